@@ -1,0 +1,98 @@
+// Command folio runs the Folio document database server: MongoDB's wire
+// protocol over embedded Pebble storage.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "folio:", err)
+		os.Exit(1)
+	}
+}
+
+// env returns the environment variable name, or def when it is unset.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+func run(args []string, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("folio", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", env("FOLIO_ADDR", "127.0.0.1:27017"), "listen address host:port (env FOLIO_ADDR)")
+	dbpath := fs.String("dbpath", env("FOLIO_DBPATH", "./data"), "data directory (env FOLIO_DBPATH)")
+	inMemory := fs.Bool("in-memory", env("FOLIO_IN_MEMORY", "") == "1", "keep all data in memory, nothing on disk (env FOLIO_IN_MEMORY=1)")
+	noSync := fs.Bool("nosync", env("FOLIO_NOSYNC", "") == "1",
+		"acknowledge writes before they reach the disk: faster, but a crash can lose the latest acknowledged writes (env FOLIO_NOSYNC=1)")
+	logFormat := fs.String("log-format", env("FOLIO_LOG_FORMAT", "text"), "log format: text or json (env FOLIO_LOG_FORMAT)")
+	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "log level: debug, info, warn or error (env FOLIO_LOG_LEVEL)")
+	compressors := fs.String("compressors", env("FOLIO_COMPRESSORS", strings.Join(instance.DefaultCompressors, ",")),
+		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nEvery acknowledged write is on disk unless -nosync is given.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("bad -log-level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	var handler slog.Handler
+	switch *logFormat {
+	case "text":
+		handler = slog.NewTextHandler(stderr, opts)
+	case "json":
+		handler = slog.NewJSONHandler(stderr, opts)
+	default:
+		return fmt.Errorf("bad -log-format %q: want text or json", *logFormat)
+	}
+	var comps []string
+	for _, c := range strings.Split(*compressors, ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			comps = append(comps, c)
+		}
+	}
+	in, err := instance.Start(instance.Config{
+		Addr:        *addr,
+		DBPath:      *dbpath,
+		InMemory:    *inMemory,
+		NoSync:      *noSync,
+		Compressors: comps,
+		Logger:      slog.New(handler),
+		Argv:        append([]string{"folio"}, args...),
+	})
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return in.Close(ctx)
+}

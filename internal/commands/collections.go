@@ -1,0 +1,191 @@
+package commands
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+func init() {
+	register(createCmd, "create")
+	register(dropCmd, "drop")
+	register(dropDatabaseCmd, "dropDatabase")
+	register(listCollectionsCmd, "listCollections")
+	register(renameCollectionCmd, "renameCollection")
+	register(listIndexesCmd, "listIndexes")
+}
+
+// unsupportedCreateOptions are create options MongoDB accepts that Folio
+// does not implement yet: they fail clearly rather than being ignored.
+var unsupportedCreateOptions = map[string]string{
+	"capped": "capped collections", "viewOn": "views", "pipeline": "views", "timeseries": "time series collections",
+	"validator": "document validation", "clusteredIndex": "clustered indexes", "encryptedFields": "queryable encryption",
+	"collation": "collations", "changeStreamPreAndPostImages": "change streams", "expireAfterSeconds": "TTL collections",
+}
+
+func createCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	var opts engine.CollectionOptions
+	var unsupported string
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		switch key {
+		case "capped":
+			b, err := argBool("create", key, v)
+			opts.Capped = b
+			if b {
+				unsupported = unsupportedCreateOptions[key]
+			}
+			return true, err
+		case "size":
+			n, err := argInt("create", key, v)
+			opts.Size = n
+			return true, err
+		case "max":
+			n, err := argInt("create", key, v)
+			opts.Max = n
+			return true, err
+		case "autoIndexId", "idIndex", "validationLevel", "validationAction", "indexOptionDefaults",
+			"storageEngine", "flags", "temp":
+			return true, nil
+		}
+		if what, ok := unsupportedCreateOptions[key]; ok {
+			unsupported = what
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Capped && opts.Size == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
+	}
+	if unsupported != "" {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %s yet", unsupported)
+	}
+	return nil, s.Engine.CreateCollection(r.DB, name, opts)
+}
+
+func dropCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	existed, err := s.Engine.DropCollection(r.DB, name)
+	if err != nil || !existed {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
+}
+
+func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
+	return nil, s.Engine.DropDatabase(r.DB)
+}
+
+// collectionInfo is a collection as listCollections describes it.
+func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
+	if nameOnly {
+		return bson.D{{Key: "name", Value: c.Name}, {Key: "type", Value: "collection"}}
+	}
+	return bson.D{
+		{Key: "name", Value: c.Name},
+		{Key: "type", Value: "collection"},
+		{Key: "options", Value: bson.D{}},
+		{Key: "info", Value: bson.D{
+			{Key: "readOnly", Value: false},
+			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},
+		}},
+		{Key: "idIndex", Value: idIndexSpec()},
+	}
+}
+
+func idIndexSpec() bson.D {
+	return bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+}
+
+func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	var filter bson.Raw
+	var nameOnly bool
+	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "filter":
+			filter, err = argDoc("listCollections", key, v)
+		case "nameOnly":
+			nameOnly, err = argBool("listCollections", key, v)
+		case "authorizedCollections", "cursor", "includePendingDrops":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	f, err := query.Compile(filter)
+	if err != nil {
+		return nil, err
+	}
+	var batch []bson.Raw
+	for _, c := range s.Engine.Collections(r.DB) {
+		doc := marshal(collectionInfo(c, nameOnly))
+		if f.Match(doc) {
+			batch = append(batch, doc)
+		}
+	}
+	return oneBatchCursor(r.DB+".$cmd.listCollections", batch), nil
+}
+
+func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	if s.Engine.Collection(r.DB, name) == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
+	}
+	return oneBatchCursor(r.DB+"."+name, []bson.Raw{marshal(idIndexSpec())}), nil
+}
+
+// renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",
+// dropTarget: bool} on the admin database.
+func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
+	if r.DB != "admin" {
+		return nil, mongoerr.New(mongoerr.Unauthorized, "renameCollection may only be run against the admin database.")
+	}
+	from, err := argString("renameCollection", "renameCollection", r.Cmd.Lookup("renameCollection"))
+	if err != nil {
+		return nil, err
+	}
+	var to string
+	var dropTarget bool
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "to":
+			to, err = argString("renameCollection", key, v)
+		case "dropTarget":
+			dropTarget, err = argBool("renameCollection", key, v)
+		case "stayTemp":
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	fromDB, fromColl, ok1 := strings.Cut(from, ".")
+	toDB, toColl, ok2 := strings.Cut(to, ".")
+	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", to)
+	}
+	return nil, s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget)
+}

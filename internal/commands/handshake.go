@@ -1,0 +1,160 @@
+package commands
+
+import (
+	"os"
+	"runtime"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/wire"
+)
+
+// The MongoDB release whose behaviour Folio follows, and its wire version.
+const (
+	mongoVersion   = "7.0.0"
+	maxWireVersion = 21
+	// logicalSessionTimeoutMinutes is MongoDB's default session timeout.
+	logicalSessionTimeoutMinutes = 30
+	maxWriteBatchSize            = 100000
+)
+
+func init() {
+	register(helloCmd, "hello", "isMaster", "ismaster")
+	register(buildInfoCmd, "buildInfo", "buildinfo")
+	register(pingCmd, "ping")
+	register(whatsmyuriCmd, "whatsmyuri")
+	register(connectionStatusCmd, "connectionStatus")
+	register(hostInfoCmd, "hostInfo")
+	register(getCmdLineOptsCmd, "getCmdLineOpts")
+	register(endSessionsCmd, "endSessions")
+}
+
+// helloCmd answers hello and its legacy spellings. The legacy forms report
+// ismaster; hello reports isWritablePrimary. A client's compression list is
+// answered with the compressors both sides support, in the client's order,
+// and the choice is remembered for the connection.
+func helloCmd(s *Service, r *Request) (bson.Raw, error) {
+	name := Name(r.Cmd)
+	d := bson.D{}
+	if v, err := r.Cmd.LookupErr("helloOk"); err == nil && v.Type == bson.TypeBoolean && v.Boolean() {
+		d = append(d, bson.E{Key: "helloOk", Value: true})
+	}
+	if name == "hello" {
+		d = append(d, bson.E{Key: "isWritablePrimary", Value: true})
+	} else {
+		d = append(d, bson.E{Key: "ismaster", Value: true})
+	}
+	d = append(d,
+		bson.E{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: s.ProcessID}, {Key: "counter", Value: int64(0)}}},
+		bson.E{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
+		bson.E{Key: "maxMessageSizeBytes", Value: int32(wire.MaxMessageSize)},
+		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatchSize)},
+		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
+		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(logicalSessionTimeoutMinutes)},
+		bson.E{Key: "connectionId", Value: r.Conn.ID},
+		bson.E{Key: "minWireVersion", Value: int32(0)},
+		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
+		bson.E{Key: "readOnly", Value: false},
+	)
+	if v, err := r.Cmd.LookupErr("compression"); err == nil && v.Type == bson.TypeArray {
+		var asked []string
+		vals, _ := v.Array().Values()
+		for _, c := range vals {
+			if c.Type == bson.TypeString {
+				asked = append(asked, c.StringValue())
+			}
+		}
+		r.Conn.Compressors = wire.NegotiateCompressors(asked, s.Compressors)
+		if len(r.Conn.Compressors) > 0 {
+			d = append(d, bson.E{Key: "compression", Value: r.Conn.Compressors})
+		}
+	}
+	return marshal(d), nil
+}
+
+func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
+	return marshal(bson.D{
+		{Key: "version", Value: mongoVersion},
+		{Key: "gitVersion", Value: "folio"},
+		{Key: "modules", Value: bson.A{}},
+		{Key: "allocator", Value: "go"},
+		{Key: "javascriptEngine", Value: "none"},
+		{Key: "sysInfo", Value: "deprecated"},
+		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}},
+		{Key: "bits", Value: int32(64)},
+		{Key: "debug", Value: false},
+		{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
+		{Key: "storageEngines", Value: bson.A{"pebble"}},
+		{Key: "buildEnvironment", Value: bson.D{
+			{Key: "target_os", Value: runtime.GOOS},
+			{Key: "target_arch", Value: runtime.GOARCH},
+			{Key: "go", Value: runtime.Version()},
+		}},
+	}), nil
+}
+
+func pingCmd(*Service, *Request) (bson.Raw, error) { return nil, nil }
+
+func whatsmyuriCmd(_ *Service, r *Request) (bson.Raw, error) {
+	return marshal(bson.D{{Key: "you", Value: r.Conn.Remote}}), nil
+}
+
+// connectionStatusCmd reports no authenticated users: Folio runs without
+// authentication.
+func connectionStatusCmd(_ *Service, r *Request) (bson.Raw, error) {
+	auth := bson.D{
+		{Key: "authenticatedUsers", Value: bson.A{}},
+		{Key: "authenticatedUserRoles", Value: bson.A{}},
+	}
+	if v, err := r.Cmd.LookupErr("showPrivileges"); err == nil && v.Type == bson.TypeBoolean && v.Boolean() {
+		auth = append(auth, bson.E{Key: "authenticatedUserPrivileges", Value: bson.A{}})
+	}
+	return marshal(bson.D{{Key: "authInfo", Value: auth}}), nil
+}
+
+func hostInfoCmd(*Service, *Request) (bson.Raw, error) {
+	host, _ := os.Hostname()
+	return marshal(bson.D{
+		{Key: "system", Value: bson.D{
+			{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},
+			{Key: "hostname", Value: host},
+			{Key: "cpuAddrSize", Value: int32(64)},
+			{Key: "numCores", Value: int32(runtime.NumCPU())},
+			{Key: "cpuArch", Value: runtime.GOARCH},
+			{Key: "numaEnabled", Value: false},
+		}},
+		{Key: "os", Value: bson.D{{Key: "type", Value: osType()}, {Key: "name", Value: runtime.GOOS}}},
+		{Key: "extra", Value: bson.D{}},
+	}), nil
+}
+
+func osType() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "Linux"
+	case "darwin":
+		return "Darwin"
+	case "windows":
+		return "Windows"
+	}
+	return runtime.GOOS
+}
+
+func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
+	if r.DB != "admin" {
+		return nil, mongoerr.New(mongoerr.Unauthorized, "getCmdLineOpts may only be run against the admin database.")
+	}
+	return marshal(bson.D{{Key: "argv", Value: s.Argv}, {Key: "parsed", Value: s.Parsed}}), nil
+}
+
+// endSessionsCmd accepts the sessions a client ends; Folio keeps no session
+// state that outlives a command yet.
+func endSessionsCmd(_ *Service, r *Request) (bson.Raw, error) {
+	v := r.Cmd.Lookup("endSessions")
+	if v.Type != bson.TypeArray {
+		return nil, wrongType("endSessions", "endSessions", v, "array")
+	}
+	return nil, nil
+}

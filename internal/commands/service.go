@@ -1,0 +1,59 @@
+// Package commands turns command documents into engine calls and engine
+// results into reply documents: one file per command family, a table from
+// command name to handler, and MongoDB's error reply shape in one place.
+package commands
+
+import (
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/logring"
+)
+
+// Service holds what command handlers share for the life of a server.
+type Service struct {
+	Engine  *engine.Engine
+	Cursors *cursors.Registry
+	Log     *slog.Logger
+	// Recent keeps the latest log lines for getLog.
+	Recent *logring.Ring
+	// Argv and Parsed answer getCmdLineOpts.
+	Argv   []string
+	Parsed bson.D
+	// Host is the host:port the server advertises as itself.
+	Host string
+	// Compressors are the wire compressors the server accepts, by
+	// preference.
+	Compressors []string
+
+	Started     time.Time
+	ProcessID   bson.ObjectID
+	Connections atomic.Int64 // open now
+	TotalConns  atomic.Int64 // accepted since start
+	Ops         OpCounters
+}
+
+// OpCounters count operations by kind, as serverStatus.opcounters reports.
+type OpCounters struct {
+	Insert, Query, Update, Delete, GetMore, Command atomic.Int64
+}
+
+// Conn is the per-connection state a command may read or set.
+type Conn struct {
+	ID     int64
+	Remote string
+	// Compressors is what hello negotiated with the client.
+	Compressors []string
+}
+
+// Request is one command to run.
+type Request struct {
+	DB   string
+	Cmd  bson.Raw
+	Conn *Conn
+}

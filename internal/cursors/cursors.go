@@ -1,0 +1,175 @@
+// Package cursors keeps the server-side cursors of open queries between
+// getMore calls. A cursor idle longer than the timeout is closed and its id
+// forgotten, so a later getMore answers CursorNotFound (43) as in MongoDB.
+package cursors
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// DefaultIdleTimeout is MongoDB's cursorTimeoutMillis default (10 minutes).
+const DefaultIdleTimeout = 10 * time.Minute
+
+// Source yields a query's remaining documents; Next returns nil at the end.
+type Source interface {
+	Next() (bson.Raw, error)
+	Close() error
+}
+
+// Cursor is one open cursor. Only the goroutine that checked it out uses it.
+type Cursor struct {
+	ID   int64
+	DB   string
+	Coll string
+	src  Source
+	// held is a document read but not yet returned (it did not fit a batch).
+	held     bson.Raw
+	lastUsed time.Time
+	inUse    bool
+}
+
+// Next returns the cursor's next document, or nil at the end.
+func (c *Cursor) Next() (bson.Raw, error) {
+	if c.held != nil {
+		d := c.held
+		c.held = nil
+		return d, nil
+	}
+	return c.src.Next()
+}
+
+// Unread puts doc back to be returned by the next call to Next.
+func (c *Cursor) Unread(doc bson.Raw) { c.held = doc }
+
+// Registry holds the open cursors of a server.
+type Registry struct {
+	mu      sync.Mutex
+	cursors map[int64]*Cursor
+	idle    time.Duration
+	now     func() time.Time
+}
+
+// NewRegistry returns an empty registry closing cursors idle for longer than
+// idle.
+func NewRegistry(idle time.Duration) *Registry {
+	return &Registry{cursors: map[int64]*Cursor{}, idle: idle, now: time.Now}
+}
+
+// Open registers src as a new cursor, checked out by the caller, with a
+// fresh positive id.
+func (r *Registry) Open(db, coll string, src Source) *Cursor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := rand.Int64N(1<<62) + 1
+	for r.cursors[id] != nil {
+		id = rand.Int64N(1<<62) + 1
+	}
+	c := &Cursor{ID: id, DB: db, Coll: coll, src: src, inUse: true, lastUsed: r.now()}
+	r.cursors[id] = c
+	return c
+}
+
+// Checkout takes cursor id of db.coll for a getMore.
+func (r *Registry) Checkout(id int64, db, coll string) (*Cursor, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cursors[id]
+	if c == nil {
+		return nil, mongoerr.New(mongoerr.CursorNotFound, "cursor id %d not found", id)
+	}
+	if c.DB != db || c.Coll != coll {
+		return nil, mongoerr.New(mongoerr.Unauthorized,
+			"Requested getMore on namespace '%s.%s', but cursor belongs to a different namespace %s.%s", db, coll, c.DB, c.Coll)
+	}
+	if c.inUse {
+		return nil, mongoerr.New(mongoerr.Code(46), "cursor id %d is already in use", id)
+	}
+	c.inUse = true
+	return c, nil
+}
+
+// Return gives a checked-out cursor back for later getMores; a cursor killed
+// while it was checked out is closed instead.
+func (r *Registry) Return(c *Cursor) {
+	r.mu.Lock()
+	live := r.cursors[c.ID] == c
+	c.inUse = false
+	c.lastUsed = r.now()
+	r.mu.Unlock()
+	if !live {
+		_ = c.src.Close()
+	}
+}
+
+// Close forgets a checked-out cursor and releases its source.
+func (r *Registry) Close(c *Cursor) error {
+	r.mu.Lock()
+	delete(r.cursors, c.ID)
+	r.mu.Unlock()
+	return c.src.Close()
+}
+
+// Kill closes cursor id unless it is in use; it reports whether it was
+// found.
+func (r *Registry) Kill(id int64) bool {
+	r.mu.Lock()
+	c := r.cursors[id]
+	if c == nil {
+		r.mu.Unlock()
+		return false
+	}
+	delete(r.cursors, id)
+	inUse := c.inUse
+	r.mu.Unlock()
+	if !inUse {
+		_ = c.src.Close()
+	}
+	return true
+}
+
+// Reap closes the cursors idle for longer than the timeout.
+func (r *Registry) Reap() int {
+	r.mu.Lock()
+	var stale []*Cursor
+	cutoff := r.now().Add(-r.idle)
+	for id, c := range r.cursors {
+		if !c.inUse && c.lastUsed.Before(cutoff) {
+			stale = append(stale, c)
+			delete(r.cursors, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range stale {
+		_ = c.src.Close()
+	}
+	return len(stale)
+}
+
+// CloseAll closes every cursor not in use (at shutdown).
+func (r *Registry) CloseAll() {
+	r.mu.Lock()
+	var idle []*Cursor
+	for id, c := range r.cursors {
+		if !c.inUse {
+			idle = append(idle, c)
+		}
+		delete(r.cursors, id)
+	}
+	r.mu.Unlock()
+	for _, c := range idle {
+		_ = c.src.Close()
+	}
+}
+
+// Len is the number of open cursors.
+func (r *Registry) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cursors)
+}

@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Collection is one collection's catalog entry. Writers hold mu for reading
+// while they write its documents; drop and rename hold it exclusively, so a
+// collection never changes identity under a write in flight.
+type Collection struct {
+	DB      string
+	Name    string
+	ID      uint32
+	UUID    [16]byte
+	Options CollectionOptions
+
+	mu      sync.RWMutex
+	dropped bool // set under mu once the catalog entry is gone
+}
+
+// CollectionOptions are the create options Folio stores with a collection.
+type CollectionOptions struct {
+	Capped bool  `bson:"capped,omitempty"`
+	Size   int64 `bson:"size,omitempty"`
+	Max    int64 `bson:"max,omitempty"`
+}
+
+// catalogEntry is the stored form of a Collection.
+type catalogEntry struct {
+	ID      int64             `bson:"id"`
+	UUID    []byte            `bson:"uuid"`
+	Options CollectionOptions `bson:"options"`
+}
+
+// catalog is the in-memory image of the stored catalog. mu orders catalog
+// changes; the image is updated only after the change has committed.
+type catalog struct {
+	mu     sync.RWMutex
+	colls  map[string]*Collection // by nsKey
+	nextID uint32
+}
+
+func nsKey(db, coll string) string { return db + "\x00" + coll }
+
+func (c *catalog) load(r storage.Reader) error {
+	c.colls = map[string]*Collection{}
+	c.nextID = 1
+	if v, ok, err := r.Get(keyNextCollID); err != nil {
+		return err
+	} else if ok {
+		c.nextID = binary.BigEndian.Uint32(v)
+	}
+	lo, hi := catalogSpan()
+	it, err := r.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		db, name, _ := strings.Cut(string(it.Key()[1:]), "\x00")
+		var e catalogEntry
+		if err := bson.Unmarshal(it.Value(), &e); err != nil {
+			return err
+		}
+		coll := &Collection{DB: db, Name: name, ID: uint32(e.ID), Options: e.Options}
+		copy(coll.UUID[:], e.UUID)
+		c.colls[nsKey(db, name)] = coll
+	}
+	return it.Error()
+}
+
+func (c *catalog) get(db, name string) *Collection {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.colls[nsKey(db, name)]
+}
+
+// Collection returns the named collection, or nil when it does not exist.
+func (e *Engine) Collection(db, name string) *Collection { return e.cat.get(db, name) }
+
+// create adds a collection; the caller holds c.mu.
+func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+	if err := ValidateDBName(db); err != nil {
+		return nil, err
+	}
+	if err := ValidateCollName(db, name); err != nil {
+		return nil, err
+	}
+	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts}
+	if _, err := rand.Read(coll.UUID[:]); err != nil {
+		return nil, err
+	}
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if err := putCatalogEntry(b, coll); err != nil {
+		return nil, err
+	}
+	if err := b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, coll.ID+1)); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(true); err != nil {
+		return nil, err
+	}
+	e.cat.nextID++
+	e.cat.colls[nsKey(db, name)] = coll
+	return coll, nil
+}
+
+func putCatalogEntry(b storage.Batch, coll *Collection) error {
+	v, err := bson.Marshal(catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options})
+	if err != nil {
+		return err
+	}
+	return b.Set(catalogKey(coll.DB, coll.Name), v)
+}
+
+// CreateCollection creates a collection explicitly. Creating one that exists
+// with the same options succeeds, as in MongoDB 7; other options give
+// NamespaceExists.
+func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	if c := e.cat.colls[nsKey(db, name)]; c != nil {
+		if c.Options == opts {
+			return nil
+		}
+		return mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, name)
+	}
+	_, err := e.createLocked(db, name, opts)
+	return err
+}
+
+// writable returns the collection for a write, creating it when it is
+// missing and create is set, with its mu read-locked; the caller calls the
+// returned release. It returns nil (and a no-op release) when the
+// collection does not exist and create is false.
+func (e *Engine) writable(db, name string, create bool) (*Collection, func(), error) {
+	for {
+		c := e.cat.get(db, name)
+		if c == nil {
+			if !create {
+				return nil, func() {}, nil
+			}
+			e.cat.mu.Lock()
+			c = e.cat.colls[nsKey(db, name)]
+			var err error
+			if c == nil {
+				c, err = e.createLocked(db, name, CollectionOptions{})
+			}
+			e.cat.mu.Unlock()
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		c.mu.RLock()
+		if !c.dropped {
+			return c, c.mu.RUnlock, nil
+		}
+		c.mu.RUnlock()
+	}
+}
+
+// DropCollection removes a collection and its documents in one batch. It
+// reports whether the collection existed.
+func (e *Engine) DropCollection(db, name string) (bool, error) {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	c := e.cat.colls[nsKey(db, name)]
+	if c == nil {
+		return false, nil
+	}
+	return true, e.dropLocked(c)
+}
+
+func (e *Engine) dropLocked(c *Collection) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if err := b.Delete(catalogKey(c.DB, c.Name)); err != nil {
+		return err
+	}
+	lo, hi := docSpan(c.ID)
+	if err := b.DeleteRange(lo, hi); err != nil {
+		return err
+	}
+	if err := b.Commit(true); err != nil {
+		return err
+	}
+	c.dropped = true
+	delete(e.cat.colls, nsKey(c.DB, c.Name))
+	return nil
+}
+
+// DropDatabase drops every collection of db.
+func (e *Engine) DropDatabase(db string) error {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	for _, c := range e.collectionsLocked(db) {
+		if err := e.dropLocked(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RenameCollection moves a collection to a new name, possibly in another
+// database. Documents are keyed by collection id, so only the catalog entry
+// moves. With dropTarget an existing target is dropped in the same batch.
+func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
+	if err := ValidateDBName(toDB); err != nil {
+		return err
+	}
+	if err := ValidateCollName(toDB, to); err != nil {
+		return err
+	}
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	src := e.cat.colls[nsKey(fromDB, from)]
+	if src == nil {
+		return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
+	}
+	if fromDB == toDB && from == to {
+		return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
+	}
+	target := e.cat.colls[nsKey(toDB, to)]
+	if target != nil && !dropTarget {
+		return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if target != nil {
+		target.mu.Lock()
+		defer target.mu.Unlock()
+		lo, hi := docSpan(target.ID)
+		if err := b.DeleteRange(lo, hi); err != nil {
+			return err
+		}
+	}
+	if err := b.Delete(catalogKey(fromDB, from)); err != nil {
+		return err
+	}
+	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options}
+	if err := putCatalogEntry(b, moved); err != nil {
+		return err
+	}
+	if err := b.Commit(true); err != nil {
+		return err
+	}
+	if target != nil {
+		target.dropped = true
+	}
+	src.dropped = true
+	delete(e.cat.colls, nsKey(fromDB, from))
+	e.cat.colls[nsKey(toDB, to)] = moved
+	return nil
+}
+
+// Collections lists db's collections sorted by name.
+func (e *Engine) Collections(db string) []*Collection {
+	e.cat.mu.RLock()
+	defer e.cat.mu.RUnlock()
+	return e.collectionsLocked(db)
+}
+
+func (e *Engine) collectionsLocked(db string) []*Collection {
+	var out []*Collection
+	for _, c := range e.cat.colls {
+		if c.DB == db {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Collection) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Databases lists the names of databases that hold at least one collection,
+// sorted.
+func (e *Engine) Databases() []string {
+	e.cat.mu.RLock()
+	defer e.cat.mu.RUnlock()
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range e.cat.colls {
+		if !seen[c.DB] {
+			seen[c.DB] = true
+			out = append(out, c.DB)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+)
+
+// Delete removes the documents of db.coll matching filter: all of them, or
+// only the first when limit is 1. Each removal is atomic on its own.
+func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int) (int64, error) {
+	f, err := query.Compile(filter)
+	if err != nil {
+		return 0, err
+	}
+	c, release, err := e.writable(db, coll, false)
+	if err != nil || c == nil {
+		return 0, err
+	}
+	defer release()
+	var n int64
+	err = e.forEachMatch(c, filter, f, func(doc bson.Raw) (bool, error) {
+		removed, err := e.rewrite(c, documentID(doc), f, func(bson.Raw, int) (bson.Raw, change, error) {
+			return nil, remove, nil
+		})
+		if removed {
+			n++
+		}
+		return err == nil && (limit != 1 || n == 0), err
+	})
+	if n > 0 {
+		err = firstErr(err, e.durable())
+	}
+	return n, err
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

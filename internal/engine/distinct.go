@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// Distinct returns the distinct values at the dotted path key among the
+// documents matching filter, in MongoDB's comparison order. Arrays on the
+// way are traversed; an array at the end of the path contributes its
+// elements, not itself.
+func (e *Engine) Distinct(db, coll, key string, filter bson.Raw) ([]bson.RawValue, error) {
+	if key == "" {
+		return nil, mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+	}
+	cur, err := e.Find(db, coll, FindOptions{Filter: filter})
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	parts := strings.Split(key, ".")
+	var out []bson.RawValue
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			break
+		}
+		collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+			out = append(out, v)
+		})
+	}
+	slices.SortStableFunc(out, values.Compare)
+	return slices.CompactFunc(out, values.Equal), nil
+}
+
+func collectPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
+	if len(parts) == 0 {
+		if v.Type != bson.TypeArray {
+			add(v)
+			return
+		}
+		elems, _ := v.Array().Values()
+		for _, el := range elems {
+			add(el)
+		}
+		return
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		if child, err := v.Document().LookupErr(parts[0]); err == nil {
+			collectPath(child, parts[1:], add)
+		}
+	case bson.TypeArray:
+		if i, err := strconv.Atoi(parts[0]); err == nil {
+			if child, err := v.Array().IndexErr(uint(i)); err == nil {
+				collectPath(child, parts[1:], add)
+			}
+			return
+		}
+		elems, _ := v.Array().Values()
+		for _, el := range elems {
+			if el.Type == bson.TypeEmbeddedDocument {
+				collectPath(el, parts, add)
+			}
+		}
+	}
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// MaxDocumentSize is MongoDB's BSON document limit (16 MiB).
+const MaxDocumentSize = 16 * 1024 * 1024
+
+// maxStorageDepth is how deeply MongoDB lets a stored document nest: the
+// 200-level BSON limit less 20 levels kept for the server's own use.
+const maxStorageDepth = 180
+
+// prepareInsert validates doc for storage and returns it with _id as its
+// first field, generating an ObjectId when _id is missing, as MongoDB does.
+func prepareInsert(doc bson.Raw) (bson.Raw, bson.RawValue, error) {
+	if len(doc) > MaxDocumentSize {
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
+			"object to insert too large. size in bytes: %d, max size: %d", len(doc), MaxDocumentSize)
+	}
+	if depth(doc, 0) > maxStorageDepth {
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.Overflow,
+			"cannot insert document because it exceeds %d levels of nesting", maxStorageDepth)
+	}
+	elems, err := doc.Elements()
+	if err != nil {
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.InvalidBSON, "invalid document: %v", err)
+	}
+	idAt := -1
+	for i, el := range elems {
+		if el.Key() == "_id" {
+			idAt = i
+			break
+		}
+	}
+	if idAt == 0 {
+		id := elems[0].Value()
+		return doc, id, validateID(id)
+	}
+	out := make([]byte, 0, len(doc)+17)
+	var start int32
+	start, out = bsoncore.ReserveLength(out)
+	var id bson.RawValue
+	if idAt < 0 {
+		oid := bson.NewObjectID()
+		out = bsoncore.AppendObjectIDElement(out, "_id", oid)
+		id = bson.RawValue{Type: bson.TypeObjectID, Value: oid[:]}
+	} else {
+		out = append(out, elems[idAt]...)
+		id = elems[idAt].Value()
+		if err := validateID(id); err != nil {
+			return nil, bson.RawValue{}, err
+		}
+	}
+	for i, el := range elems {
+		if i != idAt {
+			out = append(out, el...)
+		}
+	}
+	out = append(out, 0)
+	out = bsoncore.UpdateLength(out, start, int32(len(out)-int(start)))
+	if len(out) > MaxDocumentSize {
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
+			"object to insert too large. size in bytes: %d, max size: %d", len(out), MaxDocumentSize)
+	}
+	return out, id, nil
+}
+
+// validateID applies MongoDB's rules on _id values: no arrays, regexes or
+// undefined.
+func validateID(id bson.RawValue) error {
+	switch id.Type {
+	case bson.TypeArray:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type array")
+	case bson.TypeRegex:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type regex")
+	case bson.TypeUndefined:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type undefined")
+	}
+	return nil
+}
+
+// depth is the nesting depth of documents and arrays within doc.
+func depth(doc []byte, level int) int {
+	max := level + 1
+	if max > maxStorageDepth+1 {
+		return max
+	}
+	it, err := bson.Raw(doc).Elements()
+	if err != nil {
+		return max
+	}
+	for _, el := range it {
+		v := el.Value()
+		if v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray {
+			if d := depth(v.Value, level+1); d > max {
+				max = d
+			}
+		}
+	}
+	return max
+}
+
+// documentID returns doc's _id, which stored documents hold as their first
+// field.
+func documentID(doc bson.Raw) bson.RawValue {
+	return doc.Lookup("_id")
+}

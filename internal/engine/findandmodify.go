@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/update"
+)
+
+// FindAndModifySpec is a findAndModify command: the first document matching
+// Filter in Sort order is updated (or removed), and returned as it was
+// before (or, with New, after), shaped by Fields.
+type FindAndModifySpec struct {
+	Filter       bson.Raw
+	Sort         bson.Raw
+	Update       bson.Raw
+	Fields       bson.Raw
+	ArrayFilters []bson.Raw
+	Remove       bool
+	New          bool
+	Upsert       bool
+}
+
+// FindAndModifyResult is what findAndModify reports: Value is nil when no
+// document is returned; N and UpdatedExisting form lastErrorObject.
+type FindAndModifyResult struct {
+	Value           bson.Raw
+	N               int64
+	UpdatedExisting bool
+	UpsertedID      bson.RawValue
+}
+
+// FindAndModify claims one document atomically: candidates are taken in sort
+// order and each is re-checked under its lock, so concurrent callers never
+// receive the same document.
+func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndModifyResult, error) {
+	f, err := query.Compile(s.Filter)
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	var upd *update.Update
+	if !s.Remove {
+		if upd, err = compileUpdate(s.Update, s.ArrayFilters); err != nil {
+			return FindAndModifyResult{}, err
+		}
+	}
+	var proj *query.Projection
+	if len(s.Fields) > 0 {
+		if proj, err = query.CompileProjection(s.Fields); err != nil {
+			return FindAndModifyResult{}, err
+		}
+	}
+	if len(s.Sort) > 0 {
+		if _, err := query.CompileSort(s.Sort); err != nil {
+			return FindAndModifyResult{}, err
+		}
+	}
+	c, release, err := e.writable(db, coll, s.Upsert)
+	if err != nil || c == nil {
+		return FindAndModifyResult{}, err
+	}
+	defer release()
+	var res FindAndModifyResult
+	for attempt := 1; ; attempt++ {
+		res, err = e.claimFirst(c, s, f, upd, proj)
+		if err != nil || res.N > 0 || !s.Upsert {
+			break
+		}
+		res, err = e.findAndModifyUpsert(c, s, upd, proj)
+		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
+			break
+		}
+	}
+	if err == nil && res.N > 0 {
+		err = e.durable()
+	}
+	return res, err
+}
+
+func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort})
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	defer cur.Close()
+	var res FindAndModifyResult
+	for res.N == 0 {
+		cand, err := cur.Next()
+		if cand == nil || err != nil {
+			return res, err
+		}
+		var out bson.Raw
+		var outPos int
+		claimed, err := e.rewrite(c, documentID(cand), f, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+			out, outPos = old, pos
+			if s.Remove {
+				return nil, remove, nil
+			}
+			next, modified, err := upd.Apply(old, pos, false)
+			if err != nil {
+				return nil, keep, err
+			}
+			if s.New {
+				out = next
+			}
+			if !modified {
+				return nil, keep, nil
+			}
+			return next, replace, nil
+		})
+		if err != nil {
+			return res, err
+		}
+		if claimed {
+			res.N = 1
+			res.UpdatedExisting = !s.Remove
+			if res.Value, err = project(proj, out, outPos); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
+	seed, err := update.UpsertSeed(s.Filter)
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	doc, _, err := upd.Apply(seed, -1, true)
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	doc, _, err = prepareInsert(doc)
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	id, err := e.insertOne(c, doc)
+	if err != nil {
+		return FindAndModifyResult{}, err
+	}
+	res := FindAndModifyResult{N: 1, UpsertedID: id}
+	if s.New {
+		res.Value, err = project(proj, doc, -1)
+	}
+	return res, err
+}
+
+func project(p *query.Projection, doc bson.Raw, pos int) (bson.Raw, error) {
+	if p == nil {
+		return doc, nil
+	}
+	return p.Apply(doc, pos)
+}

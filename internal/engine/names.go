@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// maxNamespaceLen is MongoDB's limit on "<db>.<collection>" in bytes.
+const maxNamespaceLen = 255
+
+// maxDBNameLen is MongoDB's limit on a database name in bytes.
+const maxDBNameLen = 63
+
+// ValidateDBName applies MongoDB's database naming rules: non-empty, at
+// most 63 bytes, none of / \ . space " $ * < > : | ? or NUL.
+func ValidateDBName(name string) error {
+	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, "/\\. \"$*<>:|?\x00") {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", name)
+	}
+	return nil
+}
+
+// ValidateCollName applies MongoDB's collection naming rules: non-empty, no
+// '$' or NUL, not starting with '.' or "system." (reserved), and the full
+// namespace within 255 bytes. Hyphens and digits are fine ("stats-2011").
+func ValidateCollName(db, name string) error {
+	ns := db + "." + name
+	switch {
+	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.':
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", name)
+	case strings.HasPrefix(name, "system."):
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
+	case len(ns) > maxNamespaceLen:
+		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/update"
+)
+
+// UpdateSpec is one update statement.
+type UpdateSpec struct {
+	Filter       bson.Raw
+	Update       bson.Raw
+	ArrayFilters []bson.Raw
+	Multi        bool
+	Upsert       bool
+}
+
+// UpdateResult reports an update statement's effect. UpsertedID is set
+// (non-zero Type) when the statement inserted a document.
+type UpdateResult struct {
+	Matched    int64
+	Modified   int64
+	UpsertedID bson.RawValue
+}
+
+// maxUpsertAttempts bounds how often an upsert that lost an insert race
+// (DuplicateKey on _id) is retried as an update, as MongoDB retries.
+const maxUpsertAttempts = 3
+
+// compileUpdate compiles an update with the query language as the matcher
+// of $pull conditions and array filters.
+func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw) (*update.Update, error) {
+	return update.Compile(spec, update.Options{
+		ArrayFilters: arrayFilters,
+		Compile: func(filter bson.Raw) (update.Matcher, error) {
+			return query.Compile(filter)
+		},
+	})
+}
+
+// Update applies one update statement to db.coll. Each matching document
+// is updated atomically on its own; Modified counts only real changes.
+func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
+	f, err := query.Compile(u.Filter)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	upd, err := compileUpdate(u.Update, u.ArrayFilters)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	c, release, err := e.writable(db, coll, u.Upsert)
+	if err != nil || c == nil {
+		return UpdateResult{}, err
+	}
+	defer release()
+	var res UpdateResult
+	for attempt := 1; ; attempt++ {
+		res, err = e.updateMatching(c, u, f, upd)
+		if err != nil || res.Matched > 0 || !u.Upsert {
+			break
+		}
+		res.UpsertedID, err = e.upsert(c, u.Filter, upd)
+		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
+			break
+		}
+	}
+	if res.Modified > 0 || res.UpsertedID.Type != 0 {
+		err = firstErr(err, e.durable())
+	}
+	return res, err
+}
+
+func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd *update.Update) (UpdateResult, error) {
+	var res UpdateResult
+	err := e.forEachMatch(c, u.Filter, f, func(doc bson.Raw) (bool, error) {
+		matched, err := e.rewrite(c, documentID(doc), f, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+			next, modified, err := upd.Apply(cur, pos, false)
+			if err != nil || !modified {
+				return nil, keep, err
+			}
+			res.Modified++
+			return next, replace, nil
+		})
+		if matched {
+			res.Matched++
+		}
+		return err == nil && (u.Multi || res.Matched == 0), err
+	})
+	return res, err
+}
+
+// upsert inserts the document an update builds from the filter's equality
+// conditions, returning its _id.
+func (e *Engine) upsert(c *Collection, filter bson.Raw, upd *update.Update) (bson.RawValue, error) {
+	seed, err := update.UpsertSeed(filter)
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	doc, _, err := upd.Apply(seed, -1, true)
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	return e.insertOne(c, doc)
+}
+
+// insertOne stores one new document, failing with DuplicateKey when its _id
+// exists, and returns its _id.
+func (e *Engine) insertOne(c *Collection, doc bson.Raw) (bson.RawValue, error) {
+	doc, id, err := prepareInsert(doc)
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	key := docKey(c.ID, id)
+	unlock := e.locks.lock(key)
+	defer unlock()
+	if _, exists, err := e.kv.Get(key); err != nil {
+		return bson.RawValue{}, err
+	} else if exists {
+		return bson.RawValue{}, duplicateIDError(c, id)
+	}
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if err := b.Set(key, doc); err != nil {
+		return bson.RawValue{}, err
+	}
+	return id, e.commit(b)
+}

@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+)
+
+// change is what a rewrite does to the document it examined.
+type change int
+
+const (
+	keep change = iota
+	replace
+	remove
+)
+
+// rewrite is the one way an existing document changes. Under the lock of
+// the document's key it re-reads the latest committed version and, when that
+// still matches f, lets decide choose its next state, committing it in one
+// batch. It reports whether the document still matched. Because every writer
+// re-reads under the lock, concurrent updates of a document are serialized
+// and none is lost, and a document claimed by one findAndModify no longer
+// matches for the next.
+func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter,
+	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
+	key := docKey(c.ID, id)
+	unlock := e.locks.lock(key)
+	defer unlock()
+	cur, found, err := e.kv.Get(key)
+	if err != nil || !found {
+		return false, err
+	}
+	ok, pos := f.MatchPositional(cur)
+	if !ok {
+		return false, nil
+	}
+	next, what, err := decide(cur, pos)
+	if err != nil || what == keep {
+		return true, err
+	}
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if what == remove {
+		err = b.Delete(key)
+	} else {
+		err = b.Set(key, next)
+	}
+	if err != nil {
+		return true, err
+	}
+	return true, e.commit(b)
+}
+
+// forEachMatch calls fn with each document of c matching f in a snapshot
+// taken when it starts, in storage order, until fn returns false. fn
+// receives a private copy of the document.
+func (e *Engine) forEachMatch(c *Collection, filter bson.Raw, f *query.Filter, fn func(doc bson.Raw) (bool, error)) error {
+	src, err := source(e.kv, c, filter)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	for {
+		doc, err := src.Next()
+		if doc == nil || err != nil {
+			return err
+		}
+		if !f.Match(doc) {
+			continue
+		}
+		more, err := fn(slices.Clone(doc))
+		if !more || err != nil {
+			return err
+		}
+	}
+}

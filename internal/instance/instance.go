@@ -1,0 +1,144 @@
+// Package instance assembles a running Folio: storage, engine, command
+// service and listener. cmd/folio and the tests start servers through it.
+package instance
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/commands"
+	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/logring"
+	"github.com/folio-db/folio/internal/server"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// Config says where a Folio listens and keeps its data.
+type Config struct {
+	// Addr is the listen address; "127.0.0.1:0" picks a free port.
+	Addr string
+	// DBPath is the data directory; ignored when InMemory is set.
+	DBPath   string
+	InMemory bool
+	// NoSync acknowledges writes before they are durable.
+	NoSync bool
+	// Compressors are the wire compressors offered to clients.
+	Compressors []string
+	// Logger receives the server's log; nil discards it.
+	Logger *slog.Logger
+	// Argv is reported by getCmdLineOpts.
+	Argv []string
+	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
+	CursorIdle time.Duration
+}
+
+// DefaultCompressors are the compressors Folio offers, in its preference
+// order.
+var DefaultCompressors = []string{"snappy", "zstd", "zlib"}
+
+// Instance is a running Folio.
+type Instance struct {
+	kv     *pebblekv.DB
+	svc    *commands.Service
+	srv    *server.Server
+	ln     net.Listener
+	served chan error
+	stop   chan struct{}
+	log    *slog.Logger
+}
+
+// Start opens the data directory and starts serving on cfg.Addr.
+func Start(cfg Config) (*Instance, error) {
+	ring := logring.New(1024)
+	base := slog.DiscardHandler
+	if cfg.Logger != nil {
+		base = cfg.Logger.Handler()
+	}
+	log := slog.New(ring.Handler(base))
+	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.Open(kv, engine.Options{NoSync: cfg.NoSync, Logger: log})
+	if err != nil {
+		return nil, errors.Join(err, kv.Close())
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, errors.Join(err, kv.Close())
+	}
+	idle := cfg.CursorIdle
+	if idle == 0 {
+		idle = cursors.DefaultIdleTimeout
+	}
+	compressors := cfg.Compressors
+	if compressors == nil {
+		compressors = DefaultCompressors
+	}
+	svc := &commands.Service{
+		Engine:      eng,
+		Cursors:     cursors.NewRegistry(idle),
+		Log:         log,
+		Recent:      ring,
+		Argv:        cfg.Argv,
+		Parsed:      parsedOptions(cfg, ln.Addr()),
+		Host:        ln.Addr().String(),
+		Compressors: compressors,
+		Started:     time.Now(),
+		ProcessID:   bson.NewObjectID(),
+	}
+	in := &Instance{kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
+	go func() { in.served <- in.srv.Serve(ln) }()
+	go in.reapCursors(idle)
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "sync", !cfg.NoSync)
+	return in, nil
+}
+
+func parsedOptions(cfg Config, addr net.Addr) bson.D {
+	host, port, _ := net.SplitHostPort(addr.String())
+	p, _ := strconv.Atoi(port)
+	return bson.D{
+		{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(p)}}},
+		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "sync", Value: !cfg.NoSync}}},
+	}
+}
+
+// reapCursors closes idle cursors until the instance stops.
+func (in *Instance) reapCursors(idle time.Duration) {
+	t := time.NewTicker(min(idle/4, time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if n := in.svc.Cursors.Reap(); n > 0 {
+				in.log.Info("closed idle cursors", "count", n)
+			}
+		case <-in.stop:
+			return
+		}
+	}
+}
+
+// Addr is the address the instance listens on.
+func (in *Instance) Addr() string { return in.ln.Addr().String() }
+
+// URI is a mongodb:// URI for the instance.
+func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }
+
+// Close stops serving, closes every connection and cursor, and flushes and
+// closes storage.
+func (in *Instance) Close(ctx context.Context) error {
+	close(in.stop)
+	err := in.srv.Shutdown(ctx)
+	in.svc.Cursors.CloseAll()
+	err = errors.Join(err, <-in.served, in.kv.Close())
+	in.log.Info("folio stopped", "err", err)
+	return err
+}

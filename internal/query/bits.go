@@ -1,0 +1,109 @@
+package query
+
+import (
+	"math"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// parseBitPositions parses the operand of the $bits* operators into bit
+// positions: a non-negative integer mask, a BinData mask (little-endian), or
+// an array of non-negative bit positions.
+func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
+	var pos []uint32
+	switch {
+	case v.Type == bson.TypeArray:
+		it := iterate(v.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				return pos, nil
+			}
+			if !values.IsNumber(e.Type) {
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be an integer but got: %s", e.String())
+			}
+			if values.IsNaN(e) {
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot take a NaN: %s", e.String())
+			}
+			f, _ := values.Float64(e)
+			if f > math.MaxInt32 || f < math.MinInt32 {
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot be represented as a 32-bit signed integer: %s", e.String())
+			}
+			if f != math.Trunc(f) {
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be an integer but got: %s", e.String())
+			}
+			if f < 0 {
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be >= 0 but got: %s", e.String())
+			}
+			pos = append(pos, uint32(f))
+		}
+	case values.IsNumber(v.Type):
+		n, ok := values.Int64(v)
+		if !ok {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Expected an integer: %s", v.String())
+		}
+		if n < 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a positive number in: %s", v.String())
+		}
+		for b := uint32(0); b < 63; b++ {
+			if n&(1<<b) != 0 {
+				pos = append(pos, b)
+			}
+		}
+		return pos, nil
+	case v.Type == bson.TypeBinary:
+		_, data := v.Binary()
+		for i, c := range data {
+			for b := uint32(0); b < 8; b++ {
+				if c&(1<<b) != 0 {
+					pos = append(pos, uint32(i)*8+b)
+				}
+			}
+		}
+		return pos, nil
+	}
+	return nil, mongoerr.New(mongoerr.BadValue, "%s takes an Array, a number, or a BinData but received: %s", op, v.String())
+}
+
+// bitsMatch implements BitTestMatchExpression. Numbers must be integers
+// representable as int64 and are read in two's complement (bits above 63
+// equal the sign); BinData is read little-endian with missing bytes clear.
+// Other types never match.
+func (n *Node) bitsMatch(v bson.RawValue) bool {
+	var bit func(p uint32) bool
+	switch {
+	case values.IsNumber(v.Type):
+		x, ok := values.Int64(v)
+		if !ok {
+			return false
+		}
+		bit = func(p uint32) bool {
+			if p >= 64 {
+				return x < 0
+			}
+			return x&(1<<p) != 0
+		}
+	case v.Type == bson.TypeBinary:
+		_, data := v.Binary()
+		bit = func(p uint32) bool {
+			i := int(p / 8)
+			return i < len(data) && data[i]&(1<<(p%8)) != 0
+		}
+	default:
+		return false
+	}
+	want := n.Kind == KindBitsAllSet || n.Kind == KindBitsAnySet
+	all := n.Kind == KindBitsAllSet || n.Kind == KindBitsAllClear
+	for _, p := range n.bits {
+		if bit(p) == want {
+			if !all {
+				return true
+			}
+		} else if all {
+			return false
+		}
+	}
+	return all
+}

@@ -1,0 +1,560 @@
+package query
+
+import (
+	"bytes"
+	"math"
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Compile parses a query filter. Errors are *mongoerr.Error with the code
+// and message MongoDB gives for the same filter.
+func Compile(filter bson.Raw) (*Filter, error) {
+	filter = bytes.Clone(filter)
+	if len(filter) == 0 {
+		filter = bson.Raw{5, 0, 0, 0, 0}
+	}
+	if err := bsoncore.Document(filter).Validate(); err != nil {
+		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid filter document: %s", err.Error())
+	}
+	root, err := parseFilter(filter, false)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{root: root}, nil
+}
+
+// parseFilter parses a filter document into an And of its clauses (or the
+// single clause). inElemMatch marks a filter nested in $elemMatch, where
+// top-level-only operators are refused.
+func parseFilter(doc []byte, inElemMatch bool) (*Node, error) {
+	and := &Node{Kind: KindAnd}
+	it := iterate(doc)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		key := string(k)
+		switch {
+		case strings.HasPrefix(key, "$"):
+			n, err := parseTopLevel(key, v, inElemMatch)
+			if err != nil {
+				return nil, err
+			}
+			if n != nil {
+				and.Children = append(and.Children, n)
+			}
+		case isOperatorDocument(v, false):
+			nodes, err := parseOperators(key, v.Value)
+			if err != nil {
+				return nil, err
+			}
+			and.Children = append(and.Children, nodes...)
+		case v.Type == bson.TypeRegex:
+			n, err := regexFromValue(key, v)
+			if err != nil {
+				return nil, err
+			}
+			and.Children = append(and.Children, n)
+		default:
+			and.Children = append(and.Children, leaf(KindEq, key, v, nil))
+		}
+	}
+	if len(and.Children) == 1 {
+		return and.Children[0], nil
+	}
+	return and, nil
+}
+
+// isOperatorDocument is MongoDB's isExpressionDocument: a non-empty object
+// whose first field starts with '$' and that is not a DBRef ({$ref, $id},
+// or with allowIncomplete any of $ref, $id, $db).
+func isOperatorDocument(v bson.RawValue, allowIncomplete bool) bool {
+	if v.Type != bson.TypeEmbeddedDocument || !strings.HasPrefix(firstKey(v.Value), "$") {
+		return false
+	}
+	var ref, id, db bool
+	it := iterate(v.Value)
+	for {
+		k, _, ok := it.next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "$ref":
+			ref = true
+		case "$id":
+			id = true
+		case "$db":
+			db = true
+		}
+	}
+	if allowIncomplete {
+		return !(ref || id || db)
+	}
+	return !(ref && id)
+}
+
+// topLevelOperators are the operators that take no field path.
+var topLevelOperators = map[string]bool{
+	"$and": true, "$or": true, "$nor": true, "$comment": true, "$where": true,
+	"$expr": true, "$text": true, "$jsonSchema": true, "$alwaysTrue": true,
+	"$alwaysFalse": true, "$ref": true, "$id": true, "$db": true,
+	"$sampleRate": true,
+}
+
+func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error) {
+	switch key {
+	case "$and", "$or", "$nor":
+		return parseLogical(key, v, inElemMatch)
+	case "$comment":
+		return nil, nil
+	case "$ref", "$id", "$db":
+		return leaf(KindEq, key, v, nil), nil
+	case "$alwaysTrue", "$alwaysFalse":
+		if n, ok := values.Int64(v); !ok || n != 1 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s must be an integer value of 1", key)
+		}
+		if key == "$alwaysTrue" {
+			return &Node{Kind: KindAlwaysTrue}, nil
+		}
+		return &Node{Kind: KindAlwaysFalse}, nil
+	case "$where":
+		if inElemMatch {
+			return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch cannot contain $where expression")
+		}
+		return nil, mongoerr.New(mongoerr.NotImplemented, "$where is not supported")
+	case "$expr", "$text":
+		if inElemMatch {
+			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
+		}
+		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
+	case "$jsonSchema":
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema must be an object")
+		}
+		return nil, mongoerr.New(mongoerr.NotImplemented, "$jsonSchema is not supported")
+	}
+	return nil, mongoerr.New(mongoerr.BadValue, "unknown top level operator: %s", key)
+}
+
+// parseLogical parses $and, $or and $nor: a non-empty array of filter
+// documents.
+func parseLogical(key string, v bson.RawValue, inElemMatch bool) (*Node, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "%s must be an array", key)
+	}
+	n := &Node{Kind: map[string]Kind{"$and": KindAnd, "$or": KindOr, "$nor": KindNor}[key]}
+	it := iterate(v.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		if e.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(mongoerr.BadValue, "$or/$and/$nor entries need to be full objects")
+		}
+		c, err := parseFilter(e.Value, inElemMatch)
+		if err != nil {
+			return nil, err
+		}
+		n.Children = append(n.Children, c)
+	}
+	if len(n.Children) == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "$and/$or/$nor must be a nonempty array")
+	}
+	return n, nil
+}
+
+// fieldOperators are the operators that apply to a field path.
+var fieldOperators = map[string]bool{
+	"$eq": true, "$ne": true, "$gt": true, "$gte": true, "$lt": true, "$lte": true,
+	"$in": true, "$nin": true, "$not": true, "$exists": true, "$type": true,
+	"$mod": true, "$regex": true, "$options": true, "$all": true, "$elemMatch": true,
+	"$size": true, "$bitsAllSet": true, "$bitsAnySet": true, "$bitsAllClear": true,
+	"$bitsAnyClear": true, "$near": true, "$nearSphere": true, "$geoWithin": true,
+	"$geoIntersects": true, "$within": true, "$geoNear": true,
+}
+
+var comparisonKinds = map[string]Kind{"$lt": KindLt, "$lte": KindLte, "$gt": KindGt, "$gte": KindGte}
+
+var bitKinds = map[string]Kind{
+	"$bitsAllSet": KindBitsAllSet, "$bitsAnySet": KindBitsAnySet,
+	"$bitsAllClear": KindBitsAllClear, "$bitsAnyClear": KindBitsAnyClear,
+}
+
+// parseOperators parses an operator document {$op: operand, ...} applied to
+// path; an empty path makes value-level nodes for $elemMatch.
+func parseOperators(path string, ops []byte) ([]*Node, error) {
+	var nodes []*Node
+	it := iterate(ops)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			return nodes, nil
+		}
+		n, err := parseOperator(path, string(k), v, ops)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			nodes = append(nodes, n)
+		}
+	}
+}
+
+func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
+	if k, ok := comparisonKinds[op]; ok {
+		if v.Type == bson.TypeRegex {
+			return nil, mongoerr.New(mongoerr.BadValue, "Can't have RegEx as arg to predicate over field '%s'.", path)
+		}
+		return leaf(k, path, v, nil), nil
+	}
+	if k, ok := bitKinds[op]; ok {
+		pos, err := parseBitPositions(op, v)
+		if err != nil {
+			return nil, err
+		}
+		return leaf(k, path, v, func(n *Node) { n.bits = pos }), nil
+	}
+	switch op {
+	case "$eq":
+		return leaf(KindEq, path, v, nil), nil
+	case "$ne":
+		if v.Type == bson.TypeRegex {
+			return nil, mongoerr.New(mongoerr.BadValue, "Can't have regex as arg to $ne.")
+		}
+		return not(leaf(KindEq, path, v, nil)), nil
+	case "$in", "$nin":
+		n, err := parseIn(path, op, v)
+		if err != nil {
+			return nil, err
+		}
+		if op == "$nin" {
+			return not(n), nil
+		}
+		return n, nil
+	case "$not":
+		return parseNot(path, v)
+	case "$exists":
+		n := leaf(KindExists, path, v, nil)
+		if !isTrue(v) {
+			return not(n), nil
+		}
+		return n, nil
+	case "$type":
+		ts, err := parseTypeSet(op, v)
+		if err != nil {
+			return nil, err
+		}
+		return leaf(KindType, path, v, func(n *Node) { n.types = ts }), nil
+	case "$size":
+		size, err := parseSize(v)
+		if err != nil {
+			return nil, err
+		}
+		return leaf(KindSize, path, v, func(n *Node) { n.size = size }), nil
+	case "$mod":
+		return parseMod(path, v)
+	case "$regex":
+		return parseRegexDocument(path, ops)
+	case "$options":
+		if lookup(ops, "$regex").Type == 0 {
+			return nil, mongoerr.New(mongoerr.BadValue, "$options needs a $regex")
+		}
+		return nil, nil
+	case "$elemMatch":
+		return parseElemMatch(path, v)
+	case "$all":
+		return parseAll(path, v)
+	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within", "$geoNear":
+		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", op)
+	case "$where":
+		return nil, mongoerr.New(mongoerr.BadValue, "$where cannot be applied to a field")
+	}
+	return nil, mongoerr.New(mongoerr.BadValue, "unknown operator: %s", op)
+}
+
+// leaf builds a leaf node; setup fills in its compiled operand.
+func leaf(k Kind, path string, v bson.RawValue, setup func(*Node)) *Node {
+	n := &Node{Kind: k, Path: path, Value: v}
+	if setup != nil {
+		setup(n)
+	}
+	mode := leafExpand
+	if k == KindSize || k == KindElemMatchObject || k == KindElemMatchValue {
+		mode = leafWhole
+	}
+	n.walk = walker{path: parsePath(path), mode: mode, vis: n}
+	return n
+}
+
+func not(n *Node) *Node { return &Node{Kind: KindNot, Children: []*Node{n}} }
+
+// parseIn parses $in/$nin: an array of values and regexes; operator
+// documents inside it are refused.
+func parseIn(path, op string, v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "%s needs an array", op)
+	}
+	var eqs []bson.RawValue
+	var res []*Node
+	it := iterate(v.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		switch {
+		case isOperatorDocument(e, false):
+			return nil, mongoerr.New(mongoerr.BadValue, "cannot nest $ under $in")
+		case e.Type == bson.TypeRegex:
+			r, err := regexFromValue("", e)
+			if err != nil {
+				return nil, err
+			}
+			res = append(res, r)
+		default:
+			eqs = append(eqs, e)
+		}
+	}
+	set := newInSet(eqs, res)
+	return leaf(KindIn, path, v, func(n *Node) { n.in = set }), nil
+}
+
+// parseNot parses $not: a regex, or a non-empty operator document whose
+// clauses are negated together.
+func parseNot(path string, v bson.RawValue) (*Node, error) {
+	switch v.Type {
+	case bson.TypeRegex:
+		r, err := regexFromValue(path, v)
+		if err != nil {
+			return nil, err
+		}
+		return not(r), nil
+	case bson.TypeEmbeddedDocument:
+	default:
+		return nil, mongoerr.New(mongoerr.BadValue, "$not needs a regex or a document")
+	}
+	if firstKey(v.Value) == "" && len(v.Value) <= 5 {
+		return nil, mongoerr.New(mongoerr.BadValue, "$not cannot be empty")
+	}
+	nodes, err := parseOperators(path, v.Value)
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) == 1 {
+		return not(nodes[0]), nil
+	}
+	return not(&Node{Kind: KindAnd, Children: nodes}), nil
+}
+
+// parseSize parses $size: a non-negative whole number fitting in 32 bits.
+func parseSize(v bson.RawValue) (int, error) {
+	var size int64
+	switch v.Type {
+	case bson.TypeInt32:
+		size = int64(v.Int32())
+	case bson.TypeInt64:
+		size = v.Int64()
+		if size != int64(int32(size)) {
+			return 0, mongoerr.New(mongoerr.BadValue, "$size must be representable as a 32-bit integer")
+		}
+	case bson.TypeDouble:
+		f := v.Double()
+		if f != math.Trunc(f) || f > math.MaxInt32 || f < math.MinInt32 {
+			return 0, mongoerr.New(mongoerr.BadValue, "$size must be a whole number")
+		}
+		size = int64(f)
+	default:
+		return 0, mongoerr.New(mongoerr.BadValue, "$size needs a number")
+	}
+	if size < 0 {
+		return 0, mongoerr.New(mongoerr.BadValue, "$size may not be negative")
+	}
+	return int(size), nil
+}
+
+// parseMod parses $mod: [divisor, remainder], both numbers truncated toward
+// zero; the divisor may not be 0.
+func parseMod(path string, v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, needs to be an array")
+	}
+	var args []bson.RawValue
+	it := iterate(v.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		args = append(args, e)
+	}
+	switch {
+	case len(args) < 2:
+		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, not enough elements")
+	case len(args) > 2:
+		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, too many elements")
+	case !values.IsNumber(args[0].Type):
+		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, divisor not a number")
+	case !values.IsNumber(args[1].Type):
+		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, remainder not a number")
+	}
+	var mod [2]int64
+	for i, what := range []string{"divisor", "remainder"} {
+		f, _ := values.Float64(args[i])
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid", what)
+		}
+		if x, ok := values.Int64(args[i]); ok {
+			mod[i] = x
+		} else {
+			mod[i] = saturate(f)
+		}
+	}
+	if mod[0] == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "divisor cannot be 0")
+	}
+	return leaf(KindMod, path, v, func(n *Node) { n.mod = mod }), nil
+}
+
+// regexFromValue builds a Regex node from a BSON regex value.
+func regexFromValue(path string, v bson.RawValue) (*Node, error) {
+	p, o := v.Regex()
+	re, err := compileRegex(p, o)
+	if err != nil {
+		return nil, err
+	}
+	return regexNode(path, v, re), nil
+}
+
+// parseRegexDocument parses {$regex: pattern, $options: flags}: the
+// pattern is a string or a regex (whose flags may not be repeated in
+// $options).
+func parseRegexDocument(path string, ops []byte) (*Node, error) {
+	var pattern, options string
+	var sawOptions bool
+	it := iterate(ops)
+	for {
+		k, e, ok := it.next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "$regex":
+			switch e.Type {
+			case bson.TypeString:
+				pattern = e.StringValue()
+			case bson.TypeRegex:
+				var flags string
+				pattern, flags = e.Regex()
+				if flags != "" {
+					if options != "" {
+						return nil, mongoerr.New(51074, "options set in both $regex and $options")
+					}
+					options = flags
+				}
+			default:
+				return nil, mongoerr.New(mongoerr.BadValue, "$regex has to be a string")
+			}
+		case "$options":
+			if e.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.BadValue, "$options has to be a string")
+			}
+			if options != "" || sawOptions {
+				return nil, mongoerr.New(51075, "options set in both $regex and $options")
+			}
+			sawOptions = true
+			options = e.StringValue()
+		}
+	}
+	re, err := compileRegex(pattern, options)
+	if err != nil {
+		return nil, err
+	}
+	return regexNode(path, bson.RawValue{Type: bson.TypeRegex, Value: bsoncore.AppendRegex(nil, pattern, sortFlags(options))}, re), nil
+}
+
+// sortFlags orders regex options alphabetically, as BSON stores them.
+func sortFlags(o string) string {
+	b := []byte(o)
+	for i := 1; i < len(b); i++ {
+		for j := i; j > 0 && b[j] < b[j-1]; j-- {
+			b[j], b[j-1] = b[j-1], b[j]
+		}
+	}
+	return string(b)
+}
+
+// parseElemMatch parses $elemMatch. An operator document whose first
+// operator is not a top-level one is the value form (operators test each
+// element); anything else is a filter applied to document elements.
+func parseElemMatch(path string, v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch needs an Object")
+	}
+	if isOperatorDocument(v, true) && !topLevelOperators[firstKey(v.Value)] {
+		children, err := parseOperators("", v.Value)
+		if err != nil {
+			return nil, err
+		}
+		return leaf(KindElemMatchValue, path, v, func(n *Node) { n.Children = children }), nil
+	}
+	sub, err := parseFilter(v.Value, true)
+	if err != nil {
+		return nil, err
+	}
+	return leaf(KindElemMatchObject, path, v, func(n *Node) { n.Children = []*Node{sub} }), nil
+}
+
+// parseAll parses $all: every listed value (or regex) must match the field,
+// or every listed {$elemMatch: ...} must. An empty list matches nothing.
+func parseAll(path string, v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "$all needs an array")
+	}
+	var elems []bson.RawValue
+	it := iterate(v.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		elems = append(elems, e)
+	}
+	if len(elems) == 0 {
+		return &Node{Kind: KindAlwaysFalse}, nil
+	}
+	and := &Node{Kind: KindAnd}
+	elemMatchForm := elems[0].Type == bson.TypeEmbeddedDocument && firstKey(elems[0].Value) == "$elemMatch"
+	for _, e := range elems {
+		var n *Node
+		var err error
+		switch {
+		case elemMatchForm:
+			if e.Type != bson.TypeEmbeddedDocument || firstKey(e.Value) != "$elemMatch" {
+				return nil, mongoerr.New(mongoerr.BadValue, "$all/$elemMatch has to be consistent")
+			}
+			n, err = parseElemMatch(path, lookup(e.Value, "$elemMatch"))
+		case e.Type == bson.TypeRegex:
+			n, err = regexFromValue(path, e)
+		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[firstKey(e.Value)]:
+			return nil, mongoerr.New(mongoerr.BadValue, "no $ expressions in $all")
+		default:
+			n = leaf(KindEq, path, e, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+		and.Children = append(and.Children, n)
+	}
+	if len(and.Children) == 1 {
+		return and.Children[0], nil
+	}
+	return and, nil
+}

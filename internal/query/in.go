@@ -1,0 +1,54 @@
+package query
+
+import (
+	"regexp"
+	"slices"
+
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// inSet is a compiled $in list: equalities kept sorted in MongoDB's order so
+// that large application-join lists are searched in O(log n), plus the
+// regexes of the list, which match strings as $regex does.
+type inSet struct {
+	sorted  []bson.RawValue
+	hasNull bool
+	regexes []*Node
+}
+
+func newInSet(eqs []bson.RawValue, regexes []*Node) *inSet {
+	s := &inSet{sorted: eqs, regexes: regexes}
+	slices.SortFunc(s.sorted, values.Compare)
+	for _, v := range eqs {
+		if v.Type == bson.TypeNull {
+			s.hasNull = true
+		}
+	}
+	return s
+}
+
+// matches implements InMatchExpression: v equals one of the listed values
+// (null in the list also matching missing and undefined) or matches one of
+// its regexes.
+func (s *inSet) matches(v bson.RawValue) bool {
+	if values.Rank(v.Type) == rankMissing {
+		if s.hasNull {
+			return true
+		}
+	}
+	if _, found := slices.BinarySearchFunc(s.sorted, v, values.Compare); found {
+		return true
+	}
+	for _, r := range s.regexes {
+		if r.regexMatches(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// regexNode builds a Regex node for a pattern and its options.
+func regexNode(path string, v bson.RawValue, re *regexp.Regexp) *Node {
+	return leaf(KindRegex, path, v, func(n *Node) { n.re = re })
+}

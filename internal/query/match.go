@@ -1,0 +1,236 @@
+package query
+
+import (
+	"math"
+
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+var (
+	rankMissing = values.Rank(0)
+	rankNull    = values.Rank(bson.TypeNull)
+)
+
+// matchDoc evaluates n against a document. pos is the positional index
+// recorded by the last child that traversed an array (MongoDB's
+// MatchDetails elemMatchKey), or -1.
+func (n *Node) matchDoc(doc []byte) (bool, int) {
+	switch n.Kind {
+	case KindAnd:
+		pos := -1
+		for _, c := range n.Children {
+			ok, p := c.matchDoc(doc)
+			if !ok {
+				return false, -1
+			}
+			if p >= 0 {
+				pos = p
+			}
+		}
+		return true, pos
+	case KindOr:
+		for _, c := range n.Children {
+			if ok, p := c.matchDoc(doc); ok {
+				return true, p
+			}
+		}
+		return false, -1
+	case KindNor:
+		for _, c := range n.Children {
+			if ok, _ := c.matchDoc(doc); ok {
+				return false, -1
+			}
+		}
+		return true, -1
+	case KindNot:
+		ok, _ := n.Children[0].matchDoc(doc)
+		return !ok, -1
+	case KindAlwaysTrue:
+		return true, -1
+	case KindAlwaysFalse:
+		return false, -1
+	}
+	return n.walk.walkDoc(doc, 0, -1)
+}
+
+// visit is the walker callback of a leaf node: the outermost implicit array
+// offset wins over a position found inside the value ($elemMatch).
+func (n *Node) visit(v bson.RawValue, off int) (bool, int) {
+	ok, inner := n.matchValue(v)
+	if !ok {
+		return false, -1
+	}
+	if off >= 0 {
+		return true, off
+	}
+	return true, inner
+}
+
+// matchValue tests a single value (MongoDB's matchesSingleElement); v is the
+// zero RawValue when the path is missing. pos is the matching element's
+// index for $elemMatch, else -1.
+func (n *Node) matchValue(v bson.RawValue) (bool, int) {
+	switch n.Kind {
+	case KindEq, KindLt, KindLte, KindGt, KindGte:
+		return compareMatches(n.Kind, v, n.Value), -1
+	case KindIn:
+		return n.in.matches(v), -1
+	case KindRegex:
+		return n.regexMatches(v), -1
+	case KindExists:
+		return v.Type != 0, -1
+	case KindType:
+		return n.types.has(v.Type), -1
+	case KindMod:
+		return n.modMatches(v), -1
+	case KindSize:
+		return v.Type == bson.TypeArray && arrayLen(v.Value) == n.size, -1
+	case KindElemMatchObject, KindElemMatchValue:
+		return n.elemMatch(v)
+	case KindBitsAllSet, KindBitsAnySet, KindBitsAllClear, KindBitsAnyClear:
+		return n.bitsMatch(v), -1
+	case KindAnd:
+		pos := -1
+		for _, c := range n.Children {
+			ok, p := c.matchValue(v)
+			if !ok {
+				return false, -1
+			}
+			if p >= 0 {
+				pos = p
+			}
+		}
+		return true, pos
+	case KindNot:
+		ok, _ := n.Children[0].matchValue(v)
+		return !ok, -1
+	case KindAlwaysTrue:
+		return true, -1
+	}
+	return false, -1
+}
+
+// compareMatches implements ComparisonMatchExpression: values of different
+// canonical types never compare, except that null equals missing and
+// undefined for $eq, $lte and $gte, and MinKey/MaxKey operands bound every
+// value for the range operators. NaN equals only NaN and is neither less nor
+// greater than any number.
+func compareMatches(k Kind, v, rhs bson.RawValue) bool {
+	rv, rr := values.Rank(v.Type), values.Rank(rhs.Type)
+	if rv != rr {
+		if (rv == rankMissing && rr == rankNull) || (rv == rankNull && rr == rankMissing) {
+			return k == KindEq || k == KindLte || k == KindGte
+		}
+		switch rhs.Type {
+		case bson.TypeMaxKey:
+			return k == KindLt || k == KindLte
+		case bson.TypeMinKey:
+			return k == KindGt || k == KindGte
+		}
+		return false
+	}
+	if values.IsNumber(v.Type) {
+		vn, rn := values.IsNaN(v), values.IsNaN(rhs)
+		if vn || rn {
+			return vn && rn && (k == KindEq || k == KindLte || k == KindGte)
+		}
+	}
+	c := values.Compare(v, rhs)
+	switch k {
+	case KindEq:
+		return c == 0
+	case KindLt:
+		return c < 0
+	case KindLte:
+		return c <= 0
+	case KindGt:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// regexMatches implements RegexMatchExpression: strings and symbols match
+// the pattern; a stored regex matches when pattern and flags are identical.
+func (n *Node) regexMatches(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeString, bson.TypeSymbol:
+		if len(v.Value) < 5 {
+			return false
+		}
+		return n.re.Match(v.Value[4 : len(v.Value)-1])
+	case bson.TypeRegex:
+		p, o := v.Regex()
+		rp, ro := n.Value.Regex()
+		return p == rp && o == ro
+	}
+	return false
+}
+
+// modMatches implements $mod: numeric values are truncated toward zero and
+// compared by remainder; NaN and infinities never match.
+func (n *Node) modMatches(v bson.RawValue) bool {
+	var x int64
+	switch v.Type {
+	case bson.TypeInt32:
+		x = int64(v.Int32())
+	case bson.TypeInt64:
+		x = v.Int64()
+	case bson.TypeDouble, bson.TypeDecimal128:
+		f, _ := values.Float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return false
+		}
+		x = saturate(f)
+	default:
+		return false
+	}
+	return x%n.mod[0] == n.mod[1]
+}
+
+// saturate truncates f toward zero, clamping to the int64 range.
+func saturate(f float64) int64 {
+	switch {
+	case f >= 9223372036854775807.0:
+		return math.MaxInt64
+	case f <= -9223372036854775808.0:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// elemMatch implements $elemMatch: v must be an array with an element that
+// satisfies every child. In the object form the children form a filter over
+// document (or array) elements; in the value form they test the element
+// itself. pos is the matching element's index.
+func (n *Node) elemMatch(v bson.RawValue) (bool, int) {
+	if v.Type != bson.TypeArray {
+		return false, -1
+	}
+	it := iterate(v.Value)
+	for idx := 0; ; idx++ {
+		_, e, ok := it.next()
+		if !ok {
+			return false, -1
+		}
+		if n.Kind == KindElemMatchObject {
+			if e.Type != bson.TypeEmbeddedDocument && e.Type != bson.TypeArray {
+				continue
+			}
+			if ok, _ := n.Children[0].matchDoc(e.Value); ok {
+				return true, idx
+			}
+			continue
+		}
+		all := true
+		for _, c := range n.Children {
+			if ok, _ := c.matchValue(e); !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true, idx
+		}
+	}
+}

@@ -1,0 +1,124 @@
+// Package query implements MongoDB's query language over raw BSON documents:
+// filter matching (with the positional information `$` updates and
+// projections use), find projections, and sort order.
+package query
+
+import (
+	"regexp"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Kind is the operator a Node applies.
+type Kind uint8
+
+// Node kinds. Operators MongoDB defines as negations are represented as
+// negations, as MongoDB's own parse tree does: $ne is Not(Eq), $nin is
+// Not(In), {$exists: false} is Not(Exists), and $all is an And of Eq, Regex
+// or ElemMatch nodes on the same path.
+const (
+	KindAnd Kind = iota
+	KindOr
+	KindNor
+	KindNot
+	KindAlwaysTrue
+	KindAlwaysFalse
+	KindEq
+	KindLt
+	KindLte
+	KindGt
+	KindGte
+	KindIn
+	KindRegex
+	KindExists
+	KindType
+	KindMod
+	KindSize
+	KindElemMatchObject
+	KindElemMatchValue
+	KindBitsAllSet
+	KindBitsAnySet
+	KindBitsAllClear
+	KindBitsAnyClear
+)
+
+var kindNames = [...]string{
+	KindAnd: "$and", KindOr: "$or", KindNor: "$nor", KindNot: "$not",
+	KindAlwaysTrue: "$alwaysTrue", KindAlwaysFalse: "$alwaysFalse",
+	KindEq: "$eq", KindLt: "$lt", KindLte: "$lte", KindGt: "$gt", KindGte: "$gte",
+	KindIn: "$in", KindRegex: "$regex", KindExists: "$exists", KindType: "$type",
+	KindMod: "$mod", KindSize: "$size", KindElemMatchObject: "$elemMatch",
+	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
+	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
+	KindBitsAnyClear: "$bitsAnyClear",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Node is one node of a parsed filter. Logical nodes (And, Or, Nor, Not)
+// have Children; leaf nodes test the values found at Path against Value.
+// The children of an ElemMatchObject node are a filter applied to each array
+// element as a document (their paths are relative to the element); the
+// children of an ElemMatchValue node have an empty Path and test each
+// element itself. Nodes are immutable once compiled.
+type Node struct {
+	Kind Kind
+	// Path is the dotted field path a leaf node tests.
+	Path string
+	// Value is the operand as written in the filter: the comparison value,
+	// the $in array, the regex (pattern and options), the $type spec, the
+	// $mod array, the $size number or the bit mask.
+	Value    bson.RawValue
+	Children []*Node
+
+	walk  walker
+	re    *regexp.Regexp
+	in    *inSet
+	types typeSet
+	mod   [2]int64
+	size  int
+	bits  []uint32
+}
+
+// Walk calls fn for n and, while fn returns true, for each node below it in
+// depth-first order.
+func Walk(n *Node, fn func(*Node) bool) {
+	if n == nil || !fn(n) {
+		return
+	}
+	for _, c := range n.Children {
+		Walk(c, fn)
+	}
+}
+
+// Filter is a compiled query filter; safe for concurrent use by many
+// goroutines.
+type Filter struct {
+	root *Node
+}
+
+// Root is the parsed filter tree. An empty filter is an And with no children.
+func (f *Filter) Root() *Node { return f.root }
+
+// Match reports whether doc satisfies the filter.
+func (f *Filter) Match(doc bson.Raw) bool {
+	ok, _ := f.root.matchDoc(doc)
+	return ok
+}
+
+// MatchPositional also reports the index of the array element that satisfied
+// the query in the first array traversed (what MongoDB's positional `$`
+// update and `field.$` projection use); pos is -1 when no array was
+// traversed.
+func (f *Filter) MatchPositional(doc bson.Raw) (matched bool, pos int) {
+	ok, pos := f.root.matchDoc(doc)
+	if !ok {
+		return false, -1
+	}
+	return true, pos
+}

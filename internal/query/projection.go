@@ -1,0 +1,328 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Projection is a compiled find() projection (MongoDB 4.4+ semantics).
+type Projection struct {
+	root       *projNode
+	inclusion  bool
+	positional bool
+}
+
+type projKind uint8
+
+const (
+	pkInternal   projKind = iota // a path component with children
+	pkInclude                    // field: 1
+	pkExclude                    // field: 0
+	pkSlice                      // field: {$slice: ...}
+	pkElemMatch                  // field: {$elemMatch: ...}
+	pkPositional                 // field.$: 1
+	pkExpr                       // field: literal, "$path" or {$literal: ...}
+)
+
+type projNode struct {
+	name     string
+	kind     projKind
+	children []*projNode
+
+	// $slice: the first limit elements (the last -limit when negative), or
+	// with hasSkip, limit elements from skip (counted from the end when
+	// negative).
+	skip, limit int
+	hasSkip     bool
+
+	filter *Filter // $elemMatch as the filter {name: {$elemMatch: ...}}
+	expr   *projExpr
+
+	// hasExpr and hasPositional mark internal nodes whose subtree holds a
+	// computed field or the positional projection.
+	hasExpr, hasPositional bool
+
+	// nested is false only for the root.
+	nested bool
+}
+
+func (n *projNode) child(name []byte) *projNode {
+	for _, c := range n.children {
+		if c.name == string(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// Positional reports whether the projection has a `field.$` element, whose
+// Apply needs the position from Filter.MatchPositional.
+func (p *Projection) Positional() bool { return p.positional }
+
+// Apply projects doc; pos is the positional index from MatchPositional (for
+// `field.$`). An empty projection returns doc itself.
+func (p *Projection) Apply(doc bson.Raw, pos int) (bson.Raw, error) {
+	if !p.inclusion && len(p.root.children) == 0 {
+		return doc, nil
+	}
+	if p.inclusion {
+		out, err := p.include(nil, doc, p.root, doc, pos, false)
+		return bson.Raw(out), err
+	}
+	return bson.Raw(exclude(nil, doc, p.root)), nil
+}
+
+// include builds the inclusion projection of doc under node: included fields
+// in document order, then computed fields in specification order, then (at
+// the top level) $elemMatch fields, as MongoDB 4.4+ orders them. Non-document
+// array elements are dropped under a nested inclusion.
+func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos int, posDone bool) ([]byte, error) {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	it := iterate(doc)
+	var err error
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		c := node.child(k)
+		if c == nil {
+			continue
+		}
+		key := string(k)
+		switch c.kind {
+		case pkInclude:
+			dst = appendValue(dst, key, v)
+		case pkSlice:
+			dst = appendValue(dst, key, c.slice(v))
+		case pkPositional:
+			if v.Type == bson.TypeArray && !posDone {
+				if v, err = pickElement(v, pos); err != nil {
+					return nil, err
+				}
+			}
+			dst = appendValue(dst, key, v)
+		case pkInternal:
+			switch {
+			case v.Type == bson.TypeArray && c.hasPositional && !posDone:
+				e, err := pickElement(v, pos)
+				if err != nil {
+					return nil, err
+				}
+				if dst, err = p.includeArray(dst, key, e.Value, c, root, pos, true); err != nil {
+					return nil, err
+				}
+			case v.Type == bson.TypeArray:
+				if dst, err = p.includeArray(dst, key, v.Value, c, root, pos, posDone); err != nil {
+					return nil, err
+				}
+			case v.Type == bson.TypeEmbeddedDocument:
+				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
+				if dst, err = p.include(dst, v.Value, c, root, pos, posDone); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, c := range node.children {
+		switch {
+		case c.kind == pkExpr:
+			if v, ok := c.expr.eval(root); ok {
+				dst = appendValue(dst, c.name, v)
+			}
+		case c.kind == pkInternal && c.hasExpr:
+			if t := lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
+				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, c.name)
+				if dst, err = p.include(dst, emptyDoc, c, root, pos, posDone); err != nil {
+					return nil, err
+				}
+			}
+		case c.kind == pkElemMatch:
+			if ok, i := c.filter.MatchPositional(root); ok && i >= 0 {
+				if e, err := pickElement(lookup(root, c.name), i); err == nil {
+					dst = appendValue(dst, c.name, e)
+				}
+			}
+		}
+	}
+	return bsoncore.AppendDocumentEnd(dst, start)
+}
+
+var emptyDoc = []byte{5, 0, 0, 0, 0}
+
+// includeArray applies a nested inclusion to each element of an array:
+// documents are projected, nested arrays recursed, scalars dropped.
+func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, root []byte, pos int, posDone bool) ([]byte, error) {
+	if key != "" {
+		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
+	}
+	start, dst := bsoncore.AppendArrayStart(dst)
+	it := iterate(arr)
+	var err error
+	for i := 0; ; {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		switch e.Type {
+		case bson.TypeEmbeddedDocument:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
+			dst, err = p.include(dst, e.Value, node, root, pos, posDone)
+		case bson.TypeArray:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
+			dst, err = p.includeArray(dst, "", e.Value, node, root, pos, posDone)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		i++
+	}
+	return bsoncore.AppendArrayEnd(dst, start)
+}
+
+// exclude builds the exclusion projection of doc under node, keeping
+// document order; $slice fields are sliced in place.
+func exclude(dst, doc []byte, node *projNode) []byte {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	it := iterate(doc)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		c := node.child(k)
+		key := string(k)
+		switch {
+		case c == nil:
+			dst = appendValue(dst, key, v)
+		case c.kind == pkExclude:
+		case c.kind == pkSlice:
+			dst = appendValue(dst, key, c.slice(v))
+		case c.kind == pkInternal && v.Type == bson.TypeEmbeddedDocument:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
+			dst = exclude(dst, v.Value, c)
+		case c.kind == pkInternal && v.Type == bson.TypeArray:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
+			dst = excludeArray(dst, v.Value, c)
+		default:
+			dst = appendValue(dst, key, v)
+		}
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+// excludeArray applies a nested exclusion to each document element of an
+// array, recursing into nested arrays and keeping scalars.
+func excludeArray(dst, arr []byte, node *projNode) []byte {
+	start, dst := bsoncore.AppendArrayStart(dst)
+	it := iterate(arr)
+	for i := 0; ; i++ {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		switch e.Type {
+		case bson.TypeEmbeddedDocument:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
+			dst = exclude(dst, e.Value, node)
+		case bson.TypeArray:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
+			dst = excludeArray(dst, e.Value, node)
+		default:
+			dst = appendValue(dst, itoa(i), e)
+		}
+	}
+	dst, _ = bsoncore.AppendArrayEnd(dst, start)
+	return dst
+}
+
+// slice applies $slice to an array value; other values are unchanged.
+func (n *projNode) slice(v bson.RawValue) bson.RawValue {
+	if v.Type != bson.TypeArray {
+		return v
+	}
+	size := arrayLen(v.Value)
+	var from, count int
+	switch {
+	case !n.hasSkip && n.limit >= 0:
+		count = n.limit
+	case !n.hasSkip:
+		from = max(0, size+n.limit)
+		count = size - from
+	case n.skip < 0:
+		from = max(0, size+n.skip)
+		count = n.limit
+	default:
+		from = min(n.skip, size)
+		count = n.limit
+	}
+	start, dst := bsoncore.AppendArrayStart(nil)
+	it := iterate(v.Value)
+	for i, j := 0, 0; j < count; i++ {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		if i >= from {
+			dst = appendValue(dst, itoa(j), e)
+			j++
+		}
+	}
+	dst, _ = bsoncore.AppendArrayEnd(dst, start)
+	return bson.RawValue{Type: bson.TypeArray, Value: dst}
+}
+
+// pickElement returns the one-element array [arr[pos]] a positional or
+// $elemMatch projection produces.
+func pickElement(arr bson.RawValue, pos int) (bson.RawValue, error) {
+	if pos < 0 {
+		return bson.RawValue{}, mongoerr.New(51246, "positional operator '.$' couldn't find a matching element in the array")
+	}
+	it := iterate(arr.Value)
+	for i := 0; ; i++ {
+		_, e, ok := it.next()
+		if !ok {
+			return bson.RawValue{}, mongoerr.New(51247, "positional operator '.$' element mismatch")
+		}
+		if i == pos {
+			start, dst := bsoncore.AppendArrayStart(nil)
+			dst = appendValue(dst, "0", e)
+			dst, _ = bsoncore.AppendArrayEnd(dst, start)
+			return bson.RawValue{Type: bson.TypeArray, Value: dst}, nil
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}
+
+// joinPath joins a parent path and a field name.
+func joinPath(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// hasPositionalPart reports whether a projection field path contains the
+// positional operator.
+func hasPositionalPart(key string) bool {
+	return strings.Contains(key, ".$.") || strings.HasSuffix(key, ".$") || key == "$"
+}

@@ -1,0 +1,370 @@
+package query
+
+import (
+	"math"
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// projType is the kind a projection turns out to be while parsing.
+type projType uint8
+
+const (
+	ptUnknown projType = iota
+	ptInclusion
+	ptExclusion
+)
+
+// projParse is the state of parsing one projection (MongoDB's
+// projection_ast ParseContext).
+type projParse struct {
+	typ                                 projType
+	idSpecified, idIncluded, idExcluded bool
+	hasSlice, hasElemMatch, hasPos      bool
+}
+
+// CompileProjection parses a find() projection. Booleans and numbers include
+// (truthy) or exclude fields; other values compute fields; {$slice},
+// {$elemMatch} and `field.$` are the find-only operators. Mixing inclusion
+// and exclusion (other than of _id) fails with 31253/31254, and overlapping
+// paths with 31249/31250, as in MongoDB.
+func CompileProjection(spec bson.Raw) (*Projection, error) {
+	ps := &projParse{}
+	root := &projNode{kind: pkInternal}
+	it := iterate(spec)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		key := string(k)
+		if key == "_id" || strings.HasPrefix(key, "_id.") {
+			ps.idSpecified = true
+		}
+		if err := ps.element(key, v, "", root); err != nil {
+			return nil, err
+		}
+	}
+	if ps.typ == ptUnknown {
+		ps.typ = ps.defaultType()
+	}
+	if ps.typ == ptInclusion && !ps.idSpecified {
+		root.children = append(root.children, &projNode{name: "_id", kind: pkInclude})
+	}
+	if ps.typ == ptExclusion && ps.idIncluded {
+		root.children = removeChild(root.children, "_id")
+	}
+	markSubtrees(root)
+	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos}, nil
+}
+
+// defaultType decides the kind of a projection that has only _id, $slice
+// and $elemMatch elements (computeProjectionType).
+func (ps *projParse) defaultType() projType {
+	switch {
+	case ps.hasSlice:
+		if ps.idIncluded {
+			return ptInclusion
+		}
+		return ptExclusion
+	case ps.hasElemMatch, ps.idIncluded:
+		return ptInclusion
+	}
+	return ptExclusion
+}
+
+func removeChild(children []*projNode, name string) []*projNode {
+	out := children[:0]
+	for _, c := range children {
+		if c.name != name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func markSubtrees(n *projNode) {
+	for _, c := range n.children {
+		markSubtrees(c)
+		n.hasExpr = n.hasExpr || c.kind == pkExpr || c.hasExpr
+		n.hasPositional = n.hasPositional || c.kind == pkPositional || c.hasPositional
+	}
+}
+
+func (ps *projParse) element(key string, v bson.RawValue, parentPath string, parent *projNode) error {
+	positional := hasPositionalPart(key)
+	switch {
+	case v.Type == bson.TypeEmbeddedDocument:
+		if positional {
+			return mongoerr.New(31271, "positional projection cannot be used with an expression or sub object")
+		}
+		return ps.subObject(key, v.Value, parentPath, parent)
+	case values.IsNumber(v.Type) || v.Type == bson.TypeBoolean:
+		if isTrue(v) {
+			return ps.inclusion(key, parentPath, parent)
+		}
+		return ps.exclusion(key, parent)
+	}
+	if positional {
+		return mongoerr.New(31308, "positional projection cannot be used with a literal")
+	}
+	e, err := parseProjExpr(v)
+	if err != nil {
+		return err
+	}
+	if err := addProjNode(parent, key, &projNode{kind: pkExpr, expr: e}); err != nil {
+		return err
+	}
+	if ps.typ == ptExclusion {
+		return mongoerr.New(31310, "Cannot use an expression %s: %s in an exclusion projection", key, v.String())
+	}
+	ps.typ = ptInclusion
+	return nil
+}
+
+func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent *projNode) error {
+	op := firstKey(obj)
+	if strings.HasPrefix(op, "$") && countFields(obj) == 1 {
+		arg := lookup(obj, op)
+		switch op {
+		case "$slice":
+			return ps.slice(key, arg, parent)
+		case "$elemMatch":
+			return ps.elemMatch(key, arg, parent)
+		case "$meta":
+			return mongoerr.New(mongoerr.NotImplemented, "$meta projection is not supported")
+		}
+		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
+		if err != nil {
+			return err
+		}
+		if ps.typ == ptExclusion {
+			return mongoerr.New(31252, "Cannot use expression other than $meta in exclusion projection")
+		}
+		ps.typ = ptInclusion
+		return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
+	}
+	node, err := internalNode(parent, key)
+	if err != nil {
+		return err
+	}
+	it := iterate(obj)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			return nil
+		}
+		if err := ps.element(string(k), v, joinPath(parentPath, key), node); err != nil {
+			return err
+		}
+	}
+}
+
+func countFields(doc []byte) int {
+	n := 0
+	it := iterate(doc)
+	for {
+		if _, _, ok := it.next(); !ok {
+			return n
+		}
+		n++
+	}
+}
+
+// slice parses the find $slice: n, or [skip, limit] with limit > 0.
+func (ps *projParse) slice(key string, arg bson.RawValue, parent *projNode) error {
+	n := &projNode{kind: pkSlice}
+	switch {
+	case values.IsNumber(arg.Type):
+		n.limit = toInt32(arg)
+	case arg.Type == bson.TypeArray:
+		var args []bson.RawValue
+		it := iterate(arg.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			args = append(args, e)
+		}
+		if len(args) != 2 {
+			return mongoerr.New(31272, "$slice array argument should be of form [skip, limit]")
+		}
+		if !values.IsNumber(args[0].Type) {
+			return mongoerr.New(31257, "$slice expects the skip argument to be a number, got %s", values.TypeName(args[0].Type))
+		}
+		if !values.IsNumber(args[1].Type) {
+			return mongoerr.New(31258, "$slice expects the limit argument to be a number, got %s", values.TypeName(args[1].Type))
+		}
+		n.skip, n.limit, n.hasSkip = toInt32(args[0]), toInt32(args[1]), true
+		if n.limit <= 0 {
+			return mongoerr.New(31259, "$slice limit must be positive, got %d", n.limit)
+		}
+	default:
+		return mongoerr.New(31273, "$slice only supports numbers and [skip, limit] arrays")
+	}
+	if err := addProjNode(parent, key, n); err != nil {
+		return err
+	}
+	ps.hasSlice = true
+	return nil
+}
+
+// toInt32 converts a number as BSONElement::numberInt does, saturating.
+func toInt32(v bson.RawValue) int {
+	f, _ := values.Float64(v)
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	if i, ok := values.Int64(v); ok {
+		return int(i)
+	}
+	return int(f)
+}
+
+// elemMatch parses the $elemMatch projection of a top-level array field.
+func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) error {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(31274, "elemMatch: Invalid argument, object required, but got %s", values.TypeName(arg.Type))
+	}
+	if ps.hasPos {
+		return mongoerr.New(31255, "Cannot specify positional operator and $elemMatch.")
+	}
+	if !isRoot(parent) || strings.Contains(key, ".") {
+		return mongoerr.New(31275, "Cannot use $elemMatch projection on a nested field.")
+	}
+	inner := bsoncore.NewDocumentBuilder().AppendDocument("$elemMatch", arg.Value).Build()
+	filterDoc := bsoncore.NewDocumentBuilder().AppendDocument(key, inner).Build()
+	f, err := Compile(bson.Raw(filterDoc))
+	if err != nil {
+		return err
+	}
+	if err := addProjNode(parent, key, &projNode{kind: pkElemMatch, filter: f}); err != nil {
+		return err
+	}
+	ps.hasElemMatch = true
+	return nil
+}
+
+func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
+	topID := key == "_id" && parentPath == ""
+	if !hasPositionalPart(key) {
+		if err := addProjNode(parent, key, &projNode{kind: pkInclude}); err != nil {
+			return err
+		}
+		if topID {
+			ps.idIncluded = true
+		}
+	} else {
+		if ps.hasPos {
+			return mongoerr.New(31276, "Cannot specify more than one positional projection per query.")
+		}
+		if ps.hasElemMatch {
+			return mongoerr.New(31256, "Cannot specify positional operator and $elemMatch.")
+		}
+		if strings.HasSuffix(key, ".$.") {
+			return mongoerr.New(31270, "Path cannot end with '.$.'")
+		}
+		begin, end := positionalSpan(key)
+		if rest := key[end:]; hasPositionalPart(rest) || rest == "$" || strings.HasPrefix(rest, "$.") {
+			return mongoerr.New(31287, "Cannot use positional operator twice: %s", key)
+		}
+		if err := addProjNode(parent, key[:begin], &projNode{kind: pkPositional}); err != nil {
+			return err
+		}
+		ps.hasPos = true
+	}
+	if !topID {
+		if ps.typ == ptExclusion {
+			return mongoerr.New(31253, "Cannot do inclusion on field %s in exclusion projection", key)
+		}
+		ps.typ = ptInclusion
+	}
+	return nil
+}
+
+// positionalSpan locates the first positional operator in a projection key.
+func positionalSpan(key string) (begin, end int) {
+	if i := strings.Index(key, ".$."); i >= 0 {
+		return i, i + 3
+	}
+	if strings.HasSuffix(key, ".$") {
+		return len(key) - 2, len(key)
+	}
+	return 0, len(key)
+}
+
+func (ps *projParse) exclusion(key string, parent *projNode) error {
+	if err := addProjNode(parent, key, &projNode{kind: pkExclude}); err != nil {
+		return err
+	}
+	if key == "_id" && isRoot(parent) {
+		ps.idExcluded = true
+		return nil
+	}
+	if ps.typ == ptInclusion {
+		return mongoerr.New(31254, "Cannot do exclusion on field %s in inclusion projection", key)
+	}
+	ps.typ = ptExclusion
+	return nil
+}
+
+func isRoot(n *projNode) bool { return !n.nested }
+
+// addProjNode adds n at the dotted path under parent, creating internal
+// nodes; a path that overlaps an existing one fails as in MongoDB.
+func addProjNode(parent *projNode, path string, n *projNode) error {
+	if err := checkFieldPath(path); err != nil {
+		return err
+	}
+	parts := strings.Split(path, ".")
+	cur := parent
+	for i, name := range parts {
+		existing := cur.child([]byte(name))
+		if i == len(parts)-1 {
+			if existing != nil {
+				return mongoerr.New(31250, "Path collision at %s", path)
+			}
+			n.name = name
+			cur.children = append(cur.children, n)
+			return nil
+		}
+		if existing == nil {
+			existing = &projNode{name: name, kind: pkInternal, nested: true}
+			cur.children = append(cur.children, existing)
+		} else if existing.kind != pkInternal {
+			return mongoerr.New(31249, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
+		}
+		cur = existing
+	}
+	return nil
+}
+
+// internalNode finds or creates the internal node for a sub-projection
+// {key: {...}}.
+func internalNode(parent *projNode, key string) (*projNode, error) {
+	if err := checkFieldPath(key); err != nil {
+		return nil, err
+	}
+	cur := parent
+	for _, name := range strings.Split(key, ".") {
+		existing := cur.child([]byte(name))
+		if existing == nil {
+			existing = &projNode{name: name, kind: pkInternal, nested: true}
+			cur.children = append(cur.children, existing)
+		} else if existing.kind != pkInternal {
+			return nil, mongoerr.New(31250, "Path collision at %s", key)
+		}
+		cur = existing
+	}
+	return cur, nil
+}

@@ -1,0 +1,157 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Sort is a compiled sort specification.
+type Sort struct {
+	keys    []sortKey
+	natural int
+}
+
+type sortKey struct {
+	field string
+	path  fieldPath
+	desc  bool
+}
+
+// CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
+// must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
+// and is reported by Natural; {$meta: ...} sorts are refused.
+func CompileSort(spec bson.Raw) (*Sort, error) {
+	s := &Sort{}
+	it := iterate(spec)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			return s, nil
+		}
+		field := string(k)
+		if v.Type == bson.TypeEmbeddedDocument {
+			if firstKey(v.Value) == "$meta" {
+				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
+			}
+			return nil, mongoerr.New(17312, "$meta is the only expression supported by $sort right now")
+		}
+		dir, ok := values.Int64(v)
+		if !ok || (dir != 1 && dir != -1) {
+			return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+		}
+		if field == "$natural" {
+			s.natural = int(dir)
+			continue
+		}
+		if err := checkFieldPath(field); err != nil {
+			return nil, err
+		}
+		s.keys = append(s.keys, sortKey{field: field, path: parsePath(field), desc: dir < 0})
+	}
+}
+
+// checkFieldPath applies MongoDB's FieldPath rules: no empty path or
+// component, no component starting with '$'.
+func checkFieldPath(p string) error {
+	if p == "" {
+		return mongoerr.New(40352, "FieldPath cannot be constructed with empty string")
+	}
+	for _, c := range strings.Split(p, ".") {
+		if c == "" {
+			return mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+		}
+		if c[0] == '$' {
+			return mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+	}
+	return nil
+}
+
+// Natural is 1 or -1 when the sort asks for natural order, else 0.
+func (s *Sort) Natural() int { return s.natural }
+
+// Fields are the sort fields in order, with -1 for descending and 1 for
+// ascending.
+func (s *Sort) Fields() (fields []string, dirs []int) {
+	for _, k := range s.keys {
+		d := 1
+		if k.desc {
+			d = -1
+		}
+		fields = append(fields, k.field)
+		dirs = append(dirs, d)
+	}
+	return fields, dirs
+}
+
+// Empty reports whether the sort has no field keys.
+func (s *Sort) Empty() bool { return len(s.keys) == 0 }
+
+// Compare orders two documents by the sort (negative when a sorts first).
+func (s *Sort) Compare(a, b bson.Raw) int {
+	return s.CompareKeys(s.Keys(a), s.Keys(b))
+}
+
+// Keys extracts the sort key of doc once so large sorts don't re-walk
+// documents. Following MongoDB, a field whose path reaches several values
+// (through arrays) sorts by the smallest of them when ascending and the
+// largest when descending; a missing field sorts as null, and an empty array
+// as undefined, which is below null.
+func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
+	keys := make([]bson.RawValue, len(s.keys))
+	for i, k := range s.keys {
+		c := keyCollector{desc: k.desc}
+		w := walker{path: k.path, mode: leafElements, scalarsMissing: true, vis: &c}
+		w.walkDoc(doc, 0, -1)
+		if !c.found || c.best.Type == 0 {
+			c.best = bson.RawValue{Type: bson.TypeNull}
+		}
+		keys[i] = c.best
+	}
+	return keys
+}
+
+// CompareKeys compares two keys produced by Keys.
+func (s *Sort) CompareKeys(a, b []bson.RawValue) int {
+	for i, k := range s.keys {
+		if c := values.Compare(sortValue(a[i]), sortValue(b[i])); c != 0 {
+			if k.desc {
+				return -c
+			}
+			return c
+		}
+	}
+	return 0
+}
+
+// sortValue treats missing as null.
+func sortValue(v bson.RawValue) bson.RawValue {
+	if v.Type == 0 {
+		return bson.RawValue{Type: bson.TypeNull}
+	}
+	return v
+}
+
+// keyCollector keeps the smallest (or, descending, the largest) value a path
+// yields.
+type keyCollector struct {
+	desc  bool
+	found bool
+	best  bson.RawValue
+}
+
+func (c *keyCollector) visit(v bson.RawValue, _ int) (bool, int) {
+	v = sortValue(v)
+	if !c.found {
+		c.best, c.found = v, true
+		return false, -1
+	}
+	cmp := values.Compare(v, c.best)
+	if (c.desc && cmp > 0) || (!c.desc && cmp < 0) {
+		c.best = v
+	}
+	return false, -1
+}

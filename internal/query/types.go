@@ -1,0 +1,78 @@
+package query
+
+import (
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// typeSet is a compiled $type operand: a set of BSON types, where the alias
+// "number" stands for all four numeric types.
+type typeSet struct {
+	bits [4]uint64
+}
+
+func (s *typeSet) add(t bson.Type) { s.bits[byte(t)/64] |= 1 << (byte(t) % 64) }
+
+func (s typeSet) has(t bson.Type) bool {
+	if t == 0 {
+		return false
+	}
+	return s.bits[byte(t)/64]&(1<<(byte(t)%64)) != 0
+}
+
+func (s typeSet) empty() bool { return s.bits == [4]uint64{} }
+
+// parseTypeSet parses a $type operand: a type alias, a type number, or an
+// array of those (MatcherTypeSet::parse).
+func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {
+	var s typeSet
+	if v.Type == bson.TypeArray {
+		it := iterate(v.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			if err := s.addSpec(e); err != nil {
+				return s, err
+			}
+		}
+		if s.empty() {
+			return s, mongoerr.New(mongoerr.FailedToParse, "%s must match at least one type", op)
+		}
+		return s, nil
+	}
+	return s, s.addSpec(v)
+}
+
+func (s *typeSet) addSpec(v bson.RawValue) error {
+	if v.Type == bson.TypeString {
+		name := v.StringValue()
+		if name == "number" {
+			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
+				s.add(t)
+			}
+			return nil
+		}
+		t, ok := values.TypeByName(name)
+		if !ok {
+			return mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", name)
+		}
+		s.add(t)
+		return nil
+	}
+	if !values.IsNumber(v.Type) {
+		return mongoerr.New(mongoerr.TypeMismatch, "type must be represented as a number or a string")
+	}
+	n, ok := values.Int64(v)
+	if !ok {
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", v.String())
+	}
+	t, ok := values.TypeByNumber(int(n))
+	if !ok {
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %d", n)
+	}
+	s.add(t)
+	return nil
+}

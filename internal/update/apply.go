@@ -1,0 +1,337 @@
+package update
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// applyCtx is the state of one Apply of an operator update.
+type applyCtx struct {
+	u         *Update
+	root      *node
+	pos       int
+	insert    bool
+	now       time.Time
+	origID    bson.RawValue // the document's _id before the update, if any
+	idTouched bool          // an operator wrote at or under _id
+}
+
+// slot is a place in the document an operator applies to: an existing value,
+// or a missing one that the operator may create, together with the chain of
+// places leading to it.
+type slot struct {
+	parent *slot
+	name   string // field name, or array index as a string
+	n      *node  // the current value; nil when missing
+}
+
+func (s *slot) path() string {
+	if s.parent == nil {
+		return ""
+	}
+	if s.parent.parent == nil {
+		return s.name
+	}
+	return s.parent.path() + "." + s.name
+}
+
+func (s *slot) top() string {
+	for s.parent != nil && s.parent.parent != nil {
+		s = s.parent
+	}
+	return s.name
+}
+
+func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, error) {
+	c := &applyCtx{u: u, root: rawNode(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}),
+		pos: pos, insert: insert, now: time.Now()}
+	c.origID, _ = doc.LookupErr("_id")
+	if err := c.walk(u.root, &slot{n: c.root}); err != nil {
+		return nil, err
+	}
+	if c.idTouched {
+		if err := checkIDType(c.root.lookup("_id")); err != nil {
+			return nil, err
+		}
+	}
+	return bson.Raw(c.root.appendValue(nil)), nil
+}
+
+// walk applies the update tree t to the value at s.
+func (c *applyCtx) walk(t *tnode, s *slot) error {
+	if t.leaf != nil {
+		return t.leaf.apply(c, s)
+	}
+	if t.array {
+		return c.walkArray(t, s)
+	}
+	order, children := t.order, t.children
+	if pc, ok := children["$"]; ok {
+		if c.pos < 0 {
+			return mongoerr.New(mongoerr.BadValue, "The positional operator did not find the match needed from the query.")
+		}
+		name := strconv.Itoa(c.pos)
+		order, children = nil, map[string]*tnode{name: pc}
+		for _, n := range t.order {
+			switch {
+			case n == "$":
+			case n == name:
+				m, err := merge(t.children[n], pc, joinPath(s.path(), n))
+				if err != nil {
+					return err
+				}
+				children[n] = m
+			default:
+				children[n] = t.children[n]
+				order = append(order, n)
+			}
+		}
+		order = insertSorted(order, name)
+	}
+	for _, name := range order {
+		child := &slot{parent: s, name: name, n: childOf(s.n, name)}
+		if err := c.walk(children[name], child); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertSorted(order []string, name string) []string {
+	i := 0
+	for i < len(order) && lessField(order[i], name) {
+		i++
+	}
+	return append(order[:i], append([]string{name}, order[i:]...)...)
+}
+
+func joinPath(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// childOf is the child of n reached by name, or nil when n is missing, is
+// not a container, or has no such child.
+func childOf(n *node, name string) *node {
+	if n == nil || !isContainer(n.t) {
+		return nil
+	}
+	return n.lookup(name)
+}
+
+// walkArray applies an array node ($[] and $[<identifier>] children) to every
+// element of the array at s that its filters select.
+func (c *applyCtx) walkArray(t *tnode, s *slot) error {
+	if s.n == nil {
+		return mongoerr.New(mongoerr.BadValue,
+			"The path '%s' must exist in the document in order to apply array updates.", s.path())
+	}
+	if s.n.t != bson.TypeArray {
+		return mongoerr.New(mongoerr.BadValue,
+			"Cannot apply array updates to non-array element %s", formatElement(s.name, s.n.value()))
+	}
+	s.n.expand()
+	for i := 0; i < len(s.n.elems); i++ {
+		var sub *tnode
+		for _, id := range t.order {
+			if id != "" && !c.matchFilter(id, s.n.elems[i]) {
+				continue
+			}
+			if sub == nil {
+				sub = t.children[id]
+				continue
+			}
+			m, err := merge(sub, t.children[id], joinPath(s.path(), strconv.Itoa(i)))
+			if err != nil {
+				return err
+			}
+			sub = m
+		}
+		if sub == nil {
+			continue
+		}
+		if err := c.walk(sub, &slot{parent: s, name: strconv.Itoa(i), n: s.n.elems[i]}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// set stores v at s, creating missing parents as empty documents and padding
+// arrays with nulls. wholeValue marks operators that replace a value outright
+// ($set, $setOnInsert, $rename): those may rewrite _id with an equal value.
+func (c *applyCtx) set(s *slot, v *node, wholeValue bool) error {
+	if s.n != nil && s.n.t == v.t && !s.n.expanded && !v.expanded && bytes.Equal(s.n.raw, v.raw) {
+		return nil
+	}
+	if err := c.checkWrite(s, v, wholeValue); err != nil {
+		return err
+	}
+	if s.n != nil {
+		replaceChild(s.parent.n, s.name, v)
+		s.n = v
+		return nil
+	}
+	parent, err := c.ensure(s.parent, s.name)
+	if err != nil {
+		return err
+	}
+	if err := addChild(parent, s.parent, s.name, v); err != nil {
+		return err
+	}
+	s.n = v
+	return nil
+}
+
+// ensure returns the container at s, creating it (and its missing parents)
+// as an empty document. child is the name about to be created in it, for the
+// PathNotViable message.
+func (c *applyCtx) ensure(s *slot, child string) (*node, error) {
+	if s.n != nil {
+		if !isContainer(s.n.t) {
+			return nil, notViable(child, s)
+		}
+		s.n.expand()
+		return s.n, nil
+	}
+	parent, err := c.ensure(s.parent, s.name)
+	if err != nil {
+		return nil, err
+	}
+	d := emptyDoc()
+	if err := addChild(parent, s.parent, s.name, d); err != nil {
+		return nil, err
+	}
+	s.n = d
+	return d, nil
+}
+
+func notViable(child string, s *slot) error {
+	return mongoerr.New(mongoerr.PathNotViable, "Cannot create field '%s' in element {%s}",
+		child, formatElement(s.name, s.n.value()))
+}
+
+// maxPadding is the most nulls MongoDB pads an array with to reach an index.
+const maxPadding = 1500000
+
+// addChild creates the missing child name in the container parent (whose
+// slot is ps): a new field appended to a document, or an array element
+// after padding with nulls.
+func addChild(parent *node, ps *slot, name string, v *node) error {
+	if parent.t == bson.TypeEmbeddedDocument {
+		parent.fields = append(parent.fields, field{name: name, val: v})
+		return nil
+	}
+	i, ok := arrayIndex(name)
+	if !ok {
+		return notViable(name, ps)
+	}
+	if i-len(parent.elems) > maxPadding {
+		return mongoerr.New(mongoerr.BadValue, "can't backfill more than %d elements", maxPadding)
+	}
+	for len(parent.elems) < i {
+		parent.elems = append(parent.elems, &node{t: bson.TypeNull, raw: []byte{}})
+	}
+	parent.elems = append(parent.elems, v)
+	return nil
+}
+
+// replaceChild replaces the existing child name of the container parent.
+func replaceChild(parent *node, name string, v *node) {
+	if parent.t == bson.TypeArray {
+		i, _ := arrayIndex(name)
+		parent.elems[i] = v
+		return
+	}
+	for i := range parent.fields {
+		if parent.fields[i].name == name {
+			parent.fields[i].val = v
+			return
+		}
+	}
+}
+
+// remove deletes the value at s: a document field is removed, an array
+// element becomes null (MongoDB's $unset keeps array positions).
+func (c *applyCtx) remove(s *slot) error {
+	if s.n == nil {
+		return nil
+	}
+	if err := c.checkWrite(s, nil, false); err != nil {
+		return err
+	}
+	p := s.parent.n
+	if p.t == bson.TypeArray {
+		i, _ := arrayIndex(s.name)
+		p.elems[i] = &node{t: bson.TypeNull, raw: []byte{}}
+		s.n = p.elems[i]
+		return nil
+	}
+	for i := range p.fields {
+		if p.fields[i].name == s.name {
+			p.fields = append(p.fields[:i], p.fields[i+1:]...)
+			break
+		}
+	}
+	s.n = nil
+	return nil
+}
+
+// modified records an in-place change of the value at s (array operators).
+func (c *applyCtx) modified(s *slot) error {
+	return c.checkWrite(s, s.n, false)
+}
+
+// checkWrite enforces the rules for writing v at s (nil v removes): _id is
+// immutable, and outside an upsert's insert no top-level field name may
+// start with '$'.
+func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
+	top := s.top()
+	if top == "_id" {
+		c.idTouched = true
+		if c.origID.Type != 0 {
+			path := s.path()
+			if wholeValue && path == "_id" && v != nil {
+				if values.Compare(v.value(), c.origID) != 0 {
+					return mongoerr.New(mongoerr.ImmutableField,
+						"After applying the update, the immutable field '_id' was found to have been altered to %s",
+						formatElement("_id", v.value()))
+				}
+			} else {
+				return mongoerr.New(mongoerr.ImmutableField,
+					"Performing an update on the path '%s' would modify the immutable field '_id'", path)
+			}
+		}
+	}
+	if v != nil && !c.insert && strings.HasPrefix(top, "$") {
+		return dollarField(top)
+	}
+	return nil
+}
+
+func dollarField(name string) error {
+	return mongoerr.New(mongoerr.DollarPrefixedFieldName,
+		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
+		name, name)
+}
+
+// checkIDType rejects the _id types MongoDB cannot store.
+func checkIDType(id *node) error {
+	if id == nil {
+		return nil
+	}
+	switch id.t {
+	case bson.TypeArray, bson.TypeRegex, bson.TypeUndefined:
+		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type %s", values.TypeName(id.t))
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package update
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// addToSetOp is $addToSet: appends each value (several with $each) that the
+// array does not already hold, comparing with MongoDB's value equality; the
+// $each values are deduplicated first. A missing field becomes a new array.
+type addToSetOp struct {
+	vals []bson.RawValue
+}
+
+func parseAddToSet(v bson.RawValue) (leaf, error) {
+	vals := []bson.RawValue{v}
+	if v.Type == bson.TypeEmbeddedDocument {
+		if each, err := v.Document().LookupErr("$each"); err == nil {
+			if each.Type != bson.TypeArray {
+				return nil, mongoerr.New(mongoerr.TypeMismatch,
+					"The argument to $each in $addToSet must be an array but it was of type %s",
+					values.TypeName(each.Type))
+			}
+			if n, _ := v.Document().Elements(); len(n) > 1 {
+				return nil, mongoerr.New(mongoerr.BadValue,
+					"Found unexpected fields after $each in $addToSet: %s", formatValue(v))
+			}
+			vals = nil
+			for _, e := range arrayValues(each) {
+				if !containsValue(vals, e) {
+					vals = append(vals, e)
+				}
+			}
+		}
+	}
+	return addToSetOp{vals: vals}, nil
+}
+
+func containsValue(list []bson.RawValue, v bson.RawValue) bool {
+	for _, x := range list {
+		if values.Equal(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o addToSetOp) apply(c *applyCtx, s *slot) error {
+	if s.n == nil {
+		arr := &node{t: bson.TypeArray, expanded: true}
+		for _, v := range o.vals {
+			arr.elems = append(arr.elems, rawNode(v))
+		}
+		return c.set(s, arr, false)
+	}
+	if s.n.t != bson.TypeArray {
+		return mongoerr.New(mongoerr.BadValue,
+			"Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s",
+			s.name, values.TypeName(s.n.t))
+	}
+	existing := arrayValues(s.n.value())
+	var add []*node
+	for _, v := range o.vals {
+		if !containsValue(existing, v) {
+			add = append(add, rawNode(v))
+		}
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	s.n.expand()
+	s.n.elems = append(s.n.elems, add...)
+	return c.modified(s)
+}
+
+// popOp is $pop: removes the last element (1) or the first (-1).
+type popOp struct{ first bool }
+
+func parsePop(path string, v bson.RawValue) (leaf, error) {
+	if !values.IsNumber(v.Type) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s", formatElement(path, v))
+	}
+	n, ok := integral(v)
+	if !ok || (n != 1 && n != -1) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$pop expects 1 or -1, found: %s", formatValue(v))
+	}
+	return popOp{first: n == -1}, nil
+}
+
+func (o popOp) apply(c *applyCtx, s *slot) error {
+	if s.n == nil {
+		return nil
+	}
+	if s.n.t != bson.TypeArray {
+		return mongoerr.New(mongoerr.TypeMismatch, "Path '%s' contains an element of non-array type '%s'",
+			s.path(), values.TypeName(s.n.t))
+	}
+	s.n.expand()
+	if len(s.n.elems) == 0 {
+		return nil
+	}
+	if o.first {
+		s.n.elems = s.n.elems[1:]
+	} else {
+		s.n.elems = s.n.elems[:len(s.n.elems)-1]
+	}
+	return c.modified(s)
+}
+
+// pullOp is $pull and $pullAll: removes every element that the condition
+// selects. name is the operator, for messages.
+type pullOp struct {
+	name  string
+	match func(v bson.RawValue) bool
+}
+
+// parsePull builds $pull's condition as MongoDB does: a document whose first
+// field is not an operator is a query each document element must match; an
+// operator document ({$gte: 6}, {$elemMatch: ...}) is a condition on the
+// element itself; any other value selects equal elements.
+func parsePull(v bson.RawValue, compile CompileFunc) (leaf, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return values.Equal(e, v) }}, nil
+	}
+	doc := v.Document()
+	if compile == nil {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "$pull with a condition requires a query compiler")
+	}
+	first, err := doc.IndexErr(0)
+	if err == nil && isOperatorName(first.Key()) {
+		m, err := compile(wrap(pullField, v))
+		if err != nil {
+			return nil, err
+		}
+		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return m.Match(wrap(pullField, e)) }}, nil
+	}
+	m, err := compile(doc)
+	if err != nil {
+		return nil, err
+	}
+	return pullOp{name: "$pull", match: func(e bson.RawValue) bool {
+		return e.Type == bson.TypeEmbeddedDocument && m.Match(e.Document())
+	}}, nil
+}
+
+// pullField is the field name an element is wrapped under to be matched by
+// an operator condition.
+const pullField = "v"
+
+// isOperatorName reports whether a query field is an operator rather than a
+// field path ($ref, $id and $db are DBRef fields).
+func isOperatorName(k string) bool {
+	return len(k) > 0 && k[0] == '$' && k != "$ref" && k != "$id" && k != "$db"
+}
+
+func parsePullAll(v bson.RawValue) (leaf, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "$pullAll requires an array argument but was given a %s",
+			values.TypeName(v.Type))
+	}
+	list := arrayValues(v)
+	return pullOp{name: "$pullAll", match: func(e bson.RawValue) bool { return containsValue(list, e) }}, nil
+}
+
+func (o pullOp) apply(c *applyCtx, s *slot) error {
+	if s.n == nil {
+		return nil
+	}
+	if s.n.t != bson.TypeArray {
+		return mongoerr.New(mongoerr.BadValue, "Cannot apply %s to a non-array value", o.name)
+	}
+	s.n.expand()
+	kept := s.n.elems[:0:0]
+	for _, e := range s.n.elems {
+		if !o.match(e.value()) {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == len(s.n.elems) {
+		return nil
+	}
+	s.n.elems = kept
+	return c.modified(s)
+}

@@ -1,0 +1,98 @@
+package update
+
+import (
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// parseFunc builds the leaf of one operator for one path.
+type parseFunc func(path string, v bson.RawValue, compile CompileFunc) (leaf, error)
+
+// operators is MongoDB's modifier table ($rename is handled by
+// compileRename because it occupies two paths).
+var operators = map[string]parseFunc{
+	"$set": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return setOp{val: v}, nil },
+	"$setOnInsert": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) {
+		return setOp{val: v, onInsert: true}, nil
+	},
+	"$unset":       func(string, bson.RawValue, CompileFunc) (leaf, error) { return unsetOp{}, nil },
+	"$inc":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseArith(p, v, false) },
+	"$mul":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseArith(p, v, true) },
+	"$min":         func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return compareOp{val: v, want: -1}, nil },
+	"$max":         func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return compareOp{val: v, want: 1}, nil },
+	"$currentDate": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseCurrentDate(v) },
+	"$push":        func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePush(v) },
+	"$addToSet":    func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseAddToSet(v) },
+	"$pop":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePop(p, v) },
+	"$pull":        func(_ string, v bson.RawValue, c CompileFunc) (leaf, error) { return parsePull(v, c) },
+	"$pullAll":     func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePullAll(v) },
+	"$bit":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseBit(p, v) },
+}
+
+// compileOperators builds the update tree of an operator update. Every
+// top-level field must be a known modifier whose argument is a non-empty
+// document of path: argument pairs; every array filter must be used.
+func compileOperators(spec bson.Raw, filters map[string]Matcher, compile CompileFunc) (*Update, error) {
+	u := &Update{root: &tnode{}, filters: filters}
+	used := map[string]bool{}
+	elems, _ := spec.Elements()
+	for _, e := range elems {
+		op := e.Key()
+		parse, known := operators[op]
+		if !known && op != "$rename" {
+			return nil, mongoerr.New(mongoerr.FailedToParse,
+				"Unknown modifier: %s. Expected a valid update modifier or pipeline-style update specified as an array", op)
+		}
+		args, ok := e.Value().DocumentOK()
+		if !ok {
+			return nil, mongoerr.New(mongoerr.FailedToParse,
+				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %s}",
+				values.TypeName(e.Value().Type), op, formatValue(e.Value()))
+		}
+		fields, _ := args.Elements()
+		if len(fields) == 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse,
+				"'%s' is empty. You must specify a field like so: {%s: {<field_name>: ...}}", op, op)
+		}
+		for _, f := range fields {
+			var err error
+			if op == "$rename" {
+				err = u.compileRename(f.Key(), f.Value(), used)
+			} else {
+				err = u.compileField(f.Key(), f.Value(), parse, compile, used)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	ids := make([]string, 0, len(filters))
+	for id := range filters {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if !used[id] {
+			return nil, mongoerr.New(mongoerr.FailedToParse,
+				"The array filter for identifier '%s' was not used in the update %s", id, formatValue(
+					bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: spec}))
+		}
+	}
+	return u, nil
+}
+
+func (u *Update) compileField(path string, v bson.RawValue, parse parseFunc, compile CompileFunc, used map[string]bool) error {
+	parts, err := parsePath(path, u.filters, used)
+	if err != nil {
+		return err
+	}
+	op, err := parse(path, v, compile)
+	if err != nil {
+		return err
+	}
+	return u.root.insert(parts, op)
+}

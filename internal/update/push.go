@@ -1,0 +1,263 @@
+package update
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// pushOp is $push. With $each it inserts several values at $position, then
+// orders the array by $sort and trims it to $slice elements (from the end
+// when negative); without $each the value itself is appended. A missing
+// field becomes a new array.
+type pushOp struct {
+	vals     []bson.RawValue
+	position int64
+	slice    int64
+	sort     *pushSort
+}
+
+// pushSort is a $sort clause: the whole element (fields nil) or fields of
+// embedded documents, each ascending (1) or descending (-1).
+type pushSort struct {
+	dir    int
+	fields []sortField
+}
+
+type sortField struct {
+	path []string
+	dir  int
+}
+
+func parsePush(v bson.RawValue) (leaf, error) {
+	op := pushOp{position: math.MaxInt64, slice: math.MaxInt64}
+	if v.Type != bson.TypeEmbeddedDocument {
+		op.vals = []bson.RawValue{v}
+		return op, nil
+	}
+	doc := v.Document()
+	if _, err := doc.LookupErr("$each"); err != nil {
+		op.vals = []bson.RawValue{v}
+		return op, nil
+	}
+	elems, _ := doc.Elements()
+	seen := map[string]bool{}
+	for _, e := range elems {
+		k, ev := e.Key(), e.Value()
+		if seen[k] {
+			return nil, mongoerr.New(mongoerr.BadValue, "Only one %s is supported.", k)
+		}
+		seen[k] = true
+		var err error
+		switch k {
+		case "$each":
+			if ev.Type != bson.TypeArray {
+				return nil, mongoerr.New(mongoerr.BadValue,
+					"The argument to $each in $push must be an array but it was of type: %s", values.TypeName(ev.Type))
+			}
+			op.vals = arrayValues(ev)
+		case "$slice":
+			op.slice, err = integerClause(ev, "The value for $slice must be an integer value but was given type: %s")
+		case "$position":
+			op.position, err = integerClause(ev, "The value for $position must be an integer value, not of type: %s")
+		case "$sort":
+			op.sort, err = parsePushSort(ev)
+		default:
+			return nil, mongoerr.New(mongoerr.BadValue, "Unrecognized clause in $push: %s", k)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+func arrayValues(v bson.RawValue) []bson.RawValue {
+	elems, _ := v.Array().Values()
+	return elems
+}
+
+// integerClause reads a number with an integral value as an int64.
+func integerClause(v bson.RawValue, msg string) (int64, error) {
+	if n, ok := integral(v); ok {
+		return n, nil
+	}
+	return 0, mongoerr.New(mongoerr.BadValue, msg, values.TypeName(v.Type))
+}
+
+// integral converts a number with an integral value to int64.
+func integral(v bson.RawValue) (int64, bool) {
+	switch v.Type {
+	case bson.TypeInt32:
+		return int64(v.Int32()), true
+	case bson.TypeInt64:
+		return v.Int64(), true
+	case bson.TypeDouble:
+		f := v.Double()
+		if f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
+			return int64(f), true
+		}
+	case bson.TypeDecimal128:
+		i, exp, err := v.Decimal128().BigInt()
+		if err == nil && exp >= 0 && exp < 20 && i.IsInt64() {
+			r := i.Int64()
+			for ; exp > 0; exp-- {
+				if r > math.MaxInt64/10 || r < math.MinInt64/10 {
+					return 0, false
+				}
+				r *= 10
+			}
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+func parsePushSort(v bson.RawValue) (*pushSort, error) {
+	badDir := mongoerr.New(mongoerr.BadValue, "The $sort element value must be either 1 or -1")
+	if values.IsNumber(v.Type) {
+		d, ok := integral(v)
+		if !ok || (d != 1 && d != -1) {
+			return nil, badDir
+		}
+		return &pushSort{dir: int(d)}, nil
+	}
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.BadValue,
+			"The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
+	}
+	elems, _ := v.Document().Elements()
+	if len(elems) == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "The $sort pattern is empty when it should be a set of fields.")
+	}
+	s := &pushSort{}
+	for _, e := range elems {
+		d, ok := integral(e.Value())
+		if !ok || (d != 1 && d != -1) {
+			return nil, badDir
+		}
+		if e.Key() == "" {
+			return nil, mongoerr.New(mongoerr.BadValue, "The $sort field cannot be empty")
+		}
+		parts := strings.Split(e.Key(), ".")
+		for _, p := range parts {
+			if p == "" {
+				return nil, mongoerr.New(mongoerr.BadValue,
+					"The $sort field is a dotted field but has an empty part: %s", e.Key())
+			}
+		}
+		s.fields = append(s.fields, sortField{path: parts, dir: int(d)})
+	}
+	return s, nil
+}
+
+func (o pushOp) apply(c *applyCtx, s *slot) error {
+	if s.n == nil {
+		arr := &node{t: bson.TypeArray, expanded: true}
+		o.perform(arr)
+		return c.set(s, arr, false)
+	}
+	if s.n.t != bson.TypeArray {
+		id := c.idString()
+		if id == "" {
+			id = "no id"
+		}
+		return mongoerr.New(mongoerr.BadValue, "The field '%s' must be an array but is of type %s in document {%s}",
+			s.path(), values.TypeName(s.n.t), id)
+	}
+	before := s.n.value()
+	s.n.expand()
+	o.perform(s.n)
+	if after := s.n.value(); after.Equal(before) {
+		return nil
+	}
+	return c.modified(s)
+}
+
+// perform applies the push to the expanded array arr.
+func (o pushOp) perform(arr *node) {
+	if len(o.vals) > 0 {
+		n := int64(len(arr.elems))
+		at := o.position
+		switch {
+		case at > n:
+			at = n
+		case at < 0:
+			at = max(n+at, 0)
+		}
+		add := make([]*node, len(o.vals))
+		for i, v := range o.vals {
+			add[i] = rawNode(v)
+		}
+		arr.elems = append(arr.elems[:at], append(add, arr.elems[at:]...)...)
+	}
+	if o.sort != nil {
+		vals := make([]bson.RawValue, len(arr.elems))
+		for i, e := range arr.elems {
+			vals[i] = e.value()
+		}
+		idx := make([]int, len(vals))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(i, j int) bool { return o.sort.compare(vals[idx[i]], vals[idx[j]]) < 0 })
+		sorted := make([]*node, len(idx))
+		for i, k := range idx {
+			sorted[i] = arr.elems[k]
+		}
+		arr.elems = sorted
+	}
+	if o.slice != math.MaxInt64 {
+		keep := o.slice
+		if keep < 0 {
+			keep = -keep
+		}
+		if n := int64(len(arr.elems)); n > keep {
+			if o.slice >= 0 {
+				arr.elems = arr.elems[:keep]
+			} else {
+				arr.elems = arr.elems[n-keep:]
+			}
+		}
+	}
+}
+
+// compare orders two array elements by the $sort clause. A field sort reads
+// the dotted fields of each element (a non-document element has none), with
+// null for a missing field, and compares the whole values found, arrays
+// included, as MongoDB's PatternElementCmp does.
+func (p *pushSort) compare(a, b bson.RawValue) int {
+	if p.fields == nil {
+		return values.Compare(a, b) * p.dir
+	}
+	for _, f := range p.fields {
+		if c := values.Compare(sortKey(a, f.path), sortKey(b, f.path)); c != 0 {
+			return c * f.dir
+		}
+	}
+	return 0
+}
+
+var nullValue = bson.RawValue{Type: bson.TypeNull}
+
+func sortKey(v bson.RawValue, path []string) bson.RawValue {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nullValue
+	}
+	for _, p := range path {
+		if !isContainer(v.Type) {
+			return nullValue
+		}
+		next, err := bson.Raw(v.Value).LookupErr(p)
+		if err != nil {
+			return nullValue
+		}
+		v = next
+	}
+	return v
+}

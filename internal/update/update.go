@@ -1,0 +1,110 @@
+// Package update implements MongoDB's update language applied to one
+// document: operator updates ({$set: ...}), replacement documents, and the
+// document an upsert starts from. MongoDB (5.0 and later) is the
+// specification: the same results, the same field order, the same error codes
+// and messages.
+package update
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Matcher decides whether a document matches a compiled query filter.
+type Matcher interface {
+	Match(doc bson.Raw) bool
+}
+
+// CompileFunc compiles a query filter; the query package provides it. It is
+// used for $pull conditions and for arrayFilters.
+type CompileFunc func(filter bson.Raw) (Matcher, error)
+
+// Options configure Compile.
+type Options struct {
+	// ArrayFilters are the filters for $[<identifier>] path components.
+	ArrayFilters []bson.Raw
+	// Compile compiles $pull conditions and array filters.
+	Compile CompileFunc
+}
+
+// MaxDocumentSize is the largest document an update may produce.
+const MaxDocumentSize = 16 * 1024 * 1024
+
+// Update is a compiled update, safe for concurrent use by many Apply calls.
+type Update struct {
+	replacement bson.Raw // the replacement document, or nil for an operator update
+	root        *tnode   // operator update tree
+	filters     map[string]Matcher
+}
+
+// Compile parses an update document. A document whose first field starts
+// with '$' is an operator update; any other document (including {}) is a
+// replacement.
+func Compile(spec bson.Raw, opts Options) (*Update, error) {
+	if err := validate(spec); err != nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "invalid update document: %v", err)
+	}
+	first, err := spec.IndexErr(0)
+	if err != nil || len(first.Key()) == 0 || first.Key()[0] != '$' {
+		return compileReplacement(spec)
+	}
+	filters, err := compileArrayFilters(opts)
+	if err != nil {
+		return nil, err
+	}
+	return compileOperators(spec, filters, opts.Compile)
+}
+
+// CompileValue compiles the u field of an update statement, which is either
+// a document or an aggregation pipeline (array).
+func CompileValue(v bson.RawValue, opts Options) (*Update, error) {
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		return Compile(v.Document(), opts)
+	case bson.TypeArray:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "pipeline-style updates are not supported yet")
+	}
+	return nil, mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
+}
+
+// IsReplacement reports whether u replaces whole documents.
+func (u *Update) IsReplacement() bool { return u.replacement != nil }
+
+// Apply applies u to doc and returns the updated document. pos is the index
+// of the array element the query matched, for the positional $ operator, or
+// -1. insert is true when doc is the seed of an upsert ($setOnInsert applies
+// then, and dollar-prefixed top-level fields may be created). modified is
+// false when the result is byte-for-byte the original document, which is
+// MongoDB's nModified rule: setting a field to its current value is no
+// modification.
+func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modified bool, err error) {
+	if u.replacement != nil {
+		out, err = u.applyReplacement(doc)
+	} else {
+		out, err = u.applyOperators(doc, pos, insert)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if len(out) > MaxDocumentSize {
+		return nil, false, mongoerr.New(mongoerr.Code(17419),
+			"Resulting document after update is larger than %d", MaxDocumentSize)
+	}
+	return out, !bytes.Equal(out, doc), nil
+}
+
+// validate checks that b is one well-formed BSON document.
+func validate(b bson.Raw) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	if len(b) < 5 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0 {
+		return errors.New("document not terminated")
+	}
+	return nil
+}
