@@ -1,6 +1,8 @@
 package update
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -39,10 +41,10 @@ func (u *Update) applyReplacement(doc bson.Raw) (bson.Raw, error) {
 				"After applying the update, the (immutable) field '_id' was found to have been altered to %s",
 				formatElement("_id", id))
 		}
-		return u.replacement, nil
+		return slices.Clone(u.replacement), nil
 	}
 	if origErr != nil {
-		return u.replacement, nil
+		return slices.Clone(u.replacement), nil
 	}
 	idx, out := bsoncore.AppendDocumentStart(make([]byte, 0, len(u.replacement)+len(orig.Value)+8))
 	out = bsoncore.AppendHeader(out, bsoncore.Type(orig.Type), "_id")
