@@ -54,7 +54,7 @@ func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
 		}
 		return pos, nil
 	case v.Type == bson.TypeBinary:
-		_, data := v.Binary()
+		_, data, _ := v.BinaryOK()
 		for i, c := range data {
 			for b := uint32(0); b < 8; b++ {
 				if c&(1<<b) != 0 {
@@ -86,7 +86,7 @@ func (n *Node) bitsMatch(v bson.RawValue) bool {
 			return x&(1<<p) != 0
 		}
 	case v.Type == bson.TypeBinary:
-		_, data := v.Binary()
+		_, data, _ := v.BinaryOK()
 		bit = func(p uint32) bool {
 			i := int(p / 8)
 			return i < len(data) && data[i]&(1<<(p%8)) != 0

@@ -18,8 +18,8 @@ func Compile(filter bson.Raw) (*Filter, error) {
 	if len(filter) == 0 {
 		filter = bson.Raw{5, 0, 0, 0, 0}
 	}
-	if err := bsoncore.Document(filter).Validate(); err != nil {
-		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid filter document: %s", err.Error())
+	if !wellFormed(filter) {
+		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in filter document")
 	}
 	root, err := parseFilter(filter, false)
 	if err != nil {
@@ -341,7 +341,7 @@ func parseNot(path string, v bson.RawValue) (*Node, error) {
 	default:
 		return nil, mongoerr.New(mongoerr.BadValue, "$not needs a regex or a document")
 	}
-	if firstKey(v.Value) == "" && len(v.Value) <= 5 {
+	if len(v.Value) <= 5 {
 		return nil, mongoerr.New(mongoerr.BadValue, "$not cannot be empty")
 	}
 	nodes, err := parseOperators(path, v.Value)
@@ -447,10 +447,11 @@ func parseRegexDocument(path string, ops []byte) (*Node, error) {
 		}
 		switch string(k) {
 		case "$regex":
-			switch e.Type {
-			case bson.TypeString:
-				pattern = e.StringValue()
-			case bson.TypeRegex:
+			s, isString := e.StringValueOK()
+			switch {
+			case isString:
+				pattern = s
+			case e.Type == bson.TypeRegex:
 				var flags string
 				pattern, flags = e.Regex()
 				if flags != "" {
@@ -463,14 +464,15 @@ func parseRegexDocument(path string, ops []byte) (*Node, error) {
 				return nil, mongoerr.New(mongoerr.BadValue, "$regex has to be a string")
 			}
 		case "$options":
-			if e.Type != bson.TypeString {
+			s, isString := e.StringValueOK()
+			if !isString {
 				return nil, mongoerr.New(mongoerr.BadValue, "$options has to be a string")
 			}
 			if options != "" || sawOptions {
 				return nil, mongoerr.New(51075, "options set in both $regex and $options")
 			}
 			sawOptions = true
-			options = e.StringValue()
+			options = s
 		}
 	}
 	re, err := compileRegex(pattern, options)

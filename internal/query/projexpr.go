@@ -22,13 +22,13 @@ type projExpr struct {
 }
 
 func parseProjExpr(v bson.RawValue) (*projExpr, error) {
-	switch v.Type {
-	case bson.TypeString:
-		s := v.StringValue()
+	if s, ok := v.StringValueOK(); ok {
 		if !strings.HasPrefix(s, "$") {
 			return &projExpr{literal: v}, nil
 		}
 		return parseFieldRef(s)
+	}
+	switch v.Type {
 	case bson.TypeArray:
 		e := &projExpr{isArray: true}
 		it := iterate(v.Value)

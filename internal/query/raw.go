@@ -110,3 +110,47 @@ func firstKey(doc []byte) string {
 	}
 	return string(k)
 }
+
+// wellFormed reports whether doc is a BSON document that the accessors used
+// here can read without panicking. It is stricter than
+// bsoncore.Document.Validate, which accepts zero-length strings.
+func wellFormed(doc []byte) bool {
+	if bsoncore.Document(doc).Validate() != nil {
+		return false
+	}
+	return elementsWellFormed(doc)
+}
+
+func elementsWellFormed(doc []byte) bool {
+	if len(doc) < 5 || int(int32(uint32(doc[0])|uint32(doc[1])<<8|uint32(doc[2])<<16|uint32(doc[3])<<24)) != len(doc) {
+		return false
+	}
+	it := iterate(doc)
+	for {
+		_, v, ok := it.next()
+		if !ok {
+			return len(it.rest) == 0
+		}
+		if !valueWellFormed(v) {
+			return false
+		}
+	}
+}
+
+func valueWellFormed(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeString, bson.TypeJavaScript, bson.TypeSymbol, bson.TypeDBPointer:
+		_, _, ok := bsoncore.ReadString(v.Value)
+		return ok
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		return elementsWellFormed(v.Value)
+	case bson.TypeCodeWithScope:
+		_, _, ok := bsoncore.Value{Type: bsoncore.TypeCodeWithScope, Data: v.Value}.CodeWithScopeOK()
+		if !ok || len(v.Value) < 4 {
+			return false
+		}
+		_, rest, ok := bsoncore.ReadString(v.Value[4:])
+		return ok && elementsWellFormed(rest)
+	}
+	return true
+}

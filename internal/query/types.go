@@ -47,8 +47,7 @@ func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {
 }
 
 func (s *typeSet) addSpec(v bson.RawValue) error {
-	if v.Type == bson.TypeString {
-		name := v.StringValue()
+	if name, ok := v.StringValueOK(); ok {
 		if name == "number" {
 			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
 				s.add(t)

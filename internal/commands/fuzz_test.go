@@ -1,0 +1,77 @@
+package commands
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/logring"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// newTestService returns a Service over an in-memory store.
+func newTestService(tb testing.TB) *Service {
+	tb.Helper()
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { kv.Close() })
+	eng, err := engine.Open(kv, engine.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Service{
+		Engine:  eng,
+		Cursors: cursors.NewRegistry(time.Minute),
+		Recent:  logring.New(16),
+		Started: time.Now(),
+	}
+}
+
+// seedCommands reads testdata/commands.jsonl: one command per line in
+// MongoDB Extended JSON.
+func seedCommands(tb testing.TB) []string {
+	f, err := os.Open("testdata/commands.jsonl")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// FuzzRun checks that no command document, however malformed its fields,
+// panics the service, and that every reply is a valid BSON document with
+// an ok field.
+func FuzzRun(f *testing.F) {
+	svc := newTestService(f)
+	for _, c := range seedCommands(f) {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, ext string) {
+		var cmd bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(ext), false, &cmd); err != nil {
+			return
+		}
+		reply := svc.Run(&Request{DB: "fuzz", Cmd: cmd, Conn: &Conn{}})
+		if err := reply.Validate(); err != nil {
+			t.Fatalf("invalid reply to %s: %v", ext, err)
+		}
+		if _, err := reply.LookupErr("ok"); err != nil {
+			t.Fatalf("reply to %s has no ok: %s", ext, reply)
+		}
+	})
+}

@@ -1,0 +1,151 @@
+package query
+
+import (
+	"testing"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func TestProjection(t *testing.T) {
+	tests := []struct {
+		spec, doc string
+		pos       int
+		want      string
+	}{
+		{`{}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "a": 1}`},
+		{`{"a": 1}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "a": 2}`},
+		{`{"b": 1, "a": 1}`, `{"a": 2, "_id": 1, "b": 3}`, -1, `{"a": 2, "_id": 1, "b": 3}`},
+		{`{"a": 1, "_id": 0}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"a": 2}`},
+		{`{"_id": 1}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1}`},
+		{`{"_id": 0}`, `{"_id": 1, "a": 2}`, -1, `{"a": 2}`},
+		{`{"a": 0}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "b": 3}`},
+		{`{"a": 0, "_id": 1}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "b": 3}`},
+		{`{"a": true}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1, "a": 2}`},
+		{`{"a": false}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1}`},
+		{`{"x": 1}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1}`},
+		{`{"a.b": 1}`, `{"_id": 1, "a": {"b": 1, "c": 2}, "d": 1}`, -1, `{"_id": 1, "a": {"b": 1}}`},
+		{`{"a.b": 1}`, `{"_id": 1, "a": [{"b": 1, "c": 2}, 3, {"c": 1}, [{"b": 4, "c": 5}]]}`, -1, `{"_id": 1, "a": [{"b": 1}, {}, [{"b": 4}]]}`},
+		{`{"a.b": 1}`, `{"_id": 1, "a": 5}`, -1, `{"_id": 1}`},
+		{`{"a.b": 1}`, `{"_id": 1, "a": {"c": 5}}`, -1, `{"_id": 1, "a": {}}`},
+		{`{"a": {"b": 1}}`, `{"_id": 1, "a": {"b": 1, "c": 2}}`, -1, `{"_id": 1, "a": {"b": 1}}`},
+		{`{"a.b": 0}`, `{"_id": 1, "a": [{"b": 1, "c": 2}, 3, [{"b": 4, "c": 5}]]}`, -1, `{"_id": 1, "a": [{"c": 2}, 3, [{"c": 5}]]}`},
+		{`{"a.b": 1, "a.c": 1}`, `{"a": {"c": 1, "b": 2, "d": 3}}`, -1, `{"a": {"c": 1, "b": 2}}`},
+		{`{"c": {"$slice": 2}}`, `{"_id": 1, "c": [1, 2, 3], "d": 4}`, -1, `{"_id": 1, "c": [1, 2], "d": 4}`},
+		{`{"c": {"$slice": -2}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [2, 3]}`},
+		{`{"c": {"$slice": -5}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [1, 2, 3]}`},
+		{`{"c": {"$slice": [1, 1]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [2]}`},
+		{`{"c": {"$slice": [-2, 5]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": [2, 3]}`},
+		{`{"c": {"$slice": [5, 5]}}`, `{"_id": 1, "c": [1, 2, 3]}`, -1, `{"_id": 1, "c": []}`},
+		{`{"c": {"$slice": 1}}`, `{"_id": 1, "c": "str"}`, -1, `{"_id": 1, "c": "str"}`},
+		{`{"c": {"$slice": 1}, "d": 1}`, `{"_id": 1, "c": [1, 2], "d": 4, "e": 5}`, -1, `{"_id": 1, "c": [1], "d": 4}`},
+		{`{"c": {"$slice": 1}, "_id": 0}`, `{"_id": 1, "c": [1, 2], "d": 4}`, -1, `{"c": [1], "d": 4}`},
+		{`{"c": {"$slice": 1}, "_id": 1}`, `{"_id": 1, "c": [1, 2], "d": 4}`, -1, `{"_id": 1, "c": [1]}`},
+		{`{"c": {"$slice": 1}, "d": 0}`, `{"_id": 1, "c": [1, 2], "d": 4, "e": 5}`, -1, `{"_id": 1, "c": [1], "e": 5}`},
+		{`{"x.c": {"$slice": 1}}`, `{"_id": 1, "x": {"c": [1, 2], "o": 1}}`, -1, `{"_id": 1, "x": {"c": [1], "o": 1}}`},
+		{`{"q": 1, "x.c": {"$slice": 1}}`, `{"_id": 1, "q": 2, "x": {"c": [1, 2], "o": 1}}`, -1, `{"_id": 1, "q": 2, "x": {"c": [1]}}`},
+		{`{"a": {"$elemMatch": {"b": {"$gt": 1}}}}`, `{"_id": 1, "a": [{"b": 1}, {"b": 2}, {"b": 3}], "c": 1}`, -1, `{"_id": 1, "a": [{"b": 2}]}`},
+		{`{"a": {"$elemMatch": {"b": 5}}, "c": 1}`, `{"_id": 1, "a": [{"b": 1}], "c": 1}`, -1, `{"_id": 1, "c": 1}`},
+		{`{"a": {"$elemMatch": {"$gt": 1}}, "c": 1}`, `{"_id": 1, "a": [1, 3], "c": 1}`, -1, `{"_id": 1, "c": 1, "a": [3]}`},
+		{`{"a.$": 1}`, `{"_id": 1, "a": [5, 6, 7], "b": 1}`, 1, `{"_id": 1, "a": [6]}`},
+		{`{"a.b.$": 1}`, `{"_id": 1, "a": [{"b": 1, "c": 1}, {"b": 2, "c": 2}]}`, 1, `{"_id": 1, "a": [{"b": 2}]}`},
+		{`{"a.$": 1}`, `{"_id": 1, "a": 5}`, -1, `{"_id": 1, "a": 5}`},
+		{`{"x": "lit", "a": 1}`, `{"_id": 1, "x": 9, "a": 2}`, -1, `{"_id": 1, "a": 2, "x": "lit"}`},
+		{`{"x": "$a.b"}`, `{"_id": 1, "a": {"b": 5}}`, -1, `{"_id": 1, "x": 5}`},
+		{`{"x": "$a.b"}`, `{"_id": 1, "a": [{"b": 5}, 3, {"b": 6}, {"c": 1}]}`, -1, `{"_id": 1, "x": [5, 6]}`},
+		{`{"x": "$missing"}`, `{"_id": 1}`, -1, `{"_id": 1}`},
+		{`{"x": {"$literal": 1}}`, `{"_id": 1}`, -1, `{"_id": 1, "x": 1}`},
+		{`{"x": null, "_id": 0}`, `{"_id": 1}`, -1, `{"x": null}`},
+		{`{"x": ["$a", 2]}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "x": [1, 2]}`},
+		{`{"x.y": "$a"}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "x": {"y": 1}}`},
+		{`{"x": {"y": "$a", "z": 1}}`, `{"_id": 1, "a": 1, "x": {"z": 3, "w": 4}}`, -1, `{"_id": 1, "x": {"z": 3, "y": 1}}`},
+		{`{"x": "$$ROOT.a"}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "x": 1}`},
+		{`{"x": "$$REMOVE", "a": 1}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "a": 1}`},
+		{`{"comments": {"$slice": [0, 2]}}`, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}, {"t": 3}], "title": "x"}`, -1, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}], "title": "x"}`},
+		{`{"count": 1, "comments": {"$slice": [1, 1]}}`, `{"_id": 1, "count": 3, "comments": [{"t": 1}, {"t": 2}], "x": 1}`, -1, `{"_id": 1, "count": 3, "comments": [{"t": 2}]}`},
+	}
+	for _, tt := range tests {
+		p, err := CompileProjection(ext(t, tt.spec))
+		if err != nil {
+			t.Errorf("%s: %v", tt.spec, err)
+			continue
+		}
+		got, err := p.Apply(ext(t, tt.doc), tt.pos)
+		if err != nil {
+			t.Errorf("%s on %s: %v", tt.spec, tt.doc, err)
+			continue
+		}
+		if want := ext(t, tt.want); !bytesEqual(got, want) {
+			t.Errorf("%s on %s:\n got %s\nwant %s", tt.spec, tt.doc, got, want)
+		}
+	}
+}
+
+func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+func TestProjectionErrors(t *testing.T) {
+	tests := []struct {
+		spec string
+		code mongoerr.Code
+		msg  string
+	}{
+		{`{"a": 1, "b": 0}`, 31254, "Cannot do exclusion on field b in inclusion projection"},
+		{`{"a": 0, "b": 1}`, 31253, "Cannot do inclusion on field b in exclusion projection"},
+		{`{"a": 0, "b": "x"}`, 31310, ""},
+		{`{"a": 0, "b": {"$literal": 1}}`, 31252, "Cannot use expression other than $meta in exclusion projection"},
+		{`{"a": 1, "a.b": 1}`, 31249, "Path collision at a.b remaining portion b"},
+		{`{"a.b": 1, "a": 1}`, 31250, "Path collision at a"},
+		{`{"a.$": 1, "b.$": 1}`, 31276, "Cannot specify more than one positional projection per query."},
+		{`{"a.$": 1, "b": {"$elemMatch": {"x": 1}}}`, 31255, "Cannot specify positional operator and $elemMatch."},
+		{`{"b": {"$elemMatch": {"x": 1}}, "a.$": 1}`, 31256, "Cannot specify positional operator and $elemMatch."},
+		{`{"a.$.b.$": 1}`, 31287, "Cannot use positional operator twice: a.$.b.$"},
+		{`{"a.$": {"$slice": 1}}`, 31271, ""},
+		{`{"a.$": "x"}`, 31308, ""},
+		{`{"a.b": {"$elemMatch": {"x": 1}}}`, 31275, "Cannot use $elemMatch projection on a nested field."},
+		{`{"a": {"$elemMatch": 1}}`, 31274, ""},
+		{`{"a": {"$slice": "x"}}`, 31273, "$slice only supports numbers and [skip, limit] arrays"},
+		{`{"a": {"$slice": [1]}}`, 31272, "$slice array argument should be of form [skip, limit]"},
+		{`{"a": {"$slice": [1, 0]}}`, 31259, "$slice limit must be positive, got 0"},
+		{`{"a": {"$slice": ["x", 1]}}`, 31257, ""},
+		{`{"a": {"$elemMatch": {"$bad": 1}}}`, 2, "unknown operator: $bad"},
+		{`{"a": {"$add": [1, 2]}}`, mongoerr.NotImplemented, ""},
+		{`{"$a": 1}`, 16410, ""},
+		{`{"a..b": 1}`, 15998, ""},
+	}
+	for _, tt := range tests {
+		_, err := CompileProjection(ext(t, tt.spec))
+		checkErr(t, tt.spec, err, tt.code, tt.msg)
+	}
+}
+
+func TestPositionalApplyError(t *testing.T) {
+	p, err := CompileProjection(ext(t, `{"a.$": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Apply(ext(t, `{"a": [1, 2]}`), -1)
+	checkErr(t, "no position", err, 51246, "")
+}
+
+func TestPositionalWithFilter(t *testing.T) {
+	f, err := Compile(ext(t, `{"ancestors.id": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := CompileProjection(ext(t, `{"ancestors.$": 1, "_id": 0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := ext(t, `{"_id": 1, "ancestors": [{"id": 1, "n": "a"}, {"id": 2, "n": "b"}]}`)
+	ok, pos := f.MatchPositional(doc)
+	if !ok || pos != 1 {
+		t.Fatalf("MatchPositional = %v, %d", ok, pos)
+	}
+	got, err := p.Apply(doc, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ext(t, `{"ancestors": [{"id": 2, "n": "b"}]}`); !bytesEqual(got, want) {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}

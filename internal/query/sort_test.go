@@ -1,0 +1,92 @@
+package query
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func TestSort(t *testing.T) {
+	tests := []struct {
+		spec string
+		docs []string // in input order; each has an integer _id
+		want []int32  // _ids in sorted order (stable)
+	}{
+		{`{"a": 1}`, []string{`{"_id": 1, "a": 3}`, `{"_id": 2, "a": 1}`, `{"_id": 3, "a": 2}`}, []int32{2, 3, 1}},
+		{`{"a": -1}`, []string{`{"_id": 1, "a": 3}`, `{"_id": 2, "a": 1}`, `{"_id": 3, "a": 2}`}, []int32{1, 3, 2}},
+		{`{"a": 1}`, []string{`{"_id": 1, "a": "x"}`, `{"_id": 2, "a": 1}`, `{"_id": 3}`, `{"_id": 4, "a": null}`, `{"_id": 5, "a": {"b": 1}}`, `{"_id": 6, "a": []}`},
+			[]int32{6, 3, 4, 2, 1, 5}},
+		{`{"a": -1}`, []string{`{"_id": 1, "a": "x"}`, `{"_id": 2, "a": 1}`, `{"_id": 3}`, `{"_id": 4, "a": null}`, `{"_id": 6, "a": []}`},
+			[]int32{1, 2, 3, 4, 6}},
+		{`{"a": 1}`, []string{`{"_id": 1, "a": [5, 1]}`, `{"_id": 2, "a": 2}`, `{"_id": 3, "a": [3, 4]}`}, []int32{1, 2, 3}},
+		{`{"a": -1}`, []string{`{"_id": 1, "a": [5, 1]}`, `{"_id": 2, "a": 2}`, `{"_id": 3, "a": [3, 4]}`}, []int32{1, 3, 2}},
+		{`{"a.b": 1}`, []string{`{"_id": 1, "a": [{"b": 5}, {"b": 0}]}`, `{"_id": 2, "a": {"b": 1}}`, `{"_id": 3, "a": [{"b": 3}, {"c": 1}]}`}, []int32{3, 1, 2}},
+		{`{"a": 1, "b": -1}`, []string{`{"_id": 1, "a": 1, "b": 1}`, `{"_id": 2, "a": 1, "b": 2}`, `{"_id": 3, "a": 0, "b": 0}`}, []int32{3, 2, 1}},
+		{`{"a": 1}`, []string{`{"_id": 1, "a": 2.5}`, `{"_id": 2, "a": {"$numberLong": "2"}}`, `{"_id": 3, "a": {"$numberDecimal": "2.4"}}`}, []int32{2, 3, 1}},
+		{`{"a": 1}`, []string{`{"_id": 1, "a": [[1], 2]}`, `{"_id": 2, "a": 1.5}`}, []int32{2, 1}},
+		{`{"time": -1}`, []string{`{"_id": 1, "time": {"$date": "2020-01-01T00:00:00Z"}}`, `{"_id": 2, "time": {"$date": "2021-01-01T00:00:00Z"}}`}, []int32{2, 1}},
+		{`{"a": 1}`, []string{`{"_id": 1, "a": 1}`, `{"_id": 2, "a": 1}`, `{"_id": 3, "a": 0}`}, []int32{3, 1, 2}},
+	}
+	for _, tt := range tests {
+		s, err := CompileSort(ext(t, tt.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		docs := make([]bson.Raw, len(tt.docs))
+		for i, d := range tt.docs {
+			docs[i] = ext(t, d)
+		}
+		byDoc := slices.Clone(docs)
+		slices.SortStableFunc(byDoc, s.Compare)
+		keys := make([][]bson.RawValue, len(docs))
+		idx := make([]int, len(docs))
+		for i, d := range docs {
+			keys[i], idx[i] = s.Keys(d), i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return s.CompareKeys(keys[a], keys[b]) })
+		for i := range tt.want {
+			if id := byDoc[i].Lookup("_id").Int32(); id != tt.want[i] {
+				t.Errorf("%s: Compare order position %d = %d, want %v", tt.spec, i, id, tt.want)
+				break
+			}
+			if id := docs[idx[i]].Lookup("_id").Int32(); id != tt.want[i] {
+				t.Errorf("%s: CompareKeys order position %d = %d, want %v", tt.spec, i, id, tt.want)
+				break
+			}
+		}
+	}
+}
+
+func TestSortSpec(t *testing.T) {
+	s, err := CompileSort(ext(t, `{"$natural": -1}`))
+	if err != nil || s.Natural() != -1 || !s.Empty() {
+		t.Fatalf("$natural: %v %v", s, err)
+	}
+	s, err = CompileSort(ext(t, `{"a": 1.0, "b": {"$numberLong": "-1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, d := s.Fields(); !slices.Equal(f, []string{"a", "b"}) || !slices.Equal(d, []int{1, -1}) {
+		t.Fatalf("Fields = %v %v", f, d)
+	}
+	tests := []struct {
+		spec string
+		code mongoerr.Code
+	}{
+		{`{"a": 2}`, 15975},
+		{`{"a": 0}`, 15975},
+		{`{"a": "x"}`, 15975},
+		{`{"a": true}`, 15975},
+		{`{"a": {"$meta": "textScore"}}`, mongoerr.NotImplemented},
+		{`{"a": {"x": 1}}`, 17312},
+		{`{"": 1}`, 40352},
+		{`{"a..b": 1}`, 15998},
+		{`{"$a": 1}`, 16410},
+	}
+	for _, tt := range tests {
+		_, err := CompileSort(ext(t, tt.spec))
+		checkErr(t, tt.spec, err, tt.code, "")
+	}
+}
