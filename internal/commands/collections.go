@@ -16,7 +16,6 @@ func init() {
 	register(dropDatabaseCmd, "dropDatabase")
 	register(listCollectionsCmd, "listCollections")
 	register(renameCollectionCmd, "renameCollection")
-	register(listIndexesCmd, "listIndexes")
 }
 
 // unsupportedCreateOptions are create options MongoDB accepts that Folio
@@ -78,11 +77,12 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	c := s.Engine.Collection(r.DB, name)
 	existed, err := s.Engine.DropCollection(r.DB, name)
-	if err != nil || !existed {
+	if err != nil || !existed || c == nil {
 		return nil, err
 	}
-	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
+	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(len(c.Indexes()) + 1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
 }
 
 func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -141,17 +141,6 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return oneBatchCursor(r.DB+".$cmd.listCollections", batch), nil
-}
-
-func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
-	if err != nil {
-		return nil, err
-	}
-	if s.Engine.Collection(r.DB, name) == nil {
-		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
-	}
-	return oneBatchCursor(r.DB+"."+name, []bson.Raw{marshal(idIndexSpec())}), nil
 }
 
 // renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -25,6 +26,29 @@ type Collection struct {
 
 	mu      sync.RWMutex
 	dropped bool // set under mu once the catalog entry is gone
+
+	// indexes are the secondary indexes, replaced whole (copy on write)
+	// under mu held exclusively, so readers load them without locking.
+	indexes     atomic.Pointer[[]*Index]
+	nextIndexID uint32
+}
+
+// Indexes returns the collection's secondary indexes.
+func (c *Collection) Indexes() []*Index {
+	if p := c.indexes.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// FindIndex returns the index named name, or nil.
+func (c *Collection) FindIndex(name string) *Index {
+	for _, ix := range c.Indexes() {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	return nil
 }
 
 // CollectionOptions are the create options Folio stores with a collection.
@@ -36,9 +60,17 @@ type CollectionOptions struct {
 
 // catalogEntry is the stored form of a Collection.
 type catalogEntry struct {
-	ID      int64             `bson:"id"`
-	UUID    []byte            `bson:"uuid"`
-	Options CollectionOptions `bson:"options"`
+	ID          int64             `bson:"id"`
+	UUID        []byte            `bson:"uuid"`
+	Options     CollectionOptions `bson:"options"`
+	Indexes     []storedIndex     `bson:"indexes"`
+	NextIndexID int64             `bson:"nextIndexID"`
+}
+
+// storedIndex is an index in the catalog: its id and its listIndexes spec.
+type storedIndex struct {
+	ID   int64    `bson:"id"`
+	Spec bson.Raw `bson:"spec"`
 }
 
 // catalog is the in-memory image of the stored catalog. mu orders catalog
@@ -71,8 +103,17 @@ func (c *catalog) load(r storage.Reader) error {
 		if err := bson.Unmarshal(it.Value(), &e); err != nil {
 			return err
 		}
-		coll := &Collection{DB: db, Name: name, ID: uint32(e.ID), Options: e.Options}
+		coll := &Collection{DB: db, Name: name, ID: uint32(e.ID), Options: e.Options, nextIndexID: uint32(e.NextIndexID)}
 		copy(coll.UUID[:], e.UUID)
+		var ixs []*Index
+		for _, si := range e.Indexes {
+			ix, err := indexFromSpec(uint32(si.ID), si.Spec)
+			if err != nil {
+				return err
+			}
+			ixs = append(ixs, ix)
+		}
+		coll.indexes.Store(&ixs)
 		c.colls[nsKey(db, name)] = coll
 	}
 	return it.Error()
@@ -95,7 +136,7 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 	if err := ValidateCollName(db, name); err != nil {
 		return nil, err
 	}
-	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts}
+	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts, nextIndexID: 1}
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
@@ -116,7 +157,16 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 }
 
 func putCatalogEntry(b storage.Batch, coll *Collection) error {
-	v, err := bson.Marshal(catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options})
+	return putCatalogEntryWith(b, coll, coll.Indexes())
+}
+
+// putCatalogEntryWith stores coll's entry with the given index list.
+func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
+	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
+	for _, ix := range ixs {
+		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec})
+	}
+	v, err := bson.Marshal(entry)
 	if err != nil {
 		return err
 	}
@@ -189,8 +239,7 @@ func (e *Engine) dropLocked(c *Collection) error {
 	if err := b.Delete(catalogKey(c.DB, c.Name)); err != nil {
 		return err
 	}
-	lo, hi := docSpan(c.ID)
-	if err := b.DeleteRange(lo, hi); err != nil {
+	if err := deleteCollectionData(b, c.ID); err != nil {
 		return err
 	}
 	if err := b.Commit(true); err != nil {
@@ -243,15 +292,15 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	if target != nil {
 		target.mu.Lock()
 		defer target.mu.Unlock()
-		lo, hi := docSpan(target.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
+		if err := deleteCollectionData(b, target.ID); err != nil {
 			return err
 		}
 	}
 	if err := b.Delete(catalogKey(fromDB, from)); err != nil {
 		return err
 	}
-	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options}
+	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
+	moved.indexes.Store(src.indexes.Load())
 	if err := putCatalogEntry(b, moved); err != nil {
 		return err
 	}
@@ -300,4 +349,15 @@ func (e *Engine) Databases() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// deleteCollectionData deletes every document and index entry of the
+// collection with id collID.
+func deleteCollectionData(b storage.Batch, collID uint32) error {
+	lo, hi := docSpan(collID)
+	if err := b.DeleteRange(lo, hi); err != nil {
+		return err
+	}
+	lo, hi = collIndexSpan(collID)
+	return b.DeleteRange(lo, hi)
 }

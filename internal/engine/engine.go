@@ -22,11 +22,15 @@ type Options struct {
 
 // Engine is the database: catalog plus documents over one KV store.
 type Engine struct {
-	kv    storage.KV
-	opts  Options
-	log   *slog.Logger
-	cat   catalog
-	locks lockTable
+	kv   storage.KV
+	opts Options
+	log  *slog.Logger
+	cat  catalog
+	// locks serialize writers of a document (by its key); uniqueLocks
+	// serialize writers of an entry of a unique index. A writer takes
+	// document locks first, then unique-entry locks, each set at once.
+	locks       lockTable
+	uniqueLocks lockTable
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after

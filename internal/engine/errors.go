@@ -10,16 +10,36 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// duplicateIDError is MongoDB's DuplicateKey error for the _id index, with
-// keyPattern and keyValue.
+// duplicateIDError is MongoDB's DuplicateKey error for the _id index.
 func duplicateIDError(c *Collection, id bson.RawValue) *mongoerr.Error {
-	err := mongoerr.New(mongoerr.DuplicateKey,
-		"E11000 duplicate key error collection: %s.%s index: _id_ dup key: { _id: %s }",
-		c.DB, c.Name, displayValue(id))
-	err.Extra = bson.D{
-		{Key: "keyPattern", Value: bson.D{{Key: "_id", Value: int32(1)}}},
-		{Key: "keyValue", Value: bson.D{{Key: "_id", Value: id}}},
+	return dupKey(c, idIndexName, idKeyPattern, []string{"_id"}, []bson.RawValue{id})
+}
+
+// duplicateKeyError is MongoDB's DuplicateKey error for key k of the unique
+// index ix.
+func duplicateKeyError(c *Collection, ix *Index, k indexKey) *mongoerr.Error {
+	paths := make([]string, len(ix.Fields))
+	for i, f := range ix.Fields {
+		paths[i] = f.Path
 	}
+	return dupKey(c, ix.Name, ix.keyPattern(), paths, k.vals)
+}
+
+// dupKey builds error 11000 with MongoDB's message and its keyPattern and
+// keyValue fields.
+func dupKey(c *Collection, index string, pattern bson.Raw, paths []string, vals []bson.RawValue) *mongoerr.Error {
+	var shown strings.Builder
+	keyValue := bson.D{}
+	for i, p := range paths {
+		if i > 0 {
+			shown.WriteString(", ")
+		}
+		shown.WriteString(p + ": " + displayValue(vals[i]))
+		keyValue = append(keyValue, bson.E{Key: p, Value: vals[i]})
+	}
+	err := mongoerr.New(mongoerr.DuplicateKey,
+		"E11000 duplicate key error collection: %s.%s index: %s dup key: { %s }", c.DB, c.Name, index, shown.String())
+	err.Extra = bson.D{{Key: "keyPattern", Value: pattern}, {Key: "keyValue", Value: keyValue}}
 	return err
 }
 

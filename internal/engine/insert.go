@@ -52,56 +52,68 @@ type pendingInsert struct {
 	doc   bson.Raw
 	id    bson.RawValue
 	key   []byte
+	ix    indexChanges
 }
 
 func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered bool) (int, []WriteError, error) {
 	var werrs []WriteError
+	fail := func(i int, err error) { werrs = append(werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	pending := make([]pendingInsert, 0, len(docs))
 	keys := make([][]byte, 0, len(docs))
+	var uniques [][]byte
 	for i, d := range docs {
 		doc, id, err := prepareInsert(d)
+		var k []byte
+		var ch indexChanges
+		if err == nil {
+			k = docKey(c.ID, id)
+			ch, err = c.indexChanges(idFromDocKey(k), nil, doc)
+		}
 		if err != nil {
-			werrs = append(werrs, WriteError{Index: base + i, Err: mongoerr.As(err)})
+			fail(base+i, err)
 			if ordered {
 				break
 			}
 			continue
 		}
-		k := docKey(c.ID, id)
-		pending = append(pending, pendingInsert{index: base + i, doc: doc, id: id, key: k})
+		pending = append(pending, pendingInsert{index: base + i, doc: doc, id: id, key: k, ix: ch})
 		keys = append(keys, k)
+		uniques = append(uniques, uniqueKeys(ch)...)
 	}
 	if len(pending) == 0 {
 		return 0, werrs, nil
 	}
 	unlock := e.locks.lock(keys...)
 	defer unlock()
+	if len(uniques) > 0 {
+		unlockUnique := e.uniqueLocks.lock(uniques...)
+		defer unlockUnique()
+	}
 	b := e.kv.NewBatch()
 	defer b.Close()
 	seen := make(map[string]struct{}, len(pending))
+	staged := map[string][]byte{}
 	n := 0
 	for _, p := range pending {
 		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
 			break
 		}
-		_, dupInBatch := seen[string(p.key)]
-		exists := dupInBatch
-		if !exists {
-			_, ok, err := e.kv.Get(p.key)
-			if err != nil {
-				return 0, werrs, err
-			}
-			exists = ok
-		}
-		if exists {
-			werrs = append(werrs, WriteError{Index: p.index, Err: duplicateIDError(c, p.id)})
+		if err := e.checkInsert(c, p, seen, staged); err != nil {
+			fail(p.index, err)
 			if ordered {
 				break
 			}
 			continue
 		}
 		seen[string(p.key)] = struct{}{}
+		encID := idFromDocKey(p.key)
+		for _, u := range p.ix.uniques {
+			staged[string(u.entry)] = encID
+		}
 		if err := b.Set(p.key, p.doc); err != nil {
+			return 0, werrs, err
+		}
+		if err := p.ix.stage(b, encID); err != nil {
 			return 0, werrs, err
 		}
 		n++
@@ -111,4 +123,20 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	}
 	sortWriteErrors(werrs)
 	return n, werrs, nil
+}
+
+// checkInsert fails when p's _id exists (committed, or earlier in the
+// batch) or one of its unique index keys is taken.
+func (e *Engine) checkInsert(c *Collection, p pendingInsert, seen map[string]struct{}, staged map[string][]byte) error {
+	_, exists := seen[string(p.key)]
+	if !exists {
+		var err error
+		if _, exists, err = e.kv.Get(p.key); err != nil {
+			return err
+		}
+	}
+	if exists {
+		return duplicateIDError(c, p.id)
+	}
+	return e.checkUnique(c, idFromDocKey(p.key), p.ix, staged)
 }

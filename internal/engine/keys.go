@@ -13,6 +13,10 @@ import (
 //	m <name>                        engine metadata (the collection id counter)
 //	c <db> 0x00 <collection>        catalog entry -> collection metadata (BSON)
 //	d <collID:4> <keyenc(_id)>      document -> raw BSON
+//	i <collID:4> <indexID:4> <keyenc(k1..kn)> [<keyenc(_id)>]
+//	                                index entry -> keyenc(_id); unique
+//	                                indexes leave _id out of the key, so
+//	                                equal keys of two documents collide
 //
 // Collection ids are never reused, so dropping a collection is one range
 // deletion of its documents and nothing can resurrect them.
@@ -20,6 +24,7 @@ const (
 	spaceMeta    = 'm'
 	spaceCatalog = 'c'
 	spaceDoc     = 'd'
+	spaceIndex   = 'i'
 )
 
 var keyNextCollID = []byte{spaceMeta, 'n', 'e', 'x', 't', 'c', 'o', 'l', 'l'}
@@ -46,4 +51,29 @@ func docSpan(collID uint32) (lower, upper []byte) {
 
 func docKey(collID uint32, id bson.RawValue) []byte {
 	return keyenc.AppendValue(docPrefix(collID), id)
+}
+
+// collIndexSpan bounds every index entry of one collection.
+func collIndexSpan(collID uint32) (lower, upper []byte) {
+	return binary.BigEndian.AppendUint32([]byte{spaceIndex}, collID), binary.BigEndian.AppendUint32([]byte{spaceIndex}, collID+1)
+}
+
+func indexPrefix(collID, indexID uint32) []byte {
+	k := make([]byte, 0, 64)
+	k = append(k, spaceIndex)
+	k = binary.BigEndian.AppendUint32(k, collID)
+	return binary.BigEndian.AppendUint32(k, indexID)
+}
+
+// indexSpan bounds the entries of one index.
+func indexSpan(collID, indexID uint32) (lower, upper []byte) {
+	return indexPrefix(collID, indexID), indexPrefix(collID, indexID+1)
+}
+
+// idFromDocKey is the encoded _id part of a document key.
+func idFromDocKey(key []byte) []byte { return key[5:] }
+
+// docKeyFromEncodedID rebuilds a document key from an encoded _id.
+func docKeyFromEncodedID(collID uint32, encID []byte) []byte {
+	return append(docPrefix(collID), encID...)
 }

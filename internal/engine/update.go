@@ -121,10 +121,5 @@ func (e *Engine) insertOne(c *Collection, doc bson.Raw) (bson.RawValue, error) {
 	} else if exists {
 		return bson.RawValue{}, duplicateIDError(c, id)
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := b.Set(key, doc); err != nil {
-		return bson.RawValue{}, err
-	}
-	return id, e.commit(b)
+	return id, e.writeDoc(c, key, nil, doc)
 }

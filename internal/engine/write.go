@@ -41,17 +41,43 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter,
 	if err != nil || what == keep {
 		return true, err
 	}
+	if what == remove {
+		next = nil
+	}
+	return true, e.writeDoc(c, key, cur, next)
+}
+
+// writeDoc commits one document's change from old to next (nil for absent)
+// together with its index entries in one batch, after checking unique
+// indexes. The caller holds the document's lock; unique-entry locks are
+// taken after it, always in that order.
+func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
+	encID := idFromDocKey(key)
+	ch, err := c.indexChanges(encID, old, next)
+	if err != nil {
+		return err
+	}
+	if len(ch.uniques) > 0 {
+		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
+		defer unlock()
+		if err := e.checkUnique(c, encID, ch, nil); err != nil {
+			return err
+		}
+	}
 	b := e.kv.NewBatch()
 	defer b.Close()
-	if what == remove {
+	if next == nil {
 		err = b.Delete(key)
 	} else {
 		err = b.Set(key, next)
 	}
-	if err != nil {
-		return true, err
+	if err == nil {
+		err = ch.stage(b, encID)
 	}
-	return true, e.commit(b)
+	if err != nil {
+		return err
+	}
+	return e.commit(b)
 }
 
 // forEachMatch calls fn with each document of c matching f in a snapshot

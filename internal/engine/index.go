@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// IndexField is one field of an index key pattern.
+type IndexField struct {
+	Path  string
+	parts []string
+	Desc  bool
+}
+
+// Index is a secondary index: its definition and what the write and read
+// paths need to maintain and use it. Indexes are immutable once built.
+type Index struct {
+	ID     uint32
+	Name   string
+	Fields []IndexField
+	// Spec is the definition as listIndexes reports it.
+	Spec    bson.Raw
+	Unique  bool
+	Sparse  bool
+	Hidden  bool
+	partial *query.Filter
+	// ExpireAfter is the TTL in seconds, or -1 when the index has none.
+	ExpireAfter int64
+}
+
+// IndexSpec is a requested index, as createIndexes describes it.
+type IndexSpec struct {
+	Name        string
+	Key         bson.Raw
+	Unique      bool
+	Sparse      bool
+	Hidden      bool
+	Partial     bson.Raw
+	ExpireAfter int64 // -1: none
+}
+
+// idIndexName is the name of the _id index every collection has.
+const idIndexName = "_id_"
+
+// codeCannotIndexParallelArrays: a document may hold an array in at most
+// one of the fields of a compound index.
+const codeCannotIndexParallelArrays mongoerr.Code = 171
+
+// newIndex validates spec and builds the Index with id.
+func newIndex(id uint32, spec IndexSpec) (*Index, error) {
+	elems, err := spec.Key.Elements()
+	if err != nil || len(elems) == 0 {
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
+	}
+	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}
+	for _, el := range elems {
+		path := el.Key()
+		if path == "" || strings.HasPrefix(path, "$") || strings.Contains(path, "..") || strings.HasSuffix(path, ".") || strings.HasPrefix(path, ".") {
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", path)
+		}
+		v := el.Value()
+		var desc bool
+		switch v.Type {
+		case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128:
+			f := numberValue(v)
+			if f == 0 {
+				return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in the index key pattern can't be 0: %s: 0", path)
+			}
+			desc = f < 0
+		case bson.TypeString:
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", v.StringValue())
+		default:
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", v.Type)
+		}
+		ix.Fields = append(ix.Fields, IndexField{Path: path, parts: strings.Split(path, "."), Desc: desc})
+	}
+	if ix.Name == "" {
+		ix.Name = DefaultIndexName(spec.Key)
+	}
+	if len(spec.Partial) > 0 {
+		if ix.partial, err = query.Compile(spec.Partial); err != nil {
+			return nil, err
+		}
+	}
+	ix.Spec = indexSpecDoc(ix, spec)
+	return ix, nil
+}
+
+// DefaultIndexName is the name drivers and MongoDB give an index: each
+// field and its direction or type joined by underscores ("a_1_b_-1").
+func DefaultIndexName(key bson.Raw) string {
+	var b strings.Builder
+	elems, _ := key.Elements()
+	for i, el := range elems {
+		if i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteString(el.Key())
+		b.WriteByte('_')
+		v := el.Value()
+		if v.Type == bson.TypeString {
+			b.WriteString(v.StringValue())
+		} else {
+			b.WriteString(strconv.FormatFloat(numberValue(v), 'f', -1, 64))
+		}
+	}
+	return b.String()
+}
+
+// numberValue is a numeric key-pattern value as a float64.
+func numberValue(v bson.RawValue) float64 {
+	f, _ := values.Float64(v)
+	return f
+}
+
+// indexSpecDoc builds the document listIndexes reports for ix.
+func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
+	start, d := bsoncore.AppendDocumentStart(nil)
+	d = bsoncore.AppendInt32Element(d, "v", 2)
+	d = bsoncore.AppendDocumentElement(d, "key", spec.Key)
+	d = bsoncore.AppendStringElement(d, "name", ix.Name)
+	if ix.Unique {
+		d = bsoncore.AppendBooleanElement(d, "unique", true)
+	}
+	if ix.Sparse {
+		d = bsoncore.AppendBooleanElement(d, "sparse", true)
+	}
+	if len(spec.Partial) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "partialFilterExpression", spec.Partial)
+	}
+	if ix.ExpireAfter >= 0 {
+		d = bsoncore.AppendInt64Element(d, "expireAfterSeconds", ix.ExpireAfter)
+	}
+	if ix.Hidden {
+		d = bsoncore.AppendBooleanElement(d, "hidden", true)
+	}
+	d, _ = bsoncore.AppendDocumentEnd(d, start)
+	return d
+}
+
+// keyPatternDoc is the index's key pattern.
+func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document() }
+
+// indexKey is one key of a document in an index: its encoding (without
+// the index prefix or _id) and the values it was built from.
+type indexKey struct {
+	enc  []byte
+	vals []bson.RawValue
+}
+
+// keys returns the distinct keys of doc in ix, or none when ix does not
+// index doc (sparse with every field missing, or outside the partial
+// filter). Missing fields index as null; arrays index one key per element
+// (an empty array indexes as undefined); a compound key is the product of
+// its fields' values, and at most one array may be expanded (171
+// otherwise).
+func (ix *Index) keys(doc bson.Raw) ([]indexKey, error) {
+	if ix.partial != nil && !ix.partial.Match(doc) {
+		return nil, nil
+	}
+	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	keys := []indexKey{{}}
+	allMissing := true
+	var seenArrays []string // array paths expanded by earlier fields
+	for _, f := range ix.Fields {
+		var vals []bson.RawValue
+		var arrays []string
+		missing := indexValues(root, f.parts, 0, &vals, &arrays)
+		if !missing {
+			allMissing = false
+		}
+		for _, a := range arrays {
+			for _, b := range seenArrays {
+				if !nested(a, b) {
+					return nil, mongoerr.New(codeCannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
+				}
+			}
+		}
+		seenArrays = append(seenArrays, arrays...)
+		next := make([]indexKey, 0, len(keys)*len(vals))
+		for _, k := range keys {
+			for _, v := range vals {
+				next = append(next, indexKey{
+					enc:  keyenc.AppendField(slices.Clip(k.enc), v, f.Desc),
+					vals: append(slices.Clip(k.vals), v),
+				})
+			}
+		}
+		keys = next
+	}
+	if ix.Sparse && allMissing {
+		return nil, nil
+	}
+	if len(keys) > 1 {
+		slices.SortFunc(keys, func(a, b indexKey) int { return bytes.Compare(a.enc, b.enc) })
+		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return bytes.Equal(a.enc, b.enc) })
+	}
+	return keys, nil
+}
+
+// nested reports whether array paths a and b are the same array or one
+// lies inside the other, which MongoDB does not count as parallel arrays.
+func nested(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
+}
+
+func lastPart(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+var (
+	nullValue      = bson.RawValue{Type: bson.TypeNull}
+	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
+)
+
+// indexValues appends the values at parts[i:] below v to out, recording in
+// arrays the path of every array it expands. It reports whether the path
+// was missing everywhere (the values are then a single null).
+func indexValues(v bson.RawValue, parts []string, i int, out *[]bson.RawValue, arrays *[]string) bool {
+	if i == len(parts) {
+		if v.Type != bson.TypeArray {
+			*out = append(*out, v)
+			return false
+		}
+		*arrays = append(*arrays, strings.Join(parts[:i], "."))
+		elems, _ := v.Array().Values()
+		if len(elems) == 0 {
+			*out = append(*out, undefinedValue)
+		}
+		*out = append(*out, elems...)
+		return false
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		child, err := v.Document().LookupErr(parts[i])
+		if err != nil {
+			*out = append(*out, nullValue)
+			return true
+		}
+		return indexValues(child, parts, i+1, out, arrays)
+	case bson.TypeArray:
+		if n, err := strconv.Atoi(parts[i]); err == nil && n >= 0 {
+			if child, err := v.Array().IndexErr(uint(n)); err == nil {
+				return indexValues(child, parts, i+1, out, arrays)
+			}
+		}
+		*arrays = append(*arrays, strings.Join(parts[:i], "."))
+		elems, _ := v.Array().Values()
+		missing := true
+		for _, el := range elems {
+			if el.Type == bson.TypeEmbeddedDocument {
+				if !indexValues(el, parts, i, out, arrays) {
+					missing = false
+				}
+				continue
+			}
+			*out = append(*out, nullValue)
+		}
+		if len(elems) == 0 {
+			*out = append(*out, nullValue)
+		}
+		return missing
+	}
+	*out = append(*out, nullValue)
+	return true
+}

@@ -1,0 +1,286 @@
+package engine
+
+import (
+	"bytes"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// indexFromSpec rebuilds an index from its stored listIndexes spec.
+func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
+	s := IndexSpec{ExpireAfter: -1}
+	s.Name = spec.Lookup("name").StringValue()
+	s.Key = spec.Lookup("key").Document()
+	s.Unique, _ = spec.Lookup("unique").BooleanOK()
+	s.Sparse, _ = spec.Lookup("sparse").BooleanOK()
+	s.Hidden, _ = spec.Lookup("hidden").BooleanOK()
+	if p, ok := spec.Lookup("partialFilterExpression").DocumentOK(); ok {
+		s.Partial = p
+	}
+	if v, ok := spec.Lookup("expireAfterSeconds").Int64OK(); ok {
+		s.ExpireAfter = v
+	}
+	return newIndex(id, s)
+}
+
+// sameDefinition reports whether an existing index is the one spec asks
+// for: the same key pattern and options.
+func sameDefinition(ix *Index, spec IndexSpec) bool {
+	return bytes.Equal(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
+		ix.ExpireAfter == spec.ExpireAfter && bytes.Equal(partialOf(ix), spec.Partial)
+}
+
+func partialOf(ix *Index) []byte {
+	if p, ok := ix.Spec.Lookup("partialFilterExpression").DocumentOK(); ok {
+		return p
+	}
+	return nil
+}
+
+// CreateIndexesResult reports createIndexes' effect.
+type CreateIndexesResult struct {
+	Before, After     int // index counts, the _id index included
+	CreatedCollection bool
+}
+
+// CreateIndexes builds the requested indexes on db.coll, creating the
+// collection if needed. Existing documents are indexed while writers wait;
+// the index becomes visible with the catalog change that ends the build.
+// Requesting an index that exists with the same definition is a no-op;
+// MongoDB's conflicts fail with IndexOptionsConflict (85) or
+// IndexKeySpecsConflict (86).
+func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
+	var res CreateIndexesResult
+	res.CreatedCollection = e.cat.get(db, coll) == nil
+	c, release, err := e.writable(db, coll, true)
+	if err != nil {
+		return res, err
+	}
+	release()
+	// Hold the catalog lock so that no drop or rename runs meanwhile, and
+	// the collection lock exclusively so that no writer runs.
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	if c.dropped {
+		return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	existing := c.Indexes()
+	res.Before = len(existing) + 1
+	var build []*Index
+	for _, spec := range specs {
+		if spec.Name == "" {
+			spec.Name = DefaultIndexName(spec.Key)
+		}
+		dup, err := checkIndexConflict(append(existing, build...), spec)
+		if err != nil {
+			return res, err
+		}
+		if dup {
+			continue
+		}
+		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
+		if err != nil {
+			return res, err
+		}
+		build = append(build, ix)
+	}
+	if len(build) > 0 {
+		if err := e.buildIndexes(c, existing, build); err != nil {
+			return res, err
+		}
+	}
+	res.After = len(c.Indexes()) + 1
+	return res, nil
+}
+
+// checkIndexConflict reports whether spec is already present, or the
+// conflict MongoDB reports for it.
+func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
+	isIDKey := bytes.Equal(spec.Key, idKeyPattern)
+	switch {
+	case isIDKey && spec.Name == idIndexName:
+		return true, nil
+	case isIDKey:
+		return false, mongoerr.New(mongoerr.IndexOptionsConflict, "Index already exists with a different name: %s", idIndexName)
+	case spec.Name == idIndexName:
+		return false, mongoerr.New(mongoerr.IndexKeySpecsConflict,
+			"An existing index has the same name as the requested index. Requested index: %s, existing index: %s", bson.Raw(spec.Key), idKeyPattern)
+	}
+	for _, ix := range existing {
+		sameKey := bytes.Equal(ix.keyPattern(), spec.Key)
+		switch {
+		case ix.Name == spec.Name && sameDefinition(ix, spec):
+			return true, nil
+		case ix.Name == spec.Name:
+			return false, mongoerr.New(mongoerr.IndexKeySpecsConflict,
+				"An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s",
+				bson.Raw(spec.Key), ix.Spec)
+		case sameKey && bytes.Equal(partialOf(ix), spec.Partial):
+			return false, mongoerr.New(mongoerr.IndexOptionsConflict, "Index already exists with a different name: %s", ix.Name)
+		}
+	}
+	return false, nil
+}
+
+// idKeyPattern is {_id: 1}.
+var idKeyPattern = bson.Raw(bsonDoc(bson.D{{Key: "_id", Value: int32(1)}}))
+
+func bsonDoc(d bson.D) []byte {
+	b, _ := bson.Marshal(d)
+	return b
+}
+
+// indexBuildBatch bounds how many entries one batch of an index build
+// writes.
+const indexBuildBatch = 4096
+
+// buildIndexes writes the entries of new indexes for every document of c,
+// then publishes them in the catalog. The caller holds c.mu exclusively.
+func (e *Engine) buildIndexes(c *Collection, existing, build []*Index) error {
+	b := e.kv.NewBatch()
+	defer func() { b.Close() }()
+	for _, ix := range build {
+		lo, hi := indexSpan(c.ID, ix.ID)
+		if err := b.DeleteRange(lo, hi); err != nil {
+			return err
+		}
+	}
+	lo, hi := docSpan(c.ID)
+	it, err := e.kv.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	start := time.Now()
+	var done int64
+	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
+	for it.First(); it.Valid(); it.Next() {
+		encID := idFromDocKey(it.Key())
+		for _, ix := range build {
+			keys, err := ix.keys(it.Value())
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				entry := indexEntryKey(c.ID, ix, k.enc, encID)
+				if ix.Unique {
+					if other, ok := staged[string(entry)]; ok && !bytes.Equal(other, encID) {
+						return duplicateKeyError(c, ix, k)
+					}
+					staged[string(entry)] = append([]byte(nil), encID...)
+				}
+				if err := b.Set(entry, encID); err != nil {
+					return err
+				}
+			}
+		}
+		done++
+		if done%indexBuildBatch == 0 {
+			if err := b.Commit(false); err != nil {
+				return err
+			}
+			b.Close()
+			b = e.kv.NewBatch()
+			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "elapsed", time.Since(start).String())
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	all := append(append([]*Index(nil), existing...), build...)
+	c.nextIndexID += uint32(len(build))
+	if err := putCatalogEntryWith(b, c, all); err != nil {
+		return err
+	}
+	if err := b.Commit(true); err != nil {
+		return err
+	}
+	c.indexes.Store(&all)
+	for _, ix := range build {
+		e.log.Info("index built", "ns", c.DB+"."+c.Name, "index", ix.Name, "documents", done, "elapsed", time.Since(start).String())
+	}
+	return nil
+}
+
+// indexEntryKey is the storage key of one entry of ix: the index prefix and
+// encoded key, then (non-unique indexes) the encoded _id.
+func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
+	k := append(indexPrefix(collID, ix.ID), key...)
+	if !ix.Unique {
+		k = append(k, encID...)
+	}
+	return k
+}
+
+// DropIndexes drops the named indexes of db.coll ("*": every secondary
+// index) and returns how many indexes (with _id) there were.
+func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (int, error) {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	c := e.cat.colls[nsKey(db, coll)]
+	if c == nil {
+		return 0, mongoerr.New(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	existing := c.Indexes()
+	was := len(existing) + 1
+	drop := map[uint32]bool{}
+	switch {
+	case byKey != nil:
+		if bytes.Equal(byKey, idKeyPattern) {
+			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
+		}
+		found := false
+		for _, ix := range existing {
+			if bytes.Equal(ix.keyPattern(), byKey) {
+				drop[ix.ID] = true
+				found = true
+			}
+		}
+		if !found {
+			return was, mongoerr.New(mongoerr.IndexNotFound, "can't find index with key: %s", byKey)
+		}
+	case len(names) == 1 && names[0] == "*":
+		for _, ix := range existing {
+			drop[ix.ID] = true
+		}
+	default:
+		for _, n := range names {
+			if n == idIndexName {
+				return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
+			}
+			ix := c.FindIndex(n)
+			if ix == nil {
+				return was, mongoerr.New(mongoerr.IndexNotFound, "index not found with name [%s]", n)
+			}
+			drop[ix.ID] = true
+		}
+	}
+	var keep []*Index
+	b := e.kv.NewBatch()
+	defer b.Close()
+	for _, ix := range existing {
+		if !drop[ix.ID] {
+			keep = append(keep, ix)
+			continue
+		}
+		lo, hi := indexSpan(c.ID, ix.ID)
+		if err := b.DeleteRange(lo, hi); err != nil {
+			return was, err
+		}
+	}
+	if err := putCatalogEntryWith(b, c, keep); err != nil {
+		return was, err
+	}
+	if err := b.Commit(true); err != nil {
+		return was, err
+	}
+	c.indexes.Store(&keep)
+	return was, nil
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"bytes"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// indexChanges are the index entries one document write removes and adds.
+type indexChanges struct {
+	dels [][]byte
+	puts [][]byte
+	// uniques are the added entries of unique indexes, to check for
+	// another document holding the same key.
+	uniques []uniqueEntry
+}
+
+type uniqueEntry struct {
+	entry []byte
+	ix    *Index
+	key   indexKey
+}
+
+// indexChanges computes the index entries that change when the document
+// with encoded _id encID goes from old to next (nil old: insert; nil next:
+// delete). Entries present in both are left alone.
+func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
+	var ch indexChanges
+	for _, ix := range c.Indexes() {
+		var oldKeys, newKeys []indexKey
+		var err error
+		if old != nil {
+			if oldKeys, err = ix.keys(old); err != nil {
+				return ch, err
+			}
+		}
+		if next != nil {
+			if newKeys, err = ix.keys(next); err != nil {
+				return ch, err
+			}
+		}
+		for _, k := range oldKeys {
+			if !containsKey(newKeys, k.enc) {
+				ch.dels = append(ch.dels, indexEntryKey(c.ID, ix, k.enc, encID))
+			}
+		}
+		for _, k := range newKeys {
+			if containsKey(oldKeys, k.enc) {
+				continue
+			}
+			entry := indexEntryKey(c.ID, ix, k.enc, encID)
+			ch.puts = append(ch.puts, entry)
+			if ix.Unique {
+				ch.uniques = append(ch.uniques, uniqueEntry{entry: entry, ix: ix, key: k})
+			}
+		}
+	}
+	return ch, nil
+}
+
+func containsKey(keys []indexKey, enc []byte) bool {
+	for _, k := range keys {
+		if bytes.Equal(k.enc, enc) {
+			return true
+		}
+	}
+	return false
+}
+
+// uniqueKeys lists the unique entries of several changes, for locking.
+func uniqueKeys(chs ...indexChanges) [][]byte {
+	var keys [][]byte
+	for _, ch := range chs {
+		for _, u := range ch.uniques {
+			keys = append(keys, u.entry)
+		}
+	}
+	return keys
+}
+
+// checkUnique fails with DuplicateKey when an entry ch adds to a unique
+// index is held by another document, committed or staged earlier in the
+// same batch. The caller holds the locks of the unique entries.
+func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, staged map[string][]byte) error {
+	for _, u := range ch.uniques {
+		if other, ok := staged[string(u.entry)]; ok && !bytes.Equal(other, encID) {
+			return duplicateKeyError(c, u.ix, u.key)
+		}
+		holder, ok, err := e.kv.Get(u.entry)
+		if err != nil {
+			return err
+		}
+		if ok && !bytes.Equal(holder, encID) {
+			return duplicateKeyError(c, u.ix, u.key)
+		}
+	}
+	return nil
+}
+
+// stage adds ch to b.
+func (ch indexChanges) stage(b storage.Batch, encID []byte) error {
+	for _, k := range ch.dels {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	for _, k := range ch.puts {
+		if err := b.Set(k, encID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
