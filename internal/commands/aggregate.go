@@ -42,7 +42,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		case "allowDiskUse":
 			o.AllowDiskUse, err = argBool("aggregate", key, v)
 		case "hint":
-			err = checkHint(v)
+			o.Hint = v
 		case "explain":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support explain yet")
 		case "collation":

@@ -3,6 +3,7 @@ package commands
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -11,28 +12,23 @@ func init() {
 	register(distinctCmd, "distinct")
 }
 
-func countCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
-	if err != nil {
-		return nil, err
-	}
-	var filter bson.Raw
-	var skip, limit int64
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+// parseCount reads a count command's fields as the find it runs.
+func parseCount(cmd bson.Raw) (engine.FindOptions, error) {
+	var o engine.FindOptions
+	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
 		case "query":
-			filter, err = argDoc("count", key, v)
+			o.Filter, err = argDoc("count", key, v)
 		case "skip":
-			if skip, err = argInt("count", key, v); err == nil && skip < 0 {
-				err = mongoerr.New(mongoerr.Code(51024), "BSON field 'skip' value must be >= 0, actual value '%d'", skip)
+			if o.Skip, err = argInt("count", key, v); err == nil {
+				err = nonNegative(key, o.Skip)
 			}
 		case "limit":
-			limit, err = argInt("count", key, v)
-			limit = max(limit, -limit) // a negative limit counts like a positive one
+			o.Limit, err = argInt("count", key, v)
+			o.Limit = max(o.Limit, -o.Limit) // a negative limit counts like a positive one
 		case "hint":
-			err = checkHint(v)
+			o.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "fields":
@@ -41,10 +37,20 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return true, err
 	})
+	return o, err
+}
+
+func countCmd(s *Service, r *Request) (bson.Raw, error) {
+	s.Ops.Query.Add(1)
+	coll, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.Engine.Count(r.DB, coll, filter, skip, limit)
+	o, err := parseCount(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.Engine.Count(r.DB, coll, o)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +64,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var key string
-	var filter bson.Raw
+	var o engine.FindOptions
 	haveKey := false
 	err = eachArg(r.Cmd, func(k string, v bson.RawValue) (bool, error) {
 		var err error
@@ -68,10 +74,10 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 			haveKey = true
 		case "query":
 			if v.Type != bson.TypeNull {
-				filter, err = argDoc("distinct", k, v)
+				o.Filter, err = argDoc("distinct", k, v)
 			}
 		case "hint":
-			err = checkHint(v)
+			o.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		default:
@@ -85,7 +91,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !haveKey {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'distinct.key' is missing but a required field")
 	}
-	vals, err := s.Engine.Distinct(r.DB, coll, key, filter)
+	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {
 		return nil, err
 	}

@@ -25,16 +25,18 @@ func nonNegative(field string, n int64) error {
 	return nil
 }
 
-func findCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
-	if err != nil {
-		return nil, err
-	}
-	var o engine.FindOptions
-	var batchSize int64
-	var single bool
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+// findArgs is a parsed find command.
+type findArgs struct {
+	engine.FindOptions
+	batchSize int64
+	single    bool
+}
+
+// parseFind reads a find command's fields.
+func parseFind(cmd bson.Raw) (findArgs, error) {
+	var a findArgs
+	o := &a.FindOptions
+	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
 		case "filter":
@@ -52,15 +54,15 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 				err = nonNegative(key, o.Limit)
 			}
 		case "batchSize":
-			if batchSize, err = argInt("find", key, v); err == nil {
-				err = nonNegative(key, batchSize)
+			if a.batchSize, err = argInt("find", key, v); err == nil {
+				err = nonNegative(key, a.batchSize)
 			}
 		case "singleBatch":
-			single, err = argBool("find", key, v)
+			a.single, err = argBool("find", key, v)
 		case "allowDiskUse":
 			o.AllowDiskUse, err = argBool("find", key, v)
 		case "hint":
-			err = checkHint(v)
+			o.Hint = v
 		case "noCursorTimeout", "allowPartialResults", "let", "readOnce", "$_requestResumeToken", "$_resumeAfter":
 		default:
 			if !unsupportedFindOptions[key] {
@@ -72,34 +74,22 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return true, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	cur, err := s.Engine.Find(r.DB, coll, o)
-	if err != nil {
-		return nil, err
-	}
-	return s.serveFirstBatch(r.DB, coll, cur, batchSize, single)
+	return a, err
 }
 
-// checkHint accepts the hints that name an index Folio has: the _id index
-// (by key or name) and $natural; others fail as in MongoDB.
-func checkHint(v bson.RawValue) error {
-	switch v.Type {
-	case bson.TypeString:
-		if v.StringValue() == "_id_" {
-			return nil
-		}
-	case bson.TypeEmbeddedDocument:
-		elems, err := v.Document().Elements()
-		if err == nil && len(elems) == 0 {
-			return nil
-		}
-		if err == nil && len(elems) == 1 && (elems[0].Key() == "_id" || elems[0].Key() == "$natural") {
-			return nil
-		}
-	default:
-		return wrongType("find", "hint", v, "object")
+func findCmd(s *Service, r *Request) (bson.Raw, error) {
+	s.Ops.Query.Add(1)
+	coll, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
 	}
-	return mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+	a, err := parseFind(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
+	if err != nil {
+		return nil, err
+	}
+	return s.serveFirstBatch(r.DB, coll, cur, a.batchSize, a.single)
 }

@@ -47,7 +47,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		case "arrayFilters":
 			spec.ArrayFilters, err = docsArg(cmd, key, v)
 		case "hint":
-			err = checkHint(v)
+			spec.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "let":

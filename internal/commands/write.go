@@ -138,7 +138,7 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 		case "arrayFilters":
 			u.ArrayFilters, err = docsArg("update.updates", key, v)
 		case "hint":
-			err = checkHint(v)
+			u.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "c", "upsertSupplied", "sampleId":
@@ -205,6 +205,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	type stmt struct {
 		filter bson.Raw
 		limit  int64
+		hint   bson.RawValue
 	}
 	stmts := make([]stmt, len(a.docs))
 	for i, d := range a.docs {
@@ -222,7 +223,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 					err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", stmts[i].limit)
 				}
 			case "hint":
-				err = checkHint(v)
+				stmts[i].hint = v
 			case "collation":
 				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 			default:
@@ -244,7 +245,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	for i, st := range stmts {
 		s.Ops.Delete.Add(1)
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit))
+		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint)
 		n += removed
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})

@@ -7,8 +7,9 @@ import (
 )
 
 // Delete removes the documents of db.coll matching filter: all of them, or
-// only the first when limit is 1. Each removal is atomic on its own.
-func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int) (int64, error) {
+// only the first when limit is 1. Each removal is atomic on its own. hint,
+// when set, names the index to use.
+func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue) (int64, error) {
 	f, err := query.Compile(filter)
 	if err != nil {
 		return 0, err
@@ -19,7 +20,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int) (int64, err
 	}
 	defer release()
 	var n int64
-	err = e.forEachMatch(c, filter, f, func(doc bson.Raw) (bool, error) {
+	err = e.forEachMatch(c, f, hint, func(doc bson.Raw) (bool, error) {
 		removed, err := e.rewrite(c, documentID(doc), f, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, remove, nil
 		})

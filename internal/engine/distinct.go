@@ -12,14 +12,14 @@ import (
 )
 
 // Distinct returns the distinct values at the dotted path key among the
-// documents matching filter, in MongoDB's comparison order. Arrays on the
+// documents a find (filter, hint) returns, in MongoDB's comparison order. Arrays on the
 // way are traversed; an array at the end of the path contributes its
 // elements, not itself.
-func (e *Engine) Distinct(db, coll, key string, filter bson.Raw) ([]bson.RawValue, error) {
+func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
 	}
-	cur, err := e.Find(db, coll, FindOptions{Filter: filter})
+	cur, err := e.Find(db, coll, o)
 	if err != nil {
 		return nil, err
 	}

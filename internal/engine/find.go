@@ -13,11 +13,13 @@ import (
 const maxSortMemory = 100 * 1024 * 1024
 
 // FindOptions describe a find: all documents matching Filter, ordered by
-// Sort, past Skip, at most Limit (0: no limit), shaped by Projection.
+// Sort, past Skip, at most Limit (0: no limit), shaped by Projection. Hint
+// names an index (by name or key pattern) to use.
 type FindOptions struct {
 	Filter       bson.Raw
 	Sort         bson.Raw
 	Projection   bson.Raw
+	Hint         bson.RawValue
 	Skip         int64
 	Limit        int64
 	AllowDiskUse bool
@@ -30,41 +32,83 @@ type Cursor interface {
 	Close() error
 }
 
-// Find runs a query. Filter, sort and projection errors are reported before
-// any document is read.
-func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
-	f, err := query.Compile(o.Filter)
+// compiledFind is a find whose filter, sort and projection compiled.
+type compiledFind struct {
+	filter *query.Filter
+	sort   *query.Sort
+	proj   *query.Projection
+}
+
+func compileFind(o FindOptions) (compiledFind, error) {
+	var q compiledFind
+	var err error
+	if q.filter, err = query.Compile(o.Filter); err != nil {
+		return q, err
+	}
+	if len(o.Sort) > 0 {
+		if q.sort, err = query.CompileSort(o.Sort); err != nil {
+			return q, err
+		}
+	}
+	if len(o.Projection) > 0 {
+		if q.proj, err = query.CompileProjection(o.Projection); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// planFind chooses the plan of a find on c.
+func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) {
+	h, err := resolveHint(c, hint)
 	if err != nil {
 		return nil, err
 	}
-	var sort *query.Sort
-	if len(o.Sort) > 0 {
-		if sort, err = query.CompileSort(o.Sort); err != nil {
-			return nil, err
-		}
+	natural := h.natural
+	if q.sort != nil && q.sort.Natural() != 0 {
+		natural = q.sort.Natural()
 	}
-	var proj *query.Projection
-	if len(o.Projection) > 0 {
-		if proj, err = query.CompileProjection(o.Projection); err != nil {
-			return nil, err
-		}
+	if natural != 0 {
+		p := buildPlan(c, nil, nil, nil, nil)
+		p.reverse = natural < 0
+		p.sorted = q.sort != nil
+		return p, nil
+	}
+	return choosePlan(c, q.filter, q.sort, h.ix, h.idOrder), nil
+}
+
+// Find runs a query. Filter, sort and projection errors are reported before
+// any document is read. The cursor reads a snapshot taken when Find runs.
+func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
+	q, err := compileFind(o)
+	if err != nil {
+		return nil, err
 	}
 	c := e.cat.get(db, coll)
 	if c == nil {
-		return emptyCursor{}, nil
+		_, err := resolveHint(nil, o.Hint)
+		return emptyCursor{}, err
 	}
-	src, err := source(e.kv, c, o.Filter)
+	p, err := planFind(c, q, o.Hint)
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{src: src, filter: f, skip: o.Skip, limit: o.Limit, proj: proj}
-	if sort == nil || sort.Natural() != 0 {
-		if sort != nil && sort.Natural() < 0 {
-			return sortAll(m, nil, -1, o)
-		}
+	return e.execute(c, q, p, o, &scanStats{})
+}
+
+// execute opens the plan's scan and the stages above it.
+func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, stats *scanStats) (Cursor, error) {
+	snap := e.kv.NewSnapshot()
+	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
+	if err != nil {
+		snap.Close()
+		return nil, err
+	}
+	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	if q.sort == nil || p.sorted {
 		return m, nil
 	}
-	return sortAll(m, sort, 0, o)
+	return sortAll(m, q.sort, o)
 }
 
 type emptyCursor struct{}
@@ -125,11 +169,10 @@ type sortedDoc struct {
 	pos  int
 }
 
-// sortAll reads every match, orders it (by sort, or reversed storage order
-// when reverse is -1), then serves skip, limit and projection from memory.
-// Memory beyond MongoDB's 100 MiB sort limit fails with code 292 unless
-// allowDiskUse was given.
-func sortAll(m *matchCursor, sort *query.Sort, reverse int, o FindOptions) (Cursor, error) {
+// sortAll reads every match, orders it, then serves skip, limit and
+// projection from memory. Memory beyond MongoDB's 100 MiB sort limit fails
+// with code 292 unless allowDiskUse was given.
+func sortAll(m *matchCursor, sort *query.Sort, o FindOptions) (Cursor, error) {
 	defer m.Close()
 	m.raw = true
 	var docs []sortedDoc
@@ -147,17 +190,9 @@ func sortAll(m *matchCursor, sort *query.Sort, reverse int, o FindOptions) (Curs
 			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
 				"Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", maxSortMemory)
 		}
-		sd := sortedDoc{doc: doc, pos: m.lastPos}
-		if sort != nil {
-			sd.keys = sort.Keys(doc)
-		}
-		docs = append(docs, sd)
+		docs = append(docs, sortedDoc{doc: doc, pos: m.lastPos, keys: sort.Keys(doc)})
 	}
-	if reverse < 0 {
-		slices.Reverse(docs)
-	} else {
-		slices.SortStableFunc(docs, func(a, b sortedDoc) int { return sort.CompareKeys(a.keys, b.keys) })
-	}
+	slices.SortStableFunc(docs, func(a, b sortedDoc) int { return sort.CompareKeys(a.keys, b.keys) })
 	if o.Skip >= int64(len(docs)) {
 		docs = nil
 	} else {
@@ -188,9 +223,9 @@ func (s *sliceCursor) Next() (bson.Raw, error) {
 
 func (s *sliceCursor) Close() error { s.docs = nil; return nil }
 
-// Count counts the documents matching filter, past skip, at most limit.
-func (e *Engine) Count(db, coll string, filter bson.Raw, skip, limit int64) (int64, error) {
-	cur, err := e.Find(db, coll, FindOptions{Filter: filter, Skip: skip, Limit: limit})
+// Count counts the documents a find (filter, skip, limit, hint) returns.
+func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
+	cur, err := e.Find(db, coll, o)
 	if err != nil {
 		return 0, err
 	}

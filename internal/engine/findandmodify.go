@@ -17,6 +17,7 @@ type FindAndModifySpec struct {
 	Update       bson.Raw
 	Fields       bson.Raw
 	ArrayFilters []bson.Raw
+	Hint         bson.RawValue
 	Remove       bool
 	New          bool
 	Upsert       bool
@@ -79,7 +80,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

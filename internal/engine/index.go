@@ -277,3 +277,20 @@ func indexValues(v bson.RawValue, parts []string, i int, out *[]bson.RawValue, a
 	*out = append(*out, nullValue)
 	return true
 }
+
+// sameKeyPattern reports whether two key patterns name the same fields in
+// the same order with equal values (1 and 1.0 are equal, as MongoDB
+// compares them).
+func sameKeyPattern(a, b bson.Raw) bool {
+	ea, errA := a.Elements()
+	eb, errB := b.Elements()
+	if errA != nil || errB != nil || len(ea) != len(eb) {
+		return false
+	}
+	for i := range ea {
+		if ea[i].Key() != eb[i].Key() || !values.Equal(ea[i].Value(), eb[i].Value()) {
+			return false
+		}
+	}
+	return true
+}

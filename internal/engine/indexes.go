@@ -29,7 +29,7 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 // sameDefinition reports whether an existing index is the one spec asks
 // for: the same key pattern and options.
 func sameDefinition(ix *Index, spec IndexSpec) bool {
-	return bytes.Equal(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
+	return sameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
 		ix.ExpireAfter == spec.ExpireAfter && bytes.Equal(partialOf(ix), spec.Partial)
 }
 
@@ -101,7 +101,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexe
 // checkIndexConflict reports whether spec is already present, or the
 // conflict MongoDB reports for it.
 func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
-	isIDKey := bytes.Equal(spec.Key, idKeyPattern)
+	isIDKey := sameKeyPattern(spec.Key, idKeyPattern)
 	switch {
 	case isIDKey && spec.Name == idIndexName:
 		return true, nil
@@ -112,7 +112,7 @@ func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
 			"An existing index has the same name as the requested index. Requested index: %s, existing index: %s", bson.Raw(spec.Key), idKeyPattern)
 	}
 	for _, ix := range existing {
-		sameKey := bytes.Equal(ix.keyPattern(), spec.Key)
+		sameKey := sameKeyPattern(ix.keyPattern(), spec.Key)
 		switch {
 		case ix.Name == spec.Name && sameDefinition(ix, spec):
 			return true, nil
@@ -233,12 +233,12 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	drop := map[uint32]bool{}
 	switch {
 	case byKey != nil:
-		if bytes.Equal(byKey, idKeyPattern) {
+		if sameKeyPattern(byKey, idKeyPattern) {
 			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 		}
 		found := false
 		for _, ix := range existing {
-			if bytes.Equal(ix.keyPattern(), byKey) {
+			if sameKeyPattern(ix.keyPattern(), byKey) {
 				drop[ix.ID] = true
 				found = true
 			}

@@ -1,97 +1,129 @@
 package engine
 
 import (
+	"bytes"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
-// docSource yields the candidate documents of a read or write in storage
-// order: one document when the filter pins _id to a single value, the whole
-// collection otherwise. Next returns nil at the end; the document is valid
+// docSource yields the candidate documents of a read or write, in the
+// order of its plan. Next returns nil at the end; the document is valid
 // until the next call.
 type docSource interface {
 	Next() (bson.Raw, error)
 	Close() error
 }
 
-// source picks the cheapest docSource for filter over r.
-func source(r storage.Reader, c *Collection, filter bson.Raw) (docSource, error) {
-	if id, ok := pinnedID(filter); ok {
-		doc, found, err := r.Get(docKey(c.ID, id))
-		if err != nil {
-			return nil, err
-		}
-		return &pointSource{doc: doc, done: !found}, nil
-	}
-	lo, hi := docSpan(c.ID)
-	it, err := r.NewIter(lo, hi)
+// scanStats count the work of a scan, as explain's executionStats report
+// it.
+type scanStats struct {
+	keysExamined int64
+	docsExamined int64
+}
+
+// planSource walks a plan's intervals over r with one iterator. For an
+// index plan it fetches each document once (a multikey index may list a
+// document under several keys).
+type planSource struct {
+	r       storage.Reader
+	p       *plan
+	collID  uint32
+	it      storage.Iter
+	next    int  // the interval to open next
+	inRange bool // the iterator is inside interval next-1
+	seen    map[string]struct{}
+	stats   *scanStats
+	closer  func() error
+}
+
+func newPlanSource(r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
+	it, err := r.NewIter(p.keyPrefix, keyenc.PrefixEnd(p.keyPrefix))
 	if err != nil {
 		return nil, err
 	}
-	return &scanSource{it: it}, nil
+	s := &planSource{r: r, p: p, collID: collID, it: it, stats: stats, closer: closer}
+	if p.ix != nil {
+		s.seen = map[string]struct{}{}
+	}
+	return s, nil
 }
 
-// pinnedID reports the single _id value a filter requires by a top-level
-// equality ({_id: v} or {_id: {$eq: v}}), when v is a plain value: not an
-// array, regex, or operator document, whose equality semantics are wider.
-func pinnedID(filter bson.Raw) (bson.RawValue, bool) {
-	v, err := filter.LookupErr("_id")
-	if err != nil {
-		return bson.RawValue{}, false
+// intervals returns the plan's intervals, or the whole span.
+func (s *planSource) interval(i int) (interval, bool) {
+	if s.p.intervals == nil {
+		return interval{lo: s.p.keyPrefix, hi: keyenc.PrefixEnd(s.p.keyPrefix)}, i == 0
 	}
-	if v.Type == bson.TypeEmbeddedDocument && isOperatorDoc(v.Document()) {
-		elems, err := v.Document().Elements()
-		if err != nil || len(elems) != 1 || elems[0].Key() != "$eq" {
-			return bson.RawValue{}, false
+	if i >= len(s.p.intervals) {
+		return interval{}, false
+	}
+	if s.p.reverse {
+		return s.p.intervals[len(s.p.intervals)-1-i], true
+	}
+	return s.p.intervals[i], true
+}
+
+// advance moves to the next key inside the current interval, opening the
+// following intervals as needed; it reports false at the end.
+func (s *planSource) advance() bool {
+	for {
+		if s.inRange {
+			if s.p.reverse {
+				s.it.Prev()
+			} else {
+				s.it.Next()
+			}
+		} else {
+			iv, ok := s.interval(s.next)
+			if !ok {
+				return false
+			}
+			s.next++
+			s.inRange = true
+			if s.p.reverse {
+				s.it.SeekLT(iv.hi)
+			} else {
+				s.it.SeekGE(iv.lo)
+			}
 		}
-		v = elems[0].Value()
+		iv, _ := s.interval(s.next - 1)
+		if s.it.Valid() && bytes.Compare(s.it.Key(), iv.lo) >= 0 && bytes.Compare(s.it.Key(), iv.hi) < 0 {
+			return true
+		}
+		s.inRange = false
 	}
-	switch v.Type {
-	case bson.TypeArray, bson.TypeRegex, bson.TypeUndefined, bson.TypeNull:
-		return bson.RawValue{}, false
+}
+
+func (s *planSource) Next() (bson.Raw, error) {
+	for s.advance() {
+		if s.p.ix == nil {
+			s.stats.docsExamined++
+			return s.it.Value(), nil
+		}
+		s.stats.keysExamined++
+		encID := s.it.Value()
+		if _, dup := s.seen[string(encID)]; dup {
+			continue
+		}
+		s.seen[string(encID)] = struct{}{}
+		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			s.stats.docsExamined++
+			return doc, nil
+		}
 	}
-	return v, true
+	return nil, s.it.Error()
 }
 
-// isOperatorDoc reports whether d's first field name starts with '$'.
-func isOperatorDoc(d bson.Raw) bool {
-	el, err := d.IndexErr(0)
-	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
-}
-
-type pointSource struct {
-	doc  bson.Raw
-	done bool
-}
-
-func (p *pointSource) Next() (bson.Raw, error) {
-	if p.done {
-		return nil, nil
+func (s *planSource) Close() error {
+	err := s.it.Close()
+	if s.closer != nil {
+		err = firstErr(err, s.closer())
 	}
-	p.done = true
-	return p.doc, nil
+	return err
 }
-
-func (p *pointSource) Close() error { return nil }
-
-type scanSource struct {
-	it      storage.Iter
-	started bool
-}
-
-func (s *scanSource) Next() (bson.Raw, error) {
-	var ok bool
-	if !s.started {
-		s.started = true
-		ok = s.it.First()
-	} else {
-		ok = s.it.Next()
-	}
-	if !ok {
-		return nil, s.it.Error()
-	}
-	return s.it.Value(), nil
-}
-
-func (s *scanSource) Close() error { return s.it.Close() }

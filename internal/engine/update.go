@@ -13,6 +13,7 @@ type UpdateSpec struct {
 	Filter       bson.Raw
 	Update       bson.Raw
 	ArrayFilters []bson.Raw
+	Hint         bson.RawValue
 	Multi        bool
 	Upsert       bool
 }
@@ -75,7 +76,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd *update.Update) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(c, u.Filter, f, func(doc bson.Raw) (bool, error) {
+	err := e.forEachMatch(c, f, u.Hint, func(doc bson.Raw) (bool, error) {
 		matched, err := e.rewrite(c, documentID(doc), f, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {

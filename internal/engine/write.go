@@ -81,11 +81,17 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 }
 
 // forEachMatch calls fn with each document of c matching f in a snapshot
-// taken when it starts, in storage order, until fn returns false. fn
-// receives a private copy of the document.
-func (e *Engine) forEachMatch(c *Collection, filter bson.Raw, f *query.Filter, fn func(doc bson.Raw) (bool, error)) error {
-	src, err := source(e.kv, c, filter)
+// taken when it starts, in plan order, until fn returns false. fn receives
+// a private copy of the document.
+func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, fn func(doc bson.Raw) (bool, error)) error {
+	p, err := planFind(c, compiledFind{filter: f}, hint)
 	if err != nil {
+		return err
+	}
+	snap := e.kv.NewSnapshot()
+	src, err := newPlanSource(snap, c.ID, p, &scanStats{}, snap.Close)
+	if err != nil {
+		snap.Close()
 		return err
 	}
 	defer src.Close()

@@ -1,0 +1,66 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+func init() {
+	register(explainCmd, "explain")
+}
+
+// explainCmd explains a find, or a count (as the find it runs), with
+// verbosity queryPlanner or executionStats (allPlansExecution reports as
+// executionStats: Folio considers one plan).
+func explainCmd(s *Service, r *Request) (bson.Raw, error) {
+	inner, err := argDoc("explain", "explain", r.Cmd.Lookup("explain"))
+	if err != nil {
+		return nil, err
+	}
+	execute := false
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		if key != "verbosity" {
+			return false, nil
+		}
+		verbosity, err := argString("explain", key, v)
+		switch verbosity {
+		case "queryPlanner":
+		case "executionStats", "allPlansExecution":
+			execute = true
+		default:
+			if err == nil {
+				err = mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
+			}
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	coll, err := collectionArg(inner)
+	if err != nil {
+		return nil, err
+	}
+	var o findArgs
+	switch name := Name(inner); name {
+	case "find":
+		o, err = parseFind(inner)
+	case "count":
+		o.FindOptions, err = parseCount(inner)
+	default:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out,
+		bson.E{Key: "command", Value: inner},
+		bson.E{Key: "serverInfo", Value: bson.D{{Key: "host", Value: s.Host}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}},
+	)
+	return marshal(out), nil
+}

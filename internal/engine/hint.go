@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// hintChoice is a resolved hint: an index, the _id order, or none.
+type hintChoice struct {
+	ix      *Index
+	idOrder bool
+	natural int // $natural direction, 0 when not hinted
+}
+
+// resolveHint finds the index a hint names by name or key pattern. MongoDB
+// fails a hint that names no index with BadValue (2).
+func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
+	if hint.Type == 0 {
+		return hintChoice{}, nil
+	}
+	notFound := mongoerr.New(mongoerr.BadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+	switch hint.Type {
+	case bson.TypeString:
+		name := hint.StringValue()
+		if name == idIndexName {
+			return hintChoice{idOrder: true}, nil
+		}
+		if c != nil {
+			if ix := c.FindIndex(name); ix != nil {
+				return hintChoice{ix: ix}, nil
+			}
+		}
+		return hintChoice{}, notFound
+	case bson.TypeEmbeddedDocument:
+		key := hint.Document()
+		elems, err := key.Elements()
+		if err != nil {
+			return hintChoice{}, notFound
+		}
+		if len(elems) == 0 {
+			return hintChoice{}, nil
+		}
+		if len(elems) == 1 && elems[0].Key() == "$natural" {
+			dir := 1
+			if numberValue(elems[0].Value()) < 0 {
+				dir = -1
+			}
+			return hintChoice{natural: dir}, nil
+		}
+		if len(elems) == 1 && elems[0].Key() == "_id" {
+			return hintChoice{idOrder: true}, nil
+		}
+		if c != nil {
+			for _, ix := range c.Indexes() {
+				if sameKeyPattern(ix.keyPattern(), key) {
+					return hintChoice{ix: ix}, nil
+				}
+			}
+		}
+		return hintChoice{}, notFound
+	}
+	return hintChoice{}, mongoerr.New(mongoerr.FailedToParse, "hint must be a string or an object")
+}
