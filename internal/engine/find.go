@@ -71,7 +71,7 @@ func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) 
 	if natural != 0 {
 		p := buildPlan(c, nil, nil, nil, nil)
 		p.reverse = natural < 0
-		p.sorted = q.sort != nil
+		p.sorted = q.sort != nil && q.sort.Natural() != 0
 		return p, nil
 	}
 	return choosePlan(c, q.filter, q.sort, h.ix, h.idOrder), nil

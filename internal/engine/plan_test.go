@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+)
+
+// planTestEngine holds 600 varied documents under several indexes.
+func planTestEngine(t *testing.T) *Engine {
+	e := newTestEngine(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var docs []bson.Raw
+	for i := 0; i < 600; i++ {
+		d := bson.D{{Key: "_id", Value: int32(i)}}
+		if i%7 != 0 {
+			d = append(d, bson.E{Key: "a", Value: int32(rng.IntN(10))})
+		}
+		d = append(d, bson.E{Key: "b", Value: rng.Float64() * 100})
+		d = append(d, bson.E{Key: "path", Value: fmt.Sprintf(",Books,%s,%d", []string{"Programming", "Fiction", "Poetry"}[i%3], i)})
+		switch i % 4 {
+		case 0:
+			d = append(d, bson.E{Key: "tags", Value: bson.A{"t" + fmt.Sprint(i%5), "x"}})
+		case 1:
+			d = append(d, bson.E{Key: "tags", Value: bson.A{}})
+		case 2:
+			d = append(d, bson.E{Key: "tags", Value: "t1"})
+		}
+		if i%3 == 0 {
+			d = append(d, bson.E{Key: "attrs", Value: bson.A{
+				bson.D{{Key: "n", Value: "color"}, {Key: "v", Value: []string{"red", "silver"}[i%2]}},
+				bson.D{{Key: "n", Value: "size"}, {Key: "v", Value: int32(i % 11)}},
+			}})
+		}
+		if i%5 == 0 {
+			d = append(d, bson.E{Key: "s", Value: int32(i)})
+		}
+		raw, _ := bson.Marshal(d)
+		docs = append(docs, raw)
+	}
+	if _, _, err := e.Insert("test", "p", docs, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []IndexSpec{
+		{Key: ext(t, `{"a": 1, "b": -1}`)},
+		{Key: ext(t, `{"path": 1}`)},
+		{Key: ext(t, `{"tags": 1}`)},
+		{Key: ext(t, `{"attrs.n": 1, "attrs.v": 1}`)},
+		{Key: ext(t, `{"s": 1}`), Sparse: true},
+	} {
+		spec.ExpireAfter = -1
+		if _, err := e.CreateIndexes("test", "p", []IndexSpec{spec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// TestPlans checks which access path each query takes, and that every plan
+// returns exactly what a full scan returns, in the same order when sorted.
+func TestPlans(t *testing.T) {
+	e := planTestEngine(t)
+	tests := []struct {
+		filter, sort string
+		index        string // "" collection scan, "_id_" the _id order
+		sorted       bool
+	}{
+		{`{}`, ``, "", false},
+		{`{"a": 3}`, ``, "a_1_b_-1", false},
+		{`{"a": 3}`, `{"b": -1}`, "a_1_b_-1", true},
+		{`{"a": 3}`, `{"b": 1}`, "a_1_b_-1", true},
+		{`{"a": {"$in": [2, 3]}, "b": {"$gt": 50}}`, ``, "a_1_b_-1", false},
+		{`{"a": {"$gte": 8}}`, `{"a": -1, "b": 1}`, "a_1_b_-1", true},
+		{`{"a": null}`, ``, "a_1_b_-1", false},
+		{`{"b": {"$lt": 10}}`, ``, "", false},
+		{`{}`, `{"a": 1, "b": -1}`, "a_1_b_-1", true},
+		{`{"path": {"$regex": "^,Books,Programming,"}}`, ``, "path_1", false},
+		{`{"path": {"$regex": "^,books,", "$options": "i"}}`, ``, "", false},
+		{`{"path": {"$regex": "Poetry"}}`, ``, "", false},
+		{`{"tags": "t1"}`, ``, "tags_1", false},
+		{`{"tags": {"$all": ["t0", "x"]}}`, ``, "tags_1", false},
+		{`{"tags": []}`, ``, "tags_1", false},
+		{`{"tags": ["t0", "x"]}`, ``, "tags_1", false},
+		{`{"attrs": {"$elemMatch": {"n": "color", "v": "silver"}}}`, ``, "attrs.n_1_attrs.v_1", false},
+		{`{"attrs.n": "size", "attrs.v": {"$gt": 5}}`, ``, "attrs.n_1_attrs.v_1", false},
+		{`{"s": {"$gt": 100}}`, ``, "s_1", false},
+		{`{"s": null}`, ``, "", false},
+		{`{"_id": 42}`, ``, "_id_", false},
+		{`{"_id": {"$gte": 590}}`, `{"_id": -1}`, "_id_", true},
+		{`{}`, `{"_id": -1}`, "_id_", true},
+		{`{"a": 3, "_id": {"$lt": 100}}`, `{"b": -1}`, "a_1_b_-1", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter+tc.sort, func(t *testing.T) {
+			o := FindOptions{Filter: ext(t, tc.filter)}
+			if tc.sort != "" {
+				o.Sort = ext(t, tc.sort)
+			}
+			q, err := compileFind(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := planFind(e.Collection("test", "p"), q, bson.RawValue{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			switch {
+			case p.ix != nil:
+				got = p.ix.Name
+			case p.intervals != nil || p.sorted:
+				got = idIndexName
+			}
+			if got != tc.index || p.sorted != tc.sorted {
+				t.Fatalf("plan %q sorted=%v, want %q sorted=%v", got, p.sorted, tc.index, tc.sorted)
+			}
+			want := findIDs(t, e, o, `{"$natural": 1}`)
+			if have := findIDs(t, e, o, ""); !slices.Equal(have, want) {
+				t.Fatalf("plan returned %v\nscan returned %v", have, want)
+			}
+		})
+	}
+}
+
+// findIDs runs a find and returns the _ids in result order.
+func findIDs(t *testing.T, e *Engine, o FindOptions, hint string) []int32 {
+	t.Helper()
+	if hint != "" {
+		o.Hint = ext(t, `{"h": `+hint+`}`).Lookup("h")
+	}
+	cur, err := e.Find("test", "p", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	var ids []int32
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			break
+		}
+		ids = append(ids, doc.Lookup("_id").Int32())
+	}
+	if o.Sort == nil {
+		slices.Sort(ids)
+	}
+	return ids
+}
+
+func TestLiteralPrefix(t *testing.T) {
+	tests := map[string]string{
+		`,Books,`:          ",Books,",
+		`abc.*`:            "abc",
+		`ab?c`:             "a",
+		`a\.b\,c`:          "a.b,c",
+		`(x)`:              "",
+		`foo$`:             "foo",
+		`abc{2}`:           "ab",
+		`discussion/slug`:  "discussion/slug",
+		`a\d`:              "a",
+		`x+`:               "x",
+		`programming|math`: "programming",
+	}
+	for in, want := range tests {
+		got := literalPrefix(in)
+		// A prefix only needs to contain every match's prefix: the regex is
+		// re-applied to each candidate.
+		if got != want && !(len(got) < len(want) && want[:len(got)] == got) {
+			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
