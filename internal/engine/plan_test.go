@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
 )
 
 // planTestEngine holds 600 varied documents under several indexes.
