@@ -97,6 +97,7 @@ func Start(cfg Config) (*Instance, error) {
 	in := &Instance{kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reapCursors(idle)
+	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "sync", !cfg.NoSync)
 	return in, nil
 }
@@ -119,6 +120,22 @@ func (in *Instance) reapCursors(idle time.Duration) {
 		case <-t.C:
 			if n := in.svc.Cursors.Reap(); n > 0 {
 				in.log.Info("closed idle cursors", "count", n)
+			}
+		case <-in.stop:
+			return
+		}
+	}
+}
+
+// expireTTL runs the TTL monitor until the instance stops.
+func (in *Instance) expireTTL(eng *engine.Engine) {
+	t := time.NewTicker(engine.TTLInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if _, err := eng.ExpireTTL(time.Now()); err != nil {
+				in.log.Error("TTL monitor", "err", err)
 			}
 		case <-in.stop:
 			return

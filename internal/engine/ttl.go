@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TTLInterval is how often the TTL monitor looks for expired documents, as
+// MongoDB's ttlMonitorSleepSecs default.
+const TTLInterval = 60 * time.Second
+
+// ExpireTTL deletes the documents that TTL indexes say have expired: those
+// whose indexed field is a date (or an array holding one) earlier than now
+// minus the index's expireAfterSeconds. It returns how many it deleted.
+func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
+	var total int64
+	e.cat.mu.RLock()
+	colls := make([]*Collection, 0, len(e.cat.colls))
+	for _, c := range e.cat.colls {
+		colls = append(colls, c)
+	}
+	e.cat.mu.RUnlock()
+	for _, c := range colls {
+		for _, ix := range c.Indexes() {
+			if ix.ExpireAfter < 0 {
+				continue
+			}
+			cutoff := now.Add(-time.Duration(ix.ExpireAfter) * time.Second)
+			filter, err := bson.Marshal(bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}})
+			if err != nil {
+				return total, err
+			}
+			hint, err := bson.Marshal(bson.D{{Key: "h", Value: ix.Name}})
+			if err != nil {
+				return total, err
+			}
+			n, err := e.Delete(c.DB, c.Name, filter, 0, bson.Raw(hint).Lookup("h"))
+			total += n
+			if err != nil {
+				return total, err
+			}
+			if n > 0 {
+				e.log.Info("TTL monitor deleted expired documents", "ns", c.DB+"."+c.Name, "index", ix.Name, "count", n)
+			}
+		}
+	}
+	return total, nil
+}
