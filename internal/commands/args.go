@@ -128,5 +128,8 @@ func collectionArg(cmd bson.Raw) (string, error) {
 		return "", mongoerr.New(mongoerr.InvalidNamespace,
 			"collection name has invalid type %s", values.TypeName(v.Type))
 	}
+	if v.StringValue() == "" {
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", cmd.Lookup("$db").StringValue())
+	}
 	return v.StringValue(), nil
 }

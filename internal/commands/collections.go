@@ -21,7 +21,7 @@ func init() {
 // unsupportedCreateOptions are create options MongoDB accepts that Folio
 // does not implement yet: they fail clearly rather than being ignored.
 var unsupportedCreateOptions = map[string]string{
-	"capped": "capped collections", "viewOn": "views", "pipeline": "views", "timeseries": "time series collections",
+	"viewOn": "views", "pipeline": "views", "timeseries": "time series collections",
 	"validator": "document validation", "clusteredIndex": "clustered indexes", "encryptedFields": "queryable encryption",
 	"collation": "collations", "changeStreamPreAndPostImages": "change streams", "expireAfterSeconds": "TTL collections",
 }
@@ -32,15 +32,13 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var opts engine.CollectionOptions
+	var other bson.D
 	var unsupported string
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		switch key {
 		case "capped":
 			b, err := argBool("create", key, v)
 			opts.Capped = b
-			if b {
-				unsupported = unsupportedCreateOptions[key]
-			}
 			return true, err
 		case "size":
 			n, err := argInt("create", key, v)
@@ -52,6 +50,7 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 			return true, err
 		case "autoIndexId", "idIndex", "validationLevel", "validationAction", "indexOptionDefaults",
 			"storageEngine", "flags", "temp":
+			other = append(other, bson.E{Key: key, Value: v})
 			return true, nil
 		}
 		if what, ok := unsupportedCreateOptions[key]; ok {
@@ -63,11 +62,20 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Capped && opts.Size == 0 {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
+	if opts.Capped {
+		if opts.Size <= 0 {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
+		}
+		// MongoDB rounds a capped collection's size up to a multiple of 256.
+		opts.Size = (opts.Size + 255) / 256 * 256
+	} else {
+		opts.Size, opts.Max = 0, 0
 	}
 	if unsupported != "" {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %s yet", unsupported)
+	}
+	if len(other) > 0 {
+		opts.Other = marshal(other)
 	}
 	return nil, s.Engine.CreateCollection(r.DB, name, opts)
 }

@@ -2,11 +2,13 @@ package commands
 
 import (
 	"strconv"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/wire"
 )
@@ -49,10 +51,19 @@ func oneBatchCursor(ns string, docs []bson.Raw) bson.Raw {
 
 // fillBatch reads up to n documents (n <= 0: no count limit) from c, and no
 // more than 16 MiB of them after the first. done reports that c is
-// exhausted.
+// exhausted: a full batch looks one document ahead, so that a cursor whose
+// last document ends a batch is closed with it.
 func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err error) {
 	size := 0
-	for n <= 0 || int64(len(batch)) < n {
+	for {
+		if n > 0 && int64(len(batch)) == n {
+			doc, err := c.Next()
+			if err != nil || doc == nil {
+				return batch, err == nil, err
+			}
+			c.Unread(doc)
+			return batch, false, nil
+		}
 		doc, err := c.Next()
 		if err != nil {
 			return nil, false, err
@@ -67,7 +78,6 @@ func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err err
 		size += len(doc)
 		batch = append(batch, doc)
 	}
-	return batch, false, nil
 }
 
 // serveFirstBatch registers src as a cursor, fills the first batch and
@@ -90,6 +100,27 @@ func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
 
+// serveTailable opens a tailable cursor: it stays open when it runs out of
+// documents, for later getMores to return new ones.
+func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSize int64, awaitData bool) (bson.Raw, error) {
+	c := s.Cursors.Open(db, coll, tc)
+	c.Tailable, c.AwaitData = true, awaitData
+	if batchSize == 0 {
+		batchSize = defaultFirstBatch
+	}
+	batch, _, err := fillBatch(c, batchSize)
+	if err != nil {
+		_ = s.Cursors.Close(c)
+		return nil, err
+	}
+	s.Cursors.Return(c)
+	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
+}
+
+// defaultAwaitTime is how long a getMore on an awaitData cursor waits for
+// new documents when the client gives no maxTimeMS, as in MongoDB.
+const defaultAwaitTime = time.Second
+
 func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.GetMore.Add(1)
 	idv := r.Cmd.Lookup("getMore")
@@ -98,11 +129,13 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var coll string
 	var batchSize int64
+	await := defaultAwaitTime
 	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
 		case "collection":
 			coll, err = argString("getMore", key, v)
+
 		case "batchSize":
 			batchSize, err = argInt("getMore", key, v)
 			if err == nil && batchSize < 0 {
@@ -120,11 +153,25 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if coll == "" {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
 	}
+	if v, err := r.Cmd.LookupErr("maxTimeMS"); err == nil {
+		ms, err := argInt("getMore", "maxTimeMS", v)
+		if err != nil {
+			return nil, err
+		}
+		await = time.Duration(ms) * time.Millisecond
+	}
 	c, err := s.Cursors.Checkout(idv.Int64(), r.DB, coll)
 	if err != nil {
 		return nil, err
 	}
 	batch, done, err := fillBatch(c, batchSize)
+	if err == nil && len(batch) == 0 && c.AwaitData {
+		c.Source().(*engine.TailCursor).Wait(await)
+		batch, done, err = fillBatch(c, batchSize)
+	}
+	if c.Tailable {
+		done = false
+	}
 	id := c.ID
 	if err != nil || done {
 		_ = s.Cursors.Close(c)

@@ -14,8 +14,7 @@ func init() {
 // unsupportedFindOptions are find options Folio does not implement yet; a
 // truthy value fails clearly instead of being ignored.
 var unsupportedFindOptions = map[string]bool{
-	"tailable": true, "awaitData": true, "returnKey": true, "showRecordId": true,
-	"min": true, "max": true, "collation": true, "oplogReplay": true,
+	"returnKey": true, "showRecordId": true, "min": true, "max": true, "collation": true, "oplogReplay": true,
 }
 
 func nonNegative(field string, n int64) error {
@@ -30,6 +29,8 @@ type findArgs struct {
 	engine.FindOptions
 	batchSize int64
 	single    bool
+	tailable  bool
+	awaitData bool
 }
 
 // parseFind reads a find command's fields.
@@ -59,6 +60,10 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 			}
 		case "singleBatch":
 			a.single, err = argBool("find", key, v)
+		case "tailable":
+			a.tailable, err = argBool("find", key, v)
+		case "awaitData":
+			a.awaitData, err = argBool("find", key, v)
 		case "allowDiskUse":
 			o.AllowDiskUse, err = argBool("find", key, v)
 		case "hint":
@@ -74,6 +79,9 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 		}
 		return true, err
 	})
+	if err == nil && a.awaitData && !a.tailable {
+		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
 	return a, err
 }
 
@@ -86,6 +94,13 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	a, err := parseFind(r.Cmd)
 	if err != nil {
 		return nil, err
+	}
+	if a.tailable {
+		tc, err := s.Engine.Tail(r.DB, coll, a.FindOptions)
+		if err != nil {
+			return nil, err
+		}
+		return s.serveTailable(r.DB, coll, tc, a.batchSize, a.awaitData)
 	}
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {

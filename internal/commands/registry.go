@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -43,6 +44,9 @@ func (s *Service) Run(r *Request) bson.Raw {
 		return ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
 	}
 	s.Ops.Command.Add(1)
+	if err := engine.ValidateDBName(r.DB); err != nil {
+		return ErrorReply(err)
+	}
 	reply, err := h(s, r)
 	if err != nil {
 		return ErrorReply(err)

@@ -27,7 +27,11 @@ type Cursor struct {
 	ID   int64
 	DB   string
 	Coll string
-	src  Source
+	// Tailable cursors stay open when they run out of documents; with
+	// AwaitData a getMore waits for new ones.
+	Tailable  bool
+	AwaitData bool
+	src       Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw
 	lastUsed time.Time
@@ -43,6 +47,9 @@ func (c *Cursor) Next() (bson.Raw, error) {
 	}
 	return c.src.Next()
 }
+
+// Source returns the cursor's document source.
+func (c *Cursor) Source() Source { return c.src }
 
 // Unread puts doc back to be returned by the next call to Next.
 func (c *Cursor) Unread(doc bson.Raw) { c.held = doc }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"slices"
@@ -31,6 +32,8 @@ type Collection struct {
 	// under mu held exclusively, so readers load them without locking.
 	indexes     atomic.Pointer[[]*Index]
 	nextIndexID uint32
+	// capped is set for capped collections.
+	capped *cappedState
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -56,6 +59,15 @@ type CollectionOptions struct {
 	Capped bool  `bson:"capped,omitempty"`
 	Size   int64 `bson:"size,omitempty"`
 	Max    int64 `bson:"max,omitempty"`
+	// Other holds the accepted create options Folio keeps but does not act
+	// on (validationLevel, storageEngine...), so that a second create with
+	// different options is told apart.
+	Other bson.Raw `bson:"other,omitempty"`
+}
+
+// Equal reports whether two option sets are the same.
+func (o CollectionOptions) Equal(p CollectionOptions) bool {
+	return o.Capped == p.Capped && o.Size == p.Size && o.Max == p.Max && bytes.Equal(o.Other, p.Other)
 }
 
 // catalogEntry is the stored form of a Collection.
@@ -114,6 +126,11 @@ func (c *catalog) load(r storage.Reader) error {
 			ixs = append(ixs, ix)
 		}
 		coll.indexes.Store(&ixs)
+		if coll.Options.Capped {
+			if coll.capped, err = loadCapped(r, coll); err != nil {
+				return err
+			}
+		}
 		c.colls[nsKey(db, name)] = coll
 	}
 	return it.Error()
@@ -137,6 +154,9 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 		return nil, err
 	}
 	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts, nextIndexID: 1}
+	if opts.Capped {
+		coll.capped = &cappedState{inserted: make(chan struct{})}
+	}
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
@@ -180,10 +200,10 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
 	if c := e.cat.colls[nsKey(db, name)]; c != nil {
-		if c.Options == opts {
+		if c.Options.Equal(opts) {
 			return nil
 		}
-		return mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", db, name)
+		return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 	}
 	_, err := e.createLocked(db, name, opts)
 	return err
@@ -301,6 +321,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	}
 	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
 	moved.indexes.Store(src.indexes.Load())
+	moved.capped = src.capped
 	if err := putCatalogEntry(b, moved); err != nil {
 		return err
 	}
@@ -355,6 +376,10 @@ func (e *Engine) Databases() []string {
 // collection with id collID.
 func deleteCollectionData(b storage.Batch, collID uint32) error {
 	lo, hi := docSpan(collID)
+	if err := b.DeleteRange(lo, hi); err != nil {
+		return err
+	}
+	lo, hi = collNaturalSpan(collID)
 	if err := b.DeleteRange(lo, hi); err != nil {
 		return err
 	}

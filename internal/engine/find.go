@@ -72,9 +72,14 @@ func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) 
 		p := buildPlan(c, nil, nil, nil, nil)
 		p.reverse = natural < 0
 		p.sorted = q.sort != nil && q.sort.Natural() != 0
+		p.useNatural(c)
 		return p, nil
 	}
-	return choosePlan(c, q.filter, q.sort, h.ix, h.idOrder), nil
+	p := choosePlan(c, q.filter, q.sort, h.ix, h.idOrder)
+	if !p.sorted && !h.idOrder {
+		p.useNatural(c)
+	}
+	return p, nil
 }
 
 // Find runs a query. Filter, sort and projection errors are reported before

@@ -25,6 +25,13 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, []
 		return 0, nil, err
 	}
 	defer release()
+	if c.capped != nil {
+		n, werrs, err := e.insertCapped(c, docs, ordered)
+		if err == nil && n > 0 {
+			err = e.durable()
+		}
+		return n, werrs, err
+	}
 	inserted := 0
 	var werrs []WriteError
 	for start := 0; start < len(docs); start += insertChunk {

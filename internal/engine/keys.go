@@ -17,6 +17,7 @@ import (
 //	                                index entry -> keyenc(_id); unique
 //	                                indexes leave _id out of the key, so
 //	                                equal keys of two documents collide
+//	n <collID:4> <seq:8>            capped collections: insertion order -> keyenc(_id)
 //
 // Collection ids are never reused, so dropping a collection is one range
 // deletion of its documents and nothing can resurrect them.
@@ -25,6 +26,7 @@ const (
 	spaceCatalog = 'c'
 	spaceDoc     = 'd'
 	spaceIndex   = 'i'
+	spaceNatural = 'n'
 )
 
 var keyNextCollID = []byte{spaceMeta, 'n', 'e', 'x', 't', 'c', 'o', 'l', 'l'}
@@ -51,6 +53,11 @@ func docSpan(collID uint32) (lower, upper []byte) {
 
 func docKey(collID uint32, id bson.RawValue) []byte {
 	return keyenc.AppendValue(docPrefix(collID), id)
+}
+
+// collNaturalSpan bounds the insertion-order entries of one collection.
+func collNaturalSpan(collID uint32) (lower, upper []byte) {
+	return naturalPrefix(collID), naturalPrefix(collID + 1)
 }
 
 // collIndexSpan bounds every index entry of one collection.

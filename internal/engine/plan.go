@@ -34,7 +34,23 @@ type plan struct {
 	fields []IndexField
 	// pointFields counts the leading fields pinned to a single value.
 	pointFields int
+	// natural scans a capped collection's insertion order.
+	natural bool
 }
+
+// useNatural turns a plain scan of a capped collection into a scan of its
+// insertion order, which is its natural order.
+func (p *plan) useNatural(c *Collection) {
+	if c.capped == nil || p.ix != nil || p.intervals != nil {
+		return
+	}
+	p.natural = true
+	p.keyPrefix = naturalPrefix(c.ID)
+}
+
+// fetches reports whether the plan's entries hold encoded _ids to fetch
+// documents by, rather than the documents themselves.
+func (p *plan) fetches() bool { return p.ix != nil || p.natural }
 
 type interval struct{ lo, hi []byte }
 

@@ -98,16 +98,18 @@ func (s *planSource) advance() bool {
 
 func (s *planSource) Next() (bson.Raw, error) {
 	for s.advance() {
-		if s.p.ix == nil {
+		if !s.p.fetches() {
 			s.stats.docsExamined++
 			return s.it.Value(), nil
 		}
-		s.stats.keysExamined++
 		encID := s.it.Value()
-		if _, dup := s.seen[string(encID)]; dup {
-			continue
+		if s.seen != nil {
+			s.stats.keysExamined++
+			if _, dup := s.seen[string(encID)]; dup {
+				continue
+			}
+			s.seen[string(encID)] = struct{}{}
 		}
-		s.seen[string(encID)] = struct{}{}
 		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -66,6 +67,17 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 	}
 	b := e.kv.NewBatch()
 	defer b.Close()
+	applied := func() {}
+	if c.capped != nil {
+		c.capped.mu.Lock()
+		defer c.capped.mu.Unlock()
+		if applied, err = e.stageCapped(b, c, encID, old, next); err != nil {
+			if errors.Is(err, errEvicted) {
+				return nil
+			}
+			return err
+		}
+	}
 	if next == nil {
 		err = b.Delete(key)
 	} else {
@@ -74,10 +86,14 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 	if err == nil {
 		err = ch.stage(b, encID)
 	}
+	if err == nil {
+		err = e.commit(b)
+	}
 	if err != nil {
 		return err
 	}
-	return e.commit(b)
+	applied()
+	return nil
 }
 
 // forEachMatch calls fn with each document of c matching f in a snapshot

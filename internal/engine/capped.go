@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// cappedState is what a capped collection tracks beyond its documents: its
+// insertion order (the natural order reads and tailable cursors follow) and
+// its totals, which every insert keeps within the size and max limits by
+// deleting the oldest documents in the same batch.
+type cappedState struct {
+	mu      sync.Mutex // serializes the writes of the collection
+	size    int64
+	count   int64
+	nextSeq uint64
+	// inserted is closed (and replaced) after each insert, waking tailable
+	// cursors that wait for data.
+	inserted chan struct{}
+}
+
+// errEvicted reports a write to a capped collection's document that was
+// evicted meanwhile; the write then does nothing.
+var errEvicted = errors.New("document evicted from the capped collection")
+
+// naturalKey is the key of the insertion-order entry with sequence seq.
+func naturalKey(collID uint32, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(naturalPrefix(collID), seq)
+}
+
+func naturalPrefix(collID uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{spaceNatural}, collID)
+}
+
+// loadCapped rebuilds the totals and the next sequence of a capped
+// collection from storage.
+func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
+	st := &cappedState{inserted: make(chan struct{})}
+	pre := naturalPrefix(c.ID)
+	it, err := r.NewIter(pre, keyenc.PrefixEnd(pre))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	if it.Last() {
+		st.nextSeq = binary.BigEndian.Uint64(it.Key()[len(pre):]) + 1
+	}
+	lo, hi := docSpan(c.ID)
+	docs, err := r.NewIter(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer docs.Close()
+	for docs.First(); docs.Valid(); docs.Next() {
+		st.count++
+		st.size += int64(len(docs.Value()))
+	}
+	return st, firstErr(it.Error(), docs.Error())
+}
+
+// insertCapped inserts docs one by one, each in a batch that also deletes
+// the oldest documents the collection no longer has room for.
+func (e *Engine) insertCapped(c *Collection, docs []bson.Raw, ordered bool) (int, []WriteError, error) {
+	n := 0
+	var werrs []WriteError
+	for i, d := range docs {
+		_, err := e.insertOne(c, d)
+		if err == nil {
+			n++
+			continue
+		}
+		me, ok := err.(*mongoerr.Error)
+		if !ok {
+			return n, werrs, err
+		}
+		werrs = append(werrs, WriteError{Index: i, Err: me})
+		if ordered {
+			break
+		}
+	}
+	return n, werrs, nil
+}
+
+// stageCapped adds to b what a write of a capped collection changes beyond
+// the document and its indexes: the insertion-order entry of a new
+// document, the eviction of the oldest documents past the limits, or the
+// removal of a deleted document's entry. It fails when an update would
+// change a document's size, as MongoDB does. The caller holds st.mu and
+// applies commitCapped after the batch commits.
+func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, next bson.Raw) (func(), error) {
+	st := c.capped
+	if old != nil {
+		// An eviction may have removed the document since the caller read
+		// it; then there is nothing left to change.
+		if _, found, err := e.kv.Get(docKeyFromEncodedID(c.ID, encID)); err != nil || !found {
+			return nil, firstErr(err, errEvicted)
+		}
+	}
+	switch {
+	case old != nil && next != nil:
+		if len(old) != len(next) {
+			return nil, mongoerr.New(mongoerr.Code(10003), "Cannot change the size of a document in a capped collection: %d != %d", len(old), len(next))
+		}
+		return func() {}, nil
+	case old != nil:
+		key, err := e.findNatural(c, encID)
+		if err != nil {
+			return nil, err
+		}
+		if key != nil {
+			if err := b.Delete(key); err != nil {
+				return nil, err
+			}
+		}
+		return func() { st.count--; st.size -= int64(len(old)) }, nil
+	}
+	if int64(len(next)) > c.Options.Size {
+		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", c.Options.Size)
+	}
+	seq := st.nextSeq
+	if err := b.Set(naturalKey(c.ID, seq), encID); err != nil {
+		return nil, err
+	}
+	size, count := st.size+int64(len(next)), st.count+1
+	pre := naturalPrefix(c.ID)
+	it, err := e.kv.NewIter(pre, keyenc.PrefixEnd(pre))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for it.First(); it.Valid() && (size > c.Options.Size || (c.Options.Max > 0 && count > c.Options.Max)); it.Next() {
+		victimKey := docKeyFromEncodedID(c.ID, it.Value())
+		victim, found, err := e.kv.Get(victimKey)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.Delete(append([]byte(nil), it.Key()...)); err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		ch, err := c.indexChanges(it.Value(), victim, nil)
+		if err == nil {
+			err = b.Delete(victimKey)
+		}
+		if err == nil {
+			err = ch.stage(b, it.Value())
+		}
+		if err != nil {
+			return nil, err
+		}
+		size -= int64(len(victim))
+		count--
+	}
+	if err := it.Error(); err != nil {
+		return nil, err
+	}
+	return func() {
+		st.nextSeq = seq + 1
+		st.size, st.count = size, count
+		close(st.inserted)
+		st.inserted = make(chan struct{})
+	}, nil
+}
+
+// findNatural finds the insertion-order entry of the document encID.
+func (e *Engine) findNatural(c *Collection, encID []byte) ([]byte, error) {
+	pre := naturalPrefix(c.ID)
+	it, err := e.kv.NewIter(pre, keyenc.PrefixEnd(pre))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		if bytes.Equal(it.Value(), encID) {
+			return append([]byte(nil), it.Key()...), nil
+		}
+	}
+	return nil, it.Error()
+}
+
+// insertedSignal returns a channel closed at the next insert into c.
+func (c *Collection) insertedSignal() <-chan struct{} {
+	c.capped.mu.Lock()
+	defer c.capped.mu.Unlock()
+	return c.capped.inserted
+}

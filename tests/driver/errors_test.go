@@ -1,0 +1,138 @@
+package driver_test
+
+import (
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestCommandErrors proves malformed commands fail with MongoDB's error
+// codes and code names.
+func TestCommandErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		db       string
+		cmd      bson.D
+		code     int
+		codeName string
+	}{
+		{"unknown command", testDB, bson.D{{Key: "notACommand", Value: 1}}, 59, "CommandNotFound"},
+		{"find filter wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: int32(1)}}, 14, "TypeMismatch"},
+		{"find sort wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: "x"}}, 14, "TypeMismatch"},
+		{"find unknown field", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "noSuchOption", Value: 1}}, 40415, "Location40415"},
+		{"find empty collection name", testDB, bson.D{{Key: "find", Value: ""}}, 73, "InvalidNamespace"},
+		{"insert empty collection name", testDB, bson.D{{Key: "insert", Value: ""}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
+		{"insert collection name with $", testDB, bson.D{{Key: "insert", Value: "a$b"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
+		{"create collection name with $", testDB, bson.D{{Key: "create", Value: "a$b"}}, 73, "InvalidNamespace"},
+		{"create empty collection name", testDB, bson.D{{Key: "create", Value: ""}}, 73, "InvalidNamespace"},
+		{"database name with space", "a b", bson.D{{Key: "find", Value: "c"}}, 73, "InvalidNamespace"},
+		{"database name with dot", "a.b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
+		{"database name with $", "a$b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
+	}
+	client, _ := startServer(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := client.Database(tt.db).RunCommand(t.Context(), tt.cmd).Err()
+			requireCode(t, err, tt.code, tt.codeName)
+		})
+	}
+	names, err := client.ListDatabaseNames(t.Context(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"a b", "a.b", "a$b"} {
+		if slices.Contains(names, bad) {
+			t.Errorf("invalid database %q was created", bad)
+		}
+	}
+}
+
+// TestValidNamesWithDashes proves database and collection names with dashes
+// are valid: documents are stored and found and the names are listed.
+func TestValidNamesWithDashes(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database("stats-2011")
+	coll := db.Collection("sites-nov")
+	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: "home"}, {Key: "hits", Value: int32(3)}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: "home"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, ok := got.Lookup("hits").Int32OK(); !ok || hits != 3 {
+		t.Fatalf("found %v, want hits 3", got)
+	}
+	colls, err := db.ListCollectionNames(t.Context(), bson.D{})
+	if err != nil || !slices.Equal(colls, []string{"sites-nov"}) {
+		t.Fatalf("collections %v (%v), want [sites-nov]", colls, err)
+	}
+	dbs, err := client.ListDatabaseNames(t.Context(), bson.D{})
+	if err != nil || !slices.Contains(dbs, "stats-2011") {
+		t.Fatalf("databases %v (%v), want stats-2011 among them", dbs, err)
+	}
+}
+
+// TestRenameCollectionErrors proves renameCollection refuses a missing
+// source (26 NamespaceNotFound) and an existing target without dropTarget
+// (48 NamespaceExists), leaving both collections untouched, and replaces
+// the target with dropTarget.
+func TestRenameCollectionErrors(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	for _, name := range []string{"src", "dst"} {
+		if _, err := db.Collection(name).InsertOne(t.Context(), bson.D{{Key: "_id", Value: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin := client.Database("admin")
+	rename := func(from, to string, extra ...bson.E) error {
+		cmd := append(bson.D{{Key: "renameCollection", Value: testDB + "." + from}, {Key: "to", Value: testDB + "." + to}}, extra...)
+		return admin.RunCommand(t.Context(), cmd).Err()
+	}
+
+	requireCode(t, rename("missing", "new"), 26, "NamespaceNotFound")
+	requireCode(t, rename("src", "dst"), 48, "NamespaceExists")
+	requireStoredIDs(t, db.Collection("src"), "src")
+	requireStoredIDs(t, db.Collection("dst"), "dst")
+
+	if err := rename("src", "dst", bson.E{Key: "dropTarget", Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	requireStoredIDs(t, db.Collection("dst"), "src")
+	colls, err := db.ListCollectionNames(t.Context(), bson.D{})
+	if err != nil || !slices.Equal(colls, []string{"dst"}) {
+		t.Fatalf("collections %v (%v), want [dst]", colls, err)
+	}
+}
+
+// TestCreateExistingCollection proves create succeeds again with the same
+// options but fails with 48 NamespaceExists when the options differ.
+func TestCreateExistingCollection(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	create := bson.D{{Key: "create", Value: "c"}}
+	if err := db.RunCommand(t.Context(), create).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(t.Context(), create).Err(); err != nil {
+		t.Fatalf("create again with the same options: %v", err)
+	}
+	err := db.RunCommand(t.Context(), append(create, bson.E{Key: "validationLevel", Value: "moderate"})).Err()
+	requireCode(t, err, 48, "NamespaceExists")
+}
+
+// requireStoredIDs fails unless coll holds exactly the documents with the
+// given string _ids.
+func requireStoredIDs(t *testing.T, coll *mongo.Collection, want ...string) {
+	t.Helper()
+	var got []string
+	for _, d := range findAll(t, coll, bson.D{}) {
+		got = append(got, d.Lookup("_id").StringValue())
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s holds _ids %v, want %v", coll.Name(), got, want)
+	}
+}

@@ -1,0 +1,215 @@
+// Package driver_test drives an in-process Folio with the official MongoDB Go
+// driver (and, for the wire tests, raw TCP) and checks that it behaves as
+// MongoDB does.
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// testDB is the database the tests use unless they need another.
+const testDB = "test"
+
+// startServer starts an in-memory Folio on a random loopback port and
+// connects a driver client to it; both are closed when the test ends.
+func startServer(t testing.TB) (*mongo.Client, *instance.Instance) {
+	t.Helper()
+	in := startInstance(t, defaultConfig())
+	return connect(t, in), in
+}
+
+// defaultConfig is an in-memory Folio on a random loopback port.
+func defaultConfig() instance.Config {
+	return instance.Config{Addr: "127.0.0.1:0", InMemory: true}
+}
+
+// startInstance starts a Folio with cfg and closes it when the test ends.
+func startInstance(t testing.TB, cfg instance.Config) *instance.Instance {
+	t.Helper()
+	in, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := in.Close(context.Background()); err != nil {
+			t.Errorf("close server: %v", err)
+		}
+	})
+	return in
+}
+
+// connect returns a driver client for in, with opts applied after the URI,
+// disconnected when the test ends.
+func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
+	t.Helper()
+	client := dial(t, in, opts...)
+	t.Cleanup(func() {
+		if err := client.Disconnect(context.Background()); err != nil {
+			t.Errorf("disconnect: %v", err)
+		}
+	})
+	return client
+}
+
+// dial returns a driver client for in that has answered a ping; the caller
+// disconnects it, before in closes (after, Disconnect waits for server
+// selection to time out).
+func dial(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
+	t.Helper()
+	all := append([]*options.ClientOptions{options.Client().ApplyURI(in.URI()).SetDirect(true)}, opts...)
+	client, err := mongo.Connect(all...)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	if err := client.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	return client
+}
+
+// commandCounter counts the commands a client starts, by name.
+type commandCounter struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// newCommandCounter returns a counter and the client option that feeds it.
+func newCommandCounter() (*commandCounter, *options.ClientOptions) {
+	c := &commandCounter{counts: map[string]int{}}
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		c.mu.Lock()
+		c.counts[e.CommandName]++
+		c.mu.Unlock()
+	}}
+	return c, options.Client().SetMonitor(mon)
+}
+
+// count is how many name commands were started since the last reset.
+func (c *commandCounter) count(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[name]
+}
+
+// reset forgets every count.
+func (c *commandCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.counts)
+}
+
+// serverCode is the server error code carried by err, or 0 when err is not a
+// server error.
+func serverCode(err error) int {
+	var ce mongo.CommandError
+	if errors.As(err, &ce) {
+		return int(ce.Code)
+	}
+	var bwe mongo.BulkWriteException
+	if errors.As(err, &bwe) && len(bwe.WriteErrors) > 0 {
+		return bwe.WriteErrors[0].Code
+	}
+	var we mongo.WriteException
+	if errors.As(err, &we) {
+		if len(we.WriteErrors) > 0 {
+			return we.WriteErrors[0].Code
+		}
+		if we.WriteConcernError != nil {
+			return we.WriteConcernError.Code
+		}
+	}
+	return 0
+}
+
+// requireCode fails the test unless err is a server error with code and,
+// when codeName is not empty, that codeName.
+func requireCode(t testing.TB, err error, code int, codeName string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want code %d (%s)", code, codeName)
+	}
+	if got := serverCode(err); got != code {
+		t.Fatalf("got error %v (code %d), want code %d (%s)", err, got, code, codeName)
+	}
+	var ce mongo.CommandError
+	if codeName != "" && errors.As(err, &ce) && ce.Name != codeName {
+		t.Fatalf("got codeName %q, want %q (error %v)", ce.Name, codeName, err)
+	}
+}
+
+// mustRaw marshals v to BSON bytes.
+func mustRaw(t testing.TB, v any) bson.Raw {
+	t.Helper()
+	b, err := bson.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal %v: %v", v, err)
+	}
+	return b
+}
+
+// loadExtJSON reads testdata/name, a canonical Extended JSON array of
+// documents.
+func loadExtJSON(t testing.TB, name string) []bson.Raw {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wrapper struct {
+		Docs []bson.Raw `bson:"docs"`
+	}
+	if err := bson.UnmarshalExtJSON(append(append([]byte(`{"docs":`), data...), '}'), true, &wrapper); err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	return wrapper.Docs
+}
+
+// seed inserts docs into coll.
+func seed(t testing.TB, coll *mongo.Collection, docs []bson.Raw) {
+	t.Helper()
+	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+		t.Fatalf("seed %s: %v", coll.Name(), err)
+	}
+}
+
+// findAll returns the documents coll.Find(filter, opts) yields.
+func findAll(t testing.TB, coll *mongo.Collection, filter any, opts ...options.Lister[options.FindOptions]) []bson.Raw {
+	t.Helper()
+	cur, err := coll.Find(context.Background(), filter, opts...)
+	if err != nil {
+		t.Fatalf("find %v: %v", filter, err)
+	}
+	var out []bson.Raw
+	if err := cur.All(context.Background(), &out); err != nil {
+		t.Fatalf("find %v: %v", filter, err)
+	}
+	return out
+}
+
+// ids returns the _id of each document for comparison: integers in
+// decimal, other values as Extended JSON.
+func ids(docs []bson.Raw) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		id := d.Lookup("_id")
+		if n, ok := id.AsInt64OK(); ok {
+			out[i] = strconv.FormatInt(n, 10)
+		} else {
+			out[i] = id.String()
+		}
+	}
+	return out
+}

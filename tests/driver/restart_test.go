@@ -1,0 +1,123 @@
+package driver_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// snapshot maps "db.collection" to its documents in _id order.
+type snapshot map[string][]bson.Raw
+
+// takeSnapshot reads every user collection the server lists.
+func takeSnapshot(t *testing.T, client *mongo.Client) snapshot {
+	t.Helper()
+	snap := snapshot{}
+	dbs, err := client.ListDatabaseNames(t.Context(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range dbs {
+		if db == "admin" || db == "config" || db == "local" {
+			continue
+		}
+		colls, err := client.Database(db).ListCollectionNames(t.Context(), bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range colls {
+			snap[db+"."+c] = findAll(t, client.Database(db).Collection(c), bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+		}
+	}
+	return snap
+}
+
+// TestRestartKeepsData proves an on-disk instance closed and started again
+// on the same directory has every collection and document it had, renamed
+// collections under their new names, and no dropped collection or database.
+func TestRestartKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: dir}
+
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, first)
+	db := client.Database("app")
+	users := db.Collection("users")
+	docs := make([]any, 300)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "name", Value: "user"}, {Key: "tags", Value: bson.A{i % 3, "t"}}}
+	}
+	if _, err := users.InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.UpdateMany(t.Context(), bson.D{{Key: "tags", Value: 0}}, bson.D{{Key: "$set", Value: bson.D{{Key: "third", Value: true}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.DeleteMany(t.Context(), bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 250}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"old", "doomed"} {
+		if _, err := db.Collection(name).InsertOne(t.Context(), bson.D{{Key: "_id", Value: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CreateCollection(t.Context(), "empty"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("gone").Collection("c").InsertOne(t.Context(), bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("other").Collection("kept").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1.5}}); err != nil {
+		t.Fatal(err)
+	}
+	err = client.Database("admin").RunCommand(t.Context(), bson.D{{Key: "renameCollection", Value: "app.old"}, {Key: "to", Value: "app.renamed"}}).Err()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Collection("doomed").Drop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("gone").Drop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := takeSnapshot(t, client)
+	if err := client.Disconnect(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	second := startInstance(t, cfg)
+	after := takeSnapshot(t, connect(t, second))
+
+	wantColls := []string{"app.empty", "app.renamed", "app.users", "other.kept"}
+	for _, snap := range []snapshot{before, after} {
+		var names []string
+		for name := range snap {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, wantColls) {
+			t.Fatalf("collections %v, want %v", names, wantColls)
+		}
+	}
+	if n := len(after["app.users"]); n != 250 {
+		t.Errorf("app.users holds %d documents after restart, want 250", n)
+	}
+	for name, want := range before {
+		got := after[name]
+		if !slicesEqualRaw(got, want) {
+			t.Errorf("%s after restart: %d documents %v, want %d %v", name, len(got), got, len(want), want)
+		}
+	}
+}

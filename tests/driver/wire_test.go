@@ -1,0 +1,383 @@
+package driver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// Opcodes and OP_MSG flags of the wire protocol.
+const (
+	opReply        = 1
+	opInsert       = 2002
+	opCompressed   = 2012
+	opMsg          = 2013
+	flagChecksum   = 1 << 0
+	flagMoreToCome = 1 << 1
+)
+
+// hangGuard bounds how long a raw read may block, so a server that neither
+// answers nor closes fails the test instead of hanging it. It is a liveness
+// guard, not a timing assertion: healthy replies take microseconds.
+const hangGuard = 30 * time.Second
+
+// isTimeout reports whether err is a network timeout: the hang guard fired.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// rawDial opens a plain TCP connection to in, closed when the test ends.
+func rawDial(t testing.TB, in interface{ Addr() string }) *net.TCPConn {
+	t.Helper()
+	c, err := net.Dial("tcp", in.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.(*net.TCPConn)
+}
+
+// message frames body as a wire message with a correct length.
+func message(requestID, opcode int32, body []byte) []byte {
+	return append(header(int32(16+len(body)), requestID, opcode), body...)
+}
+
+// header is a standard message header announcing length bytes.
+func header(length, requestID, opcode int32) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(length))
+	b = binary.LittleEndian.AppendUint32(b, uint32(requestID))
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	return binary.LittleEndian.AppendUint32(b, uint32(opcode))
+}
+
+// msgBody is an OP_MSG body: flags and one kind-0 section holding doc.
+func msgBody(flags uint32, doc []byte) []byte {
+	return append(append(binary.LittleEndian.AppendUint32(nil, flags), 0), doc...)
+}
+
+// readMsg reads one OP_MSG reply and returns its responseTo and document.
+func readMsg(c net.Conn) (int32, bson.Raw, error) {
+	if err := c.SetReadDeadline(time.Now().Add(hangGuard)); err != nil {
+		return 0, nil, err
+	}
+	var h [16]byte
+	if _, err := io.ReadFull(c, h[:]); err != nil {
+		return 0, nil, err
+	}
+	length := int32(binary.LittleEndian.Uint32(h[0:]))
+	responseTo := int32(binary.LittleEndian.Uint32(h[8:]))
+	if op := binary.LittleEndian.Uint32(h[12:]); op != opMsg || length < 21 {
+		return 0, nil, errors.New("reply is not an uncompressed OP_MSG")
+	}
+	body := make([]byte, length-16)
+	if _, err := io.ReadFull(c, body); err != nil {
+		return 0, nil, err
+	}
+	doc := bson.Raw(body[5:])
+	return responseTo, doc, doc.Validate()
+}
+
+// rawCommand sends cmd on c and returns the reply document.
+func rawCommand(t *testing.T, c net.Conn, requestID int32, cmd bson.D) bson.Raw {
+	t.Helper()
+	if _, err := c.Write(message(requestID, opMsg, msgBody(0, mustRaw(t, cmd)))); err != nil {
+		t.Fatal(err)
+	}
+	responseTo, reply, err := readMsg(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if responseTo != requestID {
+		t.Fatalf("reply answers request %d, want %d", responseTo, requestID)
+	}
+	return reply
+}
+
+// requireRejected fails unless the server, having read a malformed message
+// on c, either closes c or (as MongoDB does for some malformed bodies)
+// answers with ok: 0. A connection the framing makes unreadable must close.
+func requireRejected(t *testing.T, c net.Conn, mustClose bool) {
+	t.Helper()
+	_, reply, err := readMsg(c)
+	switch {
+	case isTimeout(err):
+		t.Fatalf("the server neither answered nor closed the connection within %v", hangGuard)
+	case err != nil:
+		return // closed
+	case mustClose:
+		t.Fatalf("the server answered %v; want the connection closed", reply)
+	}
+	if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 0 {
+		t.Fatalf("the server answered %v to a malformed message; want ok: 0", reply)
+	}
+}
+
+// TestMalformedMessages proves a malformed message is refused on its own
+// connection only: another driver client, and a raw connection opened
+// before, keep working, and the stored data is unchanged.
+func TestMalformedMessages(t *testing.T) {
+	ping := mustRaw(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	insert := mustRaw(t, bson.D{{Key: "insert", Value: "victim"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: "evil"}}}}, {Key: "$db", Value: testDB}})
+	badLength := bytes.Clone(insert)
+	binary.LittleEndian.PutUint32(badLength, uint32(len(insert)+100))
+	badType := bytes.Clone(insert)
+	badType[4] = 0x55 // the first element's type byte
+	tests := []struct {
+		name      string
+		bytes     []byte
+		halfClose bool // send EOF after the bytes: the message is truncated
+		mustClose bool
+	}{
+		{name: "length below header", bytes: append(header(8, 1, opMsg), 0, 0, 0, 0), mustClose: true},
+		{name: "negative length", bytes: header(-1, 1, opMsg), mustClose: true},
+		{name: "length above 48MB", bytes: header(48_000_001, 1, opMsg), mustClose: true},
+		{name: "max int32 length", bytes: header(1<<31-1, 1, opMsg), mustClose: true},
+		{name: "truncated body", bytes: message(1, opMsg, msgBody(0, ping))[:20], halfClose: true, mustClose: true},
+		{name: "garbage body", bytes: message(1, opMsg, bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 16))},
+		{name: "empty body", bytes: message(1, opMsg, nil)},
+		{name: "BSON length past end", bytes: message(1, opMsg, msgBody(0, badLength))},
+		{name: "BSON bad element type", bytes: message(1, opMsg, msgBody(0, badType))},
+		{name: "BSON missing terminator", bytes: message(1, opMsg, msgBody(0, insert[:len(insert)-1]))},
+		{name: "checksum flag without checksum", bytes: message(1, opMsg, msgBody(flagChecksum, insert))},
+		{name: "unknown required flag", bytes: message(1, opMsg, msgBody(1<<5, insert))},
+		{name: "no body section", bytes: message(1, opMsg, []byte{0, 0, 0, 0})},
+		{name: "two body sections", bytes: message(1, opMsg, append(msgBody(0, insert), append([]byte{0}, ping...)...))},
+		{name: "unknown section kind", bytes: message(1, opMsg, append(msgBody(0, insert), 7, 1, 2, 3))},
+		{name: "bad document sequence size", bytes: message(1, opMsg, append(msgBody(0, insert), 1, 0xff, 0xff, 0, 0, 'd', 0))},
+		{name: "unknown opcode", bytes: message(1, 9999, msgBody(0, insert))},
+		{name: "legacy OP_INSERT", bytes: message(1, opInsert, append([]byte{0, 0, 0, 0, 't', '.', 'v', 0}, insert...))},
+		{name: "reply opcode from client", bytes: message(1, opReply, make([]byte, 20))},
+		{name: "compressed unknown compressor", bytes: message(1, opCompressed, compressedBody(opMsg, 1<<10, 99, []byte("xx")))},
+		{name: "compressed huge size", bytes: message(1, opCompressed, compressedBody(opMsg, 1<<31-1, 1, []byte{1, 2, 3}))},
+		{name: "compressed noop size mismatch", bytes: message(1, opCompressed, compressedBody(opMsg, 500, 0, msgBody(0, insert)))},
+		{name: "compressed garbage zlib", bytes: message(1, opCompressed, compressedBody(opMsg, 100, 2, []byte("not zlib at all")))},
+	}
+	client, in := startServer(t)
+	victim := client.Database(testDB).Collection("victim")
+	want := make([]bson.Raw, 50)
+	for i := range want {
+		want[i] = mustRaw(t, bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: "intact"}})
+	}
+	seed(t, victim, want)
+	bystander := rawDial(t, in)
+	rawCommand(t, bystander, 1, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := rawDial(t, in)
+			if _, err := c.Write(tt.bytes); err != nil {
+				t.Fatal(err)
+			}
+			if tt.halfClose {
+				if err := c.CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			requireRejected(t, c, tt.mustClose)
+			if err := client.Ping(t.Context(), nil); err != nil {
+				t.Fatalf("driver client after the malformed message: %v", err)
+			}
+			reply := rawCommand(t, bystander, int32(i+2), bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+			if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 1 {
+				t.Fatalf("bystander connection ping: %v", reply)
+			}
+		})
+	}
+	got := findAll(t, victim, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if !slicesEqualRaw(got, want) {
+		t.Fatalf("victim collection changed: %v", got)
+	}
+}
+
+// compressedBody is an OP_COMPRESSED body wrapping payload.
+func compressedBody(originalOpcode, uncompressedSize int32, compressor byte, payload []byte) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(originalOpcode))
+	b = binary.LittleEndian.AppendUint32(b, uint32(uncompressedSize))
+	return append(append(b, compressor), payload...)
+}
+
+// slicesEqualRaw reports whether a and b hold the same documents, byte for
+// byte, in the same order.
+func slicesEqualRaw(a, b []bson.Raw) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMoreToComeGetsNoReply proves an OP_MSG with moreToCome is executed and
+// answered with nothing: the next reply on the connection answers the next
+// request.
+func TestMoreToComeGetsNoReply(t *testing.T) {
+	client, in := startServer(t)
+	c := rawDial(t, in)
+	insert := bson.D{
+		{Key: "insert", Value: "fire"},
+		{Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: int32(1)}}, bson.D{{Key: "_id", Value: int32(2)}}}},
+		{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 0}}},
+		{Key: "$db", Value: testDB},
+	}
+	if _, err := c.Write(message(1, opMsg, msgBody(flagMoreToCome, mustRaw(t, insert)))); err != nil {
+		t.Fatal(err)
+	}
+	reply := rawCommand(t, c, 2, bson.D{{Key: "count", Value: "fire"}, {Key: "$db", Value: testDB}})
+	if n, _ := reply.Lookup("n").AsInt64OK(); n != 2 {
+		t.Fatalf("count after the unacknowledged insert: %v, want n: 2", reply)
+	}
+	if n, err := client.Database(testDB).Collection("fire").CountDocuments(t.Context(), bson.D{}); err != nil || n != 2 {
+		t.Fatalf("driver count = %d, %v; want 2", n, err)
+	}
+}
+
+// TestUnacknowledgedDriverWrites proves writes a driver sends with
+// writeConcern w:0 (OP_MSG moreToCome) are applied.
+func TestUnacknowledgedDriverWrites(t *testing.T) {
+	in := startInstance(t, defaultConfig())
+	// One connection, so the acknowledged read is served after the writes.
+	client := connect(t, in, options.Client().SetWriteConcern(writeconcern.Unacknowledged()).SetMaxPoolSize(1))
+	coll := client.Database(testDB).Collection("w0")
+	res, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: int32(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Acknowledged {
+		t.Fatal("an insert with w:0 reported itself acknowledged")
+	}
+	if _, err := coll.UpdateOne(t.Context(), bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: int32(5)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(t.Context(), []any{bson.D{{Key: "_id", Value: int32(2)}}, bson.D{{Key: "_id", Value: int32(3)}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	want := []bson.Raw{
+		mustRaw(t, bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: int32(5)}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: int32(2)}}),
+		mustRaw(t, bson.D{{Key: "_id", Value: int32(3)}}),
+	}
+	if !slicesEqualRaw(got, want) {
+		t.Fatalf("stored %v, want %v", got, want)
+	}
+}
+
+// opcodeTap counts the messages a client receives, by whether they are
+// compressed.
+type opcodeTap struct {
+	compressed, plain atomic.Int64
+}
+
+// DialContext dials and wraps the connection so its replies are counted.
+func (tap *opcodeTap) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return &tappedConn{Conn: c, tap: tap}, nil
+}
+
+// tappedConn follows message boundaries in what it reads to see each
+// header's opcode.
+type tappedConn struct {
+	net.Conn
+	tap  *opcodeTap
+	hdr  []byte
+	skip int
+}
+
+func (c *tappedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		if c.skip > 0 {
+			k := min(c.skip, len(b))
+			c.skip -= k
+			b = b[k:]
+			continue
+		}
+		k := min(16-len(c.hdr), len(b))
+		c.hdr = append(c.hdr, b[:k]...)
+		b = b[k:]
+		if len(c.hdr) == 16 {
+			if binary.LittleEndian.Uint32(c.hdr[12:]) == opCompressed {
+				c.tap.compressed.Add(1)
+			} else {
+				c.tap.plain.Add(1)
+			}
+			c.skip = int(binary.LittleEndian.Uint32(c.hdr[0:])) - 16
+			c.hdr = c.hdr[:0]
+		}
+	}
+	return n, err
+}
+
+// TestCompression proves clients that ask for snappy, zlib or zstd get
+// compressed replies and can do CRUD through them.
+func TestCompression(t *testing.T) {
+	in := startInstance(t, defaultConfig())
+	for _, compressor := range []string{"snappy", "zlib", "zstd"} {
+		t.Run(compressor, func(t *testing.T) {
+			tap := &opcodeTap{}
+			client := connect(t, in, options.Client().SetCompressors([]string{compressor}).SetDialer(tap))
+			coll := client.Database(testDB).Collection(compressor)
+			docs := make([]any, 200)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "text", Value: "compressible compressible compressible"}}
+			}
+			if _, err := coll.InsertMany(t.Context(), docs); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := coll.UpdateMany(t.Context(), bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 100}}}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "low", Value: true}}}}); err != nil || res.ModifiedCount != 100 {
+				t.Fatalf("updateMany: %v, %v; want 100 modified", res, err)
+			}
+			if res, err := coll.DeleteMany(t.Context(), bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 150}}}}); err != nil || res.DeletedCount != 50 {
+				t.Fatalf("deleteMany: %v, %v; want 50 deleted", res, err)
+			}
+			got := findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetBatchSize(40))
+			if len(got) != 150 {
+				t.Fatalf("found %d documents, want 150", len(got))
+			}
+			for i, d := range got {
+				_, low := d.Lookup("low").BooleanOK()
+				if d.Lookup("_id").Int32() != int32(i) || low != (i < 100) {
+					t.Fatalf("document %d: %v", i, d)
+				}
+			}
+			if tap.compressed.Load() == 0 {
+				t.Fatalf("no compressed reply among %d; want %s replies", tap.plain.Load(), compressor)
+			}
+		})
+	}
+}
+
+// TestUnknownCompressorIgnored proves a hello offering only a compressor
+// the server lacks negotiates none and the connection goes on uncompressed.
+func TestUnknownCompressorIgnored(t *testing.T) {
+	_, in := startServer(t)
+	c := rawDial(t, in)
+	reply := rawCommand(t, c, 1, bson.D{{Key: "hello", Value: 1}, {Key: "compression", Value: bson.A{"lz4"}}, {Key: "$db", Value: "admin"}})
+	if v, err := reply.LookupErr("compression"); err == nil {
+		if vals, _ := v.Array().Values(); len(vals) != 0 {
+			t.Fatalf("hello negotiated %v for an unsupported compressor", v)
+		}
+	}
+	if ok, _ := rawCommand(t, c, 2, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok").AsFloat64OK(); ok != 1 {
+		t.Fatal("ping after negotiating no compressor failed")
+	}
+}
