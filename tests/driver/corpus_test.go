@@ -1,0 +1,137 @@
+package driver_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// corpusLines returns the Extended JSON lines of the pure packages' test
+// corpora (comments and blank lines skipped), named file:line.
+func corpusLines(t *testing.T, pattern string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus at %s", pattern)
+	}
+	out := map[string]string{}
+	for _, file := range files {
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			text := strings.TrimSpace(sc.Text())
+			if text != "" && !strings.HasPrefix(text, "//") && !strings.HasPrefix(text, "#") {
+				out[filepath.Base(file)+":"+strconv.Itoa(line)] = text
+			}
+		}
+		f.Close()
+	}
+	return out
+}
+
+// TestMatcherCorpusThroughDriver runs every case of the query package's
+// matcher corpus through the driver: the document is stored, the filter is
+// sent with find, and the document must come back exactly when the case
+// says MongoDB matches it.
+func TestMatcherCorpusThroughDriver(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("corpus")
+	ctx := context.Background()
+	for name, text := range corpusLines(t, "../../internal/query/testdata/match.jsonl") {
+		t.Run(name, func(t *testing.T) {
+			var tc struct {
+				Filter bson.Raw `bson:"filter"`
+				Doc    bson.Raw `bson:"doc"`
+				Match  bool     `bson:"match"`
+			}
+			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := coll.InsertOne(ctx, tc.Doc); err != nil {
+				t.Skipf("document not storable (%v): a matcher-only case", err)
+			}
+			n, err := coll.CountDocuments(ctx, tc.Filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := n == 1; got != tc.Match {
+				t.Fatalf("find %s on %s: matched %v, MongoDB %v", tc.Filter, tc.Doc, got, tc.Match)
+			}
+		})
+	}
+}
+
+// TestUpdateCorpusThroughDriver runs the update package's cases that start
+// from a stored document with an _id and need no positional match: the
+// update is sent as an update command by _id (raw, so that the driver's own
+// checks of replacement documents do not intervene) and the stored result,
+// or the write error code, must be what the case says MongoDB gives.
+func TestUpdateCorpusThroughDriver(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("ucorpus")
+	ctx := context.Background()
+	for name, text := range corpusLines(t, "../../internal/update/testdata/*.jsonl") {
+		var tc struct {
+			Doc          bson.Raw   `bson:"doc"`
+			Update       bson.Raw   `bson:"update"`
+			Pos          *int       `bson:"pos"`
+			Insert       bool       `bson:"insert"`
+			ArrayFilters []bson.Raw `bson:"arrayFilters"`
+			Result       bson.Raw   `bson:"result"`
+			Code         int        `bson:"code"`
+		}
+		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		id, err := tc.Doc.LookupErr("_id")
+		if tc.Update == nil || tc.Pos != nil || tc.Insert || err != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := coll.InsertOne(ctx, tc.Doc); err != nil {
+				t.Skipf("document not storable (%v)", err)
+			}
+			stmt := bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: tc.Update}}
+			if tc.ArrayFilters != nil {
+				stmt = append(stmt, bson.E{Key: "arrayFilters", Value: tc.ArrayFilters})
+			}
+			cmd := bson.D{{Key: "update", Value: coll.Name()}, {Key: "updates", Value: bson.A{stmt}}}
+			err := coll.Database().RunCommand(ctx, cmd).Err()
+			if tc.Code != 0 {
+				var we mongo.WriteException
+				if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != tc.Code {
+					t.Fatalf("update %s: got %v, want write error %d", tc.Update, err, tc.Code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("update %s: %v", tc.Update, err)
+			}
+			got, err := coll.FindOne(ctx, bson.D{}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(tc.Result) {
+				t.Fatalf("update %s on %s:\n got %s\nwant %s", tc.Update, tc.Doc, got, tc.Result)
+			}
+		})
+	}
+}
