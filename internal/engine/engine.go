@@ -17,7 +17,13 @@ type Options struct {
 	// crash may lose the last writes. By default every acknowledged write
 	// is durable (MongoDB's j:true).
 	NoSync bool
-	Logger *slog.Logger
+	// TempDir holds the runs of sorts that spill to disk; empty means the
+	// system's temporary directory.
+	TempDir string
+	// SortMemoryLimit bounds the memory of one in-memory sort; zero means
+	// DefaultSortMemoryLimit.
+	SortMemoryLimit int64
+	Logger          *slog.Logger
 }
 
 // Engine is the database: catalog plus documents over one KV store.

@@ -29,7 +29,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		if p, err = planFind(c, q, o.Hint); err != nil {
 			return nil, err
 		}
-		winning = planStages(p, filter, q, o)
+		winning = planStages(p, filter, q, o, e.sortMemoryLimit())
 	}
 	out := bson.D{
 		{Key: "explainVersion", Value: "1"},
@@ -75,7 +75,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 }
 
 // planStages builds the explain tree of p, innermost stage first.
-func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions) bson.D {
+func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions, memLimit int64) bson.D {
 	var stage bson.D
 	direction := "forward"
 	if p.reverse {
@@ -107,7 +107,7 @@ func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions) bson.D 
 		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: filter}, {Key: "inputStage", Value: scan}}
 	}
 	if q.sort != nil && !p.sorted {
-		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: o.Sort}, {Key: "memLimit", Value: int64(maxSortMemory)}}
+		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: o.Sort}, {Key: "memLimit", Value: memLimit}}
 		if o.Limit > 0 {
 			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: o.Limit + o.Skip})
 		}

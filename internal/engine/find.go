@@ -5,12 +5,19 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
 
-// maxSortMemory is MongoDB's in-memory sort limit (100 MiB).
-const maxSortMemory = 100 * 1024 * 1024
+// DefaultSortMemoryLimit is MongoDB's in-memory sort limit (100 MiB,
+// internalQueryMaxBlockingSortMemoryUsageBytes).
+const DefaultSortMemoryLimit = 100 * 1024 * 1024
+
+func (e *Engine) sortMemoryLimit() int64 {
+	if e.opts.SortMemoryLimit > 0 {
+		return e.opts.SortMemoryLimit
+	}
+	return DefaultSortMemoryLimit
+}
 
 // FindOptions describe a find: all documents matching Filter, ordered by
 // Sort, past Skip, at most Limit (0: no limit), shaped by Projection. Hint
@@ -113,7 +120,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 	if q.sort == nil || p.sorted {
 		return m, nil
 	}
-	return sortAll(m, q.sort, o)
+	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
 }
 
 type emptyCursor struct{}
@@ -166,67 +173,6 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 }
 
 func (m *matchCursor) Close() error { return m.src.Close() }
-
-// sortedDoc is one document held by an in-memory sort.
-type sortedDoc struct {
-	doc  bson.Raw
-	keys []bson.RawValue
-	pos  int
-}
-
-// sortAll reads every match, orders it, then serves skip, limit and
-// projection from memory. Memory beyond MongoDB's 100 MiB sort limit fails
-// with code 292 unless allowDiskUse was given.
-func sortAll(m *matchCursor, sort *query.Sort, o FindOptions) (Cursor, error) {
-	defer m.Close()
-	m.raw = true
-	var docs []sortedDoc
-	var mem int64
-	for {
-		doc, err := m.Next()
-		if err != nil {
-			return nil, err
-		}
-		if doc == nil {
-			break
-		}
-		mem += int64(len(doc))
-		if mem > maxSortMemory && !o.AllowDiskUse {
-			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-				"Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", maxSortMemory)
-		}
-		docs = append(docs, sortedDoc{doc: doc, pos: m.lastPos, keys: sort.Keys(doc)})
-	}
-	slices.SortStableFunc(docs, func(a, b sortedDoc) int { return sort.CompareKeys(a.keys, b.keys) })
-	if o.Skip >= int64(len(docs)) {
-		docs = nil
-	} else {
-		docs = docs[o.Skip:]
-	}
-	if o.Limit > 0 && o.Limit < int64(len(docs)) {
-		docs = docs[:o.Limit]
-	}
-	return &sliceCursor{docs: docs, proj: m.proj}, nil
-}
-
-type sliceCursor struct {
-	docs []sortedDoc
-	proj *query.Projection
-}
-
-func (s *sliceCursor) Next() (bson.Raw, error) {
-	if len(s.docs) == 0 {
-		return nil, nil
-	}
-	d := s.docs[0]
-	s.docs = s.docs[1:]
-	if s.proj != nil {
-		return s.proj.Apply(d.doc, d.pos)
-	}
-	return d.doc, nil
-}
-
-func (s *sliceCursor) Close() error { s.docs = nil; return nil }
 
 // Count counts the documents a find (filter, skip, limit, hint) returns.
 func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {

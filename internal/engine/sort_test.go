@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// TestSortMemoryLimit checks MongoDB's blocking-sort rules with a 16 KiB
+// limit: past it a sort fails with 292, unless it has a limit (top-k) or
+// allowDiskUse, in which case it spills to disk and still returns every
+// document in order, stable among equal keys, leaving no files behind.
+func TestSortMemoryLimit(t *testing.T) {
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	tmp := t.TempDir()
+	e, err := Open(kv, Options{SortMemoryLimit: 16 << 10, TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var docs []bson.Raw
+	for i := 0; i < 2000; i++ {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d, "pad": "%064d"}`, i, rng.IntN(50), i)))
+	}
+	if _, _, err := e.Insert("test", "s", docs, true); err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(o FindOptions) ([]int32, error) {
+		cur, err := e.Find("test", "s", o)
+		if err != nil {
+			return nil, err
+		}
+		defer cur.Close()
+		var out []int32
+		for {
+			doc, err := cur.Next()
+			if err != nil || doc == nil {
+				return out, err
+			}
+			out = append(out, doc.Lookup("_id").Int32())
+		}
+	}
+	byKey := ext(t, `{"k": -1}`)
+	if _, err := sorted(FindOptions{Sort: byKey}); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+		t.Fatalf("sort past the limit: %v", err)
+	}
+	// The expected order: k descending, then _id (insertion) order.
+	keys := map[int32]int32{}
+	for _, d := range docs {
+		keys[d.Lookup("_id").Int32()] = d.Lookup("k").Int32()
+	}
+	want := make([]int32, 0, len(docs))
+	for id := range keys {
+		want = append(want, id)
+	}
+	slices.SortFunc(want, func(a, b int32) int {
+		if keys[a] != keys[b] {
+			return int(keys[b] - keys[a])
+		}
+		return int(a - b)
+	})
+	got, err := sorted(FindOptions{Sort: byKey, AllowDiskUse: true, Skip: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want[5:]) {
+		t.Fatalf("spilled sort out of order")
+	}
+	got, err = sorted(FindOptions{Sort: byKey, Skip: 10, Limit: 20})
+	if err != nil || !slices.Equal(got, want[10:30]) {
+		t.Fatalf("top-k sort: %v %v", got, err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("%d sort files left behind", len(left))
+	}
+}
