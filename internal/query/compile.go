@@ -133,6 +133,9 @@ func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error)
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
 		}
+		if key == "$expr" {
+			return parseExpr(v)
+		}
 		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
 	case "$jsonSchema":
 		if v.Type != bson.TypeEmbeddedDocument {

@@ -50,6 +50,8 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return true, -1
 	case KindAlwaysFalse:
 		return false, -1
+	case KindExpr:
+		return n.expr.matches(doc), -1
 	}
 	return n.walk.walkDoc(doc, 0, -1)
 }

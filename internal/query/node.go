@@ -40,6 +40,9 @@ const (
 	KindBitsAnySet
 	KindBitsAllClear
 	KindBitsAnyClear
+	// KindExpr is {$expr: <aggregation expression>}: it matches when the
+	// expression evaluates to a truthy value.
+	KindExpr
 )
 
 var kindNames = [...]string{
@@ -50,7 +53,7 @@ var kindNames = [...]string{
 	KindMod: "$mod", KindSize: "$size", KindElemMatchObject: "$elemMatch",
 	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
-	KindBitsAnyClear: "$bitsAnyClear",
+	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr",
 }
 
 func (k Kind) String() string {
@@ -83,6 +86,7 @@ type Node struct {
 	mod   [2]int64
 	size  int
 	bits  []uint32
+	expr  *exprMatch
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in

@@ -1,0 +1,116 @@
+package expr
+
+import (
+	"math"
+	"math/big"
+
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The expression forms of the accumulators $sum, $avg, $max, $min,
+// $stdDevPop and $stdDevSamp: with a single operand that evaluates to an
+// array they accumulate its elements, otherwise they accumulate their
+// operands.
+
+func init() {
+	register(map[string]opCompiler{
+		"$sum":        nary(0, -1, accumulated(Sum)),
+		"$avg":        nary(0, -1, accumulated(Avg)),
+		"$max":        nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return Extreme(v, true) })),
+		"$min":        nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return Extreme(v, false) })),
+		"$stdDevPop":  nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return StdDev(v, false) })),
+		"$stdDevSamp": nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return StdDev(v, true) })),
+	})
+}
+
+func accumulated(fn func([]bson.RawValue) bson.RawValue) naryFn {
+	return func(args []bson.RawValue) (bson.RawValue, error) {
+		if len(args) == 1 && args[0].Type == bson.TypeArray {
+			return fn(elems(args[0])), nil
+		}
+		return fn(args), nil
+	}
+}
+
+// Sum is $sum over vals: non-numeric values are ignored; the result is an
+// int (0 for none), widening to long and then double on overflow, or a
+// double or decimal when such a value is summed.
+func Sum(vals []bson.RawValue) bson.RawValue {
+	total := values.Int32Value(0)
+	for _, v := range vals {
+		if isNumber(v) {
+			total = addNumbers(total, v)
+		}
+	}
+	return total
+}
+
+// Avg is $avg over vals: the mean of the numeric values as a double (a
+// decimal when one is a decimal); null when there are none.
+func Avg(vals []bson.RawValue) bson.RawValue {
+	total := values.Int32Value(0)
+	n := 0
+	for _, v := range vals {
+		if isNumber(v) {
+			total = addNumbers(total, v)
+			n++
+		}
+	}
+	if n == 0 {
+		return nullValue
+	}
+	if total.Type == bson.TypeDecimal128 {
+		return divideDecimal(total, toDecimalValue(values.Int64Value(int64(n))))
+	}
+	return values.DoubleValue(toFloat(total) / float64(n))
+}
+
+// Extreme is $max (max true) or $min over vals in MongoDB's order, ignoring
+// null, undefined and missing values; null when nothing remains.
+func Extreme(vals []bson.RawValue, max bool) bson.RawValue {
+	best := nullValue
+	found := false
+	for _, v := range vals {
+		if isNullish(v) {
+			continue
+		}
+		if c := values.Compare(v, best); !found || (max && c > 0) || (!max && c < 0) {
+			best, found = v, true
+		}
+	}
+	return best
+}
+
+// StdDev is $stdDevPop (sample false) or $stdDevSamp over the numeric
+// values of vals, as a double; null without values (or with fewer than two
+// for the sample form).
+func StdDev(vals []bson.RawValue, sample bool) bson.RawValue {
+	var n float64
+	mean, m2 := new(big.Float).SetPrec(bigPrec), new(big.Float).SetPrec(bigPrec)
+	for _, v := range vals {
+		if !isNumber(v) {
+			continue
+		}
+		f := toFloat(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return values.DoubleValue(math.NaN())
+		}
+		// Welford's update in extended precision.
+		n++
+		x := new(big.Float).SetPrec(bigPrec).SetFloat64(f)
+		delta := new(big.Float).SetPrec(bigPrec).Sub(x, mean)
+		mean.Add(mean, new(big.Float).SetPrec(bigPrec).Quo(delta, big.NewFloat(n)))
+		delta2 := new(big.Float).SetPrec(bigPrec).Sub(x, mean)
+		m2.Add(m2, delta.Mul(delta, delta2))
+	}
+	div := n
+	if sample {
+		div = n - 1
+	}
+	if div <= 0 {
+		return nullValue
+	}
+	variance, _ := new(big.Float).Quo(m2, big.NewFloat(div)).Float64()
+	return values.DoubleValue(math.Sqrt(variance))
+}

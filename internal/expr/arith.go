@@ -1,0 +1,400 @@
+package expr
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(map[string]opCompiler{
+		"$add":      nary(0, -1, evalAdd),
+		"$subtract": binary(evalSubtract),
+		"$multiply": nary(0, -1, evalMultiply),
+		"$divide":   binary(evalDivide),
+		"$mod":      binary(evalMod),
+		"$abs":      unary(evalAbs),
+		"$ceil":     unary(roundingOp("$ceil", ceiling)),
+		"$floor":    unary(roundingOp("$floor", flooring)),
+		"$round":    nary(1, 2, placeOp("$round", halfEven)),
+		"$trunc":    nary(1, 2, placeOp("$trunc", truncate)),
+		"$sqrt":     unary(evalSqrt),
+		"$exp":      unary(floatOp("$exp", math.Exp, nil)),
+		"$ln":       unary(floatOp("$ln", math.Log, positive(28766, "$ln"))),
+		"$log10":    unary(floatOp("$log10", math.Log10, positive(28761, "$log10"))),
+		"$log":      binary(evalLog),
+		"$pow":      binary(evalPow),
+		"$rand":     compileRand,
+	})
+}
+
+// evalAdd is $add: the sum of numbers, or a date plus numbers (milliseconds,
+// rounded) giving a date. A null or missing operand makes the result null;
+// other types are error 16554, a second date error 16612.
+func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
+	total := values.Int32Value(0)
+	var date *int64
+	for _, a := range args {
+		switch {
+		case isNullish(a):
+			return nullValue, nil
+		case isNumber(a):
+			total = addNumbers(total, a)
+		case a.Type == bson.TypeDateTime:
+			if date != nil {
+				return missing, mongoerr.New(16612, "only one date allowed in an $add expression")
+			}
+			ms := a.DateTime()
+			date = &ms
+		default:
+			return missing, mongoerr.New(16554, "$add only supports numeric or date types, not %s", typeName(a))
+		}
+	}
+	if date == nil {
+		return total, nil
+	}
+	ms, err := millisOf(total, "$add")
+	if err != nil {
+		return missing, err
+	}
+	return dateValue(*date + ms), nil
+}
+
+// millisOf converts a number of milliseconds added to a date to int64,
+// rounding fractions to the nearest millisecond.
+func millisOf(n bson.RawValue, op string) (int64, error) {
+	switch n.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		return toInt(n), nil
+	}
+	f := math.Round(toFloat(n))
+	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+		return 0, mongoerr.New(mongoerr.Overflow, "date overflow in %s", op)
+	}
+	return int64(f), nil
+}
+
+// evalSubtract is $subtract: number-number, date-date (milliseconds as a
+// long) or date-number (a date). Null or missing gives null.
+func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
+	if isNullish(a) || isNullish(b) {
+		return nullValue, nil
+	}
+	switch {
+	case isNumber(a) && isNumber(b):
+		return subNumbers(a, b), nil
+	case a.Type == bson.TypeDateTime && b.Type == bson.TypeDateTime:
+		return values.Int64Value(a.DateTime() - b.DateTime()), nil
+	case a.Type == bson.TypeDateTime && isNumber(b):
+		ms, err := millisOf(b, "$subtract")
+		if err != nil {
+			return missing, err
+		}
+		return dateValue(a.DateTime() - ms), nil
+	case a.Type == bson.TypeDateTime:
+		return missing, mongoerr.New(16613, "can't $subtract %s from date", typeName(b))
+	}
+	return missing, mongoerr.New(16556, "can't $subtract %s from %s", typeName(b), typeName(a))
+}
+
+// evalMultiply is $multiply: the product of numbers (1 for none), null if
+// any operand is null or missing; other types are error 16555.
+func evalMultiply(args []bson.RawValue) (bson.RawValue, error) {
+	product := values.Int32Value(1)
+	for _, a := range args {
+		switch {
+		case isNullish(a):
+			return nullValue, nil
+		case isNumber(a):
+			product = mulNumbers(product, a)
+		default:
+			return missing, mongoerr.New(16555, "$multiply only supports numeric types, not %s", typeName(a))
+		}
+	}
+	return product, nil
+}
+
+// evalDivide is $divide: a double quotient, or a decimal one when either
+// operand is a decimal. A zero divisor is error 2.
+func evalDivide(a, b bson.RawValue) (bson.RawValue, error) {
+	if isNullish(a) || isNullish(b) {
+		return nullValue, nil
+	}
+	if !isNumber(a) || !isNumber(b) {
+		return missing, mongoerr.New(16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+	}
+	if numSign(b) == 0 && !values.IsNaN(b) {
+		return missing, mongoerr.New(mongoerr.BadValue, "can't $divide by zero")
+	}
+	if a.Type == bson.TypeDecimal128 || b.Type == bson.TypeDecimal128 {
+		return divideDecimal(toDecimalValue(a), toDecimalValue(b)), nil
+	}
+	return values.DoubleValue(toFloat(a) / toFloat(b)), nil
+}
+
+// divideDecimal divides two decimal128 values (the divisor is not zero).
+func divideDecimal(a, b bson.RawValue) bson.RawValue {
+	x, okx := toBig(a)
+	y, oky := toBig(b)
+	if !okx || !oky {
+		return decimalFromFloat(toFloat(a) / toFloat(b))
+	}
+	return decimalFromBig(new(big.Float).SetPrec(bigPrec).Quo(x, y))
+}
+
+// evalMod is $mod: the remainder with the dividend's sign, typed as the
+// widest operand. A zero divisor is error 16610.
+func evalMod(a, b bson.RawValue) (bson.RawValue, error) {
+	if isNullish(a) || isNullish(b) {
+		return nullValue, nil
+	}
+	if !isNumber(a) || !isNumber(b) {
+		return missing, mongoerr.New(16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
+	}
+	if numSign(b) == 0 && !values.IsNaN(b) {
+		return missing, mongoerr.New(16610, "can't $mod by zero")
+	}
+	switch widest(a.Type, b.Type) {
+	case bson.TypeInt32:
+		return values.Int32Value(int32(int64(a.Int32()) % int64(b.Int32()))), nil
+	case bson.TypeInt64:
+		x, y := toInt(a), toInt(b)
+		if y == -1 {
+			return values.Int64Value(0), nil
+		}
+		return values.Int64Value(x % y), nil
+	case bson.TypeDouble:
+		return values.DoubleValue(math.Mod(toFloat(a), toFloat(b))), nil
+	}
+	x, okx := toBig(toDecimalValue(a))
+	y, oky := toBig(toDecimalValue(b))
+	if !okx || !oky {
+		return decimalFromFloat(math.Mod(toFloat(a), toFloat(b))), nil
+	}
+	q := new(big.Float).SetPrec(bigPrec).Quo(x, y)
+	qi, _ := q.Int(nil)
+	r := new(big.Float).SetPrec(bigPrec).Sub(x, new(big.Float).SetPrec(bigPrec).Mul(new(big.Float).SetInt(qi), y))
+	return decimalFromBig(r), nil
+}
+
+// numericArg checks the operand of a single-argument numeric operator:
+// null gives null (ok false, no error); other non-numbers are error 28765.
+func numericArg(op string, v bson.RawValue) (bool, error) {
+	if isNullish(v) {
+		return false, nil
+	}
+	if !isNumber(v) {
+		return false, mongoerr.New(28765, "%s only supports numeric types, not %s", op, typeName(v))
+	}
+	return true, nil
+}
+
+// evalAbs is $abs; the absolute value of the minimum long is error 28680.
+func evalAbs(v bson.RawValue) (bson.RawValue, error) {
+	if ok, err := numericArg("$abs", v); !ok {
+		return nullValue, err
+	}
+	if v.Type == bson.TypeInt64 && v.Int64() == math.MinInt64 {
+		return missing, mongoerr.New(28680, "can't take $abs of long long min")
+	}
+	if numSign(v) < 0 {
+		return negate(v), nil
+	}
+	if v.Type == bson.TypeDouble {
+		return values.DoubleValue(math.Abs(v.Double())), nil
+	}
+	return v, nil
+}
+
+// roundingOp builds $ceil and $floor: integers are unchanged, doubles and
+// decimals are rounded to an integral value of the same type.
+func roundingOp(op string, mode roundMode) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		if ok, err := numericArg(op, v); !ok {
+			return nullValue, err
+		}
+		if v.Type == bson.TypeDouble {
+			if mode == ceiling {
+				return values.DoubleValue(math.Ceil(v.Double())), nil
+			}
+			return values.DoubleValue(math.Floor(v.Double())), nil
+		}
+		return roundNumber(v, 0, mode), nil
+	}
+}
+
+// placeOp builds $round (half to even) and $trunc: [number, place] with
+// place an integer in [-20, 100] (default 0).
+func placeOp(op string, mode roundMode) naryFn {
+	return func(args []bson.RawValue) (bson.RawValue, error) {
+		v := args[0]
+		place := int64(0)
+		if len(args) == 2 {
+			p := args[1]
+			if isNullish(p) {
+				return nullValue, nil
+			}
+			n, ok := values.Int64(p)
+			if !isNumber(p) || !ok {
+				return missing, mongoerr.New(51082, "precision argument to %s must be a integral value", op)
+			}
+			if n < -20 || n > 100 {
+				return missing, mongoerr.New(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", op, n)
+			}
+			place = n
+		}
+		if isNullish(v) {
+			return nullValue, nil
+		}
+		if !isNumber(v) {
+			return missing, mongoerr.New(51081, "%s only supports numeric types, not %s", op, typeName(v))
+		}
+		return roundNumber(v, int(place), mode), nil
+	}
+}
+
+// evalSqrt is $sqrt: a double (decimal for a decimal operand); negative
+// operands are error 28714.
+func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
+	if ok, err := numericArg("$sqrt", v); !ok {
+		return nullValue, err
+	}
+	if numSign(v) < 0 {
+		return missing, mongoerr.New(28714, "$sqrt's argument must be greater than or equal to 0")
+	}
+	if v.Type == bson.TypeDecimal128 {
+		if f, ok := toBig(v); ok {
+			return decimalFromBig(new(big.Float).SetPrec(bigPrec).Sqrt(f)), nil
+		}
+		return v, nil
+	}
+	return values.DoubleValue(math.Sqrt(toFloat(v))), nil
+}
+
+// positive is the domain check of $ln and $log10: the operand must be
+// greater than zero (NaN passes and yields NaN).
+func positive(code int32, op string) func(bson.RawValue) error {
+	return func(v bson.RawValue) error {
+		if numSign(v) <= 0 && !values.IsNaN(v) {
+			return mongoerr.New(mongoerr.Code(code), "%s's argument must be a positive number, but is %s", op, v)
+		}
+		return nil
+	}
+}
+
+// floatOp builds $exp, $ln and $log10: computed in double precision; a
+// decimal operand gives a decimal result.
+func floatOp(op string, fn func(float64) float64, check func(bson.RawValue) error) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		if ok, err := numericArg(op, v); !ok {
+			return nullValue, err
+		}
+		if check != nil {
+			if err := check(v); err != nil {
+				return missing, err
+			}
+		}
+		r := fn(toFloat(v))
+		if v.Type == bson.TypeDecimal128 {
+			return decimalFromFloat(r), nil
+		}
+		return values.DoubleValue(r), nil
+	}
+}
+
+// evalLog is $log: [number, base], number > 0, base > 0 and not 1.
+func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
+	if isNullish(x) || isNullish(base) {
+		return nullValue, nil
+	}
+	if !isNumber(x) {
+		return missing, mongoerr.New(28756, "$log's argument must be numeric, not %s", typeName(x))
+	}
+	if !isNumber(base) {
+		return missing, mongoerr.New(28757, "$log's base must be numeric, not %s", typeName(base))
+	}
+	if numSign(x) <= 0 && !values.IsNaN(x) {
+		return missing, mongoerr.New(28758, "$log's argument must be a positive number, but is %s", x)
+	}
+	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
+		return missing, mongoerr.New(28759, "$log's base must be a positive number not equal to 1, but is %s", base)
+	}
+	r := math.Log(toFloat(x)) / math.Log(toFloat(base))
+	if x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128 {
+		return decimalFromFloat(r), nil
+	}
+	return values.DoubleValue(r), nil
+}
+
+// evalPow is $pow: integer powers of integers stay exact (int, widening to
+// long, then double on overflow); a negative integer exponent gives a double
+// except for bases 1 and -1; a zero base with a negative exponent is error
+// 28764.
+func evalPow(base, exp bson.RawValue) (bson.RawValue, error) {
+	if isNullish(base) || isNullish(exp) {
+		return nullValue, nil
+	}
+	if !isNumber(base) {
+		return missing, mongoerr.New(28762, "$pow's base must be numeric, not %s", typeName(base))
+	}
+	if !isNumber(exp) {
+		return missing, mongoerr.New(28763, "$pow's exponent must be numeric, not %s", typeName(exp))
+	}
+	if numSign(base) == 0 && numSign(exp) < 0 && !values.IsNaN(base) {
+		return missing, mongoerr.New(28764, "$pow cannot take a base of 0 and a negative exponent")
+	}
+	t := widest(base.Type, exp.Type)
+	switch t {
+	case bson.TypeDecimal128:
+		return decimalFromFloat(math.Pow(toFloat(base), toFloat(exp))), nil
+	case bson.TypeDouble:
+		return values.DoubleValue(math.Pow(toFloat(base), toFloat(exp))), nil
+	}
+	b, e := toInt(base), toInt(exp)
+	if e < 0 {
+		switch b {
+		case 1:
+			return intOfType(1, t), nil
+		case -1:
+			if e%2 == 0 {
+				return intOfType(1, t), nil
+			}
+			return intOfType(-1, t), nil
+		}
+		return values.DoubleValue(math.Pow(float64(b), float64(e))), nil
+	}
+	var r *big.Int
+	if e < 64 || b >= -1 && b <= 1 {
+		r = new(big.Int).Exp(big.NewInt(b), big.NewInt(e), nil)
+	}
+	if r == nil || !r.IsInt64() {
+		return values.DoubleValue(math.Pow(float64(b), float64(e))), nil
+	}
+	if t == bson.TypeInt32 {
+		return intValue(r.Int64()), nil
+	}
+	return values.Int64Value(r.Int64()), nil
+}
+
+// intOfType is n as an int32 or int64.
+func intOfType(n int64, t bson.Type) bson.RawValue {
+	if t == bson.TypeInt32 {
+		return values.Int32Value(int32(n))
+	}
+	return values.Int64Value(n)
+}
+
+// compileRand is {$rand: {}}: a double in [0, 1), different at each
+// evaluation.
+func compileRand(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument || len(v.Value) != 5 {
+		return nil, mongoerr.New(3040501, "$rand not expecting arguments, but got %s", v)
+	}
+	return &Expr{eval: func(*state) (bson.RawValue, error) {
+		return values.DoubleValue(rand.Float64()), nil
+	}}, nil
+}

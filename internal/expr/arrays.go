@@ -1,0 +1,877 @@
+package expr
+
+import (
+	"slices"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(map[string]opCompiler{
+		"$size":            unary(evalSize),
+		"$arrayElemAt":     binary(evalArrayElemAt),
+		"$first":           unary(firstLast("$first", true)),
+		"$last":            unary(firstLast("$last", false)),
+		"$in":              binary(evalIn),
+		"$concatArrays":    nary(0, -1, evalConcatArrays),
+		"$range":           nary(2, 3, evalRange),
+		"$reverseArray":    unary(evalReverseArray),
+		"$slice":           nary(2, 3, evalSlice),
+		"$indexOfArray":    nary(2, 4, evalIndexOfArray),
+		"$isArray":         unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(v.Type == bson.TypeArray), nil }),
+		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", 17040, true)),
+		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", 17041, false)),
+		"$setUnion":        nary(0, -1, evalSetUnion),
+		"$setIntersection": nary(0, -1, evalSetIntersection),
+		"$setDifference":   binary(evalSetDifference),
+		"$setEquals":       nary(2, -1, evalSetEquals),
+		"$setIsSubset":     binary(evalSetIsSubset),
+		"$filter":          compileFilter,
+		"$map":             compileMap,
+		"$reduce":          compileReduce,
+		"$zip":             compileZip,
+		"$sortArray":       compileSortArray,
+		"$firstN":          compileN("$firstN", nFirst),
+		"$lastN":           compileN("$lastN", nLast),
+		"$maxN":            compileN("$maxN", nMax),
+		"$minN":            compileN("$minN", nMin),
+	})
+}
+
+// evalSize is $size: the length of an array; anything else (null included)
+// is error 17124.
+func evalSize(v bson.RawValue) (bson.RawValue, error) {
+	if v.Type != bson.TypeArray {
+		return missing, mongoerr.New(17124, "The argument to $size must be an array. Type of argument: %s", typeName(v))
+	}
+	n := 0
+	it := iterate(v.Value)
+	for {
+		if _, _, ok := it.next(); !ok {
+			return intValue(int64(n)), nil
+		}
+		n++
+	}
+}
+
+// evalArrayElemAt is $arrayElemAt: [array, index], a negative index counting
+// from the end; out of range gives missing, null operands null.
+func evalArrayElemAt(arr, idx bson.RawValue) (bson.RawValue, error) {
+	if isNullish(arr) || isNullish(idx) {
+		return nullValue, nil
+	}
+	if arr.Type != bson.TypeArray {
+		return missing, mongoerr.New(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(arr))
+	}
+	if !isNumber(idx) {
+		return missing, mongoerr.New(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(idx))
+	}
+	i, ok := int32Arg(idx)
+	if !ok {
+		return missing, mongoerr.New(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", idx)
+	}
+	return elemAt(elems(arr), int(i)), nil
+}
+
+// elemAt is vals[i], counting from the end for negative i, or missing.
+func elemAt(vals []bson.RawValue, i int) bson.RawValue {
+	if i < 0 {
+		i += len(vals)
+	}
+	if i < 0 || i >= len(vals) {
+		return missing
+	}
+	return vals[i]
+}
+
+// firstLast builds $first and $last: the first or last element of an array
+// (missing for an empty array, null for a null operand).
+func firstLast(op string, first bool) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		if isNullish(v) {
+			return nullValue, nil
+		}
+		if v.Type != bson.TypeArray {
+			return missing, mongoerr.New(28689, "%s's argument must be an array, but is %s", op, typeName(v))
+		}
+		if first {
+			return elemAt(elems(v), 0), nil
+		}
+		return elemAt(elems(v), -1), nil
+	}
+}
+
+// evalIn is $in: [value, array], true when an element equals value.
+func evalIn(v, arr bson.RawValue) (bson.RawValue, error) {
+	if arr.Type != bson.TypeArray {
+		return missing, mongoerr.New(40081, "$in requires an array as a second argument, found: %s", typeName(arr))
+	}
+	it := iterate(arr.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			return falseVal, nil
+		}
+		if values.Equal(v, e) {
+			return trueValue, nil
+		}
+	}
+}
+
+// evalConcatArrays is $concatArrays: null if any operand is null or missing;
+// other non-arrays are error 28664.
+func evalConcatArrays(args []bson.RawValue) (bson.RawValue, error) {
+	var out []bson.RawValue
+	for _, a := range args {
+		if isNullish(a) {
+			return nullValue, nil
+		}
+		if a.Type != bson.TypeArray {
+			return missing, mongoerr.New(28664, "$concatArrays only supports arrays, not %s", typeName(a))
+		}
+		out = append(out, elems(a)...)
+	}
+	return arrayValue(out), nil
+}
+
+// $range results are limited to 64 MiB as in MongoDB
+// (internalQueryMaxRangeBytes), counting 16 bytes an element.
+const (
+	rangeElementBytes = 16
+	maxRangeElements  = 64 << 20 / rangeElementBytes
+)
+
+// evalRange is $range: [start, end, step] of 32-bit integers, step 1 by
+// default and never 0.
+func evalRange(args []bson.RawValue) (bson.RawValue, error) {
+	names := [3]string{"starting value", "ending value", "step value"}
+	var n [3]int64
+	n[2] = 1
+	for i, a := range args {
+		if !isNumber(a) {
+			return missing, mongoerr.New(mongoerr.Code(34443+2*i), "$range requires a numeric %s, found value of type: %s", names[i], typeName(a))
+		}
+		v, ok := int32Arg(a)
+		if !ok {
+			return missing, mongoerr.New(mongoerr.Code(34444+2*i), "$range requires a %s that can be represented as a 32-bit integer, found value: %s", names[i], a)
+		}
+		n[i] = int64(v)
+	}
+	if n[2] == 0 {
+		return missing, mongoerr.New(34449, "$range requires a non-zero step value")
+	}
+	if count := (n[1] - n[0]) / n[2]; count > maxRangeElements {
+		return missing, mongoerr.New(5203200, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", count*rangeElementBytes, maxRangeElements*rangeElementBytes)
+	}
+	var out []bson.RawValue
+	for x := n[0]; (n[2] > 0 && x < n[1]) || (n[2] < 0 && x > n[1]); x += n[2] {
+		out = append(out, values.Int32Value(int32(x)))
+	}
+	return arrayValue(out), nil
+}
+
+// evalReverseArray is $reverseArray.
+func evalReverseArray(v bson.RawValue) (bson.RawValue, error) {
+	if isNullish(v) {
+		return nullValue, nil
+	}
+	if v.Type != bson.TypeArray {
+		return missing, mongoerr.New(34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
+	}
+	vals := elems(v)
+	slices.Reverse(vals)
+	return arrayValue(vals), nil
+}
+
+// evalSlice is $slice: [array, n] (the first n, or the last -n) or [array,
+// position, n] (n from position, negative positions counting from the end).
+func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
+	for _, a := range args {
+		if isNullish(a) {
+			return nullValue, nil
+		}
+	}
+	if args[0].Type != bson.TypeArray {
+		return missing, mongoerr.New(28724, "First argument to $slice must be an array, but is of type: %s", typeName(args[0]))
+	}
+	if !isNumber(args[1]) {
+		return missing, mongoerr.New(28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(args[1]))
+	}
+	second, ok := int32Arg(args[1])
+	if !ok {
+		return missing, mongoerr.New(28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", args[1])
+	}
+	vals := elems(args[0])
+	size := len(vals)
+	var start, end int
+	if len(args) == 2 {
+		if second >= 0 {
+			start, end = 0, min(int(second), size)
+		} else {
+			start, end = max(size+int(second), 0), size
+		}
+	} else {
+		if !isNumber(args[2]) {
+			return missing, mongoerr.New(28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(args[2]))
+		}
+		n, ok := int32Arg(args[2])
+		if !ok {
+			return missing, mongoerr.New(28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", args[2])
+		}
+		if n <= 0 {
+			return missing, mongoerr.New(28729, "Third argument to $slice must be positive: %s", args[2])
+		}
+		start = int(second)
+		if start < 0 {
+			start = max(size+start, 0)
+		}
+		start = min(start, size)
+		end = min(start+int(n), size)
+	}
+	return arrayValue(vals[start:end]), nil
+}
+
+// evalIndexOfArray is $indexOfArray: [array, value, start, end] → the first
+// index of an element equal to value, or -1.
+func evalIndexOfArray(args []bson.RawValue) (bson.RawValue, error) {
+	if isNullish(args[0]) {
+		return nullValue, nil
+	}
+	if args[0].Type != bson.TypeArray {
+		return missing, mongoerr.New(40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(args[0]))
+	}
+	vals := elems(args[0])
+	start, end, err := indexBounds("$indexOfArray", args, len(vals))
+	if err != nil || start < 0 {
+		return values.Int32Value(-1), err
+	}
+	for i := start; i < end; i++ {
+		if values.Equal(vals[i], args[1]) {
+			return intValue(int64(i)), nil
+		}
+	}
+	return values.Int32Value(-1), nil
+}
+
+// elementsTrue builds $allElementsTrue and $anyElementTrue over the elements
+// of an array operand.
+func elementsTrue(op string, code int32, all bool) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		if v.Type != bson.TypeArray {
+			return missing, mongoerr.New(mongoerr.Code(code), "%s's argument must be an array, but is %s", op, typeName(v))
+		}
+		for _, e := range elems(v) {
+			if truthy(e) != all {
+				return boolValue(!all), nil
+			}
+		}
+		return boolValue(all), nil
+	}
+}
+
+// valueSet is a set of values under MongoDB's equality (1 and 1.0 are the
+// same element).
+type valueSet map[string]bson.RawValue
+
+// add inserts v unless an equal value is present (the first one is kept).
+func (s valueSet) add(v bson.RawValue) {
+	k := string(keyenc.Encode(v))
+	if _, ok := s[k]; !ok {
+		s[k] = v
+	}
+}
+
+func (s valueSet) has(v bson.RawValue) bool {
+	_, ok := s[string(keyenc.Encode(v))]
+	return ok
+}
+
+func setOf(arr bson.RawValue) valueSet {
+	s := valueSet{}
+	for _, e := range elems(arr) {
+		s.add(e)
+	}
+	return s
+}
+
+// sorted returns the set's elements in MongoDB's order, the order in which
+// MongoDB's ordered value sets return them.
+func (s valueSet) sorted() bson.RawValue {
+	out := make([]bson.RawValue, 0, len(s))
+	for _, v := range s {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, values.Compare)
+	return arrayValue(out)
+}
+
+// evalSetUnion is $setUnion: the distinct elements of all operand arrays;
+// null if any operand is null or missing.
+func evalSetUnion(args []bson.RawValue) (bson.RawValue, error) {
+	s := valueSet{}
+	for _, a := range args {
+		if isNullish(a) {
+			return nullValue, nil
+		}
+		if a.Type != bson.TypeArray {
+			return missing, mongoerr.New(17043, "All operands of $setUnion must be arrays. One argument is of type: %s", typeName(a))
+		}
+		for _, e := range elems(a) {
+			s.add(e)
+		}
+	}
+	return s.sorted(), nil
+}
+
+// evalSetIntersection is $setIntersection: the distinct elements present in
+// every operand array; null if any operand is null or missing.
+func evalSetIntersection(args []bson.RawValue) (bson.RawValue, error) {
+	var acc valueSet
+	null := false
+	for _, a := range args {
+		if isNullish(a) {
+			null = true
+			continue
+		}
+		if a.Type != bson.TypeArray {
+			return missing, mongoerr.New(17047, "All operands of $setIntersection must be arrays. One argument is of type: %s", typeName(a))
+		}
+		next := setOf(a)
+		if acc != nil {
+			for k := range acc {
+				if _, ok := next[k]; !ok {
+					delete(acc, k)
+				}
+			}
+		} else {
+			acc = next
+		}
+	}
+	if null {
+		return nullValue, nil
+	}
+	if acc == nil {
+		acc = valueSet{}
+	}
+	return acc.sorted(), nil
+}
+
+// evalSetDifference is $setDifference: the distinct elements of the first
+// array not in the second, in first-array order.
+func evalSetDifference(a, b bson.RawValue) (bson.RawValue, error) {
+	if isNullish(a) || isNullish(b) {
+		return nullValue, nil
+	}
+	if a.Type != bson.TypeArray {
+		return missing, mongoerr.New(17048, "both operands of $setDifference must be arrays. First argument is of type: %s", typeName(a))
+	}
+	if b.Type != bson.TypeArray {
+		return missing, mongoerr.New(17049, "both operands of $setDifference must be arrays. Second argument is of type: %s", typeName(b))
+	}
+	exclude, seen := setOf(b), valueSet{}
+	var out []bson.RawValue
+	for _, e := range elems(a) {
+		if !exclude.has(e) && !seen.has(e) {
+			seen.add(e)
+			out = append(out, e)
+		}
+	}
+	return arrayValue(out), nil
+}
+
+// evalSetEquals is $setEquals: whether all operand arrays hold the same
+// distinct elements.
+func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
+	var first valueSet
+	for _, a := range args {
+		if a.Type != bson.TypeArray {
+			return missing, mongoerr.New(17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(a))
+		}
+	}
+	equal := true
+	for i, a := range args {
+		s := setOf(a)
+		if i == 0 {
+			first = s
+			continue
+		}
+		if len(s) != len(first) {
+			equal = false
+		}
+		for k := range s {
+			if _, ok := first[k]; !ok {
+				equal = false
+			}
+		}
+	}
+	return boolValue(equal), nil
+}
+
+// evalSetIsSubset is $setIsSubset: whether every element of the first array
+// is in the second.
+func evalSetIsSubset(a, b bson.RawValue) (bson.RawValue, error) {
+	if a.Type != bson.TypeArray {
+		return missing, mongoerr.New(17310, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+	}
+	if b.Type != bson.TypeArray {
+		return missing, mongoerr.New(17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
+	}
+	super := setOf(b)
+	for _, e := range elems(a) {
+		if !super.has(e) {
+			return falseVal, nil
+		}
+	}
+	return trueValue, nil
+}
+
+// iterArgs compiles the named arguments of $filter and $map: input, the
+// variable name ("as", default "this") and the per-element expression
+// (compiled with the variable bound).
+type iterArgs struct {
+	input, body, limit *Expr
+	slot               int
+}
+
+func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unknownCode, inputCode, bodyCode int32, bodyName string, allowed ...string) (*iterArgs, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(objCode), "%s only supports an object as its argument", name)
+	}
+	args, err := namedArgs(name, v, objCode, unknownCode, allowed...)
+	if err != nil {
+		return nil, err
+	}
+	in, ok := args["input"]
+	if !ok {
+		return nil, mongoerr.New(mongoerr.Code(inputCode), "Missing 'input' parameter to %s", name)
+	}
+	body, ok := args[bodyName]
+	if !ok {
+		return nil, mongoerr.New(mongoerr.Code(bodyCode), "Missing '%s' parameter to %s", bodyName, name)
+	}
+	as := "this"
+	if a, ok := args["as"]; ok {
+		if as, ok = str(a); !ok {
+			return nil, mongoerr.New(mongoerr.Code(unknownCode), "'as' parameter to %s must be a string", name)
+		}
+		if err := validateVarName(as); err != nil {
+			return nil, err
+		}
+	}
+	out := &iterArgs{}
+	if out.input, err = c.compile(in, s); err != nil {
+		return nil, err
+	}
+	if l, ok := args["limit"]; ok {
+		if out.limit, err = c.compile(l, s); err != nil {
+			return nil, err
+		}
+	}
+	inner := s.bind(c, as)
+	out.slot = inner.slot(as)
+	if out.body, err = c.compile(body, inner); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// compileFilter is $filter: {input, as, cond, limit}: the elements for which
+// cond is truthy, at most limit of them.
+func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	a, err := c.iterSpec(name, v, s, 28646, 28647, 28648, 28650, "cond", "input", "as", "cond", "limit")
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
+		in, err := a.input.eval(st)
+		if err != nil || isNullish(in) {
+			return nullValue, err
+		}
+		if in.Type != bson.TypeArray {
+			return missing, mongoerr.New(28651, "input to $filter must be an array not %s", typeName(in))
+		}
+		limit := int64(-1)
+		if a.limit != nil {
+			lv, err := a.limit.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if !isNullish(lv) {
+				n, ok := int32Arg(lv)
+				if !ok {
+					return missing, mongoerr.New(327391, "$filter: limit must be represented as a 32-bit integral value: %s", lv)
+				}
+				if n < 1 {
+					return missing, mongoerr.New(327392, "$filter: limit must be greater than 0: %d", n)
+				}
+				limit = int64(n)
+			}
+		}
+		var out []bson.RawValue
+		it := iterate(in.Value)
+		for limit != 0 {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			st.vars[a.slot] = e
+			keep, err := a.body.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if truthy(keep) {
+				out = append(out, e)
+				limit--
+			}
+		}
+		return arrayValue(out), nil
+	}}, nil
+}
+
+// compileMap is $map: {input, as, in}: in evaluated for each element.
+func compileMap(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	a, err := c.iterSpec(name, v, s, 16878, 16879, 16880, 16882, "in", "input", "as", "in")
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
+		in, err := a.input.eval(st)
+		if err != nil || isNullish(in) {
+			return nullValue, err
+		}
+		if in.Type != bson.TypeArray {
+			return missing, mongoerr.New(16883, "input to $map must be an array not %s", typeName(in))
+		}
+		var out []bson.RawValue
+		it := iterate(in.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			st.vars[a.slot] = e
+			r, err := a.body.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			out = append(out, r)
+		}
+		return arrayValue(out), nil
+	}}, nil
+}
+
+// compileReduce is $reduce: {input, initialValue, in}: in evaluated for each
+// element with $$this the element and $$value the accumulated value.
+func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(40075, "$reduce requires an object as an argument, found: %s", typeName(v))
+	}
+	args, err := namedArgs(name, v, 40075, 40076, "input", "initialValue", "in")
+	if err != nil {
+		return nil, err
+	}
+	var parts [3]*Expr
+	inner := s.bind(c, "value", "this")
+	for i, k := range []string{"input", "initialValue", "in"} {
+		a, ok := args[k]
+		if !ok {
+			return nil, mongoerr.New(mongoerr.Code(40077+i), "$reduce requires '%s' to be specified", k)
+		}
+		scope := s
+		if k == "in" {
+			scope = inner
+		}
+		if parts[i], err = c.compile(a, scope); err != nil {
+			return nil, err
+		}
+	}
+	valueSlot, thisSlot := inner.slot("value"), inner.slot("this")
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
+		in, err := parts[0].eval(st)
+		if err != nil || isNullish(in) {
+			return nullValue, err
+		}
+		if in.Type != bson.TypeArray {
+			return missing, mongoerr.New(40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+		}
+		acc, err := parts[1].eval(st)
+		if err != nil {
+			return missing, err
+		}
+		it := iterate(in.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				return acc, nil
+			}
+			st.vars[valueSlot], st.vars[thisSlot] = acc, e
+			if acc, err = parts[2].eval(st); err != nil {
+				return missing, err
+			}
+		}
+	}}, nil
+}
+
+// compileZip is $zip: {inputs, useLongestLength, defaults}: arrays of the
+// i-th elements of each input; null if an input is null or missing.
+func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(34460, "$zip only supports an object as an argument, found %s", typeName(v))
+	}
+	args, err := namedArgs(name, v, 34460, 34464, "inputs", "useLongestLength", "defaults")
+	if err != nil {
+		return nil, err
+	}
+	inputs, ok := args["inputs"]
+	if !ok {
+		return nil, mongoerr.New(34465, "$zip requires at least one input array")
+	}
+	if inputs.Type != bson.TypeArray {
+		return nil, mongoerr.New(34461, "inputs must be an array of expressions, found %s", typeName(inputs))
+	}
+	longest := false
+	if l, ok := args["useLongestLength"]; ok {
+		if l.Type != bson.TypeBoolean {
+			return nil, mongoerr.New(34463, "useLongestLength must be a bool, found %s", typeName(l))
+		}
+		longest = l.Boolean()
+	}
+	var ins, defs []*Expr
+	for _, e := range elems(inputs) {
+		x, err := c.compile(e, s)
+		if err != nil {
+			return nil, err
+		}
+		ins = append(ins, x)
+	}
+	if len(ins) == 0 {
+		return nil, mongoerr.New(34465, "$zip requires at least one input array")
+	}
+	if d, ok := args["defaults"]; ok {
+		if d.Type != bson.TypeArray {
+			return nil, mongoerr.New(34462, "defaults must be an array of expressions, found %s", typeName(d))
+		}
+		if !longest {
+			return nil, mongoerr.New(34466, "cannot specify defaults unless useLongestLength is true")
+		}
+		for _, e := range elems(d) {
+			x, err := c.compile(e, s)
+			if err != nil {
+				return nil, err
+			}
+			defs = append(defs, x)
+		}
+		if len(defs) != len(ins) {
+			return nil, mongoerr.New(34467, "defaults and inputs must have the same length")
+		}
+	}
+	return c.fold(append(append([]*Expr{}, ins...), defs...), func(st *state) (bson.RawValue, error) {
+		arrays := make([][]bson.RawValue, len(ins))
+		n := -1
+		for i, x := range ins {
+			a, err := x.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if isNullish(a) {
+				return nullValue, nil
+			}
+			if a.Type != bson.TypeArray {
+				return missing, mongoerr.New(34468, "$zip found a non-array expression in input: %s", a)
+			}
+			arrays[i] = elems(a)
+			if n < 0 || (longest && len(arrays[i]) > n) || (!longest && len(arrays[i]) < n) {
+				n = len(arrays[i])
+			}
+		}
+		fill := make([]bson.RawValue, len(ins))
+		for i := range fill {
+			fill[i] = nullValue
+			if defs != nil {
+				d, err := defs[i].eval(st)
+				if err != nil {
+					return missing, err
+				}
+				fill[i] = d
+			}
+		}
+		out := make([]bson.RawValue, n)
+		for j := range out {
+			row := make([]bson.RawValue, len(ins))
+			for i, a := range arrays {
+				if j < len(a) {
+					row[i] = a[j]
+				} else {
+					row[i] = fill[i]
+				}
+			}
+			out[j] = arrayValue(row)
+		}
+		return arrayValue(out), nil
+	}), nil
+}
+
+// sortSpec is a $sortArray sortBy: a direction for whole elements, or
+// field paths with directions.
+type sortSpec struct {
+	dir    int
+	fields [][]string
+	dirs   []int
+}
+
+func (p *sortSpec) compare(a, b bson.RawValue) int {
+	if p.fields == nil {
+		return p.dir * values.Compare(a, b)
+	}
+	for i, f := range p.fields {
+		if c := values.Compare(walkPath(a, f), walkPath(b, f)); c != 0 {
+			return p.dirs[i] * c
+		}
+	}
+	return 0
+}
+
+// sortDirection reads 1 or -1.
+func sortDirection(v bson.RawValue) (int, bool) {
+	n, ok := values.Int64(v)
+	if !isNumber(v) || !ok || (n != 1 && n != -1) {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// compileSortArray is $sortArray: {input, sortBy}, a stable sort of the
+// input array by value (sortBy 1 or -1) or by document fields.
+func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(2942500, "$sortArray requires an object as an argument, found: %s", typeName(v))
+	}
+	args, err := namedArgs(name, v, 2942500, 2942501, "input", "sortBy")
+	if err != nil {
+		return nil, err
+	}
+	in, ok := args["input"]
+	if !ok {
+		return nil, mongoerr.New(2942502, "$sortArray requires 'input' to be specified")
+	}
+	by, ok := args["sortBy"]
+	if !ok {
+		return nil, mongoerr.New(2942503, "$sortArray requires 'sortBy' to be specified")
+	}
+	spec := &sortSpec{}
+	if by.Type == bson.TypeEmbeddedDocument {
+		it := iterate(by.Value)
+		for {
+			k, dv, ok := it.next()
+			if !ok {
+				break
+			}
+			d, ok := sortDirection(dv)
+			path, err := splitPath(k)
+			if !ok || err != nil {
+				return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			}
+			spec.fields = append(spec.fields, path)
+			spec.dirs = append(spec.dirs, d)
+		}
+		if spec.fields == nil {
+			return nil, mongoerr.New(15976, "$sortArray sortBy must not be empty")
+		}
+	} else if spec.dir, ok = sortDirection(by); !ok {
+		return nil, mongoerr.New(2942505, "$sortArray sortBy must be 1, -1 or a sort specification document")
+	}
+	input, err := c.compile(in, s)
+	if err != nil {
+		return nil, err
+	}
+	return c.fold([]*Expr{input}, func(st *state) (bson.RawValue, error) {
+		a, err := input.eval(st)
+		if err != nil || isNullish(a) {
+			return nullValue, err
+		}
+		if a.Type != bson.TypeArray {
+			return missing, mongoerr.New(2942504, "The input argument to $sortArray must be an array, but was of type: %s", typeName(a))
+		}
+		vals := elems(a)
+		slices.SortStableFunc(vals, spec.compare)
+		return arrayValue(vals), nil
+	}), nil
+}
+
+// nKind selects which n elements $firstN, $lastN, $maxN and $minN keep.
+type nKind int
+
+const (
+	nFirst nKind = iota
+	nLast
+	nMax
+	nMin
+)
+
+// compileN builds the array forms of $firstN, $lastN, $maxN and $minN:
+// {input, n}. $maxN and $minN skip null and missing elements. n must be a
+// positive integer.
+func compileN(op string, kind nKind) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(5787900, "specification must be an object; found %s", typeName(v))
+		}
+		args, err := namedArgs(name, v, 5787900, 5787901, "input", "n")
+		if err != nil {
+			return nil, err
+		}
+		in, ok := args["input"]
+		if !ok {
+			return nil, mongoerr.New(5787907, "%s requires an 'input' field", op)
+		}
+		nArg, ok := args["n"]
+		if !ok {
+			return nil, mongoerr.New(5787906, "%s requires an 'n' field", op)
+		}
+		input, err := c.compile(in, s)
+		if err != nil {
+			return nil, err
+		}
+		nExpr, err := c.compile(nArg, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.fold([]*Expr{input, nExpr}, func(st *state) (bson.RawValue, error) {
+			nv, err := nExpr.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			n, ok := values.Int64(nv)
+			if !isNumber(nv) || !ok {
+				return missing, mongoerr.New(5787902, "Value for 'n' must be of integral type, but found %s", nv)
+			}
+			if n <= 0 {
+				return missing, mongoerr.New(5787908, "'n' must be greater than 0, found %d", n)
+			}
+			a, err := input.eval(st)
+			if err != nil || isNullish(a) {
+				return nullValue, err
+			}
+			if a.Type != bson.TypeArray {
+				return missing, mongoerr.New(5788200, "Input to %s must be an array, found %s", op, typeName(a))
+			}
+			vals := elems(a)
+			switch kind {
+			case nLast:
+				vals = vals[max(len(vals)-int(min(n, int64(len(vals)))), 0):]
+			case nMax, nMin:
+				vals = slices.DeleteFunc(vals, isNullish)
+				slices.SortStableFunc(vals, func(x, y bson.RawValue) int {
+					if kind == nMax {
+						return values.Compare(y, x)
+					}
+					return values.Compare(x, y)
+				})
+			}
+			return arrayValue(vals[:min(int64(len(vals)), n)]), nil
+		}), nil
+	}
+}

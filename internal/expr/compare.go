@@ -1,0 +1,228 @@
+package expr
+
+import (
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(map[string]opCompiler{
+		"$eq":  comparison(func(c int) bool { return c == 0 }),
+		"$ne":  comparison(func(c int) bool { return c != 0 }),
+		"$gt":  comparison(func(c int) bool { return c > 0 }),
+		"$gte": comparison(func(c int) bool { return c >= 0 }),
+		"$lt":  comparison(func(c int) bool { return c < 0 }),
+		"$lte": comparison(func(c int) bool { return c <= 0 }),
+		"$cmp": binary(func(a, b bson.RawValue) (bson.RawValue, error) {
+			return values.Int32Value(int32(sign(values.Compare(a, b)))), nil
+		}),
+		"$and":    compileAndOr(false),
+		"$or":     compileAndOr(true),
+		"$not":    unary(func(a bson.RawValue) (bson.RawValue, error) { return boolValue(!truthy(a)), nil }),
+		"$cond":   compileCond,
+		"$ifNull": compileIfNull,
+		"$switch": compileSwitch,
+	})
+}
+
+func sign(c int) int {
+	switch {
+	case c < 0:
+		return -1
+	case c > 0:
+		return 1
+	}
+	return 0
+}
+
+// comparison builds $eq, $ne, $gt, $gte, $lt and $lte: two operands compared
+// in MongoDB's total order over all types (missing sorts before null, values
+// of different types compare by type), so no operand is an error.
+func comparison(test func(int) bool) opCompiler {
+	return binary(func(a, b bson.RawValue) (bson.RawValue, error) {
+		return boolValue(test(values.Compare(a, b))), nil
+	})
+}
+
+// compileAndOr builds $and (true unless an operand is falsy; true for no
+// operands) and $or (true when an operand is truthy), evaluating operands
+// left to right and stopping at the first that decides the result.
+func compileAndOr(isOr bool) opCompiler {
+	return func(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		return c.fold(args, func(st *state) (bson.RawValue, error) {
+			for _, a := range args {
+				x, err := a.eval(st)
+				if err != nil {
+					return missing, err
+				}
+				if truthy(x) == isOr {
+					return boolValue(isOr), nil
+				}
+			}
+			return boolValue(!isOr), nil
+		}), nil
+	}
+}
+
+// compileCond builds $cond: [if, then, else] or {if, then, else}; only the
+// chosen branch is evaluated.
+func compileCond(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	var parts [3]bson.RawValue
+	if v.Type == bson.TypeEmbeddedDocument {
+		args, err := namedArgs(name, v, 17083, 17083, "if", "then", "else")
+		if err != nil {
+			return nil, err
+		}
+		for i, k := range []string{"if", "then", "else"} {
+			p, ok := args[k]
+			if !ok {
+				return nil, mongoerr.New(mongoerr.Code(17080+i), "Missing '%s' parameter to $cond", k)
+			}
+			parts[i] = p
+		}
+	} else {
+		var list []bson.RawValue
+		if v.Type == bson.TypeArray {
+			list = elems(v)
+		} else {
+			list = []bson.RawValue{v}
+		}
+		if err := arity(name, len(list), 3, 3); err != nil {
+			return nil, err
+		}
+		copy(parts[:], list)
+	}
+	var args [3]*Expr
+	for i, p := range parts {
+		e, err := c.compile(p, s)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+	}
+	return c.fold(args[:], func(st *state) (bson.RawValue, error) {
+		cond, err := args[0].eval(st)
+		if err != nil {
+			return missing, err
+		}
+		if truthy(cond) {
+			return args[1].eval(st)
+		}
+		return args[2].eval(st)
+	}), nil
+}
+
+// compileIfNull builds $ifNull: the first operand that is not null, missing
+// or undefined; otherwise the last operand's value, whatever it is.
+func compileIfNull(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.argList(v, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < 2 {
+		return nil, mongoerr.New(1257300, "$ifNull needs at least two arguments, had: %d", len(args))
+	}
+	return c.fold(args, func(st *state) (bson.RawValue, error) {
+		for _, a := range args[:len(args)-1] {
+			x, err := a.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if !isNullish(x) {
+				return x, nil
+			}
+		}
+		return args[len(args)-1].eval(st)
+	}), nil
+}
+
+// compileSwitch builds $switch: {branches: [{case, then}, ...], default}.
+// The first branch whose case is truthy gives the result; with no such
+// branch the default does, and without a default it is error 40066.
+func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(40060, "$switch requires an object as an argument, found: %s", typeName(v))
+	}
+	var cases, thens []*Expr
+	var def *Expr
+	it := iterate(v.Value)
+	for {
+		k, ev, ok := it.next()
+		if !ok {
+			break
+		}
+		switch k {
+		case "branches":
+			if ev.Type != bson.TypeArray {
+				return nil, mongoerr.New(40061, "$switch expected an array for 'branches', found: %s", typeName(ev))
+			}
+			for _, b := range elems(ev) {
+				if b.Type != bson.TypeEmbeddedDocument {
+					return nil, mongoerr.New(40062, "$switch expected each branch to be an object, found: %s", typeName(b))
+				}
+				var cs, th *Expr
+				bi := iterate(b.Value)
+				for {
+					bk, bv, ok := bi.next()
+					if !ok {
+						break
+					}
+					e, err := c.compile(bv, s)
+					if err != nil {
+						return nil, err
+					}
+					switch bk {
+					case "case":
+						cs = e
+					case "then":
+						th = e
+					default:
+						return nil, mongoerr.New(40063, "$switch found an unknown argument to a branch: %s", bk)
+					}
+				}
+				if cs == nil {
+					return nil, mongoerr.New(40064, "$switch requires each branch have a 'case' expression")
+				}
+				if th == nil {
+					return nil, mongoerr.New(40065, "$switch requires each branch have a 'then' expression.")
+				}
+				cases, thens = append(cases, cs), append(thens, th)
+			}
+		case "default":
+			e, err := c.compile(ev, s)
+			if err != nil {
+				return nil, err
+			}
+			def = e
+		default:
+			return nil, mongoerr.New(40067, "$switch found an unknown argument: %s", k)
+		}
+	}
+	if len(cases) == 0 {
+		return nil, mongoerr.New(40068, "$switch requires at least one branch.")
+	}
+	all := append(append([]*Expr{}, cases...), thens...)
+	if def != nil {
+		all = append(all, def)
+	}
+	return c.fold(all, func(st *state) (bson.RawValue, error) {
+		for i, cs := range cases {
+			x, err := cs.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if truthy(x) {
+				return thens[i].eval(st)
+			}
+		}
+		if def == nil {
+			return missing, mongoerr.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+		}
+		return def.eval(st)
+	}), nil
+}

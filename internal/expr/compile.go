@@ -1,0 +1,411 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// compiler carries state across one Compile call.
+type compiler struct {
+	// slots is the number of variable slots the expression binds.
+	slots int
+}
+
+// opCompiler compiles the arguments of one operator.
+type opCompiler func(c *compiler, name string, args bson.RawValue, s *Scope) (*Expr, error)
+
+// operators maps operator names to their compilers; each operator family
+// registers its operators from its own file.
+var operators = map[string]opCompiler{}
+
+func register(ops map[string]opCompiler) {
+	for k, v := range ops {
+		operators[k] = v
+	}
+}
+
+// Compile parses an expression: "$a.b" field paths, "$$var.path" variables,
+// literals, {$op: args} operator documents, and documents and arrays whose
+// values are expressions. A nil scope is the root scope with no user
+// variables. Errors are *mongoerr.Error with MongoDB's code for the same
+// expression.
+func Compile(v bson.RawValue, s *Scope) (*Expr, error) {
+	if s == nil {
+		s = NewScope()
+	}
+	c := &compiler{}
+	e, err := c.compile(v, s)
+	if err != nil {
+		return nil, err
+	}
+	if e.slots != c.slots {
+		cp := *e
+		cp.slots = c.slots
+		e = &cp
+	}
+	return e, nil
+}
+
+func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
+	switch v.Type {
+	case bson.TypeString:
+		sv, _ := str(v)
+		if strings.HasPrefix(sv, "$$") {
+			return c.compileVariable(sv[2:], s)
+		}
+		if strings.HasPrefix(sv, "$") {
+			return compileFieldPath(sv[1:])
+		}
+	case bson.TypeEmbeddedDocument:
+		return c.compileDocument(v.Value, s)
+	case bson.TypeArray:
+		return c.compileArray(v, s)
+	}
+	return constExpr(v), nil
+}
+
+// compileDocument compiles an operator document ({$op: args}) or an object
+// expression whose field values are expressions.
+func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
+	it := iterate(doc)
+	first, args, ok := it.next()
+	if !ok {
+		return constExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}), nil
+	}
+	if strings.HasPrefix(first, "$") {
+		n := 1
+		for {
+			if _, _, ok := it.next(); !ok {
+				break
+			}
+			n++
+		}
+		if n > 1 {
+			return nil, mongoerr.New(15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", n, bson.Raw(doc))
+		}
+		op, ok := operators[first]
+		if !ok {
+			return nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Unrecognized expression '%s'", first)
+		}
+		return op(c, first, args, s)
+	}
+	var keys []string
+	var fields []*Expr
+	it = iterate(doc)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		if err := validFieldName(k); err != nil {
+			return nil, err
+		}
+		for _, prev := range keys {
+			if prev == k {
+				return nil, mongoerr.New(16406, "duplicate field name specified in object literal: %s", bson.Raw(doc))
+			}
+		}
+		e, err := c.compile(v, s)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+		fields = append(fields, e)
+	}
+	return c.fold(fields, func(st *state) (bson.RawValue, error) {
+		var d docBuilder
+		for i, f := range fields {
+			v, err := f.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			d.set(keys[i], v)
+		}
+		return d.value(), nil
+	}), nil
+}
+
+// validFieldName is MongoDB's check on the field names of an object
+// expression.
+func validFieldName(k string) error {
+	switch {
+	case k == "":
+		return mongoerr.New(16411, "FieldPath field names may not be empty strings.")
+	case strings.HasPrefix(k, "$"):
+		return mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+	case strings.Contains(k, "."):
+		return mongoerr.New(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+	}
+	return nil
+}
+
+// compileArray compiles an array of expressions; elements that evaluate to
+// missing become null.
+func (c *compiler) compileArray(v bson.RawValue, s *Scope) (*Expr, error) {
+	var items []*Expr
+	it := iterate(v.Value)
+	for {
+		_, ev, ok := it.next()
+		if !ok {
+			break
+		}
+		e, err := c.compile(ev, s)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, e)
+	}
+	return c.fold(items, func(st *state) (bson.RawValue, error) {
+		vals := make([]bson.RawValue, len(items))
+		for i, e := range items {
+			r, err := e.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			vals[i] = r
+		}
+		return arrayValue(vals), nil
+	}), nil
+}
+
+// compileFieldPath compiles "$a.b" (given without the "$").
+func compileFieldPath(p string) (*Expr, error) {
+	if p == "" {
+		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
+	}
+	parts, err := splitPath(p)
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{
+		eval: func(st *state) (bson.RawValue, error) {
+			return walkPath(st.root, parts), nil
+		},
+		path:   p,
+		isPath: true,
+		parts:  parts,
+	}, nil
+}
+
+// splitPath splits a dotted path, refusing empty and $-prefixed components
+// as MongoDB's FieldPath does.
+func splitPath(p string) ([]string, error) {
+	parts := strings.Split(p, ".")
+	for _, f := range parts {
+		if f == "" {
+			return nil, mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+		}
+		if strings.HasPrefix(f, "$") {
+			return nil, mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+	}
+	return parts, nil
+}
+
+// walkPath follows path from v. Through an array the remaining path is
+// applied to each element: documents contribute their non-missing results,
+// nested arrays contribute a nested array, other values nothing
+// (ExpressionFieldPath::evaluatePath).
+func walkPath(v bson.RawValue, path []string) bson.RawValue {
+	for i, p := range path {
+		switch v.Type {
+		case bson.TypeEmbeddedDocument:
+			v = lookup(v.Value, p)
+		case bson.TypeArray:
+			return walkArray(v, path[i:])
+		default:
+			return missing
+		}
+	}
+	return v
+}
+
+func walkArray(arr bson.RawValue, path []string) bson.RawValue {
+	var out []bson.RawValue
+	it := iterate(arr.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			break
+		}
+		switch e.Type {
+		case bson.TypeEmbeddedDocument:
+			if r := walkPath(e, path); r.Type != 0 {
+				out = append(out, r)
+			}
+		case bson.TypeArray:
+			out = append(out, walkArray(e, path))
+		}
+	}
+	return arrayValue(out)
+}
+
+// fold wraps fn as an expression over args. When every argument is constant
+// the expression is evaluated once now and becomes a constant; an
+// evaluation error is left to surface when the expression is evaluated.
+func (c *compiler) fold(args []*Expr, fn evalFn) *Expr {
+	for _, a := range args {
+		if !a.constant {
+			return &Expr{eval: fn}
+		}
+	}
+	v, err := fn(&state{ctx: &Context{}})
+	if err != nil {
+		return &Expr{eval: fn}
+	}
+	return constExpr(v)
+}
+
+// argList compiles an operator's operand list: an array of expressions, or a
+// single expression standing for a one-element list.
+func (c *compiler) argList(v bson.RawValue, s *Scope) ([]*Expr, error) {
+	if v.Type != bson.TypeArray {
+		e, err := c.compile(v, s)
+		if err != nil {
+			return nil, err
+		}
+		return []*Expr{e}, nil
+	}
+	var out []*Expr
+	it := iterate(v.Value)
+	for {
+		_, ev, ok := it.next()
+		if !ok {
+			return out, nil
+		}
+		e, err := c.compile(ev, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+}
+
+// arity checks the operand count: max < 0 means no upper bound.
+func arity(name string, n, min, max int) error {
+	switch {
+	case min == max && n != min:
+		return mongoerr.New(16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
+	case n < min && max < 0:
+		return mongoerr.New(16021, "Expression %s takes at least %d arguments. %d were passed in.", name, min, n)
+	case n < min || (max >= 0 && n > max):
+		return mongoerr.New(28667, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
+	}
+	return nil
+}
+
+// evalArgs evaluates every argument.
+func evalArgs(st *state, args []*Expr) ([]bson.RawValue, error) {
+	vals := make([]bson.RawValue, len(args))
+	for i, a := range args {
+		v, err := a.eval(st)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// unaryFn, binaryFn and naryFn compute an operator's result from its
+// evaluated operands.
+type (
+	unaryFn  func(a bson.RawValue) (bson.RawValue, error)
+	binaryFn func(a, b bson.RawValue) (bson.RawValue, error)
+	naryFn   func(args []bson.RawValue) (bson.RawValue, error)
+)
+
+// unary registers an operator taking exactly one operand.
+func unary(fn unaryFn) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), 1, 1); err != nil {
+			return nil, err
+		}
+		a := args[0]
+		return c.fold(args, func(st *state) (bson.RawValue, error) {
+			x, err := a.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			return fn(x)
+		}), nil
+	}
+}
+
+// binary registers an operator taking exactly two operands.
+func binary(fn binaryFn) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), 2, 2); err != nil {
+			return nil, err
+		}
+		a, b := args[0], args[1]
+		return c.fold(args, func(st *state) (bson.RawValue, error) {
+			x, err := a.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			y, err := b.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			return fn(x, y)
+		}), nil
+	}
+}
+
+// nary registers an operator taking between min and max operands (max < 0:
+// no limit).
+func nary(min, max int, fn naryFn) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if err := arity(name, len(args), min, max); err != nil {
+			return nil, err
+		}
+		return c.fold(args, func(st *state) (bson.RawValue, error) {
+			vals, err := evalArgs(st, args)
+			if err != nil {
+				return missing, err
+			}
+			return fn(vals)
+		}), nil
+	}
+}
+
+// namedArgs reads the argument document of an operator with named
+// parameters, refusing names not in allowed with unknownCode.
+func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode int32, allowed ...string) (map[string]bson.RawValue, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(notObjectCode), "%s only supports an object as its argument", name)
+	}
+	out := map[string]bson.RawValue{}
+	it := iterate(v.Value)
+	for {
+		k, ev, ok := it.next()
+		if !ok {
+			return out, nil
+		}
+		known := false
+		for _, a := range allowed {
+			if a == k {
+				known = true
+			}
+		}
+		if !known {
+			return nil, mongoerr.New(mongoerr.Code(unknownCode), "Unrecognized parameter to %s: %s", name, k)
+		}
+		out[k] = ev
+	}
+}

@@ -1,0 +1,271 @@
+package expr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// conversionFailure is MongoDB's code for a failed $convert.
+const conversionFailure mongoerr.Code = 241
+
+func init() {
+	ops := map[string]opCompiler{
+		"$convert":  compileConvert,
+		"$type":     unary(func(v bson.RawValue) (bson.RawValue, error) { return stringValue(values.TypeName(v.Type)), nil }),
+		"$isNumber": unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(isNumber(v)), nil }),
+	}
+	for name, t := range map[string]bson.Type{
+		"$toInt": bson.TypeInt32, "$toLong": bson.TypeInt64, "$toDouble": bson.TypeDouble,
+		"$toDecimal": bson.TypeDecimal128, "$toString": bson.TypeString, "$toBool": bson.TypeBoolean,
+		"$toDate": bson.TypeDateTime, "$toObjectId": bson.TypeObjectID,
+	} {
+		ops[name] = unary(func(v bson.RawValue) (bson.RawValue, error) {
+			if isNullish(v) {
+				return nullValue, nil
+			}
+			return convert(v, t)
+		})
+	}
+	register(ops)
+}
+
+// compileConvert is $convert: {input, to, onError, onNull}. "to" is a type
+// name or number; a null or missing input gives onNull (or null); a failed
+// conversion gives onError, or error 241 without it.
+func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, int32(mongoerr.FailedToParse), int32(mongoerr.FailedToParse), "input", "to", "onError", "onNull")
+	if err != nil {
+		return nil, err
+	}
+	if args["input"] == nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Missing 'input' parameter to $convert")
+	}
+	if args["to"] == nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Missing 'to' parameter to $convert")
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		in, err := args.get(st, "input")
+		if err != nil {
+			return missing, err
+		}
+		to, err := args.get(st, "to")
+		if err != nil {
+			return missing, err
+		}
+		if isNullish(to) {
+			return nullValue, nil
+		}
+		t, err := targetType(to)
+		if err != nil {
+			return missing, err
+		}
+		if isNullish(in) {
+			if args["onNull"] != nil {
+				return args["onNull"].eval(st)
+			}
+			return nullValue, nil
+		}
+		r, err := convert(in, t)
+		if err != nil && args["onError"] != nil {
+			return args["onError"].eval(st)
+		}
+		return r, err
+	}), nil
+}
+
+// targetType resolves $convert's "to": a type name or a type number.
+func targetType(v bson.RawValue) (bson.Type, error) {
+	if s, ok := str(v); ok {
+		if t, ok := values.TypeByName(s); ok {
+			return t, nil
+		}
+		return 0, mongoerr.New(mongoerr.BadValue, "Unknown type name: %s", s)
+	}
+	if isNumber(v) {
+		n, ok := values.Int64(v)
+		if !ok {
+			return 0, mongoerr.New(mongoerr.FailedToParse, "In $convert, numeric 'to' argument is not an integer")
+		}
+		if t, ok := values.TypeByNumber(int(n)); ok {
+			return t, nil
+		}
+		return 0, mongoerr.New(mongoerr.FailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %d", n)
+	}
+	return 0, mongoerr.New(mongoerr.FailedToParse, "$convert's 'to' argument must be a string or number, but is %s", typeName(v))
+}
+
+// convert converts a non-null value to type t under $convert's rules.
+func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
+	if v.Type == t {
+		return v, nil
+	}
+	fail := func(detail string) (bson.RawValue, error) {
+		if detail == "" {
+			return missing, mongoerr.New(conversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", typeName(v), values.TypeName(t))
+		}
+		return missing, mongoerr.New(conversionFailure, "Failed to parse %s '%s' in $convert with no onError value: %s", values.TypeName(t), v, detail)
+	}
+	switch t {
+	case bson.TypeDouble:
+		switch {
+		case isNumber(v):
+			f := toFloat(v)
+			if v.Type == bson.TypeDecimal128 && math.IsInf(f, 0) && v.Decimal128().IsInf() == 0 {
+				return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			}
+			return values.DoubleValue(f), nil
+		case v.Type == bson.TypeBoolean:
+			return values.DoubleValue(b2f(v.Boolean())), nil
+		case v.Type == bson.TypeDateTime:
+			return values.DoubleValue(float64(v.DateTime())), nil
+		case v.Type == bson.TypeString:
+			s, _ := str(v)
+			f, ok := parseNumber(s)
+			if !ok {
+				return fail("Did not consume whole string.")
+			}
+			return values.DoubleValue(f), nil
+		}
+	case bson.TypeInt32, bson.TypeInt64:
+		switch {
+		case isNumber(v):
+			return convertInt(v, t)
+		case v.Type == bson.TypeBoolean:
+			return intOfType(int64(b2f(v.Boolean())), t), nil
+		case v.Type == bson.TypeDateTime && t == bson.TypeInt64:
+			return values.Int64Value(v.DateTime()), nil
+		case v.Type == bson.TypeString:
+			s, _ := str(v)
+			bits := 64
+			if t == bson.TypeInt32 {
+				bits = 32
+			}
+			n, err := strconv.ParseInt(s, 10, bits)
+			if err != nil || strings.HasPrefix(s, "+") {
+				return fail("Did not consume whole string.")
+			}
+			return intOfType(n, t), nil
+		}
+	case bson.TypeDecimal128:
+		switch {
+		case isNumber(v):
+			return toDecimalValue(v), nil
+		case v.Type == bson.TypeBoolean:
+			return toDecimalValue(values.Int32Value(int32(b2f(v.Boolean())))), nil
+		case v.Type == bson.TypeDateTime:
+			return toDecimalValue(values.Int64Value(v.DateTime())), nil
+		case v.Type == bson.TypeString:
+			s, _ := str(v)
+			d, err := bson.ParseDecimal128(s)
+			if err != nil {
+				return fail("Failed to parse string to decimal")
+			}
+			return values.DecimalValue(d), nil
+		}
+	case bson.TypeString:
+		switch v.Type {
+		case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128, bson.TypeDateTime, bson.TypeSymbol:
+			s, _ := coerceToString(v)
+			return stringValue(s), nil
+		case bson.TypeBoolean:
+			return stringValue(strconv.FormatBool(v.Boolean())), nil
+		case bson.TypeObjectID:
+			return stringValue(v.ObjectID().Hex()), nil
+		}
+	case bson.TypeBoolean:
+		switch {
+		case isNumber(v):
+			return boolValue(truthy(v)), nil
+		case v.Type == bson.TypeString, v.Type == bson.TypeObjectID, v.Type == bson.TypeDateTime,
+			v.Type == bson.TypeEmbeddedDocument, v.Type == bson.TypeArray, v.Type == bson.TypeBinary,
+			v.Type == bson.TypeRegex, v.Type == bson.TypeTimestamp, v.Type == bson.TypeJavaScript,
+			v.Type == bson.TypeCodeWithScope, v.Type == bson.TypeMinKey, v.Type == bson.TypeMaxKey:
+			return trueValue, nil
+		}
+	case bson.TypeDateTime:
+		switch v.Type {
+		case bson.TypeInt64:
+			return dateValue(v.Int64()), nil
+		case bson.TypeDouble, bson.TypeDecimal128:
+			f := toFloat(v)
+			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+				return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			}
+			return dateValue(int64(f)), nil
+		case bson.TypeObjectID, bson.TypeTimestamp:
+			tm, _ := toTime(v)
+			return dateValue(tm.UnixMilli()), nil
+		case bson.TypeString:
+			s, _ := str(v)
+			tm, err := parseDate(s, "", time.UTC)
+			if err != nil {
+				return fail("Error parsing date string")
+			}
+			return dateValue(tm.UnixMilli()), nil
+		}
+	case bson.TypeObjectID:
+		if s, ok := str(v); ok {
+			oid, err := bson.ObjectIDFromHex(s)
+			if err != nil || len(s) != 24 {
+				return fail("Invalid string length for parsing to OID, expected 24 but found " + strconv.Itoa(len(s)))
+			}
+			return bson.RawValue{Type: bson.TypeObjectID, Value: oid[:]}, nil
+		}
+	}
+	return fail("")
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// convertInt converts a number to int32 or int64, truncating fractions;
+// NaN, infinities and out-of-range values fail.
+func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
+	var n int64
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		n = toInt(v)
+	default:
+		f := toFloat(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+			return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+		}
+		n = int64(f)
+	}
+	if t == bson.TypeInt32 && (n < math.MinInt32 || n > math.MaxInt32) {
+		return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+	}
+	return intOfType(n, t), nil
+}
+
+// parseNumber parses a decimal floating-point string as $convert does:
+// no hex, no underscores, no surrounding space; "NaN", "Infinity" and
+// "-Infinity" are accepted.
+func parseNumber(s string) (float64, bool) {
+	switch s {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity", "+Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	if s == "" || strings.ContainsAny(s, "xXpP_ \t\n") || strings.ContainsAny(strings.ToLower(s), "in") {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}

@@ -1,0 +1,778 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	parts := map[string]func(time.Time) int{
+		"$year":         func(t time.Time) int { return t.Year() },
+		"$month":        func(t time.Time) int { return int(t.Month()) },
+		"$dayOfMonth":   func(t time.Time) int { return t.Day() },
+		"$hour":         func(t time.Time) int { return t.Hour() },
+		"$minute":       func(t time.Time) int { return t.Minute() },
+		"$second":       func(t time.Time) int { return t.Second() },
+		"$millisecond":  func(t time.Time) int { return t.Nanosecond() / 1e6 },
+		"$dayOfWeek":    func(t time.Time) int { return int(t.Weekday()) + 1 },
+		"$dayOfYear":    func(t time.Time) int { return t.YearDay() },
+		"$week":         sundayWeek,
+		"$isoWeek":      func(t time.Time) int { _, w := t.ISOWeek(); return w },
+		"$isoWeekYear":  func(t time.Time) int { y, _ := t.ISOWeek(); return y },
+		"$isoDayOfWeek": isoWeekday,
+	}
+	ops := map[string]opCompiler{
+		"$dateToString":   compileDateToString,
+		"$dateFromString": compileDateFromString,
+		"$dateFromParts":  compileDateFromParts,
+		"$dateToParts":    compileDateToParts,
+		"$dateAdd":        compileDateAdd(1),
+		"$dateSubtract":   compileDateAdd(-1),
+		"$dateDiff":       compileDateDiff,
+		"$dateTrunc":      compileDateTrunc,
+	}
+	for name, fn := range parts {
+		ops[name] = compileDatePart(fn)
+	}
+	register(ops)
+}
+
+// compileDatePart builds $year, $month, ... $isoDayOfWeek: the operand is a
+// date expression, a one-element array, or {date, timezone}. A null or
+// missing date gives null.
+func compileDatePart(part func(time.Time) int) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		var date, tz *Expr
+		var err error
+		switch {
+		case v.Type == bson.TypeEmbeddedDocument && !strings.HasPrefix(firstKey(v.Value), "$") && firstKey(v.Value) != "":
+			args, err := c.compileNamed(name, v, s, 40535, 40535, "date", "timezone")
+			if err != nil {
+				return nil, err
+			}
+			if date = args["date"]; date == nil {
+				return nil, mongoerr.New(40539, "missing 'date' argument to %s, provided: %s", name, v)
+			}
+			tz = args["timezone"]
+		case v.Type == bson.TypeArray:
+			list := elems(v)
+			if len(list) != 1 {
+				return nil, mongoerr.New(40536, "%s accepts exactly one argument if given an array, but was given %d", name, len(list))
+			}
+			if date, err = c.compile(list[0], s); err != nil {
+				return nil, err
+			}
+		default:
+			if date, err = c.compile(v, s); err != nil {
+				return nil, err
+			}
+		}
+		if tz == nil {
+			tz = constExpr(missing)
+		}
+		return c.fold([]*Expr{date, tz}, func(st *state) (bson.RawValue, error) {
+			t, null, err := evalDateTZ(st, date, tz)
+			if err != nil || null {
+				return nullValue, err
+			}
+			return values.Int32Value(int32(part(t))), nil
+		}), nil
+	}
+}
+
+// evalDateTZ evaluates a date and timezone pair into the local time; null
+// reports a null or missing date or timezone.
+func evalDateTZ(st *state, date, tz *Expr) (t time.Time, null bool, err error) {
+	dv, err := date.eval(st)
+	if err != nil {
+		return t, false, err
+	}
+	zv, err := tz.eval(st)
+	if err != nil {
+		return t, false, err
+	}
+	loc, nullTZ, err := parseTimezone(zv)
+	if err != nil {
+		return t, false, err
+	}
+	if isNullish(dv) || nullTZ {
+		return t, true, nil
+	}
+	if t, err = toTime(dv); err != nil {
+		return t, false, err
+	}
+	return t.In(loc), false, nil
+}
+
+func firstKey(doc []byte) string {
+	it := iterate(doc)
+	k, _, _ := it.next()
+	return k
+}
+
+// compileDateToString is $dateToString: {date, format, timezone, onNull}.
+// The default format is "%Y-%m-%dT%H:%M:%S.%LZ"; a null or missing date
+// gives onNull (or null).
+func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 18629, 18534, "date", "format", "timezone", "onNull")
+	if err != nil {
+		return nil, err
+	}
+	if args["date"] == nil {
+		return nil, mongoerr.New(18628, "Missing 'date' parameter to $dateToString")
+	}
+	if f := args["format"]; f != nil && f.constant {
+		if fs, ok := str(f.value); ok {
+			if err := checkFormat(fs); err != nil {
+				return nil, err
+			}
+		} else if !isNullish(f.value) {
+			return nil, mongoerr.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(f.value), f.value)
+		}
+	}
+	if args["timezone"] == nil {
+		args["timezone"] = constExpr(missing)
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		format := "%Y-%m-%dT%H:%M:%S.%LZ"
+		if args["format"] != nil {
+			fv, err := args["format"].eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if isNullish(fv) {
+				return nullValue, nil
+			}
+			fs, ok := str(fv)
+			if !ok {
+				return missing, mongoerr.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+			}
+			if err := checkFormat(fs); err != nil {
+				return missing, err
+			}
+			format = fs
+		}
+		dv, err := args.get(st, "date")
+		if err != nil {
+			return missing, err
+		}
+		if isNullish(dv) {
+			if args["onNull"] != nil {
+				return args["onNull"].eval(st)
+			}
+			return nullValue, nil
+		}
+		t, null, err := evalDateTZ(st, args["date"], args["timezone"])
+		if err != nil || null {
+			return nullValue, err
+		}
+		out, err := formatDate(format, t)
+		if err != nil {
+			return missing, err
+		}
+		return stringValue(out), nil
+	}), nil
+}
+
+// checkFormat validates a $dateToString format string.
+func checkFormat(f string) error {
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		if i+1 == len(f) {
+			return mongoerr.New(18535, "Unmatched '%%' at end of format string")
+		}
+		i++
+		if !strings.ContainsRune("dGHjLmMSuUVwYzZ%", rune(f[i])) {
+			return mongoerr.New(18536, "Invalid format character '%%%c' in format string", f[i])
+		}
+	}
+	return nil
+}
+
+// formatDate expands MongoDB's date format specifiers for t (already in its
+// timezone).
+func formatDate(f string, t time.Time) (string, error) {
+	var b strings.Builder
+	pad := func(n, width int) { fmt.Fprintf(&b, "%0*d", width, n) }
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			b.WriteByte(f[i])
+			continue
+		}
+		i++
+		switch f[i] {
+		case 'd':
+			pad(t.Day(), 2)
+		case 'G':
+			y, _ := t.ISOWeek()
+			if y < 0 || y > 9999 {
+				return "", mongoerr.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
+			}
+			pad(y, 4)
+		case 'H':
+			pad(t.Hour(), 2)
+		case 'j':
+			pad(t.YearDay(), 3)
+		case 'L':
+			pad(t.Nanosecond()/1e6, 3)
+		case 'm':
+			pad(int(t.Month()), 2)
+		case 'M':
+			pad(t.Minute(), 2)
+		case 'S':
+			pad(t.Second(), 2)
+		case 'u':
+			pad(isoWeekday(t), 1)
+		case 'U':
+			pad(sundayWeek(t), 2)
+		case 'V':
+			_, w := t.ISOWeek()
+			pad(w, 2)
+		case 'w':
+			pad(int(t.Weekday())+1, 1)
+		case 'Y':
+			if t.Year() < 0 || t.Year() > 9999 {
+				return "", mongoerr.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", t.Year())
+			}
+			pad(t.Year(), 4)
+		case 'z':
+			_, off := t.Zone()
+			sign := byte('+')
+			if off < 0 {
+				sign, off = '-', -off
+			}
+			b.WriteByte(sign)
+			pad(off/3600, 2)
+			pad(off%3600/60, 2)
+		case 'Z':
+			_, off := t.Zone()
+			b.WriteString(strconv.Itoa(off / 60))
+		case '%':
+			b.WriteByte('%')
+		}
+	}
+	return b.String(), nil
+}
+
+// compileDateFromString is $dateFromString: {dateString, format, timezone,
+// onError, onNull}. Without a format, ISO-8601 forms are accepted; a
+// failure to parse is error 241 unless onError is given.
+func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 40540, 40541, "dateString", "format", "timezone", "onError", "onNull")
+	if err != nil {
+		return nil, err
+	}
+	if args["dateString"] == nil {
+		return nil, mongoerr.New(40542, "Missing 'dateString' parameter to $dateFromString")
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		sv, err := args.get(st, "dateString")
+		if err != nil {
+			return missing, err
+		}
+		zv, err := args.get(st, "timezone")
+		if err != nil {
+			return missing, err
+		}
+		loc, nullTZ, err := parseTimezone(zv)
+		if err != nil {
+			return missing, err
+		}
+		fv, err := args.get(st, "format")
+		if err != nil {
+			return missing, err
+		}
+		if fv.Type != 0 && !isNullish(fv) {
+			if _, ok := str(fv); !ok {
+				return missing, mongoerr.New(40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+			}
+		}
+		if isNullish(sv) {
+			if args["onNull"] != nil {
+				return args["onNull"].eval(st)
+			}
+			return nullValue, nil
+		}
+		if nullTZ || (fv.Type != 0 && isNullish(fv)) {
+			return nullValue, nil
+		}
+		failure := func(err error) (bson.RawValue, error) {
+			if args["onError"] != nil {
+				return args["onError"].eval(st)
+			}
+			return missing, err
+		}
+		ds, ok := str(sv)
+		if !ok {
+			return failure(mongoerr.New(241, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(sv), sv))
+		}
+		format, _ := str(fv)
+		t, err := parseDate(ds, format, loc)
+		if err != nil {
+			return failure(err)
+		}
+		return dateValue(t.UnixMilli()), nil
+	}), nil
+}
+
+// isoLayouts are the date forms accepted without a format.
+var isoLayouts = []string{
+	"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04Z07:00", "2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999",
+	"2006-01-02", "2006/01/02 15:04:05.999999999", "2006/01/02",
+}
+
+// parseDate parses s with a MongoDB format (or the ISO forms when format is
+// empty), in loc unless s carries its own offset.
+func parseDate(s, format string, loc *time.Location) (time.Time, error) {
+	if format == "" {
+		for _, l := range isoLayouts {
+			if t, err := time.ParseInLocation(l, s, loc); err == nil {
+				return t, nil
+			}
+		}
+		return time.Time{}, mongoerr.New(241, "Error parsing date string '%s'", s)
+	}
+	var layout strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' || i+1 == len(format) {
+			layout.WriteByte(format[i])
+			continue
+		}
+		i++
+		switch format[i] {
+		case 'Y':
+			layout.WriteString("2006")
+		case 'm':
+			layout.WriteString("01")
+		case 'd':
+			layout.WriteString("02")
+		case 'H':
+			layout.WriteString("15")
+		case 'M':
+			layout.WriteString("04")
+		case 'S':
+			layout.WriteString("05")
+		case 'L':
+			layout.WriteString("000")
+		case 'j':
+			layout.WriteString("002")
+		case 'z':
+			layout.WriteString("-0700")
+		case 'Z':
+			layout.WriteString("Z07:00")
+		case '%':
+			layout.WriteByte('%')
+		default:
+			return time.Time{}, mongoerr.New(18536, "Invalid format character '%%%c' in format string", format[i])
+		}
+	}
+	t, err := time.ParseInLocation(layout.String(), s, loc)
+	if err != nil {
+		return time.Time{}, mongoerr.New(241, "Error parsing date string '%s' with format '%s'", s, format)
+	}
+	return t, nil
+}
+
+// compileDateFromParts is $dateFromParts: {year, month, day, hour, minute,
+// second, millisecond, timezone} or the ISO form {isoWeekYear, isoWeek,
+// isoDayOfWeek, ...}. Parts out of their natural range carry into the next
+// unit; a null or missing part gives null.
+func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 40519, 40518, "year", "month", "day", "isoWeekYear", "isoWeek", "isoDayOfWeek", "hour", "minute", "second", "millisecond", "timezone")
+	if err != nil {
+		return nil, err
+	}
+	iso := args["isoWeekYear"] != nil
+	if !iso && args["year"] == nil {
+		return nil, mongoerr.New(40516, "%s requires either 'year' or 'isoWeekYear' to be present", name)
+	}
+	if iso && (args["year"] != nil || args["month"] != nil || args["day"] != nil) || !iso && (args["isoWeek"] != nil || args["isoDayOfWeek"] != nil) {
+		return nil, mongoerr.New(40489, "%s does not allow mixing natural dates with ISO dates", name)
+	}
+	names := []string{"year", "month", "day", "hour", "minute", "second", "millisecond"}
+	defaults := []int64{0, 1, 1, 0, 0, 0, 0}
+	if iso {
+		names[0], names[1], names[2] = "isoWeekYear", "isoWeek", "isoDayOfWeek"
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		var p [7]int64
+		null := false
+		for i, n := range names {
+			p[i] = defaults[i]
+			if args[n] == nil {
+				continue
+			}
+			pv, err := args[n].eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if isNullish(pv) {
+				null = true
+				continue
+			}
+			x, ok := values.Int64(pv)
+			if !isNumber(pv) || !ok {
+				return missing, mongoerr.New(40515, "'%s' must evaluate to an integer, found %s with value %s", n, typeName(pv), pv)
+			}
+			if i == 0 && (x < 1 || x > 9999) {
+				if iso {
+					return missing, mongoerr.New(31095, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", x)
+				}
+				return missing, mongoerr.New(40523, "'year' must evaluate to an integer in the range 1 to 9999, found %d", x)
+			}
+			if i > 0 && (x < -32768 || x > 32767) {
+				return missing, mongoerr.New(31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", n, x)
+			}
+			p[i] = x
+		}
+		zv, err := args.get(st, "timezone")
+		if err != nil {
+			return missing, err
+		}
+		loc, nullTZ, err := parseTimezone(zv)
+		if err != nil {
+			return missing, err
+		}
+		if null || nullTZ {
+			return nullValue, nil
+		}
+		var t time.Time
+		if iso {
+			// Monday of ISO week 1 is the Monday on or before January 4.
+			jan4 := time.Date(int(p[0]), 1, 4, 0, 0, 0, 0, loc)
+			week1 := jan4.AddDate(0, 0, 1-isoWeekday(jan4))
+			t = time.Date(week1.Year(), week1.Month(), week1.Day()+int((p[1]-1)*7+p[2]-1), int(p[3]), int(p[4]), int(p[5]), int(p[6])*1e6, loc)
+		} else {
+			t = time.Date(int(p[0]), time.Month(p[1]), int(p[2]), int(p[3]), int(p[4]), int(p[5]), int(p[6])*1e6, loc)
+		}
+		return dateValue(t.UnixMilli()), nil
+	}), nil
+}
+
+// compileDateToParts is $dateToParts: {date, timezone, iso8601} → a document
+// of the date's parts.
+func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 40524, 40520, "date", "timezone", "iso8601")
+	if err != nil {
+		return nil, err
+	}
+	if args["date"] == nil {
+		return nil, mongoerr.New(40522, "Missing 'date' parameter to %s", name)
+	}
+	if args["timezone"] == nil {
+		args["timezone"] = constExpr(missing)
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		iv, err := args.get(st, "iso8601")
+		if err != nil {
+			return missing, err
+		}
+		if iv.Type != 0 && iv.Type != bson.TypeBoolean && !isNullish(iv) {
+			return missing, mongoerr.New(40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+		}
+		t, null, err := evalDateTZ(st, args["date"], args["timezone"])
+		if err != nil || null || (iv.Type != 0 && isNullish(iv)) {
+			return nullValue, err
+		}
+		var d docBuilder
+		if iv.Type == bson.TypeBoolean && iv.Boolean() {
+			y, w := t.ISOWeek()
+			d.set("isoWeekYear", values.Int32Value(int32(y)))
+			d.set("isoWeek", values.Int32Value(int32(w)))
+			d.set("isoDayOfWeek", values.Int32Value(int32(isoWeekday(t))))
+		} else {
+			d.set("year", values.Int32Value(int32(t.Year())))
+			d.set("month", values.Int32Value(int32(t.Month())))
+			d.set("day", values.Int32Value(int32(t.Day())))
+		}
+		d.set("hour", values.Int32Value(int32(t.Hour())))
+		d.set("minute", values.Int32Value(int32(t.Minute())))
+		d.set("second", values.Int32Value(int32(t.Second())))
+		d.set("millisecond", values.Int32Value(int32(t.Nanosecond()/1e6)))
+		return d.value(), nil
+	}), nil
+}
+
+// unitArg reads a time unit operand (errors 5439013 and 5439014).
+func unitArg(v bson.RawValue) (string, error) {
+	u, ok := str(v)
+	if !ok {
+		return "", mongoerr.New(5439013, "unit must be a string, but got %s", typeName(v))
+	}
+	if _, ok := dateUnits[u]; !ok {
+		return "", mongoerr.New(5439014, "unit parameter must be a valid time unit, but got %s", u)
+	}
+	return u, nil
+}
+
+// addUnits adds n units to t (in its location). Calendar units clamp the
+// day to the end of a shorter month, as MongoDB does; day and week move the
+// local date; smaller units are absolute durations.
+func addUnits(t time.Time, unit string, n int64) time.Time {
+	months := int64(0)
+	switch unit {
+	case "year":
+		months = 12 * n
+	case "quarter":
+		months = 3 * n
+	case "month":
+		months = n
+	case "day":
+		return t.AddDate(0, 0, int(n))
+	case "week":
+		return t.AddDate(0, 0, int(7*n))
+	default:
+		return t.Add(dateUnits[unit] * time.Duration(n))
+	}
+	total := int64(t.Year())*12 + int64(t.Month()) - 1 + months
+	y, m := int(total/12), time.Month(total%12+1)
+	if total < 0 && total%12 != 0 {
+		y, m = int(total/12)-1, time.Month(total%12+13)
+	}
+	day := min(t.Day(), time.Date(y, m+1, 0, 0, 0, 0, 0, t.Location()).Day())
+	return time.Date(y, m, day, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+}
+
+// compileDateAdd builds $dateAdd (sign 1) and $dateSubtract (sign -1):
+// {startDate, unit, amount, timezone}. A null or missing operand gives null.
+func compileDateAdd(sign int64) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.compileNamed(name, v, s, 5166400, 5166401, "startDate", "unit", "amount", "timezone")
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range []string{"startDate", "unit", "amount"} {
+			if args[k] == nil {
+				return nil, mongoerr.New(5166402, "%s requires startDate, unit, and amount to be present", name)
+			}
+		}
+		return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+			var vals [4]bson.RawValue
+			for i, k := range []string{"startDate", "unit", "amount", "timezone"} {
+				if vals[i], err = args.get(st, k); err != nil {
+					return missing, err
+				}
+			}
+			loc, nullTZ, err := parseTimezone(vals[3])
+			if err != nil {
+				return missing, err
+			}
+			if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ {
+				return nullValue, nil
+			}
+			if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
+				return missing, mongoerr.New(5166403, "%s requires startDate to be convertible to a date", name)
+			}
+			t, _ := toTime(vals[0])
+			u, ok := str(vals[1])
+			if _, known := dateUnits[u]; !ok || !known {
+				return missing, mongoerr.New(5166404, "%s expects string defining the time unit", name)
+			}
+			n, ok := values.Int64(vals[2])
+			if !isNumber(vals[2]) || !ok {
+				return missing, mongoerr.New(5166405, "%s expects integer amount of time units", name)
+			}
+			if n > math.MaxInt32*1000 || n < -math.MaxInt32*1000 {
+				return missing, mongoerr.New(5166406, "%s overflowed", name)
+			}
+			r := addUnits(t.In(loc), u, sign*n)
+			if r.Year() < -292000000 || r.Year() > 292000000 {
+				return missing, mongoerr.New(5166406, "%s overflowed", name)
+			}
+			return dateValue(r.UnixMilli()), nil
+		}), nil
+	}
+}
+
+// startOfWeekArg reads startOfWeek (default Sunday).
+func startOfWeekArg(v bson.RawValue) (time.Weekday, error) {
+	if v.Type == 0 {
+		return time.Sunday, nil
+	}
+	s, ok := str(v)
+	if !ok {
+		return 0, mongoerr.New(5439015, "startOfWeek must be a string, but got %s", typeName(v))
+	}
+	d, ok := parseWeekday(s)
+	if !ok {
+		return 0, mongoerr.New(5439016, "startOfWeek parameter must evaluate to a valid day of the week, but got %s", s)
+	}
+	return d, nil
+}
+
+// localDays is the number of days from 1970-01-01 to t's local date.
+func localDays(t time.Time) int64 {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+}
+
+// localMillis is t's local wall time in milliseconds since the epoch.
+func localMillis(t time.Time) int64 {
+	_, off := t.Zone()
+	return t.UnixMilli() + int64(off)*1000
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// compileDateDiff is $dateDiff: {startDate, endDate, unit, timezone,
+// startOfWeek}: the number of unit boundaries crossed from startDate to
+// endDate, as a long.
+func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 5166301, 5166302, "startDate", "endDate", "unit", "timezone", "startOfWeek")
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range []string{"startDate", "endDate", "unit"} {
+		if args[k] == nil {
+			return nil, mongoerr.New(mongoerr.Code(5166303+i), "Missing '%s' parameter to $dateDiff", k)
+		}
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		var vals [5]bson.RawValue
+		for i, k := range []string{"startDate", "endDate", "unit", "timezone", "startOfWeek"} {
+			if vals[i], err = args.get(st, k); err != nil {
+				return missing, err
+			}
+		}
+		loc, nullTZ, err := parseTimezone(vals[3])
+		if err != nil {
+			return missing, err
+		}
+		if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ || (vals[4].Type != 0 && isNullish(vals[4])) {
+			return nullValue, nil
+		}
+		var ts [2]time.Time
+		for i := range ts {
+			if vals[i].Type != bson.TypeDateTime && vals[i].Type != bson.TypeTimestamp && vals[i].Type != bson.TypeObjectID {
+				return missing, mongoerr.New(5166307, "$dateDiff requires '%s' to be a date, but got %s", []string{"startDate", "endDate"}[i], typeName(vals[i]))
+			}
+			t, _ := toTime(vals[i])
+			ts[i] = t.In(loc)
+		}
+		unit, err := unitArg(vals[2])
+		if err != nil {
+			return missing, err
+		}
+		week, err := startOfWeekArg(vals[4])
+		if err != nil {
+			return missing, err
+		}
+		a, b := ts[0], ts[1]
+		var n int64
+		switch unit {
+		case "year":
+			n = int64(b.Year() - a.Year())
+		case "quarter":
+			n = int64(b.Year()*4+(int(b.Month())-1)/3) - int64(a.Year()*4+(int(a.Month())-1)/3)
+		case "month":
+			n = int64(b.Year()*12+int(b.Month())) - int64(a.Year()*12+int(a.Month()))
+		case "week":
+			// Count week starts: shift so that the week starts on day 0.
+			shift := int64((int(time.Thursday) - int(week) + 7) % 7)
+			n = floorDiv(localDays(b)+shift, 7) - floorDiv(localDays(a)+shift, 7)
+		case "day":
+			n = localDays(b) - localDays(a)
+		case "millisecond":
+			n = b.UnixMilli() - a.UnixMilli()
+		default:
+			u := dateUnits[unit].Milliseconds()
+			n = floorDiv(localMillis(b), u) - floorDiv(localMillis(a), u)
+		}
+		return values.Int64Value(n), nil
+	}), nil
+}
+
+// compileDateTrunc is $dateTrunc: {date, unit, binSize, timezone,
+// startOfWeek}: the start of the binSize-unit bin holding date, bins
+// counted from 2000-01-01 in the timezone (weeks from the first
+// startOfWeek on or after it).
+func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	args, err := c.compileNamed(name, v, s, 5439007, 5439008, "date", "unit", "binSize", "timezone", "startOfWeek")
+	if err != nil {
+		return nil, err
+	}
+	if args["date"] == nil {
+		return nil, mongoerr.New(5439009, "Missing 'date' parameter to $dateTrunc")
+	}
+	if args["unit"] == nil {
+		return nil, mongoerr.New(5439010, "Missing 'unit' parameter to $dateTrunc")
+	}
+	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		var vals [5]bson.RawValue
+		for i, k := range []string{"date", "unit", "binSize", "timezone", "startOfWeek"} {
+			if vals[i], err = args.get(st, k); err != nil {
+				return missing, err
+			}
+		}
+		loc, nullTZ, err := parseTimezone(vals[3])
+		if err != nil {
+			return missing, err
+		}
+		if isNullish(vals[0]) || isNullish(vals[1]) || nullTZ || (vals[2].Type != 0 && isNullish(vals[2])) || (vals[4].Type != 0 && isNullish(vals[4])) {
+			return nullValue, nil
+		}
+		if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
+			return missing, mongoerr.New(5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(vals[0]))
+		}
+		t, _ := toTime(vals[0])
+		t = t.In(loc)
+		unit, err := unitArg(vals[1])
+		if err != nil {
+			return missing, err
+		}
+		bin := int64(1)
+		if vals[2].Type != 0 {
+			n, ok := values.Int64(vals[2])
+			if !isNumber(vals[2]) || !ok {
+				return missing, mongoerr.New(5439017, "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", vals[2], typeName(vals[2]))
+			}
+			if n <= 0 {
+				return missing, mongoerr.New(5439018, "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", n)
+			}
+			bin = n
+		}
+		week, err := startOfWeekArg(vals[4])
+		if err != nil {
+			return missing, err
+		}
+		ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
+		var r time.Time
+		switch unit {
+		case "year", "quarter", "month":
+			per := map[string]int64{"year": 12, "quarter": 3, "month": 1}[unit] * bin
+			months := int64(t.Year()-2000)*12 + int64(t.Month()) - 1
+			m := floorDiv(months, per) * per
+			r = time.Date(2000+int(floorDiv(m, 12)), time.Month(m-floorDiv(m, 12)*12+1), 1, 0, 0, 0, 0, loc)
+		case "week", "day":
+			days := bin
+			if unit == "week" {
+				days *= 7
+				ref = ref.AddDate(0, 0, (int(week)-int(ref.Weekday())+7)%7)
+			}
+			d := floorDiv(localDays(t)-localDays(ref), days) * days
+			r = time.Date(ref.Year(), ref.Month(), ref.Day()+int(d), 0, 0, 0, 0, loc)
+		default:
+			u := dateUnits[unit].Milliseconds() * bin
+			lm := localMillis(t)
+			r = time.UnixMilli(t.UnixMilli() - (lm - floorDiv(lm-localMillis(ref), u)*u - localMillis(ref)))
+		}
+		return dateValue(r.UnixMilli()), nil
+	}), nil
+}

@@ -1,0 +1,153 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Helpers shared by the date operators.
+
+// namedExprs are the compiled named arguments of an operator.
+type namedExprs map[string]*Expr
+
+// compileNamed compiles the argument document of an operator with named
+// parameters.
+func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode, unknownCode int32, allowed ...string) (namedExprs, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(objCode), "%s only supports an object as its argument", name)
+	}
+	raw, err := namedArgs(name, v, objCode, unknownCode, allowed...)
+	if err != nil {
+		return nil, err
+	}
+	out := namedExprs{}
+	for k, a := range raw {
+		if out[k], err = c.compile(a, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// get evaluates the argument k; an absent argument is missing.
+func (n namedExprs) get(st *state, k string) (bson.RawValue, error) {
+	e, ok := n[k]
+	if !ok {
+		return missing, nil
+	}
+	return e.eval(st)
+}
+
+func (n namedExprs) list() []*Expr {
+	out := make([]*Expr, 0, len(n))
+	for _, e := range n {
+		out = append(out, e)
+	}
+	return out
+}
+
+// toTime converts a date operand: a date, a timestamp (its seconds) or an
+// ObjectId (its creation second). Other types are error 16006.
+func toTime(v bson.RawValue) (time.Time, error) {
+	switch v.Type {
+	case bson.TypeDateTime:
+		return time.UnixMilli(v.DateTime()).UTC(), nil
+	case bson.TypeTimestamp:
+		t, _ := v.Timestamp()
+		return time.Unix(int64(t), 0).UTC(), nil
+	case bson.TypeObjectID:
+		return v.ObjectID().Timestamp().UTC(), nil
+	}
+	return time.Time{}, mongoerr.New(16006, "can't convert from BSON type %s to Date", typeName(v))
+}
+
+// parseTimezone resolves a timezone operand: null or missing is UTC
+// (ok false means the operator returns null); Olson names load from the
+// system database; "+hh", "+hhmm" and "+hh:mm" are fixed offsets.
+func parseTimezone(v bson.RawValue) (loc *time.Location, null bool, err error) {
+	if v.Type == 0 {
+		return time.UTC, false, nil
+	}
+	if isNullish(v) {
+		return nil, true, nil
+	}
+	s, ok := str(v)
+	if !ok {
+		return nil, false, mongoerr.New(40517, "timezone must evaluate to a string, found %s", typeName(v))
+	}
+	if loc, ok := fixedOffset(s); ok {
+		return loc, false, nil
+	}
+	if s == "" || strings.HasPrefix(s, "/") || strings.Contains(s, "..") {
+		return nil, false, mongoerr.New(40485, "unrecognized time zone identifier: \"%s\"", s)
+	}
+	loc, lerr := time.LoadLocation(s)
+	if lerr != nil || s == "Local" {
+		return nil, false, mongoerr.New(40485, "unrecognized time zone identifier: \"%s\"", s)
+	}
+	return loc, false, nil
+}
+
+// fixedOffset parses "+hh", "+hhmm" or "+hh:mm" (or with "-").
+func fixedOffset(s string) (*time.Location, bool) {
+	if len(s) < 3 || (s[0] != '+' && s[0] != '-') {
+		return nil, false
+	}
+	body := strings.Replace(s[1:], ":", "", 1)
+	if len(body) != 2 && len(body) != 4 {
+		return nil, false
+	}
+	for _, c := range body {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+	}
+	h, _ := strconv.Atoi(body[:2])
+	m := 0
+	if len(body) == 4 {
+		m, _ = strconv.Atoi(body[2:])
+	}
+	off := h*3600 + m*60
+	if s[0] == '-' {
+		off = -off
+	}
+	return time.FixedZone(s, off), true
+}
+
+// isoWeekday is 1 (Monday) to 7 (Sunday).
+func isoWeekday(t time.Time) int {
+	if t.Weekday() == time.Sunday {
+		return 7
+	}
+	return int(t.Weekday())
+}
+
+// sundayWeek is strftime's %U: the week of the year (0-53), weeks starting
+// on Sunday, days before the first Sunday in week 0.
+func sundayWeek(t time.Time) int {
+	return (t.YearDay() + 6 - int(t.Weekday())) / 7
+}
+
+// dayUnits are the units of $dateAdd, $dateDiff and $dateTrunc.
+var dateUnits = map[string]time.Duration{
+	"millisecond": time.Millisecond, "second": time.Second, "minute": time.Minute,
+	"hour": time.Hour, "day": 24 * time.Hour, "week": 7 * 24 * time.Hour,
+	"month": 0, "quarter": 0, "year": 0,
+}
+
+// dayNames maps startOfWeek values (full or three-letter, any case) to
+// weekdays.
+func parseWeekday(s string) (time.Weekday, bool) {
+	s = strings.ToLower(s)
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		full := strings.ToLower(d.String())
+		if s == full || s == full[:3] {
+			return d, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,158 @@
+package expr
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// testNow is $$NOW in the corpus.
+var testNow = time.Date(2024, 1, 2, 3, 4, 5, 678e6, time.UTC)
+
+// exprCase is one line of testdata/*.jsonl: {expr, doc, result} (the
+// expected value, compared with its exact type), {expr, doc, error: code},
+// or {expr, doc, missing: true}. An optional "vars" document supplies user
+// variables.
+type exprCase struct {
+	where   string
+	expr    bson.RawValue
+	doc     bson.Raw
+	vars    bson.Raw
+	result  bson.RawValue
+	code    int32
+	missing bool
+}
+
+func loadCases(t testing.TB) []exprCase {
+	files, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []exprCase
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			text := bytes.TrimSpace(sc.Bytes())
+			if len(text) == 0 || text[0] == '#' {
+				continue
+			}
+			where := name + ":" + itoa(line)
+			var rec bson.Raw
+			if err := bson.UnmarshalExtJSON(text, false, &rec); err != nil {
+				t.Fatalf("%s: %v", where, err)
+			}
+			c := exprCase{where: where, expr: rec.Lookup("expr")}
+			if d, ok := rec.Lookup("doc").DocumentOK(); ok {
+				c.doc = d
+			} else {
+				c.doc = bson.Raw{5, 0, 0, 0, 0}
+			}
+			c.vars, _ = rec.Lookup("vars").DocumentOK()
+			if r, err := rec.LookupErr("result"); err == nil {
+				c.result = r
+			} else if code, ok := rec.Lookup("error").AsInt64OK(); ok {
+				c.code = int32(code)
+			} else if rec.Lookup("missing").Type == bson.TypeBoolean {
+				c.missing = true
+			} else {
+				t.Fatalf("%s: needs result, error or missing", where)
+			}
+			cases = append(cases, c)
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cases
+}
+
+func itoa(n int) string {
+	return string(bytes.TrimLeft([]byte{byte('0' + n/10000%10), byte('0' + n/1000%10), byte('0' + n/100%10), byte('0' + n/10%10), byte('0' + n%10)}, "0"))
+}
+
+// run compiles and evaluates c.
+func (c exprCase) run() (bson.RawValue, error) {
+	ctx := &Context{Now: testNow, Vars: map[string]bson.RawValue{}}
+	var names []string
+	if c.vars != nil {
+		elems, _ := c.vars.Elements()
+		for _, e := range elems {
+			names = append(names, e.Key())
+			ctx.Vars[e.Key()] = e.Value()
+		}
+	}
+	e, err := Compile(c.expr, NewScope(names...))
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	return e.Eval(ctx, c.doc)
+}
+
+func TestCorpus(t *testing.T) {
+	cases := loadCases(t)
+	for _, c := range cases {
+		got, err := c.run()
+		switch {
+		case c.code != 0:
+			var me *mongoerr.Error
+			if !errors.As(err, &me) || int32(me.Code) != c.code {
+				t.Errorf("%s: %s = %s, %v; want error %d", c.where, c.expr, got, err, c.code)
+			}
+		case err != nil:
+			t.Errorf("%s: %s: %v", c.where, c.expr, err)
+		case c.missing:
+			if got.Type != 0 {
+				t.Errorf("%s: %s = %s (%s), want missing", c.where, c.expr, got, typeName(got))
+			}
+		case !sameValue(got, c.result):
+			t.Errorf("%s: %s = %s (%s), want %s (%s)", c.where, c.expr, got, typeName(got), c.result, typeName(c.result))
+		}
+	}
+	t.Logf("%d expression cases", len(cases))
+}
+
+// sameValue reports whether a and b are the same value of the same type,
+// element by element for documents and arrays (numbers compare by value
+// within one type, NaN equals NaN).
+func sameValue(a, b bson.RawValue) bool {
+	if a.Type != b.Type {
+		return false
+	}
+	switch a.Type {
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		ia, ib := iterate(a.Value), iterate(b.Value)
+		for {
+			ka, va, oka := ia.next()
+			kb, vb, okb := ib.next()
+			if oka != okb {
+				return false
+			}
+			if !oka {
+				return true
+			}
+			if (a.Type == bson.TypeEmbeddedDocument && ka != kb) || !sameValue(va, vb) {
+				return false
+			}
+		}
+	case bson.TypeDouble, bson.TypeDecimal128:
+		if values.IsNaN(a) || values.IsNaN(b) {
+			return values.IsNaN(a) && values.IsNaN(b)
+		}
+		return values.Compare(a, b) == 0
+	}
+	return bytes.Equal(a.Value, b.Value)
+}

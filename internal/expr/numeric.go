@@ -1,0 +1,287 @@
+package expr
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Numeric helpers shared by the arithmetic, accumulator and conversion
+// operators. MongoDB's result type is the widest operand type in the order
+// int < long < double < decimal.
+
+// widest returns the widest numeric type of a and b.
+func widest(a, b bson.Type) bson.Type {
+	rank := func(t bson.Type) int {
+		switch t {
+		case bson.TypeInt32:
+			return 0
+		case bson.TypeInt64:
+			return 1
+		case bson.TypeDouble:
+			return 2
+		}
+		return 3
+	}
+	if rank(a) >= rank(b) {
+		return a
+	}
+	return b
+}
+
+// toFloat converts a number to float64.
+func toFloat(v bson.RawValue) float64 {
+	f, _ := values.Float64(v)
+	return f
+}
+
+// toInt converts an int32 or int64 to int64.
+func toInt(v bson.RawValue) int64 {
+	if v.Type == bson.TypeInt32 {
+		return int64(v.Int32())
+	}
+	return v.Int64()
+}
+
+// bigPrec is the working precision of decimal arithmetic, well beyond
+// decimal128's 34 digits.
+const bigPrec = 256
+
+// toBig converts a finite number to a big.Float; ok is false for NaN and
+// infinities.
+func toBig(v bson.RawValue) (*big.Float, bool) {
+	f := new(big.Float).SetPrec(bigPrec)
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		return f.SetInt64(toInt(v)), true
+	case bson.TypeDouble:
+		d := v.Double()
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, false
+		}
+		// Doubles become decimals through their 15-digit decimal form, as
+		// MongoDB's Decimal128(double) does.
+		_, ok := f.SetString(strconv.FormatFloat(d, 'e', 14, 64))
+		return f, ok
+	case bson.TypeDecimal128:
+		d := v.Decimal128()
+		if d.IsNaN() || d.IsInf() != 0 {
+			return nil, false
+		}
+		_, ok := f.SetString(d.String())
+		return f, ok
+	}
+	return nil, false
+}
+
+// decimalFromBig rounds f to a 34-digit decimal128.
+func decimalFromBig(f *big.Float) bson.RawValue {
+	if f.Sign() == 0 {
+		return decimalString("0")
+	}
+	return decimalString(f.Text('e', 33))
+}
+
+// decimalString parses a decimal128 literal (which must be valid).
+func decimalString(s string) bson.RawValue {
+	d, err := bson.ParseDecimal128(s)
+	if err != nil {
+		d, _ = bson.ParseDecimal128("NaN")
+	}
+	return values.DecimalValue(d)
+}
+
+// decimalFromFloat converts a double to a decimal128 through its 15-digit
+// form.
+func decimalFromFloat(f float64) bson.RawValue {
+	switch {
+	case math.IsNaN(f):
+		return decimalString("NaN")
+	case math.IsInf(f, 1):
+		return decimalString("Infinity")
+	case math.IsInf(f, -1):
+		return decimalString("-Infinity")
+	}
+	return decimalString(strconv.FormatFloat(f, 'e', 14, 64))
+}
+
+// toDecimalValue converts any number to a decimal128 value.
+func toDecimalValue(v bson.RawValue) bson.RawValue {
+	switch v.Type {
+	case bson.TypeDecimal128:
+		return v
+	case bson.TypeDouble:
+		return decimalFromFloat(v.Double())
+	}
+	return decimalString(strconv.FormatInt(toInt(v), 10))
+}
+
+// numSign is the sign of a number (0 for zero and NaN).
+func numSign(v bson.RawValue) int {
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		return sign(int(max(min(toInt(v), 1), -1)))
+	case bson.TypeDecimal128:
+		d := v.Decimal128()
+		if d.IsNaN() {
+			return 0
+		}
+		if s := d.IsInf(); s != 0 {
+			return s
+		}
+		c, _, _ := d.BigInt()
+		return c.Sign()
+	}
+	f := v.Double()
+	switch {
+	case f > 0:
+		return 1
+	case f < 0:
+		return -1
+	}
+	return 0
+}
+
+// addNumbers is a+b for two numbers: int32 overflow widens to int64, int64
+// overflow falls back to double (MongoDB's $add and $sum).
+func addNumbers(a, b bson.RawValue) bson.RawValue {
+	if r, ok := values.Add(a, b); ok {
+		return r
+	}
+	return values.DoubleValue(toFloat(a) + toFloat(b))
+}
+
+// mulNumbers is a*b with the same promotion as addNumbers.
+func mulNumbers(a, b bson.RawValue) bson.RawValue {
+	if r, ok := values.Multiply(a, b); ok {
+		return r
+	}
+	return values.DoubleValue(toFloat(a) * toFloat(b))
+}
+
+// negate returns -v: -int32min widens to int64, -int64min becomes a double.
+func negate(v bson.RawValue) bson.RawValue {
+	switch v.Type {
+	case bson.TypeInt32:
+		return intValue(-int64(v.Int32()))
+	case bson.TypeInt64:
+		if v.Int64() == math.MinInt64 {
+			return values.DoubleValue(-float64(v.Int64()))
+		}
+		return values.Int64Value(-v.Int64())
+	case bson.TypeDouble:
+		return values.DoubleValue(-v.Double())
+	}
+	h, l := v.Decimal128().GetBytes()
+	return values.DecimalValue(bson.NewDecimal128(h^(1<<63), l))
+}
+
+// subNumbers is a-b under the promotion rules of addNumbers.
+func subNumbers(a, b bson.RawValue) bson.RawValue {
+	if a.Type == bson.TypeInt32 && b.Type == bson.TypeInt32 {
+		return intValue(int64(a.Int32()) - int64(b.Int32()))
+	}
+	if a.Type == bson.TypeInt64 && b.Type != bson.TypeDecimal128 && b.Type != bson.TypeDouble {
+		x, y := a.Int64(), toInt(b)
+		r := x - y
+		if (x >= 0) != (y >= 0) && (r >= 0) != (x >= 0) {
+			return values.DoubleValue(float64(x) - float64(y))
+		}
+		return values.Int64Value(r)
+	}
+	if b.Type == bson.TypeInt64 && b.Int64() == math.MinInt64 && a.Type != bson.TypeDecimal128 {
+		return values.DoubleValue(toFloat(a) - toFloat(b))
+	}
+	return addNumbers(a, negate(b))
+}
+
+// roundMode selects how roundDigits discards digits.
+type roundMode int
+
+const (
+	halfEven roundMode = iota
+	truncate
+	ceiling
+	flooring
+)
+
+// roundDigits rounds the decimal coef×10^exp to a multiple of 10^(-place).
+func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) {
+	drop := -place - exp
+	if drop <= 0 {
+		return coef, exp
+	}
+	div := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(drop)), nil)
+	q, r := new(big.Int).QuoRem(coef, div, new(big.Int))
+	up := false
+	switch mode {
+	case halfEven:
+		twice := new(big.Int).Lsh(new(big.Int).Abs(r), 1)
+		c := twice.Cmp(div)
+		up = c > 0 || (c == 0 && q.Bit(0) == 1)
+	case ceiling:
+		up = r.Sign() > 0
+	case flooring:
+		up = r.Sign() < 0
+	}
+	if up {
+		if coef.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return q, -place
+}
+
+// roundNumber rounds v (any number) to place decimal places with mode,
+// keeping its type: integers round to multiples of 10^-place when place is
+// negative, doubles round through their shortest decimal form, decimals
+// exactly. NaN and infinities are returned unchanged.
+func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		if place >= 0 {
+			return v
+		}
+		c, e := roundDigits(big.NewInt(toInt(v)), 0, place, mode)
+		r := new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e)), nil))
+		if !r.IsInt64() {
+			return values.DoubleValue(toFloat(v))
+		}
+		if v.Type == bson.TypeInt32 {
+			return intValue(r.Int64())
+		}
+		return values.Int64Value(r.Int64())
+	case bson.TypeDouble:
+		f := v.Double()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
+			return v
+		}
+		d, err := bson.ParseDecimal128(strconv.FormatFloat(f, 'e', -1, 64))
+		if err != nil {
+			return v
+		}
+		c, e, _ := d.BigInt()
+		c, e = roundDigits(c, e, place, mode)
+		r, _ := strconv.ParseFloat(c.String()+"e"+strconv.Itoa(e), 64)
+		if r == 0 && f < 0 {
+			r = math.Copysign(0, -1)
+		}
+		return values.DoubleValue(r)
+	}
+	d := v.Decimal128()
+	c, e, err := d.BigInt()
+	if err != nil {
+		return v
+	}
+	c, e = roundDigits(c, e, place, mode)
+	r, ok := bson.ParseDecimal128FromBigInt(c, e)
+	if !ok {
+		return v
+	}
+	return values.DecimalValue(r)
+}

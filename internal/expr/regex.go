@@ -1,0 +1,289 @@
+package expr
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(map[string]opCompiler{
+		"$regexMatch":   compileRegexOp(regexMatch),
+		"$regexFind":    compileRegexOp(regexFind),
+		"$regexFindAll": compileRegexOp(regexFindAll),
+		"$replaceOne":   compileReplace(false),
+		"$replaceAll":   compileReplace(true),
+	})
+}
+
+type regexKind int
+
+const (
+	regexMatch regexKind = iota
+	regexFind
+	regexFindAll
+)
+
+// compileRegexOp builds $regexMatch, $regexFind and $regexFindAll:
+// {input, regex, options}. A null or missing input or regex gives false,
+// null and [] respectively. A constant regex is compiled once.
+func compileRegexOp(kind regexKind) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(51103, "%s expects an object of named arguments but found: %s", name, typeName(v))
+		}
+		args, err := namedArgs(name, v, 51103, 31024, "input", "regex", "options")
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := args["input"]; !ok {
+			return nil, mongoerr.New(31022, "%s requires 'input' parameter", name)
+		}
+		if _, ok := args["regex"]; !ok {
+			return nil, mongoerr.New(31023, "%s requires 'regex' parameter", name)
+		}
+		var input, rx, opts *Expr
+		for k, p := range map[string]**Expr{"input": &input, "regex": &rx, "options": &opts} {
+			a, ok := args[k]
+			if !ok {
+				*p = constExpr(missing)
+				continue
+			}
+			if *p, err = c.compile(a, s); err != nil {
+				return nil, err
+			}
+		}
+		var fixed *regexp.Regexp
+		if rx.constant && opts.constant {
+			if fixed, err = evalRegex(name, rx.value, opts.value); err != nil {
+				return nil, err
+			}
+		}
+		return c.fold([]*Expr{input, rx, opts}, func(st *state) (bson.RawValue, error) {
+			iv, err := input.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			re := fixed
+			if re == nil {
+				rv, err := rx.eval(st)
+				if err != nil {
+					return missing, err
+				}
+				ov, err := opts.eval(st)
+				if err != nil {
+					return missing, err
+				}
+				if re, err = evalRegex(name, rv, ov); err != nil {
+					return missing, err
+				}
+			}
+			var subject string
+			if !isNullish(iv) {
+				var ok bool
+				if subject, ok = str(iv); !ok {
+					return missing, mongoerr.New(51104, "%s needs 'input' to be of type string", name)
+				}
+			}
+			return applyRegex(kind, re, subject, re == nil || isNullish(iv)), nil
+		}), nil
+	}
+}
+
+// evalRegex compiles the regex and options operands; a nil result (no error)
+// means the regex is null or missing.
+func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
+	var pattern, flags string
+	switch rv.Type {
+	case bson.TypeString:
+		pattern, _ = str(rv)
+	case bson.TypeRegex:
+		pattern, flags = rv.Regex()
+	case 0, bson.TypeNull, bson.TypeUndefined:
+	default:
+		return nil, mongoerr.New(51105, "%s needs 'regex' to be of type string or regex", op)
+	}
+	if !isNullish(ov) {
+		o, ok := str(ov)
+		if !ok {
+			return nil, mongoerr.New(51106, "%s needs 'options' to be of type string", op)
+		}
+		if flags != "" && o != "" {
+			return nil, mongoerr.New(51107, "%s found regex option(s) specified in both 'regex' and 'option' fields", op)
+		}
+		if o != "" {
+			flags = o
+		}
+	}
+	if isNullish(rv) {
+		return nil, nil
+	}
+	return compileRegex(op, pattern, flags)
+}
+
+// applyRegex computes the result for subject; null marks a null or missing
+// input or regex.
+func applyRegex(kind regexKind, re *regexp.Regexp, subject string, null bool) bson.RawValue {
+	switch kind {
+	case regexMatch:
+		return boolValue(!null && re.MatchString(subject))
+	case regexFind:
+		if null {
+			return nullValue
+		}
+		m := re.FindStringSubmatchIndex(subject)
+		if m == nil {
+			return nullValue
+		}
+		return matchDoc(subject, m)
+	}
+	if null {
+		return arrayValue(nil)
+	}
+	var out []bson.RawValue
+	for _, m := range re.FindAllStringSubmatchIndex(subject, -1) {
+		out = append(out, matchDoc(subject, m))
+	}
+	return arrayValue(out)
+}
+
+// matchDoc is {match, idx, captures}: idx counts code points; an unmatched
+// group captures null.
+func matchDoc(subject string, m []int) bson.RawValue {
+	var d docBuilder
+	d.set("match", stringValue(subject[m[0]:m[1]]))
+	d.set("idx", intValue(int64(utf8.RuneCountInString(subject[:m[0]]))))
+	caps := make([]bson.RawValue, 0, len(m)/2-1)
+	for i := 2; i < len(m); i += 2 {
+		if m[i] < 0 {
+			caps = append(caps, nullValue)
+		} else {
+			caps = append(caps, stringValue(subject[m[i]:m[i+1]]))
+		}
+	}
+	d.set("captures", arrayValue(caps))
+	return d.value()
+}
+
+// compileRegex compiles a MongoDB (PCRE) regex with its options for Go's
+// RE2 engine: options i, m and s map to RE2 flags, x removes unescaped
+// whitespace and #-comments outside classes, u is accepted. Other options
+// are error 51108; patterns RE2 refuses (lookaround, backreferences) error
+// 51111.
+func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
+	var flags strings.Builder
+	extended := false
+	for _, c := range options {
+		switch c {
+		case 'i', 'm', 's':
+			if !strings.ContainsRune(flags.String(), c) {
+				flags.WriteRune(c)
+			}
+		case 'x':
+			extended = true
+		case 'u':
+		default:
+			return nil, mongoerr.New(51108, "%s invalid flag in regex options: %c", op, c)
+		}
+	}
+	if strings.IndexByte(pattern, 0) >= 0 {
+		return nil, mongoerr.New(51109, "%s: regular expression cannot contain an embedded null byte", op)
+	}
+	if extended {
+		pattern = stripExtended(pattern)
+	}
+	if flags.Len() > 0 {
+		pattern = "(?" + flags.String() + ")" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, mongoerr.New(51111, "Invalid Regex in %s: %s", op, err.Error())
+	}
+	return re, nil
+}
+
+// stripExtended applies PCRE's extended mode outside character classes.
+func stripExtended(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			b.WriteByte(p[i+1])
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inClass = true
+			b.WriteByte(c)
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// compileReplace builds $replaceOne and $replaceAll: {input, find,
+// replacement}, all strings; any of them null or missing gives null.
+func compileReplace(all bool) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(51751, "%s requires an object as an argument, found: %s", name, typeName(v))
+		}
+		args, err := namedArgs(name, v, 51751, 51750, "input", "find", "replacement")
+		if err != nil {
+			return nil, err
+		}
+		codes := map[string]int32{"input": 51749, "find": 51748, "replacement": 51747}
+		typeCodes := map[string]int32{"input": 51746, "find": 51745, "replacement": 51744}
+		var parts [3]*Expr
+		for i, k := range []string{"input", "find", "replacement"} {
+			a, ok := args[k]
+			if !ok {
+				return nil, mongoerr.New(mongoerr.Code(codes[k]), "%s requires '%s' to be specified", name, k)
+			}
+			if parts[i], err = c.compile(a, s); err != nil {
+				return nil, err
+			}
+		}
+		return c.fold(parts[:], func(st *state) (bson.RawValue, error) {
+			var strs [3]string
+			null := false
+			for i, k := range []string{"input", "find", "replacement"} {
+				pv, err := parts[i].eval(st)
+				if err != nil {
+					return missing, err
+				}
+				if isNullish(pv) {
+					null = true
+					continue
+				}
+				sv, ok := str(pv)
+				if !ok {
+					return missing, mongoerr.New(mongoerr.Code(typeCodes[k]), "%s requires that '%s' be a string, found: %s", name, k, pv)
+				}
+				strs[i] = sv
+			}
+			if null {
+				return nullValue, nil
+			}
+			if all {
+				return stringValue(strings.ReplaceAll(strs[0], strs[1], strs[2])), nil
+			}
+			return stringValue(strings.Replace(strs[0], strs[1], strs[2], 1)), nil
+		}), nil
+	}
+}

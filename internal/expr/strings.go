@@ -1,0 +1,417 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(map[string]opCompiler{
+		"$concat":       nary(0, -1, evalConcat),
+		"$substr":       nary(3, 3, substrBytes("$substrBytes")),
+		"$substrBytes":  nary(3, 3, substrBytes("$substrBytes")),
+		"$substrCP":     nary(3, 3, evalSubstrCP),
+		"$toUpper":      unary(caseOp('a', 'z')),
+		"$toLower":      unary(caseOp('A', 'Z')),
+		"$strLenBytes":  unary(strLen("$strLenBytes", 34473, func(s string) int { return len(s) })),
+		"$strLenCP":     unary(strLen("$strLenCP", 34471, utf8.RuneCountInString)),
+		"$split":        binary(evalSplit),
+		"$strcasecmp":   binary(evalStrcasecmp),
+		"$indexOfBytes": nary(2, 4, indexOf("$indexOfBytes", 40091, 40092, false)),
+		"$indexOfCP":    nary(2, 4, indexOf("$indexOfCP", 40093, 40094, true)),
+		"$trim":         compileTrim(true, true),
+		"$ltrim":        compileTrim(true, false),
+		"$rtrim":        compileTrim(false, true),
+	})
+}
+
+// coerceToString is MongoDB's Value::coerceToString, used by $substr*,
+// $toUpper, $toLower and $strcasecmp: strings as they are, numbers in
+// decimal, dates in ISO-8601 with milliseconds, timestamps as
+// "Timestamp(t, i)", and null or missing as the empty string; other types
+// are error 16007.
+func coerceToString(v bson.RawValue) (string, error) {
+	switch v.Type {
+	case bson.TypeString, bson.TypeSymbol:
+		s, _ := str(v)
+		return s, nil
+	case bson.TypeInt32, bson.TypeInt64:
+		return strconv.FormatInt(toInt(v), 10), nil
+	case bson.TypeDouble:
+		return formatDouble(v.Double()), nil
+	case bson.TypeDecimal128:
+		return v.Decimal128().String(), nil
+	case bson.TypeDateTime:
+		return time.UnixMilli(v.DateTime()).UTC().Format("2006-01-02T15:04:05.000Z"), nil
+	case bson.TypeTimestamp:
+		t, i := v.Timestamp()
+		return "Timestamp(" + strconv.FormatUint(uint64(t), 10) + ", " + strconv.FormatUint(uint64(i), 10) + ")", nil
+	case 0, bson.TypeNull, bson.TypeUndefined:
+		return "", nil
+	}
+	return "", mongoerr.New(16007, "can't convert from BSON type %s to String", typeName(v))
+}
+
+// formatDouble formats a double the way MongoDB prints it in strings.
+func formatDouble(f float64) string {
+	switch {
+	case f != f:
+		return "NaN"
+	case f > 1.7976931348623157e308:
+		return "Infinity"
+	case f < -1.7976931348623157e308:
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// evalConcat is $concat: null if any operand is null or missing; operands
+// must be strings (error 16702).
+func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
+	var b strings.Builder
+	for _, a := range args {
+		if isNullish(a) {
+			return nullValue, nil
+		}
+		s, ok := str(a)
+		if !ok {
+			return missing, mongoerr.New(16702, "$concat only supports strings, not %s", typeName(a))
+		}
+		b.WriteString(s)
+	}
+	return stringValue(b.String()), nil
+}
+
+// substrBytes builds $substrBytes (and its alias $substr): [string, start,
+// length] in bytes; a negative length runs to the end, a start past the end
+// gives "". Cutting through a UTF-8 character is error 28656/28657.
+func substrBytes(op string) naryFn {
+	return func(args []bson.RawValue) (bson.RawValue, error) {
+		s, err := coerceToString(args[0])
+		if err != nil {
+			return missing, err
+		}
+		if !isNumber(args[1]) {
+			return missing, mongoerr.New(16034, "%s: starting index must be a numeric type (is BSON type %s)", op, typeName(args[1]))
+		}
+		if !isNumber(args[2]) {
+			return missing, mongoerr.New(16035, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
+		}
+		start, length := truncInt(args[1]), truncInt(args[2])
+		if start < 0 {
+			return missing, mongoerr.New(50752, "%s: starting index must be non-negative (got: %d)", op, start)
+		}
+		if start >= int64(len(s)) {
+			return stringValue(""), nil
+		}
+		if start > 0 && !utf8.RuneStart(s[start]) {
+			return missing, mongoerr.New(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", op)
+		}
+		end := int64(len(s))
+		if length >= 0 && start+length < end {
+			end = start + length
+		}
+		if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
+			return missing, mongoerr.New(28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", op)
+		}
+		return stringValue(s[start:end]), nil
+	}
+}
+
+// truncInt converts a number to an integer, truncating toward zero and
+// saturating at the int64 range.
+func truncInt(v bson.RawValue) int64 {
+	if v.Type == bson.TypeInt32 || v.Type == bson.TypeInt64 {
+		return toInt(v)
+	}
+	f := toFloat(v)
+	switch {
+	case f != f:
+		return 0
+	case f >= 9.223372036854775807e18:
+		return 1<<63 - 1
+	case f <= -9.223372036854775808e18:
+		return -1 << 63
+	}
+	return int64(f)
+}
+
+// int32Arg reports whether v is a number holding a 32-bit integer.
+func int32Arg(v bson.RawValue) (int32, bool) {
+	n, ok := values.Int64(v)
+	if !ok || n < -1<<31 || n >= 1<<31 {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// evalSubstrCP is $substrCP: [string, start, count] in code points; start
+// and count must be non-negative 32-bit integers.
+func evalSubstrCP(args []bson.RawValue) (bson.RawValue, error) {
+	s, err := coerceToString(args[0])
+	if err != nil {
+		return missing, err
+	}
+	if !isNumber(args[1]) {
+		return missing, mongoerr.New(34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
+	}
+	start, ok := int32Arg(args[1])
+	if !ok {
+		return missing, mongoerr.New(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value: %s", args[1])
+	}
+	if !isNumber(args[2]) {
+		return missing, mongoerr.New(34452, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
+	}
+	count, ok := int32Arg(args[2])
+	if !ok {
+		return missing, mongoerr.New(34453, "$substrCP: length cannot be represented as a 32-bit integral value: %s", args[2])
+	}
+	if count < 0 {
+		return missing, mongoerr.New(34454, "$substrCP: length must be a nonnegative integer.")
+	}
+	if start < 0 {
+		return missing, mongoerr.New(34455, "$substrCP: the starting index must be nonnegative integer.")
+	}
+	i := 0
+	for n := int32(0); n < start && i < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	j := i
+	for n := int32(0); n < count && j < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[j:])
+		j += size
+	}
+	return stringValue(s[i:j]), nil
+}
+
+// caseOp builds $toUpper and $toLower: the operand coerced to a string
+// (null gives ""), with only ASCII letters changed as in MongoDB.
+func caseOp(lo, hi byte) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		s, err := coerceToString(v)
+		if err != nil {
+			return missing, err
+		}
+		b := []byte(s)
+		for i, c := range b {
+			if c >= lo && c <= hi {
+				b[i] = c ^ 0x20
+			}
+		}
+		return stringValue(string(b)), nil
+	}
+}
+
+// strLen builds $strLenBytes and $strLenCP: the operand must be a string
+// (null included is an error).
+func strLen(op string, code int32, count func(string) int) unaryFn {
+	return func(v bson.RawValue) (bson.RawValue, error) {
+		s, ok := str(v)
+		if !ok {
+			return missing, mongoerr.New(mongoerr.Code(code), "%s requires a string argument, found: %s", op, typeName(v))
+		}
+		return intValue(int64(count(s))), nil
+	}
+}
+
+// evalSplit is $split: [string, delimiter] → array of substrings; null or
+// missing operands give null; an empty delimiter is error 40087.
+func evalSplit(a, b bson.RawValue) (bson.RawValue, error) {
+	if isNullish(a) || isNullish(b) {
+		return nullValue, nil
+	}
+	s, ok := str(a)
+	if !ok {
+		return missing, mongoerr.New(40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(a))
+	}
+	sep, ok := str(b)
+	if !ok {
+		return missing, mongoerr.New(40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(b))
+	}
+	if sep == "" {
+		return missing, mongoerr.New(40087, "$split requires a non-empty separator")
+	}
+	parts := strings.Split(s, sep)
+	out := make([]bson.RawValue, len(parts))
+	for i, p := range parts {
+		out[i] = stringValue(p)
+	}
+	return arrayValue(out), nil
+}
+
+// evalStrcasecmp is $strcasecmp: both operands coerced to strings and
+// compared ignoring ASCII case; -1, 0 or 1.
+func evalStrcasecmp(a, b bson.RawValue) (bson.RawValue, error) {
+	x, err := coerceToString(a)
+	if err != nil {
+		return missing, err
+	}
+	y, err := coerceToString(b)
+	if err != nil {
+		return missing, err
+	}
+	return values.Int32Value(int32(strings.Compare(asciiUpper(x), asciiUpper(y)))), nil
+}
+
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'a' && c <= 'z' {
+			b[i] = c - 0x20
+		}
+	}
+	return string(b)
+}
+
+// indexOf builds $indexOfBytes and $indexOfCP: [string, substring, start,
+// end] → the first index of substring in string[start:end] (bytes or code
+// points), or -1. A null or missing string gives null.
+func indexOf(op string, strCode, subCode int32, cp bool) naryFn {
+	return func(args []bson.RawValue) (bson.RawValue, error) {
+		if isNullish(args[0]) {
+			return nullValue, nil
+		}
+		s, ok := str(args[0])
+		if !ok {
+			return missing, mongoerr.New(mongoerr.Code(strCode), "%s requires a string as the first argument, found: %s", op, typeName(args[0]))
+		}
+		sub, ok := str(args[1])
+		if !ok {
+			return missing, mongoerr.New(mongoerr.Code(subCode), "%s requires a string as the second argument, found: %s", op, typeName(args[1]))
+		}
+		length := len(s)
+		if cp {
+			length = utf8.RuneCountInString(s)
+		}
+		start, end, err := indexBounds(op, args, length)
+		if err != nil || start < 0 {
+			return values.Int32Value(-1), err
+		}
+		bs, be := start, end
+		if cp {
+			bs, be = runeOffset(s, start), runeOffset(s, end)
+		}
+		i := strings.Index(s[bs:be], sub)
+		if i < 0 {
+			return values.Int32Value(-1), nil
+		}
+		if cp {
+			return intValue(int64(start + utf8.RuneCountInString(s[bs:bs+i]))), nil
+		}
+		return intValue(int64(bs + i)), nil
+	}
+}
+
+// runeOffset is the byte offset of the n-th code point of s (len(s) past
+// the end).
+func runeOffset(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// indexBounds reads the optional start and end indexes of $indexOfBytes,
+// $indexOfCP and $indexOfArray: non-negative integers (errors 40096 and
+// 40097), end defaulting to and capped at length. start is -1 when the
+// range is empty and nothing can match.
+func indexBounds(op string, args []bson.RawValue, length int) (start, end int, err error) {
+	end = length
+	for i := 2; i < len(args); i++ {
+		n, ok := values.Int64(args[i])
+		if !isNumber(args[i]) || !ok || n < -1<<31 || n >= 1<<31 {
+			return -1, 0, mongoerr.New(40096, "%s requires an integral starting index, found a value of type: %s, with value: %s", op, typeName(args[i]), args[i])
+		}
+		if n < 0 {
+			return -1, 0, mongoerr.New(40097, "%s requires a nonnegative start index, found: %d", op, n)
+		}
+		if i == 2 {
+			start = int(n)
+		} else if int(n) < end {
+			end = int(n)
+		}
+	}
+	if start > end || start > length {
+		return -1, 0, nil
+	}
+	return start, end, nil
+}
+
+// defaultTrimChars are the characters $trim removes without "chars": the
+// null byte and Unicode whitespace.
+const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+// compileTrim builds $trim, $ltrim and $rtrim: {input, chars}; null or
+// missing input or chars gives null.
+func compileTrim(left, right bool) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(50696, "%s only supports an object as an argument, found: %s", name, typeName(v))
+		}
+		args, err := namedArgs(name, v, 50696, 50694, "input", "chars")
+		if err != nil {
+			return nil, err
+		}
+		in, ok := args["input"]
+		if !ok {
+			return nil, mongoerr.New(50695, "%s requires an 'input' field", name)
+		}
+		input, err := c.compile(in, s)
+		if err != nil {
+			return nil, err
+		}
+		var chars *Expr
+		if ch, ok := args["chars"]; ok {
+			if chars, err = c.compile(ch, s); err != nil {
+				return nil, err
+			}
+		}
+		parts := []*Expr{input}
+		if chars != nil {
+			parts = append(parts, chars)
+		}
+		return c.fold(parts, func(st *state) (bson.RawValue, error) {
+			iv, err := input.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			if isNullish(iv) {
+				return nullValue, nil
+			}
+			str1, ok := str(iv)
+			if !ok {
+				return missing, mongoerr.New(50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, iv, typeName(iv))
+			}
+			cut := defaultTrimChars
+			if chars != nil {
+				cv, err := chars.eval(st)
+				if err != nil {
+					return missing, err
+				}
+				if isNullish(cv) {
+					return nullValue, nil
+				}
+				if cut, ok = str(cv); !ok {
+					return missing, mongoerr.New(50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, cv, typeName(cv))
+				}
+			}
+			if left {
+				str1 = strings.TrimLeft(str1, cut)
+			}
+			if right {
+				str1 = strings.TrimRight(str1, cut)
+			}
+			return stringValue(str1), nil
+		}), nil
+	}
+}

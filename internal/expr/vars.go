@@ -1,0 +1,238 @@
+package expr
+
+import (
+	"strings"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Scope holds the variable names visible to an expression at compile time.
+// The root scope has the system variables ROOT, CURRENT, NOW and REMOVE and
+// the caller's user variables; child scopes add the variables of $let,
+// $map, $filter, $reduce, ... or a caller's own (aggregate's $lookup let).
+// Scopes are immutable and may be shared between compilations.
+type Scope struct {
+	parent *Scope
+	names  []string
+	// slots[i] is the evaluation slot of names[i]; -1 marks a variable whose
+	// value the caller supplies in Context.Vars.
+	slots []int
+	// bound is the number of slots used by this scope and its ancestors.
+	bound int
+}
+
+// NewScope returns a root scope with the system variables and the given
+// user variables (their values come from Context.Vars at evaluation).
+func NewScope(userVars ...string) *Scope {
+	return (*Scope)(nil).With(userVars...)
+}
+
+// With returns a child scope adding names whose values the caller supplies
+// in Context.Vars at evaluation; they shadow same-named outer variables.
+func (s *Scope) With(names ...string) *Scope {
+	c := &Scope{parent: s, names: names, slots: make([]int, len(names))}
+	for i := range c.slots {
+		c.slots[i] = -1
+	}
+	if s != nil {
+		c.bound = s.bound
+	}
+	return c
+}
+
+// bind returns a child scope whose names are bound by the expression itself
+// and the slot of each name.
+func (s *Scope) bind(c *compiler, names ...string) *Scope {
+	child := &Scope{parent: s, names: names, slots: make([]int, len(names)), bound: s.bound}
+	for i := range names {
+		child.slots[i] = child.bound
+		child.bound++
+	}
+	c.slots = max(c.slots, child.bound)
+	return child
+}
+
+// slot returns the slot of the innermost binding of name in s.
+func (s *Scope) slot(name string) int {
+	for i := len(s.names) - 1; i >= 0; i-- {
+		if s.names[i] == name {
+			return s.slots[i]
+		}
+	}
+	return -1
+}
+
+// resolve finds name: found reports whether it is in scope, slot is its
+// evaluation slot or -1 for a caller-supplied variable.
+func (s *Scope) resolve(name string) (slot int, found bool) {
+	for ; s != nil; s = s.parent {
+		for i := len(s.names) - 1; i >= 0; i-- {
+			if s.names[i] == name {
+				return s.slots[i], true
+			}
+		}
+	}
+	return -1, false
+}
+
+// validateVarName checks a variable name being defined ($let vars, "as"):
+// MongoDB requires a lowercase ASCII letter or non-ASCII character first
+// and letters, digits, '_' or non-ASCII characters after it.
+func validateVarName(name string) error {
+	if name == "" {
+		return mongoerr.New(16866, "empty variable names are not allowed")
+	}
+	if c := name[0]; !(c >= 'a' && c <= 'z') && c < 0x80 {
+		return mongoerr.New(16867, "'%s' starts with an invalid character for a user variable name", name)
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isVarChar(c) {
+			return mongoerr.New(16868, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+		}
+	}
+	return nil
+}
+
+// validateVarRef checks a variable name being referenced: as
+// validateVarName, but an uppercase first letter (system variables) is
+// allowed.
+func validateVarRef(name string) error {
+	if name == "" {
+		return mongoerr.New(16869, "empty variable names are not allowed")
+	}
+	if c := name[0]; !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c < 0x80 {
+		return mongoerr.New(16870, "'%s' starts with an invalid character for a user variable name", name)
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isVarChar(c) {
+			return mongoerr.New(16871, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+		}
+	}
+	return nil
+}
+
+func isVarChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+}
+
+// compileVariable compiles "$$name" or "$$name.path" (given without "$$").
+func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
+	name, rest, hasPath := strings.Cut(ref, ".")
+	if err := validateVarRef(name); err != nil {
+		return nil, err
+	}
+	var path []string
+	if hasPath {
+		var err error
+		if path, err = splitPath(rest); err != nil {
+			return nil, err
+		}
+	}
+	if slot, found := s.resolve(name); found {
+		if slot >= 0 {
+			return &Expr{eval: func(st *state) (bson.RawValue, error) {
+				return walkPath(st.vars[slot], path), nil
+			}}, nil
+		}
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
+			return walkPath(st.ctx.Vars[name], path), nil
+		}}, nil
+	}
+	switch name {
+	case "ROOT", "CURRENT":
+		if !hasPath {
+			return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.root, nil }}, nil
+		}
+		return &Expr{
+			eval:   func(st *state) (bson.RawValue, error) { return walkPath(st.root, path), nil },
+			path:   rest,
+			isPath: name == "CURRENT",
+			parts:  path,
+		}, nil
+	case "REMOVE":
+		return &Expr{eval: func(*state) (bson.RawValue, error) { return missing, nil }}, nil
+	case "NOW":
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
+			now := st.ctx.Now
+			if now.IsZero() {
+				now = time.Now()
+			}
+			return walkPath(dateValue(now.UnixMilli()), path), nil
+		}}, nil
+	}
+	return nil, mongoerr.New(17276, "Use of undefined variable: %s", name)
+}
+
+func init() {
+	register(map[string]opCompiler{
+		"$let":     compileLet,
+		"$literal": compileLiteral,
+	})
+}
+
+// compileLiteral: {$literal: v} is v, unparsed.
+func compileLiteral(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
+	return constExpr(v), nil
+}
+
+// compileLet: {$let: {vars: {name: expr, ...}, in: expr}}. The vars are
+// evaluated in the outer scope, then "in" with them bound.
+func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(16874, "$let only supports an object as its argument")
+	}
+	args, err := namedArgs(name, v, 16874, 16875, "vars", "in")
+	if err != nil {
+		return nil, err
+	}
+	varsDoc, ok := args["vars"]
+	if !ok {
+		return nil, mongoerr.New(16876, "Missing 'vars' parameter to $let")
+	}
+	inArg, ok := args["in"]
+	if !ok {
+		return nil, mongoerr.New(16877, "Missing 'in' parameter to $let")
+	}
+	if varsDoc.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(10065, "invalid parameter: expected an object (vars)")
+	}
+	var names []string
+	var inits []*Expr
+	it := iterate(varsDoc.Value)
+	for {
+		k, ev, ok := it.next()
+		if !ok {
+			break
+		}
+		if err := validateVarName(k); err != nil {
+			return nil, err
+		}
+		e, err := c.compile(ev, s)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, k)
+		inits = append(inits, e)
+	}
+	inner := s.bind(c, names...)
+	body, err := c.compile(inArg, inner)
+	if err != nil {
+		return nil, err
+	}
+	slots := make([]int, len(names))
+	for i, n := range names {
+		slots[i] = inner.slot(n)
+	}
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
+		for i, e := range inits {
+			v, err := e.eval(st)
+			if err != nil {
+				return missing, err
+			}
+			st.vars[slots[i]] = v
+		}
+		return body.eval(st)
+	}}, nil
+}
