@@ -1,80 +1,331 @@
-// Package aggregate runs aggregation pipelines over a stream of documents.
-// It implements the stages drivers use for countDocuments ($match, $skip,
-// $limit, $count, $group with $sum); MongoDB stages it does not implement
-// yet fail with NotImplemented, and unknown stages with MongoDB's 40324.
+// Package aggregate runs MongoDB aggregation pipelines over a stream of
+// documents. Parse compiles the stage documents (every error a malformed
+// stage can raise is reported before any document is read); Run chains the
+// stages over a source. Stages that read or write other collections reach
+// the engine through the Env interface, so the package stays pure and is
+// tested with an in-memory Env.
 package aggregate
 
 import (
+	"sync/atomic"
+	"time"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// Source is a stream of documents; Next returns nil at the end.
+// Source is a stream of documents; Next returns nil at the end. A document
+// stays valid after later calls to Next.
 type Source interface {
 	Next() (bson.Raw, error)
 	Close() error
 }
 
-// stage transforms one stream into another.
+// CollStats are the figures $collStats reports.
+type CollStats struct {
+	Count int64
+	Size  int64 // total BSON bytes of the documents
+	// Indexes are the specifications of the collection's indexes, the _id
+	// index first.
+	Indexes []bson.Raw
+}
+
+// Env is the engine as the pipeline sees it.
+type Env interface {
+	// Find returns the documents of db.coll matching filter (nil: all), in
+	// _id order. A missing collection is empty.
+	Find(db, coll string, filter bson.Raw) (Source, error)
+	// Insert stores docs in db.coll, creating the collection even when docs
+	// is empty. It fails on the first error (a DuplicateKey among others).
+	Insert(db, coll string, docs []bson.Raw) error
+	// Replace replaces the document of db.coll whose _id is id with doc.
+	Replace(db, coll string, id bson.RawValue, doc bson.Raw) error
+	// DropCollection drops db.coll if it exists.
+	DropCollection(db, coll string) error
+	// RenameCollection renames db.from to db.to, replacing db.to.
+	RenameCollection(db, from, to string) error
+	// CollectionStats describes db.coll; a missing collection is
+	// NamespaceNotFound.
+	CollectionStats(db, coll string) (CollStats, error)
+}
+
+// DefaultMemoryLimit is the memory a blocking stage ($group, $sort, ...)
+// may use: MongoDB's 100 MiB.
+const DefaultMemoryLimit = 100 * 1024 * 1024
+
+// Options are the context of a pipeline.
+type Options struct {
+	DB   string
+	Coll string // "" for a collection-less aggregate ({aggregate: 1})
+	Env  Env
+	// Now is $$NOW; the zero time means the time Parse is called.
+	Now time.Time
+	// AllowDiskUse lets $sort spill to disk beyond MemoryLimit; without it
+	// a blocking stage past the limit fails with
+	// QueryExceededMemoryLimitNoDiskUseAllowed.
+	AllowDiskUse bool
+	// Let is the command's let document: variable names and expressions
+	// evaluated once, visible as $$name.
+	Let bson.Raw
+	// MemoryLimit overrides DefaultMemoryLimit when positive.
+	MemoryLimit int64
+	// TempDir holds spill files; "" is the system's temporary directory.
+	TempDir string
+	// Deadline, when set, fails the pipeline with MaxTimeMSExpired once
+	// passed (maxTimeMS).
+	Deadline time.Time
+}
+
+// stage is one parsed pipeline stage.
 type stage interface {
-	run(in Source) Source
+	// run transforms in into the stage's output.
+	run(in Source, rt *runtime) Source
 }
 
 // Pipeline is a parsed aggregation pipeline.
 type Pipeline struct {
 	stages []stage
+	rt     *runtime
 }
 
-// knownStages are MongoDB stage names Folio does not implement yet.
-var knownStages = map[string]bool{
-	"$project": true, "$addFields": true, "$set": true, "$unset": true, "$sort": true, "$unwind": true,
-	"$lookup": true, "$facet": true, "$bucket": true, "$bucketAuto": true, "$sortByCount": true,
-	"$replaceRoot": true, "$replaceWith": true, "$sample": true, "$out": true, "$merge": true,
-	"$collStats": true, "$indexStats": true, "$graphLookup": true, "$geoNear": true, "$redact": true,
-	"$unionWith": true, "$densify": true, "$fill": true, "$setWindowFields": true, "$documents": true,
-	"$changeStream": true, "$currentOp": true, "$listSessions": true, "$planCacheStats": true,
+// runtime is what stages need while running: the options and the values
+// of variables for expressions.
+type runtime struct {
+	opts *Options
+	ectx *expr.Context
+	// deadline is the Unix time in nanoseconds past which reads fail; 0:
+	// none. It is shared with sub-pipelines and cleared by EndDeadline.
+	deadline *atomic.Int64
 }
+
+// withVars returns a runtime whose expressions also see vars.
+func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
+	merged := make(map[string]bson.RawValue, len(rt.ectx.Vars)+len(vars))
+	for k, v := range rt.ectx.Vars {
+		merged[k] = v
+	}
+	for k, v := range vars {
+		merged[k] = v
+	}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged}, deadline: rt.deadline}
+}
+
+// memoryLimit is the budget of one blocking stage.
+func (rt *runtime) memoryLimit() int64 {
+	if rt.opts.MemoryLimit > 0 {
+		return rt.opts.MemoryLimit
+	}
+	return DefaultMemoryLimit
+}
+
+// overMemory is the error of a blocking stage past its budget.
+func (rt *runtime) overMemory(what string) error {
+	return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
+		"Exceeded memory limit for %s, but didn't allow external sort. Pass allowDiskUse:true to opt in.", what)
+}
+
+// find reads a collection through the Env, under the deadline.
+func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
+	if rt.opts.Env == nil {
+		return nil, mongoerr.New(mongoerr.InternalError, "no storage for the aggregation")
+	}
+	src, err := rt.opts.Env.Find(rt.opts.DB, coll, filter)
+	if err != nil {
+		return nil, err
+	}
+	return rt.guard(src), nil
+}
+
+// guard enforces the deadline on the documents read from src.
+func (rt *runtime) guard(src Source) Source {
+	if rt.opts.Deadline.IsZero() {
+		return src
+	}
+	return &deadlineSource{in: src, deadline: rt.deadline}
+}
+
+// deadlineSource fails with MaxTimeMSExpired once the deadline passes.
+type deadlineSource struct {
+	in       Source
+	deadline *atomic.Int64
+}
+
+func (d *deadlineSource) Next() (bson.Raw, error) {
+	if dl := d.deadline.Load(); dl != 0 && time.Now().UnixNano() > dl {
+		return nil, mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+	}
+	return d.in.Next()
+}
+
+func (d *deadlineSource) Close() error { return d.in.Close() }
 
 // Parse parses the stage documents of a pipeline.
-func Parse(stages []bson.Raw) (*Pipeline, error) {
-	p := &Pipeline{}
-	for _, doc := range stages {
-		elems, err := doc.Elements()
-		if err != nil || len(elems) != 1 {
-			return nil, mongoerr.New(mongoerr.Code(40323), "A pipeline stage specification object must contain exactly one field.")
+func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	o := &opts
+	ectx := &expr.Context{Now: opts.Now, Vars: map[string]bson.RawValue{}}
+	var names []string
+	if len(opts.Let) > 0 {
+		elems, err := opts.Let.Elements()
+		if err != nil {
+			return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid let document: %v", err)
 		}
-		name, arg := elems[0].Key(), elems[0].Value()
-		var s stage
-		switch name {
-		case "$match":
-			s, err = parseMatch(arg)
-		case "$skip":
-			s, err = parseSkip(arg)
-		case "$limit":
-			s, err = parseLimit(arg)
-		case "$count":
-			s, err = parseCount(arg)
-		case "$group":
-			s, err = parseGroup(arg)
-		default:
-			if knownStages[name] {
-				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)
+		for _, el := range elems {
+			e, err := expr.Compile(el.Value(), expr.NewScope(names...))
+			if err != nil {
+				return nil, err
 			}
-			return nil, mongoerr.New(mongoerr.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+			v, err := e.Eval(ectx, emptyDoc)
+			if err != nil {
+				return nil, err
+			}
+			ectx.Vars[el.Key()] = v
+			names = append(names, el.Key())
 		}
+	}
+	p := &parser{opts: o, scope: expr.NewScope(names...), where: topLevel, noColl: opts.Coll == ""}
+	ss, err := p.pipeline(stages)
+	if err != nil {
+		return nil, err
+	}
+	rt := &runtime{opts: o, ectx: ectx, deadline: new(atomic.Int64)}
+	if !opts.Deadline.IsZero() {
+		rt.deadline.Store(opts.Deadline.UnixNano())
+	}
+	return &Pipeline{stages: ss, rt: rt}, nil
+}
+
+// EndDeadline lifts the deadline: once the first batch is served, later
+// reads (getMore) are not bound by the command's maxTimeMS.
+func (p *Pipeline) EndDeadline() { p.rt.deadline.Store(0) }
+
+// Run streams src through the pipeline; a nil src is empty (a
+// collection-less pipeline).
+func (p *Pipeline) Run(src Source) Source {
+	if src == nil {
+		src = &sliceSource{}
+	}
+	return runStages(p.stages, p.rt.guard(src), p.rt)
+}
+
+func runStages(stages []stage, src Source, rt *runtime) Source {
+	for _, s := range stages {
+		src = s.run(src, rt)
+	}
+	return src
+}
+
+// Pushdown is the part of a pipeline a collection scan can do itself.
+type Pushdown struct {
+	Filter bson.Raw // the leading $match
+	Sort   bson.Raw // a $sort at the start (after the $match)
+	Limit  int64    // a $limit right after that $sort
+}
+
+// TakePushdown removes a leading $match (when it is a plain query filter)
+// and a $sort after it from the pipeline and returns them for the scan.
+// A $limit after the sort stays in the pipeline and is also reported.
+func (p *Pipeline) TakePushdown() Pushdown {
+	var pd Pushdown
+	if len(p.stages) > 0 {
+		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 {
+			pd.Filter = m.spec
+			p.stages = p.stages[1:]
+		}
+	}
+	if len(p.stages) > 0 {
+		if s, ok := p.stages[0].(*sortStage); ok {
+			pd.Sort, pd.Limit = s.spec, s.limit
+			p.stages = p.stages[1:]
+		}
+	}
+	return pd
+}
+
+// sliceSource yields a list of documents.
+type sliceSource struct{ docs []bson.Raw }
+
+func (s *sliceSource) Next() (bson.Raw, error) {
+	if len(s.docs) == 0 {
+		return nil, nil
+	}
+	d := s.docs[0]
+	s.docs = s.docs[1:]
+	return d, nil
+}
+
+func (s *sliceSource) Close() error { s.docs = nil; return nil }
+
+// lazySource computes a blocking stage's output on first read.
+type lazySource struct {
+	in      Source
+	compute func() ([]bson.Raw, error)
+	out     sliceSource
+	done    bool
+}
+
+func (l *lazySource) Next() (bson.Raw, error) {
+	if !l.done {
+		l.done = true
+		out, err := l.compute()
 		if err != nil {
 			return nil, err
 		}
-		p.stages = append(p.stages, s)
+		l.out.docs = out
 	}
-	return p, nil
+	return l.out.Next()
 }
 
-// Run streams src through the pipeline.
-func (p *Pipeline) Run(src Source) Source {
-	for _, s := range p.stages {
-		src = s.run(src)
+func (l *lazySource) Close() error { l.out.Close(); return l.in.Close() }
+
+// funcSource maps each input document to zero or more output documents.
+type funcSource struct {
+	in      Source
+	apply   func(doc bson.Raw) ([]bson.Raw, error)
+	pending []bson.Raw
+}
+
+func (f *funcSource) Next() (bson.Raw, error) {
+	for len(f.pending) == 0 {
+		doc, err := f.in.Next()
+		if doc == nil || err != nil {
+			return nil, err
+		}
+		if f.pending, err = f.apply(doc); err != nil {
+			return nil, err
+		}
 	}
-	return src
+	d := f.pending[0]
+	f.pending = f.pending[1:]
+	return d, nil
+}
+
+func (f *funcSource) Close() error { return f.in.Close() }
+
+// mapStage is a stage that transforms each document on its own.
+type mapStage func(doc bson.Raw, rt *runtime) ([]bson.Raw, error)
+
+func (m mapStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) { return m(doc, rt) }}
+}
+
+// drain reads src to the end, keeping at most limit bytes of documents.
+func drain(src Source, rt *runtime, what string) ([]bson.Raw, error) {
+	var out []bson.Raw
+	var size int64
+	for {
+		doc, err := src.Next()
+		if doc == nil || err != nil {
+			return out, err
+		}
+		size += int64(len(doc))
+		if size > rt.memoryLimit() && !rt.opts.AllowDiskUse {
+			return nil, rt.overMemory(what)
+		}
+		out = append(out, doc)
+	}
 }

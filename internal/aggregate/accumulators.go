@@ -1,0 +1,515 @@
+package aggregate
+
+import (
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// accSpec is one computed field of $group, $bucket or $bucketAuto: an
+// accumulator operator and its arguments.
+type accSpec struct {
+	field string
+	op    string
+	arg   *expr.Expr // the operand (input or output for the N forms)
+	n     *expr.Expr // the N accumulators' n
+	sort  *query.Sort
+}
+
+// accumulator folds the documents of one group.
+type accumulator interface {
+	// add folds one document; v is the operand evaluated on it.
+	add(doc bson.Raw, v bson.RawValue) error
+	// result is the accumulated value.
+	result() bson.RawValue
+}
+
+// parseAccumulator reads {op: arg} as the value of field name.
+func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error) {
+	if strings.Contains(name, ".") {
+		return nil, mongoerr.New(mongoerr.Code(40235), "The field name '%s' cannot contain '.'", name)
+	}
+	if strings.HasPrefix(name, "$") {
+		return nil, mongoerr.New(mongoerr.Code(40236), "The field name '%s' cannot be an operator name", name)
+	}
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(40234), "The field '%s' must be an accumulator object", name)
+	}
+	fs := fieldsOf(v.Value)
+	if len(fs) != 1 {
+		return nil, mongoerr.New(mongoerr.Code(40238), "The field '%s' must specify one accumulator", name)
+	}
+	op, arg := fs[0].key, fs[0].val
+	a := &accSpec{field: name, op: op}
+	var err error
+	switch op {
+	case "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet", "$mergeObjects",
+		"$stdDevPop", "$stdDevSamp":
+		if arg.Type == bson.TypeArray {
+			return nil, mongoerr.New(mongoerr.Code(40237), "The %s accumulator is a unary operator", op)
+		}
+		a.arg, err = expr.Compile(arg, p.scope)
+	case "$count":
+		if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "$count takes no arguments, i.e. $count:{}")
+		}
+	case "$firstN", "$lastN", "$maxN", "$minN":
+		err = p.nArgs(a, arg, "input", false)
+	case "$topN", "$bottomN":
+		err = p.nArgs(a, arg, "output", true)
+	case "$top", "$bottom":
+		err = p.nArgs(a, arg, "output", true)
+	case "$median", "$percentile", "$accumulator", "$concatArrays", "$setUnion":
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s accumulator yet", op)
+	default:
+		return nil, mongoerr.New(mongoerr.Code(15952), "unknown group operator '%s'", op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// nArgs reads the object argument of the N and top/bottom accumulators:
+// {input|output, n, sortBy}; $top and $bottom take no n.
+func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted bool) error {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.Code(5787801), "specification must be an object; found %s", typeName(arg))
+	}
+	wantN := a.op != "$top" && a.op != "$bottom"
+	var err error
+	for _, f := range fieldsOf(arg.Value) {
+		switch {
+		case f.key == operand:
+			a.arg, err = expr.Compile(f.val, p.scope)
+		case f.key == "n" && wantN:
+			a.n, err = expr.Compile(f.val, p.scope)
+		case f.key == "sortBy" && sorted:
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return mongoerr.New(mongoerr.Code(5788604), "expected 'sortBy' to already be an object in the arguments to %s", a.op)
+			}
+			a.sort, err = query.CompileSort(f.val.Document())
+		default:
+			return mongoerr.New(mongoerr.Code(5787901), "Unknown argument for %s: %s", a.op, f.key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case a.arg == nil:
+		return mongoerr.New(mongoerr.Code(5787907), "%s requires an '%s' field", a.op, operand)
+	case wantN && a.n == nil:
+		return mongoerr.New(mongoerr.Code(5787906), "%s requires an 'n' field", a.op)
+	case sorted && a.sort == nil:
+		return mongoerr.New(mongoerr.Code(5788005), "%s requires a 'sortBy' field", a.op)
+	}
+	return nil
+}
+
+// newAccumulator starts an accumulator for a group whose _id is id (the n
+// of the N accumulators may depend on it).
+func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, error) {
+	var n int64
+	if a.n != nil {
+		v, err := a.n.Eval(rt.ectx, buildDoc([]field{{"_id", id}}))
+		if err != nil {
+			return nil, err
+		}
+		var ok bool
+		if n, ok = values.Int64(v); !ok {
+			return nil, mongoerr.New(mongoerr.Code(5787902), "Value for 'n' must be of integral type, but found %s", v)
+		}
+		if n <= 0 {
+			return nil, mongoerr.New(mongoerr.Code(5787908), "'n' must be greater than 0, found %d", n)
+		}
+	}
+	switch a.op {
+	case "$sum":
+		return &sumAcc{}, nil
+	case "$count":
+		return &countAcc{}, nil
+	case "$avg":
+		return &avgAcc{}, nil
+	case "$min":
+		return &minMaxAcc{sign: -1}, nil
+	case "$max":
+		return &minMaxAcc{sign: 1}, nil
+	case "$first":
+		return &firstAcc{}, nil
+	case "$last":
+		return &lastAcc{}, nil
+	case "$push":
+		return &pushAcc{}, nil
+	case "$addToSet":
+		return &addToSetAcc{seen: map[string]bool{}}, nil
+	case "$mergeObjects":
+		return &mergeObjectsAcc{}, nil
+	case "$stdDevPop":
+		return &stdDevAcc{}, nil
+	case "$stdDevSamp":
+		return &stdDevAcc{sample: true}, nil
+	case "$firstN":
+		return &firstNAcc{n: n}, nil
+	case "$lastN":
+		return &lastNAcc{n: n}, nil
+	case "$maxN":
+		return &extremeNAcc{n: n, sign: 1}, nil
+	case "$minN":
+		return &extremeNAcc{n: n, sign: -1}, nil
+	case "$top":
+		return &sortedNAcc{n: 1, sort: a.sort, single: true}, nil
+	case "$bottom":
+		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true}, nil
+	case "$topN":
+		return &sortedNAcc{n: n, sort: a.sort}, nil
+	}
+	return &sortedNAcc{n: n, sort: a.sort, bottom: true}, nil // $bottomN
+}
+
+// sumAcc is $sum: numbers add with MongoDB's type promotion (int overflow
+// widens to long, long overflow continues as double); other values are
+// ignored; no numbers sum to 0.
+type sumAcc struct{ total bson.RawValue }
+
+func (s *sumAcc) add(_ bson.Raw, v bson.RawValue) error {
+	s.total = addNumbers(s.total, v)
+	return nil
+}
+
+func (s *sumAcc) result() bson.RawValue {
+	if s.total.Type == 0 {
+		return values.Int32Value(0)
+	}
+	return s.total
+}
+
+// addNumbers adds v to total when v is a number.
+func addNumbers(total, v bson.RawValue) bson.RawValue {
+	if !values.IsNumber(v.Type) {
+		return total
+	}
+	if total.Type == 0 {
+		return cloneValue(v)
+	}
+	if r, ok := values.Add(total, v); ok {
+		return r
+	}
+	a, _ := values.Float64(total)
+	b, _ := values.Float64(v)
+	return values.DoubleValue(a + b)
+}
+
+// countAcc is {$count: {}}: the number of documents.
+type countAcc struct{ n int64 }
+
+func (c *countAcc) add(bson.Raw, bson.RawValue) error { c.n++; return nil }
+
+func (c *countAcc) result() bson.RawValue {
+	if c.n <= math.MaxInt32 {
+		return values.Int32Value(int32(c.n))
+	}
+	return values.Int64Value(c.n)
+}
+
+// avgAcc is $avg: the mean of the numbers, a double (a decimal if any
+// operand is a decimal); null when there are none.
+type avgAcc struct {
+	total bson.RawValue
+	n     int64
+}
+
+func (a *avgAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if values.IsNumber(v.Type) {
+		a.total = addNumbers(a.total, v)
+		a.n++
+	}
+	return nil
+}
+
+func (a *avgAcc) result() bson.RawValue {
+	if a.n == 0 {
+		return null
+	}
+	if a.total.Type == bson.TypeDecimal128 {
+		return decimalDiv(a.total.Decimal128(), a.n)
+	}
+	f, _ := values.Float64(a.total)
+	return values.DoubleValue(f / float64(a.n))
+}
+
+// decimalDiv divides a decimal by n with 34 significant digits.
+func decimalDiv(d bson.Decimal128, n int64) bson.RawValue {
+	r, ok := new(big.Rat).SetString(d.String())
+	if !ok { // NaN or infinity stay as they are
+		return values.DecimalValue(d)
+	}
+	q := new(big.Float).SetPrec(200).SetRat(r.Quo(r, big.NewRat(n, 1)))
+	// 34 significant digits, trailing zeros dropped as MongoDB prints them.
+	mant, exp, _ := strings.Cut(q.Text('e', 33), "e")
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimSuffix(strings.TrimRight(mant, "0"), ".")
+	}
+	out, err := bson.ParseDecimal128(mant + "e" + exp)
+	if err != nil {
+		f, _ := q.Float64()
+		return values.DoubleValue(f)
+	}
+	return values.DecimalValue(out)
+}
+
+// minMaxAcc is $min (sign -1) or $max (sign 1) in MongoDB's comparison
+// order; null, undefined and missing are ignored (null when nothing else).
+type minMaxAcc struct {
+	sign int
+	best bson.RawValue
+}
+
+func (m *minMaxAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		return nil
+	}
+	if m.best.Type == 0 || values.Compare(v, m.best)*m.sign > 0 {
+		m.best = v
+	}
+	return nil
+}
+
+func (m *minMaxAcc) result() bson.RawValue { return nullIfMissing(m.best) }
+
+// firstAcc is $first: the value of the first document (null if missing).
+type firstAcc struct {
+	v    bson.RawValue
+	seen bool
+}
+
+func (f *firstAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if !f.seen {
+		f.v, f.seen = v, true
+	}
+	return nil
+}
+
+func (f *firstAcc) result() bson.RawValue { return nullIfMissing(f.v) }
+
+// lastAcc is $last: the value of the last document (null if missing).
+type lastAcc struct{ v bson.RawValue }
+
+func (l *lastAcc) add(_ bson.Raw, v bson.RawValue) error { l.v = v; return nil }
+
+func (l *lastAcc) result() bson.RawValue { return nullIfMissing(l.v) }
+
+// pushAcc is $push: every value, missing ones left out.
+type pushAcc struct{ vals []bson.RawValue }
+
+func (p *pushAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type != 0 {
+		p.vals = append(p.vals, v)
+	}
+	return nil
+}
+
+func (p *pushAcc) result() bson.RawValue { return buildArray(p.vals) }
+
+// addToSetAcc is $addToSet: the distinct values (by MongoDB equality),
+// missing ones left out.
+type addToSetAcc struct {
+	vals []bson.RawValue
+	seen map[string]bool
+}
+
+func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type == 0 {
+		return nil
+	}
+	k := string(keyenc.Encode(v))
+	if !a.seen[k] {
+		a.seen[k] = true
+		a.vals = append(a.vals, v)
+	}
+	return nil
+}
+
+func (a *addToSetAcc) result() bson.RawValue { return buildArray(a.vals) }
+
+// mergeObjectsAcc is $mergeObjects: the fields of all documents, later
+// values winning; null and missing are ignored, other values fail.
+type mergeObjectsAcc struct{ fs []field }
+
+func (m *mergeObjectsAcc) add(_ bson.Raw, v bson.RawValue) error {
+	switch v.Type {
+	case 0, bson.TypeNull, bson.TypeUndefined:
+		return nil
+	case bson.TypeEmbeddedDocument:
+		for _, f := range fieldsOf(v.Value) {
+			m.fs = setField(m.fs, f.key, f.val)
+		}
+		return nil
+	}
+	return mongoerr.New(mongoerr.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", v, typeName(v))
+}
+
+func (m *mergeObjectsAcc) result() bson.RawValue { return docValue(buildDoc(m.fs)) }
+
+// stdDevAcc is $stdDevPop/$stdDevSamp over the numbers (Welford's method);
+// null without enough numbers.
+type stdDevAcc struct {
+	sample   bool
+	n        int64
+	mean, m2 float64
+}
+
+func (s *stdDevAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if !values.IsNumber(v.Type) {
+		return nil
+	}
+	x, _ := values.Float64(v)
+	s.n++
+	d := x - s.mean
+	s.mean += d / float64(s.n)
+	s.m2 += d * (x - s.mean)
+	return nil
+}
+
+func (s *stdDevAcc) result() bson.RawValue {
+	n := s.n
+	if s.sample {
+		n--
+	}
+	if n <= 0 {
+		return null
+	}
+	return values.DoubleValue(math.Sqrt(s.m2 / float64(n)))
+}
+
+// firstNAcc is $firstN: the first n values, missing ones as null.
+type firstNAcc struct {
+	n    int64
+	vals []bson.RawValue
+}
+
+func (f *firstNAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if int64(len(f.vals)) < f.n {
+		f.vals = append(f.vals, nullIfMissing(v))
+	}
+	return nil
+}
+
+func (f *firstNAcc) result() bson.RawValue { return buildArray(f.vals) }
+
+// lastNAcc is $lastN: the last n values, missing ones as null.
+type lastNAcc struct {
+	n    int64
+	vals []bson.RawValue
+}
+
+func (l *lastNAcc) add(_ bson.Raw, v bson.RawValue) error {
+	l.vals = append(l.vals, nullIfMissing(v))
+	if int64(len(l.vals)) > l.n {
+		l.vals = l.vals[1:]
+	}
+	return nil
+}
+
+func (l *lastNAcc) result() bson.RawValue { return buildArray(l.vals) }
+
+// extremeNAcc is $maxN (sign 1, largest first) or $minN (sign -1, smallest
+// first); null and missing values are ignored.
+type extremeNAcc struct {
+	n    int64
+	sign int
+	vals []bson.RawValue
+}
+
+func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		return nil
+	}
+	i, _ := slices.BinarySearchFunc(e.vals, v, func(a, b bson.RawValue) int { return -e.sign * values.Compare(a, b) })
+	if int64(i) >= e.n {
+		return nil
+	}
+	e.vals = slices.Insert(e.vals, i, v)
+	if int64(len(e.vals)) > e.n {
+		e.vals = e.vals[:e.n]
+	}
+	return nil
+}
+
+func (e *extremeNAcc) result() bson.RawValue { return buildArray(e.vals) }
+
+// sortedNAcc is $top/$topN ($bottom/$bottomN): the output values of the
+// first (last) n documents in sortBy order, missing outputs as null. $top
+// and $bottom return one value rather than an array.
+type sortedNAcc struct {
+	n              int64
+	sort           *query.Sort
+	single, bottom bool
+	items          []sortedItem
+}
+
+type sortedItem struct {
+	keys []bson.RawValue
+	v    bson.RawValue
+}
+
+func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
+	it := sortedItem{keys: s.sort.Keys(doc), v: nullIfMissing(v)}
+	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
+	if s.bottom {
+		// Ties keep arrival order, so among equal keys the later one is
+		// further toward the bottom.
+		i := upperBound(s.items, it, cmp)
+		s.items = slices.Insert(s.items, i, it)
+		if int64(len(s.items)) > s.n {
+			s.items = s.items[1:]
+		}
+		return nil
+	}
+	i := upperBound(s.items, it, cmp)
+	if int64(i) >= s.n {
+		return nil
+	}
+	s.items = slices.Insert(s.items, i, it)
+	if int64(len(s.items)) > s.n {
+		s.items = s.items[:s.n]
+	}
+	return nil
+}
+
+// upperBound is the index after the last element not greater than x.
+func upperBound[T any](s []T, x T, cmp func(a, b T) int) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if cmp(s[m], x) <= 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+func (s *sortedNAcc) result() bson.RawValue {
+	if s.single {
+		if len(s.items) == 0 {
+			return null
+		}
+		return s.items[0].v
+	}
+	vals := make([]bson.RawValue, len(s.items))
+	for i, it := range s.items {
+		vals[i] = it.v
+	}
+	return buildArray(vals)
+}

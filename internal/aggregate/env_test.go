@@ -1,0 +1,121 @@
+package aggregate
+
+import (
+	"slices"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// memEnv is an in-memory Env: collections are lists of documents kept in
+// _id order, as the engine returns them.
+type memEnv struct {
+	mu    sync.Mutex
+	colls map[string][]bson.Raw // by "db.coll"
+}
+
+func newMemEnv() *memEnv { return &memEnv{colls: map[string][]bson.Raw{}} }
+
+func (m *memEnv) Find(db, coll string, filter bson.Raw) (Source, error) {
+	f, err := query.Compile(filter)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []bson.Raw
+	for _, d := range m.colls[db+"."+coll] {
+		if f.Match(d) {
+			out = append(out, d)
+		}
+	}
+	return &sliceSource{docs: out}, nil
+}
+
+func idKey(doc bson.Raw) string { return string(keyenc.Encode(doc.Lookup("_id"))) }
+
+func (m *memEnv) Insert(db, coll string, docs []bson.Raw) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := db + "." + coll
+	cur, ok := m.colls[ns]
+	if !ok {
+		m.colls[ns] = nil
+	}
+	for _, d := range docs {
+		if _, err := d.LookupErr("_id"); err != nil {
+			d = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(d)...))
+		}
+		k := idKey(d)
+		i, found := slices.BinarySearchFunc(cur, k, func(e bson.Raw, k string) int {
+			switch ek := idKey(e); {
+			case ek < k:
+				return -1
+			case ek > k:
+				return 1
+			}
+			return 0
+		})
+		if found {
+			return mongoerr.New(mongoerr.DuplicateKey, "E11000 duplicate key error collection: %s index: _id_", ns)
+		}
+		cur = slices.Insert(cur, i, d)
+		m.colls[ns] = cur
+	}
+	return nil
+}
+
+func (m *memEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ns := db + "." + coll
+	k := string(keyenc.Encode(id))
+	for i, d := range m.colls[ns] {
+		if idKey(d) == k {
+			if _, err := doc.LookupErr("_id"); err != nil {
+				doc = buildDoc(append([]field{{"_id", id}}, fieldsOf(doc)...))
+			}
+			m.colls[ns][i] = doc
+		}
+	}
+	return nil
+}
+
+func (m *memEnv) DropCollection(db, coll string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.colls, db+"."+coll)
+	return nil
+}
+
+func (m *memEnv) RenameCollection(db, from, to string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	docs, ok := m.colls[db+"."+from]
+	if !ok {
+		return mongoerr.New(mongoerr.NamespaceNotFound, "source namespace does not exist")
+	}
+	m.colls[db+"."+to] = docs
+	delete(m.colls, db+"."+from)
+	return nil
+}
+
+func (m *memEnv) CollectionStats(db, coll string) (CollStats, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	docs, ok := m.colls[db+"."+coll]
+	if !ok {
+		return CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
+	}
+	st := CollStats{Count: int64(len(docs))}
+	for _, d := range docs {
+		st.Size += int64(len(d))
+	}
+	idSpec, _ := bson.Marshal(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}})
+	st.Indexes = []bson.Raw{idSpec}
+	return st, nil
+}

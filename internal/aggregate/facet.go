@@ -1,0 +1,82 @@
+package aggregate
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// facetStage is $facet: every sub-pipeline runs over all the input
+// documents, and the stage outputs one document holding each
+// sub-pipeline's results as an array under its name.
+type facetStage struct {
+	names     []string
+	pipelines [][]stage
+}
+
+func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
+	var fs []field
+	if arg.Type == bson.TypeEmbeddedDocument {
+		fs = fieldsOf(arg.Value)
+	}
+	if len(fs) == 0 {
+		return nil, mongoerr.New(mongoerr.Code(40169), "the $facet specification must be a non-empty object, but found: %s", arg)
+	}
+	s := &facetStage{}
+	sp, err := p.sub(inFacet, false, p.scope)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if err := checkFieldPath(f.key); err != nil {
+			return nil, err
+		}
+		if f.val.Type != bson.TypeArray {
+			return nil, mongoerr.New(mongoerr.Code(40170), "arguments to $facet must be arrays, %s is type %s", f.key, typeName(f.val))
+		}
+		var docs []bson.Raw
+		for _, el := range arrayValues(f.val) {
+			if el.Type != bson.TypeEmbeddedDocument || len(fieldsOf(el.Value)) == 0 {
+				return nil, mongoerr.New(mongoerr.Code(40171),
+					"elements of arrays in $facet spec must be non-empty objects, %s argument contained an element of type %s: %s", f.key, typeName(el), el)
+			}
+			docs = append(docs, el.Document())
+		}
+		ss, err := sp.pipeline(docs)
+		if err != nil {
+			return nil, err
+		}
+		s.names = append(s.names, f.key)
+		s.pipelines = append(s.pipelines, ss)
+	}
+	return s, nil
+}
+
+func (s *facetStage) run(in Source, rt *runtime) Source {
+	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+		docs, err := drain(in, rt, "$facet")
+		if err != nil {
+			return nil, err
+		}
+		out := make([]field, len(s.names))
+		size := 0
+		for i, ss := range s.pipelines {
+			src := runStages(ss, &sliceSource{docs: docs}, rt)
+			results, err := drain(src, rt, "$facet")
+			src.Close()
+			if err != nil {
+				return nil, err
+			}
+			vals := make([]bson.RawValue, len(results))
+			for j, d := range results {
+				vals[j] = docValue(d)
+				size += len(d)
+			}
+			if size > maxDocumentSize {
+				return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "document constructed by $facet is %d bytes, which exceeds the limit of %d bytes", size, maxDocumentSize)
+			}
+			out[i] = field{s.names[i], buildArray(vals)}
+		}
+		return []bson.Raw{buildDoc(out)}, nil
+	}}
+}

@@ -1,0 +1,130 @@
+package aggregate
+
+import (
+	"math/rand/v2"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// skipStage is $skip: it drops the first n documents.
+type skipStage struct{ n int64 }
+
+// parseSkip reads {$skip: n}: a non-negative whole number of any numeric
+// type.
+func parseSkip(arg bson.RawValue) (stage, error) {
+	n, ok := values.Int64(arg)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.Code(15972), "Argument to $skip must be a number")
+	}
+	if n < 0 {
+		return nil, mongoerr.New(mongoerr.Code(15956), "Argument to $skip cannot be negative")
+	}
+	return &skipStage{n}, nil
+}
+
+func (s *skipStage) run(in Source, _ *runtime) Source {
+	left := s.n
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		if left > 0 {
+			left--
+			return nil, nil
+		}
+		return []bson.Raw{doc}, nil
+	}}
+}
+
+// limitStage is $limit: it passes the first n documents.
+type limitStage struct{ n int64 }
+
+// parseLimit reads {$limit: n}: a positive whole number.
+func parseLimit(arg bson.RawValue) (stage, error) {
+	n, ok := values.Int64(arg)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.Code(15957), "the limit must be specified as a number")
+	}
+	if n <= 0 {
+		return nil, mongoerr.New(mongoerr.Code(15958), "the limit must be positive")
+	}
+	return &limitStage{n}, nil
+}
+
+func (l *limitStage) run(in Source, _ *runtime) Source { return &limitSource{in: in, left: l.n} }
+
+type limitSource struct {
+	in   Source
+	left int64
+}
+
+func (l *limitSource) Next() (bson.Raw, error) {
+	if l.left <= 0 {
+		return nil, nil
+	}
+	l.left--
+	return l.in.Next()
+}
+
+func (l *limitSource) Close() error { return l.in.Close() }
+
+// sampleStage is $sample: size documents chosen uniformly at random (all of
+// them, shuffled, when there are fewer).
+type sampleStage struct{ size int64 }
+
+// parseSample reads {$sample: {size: n}}.
+func parseSample(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(28745), "the $sample stage specification must be an object")
+	}
+	s := &sampleStage{size: -1}
+	for _, f := range fieldsOf(arg.Value) {
+		if f.key != "size" {
+			return nil, mongoerr.New(mongoerr.Code(28748), "unrecognized option to $sample: %s", f.key)
+		}
+		n, ok := values.Int64(f.val)
+		if !ok {
+			if !values.IsNumber(f.val.Type) {
+				return nil, mongoerr.New(mongoerr.Code(28746), "size argument to $sample must be a number")
+			}
+			n = -1
+		}
+		if n < 0 {
+			return nil, mongoerr.New(mongoerr.Code(28747), "size argument to $sample must not be negative")
+		}
+		s.size = n
+	}
+	if s.size < 0 {
+		return nil, mongoerr.New(mongoerr.Code(28749), "$sample stage must specify a size")
+	}
+	return s, nil
+}
+
+func (s *sampleStage) run(in Source, rt *runtime) Source {
+	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+		// Reservoir sampling keeps memory to size documents.
+		var res []bson.Raw
+		var seen, bytes int64
+		for {
+			doc, err := in.Next()
+			if err != nil {
+				return nil, err
+			}
+			if doc == nil {
+				break
+			}
+			seen++
+			if int64(len(res)) < s.size {
+				res = append(res, doc)
+				bytes += int64(len(doc))
+				if bytes > rt.memoryLimit() && !rt.opts.AllowDiskUse {
+					return nil, rt.overMemory("$sample")
+				}
+			} else if j := rand.Int64N(seen); j < s.size {
+				res[j] = doc
+			}
+		}
+		rand.Shuffle(len(res), func(i, j int) { res[i], res[j] = res[j], res[i] })
+		return res, nil
+	}}
+}

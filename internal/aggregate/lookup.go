@@ -1,0 +1,352 @@
+package aggregate
+
+import (
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// maxDocumentSize is MongoDB's largest document (16 MiB).
+const maxDocumentSize = 16 * 1024 * 1024
+
+// lookupStage is $lookup: each document gets, in the array field as, the
+// documents of collection from that match it.
+//
+//   - Equality form (localField, foreignField): a foreign document matches
+//     when its foreignField equals the document's localField value or, when
+//     that is an array, one of its elements; a missing localField matches
+//     like null (foreign documents where the field is null or missing).
+//   - Pipeline form (let, pipeline): the pipeline runs over the whole
+//     foreign collection with the let variables bound to expressions of the
+//     local document.
+//   - Both: the equality match selects the foreign documents the pipeline
+//     runs over.
+//
+// Without from, the pipeline must start with $documents.
+type lookupStage struct {
+	from         string
+	as           []string
+	localField   []string
+	foreignField string
+	letNames     []string
+	letExprs     []*expr.Expr
+	pipeline     []stage
+}
+
+func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $lookup stage specification must be an object, but found %s", typeName(arg))
+	}
+	s := &lookupStage{}
+	var local, foreign, as string
+	var haveLocal, haveForeign, haveAs, haveFrom bool
+	var pipeline []bson.Raw
+	havePipeline := false
+	var let []field
+	str := func(f field) (string, error) {
+		if f.val.Type != bson.TypeString {
+			return "", mongoerr.New(mongoerr.FailedToParse, "$lookup argument '%s' must be a string, found %s: %s", f.key, f.val, typeName(f.val))
+		}
+		return f.val.StringValue(), nil
+	}
+	var err error
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "from":
+			haveFrom = true
+			switch f.val.Type {
+			case bson.TypeString:
+				s.from = f.val.StringValue()
+			case bson.TypeEmbeddedDocument:
+				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $lookup from another database yet")
+			default:
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup 'from' field must be a string, but found %s", typeName(f.val))
+			}
+		case "as":
+			as, err = str(f)
+			haveAs = true
+		case "localField":
+			local, err = str(f)
+			haveLocal = true
+		case "foreignField":
+			foreign, err = str(f)
+			haveForeign = true
+		case "let":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup argument 'let' must be an object, is type %s", typeName(f.val))
+			}
+			let = fieldsOf(f.val.Value)
+		case "pipeline":
+			pipeline, err = subPipeline(f.val, mongoerr.FailedToParse, "$lookup argument 'pipeline'")
+			havePipeline = true
+		default:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $lookup: %s", f.key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !haveAs {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "must specify 'as' field for a $lookup")
+	}
+	if err := checkFieldPath(as); err != nil {
+		return nil, err
+	}
+	s.as = splitPath(as)
+	if haveLocal != haveForeign {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+	}
+	if !haveLocal && !havePipeline {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+	}
+	if !haveFrom && !(havePipeline && startsWithDocuments(pipeline)) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup requires a 'from' field, or a pipeline starting with $documents")
+	}
+	if haveLocal {
+		for _, path := range []string{local, foreign} {
+			if err := checkFieldPath(path); err != nil {
+				return nil, err
+			}
+		}
+		s.localField, s.foreignField = splitPath(local), foreign
+	}
+	if len(let) > 0 && !havePipeline {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with 'let' must also specify 'pipeline'")
+	}
+	for _, f := range let {
+		e, err := expr.Compile(f.val, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		s.letNames = append(s.letNames, f.key)
+		s.letExprs = append(s.letExprs, e)
+	}
+	if havePipeline {
+		sp, err := p.sub(inLookup, !haveFrom, p.scope.With(s.letNames...))
+		if err != nil {
+			return nil, err
+		}
+		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// startsWithDocuments reports whether a pipeline's first stage is
+// $documents.
+func startsWithDocuments(docs []bson.Raw) bool {
+	if len(docs) == 0 {
+		return false
+	}
+	elems, err := docs[0].Elements()
+	return err == nil && len(elems) == 1 && elems[0].Key() == "$documents"
+}
+
+func (s *lookupStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		matches, err := s.lookup(doc, rt)
+		if err != nil {
+			return nil, err
+		}
+		return []bson.Raw{setPath(doc, s.as, buildArray(matches))}, nil
+	}}
+}
+
+// lookup finds the foreign documents of doc.
+func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error) {
+	var src Source
+	var err error
+	pipeline := s.pipeline
+	switch {
+	case s.from == "":
+		// The equality match applies to the documents of the leading
+		// $documents stage.
+		src = &sliceSource{}
+		if s.localField != nil {
+			m, err := query.Compile(s.equalityFilter(doc))
+			if err != nil {
+				return nil, err
+			}
+			pipeline = append([]stage{pipeline[0], &matchStage{filter: m}}, pipeline[1:]...)
+		}
+	case s.localField != nil:
+		src, err = rt.find(s.from, s.equalityFilter(doc))
+	default:
+		src, err = rt.find(s.from, nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pipeline != nil {
+		vars := make(map[string]bson.RawValue, len(s.letNames))
+		for i, e := range s.letExprs {
+			v, err := e.Eval(rt.ectx, doc)
+			if err != nil {
+				src.Close()
+				return nil, err
+			}
+			vars[s.letNames[i]] = v
+		}
+		src = runStages(pipeline, src, rt.withVars(vars))
+	}
+	defer src.Close()
+	var out []bson.RawValue
+	size := 0
+	for {
+		d, err := src.Next()
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return out, nil
+		}
+		if size += len(d); size > maxDocumentSize {
+			return nil, mongoerr.New(mongoerr.Code(4568),
+				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxDocumentSize)
+		}
+		out = append(out, docValue(d))
+	}
+}
+
+// equalityFilter is the query selecting the foreign documents whose
+// foreignField equals one of the values at localField (null if none).
+// Values are compared with $eq, so a regular expression matches only an
+// equal regular expression.
+func (s *lookupStage) equalityFilter(doc bson.Raw) bson.Raw {
+	vals := valuesAtPath(docValue(doc), s.localField)
+	if len(vals) == 0 {
+		vals = []bson.RawValue{null}
+	}
+	start, d := bsoncore.AppendDocumentStart(nil)
+	arr, d := bsoncore.AppendArrayElementStart(d, "$or")
+	for i, v := range vals {
+		eq := buildDoc([]field{{"$eq", v}})
+		cond := buildDoc([]field{{s.foreignField, docValue(eq)}})
+		d = bsoncore.AppendDocumentElement(d, strconv.Itoa(i), cond)
+	}
+	d, _ = bsoncore.AppendArrayEnd(d, arr)
+	d, _ = bsoncore.AppendDocumentEnd(d, start)
+	return d
+}
+
+// valuesAtPath lists the values a query would compare at path: arrays on
+// the way are traversed, and an array at the end contributes its elements.
+func valuesAtPath(v bson.RawValue, path []string) []bson.RawValue {
+	if len(path) == 0 {
+		if v.Type == bson.TypeArray {
+			return arrayValues(v)
+		}
+		return []bson.RawValue{v}
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		c, err := v.Document().LookupErr(path[0])
+		if err != nil {
+			return nil
+		}
+		return valuesAtPath(c, path[1:])
+	case bson.TypeArray:
+		var out []bson.RawValue
+		for _, el := range arrayValues(v) {
+			if el.Type == bson.TypeEmbeddedDocument {
+				out = append(out, valuesAtPath(el, path)...)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// unionWithStage is $unionWith: the input documents, then those of
+// another collection run through an optional pipeline.
+type unionWithStage struct {
+	coll     string
+	pipeline []stage
+}
+
+func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
+	s := &unionWithStage{}
+	switch arg.Type {
+	case bson.TypeString:
+		s.coll = arg.StringValue()
+		return s, nil
+	case bson.TypeEmbeddedDocument:
+	default:
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", typeName(arg))
+	}
+	var docs []bson.Raw
+	haveColl, havePipeline := false, false
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "coll":
+			if f.val.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$unionWith.coll' is the wrong type '%s', expected type 'string'", typeName(f.val))
+			}
+			s.coll, haveColl = f.val.StringValue(), true
+		case "pipeline":
+			var err error
+			if docs, err = subPipeline(f.val, mongoerr.TypeMismatch, "$unionWith.pipeline"); err != nil {
+				return nil, err
+			}
+			havePipeline = true
+		default:
+			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$unionWith.%s' is an unknown field.", f.key)
+		}
+	}
+	if !haveColl && !(havePipeline && startsWithDocuments(docs)) {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$unionWith stage without explicit collection must have a pipeline with $documents as first stage")
+	}
+	sp, err := p.sub(inUnion, !haveColl, p.scope)
+	if err != nil {
+		return nil, err
+	}
+	if s.pipeline, err = sp.pipeline(docs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *unionWithStage) run(in Source, rt *runtime) Source {
+	return &unionSource{first: in, open: func() (Source, error) {
+		var src Source = &sliceSource{}
+		if s.coll != "" {
+			var err error
+			if src, err = rt.find(s.coll, nil); err != nil {
+				return nil, err
+			}
+		}
+		return runStages(s.pipeline, src, rt), nil
+	}}
+}
+
+// unionSource yields first, then the source open returns.
+type unionSource struct {
+	first, second Source
+	open          func() (Source, error)
+}
+
+func (u *unionSource) Next() (bson.Raw, error) {
+	if u.second == nil {
+		doc, err := u.first.Next()
+		if doc != nil || err != nil {
+			return doc, err
+		}
+		if u.second, err = u.open(); err != nil {
+			return nil, err
+		}
+	}
+	return u.second.Next()
+}
+
+func (u *unionSource) Close() error {
+	if u.second != nil {
+		u.second.Close()
+	}
+	return u.first.Close()
+}

@@ -1,0 +1,65 @@
+package aggregate
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// matchStage is $match: it keeps the documents a query filter matches.
+// Top-level $expr conditions (which the query language leaves to
+// aggregation) are evaluated as expressions and must all be true.
+type matchStage struct {
+	spec   bson.Raw // the query filter without its $expr conditions
+	filter *query.Filter
+	exprs  []*expr.Expr
+}
+
+func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(15959), "the match filter must be an expression in an object")
+	}
+	m := &matchStage{}
+	elems, err := arg.Document().Elements()
+	if err != nil {
+		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid $match: %v", err)
+	}
+	start, rest := bsoncore.AppendDocumentStart(nil)
+	for _, el := range elems {
+		if el.Key() != "$expr" {
+			rest = bsoncore.AppendValueElement(rest, el.Key(), bsoncore.Value{Type: bsoncore.Type(el.Value().Type), Data: el.Value().Value})
+			continue
+		}
+		e, err := expr.Compile(el.Value(), p.scope)
+		if err != nil {
+			return nil, err
+		}
+		m.exprs = append(m.exprs, e)
+	}
+	m.spec, _ = bsoncore.AppendDocumentEnd(rest, start)
+	if m.filter, err = query.Compile(m.spec); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *matchStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		if !m.filter.Match(doc) {
+			return nil, nil
+		}
+		for _, e := range m.exprs {
+			v, err := e.Eval(rt.ectx, doc)
+			if err != nil {
+				return nil, err
+			}
+			if !truthy(v) {
+				return nil, nil
+			}
+		}
+		return []bson.Raw{doc}, nil
+	}}
+}

@@ -1,0 +1,362 @@
+package aggregate
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// outBatch is how many documents $out and $merge write at a time.
+const outBatch = 1000
+
+// namespaceArg reads the target of $out and $merge: a collection name, or
+// {db, coll}.
+func namespaceArg(v bson.RawValue, stageName, collKey string, defDB string) (db, coll string, err error) {
+	db = defDB
+	switch v.Type {
+	case bson.TypeString:
+		coll = v.StringValue()
+	case bson.TypeEmbeddedDocument:
+		for _, f := range fieldsOf(v.Value) {
+			switch {
+			case f.key == "db" && f.val.Type == bson.TypeString:
+				db = f.val.StringValue()
+			case f.key == collKey && f.val.Type == bson.TypeString:
+				coll = f.val.StringValue()
+			case f.key == "db" || f.key == collKey:
+				return "", "", mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", stageName, f.key, typeName(f.val))
+			default:
+				return "", "", mongoerr.New(mongoerr.Code(40415), "BSON field '%s.%s' is an unknown field.", stageName, f.key)
+			}
+		}
+	default:
+		return "", "", mongoerr.New(mongoerr.Code(16990), "%s only supports a string or object argument, but found %s", stageName, typeName(v))
+	}
+	if coll == "" || strings.ContainsAny(coll, "$\x00") || strings.HasPrefix(coll, "system.") || db == "" {
+		return "", "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid %s target namespace, '%s.%s'", stageName, db, coll)
+	}
+	return db, coll, nil
+}
+
+// outStage is $out: the documents replace the content of the target
+// collection, atomically: they are written to a temporary collection that
+// is then renamed over the target. The stage outputs nothing.
+type outStage struct{ db, coll string }
+
+func (p *parser) parseOut(arg bson.RawValue) (stage, error) {
+	db, coll, err := namespaceArg(arg, "$out", "coll", p.opts.DB)
+	if err != nil {
+		return nil, err
+	}
+	return &outStage{db, coll}, nil
+}
+
+func (s *outStage) run(in Source, rt *runtime) Source {
+	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+		env := rt.opts.Env
+		var suffix [8]byte
+		_, _ = rand.Read(suffix[:])
+		tmp := "tmp.agg_out." + hex.EncodeToString(suffix[:])
+		err := copyInBatches(in, func(docs []bson.Raw) error { return env.Insert(s.db, tmp, docs) })
+		if err == nil {
+			err = env.RenameCollection(s.db, tmp, s.coll)
+		}
+		if err != nil {
+			_ = env.DropCollection(s.db, tmp)
+			return nil, err
+		}
+		return nil, nil
+	}}
+}
+
+// copyInBatches hands the documents of in to write in batches; write is
+// called at least once, so an empty input still creates the target.
+func copyInBatches(in Source, write func([]bson.Raw) error) error {
+	var batch []bson.Raw
+	for {
+		doc, err := in.Next()
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			return write(batch)
+		}
+		if batch = append(batch, doc); len(batch) == outBatch {
+			if err := write(batch); err != nil {
+				return err
+			}
+			batch = nil
+		}
+	}
+}
+
+// mergeStage is $merge: each document is matched against the target
+// collection by its on fields (default _id). A match is handled by
+// whenMatched: replace it, keep it, merge the fields into it (default),
+// fail, or update it with a pipeline seeing the document as $$new. A
+// document without a match is inserted (default), discarded, or fails.
+// The stage outputs nothing.
+type mergeStage struct {
+	db, coll       string
+	on             [][]string
+	whenMatched    string
+	pipeline       []stage
+	whenNotMatched string
+	letNames       []string
+	letExprs       []*expr.Expr
+}
+
+func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
+	s := &mergeStage{on: [][]string{{"_id"}}, whenMatched: "merge", whenNotMatched: "insert"}
+	if arg.Type == bson.TypeString {
+		var err error
+		s.db, s.coll, err = namespaceArg(arg, "$merge", "coll", p.opts.DB)
+		return s, err
+	}
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(51182), "$merge only supports a string or object argument, but found %s", typeName(arg))
+	}
+	var pipeline []bson.Raw
+	haveInto := false
+	var err error
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "into":
+			s.db, s.coll, err = namespaceArg(f.val, "$merge.into", "coll", p.opts.DB)
+			haveInto = true
+		case "on":
+			s.on, err = mergeOn(f.val)
+		case "let":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			for _, l := range fieldsOf(f.val.Value) {
+				e, err := expr.Compile(l.val, p.scope)
+				if err != nil {
+					return nil, err
+				}
+				s.letNames = append(s.letNames, l.key)
+				s.letExprs = append(s.letExprs, e)
+			}
+		case "whenMatched":
+			switch f.val.Type {
+			case bson.TypeString:
+				switch m := f.val.StringValue(); m {
+				case "replace", "keepExisting", "merge", "fail":
+					s.whenMatched = m
+				default:
+					return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenMatched' is not a valid value.", m)
+				}
+			case bson.TypeArray:
+				s.whenMatched = "pipeline"
+				pipeline, err = subPipeline(f.val, mongoerr.TypeMismatch, "$merge.whenMatched")
+			default:
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.whenMatched' is the wrong type '%s', expected types '[string, array]'", typeName(f.val))
+			}
+		case "whenNotMatched":
+			m := ""
+			if f.val.Type == bson.TypeString {
+				m = f.val.StringValue()
+			}
+			switch m {
+			case "insert", "discard", "fail":
+				s.whenNotMatched = m
+			default:
+				return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", f.val)
+			}
+		default:
+			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$merge.%s' is an unknown field.", f.key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !haveInto {
+		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field '$merge.into' is missing but a required field")
+	}
+	if len(s.letNames) > 0 && s.whenMatched != "pipeline" {
+		return nil, mongoerr.New(mongoerr.Code(51199), "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
+	}
+	if s.whenMatched == "pipeline" {
+		sp, err := p.sub(inLookup, false, p.scope.With(append([]string{"new"}, s.letNames...)...))
+		if err != nil {
+			return nil, err
+		}
+		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
+			return nil, err
+		}
+		for _, st := range s.pipeline {
+			switch st.(type) {
+			case *projectStage, *replaceRootStage:
+			default:
+				return nil, mongoerr.New(mongoerr.InvalidOptions,
+					"Only $addFields, $set, $project, $unset and $replaceRoot/$replaceWith are allowed in a $merge whenMatched pipeline")
+			}
+		}
+	}
+	return s, nil
+}
+
+// mergeOn reads the on fields of $merge: a path or a non-empty array of
+// distinct paths.
+func mergeOn(v bson.RawValue) ([][]string, error) {
+	var paths []string
+	switch v.Type {
+	case bson.TypeString:
+		paths = []string{v.StringValue()}
+	case bson.TypeArray:
+		for _, el := range arrayValues(v) {
+			if el.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.Code(51134), "$merge 'on' array elements must be strings, but found %s", typeName(el))
+			}
+			paths = append(paths, el.StringValue())
+		}
+		if len(paths) == 0 {
+			return nil, mongoerr.New(mongoerr.Code(51187), "If explicitly specifying $merge 'on', must include at least one field")
+		}
+	default:
+		return nil, mongoerr.New(mongoerr.Code(51186), "$merge 'on' field must be either a string or an array of strings, but found %s", typeName(v))
+	}
+	var out [][]string
+	for _, p := range paths {
+		if err := checkFieldPath(p); err != nil {
+			return nil, err
+		}
+		out = append(out, splitPath(p))
+	}
+	return out, nil
+}
+
+func (s *mergeStage) run(in Source, rt *runtime) Source {
+	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+		var inserts []bson.Raw
+		flush := func() error {
+			if len(inserts) == 0 {
+				return nil
+			}
+			err := rt.opts.Env.Insert(s.db, s.coll, inserts)
+			inserts = nil
+			return err
+		}
+		for {
+			doc, err := in.Next()
+			if err != nil {
+				return nil, err
+			}
+			if doc == nil {
+				return nil, flush()
+			}
+			ins, err := s.mergeOne(doc, rt)
+			if err != nil {
+				return nil, err
+			}
+			if ins != nil {
+				if inserts = append(inserts, ins); len(inserts) == outBatch {
+					if err := flush(); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}}
+}
+
+// mergeOne merges one document; it returns the document to insert, if any.
+func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
+	// A document without _id matched on _id gets a new one, so it is
+	// inserted.
+	if _, err := doc.LookupErr("_id"); err != nil && s.onID() {
+		doc = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(doc)...))
+	}
+	start, filter := bsoncore.AppendDocumentStart(nil)
+	for _, path := range s.on {
+		v := lookupPath(doc, path)
+		switch v.Type {
+		case 0, bson.TypeNull, bson.TypeUndefined, bson.TypeArray:
+			return nil, mongoerr.New(mongoerr.Code(51132), "$merge write error: 'on' field cannot be missing, null, undefined or an array")
+		}
+		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
+	}
+	filter, _ = bsoncore.AppendDocumentEnd(filter, start)
+	target, err := s.findTarget(filter, rt)
+	if err != nil {
+		return nil, err
+	}
+	if target == nil {
+		switch s.whenNotMatched {
+		case "insert":
+			return doc, nil
+		case "fail":
+			return nil, mongoerr.New(mongoerr.Code(13113), "$merge could not find a matching document in the target collection for at least one document in the source collection")
+		}
+		return nil, nil
+	}
+	id := target.Lookup("_id")
+	var repl bson.Raw
+	switch s.whenMatched {
+	case "keepExisting":
+		return nil, nil
+	case "fail":
+		return nil, mongoerr.New(mongoerr.DuplicateKey, "$merge failed due to a DuplicateKey error")
+	case "replace":
+		repl = doc
+	case "merge":
+		fs := fieldsOf(target)
+		for _, f := range fieldsOf(doc) {
+			fs = setField(fs, f.key, f.val)
+		}
+		repl = buildDoc(fs)
+	default: // pipeline
+		vars := map[string]bson.RawValue{"new": docValue(doc)}
+		for i, e := range s.letExprs {
+			v, err := e.Eval(rt.ectx, doc)
+			if err != nil {
+				return nil, err
+			}
+			vars[s.letNames[i]] = v
+		}
+		src := runStages(s.pipeline, &sliceSource{docs: []bson.Raw{target}}, rt.withVars(vars))
+		repl, err = src.Next()
+		src.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if newID, err := repl.LookupErr("_id"); err == nil && !values.Equal(newID, id) {
+		return nil, mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
+	}
+	return nil, rt.opts.Env.Replace(s.db, s.coll, id, repl)
+}
+
+// onID reports whether _id is one of the on fields.
+func (s *mergeStage) onID() bool {
+	for _, p := range s.on {
+		if len(p) == 1 && p[0] == "_id" {
+			return true
+		}
+	}
+	return false
+}
+
+// findTarget returns the first target document matching filter.
+func (s *mergeStage) findTarget(filter bson.Raw, rt *runtime) (bson.Raw, error) {
+	src, err := rt.opts.Env.Find(s.db, s.coll, filter)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return src.Next()
+}
+
+// newObjectID is a fresh ObjectId value.
+func newObjectID() bson.RawValue {
+	id := bson.NewObjectID()
+	return bson.RawValue{Type: bson.TypeObjectID, Value: id[:]}
+}

@@ -1,0 +1,496 @@
+package aggregate
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// projMode is the kind of a projection.
+type projMode int
+
+const (
+	// inclusion keeps the named fields (and _id unless excluded) and adds
+	// computed ones.
+	inclusion projMode = iota
+	// exclusion drops the named fields.
+	exclusion
+	// addFields keeps every field and adds or replaces computed ones.
+	addFields
+)
+
+// projNode is one level of a projection: its fields in specification
+// order.
+type projNode struct {
+	order    []string
+	items    map[string]*projItem
+	computed bool // the subtree holds computed fields
+}
+
+// projItem is what a projection does with one field: include it, exclude
+// it, compute it, or apply a nested projection.
+type projItem struct {
+	include, exclude bool
+	expr             *expr.Expr
+	sub              *projNode
+}
+
+func newProjNode() *projNode { return &projNode{items: map[string]*projItem{}} }
+
+// projection is a parsed $project, $addFields/$set or $unset.
+type projection struct {
+	mode projMode
+	root *projNode
+}
+
+// projParse accumulates a projection specification.
+type projParse struct {
+	p         *parser
+	stage     string
+	addFields bool
+	root      *projNode
+	// firstIn and firstEx are the first inclusion (or computed field) and
+	// exclusion, _id aside, that decide the mode.
+	firstIn, firstEx string
+	idItem           *projItem
+}
+
+// fail reports a specification error as MongoDB does for the stage.
+func (pp *projParse) fail(code mongoerr.Code, format string, args ...any) error {
+	e := mongoerr.New(code, format, args...)
+	e.Msg = "Invalid " + pp.stage + " :: caused by :: " + e.Msg
+	return e
+}
+
+// parseProjection parses the object of $project or $addFields.
+func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) (*projection, error) {
+	pp := &projParse{p: p, stage: stageName, addFields: add, root: newProjNode()}
+	if arg.Type != bson.TypeEmbeddedDocument {
+		if add {
+			return nil, mongoerr.New(mongoerr.Code(40272), "%s specification stage must be an object, got %s", stageName, typeName(arg))
+		}
+		return nil, mongoerr.New(mongoerr.Code(15969), "%s specification must be an object", stageName)
+	}
+	fs := fieldsOf(arg.Value)
+	if len(fs) == 0 {
+		if add {
+			return nil, pp.fail(mongoerr.Code(40177), "specification must have at least one field")
+		}
+		return nil, pp.fail(mongoerr.Code(51272), "projection specification must have at least one field")
+	}
+	if err := pp.object(fs, ""); err != nil {
+		return nil, err
+	}
+	if add {
+		return &projection{mode: addFields, root: pp.root}, nil
+	}
+	pr := &projection{mode: inclusion, root: pp.root}
+	if pp.firstEx != "" || (pp.firstIn == "" && pp.idItem != nil && pp.idItem.exclude) {
+		pr.mode = exclusion
+	}
+	if pr.mode == inclusion && pp.idItem == nil {
+		pp.root.items["_id"] = &projItem{include: true}
+		pp.root.order = append(pp.root.order, "_id")
+	}
+	return pr, nil
+}
+
+// object parses the fields of a (nested) specification object at prefix.
+func (pp *projParse) object(fs []field, prefix string) error {
+	for _, f := range fs {
+		if f.key == "" {
+			return pp.fail(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+		}
+		if f.key[0] == '$' {
+			return pp.fail(mongoerr.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+		path := prefix + f.key
+		for _, part := range strings.Split(f.key, ".") {
+			if part == "" {
+				return pp.fail(mongoerr.Code(15998), "FieldPath field names may not be empty strings.")
+			}
+		}
+		if err := pp.value(path, f.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value parses the specification of one path.
+func (pp *projParse) value(path string, v bson.RawValue) error {
+	item := &projItem{}
+	switch {
+	case v.Type == bson.TypeEmbeddedDocument && !isExpressionObject(v):
+		fs := fieldsOf(v.Value)
+		if len(fs) == 0 {
+			if pp.addFields {
+				return pp.computed(path, item, v)
+			}
+			return pp.fail(mongoerr.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
+		}
+		return pp.object(fs, path+".")
+	case !pp.addFields && (v.Type == bson.TypeBoolean || values.IsNumber(v.Type)):
+		if truthy(v) {
+			item.include = true
+			if path != "_id" {
+				if pp.firstEx != "" {
+					return pp.fail(mongoerr.Code(31253), "Cannot do inclusion on field %s in exclusion projection", path)
+				}
+				if pp.firstIn == "" {
+					pp.firstIn = path
+				}
+			}
+		} else {
+			item.exclude = true
+			if path != "_id" {
+				if pp.firstIn != "" {
+					return pp.fail(mongoerr.Code(31254), "Cannot do exclusion on field %s in inclusion projection", path)
+				}
+				if pp.firstEx == "" {
+					pp.firstEx = path
+				}
+			}
+		}
+		if path == "_id" {
+			pp.idItem = item
+		}
+		return pp.add(path, item)
+	}
+	return pp.computed(path, item, v)
+}
+
+// computed parses a computed field.
+func (pp *projParse) computed(path string, item *projItem, v bson.RawValue) error {
+	if !pp.addFields {
+		if pp.firstEx != "" {
+			return pp.fail(mongoerr.Code(31310), "Cannot use an expression %s in an exclusion projection", path)
+		}
+		if pp.firstIn == "" {
+			pp.firstIn = path
+		}
+	}
+	e, err := expr.Compile(v, pp.p.scope)
+	if err != nil {
+		return err
+	}
+	item.expr = e
+	if path == "_id" {
+		pp.idItem = item
+	}
+	return pp.add(path, item)
+}
+
+// add places item at path, creating the nested levels.
+func (pp *projParse) add(path string, item *projItem) error {
+	parts := strings.Split(path, ".")
+	n := pp.root
+	for i, part := range parts {
+		if item.expr != nil {
+			n.computed = true
+		}
+		cur := n.items[part]
+		if i == len(parts)-1 {
+			if cur != nil {
+				return pp.fail(mongoerr.Code(31250), "Path collision at %s", path)
+			}
+			n.items[part] = item
+			n.order = append(n.order, part)
+			return nil
+		}
+		if cur == nil {
+			cur = &projItem{sub: newProjNode()}
+			n.items[part] = cur
+			n.order = append(n.order, part)
+		} else if cur.sub == nil {
+			return pp.fail(mongoerr.Code(31249), "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
+		}
+		n = cur.sub
+	}
+	return nil
+}
+
+// isExpressionObject reports whether an object is an operator expression
+// ({$op: ...}) rather than a nested specification.
+func isExpressionObject(v bson.RawValue) bool {
+	elems, err := v.Document().Elements()
+	return err == nil && len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$")
+}
+
+// apply projects one document.
+func (pr *projection) apply(doc bson.Raw, rt *runtime) (bson.Raw, error) {
+	var fs []field
+	switch pr.mode {
+	case exclusion:
+		return buildDoc(pr.root.exclude(doc)), nil
+	case inclusion:
+		fs = pr.root.include(doc)
+	default:
+		fs = fieldsOf(doc)
+	}
+	if !pr.root.computed {
+		return buildDoc(fs), nil
+	}
+	fs, err := pr.root.compute(fs, doc, rt)
+	if err != nil {
+		return nil, err
+	}
+	return buildDoc(fs), nil
+}
+
+// include keeps the included fields of doc, in document order. Through
+// arrays a nested projection applies to each subdocument, and other
+// elements are dropped.
+func (n *projNode) include(doc []byte) []field {
+	var out []field
+	for _, f := range fieldsOf(doc) {
+		it := n.items[f.key]
+		switch {
+		case it == nil:
+		case it.include:
+			out = append(out, f)
+		case it.sub != nil:
+			switch f.val.Type {
+			case bson.TypeEmbeddedDocument:
+				out = append(out, field{f.key, docValue(buildDoc(it.sub.include(f.val.Value)))})
+			case bson.TypeArray:
+				out = append(out, field{f.key, it.sub.includeArray(f.val)})
+			}
+		}
+	}
+	return out
+}
+
+func (n *projNode) includeArray(arr bson.RawValue) bson.RawValue {
+	var out []bson.RawValue
+	for _, el := range arrayValues(arr) {
+		switch el.Type {
+		case bson.TypeEmbeddedDocument:
+			out = append(out, docValue(buildDoc(n.include(el.Value))))
+		case bson.TypeArray:
+			out = append(out, n.includeArray(el))
+		}
+	}
+	return buildArray(out)
+}
+
+// exclude drops the excluded fields of doc; through arrays it applies to
+// each subdocument and keeps other elements.
+func (n *projNode) exclude(doc []byte) []field {
+	var out []field
+	for _, f := range fieldsOf(doc) {
+		it := n.items[f.key]
+		switch {
+		case it == nil || it.include:
+			out = append(out, f)
+		case it.exclude:
+		case f.val.Type == bson.TypeEmbeddedDocument:
+			out = append(out, field{f.key, docValue(buildDoc(it.sub.exclude(f.val.Value)))})
+		case f.val.Type == bson.TypeArray:
+			out = append(out, field{f.key, it.sub.excludeArray(f.val)})
+		default:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (n *projNode) excludeArray(arr bson.RawValue) bson.RawValue {
+	vals := arrayValues(arr)
+	for i, el := range vals {
+		switch el.Type {
+		case bson.TypeEmbeddedDocument:
+			vals[i] = docValue(buildDoc(n.exclude(el.Value)))
+		case bson.TypeArray:
+			vals[i] = n.excludeArray(el)
+		}
+	}
+	return buildArray(vals)
+}
+
+// compute sets the computed fields of this level on fs, in specification
+// order: a field already present keeps its position, a new one is
+// appended, and a computed value that is missing removes the field.
+func (n *projNode) compute(fs []field, root bson.Raw, rt *runtime) ([]field, error) {
+	for _, key := range n.order {
+		it := n.items[key]
+		switch {
+		case it.expr != nil:
+			v, err := it.expr.Eval(rt.ectx, root)
+			if err != nil {
+				return nil, err
+			}
+			fs = setField(fs, key, v)
+		case it.sub != nil && it.sub.computed:
+			v, err := it.sub.computeValue(getField(fs, key), root, rt)
+			if err != nil {
+				return nil, err
+			}
+			fs = setField(fs, key, v)
+		}
+	}
+	return fs, nil
+}
+
+// computeValue applies the computed fields of a nested level to the
+// current value of its field: into a document, into each element of an
+// array, or into a new document replacing any other value.
+func (n *projNode) computeValue(cur bson.RawValue, root bson.Raw, rt *runtime) (bson.RawValue, error) {
+	switch cur.Type {
+	case bson.TypeArray:
+		vals := arrayValues(cur)
+		for i, el := range vals {
+			v, err := n.computeValue(el, root, rt)
+			if err != nil {
+				return missing, err
+			}
+			vals[i] = v
+		}
+		return buildArray(vals), nil
+	case bson.TypeEmbeddedDocument:
+		fs, err := n.compute(fieldsOf(cur.Value), root, rt)
+		if err != nil {
+			return missing, err
+		}
+		return docValue(buildDoc(fs)), nil
+	}
+	fs, err := n.compute(nil, root, rt)
+	if err != nil {
+		return missing, err
+	}
+	return docValue(buildDoc(fs)), nil
+}
+
+// projectStage is $project, $addFields/$set or $unset.
+type projectStage struct{ proj *projection }
+
+func (s *projectStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		out, err := s.proj.apply(doc, rt)
+		if err != nil {
+			return nil, err
+		}
+		return []bson.Raw{out}, nil
+	}}
+}
+
+// parseProject reads $project: an inclusion projection (with computed
+// fields, _id included unless excluded) or an exclusion projection; the two
+// cannot be mixed except for excluding _id.
+func (p *parser) parseProject(arg bson.RawValue) (stage, error) {
+	pr, err := p.parseProjection("$project", arg, false)
+	if err != nil {
+		return nil, err
+	}
+	return &projectStage{pr}, nil
+}
+
+// parseAddFields reads $addFields (alias $set): every value is an
+// expression, and nested objects set fields inside subdocuments.
+func (p *parser) parseAddFields(name string, arg bson.RawValue) (stage, error) {
+	pr, err := p.parseProjection(name, arg, true)
+	if err != nil {
+		return nil, err
+	}
+	return &projectStage{pr}, nil
+}
+
+// parseUnset reads $unset: a field path or an array of them, removed as an
+// exclusion projection would.
+func parseUnset(arg bson.RawValue) (stage, error) {
+	var paths []string
+	switch arg.Type {
+	case bson.TypeString:
+		paths = []string{arg.StringValue()}
+	case bson.TypeArray:
+		vals := arrayValues(arg)
+		if len(vals) == 0 {
+			return nil, mongoerr.New(mongoerr.Code(31119), "$unset specification must be a string or an array with at least one field")
+		}
+		for _, v := range vals {
+			if v.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.Code(31120), "$unset specification must be a string or an array containing only string values")
+			}
+			paths = append(paths, v.StringValue())
+		}
+	default:
+		return nil, mongoerr.New(mongoerr.Code(31002), "$unset specification must be a string or an array")
+	}
+	pp := &projParse{stage: "$unset", root: newProjNode()}
+	for _, path := range paths {
+		if err := checkFieldPath(path); err != nil {
+			return nil, err
+		}
+		if err := pp.add(path, &projItem{exclude: true}); err != nil {
+			return nil, err
+		}
+	}
+	return &projectStage{&projection{mode: exclusion, root: pp.root}}, nil
+}
+
+// checkFieldPath applies MongoDB's FieldPath rules: no empty path or
+// component, no component starting with '$'.
+func checkFieldPath(p string) error {
+	if p == "" {
+		return mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+	}
+	for _, c := range strings.Split(p, ".") {
+		if c == "" {
+			return mongoerr.New(mongoerr.Code(15998), "FieldPath field names may not be empty strings.")
+		}
+		if c[0] == '$' {
+			return mongoerr.New(mongoerr.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+	}
+	return nil
+}
+
+// replaceRootStage is $replaceRoot/$replaceWith: the document becomes the
+// value of an expression, which must be a document.
+type replaceRootStage struct{ newRoot *expr.Expr }
+
+func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", typeName(arg))
+	}
+	var root bson.RawValue
+	for _, f := range fieldsOf(arg.Value) {
+		if f.key != "newRoot" {
+			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$replaceRoot.%s' is an unknown field.", f.key)
+		}
+		root = f.val
+	}
+	if root.Type == 0 {
+		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field '$replaceRoot.newRoot' is missing but a required field")
+	}
+	return p.replaceRoot(root)
+}
+
+func (p *parser) parseReplaceWith(arg bson.RawValue) (stage, error) { return p.replaceRoot(arg) }
+
+func (p *parser) replaceRoot(v bson.RawValue) (stage, error) {
+	e, err := expr.Compile(v, p.scope)
+	if err != nil {
+		return nil, err
+	}
+	return &replaceRootStage{e}, nil
+}
+
+func (s *replaceRootStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		v, err := s.newRoot.Eval(rt.ectx, doc)
+		if err != nil {
+			return nil, err
+		}
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(mongoerr.Code(40228),
+				"'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				v, typeName(v), doc)
+		}
+		return []bson.Raw{v.Document()}, nil
+	}}
+}

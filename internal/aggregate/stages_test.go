@@ -1,0 +1,198 @@
+package aggregate
+
+import (
+	"bufio"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// stageCase is one line of testdata/stages.jsonl: documents of the
+// collection "c" (and of other collections), a pipeline, and MongoDB's
+// output or error code. unordered compares the output as a multiset;
+// after lists the expected content of collections the pipeline writes.
+type stageCase struct {
+	Name           string                `bson:"name"`
+	Docs           []bson.Raw            `bson:"docs"`
+	Colls          map[string][]bson.Raw `bson:"colls"`
+	Pipeline       []bson.Raw            `bson:"pipeline"`
+	Expected       []bson.Raw            `bson:"expected"`
+	Error          int32                 `bson:"error"`
+	Unordered      bool                  `bson:"unordered"`
+	Collectionless bool                  `bson:"collectionless"`
+	Let            bson.Raw              `bson:"let"`
+	After          map[string][]bson.Raw `bson:"after"`
+	MemoryLimit    int64                 `bson:"memoryLimit"`
+	AllowDiskUse   bool                  `bson:"allowDiskUse"`
+}
+
+// loadCases reads a JSON-lines file of Extended JSON cases.
+func loadCases(t testing.TB, path string) []stageCase {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []stageCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "//") {
+			continue
+		}
+		var c stageCase
+		if err := bson.UnmarshalExtJSON([]byte(line), false, &c); err != nil {
+			t.Fatalf("%s:%d: %v", path, n, err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// canonical renders a document as canonical Extended JSON, so that
+// comparisons see types and field order.
+func canonical(d bson.Raw) string {
+	b, err := bson.MarshalExtJSON(d, true, false)
+	if err != nil {
+		return "<invalid: " + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func canonicalAll(docs []bson.Raw) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = canonical(d)
+	}
+	return out
+}
+
+// runCase runs a case's pipeline over a fresh memEnv.
+func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
+	env := newMemEnv()
+	if err := env.Insert("test", "c", c.Docs); err != nil {
+		return nil, nil, err
+	}
+	for name, docs := range c.Colls {
+		if err := env.Insert("test", name, docs); err != nil {
+			return nil, nil, err
+		}
+	}
+	opts := Options{DB: "test", Coll: "c", Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
+		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if c.Collectionless {
+		opts.Coll = ""
+	}
+	p, err := Parse(c.Pipeline, opts)
+	if err != nil {
+		return nil, env, err
+	}
+	var src Source
+	if !c.Collectionless {
+		if src, err = env.Find("test", "c", nil); err != nil {
+			return nil, env, err
+		}
+	}
+	out := p.Run(src)
+	defer out.Close()
+	var docs []bson.Raw
+	for {
+		d, err := out.Next()
+		if err != nil {
+			return nil, env, err
+		}
+		if d == nil {
+			return docs, env, nil
+		}
+		docs = append(docs, d)
+	}
+}
+
+func TestStages(t *testing.T) {
+	for _, c := range loadCases(t, "testdata/stages.jsonl") {
+		t.Run(c.Name, func(t *testing.T) {
+			checkCase(t, c)
+		})
+	}
+}
+
+func checkCase(t *testing.T, c stageCase) {
+	t.Helper()
+	got, env, err := runCase(c)
+	if c.Error != 0 {
+		if err == nil {
+			t.Fatalf("want error %d, got none; output %v", c.Error, canonicalAll(got))
+		}
+		if code := mongoerr.As(err).Code; code != mongoerr.Code(c.Error) {
+			t.Fatalf("want error %d, got %v", c.Error, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	g, w := canonicalAll(got), canonicalAll(c.Expected)
+	if c.Unordered {
+		slices.Sort(g)
+		slices.Sort(w)
+	}
+	if !slices.Equal(g, w) {
+		t.Fatalf("output mismatch\n got: %s\nwant: %s", strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+	}
+	for coll, want := range c.After {
+		have := env.colls["test."+coll]
+		if g, w := canonicalAll(have), canonicalAll(want); !slices.Equal(g, w) {
+			t.Fatalf("collection %s after the pipeline\n got: %s\nwant: %s", coll, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+		}
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	env := newMemEnv()
+	stage, _ := bson.Marshal(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}})
+	p, err := Parse([]bson.Raw{stage}, Options{DB: "test", Coll: "c", Env: env, Deadline: time.Now().Add(-time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
+	out := p.Run(&sliceSource{docs: []bson.Raw{doc}})
+	if _, err := out.Next(); err == nil || mongoerr.As(err).Code != mongoerr.MaxTimeMSExpired {
+		t.Fatalf("got %v, want MaxTimeMSExpired", err)
+	}
+	p.EndDeadline()
+	out = p.Run(&sliceSource{docs: []bson.Raw{doc}})
+	if d, err := out.Next(); err != nil || d == nil {
+		t.Fatalf("after EndDeadline: %v, %v", d, err)
+	}
+}
+
+func TestTakePushdown(t *testing.T) {
+	stage := func(d bson.D) bson.Raw { b, _ := bson.Marshal(d); return b }
+	for _, tc := range []struct {
+		stages       []bson.Raw
+		filter, sort bool
+		limit        int64
+		left         int
+	}{
+		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$limit", Value: 3}})}, true, true, 3, 1},
+		{[]bson.Raw{stage(bson.D{{Key: "$sort", Value: bson.D{{Key: "a", Value: 1}}}}), stage(bson.D{{Key: "$match", Value: bson.D{}}})}, false, true, 0, 1},
+		{[]bson.Raw{stage(bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: true}}}})}, false, false, 0, 1},
+	} {
+		p, err := Parse(tc.stages, Options{DB: "test", Coll: "c", Env: newMemEnv()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pd := p.TakePushdown()
+		if (pd.Filter != nil) != tc.filter || (pd.Sort != nil) != tc.sort || pd.Limit != tc.limit || len(p.stages) != tc.left {
+			t.Errorf("%v: got %+v with %d stages left", tc.stages, pd, len(p.stages))
+		}
+	}
+}
