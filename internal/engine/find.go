@@ -152,7 +152,10 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		if doc == nil || err != nil {
 			return nil, err
 		}
-		ok, pos := m.filter.MatchPositional(doc)
+		ok, pos, err := m.filter.MatchErr(doc)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			continue
 		}

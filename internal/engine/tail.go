@@ -81,7 +81,10 @@ func (t *TailCursor) refill() (bool, error) {
 		if !found {
 			continue
 		}
-		ok, pos := t.filter.MatchPositional(doc)
+		ok, pos, err := t.filter.MatchErr(doc)
+		if err != nil {
+			return false, err
+		}
 		if !ok {
 			continue
 		}

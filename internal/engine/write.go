@@ -34,9 +34,9 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter,
 	if err != nil || !found {
 		return false, err
 	}
-	ok, pos := f.MatchPositional(cur)
-	if !ok {
-		return false, nil
+	ok, pos, err := f.MatchErr(cur)
+	if !ok || err != nil {
+		return false, err
 	}
 	next, what, err := decide(cur, pos)
 	if err != nil || what == keep {
@@ -116,7 +116,11 @@ func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue
 		if doc == nil || err != nil {
 			return err
 		}
-		if !f.Match(doc) {
+		ok, _, err := f.MatchErr(doc)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
 		more, err := fn(slices.Clone(doc))

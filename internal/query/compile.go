@@ -25,7 +25,14 @@ func Compile(filter bson.Raw) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: root}, nil
+	f := &Filter{root: root}
+	Walk(root, func(n *Node) bool {
+		if n.Kind == KindExpr {
+			f.hasExpr = true
+		}
+		return !f.hasExpr
+	})
+	return f, nil
 }
 
 // parseFilter parses a filter document into an And of its clauses (or the

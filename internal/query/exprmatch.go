@@ -25,11 +25,18 @@ func parseExpr(v bson.RawValue) (*Node, error) {
 	return &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: &expr.Context{Now: time.Now()}}}, nil
 }
 
+// exprFailure carries an evaluation error out of a match: MongoDB fails the
+// whole query when $expr fails on a document (a $divide by zero, a type
+// error), so the error unwinds to MatchErr.
+type exprFailure struct{ err error }
+
 // matches reports whether the expression is truthy for doc: false, null,
 // missing, undefined and numeric zero (of any type, decimal zeros with any
 // exponent included) are false, everything else is true.
-// An evaluation error (a $divide by zero, a type error) does not match.
 func (m *exprMatch) matches(doc []byte) bool {
 	v, err := m.e.Eval(m.ctx, doc)
-	return err == nil && expr.Truthy(v)
+	if err != nil {
+		panic(exprFailure{err})
+	}
+	return expr.Truthy(v)
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bufio"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"os"
 	"testing"
 
@@ -16,6 +17,7 @@ type matchCase struct {
 	doc    bson.Raw
 	match  bool
 	pos    *int
+	code   int32 // MatchErr's error code, for filters that fail on doc
 }
 
 func loadMatchCases(t testing.TB) []matchCase {
@@ -37,6 +39,7 @@ func loadMatchCases(t testing.TB) []matchCase {
 			doc:    rec.Lookup("doc").Document(),
 			match:  rec.Lookup("match").Boolean(),
 		}
+		c.code, _ = rec.Lookup("error").Int32OK()
 		if p, ok := rec.Lookup("pos").Int32OK(); ok {
 			pi := int(p)
 			c.pos = &pi
@@ -56,6 +59,9 @@ func TestMatchCorpus(t *testing.T) {
 		if err != nil {
 			t.Errorf("line %d: Compile(%s): %v", c.line, c.filter, err)
 			continue
+		}
+		if _, _, err := f.MatchErr(c.doc); c.code != 0 && !mongoerr.Is(err, mongoerr.Code(c.code)) || c.code == 0 && err != nil {
+			t.Errorf("line %d: %s on %s: error %v, want code %d", c.line, c.filter, c.doc, err, c.code)
 		}
 		got, pos := f.MatchPositional(c.doc)
 		if got != c.match {

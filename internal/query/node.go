@@ -103,15 +103,17 @@ func Walk(n *Node, fn func(*Node) bool) {
 // Filter is a compiled query filter; safe for concurrent use by many
 // goroutines.
 type Filter struct {
-	root *Node
+	root    *Node
+	hasExpr bool // the filter holds an $expr, whose evaluation may fail
 }
 
 // Root is the parsed filter tree. An empty filter is an And with no children.
 func (f *Filter) Root() *Node { return f.root }
 
-// Match reports whether doc satisfies the filter.
+// Match reports whether doc satisfies the filter; a document on which an
+// $expr fails to evaluate does not match (MatchErr reports the error).
 func (f *Filter) Match(doc bson.Raw) bool {
-	ok, _ := f.root.matchDoc(doc)
+	ok, _, _ := f.MatchErr(doc)
 	return ok
 }
 
@@ -120,9 +122,27 @@ func (f *Filter) Match(doc bson.Raw) bool {
 // update and `field.$` projection use); pos is -1 when no array was
 // traversed.
 func (f *Filter) MatchPositional(doc bson.Raw) (matched bool, pos int) {
+	ok, pos, _ := f.MatchErr(doc)
+	return ok, pos
+}
+
+// MatchErr is MatchPositional that also reports an $expr evaluation error,
+// which in MongoDB fails the query.
+func (f *Filter) MatchErr(doc bson.Raw) (matched bool, pos int, err error) {
+	if f.hasExpr {
+		defer func() {
+			if r := recover(); r != nil {
+				failure, ok := r.(exprFailure)
+				if !ok {
+					panic(r)
+				}
+				matched, pos, err = false, -1, failure.err
+			}
+		}()
+	}
 	ok, pos := f.root.matchDoc(doc)
 	if !ok {
-		return false, -1
+		return false, -1, nil
 	}
-	return true, pos
+	return true, pos, nil
 }

@@ -55,6 +55,7 @@ func TestMatcherCorpusThroughDriver(t *testing.T) {
 				Filter bson.Raw `bson:"filter"`
 				Doc    bson.Raw `bson:"doc"`
 				Match  bool     `bson:"match"`
+				Error  int      `bson:"error"`
 			}
 			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 				t.Fatal(err)
@@ -66,6 +67,12 @@ func TestMatcherCorpusThroughDriver(t *testing.T) {
 				t.Skipf("document not storable (%v): a matcher-only case", err)
 			}
 			n, err := coll.CountDocuments(ctx, tc.Filter)
+			if tc.Error != 0 {
+				if serverCode(err) != tc.Error {
+					t.Fatalf("find %s on %s: got %v, want error %d", tc.Filter, tc.Doc, err, tc.Error)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
