@@ -45,6 +45,9 @@ func run(args []string, stderr io.Writer) error {
 		"acknowledge writes before they reach the disk: faster, but a crash can lose the latest acknowledged writes (env FOLIO_NOSYNC=1)")
 	logFormat := fs.String("log-format", env("FOLIO_LOG_FORMAT", "text"), "log format: text or json (env FOLIO_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "log level: debug, info, warn or error (env FOLIO_LOG_LEVEL)")
+	replSet := fs.String("replset", env("FOLIO_REPLSET", "folio"),
+		"replica set name the server reports as its one-member set's primary, which drivers need to run transactions; empty for a standalone (env FOLIO_REPLSET)")
+	advertise := fs.String("advertise", env("FOLIO_ADVERTISE", ""), "host:port the server names itself in hello; default the listen address (env FOLIO_ADVERTISE)")
 	compressors := fs.String("compressors", env("FOLIO_COMPRESSORS", strings.Join(instance.DefaultCompressors, ",")),
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
 	fs.Usage = func() {
@@ -83,6 +86,8 @@ func run(args []string, stderr io.Writer) error {
 		InMemory:    *inMemory,
 		NoSync:      *noSync,
 		Compressors: comps,
+		ReplSetName: *replSet,
+		Advertise:   *advertise,
 		Logger:      slog.New(handler),
 		Argv:        append([]string{"folio"}, args...),
 	})

@@ -36,7 +36,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	var stages []bson.Raw
 	var batchSize int64
 	haveCursor, havePipeline := false, false
-	opts := aggregate.Options{DB: r.DB, Coll: coll, Env: engineEnv{s.Engine}}
+	opts := aggregate.Options{DB: r.DB, Coll: coll, Env: engineEnv{e: s.Engine, txn: r.Txn}}
 	var hint bson.RawValue
 	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -101,24 +101,27 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		nsColl = coll
 		pd := p.TakePushdown()
 		cur, err := s.Engine.Find(r.DB, coll, engine.FindOptions{
-			Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: hint, AllowDiskUse: opts.AllowDiskUse,
+			Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: hint, AllowDiskUse: opts.AllowDiskUse, Txn: r.Txn,
 		})
 		if err != nil {
 			return nil, err
 		}
 		src = cur
 	}
-	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), batchSize, false)
+	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), batchSize, false, r.Txn)
 	p.EndDeadline()
 	return reply, err
 }
 
 // engineEnv gives the pipeline's $lookup, $unionWith, $out, $merge,
 // $collStats and $indexStats access to the engine.
-type engineEnv struct{ e *engine.Engine }
+type engineEnv struct {
+	e   *engine.Engine
+	txn *engine.Txn
+}
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
-	return env.e.Find(db, coll, engine.FindOptions{Filter: filter})
+	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn})
 }
 
 func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
@@ -132,7 +135,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 		}
 		return err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true)
+	_, werrs, err := env.e.Insert(db, coll, docs, true, env.txn)
 	if err != nil {
 		return err
 	}
@@ -144,7 +147,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc})
+	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, Txn: env.txn})
 	return err
 }
 

@@ -91,6 +91,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !haveKey {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'distinct.key' is missing but a required field")
 	}
+	o.Txn = r.Txn
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {
 		return nil, err

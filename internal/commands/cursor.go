@@ -83,8 +83,12 @@ func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err err
 // serveFirstBatch registers src as a cursor, fills the first batch and
 // builds the reply; an exhausted cursor (or a single batch) is closed and
 // reported with id 0.
-func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize int64, single bool) (bson.Raw, error) {
+// A cursor of a transaction (txn set) is killed when the transaction ends.
+func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize int64, single bool, txn *engine.Txn) (bson.Raw, error) {
 	c := s.Cursors.Open(db, coll, src)
+	if txn != nil {
+		c.Owner = txn
+	}
 	if batchSize == 0 && !single {
 		batchSize = defaultFirstBatch
 	}

@@ -102,9 +102,10 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return s.serveTailable(r.DB, coll, tc, a.batchSize, a.awaitData)
 	}
+	a.Txn = r.Txn
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err
 	}
-	return s.serveFirstBatch(r.DB, coll, cur, a.batchSize, a.single)
+	return s.serveFirstBatch(r.DB, coll, cur, a.batchSize, a.single, r.Txn)
 }

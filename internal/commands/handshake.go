@@ -28,7 +28,6 @@ func init() {
 	register(connectionStatusCmd, "connectionStatus")
 	register(hostInfoCmd, "hostInfo")
 	register(getCmdLineOptsCmd, "getCmdLineOpts")
-	register(endSessionsCmd, "endSessions")
 }
 
 // helloCmd answers hello and its legacy spellings. The legacy forms report
@@ -46,8 +45,18 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		d = append(d, bson.E{Key: "ismaster", Value: true})
 	}
+	if s.ReplSetName != "" {
+		d = append(d,
+			bson.E{Key: "setName", Value: s.ReplSetName},
+			bson.E{Key: "setVersion", Value: int32(1)},
+			bson.E{Key: "hosts", Value: bson.A{s.Host}},
+			bson.E{Key: "primary", Value: s.Host},
+			bson.E{Key: "me", Value: s.Host},
+			bson.E{Key: "secondary", Value: false},
+			bson.E{Key: "electionId", Value: s.ProcessID},
+		)
+	}
 	d = append(d,
-		bson.E{Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: s.ProcessID}, {Key: "counter", Value: int64(0)}}},
 		bson.E{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
 		bson.E{Key: "maxMessageSizeBytes", Value: int32(wire.MaxMessageSize)},
 		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatchSize)},
@@ -147,14 +156,4 @@ func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "getCmdLineOpts may only be run against the admin database.")
 	}
 	return marshal(bson.D{{Key: "argv", Value: s.Argv}, {Key: "parsed", Value: s.Parsed}}), nil
-}
-
-// endSessionsCmd accepts the sessions a client ends; Folio keeps no session
-// state that outlives a command yet.
-func endSessionsCmd(_ *Service, r *Request) (bson.Raw, error) {
-	v := r.Cmd.Lookup("endSessions")
-	if v.Type != bson.TypeArray {
-		return nil, wrongType("endSessions", "endSessions", v, "array")
-	}
-	return nil, nil
 }

@@ -47,7 +47,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err := engine.ValidateDBName(r.DB); err != nil {
 		return ErrorReply(err)
 	}
-	reply, err := h(s, r)
+	reply, err := s.runInSession(r, name, h)
 	if err != nil {
 		return ErrorReply(err)
 	}

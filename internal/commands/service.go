@@ -13,13 +13,15 @@ import (
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
+	"github.com/folio-db/folio/internal/sessions"
 )
 
 // Service holds what command handlers share for the life of a server.
 type Service struct {
-	Engine  *engine.Engine
-	Cursors *cursors.Registry
-	Log     *slog.Logger
+	Engine   *engine.Engine
+	Cursors  *cursors.Registry
+	Sessions *sessions.Registry
+	Log      *slog.Logger
 	// Recent keeps the latest log lines for getLog.
 	Recent *logring.Ring
 	// Argv and Parsed answer getCmdLineOpts.
@@ -27,6 +29,10 @@ type Service struct {
 	Parsed bson.D
 	// Host is the host:port the server advertises as itself.
 	Host string
+	// ReplSetName, when set, makes the server report itself as the primary
+	// of a one-member replica set of that name, which is what drivers
+	// require before they run transactions.
+	ReplSetName string
 	// Compressors are the wire compressors the server accepts, by
 	// preference.
 	Compressors []string
@@ -56,4 +62,8 @@ type Request struct {
 	DB   string
 	Cmd  bson.Raw
 	Conn *Conn
+	// Txn is the transaction the command runs in, if any.
+	Txn *engine.Txn
+	// session is the command's session, locked while it runs.
+	session *sessions.Session
 }

@@ -104,7 +104,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
-	n, werrs, err := s.Engine.Insert(r.DB, coll, a.docs, a.ordered)
+	n, werrs, err := s.Engine.Insert(r.DB, coll, a.docs, a.ordered, r.Txn)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,11 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	for i, u := range specs {
 		s.Ops.Update.Add(1)
+		u.Txn = r.Txn
 		res, err := s.Engine.Update(r.DB, coll, u)
+		if mongoerr.Is(err, mongoerr.WriteConflict) {
+			return nil, err
+		}
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
 			if a.ordered {
@@ -245,7 +249,10 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	for i, st := range stmts {
 		s.Ops.Delete.Add(1)
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint)
+		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, r.Txn)
+		if mongoerr.Is(err, mongoerr.WriteConflict) {
+			return nil, err
+		}
 		n += removed
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})

@@ -31,7 +31,9 @@ type Cursor struct {
 	// AwaitData a getMore waits for new ones.
 	Tailable  bool
 	AwaitData bool
-	src       Source
+	// Owner is what the cursor belongs to (a transaction), for KillOwned.
+	Owner any
+	src   Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw
 	lastUsed time.Time
@@ -138,6 +140,21 @@ func (r *Registry) Kill(id int64) bool {
 		_ = c.src.Close()
 	}
 	return true
+}
+
+// KillOwned closes every cursor whose Owner is owner.
+func (r *Registry) KillOwned(owner any) {
+	r.mu.Lock()
+	var ids []int64
+	for id, c := range r.cursors {
+		if c.Owner == owner {
+			ids = append(ids, id)
+		}
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		r.Kill(id)
+	}
 }
 
 // Reap closes the cursors idle for longer than the timeout.

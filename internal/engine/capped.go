@@ -66,19 +66,20 @@ func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 	return st, firstErr(it.Error(), docs.Error())
 }
 
-// insertCapped inserts docs one by one, each in a batch that also deletes
-// the oldest documents the collection no longer has room for.
-func (e *Engine) insertCapped(c *Collection, docs []bson.Raw, ordered bool) (int, []WriteError, error) {
+// insertEach inserts docs one by one: into a capped collection, each in a
+// batch that also deletes the oldest documents the collection no longer has
+// room for; in a transaction, each into its view.
+func (e *Engine) insertEach(c *Collection, docs []bson.Raw, ordered bool, txn *Txn) (int, []WriteError, error) {
 	n := 0
 	var werrs []WriteError
 	for i, d := range docs {
-		_, err := e.insertOne(c, d)
+		_, err := e.insertOne(c, d, txn)
 		if err == nil {
 			n++
 			continue
 		}
 		me, ok := err.(*mongoerr.Error)
-		if !ok {
+		if !ok || me.Code == mongoerr.WriteConflict {
 			return n, werrs, err
 		}
 		werrs = append(werrs, WriteError{Index: i, Err: me})

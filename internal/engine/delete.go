@@ -9,7 +9,7 @@ import (
 // Delete removes the documents of db.coll matching filter: all of them, or
 // only the first when limit is 1. Each removal is atomic on its own. hint,
 // when set, names the index to use.
-func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue) (int64, error) {
+func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, txn *Txn) (int64, error) {
 	f, err := query.Compile(filter)
 	if err != nil {
 		return 0, err
@@ -20,8 +20,8 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	}
 	defer release()
 	var n int64
-	err = e.forEachMatch(c, f, hint, func(doc bson.Raw) (bool, error) {
-		removed, err := e.rewrite(c, documentID(doc), f, func(bson.Raw, int) (bson.Raw, change, error) {
+	err = e.forEachMatch(c, f, hint, txn, func(doc bson.Raw) (bool, error) {
+		removed, err := e.rewrite(c, documentID(doc), f, txn, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, remove, nil
 		})
 		if removed {
@@ -29,7 +29,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		}
 		return err == nil && (limit != 1 || n == 0), err
 	})
-	if n > 0 {
+	if n > 0 && txn == nil {
 		err = firstErr(err, e.durable())
 	}
 	return n, err

@@ -37,6 +37,8 @@ type Engine struct {
 	// document locks first, then unique-entry locks, each set at once.
 	locks       lockTable
 	uniqueLocks lockTable
+	// intents are the documents open transactions wrote.
+	intents intents
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -46,7 +48,7 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{kv: kv, opts: opts, log: log}
+	e := &Engine{kv: kv, opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}}
 	if err := e.cat.load(kv); err != nil {
 		return nil, err
 	}

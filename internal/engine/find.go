@@ -30,6 +30,8 @@ type FindOptions struct {
 	Skip         int64
 	Limit        int64
 	AllowDiskUse bool
+	// Txn, when set, reads the transaction's view.
+	Txn *Txn
 }
 
 // Cursor yields the documents of a read. Next returns nil at the end; the
@@ -110,10 +112,8 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 
 // execute opens the plan's scan and the stages above it.
 func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, stats *scanStats) (Cursor, error) {
-	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
+	src, err := e.openSource(c, p, o.Txn, stats)
 	if err != nil {
-		snap.Close()
 		return nil, err
 	}
 	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj}
@@ -121,6 +121,21 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
+}
+
+// openSource opens the scan of a plan on a new snapshot, or on the view of
+// txn.
+func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
+	if txn != nil {
+		return newPlanSource(txn.view, c.ID, p, stats, nil)
+	}
+	snap := e.kv.NewSnapshot()
+	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
+	if err != nil {
+		snap.Close()
+		return nil, err
+	}
+	return src, nil
 }
 
 type emptyCursor struct{}

@@ -18,6 +18,7 @@ type FindAndModifySpec struct {
 	Fields       bson.Raw
 	ArrayFilters []bson.Raw
 	Hint         bson.RawValue
+	Txn          *Txn
 	Remove       bool
 	New          bool
 	Upsert       bool
@@ -73,14 +74,14 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 			break
 		}
 	}
-	if err == nil && res.N > 0 {
+	if err == nil && res.N > 0 && s.Txn == nil {
 		err = e.durable()
 	}
 	return res, err
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
@@ -93,7 +94,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 		var out bson.Raw
 		var outPos int
-		claimed, err := e.rewrite(c, documentID(cand), f, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, err := e.rewrite(c, documentID(cand), f, s.Txn, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, remove, nil
@@ -137,7 +138,7 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd *up
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	id, err := e.insertOne(c, doc)
+	id, err := e.insertOne(c, doc, s.Txn)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -19,15 +19,15 @@ const insertChunk = 1000
 // Insert stores docs in db.coll, creating the collection if needed. Ordered
 // inserts stop at the first failing document; unordered ones go on and
 // report every failure. It returns how many documents were stored.
-func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, []WriteError, error) {
+func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, txn *Txn) (int, []WriteError, error) {
 	c, release, err := e.writable(db, coll, true)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer release()
-	if c.capped != nil {
-		n, werrs, err := e.insertCapped(c, docs, ordered)
-		if err == nil && n > 0 {
+	if c.capped != nil || txn != nil {
+		n, werrs, err := e.insertEach(c, docs, ordered, txn)
+		if err == nil && n > 0 && txn == nil {
 			err = e.durable()
 		}
 		return n, werrs, err
@@ -90,8 +90,8 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	if len(pending) == 0 {
 		return 0, werrs, nil
 	}
-	unlock := e.locks.lock(keys...)
-	defer unlock()
+	unlock := e.lockWritable(keys...)
+	defer func() { unlock() }()
 	if len(uniques) > 0 {
 		unlockUnique := e.uniqueLocks.lock(uniques...)
 		defer unlockUnique()

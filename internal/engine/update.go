@@ -16,6 +16,7 @@ type UpdateSpec struct {
 	Hint         bson.RawValue
 	Multi        bool
 	Upsert       bool
+	Txn          *Txn
 }
 
 // UpdateResult reports an update statement's effect. UpsertedID is set
@@ -63,12 +64,12 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(c, u.Filter, upd)
+		res.UpsertedID, err = e.upsert(c, u.Filter, upd, u.Txn)
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
 	}
-	if res.Modified > 0 || res.UpsertedID.Type != 0 {
+	if (res.Modified > 0 || res.UpsertedID.Type != 0) && u.Txn == nil {
 		err = firstErr(err, e.durable())
 	}
 	return res, err
@@ -76,8 +77,8 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd *update.Update) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(c, f, u.Hint, func(doc bson.Raw) (bool, error) {
-		matched, err := e.rewrite(c, documentID(doc), f, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+	err := e.forEachMatch(c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
+		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {
 				return nil, keep, err
@@ -95,7 +96,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
-func (e *Engine) upsert(c *Collection, filter bson.Raw, upd *update.Update) (bson.RawValue, error) {
+func (e *Engine) upsert(c *Collection, filter bson.Raw, upd *update.Update, txn *Txn) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(filter)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -104,19 +105,27 @@ func (e *Engine) upsert(c *Collection, filter bson.Raw, upd *update.Update) (bso
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(c, doc)
+	return e.insertOne(c, doc, txn)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id
 // exists, and returns its _id.
-func (e *Engine) insertOne(c *Collection, doc bson.Raw) (bson.RawValue, error) {
+func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn) (bson.RawValue, error) {
 	doc, id, err := prepareInsert(doc)
 	if err != nil {
 		return bson.RawValue{}, err
 	}
 	key := docKey(c.ID, id)
-	unlock := e.locks.lock(key)
-	defer unlock()
+	if txn != nil {
+		if _, exists, err := txn.view.Get(key); err != nil {
+			return bson.RawValue{}, err
+		} else if exists {
+			return bson.RawValue{}, duplicateIDError(c, id)
+		}
+		return id, txn.write(c, key, nil, doc)
+	}
+	unlock := e.lockWritable(key)
+	defer func() { unlock() }()
 	if _, exists, err := e.kv.Get(key); err != nil {
 		return bson.RawValue{}, err
 	} else if exists {

@@ -25,11 +25,14 @@ const (
 // re-reads under the lock, concurrent updates of a document are serialized
 // and none is lost, and a document claimed by one findAndModify no longer
 // matches for the next.
-func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter,
+func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
 	key := docKey(c.ID, id)
-	unlock := e.locks.lock(key)
-	defer unlock()
+	if txn != nil {
+		return txn.rewrite(c, key, f, decide)
+	}
+	unlock := e.lockWritable(key)
+	defer func() { unlock() }()
 	cur, found, err := e.kv.Get(key)
 	if err != nil || !found {
 		return false, err
@@ -46,6 +49,16 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter,
 		next = nil
 	}
 	return true, e.writeDoc(c, key, cur, next)
+}
+
+// lockWritable locks keys for a write outside any transaction, once no open
+// transaction holds an intent on them; it returns the unlock function.
+func (e *Engine) lockWritable(keys ...[]byte) func() {
+	var unlock func()
+	lock := func() { unlock = e.locks.lock(keys...) }
+	lock()
+	e.waitForIntents(keys, func() { unlock() }, lock)
+	return unlock
 }
 
 // writeDoc commits one document's change from old to next (nil for absent)
@@ -99,15 +112,13 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 // forEachMatch calls fn with each document of c matching f in a snapshot
 // taken when it starts, in plan order, until fn returns false. fn receives
 // a private copy of the document.
-func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, fn func(doc bson.Raw) (bool, error)) error {
+func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
 	p, err := planFind(c, compiledFind{filter: f}, hint)
 	if err != nil {
 		return err
 	}
-	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(snap, c.ID, p, &scanStats{}, snap.Close)
+	src, err := e.openSource(c, p, txn, &scanStats{})
 	if err != nil {
-		snap.Close()
 		return err
 	}
 	defer src.Close()

@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/server"
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
@@ -37,6 +38,13 @@ type Config struct {
 	Argv []string
 	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
 	CursorIdle time.Duration
+	// ReplSetName, unless empty, has the server report itself as the
+	// primary of a one-member replica set, which drivers require for
+	// transactions.
+	ReplSetName string
+	// Advertise is the host:port the server names itself in hello (the
+	// replica set's only member); empty means the listen address.
+	Advertise string
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -82,21 +90,28 @@ func Start(cfg Config) (*Instance, error) {
 	if compressors == nil {
 		compressors = DefaultCompressors
 	}
+	host := cfg.Advertise
+	if host == "" {
+		host = ln.Addr().String()
+	}
 	svc := &commands.Service{
 		Engine:      eng,
 		Cursors:     cursors.NewRegistry(idle),
+		Sessions:    sessions.NewRegistry(),
+		ReplSetName: cfg.ReplSetName,
 		Log:         log,
 		Recent:      ring,
 		Argv:        cfg.Argv,
 		Parsed:      parsedOptions(cfg, ln.Addr()),
-		Host:        ln.Addr().String(),
+		Host:        host,
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
 	}
+	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	in := &Instance{kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
-	go in.reapCursors(idle)
+	go in.reap(idle)
 	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "sync", !cfg.NoSync)
 	return in, nil
@@ -111,9 +126,10 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	}
 }
 
-// reapCursors closes idle cursors until the instance stops.
-func (in *Instance) reapCursors(idle time.Duration) {
-	t := time.NewTicker(min(idle/4, time.Minute))
+// reap closes idle cursors, aborts expired transactions and forgets
+// expired sessions until the instance stops.
+func (in *Instance) reap(idle time.Duration) {
+	t := time.NewTicker(min(idle/4, sessions.TxnLifetime/4))
 	defer t.Stop()
 	for {
 		select {
@@ -121,6 +137,7 @@ func (in *Instance) reapCursors(idle time.Duration) {
 			if n := in.svc.Cursors.Reap(); n > 0 {
 				in.log.Info("closed idle cursors", "count", n)
 			}
+			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
 		case <-in.stop:
 			return
 		}
@@ -154,6 +171,7 @@ func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }
 func (in *Instance) Close(ctx context.Context) error {
 	close(in.stop)
 	err := in.srv.Shutdown(ctx)
+	in.svc.Sessions.EndAll()
 	in.svc.Cursors.CloseAll()
 	err = errors.Join(err, <-in.served, in.kv.Close())
 	in.log.Info("folio stopped", "err", err)

@@ -1,0 +1,298 @@
+package commands
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
+)
+
+func init() {
+	register(commitTransactionCmd, "commitTransaction")
+	register(abortTransactionCmd, "abortTransaction")
+	register(startSessionCmd, "startSession")
+	register(refreshSessionsCmd, "refreshSessions")
+	register(endSessionsCmd, "endSessions", "killSessions")
+	register(killAllSessionsCmd, "killAllSessions")
+}
+
+// MongoDB's codes for transaction misuse.
+const (
+	codeTransactionCommitted               mongoerr.Code = 256
+	codeOperationNotSupportedInTransaction mongoerr.Code = 263
+)
+
+// inTransaction are the commands a multi-document transaction may run, as
+// MongoDB 4.4+ allows.
+var inTransaction = map[string]bool{
+	"find": true, "getMore": true, "killCursors": true, "insert": true, "update": true, "delete": true,
+	"findAndModify": true, "findandmodify": true, "aggregate": true, "distinct": true,
+	"commitTransaction": true, "abortTransaction": true, "create": true, "createIndexes": true,
+}
+
+// sessionless are the commands that manage sessions themselves and so do
+// not run inside one.
+var sessionless = map[string]bool{
+	"endSessions": true, "killSessions": true, "killAllSessions": true, "refreshSessions": true, "startSession": true,
+}
+
+// retryable are the writes whose retry with the same lsid and txnNumber
+// answers the first reply instead of running again.
+var retryable = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true}
+
+// sessionArgs are the session fields of a command.
+type sessionArgs struct {
+	lsid             string
+	txnNumber        int64
+	hasTxnNumber     bool
+	inTxn            bool // autocommit: false
+	startTransaction bool
+}
+
+func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
+	var a sessionArgs
+	if v, err := cmd.LookupErr("lsid"); err == nil {
+		id, ok := v.DocumentOK()
+		if !ok {
+			return a, wrongType(Name(cmd), "lsid", v, "object")
+		}
+		idv, err := id.LookupErr("id")
+		if err != nil || idv.Type != bson.TypeBinary {
+			return a, mongoerr.New(mongoerr.Code(40414), "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
+		}
+		_, data := idv.Binary()
+		a.lsid = string(data)
+	}
+	if v, err := cmd.LookupErr("txnNumber"); err == nil {
+		if v.Type != bson.TypeInt64 {
+			return a, wrongType(Name(cmd), "txnNumber", v, "long")
+		}
+		a.txnNumber, a.hasTxnNumber = v.Int64(), true
+	}
+	if v, err := cmd.LookupErr("autocommit"); err == nil {
+		b, ok := v.BooleanOK()
+		if !ok || b {
+			return a, mongoerr.New(mongoerr.InvalidOptions, "autocommit must be false")
+		}
+		a.inTxn = true
+	}
+	if v, err := cmd.LookupErr("startTransaction"); err == nil {
+		b, ok := v.BooleanOK()
+		if !ok || !b {
+			return a, mongoerr.New(mongoerr.InvalidOptions, "startTransaction must be true")
+		}
+		a.startTransaction = true
+	}
+	switch {
+	case (a.inTxn || a.hasTxnNumber) && a.lsid == "":
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction numbers are only allowed on a replica set member or mongos")
+	case a.inTxn && !a.hasTxnNumber:
+		return a, mongoerr.New(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
+	case a.startTransaction && !a.inTxn:
+		return a, mongoerr.New(mongoerr.InvalidOptions, "'startTransaction' field requires 'autocommit' field to also be specified")
+	}
+	return a, nil
+}
+
+// runInSession runs a command within its session: it opens, continues or
+// checks the session's transaction, and answers a retried write with its
+// first reply.
+func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, error) {
+	if sessionless[name] {
+		return h(s, r)
+	}
+	a, err := parseSessionArgs(r.Cmd)
+	if err != nil || a.lsid == "" {
+		if err != nil {
+			return nil, err
+		}
+		return h(s, r)
+	}
+	sess := s.Sessions.Get(a.lsid)
+	sess.Lock(time.Now())
+	defer sess.Unlock()
+	r.session = sess
+	if a.inTxn {
+		return s.runInTxn(sess, a, r, name, h)
+	}
+	if !a.hasTxnNumber || !retryable[name] {
+		return h(s, r)
+	}
+	switch {
+	case a.txnNumber < sess.TxnNumber:
+		return nil, mongoerr.New(mongoerr.TransactionTooOld,
+			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", a.txnNumber, sess.TxnNumber)
+	case a.txnNumber == sess.TxnNumber && sess.RetryReply != nil:
+		return sess.RetryReply, nil
+	}
+	sess.EndTxn()
+	sess.TxnNumber, sess.State, sess.RetryReply = a.txnNumber, sessions.TxnNone, nil
+	reply, err := h(s, r)
+	if err == nil {
+		sess.RetryReply = reply
+	}
+	return reply, err
+}
+
+// runInTxn runs a command of a multi-document transaction. Any failure
+// aborts the transaction, as in MongoDB.
+func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
+	if a.startTransaction {
+		if a.txnNumber < sess.TxnNumber || a.txnNumber == sess.TxnNumber && sess.State != sessions.TxnNone {
+			return nil, mongoerr.New(mongoerr.TransactionTooOld,
+				"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
+		}
+		s.endTxn(sess)
+		sess.TxnNumber, sess.Txn, sess.State, sess.RetryReply = a.txnNumber, s.Engine.Begin(), sessions.TxnInProgress, nil
+	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
+		return nil, err
+	}
+	if sess.State == sessions.TxnCommitted {
+		// A retried commitTransaction of a committed transaction succeeds.
+		return nil, nil
+	}
+	r.Txn = sess.Txn
+	var reply bson.Raw
+	var err error
+	if inTransaction[name] {
+		reply, err = h(s, r)
+	} else {
+		err = mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
+	}
+	if err == nil && hasWriteErrors(reply) {
+		s.endTxn(sess)
+	}
+	if err != nil && sess.State == sessions.TxnInProgress {
+		s.endTxn(sess)
+		if me := mongoerr.As(err); me.Code == mongoerr.WriteConflict || me.Code == mongoerr.NoSuchTransaction {
+			me.Labels = []string{engine.TransientTransactionError}
+		}
+	}
+	return reply, err
+}
+
+// checkTxn fails a transaction command whose transaction is not the
+// session's open one, with MongoDB's errors.
+func checkTxn(sess *sessions.Session, txnNumber int64, name string) error {
+	noSuch := func(format string, args ...any) error {
+		err := mongoerr.New(mongoerr.NoSuchTransaction, format, args...)
+		err.Labels = []string{engine.TransientTransactionError}
+		return err
+	}
+	switch {
+	case txnNumber != sess.TxnNumber || sess.State == sessions.TxnNone:
+		return noSuch("Given transaction number %d does not match any in-progress transactions. The active transaction number is %d", txnNumber, sess.TxnNumber)
+	case sess.State == sessions.TxnAborted:
+		return noSuch("Transaction with { txnNumber: %d } has been aborted.", txnNumber)
+	case sess.State == sessions.TxnCommitted && name != "commitTransaction":
+		return mongoerr.New(codeTransactionCommitted, "Transaction with { txnNumber: %d } has been committed.", txnNumber)
+	}
+	return nil
+}
+
+// endTxn aborts the session's open transaction and closes its cursors.
+func (s *Service) endTxn(sess *sessions.Session) {
+	if sess.State == sessions.TxnInProgress {
+		s.Cursors.KillOwned(sess.Txn)
+	}
+	sess.EndTxn()
+}
+
+// hasWriteErrors reports whether a write reply lists failed statements.
+func hasWriteErrors(reply bson.Raw) bool {
+	_, err := reply.LookupErr("writeErrors")
+	return err == nil
+}
+
+func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
+	if r.Txn == nil {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "commitTransaction must be run within a transaction")
+	}
+	sess := r.session
+	s.Cursors.KillOwned(r.Txn)
+	err := r.Txn.Commit()
+	sess.Txn = nil
+	if err != nil {
+		sess.State = sessions.TxnAborted
+		return nil, err
+	}
+	sess.State = sessions.TxnCommitted
+	return nil, nil
+}
+
+func abortTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
+	if r.Txn == nil {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "abortTransaction must be run within a transaction")
+	}
+	s.endTxn(r.session)
+	return nil, nil
+}
+
+// startSessionCmd creates a session with a new id, as MongoDB does.
+func startSessionCmd(s *Service, _ *Request) (bson.Raw, error) {
+	id := bson.NewObjectID()
+	uuid := append(id[:], 0, 0, 0, 0)
+	s.Sessions.Get(string(uuid))
+	return marshal(bson.D{
+		{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: uuid}}}},
+		{Key: "timeoutMinutes", Value: int32(logicalSessionTimeoutMinutes)},
+	}), nil
+}
+
+// sessionIDs reads the session ids listed by endSessions, killSessions and
+// refreshSessions.
+func sessionIDs(r *Request) ([]string, error) {
+	name := Name(r.Cmd)
+	v := r.Cmd.Lookup(name)
+	if v.Type != bson.TypeArray {
+		return nil, wrongType(name, name, v, "array")
+	}
+	vals, _ := v.Array().Values()
+	var ids []string
+	for _, lsid := range vals {
+		doc, ok := lsid.DocumentOK()
+		if !ok {
+			return nil, wrongType(name, name, lsid, "object")
+		}
+		idv, err := doc.LookupErr("id")
+		if err != nil || idv.Type != bson.TypeBinary {
+			continue
+		}
+		_, data := idv.Binary()
+		ids = append(ids, string(data))
+	}
+	return ids, nil
+}
+
+// endSessionsCmd ends (or kills) sessions: their transactions abort.
+func endSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	ids, err := sessionIDs(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		s.Sessions.End(id)
+	}
+	return nil, nil
+}
+
+func refreshSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	ids, err := sessionIDs(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		sess := s.Sessions.Get(id)
+		sess.Lock(time.Now())
+		sess.Unlock()
+	}
+	return nil, nil
+}
+
+func killAllSessionsCmd(s *Service, _ *Request) (bson.Raw, error) {
+	s.Sessions.EndAll()
+	return nil, nil
+}

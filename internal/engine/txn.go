@@ -1,0 +1,259 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// TransientTransactionError is the error label that tells drivers to retry
+// the whole transaction.
+const TransientTransactionError = "TransientTransactionError"
+
+// codeOperationNotSupportedInTransaction is MongoDB's code for operations a
+// transaction may not run.
+const codeOperationNotSupportedInTransaction mongoerr.Code = 263
+
+// Txn is a multi-document transaction with snapshot isolation. Its reads
+// see the snapshot taken when it began plus its own writes, which it
+// buffers; Commit applies them in one batch. Writing a document another
+// open transaction wrote, or one committed since the snapshot, fails with
+// WriteConflict (first writer wins). Writers outside transactions wait for
+// the transaction that wrote a document to end. A Txn serves one operation
+// at a time.
+type Txn struct {
+	e    *Engine
+	snap storage.Snapshot
+	view *storage.Overlay
+	// keys are the document keys written, each holding an intent.
+	keys [][]byte
+	// uniques are the unique-index entries the transaction adds, checked
+	// again at commit.
+	uniques []txnUnique
+	ended   bool
+	done    chan struct{} // closed when the transaction ends
+}
+
+type txnUnique struct {
+	c     *Collection
+	encID []byte
+	u     uniqueEntry
+}
+
+// intents records which open transaction wrote each document key.
+type intents struct {
+	mu    sync.Mutex
+	owner map[string]*Txn
+}
+
+// Begin starts a transaction on a snapshot of the current state.
+func (e *Engine) Begin() *Txn {
+	snap := e.kv.NewSnapshot()
+	return &Txn{e: e, snap: snap, view: storage.NewOverlay(snap), done: make(chan struct{})}
+}
+
+// writeConflict is MongoDB's WriteConflict, labelled for driver retries.
+func writeConflict() *mongoerr.Error {
+	err := mongoerr.New(mongoerr.WriteConflict, "Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.")
+	err.Labels = []string{TransientTransactionError}
+	return err
+}
+
+// claim takes the write intent on a document key: it fails with
+// WriteConflict when another open transaction holds it, or when the
+// document changed since the snapshot.
+func (t *Txn) claim(key []byte) error {
+	e := t.e
+	unlock := e.locks.lock(key)
+	defer unlock()
+	e.intents.mu.Lock()
+	owner := e.intents.owner[string(key)]
+	e.intents.mu.Unlock()
+	if owner == t {
+		return nil
+	}
+	if owner != nil {
+		return writeConflict()
+	}
+	latest, inLatest, err := e.kv.Get(key)
+	if err != nil {
+		return err
+	}
+	seen, inSnap, err := t.snap.Get(key)
+	if err != nil {
+		return err
+	}
+	if inLatest != inSnap || !bytes.Equal(latest, seen) {
+		return writeConflict()
+	}
+	e.intents.mu.Lock()
+	e.intents.owner[string(key)] = t
+	e.intents.mu.Unlock()
+	t.keys = append(t.keys, slices.Clone(key))
+	return nil
+}
+
+// write buffers one document's change from old to next (nil for absent)
+// with its index entries, after claiming the document and checking unique
+// indexes against the transaction's view.
+func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
+	if t.ended {
+		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
+	if c.capped != nil {
+		return mongoerr.New(codeOperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
+	}
+	if err := t.claim(key); err != nil {
+		return err
+	}
+	encID := idFromDocKey(key)
+	ch, err := c.indexChanges(encID, old, next)
+	if err != nil {
+		return err
+	}
+	for _, u := range ch.uniques {
+		holder, ok, err := t.view.Get(u.entry)
+		if err != nil {
+			return err
+		}
+		if ok && !bytes.Equal(holder, encID) {
+			return duplicateKeyError(c, u.ix, u.key)
+		}
+		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), u: u})
+	}
+	if next == nil {
+		t.view.Delete(key)
+	} else {
+		t.view.Set(key, next)
+	}
+	for _, k := range ch.dels {
+		t.view.Delete(k)
+	}
+	for _, k := range ch.puts {
+		t.view.Set(k, encID)
+	}
+	return nil
+}
+
+// Commit applies the transaction's writes atomically and durably. A unique
+// key taken meanwhile by another writer fails the commit with DuplicateKey,
+// and the transaction is then aborted.
+func (t *Txn) Commit() error {
+	if t.ended {
+		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
+	defer t.end()
+	if t.view.Len() == 0 {
+		return nil
+	}
+	e := t.e
+	unlock := e.locks.lock(t.keys...)
+	defer unlock()
+	entries := make([][]byte, len(t.uniques))
+	for i, u := range t.uniques {
+		entries[i] = u.u.entry
+	}
+	if len(entries) > 0 {
+		unlockUnique := e.uniqueLocks.lock(entries...)
+		defer unlockUnique()
+	}
+	for _, u := range t.uniques {
+		// The entry must still be ours in the view: a later write of the
+		// transaction may have removed it again.
+		if mine, ok, err := t.view.Get(u.u.entry); err != nil || !ok || !bytes.Equal(mine, u.encID) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		holder, ok, err := e.kv.Get(u.u.entry)
+		if err != nil {
+			return err
+		}
+		if ok && !bytes.Equal(holder, u.encID) {
+			return duplicateKeyError(u.c, u.u.ix, u.u.key)
+		}
+	}
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if err := t.view.Stage(b); err != nil {
+		return err
+	}
+	if err := e.commit(b); err != nil {
+		return err
+	}
+	return e.durable()
+}
+
+// Abort discards the transaction's writes.
+func (t *Txn) Abort() {
+	if !t.ended {
+		t.end()
+	}
+}
+
+// end releases the intents and the snapshot and wakes waiting writers.
+func (t *Txn) end() {
+	t.ended = true
+	e := t.e
+	e.intents.mu.Lock()
+	for _, k := range t.keys {
+		if e.intents.owner[string(k)] == t {
+			delete(e.intents.owner, string(k))
+		}
+	}
+	e.intents.mu.Unlock()
+	close(t.done)
+	t.snap.Close()
+}
+
+// waitForIntents is what a writer outside any transaction does before it
+// writes keys: while an open transaction holds one of them, release the
+// locks (through unlock), wait for that transaction to end, and lock again
+// (through relock). The caller holds the keys' locks on entry and exit.
+func (e *Engine) waitForIntents(keys [][]byte, unlock func(), relock func()) {
+	for {
+		var owner *Txn
+		e.intents.mu.Lock()
+		for _, k := range keys {
+			if o := e.intents.owner[string(k)]; o != nil {
+				owner = o
+				break
+			}
+		}
+		e.intents.mu.Unlock()
+		if owner == nil {
+			return
+		}
+		unlock()
+		<-owner.done
+		relock()
+	}
+}
+
+// rewrite is Engine.rewrite inside the transaction: the document is read
+// from the transaction's view and its change buffered.
+func (t *Txn) rewrite(c *Collection, key []byte, f *query.Filter, decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
+	cur, found, err := t.view.Get(key)
+	if err != nil || !found {
+		return false, err
+	}
+	ok, pos, err := f.MatchErr(cur)
+	if !ok || err != nil {
+		return false, err
+	}
+	next, what, err := decide(cur, pos)
+	if err != nil || what == keep {
+		return true, err
+	}
+	if what == remove {
+		next = nil
+	}
+	return true, t.write(c, key, cur, next)
+}

@@ -1,0 +1,265 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// startReplSet starts a Folio that reports itself as a one-member replica
+// set and connects with a plain URI, as an application would: the driver
+// discovers the set and allows transactions.
+func startReplSet(t *testing.T) *mongo.Client {
+	t.Helper()
+	cfg := defaultConfig()
+	cfg.ReplSetName = "folio"
+	in := startInstance(t, cfg)
+	client, err := mongo.Connect(options.Client().ApplyURI(in.URI()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Disconnect(context.Background()) })
+	return client
+}
+
+// TestTransfersKeepTotal runs seed 002's transfer as real transactions
+// from 8 concurrent clients between random accounts: conflicts are retried
+// by the driver's withTransaction, and the total balance never changes.
+func TestTransfersKeepTotal(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	accounts := client.Database(testDB).Collection("accounts")
+	const n, start = 10, 1000
+	var docs []any
+	for i := 0; i < n; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "balance", Value: start}})
+	}
+	if _, err := accounts.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(seed, 1))
+			sess, err := client.StartSession()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer sess.EndSession(ctx)
+			for i := 0; i < 25; i++ {
+				from, to, amount := rng.IntN(n), rng.IntN(n), rng.IntN(50)
+				if from == to {
+					continue
+				}
+				_, err := sess.WithTransaction(ctx, func(ctx context.Context) (any, error) {
+					if _, err := accounts.UpdateOne(ctx, bson.D{{Key: "_id", Value: from}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: -amount}}}}); err != nil {
+						return nil, err
+					}
+					_, err := accounts.UpdateOne(ctx, bson.D{{Key: "_id", Value: to}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "balance", Value: amount}}}})
+					return nil, err
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(uint64(w))
+	}
+	wg.Wait()
+	cur, err := accounts.Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "total", Value: bson.D{{Key: "$sum", Value: "$balance"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []struct {
+		Total int `bson:"total"`
+	}
+	if err := cur.All(ctx, &out); err != nil || len(out) != 1 || out[0].Total != n*start {
+		t.Fatalf("total %+v (%v), want %d", out, err, n*start)
+	}
+}
+
+// TestTransactionIsolation checks that uncommitted writes are invisible
+// outside the transaction, visible inside it, gone after an abort, and all
+// there after a commit.
+func TestTransactionIsolation(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("iso")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "a"}, {Key: "v", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, commit := range []bool{false, true} {
+		sess, err := client.StartSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sess.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		sctx := mongo.NewSessionContext(ctx, sess)
+		name := fmt.Sprint("b", commit)
+		if _, err := coll.InsertOne(sctx, bson.D{{Key: "_id", Value: name}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.UpdateOne(sctx, bson.D{{Key: "_id", Value: "a"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 10}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := coll.CountDocuments(sctx, bson.D{{Key: "_id", Value: name}}); n != 1 {
+			t.Fatalf("the transaction does not see its own insert")
+		}
+		if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "_id", Value: name}}); n != 0 {
+			t.Fatalf("an uncommitted insert is visible outside")
+		}
+		var a struct {
+			V int `bson:"v"`
+		}
+		if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "a"}}).Decode(&a); err != nil || a.V != 1 {
+			t.Fatalf("outside read of a = %d (%v), want the committed 1", a.V, err)
+		}
+		if commit {
+			err = sess.CommitTransaction(ctx)
+		} else {
+			err = sess.AbortTransaction(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sess.EndSession(ctx)
+		want := int64(0)
+		if commit {
+			want = 1
+		}
+		if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "_id", Value: name}}); n != want {
+			t.Fatalf("commit=%v: %d documents, want %d", commit, n, want)
+		}
+	}
+	var a struct {
+		V int `bson:"v"`
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: "a"}}).Decode(&a); err != nil || a.V != 11 {
+		t.Fatalf("a = %d (%v), want 11: one committed $inc", a.V, err)
+	}
+}
+
+// TestWriteConflict checks that the second transaction writing a document
+// gets WriteConflict (112) with the TransientTransactionError label.
+func TestWriteConflict(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("wc")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	s1, _ := client.StartSession()
+	s2, _ := client.StartSession()
+	defer s1.EndSession(ctx)
+	defer s2.EndSession(ctx)
+	s1.StartTransaction()
+	s2.StartTransaction()
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}
+	if _, err := coll.UpdateOne(mongo.NewSessionContext(ctx, s1), bson.D{{Key: "_id", Value: 1}}, inc); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.UpdateOne(mongo.NewSessionContext(ctx, s2), bson.D{{Key: "_id", Value: 1}}, inc)
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(112) || !se.HasErrorLabel("TransientTransactionError") {
+		t.Fatalf("second writer: %v, want 112 with TransientTransactionError", err)
+	}
+	if err := s1.CommitTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The conflict aborted the second transaction.
+	err = s2.CommitTransaction(ctx)
+	if !errors.As(err, &se) || !se.HasErrorCode(251) {
+		t.Fatalf("commit of the aborted transaction: %v, want 251 NoSuchTransaction", err)
+	}
+}
+
+// TestRetryableWrite sends one insert twice with the same lsid and
+// txnNumber: it is applied once and both replies are the same.
+func TestRetryableWrite(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}}}
+	cmd := bson.D{
+		{Key: "insert", Value: "retry"},
+		{Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}},
+		{Key: "lsid", Value: lsid},
+		{Key: "txnNumber", Value: int64(7)},
+	}
+	var r1, r2 bson.Raw
+	var err error
+	if r1, err = db.RunCommand(ctx, cmd).Raw(); err != nil {
+		t.Fatal(err)
+	}
+	if r2, err = db.RunCommand(ctx, cmd).Raw(); err != nil {
+		t.Fatal(err)
+	}
+	if string(r1) != string(r2) {
+		t.Fatalf("replies differ: %s vs %s", r1, r2)
+	}
+	if n, _ := db.Collection("retry").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+	cmd[3].Value = int64(6)
+	err = db.RunCommand(ctx, cmd).Err()
+	if serverCode(err) != 225 {
+		t.Fatalf("an older txnNumber: %v, want 225 TransactionTooOld", err)
+	}
+}
+
+// TestTransactionCommands checks the raw transaction protocol: the codes
+// for unknown and finished transactions, commands a transaction may not
+// run, and a retried commit of a committed transaction succeeding.
+func TestTransactionCommands(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte("fedcba9876543210")}}}
+	run := func(cmd bson.D, txn int64, start bool) error {
+		cmd = append(cmd, bson.E{Key: "lsid", Value: lsid}, bson.E{Key: "txnNumber", Value: txn}, bson.E{Key: "autocommit", Value: false})
+		if start {
+			cmd = append(cmd, bson.E{Key: "startTransaction", Value: true})
+		}
+		return db.Client().Database("admin").RunCommand(ctx, cmd).Err()
+	}
+	insert := bson.D{{Key: "insert", Value: "tc"}, {Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}, {Key: "$db", Value: testDB}}
+	commit := bson.D{{Key: "commitTransaction", Value: 1}}
+	steps := []struct {
+		name  string
+		cmd   bson.D
+		txn   int64
+		start bool
+		code  int
+	}{
+		{"commit of an unknown transaction", commit, 1, false, 251},
+		{"start", insert, 1, true, 0},
+		{"count is not allowed", bson.D{{Key: "count", Value: "tc"}, {Key: "$db", Value: testDB}}, 1, false, 263},
+		{"the failed command aborted it", commit, 1, false, 251},
+		{"start again", insert, 2, true, 0},
+		{"commit", commit, 2, false, 0},
+		{"commit retried", commit, 2, false, 0},
+		{"abort after commit", bson.D{{Key: "abortTransaction", Value: 1}}, 2, false, 256},
+		{"an older transaction", insert, 1, true, 225},
+	}
+	for _, st := range steps {
+		err := run(st.cmd, st.txn, st.start)
+		if got := serverCode(err); got != st.code {
+			t.Fatalf("%s: %v, want code %d", st.name, err, st.code)
+		}
+	}
+	if n, _ := db.Collection("tc").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want the one committed", n)
+	}
+}
