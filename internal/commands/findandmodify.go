@@ -34,7 +34,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 			case bson.TypeEmbeddedDocument:
 				spec.Update = v.Document()
 			case bson.TypeArray:
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support pipeline-style updates yet")
+				spec.Update, spec.Pipeline = bson.Raw(v.Value), true
 			default:
 				err = wrongType(cmd, key, v, "object")
 			}

@@ -127,7 +127,7 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 			case bson.TypeEmbeddedDocument:
 				u.Update = v.Document()
 			case bson.TypeArray:
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support pipeline-style updates yet")
+				u.Update, u.Pipeline = bson.Raw(v.Value), true
 			default:
 				err = wrongType("update.updates", key, v, "object")
 			}
@@ -155,6 +155,9 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 	}
 	if !haveU {
 		return u, mongoerr.New(mongoerr.Code(40414), "BSON field 'update.updates.u' is missing but a required field")
+	}
+	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
+		return u, mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
 	}
 	return u, nil
 }
@@ -262,4 +265,11 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return writeReply(n, werrs), nil
+}
+
+// isOperatorDoc reports whether an update document starts with an update
+// operator ($set...) rather than being a replacement.
+func isOperatorDoc(d bson.Raw) bool {
+	el, err := d.IndexErr(0)
+	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
 }

@@ -15,6 +15,7 @@ type FindAndModifySpec struct {
 	Filter       bson.Raw
 	Sort         bson.Raw
 	Update       bson.Raw
+	Pipeline     bool // Update holds an update pipeline
 	Fields       bson.Raw
 	ArrayFilters []bson.Raw
 	Hint         bson.RawValue
@@ -41,9 +42,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	var upd *update.Update
+	var upd updater
 	if !s.Remove {
-		if upd, err = compileUpdate(s.Update, s.ArrayFilters); err != nil {
+		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}
@@ -80,7 +81,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	return res, err
 }
 
-func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
+func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
 	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn})
 	if err != nil {
 		return FindAndModifyResult{}, err
@@ -125,7 +126,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 	return res, nil
 }
 
-func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd *update.Update, proj *query.Projection) (FindAndModifyResult, error) {
+func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
 	seed, err := update.UpsertSeed(s.Filter)
 	if err != nil {
 		return FindAndModifyResult{}, err

@@ -10,8 +10,10 @@ import (
 
 // UpdateSpec is one update statement.
 type UpdateSpec struct {
-	Filter       bson.Raw
+	Filter bson.Raw
+	// Update is an update document, or with Pipeline an array of stages.
 	Update       bson.Raw
+	Pipeline     bool
 	ArrayFilters []bson.Raw
 	Hint         bson.RawValue
 	Multi        bool
@@ -31,17 +33,6 @@ type UpdateResult struct {
 // (DuplicateKey on _id) is retried as an update, as MongoDB retries.
 const maxUpsertAttempts = 3
 
-// compileUpdate compiles an update with the query language as the matcher
-// of $pull conditions and array filters.
-func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw) (*update.Update, error) {
-	return update.Compile(spec, update.Options{
-		ArrayFilters: arrayFilters,
-		Compile: func(filter bson.Raw) (update.Matcher, error) {
-			return query.Compile(filter)
-		},
-	})
-}
-
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
@@ -49,7 +40,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	upd, err := compileUpdate(u.Update, u.ArrayFilters)
+	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -75,7 +66,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	return res, err
 }
 
-func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd *update.Update) (UpdateResult, error) {
+func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
 	err := e.forEachMatch(c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
 		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
@@ -96,7 +87,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
-func (e *Engine) upsert(c *Collection, filter bson.Raw, upd *update.Update, txn *Txn) (bson.RawValue, error) {
+func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(filter)
 	if err != nil {
 		return bson.RawValue{}, err

@@ -1,0 +1,84 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestPipelineUpdates checks updates written as aggregation pipelines
+// (MongoDB 4.2+): the stages see the document, the _id is kept, stages
+// other than $set/$unset/$project/$replaceRoot/$replaceWith/$addFields are
+// refused, and changing _id fails with 66.
+func TestPipelineUpdates(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("pipe")
+	tests := []struct {
+		name     string
+		doc      string
+		pipeline string
+		want     string
+		code     int
+	}{
+		{"computed field", `{"_id": 1, "a": 2, "b": 3}`, `[{"$set": {"s": {"$add": ["$a", "$b"]}}}]`, `{"_id": 1, "a": 2, "b": 3, "s": 5}`, 0},
+		{"unset then set", `{"_id": 1, "a": 2, "b": 3}`, `[{"$unset": "b"}, {"$set": {"c": "$a"}}]`, `{"_id": 1, "a": 2, "c": 2}`, 0},
+		{"replaceWith keeps _id", `{"_id": 1, "in": {"x": 1}}`, `[{"$replaceWith": "$in"}]`, `{"_id": 1, "x": 1}`, 0},
+		{"project", `{"_id": 1, "a": 1, "b": 2}`, `[{"$project": {"b": 1}}]`, `{"_id": 1, "b": 2}`, 0},
+		{"conditional", `{"_id": 1, "qty": 5}`, `[{"$set": {"low": {"$lt": ["$qty", 10]}}}]`, `{"_id": 1, "qty": 5, "low": true}`, 0},
+		{"$match refused", `{"_id": 1}`, `[{"$match": {}}]`, ``, 72},
+		{"_id change refused", `{"_id": 1}`, `[{"$set": {"_id": 2}}]`, ``, 66},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := coll.InsertOne(ctx, mustExt(t, tc.doc)); err != nil {
+				t.Fatal(err)
+			}
+			var stages bson.A
+			if err := bson.UnmarshalExtJSON([]byte(`{"p": `+tc.pipeline+`}`), false, &struct {
+				P *bson.A `bson:"p"`
+			}{&stages}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, mongo.Pipeline(toPipeline(stages)))
+			if tc.code != 0 {
+				if serverCode(err) != tc.code {
+					t.Fatalf("got %v, want code %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := coll.FindOne(ctx, bson.D{}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := mustExt(t, tc.want); string(got) != string(want) {
+				t.Fatalf("got %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func mustExt(t *testing.T, s string) bson.Raw {
+	t.Helper()
+	var d bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(s), false, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func toPipeline(stages bson.A) []bson.D {
+	out := make([]bson.D, len(stages))
+	for i, s := range stages {
+		out[i] = s.(bson.D)
+	}
+	return out
+}
