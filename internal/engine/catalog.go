@@ -34,6 +34,8 @@ type Collection struct {
 	nextIndexID uint32
 	// capped is set for capped collections.
 	capped *cappedState
+	// metaMu orders the catalog writes that record multikey indexes.
+	metaMu sync.Mutex
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -81,8 +83,9 @@ type catalogEntry struct {
 
 // storedIndex is an index in the catalog: its id and its listIndexes spec.
 type storedIndex struct {
-	ID   int64    `bson:"id"`
-	Spec bson.Raw `bson:"spec"`
+	ID       int64    `bson:"id"`
+	Spec     bson.Raw `bson:"spec"`
+	Multikey bool     `bson:"multikey,omitempty"`
 }
 
 // catalog is the in-memory image of the stored catalog. mu orders catalog
@@ -123,6 +126,7 @@ func (c *catalog) load(r storage.Reader) error {
 			if err != nil {
 				return err
 			}
+			ix.multikey.Store(si.Multikey)
 			ixs = append(ixs, ix)
 		}
 		coll.indexes.Store(&ixs)
@@ -184,7 +188,7 @@ func putCatalogEntry(b storage.Batch, coll *Collection) error {
 func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec})
+		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {

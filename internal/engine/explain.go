@@ -96,7 +96,7 @@ func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions, memLimi
 			{Key: "stage", Value: "IXSCAN"},
 			{Key: "keyPattern", Value: keyPattern},
 			{Key: "indexName", Value: name},
-			{Key: "isMultiKey", Value: false},
+			{Key: "isMultiKey", Value: p.ix != nil && p.ix.Multikey()},
 			{Key: "isUnique", Value: unique},
 			{Key: "isSparse", Value: sparse},
 			{Key: "isPartial", Value: partial},

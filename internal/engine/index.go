@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -36,7 +37,14 @@ type Index struct {
 	partial *query.Filter
 	// ExpireAfter is the TTL in seconds, or -1 when the index has none.
 	ExpireAfter int64
+	// multikey is set once some document has indexed an array: from then
+	// on two range conditions on one field may be met by different
+	// elements, so the planner may not intersect them.
+	multikey atomic.Bool
 }
+
+// Multikey reports whether the index has indexed an array.
+func (ix *Index) Multikey() bool { return ix.multikey.Load() }
 
 // IndexSpec is a requested index, as createIndexes describes it.
 type IndexSpec struct {
@@ -163,13 +171,13 @@ type indexKey struct {
 // filter). Missing fields index as null; arrays index one key per element
 // (an empty array indexes as undefined); a compound key is the product of
 // its fields' values, and at most one array may be expanded (171
-// otherwise).
-func (ix *Index) keys(doc bson.Raw) ([]indexKey, error) {
+// otherwise). multikey reports that an array was expanded.
+func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
 	if ix.partial != nil && !ix.partial.Match(doc) {
-		return nil, nil
+		return nil, false, nil
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
-	keys := []indexKey{{}}
+	keys = []indexKey{{}}
 	allMissing := true
 	var seenArrays []string // array paths expanded by earlier fields
 	for _, f := range ix.Fields {
@@ -182,7 +190,7 @@ func (ix *Index) keys(doc bson.Raw) ([]indexKey, error) {
 		for _, a := range arrays {
 			for _, b := range seenArrays {
 				if !nested(a, b) {
-					return nil, mongoerr.New(codeCannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
+					return nil, false, mongoerr.New(codeCannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
 				}
 			}
 		}
@@ -199,13 +207,13 @@ func (ix *Index) keys(doc bson.Raw) ([]indexKey, error) {
 		keys = next
 	}
 	if ix.Sparse && allMissing {
-		return nil, nil
+		return nil, false, nil
 	}
 	if len(keys) > 1 {
 		slices.SortFunc(keys, func(a, b indexKey) int { return bytes.Compare(a.enc, b.enc) })
 		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return bytes.Equal(a.enc, b.enc) })
 	}
-	return keys, nil
+	return keys, len(seenArrays) > 0, nil
 }
 
 // nested reports whether array paths a and b are the same array or one

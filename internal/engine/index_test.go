@@ -47,7 +47,7 @@ func TestIndexKeys(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			keys, err := ix.keys(ext(t, tc.doc))
+			keys, _, err := ix.keys(ext(t, tc.doc))
 			if tc.code != 0 {
 				if !mongoerr.Is(err, tc.code) {
 					t.Fatalf("got %v, want code %d", err, tc.code)

@@ -162,9 +162,12 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index) error {
 	for it.First(); it.Valid(); it.Next() {
 		encID := idFromDocKey(it.Key())
 		for _, ix := range build {
-			keys, err := ix.keys(it.Value())
+			keys, multikey, err := ix.keys(it.Value())
 			if err != nil {
 				return err
+			}
+			if multikey {
+				ix.multikey.Store(true)
 			}
 			for _, k := range keys {
 				entry := indexEntryKey(c.ID, ix, k.enc, encID)

@@ -15,6 +15,9 @@ type indexChanges struct {
 	// uniques are the added entries of unique indexes, to check for
 	// another document holding the same key.
 	uniques []uniqueEntry
+	// multikey reports that the write made an index multikey, which the
+	// catalog must record in the same batch.
+	multikey bool
 }
 
 type uniqueEntry struct {
@@ -32,13 +35,17 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 		var oldKeys, newKeys []indexKey
 		var err error
 		if old != nil {
-			if oldKeys, err = ix.keys(old); err != nil {
+			if oldKeys, _, err = ix.keys(old); err != nil {
 				return ch, err
 			}
 		}
 		if next != nil {
-			if newKeys, err = ix.keys(next); err != nil {
+			var multikey bool
+			if newKeys, multikey, err = ix.keys(next); err != nil {
 				return ch, err
+			}
+			if multikey && !ix.multikey.Swap(true) {
+				ch.multikey = true
 			}
 		}
 		for _, k := range oldKeys {
@@ -112,4 +119,13 @@ func (ch indexChanges) stage(b storage.Batch, encID []byte) error {
 		}
 	}
 	return nil
+}
+
+// persistMultikey adds c's catalog entry, with the current multikey flags,
+// to b. Writers call it when they made an index multikey; metaMu orders
+// their catalog writes.
+func (e *Engine) persistMultikey(b storage.Batch, c *Collection) error {
+	c.metaMu.Lock()
+	defer c.metaMu.Unlock()
+	return putCatalogEntry(b, c)
 }

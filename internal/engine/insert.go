@@ -101,6 +101,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0
+	multikey := false
 	for _, p := range pending {
 		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
 			break
@@ -123,7 +124,13 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 		if err := p.ix.stage(b, encID); err != nil {
 			return 0, werrs, err
 		}
+		multikey = multikey || p.ix.multikey
 		n++
+	}
+	if multikey {
+		if err := e.persistMultikey(b, c); err != nil {
+			return 0, werrs, err
+		}
 	}
 	if err := e.commit(b); err != nil {
 		return 0, werrs, err

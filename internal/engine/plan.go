@@ -60,6 +60,22 @@ type fieldBounds struct {
 	points [][]byte
 	lo, hi []byte // a range: [lo, hi)
 	shown  []string
+	// loShown and hiShown show a range's ends in scan order, for explain.
+	loShown, hiShown string
+}
+
+// intersect narrows a range by another on the same field: both must hold
+// of one value, which is true of a field that no document holds an array
+// in.
+func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
+	if bytes.Compare(o.lo, b.lo) > 0 {
+		b.lo, b.loShown = o.lo, o.loShown
+	}
+	if bytes.Compare(o.hi, b.hi) < 0 {
+		b.hi, b.hiShown = o.hi, o.hiShown
+	}
+	b.shown = []string{b.loShown + ", " + b.hiShown}
+	return b
 }
 
 func (b fieldBounds) empty() bool { return b.points == nil && b.lo == nil }
@@ -191,7 +207,7 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 		if !bounded {
 			break
 		}
-		fb := boundsFor(leaves, f)
+		fb := boundsFor(leaves, f, ix != nil && ix.Multikey())
 		if fb.empty() {
 			break
 		}
@@ -261,7 +277,7 @@ func providesSort(fields []IndexField, single []bool, sortFields []string, sortD
 
 // boundsFor derives the bounds the filter puts on field f: equalities and
 // $in lists as points, else the first range or anchored prefix regex.
-func boundsFor(leaves []*query.Node, f IndexField) fieldBounds {
+func boundsFor(leaves []*query.Node, f IndexField, multikey bool) fieldBounds {
 	var rng fieldBounds
 	for _, n := range leaves {
 		if n.Path != f.Path {
@@ -281,8 +297,13 @@ func boundsFor(leaves []*query.Node, f IndexField) fieldBounds {
 				return fb
 			}
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
-			if rng.empty() {
-				rng = rangeBounds(n.Kind, n.Value, f.Desc)
+			r := rangeBounds(n.Kind, n.Value, f.Desc)
+			switch {
+			case r.empty():
+			case rng.empty():
+				rng = r
+			case !multikey:
+				rng = rng.intersect(r)
 			}
 		case query.KindRegex:
 			if rng.empty() {
@@ -334,35 +355,31 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	}
 	enc := keyenc.AppendField(nil, v, desc)
 	classLo, classHi := keyenc.TypeBounds(v.Type, desc)
-	var fb fieldBounds
-	lowerOp := k == query.KindGt || k == query.KindGte
 	incl := k == query.KindGte || k == query.KindLte
-	// In descending order the byte range runs from the upper value bound to
-	// the lower one.
-	if lowerOp != desc {
-		fb.hi = []byte{classHi}
-		if incl {
-			fb.lo = enc
-		} else {
+	open, closed := "(", ")"
+	if incl {
+		open, closed = "[", "]"
+	}
+	value := showValue(v)
+	// The byte range runs from the lower value to the upper one, or in a
+	// descending field from the upper to the lower: the value bound is at
+	// the start of the range when the operator bounds from below and the
+	// field ascends, or bounds from above and the field descends.
+	var fb fieldBounds
+	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
+		fb.hi, fb.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
+		fb.lo, fb.loShown = enc, open+value
+		if !incl {
 			fb.lo = keyenc.PrefixEnd(enc)
 		}
 	} else {
-		fb.lo = []byte{classLo}
-		if incl {
-			fb.hi = keyenc.PrefixEnd(enc)
-		} else {
+		fb.lo, fb.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
+		fb.hi, fb.hiShown = keyenc.PrefixEnd(enc), value+closed
+		if !incl {
 			fb.hi = enc
 		}
 	}
-	lo, hi := "(", ")"
-	if incl {
-		lo, hi = "[", "]"
-	}
-	if lowerOp {
-		fb.shown = []string{fmt.Sprintf("%s%s, %s]", lo, showValue(v), classEndShown(v.Type, 1))}
-	} else {
-		fb.shown = []string{fmt.Sprintf("[%s, %s%s", classEndShown(v.Type, -1), showValue(v), hi)}
-	}
+	fb.shown = []string{fb.loShown + ", " + fb.hiShown}
 	return fb
 }
 
@@ -426,14 +443,14 @@ func showValue(v bson.RawValue) string {
 	return displayValue(v)
 }
 
-func classEndShown(t bson.Type, sign int) string {
-	if values.IsNumber(t) {
-		if sign > 0 {
-			return "inf.0"
-		}
+// classEndShown names the top (or bottom) of a type class as explain does.
+func classEndShown(t bson.Type, top bool) string {
+	switch {
+	case values.IsNumber(t) && top:
+		return "inf.0"
+	case values.IsNumber(t):
 		return "-inf.0"
-	}
-	if sign > 0 {
+	case top:
 		return "MaxKey"
 	}
 	return "MinKey"

@@ -76,6 +76,9 @@ func TestPlans(t *testing.T) {
 		{`{"a": {"$gte": 8}}`, `{"a": -1, "b": 1}`, "a_1_b_-1", true},
 		{`{"a": null}`, ``, "a_1_b_-1", false},
 		{`{"b": {"$lt": 10}}`, ``, "", false},
+		{`{"a": 3, "b": {"$gt": 10, "$lte": 60}}`, ``, "a_1_b_-1", false},
+		{`{"a": 3, "b": {"$gt": 60, "$lt": 10}}`, ``, "a_1_b_-1", false},
+		{`{"tags": {"$gt": "t1", "$lt": "t3"}}`, ``, "tags_1", false},
 		{`{}`, `{"a": 1, "b": -1}`, "a_1_b_-1", true},
 		{`{"path": {"$regex": "^,Books,Programming,"}}`, ``, "path_1", false},
 		{`{"path": {"$regex": "^,books,", "$options": "i"}}`, ``, "", false},
@@ -174,5 +177,35 @@ func TestLiteralPrefix(t *testing.T) {
 		if got != want && !(len(got) < len(want) && want[:len(got)] == got) {
 			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRangeIntersection checks that two ranges on a field no document
+// holds an array in narrow one interval, and that a multikey field keeps
+// only one of them (different elements may satisfy each).
+func TestRangeIntersection(t *testing.T) {
+	e := planTestEngine(t)
+	c := e.Collection("test", "p")
+	for _, tc := range []struct {
+		filter, bounds string
+	}{
+		{`{"a": 3, "b": {"$gt": 10, "$lte": 60}}`, `[60, 10)`},
+		{`{"tags": {"$gt": "t1", "$lt": "t3"}}`, `("t1", MaxKey]`},
+	} {
+		q, err := compileFind(FindOptions{Filter: ext(t, tc.filter)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := planFind(c, q, bson.RawValue{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := p.bounds[len(p.bounds)-1].Value.([]string)
+		if len(last) != 1 || last[0] != tc.bounds {
+			t.Errorf("%s: bounds %v, want %s", tc.filter, last, tc.bounds)
+		}
+	}
+	if !c.FindIndex("tags_1").Multikey() || c.FindIndex("a_1_b_-1").Multikey() {
+		t.Error("multikey flags")
 	}
 }

@@ -36,8 +36,11 @@ type Txn struct {
 	// uniques are the unique-index entries the transaction adds, checked
 	// again at commit.
 	uniques []txnUnique
-	ended   bool
-	done    chan struct{} // closed when the transaction ends
+	// multikey are the collections whose indexes the transaction made
+	// multikey, whose catalog entries the commit records.
+	multikey []*Collection
+	ended    bool
+	done     chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -138,6 +141,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 	for _, k := range ch.puts {
 		t.view.Set(k, encID)
 	}
+	if ch.multikey {
+		t.multikey = append(t.multikey, c)
+	}
 	return nil
 }
 
@@ -184,6 +190,11 @@ func (t *Txn) Commit() error {
 	defer b.Close()
 	if err := t.view.Stage(b); err != nil {
 		return err
+	}
+	for _, c := range t.multikey {
+		if err := e.persistMultikey(b, c); err != nil {
+			return err
+		}
 	}
 	if err := e.commit(b); err != nil {
 		return err

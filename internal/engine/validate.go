@@ -34,7 +34,7 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 		res.KeysPerIndex[idIndexName]++
 		encID := idFromDocKey(it.Key())
 		for _, ix := range ixs {
-			keys, err := ix.keys(it.Value())
+			keys, _, err := ix.keys(it.Value())
 			if err != nil {
 				res.Errors = append(res.Errors, fmt.Sprintf("document %x cannot be indexed by %s: %v", encID, ix.Name, err))
 				continue

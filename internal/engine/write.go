@@ -99,6 +99,9 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 	if err == nil {
 		err = ch.stage(b, encID)
 	}
+	if err == nil && ch.multikey {
+		err = e.persistMultikey(b, c)
+	}
 	if err == nil {
 		err = e.commit(b)
 	}
