@@ -1,0 +1,120 @@
+package crash
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// dbName is the database every test in this package writes to.
+const dbName = "crash"
+
+// collFor spreads writers over two collections, so collections are created
+// concurrently and more than one survives each crash.
+func collFor(worker int) string { return fmt.Sprintf("docs%d", worker%2) }
+
+// docFor is the document writer worker inserts as its seq'th in round: a
+// mix of BSON types and sizes, deterministic so a read-back can be compared
+// byte for byte.
+func docFor(round, worker, seq int) bson.D {
+	return bson.D{
+		{Key: "_id", Value: fmt.Sprintf("r%d-w%d-%06d", round, worker, seq)},
+		{Key: "worker", Value: int32(worker)},
+		{Key: "seq", Value: int64(seq)},
+		{Key: "ratio", Value: float64(seq) / 7},
+		{Key: "tags", Value: bson.A{"crash", worker%2 == 0, int32(seq % 5)}},
+		{Key: "nested", Value: bson.D{
+			{Key: "text", Value: strings.Repeat(string(rune('a'+seq%26)), seq%300)},
+			{Key: "bin", Value: bson.Binary{Data: []byte{byte(seq), byte(seq >> 8), byte(worker)}}},
+		}},
+	}
+}
+
+// tally is what one writer did in one round: inserts seq 0..attempted-1
+// were sent, of which 0..acked-1 were acknowledged.
+type tally struct {
+	acked, attempted int
+	err              error // the error that stopped the writer, if any
+}
+
+// String shows a tally as acked/attempted.
+func (tl tally) String() string { return fmt.Sprintf("%d/%d", tl.acked, tl.attempted) }
+
+// connect opens a driver client that writes with {w:1, j:true} and never
+// retries, so an acknowledgement comes from exactly one server response.
+func connect(t *testing.T, uri string) *mongo.Client {
+	t.Helper()
+	opts := options.Client().ApplyURI(uri).SetDirect(true).
+		SetRetryWrites(false).SetRetryReads(false).
+		SetWriteConcern(writeconcern.Journaled())
+	c, err := mongo.Connect(opts)
+	if err != nil {
+		t.Fatalf("connect %s: %v", uri, err)
+	}
+	t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
+	return c
+}
+
+// verify reads every document in the test database and checks it against
+// history (history[round][worker]): each acknowledged document is present
+// and byte-identical to what was inserted, a document whose insert was sent
+// but not acknowledged may or may not be present but is intact if it is,
+// and nothing else exists.
+func verify(t *testing.T, uri string, history [][]tally) {
+	t.Helper()
+	ctx := context.Background()
+	db := connect(t, uri).Database(dbName)
+	got := map[string]bson.Raw{}
+	for _, coll := range []string{collFor(0), collFor(1)} {
+		cur, err := db.Collection(coll).Find(ctx, bson.D{})
+		if err != nil {
+			t.Fatalf("find in %s: %v", coll, err)
+		}
+		for cur.Next(ctx) {
+			got[cur.Current.Lookup("_id").StringValue()] = slices.Clone(cur.Current)
+		}
+		if err := cur.Err(); err != nil {
+			t.Fatalf("read %s: %v", coll, err)
+		}
+		_ = cur.Close(ctx)
+	}
+	var acked, lost int
+	for round, tallies := range history {
+		for worker, tl := range tallies {
+			acked += tl.acked
+			for seq := range tl.attempted {
+				want, err := bson.Marshal(docFor(round, worker, seq))
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := bson.Raw(want).Lookup("_id").StringValue()
+				raw, ok := got[id]
+				delete(got, id)
+				switch {
+				case !ok && seq < tl.acked:
+					lost++
+					if lost <= 10 {
+						t.Errorf("acknowledged document %s is missing", id)
+					}
+				case ok && !bytes.Equal(raw, want):
+					t.Errorf("document %s reads back as\n%s\nwant\n%s", id, raw, bson.Raw(want))
+				}
+			}
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d acknowledged documents are missing", lost, acked)
+	}
+	for id := range got {
+		t.Errorf("document %s was never inserted", id)
+	}
+	t.Logf("verified %d acknowledged documents", acked)
+}

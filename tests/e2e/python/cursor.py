@@ -1,0 +1,27 @@
+"""Cursor iteration: 500 documents read with batch_size 7, every document
+once and in order, with and without a limit."""
+
+import sys
+
+from pymongo import MongoClient
+
+
+def eq(actual, expected, msg):
+    if actual != expected:
+        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+
+
+N, B = 500, 7
+client = MongoClient(sys.argv[1])
+client.drop_database("e2e_py_cursor")
+c = client["e2e_py_cursor"]["c"]
+# Insert in a scrambled order so that sorted reads do not rely on insertion order.
+c.insert_many([{"_id": (i * 7919) % N, "i": (i * 7919) % N} for i in range(N)])
+
+got = [doc["i"] for doc in c.find({}, {"_id": 0, "i": 1}).sort("i").batch_size(B)]
+eq(got, list(range(N)), "find with batch_size returns every document once, in order")
+
+got = [doc["i"] for doc in c.find({"i": {"$gte": 100}}).sort("i").batch_size(B).limit(20)]
+eq(got, list(range(100, 120)), "limit 20 with batch_size 7")
+
+client.drop_database("e2e_py_cursor")
