@@ -1,0 +1,53 @@
+package sessions
+
+import (
+	"testing"
+	"time"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// TestReap checks that a transaction idle past transactionLifetimeLimit is
+// aborted (and its cursors closed through OnEnd), a busy one is not, and an
+// idle session past the session timeout is forgotten.
+func TestReap(t *testing.T) {
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e, err := engine.Open(kv, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRegistry()
+	var ended []*engine.Txn
+	r.OnEnd = func(txn *engine.Txn) { ended = append(ended, txn) }
+	start := time.Now()
+	open := func(id string) *Session {
+		s := r.Get(id)
+		s.Lock(start)
+		s.TxnNumber, s.Txn, s.State = 1, e.Begin(), TxnInProgress
+		s.Unlock()
+		return s
+	}
+	idle, busy := open("idle"), open("busy")
+	busy.Lock(start) // a command is running in it
+	r.Reap(start.Add(TxnLifetime/2), DefaultTimeout)
+	if idle.State != TxnInProgress {
+		t.Fatal("a transaction within its lifetime was aborted")
+	}
+	r.Reap(start.Add(TxnLifetime+time.Second), DefaultTimeout)
+	if idle.State != TxnAborted || len(ended) != 1 {
+		t.Fatalf("idle transaction: state %v, %d ended", idle.State, len(ended))
+	}
+	if busy.State != TxnInProgress {
+		t.Fatal("a busy session's transaction was aborted")
+	}
+	busy.Unlock()
+	r.Reap(start.Add(DefaultTimeout+time.Minute), DefaultTimeout)
+	if r.Len() != 0 {
+		t.Fatalf("%d sessions left after the timeout", r.Len())
+	}
+}
