@@ -103,7 +103,7 @@ func choosePlan(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, h
 	}
 	bestScore := score(best)
 	for _, ix := range c.Indexes() {
-		if ix.Hidden || ix.partial != nil {
+		if ix.Hidden || ix.partial != nil && !implies(leaves, ix.partial) {
 			continue
 		}
 		p := buildPlan(c, ix, leaves, sortFields, sortDirs)

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// implies reports whether every document matching a query (given by its
+// conjunct leaves) also matches a partial index's filter, so that the
+// index holds every document the query can return. Each condition of the
+// partial filter must follow from one condition of the query on the same
+// path; anything this cannot prove answers false.
+func implies(leaves []*query.Node, partial *query.Filter) bool {
+	for _, need := range constraintLeaves(partial.Root()) {
+		proved := false
+		for _, have := range leaves {
+			if have.Path == need.Path && provesLeaf(have, need) {
+				proved = true
+				break
+			}
+		}
+		if !proved {
+			return false
+		}
+	}
+	return true
+}
+
+// provesLeaf reports whether condition have implies condition need on the
+// same path.
+func provesLeaf(have, need *query.Node) bool {
+	switch need.Kind {
+	case query.KindExists:
+		return cannotMatchMissing(have)
+	case query.KindEq:
+		return have.Kind == query.KindEq && values.Equal(have.Value, need.Value)
+	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+		switch have.Kind {
+		case query.KindEq:
+			return values.Rank(have.Value.Type) == values.Rank(need.Value.Type) && satisfies(have.Value, need.Kind, need.Value)
+		case need.Kind:
+			return satisfies(have.Value, need.Kind, need.Value)
+		case strictOf(need.Kind):
+			c := values.Compare(have.Value, need.Value)
+			return values.Rank(have.Value.Type) == values.Rank(need.Value.Type) && (c == 0 || satisfies(have.Value, need.Kind, need.Value))
+		}
+	}
+	return false
+}
+
+// cannotMatchMissing reports whether a condition fails on a missing field.
+func cannotMatchMissing(n *query.Node) bool {
+	switch n.Kind {
+	case query.KindEq:
+		return n.Value.Type != bson.TypeNull
+	case query.KindGt, query.KindGte, query.KindLt, query.KindLte, query.KindRegex, query.KindExists:
+		return n.Kind != query.KindExists || n.Value.Type == bson.TypeBoolean && n.Value.Boolean()
+	}
+	return false
+}
+
+// satisfies reports whether v op bound holds, within one type class.
+func satisfies(v bson.RawValue, op query.Kind, bound bson.RawValue) bool {
+	if values.Rank(v.Type) != values.Rank(bound.Type) {
+		return false
+	}
+	c := values.Compare(v, bound)
+	switch op {
+	case query.KindGt:
+		return c > 0
+	case query.KindGte:
+		return c >= 0
+	case query.KindLt:
+		return c < 0
+	case query.KindLte:
+		return c <= 0
+	}
+	return false
+}
+
+// strictOf is the strict form of an inclusive comparison ($gt for $gte):
+// a strict bound implies the inclusive one at the same value.
+func strictOf(k query.Kind) query.Kind {
+	switch k {
+	case query.KindGte:
+		return query.KindGt
+	case query.KindLte:
+		return query.KindLt
+	}
+	return k
+}
