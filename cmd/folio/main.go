@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
 )
 
@@ -41,8 +42,8 @@ func run(args []string, stderr io.Writer) error {
 	addr := fs.String("addr", env("FOLIO_ADDR", "127.0.0.1:27017"), "listen address host:port (env FOLIO_ADDR)")
 	dbpath := fs.String("dbpath", env("FOLIO_DBPATH", "./data"), "data directory (env FOLIO_DBPATH)")
 	inMemory := fs.Bool("in-memory", env("FOLIO_IN_MEMORY", "") == "1", "keep all data in memory, nothing on disk (env FOLIO_IN_MEMORY=1)")
-	noSync := fs.Bool("nosync", env("FOLIO_NOSYNC", "") == "1",
-		"acknowledge writes before they reach the disk: faster, but a crash can lose the latest acknowledged writes (env FOLIO_NOSYNC=1)")
+	durability := fs.String("durability", env("FOLIO_DURABILITY", "default"),
+		"when acknowledged writes are on disk: default (as MongoDB: at once when the write concern asks for j:true or w:\"majority\", else within 100 ms), always, or never (env FOLIO_DURABILITY)")
 	logFormat := fs.String("log-format", env("FOLIO_LOG_FORMAT", "text"), "log format: text or json (env FOLIO_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "log level: debug, info, warn or error (env FOLIO_LOG_LEVEL)")
 	replSet := fs.String("replset", env("FOLIO_REPLSET", "folio"),
@@ -51,7 +52,7 @@ func run(args []string, stderr io.Writer) error {
 	compressors := fs.String("compressors", env("FOLIO_COMPRESSORS", strings.Join(instance.DefaultCompressors, ",")),
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nEvery acknowledged write is on disk unless -nosync is given.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -74,6 +75,10 @@ func run(args []string, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("bad -log-format %q: want text or json", *logFormat)
 	}
+	dur, err := engine.ParseDurability(*durability)
+	if err != nil {
+		return err
+	}
 	var comps []string
 	for _, c := range strings.Split(*compressors, ",") {
 		if c = strings.TrimSpace(c); c != "" {
@@ -84,7 +89,7 @@ func run(args []string, stderr io.Writer) error {
 		Addr:        *addr,
 		DBPath:      *dbpath,
 		InMemory:    *inMemory,
-		NoSync:      *noSync,
+		Durability:  dur,
 		Compressors: comps,
 		ReplSetName: *replSet,
 		Advertise:   *advertise,

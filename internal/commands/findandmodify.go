@@ -74,7 +74,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		s.Ops.Update.Add(1)
 	}
-	spec.Txn = r.Txn
+	spec.WriteOptions = writeOptions(r)
 	res, err := s.Engine.FindAndModify(r.DB, coll, spec)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,21 @@ func init() {
 	register(deleteCmd, "delete")
 }
 
+// writeOptions are the transaction and write concern of a write command:
+// the write must be durable when acknowledged if its write concern asks
+// for the journal (j: true) or a majority, which on one node is the same.
+func writeOptions(r *Request) engine.WriteOptions {
+	wo := engine.WriteOptions{Txn: r.Txn}
+	if wc, err := r.Cmd.LookupErr("writeConcern"); err == nil {
+		if doc, ok := wc.DocumentOK(); ok {
+			j, _ := doc.Lookup("j").BooleanOK()
+			w, _ := doc.Lookup("w").StringValueOK()
+			wo.Journal = j || w == "majority"
+		}
+	}
+	return wo
+}
+
 // writeErrorDoc is one entry of a write reply's writeErrors.
 func writeErrorDoc(we engine.WriteError) bson.D {
 	d := bson.D{
@@ -104,7 +119,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
-	n, werrs, err := s.Engine.Insert(r.DB, coll, a.docs, a.ordered, r.Txn)
+	n, werrs, err := s.Engine.Insert(r.DB, coll, a.docs, a.ordered, writeOptions(r))
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +193,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	for i, u := range specs {
 		s.Ops.Update.Add(1)
-		u.Txn = r.Txn
+		u.WriteOptions = writeOptions(r)
 		res, err := s.Engine.Update(r.DB, coll, u)
 		if mongoerr.Is(err, mongoerr.WriteConflict) {
 			return nil, err
@@ -252,7 +267,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	for i, st := range stmts {
 		s.Ops.Delete.Add(1)
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, r.Txn)
+		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, writeOptions(r))
 		if mongoerr.Is(err, mongoerr.WriteConflict) {
 			return nil, err
 		}

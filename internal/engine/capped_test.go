@@ -47,7 +47,7 @@ func TestCappedLimits(t *testing.T) {
 	}
 	mustCreateIndex(t, e, "m", `{"n": 1}`, false)
 	for i, id := range []string{"e", "d", "c", "b", "a"} {
-		if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %q, "n": %d}`, id, i))}, true, nil); err != nil {
+		if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %q, "n": %d}`, id, i))}, true, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +62,7 @@ func TestCappedLimits(t *testing.T) {
 	if !mongoerr.Is(err, 10003) {
 		t.Fatalf("size-changing update: %v", err)
 	}
-	if _, err := e.Delete("test", "m", ext(t, `{"_id": "b"}`), 1, bson.RawValue{}, nil); err != nil {
+	if _, err := e.Delete("test", "m", ext(t, `{"_id": "b"}`), 1, bson.RawValue{}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := cappedIDs(t, e, "m", ""); !slices.Equal(got, []string{"c", "a"}) {
@@ -76,7 +76,7 @@ func TestCappedLimits(t *testing.T) {
 	pad := string(make([]byte, 220))
 	for i := 0; i < 10; i++ {
 		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: fmt.Sprint(i)}, {Key: "p", Value: pad}})
-		if _, _, err := e.Insert("test", "s", []bson.Raw{doc}, true, nil); err != nil {
+		if _, _, err := e.Insert("test", "s", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -96,7 +96,7 @@ func TestTailableCursor(t *testing.T) {
 		t.Fatalf("tailing a missing collection: %v", err)
 	}
 	insert := func(id int) {
-		if _, _, err := e.Insert("test", "t", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, id))}, true, nil); err != nil {
+		if _, _, err := e.Insert("test", "t", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, id))}, true, WriteOptions{}); err != nil {
 			t.Error(err)
 		}
 	}

@@ -33,14 +33,14 @@ func TestConcurrentWritesKeepIndexesValid(t *testing.T) {
 				switch rng.IntN(4) {
 				case 0:
 					doc := fmt.Sprintf(`{"_id": %d, "u": %d, "tags": ["t%d", "t%d"], "g": %d, "n": %d}`, id, rng.IntN(80), rng.IntN(5), rng.IntN(5), rng.IntN(3), i)
-					_, _, err = e.Insert("test", "w", []bson.Raw{ext(t, doc)}, true, nil)
+					_, _, err = e.Insert("test", "w", []bson.Raw{ext(t, doc)}, true, WriteOptions{})
 				case 1:
 					upd := fmt.Sprintf(`{"$set": {"u": %d, "tags": ["t%d"]}, "$inc": {"n": 1}}`, rng.IntN(80), rng.IntN(5))
 					_, err = e.Update("test", "w", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, upd), Upsert: rng.IntN(2) == 0})
 				case 2:
 					_, err = e.Update("test", "w", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"g": %d}`, rng.IntN(3))), Update: ext(t, `{"$inc": {"n": 1}, "$push": {"tags": "m"}}`), Multi: true})
 				case 3:
-					_, err = e.Delete("test", "w", ext(t, fmt.Sprintf(`{"tags": "t%d"}`, rng.IntN(5))), 1, bson.RawValue{}, nil)
+					_, err = e.Delete("test", "w", ext(t, fmt.Sprintf(`{"tags": "t%d"}`, rng.IntN(5))), 1, bson.RawValue{}, WriteOptions{})
 				}
 				if err != nil && !mongoerr.Is(err, mongoerr.DuplicateKey) {
 					t.Error(err)
@@ -60,7 +60,7 @@ func TestConcurrentWritesKeepIndexesValid(t *testing.T) {
 // nothing.
 func TestConcurrentIncrements(t *testing.T) {
 	e := newTestEngine(t)
-	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "n": 0}`)}, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "n": 0}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	const workers, each = 10, 50
@@ -102,7 +102,7 @@ func TestQueuePopsDeliverOnce(t *testing.T) {
 	for i := 0; i < items; i++ {
 		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "state": "ready", "created": %d}`, i, items-i)))
 	}
-	if _, _, err := e.Insert("test", "q", docs, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "q", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex

@@ -9,7 +9,8 @@ import (
 // Delete removes the documents of db.coll matching filter: all of them, or
 // only the first when limit is 1. Each removal is atomic on its own. hint,
 // when set, names the index to use.
-func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, txn *Txn) (int64, error) {
+func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions) (int64, error) {
+	txn := wo.Txn
 	f, err := query.Compile(filter)
 	if err != nil {
 		return 0, err
@@ -30,7 +31,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		return err == nil && (limit != 1 || n == 0), err
 	})
 	if n > 0 && txn == nil {
-		err = firstErr(err, e.durable())
+		err = firstErr(err, e.durable(wo.Journal))
 	}
 	return n, err
 }

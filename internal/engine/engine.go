@@ -6,17 +6,18 @@
 package engine
 
 import (
+	"fmt"
 	"log/slog"
+	"sync/atomic"
+	"time"
 
 	"github.com/folio-db/folio/internal/storage"
 )
 
 // Options configure an Engine.
 type Options struct {
-	// NoSync acknowledges writes before they reach the disk: faster, but a
-	// crash may lose the last writes. By default every acknowledged write
-	// is durable (MongoDB's j:true).
-	NoSync bool
+	// Durability says when an acknowledged write is on disk.
+	Durability Durability
 	// TempDir holds the runs of sorts that spill to disk; empty means the
 	// system's temporary directory.
 	TempDir string
@@ -24,6 +25,49 @@ type Options struct {
 	// DefaultSortMemoryLimit.
 	SortMemoryLimit int64
 	Logger          *slog.Logger
+}
+
+// Durability is when writes reach the disk.
+type Durability int
+
+const (
+	// DurableOnRequest is MongoDB's default: a write is on disk when it is
+	// acknowledged if its write concern asks for the journal (j: true, or
+	// w: "majority"), and otherwise within JournalInterval, as MongoDB
+	// commits its journal every 100 ms.
+	DurableOnRequest Durability = iota
+	// DurableAlways makes every write durable before it is acknowledged.
+	DurableAlways
+	// DurableNever leaves syncing to Pebble and shutdown: fastest, and a
+	// machine crash may lose acknowledged writes.
+	DurableNever
+)
+
+var durabilityNames = [...]string{DurableOnRequest: "default", DurableAlways: "always", DurableNever: "never"}
+
+func (d Durability) String() string { return durabilityNames[d] }
+
+// ParseDurability reads a Durability by name: default, always or never.
+func ParseDurability(name string) (Durability, error) {
+	for d, n := range durabilityNames {
+		if n == name {
+			return Durability(d), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown durability %q: want default, always or never", name)
+}
+
+// JournalInterval is how often writes not asked to be durable are synced,
+// as MongoDB's commitIntervalMs default.
+const JournalInterval = 100 * time.Millisecond
+
+// WriteOptions are a write command's transaction and write concern.
+type WriteOptions struct {
+	// Txn, when set, buffers the write in the transaction.
+	Txn *Txn
+	// Journal asks for the write to be on disk when it is acknowledged
+	// (j: true, or w: "majority").
+	Journal bool
 }
 
 // Engine is the database: catalog plus documents over one KV store.
@@ -39,6 +83,10 @@ type Engine struct {
 	uniqueLocks lockTable
 	// intents are the documents open transactions wrote.
 	intents intents
+	// dirty is set by every commit not yet synced by the journal flusher.
+	dirty atomic.Bool
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -48,11 +96,40 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{kv: kv, opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}}
+	e := &Engine{kv: kv, opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := e.cat.load(kv); err != nil {
 		return nil, err
 	}
+	go e.flushJournal()
 	return e, nil
+}
+
+// Close stops the journal flusher after a last sync. Close the KV store
+// after the engine.
+func (e *Engine) Close() error {
+	close(e.stop)
+	<-e.done
+	return e.kv.Sync()
+}
+
+// flushJournal syncs, every JournalInterval, the writes acknowledged
+// without waiting for the disk.
+func (e *Engine) flushJournal() {
+	defer close(e.done)
+	t := time.NewTicker(JournalInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if e.opts.Durability == DurableOnRequest && e.dirty.Swap(false) {
+				if err := e.kv.Sync(); err != nil {
+					e.log.Error("journal sync", "err", err)
+				}
+			}
+		case <-e.stop:
+			return
+		}
+	}
 }
 
 // commit commits b and, unless the engine runs without sync, waits until it
@@ -63,13 +140,18 @@ func (e *Engine) commit(b storage.Batch) error {
 	if b.Empty() {
 		return nil
 	}
+	e.dirty.Store(true)
 	return b.Commit(false)
 }
 
-// durable waits until every write committed so far is on disk.
-func (e *Engine) durable() error {
-	if e.opts.NoSync {
+// durable waits until every write committed so far is on disk, when the
+// write asked for it (journal) or the engine makes every write durable.
+func (e *Engine) durable(journal bool) error {
+	switch {
+	case e.opts.Durability == DurableNever:
 		return nil
+	case journal || e.opts.Durability == DurableAlways:
+		return e.kv.Sync()
 	}
-	return e.kv.Sync()
+	return nil
 }

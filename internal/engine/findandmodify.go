@@ -19,10 +19,10 @@ type FindAndModifySpec struct {
 	Fields       bson.Raw
 	ArrayFilters []bson.Raw
 	Hint         bson.RawValue
-	Txn          *Txn
-	Remove       bool
-	New          bool
-	Upsert       bool
+	WriteOptions
+	Remove bool
+	New    bool
+	Upsert bool
 }
 
 // FindAndModifyResult is what findAndModify reports: Value is nil when no
@@ -76,7 +76,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		}
 	}
 	if err == nil && res.N > 0 && s.Txn == nil {
-		err = e.durable()
+		err = e.durable(s.Journal)
 	}
 	return res, err
 }

@@ -85,7 +85,7 @@ func TestUniqueIndex(t *testing.T) {
 	e := newTestEngine(t)
 	mustCreateIndex(t, e, "u", `{"email": 1}`, true)
 	docs := []bson.Raw{ext(t, `{"_id": 1, "email": "a"}`), ext(t, `{"_id": 2, "email": "a"}`), ext(t, `{"_id": 3, "email": "b"}`)}
-	n, werrs, err := e.Insert("test", "u", docs, false, nil)
+	n, werrs, err := e.Insert("test", "u", docs, false, WriteOptions{})
 	if err != nil || n != 2 || len(werrs) != 1 || werrs[0].Index != 1 || werrs[0].Err.Code != mongoerr.DuplicateKey {
 		t.Fatalf("insert: n=%d werrs=%v err=%v", n, werrs, err)
 	}
@@ -103,7 +103,7 @@ func TestUniqueIndex(t *testing.T) {
 		t.Fatalf("key freed by the earlier update: %v", err)
 	}
 	mustValidate(t, e, "u")
-	if _, _, err := e.Insert("test", "v", []bson.Raw{ext(t, `{"k": 1}`), ext(t, `{"k": 1}`)}, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "v", []bson.Raw{ext(t, `{"k": 1}`), ext(t, `{"k": 1}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = e.CreateIndexes("test", "v", []IndexSpec{{Key: ext(t, `{"k": 1}`), Unique: true, ExpireAfter: -1}})

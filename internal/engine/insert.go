@@ -19,7 +19,8 @@ const insertChunk = 1000
 // Insert stores docs in db.coll, creating the collection if needed. Ordered
 // inserts stop at the first failing document; unordered ones go on and
 // report every failure. It returns how many documents were stored.
-func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, txn *Txn) (int, []WriteError, error) {
+func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
+	txn := wo.Txn
 	c, release, err := e.writable(db, coll, true)
 	if err != nil {
 		return 0, nil, err
@@ -28,7 +29,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, txn *Txn
 	if c.capped != nil || txn != nil {
 		n, werrs, err := e.insertEach(c, docs, ordered, txn)
 		if err == nil && n > 0 && txn == nil {
-			err = e.durable()
+			err = e.durable(wo.Journal)
 		}
 		return n, werrs, err
 	}
@@ -47,7 +48,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, txn *Txn
 		}
 	}
 	if inserted > 0 {
-		if err := e.durable(); err != nil {
+		if err := e.durable(wo.Journal); err != nil {
 			return 0, werrs, err
 		}
 	}

@@ -41,7 +41,7 @@ func planTestEngine(t *testing.T) *Engine {
 		raw, _ := bson.Marshal(d)
 		docs = append(docs, raw)
 	}
-	if _, _, err := e.Insert("test", "p", docs, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "p", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, spec := range []IndexSpec{

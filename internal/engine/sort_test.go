@@ -33,7 +33,7 @@ func TestSortMemoryLimit(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d, "pad": "%064d"}`, i, rng.IntN(50), i)))
 	}
-	if _, _, err := e.Insert("test", "s", docs, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "s", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sorted := func(o FindOptions) ([]int32, error) {

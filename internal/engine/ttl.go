@@ -35,7 +35,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			if err != nil {
 				return total, err
 			}
-			n, err := e.Delete(c.DB, c.Name, filter, 0, bson.Raw(hint).Lookup("h"), nil)
+			n, err := e.Delete(c.DB, c.Name, filter, 0, bson.Raw(hint).Lookup("h"), WriteOptions{})
 			total += n
 			if err != nil {
 				return total, err

@@ -25,7 +25,7 @@ func TestExpireTTL(t *testing.T) {
 		ext(t, `{"_id": "string", "at": "yesterday"}`),
 		ext(t, `{"_id": "none"}`),
 	}
-	if _, _, err := e.Insert("test", "s", docs, true, nil); err != nil {
+	if _, _, err := e.Insert("test", "s", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := e.ExpireTTL(now)

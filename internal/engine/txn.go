@@ -199,7 +199,7 @@ func (t *Txn) Commit() error {
 	if err := e.commit(b); err != nil {
 		return err
 	}
-	return e.durable()
+	return e.durable(true)
 }
 
 // Abort discards the transaction's writes.

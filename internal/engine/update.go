@@ -18,7 +18,7 @@ type UpdateSpec struct {
 	Hint         bson.RawValue
 	Multi        bool
 	Upsert       bool
-	Txn          *Txn
+	WriteOptions
 }
 
 // UpdateResult reports an update statement's effect. UpsertedID is set
@@ -61,7 +61,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		}
 	}
 	if (res.Modified > 0 || res.UpsertedID.Type != 0) && u.Txn == nil {
-		err = firstErr(err, e.durable())
+		err = firstErr(err, e.durable(u.Journal))
 	}
 	return res, err
 }

@@ -28,8 +28,9 @@ type Config struct {
 	// DBPath is the data directory; ignored when InMemory is set.
 	DBPath   string
 	InMemory bool
-	// NoSync acknowledges writes before they are durable.
-	NoSync bool
+	// Durability says when acknowledged writes reach the disk; the zero
+	// value is MongoDB's default.
+	Durability engine.Durability
 	// Compressors are the wire compressors offered to clients.
 	Compressors []string
 	// Logger receives the server's log; nil discards it.
@@ -53,6 +54,7 @@ var DefaultCompressors = []string{"snappy", "zstd", "zlib"}
 
 // Instance is a running Folio.
 type Instance struct {
+	eng    *engine.Engine
 	kv     *pebblekv.DB
 	svc    *commands.Service
 	srv    *server.Server
@@ -74,7 +76,7 @@ func Start(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.Open(kv, engine.Options{NoSync: cfg.NoSync, Logger: log})
+	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log})
 	if err != nil {
 		return nil, errors.Join(err, kv.Close())
 	}
@@ -109,11 +111,11 @@ func Start(cfg Config) (*Instance, error) {
 		ProcessID:   bson.NewObjectID(),
 	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
-	in := &Instance{kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
+	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(idle)
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "sync", !cfg.NoSync)
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String())
 	return in, nil
 }
 
@@ -122,7 +124,7 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	p, _ := strconv.Atoi(port)
 	return bson.D{
 		{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(p)}}},
-		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "sync", Value: !cfg.NoSync}}},
+		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}},
 	}
 }
 
@@ -173,7 +175,7 @@ func (in *Instance) Close(ctx context.Context) error {
 	err := in.srv.Shutdown(ctx)
 	in.svc.Sessions.EndAll()
 	in.svc.Cursors.CloseAll()
-	err = errors.Join(err, <-in.served, in.kv.Close())
+	err = errors.Join(err, <-in.served, in.eng.Close(), in.kv.Close())
 	in.log.Info("folio stopped", "err", err)
 	return err
 }

@@ -18,7 +18,7 @@ const exitGuard = 2 * time.Minute
 
 // TestSignalShutdownIsClean proves that SIGTERM and SIGINT stop folio with
 // exit code 0 while a client is connected with an open cursor, and that
-// every acknowledged write is there after a restart — also with -nosync,
+// every acknowledged write is there after a restart — also with -durability=never,
 // where only the clean shutdown puts the writes on disk.
 func TestSignalShutdownIsClean(t *testing.T) {
 	cases := []struct {
@@ -27,7 +27,7 @@ func TestSignalShutdownIsClean(t *testing.T) {
 		flags []string
 	}{
 		{"SIGTERM", syscall.SIGTERM, nil},
-		{"SIGTERM-nosync", syscall.SIGTERM, []string{"--nosync"}},
+		{"SIGTERM-durability-never", syscall.SIGTERM, []string{"--durability=never"}},
 		{"SIGINT", syscall.SIGINT, nil},
 	}
 	const n = 200

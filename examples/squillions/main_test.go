@@ -1,0 +1,9 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/folio-db/folio/examples/internal/cookbook"
+)
+
+func TestExample(t *testing.T) { cookbook.Test(t, "squillions", run) }

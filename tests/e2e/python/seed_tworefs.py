@@ -1,0 +1,48 @@
+"""Seed pattern through pymongo: two-way references, reassigning a task on both
+sides. See examples/tworefs.
+"""
+
+import sys
+
+from bson import ObjectId
+from pymongo import ASCENDING, MongoClient
+
+
+def eq(actual, expected, msg):
+    if actual != expected:
+        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+
+
+def ixscan(coll, filter, sort, index):
+    cmd = {"find": coll.name, "filter": filter}
+    if sort:
+        cmd["sort"] = sort
+    plan = coll.database.command({"explain": cmd, "verbosity": "queryPlanner"})["queryPlanner"]["winningPlan"]
+    stage = plan
+    while stage and stage.get("stage") != "IXSCAN":
+        stage = stage.get("inputStage")
+    eq(stage["indexName"] if stage else plan["stage"], index, "explain %s %r" % (coll.name, filter))
+
+
+client = MongoClient(sys.argv[1])
+client.drop_database("e2e_py_seed_tworefs")
+d = client["e2e_py_seed_tworefs"]
+
+kate, joe, lesson, grade, books = ObjectId(), ObjectId(), ObjectId(), ObjectId(), ObjectId()
+d.tasks.insert_many([
+    {"_id": lesson, "description": "Write lesson plan", "owner": kate},
+    {"_id": grade, "description": "Grade homework", "owner": kate},
+    {"_id": books, "description": "Order books", "owner": joe}])
+d.people.insert_many([{"_id": kate, "name": "Kate Monster", "tasks": [lesson, grade]},
+                      {"_id": joe, "name": "Joe Bloggs", "tasks": [books]}])
+d.tasks.create_index([("owner", ASCENDING)])
+d.people.create_index([("tasks", ASCENDING)])
+eq(d.people.find_one({"tasks": lesson})["name"], "Kate Monster", "owner from the people side")
+eq(d.tasks.count_documents({"owner": kate}), 2, "tasks from the task side")
+ixscan(d.tasks, {"owner": kate}, None, "owner_1")
+ixscan(d.people, {"tasks": lesson}, None, "tasks_1")
+d.people.update_one({"_id": kate}, {"$pull": {"tasks": lesson}})
+d.people.update_one({"_id": joe}, {"$addToSet": {"tasks": lesson}})
+d.tasks.update_one({"_id": lesson}, {"$set": {"owner": joe}})
+eq(d.people.find_one({"tasks": lesson})["name"], "Joe Bloggs", "people side after reassign")
+eq((d.tasks.count_documents({"owner": joe}), d.tasks.count_documents({"owner": kate})), (2, 1), "task side after reassign")

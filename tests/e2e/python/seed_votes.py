@@ -1,0 +1,47 @@
+"""Seed pattern through pymongo: review votes recorded by one update guarded by
+$ne. See examples/votes.
+"""
+
+import sys
+
+from bson import ObjectId
+from pymongo import MongoClient
+
+
+def eq(actual, expected, msg):
+    if actual != expected:
+        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+
+
+def ixscan(coll, filter, sort, index):
+    cmd = {"find": coll.name, "filter": filter}
+    if sort:
+        cmd["sort"] = sort
+    plan = coll.database.command({"explain": cmd, "verbosity": "queryPlanner"})["queryPlanner"]["winningPlan"]
+    stage = plan
+    while stage and stage.get("stage") != "IXSCAN":
+        stage = stage.get("inputStage")
+    eq(stage["indexName"] if stage else plan["stage"], index, "explain %s %r" % (coll.name, filter))
+
+
+client = MongoClient(sys.argv[1])
+client.drop_database("e2e_py_seed_votes")
+d = client["e2e_py_seed_votes"]
+
+rid, alice, bob = ObjectId(), ObjectId(), ObjectId()
+d.reviews.insert_one({"_id": rid, "text": "Sturdy barrow.", "helpful_votes": 0, "voter_ids": []})
+
+
+def vote(voter):
+    return d.reviews.update_one({"_id": rid, "voter_ids": {"$ne": voter}},
+                                {"$push": {"voter_ids": voter}, "$inc": {"helpful_votes": 1}}).modified_count
+
+
+eq([vote(alice), vote(alice), vote(bob)], [1, 0, 1], "$ne guard lets each voter vote once")
+r = d.reviews.find_one({"_id": rid})
+eq((r["helpful_votes"], len(r["voter_ids"])), (2, 2), "votes and voters agree")
+edited = d.reviews.find_one({"_id": rid})
+eq(vote(ObjectId()), 1, "a vote lands meanwhile")
+edited["text"] = "Sturdy barrow, edited."
+d.reviews.replace_one({"_id": rid}, edited)
+eq(d.reviews.find_one({"_id": rid})["helpful_votes"], 2, "the replacement lost the third vote")
