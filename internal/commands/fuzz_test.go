@@ -27,6 +27,7 @@ func newTestService(tb testing.TB) *Service {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { eng.Close() })
 	return &Service{
 		Engine:  eng,
 		Cursors: cursors.NewRegistry(time.Minute),

@@ -20,6 +20,7 @@ func newTestEngine(tb testing.TB) *Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { e.Close() }) // cleanups run last first: before the store closes
 	return e
 }
 

@@ -125,15 +125,24 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
 // txn.
+// Forward index scans outside transactions use the index's seek hints.
 func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
 	if txn != nil {
 		return newPlanSource(txn.view, c.ID, p, stats, nil)
+	}
+	useHints := p.ix != nil && !p.reverse
+	var epoch, now uint64
+	if useHints {
+		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
 	}
 	snap := e.kv.NewSnapshot()
 	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
 	if err != nil {
 		snap.Close()
 		return nil, err
+	}
+	if useHints {
+		src.hints, src.hintEpoch, src.hintNow = &p.ix.hints, epoch, now
 	}
 	return src, nil
 }

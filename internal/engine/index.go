@@ -41,6 +41,9 @@ type Index struct {
 	// on two range conditions on one field may be met by different
 	// elements, so the planner may not intersect them.
 	multikey atomic.Bool
+	// hints let forward scans skip the deleted entries at the head of a
+	// range.
+	hints seekHints
 }
 
 // Multikey reports whether the index has indexed an array.

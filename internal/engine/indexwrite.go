@@ -12,6 +12,8 @@ import (
 type indexChanges struct {
 	dels [][]byte
 	puts [][]byte
+	// putIx are the indexes of puts, one for one.
+	putIx []*Index
 	// uniques are the added entries of unique indexes, to check for
 	// another document holding the same key.
 	uniques []uniqueEntry
@@ -59,6 +61,7 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			}
 			entry := indexEntryKey(c.ID, ix, k.enc, encID)
 			ch.puts = append(ch.puts, entry)
+			ch.putIx = append(ch.putIx, ix)
 			if ix.Unique {
 				ch.uniques = append(ch.uniques, uniqueEntry{entry: entry, ix: ix, key: k})
 			}
@@ -128,4 +131,12 @@ func (e *Engine) persistMultikey(b storage.Batch, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
 	return putCatalogEntry(b, c)
+}
+
+// invalidateHints removes the seek hints the puts of ch fall into; writers
+// call it before and after their commit.
+func (ch indexChanges) invalidateHints() {
+	for i, k := range ch.puts {
+		ch.putIx[i].hints.invalidate(k)
+	}
 }

@@ -103,6 +103,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	staged := map[string][]byte{}
 	n := 0
 	multikey := false
+	var written []indexChanges
 	for _, p := range pending {
 		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
 			break
@@ -126,6 +127,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 			return 0, werrs, err
 		}
 		multikey = multikey || p.ix.multikey
+		written = append(written, p.ix)
 		n++
 	}
 	if multikey {
@@ -133,7 +135,14 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 			return 0, werrs, err
 		}
 	}
-	if err := e.commit(b); err != nil {
+	for _, ch := range written {
+		ch.invalidateHints()
+	}
+	err := e.commit(b)
+	for _, ch := range written {
+		ch.invalidateHints()
+	}
+	if err != nil {
 		return 0, werrs, err
 	}
 	sortWriteErrors(werrs)

@@ -37,6 +37,15 @@ type planSource struct {
 	seen    map[string]struct{}
 	stats   *scanStats
 	closer  func() error
+	// hints, when set, are the index's seek hints, with the epoch and hint
+	// clock read before the snapshot was taken.
+	hints     *seekHints
+	hintEpoch uint64
+	hintNow   uint64
+	// hinting is set while the scan looks for the first key of the
+	// interval it just opened at hintStart.
+	hinting   bool
+	hintStart []byte
 }
 
 func newPlanSource(r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
@@ -82,17 +91,25 @@ func (s *planSource) advance() bool {
 			}
 			s.next++
 			s.inRange = true
-			if s.p.reverse {
+			switch {
+			case s.p.reverse:
 				s.it.SeekLT(iv.hi)
-			} else {
+			case s.hints != nil:
+				s.hinting, s.hintStart = true, iv.lo
+				s.it.SeekGE(s.hints.lookup(iv.lo, s.hintNow))
+			default:
 				s.it.SeekGE(iv.lo)
 			}
 		}
 		iv, _ := s.interval(s.next - 1)
 		if s.it.Valid() && bytes.Compare(s.it.Key(), iv.lo) >= 0 && bytes.Compare(s.it.Key(), iv.hi) < 0 {
+			if s.hinting {
+				s.hinting = false
+				s.hints.store(s.hintStart, s.it.Key(), s.hintEpoch)
+			}
 			return true
 		}
-		s.inRange = false
+		s.inRange, s.hinting = false, false
 	}
 }
 

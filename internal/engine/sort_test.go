@@ -28,6 +28,7 @@ func TestSortMemoryLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer e.Close()
 	rng := rand.New(rand.NewPCG(3, 4))
 	var docs []bson.Raw
 	for i := 0; i < 2000; i++ {

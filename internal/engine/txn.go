@@ -39,8 +39,11 @@ type Txn struct {
 	// multikey are the collections whose indexes the transaction made
 	// multikey, whose catalog entries the commit records.
 	multikey []*Collection
-	ended    bool
-	done     chan struct{} // closed when the transaction ends
+	// changes are the index changes with puts, whose seek hints the
+	// commit invalidates.
+	changes []indexChanges
+	ended   bool
+	done    chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -144,6 +147,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 	if ch.multikey {
 		t.multikey = append(t.multikey, c)
 	}
+	if len(ch.puts) > 0 {
+		t.changes = append(t.changes, ch)
+	}
 	return nil
 }
 
@@ -196,7 +202,14 @@ func (t *Txn) Commit() error {
 			return err
 		}
 	}
-	if err := e.commit(b); err != nil {
+	for _, ch := range t.changes {
+		ch.invalidateHints()
+	}
+	err := e.commit(b)
+	for _, ch := range t.changes {
+		ch.invalidateHints()
+	}
+	if err != nil {
 		return err
 	}
 	return e.durable(true)

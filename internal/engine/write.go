@@ -103,7 +103,9 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 		err = e.persistMultikey(b, c)
 	}
 	if err == nil {
+		ch.invalidateHints()
 		err = e.commit(b)
+		ch.invalidateHints()
 	}
 	if err != nil {
 		return err

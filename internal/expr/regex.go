@@ -1,11 +1,13 @@
 package expr
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/regex"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -168,72 +170,23 @@ func matchDoc(subject string, m []int) bson.RawValue {
 	return d.value()
 }
 
-// compileRegex compiles a MongoDB (PCRE) regex with its options for Go's
-// RE2 engine: options i, m and s map to RE2 flags, x removes unescaped
-// whitespace and #-comments outside classes, u is accepted. Other options
-// are error 51108; patterns RE2 refuses (lookaround, backreferences) error
-// 51111.
+// compileRegex compiles the regex of the aggregation operator op with the
+// rules of package regex, reporting failures with the codes the operators
+// use: 51108 for an unknown option, 51109 for a NUL byte and 51111 for a
+// pattern that does not compile.
 func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
-	var flags strings.Builder
-	extended := false
-	for _, c := range options {
-		switch c {
-		case 'i', 'm', 's':
-			if !strings.ContainsRune(flags.String(), c) {
-				flags.WriteRune(c)
-			}
-		case 'x':
-			extended = true
-		case 'u':
-		default:
-			return nil, mongoerr.New(51108, "%s invalid flag in regex options: %c", op, c)
-		}
+	re, err := regex.Compile(pattern, options)
+	var e *regex.Error
+	if !errors.As(err, &e) {
+		return re, err
 	}
-	if strings.IndexByte(pattern, 0) >= 0 {
+	switch e.Kind {
+	case regex.BadOption:
+		return nil, mongoerr.New(51108, "%s invalid flag in regex options: %c", op, e.Option)
+	case regex.NullByte:
 		return nil, mongoerr.New(51109, "%s: regular expression cannot contain an embedded null byte", op)
 	}
-	if extended {
-		pattern = stripExtended(pattern)
-	}
-	if flags.Len() > 0 {
-		pattern = "(?" + flags.String() + ")" + pattern
-	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, mongoerr.New(51111, "Invalid Regex in %s: %s", op, err.Error())
-	}
-	return re, nil
-}
-
-// stripExtended applies PCRE's extended mode outside character classes.
-func stripExtended(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			b.WriteByte(c)
-			b.WriteByte(p[i+1])
-			i++
-		case inClass:
-			if c == ']' {
-				inClass = false
-			}
-			b.WriteByte(c)
-		case c == '[':
-			inClass = true
-			b.WriteByte(c)
-		case c == '#':
-			for i < len(p) && p[i] != '\n' {
-				i++
-			}
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
+	return nil, mongoerr.New(51111, "Invalid Regex in %s: %s", op, e.Err.Error())
 }
 
 // compileReplace builds $replaceOne and $replaceAll: {input, find,

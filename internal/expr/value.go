@@ -70,16 +70,9 @@ func truthy(v bson.RawValue) bool {
 	case bson.TypeDouble:
 		return v.Double() != 0
 	case bson.TypeDecimal128:
-		return !decimalIsZero(v.Decimal128())
+		return !values.DecimalIsZero(v.Decimal128())
 	}
 	return true
-}
-
-// decimalIsZero reports whether d is a zero of any exponent or sign
-// (bson.Decimal128.IsZero only recognizes the all-zero encoding).
-func decimalIsZero(d bson.Decimal128) bool {
-	c, _, err := d.BigInt()
-	return err == nil && c.Sign() == 0
 }
 
 // typeName is the $type alias of v, used in error messages.

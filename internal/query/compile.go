@@ -145,10 +145,7 @@ func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error)
 		}
 		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
 	case "$jsonSchema":
-		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema must be an object")
-		}
-		return nil, mongoerr.New(mongoerr.NotImplemented, "$jsonSchema is not supported")
+		return parseJSONSchemaOperator(v)
 	}
 	return nil, mongoerr.New(mongoerr.BadValue, "unknown top level operator: %s", key)
 }

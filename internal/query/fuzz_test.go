@@ -22,6 +22,7 @@ func FuzzMatch(f *testing.F) {
 		fl.MatchPositional(doc)
 		if s, err := CompileSort(filter); err == nil {
 			s.Compare(doc, doc)
+			s.KeysErr(doc)
 		}
 	})
 }

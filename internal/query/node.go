@@ -43,6 +43,9 @@ const (
 	// KindExpr is {$expr: <aggregation expression>}: it matches when the
 	// expression evaluates to a truthy value.
 	KindExpr
+	// KindJSONSchema is {$jsonSchema: <schema>}: it matches documents the
+	// JSON Schema validates. Value is the schema document.
+	KindJSONSchema
 )
 
 var kindNames = [...]string{
@@ -53,7 +56,7 @@ var kindNames = [...]string{
 	KindMod: "$mod", KindSize: "$size", KindElemMatchObject: "$elemMatch",
 	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
-	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr",
+	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
 }
 
 func (k Kind) String() string {
@@ -79,14 +82,15 @@ type Node struct {
 	Value    bson.RawValue
 	Children []*Node
 
-	walk  walker
-	re    *regexp.Regexp
-	in    *inSet
-	types typeSet
-	mod   [2]int64
-	size  int
-	bits  []uint32
-	expr  *exprMatch
+	walk   walker
+	re     *regexp.Regexp
+	in     *inSet
+	types  typeSet
+	mod    [2]int64
+	size   int
+	bits   []uint32
+	expr   *exprMatch
+	schema *jsonSchema
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in

@@ -23,6 +23,9 @@ func TestProjection(t *testing.T) {
 		{`{"a": 0, "_id": 1}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "b": 3}`},
 		{`{"a": true}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1, "a": 2}`},
 		{`{"a": false}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1}`},
+		{`{"a": {"$numberDecimal": "0.00"}}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "b": 3}`},
+		{`{"a": {"$numberDecimal": "-0E+3"}, "_id": 0}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"b": 3}`},
+		{`{"a": {"$numberDecimal": "0.01"}}`, `{"_id": 1, "a": 2, "b": 3}`, -1, `{"_id": 1, "a": 2}`},
 		{`{"x": 1}`, `{"_id": 1, "a": 2}`, -1, `{"_id": 1}`},
 		{`{"a.b": 1}`, `{"_id": 1, "a": {"b": 1, "c": 2}, "d": 1}`, -1, `{"_id": 1, "a": {"b": 1}}`},
 		{`{"a.b": 1}`, `{"_id": 1, "a": [{"b": 1, "c": 2}, 3, {"c": 1}, [{"b": 4, "c": 5}]]}`, -1, `{"_id": 1, "a": [{"b": 1}, {}, [{"b": 4}]]}`},
@@ -147,5 +150,62 @@ func TestPositionalWithFilter(t *testing.T) {
 	}
 	if want := ext(t, `{"ancestors": [{"id": 2, "n": "b"}]}`); !bytesEqual(got, want) {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestPositionalProjectionWithFilter runs find's positional projection
+// end to end (MatchPositional, then Apply) on cases from MongoDB's
+// jstests/core/positional_projection.js. Since MongoDB 4.4 the filter need
+// not name the projected field: the position recorded by the filter applies
+// to the first array on the projected path, and only a document whose
+// projected path reaches an array without a recorded position fails, at run
+// time, with 51246 (51247 when the position is past the array's end).
+func TestPositionalProjectionWithFilter(t *testing.T) {
+	tests := []struct {
+		filter, proj, doc string
+		want              string // the projected document, or "" when code is set
+		code              mongoerr.Code
+	}{
+		{`{"x.a": 2}`, `{"x.$": 1, "_id": 0}`, `{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}], "y": [1]}`, `{"x": [{"a": 2, "c": 3}]}`, 0},
+		{`{"x.y.a": 1}`, `{"x.y.$": 1, "_id": 0}`, `{"x": {"y": [{"a": 1, "b": 1}, {"a": 1, "b": 2}]}}`, `{"x": {"y": [{"a": 1, "b": 1}]}}`, 0},
+		{`{}`, `{"g.$": 1, "_id": 0}`, `{"x": [1, 2]}`, `{}`, 0},
+		{`{"x": 1}`, `{"a.$": 1, "_id": 0}`, `{"x": 1}`, `{}`, 0},
+		{`{"x": {"$gt": 0}}`, `{"a.b.c.$": 1, "_id": 0}`, `{"x": [-1, 1, 2], "a": {"b": {"c": 123}}}`, `{"a": {"b": {"c": 123}}}`, 0},
+		{`{"x.y.z": 1}`, `{"a.b.c.$": 1, "_id": 0}`, `{"x": {"y": {"z": [0, 1, 2]}}, "a": {"b": {"c": [1, 2, 3]}}}`, `{"a": {"b": {"c": [2]}}}`, 0},
+		{`{"x": {"$elemMatch": {"$gt": 1, "$lt": 3}}}`, `{"x.$": 1, "_id": 0}`, `{"x": [1, 2, 3]}`, `{"x": [2]}`, 0},
+		{`{"$and": [{"a": 1}, {"a": 2}, {"a": 3}]}`, `{"b.$": 1, "_id": 0}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [6]}`, 0},
+		{`{"a": {"$in": [2, 3]}}`, `{"b.$": 1, "_id": 0}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [5]}`, 0},
+		{`{"$or": [{"a": 2}, {"a": 3}]}`, `{"b.$": 1, "_id": 0}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [5]}`, 0},
+		{`{}`, `{"x.$": 1}`, `{"x": [{"a": 1}]}`, "", 51246},
+		{`{"b": [4, 5, 6]}`, `{"c.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]}`, "", 51246},
+		{`{"$nor": [{"a": -1}, {"a": -2}]}`, `{"a.$": 1}`, `{"a": [1, 2, 3]}`, "", 51246},
+		{`{"a": 3}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4]}`, "", 51247},
+	}
+	for _, tt := range tests {
+		what := tt.filter + " " + tt.proj
+		f, err := Compile(ext(t, tt.filter))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		p, err := CompileProjection(ext(t, tt.proj))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		doc := ext(t, tt.doc)
+		ok, pos := f.MatchPositional(doc)
+		if !ok {
+			t.Errorf("%s: filter does not match %s", what, tt.doc)
+			continue
+		}
+		got, err := p.Apply(doc, pos)
+		if tt.code != 0 {
+			checkErr(t, what, err, tt.code, "")
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		} else if want := ext(t, tt.want); !bytesEqual(got, want) {
+			t.Errorf("%s: got %s, want %s", what, got, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -74,31 +75,16 @@ func appendValue(dst []byte, key string, v bson.RawValue) []byte {
 }
 
 // isTrue is MongoDB's BSONElement::trueValue: false for missing, null,
-// undefined, false and numeric zero; true otherwise.
+// undefined, false and numeric zero (a decimal zero of any exponent
+// included); true otherwise.
 func isTrue(v bson.RawValue) bool {
 	switch v.Type {
 	case 0, bson.TypeNull, bson.TypeUndefined:
 		return false
 	case bson.TypeBoolean:
 		return v.Boolean()
-	case bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128:
-		return !isZero(v)
 	}
-	return true
-}
-
-func isZero(v bson.RawValue) bool {
-	switch v.Type {
-	case bson.TypeDouble:
-		return v.Double() == 0
-	case bson.TypeInt32:
-		return v.Int32() == 0
-	case bson.TypeInt64:
-		return v.Int64() == 0
-	case bson.TypeDecimal128:
-		return v.Decimal128().IsZero()
-	}
-	return false
+	return !values.IsZero(v)
 }
 
 // firstKey is the name of doc's first field, or "" for an empty document.

@@ -102,7 +102,8 @@ func (s *Sort) Compare(a, b bson.Raw) int {
 // documents. Following MongoDB, a field whose path reaches several values
 // (through arrays) sorts by the smallest of them when ascending and the
 // largest when descending; a missing field sorts as null, and an empty array
-// as undefined, which is below null.
+// as undefined, which is below null. Keys does not check for parallel
+// arrays; KeysErr does.
 func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
 	keys := make([]bson.RawValue, len(s.keys))
 	for i, k := range s.keys {
@@ -115,6 +116,82 @@ func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
 		keys[i] = c.best
 	}
 	return keys
+}
+
+// KeysErr is Keys that fails, as MongoDB does, when two sort fields reach
+// different arrays in doc ("parallel arrays", BadValue): MongoDB builds a
+// sort key the way it builds a compound index key, which cannot expand two
+// arrays at once. Fields reaching the same array ({"a.x": 1, "a.y": 1} on
+// a: [{x, y}]) are not parallel; the check repeats inside its elements.
+func (s *Sort) KeysErr(doc bson.Raw) ([]bson.RawValue, error) {
+	if len(s.keys) > 1 {
+		paths := make([]fieldPath, len(s.keys))
+		for i, k := range s.keys {
+			paths[i] = k.path
+		}
+		if parallelArrays(doc, paths) {
+			return nil, mongoerr.New(mongoerr.BadValue, "cannot sort with keys that are parallel arrays")
+		}
+	}
+	return s.Keys(doc), nil
+}
+
+// parallelArrays reports whether paths, followed from doc, expand two
+// different arrays, at this level or inside the elements of the one array
+// they share.
+func parallelArrays(doc []byte, paths []fieldPath) bool {
+	var arr []byte
+	var rests []fieldPath
+	for _, p := range paths {
+		a, rest, ok := firstArray(doc, p)
+		if !ok {
+			continue
+		}
+		if arr != nil && &a[0] != &arr[0] {
+			return true
+		}
+		arr = a
+		if len(rest) > 0 {
+			rests = append(rests, rest)
+		}
+	}
+	if len(rests) < 2 {
+		return false
+	}
+	it := iterate(arr)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			return false
+		}
+		if e.Type == bson.TypeEmbeddedDocument && parallelArrays(e.Value, rests) {
+			return true
+		}
+	}
+}
+
+// firstArray follows path from doc to the first array it expands: one met
+// at the end of the path, or before a component that is not an array
+// index. An index component selects that element instead. rest is the path
+// after the array.
+func firstArray(doc []byte, path fieldPath) (arr []byte, rest fieldPath, ok bool) {
+	v := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	for i := 0; i < len(path); i++ {
+		switch {
+		case v.Type == bson.TypeEmbeddedDocument:
+			v = lookup(v.Value, path[i].name)
+		case v.Type == bson.TypeArray && path[i].index < 0:
+			return v.Value, path[i:], true
+		case v.Type == bson.TypeArray:
+			v = lookup(v.Value, path[i].name)
+		default:
+			return nil, nil, false
+		}
+	}
+	if v.Type == bson.TypeArray {
+		return v.Value, nil, true
+	}
+	return nil, nil, false
 }
 
 // CompareKeys compares two keys produced by Keys.

@@ -90,3 +90,41 @@ func TestSortSpec(t *testing.T) {
 		checkErr(t, tt.spec, err, tt.code, "")
 	}
 }
+
+func TestSortParallelArrays(t *testing.T) {
+	tests := []struct {
+		spec, doc string
+		parallel  bool
+	}{
+		{`{"a": 1, "b": 1}`, `{"a": [1, 2], "b": [3, 4]}`, true},
+		{`{"a": 1, "b": -1}`, `{"a": [], "b": [3]}`, true},
+		{`{"a": 1, "b": 1}`, `{"a": [1, 2], "b": 3}`, false},
+		{`{"a": 1, "b": 1}`, `{"a": 1}`, false},
+		{`{"a": 1}`, `{"a": [1, 2], "b": [3, 4]}`, false},
+		{`{"a.x": 1, "a.y": 1}`, `{"a": [{"x": 1, "y": 2}, {"x": 3}]}`, false},
+		{`{"a.x": 1, "a.y": 1}`, `{"a": [{"x": [1], "y": 2}, {"x": 3, "y": [4]}]}`, false},
+		{`{"a.x": 1, "a.y": 1}`, `{"a": [{"x": [1], "y": [2]}]}`, true},
+		{`{"a.x": 1, "b.y": 1}`, `{"a": {"x": [1]}, "b": [{"y": 1}]}`, true},
+		{`{"a.x": 1, "b.y": 1}`, `{"a": {"x": 1}, "b": [{"y": [1]}]}`, false},
+		{`{"a": 1, "a.x": 1}`, `{"a": [{"x": 1}]}`, false},
+		{`{"a.0": 1, "b": 1}`, `{"a": [1, 2], "b": [3, 4]}`, false},
+		{`{"a.0.x": 1, "b": 1}`, `{"a": [{"x": [1]}], "b": [3, 4]}`, true},
+	}
+	for _, tt := range tests {
+		s, err := CompileSort(ext(t, tt.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		doc := ext(t, tt.doc)
+		keys, err := s.KeysErr(doc)
+		if tt.parallel {
+			checkErr(t, tt.spec+" on "+tt.doc, err, mongoerr.BadValue, "cannot sort with keys that are parallel arrays")
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s on %s: %v", tt.spec, tt.doc, err)
+		} else if want := s.Keys(doc); s.CompareKeys(keys, want) != 0 {
+			t.Errorf("%s on %s: KeysErr %v, Keys %v", tt.spec, tt.doc, keys, want)
+		}
+	}
+}

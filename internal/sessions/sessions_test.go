@@ -21,6 +21,7 @@ func TestReap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer e.Close()
 	r := NewRegistry()
 	var ended []*engine.Txn
 	r.OnEnd = func(txn *engine.Txn) { ended = append(ended, txn) }

@@ -1,0 +1,943 @@
+package query
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// jsonSchema is a compiled $jsonSchema: MongoDB's subset of JSON Schema
+// draft 4 plus bsonType, as a predicate over one value. The top-level schema
+// is applied to the document itself, so keywords restricting other types
+// (minimum, items, ...) have no effect there, and a type that excludes
+// "object" matches nothing.
+//
+// Following JSON Schema, each restriction keyword constrains only values of
+// its own type and lets every other value pass: minimum, maximum and
+// multipleOf apply to numbers; minLength, maxLength and pattern to strings;
+// minItems, maxItems, uniqueItems, items and additionalItems to arrays;
+// required, properties, patternProperties, additionalProperties,
+// minProperties, maxProperties and dependencies to embedded documents. Only
+// type and bsonType reject values of other types. A value is never
+// traversed as an array of candidates, unlike in the rest of the query
+// language.
+type jsonSchema struct {
+	// reject is the boolean schema false (additionalItems or
+	// additionalProperties: false): nothing matches.
+	reject bool
+
+	types    typeSet // bsonType or type
+	hasTypes bool
+
+	minimum, maximum *schemaBound
+	multipleOf       bool
+	divisor          *big.Rat // nil when the divisor is NaN or infinite
+	divisorIsInf     bool
+
+	minLength, maxLength int64 // -1 when absent
+	pattern              *regexp.Regexp
+
+	minItems, maxItems int64 // -1 when absent
+	uniqueItems        bool
+	items              *jsonSchema   // items as one schema for every element
+	tuple              []*jsonSchema // items as an array: one schema per position
+	additionalItems    *jsonSchema   // elements past the tuple; nil allows them
+
+	required           []string
+	properties         []schemaProperty
+	checkAllowed       bool // patternProperties or additionalProperties is present
+	patterns           []schemaPattern
+	additional         *jsonSchema // fields neither named nor matched by a pattern; nil allows them
+	minProps, maxProps int64       // -1 when absent
+	dependencies       []schemaDependency
+
+	allOf, anyOf, oneOf []*jsonSchema
+	not                 *jsonSchema
+	enum                []bson.RawValue // with document fields sorted, see sortedFields
+	hasEnum             bool
+}
+
+// schemaBound is minimum or maximum as the comparison it makes: $gte or $gt
+// for minimum, $lte or $lt for maximum (exclusive).
+type schemaBound struct {
+	op    Kind
+	value bson.RawValue
+}
+
+type schemaProperty struct {
+	name   string
+	schema *jsonSchema
+}
+
+type schemaPattern struct {
+	re     *regexp.Regexp
+	schema *jsonSchema
+}
+
+// schemaDependency is one entry of dependencies: when the document has the
+// field name, it must also have every field of props (the array form), or
+// match schema (the schema form).
+type schemaDependency struct {
+	name   string
+	props  []string
+	schema *jsonSchema
+}
+
+// schemaKeywords are the keywords MongoDB accepts; unsupportedKeywords are
+// JSON Schema keywords it refuses with a distinct message.
+var (
+	schemaKeywords = map[string]bool{
+		"additionalItems": true, "additionalProperties": true, "allOf": true,
+		"anyOf": true, "bsonType": true, "dependencies": true, "description": true,
+		"encrypt": true, "encryptMetadata": true, "enum": true,
+		"exclusiveMaximum": true, "exclusiveMinimum": true, "items": true,
+		"maxItems": true, "maxLength": true, "maxProperties": true, "maximum": true,
+		"minItems": true, "minLength": true, "minProperties": true, "minimum": true,
+		"multipleOf": true, "not": true, "oneOf": true, "pattern": true,
+		"patternProperties": true, "properties": true, "required": true,
+		"title": true, "type": true, "uniqueItems": true,
+	}
+	unsupportedKeywords = map[string]bool{
+		"$ref": true, "$schema": true, "default": true, "definitions": true,
+		"format": true, "id": true,
+	}
+	// jsonTypes are the JSON Schema type names MongoDB maps to BSON types;
+	// "number" (all numeric types) is handled apart, and "integer" is
+	// refused.
+	jsonTypes = map[string]bson.Type{
+		"array": bson.TypeArray, "boolean": bson.TypeBoolean, "null": bson.TypeNull,
+		"object": bson.TypeEmbeddedDocument, "string": bson.TypeString,
+	}
+)
+
+// parseJSONSchemaOperator parses {$jsonSchema: schema}.
+func parseJSONSchemaOperator(v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema must be an object")
+	}
+	s, err := parseJSONSchema(v.Value)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{Kind: KindJSONSchema, Value: v, schema: s}, nil
+}
+
+// parseJSONSchema compiles a schema document, checking keywords in the
+// order MongoDB's JSONSchemaParser does so the first error reported is the
+// same.
+func parseJSONSchema(doc []byte) (*jsonSchema, error) {
+	kw := map[string]bson.RawValue{}
+	it := iterate(doc)
+	for {
+		k, v, ok := it.next()
+		if !ok {
+			break
+		}
+		name := string(k)
+		switch {
+		case unsupportedKeywords[name]:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' is not currently supported", name)
+		case !schemaKeywords[name]:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Unknown $jsonSchema keyword: %s", name)
+		}
+		if _, dup := kw[name]; dup {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Duplicate $jsonSchema keyword: %s", name)
+		}
+		kw[name] = v
+	}
+	for _, name := range []string{"description", "title"} {
+		if v, ok := kw[name]; ok && v.Type != bson.TypeString {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be of type string", name)
+		}
+	}
+	s := &jsonSchema{minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+	if err := s.parseType(kw); err != nil {
+		return nil, err
+	}
+	for _, parse := range []func(map[string]bson.RawValue) error{
+		s.parseScalarKeywords, s.parseArrayKeywords, parseEncryptKeywords,
+		s.parseObjectKeywords, s.parseLogicalKeywords,
+	} {
+		if err := parse(kw); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// parseType parses type (JSON type names) or bsonType ($type aliases); a
+// schema may not have both.
+func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
+	typ, hasType := kw["type"]
+	bsonType, hasBSONType := kw["bsonType"]
+	name := "type"
+	switch {
+	case hasType && hasBSONType:
+		return mongoerr.New(mongoerr.FailedToParse, "Cannot specify both $jsonSchema keywords 'type' and 'bsonType'")
+	case hasBSONType:
+		typ, name = bsonType, "bsonType"
+	case !hasType:
+		return nil
+	}
+	var aliases []string
+	seen := map[string]bool{}
+	add := func(a string) error {
+		if a == "integer" {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema type 'integer' is not currently supported.")
+		}
+		if seen[a] {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' has duplicate value: %s", name, a)
+		}
+		seen[a] = true
+		aliases = append(aliases, a)
+		return nil
+	}
+	switch typ.Type {
+	case bson.TypeString:
+		if err := add(typ.StringValue()); err != nil {
+			return err
+		}
+	case bson.TypeArray:
+		it := iterate(typ.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			a, isString := e.StringValueOK()
+			if !isString {
+				return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' array elements must be strings", name)
+			}
+			if err := add(a); err != nil {
+				return err
+			}
+		}
+	default:
+		return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be either a string or an array of strings", name)
+	}
+	for _, a := range aliases {
+		if a == "number" {
+			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
+				s.types.add(t)
+			}
+			continue
+		}
+		t, ok := jsonTypes[a]
+		if name == "bsonType" {
+			t, ok = values.TypeByName(a)
+		}
+		if !ok {
+			return mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", a)
+		}
+		s.types.add(t)
+	}
+	if s.types.empty() {
+		return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' must name at least one type", name)
+	}
+	s.hasTypes = true
+	return nil
+}
+
+// parseScalarKeywords parses pattern, maxLength, minLength, multipleOf,
+// maximum/exclusiveMaximum and minimum/exclusiveMinimum.
+func (s *jsonSchema) parseScalarKeywords(kw map[string]bson.RawValue) error {
+	if v, ok := kw["pattern"]; ok {
+		if v.Type != bson.TypeString {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'pattern' must be a string")
+		}
+		re, err := compileRegex(v.StringValue(), "")
+		if err != nil {
+			return err
+		}
+		s.pattern = re
+	}
+	for _, l := range []struct {
+		name string
+		dst  *int64
+	}{{"maxLength", &s.maxLength}, {"minLength", &s.minLength}} {
+		if err := parseSchemaCount(kw, l.name, l.dst); err != nil {
+			return err
+		}
+	}
+	if v, ok := kw["multipleOf"]; ok {
+		if !values.IsNumber(v.Type) {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'multipleOf' must be a number")
+		}
+		f, _ := values.Float64(v)
+		if values.IsZero(v) || f < 0 {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value")
+		}
+		s.multipleOf = true
+		s.divisor, _ = decimalRat(v)
+		s.divisorIsInf = math.IsInf(f, 1)
+	}
+	var err error
+	if s.maximum, err = parseSchemaBound(kw, "maximum", "exclusiveMaximum", KindLte, KindLt); err != nil {
+		return err
+	}
+	s.minimum, err = parseSchemaBound(kw, "minimum", "exclusiveMinimum", KindGte, KindGt)
+	return err
+}
+
+// parseSchemaBound parses maximum or minimum with its exclusive flag, which
+// may not appear alone; op and exclusiveOp are the comparisons it makes.
+func parseSchemaBound(kw map[string]bson.RawValue, name, exclusiveName string, op, exclusiveOp Kind) (*schemaBound, error) {
+	v, ok := kw[name]
+	ex, hasEx := kw[exclusiveName]
+	if !ok {
+		if hasEx {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' must be a present if %s is present", name, exclusiveName)
+		}
+		return nil, nil
+	}
+	b := &schemaBound{op: op, value: v}
+	if hasEx {
+		if ex.Type != bson.TypeBoolean {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be a boolean", exclusiveName)
+		}
+		if ex.Boolean() {
+			b.op = exclusiveOp
+		}
+	}
+	if !values.IsNumber(v.Type) {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be a number", name)
+	}
+	return b, nil
+}
+
+// parseSchemaCount parses a keyword taking a count (minLength, maxItems,
+// ...): a number holding a non-negative 64-bit integer
+// (MatchExpressionParser::parseIntegerElementToNonNegativeLong).
+func parseSchemaCount(kw map[string]bson.RawValue, name string, dst *int64) error {
+	v, ok := kw[name]
+	if !ok {
+		return nil
+	}
+	if !values.IsNumber(v.Type) {
+		return mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s: %s", name, v)
+	}
+	if values.IsNaN(v) {
+		return mongoerr.New(mongoerr.FailedToParse, "Expected an integer, but found NaN in: %s: %s", name, v)
+	}
+	f, _ := values.Float64(v)
+	if f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+		return mongoerr.New(mongoerr.FailedToParse, "Cannot represent as a 64-bit integer: %s: %s", name, v)
+	}
+	n, ok := values.Int64(v)
+	if !ok {
+		return mongoerr.New(mongoerr.FailedToParse, "Expected an integer: %s: %s", name, v)
+	}
+	if n < 0 {
+		return mongoerr.New(mongoerr.FailedToParse, "Expected a positive number in: %s: %s", name, v)
+	}
+	*dst = n
+	return nil
+}
+
+// parseArrayKeywords parses minItems, maxItems, uniqueItems, items and
+// additionalItems (which has effect only when items is an array).
+func (s *jsonSchema) parseArrayKeywords(kw map[string]bson.RawValue) error {
+	if err := parseSchemaCount(kw, "minItems", &s.minItems); err != nil {
+		return err
+	}
+	if err := parseSchemaCount(kw, "maxItems", &s.maxItems); err != nil {
+		return err
+	}
+	if v, ok := kw["uniqueItems"]; ok {
+		if v.Type != bson.TypeBoolean {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'uniqueItems' must be a boolean")
+		}
+		s.uniqueItems = v.Boolean()
+	}
+	isTuple := false
+	if v, ok := kw["items"]; ok {
+		switch v.Type {
+		case bson.TypeEmbeddedDocument:
+			sub, err := parseJSONSchema(v.Value)
+			if err != nil {
+				return err
+			}
+			s.items = sub
+		case bson.TypeArray:
+			isTuple = true
+			it := iterate(v.Value)
+			for {
+				_, e, ok := it.next()
+				if !ok {
+					break
+				}
+				if e.Type != bson.TypeEmbeddedDocument {
+					return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'items' requires that each element of the array is an object, but found a %s", values.TypeName(e.Type))
+				}
+				sub, err := parseJSONSchema(e.Value)
+				if err != nil {
+					return err
+				}
+				s.tuple = append(s.tuple, sub)
+			}
+		default:
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'items' must be an array or an object, not %s", values.TypeName(v.Type))
+		}
+	}
+	if v, ok := kw["additionalItems"]; ok {
+		if v.Type != bson.TypeBoolean && v.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'additionalItems' must be either an object or a boolean, but got a %s", values.TypeName(v.Type))
+		}
+		sub, err := parseBoolOrSchema(v)
+		if err != nil {
+			return err
+		}
+		if isTuple {
+			s.additionalItems = sub
+		}
+	}
+	return nil
+}
+
+// parseBoolOrSchema parses additionalItems or additionalProperties: true
+// (nil, no constraint), false (a schema matching nothing) or a schema.
+func parseBoolOrSchema(v bson.RawValue) (*jsonSchema, error) {
+	if v.Type == bson.TypeBoolean {
+		if v.Boolean() {
+			return nil, nil
+		}
+		return &jsonSchema{reject: true}, nil
+	}
+	return parseJSONSchema(v.Value)
+}
+
+// parseEncryptKeywords refuses encrypt and encryptMetadata: client-side
+// field level encryption is not supported.
+func parseEncryptKeywords(kw map[string]bson.RawValue) error {
+	for _, name := range []string{"encrypt", "encryptMetadata"} {
+		if _, ok := kw[name]; ok {
+			return mongoerr.New(mongoerr.NotImplemented, "$jsonSchema keyword '%s' is not supported", name)
+		}
+	}
+	return nil
+}
+
+// parseObjectKeywords parses required, properties, patternProperties,
+// additionalProperties, minProperties, maxProperties and dependencies.
+func (s *jsonSchema) parseObjectKeywords(kw map[string]bson.RawValue) error {
+	if v, ok := kw["required"]; ok {
+		if v.Type != bson.TypeArray {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'required' must be an array, but found an element of type %s", values.TypeName(v.Type))
+		}
+		names, err := parseNameList(v, func(e bson.RawValue) error {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'required' must be an array of strings, but found an element of type: %s", values.TypeName(e.Type))
+		})
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'required' cannot be an empty array")
+		}
+		if _, dup := duplicate(names); dup {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'required' array cannot contain duplicate values")
+		}
+		s.required = names
+	}
+	if v, ok := kw["properties"]; ok {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'properties' must be an object")
+		}
+		it := iterate(v.Value)
+		for {
+			k, e, ok := it.next()
+			if !ok {
+				break
+			}
+			if e.Type != bson.TypeEmbeddedDocument {
+				return mongoerr.New(mongoerr.TypeMismatch, "Nested schema for $jsonSchema property '%s' must be an object", k)
+			}
+			sub, err := parseJSONSchema(e.Value)
+			if err != nil {
+				return err
+			}
+			s.properties = append(s.properties, schemaProperty{name: string(k), schema: sub})
+		}
+	}
+	if v, ok := kw["patternProperties"]; ok {
+		s.checkAllowed = true
+		if v.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'patternProperties' must be an object")
+		}
+		it := iterate(v.Value)
+		for {
+			k, e, ok := it.next()
+			if !ok {
+				break
+			}
+			if e.Type != bson.TypeEmbeddedDocument {
+				return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", k)
+			}
+			sub, err := parseJSONSchema(e.Value)
+			if err != nil {
+				return err
+			}
+			re, err := compileRegex(string(k), "")
+			if err != nil {
+				return err
+			}
+			s.patterns = append(s.patterns, schemaPattern{re: re, schema: sub})
+		}
+	}
+	if v, ok := kw["additionalProperties"]; ok {
+		s.checkAllowed = true
+		if v.Type != bson.TypeBoolean && v.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'additionalProperties' must be an object or a boolean")
+		}
+		var err error
+		if s.additional, err = parseBoolOrSchema(v); err != nil {
+			return err
+		}
+	}
+	if err := parseSchemaCount(kw, "minProperties", &s.minProps); err != nil {
+		return err
+	}
+	if err := parseSchemaCount(kw, "maxProperties", &s.maxProps); err != nil {
+		return err
+	}
+	if v, ok := kw["dependencies"]; ok {
+		return s.parseDependencies(v)
+	}
+	return nil
+}
+
+// parseDependencies parses dependencies: an object mapping each field name
+// to a schema or to a non-empty array of distinct field names.
+func (s *jsonSchema) parseDependencies(v bson.RawValue) error {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'dependencies' must be an object")
+	}
+	it := iterate(v.Value)
+	for {
+		k, e, ok := it.next()
+		if !ok {
+			return nil
+		}
+		d := schemaDependency{name: string(k)}
+		switch e.Type {
+		case bson.TypeEmbeddedDocument:
+			sub, err := parseJSONSchema(e.Value)
+			if err != nil {
+				return err
+			}
+			d.schema = sub
+		case bson.TypeArray:
+			names, err := parseNameList(e, func(x bson.RawValue) error {
+				return mongoerr.New(mongoerr.TypeMismatch, "array '%s' in $jsonSchema keyword 'dependencies' can only contain strings, but found element of type: %s", k, values.TypeName(x.Type))
+			})
+			if err != nil {
+				return err
+			}
+			if len(names) == 0 {
+				return mongoerr.New(mongoerr.FailedToParse, "property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", k)
+			}
+			if name, dup := duplicate(names); dup {
+				return mongoerr.New(mongoerr.FailedToParse, "array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", k, name)
+			}
+			d.props = names
+		default:
+			return mongoerr.New(mongoerr.TypeMismatch, "property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", k)
+		}
+		s.dependencies = append(s.dependencies, d)
+	}
+}
+
+// parseNameList reads an array of strings; notString builds the error for
+// another element.
+func parseNameList(v bson.RawValue, notString func(bson.RawValue) error) ([]string, error) {
+	var names []string
+	it := iterate(v.Value)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			return names, nil
+		}
+		name, isString := e.StringValueOK()
+		if !isString {
+			return nil, notString(e)
+		}
+		names = append(names, name)
+	}
+}
+
+// duplicate returns the first name listed twice.
+func duplicate(names []string) (string, bool) {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if seen[n] {
+			return n, true
+		}
+		seen[n] = true
+	}
+	return "", false
+}
+
+// parseLogicalKeywords parses allOf, anyOf, oneOf, not and enum.
+func (s *jsonSchema) parseLogicalKeywords(kw map[string]bson.RawValue) error {
+	for _, l := range []struct {
+		name string
+		dst  *[]*jsonSchema
+	}{{"allOf", &s.allOf}, {"anyOf", &s.anyOf}, {"oneOf", &s.oneOf}} {
+		v, ok := kw[l.name]
+		if !ok {
+			continue
+		}
+		if v.Type != bson.TypeArray {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be an array", l.name)
+		}
+		it := iterate(v.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			if e.Type != bson.TypeEmbeddedDocument {
+				return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be an array of objects, but found an element of type %s", l.name, values.TypeName(e.Type))
+			}
+			sub, err := parseJSONSchema(e.Value)
+			if err != nil {
+				return err
+			}
+			*l.dst = append(*l.dst, sub)
+		}
+		if len(*l.dst) == 0 {
+			return mongoerr.New(mongoerr.BadValue, "$jsonSchema keyword '%s' must be a non-empty array", l.name)
+		}
+	}
+	if v, ok := kw["not"]; ok {
+		if v.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'not' must be an object, but found an element of type %s", values.TypeName(v.Type))
+		}
+		sub, err := parseJSONSchema(v.Value)
+		if err != nil {
+			return err
+		}
+		s.not = sub
+	}
+	if v, ok := kw["enum"]; ok {
+		if v.Type != bson.TypeArray {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'enum' must be an array, but found an element of type %s", values.TypeName(v.Type))
+		}
+		it := iterate(v.Value)
+		for {
+			_, e, ok := it.next()
+			if !ok {
+				break
+			}
+			s.enum = append(s.enum, sortedFields(e))
+		}
+		if len(s.enum) == 0 {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'enum' cannot be an empty array")
+		}
+		if !distinct(slices.Clone(s.enum)) {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'enum' array cannot contain duplicate values.")
+		}
+		s.hasEnum = true
+	}
+	return nil
+}
+
+// matches reports whether v (zero for a missing value) satisfies the schema.
+func (s *jsonSchema) matches(v bson.RawValue) bool {
+	if s.reject || (s.hasTypes && !s.types.has(v.Type)) {
+		return false
+	}
+	var ok bool
+	switch {
+	case values.IsNumber(v.Type):
+		ok = s.numberMatches(v)
+	case v.Type == bson.TypeString:
+		ok = s.stringMatches(v)
+	case v.Type == bson.TypeArray:
+		ok = s.arrayMatches(v.Value)
+	case v.Type == bson.TypeEmbeddedDocument:
+		ok = s.objectMatches(v.Value)
+	default:
+		ok = true
+	}
+	return ok && s.logicalMatches(v)
+}
+
+// numberMatches applies minimum, maximum and multipleOf, comparing as the
+// query operators do (NaN is neither above nor below any bound).
+func (s *jsonSchema) numberMatches(v bson.RawValue) bool {
+	for _, b := range []*schemaBound{s.minimum, s.maximum} {
+		if b != nil && !compareMatches(b.op, v, b.value) {
+			return false
+		}
+	}
+	if !s.multipleOf {
+		return true
+	}
+	x, finite := decimalRat(v)
+	switch {
+	case !finite:
+		return false
+	case s.divisor == nil: // fmod by NaN is NaN; by infinity it is x itself
+		return s.divisorIsInf && x.Sign() == 0
+	}
+	return new(big.Rat).Quo(x, s.divisor).IsInt()
+}
+
+// decimalRat is the exact value of a finite number as MongoDB's multipleOf
+// sees it: converted to Decimal128, which rounds a double to 15 significant
+// digits (so 0.3 is a multiple of 0.1). ok is false for NaN and infinities.
+func decimalRat(v bson.RawValue) (r *big.Rat, ok bool) {
+	var text string
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		n, _ := values.Int64(v)
+		return new(big.Rat).SetInt64(n), true
+	case bson.TypeDouble:
+		f := v.Double()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
+		}
+		text = strconv.FormatFloat(f, 'e', 14, 64)
+	case bson.TypeDecimal128:
+		d := v.Decimal128()
+		if d.IsNaN() || d.IsInf() != 0 {
+			return nil, false
+		}
+		text = d.String()
+	default:
+		return nil, false
+	}
+	return new(big.Rat).SetString(text)
+}
+
+// stringMatches applies minLength and maxLength, counted in code points,
+// and pattern, which may match anywhere in the string.
+func (s *jsonSchema) stringMatches(v bson.RawValue) bool {
+	str := v.StringValue()
+	if s.minLength >= 0 || s.maxLength >= 0 {
+		n := int64(utf8.RuneCountInString(str))
+		if n < s.minLength || (s.maxLength >= 0 && n > s.maxLength) {
+			return false
+		}
+	}
+	return s.pattern == nil || s.pattern.MatchString(str)
+}
+
+// arrayMatches applies minItems, maxItems, uniqueItems (equality ignores
+// the order of fields in embedded documents), items and additionalItems.
+func (s *jsonSchema) arrayMatches(arr []byte) bool {
+	if s.minItems >= 0 || s.maxItems >= 0 {
+		n := int64(arrayLen(arr))
+		if n < s.minItems || (s.maxItems >= 0 && n > s.maxItems) {
+			return false
+		}
+	}
+	if s.uniqueItems && !distinctElements(arr) {
+		return false
+	}
+	if s.items == nil && s.tuple == nil {
+		return true
+	}
+	it := iterate(arr)
+	for i := 0; ; i++ {
+		_, e, ok := it.next()
+		if !ok {
+			return true
+		}
+		sub := s.items
+		switch {
+		case i < len(s.tuple):
+			sub = s.tuple[i]
+		case s.tuple != nil:
+			sub = s.additionalItems
+		}
+		if sub != nil && !sub.matches(e) {
+			return false
+		}
+	}
+}
+
+// distinctElements reports whether no two elements of arr are equal.
+func distinctElements(arr []byte) bool {
+	var elems []bson.RawValue
+	it := iterate(arr)
+	for {
+		_, e, ok := it.next()
+		if !ok {
+			return distinct(elems)
+		}
+		elems = append(elems, sortedFields(e))
+	}
+}
+
+// distinct reports whether no two of vs compare equal; it sorts vs.
+func distinct(vs []bson.RawValue) bool {
+	slices.SortFunc(vs, values.Compare)
+	for i := 1; i < len(vs); i++ {
+		if values.Compare(vs[i-1], vs[i]) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// objectMatches applies the object keywords. A field named in properties
+// must match its schema when present; every field whose name a
+// patternProperties regex matches (anywhere in the name) must match that
+// pattern's schema; a field neither named in properties nor matched by a
+// pattern must match additionalProperties.
+func (s *jsonSchema) objectMatches(doc []byte) bool {
+	for _, name := range s.required {
+		if lookup(doc, name).Type == 0 {
+			return false
+		}
+	}
+	for _, p := range s.properties {
+		if v := lookup(doc, p.name); v.Type != 0 && !p.schema.matches(v) {
+			return false
+		}
+	}
+	if s.checkAllowed || s.minProps >= 0 || s.maxProps >= 0 {
+		n := int64(0)
+		it := iterate(doc)
+		for {
+			k, v, ok := it.next()
+			if !ok {
+				break
+			}
+			n++
+			if s.checkAllowed && !s.fieldAllowed(k, v) {
+				return false
+			}
+		}
+		if n < s.minProps || (s.maxProps >= 0 && n > s.maxProps) {
+			return false
+		}
+	}
+	for _, d := range s.dependencies {
+		if lookup(doc, d.name).Type == 0 {
+			continue
+		}
+		for _, name := range d.props {
+			if lookup(doc, name).Type == 0 {
+				return false
+			}
+		}
+		if d.schema != nil && !d.schema.matches(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *jsonSchema) fieldAllowed(name []byte, v bson.RawValue) bool {
+	matched := false
+	for _, p := range s.patterns {
+		if p.re.Match(name) {
+			matched = true
+			if !p.schema.matches(v) {
+				return false
+			}
+		}
+	}
+	if matched || s.additional == nil {
+		return true
+	}
+	for _, p := range s.properties {
+		if p.name == string(name) {
+			return true
+		}
+	}
+	return s.additional.matches(v)
+}
+
+// logicalMatches applies allOf, anyOf, oneOf (exactly one subschema
+// matches), not and enum (equality ignores the order of fields in embedded
+// documents; a missing value equals nothing).
+func (s *jsonSchema) logicalMatches(v bson.RawValue) bool {
+	for _, sub := range s.allOf {
+		if !sub.matches(v) {
+			return false
+		}
+	}
+	if len(s.anyOf) > 0 {
+		any := false
+		for _, sub := range s.anyOf {
+			if sub.matches(v) {
+				any = true
+				break
+			}
+		}
+		if !any {
+			return false
+		}
+	}
+	if len(s.oneOf) > 0 {
+		n := 0
+		for _, sub := range s.oneOf {
+			if sub.matches(v) {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	if s.not != nil && s.not.matches(v) {
+		return false
+	}
+	if !s.hasEnum {
+		return true
+	}
+	if v.Type == 0 {
+		return false
+	}
+	v = sortedFields(v)
+	for _, e := range s.enum {
+		if values.Compare(v, e) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedFields returns v with the fields of every embedded document in it
+// sorted by name, so that values.Compare treats documents holding the same
+// fields in different orders as equal, as MongoDB's
+// UnorderedFieldsBSONElementComparator does for enum and uniqueItems.
+func sortedFields(v bson.RawValue) bson.RawValue {
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+		return v
+	}
+	type field struct {
+		key []byte
+		val bson.RawValue
+	}
+	var fields []field
+	it := iterate(v.Value)
+	for {
+		k, e, ok := it.next()
+		if !ok {
+			break
+		}
+		fields = append(fields, field{k, sortedFields(e)})
+	}
+	if v.Type == bson.TypeEmbeddedDocument {
+		slices.SortStableFunc(fields, func(a, b field) int { return bytes.Compare(a.key, b.key) })
+	}
+	start, out := bsoncore.AppendDocumentStart(nil)
+	for _, f := range fields {
+		out = appendValue(out, string(f.key), f.val)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return bson.RawValue{Type: v.Type, Value: out}
+}
