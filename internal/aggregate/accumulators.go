@@ -463,7 +463,11 @@ type sortedItem struct {
 }
 
 func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
-	it := sortedItem{keys: s.sort.Keys(doc), v: nullIfMissing(v)}
+	keys, err := s.sort.KeysErr(doc)
+	if err != nil {
+		return err
+	}
+	it := sortedItem{keys: keys, v: nullIfMissing(v)}
 	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
 	if s.bottom {
 		// Ties keep arrival order, so among equal keys the later one is

@@ -86,7 +86,11 @@ func (s *sortStage) topK(in Source, rt *runtime, out *sortSource) error {
 		if doc == nil {
 			break
 		}
-		it := &sortItem{keys: s.sort.Keys(doc), seq: seq, doc: doc}
+		keys, err := s.sort.KeysErr(doc)
+		if err != nil {
+			return err
+		}
+		it := &sortItem{keys: keys, seq: seq, doc: doc}
 		seq++
 		if int64(h.Len()) < s.limit {
 			heap.Push(h, it)
@@ -127,7 +131,11 @@ func (s *sortStage) full(in Source, rt *runtime, out *sortSource) error {
 		if doc == nil {
 			break
 		}
-		items = append(items, &sortItem{keys: s.sort.Keys(doc), seq: seq, doc: doc})
+		keys, err := s.sort.KeysErr(doc)
+		if err != nil {
+			return err
+		}
+		items = append(items, &sortItem{keys: keys, seq: seq, doc: doc})
 		seq++
 		if mem += int64(len(doc)) + sortItemOverhead; mem > rt.memoryLimit() {
 			if !rt.opts.AllowDiskUse {

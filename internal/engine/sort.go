@@ -53,7 +53,12 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 		if doc == nil {
 			break
 		}
-		buf = append(buf, sortedDoc{doc: doc, pos: m.lastPos, keys: sort.Keys(doc)})
+		keys, err := sort.KeysErr(doc)
+		if err != nil {
+			closeRuns()
+			return nil, mongoerr.New(mongoerr.As(err).Code, "Executor error during find command :: caused by :: %s", mongoerr.As(err).Msg)
+		}
+		buf = append(buf, sortedDoc{doc: doc, pos: m.lastPos, keys: keys})
 		mem += int64(len(doc))
 		switch {
 		case keep > 0 && int64(len(buf)) >= 2*keep+64:
