@@ -48,6 +48,11 @@ func (p *plan) useNatural(c *Collection) {
 	p.keyPrefix = naturalPrefix(c.ID)
 }
 
+// idPoint reports whether the plan reads one document by its _id.
+func (p *plan) idPoint() bool {
+	return p.ix == nil && !p.natural && p.pointFields == 1 && len(p.intervals) == 1
+}
+
 // fetches reports whether the plan's entries hold encoded _ids to fetch
 // documents by, rather than the documents themselves.
 func (p *plan) fetches() bool { return p.ix != nil || p.natural }

@@ -46,14 +46,24 @@ type planSource struct {
 	// interval it just opened at hintStart.
 	hinting   bool
 	hintStart []byte
+	// point is the document of an _id point plan, read at once.
+	point     bson.Raw
+	pointDone bool
 }
 
 func newPlanSource(r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
+	s := &planSource{r: r, p: p, collID: collID, stats: stats, closer: closer}
+	if p.idPoint() {
+		// One _id: a point read, with no iterator to set up.
+		doc, found, err := r.Get(p.intervals[0].lo)
+		s.point, s.pointDone = doc, !found
+		return s, err
+	}
 	it, err := r.NewIter(p.keyPrefix, keyenc.PrefixEnd(p.keyPrefix))
 	if err != nil {
 		return nil, err
 	}
-	s := &planSource{r: r, p: p, collID: collID, it: it, stats: stats, closer: closer}
+	s.it = it
 	if p.ix != nil {
 		s.seen = map[string]struct{}{}
 	}
@@ -114,6 +124,14 @@ func (s *planSource) advance() bool {
 }
 
 func (s *planSource) Next() (bson.Raw, error) {
+	if s.it == nil {
+		if s.pointDone {
+			return nil, nil
+		}
+		s.pointDone = true
+		s.stats.docsExamined++
+		return s.point, nil
+	}
 	for s.advance() {
 		if !s.p.fetches() {
 			s.stats.docsExamined++
@@ -140,7 +158,10 @@ func (s *planSource) Next() (bson.Raw, error) {
 }
 
 func (s *planSource) Close() error {
-	err := s.it.Close()
+	var err error
+	if s.it != nil {
+		err = s.it.Close()
+	}
 	if s.closer != nil {
 		err = firstErr(err, s.closer())
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/folio-db/folio/internal/storage"
@@ -47,6 +48,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	defer cache.Unref()
 	po.Cache = cache
 	po.MemTableSize = 64 << 20
+	// Bloom filters let point reads (documents by _id, index entries)
+	// skip the tables that do not hold the key.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, err
