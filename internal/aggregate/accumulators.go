@@ -31,6 +31,12 @@ type accumulator interface {
 	add(doc bson.Raw, v bson.RawValue) error
 	// result is the accumulated value.
 	result() bson.RawValue
+	// state is the partial state spilled to disk: a value merge accepts.
+	state() bson.RawValue
+	// merge folds in the state of an accumulator of the same spec and
+	// group that saw later documents (spilled runs are merged in arrival
+	// order), as MongoDB merges partial groups after spilling.
+	merge(state bson.RawValue) error
 }
 
 // parseAccumulator reads {op: arg} as the value of field name.
@@ -193,6 +199,10 @@ func (s *sumAcc) result() bson.RawValue {
 	return s.total
 }
 
+func (s *sumAcc) state() bson.RawValue { return nullIfMissing(s.total) }
+
+func (s *sumAcc) merge(st bson.RawValue) error { return s.add(nil, st) }
+
 // addNumbers adds v to total when v is a number.
 func addNumbers(total, v bson.RawValue) bson.RawValue {
 	if !values.IsNumber(v.Type) {
@@ -221,6 +231,14 @@ func (c *countAcc) result() bson.RawValue {
 	return values.Int64Value(c.n)
 }
 
+func (c *countAcc) state() bson.RawValue { return values.Int64Value(c.n) }
+
+func (c *countAcc) merge(st bson.RawValue) error {
+	n, _ := values.Int64(st)
+	c.n += n
+	return nil
+}
+
 // avgAcc is $avg: the mean of the numbers, a double (a decimal if any
 // operand is a decimal); null when there are none.
 type avgAcc struct {
@@ -245,6 +263,19 @@ func (a *avgAcc) result() bson.RawValue {
 	}
 	f, _ := values.Float64(a.total)
 	return values.DoubleValue(f / float64(a.n))
+}
+
+// state is {s: sum, n: count}; s is absent when no number was seen.
+func (a *avgAcc) state() bson.RawValue {
+	return docValue(buildDoc([]field{{"s", a.total}, {"n", values.Int64Value(a.n)}}))
+}
+
+func (a *avgAcc) merge(st bson.RawValue) error {
+	d := st.Document()
+	a.total = addNumbers(a.total, d.Lookup("s"))
+	n, _ := values.Int64(d.Lookup("n"))
+	a.n += n
+	return nil
 }
 
 // decimalDiv divides a decimal by n with 34 significant digits.
@@ -286,6 +317,10 @@ func (m *minMaxAcc) add(_ bson.Raw, v bson.RawValue) error {
 
 func (m *minMaxAcc) result() bson.RawValue { return nullIfMissing(m.best) }
 
+func (m *minMaxAcc) state() bson.RawValue { return nullIfMissing(m.best) }
+
+func (m *minMaxAcc) merge(st bson.RawValue) error { return m.add(nil, st) }
+
 // firstAcc is $first: the value of the first document (null if missing).
 type firstAcc struct {
 	v    bson.RawValue
@@ -301,12 +336,21 @@ func (f *firstAcc) add(_ bson.Raw, v bson.RawValue) error {
 
 func (f *firstAcc) result() bson.RawValue { return nullIfMissing(f.v) }
 
+// state is the first value: a spilled group has seen a document.
+func (f *firstAcc) state() bson.RawValue { return nullIfMissing(f.v) }
+
+func (f *firstAcc) merge(st bson.RawValue) error { return f.add(nil, st) }
+
 // lastAcc is $last: the value of the last document (null if missing).
 type lastAcc struct{ v bson.RawValue }
 
 func (l *lastAcc) add(_ bson.Raw, v bson.RawValue) error { l.v = v; return nil }
 
 func (l *lastAcc) result() bson.RawValue { return nullIfMissing(l.v) }
+
+func (l *lastAcc) state() bson.RawValue { return nullIfMissing(l.v) }
+
+func (l *lastAcc) merge(st bson.RawValue) error { return l.add(nil, st) }
 
 // pushAcc is $push: every value, missing ones left out.
 type pushAcc struct{ vals []bson.RawValue }
@@ -319,6 +363,13 @@ func (p *pushAcc) add(_ bson.Raw, v bson.RawValue) error {
 }
 
 func (p *pushAcc) result() bson.RawValue { return buildArray(p.vals) }
+
+func (p *pushAcc) state() bson.RawValue { return p.result() }
+
+func (p *pushAcc) merge(st bson.RawValue) error {
+	p.vals = append(p.vals, arrayValues(st)...)
+	return nil
+}
 
 // addToSetAcc is $addToSet: the distinct values (by MongoDB equality),
 // missing ones left out.
@@ -341,6 +392,20 @@ func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
 
 func (a *addToSetAcc) result() bson.RawValue { return buildArray(a.vals) }
 
+func (a *addToSetAcc) state() bson.RawValue { return a.result() }
+
+func (a *addToSetAcc) merge(st bson.RawValue) error { return addEach(a, st) }
+
+// addEach adds the elements of the array st to acc.
+func addEach(acc accumulator, st bson.RawValue) error {
+	for _, v := range arrayValues(st) {
+		if err := acc.add(nil, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // mergeObjectsAcc is $mergeObjects: the fields of all documents, later
 // values winning; null and missing are ignored, other values fail.
 type mergeObjectsAcc struct{ fs []field }
@@ -359,6 +424,12 @@ func (m *mergeObjectsAcc) add(_ bson.Raw, v bson.RawValue) error {
 }
 
 func (m *mergeObjectsAcc) result() bson.RawValue { return docValue(buildDoc(m.fs)) }
+
+func (m *mergeObjectsAcc) state() bson.RawValue { return m.result() }
+
+// merge applies the later partial document: each field keeps the position
+// of its first appearance and the value of its last, as in one pass.
+func (m *mergeObjectsAcc) merge(st bson.RawValue) error { return m.add(nil, st) }
 
 // stdDevAcc is $stdDevPop/$stdDevSamp over the numbers (Welford's method);
 // null without enough numbers.
@@ -391,6 +462,30 @@ func (s *stdDevAcc) result() bson.RawValue {
 	return values.DoubleValue(math.Sqrt(s.m2 / float64(n)))
 }
 
+// state is {n, mean, m2}, the figures of Welford's method.
+func (s *stdDevAcc) state() bson.RawValue {
+	return docValue(buildDoc([]field{
+		{"n", values.Int64Value(s.n)}, {"mean", values.DoubleValue(s.mean)}, {"m2", values.DoubleValue(s.m2)},
+	}))
+}
+
+// merge combines two partial states with Chan et al.'s parallel formula.
+func (s *stdDevAcc) merge(st bson.RawValue) error {
+	d := st.Document()
+	n, _ := values.Int64(d.Lookup("n"))
+	mean, _ := values.Float64(d.Lookup("mean"))
+	m2, _ := values.Float64(d.Lookup("m2"))
+	if n == 0 {
+		return nil
+	}
+	total := s.n + n
+	delta := mean - s.mean
+	s.m2 += m2 + delta*delta*float64(s.n)*float64(n)/float64(total)
+	s.mean += delta * float64(n) / float64(total)
+	s.n = total
+	return nil
+}
+
 // firstNAcc is $firstN: the first n values, missing ones as null.
 type firstNAcc struct {
 	n    int64
@@ -405,6 +500,10 @@ func (f *firstNAcc) add(_ bson.Raw, v bson.RawValue) error {
 }
 
 func (f *firstNAcc) result() bson.RawValue { return buildArray(f.vals) }
+
+func (f *firstNAcc) state() bson.RawValue { return f.result() }
+
+func (f *firstNAcc) merge(st bson.RawValue) error { return addEach(f, st) }
 
 // lastNAcc is $lastN: the last n values, missing ones as null.
 type lastNAcc struct {
@@ -421,6 +520,10 @@ func (l *lastNAcc) add(_ bson.Raw, v bson.RawValue) error {
 }
 
 func (l *lastNAcc) result() bson.RawValue { return buildArray(l.vals) }
+
+func (l *lastNAcc) state() bson.RawValue { return l.result() }
+
+func (l *lastNAcc) merge(st bson.RawValue) error { return addEach(l, st) }
 
 // extremeNAcc is $maxN (sign 1, largest first) or $minN (sign -1, smallest
 // first); null and missing values are ignored.
@@ -447,6 +550,10 @@ func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 
 func (e *extremeNAcc) result() bson.RawValue { return buildArray(e.vals) }
 
+func (e *extremeNAcc) state() bson.RawValue { return e.result() }
+
+func (e *extremeNAcc) merge(st bson.RawValue) error { return addEach(e, st) }
+
 // sortedNAcc is $top/$topN ($bottom/$bottomN): the output values of the
 // first (last) n documents in sortBy order, missing outputs as null. $top
 // and $bottom return one value rather than an array.
@@ -467,7 +574,12 @@ func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
 	if err != nil {
 		return err
 	}
-	it := sortedItem{keys: keys, v: nullIfMissing(v)}
+	s.insert(sortedItem{keys: keys, v: nullIfMissing(v)})
+	return nil
+}
+
+// insert places it among the kept items, after those with equal keys.
+func (s *sortedNAcc) insert(it sortedItem) {
 	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
 	if s.bottom {
 		// Ties keep arrival order, so among equal keys the later one is
@@ -477,17 +589,16 @@ func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
 		if int64(len(s.items)) > s.n {
 			s.items = s.items[1:]
 		}
-		return nil
+		return
 	}
 	i := upperBound(s.items, it, cmp)
 	if int64(i) >= s.n {
-		return nil
+		return
 	}
 	s.items = slices.Insert(s.items, i, it)
 	if int64(len(s.items)) > s.n {
 		s.items = s.items[:s.n]
 	}
-	return nil
 }
 
 // upperBound is the index after the last element not greater than x.
@@ -516,4 +627,24 @@ func (s *sortedNAcc) result() bson.RawValue {
 		vals[i] = it.v
 	}
 	return buildArray(vals)
+}
+
+// state is the kept items in order, each [sort key values, output].
+func (s *sortedNAcc) state() bson.RawValue {
+	items := make([]bson.RawValue, len(s.items))
+	for i, it := range s.items {
+		items[i] = buildArray([]bson.RawValue{buildArray(it.keys), it.v})
+	}
+	return buildArray(items)
+}
+
+func (s *sortedNAcc) merge(st bson.RawValue) error {
+	for _, item := range arrayValues(st) {
+		kv := arrayValues(item)
+		if len(kv) != 2 {
+			return mongoerr.New(mongoerr.InternalError, "corrupt $group spill file")
+		}
+		s.insert(sortedItem{keys: arrayValues(kv[0]), v: kv[1]})
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -72,6 +73,7 @@ func (p *parser) groupID(v bson.RawValue) (*expr.Expr, error) {
 
 // group is one group being accumulated.
 type group struct {
+	key  string // keyenc of id
 	id   bson.RawValue
 	accs []accumulator
 }
@@ -79,18 +81,83 @@ type group struct {
 // groupOverhead approximates the memory of a group beyond its values.
 const groupOverhead = 64
 
-func (g *groupStage) run(in Source, rt *runtime) Source {
-	return &lazySource{in: in, compute: func() ([]bson.Raw, error) { return g.compute(in, rt) }}
+// newGroup starts the group whose _id is id, with accumulators for accs.
+func newGroup(accs []*accSpec, key string, id bson.RawValue, rt *runtime) (*group, error) {
+	grp := &group{key: key, id: id, accs: make([]accumulator, len(accs))}
+	for i, a := range accs {
+		var err error
+		if grp.accs[i], err = a.newAccumulator(id, rt); err != nil {
+			return nil, err
+		}
+	}
+	return grp, nil
 }
 
-func (g *groupStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
+// groupDoc is the output document of a finished group: its _id (unless
+// withID is false) and the result of each of accs.
+func groupDoc(accs []*accSpec, grp *group, withID bool) bson.Raw {
+	fs := make([]field, 0, len(accs)+1)
+	if withID {
+		fs = append(fs, field{"_id", grp.id})
+	}
+	for i, a := range accs {
+		fs = append(fs, field{a.field, grp.accs[i].result()})
+	}
+	return buildDoc(fs)
+}
+
+func (g *groupStage) run(in Source, rt *runtime) Source {
+	return &groupSource{in: in, g: g, rt: rt, runs: keyedRuns{what: "$group", dir: rt.opts.TempDir}}
+}
+
+// groupSource yields the groups of a $group. While the group table fits
+// in the memory limit, the groups come out in the order they were first
+// seen. Past the limit MongoDB fails with
+// QueryExceededMemoryLimitNoDiskUseAllowed unless allowDiskUse is set; with
+// it, the table's partial groups are written to a run sorted by group key
+// and the table starts afresh. The runs and the last table are then merged
+// by key, the partial accumulator states of one group combined in arrival
+// order, and the groups come out in key order. The run files are removed
+// when the source is closed.
+type groupSource struct {
+	in    Source
+	g     *groupStage
+	rt    *runtime
+	done  bool
+	out   sliceSource // the groups, when no run was spilled
+	runs  keyedRuns
+	merge *keyedMerge // the merged runs, when some were spilled
+}
+
+func (s *groupSource) Next() (bson.Raw, error) {
+	if !s.done {
+		s.done = true
+		if err := s.compute(); err != nil {
+			return nil, err
+		}
+	}
+	if s.merge != nil {
+		return s.nextMerged()
+	}
+	return s.out.Next()
+}
+
+func (s *groupSource) Close() error {
+	s.runs.remove()
+	s.out.Close()
+	s.merge = nil
+	return s.in.Close()
+}
+
+func (s *groupSource) compute() error {
+	g, rt := s.g, s.rt
 	index := map[string]*group{}
 	var order []*group
 	var mem int64
 	for {
-		doc, err := in.Next()
+		doc, err := s.in.Next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if doc == nil {
 			break
@@ -102,17 +169,14 @@ func (g *groupStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			id, err = g.id.Eval(rt.ectx, doc)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		id = nullIfMissing(id)
 		k := string(keyenc.Encode(id))
 		grp := index[k]
 		if grp == nil {
-			grp = &group{id: id, accs: make([]accumulator, len(g.accs))}
-			for i, a := range g.accs {
-				if grp.accs[i], err = a.newAccumulator(id, rt); err != nil {
-					return nil, err
-				}
+			if grp, err = newGroup(g.accs, k, id, rt); err != nil {
+				return err
 			}
 			index[k] = grp
 			order = append(order, grp)
@@ -122,37 +186,95 @@ func (g *groupStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			var v bson.RawValue
 			if a.arg != nil {
 				if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			if err := grp.accs[i].add(doc, v); err != nil {
-				return nil, err
+				return err
 			}
 			if growsWithInput(a.op) {
 				mem += int64(len(v.Value)) + 16
 			}
 		}
-		// Folio keeps groups in memory even with allowDiskUse; without it
-		// the limit is MongoDB's.
-		if mem > rt.memoryLimit() && !rt.opts.AllowDiskUse {
-			return nil, rt.overMemory("$group")
+		if mem > rt.memoryLimit() {
+			if !rt.opts.AllowDiskUse {
+				return rt.overMemory("$group")
+			}
+			if err := s.runs.write(groupRecords(order)); err != nil {
+				return err
+			}
+			index, order, mem = map[string]*group{}, nil, 0
 		}
 	}
-	if g.sortByID {
-		slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
-	}
-	out := make([]bson.Raw, 0, len(order))
-	for _, grp := range order {
-		fs := make([]field, 0, len(g.accs)+1)
-		if !g.noID {
-			fs = append(fs, field{"_id", grp.id})
+	if len(s.runs.files) == 0 {
+		if g.sortByID {
+			slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
 		}
-		for i, a := range g.accs {
-			fs = append(fs, field{a.field, grp.accs[i].result()})
+		s.out.docs = make([]bson.Raw, len(order))
+		for i, grp := range order {
+			s.out.docs[i] = groupDoc(g.accs, grp, !g.noID)
 		}
-		out = append(out, buildDoc(fs))
+		return nil
 	}
-	return out, nil
+	var err error
+	s.merge, err = s.runs.merge(groupRecords(order))
+	return err
+}
+
+// groupRecords sorts partial groups by key and encodes each as a spill
+// record {_id, s: [accumulator states]}.
+func groupRecords(groups []*group) []keyedRecord {
+	slices.SortFunc(groups, func(a, b *group) int { return strings.Compare(a.key, b.key) })
+	recs := make([]keyedRecord, len(groups))
+	for i, grp := range groups {
+		states := make([]bson.RawValue, len(grp.accs))
+		for j, acc := range grp.accs {
+			states[j] = acc.state()
+		}
+		recs[i] = keyedRecord{key: []byte(grp.key), doc: buildDoc([]field{{"_id", grp.id}, {"s", buildArray(states)}})}
+	}
+	return recs
+}
+
+// nextMerged combines the partial groups of the next key. Its _id is the
+// one of the earliest run, the value first seen as in memory; keyenc
+// order is MongoDB's comparison order, so $bucket's output stays sorted by
+// _id.
+func (s *groupSource) nextMerged() (bson.Raw, error) {
+	rec, ok, err := s.merge.next()
+	if !ok || err != nil {
+		return nil, err
+	}
+	grp, err := newGroup(s.g.accs, string(rec.key), rec.doc.Lookup("_id"), s.rt)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := s.mergeStates(grp, rec.doc); err != nil {
+			return nil, err
+		}
+		if next, ok := s.merge.peek(); !ok || string(next.key) != grp.key {
+			return groupDoc(s.g.accs, grp, !s.g.noID), nil
+		}
+		if rec, _, err = s.merge.next(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// mergeStates folds the accumulator states of a spilled partial group
+// into grp.
+func (s *groupSource) mergeStates(grp *group, rec bson.Raw) error {
+	states := arrayValues(rec.Lookup("s"))
+	if len(states) != len(grp.accs) {
+		return mongoerr.New(mongoerr.InternalError, "corrupt $group spill file")
+	}
+	for i, st := range states {
+		if err := grp.accs[i].merge(st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // growsWithInput reports the accumulators whose state grows with every
@@ -421,14 +543,25 @@ func (s *bucketAutoStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) { return s.compute(in, rt) }}
 }
 
-type keyedDoc struct {
-	key bson.RawValue
-	doc bson.Raw
+// autoBucket is one bucket of $bucketAuto: how many documents it takes and
+// its _id.
+type autoBucket struct {
+	n        int64
+	min, max bson.RawValue
 }
 
+// compute sorts the documents by groupBy value (records {v: value, d:
+// document} keyed by keyenc, which orders as MongoDB compares, stable so
+// equal values keep arrival order), spilling sorted runs past the memory
+// limit with allowDiskUse as $group does. A first pass over the sorted
+// documents cuts the buckets, a second accumulates them. The runs are
+// removed before the output is returned.
 func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
-	var items []keyedDoc
-	var mem int64
+	runs := keyedRuns{what: "$bucketAuto", dir: rt.opts.TempDir}
+	defer runs.remove()
+	var recs []keyedRecord
+	var mem, total int64
+	byKey := func(a, b keyedRecord) int { return bytes.Compare(a.key, b.key) }
 	for {
 		doc, err := in.Next()
 		if err != nil {
@@ -441,64 +574,94 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, keyedDoc{nullIfMissing(k), doc})
-		if mem += int64(len(doc)); mem > rt.memoryLimit() && !rt.opts.AllowDiskUse {
-			return nil, rt.overMemory("$bucketAuto")
+		k = nullIfMissing(k)
+		rec := keyedRecord{key: keyenc.Encode(k), doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}
+		recs = append(recs, rec)
+		total++
+		if mem += int64(len(rec.key)+len(rec.doc)) + recordOverhead; mem > rt.memoryLimit() {
+			if !rt.opts.AllowDiskUse {
+				return nil, rt.overMemory("$bucketAuto")
+			}
+			slices.SortStableFunc(recs, byKey)
+			if err := runs.write(recs); err != nil {
+				return nil, err
+			}
+			recs, mem = nil, 0
 		}
 	}
-	if len(items) == 0 {
+	if total == 0 {
 		return nil, nil
 	}
-	slices.SortStableFunc(items, func(a, b keyedDoc) int { return values.Compare(a.key, b.key) })
-	size := int(math.Round(float64(len(items)) / float64(s.buckets)))
-	size = max(size, 1)
-	var bounds [][2]int // [start, end) of each bucket
-	for start := 0; start < len(items); {
-		end := min(start+size, len(items))
-		// Documents equal to the bucket's last value stay in the bucket.
-		for end < len(items) && values.Compare(items[end].key, items[end-1].key) == 0 {
-			end++
-		}
-		if int64(len(bounds)) == s.buckets-1 {
-			end = len(items) // the last bucket takes the rest
-		}
-		bounds = append(bounds, [2]int{start, end})
-		start = end
+	slices.SortStableFunc(recs, byKey)
+	buckets, err := s.cut(&runs, recs, total)
+	if err != nil {
+		return nil, err
 	}
-	var out []bson.Raw
-	for bi, b := range bounds {
-		maxV := items[b[1]-1].key
-		if bi+1 < len(bounds) {
-			maxV = items[b[1]].key
+	m, err := runs.merge(recs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bson.Raw, 0, len(buckets))
+	for _, b := range buckets {
+		id := docValue(buildDoc([]field{{"min", b.min}, {"max", b.max}}))
+		grp, err := newGroup(s.accs, "", id, rt)
+		if err != nil {
+			return nil, err
 		}
-		id := docValue(buildDoc([]field{{"min", items[b[0]].key}, {"max", maxV}}))
-		fs := []field{{"_id", id}}
-		accs := make([]accumulator, len(s.accs))
-		for i, a := range s.accs {
-			acc, err := a.newAccumulator(id, rt)
+		for range b.n {
+			rec, _, err := m.next()
 			if err != nil {
 				return nil, err
 			}
-			accs[i] = acc
-		}
-		for _, it := range items[b[0]:b[1]] {
+			doc := rec.doc.Lookup("d").Document()
 			for i, a := range s.accs {
 				var v bson.RawValue
-				var err error
 				if a.arg != nil {
-					if v, err = a.arg.Eval(rt.ectx, it.doc); err != nil {
+					if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
 						return nil, err
 					}
 				}
-				if err := accs[i].add(it.doc, v); err != nil {
+				if err := grp.accs[i].add(doc, v); err != nil {
 					return nil, err
 				}
 			}
 		}
-		for i, a := range s.accs {
-			fs = append(fs, field{a.field, accs[i].result()})
-		}
-		out = append(out, buildDoc(fs))
+		out = append(out, groupDoc(s.accs, grp, true))
 	}
+	return out, nil
+}
+
+// cut reads the sorted documents and cuts them into buckets of about
+// total/buckets documents (rounded, at least 1), never separating equal
+// values; the last allowed bucket takes the rest. A bucket's max is the
+// next bucket's min, the last bucket's its largest value.
+func (s *bucketAutoStage) cut(runs *keyedRuns, recs []keyedRecord, total int64) ([]autoBucket, error) {
+	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
+	m, err := runs.merge(recs)
+	if err != nil {
+		return nil, err
+	}
+	var out []autoBucket
+	var lastKey []byte
+	var last bson.RawValue
+	for {
+		rec, ok, err := m.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		v := rec.doc.Lookup("v")
+		if n := len(out); n == 0 || (out[n-1].n >= size && !bytes.Equal(rec.key, lastKey) && int64(n) < s.buckets) {
+			if n > 0 {
+				out[n-1].max = v
+			}
+			out = append(out, autoBucket{min: v})
+		}
+		out[len(out)-1].n++
+		lastKey, last = rec.key, v
+	}
+	out[len(out)-1].max = last
 	return out, nil
 }

@@ -62,8 +62,9 @@ type Options struct {
 	Env  Env
 	// Now is $$NOW; the zero time means the time Parse is called.
 	Now time.Time
-	// AllowDiskUse lets $sort spill to disk beyond MemoryLimit; without it
-	// a blocking stage past the limit fails with
+	// AllowDiskUse lets $sort, $group (and $bucket, $sortByCount, $count)
+	// and $bucketAuto spill to disk beyond MemoryLimit; without it a
+	// blocking stage past the limit fails with
 	// QueryExceededMemoryLimitNoDiskUseAllowed.
 	AllowDiskUse bool
 	// Let is the command's let document: variable names and expressions
@@ -87,6 +88,7 @@ type stage interface {
 // Pipeline is a parsed aggregation pipeline.
 type Pipeline struct {
 	stages []stage
+	specs  []bson.Raw // the document of each stage, as written
 	rt     *runtime
 }
 
@@ -196,7 +198,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if !opts.Deadline.IsZero() {
 		rt.deadline.Store(opts.Deadline.UnixNano())
 	}
-	return &Pipeline{stages: ss, rt: rt}, nil
+	return &Pipeline{stages: ss, specs: stages, rt: rt}, nil
 }
 
 // EndDeadline lifts the deadline: once the first batch is served, later
@@ -234,17 +236,81 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	if len(p.stages) > 0 {
 		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 {
 			pd.Filter = m.spec
-			p.stages = p.stages[1:]
+			p.stages, p.specs = p.stages[1:], p.specs[1:]
 		}
 	}
 	if len(p.stages) > 0 {
 		if s, ok := p.stages[0].(*sortStage); ok {
 			pd.Sort, pd.Limit = s.spec, s.limit
-			p.stages = p.stages[1:]
+			p.stages, p.specs = p.stages[1:], p.specs[1:]
 		}
 	}
 	return pd
 }
+
+// Stages are the documents of the stages left to run (after
+// TakePushdown), as written: explain lists them after the $cursor stage.
+func (p *Pipeline) Stages() []bson.Raw { return p.specs }
+
+// StageStats are what explain reports of one stage at executionStats
+// verbosity: the documents it returned and the time spent producing them,
+// its inputs' time included (MongoDB's executionTimeMillisEstimate).
+type StageStats struct {
+	NReturned int64
+	Elapsed   time.Duration
+}
+
+// Explain runs the pipeline over src to the end for explain at
+// executionStats verbosity, discarding the output, and returns the figures
+// of src (first) and of each stage. As in MongoDB, a pipeline that writes
+// ($out, $merge) cannot be explained this way (51029): explain must not
+// write.
+func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
+	for i, s := range p.stages {
+		switch s.(type) {
+		case *outStage, *mergeStage:
+			name := p.specs[i].Index(0).Key()
+			return nil, mongoerr.New(mongoerr.Code(51029),
+				"%s is not supported with explain verbosity 'executionStats' or 'allPlansExecution'", name)
+		}
+	}
+	if src == nil {
+		src = &sliceSource{}
+	}
+	stats := make([]StageStats, len(p.stages)+1)
+	out := Source(&statsSource{in: p.rt.guard(src), stats: &stats[0]})
+	for i, s := range p.stages {
+		out = &statsSource{in: s.run(out, p.rt), stats: &stats[i+1]}
+	}
+	defer out.Close()
+	for {
+		doc, err := out.Next()
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			return stats, nil
+		}
+	}
+}
+
+// statsSource counts the documents of a stage and the time they took.
+type statsSource struct {
+	in    Source
+	stats *StageStats
+}
+
+func (s *statsSource) Next() (bson.Raw, error) {
+	start := time.Now()
+	doc, err := s.in.Next()
+	s.stats.Elapsed += time.Since(start)
+	if doc != nil {
+		s.stats.NReturned++
+	}
+	return doc, err
+}
+
+func (s *statsSource) Close() error { return s.in.Close() }
 
 // sliceSource yields a list of documents.
 type sliceSource struct{ docs []bson.Raw }

@@ -19,49 +19,96 @@ func init() {
 // A leading $match (and a $sort right after it, with a following $limit)
 // is handed to the engine's scan so it can use indexes; the rest of the
 // pipeline runs in internal/aggregate. maxTimeMS bounds the work done for
-// the first batch.
+// the first batch. With explain: true the pipeline is explained (at
+// queryPlanner verbosity) rather than run.
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	var coll string
-	switch collv := r.Cmd.Lookup("aggregate"); {
+	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn)
+	if err != nil {
+		return nil, err
+	}
+	if a.explain {
+		if r.Txn != nil {
+			return nil, mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
+		}
+		out, err := explainAggregate(s, r.DB, a, false)
+		if err != nil {
+			return nil, err
+		}
+		return explainReply(s, out, r.Cmd), nil
+	}
+	if !a.haveCursor {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	p, err := aggregate.Parse(a.stages, a.opts)
+	if err != nil {
+		return nil, err
+	}
+	var src aggregate.Source
+	nsColl := "$cmd.aggregate"
+	if a.opts.Coll != "" {
+		nsColl = a.opts.Coll
+		cur, err := s.Engine.Find(r.DB, a.opts.Coll, a.pushdown(p))
+		if err != nil {
+			return nil, err
+		}
+		src = cur
+	}
+	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), a.batchSize, false, r.Txn)
+	p.EndDeadline()
+	return reply, err
+}
+
+// aggregateArgs is a parsed aggregate command.
+type aggregateArgs struct {
+	stages     []bson.Raw
+	batchSize  int64
+	haveCursor bool
+	explain    bool
+	hint       bson.RawValue
+	txn        *engine.Txn
+	opts       aggregate.Options
+}
+
+// parseAggregate reads an aggregate command on db (on its own, or inside
+// explain) run in txn, if any.
+func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggregateArgs, error) {
+	a := &aggregateArgs{txn: txn, opts: aggregate.Options{DB: db, Env: engineEnv{e: s.Engine, txn: txn}}}
+	switch collv := cmd.Lookup("aggregate"); {
 	case collv.Type == bson.TypeString:
 		var err error
-		if coll, err = collectionArg(r.Cmd); err != nil {
+		if a.opts.Coll, err = collectionArg(cmd); err != nil {
 			return nil, err
 		}
 	case values.IsNumber(collv.Type) && values.Compare(collv, values.Int32Value(1)) == 0:
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 	}
-	var stages []bson.Raw
-	var batchSize int64
-	haveCursor, havePipeline := false, false
-	opts := aggregate.Options{DB: r.DB, Coll: coll, Env: engineEnv{e: s.Engine, txn: r.Txn}}
-	var hint bson.RawValue
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+	havePipeline := false
+	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
 		case "pipeline":
-			stages, err = docsArg("aggregate", key, v)
+			a.stages, err = docsArg("aggregate", key, v)
 			havePipeline = true
 		case "cursor":
 			var c bson.Raw
 			if c, err = argDoc("aggregate", key, v); err == nil {
-				haveCursor = true
+				a.haveCursor = true
 				if bs, e := c.LookupErr("batchSize"); e == nil {
-					if batchSize, err = argInt("aggregate", "cursor.batchSize", bs); err == nil {
-						err = nonNegative("batchSize", batchSize)
+					if a.batchSize, err = argInt("aggregate", "cursor.batchSize", bs); err == nil {
+						err = nonNegative("batchSize", a.batchSize)
 					}
 				}
 			}
 		case "allowDiskUse":
-			opts.AllowDiskUse, err = argBool("aggregate", key, v)
+			a.opts.AllowDiskUse, err = argBool("aggregate", key, v)
 		case "hint":
-			hint = v
+			a.hint = v
 		case "let":
-			opts.Let, err = argDoc("aggregate", key, v)
+			a.opts.Let, err = argDoc("aggregate", key, v)
 		case "explain":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not explain aggregations yet")
+			a.explain, err = argBool("aggregate", key, v)
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "fromMongos", "needsMerge", "$_generateV2ResumeTokens", "isMapReduceCommand":
@@ -76,10 +123,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !havePipeline {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
-	if !haveCursor {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
-	}
-	if mt, e := r.Cmd.LookupErr("maxTimeMS"); e == nil {
+	if mt, e := cmd.LookupErr("maxTimeMS"); e == nil {
 		ms, err := argInt("aggregate", "maxTimeMS", mt)
 		if err == nil && ms < 0 {
 			err = mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
@@ -88,29 +132,20 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		if ms > 0 {
-			opts.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+			a.opts.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
 		}
 	}
-	p, err := aggregate.Parse(stages, opts)
-	if err != nil {
-		return nil, err
+	return a, nil
+}
+
+// pushdown takes the leading $match and $sort (and the $limit after it)
+// out of p for the engine's scan of the collection.
+func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
+	pd := p.TakePushdown()
+	return engine.FindOptions{
+		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
+		Txn: a.txn,
 	}
-	var src aggregate.Source
-	nsColl := "$cmd.aggregate"
-	if coll != "" {
-		nsColl = coll
-		pd := p.TakePushdown()
-		cur, err := s.Engine.Find(r.DB, coll, engine.FindOptions{
-			Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: hint, AllowDiskUse: opts.AllowDiskUse, Txn: r.Txn,
-		})
-		if err != nil {
-			return nil, err
-		}
-		src = cur
-	}
-	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), batchSize, false, r.Txn)
-	p.EndDeadline()
-	return reply, err
 }
 
 // engineEnv gives the pipeline's $lookup, $unionWith, $out, $merge,

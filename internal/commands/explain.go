@@ -10,9 +10,9 @@ func init() {
 	register(explainCmd, "explain")
 }
 
-// explainCmd explains a find, or a count (as the find it runs), with
-// verbosity queryPlanner or executionStats (allPlansExecution reports as
-// executionStats: Folio considers one plan).
+// explainCmd explains a find, a count (as the find it runs) or an
+// aggregate, with verbosity queryPlanner or executionStats
+// (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	inner, err := argDoc("explain", "explain", r.Cmd.Lookup("explain"))
 	if err != nil {
@@ -38,6 +38,23 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	var out bson.D
+	if Name(inner) == "aggregate" {
+		var a *aggregateArgs
+		if a, err = parseAggregate(s, r.DB, inner, r.Txn); err == nil {
+			out, err = explainAggregate(s, r.DB, a, execute)
+		}
+	} else {
+		out, err = explainFind(s, r.DB, inner, execute)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return explainReply(s, out, inner), nil
+}
+
+// explainFind explains a find or a count on db.
+func explainFind(s *Service, db string, inner bson.Raw, execute bool) (bson.D, error) {
 	coll, err := collectionArg(inner)
 	if err != nil {
 		return nil, err
@@ -54,13 +71,15 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
-	if err != nil {
-		return nil, err
-	}
+	return s.Engine.Explain(db, coll, o.FindOptions, execute)
+}
+
+// explainReply is an explain's answer: out, then the command explained
+// and serverInfo.
+func explainReply(s *Service, out bson.D, cmd bson.Raw) bson.Raw {
 	out = append(out,
-		bson.E{Key: "command", Value: inner},
+		bson.E{Key: "command", Value: cmd},
 		bson.E{Key: "serverInfo", Value: bson.D{{Key: "host", Value: s.Host}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}},
 	)
-	return marshal(out), nil
+	return marshal(out)
 }

@@ -106,7 +106,9 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
-	res, err := s.Engine.CreateIndexes(r.DB, coll, specs)
+	res, err := s.Engine.CreateIndexes(r.DB, coll, specs, func(done, total int64) {
+		r.op.setProgress("Index Build: scanning collection", done, total)
+	})
 	if err != nil {
 		return nil, err
 	}

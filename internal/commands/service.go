@@ -42,6 +42,8 @@ type Service struct {
 	Connections atomic.Int64 // open now
 	TotalConns  atomic.Int64 // accepted since start
 	Ops         OpCounters
+	// ops are the commands running now, for currentOp.
+	ops opRegistry
 }
 
 // OpCounters count operations by kind, as serverStatus.opcounters reports.
@@ -66,4 +68,6 @@ type Request struct {
 	Txn *engine.Txn
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
+	// op is the command's entry in currentOp.
+	op *activeOp
 }

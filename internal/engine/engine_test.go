@@ -37,7 +37,7 @@ func ext(tb testing.TB, s string) bson.Raw {
 // mustCreateIndex creates an index from an Extended JSON key pattern.
 func mustCreateIndex(tb testing.TB, e *Engine, coll, key string, unique bool) {
 	tb.Helper()
-	if _, err := e.CreateIndexes("test", coll, []IndexSpec{{Key: ext(tb, key), Unique: unique, ExpireAfter: -1}}); err != nil {
+	if _, err := e.CreateIndexes("test", coll, []IndexSpec{{Key: ext(tb, key), Unique: unique, ExpireAfter: -1}}, nil); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -106,7 +107,7 @@ func TestUniqueIndex(t *testing.T) {
 	if _, _, err := e.Insert("test", "v", []bson.Raw{ext(t, `{"k": 1}`), ext(t, `{"k": 1}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.CreateIndexes("test", "v", []IndexSpec{{Key: ext(t, `{"k": 1}`), Unique: true, ExpireAfter: -1}})
+	_, err = e.CreateIndexes("test", "v", []IndexSpec{{Key: ext(t, `{"k": 1}`), Unique: true, ExpireAfter: -1}}, nil)
 	if !mongoerr.Is(err, mongoerr.DuplicateKey) {
 		t.Fatalf("unique build over duplicates: %v", err)
 	}
@@ -134,7 +135,7 @@ func TestIndexConflicts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.spec.ExpireAfter = -1
-			_, err := e.CreateIndexes("test", "c", []IndexSpec{tc.spec})
+			_, err := e.CreateIndexes("test", "c", []IndexSpec{tc.spec}, nil)
 			if tc.code == 0 && err != nil || tc.code != 0 && !mongoerr.Is(err, tc.code) {
 				t.Fatalf("got %v, want code %d", err, tc.code)
 			}
@@ -155,4 +156,30 @@ func TestSameKeyPattern(t *testing.T) {
 	if !bytes.Equal(idKeyPattern, ext(t, `{"_id": 1}`)) {
 		t.Error("idKeyPattern")
 	}
+}
+
+// TestIndexBuildProgress checks that a build on existing documents reports
+// its progress, from 0 to every batch, against the collection's size.
+func TestIndexBuildProgress(t *testing.T) {
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := 0; i < 2*indexBuildBatch+10; i++ {
+		d, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: int32(i % 7)}})
+		docs = append(docs, d)
+	}
+	if _, _, err := e.Insert("test", "b", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var seen [][2]int64
+	if _, err := e.CreateIndexes("test", "b", []IndexSpec{{Key: ext(t, `{"v": 1}`), ExpireAfter: -1}}, func(done, total int64) {
+		seen = append(seen, [2]int64{done, total})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	total := int64(len(docs))
+	want := [][2]int64{{0, total}, {indexBuildBatch, total}, {2 * indexBuildBatch, total}}
+	if fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("progress %v, want %v", seen, want)
+	}
+	mustValidate(t, e, "b")
 }

@@ -46,13 +46,17 @@ type CreateIndexesResult struct {
 	CreatedCollection bool
 }
 
+// BuildProgress receives an index build's progress: documents indexed so
+// far, of total.
+type BuildProgress func(done, total int64)
+
 // CreateIndexes builds the requested indexes on db.coll, creating the
-// collection if needed. Existing documents are indexed while writers wait;
+// collection if needed, reporting progress (when not nil) as it goes. Existing documents are indexed while writers wait;
 // the index becomes visible with the catalog change that ends the build.
 // Requesting an index that exists with the same definition is a no-op;
 // MongoDB's conflicts fail with IndexOptionsConflict (85) or
 // IndexKeySpecsConflict (86).
-func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
+func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
 	c, release, err := e.writable(db, coll, true)
@@ -90,7 +94,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexe
 		build = append(build, ix)
 	}
 	if len(build) > 0 {
-		if err := e.buildIndexes(c, existing, build); err != nil {
+		if err := e.buildIndexes(c, existing, build, progress); err != nil {
 			return res, err
 		}
 	}
@@ -141,7 +145,16 @@ const indexBuildBatch = 4096
 
 // buildIndexes writes the entries of new indexes for every document of c,
 // then publishes them in the catalog. The caller holds c.mu exclusively.
-func (e *Engine) buildIndexes(c *Collection, existing, build []*Index) error {
+func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress BuildProgress) error {
+	stats, err := e.Stats(c)
+	if err != nil {
+		return err
+	}
+	report := func(done int64) {
+		if progress != nil {
+			progress(done, stats.Count)
+		}
+	}
 	b := e.kv.NewBatch()
 	defer func() { b.Close() }()
 	for _, ix := range build {
@@ -157,6 +170,7 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index) error {
 	}
 	defer it.Close()
 	start := time.Now()
+	report(0)
 	var done int64
 	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
 	for it.First(); it.Valid(); it.Next() {
@@ -189,7 +203,8 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index) error {
 			}
 			b.Close()
 			b = e.kv.NewBatch()
-			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "elapsed", time.Since(start).String())
+			report(done)
+			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
 		}
 	}
 	if err := it.Error(); err != nil {

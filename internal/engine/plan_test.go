@@ -52,7 +52,7 @@ func planTestEngine(t *testing.T) *Engine {
 		{Key: ext(t, `{"s": 1}`), Sparse: true},
 	} {
 		spec.ExpireAfter = -1
-		if _, err := e.CreateIndexes("test", "p", []IndexSpec{spec}); err != nil {
+		if _, err := e.CreateIndexes("test", "p", []IndexSpec{spec}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func TestExpireTTL(t *testing.T) {
 	e := newTestEngine(t)
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	if _, err := e.CreateIndexes("test", "s", []IndexSpec{{Key: ext(t, `{"at": 1}`), ExpireAfter: 3600}}); err != nil {
+	if _, err := e.CreateIndexes("test", "s", []IndexSpec{{Key: ext(t, `{"at": 1}`), ExpireAfter: 3600}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }

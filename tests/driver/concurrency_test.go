@@ -117,10 +117,10 @@ func TestConcurrentWritesNotTorn(t *testing.T) {
 	}
 }
 
-// TestConcurrentIncrements proves $inc is atomic: 20 goroutines each
-// incrementing one counter 100 times leave it at exactly 2000.
+// TestConcurrentIncrements proves $inc is atomic: 50 clients each
+// incrementing one counter 200 times leave it at exactly 10000.
 func TestConcurrentIncrements(t *testing.T) {
-	const goroutines, perGoroutine = 20, 100
+	const goroutines, perGoroutine = 50, 200
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("counter")
 	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: "c"}, {Key: "n", Value: int32(0)}}); err != nil {
@@ -149,13 +149,17 @@ func TestConcurrentIncrements(t *testing.T) {
 }
 
 // TestConcurrentQueuePop proves findOneAndUpdate claims atomically: 8
-// workers popping a 2000-item queue with {state: "ready"} → "taken" each get
+// workers popping a 10000-item queue with {state: "ready"} → "taken" each get
 // distinct items, every item is delivered exactly once, and the stored
-// claimant is the worker that got it.
+// claimant is the worker that got it. The queue has the index a queue needs,
+// {state: 1, _id: 1}, so pops do not scan the items already taken.
 func TestConcurrentQueuePop(t *testing.T) {
-	const items, workers = 2000, 8
+	const items, workers = 10000, 8
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("queue")
+	if _, err := coll.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "state", Value: 1}, {Key: "_id", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
 	docs := make([]any, items)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "state", Value: "ready"}}

@@ -1,0 +1,163 @@
+package commands_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// planStages lists the stage names of a plan, from the root down its
+// inputStage chain.
+func planStages(plan bson.Raw) []string {
+	var out []string
+	for len(plan) > 0 {
+		out = append(out, plan.Lookup("stage").StringValue())
+		in, ok := plan.Lookup("inputStage").DocumentOK()
+		if !ok {
+			break
+		}
+		plan = in
+	}
+	return out
+}
+
+// explainDB is a database whose collection "orders" has 20 documents and
+// indexes on sku and qty.
+func explainDB(t *testing.T) (*mongo.Database, *mongo.Collection) {
+	t.Helper()
+	db := aggDB(t)
+	orders := db.Collection("orders")
+	var docs []any
+	for i := range 20 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "sku", Value: []string{"a", "b", "c", "d"}[i%4]}, {Key: "qty", Value: 20 - i}})
+	}
+	insert(t, orders, docs...)
+	_, err := orders.Indexes().CreateMany(context.Background(), []mongo.IndexModel{
+		{Keys: bson.D{{Key: "sku", Value: 1}}}, {Keys: bson.D{{Key: "qty", Value: 1}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, orders
+}
+
+func runCmd(t *testing.T, db *mongo.Database, cmd bson.D) bson.Raw {
+	t.Helper()
+	res, err := db.RunCommand(context.Background(), cmd).Raw()
+	if err != nil {
+		t.Fatalf("%v: %v", cmd, err)
+	}
+	return res
+}
+
+func TestAggregateExplain(t *testing.T) {
+	db, _ := explainDB(t)
+	match := bson.D{{Key: "$match", Value: bson.D{{Key: "sku", Value: "a"}}}}
+	sortQty := bson.D{{Key: "$sort", Value: bson.D{{Key: "qty", Value: 1}}}}
+	group := bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$sku"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}
+	for _, tc := range []struct {
+		name      string
+		cmd       bson.D
+		execute   bool
+		plan      []string // the stages of the $cursor's winning plan
+		stages    []string // the pipeline stages after $cursor
+		nReturned []int64  // per stage, $cursor first, with executionStats
+	}{
+		{
+			name:   "explain option, $match on an index",
+			cmd:    bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: bson.A{match, group}}, {Key: "explain", Value: true}},
+			plan:   []string{"FETCH", "IXSCAN"},
+			stages: []string{"$group"},
+		},
+		{
+			name: "explain command, $sort on an index",
+			cmd: bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: bson.A{sortQty, group}}, {Key: "cursor", Value: bson.D{}}}},
+				{Key: "verbosity", Value: "queryPlanner"}},
+			plan:   []string{"FETCH", "IXSCAN"},
+			stages: []string{"$group"},
+		},
+		{
+			name: "executionStats",
+			cmd: bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: bson.A{match, sortQty, bson.D{{Key: "$limit", Value: 3}}, group}}}},
+				{Key: "verbosity", Value: "executionStats"}},
+			execute:   true,
+			plan:      []string{"LIMIT", "SORT", "FETCH", "IXSCAN"},
+			stages:    []string{"$limit", "$group"},
+			nReturned: []int64{3, 3, 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCmd(t, db, tc.cmd)
+			if v := res.Lookup("explainVersion").StringValue(); v != "1" {
+				t.Errorf("explainVersion %q", v)
+			}
+			if _, err := res.LookupErr("serverInfo"); err != nil {
+				t.Errorf("no serverInfo in %s", res)
+			}
+			stages, _ := res.Lookup("stages").Array().Values()
+			if len(stages) != len(tc.stages)+1 {
+				t.Fatalf("got stages %s", res.Lookup("stages"))
+			}
+			cursor := stages[0].Document().Lookup("$cursor").Document()
+			if got := planStages(cursor.Lookup("queryPlanner", "winningPlan").Document()); !slices.Equal(got, tc.plan) {
+				t.Errorf("winning plan %v, want %v", got, tc.plan)
+			}
+			if _, err := cursor.LookupErr("executionStats"); (err == nil) != tc.execute {
+				t.Errorf("executionStats present: %v, want %v", err == nil, tc.execute)
+			}
+			for i, st := range stages[1:] {
+				if name := st.Document().Index(0).Key(); name != tc.stages[i] {
+					t.Errorf("stage %d is %s, want %s", i+1, name, tc.stages[i])
+				}
+			}
+			for i, want := range tc.nReturned {
+				if got := stages[i].Document().Lookup("nReturned").AsInt64(); got != want {
+					t.Errorf("stage %d returned %d, want %d", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// A pipeline entirely pushed into the scan explains as a find; a
+// collection-less one lists its stages.
+func TestAggregateExplainShapes(t *testing.T) {
+	db, _ := explainDB(t)
+	res := runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "explain", Value: true},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "qty", Value: bson.D{{Key: "$gt", Value: 15}}}}}}}}})
+	if _, err := res.LookupErr("stages"); err == nil {
+		t.Errorf("stages in a pushed-down explain: %s", res)
+	}
+	if got := planStages(res.Lookup("queryPlanner", "winningPlan").Document()); !slices.Equal(got, []string{"FETCH", "IXSCAN"}) {
+		t.Errorf("winning plan %v", got)
+	}
+	res = runCmd(t, db, bson.D{{Key: "aggregate", Value: 1}, {Key: "explain", Value: true},
+		{Key: "pipeline", Value: bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}}}}})
+	stages, _ := res.Lookup("stages").Array().Values()
+	if len(stages) != 1 || stages[0].Document().Index(0).Key() != "$documents" {
+		t.Errorf("collection-less explain: %s", res)
+	}
+}
+
+// Explain never writes: $out at queryPlanner verbosity is only described,
+// and at executionStats it is refused as MongoDB does (51029).
+func TestAggregateExplainOut(t *testing.T) {
+	db, _ := explainDB(t)
+	ctx := context.Background()
+	out := bson.A{bson.D{{Key: "$out", Value: "copy"}}}
+	runCmd(t, db, bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: out}, {Key: "explain", Value: true}})
+	err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "orders"}, {Key: "pipeline", Value: out}}},
+		{Key: "verbosity", Value: "executionStats"}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 51029 {
+		t.Errorf("executionStats explain of $out: got %v, want 51029", err)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "copy"}})
+	if err != nil || len(names) != 0 {
+		t.Errorf("explain wrote $out's collection: %v %v", names, err)
+	}
+}

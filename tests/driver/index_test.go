@@ -1,0 +1,145 @@
+package driver_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// explainStats runs explain with executionStats on a find and returns the
+// winning plan's index name ("" for none) and the counts.
+func explainStats(t *testing.T, db *mongo.Database, find bson.D) (index string, keys, docs, returned int64) {
+	t.Helper()
+	var out struct {
+		QueryPlanner struct {
+			WinningPlan bson.Raw `bson:"winningPlan"`
+		} `bson:"queryPlanner"`
+		ExecutionStats struct {
+			NReturned         int64 `bson:"nReturned"`
+			TotalKeysExamined int64 `bson:"totalKeysExamined"`
+			TotalDocsExamined int64 `bson:"totalDocsExamined"`
+		} `bson:"executionStats"`
+	}
+	cmd := bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}}
+	if err := db.RunCommand(context.Background(), cmd).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	for stage := out.QueryPlanner.WinningPlan; stage != nil; {
+		if name, ok := stage.Lookup("indexName").StringValueOK(); ok {
+			index = name
+		}
+		stage, _ = stage.Lookup("inputStage").DocumentOK()
+	}
+	s := out.ExecutionStats
+	return index, s.TotalKeysExamined, s.TotalDocsExamined, s.NReturned
+}
+
+// TestIndexedReadsExamineOnlyTheirResults checks the planner's promise on
+// 5000 documents: an indexed equality, a 20-document page of an
+// index-ordered sort and an anchored prefix regex examine as many keys and
+// documents as they return.
+func TestIndexedReadsExamineOnlyTheirResults(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("ix")
+	docs := make([]any, 5000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i % 50}, {Key: "b", Value: i}, {Key: "path", Value: fmt.Sprintf(",root,%d,%d,", i%10, i)}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a", Value: 1}}},
+		{Keys: bson.D{{Key: "b", Value: -1}}},
+		{Keys: bson.D{{Key: "path", Value: 1}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		find  bson.D
+		index string
+		n     int64
+		// skipped are the documents a page reads and skips.
+		skipped int64
+	}{
+		{"equality", bson.D{{Key: "find", Value: "ix"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 7}}}}, "a_1", 100, 0},
+		{"sorted page", bson.D{{Key: "find", Value: "ix"}, {Key: "sort", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "skip", Value: 40}, {Key: "limit", Value: 20}}, "b_-1", 20, 40},
+		{"prefix regex", bson.D{{Key: "find", Value: "ix"}, {Key: "filter", Value: bson.D{{Key: "path", Value: bson.Regex{Pattern: "^,root,3,"}}}}}, "path_1", 500, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			index, keys, docs, n := explainStats(t, db, tc.find)
+			if index != tc.index || n != tc.n {
+				t.Fatalf("index %q returned %d, want %q and %d", index, n, tc.index, tc.n)
+			}
+			if read := n + tc.skipped; keys != read || docs != read {
+				t.Fatalf("examined %d keys and %d documents for %d results", keys, docs, n+tc.skipped)
+			}
+		})
+	}
+}
+
+// TestConcurrentUpsertsOnUniqueKey checks that concurrent upserts of one
+// unique key create one document: the losers of the insert race retry as
+// updates, as MongoDB does.
+func TestConcurrentUpsertsOnUniqueKey(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("users")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	const clients = 16
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			_, err := coll.UpdateOne(ctx, bson.D{{Key: "email", Value: "a@b.c"}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	var docs []struct {
+		N int `bson:"n"`
+	}
+	cur, err := coll.Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 || docs[0].N != clients {
+		t.Fatalf("documents %+v (%v), want one with n = %d", docs, err, clients)
+	}
+}
+
+// TestCurrentOp checks that currentOp lists the operations in progress,
+// filtered like a query: here, itself.
+func TestCurrentOp(t *testing.T) {
+	client, _ := startServer(t)
+	var out struct {
+		Inprog []struct {
+			Op      string   `bson:"op"`
+			Active  bool     `bson:"active"`
+			Command bson.Raw `bson:"command"`
+		} `bson:"inprog"`
+	}
+	cmd := bson.D{{Key: "currentOp", Value: 1}, {Key: "command.currentOp", Value: bson.D{{Key: "$exists", Value: true}}}}
+	if err := client.Database("admin").RunCommand(context.Background(), cmd).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Inprog) != 1 || out.Inprog[0].Op != "command" || !out.Inprog[0].Active {
+		t.Fatalf("inprog %+v, want the currentOp command itself", out.Inprog)
+	}
+	err := client.Database("test").RunCommand(context.Background(), bson.D{{Key: "currentOp", Value: 1}}).Err()
+	if serverCode(err) != 13 {
+		t.Fatalf("currentOp outside admin: %v, want 13", err)
+	}
+}
