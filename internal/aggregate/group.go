@@ -133,6 +133,7 @@ func (s *groupSource) Next() (bson.Raw, error) {
 	if !s.done {
 		s.done = true
 		if err := s.compute(); err != nil {
+			s.runs.remove()
 			return nil, err
 		}
 	}
@@ -243,6 +244,7 @@ func groupRecords(groups []*group) []keyedRecord {
 func (s *groupSource) nextMerged() (bson.Raw, error) {
 	rec, ok, err := s.merge.next()
 	if !ok || err != nil {
+		s.runs.remove() // the runs are read: no need to wait for Close
 		return nil, err
 	}
 	grp, err := newGroup(s.g.accs, string(rec.key), rec.doc.Lookup("_id"), s.rt)

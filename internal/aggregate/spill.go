@@ -50,6 +50,7 @@ func (k *keyedRuns) write(recs []keyedRecord) error {
 	k.files = append(k.files, f)
 	w := bufio.NewWriterSize(f, 1<<20)
 	var n [4]byte
+	// A bufio.Writer keeps its first error; Flush reports it.
 	for _, r := range recs {
 		binary.LittleEndian.PutUint32(n[:], uint32(len(r.key)))
 		w.Write(n[:])

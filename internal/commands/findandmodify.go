@@ -30,14 +30,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 			spec.Fields, err = argDoc(cmd, key, v)
 		case "update":
 			hasUpdate = true
-			switch v.Type {
-			case bson.TypeEmbeddedDocument:
-				spec.Update = v.Document()
-			case bson.TypeArray:
-				spec.Update, spec.Pipeline = bson.Raw(v.Value), true
-			default:
-				err = wrongType(cmd, key, v, "object")
-			}
+			spec.Update, spec.Pipeline, err = updateArg(cmd, key, v)
 		case "remove":
 			spec.Remove, err = argBool(cmd, key, v)
 		case "new":

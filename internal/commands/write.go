@@ -126,6 +126,18 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	return writeReply(int64(n), werrs), nil
 }
 
+// updateArg reads an update: a document (operators or a replacement), or
+// an array of pipeline stages (pipeline true; the array's bytes).
+func updateArg(cmd, field string, v bson.RawValue) (bson.Raw, bool, error) {
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		return v.Document(), false, nil
+	case bson.TypeArray:
+		return bson.Raw(v.Value), true, nil
+	}
+	return nil, false, wrongType(cmd, field, v, "object")
+}
+
 // parseUpdateStatement reads one entry of update's updates array.
 func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 	var u engine.UpdateSpec
@@ -138,14 +150,7 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 			haveQ = true
 		case "u":
 			haveU = true
-			switch v.Type {
-			case bson.TypeEmbeddedDocument:
-				u.Update = v.Document()
-			case bson.TypeArray:
-				u.Update, u.Pipeline = bson.Raw(v.Value), true
-			default:
-				err = wrongType("update.updates", key, v, "object")
-			}
+			u.Update, u.Pipeline, err = updateArg("update.updates", key, v)
 		case "upsert":
 			u.Upsert, err = argBool("update.updates", key, v)
 		case "multi":

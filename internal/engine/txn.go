@@ -8,7 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -259,25 +258,4 @@ func (e *Engine) waitForIntents(keys [][]byte, unlock func(), relock func()) {
 		<-owner.done
 		relock()
 	}
-}
-
-// rewrite is Engine.rewrite inside the transaction: the document is read
-// from the transaction's view and its change buffered.
-func (t *Txn) rewrite(c *Collection, key []byte, f *query.Filter, decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
-	cur, found, err := t.view.Get(key)
-	if err != nil || !found {
-		return false, err
-	}
-	ok, pos, err := f.MatchErr(cur)
-	if !ok || err != nil {
-		return false, err
-	}
-	next, what, err := decide(cur, pos)
-	if err != nil || what == keep {
-		return true, err
-	}
-	if what == remove {
-		next = nil
-	}
-	return true, t.write(c, key, cur, next)
 }

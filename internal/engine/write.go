@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // change is what a rewrite does to the document it examined.
@@ -25,15 +26,22 @@ const (
 // re-reads under the lock, concurrent updates of a document are serialized
 // and none is lost, and a document claimed by one findAndModify no longer
 // matches for the next.
+//
+// In a transaction the document is read from the transaction's view and its
+// change buffered there instead.
 func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
 	key := docKey(c.ID, id)
+	var r storage.Reader = e.kv
+	write := func(cur, next bson.Raw) error { return e.writeDoc(c, key, cur, next) }
 	if txn != nil {
-		return txn.rewrite(c, key, f, decide)
+		r = txn.view
+		write = func(cur, next bson.Raw) error { return txn.write(c, key, cur, next) }
+	} else {
+		unlock := e.lockWritable(key)
+		defer func() { unlock() }()
 	}
-	unlock := e.lockWritable(key)
-	defer func() { unlock() }()
-	cur, found, err := e.kv.Get(key)
+	cur, found, err := r.Get(key)
 	if err != nil || !found {
 		return false, err
 	}
@@ -48,7 +56,7 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *
 	if what == remove {
 		next = nil
 	}
-	return true, e.writeDoc(c, key, cur, next)
+	return true, write(cur, next)
 }
 
 // lockWritable locks keys for a write outside any transaction, once no open
