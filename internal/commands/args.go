@@ -133,3 +133,28 @@ func collectionArg(cmd bson.Raw) (string, error) {
 	}
 	return v.StringValue(), nil
 }
+
+// readConcernLevels are the levels MongoDB accepts. On one node each is
+// honoured by reading committed data: reads see a snapshot of committed
+// writes, which is what local, majority, linearizable and available
+// promise there, and a transaction reads one snapshot throughout.
+var readConcernLevels = map[string]bool{"local": true, "majority": true, "linearizable": true, "available": true, "snapshot": true}
+
+// checkReadConcern validates a command's readConcern as MongoDB does.
+func checkReadConcern(cmd bson.Raw) error {
+	v, err := cmd.LookupErr("readConcern")
+	if err != nil {
+		return nil
+	}
+	rc, ok := v.DocumentOK()
+	if !ok {
+		return wrongType(Name(cmd), "readConcern", v, "object")
+	}
+	if lv, err := rc.LookupErr("level"); err == nil {
+		level, ok := lv.StringValueOK()
+		if !ok || !readConcernLevels[level] {
+			return mongoerr.New(mongoerr.FailedToParse, "readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot'")
+		}
+	}
+	return nil
+}

@@ -47,6 +47,9 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err := engine.ValidateDBName(r.DB); err != nil {
 		return ErrorReply(err)
 	}
+	if err := checkReadConcern(r.Cmd); err != nil {
+		return ErrorReply(err)
+	}
 	r.op = s.ops.begin(r, name)
 	defer s.ops.end(r.op)
 	reply, err := s.runInSession(r, name, h)

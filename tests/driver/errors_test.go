@@ -30,6 +30,8 @@ func TestCommandErrors(t *testing.T) {
 		{"database name with space", "a b", bson.D{{Key: "find", Value: "c"}}, 73, "InvalidNamespace"},
 		{"database name with dot", "a.b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
 		{"database name with $", "a$b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
+		{"unknown read concern level", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "eventual"}}}}, 9, "FailedToParse"},
+		{"transaction that never started", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}, 251, "NoSuchTransaction"},
 	}
 	client, _ := startServer(t)
 	for _, tt := range tests {
