@@ -1,0 +1,128 @@
+package storage_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// TestOverlayMatchesModel writes random keys to a base store and random
+// sets and deletes to an overlay over its snapshot, then checks every
+// iterator move, in both directions and with bounds, against a sorted
+// model of the merged state.
+func TestOverlayMatchesModel(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkOverlay(t, seed) })
+	}
+}
+
+func checkOverlay(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	db, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key := func() []byte { return []byte(fmt.Sprintf("k%02d", rng.IntN(40))) }
+	model := map[string]string{}
+	b := db.NewBatch()
+	for range 25 {
+		k := key()
+		v := fmt.Sprint("base", rng.IntN(100))
+		b.Set(k, []byte(v))
+		model[string(k)] = v
+	}
+	if err := b.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	ov := storage.NewOverlay(snap)
+	for range 25 {
+		k := key()
+		if rng.IntN(3) == 0 {
+			ov.Delete(k)
+			delete(model, string(k))
+		} else {
+			v := fmt.Sprint("over", rng.IntN(100))
+			ov.Set(k, []byte(v))
+			model[string(k)] = v
+		}
+	}
+	// Writes to the base after the snapshot stay invisible.
+	late := db.NewBatch()
+	for i := range 40 {
+		late.Set([]byte(fmt.Sprintf("k%02d", i)), []byte("late"))
+	}
+	if err := late.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+
+	lower, upper := []byte("k05"), []byte("k35")
+	var keys []string
+	for k := range model {
+		if k >= string(lower) && k < string(upper) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	it, err := ov.NewIter(lower, upper)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	pos := -1 // index into keys, -1 or len(keys) when invalid
+	check := func(op string) {
+		t.Helper()
+		valid := pos >= 0 && pos < len(keys)
+		if it.Valid() != valid {
+			t.Fatalf("%s: valid %v, want %v (pos %d of %v)", op, it.Valid(), valid, pos, keys)
+		}
+		if valid && (string(it.Key()) != keys[pos] || string(it.Value()) != model[keys[pos]]) {
+			t.Fatalf("%s: at %s=%s, want %s=%s", op, it.Key(), it.Value(), keys[pos], model[keys[pos]])
+		}
+	}
+	for range 200 {
+		switch op := rng.IntN(6); op {
+		case 0:
+			it.First()
+			pos = 0
+			check("First")
+		case 1:
+			it.Last()
+			pos = len(keys) - 1
+			check("Last")
+		case 2:
+			if it.Valid() {
+				it.Next()
+				pos++
+				check("Next")
+			}
+		case 3:
+			if it.Valid() {
+				it.Prev()
+				pos--
+				check("Prev")
+			}
+		case 4:
+			k := key()
+			it.SeekGE(k)
+			pos, _ = slices.BinarySearch(keys, string(k))
+			if bytes.Compare(k, lower) < 0 {
+				pos = 0
+			}
+			check("SeekGE " + string(k))
+		case 5:
+			k := key()
+			it.SeekLT(k)
+			i, _ := slices.BinarySearch(keys, string(k))
+			pos = i - 1
+			check("SeekLT " + string(k))
+		}
+	}
+}
