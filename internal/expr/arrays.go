@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -47,14 +48,7 @@ func evalSize(v bson.RawValue) (bson.RawValue, error) {
 	if v.Type != bson.TypeArray {
 		return missing, mongoerr.New(17124, "The argument to $size must be an array. Type of argument: %s", typeName(v))
 	}
-	n := 0
-	it := iterate(v.Value)
-	for {
-		if _, _, ok := it.next(); !ok {
-			return intValue(int64(n)), nil
-		}
-		n++
-	}
+	return intValue(int64(rawdoc.Len(v.Value))), nil
 }
 
 // evalArrayElemAt is $arrayElemAt: [array, index], a negative index counting
@@ -109,9 +103,9 @@ func evalIn(v, arr bson.RawValue) (bson.RawValue, error) {
 	if arr.Type != bson.TypeArray {
 		return missing, mongoerr.New(40081, "$in requires an array as a second argument, found: %s", typeName(arr))
 	}
-	it := iterate(arr.Value)
+	it := rawdoc.Iterate(arr.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return falseVal, nil
 		}
@@ -511,9 +505,9 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			}
 		}
 		var out []bson.RawValue
-		it := iterate(in.Value)
+		it := rawdoc.Iterate(in.Value)
 		for limit != 0 {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -546,9 +540,9 @@ func compileMap(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			return missing, mongoerr.New(16883, "input to $map must be an array not %s", typeName(in))
 		}
 		var out []bson.RawValue
-		it := iterate(in.Value)
+		it := rawdoc.Iterate(in.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -601,9 +595,9 @@ func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 		if err != nil {
 			return missing, err
 		}
-		it := iterate(in.Value)
+		it := rawdoc.Iterate(in.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				return acc, nil
 			}
@@ -727,7 +721,7 @@ func (p *sortSpec) compare(a, b bson.RawValue) int {
 		return p.dir * values.Compare(a, b)
 	}
 	for i, f := range p.fields {
-		if c := values.Compare(walkPath(a, f), walkPath(b, f)); c != 0 {
+		if c := values.Compare(WalkPath(a, f), WalkPath(b, f)); c != 0 {
 			return p.dirs[i] * c
 		}
 	}
@@ -763,14 +757,14 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	}
 	spec := &sortSpec{}
 	if by.Type == bson.TypeEmbeddedDocument {
-		it := iterate(by.Value)
+		it := rawdoc.Iterate(by.Value)
 		for {
-			k, dv, ok := it.next()
+			k, dv, ok := it.Next()
 			if !ok {
 				break
 			}
 			d, ok := sortDirection(dv)
-			path, err := splitPath(k)
+			path, err := splitPath(string(k))
 			if !ok || err != nil {
 				return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 			}

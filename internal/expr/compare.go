@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -150,13 +151,13 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 	}
 	var cases, thens []*Expr
 	var def *Expr
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, ev, ok := it.next()
+		k, ev, ok := it.Next()
 		if !ok {
 			break
 		}
-		switch k {
+		switch string(k) {
 		case "branches":
 			if ev.Type != bson.TypeArray {
 				return nil, mongoerr.New(40061, "$switch expected an array for 'branches', found: %s", typeName(ev))
@@ -166,9 +167,9 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 					return nil, mongoerr.New(40062, "$switch expected each branch to be an object, found: %s", typeName(b))
 				}
 				var cs, th *Expr
-				bi := iterate(b.Value)
+				bi := rawdoc.Iterate(b.Value)
 				for {
-					bk, bv, ok := bi.next()
+					bk, bv, ok := bi.Next()
 					if !ok {
 						break
 					}
@@ -176,13 +177,13 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 					if err != nil {
 						return nil, err
 					}
-					switch bk {
+					switch string(bk) {
 					case "case":
 						cs = e
 					case "then":
 						th = e
 					default:
-						return nil, mongoerr.New(40063, "$switch found an unknown argument to a branch: %s", bk)
+						return nil, mongoerr.New(40063, "$switch found an unknown argument to a branch: %s", string(bk))
 					}
 				}
 				if cs == nil {
@@ -200,7 +201,7 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			}
 			def = e
 		default:
-			return nil, mongoerr.New(40067, "$switch found an unknown argument: %s", k)
+			return nil, mongoerr.New(40067, "$switch found an unknown argument: %s", string(k))
 		}
 	}
 	if len(cases) == 0 {

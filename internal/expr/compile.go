@@ -1,10 +1,13 @@
 package expr
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // compiler carries state across one Compile call.
@@ -69,15 +72,15 @@ func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
 // compileDocument compiles an operator document ({$op: args}) or an object
 // expression whose field values are expressions.
 func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
-	it := iterate(doc)
-	first, args, ok := it.next()
+	it := rawdoc.Iterate(doc)
+	firstKey, args, ok := it.Next()
 	if !ok {
 		return constExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}), nil
 	}
-	if strings.HasPrefix(first, "$") {
+	if first := string(firstKey); strings.HasPrefix(first, "$") {
 		n := 1
 		for {
-			if _, _, ok := it.next(); !ok {
+			if _, _, ok := it.Next(); !ok {
 				break
 			}
 			n++
@@ -93,12 +96,13 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 	}
 	var keys []string
 	var fields []*Expr
-	it = iterate(doc)
+	it = rawdoc.Iterate(doc)
 	for {
-		k, v, ok := it.next()
+		kb, v, ok := it.Next()
 		if !ok {
 			break
 		}
+		k := string(kb)
 		if err := validFieldName(k); err != nil {
 			return nil, err
 		}
@@ -145,9 +149,9 @@ func validFieldName(k string) error {
 // missing become null.
 func (c *compiler) compileArray(v bson.RawValue, s *Scope) (*Expr, error) {
 	var items []*Expr
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, ev, ok := it.next()
+		_, ev, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -181,7 +185,7 @@ func compileFieldPath(p string) (*Expr, error) {
 	}
 	return &Expr{
 		eval: func(st *state) (bson.RawValue, error) {
-			return walkPath(st.root, parts), nil
+			return WalkPath(st.root, parts), nil
 		},
 		path:   p,
 		isPath: true,
@@ -204,17 +208,18 @@ func splitPath(p string) ([]string, error) {
 	return parts, nil
 }
 
-// walkPath follows path from v. Through an array the remaining path is
-// applied to each element: documents contribute their non-missing results,
-// nested arrays contribute a nested array, other values nothing
-// (ExpressionFieldPath::evaluatePath).
-func walkPath(v bson.RawValue, path []string) bson.RawValue {
-	for i, p := range path {
+// WalkPath follows path from v (ExpressionFieldPath::evaluatePath): through
+// documents by name and, at an array, over every element with the rest of
+// the path: documents contribute their non-missing results, nested arrays
+// the array of theirs, other values nothing. A path through a scalar is
+// missing.
+func WalkPath(v bson.RawValue, path []string) bson.RawValue {
+	for i, name := range path {
 		switch v.Type {
 		case bson.TypeEmbeddedDocument:
-			v = lookup(v.Value, p)
+			v = rawdoc.Lookup(v.Value, name)
 		case bson.TypeArray:
-			return walkArray(v, path[i:])
+			return walkArray(v.Value, path[i:])
 		default:
 			return missing
 		}
@@ -222,24 +227,29 @@ func walkPath(v bson.RawValue, path []string) bson.RawValue {
 	return v
 }
 
-func walkArray(arr bson.RawValue, path []string) bson.RawValue {
-	var out []bson.RawValue
-	it := iterate(arr.Value)
+// walkArray is WalkPath at the array arr, path not empty; the result is
+// always an array.
+func walkArray(arr []byte, path []string) bson.RawValue {
+	start, dst := bsoncore.AppendArrayStart(nil)
+	var key [20]byte
+	n := 0
+	it := rawdoc.Iterate(arr)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
-		switch e.Type {
-		case bson.TypeEmbeddedDocument:
-			if r := walkPath(e, path); r.Type != 0 {
-				out = append(out, r)
-			}
-		case bson.TypeArray:
-			out = append(out, walkArray(e, path))
+		if e.Type != bson.TypeEmbeddedDocument && e.Type != bson.TypeArray {
+			continue
+		}
+		if r := WalkPath(e, path); r.Type != 0 {
+			dst = bsoncore.AppendHeader(dst, bsoncore.Type(r.Type), string(strconv.AppendInt(key[:0], int64(n), 10)))
+			dst = append(dst, r.Value...)
+			n++
 		}
 	}
-	return arrayValue(out)
+	dst, _ = bsoncore.AppendArrayEnd(dst, start)
+	return bson.RawValue{Type: bson.TypeArray, Value: dst}
 }
 
 // fold wraps fn as an expression over args. When every argument is constant
@@ -269,9 +279,9 @@ func (c *compiler) argList(v bson.RawValue, s *Scope) ([]*Expr, error) {
 		return []*Expr{e}, nil
 	}
 	var out []*Expr
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, ev, ok := it.next()
+		_, ev, ok := it.Next()
 		if !ok {
 			return out, nil
 		}
@@ -391,12 +401,13 @@ func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode int32, a
 		return nil, mongoerr.New(mongoerr.Code(notObjectCode), "%s only supports an object as its argument", name)
 	}
 	out := map[string]bson.RawValue{}
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, ev, ok := it.next()
+		kb, ev, ok := it.Next()
 		if !ok {
 			return out, nil
 		}
+		k := string(kb)
 		known := false
 		for _, a := range allowed {
 			if a == k {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -52,7 +53,7 @@ func compileDatePart(part func(time.Time) int) opCompiler {
 		var date, tz *Expr
 		var err error
 		switch {
-		case v.Type == bson.TypeEmbeddedDocument && !strings.HasPrefix(firstKey(v.Value), "$") && firstKey(v.Value) != "":
+		case v.Type == bson.TypeEmbeddedDocument && !strings.HasPrefix(rawdoc.FirstKey(v.Value), "$") && rawdoc.FirstKey(v.Value) != "":
 			args, err := c.compileNamed(name, v, s, 40535, 40535, "date", "timezone")
 			if err != nil {
 				return nil, err
@@ -109,12 +110,6 @@ func evalDateTZ(st *state, date, tz *Expr) (t time.Time, null bool, err error) {
 		return t, false, err
 	}
 	return t.In(loc), false, nil
-}
-
-func firstKey(doc []byte) string {
-	it := iterate(doc)
-	k, _, _ := it.next()
-	return k
 }
 
 // compileDateToString is $dateToString: {date, format, timezone, onNull}.
@@ -559,10 +554,8 @@ func compileDateAdd(sign int64) opCompiler {
 		}
 		return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 			var vals [4]bson.RawValue
-			for i, k := range []string{"startDate", "unit", "amount", "timezone"} {
-				if vals[i], err = args.get(st, k); err != nil {
-					return missing, err
-				}
+			if err := args.getEach(st, vals[:], "startDate", "unit", "amount", "timezone"); err != nil {
+				return missing, err
 			}
 			loc, nullTZ, err := parseTimezone(vals[3])
 			if err != nil {
@@ -646,10 +639,8 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		var vals [5]bson.RawValue
-		for i, k := range []string{"startDate", "endDate", "unit", "timezone", "startOfWeek"} {
-			if vals[i], err = args.get(st, k); err != nil {
-				return missing, err
-			}
+		if err := args.getEach(st, vals[:], "startDate", "endDate", "unit", "timezone", "startOfWeek"); err != nil {
+			return missing, err
 		}
 		loc, nullTZ, err := parseTimezone(vals[3])
 		if err != nil {
@@ -716,10 +707,8 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		var vals [5]bson.RawValue
-		for i, k := range []string{"date", "unit", "binSize", "timezone", "startOfWeek"} {
-			if vals[i], err = args.get(st, k); err != nil {
-				return missing, err
-			}
+		if err := args.getEach(st, vals[:], "date", "unit", "binSize", "timezone", "startOfWeek"); err != nil {
+			return missing, err
 		}
 		loc, nullTZ, err := parseTimezone(vals[3])
 		if err != nil {

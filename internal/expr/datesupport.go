@@ -42,6 +42,20 @@ func (n namedExprs) get(st *state, k string) (bson.RawValue, error) {
 	return e.eval(st)
 }
 
+// getEach evaluates the arguments names into vals, in order (vals is at
+// least as long as names); absent arguments are missing. It stops at the
+// first error.
+func (n namedExprs) getEach(st *state, vals []bson.RawValue, names ...string) error {
+	for i, k := range names {
+		v, err := n.get(st, k)
+		if err != nil {
+			return err
+		}
+		vals[i] = v
+	}
+	return nil
+}
+
 func (n namedExprs) list() []*Expr {
 	out := make([]*Expr, 0, len(n))
 	for _, e := range n {

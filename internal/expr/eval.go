@@ -57,7 +57,7 @@ func (e *Expr) Eval(ctx *Context, doc bson.Raw) (bson.RawValue, error) {
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	if e.parts != nil {
-		return walkPath(root, e.parts), nil
+		return WalkPath(root, e.parts), nil
 	}
 	if ctx == nil {
 		ctx = &Context{}

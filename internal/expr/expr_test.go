@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -134,17 +135,17 @@ func sameValue(a, b bson.RawValue) bool {
 	}
 	switch a.Type {
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
-		ia, ib := iterate(a.Value), iterate(b.Value)
+		ia, ib := rawdoc.Iterate(a.Value), rawdoc.Iterate(b.Value)
 		for {
-			ka, va, oka := ia.next()
-			kb, vb, okb := ib.next()
+			ka, va, oka := ia.Next()
+			kb, vb, okb := ib.Next()
 			if oka != okb {
 				return false
 			}
 			if !oka {
 				return true
 			}
-			if (a.Type == bson.TypeEmbeddedDocument && ka != kb) || !sameValue(va, vb) {
+			if (a.Type == bson.TypeEmbeddedDocument && string(ka) != string(kb)) || !sameValue(va, vb) {
 				return false
 			}
 		}

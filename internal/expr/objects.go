@@ -2,6 +2,7 @@ package expr
 
 import (
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -102,7 +103,7 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 				return missing, mongoerr.New(4161105, "%s requires 'input' to evaluate to type Object", name)
 			}
 			if kind == fieldGet {
-				return lookup(iv.Value, field), nil
+				return rawdoc.Lookup(iv.Value, field), nil
 			}
 			nv, err := value.eval(st)
 			if err != nil {
@@ -125,14 +126,14 @@ func evalObjectToArray(v bson.RawValue) (bson.RawValue, error) {
 		return missing, mongoerr.New(40390, "$objectToArray requires a document input, found: %s", typeName(v))
 	}
 	var out []bson.RawValue
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, e, ok := it.next()
+		k, e, ok := it.Next()
 		if !ok {
 			return arrayValue(out), nil
 		}
 		var d docBuilder
-		d.set("k", stringValue(k))
+		d.set("k", stringValue(string(k)))
 		d.set("v", e)
 		out = append(out, d.value())
 	}
@@ -163,15 +164,8 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 				return missing, mongoerr.New(40395, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", typeName(k))
 			}
 		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeEmbeddedDocument:
-			n := 0
-			it := iterate(e.Value)
-			for {
-				if _, _, ok := it.next(); !ok {
-					break
-				}
-				n++
-			}
-			k, val = lookup(e.Value, "k"), lookup(e.Value, "v")
+			n := rawdoc.Len(e.Value)
+			k, val = rawdoc.Lookup(e.Value, "k"), rawdoc.Lookup(e.Value, "v")
 			if n != 2 {
 				return missing, mongoerr.New(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", n)
 			}

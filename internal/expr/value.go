@@ -3,6 +3,7 @@ package expr
 import (
 	"strconv"
 
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -87,61 +88,12 @@ func str(v bson.RawValue) (string, bool) {
 	return s, ok
 }
 
-// rawIter walks the elements of a BSON document or array in place.
-// Malformed input ends the iteration.
-type rawIter struct{ rest []byte }
-
-func iterate(doc []byte) rawIter {
-	if len(doc) < 5 {
-		return rawIter{}
-	}
-	return rawIter{rest: doc[4 : len(doc)-1]}
-}
-
-// next returns the next element's key and value; ok is false at the end.
-func (it *rawIter) next() (key string, v bson.RawValue, ok bool) {
-	if len(it.rest) < 2 {
-		return "", missing, false
-	}
-	t := it.rest[0]
-	end := 1
-	for end < len(it.rest) && it.rest[end] != 0 {
-		end++
-	}
-	if end >= len(it.rest) {
-		it.rest = nil
-		return "", missing, false
-	}
-	key = string(it.rest[1:end])
-	val, rest, ok := bsoncore.ReadValue(it.rest[end+1:], bsoncore.Type(t))
-	if !ok {
-		it.rest = nil
-		return "", missing, false
-	}
-	it.rest = rest
-	return key, bson.RawValue{Type: bson.Type(t), Value: val.Data}, true
-}
-
-// lookup returns the field name of doc, or missing.
-func lookup(doc []byte, name string) bson.RawValue {
-	it := iterate(doc)
-	for {
-		k, v, ok := it.next()
-		if !ok {
-			return missing
-		}
-		if k == name {
-			return v
-		}
-	}
-}
-
 // elems returns the elements of an array value.
 func elems(arr bson.RawValue) []bson.RawValue {
 	var out []bson.RawValue
-	it := iterate(arr.Value)
+	it := rawdoc.Iterate(arr.Value)
 	for {
-		_, v, ok := it.next()
+		_, v, ok := it.Next()
 		if !ok {
 			return out
 		}
@@ -193,13 +145,13 @@ func (d *docBuilder) set(name string, v bson.RawValue) {
 
 // addDoc sets every field of the document doc.
 func (d *docBuilder) addDoc(doc []byte) {
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return
 		}
-		d.set(k, v)
+		d.set(string(k), v)
 	}
 }
 

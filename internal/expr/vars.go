@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -133,11 +134,11 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 	if slot, found := s.resolve(name); found {
 		if slot >= 0 {
 			return &Expr{eval: func(st *state) (bson.RawValue, error) {
-				return walkPath(st.vars[slot], path), nil
+				return WalkPath(st.vars[slot], path), nil
 			}}, nil
 		}
 		return &Expr{eval: func(st *state) (bson.RawValue, error) {
-			return walkPath(st.ctx.Vars[name], path), nil
+			return WalkPath(st.ctx.Vars[name], path), nil
 		}}, nil
 	}
 	switch name {
@@ -146,7 +147,7 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.root, nil }}, nil
 		}
 		return &Expr{
-			eval:   func(st *state) (bson.RawValue, error) { return walkPath(st.root, path), nil },
+			eval:   func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil },
 			path:   rest,
 			isPath: name == "CURRENT",
 			parts:  path,
@@ -159,7 +160,7 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			if now.IsZero() {
 				now = time.Now()
 			}
-			return walkPath(dateValue(now.UnixMilli()), path), nil
+			return WalkPath(dateValue(now.UnixMilli()), path), nil
 		}}, nil
 	}
 	return nil, mongoerr.New(17276, "Use of undefined variable: %s", name)
@@ -200,12 +201,13 @@ func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 	}
 	var names []string
 	var inits []*Expr
-	it := iterate(varsDoc.Value)
+	it := rawdoc.Iterate(varsDoc.Value)
 	for {
-		k, ev, ok := it.next()
+		kb, ev, ok := it.Next()
 		if !ok {
 			break
 		}
+		k := string(kb)
 		if err := validateVarName(k); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -15,9 +16,9 @@ func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
 	var pos []uint32
 	switch {
 	case v.Type == bson.TypeArray:
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				return pos, nil
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -40,9 +41,9 @@ func Compile(filter bson.Raw) (*Filter, error) {
 // top-level-only operators are refused.
 func parseFilter(doc []byte, inElemMatch bool) (*Node, error) {
 	and := &Node{Kind: KindAnd}
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -82,13 +83,13 @@ func parseFilter(doc []byte, inElemMatch bool) (*Node, error) {
 // whose first field starts with '$' and that is not a DBRef ({$ref, $id},
 // or with allowIncomplete any of $ref, $id, $db).
 func isOperatorDocument(v bson.RawValue, allowIncomplete bool) bool {
-	if v.Type != bson.TypeEmbeddedDocument || !strings.HasPrefix(firstKey(v.Value), "$") {
+	if v.Type != bson.TypeEmbeddedDocument || !strings.HasPrefix(rawdoc.FirstKey(v.Value), "$") {
 		return false
 	}
 	var ref, id, db bool
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, _, ok := it.next()
+		k, _, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -157,9 +158,9 @@ func parseLogical(key string, v bson.RawValue, inElemMatch bool) (*Node, error) 
 		return nil, mongoerr.New(mongoerr.BadValue, "%s must be an array", key)
 	}
 	n := &Node{Kind: map[string]Kind{"$and": KindAnd, "$or": KindOr, "$nor": KindNor}[key]}
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -199,9 +200,9 @@ var bitKinds = map[string]Kind{
 // path; an empty path makes value-level nodes for $elemMatch.
 func parseOperators(path string, ops []byte) ([]*Node, error) {
 	var nodes []*Node
-	it := iterate(ops)
+	it := rawdoc.Iterate(ops)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return nodes, nil
 		}
@@ -271,7 +272,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 	case "$regex":
 		return parseRegexDocument(path, ops)
 	case "$options":
-		if lookup(ops, "$regex").Type == 0 {
+		if rawdoc.Lookup(ops, "$regex").Type == 0 {
 			return nil, mongoerr.New(mongoerr.BadValue, "$options needs a $regex")
 		}
 		return nil, nil
@@ -311,9 +312,9 @@ func parseIn(path, op string, v bson.RawValue) (*Node, error) {
 	}
 	var eqs []bson.RawValue
 	var res []*Node
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -394,9 +395,9 @@ func parseMod(path string, v bson.RawValue) (*Node, error) {
 		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, needs to be an array")
 	}
 	var args []bson.RawValue
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -446,9 +447,9 @@ func regexFromValue(path string, v bson.RawValue) (*Node, error) {
 func parseRegexDocument(path string, ops []byte) (*Node, error) {
 	var pattern, options string
 	var sawOptions bool
-	it := iterate(ops)
+	it := rawdoc.Iterate(ops)
 	for {
-		k, e, ok := it.next()
+		k, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -507,7 +508,7 @@ func parseElemMatch(path string, v bson.RawValue) (*Node, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch needs an Object")
 	}
-	if isOperatorDocument(v, true) && !topLevelOperators[firstKey(v.Value)] {
+	if isOperatorDocument(v, true) && !topLevelOperators[rawdoc.FirstKey(v.Value)] {
 		children, err := parseOperators("", v.Value)
 		if err != nil {
 			return nil, err
@@ -528,9 +529,9 @@ func parseAll(path string, v bson.RawValue) (*Node, error) {
 		return nil, mongoerr.New(mongoerr.BadValue, "$all needs an array")
 	}
 	var elems []bson.RawValue
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -540,19 +541,19 @@ func parseAll(path string, v bson.RawValue) (*Node, error) {
 		return &Node{Kind: KindAlwaysFalse}, nil
 	}
 	and := &Node{Kind: KindAnd}
-	elemMatchForm := elems[0].Type == bson.TypeEmbeddedDocument && firstKey(elems[0].Value) == "$elemMatch"
+	elemMatchForm := elems[0].Type == bson.TypeEmbeddedDocument && rawdoc.FirstKey(elems[0].Value) == "$elemMatch"
 	for _, e := range elems {
 		var n *Node
 		var err error
 		switch {
 		case elemMatchForm:
-			if e.Type != bson.TypeEmbeddedDocument || firstKey(e.Value) != "$elemMatch" {
+			if e.Type != bson.TypeEmbeddedDocument || rawdoc.FirstKey(e.Value) != "$elemMatch" {
 				return nil, mongoerr.New(mongoerr.BadValue, "$all/$elemMatch has to be consistent")
 			}
-			n, err = parseElemMatch(path, lookup(e.Value, "$elemMatch"))
+			n, err = parseElemMatch(path, rawdoc.Lookup(e.Value, "$elemMatch"))
 		case e.Type == bson.TypeRegex:
 			n, err = regexFromValue(path, e)
-		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[firstKey(e.Value)]:
+		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[rawdoc.FirstKey(e.Value)]:
 			return nil, mongoerr.New(mongoerr.BadValue, "no $ expressions in $all")
 		default:
 			n = leaf(KindEq, path, e, nil)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -136,9 +137,9 @@ func parseJSONSchemaOperator(v bson.RawValue) (*Node, error) {
 // same.
 func parseJSONSchema(doc []byte) (*jsonSchema, error) {
 	kw := map[string]bson.RawValue{}
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -207,9 +208,9 @@ func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 			return err
 		}
 	case bson.TypeArray:
-		it := iterate(typ.Value)
+		it := rawdoc.Iterate(typ.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -369,9 +370,9 @@ func (s *jsonSchema) parseArrayKeywords(kw map[string]bson.RawValue) error {
 			s.items = sub
 		case bson.TypeArray:
 			isTuple = true
-			it := iterate(v.Value)
+			it := rawdoc.Iterate(v.Value)
 			for {
-				_, e, ok := it.next()
+				_, e, ok := it.Next()
 				if !ok {
 					break
 				}
@@ -451,9 +452,9 @@ func (s *jsonSchema) parseObjectKeywords(kw map[string]bson.RawValue) error {
 		if v.Type != bson.TypeEmbeddedDocument {
 			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'properties' must be an object")
 		}
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			k, e, ok := it.next()
+			k, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -472,9 +473,9 @@ func (s *jsonSchema) parseObjectKeywords(kw map[string]bson.RawValue) error {
 		if v.Type != bson.TypeEmbeddedDocument {
 			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'patternProperties' must be an object")
 		}
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			k, e, ok := it.next()
+			k, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -520,9 +521,9 @@ func (s *jsonSchema) parseDependencies(v bson.RawValue) error {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'dependencies' must be an object")
 	}
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, e, ok := it.next()
+		k, e, ok := it.Next()
 		if !ok {
 			return nil
 		}
@@ -559,9 +560,9 @@ func (s *jsonSchema) parseDependencies(v bson.RawValue) error {
 // another element.
 func parseNameList(v bson.RawValue, notString func(bson.RawValue) error) ([]string, error) {
 	var names []string
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return names, nil
 		}
@@ -598,9 +599,9 @@ func (s *jsonSchema) parseLogicalKeywords(kw map[string]bson.RawValue) error {
 		if v.Type != bson.TypeArray {
 			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be an array", l.name)
 		}
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -631,9 +632,9 @@ func (s *jsonSchema) parseLogicalKeywords(kw map[string]bson.RawValue) error {
 		if v.Type != bson.TypeArray {
 			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'enum' must be an array, but found an element of type %s", values.TypeName(v.Type))
 		}
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -736,7 +737,7 @@ func (s *jsonSchema) stringMatches(v bson.RawValue) bool {
 // the order of fields in embedded documents), items and additionalItems.
 func (s *jsonSchema) arrayMatches(arr []byte) bool {
 	if s.minItems >= 0 || s.maxItems >= 0 {
-		n := int64(arrayLen(arr))
+		n := int64(rawdoc.Len(arr))
 		if n < s.minItems || (s.maxItems >= 0 && n > s.maxItems) {
 			return false
 		}
@@ -747,9 +748,9 @@ func (s *jsonSchema) arrayMatches(arr []byte) bool {
 	if s.items == nil && s.tuple == nil {
 		return true
 	}
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	for i := 0; ; i++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return true
 		}
@@ -769,9 +770,9 @@ func (s *jsonSchema) arrayMatches(arr []byte) bool {
 // distinctElements reports whether no two elements of arr are equal.
 func distinctElements(arr []byte) bool {
 	var elems []bson.RawValue
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return distinct(elems)
 		}
@@ -797,20 +798,20 @@ func distinct(vs []bson.RawValue) bool {
 // pattern must match additionalProperties.
 func (s *jsonSchema) objectMatches(doc []byte) bool {
 	for _, name := range s.required {
-		if lookup(doc, name).Type == 0 {
+		if rawdoc.Lookup(doc, name).Type == 0 {
 			return false
 		}
 	}
 	for _, p := range s.properties {
-		if v := lookup(doc, p.name); v.Type != 0 && !p.schema.matches(v) {
+		if v := rawdoc.Lookup(doc, p.name); v.Type != 0 && !p.schema.matches(v) {
 			return false
 		}
 	}
 	if s.checkAllowed || s.minProps >= 0 || s.maxProps >= 0 {
 		n := int64(0)
-		it := iterate(doc)
+		it := rawdoc.Iterate(doc)
 		for {
-			k, v, ok := it.next()
+			k, v, ok := it.Next()
 			if !ok {
 				break
 			}
@@ -824,11 +825,11 @@ func (s *jsonSchema) objectMatches(doc []byte) bool {
 		}
 	}
 	for _, d := range s.dependencies {
-		if lookup(doc, d.name).Type == 0 {
+		if rawdoc.Lookup(doc, d.name).Type == 0 {
 			continue
 		}
 		for _, name := range d.props {
-			if lookup(doc, name).Type == 0 {
+			if rawdoc.Lookup(doc, name).Type == 0 {
 				return false
 			}
 		}
@@ -923,9 +924,9 @@ func sortedFields(v bson.RawValue) bson.RawValue {
 		val bson.RawValue
 	}
 	var fields []field
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for {
-		k, e, ok := it.next()
+		k, e, ok := it.Next()
 		if !ok {
 			break
 		}

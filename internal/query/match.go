@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -89,7 +90,7 @@ func (n *Node) matchValue(v bson.RawValue) (bool, int) {
 	case KindMod:
 		return n.modMatches(v), -1
 	case KindSize:
-		return v.Type == bson.TypeArray && arrayLen(v.Value) == n.size, -1
+		return v.Type == bson.TypeArray && rawdoc.Len(v.Value) == n.size, -1
 	case KindElemMatchObject, KindElemMatchValue:
 		return n.elemMatch(v)
 	case KindBitsAllSet, KindBitsAnySet, KindBitsAllClear, KindBitsAnyClear:
@@ -211,9 +212,9 @@ func (n *Node) elemMatch(v bson.RawValue) (bool, int) {
 	if v.Type != bson.TypeArray {
 		return false, -1
 	}
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for idx := 0; ; idx++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false, -1
 		}

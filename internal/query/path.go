@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -78,10 +79,10 @@ type walker struct {
 }
 
 func (w *walker) walkDoc(doc []byte, i, off int) (bool, int) {
-	v := lookup(doc, w.path[i].name)
+	v := rawdoc.Lookup(doc, w.path[i].name)
 	i++
 	for i < len(w.path) && v.Type == bson.TypeEmbeddedDocument {
-		v = lookup(v.Value, w.path[i].name)
+		v = rawdoc.Lookup(v.Value, w.path[i].name)
 		i++
 	}
 	if v.Type == bson.TypeArray {
@@ -100,10 +101,10 @@ func (w *walker) leafArray(arr bson.RawValue, off int) (bool, int) {
 	if w.mode == leafWhole {
 		return w.vis.visit(arr, off)
 	}
-	it := iterate(arr.Value)
+	it := rawdoc.Iterate(arr.Value)
 	idx := 0
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -123,9 +124,9 @@ func (w *walker) leafArray(arr bson.RawValue, off int) (bool, int) {
 
 func (w *walker) walkArray(arr []byte, i, off int) (bool, int) {
 	part := w.path[i]
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	for idx := 0; ; idx++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false, -1
 		}

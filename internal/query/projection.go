@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -81,10 +82,10 @@ func (p *Projection) Apply(doc bson.Raw, pos int) (bson.Raw, error) {
 // array elements are dropped under a nested inclusion.
 func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos int, posDone bool) ([]byte, error) {
 	start, dst := bsoncore.AppendDocumentStart(dst)
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	var err error
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -134,7 +135,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 				dst = appendValue(dst, c.name, v)
 			}
 		case c.kind == pkInternal && c.hasExpr:
-			if t := lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
+			if t := rawdoc.Lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, c.name)
 				if dst, err = p.include(dst, emptyDoc, c, root, pos, posDone); err != nil {
 					return nil, err
@@ -142,7 +143,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 			}
 		case c.kind == pkElemMatch:
 			if ok, i := c.filter.MatchPositional(root); ok && i >= 0 {
-				if e, err := pickElement(lookup(root, c.name), i); err == nil {
+				if e, err := pickElement(rawdoc.Lookup(root, c.name), i); err == nil {
 					dst = appendValue(dst, c.name, e)
 				}
 			}
@@ -160,10 +161,10 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
 	}
 	start, dst := bsoncore.AppendArrayStart(dst)
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	var err error
 	for i := 0; ; {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -189,9 +190,9 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 // document order; $slice fields are sliced in place.
 func exclude(dst, doc []byte, node *projNode) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -221,9 +222,9 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 // array, recursing into nested arrays and keeping scalars.
 func excludeArray(dst, arr []byte, node *projNode) []byte {
 	start, dst := bsoncore.AppendArrayStart(dst)
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	for i := 0; ; i++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -247,7 +248,7 @@ func (n *projNode) slice(v bson.RawValue) bson.RawValue {
 	if v.Type != bson.TypeArray {
 		return v
 	}
-	size := arrayLen(v.Value)
+	size := rawdoc.Len(v.Value)
 	var from, count int
 	switch {
 	case !n.hasSkip && n.limit >= 0:
@@ -263,9 +264,9 @@ func (n *projNode) slice(v bson.RawValue) bson.RawValue {
 		count = n.limit
 	}
 	start, dst := bsoncore.AppendArrayStart(nil)
-	it := iterate(v.Value)
+	it := rawdoc.Iterate(v.Value)
 	for i, j := 0, 0; j < count; i++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -284,9 +285,9 @@ func pickElement(arr bson.RawValue, pos int) (bson.RawValue, error) {
 	if pos < 0 {
 		return bson.RawValue{}, mongoerr.New(51246, "positional operator '.$' couldn't find a matching element in the array")
 	}
-	it := iterate(arr.Value)
+	it := rawdoc.Iterate(arr.Value)
 	for i := 0; ; i++ {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return bson.RawValue{}, mongoerr.New(51247, "positional operator '.$' element mismatch")
 		}

@@ -3,7 +3,9 @@ package query
 import (
 	"strings"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -31,9 +33,9 @@ func parseProjExpr(v bson.RawValue) (*projExpr, error) {
 	switch v.Type {
 	case bson.TypeArray:
 		e := &projExpr{isArray: true}
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			_, el, ok := it.next()
+			_, el, ok := it.Next()
 			if !ok {
 				return e, nil
 			}
@@ -44,9 +46,9 @@ func parseProjExpr(v bson.RawValue) (*projExpr, error) {
 			e.array = append(e.array, sub)
 		}
 	case bson.TypeEmbeddedDocument:
-		op := firstKey(v.Value)
+		op := rawdoc.FirstKey(v.Value)
 		if op == "$literal" {
-			return &projExpr{literal: lookup(v.Value, "$literal")}, nil
+			return &projExpr{literal: rawdoc.Lookup(v.Value, "$literal")}, nil
 		}
 		if strings.HasPrefix(op, "$") {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "projection expression %s is not supported", op)
@@ -90,7 +92,7 @@ func (e *projExpr) eval(root []byte) (bson.RawValue, bool) {
 	case e.remove:
 		return bson.RawValue{}, false
 	case e.isPath:
-		v := evalFieldPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: root}, e.path)
+		v := expr.WalkPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: root}, e.path)
 		return v, v.Type != 0
 	case e.isArray:
 		start, dst := bsoncore.AppendArrayStart(nil)
@@ -105,38 +107,4 @@ func (e *projExpr) eval(root []byte) (bson.RawValue, bool) {
 		return bson.RawValue{Type: bson.TypeArray, Value: dst}, true
 	}
 	return e.literal, e.literal.Type != 0
-}
-
-// evalFieldPath follows an aggregation field path: through documents by
-// name and, at arrays, over every element, collecting the non-missing
-// results into an array.
-func evalFieldPath(v bson.RawValue, path []string) bson.RawValue {
-	for i, name := range path {
-		switch v.Type {
-		case bson.TypeEmbeddedDocument:
-			v = lookup(v.Value, name)
-		case bson.TypeArray:
-			start, dst := bsoncore.AppendArrayStart(nil)
-			it := iterate(v.Value)
-			n := 0
-			for {
-				_, el, ok := it.next()
-				if !ok {
-					break
-				}
-				if el.Type != bson.TypeEmbeddedDocument && el.Type != bson.TypeArray {
-					continue
-				}
-				if r := evalFieldPath(el, path[i:]); r.Type != 0 {
-					dst = appendValue(dst, itoa(n), r)
-					n++
-				}
-			}
-			dst, _ = bsoncore.AppendArrayEnd(dst, start)
-			return bson.RawValue{Type: bson.TypeArray, Value: dst}
-		default:
-			return bson.RawValue{}
-		}
-	}
-	return v
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -38,9 +39,9 @@ func CompileProjection(spec bson.Raw) (*Projection, error) {
 	}
 	ps := &projParse{}
 	root := &projNode{kind: pkInternal}
-	it := iterate(spec)
+	it := rawdoc.Iterate(spec)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -130,9 +131,9 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 }
 
 func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent *projNode) error {
-	op := firstKey(obj)
+	op := rawdoc.FirstKey(obj)
 	if strings.HasPrefix(op, "$") && countFields(obj) == 1 {
-		arg := lookup(obj, op)
+		arg := rawdoc.Lookup(obj, op)
 		switch op {
 		case "$slice":
 			return ps.slice(key, arg, parent)
@@ -155,9 +156,9 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 	if err != nil {
 		return err
 	}
-	it := iterate(obj)
+	it := rawdoc.Iterate(obj)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return nil
 		}
@@ -169,9 +170,9 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 
 func countFields(doc []byte) int {
 	n := 0
-	it := iterate(doc)
+	it := rawdoc.Iterate(doc)
 	for {
-		if _, _, ok := it.next(); !ok {
+		if _, _, ok := it.Next(); !ok {
 			return n
 		}
 		n++
@@ -186,9 +187,9 @@ func (ps *projParse) slice(key string, arg bson.RawValue, parent *projNode) erro
 		n.limit = toInt32(arg)
 	case arg.Type == bson.TypeArray:
 		var args []bson.RawValue
-		it := iterate(arg.Value)
+		it := rawdoc.Iterate(arg.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -28,15 +29,15 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
 	}
 	s := &Sort{}
-	it := iterate(spec)
+	it := rawdoc.Iterate(spec)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return s, nil
 		}
 		field := string(k)
 		if v.Type == bson.TypeEmbeddedDocument {
-			if firstKey(v.Value) == "$meta" {
+			if rawdoc.FirstKey(v.Value) == "$meta" {
 				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
 			}
 			return nil, mongoerr.New(17312, "$meta is the only expression supported by $sort right now")
@@ -158,9 +159,9 @@ func parallelArrays(doc []byte, paths []fieldPath) bool {
 	if len(rests) < 2 {
 		return false
 	}
-	it := iterate(arr)
+	it := rawdoc.Iterate(arr)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false
 		}
@@ -179,11 +180,11 @@ func firstArray(doc []byte, path fieldPath) (arr []byte, rest fieldPath, ok bool
 	for i := 0; i < len(path); i++ {
 		switch {
 		case v.Type == bson.TypeEmbeddedDocument:
-			v = lookup(v.Value, path[i].name)
+			v = rawdoc.Lookup(v.Value, path[i].name)
 		case v.Type == bson.TypeArray && path[i].index < 0:
 			return v.Value, path[i:], true
 		case v.Type == bson.TypeArray:
-			v = lookup(v.Value, path[i].name)
+			v = rawdoc.Lookup(v.Value, path[i].name)
 		default:
 			return nil, nil, false
 		}

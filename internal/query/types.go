@@ -2,6 +2,7 @@ package query
 
 import (
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -28,9 +29,9 @@ func (s typeSet) empty() bool { return s.bits == [4]uint64{} }
 func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {
 	var s typeSet
 	if v.Type == bson.TypeArray {
-		it := iterate(v.Value)
+		it := rawdoc.Iterate(v.Value)
 		for {
-			_, e, ok := it.next()
+			_, e, ok := it.Next()
 			if !ok {
 				break
 			}
