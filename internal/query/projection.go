@@ -131,7 +131,11 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 	for _, c := range node.children {
 		switch {
 		case c.kind == pkExpr:
-			if v, ok := c.expr.eval(root); ok {
+			v, ok, err := c.expr.eval(root)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				dst = appendValue(dst, c.name, v)
 			}
 		case c.kind == pkInternal && c.hasExpr:
