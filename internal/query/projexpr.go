@@ -1,7 +1,6 @@
 package query
 
 import (
-
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
