@@ -40,6 +40,21 @@ func TestPymongo(t *testing.T) {
 	})
 }
 
+// TestNodeDriver runs every tests/e2e/node/*.js with node and the official
+// Node driver (the mongodb package .ci/run installs) against one on-disk
+// folio; each script gets the server URI as its argument and fails by
+// exiting non-zero.
+func TestNodeDriver(t *testing.T) {
+	node, modules, ok := findNodeDriver()
+	if !ok {
+		requireTool(t, "node with the mongodb package not found (FOLIO_NODE_MODULES, .ci/node_modules)")
+	}
+	t.Setenv("NODE_PATH", modules)
+	runScripts(t, "node/*.js", func(uri, script string) []string {
+		return []string{node, script, uri}
+	})
+}
+
 // runScripts starts a folio and runs each script matching pattern as a
 // subtest, with the command line argv builds.
 func runScripts(t *testing.T, pattern string, argv func(uri, script string) []string) {

@@ -51,3 +51,21 @@ func findPython() (string, bool) {
 	}
 	return "", false
 }
+
+// findNodeDriver returns node and a node_modules directory holding the
+// mongodb package: $FOLIO_NODE_MODULES, else the one .ci/run installs.
+func findNodeDriver() (node, modules string, ok bool) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return "", "", false
+	}
+	modules = os.Getenv("FOLIO_NODE_MODULES")
+	if modules == "" {
+		if modules, err = filepath.Abs(filepath.Join("..", "..", ".ci", "node_modules")); err != nil {
+			return "", "", false
+		}
+	}
+	check := exec.Command(node, "-e", "require('mongodb')")
+	check.Env = append(os.Environ(), "NODE_PATH="+modules)
+	return node, modules, check.Run() == nil
+}
