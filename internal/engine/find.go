@@ -201,22 +201,43 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 
 func (m *matchCursor) Close() error { return m.src.Close() }
 
-// Count counts the documents a find (filter, skip, limit, hint) returns.
+// Count counts the documents a find (filter, skip, limit, hint) returns,
+// matching them in place without copying any.
 func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
-	cur, err := e.Find(db, coll, o)
+	q, err := compileFind(FindOptions{Filter: o.Filter})
 	if err != nil {
 		return 0, err
 	}
-	defer cur.Close()
+	c := e.cat.get(db, coll)
+	if c == nil {
+		_, err := resolveHint(nil, o.Hint)
+		return 0, err
+	}
+	p, err := planFind(c, q, o.Hint)
+	if err != nil {
+		return 0, err
+	}
+	src, err := e.openSource(c, p, o.Txn, &scanStats{})
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
 	var n int64
-	for {
-		doc, err := cur.Next()
+	for o.Limit == 0 || n < o.Skip+o.Limit {
+		doc, err := src.Next()
 		if err != nil {
 			return 0, err
 		}
 		if doc == nil {
-			return n, nil
+			break
 		}
-		n++
+		ok, _, err := q.filter.MatchErr(doc)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			n++
+		}
 	}
+	return max(n-o.Skip, 0), nil
 }
