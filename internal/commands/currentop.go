@@ -121,6 +121,24 @@ func (op *activeOp) describe(host string) bson.D {
 	return d
 }
 
+// currentOpStage turns a leading {$currentOp: {...}} stage of a
+// collection-less aggregate into the $documents stage of the operations in
+// progress, which the rest of the pipeline then filters and shapes, as
+// mongosh's db.currentOp() does.
+func (s *Service) currentOpStage(db string, stage bson.Raw) (bson.Raw, error) {
+	if db != "admin" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+	}
+	if _, ok := stage.Lookup("$currentOp").DocumentOK(); !ok {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$currentOp options must be specified in an object")
+	}
+	ops := bson.A{}
+	for _, op := range s.ops.list() {
+		ops = append(ops, op.describe(s.Host))
+	}
+	return marshal(bson.D{{Key: "$documents", Value: bson.D{{Key: "$literal", Value: ops}}}}), nil
+}
+
 // currentOpArgs are currentOp's own fields; every other field filters the
 // operations, as a query on their descriptions.
 var currentOpArgs = map[string]bool{"currentOp": true, "$all": true, "$ownOps": true, "$truncateOps": true, "idleConnections": true, "idleSessions": true}

@@ -142,7 +142,7 @@ func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) 
 		return nil, err
 	}
 	if useHints {
-		src.hints, src.hintEpoch, src.hintNow = &p.ix.hints, epoch, now
+		src.hints, src.hintEpoch, src.hintNow = p.ix.hints, epoch, now
 	}
 	return src, nil
 }

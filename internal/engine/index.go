@@ -42,8 +42,8 @@ type Index struct {
 	// elements, so the planner may not intersect them.
 	multikey atomic.Bool
 	// hints let forward scans skip the deleted entries at the head of a
-	// range.
-	hints seekHints
+	// range; a modified index (collMod) keeps its hints.
+	hints *seekHints
 }
 
 // Multikey reports whether the index has indexed an array.
@@ -73,7 +73,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err != nil || len(elems) == 0 {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
 	}
-	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}
+	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{}}
 	for _, el := range elems {
 		path := el.Key()
 		if path == "" || strings.HasPrefix(path, "$") || strings.Contains(path, "..") || strings.HasSuffix(path, ".") || strings.HasPrefix(path, ".") {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -301,4 +302,59 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	}
 	c.indexes.Store(&keep)
 	return was, nil
+}
+
+// IndexChange is what collMod may change of an index: whether it is hidden
+// and its TTL. A nil field is left as it is.
+type IndexChange struct {
+	Hidden      *bool
+	ExpireAfter *int64
+}
+
+// ModifyIndex applies change to the index of db.coll named name (or with
+// key pattern key) and returns the index as it was and as it is now.
+func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexChange) (before, after *Index, err error) {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	c := e.cat.colls[nsKey(db, coll)]
+	if c == nil {
+		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ixs := slices.Clone(c.Indexes())
+	at := slices.IndexFunc(ixs, func(ix *Index) bool {
+		return name != "" && ix.Name == name || key != nil && sameKeyPattern(ix.keyPattern(), key)
+	})
+	if at < 0 {
+		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
+	}
+	before = ixs[at]
+	if change.ExpireAfter != nil && before.ExpireAfter < 0 {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds field to update")
+	}
+	spec := IndexSpec{Name: before.Name, Key: before.keyPattern(), Unique: before.Unique, Sparse: before.Sparse,
+		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter}
+	if change.Hidden != nil {
+		spec.Hidden = *change.Hidden
+	}
+	if change.ExpireAfter != nil {
+		spec.ExpireAfter = *change.ExpireAfter
+	}
+	if after, err = newIndex(before.ID, spec); err != nil {
+		return nil, nil, err
+	}
+	after.multikey.Store(before.Multikey())
+	after.hints = before.hints
+	ixs[at] = after
+	b := e.kv.NewBatch()
+	defer b.Close()
+	if err := putCatalogEntryWith(b, c, ixs); err != nil {
+		return nil, nil, err
+	}
+	if err := b.Commit(true); err != nil {
+		return nil, nil, err
+	}
+	c.indexes.Store(&ixs)
+	return before, after, nil
 }

@@ -1,0 +1,25 @@
+package commands
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	register(listCommandsCmd, "listCommands")
+}
+
+// listCommandsCmd lists the commands Folio answers, by name.
+func listCommandsCmd(*Service, *Request) (bson.Raw, error) {
+	names := make([]string, 0, len(handlers))
+	for n := range handlers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	cmds := bson.D{}
+	for _, n := range names {
+		cmds = append(cmds, bson.E{Key: n, Value: bson.D{{Key: "help", Value: ""}}})
+	}
+	return marshal(bson.D{{Key: "commands", Value: cmds}}), nil
+}

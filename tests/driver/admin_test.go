@@ -1,0 +1,121 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestReplicaSetCommands checks what rs.status() and rs.conf() read: one
+// healthy primary, named as hello names it.
+func TestReplicaSetCommands(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.ReplSetName = "rs0"
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	admin := client.Database("admin")
+	ctx := context.Background()
+	var status struct {
+		Set     string `bson:"set"`
+		MyState int    `bson:"myState"`
+		Members []struct {
+			Name     string `bson:"name"`
+			StateStr string `bson:"stateStr"`
+			Self     bool   `bson:"self"`
+		} `bson:"members"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Decode(&status); err != nil {
+		t.Fatal(err)
+	}
+	if status.Set != "rs0" || status.MyState != 1 || len(status.Members) != 1 || status.Members[0].StateStr != "PRIMARY" || !status.Members[0].Self || status.Members[0].Name != in.Addr() {
+		t.Fatalf("replSetGetStatus %+v", status)
+	}
+	var conf struct {
+		Config struct {
+			ID      string `bson:"_id"`
+			Members []struct {
+				Host string `bson:"host"`
+			} `bson:"members"`
+		} `bson:"config"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "replSetGetConfig", Value: 1}}).Decode(&conf); err != nil {
+		t.Fatal(err)
+	}
+	if conf.Config.ID != "rs0" || len(conf.Config.Members) != 1 || conf.Config.Members[0].Host != in.Addr() {
+		t.Fatalf("replSetGetConfig %+v", conf)
+	}
+	standalone, _ := startServer(t)
+	err := standalone.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetGetStatus", Value: 1}}).Err()
+	if serverCode(err) != 76 {
+		t.Fatalf("replSetGetStatus on a standalone: %v, want 76", err)
+	}
+}
+
+// TestCollModIndex hides an index (the planner stops using it) and changes
+// a TTL, with the old and new values in the reply.
+func TestCollModIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("cm")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a", Value: 1}}},
+		{Keys: bson.D{{Key: "at", Value: 1}}, Options: optionsTTL(60)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	find := bson.D{{Key: "find", Value: "cm"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}}
+	if index, _, _, _ := explainStats(t, db, find); index != "a_1" {
+		t.Fatalf("before hiding: index %q", index)
+	}
+	var hidden struct {
+		Old bool `bson:"hidden_old"`
+		New bool `bson:"hidden_new"`
+	}
+	cmd := bson.D{{Key: "collMod", Value: "cm"}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}}
+	if err := db.RunCommand(ctx, cmd).Decode(&hidden); err != nil || hidden.Old || !hidden.New {
+		t.Fatalf("collMod hidden: %+v %v", hidden, err)
+	}
+	if index, _, _, _ := explainStats(t, db, find); index != "" {
+		t.Fatalf("a hidden index was used: %q", index)
+	}
+	var ttl struct {
+		Old int64 `bson:"expireAfterSeconds_old"`
+		New int64 `bson:"expireAfterSeconds_new"`
+	}
+	cmd = bson.D{{Key: "collMod", Value: "cm"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "at", Value: 1}}}, {Key: "expireAfterSeconds", Value: 120}}}}
+	if err := db.RunCommand(ctx, cmd).Decode(&ttl); err != nil || ttl.Old != 60 || ttl.New != 120 {
+		t.Fatalf("collMod TTL: %+v %v", ttl, err)
+	}
+	cmd = bson.D{{Key: "collMod", Value: "cm"}, {Key: "index", Value: bson.D{{Key: "name", Value: "nope"}, {Key: "hidden", Value: true}}}}
+	if err := db.RunCommand(ctx, cmd).Err(); serverCode(err) != 27 {
+		t.Fatalf("collMod of a missing index: %v, want 27", err)
+	}
+}
+
+// TestCurrentOpStage checks db.currentOp()'s way in: {aggregate: 1} on
+// admin with a leading $currentOp stage, filtered by a later $match.
+func TestCurrentOpStage(t *testing.T) {
+	client, _ := startServer(t)
+	cur, err := client.Database("admin").Aggregate(context.Background(), mongo.Pipeline{
+		{{Key: "$currentOp", Value: bson.D{}}},
+		{{Key: "$match", Value: bson.D{{Key: "command.aggregate", Value: 1}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []bson.Raw
+	if err := cur.All(context.Background(), &ops); err != nil || len(ops) != 1 {
+		t.Fatalf("ops %v (%v), want the aggregate itself", ops, err)
+	}
+}
+
+func optionsTTL(seconds int32) *options.IndexOptionsBuilder {
+	return options.Index().SetExpireAfterSeconds(seconds)
+}
