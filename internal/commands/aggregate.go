@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"time"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
@@ -126,19 +124,8 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 	if !havePipeline {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
-	if mt, e := cmd.LookupErr("maxTimeMS"); e == nil {
-		ms, err := argInt("aggregate", "maxTimeMS", mt)
-		if err == nil && ms < 0 {
-			err = mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if ms > 0 {
-			a.opts.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
-		}
-	}
-	return a, nil
+	a.opts.Deadline, err = deadline(cmd)
+	return a, err
 }
 
 // pushdown takes the leading $match and $sort (and the $limit after it)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -129,7 +130,8 @@ func collectionArg(cmd bson.Raw) (string, error) {
 			"collection name has invalid type %s", values.TypeName(v.Type))
 	}
 	if v.StringValue() == "" {
-		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", cmd.Lookup("$db").StringValue())
+		db, _ := cmd.Lookup("$db").StringValueOK()
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 	}
 	return v.StringValue(), nil
 }
@@ -157,4 +159,21 @@ func checkReadConcern(cmd bson.Raw) error {
 		}
 	}
 	return nil
+}
+
+// deadline is when a command's maxTimeMS runs out, or the zero time when it
+// has none (or 0, which means none).
+func deadline(cmd bson.Raw) (time.Time, error) {
+	v, err := cmd.LookupErr("maxTimeMS")
+	if err != nil {
+		return time.Time{}, nil
+	}
+	ms, err := argInt(Name(cmd), "maxTimeMS", v)
+	if err == nil && (ms < 0 || ms > math.MaxInt32) {
+		err = mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
+	}
+	if err != nil || ms == 0 {
+		return time.Time{}, err
+	}
+	return time.Now().Add(time.Duration(ms) * time.Millisecond), nil
 }

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"slices"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -32,6 +34,25 @@ type FindOptions struct {
 	AllowDiskUse bool
 	// Txn, when set, reads the transaction's view.
 	Txn *Txn
+	// Deadline, when set, fails the read with MaxTimeMSExpired (50) once
+	// passed (the command's maxTimeMS).
+	Deadline time.Time
+}
+
+// deadlineCheckEvery is how many documents a scan examines between looks
+// at the clock.
+const deadlineCheckEvery = 256
+
+// checkDeadline fails with MaxTimeMSExpired once deadline has passed; it
+// looks at the clock every deadlineCheckEvery calls (counted by n).
+func checkDeadline(deadline time.Time, n *int) error {
+	if deadline.IsZero() {
+		return nil
+	}
+	if *n++; *n%deadlineCheckEvery == 0 && time.Now().After(deadline) {
+		return mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+	}
+	return nil
 }
 
 // Cursor yields the documents of a read. Next returns nil at the end; the
@@ -116,7 +137,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj, deadline: o.Deadline}
 	if q.sort == nil || p.sorted {
 		return m, nil
 	}
@@ -160,6 +181,9 @@ type matchCursor struct {
 	limit  int64 // 0: none
 	proj   *query.Projection
 	served int64
+	// deadline bounds the scan (maxTimeMS); examined counts its documents.
+	deadline time.Time
+	examined int
 	// raw makes Next return matching documents unprojected, with their
 	// positional match index in lastPos, and ignores skip and limit (the
 	// sorter applies them after ordering).
@@ -174,6 +198,9 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		}
 		doc, err := m.src.Next()
 		if doc == nil || err != nil {
+			return nil, err
+		}
+		if err := checkDeadline(m.deadline, &m.examined); err != nil {
 			return nil, err
 		}
 		ok, pos, err := m.filter.MatchErr(doc)
@@ -223,6 +250,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	}
 	defer src.Close()
 	var n int64
+	examined := 0
 	for o.Limit == 0 || n < o.Skip+o.Limit {
 		doc, err := src.Next()
 		if err != nil {
@@ -230,6 +258,9 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 		}
 		if doc == nil {
 			break
+		}
+		if err := checkDeadline(o.Deadline, &examined); err != nil {
+			return 0, err
 		}
 		ok, _, err := q.filter.MatchErr(doc)
 		if err != nil {
