@@ -372,13 +372,6 @@ func (f *funcSource) Next() (bson.Raw, error) {
 
 func (f *funcSource) Close() error { return f.in.Close() }
 
-// mapStage is a stage that transforms each document on its own.
-type mapStage func(doc bson.Raw, rt *runtime) ([]bson.Raw, error)
-
-func (m mapStage) run(in Source, rt *runtime) Source {
-	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) { return m(doc, rt) }}
-}
-
 // drain reads src to the end, keeping at most limit bytes of documents.
 func drain(src Source, rt *runtime, what string) ([]bson.Raw, error) {
 	var out []bson.Raw

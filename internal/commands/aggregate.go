@@ -118,8 +118,10 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 	if err != nil {
 		return nil, err
 	}
-	if err == nil && a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
-		a.stages[0], err = s.currentOpStage(db, a.stages[0])
+	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
+		if a.stages[0], err = s.currentOpStage(db, a.stages[0]); err != nil {
+			return nil, err
+		}
 	}
 	if !havePipeline {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
