@@ -19,7 +19,7 @@ func Compile(filter bson.Raw) (*Filter, error) {
 	if len(filter) == 0 {
 		filter = bson.Raw{5, 0, 0, 0, 0}
 	}
-	if !wellFormed(filter) {
+	if rawdoc.Validate(filter) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in filter document")
 	}
 	root, err := parseFilter(filter, false)

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/folio-db/folio/internal/rawdoc"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,7 +16,7 @@ func FuzzMatch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, filter, doc []byte) {
 		fl, err := Compile(filter)
-		if err != nil || !wellFormed(doc) {
+		if err != nil || rawdoc.Validate(doc) != nil {
 			return
 		}
 		fl.Match(doc)
@@ -41,7 +42,7 @@ func FuzzProjection(f *testing.F) {
 		f.Add([]byte(ext(f, s[0])), []byte(ext(f, s[1])), 0)
 	}
 	f.Fuzz(func(t *testing.T, spec, doc []byte, pos int) {
-		if !wellFormed(spec) || !wellFormed(doc) {
+		if rawdoc.Validate(spec) != nil || rawdoc.Validate(doc) != nil {
 			return
 		}
 		p, err := CompileProjection(spec)

@@ -34,7 +34,7 @@ type projParse struct {
 // and exclusion (other than of _id) fails with 31253/31254, and overlapping
 // paths with 31249/31250, as in MongoDB.
 func CompileProjection(spec bson.Raw) (*Projection, error) {
-	if len(spec) > 0 && !wellFormed(spec) {
+	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in projection document")
 	}
 	ps := &projParse{}

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -24,48 +23,4 @@ func isTrue(v bson.RawValue) bool {
 		return v.Boolean()
 	}
 	return !values.IsZero(v)
-}
-
-// wellFormed reports whether doc is a BSON document that the accessors used
-// here can read without panicking. It is stricter than
-// bsoncore.Document.Validate, which accepts zero-length strings.
-func wellFormed(doc []byte) bool {
-	if bsoncore.Document(doc).Validate() != nil {
-		return false
-	}
-	return elementsWellFormed(doc)
-}
-
-func elementsWellFormed(doc []byte) bool {
-	if len(doc) < 5 || int(int32(uint32(doc[0])|uint32(doc[1])<<8|uint32(doc[2])<<16|uint32(doc[3])<<24)) != len(doc) {
-		return false
-	}
-	it := rawdoc.Iterate(doc)
-	for {
-		_, v, ok := it.Next()
-		if !ok {
-			return len(it.Rest()) == 0
-		}
-		if !valueWellFormed(v) {
-			return false
-		}
-	}
-}
-
-func valueWellFormed(v bson.RawValue) bool {
-	switch v.Type {
-	case bson.TypeString, bson.TypeJavaScript, bson.TypeSymbol, bson.TypeDBPointer:
-		_, _, ok := bsoncore.ReadString(v.Value)
-		return ok
-	case bson.TypeEmbeddedDocument, bson.TypeArray:
-		return elementsWellFormed(v.Value)
-	case bson.TypeCodeWithScope:
-		_, _, ok := bsoncore.Value{Type: bsoncore.TypeCodeWithScope, Data: v.Value}.CodeWithScopeOK()
-		if !ok || len(v.Value) < 4 {
-			return false
-		}
-		_, rest, ok := bsoncore.ReadString(v.Value[4:])
-		return ok && elementsWellFormed(rest)
-	}
-	return true
 }

@@ -25,7 +25,7 @@ type sortKey struct {
 // must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
 // and is reported by Natural; {$meta: ...} sorts are refused.
 func CompileSort(spec bson.Raw) (*Sort, error) {
-	if len(spec) > 0 && !wellFormed(spec) {
+	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
 	}
 	s := &Sort{}

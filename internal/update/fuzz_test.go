@@ -3,6 +3,8 @@ package update
 import (
 	"testing"
 
+	"github.com/folio-db/folio/internal/rawdoc"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -23,7 +25,7 @@ func FuzzApply(f *testing.F) {
 	add(`{"_id": 1, "a": [1, 2]}`, `{"$mul": {"a.$[]": 2}, "$bit": {"n": {"xor": 5}}, "$min": {"m": 1}}`, -1)
 	add(`{"_id": 1}`, `{"x": 1}`, -1)
 	f.Fuzz(func(t *testing.T, doc, spec []byte, pos int, insert bool) {
-		if validate(doc) != nil {
+		if rawdoc.Validate(doc) != nil {
 			return
 		}
 		u, err := Compile(spec, Options{Compile: compileQuery})
@@ -34,7 +36,7 @@ func FuzzApply(f *testing.F) {
 			pos %= 1000
 		}
 		out, _, err := u.Apply(doc, pos, insert)
-		if err == nil && validate(out) != nil {
+		if err == nil && rawdoc.Validate(out) != nil {
 			t.Fatalf("invalid output %x", out)
 		}
 		_, _ = UpsertSeed(spec)

@@ -7,8 +7,7 @@ package update
 
 import (
 	"bytes"
-	"encoding/binary"
-	"errors"
+	"github.com/folio-db/folio/internal/rawdoc"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -46,7 +45,7 @@ type Update struct {
 // with '$' is an operator update; any other document (including {}) is a
 // replacement.
 func Compile(spec bson.Raw, opts Options) (*Update, error) {
-	if err := validate(spec); err != nil {
+	if err := rawdoc.Validate(spec); err != nil {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "invalid update document: %v", err)
 	}
 	first, err := spec.IndexErr(0)
@@ -96,15 +95,4 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modifi
 			"Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return out, !bytes.Equal(out, doc), nil
-}
-
-// validate checks that b is one well-formed BSON document.
-func validate(b bson.Raw) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
-	if len(b) < 5 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0 {
-		return errors.New("document not terminated")
-	}
-	return nil
 }

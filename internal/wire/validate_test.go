@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"math"
 	"testing"
 	"time"
@@ -63,9 +64,9 @@ func TestValidateDocument(t *testing.T) {
 		{"empty document", rawDoc(), true},
 		{"old binary", rawDoc(elem(0x05, cat(le32(7), []byte{2}, le32(3), []byte{1, 2, 3})...)), true},
 		{"empty string", rawDoc(elem(0x02, cat(le32(1), []byte{0})...)), true},
-		{"depth at limit", nested(maxDepth), true},
+		{"depth at limit", nested(rawdoc.MaxDepth), true},
 
-		{"depth over limit", nested(maxDepth + 1), false},
+		{"depth over limit", nested(rawdoc.MaxDepth + 1), false},
 		{"too short", []byte{5, 0, 0, 0}, false},
 		{"length larger than data", cat(le32(6), []byte{0}), false},
 		{"length smaller than data", cat(le32(5), []byte{0, 0}), false},
