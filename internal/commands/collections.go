@@ -15,7 +15,7 @@ func init() {
 	register(dropCmd, "drop")
 	register(dropDatabaseCmd, "dropDatabase")
 	register(listCollectionsCmd, "listCollections")
-	register(renameCollectionCmd, "renameCollection")
+	registerAdmin(renameCollectionCmd, "renameCollection")
 }
 
 // unsupportedCreateOptions are create options MongoDB accepts that Folio
@@ -154,9 +154,6 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",
 // dropTarget: bool} on the admin database.
 func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "renameCollection may only be run against the admin database.")
-	}
 	from, err := argString("renameCollection", "renameCollection", r.Cmd.Lookup("renameCollection"))
 	if err != nil {
 		return nil, err

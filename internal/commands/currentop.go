@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(currentOpCmd, "currentOp")
+	registerAdmin(currentOpCmd, "currentOp")
 }
 
 // activeOp is a command in progress, as currentOp lists it.
@@ -146,9 +146,6 @@ var currentOpArgs = map[string]bool{"currentOp": true, "$all": true, "$ownOps": 
 // currentOpCmd lists the operations in progress, with an index build's
 // progress, filtered by the command's other fields.
 func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "currentOp may only be run against the admin database.")
-	}
 	filter := bson.D{}
 	elems, _ := r.Cmd.Elements()
 	for _, el := range elems {

@@ -9,15 +9,12 @@ import (
 )
 
 func init() {
-	register(listDatabasesCmd, "listDatabases")
+	registerAdmin(listDatabasesCmd, "listDatabases")
 	register(dbStatsCmd, "dbStats")
 	register(collStatsCmd, "collStats")
 }
 
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "listDatabases may only be run against the admin database.")
-	}
 	var filter bson.Raw
 	var nameOnly bool
 	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {

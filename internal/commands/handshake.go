@@ -7,7 +7,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/wire"
 )
 
@@ -27,7 +26,7 @@ func init() {
 	register(whatsmyuriCmd, "whatsmyuri")
 	register(connectionStatusCmd, "connectionStatus")
 	register(hostInfoCmd, "hostInfo")
-	register(getCmdLineOptsCmd, "getCmdLineOpts")
+	registerAdmin(getCmdLineOptsCmd, "getCmdLineOpts")
 }
 
 // helloCmd answers hello and its legacy spellings. The legacy forms report
@@ -152,8 +151,5 @@ func osType() string {
 }
 
 func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "getCmdLineOpts may only be run against the admin database.")
-	}
 	return marshal(bson.D{{Key: "argv", Value: s.Argv}, {Key: "parsed", Value: s.Parsed}}), nil
 }

@@ -23,6 +23,19 @@ func register(h handler, names ...string) {
 	}
 }
 
+// registerAdmin registers commands that MongoDB runs only against the
+// admin database.
+func registerAdmin(h handler, names ...string) {
+	for _, n := range names {
+		handlers[n] = func(s *Service, r *Request) (bson.Raw, error) {
+			if r.DB != "admin" {
+				return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", n)
+			}
+			return h(s, r)
+		}
+	}
+}
+
 // Name is the command name of cmd: its first field.
 func Name(cmd bson.Raw) string {
 	el, err := cmd.IndexErr(0)

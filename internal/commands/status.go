@@ -13,7 +13,7 @@ import (
 func init() {
 	register(serverStatusCmd, "serverStatus")
 	register(getParameterCmd, "getParameter")
-	register(getLogCmd, "getLog")
+	registerAdmin(getLogCmd, "getLog")
 }
 
 func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
@@ -90,9 +90,6 @@ func getParameterCmd(_ *Service, r *Request) (bson.Raw, error) {
 // getLogCmd serves "*" (the log names), "global" (recent lines) and
 // "startupWarnings" (Folio starts without warnings).
 func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
-	if r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "getLog may only be run against the admin database.")
-	}
 	v := r.Cmd.Lookup("getLog")
 	if v.Type != bson.TypeString {
 		return nil, wrongType("getLog", "getLog", v, "string")
