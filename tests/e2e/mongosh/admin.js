@@ -2,10 +2,7 @@
 // buildInfo, serverStatus (connections, opcounters), listDatabases, dbStats
 // and collStats.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
+load(__dirname + '/lib/checks.js');
 
 function check(cond, msg) {
   if (!cond) throw new Error(msg);

@@ -3,10 +3,7 @@
 // helpers, distinct, findOneAnd*, collection names with dashes,
 // listCollections, renameCollection, drop and dropDatabase.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
+load(__dirname + '/lib/checks.js');
 
 const d = db.getSiblingDB('e2e_mongosh_crud');
 d.dropDatabase();

@@ -2,10 +2,7 @@
 // cursor and through raw find/getMore, every document once and in order;
 // killCursors ends a cursor so that getMore on it fails with code 43.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
+load(__dirname + '/lib/checks.js');
 
 const N = 500, B = 7;
 const d = db.getSiblingDB('e2e_mongosh_cursor');

@@ -2,10 +2,7 @@
 // by insertOne and by ordered and unordered insertMany, and the rejected
 // write leaves the stored document unchanged.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
+load(__dirname + '/lib/checks.js');
 
 // thrown runs fn and returns what it threw, failing if it threw nothing.
 function thrown(fn, msg) {

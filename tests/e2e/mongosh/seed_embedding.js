@@ -2,18 +2,7 @@
 // of a how-to guide), reference children shown on their own (blog comments
 // by post_id, through an index). See examples/embedding.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
-function ixscan(coll, filter, sort, index) {
-  const cmd = {find: coll.getName(), filter: filter};
-  if (sort) cmd.sort = sort;
-  const plan = coll.getDB().runCommand({explain: cmd, verbosity: 'queryPlanner'}).queryPlanner.winningPlan;
-  let s = plan;
-  while (s && s.stage !== 'IXSCAN') s = s.inputStage;
-  eq(s ? s.indexName : plan.stage, index, `explain ${coll.getName()} ${EJSON.stringify(filter)}`);
-}
+load(__dirname + '/lib/checks.js');
 
 const d = db.getSiblingDB('e2e_seed_embedding');
 d.dropDatabase();

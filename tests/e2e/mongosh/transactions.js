@@ -4,10 +4,7 @@
 // and the second writer of a document gets WriteConflict (112) with the
 // TransientTransactionError label.
 
-function eq(actual, expected, msg) {
-  const a = EJSON.stringify(actual), e = EJSON.stringify(expected);
-  if (a !== e) throw new Error(`${msg}: got ${a}, want ${e}`);
-}
+load(__dirname + '/lib/checks.js');
 
 const d = db.getSiblingDB('e2e_mongosh_txn');
 d.dropDatabase();

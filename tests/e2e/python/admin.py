@@ -6,10 +6,7 @@ import sys
 
 from pymongo import MongoClient
 
-
-def eq(actual, expected, msg):
-    if actual != expected:
-        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+from lib.checks import eq
 
 
 def check(cond, msg):

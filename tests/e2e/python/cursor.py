@@ -5,10 +5,7 @@ import sys
 
 from pymongo import MongoClient
 
-
-def eq(actual, expected, msg):
-    if actual != expected:
-        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+from lib.checks import eq
 
 
 N, B = 500, 7

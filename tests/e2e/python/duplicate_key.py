@@ -7,10 +7,7 @@ import sys
 from pymongo import MongoClient
 from pymongo.errors import BulkWriteError, DuplicateKeyError
 
-
-def eq(actual, expected, msg):
-    if actual != expected:
-        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+from lib.checks import eq
 
 
 client = MongoClient(sys.argv[1])

@@ -8,21 +8,7 @@ import sys
 from bson import ObjectId
 from pymongo import ASCENDING, DESCENDING, MongoClient
 
-
-def eq(actual, expected, msg):
-    if actual != expected:
-        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
-
-
-def ixscan(coll, filter, sort, index):
-    cmd = {"find": coll.name, "filter": filter}
-    if sort:
-        cmd["sort"] = sort
-    plan = coll.database.command({"explain": cmd, "verbosity": "queryPlanner"})["queryPlanner"]["winningPlan"]
-    stage = plan
-    while stage and stage.get("stage") != "IXSCAN":
-        stage = stage.get("inputStage")
-    eq(stage["indexName"] if stage else plan["stage"], index, "explain %s %r" % (coll.name, filter))
+from lib.checks import eq, ixscan
 
 
 client = MongoClient(sys.argv[1])

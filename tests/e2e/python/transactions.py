@@ -12,10 +12,7 @@ import threading
 from pymongo import MongoClient
 from pymongo.errors import OperationFailure
 
-
-def eq(actual, expected, msg):
-    if actual != expected:
-        raise AssertionError("%s: got %r, want %r" % (msg, actual, expected))
+from lib.checks import eq
 
 
 URI = sys.argv[1]
