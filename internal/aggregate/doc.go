@@ -139,21 +139,6 @@ var emptyDoc = bson.Raw{5, 0, 0, 0, 0}
 // splitPath splits a dotted field path.
 func splitPath(p string) []string { return strings.Split(p, ".") }
 
-// truthy is MongoDB's boolean coercion of an expression result: false,
-// null, undefined, missing and zero are false.
-func truthy(v bson.RawValue) bool {
-	switch v.Type {
-	case 0, bson.TypeNull, bson.TypeUndefined:
-		return false
-	case bson.TypeBoolean:
-		return v.Boolean()
-	}
-	if values.IsNumber(v.Type) {
-		return values.Compare(v, values.Int32Value(0)) != 0
-	}
-	return true
-}
-
 // nullIfMissing turns missing into null.
 func nullIfMissing(v bson.RawValue) bson.RawValue {
 	if v.Type == 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // matchStage is $match: it keeps the documents a query filter matches.
@@ -56,7 +57,7 @@ func (m *matchStage) run(in Source, rt *runtime) Source {
 			if err != nil {
 				return nil, err
 			}
-			if !truthy(v) {
+			if !values.Truthy(v) {
 				return nil, nil
 			}
 		}

@@ -135,7 +135,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 		}
 		return pp.object(fs, path+".")
 	case !pp.addFields && (v.Type == bson.TypeBoolean || values.IsNumber(v.Type)):
-		if truthy(v) {
+		if values.Truthy(v) {
 			item.include = true
 			if path != "_id" {
 				if pp.firstEx != "" {

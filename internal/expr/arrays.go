@@ -258,7 +258,7 @@ func elementsTrue(op string, code int32, all bool) unaryFn {
 			return missing, mongoerr.New(mongoerr.Code(code), "%s's argument must be an array, but is %s", op, typeName(v))
 		}
 		for _, e := range elems(v) {
-			if truthy(e) != all {
+			if values.Truthy(e) != all {
 				return boolValue(!all), nil
 			}
 		}
@@ -516,7 +516,7 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			if err != nil {
 				return missing, err
 			}
-			if truthy(keep) {
+			if values.Truthy(keep) {
 				out = append(out, e)
 				limit--
 			}

@@ -20,7 +20,7 @@ func init() {
 		}),
 		"$and":    compileAndOr(false),
 		"$or":     compileAndOr(true),
-		"$not":    unary(func(a bson.RawValue) (bson.RawValue, error) { return boolValue(!truthy(a)), nil }),
+		"$not":    unary(func(a bson.RawValue) (bson.RawValue, error) { return boolValue(!values.Truthy(a)), nil }),
 		"$cond":   compileCond,
 		"$ifNull": compileIfNull,
 		"$switch": compileSwitch,
@@ -61,7 +61,7 @@ func compileAndOr(isOr bool) opCompiler {
 				if err != nil {
 					return missing, err
 				}
-				if truthy(x) == isOr {
+				if values.Truthy(x) == isOr {
 					return boolValue(isOr), nil
 				}
 			}
@@ -111,7 +111,7 @@ func compileCond(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, er
 		if err != nil {
 			return missing, err
 		}
-		if truthy(cond) {
+		if values.Truthy(cond) {
 			return args[1].eval(st)
 		}
 		return args[2].eval(st)
@@ -217,7 +217,7 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			if err != nil {
 				return missing, err
 			}
-			if truthy(x) {
+			if values.Truthy(x) {
 				return thens[i].eval(st)
 			}
 		}

@@ -181,7 +181,7 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 	case bson.TypeBoolean:
 		switch {
 		case isNumber(v):
-			return boolValue(truthy(v)), nil
+			return boolValue(values.Truthy(v)), nil
 		case v.Type == bson.TypeString, v.Type == bson.TypeObjectID, v.Type == bson.TypeDateTime,
 			v.Type == bson.TypeEmbeddedDocument, v.Type == bson.TypeArray, v.Type == bson.TypeBinary,
 			v.Type == bson.TypeRegex, v.Type == bson.TypeTimestamp, v.Type == bson.TypeJavaScript,

@@ -51,31 +51,6 @@ func isNullish(v bson.RawValue) bool {
 // isNumber reports whether v is one of the four numeric types.
 func isNumber(v bson.RawValue) bool { return values.IsNumber(v.Type) }
 
-// Truthy is MongoDB's Value::coerceToBool, as used by $expr, $cond, $and,
-// $or, $not and $filter.
-func Truthy(v bson.RawValue) bool { return truthy(v) }
-
-// truthy is MongoDB's Value::coerceToBool: false, null, undefined, missing
-// and numeric zero are false; everything else (including NaN, empty strings
-// and empty arrays) is true.
-func truthy(v bson.RawValue) bool {
-	switch v.Type {
-	case 0, bson.TypeNull, bson.TypeUndefined:
-		return false
-	case bson.TypeBoolean:
-		return v.Boolean()
-	case bson.TypeInt32:
-		return v.Int32() != 0
-	case bson.TypeInt64:
-		return v.Int64() != 0
-	case bson.TypeDouble:
-		return v.Double() != 0
-	case bson.TypeDecimal128:
-		return !values.DecimalIsZero(v.Decimal128())
-	}
-	return true
-}
-
 // typeName is the $type alias of v, used in error messages.
 func typeName(v bson.RawValue) string { return values.TypeName(v.Type) }
 

@@ -251,7 +251,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		return parseNot(path, v)
 	case "$exists":
 		n := leaf(KindExists, path, v, nil)
-		if !isTrue(v) {
+		if !values.Truthy(v) {
 			return not(n), nil
 		}
 		return n, nil

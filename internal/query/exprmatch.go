@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -38,5 +39,5 @@ func (m *exprMatch) matches(doc []byte) bool {
 	if err != nil {
 		panic(exprFailure{err})
 	}
-	return expr.Truthy(v)
+	return values.Truthy(v)
 }

@@ -108,7 +108,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 		}
 		return ps.subObject(key, v.Value, parentPath, parent)
 	case values.IsNumber(v.Type) || v.Type == bson.TypeBoolean:
-		if isTrue(v) {
+		if values.Truthy(v) {
 			return ps.inclusion(key, parentPath, parent)
 		}
 		return ps.exclusion(key, parent)

@@ -20,6 +20,21 @@ func IsZero(v bson.RawValue) bool {
 	return false
 }
 
+// Truthy is MongoDB's boolean coercion of a value (BSONElement::trueValue,
+// and Value::coerceToBool in expressions, which agree): missing, null,
+// undefined, false and numeric zero of any type (a decimal zero of any
+// exponent included) are false; everything else, NaN, empty strings and
+// empty arrays included, is true.
+func Truthy(v bson.RawValue) bool {
+	switch v.Type {
+	case 0, bson.TypeNull, bson.TypeUndefined:
+		return false
+	case bson.TypeBoolean:
+		return v.Boolean()
+	}
+	return !IsZero(v)
+}
+
 // DecimalIsZero reports whether d has a zero coefficient. In IEEE 754
 // decimal128 (BID) a coefficient is the low 113 bits, unless the two bits
 // after the sign are both set: then the encoding is infinity or NaN when the

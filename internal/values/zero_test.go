@@ -45,3 +45,36 @@ func TestIsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestTruthy checks MongoDB's boolean coercion: only missing, null,
+// undefined, false and numeric zeros are false.
+func TestTruthy(t *testing.T) {
+	str := func(s string) bson.RawValue {
+		b := append([]byte{byte(len(s) + 1), 0, 0, 0}, s...)
+		return bson.RawValue{Type: bson.TypeString, Value: append(b, 0)}
+	}
+	tests := []struct {
+		v    bson.RawValue
+		want bool
+	}{
+		{bson.RawValue{}, false},
+		{bson.RawValue{Type: bson.TypeNull}, false},
+		{bson.RawValue{Type: bson.TypeUndefined}, false},
+		{bson.RawValue{Type: bson.TypeBoolean, Value: []byte{0}}, false},
+		{bson.RawValue{Type: bson.TypeBoolean, Value: []byte{1}}, true},
+		{Int32Value(0), false},
+		{Int64Value(0), false},
+		{DoubleValue(math.Copysign(0, -1)), false},
+		{dec("0E+3"), false},
+		{DoubleValue(math.NaN()), true},
+		{Int32Value(-1), true},
+		{dec("0.01"), true},
+		{str(""), true},
+		{bson.RawValue{Type: bson.TypeArray, Value: []byte{5, 0, 0, 0, 0}}, true},
+	}
+	for _, tc := range tests {
+		if got := Truthy(tc.v); got != tc.want {
+			t.Errorf("Truthy(%v) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+}
