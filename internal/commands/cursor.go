@@ -80,12 +80,12 @@ func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err err
 	}
 }
 
-// serveFirstBatch registers src as a cursor, fills the first batch and
-// builds the reply; an exhausted cursor (or a single batch) is closed and
-// reported with id 0.
+// serveFirstBatch fills the first batch from src and builds the reply; a
+// cursor with documents left is registered for getMores, an exhausted one
+// (or a single batch) is closed and reported with id 0.
 // A cursor of a transaction (txn set) is killed when the transaction ends.
 func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize int64, single bool, txn *engine.Txn) (bson.Raw, error) {
-	c := s.Cursors.Open(db, coll, src)
+	c := cursors.New(db, coll, src)
 	if txn != nil {
 		c.Owner = txn
 	}
@@ -94,30 +94,30 @@ func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize
 	}
 	batch, done, err := fillBatch(c, batchSize)
 	if err != nil || done || single {
-		_ = s.Cursors.Close(c)
+		_ = src.Close()
 		if err != nil {
 			return nil, err
 		}
 		return cursorReply(0, db+"."+coll, "firstBatch", batch), nil
 	}
-	s.Cursors.Return(c)
+	s.Cursors.Add(c)
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
 
 // serveTailable opens a tailable cursor: it stays open when it runs out of
 // documents, for later getMores to return new ones.
 func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSize int64, awaitData bool) (bson.Raw, error) {
-	c := s.Cursors.Open(db, coll, tc)
+	c := cursors.New(db, coll, tc)
 	c.Tailable, c.AwaitData = true, awaitData
 	if batchSize == 0 {
 		batchSize = defaultFirstBatch
 	}
 	batch, _, err := fillBatch(c, batchSize)
 	if err != nil {
-		_ = s.Cursors.Close(c)
+		_ = tc.Close()
 		return nil, err
 	}
-	s.Cursors.Return(c)
+	s.Cursors.Add(c)
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
 

@@ -70,18 +70,23 @@ func NewRegistry(idle time.Duration) *Registry {
 	return &Registry{cursors: map[int64]*Cursor{}, idle: idle, now: time.Now}
 }
 
-// Open registers src as a new cursor, checked out by the caller, with a
-// fresh positive id.
-func (r *Registry) Open(db, coll string, src Source) *Cursor {
+// New returns a cursor over src that is not registered yet: a query fills
+// its first batch from it and registers it (Add) only if documents remain,
+// so most queries never touch the registry.
+func New(db, coll string, src Source) *Cursor {
+	return &Cursor{DB: db, Coll: coll, src: src}
+}
+
+// Add registers c, idle, under a fresh positive id, for later getMores.
+func (r *Registry) Add(c *Cursor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id := rand.Int64N(1<<62) + 1
 	for r.cursors[id] != nil {
 		id = rand.Int64N(1<<62) + 1
 	}
-	c := &Cursor{ID: id, DB: db, Coll: coll, src: src, inUse: true, lastUsed: r.now()}
+	c.ID, c.inUse, c.lastUsed = id, false, r.now()
 	r.cursors[id] = c
-	return c
 }
 
 // Checkout takes cursor id of db.coll for a getMore.

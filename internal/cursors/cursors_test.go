@@ -36,7 +36,11 @@ func TestRegistryLifecycle(t *testing.T) {
 	r.now = func() time.Time { return now }
 
 	src := &source{n: 3}
-	c := r.Open("db", "coll", src)
+	c := New("db", "coll", src)
+	r.Add(c)
+	if _, err := r.Checkout(c.ID, "db", "coll"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := r.Checkout(c.ID, "db", "coll"); err == nil {
 		t.Fatal("a cursor in use was checked out twice")
 	}
@@ -60,8 +64,12 @@ func TestRegistryLifecycle(t *testing.T) {
 	}
 
 	idle, busy := &source{}, &source{}
-	r.Return(r.Open("db", "coll", idle))
-	busyCursor := r.Open("db", "coll", busy)
+	r.Add(New("db", "coll", idle))
+	busyCursor := New("db", "coll", busy)
+	r.Add(busyCursor)
+	if _, err := r.Checkout(busyCursor.ID, "db", "coll"); err != nil {
+		t.Fatal(err)
+	}
 	now = now.Add(2 * time.Minute)
 	if n := r.Reap(); n != 1 || !idle.closed || busy.closed {
 		t.Fatalf("reaped %d: idle closed %v, busy closed %v", n, idle.closed, busy.closed)
@@ -69,9 +77,9 @@ func TestRegistryLifecycle(t *testing.T) {
 	r.Return(busyCursor)
 
 	owned := &source{}
-	oc := r.Open("db", "coll", owned)
+	oc := New("db", "coll", owned)
 	oc.Owner = "txn"
-	r.Return(oc)
+	r.Add(oc)
 	r.KillOwned("txn")
 	if !owned.closed {
 		t.Fatal("KillOwned left the transaction's cursor open")
@@ -84,8 +92,7 @@ func TestRegistryLifecycle(t *testing.T) {
 
 // TestUnread checks that a document put back is returned first.
 func TestUnread(t *testing.T) {
-	r := NewRegistry(time.Minute)
-	c := r.Open("db", "coll", &source{n: 1})
+	c := New("db", "coll", &source{n: 1})
 	doc, _ := c.Next()
 	c.Unread(doc)
 	if again, _ := c.Next(); again == nil {
@@ -104,8 +111,8 @@ func TestConcurrentRegistry(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 200 {
-				c := r.Open("db", "coll", &source{n: 2})
-				r.Return(c)
+				c := New("db", "coll", &source{n: 2})
+				r.Add(c)
 				if got, err := r.Checkout(c.ID, "db", "coll"); err == nil {
 					r.Return(got)
 				}
