@@ -24,7 +24,8 @@ func ValidateDBName(name string) error {
 
 // ValidateCollName applies MongoDB's collection naming rules: non-empty,
 // valid UTF-8, no '$' or NUL, not starting with '.' or "system."
-// (reserved), and the full namespace within 255 bytes. Hyphens and digits are fine ("stats-2011").
+// (reserved), and the full namespace within 255 bytes. Hyphens and digits
+// are fine ("stats-2011").
 func ValidateCollName(db, name string) error {
 	ns := db + "." + name
 	switch {
