@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,20 @@ func env(name, def string) string {
 	return def
 }
 
+// envInt returns the integer in environment variable name, 0 when unset
+// and -1 (refused by run) when not an integer.
+func envInt(name string) int64 {
+	v := env(name, "")
+	if v == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
@@ -51,6 +66,8 @@ func run(args []string, stderr io.Writer) error {
 	advertise := fs.String("advertise", env("FOLIO_ADVERTISE", ""), "host:port the server names itself in hello; default the listen address (env FOLIO_ADVERTISE)")
 	compressors := fs.String("compressors", env("FOLIO_COMPRESSORS", strings.Join(instance.DefaultCompressors, ",")),
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
+	maxConns := fs.Int64("max-connections", envInt("FOLIO_MAX_CONNECTIONS"),
+		"most client connections served at once, as MongoDB's net.maxIncomingConnections; 0 for 80% of the file descriptor limit, at most 1000000 (env FOLIO_MAX_CONNECTIONS)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -60,6 +77,9 @@ func run(args []string, stderr io.Writer) error {
 			return nil
 		}
 		return err
+	}
+	if *maxConns < 0 {
+		return fmt.Errorf("bad -max-connections (or FOLIO_MAX_CONNECTIONS): want a non-negative integer")
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -86,15 +106,16 @@ func run(args []string, stderr io.Writer) error {
 		}
 	}
 	in, err := instance.Start(instance.Config{
-		Addr:        *addr,
-		DBPath:      *dbpath,
-		InMemory:    *inMemory,
-		Durability:  dur,
-		Compressors: comps,
-		ReplSetName: *replSet,
-		Advertise:   *advertise,
-		Logger:      slog.New(handler),
-		Argv:        append([]string{"folio"}, args...),
+		Addr:           *addr,
+		DBPath:         *dbpath,
+		InMemory:       *inMemory,
+		Durability:     dur,
+		Compressors:    comps,
+		ReplSetName:    *replSet,
+		Advertise:      *advertise,
+		MaxConnections: *maxConns,
+		Logger:         slog.New(handler),
+		Argv:           append([]string{"folio"}, args...),
 	})
 	if err != nil {
 		return err

@@ -41,7 +41,12 @@ type Service struct {
 	ProcessID   bson.ObjectID
 	Connections atomic.Int64 // open now
 	TotalConns  atomic.Int64 // accepted since start
-	Ops         OpCounters
+	// RejectedConns counts connections closed at accept because
+	// MaxConnections were open.
+	RejectedConns atomic.Int64
+	// MaxConnections is the most connections served at once.
+	MaxConnections int64
+	Ops            OpCounters
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
 }

@@ -30,8 +30,9 @@ func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
 		{Key: "connections", Value: bson.D{
 			{Key: "current", Value: int32(s.Connections.Load())},
-			{Key: "available", Value: int32(1 << 20)},
+			{Key: "available", Value: int32(max(s.MaxConnections-s.Connections.Load(), 0))},
 			{Key: "totalCreated", Value: int32(s.TotalConns.Load())},
+			{Key: "rejected", Value: int32(s.RejectedConns.Load())},
 		}},
 		{Key: "opcounters", Value: bson.D{
 			{Key: "insert", Value: s.Ops.Insert.Load()},

@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -88,6 +90,9 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		if dup {
 			continue
 		}
+		if len(existing)+len(build)+1 >= MaxIndexes {
+			return res, tooManyIndexes(c, spec.Key)
+		}
 		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
 		if err != nil {
 			return res, err
@@ -101,6 +106,49 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	res.After = len(c.Indexes()) + 1
 	return res, nil
+}
+
+// MaxIndexes is MongoDB's limit on the indexes of one collection, the _id
+// index included.
+const MaxIndexes = 64
+
+// tooManyIndexes is MongoDB's error for an index beyond MaxIndexes.
+func tooManyIndexes(c *Collection, key bson.Raw) error {
+	return mongoerr.New(mongoerr.CannotCreateIndex, "add index fails, too many indexes for %s.%s key:%s", c.DB, c.Name, shellDoc(key))
+}
+
+// shellDoc renders a key pattern as MongoDB's BSONObj::toString does:
+// { a: 1, b: -1.0, c: "hashed" }.
+func shellDoc(d bson.Raw) string {
+	elems, _ := d.Elements()
+	if len(elems) == 0 {
+		return "{}"
+	}
+	var b strings.Builder
+	b.WriteString("{ ")
+	for i, e := range elems {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(e.Key() + ": ")
+		if v := e.Value(); v.Type == bson.TypeDouble {
+			b.WriteString(shellDouble(v.Double()))
+		} else {
+			b.WriteString(displayValue(v))
+		}
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+// shellDouble renders a double as MongoDB does: integral values keep a
+// ".0".
+func shellDouble(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEnN") {
+		s += ".0"
+	}
+	return s
 }
 
 // checkIndexConflict reports whether spec is already present, or the

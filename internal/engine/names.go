@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -12,23 +13,24 @@ const maxNamespaceLen = 255
 // maxDBNameLen is MongoDB's limit on a database name in bytes.
 const maxDBNameLen = 63
 
-// ValidateDBName applies MongoDB's database naming rules: non-empty, at
-// most 63 bytes, none of / \ . space " $ * < > : | ? or NUL.
+// ValidateDBName applies MongoDB's database naming rules: non-empty, valid
+// UTF-8, at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL.
 func ValidateDBName(name string) error {
-	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, "/\\. \"$*<>:|?\x00") {
-		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", name)
+	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, "/\\. \"$*<>:|?\x00") || !utf8.ValidString(name) {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", printable(name))
 	}
 	return nil
 }
 
-// ValidateCollName applies MongoDB's collection naming rules: non-empty, no
-// '$' or NUL, not starting with '.' or "system." (reserved), and the full
-// namespace within 255 bytes. Hyphens and digits are fine ("stats-2011").
+// ValidateCollName applies MongoDB's collection naming rules: non-empty,
+// valid UTF-8, no '$' or NUL, not starting with '.' or "system."
+// (reserved), and the full namespace within 255 bytes. Hyphens and digits
+// are fine ("stats-2011").
 func ValidateCollName(db, name string) error {
 	ns := db + "." + name
 	switch {
-	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.':
-		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", name)
+	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.', !utf8.ValidString(name):
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(name))
 	case strings.HasPrefix(name, "system."):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	case len(ns) > maxNamespaceLen:
@@ -36,3 +38,7 @@ func ValidateCollName(db, name string) error {
 	}
 	return nil
 }
+
+// printable is a name as error messages show it: invalid UTF-8 replaced, so
+// that the reply stays valid BSON.
+func printable(name string) string { return strings.ToValidUTF8(name, "\uFFFD") }

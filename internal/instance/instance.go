@@ -46,6 +46,10 @@ type Config struct {
 	// Advertise is the host:port the server names itself in hello (the
 	// replica set's only member); empty means the listen address.
 	Advertise string
+	// MaxConnections is net.maxIncomingConnections: connections beyond it
+	// are closed as they are accepted. Zero means MongoDB's default; any
+	// value is capped at 80% of the file descriptor limit.
+	MaxConnections int64
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -110,12 +114,16 @@ func Start(cfg Config) (*Instance, error) {
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
 	}
+	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
+	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
+		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
+	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(idle)
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String())
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections)
 	return in, nil
 }
 

@@ -1,12 +1,14 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -23,23 +25,32 @@ var uncompressed = map[string]bool{
 	"copydbSaslStart": true, "copydbgetnonce": true, "copydb": true,
 }
 
-// conn is one client connection.
+// conn is one client connection. An idle connection holds no buffers: it
+// reads each message straight from the socket into a buffer sized as the
+// bytes arrive, and writes each reply from a pooled buffer.
 type conn struct {
 	srv    *Server
 	nc     net.Conn
-	r      *bufio.Reader
-	w      *bufio.Writer
 	info   commands.Conn
 	nextID int32
-	out    []byte
 }
+
+// maxPooledReply is the largest reply buffer kept for reuse.
+const maxPooledReply = 1 << 20
+
+var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// errPanicked closes the connection of a request whose handler panicked.
+var errPanicked = errors.New("request handler panicked")
+
+// beforeRun, when set (by tests only), is called with each command before
+// it runs.
+var beforeRun func(cmd bson.Raw)
 
 func (s *Server) serveConn(nc net.Conn) {
 	c := &conn{
 		srv:  s,
 		nc:   nc,
-		r:    bufio.NewReaderSize(nc, 64<<10),
-		w:    bufio.NewWriterSize(nc, 64<<10),
 		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String()},
 	}
 	for {
@@ -47,7 +58,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errPanicked) {
 			s.log.Warn("closing connection", "conn", c.info.ID, "remote", c.info.Remote, "err", err)
 		}
 		return
@@ -55,16 +66,25 @@ func (s *Server) serveConn(nc net.Conn) {
 }
 
 // handle reads one message, runs it and writes the reply. An error ends the
-// connection.
-func (c *conn) handle() error {
-	h, body, err := wire.ReadMessage(c.r)
+// connection. A panic while running the request is answered with an
+// InternalError reply and ends the connection too.
+func (c *conn) handle() (err error) {
+	h, body, err := wire.ReadMessage(c.nc)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = c.recovered(h, body, p)
+		}
+	}()
 	compressor := -1
 	if h.OpCode == wire.OpCompressed {
-		var id byte
-		if h, body, id, err = wire.Decompress(h, body); err != nil {
+		id, err := c.negotiated(body)
+		if err != nil {
+			return err
+		}
+		if h, body, _, err = wire.Decompress(h, body); err != nil {
 			return err
 		}
 		compressor = int(id)
@@ -76,6 +96,36 @@ func (c *conn) handle() error {
 		return c.handleQuery(h, body)
 	}
 	return fmt.Errorf("unsupported opcode %v", h.OpCode)
+}
+
+// negotiated returns the compressor of an OP_COMPRESSED body, which must be
+// one hello negotiated on this connection (or noop, once one was).
+func (c *conn) negotiated(body []byte) (byte, error) {
+	id, ok := wire.PeekCompressor(body)
+	if !ok {
+		return 0, fmt.Errorf("%w: OP_COMPRESSED of %d bytes is truncated", wire.ErrProtocol, len(body))
+	}
+	if len(c.info.Compressors) == 0 {
+		return 0, fmt.Errorf("%w: OP_COMPRESSED received but no compressor was negotiated in hello", wire.ErrProtocol)
+	}
+	if id != wire.CompressorNoop && !slices.Contains(c.info.Compressors, wire.CompressorName(id)) {
+		return 0, fmt.Errorf("%w: OP_COMPRESSED with compressor id %d, which was not negotiated", wire.ErrProtocol, id)
+	}
+	return id, nil
+}
+
+// recovered answers a request whose handler panicked with p: it logs the
+// stack, replies InternalError unless the client expects no reply, and
+// returns errPanicked so that the connection closes.
+func (c *conn) recovered(h wire.Header, body []byte, p any) error {
+	c.srv.log.Error("request handler panicked; closing the connection",
+		"conn", c.info.ID, "remote", c.info.Remote, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	reply := commands.ErrorReply(mongoerr.New(mongoerr.InternalError, "internal error while running the request: %v", p))
+	switch {
+	case h.OpCode == wire.OpMsg && wire.PeekMsgFlags(body)&wire.MoreToCome == 0, h.OpCode == wire.OpQuery:
+		_ = c.reply(h, reply, -1)
+	}
+	return errPanicked
 }
 
 func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
@@ -92,19 +142,18 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(40571), "OP_MSG requests require a $db argument"))
 	} else {
+		if beforeRun != nil {
+			beforeRun(cmd)
+		}
 		reply = c.srv.svc.Run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
 	}
 	if msg.MoreToCome() {
 		return nil
 	}
-	c.nextID++
-	c.out = wire.AppendMsg(c.out[:0], c.nextID, h.RequestID, 0, reply)
-	if compressor >= 0 && !uncompressed[commands.Name(cmd)] {
-		if c.out, err = wire.Compress(nil, c.out, byte(compressor), -1); err != nil {
-			return err
-		}
+	if uncompressed[commands.Name(cmd)] {
+		compressor = -1
 	}
-	return c.write()
+	return c.reply(h, reply, compressor)
 }
 
 // handleQuery serves the legacy OP_QUERY handshake. As in MongoDB 6+, only
@@ -124,22 +173,41 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	case !isCmd:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(5739101), "OP_QUERY is no longer supported for queries; use the find command"))
 	case name == "hello" || name == "isMaster" || name == "ismaster":
+		if beforeRun != nil {
+			beforeRun(cmd)
+		}
 		reply = c.srv.svc.Run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
 	default:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(352),
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
-	c.nextID++
-	c.out = wire.AppendReply(c.out[:0], c.nextID, h.RequestID, 0, 0, 0, reply)
-	return c.write()
+	return c.reply(h, reply, -1)
 }
 
-func (c *conn) write() error {
-	if _, err := c.w.Write(c.out); err != nil {
-		return err
+// reply sends doc as the answer to the request with header h: an OP_REPLY
+// to an OP_QUERY, else an OP_MSG, compressed with compressor unless it is
+// negative. The message is built in a pooled buffer.
+func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
+	c.nextID++
+	buf := replyBufs.Get().(*[]byte)
+	out := (*buf)[:0]
+	if h.OpCode == wire.OpQuery {
+		out = wire.AppendReply(out, c.nextID, h.RequestID, 0, 0, 0, doc)
+	} else {
+		out = wire.AppendMsg(out, c.nextID, h.RequestID, 0, doc)
 	}
-	if cap(c.out) > 1<<20 {
-		c.out = nil
+	*buf = out
+	defer func() {
+		if cap(*buf) <= maxPooledReply {
+			replyBufs.Put(buf)
+		}
+	}()
+	if compressor >= 0 {
+		var err error
+		if out, err = wire.Compress(nil, out, byte(compressor), -1); err != nil {
+			return err
+		}
 	}
-	return c.w.Flush()
+	_, err := c.nc.Write(out)
+	return err
 }

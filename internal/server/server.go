@@ -1,12 +1,12 @@
 // Package server accepts MongoDB wire-protocol connections and runs each
 // request through the command service: one goroutine per connection, which
-// reads a message, runs it, and writes the reply. A malformed message
-// closes only its own connection; every other connection keeps working.
+// reads a message, runs it, and writes the reply. A malformed message, or a
+// request whose handler panics, closes only its own connection; every other
+// connection keeps working.
 package server
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"sync"
@@ -19,44 +19,64 @@ import (
 type Server struct {
 	svc *commands.Service
 	log *slog.Logger
+	// max is the most connections served at once; more are closed as
+	// soon as they are accepted.
+	max int64
 
 	mu      sync.Mutex
 	ln      net.Listener
 	conns   map[net.Conn]struct{}
 	closing bool
+	stop    chan struct{} // closed by Shutdown
 	wg      sync.WaitGroup
 	nextID  atomic.Int64
 }
 
-// New returns a server running requests through svc.
+// New returns a server running requests through svc that serves at most
+// svc.MaxConnections connections at once (MaxConnections(0) when zero).
 func New(svc *commands.Service, log *slog.Logger) *Server {
-	return &Server{svc: svc, log: log, conns: map[net.Conn]struct{}{}}
+	if svc.MaxConnections <= 0 {
+		svc.MaxConnections = MaxConnections(0)
+	}
+	return &Server{svc: svc, log: log, max: svc.MaxConnections, conns: map[net.Conn]struct{}{}, stop: make(chan struct{})}
 }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
-// Shutdown and the accept error otherwise.
+// Shutdown and the accept error otherwise. Temporary accept errors (out of
+// file descriptors, a connection aborted before it was accepted) are logged
+// and retried after a pause that grows from 5ms to 1s, as net/http does.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	s.ln = ln
 	s.mu.Unlock()
+	var backoff acceptBackoff
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			s.mu.Lock()
-			closing := s.closing
-			s.mu.Unlock()
-			if closing {
+			if s.isClosing() {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if !temporary(err) {
+				return err
 			}
-			return err
+			d := backoff.next()
+			s.log.Warn("accept failed; retrying", "err", err, "retryIn", d)
+			if !s.sleep(d) {
+				return nil
+			}
+			continue
 		}
-		if !s.track(nc) {
+		backoff.reset()
+		switch s.track(nc) {
+		case closing:
 			nc.Close()
 			return nil
+		case refused:
+			s.svc.RejectedConns.Add(1)
+			s.log.Warn("connection refused because there are too many open connections",
+				"remote", nc.RemoteAddr().String(), "connectionCount", s.svc.Connections.Load(), "maxConnections", s.max)
+			nc.Close()
+			continue
 		}
 		s.wg.Add(1)
 		go func() {
@@ -67,16 +87,33 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
-func (s *Server) track(nc net.Conn) bool {
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+type admission int
+
+const (
+	admitted admission = iota
+	refused
+	closing
+)
+
+func (s *Server) track(nc net.Conn) admission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return false
+		return closing
+	}
+	if int64(len(s.conns)) >= s.max {
+		return refused
 	}
 	s.conns[nc] = struct{}{}
 	s.svc.Connections.Add(1)
 	s.svc.TotalConns.Add(1)
-	return true
+	return admitted
 }
 
 func (s *Server) untrack(nc net.Conn) {
@@ -91,6 +128,9 @@ func (s *Server) untrack(nc net.Conn) {
 // goroutines, or for ctx to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
+	if !s.closing {
+		close(s.stop)
+	}
 	s.closing = true
 	if s.ln != nil {
 		s.ln.Close()

@@ -167,6 +167,28 @@ func Decompress(h Header, body []byte) (Header, []byte, byte, error) {
 	return orig, out, id, nil
 }
 
+// atEOF checks that a decompressing reader that produced size bytes has
+// nothing more.
+func atEOF(r io.Reader, size int) error {
+	var probe [1]byte
+	if n, err := r.Read(probe[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("stream is longer than announced %d bytes", size)
+		}
+		return err
+	}
+	return nil
+}
+
+// PeekCompressor returns the compressor id of an OP_COMPRESSED body, so that
+// a server can refuse a compressor it did not negotiate before decompressing.
+func PeekCompressor(body []byte) (byte, bool) {
+	if len(body) < compressedPrefix {
+		return 0, false
+	}
+	return body[compressedPrefix-1], true
+}
+
 // growLen extends dst by n bytes of unspecified content.
 func growLen(dst []byte, n int) []byte {
 	if cap(dst)-len(dst) < n {
@@ -177,8 +199,13 @@ func growLen(dst []byte, n int) []byte {
 	return dst[:len(dst)+n]
 }
 
-// snappyDecompress decodes a snappy block, refusing one whose own length
-// prefix disagrees with size before allocating.
+// snappyMaxExpansion bounds how many bytes one byte of a snappy block can
+// decode to: the densest element, a 3-byte copy, yields 64 bytes.
+const snappyMaxExpansion = 22
+
+// snappyDecompress decodes a snappy block, refusing before allocating one
+// whose own length prefix disagrees with size or that is too short to decode
+// to size bytes.
 func snappyDecompress(data []byte, size int) ([]byte, error) {
 	n, err := snappy.DecodedLen(data)
 	if err != nil {
@@ -186,6 +213,9 @@ func snappyDecompress(data []byte, size int) ([]byte, error) {
 	}
 	if n != size {
 		return nil, fmt.Errorf("block announces %d bytes", n)
+	}
+	if size > snappyMaxExpansion*len(data) {
+		return nil, fmt.Errorf("%d bytes cannot decode to %d", len(data), size)
 	}
 	return snappy.Decode(make([]byte, size), data)
 }
@@ -251,11 +281,7 @@ func zlibDecompress(data []byte, size int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var probe [1]byte
-	if n, err := r.Read(probe[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			err = fmt.Errorf("stream is longer than announced %d bytes", size)
-		}
+	if err := atEOF(r, size); err != nil {
 		return nil, err
 	}
 	if br.Len() != 0 {
@@ -276,9 +302,18 @@ var (
 	})
 )
 
+// zstdMaxExpansion bounds how many bytes one byte of zstd frames can decode
+// to: a block yields at most 128KiB and takes at least 4 bytes (a 3-byte
+// header and an RLE byte).
+const zstdMaxExpansion = 128 << 10 / 4
+
 // zstdDecompress decodes zstd frames into a buffer of exactly size bytes;
-// the decoder stops at its capacity rather than grow it.
+// the decoder stops at its capacity rather than grow it. Data too short to
+// decode to size bytes is refused before the buffer is allocated.
 func zstdDecompress(data []byte, size int) ([]byte, error) {
+	if size > zstdMaxExpansion*len(data) {
+		return nil, fmt.Errorf("%d bytes cannot decode to %d", len(data), size)
+	}
 	dec, err := zstdDecoder()
 	if err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ type Header struct {
 // eagerReadLimit is the largest body ReadMessage allocates before the bytes
 // arrive; longer bodies grow as they are read, so a header announcing a large
 // message costs memory only once the peer actually sends it.
-const eagerReadLimit = 1 << 20
+const eagerReadLimit = 64 << 10
 
 // ReadMessage reads one whole message from r and returns its header and body
 // (the bytes after the header). A length below HeaderSize or above

@@ -33,7 +33,8 @@ type DB struct {
 
 var _ storage.KV = (*DB)(nil)
 
-// Open opens (creating if needed) the store in dir.
+// Open opens (creating if needed) the store in dir. A directory another
+// process has open is an error naming the directory and that process.
 func Open(dir string, opts Options) (*DB, error) {
 	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}}
 	if opts.InMemory {
@@ -55,7 +56,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
-		return nil, err
+		return nil, explainOpen(dir, err)
 	}
 	return &DB{db: db}, nil
 }
