@@ -61,6 +61,12 @@ const (
 	DuplicateKey                             Code = 11000
 	Interrupted                              Code = 11601
 	NotWritablePrimary                       Code = 10107
+	UnknownReplWriteConcern                  Code = 79
+	UnsatisfiableWriteConcern                Code = 100
+	ClusterTimeFailsRateLimiter              Code = 209
+	APIVersionError                          Code = 322
+	APIStrictError                           Code = 323
+	APIDeprecationError                      Code = 324
 )
 
 var names = map[Code]string{
@@ -108,6 +114,12 @@ var names = map[Code]string{
 	DuplicateKey:                             "DuplicateKey",
 	Interrupted:                              "Interrupted",
 	NotWritablePrimary:                       "NotWritablePrimary",
+	UnknownReplWriteConcern:                  "UnknownReplWriteConcern",
+	UnsatisfiableWriteConcern:                "UnsatisfiableWriteConcern",
+	ClusterTimeFailsRateLimiter:              "ClusterTimeFailsRateLimiter",
+	APIVersionError:                          "APIVersionError",
+	APIStrictError:                           "APIStrictError",
+	APIDeprecationError:                      "APIDeprecationError",
 }
 
 // Name is the codeName MongoDB reports for c.
