@@ -25,6 +25,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.opts.Deadline = r.Args.Deadline
+	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, journal: r.Args.WriteConcern.Journal()}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -109,6 +111,9 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 			a.explain, err = argBool("aggregate", key, v)
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
+		case "bypassDocumentValidation":
+			// Folio has no document validators: nothing to bypass.
+			_, err = argBool("aggregate", key, v)
 		case "fromMongos", "needsMerge", "$_generateV2ResumeTokens", "isMapReduceCommand":
 		default:
 			return false, nil
@@ -126,8 +131,7 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 	if !havePipeline {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
-	a.opts.Deadline, err = deadline(cmd)
-	return a, err
+	return a, nil
 }
 
 // pushdown takes the leading $match and $sort (and the $limit after it)
@@ -145,6 +149,9 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 type engineEnv struct {
 	e   *engine.Engine
 	txn *engine.Txn
+	// journal: $out and $merge writes are on disk when the aggregate
+	// returns (its write concern asks for the journal).
+	journal bool
 }
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
@@ -162,7 +169,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 		}
 		return err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn})
+	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal})
 	if err != nil {
 		return err
 	}
@@ -174,7 +181,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn}})
+	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal}})
 	return err
 }
 

@@ -2,23 +2,12 @@ package commands
 
 import (
 	"math"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
-
-// genericArgs are the fields every command accepts beside its own: they are
-// handled by the server or are not meaningful on one node.
-var genericArgs = map[string]bool{
-	"$db": true, "lsid": true, "$clusterTime": true, "txnNumber": true, "autocommit": true,
-	"startTransaction": true, "writeConcern": true, "readConcern": true, "$readPreference": true,
-	"readPreference": true, "comment": true, "maxTimeMS": true, "apiVersion": true, "apiStrict": true,
-	"apiDeprecationErrors": true, "$audit": true, "$client": true, "mayBypassWriteBlocking": true,
-	"bypassDocumentValidation": true, "$queryOptions": true,
-}
 
 // argFunc handles one field; it returns false for a field it does not know.
 type argFunc func(key string, v bson.RawValue) (bool, error)
@@ -43,7 +32,7 @@ func walkFields(doc bson.Raw, where string, isCommand bool, fn argFunc) error {
 	}
 	for i, el := range elems {
 		key := el.Key()
-		if isCommand && (i == 0 || genericArgs[key]) {
+		if isCommand && (i == 0 || isGenericArg(key)) {
 			continue
 		}
 		known, err := fn(key, el.Value())
@@ -134,46 +123,4 @@ func collectionArg(cmd bson.Raw) (string, error) {
 		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
 	}
 	return v.StringValue(), nil
-}
-
-// readConcernLevels are the levels MongoDB accepts. On one node each is
-// honoured by reading committed data: reads see a snapshot of committed
-// writes, which is what local, majority, linearizable and available
-// promise there, and a transaction reads one snapshot throughout.
-var readConcernLevels = map[string]bool{"local": true, "majority": true, "linearizable": true, "available": true, "snapshot": true}
-
-// checkReadConcern validates a command's readConcern as MongoDB does.
-func checkReadConcern(cmd bson.Raw) error {
-	v, err := cmd.LookupErr("readConcern")
-	if err != nil {
-		return nil
-	}
-	rc, ok := v.DocumentOK()
-	if !ok {
-		return wrongType(Name(cmd), "readConcern", v, "object")
-	}
-	if lv, err := rc.LookupErr("level"); err == nil {
-		level, ok := lv.StringValueOK()
-		if !ok || !readConcernLevels[level] {
-			return mongoerr.New(mongoerr.FailedToParse, "readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot'")
-		}
-	}
-	return nil
-}
-
-// deadline is when a command's maxTimeMS runs out, or the zero time when it
-// has none (or 0, which means none).
-func deadline(cmd bson.Raw) (time.Time, error) {
-	v, err := cmd.LookupErr("maxTimeMS")
-	if err != nil {
-		return time.Time{}, nil
-	}
-	ms, err := argInt(Name(cmd), "maxTimeMS", v)
-	if err == nil && (ms < 0 || ms > math.MaxInt32) {
-		err = mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
-	}
-	if err != nil || ms == 0 {
-		return time.Time{}, err
-	}
-	return time.Now().Add(time.Duration(ms) * time.Millisecond), nil
 }

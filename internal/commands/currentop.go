@@ -149,7 +149,7 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	filter := bson.D{}
 	elems, _ := r.Cmd.Elements()
 	for _, el := range elems {
-		if !currentOpArgs[el.Key()] && !genericArgs[el.Key()] {
+		if !currentOpArgs[el.Key()] && !isGenericArg(el.Key()) {
 			filter = append(filter, bson.E{Key: el.Key(), Value: el.Value()})
 		}
 	}

@@ -157,12 +157,8 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if coll == "" {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
 	}
-	if v, err := r.Cmd.LookupErr("maxTimeMS"); err == nil {
-		ms, err := argInt("getMore", "maxTimeMS", v)
-		if err != nil {
-			return nil, err
-		}
-		await = time.Duration(ms) * time.Millisecond
+	if r.Args.HasMaxTimeMS {
+		await = time.Duration(r.Args.MaxTimeMS) * time.Millisecond
 	}
 	c, err := s.Cursors.Checkout(idv.Int64(), r.DB, coll)
 	if err != nil {

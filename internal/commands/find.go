@@ -103,9 +103,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		return s.serveTailable(r.DB, coll, tc, a.batchSize, a.awaitData)
 	}
 	a.Txn = r.Txn
-	if a.Deadline, err = deadline(r.Cmd); err != nil {
-		return nil, err
-	}
+	a.Deadline = r.Args.Deadline
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err

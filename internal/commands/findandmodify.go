@@ -44,6 +44,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "let":
+		case "bypassDocumentValidation":
+			// Folio has no document validators: nothing to bypass.
+			_, err = argBool(cmd, key, v)
 		default:
 			return false, nil
 		}

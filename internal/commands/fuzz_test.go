@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
@@ -31,6 +32,7 @@ func newTestService(tb testing.TB) *Service {
 	return &Service{
 		Engine:  eng,
 		Cursors: cursors.NewRegistry(time.Minute),
+		Clock:   clock.New(nil),
 		Recent:  logring.New(16),
 		Started: time.Now(),
 	}

@@ -46,30 +46,75 @@ func Name(cmd bson.Raw) string {
 }
 
 // Run executes r and always returns a reply document: the handler's reply
-// with ok: 1, or MongoDB's error reply.
+// with ok: 1, or MongoDB's error reply; a replica set member's replies end
+// with $clusterTime and operationTime.
 func (s *Service) Run(r *Request) bson.Raw {
+	reply, err := s.run(r)
+	if err != nil {
+		reply = ErrorReply(err)
+	} else {
+		reply = withOK(reply)
+	}
+	return s.withClusterTime(reply, r)
+}
+
+// run parses r's generic arguments, admits it and runs its handler.
+func (s *Service) run(r *Request) (bson.Raw, error) {
 	name := Name(r.Cmd)
 	h := handlers[name]
 	if h == nil {
 		if name == "" {
-			return ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Empty command object")
 		}
-		return ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
+		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 	}
 	s.Ops.Command.Add(1)
 	if err := engine.ValidateDBName(r.DB); err != nil {
-		return ErrorReply(err)
+		return nil, err
 	}
-	if err := checkReadConcern(r.Cmd); err != nil {
-		return ErrorReply(err)
+	var err error
+	if r.Args, err = parseGeneric(r.Cmd); err != nil {
+		return nil, err
+	}
+	if err := s.admit(r, name); err != nil {
+		return nil, err
 	}
 	r.op = s.ops.begin(r, name)
 	defer s.ops.end(r.op)
 	reply, err := s.runInSession(r, name, h)
-	if err != nil {
-		return ErrorReply(err)
+	if commits(r, name) {
+		r.writeTime = s.Clock.Tick()
 	}
-	return withOK(reply)
+	if err != nil {
+		return nil, err
+	}
+	wc := r.Args.WriteConcern
+	if wc.Unacknowledged() {
+		// w: 0: the client asked for no answer; one that still reads the
+		// reply gets only ok.
+		return nil, nil
+	}
+	if s.ReplSetName != "" {
+		reply = withWriteConcernError(reply, wc)
+	}
+	return reply, nil
+}
+
+// admit applies the generic arguments that decide whether a command may
+// run: the Stable API, the client's cluster time (gossiped in before
+// afterClusterTime is checked against the clock), the write concern.
+func (s *Service) admit(r *Request, name string) error {
+	if err := checkAPI(r.Args.API, name); err != nil {
+		return err
+	}
+	if r.Args.ClusterTime != 0 && s.ReplSetName != "" {
+		s.Clock.Advance(r.Args.ClusterTime)
+	}
+	r.readTime = s.Clock.Now()
+	if err := s.checkWriteConcern(r, name); err != nil {
+		return err
+	}
+	return s.checkAfterClusterTime(r.Args.ReadConcern)
 }
 
 // withOK appends ok: 1.0 to a reply document.

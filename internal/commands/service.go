@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
@@ -21,7 +22,10 @@ type Service struct {
 	Engine   *engine.Engine
 	Cursors  *cursors.Registry
 	Sessions *sessions.Registry
-	Log      *slog.Logger
+	// Clock is the cluster clock: every write ticks it once committed, and
+	// a replica set member reports it in each reply.
+	Clock clock.Source
+	Log   *slog.Logger
 	// Recent keeps the latest log lines for getLog.
 	Recent *logring.Ring
 	// Argv and Parsed answer getCmdLineOpts.
@@ -69,10 +73,16 @@ type Request struct {
 	DB   string
 	Cmd  bson.Raw
 	Conn *Conn
+	// Args are the command's generic arguments, parsed before it runs.
+	Args GenericArgs
 	// Txn is the transaction the command runs in, if any.
 	Txn *engine.Txn
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
 	// op is the command's entry in currentOp.
 	op *activeOp
+	// readTime is the cluster time when the command started; writeTime
+	// the time of its write, if it wrote. The reply's operationTime is the
+	// latter, else the former.
+	readTime, writeTime clock.Time
 }

@@ -104,11 +104,8 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 	if sessionless[name] {
 		return h(s, r)
 	}
-	a, err := parseSessionArgs(r.Cmd)
-	if err != nil || a.lsid == "" {
-		if err != nil {
-			return nil, err
-		}
+	a := r.Args.Session
+	if a.lsid == "" {
 		return h(s, r)
 	}
 	sess := s.Sessions.Get(a.lsid)

@@ -17,17 +17,9 @@ func init() {
 
 // writeOptions are the transaction and write concern of a write command:
 // the write must be durable when acknowledged if its write concern asks
-// for the journal (j: true) or a majority, which on one node is the same.
+// for the journal (see WriteConcern.Journal).
 func writeOptions(r *Request) engine.WriteOptions {
-	wo := engine.WriteOptions{Txn: r.Txn}
-	if wc, err := r.Cmd.LookupErr("writeConcern"); err == nil {
-		if doc, ok := wc.DocumentOK(); ok {
-			j, _ := doc.Lookup("j").BooleanOK()
-			w, _ := doc.Lookup("w").StringValueOK()
-			wo.Journal = j || w == "majority"
-		}
-	}
-	return wo
+	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal()}
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.
@@ -98,7 +90,11 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 			seen = true
 		case "ordered":
 			a.ordered, err = argBool(cmdName, key, v)
-		case "let", "stmtId", "stmtIds":
+		case "let", "stmtIds":
+		case "bypassDocumentValidation":
+			// Folio has no document validators (create and collMod refuse
+			// them), so there is nothing to bypass.
+			_, err = argBool(cmdName, key, v)
 		default:
 			return false, nil
 		}
@@ -116,6 +112,9 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, a, err := parseBatch(r, "insert", "documents")
 	if err != nil {
+		return nil, err
+	}
+	if err := r.Args.expired(); err != nil {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
@@ -197,6 +196,11 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	var upserted bson.A
 	var werrs []engine.WriteError
 	for i, u := range specs {
+		// maxTimeMS interrupts a batch between statements, failing the
+		// command as MongoDB does.
+		if err := r.Args.expired(); err != nil {
+			return nil, err
+		}
 		s.Ops.Update.Add(1)
 		u.WriteOptions = writeOptions(r)
 		res, err := s.Engine.Update(r.DB, coll, u)
@@ -271,6 +275,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	var n int64
 	var werrs []engine.WriteError
 	for i, st := range stmts {
+		if err := r.Args.expired(); err != nil {
+			return nil, err
+		}
 		s.Ops.Delete.Add(1)
 		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, writeOptions(r))
 		if mongoerr.Is(err, mongoerr.WriteConflict) {

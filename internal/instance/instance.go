@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
@@ -104,6 +105,7 @@ func Start(cfg Config) (*Instance, error) {
 		Engine:      eng,
 		Cursors:     cursors.NewRegistry(idle),
 		Sessions:    sessions.NewRegistry(),
+		Clock:       clock.New(nil),
 		ReplSetName: cfg.ReplSetName,
 		Log:         log,
 		Recent:      ring,

@@ -1,0 +1,278 @@
+package commands
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// GenericArgs are the arguments every command accepts beside its own
+// (MongoDB's idl/generic_argument.idl), parsed and validated once, before
+// the command runs. Handlers read them here, never from the command.
+type GenericArgs struct {
+	Session      sessionArgs
+	WriteConcern WriteConcern
+	ReadConcern  ReadConcern
+	// MaxTimeMS is the command's time limit (HasMaxTimeMS when given);
+	// Deadline is when it runs out, zero when there is none (or 0).
+	MaxTimeMS    int64
+	HasMaxTimeMS bool
+	Deadline     time.Time
+	// ClusterTime is the $clusterTime the client gossiped; zero if none.
+	ClusterTime clock.Time
+	API         APIParams
+}
+
+// APIParams are the Stable API parameters.
+type APIParams struct {
+	Version                                 string
+	HasStrict, Strict                       bool
+	HasDeprecationErrors, DeprecationErrors bool
+}
+
+// genericArg parses one generic argument into a; nil for those parsed
+// elsewhere or that need nothing (see genericArgs).
+type genericArg func(a *GenericArgs, v bson.RawValue) error
+
+// genericArgs are MongoDB 7.0's generic arguments. Each is honoured,
+// validated, or, when Folio does not honour it and a one-member replica set
+// would not ignore it, refused with NotImplemented.
+var genericArgs = map[string]genericArg{
+	// The server reads $db; parseSessionArgs reads the session fields.
+	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil,
+	// stmtId numbers a retryable write's statements; a retry is answered
+	// with the first reply as a whole.
+	"stmtId": nil,
+	// comment is any value; currentOp shows it with the command.
+	"comment":         nil,
+	"maxTimeMS":       parseMaxTimeMS,
+	"readConcern":     parseReadConcern,
+	"writeConcern":    parseWriteConcern,
+	"$readPreference": parseReadPreference,
+	"$clusterTime":    parseClusterTime,
+	"apiVersion": func(a *GenericArgs, v bson.RawValue) error {
+		if v.Type != bson.TypeString {
+			return apiParamType("apiVersion", v, "string")
+		}
+		a.API.Version = v.StringValue()
+		return nil
+	},
+	"apiStrict": func(a *GenericArgs, v bson.RawValue) error {
+		if v.Type != bson.TypeBoolean {
+			return apiParamType("apiStrict", v, "bool")
+		}
+		a.API.HasStrict, a.API.Strict = true, v.Boolean()
+		return nil
+	},
+	"apiDeprecationErrors": func(a *GenericArgs, v bson.RawValue) error {
+		if v.Type != bson.TypeBoolean {
+			return apiParamType("apiDeprecationErrors", v, "bool")
+		}
+		a.API.HasDeprecationErrors, a.API.DeprecationErrors = true, v.Boolean()
+		return nil
+	},
+	// Auditing is not part of MongoDB Community, which ignores $audit;
+	// $client is a router's client metadata; no user write blocking exists
+	// to bypass; $queryOptions only wraps a router's $readPreference.
+	"$audit": nil, "$client": nil, "mayBypassWriteBlocking": nil, "$queryOptions": nil,
+	// Collections are created implicitly on first write, which is what
+	// allowImplicitCollectionCreation: true asks for.
+	"allowImplicitCollectionCreation": func(_ *GenericArgs, v bson.RawValue) error {
+		if values.Truthy(v) {
+			return nil
+		}
+		return notHonoured("allowImplicitCollectionCreation")
+	},
+}
+
+// refusedArgs are the generic arguments of sharding, internal replication
+// and multitenancy, which Folio does not honour.
+var refusedArgs = map[string]bool{
+	"clientOperationKey": true, "$configServerState": true, "$oplogQueryData": true, "$replData": true,
+	"databaseVersion": true, "shardVersion": true, "tracking_info": true, "coordinator": true,
+	"maxTimeMSOpOnly": true, "$configTime": true, "$topologyTime": true, "txnRetryCounter": true,
+	"$tenant": true, "expectPrefix": true,
+}
+
+func notHonoured(name string) error {
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the generic argument '%s'", name)
+}
+
+// isGenericArg reports whether a command field is a generic argument.
+func isGenericArg(key string) bool {
+	_, ok := genericArgs[key]
+	return ok || refusedArgs[key]
+}
+
+// parseGeneric reads cmd's generic arguments.
+func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
+	var a GenericArgs
+	var err error
+	if a.Session, err = parseSessionArgs(cmd); err != nil {
+		return a, err
+	}
+	elems, err := cmd.Elements()
+	if err != nil {
+		return a, mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %v", err)
+	}
+	for i, el := range elems {
+		if i == 0 {
+			continue
+		}
+		if refusedArgs[el.Key()] {
+			return a, notHonoured(el.Key())
+		}
+		if fn := genericArgs[el.Key()]; fn != nil {
+			if err := fn(&a, el.Value()); err != nil {
+				return a, err
+			}
+		}
+	}
+	if (a.API.HasStrict || a.API.HasDeprecationErrors) && a.API.Version == "" {
+		return a, mongoerr.New(mongoerr.Code(4886600), "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
+	}
+	return a, nil
+}
+
+// apiParamType is the IDL's error for a Stable API parameter of the wrong
+// type.
+func apiParamType(field string, v bson.RawValue, want string) error {
+	return wrongType("APIParametersFromClient", field, v, want)
+}
+
+// parseMaxTimeMS reads maxTimeMS as MongoDB's generic parser does: a
+// number, integral if a double, within [0, 2^31-1]; 0 means no limit.
+func parseMaxTimeMS(a *GenericArgs, v bson.RawValue) error {
+	if !values.IsNumber(v.Type) {
+		return mongoerr.New(mongoerr.BadValue, "maxTimeMS must be a number")
+	}
+	ms := safeNumberLong(v)
+	if ms < 0 || ms > 1<<31-1 {
+		return mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
+	}
+	if v.Type == bson.TypeDouble && v.Double() != float64(int64(v.Double())) {
+		return mongoerr.New(mongoerr.BadValue, "maxTimeMS has non-integral value")
+	}
+	a.MaxTimeMS, a.HasMaxTimeMS = ms, true
+	if ms > 0 {
+		a.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+	}
+	return nil
+}
+
+// safeNumberLong converts a number to int64 as MongoDB's safeNumberLong
+// does: doubles truncate and saturate, NaN is 0.
+func safeNumberLong(v bson.RawValue) int64 {
+	switch v.Type {
+	case bson.TypeInt32:
+		return int64(v.Int32())
+	case bson.TypeInt64:
+		return v.Int64()
+	}
+	f, _ := values.Float64(v)
+	switch {
+	case f != f:
+		return 0
+	case f >= 1<<63:
+		return 1<<63 - 1
+	case f <= -(1 << 63):
+		return -1 << 63
+	}
+	return int64(f)
+}
+
+// expired reports whether the command's maxTimeMS has run out.
+func (a *GenericArgs) expired() error {
+	if !a.Deadline.IsZero() && time.Now().After(a.Deadline) {
+		return mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+	}
+	return nil
+}
+
+// readPreferenceModes are the modes $readPreference may name. The primary
+// of a one-member set serves every one of them.
+var readPreferenceModes = map[string]bool{
+	"primary": true, "primaryPreferred": true, "secondary": true, "secondaryPreferred": true, "nearest": true,
+}
+
+// parseReadPreference validates $readPreference: an object whose mode is
+// one of MongoDB's.
+func parseReadPreference(_ *GenericArgs, v bson.RawValue) error {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return extractTypeError("$readPreference", v, bson.TypeEmbeddedDocument)
+	}
+	mode, err := doc.LookupErr("mode")
+	if err != nil {
+		return mongoerr.New(mongoerr.Code(40414), "BSON field '$readPreference.mode' is missing but a required field")
+	}
+	if mode.Type != bson.TypeString {
+		return wrongType("$readPreference", "mode", mode, "string")
+	}
+	if !readPreferenceModes[mode.StringValue()] {
+		return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$readPreference.mode' is not a valid value.", mode.StringValue())
+	}
+	return nil
+}
+
+// extractTypeError is the error of MongoDB's bsonExtractTypedField.
+func extractTypeError(field string, v bson.RawValue, want bson.Type) error {
+	return mongoerr.New(mongoerr.TypeMismatch, "\"%s\" had the wrong type. Expected %s, found %s",
+		field, values.TypeName(want), values.TypeName(v.Type))
+}
+
+// maxClockDriftSecs is how far ahead of the wall clock a gossiped cluster
+// time may be (MongoDB's maxAcceptableLogicalClockDriftSecs default: one
+// year).
+const maxClockDriftSecs = 365 * 24 * 60 * 60
+
+// parseClusterTime validates a gossiped $clusterTime: {clusterTime:
+// Timestamp, signature: {hash: BinData, keyId: integer}}. Without
+// authentication the signature is not checked, as in MongoDB.
+func parseClusterTime(a *GenericArgs, v bson.RawValue) error {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return mongoerr.New(mongoerr.Code(10065), "invalid parameter: expected an object ($clusterTime)")
+	}
+	ctv, err := doc.LookupErr("clusterTime")
+	if err != nil {
+		return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"clusterTime\"")
+	}
+	if ctv.Type != bson.TypeTimestamp {
+		return extractTypeError("clusterTime", ctv, bson.TypeTimestamp)
+	}
+	sigv, err := doc.LookupErr("signature")
+	if err != nil {
+		return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"signature\"")
+	}
+	sig, ok := sigv.DocumentOK()
+	if !ok {
+		return extractTypeError("signature", sigv, bson.TypeEmbeddedDocument)
+	}
+	hash, err := sig.LookupErr("hash")
+	if err != nil {
+		return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"hash\"")
+	}
+	if hash.Type != bson.TypeBinary {
+		return extractTypeError("hash", hash, bson.TypeBinary)
+	}
+	keyID, err := sig.LookupErr("keyId")
+	if err != nil {
+		return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"keyId\"")
+	}
+	if !values.IsNumber(keyID.Type) {
+		return mongoerr.New(mongoerr.TypeMismatch, "Expected field \"keyId\" to have numeric type, but found %s", values.TypeName(keyID.Type))
+	}
+	t, i := ctv.Timestamp()
+	ct := clock.FromTimestamp(bson.Timestamp{T: t, I: i})
+	if wall := time.Now().Unix(); int64(t) > wall+maxClockDriftSecs {
+		return mongoerr.New(mongoerr.ClusterTimeFailsRateLimiter,
+			"New cluster time, %d, is too far from this node's wall clock time, %d.", t, wall)
+	}
+	a.ClusterTime = ct
+	return nil
+}

@@ -1,0 +1,94 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// ReadConcern is a command's parsed readConcern.
+type ReadConcern struct {
+	// Level is the level given, "" when none (local).
+	Level string
+	// AfterClusterTime is the causal-consistency point the read must
+	// follow; zero when none.
+	AfterClusterTime clock.Time
+}
+
+// readConcernLevels are the levels MongoDB accepts. On one node each is
+// honoured by reading committed data: reads see a snapshot of committed
+// writes, which is what local, majority, linearizable and available
+// promise there, and a transaction reads one snapshot throughout.
+var readConcernLevels = map[string]bool{"local": true, "majority": true, "linearizable": true, "available": true, "snapshot": true}
+
+// parseReadConcern reads readConcern as MongoDB's ReadConcernArgs does.
+func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return mongoerr.New(mongoerr.FailedToParse, "readConcern field should be an object")
+	}
+	elems, err := doc.Elements()
+	if err != nil {
+		return mongoerr.New(mongoerr.InvalidBSON, "invalid readConcern: %v", err)
+	}
+	var rc ReadConcern
+	for _, el := range elems {
+		v := el.Value()
+		switch key := el.Key(); key {
+		case "level":
+			if v.Type != bson.TypeString {
+				return extractTypeError("level", v, bson.TypeString)
+			}
+			if !readConcernLevels[v.StringValue()] {
+				return mongoerr.New(mongoerr.FailedToParse, "readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot'")
+			}
+			rc.Level = v.StringValue()
+		case "afterClusterTime":
+			if v.Type != bson.TypeTimestamp {
+				return extractTypeError(key, v, bson.TypeTimestamp)
+			}
+			t, i := v.Timestamp()
+			rc.AfterClusterTime = clock.FromTimestamp(bson.Timestamp{T: t, I: i})
+			if rc.AfterClusterTime == 0 {
+				return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
+			}
+		case "provenance":
+			if v.Type != bson.TypeString {
+				return extractTypeError(key, v, bson.TypeString)
+			}
+		case "atClusterTime", "afterOpTime", "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
+			// Reading at a past time needs history Folio does not keep;
+			// the others are internal to replication and sharding.
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", key)
+		default:
+			return mongoerr.New(mongoerr.InvalidOptions, "Unrecognized option in readConcern: %s", key)
+		}
+	}
+	if rc.AfterClusterTime != 0 && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot" {
+		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime field can be set only if level is equal to majority, local, or snapshot")
+	}
+	a.ReadConcern = rc
+	return nil
+}
+
+// checkAfterClusterTime honours readConcern.afterClusterTime. A write
+// ticks the clock only once it is committed, so every write at or before
+// the clock's present is visible to a read starting now: a time no later
+// than the present is already reached. A later one was never handed out
+// by this node (the client's own $clusterTime has been taken in first),
+// which MongoDB refuses.
+func (s *Service) checkAfterClusterTime(rc ReadConcern) error {
+	if rc.AfterClusterTime == 0 {
+		return nil
+	}
+	if s.ReplSetName == "" {
+		return mongoerr.New(mongoerr.IllegalOperation, "Cannot specify afterClusterTime readConcern without replication enabled")
+	}
+	if now := s.Clock.Now(); rc.AfterClusterTime > now {
+		return mongoerr.New(mongoerr.InvalidOptions,
+			"readConcern afterClusterTime value must not be greater than the current clusterTime. Requested clusterTime: { ts: %s }; current clusterTime: { ts: %s }",
+			rc.AfterClusterTime, now)
+	}
+	return nil
+}
