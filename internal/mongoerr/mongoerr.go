@@ -35,6 +35,7 @@ const (
 	PathNotViable                            Code = 28
 	ConflictingUpdateOperators               Code = 40
 	CursorNotFound                           Code = 43
+	CursorInUse                              Code = 46
 	NamespaceExists                          Code = 48
 	MaxTimeMSExpired                         Code = 50
 	DollarPrefixedFieldName                  Code = 52
@@ -51,6 +52,7 @@ const (
 	WriteConflict                            Code = 112
 	CommandNotSupported                      Code = 115
 	InvalidPipelineOperator                  Code = 168
+	QueryPlanKilled                          Code = 175
 	InvalidIndexSpecificationOption          Code = 197
 	TransactionTooOld                        Code = 225
 	NotImplemented                           Code = 238
@@ -82,6 +84,7 @@ var names = map[Code]string{
 	PathNotViable:                            "PathNotViable",
 	ConflictingUpdateOperators:               "ConflictingUpdateOperators",
 	CursorNotFound:                           "CursorNotFound",
+	CursorInUse:                              "CursorInUse",
 	NamespaceExists:                          "NamespaceExists",
 	MaxTimeMSExpired:                         "MaxTimeMSExpired",
 	DollarPrefixedFieldName:                  "DollarPrefixedFieldName",
@@ -98,6 +101,7 @@ var names = map[Code]string{
 	WriteConflict:                            "WriteConflict",
 	CommandNotSupported:                      "CommandNotSupported",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
+	QueryPlanKilled:                          "QueryPlanKilled",
 	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
 	TransactionTooOld:                        "TransactionTooOld",
 	NotImplemented:                           "NotImplemented",
