@@ -169,27 +169,12 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		opts.Now = time.Now()
 	}
 	o := &opts
-	ectx := &expr.Context{Now: opts.Now, Vars: map[string]bson.RawValue{}}
-	var names []string
-	if len(opts.Let) > 0 {
-		elems, err := opts.Let.Elements()
-		if err != nil {
-			return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid let document: %v", err)
-		}
-		for _, el := range elems {
-			e, err := expr.Compile(el.Value(), expr.NewScope(names...))
-			if err != nil {
-				return nil, err
-			}
-			v, err := e.Eval(ectx, emptyDoc)
-			if err != nil {
-				return nil, err
-			}
-			ectx.Vars[el.Key()] = v
-			names = append(names, el.Key())
-		}
+	let, err := expr.Bind(opts.Let, opts.Now)
+	if err != nil {
+		return nil, err
 	}
-	p := &parser{opts: o, scope: expr.NewScope(names...), where: topLevel, noColl: opts.Coll == ""}
+	ectx := let.Ctx
+	p := &parser{opts: o, scope: let.Scope, where: topLevel, noColl: opts.Coll == ""}
 	ss, err := p.pipeline(stages)
 	if err != nil {
 		return nil, err

@@ -54,7 +54,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		src = cur
 	}
-	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), a.batchSize, false, r.Txn)
+	reply, err := s.serveFirstBatch(r, r.DB, nsColl, p.Run(src), firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
 	p.EndDeadline()
 	return reply, err
 }
@@ -62,7 +62,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 // aggregateArgs is a parsed aggregate command.
 type aggregateArgs struct {
 	stages     []bson.Raw
-	batchSize  int64
+	batchSize  int64 // noBatchSize when absent
 	haveCursor bool
 	explain    bool
 	hint       bson.RawValue
@@ -73,7 +73,7 @@ type aggregateArgs struct {
 // parseAggregate reads an aggregate command on db (on its own, or inside
 // explain) run in txn, if any.
 func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggregateArgs, error) {
-	a := &aggregateArgs{txn: txn, opts: aggregate.Options{DB: db, Env: engineEnv{e: s.Engine, txn: txn}}}
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Env: engineEnv{e: s.Engine, txn: txn}}}
 	switch collv := cmd.Lookup("aggregate"); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -95,11 +95,7 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 			var c bson.Raw
 			if c, err = argDoc("aggregate", key, v); err == nil {
 				a.haveCursor = true
-				if bs, e := c.LookupErr("batchSize"); e == nil {
-					if a.batchSize, err = argInt("aggregate", "cursor.batchSize", bs); err == nil {
-						err = nonNegative("batchSize", a.batchSize)
-					}
-				}
+				a.batchSize, err = cursorBatchSize("aggregate", c)
 			}
 		case "allowDiskUse":
 			a.opts.AllowDiskUse, err = argBool("aggregate", key, v)

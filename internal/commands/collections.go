@@ -121,6 +121,7 @@ func idIndexSpec() bson.D {
 func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	var filter bson.Raw
 	var nameOnly bool
+	batchSize := int64(noBatchSize)
 	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
@@ -128,7 +129,12 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 			filter, err = argDoc("listCollections", key, v)
 		case "nameOnly":
 			nameOnly, err = argBool("listCollections", key, v)
-		case "authorizedCollections", "cursor", "includePendingDrops":
+		case "cursor":
+			var c bson.Raw
+			if c, err = argDoc("listCollections", key, v); err == nil {
+				batchSize, err = cursorBatchSize("listCollections", c)
+			}
+		case "authorizedCollections", "includePendingDrops":
 		default:
 			return false, nil
 		}
@@ -148,7 +154,7 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 			batch = append(batch, doc)
 		}
 	}
-	return oneBatchCursor(r.DB+".$cmd.listCollections", batch), nil
+	return s.serveList(r, "$cmd.listCollections", batch, batchSize)
 }
 
 // renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -13,50 +14,72 @@ import (
 	"github.com/folio-db/folio/internal/wire"
 )
 
-// defaultFirstBatch is how many documents a first batch holds when the
-// client names no batchSize, as in MongoDB.
+// defaultFirstBatch is how many documents a find's or aggregate's first
+// batch holds when the client names no batchSize, as in MongoDB.
 const defaultFirstBatch = 101
+
+// noBatchSize marks a batch size the client did not give.
+const noBatchSize = -1
 
 func init() {
 	register(getMoreCmd, "getMore")
 	register(killCursorsCmd, "killCursors")
 }
 
-// cursorReply builds {cursor: {id, ns, <batchField>: docs}}.
+// cursorReply builds {cursor: {<batchField>: docs, id, ns}}: the order of
+// MongoDB's cursor response builder, which find, aggregate and getMore use.
 func cursorReply(id int64, ns, batchField string, docs []bson.Raw) bson.Raw {
+	out, cur := beginCursorReply(ns, docs)
+	out = appendBatch(out, batchField, docs)
+	out = bsoncore.AppendInt64Element(out, "id", id)
+	out = bsoncore.AppendStringElement(out, "ns", ns)
+	return endCursorReply(out, cur)
+}
+
+// listReply builds {cursor: {id, ns, firstBatch: docs}}: the order of the
+// replies of listCollections and listIndexes.
+func listReply(id int64, ns string, docs []bson.Raw) bson.Raw {
+	out, cur := beginCursorReply(ns, docs)
+	out = bsoncore.AppendInt64Element(out, "id", id)
+	out = bsoncore.AppendStringElement(out, "ns", ns)
+	out = appendBatch(out, "firstBatch", docs)
+	return endCursorReply(out, cur)
+}
+
+func beginCursorReply(ns string, docs []bson.Raw) ([]byte, int32) {
 	size := 64 + len(ns)
 	for _, d := range docs {
 		size += len(d) + 8
 	}
-	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, size))
-	var cur, arr int32
-	cur, out = bsoncore.AppendDocumentElementStart(out, "cursor")
-	out = bsoncore.AppendInt64Element(out, "id", id)
-	out = bsoncore.AppendStringElement(out, "ns", ns)
-	arr, out = bsoncore.AppendArrayElementStart(out, batchField)
+	out := bsoncore.AppendInt32(make([]byte, 0, size), 0)
+	cur, out := bsoncore.AppendDocumentElementStart(out, "cursor")
+	return out, cur
+}
+
+func appendBatch(out []byte, field string, docs []bson.Raw) []byte {
+	arr, out := bsoncore.AppendArrayElementStart(out, field)
 	var key [20]byte
 	for i, d := range docs {
 		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(i), 10)), d)
 	}
 	out, _ = bsoncore.AppendArrayEnd(out, arr)
-	out, _ = bsoncore.AppendDocumentEnd(out, cur)
-	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
 }
 
-// oneBatchCursor answers a listing command whose results all fit one batch.
-func oneBatchCursor(ns string, docs []bson.Raw) bson.Raw {
-	return cursorReply(0, ns, "firstBatch", docs)
+func endCursorReply(out []byte, cur int32) bson.Raw {
+	out, _ = bsoncore.AppendDocumentEnd(out, cur)
+	out, _ = bsoncore.AppendDocumentEnd(out, 0)
+	return out
 }
 
-// fillBatch reads up to n documents (n <= 0: no count limit) from c, and no
-// more than 16 MiB of them after the first. done reports that c is
-// exhausted: a full batch looks one document ahead, so that a cursor whose
-// last document ends a batch is closed with it.
+// fillBatch reads up to n documents from c, and no more than 16 MiB of them
+// after the first. done reports that c is exhausted: a full batch looks one
+// document ahead, so that a cursor whose last document ends a batch is
+// closed with it.
 func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err error) {
 	size := 0
 	for {
-		if n > 0 && int64(len(batch)) == n {
+		if int64(len(batch)) == n {
 			doc, err := c.Next()
 			if err != nil || doc == nil {
 				return batch, err == nil, err
@@ -80,36 +103,77 @@ func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err err
 	}
 }
 
+// firstBatch is how a cursor-opening command serves its first batch.
+type firstBatch struct {
+	// size is the client's batchSize, or noBatchSize.
+	size int64
+	// defaultSize is the command's first batch size when the client names
+	// none (math.MaxInt64: only the 16 MiB bound).
+	defaultSize int64
+	// single closes the cursor after the first batch (singleBatch).
+	single bool
+	// empty reports that the source is known to yield nothing (a find on a
+	// missing collection), so that a batchSize of 0 opens no cursor.
+	empty bool
+	// noTimeout exempts the cursor from the idle timeout.
+	noTimeout bool
+	// list shapes the reply as listCollections and listIndexes do.
+	list bool
+}
+
+// openCursor wraps src as a cursor of db.coll belonging to r's session and
+// transaction.
+func openCursor(r *Request, db, coll string, src cursors.Source) *cursors.Cursor {
+	c := cursors.New(db, coll, src)
+	if r.session != nil {
+		c.Session = r.session.ID
+	}
+	if r.Txn != nil {
+		// A cursor of a transaction is killed when the transaction ends.
+		c.Owner, c.InTxn, c.TxnNumber = r.Txn, true, r.session.TxnNumber
+	}
+	return c
+}
+
 // serveFirstBatch fills the first batch from src and builds the reply; a
 // cursor with documents left is registered for getMores, an exhausted one
-// (or a single batch) is closed and reported with id 0.
-// A cursor of a transaction (txn set) is killed when the transaction ends.
-func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize int64, single bool, txn *engine.Txn) (bson.Raw, error) {
-	c := cursors.New(db, coll, src)
-	if txn != nil {
-		c.Owner = txn
+// (or a single batch) is closed and reported with id 0. A batchSize of 0
+// reads nothing and leaves the cursor open, as in MongoDB.
+func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Source, fb firstBatch) (bson.Raw, error) {
+	c := openCursor(r, db, coll, src)
+	c.NoTimeout = fb.noTimeout
+	n := fb.size
+	if n == noBatchSize {
+		n = fb.defaultSize
 	}
-	if batchSize == 0 && !single {
-		batchSize = defaultFirstBatch
-	}
-	batch, done, err := fillBatch(c, batchSize)
-	if err != nil || done || single {
-		_ = src.Close()
-		if err != nil {
+	var batch []bson.Raw
+	done := fb.empty
+	if n > 0 {
+		var err error
+		if batch, done, err = fillBatch(c, n); err != nil {
+			_ = src.Close()
 			return nil, err
 		}
-		return cursorReply(0, db+"."+coll, "firstBatch", batch), nil
 	}
-	s.Cursors.Add(c)
-	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
+	id := int64(0)
+	if done || fb.single {
+		_ = src.Close()
+	} else {
+		s.Cursors.Add(c)
+		id = c.ID
+	}
+	if fb.list {
+		return listReply(id, db+"."+coll, batch), nil
+	}
+	return cursorReply(id, db+"."+coll, "firstBatch", batch), nil
 }
 
 // serveTailable opens a tailable cursor: it stays open when it runs out of
 // documents, for later getMores to return new ones.
-func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSize int64, awaitData bool) (bson.Raw, error) {
-	c := cursors.New(db, coll, tc)
-	c.Tailable, c.AwaitData = true, awaitData
-	if batchSize == 0 {
+func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
+	c := openCursor(r, db, coll, tc)
+	c.Tailable, c.AwaitData, c.NoTimeout = true, awaitData, noTimeout
+	if batchSize == noBatchSize {
 		batchSize = defaultFirstBatch
 	}
 	batch, _, err := fillBatch(c, batchSize)
@@ -125,25 +189,32 @@ func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSiz
 // new documents when the client gives no maxTimeMS, as in MongoDB.
 const defaultAwaitTime = time.Second
 
-func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.GetMore.Add(1)
-	idv := r.Cmd.Lookup("getMore")
+// getMoreArgs is a parsed getMore command.
+type getMoreArgs struct {
+	id        int64
+	coll      string
+	batchSize int64
+}
+
+func parseGetMore(cmd bson.Raw) (getMoreArgs, error) {
+	a := getMoreArgs{batchSize: math.MaxInt64}
+	idv := cmd.Lookup("getMore")
 	if idv.Type != bson.TypeInt64 {
-		return nil, wrongType("getMore", "getMore", idv, "long")
+		return a, wrongType("getMore", "getMore", idv, "long")
 	}
-	var coll string
-	var batchSize int64
-	await := defaultAwaitTime
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+	a.id = idv.Int64()
+	haveColl := false
+	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
 		case "collection":
-			coll, err = argString("getMore", key, v)
-
+			a.coll, err = argString("getMore", key, v)
+			haveColl = true
 		case "batchSize":
-			batchSize, err = argInt("getMore", key, v)
-			if err == nil && batchSize < 0 {
-				err = mongoerr.New(mongoerr.Code(51024), "BSON field 'batchSize' value must be >= 0, actual value '%d'", batchSize)
+			// getMore refuses a batchSize of 0: its batches are never empty
+			// on purpose.
+			if a.batchSize, err = argSafeInt64("getMore", key, v); err == nil && a.batchSize <= 0 {
+				err = mongoerr.New(mongoerr.Code(51024), "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
 			}
 		case "term", "lastKnownCommittedOpTime":
 		default:
@@ -152,22 +223,56 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return true, err
 	})
 	if err != nil {
-		return nil, err
+		return a, err
 	}
-	if coll == "" {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
+	if !haveColl {
+		return a, mongoerr.New(mongoerr.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
 	}
-	if r.Args.HasMaxTimeMS {
-		await = time.Duration(r.Args.MaxTimeMS) * time.Millisecond
+	if a.coll == "" {
+		db, _ := cmd.Lookup("$db").StringValueOK()
+		return a, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace for getMore: %s.", db)
 	}
-	c, err := s.Cursors.Checkout(idv.Int64(), r.DB, coll)
+	return a, nil
+}
+
+// getMoreCmd returns the next batch of a cursor. As in MongoDB, a getMore
+// refused for its session, transaction, namespace or maxTimeMS leaves the
+// cursor open; one that finds what the cursor reads gone (QueryPlanKilled)
+// or fails while reading closes it.
+func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
+	s.Ops.GetMore.Add(1)
+	a, err := parseGetMore(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	batch, done, err := fillBatch(c, batchSize)
+	c, err := s.Cursors.Checkout(a.id)
+	if err != nil {
+		return nil, err
+	}
+	session, txnNumber := "", int64(0)
+	if r.session != nil {
+		session, txnNumber = r.session.ID, r.session.TxnNumber
+	}
+	if err := c.Permit(r.DB, a.coll, session, r.Txn != nil, txnNumber); err != nil {
+		s.Cursors.Return(c)
+		return nil, err
+	}
+	await := defaultAwaitTime
+	if r.Args.HasMaxTimeMS {
+		if !c.AwaitData {
+			s.Cursors.Return(c)
+			return nil, mongoerr.New(mongoerr.BadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
+		}
+		await = time.Duration(r.Args.MaxTimeMS) * time.Millisecond
+	}
+	if err := c.Restore(); err != nil {
+		_ = s.Cursors.Close(c)
+		return nil, err
+	}
+	batch, done, err := fillBatch(c, a.batchSize)
 	if err == nil && len(batch) == 0 && c.AwaitData {
 		c.Source().(*engine.TailCursor).Wait(await)
-		batch, done, err = fillBatch(c, batchSize)
+		batch, done, err = fillBatch(c, a.batchSize)
 	}
 	if c.Tailable {
 		done = false
@@ -182,7 +287,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		s.Cursors.Return(c)
 	}
-	return cursorReply(id, r.DB+"."+coll, "nextBatch", batch), nil
+	return cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch), nil
 }
 
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {

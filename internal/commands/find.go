@@ -1,9 +1,13 @@
 package commands
 
 import (
+	"math"
+	"time"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -17,25 +21,19 @@ var unsupportedFindOptions = map[string]bool{
 	"returnKey": true, "showRecordId": true, "min": true, "max": true, "collation": true, "oplogReplay": true,
 }
 
-func nonNegative(field string, n int64) error {
-	if n < 0 {
-		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
-	}
-	return nil
-}
-
 // findArgs is a parsed find command.
 type findArgs struct {
 	engine.FindOptions
-	batchSize int64
+	batchSize int64 // noBatchSize when absent
 	single    bool
 	tailable  bool
 	awaitData bool
+	noTimeout bool
 }
 
 // parseFind reads a find command's fields.
 func parseFind(cmd bson.Raw) (findArgs, error) {
-	var a findArgs
+	a := findArgs{batchSize: noBatchSize}
 	o := &a.FindOptions
 	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -47,17 +45,15 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 		case "projection":
 			o.Projection, err = argDoc("find", key, v)
 		case "skip":
-			if o.Skip, err = argInt("find", key, v); err == nil {
+			if o.Skip, err = argSafeInt64("find", key, v); err == nil {
 				err = nonNegative(key, o.Skip)
 			}
 		case "limit":
-			if o.Limit, err = argInt("find", key, v); err == nil {
+			if o.Limit, err = argSafeInt64("find", key, v); err == nil {
 				err = nonNegative(key, o.Limit)
 			}
 		case "batchSize":
-			if a.batchSize, err = argInt("find", key, v); err == nil {
-				err = nonNegative(key, a.batchSize)
-			}
+			a.batchSize, err = argBatchSize("find", key, v)
 		case "singleBatch":
 			a.single, err = argBool("find", key, v)
 		case "tailable":
@@ -68,7 +64,20 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 			o.AllowDiskUse, err = argBool("find", key, v)
 		case "hint":
 			o.Hint = v
-		case "noCursorTimeout", "allowPartialResults", "let", "readOnce", "$_requestResumeToken", "$_resumeAfter":
+		case "noCursorTimeout":
+			a.noTimeout, err = argBool("find", key, v)
+		case "let":
+			var let bson.Raw
+			if let, err = argDoc("find", key, v); err == nil {
+				o.Let, err = expr.Bind(let, time.Now())
+			}
+		case "allowPartialResults", "readOnce":
+			// Meaningful only across shards, and a storage cache hint.
+			_, err = argBool("find", key, v)
+		case "$_requestResumeToken", "$_resumeAfter":
+			if on, _ := argBool("find", key, v); on || v.Type == bson.TypeEmbeddedDocument {
+				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the find option '%s' yet", key)
+			}
 		default:
 			if !unsupportedFindOptions[key] {
 				return false, nil
@@ -100,7 +109,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.serveTailable(r.DB, coll, tc, a.batchSize, a.awaitData)
+		return s.serveTailable(r, r.DB, coll, tc, a.batchSize, a.awaitData, a.noTimeout)
 	}
 	a.Txn = r.Txn
 	a.Deadline = r.Args.Deadline
@@ -108,5 +117,13 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.serveFirstBatch(r.DB, coll, cur, a.batchSize, a.single, r.Txn)
+	fb := firstBatch{
+		size: a.batchSize, defaultSize: defaultFirstBatch, single: a.single, noTimeout: a.noTimeout,
+		empty: s.Engine.Collection(r.DB, coll) == nil,
+	}
+	if a.single {
+		// A single batch without a batchSize is bounded by size only.
+		fb.defaultSize = math.MaxInt64
+	}
+	return s.serveFirstBatch(r, r.DB, coll, cur, fb)
 }

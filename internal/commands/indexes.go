@@ -172,6 +172,20 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	batchSize := int64(noBatchSize)
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		if key != "cursor" {
+			return false, nil
+		}
+		c, err := argDoc("listIndexes", key, v)
+		if err == nil {
+			batchSize, err = cursorBatchSize("listIndexes", c)
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
@@ -180,5 +194,5 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, ix := range c.Indexes() {
 		docs = append(docs, ix.Spec)
 	}
-	return oneBatchCursor(r.DB+"."+name, docs), nil
+	return s.serveList(r, name, docs, batchSize)
 }

@@ -31,6 +31,17 @@ type Cursor struct {
 	// AwaitData a getMore waits for new ones.
 	Tailable  bool
 	AwaitData bool
+	// NoTimeout (find's noCursorTimeout) exempts the cursor from the idle
+	// timeout.
+	NoTimeout bool
+	// Session is the id of the logical session the cursor was opened in, ""
+	// for none. As in MongoDB 5.0+, a cursor of a session is not closed for
+	// idleness: it lives as long as its session (Registry.SessionAlive).
+	Session string
+	// InTxn reports that the cursor was opened in the transaction numbered
+	// TxnNumber.
+	InTxn     bool
+	TxnNumber int64
 	// Owner is what the cursor belongs to (a transaction), for KillOwned.
 	Owner any
 	src   Source
@@ -38,6 +49,22 @@ type Cursor struct {
 	held     bson.Raw
 	lastUsed time.Time
 	inUse    bool
+}
+
+// Restorer is a Source that can tell, before a getMore resumes it, that
+// what it reads is gone (a dropped or renamed collection, a dropped index):
+// Restore then fails with QueryPlanKilled, as MongoDB's plan executor does
+// when it restores its state.
+type Restorer interface {
+	Restore() error
+}
+
+// Restore checks that the cursor's source can resume.
+func (c *Cursor) Restore() error {
+	if r, ok := c.src.(Restorer); ok {
+		return r.Restore()
+	}
+	return nil
 }
 
 // Next returns the cursor's next document, or nil at the end.
@@ -62,6 +89,9 @@ type Registry struct {
 	cursors map[int64]*Cursor
 	idle    time.Duration
 	now     func() time.Time
+	// SessionAlive reports whether a logical session still exists; Reap
+	// closes the cursors of sessions that do not. Nil: sessions never end.
+	SessionAlive func(id string) bool
 }
 
 // NewRegistry returns an empty registry closing cursors idle for longer than
@@ -89,20 +119,17 @@ func (r *Registry) Add(c *Cursor) {
 	r.cursors[id] = c
 }
 
-// Checkout takes cursor id of db.coll for a getMore.
-func (r *Registry) Checkout(id int64, db, coll string) (*Cursor, error) {
+// Checkout takes cursor id for a getMore; the caller checks Permit and
+// gives it back (Return) or closes it (Close).
+func (r *Registry) Checkout(id int64) (*Cursor, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.cursors[id]
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.CursorNotFound, "cursor id %d not found", id)
 	}
-	if c.DB != db || c.Coll != coll {
-		return nil, mongoerr.New(mongoerr.Unauthorized,
-			"Requested getMore on namespace '%s.%s', but cursor belongs to a different namespace %s.%s", db, coll, c.DB, c.Coll)
-	}
 	if c.inUse {
-		return nil, mongoerr.New(mongoerr.Code(46), "cursor id %d is already in use", id)
+		return nil, mongoerr.New(mongoerr.CursorInUse, "cursor id %d is already in use", id)
 	}
 	c.inUse = true
 	return c, nil
@@ -162,18 +189,39 @@ func (r *Registry) KillOwned(owner any) {
 	}
 }
 
-// Reap closes the cursors idle for longer than the timeout.
+// Reap closes the cursors MongoDB would close on its own: those outside a
+// session idle for longer than the timeout (unless NoTimeout), and those
+// whose session has ended or expired. Cursors in use are left alone.
 func (r *Registry) Reap() int {
 	r.mu.Lock()
 	var stale []*Cursor
+	sessions := map[string]bool{}
 	cutoff := r.now().Add(-r.idle)
 	for id, c := range r.cursors {
-		if !c.inUse && c.lastUsed.Before(cutoff) {
+		switch {
+		case c.inUse:
+		case c.Session != "":
+			sessions[c.Session] = true
+		case !c.NoTimeout && c.lastUsed.Before(cutoff):
 			stale = append(stale, c)
 			delete(r.cursors, id)
 		}
 	}
+	alive := r.SessionAlive
 	r.mu.Unlock()
+	if alive != nil && len(sessions) > 0 {
+		for id := range sessions {
+			sessions[id] = alive(id)
+		}
+		r.mu.Lock()
+		for id, c := range r.cursors {
+			if live, known := sessions[c.Session]; known && !live && !c.inUse {
+				stale = append(stale, c)
+				delete(r.cursors, id)
+			}
+		}
+		r.mu.Unlock()
+	}
 	for _, c := range stale {
 		_ = c.src.Close()
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -37,6 +38,8 @@ type FindOptions struct {
 	// Deadline, when set, fails the read with MaxTimeMSExpired (50) once
 	// passed (the command's maxTimeMS).
 	Deadline time.Time
+	// Let is the command's let variables, for the filter's $expr.
+	Let *expr.Let
 }
 
 // deadlineCheckEvery is how many documents a scan examines between looks
@@ -72,7 +75,7 @@ type compiledFind struct {
 func compileFind(o FindOptions) (compiledFind, error) {
 	var q compiledFind
 	var err error
-	if q.filter, err = query.Compile(o.Filter); err != nil {
+	if q.filter, err = query.CompileLet(o.Filter, o.Let); err != nil {
 		return q, err
 	}
 	if len(o.Sort) > 0 {
@@ -128,7 +131,11 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return e.execute(c, q, p, o, &scanStats{})
+	cur, err := e.execute(c, q, p, o, &scanStats{})
+	if err != nil {
+		return nil, err
+	}
+	return &scanCursor{Cursor: cur, e: e, c: c, ix: p.ix}, nil
 }
 
 // execute opens the plan's scan and the stages above it.

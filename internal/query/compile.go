@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -15,6 +16,12 @@ import (
 // Compile parses a query filter. Errors are *mongoerr.Error with the code
 // and message MongoDB gives for the same filter.
 func Compile(filter bson.Raw) (*Filter, error) {
+	return CompileLet(filter, nil)
+}
+
+// CompileLet parses a query filter whose $expr clauses may use the
+// command's let variables (nil: none).
+func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 	filter = bytes.Clone(filter)
 	if len(filter) == 0 {
 		filter = bson.Raw{5, 0, 0, 0, 0}
@@ -22,7 +29,7 @@ func Compile(filter bson.Raw) (*Filter, error) {
 	if rawdoc.Validate(filter) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in filter document")
 	}
-	root, err := parseFilter(filter, false)
+	root, err := parseFilter(filter, &parseEnv{let: let})
 	if err != nil {
 		return nil, err
 	}
@@ -37,9 +44,8 @@ func Compile(filter bson.Raw) (*Filter, error) {
 }
 
 // parseFilter parses a filter document into an And of its clauses (or the
-// single clause). inElemMatch marks a filter nested in $elemMatch, where
-// top-level-only operators are refused.
-func parseFilter(doc []byte, inElemMatch bool) (*Node, error) {
+// single clause) in env.
+func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
 	and := &Node{Kind: KindAnd}
 	it := rawdoc.Iterate(doc)
 	for {
@@ -50,7 +56,7 @@ func parseFilter(doc []byte, inElemMatch bool) (*Node, error) {
 		key := string(k)
 		switch {
 		case strings.HasPrefix(key, "$"):
-			n, err := parseTopLevel(key, v, inElemMatch)
+			n, err := parseTopLevel(key, v, env)
 			if err != nil {
 				return nil, err
 			}
@@ -116,10 +122,22 @@ var topLevelOperators = map[string]bool{
 	"$sampleRate": true,
 }
 
-func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error) {
+// parseEnv is where a filter is parsed: inside $elemMatch, where
+// top-level-only operators are refused, or not; and with the command's let
+// variables for $expr, if any.
+type parseEnv struct {
+	inElemMatch bool
+	let         *expr.Let
+}
+
+// inElemMatch is the environment of a filter nested in $elemMatch.
+var inElemMatch = &parseEnv{inElemMatch: true}
+
+func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
+	inElemMatch := env.inElemMatch
 	switch key {
 	case "$and", "$or", "$nor":
-		return parseLogical(key, v, inElemMatch)
+		return parseLogical(key, v, env)
 	case "$comment":
 		return nil, nil
 	case "$ref", "$id", "$db":
@@ -142,7 +160,7 @@ func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error)
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
 		}
 		if key == "$expr" {
-			return parseExpr(v)
+			return parseExpr(v, env.let)
 		}
 		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
 	case "$jsonSchema":
@@ -153,7 +171,7 @@ func parseTopLevel(key string, v bson.RawValue, inElemMatch bool) (*Node, error)
 
 // parseLogical parses $and, $or and $nor: a non-empty array of filter
 // documents.
-func parseLogical(key string, v bson.RawValue, inElemMatch bool) (*Node, error) {
+func parseLogical(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	if v.Type != bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.BadValue, "%s must be an array", key)
 	}
@@ -167,7 +185,7 @@ func parseLogical(key string, v bson.RawValue, inElemMatch bool) (*Node, error) 
 		if e.Type != bson.TypeEmbeddedDocument {
 			return nil, mongoerr.New(mongoerr.BadValue, "$or/$and/$nor entries need to be full objects")
 		}
-		c, err := parseFilter(e.Value, inElemMatch)
+		c, err := parseFilter(e.Value, env)
 		if err != nil {
 			return nil, err
 		}
@@ -515,7 +533,7 @@ func parseElemMatch(path string, v bson.RawValue) (*Node, error) {
 		}
 		return leaf(KindElemMatchValue, path, v, func(n *Node) { n.Children = children }), nil
 	}
-	sub, err := parseFilter(v.Value, true)
+	sub, err := parseFilter(v.Value, inElemMatch)
 	if err != nil {
 		return nil, err
 	}

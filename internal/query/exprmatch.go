@@ -17,13 +17,18 @@ type exprMatch struct {
 }
 
 // parseExpr compiles the operand of $expr as an aggregation expression in
-// the root scope.
-func parseExpr(v bson.RawValue) (*Node, error) {
-	e, err := expr.Compile(v, expr.NewScope())
+// the scope of the command's let variables (the root scope when let is
+// nil).
+func parseExpr(v bson.RawValue, let *expr.Let) (*Node, error) {
+	scope, ctx := expr.NewScope(), &expr.Context{Now: time.Now()}
+	if let != nil {
+		scope, ctx = let.Scope, let.Ctx
+	}
+	e, err := expr.Compile(v, scope)
 	if err != nil {
 		return nil, err
 	}
-	return &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: &expr.Context{Now: time.Now()}}}, nil
+	return &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: ctx}}, nil
 }
 
 // exprFailure carries an evaluation error out of a match: MongoDB fails the

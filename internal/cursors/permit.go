@@ -1,0 +1,53 @@
+package cursors
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Permit checks that a getMore on db.coll, run in session (the lsid's id,
+// "" for none) and, when inTxn, in transaction txnNumber, may use c. The
+// checks and their codes are MongoDB's, in its order: the session (50736,
+// 50737, 50738), the transaction (50739, 50740, 50741), then the namespace
+// (Unauthorized). A refused getMore leaves the cursor open.
+func (c *Cursor) Permit(db, coll, session string, inTxn bool, txnNumber int64) error {
+	switch {
+	case session != "" && c.Session == "":
+		return mongoerr.New(50736, "Cannot run getMore on cursor %d, which was not created in a session, in session %s", c.ID, sessionString(session))
+	case session == "" && c.Session != "":
+		return mongoerr.New(50737, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", c.ID, sessionString(c.Session))
+	case session != c.Session:
+		return mongoerr.New(50738, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", c.ID, sessionString(c.Session), sessionString(session))
+	case inTxn && !c.InTxn:
+		return mongoerr.New(50739, "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", c.ID, txnNumber)
+	case !inTxn && c.InTxn:
+		return mongoerr.New(50740, "Cannot run getMore on cursor %d, which was created in transaction %d, without a txnNumber", c.ID, c.TxnNumber)
+	case inTxn && txnNumber != c.TxnNumber:
+		return mongoerr.New(50741, "Cannot run getMore on cursor %d, which was created in transaction %d, in transaction %d", c.ID, c.TxnNumber, txnNumber)
+	case db != c.DB || coll != c.Coll:
+		return mongoerr.New(mongoerr.Unauthorized,
+			"Requested getMore on namespace '%s.%s', but cursor belongs to a different namespace %s.%s", db, coll, c.DB, c.Coll)
+	}
+	return nil
+}
+
+// anonymousUID is the user digest of a session opened without
+// authentication: the SHA-256 of the empty user name.
+var anonymousUID = func() string {
+	sum := sha256.Sum256(nil)
+	return base64.StdEncoding.EncodeToString(sum[:])
+}()
+
+// sessionString shows a session as MongoDB's messages do: its id (a UUID),
+// its user digest, then the empty txnNumber and txnUUID of a client
+// session, separated by " - ".
+func sessionString(id string) string {
+	shown := hex.EncodeToString([]byte(id))
+	if len(id) == 16 {
+		shown = shown[:8] + "-" + shown[8:12] + "-" + shown[12:16] + "-" + shown[16:20] + "-" + shown[20:]
+	}
+	return shown + " - " + anonymousUID + " -  - "
+}

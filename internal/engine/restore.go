@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"encoding/hex"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// scanCursor is a find's cursor that remembers what its plan reads, so that
+// a getMore can tell (Restore) that the collection was dropped or renamed,
+// or the index the plan scans dropped, since the find. The cursor's
+// snapshot would still read them, but MongoDB kills such a query when it
+// resumes, with QueryPlanKilled (175), and so does Folio.
+type scanCursor struct {
+	Cursor
+	e  *Engine
+	c  *Collection
+	ix *Index // nil: the plan reads the document store
+}
+
+// Restore checks the collection by name first: another collection under
+// that name means the one read was dropped; none means it was dropped, or
+// renamed if its UUID lives on under another name.
+func (s *scanCursor) Restore() error {
+	now := s.e.cat.get(s.c.DB, s.c.Name)
+	if now == nil {
+		if to := s.e.cat.byUUID(s.c.UUID); to != nil {
+			return mongoerr.New(mongoerr.QueryPlanKilled, "collection renamed from '%s.%s' to '%s.%s'. UUID %s",
+				s.c.DB, s.c.Name, to.DB, to.Name, uuidString(s.c.UUID))
+		}
+	}
+	if now == nil || now.UUID != s.c.UUID {
+		return mongoerr.New(mongoerr.QueryPlanKilled, "collection dropped. UUID %s", uuidString(s.c.UUID))
+	}
+	if s.ix == nil {
+		return nil
+	}
+	for _, ix := range now.Indexes() {
+		if ix.ID == s.ix.ID {
+			return nil
+		}
+	}
+	return mongoerr.New(mongoerr.QueryPlanKilled, "query plan killed :: index '%s' dropped", s.ix.Name)
+}
+
+// byUUID returns the collection with uuid, or nil.
+func (c *catalog) byUUID(uuid [16]byte) *Collection {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, coll := range c.colls {
+		if coll.UUID == uuid {
+			return coll
+		}
+	}
+	return nil
+}
+
+// uuidString shows a UUID as MongoDB's messages do.
+func uuidString(u [16]byte) string {
+	h := hex.EncodeToString(u[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

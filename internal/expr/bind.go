@@ -1,0 +1,50 @@
+package expr
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Let is a command's let variables, bound: the scope its expressions
+// compile in and the context they evaluate in.
+type Let struct {
+	Scope *Scope
+	Ctx   *Context
+}
+
+// emptyDocument is {}, what a let expression evaluates against.
+var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
+
+// Bind evaluates a command's let document ({name: expression, ...}) once,
+// in order, each expression seeing the variables bound before it, as
+// MongoDB seeds a command's variables; now is $$NOW. A nil let binds
+// nothing.
+func Bind(let bson.Raw, now time.Time) (*Let, error) {
+	ctx := &Context{Now: now, Vars: map[string]bson.RawValue{}}
+	var names []string
+	if len(let) > 0 {
+		elems, err := let.Elements()
+		if err != nil {
+			return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid let document: %v", err)
+		}
+		for _, el := range elems {
+			e, err := Compile(el.Value(), NewScope(names...))
+			if err != nil {
+				return nil, err
+			}
+			v, err := e.Eval(ctx, emptyDocument)
+			if err != nil {
+				return nil, err
+			}
+			if err := validateVarName(el.Key()); err != nil {
+				return nil, err
+			}
+			ctx.Vars[el.Key()] = v
+			names = append(names, el.Key())
+		}
+	}
+	return &Let{Scope: NewScope(names...), Ctx: ctx}, nil
+}
