@@ -28,12 +28,11 @@ const maxTTLSeconds = 2147483647
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
-	"storageEngine": true,
-	"collation": false, "weights": false, "default_language": false, "language_override": false,
-	"textIndexVersion": false, "2dsphereIndexVersion": false, "bits": false, "min": false, "max": false,
-	"coarsestIndexedLevel": false, "finestIndexedLevel": false, "wildcardProjection": false,
-	"columnstoreProjection": false, "columnstoreCompressor": false, "originalSpec": false,
-	"prepareUnique": false, "clustered": false, "_id": false,
+	"storageEngine": true, "collation": false, "weights": false, "default_language": false,
+	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
+	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
+	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
+	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
 }
 
 // idIndexSpecFields are the fields an _id index specification may hold.
