@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestRefusedInputs proves commands MongoDB 7.0 refuses fail with its codes
@@ -339,3 +340,52 @@ func TestListCollectionsOptions(t *testing.T) {
 }
 
 func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestEmptyOperandUpdates proves an empty operator operand is a no-op
+// through every update path, as in MongoDB 5.0 and later (manual, $set:
+// "mongod no longer raises an error when you use an update operator like
+// $set with an empty operand expression"): the document matches but is not
+// modified, and an upsert inserts the document its query describes.
+func TestEmptyOperandUpdates(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("empty")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	empty := bson.D{{Key: "$set", Value: bson.D{}}}
+	res, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, empty)
+	if err != nil || res.MatchedCount != 1 || res.ModifiedCount != 0 {
+		t.Fatalf("updateOne: %+v %v", res, err)
+	}
+	res, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(5)}}, bson.D{{Key: "$set", Value: bson.D{}}, {Key: "$inc", Value: bson.D{}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil || res.UpsertedCount != 1 {
+		t.Fatalf("upsert: %+v %v", res, err)
+	}
+	got, err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$unset", Value: bson.D{}}, {Key: "$set", Value: bson.D{{Key: "b", Value: int32(2)}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Raw()
+	want := mustRaw(t, bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}, {Key: "b", Value: int32(2)}})
+	if err != nil || !bytesEqual(got, want) {
+		t.Fatalf("findAndModify: %s %v, want %s", got, err, want)
+	}
+	requireDocs(t, coll, `{"_id": 1, "a": 1, "b": 2}`, `{"_id": 5}`)
+}
+
+// requireDocs fails unless coll holds exactly the documents given in
+// Extended JSON, in _id order.
+func requireDocs(t *testing.T, coll *mongo.Collection, want ...string) {
+	t.Helper()
+	got := findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if len(got) != len(want) {
+		t.Fatalf("%s holds %v, want %v", coll.Name(), got, want)
+	}
+	for i, w := range want {
+		var d bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(w), false, &d); err != nil {
+			t.Fatal(err)
+		}
+		if !bytesEqual(got[i], d) {
+			t.Fatalf("%s document %d is %s, want %s", coll.Name(), i, got[i], d)
+		}
+	}
+}
