@@ -19,11 +19,106 @@ func init() {
 }
 
 // unsupportedCreateOptions are create options MongoDB accepts that Folio
-// does not implement yet: they fail clearly rather than being ignored.
-var unsupportedCreateOptions = map[string]string{
-	"viewOn": "views", "pipeline": "views", "timeseries": "time series collections",
-	"validator": "document validation", "clusteredIndex": "clustered indexes", "encryptedFields": "queryable encryption",
-	"collation": "collations", "changeStreamPreAndPostImages": "change streams", "expireAfterSeconds": "TTL collections",
+// does not implement yet: they fail with NotImplemented naming the option
+// rather than being ignored.
+var unsupportedCreateOptions = map[string]bool{
+	"viewOn": true, "pipeline": true, "timeseries": true, "validator": true, "clusteredIndex": true,
+	"encryptedFields": true, "collation": true, "changeStreamPreAndPostImages": true, "expireAfterSeconds": true,
+}
+
+// validationLevels and validationActions are the values MongoDB's create
+// accepts for validationLevel and validationAction.
+var (
+	validationLevels  = map[string]bool{"off": true, "strict": true, "moderate": true}
+	validationActions = map[string]bool{"error": true, "warn": true}
+)
+
+// notImplementedCreateOption is the error for a create option Folio does not
+// honour.
+func notImplementedCreateOption(name string) error {
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the create option '%s' yet", name)
+}
+
+// parseCreateOption reads one create option into opts.
+func parseCreateOption(opts *engine.CollectionOptions, key string, v bson.RawValue) (bool, error) {
+	var err error
+	switch key {
+	case "capped":
+		opts.Capped, err = argBool("create", key, v)
+	case "size":
+		opts.Size, err = argInt("create", key, v)
+	case "max":
+		opts.Max, err = argInt("create", key, v)
+	case "autoIndexId":
+		var b bool
+		if b, err = argBool("create", key, v); err == nil && !b {
+			// Folio always keeps documents in _id order: it cannot do
+			// without the _id index.
+			return true, notImplementedCreateOption("autoIndexId: false")
+		}
+		opts.AutoIndexID = &b
+	case "temp":
+		// Temporary collections are dropped at restart, which Folio does
+		// not do.
+		if opts.Temp, err = argBool("create", key, v); err == nil && opts.Temp {
+			return true, notImplementedCreateOption("temp: true")
+		}
+	case "flags":
+		// Deprecated; MongoDB ignores it.
+		_, err = argInt("create", key, v)
+	case "storageEngine":
+		opts.StorageEngine, err = argDoc("create", key, v)
+	case "indexOptionDefaults":
+		var d bson.Raw
+		if d, err = argDoc("create", key, v); err == nil {
+			err = eachField(d, "create.indexOptionDefaults", func(k string, v bson.RawValue) (bool, error) {
+				if k != "storageEngine" {
+					return false, nil
+				}
+				var err error
+				opts.IndexStorageEngine, err = argDoc("create.indexOptionDefaults", k, v)
+				return true, err
+			})
+		}
+	case "validationLevel", "validationAction":
+		var val string
+		if val, err = argString("create", key, v); err != nil {
+			return true, err
+		}
+		allowed := validationLevels
+		if key == "validationAction" {
+			allowed = validationActions
+		}
+		if !allowed[val] {
+			return true, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'create.%s' is not a valid value.", val, key)
+		}
+		if key == "validationLevel" {
+			opts.ValidationLevel = val
+		} else {
+			opts.ValidationAction = val
+		}
+	case "idIndex":
+		var d bson.Raw
+		if d, err = argDoc("create", key, v); err != nil {
+			return true, err
+		}
+		spec, err := parseIndexSpec(d, false)
+		if err != nil {
+			return true, err
+		}
+		if !isIDIndexPattern(spec.Key) {
+			return true, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
+		}
+		if spec.Name != "_id_" {
+			return true, notImplementedCreateOption("idIndex.name")
+		}
+	default:
+		if unsupportedCreateOptions[key] {
+			return true, notImplementedCreateOption(key)
+		}
+		return false, nil
+	}
+	return true, err
 }
 
 func createCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -32,32 +127,8 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var opts engine.CollectionOptions
-	var other bson.D
-	var unsupported string
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		switch key {
-		case "capped":
-			b, err := argBool("create", key, v)
-			opts.Capped = b
-			return true, err
-		case "size":
-			n, err := argInt("create", key, v)
-			opts.Size = n
-			return true, err
-		case "max":
-			n, err := argInt("create", key, v)
-			opts.Max = n
-			return true, err
-		case "autoIndexId", "idIndex", "validationLevel", "validationAction", "indexOptionDefaults",
-			"storageEngine", "flags", "temp":
-			other = append(other, bson.E{Key: key, Value: v})
-			return true, nil
-		}
-		if what, ok := unsupportedCreateOptions[key]; ok {
-			unsupported = what
-			return true, nil
-		}
-		return false, nil
+		return parseCreateOption(&opts, key, v)
 	})
 	if err != nil {
 		return nil, err
@@ -70,12 +141,6 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		opts.Size = (opts.Size + 255) / 256 * 256
 	} else {
 		opts.Size, opts.Max = 0, 0
-	}
-	if unsupported != "" {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %s yet", unsupported)
-	}
-	if len(other) > 0 {
-		opts.Other = marshal(other)
 	}
 	return nil, s.Engine.CreateCollection(r.DB, name, opts)
 }
@@ -105,7 +170,7 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 	return bson.D{
 		{Key: "name", Value: c.Name},
 		{Key: "type", Value: "collection"},
-		{Key: "options", Value: bson.D{}},
+		{Key: "options", Value: c.Options.Doc()},
 		{Key: "info", Value: bson.D{
 			{Key: "readOnly", Value: false},
 			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},

@@ -37,6 +37,9 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Engine.Collection(r.DB, coll) == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
+	}
 	if index == nil {
 		return nil, nil
 	}

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"fmt"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
@@ -17,28 +19,113 @@ func init() {
 // maxTTLSeconds is the largest expireAfterSeconds MongoDB accepts.
 const maxTTLSeconds = 2147483647
 
-// parseIndexSpec reads one entry of createIndexes' indexes array.
-func parseIndexSpec(doc bson.Raw) (engine.IndexSpec, error) {
-	spec := engine.IndexSpec{ExpireAfter: -1}
-	invalid := func(field string) error {
-		return mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-			"The field '%s' is not valid for an index specification. Specification: %s", field, doc)
+// indexSpecFields are the fields MongoDB 7.0 allows in an index
+// specification (index_key_validate's allowedFieldNames), mapped to whether
+// Folio implements them. An unknown field fails with
+// InvalidIndexSpecificationOption (197), or is dropped when the command sets
+// ignoreUnknownIndexOptions; a known one Folio does not implement fails with
+// NotImplemented (238).
+var indexSpecFields = map[string]bool{
+	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
+	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
+	"storageEngine": true, "collation": false, "weights": false, "default_language": false,
+	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
+	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
+	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
+	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
+}
+
+// idIndexSpecFields are the fields an _id index specification may hold.
+var idIndexSpecFields = map[string]bool{"key": true, "name": true, "v": true, "ns": true, "collation": true, "_id": true}
+
+// withoutUnknownIndexFields is doc without the fields MongoDB does not know,
+// as ignoreUnknownIndexOptions asks.
+func withoutUnknownIndexFields(doc bson.Raw) bson.Raw {
+	elems, _ := doc.Elements()
+	out := bson.D{}
+	for _, el := range elems {
+		if _, known := indexSpecFields[el.Key()]; known {
+			out = append(out, bson.E{Key: el.Key(), Value: el.Value()})
+		}
 	}
-	err := eachField(doc, "createIndexes.indexes", func(key string, v bson.RawValue) (bool, error) {
-		var err error
+	if len(out) == len(elems) {
+		return doc
+	}
+	return marshal(out)
+}
+
+// specError is MongoDB's error for an invalid index specification: the
+// reason in the context of the specification.
+func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) error {
+	e := mongoerr.New(code, format, args...)
+	e.Msg = fmt.Sprintf("Error in specification %s :: caused by :: %s", doc, e.Msg)
+	return e
+}
+
+// parseIndexSpec reads one entry of createIndexes' indexes array with
+// MongoDB 7.0's validation (index_key_validate::validateIndexSpec, then the
+// _id index and reserved name rules).
+func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) {
+	if ignoreUnknown {
+		doc = withoutUnknownIndexFields(doc)
+	}
+	spec := engine.IndexSpec{ExpireAfter: -1}
+	hasName := false
+	elems, err := doc.Elements()
+	if err != nil {
+		return spec, mongoerr.New(mongoerr.InvalidBSON, "invalid index specification: %v", err)
+	}
+	for _, el := range elems {
+		if _, known := indexSpecFields[el.Key()]; !known {
+			return spec, specError(doc, mongoerr.InvalidIndexSpecificationOption,
+				"The field '%s' is not valid for an index specification. Specification: %s", el.Key(), doc)
+		}
+	}
+	for _, el := range elems {
+		key, v := el.Key(), el.Value()
 		switch key {
 		case "key":
-			spec.Key, err = argDoc("createIndexes.indexes", key, v)
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'key' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.Key = v.Document()
+			if dup, ok := repeatedField(spec.Key); ok {
+				return spec, specError(doc, mongoerr.BadValue, "The field '%s' appears multiple times in the index key pattern %s", dup, spec.Key)
+			}
 		case "name":
-			spec.Name, err = argString("createIndexes.indexes", key, v)
-		case "unique":
-			spec.Unique, err = argBool("createIndexes.indexes", key, v)
-		case "sparse":
-			spec.Sparse, err = argBool("createIndexes.indexes", key, v)
+			if v.Type != bson.TypeString {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a string, but got %s", values.TypeName(v.Type))
+			}
+			spec.Name, hasName = v.StringValue(), true
+		case "unique", "sparse", "background", "dropDups":
+			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", key, key, v)
+			}
+			switch key {
+			case "unique":
+				spec.Unique = values.Truthy(v)
+			case "sparse":
+				spec.Sparse = values.Truthy(v)
+			}
 		case "hidden":
-			spec.Hidden, err = argBool("createIndexes.indexes", key, v)
+			if v.Type != bson.TypeBoolean {
+				// MongoDB names the 'name' field in this message.
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a bool, but got %s", values.TypeName(v.Type))
+			}
+			spec.Hidden = v.Boolean()
 		case "partialFilterExpression":
-			spec.Partial, err = argDoc("createIndexes.indexes", key, v)
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.Partial = v.Document()
+		case "storageEngine":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "\"storageEngine\" options must be a document if present")
+			}
+			if len(v.Document()) <= 5 {
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "Empty \"storageEngine\" options are invalid. Please remove the field or include valid options.")
+			}
+			spec.StorageEngine = v.Document()
 		case "expireAfterSeconds":
 			n, ok := values.Int64(v)
 			if !ok {
@@ -47,24 +134,42 @@ func parseIndexSpec(doc bson.Raw) (engine.IndexSpec, error) {
 				}
 			}
 			if !ok || n < 0 || n > maxTTLSeconds {
-				return true, mongoerr.New(mongoerr.CannotCreateIndex,
+				return spec, mongoerr.New(mongoerr.CannotCreateIndex,
 					"TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
 			}
 			spec.ExpireAfter = n
-		case "v", "background", "ns", "dropDups":
-		case "collation", "weights", "default_language", "language_override", "textIndexVersion",
-			"2dsphereIndexVersion", "bits", "min", "max", "wildcardProjection", "storageEngine", "clustered":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
+		case "v", "ns":
 		default:
-			return true, invalid(key)
+			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		}
-		return true, err
-	})
-	if err != nil {
-		return spec, err
 	}
 	if spec.Key == nil {
-		return spec, mongoerr.New(mongoerr.FailedToParse, "The 'key' field is a required property of an index specification")
+		return spec, specError(doc, mongoerr.FailedToParse, "The 'key' field is a required property of an index specification")
+	}
+	if !hasName {
+		return spec, specError(doc, mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
+	}
+	if spec.Name == "" {
+		return spec, specError(doc, mongoerr.CannotCreateIndex, "index name cannot be empty")
+	}
+	if isIDIndexPattern(spec.Key) {
+		for _, el := range elems {
+			if !idIndexSpecFields[el.Key()] {
+				return spec, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
+					"The field '%s' is not valid for an _id index specification. Specification: %s", el.Key(), doc)
+			}
+		}
+		if f, _ := values.Float64(spec.Key.Index(0).Value()); f != 1 {
+			return spec, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
+		}
+		return spec, nil
+	}
+	switch spec.Name {
+	case "_id_":
+		return spec, mongoerr.New(mongoerr.BadValue,
+			"The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", spec.Key)
+	case "*":
+		return spec, mongoerr.New(mongoerr.BadValue, "The index name '*' is not valid.")
 	}
 	if spec.ExpireAfter >= 0 {
 		if elems, _ := spec.Key.Elements(); len(elems) != 1 {
@@ -74,34 +179,64 @@ func parseIndexSpec(doc bson.Raw) (engine.IndexSpec, error) {
 	return spec, nil
 }
 
+// isIDIndexPattern reports whether key is {_id: 1} or {_id: -1}, which
+// MongoDB treats as the _id index's key pattern.
+func isIDIndexPattern(key bson.Raw) bool {
+	elems, err := key.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "_id" {
+		return false
+	}
+	f, ok := values.Float64(elems[0].Value())
+	return ok && (int32(f) == 1 || int32(f) == -1)
+}
+
+// repeatedField returns a field name that occurs twice in doc.
+func repeatedField(doc bson.Raw) (string, bool) {
+	elems, _ := doc.Elements()
+	for i, a := range elems {
+		for _, b := range elems[:i] {
+			if a.Key() == b.Key() {
+				return a.Key(), true
+			}
+		}
+	}
+	return "", false
+}
+
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	var specs []engine.IndexSpec
+	var docs []bson.Raw
+	var ignoreUnknown, haveIndexes bool
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
 		switch key {
 		case "indexes":
-			docs, err := docsArg("createIndexes", key, v)
-			if err != nil {
-				return true, err
-			}
-			for _, d := range docs {
-				spec, err := parseIndexSpec(d)
-				if err != nil {
-					return true, err
-				}
-				specs = append(specs, spec)
-			}
-		case "commitQuorum":
+			docs, err = docsArg("createIndexes", key, v)
+			haveIndexes = true
+		case "ignoreUnknownIndexOptions":
+			ignoreUnknown, err = argBool("createIndexes", key, v)
+		case "commitQuorum", "v":
 		default:
 			return false, nil
 		}
-		return true, nil
+		return true, err
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !haveIndexes {
+		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'createIndexes.indexes' is missing but a required field")
+	}
+	specs := make([]engine.IndexSpec, 0, len(docs))
+	for _, d := range docs {
+		spec, err := parseIndexSpec(d, ignoreUnknown)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")

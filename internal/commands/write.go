@@ -103,7 +103,7 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 	if err == nil && !seen {
 		err = mongoerr.New(mongoerr.Code(40414), "BSON field '%s.%s' is missing but a required field", cmdName, docsField)
 	}
-	if err == nil && len(a.docs) > maxWriteBatchSize {
+	if err == nil && (len(a.docs) == 0 || len(a.docs) > maxWriteBatchSize) {
 		err = mongoerr.New(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatchSize, len(a.docs))
 	}
 	return coll, a, err

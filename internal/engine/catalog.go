@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -56,20 +57,74 @@ func (c *Collection) FindIndex(name string) *Index {
 	return nil
 }
 
-// CollectionOptions are the create options Folio stores with a collection.
+// CollectionOptions are the create options Folio stores with a collection,
+// those it acts on (capped, size, max) and those it keeps and reports
+// without acting on them.
 type CollectionOptions struct {
 	Capped bool  `bson:"capped,omitempty"`
 	Size   int64 `bson:"size,omitempty"`
 	Max    int64 `bson:"max,omitempty"`
-	// Other holds the accepted create options Folio keeps but does not act
-	// on (validationLevel, storageEngine...), so that a second create with
-	// different options is told apart.
-	Other bson.Raw `bson:"other,omitempty"`
+	// AutoIndexID is nil unless create set autoIndexId.
+	AutoIndexID *bool `bson:"autoIndexId,omitempty"`
+	Temp        bool  `bson:"temp,omitempty"`
+	// StorageEngine and IndexStorageEngine (indexOptionDefaults'
+	// storageEngine) are storage engine options, kept as given.
+	StorageEngine      bson.Raw `bson:"storageEngine,omitempty"`
+	IndexStorageEngine bson.Raw `bson:"indexStorageEngine,omitempty"`
+	// ValidationLevel and ValidationAction are kept as given; without a
+	// validator (which Folio does not support) they have no effect, as in
+	// MongoDB.
+	ValidationLevel  string `bson:"validationLevel,omitempty"`
+	ValidationAction string `bson:"validationAction,omitempty"`
 }
 
 // Equal reports whether two option sets are the same.
 func (o CollectionOptions) Equal(p CollectionOptions) bool {
-	return o.Capped == p.Capped && o.Size == p.Size && o.Max == p.Max && bytes.Equal(o.Other, p.Other)
+	return o.Capped == p.Capped && o.Size == p.Size && o.Max == p.Max &&
+		(o.AutoIndexID == nil) == (p.AutoIndexID == nil) && (o.AutoIndexID == nil || *o.AutoIndexID == *p.AutoIndexID) &&
+		o.Temp == p.Temp && bytes.Equal(o.StorageEngine, p.StorageEngine) &&
+		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
+		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction
+}
+
+// Doc is the options document listCollections reports, in MongoDB's order
+// (CollectionOptions::toBSON); numbers are int32 when they fit, as
+// MongoDB's appendNumber makes them.
+func (o CollectionOptions) Doc() bson.D {
+	d := bson.D{}
+	if o.Capped {
+		d = append(d, bson.E{Key: "capped", Value: true}, bson.E{Key: "size", Value: smallestInt(o.Size)})
+		if o.Max != 0 {
+			d = append(d, bson.E{Key: "max", Value: smallestInt(o.Max)})
+		}
+	}
+	if o.AutoIndexID != nil {
+		d = append(d, bson.E{Key: "autoIndexId", Value: *o.AutoIndexID})
+	}
+	if o.Temp {
+		d = append(d, bson.E{Key: "temp", Value: true})
+	}
+	if len(o.StorageEngine) > 0 {
+		d = append(d, bson.E{Key: "storageEngine", Value: o.StorageEngine})
+	}
+	if len(o.IndexStorageEngine) > 0 {
+		d = append(d, bson.E{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: o.IndexStorageEngine}}})
+	}
+	if o.ValidationLevel != "" {
+		d = append(d, bson.E{Key: "validationLevel", Value: o.ValidationLevel})
+	}
+	if o.ValidationAction != "" {
+		d = append(d, bson.E{Key: "validationAction", Value: o.ValidationAction})
+	}
+	return d
+}
+
+// smallestInt is n as an int32 when it fits, else as an int64.
+func smallestInt(n int64) any {
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		return int32(n)
+	}
+	return n
 }
 
 // catalogEntry is the stored form of a Collection.

@@ -16,6 +16,8 @@ const maxStorageDepth = 180
 
 // prepareInsert validates doc for storage and returns it with _id as its
 // first field, generating an ObjectId when _id is missing, as MongoDB does.
+// A second top-level _id fails with BadValue (2); other repeated field names
+// are stored as given, which MongoDB's insert path also allows.
 func prepareInsert(doc bson.Raw) (bson.Raw, bson.RawValue, error) {
 	if len(doc) > MaxDocumentSize {
 		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
@@ -31,10 +33,13 @@ func prepareInsert(doc bson.Raw) (bson.Raw, bson.RawValue, error) {
 	}
 	idAt := -1
 	for i, el := range elems {
-		if el.Key() == "_id" {
-			idAt = i
-			break
+		if el.Key() != "_id" {
+			continue
 		}
+		if idAt >= 0 {
+			return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
+		}
+		idAt = i
 	}
 	if idAt == 0 {
 		id := elems[0].Value()

@@ -14,7 +14,8 @@ type hintChoice struct {
 }
 
 // resolveHint finds the index a hint names by name or key pattern. MongoDB
-// fails a hint that names no index with BadValue (2).
+// fails a hint that names no index, or a hidden one (hidden indexes are not
+// offered to the planner), with BadValue (2).
 func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 	if hint.Type == 0 {
 		return hintChoice{}, nil
@@ -27,7 +28,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			return hintChoice{idOrder: true}, nil
 		}
 		if c != nil {
-			if ix := c.FindIndex(name); ix != nil {
+			if ix := c.FindIndex(name); ix != nil && !ix.Hidden {
 				return hintChoice{ix: ix}, nil
 			}
 		}
@@ -53,7 +54,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 		}
 		if c != nil {
 			for _, ix := range c.Indexes() {
-				if sameKeyPattern(ix.keyPattern(), key) {
+				if !ix.Hidden && sameKeyPattern(ix.keyPattern(), key) {
 					return hintChoice{ix: ix}, nil
 				}
 			}

@@ -58,6 +58,9 @@ type IndexSpec struct {
 	Hidden      bool
 	Partial     bson.Raw
 	ExpireAfter int64 // -1: none
+	// StorageEngine holds storage engine options, kept and reported as
+	// given; they do not change how Folio stores the index.
+	StorageEngine bson.Raw
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -154,6 +157,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	}
 	if ix.Hidden {
 		d = bsoncore.AppendBooleanElement(d, "hidden", true)
+	}
+	if len(spec.StorageEngine) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "storageEngine", spec.StorageEngine)
 	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d

@@ -26,18 +26,34 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 	if v, ok := spec.Lookup("expireAfterSeconds").Int64OK(); ok {
 		s.ExpireAfter = v
 	}
+	s.StorageEngine = storageEngineOf(spec)
 	return newIndex(id, s)
 }
 
-// sameDefinition reports whether an existing index is the one spec asks
-// for: the same key pattern and options.
-func sameDefinition(ix *Index, spec IndexSpec) bool {
+// sameSignature reports whether an existing index has the signature spec
+// asks for: MongoDB (5.0 and later) tells indexes apart by key pattern,
+// partial filter, unique and sparse, so two indexes may differ only there.
+func sameSignature(ix *Index, spec IndexSpec) bool {
 	return sameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
-		ix.ExpireAfter == spec.ExpireAfter && bytes.Equal(partialOf(ix), spec.Partial)
+		bytes.Equal(partialOf(ix), spec.Partial)
+}
+
+// sameDefinition reports whether an existing index is the one spec asks
+// for: the same signature and the same other options.
+func sameDefinition(ix *Index, spec IndexSpec) bool {
+	return sameSignature(ix, spec) && ix.ExpireAfter == spec.ExpireAfter && ix.Hidden == spec.Hidden &&
+		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine)
 }
 
 func partialOf(ix *Index) []byte {
 	if p, ok := ix.Spec.Lookup("partialFilterExpression").DocumentOK(); ok {
+		return p
+	}
+	return nil
+}
+
+func storageEngineOf(spec bson.Raw) bson.Raw {
+	if p, ok := spec.Lookup("storageEngine").DocumentOK(); ok {
 		return p
 	}
 	return nil
@@ -165,19 +181,27 @@ func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
 			"An existing index has the same name as the requested index. Requested index: %s, existing index: %s", bson.Raw(spec.Key), idKeyPattern)
 	}
 	for _, ix := range existing {
-		sameKey := sameKeyPattern(ix.keyPattern(), spec.Key)
 		switch {
 		case ix.Name == spec.Name && sameDefinition(ix, spec):
 			return true, nil
+		case ix.Name == spec.Name && sameSignature(ix, spec):
+			return false, mongoerr.New(mongoerr.IndexOptionsConflict,
+				"An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s",
+				requestedSpec(spec), ix.Spec)
 		case ix.Name == spec.Name:
 			return false, mongoerr.New(mongoerr.IndexKeySpecsConflict,
 				"An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s",
-				bson.Raw(spec.Key), ix.Spec)
-		case sameKey && bytes.Equal(partialOf(ix), spec.Partial):
+				requestedSpec(spec), ix.Spec)
+		case sameSignature(ix, spec):
 			return false, mongoerr.New(mongoerr.IndexOptionsConflict, "Index already exists with a different name: %s", ix.Name)
 		}
 	}
 	return false, nil
+}
+
+// requestedSpec is spec as listIndexes would report it, for messages.
+func requestedSpec(spec IndexSpec) bson.Raw {
+	return indexSpecDoc(&Index{Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter}, spec)
 }
 
 // idKeyPattern is {_id: 1}.
@@ -382,7 +406,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds field to update")
 	}
 	spec := IndexSpec{Name: before.Name, Key: before.keyPattern(), Unique: before.Unique, Sparse: before.Sparse,
-		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter}
+		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter, StorageEngine: storageEngineOf(before.Spec)}
 	if change.Hidden != nil {
 		spec.Hidden = *change.Hidden
 	}

@@ -117,9 +117,10 @@ type pullOp struct {
 }
 
 // parsePull builds $pull's condition as MongoDB does: a document whose first
-// field is not an operator is a query each document element must match; an
-// operator document ({$gte: 6}, {$elemMatch: ...}) is a condition on the
-// element itself; any other value selects equal elements.
+// field is a field name or a query-level operator ($or, $and, $nor...) is a
+// query each document element must match; a document of value operators
+// ({$gte: 6}, {$elemMatch: ...}) is a condition on the element itself; any
+// other value selects equal elements.
 func parsePull(v bson.RawValue, compile CompileFunc) (leaf, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return values.Equal(e, v) }}, nil
@@ -129,7 +130,7 @@ func parsePull(v bson.RawValue, compile CompileFunc) (leaf, error) {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "$pull with a condition requires a query compiler")
 	}
 	first, err := doc.IndexErr(0)
-	if err == nil && isOperatorName(first.Key()) {
+	if err == nil && isOperatorName(first.Key()) && !queryOperators[first.Key()] {
 		m, err := compile(wrap(pullField, v))
 		if err != nil {
 			return nil, err
@@ -148,6 +149,14 @@ func parsePull(v bson.RawValue, compile CompileFunc) (leaf, error) {
 // pullField is the field name an element is wrapped under to be matched by
 // an operator condition.
 const pullField = "v"
+
+// queryOperators are the query operators that take no field path: a $pull
+// condition that begins with one is a query on document elements (MongoDB
+// wraps only conditions that begin with a value operator).
+var queryOperators = map[string]bool{
+	"$and": true, "$or": true, "$nor": true, "$expr": true, "$where": true, "$text": true,
+	"$comment": true, "$jsonSchema": true, "$alwaysTrue": true, "$alwaysFalse": true,
+}
 
 // isOperatorName reports whether a query field is an operator rather than a
 // field path ($ref, $id and $db are DBRef fields).

@@ -34,8 +34,8 @@ var operators = map[string]parseFunc{
 }
 
 // compileOperators builds the update tree of an operator update. Every
-// top-level field must be a known modifier whose argument is a non-empty
-// document of path: argument pairs; every array filter must be used.
+// top-level field must be a known modifier whose argument is a document of
+// path: argument pairs (possibly empty); every array filter must be used.
 func compileOperators(spec bson.Raw, filters map[string]Matcher, compile CompileFunc) (*Update, error) {
 	u := &Update{root: &tnode{}, filters: filters}
 	used := map[string]bool{}
@@ -53,11 +53,8 @@ func compileOperators(spec bson.Raw, filters map[string]Matcher, compile Compile
 				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %s}",
 				values.TypeName(e.Value().Type), op, formatValue(e.Value()))
 		}
+		// An empty operand ({$set: {}}) is a no-op since MongoDB 5.0.
 		fields, _ := args.Elements()
-		if len(fields) == 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse,
-				"'%s' is empty. You must specify a field like so: {%s: {<field_name>: ...}}", op, op)
-		}
 		for _, f := range fields {
 			var err error
 			if op == "$rename" {

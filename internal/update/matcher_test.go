@@ -13,8 +13,8 @@ import (
 // testMatcher is a small query matcher for the tests, so that they do not
 // depend on the query package: field paths (descending into arrays), literal
 // equality (an array field matches when an element is equal), $eq $ne $gt
-// $gte $lt $lte $in $elemMatch, and $and. Any filter mentioning $bad fails
-// to compile.
+// $gte $lt $lte $in $elemMatch, $and, $or and $nor. Any filter mentioning
+// $bad fails to compile.
 type testMatcher struct{ filter bson.Raw }
 
 func compileQuery(filter bson.Raw) (Matcher, error) {
@@ -29,12 +29,17 @@ func (m testMatcher) Match(doc bson.Raw) bool { return matchDoc(m.filter, doc) }
 func matchDoc(filter, doc bson.Raw) bool {
 	elems, _ := filter.Elements()
 	for _, e := range elems {
-		if e.Key() == "$and" {
+		switch e.Key() {
+		case "$and", "$or", "$nor":
 			subs, _ := e.Value().Array().Values()
+			matched := 0
 			for _, s := range subs {
-				if !matchDoc(s.Document(), doc) {
-					return false
+				if matchDoc(s.Document(), doc) {
+					matched++
 				}
+			}
+			if e.Key() == "$and" && matched != len(subs) || e.Key() == "$or" && matched == 0 || e.Key() == "$nor" && matched > 0 {
+				return false
 			}
 			continue
 		}

@@ -12,20 +12,23 @@ import (
 
 // compileReplacement accepts a replacement document: no top-level field may
 // start with '$' (MongoDB 5.0+ storage rules for replacements), and _id must
-// be storable.
+// be storable. A second _id is refused when the replacement is applied, as
+// MongoDB's storage validation of the new document does.
 func compileReplacement(spec bson.Raw) (*Update, error) {
 	elems, _ := spec.Elements()
+	ids := 0
 	for _, e := range elems {
 		if k := e.Key(); len(k) > 0 && k[0] == '$' {
 			return nil, dollarField(k)
 		}
 		if e.Key() == "_id" {
+			ids++
 			if err := checkIDType(rawNode(e.Value())); err != nil {
 				return nil, err
 			}
 		}
 	}
-	return &Update{replacement: spec}, nil
+	return &Update{replacement: spec, repeatedID: ids > 1}, nil
 }
 
 // applyReplacement replaces doc with the replacement. The original _id is
@@ -33,6 +36,9 @@ func compileReplacement(spec bson.Raw) (*Update, error) {
 // the original one. For an upsert's insert, doc is the seed: its _id is
 // kept and its other fields are not.
 func (u *Update) applyReplacement(doc bson.Raw) (bson.Raw, error) {
+	if u.repeatedID {
+		return nil, mongoerr.New(mongoerr.BadValue, "Can't have multiple _id fields in one document")
+	}
 	orig, origErr := doc.LookupErr("_id")
 	id, err := u.replacement.LookupErr("_id")
 	if err == nil {

@@ -1,0 +1,391 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestRefusedInputs proves commands MongoDB 7.0 refuses fail with its codes
+// and leave nothing behind. Each row runs on a fresh database after its
+// setup commands.
+func TestRefusedInputs(t *testing.T) {
+	idx := func(coll string, specs ...bson.D) bson.D {
+		arr := bson.A{}
+		for _, s := range specs {
+			arr = append(arr, s)
+		}
+		return bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: arr}}
+	}
+	spec := func(key bson.D, name string, extra ...bson.E) bson.D {
+		return append(bson.D{{Key: "key", Value: key}, {Key: "name", Value: name}}, extra...)
+	}
+	a1 := bson.D{{Key: "a", Value: int32(1)}}
+	b1 := bson.D{{Key: "b", Value: int32(1)}}
+	insertC := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}
+	tests := []struct {
+		name     string
+		setup    []bson.D
+		cmd      bson.D
+		code     int
+		codeName string
+		msg      string // a part of the message, when it matters
+	}{
+		// write_ops checkOpCountForCommand: every write command needs 1 to 100000 statements.
+		{name: "insert without documents", cmd: bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{}}},
+			code: 16, codeName: "InvalidLength", msg: "Write batch sizes must be between 1 and 100000. Got 0 operations."},
+		{name: "update without statements", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{}}},
+			code: 16, codeName: "InvalidLength"},
+		{name: "delete without statements", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}},
+			code: 16, codeName: "InvalidLength"},
+
+		// index_key_validate::validateIndexSpec and parseAndValidateIndexSpecs.
+		{name: "index without a name", cmd: idx("c", bson.D{{Key: "key", Value: a1}}),
+			code: 9, codeName: "FailedToParse", msg: "The 'name' field is a required property of an index specification"},
+		{name: "index without a key", cmd: idx("c", bson.D{{Key: "name", Value: "x"}}),
+			code: 9, codeName: "FailedToParse", msg: "The 'key' field is a required property"},
+		{name: "index with an empty name", cmd: idx("c", spec(a1, "")),
+			code: 67, codeName: "CannotCreateIndex", msg: "index name cannot be empty"},
+		{name: "index named *", cmd: idx("c", spec(a1, "*")),
+			code: 2, codeName: "BadValue", msg: "The index name '*' is not valid."},
+		{name: "index named _id_ on another key", cmd: idx("c", spec(a1, "_id_")),
+			code: 2, codeName: "BadValue", msg: "The index name '_id_' is reserved for the _id index"},
+		{name: "index with an unknown option", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "someField", Value: "x"})),
+			code: 197, codeName: "InvalidIndexSpecificationOption", msg: "The field 'someField' is not valid for an index specification"},
+		{name: "unknown option with ignoreUnknownIndexOptions false",
+			cmd:  append(idx("c", spec(a1, "a_1", bson.E{Key: "someField", Value: "x"})), bson.E{Key: "ignoreUnknownIndexOptions", Value: false}),
+			code: 197, codeName: "InvalidIndexSpecificationOption"},
+		{name: "_id index with unique", cmd: idx("c", spec(bson.D{{Key: "_id", Value: int32(1)}}, "_id_", bson.E{Key: "unique", Value: true})),
+			code: 197, codeName: "InvalidIndexSpecificationOption", msg: "The field 'unique' is not valid for an _id index specification"},
+		{name: "_id index descending", cmd: idx("c", spec(bson.D{{Key: "_id", Value: int32(-1)}}, "_id_-1")),
+			code: 2, codeName: "BadValue"},
+		{name: "key field twice", cmd: idx("c", spec(bson.D{{Key: "a", Value: int32(1)}, {Key: "a", Value: int32(-1)}}, "x")),
+			code: 2, codeName: "BadValue", msg: "appears multiple times in the index key pattern"},
+		{name: "unique not convertible to bool", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: bson.D{}})),
+			code: 14, codeName: "TypeMismatch"},
+		{name: "index option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}})),
+			code: 238, codeName: "NotImplemented", msg: "'collation'"},
+
+		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
+		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
+			code: 85, codeName: "IndexOptionsConflict", msg: "Index already exists with a different name: a_1"},
+		{name: "same name for another key", setup: []bson.D{idx("c", spec(a1, "x"))}, cmd: idx("c", spec(b1, "x")),
+			code: 86, codeName: "IndexKeySpecsConflict"},
+		{name: "same name and key, other TTL", setup: []bson.D{idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int32(10)}))},
+			cmd:  idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int32(20)})),
+			code: 85, codeName: "IndexOptionsConflict", msg: "An equivalent index already exists with the same name but different options"},
+		{name: "same name and key, other uniqueness", setup: []bson.D{idx("c", spec(a1, "a_1"))},
+			cmd:  idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: true})),
+			code: 86, codeName: "IndexKeySpecsConflict"},
+
+		// create and collMod.
+		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
+			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
+			code: 48, codeName: "NamespaceExists"},
+		{name: "create with a validator", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "validator", Value: bson.D{{Key: "a", Value: 1}}}},
+			code: 238, codeName: "NotImplemented", msg: "'validator'"},
+		{name: "create a view", cmd: bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}},
+			code: 238, codeName: "NotImplemented", msg: "'viewOn'"},
+		{name: "create a time series collection", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
+			code: 238, codeName: "NotImplemented", msg: "'timeseries'"},
+		{name: "create with a collation", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}},
+			code: 238, codeName: "NotImplemented", msg: "'collation'"},
+		{name: "create clustered", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}},
+			code: 238, codeName: "NotImplemented", msg: "'clusteredIndex'"},
+		{name: "create with change stream images", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}},
+			code: 238, codeName: "NotImplemented", msg: "'changeStreamPreAndPostImages'"},
+		{name: "create without an _id index", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "autoIndexId", Value: false}},
+			code: 238, codeName: "NotImplemented", msg: "autoIndexId"},
+		{name: "create with a bad validationLevel", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "validationLevel", Value: "sometimes"}},
+			code: 2, codeName: "BadValue"},
+		{name: "create with an unknown option", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "noSuchOption", Value: 1}},
+			code: 40415, codeName: "Location40415"},
+		{name: "collMod of a missing collection", cmd: bson.D{{Key: "collMod", Value: "nope"}},
+			code: 26, codeName: "NamespaceNotFound", msg: "ns does not exist"},
+		{name: "collMod of an index of a missing collection",
+			cmd:  bson.D{{Key: "collMod", Value: "nope"}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
+			code: 26, codeName: "NamespaceNotFound"},
+
+		// Hidden indexes cannot be hinted (manual, Hidden Indexes: "You cannot cursor.hint() a hidden index").
+		{name: "hint of a hidden index by name",
+			setup: []bson.D{insertC, idx("c", spec(a1, "a_1", bson.E{Key: "hidden", Value: true}))},
+			cmd:   bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: "a_1"}},
+			code:  2, codeName: "BadValue", msg: "hint provided does not correspond to an existing index"},
+		{name: "hint of a hidden index by key",
+			setup: []bson.D{insertC, idx("c", spec(a1, "a_1", bson.E{Key: "hidden", Value: true}))},
+			cmd:   bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: a1}},
+			code:  2, codeName: "BadValue"},
+	}
+	client, _ := startServer(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := client.Database("refused" + string(rune('a'+i/26)) + string(rune('a'+i%26)))
+			for _, s := range tt.setup {
+				if err := db.RunCommand(t.Context(), s).Err(); err != nil {
+					t.Fatalf("setup %v: %v", s, err)
+				}
+			}
+			before := indexNames(t, db, "c")
+			err := db.RunCommand(t.Context(), tt.cmd).Err()
+			requireCode(t, err, tt.code, tt.codeName)
+			var ce mongo.CommandError
+			if tt.msg != "" && (!errors.As(err, &ce) || !strings.Contains(ce.Message, tt.msg)) {
+				t.Fatalf("message %q does not contain %q", err, tt.msg)
+			}
+			if after := indexNames(t, db, "c"); after != before {
+				t.Fatalf("indexes changed from %q to %q", before, after)
+			}
+		})
+	}
+}
+
+// indexNames lists db.coll's index names, or "" when it does not exist.
+func indexNames(t *testing.T, db *mongo.Database, coll string) string {
+	t.Helper()
+	cur, err := db.Collection(coll).Indexes().List(t.Context())
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for cur.Next(t.Context()) {
+		names = append(names, cur.Current.Lookup("name").StringValue())
+	}
+	return strings.Join(names, ",")
+}
+
+// TestDuplicateIDRefused proves a document with two _id fields is refused
+// with BadValue (2), as MongoDB's fixDocumentForInsert does, and is not
+// stored, while the other documents of an unordered batch are; another
+// repeated field name is stored as given, as MongoDB does.
+func TestDuplicateIDRefused(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("dupid")
+	docs := bson.A{
+		bson.D{{Key: "_id", Value: 1}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 1}, {Key: "_id", Value: 3}},
+		bson.D{{Key: "x", Value: 1}, {Key: "_id", Value: 4}, {Key: "_id", Value: 5}},
+		bson.D{{Key: "_id", Value: 6}},
+	}
+	cmd := bson.D{{Key: "insert", Value: coll.Name()}, {Key: "documents", Value: docs}, {Key: "ordered", Value: false}}
+	var we mongo.WriteException
+	if err := coll.Database().RunCommand(t.Context(), cmd).Err(); !errors.As(err, &we) || len(we.WriteErrors) != 2 {
+		t.Fatalf("insert: %v, want two write errors", err)
+	}
+	for i, e := range we.WriteErrors {
+		if e.Index != i+1 || e.Code != 2 || e.Message != "can't have multiple _id fields in one document" {
+			t.Fatalf("write error %d: %+v", i, e)
+		}
+	}
+	n, err := coll.CountDocuments(t.Context(), bson.D{})
+	if err != nil || n != 2 {
+		t.Fatalf("stored %d documents (%v), want 2", n, err)
+	}
+	// MongoDB refuses only a repeated _id on insert; other repeated names
+	// are stored as given (the manual calls such documents unsupported).
+	dup := bson.D{{Key: "_id", Value: int32(7)}, {Key: "x", Value: int32(1)}, {Key: "x", Value: int32(2)}}
+	if _, err := coll.InsertOne(t.Context(), dup); err != nil {
+		t.Fatal(err)
+	}
+	got, err := coll.FindOne(t.Context(), bson.D{{Key: "_id", Value: 7}}).Raw()
+	if err != nil || !bytesEqual(got, mustRaw(t, dup)) {
+		t.Fatalf("stored %s (%v), want %s", got, err, mustRaw(t, dup))
+	}
+}
+
+// TestCreateIndexesOptions proves ignoreUnknownIndexOptions drops unknown
+// fields (as mongorestore relies on), storageEngine is kept and reported,
+// and indexes that differ only in uniqueness or sparseness coexist (they
+// are part of the index signature since MongoDB 5.0).
+func TestCreateIndexesOptions(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	storage := bson.D{{Key: "wiredTiger", Value: bson.D{{Key: "configString", Value: "block_compressor=zstd"}}}}
+	cmd := bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "someField", Value: "x"}, {Key: "storageEngine", Value: storage}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1_unique"}, {Key: "unique", Value: true}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1_sparse"}, {Key: "sparse", Value: true}},
+	}}, {Key: "ignoreUnknownIndexOptions", Value: true}}
+	if err := db.RunCommand(t.Context(), cmd).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := db.Collection("c").Indexes().List(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(t.Context(), &specs); err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 4 {
+		t.Fatalf("indexes %v, want _id_ and three on a", specs)
+	}
+	want := mustRaw(t, bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "storageEngine", Value: storage}})
+	if !bytesEqual(specs[1], want) {
+		t.Fatalf("a_1 is %s, want %s", specs[1], want)
+	}
+	// Asking again for the same definitions is a no-op.
+	var res struct {
+		Before int32  `bson:"numIndexesBefore"`
+		After  int32  `bson:"numIndexesAfter"`
+		Note   string `bson:"note"`
+	}
+	if err := db.RunCommand(t.Context(), cmd).Decode(&res); err != nil || res.Before != 4 || res.After != 4 || res.Note != "all indexes already exist" {
+		t.Fatalf("again: %+v %v", res, err)
+	}
+}
+
+// TestListCollectionsOptions proves listCollections reports the options a
+// collection was created with, in MongoDB's order and types (numbers are
+// int32 when they fit, sizes rounded up to 256), the info and idIndex
+// documents, and that its filter sees all of them. mongorestore recreates
+// a capped collection from options.capped and options.size.
+func TestListCollectionsOptions(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	storage := bson.D{{Key: "wiredTiger", Value: bson.D{}}}
+	creates := []bson.D{
+		{{Key: "create", Value: "plain"}},
+		{{Key: "create", Value: "capped"}, {Key: "max", Value: int64(10)}, {Key: "size", Value: int64(1000)}, {Key: "capped", Value: true}},
+		{{Key: "create", Value: "big"}, {Key: "capped", Value: true}, {Key: "size", Value: float64(5 << 30)}},
+		{{Key: "create", Value: "tuned"}, {Key: "validationAction", Value: "warn"}, {Key: "storageEngine", Value: storage},
+			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}}, {Key: "autoIndexId", Value: true},
+			{Key: "validationLevel", Value: "moderate"},
+			{Key: "idIndex", Value: bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}}},
+	}
+	for _, c := range creates {
+		if err := db.RunCommand(ctx, c).Err(); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		// The same create again succeeds: the options are the same.
+		if err := db.RunCommand(ctx, c).Err(); err != nil {
+			t.Fatalf("%v again: %v", c, err)
+		}
+	}
+	wantOptions := map[string]bson.D{
+		"plain":  {},
+		"capped": {{Key: "capped", Value: true}, {Key: "size", Value: int32(1024)}, {Key: "max", Value: int32(10)}},
+		"big":    {{Key: "capped", Value: true}, {Key: "size", Value: int64(5 << 30)}},
+		"tuned": {{Key: "autoIndexId", Value: true}, {Key: "storageEngine", Value: storage},
+			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}},
+			{Key: "validationLevel", Value: "moderate"}, {Key: "validationAction", Value: "warn"}},
+	}
+	cur, err := db.ListCollections(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var infos []bson.Raw
+	if err := cur.All(ctx, &infos); err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != len(wantOptions) {
+		t.Fatalf("listed %d collections, want %d", len(infos), len(wantOptions))
+	}
+	for _, info := range infos {
+		name := info.Lookup("name").StringValue()
+		uuid := info.Lookup("info", "uuid")
+		if sub, data := uuid.Binary(); sub != 4 || len(data) != 16 {
+			t.Fatalf("%s: info.uuid %v", name, uuid)
+		}
+		want := mustRaw(t, bson.D{
+			{Key: "name", Value: name},
+			{Key: "type", Value: "collection"},
+			{Key: "options", Value: wantOptions[name]},
+			{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: uuid}}},
+			{Key: "idIndex", Value: bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}},
+		})
+		if !bytesEqual(info, want) {
+			t.Fatalf("listCollections entry\n got %s\nwant %s", info, want)
+		}
+	}
+	filters := []struct {
+		filter bson.D
+		want   []string
+	}{
+		{bson.D{{Key: "options.capped", Value: true}}, []string{"big", "capped"}},
+		{bson.D{{Key: "options.size", Value: bson.D{{Key: "$lt", Value: 2000}}}}, []string{"capped"}},
+		{bson.D{{Key: "options.validationLevel", Value: "moderate"}}, []string{"tuned"}},
+		{bson.D{{Key: "info.readOnly", Value: false}, {Key: "name", Value: bson.D{{Key: "$regex", Value: "^p"}}}}, []string{"plain"}},
+		{bson.D{{Key: "type", Value: "view"}}, nil},
+		{bson.D{{Key: "idIndex.name", Value: "_id_"}, {Key: "options", Value: bson.D{}}}, []string{"plain"}},
+	}
+	// With nameOnly (what ListCollectionNames sends) the filter sees only
+	// name and type (manual, listCollections: "When nameOnly is true, your
+	// filter expression can only filter based on a collection's name and
+	// type").
+	if got, err := db.ListCollectionNames(ctx, bson.D{{Key: "options.capped", Value: true}}); err != nil || len(got) != 0 {
+		t.Fatalf("nameOnly filter on options: %v %v, want none", got, err)
+	}
+	if got, err := db.ListCollectionNames(ctx, bson.D{{Key: "type", Value: "collection"}, {Key: "name", Value: "big"}}); err != nil || len(got) != 1 {
+		t.Fatalf("nameOnly filter on name and type: %v %v, want [big]", got, err)
+	}
+	for _, f := range filters {
+		cur, err := db.ListCollections(ctx, f.filter)
+		if err != nil {
+			t.Fatalf("filter %v: %v", f.filter, err)
+		}
+		var got []string
+		for cur.Next(ctx) {
+			got = append(got, cur.Current.Lookup("name").StringValue())
+		}
+		if strings.Join(got, ",") != strings.Join(f.want, ",") {
+			t.Fatalf("filter %v: got %v, want %v", f.filter, got, f.want)
+		}
+	}
+}
+
+func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestEmptyOperandUpdates proves an empty operator operand is a no-op
+// through every update path, as in MongoDB 5.0 and later (manual, $set:
+// "mongod no longer raises an error when you use an update operator like
+// $set with an empty operand expression"): the document matches but is not
+// modified, and an upsert inserts the document its query describes.
+func TestEmptyOperandUpdates(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("empty")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	empty := bson.D{{Key: "$set", Value: bson.D{}}}
+	res, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, empty)
+	if err != nil || res.MatchedCount != 1 || res.ModifiedCount != 0 {
+		t.Fatalf("updateOne: %+v %v", res, err)
+	}
+	res, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(5)}}, bson.D{{Key: "$set", Value: bson.D{}}, {Key: "$inc", Value: bson.D{}}}, options.UpdateOne().SetUpsert(true))
+	if err != nil || res.UpsertedCount != 1 {
+		t.Fatalf("upsert: %+v %v", res, err)
+	}
+	got, err := coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$unset", Value: bson.D{}}, {Key: "$set", Value: bson.D{{Key: "b", Value: int32(2)}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Raw()
+	want := mustRaw(t, bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}, {Key: "b", Value: int32(2)}})
+	if err != nil || !bytesEqual(got, want) {
+		t.Fatalf("findAndModify: %s %v, want %s", got, err, want)
+	}
+	requireDocs(t, coll, `{"_id": 1, "a": 1, "b": 2}`, `{"_id": 5}`)
+}
+
+// requireDocs fails unless coll holds exactly the documents given in
+// Extended JSON, in _id order.
+func requireDocs(t *testing.T, coll *mongo.Collection, want ...string) {
+	t.Helper()
+	got := findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if len(got) != len(want) {
+		t.Fatalf("%s holds %v, want %v", coll.Name(), got, want)
+	}
+	for i, w := range want {
+		var d bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(w), false, &d); err != nil {
+			t.Fatal(err)
+		}
+		if !bytesEqual(got[i], d) {
+			t.Fatalf("%s document %d is %s, want %s", coll.Name(), i, got[i], d)
+		}
+	}
+}
