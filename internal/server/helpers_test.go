@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
@@ -68,6 +69,7 @@ func startTestServer(t testing.TB, ln net.Listener, maxConns int64) *testServer 
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	svc := &commands.Service{
 		Engine:         eng,
+		Clock:          clock.New(nil),
 		Cursors:        cursors.NewRegistry(time.Minute),
 		Sessions:       sessions.NewRegistry(),
 		Log:            log,
