@@ -89,8 +89,10 @@ func argInt(cmd, field string, v bson.RawValue) (int64, error) {
 		}
 		return int64(f), nil
 	case bson.TypeDecimal128:
+		// Beyond ±2^62 (infinities included) as for doubles: int64(f)
+		// would wrap.
 		f, _ := values.Float64(v)
-		if f != math.Trunc(f) || math.IsNaN(f) {
+		if f != math.Trunc(f) || math.IsNaN(f) || math.Abs(f) > 1<<62 {
 			return 0, mongoerr.New(mongoerr.Code(51024), "BSON field '%s.%s' value must be a whole number", cmd, field)
 		}
 		return int64(f), nil

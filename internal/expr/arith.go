@@ -61,7 +61,17 @@ func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
 	if err != nil {
 		return missing, err
 	}
-	return dateValue(*date + ms), nil
+	sum := *date + ms
+	if (ms > 0 && sum < *date) || (ms < 0 && sum > *date) {
+		return missing, dateOverflow("$add")
+	}
+	return dateValue(sum), nil
+}
+
+// dateOverflow is the error for date arithmetic beyond the int64
+// milliseconds a date holds.
+func dateOverflow(op string) error {
+	return mongoerr.New(mongoerr.Overflow, "date overflow in %s", op)
 }
 
 // millisOf converts a number of milliseconds added to a date to int64,
@@ -73,7 +83,7 @@ func millisOf(n bson.RawValue, op string) (int64, error) {
 	}
 	f := math.Round(toFloat(n))
 	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-		return 0, mongoerr.New(mongoerr.Overflow, "date overflow in %s", op)
+		return 0, dateOverflow(op)
 	}
 	return int64(f), nil
 }
@@ -94,7 +104,12 @@ func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 		if err != nil {
 			return missing, err
 		}
-		return dateValue(a.DateTime() - ms), nil
+		d := a.DateTime()
+		diff := d - ms
+		if (ms > 0 && diff > d) || (ms < 0 && diff < d) {
+			return missing, dateOverflow("$subtract")
+		}
+		return dateValue(diff), nil
 	case a.Type == bson.TypeDateTime:
 		return missing, mongoerr.New(16613, "can't $subtract %s from date", typeName(b))
 	}

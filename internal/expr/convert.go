@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -235,6 +236,17 @@ func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		n = toInt(v)
+	case bson.TypeDecimal128:
+		// Exactly: near the int64 limits a double rounds across them.
+		b, ok := toBig(v)
+		var i *big.Int
+		if ok {
+			i, _ = b.Int(nil)
+		}
+		if i == nil || !i.IsInt64() {
+			return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+		}
+		n = i.Int64()
 	default:
 		f := toFloat(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {

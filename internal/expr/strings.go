@@ -114,7 +114,7 @@ func substrBytes(op string) naryFn {
 			return missing, mongoerr.New(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", op)
 		}
 		end := int64(len(s))
-		if length >= 0 && start+length < end {
+		if length >= 0 && length < end-start { // start+length may overflow
 			end = start + length
 		}
 		if end < int64(len(s)) && !utf8.RuneStart(s[end]) {

@@ -212,18 +212,12 @@ func (o pushOp) perform(arr *node) {
 		}
 		arr.elems = sorted
 	}
-	if o.slice != math.MaxInt64 {
-		keep := o.slice
-		if keep < 0 {
-			keep = -keep
-		}
-		if n := int64(len(arr.elems)); n > keep {
-			if o.slice >= 0 {
-				arr.elems = arr.elems[:keep]
-			} else {
-				arr.elems = arr.elems[n-keep:]
-			}
-		}
+	// Trim without negating $slice, which may be math.MinInt64.
+	switch n := int64(len(arr.elems)); {
+	case o.slice >= 0 && o.slice < n:
+		arr.elems = arr.elems[:o.slice]
+	case o.slice < 0 && o.slice > -n:
+		arr.elems = arr.elems[n+o.slice:]
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -267,4 +268,44 @@ func randomBytes(n int) []byte {
 		b[i] = byte(x)
 	}
 	return b
+}
+
+// TestDecompressBombsAllocateLittle sends compressed data of a few bytes
+// announcing nearly MaxMessageSize: each is refused, and none allocates
+// anywhere near the announced size.
+func TestDecompressBombsAllocateLittle(t *testing.T) {
+	const announced = MaxMessageSize - HeaderSize
+	zeros := make([]byte, 4<<20)
+	snappyHead := binary.AppendUvarint(nil, announced)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs := enc.EncodeAll(zeros, nil)
+	var zb bytes.Buffer
+	zw := zlib.NewWriter(&zb)
+	zw.Write(zeros)
+	zw.Close()
+	tests := []struct {
+		name string
+		id   byte
+		data []byte
+	}{
+		{"snappy", CompressorSnappy, append(snappyHead, make([]byte, 16)...)},
+		{"zstd", CompressorZstd, zs[:24]},
+		{"zlib", CompressorZlib, zb.Bytes()[:24]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, body := split(compressedMsg(OpMsg, announced, tt.id, tt.data))
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, _, err := Decompress(h, body)
+			runtime.ReadMemStats(&after)
+			checkErr(t, err, "close")
+			if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+				t.Fatalf("allocated %d bytes", n)
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -105,5 +106,88 @@ func TestInvalidUTF8Names(t *testing.T) {
 		if n == "bad\xffdb" {
 			t.Fatalf("database with an invalid name was created: %q", names)
 		}
+	}
+}
+
+// TestIntegerExtremesKeepServing sends updates and queries whose numeric
+// arguments sit at the edges of their types through the driver: each gets
+// MongoDB's result or error, and the server keeps serving the same client.
+func TestIntegerExtremesKeepServing(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("extremes")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{3, 1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	push := func(clause bson.D) error {
+		_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}},
+			bson.D{{Key: "$push", Value: bson.D{{Key: "a", Value: append(bson.D{{Key: "$each", Value: bson.A{4}}}, clause...)}}}})
+		return err
+	}
+	// $slice: NumberLong(-9223372036854775808) keeps every element.
+	if err := push(bson.D{{Key: "$slice", Value: int64(math.MinInt64)}}); err != nil {
+		t.Fatalf("$slice MinInt64: %v", err)
+	}
+	if err := push(bson.D{{Key: "$position", Value: int64(math.MinInt64)}, {Key: "$slice", Value: int64(math.MaxInt64)}}); err != nil {
+		t.Fatalf("$position MinInt64: %v", err)
+	}
+	var got struct{ A []int }
+	if err := coll.FindOne(ctx, bson.D{}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got.A) != "[4 3 1 2 4]" {
+		t.Fatalf("a = %v, want [4 3 1 2 4]", got.A)
+	}
+	requireCode(t, push(bson.D{{Key: "$slice", Value: math.NaN()}}), 2, "BadValue")
+
+	_, err := coll.UpdateOne(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "a.9223372036854775807", Value: 1}}}})
+	requireCode(t, err, 28, "PathNotViable")
+
+	err = coll.Database().RunCommand(ctx, bson.D{{Key: "find", Value: "extremes"}, {Key: "limit", Value: int64(math.MinInt64)}}).Err()
+	requireCode(t, err, 51024, "")
+	err = coll.Database().RunCommand(ctx, bson.D{{Key: "find", Value: "extremes"}, {Key: "batchSize", Value: math.Inf(1)}}).Err()
+	requireCode(t, err, 51024, "")
+	err = coll.Database().RunCommand(ctx, bson.D{{Key: "find", Value: "extremes"}, {Key: "skip", Value: int64(math.MaxInt64)}, {Key: "limit", Value: int64(math.MaxInt64)}}).Err()
+	if err != nil {
+		t.Fatalf("find with MaxInt64 skip and limit: %v", err)
+	}
+	var out bson.Raw
+	err = coll.Database().RunCommand(ctx, bson.D{{Key: "aggregate", Value: "extremes"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$project", Value: bson.D{
+			{Key: "s", Value: bson.D{{Key: "$substrBytes", Value: bson.A{"hello", 1, int64(math.MaxInt64)}}}},
+			{Key: "m", Value: bson.D{{Key: "$mod", Value: bson.A{int64(math.MinInt64), -1}}}},
+		}}},
+	}}, {Key: "cursor", Value: bson.D{}}}).Decode(&out)
+	if err != nil {
+		t.Fatalf("aggregate: %v", err)
+	}
+	first := out.Lookup("cursor", "firstBatch").Array().Index(0).Document()
+	if first.Lookup("s").StringValue() != "ello" || first.Lookup("m").Int64() != 0 {
+		t.Fatalf("projected %s", first)
+	}
+	if err := client.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping after the extremes: %v", err)
+	}
+}
+
+// TestServerStatusConnections checks that serverStatus reports the
+// configured connection limit's real remainder.
+// https://www.mongodb.com/docs/manual/reference/command/serverStatus/#connections
+func TestServerStatusConnections(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.MaxConnections = 50
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	var status struct {
+		Connections struct {
+			Current, Available, TotalCreated, Rejected int32
+		}
+	}
+	if err := client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err != nil {
+		t.Fatal(err)
+	}
+	c := status.Connections
+	if c.Current < 1 || c.Current+c.Available != 50 || c.Rejected != 0 {
+		t.Fatalf("connections %+v: current + available should be 50", c)
 	}
 }

@@ -174,6 +174,9 @@ func (p *Proc) readLog(stderr io.Reader, ready chan<- string) {
 // Addr is the server's listen address.
 func (p *Proc) Addr() string { return p.addr }
 
+// PID is the server's process id.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
 // URI is a mongodb:// URI for the server.
 func (p *Proc) URI() string { return "mongodb://" + p.addr + "/" }
 
