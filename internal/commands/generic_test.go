@@ -227,7 +227,7 @@ func TestWriteConcernErrorReply(t *testing.T) {
 	for _, e := range elems {
 		keys = append(keys, e.Key())
 	}
-	want := []string{"n", "writeErrors", "writeConcernError", "ok", "$clusterTime", "operationTime"}
+	want := []string{"n", "electionId", "opTime", "writeErrors", "writeConcernError", "ok", "$clusterTime", "operationTime"}
 	if len(keys) != len(want) {
 		t.Fatalf("reply fields %v, want %v", keys, want)
 	}
@@ -249,6 +249,26 @@ func TestWriteConcernErrorReply(t *testing.T) {
 	}
 	if n, _ := reply.Lookup("n").Int32OK(); n != 1 {
 		t.Fatalf("n = %d, want 1 (the write stands)", n)
+	}
+	// opTime {ts, t} is the write's time, which is the reply's operationTime.
+	ts, i, _ := reply.Lookup("opTime", "ts").TimestampOK()
+	ots, oi, _ := reply.Lookup("operationTime").TimestampOK()
+	if term, ok := reply.Lookup("opTime", "t").Int64OK(); !ok || term != 1 || ts != ots || i != oi || ts == 0 {
+		t.Fatalf("opTime %v, operationTime %v", reply.Lookup("opTime"), reply.Lookup("operationTime"))
+	}
+}
+
+// TestUpdateReplyOrder: update's reply lists upserted before nModified, as
+// MongoDB does.
+func TestUpdateReplyOrder(t *testing.T) {
+	s := newTestService(t)
+	s.Sessions = sessions.NewRegistry()
+	reply := runCmd(t, s, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{
+		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}, {Key: "upsert", Value: true},
+	}}}})
+	want := bson.D{{Key: "n", Value: int32(1)}, {Key: "upserted", Value: bson.A{bson.D{{Key: "index", Value: int32(0)}, {Key: "_id", Value: int32(1)}}}}, {Key: "nModified", Value: int32(0)}, {Key: "ok", Value: 1.0}}
+	if b, _ := bson.Marshal(want); string(b) != string(reply) {
+		t.Fatalf("reply %v, want %v", reply, want)
 	}
 }
 
