@@ -3,6 +3,8 @@ package commands
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/clock"
 )
 
 // commits reports whether r is a write that commits when it returns (so
@@ -72,4 +74,31 @@ func (s *Service) withClusterTime(reply bson.Raw, r *Request) bson.Raw {
 	out = bsoncore.AppendTimestampElement(out, "operationTime", op.Secs(), op.Inc())
 	out, _ = bsoncore.AppendDocumentEnd(out, 0)
 	return out
+}
+
+// batchWrites are the commands whose replies a replica set member stamps
+// with electionId and opTime.
+var batchWrites = map[string]bool{"insert": true, "update": true, "delete": true}
+
+// term is the replica set term a one-member set stays in: it never holds
+// another election.
+const term = 1
+
+// withOpTime inserts electionId and opTime {ts, t} after a write reply's
+// first field (n), where a replica set member reports them.
+func withOpTime(reply bson.Raw, electionID bson.ObjectID, t clock.Time) bson.Raw {
+	first, err := reply.IndexErr(0)
+	if err != nil {
+		return reply
+	}
+	head := 4 + len(first)
+	out := make([]byte, 0, len(reply)+64)
+	out = append(out, reply[:head]...)
+	out = bsoncore.AppendObjectIDElement(out, "electionId", electionID)
+	op, out := bsoncore.AppendDocumentElementStart(out, "opTime")
+	out = bsoncore.AppendTimestampElement(out, "ts", t.Secs(), t.Inc())
+	out = bsoncore.AppendInt64Element(out, "t", term)
+	out, _ = bsoncore.AppendDocumentEnd(out, op)
+	out = append(out, reply[head:]...)
+	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }

@@ -95,6 +95,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, nil
 	}
 	if s.ReplSetName != "" {
+		if batchWrites[name] && !r.Args.Session.inTxn {
+			reply = withOpTime(reply, s.ProcessID, r.writeTime)
+		}
 		reply = withWriteConcernError(reply, wc)
 	}
 	return reply, nil

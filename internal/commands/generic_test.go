@@ -1,0 +1,343 @@
+package commands
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/sessions"
+)
+
+// newReplSetService is a test Service reporting itself as a one-member
+// replica set, whose clock starts at wall.
+func newReplSetService(t *testing.T, wall time.Time) *Service {
+	s := newTestService(t)
+	s.ReplSetName = "folio"
+	s.Sessions = sessions.NewRegistry()
+	s.Clock = clock.New(func() time.Time { return wall })
+	return s
+}
+
+// runCmd runs cmd on db test and decodes the reply.
+func runCmd(t *testing.T, s *Service, cmd bson.D) bson.Raw {
+	t.Helper()
+	raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: "test"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(&Request{DB: "test", Cmd: raw, Conn: &Conn{}})
+}
+
+func code(reply bson.Raw) int32 {
+	c, _ := reply.Lookup("code").Int32OK()
+	return c
+}
+
+// TestGenericArguments has one row per generic argument and write concern
+// variant: honoured (ok), validated (MongoDB's code) or refused (238).
+// https://www.mongodb.com/docs/v7.0/reference/command/ (generic fields),
+// https://www.mongodb.com/docs/v7.0/reference/write-concern/,
+// https://www.mongodb.com/docs/v7.0/reference/read-concern/,
+// https://www.mongodb.com/docs/v7.0/reference/stable-api/.
+func TestGenericArguments(t *testing.T) {
+	wall := time.Unix(1_700_000_000, 0)
+	now := bson.Timestamp{T: uint32(wall.Unix()), I: 0}
+	future := bson.Timestamp{T: uint32(wall.Unix()) + 100, I: 1}
+	farFuture := bson.Timestamp{T: uint32(time.Now().Unix()) + 2*maxClockDriftSecs, I: 1} // against the real wall clock
+	sig := bson.D{{Key: "hash", Value: bson.Binary{Data: make([]byte, 20)}}, {Key: "keyId", Value: int64(0)}}
+	ping := bson.D{{Key: "ping", Value: 1}}
+	find := bson.D{{Key: "find", Value: "c"}}
+	insert := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}
+	with := func(cmd bson.D, key string, v any) bson.D {
+		return append(append(bson.D{}, cmd...), bson.E{Key: key, Value: v})
+	}
+	wc := func(d bson.D) bson.D { return with(insert, "writeConcern", d) }
+	rc := func(d bson.D) bson.D { return with(find, "readConcern", d) }
+	ct := func(v any) bson.D { return with(ping, "$clusterTime", v) }
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: make([]byte, 16)}}}
+
+	tests := []struct {
+		name string
+		cmd  bson.D
+		code int32 // 0: ok
+		wce  int32 // writeConcernError code expected on an ok reply
+	}{
+		// Sessions.
+		{name: "lsid", cmd: with(ping, "lsid", lsid)},
+		{name: "lsid not an object", cmd: with(ping, "lsid", 1), code: 14},
+		{name: "txnNumber without lsid", cmd: with(insert, "txnNumber", int64(1)), code: 72},
+		{name: "txnNumber not a long", cmd: with(with(insert, "lsid", lsid), "txnNumber", 1), code: 14},
+		{name: "autocommit true", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", true), code: 72},
+		{name: "startTransaction without autocommit", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "startTransaction", true), code: 72},
+		{name: "stmtId", cmd: with(insert, "stmtId", int32(0))},
+		// comment: any value.
+		{name: "comment string", cmd: with(find, "comment", "hi")},
+		{name: "comment document", cmd: with(find, "comment", bson.D{{Key: "a", Value: 1}})},
+		// maxTimeMS.
+		{name: "maxTimeMS", cmd: with(find, "maxTimeMS", 1000)},
+		{name: "maxTimeMS 0", cmd: with(insert, "maxTimeMS", int64(0))},
+		{name: "maxTimeMS integral double", cmd: with(find, "maxTimeMS", 10.0)},
+		{name: "maxTimeMS string", cmd: with(find, "maxTimeMS", "1"), code: 2},
+		{name: "maxTimeMS null", cmd: with(find, "maxTimeMS", nil), code: 2},
+		{name: "maxTimeMS negative", cmd: with(find, "maxTimeMS", -1), code: 2},
+		{name: "maxTimeMS too large", cmd: with(find, "maxTimeMS", int64(1)<<31), code: 2},
+		{name: "maxTimeMS fractional", cmd: with(find, "maxTimeMS", 1.5), code: 2},
+		// readConcern.
+		{name: "readConcern majority", cmd: rc(bson.D{{Key: "level", Value: "majority"}})},
+		{name: "readConcern snapshot", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}})},
+		{name: "readConcern not an object", cmd: with(find, "readConcern", "local"), code: 9},
+		{name: "readConcern bad level", cmd: rc(bson.D{{Key: "level", Value: "bogus"}}), code: 9},
+		{name: "readConcern level not a string", cmd: rc(bson.D{{Key: "level", Value: 1}}), code: 14},
+		{name: "readConcern unknown field", cmd: rc(bson.D{{Key: "foo", Value: 1}}), code: 72},
+		{name: "afterClusterTime reached", cmd: rc(bson.D{{Key: "afterClusterTime", Value: now}})},
+		{name: "afterClusterTime ahead", cmd: rc(bson.D{{Key: "afterClusterTime", Value: future}}), code: 72},
+		{name: "afterClusterTime not a timestamp", cmd: rc(bson.D{{Key: "afterClusterTime", Value: 1}}), code: 14},
+		{name: "afterClusterTime null", cmd: rc(bson.D{{Key: "afterClusterTime", Value: bson.Timestamp{}}}), code: 72},
+		{name: "afterClusterTime linearizable", cmd: rc(bson.D{{Key: "level", Value: "linearizable"}, {Key: "afterClusterTime", Value: now}}), code: 72},
+		{name: "atClusterTime", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: now}}), code: 238},
+		{name: "afterOpTime", cmd: rc(bson.D{{Key: "afterOpTime", Value: bson.D{}}}), code: 238},
+		// writeConcern.
+		{name: "w 1", cmd: wc(bson.D{{Key: "w", Value: 1}})},
+		{name: "w majority", cmd: wc(bson.D{{Key: "w", Value: "majority"}})},
+		{name: "empty writeConcern", cmd: wc(bson.D{})},
+		{name: "j 1", cmd: wc(bson.D{{Key: "j", Value: 1}})},
+		{name: "j true", cmd: wc(bson.D{{Key: "j", Value: true}})},
+		{name: "fsync", cmd: wc(bson.D{{Key: "fsync", Value: true}})},
+		{name: "wtimeout", cmd: wc(bson.D{{Key: "w", Value: "majority"}, {Key: "wtimeout", Value: 100}})},
+		{name: "wtimeout string is 0", cmd: wc(bson.D{{Key: "wtimeout", Value: "x"}})},
+		{name: "w 2", cmd: wc(bson.D{{Key: "w", Value: 2}}), wce: 100},
+		{name: "w 50", cmd: wc(bson.D{{Key: "w", Value: int64(50)}}), wce: 100},
+		{name: "w tag", cmd: wc(bson.D{{Key: "w", Value: "tagX"}}), wce: 79},
+		{name: "w true", cmd: wc(bson.D{{Key: "w", Value: true}}), code: 9},
+		{name: "w negative", cmd: wc(bson.D{{Key: "w", Value: -1}}), code: 9},
+		{name: "w 51", cmd: wc(bson.D{{Key: "w", Value: 51}}), code: 9},
+		{name: "w tag set", cmd: wc(bson.D{{Key: "w", Value: bson.D{{Key: "dc", Value: 1}}}}), code: 238},
+		{name: "j string", cmd: wc(bson.D{{Key: "j", Value: "x"}}), code: 14},
+		{name: "j and fsync", cmd: wc(bson.D{{Key: "j", Value: true}, {Key: "fsync", Value: true}}), code: 9},
+		{name: "writeConcern unknown field", cmd: wc(bson.D{{Key: "foo", Value: 1}}), code: 40415},
+		{name: "writeConcern provenance", cmd: wc(bson.D{{Key: "w", Value: 1}, {Key: "provenance", Value: "clientSupplied"}})},
+		{name: "writeConcern bad provenance", cmd: wc(bson.D{{Key: "provenance", Value: "x"}}), code: 2},
+		{name: "writeConcern not an object", cmd: with(insert, "writeConcern", 1), code: 14},
+		{name: "writeConcern on a read", cmd: with(find, "writeConcern", bson.D{{Key: "w", Value: 1}}), code: 72},
+		{name: "writeConcern on create", cmd: bson.D{{Key: "create", Value: "wc"}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 3}}}}, wce: 100},
+		// $readPreference.
+		{name: "$readPreference secondaryPreferred", cmd: with(find, "$readPreference", bson.D{{Key: "mode", Value: "secondaryPreferred"}})},
+		{name: "$readPreference not an object", cmd: with(find, "$readPreference", "primary"), code: 14},
+		{name: "$readPreference bad mode", cmd: with(find, "$readPreference", bson.D{{Key: "mode", Value: "x"}}), code: 2},
+		{name: "$readPreference without mode", cmd: with(find, "$readPreference", bson.D{}), code: 40414},
+		{name: "readPreference is not generic", cmd: with(find, "readPreference", bson.D{{Key: "mode", Value: "primary"}}), code: 40415},
+		// $clusterTime.
+		{name: "$clusterTime", cmd: ct(bson.D{{Key: "clusterTime", Value: now}, {Key: "signature", Value: sig}})},
+		{name: "$clusterTime not an object", cmd: ct(1), code: 10065},
+		{name: "$clusterTime without clusterTime", cmd: ct(bson.D{{Key: "signature", Value: sig}}), code: 4},
+		{name: "$clusterTime clusterTime not a timestamp", cmd: ct(bson.D{{Key: "clusterTime", Value: 1}, {Key: "signature", Value: sig}}), code: 14},
+		{name: "$clusterTime without signature", cmd: ct(bson.D{{Key: "clusterTime", Value: now}}), code: 4},
+		{name: "$clusterTime keyId not a number", cmd: ct(bson.D{{Key: "clusterTime", Value: now}, {Key: "signature", Value: bson.D{{Key: "hash", Value: bson.Binary{Data: make([]byte, 20)}}, {Key: "keyId", Value: "x"}}}}), code: 14},
+		{name: "$clusterTime too far ahead", cmd: ct(bson.D{{Key: "clusterTime", Value: farFuture}, {Key: "signature", Value: sig}}), code: 209},
+		// Stable API.
+		{name: "apiVersion 1", cmd: with(find, "apiVersion", "1")},
+		{name: "apiVersion 2", cmd: with(find, "apiVersion", "2"), code: 322},
+		{name: "apiVersion 3", cmd: with(find, "apiVersion", "3"), code: 322},
+		{name: "apiVersion not a string", cmd: with(find, "apiVersion", 1), code: 14},
+		{name: "apiStrict without apiVersion", cmd: with(find, "apiStrict", false), code: 4886600},
+		{name: "apiStrict on a version 1 command", cmd: with(with(find, "apiVersion", "1"), "apiStrict", true)},
+		{name: "apiStrict on another command", cmd: with(with(bson.D{{Key: "buildInfo", Value: 1}}, "apiVersion", "1"), "apiStrict", true), code: 323},
+		{name: "apiStrict not a bool", cmd: with(with(find, "apiVersion", "1"), "apiStrict", 1), code: 14},
+		{name: "apiDeprecationErrors", cmd: with(with(find, "apiVersion", "1"), "apiDeprecationErrors", true)},
+		{name: "hello skips the API check", cmd: with(bson.D{{Key: "hello", Value: 1}}, "apiVersion", "9")},
+		// Accepted: nothing to do on one node.
+		{name: "$audit", cmd: with(ping, "$audit", bson.D{})},
+		{name: "$client", cmd: with(ping, "$client", bson.D{})},
+		{name: "mayBypassWriteBlocking", cmd: with(insert, "mayBypassWriteBlocking", true)},
+		{name: "$queryOptions", cmd: with(find, "$queryOptions", bson.D{})},
+		{name: "allowImplicitCollectionCreation true", cmd: with(insert, "allowImplicitCollectionCreation", true)},
+		// Refused.
+		{name: "allowImplicitCollectionCreation false", cmd: with(insert, "allowImplicitCollectionCreation", false), code: 238},
+		{name: "shardVersion", cmd: with(find, "shardVersion", bson.A{}), code: 238},
+		{name: "databaseVersion", cmd: with(find, "databaseVersion", bson.D{}), code: 238},
+		{name: "clientOperationKey", cmd: with(find, "clientOperationKey", bson.Binary{}), code: 238},
+		{name: "txnRetryCounter", cmd: with(find, "txnRetryCounter", 0), code: 238},
+		{name: "maxTimeMSOpOnly", cmd: with(find, "maxTimeMSOpOnly", 10), code: 238},
+		{name: "$configTime", cmd: with(find, "$configTime", now), code: 238},
+		{name: "$topologyTime", cmd: with(find, "$topologyTime", now), code: 238},
+		{name: "$tenant", cmd: with(find, "$tenant", bson.NewObjectID()), code: 238},
+		{name: "coordinator", cmd: with(find, "coordinator", true), code: 238},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newReplSetService(t, wall)
+			reply := runCmd(t, s, tt.cmd)
+			ok, _ := reply.Lookup("ok").DoubleOK()
+			if tt.code != 0 {
+				if ok != 0 || code(reply) != tt.code {
+					t.Fatalf("reply %v, want code %d", reply, tt.code)
+				}
+				return
+			}
+			if ok != 1 {
+				t.Fatalf("reply %v, want ok", reply)
+			}
+			got, _ := reply.Lookup("writeConcernError", "code").Int32OK()
+			if got != tt.wce {
+				t.Fatalf("writeConcernError code %d, want %d: %v", got, tt.wce, reply)
+			}
+		})
+	}
+}
+
+// TestStandaloneWriteConcern: a standalone refuses what only other members
+// could satisfy, before writing.
+func TestStandaloneWriteConcern(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		wc   bson.D
+		code int32
+	}{
+		{"w 2", bson.D{{Key: "w", Value: 2}}, 2},
+		{"w tag", bson.D{{Key: "w", Value: "tagX"}}, 2},
+		{"w majority", bson.D{{Key: "w", Value: "majority"}}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newTestService(t)
+			s.Sessions = sessions.NewRegistry()
+			reply := runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: tt.wc}})
+			if code(reply) != tt.code {
+				t.Fatalf("reply %v, want code %d", reply, tt.code)
+			}
+			if _, err := reply.LookupErr("$clusterTime"); err == nil {
+				t.Fatalf("a standalone reported $clusterTime: %v", reply)
+			}
+		})
+	}
+}
+
+// TestWriteConcernErrorReply checks the reply's shape: the write applied,
+// writeConcernError after the command's fields and before ok, then the
+// cluster time.
+func TestWriteConcernErrorReply(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	reply := runCmd(t, s, bson.D{
+		{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 1}}}},
+		{Key: "ordered", Value: false}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}, {Key: "j", Value: 1}}},
+	})
+	elems, _ := reply.Elements()
+	var keys []string
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	want := []string{"n", "electionId", "opTime", "writeErrors", "writeConcernError", "ok", "$clusterTime", "operationTime"}
+	if len(keys) != len(want) {
+		t.Fatalf("reply fields %v, want %v", keys, want)
+	}
+	for i := range want {
+		if keys[i] != want[i] {
+			t.Fatalf("reply fields %v, want %v", keys, want)
+		}
+	}
+	wce := reply.Lookup("writeConcernError").Document()
+	wantWCE := bson.D{
+		{Key: "code", Value: int32(100)}, {Key: "codeName", Value: "UnsatisfiableWriteConcern"},
+		{Key: "errmsg", Value: "Not enough data-bearing nodes"},
+		{Key: "errInfo", Value: bson.D{{Key: "writeConcern", Value: bson.D{
+			{Key: "w", Value: int32(2)}, {Key: "j", Value: true}, {Key: "wtimeout", Value: int32(0)}, {Key: "provenance", Value: "clientSupplied"},
+		}}}},
+	}
+	if b, _ := bson.Marshal(wantWCE); string(b) != string(wce) {
+		t.Fatalf("writeConcernError %v, want %v", wce, wantWCE)
+	}
+	if n, _ := reply.Lookup("n").Int32OK(); n != 1 {
+		t.Fatalf("n = %d, want 1 (the write stands)", n)
+	}
+	// opTime {ts, t} is the write's time, which is the reply's operationTime.
+	ts, i, _ := reply.Lookup("opTime", "ts").TimestampOK()
+	ots, oi, _ := reply.Lookup("operationTime").TimestampOK()
+	if term, ok := reply.Lookup("opTime", "t").Int64OK(); !ok || term != 1 || ts != ots || i != oi || ts == 0 {
+		t.Fatalf("opTime %v, operationTime %v", reply.Lookup("opTime"), reply.Lookup("operationTime"))
+	}
+}
+
+// TestUpdateReplyOrder: update's reply lists upserted before nModified, as
+// MongoDB does.
+func TestUpdateReplyOrder(t *testing.T) {
+	s := newTestService(t)
+	s.Sessions = sessions.NewRegistry()
+	reply := runCmd(t, s, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{
+		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}, {Key: "upsert", Value: true},
+	}}}})
+	want := bson.D{{Key: "n", Value: int32(1)}, {Key: "upserted", Value: bson.A{bson.D{{Key: "index", Value: int32(0)}, {Key: "_id", Value: int32(1)}}}}, {Key: "nModified", Value: int32(0)}, {Key: "ok", Value: 1.0}}
+	if b, _ := bson.Marshal(want); string(b) != string(reply) {
+		t.Fatalf("reply %v, want %v", reply, want)
+	}
+}
+
+// TestUnacknowledgedReply: w: 0 answers only ok (a driver sends it with
+// moreToCome and reads nothing), and the write is applied.
+func TestUnacknowledgedReply(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	reply := runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 0}}}})
+	if first, _ := reply.IndexErr(0); first.Key() != "ok" {
+		t.Fatalf("reply %v, want ok first", reply)
+	}
+	if _, err := reply.LookupErr("n"); err == nil {
+		t.Fatalf("w: 0 reply carries n: %v", reply)
+	}
+	count := runCmd(t, s, bson.D{{Key: "count", Value: "c"}})
+	if n, _ := count.Lookup("n").Int32OK(); n != 1 {
+		t.Fatalf("count %v, want 1", count)
+	}
+}
+
+// TestClusterTimeReplies: every reply of a replica set member, errors
+// included, carries $clusterTime {clusterTime, signature {hash: 20 zero
+// bytes, keyId: 0}} and operationTime; a write's operationTime is newer
+// than every time before it; a gossiped later $clusterTime advances the
+// clock.
+func TestClusterTimeReplies(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	last := clock.Time(0)
+	check := func(reply bson.Raw, write bool) clock.Time {
+		t.Helper()
+		sig := reply.Lookup("$clusterTime", "signature")
+		kind, hash := sig.Document().Lookup("hash").Binary()
+		keyID, ok := sig.Document().Lookup("keyId").Int64OK()
+		if kind != 0 || len(hash) != 20 || string(hash) != string(make([]byte, 20)) || !ok || keyID != 0 {
+			t.Fatalf("signature %v", sig)
+		}
+		ts, i, ok := reply.Lookup("$clusterTime", "clusterTime").TimestampOK()
+		ots, oi, ok2 := reply.Lookup("operationTime").TimestampOK()
+		if !ok || !ok2 {
+			t.Fatalf("reply without $clusterTime or operationTime: %v", reply)
+		}
+		ct := clock.FromTimestamp(bson.Timestamp{T: ts, I: i})
+		op := clock.FromTimestamp(bson.Timestamp{T: ots, I: oi})
+		if ct < last || op > ct || write && op <= last {
+			t.Fatalf("clusterTime %v, operationTime %v after %v", ct, op, last)
+		}
+		last = ct
+		return op
+	}
+	check(runCmd(t, s, bson.D{{Key: "hello", Value: 1}}), false)
+	w1 := check(runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}), true)
+	r1 := check(runCmd(t, s, bson.D{{Key: "find", Value: "c"}}), false)
+	if r1 != w1 {
+		t.Fatalf("read after a write: operationTime %v, want %v", r1, w1)
+	}
+	check(runCmd(t, s, bson.D{{Key: "nosuchcommand", Value: 1}}), false)
+	check(runCmd(t, s, bson.D{{Key: "find", Value: 1}}), false)
+	check(runCmd(t, s, bson.D{{Key: "create", Value: "d"}}), true)
+
+	later := bson.Timestamp{T: 1_700_000_500, I: 3}
+	sig := bson.D{{Key: "hash", Value: bson.Binary{Data: make([]byte, 20)}}, {Key: "keyId", Value: int64(0)}}
+	reply := runCmd(t, s, bson.D{{Key: "ping", Value: 1}, {Key: "$clusterTime", Value: bson.D{{Key: "clusterTime", Value: later}, {Key: "signature", Value: sig}}}})
+	check(reply, false)
+	if ts, i, _ := reply.Lookup("$clusterTime", "clusterTime").TimestampOK(); ts != later.T || i != later.I {
+		t.Fatalf("gossiped $clusterTime not taken: %v", reply)
+	}
+	// The gossiped time is now reachable by afterClusterTime.
+	reply = runCmd(t, s, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "afterClusterTime", Value: later}}}})
+	if code(reply) != 0 {
+		t.Fatalf("afterClusterTime at the cluster time: %v", reply)
+	}
+}

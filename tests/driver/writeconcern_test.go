@@ -1,0 +1,222 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
+)
+
+// TestWriteConcernUnsatisfiable: on a one-member replica set a write
+// concern needing more members (w: 2) or an unknown tag applies the write
+// and reports a writeConcernError: 100 UnsatisfiableWriteConcern, 79
+// UnknownReplWriteConcern.
+// https://www.mongodb.com/docs/v7.0/reference/write-concern/
+func TestWriteConcernUnsatisfiable(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, tt := range []struct {
+		name     string
+		w        any
+		code     int
+		codeName string
+	}{
+		{"w2", 2, 100, "UnsatisfiableWriteConcern"},
+		{"tag", "tagX", 79, "UnknownReplWriteConcern"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			coll := db.Collection("wc_"+tt.name, options.Collection().SetWriteConcern(&writeconcern.WriteConcern{W: tt.w}))
+			_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
+			var we mongo.WriteException
+			if !errors.As(err, &we) || we.WriteConcernError == nil {
+				t.Fatalf("insert: %v, want a write concern error", err)
+			}
+			if we.WriteConcernError.Code != tt.code || we.WriteConcernError.Name != tt.codeName || len(we.WriteErrors) != 0 {
+				t.Fatalf("write concern error %+v, want %d %s", we.WriteConcernError, tt.code, tt.codeName)
+			}
+			if n, err := db.Collection("wc_"+tt.name).CountDocuments(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil || n != 1 {
+				t.Fatalf("document written: %d, %v", n, err)
+			}
+			// findAndModify and catalog commands report it the same way.
+			err = coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}).Err()
+			if serverCode(err) != tt.code {
+				t.Fatalf("findAndModify: %v, want code %d", err, tt.code)
+			}
+			_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}})
+			if serverCode(err) != tt.code {
+				t.Fatalf("createIndexes: %v, want code %d", err, tt.code)
+			}
+		})
+	}
+}
+
+// TestWriteConcernJournalAndUnacknowledged: j: 1 (any truthy number) and w:
+// 0 writes succeed and are stored.
+func TestWriteConcernJournalAndUnacknowledged(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	var res bson.M
+	err := db.RunCommand(ctx, bson.D{
+		{Key: "insert", Value: "j"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}},
+		{Key: "writeConcern", Value: bson.D{{Key: "j", Value: 1}}},
+	}).Decode(&res)
+	if err != nil || res["n"] != int32(1) {
+		t.Fatalf("insert with j: 1: %v %v", res, err)
+	}
+	if _, ok := res["writeConcernError"]; ok {
+		t.Fatalf("j: 1 gave a write concern error: %v", res)
+	}
+
+	coll := db.Collection("w0", options.Collection().SetWriteConcern(writeconcern.Unacknowledged()))
+	r, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 7}})
+	if err != nil || r.Acknowledged {
+		t.Fatalf("w: 0 insert: %+v, %v", r, err)
+	}
+	// Unacknowledged: the write lands after the driver returns.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, err := db.Collection("w0").CountDocuments(ctx, bson.D{{Key: "_id", Value: 7}})
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("w: 0 insert never stored: %d, %v", n, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWriteConcernInTransaction: a statement of a transaction may not carry
+// a write concern.
+func TestWriteConcernInTransaction(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+		return client.Database(testDB).RunCommand(ctx, bson.D{
+			{Key: "insert", Value: "t"}, {Key: "documents", Value: bson.A{bson.D{}}},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}}},
+		}).Err()
+	})
+	requireCode(t, err, 72, "InvalidOptions")
+}
+
+// replyTimes records the $clusterTime and operationTime of every reply.
+type replyTimes struct {
+	mu   sync.Mutex
+	seen []struct {
+		cmd         string
+		cluster, op bson.Timestamp
+	}
+}
+
+func (rt *replyTimes) monitor() *options.ClientOptions {
+	record := func(cmd string, reply bson.Raw) {
+		ct, ci, ok1 := reply.Lookup("$clusterTime", "clusterTime").TimestampOK()
+		ot, oi, ok2 := reply.Lookup("operationTime").TimestampOK()
+		if !ok1 || !ok2 {
+			ct, ci, ot, oi = 0, 0, 0, 0
+		}
+		rt.mu.Lock()
+		rt.seen = append(rt.seen, struct {
+			cmd         string
+			cluster, op bson.Timestamp
+		}{cmd, bson.Timestamp{T: ct, I: ci}, bson.Timestamp{T: ot, I: oi}})
+		rt.mu.Unlock()
+	}
+	return options.Client().SetMonitor(&event.CommandMonitor{
+		Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) { record(e.CommandName, bson.Raw(e.Reply)) },
+		Failed:    func(_ context.Context, e *event.CommandFailedEvent) { record(e.CommandName, nil) },
+	})
+}
+
+// TestClusterTimeOnReplies: every reply carries $clusterTime and
+// operationTime, and cluster times never go back; a causally consistent
+// session's read waits on (afterClusterTime) the time of its write and
+// sees it.
+// https://www.mongodb.com/docs/v7.0/core/read-isolation-consistency-recency/#causal-consistency
+func TestClusterTimeOnReplies(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.ReplSetName = "folio"
+	in := startInstance(t, cfg)
+	rt := &replyTimes{}
+	started := map[string]bson.Raw{}
+	var mu sync.Mutex
+	mon := rt.monitor()
+	mon.Monitor.Started = func(_ context.Context, e *event.CommandStartedEvent) {
+		mu.Lock()
+		started[e.CommandName] = append(bson.Raw(nil), e.Command...)
+		mu.Unlock()
+	}
+	client := connect(t, in, mon)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("ct")
+	sess, err := client.StartSession(options.Session().SetCausalConsistency(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	var found bson.M
+	err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			return err
+		}
+		return coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Decode(&found)
+	})
+	if err != nil || found["_id"] != int32(1) {
+		t.Fatalf("causal write then read: %v %v", found, err)
+	}
+	mu.Lock()
+	findCmd := started["find"]
+	mu.Unlock()
+	after, ai, ok := findCmd.Lookup("readConcern", "afterClusterTime").TimestampOK()
+	if !ok {
+		t.Fatalf("the driver sent no afterClusterTime: %v", findCmd)
+	}
+	if op := sess.OperationTime(); op == nil || op.T < after || op.T == after && op.I < ai {
+		t.Fatalf("session operationTime %v before afterClusterTime %v", op, bson.Timestamp{T: after, I: ai})
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+
+	rt.mu.Lock()
+	seen := append(rt.seen[:0:0], rt.seen...)
+	rt.mu.Unlock()
+	var last bson.Timestamp
+	for _, s := range seen {
+		if s.cluster.T == 0 || s.op.T == 0 {
+			t.Fatalf("%s reply without $clusterTime or operationTime", s.cmd)
+		}
+		if s.cluster.Compare(last) < 0 || s.op.Compare(s.cluster) > 0 {
+			t.Fatalf("%s: clusterTime %v, operationTime %v after %v", s.cmd, s.cluster, s.op, last)
+		}
+		last = s.cluster
+	}
+	if len(seen) < 4 {
+		t.Fatalf("only %d replies seen", len(seen))
+	}
+
+	// A time this node never reached is refused.
+	future := bson.Timestamp{T: last.T + 1000, I: 1}
+	err = client.Database(testDB).RunCommand(ctx, bson.D{
+		{Key: "find", Value: "ct"}, {Key: "readConcern", Value: bson.D{{Key: "afterClusterTime", Value: future}}},
+	}).Err()
+	requireCode(t, err, 72, "InvalidOptions")
+}
