@@ -256,3 +256,51 @@ func TestBatchSizeZeroThenGetMore(t *testing.T) {
 		})
 	}
 }
+
+// TestTailableCursors proves a tailable find on an empty capped
+// collection opens no cursor (MongoDB keeps one only when the collection
+// has records), one on a non-empty collection stays open past its last
+// document, and getMore's maxTimeMS is accepted only on an awaitData
+// cursor (BadValue otherwise), as in MongoDB's getmore_cmd.cpp.
+func TestTailableCursors(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tail := func(await bool) (bson.Raw, error) {
+		cmd := bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}}
+		if await {
+			cmd = append(cmd, bson.E{Key: "awaitData", Value: true})
+		}
+		return runRaw(t, db, cmd)
+	}
+	reply, err := tail(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, id := batchOf(t, reply); id != 0 {
+		t.Fatalf("tailable cursor on an empty capped collection: id %d, want 0", id)
+	}
+	if _, err := db.Collection("capped").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, await := range []bool{false, true} {
+		reply, err := tail(await)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, id := batchOf(t, reply)
+		if len(batch) != 1 || id == 0 {
+			t.Fatalf("awaitData %v: %d documents, id %d; want 1 and an open cursor", await, len(batch), id)
+		}
+		err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10}}).Err()
+		if await {
+			if err != nil {
+				t.Fatalf("getMore with maxTimeMS on an awaitData cursor: %v", err)
+			}
+		} else {
+			requireCode(t, err, 2, "BadValue")
+		}
+	}
+}
