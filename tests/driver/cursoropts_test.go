@@ -304,3 +304,30 @@ func TestTailableCursors(t *testing.T) {
 		}
 	}
 }
+
+// TestFindLet proves find's let variables (MongoDB 5.0+,
+// https://www.mongodb.com/docs/v7.0/reference/command/find/) are usable
+// in the filter's $expr and in the projection's computed fields.
+func TestFindLet(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "let", 10)
+	reply, err := runRaw(t, client.Database(testDB), bson.D{
+		{Key: "find", Value: "let"},
+		{Key: "filter", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$gte", Value: bson.A{"$n", "$$low"}}}}}},
+		{Key: "projection", Value: bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "scaled", Value: bson.D{{Key: "$multiply", Value: bson.A{"$n", "$$factor"}}}}}},
+		{Key: "sort", Value: bson.D{{Key: "n", Value: 1}}},
+		{Key: "let", Value: bson.D{{Key: "low", Value: 8}, {Key: "factor", Value: 10}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, _ := batchOf(t, reply)
+	var got []string
+	for _, d := range batch {
+		got = append(got, d.Document().String())
+	}
+	want := []string{`{"n": {"$numberInt":"8"},"scaled": {"$numberInt":"80"}}`, `{"n": {"$numberInt":"9"},"scaled": {"$numberInt":"90"}}`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
