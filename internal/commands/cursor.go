@@ -169,7 +169,9 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 }
 
 // serveTailable opens a tailable cursor: it stays open when it runs out of
-// documents, for later getMores to return new ones.
+// documents, for later getMores to return new ones. As in MongoDB, a
+// tailable find on a collection holding no documents at all opens no
+// cursor.
 func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
 	c := openCursor(r, db, coll, tc)
 	c.Tailable, c.AwaitData, c.NoTimeout = true, awaitData, noTimeout
@@ -177,12 +179,30 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 		batchSize = defaultFirstBatch
 	}
 	batch, _, err := fillBatch(c, batchSize)
+	if err == nil && len(batch) == 0 {
+		var empty bool
+		if empty, err = s.collectionEmpty(db, coll); err == nil && empty {
+			_ = tc.Close()
+			return cursorReply(0, db+"."+coll, "firstBatch", nil), nil
+		}
+	}
 	if err != nil {
 		_ = tc.Close()
 		return nil, err
 	}
 	s.Cursors.Add(c)
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
+}
+
+// collectionEmpty reports whether db.coll holds no document.
+func (s *Service) collectionEmpty(db, coll string) (bool, error) {
+	cur, err := s.Engine.Find(db, coll, engine.FindOptions{Limit: 1})
+	if err != nil {
+		return false, err
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	return doc == nil, err
 }
 
 // defaultAwaitTime is how long a getMore on an awaitData cursor waits for

@@ -38,7 +38,8 @@ type FindOptions struct {
 	// Deadline, when set, fails the read with MaxTimeMSExpired (50) once
 	// passed (the command's maxTimeMS).
 	Deadline time.Time
-	// Let is the command's let variables, for the filter's $expr.
+	// Let is the command's let variables, for the filter's $expr and the
+	// projection's computed fields.
 	Let *expr.Let
 }
 
@@ -84,7 +85,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 		}
 	}
 	if len(o.Projection) > 0 {
-		if q.proj, err = query.CompileProjection(o.Projection); err != nil {
+		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let); err != nil {
 			return q, err
 		}
 	}

@@ -11,24 +11,32 @@ import (
 // {$literal: v}, an operator expression or an array of them — evaluated
 // against the whole document.
 type projExpr struct {
-	e *expr.Expr
+	e   *expr.Expr
+	ctx *expr.Context // the command's let variables, or nil
 }
 
-func parseProjExpr(v bson.RawValue) (*projExpr, error) {
+// parseProjExpr compiles a computed field, in the scope of the command's
+// let variables when let is not nil.
+func parseProjExpr(v bson.RawValue, let *expr.Let) (*projExpr, error) {
 	if s, ok := v.StringValueOK(); ok && s == "$" {
 		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
 	}
-	e, err := expr.Compile(v, nil)
+	var scope *expr.Scope
+	var ctx *expr.Context
+	if let != nil {
+		scope, ctx = let.Scope, let.Ctx
+	}
+	e, err := expr.Compile(v, scope)
 	if err != nil {
 		return nil, err
 	}
-	return &projExpr{e: e}, nil
+	return &projExpr{e: e, ctx: ctx}, nil
 }
 
 // eval computes the expression against the root document; ok is false when
 // the result is missing (the field is then left out). An evaluation error
 // fails the query, as in MongoDB.
 func (p *projExpr) eval(root []byte) (bson.RawValue, bool, error) {
-	v, err := p.e.Eval(nil, root)
+	v, err := p.e.Eval(p.ctx, root)
 	return v, err == nil && v.Type != 0, err
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -26,6 +27,8 @@ type projParse struct {
 	typ                                 projType
 	idSpecified, idIncluded, idExcluded bool
 	hasSlice, hasElemMatch, hasPos      bool
+	// let is the command's let variables for computed fields, if any.
+	let *expr.Let
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -34,10 +37,16 @@ type projParse struct {
 // and exclusion (other than of _id) fails with 31253/31254, and overlapping
 // paths with 31249/31250, as in MongoDB.
 func CompileProjection(spec bson.Raw) (*Projection, error) {
+	return CompileProjectionLet(spec, nil)
+}
+
+// CompileProjectionLet parses a projection whose computed fields may use
+// the command's let variables (nil: none).
+func CompileProjectionLet(spec bson.Raw, let *expr.Let) (*Projection, error) {
 	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in projection document")
 	}
-	ps := &projParse{}
+	ps := &projParse{let: let}
 	root := &projNode{kind: pkInternal}
 	it := rawdoc.Iterate(spec)
 	for {
@@ -116,7 +125,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 	if positional {
 		return mongoerr.New(31308, "positional projection cannot be used with a literal")
 	}
-	e, err := parseProjExpr(v)
+	e, err := parseProjExpr(v, ps.let)
 	if err != nil {
 		return err
 	}
@@ -142,7 +151,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		case "$meta":
 			return mongoerr.New(mongoerr.NotImplemented, "$meta projection is not supported")
 		}
-		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
+		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj}, ps.let)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,333 @@
+package driver_test
+
+import (
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// keys are the field names of doc, in order.
+func keys(t *testing.T, doc bson.Raw) []string {
+	t.Helper()
+	elems, err := doc.Elements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		out[i] = e.Key()
+	}
+	return out
+}
+
+// runRaw runs cmd on db and returns the reply, or the error.
+func runRaw(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
+	t.Helper()
+	return db.RunCommand(t.Context(), cmd).Raw()
+}
+
+// batchOf returns the first or next batch of a cursor reply and its id.
+func batchOf(t *testing.T, reply bson.Raw) ([]bson.RawValue, int64) {
+	t.Helper()
+	cur := reply.Lookup("cursor").Document()
+	batch, ok := cur.Lookup("firstBatch").ArrayOK()
+	if !ok {
+		batch = cur.Lookup("nextBatch").Array()
+	}
+	vals, err := batch.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, ok := cur.Lookup("id").Int64OK()
+	if !ok {
+		t.Fatalf("cursor id is not an int64: %s", cur)
+	}
+	return vals, id
+}
+
+// TestCursorReplyFieldOrder proves cursor replies keep MongoDB 7.0's field
+// order: find, aggregate and getMore build {firstBatch|nextBatch, id, ns}
+// (the server's CursorResponseBuilder), listCollections and listIndexes
+// {id, ns, firstBatch} (their IDL reply types).
+func TestCursorReplyFieldOrder(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "order", 10)
+	db := client.Database(testDB)
+	find, err := runRaw(t, db, bson.D{{Key: "find", Value: "order"}, {Key: "batchSize", Value: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id := batchOf(t, find)
+	getMore, err := runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "order"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg, err := runRaw(t, db, bson.D{{Key: "aggregate", Value: "order"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listColls, err := runRaw(t, db, bson.D{{Key: "listCollections", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listIdx, err := runRaw(t, db, bson.D{{Key: "listIndexes", Value: "order"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		reply bson.Raw
+		want  string
+	}{
+		{"find", find, "firstBatch id ns"},
+		{"getMore", getMore, "nextBatch id ns"},
+		{"aggregate", agg, "firstBatch id ns"},
+		{"listCollections", listColls, "id ns firstBatch"},
+		{"listIndexes", listIdx, "id ns firstBatch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(keys(t, tt.reply), " "); got != "cursor ok" {
+				t.Errorf("reply fields %q, want %q", got, "cursor ok")
+			}
+			if got := strings.Join(keys(t, tt.reply.Lookup("cursor").Document()), " "); got != tt.want {
+				t.Errorf("cursor fields %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if ns := listIdx.Lookup("cursor", "ns").StringValue(); ns != "test.order" {
+		t.Errorf("listIndexes ns %q, want test.order", ns)
+	}
+	if ns := listColls.Lookup("cursor", "ns").StringValue(); ns != "test.$cmd.listCollections" {
+		t.Errorf("listCollections ns %q, want test.$cmd.listCollections", ns)
+	}
+}
+
+// TestCursorOptions runs each cursor option of find, aggregate,
+// listCollections and listIndexes: honoured (the batch size and whether
+// the cursor stays open), validated with MongoDB's code, or refused with
+// NotImplemented (238). Batch sizes are IDL safeInt64 fields (doubles
+// truncated) validated >= 0 (51024), as in MongoDB 7.0's find_command.idl;
+// batchSize 0 returns an empty first batch and an open cursor
+// (https://www.mongodb.com/docs/v7.0/reference/command/find/).
+func TestCursorOptions(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "opts", 10)
+	db := client.Database(testDB)
+	if err := db.CreateCollection(t.Context(), "empty"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"l1", "l2", "l3"} {
+		if err := db.CreateCollection(t.Context(), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Collection("opts").Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "n", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	find := func(fields ...bson.E) bson.D {
+		return append(bson.D{{Key: "find", Value: "opts"}, {Key: "sort", Value: bson.D{{Key: "_id", Value: 1}}}}, fields...)
+	}
+	agg := func(cursor any) bson.D {
+		return bson.D{{Key: "aggregate", Value: "opts"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: cursor}}
+	}
+	e := func(k string, v any) bson.E { return bson.E{Key: k, Value: v} }
+	tests := []struct {
+		name     string
+		cmd      bson.D
+		wantCode int
+		wantDocs int
+		wantOpen bool
+	}{
+		{"find default batch", find(), 0, 10, false},
+		{"find batchSize 0", find(e("batchSize", 0)), 0, 0, true},
+		{"find batchSize 0 on an empty collection", bson.D{{Key: "find", Value: "empty"}, {Key: "batchSize", Value: 0}}, 0, 0, true},
+		{"find batchSize 0 on a missing collection", bson.D{{Key: "find", Value: "missing"}, {Key: "batchSize", Value: 0}}, 0, 0, false},
+		{"find batchSize 3", find(e("batchSize", 3)), 0, 3, true},
+		{"find batchSize 2.9 truncated", find(e("batchSize", 2.9)), 0, 2, true},
+		{"find batchSize -0.5 truncated to 0", find(e("batchSize", -0.5)), 0, 0, true},
+		{"find batchSize int64", find(e("batchSize", int64(4))), 0, 4, true},
+		{"find batchSize decimal", find(e("batchSize", bson.NewDecimal128(0x3040000000000000, 5))), 0, 5, true},
+		{"find batchSize -1", find(e("batchSize", -1)), 51024, 0, false},
+		{"find batchSize string", find(e("batchSize", "2")), 14, 0, false},
+		{"find limit 4", find(e("limit", 4)), 0, 4, false},
+		{"find limit 2.5 truncated", find(e("limit", 2.5)), 0, 2, false},
+		{"find limit -1", find(e("limit", -1)), 51024, 0, false},
+		{"find skip 8", find(e("skip", 8)), 0, 2, false},
+		{"find skip -1", find(e("skip", -1)), 51024, 0, false},
+		{"find limit above batchSize", find(e("limit", 6), e("batchSize", 3)), 0, 3, true},
+		{"find limit equals batchSize", find(e("limit", 3), e("batchSize", 3)), 0, 3, false},
+		{"find singleBatch", find(e("batchSize", 3), e("singleBatch", true)), 0, 3, false},
+		{"find singleBatch batchSize 0", find(e("batchSize", 0), e("singleBatch", true)), 0, 0, false},
+		{"find singleBatch without batchSize", find(e("singleBatch", true)), 0, 10, false},
+		{"find noCursorTimeout", find(e("batchSize", 3), e("noCursorTimeout", true)), 0, 3, true},
+		{"find allowPartialResults", find(e("allowPartialResults", true)), 0, 10, false},
+		{"find readOnce", find(e("readOnce", true)), 0, 10, false},
+		{"find let in $expr", find(e("filter", bson.D{{Key: "$expr", Value: bson.D{{Key: "$lt", Value: bson.A{"$n", "$$cut"}}}}}), e("let", bson.D{{Key: "cut", Value: 4}})), 0, 4, false},
+		{"find let computed from an earlier variable", find(e("filter", bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$n", "$$b"}}}}}), e("let", bson.D{{Key: "a", Value: 3}, {Key: "b", Value: bson.D{{Key: "$add", Value: bson.A{"$$a", 1}}}}})), 0, 1, false},
+		{"find undefined variable", find(e("filter", bson.D{{Key: "$expr", Value: "$$nope"}})), 17276, 0, false},
+		{"find let with an invalid name", find(e("let", bson.D{{Key: "Cut", Value: 4}})), 16867, 0, false},
+		{"find let not a document", find(e("let", 4)), 14, 0, false},
+		{"find $_requestResumeToken", find(e("$_requestResumeToken", true)), 238, 0, false},
+		{"find returnKey", find(e("returnKey", true)), 238, 0, false},
+		{"aggregate default batch", agg(bson.D{}), 0, 10, false},
+		{"aggregate batchSize 0", agg(bson.D{{Key: "batchSize", Value: 0}}), 0, 0, true},
+		{"aggregate batchSize 4", agg(bson.D{{Key: "batchSize", Value: 4}}), 0, 4, true},
+		{"aggregate batchSize 1.5 truncated", agg(bson.D{{Key: "batchSize", Value: 1.5}}), 0, 1, true},
+		{"aggregate batchSize -1", agg(bson.D{{Key: "batchSize", Value: -1}}), 51024, 0, false},
+		{"aggregate batchSize string", agg(bson.D{{Key: "batchSize", Value: "1"}}), 14, 0, false},
+		{"aggregate unknown cursor option", agg(bson.D{{Key: "batch", Value: 1}}), 40415, 0, false},
+		{"aggregate cursor not a document", agg(1), 14, 0, false},
+		{"listCollections all", bson.D{{Key: "listCollections", Value: 1}}, 0, 5, false},
+		{"listCollections batchSize 2", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}}, 0, 2, true},
+		{"listCollections batchSize 0", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 0}}}}, 0, 0, true},
+		{"listCollections batchSize 5 of 5", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 5}}}}, 0, 5, false},
+		{"listCollections batchSize 0 of none", bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: "none"}}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 0}}}}, 0, 0, false},
+		{"listCollections batchSize -1", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: -1}}}}, 51024, 0, false},
+		{"listIndexes all", bson.D{{Key: "listIndexes", Value: "opts"}}, 0, 2, false},
+		{"listIndexes batchSize 1", bson.D{{Key: "listIndexes", Value: "opts"}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 1}}}}, 0, 1, true},
+		{"listIndexes batchSize string", bson.D{{Key: "listIndexes", Value: "opts"}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: "1"}}}}, 14, 0, false},
+		{"listIndexes unknown field", bson.D{{Key: "listIndexes", Value: "opts"}, {Key: "bogus", Value: 1}}, 40415, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := runRaw(t, db, tt.cmd)
+			if tt.wantCode != 0 {
+				requireCode(t, err, tt.wantCode, "")
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, id := batchOf(t, reply)
+			if len(batch) != tt.wantDocs {
+				t.Errorf("first batch holds %d documents, want %d", len(batch), tt.wantDocs)
+			}
+			if open := id != 0; open != tt.wantOpen {
+				t.Errorf("cursor id %d: open = %v, want %v", id, open, tt.wantOpen)
+			}
+			if id != 0 {
+				coll := strings.TrimPrefix(reply.Lookup("cursor", "ns").StringValue(), testDB+".")
+				if _, err := runRaw(t, db, bson.D{{Key: "killCursors", Value: coll}, {Key: "cursors", Value: bson.A{id}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestBatchSizeZeroThenGetMore proves a cursor opened with batchSize 0
+// serves every document through getMore, as in MongoDB's
+// find_getmore_cmd.js: the first getMore with batchSize 5 returns 5.
+func TestBatchSizeZeroThenGetMore(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "zero", 12)
+	db := client.Database(testDB)
+	for _, cmd := range []bson.D{
+		{{Key: "find", Value: "zero"}, {Key: "batchSize", Value: 0}},
+		{{Key: "aggregate", Value: "zero"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 0}}}},
+	} {
+		t.Run(cmd[0].Key, func(t *testing.T) {
+			reply, err := runRaw(t, db, cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, id := batchOf(t, reply)
+			if len(batch) != 0 || id == 0 {
+				t.Fatalf("first batch of %d, id %d: want empty and open", len(batch), id)
+			}
+			reply, err = runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "zero"}, {Key: "batchSize", Value: int32(5)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, id2 := batchOf(t, reply)
+			if len(batch) != 5 || id2 != id {
+				t.Fatalf("getMore returned %d documents, id %d: want 5 and %d", len(batch), id2, id)
+			}
+			reply, err = runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "zero"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if batch, id2 = batchOf(t, reply); len(batch) != 7 || id2 != 0 {
+				t.Fatalf("last getMore returned %d documents, id %d: want 7 and 0", len(batch), id2)
+			}
+		})
+	}
+}
+
+// TestTailableCursors proves a tailable find on an empty capped
+// collection opens no cursor (MongoDB keeps one only when the collection
+// has records), one on a non-empty collection stays open past its last
+// document, and getMore's maxTimeMS is accepted only on an awaitData
+// cursor (BadValue otherwise), as in MongoDB's getmore_cmd.cpp.
+func TestTailableCursors(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	tail := func(await bool) (bson.Raw, error) {
+		cmd := bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}}
+		if await {
+			cmd = append(cmd, bson.E{Key: "awaitData", Value: true})
+		}
+		return runRaw(t, db, cmd)
+	}
+	reply, err := tail(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, id := batchOf(t, reply); id != 0 {
+		t.Fatalf("tailable cursor on an empty capped collection: id %d, want 0", id)
+	}
+	if _, err := db.Collection("capped").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, await := range []bool{false, true} {
+		reply, err := tail(await)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, id := batchOf(t, reply)
+		if len(batch) != 1 || id == 0 {
+			t.Fatalf("awaitData %v: %d documents, id %d; want 1 and an open cursor", await, len(batch), id)
+		}
+		err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10}}).Err()
+		if await {
+			if err != nil {
+				t.Fatalf("getMore with maxTimeMS on an awaitData cursor: %v", err)
+			}
+		} else {
+			requireCode(t, err, 2, "BadValue")
+		}
+	}
+}
+
+// TestFindLet proves find's let variables (MongoDB 5.0+,
+// https://www.mongodb.com/docs/v7.0/reference/command/find/) are usable
+// in the filter's $expr and in the projection's computed fields.
+func TestFindLet(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "let", 10)
+	reply, err := runRaw(t, client.Database(testDB), bson.D{
+		{Key: "find", Value: "let"},
+		{Key: "filter", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$gte", Value: bson.A{"$n", "$$low"}}}}}},
+		{Key: "projection", Value: bson.D{{Key: "_id", Value: 0}, {Key: "n", Value: 1}, {Key: "scaled", Value: bson.D{{Key: "$multiply", Value: bson.A{"$n", "$$factor"}}}}}},
+		{Key: "sort", Value: bson.D{{Key: "n", Value: 1}}},
+		{Key: "let", Value: bson.D{{Key: "low", Value: 8}, {Key: "factor", Value: 10}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, _ := batchOf(t, reply)
+	var got []string
+	for _, d := range batch {
+		got = append(got, d.Document().String())
+	}
+	want := []string{`{"n": {"$numberInt":"8"},"scaled": {"$numberInt":"80"}}`, `{"n": {"$numberInt":"9"},"scaled": {"$numberInt":"90"}}`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
