@@ -115,6 +115,12 @@ func TestRefusedInputs(t *testing.T) {
 			code: 238, codeName: "NotImplemented", msg: "autoIndexId"},
 		{name: "create with a bad validationLevel", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "validationLevel", Value: "sometimes"}},
 			code: 2, codeName: "BadValue"},
+		{name: "create capped with size 0", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(0)}},
+			code: 51024, codeName: "Location51024"},
+		{name: "create capped with max 2^31", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int64(1 << 31)}},
+			code: 51024, codeName: "Location51024"},
+		{name: "create capped without size", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}},
+			code: 72, codeName: "InvalidOptions"},
 		{name: "create with an unknown option", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "noSuchOption", Value: 1}},
 			code: 40415, codeName: "Location40415"},
 		{name: "collMod of a missing collection", cmd: bson.D{{Key: "collMod", Value: "nope"}},
@@ -265,6 +271,7 @@ func TestListCollectionsOptions(t *testing.T) {
 		{{Key: "create", Value: "plain"}},
 		{{Key: "create", Value: "capped"}, {Key: "max", Value: int64(10)}, {Key: "size", Value: int64(1000)}, {Key: "capped", Value: true}},
 		{{Key: "create", Value: "big"}, {Key: "capped", Value: true}, {Key: "size", Value: float64(5 << 30)}},
+		{{Key: "create", Value: "zeromax"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(0)}},
 		{{Key: "create", Value: "tuned"}, {Key: "validationAction", Value: "warn"}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}}, {Key: "autoIndexId", Value: true},
 			{Key: "validationLevel", Value: "moderate"},
@@ -283,6 +290,8 @@ func TestListCollectionsOptions(t *testing.T) {
 		"plain":  {},
 		"capped": {{Key: "capped", Value: true}, {Key: "size", Value: int32(1024)}, {Key: "max", Value: int32(10)}},
 		"big":    {{Key: "capped", Value: true}, {Key: "size", Value: int64(5 << 30)}},
+		// MongoDB stores a max of 0 or less as 2^31-1 (CollectionOptions' adjustCappedMaxDocs).
+		"zeromax": {{Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(1<<31 - 1)}},
 		"tuned": {{Key: "autoIndexId", Value: true}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}},
 			{Key: "validationLevel", Value: "moderate"}, {Key: "validationAction", Value: "warn"}},
@@ -319,8 +328,8 @@ func TestListCollectionsOptions(t *testing.T) {
 		filter bson.D
 		want   []string
 	}{
-		{bson.D{{Key: "options.capped", Value: true}}, []string{"big", "capped"}},
-		{bson.D{{Key: "options.size", Value: bson.D{{Key: "$lt", Value: 2000}}}}, []string{"capped"}},
+		{bson.D{{Key: "options.capped", Value: true}}, []string{"big", "capped", "zeromax"}},
+		{bson.D{{Key: "options.size", Value: bson.D{{Key: "$lt", Value: 2000}}}}, []string{"capped", "zeromax"}},
 		{bson.D{{Key: "options.validationLevel", Value: "moderate"}}, []string{"tuned"}},
 		{bson.D{{Key: "info.readOnly", Value: false}, {Key: "name", Value: bson.D{{Key: "$regex", Value: "^p"}}}}, []string{"plain"}},
 		{bson.D{{Key: "type", Value: "view"}}, nil},
