@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -33,6 +34,22 @@ var (
 	validationActions = map[string]bool{"error": true, "warn": true}
 )
 
+// maxCappedSize is the largest capped collection size MongoDB accepts (1 PB).
+const maxCappedSize = 1 << 50
+
+// checkCreateBound applies the bounds of create's IDL validators.
+func checkCreateBound(field string, n, lo, hi int64) error {
+	switch {
+	case n < lo:
+		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be >= %d, actual value '%d'", field, lo, n)
+	case n > hi && hi == math.MaxInt32:
+		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be < %d, actual value '%d'", field, hi+1, n)
+	case n > hi:
+		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be <= %d, actual value '%d'", field, hi, n)
+	}
+	return nil
+}
+
 // notImplementedCreateOption is the error for a create option Folio does not
 // honour.
 func notImplementedCreateOption(name string) error {
@@ -46,9 +63,17 @@ func parseCreateOption(opts *engine.CollectionOptions, key string, v bson.RawVal
 	case "capped":
 		opts.Capped, err = argBool("create", key, v)
 	case "size":
-		opts.Size, err = argInt("create", key, v)
+		if opts.Size, err = argInt("create", key, v); err == nil {
+			err = checkCreateBound(key, opts.Size, 1, maxCappedSize)
+		}
 	case "max":
-		opts.Max, err = argInt("create", key, v)
+		if opts.Max, err = argInt("create", key, v); err == nil {
+			err = checkCreateBound(key, opts.Max, math.MinInt64, math.MaxInt32)
+		}
+		if opts.Max <= 0 {
+			// MongoDB stores a max of 0 or less as 2^31-1.
+			opts.Max = math.MaxInt32
+		}
 	case "autoIndexId":
 		var b bool
 		if b, err = argBool("create", key, v); err == nil && !b {

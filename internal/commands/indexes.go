@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -127,18 +128,28 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 			spec.StorageEngine = v.Document()
 		case "expireAfterSeconds":
-			n, ok := values.Int64(v)
-			if !ok {
-				if f, isNum := values.Float64(v); isNum {
-					n, ok = int64(f), true
-				}
-			}
-			if !ok || n < 0 || n > maxTTLSeconds {
-				return spec, mongoerr.New(mongoerr.CannotCreateIndex,
-					"TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
+			n, err := ttlSeconds(v)
+			if err != nil {
+				return spec, err
 			}
 			spec.ExpireAfter = n
-		case "v", "ns":
+		case "v":
+			if !values.IsNumber(v.Type) {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'v' must be a number, but got %s", values.TypeName(v.Type))
+			}
+			f, _ := values.Float64(v)
+			switch {
+			case f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32:
+				return spec, specError(doc, mongoerr.BadValue, "Index version must be representable as a 32-bit integer, but got %s", v)
+			case f == 1:
+				// Version 1 indexes order some keys differently; Folio
+				// builds version 2 only.
+				return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support index version 1 (v: 1) yet")
+			case f != 2:
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%d", doc, int32(f))
+			}
+		case "ns":
+			// MongoDB drops the field since 4.2.
 		default:
 			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		}
@@ -177,6 +188,26 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 		}
 	}
 	return spec, nil
+}
+
+// ttlSeconds reads an index's expireAfterSeconds with MongoDB's rules for
+// secondary TTL indexes: a number, not NaN, a 32-bit integer (fractions are
+// truncated), not negative.
+func ttlSeconds(v bson.RawValue) (int64, error) {
+	if !values.IsNumber(v.Type) {
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex,
+			"TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", values.TypeName(v.Type))
+	}
+	f, _ := values.Float64(v)
+	switch {
+	case math.IsNaN(f):
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must not be NaN")
+	case f >= maxTTLSeconds+1 || f <= math.MinInt32-1:
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer")
+	case int64(f) < 0:
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+	}
+	return int64(f), nil
 }
 
 // isIDIndexPattern reports whether key is {_id: 1} or {_id: -1}, which
