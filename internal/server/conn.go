@@ -44,6 +44,9 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	for {
 		err := c.handle()
+		if err == nil && !s.setBusy(nc, false) {
+			return
+		}
 		if err == nil {
 			continue
 		}
@@ -60,6 +63,9 @@ func (c *conn) handle() error {
 	h, body, err := wire.ReadMessage(c.r)
 	if err != nil {
 		return err
+	}
+	if !c.srv.setBusy(c.nc, true) {
+		return net.ErrClosed
 	}
 	compressor := -1
 	if h.OpCode == wire.OpCompressed {

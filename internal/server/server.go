@@ -20,9 +20,10 @@ type Server struct {
 	svc *commands.Service
 	log *slog.Logger
 
-	mu      sync.Mutex
-	ln      net.Listener
-	conns   map[net.Conn]struct{}
+	mu sync.Mutex
+	ln net.Listener
+	// conns are the open connections, each true while it runs a request.
+	conns   map[net.Conn]bool
 	closing bool
 	wg      sync.WaitGroup
 	nextID  atomic.Int64
@@ -30,7 +31,7 @@ type Server struct {
 
 // New returns a server running requests through svc.
 func New(svc *commands.Service, log *slog.Logger) *Server {
-	return &Server{svc: svc, log: log, conns: map[net.Conn]struct{}{}}
+	return &Server{svc: svc, log: log, conns: map[net.Conn]bool{}}
 }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
@@ -73,7 +74,7 @@ func (s *Server) track(nc net.Conn) bool {
 	if s.closing {
 		return false
 	}
-	s.conns[nc] = struct{}{}
+	s.conns[nc] = false
 	s.svc.Connections.Add(1)
 	s.svc.TotalConns.Add(1)
 	return true
@@ -87,16 +88,33 @@ func (s *Server) untrack(nc net.Conn) {
 	nc.Close()
 }
 
-// Shutdown stops accepting, closes every connection and waits for their
-// goroutines, or for ctx to end.
+// setBusy marks nc as running a request (busy) or waiting for the next
+// one. It reports false once the server is shutting down: the connection
+// must then end instead.
+func (s *Server) setBusy(nc net.Conn, busy bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[nc] = busy
+	return true
+}
+
+// Shutdown stops accepting and closes every connection waiting for a
+// request; a connection running one closes once it has written the reply,
+// so no operation that ran goes unanswered. It waits for the connections'
+// goroutines, or, when ctx ends first, closes the remaining connections.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
 	if s.ln != nil {
 		s.ln.Close()
 	}
-	for nc := range s.conns {
-		nc.Close()
+	for nc, busy := range s.conns {
+		if !busy {
+			nc.Close()
+		}
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
@@ -108,6 +126,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		s.mu.Lock()
+		for nc := range s.conns {
+			nc.Close()
+		}
+		s.mu.Unlock()
 		return ctx.Err()
 	}
 }
