@@ -18,6 +18,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	const cmd = "findAndModify"
 	var spec engine.FindAndModifySpec
+	var stmt stmtArgs
 	hasUpdate := false
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -43,6 +44,8 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 			spec.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
+		case "stmtId":
+			err = stmt.parse(cmd, key, v)
 		case "let":
 		case "bypassDocumentValidation":
 			// Folio has no document validators: nothing to bypass.
@@ -71,10 +74,22 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Ops.Update.Add(1)
 	}
 	spec.WriteOptions = writeOptions(r)
+	if r.retryable {
+		if res, done := r.session.Executed(stmt.first); done {
+			return retriedFindAndModify(spec, stmt.first, res)
+		}
+		spec.Record = r.session.RecordStatements([]int32{stmt.first}, findAndModifyResult(spec))
+	}
 	res, err := s.Engine.FindAndModify(r.DB, coll, spec)
 	if err != nil {
 		return nil, err
 	}
+	return findAndModifyReply(spec, res), nil
+}
+
+// findAndModifyReply is findAndModify's reply: lastErrorObject, value, then
+// extra (retriedStmtId for a retry).
+func findAndModifyReply(spec engine.FindAndModifySpec, res engine.FindAndModifyResult, extra ...bson.E) bson.Raw {
 	leo := bson.D{{Key: "n", Value: int32(res.N)}}
 	if !spec.Remove {
 		leo = append(leo, bson.E{Key: "updatedExisting", Value: res.UpdatedExisting})
@@ -86,5 +101,5 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	if res.Value != nil {
 		value = res.Value
 	}
-	return marshal(bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: value}}), nil
+	return marshal(append(bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: value}}, extra...))
 }

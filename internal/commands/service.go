@@ -79,6 +79,9 @@ type Request struct {
 	Txn *engine.Txn
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
+	// retryable is set for a retryable write: its statements already
+	// executed in the session's txnNumber are not applied again.
+	retryable bool
 	// op is the command's entry in currentOp.
 	op *activeOp
 	// readTime is the cluster time when the command started; writeTime

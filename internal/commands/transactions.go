@@ -19,11 +19,9 @@ func init() {
 	register(killAllSessionsCmd, "killAllSessions")
 }
 
-// MongoDB's codes for transaction misuse.
-const (
-	codeTransactionCommitted               mongoerr.Code = 256
-	codeOperationNotSupportedInTransaction mongoerr.Code = 263
-)
+// codeOperationNotSupportedInTransaction is MongoDB's code for commands a
+// transaction may not run.
+const codeOperationNotSupportedInTransaction mongoerr.Code = 263
 
 // inTransaction are the commands a multi-document transaction may run, as
 // MongoDB 4.4+ allows.
@@ -39,8 +37,8 @@ var sessionless = map[string]bool{
 	"endSessions": true, "killSessions": true, "killAllSessions": true, "refreshSessions": true, "startSession": true,
 }
 
-// retryable are the writes whose retry with the same lsid and txnNumber
-// answers the first reply instead of running again.
+// retryable are the writes whose statements run at most once per lsid,
+// txnNumber and statement id (see retry.go).
 var retryable = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true}
 
 // sessionArgs are the session fields of a command.
@@ -63,7 +61,10 @@ func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
 		if err != nil || idv.Type != bson.TypeBinary {
 			return a, mongoerr.New(mongoerr.Code(40414), "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
 		}
-		_, data := idv.Binary()
+		subtype, data := idv.Binary()
+		if subtype != bson.TypeBinaryUUID || len(data) != 16 {
+			return a, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+		}
 		a.lsid = string(data)
 	}
 	if v, err := cmd.LookupErr("txnNumber"); err == nil {
@@ -98,8 +99,8 @@ func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
 }
 
 // runInSession runs a command within its session: it opens, continues or
-// checks the session's transaction, and answers a retried write with its
-// first reply.
+// checks the session's transaction, and moves the session to a retryable
+// write's txnNumber.
 func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, error) {
 	if sessionless[name] {
 		return h(s, r)
@@ -108,8 +109,7 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 	if a.lsid == "" {
 		return h(s, r)
 	}
-	sess := s.Sessions.Get(a.lsid)
-	sess.Lock(time.Now())
+	sess := s.Sessions.Acquire(a.lsid, time.Now())
 	defer sess.Unlock()
 	r.session = sess
 	if a.inTxn {
@@ -118,20 +118,16 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 	if !a.hasTxnNumber || !retryable[name] {
 		return h(s, r)
 	}
-	switch {
-	case a.txnNumber < sess.TxnNumber:
+	if a.txnNumber < sess.TxnNumber {
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", a.txnNumber, sess.TxnNumber)
-	case a.txnNumber == sess.TxnNumber && sess.RetryReply != nil:
-		return sess.RetryReply, nil
 	}
-	sess.EndTxn()
-	sess.TxnNumber, sess.State, sess.RetryReply = a.txnNumber, sessions.TxnNone, nil
-	reply, err := h(s, r)
-	if err == nil {
-		sess.RetryReply = reply
+	if a.txnNumber > sess.TxnNumber || sess.State != sessions.TxnNone {
+		s.endTxn(sess)
+		sess.Advance(a.txnNumber)
 	}
-	return reply, err
+	r.retryable = true
+	return h(s, r)
 }
 
 // runInTxn runs a command of a multi-document transaction. Any failure
@@ -143,13 +139,10 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 				"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
 		}
 		s.endTxn(sess)
-		sess.TxnNumber, sess.Txn, sess.State, sess.RetryReply = a.txnNumber, s.Engine.Begin(), sessions.TxnInProgress, nil
+		sess.Advance(a.txnNumber)
+		sess.Txn, sess.State = s.Engine.Begin(), sessions.TxnInProgress
 	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
 		return nil, err
-	}
-	if sess.State == sessions.TxnCommitted {
-		// A retried commitTransaction of a committed transaction succeeds.
-		return nil, nil
 	}
 	r.Txn = sess.Txn
 	var reply bson.Raw
@@ -185,7 +178,7 @@ func checkTxn(sess *sessions.Session, txnNumber int64, name string) error {
 	case sess.State == sessions.TxnAborted:
 		return noSuch("Transaction with { txnNumber: %d } has been aborted.", txnNumber)
 	case sess.State == sessions.TxnCommitted && name != "commitTransaction":
-		return mongoerr.New(codeTransactionCommitted, "Transaction with { txnNumber: %d } has been committed.", txnNumber)
+		return mongoerr.New(mongoerr.TransactionCommitted, "Transaction with { txnNumber: %d } has been committed.", txnNumber)
 	}
 	return nil
 }
@@ -204,13 +197,29 @@ func hasWriteErrors(reply bson.Raw) bool {
 	return err == nil
 }
 
+// commitTransactionCmd commits the session's transaction, recording the
+// commit in the commit's own batch. A retried commit of a committed
+// transaction succeeds, also after a restart: the record says committed.
 func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
+	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		if key == "recoveryToken" {
+			_, err := argDoc("commitTransaction", key, v)
+			return true, err
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sess := r.session
+	if r.Txn == nil && sess != nil && sess.State == sessions.TxnCommitted {
+		return nil, nil
+	}
 	if r.Txn == nil {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "commitTransaction must be run within a transaction")
 	}
-	sess := r.session
 	s.Cursors.KillOwned(r.Txn)
-	err := r.Txn.Commit()
+	err = r.Txn.CommitRecorded(sess.RecordCommit())
 	sess.Txn = nil
 	if err != nil {
 		sess.State = sessions.TxnAborted
@@ -282,9 +291,7 @@ func refreshSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		sess := s.Sessions.Get(id)
-		sess.Lock(time.Now())
-		sess.Unlock()
+		s.Sessions.Acquire(id, time.Now()).Unlock()
 	}
 	return nil, nil
 }

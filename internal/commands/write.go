@@ -73,6 +73,8 @@ func docsArg(cmd, field string, v bson.RawValue) ([]bson.Raw, error) {
 type batchArgs struct {
 	docs    []bson.Raw
 	ordered bool
+	// stmtIDs are the statements' ids (see retry.go).
+	stmtIDs []int32
 }
 
 // parseBatch reads a write command's common fields; docsField names its
@@ -83,6 +85,7 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 		return "", batchArgs{}, err
 	}
 	a := batchArgs{ordered: true}
+	var stmts stmtArgs
 	seen := false
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -92,7 +95,9 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 			seen = true
 		case "ordered":
 			a.ordered, err = argBool(cmdName, key, v)
-		case "let", "stmtIds":
+		case "stmtId", "stmtIds":
+			err = stmts.parse(cmdName, key, v)
+		case "let":
 		case "bypassDocumentValidation":
 			// Folio has no document validators (create and collMod refuse
 			// them), so there is nothing to bypass.
@@ -108,6 +113,9 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 	if err == nil && (len(a.docs) == 0 || len(a.docs) > maxWriteBatchSize) {
 		err = mongoerr.New(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatchSize, len(a.docs))
 	}
+	if err == nil {
+		a.stmtIDs, err = stmts.resolve(len(a.docs))
+	}
 	return coll, a, err
 }
 
@@ -120,11 +128,43 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
-	n, werrs, err := s.Engine.Insert(r.DB, coll, a.docs, a.ordered, writeOptions(r))
-	if err != nil {
-		return nil, err
+	wo := writeOptions(r)
+	docs := a.docs
+	// pos maps the position of a document sent to the engine to its
+	// position in the command, when a retry leaves some out.
+	var pos []int
+	var retried []int32
+	if r.retryable {
+		ids := a.stmtIDs
+		for _, id := range a.stmtIDs {
+			if _, done := r.session.Executed(id); done {
+				retried = append(retried, id)
+			}
+		}
+		if retried != nil {
+			docs, ids, pos = nil, nil, []int{}
+			for i, id := range a.stmtIDs {
+				if _, done := r.session.Executed(id); !done {
+					docs, ids, pos = append(docs, a.docs[i]), append(ids, id), append(pos, i)
+				}
+			}
+		}
+		wo.Record = r.session.RecordStatements(ids, insertResult)
 	}
-	return writeReply(int64(n), werrs), nil
+	n := 0
+	var werrs []engine.WriteError
+	if len(docs) > 0 {
+		var err error
+		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {
+			return nil, err
+		}
+	}
+	if pos != nil {
+		for i := range werrs {
+			werrs[i].Index = pos[werrs[i].Index]
+		}
+	}
+	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
 }
 
 // updateArg reads an update: a document (operators or a replacement), or
@@ -197,6 +237,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	var matched, modified int64
 	var upserted bson.A
 	var werrs []engine.WriteError
+	var retried []int32
 	for i, u := range specs {
 		// maxTimeMS interrupts a batch between statements, failing the
 		// command as MongoDB does.
@@ -205,6 +246,26 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		s.Ops.Update.Add(1)
 		u.WriteOptions = writeOptions(r)
+		if r.retryable {
+			id := a.stmtIDs[i]
+			if res, done := r.session.Executed(id); done {
+				retried = append(retried, id)
+				matched += int64(res.N)
+				modified += int64(res.NModified)
+				if res.Upserted.Type != 0 {
+					upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.Upserted}})
+				}
+				continue
+			}
+			if u.Multi {
+				werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.New(mongoerr.InvalidOptions, "Cannot use (or request) retryable writes with multi=true")})
+				if a.ordered {
+					break
+				}
+				continue
+			}
+			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
+		}
 		res, err := s.Engine.Update(r.DB, coll, u)
 		if mongoerr.Is(err, mongoerr.WriteConflict) {
 			return nil, err
@@ -228,7 +289,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		extra = append(extra, bson.E{Key: "upserted", Value: upserted})
 	}
 	extra = append(extra, bson.E{Key: "nModified", Value: int32(modified)})
-	return writeReply(matched, werrs, extra...), nil
+	return writeReply(matched, werrs, append(extra, retriedField(retried)...)...), nil
 }
 
 func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -277,12 +338,30 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var n int64
 	var werrs []engine.WriteError
+	var retried []int32
 	for i, st := range stmts {
 		if err := r.Args.expired(); err != nil {
 			return nil, err
 		}
 		s.Ops.Delete.Add(1)
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, writeOptions(r))
+		wo := writeOptions(r)
+		if r.retryable {
+			id := a.stmtIDs[i]
+			if res, done := r.session.Executed(id); done {
+				retried = append(retried, id)
+				n += int64(res.N)
+				continue
+			}
+			if st.limit == 0 {
+				werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.New(mongoerr.InvalidOptions, "Cannot use (or request) retryable writes with limit=0")})
+				if a.ordered {
+					break
+				}
+				continue
+			}
+			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
+		}
+		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
 		if mongoerr.Is(err, mongoerr.WriteConflict) {
 			return nil, err
 		}
@@ -294,7 +373,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 		}
 	}
-	return writeReply(n, werrs), nil
+	return writeReply(n, werrs, retriedField(retried)...), nil
 }
 
 // isOperatorDoc reports whether an update document starts with an update

@@ -69,11 +69,11 @@ func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 // insertEach inserts docs one by one: into a capped collection, each in a
 // batch that also deletes the oldest documents the collection no longer has
 // room for; in a transaction, each into its view.
-func (e *Engine) insertEach(c *Collection, docs []bson.Raw, ordered bool, txn *Txn) (int, []WriteError, error) {
+func (e *Engine) insertEach(c *Collection, docs []bson.Raw, ordered bool, txn *Txn, rec Recorder) (int, []WriteError, error) {
 	n := 0
 	var werrs []WriteError
 	for i, d := range docs {
-		_, err := e.insertOne(c, d, txn)
+		_, err := e.insertOne(c, d, txn, stmtRec{rec: rec, index: i})
 		if err == nil {
 			n++
 			continue

@@ -68,6 +68,9 @@ type WriteOptions struct {
 	// Journal asks for the write to be on disk when it is acknowledged
 	// (j: true, or w: "majority").
 	Journal bool
+	// Record, when set outside a transaction, records each statement in
+	// the batch of its write (a retryable write's session record).
+	Record Recorder
 }
 
 // Engine is the database: catalog plus documents over one KV store.

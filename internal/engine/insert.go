@@ -27,7 +27,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	}
 	defer release()
 	if c.capped != nil || txn != nil {
-		n, werrs, err := e.insertEach(c, docs, ordered, txn)
+		n, werrs, err := e.insertEach(c, docs, ordered, txn, wo.Record)
 		if err == nil && n > 0 && txn == nil {
 			err = e.durable(wo.Journal)
 		}
@@ -37,7 +37,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	var werrs []WriteError
 	for start := 0; start < len(docs); start += insertChunk {
 		end := min(start+insertChunk, len(docs))
-		n, chunkErrs, err := e.insertChunk(c, docs[start:end], start, ordered)
+		n, chunkErrs, err := e.insertChunk(c, docs[start:end], start, ordered, wo.Record)
 		inserted += n
 		werrs = append(werrs, chunkErrs...)
 		if err != nil {
@@ -63,7 +63,7 @@ type pendingInsert struct {
 	ix    indexChanges
 }
 
-func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered bool) (int, []WriteError, error) {
+func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered bool, rec Recorder) (int, []WriteError, error) {
 	var werrs []WriteError
 	fail := func(i int, err error) { werrs = append(werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	pending := make([]pendingInsert, 0, len(docs))
@@ -104,6 +104,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	n := 0
 	multikey := false
 	var written []indexChanges
+	var recorded []Write
 	for _, p := range pending {
 		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
 			break
@@ -128,10 +129,18 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 		}
 		multikey = multikey || p.ix.multikey
 		written = append(written, p.ix)
+		if rec != nil {
+			recorded = append(recorded, Write{Index: p.index, New: p.doc})
+		}
 		n++
 	}
 	if multikey {
 		if err := e.persistMultikey(b, c); err != nil {
+			return 0, werrs, err
+		}
+	}
+	if rec != nil && len(recorded) > 0 {
+		if err := rec.Stage(b, recorded); err != nil {
 			return 0, werrs, err
 		}
 	}
@@ -144,6 +153,9 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	}
 	if err != nil {
 		return 0, werrs, err
+	}
+	if rec != nil && len(recorded) > 0 {
+		rec.Committed()
 	}
 	sortWriteErrors(werrs)
 	return n, werrs, nil

@@ -18,6 +18,8 @@ import (
 //	                                indexes leave _id out of the key, so
 //	                                equal keys of two documents collide
 //	n <collID:4> <seq:8>            capped collections: insertion order -> keyenc(_id)
+//	s ...                           sessions' transaction records, written by
+//	                                package sessions through Recorder
 //
 // Collection ids are never reused, so dropping a collection is one range
 // deletion of its documents and nothing can resurrect them.

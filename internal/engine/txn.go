@@ -155,7 +155,12 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 // Commit applies the transaction's writes atomically and durably. A unique
 // key taken meanwhile by another writer fails the commit with DuplicateKey,
 // and the transaction is then aborted.
-func (t *Txn) Commit() error {
+func (t *Txn) Commit() error { return t.CommitRecorded(nil) }
+
+// CommitRecorded is Commit with rec, when set, staging the session's record
+// of the commit in the commit's batch. A transaction that wrote nothing
+// commits no batch and records nothing, as in MongoDB.
+func (t *Txn) CommitRecorded(rec Recorder) error {
 	if t.ended {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
@@ -201,6 +206,11 @@ func (t *Txn) Commit() error {
 			return err
 		}
 	}
+	if rec != nil {
+		if err := rec.Stage(b, nil); err != nil {
+			return err
+		}
+	}
 	for _, ch := range t.changes {
 		ch.invalidateHints()
 	}
@@ -210,6 +220,9 @@ func (t *Txn) Commit() error {
 	}
 	if err != nil {
 		return err
+	}
+	if rec != nil {
+		rec.Committed()
 	}
 	return e.durable(true)
 }

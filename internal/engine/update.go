@@ -55,7 +55,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(c, u.Filter, upd, u.Txn)
+		res.UpsertedID, err = e.upsert(c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record})
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
@@ -69,7 +69,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
 	err := e.forEachMatch(c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
-		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {
 				return nil, keep, err
@@ -87,7 +87,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
-func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn) (bson.RawValue, error) {
+func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(filter)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -96,12 +96,12 @@ func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn) (
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(c, doc, txn)
+	return e.insertOne(c, doc, txn, sr)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id
-// exists, and returns its _id.
-func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn) (bson.RawValue, error) {
+// exists, and returns its _id. Outside a transaction sr records it.
+func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn, sr stmtRec) (bson.RawValue, error) {
 	doc, id, err := prepareInsert(doc)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -122,5 +122,5 @@ func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn) (bson.RawValue
 	} else if exists {
 		return bson.RawValue{}, duplicateIDError(c, id)
 	}
-	return id, e.writeDoc(c, key, nil, doc)
+	return id, e.writeDoc(c, key, nil, doc, sr)
 }

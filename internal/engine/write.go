@@ -29,11 +29,11 @@ const (
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
-func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn,
+func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn, rec Recorder,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
 	key := docKey(c.ID, id)
 	var r storage.Reader = e.kv
-	write := func(cur, next bson.Raw) error { return e.writeDoc(c, key, cur, next) }
+	write := func(cur, next bson.Raw) error { return e.writeDoc(c, key, cur, next, stmtRec{rec: rec}) }
 	if txn != nil {
 		r = txn.view
 		write = func(cur, next bson.Raw) error { return txn.write(c, key, cur, next) }
@@ -70,10 +70,10 @@ func (e *Engine) lockWritable(keys ...[]byte) func() {
 }
 
 // writeDoc commits one document's change from old to next (nil for absent)
-// together with its index entries in one batch, after checking unique
-// indexes. The caller holds the document's lock; unique-entry locks are
-// taken after it, always in that order.
-func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
+// together with its index entries and its statement's record (sr) in one
+// batch, after checking unique indexes. The caller holds the document's
+// lock; unique-entry locks are taken after it, always in that order.
+func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmtRec) error {
 	encID := idFromDocKey(key)
 	ch, err := c.indexChanges(encID, old, next)
 	if err != nil {
@@ -111,6 +111,9 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 		err = e.persistMultikey(b, c)
 	}
 	if err == nil {
+		err = sr.stage(b, old, next)
+	}
+	if err == nil {
 		ch.invalidateHints()
 		err = e.commit(b)
 		ch.invalidateHints()
@@ -118,6 +121,7 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 	if err != nil {
 		return err
 	}
+	sr.committed()
 	applied()
 	return nil
 }

@@ -85,9 +85,14 @@ func Start(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, errors.Join(err, kv.Close())
 	}
+	sess := sessions.NewRegistry()
+	sess.Log = log
+	if err := sess.Load(kv); err != nil {
+		return nil, errors.Join(err, eng.Close(), kv.Close())
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return nil, errors.Join(err, kv.Close())
+		return nil, errors.Join(err, eng.Close(), kv.Close())
 	}
 	idle := cfg.CursorIdle
 	if idle == 0 {
@@ -104,7 +109,7 @@ func Start(cfg Config) (*Instance, error) {
 	svc := &commands.Service{
 		Engine:      eng,
 		Cursors:     cursors.NewRegistry(idle),
-		Sessions:    sessions.NewRegistry(),
+		Sessions:    sess,
 		Clock:       clock.New(nil),
 		ReplSetName: cfg.ReplSetName,
 		Log:         log,
@@ -184,7 +189,7 @@ func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }
 func (in *Instance) Close(ctx context.Context) error {
 	close(in.stop)
 	err := in.srv.Shutdown(ctx)
-	in.svc.Sessions.EndAll()
+	in.svc.Sessions.AbortAll()
 	in.svc.Cursors.CloseAll()
 	err = errors.Join(err, <-in.served, in.eng.Close(), in.kv.Close())
 	in.log.Info("folio stopped", "err", err)

@@ -55,6 +55,9 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	for {
 		err := c.handle()
+		if err == nil && !s.setBusy(nc, false) {
+			return
+		}
 		if err == nil {
 			continue
 		}
@@ -78,6 +81,9 @@ func (c *conn) handle() (err error) {
 			err = c.recovered(h, body, p)
 		}
 	}()
+	if !c.srv.setBusy(c.nc, true) {
+		return net.ErrClosed
+	}
 	compressor := -1
 	if h.OpCode == wire.OpCompressed {
 		id, err := c.negotiated(body)

@@ -23,9 +23,10 @@ type Server struct {
 	// soon as they are accepted.
 	max int64
 
-	mu      sync.Mutex
-	ln      net.Listener
-	conns   map[net.Conn]struct{}
+	mu sync.Mutex
+	ln net.Listener
+	// conns are the open connections, each true while it runs a request.
+	conns   map[net.Conn]bool
 	closing bool
 	stop    chan struct{} // closed by Shutdown
 	wg      sync.WaitGroup
@@ -38,7 +39,7 @@ func New(svc *commands.Service, log *slog.Logger) *Server {
 	if svc.MaxConnections <= 0 {
 		svc.MaxConnections = MaxConnections(0)
 	}
-	return &Server{svc: svc, log: log, max: svc.MaxConnections, conns: map[net.Conn]struct{}{}, stop: make(chan struct{})}
+	return &Server{svc: svc, log: log, max: svc.MaxConnections, conns: map[net.Conn]bool{}, stop: make(chan struct{})}
 }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
@@ -110,7 +111,7 @@ func (s *Server) track(nc net.Conn) admission {
 	if int64(len(s.conns)) >= s.max {
 		return refused
 	}
-	s.conns[nc] = struct{}{}
+	s.conns[nc] = false
 	s.svc.Connections.Add(1)
 	s.svc.TotalConns.Add(1)
 	return admitted
@@ -124,8 +125,23 @@ func (s *Server) untrack(nc net.Conn) {
 	nc.Close()
 }
 
-// Shutdown stops accepting, closes every connection and waits for their
-// goroutines, or for ctx to end.
+// setBusy marks nc as running a request (busy) or waiting for the next
+// one. It reports false once the server is shutting down: the connection
+// must then end instead.
+func (s *Server) setBusy(nc net.Conn, busy bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[nc] = busy
+	return true
+}
+
+// Shutdown stops accepting and closes every connection waiting for a
+// request; a connection running one closes once it has written the reply,
+// so no operation that ran goes unanswered. It waits for the connections'
+// goroutines, or, when ctx ends first, closes the remaining connections.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closing {
@@ -135,8 +151,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.ln != nil {
 		s.ln.Close()
 	}
-	for nc := range s.conns {
-		nc.Close()
+	for nc, busy := range s.conns {
+		if !busy {
+			nc.Close()
+		}
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
@@ -148,6 +166,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 		return nil
 	case <-ctx.Done():
+		s.mu.Lock()
+		for nc := range s.conns {
+			nc.Close()
+		}
+		s.mu.Unlock()
 		return ctx.Err()
 	}
 }

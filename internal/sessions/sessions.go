@@ -1,15 +1,19 @@
 // Package sessions keeps MongoDB logical sessions: per session the latest
-// transaction number, the open multi-document transaction, and the reply of
-// the latest retryable write, so that a retried write is applied once.
+// transaction number, the open multi-document transaction, and the results
+// of the statements of the latest retryable write, so that a retried
+// statement is applied once. A session's transaction record (MongoDB's
+// config.transactions) is kept in storage, written in the batch of each
+// write it records, and loaded at startup, so exactly-once survives
+// restarts and crashes (see record.go).
 package sessions
 
 import (
+	"log/slog"
 	"sync"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // DefaultTimeout is MongoDB's logicalSessionTimeoutMinutes (30 minutes).
@@ -36,6 +40,9 @@ type Session struct {
 	mu      sync.Mutex
 	ID      string // the lsid's id bytes
 	lastUse time.Time
+	// ended is set, under mu, once the session was forgotten and its
+	// record deleted; Acquire then takes a fresh session for the id.
+	ended bool
 
 	// TxnNumber is the highest transaction number the session has used,
 	// by a transaction or a retryable write.
@@ -43,10 +50,13 @@ type Session struct {
 	// Txn is the transaction of TxnNumber while State is TxnInProgress.
 	Txn   *engine.Txn
 	State TxnState
-	// RetryReply is the reply to the retryable write of TxnNumber.
-	RetryReply bson.Raw
 	// txnActive is when the transaction last ran a command.
 	txnActive time.Time
+	// executed are the results of the statements of TxnNumber whose
+	// writes committed, by statement id.
+	executed map[int32]Result
+	// stored describes the session's record in storage.
+	stored storedRecord
 }
 
 // Lock takes the session for one command and marks it used.
@@ -68,13 +78,32 @@ func (s *Session) EndTxn() {
 	s.Txn = nil
 }
 
+// Advance moves the session to a higher txnNumber: the open transaction
+// aborts and the results of the earlier statements are forgotten (their
+// stored records are replaced in the batch of the next recorded write).
+func (s *Session) Advance(txnNumber int64) {
+	s.EndTxn()
+	s.TxnNumber, s.State, s.executed = txnNumber, TxnNone, nil
+}
+
+// Executed returns the result of statement stmtID of TxnNumber when its
+// write committed.
+func (s *Session) Executed(stmtID int32) (Result, bool) {
+	r, ok := s.executed[stmtID]
+	return r, ok
+}
+
 // Registry holds the sessions of a server.
 type Registry struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
+	// kv holds the sessions' records; nil keeps them in memory only.
+	kv storage.KV
 	// OnEnd is called (with the session locked) when a transaction is
 	// aborted by a timeout or a session ends, to close its cursors.
 	OnEnd func(*engine.Txn)
+	// Log receives failures to delete expired records.
+	Log *slog.Logger
 }
 
 // NewRegistry returns an empty registry.
@@ -92,17 +121,49 @@ func (r *Registry) Get(id string) *Session {
 	return s
 }
 
-// End forgets the session with id, aborting its transaction.
+// Acquire returns the session with id, created if needed, locked for one
+// command (see Session.Lock).
+func (r *Registry) Acquire(id string, now time.Time) *Session {
+	for {
+		s := r.Get(id)
+		s.Lock(now)
+		if !s.ended {
+			return s
+		}
+		s.Unlock()
+	}
+}
+
+// End forgets the session with id, aborting its transaction and deleting
+// its record.
 func (r *Registry) End(id string) {
 	r.mu.Lock()
 	s := r.sessions[id]
-	delete(r.sessions, id)
 	r.mu.Unlock()
 	if s != nil {
 		s.mu.Lock()
-		r.endTxn(s)
+		r.forget(s)
 		s.mu.Unlock()
 	}
+}
+
+// forget ends s, which the caller holds locked: its transaction aborts,
+// its record is deleted, and only then is the id free for a new session,
+// so a new session's record is never deleted with the old one's.
+func (r *Registry) forget(s *Session) {
+	if s.ended {
+		return
+	}
+	r.endTxn(s)
+	if err := r.deleteRecord(s); err != nil && r.Log != nil {
+		r.Log.Error("deleting a session's transaction record", "err", err)
+	}
+	s.ended = true
+	r.mu.Lock()
+	if r.sessions[s.ID] == s {
+		delete(r.sessions, s.ID)
+	}
+	r.mu.Unlock()
 }
 
 func (r *Registry) endTxn(s *Session) {
@@ -112,41 +173,51 @@ func (r *Registry) endTxn(s *Session) {
 	s.EndTxn()
 }
 
-// EndAll forgets every session.
-func (r *Registry) EndAll() {
+func (r *Registry) all() []*Session {
 	r.mu.Lock()
-	ids := make([]string, 0, len(r.sessions))
-	for id := range r.sessions {
-		ids = append(ids, id)
-	}
-	r.mu.Unlock()
-	for _, id := range ids {
-		r.End(id)
-	}
-}
-
-// Reap aborts transactions idle for longer than TxnLifetime and forgets
-// sessions idle for longer than timeout. Sessions busy with a command are
-// left alone.
-func (r *Registry) Reap(now time.Time, timeout time.Duration) {
-	r.mu.Lock()
+	defer r.mu.Unlock()
 	all := make([]*Session, 0, len(r.sessions))
 	for _, s := range r.sessions {
 		all = append(all, s)
 	}
-	r.mu.Unlock()
-	for _, s := range all {
+	return all
+}
+
+// EndAll forgets every session (killAllSessions).
+func (r *Registry) EndAll() {
+	for _, s := range r.all() {
+		s.mu.Lock()
+		r.forget(s)
+		s.mu.Unlock()
+	}
+}
+
+// AbortAll aborts every open transaction, keeping the sessions' records:
+// what a shutdown does.
+func (r *Registry) AbortAll() {
+	for _, s := range r.all() {
+		s.mu.Lock()
+		r.endTxn(s)
+		s.mu.Unlock()
+	}
+}
+
+// Reap aborts transactions idle for longer than TxnLifetime and forgets
+// sessions idle for longer than timeout, deleting their records, as
+// MongoDB expires config.transactions entries with their sessions.
+// Sessions busy with a command are left alone.
+func (r *Registry) Reap(now time.Time, timeout time.Duration) {
+	for _, s := range r.all() {
 		if !s.mu.TryLock() {
 			continue
 		}
 		if s.State == TxnInProgress && now.Sub(s.txnActive) > TxnLifetime {
 			r.endTxn(s)
 		}
-		stale := now.Sub(s.lastUse) > timeout
-		s.mu.Unlock()
-		if stale {
-			r.End(s.ID)
+		if now.Sub(s.lastUse) > timeout {
+			r.forget(s)
 		}
+		s.mu.Unlock()
 	}
 }
 

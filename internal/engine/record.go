@@ -1,0 +1,50 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Recorder adds a session's record of what a write did to the write's own
+// storage batch, so that the write and its record commit together or not at
+// all: a retried write then finds the record exactly when the write is
+// there (MongoDB's config.transactions; package sessions implements it).
+type Recorder interface {
+	// Stage adds to b the record of writes, the documents b changes. It is
+	// called last, just before b commits; a transaction's commit calls it
+	// with no writes.
+	Stage(b storage.Batch, writes []Write) error
+	// Committed tells that the batch of the latest Stage committed.
+	Committed()
+}
+
+// Write is one document a batch changes, from Old to New (nil for
+// absent), for the statement at position Index of the engine call (the
+// document's position for Insert, 0 for the one statement of Update,
+// Delete and FindAndModify).
+type Write struct {
+	Index    int
+	Old, New bson.Raw
+}
+
+// stmtRec is where one document write is recorded: rec, when set, and the
+// statement's position in the call.
+type stmtRec struct {
+	rec   Recorder
+	index int
+}
+
+// stage records the change of one document from old to next in b.
+func (s stmtRec) stage(b storage.Batch, old, next bson.Raw) error {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.Stage(b, []Write{{Index: s.index, Old: old, New: next}})
+}
+
+func (s stmtRec) committed() {
+	if s.rec != nil {
+		s.rec.Committed()
+	}
+}

@@ -1,0 +1,326 @@
+package sessions
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// The transaction records live in their own key space, beside the
+// engine's (see engine/keys.go):
+//
+//	s <len:1> <lsid>                            the session's record (BSON, the
+//	                                            shape of MongoDB's config.transactions)
+//	s <len:1> <lsid> <txnNum:8> <stmtId:4>      the result of one executed statement
+//
+// The record and the results of the statements a batch executes are staged
+// in that batch (Recorder), so a write and its record commit together or
+// not at all. A new txnNumber's first batch deletes the earlier one's
+// results. The record's txnNum is the session's latest txnNumber that wrote.
+const spaceSession = 's'
+
+// MaxIDLen bounds an lsid's id, whose length a record key holds in a byte.
+const MaxIDLen = 255
+
+func recordKey(id string) []byte {
+	k := make([]byte, 0, 2+len(id)+12)
+	k = append(k, spaceSession, byte(len(id)))
+	return append(k, id...)
+}
+
+func stmtKey(id string, txn int64, stmt int32) []byte {
+	k := recordKey(id)
+	k = binary.BigEndian.AppendUint64(k, uint64(txn))
+	return binary.BigEndian.AppendUint32(k, uint32(stmt))
+}
+
+// noUserUID is the uid of sessions without authentication: the SHA-256 of
+// the empty user name, as MongoDB computes it.
+var noUserUID = sha256.Sum256(nil)
+
+// opTimes hands out increasing lastWriteOpTime timestamps: Folio has no
+// oplog, so a record's optime is the wall clock's seconds and a counter.
+var opTimes struct {
+	mu   sync.Mutex
+	secs uint32
+	inc  uint32
+}
+
+func nextOpTime(now time.Time) (uint32, uint32) {
+	opTimes.mu.Lock()
+	defer opTimes.mu.Unlock()
+	if s := uint32(now.Unix()); s > opTimes.secs {
+		opTimes.secs, opTimes.inc = s, 0
+	}
+	opTimes.inc++
+	return opTimes.secs, opTimes.inc
+}
+
+// appendRecord appends a session's record: {_id: {id, uid}, txnNum,
+// lastWriteOpTime: {ts, t}, lastWriteDate, state (for a committed
+// transaction)}.
+func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Time) []byte {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
+	dst = bsoncore.AppendBinaryElement(dst, "id", bson.TypeBinaryUUID, []byte(id))
+	dst = bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, noUserUID[:])
+	dst, _ = bsoncore.AppendDocumentEnd(dst, idStart)
+	dst = bsoncore.AppendInt64Element(dst, "txnNum", txn)
+	secs, inc := nextOpTime(now)
+	opStart, dst := bsoncore.AppendDocumentElementStart(dst, "lastWriteOpTime")
+	dst = bsoncore.AppendTimestampElement(dst, "ts", secs, inc)
+	dst = bsoncore.AppendInt64Element(dst, "t", 1)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, opStart)
+	dst = bsoncore.AppendDateTimeElement(dst, "lastWriteDate", now.UnixMilli())
+	if committed {
+		dst = bsoncore.AppendStringElement(dst, "state", "committed")
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+// storedRecord is what storage holds for a session: whether it has a
+// record, its txnNum and the ids of the statement results stored under it.
+type storedRecord struct {
+	exists bool
+	txn    int64
+	stmts  []int32
+}
+
+// Result is what one executed statement did, enough to rebuild its reply
+// (MongoDB rebuilds it from the statement's oplog entry).
+type Result struct {
+	N         int32
+	NModified int32
+	// Upserted is the _id the statement inserted as an upsert (Type 0 when
+	// none).
+	Upserted bson.RawValue
+	// UpdatedExisting and Value are findAndModify's: whether it updated a
+	// document, and the document it returned (nil for null).
+	UpdatedExisting bool
+	Value           bson.Raw
+}
+
+func (r Result) append(dst []byte) []byte {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	dst = bsoncore.AppendInt32Element(dst, "n", r.N)
+	if r.NModified != 0 {
+		dst = bsoncore.AppendInt32Element(dst, "nModified", r.NModified)
+	}
+	if r.Upserted.Type != 0 {
+		dst = bsoncore.AppendValueElement(dst, "upserted", bsoncore.Value{Type: bsoncore.Type(r.Upserted.Type), Data: r.Upserted.Value})
+	}
+	if r.UpdatedExisting {
+		dst = bsoncore.AppendBooleanElement(dst, "updatedExisting", true)
+	}
+	if r.Value != nil {
+		dst = bsoncore.AppendDocumentElement(dst, "value", r.Value)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+func decodeResult(doc bson.Raw) (Result, error) {
+	var r Result
+	elems, err := doc.Elements()
+	if err != nil {
+		return r, err
+	}
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "n":
+			r.N = v.Int32()
+		case "nModified":
+			r.NModified = v.Int32()
+		case "upserted":
+			r.Upserted = bson.RawValue{Type: v.Type, Value: append([]byte(nil), v.Value...)}
+		case "updatedExisting":
+			r.UpdatedExisting = v.Boolean()
+		case "value":
+			r.Value = append(bson.Raw(nil), v.Document()...)
+		}
+	}
+	return r, nil
+}
+
+// Load reads the records in kv into the registry, which from then on
+// deletes the records of the sessions it forgets. Each session's last use
+// is its record's lastWriteDate, so it expires DefaultTimeout after it.
+func (r *Registry) Load(kv storage.KV) error {
+	r.kv = kv
+	it, err := kv.NewIter([]byte{spaceSession}, []byte{spaceSession + 1})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var cur *Session
+	var stale [][]byte
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if len(k) < 2 || len(k) < 2+int(k[1]) {
+			return fmt.Errorf("malformed session record key %x", k)
+		}
+		id := string(k[2 : 2+int(k[1])])
+		switch rest := k[2+len(id):]; len(rest) {
+		case 0:
+			s, err := loadRecord(id, it.Value())
+			if err != nil {
+				return err
+			}
+			r.sessions[id] = s
+			cur = s
+		case 12:
+			txn := int64(binary.BigEndian.Uint64(rest))
+			if cur == nil || cur.ID != id || txn != cur.stored.txn {
+				stale = append(stale, append([]byte(nil), k...))
+				continue
+			}
+			res, err := decodeResult(it.Value())
+			if err != nil {
+				return fmt.Errorf("session record %x: %w", k, err)
+			}
+			stmt := int32(binary.BigEndian.Uint32(rest[8:]))
+			if cur.executed == nil {
+				cur.executed = map[int32]Result{}
+			}
+			cur.executed[stmt] = res
+			cur.stored.stmts = append(cur.stored.stmts, stmt)
+		default:
+			return fmt.Errorf("malformed session record key %x", k)
+		}
+	}
+	if err := it.Error(); err != nil || len(stale) == 0 {
+		return err
+	}
+	b := kv.NewBatch()
+	defer b.Close()
+	for _, k := range stale {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	return b.Commit(false)
+}
+
+func loadRecord(id string, v []byte) (*Session, error) {
+	doc := bson.Raw(v)
+	if err := doc.Validate(); err != nil {
+		return nil, fmt.Errorf("session record: %w", err)
+	}
+	txn, ok := doc.Lookup("txnNum").Int64OK()
+	if !ok {
+		return nil, fmt.Errorf("session record without txnNum: %s", doc)
+	}
+	s := &Session{ID: id, TxnNumber: txn, stored: storedRecord{exists: true, txn: txn}}
+	if ms, ok := doc.Lookup("lastWriteDate").DateTimeOK(); ok {
+		s.lastUse = time.UnixMilli(ms)
+	}
+	if state, _ := doc.Lookup("state").StringValueOK(); state == "committed" {
+		s.State = TxnCommitted
+	}
+	return s, nil
+}
+
+// deleteRecord deletes s's record and statement results.
+func (r *Registry) deleteRecord(s *Session) error {
+	if !s.stored.exists || r.kv == nil {
+		return nil
+	}
+	b := r.kv.NewBatch()
+	defer b.Close()
+	if err := b.Delete(recordKey(s.ID)); err != nil {
+		return err
+	}
+	for _, stmt := range s.stored.stmts {
+		if err := b.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(false); err != nil {
+		return err
+	}
+	s.stored = storedRecord{}
+	return nil
+}
+
+// Recorder is the engine.Recorder of one command's writes in a session
+// (which the command holds locked): it stages the session's record and
+// the results of the statements each batch executes, and once the batch
+// committed, makes them the session's executed statements.
+type Recorder struct {
+	s *Session
+	// stmtIDs are the statement ids by position in the engine call.
+	stmtIDs []int32
+	// result is what a statement that changed a document did.
+	result func(engine.Write) Result
+	// commit records a transaction's commit.
+	commit  bool
+	pending []executed
+	buf     []byte
+}
+
+type executed struct {
+	stmt int32
+	res  Result
+}
+
+// RecordStatements returns the Recorder of a retryable write whose
+// statements have ids stmtIDs (by position in the engine call), result
+// telling what a statement did from the document it changed.
+func (s *Session) RecordStatements(stmtIDs []int32, result func(engine.Write) Result) *Recorder {
+	return &Recorder{s: s, stmtIDs: stmtIDs, result: result}
+}
+
+// RecordCommit returns the Recorder of the commit of the session's
+// transaction: its record then says committed, so that a retried
+// commitTransaction succeeds, also after a restart.
+func (s *Session) RecordCommit() *Recorder { return &Recorder{s: s, commit: true} }
+
+// Stage implements engine.Recorder.
+func (r *Recorder) Stage(b storage.Batch, writes []engine.Write) error {
+	s := r.s
+	r.pending = r.pending[:0]
+	if s.stored.exists && s.stored.txn != s.TxnNumber {
+		for _, stmt := range s.stored.stmts {
+			if err := b.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, w := range writes {
+		stmt := r.stmtIDs[w.Index]
+		res := r.result(w)
+		r.buf = res.append(r.buf[:0])
+		if err := b.Set(stmtKey(s.ID, s.TxnNumber, stmt), r.buf); err != nil {
+			return err
+		}
+		r.pending = append(r.pending, executed{stmt: stmt, res: res})
+	}
+	r.buf = appendRecord(r.buf[:0], s.ID, s.TxnNumber, r.commit, time.Now())
+	return b.Set(recordKey(s.ID), r.buf)
+}
+
+// Committed implements engine.Recorder.
+func (r *Recorder) Committed() {
+	s := r.s
+	if !s.stored.exists || s.stored.txn != s.TxnNumber {
+		s.stored = storedRecord{exists: true, txn: s.TxnNumber, stmts: s.stored.stmts[:0]}
+	}
+	if len(r.pending) > 0 && s.executed == nil {
+		s.executed = make(map[int32]Result, len(r.pending))
+	}
+	for _, p := range r.pending {
+		s.executed[p.stmt] = p.res
+		s.stored.stmts = append(s.stored.stmts, p.stmt)
+	}
+	r.pending = r.pending[:0]
+}

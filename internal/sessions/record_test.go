@@ -1,0 +1,131 @@
+package sessions
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// record commits, in one batch, what a retryable write's statements did.
+func record(t *testing.T, kv storage.KV, s *Session, stmts []int32, writes []engine.Write, result func(engine.Write) Result) {
+	t.Helper()
+	rec := s.RecordStatements(stmts, result)
+	b := kv.NewBatch()
+	defer b.Close()
+	if err := rec.Stage(b, writes); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	rec.Committed()
+}
+
+func countKeys(t *testing.T, kv storage.KV) int {
+	t.Helper()
+	it, err := kv.NewIter([]byte{spaceSession}, []byte{spaceSession + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		n++
+	}
+	return n
+}
+
+// TestRecordLoadAndExpire checks that a session's record and statement
+// results load into a new registry (as at startup), that a higher
+// txnNumber's first write replaces the earlier results, that a committed
+// transaction loads as committed, and that the reaper deletes the records
+// of sessions idle past the timeout.
+func TestRecordLoadAndExpire(t *testing.T) {
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	r := NewRegistry()
+	if err := r.Load(kv); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	upsertID := bson.RawValue{Type: bson.TypeInt32, Value: []byte{7, 0, 0, 0}}
+	a := r.Acquire("aaaaaaaaaaaaaaaa", start)
+	a.Advance(3)
+	record(t, kv, a, []int32{4, 5}, []engine.Write{{Index: 0}, {Index: 1}}, func(w engine.Write) Result {
+		if w.Index == 1 {
+			return Result{N: 1, Upserted: upsertID}
+		}
+		return Result{N: 1, NModified: 1}
+	})
+	a.Unlock()
+	b := r.Acquire("bbbbbbbbbbbbbbbb", start)
+	b.Advance(1)
+	record(t, kv, b, []int32{0}, []engine.Write{{}}, func(engine.Write) Result { return Result{N: 1} })
+	b.Advance(2)
+	record(t, kv, b, []int32{0}, []engine.Write{{}}, func(engine.Write) Result { return Result{N: 1, NModified: 1} })
+	b.Unlock()
+	c := r.Acquire("cccccccccccccccc", start)
+	c.Advance(9)
+	rec := c.RecordCommit()
+	batch := kv.NewBatch()
+	if err := rec.Stage(batch, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := batch.Commit(false); err != nil {
+		t.Fatal(err)
+	}
+	batch.Close()
+	rec.Committed()
+	c.Unlock()
+	// Three records, two statements of a, one of b's txnNumber 2.
+	if n := countKeys(t, kv); n != 6 {
+		t.Fatalf("%d keys stored, want 6", n)
+	}
+
+	loaded := NewRegistry()
+	if err := loaded.Load(kv); err != nil {
+		t.Fatal(err)
+	}
+	la := loaded.Get("aaaaaaaaaaaaaaaa")
+	if res, ok := la.Executed(5); la.TxnNumber != 3 || !ok || res.Upserted.Type != bson.TypeInt32 || res.N != 1 {
+		t.Errorf("a loaded: txnNumber %d, stmt 5 %+v %v", la.TxnNumber, res, ok)
+	}
+	if res, ok := la.Executed(4); !ok || res.NModified != 1 {
+		t.Errorf("a loaded: stmt 4 %+v %v", res, ok)
+	}
+	lb := loaded.Get("bbbbbbbbbbbbbbbb")
+	if res, ok := lb.Executed(0); lb.TxnNumber != 2 || !ok || res.NModified != 1 {
+		t.Errorf("b loaded: txnNumber %d, stmt 0 %+v %v", lb.TxnNumber, res, ok)
+	}
+	if lc := loaded.Get("cccccccccccccccc"); lc.TxnNumber != 9 || lc.State != TxnCommitted {
+		t.Errorf("c loaded: txnNumber %d state %v, want 9 committed", lc.TxnNumber, lc.State)
+	}
+
+	// Expiry counts from the last write: nothing goes before the timeout.
+	loaded.Reap(time.Now().Add(DefaultTimeout/2), DefaultTimeout)
+	if n := countKeys(t, kv); n != 6 || loaded.Len() != 3 {
+		t.Fatalf("before the timeout: %d keys, %d sessions", n, loaded.Len())
+	}
+	loaded.Reap(time.Now().Add(DefaultTimeout+time.Minute), DefaultTimeout)
+	if n := countKeys(t, kv); n != 0 || loaded.Len() != 0 {
+		t.Fatalf("after the timeout: %d keys, %d sessions left", n, loaded.Len())
+	}
+	again := NewRegistry()
+	if err := again.Load(kv); err != nil || again.Len() != 0 {
+		t.Fatalf("reloaded after expiry: %d sessions (%v)", again.Len(), err)
+	}
+	// A forgotten session's id gets a fresh session.
+	if s := loaded.Acquire("aaaaaaaaaaaaaaaa", time.Now()); s.TxnNumber != 0 {
+		t.Errorf("a new session under an expired id has txnNumber %d", s.TxnNumber)
+	} else {
+		s.Unlock()
+	}
+}

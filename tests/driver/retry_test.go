@@ -1,0 +1,308 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// Retryable writes: https://www.mongodb.com/docs/manual/core/retryable-writes/
+// A statement retried with the same lsid, txnNumber and stmtId is applied
+// once; the retry answers the first result and lists the statement in
+// retriedStmtIds (retriedStmtId for findAndModify).
+
+// lsidFor is a session id made from a test's name.
+func lsidFor(name string) bson.D {
+	id := make([]byte, 16)
+	copy(id, name)
+	return bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: id}}}
+}
+
+// inSession adds lsid and txnNumber to cmd.
+func inSession(cmd bson.D, lsid bson.D, txn int64) bson.D {
+	out := append(bson.D{}, cmd...)
+	return append(out, bson.E{Key: "lsid", Value: lsid}, bson.E{Key: "txnNumber", Value: txn})
+}
+
+func runRaw(t *testing.T, db *mongo.Database, cmd bson.D) bson.Raw {
+	t.Helper()
+	raw, err := db.RunCommand(context.Background(), cmd).Raw()
+	if err != nil {
+		t.Fatalf("%v: %v", cmd[0].Key, err)
+	}
+	return raw
+}
+
+// withoutRetried is a reply without its retriedStmtIds or retriedStmtId.
+func withoutRetried(t *testing.T, raw bson.Raw) string {
+	t.Helper()
+	var d bson.D
+	if err := bson.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	out := d[:0]
+	for _, e := range d {
+		if e.Key != "retriedStmtIds" && e.Key != "retriedStmtId" {
+			out = append(out, e)
+		}
+	}
+	b, err := bson.MarshalExtJSON(out, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func retriedOf(raw bson.Raw) string {
+	if v, err := raw.LookupErr("retriedStmtIds"); err == nil {
+		return v.String()
+	}
+	if v, err := raw.LookupErr("retriedStmtId"); err == nil {
+		return v.String()
+	}
+	return ""
+}
+
+// retryCase is one retryable write: its command, the retried statements'
+// ids the retry must list, and the state it must leave.
+type retryCase struct {
+	name    string
+	seed    []any
+	cmd     bson.D
+	retried string
+	// check inspects the collection after the first run and after the
+	// retry, which must not have changed it.
+	want []bson.D
+}
+
+func retryCases(coll string) []retryCase {
+	doc := func(id, n int32) bson.D { return bson.D{{Key: "_id", Value: id}, {Key: "n", Value: n}} }
+	return []retryCase{
+		{"insert", nil,
+			bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{doc(1, 0), doc(2, 0)}}},
+			`[{"$numberInt":"0"},{"$numberInt":"1"}]`, []bson.D{doc(1, 0), doc(2, 0)}},
+		{"update $inc", []any{doc(1, 0)},
+			bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}}}}},
+			`[{"$numberInt":"0"}]`, []bson.D{doc(1, 1)}},
+		{"upsert", nil,
+			bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "k", Value: "a"}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}}}},
+			`[{"$numberInt":"0"}]`, nil},
+		{"delete", []any{doc(1, 0), doc(2, 0)},
+			bson.D{{Key: "delete", Value: coll}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}}}}},
+			`[{"$numberInt":"0"}]`, []bson.D{doc(2, 0)}},
+		{"findAndModify $inc new", []any{doc(1, 0)},
+			bson.D{{Key: "findAndModify", Value: coll}, {Key: "query", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "new", Value: true}, {Key: "fields", Value: bson.D{{Key: "n", Value: 1}, {Key: "_id", Value: 0}}}},
+			`{"$numberInt":"0"}`, []bson.D{doc(1, 1)}},
+		{"findAndModify remove", []any{doc(1, 0), doc(2, 0)},
+			bson.D{{Key: "findAndModify", Value: coll}, {Key: "query", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "_id", Value: -1}}}, {Key: "remove", Value: true}},
+			`{"$numberInt":"0"}`, []bson.D{doc(1, 0)}},
+		{"findAndModify upsert", nil,
+			bson.D{{Key: "findAndModify", Value: coll}, {Key: "query", Value: bson.D{{Key: "_id", Value: 7}}}, {Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}},
+			`{"$numberInt":"0"}`, []bson.D{doc(7, 1)}},
+		{"bulk update", []any{doc(1, 0), doc(2, 0)},
+			bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{
+				bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}},
+				bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 5}}}}}},
+			}}, {Key: "stmtIds", Value: bson.A{int32(10), int32(20)}}},
+			`[{"$numberInt":"10"},{"$numberInt":"20"}]`, []bson.D{doc(1, 1), doc(2, 5)}},
+	}
+}
+
+// TestRetryableWritesApplyOnce runs each kind of retryable write, retries
+// it, and checks that the retry changed nothing and answered the first
+// result with the retried statement ids.
+func TestRetryableWritesApplyOnce(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	for i, tc := range retryCases("") {
+		t.Run(tc.name, func(t *testing.T) {
+			coll := "retry_once_" + string(rune('a'+i))
+			cmd := append(bson.D{{Key: tc.cmd[0].Key, Value: coll}}, tc.cmd[1:]...)
+			if tc.seed != nil {
+				if _, err := db.Collection(coll).InsertMany(t.Context(), tc.seed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lsid := lsidFor(tc.name)
+			first := runRaw(t, db, inSession(cmd, lsid, 1))
+			after := findAll(t, db.Collection(coll), bson.D{})
+			retry := runRaw(t, db, inSession(cmd, lsid, 1))
+			if got, want := withoutRetried(t, retry), withoutRetried(t, first); got != want {
+				t.Errorf("retry answered %s, first %s", got, want)
+			}
+			if got := retriedOf(retry); got != tc.retried {
+				t.Errorf("retried ids %s, want %s", got, tc.retried)
+			}
+			if retriedOf(first) != "" {
+				t.Errorf("first reply lists retried statements: %s", first)
+			}
+			if got := findAll(t, db.Collection(coll), bson.D{}); len(got) != len(after) || (len(got) > 0 && got[0].String() != after[0].String()) {
+				t.Errorf("retry changed the collection: %v, was %v", got, after)
+			}
+			if tc.want != nil {
+				got := findAll(t, db.Collection(coll), bson.D{})
+				if len(got) != len(tc.want) {
+					t.Fatalf("documents %v, want %v", got, tc.want)
+				}
+				for j := range got {
+					if w := mustRaw(t, tc.want[j]); got[j].String() != w.String() {
+						t.Errorf("document %d = %s, want %s", j, got[j], w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRetryableBatchRunsOnlyMissingStatements retries a batch whose first
+// statements ran: only the others run, as MongoDB executes a retried batch.
+func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	inc := func(id int) bson.D {
+		return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}
+	}
+	// The first attempt carried statements 0 and 1 only (its reply lost).
+	runRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2)}}}, lsid, 3))
+	reply := runRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2), inc(3)}}}, lsid, 3))
+	if got, want := retriedOf(reply), `[{"$numberInt":"0"},{"$numberInt":"1"}]`; got != want {
+		t.Errorf("retried %s, want %s", got, want)
+	}
+	if n, _ := reply.Lookup("n").Int32OK(); n != 3 {
+		t.Errorf("n = %d, want 3: %s", n, reply)
+	}
+	if up := reply.Lookup("upserted").String(); up != `[{"index": {"$numberInt":"0"},"_id": {"$numberInt":"1"}},{"index": {"$numberInt":"1"},"_id": {"$numberInt":"2"}},{"index": {"$numberInt":"2"},"_id": {"$numberInt":"3"}}]` {
+		t.Errorf("upserted %s", up)
+	}
+	for _, d := range findAll(t, db.Collection("partial"), bson.D{}) {
+		if n, _ := d.Lookup("n").AsInt64OK(); n != 1 {
+			t.Errorf("%s applied %d times", d, n)
+		}
+	}
+	// Inserts likewise: statements 0 and 1 ran, 2 did not.
+	docs := bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}
+	runRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs[:2]}}, lsid, 4))
+	reply = runRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs}}, lsid, 4))
+	if n, _ := reply.Lookup("n").Int32OK(); n != 3 || reply.Lookup("writeErrors").Type != 0 {
+		t.Errorf("retried insert: %s, want n 3 and no duplicate key", reply)
+	}
+}
+
+// TestRetryableWriteRules covers the session rules around retries: a retry
+// is checked like a first attempt, a lower txnNumber is too old, a higher
+// one starts afresh, and multi statements cannot be retryable.
+func TestRetryableWriteRules(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	inc := bson.D{{Key: "update", Value: "rules"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}
+	runRaw(t, db, inSession(inc, lsid, 5))
+	bad := append(bson.D{}, inc...)
+	bad = append(bad, bson.E{Key: "ordered", Value: "yes"})
+	if err := db.RunCommand(t.Context(), inSession(bad, lsid, 5)).Err(); serverCode(err) != 14 {
+		t.Errorf("retry with a wrong argument type: %v, want 14 TypeMismatch", err)
+	}
+	if err := db.RunCommand(t.Context(), inSession(inc, lsid, 4)).Err(); serverCode(err) != 225 {
+		t.Errorf("lower txnNumber: %v, want 225 TransactionTooOld", err)
+	}
+	reply := runRaw(t, db, inSession(inc, lsid, 6))
+	if retriedOf(reply) != "" {
+		t.Errorf("a higher txnNumber reused the earlier result: %s", reply)
+	}
+	if err := db.RunCommand(t.Context(), inSession(inc, lsid, 5)).Err(); serverCode(err) != 225 {
+		t.Errorf("the cleared txnNumber: %v, want 225 TransactionTooOld", err)
+	}
+	var doc struct{ N int32 }
+	if err := db.Collection("rules").FindOne(t.Context(), bson.D{}).Decode(&doc); err != nil || doc.N != 2 {
+		t.Errorf("n = %d (%v), want 2", doc.N, err)
+	}
+	multi := bson.D{{Key: "update", Value: "rules"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "multi", Value: true}}}}}
+	if err := db.RunCommand(t.Context(), inSession(multi, lsid, 7)).Err(); serverCode(err) != 72 {
+		t.Errorf("multi update in a retryable write: %v, want write error 72 InvalidOptions", err)
+	}
+	deleteAll := bson.D{{Key: "delete", Value: "rules"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}
+	if err := db.RunCommand(t.Context(), inSession(deleteAll, lsid, 8)).Err(); serverCode(err) != 72 {
+		t.Errorf("limit 0 delete in a retryable write: %v, want write error 72 InvalidOptions", err)
+	}
+	shortID := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("short")}}}
+	if err := db.RunCommand(t.Context(), inSession(inc, shortID, 1)).Err(); serverCode(err) != 207 {
+		t.Errorf("a 5-byte lsid: %v, want 207 InvalidUUID", err)
+	}
+}
+
+// TestRetryAfterRestart closes an on-disk server between a write and its
+// retry, and between a commit and its retry: the records were stored with
+// the writes, so nothing is applied twice and the commit's retry succeeds.
+func TestRetryAfterRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir(), ReplSetName: "folio"}
+	in, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, in)
+	db := client.Database(testDB)
+	cases := retryCases("")
+	firsts := make([]bson.Raw, len(cases))
+	cmds := make([]bson.D, len(cases))
+	for i, tc := range cases {
+		coll := "restart_" + string(rune('a'+i))
+		cmds[i] = append(bson.D{{Key: tc.cmd[0].Key, Value: coll}}, tc.cmd[1:]...)
+		if tc.seed != nil {
+			if _, err := db.Collection(coll).InsertMany(t.Context(), tc.seed); err != nil {
+				t.Fatal(err)
+			}
+		}
+		firsts[i] = runRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
+	}
+	txnLsid := lsidFor("transaction")
+	txnCmd := func(cmd bson.D, start bool) bson.D {
+		cmd = inSession(cmd, txnLsid, 2)
+		cmd = append(cmd, bson.E{Key: "autocommit", Value: false})
+		if start {
+			cmd = append(cmd, bson.E{Key: "startTransaction", Value: true})
+		}
+		return cmd
+	}
+	runRaw(t, db, txnCmd(bson.D{{Key: "insert", Value: "restart_txn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}, true))
+	commit := txnCmd(bson.D{{Key: "commitTransaction", Value: 1}}, false)
+	admin := client.Database("admin")
+	runRaw(t, admin, commit)
+	if err := client.Disconnect(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	in = startInstance(t, cfg)
+	client = connect(t, in)
+	db, admin = client.Database(testDB), client.Database("admin")
+	for i, tc := range cases {
+		retry := runRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
+		if got, want := withoutRetried(t, retry), withoutRetried(t, firsts[i]); got != want || retriedOf(retry) != tc.retried {
+			t.Errorf("%s after a restart: %s, first %s", tc.name, retry, firsts[i])
+		}
+		if tc.want != nil {
+			if got := findAll(t, db.Collection(cmds[i][0].Value.(string)), bson.D{}); len(got) != len(tc.want) || got[0].String() != mustRaw(t, tc.want[0]).String() {
+				t.Errorf("%s after a restart: documents %v, want %v", tc.name, got, tc.want)
+			}
+		}
+		if err := db.RunCommand(t.Context(), inSession(cmds[i], lsidFor(tc.name), 8)).Err(); serverCode(err) != 225 {
+			t.Errorf("%s: a lower txnNumber after a restart: %v, want 225", tc.name, err)
+		}
+	}
+	runRaw(t, admin, commit)
+	abort := txnCmd(bson.D{{Key: "abortTransaction", Value: 1}}, false)
+	if err := admin.RunCommand(t.Context(), abort).Err(); serverCode(err) != 256 {
+		t.Errorf("abort after a commit, after a restart: %v, want 256 TransactionCommitted", err)
+	}
+	badCommit := txnCmd(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "recoveryToken", Value: 1}}, false)
+	if err := admin.RunCommand(t.Context(), badCommit).Err(); serverCode(err) != 14 {
+		t.Errorf("retried commit with a wrong argument type: %v, want 14 TypeMismatch", err)
+	}
+}
