@@ -51,6 +51,16 @@ func run(args []string, stderr io.Writer) error {
 	advertise := fs.String("advertise", env("FOLIO_ADVERTISE", ""), "host:port the server names itself in hello; default the listen address (env FOLIO_ADVERTISE)")
 	compressors := fs.String("compressors", env("FOLIO_COMPRESSORS", strings.Join(instance.DefaultCompressors, ",")),
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
+	defShutdown := 15 * time.Second
+	if v, ok := os.LookupEnv("FOLIO_SHUTDOWN_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("bad FOLIO_SHUTDOWN_TIMEOUT: %w", err)
+		}
+		defShutdown = d
+	}
+	shutdownTimeout := fs.Duration("shutdown-timeout", defShutdown,
+		"on SIGTERM or SIGINT, how long running operations may take to finish before they are interrupted (InterruptedAtShutdown); the server exits within it plus 1s (env FOLIO_SHUTDOWN_TIMEOUT)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -102,7 +112,7 @@ func run(args []string, stderr io.Writer) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	return in.Close(ctx)
 }

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
@@ -16,12 +18,13 @@ func init() {
 // aggregateCmd runs {aggregate: <collection> | 1, pipeline, cursor, ...}.
 // A leading $match (and a $sort right after it, with a following $limit)
 // is handed to the engine's scan so it can use indexes; the rest of the
-// pipeline runs in internal/aggregate. maxTimeMS bounds the work done for
-// the first batch. With explain: true the pipeline is explained (at
+// pipeline runs in internal/aggregate, under the operation's context (and
+// then each getMore's). With explain: true the pipeline is explained (at
 // queryPlanner verbosity) rather than run.
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn)
+	b := &binding{r.Ctx}
+	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn, b)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +55,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		src = cur
 	}
-	reply, err := s.serveFirstBatch(r.DB, nsColl, p.Run(src), a.batchSize, false, r.Txn)
-	p.EndDeadline()
-	return reply, err
+	return s.serveFirstBatch(r, nsColl, p.Run(src), b, a.batchSize, false)
 }
 
 // aggregateArgs is a parsed aggregate command.
@@ -69,9 +70,9 @@ type aggregateArgs struct {
 }
 
 // parseAggregate reads an aggregate command on db (on its own, or inside
-// explain) run in txn, if any.
-func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggregateArgs, error) {
-	a := &aggregateArgs{txn: txn, opts: aggregate.Options{DB: db, Env: engineEnv{e: s.Engine, txn: txn}}}
+// explain) run in txn, if any, under the operation context ctx.
+func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
+	a := &aggregateArgs{txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx}}}
 	switch collv := cmd.Lookup("aggregate"); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -126,8 +127,7 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggr
 	if !havePipeline {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
-	a.opts.Deadline, err = deadline(cmd)
-	return a, err
+	return a, nil
 }
 
 // pushdown takes the leading $match and $sort (and the $limit after it)
@@ -136,7 +136,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
-		Txn: a.txn,
+		Txn: a.txn, Ctx: a.opts.Ctx,
 	}
 }
 
@@ -145,10 +145,11 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 type engineEnv struct {
 	e   *engine.Engine
 	txn *engine.Txn
+	ctx context.Context
 }
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
-	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn})
+	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx})
 }
 
 func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
@@ -162,7 +163,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 		}
 		return err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn})
+	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Ctx: env.ctx})
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn}})
+	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Ctx: env.ctx}})
 	return err
 }
 

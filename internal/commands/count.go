@@ -50,9 +50,7 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Deadline, err = deadline(r.Cmd); err != nil {
-		return nil, err
-	}
+	o.Ctx = r.Ctx
 	n, err := s.Engine.Count(r.DB, coll, o)
 	if err != nil {
 		return nil, err
@@ -94,10 +92,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !haveKey {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'distinct.key' is missing but a required field")
 	}
-	o.Txn = r.Txn
-	if o.Deadline, err = deadline(r.Cmd); err != nil {
-		return nil, err
-	}
+	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -80,14 +81,15 @@ func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err err
 	}
 }
 
-// serveFirstBatch fills the first batch from src and builds the reply; a
-// cursor with documents left is registered for getMores, an exhausted one
-// (or a single batch) is closed and reported with id 0.
-// A cursor of a transaction (txn set) is killed when the transaction ends.
-func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize int64, single bool, txn *engine.Txn) (bson.Raw, error) {
-	c := cursors.New(db, coll, src)
-	if txn != nil {
-		c.Owner = txn
+// serveFirstBatch fills the first batch from src, read under b, and builds
+// the reply; a cursor with documents left is registered for getMores, an
+// exhausted one (or a single batch) is closed and reported with id 0. A
+// cursor of a transaction is killed when the transaction ends.
+func (s *Service) serveFirstBatch(r *Request, coll string, src cursors.Source, b *binding, batchSize int64, single bool) (bson.Raw, error) {
+	bs := &boundSource{Source: src, ctx: b}
+	c := cursors.New(r.DB, coll, bs)
+	if r.Txn != nil {
+		c.Owner = r.Txn
 	}
 	if batchSize == 0 && !single {
 		batchSize = defaultFirstBatch
@@ -98,10 +100,14 @@ func (s *Service) serveFirstBatch(db, coll string, src cursors.Source, batchSize
 		if err != nil {
 			return nil, err
 		}
-		return cursorReply(0, db+"."+coll, "firstBatch", batch), nil
+		return cursorReply(0, r.DB+"."+coll, "firstBatch", batch), nil
 	}
+	if dl, ok := r.Ctx.Deadline(); ok {
+		bs.limited, bs.left = true, time.Until(dl)
+	}
+	b.bind(context.Background())
 	s.Cursors.Add(c)
-	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
+	return cursorReply(c.ID, r.DB+"."+coll, "firstBatch", batch), nil
 }
 
 // serveTailable opens a tailable cursor: it stays open when it runs out of
@@ -168,11 +174,18 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	detach := func() {}
+	if bs, ok := c.Source().(*boundSource); ok {
+		detach = bs.attach(r.Ctx)
+	}
 	batch, done, err := fillBatch(c, batchSize)
 	if err == nil && len(batch) == 0 && c.AwaitData {
-		c.Source().(*engine.TailCursor).Wait(await)
-		batch, done, err = fillBatch(c, batchSize)
+		c.Source().(*engine.TailCursor).Wait(r.Ctx, await)
+		if err = mongoerr.Interruption(r.Ctx); err == nil {
+			batch, done, err = fillBatch(c, batchSize)
+		}
 	}
+	detach()
 	if c.Tailable {
 		done = false
 	}

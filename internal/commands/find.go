@@ -103,12 +103,11 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		return s.serveTailable(r.DB, coll, tc, a.batchSize, a.awaitData)
 	}
 	a.Txn = r.Txn
-	if a.Deadline, err = deadline(r.Cmd); err != nil {
-		return nil, err
-	}
+	b := &binding{r.Ctx}
+	a.Ctx = b
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err
 	}
-	return s.serveFirstBatch(r.DB, coll, cur, a.batchSize, a.single, r.Txn)
+	return s.serveFirstBatch(r, coll, cur, b, a.batchSize, a.single)
 }

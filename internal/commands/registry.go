@@ -46,7 +46,8 @@ func Name(cmd bson.Raw) string {
 }
 
 // Run executes r and always returns a reply document: the handler's reply
-// with ok: 1, or MongoDB's error reply.
+// with ok: 1, or MongoDB's error reply. It is the one place an operation's
+// context (r.Ctx) is made.
 func (s *Service) Run(r *Request) bson.Raw {
 	name := Name(r.Cmd)
 	h := handlers[name]
@@ -63,8 +64,12 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err := checkReadConcern(r.Cmd); err != nil {
 		return ErrorReply(err)
 	}
-	r.op = s.ops.begin(r, name)
-	defer s.ops.end(r.op)
+	op, err := s.ops.begin(r, name)
+	if err != nil {
+		return ErrorReply(err)
+	}
+	r.op = op
+	defer s.ops.end(op)
 	reply, err := s.runInSession(r, name, h)
 	if err != nil {
 		return ErrorReply(err)

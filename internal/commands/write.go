@@ -19,7 +19,7 @@ func init() {
 // the write must be durable when acknowledged if its write concern asks
 // for the journal (j: true) or a majority, which on one node is the same.
 func writeOptions(r *Request) engine.WriteOptions {
-	wo := engine.WriteOptions{Txn: r.Txn}
+	wo := engine.WriteOptions{Txn: r.Txn, Ctx: r.Ctx}
 	if wc, err := r.Cmd.LookupErr("writeConcern"); err == nil {
 		if doc, ok := wc.DocumentOK(); ok {
 			j, _ := doc.Lookup("j").BooleanOK()
@@ -28,6 +28,15 @@ func writeOptions(r *Request) engine.WriteOptions {
 		}
 	}
 	return wo
+}
+
+// failsBatch reports whether a statement's error fails the whole write
+// command rather than being one of its writeErrors: a write conflict, or an
+// interruption (killOp, maxTimeMS, disconnect, shutdown), which in MongoDB
+// "have always failed the whole batch". Statements applied before it stay
+// applied.
+func failsBatch(err error) bool {
+	return mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err)
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.
@@ -200,7 +209,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Ops.Update.Add(1)
 		u.WriteOptions = writeOptions(r)
 		res, err := s.Engine.Update(r.DB, coll, u)
-		if mongoerr.Is(err, mongoerr.WriteConflict) {
+		if failsBatch(err) {
 			return nil, err
 		}
 		if err != nil {
@@ -273,7 +282,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	for i, st := range stmts {
 		s.Ops.Delete.Add(1)
 		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, writeOptions(r))
-		if mongoerr.Is(err, mongoerr.WriteConflict) {
+		if failsBatch(err) {
 			return nil, err
 		}
 		n += removed

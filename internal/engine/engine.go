@@ -6,6 +6,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -68,6 +69,10 @@ type WriteOptions struct {
 	// Journal asks for the write to be on disk when it is acknowledged
 	// (j: true, or w: "majority").
 	Journal bool
+	// Ctx is the operation's context: a multi-document write stops with its
+	// interruption's error between documents, the documents already
+	// changed staying changed, as in MongoDB. Nil never ends.
+	Ctx context.Context
 }
 
 // Engine is the database: catalog plus documents over one KV store.

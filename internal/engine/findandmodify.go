@@ -82,7 +82,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -18,7 +18,9 @@ const insertChunk = 1000
 
 // Insert stores docs in db.coll, creating the collection if needed. Ordered
 // inserts stop at the first failing document; unordered ones go on and
-// report every failure. It returns how many documents were stored.
+// report every failure. It returns how many documents were stored. An
+// interruption (wo.Ctx) stops the batch between chunks of documents, with
+// the interruption's error: the documents stored so far stay.
 func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
 	txn := wo.Txn
 	c, release, err := e.writable(db, coll, true)
@@ -27,7 +29,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	}
 	defer release()
 	if c.capped != nil || txn != nil {
-		n, werrs, err := e.insertEach(c, docs, ordered, txn)
+		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn)
 		if err == nil && n > 0 && txn == nil {
 			err = e.durable(wo.Journal)
 		}
@@ -36,6 +38,9 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	inserted := 0
 	var werrs []WriteError
 	for start := 0; start < len(docs); start += insertChunk {
+		if err := mongoerr.Interruption(wo.Ctx); err != nil {
+			return inserted, werrs, err
+		}
 		end := min(start+insertChunk, len(docs))
 		n, chunkErrs, err := e.insertChunk(c, docs[start:end], start, ordered)
 		inserted += n

@@ -68,7 +68,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
+	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
 		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"slices"
 
@@ -124,28 +125,22 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 
 // forEachMatch calls fn with each document of c matching f in a snapshot
 // taken when it starts, in plan order, until fn returns false. fn receives
-// a private copy of the document.
-func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
+// a private copy of the document. The scan stops with the interruption's
+// error once ctx ends; a document fn is changing is always finished first.
+func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
 	p, err := planFind(c, compiledFind{filter: f}, hint)
 	if err != nil {
 		return err
 	}
-	src, err := e.openSource(c, p, txn, &scanStats{})
+	scan, err := e.openScan(c, p, f, txn, ctx, &scanStats{})
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer scan.close()
 	for {
-		doc, err := src.Next()
+		doc, _, err := scan.next()
 		if doc == nil || err != nil {
 			return err
-		}
-		ok, _, err := f.MatchErr(doc)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
 		}
 		more, err := fn(slices.Clone(doc))
 		if !more || err != nil {

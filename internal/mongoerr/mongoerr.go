@@ -47,6 +47,7 @@ const (
 	InvalidNamespace                         Code = 73
 	IndexOptionsConflict                     Code = 85
 	IndexKeySpecsConflict                    Code = 86
+	ShutdownInProgress                       Code = 91
 	OperationFailed                          Code = 96
 	WriteConflict                            Code = 112
 	CommandNotSupported                      Code = 115
@@ -54,11 +55,13 @@ const (
 	InvalidIndexSpecificationOption          Code = 197
 	TransactionTooOld                        Code = 225
 	NotImplemented                           Code = 238
+	ClientDisconnect                         Code = 279
 	NoSuchTransaction                        Code = 251
 	NoQueryExecutionPlans                    Code = 291
 	QueryExceededMemoryLimitNoDiskUseAllowed Code = 292
 	BSONObjectTooLarge                       Code = 10334
 	DuplicateKey                             Code = 11000
+	InterruptedAtShutdown                    Code = 11600
 	Interrupted                              Code = 11601
 	NotWritablePrimary                       Code = 10107
 )
@@ -94,6 +97,7 @@ var names = map[Code]string{
 	InvalidNamespace:                         "InvalidNamespace",
 	IndexOptionsConflict:                     "IndexOptionsConflict",
 	IndexKeySpecsConflict:                    "IndexKeySpecsConflict",
+	ShutdownInProgress:                       "ShutdownInProgress",
 	OperationFailed:                          "OperationFailed",
 	WriteConflict:                            "WriteConflict",
 	CommandNotSupported:                      "CommandNotSupported",
@@ -101,11 +105,13 @@ var names = map[Code]string{
 	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
 	TransactionTooOld:                        "TransactionTooOld",
 	NotImplemented:                           "NotImplemented",
+	ClientDisconnect:                         "ClientDisconnect",
 	NoSuchTransaction:                        "NoSuchTransaction",
 	NoQueryExecutionPlans:                    "NoQueryExecutionPlans",
 	QueryExceededMemoryLimitNoDiskUseAllowed: "QueryExceededMemoryLimitNoDiskUseAllowed",
 	BSONObjectTooLarge:                       "BSONObjectTooLarge",
 	DuplicateKey:                             "DuplicateKey",
+	InterruptedAtShutdown:                    "InterruptedAtShutdown",
 	Interrupted:                              "Interrupted",
 	NotWritablePrimary:                       "NotWritablePrimary",
 }

@@ -2,11 +2,13 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -32,6 +34,13 @@ type conn struct {
 	info   commands.Conn
 	nextID int32
 	out    []byte
+	// disconnected ends the connection's context, and so its running
+	// operation, with ClientDisconnect.
+	disconnected context.CancelCauseFunc
+	// running is the sequence number of the request being run, 0 between
+	// requests; the disconnect watcher reads it (see watch.go).
+	running atomic.Uint64
+	seq     uint64
 }
 
 func (s *Server) serveConn(nc net.Conn) {
@@ -42,6 +51,10 @@ func (s *Server) serveConn(nc net.Conn) {
 		w:    bufio.NewWriterSize(nc, 64<<10),
 		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String()},
 	}
+	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
+	defer c.disconnected(nil)
+	s.watchConn(c)
+	defer s.unwatchConn(c)
 	for {
 		err := c.handle()
 		if err == nil {
@@ -92,7 +105,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(40571), "OP_MSG requests require a $db argument"))
 	} else {
-		reply = c.srv.svc.Run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
+		reply = c.run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
 	}
 	if msg.MoreToCome() {
 		return nil
@@ -124,7 +137,7 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	case !isCmd:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(5739101), "OP_QUERY is no longer supported for queries; use the find command"))
 	case name == "hello" || name == "isMaster" || name == "ismaster":
-		reply = c.srv.svc.Run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
+		reply = c.run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
 	default:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(352),
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
@@ -132,6 +145,14 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	c.nextID++
 	c.out = wire.AppendReply(c.out[:0], c.nextID, h.RequestID, 0, 0, 0, reply)
 	return c.write()
+}
+
+// run runs one command, marked as running for the disconnect watcher.
+func (c *conn) run(r *commands.Request) bson.Raw {
+	c.seq++
+	c.running.Store(c.seq)
+	defer c.running.Store(0)
+	return c.srv.svc.Run(r)
 }
 
 func (c *conn) write() error {

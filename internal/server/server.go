@@ -26,11 +26,19 @@ type Server struct {
 	closing bool
 	wg      sync.WaitGroup
 	nextID  atomic.Int64
+	// live are the connections served now, with the request each was
+	// running at the disconnect watcher's last look; done stops the
+	// watcher.
+	live     map[*conn]uint64
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 // New returns a server running requests through svc.
 func New(svc *commands.Service, log *slog.Logger) *Server {
-	return &Server{svc: svc, log: log, conns: map[net.Conn]struct{}{}}
+	s := &Server{svc: svc, log: log, conns: map[net.Conn]struct{}{}, live: map[*conn]uint64{}, done: make(chan struct{})}
+	go s.watch()
+	return s
 }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
@@ -87,14 +95,22 @@ func (s *Server) untrack(nc net.Conn) {
 	nc.Close()
 }
 
-// Shutdown stops accepting, closes every connection and waits for their
-// goroutines, or for ctx to end.
-func (s *Server) Shutdown(ctx context.Context) error {
+// StopAccepting closes the listener; the connections open stay served.
+func (s *Server) StopAccepting() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.closing = true
 	if s.ln != nil {
 		s.ln.Close()
 	}
+}
+
+// Shutdown stops accepting, closes every connection and waits for their
+// goroutines, or for ctx to end.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.StopAccepting()
+	s.stopOnce.Do(func() { close(s.done) })
+	s.mu.Lock()
 	for nc := range s.conns {
 		nc.Close()
 	}
