@@ -138,10 +138,6 @@ func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 	return rt.guard(src), nil
 }
 
-// interruptCheckEvery is how many documents a stage reads between looks at
-// the operation's context.
-const interruptCheckEvery = 64
-
 // guard stops reads from src once the operation's context ends. Every
 // stage reads its input through one, so no stage loops long past a kill,
 // maxTimeMS, a disconnect or shutdown, whatever it does per document.
@@ -152,21 +148,17 @@ func (rt *runtime) guard(src Source) Source {
 	return &interruptSource{in: src, ctx: rt.opts.Ctx}
 }
 
-// interruptSource fails with the operation's interruption before its first
-// document and every interruptCheckEvery after.
+// interruptSource fails with the operation's interruption before each
+// document (an atomic load).
 type interruptSource struct {
 	in  Source
 	ctx context.Context
-	n   int
 }
 
 func (s *interruptSource) Next() (bson.Raw, error) {
-	if s.n%interruptCheckEvery == 0 {
-		if err := mongoerr.Interruption(s.ctx); err != nil {
-			return nil, err
-		}
+	if err := mongoerr.Interruption(s.ctx); err != nil {
+		return nil, err
 	}
-	s.n++
 	return s.in.Next()
 }
 

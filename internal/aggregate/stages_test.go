@@ -164,7 +164,7 @@ func TestInterrupt(t *testing.T) {
 	killed, kill := context.WithCancelCause(context.Background())
 	kill(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
 	var docs []bson.Raw
-	for i := range 3 * interruptCheckEvery {
+	for i := range 200 {
 		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}})
 		docs = append(docs, doc)
 	}

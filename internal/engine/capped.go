@@ -74,10 +74,8 @@ func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw,
 	n := 0
 	var werrs []WriteError
 	for i, d := range docs {
-		if i%interruptCheckEvery == 0 {
-			if err := mongoerr.Interruption(ctx); err != nil {
-				return n, werrs, err
-			}
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return n, werrs, err
 		}
 		_, err := e.insertOne(c, d, txn)
 		if err == nil {

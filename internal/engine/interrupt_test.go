@@ -17,7 +17,7 @@ import (
 // MaxTimeMSExpired for a passed deadline, and that a write stopped midway
 // keeps the documents it already changed.
 func TestInterrupt(t *testing.T) {
-	const n = 4 * interruptCheckEvery
+	const n = 256
 	killed := func() context.Context {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
@@ -119,12 +119,12 @@ func (c *endsAfter) Err() error {
 }
 
 // TestInterruptMidway checks that an update killed while it runs stops
-// between documents within interruptCheckEvery of them, and that those
+// at the next document, and that those
 // updated stay updated, as MongoDB leaves a multi-update interrupted by
 // killOp or maxTimeMS partly applied.
 func TestInterruptMidway(t *testing.T) {
 	e := newTestEngine(t)
-	const n = 10 * interruptCheckEvery
+	const n = 1000
 	var docs []bson.Raw
 	for i := range n {
 		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d}`, i)))
@@ -132,14 +132,14 @@ func TestInterruptMidway(t *testing.T) {
 	if _, _, err := e.Insert("test", "c", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := &endsAfter{Context: context.Background(), checks: 3}
+	ctx := &endsAfter{Context: context.Background(), checks: 100}
 	upd := UpdateSpec{Filter: ext(t, `{}`), Update: ext(t, `{"$inc": {"v": 1}}`), Multi: true, WriteOptions: WriteOptions{Ctx: ctx}}
 	if _, err := e.Update("test", "c", upd); !mongoerr.Is(err, mongoerr.Interrupted) {
 		t.Fatalf("err %v, want Interrupted", err)
 	}
 	updated, _ := e.Count("test", "c", FindOptions{Filter: ext(t, `{"v": 1}`)})
 	rest, _ := e.Count("test", "c", FindOptions{Filter: ext(t, `{"v": {"$exists": false}}`)})
-	if updated != 3*interruptCheckEvery || rest != n-updated {
-		t.Fatalf("%d updated + %d untouched, want %d + %d", updated, rest, 3*interruptCheckEvery, n-3*interruptCheckEvery)
+	if updated != 100 || rest != n-updated {
+		t.Fatalf("%d updated + %d untouched, want 100 + %d", updated, rest, n-100)
 	}
 }

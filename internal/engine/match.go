@@ -9,17 +9,12 @@ import (
 	"github.com/folio-db/folio/internal/query"
 )
 
-// interruptCheckEvery is how many candidates a scan examines between looks
-// at its operation's context: often enough that killOp, maxTimeMS, a client
-// disconnect or shutdown stop a scan within milliseconds, rarely enough to
-// cost nothing per document.
-const interruptCheckEvery = 64
-
 // matchScan is the one scan-and-match loop: every read and every
 // multi-document write (find, count, distinct, update, delete,
 // findAndModify, aggregate's collection source) reads its plan's candidates
-// through it. It checks the operation's context before the first candidate
-// and every interruptCheckEvery after, failing with the interruption's error
+// through it. It looks at the operation's context before every candidate
+// (an atomic load: a filter that costs milliseconds per document still
+// stops within one), failing with the interruption's error
 // (mongoerr.Interruption), and yields the candidates matching the filter
 // with their positional match index. A yielded document is valid until the
 // next call.
@@ -28,18 +23,14 @@ type matchScan struct {
 	filter *query.Filter
 	// ctx is the operation's context; a cursor kept between getMores is
 	// given each getMore's context in turn (see cursors.Binding).
-	ctx      context.Context
-	examined int
+	ctx context.Context
 }
 
 func (m *matchScan) next() (bson.Raw, int, error) {
 	for {
-		if m.examined%interruptCheckEvery == 0 {
-			if err := mongoerr.Interruption(m.ctx); err != nil {
-				return nil, 0, err
-			}
+		if err := mongoerr.Interruption(m.ctx); err != nil {
+			return nil, 0, err
 		}
-		m.examined++
 		doc, err := m.src.Next()
 		if doc == nil || err != nil {
 			return nil, 0, err
