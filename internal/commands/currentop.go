@@ -24,7 +24,7 @@ type activeOp struct {
 	ns    string
 	name  string
 	cmd   bson.Raw
-	lsid  string // the session's id, "" for none
+	lsid  []byte // the session's id (in cmd), nil for none
 	start time.Time
 	// ctx is the operation's context; kill ends it with the error the
 	// operation then fails with.
@@ -113,14 +113,14 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 // errMaxTimeMS is the error of an operation past its maxTimeMS.
 var errMaxTimeMS = mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 
-// lsidOf is the session id of cmd, or "".
-func lsidOf(cmd bson.Raw) string {
+// lsidOf is the session id of cmd, or nil.
+func lsidOf(cmd bson.Raw) []byte {
 	id, ok := cmd.Lookup("lsid").DocumentOK()
 	if !ok {
-		return ""
+		return nil
 	}
 	_, data, _ := id.Lookup("id").BinaryOK()
-	return string(data)
+	return data
 }
 
 func (o *opRegistry) end(op *activeOp) {

@@ -304,7 +304,7 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, id := range ids {
 		kill[id] = true
 	}
-	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] }, errKilled)
+	s.ops.killWhere(func(op *activeOp) bool { return kill[string(op.lsid)] }, errKilled)
 	for _, id := range ids {
 		s.Sessions.End(id)
 	}
@@ -314,7 +314,7 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // killAllSessionsCmd kills every session and the operations running in
 // them.
 func killAllSessionsCmd(s *Service, _ *Request) (bson.Raw, error) {
-	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" }, errKilled)
+	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != nil }, errKilled)
 	s.Sessions.EndAll()
 	return nil, nil
 }

@@ -77,7 +77,7 @@ func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw,
 		if err := mongoerr.Interruption(ctx); err != nil {
 			return n, werrs, err
 		}
-		_, err := e.insertOne(c, d, txn)
+		_, err := e.insertOne(ctx, c, d, txn)
 		if err == nil {
 			n++
 			continue

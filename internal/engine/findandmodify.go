@@ -95,7 +95,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 		var out bson.Raw
 		var outPos int
-		claimed, err := e.rewrite(c, documentID(cand), f, s.Txn, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, err := e.rewrite(s.Ctx, c, documentID(cand), f, s.Txn, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, remove, nil
@@ -139,7 +139,7 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	id, err := e.insertOne(c, doc, s.Txn)
+	id, err := e.insertOne(s.Ctx, c, doc, s.Txn)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

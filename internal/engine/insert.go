@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -42,7 +44,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 			return inserted, werrs, err
 		}
 		end := min(start+insertChunk, len(docs))
-		n, chunkErrs, err := e.insertChunk(c, docs[start:end], start, ordered)
+		n, chunkErrs, err := e.insertChunk(wo.Ctx, c, docs[start:end], start, ordered)
 		inserted += n
 		werrs = append(werrs, chunkErrs...)
 		if err != nil {
@@ -68,7 +70,7 @@ type pendingInsert struct {
 	ix    indexChanges
 }
 
-func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered bool) (int, []WriteError, error) {
+func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw, base int, ordered bool) (int, []WriteError, error) {
 	var werrs []WriteError
 	fail := func(i int, err error) { werrs = append(werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	pending := make([]pendingInsert, 0, len(docs))
@@ -96,8 +98,11 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	if len(pending) == 0 {
 		return 0, werrs, nil
 	}
-	unlock := e.lockWritable(keys...)
-	defer func() { unlock() }()
+	unlock, err := e.lockWritable(ctx, keys...)
+	if err != nil {
+		return 0, werrs, err
+	}
+	defer unlock()
 	if len(uniques) > 0 {
 		unlockUnique := e.uniqueLocks.lock(uniques...)
 		defer unlockUnique()
@@ -143,7 +148,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	for _, ch := range written {
 		ch.invalidateHints()
 	}
-	err := e.commit(b)
+	err = e.commit(b)
 	for _, ch := range written {
 		ch.invalidateHints()
 	}

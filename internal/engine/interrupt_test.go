@@ -143,3 +143,43 @@ func TestInterruptMidway(t *testing.T) {
 		t.Fatalf("%d updated + %d untouched, want 100 + %d", updated, rest, n-100)
 	}
 }
+
+// TestInterruptWaitForTransaction checks that a write waiting for an open
+// transaction's intent on its document stops when its operation ends (here
+// its maxTimeMS), instead of waiting for the transaction.
+func TestInterruptWaitForTransaction(t *testing.T) {
+	e := newTestEngine(t)
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	txn := e.Begin()
+	defer txn.Abort()
+	set := func(wo WriteOptions) error {
+		_, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 1}`), Update: ext(t, `{"$set": {"x": 1}}`), WriteOptions: wo})
+		return err
+	}
+	if err := set(WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	for _, write := range []struct {
+		name string
+		run  func(ctx context.Context) error
+	}{
+		{"update", func(ctx context.Context) error { return set(WriteOptions{Ctx: ctx}) }},
+		{"delete", func(ctx context.Context) error {
+			_, err := e.Delete("test", "c", ext(t, `{"_id": 1}`), 1, bson.RawValue{}, WriteOptions{Ctx: ctx})
+			return err
+		}},
+		{"insert", func(ctx context.Context) error {
+			_, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1}`)}, true, WriteOptions{Ctx: ctx})
+			return err
+		}},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		err := write.run(ctx)
+		cancel()
+		if !mongoerr.Is(err, mongoerr.MaxTimeMSExpired) {
+			t.Errorf("%s waiting for a transaction past its maxTimeMS: %v, want MaxTimeMSExpired", write.name, err)
+		}
+	}
+}

@@ -30,7 +30,7 @@ const (
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
-func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn,
+func (e *Engine) rewrite(ctx context.Context, c *Collection, id bson.RawValue, f *query.Filter, txn *Txn,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
 	key := docKey(c.ID, id)
 	var r storage.Reader = e.kv
@@ -39,8 +39,11 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *
 		r = txn.view
 		write = func(cur, next bson.Raw) error { return txn.write(c, key, cur, next) }
 	} else {
-		unlock := e.lockWritable(key)
-		defer func() { unlock() }()
+		unlock, err := e.lockWritable(ctx, key)
+		if err != nil {
+			return false, err
+		}
+		defer unlock()
 	}
 	cur, found, err := r.Get(key)
 	if err != nil || !found {
@@ -61,13 +64,16 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *
 }
 
 // lockWritable locks keys for a write outside any transaction, once no open
-// transaction holds an intent on them; it returns the unlock function.
-func (e *Engine) lockWritable(keys ...[]byte) func() {
+// transaction holds an intent on them; it returns the unlock function. The
+// wait for a transaction ends early, nothing locked, when ctx ends.
+func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), error) {
 	var unlock func()
 	lock := func() { unlock = e.locks.lock(keys...) }
 	lock()
-	e.waitForIntents(keys, func() { unlock() }, lock)
-	return unlock
+	if err := e.waitForIntents(ctx, keys, func() { unlock() }, lock); err != nil {
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // writeDoc commits one document's change from old to next (nil for absent)
