@@ -362,3 +362,45 @@ func TestClientDisconnectStopsOperation(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxTimeMSAcrossGetMores checks that a cursor's maxTimeMS bounds the
+// time its find and getMores spend running, not the time between them, as
+// MongoDB carries the time left over to each getMore.
+// https://www.mongodb.com/docs/manual/reference/method/cursor.maxTimeMS/
+func TestMaxTimeMSAcrossGetMores(t *testing.T) {
+	client, _ := startBounded(t)
+	db := client.Database(testDB)
+	seedSlow(t, db.Collection("slow"))
+	ctx := context.Background()
+	open := func(filter bson.D) int64 {
+		t.Helper()
+		var res struct{ Cursor struct{ ID int64 } }
+		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "slow"}, {Key: "filter", Value: filter},
+			{Key: "batchSize", Value: 1}, {Key: "maxTimeMS", Value: 300}}).Decode(&res)
+		if err != nil || res.Cursor.ID == 0 {
+			t.Fatalf("find: %v, cursor %d", err, res.Cursor.ID)
+		}
+		return res.Cursor.ID
+	}
+	getMore := func(id int64) error {
+		return db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "slow"}, {Key: "batchSize", Value: 1}}).Err()
+	}
+
+	// Idle time is not charged: a fast cursor outlives its maxTimeMS.
+	id := open(bson.D{})
+	time.Sleep(500 * time.Millisecond)
+	if err := getMore(id); err != nil {
+		t.Fatalf("getMore after idling past maxTimeMS: %v", err)
+	}
+
+	// Running time is: a slow cursor's getMores run out of it.
+	id = open(slowFilter())
+	start := time.Now()
+	var err error
+	for err == nil && time.Since(start) < 10*time.Second {
+		err = getMore(id)
+	}
+	if errCode(err) != 50 {
+		t.Fatalf("getMores of a slow cursor: %v after %v, want MaxTimeMSExpired", err, time.Since(start))
+	}
+}
