@@ -90,15 +90,11 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	}
 	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: lsidOf(r.Cmd), start: time.Now()}
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	parent := o.rootContext()
 	if o.draining {
-		o.mu.Unlock()
 		return nil, mongoerr.New(mongoerr.ShutdownInProgress, "The server is shutting down")
 	}
-	o.next++
-	op.id = o.next
-	o.ops[op.id] = op
-	o.mu.Unlock()
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
 	}
@@ -106,6 +102,9 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	if !dl.IsZero() {
 		op.ctx, op.stopTimer = context.WithDeadlineCause(op.ctx, dl, errMaxTimeMS)
 	}
+	o.next++
+	op.id = o.next
+	o.ops[op.id] = op
 	r.Ctx = op.ctx
 	return op, nil
 }
