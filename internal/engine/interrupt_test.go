@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -182,4 +184,46 @@ func TestInterruptWaitForTransaction(t *testing.T) {
 			t.Errorf("%s waiting for a transaction past its maxTimeMS: %v, want MaxTimeMSExpired", write.name, err)
 		}
 	}
+}
+
+// TestInterruptIndexBuild checks that an index build its progress callback
+// stops (the createIndexes operation was killed) fails with that error,
+// leaves no index and no entry behind, and that the same index then builds.
+func TestInterruptIndexBuild(t *testing.T) {
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := range 3 * indexBuildBatch {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "v": %d}`, i, i%7)))
+	}
+	if _, _, err := e.Insert("test", "b", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := []IndexSpec{{Key: ext(t, `{"v": 1}`), ExpireAfter: -1}}
+	_, err := e.CreateIndexes("test", "b", spec, func(done, _ int64) error {
+		if done >= indexBuildBatch {
+			return mongoerr.New(mongoerr.Interrupted, "operation was interrupted")
+		}
+		return nil
+	})
+	if !mongoerr.Is(err, mongoerr.Interrupted) {
+		t.Fatalf("stopped build: %v, want Interrupted", err)
+	}
+	c := e.Collection("test", "b")
+	if n := len(c.Indexes()); n != 0 {
+		t.Fatalf("%d indexes after a stopped build, want none", n)
+	}
+	lo := []byte{spaceIndex}
+	lo = binary.BigEndian.AppendUint32(lo, c.ID)
+	it, err := e.kv.NewIter(lo, keyenc.PrefixEnd(lo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		t.Fatalf("index entry %x left by a stopped build", it.Key())
+	}
+	it.Close()
+	if _, err := e.CreateIndexes("test", "b", spec, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustValidate(t, e, "b")
 }
