@@ -68,6 +68,16 @@ func run(args []string, stderr io.Writer) error {
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
 	maxConns := fs.Int64("max-connections", envInt("FOLIO_MAX_CONNECTIONS"),
 		"most client connections served at once, as MongoDB's net.maxIncomingConnections; 0 for 80% of the file descriptor limit, at most 1000000 (env FOLIO_MAX_CONNECTIONS)")
+	defShutdown := 15 * time.Second
+	if v, ok := os.LookupEnv("FOLIO_SHUTDOWN_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("bad FOLIO_SHUTDOWN_TIMEOUT: %w", err)
+		}
+		defShutdown = d
+	}
+	shutdownTimeout := fs.Duration("shutdown-timeout", defShutdown,
+		"on SIGTERM or SIGINT, how long running operations may take to finish before they are interrupted (InterruptedAtShutdown); the server exits within it plus 1s (env FOLIO_SHUTDOWN_TIMEOUT)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -123,7 +133,7 @@ func run(args []string, stderr io.Writer) error {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	return in.Close(ctx)
 }

@@ -7,7 +7,7 @@
 package aggregate
 
 import (
-	"sync/atomic"
+	"context"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -74,9 +74,10 @@ type Options struct {
 	MemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
-	// Deadline, when set, fails the pipeline with MaxTimeMSExpired once
-	// passed (maxTimeMS).
-	Deadline time.Time
+	// Ctx is the operation's context: the pipeline fails with its
+	// interruption's error (mongoerr.Interruption) once it ends. Nil never
+	// ends.
+	Ctx context.Context
 }
 
 // stage is one parsed pipeline stage.
@@ -97,9 +98,6 @@ type Pipeline struct {
 type runtime struct {
 	opts *Options
 	ectx *expr.Context
-	// deadline is the Unix time in nanoseconds past which reads fail; 0:
-	// none. It is shared with sub-pipelines and cleared by EndDeadline.
-	deadline *atomic.Int64
 }
 
 // withVars returns a runtime whose expressions also see vars.
@@ -111,7 +109,7 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	for k, v := range vars {
 		merged[k] = v
 	}
-	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged}, deadline: rt.deadline}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged}}
 }
 
 // memoryLimit is the budget of one blocking stage.
@@ -128,7 +126,7 @@ func (rt *runtime) overMemory(what string) error {
 		"Exceeded memory limit for %s, but didn't allow external sort. Pass allowDiskUse:true to opt in.", what)
 }
 
-// find reads a collection through the Env, under the deadline.
+// find reads a collection through the Env, under the operation's context.
 func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 	if rt.opts.Env == nil {
 		return nil, mongoerr.New(mongoerr.InternalError, "no storage for the aggregation")
@@ -140,28 +138,31 @@ func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 	return rt.guard(src), nil
 }
 
-// guard enforces the deadline on the documents read from src.
+// guard stops reads from src once the operation's context ends. Every
+// stage reads its input through one, so no stage loops long past a kill,
+// maxTimeMS, a disconnect or shutdown, whatever it does per document.
 func (rt *runtime) guard(src Source) Source {
-	if rt.opts.Deadline.IsZero() {
+	if rt.opts.Ctx == nil {
 		return src
 	}
-	return &deadlineSource{in: src, deadline: rt.deadline}
+	return &interruptSource{in: src, ctx: rt.opts.Ctx}
 }
 
-// deadlineSource fails with MaxTimeMSExpired once the deadline passes.
-type deadlineSource struct {
-	in       Source
-	deadline *atomic.Int64
+// interruptSource fails with the operation's interruption before each
+// document (an atomic load).
+type interruptSource struct {
+	in  Source
+	ctx context.Context
 }
 
-func (d *deadlineSource) Next() (bson.Raw, error) {
-	if dl := d.deadline.Load(); dl != 0 && time.Now().UnixNano() > dl {
-		return nil, mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+func (s *interruptSource) Next() (bson.Raw, error) {
+	if err := mongoerr.Interruption(s.ctx); err != nil {
+		return nil, err
 	}
-	return d.in.Next()
+	return s.in.Next()
 }
 
-func (d *deadlineSource) Close() error { return d.in.Close() }
+func (s *interruptSource) Close() error { return s.in.Close() }
 
 // Parse parses the stage documents of a pipeline.
 func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
@@ -179,16 +180,9 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{opts: o, ectx: ectx, deadline: new(atomic.Int64)}
-	if !opts.Deadline.IsZero() {
-		rt.deadline.Store(opts.Deadline.UnixNano())
-	}
+	rt := &runtime{opts: o, ectx: ectx}
 	return &Pipeline{stages: ss, specs: stages, rt: rt}, nil
 }
-
-// EndDeadline lifts the deadline: once the first batch is served, later
-// reads (getMore) are not bound by the command's maxTimeMS.
-func (p *Pipeline) EndDeadline() { p.rt.deadline.Store(0) }
 
 // Run streams src through the pipeline; a nil src is empty (a
 // collection-less pipeline).
@@ -196,14 +190,16 @@ func (p *Pipeline) Run(src Source) Source {
 	if src == nil {
 		src = &sliceSource{}
 	}
-	return runStages(p.stages, p.rt.guard(src), p.rt)
+	return runStages(p.stages, src, p.rt)
 }
 
+// runStages chains stages over src, each reading its input through a
+// guard.
 func runStages(stages []stage, src Source, rt *runtime) Source {
 	for _, s := range stages {
-		src = s.run(src, rt)
+		src = s.run(rt.guard(src), rt)
 	}
-	return src
+	return rt.guard(src)
 }
 
 // Pushdown is the part of a pipeline a collection scan can do itself.
@@ -263,9 +259,9 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 		src = &sliceSource{}
 	}
 	stats := make([]StageStats, len(p.stages)+1)
-	out := Source(&statsSource{in: p.rt.guard(src), stats: &stats[0]})
+	out := Source(&statsSource{in: src, stats: &stats[0]})
 	for i, s := range p.stages {
-		out = &statsSource{in: s.run(out, p.rt), stats: &stats[i+1]}
+		out = &statsSource{in: s.run(p.rt.guard(out), p.rt), stats: &stats[i+1]}
 	}
 	defer out.Close()
 	for {

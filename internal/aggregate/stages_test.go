@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -155,22 +156,47 @@ func checkCase(t *testing.T, c stageCase) {
 	}
 }
 
-func TestDeadline(t *testing.T) {
-	env := newMemEnv()
-	stage, _ := bson.Marshal(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}})
-	p, err := Parse([]bson.Raw{stage}, Options{DB: "test", Coll: "c", Env: env, Deadline: time.Now().Add(-time.Second)})
-	if err != nil {
-		t.Fatal(err)
+// TestInterrupt checks that a pipeline stops with its operation context's
+// interruption, whatever its stages: a maxTimeMS passed, or a kill.
+func TestInterrupt(t *testing.T) {
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	killed, kill := context.WithCancelCause(context.Background())
+	kill(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
+	var docs []bson.Raw
+	for i := range 200 {
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}})
+		docs = append(docs, doc)
 	}
-	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
-	out := p.Run(&sliceSource{docs: []bson.Raw{doc}})
-	if _, err := out.Next(); err == nil || mongoerr.As(err).Code != mongoerr.MaxTimeMSExpired {
-		t.Fatalf("got %v, want MaxTimeMSExpired", err)
-	}
-	p.EndDeadline()
-	out = p.Run(&sliceSource{docs: []bson.Raw{doc}})
-	if d, err := out.Next(); err != nil || d == nil {
-		t.Fatalf("after EndDeadline: %v, %v", d, err)
+	stage := func(d bson.D) bson.Raw { b, _ := bson.Marshal(d); return b }
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		stage bson.Raw
+		want  mongoerr.Code
+	}{
+		{"group past maxTimeMS", expired, stage(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}), mongoerr.MaxTimeMSExpired},
+		{"project killed", killed, stage(bson.D{{Key: "$project", Value: bson.D{{Key: "x", Value: 1}}}}), mongoerr.Interrupted},
+		{"match killed", killed, stage(bson.D{{Key: "$match", Value: bson.D{{Key: "_id", Value: -1}}}}), mongoerr.Interrupted},
+	} {
+		p, err := Parse([]bson.Raw{tc.stage}, Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: tc.ctx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := p.Run(&sliceSource{docs: slices.Clone(docs)})
+		for err == nil {
+			var d bson.Raw
+			if d, err = out.Next(); d == nil && err == nil {
+				t.Fatalf("%s: ran to the end", tc.name)
+			}
+		}
+		if !mongoerr.Is(err, tc.want) {
+			t.Fatalf("%s: %v, want %s", tc.name, err, tc.want.Name())
+		}
+		p, _ = Parse([]bson.Raw{tc.stage}, Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: context.Background()})
+		if _, err := drain(p.Run(&sliceSource{docs: slices.Clone(docs)}), p.rt, "test"); err != nil {
+			t.Fatalf("%s uninterrupted: %v", tc.name, err)
+		}
 	}
 }
 

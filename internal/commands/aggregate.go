@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
@@ -16,17 +18,17 @@ func init() {
 // aggregateCmd runs {aggregate: <collection> | 1, pipeline, cursor, ...}.
 // A leading $match (and a $sort right after it, with a following $limit)
 // is handed to the engine's scan so it can use indexes; the rest of the
-// pipeline runs in internal/aggregate. maxTimeMS bounds the work done for
-// the first batch. With explain: true the pipeline is explained (at
+// pipeline runs in internal/aggregate, under the operation's context (and
+// then each getMore's). With explain: true the pipeline is explained (at
 // queryPlanner verbosity) rather than run.
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn)
+	b := &binding{r.Ctx}
+	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn, b)
 	if err != nil {
 		return nil, err
 	}
-	a.opts.Deadline = r.Args.Deadline
-	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, journal: r.Args.WriteConcern.Journal()}
+	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal()}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -54,9 +56,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		src = cur
 	}
-	reply, err := s.serveFirstBatch(r, r.DB, nsColl, p.Run(src), firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
-	p.EndDeadline()
-	return reply, err
+	return s.serveFirstBatch(r, r.DB, nsColl, p.Run(src), b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
 }
 
 // aggregateArgs is a parsed aggregate command.
@@ -71,9 +71,9 @@ type aggregateArgs struct {
 }
 
 // parseAggregate reads an aggregate command on db (on its own, or inside
-// explain) run in txn, if any.
-func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn) (*aggregateArgs, error) {
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Env: engineEnv{e: s.Engine, txn: txn}}}
+// explain) run in txn, if any, under the operation context ctx.
+func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx}}}
 	switch collv := cmd.Lookup("aggregate"); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -136,7 +136,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
-		Txn: a.txn,
+		Txn: a.txn, Ctx: a.opts.Ctx,
 	}
 }
 
@@ -148,10 +148,11 @@ type engineEnv struct {
 	// journal: $out and $merge writes are on disk when the aggregate
 	// returns (its write concern asks for the journal).
 	journal bool
+	ctx context.Context
 }
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
-	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn})
+	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx})
 }
 
 func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
@@ -165,7 +166,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 		}
 		return err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal})
+	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx})
 	if err != nil {
 		return err
 	}
@@ -177,7 +178,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal}})
+	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx}})
 	return err
 }
 

@@ -50,7 +50,7 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Deadline = r.Args.Deadline
+	o.Ctx = r.Ctx
 	n, err := s.Engine.Count(r.DB, coll, o)
 	if err != nil {
 		return nil, err
@@ -92,8 +92,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !haveKey {
 		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'distinct.key' is missing but a required field")
 	}
-	o.Txn = r.Txn
-	o.Deadline = r.Args.Deadline
+	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"sort"
 	"strconv"
 	"sync"
@@ -23,7 +24,13 @@ type activeOp struct {
 	ns    string
 	name  string
 	cmd   bson.Raw
+	lsid  []byte // the session's id (in cmd), nil for none
 	start time.Time
+	// ctx is the operation's context; kill ends it with the error the
+	// operation then fails with.
+	ctx       context.Context
+	kill      context.CancelCauseFunc
+	stopTimer context.CancelFunc // releases maxTimeMS's timer; nil without one
 
 	mu          sync.Mutex
 	msg         string
@@ -40,33 +47,101 @@ func (op *activeOp) setProgress(msg string, done, total int64) {
 	op.msg, op.done, op.total = msg, done, total
 }
 
-// opRegistry holds the commands running now.
+// opRegistry holds the commands running now, and the context every
+// operation descends from, which shutdown ends.
 type opRegistry struct {
 	mu   sync.Mutex
 	next int64
 	ops  map[int64]*activeOp
+	// root is the parent of every connection's and operation's context;
+	// interrupt ends it with InterruptedAtShutdown. draining refuses new
+	// operations.
+	root      context.Context
+	interrupt context.CancelCauseFunc
+	draining  bool
 }
 
-func (o *opRegistry) begin(r *Request, name string) *activeOp {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.ops == nil {
+// rootContext returns the registry's root context, made on first use.
+// The caller holds mu.
+func (o *opRegistry) rootContext() context.Context {
+	if o.root == nil {
+		o.root, o.interrupt = context.WithCancelCause(context.Background())
 		o.ops = map[int64]*activeOp{}
 	}
-	o.next++
+	return o.root
+}
+
+// begin registers the command r runs and makes its operation context,
+// r.Ctx: a child of the connection's context (ended when the client
+// disconnects) or of the root, bounded by the command's maxTimeMS. getMore
+// reads its maxTimeMS itself: it bounds an awaitData cursor's wait, not
+// the operation.
+func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
+	var dl time.Time
+	if name != "getMore" {
+		// A getMore's maxTimeMS is how long an awaitData cursor waits;
+		// the cursor's own time limit bounds its reads.
+		dl = r.Args.Deadline
+	}
 	ns := r.DB
 	if coll, ok := r.Cmd.Lookup(name).StringValueOK(); ok {
 		ns += "." + coll
 	}
-	op := &activeOp{id: o.next, conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, start: time.Now()}
+	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: lsidOf(r.Cmd), start: time.Now()}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	parent := o.rootContext()
+	if o.draining {
+		return nil, mongoerr.New(mongoerr.ShutdownInProgress, "The server is shutting down")
+	}
+	if r.Conn != nil && r.Conn.Ctx != nil {
+		parent = r.Conn.Ctx
+	}
+	op.ctx, op.kill = context.WithCancelCause(parent)
+	if !dl.IsZero() {
+		op.ctx, op.stopTimer = context.WithDeadlineCause(op.ctx, dl, errMaxTimeMS)
+	}
+	o.next++
+	op.id = o.next
 	o.ops[op.id] = op
-	return op
+	r.Ctx = op.ctx
+	return op, nil
+}
+
+// errMaxTimeMS is the error of an operation past its maxTimeMS.
+var errMaxTimeMS = mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
+
+// lsidOf is the session id of cmd, or nil.
+func lsidOf(cmd bson.Raw) []byte {
+	id, ok := cmd.Lookup("lsid").DocumentOK()
+	if !ok {
+		return nil
+	}
+	_, data, _ := id.Lookup("id").BinaryOK()
+	return data
 }
 
 func (o *opRegistry) end(op *activeOp) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	delete(o.ops, op.id)
+	o.mu.Unlock()
+	op.kill(nil)
+	if op.stopTimer != nil {
+		op.stopTimer()
+	}
+}
+
+// killWhere ends, with err, the context of every running operation for
+// which match holds, and returns how many it ended.
+func (o *opRegistry) killWhere(match func(*activeOp) bool, err error) int {
+	n := 0
+	for _, op := range o.list() {
+		if match(op) {
+			op.kill(err)
+			n++
+		}
+	}
+	return n
 }
 
 func (o *opRegistry) list() []*activeOp {
@@ -102,6 +177,11 @@ func (op *activeOp) describe(host string) bson.D {
 		{Key: "op", Value: kind},
 		{Key: "ns", Value: op.ns},
 		{Key: "command", Value: op.cmd},
+	}
+	if op.ctx.Err() != nil {
+		// killed (killOp, killSessions, a disconnect, shutdown) or past
+		// its maxTimeMS, and not yet returned
+		d = append(d, bson.E{Key: "killPending", Value: true})
 	}
 	if op.conn != nil {
 		d = append(d,

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"context"
 	"strconv"
 	"time"
 
@@ -138,9 +139,11 @@ func openCursor(r *Request, db, coll string, src cursors.Source) *cursors.Cursor
 // serveFirstBatch fills the first batch from src and builds the reply; a
 // cursor with documents left is registered for getMores, an exhausted one
 // (or a single batch) is closed and reported with id 0. A batchSize of 0
-// reads nothing and leaves the cursor open, as in MongoDB.
-func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Source, fb firstBatch) (bson.Raw, error) {
-	c := openCursor(r, db, coll, src)
+// reads nothing and leaves the cursor open, as in MongoDB. src is read
+// under b: the opening command's context, then each getMore's.
+func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Source, b *binding, fb firstBatch) (bson.Raw, error) {
+	bs := &boundSource{Source: src, ctx: b}
+	c := openCursor(r, db, coll, bs)
 	c.NoTimeout = fb.noTimeout
 	n := fb.size
 	if n == noBatchSize {
@@ -159,6 +162,10 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	if done || fb.single {
 		_ = src.Close()
 	} else {
+		if dl, ok := r.Ctx.Deadline(); ok {
+			bs.limited, bs.left = true, time.Until(dl)
+		}
+		b.bind(context.Background())
 		s.Cursors.Add(c)
 		id = c.ID
 	}
@@ -289,11 +296,18 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		_ = s.Cursors.Close(c)
 		return nil, err
 	}
+	detach := func() {}
+	if bs, ok := c.Source().(*boundSource); ok {
+		detach = bs.attach(r.Ctx)
+	}
 	batch, done, err := fillBatch(c, a.batchSize)
 	if err == nil && len(batch) == 0 && c.AwaitData {
-		c.Source().(*engine.TailCursor).Wait(await)
-		batch, done, err = fillBatch(c, a.batchSize)
+		c.Source().(*engine.TailCursor).Wait(r.Ctx, await)
+		if err = mongoerr.Interruption(r.Ctx); err == nil {
+			batch, done, err = fillBatch(c, a.batchSize)
+		}
 	}
+	detach()
 	if c.Tailable {
 		done = false
 	}

@@ -41,11 +41,11 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	var out bson.D
 	if Name(inner) == "aggregate" {
 		var a *aggregateArgs
-		if a, err = parseAggregate(s, r.DB, inner, r.Txn); err == nil {
+		if a, err = parseAggregate(s, r.DB, inner, r.Txn, r.Ctx); err == nil {
 			out, err = explainAggregate(s, r.DB, a, execute)
 		}
 	} else {
-		out, err = explainFind(s, r.DB, inner, execute)
+		out, err = explainFind(s, r, inner, execute)
 	}
 	if err != nil {
 		return nil, err
@@ -53,8 +53,8 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	return explainReply(s, out, inner), nil
 }
 
-// explainFind explains a find or a count on db.
-func explainFind(s *Service, db string, inner bson.Raw, execute bool) (bson.D, error) {
+// explainFind explains a find or a count of r.
+func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, error) {
 	coll, err := collectionArg(inner)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,8 @@ func explainFind(s *Service, db string, inner bson.Raw, execute bool) (bson.D, e
 	if err != nil {
 		return nil, err
 	}
-	return s.Engine.Explain(db, coll, o.FindOptions, execute)
+	o.Ctx = r.Ctx
+	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
 }
 
 // explainReply is an explain's answer: out, then the command explained

@@ -112,7 +112,8 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		return s.serveTailable(r, r.DB, coll, tc, a.batchSize, a.awaitData, a.noTimeout)
 	}
 	a.Txn = r.Txn
-	a.Deadline = r.Args.Deadline
+	b := &binding{r.Ctx}
+	a.Ctx = b
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err
@@ -125,5 +126,5 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		// A single batch without a batchSize is bounded by size only.
 		fb.defaultSize = math.MaxInt64
 	}
-	return s.serveFirstBatch(r, r.DB, coll, cur, fb)
+	return s.serveFirstBatch(r, r.DB, coll, cur, b, fb)
 }

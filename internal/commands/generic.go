@@ -185,14 +185,6 @@ func safeNumberLong(v bson.RawValue) int64 {
 	return int64(f)
 }
 
-// expired reports whether the command's maxTimeMS has run out.
-func (a *GenericArgs) expired() error {
-	if !a.Deadline.IsZero() && time.Now().After(a.Deadline) {
-		return mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
-	}
-	return nil
-}
-
 // readPreferenceModes are the modes $readPreference may name. The primary
 // of a one-member set serves every one of them.
 var readPreferenceModes = map[string]bool{

@@ -12,7 +12,7 @@ import (
 // rest wait for getMores. MongoDB knows such a cursor's end exactly, so an
 // exhausted one is closed at once, even with a batchSize of 0.
 func (s *Service) serveList(r *Request, coll string, docs []bson.Raw, batchSize int64) (bson.Raw, error) {
-	return s.serveFirstBatch(r, r.DB, coll, &sliceSource{docs: docs}, firstBatch{
+	return s.serveFirstBatch(r, r.DB, coll, &sliceSource{docs: docs}, &binding{r.Ctx}, firstBatch{
 		size: batchSize, defaultSize: math.MaxInt64, empty: len(docs) == 0, list: true,
 	})
 }

@@ -47,7 +47,8 @@ func Name(cmd bson.Raw) string {
 
 // Run executes r and always returns a reply document: the handler's reply
 // with ok: 1, or MongoDB's error reply; a replica set member's replies end
-// with $clusterTime and operationTime.
+// with $clusterTime and operationTime. run is the one place an operation's
+// context (r.Ctx) is made.
 func (s *Service) Run(r *Request) bson.Raw {
 	reply, err := s.run(r)
 	if err != nil {
@@ -79,8 +80,12 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if err := s.admit(r, name); err != nil {
 		return nil, err
 	}
-	r.op = s.ops.begin(r, name)
-	defer s.ops.end(r.op)
+	op, err := s.ops.begin(r, name)
+	if err != nil {
+		return nil, err
+	}
+	r.op = op
+	defer s.ops.end(op)
 	reply, err := s.runInSession(r, name, h)
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()

@@ -4,6 +4,7 @@
 package commands
 
 import (
+	"context"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -66,6 +67,10 @@ type Conn struct {
 	Remote string
 	// Compressors is what hello negotiated with the client.
 	Compressors []string
+	// Ctx is the connection's context, a child of Service.Context that the
+	// server ends with ClientDisconnect when the client goes away; the
+	// operations of the connection descend from it. Nil: the root.
+	Ctx context.Context
 }
 
 // Request is one command to run.
@@ -82,6 +87,11 @@ type Request struct {
 	// retryable is set for a retryable write: its statements already
 	// executed in the session's txnNumber are not applied again.
 	retryable bool
+	// Ctx is the operation's context, made by Run: it ends when the
+	// command is killed (killOp, killSessions), passes its maxTimeMS, loses
+	// its client or is interrupted at shutdown, and its cause is the error
+	// the command then fails with (mongoerr.Interruption).
+	Ctx context.Context
 	// op is the command's entry in currentOp.
 	op *activeOp
 	// readTime is the cluster time when the command started; writeTime

@@ -15,7 +15,8 @@ func init() {
 	register(abortTransactionCmd, "abortTransaction")
 	register(startSessionCmd, "startSession")
 	register(refreshSessionsCmd, "refreshSessions")
-	register(endSessionsCmd, "endSessions", "killSessions")
+	register(endSessionsCmd, "endSessions")
+	register(killSessionsCmd, "killSessions")
 	register(killAllSessionsCmd, "killAllSessions")
 }
 
@@ -296,7 +297,28 @@ func refreshSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	return nil, nil
 }
 
+// killSessionsCmd kills sessions: their running operations fail with
+// Interrupted, then the sessions end and their transactions abort.
+func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	ids, err := sessionIDs(r)
+	if err != nil {
+		return nil, err
+	}
+	kill := map[string]bool{}
+	for _, id := range ids {
+		kill[id] = true
+	}
+	s.ops.killWhere(func(op *activeOp) bool { return kill[string(op.lsid)] }, errKilled)
+	for _, id := range ids {
+		s.Sessions.End(id)
+	}
+	return nil, nil
+}
+
+// killAllSessionsCmd kills every session and the operations running in
+// them.
 func killAllSessionsCmd(s *Service, _ *Request) (bson.Raw, error) {
+	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != nil }, errKilled)
 	s.Sessions.EndAll()
 	return nil, nil
 }

@@ -19,7 +19,16 @@ func init() {
 // the write must be durable when acknowledged if its write concern asks
 // for the journal (see WriteConcern.Journal).
 func writeOptions(r *Request) engine.WriteOptions {
-	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal()}
+	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx}
+}
+
+// failsBatch reports whether a statement's error fails the whole write
+// command rather than being one of its writeErrors: a write conflict, or an
+// interruption (killOp, maxTimeMS, disconnect, shutdown), which in MongoDB
+// "have always failed the whole batch". Statements applied before it stay
+// applied.
+func failsBatch(err error) bool {
+	return mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err)
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.
@@ -124,7 +133,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Args.expired(); err != nil {
+	if err := mongoerr.Interruption(r.Ctx); err != nil {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
@@ -241,7 +250,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	for i, u := range specs {
 		// maxTimeMS interrupts a batch between statements, failing the
 		// command as MongoDB does.
-		if err := r.Args.expired(); err != nil {
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
 			return nil, err
 		}
 		s.Ops.Update.Add(1)
@@ -267,7 +276,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
 		res, err := s.Engine.Update(r.DB, coll, u)
-		if mongoerr.Is(err, mongoerr.WriteConflict) {
+		if failsBatch(err) {
 			return nil, err
 		}
 		if err != nil {
@@ -340,7 +349,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	var retried []int32
 	for i, st := range stmts {
-		if err := r.Args.expired(); err != nil {
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
 			return nil, err
 		}
 		s.Ops.Delete.Add(1)
@@ -362,7 +371,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
 		}
 		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
-		if mongoerr.Is(err, mongoerr.WriteConflict) {
+		if failsBatch(err) {
 			return nil, err
 		}
 		n += removed

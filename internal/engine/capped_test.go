@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -123,7 +124,7 @@ func TestTailableCursor(t *testing.T) {
 		insert(4)
 	}()
 	for {
-		tc.Wait(10 * time.Second)
+		tc.Wait(context.Background(), 10*time.Second)
 		if d := next(); d != nil {
 			if id := d.Lookup("_id").Int32(); id != 4 {
 				t.Fatalf("tailed %d, want 4 (3 is filtered out)", id)

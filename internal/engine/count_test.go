@@ -3,11 +3,8 @@ package engine
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // TestCount checks count's skip and limit arithmetic, as the count command
@@ -42,34 +39,5 @@ func TestCount(t *testing.T) {
 	}
 	if n, err := e.Count("test", "missing", FindOptions{}); err != nil || n != 0 {
 		t.Errorf("count of a missing collection = %d (%v)", n, err)
-	}
-}
-
-// TestDeadline checks that a read past its deadline (maxTimeMS) fails with
-// MaxTimeMSExpired: find, sorted find and count alike.
-func TestDeadline(t *testing.T) {
-	e := newTestEngine(t)
-	var docs []bson.Raw
-	for i := range 2 * deadlineCheckEvery {
-		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d}`, i)))
-	}
-	if _, _, err := e.Insert("test", "d", docs, true, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	past := time.Now().Add(-time.Second)
-	for _, o := range []FindOptions{{Deadline: past}, {Deadline: past, Sort: ext(t, `{"x": 1}`)}} {
-		cur, err := e.Find("test", "d", o)
-		for err == nil {
-			var doc bson.Raw
-			if doc, err = cur.Next(); doc == nil && err == nil {
-				t.Fatal("read to the end past the deadline")
-			}
-		}
-		if !mongoerr.Is(err, mongoerr.MaxTimeMSExpired) {
-			t.Fatalf("%+v: %v, want 50", o, err)
-		}
-	}
-	if _, err := e.Count("test", "d", FindOptions{Deadline: past}); !mongoerr.Is(err, mongoerr.MaxTimeMSExpired) {
-		t.Fatalf("count: %v, want 50", err)
 	}
 }

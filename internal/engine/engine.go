@@ -6,6 +6,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -71,6 +72,10 @@ type WriteOptions struct {
 	// Record, when set outside a transaction, records each statement in
 	// the batch of its write (a retryable write's session record).
 	Record Recorder
+	// Ctx is the operation's context: a multi-document write stops with its
+	// interruption's error between documents, the documents already
+	// changed staying changed, as in MongoDB. Nil never ends.
+	Ctx context.Context
 }
 
 // Engine is the database: catalog plus documents over one KV store.

@@ -1,13 +1,12 @@
 package engine
 
 import (
+	"context"
 	"slices"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -35,28 +34,13 @@ type FindOptions struct {
 	AllowDiskUse bool
 	// Txn, when set, reads the transaction's view.
 	Txn *Txn
-	// Deadline, when set, fails the read with MaxTimeMSExpired (50) once
-	// passed (the command's maxTimeMS).
-	Deadline time.Time
 	// Let is the command's let variables, for the filter's $expr and the
 	// projection's computed fields.
 	Let *expr.Let
-}
-
-// deadlineCheckEvery is how many documents a scan examines between looks
-// at the clock.
-const deadlineCheckEvery = 256
-
-// checkDeadline fails with MaxTimeMSExpired once deadline has passed; it
-// looks at the clock every deadlineCheckEvery calls (counted by n).
-func checkDeadline(deadline time.Time, n *int) error {
-	if deadline.IsZero() {
-		return nil
-	}
-	if *n++; *n%deadlineCheckEvery == 0 && time.Now().After(deadline) {
-		return mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
-	}
-	return nil
+	// Ctx is the operation's context: the scan stops with its
+	// interruption's error (killOp, maxTimeMS, disconnect, shutdown). Nil
+	// never ends.
+	Ctx context.Context
 }
 
 // Cursor yields the documents of a read. Next returns nil at the end; the
@@ -141,15 +125,25 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 
 // execute opens the plan's scan and the stages above it.
 func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, stats *scanStats) (Cursor, error) {
-	src, err := e.openSource(c, p, o.Txn, stats)
+	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj, deadline: o.Deadline}
+	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
 	if q.sort == nil || p.sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
+}
+
+// openScan opens the scan-and-match loop of a plan with filter f, under
+// the operation context ctx.
+func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
+	src, err := e.openSource(c, p, txn, stats)
+	if err != nil {
+		return nil, err
+	}
+	return &matchScan{src: src, filter: f, ctx: ctx}, nil
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
@@ -181,17 +175,13 @@ type emptyCursor struct{}
 func (emptyCursor) Next() (bson.Raw, error) { return nil, nil }
 func (emptyCursor) Close() error            { return nil }
 
-// matchCursor filters a docSource, then applies skip, limit and projection.
+// matchCursor serves a find's matches past skip, up to limit, projected.
 type matchCursor struct {
-	src    docSource
-	filter *query.Filter
+	scan   *matchScan
 	skip   int64
 	limit  int64 // 0: none
 	proj   *query.Projection
 	served int64
-	// deadline bounds the scan (maxTimeMS); examined counts its documents.
-	deadline time.Time
-	examined int
 	// raw makes Next return matching documents unprojected, with their
 	// positional match index in lastPos, and ignores skip and limit (the
 	// sorter applies them after ordering).
@@ -204,19 +194,9 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		if !m.raw && m.limit > 0 && m.served >= m.limit {
 			return nil, nil
 		}
-		doc, err := m.src.Next()
+		doc, pos, err := m.scan.next()
 		if doc == nil || err != nil {
 			return nil, err
-		}
-		if err := checkDeadline(m.deadline, &m.examined); err != nil {
-			return nil, err
-		}
-		ok, pos, err := m.filter.MatchErr(doc)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
 		}
 		if m.raw {
 			m.lastPos = pos
@@ -234,7 +214,7 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 	}
 }
 
-func (m *matchCursor) Close() error { return m.src.Close() }
+func (m *matchCursor) Close() error { return m.scan.close() }
 
 // Count counts the documents a find (filter, skip, limit, hint) returns,
 // matching them in place without copying any.
@@ -252,31 +232,21 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	src, err := e.openSource(c, p, o.Txn, &scanStats{})
+	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, &scanStats{})
 	if err != nil {
 		return 0, err
 	}
-	defer src.Close()
+	defer scan.close()
 	var n int64
-	examined := 0
 	for o.Limit == 0 || n < o.Skip+o.Limit {
-		doc, err := src.Next()
+		doc, _, err := scan.next()
 		if err != nil {
 			return 0, err
 		}
 		if doc == nil {
 			break
 		}
-		if err := checkDeadline(o.Deadline, &examined); err != nil {
-			return 0, err
-		}
-		ok, _, err := q.filter.MatchErr(doc)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			n++
-		}
+		n++
 	}
 	return max(n-o.Skip, 0), nil
 }

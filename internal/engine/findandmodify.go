@@ -82,7 +82,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
@@ -95,7 +95,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 		var out bson.Raw
 		var outPos int
-		claimed, err := e.rewrite(c, documentID(cand), f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, err := e.rewrite(s.Ctx, c, documentID(cand), f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, remove, nil
@@ -139,7 +139,7 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	id, err := e.insertOne(c, doc, s.Txn, stmtRec{rec: s.Record})
+	id, err := e.insertOne(s.Ctx, c, doc, s.Txn, stmtRec{rec: s.Record})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -171,8 +171,9 @@ func TestIndexBuildProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen [][2]int64
-	if _, err := e.CreateIndexes("test", "b", []IndexSpec{{Key: ext(t, `{"v": 1}`), ExpireAfter: -1}}, func(done, total int64) {
+	if _, err := e.CreateIndexes("test", "b", []IndexSpec{{Key: ext(t, `{"v": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
 		seen = append(seen, [2]int64{done, total})
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}

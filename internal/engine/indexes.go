@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,8 +67,10 @@ type CreateIndexesResult struct {
 }
 
 // BuildProgress receives an index build's progress: documents indexed so
-// far, of total.
-type BuildProgress func(done, total int64)
+// far, of total, every indexBuildBatch documents. An error it returns (the
+// build's operation was interrupted) stops the build: its partial entries
+// are removed and the catalog is left unchanged.
+type BuildProgress func(done, total int64) error
 
 // CreateIndexes builds the requested indexes on db.coll, creating the
 // collection if needed, reporting progress (when not nil) as it goes. Existing documents are indexed while writers wait;
@@ -223,10 +226,14 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 	if err != nil {
 		return err
 	}
-	report := func(done int64) {
-		if progress != nil {
-			progress(done, stats.Count)
+	report := func(done int64) error {
+		if progress == nil {
+			return nil
 		}
+		if err := progress(done, stats.Count); err != nil {
+			return errors.Join(err, e.discardBuild(c, build))
+		}
+		return nil
 	}
 	b := e.kv.NewBatch()
 	defer func() { b.Close() }()
@@ -243,7 +250,9 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 	}
 	defer it.Close()
 	start := time.Now()
-	report(0)
+	if err := report(0); err != nil {
+		return err
+	}
 	var done int64
 	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
 	for it.First(); it.Valid(); it.Next() {
@@ -276,7 +285,9 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 			}
 			b.Close()
 			b = e.kv.NewBatch()
-			report(done)
+			if err := report(done); err != nil {
+				return err
+			}
 			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
 		}
 	}
@@ -296,6 +307,21 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 		e.log.Info("index built", "ns", c.DB+"."+c.Name, "index", ix.Name, "documents", done, "elapsed", time.Since(start).String())
 	}
 	return nil
+}
+
+// discardBuild removes the entries a stopped build of build already
+// committed: its indexes never reached the catalog, and their ids go to the
+// next build.
+func (e *Engine) discardBuild(c *Collection, build []*Index) error {
+	b := e.kv.NewBatch()
+	defer b.Close()
+	for _, ix := range build {
+		lo, hi := indexSpan(c.ID, ix.ID)
+		if err := b.DeleteRange(lo, hi); err != nil {
+			return err
+		}
+	}
+	return b.Commit(false)
 }
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and

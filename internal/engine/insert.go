@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -18,7 +20,9 @@ const insertChunk = 1000
 
 // Insert stores docs in db.coll, creating the collection if needed. Ordered
 // inserts stop at the first failing document; unordered ones go on and
-// report every failure. It returns how many documents were stored.
+// report every failure. It returns how many documents were stored. An
+// interruption (wo.Ctx) stops the batch between chunks of documents, with
+// the interruption's error: the documents stored so far stay.
 func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
 	txn := wo.Txn
 	c, release, err := e.writable(db, coll, true)
@@ -27,7 +31,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	}
 	defer release()
 	if c.capped != nil || txn != nil {
-		n, werrs, err := e.insertEach(c, docs, ordered, txn, wo.Record)
+		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record)
 		if err == nil && n > 0 && txn == nil {
 			err = e.durable(wo.Journal)
 		}
@@ -36,8 +40,11 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	inserted := 0
 	var werrs []WriteError
 	for start := 0; start < len(docs); start += insertChunk {
+		if err := mongoerr.Interruption(wo.Ctx); err != nil {
+			return inserted, werrs, err
+		}
 		end := min(start+insertChunk, len(docs))
-		n, chunkErrs, err := e.insertChunk(c, docs[start:end], start, ordered, wo.Record)
+		n, chunkErrs, err := e.insertChunk(wo.Ctx, c, docs[start:end], start, ordered, wo.Record)
 		inserted += n
 		werrs = append(werrs, chunkErrs...)
 		if err != nil {
@@ -63,7 +70,7 @@ type pendingInsert struct {
 	ix    indexChanges
 }
 
-func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered bool, rec Recorder) (int, []WriteError, error) {
+func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw, base int, ordered bool, rec Recorder) (int, []WriteError, error) {
 	var werrs []WriteError
 	fail := func(i int, err error) { werrs = append(werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	pending := make([]pendingInsert, 0, len(docs))
@@ -91,8 +98,11 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	if len(pending) == 0 {
 		return 0, werrs, nil
 	}
-	unlock := e.lockWritable(keys...)
-	defer func() { unlock() }()
+	unlock, err := e.lockWritable(ctx, keys...)
+	if err != nil {
+		return 0, werrs, err
+	}
+	defer unlock()
 	if len(uniques) > 0 {
 		unlockUnique := e.uniqueLocks.lock(uniques...)
 		defer unlockUnique()
@@ -147,7 +157,7 @@ func (e *Engine) insertChunk(c *Collection, docs []bson.Raw, base int, ordered b
 	for _, ch := range written {
 		ch.invalidateHints()
 	}
-	err := e.commit(b)
+	err = e.commit(b)
 	for _, ch := range written {
 		ch.invalidateHints()
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"slices"
 	"time"
@@ -98,14 +99,15 @@ func (t *TailCursor) refill() (bool, error) {
 	return read > 0, it.Error()
 }
 
-// Wait blocks until a document is inserted into the collection or timeout
-// passes.
-func (t *TailCursor) Wait(timeout time.Duration) {
+// Wait blocks until a document is inserted into the collection, timeout
+// passes or ctx (the getMore's operation) ends.
+func (t *TailCursor) Wait(ctx context.Context, timeout time.Duration) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-t.c.insertedSignal():
 	case <-timer.C:
+	case <-ctx.Done():
 	}
 }
 

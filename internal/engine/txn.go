@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"sync"
 
@@ -252,8 +253,10 @@ func (t *Txn) end() {
 // waitForIntents is what a writer outside any transaction does before it
 // writes keys: while an open transaction holds one of them, release the
 // locks (through unlock), wait for that transaction to end, and lock again
-// (through relock). The caller holds the keys' locks on entry and exit.
-func (e *Engine) waitForIntents(keys [][]byte, unlock func(), relock func()) {
+// (through relock). The caller holds the keys' locks on entry, and on exit
+// unless the wait is interrupted: then it fails with ctx's interruption,
+// the locks released.
+func (e *Engine) waitForIntents(ctx context.Context, keys [][]byte, unlock func(), relock func()) error {
 	for {
 		var owner *Txn
 		e.intents.mu.Lock()
@@ -265,10 +268,18 @@ func (e *Engine) waitForIntents(keys [][]byte, unlock func(), relock func()) {
 		}
 		e.intents.mu.Unlock()
 		if owner == nil {
-			return
+			return nil
 		}
 		unlock()
-		<-owner.done
+		var interrupted <-chan struct{}
+		if ctx != nil {
+			interrupted = ctx.Done()
+		}
+		select {
+		case <-owner.done:
+		case <-interrupted:
+			return mongoerr.Interruption(ctx)
+		}
 		relock()
 	}
 }

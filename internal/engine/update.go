@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -55,7 +57,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record})
+		res.UpsertedID, err = e.upsert(u.Ctx, c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record})
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
@@ -68,8 +70,8 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
-		matched, err := e.rewrite(c, documentID(doc), f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
+		matched, err := e.rewrite(u.Ctx, c, documentID(doc), f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {
 				return nil, keep, err
@@ -87,7 +89,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
-func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec) (bson.RawValue, error) {
+func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(filter)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -96,12 +98,12 @@ func (e *Engine) upsert(c *Collection, filter bson.Raw, upd updater, txn *Txn, s
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(c, doc, txn, sr)
+	return e.insertOne(ctx, c, doc, txn, sr)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id
 // exists, and returns its _id. Outside a transaction sr records it.
-func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn, sr stmtRec) (bson.RawValue, error) {
+func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn *Txn, sr stmtRec) (bson.RawValue, error) {
 	doc, id, err := prepareInsert(doc)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -115,8 +117,11 @@ func (e *Engine) insertOne(c *Collection, doc bson.Raw, txn *Txn, sr stmtRec) (b
 		}
 		return id, txn.write(c, key, nil, doc)
 	}
-	unlock := e.lockWritable(key)
-	defer func() { unlock() }()
+	unlock, err := e.lockWritable(ctx, key)
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	defer unlock()
 	if _, exists, err := e.kv.Get(key); err != nil {
 		return bson.RawValue{}, err
 	} else if exists {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"slices"
 
@@ -29,7 +30,7 @@ const (
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
-func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *Txn, rec Recorder,
+func (e *Engine) rewrite(ctx context.Context, c *Collection, id bson.RawValue, f *query.Filter, txn *Txn, rec Recorder,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
 	key := docKey(c.ID, id)
 	var r storage.Reader = e.kv
@@ -38,8 +39,11 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *
 		r = txn.view
 		write = func(cur, next bson.Raw) error { return txn.write(c, key, cur, next) }
 	} else {
-		unlock := e.lockWritable(key)
-		defer func() { unlock() }()
+		unlock, err := e.lockWritable(ctx, key)
+		if err != nil {
+			return false, err
+		}
+		defer unlock()
 	}
 	cur, found, err := r.Get(key)
 	if err != nil || !found {
@@ -60,13 +64,16 @@ func (e *Engine) rewrite(c *Collection, id bson.RawValue, f *query.Filter, txn *
 }
 
 // lockWritable locks keys for a write outside any transaction, once no open
-// transaction holds an intent on them; it returns the unlock function.
-func (e *Engine) lockWritable(keys ...[]byte) func() {
+// transaction holds an intent on them; it returns the unlock function. The
+// wait for a transaction ends early, nothing locked, when ctx ends.
+func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), error) {
 	var unlock func()
 	lock := func() { unlock = e.locks.lock(keys...) }
 	lock()
-	e.waitForIntents(keys, func() { unlock() }, lock)
-	return unlock
+	if err := e.waitForIntents(ctx, keys, func() { unlock() }, lock); err != nil {
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // writeDoc commits one document's change from old to next (nil for absent)
@@ -128,28 +135,22 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmt
 
 // forEachMatch calls fn with each document of c matching f in a snapshot
 // taken when it starts, in plan order, until fn returns false. fn receives
-// a private copy of the document.
-func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
+// a private copy of the document. The scan stops with the interruption's
+// error once ctx ends; a document fn is changing is always finished first.
+func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
 	p, err := planFind(c, compiledFind{filter: f}, hint)
 	if err != nil {
 		return err
 	}
-	src, err := e.openSource(c, p, txn, &scanStats{})
+	scan, err := e.openScan(c, p, f, txn, ctx, &scanStats{})
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer scan.close()
 	for {
-		doc, err := src.Next()
+		doc, _, err := scan.next()
 		if doc == nil || err != nil {
 			return err
-		}
-		ok, _, err := f.MatchErr(doc)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
 		}
 		more, err := fn(slices.Clone(doc))
 		if !more || err != nil {

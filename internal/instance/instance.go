@@ -5,6 +5,7 @@ package instance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
@@ -184,14 +185,43 @@ func (in *Instance) Addr() string { return in.ln.Addr().String() }
 // URI is a mongodb:// URI for the instance.
 func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }
 
-// Close stops serving, closes every connection and cursor, and flushes and
-// closes storage.
+// interruptWait is how long Close waits, once the grace period is over
+// and the remaining operations are interrupted, for them to return.
+const interruptWait = 500 * time.Millisecond
+
+// connWait is how long Close waits for the connections' goroutines to
+// write their last replies and end once no operation runs.
+const connWait = 300 * time.Millisecond
+
+// Close shuts the instance down: it stops accepting connections and new
+// operations (ShutdownInProgress), lets the running operations finish until
+// ctx ends (the shutdown timeout), interrupts the rest
+// (InterruptedAtShutdown, 11600) and waits for them to return, closes every
+// connection and cursor, then flushes and closes storage, last. Should an
+// operation not return, storage is flushed but left open rather than
+// closed under it.
 func (in *Instance) Close(ctx context.Context) error {
 	close(in.stop)
-	err := in.srv.Shutdown(ctx)
-	in.svc.Sessions.AbortAll()
+	in.srv.StopAccepting()
+	idle := in.svc.Drain(ctx)
+	if !idle {
+		in.log.Warn("interrupting operations at shutdown", "running", in.svc.Running())
+		ictx, cancel := context.WithTimeout(context.Background(), interruptWait)
+		idle = in.svc.Interrupt(ictx)
+		cancel()
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), connWait)
+	defer cancel()
+	err := in.srv.Shutdown(sctx)
+	err = errors.Join(err, <-in.served)
 	in.svc.Cursors.CloseAll()
-	err = errors.Join(err, <-in.served, in.eng.Close(), in.kv.Close())
+	if !idle {
+		err = errors.Join(err, fmt.Errorf("%d operations still running at shutdown; storage flushed but left open", in.svc.Running()), in.eng.Close())
+		in.log.Error("folio stopped", "err", err)
+		return err
+	}
+	in.svc.Sessions.AbortAll()
+	err = errors.Join(err, in.eng.Close(), in.kv.Close())
 	in.log.Info("folio stopped", "err", err)
 	return err
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -33,6 +35,13 @@ type conn struct {
 	nc     net.Conn
 	info   commands.Conn
 	nextID int32
+	// disconnected ends the connection's context, and so its running
+	// operation, with ClientDisconnect.
+	disconnected context.CancelCauseFunc
+	// running is the sequence number of the request being run, 0 between
+	// requests; the disconnect watcher reads it (see watch.go).
+	running atomic.Uint64
+	seq     uint64
 }
 
 // maxPooledReply is the largest reply buffer kept for reuse.
@@ -53,6 +62,10 @@ func (s *Server) serveConn(nc net.Conn) {
 		nc:   nc,
 		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String()},
 	}
+	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
+	defer c.disconnected(nil)
+	s.watchConn(c)
+	defer s.unwatchConn(c)
 	for {
 		err := c.handle()
 		if err == nil && !s.setBusy(nc, false) {
@@ -148,10 +161,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(40571), "OP_MSG requests require a $db argument"))
 	} else {
-		if beforeRun != nil {
-			beforeRun(cmd)
-		}
-		reply = c.srv.svc.Run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
+		reply = c.run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
 	}
 	if msg.MoreToCome() {
 		return nil
@@ -179,15 +189,23 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	case !isCmd:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(5739101), "OP_QUERY is no longer supported for queries; use the find command"))
 	case name == "hello" || name == "isMaster" || name == "ismaster":
-		if beforeRun != nil {
-			beforeRun(cmd)
-		}
-		reply = c.srv.svc.Run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
+		reply = c.run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
 	default:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(352),
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
 	return c.reply(h, reply, -1)
+}
+
+// run runs one command, marked as running for the disconnect watcher.
+func (c *conn) run(r *commands.Request) bson.Raw {
+	if beforeRun != nil {
+		beforeRun(r.Cmd)
+	}
+	c.seq++
+	c.running.Store(c.seq)
+	defer c.running.Store(0)
+	return c.srv.svc.Run(r)
 }
 
 // reply sends doc as the answer to the request with header h: an OP_REPLY

@@ -31,6 +31,12 @@ type Server struct {
 	stop    chan struct{} // closed by Shutdown
 	wg      sync.WaitGroup
 	nextID  atomic.Int64
+	// live are the connections served now, with the request each was
+	// running at the disconnect watcher's last look; done stops the
+	// watcher.
+	live     map[*conn]uint64
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 // New returns a server running requests through svc that serves at most
@@ -39,7 +45,10 @@ func New(svc *commands.Service, log *slog.Logger) *Server {
 	if svc.MaxConnections <= 0 {
 		svc.MaxConnections = MaxConnections(0)
 	}
-	return &Server{svc: svc, log: log, max: svc.MaxConnections, conns: map[net.Conn]bool{}, stop: make(chan struct{})}
+	s := &Server{svc: svc, log: log, max: svc.MaxConnections, conns: map[net.Conn]bool{}, stop: make(chan struct{}),
+		live: map[*conn]uint64{}, done: make(chan struct{})}
+	go s.watch()
+	return s
 }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
@@ -138,12 +147,11 @@ func (s *Server) setBusy(nc net.Conn, busy bool) bool {
 	return true
 }
 
-// Shutdown stops accepting and closes every connection waiting for a
-// request; a connection running one closes once it has written the reply,
-// so no operation that ran goes unanswered. It waits for the connections'
-// goroutines, or, when ctx ends first, closes the remaining connections.
-func (s *Server) Shutdown(ctx context.Context) error {
+// StopAccepting closes the listener; the connections open stay served
+// until their running request, if any, is answered.
+func (s *Server) StopAccepting() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.closing {
 		close(s.stop)
 	}
@@ -151,6 +159,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.ln != nil {
 		s.ln.Close()
 	}
+}
+
+// Shutdown stops accepting and closes every connection waiting for a
+// request; a connection running one closes once it has written the reply,
+// so no operation that ran goes unanswered. It waits for the connections'
+// goroutines, or, when ctx ends first, closes the remaining connections.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.StopAccepting()
+	s.stopOnce.Do(func() { close(s.done) })
+	s.mu.Lock()
 	for nc, busy := range s.conns {
 		if !busy {
 			nc.Close()

@@ -28,7 +28,7 @@ func inSession(cmd bson.D, lsid bson.D, txn int64) bson.D {
 	return append(out, bson.E{Key: "lsid", Value: lsid}, bson.E{Key: "txnNumber", Value: txn})
 }
 
-func runRaw(t *testing.T, db *mongo.Database, cmd bson.D) bson.Raw {
+func mustRunRaw(t *testing.T, db *mongo.Database, cmd bson.D) bson.Raw {
 	t.Helper()
 	raw, err := db.RunCommand(context.Background(), cmd).Raw()
 	if err != nil {
@@ -128,9 +128,9 @@ func TestRetryableWritesApplyOnce(t *testing.T) {
 				}
 			}
 			lsid := lsidFor(tc.name)
-			first := runRaw(t, db, inSession(cmd, lsid, 1))
+			first := mustRunRaw(t, db, inSession(cmd, lsid, 1))
 			after := findAll(t, db.Collection(coll), bson.D{})
-			retry := runRaw(t, db, inSession(cmd, lsid, 1))
+			retry := mustRunRaw(t, db, inSession(cmd, lsid, 1))
 			if got, want := withoutRetried(t, retry), withoutRetried(t, first); got != want {
 				t.Errorf("retry answered %s, first %s", got, want)
 			}
@@ -168,8 +168,8 @@ func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
 		return bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}
 	}
 	// The first attempt carried statements 0 and 1 only (its reply lost).
-	runRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2)}}}, lsid, 3))
-	reply := runRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2), inc(3)}}}, lsid, 3))
+	mustRunRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2)}}}, lsid, 3))
+	reply := mustRunRaw(t, db, inSession(bson.D{{Key: "update", Value: "partial"}, {Key: "updates", Value: bson.A{inc(1), inc(2), inc(3)}}}, lsid, 3))
 	if got, want := retriedOf(reply), `[{"$numberInt":"0"},{"$numberInt":"1"}]`; got != want {
 		t.Errorf("retried %s, want %s", got, want)
 	}
@@ -186,8 +186,8 @@ func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
 	}
 	// Inserts likewise: statements 0 and 1 ran, 2 did not.
 	docs := bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}
-	runRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs[:2]}}, lsid, 4))
-	reply = runRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs}}, lsid, 4))
+	mustRunRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs[:2]}}, lsid, 4))
+	reply = mustRunRaw(t, db, inSession(bson.D{{Key: "insert", Value: "partialins"}, {Key: "documents", Value: docs}}, lsid, 4))
 	if n, _ := reply.Lookup("n").Int32OK(); n != 3 || reply.Lookup("writeErrors").Type != 0 {
 		t.Errorf("retried insert: %s, want n 3 and no duplicate key", reply)
 	}
@@ -201,7 +201,7 @@ func TestRetryableWriteRules(t *testing.T) {
 	db := client.Database(testDB)
 	lsid := lsidFor(t.Name())
 	inc := bson.D{{Key: "update", Value: "rules"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}
-	runRaw(t, db, inSession(inc, lsid, 5))
+	mustRunRaw(t, db, inSession(inc, lsid, 5))
 	bad := append(bson.D{}, inc...)
 	bad = append(bad, bson.E{Key: "ordered", Value: "yes"})
 	if err := db.RunCommand(t.Context(), inSession(bad, lsid, 5)).Err(); serverCode(err) != 14 {
@@ -210,7 +210,7 @@ func TestRetryableWriteRules(t *testing.T) {
 	if err := db.RunCommand(t.Context(), inSession(inc, lsid, 4)).Err(); serverCode(err) != 225 {
 		t.Errorf("lower txnNumber: %v, want 225 TransactionTooOld", err)
 	}
-	reply := runRaw(t, db, inSession(inc, lsid, 6))
+	reply := mustRunRaw(t, db, inSession(inc, lsid, 6))
 	if retriedOf(reply) != "" {
 		t.Errorf("a higher txnNumber reused the earlier result: %s", reply)
 	}
@@ -257,7 +257,7 @@ func TestRetryAfterRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		firsts[i] = runRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
+		firsts[i] = mustRunRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
 	}
 	txnLsid := lsidFor("transaction")
 	txnCmd := func(cmd bson.D, start bool) bson.D {
@@ -268,10 +268,10 @@ func TestRetryAfterRestart(t *testing.T) {
 		}
 		return cmd
 	}
-	runRaw(t, db, txnCmd(bson.D{{Key: "insert", Value: "restart_txn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}, true))
+	mustRunRaw(t, db, txnCmd(bson.D{{Key: "insert", Value: "restart_txn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}, true))
 	commit := txnCmd(bson.D{{Key: "commitTransaction", Value: 1}}, false)
 	admin := client.Database("admin")
-	runRaw(t, admin, commit)
+	mustRunRaw(t, admin, commit)
 	if err := client.Disconnect(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestRetryAfterRestart(t *testing.T) {
 	client = connect(t, in)
 	db, admin = client.Database(testDB), client.Database("admin")
 	for i, tc := range cases {
-		retry := runRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
+		retry := mustRunRaw(t, db, inSession(cmds[i], lsidFor(tc.name), 9))
 		if got, want := withoutRetried(t, retry), withoutRetried(t, firsts[i]); got != want || retriedOf(retry) != tc.retried {
 			t.Errorf("%s after a restart: %s, first %s", tc.name, retry, firsts[i])
 		}
@@ -296,7 +296,7 @@ func TestRetryAfterRestart(t *testing.T) {
 			t.Errorf("%s: a lower txnNumber after a restart: %v, want 225", tc.name, err)
 		}
 	}
-	runRaw(t, admin, commit)
+	mustRunRaw(t, admin, commit)
 	abort := txnCmd(bson.D{{Key: "abortTransaction", Value: 1}}, false)
 	if err := admin.RunCommand(t.Context(), abort).Err(); serverCode(err) != 256 {
 		t.Errorf("abort after a commit, after a restart: %v, want 256 TransactionCommitted", err)

@@ -1,0 +1,109 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Context is the root of every connection's and operation's context: it
+// ends, with InterruptedAtShutdown, when Interrupt is called.
+func (s *Service) Context() context.Context {
+	s.ops.mu.Lock()
+	defer s.ops.mu.Unlock()
+	return s.ops.rootContext()
+}
+
+// Drain refuses new operations (ShutdownInProgress) and waits until the
+// running ones return or ctx ends; it reports whether none is left.
+func (s *Service) Drain(ctx context.Context) bool {
+	s.ops.mu.Lock()
+	s.ops.rootContext()
+	s.ops.draining = true
+	s.ops.mu.Unlock()
+	return s.waitIdle(ctx)
+}
+
+// Interrupt ends every operation still running with InterruptedAtShutdown
+// and waits, until ctx ends, for them to return; it reports whether none
+// is left.
+func (s *Service) Interrupt(ctx context.Context) bool {
+	s.ops.mu.Lock()
+	s.ops.rootContext()
+	s.ops.draining = true
+	stop := s.ops.interrupt
+	s.ops.mu.Unlock()
+	stop(mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown"))
+	return s.waitIdle(ctx)
+}
+
+// Running is how many operations are running now.
+func (s *Service) Running() int {
+	s.ops.mu.Lock()
+	defer s.ops.mu.Unlock()
+	return len(s.ops.ops)
+}
+
+// waitIdle waits until no operation runs or ctx ends.
+func (s *Service) waitIdle(ctx context.Context) bool {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for s.Running() > 0 {
+		select {
+		case <-ctx.Done():
+			return s.Running() == 0
+		case <-t.C:
+		}
+	}
+	return true
+}
+
+// binding is the context a cursor's reads check: the context of the
+// command reading from it now (the find or aggregate that opened it, then
+// each getMore in turn), as MongoDB reattaches a cursor to each getMore's
+// operation. A cursor is used by one command at a time, handed over under
+// the cursor registry's lock, so rebinding needs no further
+// synchronization.
+type binding struct{ context.Context }
+
+// bind makes b the context of the command whose context is ctx.
+func (b *binding) bind(ctx context.Context) { b.Context = ctx }
+
+// boundSource is a cursor's source with its binding and the part of the
+// opening command's maxTimeMS it has left: the time a cursor's commands
+// spend reading counts against it, the time between them does not, as in
+// MongoDB.
+type boundSource struct {
+	cursors.Source
+	ctx     *binding
+	limited bool
+	left    time.Duration
+}
+
+// attach binds the cursor to the command whose context is ctx, bounded by
+// the maxTimeMS it has left; detach, called when that command is done with
+// it, charges the time spent and unbinds it.
+func (bs *boundSource) attach(ctx context.Context) (detach func()) {
+	stop := context.CancelFunc(func() {})
+	if bs.limited {
+		ctx, stop = context.WithTimeoutCause(ctx, bs.left, errMaxTimeMS)
+	}
+	bs.ctx.bind(ctx)
+	start := time.Now()
+	return func() {
+		bs.left -= time.Since(start)
+		bs.ctx.bind(context.Background())
+		stop()
+	}
+}
+
+// Restore revalidates the source after a yield between commands (a dropped
+// collection or index kills the cursor), through the wrapper.
+func (bs *boundSource) Restore() error {
+	if r, ok := bs.Source.(cursors.Restorer); ok {
+		return r.Restore()
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// matchScan is the one scan-and-match loop: every read and every
+// multi-document write (find, count, distinct, update, delete,
+// findAndModify, aggregate's collection source) reads its plan's candidates
+// through it. It looks at the operation's context before every candidate
+// (an atomic load: a filter that costs milliseconds per document still
+// stops within one), failing with the interruption's error
+// (mongoerr.Interruption), and yields the candidates matching the filter
+// with their positional match index. A yielded document is valid until the
+// next call.
+type matchScan struct {
+	src    docSource
+	filter *query.Filter
+	// ctx is the operation's context; a cursor kept between getMores is
+	// given each getMore's context in turn (see cursors.Binding).
+	ctx context.Context
+}
+
+func (m *matchScan) next() (bson.Raw, int, error) {
+	for {
+		if err := mongoerr.Interruption(m.ctx); err != nil {
+			return nil, 0, err
+		}
+		doc, err := m.src.Next()
+		if doc == nil || err != nil {
+			return nil, 0, err
+		}
+		ok, pos, err := m.filter.MatchErr(doc)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			return doc, pos, nil
+		}
+	}
+}
+
+func (m *matchScan) close() error { return m.src.Close() }

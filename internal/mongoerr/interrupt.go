@@ -1,0 +1,41 @@
+package mongoerr
+
+import (
+	"context"
+	"errors"
+)
+
+// Interruption is why an operation's context ended, as the MongoDB error
+// the operation fails with, or nil while the context is live. The context's
+// cancellation cause says which (Interrupted for killOp, ClientDisconnect,
+// InterruptedAtShutdown, MaxTimeMSExpired); a context ended without a
+// MongoDB cause is reported as a plain interruption, a passed deadline as
+// MaxTimeMSExpired. A nil context never ends.
+func Interruption(ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	var me *Error
+	if errors.As(cause, &me) {
+		return me
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return New(MaxTimeMSExpired, "operation exceeded time limit")
+	}
+	return New(Interrupted, "operation was interrupted")
+}
+
+// IsInterruption reports whether err is an interruption of its operation,
+// one of MongoDB's ErrorCodes::isInterruption codes Folio raises.
+func IsInterruption(err error) bool {
+	var me *Error
+	if !errors.As(err, &me) {
+		return false
+	}
+	switch me.Code {
+	case Interrupted, InterruptedAtShutdown, MaxTimeMSExpired, ClientDisconnect:
+		return true
+	}
+	return false
+}
