@@ -148,7 +148,7 @@ type engineEnv struct {
 	// journal: $out and $merge writes are on disk when the aggregate
 	// returns (its write concern asks for the journal).
 	journal bool
-	ctx context.Context
+	ctx     context.Context
 }
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {

@@ -1,8 +1,8 @@
 package commands
 
 import (
-	"math"
 	"context"
+	"math"
 	"strconv"
 	"time"
 
