@@ -63,6 +63,11 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err := checkReadConcern(r.Cmd); err != nil {
 		return ErrorReply(err)
 	}
+	// maxTimeMS is a generic argument: MongoDB checks its range for every
+	// command, whether or not the command honours it.
+	if _, err := deadline(r.Cmd); err != nil {
+		return ErrorReply(err)
+	}
 	r.op = s.ops.begin(r, name)
 	defer s.ops.end(r.op)
 	reply, err := s.runInSession(r, name, h)
