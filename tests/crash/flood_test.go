@@ -69,9 +69,10 @@ func roundTrip(nc net.Conn, msg []byte) error {
 	return err
 }
 
-// dialMany opens n connections to addr, each of which runs hello (so that
-// the server has read and answered a message on it), at most 64 at a time.
-func dialMany(t *testing.T, addr string, n int) []net.Conn {
+// dialMany opens n connections to addr, each of which runs msg (hello when
+// nil, so that the server has read and answered a message on it), at most
+// 64 at a time.
+func dialMany(t *testing.T, addr string, n int, msg []byte) []net.Conn {
 	t.Helper()
 	conns := make([]net.Conn, n)
 	errs := make(chan error, n)
@@ -84,8 +85,10 @@ func dialMany(t *testing.T, addr string, n int) []net.Conn {
 			defer wg.Done()
 			defer func() { <-sem }()
 			nc, err := net.DialTimeout("tcp", addr, floodGuard)
-			if err == nil {
+			if err == nil && msg == nil {
 				err = roundTrip(nc, helloMsg(t, 1))
+			} else if err == nil {
+				err = roundTrip(nc, msg)
 			}
 			if err != nil {
 				errs <- fmt.Errorf("connection %d: %w", i, err)
@@ -132,7 +135,7 @@ func TestConnectionFlood(t *testing.T) {
 	ping(t, p.Addr())
 	before := rssKiB(t, p.PID())
 	start := time.Now()
-	dialMany(t, p.Addr(), n)
+	dialMany(t, p.Addr(), n, nil)
 	took := time.Since(start)
 	time.Sleep(200 * time.Millisecond)
 	after := rssKiB(t, p.PID())
@@ -140,6 +143,40 @@ func TestConnectionFlood(t *testing.T) {
 	t.Logf("%d idle connections in %v: RSS %d KiB -> %d KiB, %.0f bytes per connection", n, took, before, after, perConn)
 	if perConn > 32<<10 {
 		t.Fatalf("%.0f bytes per idle connection", perConn)
+	}
+	ping(t, p.Addr())
+}
+
+// TestIdleAfterLargeReplies checks that connections that received a large
+// reply and went idle keep no reply-sized buffer: the server's memory grows
+// by far less than the reply size per connection.
+func TestIdleAfterLargeReplies(t *testing.T) {
+	const n, size = 1000, 256 << 10
+	p := folioproc.Start(t, t.TempDir())
+	big, err := bson.Marshal(bson.D{{Key: "insert", Value: "big"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: strings.Repeat("x", size)}}}}, {Key: "$db", Value: "flood"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := net.DialTimeout("tcp", p.Addr(), floodGuard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := roundTrip(nc, wire.AppendMsg(nil, 1, 0, 0, big)); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	find, err := bson.Marshal(bson.D{{Key: "find", Value: "big"}, {Key: "$db", Value: "flood"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := rssKiB(t, p.PID())
+	dialMany(t, p.Addr(), n, wire.AppendMsg(nil, 2, 0, 0, find))
+	time.Sleep(200 * time.Millisecond)
+	after := rssKiB(t, p.PID())
+	perConn := float64(after-before) * 1024 / n
+	t.Logf("%d idle connections after a %d KiB reply each: RSS %d KiB -> %d KiB, %.0f bytes per connection", n, size>>10, before, after, perConn)
+	if perConn > size/4 {
+		t.Fatalf("%.0f bytes per idle connection after a %d-byte reply", perConn, size)
 	}
 	ping(t, p.Addr())
 }

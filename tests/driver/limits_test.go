@@ -195,3 +195,27 @@ func TestServerStatusConnections(t *testing.T) {
 		t.Fatalf("connections %+v: current + available should be 50", c)
 	}
 }
+
+// TestMaxTimeMSRangeEveryCommand checks that maxTimeMS outside [0,
+// 2147483647] fails every command with BadValue, as MongoDB parses it for
+// all commands.
+// https://www.mongodb.com/docs/manual/reference/method/cursor.maxTimeMS/
+func TestMaxTimeMSRangeEveryCommand(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, ms := range []any{int64(math.MinInt64), int64(-1), int64(math.MaxInt32) + 1, int64(math.MaxInt64)} {
+		for _, cmd := range []bson.D{
+			{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}},
+			{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}},
+			{{Key: "ping", Value: 1}},
+			{{Key: "find", Value: "c"}},
+		} {
+			err := db.RunCommand(ctx, append(cmd, bson.E{Key: "maxTimeMS", Value: ms})).Err()
+			requireCode(t, err, 2, "BadValue")
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "ping", Value: 1}, {Key: "maxTimeMS", Value: int64(math.MaxInt32)}}).Err(); err != nil {
+		t.Fatalf("ping with maxTimeMS 2147483647: %v", err)
+	}
+}
