@@ -42,6 +42,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if Name(inner) == "aggregate" {
 		var a *aggregateArgs
 		if a, err = parseAggregate(s, r.DB, inner, r.Txn); err == nil {
+			a.opts.Deadline = r.Args.Deadline
 			out, err = explainAggregate(s, r.DB, a, execute)
 		}
 	} else {
