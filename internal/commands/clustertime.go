@@ -46,13 +46,13 @@ func hasOutputStage(cmd bson.Raw) bool {
 // authentication keys: a 20-byte zero hash and key id 0.
 var zeroSignature = [20]byte{}
 
-// withClusterTime appends $clusterTime and operationTime to a reply, as a
-// replica set member does on every reply, errors included; a standalone
-// reports neither. operationTime is the time of r's write, or for a
+// clusterTimeFields are the $clusterTime and operationTime elements a
+// replica set member ends every reply with, errors included; a standalone
+// reports neither (nil). operationTime is the time of r's write, or for a
 // command that wrote nothing the cluster time when it started.
-func (s *Service) withClusterTime(reply bson.Raw, r *Request) bson.Raw {
+func (s *Service) clusterTimeFields(r *Request) []byte {
 	if s.ReplSetName == "" {
-		return reply
+		return nil
 	}
 	now := s.Clock.Now()
 	op := r.writeTime
@@ -62,8 +62,7 @@ func (s *Service) withClusterTime(reply bson.Raw, r *Request) bson.Raw {
 	if op == 0 {
 		op = now
 	}
-	out := make([]byte, 0, len(reply)+128)
-	out = append(out, reply[:len(reply)-1]...)
+	out := make([]byte, 0, 112)
 	ct, out := bsoncore.AppendDocumentElementStart(out, "$clusterTime")
 	out = bsoncore.AppendTimestampElement(out, "clusterTime", now.Secs(), now.Inc())
 	sig, out := bsoncore.AppendDocumentElementStart(out, "signature")
@@ -71,9 +70,7 @@ func (s *Service) withClusterTime(reply bson.Raw, r *Request) bson.Raw {
 	out = bsoncore.AppendInt64Element(out, "keyId", 0)
 	out, _ = bsoncore.AppendDocumentEnd(out, sig)
 	out, _ = bsoncore.AppendDocumentEnd(out, ct)
-	out = bsoncore.AppendTimestampElement(out, "operationTime", op.Secs(), op.Inc())
-	out, _ = bsoncore.AppendDocumentEnd(out, 0)
-	return out
+	return bsoncore.AppendTimestampElement(out, "operationTime", op.Secs(), op.Inc())
 }
 
 // batchWrites are the commands whose replies a replica set member stamps

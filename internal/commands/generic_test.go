@@ -122,6 +122,14 @@ func TestGenericArguments(t *testing.T) {
 		{name: "writeConcern not an object", cmd: with(insert, "writeConcern", 1), code: 14},
 		{name: "writeConcern on a read", cmd: with(find, "writeConcern", bson.D{{Key: "w", Value: 1}}), code: 72},
 		{name: "writeConcern on create", cmd: bson.D{{Key: "create", Value: "wc"}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 3}}}}, wce: 100},
+		{name: "writeConcern on aggregate $out", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "o"}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on drop", cmd: bson.D{{Key: "drop", Value: "c"}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: "x"}}}}, wce: 79},
+		{name: "writeConcern on dropDatabase", cmd: bson.D{{Key: "dropDatabase", Value: 1}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on update", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}, {Key: "upsert", Value: true}}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on delete", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on findAndModify", cmd: bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}, {Key: "upsert", Value: true}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on createIndexes", cmd: bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, wce: 100},
+		{name: "writeConcern on ping", cmd: with(ping, "writeConcern", bson.D{{Key: "w", Value: 1}}), code: 72},
 		// $readPreference.
 		{name: "$readPreference secondaryPreferred", cmd: with(find, "$readPreference", bson.D{{Key: "mode", Value: "secondaryPreferred"}})},
 		{name: "$readPreference not an object", cmd: with(find, "$readPreference", "primary"), code: 14},
@@ -339,5 +347,31 @@ func TestClusterTimeReplies(t *testing.T) {
 	reply = runCmd(t, s, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "afterClusterTime", Value: later}}}})
 	if code(reply) != 0 {
 		t.Fatalf("afterClusterTime at the cluster time: %v", reply)
+	}
+}
+
+// TestCommitWriteConcern: a transaction's statements may not carry a write
+// concern; its commit may, and an unsatisfiable one still commits, with a
+// writeConcernError.
+func TestCommitWriteConcern(t *testing.T) {
+	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: make([]byte, 16)}}}
+	txn := bson.D{{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}
+	reply := runCmd(t, s, append(bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}, {Key: "startTransaction", Value: true}}, txn...))
+	if ok, _ := reply.Lookup("ok").DoubleOK(); ok != 1 {
+		t.Fatalf("insert in transaction: %v", reply)
+	}
+	reply = runCmd(t, s, append(bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 1}}}}, txn...))
+	if code(reply) != 72 {
+		t.Fatalf("statement with a write concern: %v, want 72", reply)
+	}
+	// That refusal came before the statement ran: the transaction is open.
+	reply = runCmd(t, s, append(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, txn...))
+	if c, _ := reply.Lookup("writeConcernError", "code").Int32OK(); c != 100 || code(reply) != 0 {
+		t.Fatalf("commit: %v, want ok with writeConcernError 100", reply)
+	}
+	count := runCmd(t, s, bson.D{{Key: "count", Value: "c"}})
+	if n, _ := count.Lookup("n").Int32OK(); n != 1 {
+		t.Fatalf("after commit: %v, want 1 document", count)
 	}
 }

@@ -52,11 +52,9 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	reply, err := s.run(r)
 	if err != nil {
-		reply = ErrorReply(err)
-	} else {
-		reply = withOK(reply)
+		return appendFields(ErrorReply(err), s.clusterTimeFields(r))
 	}
-	return s.withClusterTime(reply, r)
+	return withOK(reply, s.clusterTimeFields(r))
 }
 
 // run parses r's generic arguments, admits it and runs its handler.
@@ -125,14 +123,28 @@ func (s *Service) admit(r *Request, name string) error {
 	return s.checkAfterClusterTime(r.Args.ReadConcern)
 }
 
-// withOK appends ok: 1.0 to a reply document.
-func withOK(doc bson.Raw) bson.Raw {
+// withOK appends ok: 1.0 and then trailer (encoded elements) to a reply
+// document, copying it once.
+func withOK(doc bson.Raw, trailer []byte) bson.Raw {
 	if len(doc) == 0 {
 		doc = bson.Raw{5, 0, 0, 0, 0}
 	}
-	out := make([]byte, 0, len(doc)+12)
+	out := make([]byte, 0, len(doc)+12+len(trailer))
 	out = append(out, doc[:len(doc)-1]...)
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
+	out = append(out, trailer...)
+	out = append(out, 0)
+	return bsoncore.UpdateLength(out, 0, int32(len(out)))
+}
+
+// appendFields appends encoded elements to a document.
+func appendFields(doc bson.Raw, fields []byte) bson.Raw {
+	if len(fields) == 0 {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+len(fields))
+	out = append(out, doc[:len(doc)-1]...)
+	out = append(out, fields...)
 	out = append(out, 0)
 	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }
