@@ -52,10 +52,16 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		src = cur
 	}
-	reply, err := s.serveFirstBatch(r, r.DB, nsColl, p.Run(src), firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	reply, err := s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src)}, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
 	p.EndDeadline()
 	return reply, err
 }
+
+// pipelineSource is a pipeline's output as a cursor's source. As MongoDB's
+// pipeline executor, it knows it is exhausted only once it returns its
+// end: even a scan the pipeline handed whole to the engine is not
+// inspected for a reached limit or a drained sort.
+type pipelineSource struct{ aggregate.Source }
 
 // aggregateArgs is a parsed aggregate command.
 type aggregateArgs struct {
