@@ -56,8 +56,14 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		src = cur
 	}
-	return s.serveFirstBatch(r, r.DB, nsColl, p.Run(src), b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	return s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src)}, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
 }
+
+// pipelineSource is a pipeline's output as a cursor's source. As MongoDB's
+// pipeline executor, it knows it is exhausted only once it returns its
+// end: even a scan the pipeline handed whole to the engine is not
+// inspected for a reached limit or a drained sort.
+type pipelineSource struct{ aggregate.Source }
 
 // aggregateArgs is a parsed aggregate command.
 type aggregateArgs struct {

@@ -74,19 +74,16 @@ func endCursorReply(out []byte, cur int32) bson.Raw {
 }
 
 // fillBatch reads up to n documents from c, and no more than 16 MiB of them
-// after the first. done reports that c is exhausted: a full batch looks one
-// document ahead, so that a cursor whose last document ends a batch is
-// closed with it.
+// after the first. done reports that c is exhausted: it returned its end
+// within the batch, or, with the batch full, its source knows it has
+// nothing left (a reached limit, a drained sort, a listing), as MongoDB's
+// isEOF does. A scan whose last document fills the batch exactly stays
+// open, and the next getMore returns an empty batch and closes it.
 func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err error) {
 	size := 0
 	for {
 		if int64(len(batch)) == n {
-			doc, err := c.Next()
-			if err != nil || doc == nil {
-				return batch, err == nil, err
-			}
-			c.Unread(doc)
-			return batch, false, nil
+			return batch, c.Exhausted(), nil
 		}
 		doc, err := c.Next()
 		if err != nil {

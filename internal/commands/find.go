@@ -35,6 +35,7 @@ type findArgs struct {
 func parseFind(cmd bson.Raw) (findArgs, error) {
 	a := findArgs{batchSize: noBatchSize}
 	o := &a.FindOptions
+	var let bson.Raw
 	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
 		switch key {
@@ -67,10 +68,7 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 		case "noCursorTimeout":
 			a.noTimeout, err = argBool("find", key, v)
 		case "let":
-			var let bson.Raw
-			if let, err = argDoc("find", key, v); err == nil {
-				o.Let, err = expr.Bind(let, time.Now())
-			}
+			let, err = argDoc("find", key, v)
 		case "allowPartialResults", "readOnce":
 			// Meaningful only across shards, and a storage cache hint.
 			_, err = argBool("find", key, v)
@@ -90,6 +88,10 @@ func parseFind(cmd bson.Raw) (findArgs, error) {
 	})
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
+	if err == nil && let != nil {
+		// The variables are evaluated once the command has parsed.
+		o.Let, err = expr.Bind(let, time.Now())
 	}
 	return a, err
 }

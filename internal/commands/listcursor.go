@@ -29,6 +29,9 @@ func (s *sliceSource) Next() (bson.Raw, error) {
 	return d, nil
 }
 
+// Exhausted reports that every document was returned.
+func (s *sliceSource) Exhausted() bool { return len(s.docs) == 0 }
+
 func (s *sliceSource) Close() error {
 	s.docs = nil
 	return nil

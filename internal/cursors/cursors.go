@@ -77,6 +77,20 @@ func (c *Cursor) Next() (bson.Raw, error) {
 	return c.src.Next()
 }
 
+// Exhauster is a Source that can tell it has nothing left without reading
+// on (MongoDB's isEOF).
+type Exhauster interface {
+	Exhausted() bool
+}
+
+// Exhausted reports that the cursor is known to have nothing left. A source
+// that cannot tell without reading on is never known exhausted until its
+// Next returns nil.
+func (c *Cursor) Exhausted() bool {
+	e, ok := c.src.(Exhauster)
+	return c.held == nil && ok && e.Exhausted()
+}
+
 // Source returns the cursor's document source.
 func (c *Cursor) Source() Source { return c.src }
 

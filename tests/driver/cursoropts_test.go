@@ -180,6 +180,10 @@ func TestCursorOptions(t *testing.T) {
 		{"aggregate batchSize string", agg(bson.D{{Key: "batchSize", Value: "1"}}), 14, 0, false},
 		{"aggregate unknown cursor option", agg(bson.D{{Key: "batch", Value: 1}}), 40415, 0, false},
 		{"aggregate cursor not a document", agg(1), 14, 0, false},
+		{"aggregate let in $match $expr", bson.D{{Key: "aggregate", Value: "opts"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$gte", Value: bson.A{"$n", "$$low"}}}}}}}}},
+			{Key: "cursor", Value: bson.D{}}, {Key: "let", Value: bson.D{{Key: "low", Value: 7}}}}, 0, 3, false},
+		{"aggregate let with an invalid name", bson.D{{Key: "aggregate", Value: "opts"}, {Key: "pipeline", Value: bson.A{}},
+			{Key: "cursor", Value: bson.D{}}, {Key: "let", Value: bson.D{{Key: "_low", Value: 7}}}}, 16867, 0, false},
 		{"listCollections all", bson.D{{Key: "listCollections", Value: 1}}, 0, 5, false},
 		{"listCollections batchSize 2", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}}, 0, 2, true},
 		{"listCollections batchSize 0", bson.D{{Key: "listCollections", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 0}}}}, 0, 0, true},
@@ -329,5 +333,61 @@ func TestFindLet(t *testing.T) {
 	want := []string{`{"n": {"$numberInt":"8"},"scaled": {"$numberInt":"80"}}`, `{"n": {"$numberInt":"9"},"scaled": {"$numberInt":"90"}}`}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// TestCursorExactFill proves when a batch that ends with the last result
+// closes the cursor, as MongoDB decides it (isEOF, in find_cmd.cpp and
+// getmore_cmd.cpp): a scan does not know it has reached its end until it
+// looks, so its cursor stays open and the next getMore returns an empty
+// batch; a reached limit or a drained in-memory sort is known, and closes
+// the cursor with the batch. An aggregation closes only on reaching its
+// end within a batch.
+func TestCursorExactFill(t *testing.T) {
+	client, _ := startServer(t)
+	numbered(t, client, "exact", 6)
+	db := client.Database(testDB)
+	tests := []struct {
+		name       string
+		cmd        bson.D
+		openAfter6 bool
+	}{
+		{"collection scan", bson.D{{Key: "find", Value: "exact"}, {Key: "batchSize", Value: 3}}, true},
+		{"in-memory sort", bson.D{{Key: "find", Value: "exact"}, {Key: "sort", Value: bson.D{{Key: "n", Value: -1}}}, {Key: "batchSize", Value: 3}}, false},
+		{"limit reached", bson.D{{Key: "find", Value: "exact"}, {Key: "limit", Value: 6}, {Key: "batchSize", Value: 3}}, false},
+		{"limit not reached", bson.D{{Key: "find", Value: "exact"}, {Key: "limit", Value: 7}, {Key: "batchSize", Value: 3}}, true},
+		{"aggregate", bson.D{{Key: "aggregate", Value: "exact"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 3}}}}, true},
+		{"aggregate with $sort", bson.D{{Key: "aggregate", Value: "exact"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$sort", Value: bson.D{{Key: "n", Value: -1}}}}}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 3}}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reply, err := runRaw(t, db, tt.cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, id := batchOf(t, reply)
+			if len(batch) != 3 || id == 0 {
+				t.Fatalf("first batch of %d, id %d: want 3 and open", len(batch), id)
+			}
+			getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "exact"}, {Key: "batchSize", Value: 3}}
+			reply, err = runRaw(t, db, getMore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, next := batchOf(t, reply)
+			if len(batch) != 3 || (next != 0) != tt.openAfter6 {
+				t.Fatalf("second batch of %d, id %d: want 3, open %v", len(batch), next, tt.openAfter6)
+			}
+			if next == 0 {
+				return
+			}
+			reply, err = runRaw(t, db, getMore)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if batch, next = batchOf(t, reply); len(batch) != 0 || next != 0 {
+				t.Fatalf("last batch of %d, id %d: want empty and closed", len(batch), next)
+			}
+		})
 	}
 }
