@@ -51,6 +51,7 @@ const (
 	WriteConflict                            Code = 112
 	CommandNotSupported                      Code = 115
 	InvalidPipelineOperator                  Code = 168
+	AmbiguousIndexKeyPattern                 Code = 181
 	InvalidIndexSpecificationOption          Code = 197
 	TransactionTooOld                        Code = 225
 	NotImplemented                           Code = 238
@@ -98,6 +99,7 @@ var names = map[Code]string{
 	WriteConflict:                            "WriteConflict",
 	CommandNotSupported:                      "CommandNotSupported",
 	InvalidPipelineOperator:                  "InvalidPipelineOperator",
+	AmbiguousIndexKeyPattern:                 "AmbiguousIndexKeyPattern",
 	InvalidIndexSpecificationOption:          "InvalidIndexSpecificationOption",
 	TransactionTooOld:                        "TransactionTooOld",
 	NotImplemented:                           "NotImplemented",

@@ -95,6 +95,17 @@ func TestRefusedInputs(t *testing.T) {
 			cmd:  idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: true})),
 			code: 86, codeName: "IndexKeySpecsConflict"},
 
+		// Indexes differing only in uniqueness share a key pattern: it no longer names one index.
+		{name: "dropIndexes by an ambiguous key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"), spec(a1, "a_1_u", bson.E{Key: "unique", Value: true}))},
+			cmd:  bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: a1}},
+			code: 181, codeName: "AmbiguousIndexKeyPattern", msg: "2 indexes found for key"},
+		{name: "collMod by an ambiguous key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"), spec(a1, "a_1_s", bson.E{Key: "sparse", Value: true}))},
+			cmd:  bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: a1}, {Key: "hidden", Value: true}}}},
+			code: 181, codeName: "AmbiguousIndexKeyPattern"},
+		{name: "dropIndexes of a missing key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"))},
+			cmd:  bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: b1}},
+			code: 27, codeName: "IndexNotFound", msg: "can't find index with key"},
+
 		// create and collMod.
 		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
 			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
