@@ -15,7 +15,8 @@ type hintChoice struct {
 
 // resolveHint finds the index a hint names by name or key pattern. MongoDB
 // fails a hint that names no index, or a hidden one (hidden indexes are not
-// offered to the planner), with BadValue (2).
+// offered to the planner), with BadValue (2), and a key pattern that several
+// indexes share with IndexNotFound (27).
 func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 	if hint.Type == 0 {
 		return hintChoice{}, nil
@@ -52,14 +53,23 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 		if len(elems) == 1 && elems[0].Key() == "_id" {
 			return hintChoice{idOrder: true}, nil
 		}
+		var found []*Index
 		if c != nil {
 			for _, ix := range c.Indexes() {
 				if !ix.Hidden && sameKeyPattern(ix.keyPattern(), key) {
-					return hintChoice{ix: ix}, nil
+					found = append(found, ix)
 				}
 			}
 		}
-		return hintChoice{}, notFound
+		switch len(found) {
+		case 0:
+			return hintChoice{}, notFound
+		case 1:
+			return hintChoice{ix: found[0]}, nil
+		}
+		return hintChoice{}, mongoerr.New(mongoerr.IndexNotFound,
+			"error processing query: planner returned error :: caused by :: Hint matched multiple indexes, must hint by index name. Matched: %s and %s",
+			found[0].Spec, found[1].Spec)
 	}
 	return hintChoice{}, mongoerr.New(mongoerr.FailedToParse, "hint must be a string or an object")
 }

@@ -353,15 +353,20 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 		if sameKeyPattern(byKey, idKeyPattern) {
 			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 		}
-		found := false
+		var found []*Index
 		for _, ix := range existing {
 			if sameKeyPattern(ix.keyPattern(), byKey) {
-				drop[ix.ID] = true
-				found = true
+				found = append(found, ix)
 			}
 		}
-		if !found {
+		switch len(found) {
+		case 0:
 			return was, mongoerr.New(mongoerr.IndexNotFound, "can't find index with key: %s", byKey)
+		case 1:
+			drop[found[0].ID] = true
+		default:
+			return was, mongoerr.New(mongoerr.AmbiguousIndexKeyPattern,
+				"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), byKey, found[0].Spec, found[1].Spec)
 		}
 	case len(names) == 1 && names[0] == "*":
 		for _, ix := range existing {
@@ -421,9 +426,17 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ixs := slices.Clone(c.Indexes())
-	at := slices.IndexFunc(ixs, func(ix *Index) bool {
+	matches := func(ix *Index) bool {
 		return name != "" && ix.Name == name || key != nil && sameKeyPattern(ix.keyPattern(), key)
-	})
+	}
+	at := slices.IndexFunc(ixs, matches)
+	if at >= 0 && key != nil {
+		if other := slices.IndexFunc(ixs[at+1:], matches); other >= 0 {
+			return nil, nil, mongoerr.New(mongoerr.AmbiguousIndexKeyPattern,
+				"index keyPattern %s matches %d indexes, must use index name. Conflicting indexes: %s, %s",
+				key, 1+countFunc(ixs[at+1:], matches), ixs[at].Spec, ixs[at+1+other].Spec)
+		}
+	}
 	if at < 0 {
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
 	}
@@ -455,4 +468,15 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	}
 	c.indexes.Store(&ixs)
 	return before, after, nil
+}
+
+// countFunc counts the indexes f selects.
+func countFunc(ixs []*Index, f func(*Index) bool) int {
+	n := 0
+	for _, ix := range ixs {
+		if f(ix) {
+			n++
+		}
+	}
+	return n
 }

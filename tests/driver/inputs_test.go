@@ -95,6 +95,20 @@ func TestRefusedInputs(t *testing.T) {
 			cmd:  idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: true})),
 			code: 86, codeName: "IndexKeySpecsConflict"},
 
+		// Indexes differing only in uniqueness share a key pattern: it no longer names one index.
+		{name: "dropIndexes by an ambiguous key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"), spec(a1, "a_1_u", bson.E{Key: "unique", Value: true}))},
+			cmd:  bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: a1}},
+			code: 181, codeName: "AmbiguousIndexKeyPattern", msg: "2 indexes found for key"},
+		{name: "collMod by an ambiguous key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"), spec(a1, "a_1_s", bson.E{Key: "sparse", Value: true}))},
+			cmd:  bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: a1}, {Key: "hidden", Value: true}}}},
+			code: 181, codeName: "AmbiguousIndexKeyPattern"},
+		{name: "hint by an ambiguous key pattern", setup: []bson.D{insertC, idx("c", spec(a1, "a_1"), spec(a1, "a_1_u", bson.E{Key: "unique", Value: true}))},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: a1}},
+			code: 27, codeName: "IndexNotFound", msg: "Hint matched multiple indexes, must hint by index name"},
+		{name: "dropIndexes of a missing key pattern", setup: []bson.D{idx("c", spec(a1, "a_1"))},
+			cmd:  bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: b1}},
+			code: 27, codeName: "IndexNotFound", msg: "can't find index with key"},
+
 		// create and collMod.
 		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
 			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
@@ -254,6 +268,18 @@ func TestCreateIndexesOptions(t *testing.T) {
 	}
 	if err := db.RunCommand(t.Context(), cmd).Decode(&res); err != nil || res.Before != 4 || res.After != 4 || res.Note != "all indexes already exist" {
 		t.Fatalf("again: %+v %v", res, err)
+	}
+	// With two of the three hidden, the key pattern names one index a hint
+	// can use.
+	for _, name := range []string{"a_1", "a_1_sparse"} {
+		hide := bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "name", Value: name}, {Key: "hidden", Value: true}}}}
+		if err := db.RunCommand(t.Context(), hide).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: bson.D{{Key: "a", Value: int32(1)}}}}
+	if err := db.RunCommand(t.Context(), find).Err(); err != nil {
+		t.Fatalf("hint by the key pattern of one visible index: %v", err)
 	}
 }
 

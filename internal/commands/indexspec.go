@@ -1,0 +1,229 @@
+package commands
+
+import (
+	"fmt"
+	"math"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// maxTTLSeconds is the largest expireAfterSeconds MongoDB accepts.
+const maxTTLSeconds = 2147483647
+
+// indexSpecFields are the fields MongoDB 7.0 allows in an index
+// specification (index_key_validate's allowedFieldNames), mapped to whether
+// Folio implements them. An unknown field fails with
+// InvalidIndexSpecificationOption (197), or is dropped when the command sets
+// ignoreUnknownIndexOptions; a known one Folio does not implement fails with
+// NotImplemented (238).
+var indexSpecFields = map[string]bool{
+	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
+	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
+	"storageEngine": true, "collation": false, "weights": false, "default_language": false,
+	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
+	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
+	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
+	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
+}
+
+// idIndexSpecFields are the fields an _id index specification may hold.
+var idIndexSpecFields = map[string]bool{"key": true, "name": true, "v": true, "ns": true, "collation": true, "_id": true}
+
+// withoutUnknownIndexFields is doc without the fields MongoDB does not know,
+// as ignoreUnknownIndexOptions asks.
+func withoutUnknownIndexFields(doc bson.Raw) bson.Raw {
+	elems, _ := doc.Elements()
+	out := bson.D{}
+	for _, el := range elems {
+		if _, known := indexSpecFields[el.Key()]; known {
+			out = append(out, bson.E{Key: el.Key(), Value: el.Value()})
+		}
+	}
+	if len(out) == len(elems) {
+		return doc
+	}
+	return marshal(out)
+}
+
+// specError is MongoDB's error for an invalid index specification: the
+// reason in the context of the specification.
+func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) error {
+	e := mongoerr.New(code, format, args...)
+	e.Msg = fmt.Sprintf("Error in specification %s :: caused by :: %s", doc, e.Msg)
+	return e
+}
+
+// parseIndexSpec reads one entry of createIndexes' indexes array with
+// MongoDB 7.0's validation (index_key_validate::validateIndexSpec, then the
+// _id index and reserved name rules).
+func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) {
+	if ignoreUnknown {
+		doc = withoutUnknownIndexFields(doc)
+	}
+	spec := engine.IndexSpec{ExpireAfter: -1}
+	hasName := false
+	elems, err := doc.Elements()
+	if err != nil {
+		return spec, mongoerr.New(mongoerr.InvalidBSON, "invalid index specification: %v", err)
+	}
+	for _, el := range elems {
+		if _, known := indexSpecFields[el.Key()]; !known {
+			return spec, specError(doc, mongoerr.InvalidIndexSpecificationOption,
+				"The field '%s' is not valid for an index specification. Specification: %s", el.Key(), doc)
+		}
+	}
+	for _, el := range elems {
+		key, v := el.Key(), el.Value()
+		switch key {
+		case "key":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'key' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.Key = v.Document()
+			if dup, ok := repeatedField(spec.Key); ok {
+				return spec, specError(doc, mongoerr.BadValue, "The field '%s' appears multiple times in the index key pattern %s", dup, spec.Key)
+			}
+		case "name":
+			if v.Type != bson.TypeString {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a string, but got %s", values.TypeName(v.Type))
+			}
+			spec.Name, hasName = v.StringValue(), true
+		case "unique", "sparse", "background", "dropDups":
+			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", key, key, v)
+			}
+			switch key {
+			case "unique":
+				spec.Unique = values.Truthy(v)
+			case "sparse":
+				spec.Sparse = values.Truthy(v)
+			}
+		case "hidden":
+			if v.Type != bson.TypeBoolean {
+				// MongoDB names the 'name' field in this message.
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a bool, but got %s", values.TypeName(v.Type))
+			}
+			spec.Hidden = v.Boolean()
+		case "partialFilterExpression":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.Partial = v.Document()
+		case "storageEngine":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "\"storageEngine\" options must be a document if present")
+			}
+			if len(v.Document()) <= 5 {
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "Empty \"storageEngine\" options are invalid. Please remove the field or include valid options.")
+			}
+			spec.StorageEngine = v.Document()
+		case "expireAfterSeconds":
+			n, err := ttlSeconds(v)
+			if err != nil {
+				return spec, err
+			}
+			spec.ExpireAfter = n
+		case "v":
+			if !values.IsNumber(v.Type) {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'v' must be a number, but got %s", values.TypeName(v.Type))
+			}
+			f, _ := values.Float64(v)
+			switch {
+			case f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32:
+				return spec, specError(doc, mongoerr.BadValue, "Index version must be representable as a 32-bit integer, but got %s", v)
+			case f == 1:
+				// Version 1 indexes order some keys differently; Folio
+				// builds version 2 only.
+				return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support index version 1 (v: 1) yet")
+			case f != 2:
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%d", doc, int32(f))
+			}
+		case "ns":
+			// MongoDB drops the field since 4.2.
+		default:
+			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
+		}
+	}
+	if spec.Key == nil {
+		return spec, specError(doc, mongoerr.FailedToParse, "The 'key' field is a required property of an index specification")
+	}
+	if !hasName {
+		return spec, specError(doc, mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
+	}
+	if spec.Name == "" {
+		return spec, specError(doc, mongoerr.CannotCreateIndex, "index name cannot be empty")
+	}
+	if isIDIndexPattern(spec.Key) {
+		for _, el := range elems {
+			if !idIndexSpecFields[el.Key()] {
+				return spec, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
+					"The field '%s' is not valid for an _id index specification. Specification: %s", el.Key(), doc)
+			}
+		}
+		if f, _ := values.Float64(spec.Key.Index(0).Value()); f != 1 {
+			return spec, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
+		}
+		return spec, nil
+	}
+	switch spec.Name {
+	case "_id_":
+		return spec, mongoerr.New(mongoerr.BadValue,
+			"The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", spec.Key)
+	case "*":
+		return spec, mongoerr.New(mongoerr.BadValue, "The index name '*' is not valid.")
+	}
+	if spec.ExpireAfter >= 0 {
+		if elems, _ := spec.Key.Elements(); len(elems) != 1 {
+			return spec, mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", doc)
+		}
+	}
+	return spec, nil
+}
+
+// ttlSeconds reads an index's expireAfterSeconds with MongoDB's rules for
+// secondary TTL indexes: a number, not NaN, a 32-bit integer (fractions are
+// truncated), not negative.
+func ttlSeconds(v bson.RawValue) (int64, error) {
+	if !values.IsNumber(v.Type) {
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex,
+			"TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", values.TypeName(v.Type))
+	}
+	f, _ := values.Float64(v)
+	switch {
+	case math.IsNaN(f):
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' option must not be NaN")
+	case f >= maxTTLSeconds+1 || f <= math.MinInt32-1:
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer")
+	case int64(f) < 0:
+		return 0, mongoerr.New(mongoerr.CannotCreateIndex, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+	}
+	return int64(f), nil
+}
+
+// isIDIndexPattern reports whether key is {_id: 1} or {_id: -1}, which
+// MongoDB treats as the _id index's key pattern.
+func isIDIndexPattern(key bson.Raw) bool {
+	elems, err := key.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "_id" {
+		return false
+	}
+	f, ok := values.Float64(elems[0].Value())
+	return ok && (int32(f) == 1 || int32(f) == -1)
+}
+
+// repeatedField returns a field name that occurs twice in doc.
+func repeatedField(doc bson.Raw) (string, bool) {
+	elems, _ := doc.Elements()
+	for i, a := range elems {
+		for _, b := range elems[:i] {
+			if a.Key() == b.Key() {
+				return a.Key(), true
+			}
+		}
+	}
+	return "", false
+}
