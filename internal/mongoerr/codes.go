@@ -404,15 +404,11 @@ const (
 	OutOfDiskSpace                                              Code = 14031
 	NamespaceCannotBeSharded                                    Code = 28769
 	SearchNotEnabled                                            Code = 31082
-	IDLDuplicateField                                           Code = 40413
-	IDLFailedToParse                                            Code = 40414
-	IDLUnknownField                                             Code = 40415
 	ClientMarkedKilled                                          Code = 46841
 	NotARetryableWriteCommand                                   Code = 50768
 	BackupCursorOpenConflictWithCheckpoint                      Code = 50915
 	ConfigServerUnreachable                                     Code = 56846
 	RetryableInternalTransactionNotSupported                    Code = 57986
-	IDLUnknownFieldPossibleMongocryptd                          Code = 4662500
 )
 
 // names maps each named code to its codeName.
@@ -817,13 +813,9 @@ var names = map[Code]string{
 	OutOfDiskSpace:                                              "OutOfDiskSpace",
 	NamespaceCannotBeSharded:                                    "NamespaceCannotBeSharded",
 	SearchNotEnabled:                                            "SearchNotEnabled",
-	IDLDuplicateField:                                           "IDLDuplicateField",
-	IDLFailedToParse:                                            "IDLFailedToParse",
-	IDLUnknownField:                                             "IDLUnknownField",
 	ClientMarkedKilled:                                          "ClientMarkedKilled",
 	NotARetryableWriteCommand:                                   "NotARetryableWriteCommand",
 	BackupCursorOpenConflictWithCheckpoint:                      "BackupCursorOpenConflictWithCheckpoint",
 	ConfigServerUnreachable:                                     "ConfigServerUnreachable",
 	RetryableInternalTransactionNotSupported:                    "RetryableInternalTransactionNotSupported",
-	IDLUnknownFieldPossibleMongocryptd:                          "IDLUnknownFieldPossibleMongocryptd",
 }
