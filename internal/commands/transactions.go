@@ -123,9 +123,12 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", a.txnNumber, sess.TxnNumber)
 	}
-	if a.txnNumber > sess.TxnNumber || sess.State != sessions.TxnNone {
+	switch {
+	case a.txnNumber > sess.TxnNumber:
 		s.endTxn(sess)
 		sess.Advance(a.txnNumber)
+	case sess.State != sessions.TxnNone:
+		return nil, mongoerr.New(mongoerr.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
 	}
 	r.retryable = true
 	return h(s, r)
@@ -135,9 +138,14 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 // aborts the transaction, as in MongoDB.
 func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
 	if a.startTransaction {
-		if a.txnNumber < sess.TxnNumber || a.txnNumber == sess.TxnNumber && sess.State != sessions.TxnNone {
+		switch {
+		case a.txnNumber < sess.TxnNumber:
 			return nil, mongoerr.New(mongoerr.TransactionTooOld,
 				"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
+		case a.txnNumber == sess.TxnNumber:
+			// On a replica set a transaction number is used once, by a
+			// transaction or by a retryable write.
+			return nil, mongoerr.New(mongoerr.ConflictingOperationInProgress, "Only servers in a sharded cluster can start a new transaction at the active transaction number")
 		}
 		s.endTxn(sess)
 		sess.Advance(a.txnNumber)

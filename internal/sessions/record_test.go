@@ -123,7 +123,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 		t.Fatalf("reloaded after expiry: %d sessions (%v)", again.Len(), err)
 	}
 	// A forgotten session's id gets a fresh session.
-	if s := loaded.Acquire("aaaaaaaaaaaaaaaa", time.Now()); s.TxnNumber != 0 {
+	if s := loaded.Acquire("aaaaaaaaaaaaaaaa", time.Now()); s.TxnNumber != -1 {
 		t.Errorf("a new session under an expired id has txnNumber %d", s.TxnNumber)
 	} else {
 		s.Unlock()

@@ -45,7 +45,7 @@ type Session struct {
 	ended bool
 
 	// TxnNumber is the highest transaction number the session has used,
-	// by a transaction or a retryable write.
+	// by a transaction or a retryable write; -1 before any.
 	TxnNumber int64
 	// Txn is the transaction of TxnNumber while State is TxnInProgress.
 	Txn   *engine.Txn
@@ -115,7 +115,7 @@ func (r *Registry) Get(id string) *Session {
 	defer r.mu.Unlock()
 	s := r.sessions[id]
 	if s == nil {
-		s = &Session{ID: id}
+		s = &Session{ID: id, TxnNumber: -1}
 		r.sessions[id] = s
 	}
 	return s

@@ -234,6 +234,17 @@ func TestRetryableWriteRules(t *testing.T) {
 	if err := db.RunCommand(t.Context(), inSession(deleteAll, lsid, 8)).Err(); serverCode(err) != 72 {
 		t.Errorf("limit 0 delete in a retryable write: %v, want write error 72 InvalidOptions", err)
 	}
+	// A transaction number is used once: by a retryable write or by a
+	// transaction.
+	startTxn := append(inSession(inc, lsid, 8), bson.E{Key: "autocommit", Value: false}, bson.E{Key: "startTransaction", Value: true})
+	if err := db.RunCommand(t.Context(), startTxn).Err(); serverCode(err) != 117 {
+		t.Errorf("a transaction at a retryable write's txnNumber: %v, want 117 ConflictingOperationInProgress", err)
+	}
+	startTxn = append(inSession(inc, lsid, 9), bson.E{Key: "autocommit", Value: false}, bson.E{Key: "startTransaction", Value: true})
+	runRaw(t, db, startTxn)
+	if err := db.RunCommand(t.Context(), inSession(inc, lsid, 9)).Err(); serverCode(err) != 217 {
+		t.Errorf("a retryable write at a transaction's txnNumber: %v, want 217 IncompleteTransactionHistory", err)
+	}
 	shortID := bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("short")}}}
 	if err := db.RunCommand(t.Context(), inSession(inc, shortID, 1)).Err(); serverCode(err) != 207 {
 		t.Errorf("a 5-byte lsid: %v, want 207 InvalidUUID", err)
