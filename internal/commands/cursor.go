@@ -110,10 +110,11 @@ func (s *Service) serveFirstBatch(r *Request, coll string, src cursors.Source, b
 	return cursorReply(c.ID, r.DB+"."+coll, "firstBatch", batch), nil
 }
 
-// serveTailable opens a tailable cursor: it stays open when it runs out of
-// documents, for later getMores to return new ones.
-func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSize int64, awaitData bool) (bson.Raw, error) {
-	c := cursors.New(db, coll, tc)
+// serveTailable opens a tailable cursor, read under b: it stays open when it
+// runs out of documents, for later getMores to return new ones. Its
+// getMores' maxTimeMS is how long they await new documents.
+func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, b *binding, batchSize int64, awaitData bool) (bson.Raw, error) {
+	c := cursors.New(db, coll, &boundSource{Source: tc, ctx: b})
 	c.Tailable, c.AwaitData = true, awaitData
 	if batchSize == 0 {
 		batchSize = defaultFirstBatch
@@ -123,6 +124,7 @@ func (s *Service) serveTailable(db, coll string, tc *engine.TailCursor, batchSiz
 		_ = tc.Close()
 		return nil, err
 	}
+	b.bind(context.Background())
 	s.Cursors.Add(c)
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
@@ -174,13 +176,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	detach := func() {}
-	if bs, ok := c.Source().(*boundSource); ok {
-		detach = bs.attach(r.Ctx)
-	}
+	bs := c.Source().(*boundSource)
+	detach := bs.attach(r.Ctx)
 	batch, done, err := fillBatch(c, batchSize)
 	if err == nil && len(batch) == 0 && c.AwaitData {
-		c.Source().(*engine.TailCursor).Wait(r.Ctx, await)
+		bs.Source.(*engine.TailCursor).Wait(r.Ctx, await)
 		if err = mongoerr.Interruption(r.Ctx); err == nil {
 			batch, done, err = fillBatch(c, batchSize)
 		}
