@@ -313,8 +313,8 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 
 // killAllSessionsCmd kills every session and the operations running in
 // them.
-func killAllSessionsCmd(s *Service, _ *Request) (bson.Raw, error) {
-	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != nil }, errKilled)
+func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != nil && op != r.op }, errKilled)
 	s.Sessions.EndAll()
 	return nil, nil
 }
