@@ -304,7 +304,7 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, id := range ids {
 		kill[id] = true
 	}
-	s.ops.killWhere(func(op *activeOp) bool { return kill[string(op.lsid)] }, errKilled)
+	s.ops.killWhere(func(op *activeOp) bool { return kill[string(op.lsid)] && op != r.op }, errKilled)
 	for _, id := range ids {
 		s.Sessions.End(id)
 	}
