@@ -88,22 +88,32 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		ns += "." + coll
 	}
 	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: lsidOf(r.Cmd), start: time.Now()}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	parent := o.rootContext()
-	if o.draining {
-		return nil, mongoerr.New(mongoerr.ShutdownInProgress, "The server is shutting down")
-	}
+	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
+	} else {
+		o.mu.Lock()
+		parent = o.rootContext()
+		o.mu.Unlock()
 	}
 	op.ctx, op.kill = context.WithCancelCause(parent)
 	if !dl.IsZero() {
 		op.ctx, op.stopTimer = context.WithDeadlineCause(op.ctx, dl, errMaxTimeMS)
 	}
+	o.mu.Lock()
+	o.rootContext()
+	if o.draining {
+		o.mu.Unlock()
+		op.kill(nil)
+		if op.stopTimer != nil {
+			op.stopTimer()
+		}
+		return nil, mongoerr.New(mongoerr.ShutdownInProgress, "The server is shutting down")
+	}
 	o.next++
 	op.id = o.next
 	o.ops[op.id] = op
+	o.mu.Unlock()
 	r.Ctx = op.ctx
 	return op, nil
 }

@@ -172,12 +172,12 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	return cursorReply(id, db+"."+coll, "firstBatch", batch), nil
 }
 
-// serveTailable opens a tailable cursor: it stays open when it runs out of
-// documents, for later getMores to return new ones. As in MongoDB, a
-// tailable find on a collection holding no documents at all opens no
-// cursor.
-func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
-	c := openCursor(r, db, coll, tc)
+// serveTailable opens a tailable cursor, read under b: it stays open when it
+// runs out of documents, for later getMores to return new ones. As in
+// MongoDB, a tailable find on a collection holding no documents at all opens
+// no cursor. Its getMores' maxTimeMS is how long they await new documents.
+func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, b *binding, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
+	c := openCursor(r, db, coll, &boundSource{Source: tc, ctx: b})
 	c.Tailable, c.AwaitData, c.NoTimeout = true, awaitData, noTimeout
 	if batchSize == noBatchSize {
 		batchSize = defaultFirstBatch
@@ -194,6 +194,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 		_ = tc.Close()
 		return nil, err
 	}
+	b.bind(context.Background())
 	s.Cursors.Add(c)
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
@@ -293,13 +294,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		_ = s.Cursors.Close(c)
 		return nil, err
 	}
-	detach := func() {}
-	if bs, ok := c.Source().(*boundSource); ok {
-		detach = bs.attach(r.Ctx)
-	}
+	bs := c.Source().(*boundSource)
+	detach := bs.attach(r.Ctx)
 	batch, done, err := fillBatch(c, a.batchSize)
 	if err == nil && len(batch) == 0 && c.AwaitData {
-		c.Source().(*engine.TailCursor).Wait(r.Ctx, await)
+		bs.Source.(*engine.TailCursor).Wait(r.Ctx, await)
 		if err = mongoerr.Interruption(r.Ctx); err == nil {
 			batch, done, err = fillBatch(c, a.batchSize)
 		}

@@ -106,16 +106,16 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	b := &binding{r.Ctx}
+	a.Ctx = b
 	if a.tailable {
 		tc, err := s.Engine.Tail(r.DB, coll, a.FindOptions)
 		if err != nil {
 			return nil, err
 		}
-		return s.serveTailable(r, r.DB, coll, tc, a.batchSize, a.awaitData, a.noTimeout)
+		return s.serveTailable(r, r.DB, coll, tc, b, a.batchSize, a.awaitData, a.noTimeout)
 	}
 	a.Txn = r.Txn
-	b := &binding{r.Ctx}
-	a.Ctx = b
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err

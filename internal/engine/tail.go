@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // TailCursor is a tailable cursor on a capped collection: it follows the
@@ -23,6 +24,9 @@ type TailCursor struct {
 	proj   *query.Projection
 	next   uint64 // the next insertion sequence to read
 	buf    []bson.Raw
+	// ctx is the context of the operation reading the cursor (see
+	// FindOptions.Ctx).
+	ctx context.Context
 }
 
 // Tail opens a tailable cursor on a capped collection. MongoDB refuses
@@ -40,7 +44,7 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	if c == nil || c.capped == nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
 	}
-	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj}, nil
+	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx}, nil
 }
 
 // tailBatch bounds how many entries one refill reads.
@@ -60,34 +64,26 @@ func (t *TailCursor) Next() (bson.Raw, error) {
 	return doc, nil
 }
 
-// refill reads the entries after the last one read; it reports false when
-// there were none.
+// refill reads the entries after the last one read, through the one
+// scan-and-match loop; it reports false when there were none.
 func (t *TailCursor) refill() (bool, error) {
 	snap := t.e.kv.NewSnapshot()
-	defer snap.Close()
 	pre := naturalPrefix(t.c.ID)
 	it, err := snap.NewIter(naturalKey(t.c.ID, t.next), keyenc.PrefixEnd(pre))
 	if err != nil {
+		snap.Close()
 		return false, err
 	}
-	defer it.Close()
-	read := 0
-	for it.First(); it.Valid() && read < tailBatch; it.Next() {
-		read++
-		t.next = binary.BigEndian.Uint64(it.Key()[len(pre):]) + 1
-		doc, found, err := snap.Get(docKeyFromEncodedID(t.c.ID, it.Value()))
+	src := &tailSource{t: t, snap: snap, it: it, pre: pre}
+	scan := &matchScan{src: src, filter: t.filter, ctx: t.ctx}
+	defer scan.close()
+	for {
+		doc, pos, err := scan.next()
 		if err != nil {
 			return false, err
 		}
-		if !found {
-			continue
-		}
-		ok, pos, err := t.filter.MatchErr(doc)
-		if err != nil {
-			return false, err
-		}
-		if !ok {
-			continue
+		if doc == nil {
+			return src.read > 0, nil
 		}
 		if t.proj != nil {
 			if doc, err = t.proj.Apply(doc, pos); err != nil {
@@ -96,8 +92,40 @@ func (t *TailCursor) refill() (bool, error) {
 		}
 		t.buf = append(t.buf, slices.Clip(doc))
 	}
-	return read > 0, it.Error()
 }
+
+// tailSource yields the documents of up to tailBatch insertion-order
+// entries after the cursor's last one, advancing it past each entry read.
+type tailSource struct {
+	t       *TailCursor
+	snap    storage.Snapshot
+	it      storage.Iter
+	pre     []byte
+	read    int
+	started bool
+}
+
+func (s *tailSource) Next() (bson.Raw, error) {
+	for {
+		if s.started {
+			s.it.Next()
+		} else {
+			s.it.First()
+			s.started = true
+		}
+		if !s.it.Valid() || s.read >= tailBatch {
+			return nil, s.it.Error()
+		}
+		s.read++
+		s.t.next = binary.BigEndian.Uint64(s.it.Key()[len(s.pre):]) + 1
+		doc, found, err := s.snap.Get(docKeyFromEncodedID(s.t.c.ID, s.it.Value()))
+		if err != nil || found {
+			return doc, err
+		}
+	}
+}
+
+func (s *tailSource) Close() error { return firstErr(s.it.Close(), s.snap.Close()) }
 
 // Wait blocks until a document is inserted into the collection, timeout
 // passes or ctx (the getMore's operation) ends.

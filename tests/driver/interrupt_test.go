@@ -404,3 +404,53 @@ func TestMaxTimeMSAcrossGetMores(t *testing.T) {
 		t.Fatalf("getMores of a slow cursor: %v after %v, want MaxTimeMSExpired", err, time.Since(start))
 	}
 }
+
+// TestTailableCursorInterrupted checks a tailable awaitData cursor across
+// getMores: it returns documents inserted later, and a getMore awaiting
+// new ones ends with Interrupted when killed, instead of waiting out its
+// maxTimeMS.
+func TestTailableCursorInterrupted(t *testing.T) {
+	client, _ := startBounded(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("capped")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Cursor struct{ ID int64 } }
+	err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Decode(&res)
+	if err != nil || res.Cursor.ID == 0 {
+		t.Fatalf("tailable find: %v, cursor %d", err, res.Cursor.ID)
+	}
+	getMore := func(comment string) (bson.Raw, error) {
+		return db.RunCommand(ctx, bson.D{{Key: "getMore", Value: res.Cursor.ID}, {Key: "collection", Value: "capped"},
+			{Key: "maxTimeMS", Value: 20000}, {Key: "comment", Value: comment}}).Raw()
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := getMore("tail-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, _ := reply.Lookup("cursor", "nextBatch").Array().Values(); len(batch) != 1 {
+		t.Fatalf("getMore after an insert: %v", reply)
+	}
+	errc := make(chan error, 1)
+	go func() { _, err := getMore("tail-2"); errc <- err }()
+	opid := awaitOp(t, client, "tail-2")
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: opid}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if errCode(err) != 11601 {
+			t.Fatalf("killed awaiting getMore: %v, want Interrupted (11601)", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("killed awaiting getMore still waits")
+	}
+}

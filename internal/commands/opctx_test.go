@@ -1,0 +1,83 @@
+package commands
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
+)
+
+// running registers a find as a running operation, as Run does while its
+// handler works, and returns it with its request.
+func running(t *testing.T, s *Service) (*Request, *activeOp) {
+	t.Helper()
+	r := &Request{DB: "test", Cmd: marshal(bson.D{{Key: "find", Value: "c"}, {Key: "$db", Value: "test"}}), Conn: &Conn{ID: 7}}
+	op, err := s.ops.begin(r, "find")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, op
+}
+
+func run(s *Service, db string, cmd bson.D) bson.Raw {
+	return s.Run(&Request{DB: db, Cmd: marshal(append(cmd, bson.E{Key: "$db", Value: db}))})
+}
+
+// TestKillOpMarksKillPending checks that killOp ends a running operation's
+// context with Interrupted and that currentOp shows it with killPending
+// until it returns.
+func TestKillOpMarksKillPending(t *testing.T) {
+	s := newTestService(t)
+	s.Sessions = sessions.NewRegistry()
+	r, op := running(t, s)
+	if reply := run(s, "admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: op.id}}); reply.Lookup("ok").Double() != 1 {
+		t.Fatalf("killOp: %v", reply)
+	}
+	if err := mongoerr.Interruption(r.Ctx); !mongoerr.Is(err, mongoerr.Interrupted) || err.Error() == "" {
+		t.Fatalf("killed operation's interruption: %v, want Interrupted", err)
+	}
+	reply := run(s, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "opid", Value: op.id}})
+	inprog, _ := reply.Lookup("inprog").Array().Values()
+	if len(inprog) != 1 || !inprog[0].Document().Lookup("killPending").Boolean() {
+		t.Fatalf("currentOp of the killed operation: %v", reply)
+	}
+	s.ops.end(op)
+	reply = run(s, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "opid", Value: op.id}})
+	if inprog, _ := reply.Lookup("inprog").Array().Values(); len(inprog) != 0 {
+		t.Fatalf("currentOp after the operation returned: %v", reply)
+	}
+}
+
+// TestShutdownSequence checks the service's side of shutdown: Drain
+// refuses new operations with ShutdownInProgress and waits for the running
+// ones until its deadline; Interrupt ends them with InterruptedAtShutdown
+// and reports when they have returned.
+func TestShutdownSequence(t *testing.T) {
+	s := newTestService(t)
+	s.Sessions = sessions.NewRegistry()
+	r, op := running(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if s.Drain(ctx) {
+		t.Fatal("Drain reported idle with an operation running")
+	}
+	if reply := run(s, "admin", bson.D{{Key: "ping", Value: 1}}); reply.Lookup("code").Int32() != int32(mongoerr.ShutdownInProgress) {
+		t.Fatalf("new operation while draining: %v, want ShutdownInProgress", reply)
+	}
+	go func() {
+		<-r.Ctx.Done() // the operation notices and returns
+		s.ops.end(op)
+	}()
+	ictx, icancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer icancel()
+	if !s.Interrupt(ictx) {
+		t.Fatal("Interrupt did not see the operation return")
+	}
+	if err := mongoerr.Interruption(r.Ctx); !mongoerr.Is(err, mongoerr.InterruptedAtShutdown) {
+		t.Fatalf("interrupted operation: %v, want InterruptedAtShutdown", err)
+	}
+}
