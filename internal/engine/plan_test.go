@@ -95,6 +95,13 @@ func TestPlans(t *testing.T) {
 		{`{"_id": {"$gte": 590}}`, `{"_id": -1}`, "_id_", true},
 		{`{}`, `{"_id": -1}`, "_id_", true},
 		{`{"a": 3, "_id": {"$lt": 100}}`, `{"b": -1}`, "a_1_b_-1", true},
+		// Equality before range: a_1_b_-1 comes first but bounds a range.
+		{`{"a": {"$gt": 5}, "path": ",Books,Poetry,5"}`, ``, "path_1", false},
+		{`{"a": {"$in": [3, 4]}, "tags": {"$gt": "t1"}}`, ``, "a_1_b_-1", false},
+		// A multikey index yields a sort only over unbounded sort fields.
+		{`{"tags": {"$gt": "t1"}}`, `{"tags": 1}`, "tags_1", false},
+		{`{}`, `{"tags": 1}`, "tags_1", true},
+		{`{"s": {"$exists": true}}`, `{"s": 1}`, "s_1", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.filter+tc.sort, func(t *testing.T) {
@@ -156,26 +163,40 @@ func findIDs(t *testing.T, e *Engine, o FindOptions, hint string) []int32 {
 	return ids
 }
 
-func TestLiteralPrefix(t *testing.T) {
-	tests := map[string]string{
-		`,Books,`:          ",Books,",
-		`abc.*`:            "abc",
-		`ab?c`:             "a",
-		`a\.b\,c`:          "a.b,c",
-		`(x)`:              "",
-		`foo$`:             "foo",
-		`abc{2}`:           "ab",
-		`discussion/slug`:  "discussion/slug",
-		`a\d`:              "a",
-		`x+`:               "x",
-		`programming|math`: "programming",
+// TestRegexPrefix checks the prefixes regexes bound an index scan by,
+// following MongoDB's IndexBoundsBuilder::simpleRegex.
+func TestRegexPrefix(t *testing.T) {
+	tests := []struct {
+		pattern, opts string
+		want          string // "" for no bounds
+	}{
+		{`^,Books,`, ``, ",Books,"},
+		{`^abc.*`, ``, "abc"},
+		{`^ab?c`, ``, "a"},
+		{`^a\.b\,c`, ``, "a.b,c"},
+		{`^(x)`, ``, ""},
+		{`^foo$`, ``, "foo"},
+		{`^abc{2}`, ``, "ab"},
+		{`^ab{0}c`, ``, "a"},
+		{`^discussion/slug`, ``, "discussion/slug"},
+		{`^a\d`, ``, "a"},
+		{`^x+`, ``, "x"},
+		{`^programming|math`, ``, ""},
+		{`^a\|b`, ``, ""},
+		{`abc`, ``, ""},
+		{`^abc`, `i`, ""},
+		{`^abc`, `m`, ""},
+		{`\Aabc`, `m`, "abc"},
+		{`^abc`, `s`, "abc"},
+		{`^a b#c`, `x`, "ab"},
+		{`^a b *`, `x`, "a"},
+		{`^aé*`, ``, "a"},
+		{`^`, ``, ""},
 	}
-	for in, want := range tests {
-		got := literalPrefix(in)
-		// A prefix only needs to contain every match's prefix: the regex is
-		// re-applied to each candidate.
-		if got != want && !(len(got) < len(want) && want[:len(got)] == got) {
-			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
+	for _, tc := range tests {
+		got, ok := regexPrefix(tc.pattern, tc.opts)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("regexPrefix(%q, %q) = %q, %v; want %q", tc.pattern, tc.opts, got, ok, tc.want)
 		}
 	}
 }
