@@ -54,7 +54,7 @@ func provesLeaf(have, need *query.Node) bool {
 // missing its path (which a sparse index leaves out and which $exists
 // rejects): equality and $in without null, comparisons with a value of a
 // concrete type (null, undefined, MinKey and MaxKey bound missing fields
-// too), regexes, {$exists: true}, $size, $elemMatch, $mod and bit tests.
+// too), regexes, {$exists: true}, $type, $size, $elemMatch, $mod and bit tests.
 // Anything else answers false.
 func cannotMatchMissing(n *query.Node) bool {
 	switch n.Kind {
@@ -75,7 +75,7 @@ func cannotMatchMissing(n *query.Node) bool {
 			}
 		}
 		return true
-	case query.KindRegex, query.KindExists, query.KindSize, query.KindElemMatchObject, query.KindElemMatchValue,
+	case query.KindRegex, query.KindExists, query.KindType, query.KindSize, query.KindElemMatchObject, query.KindElemMatchValue,
 		query.KindMod, query.KindBitsAllSet, query.KindBitsAnySet, query.KindBitsAllClear, query.KindBitsAnyClear:
 		return true
 	}

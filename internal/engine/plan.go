@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -193,6 +194,9 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 	bounded := make([]bool, len(p.fields))
 	var last *fieldBounds // a field bounded by ranges, ending the intervals
 	for i, f := range p.fields {
+		if positional(f.parts) {
+			break
+		}
 		fb := boundsFor(leaves, f, multikey)
 		if fb.empty() || len(prefixes)*len(fb.ivs) > maxIntervals {
 			break
@@ -232,6 +236,20 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 	return p
 }
 
+// positional reports whether a path has a numeric component. On a field
+// that holds an array, such a component both selects an array element and
+// names a field of the documents in the array, and a query matches either
+// way while the index holds only the element (and selecting one does not
+// make the index multikey): no index bounds or sorts such a path.
+func positional(parts []string) bool {
+	for _, p := range parts {
+		if p != "" && strings.Trim(p, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // providesSort reports whether scanning fields in order (or in reverse)
 // yields the sort: the sort fields must follow the index fields, skipping
 // only fields pinned to a single value. On a multikey index a scan meets a
@@ -250,7 +268,7 @@ func providesSort(fields []IndexField, single, bounded []bool, multikey bool, so
 			break
 		}
 		if f.Path == sortFields[j] {
-			if multikey && bounded[i] {
+			if positional(f.parts) || multikey && bounded[i] {
 				return false, false
 			}
 			d := sortDirs[j]

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // planRegressions are queries an index once answered wrongly. Each row
@@ -18,6 +20,7 @@ var planRegressions = []struct {
 	filter  string
 	sort    string
 	want    []int32
+	wantErr int32 // an error code instead of want
 }{
 	{
 		// An alternation is not a prefix: the bound "programming" would
@@ -105,6 +108,24 @@ var planRegressions = []struct {
 		filter:  `{"s": null}`,
 		want:    []int32{0, 1, 2},
 	},
+	{
+		// On an array, a.0 is both the first element and field "0" of the
+		// documents in it; the index holds only the element.
+		name:    "positional path null",
+		docs:    []string{`{"a": [{"x": []}, 3]}`, `{"a": [null]}`, `{"a": [1]}`},
+		indexes: []IndexSpec{{Key: bson.Raw(bsonDoc(bson.D{{Key: "a.0", Value: 1}}))}},
+		filter:  `{"a.0": null}`,
+		want:    []int32{0, 1},
+	},
+	{
+		// Sorting by fields that reach two arrays fails, index or not.
+		name:    "positional path parallel sort",
+		docs:    []string{`{"a": [[1], {"x": 1}]}`, `{"a": [{"x": 2}]}`},
+		indexes: []IndexSpec{{Key: bson.Raw(bsonDoc(bson.D{{Key: "a.x", Value: -1}, {Key: "a.0", Value: 1}}))}},
+		filter:  `{}`,
+		sort:    `{"a.x": -1, "a.0": 1}`,
+		wantErr: 2,
+	},
 }
 
 func TestPlanRegressions(t *testing.T) {
@@ -133,6 +154,17 @@ func TestPlanRegressions(t *testing.T) {
 				o.Sort = ext(t, tc.sort)
 			}
 			for _, hint := range []string{"", `{"$natural": 1}`} {
+				if tc.wantErr != 0 {
+					cur, err := e.Find("test", "p", o)
+					if err == nil {
+						_, err = cur.Next()
+						cur.Close()
+					}
+					if mongoerr.As(err).Code != mongoerr.Code(tc.wantErr) {
+						t.Errorf("hint %q: error %v, want code %d", hint, err, tc.wantErr)
+					}
+					continue
+				}
 				if got := findIDs(t, e, o, hint); !slices.Equal(got, tc.want) {
 					t.Errorf("hint %q: got %v, want %v", hint, got, tc.want)
 				}
@@ -140,4 +172,3 @@ func TestPlanRegressions(t *testing.T) {
 		})
 	}
 }
-

@@ -230,3 +230,31 @@ func TestRangeIntersection(t *testing.T) {
 		t.Error("multikey flags")
 	}
 }
+
+// TestPositionalPaths checks that an index on a path with an
+// array position neither bounds nor sorts it (see positional).
+func TestPositionalPaths(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "m", `{"a.0": 1}`, false)
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 1, "a": [2, {"0": 1}]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Collection("test", "m")
+	for _, tc := range []struct{ filter, sort string }{{`{"a.0": 2}`, ``}, {`{}`, `{"a.0": 1}`}} {
+		o := FindOptions{Filter: ext(t, tc.filter)}
+		if tc.sort != "" {
+			o.Sort = ext(t, tc.sort)
+		}
+		q, err := compileFind(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := planFind(c, q, bson.RawValue{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ix != nil || p.sorted {
+			t.Errorf("%s %s: plan on %v sorted=%v, want a collection scan", tc.filter, tc.sort, p.ix != nil, p.sorted)
+		}
+	}
+}
