@@ -130,12 +130,14 @@ func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions, memLimi
 // span [MinKey, MaxKey].
 func explainBounds(p *plan) bson.D {
 	out := bson.D{}
-	for i, f := range p.fields {
-		if i < len(p.bounds) {
-			out = append(out, bson.E{Key: f.Path, Value: p.bounds[i].Value})
-			continue
+	for _, f := range p.fields {
+		var shown any = bson.A{"[MinKey, MaxKey]"}
+		for _, b := range p.bounds {
+			if b.Key == f.Path {
+				shown = b.Value
+			}
 		}
-		out = append(out, bson.E{Key: f.Path, Value: bson.A{"[MinKey, MaxKey]"}})
+		out = append(out, bson.E{Key: f.Path, Value: shown})
 	}
 	return out
 }

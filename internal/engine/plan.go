@@ -27,8 +27,14 @@ type plan struct {
 	reverse   bool
 	// sorted reports that the scan yields the requested sort order.
 	sorted bool
-	// bounds describe the intervals per field, for explain.
+	// bounds describe the bounds of each bounded field, for explain.
 	bounds bson.D
+	// checks are the bounds of fields after those the intervals bound,
+	// tested on each key before its document is fetched.
+	checks []keyCheck
+	// ranged reports that the intervals bound a field by a range after
+	// the points.
+	ranged bool
 	fields []IndexField
 	// pointFields counts the leading fields pinned to a single value,
 	// eqFields those bounded by points only (equalities and $in).
@@ -102,16 +108,17 @@ func choosePlan(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, h
 	return best
 }
 
-// score ranks plans: leading fields pinned to one value count most, then
-// a further bounded field, then a provided sort (equality before range
-// before sort).
+// score ranks plans: leading fields pinned to points count most, then
+// a further field bounded by a range, then a provided sort (equality
+// before range before sort), then the fields checked on the keys.
 func score(p *plan) int {
 	s := 0
 	if p.intervals != nil {
 		s += 16 * p.eqFields
-		if len(p.bounds) > p.eqFields {
+		if p.ranged {
 			s += 4
 		}
+		s += len(p.checks)
 	}
 	if p.sorted {
 		s += 2
@@ -181,7 +188,8 @@ func joinPath(a, b string) string {
 
 // buildPlan derives the scan of ix (nil: the document store) for the
 // query: the product of the leading fields' points, then the intervals of
-// the next bounded field.
+// the next bounded field; the bounds of the fields after those are checked
+// on each key (see planSource.checkKey).
 func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *plan {
 	p := &plan{ix: ix, fields: idFields, keyPrefix: docPrefix(c.ID)}
 	if ix != nil {
@@ -193,21 +201,30 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 	single := make([]bool, len(p.fields))
 	bounded := make([]bool, len(p.fields))
 	var last *fieldBounds // a field bounded by ranges, ending the intervals
+	leading := true       // the fields so far are points making intervals
 	for i, f := range p.fields {
 		if positional(f.parts) {
-			break
+			leading = false
+			continue
 		}
 		fb := boundsFor(leaves, f, multikey)
-		if fb.empty() || len(prefixes)*len(fb.ivs) > maxIntervals {
-			break
+		if fb.empty() {
+			leading = false
+			continue
 		}
 		p.bounds = append(p.bounds, bson.E{Key: f.Path, Value: fb.shown()})
 		bounded[i] = true
-		if !fb.point {
-			last = &fb
-			break
-		}
 		single[i] = fb.single()
+		if !leading || len(prefixes)*len(fb.ivs) > maxIntervals {
+			leading = false
+			p.checks = append(p.checks, keyCheck{field: i, bounds: fb})
+			continue
+		}
+		if !fb.point {
+			last, leading = &fb, false
+			p.ranged = true
+			continue
+		}
 		p.eqFields++
 		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
 		for _, pre := range prefixes {
@@ -217,7 +234,7 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 		}
 		prefixes = next
 	}
-	if len(p.bounds) > 0 {
+	if p.eqFields > 0 || last != nil {
 		for _, pre := range prefixes {
 			if last == nil {
 				p.intervals = append(p.intervals, interval{lo: pre, hi: keyenc.PrefixEnd(pre)})
@@ -229,7 +246,7 @@ func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []stri
 		}
 		slices.SortFunc(p.intervals, func(a, b interval) int { return bytes.Compare(a.lo, b.lo) })
 	}
-	for p.pointFields < len(single) && single[p.pointFields] {
+	for p.pointFields < len(single) && single[p.pointFields] && p.pointFields < p.eqFields {
 		p.pointFields++
 	}
 	p.sorted, p.reverse = providesSort(p.fields, single, bounded, multikey, sortFields, sortDirs)
