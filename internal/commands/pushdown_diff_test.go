@@ -66,7 +66,7 @@ func checkPushdown(t *testing.T, svc *Service, seed uint64, n int) {
 		svc.Engine.Insert("diff", coll, []bson.Raw{mustMarshal(t, g.Doc(int32(i)))}, true, engine.WriteOptions{})
 	}
 	for i := 0; i < n; i++ {
-		filter, sort := g.Filter(), g.Sort()
+		filter, sort := g.Query(), g.Sort()
 		total := len(sort) > 0 && g.Intn(2) == 0
 		var stages bson.A
 		stages = append(stages, bson.D{{Key: "$match", Value: filter}})

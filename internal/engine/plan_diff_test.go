@@ -88,7 +88,7 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 		}
 	}
 	for i := 0; i < n; i++ {
-		q := diffQuery{filter: g.Filter(), sort: g.Sort(), proj: g.Projection()}
+		q := diffQuery{filter: g.Query(), sort: g.Sort(), proj: g.Projection()}
 		if len(q.sort) > 0 && g.Intn(2) == 0 {
 			q.total = true
 			q.sort = append(q.sort, bson.E{Key: "_id", Value: int32(1)})

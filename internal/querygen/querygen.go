@@ -22,6 +22,8 @@ type Gen struct {
 	// single-key (where the planner intersects ranges and sorts by
 	// bounded fields).
 	flat bool
+	// indexes are the last Indexes returned.
+	indexes []IndexSpec
 }
 
 // New returns a generator seeded by seed; a third of the seeds generate
@@ -178,6 +180,7 @@ type IndexSpec struct {
 // Indexes returns one to four random indexes: single-field and compound,
 // ascending and descending, some sparse, partial or unique.
 func (g *Gen) Indexes() []IndexSpec {
+	g.indexes = nil
 	n := 1 + g.r.IntN(4)
 	var out []IndexSpec
 	seen := map[string]bool{}
@@ -215,12 +218,35 @@ func (g *Gen) Indexes() []IndexSpec {
 		}
 		out = append(out, spec)
 	}
+	g.indexes = out
 	return out
+}
+
+// Query returns a random filter: a third of the time one on the fields of
+// an index of the last Indexes call.
+func (g *Gen) Query() bson.D {
+	if len(g.indexes) > 0 && g.r.IntN(3) == 0 {
+		return g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+	}
+	return g.Filter()
 }
 
 // Filter returns a random query filter.
 func (g *Gen) Filter() bson.D {
 	return g.filter(2)
+}
+
+// IndexFilter returns a filter with conditions on a random subset of the
+// fields of an index key pattern, so that compound bounds (and the fields
+// left unbounded between them) get exercised.
+func (g *Gen) IndexFilter(key bson.D) bson.D {
+	f := bson.D{}
+	for _, e := range key {
+		if g.r.IntN(3) > 0 {
+			f = append(f, g.leaf(e.Key)...)
+		}
+	}
+	return f
 }
 
 func (g *Gen) filter(depth int) bson.D {
