@@ -23,13 +23,18 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 	c := e.cat.get(db, coll)
 	var p *plan
 	var winning bson.D
+	rejectedPlans := bson.A{}
 	if c == nil {
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
 	} else {
-		if p, err = planFind(c, q, o.Hint); err != nil {
+		var rejected []*plan
+		if p, rejected, err = e.planFind(c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
 		winning = planStages(p, filter, q, o, e.sortMemoryLimit())
+		for _, r := range rejected {
+			rejectedPlans = append(rejectedPlans, planStages(r, filter, q, o, e.sortMemoryLimit()))
+		}
 	}
 	out := bson.D{
 		{Key: "explainVersion", Value: "1"},
@@ -38,7 +43,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 			{Key: "indexFilterSet", Value: false},
 			{Key: "parsedQuery", Value: filter},
 			{Key: "winningPlan", Value: winning},
-			{Key: "rejectedPlans", Value: bson.A{}},
+			{Key: "rejectedPlans", Value: rejectedPlans},
 		}},
 	}
 	if !execute {

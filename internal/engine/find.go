@@ -39,6 +39,15 @@ type FindOptions struct {
 	Deadline time.Time
 }
 
+// wanted is how many matches the find reads: skip plus limit, or 0 for
+// all of them.
+func (o FindOptions) wanted() int64 {
+	if o.Limit > 0 {
+		return o.Skip + o.Limit
+	}
+	return 0
+}
+
 // deadlineCheckEvery is how many documents a scan examines between looks
 // at the clock.
 const deadlineCheckEvery = 256
@@ -88,11 +97,13 @@ func compileFind(o FindOptions) (compiledFind, error) {
 	return q, nil
 }
 
-// planFind chooses the plan of a find on c.
-func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) {
+// planFind chooses the plan of a find on c (reading txn's view, if any),
+// by a trial run when several qualify (see trialPlans), and returns it with
+// the candidates it rejected.
+func (e *Engine) planFind(c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	natural := h.natural
 	if q.sort != nil && q.sort.Natural() != 0 {
@@ -103,13 +114,19 @@ func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) 
 		p.reverse = natural < 0
 		p.sorted = q.sort != nil && q.sort.Natural() != 0
 		p.useNatural(c)
-		return p, nil
+		return p, nil, nil
 	}
-	p := choosePlan(c, q.filter, q.sort, h.ix, h.idOrder)
+	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	p, rejected := cands[0], cands[1:]
+	if len(cands) > 1 {
+		if p, rejected, err = e.trialPlans(c, q, cands, txn, limit); err != nil {
+			return nil, nil, err
+		}
+	}
 	if !p.sorted && !h.idOrder {
 		p.useNatural(c)
 	}
-	return p, nil
+	return p, rejected, nil
 }
 
 // Find runs a query. Filter, sort and projection errors are reported before
@@ -124,7 +141,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return emptyCursor{}, err
 	}
-	p, err := planFind(c, q, o.Hint)
+	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +257,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return 0, err
 	}
-	p, err := planFind(c, q, o.Hint)
+	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return 0, err
 	}

@@ -69,43 +69,52 @@ type interval struct{ lo, hi []byte }
 // idFields is the document store seen as an index on _id.
 var idFields = []IndexField{{Path: "_id", parts: []string{"_id"}}}
 
-// choosePlan picks the access path for filter and sort on c: the hinted
-// index; else a read of one _id; else the index whose leading fields the
-// filter pins to single values most, then bounds further, preferring one
-// that also yields the sort; else a scan of the document store. Indexes
-// that may lack a matching document (partial, sparse) are used only when
-// the query proves they hold every match.
-func choosePlan(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, hintID bool) *plan {
+// maxCandidates bounds the plans a trial runs.
+const maxCandidates = 8
+
+// candidatePlans lists the access paths for filter and sort on c, best
+// first by score: the hinted index alone; a read of one _id alone;
+// else every index (and the _id order) that bounds the query or yields
+// its sort; else a scan of the document store. Indexes that may lack a
+// matching document (partial, sparse) are used only when the query proves
+// they hold every match.
+func candidatePlans(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, hintID bool) []*plan {
 	var sortFields []string
 	var sortDirs []int
 	if sort != nil {
 		sortFields, sortDirs = sort.Fields()
 	}
 	leaves := constraintLeaves(f.Root())
-	best := buildPlan(c, nil, leaves, sortFields, sortDirs)
+	idPlan := buildPlan(c, nil, leaves, sortFields, sortDirs)
 	if hintID {
-		return best
+		return []*plan{idPlan}
 	}
 	if hint != nil {
-		return buildPlan(c, hint, leaves, sortFields, sortDirs)
+		return []*plan{buildPlan(c, hint, leaves, sortFields, sortDirs)}
 	}
-	if best.idPoint() {
-		return best
+	if idPlan.idPoint() {
+		return []*plan{idPlan}
 	}
-	bestScore := score(best)
+	var out []*plan
+	if score(idPlan) > 0 {
+		out = append(out, idPlan)
+	}
 	for _, ix := range c.Indexes() {
 		if ix.Hidden || !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		p := buildPlan(c, ix, leaves, sortFields, sortDirs)
-		if p.intervals == nil && !p.sorted {
-			continue
-		}
-		if s := score(p); s > bestScore {
-			best, bestScore = p, s
+		if p := buildPlan(c, ix, leaves, sortFields, sortDirs); score(p) > 0 {
+			out = append(out, p)
 		}
 	}
-	return best
+	if len(out) == 0 {
+		return []*plan{idPlan}
+	}
+	slices.SortStableFunc(out, func(a, b *plan) int { return score(b) - score(a) })
+	if len(out) > maxCandidates {
+		out = out[:maxCandidates]
+	}
+	return out
 }
 
 // score ranks plans: leading fields pinned to points count most, then

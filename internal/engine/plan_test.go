@@ -113,7 +113,7 @@ func TestPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planFind(e.Collection("test", "p"), q, bson.RawValue{})
+			p, _, err := e.planFind(e.Collection("test", "p"), q, bson.RawValue{}, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestRangeIntersection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := planFind(c, q, bson.RawValue{})
+		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestPositionalPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := planFind(c, q, bson.RawValue{})
+		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

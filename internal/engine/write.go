@@ -126,7 +126,7 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw) error {
 // taken when it starts, in plan order, until fn returns false. fn receives
 // a private copy of the document.
 func (e *Engine) forEachMatch(c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
-	p, err := planFind(c, compiledFind{filter: f}, hint)
+	p, _, err := e.planFind(c, compiledFind{filter: f}, hint, txn, 0)
 	if err != nil {
 		return err
 	}
