@@ -155,18 +155,19 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 		return nil, err
 	}
 	m := &matchCursor{src: src, filter: q.filter, skip: o.Skip, limit: o.Limit, proj: q.proj, deadline: o.Deadline}
-	if q.sort == nil || p.sorted {
+	if q.sort == nil || src.p.sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
-// txn.
+// txn; the source's plan is p rebuilt if its index turned multikey since
+// (see plan.rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
 func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
 	if txn != nil {
-		return newPlanSource(txn.view, c.ID, p, stats, nil)
+		return newPlanSource(txn.view, c.ID, p.rebuilt(), stats, nil)
 	}
 	useHints := p.ix != nil && !p.reverse
 	var epoch, now uint64
@@ -174,7 +175,7 @@ func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) 
 		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
 	}
 	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
+	src, err := newPlanSource(snap, c.ID, p.rebuilt(), stats, snap.Close)
 	if err != nil {
 		snap.Close()
 		return nil, err

@@ -42,6 +42,25 @@ type plan struct {
 	eqFields    int
 	// natural scans a capped collection's insertion order.
 	natural bool
+	// multikey is the index's multikey flag the plan was built with; the
+	// query and collection it was built from let it be rebuilt (rebuilt).
+	multikey   bool
+	c          *Collection
+	leaves     []*query.Node
+	sortFields []string
+	sortDirs   []int
+}
+
+// rebuilt returns the plan again if its index turned multikey after it
+// was built (the plan may intersect ranges or take a sort from bounded
+// fields, which a multikey index does not allow), else p. Called once the
+// scan's snapshot is taken: a write sets the flag before it commits, so a
+// snapshot holding an array the index expanded sees the flag set.
+func (p *plan) rebuilt() *plan {
+	if p.ix == nil || p.multikey || !p.ix.Multikey() {
+		return p
+	}
+	return buildPlan(p.c, p.ix, p.leaves, p.sortFields, p.sortDirs)
 }
 
 // useNatural turns a plain scan of a capped collection into a scan of its
@@ -200,12 +219,13 @@ func joinPath(a, b string) string {
 // the next bounded field; the bounds of the fields after those are checked
 // on each key (see planSource.checkKey).
 func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *plan {
-	p := &plan{ix: ix, fields: idFields, keyPrefix: docPrefix(c.ID)}
+	multikey := ix != nil && ix.Multikey()
+	p := &plan{ix: ix, fields: idFields, keyPrefix: docPrefix(c.ID),
+		multikey: multikey, c: c, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
 	if ix != nil {
 		p.fields = ix.Fields
 		p.keyPrefix = indexPrefix(c.ID, ix.ID)
 	}
-	multikey := ix != nil && ix.Multikey()
 	prefixes := [][]byte{p.keyPrefix}
 	single := make([]bool, len(p.fields))
 	bounded := make([]bool, len(p.fields))

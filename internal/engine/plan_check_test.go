@@ -121,3 +121,49 @@ func findIDsIn(t *testing.T, e *Engine, coll string, o FindOptions, hint string)
 		ids = append(ids, doc.Lookup("_id").Int32())
 	}
 }
+
+// TestPlanRebuiltWhenMultikey checks that a plan built while its index
+// held no array is rebuilt when a write made the index multikey before
+// the scan's snapshot: the intersected range (1, 3) would miss [0, 5].
+func TestPlanRebuiltWhenMultikey(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "m", `{"a": 1}`, false)
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 1, "a": 2}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Collection("test", "m")
+	o := FindOptions{Filter: ext(t, `{"a": {"$gt": 1, "$lt": 3}}`)}
+	q, err := compileFind(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ix == nil || p.multikey {
+		t.Fatalf("plan on %v multikey=%v, want a_1 built single-key", p.ix, p.multikey)
+	}
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 2, "a": [0, 5]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := e.execute(c, q, p, o, &scanStats{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	n := 0
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			break
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("found %d documents, want 2", n)
+	}
+}
