@@ -211,8 +211,12 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 
 // showValue renders a bound value as explain shows it.
 func showValue(v bson.RawValue) string {
-	if v.Type == bson.TypeUndefined {
+	switch v.Type {
+	case bson.TypeUndefined:
 		return "undefined"
+	case bson.TypeRegex:
+		pattern, opts := v.Regex()
+		return "/" + pattern + "/" + opts
 	}
 	return displayValue(v)
 }
