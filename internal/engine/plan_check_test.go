@@ -43,6 +43,11 @@ func TestKeyChecks(t *testing.T) {
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 60, 40},
 		{`{"a": 1, "c": {"$gte": 8}}`, `{"b": 1}`, 5,
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 8, 5},
+		// Equality, sort, range with the range's failing keys last in
+		// each b: a limit of 9 examines nReturned+1 keys (the ninth
+		// result lies past one failing key).
+		{`{"a": 1, "c": {"$lte": 7}}`, `{"b": 1, "c": 1}`, 9,
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 7]"]}`, 10, 9},
 		// Backward: per b, seek below c = 9 past the keys above it.
 		{`{"a": 1, "c": {"$lte": 1}}`, `{"b": -1, "c": -1}`, 0,
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 1]"]}`, 60, 40},
