@@ -23,13 +23,18 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 	c := e.cat.get(db, coll)
 	var p *plan
 	var winning bson.D
+	rejectedPlans := bson.A{}
 	if c == nil {
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
 	} else {
-		if p, err = planFind(c, q, o.Hint); err != nil {
+		var rejected []*plan
+		if p, rejected, err = e.planFind(c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
 		winning = planStages(p, filter, q, o, e.sortMemoryLimit())
+		for _, r := range rejected {
+			rejectedPlans = append(rejectedPlans, planStages(r, filter, q, o, e.sortMemoryLimit()))
+		}
 	}
 	out := bson.D{
 		{Key: "explainVersion", Value: "1"},
@@ -38,7 +43,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 			{Key: "indexFilterSet", Value: false},
 			{Key: "parsedQuery", Value: filter},
 			{Key: "winningPlan", Value: winning},
-			{Key: "rejectedPlans", Value: bson.A{}},
+			{Key: "rejectedPlans", Value: rejectedPlans},
 		}},
 	}
 	if !execute {
@@ -130,12 +135,14 @@ func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions, memLimi
 // span [MinKey, MaxKey].
 func explainBounds(p *plan) bson.D {
 	out := bson.D{}
-	for i, f := range p.fields {
-		if i < len(p.bounds) {
-			out = append(out, bson.E{Key: f.Path, Value: p.bounds[i].Value})
-			continue
+	for _, f := range p.fields {
+		var shown any = bson.A{"[MinKey, MaxKey]"}
+		for _, b := range p.bounds {
+			if b.Key == f.Path {
+				shown = b.Value
+			}
 		}
-		out = append(out, bson.E{Key: f.Path, Value: bson.A{"[MinKey, MaxKey]"}})
+		out = append(out, bson.E{Key: f.Path, Value: shown})
 	}
 	return out
 }

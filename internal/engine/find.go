@@ -43,6 +43,15 @@ type FindOptions struct {
 	Ctx context.Context
 }
 
+// wanted is how many matches the find reads: skip plus limit, or 0 for
+// all of them.
+func (o FindOptions) wanted() int64 {
+	if o.Limit > 0 {
+		return o.Skip + o.Limit
+	}
+	return 0
+}
+
 // Cursor yields the documents of a read. Next returns nil at the end; the
 // document stays valid after later calls.
 type Cursor interface {
@@ -76,11 +85,13 @@ func compileFind(o FindOptions) (compiledFind, error) {
 	return q, nil
 }
 
-// planFind chooses the plan of a find on c.
-func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) {
+// planFind chooses the plan of a find on c (reading txn's view, if any),
+// by a trial run when several qualify (see trialPlans), and returns it with
+// the candidates it rejected.
+func (e *Engine) planFind(c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	natural := h.natural
 	if q.sort != nil && q.sort.Natural() != 0 {
@@ -91,13 +102,19 @@ func planFind(c *Collection, q compiledFind, hint bson.RawValue) (*plan, error) 
 		p.reverse = natural < 0
 		p.sorted = q.sort != nil && q.sort.Natural() != 0
 		p.useNatural(c)
-		return p, nil
+		return p, nil, nil
 	}
-	p := choosePlan(c, q.filter, q.sort, h.ix, h.idOrder)
+	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	p, rejected := cands[0], cands[1:]
+	if len(cands) > 1 {
+		if p, rejected, err = e.trialPlans(c, q, cands, txn, limit); err != nil {
+			return nil, nil, err
+		}
+	}
 	if !p.sorted && !h.idOrder {
 		p.useNatural(c)
 	}
-	return p, nil
+	return p, rejected, nil
 }
 
 // Find runs a query. Filter, sort and projection errors are reported before
@@ -112,7 +129,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return emptyCursor{}, err
 	}
-	p, err := planFind(c, q, o.Hint)
+	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +147,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 		return nil, err
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
-	if q.sort == nil || p.sorted {
+	if q.sort == nil || scan.src.(*planSource).p.sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
@@ -147,11 +164,12 @@ func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
-// txn.
+// txn; the source's plan is p rebuilt if its index turned multikey since
+// (see plan.rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
 func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
 	if txn != nil {
-		return newPlanSource(txn.view, c.ID, p, stats, nil)
+		return newPlanSource(txn.view, c.ID, p.rebuilt(), stats, nil)
 	}
 	useHints := p.ix != nil && !p.reverse
 	var epoch, now uint64
@@ -159,7 +177,7 @@ func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) 
 		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
 	}
 	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(snap, c.ID, p, stats, snap.Close)
+	src, err := newPlanSource(snap, c.ID, p.rebuilt(), stats, snap.Close)
 	if err != nil {
 		snap.Close()
 		return nil, err
@@ -228,7 +246,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return 0, err
 	}
-	p, err := planFind(c, q, o.Hint)
+	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return 0, err
 	}

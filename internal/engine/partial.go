@@ -50,13 +50,34 @@ func provesLeaf(have, need *query.Node) bool {
 	return false
 }
 
-// cannotMatchMissing reports whether a condition fails on a missing field.
+// cannotMatchMissing reports whether condition n fails on a document
+// missing its path (which a sparse index leaves out and which $exists
+// rejects): equality and $in without null, comparisons with a value of a
+// concrete type (null, undefined, MinKey and MaxKey bound missing fields
+// too), regexes, {$exists: true}, $type, $size, $elemMatch, $mod and bit tests.
+// Anything else answers false.
 func cannotMatchMissing(n *query.Node) bool {
 	switch n.Kind {
-	case query.KindEq:
-		return n.Value.Type != bson.TypeNull
-	case query.KindGt, query.KindGte, query.KindLt, query.KindLte, query.KindRegex, query.KindExists:
-		return n.Kind != query.KindExists || n.Value.Type == bson.TypeBoolean && n.Value.Boolean()
+	case query.KindEq, query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+		switch n.Value.Type {
+		case bson.TypeNull, bson.TypeUndefined, bson.TypeMinKey, bson.TypeMaxKey:
+			return false
+		}
+		return true
+	case query.KindIn:
+		vals, err := n.Value.Array().Values()
+		if err != nil {
+			return false
+		}
+		for _, v := range vals {
+			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+				return false
+			}
+		}
+		return true
+	case query.KindRegex, query.KindExists, query.KindType, query.KindSize, query.KindElemMatchObject, query.KindElemMatchValue,
+		query.KindMod, query.KindBitsAllSet, query.KindBitsAnySet, query.KindBitsAllClear, query.KindBitsAnyClear:
+		return true
 	}
 	return false
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // maxIntervals bounds how many key intervals one plan scans (the product of
@@ -29,13 +27,40 @@ type plan struct {
 	reverse   bool
 	// sorted reports that the scan yields the requested sort order.
 	sorted bool
-	// bounds describe the intervals per field, for explain.
+	// bounds describe the bounds of each bounded field, for explain.
 	bounds bson.D
+	// checks are the bounds of fields after those the intervals bound,
+	// tested on each key before its document is fetched.
+	checks []keyCheck
+	// ranged reports that the intervals bound a field by a range after
+	// the points.
+	ranged bool
 	fields []IndexField
-	// pointFields counts the leading fields pinned to a single value.
+	// pointFields counts the leading fields pinned to a single value,
+	// eqFields those bounded by points only (equalities and $in).
 	pointFields int
+	eqFields    int
 	// natural scans a capped collection's insertion order.
 	natural bool
+	// multikey is the index's multikey flag the plan was built with; the
+	// query and collection it was built from let it be rebuilt (rebuilt).
+	multikey   bool
+	c          *Collection
+	leaves     []*query.Node
+	sortFields []string
+	sortDirs   []int
+}
+
+// rebuilt returns the plan again if its index turned multikey after it
+// was built (the plan may intersect ranges or take a sort from bounded
+// fields, which a multikey index does not allow), else p. Called once the
+// scan's snapshot is taken: a write sets the flag before it commits, so a
+// snapshot holding an array the index expanded sees the flag set.
+func (p *plan) rebuilt() *plan {
+	if p.ix == nil || p.multikey || !p.ix.Multikey() {
+		return p
+	}
+	return buildPlan(p.c, p.ix, p.leaves, p.sortFields, p.sortDirs)
 }
 
 // useNatural turns a plain scan of a capped collection into a scan of its
@@ -57,79 +82,71 @@ func (p *plan) idPoint() bool {
 // documents by, rather than the documents themselves.
 func (p *plan) fetches() bool { return p.ix != nil || p.natural }
 
+// interval is a run of whole keys, [lo, hi).
 type interval struct{ lo, hi []byte }
-
-// fieldBounds is what a filter says about one indexed field: equality
-// points or one range, as encoded key suffixes.
-type fieldBounds struct {
-	points [][]byte
-	lo, hi []byte // a range: [lo, hi)
-	shown  []string
-	// loShown and hiShown show a range's ends in scan order, for explain.
-	loShown, hiShown string
-}
-
-// intersect narrows a range by another on the same field: both must hold
-// of one value, which is true of a field that no document holds an array
-// in.
-func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
-	if bytes.Compare(o.lo, b.lo) > 0 {
-		b.lo, b.loShown = o.lo, o.loShown
-	}
-	if bytes.Compare(o.hi, b.hi) < 0 {
-		b.hi, b.hiShown = o.hi, o.hiShown
-	}
-	b.shown = []string{b.loShown + ", " + b.hiShown}
-	return b
-}
-
-func (b fieldBounds) empty() bool { return b.points == nil && b.lo == nil }
 
 // idFields is the document store seen as an index on _id.
 var idFields = []IndexField{{Path: "_id", parts: []string{"_id"}}}
 
-// choosePlan picks the access path for filter and sort on c: the hinted
-// index, else the index whose leading fields the filter constrains most
-// (equalities before a range), preferring one that also yields the sort;
-// else a scan of the document store. A hint naming no index fails.
-func choosePlan(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, hintID bool) *plan {
+// maxCandidates bounds the plans a trial runs.
+const maxCandidates = 8
+
+// candidatePlans lists the access paths for filter and sort on c, best
+// first by score: the hinted index alone; a read of one _id alone;
+// else every index (and the _id order) that bounds the query or yields
+// its sort; else a scan of the document store. Indexes that may lack a
+// matching document (partial, sparse) are used only when the query proves
+// they hold every match.
+func candidatePlans(c *Collection, f *query.Filter, sort *query.Sort, hint *Index, hintID bool) []*plan {
 	var sortFields []string
 	var sortDirs []int
 	if sort != nil {
 		sortFields, sortDirs = sort.Fields()
 	}
 	leaves := constraintLeaves(f.Root())
-	best := buildPlan(c, nil, leaves, sortFields, sortDirs)
+	idPlan := buildPlan(c, nil, leaves, sortFields, sortDirs)
 	if hintID {
-		return best
+		return []*plan{idPlan}
 	}
 	if hint != nil {
-		return buildPlan(c, hint, leaves, sortFields, sortDirs)
+		return []*plan{buildPlan(c, hint, leaves, sortFields, sortDirs)}
 	}
-	bestScore := score(best)
+	if idPlan.idPoint() {
+		return []*plan{idPlan}
+	}
+	var out []*plan
+	if score(idPlan) > 0 {
+		out = append(out, idPlan)
+	}
 	for _, ix := range c.Indexes() {
-		if ix.Hidden || ix.partial != nil && !implies(leaves, ix.partial) {
+		if ix.Hidden || !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		p := buildPlan(c, ix, leaves, sortFields, sortDirs)
-		if p.intervals == nil && (!p.sorted || ix.Sparse) {
-			continue
-		}
-		if p.ix.Sparse && !sparseSafe(leaves, ix) {
-			continue
-		}
-		if s := score(p); s > bestScore {
-			best, bestScore = p, s
+		if p := buildPlan(c, ix, leaves, sortFields, sortDirs); score(p) > 0 {
+			out = append(out, p)
 		}
 	}
-	return best
+	if len(out) == 0 {
+		return []*plan{idPlan}
+	}
+	slices.SortStableFunc(out, func(a, b *plan) int { return score(b) - score(a) })
+	if len(out) > maxCandidates {
+		out = out[:maxCandidates]
+	}
+	return out
 }
 
-// score ranks plans: bounded fields count most, then a provided sort.
+// score ranks plans: leading fields pinned to points count most, then
+// a further field bounded by a range, then a provided sort (equality
+// before range before sort), then the fields checked on the keys.
 func score(p *plan) int {
 	s := 0
 	if p.intervals != nil {
-		s += 4 * (len(p.bounds))
+		s += 16 * p.eqFields
+		if p.ranged {
+			s += 4
+		}
+		s += len(p.checks)
 	}
 	if p.sorted {
 		s += 2
@@ -137,21 +154,20 @@ func score(p *plan) int {
 	return s
 }
 
-// sparseSafe reports whether a sparse index holds every document the
-// filter can match: the filter must constrain one of its fields to values
-// a missing field cannot satisfy.
-func sparseSafe(leaves []*query.Node, ix *Index) bool {
+// holdsEveryMatch reports whether ix holds an entry for every document the
+// query (given by its conjunct leaves) can match: a partial index only
+// when the query implies its filter, a sparse one only when the query
+// cannot match a document missing all of its fields.
+func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
+	if ix.partial != nil && !implies(leaves, ix.partial) {
+		return false
+	}
+	if !ix.Sparse {
+		return true
+	}
 	for _, n := range leaves {
 		for _, f := range ix.Fields {
-			if n.Path != f.Path {
-				continue
-			}
-			switch n.Kind {
-			case query.KindEq:
-				if n.Value.Type != bson.TypeNull {
-					return true
-				}
-			case query.KindGt, query.KindGte, query.KindLt, query.KindLte, query.KindRegex:
+			if n.Path == f.Path && cannotMatchMissing(n) {
 				return true
 			}
 		}
@@ -198,60 +214,96 @@ func joinPath(a, b string) string {
 	return a + "." + b
 }
 
+// buildPlan derives the scan of ix (nil: the document store) for the
+// query: the product of the leading fields' points, then the intervals of
+// the next bounded field; the bounds of the fields after those are checked
+// on each key (see planSource.checkKey).
 func buildPlan(c *Collection, ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *plan {
-	p := &plan{ix: ix, fields: idFields, keyPrefix: docPrefix(c.ID)}
+	multikey := ix != nil && ix.Multikey()
+	p := &plan{ix: ix, fields: idFields, keyPrefix: docPrefix(c.ID),
+		multikey: multikey, c: c, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
 	if ix != nil {
 		p.fields = ix.Fields
 		p.keyPrefix = indexPrefix(c.ID, ix.ID)
 	}
 	prefixes := [][]byte{p.keyPrefix}
-	bounded := true
-	var last *fieldBounds
 	single := make([]bool, len(p.fields))
+	bounded := make([]bool, len(p.fields))
+	var last *fieldBounds // a field bounded by ranges, ending the intervals
+	leading := true       // the fields so far are points making intervals
 	for i, f := range p.fields {
-		if !bounded {
-			break
+		if positional(f.parts) {
+			leading = false
+			continue
 		}
-		fb := boundsFor(leaves, f, ix != nil && ix.Multikey())
+		fb := boundsFor(leaves, f, multikey)
 		if fb.empty() {
-			break
+			leading = false
+			continue
 		}
-		p.bounds = append(p.bounds, bson.E{Key: f.Path, Value: fb.shown})
-		if fb.points == nil || len(prefixes)*len(fb.points) > maxIntervals {
-			last = &fb
-			bounded = false
-			break
+		p.bounds = append(p.bounds, bson.E{Key: f.Path, Value: fb.shown()})
+		bounded[i] = true
+		single[i] = fb.single()
+		if !leading || len(prefixes)*len(fb.ivs) > maxIntervals {
+			leading = false
+			p.checks = append(p.checks, keyCheck{field: i, bounds: fb})
+			continue
 		}
-		single[i] = len(fb.points) == 1
-		next := make([][]byte, 0, len(prefixes)*len(fb.points))
+		if !fb.point {
+			last, leading = &fb, false
+			p.ranged = true
+			continue
+		}
+		p.eqFields++
+		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
 		for _, pre := range prefixes {
-			for _, pt := range fb.points {
-				next = append(next, append(slices.Clip(pre), pt...))
+			for _, iv := range fb.ivs {
+				next = append(next, append(slices.Clip(pre), iv.lo...))
 			}
 		}
 		prefixes = next
 	}
-	if len(p.bounds) > 0 {
+	if p.eqFields > 0 || last != nil {
 		for _, pre := range prefixes {
-			if last != nil && last.lo != nil {
-				p.intervals = append(p.intervals, interval{lo: append(slices.Clip(pre), last.lo...), hi: append(slices.Clip(pre), last.hi...)})
-			} else {
+			if last == nil {
 				p.intervals = append(p.intervals, interval{lo: pre, hi: keyenc.PrefixEnd(pre)})
+				continue
+			}
+			for _, iv := range last.ivs {
+				p.intervals = append(p.intervals, interval{lo: append(slices.Clip(pre), iv.lo...), hi: append(slices.Clip(pre), iv.hi...)})
 			}
 		}
 		slices.SortFunc(p.intervals, func(a, b interval) int { return bytes.Compare(a.lo, b.lo) })
 	}
-	for p.pointFields < len(single) && single[p.pointFields] {
+	for p.pointFields < len(single) && single[p.pointFields] && p.pointFields < p.eqFields {
 		p.pointFields++
 	}
-	p.sorted, p.reverse = providesSort(p.fields, single, sortFields, sortDirs)
+	p.sorted, p.reverse = providesSort(p.fields, single, bounded, multikey, sortFields, sortDirs)
 	return p
+}
+
+// positional reports whether a path has a numeric component. On a field
+// that holds an array, such a component both selects an array element and
+// names a field of the documents in the array, and a query matches either
+// way while the index holds only the element (and selecting one does not
+// make the index multikey): no index bounds or sorts such a path.
+func positional(parts []string) bool {
+	for _, p := range parts {
+		if p != "" && strings.Trim(p, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // providesSort reports whether scanning fields in order (or in reverse)
 // yields the sort: the sort fields must follow the index fields, skipping
-// only fields pinned to a single value.
-func providesSort(fields []IndexField, single []bool, sortFields []string, sortDirs []int) (sorted, reverse bool) {
+// only fields pinned to a single value. On a multikey index a scan meets a
+// document first at its smallest key (largest, backward), which is its
+// sort key only when the scan reads every key of the sort fields: as in
+// MongoDB, a multikey index provides a sort only if the sort fields are
+// unbounded.
+func providesSort(fields []IndexField, single, bounded []bool, multikey bool, sortFields []string, sortDirs []int) (sorted, reverse bool) {
 	if len(sortFields) == 0 {
 		return false, false
 	}
@@ -262,6 +314,9 @@ func providesSort(fields []IndexField, single []bool, sortFields []string, sortD
 			break
 		}
 		if f.Path == sortFields[j] {
+			if positional(f.parts) || multikey && bounded[i] {
+				return false, false
+			}
 			d := sortDirs[j]
 			if f.Desc {
 				d = -d
@@ -278,185 +333,4 @@ func providesSort(fields []IndexField, single []bool, sortFields []string, sortD
 		}
 	}
 	return j == len(sortFields), dir < 0
-}
-
-// boundsFor derives the bounds the filter puts on field f: equalities and
-// $in lists as points, else the first range or anchored prefix regex.
-func boundsFor(leaves []*query.Node, f IndexField, multikey bool) fieldBounds {
-	var rng fieldBounds
-	for _, n := range leaves {
-		if n.Path != f.Path {
-			continue
-		}
-		switch n.Kind {
-		case query.KindEq:
-			if fb, ok := pointBounds([]bson.RawValue{n.Value}, f.Desc); ok {
-				return fb
-			}
-		case query.KindIn:
-			vals, err := n.Value.Array().Values()
-			if err != nil {
-				continue
-			}
-			if fb, ok := pointBounds(vals, f.Desc); ok {
-				return fb
-			}
-		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
-			r := rangeBounds(n.Kind, n.Value, f.Desc)
-			switch {
-			case r.empty():
-			case rng.empty():
-				rng = r
-			case !multikey:
-				rng = rng.intersect(r)
-			}
-		case query.KindRegex:
-			if rng.empty() {
-				rng = prefixBounds(n.Value, f.Desc)
-			}
-		}
-	}
-	return rng
-}
-
-// pointBounds turns equality values into key points. An array value also
-// matches documents holding it as an element of an array, so its first
-// element (undefined for []) is a point too. Regexes and documents with
-// operators cannot be points.
-func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
-	var fb fieldBounds
-	add := func(v bson.RawValue) {
-		fb.points = append(fb.points, keyenc.AppendField(nil, v, desc))
-		fb.shown = append(fb.shown, fmt.Sprintf("[%s, %s]", showValue(v), showValue(v)))
-	}
-	for _, v := range vals {
-		switch v.Type {
-		case bson.TypeRegex:
-			return fieldBounds{}, false
-		case bson.TypeArray:
-			elems, err := v.Array().Values()
-			if err != nil {
-				return fieldBounds{}, false
-			}
-			if len(elems) == 0 {
-				add(undefinedValue)
-			} else {
-				add(elems[0])
-			}
-		}
-		add(v)
-	}
-	slices.SortFunc(fb.points, bytes.Compare)
-	fb.points = slices.CompactFunc(fb.points, bytes.Equal)
-	return fb, true
-}
-
-// rangeBounds turns a comparison into a range within the operand's type
-// class, as MongoDB brackets comparisons by type.
-func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
-	switch v.Type {
-	case bson.TypeNull, bson.TypeArray, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined:
-		return fieldBounds{}
-	}
-	enc := keyenc.AppendField(nil, v, desc)
-	classLo, classHi := keyenc.TypeBounds(v.Type, desc)
-	incl := k == query.KindGte || k == query.KindLte
-	open, closed := "(", ")"
-	if incl {
-		open, closed = "[", "]"
-	}
-	value := showValue(v)
-	// The byte range runs from the lower value to the upper one, or in a
-	// descending field from the upper to the lower: the value bound is at
-	// the start of the range when the operator bounds from below and the
-	// field ascends, or bounds from above and the field descends.
-	var fb fieldBounds
-	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
-		fb.hi, fb.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
-		fb.lo, fb.loShown = enc, open+value
-		if !incl {
-			fb.lo = keyenc.PrefixEnd(enc)
-		}
-	} else {
-		fb.lo, fb.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
-		fb.hi, fb.hiShown = keyenc.PrefixEnd(enc), value+closed
-		if !incl {
-			fb.hi = enc
-		}
-	}
-	fb.shown = []string{fb.loShown + ", " + fb.hiShown}
-	return fb
-}
-
-// prefixBounds turns an anchored regex with a literal prefix (/^abc/, no i,
-// m or x flag) into the range of strings starting with that prefix.
-func prefixBounds(re bson.RawValue, desc bool) fieldBounds {
-	pattern, opts := re.Regex()
-	if strings.ContainsAny(opts, "imx") || !strings.HasPrefix(pattern, "^") {
-		return fieldBounds{}
-	}
-	prefix := literalPrefix(pattern[1:])
-	if prefix == "" {
-		return fieldBounds{}
-	}
-	enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
-	enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
-	if desc {
-		for i := range enc {
-			enc[i] = ^enc[i]
-		}
-	}
-	return fieldBounds{lo: enc, hi: keyenc.PrefixEnd(enc), shown: []string{fmt.Sprintf("[%q, %q)", prefix, prefix+"\uffff")}}
-}
-
-// literalPrefix is the run of literal characters a regex starts with,
-// unescaping backslash-escaped punctuation.
-func literalPrefix(p string) string {
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		switch {
-		case ch == '\\' && i+1 < len(p) && strings.IndexByte(`\.^$|?*+()[]{}/,-#&~ `, p[i+1]) >= 0:
-			b.WriteByte(p[i+1])
-			i++
-		case strings.IndexByte(`\.^$|?*+()[]{}`, ch) >= 0:
-			s := b.String()
-			// A quantifier applies to the last literal, which then is optional.
-			if (ch == '?' || ch == '*' || ch == '{') && len(s) > 0 {
-				s = s[:len(s)-1]
-			}
-			return s
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
-}
-
-func appendString(dst []byte, s string) []byte {
-	n := int32(len(s) + 1)
-	dst = append(dst, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
-	dst = append(dst, s...)
-	return append(dst, 0)
-}
-
-// showValue renders a bound value as explain shows it.
-func showValue(v bson.RawValue) string {
-	if v.Type == bson.TypeUndefined {
-		return "undefined"
-	}
-	return displayValue(v)
-}
-
-// classEndShown names the top (or bottom) of a type class as explain does.
-func classEndShown(t bson.Type, top bool) string {
-	switch {
-	case values.IsNumber(t) && top:
-		return "inf.0"
-	case values.IsNumber(t):
-		return "-inf.0"
-	case top:
-		return "MaxKey"
-	}
-	return "MinKey"
 }

@@ -95,6 +95,13 @@ func TestPlans(t *testing.T) {
 		{`{"_id": {"$gte": 590}}`, `{"_id": -1}`, "_id_", true},
 		{`{}`, `{"_id": -1}`, "_id_", true},
 		{`{"a": 3, "_id": {"$lt": 100}}`, `{"b": -1}`, "a_1_b_-1", true},
+		// Equality before range: a_1_b_-1 comes first but bounds a range.
+		{`{"a": {"$gt": 5}, "path": ",Books,Poetry,5"}`, ``, "path_1", false},
+		{`{"a": {"$in": [3, 4]}, "tags": {"$gt": "t1"}}`, ``, "a_1_b_-1", false},
+		// A multikey index yields a sort only over unbounded sort fields.
+		{`{"tags": {"$gt": "t1"}}`, `{"tags": 1}`, "tags_1", false},
+		{`{}`, `{"tags": 1}`, "tags_1", true},
+		{`{"s": {"$exists": true}}`, `{"s": 1}`, "s_1", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.filter+tc.sort, func(t *testing.T) {
@@ -106,7 +113,7 @@ func TestPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := planFind(e.Collection("test", "p"), q, bson.RawValue{})
+			p, _, err := e.planFind(e.Collection("test", "p"), q, bson.RawValue{}, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,26 +163,40 @@ func findIDs(t *testing.T, e *Engine, o FindOptions, hint string) []int32 {
 	return ids
 }
 
-func TestLiteralPrefix(t *testing.T) {
-	tests := map[string]string{
-		`,Books,`:          ",Books,",
-		`abc.*`:            "abc",
-		`ab?c`:             "a",
-		`a\.b\,c`:          "a.b,c",
-		`(x)`:              "",
-		`foo$`:             "foo",
-		`abc{2}`:           "ab",
-		`discussion/slug`:  "discussion/slug",
-		`a\d`:              "a",
-		`x+`:               "x",
-		`programming|math`: "programming",
+// TestRegexPrefix checks the prefixes regexes bound an index scan by,
+// following MongoDB's IndexBoundsBuilder::simpleRegex.
+func TestRegexPrefix(t *testing.T) {
+	tests := []struct {
+		pattern, opts string
+		want          string // "" for no bounds
+	}{
+		{`^,Books,`, ``, ",Books,"},
+		{`^abc.*`, ``, "abc"},
+		{`^ab?c`, ``, "a"},
+		{`^a\.b\,c`, ``, "a.b,c"},
+		{`^(x)`, ``, ""},
+		{`^foo$`, ``, "foo"},
+		{`^abc{2}`, ``, "ab"},
+		{`^ab{0}c`, ``, "a"},
+		{`^discussion/slug`, ``, "discussion/slug"},
+		{`^a\d`, ``, "a"},
+		{`^x+`, ``, "x"},
+		{`^programming|math`, ``, ""},
+		{`^a\|b`, ``, ""},
+		{`abc`, ``, ""},
+		{`^abc`, `i`, ""},
+		{`^abc`, `m`, ""},
+		{`\Aabc`, `m`, "abc"},
+		{`^abc`, `s`, "abc"},
+		{`^a b#c`, `x`, "ab"},
+		{`^a b *`, `x`, "a"},
+		{`^aé*`, ``, "a"},
+		{`^`, ``, ""},
 	}
-	for in, want := range tests {
-		got := literalPrefix(in)
-		// A prefix only needs to contain every match's prefix: the regex is
-		// re-applied to each candidate.
-		if got != want && !(len(got) < len(want) && want[:len(got)] == got) {
-			t.Errorf("literalPrefix(%q) = %q, want %q", in, got, want)
+	for _, tc := range tests {
+		got, ok := regexPrefix(tc.pattern, tc.opts)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("regexPrefix(%q, %q) = %q, %v; want %q", tc.pattern, tc.opts, got, ok, tc.want)
 		}
 	}
 }
@@ -196,7 +217,7 @@ func TestRangeIntersection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := planFind(c, q, bson.RawValue{})
+		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,5 +228,33 @@ func TestRangeIntersection(t *testing.T) {
 	}
 	if !c.FindIndex("tags_1").Multikey() || c.FindIndex("a_1_b_-1").Multikey() {
 		t.Error("multikey flags")
+	}
+}
+
+// TestPositionalPaths checks that an index on a path with an
+// array position neither bounds nor sorts it (see positional).
+func TestPositionalPaths(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "m", `{"a.0": 1}`, false)
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 1, "a": [2, {"0": 1}]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Collection("test", "m")
+	for _, tc := range []struct{ filter, sort string }{{`{"a.0": 2}`, ``}, {`{}`, `{"a.0": 1}`}} {
+		o := FindOptions{Filter: ext(t, tc.filter)}
+		if tc.sort != "" {
+			o.Sort = ext(t, tc.sort)
+		}
+		q, err := compileFind(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ix != nil || p.sorted {
+			t.Errorf("%s %s: plan on %v sorted=%v, want a collection scan", tc.filter, tc.sort, p.ix != nil, p.sorted)
+		}
 	}
 }

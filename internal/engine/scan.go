@@ -34,9 +34,12 @@ type planSource struct {
 	it      storage.Iter
 	next    int  // the interval to open next
 	inRange bool // the iterator is inside interval next-1
-	seen    map[string]struct{}
-	stats   *scanStats
-	closer  func() error
+	// sought is set when a failed key check repositioned the iterator,
+	// which advance then checks without stepping.
+	sought bool
+	seen   map[string]struct{}
+	stats  *scanStats
+	closer func() error
 	// hints, when set, are the index's seek hints, with the epoch and hint
 	// clock read before the snapshot was taken.
 	hints     *seekHints
@@ -88,13 +91,16 @@ func (s *planSource) interval(i int) (interval, bool) {
 // following intervals as needed; it reports false at the end.
 func (s *planSource) advance() bool {
 	for {
-		if s.inRange {
+		switch {
+		case s.sought:
+			s.sought = false
+		case s.inRange:
 			if s.p.reverse {
 				s.it.Prev()
 			} else {
 				s.it.Next()
 			}
-		} else {
+		default:
 			iv, ok := s.interval(s.next)
 			if !ok {
 				return false
@@ -140,6 +146,14 @@ func (s *planSource) Next() (bson.Raw, error) {
 		encID := s.it.Value()
 		if s.seen != nil {
 			s.stats.keysExamined++
+			if s.p.checks != nil {
+				if ok, seek := s.p.checkKey(s.it.Key()); !ok {
+					if seek != nil {
+						s.seekTo(seek)
+					}
+					continue
+				}
+			}
 			if _, dup := s.seen[string(encID)]; dup {
 				continue
 			}
@@ -155,6 +169,17 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 	}
 	return nil, s.it.Error()
+}
+
+// seekTo repositions the iterator within the current interval after a
+// failed key check: at key or after it forward, before it backward.
+func (s *planSource) seekTo(key []byte) {
+	if s.p.reverse {
+		s.it.SeekLT(key)
+	} else {
+		s.it.SeekGE(key)
+	}
+	s.sought = true
 }
 
 func (s *planSource) Close() error {

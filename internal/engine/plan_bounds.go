@@ -1,0 +1,235 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// fieldInterval is a run of one field's encoded values, [lo, hi) in key
+// byte order (a descending field's encodings are inverted, so its byte
+// order is the reverse of value order), with its ends as explain shows
+// them.
+type fieldInterval struct {
+	lo, hi           []byte
+	loShown, hiShown string
+}
+
+func (iv fieldInterval) shown() string { return iv.loShown + ", " + iv.hiShown }
+
+// fieldBounds is what a filter says about one indexed field: the sorted,
+// disjoint intervals that hold every value a matching document can index
+// under it. An empty list leaves the field unbounded.
+type fieldBounds struct {
+	ivs []fieldInterval
+	// point reports that each interval holds a single value.
+	point bool
+	// none reports that no value satisfies the filter (ivs is then one
+	// zero-width interval).
+	none bool
+}
+
+func (b fieldBounds) empty() bool { return len(b.ivs) == 0 }
+
+// single reports whether the bounds pin the field to one value.
+func (b fieldBounds) single() bool { return b.point && len(b.ivs) == 1 }
+
+func (b fieldBounds) shown() []string {
+	if b.none {
+		return []string{}
+	}
+	out := make([]string, len(b.ivs))
+	for i, iv := range b.ivs {
+		out[i] = iv.shown()
+	}
+	return out
+}
+
+// contains reports whether the encoded field value enc lies in the bounds.
+func (b fieldBounds) contains(enc []byte) bool {
+	i, _ := slices.BinarySearchFunc(b.ivs, enc, func(iv fieldInterval, k []byte) int {
+		if bytes.Compare(iv.hi, k) <= 0 {
+			return -1
+		}
+		return 1
+	})
+	return i < len(b.ivs) && bytes.Compare(b.ivs[i].lo, enc) <= 0
+}
+
+// intersect narrows bounds by another set on the same field: both must
+// hold of one value, which is true of a field that no document holds an
+// array in.
+func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
+	var out fieldBounds
+	out.point = b.point || o.point
+	i, j := 0, 0
+	for i < len(b.ivs) && j < len(o.ivs) {
+		x, y := b.ivs[i], o.ivs[j]
+		iv := x
+		if bytes.Compare(y.lo, x.lo) > 0 {
+			iv.lo, iv.loShown = y.lo, y.loShown
+		}
+		if bytes.Compare(y.hi, x.hi) < 0 {
+			iv.hi, iv.hiShown = y.hi, y.hiShown
+		}
+		if bytes.Compare(iv.lo, iv.hi) < 0 {
+			out.ivs = append(out.ivs, iv)
+		}
+		if bytes.Compare(x.hi, y.hi) < 0 {
+			i++
+		} else {
+			j++
+		}
+	}
+	if out.ivs == nil {
+		// No value satisfies both: one zero-width interval keeps the field
+		// bounded and the scan empty; explain shows no interval.
+		out.ivs = []fieldInterval{{lo: b.ivs[0].lo, hi: b.ivs[0].lo}}
+		out.point, out.none = false, true
+	}
+	return out
+}
+
+// boundsFor derives the bounds the filter puts on field f: equalities and
+// $in lists as points, else the ranges and anchored prefix regexes on it
+// (intersected unless the index is multikey, where different elements of
+// one array may satisfy each).
+func boundsFor(leaves []*query.Node, f IndexField, multikey bool) fieldBounds {
+	var rng fieldBounds
+	for _, n := range leaves {
+		if n.Path != f.Path {
+			continue
+		}
+		var fb fieldBounds
+		switch n.Kind {
+		case query.KindEq:
+			if fb, ok := pointBounds([]bson.RawValue{n.Value}, f.Desc); ok {
+				return fb
+			}
+		case query.KindIn:
+			vals, err := n.Value.Array().Values()
+			if err != nil {
+				continue
+			}
+			if fb, ok := pointBounds(vals, f.Desc); ok {
+				return fb
+			}
+		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+			fb = rangeBounds(n.Kind, n.Value, f.Desc)
+		case query.KindRegex:
+			fb = regexBounds(n.Value, f.Desc)
+		}
+		switch {
+		case fb.empty():
+		case rng.empty():
+			rng = fb
+		case !multikey:
+			rng = rng.intersect(fb)
+		}
+	}
+	return rng
+}
+
+// pointBounds turns equality values into key points. An array value also
+// matches documents holding it as an element of an array, so its first
+// element (undefined for []) is a point too; null also matches missing
+// fields (indexed as null) and undefined values. Regexes and documents
+// with operators cannot be points.
+func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
+	fb := fieldBounds{point: true}
+	add := func(v bson.RawValue) {
+		enc := keyenc.AppendField(nil, v, desc)
+		s := showValue(v)
+		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + s, hiShown: s + "]"})
+	}
+	for _, v := range vals {
+		switch v.Type {
+		case bson.TypeRegex:
+			return fieldBounds{}, false
+		case bson.TypeArray:
+			elems, err := v.Array().Values()
+			if err != nil {
+				return fieldBounds{}, false
+			}
+			if len(elems) == 0 {
+				add(undefinedValue)
+			} else {
+				add(elems[0])
+			}
+		case bson.TypeNull, bson.TypeUndefined:
+			add(undefinedValue)
+			add(nullValue)
+			continue
+		}
+		add(v)
+	}
+	slices.SortFunc(fb.ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
+	fb.ivs = slices.CompactFunc(fb.ivs, func(a, b fieldInterval) bool { return bytes.Equal(a.lo, b.lo) })
+	return fb, true
+}
+
+// rangeBounds turns a comparison into a range within the operand's type
+// class, as MongoDB brackets comparisons by type.
+func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
+	switch v.Type {
+	case bson.TypeNull, bson.TypeArray, bson.TypeMinKey, bson.TypeMaxKey, bson.TypeUndefined:
+		return fieldBounds{}
+	}
+	enc := keyenc.AppendField(nil, v, desc)
+	classLo, classHi := keyenc.TypeBounds(v.Type, desc)
+	incl := k == query.KindGte || k == query.KindLte
+	open, closed := "(", ")"
+	if incl {
+		open, closed = "[", "]"
+	}
+	value := showValue(v)
+	// The byte range runs from the lower value to the upper one, or in a
+	// descending field from the upper to the lower: the value bound is at
+	// the start of the range when the operator bounds from below and the
+	// field ascends, or bounds from above and the field descends.
+	var iv fieldInterval
+	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
+		iv.hi, iv.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
+		iv.lo, iv.loShown = enc, open+value
+		if !incl {
+			iv.lo = keyenc.PrefixEnd(enc)
+		}
+	} else {
+		iv.lo, iv.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
+		iv.hi, iv.hiShown = keyenc.PrefixEnd(enc), value+closed
+		if !incl {
+			iv.hi = enc
+		}
+	}
+	return fieldBounds{ivs: []fieldInterval{iv}}
+}
+
+// showValue renders a bound value as explain shows it.
+func showValue(v bson.RawValue) string {
+	switch v.Type {
+	case bson.TypeUndefined:
+		return "undefined"
+	case bson.TypeRegex:
+		pattern, opts := v.Regex()
+		return "/" + pattern + "/" + opts
+	}
+	return displayValue(v)
+}
+
+// classEndShown names the top (or bottom) of a type class as explain does.
+func classEndShown(t bson.Type, top bool) string {
+	switch {
+	case values.IsNumber(t) && top:
+		return "inf.0"
+	case values.IsNumber(t):
+		return "-inf.0"
+	case top:
+		return "MaxKey"
+	}
+	return "MinKey"
+}

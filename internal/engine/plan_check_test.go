@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestKeyChecks checks compound bounds past a range or an unbounded
+// field: explain shows each field's bounds, the scan tests them on the
+// keys (documents of failing keys are not fetched) and seeks past the keys
+// that cannot match, as MongoDB's index bounds checker does. The data are
+// 4 values of a, each with 20 values of b, each with 10 values of c.
+func TestKeyChecks(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "k", `{"a": 1, "b": 1, "c": 1}`, false)
+	var docs []bson.Raw
+	id := int32(0)
+	for a := range 4 {
+		for b := range 20 {
+			for c := range 10 {
+				docs = append(docs, bsonDoc(bson.D{{Key: "_id", Value: id}, {Key: "a", Value: int32(a)}, {Key: "b", Value: int32(b)}, {Key: "c", Value: int32(c)}}))
+				id++
+			}
+		}
+	}
+	if _, _, err := e.Insert("test", "k", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		filter, sort string
+		limit        int64
+		bounds       string
+		// keys and returned are the totalKeysExamined and nReturned
+		// MongoDB's bounds checker gives (docsExamined == returned).
+		keys, returned int64
+	}{
+		// Equality, sort, range: per b, one key below the range, a seek
+		// to c = 8, two matches.
+		{`{"a": 1, "c": {"$gte": 8}}`, `{"b": 1}`, 0,
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 60, 40},
+		{`{"a": 1, "c": {"$gte": 8}}`, `{"b": 1}`, 5,
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[8, inf.0]"]}`, 8, 5},
+		// Equality, sort, range with the range's failing keys last in
+		// each b: a limit of 9 examines nReturned+1 keys (the ninth
+		// result lies past one failing key).
+		{`{"a": 1, "c": {"$lte": 7}}`, `{"b": 1, "c": 1}`, 9,
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 7]"]}`, 10, 9},
+		// Backward: per b, seek below c = 9 past the keys above it.
+		{`{"a": 1, "c": {"$lte": 1}}`, `{"b": -1, "c": -1}`, 0,
+			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 1]"]}`, 60, 40},
+		// Equality, range, equality: per b, seek to c = 3, then past b.
+		{`{"a": 2, "b": {"$gte": 5, "$lt": 15}, "c": 3}`, ``, 0,
+			`{"a": ["[2, 2]"], "b": ["[5, 15)"], "c": ["[3, 3]"]}`, 30, 10},
+		{`{"a": 2, "b": {"$gte": 5, "$lt": 15}, "c": {"$in": [3, 7]}}`, ``, 0,
+			`{"a": ["[2, 2]"], "b": ["[5, 15)"], "c": ["[3, 3]", "[7, 7]"]}`, 50, 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter+tc.sort+fmt.Sprint(tc.limit), func(t *testing.T) {
+			o := FindOptions{Filter: ext(t, tc.filter), Limit: tc.limit}
+			if tc.sort != "" {
+				o.Sort = ext(t, tc.sort)
+			}
+			out, err := e.Explain("test", "k", o, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := bson.Raw(bsonDoc(out))
+			stats := raw.Lookup("executionStats").Document()
+			keys, returned, fetched := stats.Lookup("totalKeysExamined").AsInt64(), stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64()
+			if keys != tc.keys || returned != tc.returned || fetched != tc.returned {
+				t.Errorf("keys %d, returned %d, fetched %d; want %d, %d, %d", keys, returned, fetched, tc.keys, tc.returned, tc.returned)
+			}
+			scan := findStage(raw.Lookup("queryPlanner", "winningPlan").Document(), "IXSCAN")
+			if scan == nil {
+				t.Fatalf("no IXSCAN in %s", raw.Lookup("queryPlanner", "winningPlan"))
+			}
+			if got := scan.Lookup("indexBounds").Document(); got.String() != ext(t, tc.bounds).String() {
+				t.Errorf("bounds %s, want %s", got, tc.bounds)
+			}
+			want := findIDsIn(t, e, "k", o, `{"$natural": 1}`)
+			if got := findIDsIn(t, e, "k", o, ""); !slices.Equal(got, want) {
+				t.Errorf("index scan returned %v, collection scan %v", got, want)
+			}
+		})
+	}
+}
+
+// findStage finds the stage named name in an explain plan tree.
+func findStage(plan bson.Raw, name string) bson.Raw {
+	for plan != nil {
+		if plan.Lookup("stage").StringValue() == name {
+			return plan
+		}
+		in, ok := plan.Lookup("inputStage").DocumentOK()
+		if !ok {
+			return nil
+		}
+		plan = in
+	}
+	return nil
+}
+
+// findIDsIn is findIDs on collection coll.
+func findIDsIn(t *testing.T, e *Engine, coll string, o FindOptions, hint string) []int32 {
+	t.Helper()
+	if hint != "" {
+		o.Hint = ext(t, `{"h": `+hint+`}`).Lookup("h")
+	}
+	cur, err := e.Find("test", coll, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	var ids []int32
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			return ids
+		}
+		ids = append(ids, doc.Lookup("_id").Int32())
+	}
+}
+
+// TestPlanRebuiltWhenMultikey checks that a plan built while its index
+// held no array is rebuilt when a write made the index multikey before
+// the scan's snapshot: the intersected range (1, 3) would miss [0, 5].
+func TestPlanRebuiltWhenMultikey(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "m", `{"a": 1}`, false)
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 1, "a": 2}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Collection("test", "m")
+	o := FindOptions{Filter: ext(t, `{"a": {"$gt": 1, "$lt": 3}}`)}
+	q, err := compileFind(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ix == nil || p.multikey {
+		t.Fatalf("plan on %v multikey=%v, want a_1 built single-key", p.ix, p.multikey)
+	}
+	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 2, "a": [0, 5]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := e.execute(c, q, p, o, &scanStats{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	n := 0
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			break
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("found %d documents, want 2", n)
+	}
+}

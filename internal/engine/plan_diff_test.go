@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/querygen"
+)
+
+var diffSeed = flag.Uint64("diffseed", 0, "run TestPlannerDifferential on this one data set seed (a failure names it)")
+
+// TestPlannerDifferential checks, on random data sets under random
+// indexes, that every random query returns with the planner's plan what a
+// collection scan returns: the same documents, in the same order when the
+// sort is total (it ends with _id), with the same sort keys in order when
+// it is not; and that a hint of each index that holds every document
+// (neither sparse nor partial) changes nothing either.
+func TestPlannerDifferential(t *testing.T) {
+	e := newTestEngine(t)
+	if *diffSeed != 0 {
+		checkDataset(t, e, *diffSeed, 200)
+		return
+	}
+	base := uint64(time.Now().UnixNano())
+	sets, queries := 30, 80
+	if testing.Short() {
+		sets = 5
+	}
+	for i := 0; i < sets; i++ {
+		checkDataset(t, e, base+uint64(i), queries)
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// FuzzPlanner runs the differential check of TestPlannerDifferential on
+// the data sets of fuzzed seeds, without bound.
+func FuzzPlanner(f *testing.F) {
+	f.Add(uint64(1))
+	f.Add(uint64(20261123))
+	e := newTestEngine(f)
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		checkDataset(t, e, seed, 20)
+	})
+}
+
+var datasetCount atomic.Int64
+
+// checkDataset builds the data set of seed in a new collection of e and
+// runs n random queries on it.
+func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
+	t.Helper()
+	g := querygen.New(seed)
+	coll := fmt.Sprintf("d%d", datasetCount.Add(1))
+	if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var full []*Index // indexes holding every document
+	for _, spec := range g.Indexes() {
+		is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
+		if spec.Partial != nil {
+			is.Partial = bsonDoc(spec.Partial)
+		}
+		if _, err := e.CreateIndexes("test", coll, []IndexSpec{is}, nil); err != nil {
+			t.Fatalf("seed %d: index %v: %v", seed, spec.Key, err)
+		}
+	}
+	docs := 20 + g.Intn(60)
+	for i := 0; i < docs; i++ {
+		// A document an index refuses (parallel arrays, a duplicate key)
+		// is left out of both sides alike.
+		e.Insert("test", coll, []bson.Raw{bsonDoc(g.Doc(int32(i)))}, true, WriteOptions{})
+	}
+	c := e.Collection("test", coll)
+	for _, ix := range c.Indexes() {
+		if !ix.Sparse && ix.partial == nil {
+			full = append(full, ix)
+		}
+	}
+	for i := 0; i < n; i++ {
+		q := diffQuery{filter: g.Query(), sort: g.Sort(), proj: g.Projection()}
+		if len(q.sort) > 0 && g.Intn(2) == 0 {
+			q.total = true
+			q.sort = append(q.sort, bson.E{Key: "_id", Value: int32(1)})
+			if g.Intn(2) == 0 {
+				q.skip, q.limit = int64(g.Intn(3)), int64(g.Intn(6))
+			}
+		}
+		if len(q.sort) == 0 && g.Intn(4) == 0 {
+			q.sort, q.total = bson.D{{Key: "_id", Value: int32(-1)}}, true
+		}
+		want := q.run(e, coll, `{"$natural": 1}`)
+		check := func(what string, got diffResult) {
+			if msg := q.compare(got, want); msg != "" {
+				t.Fatalf("data set seed %d (-diffseed=%d), %s: %s\nquery %s\nindexes %s\nplan %s",
+					seed, seed, what, msg, q, indexList(c), explainWinning(e, coll, q))
+			}
+		}
+		check("planner", q.run(e, coll, ""))
+		for _, ix := range full {
+			check("hint "+ix.Name, q.run(e, coll, `"`+ix.Name+`"`))
+		}
+		if !q.total && want.err == nil {
+			got, err := e.Count("test", coll, FindOptions{Filter: bsonDoc(q.filter)})
+			if err != nil || got != int64(len(want.docs)) {
+				t.Fatalf("data set seed %d (-diffseed=%d): count %d (%v), scan found %d (%v)\nquery %s\nindexes %s",
+					seed, seed, got, err, len(want.docs), want.err, q, indexList(c))
+			}
+		}
+	}
+}
+
+type diffQuery struct {
+	filter, sort, proj bson.D
+	total              bool // the sort ends with _id
+	skip, limit        int64
+}
+
+func (q diffQuery) String() string {
+	return fmt.Sprintf("filter %s sort %s projection %s skip %d limit %d", extJSON(q.filter), extJSON(q.sort), extJSON(q.proj), q.skip, q.limit)
+}
+
+func extJSON(d bson.D) string {
+	if d == nil {
+		return "-"
+	}
+	b, err := bson.MarshalExtJSON(d, true, false)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+type diffResult struct {
+	docs []bson.Raw
+	err  error
+}
+
+// run runs q on coll with hint (Extended JSON, "" for none).
+func (q diffQuery) run(e *Engine, coll, hint string) diffResult {
+	o := FindOptions{Filter: bsonDoc(q.filter), Skip: q.skip, Limit: q.limit}
+	if q.sort != nil {
+		o.Sort = bsonDoc(q.sort)
+	}
+	if q.proj != nil {
+		o.Projection = bsonDoc(q.proj)
+	}
+	if hint != "" {
+		var h bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(`{"h": `+hint+`}`), false, &h); err != nil {
+			return diffResult{err: err}
+		}
+		o.Hint = h.Lookup("h")
+	}
+	cur, err := e.Find("test", coll, o)
+	if err != nil {
+		return diffResult{err: err}
+	}
+	defer cur.Close()
+	var r diffResult
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			return diffResult{err: err}
+		}
+		if doc == nil {
+			return r
+		}
+		r.docs = append(r.docs, slices.Clone(doc))
+	}
+}
+
+// compare describes how got differs from want, or returns "".
+func (q diffQuery) compare(got, want diffResult) string {
+	if got.err != nil || want.err != nil {
+		if got.err == nil || want.err == nil || mongoerr.As(got.err).Code != mongoerr.As(want.err).Code {
+			return fmt.Sprintf("error %v, scan's %v", got.err, want.err)
+		}
+		return ""
+	}
+	show := func(docs []bson.Raw) string {
+		s := ""
+		for _, d := range docs {
+			s += "\n  " + d.String()
+		}
+		return s
+	}
+	if q.total {
+		if !slices.EqualFunc(got.docs, want.docs, func(a, b bson.Raw) bool { return bytes.Equal(a, b) }) {
+			return fmt.Sprintf("got%s\nscan got%s", show(got.docs), show(want.docs))
+		}
+		return ""
+	}
+	if q.sort != nil && q.proj == nil {
+		s, err := query.CompileSort(bsonDoc(q.sort))
+		if err != nil {
+			return err.Error()
+		}
+		for i := range min(len(got.docs), len(want.docs)) {
+			if s.Compare(got.docs[i], want.docs[i]) != 0 {
+				return fmt.Sprintf("sort keys differ at %d: got%s\nscan got%s", i, show(got.docs), show(want.docs))
+			}
+		}
+	}
+	a, b := slices.Clone(got.docs), slices.Clone(want.docs)
+	cmp := func(x, y bson.Raw) int { return bytes.Compare(x, y) }
+	slices.SortFunc(a, cmp)
+	slices.SortFunc(b, cmp)
+	if !slices.EqualFunc(a, b, func(x, y bson.Raw) bool { return bytes.Equal(x, y) }) {
+		return fmt.Sprintf("%d documents, scan %d; only in the planner's%s\nonly in the scan's%s", len(a), len(b), show(minus(a, b)), show(minus(b, a)))
+	}
+	return ""
+}
+
+// minus is the sorted multiset a less the sorted multiset b.
+func minus(a, b []bson.Raw) []bson.Raw {
+	var out []bson.Raw
+	j := 0
+	for _, x := range a {
+		for j < len(b) && bytes.Compare(b[j], x) < 0 {
+			j++
+		}
+		if j < len(b) && bytes.Equal(b[j], x) {
+			j++
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func indexList(c *Collection) string {
+	s := ""
+	for _, ix := range c.Indexes() {
+		s += ix.Spec.String() + " "
+	}
+	return s
+}
+
+func explainWinning(e *Engine, coll string, q diffQuery) string {
+	o := FindOptions{Filter: bsonDoc(q.filter)}
+	if q.sort != nil {
+		o.Sort = bsonDoc(q.sort)
+	}
+	out, err := e.Explain("test", coll, o, false)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(out[1].Value.(bson.D)[3].Value)
+}

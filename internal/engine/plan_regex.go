@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+)
+
+// regexBounds bounds a $regex condition whose pattern is a simple prefix
+// (see regexPrefix) by the strings starting with that prefix, plus the
+// regex value itself: a stored regex with the same pattern and options
+// matches too. Other regexes give no bounds.
+func regexBounds(re bson.RawValue, desc bool) fieldBounds {
+	pattern, opts := re.Regex()
+	prefix, ok := regexPrefix(pattern, opts)
+	if !ok {
+		return fieldBounds{}
+	}
+	enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
+	enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
+	if desc {
+		for i := range enc {
+			enc[i] = ^enc[i]
+		}
+	}
+	lo, hi := strconv.Quote(prefix), strconv.Quote(prefix+"\uffff")
+	str := fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + lo, hiShown: hi + ")"}
+	if desc {
+		str.loShown, str.hiShown = "("+hi, lo+"]"
+	}
+	self := keyenc.AppendField(nil, re, desc)
+	shown := showValue(re)
+	point := fieldInterval{lo: self, hi: keyenc.PrefixEnd(self), loShown: "[" + shown, hiShown: shown + "]"}
+	ivs := []fieldInterval{str, point}
+	if bytes.Compare(point.lo, str.lo) < 0 {
+		ivs[0], ivs[1] = point, str
+	}
+	return fieldBounds{ivs: ivs}
+}
+
+// regexPrefix is the literal prefix every string a regex matches starts
+// with, following MongoDB's rules for index bounds of a regex
+// (IndexBoundsBuilder::simpleRegex): the pattern must be anchored at the
+// start of the subject (^, or \A) and hold no alternation anywhere; with
+// the m option only \A anchors it (^ also matches after a newline); the i
+// option, or any but m, s, x and u, gives no prefix. The prefix runs up to
+// the first metacharacter; a quantifier that allows zero repetitions (*, ?,
+// {) drops the character before it. With x, whitespace is skipped and #
+// ends the pattern. ok is false when there is no non-empty prefix.
+func regexPrefix(pattern, opts string) (prefix string, ok bool) {
+	var multilineOK bool
+	switch {
+	case strings.HasPrefix(pattern, `\A`):
+		multilineOK, pattern = true, pattern[2:]
+	case strings.HasPrefix(pattern, "^"):
+		pattern = pattern[1:]
+	default:
+		return "", false
+	}
+	if strings.IndexByte(pattern, '|') >= 0 {
+		return "", false
+	}
+	extended := false
+	for _, o := range opts {
+		switch o {
+		case 'm':
+			if !multilineOK {
+				return "", false
+			}
+		case 's', 'u':
+		case 'x':
+			extended = true
+		default:
+			return "", false
+		}
+	}
+	var b strings.Builder
+	dropLast := func() string {
+		s := b.String()
+		_, n := utf8.DecodeLastRuneInString(s)
+		return s[:len(s)-n]
+	}
+scan:
+	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		switch {
+		case c == '*' || c == '?' || c == '{':
+			return nonEmpty(dropLast())
+		case c == '\\':
+			if i+1 == len(pattern) {
+				break scan
+			}
+			n := pattern[i+1]
+			if n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z' || n >= '0' && n <= '9' || n >= utf8.RuneSelf {
+				break scan
+			}
+			b.WriteByte(n)
+			i++
+		case strings.IndexByte("^$.[()+", c) >= 0:
+			break scan
+		case extended && c == '#':
+			break scan
+		case extended && strings.IndexByte(" \t\n\r\f\v", c) >= 0:
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return nonEmpty(b.String())
+}
+
+func nonEmpty(s string) (string, bool) { return s, s != "" }
+
+func appendString(dst []byte, s string) []byte {
+	n := int32(len(s) + 1)
+	dst = append(dst, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+	dst = append(dst, s...)
+	return append(dst, 0)
+}

@@ -1,0 +1,112 @@
+package engine
+
+// Trial runs choose among the candidate plans of a query the way MongoDB's
+// multi-planner does: each plan works for a trial period, which ends when
+// one of them has produced trialResults results (or the query's limit) or
+// reached its end, or after trialWorks works; the plan most productive
+// over the period (results per work) wins. A plan whose sort runs in
+// memory produces nothing before its input ends; one that yields the sort
+// gets a small bonus, and ties go to the better static score.
+const (
+	trialResults = 101   // internalQueryPlanEvaluationMaxResults
+	trialWorks   = 10000 // internalQueryPlanEvaluationWorks
+)
+
+// trialRun is what one candidate did during its trial: the works after
+// which each result came, and whether (and after how many works) it ended.
+type trialRun struct {
+	resultAt []int64
+	ended    bool
+	works    int64
+}
+
+// trialPlans runs the trial of cands (best static score first) on c and
+// returns the winner and the others.
+func (e *Engine) trialPlans(c *Collection, q compiledFind, cands []*plan, txn *Txn, limit int64) (*plan, []*plan, error) {
+	want := int64(trialResults)
+	if limit > 0 && limit < want {
+		want = limit
+	}
+	budget := int64(trialWorks)
+	runs := make([]trialRun, len(cands))
+	for i, p := range cands {
+		// A plan whose sort runs in memory returns nothing before its
+		// input ends.
+		pw := want
+		if q.sort != nil && !p.sorted {
+			pw = budget + 1
+		}
+		r, err := e.trialRun(c, q, p, txn, pw, budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs[i] = r
+		if r.ended || int64(len(r.resultAt)) >= pw {
+			budget = min(budget, r.works)
+		}
+	}
+	best, bestScore := 0, -1.0
+	for i, p := range cands {
+		if s := trialScore(runs[i], budget, q.sort != nil && !p.sorted, p.sorted); s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	rejected := make([]*plan, 0, len(cands)-1)
+	rejected = append(rejected, cands[:best]...)
+	rejected = append(rejected, cands[best+1:]...)
+	return cands[best], rejected, nil
+}
+
+// trialRun works p until it has want results, ends, or has done budget
+// works (keys or documents examined).
+func (e *Engine) trialRun(c *Collection, q compiledFind, p *plan, txn *Txn, want, budget int64) (trialRun, error) {
+	var r trialRun
+	stats := &scanStats{}
+	src, err := e.openSource(c, p, txn, stats)
+	if err != nil {
+		return r, err
+	}
+	defer src.Close()
+	for int64(len(r.resultAt)) < want {
+		doc, err := src.Next()
+		if err != nil {
+			return r, err
+		}
+		r.works = max(stats.keysExamined, stats.docsExamined)
+		if doc == nil {
+			r.ended = true
+			break
+		}
+		if r.works > budget {
+			break
+		}
+		if ok, _, _ := q.filter.MatchErr(doc); ok {
+			r.resultAt = append(r.resultAt, r.works)
+		}
+	}
+	return r, nil
+}
+
+// trialScore is a run's productivity over the trial's first budget works,
+// plus the bonus for a provided sort. A blocking (in-memory) sort yields
+// its results only if its input ended within the period.
+func trialScore(r trialRun, budget int64, blocking, sorted bool) float64 {
+	results := 0
+	for _, w := range r.resultAt {
+		if w <= budget {
+			results++
+		}
+	}
+	if blocking && !(r.ended && r.works <= budget) {
+		results = 0
+	}
+	works := max(budget, 1)
+	if r.ended && r.works < works {
+		works = max(r.works, 1)
+	}
+	s := float64(results) / float64(works)
+	if sorted {
+		s += min(1/(10*float64(works)), 1e-4)
+	}
+	return s
+}
