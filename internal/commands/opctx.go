@@ -107,3 +107,10 @@ func (bs *boundSource) Restore() error {
 	}
 	return nil
 }
+
+// Exhausted reports, through the wrapper, that the source knows it has
+// nothing left (see cursors.Cursor.Exhausted).
+func (bs *boundSource) Exhausted() bool {
+	e, ok := bs.Source.(interface{ Exhausted() bool })
+	return ok && e.Exhausted()
+}
