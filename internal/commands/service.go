@@ -27,6 +27,8 @@ type Service struct {
 	// Argv and Parsed answer getCmdLineOpts.
 	Argv   []string
 	Parsed bson.D
+	// DBPath is the data directory; empty when the data is in memory.
+	DBPath string
 	// Host is the host:port the server advertises as itself.
 	Host string
 	// ReplSetName, when set, makes the server report itself as the primary

@@ -106,6 +106,7 @@ func Start(cfg Config) (*Instance, error) {
 		Argv:        cfg.Argv,
 		Parsed:      parsedOptions(cfg, ln.Addr()),
 		Host:        host,
+		DBPath:      dataDir(cfg),
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
@@ -178,4 +179,12 @@ func (in *Instance) Close(ctx context.Context) error {
 	err = errors.Join(err, <-in.served, in.eng.Close(), in.kv.Close())
 	in.log.Info("folio stopped", "err", err)
 	return err
+}
+
+// dataDir is the directory the data lives in, empty when it is in memory.
+func dataDir(cfg Config) string {
+	if cfg.InMemory {
+		return ""
+	}
+	return cfg.DBPath
 }
