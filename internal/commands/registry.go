@@ -52,24 +52,35 @@ func (s *Service) Run(r *Request) bson.Raw {
 	h := handlers[name]
 	if h == nil {
 		if name == "" {
-			return ErrorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
+			return s.errorReply(mongoerr.New(mongoerr.FailedToParse, "Empty command object"))
 		}
-		return ErrorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
+		return s.errorReply(mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name))
 	}
 	s.Ops.Command.Add(1)
 	if err := engine.ValidateDBName(r.DB); err != nil {
-		return ErrorReply(err)
+		return s.errorReply(err)
 	}
 	if err := checkReadConcern(r.Cmd); err != nil {
-		return ErrorReply(err)
+		return s.errorReply(err)
 	}
 	r.op = s.ops.begin(r, name)
 	defer s.ops.end(r.op)
 	reply, err := s.runInSession(r, name, h)
 	if err != nil {
-		return ErrorReply(err)
+		return s.errorReply(err)
 	}
 	return withOK(reply)
+}
+
+// errorReply is ErrorReply for a command that failed, counted in
+// serverStatus.asserts.
+func (s *Service) errorReply(err error) bson.Raw {
+	if mongoerr.As(err).Code == mongoerr.InternalError {
+		s.Asserts.Regular.Add(1)
+	} else {
+		s.Asserts.User.Add(1)
+	}
+	return ErrorReply(err)
 }
 
 // withOK appends ok: 1.0 to a reply document.

@@ -29,7 +29,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		if p, err = planFind(c, q, o.Hint); err != nil {
 			return nil, err
 		}
-		winning = planStages(p, filter, q, o, e.sortMemoryLimit())
+		winning = planStages(p, filter, q, o, e.SortMemoryLimit())
 	}
 	out := bson.D{
 		{Key: "explainVersion", Value: "1"},

@@ -61,6 +61,9 @@ func (c *conn) handle() error {
 	if err != nil {
 		return err
 	}
+	traffic := &c.srv.svc.Net
+	traffic.NumRequests.Add(1)
+	traffic.PhysicalBytesIn.Add(int64(h.Length))
 	compressor := -1
 	if h.OpCode == wire.OpCompressed {
 		var id byte
@@ -69,6 +72,7 @@ func (c *conn) handle() error {
 		}
 		compressor = int(id)
 	}
+	traffic.BytesIn.Add(int64(h.Length))
 	switch h.OpCode {
 	case wire.OpMsg:
 		return c.handleMsg(h, body, compressor)
@@ -99,6 +103,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	}
 	c.nextID++
 	c.out = wire.AppendMsg(c.out[:0], c.nextID, h.RequestID, 0, reply)
+	c.srv.svc.Net.BytesOut.Add(int64(len(c.out)))
 	if compressor >= 0 && !uncompressed[commands.Name(cmd)] {
 		if c.out, err = wire.Compress(nil, c.out, byte(compressor), -1); err != nil {
 			return err
@@ -131,10 +136,12 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	}
 	c.nextID++
 	c.out = wire.AppendReply(c.out[:0], c.nextID, h.RequestID, 0, 0, 0, reply)
+	c.srv.svc.Net.BytesOut.Add(int64(len(c.out)))
 	return c.write()
 }
 
 func (c *conn) write() error {
+	c.srv.svc.Net.PhysicalBytesOut.Add(int64(len(c.out)))
 	if _, err := c.w.Write(c.out); err != nil {
 		return err
 	}

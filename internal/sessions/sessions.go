@@ -5,6 +5,7 @@ package sessions
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -75,10 +76,24 @@ type Registry struct {
 	// OnEnd is called (with the session locked) when a transaction is
 	// aborted by a timeout or a session ends, to close its cursors.
 	OnEnd func(*engine.Txn)
+	// txnLifetime is transactionLifetimeLimitSeconds, as nanoseconds.
+	txnLifetime atomic.Int64
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{sessions: map[string]*Session{}} }
+func NewRegistry() *Registry {
+	r := &Registry{sessions: map[string]*Session{}}
+	r.txnLifetime.Store(int64(TxnLifetime))
+	return r
+}
+
+// TxnLifetime is how long a transaction may stay idle before Reap aborts
+// it (transactionLifetimeLimitSeconds).
+func (r *Registry) TxnLifetime() time.Duration { return time.Duration(r.txnLifetime.Load()) }
+
+// SetTxnLifetime changes the transaction lifetime (setParameter
+// transactionLifetimeLimitSeconds); it applies at the next Reap.
+func (r *Registry) SetTxnLifetime(d time.Duration) { r.txnLifetime.Store(int64(d)) }
 
 // Get returns the session with id, creating it.
 func (r *Registry) Get(id string) *Session {
@@ -125,7 +140,7 @@ func (r *Registry) EndAll() {
 	}
 }
 
-// Reap aborts transactions idle for longer than TxnLifetime and forgets
+// Reap aborts transactions idle for longer than the transaction lifetime and forgets
 // sessions idle for longer than timeout. Sessions busy with a command are
 // left alone.
 func (r *Registry) Reap(now time.Time, timeout time.Duration) {
@@ -135,11 +150,12 @@ func (r *Registry) Reap(now time.Time, timeout time.Duration) {
 		all = append(all, s)
 	}
 	r.mu.Unlock()
+	lifetime := r.TxnLifetime()
 	for _, s := range all {
 		if !s.mu.TryLock() {
 			continue
 		}
-		if s.State == TxnInProgress && now.Sub(s.txnActive) > TxnLifetime {
+		if s.State == TxnInProgress && now.Sub(s.txnActive) > lifetime {
 			r.endTxn(s)
 		}
 		stale := now.Sub(s.lastUse) > timeout
