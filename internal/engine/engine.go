@@ -87,8 +87,8 @@ type Engine struct {
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
 	sortLimit atomic.Int64
-	stop  chan struct{}
-	done  chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
