@@ -114,7 +114,7 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
-	go in.reap(idle)
+	go in.reap()
 	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String())
 	return in, nil
@@ -131,8 +131,9 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 
 // reap closes idle cursors, aborts expired transactions and forgets
 // expired sessions until the instance stops.
-func (in *Instance) reap(idle time.Duration) {
-	t := time.NewTicker(min(idle/4, sessions.TxnLifetime/4))
+func (in *Instance) reap() {
+	// The timeouts can change at runtime (setParameter), so check often.
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
