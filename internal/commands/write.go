@@ -40,11 +40,11 @@ func writeErrorDoc(we engine.WriteError) bson.D {
 	return append(d, we.Err.Extra...)
 }
 
-// writeReply is the reply of insert, update and delete: n, the
-// command-specific fields, then writeErrors when any statement failed.
+// writeReply is the reply of insert, update and delete in MongoDB 7.0's
+// order (WriteCommandReplyBase first): n, writeErrors when any statement
+// failed, then the command-specific fields.
 func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
 	d := bson.D{{Key: "n", Value: int32(n)}}
-	d = append(d, extra...)
 	if len(werrs) > 0 {
 		arr := make(bson.A, len(werrs))
 		for i, we := range werrs {
@@ -52,6 +52,7 @@ func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
 		}
 		d = append(d, bson.E{Key: "writeErrors", Value: arr})
 	}
+	d = append(d, extra...)
 	return marshal(d)
 }
 
@@ -217,10 +218,12 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
 		}
 	}
-	extra := []bson.E{{Key: "nModified", Value: int32(modified)}}
+	// UpdateCommandReply: upserted before nModified.
+	var extra []bson.E
 	if len(upserted) > 0 {
 		extra = append(extra, bson.E{Key: "upserted", Value: upserted})
 	}
+	extra = append(extra, bson.E{Key: "nModified", Value: int32(modified)})
 	return writeReply(matched, werrs, extra...), nil
 }
 
