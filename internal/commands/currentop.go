@@ -40,11 +40,13 @@ func (op *activeOp) setProgress(msg string, done, total int64) {
 	op.msg, op.done, op.total = msg, done, total
 }
 
-// opRegistry holds the commands running now.
+// opRegistry holds the commands running now and, for top, the time
+// spent on each collection by the commands that ended.
 type opRegistry struct {
 	mu   sync.Mutex
 	next int64
 	ops  map[int64]*activeOp
+	top  map[string]*nsUsage
 }
 
 func (o *opRegistry) begin(r *Request, name string) *activeOp {
@@ -57,6 +59,8 @@ func (o *opRegistry) begin(r *Request, name string) *activeOp {
 	ns := r.DB
 	if coll, ok := r.Cmd.Lookup(name).StringValueOK(); ok {
 		ns += "." + coll
+	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
+		ns += "." + coll
 	}
 	op := &activeOp{id: o.next, conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, start: time.Now()}
 	o.ops[op.id] = op
@@ -64,9 +68,11 @@ func (o *opRegistry) begin(r *Request, name string) *activeOp {
 }
 
 func (o *opRegistry) end(op *activeOp) {
+	elapsed := time.Since(op.start)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.ops, op.id)
+	o.record(op, elapsed)
 }
 
 func (o *opRegistry) list() []*activeOp {

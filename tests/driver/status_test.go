@@ -446,3 +446,38 @@ func TestSetParameterTakesEffect(t *testing.T) {
 	}
 	requireCode(t, cur.Err(), 43, "CursorNotFound")
 }
+
+// TestTop checks that top counts the operations on each collection by
+// kind and lock, as mongotop reads them.
+func TestTop(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("top")
+	if _, err := coll.InsertOne(context.Background(), bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(context.Background(), bson.D{}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	raw := runRaw(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	for _, tc := range []struct {
+		path string
+		min  int64
+	}{
+		{"totals.test.top.total.count", 2},
+		{"totals.test.top.insert.count", 1},
+		{"totals.test.top.queries.count", 1},
+		{"totals.test.top.writeLock.count", 1},
+		{"totals.test.top.readLock.count", 1},
+	} {
+		v, err := raw.LookupErr("totals", "test.top", strings.Split(tc.path, ".")[3], "count")
+		if err != nil {
+			t.Fatalf("%s: %v in %s", tc.path, err, raw)
+		}
+		if v.Type != bson.TypeInt32 || int64(v.Int32()) < tc.min {
+			t.Errorf("%s = %v (%s), want an int32 of at least %d", tc.path, v, v.Type, tc.min)
+		}
+	}
+	if err := client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "top", Value: 1}}).Err(); serverCode(err) != 13 {
+		t.Errorf("top outside admin: %v", err)
+	}
+}
