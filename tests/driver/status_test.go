@@ -481,3 +481,27 @@ func TestTop(t *testing.T) {
 		t.Errorf("top outside admin: %v", err)
 	}
 }
+
+// TestDBStatsOnDisk checks dbStats' filesystem figures on a persistent
+// instance (an in-memory one has none, as MongoDB's ephemeral engines) and
+// the zeros it reports for a database that does not exist.
+func TestDBStatsOnDisk(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.InMemory = false
+	cfg.DBPath = t.TempDir()
+	client := connect(t, startInstance(t, cfg))
+	seedStats(t, client)
+	raw := runRaw(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}})
+	total, used := raw.Lookup("fsTotalSize"), raw.Lookup("fsUsedSize")
+	if total.Type != bson.TypeDouble || used.Type != bson.TypeDouble || total.Double() <= 0 || used.Double() <= 0 || used.Double() > total.Double() {
+		t.Errorf("fsTotalSize %v, fsUsedSize %v", total, used)
+	}
+	scaled := runRaw(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}, {Key: "scale", Value: 1 << 20}})
+	if got, want := scaled.Lookup("fsTotalSize").Double(), float64(int64(total.Double())>>20); got != want {
+		t.Errorf("fsTotalSize at scale 1 MiB: %v, want %v", got, want)
+	}
+	none := runRaw(t, client, "nodb", bson.D{{Key: "dbStats", Value: 1}})
+	if none.Lookup("fsTotalSize").Double() != 0 || none.Lookup("collections").Int64() != 0 {
+		t.Errorf("missing database: %s", none)
+	}
+}
