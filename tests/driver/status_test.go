@@ -505,3 +505,33 @@ func TestDBStatsOnDisk(t *testing.T) {
 		t.Errorf("missing database: %s", none)
 	}
 }
+
+// TestCollStatsStage checks that $collStats' storageStats carries
+// collStats' fields at the scale asked for, and its count section the
+// document count. https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/collStats/
+func TestCollStatsStage(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	coll := client.Database(testDB).Collection("stats")
+	cur, err := coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$collStats", Value: bson.D{
+		{Key: "storageStats", Value: bson.D{{Key: "scale", Value: 10}}}, {Key: "count", Value: bson.D{}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(context.Background(), &out); err != nil || len(out) != 1 {
+		t.Fatalf("%v %v", out, err)
+	}
+	direct := runRaw(t, client, testDB, bson.D{{Key: "collStats", Value: "stats"}, {Key: "scale", Value: 10}})
+	for _, f := range []string{"size", "count", "nindexes", "scaleFactor"} {
+		if got, want := out[0].Lookup("storageStats", f), direct.Lookup(f); !got.Equal(want) {
+			t.Errorf("storageStats.%s %v, collStats %v", f, got, want)
+		}
+	}
+	if c := out[0].Lookup("count"); c.Type != bson.TypeInt32 || c.Int32() != 100 {
+		t.Errorf("count %v", c)
+	}
+	_, err = coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{{Key: "scale", Value: 0}}}}}}})
+	requireCode(t, err, 51024, "")
+}
