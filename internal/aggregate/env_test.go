@@ -104,7 +104,7 @@ func (m *memEnv) RenameCollection(db, from, to string) error {
 	return nil
 }
 
-func (m *memEnv) CollectionStats(db, coll string) (CollStats, error) {
+func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	docs, ok := m.colls[db+"."+coll]
@@ -112,9 +112,11 @@ func (m *memEnv) CollectionStats(db, coll string) (CollStats, error) {
 		return CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
 	}
 	st := CollStats{Count: int64(len(docs))}
+	var size int64
 	for _, d := range docs {
-		st.Size += int64(len(d))
+		size += int64(len(d))
 	}
+	st.Storage, _ = bson.Marshal(bson.D{{Key: "size", Value: size / scale}, {Key: "count", Value: st.Count}})
 	idSpec, _ := bson.Marshal(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}})
 	st.Indexes = []bson.Raw{idSpec}
 	return st, nil

@@ -26,7 +26,9 @@ type Source interface {
 // CollStats are the figures $collStats reports.
 type CollStats struct {
 	Count int64
-	Size  int64 // total BSON bytes of the documents
+	// Storage is the storageStats document of $collStats, sizes divided
+	// by the scale asked for: the fields of collStats after ns.
+	Storage bson.Raw
 	// Indexes are the specifications of the collection's indexes, the _id
 	// index first.
 	Indexes []bson.Raw
@@ -46,9 +48,9 @@ type Env interface {
 	DropCollection(db, coll string) error
 	// RenameCollection renames db.from to db.to, replacing db.to.
 	RenameCollection(db, from, to string) error
-	// CollectionStats describes db.coll; a missing collection is
-	// NamespaceNotFound.
-	CollectionStats(db, coll string) (CollStats, error)
+	// CollectionStats describes db.coll, its sizes divided by scale; a
+	// missing collection is NamespaceNotFound.
+	CollectionStats(db, coll string, scale int64) (CollStats, error)
 }
 
 // DefaultMemoryLimit is the memory a blocking stage ($group, $sort, ...)

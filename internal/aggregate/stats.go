@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"os"
 	"time"
 
@@ -17,13 +18,14 @@ import (
 // and storageStats (sizes).
 type collStatsStage struct {
 	count, storage bool
+	scale          int64 // storageStats' scale
 }
 
 func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.Code(40166), "$collStats must take a nested object but found: %s", arg)
 	}
-	s := &collStatsStage{}
+	s := &collStatsStage{scale: 1}
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
 		case "count":
@@ -36,6 +38,11 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.storageStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
 			s.storage = true
+			scale, err := storageStatsScale(f.val.Document())
+			if err != nil {
+				return nil, err
+			}
+			s.scale = scale
 		case "latencyStats", "queryExecStats":
 			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $collStats %s yet", f.key)
 		default:
@@ -43,6 +50,34 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 		}
 	}
 	return s, nil
+}
+
+// storageStatsScale reads $collStats' storageStats: {scale, verbose,
+// waitForLock, numericOnly}; scale is a number, truncated toward zero, of
+// at least 1.
+func storageStatsScale(spec bson.Raw) (int64, error) {
+	scale := int64(1)
+	for _, f := range fieldsOf(spec) {
+		switch f.key {
+		case "scale":
+			v, ok := values.Float64(f.val)
+			if !ok {
+				return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.storageStats.scale' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(f.val))
+			}
+			if math.IsNaN(v) {
+				v = 0
+			}
+			n := int64(max(math.MinInt32, min(math.MaxInt32, math.Trunc(v))))
+			if n < 1 {
+				return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
+			}
+			scale = n
+		case "verbose", "waitForLock", "numericOnly":
+		default:
+			return 0, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.storageStats.%s' is an unknown field.", f.key)
+		}
+	}
+	return scale, nil
 }
 
 // hostName is the host:port MongoDB reports in statistics.
@@ -62,26 +97,15 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 			{"localTime", dateValue(time.Now())},
 		}
 		if s.count || s.storage {
-			st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll)
+			st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, s.scale)
 			if err != nil {
 				return nil, err
 			}
 			if s.storage {
-				avg := int64(0)
-				if st.Count > 0 {
-					avg = st.Size / st.Count
-				}
-				storage := buildDoc([]field{
-					{"size", values.Int64Value(st.Size)},
-					{"count", values.Int64Value(st.Count)},
-					{"avgObjSize", values.Int64Value(avg)},
-					{"storageSize", values.Int64Value(st.Size)},
-					{"nindexes", values.Int32Value(int32(len(st.Indexes)))},
-				})
-				fs = append(fs, field{"storageStats", docValue(storage)})
+				fs = append(fs, field{"storageStats", docValue(st.Storage)})
 			}
 			if s.count {
-				fs = append(fs, field{"count", values.Int64Value(st.Count)})
+				fs = append(fs, field{"count", values.Number(st.Count)})
 			}
 		}
 		return []bson.Raw{buildDoc(fs)}, nil
@@ -107,7 +131,7 @@ func (p *parser) parseIndexStats(arg bson.RawValue) (stage, error) {
 
 func (indexStatsStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll)
+		st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, 1)
 		if err != nil {
 			if mongoerr.As(err).Code == mongoerr.NamespaceNotFound {
 				return nil, nil

@@ -197,7 +197,7 @@ func (env engineEnv) RenameCollection(db, from, to string) error {
 	return env.e.RenameCollection(db, from, db, to, true)
 }
 
-func (env engineEnv) CollectionStats(db, coll string) (aggregate.CollStats, error) {
+func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {
 	c := env.e.Collection(db, coll)
 	if c == nil {
 		return aggregate.CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve stats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
@@ -210,5 +210,5 @@ func (env engineEnv) CollectionStats(db, coll string) (aggregate.CollStats, erro
 	for _, ix := range c.Indexes() {
 		specs = append(specs, ix.Spec)
 	}
-	return aggregate.CollStats{Count: st.Count, Size: st.Size, Indexes: specs}, nil
+	return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs}, nil
 }

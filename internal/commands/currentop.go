@@ -47,8 +47,9 @@ func (op *activeOp) setProgress(msg string, done, total int64) {
 	op.msg, op.done, op.total = msg, done, total
 }
 
-// opRegistry holds the commands running now, and the context every
-// operation descends from, which shutdown ends.
+// opRegistry holds the commands running now, the context every operation
+// descends from, which shutdown ends, and, for top, the time spent on each
+// collection by the commands that ended.
 type opRegistry struct {
 	mu   sync.Mutex
 	next int64
@@ -59,6 +60,7 @@ type opRegistry struct {
 	root      context.Context
 	interrupt context.CancelCauseFunc
 	draining  bool
+	top       map[string]*nsUsage
 }
 
 // rootContext returns the registry's root context, made on first use.
@@ -85,6 +87,8 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	}
 	ns := r.DB
 	if coll, ok := r.Cmd.Lookup(name).StringValueOK(); ok {
+		ns += "." + coll
+	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll
 	}
 	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: lsidOf(r.Cmd), start: time.Now()}
@@ -132,8 +136,10 @@ func lsidOf(cmd bson.Raw) []byte {
 }
 
 func (o *opRegistry) end(op *activeOp) {
+	elapsed := time.Since(op.start)
 	o.mu.Lock()
 	delete(o.ops, op.id)
+	o.record(op, elapsed)
 	o.mu.Unlock()
 	op.kill(nil)
 	if op.stopTimer != nil {
@@ -152,6 +158,7 @@ func (o *opRegistry) killWhere(match func(*activeOp) bool, err error) int {
 		}
 	}
 	return n
+
 }
 
 func (o *opRegistry) list() []*activeOp {

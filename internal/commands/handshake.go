@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -61,7 +62,7 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatchSize)},
 		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
 		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(logicalSessionTimeoutMinutes)},
-		bson.E{Key: "connectionId", Value: r.Conn.ID},
+		bson.E{Key: "connectionId", Value: number(r.Conn.ID)},
 		bson.E{Key: "minWireVersion", Value: int32(0)},
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
@@ -82,6 +83,8 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(d), nil
 }
 
+// buildInfoCmd answers buildInfo in MongoDB's field order. Folio speaks no
+// TLS, so openssl reports "disabled" as a MongoDB built without it does.
 func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{
 		{Key: "version", Value: mongoVersion},
@@ -91,15 +94,16 @@ func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 		{Key: "javascriptEngine", Value: "none"},
 		{Key: "sysInfo", Value: "deprecated"},
 		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}},
-		{Key: "bits", Value: int32(64)},
-		{Key: "debug", Value: false},
-		{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
-		{Key: "storageEngines", Value: bson.A{"pebble"}},
+		{Key: "openssl", Value: bson.D{{Key: "running", Value: "disabled"}, {Key: "compiled", Value: "disabled"}}},
 		{Key: "buildEnvironment", Value: bson.D{
 			{Key: "target_os", Value: runtime.GOOS},
 			{Key: "target_arch", Value: runtime.GOARCH},
 			{Key: "go", Value: runtime.Version()},
 		}},
+		{Key: "bits", Value: int32(strconv.IntSize)},
+		{Key: "debug", Value: false},
+		{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
+		{Key: "storageEngines", Value: bson.A{"pebble"}},
 	}), nil
 }
 

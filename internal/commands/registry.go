@@ -52,7 +52,7 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	reply, err := s.run(r)
 	if err != nil {
-		return appendFields(ErrorReply(err), s.clusterTimeFields(r))
+		return appendFields(s.errorReply(err), s.clusterTimeFields(r))
 	}
 	return withOK(reply, s.clusterTimeFields(r))
 }
@@ -104,6 +104,17 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		reply = withWriteConcernError(reply, wc)
 	}
 	return reply, nil
+}
+
+// errorReply is ErrorReply for a command that failed, counted in
+// serverStatus.asserts.
+func (s *Service) errorReply(err error) bson.Raw {
+	if mongoerr.As(err).Code == mongoerr.InternalError {
+		s.Asserts.Regular.Add(1)
+	} else {
+		s.Asserts.User.Add(1)
+	}
+	return ErrorReply(err)
 }
 
 // admit applies the generic arguments that decide whether a command may

@@ -32,6 +32,8 @@ type Service struct {
 	// Argv and Parsed answer getCmdLineOpts.
 	Argv   []string
 	Parsed bson.D
+	// DBPath is the data directory; empty when the data is in memory.
+	DBPath string
 	// Host is the host:port the server advertises as itself.
 	Host string
 	// ReplSetName, when set, makes the server report itself as the primary
@@ -52,6 +54,8 @@ type Service struct {
 	// MaxConnections is the most connections served at once.
 	MaxConnections int64
 	Ops            OpCounters
+	Net            NetworkCounters
+	Asserts        AssertCounters
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
 }
@@ -59,6 +63,20 @@ type Service struct {
 // OpCounters count operations by kind, as serverStatus.opcounters reports.
 type OpCounters struct {
 	Insert, Query, Update, Delete, GetMore, Command atomic.Int64
+}
+
+// NetworkCounters count the wire traffic serverStatus.network reports:
+// logical bytes are messages as sent before compression, physical bytes
+// what crossed the socket.
+type NetworkCounters struct {
+	BytesIn, BytesOut, PhysicalBytesIn, PhysicalBytesOut, NumRequests atomic.Int64
+}
+
+// AssertCounters count the assertions serverStatus.asserts reports: user
+// counts the commands that failed with an error of the request's making
+// (every error reply but InternalError, which counts as regular).
+type AssertCounters struct {
+	Regular, User atomic.Int64
 }
 
 // Conn is the per-connection state a command may read or set.

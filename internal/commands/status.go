@@ -6,33 +6,59 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 func init() {
 	register(serverStatusCmd, "serverStatus")
-	register(getParameterCmd, "getParameter")
 	registerAdmin(getLogCmd, "getLog")
 }
 
+// serverStatusCmd answers serverStatus with the sections MongoDB 7.0 sends
+// that Folio has figures for, in MongoDB's order (header fields, sections
+// by name, metrics last) and with its number types, complete enough for
+// mongostat. Every figure is measured; sections of MongoDB machinery Folio
+// does not have (wiredTiger, tcmalloc, sharding...) are absent.
 func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
 	host, _ := os.Hostname()
-	up := time.Since(s.Started)
-	return marshal(bson.D{
+	now := time.Now()
+	up := now.Sub(s.Started)
+	d := bson.D{
 		{Key: "host", Value: host},
 		{Key: "version", Value: mongoVersion},
 		{Key: "process", Value: "folio"},
 		{Key: "pid", Value: int64(os.Getpid())},
-		{Key: "uptime", Value: up.Seconds()},
+		// uptime is whole seconds as a double, as MongoDB sends it.
+		{Key: "uptime", Value: float64(int64(up.Seconds()))},
 		{Key: "uptimeMillis", Value: up.Milliseconds()},
 		{Key: "uptimeEstimate", Value: int64(up.Seconds())},
-		{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
+		{Key: "localTime", Value: bson.NewDateTimeFromTime(now)},
+		{Key: "asserts", Value: bson.D{
+			{Key: "regular", Value: int32(s.Asserts.Regular.Load())},
+			{Key: "warning", Value: int32(0)},
+			{Key: "msg", Value: int32(0)},
+			{Key: "user", Value: int32(s.Asserts.User.Load())},
+			{Key: "tripwire", Value: int32(0)},
+			{Key: "rollovers", Value: int32(0)},
+		}},
+		{Key: "catalogStats", Value: s.catalogStats()},
 		{Key: "connections", Value: bson.D{
 			{Key: "current", Value: int32(s.Connections.Load())},
 			{Key: "available", Value: int32(max(s.MaxConnections-s.Connections.Load(), 0))},
 			{Key: "totalCreated", Value: int32(s.TotalConns.Load())},
 			{Key: "rejected", Value: int32(s.RejectedConns.Load())},
+		}},
+		{Key: "extra_info", Value: extraInfo()},
+		{Key: "globalLock", Value: s.globalLock(now)},
+		{Key: "mem", Value: memStatus()},
+		{Key: "network", Value: bson.D{
+			{Key: "bytesIn", Value: s.Net.BytesIn.Load()},
+			{Key: "bytesOut", Value: s.Net.BytesOut.Load()},
+			{Key: "physicalBytesIn", Value: s.Net.PhysicalBytesIn.Load()},
+			{Key: "physicalBytesOut", Value: s.Net.PhysicalBytesOut.Load()},
+			{Key: "numSlowDNSOperations", Value: int64(0)},
+			{Key: "numSlowSSLOperations", Value: int64(0)},
+			{Key: "numRequests", Value: s.Net.NumRequests.Load()},
 		}},
 		{Key: "opcounters", Value: bson.D{
 			{Key: "insert", Value: s.Ops.Insert.Load()},
@@ -42,50 +68,126 @@ func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
 			{Key: "getmore", Value: s.Ops.GetMore.Load()},
 			{Key: "command", Value: s.Ops.Command.Load()},
 		}},
-		{Key: "metrics", Value: bson.D{
-			{Key: "cursor", Value: bson.D{{Key: "open", Value: bson.D{{Key: "total", Value: int64(s.Cursors.Len())}}}}},
+		// One node replicates nothing.
+		{Key: "opcountersRepl", Value: bson.D{
+			{Key: "insert", Value: int64(0)},
+			{Key: "query", Value: int64(0)},
+			{Key: "update", Value: int64(0)},
+			{Key: "delete", Value: int64(0)},
+			{Key: "getmore", Value: int64(0)},
+			{Key: "command", Value: int64(0)},
 		}},
-		{Key: "storageEngine", Value: bson.D{{Key: "name", Value: "pebble"}, {Key: "persistent", Value: true}}},
-	}), nil
+	}
+	if s.ReplSetName != "" {
+		d = append(d, bson.E{Key: "repl", Value: bson.D{
+			{Key: "hosts", Value: bson.A{s.Host}},
+			{Key: "setName", Value: s.ReplSetName},
+			{Key: "setVersion", Value: int32(1)},
+			{Key: "ismaster", Value: true},
+			{Key: "secondary", Value: false},
+			{Key: "primary", Value: s.Host},
+			{Key: "me", Value: s.Host},
+			{Key: "electionId", Value: s.ProcessID},
+		}})
+	}
+	d = append(d,
+		bson.E{Key: "storageEngine", Value: bson.D{
+			{Key: "name", Value: "pebble"},
+			// Reads see committed data only, and transactions read one
+			// snapshot.
+			{Key: "supportsCommittedReads", Value: true},
+			// Drops are range deletions in the catalog change's batch.
+			{Key: "supportsPendingDrops", Value: false},
+			{Key: "dropPendingIdents", Value: int64(0)},
+			{Key: "supportsSnapshotReadConcern", Value: true},
+			{Key: "readOnly", Value: false},
+			{Key: "persistent", Value: s.DBPath != ""},
+			{Key: "backupCursorOpen", Value: false},
+		}},
+		bson.E{Key: "metrics", Value: bson.D{
+			{Key: "cursor", Value: bson.D{
+				{Key: "timedOut", Value: s.Cursors.TimedOut()},
+				{Key: "open", Value: bson.D{
+					{Key: "noTimeout", Value: int64(0)},
+					{Key: "pinned", Value: int64(0)},
+					{Key: "total", Value: int64(s.Cursors.Len())},
+				}},
+			}},
+		}},
+	)
+	return marshal(d), nil
 }
 
-// parameters are the server parameters getParameter reports: each one is
-// true of Folio.
-func parameters() bson.D {
-	return bson.D{
-		{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "7.0"}}},
-		{Key: "cursorTimeoutMillis", Value: cursors.DefaultIdleTimeout.Milliseconds()},
-		{Key: "maxBSONDepth", Value: int32(200)},
-		{Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: int64(100 * 1024 * 1024)},
-		{Key: "authenticationMechanisms", Value: bson.A{}},
-		{Key: "logLevel", Value: int32(0)},
-		{Key: "quiet", Value: false},
-	}
-}
-
-// getParameterCmd answers {getParameter: 1, name: 1, ...} with the named
-// parameters and {getParameter: "*"} with all of them.
-func getParameterCmd(_ *Service, r *Request) (bson.Raw, error) {
-	all := parameters()
-	if v := r.Cmd.Lookup("getParameter"); v.Type == bson.TypeString && v.StringValue() == "*" {
-		return marshal(all), nil
-	}
-	var out bson.D
-	err := eachArg(r.Cmd, func(key string, _ bson.RawValue) (bool, error) {
-		for _, p := range all {
-			if p.Key == key {
-				out = append(out, p)
+// catalogStats counts the collections as MongoDB's catalogStats section
+// does: those of the admin, config and local databases and system.*
+// collections are internal.
+func (s *Service) catalogStats() bson.D {
+	var user, capped, internal int32
+	for _, db := range s.Engine.Databases() {
+		for _, c := range s.Engine.Collections(db) {
+			if db == "admin" || db == "config" || db == "local" || len(c.Name) > 7 && c.Name[:7] == "system." {
+				internal++
+				continue
+			}
+			user++
+			if c.Options.Capped {
+				capped++
 			}
 		}
-		return true, nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to get")
+	return bson.D{
+		{Key: "collections", Value: user},
+		{Key: "capped", Value: capped},
+		{Key: "clustered", Value: int32(0)},
+		{Key: "timeseries", Value: int32(0)},
+		{Key: "views", Value: int32(0)},
+		{Key: "internalCollections", Value: internal},
+		{Key: "internalViews", Value: int32(0)},
+		{Key: "csfle", Value: int32(0)},
+		{Key: "queryableEncryption", Value: int32(0)},
 	}
-	return marshal(out), nil
+}
+
+// writeCommands and readCommands classify running operations for
+// globalLock.activeClients.
+var (
+	writeCommands = map[string]bool{
+		"insert": true, "update": true, "delete": true, "findAndModify": true, "create": true, "drop": true,
+		"dropDatabase": true, "createIndexes": true, "dropIndexes": true, "collMod": true, "renameCollection": true,
+		"commitTransaction": true, "abortTransaction": true,
+	}
+	readCommands = map[string]bool{
+		"find": true, "getMore": true, "aggregate": true, "count": true, "distinct": true, "listCollections": true,
+		"listIndexes": true, "dbStats": true, "collStats": true, "validate": true, "explain": true,
+	}
+)
+
+// globalLock reports the operations running now as active clients.
+// Folio admits every operation at once (no ticket queue), so nothing ever
+// waits in currentQueue.
+func (s *Service) globalLock(now time.Time) bson.D {
+	var readers, writers int32
+	for _, op := range s.ops.list() {
+		switch {
+		case writeCommands[op.name]:
+			writers++
+		case readCommands[op.name]:
+			readers++
+		}
+	}
+	return bson.D{
+		{Key: "totalTime", Value: now.Sub(s.Started).Microseconds()},
+		{Key: "currentQueue", Value: bson.D{
+			{Key: "total", Value: int32(0)},
+			{Key: "readers", Value: int32(0)},
+			{Key: "writers", Value: int32(0)},
+		}},
+		{Key: "activeClients", Value: bson.D{
+			{Key: "total", Value: readers + writers},
+			{Key: "readers", Value: readers},
+			{Key: "writers", Value: writers},
+		}},
+	}
 }
 
 // getLogCmd serves "*" (the log names), "global" (recent lines) and

@@ -36,32 +36,65 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := bson.D{}
-	details := bson.D{}
-	for _, n := range append([]string{"_id_"}, indexNames(c)...) {
-		keys = append(keys, bson.E{Key: n, Value: res.KeysPerIndex[n]})
-		details = append(details, bson.E{Key: n, Value: bson.D{{Key: "valid", Value: len(res.Errors) == 0}}})
+	bad := map[string]bool{}
+	extra, missing := bson.A{}, bson.A{}
+	for _, e := range res.Extra {
+		bad[e.Index] = true
+		extra = append(extra, indexEntryInfo(e))
 	}
+	for _, e := range res.Missing {
+		bad[e.Index] = true
+		missing = append(missing, indexEntryInfo(e))
+	}
+	names := append([]string{"_id_"}, indexNames(c)...)
+	keys := make(bson.D, 0, len(names))
+	details := make(bson.D, 0, len(names))
 	errs := bson.A{}
 	for _, e := range res.Errors {
 		errs = append(errs, e)
 	}
-	return marshal(bson.D{
+	for _, n := range names {
+		keys = append(keys, bson.E{Key: n, Value: number(res.KeysPerIndex[n])})
+		details = append(details, bson.E{Key: n, Value: bson.D{{Key: "valid", Value: !bad[n]}}})
+		if bad[n] {
+			errs = append(errs, "Index with name '"+n+"' has inconsistencies.")
+		}
+	}
+	valid := len(errs) == 0
+	d := bson.D{
 		{Key: "ns", Value: r.DB + "." + name},
+		{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},
 		{Key: "nInvalidDocuments", Value: int32(0)},
 		{Key: "nNonCompliantDocuments", Value: int32(0)},
-		{Key: "nrecords", Value: res.Records},
-		{Key: "nIndexes", Value: int32(len(keys))},
+		{Key: "nrecords", Value: number(res.Records)},
+		{Key: "nIndexes", Value: int32(len(names))},
 		{Key: "keysPerIndex", Value: keys},
 		{Key: "indexDetails", Value: details},
-		{Key: "valid", Value: len(res.Errors) == 0},
+		{Key: "valid", Value: valid},
 		{Key: "repaired", Value: false},
 		{Key: "warnings", Value: bson.A{}},
 		{Key: "errors", Value: errs},
-		{Key: "extraIndexEntries", Value: bson.A{}},
-		{Key: "missingIndexEntries", Value: bson.A{}},
+		{Key: "extraIndexEntries", Value: extra},
+		{Key: "missingIndexEntries", Value: missing},
 		{Key: "corruptRecords", Value: bson.A{}},
-	}), nil
+	}
+	if !valid {
+		d = append(d, bson.E{Key: "advice", Value: "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps."})
+	}
+	return marshal(d), nil
+}
+
+// indexEntryInfo describes an inconsistent index entry as validate lists
+// it: {indexName, idKey, indexKey}, each part Folio knows.
+func indexEntryInfo(e engine.IndexEntry) bson.D {
+	d := bson.D{{Key: "indexName", Value: e.Index}}
+	if e.ID.Type != 0 {
+		d = append(d, bson.E{Key: "idKey", Value: bson.D{{Key: "_id", Value: e.ID}}})
+	}
+	if e.Key != nil {
+		d = append(d, bson.E{Key: "indexKey", Value: e.Key})
+	}
+	return d
 }
 
 // indexNames lists c's secondary index names.

@@ -293,6 +293,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
 		}
 	}
+	// UpdateCommandReply: upserted before nModified.
 	var extra []bson.E
 	if len(upserted) > 0 {
 		extra = append(extra, bson.E{Key: "upserted", Value: upserted})

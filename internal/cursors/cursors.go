@@ -101,11 +101,14 @@ func (c *Cursor) Unread(doc bson.Raw) { c.held = doc }
 type Registry struct {
 	mu      sync.Mutex
 	cursors map[int64]*Cursor
-	idle    time.Duration
+	idle    time.Duration // under mu; cursorTimeoutMillis
 	now     func() time.Time
 	// SessionAlive reports whether a logical session still exists; Reap
 	// closes the cursors of sessions that do not. Nil: sessions never end.
 	SessionAlive func(id string) bool
+	// timedOut counts the cursors Reap closed (serverStatus'
+	// metrics.cursor.timedOut).
+	timedOut int64
 }
 
 // NewRegistry returns an empty registry closing cursors idle for longer than
@@ -221,6 +224,7 @@ func (r *Registry) Reap() int {
 			delete(r.cursors, id)
 		}
 	}
+	r.timedOut += int64(len(stale))
 	alive := r.SessionAlive
 	r.mu.Unlock()
 	if alive != nil && len(sessions) > 0 {
@@ -240,6 +244,28 @@ func (r *Registry) Reap() int {
 		_ = c.src.Close()
 	}
 	return len(stale)
+}
+
+// IdleTimeout is how long a cursor may stay idle before Reap closes it.
+func (r *Registry) IdleTimeout() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.idle
+}
+
+// SetIdleTimeout changes the idle timeout (setParameter
+// cursorTimeoutMillis); it applies to every open cursor at the next Reap.
+func (r *Registry) SetIdleTimeout(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.idle = d
+}
+
+// TimedOut is the number of cursors Reap has closed.
+func (r *Registry) TimedOut() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.timedOut
 }
 
 // CloseAll closes every cursor not in use (at shutdown).

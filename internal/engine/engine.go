@@ -93,8 +93,10 @@ type Engine struct {
 	intents intents
 	// dirty is set by every commit not yet synced by the journal flusher.
 	dirty atomic.Bool
-	stop  chan struct{}
-	done  chan struct{}
+	// sortLimit bounds the memory of one in-memory sort.
+	sortLimit atomic.Int64
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -105,6 +107,10 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{kv: kv, opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}, stop: make(chan struct{}), done: make(chan struct{})}
+	e.sortLimit.Store(DefaultSortMemoryLimit)
+	if opts.SortMemoryLimit > 0 {
+		e.sortLimit.Store(opts.SortMemoryLimit)
+	}
 	if err := e.cat.load(kv); err != nil {
 		return nil, err
 	}

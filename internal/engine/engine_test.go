@@ -52,5 +52,11 @@ func mustValidate(tb testing.TB, e *Engine, coll string) ValidateResult {
 	for _, msg := range res.Errors {
 		tb.Error(msg)
 	}
+	for _, m := range res.Missing {
+		tb.Errorf("index %s misses the entry %v of document %v", m.Index, m.Key, m.ID)
+	}
+	for _, x := range res.Extra {
+		tb.Errorf("index %s has an extra entry (document %v)", x.Index, x.ID)
+	}
 	return res
 }

@@ -31,9 +31,9 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		if p, rejected, err = e.planFind(c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		winning = planStages(p, filter, q, o, e.sortMemoryLimit())
+		winning = planStages(p, filter, q, o, e.SortMemoryLimit())
 		for _, r := range rejected {
-			rejectedPlans = append(rejectedPlans, planStages(r, filter, q, o, e.sortMemoryLimit()))
+			rejectedPlans = append(rejectedPlans, planStages(r, filter, q, o, e.SortMemoryLimit()))
 		}
 	}
 	out := bson.D{

@@ -14,12 +14,13 @@ import (
 // internalQueryMaxBlockingSortMemoryUsageBytes).
 const DefaultSortMemoryLimit = 100 * 1024 * 1024
 
-func (e *Engine) sortMemoryLimit() int64 {
-	if e.opts.SortMemoryLimit > 0 {
-		return e.opts.SortMemoryLimit
-	}
-	return DefaultSortMemoryLimit
-}
+// SortMemoryLimit is the memory one in-memory sort of a find may use
+// (internalQueryMaxBlockingSortMemoryUsageBytes).
+func (e *Engine) SortMemoryLimit() int64 { return e.sortLimit.Load() }
+
+// SetSortMemoryLimit changes the memory one in-memory sort of a find may
+// use; sorts that start afterwards obey it.
+func (e *Engine) SetSortMemoryLimit(n int64) { e.sortLimit.Store(n) }
 
 // FindOptions describe a find: all documents matching Filter, ordered by
 // Sort, past Skip, at most Limit (0: no limit), shaped by Projection. Hint
@@ -150,7 +151,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 	if q.sort == nil || scan.src.(*planSource).p.sorted {
 		return m, nil
 	}
-	return sortAll(m, q.sort, o, e.sortMemoryLimit(), e.opts.TempDir)
+	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
 }
 
 // openScan opens the scan-and-match loop of a plan with filter f, under

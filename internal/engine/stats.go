@@ -1,24 +1,88 @@
 package engine
 
-// CollectionStats are the figures collStats and dbStats report.
+import "github.com/folio-db/folio/internal/storage"
+
+// CollectionStats are the figures collStats, dbStats and $collStats report.
 type CollectionStats struct {
 	Count int64
 	Size  int64 // total BSON bytes of the documents
+	// StorageSize is the disk space of the documents (and of a capped
+	// collection's insertion order) as the store estimates it.
+	StorageSize int64
+	// IndexSizes are the disk sizes of the indexes, _id_ first, then the
+	// secondary indexes in catalog order. Documents are clustered by _id,
+	// so the _id index is their keys: its size is the share of the
+	// documents' disk space that their keys take.
+	IndexSizes []IndexSize
+}
+
+// IndexSize is one index's size on disk.
+type IndexSize struct {
+	Name string
+	Size int64
+}
+
+// TotalIndexSize is the sum of the index sizes.
+func (s CollectionStats) TotalIndexSize() int64 {
+	var t int64
+	for _, ix := range s.IndexSizes {
+		t += ix.Size
+	}
+	return t
 }
 
 // Stats counts the documents of c and their total size by a scan of a
-// consistent snapshot.
+// consistent snapshot, and asks the store for the disk space of the
+// collection's key ranges.
 func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	lo, hi := docSpan(c.ID)
-	it, err := e.kv.NewIter(lo, hi)
+	snap := e.kv.NewSnapshot()
+	defer snap.Close()
+	it, err := snap.NewIter(lo, hi)
 	if err != nil {
 		return CollectionStats{}, err
 	}
-	defer it.Close()
 	var s CollectionStats
+	var keyBytes int64
 	for it.First(); it.Valid(); it.Next() {
 		s.Count++
 		s.Size += int64(len(it.Value()))
+		keyBytes += int64(len(it.Key()))
 	}
-	return s, it.Error()
+	if err := firstErr(it.Error(), it.Close()); err != nil {
+		return CollectionStats{}, err
+	}
+	docDisk := e.diskUsage(lo, hi)
+	s.StorageSize = docDisk
+	if c.Options.Capped {
+		nlo, nhi := collNaturalSpan(c.ID)
+		s.StorageSize += e.diskUsage(nlo, nhi)
+	}
+	ixs := c.Indexes()
+	s.IndexSizes = make([]IndexSize, 0, len(ixs)+1)
+	var idSize int64
+	if keyBytes+s.Size > 0 {
+		idSize = int64(float64(docDisk) * float64(keyBytes) / float64(keyBytes+s.Size))
+	}
+	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})
+	for _, ix := range ixs {
+		ilo, ihi := indexSpan(c.ID, ix.ID)
+		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.diskUsage(ilo, ihi)})
+	}
+	return s, nil
+}
+
+// diskUsage is the store's estimate of the disk space of [lo, hi); a store
+// that cannot estimate reports nothing on disk.
+func (e *Engine) diskUsage(lo, hi []byte) int64 {
+	est, ok := e.kv.(storage.DiskUsageEstimator)
+	if !ok {
+		return 0
+	}
+	n, err := est.EstimateDiskUsage(lo, hi)
+	if err != nil {
+		e.log.Warn("disk usage estimate failed", "err", err)
+		return 0
+	}
+	return int64(n)
 }

@@ -3,16 +3,39 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // ValidateResult is what the validate command reports.
 type ValidateResult struct {
 	Records      int64
 	KeysPerIndex map[string]int64
-	// Errors describe every inconsistency found: an index entry missing
-	// for a document's key, or an entry whose document does not exist or
-	// no longer has that key.
+	// Missing are the entries the documents' keys call for that their
+	// index lacks; Extra the entries no document's key accounts for (or
+	// that point to another document).
+	Missing, Extra []IndexEntry
+	// Errors describe documents that cannot be indexed.
 	Errors []string
+}
+
+// IndexEntry names one index entry: its index, the _id of its document
+// (the zero value when the entry points to no document) and its key, field
+// by field. The key encoding cannot be read back, so an extra entry's key
+// is nil: only a missing entry's key is known, from its document.
+type IndexEntry struct {
+	Index string
+	ID    bson.RawValue
+	Key   bson.D
+}
+
+// expectedEntry is an index entry a document's key calls for.
+type expectedEntry struct {
+	encID []byte
+	id    bson.RawValue
+	index *Index
+	key   indexKey
 }
 
 // Validate checks c's indexes against its documents both ways, on one
@@ -23,7 +46,7 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 	snap := e.kv.NewSnapshot()
 	defer snap.Close()
 	ixs := c.Indexes()
-	expected := map[string][]byte{} // entry key -> encoded _id
+	expected := map[string]expectedEntry{} // entry key -> what it should hold
 	lo, hi := docSpan(c.ID)
 	it, err := snap.NewIter(lo, hi)
 	if err != nil {
@@ -32,15 +55,19 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 	for it.First(); it.Valid(); it.Next() {
 		res.Records++
 		res.KeysPerIndex[idIndexName]++
-		encID := idFromDocKey(it.Key())
+		encID := append([]byte(nil), idFromDocKey(it.Key())...)
+		doc := bson.Raw(it.Value())
+		id := doc.Lookup("_id")
+		id.Value = append([]byte(nil), id.Value...)
 		for _, ix := range ixs {
-			keys, _, err := ix.keys(it.Value())
+			keys, _, err := ix.keys(doc)
 			if err != nil {
-				res.Errors = append(res.Errors, fmt.Sprintf("document %x cannot be indexed by %s: %v", encID, ix.Name, err))
+				res.Errors = append(res.Errors, fmt.Sprintf("document with _id %s cannot be indexed by %s: %v", id, ix.Name, err))
 				continue
 			}
 			for _, k := range keys {
-				expected[string(indexEntryKey(c.ID, ix, k.enc, encID))] = append([]byte(nil), encID...)
+				k.vals = copyValues(k.vals)
+				expected[string(indexEntryKey(c.ID, ix, k.enc, encID))] = expectedEntry{encID: encID, id: id, index: ix, key: k}
 			}
 		}
 	}
@@ -56,20 +83,49 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 		for it.First(); it.Valid(); it.Next() {
 			res.KeysPerIndex[ix.Name]++
 			want, ok := expected[string(it.Key())]
-			switch {
-			case !ok:
-				res.Errors = append(res.Errors, fmt.Sprintf("index %s has an extra entry %x for document %x", ix.Name, it.Key(), it.Value()))
-			case !bytes.Equal(want, it.Value()):
-				res.Errors = append(res.Errors, fmt.Sprintf("index %s entry %x points to document %x instead of %x", ix.Name, it.Key(), it.Value(), want))
+			if ok && bytes.Equal(want.encID, it.Value()) {
+				delete(expected, string(it.Key()))
+				continue
 			}
-			delete(expected, string(it.Key()))
+			extra := IndexEntry{Index: ix.Name}
+			if doc, found, err := snap.Get(docKeyFromEncodedID(c.ID, it.Value())); err != nil {
+				return res, err
+			} else if found {
+				extra.ID = bson.Raw(doc).Lookup("_id")
+			}
+			res.Extra = append(res.Extra, extra)
 		}
 		if err := firstErr(it.Error(), it.Close()); err != nil {
 			return res, err
 		}
 	}
-	for k, id := range expected {
-		res.Errors = append(res.Errors, fmt.Sprintf("missing index entry %x for document %x", k, id))
+	// Entry keys start with the index id: sorted, the missing entries come
+	// index by index, each in key order.
+	missing := make([]string, 0, len(expected))
+	for k := range expected {
+		missing = append(missing, k)
+	}
+	sort.Strings(missing)
+	for _, k := range missing {
+		want := expected[k]
+		key := make(bson.D, len(want.index.Fields))
+		for i, f := range want.index.Fields {
+			v := want.key.vals[i]
+			if v.Type == 0 {
+				v = bson.RawValue{Type: bson.TypeNull}
+			}
+			key[i] = bson.E{Key: f.Path, Value: v}
+		}
+		res.Missing = append(res.Missing, IndexEntry{Index: want.index.Name, ID: want.id, Key: key})
 	}
 	return res, nil
+}
+
+// copyValues copies values out of an iterator's buffers.
+func copyValues(vals []bson.RawValue) []bson.RawValue {
+	out := make([]bson.RawValue, len(vals))
+	for i, v := range vals {
+		out[i] = bson.RawValue{Type: v.Type, Value: append([]byte(nil), v.Value...)}
+	}
+	return out
 }

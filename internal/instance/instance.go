@@ -118,6 +118,7 @@ func Start(cfg Config) (*Instance, error) {
 		Argv:        cfg.Argv,
 		Parsed:      parsedOptions(cfg, ln.Addr()),
 		Host:        host,
+		DBPath:      dataDir(cfg),
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
@@ -130,7 +131,7 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
-	go in.reap(idle)
+	go in.reap()
 	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections)
 	return in, nil
@@ -147,8 +148,9 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 
 // reap closes idle cursors, aborts expired transactions and forgets
 // expired sessions until the instance stops.
-func (in *Instance) reap(idle time.Duration) {
-	t := time.NewTicker(min(idle/4, sessions.TxnLifetime/4))
+func (in *Instance) reap() {
+	// The timeouts can change at runtime (setParameter), so check often.
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
@@ -224,4 +226,12 @@ func (in *Instance) Close(ctx context.Context) error {
 	err = errors.Join(err, in.eng.Close(), in.kv.Close())
 	in.log.Info("folio stopped", "err", err)
 	return err
+}
+
+// dataDir is the directory the data lives in, empty when it is in memory.
+func dataDir(cfg Config) string {
+	if cfg.InMemory {
+		return ""
+	}
+	return cfg.DBPath
 }

@@ -97,6 +97,9 @@ func (c *conn) handle() (err error) {
 	if !c.srv.setBusy(c.nc, true) {
 		return net.ErrClosed
 	}
+	traffic := &c.srv.svc.Net
+	traffic.NumRequests.Add(1)
+	traffic.PhysicalBytesIn.Add(int64(h.Length))
 	compressor := -1
 	if h.OpCode == wire.OpCompressed {
 		id, err := c.negotiated(body)
@@ -108,6 +111,7 @@ func (c *conn) handle() (err error) {
 		}
 		compressor = int(id)
 	}
+	traffic.BytesIn.Add(int64(h.Length))
 	switch h.OpCode {
 	case wire.OpMsg:
 		return c.handleMsg(h, body, compressor)
@@ -220,6 +224,7 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 	} else {
 		out = wire.AppendMsg(out, c.nextID, h.RequestID, 0, doc)
 	}
+	c.srv.svc.Net.BytesOut.Add(int64(len(out)))
 	*buf = out
 	defer func() {
 		if cap(*buf) <= maxPooledReply {
@@ -232,6 +237,7 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 			return err
 		}
 	}
+	c.srv.svc.Net.PhysicalBytesOut.Add(int64(len(out)))
 	_, err := c.nc.Write(out)
 	return err
 }

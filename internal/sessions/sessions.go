@@ -10,6 +10,7 @@ package sessions
 import (
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-db/folio/internal/engine"
@@ -104,10 +105,24 @@ type Registry struct {
 	OnEnd func(*engine.Txn)
 	// Log receives failures to delete expired records.
 	Log *slog.Logger
+	// txnLifetime is transactionLifetimeLimitSeconds, as nanoseconds.
+	txnLifetime atomic.Int64
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{sessions: map[string]*Session{}} }
+func NewRegistry() *Registry {
+	r := &Registry{sessions: map[string]*Session{}}
+	r.txnLifetime.Store(int64(TxnLifetime))
+	return r
+}
+
+// TxnLifetime is how long a transaction may stay idle before Reap aborts
+// it (transactionLifetimeLimitSeconds).
+func (r *Registry) TxnLifetime() time.Duration { return time.Duration(r.txnLifetime.Load()) }
+
+// SetTxnLifetime changes the transaction lifetime (setParameter
+// transactionLifetimeLimitSeconds); it applies at the next Reap.
+func (r *Registry) SetTxnLifetime(d time.Duration) { r.txnLifetime.Store(int64(d)) }
 
 // Get returns the session with id, creating it.
 func (r *Registry) Get(id string) *Session {
@@ -202,16 +217,17 @@ func (r *Registry) AbortAll() {
 	}
 }
 
-// Reap aborts transactions idle for longer than TxnLifetime and forgets
-// sessions idle for longer than timeout, deleting their records, as
-// MongoDB expires config.transactions entries with their sessions.
-// Sessions busy with a command are left alone.
+// Reap aborts transactions idle for longer than the transaction lifetime
+// and forgets sessions idle for longer than timeout, deleting their
+// records, as MongoDB expires config.transactions entries with their
+// sessions. Sessions busy with a command are left alone.
 func (r *Registry) Reap(now time.Time, timeout time.Duration) {
+	lifetime := r.TxnLifetime()
 	for _, s := range r.all() {
 		if !s.mu.TryLock() {
 			continue
 		}
-		if s.State == TxnInProgress && now.Sub(s.txnActive) > TxnLifetime {
+		if s.State == TxnInProgress && now.Sub(s.txnActive) > lifetime {
 			r.endTxn(s)
 		}
 		if now.Sub(s.lastUse) > timeout {

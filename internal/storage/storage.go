@@ -60,3 +60,12 @@ type Batch interface {
 	// Close releases the batch; committed or not.
 	Close() error
 }
+
+// DiskUsageEstimator is implemented by stores that can tell how much disk
+// space a key range takes (collStats' storageSize and indexSizes). Data
+// not yet flushed from memory takes none.
+type DiskUsageEstimator interface {
+	// EstimateDiskUsage returns the bytes on disk of the keys in
+	// [lower, upper).
+	EstimateDiskUsage(lower, upper []byte) (uint64, error)
+}

@@ -1,0 +1,177 @@
+package commands
+
+import (
+	"sort"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/values"
+)
+
+func init() {
+	registerAdmin(getParameterCmd, "getParameter")
+	registerAdmin(setParameterCmd, "setParameter")
+}
+
+// serverParameter is one server parameter Folio has. get reports its
+// current value typed as MongoDB types it. A parameter settable at
+// runtime has an integer value within [min, max] that set applies to the
+// setting Folio reads.
+type serverParameter struct {
+	get      func(s *Service) any
+	set      func(s *Service, n int64)
+	min, max int64
+	startup  bool // settable at startup (a flag of Folio's)
+}
+
+// serverParameters are the parameters getParameter reports and
+// setParameter changes; each one is a setting Folio honours.
+var serverParameters = map[string]serverParameter{
+	"featureCompatibilityVersion": {
+		get: func(*Service) any { return bson.D{{Key: "version", Value: "7.0"}} },
+	},
+	"cursorTimeoutMillis": {
+		get: func(s *Service) any { return s.Cursors.IdleTimeout().Milliseconds() },
+		set: func(s *Service, n int64) { s.Cursors.SetIdleTimeout(time.Duration(n) * time.Millisecond) },
+		min: -1 << 43, max: 1 << 43, // beyond, milliseconds overflow a Duration
+	},
+	"transactionLifetimeLimitSeconds": {
+		get: func(s *Service) any { return int32(s.Sessions.TxnLifetime() / time.Second) },
+		set: func(s *Service, n int64) { s.Sessions.SetTxnLifetime(time.Duration(n) * time.Second) },
+		min: 1, max: 1<<31 - 1,
+	},
+	"internalQueryMaxBlockingSortMemoryUsageBytes": {
+		get: func(s *Service) any { return int32(s.Engine.SortMemoryLimit()) },
+		set: func(s *Service, n int64) { s.Engine.SetSortMemoryLimit(n) },
+		min: 0, max: 1<<31 - 1,
+	},
+	"logicalSessionTimeoutMinutes": {
+		get: func(*Service) any { return int32(sessions.DefaultTimeout / time.Minute) },
+	},
+	"maxBSONDepth": {
+		get: func(*Service) any { return int32(200) },
+	},
+	// Folio runs without authentication: no mechanism is enabled.
+	"authenticationMechanisms": {
+		get: func(*Service) any { return bson.A{} },
+	},
+	"quiet": {
+		get: func(*Service) any { return false },
+	},
+}
+
+// paramInt reads a numeric parameter value as MongoDB coerces one (doubles
+// truncate) and checks it against the parameter's bounds.
+func paramInt(name string, v bson.RawValue, lo, hi int64) (int64, error) {
+	n, ok := safeInt64(v)
+	if !ok {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: expected a number, got %s", name, values.TypeName(v.Type))
+	}
+	if n < lo {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %d is not greater than or equal to %d", name, n, lo)
+	}
+	if n > hi {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %d is not less than or equal to %d", name, n, hi)
+	}
+	return n, nil
+}
+
+// parameterNames lists the parameters in name order, the order MongoDB
+// reports them in.
+func parameterNames() []string {
+	names := make([]string, 0, len(serverParameters))
+	for n := range serverParameters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// getParameterCmd answers {getParameter: 1, name: 1, ...} with the named
+// parameters, {getParameter: "*"} or {getParameter: {allParameters: true}}
+// with all of them, and, with {getParameter: {showDetails: true}}, each as
+// {value, settableAtRuntime, settableAtStartup}. Names Folio does not have
+// are skipped; none found is InvalidOptions.
+func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
+	var all, details bool
+	switch v := r.Cmd.Lookup("getParameter"); v.Type {
+	case bson.TypeEmbeddedDocument:
+		opts := v.Document()
+		all = values.Truthy(opts.Lookup("allParameters"))
+		details = values.Truthy(opts.Lookup("showDetails"))
+	case bson.TypeString:
+		all = v.StringValue() == "*"
+	}
+	var out bson.D
+	for _, name := range parameterNames() {
+		if !all {
+			if _, err := r.Cmd.LookupErr(name); err != nil {
+				continue
+			}
+		}
+		p := serverParameters[name]
+		var val any = p.get(s)
+		if details {
+			val = bson.D{
+				{Key: "value", Value: val},
+				{Key: "settableAtRuntime", Value: p.set != nil},
+				{Key: "settableAtStartup", Value: p.startup},
+			}
+		}
+		out = append(out, bson.E{Key: name, Value: val})
+	}
+	if len(out) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to get")
+	}
+	return marshal(out), nil
+}
+
+// setParameterCmd sets the parameters named in the command, all or none:
+// every name is checked (known, settable at runtime, named once) and every
+// value validated before any is applied. The reply's "was" is the first
+// parameter's previous value.
+func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
+	elems, err := r.Cmd.Elements()
+	if err != nil {
+		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %v", err)
+	}
+	type change struct {
+		p serverParameter
+		n int64
+	}
+	var changes []change
+	seen := map[string]bool{}
+	for _, el := range elems[1:] {
+		name := el.Key()
+		if isGenericArg(name) {
+			continue
+		}
+		p, ok := serverParameters[name]
+		if !ok {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
+		}
+		if p.set == nil {
+			return nil, mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", name)
+		}
+		if seen[name] {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
+		}
+		seen[name] = true
+		n, err := paramInt(name, el.Value(), p.min, p.max)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, change{p, n})
+	}
+	if len(changes) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options ")
+	}
+	was := changes[0].p.get(s)
+	for _, c := range changes {
+		c.p.set(s, c.n)
+	}
+	return marshal(bson.D{{Key: "was", Value: was}}), nil
+}

@@ -1,0 +1,213 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+func init() {
+	register(dbStatsCmd, "dbStats", "dbstats")
+	register(collStatsCmd, "collStats", "collstats")
+}
+
+// numericTypes is how MongoDB's IDL names the types a numeric field takes.
+const numericTypes = "[long, int, decimal, double]"
+
+// collStatsScale reads collStats' scale: any number, truncated toward zero,
+// which must then be at least 1 (MongoDB's StorageStatsSpec).
+func collStatsScale(v bson.RawValue) (int64, error) {
+	n, ok := safeInt32(v)
+	if !ok {
+		return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'collStats.scale' is the wrong type '%s', expected types '%s'",
+			values.TypeName(v.Type), numericTypes)
+	}
+	if n < 1 {
+		return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
+	}
+	return int64(n), nil
+}
+
+// dbStatsScale reads dbStats' scale: any number, truncated toward zero,
+// which must then be greater than zero.
+func dbStatsScale(v bson.RawValue) (int64, error) {
+	n, ok := safeInt64(v)
+	if !ok {
+		return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'dbStats.scale' is the wrong type '%s', expected types '%s'",
+			values.TypeName(v.Type), numericTypes)
+	}
+	if n <= 0 {
+		return 0, mongoerr.New(mongoerr.BadValue, "Scale factor must be greater than zero")
+	}
+	return n, nil
+}
+
+// collStatsCmd answers collStats in MongoDB 7.0's shape: sizes divided by
+// scale (integer division) and typed by magnitude as MongoDB's
+// appendNumber types them. A missing collection answers ok with zeros, as
+// MongoDB does.
+func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	scale := int64(1)
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "scale":
+			scale, err = collStatsScale(v)
+		case "verbose", "waitForLock", "numericOnly":
+			_, err = argBool("collStats", key, v)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ns := r.DB + "." + name
+	c := s.Engine.Collection(r.DB, name)
+	if c == nil {
+		return marshal(bson.D{
+			{Key: "ns", Value: ns},
+			{Key: "size", Value: int32(0)},
+			{Key: "count", Value: int32(0)},
+			{Key: "numOrphanDocs", Value: int32(0)},
+			{Key: "storageSize", Value: int32(0)},
+			{Key: "totalSize", Value: int32(0)},
+			{Key: "nindexes", Value: int32(0)},
+			{Key: "totalIndexSize", Value: int32(0)},
+			{Key: "indexDetails", Value: bson.D{}},
+			{Key: "indexSizes", Value: bson.D{}},
+			{Key: "scaleFactor", Value: int32(scale)},
+		}), nil
+	}
+	st, err := s.Engine.Stats(c)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(append(bson.D{{Key: "ns", Value: ns}}, storageStats(c, st, scale)...)), nil
+}
+
+// storageStats are collStats' fields after ns, which $collStats reports as
+// storageStats.
+func storageStats(c *engine.Collection, st engine.CollectionStats, scale int64) bson.D {
+	d := bson.D{
+		{Key: "size", Value: number(st.Size / scale)},
+		{Key: "count", Value: number(st.Count)},
+	}
+	if st.Count > 0 {
+		d = append(d, bson.E{Key: "avgObjSize", Value: int32(st.Size / st.Count)})
+	}
+	d = append(d,
+		bson.E{Key: "numOrphanDocs", Value: int32(0)},
+		bson.E{Key: "storageSize", Value: number(st.StorageSize / scale)},
+		// Pebble never leaves reusable free space inside its files.
+		bson.E{Key: "freeStorageSize", Value: int32(0)},
+		bson.E{Key: "capped", Value: c.Options.Capped},
+	)
+	if c.Options.Capped {
+		d = append(d,
+			bson.E{Key: "max", Value: number(c.Options.Max)},
+			bson.E{Key: "maxSize", Value: number(c.Options.Size / scale)},
+		)
+	}
+	sizes := make(bson.D, 0, len(st.IndexSizes))
+	for _, ix := range st.IndexSizes {
+		sizes = append(sizes, bson.E{Key: ix.Name, Value: number(ix.Size / scale)})
+	}
+	total := st.TotalIndexSize()
+	return append(d,
+		bson.E{Key: "nindexes", Value: int32(len(st.IndexSizes))},
+		bson.E{Key: "indexDetails", Value: bson.D{}},
+		bson.E{Key: "indexBuilds", Value: bson.A{}},
+		bson.E{Key: "totalIndexSize", Value: number(total / scale)},
+		bson.E{Key: "indexSizes", Value: sizes},
+		bson.E{Key: "totalSize", Value: number((st.StorageSize + total) / scale)},
+		bson.E{Key: "scaleFactor", Value: int32(scale)},
+	)
+}
+
+// dbStatsCmd answers dbStats in MongoDB 7.0's typed shape (counts int64,
+// sizes doubles). A database without collections answers zeros; the
+// filesystem figures are left out when the data is in memory.
+func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
+	scale := int64(1)
+	var freeStorage bool
+	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "scale":
+			scale, err = dbStatsScale(v)
+		case "freeStorage":
+			freeStorage, err = argBool("dbStats", key, v)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	colls := s.Engine.Collections(r.DB)
+	var objects, size, storage, indexes, indexSize int64
+	for _, c := range colls {
+		st, err := s.Engine.Stats(c)
+		if err != nil {
+			return nil, err
+		}
+		objects += st.Count
+		size += st.Size
+		storage += st.StorageSize
+		indexes += int64(len(st.IndexSizes))
+		indexSize += st.TotalIndexSize()
+	}
+	var avg float64
+	if objects > 0 {
+		avg = float64(size) / float64(objects)
+	}
+	d := bson.D{
+		{Key: "db", Value: r.DB},
+		{Key: "collections", Value: int64(len(colls))},
+		{Key: "views", Value: int64(0)},
+		{Key: "objects", Value: objects},
+		{Key: "avgObjSize", Value: avg},
+		{Key: "dataSize", Value: float64(size / scale)},
+		{Key: "storageSize", Value: float64(storage / scale)},
+	}
+	// Pebble never leaves reusable free space inside its files.
+	if freeStorage {
+		d = append(d, bson.E{Key: "freeStorageSize", Value: float64(0)})
+	}
+	d = append(d,
+		bson.E{Key: "indexes", Value: indexes},
+		bson.E{Key: "indexSize", Value: float64(indexSize / scale)},
+	)
+	if freeStorage {
+		d = append(d, bson.E{Key: "indexFreeStorageSize", Value: float64(0)})
+	}
+	d = append(d, bson.E{Key: "totalSize", Value: float64((storage + indexSize) / scale)})
+	if freeStorage {
+		d = append(d, bson.E{Key: "totalFreeStorageSize", Value: float64(0)})
+	}
+	d = append(d, bson.E{Key: "scaleFactor", Value: scale})
+	if s.DBPath != "" {
+		// MongoDB reports zeros for a database that does not exist.
+		var total, used int64
+		ok := true
+		if len(colls) > 0 {
+			total, used, ok = fsSpace(s.DBPath)
+		}
+		if ok {
+			d = append(d,
+				bson.E{Key: "fsUsedSize", Value: float64(used / scale)},
+				bson.E{Key: "fsTotalSize", Value: float64(total / scale)},
+			)
+		}
+	}
+	return marshal(d), nil
+}

@@ -1,0 +1,90 @@
+package commands
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func init() {
+	registerAdmin(topCmd, "top")
+}
+
+// usage is a time (microseconds) and a count of operations.
+type usage struct{ time, count int64 }
+
+func (u *usage) add(d time.Duration) {
+	u.time += d.Microseconds()
+	u.count++
+}
+
+// nsUsage is what top reports for one collection: all operations, split
+// by the lock they take and by kind.
+type nsUsage struct {
+	total, readLock, writeLock                         usage
+	queries, getmore, insert, update, remove, commands usage
+}
+
+// record adds an ended operation on a collection to top's figures; o.mu
+// is held. Commands on no collection (hello, serverStatus...) are not
+// recorded, as MongoDB records only operations on a collection.
+func (o *opRegistry) record(op *activeOp, d time.Duration) {
+	if !strings.Contains(op.ns, ".") {
+		return
+	}
+	if o.top == nil {
+		o.top = map[string]*nsUsage{}
+	}
+	u := o.top[op.ns]
+	if u == nil {
+		u = &nsUsage{}
+		o.top[op.ns] = u
+	}
+	u.total.add(d)
+	if writeCommands[op.name] {
+		u.writeLock.add(d)
+	} else {
+		u.readLock.add(d)
+	}
+	switch op.name {
+	case "find":
+		u.queries.add(d)
+	case "getMore":
+		u.getmore.add(d)
+	case "insert":
+		u.insert.add(d)
+	case "update":
+		u.update.add(d)
+	case "delete":
+		u.remove.add(d)
+	default:
+		u.commands.add(d)
+	}
+}
+
+// topCmd answers top: for every collection operations have touched, the
+// time spent and the operation count, in total, by lock and by kind.
+func topCmd(s *Service, _ *Request) (bson.Raw, error) {
+	s.ops.mu.Lock()
+	names := make([]string, 0, len(s.ops.top))
+	for ns := range s.ops.top {
+		names = append(names, ns)
+	}
+	sort.Strings(names)
+	totals := bson.D{{Key: "note", Value: "all times in microseconds"}}
+	for _, ns := range names {
+		u := s.ops.top[ns]
+		entry := func(name string, x usage) bson.E {
+			return bson.E{Key: name, Value: bson.D{{Key: "time", Value: number(x.time)}, {Key: "count", Value: number(x.count)}}}
+		}
+		totals = append(totals, bson.E{Key: ns, Value: bson.D{
+			entry("total", u.total), entry("readLock", u.readLock), entry("writeLock", u.writeLock),
+			entry("queries", u.queries), entry("getmore", u.getmore), entry("insert", u.insert),
+			entry("update", u.update), entry("remove", u.remove), entry("commands", u.commands),
+		}})
+	}
+	s.ops.mu.Unlock()
+	return marshal(bson.D{{Key: "totals", Value: totals}}), nil
+}

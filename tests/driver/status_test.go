@@ -1,0 +1,537 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// replyOf runs cmd against db and returns the raw reply.
+func replyOf(t *testing.T, client *mongo.Client, db string, cmd bson.D) bson.Raw {
+	t.Helper()
+	raw, err := client.Database(db).RunCommand(context.Background(), cmd).Raw()
+	var we mongo.WriteException
+	if err != nil && !(errors.As(err, &we) && len(raw) > 0) {
+		t.Fatalf("%v: %v", cmd, err)
+	}
+	return raw
+}
+
+// lookupPath finds a dotted path in a reply.
+func lookupPath(doc bson.Raw, path string) (bson.RawValue, error) {
+	return doc.LookupErr(strings.Split(path, ".")...)
+}
+
+// keysOf lists the top-level field names of doc.
+func keysOf(t *testing.T, doc bson.Raw) []string {
+	t.Helper()
+	elems, err := doc.Elements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range elems {
+		out = append(out, e.Key())
+	}
+	return out
+}
+
+// seedStats fills test.stats with documents and two indexes.
+func seedStats(t *testing.T, client *mongo.Client) {
+	t.Helper()
+	coll := client.Database(testDB).Collection("stats")
+	docs := make([]any, 0, 100)
+	for i := range 100 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i}, {Key: "pad", Value: strings.Repeat("x", 100)}})
+	}
+	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(context.Background(), mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReplyFieldTypes checks the BSON type of reply fields against the
+// type MongoDB 7.0 sends: counts MongoDB builds with appendNumber are int32
+// below 2^30, typed replies (dbStats) use int64 and doubles, serverStatus
+// uses int64 counters and a whole-second double uptime (mongostat decodes
+// uptime into an int64).
+func TestReplyFieldTypes(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	cases := []struct {
+		db   string
+		cmd  bson.D
+		path string
+		want bson.Type
+	}{
+		{"admin", bson.D{{Key: "hello", Value: 1}}, "connectionId", bson.TypeInt32},
+		{"admin", bson.D{{Key: "hello", Value: 1}}, "maxWireVersion", bson.TypeInt32},
+		{"admin", bson.D{{Key: "hello", Value: 1}}, "minWireVersion", bson.TypeInt32},
+		{"admin", bson.D{{Key: "hello", Value: 1}}, "maxBsonObjectSize", bson.TypeInt32},
+		{"admin", bson.D{{Key: "hello", Value: 1}}, "logicalSessionTimeoutMinutes", bson.TypeInt32},
+		{"admin", bson.D{{Key: "buildInfo", Value: 1}}, "bits", bson.TypeInt32},
+		{"admin", bson.D{{Key: "buildInfo", Value: 1}}, "versionArray.0", bson.TypeInt32},
+		{"admin", bson.D{{Key: "buildInfo", Value: 1}}, "maxBsonObjectSize", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "size", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "count", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "avgObjSize", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "storageSize", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "nindexes", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "totalIndexSize", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "indexSizes._id_", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "indexSizes.a_1", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "totalSize", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "scaleFactor", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}}, "capped", bson.TypeBoolean},
+		{testDB, bson.D{{Key: "collStats", Value: "nothere"}}, "count", bson.TypeInt32},
+		{testDB, bson.D{{Key: "collStats", Value: "nothere"}}, "indexSizes", bson.TypeEmbeddedDocument},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "collections", bson.TypeInt64},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "objects", bson.TypeInt64},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "indexes", bson.TypeInt64},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "avgObjSize", bson.TypeDouble},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "dataSize", bson.TypeDouble},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "storageSize", bson.TypeDouble},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "indexSize", bson.TypeDouble},
+		{testDB, bson.D{{Key: "dbStats", Value: 1}}, "scaleFactor", bson.TypeInt64},
+		{testDB, bson.D{{Key: "validate", Value: "stats"}}, "nrecords", bson.TypeInt32},
+		{testDB, bson.D{{Key: "validate", Value: "stats"}}, "nIndexes", bson.TypeInt32},
+		{testDB, bson.D{{Key: "validate", Value: "stats"}}, "keysPerIndex.a_1", bson.TypeInt32},
+		{testDB, bson.D{{Key: "validate", Value: "stats"}}, "uuid", bson.TypeBinary},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "uptime", bson.TypeDouble},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "uptimeMillis", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "uptimeEstimate", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "pid", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "localTime", bson.TypeDateTime},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "opcounters.insert", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "opcountersRepl.insert", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "connections.current", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "mem.resident", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "mem.virtual", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "mem.supported", bson.TypeBoolean},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "network.bytesIn", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "network.numRequests", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "globalLock.totalTime", bson.TypeInt64},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "globalLock.activeClients.readers", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "globalLock.currentQueue.total", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "asserts.user", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "catalogStats.collections", bson.TypeInt32},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "storageEngine.name", bson.TypeString},
+		{"admin", bson.D{{Key: "serverStatus", Value: 1}}, "metrics.cursor.open.total", bson.TypeInt64},
+		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}}, "cursorTimeoutMillis", bson.TypeInt64},
+		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 1}}, "transactionLifetimeLimitSeconds", bson.TypeInt32},
+		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: 1}}, "internalQueryMaxBlockingSortMemoryUsageBytes", bson.TypeInt32},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cmd[0].Key+"."+tc.path, func(t *testing.T) {
+			v, err := lookupPath(replyOf(t, client, tc.db, tc.cmd), tc.path)
+			if err != nil {
+				t.Fatalf("no %s: %v", tc.path, err)
+			}
+			if v.Type != tc.want {
+				t.Fatalf("%s is %s (%v), want %s", tc.path, v.Type, v, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplyFieldOrder checks replies whose field order MongoDB fixes.
+func TestReplyFieldOrder(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	cases := []struct {
+		db   string
+		cmd  bson.D
+		want string
+	}{
+		{"admin", bson.D{{Key: "buildInfo", Value: 1}},
+			"version gitVersion modules allocator javascriptEngine sysInfo versionArray openssl buildEnvironment bits debug maxBsonObjectSize storageEngines ok"},
+		{testDB, bson.D{{Key: "collStats", Value: "stats"}},
+			"ns size count avgObjSize numOrphanDocs storageSize freeStorageSize capped nindexes indexDetails indexBuilds totalIndexSize indexSizes totalSize scaleFactor ok"},
+		// A missing collection answers ok with zeros.
+		{testDB, bson.D{{Key: "collStats", Value: "nothere"}},
+			"ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
+		{"nodb", bson.D{{Key: "dbStats", Value: 1}},
+			"db collections views objects avgObjSize dataSize storageSize indexes indexSize totalSize scaleFactor ok"},
+		// UpdateCommandReply serializes WriteCommandReplyBase (n,
+		// writeErrors) first, then upserted, then nModified.
+		{testDB, bson.D{{Key: "update", Value: "ord"}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}},
+		}}}, "n upserted nModified ok"},
+		{testDB, bson.D{{Key: "update", Value: "ord"}, {Key: "ordered", Value: false}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}},
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "_id", Value: 1}}}}}},
+		}}}, "n writeErrors upserted nModified ok"},
+		{testDB, bson.D{{Key: "validate", Value: "stats"}},
+			"ns uuid nInvalidDocuments nNonCompliantDocuments nrecords nIndexes keysPerIndex indexDetails valid repaired warnings errors extraIndexEntries missingIndexEntries corruptRecords ok"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cmd[0].Key, func(t *testing.T) {
+			got := strings.Join(keysOf(t, replyOf(t, client, tc.db, tc.cmd)), " ")
+			if tc.cmd[0].Key == "update" {
+				// The reply of a replica set member may carry
+				// electionId, opTime and $clusterTime too.
+				var kept []string
+				for _, k := range strings.Fields(got) {
+					if k != "electionId" && k != "opTime" && k != "$clusterTime" && k != "operationTime" {
+						kept = append(kept, k)
+					}
+				}
+				got = strings.Join(kept, " ")
+			}
+			if got != tc.want {
+				t.Fatalf("fields\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatsScale checks scale: sizes are divided (integer division) and a
+// scale that is not a number, or below 1 once truncated, fails with
+// MongoDB's codes (collStats: 51024 from its IDL validator; dbStats:
+// BadValue). https://www.mongodb.com/docs/v7.0/reference/command/collStats/
+func TestStatsScale(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	base := replyOf(t, client, testDB, bson.D{{Key: "collStats", Value: "stats"}})
+	size := base.Lookup("size").AsInt64()
+	if size < 100*100 {
+		t.Fatalf("size %d for 100 documents of 100+ bytes", size)
+	}
+	dbBase := replyOf(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}})
+	dataSize := int64(dbBase.Lookup("dataSize").Double())
+	cases := []struct {
+		cmd       string
+		scale     any
+		wantScale int64
+		code      int
+	}{
+		{"collStats", 1, 1, 0},
+		{"collStats", 1024, 1024, 0},
+		{"collStats", int64(7), 7, 0},
+		{"collStats", 2.9, 2, 0},
+		{"collStats", 0, 0, 51024},
+		{"collStats", -1, 0, 51024},
+		{"collStats", 0.5, 0, 51024},
+		{"collStats", "1", 0, 14},
+		{"dbStats", 1, 1, 0},
+		{"dbStats", 1000, 1000, 0},
+		{"dbStats", 3.7, 3, 0},
+		{"dbStats", 0, 0, 2},
+		{"dbStats", -5, 0, 2},
+		{"dbStats", "x", 0, 14},
+	}
+	for _, tc := range cases {
+		t.Run(tc.cmd, func(t *testing.T) {
+			cmd := bson.D{{Key: tc.cmd, Value: "stats"}, {Key: "scale", Value: tc.scale}}
+			if tc.cmd == "dbStats" {
+				cmd[0].Value = 1
+			}
+			raw, err := client.Database(testDB).RunCommand(context.Background(), cmd).Raw()
+			if tc.code != 0 {
+				requireCode(t, err, tc.code, "")
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := raw.Lookup("scaleFactor").AsInt64(); got != tc.wantScale {
+				t.Errorf("scaleFactor %d, want %d", got, tc.wantScale)
+			}
+			if tc.cmd == "collStats" {
+				if got := raw.Lookup("size").AsInt64(); got != size/tc.wantScale {
+					t.Errorf("size %d at scale %d, want %d", got, tc.wantScale, size/tc.wantScale)
+				}
+			} else if got := int64(raw.Lookup("dataSize").Double()); got != dataSize/tc.wantScale {
+				t.Errorf("dataSize %d at scale %d, want %d", got, tc.wantScale, dataSize/tc.wantScale)
+			}
+		})
+	}
+}
+
+// TestStatsMissingNamespace checks that collStats of a missing collection
+// and dbStats of a missing database answer ok with zeros, as MongoDB 7.0
+// does, and that the aliases MongoDB registers work.
+func TestStatsMissingNamespace(t *testing.T) {
+	client, _ := startServer(t)
+	for _, cmd := range []bson.D{
+		{{Key: "collStats", Value: "none"}},
+		{{Key: "collstats", Value: "none"}},
+		{{Key: "dbStats", Value: 1}},
+		{{Key: "dbstats", Value: 1}},
+	} {
+		raw := replyOf(t, client, "nodb", cmd)
+		for _, f := range []string{"count", "objects", "size", "dataSize", "storageSize", "totalSize"} {
+			if v, err := raw.LookupErr(f); err == nil && v.AsFloat64() != 0 {
+				t.Errorf("%v: %s = %v", cmd, f, v)
+			}
+		}
+	}
+}
+
+// TestServerStatusCounters checks that serverStatus figures move with the
+// work done: network bytes and requests, opcounters, asserts, open
+// cursors, catalog counts.
+func TestServerStatusCounters(t *testing.T) {
+	client, _ := startServer(t)
+	status := func() bson.Raw { return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}) }
+	num := func(doc bson.Raw, path string) int64 {
+		v, err := lookupPath(doc, path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return v.AsInt64()
+	}
+	before := status()
+	coll := client.Database(testDB).Collection("ss")
+	if _, err := coll.InsertMany(context.Background(), []any{bson.D{{Key: "x", Value: 1}}, bson.D{{Key: "x", Value: 2}}, bson.D{{Key: "x", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(context.Background(), bson.D{}, options.Find().SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(context.Background())
+	_ = client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "nosuchcommand", Value: 1}}).Err()
+	after := status()
+	for _, tc := range []struct {
+		path string
+		min  int64
+	}{
+		{"network.bytesIn", 100},
+		{"network.bytesOut", 100},
+		{"network.numRequests", 3},
+		{"opcounters.insert", 3},
+		{"opcounters.query", 1},
+		{"asserts.user", 1},
+		{"metrics.cursor.open.total", 1},
+		{"catalogStats.collections", 1},
+	} {
+		if d := num(after, tc.path) - num(before, tc.path); d < tc.min {
+			t.Errorf("%s grew by %d, want at least %d", tc.path, d, tc.min)
+		}
+	}
+	if up := after.Lookup("uptime").Double(); up != float64(int64(up)) {
+		t.Errorf("uptime %v is not whole seconds", up)
+	}
+	if after.Lookup("mem", "supported").Boolean() && num(after, "mem.resident") <= 0 {
+		t.Errorf("mem.resident %d", num(after, "mem.resident"))
+	}
+}
+
+// TestGetSetParameter checks getParameter's forms and setParameter's
+// validation, errors and "was" reply.
+// https://www.mongodb.com/docs/v7.0/reference/command/getParameter/
+func TestGetSetParameter(t *testing.T) {
+	client, _ := startServer(t)
+	admin := client.Database("admin")
+	get := func(cmd bson.D) (bson.Raw, error) {
+		return admin.RunCommand(context.Background(), cmd).Raw()
+	}
+	t.Run("named", func(t *testing.T) {
+		raw, err := get(bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}, {Key: "nosuch", Value: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(keysOf(t, raw), " "); got != "cursorTimeoutMillis ok" {
+			t.Errorf("fields %s", got)
+		}
+		if v := raw.Lookup("cursorTimeoutMillis").Int64(); v != 600000 {
+			t.Errorf("cursorTimeoutMillis %d", v)
+		}
+	})
+	for _, form := range []any{"*", bson.D{{Key: "allParameters", Value: true}}} {
+		raw, err := get(bson.D{{Key: "getParameter", Value: form}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := raw.LookupErr("transactionLifetimeLimitSeconds"); err != nil {
+			t.Errorf("getParameter %v lacks transactionLifetimeLimitSeconds: %s", form, raw)
+		}
+		if _, err := raw.LookupErr("featureCompatibilityVersion", "version"); err != nil {
+			t.Errorf("getParameter %v lacks featureCompatibilityVersion: %s", form, raw)
+		}
+	}
+	t.Run("showDetails", func(t *testing.T) {
+		raw, err := get(bson.D{{Key: "getParameter", Value: bson.D{{Key: "showDetails", Value: true}}}, {Key: "cursorTimeoutMillis", Value: 1}, {Key: "maxBSONDepth", Value: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := raw.Lookup("cursorTimeoutMillis", "value").Int64(); v != 600000 {
+			t.Errorf("value %d", v)
+		}
+		if !raw.Lookup("cursorTimeoutMillis", "settableAtRuntime").Boolean() || raw.Lookup("maxBSONDepth", "settableAtRuntime").Boolean() {
+			t.Errorf("settableAtRuntime: %s", raw)
+		}
+		if _, err := raw.LookupErr("maxBSONDepth", "settableAtStartup"); err != nil {
+			t.Errorf("no settableAtStartup: %s", raw)
+		}
+	})
+	errCases := []struct {
+		name string
+		db   string
+		cmd  bson.D
+		code int
+	}{
+		{"get nothing known", "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "nosuch", Value: 1}}, 72},
+		{"get outside admin", testDB, bson.D{{Key: "getParameter", Value: "*"}}, 13},
+		{"set unknown", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "nosuch", Value: 1}}, 72},
+		{"set startup only", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "maxBSONDepth", Value: 10}}, 20},
+		{"set nothing", "admin", bson.D{{Key: "setParameter", Value: 1}}, 72},
+		{"set wrong type", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: "1000"}}, 2},
+		{"set below minimum", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 0}}, 2},
+		{"set outside admin", testDB, bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1000}}, 13},
+		// All or nothing: the bad second value leaves the first unset.
+		{"set one bad of two", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 5}, {Key: "transactionLifetimeLimitSeconds", Value: -1}}, 2},
+	}
+	for _, tc := range errCases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := client.Database(tc.db).RunCommand(context.Background(), tc.cmd).Err()
+			requireCode(t, err, tc.code, "")
+		})
+	}
+	raw, err := get(bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 30}, {Key: "cursorTimeoutMillis", Value: 1234.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if was := raw.Lookup("was"); was.Type != bson.TypeInt32 || was.Int32() != 60 {
+		t.Errorf("was %v", was)
+	}
+	raw, err = get(bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Lookup("cursorTimeoutMillis").Int64() != 1234 || raw.Lookup("transactionLifetimeLimitSeconds").Int32() != 30 {
+		t.Errorf("after setParameter: %s", raw)
+	}
+}
+
+// TestSetParameterTakesEffect checks that the parameters Folio can change
+// change what it does: the find sort memory limit and the cursor idle
+// timeout.
+func TestSetParameterTakesEffect(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	admin := client.Database("admin")
+	coll := client.Database(testDB).Collection("stats")
+	set := func(name string, v any) {
+		t.Helper()
+		if err := admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: v}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
+	_, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}))
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	set("internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
+	if _, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(bson.D{{Key: "pad", Value: 1}})); err != nil {
+		t.Fatal(err)
+	}
+
+	set("cursorTimeoutMillis", 100)
+	cur, err := coll.Find(context.Background(), bson.D{}, options.Find().SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(context.Background())
+	time.Sleep(2500 * time.Millisecond)
+	for cur.Next(context.Background()) {
+	}
+	requireCode(t, cur.Err(), 43, "CursorNotFound")
+}
+
+// TestTop checks that top counts the operations on each collection by
+// kind and lock, as mongotop reads them.
+func TestTop(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("top")
+	if _, err := coll.InsertOne(context.Background(), bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(context.Background(), bson.D{}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	raw := replyOf(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	for _, tc := range []struct {
+		path string
+		min  int64
+	}{
+		{"totals.test.top.total.count", 2},
+		{"totals.test.top.insert.count", 1},
+		{"totals.test.top.queries.count", 1},
+		{"totals.test.top.writeLock.count", 1},
+		{"totals.test.top.readLock.count", 1},
+	} {
+		v, err := raw.LookupErr("totals", "test.top", strings.Split(tc.path, ".")[3], "count")
+		if err != nil {
+			t.Fatalf("%s: %v in %s", tc.path, err, raw)
+		}
+		if v.Type != bson.TypeInt32 || int64(v.Int32()) < tc.min {
+			t.Errorf("%s = %v (%s), want an int32 of at least %d", tc.path, v, v.Type, tc.min)
+		}
+	}
+	if err := client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "top", Value: 1}}).Err(); serverCode(err) != 13 {
+		t.Errorf("top outside admin: %v", err)
+	}
+}
+
+// TestDBStatsOnDisk checks dbStats' filesystem figures on a persistent
+// instance (an in-memory one has none, as MongoDB's ephemeral engines) and
+// the zeros it reports for a database that does not exist.
+func TestDBStatsOnDisk(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.InMemory = false
+	cfg.DBPath = t.TempDir()
+	client := connect(t, startInstance(t, cfg))
+	seedStats(t, client)
+	raw := replyOf(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}})
+	total, used := raw.Lookup("fsTotalSize"), raw.Lookup("fsUsedSize")
+	if total.Type != bson.TypeDouble || used.Type != bson.TypeDouble || total.Double() <= 0 || used.Double() <= 0 || used.Double() > total.Double() {
+		t.Errorf("fsTotalSize %v, fsUsedSize %v", total, used)
+	}
+	scaled := replyOf(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}, {Key: "scale", Value: 1 << 20}})
+	if got, want := scaled.Lookup("fsTotalSize").Double(), float64(int64(total.Double())>>20); got != want {
+		t.Errorf("fsTotalSize at scale 1 MiB: %v, want %v", got, want)
+	}
+	none := replyOf(t, client, "nodb", bson.D{{Key: "dbStats", Value: 1}})
+	if none.Lookup("fsTotalSize").Double() != 0 || none.Lookup("collections").Int64() != 0 {
+		t.Errorf("missing database: %s", none)
+	}
+}
+
+// TestCollStatsStage checks that $collStats' storageStats carries
+// collStats' fields at the scale asked for, and its count section the
+// document count. https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/collStats/
+func TestCollStatsStage(t *testing.T) {
+	client, _ := startServer(t)
+	seedStats(t, client)
+	coll := client.Database(testDB).Collection("stats")
+	cur, err := coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$collStats", Value: bson.D{
+		{Key: "storageStats", Value: bson.D{{Key: "scale", Value: 10}}}, {Key: "count", Value: bson.D{}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(context.Background(), &out); err != nil || len(out) != 1 {
+		t.Fatalf("%v %v", out, err)
+	}
+	direct := replyOf(t, client, testDB, bson.D{{Key: "collStats", Value: "stats"}, {Key: "scale", Value: 10}})
+	for _, f := range []string{"size", "count", "nindexes", "scaleFactor"} {
+		if got, want := out[0].Lookup("storageStats", f), direct.Lookup(f); !got.Equal(want) {
+			t.Errorf("storageStats.%s %v, collStats %v", f, got, want)
+		}
+	}
+	if c := out[0].Lookup("count"); c.Type != bson.TypeInt32 || c.Int32() != 100 {
+		t.Errorf("count %v", c)
+	}
+	_, err = coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{{Key: "scale", Value: 0}}}}}}})
+	requireCode(t, err, 51024, "")
+}
