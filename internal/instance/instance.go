@@ -131,7 +131,7 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	go func() { in.served <- in.srv.Serve(ln) }()
-	go in.reap()
+	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections)
 	return in, nil
@@ -148,9 +148,11 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 
 // reap closes idle cursors, aborts expired transactions and forgets
 // expired sessions until the instance stops.
-func (in *Instance) reap() {
-	// The timeouts can change at runtime (setParameter), so check often.
-	t := time.NewTicker(time.Second)
+// It looks every period: at least every second, since the timeouts can
+// change at runtime (setParameter), and more often for a short cursor
+// timeout.
+func (in *Instance) reap(period time.Duration) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
