@@ -37,7 +37,7 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key == "_id" {
 			if g.id != nil {
-				return nil, mongoerr.New(mongoerr.GroupDuplicateID, "duplicate _id in $group")
+				return nil, mongoerr.New(mongoerr.ObjectLiteralDuplicateField, "duplicate _id in $group")
 			}
 			e, err := p.groupID(f.val)
 			if err != nil {

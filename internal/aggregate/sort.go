@@ -36,7 +36,7 @@ func parseSort(arg bson.RawValue) (stage, error) {
 	}
 	if s.Empty() {
 		if s.Natural() != 0 {
-			return nil, mongoerr.New(mongoerr.SortNaturalNotAllowed, "$natural is not allowed in a $sort stage")
+			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$natural is not allowed in a $sort stage")
 		}
 		return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
 	}

@@ -37,7 +37,7 @@ func init() {
 // name or number; a null or missing input gives onNull (or null); a failed
 // conversion gives onError, or error 241 without it.
 func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, int32(mongoerr.FailedToParse), int32(mongoerr.FailedToParse), "input", "to", "onError", "onNull")
+	args, err := c.compileNamed(name, v, s, mongoerr.FailedToParse, mongoerr.FailedToParse, "input", "to", "onError", "onNull")
 	if err != nil {
 		return nil, err
 	}
