@@ -19,7 +19,7 @@ func init() {
 		"$substrCP":     nary(3, 3, evalSubstrCP),
 		"$toUpper":      unary(caseOp('a', 'z')),
 		"$toLower":      unary(caseOp('A', 'Z')),
-		"$strLenBytes":  unary(strLen("$strLenBytes", 34473, func(s string) int { return len(s) })),
+		"$strLenBytes":  unary(strLen("$strLenBytes", mongoerr.StrLenBytesArgumentNotString, func(s string) int { return len(s) })),
 		"$strLenCP":     unary(strLen("$strLenCP", mongoerr.StrLenCPArgumentNotString, utf8.RuneCountInString)),
 		"$split":        binary(evalSplit),
 		"$strcasecmp":   binary(evalStrcasecmp),

@@ -14,9 +14,10 @@ import (
 // rawCodeUses reports every place in src where an error code is written as
 // a number rather than a named constant: mongoerr.Code(...) or the code
 // argument of mongoerr.New(...) holding an integer literal or arithmetic,
-// and declarations or composite literals of type mongoerr.Code holding
-// integer literals. Names and numbers are facts kept in this package.
-func rawCodeUses(fset *token.FileSet, f *ast.File) []string {
+// declarations or composite literals of type mongoerr.Code holding integer
+// literals, and numbers passed for a mongoerr.Code parameter of a function in
+// params (see codeParams). Names and numbers are facts kept in this package.
+func rawCodeUses(fset *token.FileSet, f *ast.File, params map[string][]int) []string {
 	var bad []string
 	report := func(n ast.Node, what string) {
 		bad = append(bad, fset.Position(n.Pos()).String()+": "+what)
@@ -26,6 +27,11 @@ func rawCodeUses(fset *token.FileSet, f *ast.File) []string {
 		case *ast.CallExpr:
 			if sel := mongoerrSelector(n.Fun); (sel == "Code" || sel == "New") && len(n.Args) > 0 && hasNumber(n.Args[0]) {
 				report(n, "mongoerr."+sel+" with a numeric code")
+			}
+			for _, i := range calleeCodeParams(n, params) {
+				if i < len(n.Args) && hasNumber(n.Args[i]) {
+					report(n.Args[i], "a number passed for a mongoerr.Code parameter")
+				}
 			}
 		case *ast.ValueSpec:
 			if n.Type != nil && isCodeType(n.Type) {
@@ -50,6 +56,56 @@ func rawCodeUses(fset *token.FileSet, f *ast.File) []string {
 		return true
 	})
 	return bad
+}
+
+// codeParams maps each function ("f:name") and method ("m:name") declared
+// in f to the indexes of its mongoerr.Code parameters. Untyped constants
+// convert silently, so a call f(28808) compiles; this catches it by name.
+func codeParams(f *ast.File, into map[string][]int) {
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		var idx []int
+		i := 0
+		for _, field := range fd.Type.Params.List {
+			n := max(len(field.Names), 1)
+			if isCodeType(field.Type) {
+				for k := range n {
+					idx = append(idx, i+k)
+				}
+			}
+			i += n
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		key := "f:" + fd.Name.Name
+		if fd.Recv != nil {
+			key = "m:" + fd.Name.Name
+		}
+		into[key] = idx
+	}
+}
+
+// calleeCodeParams is the mongoerr.Code parameter indexes of call's callee,
+// matched by name: a plain call against functions, a selector call against
+// methods and package functions.
+func calleeCodeParams(call *ast.CallExpr, params map[string][]int) []int {
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		return params["f:"+fn.Name]
+	case *ast.SelectorExpr:
+		if mongoerrSelector(fn) != "" {
+			return nil
+		}
+		if idx, ok := params["m:"+fn.Sel.Name]; ok {
+			return idx
+		}
+		return params["f:"+fn.Sel.Name]
+	}
+	return nil
 }
 
 // mongoerrSelector is X for an expression mongoerr.X, else "".
@@ -117,7 +173,7 @@ func TestNoRawCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	files := 0
+	var files []*ast.File
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -136,17 +192,23 @@ func TestNoRawCodes(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		files++
-		for _, b := range rawCodeUses(fset, f) {
-			t.Errorf("%s (use a named constant from internal/mongoerr)", b)
-		}
+		files = append(files, f)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files < 50 {
-		t.Fatalf("walked only %d files from %s; wrong module root?", files, root)
+	if len(files) < 50 {
+		t.Fatalf("walked only %d files from %s; wrong module root?", len(files), root)
+	}
+	params := map[string][]int{}
+	for _, f := range files {
+		codeParams(f, params)
+	}
+	for _, f := range files {
+		for _, b := range rawCodeUses(fset, f, params) {
+			t.Errorf("%s (use a named constant from internal/mongoerr)", b)
+		}
 	}
 }
 
@@ -168,13 +230,18 @@ func TestRawCodeUsesDetects(t *testing.T) {
 		{`const c mongoerr.Code = 263`, 1},
 		{`var _ = map[string]mongoerr.Code{"a": 1, "b": mongoerr.BadValue}`, 1},
 		{`var _ = []mongoerr.Code{1, 2}`, 2},
+		{`func g(s string, a, b mongoerr.Code) {}; func f() { g("x", mongoerr.BadValue, 16874) }`, 1},
+		{`type p struct{}; func (p) fail(c mongoerr.Code, s string) {}; func f(x p) { x.fail(40177, "y"); x.fail(mongoerr.BadValue, "z") }`, 1},
+		{`type p struct{}; func (p) fail(c mongoerr.Code) {}; func f() { fail := func(s string) {}; fail("a" + "b") }`, 0},
 	} {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, "x.go", "package x\n"+tc.src, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.src, err)
 		}
-		if got := rawCodeUses(fset, f); len(got) != tc.want {
+		params := map[string][]int{}
+		codeParams(f, params)
+		if got := rawCodeUses(fset, f, params); len(got) != tc.want {
 			t.Errorf("%s: %d reports %v, want %d", tc.src, len(got), got, tc.want)
 		}
 	}
