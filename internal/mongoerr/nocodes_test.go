@@ -13,7 +13,7 @@ import (
 
 // rawCodeUses reports every place in src where an error code is written as
 // a number rather than a named constant: mongoerr.Code(...) or the code
-// argument of mongoerr.New(...) holding an integer literal or arithmetic,
+// argument of mongoerr.New(...) or mongoerr.Is(...) holding an integer literal or arithmetic,
 // declarations or composite literals of type mongoerr.Code holding integer
 // literals, and numbers passed for a mongoerr.Code parameter of a function in
 // params (see codeParams). Names and numbers are facts kept in this package.
@@ -27,6 +27,9 @@ func rawCodeUses(fset *token.FileSet, f *ast.File, params map[string][]int) []st
 		case *ast.CallExpr:
 			if sel := mongoerrSelector(n.Fun); (sel == "Code" || sel == "New") && len(n.Args) > 0 && hasNumber(n.Args[0]) {
 				report(n, "mongoerr."+sel+" with a numeric code")
+			}
+			if mongoerrSelector(n.Fun) == "Is" && len(n.Args) > 1 && hasNumber(n.Args[1]) {
+				report(n, "mongoerr.Is with a numeric code")
 			}
 			for _, i := range calleeCodeParams(n, params) {
 				if i < len(n.Args) && hasNumber(n.Args[i]) {
@@ -230,6 +233,8 @@ func TestRawCodeUsesDetects(t *testing.T) {
 		{`const c mongoerr.Code = 263`, 1},
 		{`var _ = map[string]mongoerr.Code{"a": 1, "b": mongoerr.BadValue}`, 1},
 		{`var _ = []mongoerr.Code{1, 2}`, 2},
+		{`var _ = mongoerr.Is(nil, 11000)`, 1},
+		{`var _ = mongoerr.Is(nil, mongoerr.DuplicateKey)`, 0},
 		{`func g(s string, a, b mongoerr.Code) {}; func f() { g("x", mongoerr.BadValue, 16874) }`, 1},
 		{`type p struct{}; func (p) fail(c mongoerr.Code, s string) {}; func f(x p) { x.fail(40177, "y"); x.fail(mongoerr.BadValue, "z") }`, 1},
 		{`type p struct{}; func (p) fail(c mongoerr.Code) {}; func f() { fail := func(s string) {}; fail("a" + "b") }`, 0},
