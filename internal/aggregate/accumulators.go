@@ -42,17 +42,17 @@ type accumulator interface {
 // parseAccumulator reads {op: arg} as the value of field name.
 func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error) {
 	if strings.Contains(name, ".") {
-		return nil, mongoerr.New(mongoerr.Code(40235), "The field name '%s' cannot contain '.'", name)
+		return nil, mongoerr.New(mongoerr.AccumulatorFieldDotted, "The field name '%s' cannot contain '.'", name)
 	}
 	if strings.HasPrefix(name, "$") {
-		return nil, mongoerr.New(mongoerr.Code(40236), "The field name '%s' cannot be an operator name", name)
+		return nil, mongoerr.New(mongoerr.AccumulatorFieldIsOperator, "The field name '%s' cannot be an operator name", name)
 	}
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(40234), "The field '%s' must be an accumulator object", name)
+		return nil, mongoerr.New(mongoerr.AccumulatorFieldNotObject, "The field '%s' must be an accumulator object", name)
 	}
 	fs := fieldsOf(v.Value)
 	if len(fs) != 1 {
-		return nil, mongoerr.New(mongoerr.Code(40238), "The field '%s' must specify one accumulator", name)
+		return nil, mongoerr.New(mongoerr.AccumulatorFieldMultiple, "The field '%s' must specify one accumulator", name)
 	}
 	op, arg := fs[0].key, fs[0].val
 	a := &accSpec{field: name, op: op}
@@ -61,7 +61,7 @@ func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error
 	case "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet", "$mergeObjects",
 		"$stdDevPop", "$stdDevSamp":
 		if arg.Type == bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.Code(40237), "The %s accumulator is a unary operator", op)
+			return nil, mongoerr.New(mongoerr.AccumulatorUnaryArray, "The %s accumulator is a unary operator", op)
 		}
 		a.arg, err = expr.Compile(arg, p.scope)
 	case "$count":
@@ -77,7 +77,7 @@ func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error
 	case "$median", "$percentile", "$accumulator", "$concatArrays", "$setUnion":
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s accumulator yet", op)
 	default:
-		return nil, mongoerr.New(mongoerr.Code(15952), "unknown group operator '%s'", op)
+		return nil, mongoerr.New(mongoerr.GroupUnknownAccumulator, "unknown group operator '%s'", op)
 	}
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error
 // {input|output, n, sortBy}; $top and $bottom take no n.
 func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted bool) error {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return mongoerr.New(mongoerr.Code(5787801), "specification must be an object; found %s", typeName(arg))
+		return mongoerr.New(mongoerr.AccumulatorNSpecNotObject, "specification must be an object; found %s", typeName(arg))
 	}
 	wantN := a.op != "$top" && a.op != "$bottom"
 	var err error
@@ -101,11 +101,11 @@ func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted boo
 			a.n, err = expr.Compile(f.val, p.scope)
 		case f.key == "sortBy" && sorted:
 			if f.val.Type != bson.TypeEmbeddedDocument {
-				return mongoerr.New(mongoerr.Code(5788604), "expected 'sortBy' to already be an object in the arguments to %s", a.op)
+				return mongoerr.New(mongoerr.AccumulatorNSortByNotObject, "expected 'sortBy' to already be an object in the arguments to %s", a.op)
 			}
 			a.sort, err = query.CompileSort(f.val.Document())
 		default:
-			return mongoerr.New(mongoerr.Code(5787901), "Unknown argument for %s: %s", a.op, f.key)
+			return mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for %s: %s", a.op, f.key)
 		}
 		if err != nil {
 			return err
@@ -113,11 +113,11 @@ func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted boo
 	}
 	switch {
 	case a.arg == nil:
-		return mongoerr.New(mongoerr.Code(5787907), "%s requires an '%s' field", a.op, operand)
+		return mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an '%s' field", a.op, operand)
 	case wantN && a.n == nil:
-		return mongoerr.New(mongoerr.Code(5787906), "%s requires an 'n' field", a.op)
+		return mongoerr.New(mongoerr.AccumulatorNMissingN, "%s requires an 'n' field", a.op)
 	case sorted && a.sort == nil:
-		return mongoerr.New(mongoerr.Code(5788005), "%s requires a 'sortBy' field", a.op)
+		return mongoerr.New(mongoerr.AccumulatorNMissingSortBy, "%s requires a 'sortBy' field", a.op)
 	}
 	return nil
 }
@@ -133,10 +133,10 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 		}
 		var ok bool
 		if n, ok = values.Int64(v); !ok {
-			return nil, mongoerr.New(mongoerr.Code(5787902), "Value for 'n' must be of integral type, but found %s", v)
+			return nil, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", v)
 		}
 		if n <= 0 {
-			return nil, mongoerr.New(mongoerr.Code(5787908), "'n' must be greater than 0, found %d", n)
+			return nil, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
 		}
 	}
 	switch a.op {
@@ -420,7 +420,7 @@ func (m *mergeObjectsAcc) add(_ bson.Raw, v bson.RawValue) error {
 		}
 		return nil
 	}
-	return mongoerr.New(mongoerr.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", v, typeName(v))
+	return mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", v, typeName(v))
 }
 
 func (m *mergeObjectsAcc) result() bson.RawValue { return docValue(buildDoc(m.fs)) }

@@ -20,7 +20,7 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 		fs = fieldsOf(arg.Value)
 	}
 	if len(fs) == 0 {
-		return nil, mongoerr.New(mongoerr.Code(40169), "the $facet specification must be a non-empty object, but found: %s", arg)
+		return nil, mongoerr.New(mongoerr.FacetSpecInvalid, "the $facet specification must be a non-empty object, but found: %s", arg)
 	}
 	s := &facetStage{}
 	sp, err := p.sub(inFacet, false, p.scope)
@@ -32,12 +32,12 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 		if f.val.Type != bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.Code(40170), "arguments to $facet must be arrays, %s is type %s", f.key, typeName(f.val))
+			return nil, mongoerr.New(mongoerr.FacetArgumentNotArray, "arguments to $facet must be arrays, %s is type %s", f.key, typeName(f.val))
 		}
 		var docs []bson.Raw
 		for _, el := range arrayValues(f.val) {
 			if el.Type != bson.TypeEmbeddedDocument || len(fieldsOf(el.Value)) == 0 {
-				return nil, mongoerr.New(mongoerr.Code(40171),
+				return nil, mongoerr.New(mongoerr.FacetPipelineElementInvalid,
 					"elements of arrays in $facet spec must be non-empty objects, %s argument contained an element of type %s: %s", f.key, typeName(el), el)
 			}
 			docs = append(docs, el.Document())

@@ -31,13 +31,13 @@ type groupStage struct {
 
 func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(15947), "a group's fields must be specified in an object")
+		return nil, mongoerr.New(mongoerr.GroupSpecNotObject, "a group's fields must be specified in an object")
 	}
 	g := &groupStage{}
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key == "_id" {
 			if g.id != nil {
-				return nil, mongoerr.New(mongoerr.Code(16406), "duplicate _id in $group")
+				return nil, mongoerr.New(mongoerr.ObjectLiteralDuplicateField, "duplicate _id in $group")
 			}
 			e, err := p.groupID(f.val)
 			if err != nil {
@@ -53,7 +53,7 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 		g.accs = append(g.accs, acc)
 	}
 	if g.id == nil {
-		return nil, mongoerr.New(mongoerr.Code(15955), "a group specification must include an _id")
+		return nil, mongoerr.New(mongoerr.GroupMissingID, "a group specification must include an _id")
 	}
 	return g, nil
 }
@@ -64,7 +64,7 @@ func (p *parser) groupID(v bson.RawValue) (*expr.Expr, error) {
 	if v.Type == bson.TypeEmbeddedDocument && !isExpressionObject(v) {
 		for _, f := range fieldsOf(v.Value) {
 			if strings.Contains(f.key, ".") {
-				return nil, mongoerr.New(mongoerr.Code(40183), "cannot use dotted field name '%s' in a sub object", f.key)
+				return nil, mongoerr.New(mongoerr.GroupDottedSubField, "cannot use dotted field name '%s' in a sub object", f.key)
 			}
 		}
 	}
@@ -293,16 +293,16 @@ func growsWithInput(op string) bool {
 // name, without _id.
 func parseCount(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeString || arg.StringValue() == "" {
-		return nil, mongoerr.New(mongoerr.Code(40156), "the count field must be a non-empty string")
+		return nil, mongoerr.New(mongoerr.CountFieldEmpty, "the count field must be a non-empty string")
 	}
 	name := arg.StringValue()
 	switch {
 	case name[0] == '$':
-		return nil, mongoerr.New(mongoerr.Code(40158), "the count field cannot be a $-prefixed path")
+		return nil, mongoerr.New(mongoerr.CountFieldDollarPrefixed, "the count field cannot be a $-prefixed path")
 	case strings.Contains(name, "\x00"):
-		return nil, mongoerr.New(mongoerr.Code(40159), "the count field cannot contain a null byte")
+		return nil, mongoerr.New(mongoerr.CountFieldNullByte, "the count field cannot contain a null byte")
 	case strings.Contains(name, "."):
-		return nil, mongoerr.New(mongoerr.Code(40160), "the count field cannot contain '.'")
+		return nil, mongoerr.New(mongoerr.CountFieldDotted, "the count field cannot contain '.'")
 	}
 	return &groupStage{
 		key:  func(bson.Raw, *runtime) (bson.RawValue, error) { return null, nil },
@@ -317,11 +317,11 @@ func (p *parser) parseSortByCount(arg bson.RawValue) (stage, error) {
 	switch {
 	case arg.Type == bson.TypeString:
 		if !strings.HasPrefix(arg.StringValue(), "$") {
-			return nil, mongoerr.New(mongoerr.Code(40148), "the sortByCount field must be defined as a $-prefixed path or an expression")
+			return nil, mongoerr.New(mongoerr.SortByCountInvalidPath, "the sortByCount field must be defined as a $-prefixed path or an expression")
 		}
 	case arg.Type == bson.TypeEmbeddedDocument && isExpressionObject(arg):
 	default:
-		return nil, mongoerr.New(mongoerr.Code(40149), "the sortByCount field must be specified as a string or as an object")
+		return nil, mongoerr.New(mongoerr.SortByCountInvalidType, "the sortByCount field must be specified as a string or as an object")
 	}
 	id, err := expr.Compile(arg, p.scope)
 	if err != nil {
@@ -388,7 +388,7 @@ func (p *parser) groupByExpr(v bson.RawValue, code mongoerr.Code, stageName stri
 // (an error without one). Buckets are output in _id order.
 func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(40201), "Argument to $bucket stage must be an object, but found type: %s.", typeName(arg))
+		return nil, mongoerr.New(mongoerr.BucketSpecNotObject, "Argument to $bucket stage must be an object, but found type: %s.", typeName(arg))
 	}
 	var groupBy, bounds, def, output bson.RawValue
 	haveOutput := false
@@ -403,18 +403,18 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 		case "output":
 			output, haveOutput = f.val, true
 		default:
-			return nil, mongoerr.New(mongoerr.Code(40197), "Unrecognized option to $bucket: %s.", f.key)
+			return nil, mongoerr.New(mongoerr.BucketUnknownOption, "Unrecognized option to $bucket: %s.", f.key)
 		}
 	}
 	if groupBy.Type == 0 || bounds.Type == 0 {
-		return nil, mongoerr.New(mongoerr.Code(40198), "$bucket requires 'groupBy' and 'boundaries' to be specified.")
+		return nil, mongoerr.New(mongoerr.BucketMissingRequired, "$bucket requires 'groupBy' and 'boundaries' to be specified.")
 	}
-	gb, err := p.groupByExpr(groupBy, mongoerr.Code(40202), "$bucket")
+	gb, err := p.groupByExpr(groupBy, mongoerr.BucketGroupByInvalid, "$bucket")
 	if err != nil {
 		return nil, err
 	}
 	if bounds.Type != bson.TypeArray {
-		return nil, mongoerr.New(mongoerr.Code(40200), "The $bucket 'boundaries' field must be an array, but found type: %s.", typeName(bounds))
+		return nil, mongoerr.New(mongoerr.BucketBoundariesNotArray, "The $bucket 'boundaries' field must be an array, but found type: %s.", typeName(bounds))
 	}
 	var bs []bson.RawValue
 	for i, b := range arrayValues(bounds) {
@@ -423,18 +423,18 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 		if !e.IsConstant() {
-			return nil, mongoerr.New(mongoerr.Code(40191), "The $bucket 'boundaries' field must be an array of constant values, but found value: %s.", b)
+			return nil, mongoerr.New(mongoerr.BucketBoundaryNotConstant, "The $bucket 'boundaries' field must be an array of constant values, but found value: %s.", b)
 		}
 		c := e.Constant()
 		if i > 0 {
 			prev := bs[i-1]
 			if values.Rank(prev.Type) != values.Rank(c.Type) {
-				return nil, mongoerr.New(mongoerr.Code(40193),
+				return nil, mongoerr.New(mongoerr.BucketBoundaryTypeMismatch,
 					"All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.",
 					typeName(prev), typeName(c))
 			}
 			if values.Compare(prev, c) >= 0 {
-				return nil, mongoerr.New(mongoerr.Code(40194),
+				return nil, mongoerr.New(mongoerr.BucketBoundariesUnsorted,
 					"The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).",
 					i-1, i, prev, c)
 			}
@@ -442,7 +442,7 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 		bs = append(bs, c)
 	}
 	if len(bs) < 2 {
-		return nil, mongoerr.New(mongoerr.Code(40192), "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bs))
+		return nil, mongoerr.New(mongoerr.BucketTooFewBoundaries, "The $bucket 'boundaries' field must have at least 2 values, but found %d value(s).", len(bs))
 	}
 	var defVal bson.RawValue
 	if def.Type != 0 {
@@ -451,16 +451,16 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 		if !e.IsConstant() {
-			return nil, mongoerr.New(mongoerr.Code(40195), "The $bucket 'default' field must be a constant expression, but found: %s.", def)
+			return nil, mongoerr.New(mongoerr.BucketDefaultNotConstant, "The $bucket 'default' field must be a constant expression, but found: %s.", def)
 		}
 		defVal = e.Constant()
 		if values.Rank(defVal.Type) == values.Rank(bs[0].Type) &&
 			values.Compare(defVal, bs[0]) >= 0 && values.Compare(defVal, bs[len(bs)-1]) < 0 {
-			return nil, mongoerr.New(mongoerr.Code(40199),
+			return nil, mongoerr.New(mongoerr.BucketDefaultWithinBoundaries,
 				"The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 		}
 	}
-	accs, err := p.parseOutput(output, haveOutput, mongoerr.Code(40196), "$bucket")
+	accs, err := p.parseOutput(output, haveOutput, mongoerr.BucketOutputNotObject, "$bucket")
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +478,7 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 			return bs[i], nil
 		}
 		if defVal.Type == 0 {
-			return missing, mongoerr.New(mongoerr.Code(40066),
+			return missing, mongoerr.New(mongoerr.SwitchNoMatchingBranch,
 				"$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return defVal, nil
@@ -498,7 +498,7 @@ type bucketAutoStage struct {
 
 func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(40240), "The argument to $bucketAuto must be an object, but found type: %s", typeName(arg))
+		return nil, mongoerr.New(mongoerr.BucketAutoSpecNotObject, "The argument to $bucketAuto must be an object, but found type: %s", typeName(arg))
 	}
 	s := &bucketAutoStage{}
 	var groupBy, buckets, output bson.RawValue
@@ -514,28 +514,28 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 		case "granularity":
 			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $bucketAuto granularity yet")
 		default:
-			return nil, mongoerr.New(mongoerr.Code(40245), "Unrecognized option to $bucketAuto: %s.", f.key)
+			return nil, mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s.", f.key)
 		}
 	}
 	if groupBy.Type == 0 || buckets.Type == 0 {
-		return nil, mongoerr.New(mongoerr.Code(40246), "$bucketAuto requires 'groupBy' and 'buckets' to be specified")
+		return nil, mongoerr.New(mongoerr.BucketAutoMissingRequired, "$bucketAuto requires 'groupBy' and 'buckets' to be specified")
 	}
 	var err error
-	if s.groupBy, err = p.groupByExpr(groupBy, mongoerr.Code(40239), "$bucketAuto"); err != nil {
+	if s.groupBy, err = p.groupByExpr(groupBy, mongoerr.BucketAutoGroupByInvalid, "$bucketAuto"); err != nil {
 		return nil, err
 	}
 	if !values.IsNumber(buckets.Type) {
-		return nil, mongoerr.New(mongoerr.Code(40241), "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s", typeName(buckets))
+		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotNumber, "The $bucketAuto 'buckets' field must be a numeric value, but found type: %s", typeName(buckets))
 	}
 	n, ok := values.Int64(buckets)
 	if !ok || n > math.MaxInt32 {
-		return nil, mongoerr.New(mongoerr.Code(40242), "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found %s", buckets)
+		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotInt32, "The $bucketAuto 'buckets' field must be representable as a 32-bit integer, but found %s", buckets)
 	}
 	if n <= 0 {
-		return nil, mongoerr.New(mongoerr.Code(40243), "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", n)
+		return nil, mongoerr.New(mongoerr.BucketAutoBucketsNotPositive, "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", n)
 	}
 	s.buckets = n
-	if s.accs, err = p.parseOutput(output, haveOutput, mongoerr.Code(40244), "$bucketAuto"); err != nil {
+	if s.accs, err = p.parseOutput(output, haveOutput, mongoerr.BucketAutoOutputNotObject, "$bucketAuto"); err != nil {
 		return nil, err
 	}
 	return s, nil

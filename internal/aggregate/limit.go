@@ -17,10 +17,10 @@ type skipStage struct{ n int64 }
 func parseSkip(arg bson.RawValue) (stage, error) {
 	n, ok := values.Int64(arg)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.Code(15972), "Argument to $skip must be a number")
+		return nil, mongoerr.New(mongoerr.SkipNotNumber, "Argument to $skip must be a number")
 	}
 	if n < 0 {
-		return nil, mongoerr.New(mongoerr.Code(15956), "Argument to $skip cannot be negative")
+		return nil, mongoerr.New(mongoerr.SkipNegative, "Argument to $skip cannot be negative")
 	}
 	return &skipStage{n}, nil
 }
@@ -43,10 +43,10 @@ type limitStage struct{ n int64 }
 func parseLimit(arg bson.RawValue) (stage, error) {
 	n, ok := values.Int64(arg)
 	if !ok {
-		return nil, mongoerr.New(mongoerr.Code(15957), "the limit must be specified as a number")
+		return nil, mongoerr.New(mongoerr.LimitNotNumber, "the limit must be specified as a number")
 	}
 	if n <= 0 {
-		return nil, mongoerr.New(mongoerr.Code(15958), "the limit must be positive")
+		return nil, mongoerr.New(mongoerr.LimitNotPositive, "the limit must be positive")
 	}
 	return &limitStage{n}, nil
 }
@@ -75,27 +75,27 @@ type sampleStage struct{ size int64 }
 // parseSample reads {$sample: {size: n}}.
 func parseSample(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(28745), "the $sample stage specification must be an object")
+		return nil, mongoerr.New(mongoerr.SampleSpecNotObject, "the $sample stage specification must be an object")
 	}
 	s := &sampleStage{size: -1}
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key != "size" {
-			return nil, mongoerr.New(mongoerr.Code(28748), "unrecognized option to $sample: %s", f.key)
+			return nil, mongoerr.New(mongoerr.SampleUnknownOption, "unrecognized option to $sample: %s", f.key)
 		}
 		n, ok := values.Int64(f.val)
 		if !ok {
 			if !values.IsNumber(f.val.Type) {
-				return nil, mongoerr.New(mongoerr.Code(28746), "size argument to $sample must be a number")
+				return nil, mongoerr.New(mongoerr.SampleSizeNotNumber, "size argument to $sample must be a number")
 			}
 			n = -1
 		}
 		if n < 0 {
-			return nil, mongoerr.New(mongoerr.Code(28747), "size argument to $sample must not be negative")
+			return nil, mongoerr.New(mongoerr.SampleSizeNegative, "size argument to $sample must not be negative")
 		}
 		s.size = n
 	}
 	if s.size < 0 {
-		return nil, mongoerr.New(mongoerr.Code(28749), "$sample stage must specify a size")
+		return nil, mongoerr.New(mongoerr.SampleMissingSize, "$sample stage must specify a size")
 	}
 	return s, nil
 }

@@ -207,7 +207,7 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 			return out, nil
 		}
 		if size += len(d); size > maxDocumentSize {
-			return nil, mongoerr.New(mongoerr.Code(4568),
+			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
 				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxDocumentSize)
 		}
 		out = append(out, docValue(d))
@@ -296,7 +296,7 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 			}
 			havePipeline = true
 		default:
-			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$unionWith.%s' is an unknown field.", f.key)
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$unionWith.%s' is an unknown field.", f.key)
 		}
 	}
 	if !haveColl && !(havePipeline && startsWithDocuments(docs)) {

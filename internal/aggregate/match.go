@@ -21,7 +21,7 @@ type matchStage struct {
 
 func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(15959), "the match filter must be an expression in an object")
+		return nil, mongoerr.New(mongoerr.MatchSpecNotObject, "the match filter must be an expression in an object")
 	}
 	m := &matchStage{}
 	elems, err := arg.Document().Elements()

@@ -33,11 +33,11 @@ func namespaceArg(v bson.RawValue, stageName, collKey string, defDB string) (db,
 			case f.key == "db" || f.key == collKey:
 				return "", "", mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", stageName, f.key, typeName(f.val))
 			default:
-				return "", "", mongoerr.New(mongoerr.Code(40415), "BSON field '%s.%s' is an unknown field.", stageName, f.key)
+				return "", "", mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", stageName, f.key)
 			}
 		}
 	default:
-		return "", "", mongoerr.New(mongoerr.Code(16990), "%s only supports a string or object argument, but found %s", stageName, typeName(v))
+		return "", "", mongoerr.New(mongoerr.OutSpecInvalidType, "%s only supports a string or object argument, but found %s", stageName, typeName(v))
 	}
 	if coll == "" || strings.ContainsAny(coll, "$\x00") || strings.HasPrefix(coll, "system.") || db == "" {
 		return "", "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid %s target namespace, '%s.%s'", stageName, db, coll)
@@ -121,7 +121,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		return s, err
 	}
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(51182), "$merge only supports a string or object argument, but found %s", typeName(arg))
+		return nil, mongoerr.New(mongoerr.MergeSpecInvalidType, "$merge only supports a string or object argument, but found %s", typeName(arg))
 	}
 	var pipeline []bson.Raw
 	haveInto := false
@@ -172,17 +172,17 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 				return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", f.val)
 			}
 		default:
-			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$merge.%s' is an unknown field.", f.key)
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$merge.%s' is an unknown field.", f.key)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if !haveInto {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field '$merge.into' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$merge.into' is missing but a required field")
 	}
 	if len(s.letNames) > 0 && s.whenMatched != "pipeline" {
-		return nil, mongoerr.New(mongoerr.Code(51199), "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
+		return nil, mongoerr.New(mongoerr.MergeLetWithInvalidWhenMatched, "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
 	}
 	if s.whenMatched == "pipeline" {
 		sp, err := p.sub(inLookup, false, p.scope.With(append([]string{"new"}, s.letNames...)...))
@@ -214,15 +214,15 @@ func mergeOn(v bson.RawValue) ([][]string, error) {
 	case bson.TypeArray:
 		for _, el := range arrayValues(v) {
 			if el.Type != bson.TypeString {
-				return nil, mongoerr.New(mongoerr.Code(51134), "$merge 'on' array elements must be strings, but found %s", typeName(el))
+				return nil, mongoerr.New(mongoerr.MergeOnArrayElementNotString, "$merge 'on' array elements must be strings, but found %s", typeName(el))
 			}
 			paths = append(paths, el.StringValue())
 		}
 		if len(paths) == 0 {
-			return nil, mongoerr.New(mongoerr.Code(51187), "If explicitly specifying $merge 'on', must include at least one field")
+			return nil, mongoerr.New(mongoerr.MergeOnEmpty, "If explicitly specifying $merge 'on', must include at least one field")
 		}
 	default:
-		return nil, mongoerr.New(mongoerr.Code(51186), "$merge 'on' field must be either a string or an array of strings, but found %s", typeName(v))
+		return nil, mongoerr.New(mongoerr.MergeOnInvalidType, "$merge 'on' field must be either a string or an array of strings, but found %s", typeName(v))
 	}
 	var out [][]string
 	for _, p := range paths {
@@ -280,7 +280,7 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 		v := lookupPath(doc, path)
 		switch v.Type {
 		case 0, bson.TypeNull, bson.TypeUndefined, bson.TypeArray:
-			return nil, mongoerr.New(mongoerr.Code(51132), "$merge write error: 'on' field cannot be missing, null, undefined or an array")
+			return nil, mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
 		}
 		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
 	}
@@ -294,7 +294,7 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 		case "insert":
 			return doc, nil
 		case "fail":
-			return nil, mongoerr.New(mongoerr.Code(13113), "$merge could not find a matching document in the target collection for at least one document in the source collection")
+			return nil, mongoerr.New(mongoerr.MergeStageNoMatchingDocument, "$merge could not find a matching document in the target collection for at least one document in the source collection")
 		}
 		return nil, nil
 	}

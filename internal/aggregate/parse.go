@@ -37,7 +37,7 @@ type parser struct {
 // sub returns a parser for a nested pipeline.
 func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 	if p.depth+1 > maxSubPipelineDepth {
-		return nil, mongoerr.New(mongoerr.Code(5836), "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
+		return nil, mongoerr.New(mongoerr.SubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
 	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, depth: p.depth + 1}, nil
 }
@@ -57,7 +57,7 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 	for i, doc := range docs {
 		elems, err := doc.Elements()
 		if err != nil || len(elems) != 1 {
-			return nil, mongoerr.New(mongoerr.Code(40323), "A pipeline stage specification object must contain exactly one field.")
+			return nil, mongoerr.New(mongoerr.StageSpecNotSingleField, "A pipeline stage specification object must contain exactly one field.")
 		}
 		name, arg := elems[0].Key(), elems[0].Value()
 		if err := p.checkPosition(name, i, len(docs)); err != nil {
@@ -87,28 +87,28 @@ func (p *parser) checkPosition(name string, i, n int) error {
 	case "$out", "$merge":
 		switch p.where {
 		case inFacet:
-			return mongoerr.New(mongoerr.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
 		case inLookup:
-			return mongoerr.New(mongoerr.Code(51047), "%s is not allowed within a $lookup's sub-pipeline", name)
+			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", name)
 		case inUnion:
-			return mongoerr.New(mongoerr.Code(31441), "%s is not allowed within a $unionWith's sub-pipeline", name)
+			return mongoerr.New(mongoerr.UnionWithSubPipelineStageNotAllowed, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
 		if i != n-1 {
-			return mongoerr.New(mongoerr.Code(40601), "%s can only be the final stage in the pipeline", name)
+			return mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
 		}
 	case "$collStats", "$indexStats", "$documents":
 		if p.where == inFacet {
-			return mongoerr.New(mongoerr.Code(40600), "%s is not allowed to be used within a $facet stage", name)
+			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
 		}
 		if i != 0 {
-			return mongoerr.New(mongoerr.Code(40602), "%s is only valid as the first stage in a pipeline", name)
+			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 		}
 		if name == "$documents" && !p.noColl {
 			return mongoerr.New(mongoerr.InvalidNamespace, "$documents' is not allowed in user requests against a collection; use {aggregate: 1}")
 		}
 	case "$facet":
 		if p.where == inFacet {
-			return mongoerr.New(mongoerr.Code(40600), "$facet is not allowed to be used within a $facet stage")
+			return mongoerr.New(mongoerr.FacetStageNotAllowed, "$facet is not allowed to be used within a $facet stage")
 		}
 	}
 	return nil
@@ -169,7 +169,7 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)
 	}
-	return nil, mongoerr.New(mongoerr.Code(40324), "Unrecognized pipeline stage name: '%s'", name)
+	return nil, mongoerr.New(mongoerr.UnknownPipelineStage, "Unrecognized pipeline stage name: '%s'", name)
 }
 
 // subPipeline reads an array of stage documents.

@@ -253,7 +253,7 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 		switch s.(type) {
 		case *outStage, *mergeStage:
 			name := p.specs[i].Index(0).Key()
-			return nil, mongoerr.New(mongoerr.Code(51029),
+			return nil, mongoerr.New(mongoerr.ExplainExecutionStatsWithWriteStage,
 				"%s is not supported with explain verbosity 'executionStats' or 'allPlansExecution'", name)
 		}
 	}

@@ -71,16 +71,16 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 	pp := &projParse{p: p, stage: stageName, addFields: add, root: newProjNode()}
 	if arg.Type != bson.TypeEmbeddedDocument {
 		if add {
-			return nil, mongoerr.New(mongoerr.Code(40272), "%s specification stage must be an object, got %s", stageName, typeName(arg))
+			return nil, mongoerr.New(mongoerr.AddFieldsSpecNotObject, "%s specification stage must be an object, got %s", stageName, typeName(arg))
 		}
-		return nil, mongoerr.New(mongoerr.Code(15969), "%s specification must be an object", stageName)
+		return nil, mongoerr.New(mongoerr.ProjectSpecNotObject, "%s specification must be an object", stageName)
 	}
 	fs := fieldsOf(arg.Value)
 	if len(fs) == 0 {
 		if add {
-			return nil, pp.fail(mongoerr.Code(40177), "specification must have at least one field")
+			return nil, pp.fail(mongoerr.AddFieldsSpecEmpty, "specification must have at least one field")
 		}
-		return nil, pp.fail(mongoerr.Code(51272), "projection specification must have at least one field")
+		return nil, pp.fail(mongoerr.ProjectionSpecEmpty, "projection specification must have at least one field")
 	}
 	if err := pp.object(fs, ""); err != nil {
 		return nil, err
@@ -103,15 +103,15 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 func (pp *projParse) object(fs []field, prefix string) error {
 	for _, f := range fs {
 		if f.key == "" {
-			return pp.fail(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+			return pp.fail(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 		}
 		if f.key[0] == '$' {
-			return pp.fail(mongoerr.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return pp.fail(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		path := prefix + f.key
 		for _, part := range strings.Split(f.key, ".") {
 			if part == "" {
-				return pp.fail(mongoerr.Code(15998), "FieldPath field names may not be empty strings.")
+				return pp.fail(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 			}
 		}
 		if err := pp.value(path, f.val); err != nil {
@@ -131,7 +131,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			if pp.addFields {
 				return pp.computed(path, item, v)
 			}
-			return pp.fail(mongoerr.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
+			return pp.fail(mongoerr.ProjectionEmptySubObject, "An empty sub-projection is not a valid value. Found empty object at path")
 		}
 		return pp.object(fs, path+".")
 	case !pp.addFields && (v.Type == bson.TypeBoolean || values.IsNumber(v.Type)):
@@ -139,7 +139,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			item.include = true
 			if path != "_id" {
 				if pp.firstEx != "" {
-					return pp.fail(mongoerr.Code(31253), "Cannot do inclusion on field %s in exclusion projection", path)
+					return pp.fail(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
 				}
 				if pp.firstIn == "" {
 					pp.firstIn = path
@@ -149,7 +149,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			item.exclude = true
 			if path != "_id" {
 				if pp.firstIn != "" {
-					return pp.fail(mongoerr.Code(31254), "Cannot do exclusion on field %s in inclusion projection", path)
+					return pp.fail(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
 				}
 				if pp.firstEx == "" {
 					pp.firstEx = path
@@ -168,7 +168,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 func (pp *projParse) computed(path string, item *projItem, v bson.RawValue) error {
 	if !pp.addFields {
 		if pp.firstEx != "" {
-			return pp.fail(mongoerr.Code(31310), "Cannot use an expression %s in an exclusion projection", path)
+			return pp.fail(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s in an exclusion projection", path)
 		}
 		if pp.firstIn == "" {
 			pp.firstIn = path
@@ -196,7 +196,7 @@ func (pp *projParse) add(path string, item *projItem) error {
 		cur := n.items[part]
 		if i == len(parts)-1 {
 			if cur != nil {
-				return pp.fail(mongoerr.Code(31250), "Path collision at %s", path)
+				return pp.fail(mongoerr.ProjectionPathCollision, "Path collision at %s", path)
 			}
 			n.items[part] = item
 			n.order = append(n.order, part)
@@ -207,7 +207,7 @@ func (pp *projParse) add(path string, item *projItem) error {
 			n.items[part] = cur
 			n.order = append(n.order, part)
 		} else if cur.sub == nil {
-			return pp.fail(mongoerr.Code(31249), "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
+			return pp.fail(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
 		}
 		n = cur.sub
 	}
@@ -409,16 +409,16 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 	case bson.TypeArray:
 		vals := arrayValues(arg)
 		if len(vals) == 0 {
-			return nil, mongoerr.New(mongoerr.Code(31119), "$unset specification must be a string or an array with at least one field")
+			return nil, mongoerr.New(mongoerr.UnsetSpecEmpty, "$unset specification must be a string or an array with at least one field")
 		}
 		for _, v := range vals {
 			if v.Type != bson.TypeString {
-				return nil, mongoerr.New(mongoerr.Code(31120), "$unset specification must be a string or an array containing only string values")
+				return nil, mongoerr.New(mongoerr.UnsetSpecNonString, "$unset specification must be a string or an array containing only string values")
 			}
 			paths = append(paths, v.StringValue())
 		}
 	default:
-		return nil, mongoerr.New(mongoerr.Code(31002), "$unset specification must be a string or an array")
+		return nil, mongoerr.New(mongoerr.UnsetSpecInvalidType, "$unset specification must be a string or an array")
 	}
 	pp := &projParse{stage: "$unset", root: newProjNode()}
 	for _, path := range paths {
@@ -436,14 +436,14 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 // component, no component starting with '$'.
 func checkFieldPath(p string) error {
 	if p == "" {
-		return mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	for _, c := range strings.Split(p, ".") {
 		if c == "" {
-			return mongoerr.New(mongoerr.Code(15998), "FieldPath field names may not be empty strings.")
+			return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 		}
 		if c[0] == '$' {
-			return mongoerr.New(mongoerr.Code(16410), "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return nil
@@ -455,17 +455,17 @@ type replaceRootStage struct{ newRoot *expr.Expr }
 
 func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", typeName(arg))
+		return nil, mongoerr.New(mongoerr.ReplaceRootSpecNotObject, "expected an object as specification for $replaceRoot stage, got %s", typeName(arg))
 	}
 	var root bson.RawValue
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key != "newRoot" {
-			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$replaceRoot.%s' is an unknown field.", f.key)
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$replaceRoot.%s' is an unknown field.", f.key)
 		}
 		root = f.val
 	}
 	if root.Type == 0 {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field '$replaceRoot.newRoot' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 	}
 	return p.replaceRoot(root)
 }
@@ -487,7 +487,7 @@ func (s *replaceRootStage) run(in Source, rt *runtime) Source {
 			return nil, err
 		}
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(mongoerr.Code(40228),
+			return nil, mongoerr.New(mongoerr.ReplaceRootNotObject,
 				"'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
 				v, typeName(v), doc)
 		}

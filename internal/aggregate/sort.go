@@ -28,7 +28,7 @@ type sortStage struct {
 
 func parseSort(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(15973), "the $sort key specification must be an object")
+		return nil, mongoerr.New(mongoerr.SortSpecNotObject, "the $sort key specification must be an object")
 	}
 	s, err := query.CompileSort(arg.Document())
 	if err != nil {
@@ -36,9 +36,9 @@ func parseSort(arg bson.RawValue) (stage, error) {
 	}
 	if s.Empty() {
 		if s.Natural() != 0 {
-			return nil, mongoerr.New(mongoerr.Code(17312), "$natural is not allowed in a $sort stage")
+			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$natural is not allowed in a $sort stage")
 		}
-		return nil, mongoerr.New(mongoerr.Code(15976), "$sort stage must have at least one sort key")
+		return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
 	}
 	return &sortStage{spec: arg.Document(), sort: s}, nil
 }

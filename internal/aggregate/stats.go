@@ -23,7 +23,7 @@ type collStatsStage struct {
 
 func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(40166), "$collStats must take a nested object but found: %s", arg)
+		return nil, mongoerr.New(mongoerr.CollStatsSpecNotObject, "$collStats must take a nested object but found: %s", arg)
 	}
 	s := &collStatsStage{scale: 1}
 	for _, f := range fieldsOf(arg.Value) {
@@ -46,7 +46,7 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 		case "latencyStats", "queryExecStats":
 			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $collStats %s yet", f.key)
 		default:
-			return nil, mongoerr.New(mongoerr.Code(40415), "BSON field '$collStats.%s' is an unknown field.", f.key)
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.%s' is an unknown field.", f.key)
 		}
 	}
 	return s, nil
@@ -124,7 +124,7 @@ type indexStatsStage struct{}
 
 func (p *parser) parseIndexStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
-		return nil, mongoerr.New(mongoerr.Code(28803), "The $indexStats stage specification must be an empty object")
+		return nil, mongoerr.New(mongoerr.IndexStatsSpecNotEmpty, "The $indexStats stage specification must be an empty object")
 	}
 	return indexStatsStage{}, nil
 }
@@ -172,12 +172,12 @@ func (s *documentsStage) run(in Source, rt *runtime) Source {
 			return nil, err
 		}
 		if v.Type != bson.TypeArray {
-			return nil, mongoerr.New(mongoerr.Code(5858203), "error during $documents evaluation: an array is expected, found %s", typeName(v))
+			return nil, mongoerr.New(mongoerr.DocumentsNotArray, "error during $documents evaluation: an array is expected, found %s", typeName(v))
 		}
 		var out []bson.Raw
 		for _, el := range arrayValues(v) {
 			if el.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.New(mongoerr.Code(40228), "error during $documents evaluation: each element must be an object, found %s", typeName(el))
+				return nil, mongoerr.New(mongoerr.ReplaceRootNotObject, "error during $documents evaluation: each element must be an object, found %s", typeName(el))
 			}
 			out = append(out, el.Document())
 		}

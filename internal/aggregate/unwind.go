@@ -34,16 +34,16 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 			switch f.key {
 			case "path":
 				if f.val.Type != bson.TypeString {
-					return nil, mongoerr.New(mongoerr.Code(28808), "expected a string as the path for $unwind stage, got %s", typeName(f.val))
+					return nil, mongoerr.New(mongoerr.UnwindPathNotString, "expected a string as the path for $unwind stage, got %s", typeName(f.val))
 				}
 				path, havePath = f.val.StringValue(), true
 			case "includeArrayIndex":
 				if f.val.Type != bson.TypeString || f.val.StringValue() == "" {
-					return nil, mongoerr.New(mongoerr.Code(28810), "expected a non-empty string for the includeArrayIndex  option to $unwind stage, got %s", typeName(f.val))
+					return nil, mongoerr.New(mongoerr.UnwindIndexFieldNotString, "expected a non-empty string for the includeArrayIndex  option to $unwind stage, got %s", typeName(f.val))
 				}
 				idx := f.val.StringValue()
 				if strings.HasPrefix(idx, "$") {
-					return nil, mongoerr.New(mongoerr.Code(28822), "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", idx)
+					return nil, mongoerr.New(mongoerr.UnwindIndexFieldDollarPrefixed, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", idx)
 				}
 				if err := checkFieldPath(idx); err != nil {
 					return nil, err
@@ -51,24 +51,24 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 				s.index = splitPath(idx)
 			case "preserveNullAndEmptyArrays":
 				if f.val.Type != bson.TypeBoolean {
-					return nil, mongoerr.New(mongoerr.Code(28809), "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", typeName(f.val))
+					return nil, mongoerr.New(mongoerr.UnwindPreserveNotBool, "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", typeName(f.val))
 				}
 				s.preserve = f.val.Boolean()
 			default:
-				return nil, mongoerr.New(mongoerr.Code(28811), "unrecognized option to $unwind stage: %s", f.key)
+				return nil, mongoerr.New(mongoerr.UnwindUnknownOption, "unrecognized option to $unwind stage: %s", f.key)
 			}
 		}
 		if !havePath {
-			return nil, mongoerr.New(mongoerr.Code(28812), "no path specified to $unwind stage")
+			return nil, mongoerr.New(mongoerr.UnwindMissingPath, "no path specified to $unwind stage")
 		}
 	default:
-		return nil, mongoerr.New(mongoerr.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", typeName(arg))
+		return nil, mongoerr.New(mongoerr.UnwindSpecInvalidType, "expected either a string or an object as specification for $unwind stage, got %s", typeName(arg))
 	}
 	if path == "" {
-		return nil, mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	if !strings.HasPrefix(path, "$") {
-		return nil, mongoerr.New(mongoerr.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", path)
+		return nil, mongoerr.New(mongoerr.UnwindPathNotDollarPrefixed, "path option to $unwind stage should be prefixed with a '$': %s", path)
 	}
 	if err := checkFieldPath(path[1:]); err != nil {
 		return nil, err

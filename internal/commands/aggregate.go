@@ -31,7 +31,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal()}
 	if a.explain {
 		if r.Txn != nil {
-			return nil, mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
+			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
 		}
 		out, err := explainAggregate(s, r.DB, a, false)
 		if err != nil {
@@ -131,7 +131,7 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx co
 		}
 	}
 	if !havePipeline {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'aggregate.pipeline' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	return a, nil
 }

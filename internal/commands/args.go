@@ -40,7 +40,7 @@ func walkFields(doc bson.Raw, where string, isCommand bool, fn argFunc) error {
 			return err
 		}
 		if !known {
-			return mongoerr.New(mongoerr.Code(40415), "BSON field '%s.%s' is an unknown field.", where, key)
+			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", where, key)
 		}
 	}
 	return nil
@@ -85,7 +85,7 @@ func argInt(cmd, field string, v bson.RawValue) (int64, error) {
 	case bson.TypeDouble:
 		f := v.Double()
 		if f != math.Trunc(f) || math.IsNaN(f) || math.Abs(f) > 1<<62 {
-			return 0, mongoerr.New(mongoerr.Code(51024), "BSON field '%s.%s' value must be a whole number, but got %v", cmd, field, f)
+			return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be a whole number, but got %v", cmd, field, f)
 		}
 		return int64(f), nil
 	case bson.TypeDecimal128:
@@ -93,7 +93,7 @@ func argInt(cmd, field string, v bson.RawValue) (int64, error) {
 		// would wrap.
 		f, _ := values.Float64(v)
 		if f != math.Trunc(f) || math.IsNaN(f) || math.Abs(f) > 1<<62 {
-			return 0, mongoerr.New(mongoerr.Code(51024), "BSON field '%s.%s' value must be a whole number", cmd, field)
+			return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be a whole number", cmd, field)
 		}
 		return int64(f), nil
 	}

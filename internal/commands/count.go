@@ -90,7 +90,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if !haveKey {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'distinct.key' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'distinct.key' is missing but a required field")
 	}
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)

@@ -31,11 +31,11 @@ const maxCappedSize = 1 << 50
 func checkCreateBound(field string, n, lo, hi int64) error {
 	switch {
 	case n < lo:
-		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be >= %d, actual value '%d'", field, lo, n)
+		return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s' value must be >= %d, actual value '%d'", field, lo, n)
 	case n > hi && hi == math.MaxInt32:
-		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be < %d, actual value '%d'", field, hi+1, n)
+		return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s' value must be < %d, actual value '%d'", field, hi+1, n)
 	case n > hi:
-		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be <= %d, actual value '%d'", field, hi, n)
+		return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s' value must be <= %d, actual value '%d'", field, hi, n)
 	}
 	return nil
 }

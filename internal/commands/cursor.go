@@ -239,7 +239,7 @@ func parseGetMore(cmd bson.Raw) (getMoreArgs, error) {
 			// getMore refuses a batchSize of 0: its batches are never empty
 			// on purpose.
 			if a.batchSize, err = argSafeInt64("getMore", key, v); err == nil && a.batchSize <= 0 {
-				err = mongoerr.New(mongoerr.Code(51024), "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
+				err = mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
 			}
 		case "term", "lastKnownCommittedOpTime":
 		default:
@@ -251,7 +251,7 @@ func parseGetMore(cmd bson.Raw) (getMoreArgs, error) {
 		return a, err
 	}
 	if !haveColl {
-		return a, mongoerr.New(mongoerr.Code(40414), "BSON field 'getMore.collection' is missing but a required field")
+		return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'getMore.collection' is missing but a required field")
 	}
 	if a.coll == "" {
 		db, _ := cmd.Lookup("$db").StringValueOK()

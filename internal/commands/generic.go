@@ -133,7 +133,7 @@ func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 		}
 	}
 	if (a.API.HasStrict || a.API.HasDeprecationErrors) && a.API.Version == "" {
-		return a, mongoerr.New(mongoerr.Code(4886600), "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
+		return a, mongoerr.New(mongoerr.APIParametersWithoutVersion, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
 	}
 	return a, nil
 }
@@ -200,7 +200,7 @@ func parseReadPreference(_ *GenericArgs, v bson.RawValue) error {
 	}
 	mode, err := doc.LookupErr("mode")
 	if err != nil {
-		return mongoerr.New(mongoerr.Code(40414), "BSON field '$readPreference.mode' is missing but a required field")
+		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$readPreference.mode' is missing but a required field")
 	}
 	if mode.Type != bson.TypeString {
 		return wrongType("$readPreference", "mode", mode, "string")
@@ -228,7 +228,7 @@ const maxClockDriftSecs = 365 * 24 * 60 * 60
 func parseClusterTime(a *GenericArgs, v bson.RawValue) error {
 	doc, ok := v.DocumentOK()
 	if !ok {
-		return mongoerr.New(mongoerr.Code(10065), "invalid parameter: expected an object ($clusterTime)")
+		return mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ($clusterTime)")
 	}
 	ctv, err := doc.LookupErr("clusterTime")
 	if err != nil {

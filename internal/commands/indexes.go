@@ -38,7 +38,7 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if !haveIndexes {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'createIndexes.indexes' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
 	}
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
@@ -104,7 +104,7 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if !have {
-		return nil, mongoerr.New(mongoerr.Code(40414), "BSON field 'dropIndexes.index' is missing but a required field")
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
 	was, err := s.Engine.DropIndexes(r.DB, coll, names, byKey)
 	if err != nil {

@@ -16,7 +16,7 @@ func init() {
 // notReplSet is MongoDB's answer to replica set commands on a standalone.
 func (s *Service) notReplSet() error {
 	if s.ReplSetName == "" {
-		return mongoerr.New(mongoerr.Code(76), "not running with --replSet")
+		return mongoerr.New(mongoerr.NoReplicationEnabled, "not running with --replSet")
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func saturate(f float64) int64 {
 // the validator gte: 0.
 func nonNegative(field string, n int64) error {
 	if n < 0 {
-		return mongoerr.New(mongoerr.Code(51024), "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
+		return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
 	}
 	return nil
 }

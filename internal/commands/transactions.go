@@ -20,10 +20,6 @@ func init() {
 	register(killAllSessionsCmd, "killAllSessions")
 }
 
-// codeOperationNotSupportedInTransaction is MongoDB's code for commands a
-// transaction may not run.
-const codeOperationNotSupportedInTransaction mongoerr.Code = 263
-
 // inTransaction are the commands a multi-document transaction may run, as
 // MongoDB 4.4+ allows.
 var inTransaction = map[string]bool{
@@ -60,7 +56,7 @@ func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
 		}
 		idv, err := id.LookupErr("id")
 		if err != nil || idv.Type != bson.TypeBinary {
-			return a, mongoerr.New(mongoerr.Code(40414), "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
+			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
 		}
 		subtype, data := idv.Binary()
 		if subtype != bson.TypeBinaryUUID || len(data) != 16 {
@@ -159,7 +155,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	if inTransaction[name] {
 		reply, err = h(s, r)
 	} else {
-		err = mongoerr.New(codeOperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
+		err = mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
 	}
 	if err == nil && hasWriteErrors(reply) {
 		s.endTxn(sess)

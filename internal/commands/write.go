@@ -117,7 +117,7 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 		return true, err
 	})
 	if err == nil && !seen {
-		err = mongoerr.New(mongoerr.Code(40414), "BSON field '%s.%s' is missing but a required field", cmdName, docsField)
+		err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmdName, docsField)
 	}
 	if err == nil && (len(a.docs) == 0 || len(a.docs) > maxWriteBatchSize) {
 		err = mongoerr.New(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatchSize, len(a.docs))
@@ -221,10 +221,10 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 		return u, err
 	}
 	if !haveQ {
-		return u, mongoerr.New(mongoerr.Code(40414), "BSON field 'update.updates.q' is missing but a required field")
+		return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'update.updates.q' is missing but a required field")
 	}
 	if !haveU {
-		return u, mongoerr.New(mongoerr.Code(40414), "BSON field 'update.updates.u' is missing but a required field")
+		return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
 	}
 	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
 		return u, mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
@@ -337,10 +337,10 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			return true, err
 		})
 		if err == nil && !haveQ {
-			err = mongoerr.New(mongoerr.Code(40414), "BSON field 'delete.deletes.q' is missing but a required field")
+			err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
 		}
 		if err == nil && !haveLimit {
-			err = mongoerr.New(mongoerr.Code(40414), "BSON field 'delete.deletes.limit' is missing but a required field")
+			err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
 		}
 		if err != nil {
 			return nil, err

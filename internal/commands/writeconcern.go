@@ -96,7 +96,7 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 		case "wElectionId", "wOpTime", "getLastError":
 			// Accepted for compatibility and ignored, as in MongoDB.
 		default:
-			return mongoerr.New(mongoerr.Code(40415), "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
+			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'writeConcern.%s' is an unknown field.", el.Key())
 		}
 	}
 	if wc.J && wc.FSync {

@@ -16,17 +16,17 @@ import (
 func (c *Cursor) Permit(db, coll, session string, inTxn bool, txnNumber int64) error {
 	switch {
 	case session != "" && c.Session == "":
-		return mongoerr.New(50736, "Cannot run getMore on cursor %d, which was not created in a session, in session %s", c.ID, sessionString(session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoSession, "Cannot run getMore on cursor %d, which was not created in a session, in session %s", c.ID, sessionString(session))
 	case session == "" && c.Session != "":
-		return mongoerr.New(50737, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", c.ID, sessionString(c.Session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoLsid, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", c.ID, sessionString(c.Session))
 	case session != c.Session:
-		return mongoerr.New(50738, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", c.ID, sessionString(c.Session), sessionString(session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatch, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", c.ID, sessionString(c.Session), sessionString(session))
 	case inTxn && !c.InTxn:
-		return mongoerr.New(50739, "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", c.ID, txnNumber)
+		return mongoerr.New(mongoerr.GetMoreTxnMismatchNoTxn, "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", c.ID, txnNumber)
 	case !inTxn && c.InTxn:
-		return mongoerr.New(50740, "Cannot run getMore on cursor %d, which was created in transaction %d, without a txnNumber", c.ID, c.TxnNumber)
+		return mongoerr.New(mongoerr.GetMoreTxnMismatchNoTxnNumber, "Cannot run getMore on cursor %d, which was created in transaction %d, without a txnNumber", c.ID, c.TxnNumber)
 	case inTxn && txnNumber != c.TxnNumber:
-		return mongoerr.New(50741, "Cannot run getMore on cursor %d, which was created in transaction %d, in transaction %d", c.ID, c.TxnNumber, txnNumber)
+		return mongoerr.New(mongoerr.GetMoreTxnMismatch, "Cannot run getMore on cursor %d, which was created in transaction %d, in transaction %d", c.ID, c.TxnNumber, txnNumber)
 	case db != c.DB || coll != c.Coll:
 		return mongoerr.New(mongoerr.Unauthorized,
 			"Requested getMore on namespace '%s.%s', but cursor belongs to a different namespace %s.%s", db, coll, c.DB, c.Coll)

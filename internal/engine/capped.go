@@ -112,7 +112,7 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 	switch {
 	case old != nil && next != nil:
 		if len(old) != len(next) {
-			return nil, mongoerr.New(mongoerr.Code(10003), "Cannot change the size of a document in a capped collection: %d != %d", len(old), len(next))
+			return nil, mongoerr.New(mongoerr.CannotGrowDocumentInCappedNamespace, "Cannot change the size of a document in a capped collection: %d != %d", len(old), len(next))
 		}
 		return func() {}, nil
 	case old != nil:

@@ -17,7 +17,7 @@ import (
 // elements, not itself.
 func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue, error) {
 	if key == "" {
-		return nil, mongoerr.New(mongoerr.Code(40352), "FieldPath cannot be constructed with empty string")
+		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	cur, err := e.Find(db, coll, o)
 	if err != nil {

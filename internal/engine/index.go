@@ -66,10 +66,6 @@ type IndexSpec struct {
 // idIndexName is the name of the _id index every collection has.
 const idIndexName = "_id_"
 
-// codeCannotIndexParallelArrays: a document may hold an array in at most
-// one of the fields of a compound index.
-const codeCannotIndexParallelArrays mongoerr.Code = 171
-
 // newIndex validates spec and builds the Index with id.
 func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	elems, err := spec.Key.Elements()
@@ -199,7 +195,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		for _, a := range arrays {
 			for _, b := range seenArrays {
 				if !nested(a, b) {
-					return nil, false, mongoerr.New(codeCannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
+					return nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
 				}
 			}
 		}

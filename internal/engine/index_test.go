@@ -38,7 +38,7 @@ func TestIndexKeys(t *testing.T) {
 		{"same array twice", `{"attrs.n": 1, "attrs.v": 1}`, false,
 			`{"attrs": [{"n": "color", "v": "red"}, {"n": "size", "v": 9}]}`,
 			[]string{`["color", "red"]`, `["color", 9]`, `["size", "red"]`, `["size", 9]`}, 0},
-		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, codeCannotIndexParallelArrays},
+		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, mongoerr.CannotIndexParallelArrays},
 		{"numbers of any type are one key", `{"a": 1}`, false, `{"a": [1, 1.0, {"$numberLong": "1"}]}`, []string{`[1]`}, 0},
 		{"whole subdocument", `{"a": 1}`, false, `{"a": {"x": 1}}`, []string{`[{"x": 1}]`}, 0},
 	}

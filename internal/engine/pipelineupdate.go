@@ -93,7 +93,7 @@ func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, bool, err
 		}
 	}
 	if len(out) > MaxDocumentSize {
-		return nil, false, mongoerr.New(mongoerr.Code(17419), "Resulting document after update is larger than %d", MaxDocumentSize)
+		return nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return out, !bytes.Equal(out, doc), nil
 }

@@ -16,10 +16,6 @@ import (
 // the whole transaction.
 const TransientTransactionError = "TransientTransactionError"
 
-// codeOperationNotSupportedInTransaction is MongoDB's code for operations a
-// transaction may not run.
-const codeOperationNotSupportedInTransaction mongoerr.Code = 263
-
 // Txn is a multi-document transaction with snapshot isolation. Its reads
 // see the snapshot taken when it began plus its own writes, which it
 // buffers; Commit applies them in one batch. Writing a document another
@@ -113,7 +109,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
 	if c.capped != nil {
-		return mongoerr.New(codeOperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
 	}
 	if err := t.claim(key); err != nil {
 		return err

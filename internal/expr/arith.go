@@ -24,8 +24,8 @@ func init() {
 		"$trunc":    nary(1, 2, placeOp("$trunc", truncate)),
 		"$sqrt":     unary(evalSqrt),
 		"$exp":      unary(floatOp("$exp", math.Exp, nil)),
-		"$ln":       unary(floatOp("$ln", math.Log, positive(28766, "$ln"))),
-		"$log10":    unary(floatOp("$log10", math.Log10, positive(28761, "$log10"))),
+		"$ln":       unary(floatOp("$ln", math.Log, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
+		"$log10":    unary(floatOp("$log10", math.Log10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
 		"$log":      binary(evalLog),
 		"$pow":      binary(evalPow),
 		"$rand":     compileRand,
@@ -46,12 +46,12 @@ func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
 			total = addNumbers(total, a)
 		case a.Type == bson.TypeDateTime:
 			if date != nil {
-				return missing, mongoerr.New(16612, "only one date allowed in an $add expression")
+				return missing, mongoerr.New(mongoerr.AddMultipleDates, "only one date allowed in an $add expression")
 			}
 			ms := a.DateTime()
 			date = &ms
 		default:
-			return missing, mongoerr.New(16554, "$add only supports numeric or date types, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.AddInvalidType, "$add only supports numeric or date types, not %s", typeName(a))
 		}
 	}
 	if date == nil {
@@ -111,9 +111,9 @@ func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 		}
 		return dateValue(diff), nil
 	case a.Type == bson.TypeDateTime:
-		return missing, mongoerr.New(16613, "can't $subtract %s from date", typeName(b))
+		return missing, mongoerr.New(mongoerr.SubtractFromDateInvalidType, "can't $subtract %s from date", typeName(b))
 	}
-	return missing, mongoerr.New(16556, "can't $subtract %s from %s", typeName(b), typeName(a))
+	return missing, mongoerr.New(mongoerr.SubtractInvalidTypes, "can't $subtract %s from %s", typeName(b), typeName(a))
 }
 
 // evalMultiply is $multiply: the product of numbers (1 for none), null if
@@ -127,7 +127,7 @@ func evalMultiply(args []bson.RawValue) (bson.RawValue, error) {
 		case isNumber(a):
 			product = mulNumbers(product, a)
 		default:
-			return missing, mongoerr.New(16555, "$multiply only supports numeric types, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.MultiplyInvalidType, "$multiply only supports numeric types, not %s", typeName(a))
 		}
 	}
 	return product, nil
@@ -140,7 +140,7 @@ func evalDivide(a, b bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if !isNumber(a) || !isNumber(b) {
-		return missing, mongoerr.New(16609, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+		return missing, mongoerr.New(mongoerr.DivideInvalidType, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
 	}
 	if numSign(b) == 0 && !values.IsNaN(b) {
 		return missing, mongoerr.New(mongoerr.BadValue, "can't $divide by zero")
@@ -168,10 +168,10 @@ func evalMod(a, b bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if !isNumber(a) || !isNumber(b) {
-		return missing, mongoerr.New(16611, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
+		return missing, mongoerr.New(mongoerr.ModInvalidType, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
 	}
 	if numSign(b) == 0 && !values.IsNaN(b) {
-		return missing, mongoerr.New(16610, "can't $mod by zero")
+		return missing, mongoerr.New(mongoerr.ModByZero, "can't $mod by zero")
 	}
 	switch widest(a.Type, b.Type) {
 	case bson.TypeInt32:
@@ -203,7 +203,7 @@ func numericArg(op string, v bson.RawValue) (bool, error) {
 		return false, nil
 	}
 	if !isNumber(v) {
-		return false, mongoerr.New(28765, "%s only supports numeric types, not %s", op, typeName(v))
+		return false, mongoerr.New(mongoerr.UnaryArithNotNumber, "%s only supports numeric types, not %s", op, typeName(v))
 	}
 	return true, nil
 }
@@ -214,7 +214,7 @@ func evalAbs(v bson.RawValue) (bson.RawValue, error) {
 		return nullValue, err
 	}
 	if v.Type == bson.TypeInt64 && v.Int64() == math.MinInt64 {
-		return missing, mongoerr.New(28680, "can't take $abs of long long min")
+		return missing, mongoerr.New(mongoerr.AbsLongMin, "can't take $abs of long long min")
 	}
 	if numSign(v) < 0 {
 		return negate(v), nil
@@ -255,10 +255,10 @@ func placeOp(op string, mode roundMode) naryFn {
 			}
 			n, ok := values.Int64(p)
 			if !isNumber(p) || !ok {
-				return missing, mongoerr.New(51082, "precision argument to %s must be a integral value", op)
+				return missing, mongoerr.New(mongoerr.RoundPrecisionNotIntegral, "precision argument to %s must be a integral value", op)
 			}
 			if n < -20 || n > 100 {
-				return missing, mongoerr.New(51083, "cannot apply %s with precision value %d value must be in [-20, 100]", op, n)
+				return missing, mongoerr.New(mongoerr.RoundPrecisionOutOfRange, "cannot apply %s with precision value %d value must be in [-20, 100]", op, n)
 			}
 			place = n
 		}
@@ -266,7 +266,7 @@ func placeOp(op string, mode roundMode) naryFn {
 			return nullValue, nil
 		}
 		if !isNumber(v) {
-			return missing, mongoerr.New(51081, "%s only supports numeric types, not %s", op, typeName(v))
+			return missing, mongoerr.New(mongoerr.RoundArgumentNotNumber, "%s only supports numeric types, not %s", op, typeName(v))
 		}
 		return roundNumber(v, int(place), mode), nil
 	}
@@ -279,7 +279,7 @@ func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
 		return nullValue, err
 	}
 	if numSign(v) < 0 {
-		return missing, mongoerr.New(28714, "$sqrt's argument must be greater than or equal to 0")
+		return missing, mongoerr.New(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
 	}
 	if v.Type == bson.TypeDecimal128 {
 		if f, ok := toBig(v); ok {
@@ -292,10 +292,10 @@ func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
 
 // positive is the domain check of $ln and $log10: the operand must be
 // greater than zero (NaN passes and yields NaN).
-func positive(code int32, op string) func(bson.RawValue) error {
+func positive(code mongoerr.Code, op string) func(bson.RawValue) error {
 	return func(v bson.RawValue) error {
 		if numSign(v) <= 0 && !values.IsNaN(v) {
-			return mongoerr.New(mongoerr.Code(code), "%s's argument must be a positive number, but is %s", op, v)
+			return mongoerr.New(code, "%s's argument must be a positive number, but is %s", op, v)
 		}
 		return nil
 	}
@@ -327,16 +327,16 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if !isNumber(x) {
-		return missing, mongoerr.New(28756, "$log's argument must be numeric, not %s", typeName(x))
+		return missing, mongoerr.New(mongoerr.LogArgumentNotNumber, "$log's argument must be numeric, not %s", typeName(x))
 	}
 	if !isNumber(base) {
-		return missing, mongoerr.New(28757, "$log's base must be numeric, not %s", typeName(base))
+		return missing, mongoerr.New(mongoerr.LogBaseNotNumber, "$log's base must be numeric, not %s", typeName(base))
 	}
 	if numSign(x) <= 0 && !values.IsNaN(x) {
-		return missing, mongoerr.New(28758, "$log's argument must be a positive number, but is %s", x)
+		return missing, mongoerr.New(mongoerr.LogArgumentNotPositive, "$log's argument must be a positive number, but is %s", x)
 	}
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
-		return missing, mongoerr.New(28759, "$log's base must be a positive number not equal to 1, but is %s", base)
+		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", base)
 	}
 	r := math.Log(toFloat(x)) / math.Log(toFloat(base))
 	if x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128 {
@@ -354,13 +354,13 @@ func evalPow(base, exp bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if !isNumber(base) {
-		return missing, mongoerr.New(28762, "$pow's base must be numeric, not %s", typeName(base))
+		return missing, mongoerr.New(mongoerr.PowBaseNotNumber, "$pow's base must be numeric, not %s", typeName(base))
 	}
 	if !isNumber(exp) {
-		return missing, mongoerr.New(28763, "$pow's exponent must be numeric, not %s", typeName(exp))
+		return missing, mongoerr.New(mongoerr.PowExponentNotNumber, "$pow's exponent must be numeric, not %s", typeName(exp))
 	}
 	if numSign(base) == 0 && numSign(exp) < 0 && !values.IsNaN(base) {
-		return missing, mongoerr.New(28764, "$pow cannot take a base of 0 and a negative exponent")
+		return missing, mongoerr.New(mongoerr.PowZeroNegativeExponent, "$pow cannot take a base of 0 and a negative exponent")
 	}
 	t := widest(base.Type, exp.Type)
 	switch t {
@@ -407,7 +407,7 @@ func intOfType(n int64, t bson.Type) bson.RawValue {
 // evaluation.
 func compileRand(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument || len(v.Value) != 5 {
-		return nil, mongoerr.New(3040501, "$rand not expecting arguments, but got %s", v)
+		return nil, mongoerr.New(mongoerr.RandTakesNoArguments, "$rand not expecting arguments, but got %s", v)
 	}
 	return &Expr{eval: func(*state) (bson.RawValue, error) {
 		return values.DoubleValue(rand.Float64()), nil

@@ -23,8 +23,8 @@ func init() {
 		"$slice":           nary(2, 3, evalSlice),
 		"$indexOfArray":    nary(2, 4, evalIndexOfArray),
 		"$isArray":         unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(v.Type == bson.TypeArray), nil }),
-		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", 17040, true)),
-		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", 17041, false)),
+		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
+		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
 		"$setUnion":        nary(0, -1, evalSetUnion),
 		"$setIntersection": nary(0, -1, evalSetIntersection),
 		"$setDifference":   binary(evalSetDifference),
@@ -46,7 +46,7 @@ func init() {
 // is error 17124.
 func evalSize(v bson.RawValue) (bson.RawValue, error) {
 	if v.Type != bson.TypeArray {
-		return missing, mongoerr.New(17124, "The argument to $size must be an array. Type of argument: %s", typeName(v))
+		return missing, mongoerr.New(mongoerr.SizeArgumentNotArray, "The argument to $size must be an array. Type of argument: %s", typeName(v))
 	}
 	return intValue(int64(rawdoc.Len(v.Value))), nil
 }
@@ -58,14 +58,14 @@ func evalArrayElemAt(arr, idx bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if arr.Type != bson.TypeArray {
-		return missing, mongoerr.New(28689, "$arrayElemAt's first argument must be an array, but is %s", typeName(arr))
+		return missing, mongoerr.New(mongoerr.ArrayElemAtFirstNotArray, "$arrayElemAt's first argument must be an array, but is %s", typeName(arr))
 	}
 	if !isNumber(idx) {
-		return missing, mongoerr.New(28690, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(idx))
+		return missing, mongoerr.New(mongoerr.ArrayElemAtIndexNotNumber, "$arrayElemAt's second argument must be a numeric value, but is %s", typeName(idx))
 	}
 	i, ok := int32Arg(idx)
 	if !ok {
-		return missing, mongoerr.New(28691, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", idx)
+		return missing, mongoerr.New(mongoerr.ArrayElemAtIndexNotInt32, "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", idx)
 	}
 	return elemAt(elems(arr), int(i)), nil
 }
@@ -89,7 +89,7 @@ func firstLast(op string, first bool) unaryFn {
 			return nullValue, nil
 		}
 		if v.Type != bson.TypeArray {
-			return missing, mongoerr.New(28689, "%s's argument must be an array, but is %s", op, typeName(v))
+			return missing, mongoerr.New(mongoerr.ArrayElemAtFirstNotArray, "%s's argument must be an array, but is %s", op, typeName(v))
 		}
 		if first {
 			return elemAt(elems(v), 0), nil
@@ -101,7 +101,7 @@ func firstLast(op string, first bool) unaryFn {
 // evalIn is $in: [value, array], true when an element equals value.
 func evalIn(v, arr bson.RawValue) (bson.RawValue, error) {
 	if arr.Type != bson.TypeArray {
-		return missing, mongoerr.New(40081, "$in requires an array as a second argument, found: %s", typeName(arr))
+		return missing, mongoerr.New(mongoerr.InArgumentNotArray, "$in requires an array as a second argument, found: %s", typeName(arr))
 	}
 	it := rawdoc.Iterate(arr.Value)
 	for {
@@ -124,7 +124,7 @@ func evalConcatArrays(args []bson.RawValue) (bson.RawValue, error) {
 			return nullValue, nil
 		}
 		if a.Type != bson.TypeArray {
-			return missing, mongoerr.New(28664, "$concatArrays only supports arrays, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.ConcatArraysArgumentNotArray, "$concatArrays only supports arrays, not %s", typeName(a))
 		}
 		out = append(out, elems(a)...)
 	}
@@ -142,23 +142,25 @@ const (
 // default and never 0.
 func evalRange(args []bson.RawValue) (bson.RawValue, error) {
 	names := [3]string{"starting value", "ending value", "step value"}
+	notNumber := [3]mongoerr.Code{mongoerr.RangeStartNotNumber, mongoerr.RangeEndNotNumber, mongoerr.RangeStepNotNumber}
+	notInt32 := [3]mongoerr.Code{mongoerr.RangeStartNotInt32, mongoerr.RangeEndNotInt32, mongoerr.RangeStepNotInt32}
 	var n [3]int64
 	n[2] = 1
 	for i, a := range args {
 		if !isNumber(a) {
-			return missing, mongoerr.New(mongoerr.Code(34443+2*i), "$range requires a numeric %s, found value of type: %s", names[i], typeName(a))
+			return missing, mongoerr.New(notNumber[i], "$range requires a numeric %s, found value of type: %s", names[i], typeName(a))
 		}
 		v, ok := int32Arg(a)
 		if !ok {
-			return missing, mongoerr.New(mongoerr.Code(34444+2*i), "$range requires a %s that can be represented as a 32-bit integer, found value: %s", names[i], a)
+			return missing, mongoerr.New(notInt32[i], "$range requires a %s that can be represented as a 32-bit integer, found value: %s", names[i], a)
 		}
 		n[i] = int64(v)
 	}
 	if n[2] == 0 {
-		return missing, mongoerr.New(34449, "$range requires a non-zero step value")
+		return missing, mongoerr.New(mongoerr.RangeStepZero, "$range requires a non-zero step value")
 	}
 	if count := (n[1] - n[0]) / n[2]; count > maxRangeElements {
-		return missing, mongoerr.New(5203200, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", count*rangeElementBytes, maxRangeElements*rangeElementBytes)
+		return missing, mongoerr.New(mongoerr.RangeTooLarge, "$range would use too much memory (%d bytes) and cannot spill to disk. Memory limit: %d bytes", count*rangeElementBytes, maxRangeElements*rangeElementBytes)
 	}
 	var out []bson.RawValue
 	for x := n[0]; (n[2] > 0 && x < n[1]) || (n[2] < 0 && x > n[1]); x += n[2] {
@@ -173,7 +175,7 @@ func evalReverseArray(v bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if v.Type != bson.TypeArray {
-		return missing, mongoerr.New(34435, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
+		return missing, mongoerr.New(mongoerr.ReverseArrayArgumentNotArray, "The argument to $reverseArray must be an array, but was of type: %s", typeName(v))
 	}
 	vals := elems(v)
 	slices.Reverse(vals)
@@ -189,14 +191,14 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 		}
 	}
 	if args[0].Type != bson.TypeArray {
-		return missing, mongoerr.New(28724, "First argument to $slice must be an array, but is of type: %s", typeName(args[0]))
+		return missing, mongoerr.New(mongoerr.SliceArrayNotArray, "First argument to $slice must be an array, but is of type: %s", typeName(args[0]))
 	}
 	if !isNumber(args[1]) {
-		return missing, mongoerr.New(28725, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(args[1]))
+		return missing, mongoerr.New(mongoerr.SliceSecondNotNumber, "Second argument to $slice must be a numeric value, but is of type: %s", typeName(args[1]))
 	}
 	second, ok := int32Arg(args[1])
 	if !ok {
-		return missing, mongoerr.New(28726, "Second argument to $slice can't be represented as a 32-bit integer: %s", args[1])
+		return missing, mongoerr.New(mongoerr.SliceSecondNotInt32, "Second argument to $slice can't be represented as a 32-bit integer: %s", args[1])
 	}
 	vals := elems(args[0])
 	size := len(vals)
@@ -209,14 +211,14 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 		}
 	} else {
 		if !isNumber(args[2]) {
-			return missing, mongoerr.New(28727, "Third argument to $slice must be numeric, but is of type: %s", typeName(args[2]))
+			return missing, mongoerr.New(mongoerr.SliceThirdNotNumber, "Third argument to $slice must be numeric, but is of type: %s", typeName(args[2]))
 		}
 		n, ok := int32Arg(args[2])
 		if !ok {
-			return missing, mongoerr.New(28728, "Third argument to $slice can't be represented as a 32-bit integer: %s", args[2])
+			return missing, mongoerr.New(mongoerr.SliceThirdNotInt32, "Third argument to $slice can't be represented as a 32-bit integer: %s", args[2])
 		}
 		if n <= 0 {
-			return missing, mongoerr.New(28729, "Third argument to $slice must be positive: %s", args[2])
+			return missing, mongoerr.New(mongoerr.SliceThirdNotPositive, "Third argument to $slice must be positive: %s", args[2])
 		}
 		start = int(second)
 		if start < 0 {
@@ -235,7 +237,7 @@ func evalIndexOfArray(args []bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if args[0].Type != bson.TypeArray {
-		return missing, mongoerr.New(40090, "$indexOfArray requires an array as a first argument, found: %s", typeName(args[0]))
+		return missing, mongoerr.New(mongoerr.IndexOfArrayFirstNotArray, "$indexOfArray requires an array as a first argument, found: %s", typeName(args[0]))
 	}
 	vals := elems(args[0])
 	start, end, err := indexBounds("$indexOfArray", args, len(vals))
@@ -252,10 +254,10 @@ func evalIndexOfArray(args []bson.RawValue) (bson.RawValue, error) {
 
 // elementsTrue builds $allElementsTrue and $anyElementTrue over the elements
 // of an array operand.
-func elementsTrue(op string, code int32, all bool) unaryFn {
+func elementsTrue(op string, code mongoerr.Code, all bool) unaryFn {
 	return func(v bson.RawValue) (bson.RawValue, error) {
 		if v.Type != bson.TypeArray {
-			return missing, mongoerr.New(mongoerr.Code(code), "%s's argument must be an array, but is %s", op, typeName(v))
+			return missing, mongoerr.New(code, "%s's argument must be an array, but is %s", op, typeName(v))
 		}
 		for _, e := range elems(v) {
 			if values.Truthy(e) != all {
@@ -311,7 +313,7 @@ func evalSetUnion(args []bson.RawValue) (bson.RawValue, error) {
 			return nullValue, nil
 		}
 		if a.Type != bson.TypeArray {
-			return missing, mongoerr.New(17043, "All operands of $setUnion must be arrays. One argument is of type: %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.SetUnionArgumentNotArray, "All operands of $setUnion must be arrays. One argument is of type: %s", typeName(a))
 		}
 		for _, e := range elems(a) {
 			s.add(e)
@@ -331,7 +333,7 @@ func evalSetIntersection(args []bson.RawValue) (bson.RawValue, error) {
 			continue
 		}
 		if a.Type != bson.TypeArray {
-			return missing, mongoerr.New(17047, "All operands of $setIntersection must be arrays. One argument is of type: %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.SetIntersectionArgumentNotArray, "All operands of $setIntersection must be arrays. One argument is of type: %s", typeName(a))
 		}
 		next := setOf(a)
 		if acc != nil {
@@ -360,10 +362,10 @@ func evalSetDifference(a, b bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if a.Type != bson.TypeArray {
-		return missing, mongoerr.New(17048, "both operands of $setDifference must be arrays. First argument is of type: %s", typeName(a))
+		return missing, mongoerr.New(mongoerr.SetDifferenceFirstNotArray, "both operands of $setDifference must be arrays. First argument is of type: %s", typeName(a))
 	}
 	if b.Type != bson.TypeArray {
-		return missing, mongoerr.New(17049, "both operands of $setDifference must be arrays. Second argument is of type: %s", typeName(b))
+		return missing, mongoerr.New(mongoerr.SetDifferenceSecondNotArray, "both operands of $setDifference must be arrays. Second argument is of type: %s", typeName(b))
 	}
 	exclude, seen := setOf(b), valueSet{}
 	var out []bson.RawValue
@@ -382,7 +384,7 @@ func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
 	var first valueSet
 	for _, a := range args {
 		if a.Type != bson.TypeArray {
-			return missing, mongoerr.New(17044, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.SetEqualsArgumentNotArray, "All operands of $setEquals must be arrays. One argument is of type: %s", typeName(a))
 		}
 	}
 	equal := true
@@ -408,10 +410,10 @@ func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
 // is in the second.
 func evalSetIsSubset(a, b bson.RawValue) (bson.RawValue, error) {
 	if a.Type != bson.TypeArray {
-		return missing, mongoerr.New(17310, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
+		return missing, mongoerr.New(mongoerr.SetIsSubsetFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
 	}
 	if b.Type != bson.TypeArray {
-		return missing, mongoerr.New(17042, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
+		return missing, mongoerr.New(mongoerr.SetIsSubsetSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
 	}
 	super := setOf(b)
 	for _, e := range elems(a) {
@@ -430,9 +432,9 @@ type iterArgs struct {
 	slot               int
 }
 
-func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unknownCode, inputCode, bodyCode int32, bodyName string, allowed ...string) (*iterArgs, error) {
+func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unknownCode, inputCode, bodyCode mongoerr.Code, bodyName string, allowed ...string) (*iterArgs, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(objCode), "%s only supports an object as its argument", name)
+		return nil, mongoerr.New(objCode, "%s only supports an object as its argument", name)
 	}
 	args, err := namedArgs(name, v, objCode, unknownCode, allowed...)
 	if err != nil {
@@ -440,16 +442,16 @@ func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unk
 	}
 	in, ok := args["input"]
 	if !ok {
-		return nil, mongoerr.New(mongoerr.Code(inputCode), "Missing 'input' parameter to %s", name)
+		return nil, mongoerr.New(inputCode, "Missing 'input' parameter to %s", name)
 	}
 	body, ok := args[bodyName]
 	if !ok {
-		return nil, mongoerr.New(mongoerr.Code(bodyCode), "Missing '%s' parameter to %s", bodyName, name)
+		return nil, mongoerr.New(bodyCode, "Missing '%s' parameter to %s", bodyName, name)
 	}
 	as := "this"
 	if a, ok := args["as"]; ok {
 		if as, ok = str(a); !ok {
-			return nil, mongoerr.New(mongoerr.Code(unknownCode), "'as' parameter to %s must be a string", name)
+			return nil, mongoerr.New(unknownCode, "'as' parameter to %s must be a string", name)
 		}
 		if err := validateVarName(as); err != nil {
 			return nil, err
@@ -475,7 +477,7 @@ func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unk
 // compileFilter is $filter: {input, as, cond, limit}: the elements for which
 // cond is truthy, at most limit of them.
 func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	a, err := c.iterSpec(name, v, s, 28646, 28647, 28648, 28650, "cond", "input", "as", "cond", "limit")
+	a, err := c.iterSpec(name, v, s, mongoerr.FilterSpecNotObject, mongoerr.FilterUnknownArgument, mongoerr.FilterMissingInput, mongoerr.FilterMissingCond, "cond", "input", "as", "cond", "limit")
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +487,7 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			return nullValue, err
 		}
 		if in.Type != bson.TypeArray {
-			return missing, mongoerr.New(28651, "input to $filter must be an array not %s", typeName(in))
+			return missing, mongoerr.New(mongoerr.FilterInputNotArray, "input to $filter must be an array not %s", typeName(in))
 		}
 		limit := int64(-1)
 		if a.limit != nil {
@@ -496,10 +498,10 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			if !isNullish(lv) {
 				n, ok := int32Arg(lv)
 				if !ok {
-					return missing, mongoerr.New(327391, "$filter: limit must be represented as a 32-bit integral value: %s", lv)
+					return missing, mongoerr.New(mongoerr.FilterLimitNotInt32, "$filter: limit must be represented as a 32-bit integral value: %s", lv)
 				}
 				if n < 1 {
-					return missing, mongoerr.New(327392, "$filter: limit must be greater than 0: %d", n)
+					return missing, mongoerr.New(mongoerr.FilterLimitNotPositive, "$filter: limit must be greater than 0: %d", n)
 				}
 				limit = int64(n)
 			}
@@ -527,7 +529,7 @@ func compileFilter(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 
 // compileMap is $map: {input, as, in}: in evaluated for each element.
 func compileMap(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	a, err := c.iterSpec(name, v, s, 16878, 16879, 16880, 16882, "in", "input", "as", "in")
+	a, err := c.iterSpec(name, v, s, mongoerr.MapSpecNotObject, mongoerr.MapUnknownArgument, mongoerr.MapMissingInput, mongoerr.MapMissingIn, "in", "input", "as", "in")
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +539,7 @@ func compileMap(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			return nullValue, err
 		}
 		if in.Type != bson.TypeArray {
-			return missing, mongoerr.New(16883, "input to $map must be an array not %s", typeName(in))
+			return missing, mongoerr.New(mongoerr.MapInputNotArray, "input to $map must be an array not %s", typeName(in))
 		}
 		var out []bson.RawValue
 		it := rawdoc.Iterate(in.Value)
@@ -561,18 +563,19 @@ func compileMap(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 // element with $$this the element and $$value the accumulated value.
 func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(40075, "$reduce requires an object as an argument, found: %s", typeName(v))
+		return nil, mongoerr.New(mongoerr.ReduceSpecNotObject, "$reduce requires an object as an argument, found: %s", typeName(v))
 	}
-	args, err := namedArgs(name, v, 40075, 40076, "input", "initialValue", "in")
+	args, err := namedArgs(name, v, mongoerr.ReduceSpecNotObject, mongoerr.ReduceUnknownArgument, "input", "initialValue", "in")
 	if err != nil {
 		return nil, err
 	}
 	var parts [3]*Expr
 	inner := s.bind(c, "value", "this")
+	missingCodes := [3]mongoerr.Code{mongoerr.ReduceMissingInput, mongoerr.ReduceMissingInitialValue, mongoerr.ReduceMissingIn}
 	for i, k := range []string{"input", "initialValue", "in"} {
 		a, ok := args[k]
 		if !ok {
-			return nil, mongoerr.New(mongoerr.Code(40077+i), "$reduce requires '%s' to be specified", k)
+			return nil, mongoerr.New(missingCodes[i], "$reduce requires '%s' to be specified", k)
 		}
 		scope := s
 		if k == "in" {
@@ -589,7 +592,7 @@ func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			return nullValue, err
 		}
 		if in.Type != bson.TypeArray {
-			return missing, mongoerr.New(40080, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+			return missing, mongoerr.New(mongoerr.ReduceInputNotArray, "$reduce requires that 'input' be an array, found: %s", typeName(in))
 		}
 		acc, err := parts[1].eval(st)
 		if err != nil {
@@ -613,23 +616,23 @@ func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 // i-th elements of each input; null if an input is null or missing.
 func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(34460, "$zip only supports an object as an argument, found %s", typeName(v))
+		return nil, mongoerr.New(mongoerr.ZipSpecNotObject, "$zip only supports an object as an argument, found %s", typeName(v))
 	}
-	args, err := namedArgs(name, v, 34460, 34464, "inputs", "useLongestLength", "defaults")
+	args, err := namedArgs(name, v, mongoerr.ZipSpecNotObject, mongoerr.ZipUnknownArgument, "inputs", "useLongestLength", "defaults")
 	if err != nil {
 		return nil, err
 	}
 	inputs, ok := args["inputs"]
 	if !ok {
-		return nil, mongoerr.New(34465, "$zip requires at least one input array")
+		return nil, mongoerr.New(mongoerr.ZipMissingInputs, "$zip requires at least one input array")
 	}
 	if inputs.Type != bson.TypeArray {
-		return nil, mongoerr.New(34461, "inputs must be an array of expressions, found %s", typeName(inputs))
+		return nil, mongoerr.New(mongoerr.ZipInputsNotArray, "inputs must be an array of expressions, found %s", typeName(inputs))
 	}
 	longest := false
 	if l, ok := args["useLongestLength"]; ok {
 		if l.Type != bson.TypeBoolean {
-			return nil, mongoerr.New(34463, "useLongestLength must be a bool, found %s", typeName(l))
+			return nil, mongoerr.New(mongoerr.ZipUseLongestLengthNotBool, "useLongestLength must be a bool, found %s", typeName(l))
 		}
 		longest = l.Boolean()
 	}
@@ -642,14 +645,14 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 		ins = append(ins, x)
 	}
 	if len(ins) == 0 {
-		return nil, mongoerr.New(34465, "$zip requires at least one input array")
+		return nil, mongoerr.New(mongoerr.ZipMissingInputs, "$zip requires at least one input array")
 	}
 	if d, ok := args["defaults"]; ok {
 		if d.Type != bson.TypeArray {
-			return nil, mongoerr.New(34462, "defaults must be an array of expressions, found %s", typeName(d))
+			return nil, mongoerr.New(mongoerr.ZipDefaultsNotArray, "defaults must be an array of expressions, found %s", typeName(d))
 		}
 		if !longest {
-			return nil, mongoerr.New(34466, "cannot specify defaults unless useLongestLength is true")
+			return nil, mongoerr.New(mongoerr.ZipDefaultsWithoutUseLongestLength, "cannot specify defaults unless useLongestLength is true")
 		}
 		for _, e := range elems(d) {
 			x, err := c.compile(e, s)
@@ -659,7 +662,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			defs = append(defs, x)
 		}
 		if len(defs) != len(ins) {
-			return nil, mongoerr.New(34467, "defaults and inputs must have the same length")
+			return nil, mongoerr.New(mongoerr.ZipDefaultsLengthMismatch, "defaults and inputs must have the same length")
 		}
 	}
 	return c.fold(append(append([]*Expr{}, ins...), defs...), func(st *state) (bson.RawValue, error) {
@@ -674,7 +677,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 				return nullValue, nil
 			}
 			if a.Type != bson.TypeArray {
-				return missing, mongoerr.New(34468, "$zip found a non-array expression in input: %s", a)
+				return missing, mongoerr.New(mongoerr.ZipInputNotArray, "$zip found a non-array expression in input: %s", a)
 			}
 			arrays[i] = elems(a)
 			if n < 0 || (longest && len(arrays[i]) > n) || (!longest && len(arrays[i]) < n) {
@@ -741,19 +744,19 @@ func sortDirection(v bson.RawValue) (int, bool) {
 // input array by value (sortBy 1 or -1) or by document fields.
 func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(2942500, "$sortArray requires an object as an argument, found: %s", typeName(v))
+		return nil, mongoerr.New(mongoerr.SortArraySpecNotObject, "$sortArray requires an object as an argument, found: %s", typeName(v))
 	}
-	args, err := namedArgs(name, v, 2942500, 2942501, "input", "sortBy")
+	args, err := namedArgs(name, v, mongoerr.SortArraySpecNotObject, mongoerr.SortArrayUnknownArgument, "input", "sortBy")
 	if err != nil {
 		return nil, err
 	}
 	in, ok := args["input"]
 	if !ok {
-		return nil, mongoerr.New(2942502, "$sortArray requires 'input' to be specified")
+		return nil, mongoerr.New(mongoerr.SortArrayMissingInput, "$sortArray requires 'input' to be specified")
 	}
 	by, ok := args["sortBy"]
 	if !ok {
-		return nil, mongoerr.New(2942503, "$sortArray requires 'sortBy' to be specified")
+		return nil, mongoerr.New(mongoerr.SortArrayMissingSortBy, "$sortArray requires 'sortBy' to be specified")
 	}
 	spec := &sortSpec{}
 	if by.Type == bson.TypeEmbeddedDocument {
@@ -766,16 +769,16 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			d, ok := sortDirection(dv)
 			path, err := splitPath(string(k))
 			if !ok || err != nil {
-				return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+				return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 			}
 			spec.fields = append(spec.fields, path)
 			spec.dirs = append(spec.dirs, d)
 		}
 		if spec.fields == nil {
-			return nil, mongoerr.New(15976, "$sortArray sortBy must not be empty")
+			return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sortArray sortBy must not be empty")
 		}
 	} else if spec.dir, ok = sortDirection(by); !ok {
-		return nil, mongoerr.New(2942505, "$sortArray sortBy must be 1, -1 or a sort specification document")
+		return nil, mongoerr.New(mongoerr.SortArraySortByInvalid, "$sortArray sortBy must be 1, -1 or a sort specification document")
 	}
 	input, err := c.compile(in, s)
 	if err != nil {
@@ -787,7 +790,7 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			return nullValue, err
 		}
 		if a.Type != bson.TypeArray {
-			return missing, mongoerr.New(2942504, "The input argument to $sortArray must be an array, but was of type: %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.SortArrayInputNotArray, "The input argument to $sortArray must be an array, but was of type: %s", typeName(a))
 		}
 		vals := elems(a)
 		slices.SortStableFunc(vals, spec.compare)
@@ -811,19 +814,19 @@ const (
 func compileN(op string, kind nKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(5787900, "specification must be an object; found %s", typeName(v))
+			return nil, mongoerr.New(mongoerr.NExpressionSpecNotObject, "specification must be an object; found %s", typeName(v))
 		}
-		args, err := namedArgs(name, v, 5787900, 5787901, "input", "n")
+		args, err := namedArgs(name, v, mongoerr.NExpressionSpecNotObject, mongoerr.AccumulatorNUnknownArgument, "input", "n")
 		if err != nil {
 			return nil, err
 		}
 		in, ok := args["input"]
 		if !ok {
-			return nil, mongoerr.New(5787907, "%s requires an 'input' field", op)
+			return nil, mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an 'input' field", op)
 		}
 		nArg, ok := args["n"]
 		if !ok {
-			return nil, mongoerr.New(5787906, "%s requires an 'n' field", op)
+			return nil, mongoerr.New(mongoerr.AccumulatorNMissingN, "%s requires an 'n' field", op)
 		}
 		input, err := c.compile(in, s)
 		if err != nil {
@@ -840,17 +843,17 @@ func compileN(op string, kind nKind) opCompiler {
 			}
 			n, ok := values.Int64(nv)
 			if !isNumber(nv) || !ok {
-				return missing, mongoerr.New(5787902, "Value for 'n' must be of integral type, but found %s", nv)
+				return missing, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", nv)
 			}
 			if n <= 0 {
-				return missing, mongoerr.New(5787908, "'n' must be greater than 0, found %d", n)
+				return missing, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
 			}
 			a, err := input.eval(st)
 			if err != nil || isNullish(a) {
 				return nullValue, err
 			}
 			if a.Type != bson.TypeArray {
-				return missing, mongoerr.New(5788200, "Input to %s must be an array, found %s", op, typeName(a))
+				return missing, mongoerr.New(mongoerr.NExpressionInputNotArray, "Input to %s must be an array, found %s", op, typeName(a))
 			}
 			vals := elems(a)
 			switch kind {

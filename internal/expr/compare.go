@@ -75,14 +75,15 @@ func compileAndOr(isOr bool) opCompiler {
 func compileCond(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	var parts [3]bson.RawValue
 	if v.Type == bson.TypeEmbeddedDocument {
-		args, err := namedArgs(name, v, 17083, 17083, "if", "then", "else")
+		args, err := namedArgs(name, v, mongoerr.CondUnknownArgument, mongoerr.CondUnknownArgument, "if", "then", "else")
 		if err != nil {
 			return nil, err
 		}
+		missingCodes := [3]mongoerr.Code{mongoerr.CondMissingIf, mongoerr.CondMissingThen, mongoerr.CondMissingElse}
 		for i, k := range []string{"if", "then", "else"} {
 			p, ok := args[k]
 			if !ok {
-				return nil, mongoerr.New(mongoerr.Code(17080+i), "Missing '%s' parameter to $cond", k)
+				return nil, mongoerr.New(missingCodes[i], "Missing '%s' parameter to $cond", k)
 			}
 			parts[i] = p
 		}
@@ -126,7 +127,7 @@ func compileIfNull(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, err
 		return nil, err
 	}
 	if len(args) < 2 {
-		return nil, mongoerr.New(1257300, "$ifNull needs at least two arguments, had: %d", len(args))
+		return nil, mongoerr.New(mongoerr.IfNullTooFewArguments, "$ifNull needs at least two arguments, had: %d", len(args))
 	}
 	return c.fold(args, func(st *state) (bson.RawValue, error) {
 		for _, a := range args[:len(args)-1] {
@@ -147,7 +148,7 @@ func compileIfNull(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, err
 // branch the default does, and without a default it is error 40066.
 func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(40060, "$switch requires an object as an argument, found: %s", typeName(v))
+		return nil, mongoerr.New(mongoerr.SwitchSpecNotObject, "$switch requires an object as an argument, found: %s", typeName(v))
 	}
 	var cases, thens []*Expr
 	var def *Expr
@@ -160,11 +161,11 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 		switch string(k) {
 		case "branches":
 			if ev.Type != bson.TypeArray {
-				return nil, mongoerr.New(40061, "$switch expected an array for 'branches', found: %s", typeName(ev))
+				return nil, mongoerr.New(mongoerr.SwitchBranchesNotArray, "$switch expected an array for 'branches', found: %s", typeName(ev))
 			}
 			for _, b := range elems(ev) {
 				if b.Type != bson.TypeEmbeddedDocument {
-					return nil, mongoerr.New(40062, "$switch expected each branch to be an object, found: %s", typeName(b))
+					return nil, mongoerr.New(mongoerr.SwitchBranchNotObject, "$switch expected each branch to be an object, found: %s", typeName(b))
 				}
 				var cs, th *Expr
 				bi := rawdoc.Iterate(b.Value)
@@ -183,14 +184,14 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 					case "then":
 						th = e
 					default:
-						return nil, mongoerr.New(40063, "$switch found an unknown argument to a branch: %s", string(bk))
+						return nil, mongoerr.New(mongoerr.SwitchBranchUnknownArgument, "$switch found an unknown argument to a branch: %s", string(bk))
 					}
 				}
 				if cs == nil {
-					return nil, mongoerr.New(40064, "$switch requires each branch have a 'case' expression")
+					return nil, mongoerr.New(mongoerr.SwitchBranchMissingCase, "$switch requires each branch have a 'case' expression")
 				}
 				if th == nil {
-					return nil, mongoerr.New(40065, "$switch requires each branch have a 'then' expression.")
+					return nil, mongoerr.New(mongoerr.SwitchBranchMissingThen, "$switch requires each branch have a 'then' expression.")
 				}
 				cases, thens = append(cases, cs), append(thens, th)
 			}
@@ -201,11 +202,11 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			}
 			def = e
 		default:
-			return nil, mongoerr.New(40067, "$switch found an unknown argument: %s", string(k))
+			return nil, mongoerr.New(mongoerr.SwitchUnknownArgument, "$switch found an unknown argument: %s", string(k))
 		}
 	}
 	if len(cases) == 0 {
-		return nil, mongoerr.New(40068, "$switch requires at least one branch.")
+		return nil, mongoerr.New(mongoerr.SwitchNoBranches, "$switch requires at least one branch.")
 	}
 	all := append(append([]*Expr{}, cases...), thens...)
 	if def != nil {
@@ -222,7 +223,7 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			}
 		}
 		if def == nil {
-			return missing, mongoerr.New(40066, "$switch could not find a matching branch for an input, and no default was specified.")
+			return missing, mongoerr.New(mongoerr.SwitchNoMatchingBranch, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def.eval(st)
 	}), nil

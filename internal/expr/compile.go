@@ -86,7 +86,7 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 			n++
 		}
 		if n > 1 {
-			return nil, mongoerr.New(15983, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", n, bson.Raw(doc))
+			return nil, mongoerr.New(mongoerr.ExpressionSpecNotSingleField, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", n, bson.Raw(doc))
 		}
 		op, ok := operators[first]
 		if !ok {
@@ -108,7 +108,7 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 		}
 		for _, prev := range keys {
 			if prev == k {
-				return nil, mongoerr.New(16406, "duplicate field name specified in object literal: %s", bson.Raw(doc))
+				return nil, mongoerr.New(mongoerr.ObjectLiteralDuplicateField, "duplicate field name specified in object literal: %s", bson.Raw(doc))
 			}
 		}
 		e, err := c.compile(v, s)
@@ -136,11 +136,11 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 func validFieldName(k string) error {
 	switch {
 	case k == "":
-		return mongoerr.New(16411, "FieldPath field names may not be empty strings.")
+		return mongoerr.New(mongoerr.ExpressionFieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 	case strings.HasPrefix(k, "$"):
-		return mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 	case strings.Contains(k, "."):
-		return mongoerr.New(16412, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+		return mongoerr.New(mongoerr.ExpressionFieldPathDotted, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 	}
 	return nil
 }
@@ -177,7 +177,7 @@ func (c *compiler) compileArray(v bson.RawValue, s *Scope) (*Expr, error) {
 // compileFieldPath compiles "$a.b" (given without the "$").
 func compileFieldPath(p string) (*Expr, error) {
 	if p == "" {
-		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
+		return nil, mongoerr.New(mongoerr.FieldPathDollarOnly, "'$' by itself is not a valid FieldPath")
 	}
 	parts, err := splitPath(p)
 	if err != nil {
@@ -199,10 +199,10 @@ func splitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
 	for _, f := range parts {
 		if f == "" {
-			return nil, mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+			return nil, mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(f, "$") {
-			return nil, mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return parts, nil
@@ -297,11 +297,11 @@ func (c *compiler) argList(v bson.RawValue, s *Scope) ([]*Expr, error) {
 func arity(name string, n, min, max int) error {
 	switch {
 	case min == max && n != min:
-		return mongoerr.New(16020, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
+		return mongoerr.New(mongoerr.ExpressionArgCountExact, "Expression %s takes exactly %d arguments. %d were passed in.", name, min, n)
 	case n < min && max < 0:
-		return mongoerr.New(16021, "Expression %s takes at least %d arguments. %d were passed in.", name, min, n)
+		return mongoerr.New(mongoerr.ExpressionArgCountAtLeast, "Expression %s takes at least %d arguments. %d were passed in.", name, min, n)
 	case n < min || (max >= 0 && n > max):
-		return mongoerr.New(28667, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
+		return mongoerr.New(mongoerr.ExpressionArgCountRange, "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, min, max, n)
 	}
 	return nil
 }
@@ -396,9 +396,9 @@ func nary(min, max int, fn naryFn) opCompiler {
 
 // namedArgs reads the argument document of an operator with named
 // parameters, refusing names not in allowed with unknownCode.
-func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode int32, allowed ...string) (map[string]bson.RawValue, error) {
+func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode mongoerr.Code, allowed ...string) (map[string]bson.RawValue, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(notObjectCode), "%s only supports an object as its argument", name)
+		return nil, mongoerr.New(notObjectCode, "%s only supports an object as its argument", name)
 	}
 	out := map[string]bson.RawValue{}
 	it := rawdoc.Iterate(v.Value)
@@ -415,7 +415,7 @@ func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode int32, a
 			}
 		}
 		if !known {
-			return nil, mongoerr.New(mongoerr.Code(unknownCode), "Unrecognized parameter to %s: %s", name, k)
+			return nil, mongoerr.New(unknownCode, "Unrecognized parameter to %s: %s", name, k)
 		}
 		out[k] = ev
 	}

@@ -12,9 +12,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// conversionFailure is MongoDB's code for a failed $convert.
-const conversionFailure mongoerr.Code = 241
-
 func init() {
 	ops := map[string]opCompiler{
 		"$convert":  compileConvert,
@@ -40,7 +37,7 @@ func init() {
 // name or number; a null or missing input gives onNull (or null); a failed
 // conversion gives onError, or error 241 without it.
 func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, int32(mongoerr.FailedToParse), int32(mongoerr.FailedToParse), "input", "to", "onError", "onNull")
+	args, err := c.compileNamed(name, v, s, mongoerr.FailedToParse, mongoerr.FailedToParse, "input", "to", "onError", "onNull")
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +105,9 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 	}
 	fail := func(detail string) (bson.RawValue, error) {
 		if detail == "" {
-			return missing, mongoerr.New(conversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", typeName(v), values.TypeName(t))
+			return missing, mongoerr.New(mongoerr.ConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", typeName(v), values.TypeName(t))
 		}
-		return missing, mongoerr.New(conversionFailure, "Failed to parse %s '%s' in $convert with no onError value: %s", values.TypeName(t), v, detail)
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Failed to parse %s '%s' in $convert with no onError value: %s", values.TypeName(t), v, detail)
 	}
 	switch t {
 	case bson.TypeDouble:
@@ -118,7 +115,7 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		case isNumber(v):
 			f := toFloat(v)
 			if v.Type == bson.TypeDecimal128 && math.IsInf(f, 0) && v.Decimal128().IsInf() == 0 {
-				return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+				return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
 			}
 			return values.DoubleValue(f), nil
 		case v.Type == bson.TypeBoolean:
@@ -196,7 +193,7 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		case bson.TypeDouble, bson.TypeDecimal128:
 			f := toFloat(v)
 			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-				return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+				return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
 			}
 			return dateValue(int64(f)), nil
 		case bson.TypeObjectID, bson.TypeTimestamp:
@@ -244,18 +241,18 @@ func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			i, _ = b.Int(nil)
 		}
 		if i == nil || !i.IsInt64() {
-			return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
 		}
 		n = i.Int64()
 	default:
 		f := toFloat(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-			return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
 		}
 		n = int64(f)
 	}
 	if t == bson.TypeInt32 && (n < math.MinInt32 || n > math.MaxInt32) {
-		return missing, mongoerr.New(conversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
 	}
 	return intOfType(n, t), nil
 }

@@ -54,18 +54,18 @@ func compileDatePart(part func(time.Time) int) opCompiler {
 		var err error
 		switch {
 		case v.Type == bson.TypeEmbeddedDocument && !strings.HasPrefix(rawdoc.FirstKey(v.Value), "$") && rawdoc.FirstKey(v.Value) != "":
-			args, err := c.compileNamed(name, v, s, 40535, 40535, "date", "timezone")
+			args, err := c.compileNamed(name, v, s, mongoerr.DatePartUnknownArgument, mongoerr.DatePartUnknownArgument, "date", "timezone")
 			if err != nil {
 				return nil, err
 			}
 			if date = args["date"]; date == nil {
-				return nil, mongoerr.New(40539, "missing 'date' argument to %s, provided: %s", name, v)
+				return nil, mongoerr.New(mongoerr.DatePartMissingDate, "missing 'date' argument to %s, provided: %s", name, v)
 			}
 			tz = args["timezone"]
 		case v.Type == bson.TypeArray:
 			list := elems(v)
 			if len(list) != 1 {
-				return nil, mongoerr.New(40536, "%s accepts exactly one argument if given an array, but was given %d", name, len(list))
+				return nil, mongoerr.New(mongoerr.DatePartArrayArity, "%s accepts exactly one argument if given an array, but was given %d", name, len(list))
 			}
 			if date, err = c.compile(list[0], s); err != nil {
 				return nil, err
@@ -116,12 +116,12 @@ func evalDateTZ(st *state, date, tz *Expr) (t time.Time, null bool, err error) {
 // The default format is "%Y-%m-%dT%H:%M:%S.%LZ"; a null or missing date
 // gives onNull (or null).
 func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 18629, 18534, "date", "format", "timezone", "onNull")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateToStringSpecNotObject, mongoerr.DateToStringUnknownArgument, "date", "format", "timezone", "onNull")
 	if err != nil {
 		return nil, err
 	}
 	if args["date"] == nil {
-		return nil, mongoerr.New(18628, "Missing 'date' parameter to $dateToString")
+		return nil, mongoerr.New(mongoerr.DateToStringMissingDate, "Missing 'date' parameter to $dateToString")
 	}
 	if f := args["format"]; f != nil && f.constant {
 		if fs, ok := str(f.value); ok {
@@ -129,7 +129,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 				return nil, err
 			}
 		} else if !isNullish(f.value) {
-			return nil, mongoerr.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(f.value), f.value)
+			return nil, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(f.value), f.value)
 		}
 	}
 	if args["timezone"] == nil {
@@ -147,7 +147,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 			}
 			fs, ok := str(fv)
 			if !ok {
-				return missing, mongoerr.New(18533, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+				return missing, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
 			}
 			if err := checkFormat(fs); err != nil {
 				return missing, err
@@ -183,11 +183,11 @@ func checkFormat(f string) error {
 			continue
 		}
 		if i+1 == len(f) {
-			return mongoerr.New(18535, "Unmatched '%%' at end of format string")
+			return mongoerr.New(mongoerr.DateFormatTrailingPercent, "Unmatched '%%' at end of format string")
 		}
 		i++
 		if !strings.ContainsRune("dGHjLmMSuUVwYzZ%", rune(f[i])) {
-			return mongoerr.New(18536, "Invalid format character '%%%c' in format string", f[i])
+			return mongoerr.New(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", f[i])
 		}
 	}
 	return nil
@@ -210,7 +210,7 @@ func formatDate(f string, t time.Time) (string, error) {
 		case 'G':
 			y, _ := t.ISOWeek()
 			if y < 0 || y > 9999 {
-				return "", mongoerr.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
+				return "", mongoerr.New(mongoerr.DateToStringYearOutOfRange, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", y)
 			}
 			pad(y, 4)
 		case 'H':
@@ -236,7 +236,7 @@ func formatDate(f string, t time.Time) (string, error) {
 			pad(int(t.Weekday())+1, 1)
 		case 'Y':
 			if t.Year() < 0 || t.Year() > 9999 {
-				return "", mongoerr.New(18537, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", t.Year())
+				return "", mongoerr.New(mongoerr.DateToStringYearOutOfRange, "Could not convert date to string: date component was outside the supported range of 0-9999: %d", t.Year())
 			}
 			pad(t.Year(), 4)
 		case 'z':
@@ -262,12 +262,12 @@ func formatDate(f string, t time.Time) (string, error) {
 // onError, onNull}. Without a format, ISO-8601 forms are accepted; a
 // failure to parse is error 241 unless onError is given.
 func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 40540, 40541, "dateString", "format", "timezone", "onError", "onNull")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateFromStringSpecNotObject, mongoerr.DateFromStringUnknownArgument, "dateString", "format", "timezone", "onError", "onNull")
 	if err != nil {
 		return nil, err
 	}
 	if args["dateString"] == nil {
-		return nil, mongoerr.New(40542, "Missing 'dateString' parameter to $dateFromString")
+		return nil, mongoerr.New(mongoerr.DateFromStringMissingDateString, "Missing 'dateString' parameter to $dateFromString")
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		sv, err := args.get(st, "dateString")
@@ -288,7 +288,7 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		}
 		if fv.Type != 0 && !isNullish(fv) {
 			if _, ok := str(fv); !ok {
-				return missing, mongoerr.New(40684, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+				return missing, mongoerr.New(mongoerr.DateFromStringFormatNotString, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
 			}
 		}
 		if isNullish(sv) {
@@ -308,7 +308,7 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		}
 		ds, ok := str(sv)
 		if !ok {
-			return failure(mongoerr.New(241, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(sv), sv))
+			return failure(mongoerr.New(mongoerr.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(sv), sv))
 		}
 		format, _ := str(fv)
 		t, err := parseDate(ds, format, loc)
@@ -336,7 +336,7 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 				return t, nil
 			}
 		}
-		return time.Time{}, mongoerr.New(241, "Error parsing date string '%s'", s)
+		return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
 	}
 	var layout strings.Builder
 	for i := 0; i < len(format); i++ {
@@ -369,12 +369,12 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 		case '%':
 			layout.WriteByte('%')
 		default:
-			return time.Time{}, mongoerr.New(18536, "Invalid format character '%%%c' in format string", format[i])
+			return time.Time{}, mongoerr.New(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", format[i])
 		}
 	}
 	t, err := time.ParseInLocation(layout.String(), s, loc)
 	if err != nil {
-		return time.Time{}, mongoerr.New(241, "Error parsing date string '%s' with format '%s'", s, format)
+		return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s' with format '%s'", s, format)
 	}
 	return t, nil
 }
@@ -384,16 +384,16 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 // isoDayOfWeek, ...}. Parts out of their natural range carry into the next
 // unit; a null or missing part gives null.
 func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 40519, 40518, "year", "month", "day", "isoWeekYear", "isoWeek", "isoDayOfWeek", "hour", "minute", "second", "millisecond", "timezone")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateFromPartsSpecNotObject, mongoerr.DateFromPartsUnknownArgument, "year", "month", "day", "isoWeekYear", "isoWeek", "isoDayOfWeek", "hour", "minute", "second", "millisecond", "timezone")
 	if err != nil {
 		return nil, err
 	}
 	iso := args["isoWeekYear"] != nil
 	if !iso && args["year"] == nil {
-		return nil, mongoerr.New(40516, "%s requires either 'year' or 'isoWeekYear' to be present", name)
+		return nil, mongoerr.New(mongoerr.DateFromPartsMissingYear, "%s requires either 'year' or 'isoWeekYear' to be present", name)
 	}
 	if iso && (args["year"] != nil || args["month"] != nil || args["day"] != nil) || !iso && (args["isoWeek"] != nil || args["isoDayOfWeek"] != nil) {
-		return nil, mongoerr.New(40489, "%s does not allow mixing natural dates with ISO dates", name)
+		return nil, mongoerr.New(mongoerr.DateFromPartsMixedISO, "%s does not allow mixing natural dates with ISO dates", name)
 	}
 	names := []string{"year", "month", "day", "hour", "minute", "second", "millisecond"}
 	defaults := []int64{0, 1, 1, 0, 0, 0, 0}
@@ -418,16 +418,16 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 			}
 			x, ok := values.Int64(pv)
 			if !isNumber(pv) || !ok {
-				return missing, mongoerr.New(40515, "'%s' must evaluate to an integer, found %s with value %s", n, typeName(pv), pv)
+				return missing, mongoerr.New(mongoerr.DateFromPartsPartNotInteger, "'%s' must evaluate to an integer, found %s with value %s", n, typeName(pv), pv)
 			}
 			if i == 0 && (x < 1 || x > 9999) {
 				if iso {
-					return missing, mongoerr.New(31095, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", x)
+					return missing, mongoerr.New(mongoerr.DateFromPartsISOWeekYearOutOfRange, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", x)
 				}
-				return missing, mongoerr.New(40523, "'year' must evaluate to an integer in the range 1 to 9999, found %d", x)
+				return missing, mongoerr.New(mongoerr.DateFromPartsYearOutOfRange, "'year' must evaluate to an integer in the range 1 to 9999, found %d", x)
 			}
 			if i > 0 && (x < -32768 || x > 32767) {
-				return missing, mongoerr.New(31034, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", n, x)
+				return missing, mongoerr.New(mongoerr.DateFromPartsOutOfRange, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", n, x)
 			}
 			p[i] = x
 		}
@@ -458,12 +458,12 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 // compileDateToParts is $dateToParts: {date, timezone, iso8601} → a document
 // of the date's parts.
 func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 40524, 40520, "date", "timezone", "iso8601")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateToPartsSpecNotObject, mongoerr.DateToPartsUnknownArgument, "date", "timezone", "iso8601")
 	if err != nil {
 		return nil, err
 	}
 	if args["date"] == nil {
-		return nil, mongoerr.New(40522, "Missing 'date' parameter to %s", name)
+		return nil, mongoerr.New(mongoerr.DateToPartsMissingDate, "Missing 'date' parameter to %s", name)
 	}
 	if args["timezone"] == nil {
 		args["timezone"] = constExpr(missing)
@@ -474,7 +474,7 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 			return missing, err
 		}
 		if iv.Type != 0 && iv.Type != bson.TypeBoolean && !isNullish(iv) {
-			return missing, mongoerr.New(40521, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+			return missing, mongoerr.New(mongoerr.DateToPartsISO8601NotBool, "iso8601 must evaluate to a bool, found %s", typeName(iv))
 		}
 		t, null, err := evalDateTZ(st, args["date"], args["timezone"])
 		if err != nil || null || (iv.Type != 0 && isNullish(iv)) {
@@ -503,10 +503,10 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 func unitArg(v bson.RawValue) (string, error) {
 	u, ok := str(v)
 	if !ok {
-		return "", mongoerr.New(5439013, "unit must be a string, but got %s", typeName(v))
+		return "", mongoerr.New(mongoerr.TimeUnitNotString, "unit must be a string, but got %s", typeName(v))
 	}
 	if _, ok := dateUnits[u]; !ok {
-		return "", mongoerr.New(5439014, "unit parameter must be a valid time unit, but got %s", u)
+		return "", mongoerr.New(mongoerr.TimeUnitInvalid, "unit parameter must be a valid time unit, but got %s", u)
 	}
 	return u, nil
 }
@@ -543,13 +543,13 @@ func addUnits(t time.Time, unit string, n int64) time.Time {
 // {startDate, unit, amount, timezone}. A null or missing operand gives null.
 func compileDateAdd(sign int64) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		args, err := c.compileNamed(name, v, s, 5166400, 5166401, "startDate", "unit", "amount", "timezone")
+		args, err := c.compileNamed(name, v, s, mongoerr.DateAddSpecNotObject, mongoerr.DateAddUnknownArgument, "startDate", "unit", "amount", "timezone")
 		if err != nil {
 			return nil, err
 		}
 		for _, k := range []string{"startDate", "unit", "amount"} {
 			if args[k] == nil {
-				return nil, mongoerr.New(5166402, "%s requires startDate, unit, and amount to be present", name)
+				return nil, mongoerr.New(mongoerr.DateAddMissingRequired, "%s requires startDate, unit, and amount to be present", name)
 			}
 		}
 		return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
@@ -565,23 +565,23 @@ func compileDateAdd(sign int64) opCompiler {
 				return nullValue, nil
 			}
 			if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
-				return missing, mongoerr.New(5166403, "%s requires startDate to be convertible to a date", name)
+				return missing, mongoerr.New(mongoerr.DateAddStartDateInvalidType, "%s requires startDate to be convertible to a date", name)
 			}
 			t, _ := toTime(vals[0])
 			u, ok := str(vals[1])
 			if _, known := dateUnits[u]; !ok || !known {
-				return missing, mongoerr.New(5166404, "%s expects string defining the time unit", name)
+				return missing, mongoerr.New(mongoerr.DateAddUnitNotString, "%s expects string defining the time unit", name)
 			}
 			n, ok := values.Int64(vals[2])
 			if !isNumber(vals[2]) || !ok {
-				return missing, mongoerr.New(5166405, "%s expects integer amount of time units", name)
+				return missing, mongoerr.New(mongoerr.DateAddAmountNotInteger, "%s expects integer amount of time units", name)
 			}
 			if n > math.MaxInt32*1000 || n < -math.MaxInt32*1000 {
-				return missing, mongoerr.New(5166406, "%s overflowed", name)
+				return missing, mongoerr.New(mongoerr.DateAddOverflow, "%s overflowed", name)
 			}
 			r := addUnits(t.In(loc), u, sign*n)
 			if r.Year() < -292000000 || r.Year() > 292000000 {
-				return missing, mongoerr.New(5166406, "%s overflowed", name)
+				return missing, mongoerr.New(mongoerr.DateAddOverflow, "%s overflowed", name)
 			}
 			return dateValue(r.UnixMilli()), nil
 		}), nil
@@ -595,11 +595,11 @@ func startOfWeekArg(v bson.RawValue) (time.Weekday, error) {
 	}
 	s, ok := str(v)
 	if !ok {
-		return 0, mongoerr.New(5439015, "startOfWeek must be a string, but got %s", typeName(v))
+		return 0, mongoerr.New(mongoerr.StartOfWeekNotString, "startOfWeek must be a string, but got %s", typeName(v))
 	}
 	d, ok := parseWeekday(s)
 	if !ok {
-		return 0, mongoerr.New(5439016, "startOfWeek parameter must evaluate to a valid day of the week, but got %s", s)
+		return 0, mongoerr.New(mongoerr.StartOfWeekInvalid, "startOfWeek parameter must evaluate to a valid day of the week, but got %s", s)
 	}
 	return d, nil
 }
@@ -628,13 +628,14 @@ func floorDiv(a, b int64) int64 {
 // startOfWeek}: the number of unit boundaries crossed from startDate to
 // endDate, as a long.
 func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 5166301, 5166302, "startDate", "endDate", "unit", "timezone", "startOfWeek")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateDiffSpecNotObject, mongoerr.DateDiffUnknownArgument, "startDate", "endDate", "unit", "timezone", "startOfWeek")
 	if err != nil {
 		return nil, err
 	}
+	missingCodes := [3]mongoerr.Code{mongoerr.DateDiffMissingStartDate, mongoerr.DateDiffMissingEndDate, mongoerr.DateDiffMissingUnit}
 	for i, k := range []string{"startDate", "endDate", "unit"} {
 		if args[k] == nil {
-			return nil, mongoerr.New(mongoerr.Code(5166303+i), "Missing '%s' parameter to $dateDiff", k)
+			return nil, mongoerr.New(missingCodes[i], "Missing '%s' parameter to $dateDiff", k)
 		}
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
@@ -652,7 +653,7 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 		var ts [2]time.Time
 		for i := range ts {
 			if vals[i].Type != bson.TypeDateTime && vals[i].Type != bson.TypeTimestamp && vals[i].Type != bson.TypeObjectID {
-				return missing, mongoerr.New(5166307, "$dateDiff requires '%s' to be a date, but got %s", []string{"startDate", "endDate"}[i], typeName(vals[i]))
+				return missing, mongoerr.New(mongoerr.DateDiffDateInvalidType, "$dateDiff requires '%s' to be a date, but got %s", []string{"startDate", "endDate"}[i], typeName(vals[i]))
 			}
 			t, _ := toTime(vals[i])
 			ts[i] = t.In(loc)
@@ -695,15 +696,15 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 // counted from 2000-01-01 in the timezone (weeks from the first
 // startOfWeek on or after it).
 func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-	args, err := c.compileNamed(name, v, s, 5439007, 5439008, "date", "unit", "binSize", "timezone", "startOfWeek")
+	args, err := c.compileNamed(name, v, s, mongoerr.DateTruncSpecNotObject, mongoerr.DateTruncUnknownArgument, "date", "unit", "binSize", "timezone", "startOfWeek")
 	if err != nil {
 		return nil, err
 	}
 	if args["date"] == nil {
-		return nil, mongoerr.New(5439009, "Missing 'date' parameter to $dateTrunc")
+		return nil, mongoerr.New(mongoerr.DateTruncMissingDate, "Missing 'date' parameter to $dateTrunc")
 	}
 	if args["unit"] == nil {
-		return nil, mongoerr.New(5439010, "Missing 'unit' parameter to $dateTrunc")
+		return nil, mongoerr.New(mongoerr.DateTruncMissingUnit, "Missing 'unit' parameter to $dateTrunc")
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		var vals [5]bson.RawValue
@@ -718,7 +719,7 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			return nullValue, nil
 		}
 		if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
-			return missing, mongoerr.New(5439012, "$dateTrunc requires 'date' to be a date, but got %s", typeName(vals[0]))
+			return missing, mongoerr.New(mongoerr.DateTruncDateInvalidType, "$dateTrunc requires 'date' to be a date, but got %s", typeName(vals[0]))
 		}
 		t, _ := toTime(vals[0])
 		t = t.In(loc)
@@ -730,10 +731,10 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 		if vals[2].Type != 0 {
 			n, ok := values.Int64(vals[2])
 			if !isNumber(vals[2]) || !ok {
-				return missing, mongoerr.New(5439017, "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", vals[2], typeName(vals[2]))
+				return missing, mongoerr.New(mongoerr.DateTruncBinSizeNotInt64, "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", vals[2], typeName(vals[2]))
 			}
 			if n <= 0 {
-				return missing, mongoerr.New(5439018, "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", n)
+				return missing, mongoerr.New(mongoerr.DateTruncBinSizeNotPositive, "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", n)
 			}
 			bin = n
 		}

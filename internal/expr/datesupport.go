@@ -16,9 +16,9 @@ type namedExprs map[string]*Expr
 
 // compileNamed compiles the argument document of an operator with named
 // parameters.
-func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode, unknownCode int32, allowed ...string) (namedExprs, error) {
+func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode, unknownCode mongoerr.Code, allowed ...string) (namedExprs, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.Code(objCode), "%s only supports an object as its argument", name)
+		return nil, mongoerr.New(objCode, "%s only supports an object as its argument", name)
 	}
 	raw, err := namedArgs(name, v, objCode, unknownCode, allowed...)
 	if err != nil {
@@ -76,7 +76,7 @@ func toTime(v bson.RawValue) (time.Time, error) {
 	case bson.TypeObjectID:
 		return v.ObjectID().Timestamp().UTC(), nil
 	}
-	return time.Time{}, mongoerr.New(16006, "can't convert from BSON type %s to Date", typeName(v))
+	return time.Time{}, mongoerr.New(mongoerr.DateConversionInvalidType, "can't convert from BSON type %s to Date", typeName(v))
 }
 
 // parseTimezone resolves a timezone operand: null or missing is UTC
@@ -91,17 +91,17 @@ func parseTimezone(v bson.RawValue) (loc *time.Location, null bool, err error) {
 	}
 	s, ok := str(v)
 	if !ok {
-		return nil, false, mongoerr.New(40517, "timezone must evaluate to a string, found %s", typeName(v))
+		return nil, false, mongoerr.New(mongoerr.TimezoneNotString, "timezone must evaluate to a string, found %s", typeName(v))
 	}
 	if loc, ok := fixedOffset(s); ok {
 		return loc, false, nil
 	}
 	if s == "" || strings.HasPrefix(s, "/") || strings.Contains(s, "..") {
-		return nil, false, mongoerr.New(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, false, mongoerr.New(mongoerr.TimezoneUnknown, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	loc, lerr := time.LoadLocation(s)
 	if lerr != nil || s == "Local" {
-		return nil, false, mongoerr.New(40485, "unrecognized time zone identifier: \"%s\"", s)
+		return nil, false, mongoerr.New(mongoerr.TimezoneUnknown, "unrecognized time zone identifier: \"%s\"", s)
 	}
 	return loc, false, nil
 }

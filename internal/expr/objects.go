@@ -32,10 +32,10 @@ const (
 // string. A null or missing input gives null.
 func compileFieldOp(kind fieldOpKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		objCode, unknownCode, fieldCode, inputCode := int32(4161100), int32(4161101), int32(4161102), int32(4161109)
+		objCode, unknownCode, fieldCode, inputCode := mongoerr.SetFieldSpecNotObject, mongoerr.SetFieldUnknownArgument, mongoerr.SetFieldMissingField, mongoerr.SetFieldMissingInput
 		allowed := []string{"field", "input", "value"}
 		if kind == fieldGet {
-			objCode, unknownCode, fieldCode, inputCode = 3041700, 3041701, 3041702, 3041703
+			objCode, unknownCode, fieldCode, inputCode = mongoerr.GetFieldSpecNotObject, mongoerr.GetFieldUnknownArgument, mongoerr.GetFieldMissingField, mongoerr.GetFieldMissingInput
 		}
 		if kind != fieldSet {
 			allowed = allowed[:2]
@@ -51,12 +51,12 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		}
 		f, ok := args["field"]
 		if !ok {
-			return nil, mongoerr.New(mongoerr.Code(fieldCode), "%s requires 'field' to be specified", name)
+			return nil, mongoerr.New(fieldCode, "%s requires 'field' to be specified", name)
 		}
 		in, ok := args["input"]
 		if !ok {
 			if kind != fieldGet {
-				return nil, mongoerr.New(mongoerr.Code(inputCode), "%s requires 'input' to be specified", name)
+				return nil, mongoerr.New(inputCode, "%s requires 'input' to be specified", name)
 			}
 			in = stringValue("$$CURRENT")
 		}
@@ -66,13 +66,13 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		}
 		field, isStr := str(fe.value)
 		if kind == fieldGet && (!fe.constant || !isStr) {
-			return nil, mongoerr.New(3041704, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fe.value))
+			return nil, mongoerr.New(mongoerr.GetFieldFieldNotString, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fe.value))
 		}
 		if !fe.constant {
-			return nil, mongoerr.New(4161106, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
+			return nil, mongoerr.New(mongoerr.SetFieldFieldNotConstant, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 		}
 		if !isStr {
-			return nil, mongoerr.New(4161107, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(fe.value))
+			return nil, mongoerr.New(mongoerr.SetFieldFieldNotString, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(fe.value))
 		}
 		input, err := c.compile(in, s)
 		if err != nil {
@@ -82,7 +82,7 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		if kind == fieldSet {
 			val, ok := args["value"]
 			if !ok {
-				return nil, mongoerr.New(4161103, "$setField requires 'value' to be specified")
+				return nil, mongoerr.New(mongoerr.SetFieldMissingValue, "$setField requires 'value' to be specified")
 			}
 			if value, err = c.compile(val, s); err != nil {
 				return nil, err
@@ -98,9 +98,9 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			}
 			if iv.Type != bson.TypeEmbeddedDocument {
 				if kind == fieldGet {
-					return missing, mongoerr.New(3041705, "$getField requires 'input' to evaluate to type Object, but got %s", typeName(iv))
+					return missing, mongoerr.New(mongoerr.GetFieldInputNotObject, "$getField requires 'input' to evaluate to type Object, but got %s", typeName(iv))
 				}
-				return missing, mongoerr.New(4161105, "%s requires 'input' to evaluate to type Object", name)
+				return missing, mongoerr.New(mongoerr.SetFieldInputNotObject, "%s requires 'input' to evaluate to type Object", name)
 			}
 			if kind == fieldGet {
 				return rawdoc.Lookup(iv.Value, field), nil
@@ -123,7 +123,7 @@ func evalObjectToArray(v bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if v.Type != bson.TypeEmbeddedDocument {
-		return missing, mongoerr.New(40390, "$objectToArray requires a document input, found: %s", typeName(v))
+		return missing, mongoerr.New(mongoerr.ObjectToArrayInputNotObject, "$objectToArray requires a document input, found: %s", typeName(v))
 	}
 	var out []bson.RawValue
 	it := rawdoc.Iterate(v.Value)
@@ -147,7 +147,7 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if v.Type != bson.TypeArray {
-		return missing, mongoerr.New(40386, "$arrayToObject requires an array input, found: %s", typeName(v))
+		return missing, mongoerr.New(mongoerr.ArrayToObjectInputNotArray, "$arrayToObject requires an array input, found: %s", typeName(v))
 	}
 	var d docBuilder
 	vals := elems(v)
@@ -157,30 +157,30 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 		case e.Type == bson.TypeArray && vals[0].Type == bson.TypeArray:
 			pair := elems(e)
 			if len(pair) != 2 {
-				return missing, mongoerr.New(40397, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(pair))
+				return missing, mongoerr.New(mongoerr.ArrayToObjectPairWrongSize, "$arrayToObject requires an array of size 2 arrays,found array of size: %d", len(pair))
 			}
 			k, val = pair[0], pair[1]
 			if k.Type != bson.TypeString {
-				return missing, mongoerr.New(40395, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", typeName(k))
+				return missing, mongoerr.New(mongoerr.ArrayToObjectPairKeyNotString, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", typeName(k))
 			}
 		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeEmbeddedDocument:
 			n := rawdoc.Len(e.Value)
 			k, val = rawdoc.Lookup(e.Value, "k"), rawdoc.Lookup(e.Value, "v")
 			if n != 2 {
-				return missing, mongoerr.New(40392, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", n)
+				return missing, mongoerr.New(mongoerr.ArrayToObjectWrongFieldCount, "$arrayToObject requires an object keys of 'k' and 'v'. Found incorrect number of keys:%d", n)
 			}
 			if k.Type == 0 || val.Type == 0 {
-				return missing, mongoerr.New(40393, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", e)
+				return missing, mongoerr.New(mongoerr.ArrayToObjectMissingKV, "$arrayToObject requires an object with keys 'k' and 'v'. Missing either or both keys from: %s", e)
 			}
 			if k.Type != bson.TypeString {
-				return missing, mongoerr.New(40394, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
+				return missing, mongoerr.New(mongoerr.ArrayToObjectKeyNotString, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
 			}
 		case e.Type == bson.TypeArray && vals[0].Type == bson.TypeEmbeddedDocument:
-			return missing, mongoerr.New(40391, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array")
+			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormats, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array")
 		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeArray:
-			return missing, mongoerr.New(40396, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: object")
+			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormatsPair, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Array was detected, now found: object")
 		default:
-			return missing, mongoerr.New(40398, "Unrecognised input type format for $arrayToObject: %s", typeName(e))
+			return missing, mongoerr.New(mongoerr.ArrayToObjectElementInvalid, "Unrecognised input type format for $arrayToObject: %s", typeName(e))
 		}
 		key, _ := str(k)
 		d.set(key, val)
@@ -198,7 +198,7 @@ func evalMergeObjects(args []bson.RawValue) (bson.RawValue, error) {
 			continue
 		}
 		if a.Type != bson.TypeEmbeddedDocument {
-			return missing, mongoerr.New(40400, "$mergeObjects requires object inputs, but input %s is of type %s", a, typeName(a))
+			return missing, mongoerr.New(mongoerr.MergeObjectsInputNotObject, "$mergeObjects requires object inputs, but input %s is of type %s", a, typeName(a))
 		}
 		d.addDoc(a.Value)
 	}

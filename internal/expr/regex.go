@@ -35,17 +35,17 @@ const (
 func compileRegexOp(kind regexKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(51103, "%s expects an object of named arguments but found: %s", name, typeName(v))
+			return nil, mongoerr.New(mongoerr.RegexSpecNotObject, "%s expects an object of named arguments but found: %s", name, typeName(v))
 		}
-		args, err := namedArgs(name, v, 51103, 31024, "input", "regex", "options")
+		args, err := namedArgs(name, v, mongoerr.RegexSpecNotObject, mongoerr.RegexUnknownArgument, "input", "regex", "options")
 		if err != nil {
 			return nil, err
 		}
 		if _, ok := args["input"]; !ok {
-			return nil, mongoerr.New(31022, "%s requires 'input' parameter", name)
+			return nil, mongoerr.New(mongoerr.RegexMissingInput, "%s requires 'input' parameter", name)
 		}
 		if _, ok := args["regex"]; !ok {
-			return nil, mongoerr.New(31023, "%s requires 'regex' parameter", name)
+			return nil, mongoerr.New(mongoerr.RegexMissingRegex, "%s requires 'regex' parameter", name)
 		}
 		var input, rx, opts *Expr
 		for k, p := range map[string]**Expr{"input": &input, "regex": &rx, "options": &opts} {
@@ -87,7 +87,7 @@ func compileRegexOp(kind regexKind) opCompiler {
 			if !isNullish(iv) {
 				var ok bool
 				if subject, ok = str(iv); !ok {
-					return missing, mongoerr.New(51104, "%s needs 'input' to be of type string", name)
+					return missing, mongoerr.New(mongoerr.RegexInputNotString, "%s needs 'input' to be of type string", name)
 				}
 			}
 			return applyRegex(kind, re, subject, re == nil || isNullish(iv)), nil
@@ -106,15 +106,15 @@ func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
 		pattern, flags = rv.Regex()
 	case 0, bson.TypeNull, bson.TypeUndefined:
 	default:
-		return nil, mongoerr.New(51105, "%s needs 'regex' to be of type string or regex", op)
+		return nil, mongoerr.New(mongoerr.RegexRegexInvalidType, "%s needs 'regex' to be of type string or regex", op)
 	}
 	if !isNullish(ov) {
 		o, ok := str(ov)
 		if !ok {
-			return nil, mongoerr.New(51106, "%s needs 'options' to be of type string", op)
+			return nil, mongoerr.New(mongoerr.RegexOptionsNotString, "%s needs 'options' to be of type string", op)
 		}
 		if flags != "" && o != "" {
-			return nil, mongoerr.New(51107, "%s found regex option(s) specified in both 'regex' and 'option' fields", op)
+			return nil, mongoerr.New(mongoerr.RegexOptionsInBoth, "%s found regex option(s) specified in both 'regex' and 'option' fields", op)
 		}
 		if o != "" {
 			flags = o
@@ -182,11 +182,11 @@ func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
 	}
 	switch e.Kind {
 	case regex.BadOption:
-		return nil, mongoerr.New(51108, "%s invalid flag in regex options: %c", op, e.Option)
+		return nil, mongoerr.New(mongoerr.RegexFlagInvalid, "%s invalid flag in regex options: %c", op, e.Option)
 	case regex.NullByte:
-		return nil, mongoerr.New(51109, "%s: regular expression cannot contain an embedded null byte", op)
+		return nil, mongoerr.New(mongoerr.RegexEmbeddedNull, "%s: regular expression cannot contain an embedded null byte", op)
 	}
-	return nil, mongoerr.New(51111, "Invalid Regex in %s: %s", op, e.Err.Error())
+	return nil, mongoerr.New(mongoerr.RegexInvalid, "Invalid Regex in %s: %s", op, e.Err.Error())
 }
 
 // compileReplace builds $replaceOne and $replaceAll: {input, find,
@@ -194,19 +194,19 @@ func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
 func compileReplace(all bool) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(51751, "%s requires an object as an argument, found: %s", name, typeName(v))
+			return nil, mongoerr.New(mongoerr.ReplaceSpecNotObject, "%s requires an object as an argument, found: %s", name, typeName(v))
 		}
-		args, err := namedArgs(name, v, 51751, 51750, "input", "find", "replacement")
+		args, err := namedArgs(name, v, mongoerr.ReplaceSpecNotObject, mongoerr.ReplaceUnknownArgument, "input", "find", "replacement")
 		if err != nil {
 			return nil, err
 		}
-		codes := map[string]int32{"input": 51749, "find": 51748, "replacement": 51747}
-		typeCodes := map[string]int32{"input": 51746, "find": 51745, "replacement": 51744}
+		codes := map[string]mongoerr.Code{"input": mongoerr.ReplaceMissingInput, "find": mongoerr.ReplaceMissingFind, "replacement": mongoerr.ReplaceMissingReplacement}
+		typeCodes := map[string]mongoerr.Code{"input": mongoerr.ReplaceInputNotString, "find": mongoerr.ReplaceFindNotString, "replacement": mongoerr.ReplaceReplacementNotString}
 		var parts [3]*Expr
 		for i, k := range []string{"input", "find", "replacement"} {
 			a, ok := args[k]
 			if !ok {
-				return nil, mongoerr.New(mongoerr.Code(codes[k]), "%s requires '%s' to be specified", name, k)
+				return nil, mongoerr.New(codes[k], "%s requires '%s' to be specified", name, k)
 			}
 			if parts[i], err = c.compile(a, s); err != nil {
 				return nil, err
@@ -226,7 +226,7 @@ func compileReplace(all bool) opCompiler {
 				}
 				sv, ok := str(pv)
 				if !ok {
-					return missing, mongoerr.New(mongoerr.Code(typeCodes[k]), "%s requires that '%s' be a string, found: %s", name, k, pv)
+					return missing, mongoerr.New(typeCodes[k], "%s requires that '%s' be a string, found: %s", name, k, pv)
 				}
 				strs[i] = sv
 			}

@@ -19,12 +19,12 @@ func init() {
 		"$substrCP":     nary(3, 3, evalSubstrCP),
 		"$toUpper":      unary(caseOp('a', 'z')),
 		"$toLower":      unary(caseOp('A', 'Z')),
-		"$strLenBytes":  unary(strLen("$strLenBytes", 34473, func(s string) int { return len(s) })),
-		"$strLenCP":     unary(strLen("$strLenCP", 34471, utf8.RuneCountInString)),
+		"$strLenBytes":  unary(strLen("$strLenBytes", mongoerr.StrLenBytesArgumentNotString, func(s string) int { return len(s) })),
+		"$strLenCP":     unary(strLen("$strLenCP", mongoerr.StrLenCPArgumentNotString, utf8.RuneCountInString)),
 		"$split":        binary(evalSplit),
 		"$strcasecmp":   binary(evalStrcasecmp),
-		"$indexOfBytes": nary(2, 4, indexOf("$indexOfBytes", 40091, 40092, false)),
-		"$indexOfCP":    nary(2, 4, indexOf("$indexOfCP", 40093, 40094, true)),
+		"$indexOfBytes": nary(2, 4, indexOf("$indexOfBytes", mongoerr.IndexOfBytesStringNotString, mongoerr.IndexOfBytesSubstringNotString, false)),
+		"$indexOfCP":    nary(2, 4, indexOf("$indexOfCP", mongoerr.IndexOfCPStringNotString, mongoerr.IndexOfCPSubstringNotString, true)),
 		"$trim":         compileTrim(true, true),
 		"$ltrim":        compileTrim(true, false),
 		"$rtrim":        compileTrim(false, true),
@@ -55,7 +55,7 @@ func coerceToString(v bson.RawValue) (string, error) {
 	case 0, bson.TypeNull, bson.TypeUndefined:
 		return "", nil
 	}
-	return "", mongoerr.New(16007, "can't convert from BSON type %s to String", typeName(v))
+	return "", mongoerr.New(mongoerr.StringConversionInvalidType, "can't convert from BSON type %s to String", typeName(v))
 }
 
 // formatDouble formats a double the way MongoDB prints it in strings.
@@ -81,7 +81,7 @@ func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
 		}
 		s, ok := str(a)
 		if !ok {
-			return missing, mongoerr.New(16702, "$concat only supports strings, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.ConcatArgumentNotString, "$concat only supports strings, not %s", typeName(a))
 		}
 		b.WriteString(s)
 	}
@@ -98,27 +98,27 @@ func substrBytes(op string) naryFn {
 			return missing, err
 		}
 		if !isNumber(args[1]) {
-			return missing, mongoerr.New(16034, "%s: starting index must be a numeric type (is BSON type %s)", op, typeName(args[1]))
+			return missing, mongoerr.New(mongoerr.SubstrStartNotNumber, "%s: starting index must be a numeric type (is BSON type %s)", op, typeName(args[1]))
 		}
 		if !isNumber(args[2]) {
-			return missing, mongoerr.New(16035, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
+			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
 		}
 		start, length := truncInt(args[1]), truncInt(args[2])
 		if start < 0 {
-			return missing, mongoerr.New(50752, "%s: starting index must be non-negative (got: %d)", op, start)
+			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s: starting index must be non-negative (got: %d)", op, start)
 		}
 		if start >= int64(len(s)) {
 			return stringValue(""), nil
 		}
 		if start > 0 && !utf8.RuneStart(s[start]) {
-			return missing, mongoerr.New(28656, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", op)
+			return missing, mongoerr.New(mongoerr.SubstrStartContinuationByte, "%s:  Invalid range, starting index is a UTF-8 continuation byte.", op)
 		}
 		end := int64(len(s))
 		if length >= 0 && length < end-start { // start+length may overflow
 			end = start + length
 		}
 		if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
-			return missing, mongoerr.New(28657, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", op)
+			return missing, mongoerr.New(mongoerr.SubstrEndMidCharacter, "%s:  Invalid range, ending index is in the middle of a UTF-8 character.", op)
 		}
 		return stringValue(s[start:end]), nil
 	}
@@ -159,24 +159,24 @@ func evalSubstrCP(args []bson.RawValue) (bson.RawValue, error) {
 		return missing, err
 	}
 	if !isNumber(args[1]) {
-		return missing, mongoerr.New(34450, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
+		return missing, mongoerr.New(mongoerr.SubstrCPStartNotNumber, "$substrCP: starting index must be a numeric type (is BSON type %s)", typeName(args[1]))
 	}
 	start, ok := int32Arg(args[1])
 	if !ok {
-		return missing, mongoerr.New(34451, "$substrCP: starting index cannot be represented as a 32-bit integral value: %s", args[1])
+		return missing, mongoerr.New(mongoerr.SubstrCPStartNotInt32, "$substrCP: starting index cannot be represented as a 32-bit integral value: %s", args[1])
 	}
 	if !isNumber(args[2]) {
-		return missing, mongoerr.New(34452, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
+		return missing, mongoerr.New(mongoerr.SubstrCPLengthNotNumber, "$substrCP: length must be a numeric type (is BSON type %s)", typeName(args[2]))
 	}
 	count, ok := int32Arg(args[2])
 	if !ok {
-		return missing, mongoerr.New(34453, "$substrCP: length cannot be represented as a 32-bit integral value: %s", args[2])
+		return missing, mongoerr.New(mongoerr.SubstrCPLengthNotInt32, "$substrCP: length cannot be represented as a 32-bit integral value: %s", args[2])
 	}
 	if count < 0 {
-		return missing, mongoerr.New(34454, "$substrCP: length must be a nonnegative integer.")
+		return missing, mongoerr.New(mongoerr.SubstrCPLengthNegative, "$substrCP: length must be a nonnegative integer.")
 	}
 	if start < 0 {
-		return missing, mongoerr.New(34455, "$substrCP: the starting index must be nonnegative integer.")
+		return missing, mongoerr.New(mongoerr.SubstrCPStartNegative, "$substrCP: the starting index must be nonnegative integer.")
 	}
 	i := 0
 	for n := int32(0); n < start && i < len(s); n++ {
@@ -211,11 +211,11 @@ func caseOp(lo, hi byte) unaryFn {
 
 // strLen builds $strLenBytes and $strLenCP: the operand must be a string
 // (null included is an error).
-func strLen(op string, code int32, count func(string) int) unaryFn {
+func strLen(op string, code mongoerr.Code, count func(string) int) unaryFn {
 	return func(v bson.RawValue) (bson.RawValue, error) {
 		s, ok := str(v)
 		if !ok {
-			return missing, mongoerr.New(mongoerr.Code(code), "%s requires a string argument, found: %s", op, typeName(v))
+			return missing, mongoerr.New(code, "%s requires a string argument, found: %s", op, typeName(v))
 		}
 		return intValue(int64(count(s))), nil
 	}
@@ -229,14 +229,14 @@ func evalSplit(a, b bson.RawValue) (bson.RawValue, error) {
 	}
 	s, ok := str(a)
 	if !ok {
-		return missing, mongoerr.New(40085, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(a))
+		return missing, mongoerr.New(mongoerr.SplitInputNotString, "$split requires an expression that evaluates to a string as a first argument, found: %s", typeName(a))
 	}
 	sep, ok := str(b)
 	if !ok {
-		return missing, mongoerr.New(40086, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(b))
+		return missing, mongoerr.New(mongoerr.SplitSeparatorNotString, "$split requires an expression that evaluates to a string as a second argument, found: %s", typeName(b))
 	}
 	if sep == "" {
-		return missing, mongoerr.New(40087, "$split requires a non-empty separator")
+		return missing, mongoerr.New(mongoerr.SplitSeparatorEmpty, "$split requires a non-empty separator")
 	}
 	parts := strings.Split(s, sep)
 	out := make([]bson.RawValue, len(parts))
@@ -273,18 +273,18 @@ func asciiUpper(s string) string {
 // indexOf builds $indexOfBytes and $indexOfCP: [string, substring, start,
 // end] → the first index of substring in string[start:end] (bytes or code
 // points), or -1. A null or missing string gives null.
-func indexOf(op string, strCode, subCode int32, cp bool) naryFn {
+func indexOf(op string, strCode, subCode mongoerr.Code, cp bool) naryFn {
 	return func(args []bson.RawValue) (bson.RawValue, error) {
 		if isNullish(args[0]) {
 			return nullValue, nil
 		}
 		s, ok := str(args[0])
 		if !ok {
-			return missing, mongoerr.New(mongoerr.Code(strCode), "%s requires a string as the first argument, found: %s", op, typeName(args[0]))
+			return missing, mongoerr.New(strCode, "%s requires a string as the first argument, found: %s", op, typeName(args[0]))
 		}
 		sub, ok := str(args[1])
 		if !ok {
-			return missing, mongoerr.New(mongoerr.Code(subCode), "%s requires a string as the second argument, found: %s", op, typeName(args[1]))
+			return missing, mongoerr.New(subCode, "%s requires a string as the second argument, found: %s", op, typeName(args[1]))
 		}
 		length := len(s)
 		if cp {
@@ -330,10 +330,10 @@ func indexBounds(op string, args []bson.RawValue, length int) (start, end int, e
 	for i := 2; i < len(args); i++ {
 		n, ok := values.Int64(args[i])
 		if !isNumber(args[i]) || !ok || n < -1<<31 || n >= 1<<31 {
-			return -1, 0, mongoerr.New(40096, "%s requires an integral starting index, found a value of type: %s, with value: %s", op, typeName(args[i]), args[i])
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNotIntegral, "%s requires an integral starting index, found a value of type: %s, with value: %s", op, typeName(args[i]), args[i])
 		}
 		if n < 0 {
-			return -1, 0, mongoerr.New(40097, "%s requires a nonnegative start index, found: %d", op, n)
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNegative, "%s requires a nonnegative start index, found: %d", op, n)
 		}
 		if i == 2 {
 			start = int(n)
@@ -356,15 +356,15 @@ const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2
 func compileTrim(left, right bool) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(50696, "%s only supports an object as an argument, found: %s", name, typeName(v))
+			return nil, mongoerr.New(mongoerr.TrimSpecNotObject, "%s only supports an object as an argument, found: %s", name, typeName(v))
 		}
-		args, err := namedArgs(name, v, 50696, 50694, "input", "chars")
+		args, err := namedArgs(name, v, mongoerr.TrimSpecNotObject, mongoerr.TrimUnknownArgument, "input", "chars")
 		if err != nil {
 			return nil, err
 		}
 		in, ok := args["input"]
 		if !ok {
-			return nil, mongoerr.New(50695, "%s requires an 'input' field", name)
+			return nil, mongoerr.New(mongoerr.TrimMissingInput, "%s requires an 'input' field", name)
 		}
 		input, err := c.compile(in, s)
 		if err != nil {
@@ -390,7 +390,7 @@ func compileTrim(left, right bool) opCompiler {
 			}
 			str1, ok := str(iv)
 			if !ok {
-				return missing, mongoerr.New(50699, "%s requires its input to be a string, got %s (of type %s) instead.", name, iv, typeName(iv))
+				return missing, mongoerr.New(mongoerr.TrimInputNotString, "%s requires its input to be a string, got %s (of type %s) instead.", name, iv, typeName(iv))
 			}
 			cut := defaultTrimChars
 			if chars != nil {
@@ -402,7 +402,7 @@ func compileTrim(left, right bool) opCompiler {
 					return nullValue, nil
 				}
 				if cut, ok = str(cv); !ok {
-					return missing, mongoerr.New(50700, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, cv, typeName(cv))
+					return missing, mongoerr.New(mongoerr.TrimCharsNotString, "%s requires 'chars' to be a string, got %s (of type %s) instead.", name, cv, typeName(cv))
 				}
 			}
 			if left {

@@ -83,14 +83,14 @@ func (s *Scope) resolve(name string) (slot int, found bool) {
 // and letters, digits, '_' or non-ASCII characters after it.
 func validateVarName(name string) error {
 	if name == "" {
-		return mongoerr.New(16866, "empty variable names are not allowed")
+		return mongoerr.New(mongoerr.VariableNameEmpty, "empty variable names are not allowed")
 	}
 	if c := name[0]; !(c >= 'a' && c <= 'z') && c < 0x80 {
-		return mongoerr.New(16867, "'%s' starts with an invalid character for a user variable name", name)
+		return mongoerr.New(mongoerr.VariableNameBadFirstChar, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 1; i < len(name); i++ {
 		if c := name[i]; !isVarChar(c) {
-			return mongoerr.New(16868, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return mongoerr.New(mongoerr.VariableNameBadChar, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil
@@ -101,14 +101,14 @@ func validateVarName(name string) error {
 // allowed.
 func validateVarRef(name string) error {
 	if name == "" {
-		return mongoerr.New(16869, "empty variable names are not allowed")
+		return mongoerr.New(mongoerr.VariableRefEmpty, "empty variable names are not allowed")
 	}
 	if c := name[0]; !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c < 0x80 {
-		return mongoerr.New(16870, "'%s' starts with an invalid character for a user variable name", name)
+		return mongoerr.New(mongoerr.VariableRefBadFirstChar, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 1; i < len(name); i++ {
 		if c := name[i]; !isVarChar(c) {
-			return mongoerr.New(16871, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return mongoerr.New(mongoerr.VariableRefBadChar, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			return WalkPath(dateValue(now.UnixMilli()), path), nil
 		}}, nil
 	}
-	return nil, mongoerr.New(17276, "Use of undefined variable: %s", name)
+	return nil, mongoerr.New(mongoerr.UndefinedVariable, "Use of undefined variable: %s", name)
 }
 
 func init() {
@@ -182,22 +182,22 @@ func compileLiteral(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, er
 // evaluated in the outer scope, then "in" with them bound.
 func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(16874, "$let only supports an object as its argument")
+		return nil, mongoerr.New(mongoerr.LetSpecNotObject, "$let only supports an object as its argument")
 	}
-	args, err := namedArgs(name, v, 16874, 16875, "vars", "in")
+	args, err := namedArgs(name, v, mongoerr.LetSpecNotObject, mongoerr.LetUnknownArgument, "vars", "in")
 	if err != nil {
 		return nil, err
 	}
 	varsDoc, ok := args["vars"]
 	if !ok {
-		return nil, mongoerr.New(16876, "Missing 'vars' parameter to $let")
+		return nil, mongoerr.New(mongoerr.LetMissingVars, "Missing 'vars' parameter to $let")
 	}
 	inArg, ok := args["in"]
 	if !ok {
-		return nil, mongoerr.New(16877, "Missing 'in' parameter to $let")
+		return nil, mongoerr.New(mongoerr.LetMissingIn, "Missing 'in' parameter to $let")
 	}
 	if varsDoc.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(10065, "invalid parameter: expected an object (vars)")
+		return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (vars)")
 	}
 	var names []string
 	var inits []*Expr

@@ -1,7 +1,10 @@
 package mongoerr
 
 // Location codes: codes MongoDB 7.0 raises without a name in
-// error_codes.yml, so their codeName is "Location<code>".
+// error_codes.yml, so their codeName is "Location<code>". Each name says
+// what the code rejects; the numbers are MongoDB's.
+
+// Command parsing (IDL and generic arguments).
 const (
 	// IDLDuplicateField: a command field given twice (named only after 7.0).
 	IDLDuplicateField Code = 40413
@@ -9,4 +12,852 @@ const (
 	IDLFailedToParse Code = 40414
 	// IDLUnknownField: a command field the command does not take (named only after 7.0).
 	IDLUnknownField Code = 40415
+	// IDLValueOutOfRange: a numeric command field outside its allowed range or not whole.
+	IDLValueOutOfRange Code = 51024
+	// ExpectedObjectParameter: a parameter that must be an object (e.g. $clusterTime) is not.
+	ExpectedObjectParameter Code = 10065
+	// APIParametersWithoutVersion: apiStrict or apiDeprecationErrors given without apiVersion.
+	APIParametersWithoutVersion Code = 4886600
+)
+
+// Wire protocol.
+const (
+	// OpMsgMissingDB: an OP_MSG body without a $db field.
+	OpMsgMissingDB Code = 40571
+	// OpQueryFindUnsupported: an OP_QUERY that is a query rather than a command.
+	OpQueryFindUnsupported Code = 5739101
+	// OpMsgMultipleBodies: an OP_MSG with more than one kind-0 section.
+	OpMsgMultipleBodies Code = 40430
+	// OpMsgDuplicateSequence: an OP_MSG with two document sequences of one identifier.
+	OpMsgDuplicateSequence Code = 40431
+	// OpMsgUnknownSectionKind: an OP_MSG section kind other than 0 or 1.
+	OpMsgUnknownSectionKind Code = 40432
+	// OpMsgDuplicateBodySequence: a document sequence that repeats a body field.
+	OpMsgDuplicateBodySequence Code = 40433
+	// OpMsgMissingBody: an OP_MSG without a kind-0 section.
+	OpMsgMissingBody Code = 40587
+)
+
+// Update.
+const (
+	// UpdateResultTooLarge: an update whose resulting document exceeds the BSON size limit.
+	UpdateResultTooLarge Code = 17419
+)
+
+// Field paths and projections (shared by find and aggregation).
+const (
+	// FieldPathEmpty: a field path that is the empty string.
+	FieldPathEmpty Code = 40352
+	// FieldPathEmptyComponent: a field path with an empty component ("a..b").
+	FieldPathEmptyComponent Code = 15998
+	// FieldPathDollarPrefixed: a field path component starting with '$'.
+	FieldPathDollarPrefixed Code = 16410
+	// ProjectionPathPrefixCollision: a projection path that is a prefix of another.
+	ProjectionPathPrefixCollision Code = 31249
+	// ProjectionPathCollision: a projection path given twice.
+	ProjectionPathCollision Code = 31250
+	// ProjectionInclusionInExclusion: an inclusion inside an exclusion projection.
+	ProjectionInclusionInExclusion Code = 31253
+	// ProjectionExclusionInInclusion: an exclusion inside an inclusion projection.
+	ProjectionExclusionInInclusion Code = 31254
+	// ProjectionExpressionInExclusion: an expression inside an exclusion projection.
+	ProjectionExpressionInExclusion Code = 31310
+	// ProjectionEmptySubObject: an empty object as a sub-projection.
+	ProjectionEmptySubObject Code = 51270
+	// ProjectionSpecEmpty: a $project specification with no fields.
+	ProjectionSpecEmpty Code = 51272
+)
+
+// Aggregation pipeline structure.
+const (
+	// SubPipelineDepthExceeded: sub-pipelines nested deeper than the limit.
+	SubPipelineDepthExceeded Code = 5836
+	// StageSpecNotSingleField: a stage document without exactly one field.
+	StageSpecNotSingleField Code = 40323
+	// UnknownPipelineStage: a stage name MongoDB does not know.
+	UnknownPipelineStage Code = 40324
+	// FacetStageNotAllowed: a stage not allowed inside $facet.
+	FacetStageNotAllowed Code = 40600
+	// StageMustBeLast: a stage ($out, $merge) that is not the last stage.
+	StageMustBeLast Code = 40601
+	// StageMustBeFirst: a stage that must be first but is not.
+	StageMustBeFirst Code = 40602
+	// LookupSubPipelineStageNotAllowed: a stage not allowed in a $lookup sub-pipeline.
+	LookupSubPipelineStageNotAllowed Code = 51047
+	// UnionWithSubPipelineStageNotAllowed: a stage not allowed in a $unionWith sub-pipeline.
+	UnionWithSubPipelineStageNotAllowed Code = 31441
+	// ExplainExecutionStatsWithWriteStage: $out/$merge explained with executionStats or allPlansExecution.
+	ExplainExecutionStatsWithWriteStage Code = 51029
+)
+
+// Aggregation stages.
+const (
+	// MatchSpecNotObject: a $match argument that is not an object.
+	MatchSpecNotObject Code = 15959
+	// SortSpecNotObject: a $sort argument that is not an object.
+	SortSpecNotObject Code = 15973
+	// SortSpecEmpty: a $sort with no keys.
+	SortSpecEmpty Code = 15976
+	// SkipNotNumber: a $skip argument that is not a number.
+	SkipNotNumber Code = 15972
+	// SkipNegative: a negative $skip.
+	SkipNegative Code = 15956
+	// LimitNotNumber: a $limit argument that is not a number.
+	LimitNotNumber Code = 15957
+	// LimitNotPositive: a $limit that is zero or negative.
+	LimitNotPositive Code = 15958
+	// SampleSpecNotObject: a $sample argument that is not an object.
+	SampleSpecNotObject Code = 28745
+	// SampleSizeNotNumber: a $sample size that is not a number.
+	SampleSizeNotNumber Code = 28746
+	// SampleSizeNegative: a negative $sample size.
+	SampleSizeNegative Code = 28747
+	// SampleUnknownOption: a $sample option other than size.
+	SampleUnknownOption Code = 28748
+	// SampleMissingSize: a $sample without size.
+	SampleMissingSize Code = 28749
+	// ProjectSpecNotObject: a $project argument that is not an object.
+	ProjectSpecNotObject Code = 15969
+	// AddFieldsSpecNotObject: an $addFields/$set argument that is not an object.
+	AddFieldsSpecNotObject Code = 40272
+	// AddFieldsSpecEmpty: an $addFields/$set with no fields.
+	AddFieldsSpecEmpty Code = 40177
+	// UnsetSpecInvalidType: an $unset argument that is neither a string nor an array.
+	UnsetSpecInvalidType Code = 31002
+	// UnsetSpecEmpty: an $unset with an empty array.
+	UnsetSpecEmpty Code = 31119
+	// UnsetSpecNonString: an $unset array with a non-string element.
+	UnsetSpecNonString Code = 31120
+	// ReplaceRootSpecNotObject: a $replaceRoot argument that is not an object.
+	ReplaceRootSpecNotObject Code = 40229
+	// ReplaceRootNotObject: a newRoot (or $documents element) that is not an object.
+	ReplaceRootNotObject Code = 40228
+	// DocumentsNotArray: a $documents expression that does not evaluate to an array.
+	DocumentsNotArray Code = 5858203
+	// UnwindSpecInvalidType: an $unwind argument that is neither a string nor an object.
+	UnwindSpecInvalidType Code = 15981
+	// UnwindPathNotString: an $unwind path that is not a string.
+	UnwindPathNotString Code = 28808
+	// UnwindPreserveNotBool: an $unwind preserveNullAndEmptyArrays that is not a boolean.
+	UnwindPreserveNotBool Code = 28809
+	// UnwindIndexFieldNotString: an $unwind includeArrayIndex that is not a non-empty string.
+	UnwindIndexFieldNotString Code = 28810
+	// UnwindUnknownOption: an $unwind option MongoDB does not know.
+	UnwindUnknownOption Code = 28811
+	// UnwindMissingPath: an $unwind object without path.
+	UnwindMissingPath Code = 28812
+	// UnwindPathNotDollarPrefixed: an $unwind path without the leading '$'.
+	UnwindPathNotDollarPrefixed Code = 28818
+	// UnwindIndexFieldDollarPrefixed: an $unwind includeArrayIndex starting with '$'.
+	UnwindIndexFieldDollarPrefixed Code = 28822
+	// GroupSpecNotObject: a $group argument that is not an object.
+	GroupSpecNotObject Code = 15947
+	// GroupUnknownAccumulator: a $group accumulator MongoDB does not know.
+	GroupUnknownAccumulator Code = 15952
+	// GroupMissingID: a $group without _id.
+	GroupMissingID Code = 15955
+	// GroupDottedSubField: a dotted field name inside a $group _id sub-object.
+	GroupDottedSubField Code = 40183
+	// AccumulatorFieldNotObject: a $group output field that is not an accumulator object.
+	AccumulatorFieldNotObject Code = 40234
+	// AccumulatorFieldDotted: a $group output field name containing '.'.
+	AccumulatorFieldDotted Code = 40235
+	// AccumulatorFieldIsOperator: a $group output field name starting with '$'.
+	AccumulatorFieldIsOperator Code = 40236
+	// AccumulatorUnaryArray: an array argument to a unary accumulator.
+	AccumulatorUnaryArray Code = 40237
+	// AccumulatorFieldMultiple: a $group output field with more than one accumulator.
+	AccumulatorFieldMultiple Code = 40238
+	// AccumulatorNSpecNotObject: an n-accumulator ($firstN...) argument that is not an object.
+	AccumulatorNSpecNotObject Code = 5787801
+	// AccumulatorNUnknownArgument: an n-accumulator or n-expression argument it does not take.
+	AccumulatorNUnknownArgument Code = 5787901
+	// AccumulatorNNotIntegral: an n that is not integral.
+	AccumulatorNNotIntegral Code = 5787902
+	// AccumulatorNMissingN: an n-accumulator without n.
+	AccumulatorNMissingN Code = 5787906
+	// AccumulatorNMissingInput: an n-accumulator without its input/output field.
+	AccumulatorNMissingInput Code = 5787907
+	// AccumulatorNNotPositive: an n that is not positive.
+	AccumulatorNNotPositive Code = 5787908
+	// AccumulatorNMissingSortBy: a $topN/$bottomN without sortBy.
+	AccumulatorNMissingSortBy Code = 5788005
+	// AccumulatorNSortByNotObject: a $top/$bottom sortBy that is not an object.
+	AccumulatorNSortByNotObject Code = 5788604
+	// CountFieldEmpty: a $count field that is not a non-empty string.
+	CountFieldEmpty Code = 40156
+	// CountFieldDollarPrefixed: a $count field starting with '$'.
+	CountFieldDollarPrefixed Code = 40158
+	// CountFieldNullByte: a $count field containing a null byte.
+	CountFieldNullByte Code = 40159
+	// CountFieldDotted: a $count field containing '.'.
+	CountFieldDotted Code = 40160
+	// SortByCountInvalidPath: a $sortByCount string that is not a $-prefixed path.
+	SortByCountInvalidPath Code = 40148
+	// SortByCountInvalidType: a $sortByCount argument that is neither a string nor an object.
+	SortByCountInvalidType Code = 40149
+	// BucketBoundaryNotConstant: a $bucket boundary that is not a constant.
+	BucketBoundaryNotConstant Code = 40191
+	// BucketTooFewBoundaries: $bucket boundaries with fewer than two values.
+	BucketTooFewBoundaries Code = 40192
+	// BucketBoundaryTypeMismatch: $bucket boundaries of differing types.
+	BucketBoundaryTypeMismatch Code = 40193
+	// BucketBoundariesUnsorted: $bucket boundaries not in ascending order.
+	BucketBoundariesUnsorted Code = 40194
+	// BucketDefaultNotConstant: a $bucket default that is not a constant.
+	BucketDefaultNotConstant Code = 40195
+	// BucketOutputNotObject: a $bucket output that is not an object.
+	BucketOutputNotObject Code = 40196
+	// BucketUnknownOption: a $bucket option MongoDB does not know.
+	BucketUnknownOption Code = 40197
+	// BucketMissingRequired: a $bucket without groupBy or boundaries.
+	BucketMissingRequired Code = 40198
+	// BucketDefaultWithinBoundaries: a $bucket default inside the boundaries' range.
+	BucketDefaultWithinBoundaries Code = 40199
+	// BucketBoundariesNotArray: $bucket boundaries that are not an array.
+	BucketBoundariesNotArray Code = 40200
+	// BucketSpecNotObject: a $bucket argument that is not an object.
+	BucketSpecNotObject Code = 40201
+	// BucketGroupByInvalid: a $bucket groupBy that is not a path or expression.
+	BucketGroupByInvalid Code = 40202
+	// BucketAutoGroupByInvalid: a $bucketAuto groupBy that is not a path or expression.
+	BucketAutoGroupByInvalid Code = 40239
+	// BucketAutoSpecNotObject: a $bucketAuto argument that is not an object.
+	BucketAutoSpecNotObject Code = 40240
+	// BucketAutoBucketsNotNumber: a $bucketAuto buckets that is not a number.
+	BucketAutoBucketsNotNumber Code = 40241
+	// BucketAutoBucketsNotInt32: a $bucketAuto buckets not representable as a 32-bit integer.
+	BucketAutoBucketsNotInt32 Code = 40242
+	// BucketAutoBucketsNotPositive: a $bucketAuto buckets that is not positive.
+	BucketAutoBucketsNotPositive Code = 40243
+	// BucketAutoOutputNotObject: a $bucketAuto output that is not an object.
+	BucketAutoOutputNotObject Code = 40244
+	// BucketAutoUnknownOption: a $bucketAuto option MongoDB does not know.
+	BucketAutoUnknownOption Code = 40245
+	// BucketAutoMissingRequired: a $bucketAuto without groupBy or buckets.
+	BucketAutoMissingRequired Code = 40246
+	// FacetSpecInvalid: a $facet argument that is not a non-empty object.
+	FacetSpecInvalid Code = 40169
+	// FacetArgumentNotArray: a $facet field that is not an array.
+	FacetArgumentNotArray Code = 40170
+	// FacetPipelineElementInvalid: a $facet pipeline element that is not a non-empty object.
+	FacetPipelineElementInvalid Code = 40171
+	// LookupResultTooLarge: $lookup matches exceeding the BSON size limit.
+	LookupResultTooLarge Code = 4568
+	// OutSpecInvalidType: an $out argument that is neither a string nor an object.
+	OutSpecInvalidType Code = 16990
+	// MergeSpecInvalidType: a $merge argument that is neither a string nor an object.
+	MergeSpecInvalidType Code = 51182
+	// MergeLetWithInvalidWhenMatched: $merge let with a whenMatched mode that takes no variables.
+	MergeLetWithInvalidWhenMatched Code = 51199
+	// MergeOnArrayElementNotString: a $merge on array with a non-string element.
+	MergeOnArrayElementNotString Code = 51134
+	// MergeOnEmpty: a $merge on with no fields.
+	MergeOnEmpty Code = 51187
+	// MergeOnInvalidType: a $merge on that is neither a string nor an array of strings.
+	MergeOnInvalidType Code = 51186
+	// MergeOnFieldInvalidValue: a document whose $merge on field is missing, null, undefined or an array.
+	MergeOnFieldInvalidValue Code = 51132
+	// CollStatsSpecNotObject: a $collStats argument that is not an object.
+	CollStatsSpecNotObject Code = 40166
+	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.
+	IndexStatsSpecNotEmpty Code = 28803
+)
+
+// Expressions.
+const (
+	// SwitchNoMatchingBranch: a $switch (or $bucket) with no matching branch and no default.
+	SwitchNoMatchingBranch Code = 40066
+	// MergeObjectsInputNotObject: a $mergeObjects input that is not an object.
+	MergeObjectsInputNotObject Code = 40400
+)
+
+// Expressions: general.
+const (
+	// ExpressionSpecNotSingleField: an expression object with more than one field.
+	ExpressionSpecNotSingleField Code = 15983
+	// ExpressionArgCountExact: an operator given the wrong number of arguments.
+	ExpressionArgCountExact Code = 16020
+	// ExpressionArgCountAtLeast: an operator given too few arguments.
+	ExpressionArgCountAtLeast Code = 16021
+	// ExpressionArgCountRange: an operator given a number of arguments outside its range.
+	ExpressionArgCountRange Code = 28667
+	// ObjectLiteralDuplicateField: an object literal with a field given twice (Folio also raises it for a repeated $group _id).
+	ObjectLiteralDuplicateField Code = 16406
+	// ExpressionFieldPathEmptyComponent: an expression field path with an empty component.
+	ExpressionFieldPathEmptyComponent Code = 16411
+	// ExpressionFieldPathDotted: an expression object field name containing '.'.
+	ExpressionFieldPathDotted Code = 16412
+	// FieldPathDollarOnly: '$' alone used as a field path.
+	FieldPathDollarOnly Code = 16872
+)
+
+// Expressions: variables and $let.
+const (
+	// LetSpecNotObject: a $let argument that is not an object.
+	LetSpecNotObject Code = 16874
+	// LetUnknownArgument: a $let argument other than vars and in.
+	LetUnknownArgument Code = 16875
+	// LetMissingVars: a $let without vars.
+	LetMissingVars Code = 16876
+	// LetMissingIn: a $let without in.
+	LetMissingIn Code = 16877
+	// VariableNameEmpty: an empty variable name in a $let vars or 'as'.
+	VariableNameEmpty Code = 16866
+	// VariableNameBadFirstChar: a user variable name not starting with a lowercase letter or non-ASCII.
+	VariableNameBadFirstChar Code = 16867
+	// VariableNameBadChar: a variable name with a character that is not a letter, digit or '_'.
+	VariableNameBadChar Code = 16868
+	// VariableRefEmpty: an empty variable name in a $$ reference.
+	VariableRefEmpty Code = 16869
+	// VariableRefBadFirstChar: a $$ reference whose name starts with an invalid character.
+	VariableRefBadFirstChar Code = 16870
+	// VariableRefBadChar: a $$ reference whose name contains an invalid character.
+	VariableRefBadChar Code = 16871
+	// UndefinedVariable: a $$ reference to a variable not in scope.
+	UndefinedVariable Code = 17276
+)
+
+// Expressions: arithmetic.
+const (
+	// AddInvalidType: an $add operand that is neither a number nor a date.
+	AddInvalidType Code = 16554
+	// MultiplyInvalidType: a $multiply operand that is not a number.
+	MultiplyInvalidType Code = 16555
+	// SubtractInvalidTypes: a $subtract of incompatible types.
+	SubtractInvalidTypes Code = 16556
+	// DivideInvalidType: a $divide operand that is not a number.
+	DivideInvalidType Code = 16609
+	// ModByZero: a $mod with divisor zero.
+	ModByZero Code = 16610
+	// ModInvalidType: a $mod operand that is not a number.
+	ModInvalidType Code = 16611
+	// AddMultipleDates: an $add with more than one date.
+	AddMultipleDates Code = 16612
+	// SubtractFromDateInvalidType: a $subtract of a non-number, non-date from a date.
+	SubtractFromDateInvalidType Code = 16613
+	// AbsLongMin: $abs of the minimum 64-bit integer.
+	AbsLongMin Code = 28680
+	// SqrtNegative: a $sqrt of a negative number.
+	SqrtNegative Code = 28714
+	// LogArgumentNotNumber: a $log argument that is not a number.
+	LogArgumentNotNumber Code = 28756
+	// LogBaseNotNumber: a $log base that is not a number.
+	LogBaseNotNumber Code = 28757
+	// LogArgumentNotPositive: a $log argument that is not positive.
+	LogArgumentNotPositive Code = 28758
+	// LogBaseInvalid: a $log base that is not positive or is 1.
+	LogBaseInvalid Code = 28759
+	// Log10ArgumentNotPositive: a $log10 argument that is not positive.
+	Log10ArgumentNotPositive Code = 28761
+	// PowBaseNotNumber: a $pow base that is not a number.
+	PowBaseNotNumber Code = 28762
+	// PowExponentNotNumber: a $pow exponent that is not a number.
+	PowExponentNotNumber Code = 28763
+	// PowZeroNegativeExponent: a $pow of 0 to a negative exponent.
+	PowZeroNegativeExponent Code = 28764
+	// UnaryArithNotNumber: a unary arithmetic operand ($abs, $ceil, $exp...) that is not a number.
+	UnaryArithNotNumber Code = 28765
+	// LnArgumentNotPositive: a $ln argument that is not positive.
+	LnArgumentNotPositive Code = 28766
+	// RoundArgumentNotNumber: a $round/$trunc argument that is not a number.
+	RoundArgumentNotNumber Code = 51081
+	// RoundPrecisionNotIntegral: a $round/$trunc precision that is not integral.
+	RoundPrecisionNotIntegral Code = 51082
+	// RoundPrecisionOutOfRange: a $round/$trunc precision outside [-20, 100].
+	RoundPrecisionOutOfRange Code = 51083
+	// RandTakesNoArguments: a $rand given arguments.
+	RandTakesNoArguments Code = 3040501
+)
+
+// Expressions: comparison and conditionals.
+const (
+	// CondMissingIf: a $cond without if.
+	CondMissingIf Code = 17080
+	// CondMissingThen: a $cond without then.
+	CondMissingThen Code = 17081
+	// CondMissingElse: a $cond without else.
+	CondMissingElse Code = 17082
+	// CondUnknownArgument: a $cond argument other than if, then and else.
+	CondUnknownArgument Code = 17083
+	// SwitchSpecNotObject: a $switch argument that is not an object.
+	SwitchSpecNotObject Code = 40060
+	// SwitchBranchesNotArray: $switch branches that are not an array.
+	SwitchBranchesNotArray Code = 40061
+	// SwitchBranchNotObject: a $switch branch that is not an object.
+	SwitchBranchNotObject Code = 40062
+	// SwitchBranchUnknownArgument: a $switch branch field other than case and then.
+	SwitchBranchUnknownArgument Code = 40063
+	// SwitchBranchMissingCase: a $switch branch without case.
+	SwitchBranchMissingCase Code = 40064
+	// SwitchBranchMissingThen: a $switch branch without then.
+	SwitchBranchMissingThen Code = 40065
+	// SwitchUnknownArgument: a $switch argument other than branches and default.
+	SwitchUnknownArgument Code = 40067
+	// SwitchNoBranches: a $switch without branches.
+	SwitchNoBranches Code = 40068
+	// IfNullTooFewArguments: an $ifNull with fewer than two arguments.
+	IfNullTooFewArguments Code = 1257300
+)
+
+// Expressions: arrays and sets.
+const (
+	// AllElementsTrueArgumentNotArray: an $allElementsTrue argument that is not an array.
+	AllElementsTrueArgumentNotArray Code = 17040
+	// AnyElementTrueArgumentNotArray: an $anyElementTrue argument that is not an array.
+	AnyElementTrueArgumentNotArray Code = 17041
+	// SetIsSubsetSecondNotArray: a $setIsSubset second operand that is not an array.
+	SetIsSubsetSecondNotArray Code = 17042
+	// SetUnionArgumentNotArray: a $setUnion operand that is not an array.
+	SetUnionArgumentNotArray Code = 17043
+	// SetEqualsArgumentNotArray: a $setEquals operand that is not an array.
+	SetEqualsArgumentNotArray Code = 17044
+	// SetIntersectionArgumentNotArray: a $setIntersection operand that is not an array.
+	SetIntersectionArgumentNotArray Code = 17047
+	// SetDifferenceFirstNotArray: a $setDifference first operand that is not an array.
+	SetDifferenceFirstNotArray Code = 17048
+	// SetDifferenceSecondNotArray: a $setDifference second operand that is not an array.
+	SetDifferenceSecondNotArray Code = 17049
+	// SetIsSubsetFirstNotArray: a $setIsSubset first operand that is not an array.
+	SetIsSubsetFirstNotArray Code = 17310
+	// SizeArgumentNotArray: a $size argument that is not an array.
+	SizeArgumentNotArray Code = 17124
+	// ConcatArraysArgumentNotArray: a $concatArrays operand that is not an array.
+	ConcatArraysArgumentNotArray Code = 28664
+	// ArrayElemAtFirstNotArray: an $arrayElemAt first argument that is not an array.
+	ArrayElemAtFirstNotArray Code = 28689
+	// ArrayElemAtIndexNotNumber: an $arrayElemAt index that is not a number.
+	ArrayElemAtIndexNotNumber Code = 28690
+	// ArrayElemAtIndexNotInt32: an $arrayElemAt index not representable as a 32-bit integer.
+	ArrayElemAtIndexNotInt32 Code = 28691
+	// SliceArrayNotArray: a $slice first argument that is not an array.
+	SliceArrayNotArray Code = 28724
+	// SliceSecondNotNumber: a $slice second argument that is not a number.
+	SliceSecondNotNumber Code = 28725
+	// SliceSecondNotInt32: a $slice second argument not representable as a 32-bit integer.
+	SliceSecondNotInt32 Code = 28726
+	// SliceThirdNotNumber: a $slice third argument that is not a number.
+	SliceThirdNotNumber Code = 28727
+	// SliceThirdNotInt32: a $slice third argument not representable as a 32-bit integer.
+	SliceThirdNotInt32 Code = 28728
+	// SliceThirdNotPositive: a $slice third argument that is not positive.
+	SliceThirdNotPositive Code = 28729
+	// ReverseArrayArgumentNotArray: a $reverseArray argument that is not an array.
+	ReverseArrayArgumentNotArray Code = 34435
+	// RangeStartNotNumber: a $range start that is not a number.
+	RangeStartNotNumber Code = 34443
+	// RangeStartNotInt32: a $range start not representable as a 32-bit integer.
+	RangeStartNotInt32 Code = 34444
+	// RangeEndNotNumber: a $range end that is not a number.
+	RangeEndNotNumber Code = 34445
+	// RangeEndNotInt32: a $range end not representable as a 32-bit integer.
+	RangeEndNotInt32 Code = 34446
+	// RangeStepNotNumber: a $range step that is not a number.
+	RangeStepNotNumber Code = 34447
+	// RangeStepNotInt32: a $range step not representable as a 32-bit integer.
+	RangeStepNotInt32 Code = 34448
+	// RangeStepZero: a $range step of zero.
+	RangeStepZero Code = 34449
+	// RangeTooLarge: a $range result over the memory limit.
+	RangeTooLarge Code = 5203200
+	// InArgumentNotArray: an $in second argument that is not an array.
+	InArgumentNotArray Code = 40081
+	// IndexOfArrayFirstNotArray: an $indexOfArray first argument that is not an array (or null).
+	IndexOfArrayFirstNotArray Code = 40090
+	// IndexOfStartNotIntegral: an $indexOf* start or end index that is not integral.
+	IndexOfStartNotIntegral Code = 40096
+	// IndexOfStartNegative: an $indexOf* start or end index that is negative.
+	IndexOfStartNegative Code = 40097
+	// FilterSpecNotObject: a $filter argument that is not an object.
+	FilterSpecNotObject Code = 28646
+	// FilterUnknownArgument: a $filter argument it does not take.
+	FilterUnknownArgument Code = 28647
+	// FilterMissingInput: a $filter without input.
+	FilterMissingInput Code = 28648
+	// FilterMissingCond: a $filter without cond.
+	FilterMissingCond Code = 28650
+	// FilterInputNotArray: a $filter input that is not an array.
+	FilterInputNotArray Code = 28651
+	// FilterLimitNotInt32: a $filter limit not representable as a 32-bit integer.
+	FilterLimitNotInt32 Code = 327391
+	// FilterLimitNotPositive: a $filter limit that is not positive.
+	FilterLimitNotPositive Code = 327392
+	// MapSpecNotObject: a $map argument that is not an object.
+	MapSpecNotObject Code = 16878
+	// MapUnknownArgument: a $map argument it does not take.
+	MapUnknownArgument Code = 16879
+	// MapMissingInput: a $map without input.
+	MapMissingInput Code = 16880
+	// MapMissingIn: a $map without in.
+	MapMissingIn Code = 16882
+	// MapInputNotArray: a $map input that is not an array.
+	MapInputNotArray Code = 16883
+	// ReduceSpecNotObject: a $reduce argument that is not an object.
+	ReduceSpecNotObject Code = 40075
+	// ReduceUnknownArgument: a $reduce argument it does not take.
+	ReduceUnknownArgument Code = 40076
+	// ReduceMissingInput: a $reduce without input.
+	ReduceMissingInput Code = 40077
+	// ReduceMissingInitialValue: a $reduce without initialValue.
+	ReduceMissingInitialValue Code = 40078
+	// ReduceMissingIn: a $reduce without in.
+	ReduceMissingIn Code = 40079
+	// ReduceInputNotArray: a $reduce input that is not an array.
+	ReduceInputNotArray Code = 40080
+	// ZipSpecNotObject: a $zip argument that is not an object.
+	ZipSpecNotObject Code = 34460
+	// ZipInputsNotArray: $zip inputs that are not an array.
+	ZipInputsNotArray Code = 34461
+	// ZipDefaultsNotArray: $zip defaults that are not an array.
+	ZipDefaultsNotArray Code = 34462
+	// ZipUseLongestLengthNotBool: a $zip useLongestLength that is not a boolean.
+	ZipUseLongestLengthNotBool Code = 34463
+	// ZipUnknownArgument: a $zip argument it does not take.
+	ZipUnknownArgument Code = 34464
+	// ZipMissingInputs: a $zip without inputs.
+	ZipMissingInputs Code = 34465
+	// ZipDefaultsWithoutUseLongestLength: $zip defaults without useLongestLength true.
+	ZipDefaultsWithoutUseLongestLength Code = 34466
+	// ZipDefaultsLengthMismatch: $zip defaults and inputs of different lengths.
+	ZipDefaultsLengthMismatch Code = 34467
+	// ZipInputNotArray: a $zip input that is not an array.
+	ZipInputNotArray Code = 34468
+	// SortArraySpecNotObject: a $sortArray argument that is not an object.
+	SortArraySpecNotObject Code = 2942500
+	// SortArrayUnknownArgument: a $sortArray argument it does not take.
+	SortArrayUnknownArgument Code = 2942501
+	// SortArrayMissingInput: a $sortArray without input.
+	SortArrayMissingInput Code = 2942502
+	// SortArrayMissingSortBy: a $sortArray without sortBy.
+	SortArrayMissingSortBy Code = 2942503
+	// SortArrayInputNotArray: a $sortArray input that is not an array.
+	SortArrayInputNotArray Code = 2942504
+	// SortArraySortByInvalid: a $sortArray sortBy that is not 1, -1 or a sort document.
+	SortArraySortByInvalid Code = 2942505
+	// NExpressionSpecNotObject: a $firstN/$lastN/$maxN/$minN expression argument that is not an object.
+	NExpressionSpecNotObject Code = 5787900
+	// NExpressionInputNotArray: a $firstN/$lastN/$maxN/$minN expression input that is not an array.
+	NExpressionInputNotArray Code = 5788200
+)
+
+// Expressions: strings.
+const (
+	// StringConversionInvalidType: a value that cannot be converted to a string.
+	StringConversionInvalidType Code = 16007
+	// ConcatArgumentNotString: a $concat operand that is not a string.
+	ConcatArgumentNotString Code = 16702
+	// SubstrStartNotNumber: a $substrBytes start that is not a number.
+	SubstrStartNotNumber Code = 16034
+	// SubstrLengthNotNumber: a $substrBytes length that is not a number.
+	SubstrLengthNotNumber Code = 16035
+	// SubstrStartContinuationByte: a $substrBytes start inside a UTF-8 character.
+	SubstrStartContinuationByte Code = 28656
+	// SubstrEndMidCharacter: a $substrBytes end inside a UTF-8 character.
+	SubstrEndMidCharacter Code = 28657
+	// SubstrCPStartNotNumber: a $substrCP start that is not a number.
+	SubstrCPStartNotNumber Code = 34450
+	// SubstrCPStartNotInt32: a $substrCP start not representable as a 32-bit integer.
+	SubstrCPStartNotInt32 Code = 34451
+	// SubstrCPLengthNotNumber: a $substrCP length that is not a number.
+	SubstrCPLengthNotNumber Code = 34452
+	// SubstrCPLengthNotInt32: a $substrCP length not representable as a 32-bit integer.
+	SubstrCPLengthNotInt32 Code = 34453
+	// SubstrCPLengthNegative: a negative $substrCP length.
+	SubstrCPLengthNegative Code = 34454
+	// SubstrCPStartNegative: a negative $substrCP start.
+	SubstrCPStartNegative Code = 34455
+	// SubstrStartNegative: a negative $substrBytes start.
+	SubstrStartNegative Code = 50752
+	// StrLenCPArgumentNotString: a $strLenCP argument that is not a string.
+	StrLenCPArgumentNotString Code = 34471
+	// StrLenBytesArgumentNotString: a $strLenBytes argument that is not a string.
+	StrLenBytesArgumentNotString Code = 34473
+	// SplitInputNotString: a $split input that is not a string.
+	SplitInputNotString Code = 40085
+	// SplitSeparatorNotString: a $split separator that is not a string.
+	SplitSeparatorNotString Code = 40086
+	// SplitSeparatorEmpty: an empty $split separator.
+	SplitSeparatorEmpty Code = 40087
+	// IndexOfBytesStringNotString: an $indexOfBytes string that is not a string.
+	IndexOfBytesStringNotString Code = 40091
+	// IndexOfBytesSubstringNotString: an $indexOfBytes substring that is not a string.
+	IndexOfBytesSubstringNotString Code = 40092
+	// IndexOfCPStringNotString: an $indexOfCP string that is not a string.
+	IndexOfCPStringNotString Code = 40093
+	// IndexOfCPSubstringNotString: an $indexOfCP substring that is not a string.
+	IndexOfCPSubstringNotString Code = 40094
+	// TrimUnknownArgument: a $trim argument other than input and chars.
+	TrimUnknownArgument Code = 50694
+	// TrimMissingInput: a $trim without input.
+	TrimMissingInput Code = 50695
+	// TrimSpecNotObject: a $trim argument that is not an object.
+	TrimSpecNotObject Code = 50696
+	// TrimInputNotString: a $trim input that is not a string.
+	TrimInputNotString Code = 50699
+	// TrimCharsNotString: $trim chars that are not a string.
+	TrimCharsNotString Code = 50700
+	// RegexMissingInput: a $regex* expression without input.
+	RegexMissingInput Code = 31022
+	// RegexMissingRegex: a $regex* expression without regex.
+	RegexMissingRegex Code = 31023
+	// RegexUnknownArgument: a $regex* argument other than input, regex and options.
+	RegexUnknownArgument Code = 31024
+	// RegexSpecNotObject: a $regex* argument that is not an object.
+	RegexSpecNotObject Code = 51103
+	// RegexInputNotString: a $regex* input that is not a string.
+	RegexInputNotString Code = 51104
+	// RegexRegexInvalidType: a $regex* regex that is neither a string nor a regex.
+	RegexRegexInvalidType Code = 51105
+	// RegexOptionsNotString: $regex* options that are not a string.
+	RegexOptionsNotString Code = 51106
+	// RegexOptionsInBoth: $regex* options given both in regex and options.
+	RegexOptionsInBoth Code = 51107
+	// RegexInvalid: a $regex* pattern that does not compile.
+	RegexInvalid Code = 51111
+	// ReplaceReplacementNotString: a $replaceOne/$replaceAll replacement that is not a string.
+	ReplaceReplacementNotString Code = 51744
+	// ReplaceFindNotString: a $replaceOne/$replaceAll find that is not a string.
+	ReplaceFindNotString Code = 51745
+	// ReplaceInputNotString: a $replaceOne/$replaceAll input that is not a string.
+	ReplaceInputNotString Code = 51746
+	// ReplaceMissingReplacement: a $replaceOne/$replaceAll without replacement.
+	ReplaceMissingReplacement Code = 51747
+	// ReplaceMissingFind: a $replaceOne/$replaceAll without find.
+	ReplaceMissingFind Code = 51748
+	// ReplaceMissingInput: a $replaceOne/$replaceAll without input.
+	ReplaceMissingInput Code = 51749
+	// ReplaceUnknownArgument: a $replaceOne/$replaceAll argument it does not take.
+	ReplaceUnknownArgument Code = 51750
+	// ReplaceSpecNotObject: a $replaceOne/$replaceAll argument that is not an object.
+	ReplaceSpecNotObject Code = 51751
+)
+
+// Expressions: objects.
+const (
+	// ArrayToObjectInputNotArray: an $arrayToObject input that is not an array.
+	ArrayToObjectInputNotArray Code = 40386
+	// ObjectToArrayInputNotObject: an $objectToArray input that is not an object.
+	ObjectToArrayInputNotObject Code = 40390
+	// ArrayToObjectMixedFormats: $arrayToObject elements mixing pairs and k/v objects.
+	ArrayToObjectMixedFormats Code = 40391
+	// ArrayToObjectWrongFieldCount: an $arrayToObject k/v object without exactly two fields.
+	ArrayToObjectWrongFieldCount Code = 40392
+	// ArrayToObjectMissingKV: an $arrayToObject object missing k or v.
+	ArrayToObjectMissingKV Code = 40393
+	// ArrayToObjectKeyNotString: an $arrayToObject k that is not a string.
+	ArrayToObjectKeyNotString Code = 40394
+	// ArrayToObjectPairKeyNotString: an $arrayToObject pair whose key is not a string.
+	ArrayToObjectPairKeyNotString Code = 40395
+	// ArrayToObjectMixedFormatsPair: $arrayToObject pairs mixed with k/v objects.
+	ArrayToObjectMixedFormatsPair Code = 40396
+	// ArrayToObjectPairWrongSize: an $arrayToObject pair that is not of size 2.
+	ArrayToObjectPairWrongSize Code = 40397
+	// ArrayToObjectElementInvalid: an $arrayToObject element that is neither an array nor an object.
+	ArrayToObjectElementInvalid Code = 40398
+	// GetFieldSpecNotObject: a $getField argument that is not an object (or constant string).
+	GetFieldSpecNotObject Code = 3041700
+	// GetFieldUnknownArgument: a $getField argument other than field and input.
+	GetFieldUnknownArgument Code = 3041701
+	// GetFieldMissingField: a $getField without field.
+	GetFieldMissingField Code = 3041702
+	// GetFieldMissingInput: a $getField without input.
+	GetFieldMissingInput Code = 3041703
+	// GetFieldFieldNotString: a $getField field that does not evaluate to a string.
+	GetFieldFieldNotString Code = 3041704
+	// GetFieldInputNotObject: a $getField input that does not evaluate to an object.
+	GetFieldInputNotObject Code = 3041705
+	// SetFieldSpecNotObject: a $setField/$unsetField argument that is not an object.
+	SetFieldSpecNotObject Code = 4161100
+	// SetFieldUnknownArgument: a $setField/$unsetField argument it does not take.
+	SetFieldUnknownArgument Code = 4161101
+	// SetFieldMissingField: a $setField/$unsetField without field.
+	SetFieldMissingField Code = 4161102
+	// SetFieldMissingValue: a $setField without value.
+	SetFieldMissingValue Code = 4161103
+	// SetFieldInputNotObject: a $setField/$unsetField input that is not an object.
+	SetFieldInputNotObject Code = 4161105
+	// SetFieldFieldNotConstant: a $setField/$unsetField field that is not a constant.
+	SetFieldFieldNotConstant Code = 4161106
+	// SetFieldFieldNotString: a $setField/$unsetField field that is not a string.
+	SetFieldFieldNotString Code = 4161107
+	// SetFieldMissingInput: a $setField/$unsetField without input.
+	SetFieldMissingInput Code = 4161109
+)
+
+// Expressions: dates.
+const (
+	// DateConversionInvalidType: a value that cannot be converted to a date.
+	DateConversionInvalidType Code = 16006
+	// DateToStringFormatNotString: a $dateToString format that is not a string.
+	DateToStringFormatNotString Code = 18533
+	// DateToStringUnknownArgument: a $dateToString argument it does not take.
+	DateToStringUnknownArgument Code = 18534
+	// DateFormatTrailingPercent: a date format string ending in '%'.
+	DateFormatTrailingPercent Code = 18535
+	// DateFormatInvalidSpecifier: a date format string with an unknown % specifier.
+	DateFormatInvalidSpecifier Code = 18536
+	// DateToStringYearOutOfRange: a $dateToString of a date whose year is outside 0-9999.
+	DateToStringYearOutOfRange Code = 18537
+	// DateToStringMissingDate: a $dateToString without date.
+	DateToStringMissingDate Code = 18628
+	// DateToStringSpecNotObject: a $dateToString argument that is not an object.
+	DateToStringSpecNotObject Code = 18629
+	// DateFromPartsOutOfRange: a $dateFromParts part outside [-32768, 32767].
+	DateFromPartsOutOfRange Code = 31034
+	// DateFromPartsISOWeekYearOutOfRange: a $dateFromParts isoWeekYear outside 1-9999.
+	DateFromPartsISOWeekYearOutOfRange Code = 31095
+	// TimezoneUnknown: a timezone that is not an Olson identifier or UTC offset.
+	TimezoneUnknown Code = 40485
+	// DateFromPartsMixedISO: a $dateFromParts mixing natural and ISO date parts.
+	DateFromPartsMixedISO Code = 40489
+	// DateFromPartsPartNotInteger: a $dateFromParts part that is not an integer.
+	DateFromPartsPartNotInteger Code = 40515
+	// DateFromPartsMissingYear: a $dateFromParts without year or isoWeekYear.
+	DateFromPartsMissingYear Code = 40516
+	// TimezoneNotString: a timezone that does not evaluate to a string.
+	TimezoneNotString Code = 40517
+	// DateFromPartsUnknownArgument: a $dateFromParts argument it does not take.
+	DateFromPartsUnknownArgument Code = 40518
+	// DateFromPartsSpecNotObject: a $dateFromParts argument that is not an object.
+	DateFromPartsSpecNotObject Code = 40519
+	// DateToPartsUnknownArgument: a $dateToParts argument it does not take.
+	DateToPartsUnknownArgument Code = 40520
+	// DateToPartsISO8601NotBool: a $dateToParts iso8601 that is not a boolean.
+	DateToPartsISO8601NotBool Code = 40521
+	// DateToPartsMissingDate: a $dateToParts without date.
+	DateToPartsMissingDate Code = 40522
+	// DateFromPartsYearOutOfRange: a $dateFromParts year outside 1-9999.
+	DateFromPartsYearOutOfRange Code = 40523
+	// DateToPartsSpecNotObject: a $dateToParts argument that is not an object.
+	DateToPartsSpecNotObject Code = 40524
+	// DatePartUnknownArgument: a date part operator ($year...) object with an argument other than date and timezone.
+	DatePartUnknownArgument Code = 40535
+	// DatePartArrayArity: a date part operator given an array of other than one element.
+	DatePartArrayArity Code = 40536
+	// DatePartMissingDate: a date part operator object without date.
+	DatePartMissingDate Code = 40539
+	// DateFromStringSpecNotObject: a $dateFromString argument that is not an object.
+	DateFromStringSpecNotObject Code = 40540
+	// DateFromStringUnknownArgument: a $dateFromString argument it does not take.
+	DateFromStringUnknownArgument Code = 40541
+	// DateFromStringMissingDateString: a $dateFromString without dateString.
+	DateFromStringMissingDateString Code = 40542
+	// DateFromStringFormatNotString: a $dateFromString format that is not a string.
+	DateFromStringFormatNotString Code = 40684
+	// DateDiffSpecNotObject: a $dateDiff argument that is not an object.
+	DateDiffSpecNotObject Code = 5166301
+	// DateDiffUnknownArgument: a $dateDiff argument it does not take.
+	DateDiffUnknownArgument Code = 5166302
+	// DateDiffMissingStartDate: a $dateDiff without startDate.
+	DateDiffMissingStartDate Code = 5166303
+	// DateDiffMissingEndDate: a $dateDiff without endDate.
+	DateDiffMissingEndDate Code = 5166304
+	// DateDiffMissingUnit: a $dateDiff without unit.
+	DateDiffMissingUnit Code = 5166305
+	// DateDiffDateInvalidType: a $dateDiff startDate or endDate that is not a date.
+	DateDiffDateInvalidType Code = 5166307
+	// DateAddSpecNotObject: a $dateAdd/$dateSubtract argument that is not an object.
+	DateAddSpecNotObject Code = 5166400
+	// DateAddUnknownArgument: a $dateAdd/$dateSubtract argument it does not take.
+	DateAddUnknownArgument Code = 5166401
+	// DateAddMissingRequired: a $dateAdd/$dateSubtract without startDate, unit or amount.
+	DateAddMissingRequired Code = 5166402
+	// DateAddStartDateInvalidType: a $dateAdd/$dateSubtract startDate that is not a date.
+	DateAddStartDateInvalidType Code = 5166403
+	// DateAddUnitNotString: a $dateAdd/$dateSubtract unit that is not a string.
+	DateAddUnitNotString Code = 5166404
+	// DateAddAmountNotInteger: a $dateAdd/$dateSubtract amount that is not an integer.
+	DateAddAmountNotInteger Code = 5166405
+	// DateAddOverflow: a $dateAdd/$dateSubtract result that overflows.
+	DateAddOverflow Code = 5166406
+	// DateTruncSpecNotObject: a $dateTrunc argument that is not an object.
+	DateTruncSpecNotObject Code = 5439007
+	// DateTruncUnknownArgument: a $dateTrunc argument it does not take.
+	DateTruncUnknownArgument Code = 5439008
+	// DateTruncMissingDate: a $dateTrunc without date.
+	DateTruncMissingDate Code = 5439009
+	// DateTruncMissingUnit: a $dateTrunc without unit.
+	DateTruncMissingUnit Code = 5439010
+	// DateTruncDateInvalidType: a $dateTrunc date that is not a date.
+	DateTruncDateInvalidType Code = 5439012
+	// TimeUnitNotString: a time unit that is not a string.
+	TimeUnitNotString Code = 5439013
+	// TimeUnitInvalid: a time unit that is not a valid unit.
+	TimeUnitInvalid Code = 5439014
+	// StartOfWeekNotString: a startOfWeek that is not a string.
+	StartOfWeekNotString Code = 5439015
+	// StartOfWeekInvalid: a startOfWeek that is not a day of the week.
+	StartOfWeekInvalid Code = 5439016
+	// DateTruncBinSizeNotInt64: a $dateTrunc binSize not representable as a 64-bit integer.
+	DateTruncBinSizeNotInt64 Code = 5439017
+	// DateTruncBinSizeNotPositive: a $dateTrunc binSize that is not positive.
+	DateTruncBinSizeNotPositive Code = 5439018
+)
+
+// Find: sort, regex and projection.
+const (
+	// SortKeyOrderInvalid: a sort key order other than 1 or -1.
+	SortKeyOrderInvalid Code = 15975
+	// SortMetaOnly: a sort key object other than {$meta: ...} (Folio also raises it for $natural in $sort).
+	SortMetaOnly Code = 17312
+	// RegexOptionsInBothQuery: a $regex with options both inline and in $options.
+	RegexOptionsInBothQuery Code = 51074
+	// RegexOptionsInBothQueryRegexFirst: a $options given before a $regex that carries options.
+	RegexOptionsInBothQueryRegexFirst Code = 51075
+	// RegexPatternInvalid: a query regex that does not compile.
+	RegexPatternInvalid Code = 51091
+	// RegexFlagInvalid: a query regex option flag MongoDB does not know.
+	RegexFlagInvalid Code = 51108
+	// RegexEmbeddedNull: a query regex containing a null byte.
+	RegexEmbeddedNull Code = 51109
+	// ProjectionExpressionInExclusionMeta: an expression other than $meta in an exclusion projection.
+	ProjectionExpressionInExclusionMeta Code = 31252
+	// ProjectionPositionalAndElemMatch: a positional projection and $elemMatch on one path.
+	ProjectionPositionalAndElemMatch Code = 31255
+	// ProjectionElemMatchAndPositional: an $elemMatch projection and a positional projection together.
+	ProjectionElemMatchAndPositional Code = 31256
+	// ProjectionSliceSkipNotNumber: a $slice projection skip that is not a number.
+	ProjectionSliceSkipNotNumber Code = 31257
+	// ProjectionSliceLimitNotNumber: a $slice projection limit that is not a number.
+	ProjectionSliceLimitNotNumber Code = 31258
+	// ProjectionSliceLimitNotPositive: a $slice projection limit that is not positive.
+	ProjectionSliceLimitNotPositive Code = 31259
+	// ProjectionPositionalTrailing: a projection path ending in '.$.'.
+	ProjectionPositionalTrailing Code = 31270
+	// ProjectionPositionalWithObject: a positional projection with an expression or sub-object value.
+	ProjectionPositionalWithObject Code = 31271
+	// ProjectionSliceArrayInvalid: a $slice projection array that is not [skip, limit].
+	ProjectionSliceArrayInvalid Code = 31272
+	// ProjectionSliceInvalidType: a $slice projection that is neither a number nor an array.
+	ProjectionSliceInvalidType Code = 31273
+	// ProjectionElemMatchNotObject: an $elemMatch projection argument that is not an object.
+	ProjectionElemMatchNotObject Code = 31274
+	// ProjectionElemMatchNested: an $elemMatch projection on a dotted path.
+	ProjectionElemMatchNested Code = 31275
+	// ProjectionMultiplePositional: more than one positional projection.
+	ProjectionMultiplePositional Code = 31276
+	// ProjectionPositionalTwice: a projection path with '$' twice.
+	ProjectionPositionalTwice Code = 31287
+	// ProjectionPositionalWithLiteral: a positional projection with a literal value.
+	ProjectionPositionalWithLiteral Code = 31308
+	// ProjectionPositionalNoMatch: a positional projection with no matching array element.
+	ProjectionPositionalNoMatch Code = 51246
+	// ProjectionPositionalMismatch: a positional projection whose matched element is not in the array.
+	ProjectionPositionalMismatch Code = 51247
+)
+
+// Cursors in sessions and transactions.
+const (
+	// GetMoreSessionMismatchNoSession: a getMore in a session of a cursor opened outside one.
+	GetMoreSessionMismatchNoSession Code = 50736
+	// GetMoreSessionMismatchNoLsid: a getMore without lsid of a cursor opened in a session.
+	GetMoreSessionMismatchNoLsid Code = 50737
+	// GetMoreSessionMismatch: a getMore in a session other than the cursor's.
+	GetMoreSessionMismatch Code = 50738
+	// GetMoreTxnMismatchNoTxn: a getMore in a transaction of a cursor opened outside one.
+	GetMoreTxnMismatchNoTxn Code = 50739
+	// GetMoreTxnMismatchNoTxnNumber: a getMore without txnNumber of a cursor opened in a transaction.
+	GetMoreTxnMismatchNoTxnNumber Code = 50740
+	// GetMoreTxnMismatch: a getMore in a transaction other than the cursor's.
+	GetMoreTxnMismatch Code = 50741
 )

@@ -482,7 +482,7 @@ func parseRegexDocument(path string, ops []byte) (*Node, error) {
 				pattern, flags = e.Regex()
 				if flags != "" {
 					if options != "" {
-						return nil, mongoerr.New(51074, "options set in both $regex and $options")
+						return nil, mongoerr.New(mongoerr.RegexOptionsInBothQuery, "options set in both $regex and $options")
 					}
 					options = flags
 				}
@@ -495,7 +495,7 @@ func parseRegexDocument(path string, ops []byte) (*Node, error) {
 				return nil, mongoerr.New(mongoerr.BadValue, "$options has to be a string")
 			}
 			if options != "" || sawOptions {
-				return nil, mongoerr.New(51075, "options set in both $regex and $options")
+				return nil, mongoerr.New(mongoerr.RegexOptionsInBothQueryRegexFirst, "options set in both $regex and $options")
 			}
 			sawOptions = true
 			options = s

@@ -287,13 +287,13 @@ func (n *projNode) slice(v bson.RawValue) bson.RawValue {
 // $elemMatch projection produces.
 func pickElement(arr bson.RawValue, pos int) (bson.RawValue, error) {
 	if pos < 0 {
-		return bson.RawValue{}, mongoerr.New(51246, "positional operator '.$' couldn't find a matching element in the array")
+		return bson.RawValue{}, mongoerr.New(mongoerr.ProjectionPositionalNoMatch, "positional operator '.$' couldn't find a matching element in the array")
 	}
 	it := rawdoc.Iterate(arr.Value)
 	for i := 0; ; i++ {
 		_, e, ok := it.Next()
 		if !ok {
-			return bson.RawValue{}, mongoerr.New(51247, "positional operator '.$' element mismatch")
+			return bson.RawValue{}, mongoerr.New(mongoerr.ProjectionPositionalMismatch, "positional operator '.$' element mismatch")
 		}
 		if i == pos {
 			start, dst := bsoncore.AppendArrayStart(nil)

@@ -19,7 +19,7 @@ type projExpr struct {
 // let variables when let is not nil.
 func parseProjExpr(v bson.RawValue, let *expr.Let) (*projExpr, error) {
 	if s, ok := v.StringValueOK(); ok && s == "$" {
-		return nil, mongoerr.New(16872, "'$' by itself is not a valid FieldPath")
+		return nil, mongoerr.New(mongoerr.FieldPathDollarOnly, "'$' by itself is not a valid FieldPath")
 	}
 	var scope *expr.Scope
 	var ctx *expr.Context

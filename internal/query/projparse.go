@@ -113,7 +113,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 	switch {
 	case v.Type == bson.TypeEmbeddedDocument:
 		if positional {
-			return mongoerr.New(31271, "positional projection cannot be used with an expression or sub object")
+			return mongoerr.New(mongoerr.ProjectionPositionalWithObject, "positional projection cannot be used with an expression or sub object")
 		}
 		return ps.subObject(key, v.Value, parentPath, parent)
 	case values.IsNumber(v.Type) || v.Type == bson.TypeBoolean:
@@ -123,7 +123,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 		return ps.exclusion(key, parent)
 	}
 	if positional {
-		return mongoerr.New(31308, "positional projection cannot be used with a literal")
+		return mongoerr.New(mongoerr.ProjectionPositionalWithLiteral, "positional projection cannot be used with a literal")
 	}
 	e, err := parseProjExpr(v, ps.let)
 	if err != nil {
@@ -133,7 +133,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 		return err
 	}
 	if ps.typ == ptExclusion {
-		return mongoerr.New(31310, "Cannot use an expression %s: %s in an exclusion projection", key, v.String())
+		return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s: %s in an exclusion projection", key, v.String())
 	}
 	ps.typ = ptInclusion
 	return nil
@@ -156,7 +156,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 			return err
 		}
 		if ps.typ == ptExclusion {
-			return mongoerr.New(31252, "Cannot use expression other than $meta in exclusion projection")
+			return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
 		}
 		ps.typ = ptInclusion
 		return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
@@ -205,20 +205,20 @@ func (ps *projParse) slice(key string, arg bson.RawValue, parent *projNode) erro
 			args = append(args, e)
 		}
 		if len(args) != 2 {
-			return mongoerr.New(31272, "$slice array argument should be of form [skip, limit]")
+			return mongoerr.New(mongoerr.ProjectionSliceArrayInvalid, "$slice array argument should be of form [skip, limit]")
 		}
 		if !values.IsNumber(args[0].Type) {
-			return mongoerr.New(31257, "$slice expects the skip argument to be a number, got %s", values.TypeName(args[0].Type))
+			return mongoerr.New(mongoerr.ProjectionSliceSkipNotNumber, "$slice expects the skip argument to be a number, got %s", values.TypeName(args[0].Type))
 		}
 		if !values.IsNumber(args[1].Type) {
-			return mongoerr.New(31258, "$slice expects the limit argument to be a number, got %s", values.TypeName(args[1].Type))
+			return mongoerr.New(mongoerr.ProjectionSliceLimitNotNumber, "$slice expects the limit argument to be a number, got %s", values.TypeName(args[1].Type))
 		}
 		n.skip, n.limit, n.hasSkip = toInt32(args[0]), toInt32(args[1]), true
 		if n.limit <= 0 {
-			return mongoerr.New(31259, "$slice limit must be positive, got %d", n.limit)
+			return mongoerr.New(mongoerr.ProjectionSliceLimitNotPositive, "$slice limit must be positive, got %d", n.limit)
 		}
 	default:
-		return mongoerr.New(31273, "$slice only supports numbers and [skip, limit] arrays")
+		return mongoerr.New(mongoerr.ProjectionSliceInvalidType, "$slice only supports numbers and [skip, limit] arrays")
 	}
 	if err := addProjNode(parent, key, n); err != nil {
 		return err
@@ -247,13 +247,13 @@ func toInt32(v bson.RawValue) int {
 // elemMatch parses the $elemMatch projection of a top-level array field.
 func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) error {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return mongoerr.New(31274, "elemMatch: Invalid argument, object required, but got %s", values.TypeName(arg.Type))
+		return mongoerr.New(mongoerr.ProjectionElemMatchNotObject, "elemMatch: Invalid argument, object required, but got %s", values.TypeName(arg.Type))
 	}
 	if ps.hasPos {
-		return mongoerr.New(31255, "Cannot specify positional operator and $elemMatch.")
+		return mongoerr.New(mongoerr.ProjectionPositionalAndElemMatch, "Cannot specify positional operator and $elemMatch.")
 	}
 	if !isRoot(parent) || strings.Contains(key, ".") {
-		return mongoerr.New(31275, "Cannot use $elemMatch projection on a nested field.")
+		return mongoerr.New(mongoerr.ProjectionElemMatchNested, "Cannot use $elemMatch projection on a nested field.")
 	}
 	inner := bsoncore.NewDocumentBuilder().AppendDocument("$elemMatch", arg.Value).Build()
 	filterDoc := bsoncore.NewDocumentBuilder().AppendDocument(key, inner).Build()
@@ -279,17 +279,17 @@ func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
 		}
 	} else {
 		if ps.hasPos {
-			return mongoerr.New(31276, "Cannot specify more than one positional projection per query.")
+			return mongoerr.New(mongoerr.ProjectionMultiplePositional, "Cannot specify more than one positional projection per query.")
 		}
 		if ps.hasElemMatch {
-			return mongoerr.New(31256, "Cannot specify positional operator and $elemMatch.")
+			return mongoerr.New(mongoerr.ProjectionElemMatchAndPositional, "Cannot specify positional operator and $elemMatch.")
 		}
 		if strings.HasSuffix(key, ".$.") {
-			return mongoerr.New(31270, "Path cannot end with '.$.'")
+			return mongoerr.New(mongoerr.ProjectionPositionalTrailing, "Path cannot end with '.$.'")
 		}
 		begin, end := positionalSpan(key)
 		if rest := key[end:]; hasPositionalPart(rest) || rest == "$" || strings.HasPrefix(rest, "$.") {
-			return mongoerr.New(31287, "Cannot use positional operator twice: %s", key)
+			return mongoerr.New(mongoerr.ProjectionPositionalTwice, "Cannot use positional operator twice: %s", key)
 		}
 		if err := addProjNode(parent, key[:begin], &projNode{kind: pkPositional}); err != nil {
 			return err
@@ -298,7 +298,7 @@ func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
 	}
 	if !topID {
 		if ps.typ == ptExclusion {
-			return mongoerr.New(31253, "Cannot do inclusion on field %s in exclusion projection", key)
+			return mongoerr.New(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", key)
 		}
 		ps.typ = ptInclusion
 	}
@@ -325,7 +325,7 @@ func (ps *projParse) exclusion(key string, parent *projNode) error {
 		return nil
 	}
 	if ps.typ == ptInclusion {
-		return mongoerr.New(31254, "Cannot do exclusion on field %s in inclusion projection", key)
+		return mongoerr.New(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", key)
 	}
 	ps.typ = ptExclusion
 	return nil
@@ -345,7 +345,7 @@ func addProjNode(parent *projNode, path string, n *projNode) error {
 		existing := cur.child([]byte(name))
 		if i == len(parts)-1 {
 			if existing != nil {
-				return mongoerr.New(31250, "Path collision at %s", path)
+				return mongoerr.New(mongoerr.ProjectionPathCollision, "Path collision at %s", path)
 			}
 			n.name = name
 			cur.children = append(cur.children, n)
@@ -355,7 +355,7 @@ func addProjNode(parent *projNode, path string, n *projNode) error {
 			existing = &projNode{name: name, kind: pkInternal, nested: true}
 			cur.children = append(cur.children, existing)
 		} else if existing.kind != pkInternal {
-			return mongoerr.New(31249, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
+			return mongoerr.New(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
 		}
 		cur = existing
 	}
@@ -375,7 +375,7 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 			existing = &projNode{name: name, kind: pkInternal, nested: true}
 			cur.children = append(cur.children, existing)
 		} else if existing.kind != pkInternal {
-			return nil, mongoerr.New(31250, "Path collision at %s", key)
+			return nil, mongoerr.New(mongoerr.ProjectionPathCollision, "Path collision at %s", key)
 		}
 		cur = existing
 	}

@@ -20,9 +20,9 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 	}
 	switch e.Kind {
 	case regex.BadOption:
-		return nil, mongoerr.New(51108, "invalid flag in regex options: %c", e.Option)
+		return nil, mongoerr.New(mongoerr.RegexFlagInvalid, "invalid flag in regex options: %c", e.Option)
 	case regex.NullByte:
-		return nil, mongoerr.New(51109, "Regular expression cannot contain an embedded null byte")
+		return nil, mongoerr.New(mongoerr.RegexEmbeddedNull, "Regular expression cannot contain an embedded null byte")
 	}
-	return nil, mongoerr.New(51091, "Regular expression is invalid: %s", e.Err.Error())
+	return nil, mongoerr.New(mongoerr.RegexPatternInvalid, "Regular expression is invalid: %s", e.Err.Error())
 }

@@ -40,11 +40,11 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 			if rawdoc.FirstKey(v.Value) == "$meta" {
 				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
 			}
-			return nil, mongoerr.New(17312, "$meta is the only expression supported by $sort right now")
+			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
 		}
 		dir, ok := values.Int64(v)
 		if !ok || (dir != 1 && dir != -1) {
-			return nil, mongoerr.New(15975, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
 		if field == "$natural" {
 			s.natural = int(dir)
@@ -61,14 +61,14 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 // component, no component starting with '$'.
 func checkFieldPath(p string) error {
 	if p == "" {
-		return mongoerr.New(40352, "FieldPath cannot be constructed with empty string")
+		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
 	for _, c := range strings.Split(p, ".") {
 		if c == "" {
-			return mongoerr.New(15998, "FieldPath field names may not be empty strings.")
+			return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 		}
 		if c[0] == '$' {
-			return mongoerr.New(16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return nil

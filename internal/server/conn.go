@@ -163,7 +163,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	var reply bson.Raw
 	db, derr := cmd.LookupErr("$db")
 	if derr != nil || db.Type != bson.TypeString {
-		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(40571), "OP_MSG requests require a $db argument"))
+		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
 	} else {
 		reply = c.run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
 	}
@@ -191,11 +191,11 @@ func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	var reply bson.Raw
 	switch name := commands.Name(cmd); {
 	case !isCmd:
-		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(5739101), "OP_QUERY is no longer supported for queries; use the find command"))
+		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpQueryFindUnsupported, "OP_QUERY is no longer supported for queries; use the find command"))
 	case name == "hello" || name == "isMaster" || name == "ismaster":
 		reply = c.run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
 	default:
-		reply = commands.ErrorReply(mongoerr.New(mongoerr.Code(352),
+		reply = commands.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand,
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
 	}
 	return c.reply(h, reply, -1)

@@ -6,9 +6,6 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// errEmptyFieldName is MongoDB's EmptyFieldName.
-const errEmptyFieldName = mongoerr.Code(56)
-
 // isPositional reports whether a path component is the positional operator $.
 func isPositional(part string) bool { return part == "$" }
 
@@ -28,13 +25,13 @@ func filterIdentifier(part string) (string, bool) {
 // to used.
 func parsePath(path string, filters map[string]Matcher, used map[string]bool) ([]string, error) {
 	if path == "" {
-		return nil, mongoerr.New(errEmptyFieldName, "An empty update path is not valid.")
+		return nil, mongoerr.New(mongoerr.EmptyFieldName, "An empty update path is not valid.")
 	}
 	parts := strings.Split(path, ".")
 	positional := 0
 	for i, p := range parts {
 		if p == "" {
-			return nil, mongoerr.New(errEmptyFieldName,
+			return nil, mongoerr.New(mongoerr.EmptyFieldName,
 				"The update path '%s' contains an empty field name, which is not allowed.", path)
 		}
 		if isPositional(p) {

@@ -92,7 +92,7 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modifi
 		return nil, false, err
 	}
 	if len(out) > MaxDocumentSize {
-		return nil, false, mongoerr.New(mongoerr.Code(17419),
+		return nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge,
 			"Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return out, !bytes.Equal(out, doc), nil

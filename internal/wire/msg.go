@@ -39,15 +39,6 @@ const (
 // MongoDB: bulkWrite, the command with the most, uses two.
 const maxSequences = 2
 
-// MongoDB's codes for malformed OP_MSG sections.
-const (
-	codeMultipleBodies        mongoerr.Code = 40430
-	codeDuplicateSequence     mongoerr.Code = 40431
-	codeUnknownSectionKind    mongoerr.Code = 40432
-	codeDuplicateBodySequence mongoerr.Code = 40433
-	codeMissingBody           mongoerr.Code = 40587
-)
-
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Msg is a parsed OP_MSG. Body and every document of Sequences alias the
@@ -128,7 +119,7 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 		switch kind {
 		case sectionBody:
 			if haveBody {
-				return nil, mongoerr.New(codeMultipleBodies, "Multiple body sections in message")
+				return nil, mongoerr.New(mongoerr.OpMsgMultipleBodies, "Multiple body sections in message")
 			}
 			haveBody = true
 			doc, rest, err := readDocument(sections)
@@ -146,21 +137,21 @@ func ParseMsg(h Header, body []byte) (*Msg, error) {
 			}
 			for _, s := range m.Sequences {
 				if s.Identifier == seq.Identifier {
-					return nil, mongoerr.New(codeDuplicateSequence, "Duplicate document sequence: %s", seq.Identifier)
+					return nil, mongoerr.New(mongoerr.OpMsgDuplicateSequence, "Duplicate document sequence: %s", seq.Identifier)
 				}
 			}
 			m.Sequences = append(m.Sequences, seq)
 			sections = rest
 		default:
-			return nil, mongoerr.New(codeUnknownSectionKind, "Unknown section kind %d", kind)
+			return nil, mongoerr.New(mongoerr.OpMsgUnknownSectionKind, "Unknown section kind %d", kind)
 		}
 	}
 	if !haveBody {
-		return nil, mongoerr.New(codeMissingBody, "OP_MSG messages must have a body")
+		return nil, mongoerr.New(mongoerr.OpMsgMissingBody, "OP_MSG messages must have a body")
 	}
 	for _, s := range m.Sequences {
 		if _, err := m.Body.LookupErr(s.Identifier); err == nil {
-			return nil, mongoerr.New(codeDuplicateBodySequence, "Duplicate field between body and document sequence %s", s.Identifier)
+			return nil, mongoerr.New(mongoerr.OpMsgDuplicateBodySequence, "Duplicate field between body and document sequence %s", s.Identifier)
 		}
 	}
 	return m, nil
