@@ -47,6 +47,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		case "stmtId":
 			err = stmt.parse(cmd, key, v)
 		case "let":
+			err = errLetNotImplemented(cmd)
 		case "bypassDocumentValidation":
 			// Folio has no document validators: nothing to bypass.
 			_, err = argBool(cmd, key, v)

@@ -107,6 +107,10 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 		case "stmtId", "stmtIds":
 			err = stmts.parse(cmdName, key, v)
 		case "let":
+			if cmdName == "insert" {
+				return false, nil // insert takes no let
+			}
+			err = errLetNotImplemented(cmdName)
 		case "bypassDocumentValidation":
 			// Folio has no document validators (create and collMod refuse
 			// them), so there is nothing to bypass.
@@ -211,7 +215,11 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 			u.Hint = v
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		case "c", "upsertSupplied", "sampleId":
+		case "c":
+			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the update statement option 'c' (constants) yet")
+		case "upsertSupplied", "sampleId":
+			// Set by mongos for sharded upserts and query sampling;
+			// nothing to do on one node.
 		default:
 			return false, nil
 		}
@@ -391,4 +399,10 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 func isOperatorDoc(d bson.Raw) bool {
 	el, err := d.IndexErr(0)
 	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
+}
+
+// errLetNotImplemented refuses let on a write command: its variables are
+// not yet passed to the write's filter and update.
+func errLetNotImplemented(cmd string) error {
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s option 'let' yet", cmd)
 }
