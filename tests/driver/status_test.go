@@ -417,7 +417,7 @@ func TestGetSetParameter(t *testing.T) {
 // change what it does: the find sort memory limit and the cursor idle
 // timeout.
 func TestSetParameterTakesEffect(t *testing.T) {
-	client, _ := startServer(t)
+	client, in := startServer(t)
 	seedStats(t, client)
 	admin := client.Database("admin")
 	coll := client.Database(testDB).Collection("stats")
@@ -435,16 +435,21 @@ func TestSetParameterTakesEffect(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The idle timeout applies to cursors outside sessions (drivers attach
+	// an implicit session to every command, so this one is opened on a raw
+	// connection); see TestCursorIdleTimeout.
 	set("cursorTimeoutMillis", 100)
-	cur, err := coll.Find(context.Background(), bson.D{}, options.Find().SetBatchSize(1))
-	if err != nil {
-		t.Fatal(err)
+	raw := rawDial(t, in)
+	reply := rawCommand(t, raw, 1, bson.D{{Key: "find", Value: "stats"}, {Key: "batchSize", Value: 1}, {Key: "$db", Value: testDB}})
+	id := reply.Lookup("cursor", "id").Int64()
+	if id == 0 {
+		t.Fatalf("no cursor: %s", reply)
 	}
-	defer cur.Close(context.Background())
 	time.Sleep(2500 * time.Millisecond)
-	for cur.Next(context.Background()) {
+	reply = rawCommand(t, raw, 2, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "stats"}, {Key: "$db", Value: testDB}})
+	if code, _ := reply.Lookup("code").Int32OK(); code != 43 {
+		t.Fatalf("getMore after the timeout: %s, want CursorNotFound (43)", reply)
 	}
-	requireCode(t, cur.Err(), 43, "CursorNotFound")
 }
 
 // TestTop checks that top counts the operations on each collection by
