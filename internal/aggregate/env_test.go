@@ -33,7 +33,7 @@ func (m *memEnv) Find(db, coll string, filter bson.Raw) (Source, error) {
 			out = append(out, d)
 		}
 	}
-	return &sliceSource{docs: out}, nil
+	return &SliceSource{Docs: out}, nil
 }
 
 func idKey(doc bson.Raw) string { return string(keyenc.Encode(doc.Lookup("_id"))) }

@@ -61,7 +61,7 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 		out := make([]field, len(s.names))
 		size := 0
 		for i, ss := range s.pipelines {
-			src := runStages(ss, &sliceSource{docs: docs}, rt)
+			src := runStages(ss, &SliceSource{Docs: docs}, rt)
 			results, err := drain(src, rt, "$facet")
 			src.Close()
 			if err != nil {

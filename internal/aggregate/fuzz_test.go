@@ -46,7 +46,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := p.Run(&sliceSource{docs: docs})
+		out := p.Run(&SliceSource{Docs: docs})
 		defer out.Close()
 		for i := 0; i < 1000; i++ {
 			d, err := out.Next()

@@ -124,7 +124,7 @@ type groupSource struct {
 	g     *groupStage
 	rt    *runtime
 	done  bool
-	out   sliceSource // the groups, when no run was spilled
+	out   SliceSource // the groups, when no run was spilled
 	runs  keyedRuns
 	merge *keyedMerge // the merged runs, when some were spilled
 }
@@ -211,9 +211,9 @@ func (s *groupSource) compute() error {
 		if g.sortByID {
 			slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
 		}
-		s.out.docs = make([]bson.Raw, len(order))
+		s.out.Docs = make([]bson.Raw, len(order))
 		for i, grp := range order {
-			s.out.docs[i] = groupDoc(g.accs, grp, !g.noID)
+			s.out.Docs[i] = groupDoc(g.accs, grp, !g.noID)
 		}
 		return nil
 	}

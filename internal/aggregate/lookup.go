@@ -167,7 +167,7 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 	case s.from == "":
 		// The equality match applies to the documents of the leading
 		// $documents stage.
-		src = &sliceSource{}
+		src = &SliceSource{}
 		if s.localField != nil {
 			m, err := query.Compile(s.equalityFilter(doc))
 			if err != nil {
@@ -314,7 +314,7 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 
 func (s *unionWithStage) run(in Source, rt *runtime) Source {
 	return &unionSource{first: in, open: func() (Source, error) {
-		var src Source = &sliceSource{}
+		var src Source = &SliceSource{}
 		if s.coll != "" {
 			var err error
 			if src, err = rt.find(s.coll, nil); err != nil {

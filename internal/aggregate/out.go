@@ -322,7 +322,7 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 			}
 			vars[s.letNames[i]] = v
 		}
-		src := runStages(s.pipeline, &sliceSource{docs: []bson.Raw{target}}, rt.withVars(vars))
+		src := runStages(s.pipeline, &SliceSource{Docs: []bson.Raw{target}}, rt.withVars(vars))
 		repl, err = src.Next()
 		src.Close()
 		if err != nil {

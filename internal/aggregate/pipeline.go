@@ -190,7 +190,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 // collection-less pipeline).
 func (p *Pipeline) Run(src Source) Source {
 	if src == nil {
-		src = &sliceSource{}
+		src = &SliceSource{}
 	}
 	return runStages(p.stages, src, p.rt)
 }
@@ -258,7 +258,7 @@ func (p *Pipeline) Explain(src Source) ([]StageStats, error) {
 		}
 	}
 	if src == nil {
-		src = &sliceSource{}
+		src = &SliceSource{}
 	}
 	stats := make([]StageStats, len(p.stages)+1)
 	out := Source(&statsSource{in: src, stats: &stats[0]})
@@ -295,25 +295,28 @@ func (s *statsSource) Next() (bson.Raw, error) {
 
 func (s *statsSource) Close() error { return s.in.Close() }
 
-// sliceSource yields a list of documents.
-type sliceSource struct{ docs []bson.Raw }
+// SliceSource yields documents gathered in advance.
+type SliceSource struct{ Docs []bson.Raw }
 
-func (s *sliceSource) Next() (bson.Raw, error) {
-	if len(s.docs) == 0 {
+func (s *SliceSource) Next() (bson.Raw, error) {
+	if len(s.Docs) == 0 {
 		return nil, nil
 	}
-	d := s.docs[0]
-	s.docs = s.docs[1:]
+	d := s.Docs[0]
+	s.Docs = s.Docs[1:]
 	return d, nil
 }
 
-func (s *sliceSource) Close() error { s.docs = nil; return nil }
+// Exhausted reports that every document was returned.
+func (s *SliceSource) Exhausted() bool { return len(s.Docs) == 0 }
+
+func (s *SliceSource) Close() error { s.Docs = nil; return nil }
 
 // lazySource computes a blocking stage's output on first read.
 type lazySource struct {
 	in      Source
 	compute func() ([]bson.Raw, error)
-	out     sliceSource
+	out     SliceSource
 	done    bool
 }
 
@@ -324,7 +327,7 @@ func (l *lazySource) Next() (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.out.docs = out
+		l.out.Docs = out
 	}
 	return l.out.Next()
 }

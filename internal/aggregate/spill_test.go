@@ -55,7 +55,7 @@ func runSpill(t *testing.T, stages []bson.Raw, docs []bson.Raw, limit int64, all
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := p.Run(&sliceSource{docs: slices.Clone(docs)})
+	src := p.Run(&SliceSource{Docs: slices.Clone(docs)})
 	count := func() int {
 		entries, err := os.ReadDir(dir)
 		if err != nil {

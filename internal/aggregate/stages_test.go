@@ -183,7 +183,7 @@ func TestInterrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := p.Run(&sliceSource{docs: slices.Clone(docs)})
+		out := p.Run(&SliceSource{Docs: slices.Clone(docs)})
 		for err == nil {
 			var d bson.Raw
 			if d, err = out.Next(); d == nil && err == nil {
@@ -194,7 +194,7 @@ func TestInterrupt(t *testing.T) {
 			t.Fatalf("%s: %v, want %s", tc.name, err, tc.want.Name())
 		}
 		p, _ = Parse([]bson.Raw{tc.stage}, Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: context.Background()})
-		if _, err := drain(p.Run(&sliceSource{docs: slices.Clone(docs)}), p.rt, "test"); err != nil {
+		if _, err := drain(p.Run(&SliceSource{Docs: slices.Clone(docs)}), p.rt, "test"); err != nil {
 			t.Fatalf("%s uninterrupted: %v", tc.name, err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/aggregate"
 )
 
 // serveList answers listCollections or listIndexes: a cursor over docs,
@@ -12,27 +14,7 @@ import (
 // rest wait for getMores. MongoDB knows such a cursor's end exactly, so an
 // exhausted one is closed at once, even with a batchSize of 0.
 func (s *Service) serveList(r *Request, coll string, docs []bson.Raw, batchSize int64) (bson.Raw, error) {
-	return s.serveFirstBatch(r, r.DB, coll, &sliceSource{docs: docs}, &binding{r.Ctx}, firstBatch{
+	return s.serveFirstBatch(r, r.DB, coll, &aggregate.SliceSource{Docs: docs}, &binding{r.Ctx}, firstBatch{
 		size: batchSize, defaultSize: math.MaxInt64, empty: len(docs) == 0, list: true,
 	})
-}
-
-// sliceSource yields documents gathered in advance.
-type sliceSource struct{ docs []bson.Raw }
-
-func (s *sliceSource) Next() (bson.Raw, error) {
-	if len(s.docs) == 0 {
-		return nil, nil
-	}
-	d := s.docs[0]
-	s.docs = s.docs[1:]
-	return d, nil
-}
-
-// Exhausted reports that every document was returned.
-func (s *sliceSource) Exhausted() bool { return len(s.docs) == 0 }
-
-func (s *sliceSource) Close() error {
-	s.docs = nil
-	return nil
 }

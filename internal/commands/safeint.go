@@ -9,21 +9,30 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// argSafeInt64 reads a field MongoDB declares as safeInt64 (find's skip,
-// limit and batchSize, a cursor's batchSize, getMore's batchSize): any
-// number, a double truncated toward zero and a decimal rounded half to
-// even, NaN as 0 and values past the int64 range saturated.
-func argSafeInt64(cmd, field string, v bson.RawValue) (int64, error) {
+// safeInt64 reads a number as MongoDB's safeInt64 fields and
+// safeNumberLong do: a double truncated toward zero and a decimal rounded
+// half to even, NaN as 0 and values past the int64 range saturated. ok is
+// false for a value that is not a number.
+func safeInt64(v bson.RawValue) (n int64, ok bool) {
 	switch v.Type {
 	case bson.TypeInt32:
-		return int64(v.Int32()), nil
+		return int64(v.Int32()), true
 	case bson.TypeInt64:
-		return v.Int64(), nil
+		return v.Int64(), true
 	case bson.TypeDouble:
-		return saturate(math.Trunc(v.Double())), nil
+		return saturate(math.Trunc(v.Double())), true
 	case bson.TypeDecimal128:
 		f, _ := values.Float64(v)
-		return saturate(math.RoundToEven(f)), nil
+		return saturate(math.RoundToEven(f)), true
+	}
+	return 0, false
+}
+
+// argSafeInt64 reads a field MongoDB declares as safeInt64 (find's skip,
+// limit and batchSize, a cursor's batchSize, getMore's batchSize).
+func argSafeInt64(cmd, field string, v bson.RawValue) (int64, error) {
+	if n, ok := safeInt64(v); ok {
+		return n, nil
 	}
 	return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'",
 		cmd, field, values.TypeName(v.Type))
