@@ -117,6 +117,12 @@ func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx co
 			// Folio has no document validators: nothing to bypass.
 			_, err = argBool("aggregate", key, v)
 		case "fromMongos", "needsMerge", "$_generateV2ResumeTokens", "isMapReduceCommand":
+			// Internal options of sharded and mapReduce execution: false
+			// is the only meaning they have on one node.
+			var on bool
+			if on, err = argBool("aggregate", key, v); err == nil && on {
+				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the aggregate option '%s'", key)
+			}
 		default:
 			return false, nil
 		}

@@ -44,9 +44,6 @@ type genericArg func(a *GenericArgs, v bson.RawValue) error
 var genericArgs = map[string]genericArg{
 	// The server reads $db; parseSessionArgs reads the session fields.
 	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil,
-	// stmtId numbers a retryable write's statements; a retry is answered
-	// with the first reply as a whole.
-	"stmtId": nil,
 	// comment is any value; currentOp shows it with the command.
 	"comment":         nil,
 	"maxTimeMS":       parseMaxTimeMS,
@@ -150,7 +147,7 @@ func parseMaxTimeMS(a *GenericArgs, v bson.RawValue) error {
 	if !values.IsNumber(v.Type) {
 		return mongoerr.New(mongoerr.BadValue, "maxTimeMS must be a number")
 	}
-	ms := safeNumberLong(v)
+	ms, _ := safeInt64(v)
 	if ms < 0 || ms > 1<<31-1 {
 		return mongoerr.New(mongoerr.BadValue, "%d value for maxTimeMS is out of range [0, 2147483647]", ms)
 	}
@@ -162,27 +159,6 @@ func parseMaxTimeMS(a *GenericArgs, v bson.RawValue) error {
 		a.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
 	}
 	return nil
-}
-
-// safeNumberLong converts a number to int64 as MongoDB's safeNumberLong
-// does: doubles truncate and saturate, NaN is 0.
-func safeNumberLong(v bson.RawValue) int64 {
-	switch v.Type {
-	case bson.TypeInt32:
-		return int64(v.Int32())
-	case bson.TypeInt64:
-		return v.Int64()
-	}
-	f, _ := values.Float64(v)
-	switch {
-	case f != f:
-		return 0
-	case f >= 1<<63:
-		return 1<<63 - 1
-	case f <= -(1 << 63):
-		return -1 << 63
-	}
-	return int64(f)
 }
 
 // readPreferenceModes are the modes $readPreference may name. The primary

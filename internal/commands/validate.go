@@ -18,10 +18,20 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = eachArg(r.Cmd, func(key string, _ bson.RawValue) (bool, error) {
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		switch key {
-		case "full", "background", "repair", "metadata", "checkBSONConformance", "scandata":
-			return true, nil
+		case "full", "scandata", "background":
+			// Folio's validate always reads every document and index
+			// entry, which is what full asks for; background is a
+			// locking mode with nothing to choose on Folio.
+			_, err := argBool("validate", key, v)
+			return true, err
+		case "repair", "metadata", "checkBSONConformance":
+			on, err := argBool("validate", key, v)
+			if err == nil && on {
+				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support validate's '%s' option yet", key)
+			}
+			return true, err
 		}
 		return false, nil
 	})

@@ -58,7 +58,7 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 		case "w":
 			switch {
 			case values.IsNumber(v.Type):
-				n := safeNumberLong(v)
+				n, _ := safeInt64(v)
 				if n < 0 || n > maxReplSetMembers {
 					return mongoerr.New(mongoerr.FailedToParse, "w has to be a non-negative number and not greater than %d; found: %d", maxReplSetMembers, n)
 				}
@@ -83,7 +83,7 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 		case "wtimeout":
 			// MongoDB reads any number and takes anything else as 0.
 			if values.IsNumber(v.Type) {
-				wc.WTimeout = safeNumberLong(v)
+				wc.WTimeout, _ = safeInt64(v)
 			}
 		case "provenance":
 			if v.Type != bson.TypeString {

@@ -198,6 +198,25 @@ func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
 	}
 }
 
+// TestRetryableStmtIdNumbersStatements checks that a batch's stmtId numbers
+// its statements from that id on, as mongos sends it: the retry names the
+// statements 5 and 6.
+func TestRetryableStmtIdNumbersStatements(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	cmd := bson.D{{Key: "insert", Value: "stmtid"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}}, {Key: "stmtId", Value: int32(5)}}
+	mustRunRaw(t, db, inSession(cmd, lsid, 1))
+	reply := mustRunRaw(t, db, inSession(cmd, lsid, 1))
+	if got, want := retriedOf(reply), `[{"$numberInt":"5"},{"$numberInt":"6"}]`; got != want {
+		t.Errorf("retried %s, want %s: %s", got, want, reply)
+	}
+	bad := append(cmd[:2:2], bson.E{Key: "stmtId", Value: "five"})
+	if _, err := db.RunCommand(t.Context(), inSession(bad, lsid, 2)).Raw(); serverCode(err) != 14 {
+		t.Errorf("stmtId of the wrong type: %v, want TypeMismatch", err)
+	}
+}
+
 // TestRetryableWriteRules covers the session rules around retries: a retry
 // is checked like a first attempt, a lower txnNumber is too old, a higher
 // one starts afresh, and multi statements cannot be retryable.
