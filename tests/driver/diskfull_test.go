@@ -15,7 +15,8 @@ import (
 // option; its write fails with OutOfDiskSpace, 14031, when the disk fills):
 // with the free space reported below the reserve, an insert into a
 // collection with two secondary indexes fails with 14031 and leaves neither
-// the document nor an index entry, reads go on, and writes resume once
+// the document nor an index entry, as does a transaction's commit, reads go
+// on, and writes resume once
 // space returns, without a restart.
 func TestDiskFull(t *testing.T) {
 	const reserve = 64 << 20
@@ -23,6 +24,7 @@ func TestDiskFull(t *testing.T) {
 	free.Store(1 << 30)
 	cfg := defaultConfig()
 	cfg.InMemory = false
+	cfg.ReplSetName = "folio" // transactions
 	cfg.DBPath = t.TempDir()
 	cfg.DiskReserve = reserve
 	cfg.FreeSpace = func(string) (uint64, error) { return free.Load(), nil }
@@ -64,7 +66,26 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("read below the reserve: %d, %v; want 1", n, err)
 	}
 
+	// A transaction's writes are staged in memory; its commit is refused
+	// and writes nothing.
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	sctx := mongo.NewSessionContext(ctx, sess)
+	if _, err := coll.InsertOne(sctx, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 1}, {Key: "b", Value: 1}}); err != nil {
+		t.Fatalf("insert in a transaction: %v", err)
+	}
+	requireCode(t, sess.CommitTransaction(ctx), 14031, "OutOfDiskSpace")
+
 	free.Store(reserve)
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("after the refused writes: %d documents, %v; want 1", n, err)
+	}
 	for _, ix := range []string{"a_1", "b_1"} {
 		n, err := coll.CountDocuments(ctx, bson.D{{Key: ix[:1], Value: 1}}, options.Count().SetHint(ix))
 		if err != nil || n != 0 {
