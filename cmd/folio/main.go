@@ -48,6 +48,13 @@ func envInt(name string) int64 {
 	return n
 }
 
+// defaultDiskReserveMB is -disk-reserve-mb's default: room for Pebble's
+// flushes and compactions, and for the log, once writes are refused.
+const defaultDiskReserveMB = 128
+
+// maxDiskReserveMB is the largest reserve whose byte count fits an int64.
+const maxDiskReserveMB = 1<<43 - 1
+
 func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
@@ -68,6 +75,12 @@ func run(args []string, stderr io.Writer) error {
 		"wire compressors offered to clients, comma-separated; empty for none (env FOLIO_COMPRESSORS)")
 	maxConns := fs.Int64("max-connections", envInt("FOLIO_MAX_CONNECTIONS"),
 		"most client connections served at once, as MongoDB's net.maxIncomingConnections; 0 for 80% of the file descriptor limit, at most 1000000 (env FOLIO_MAX_CONNECTIONS)")
+	reserveMB := envInt("FOLIO_DISK_RESERVE_MB")
+	if _, set := os.LookupEnv("FOLIO_DISK_RESERVE_MB"); !set {
+		reserveMB = defaultDiskReserveMB
+	}
+	fs.Int64Var(&reserveMB, "disk-reserve-mb", reserveMB,
+		"free disk space in MB kept on the data directory's filesystem: below it writes fail with OutOfDiskSpace (14031) while reads go on, and writes resume once space is freed; the server does not start below it; 0 disables the check. MongoDB has no such option (env FOLIO_DISK_RESERVE_MB)")
 	defShutdown := 15 * time.Second
 	if v, ok := os.LookupEnv("FOLIO_SHUTDOWN_TIMEOUT"); ok {
 		d, err := time.ParseDuration(v)
@@ -90,6 +103,9 @@ func run(args []string, stderr io.Writer) error {
 	}
 	if *maxConns < 0 {
 		return fmt.Errorf("bad -max-connections (or FOLIO_MAX_CONNECTIONS): want a non-negative integer")
+	}
+	if reserveMB < 0 || reserveMB > maxDiskReserveMB {
+		return fmt.Errorf("bad -disk-reserve-mb (or FOLIO_DISK_RESERVE_MB): want an integer from 0 to %d", maxDiskReserveMB)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -124,6 +140,7 @@ func run(args []string, stderr io.Writer) error {
 		ReplSetName:    *replSet,
 		Advertise:      *advertise,
 		MaxConnections: *maxConns,
+		DiskReserve:    uint64(reserveMB) << 20,
 		Logger:         slog.New(handler),
 		Argv:           append([]string{"folio"}, args...),
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMaxConnectionsFlag checks that -max-connections and
@@ -35,5 +36,44 @@ func TestMaxConnectionsFlag(t *testing.T) {
 	var stderr bytes.Buffer
 	if err := run([]string{"-help"}, &stderr); err != nil || !strings.Contains(stderr.String(), "-max-connections") {
 		t.Fatalf("-help: %v\n%s", err, stderr.String())
+	}
+}
+
+// TestDiskReserveAtStart checks that the server does not start when the
+// data directory's filesystem has less free space than -disk-reserve-mb
+// (here 4 EB, more than any disk): run returns at once with an error naming
+// the directory and the reserve instead of serving or spinning. Bad values
+// of the flag and of FOLIO_DISK_RESERVE_MB are refused.
+func TestDiskReserveAtStart(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run([]string{"-addr", "127.0.0.1:0", "-dbpath", dir, "-disk-reserve-mb", "4398046511104"}, &stderr)
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("started below the reserve")
+		}
+		for _, want := range []string{"not enough free disk space", dir, "reserve of 4398046511104 MB"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not say %q", err, want)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run neither started nor failed in 10s")
+	}
+	for _, c := range []struct{ env, flag string }{{"-1", ""}, {"lots", ""}, {"", "-1"}, {"", "8796093022208"}} {
+		if c.env != "" {
+			t.Setenv("FOLIO_DISK_RESERVE_MB", c.env)
+		}
+		args := []string{"-in-memory", "-addr", "127.0.0.1:0"}
+		if c.flag != "" {
+			args = append(args, "-disk-reserve-mb", c.flag)
+		}
+		if err := run(args, &stderr); err == nil || !strings.Contains(err.Error(), "disk-reserve-mb") {
+			t.Errorf("env %q flag %q: %v", c.env, c.flag, err)
+		}
 	}
 }

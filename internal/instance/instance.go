@@ -52,6 +52,14 @@ type Config struct {
 	// are closed as they are accepted. Zero means MongoDB's default; any
 	// value is capped at 80% of the file descriptor limit.
 	MaxConnections int64
+	// DiskReserve is the free space, in bytes, kept on the data
+	// directory's filesystem: below it writes fail with OutOfDiskSpace
+	// (reads go on, writes resume once space is freed) and Start fails.
+	// Zero disables the guard; in memory there is none.
+	DiskReserve uint64
+	// FreeSpace, when set, replaces the system's statfs in that guard
+	// (tests).
+	FreeSpace pebblekv.FreeSpaceFunc
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -78,7 +86,7 @@ func Start(cfg Config) (*Instance, error) {
 		base = cfg.Logger.Handler()
 	}
 	log := slog.New(ring.Handler(base))
-	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log})
+	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace})
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +141,7 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections)
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20)
 	return in, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -25,11 +26,19 @@ type Options struct {
 	CacheSize int64
 	// Logger receives Pebble's own log lines; nil discards them.
 	Logger *slog.Logger
+	// DiskReserve is the free space, in bytes, the data directory's
+	// filesystem keeps: below it commits fail with OutOfDiskSpace and
+	// Open fails. Zero, or InMemory, disables the guard.
+	DiskReserve uint64
+	// FreeSpace reports the free space of the data directory's filesystem;
+	// nil uses Statfs. Tests inject it.
+	FreeSpace FreeSpaceFunc
 }
 
 // DB is a Pebble-backed storage.KV.
 type DB struct {
-	db *pebble.DB
+	db    *pebble.DB
+	space *spaceGuard
 }
 
 var (
@@ -58,11 +67,23 @@ func Open(dir string, opts Options) (*DB, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	var space *spaceGuard
+	if !opts.InMemory && opts.DiskReserve > 0 {
+		// The directory must exist for its filesystem to be asked.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		var err error
+		if space, err = newSpaceGuard(dir, opts.DiskReserve, opts.FreeSpace, opts.Logger); err != nil {
+			return nil, err
+		}
+	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		space.close()
 		return nil, explainOpen(dir, err)
 	}
-	return &DB{db: db}, nil
+	return &DB{db: db, space: space}, nil
 }
 
 // Get implements storage.Reader.
@@ -77,7 +98,7 @@ func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {
 func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()} }
 
 // NewBatch implements storage.KV.
-func (d *DB) NewBatch() storage.Batch { return &batch{b: d.db.NewBatch()} }
+func (d *DB) NewBatch() storage.Batch { return &batch{b: d.db.NewBatch(), space: d.space} }
 
 // Sync implements storage.KV: an empty synced WAL record forces every
 // earlier commit to disk.
@@ -102,6 +123,7 @@ func (d *DB) Flush() error { return d.db.Flush() }
 
 // Close implements storage.KV.
 func (d *DB) Close() error {
+	d.space.close()
 	if err := d.db.Flush(); err != nil {
 		return errors.Join(err, d.db.Close())
 	}
@@ -118,7 +140,10 @@ func (s snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
 
 func (s snapshot) Close() error { return s.s.Close() }
 
-type batch struct{ b *pebble.Batch }
+type batch struct {
+	b     *pebble.Batch
+	space *spaceGuard
+}
 
 func (b *batch) Set(key, value []byte) error         { return b.b.Set(key, value, nil) }
 func (b *batch) Delete(key []byte) error             { return b.b.Delete(key, nil) }
@@ -126,7 +151,12 @@ func (b *batch) DeleteRange(start, end []byte) error { return b.b.DeleteRange(st
 func (b *batch) Empty() bool                         { return b.b.Empty() }
 func (b *batch) Close() error                        { return b.b.Close() }
 
+// Commit implements storage.Batch. Below the disk reserve it fails with
+// OutOfDiskSpace and writes nothing.
 func (b *batch) Commit(sync bool) error {
+	if err := b.space.check(); err != nil {
+		return err
+	}
 	if sync {
 		return b.b.Commit(pebble.Sync)
 	}
