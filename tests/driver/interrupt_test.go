@@ -420,13 +420,22 @@ func TestTailableCursorInterrupted(t *testing.T) {
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
+	// The cursor belongs to the session that opened it: find and getMores
+	// share one explicit session, so the driver cannot hand the getMore
+	// another pooled session while awaitOp runs currentOp.
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
 	var res struct{ Cursor struct{ ID int64 } }
-	err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Decode(&res)
+	err = db.RunCommand(sctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Decode(&res)
 	if err != nil || res.Cursor.ID == 0 {
 		t.Fatalf("tailable find: %v, cursor %d", err, res.Cursor.ID)
 	}
 	getMore := func(comment string) (bson.Raw, error) {
-		return db.RunCommand(ctx, bson.D{{Key: "getMore", Value: res.Cursor.ID}, {Key: "collection", Value: "capped"},
+		return db.RunCommand(sctx, bson.D{{Key: "getMore", Value: res.Cursor.ID}, {Key: "collection", Value: "capped"},
 			{Key: "maxTimeMS", Value: 20000}, {Key: "comment", Value: comment}}).Raw()
 	}
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
