@@ -1,7 +1,5 @@
 package server
 
-import "syscall"
-
 // defaultMaxConnections is MongoDB's default net.maxIncomingConnections.
 const defaultMaxConnections = 1_000_000
 
@@ -10,11 +8,7 @@ const defaultMaxConnections = 1_000_000
 // 80% of the process's file descriptor limit, the rest being left to
 // storage files.
 func MaxConnections(want int64) int64 {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		lim.Cur = 0
-	}
-	return clampConnections(want, lim.Cur)
+	return clampConnections(want, fdLimit())
 }
 
 // clampConnections bounds want (defaultMaxConnections when <= 0) by 80% of

@@ -3,8 +3,6 @@ package pebblekv
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -33,19 +31,4 @@ func explainOpen(dir string, err error) error {
 		return fmt.Errorf("data directory %s is already open in this process: close it first, or use another directory (%w)", abs, err)
 	}
 	return err
-}
-
-// lockHolder returns the pid of the process holding a POSIX write lock on
-// path, or 0 if none is found.
-func lockHolder(path string) int {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart}
-	if err := syscall.FcntlFlock(f.Fd(), syscall.F_GETLK, &lk); err != nil || lk.Type == syscall.F_UNLCK {
-		return 0
-	}
-	return int(lk.Pid)
 }
