@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -16,15 +15,6 @@ const spaceRefresh = 250 * time.Millisecond
 // FreeSpaceFunc reports the bytes free to an unprivileged writer on the
 // filesystem holding dir.
 type FreeSpaceFunc func(dir string) (uint64, error)
-
-// Statfs is the FreeSpaceFunc of the running system.
-func Statfs(dir string) (uint64, error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(dir, &st); err != nil {
-		return 0, err
-	}
-	return st.Bavail * uint64(st.Bsize), nil
-}
 
 // spaceGuard refuses commits while the data directory's filesystem has
 // less free space than the reserve. Pebble treats a failed WAL write as
