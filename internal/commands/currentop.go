@@ -24,7 +24,7 @@ type activeOp struct {
 	ns    string
 	name  string
 	cmd   bson.Raw
-	lsid  []byte // the session's id (in cmd), nil for none
+	lsid  string // the session's id, empty for none
 	start time.Time
 	// ctx is the operation's context; kill ends it with the error the
 	// operation then fails with.
@@ -91,7 +91,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll
 	}
-	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: lsidOf(r.Cmd), start: time.Now()}
+	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: r.Args.Session.lsid, start: time.Now()}
 	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
@@ -124,16 +124,6 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 
 // errMaxTimeMS is the error of an operation past its maxTimeMS.
 var errMaxTimeMS = mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
-
-// lsidOf is the session id of cmd, or nil.
-func lsidOf(cmd bson.Raw) []byte {
-	id, ok := cmd.Lookup("lsid").DocumentOK()
-	if !ok {
-		return nil
-	}
-	_, data, _ := id.Lookup("id").BinaryOK()
-	return data
-}
 
 func (o *opRegistry) end(op *activeOp) {
 	elapsed := time.Since(op.start)

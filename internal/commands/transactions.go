@@ -312,7 +312,7 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, id := range ids {
 		kill[id] = true
 	}
-	s.ops.killWhere(func(op *activeOp) bool { return kill[string(op.lsid)] && op != r.op }, errKilled)
+	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
 	for _, id := range ids {
 		s.Sessions.End(id)
 	}
@@ -322,7 +322,7 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // killAllSessionsCmd kills every session and the operations running in
 // them.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != nil && op != r.op }, errKilled)
+	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
 	s.Sessions.EndAll()
 	return nil, nil
 }
