@@ -28,7 +28,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
 	} else {
 		var rejected []*plan
-		if p, rejected, err = e.planFind(c, q, o.Hint, o.Txn, o.wanted()); err != nil {
+		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
 		winning = planStages(p, filter, q, o, e.SortMemoryLimit())

@@ -89,7 +89,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 // planFind chooses the plan of a find on c (reading txn's view, if any),
 // by a trial run when several qualify (see trialPlans), and returns it with
 // the candidates it rejected.
-func (e *Engine) planFind(c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
+func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +108,7 @@ func (e *Engine) planFind(c *Collection, q compiledFind, hint bson.RawValue, txn
 	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
-		if p, rejected, err = e.trialPlans(c, q, cands, txn, limit); err != nil {
+		if p, rejected, err = e.trialPlans(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -130,7 +130,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return emptyCursor{}, err
 	}
-	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
+	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 		_, err := resolveHint(nil, o.Hint)
 		return 0, err
 	}
-	p, _, err := e.planFind(c, q, o.Hint, o.Txn, o.wanted())
+	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return 0, err
 	}

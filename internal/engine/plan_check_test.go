@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"fmt"
 	"slices"
 	"testing"
@@ -142,7 +144,7 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+	p, _, err := e.planFind(context.Background(), c, q, bson.RawValue{}, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

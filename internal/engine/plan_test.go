@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -113,7 +115,7 @@ func TestPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, _, err := e.planFind(e.Collection("test", "p"), q, bson.RawValue{}, nil, 0)
+			p, _, err := e.planFind(context.Background(), e.Collection("test", "p"), q, bson.RawValue{}, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +219,7 @@ func TestRangeIntersection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+		p, _, err := e.planFind(context.Background(), c, q, bson.RawValue{}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +251,7 @@ func TestPositionalPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, _, err := e.planFind(c, q, bson.RawValue{}, nil, 0)
+		p, _, err := e.planFind(context.Background(), c, q, bson.RawValue{}, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,5 +1,11 @@
 package engine
 
+import (
+	"context"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
 // Trial runs choose among the candidate plans of a query the way MongoDB's
 // multi-planner does: each plan works for a trial period, which ends when
 // one of them has produced trialResults results (or the query's limit) or
@@ -22,7 +28,7 @@ type trialRun struct {
 
 // trialPlans runs the trial of cands (best static score first) on c and
 // returns the winner and the others.
-func (e *Engine) trialPlans(c *Collection, q compiledFind, cands []*plan, txn *Txn, limit int64) (*plan, []*plan, error) {
+func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*plan, txn *Txn, limit int64) (*plan, []*plan, error) {
 	want := int64(trialResults)
 	if limit > 0 && limit < want {
 		want = limit
@@ -36,7 +42,7 @@ func (e *Engine) trialPlans(c *Collection, q compiledFind, cands []*plan, txn *T
 		if q.sort != nil && !p.sorted {
 			pw = budget + 1
 		}
-		r, err := e.trialRun(c, q, p, txn, pw, budget)
+		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -58,8 +64,9 @@ func (e *Engine) trialPlans(c *Collection, q compiledFind, cands []*plan, txn *T
 }
 
 // trialRun works p until it has want results, ends, or has done budget
-// works (keys or documents examined).
-func (e *Engine) trialRun(c *Collection, q compiledFind, p *plan, txn *Txn, want, budget int64) (trialRun, error) {
+// works (keys or documents examined); it stops with the interruption's
+// error once ctx ends, as the scan-and-match loop does.
+func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *plan, txn *Txn, want, budget int64) (trialRun, error) {
 	var r trialRun
 	stats := &scanStats{}
 	src, err := e.openSource(c, p, txn, stats)
@@ -68,6 +75,9 @@ func (e *Engine) trialRun(c *Collection, q compiledFind, p *plan, txn *Txn, want
 	}
 	defer src.Close()
 	for int64(len(r.resultAt)) < want {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return r, err
+		}
 		doc, err := src.Next()
 		if err != nil {
 			return r, err

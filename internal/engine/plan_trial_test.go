@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // TestTrialPlans checks that among plans the static ranking cannot tell
@@ -50,7 +53,7 @@ func TestTrialPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, rejected, err := e.planFind(e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted())
+			p, rejected, err := e.planFind(context.Background(), e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,6 +62,13 @@ func TestTrialPlans(t *testing.T) {
 			}
 			if len(rejected) != 1 || rejected[0].ix == nil || rejected[0].ix.Name != tc.reject {
 				t.Fatalf("rejected %v, want %s", rejected, tc.reject)
+			}
+			// The trial runs under the operation's context: a killed
+			// operation stops there.
+			killed, cancel := context.WithCancelCause(context.Background())
+			cancel(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
+			if _, _, err := e.planFind(killed, e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted()); !mongoerr.Is(err, mongoerr.Interrupted) {
+				t.Fatalf("trial of a killed operation: %v, want Interrupted", err)
 			}
 			out, err := e.Explain("test", "t", o, false)
 			if err != nil {

@@ -138,7 +138,7 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmt
 // a private copy of the document. The scan stops with the interruption's
 // error once ctx ends; a document fn is changing is always finished first.
 func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
-	p, _, err := e.planFind(c, compiledFind{filter: f}, hint, txn, 0)
+	p, _, err := e.planFind(ctx, c, compiledFind{filter: f}, hint, txn, 0)
 	if err != nil {
 		return err
 	}
