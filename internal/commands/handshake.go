@@ -8,17 +8,20 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/wire"
 )
 
 // The MongoDB release whose behaviour Folio follows, and its wire version.
 const (
-	mongoVersion   = "7.0.0"
-	maxWireVersion = 21
-	// logicalSessionTimeoutMinutes is MongoDB's default session timeout.
-	logicalSessionTimeoutMinutes = 30
-	maxWriteBatchSize            = 100000
+	mongoVersion      = "7.0.0"
+	maxWireVersion    = 21
+	maxWriteBatchSize = 100000
 )
+
+// logicalSessionTimeoutMinutes is the session timeout hello, startSession
+// and getParameter report.
+const logicalSessionTimeoutMinutes = int32(sessions.DefaultTimeout / time.Minute)
 
 func init() {
 	register(helloCmd, "hello", "isMaster", "ismaster")
@@ -61,7 +64,7 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxMessageSizeBytes", Value: int32(wire.MaxMessageSize)},
 		bson.E{Key: "maxWriteBatchSize", Value: int32(maxWriteBatchSize)},
 		bson.E{Key: "localTime", Value: bson.NewDateTimeFromTime(time.Now())},
-		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(logicalSessionTimeoutMinutes)},
+		bson.E{Key: "logicalSessionTimeoutMinutes", Value: logicalSessionTimeoutMinutes},
 		bson.E{Key: "connectionId", Value: number(r.Conn.ID)},
 		bson.E{Key: "minWireVersion", Value: int32(0)},
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},

@@ -111,6 +111,6 @@ func (bs *boundSource) Restore() error {
 // Exhausted reports, through the wrapper, that the source knows it has
 // nothing left (see cursors.Cursor.Exhausted).
 func (bs *boundSource) Exhausted() bool {
-	e, ok := bs.Source.(interface{ Exhausted() bool })
+	e, ok := bs.Source.(cursors.Exhauster)
 	return ok && e.Exhausted()
 }

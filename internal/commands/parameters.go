@@ -7,7 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -49,10 +49,10 @@ var serverParameters = map[string]serverParameter{
 		min: 0, max: 1<<31 - 1,
 	},
 	"logicalSessionTimeoutMinutes": {
-		get: func(*Service) any { return int32(sessions.DefaultTimeout / time.Minute) },
+		get: func(*Service) any { return logicalSessionTimeoutMinutes },
 	},
 	"maxBSONDepth": {
-		get: func(*Service) any { return int32(200) },
+		get: func(*Service) any { return int32(rawdoc.MaxDepth) },
 	},
 	// Folio runs without authentication: no mechanism is enabled.
 	"authenticationMechanisms": {

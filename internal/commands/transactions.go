@@ -249,7 +249,7 @@ func startSessionCmd(s *Service, _ *Request) (bson.Raw, error) {
 	s.Sessions.Get(string(uuid))
 	return marshal(bson.D{
 		{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: uuid}}}},
-		{Key: "timeoutMinutes", Value: int32(logicalSessionTimeoutMinutes)},
+		{Key: "timeoutMinutes", Value: logicalSessionTimeoutMinutes},
 	}), nil
 }
 

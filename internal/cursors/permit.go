@@ -1,11 +1,11 @@
 package cursors
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
 )
 
 // Permit checks that a getMore on db.coll, run in session (the lsid's id,
@@ -34,12 +34,8 @@ func (c *Cursor) Permit(db, coll, session string, inTxn bool, txnNumber int64) e
 	return nil
 }
 
-// anonymousUID is the user digest of a session opened without
-// authentication: the SHA-256 of the empty user name.
-var anonymousUID = func() string {
-	sum := sha256.Sum256(nil)
-	return base64.StdEncoding.EncodeToString(sum[:])
-}()
+// anonymousUID is sessions.AnonymousUID as MongoDB's messages show it.
+var anonymousUID = base64.StdEncoding.EncodeToString(sessions.AnonymousUID[:])
 
 // sessionString shows a session as MongoDB's messages do: its id (a UUID),
 // its user digest, then the empty txnNumber and txnUUID of a client

@@ -42,9 +42,9 @@ func stmtKey(id string, txn int64, stmt int32) []byte {
 	return binary.BigEndian.AppendUint32(k, uint32(stmt))
 }
 
-// noUserUID is the uid of sessions without authentication: the SHA-256 of
-// the empty user name, as MongoDB computes it.
-var noUserUID = sha256.Sum256(nil)
+// AnonymousUID is the uid (user digest) of sessions opened without
+// authentication: the SHA-256 of the empty user name, as MongoDB computes it.
+var AnonymousUID = sha256.Sum256(nil)
 
 // opTimes hands out increasing lastWriteOpTime timestamps: Folio has no
 // oplog, so a record's optime is the wall clock's seconds and a counter.
@@ -71,7 +71,7 @@ func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Tim
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
 	dst = bsoncore.AppendBinaryElement(dst, "id", bson.TypeBinaryUUID, []byte(id))
-	dst = bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, noUserUID[:])
+	dst = bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
 	dst, _ = bsoncore.AppendDocumentEnd(dst, idStart)
 	dst = bsoncore.AppendInt64Element(dst, "txnNum", txn)
 	secs, inc := nextOpTime(now)
