@@ -8,20 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// keys are the field names of doc, in order.
-func keys(t *testing.T, doc bson.Raw) []string {
-	t.Helper()
-	elems, err := doc.Elements()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]string, len(elems))
-	for i, e := range elems {
-		out[i] = e.Key()
-	}
-	return out
-}
-
 // runRaw runs cmd on db and returns the reply, or the error.
 func runRaw(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
 	t.Helper()
@@ -89,10 +75,10 @@ func TestCursorReplyFieldOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(keys(t, tt.reply), " "); got != "cursor ok" {
+			if got := strings.Join(keysOf(t, tt.reply), " "); got != "cursor ok" {
 				t.Errorf("reply fields %q, want %q", got, "cursor ok")
 			}
-			if got := strings.Join(keys(t, tt.reply.Lookup("cursor").Document()), " "); got != tt.want {
+			if got := strings.Join(keysOf(t, tt.reply.Lookup("cursor").Document()), " "); got != tt.want {
 				t.Errorf("cursor fields %q, want %q", got, tt.want)
 			}
 		})

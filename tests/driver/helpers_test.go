@@ -131,6 +131,16 @@ func serverCode(err error) int {
 			return we.WriteConcernError.Code
 		}
 	}
+	// Any other server error: the interruption codes, which tests of
+	// killed and timed-out operations look for.
+	var se mongo.ServerError
+	if errors.As(err, &se) {
+		for _, c := range []int{11600, 11601, 50, 279} {
+			if se.HasErrorCode(c) {
+				return c
+			}
+		}
+	}
 	return 0
 }
 

@@ -2,7 +2,6 @@ package driver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -108,26 +107,6 @@ func awaitGone(t *testing.T, client *mongo.Client, comment string, limit time.Du
 	return time.Since(start)
 }
 
-func errCode(err error) int {
-	var ce mongo.CommandError
-	if errors.As(err, &ce) {
-		return int(ce.Code)
-	}
-	var we mongo.WriteException
-	if errors.As(err, &we) && len(we.WriteErrors) > 0 {
-		return we.WriteErrors[0].Code
-	}
-	var se mongo.ServerError
-	if errors.As(err, &se) {
-		for _, c := range []int{11600, 11601, 50, 279} {
-			if se.HasErrorCode(c) {
-				return c
-			}
-		}
-	}
-	return 0
-}
-
 // slowOps are long operations of each kind, tagged with a comment so that
 // currentOp finds them.
 var slowOps = []struct {
@@ -208,7 +187,7 @@ func TestKillOp(t *testing.T) {
 				}
 			}
 			awaitGone(t, client, comment, 2*time.Second)
-			if err := <-errc; errCode(err) != 11601 {
+			if err := <-errc; serverCode(err) != 11601 {
 				t.Fatalf("killed %s: %v, want Interrupted (11601)", op.name, err)
 			}
 			if op.write {
@@ -235,11 +214,11 @@ func TestKillOpArguments(t *testing.T) {
 		{bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: int64(1) << 40}}, 0},
 	} {
 		err := admin.RunCommand(context.Background(), tc.cmd).Err()
-		if errCode(err) != tc.code || tc.code == 0 && err != nil {
+		if serverCode(err) != tc.code || tc.code == 0 && err != nil {
 			t.Errorf("%v: %v, want code %d", tc.cmd, err, tc.code)
 		}
 	}
-	if err := client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}).Err(); errCode(err) != 13 {
+	if err := client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: 1}}).Err(); serverCode(err) != 13 {
 		t.Errorf("killOp outside admin: %v, want Unauthorized", err)
 	}
 }
@@ -280,7 +259,7 @@ func TestMaxTimeMSBoundsWrites(t *testing.T) {
 			seedSlow(t, coll)
 			start := time.Now()
 			err := db.RunCommand(context.Background(), tc.cmd("slow")).Err()
-			if errCode(err) != 50 {
+			if serverCode(err) != 50 {
 				t.Fatalf("%v, want MaxTimeMSExpired (50)", err)
 			}
 			if took := time.Since(start); took > 2*time.Second {
@@ -326,7 +305,7 @@ func TestKillSessions(t *testing.T) {
 				t.Fatal(err)
 			}
 			awaitGone(t, client, comment, 2*time.Second)
-			if err := <-errc; errCode(err) != 11601 {
+			if err := <-errc; serverCode(err) != 11601 {
 				t.Fatalf("find of a killed session: %v, want Interrupted (11601)", err)
 			}
 		})
@@ -400,7 +379,7 @@ func TestMaxTimeMSAcrossGetMores(t *testing.T) {
 	for err == nil && time.Since(start) < 10*time.Second {
 		err = getMore(id)
 	}
-	if errCode(err) != 50 {
+	if serverCode(err) != 50 {
 		t.Fatalf("getMores of a slow cursor: %v after %v, want MaxTimeMSExpired", err, time.Since(start))
 	}
 }
@@ -456,7 +435,7 @@ func TestTailableCursorInterrupted(t *testing.T) {
 	}
 	select {
 	case err := <-errc:
-		if errCode(err) != 11601 {
+		if serverCode(err) != 11601 {
 			t.Fatalf("killed awaiting getMore: %v, want Interrupted (11601)", err)
 		}
 	case <-time.After(5 * time.Second):
