@@ -157,7 +157,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
 func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
-	src, err := e.openSource(c, p, txn, stats)
+	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
 	}
@@ -168,9 +168,11 @@ func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx
 // txn; the source's plan is p rebuilt if its index turned multikey since
 // (see plan.rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
-func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
+// Keys the scan passes over without yielding a document are examined
+// under ctx.
+func (e *Engine) openSource(ctx context.Context, c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
 	if txn != nil {
-		return newPlanSource(txn.view, c.ID, p.rebuilt(), stats, nil)
+		return newPlanSource(ctx, txn.view, c.ID, p.rebuilt(), stats, nil)
 	}
 	useHints := p.ix != nil && !p.reverse
 	var epoch, now uint64
@@ -178,7 +180,7 @@ func (e *Engine) openSource(c *Collection, p *plan, txn *Txn, stats *scanStats) 
 		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
 	}
 	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(snap, c.ID, p.rebuilt(), stats, snap.Close)
+	src, err := newPlanSource(ctx, snap, c.ID, p.rebuilt(), stats, snap.Close)
 	if err != nil {
 		snap.Close()
 		return nil, err

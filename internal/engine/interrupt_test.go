@@ -146,6 +146,30 @@ func TestInterruptMidway(t *testing.T) {
 	}
 }
 
+// TestInterruptSkippedKeys checks that an index scan passing over keys
+// that fail the bounds of a later field (so that no document reaches the
+// scan-and-match loop) still stops when its operation ends.
+func TestInterruptSkippedKeys(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "k", `{"a": 1, "b": 1}`, false)
+	var docs []bson.Raw
+	for i := range 1000 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d, "b": 0}`, i, i)))
+	}
+	if _, _, err := e.Insert("test", "k", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := &endsAfter{Context: context.Background(), checks: 10}
+	cur, err := e.Find("test", "k", FindOptions{Filter: ext(t, `{"a": {"$gte": 0}, "b": 5}`), Hint: ext(t, `{"h": {"a": 1, "b": 1}}`).Lookup("h"), Ctx: ctx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	if doc, err := cur.Next(); !mongoerr.Is(err, mongoerr.Interrupted) {
+		t.Fatalf("Next = %v, %v; want Interrupted", doc, err)
+	}
+}
+
 // TestInterruptWaitForTransaction checks that a write waiting for an open
 // transaction's intent on its document stops when its operation ends (here
 // its maxTimeMS), instead of waiting for the transaction.

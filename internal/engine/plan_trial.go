@@ -69,7 +69,7 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *plan, txn *Txn, want, budget int64) (trialRun, error) {
 	var r trialRun
 	stats := &scanStats{}
-	src, err := e.openSource(c, p, txn, stats)
+	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return r, err
 	}

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -39,6 +41,10 @@ type planSource struct {
 	sought bool
 	seen   map[string]struct{}
 	stats  *scanStats
+	// ctx is the operation's context, looked at for each key the scan
+	// passes over (a failed key check, a duplicate) without yielding a
+	// document; the documents it yields are checked by their consumer.
+	ctx    context.Context
 	closer func() error
 	// hints, when set, are the index's seek hints, with the epoch and hint
 	// clock read before the snapshot was taken.
@@ -54,8 +60,8 @@ type planSource struct {
 	pointDone bool
 }
 
-func newPlanSource(r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
-	s := &planSource{r: r, p: p, collID: collID, stats: stats, closer: closer}
+func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
+	s := &planSource{r: r, p: p, collID: collID, stats: stats, closer: closer, ctx: ctx}
 	if p.idPoint() {
 		// One _id: a point read, with no iterator to set up.
 		doc, found, err := r.Get(p.intervals[0].lo)
@@ -148,6 +154,9 @@ func (s *planSource) Next() (bson.Raw, error) {
 			s.stats.keysExamined++
 			if s.p.checks != nil {
 				if ok, seek := s.p.checkKey(s.it.Key()); !ok {
+					if err := mongoerr.Interruption(s.ctx); err != nil {
+						return nil, err
+					}
 					if seek != nil {
 						s.seekTo(seek)
 					}
@@ -155,6 +164,9 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 			}
 			if _, dup := s.seen[string(encID)]; dup {
+				if err := mongoerr.Interruption(s.ctx); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			s.seen[string(encID)] = struct{}{}
