@@ -12,8 +12,27 @@ import (
 )
 
 func init() {
-	register(aggregateCmd, "aggregate")
+	register(aggregateCmd, aggregateSpec, "aggregate")
 }
+
+// aggregateSpec declares aggregate's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/aggregate/
+var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
+	required("pipeline", tArray),
+	arg("cursor", tDoc),
+	arg("allowDiskUse", tBool),
+	arg("hint", tAny),
+	arg("let", tDoc),
+	arg("explain", tBool),
+	refuse("collation", tDoc, "collations"),
+	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	refuseTrue("fromMongos", "sharded execution"),
+	refuseTrue("needsMerge", "sharded execution"),
+	refuseTrue("$_generateV2ResumeTokens", "change streams"),
+	refuseTrue("isMapReduceCommand", "mapReduce"),
+}, subs: []*argSpec{aggregateCursorSpec}}
+
+var aggregateCursorSpec = cursorSpec("aggregate")
 
 // aggregateCmd runs {aggregate: <collection> | 1, pipeline, cursor, ...}.
 // A leading $match (and a $sort right after it, with a following $limit)
@@ -24,7 +43,7 @@ func init() {
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
 	b := &binding{r.Ctx}
-	a, err := parseAggregate(s, r.DB, r.Cmd, r.Txn, b)
+	a, err := parseAggregate(s, r.DB, &r.args, r.Txn, b)
 	if err != nil {
 		return nil, err
 	}
@@ -78,66 +97,33 @@ type aggregateArgs struct {
 
 // parseAggregate reads an aggregate command on db (on its own, or inside
 // explain) run in txn, if any, under the operation context ctx.
-func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
+func parseAggregate(s *Service, db string, c *cmdArgs, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx}}}
-	switch collv := cmd.Lookup("aggregate"); {
+	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
-		if a.opts.Coll, err = collectionArg(cmd); err != nil {
+		if a.opts.Coll, err = collectionArg(c.raw); err != nil {
 			return nil, err
 		}
 	case values.IsNumber(collv.Type) && values.Compare(collv, values.Int32Value(1)) == 0:
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 	}
-	havePipeline := false
-	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "pipeline":
-			a.stages, err = docsArg("aggregate", key, v)
-			havePipeline = true
-		case "cursor":
-			var c bson.Raw
-			if c, err = argDoc("aggregate", key, v); err == nil {
-				a.haveCursor = true
-				a.batchSize, err = cursorBatchSize("aggregate", c)
-			}
-		case "allowDiskUse":
-			a.opts.AllowDiskUse, err = argBool("aggregate", key, v)
-		case "hint":
-			a.hint = v
-		case "let":
-			a.opts.Let, err = argDoc("aggregate", key, v)
-		case "explain":
-			a.explain, err = argBool("aggregate", key, v)
-		case "collation":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		case "bypassDocumentValidation":
-			// Folio has no document validators: nothing to bypass.
-			_, err = argBool("aggregate", key, v)
-		case "fromMongos", "needsMerge", "$_generateV2ResumeTokens", "isMapReduceCommand":
-			// Internal options of sharded and mapReduce execution: false
-			// is the only meaning they have on one node.
-			var on bool
-			if on, err = argBool("aggregate", key, v); err == nil && on {
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the aggregate option '%s'", key)
-			}
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
+	var err error
+	if a.stages, err = c.docs("pipeline"); err != nil {
 		return nil, err
 	}
+	if cur := c.doc("cursor"); cur != nil {
+		a.haveCursor = true
+		if a.batchSize, err = cursorBatchSize(aggregateCursorSpec, cur); err != nil {
+			return nil, err
+		}
+	}
+	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.bool("allowDiskUse"), c.value("hint"), c.doc("let"), c.bool("explain")
 	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
 		if a.stages[0], err = s.currentOpStage(db, a.stages[0]); err != nil {
 			return nil, err
 		}
-	}
-	if !havePipeline {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	return a, nil
 }

@@ -6,106 +6,345 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
-// argFunc handles one field; it returns false for a field it does not know.
-type argFunc func(key string, v bson.RawValue) (bool, error)
+// Every command declares every field it takes in an argSpec (registered
+// with its handler); so does every sub-document parsed as MongoDB's IDL
+// parses a struct (an update statement, a cursor option). Parsing a
+// command against its spec, once and before the handler runs, refuses what
+// MongoDB's IDL refuses: an unknown field (40415), a field given twice
+// (40413), a field of the wrong BSON type (TypeMismatch), a missing
+// required field (40414); and it refuses with NotImplemented a field Folio
+// does not honour. Handlers then read the parsed values (cmdArgs), never
+// the command itself; reading a field not declared as honoured panics.
 
-// eachArg calls fn for every command field except the command name itself
-// and the generic arguments; a field fn does not know fails with MongoDB's
-// unknown-field error (40415).
-func eachArg(cmd bson.Raw, fn argFunc) error {
-	return walkFields(cmd, Name(cmd), true, fn)
+// argUse is what Folio does with a declared field.
+type argUse uint8
+
+const (
+	// honoured: the handler reads the field and does what MongoDB does.
+	honoured argUse = iota
+	// refused: any value fails with NotImplemented naming the field.
+	refused
+	// refusedTrue: true fails with NotImplemented; false asks for
+	// MongoDB's default, which is what Folio does.
+	refusedTrue
+	// ignored: accepted (its type checked) and without effect, as on a
+	// one-member MongoDB replica set; docs/COMMANDS.md lists each such
+	// field with the reason.
+	ignored
+)
+
+// argType is a declared field's accepted BSON types and how MongoDB's type
+// error names them.
+type argType struct {
+	mask   uint32 // bit typeBit(t) for each accepted type t
+	expect string // "type 'bool'" or "types '[...]'"
 }
 
-// eachField calls fn for every field of a sub-document of a command (an
-// update statement, say); where names it in error messages.
-func eachField(doc bson.Raw, where string, fn argFunc) error {
-	return walkFields(doc, where, false, fn)
-}
-
-func walkFields(doc bson.Raw, where string, isCommand bool, fn argFunc) error {
-	elems, err := doc.Elements()
-	if err != nil {
-		return mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %v", err)
+// typeBit maps a BSON type to its bit in argType.mask.
+func typeBit(t bson.Type) uint32 {
+	switch t {
+	case bson.TypeMaxKey:
+		return 1 << 30
+	case bson.TypeMinKey:
+		return 1 << 31
 	}
-	for i, el := range elems {
-		key := el.Key()
-		if isCommand && (i == 0 || isGenericArg(key)) {
+	return 1 << (t & 0x1f)
+}
+
+func typeMask(ts ...bson.Type) uint32 {
+	var m uint32
+	for _, t := range ts {
+		m |= typeBit(t)
+	}
+	return m
+}
+
+var numberMask = typeMask(bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128)
+
+// The declared types. As in MongoDB's IDL, a null or undefined value of a
+// typed field counts as the field's absence.
+var (
+	// tAny is any value, null included, checked by the handler.
+	tAny = argType{mask: ^uint32(0)}
+	// tBool is MongoDB's optionalBool: a bool, or a number (non-zero is
+	// true).
+	tBool   = argType{typeMask(bson.TypeBoolean) | numberMask, "type 'bool'"}
+	tLong   = argType{numberMask, "type 'long'"}
+	tInt32  = argType{typeMask(bson.TypeInt32), "type 'int'"}
+	tSafe   = argType{numberMask, "types '[long, int, decimal, double]'"}
+	tDoc    = argType{typeMask(bson.TypeEmbeddedDocument), "type 'object'"}
+	tString = argType{typeMask(bson.TypeString), "type 'string'"}
+	tArray  = argType{typeMask(bson.TypeArray), "type 'array'"}
+	// tUpdate is an update: a document of operators or a replacement, or
+	// an array (a pipeline).
+	tUpdate = argType{typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), "type 'object'"}
+)
+
+// argField declares one field.
+type argField struct {
+	name string
+	typ  argType
+	use  argUse
+	// required fields missing fail with 40414.
+	required bool
+	// def is the value of an absent bool (non-zero: true) or integer.
+	def int64
+	// note says why an ignored field has no effect (docs/COMMANDS.md) or
+	// what a refused one would need.
+	note string
+}
+
+// argSpec declares the fields of a command or sub-document.
+type argSpec struct {
+	// path names the command or sub-document in errors: "find",
+	// "update.updates".
+	path   string
+	fields []argField
+	// open, when set, says why the command takes fields it cannot
+	// declare (parameter names, a filter): they reach the handler through
+	// cmdArgs.eachExtra instead of failing with 40415.
+	open string
+	// subs are the specs of its sub-documents, for the registry's walk.
+	subs []*argSpec
+}
+
+// maxArgFields bounds a spec's fields (parse tracks them in a uint64).
+const maxArgFields = 64
+
+// Field declaration helpers.
+func arg(name string, t argType) argField { return argField{name: name, typ: t} }
+func required(name string, t argType) argField {
+	return argField{name: name, typ: t, required: true}
+}
+func withDefault(name string, t argType, def int64) argField {
+	return argField{name: name, typ: t, def: def}
+}
+func refuse(name string, t argType, note string) argField {
+	return argField{name: name, typ: t, use: refused, note: note}
+}
+func refuseTrue(name, note string) argField {
+	return argField{name: name, typ: tBool, use: refusedTrue, note: note}
+}
+func ignore(name string, t argType, note string) argField {
+	return argField{name: name, typ: t, use: ignored, note: note}
+}
+
+// cmdArgs are a command's (or sub-document's) fields parsed against its
+// spec; vals[i] is the value of spec.fields[i], Type 0 when absent.
+type cmdArgs struct {
+	spec *argSpec
+	raw  bson.Raw
+	// isCommand: doc is a command (its first field and generic
+	// arguments are not its spec's).
+	isCommand bool
+	vals      []bson.RawValue
+}
+
+// parseCommand parses cmd's own fields (all but its name and the generic
+// arguments) against spec.
+func parseCommand(cmd bson.Raw, spec *argSpec) (cmdArgs, error) {
+	return parseArgs(cmd, spec, true)
+}
+
+// parseSub parses a sub-document against spec.
+func parseSub(doc bson.Raw, spec *argSpec) (cmdArgs, error) {
+	return parseArgs(doc, spec, false)
+}
+
+func parseArgs(doc bson.Raw, spec *argSpec, isCommand bool) (cmdArgs, error) {
+	a := cmdArgs{spec: spec, raw: doc, isCommand: isCommand}
+	if len(spec.fields) > 0 {
+		a.vals = make([]bson.RawValue, len(spec.fields))
+	}
+	var seen uint64
+	it := rawdoc.Iterate(doc)
+	for first := true; ; first = false {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if isCommand && (first || isGenericArg(string(k))) {
 			continue
 		}
-		known, err := fn(key, el.Value())
-		if err != nil {
-			return err
+		i := spec.find(string(k))
+		if i < 0 {
+			if spec.open != "" {
+				continue
+			}
+			return a, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", spec.path, k)
 		}
-		if !known {
-			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", where, key)
+		if seen&(1<<i) != 0 {
+			return a, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '%s.%s' is a duplicate field", spec.path, k)
+		}
+		seen |= 1 << i
+		f := &spec.fields[i]
+		if f.typ.mask&typeBit(v.Type) == 0 {
+			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+				continue // absent, as MongoDB's IDL reads it
+			}
+			return a, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected %s",
+				spec.path, f.name, values.TypeName(v.Type), f.typ.expect)
+		}
+		switch f.use {
+		case refused:
+			return a, notImplementedArg(spec.path, f)
+		case refusedTrue:
+			if values.Truthy(v) {
+				return a, notImplementedArg(spec.path, f)
+			}
+		}
+		a.vals[i] = v
+	}
+	for i := range spec.fields {
+		if f := &spec.fields[i]; f.required && a.vals[i].Type == 0 {
+			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", spec.path, f.name)
 		}
 	}
-	return nil
+	return a, nil
+}
+
+// notImplementedArg is the refusal of a field Folio does not honour.
+func notImplementedArg(path string, f *argField) error {
+	if f.use == refusedTrue {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s.%s: true' (%s)", path, f.name, f.note)
+	}
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s.%s' (%s)", path, f.name, f.note)
+}
+
+// find is the index of the field named name, -1 if it is not declared.
+func (s *argSpec) find(name string) int {
+	for i := range s.fields {
+		if s.fields[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// at returns the declaration and value of an honoured field; reading a
+// field not declared so is a programming error.
+func (a *cmdArgs) at(name string) (*argField, bson.RawValue) {
+	i := a.spec.find(name)
+	if i < 0 || a.spec.fields[i].use != honoured {
+		panic("commands: " + a.spec.path + " reads field '" + name + "', not declared as honoured")
+	}
+	return &a.spec.fields[i], a.vals[i]
+}
+
+// first is a command's first field's value (its collection, say).
+func (a *cmdArgs) first() bson.RawValue {
+	it := rawdoc.Iterate(a.raw)
+	_, v, _ := it.Next()
+	return v
+}
+
+// has reports whether the field was given (not null).
+func (a *cmdArgs) has(name string) bool {
+	_, v := a.at(name)
+	return v.Type != 0
+}
+
+// value is the field's value; Type 0 when absent.
+func (a *cmdArgs) value(name string) bson.RawValue {
+	_, v := a.at(name)
+	return v
+}
+
+// doc is an object field's value; nil when absent.
+func (a *cmdArgs) doc(name string) bson.Raw {
+	_, v := a.at(name)
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil
+	}
+	return v.Document()
+}
+
+// str is a string field's value; "" when absent.
+func (a *cmdArgs) str(name string) string {
+	_, v := a.at(name)
+	s, _ := v.StringValueOK()
+	return s
+}
+
+// bool is a bool field's value (a number is true when non-zero); the
+// declared default when absent.
+func (a *cmdArgs) bool(name string) bool {
+	f, v := a.at(name)
+	if v.Type == 0 {
+		return f.def != 0
+	}
+	return values.Truthy(v)
+}
+
+// long is a whole-number field's value, the declared default when absent;
+// a fraction or a value beyond ±2^62 fails as MongoDB's IDL fails it.
+func (a *cmdArgs) long(name string) (int64, error) {
+	f, v := a.at(name)
+	switch v.Type {
+	case 0:
+		return f.def, nil
+	case bson.TypeInt32:
+		return int64(v.Int32()), nil
+	case bson.TypeInt64:
+		return v.Int64(), nil
+	}
+	x, _ := values.Float64(v)
+	if x != math.Trunc(x) || math.IsNaN(x) || math.Abs(x) > 1<<62 {
+		return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be a whole number, but got %v", a.spec.path, name, x)
+	}
+	return int64(x), nil
+}
+
+// safeInt is a safeInt64 field's value (see safeInt64), the declared
+// default when absent.
+func (a *cmdArgs) safeInt(name string) int64 {
+	f, v := a.at(name)
+	if v.Type == 0 {
+		return f.def
+	}
+	n, _ := safeInt64(v)
+	return n
+}
+
+// docs is an array-of-objects field's elements; nil when absent.
+func (a *cmdArgs) docs(name string) ([]bson.Raw, error) {
+	_, v := a.at(name)
+	if v.Type == 0 {
+		return nil, nil
+	}
+	return docsArg(a.spec.path, name, v)
+}
+
+// eachExtra calls fn for each field of an open spec's command that the
+// spec does not declare (generic arguments and the command name aside).
+func (a *cmdArgs) eachExtra(fn func(key string, v bson.RawValue) error) error {
+	if a.spec.open == "" {
+		panic("commands: " + a.spec.path + " reads undeclared fields but is not open")
+	}
+	it := rawdoc.Iterate(a.raw)
+	for first := true; ; first = false {
+		k, v, ok := it.Next()
+		if !ok {
+			return nil
+		}
+		key := string(k)
+		if (a.isCommand && (first || isGenericArg(key))) || a.spec.find(key) >= 0 {
+			continue
+		}
+		if err := fn(key, v); err != nil {
+			return err
+		}
+	}
 }
 
 // wrongType is MongoDB's error for a command field of the wrong BSON type.
 func wrongType(cmd, field string, v bson.RawValue, want string) error {
 	return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type '%s'",
 		cmd, field, values.TypeName(v.Type), want)
-}
-
-// argDoc reads an object-valued field.
-func argDoc(cmd, field string, v bson.RawValue) (bson.Raw, error) {
-	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, wrongType(cmd, field, v, "object")
-	}
-	return v.Document(), nil
-}
-
-// argBool reads a boolean field; like MongoDB it accepts numbers as
-// booleans (non-zero is true).
-func argBool(cmd, field string, v bson.RawValue) (bool, error) {
-	switch v.Type {
-	case bson.TypeBoolean:
-		return v.Boolean(), nil
-	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128:
-		f, _ := values.Float64(v)
-		return f != 0, nil
-	case bson.TypeNull, bson.TypeUndefined:
-		return false, nil
-	}
-	return false, wrongType(cmd, field, v, "bool")
-}
-
-// argInt reads a whole-number field of any numeric type.
-func argInt(cmd, field string, v bson.RawValue) (int64, error) {
-	switch v.Type {
-	case bson.TypeInt32:
-		return int64(v.Int32()), nil
-	case bson.TypeInt64:
-		return v.Int64(), nil
-	case bson.TypeDouble:
-		f := v.Double()
-		if f != math.Trunc(f) || math.IsNaN(f) || math.Abs(f) > 1<<62 {
-			return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be a whole number, but got %v", cmd, field, f)
-		}
-		return int64(f), nil
-	case bson.TypeDecimal128:
-		// Beyond ±2^62 (infinities included) as for doubles: int64(f)
-		// would wrap.
-		f, _ := values.Float64(v)
-		if f != math.Trunc(f) || math.IsNaN(f) || math.Abs(f) > 1<<62 {
-			return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field '%s.%s' value must be a whole number", cmd, field)
-		}
-		return int64(f), nil
-	}
-	return 0, wrongType(cmd, field, v, "long")
-}
-
-// argString reads a string field.
-func argString(cmd, field string, v bson.RawValue) (string, error) {
-	if v.Type != bson.TypeString {
-		return "", wrongType(cmd, field, v, "string")
-	}
-	return v.StringValue(), nil
 }
 
 // collectionArg reads the collection name a command names in its first

@@ -18,15 +18,15 @@ func commits(r *Request, name string) bool {
 	case name == "abortTransaction" || !supportsWriteConcern[name] || r.Args.Session.inTxn:
 		return false
 	case name == "aggregate":
-		return hasOutputStage(r.Cmd)
+		return hasOutputStage(&r.args)
 	}
 	return true
 }
 
 // hasOutputStage reports whether an aggregate's pipeline ends in $out or
 // $merge.
-func hasOutputStage(cmd bson.Raw) bool {
-	p, ok := cmd.Lookup("pipeline").ArrayOK()
+func hasOutputStage(c *cmdArgs) bool {
+	p, ok := c.value("pipeline").ArrayOK()
 	if !ok {
 		return false
 	}

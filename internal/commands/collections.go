@@ -11,22 +11,39 @@ import (
 )
 
 func init() {
-	register(createCmd, "create")
-	register(dropCmd, "drop")
-	register(dropDatabaseCmd, "dropDatabase")
-	register(listCollectionsCmd, "listCollections")
-	registerAdmin(renameCollectionCmd, "renameCollection")
+	register(createCmd, createSpec, "create")
+	register(dropCmd, &argSpec{path: "drop"}, "drop")
+	register(dropDatabaseCmd, &argSpec{path: "dropDatabase"}, "dropDatabase")
+	register(listCollectionsCmd, listCollectionsSpec, "listCollections")
+	registerAdmin(renameCollectionCmd, renameCollectionSpec, "renameCollection")
 }
+
+// listCollectionsSpec declares listCollections' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/listCollections/
+var listCollectionsSpec = &argSpec{path: "listCollections", fields: []argField{
+	arg("filter", tDoc),
+	arg("nameOnly", tBool),
+	arg("cursor", tDoc),
+	ignore("authorizedCollections", tBool, "without authentication every collection is authorized"),
+	ignore("includePendingDrops", tBool, "Folio drops a collection at once: none is ever pending"),
+}, subs: []*argSpec{listCollectionsCursorSpec}}
+
+var listCollectionsCursorSpec = cursorSpec("listCollections")
+
+// renameCollectionSpec declares renameCollection's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/renameCollection/
+var renameCollectionSpec = &argSpec{path: "renameCollection", fields: []argField{
+	required("to", tString),
+	arg("dropTarget", tBool),
+	ignore("stayTemp", tBool, "Folio refuses temporary collections (create's temp: true), so none is renamed"),
+}}
 
 func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	var opts engine.CollectionOptions
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		return parseCreateOption(&opts, key, v)
-	})
+	opts, err := parseCreateOptions(&r.args)
 	if err != nil {
 		return nil, err
 	}
@@ -81,29 +98,13 @@ func idIndexSpec() bson.D {
 }
 
 func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	var filter bson.Raw
-	var nameOnly bool
+	filter, nameOnly := r.args.doc("filter"), r.args.bool("nameOnly")
 	batchSize := int64(noBatchSize)
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+	if c := r.args.doc("cursor"); c != nil {
 		var err error
-		switch key {
-		case "filter":
-			filter, err = argDoc("listCollections", key, v)
-		case "nameOnly":
-			nameOnly, err = argBool("listCollections", key, v)
-		case "cursor":
-			var c bson.Raw
-			if c, err = argDoc("listCollections", key, v); err == nil {
-				batchSize, err = cursorBatchSize("listCollections", c)
-			}
-		case "authorizedCollections", "includePendingDrops":
-		default:
-			return false, nil
+		if batchSize, err = cursorBatchSize(listCollectionsCursorSpec, c); err != nil {
+			return nil, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
 	}
 	f, err := query.Compile(filter)
 	if err != nil {
@@ -122,28 +123,11 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",
 // dropTarget: bool} on the admin database.
 func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
-	from, err := argString("renameCollection", "renameCollection", r.Cmd.Lookup("renameCollection"))
-	if err != nil {
-		return nil, err
+	from, ok := r.args.first().StringValueOK()
+	if !ok {
+		return nil, wrongType("renameCollection", "renameCollection", r.args.first(), "string")
 	}
-	var to string
-	var dropTarget bool
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "to":
-			to, err = argString("renameCollection", key, v)
-		case "dropTarget":
-			dropTarget, err = argBool("renameCollection", key, v)
-		case "stayTemp":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
+	to, dropTarget := r.args.str("to"), r.args.bool("dropTarget")
 	fromDB, fromColl, ok1 := strings.Cut(from, ".")
 	toDB, toColl, ok2 := strings.Cut(to, ".")
 	if !ok1 || !ok2 || fromColl == "" || toColl == "" {

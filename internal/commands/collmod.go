@@ -9,8 +9,33 @@ import (
 )
 
 func init() {
-	register(collModCmd, "collMod")
+	register(collModCmd, collModSpec, "collMod")
 }
+
+// collModSpec declares collMod's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/collMod/
+var collModSpec = &argSpec{path: "collMod", fields: []argField{
+	arg("index", tDoc),
+	refuse("validator", tDoc, "document validation"),
+	refuse("validationLevel", tString, "document validation"),
+	refuse("validationAction", tString, "document validation"),
+	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
+	refuse("expireAfterSeconds", tAny, "clustered collections"),
+	refuse("timeseries", tDoc, "time series collections"),
+	refuse("viewOn", tString, "views"),
+	refuse("pipeline", tArray, "views"),
+	refuse("clusteredIndex", tBool, "clustered collections"),
+	refuse("cappedSize", tLong, "resizing capped collections"),
+	refuse("cappedMax", tLong, "resizing capped collections"),
+}, subs: []*argSpec{collModIndexSpec}}
+
+// collModIndexSpec declares collMod's index document.
+var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
+	arg("name", tString),
+	arg("keyPattern", tDoc),
+	arg("hidden", tBool),
+	arg("expireAfterSeconds", tAny),
+}}
 
 // collModCmd changes an index's hidden flag or TTL, as
 // {collMod: c, index: {name | keyPattern, hidden, expireAfterSeconds}}
@@ -21,55 +46,29 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	var index bson.Raw
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		switch key {
-		case "index":
-			var err error
-			index, err = argDoc("collMod", key, v)
-			return true, err
-		case "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages",
-			"expireAfterSeconds", "timeseries", "viewOn", "pipeline", "clusteredIndex", "cappedSize", "cappedMax":
-			return true, mongoerr.New(mongoerr.NotImplemented, "Folio does not support collMod of '%s' yet", key)
-		}
-		return false, nil
-	})
-	if err != nil {
-		return nil, err
-	}
+	index := r.args.doc("index")
 	if s.Engine.Collection(r.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
 	if index == nil {
 		return nil, nil
 	}
-	var name string
-	var keyPattern bson.Raw
-	var change engine.IndexChange
-	err = eachField(index, "collMod.index", func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "name":
-			name, err = argString("collMod.index", key, v)
-		case "keyPattern":
-			keyPattern, err = argDoc("collMod.index", key, v)
-		case "hidden":
-			var b bool
-			b, err = argBool("collMod.index", key, v)
-			change.Hidden = &b
-		case "expireAfterSeconds":
-			n, ok := values.Int64(v)
-			if !ok || n < 0 || n > maxTTLSeconds {
-				return true, mongoerr.New(mongoerr.InvalidOptions, "expireAfterSeconds must be a number between 0 and %d", maxTTLSeconds)
-			}
-			change.ExpireAfter = &n
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+	c, err := parseSub(index, collModIndexSpec)
 	if err != nil {
 		return nil, err
+	}
+	name, keyPattern := c.str("name"), c.doc("keyPattern")
+	var change engine.IndexChange
+	if c.has("hidden") {
+		b := c.bool("hidden")
+		change.Hidden = &b
+	}
+	if c.has("expireAfterSeconds") {
+		n, ok := values.Int64(c.value("expireAfterSeconds"))
+		if !ok || n < 0 || n > maxTTLSeconds {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "expireAfterSeconds must be a number between 0 and %d", maxTTLSeconds)
+		}
+		change.ExpireAfter = &n
 	}
 	if (name == "") == (keyPattern == nil) {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "must specify either index name or key pattern")

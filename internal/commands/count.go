@@ -4,39 +4,45 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
-	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 func init() {
-	register(countCmd, "count")
-	register(distinctCmd, "distinct")
+	register(countCmd, countSpec, "count")
+	register(distinctCmd, distinctSpec, "distinct")
 }
 
+// countSpec declares count's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/count/
+var countSpec = &argSpec{path: "count", fields: []argField{
+	arg("query", tDoc),
+	arg("skip", tLong),
+	arg("limit", tLong),
+	arg("hint", tAny),
+	refuse("collation", tDoc, "collations"),
+	ignore("fields", tDoc, "MongoDB accepts and ignores it (a legacy option)"),
+}}
+
+// distinctSpec declares distinct's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/distinct/
+var distinctSpec = &argSpec{path: "distinct", fields: []argField{
+	required("key", tString),
+	arg("query", tDoc),
+	arg("hint", tAny),
+	refuse("collation", tDoc, "collations"),
+}}
+
 // parseCount reads a count command's fields as the find it runs.
-func parseCount(cmd bson.Raw) (engine.FindOptions, error) {
+func parseCount(c *cmdArgs) (engine.FindOptions, error) {
 	var o engine.FindOptions
-	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "query":
-			o.Filter, err = argDoc("count", key, v)
-		case "skip":
-			if o.Skip, err = argInt("count", key, v); err == nil {
-				err = nonNegative(key, o.Skip)
-			}
-		case "limit":
-			o.Limit, err = argInt("count", key, v)
-			o.Limit = max(o.Limit, -o.Limit) // a negative limit counts like a positive one
-		case "hint":
-			o.Hint = v
-		case "collation":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		case "fields":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+	o.Filter, o.Hint = c.doc("query"), c.value("hint")
+	var err error
+	if o.Skip, err = c.long("skip"); err == nil {
+		err = nonNegative("skip", o.Skip)
+	}
+	if err == nil {
+		o.Limit, err = c.long("limit")
+		o.Limit = max(o.Limit, -o.Limit) // a negative limit counts like a positive one
+	}
 	return o, err
 }
 
@@ -46,7 +52,7 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := parseCount(r.Cmd)
+	o, err := parseCount(&r.args)
 	if err != nil {
 		return nil, err
 	}
@@ -64,34 +70,8 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	var key string
-	var o engine.FindOptions
-	haveKey := false
-	err = eachArg(r.Cmd, func(k string, v bson.RawValue) (bool, error) {
-		var err error
-		switch k {
-		case "key":
-			key, err = argString("distinct", k, v)
-			haveKey = true
-		case "query":
-			if v.Type != bson.TypeNull {
-				o.Filter, err = argDoc("distinct", k, v)
-			}
-		case "hint":
-			o.Hint = v
-		case "collation":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !haveKey {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'distinct.key' is missing but a required field")
-	}
+	key := r.args.str("key")
+	o := engine.FindOptions{Filter: r.args.doc("query"), Hint: r.args.value("hint")}
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {

@@ -3,19 +3,41 @@ package commands
 import (
 	"math"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// unsupportedCreateOptions are create options MongoDB accepts that Folio
-// does not implement yet: they fail with NotImplemented naming the option
-// rather than being ignored.
-var unsupportedCreateOptions = map[string]bool{
-	"viewOn": true, "pipeline": true, "timeseries": true, "validator": true, "clusteredIndex": true,
-	"encryptedFields": true, "collation": true, "changeStreamPreAndPostImages": true, "expireAfterSeconds": true,
-}
+// createSpec declares create's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/create/
+var createSpec = &argSpec{path: "create", fields: []argField{
+	arg("capped", tBool),
+	arg("size", tLong),
+	arg("max", tLong),
+	arg("autoIndexId", tBool),
+	// Temporary collections are dropped at restart, which Folio does not
+	// do.
+	refuseTrue("temp", "temporary collections"),
+	ignore("flags", tLong, "deprecated; MongoDB ignores it"),
+	arg("storageEngine", tDoc),
+	arg("indexOptionDefaults", tDoc),
+	arg("validationLevel", tString),
+	arg("validationAction", tString),
+	arg("idIndex", tDoc),
+	refuse("viewOn", tString, "views"),
+	refuse("pipeline", tArray, "views"),
+	refuse("timeseries", tDoc, "time series collections"),
+	refuse("validator", tDoc, "document validation"),
+	refuse("clusteredIndex", tAny, "clustered collections"),
+	refuse("encryptedFields", tDoc, "queryable encryption"),
+	refuse("collation", tDoc, "collations"),
+	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
+	refuse("expireAfterSeconds", tLong, "clustered collections"),
+}, subs: []*argSpec{indexOptionDefaultsSpec}}
+
+// indexOptionDefaultsSpec declares create's indexOptionDefaults.
+var indexOptionDefaultsSpec = &argSpec{path: "create.indexOptionDefaults", fields: []argField{
+	arg("storageEngine", tDoc),
+}}
 
 // validationLevels and validationActions are the values MongoDB's create
 // accepts for validationLevel and validationAction.
@@ -46,92 +68,74 @@ func notImplementedCreateOption(name string) error {
 	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the create option '%s' yet", name)
 }
 
-// parseCreateOption reads one create option into opts.
-func parseCreateOption(opts *engine.CollectionOptions, key string, v bson.RawValue) (bool, error) {
+// parseCreateOptions reads create's parsed fields.
+func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
+	var opts engine.CollectionOptions
 	var err error
-	switch key {
-	case "capped":
-		opts.Capped, err = argBool("create", key, v)
-	case "size":
-		if opts.Size, err = argInt("create", key, v); err == nil {
-			err = checkCreateBound(key, opts.Size, 1, maxCappedSize)
+	opts.Capped = c.bool("capped")
+	if c.has("size") {
+		if opts.Size, err = c.long("size"); err == nil {
+			err = checkCreateBound("size", opts.Size, 1, maxCappedSize)
 		}
-	case "max":
-		if opts.Max, err = argInt("create", key, v); err == nil {
-			err = checkCreateBound(key, opts.Max, math.MinInt64, math.MaxInt32)
+	}
+	if err == nil && c.has("max") {
+		if opts.Max, err = c.long("max"); err == nil {
+			err = checkCreateBound("max", opts.Max, math.MinInt64, math.MaxInt32)
 		}
 		if opts.Max <= 0 {
 			// MongoDB stores a max of 0 or less as 2^31-1.
 			opts.Max = math.MaxInt32
 		}
-	case "autoIndexId":
-		var b bool
-		if b, err = argBool("create", key, v); err == nil && !b {
+	}
+	if err != nil {
+		return opts, err
+	}
+	if c.has("autoIndexId") {
+		b := c.bool("autoIndexId")
+		if !b {
 			// Folio always keeps documents in _id order: it cannot do
 			// without the _id index.
-			return true, notImplementedCreateOption("autoIndexId: false")
+			return opts, notImplementedCreateOption("autoIndexId: false")
 		}
 		opts.AutoIndexID = &b
-	case "temp":
-		// Temporary collections are dropped at restart, which Folio does
-		// not do.
-		if opts.Temp, err = argBool("create", key, v); err == nil && opts.Temp {
-			return true, notImplementedCreateOption("temp: true")
+	}
+	opts.StorageEngine = c.doc("storageEngine")
+	if d := c.doc("indexOptionDefaults"); d != nil {
+		ioc, err := parseSub(d, indexOptionDefaultsSpec)
+		if err != nil {
+			return opts, err
 		}
-	case "flags":
-		// Deprecated; MongoDB ignores it.
-		_, err = argInt("create", key, v)
-	case "storageEngine":
-		opts.StorageEngine, err = argDoc("create", key, v)
-	case "indexOptionDefaults":
-		var d bson.Raw
-		if d, err = argDoc("create", key, v); err == nil {
-			err = eachField(d, "create.indexOptionDefaults", func(k string, v bson.RawValue) (bool, error) {
-				if k != "storageEngine" {
-					return false, nil
-				}
-				var err error
-				opts.IndexStorageEngine, err = argDoc("create.indexOptionDefaults", k, v)
-				return true, err
-			})
+		opts.IndexStorageEngine = ioc.doc("storageEngine")
+	}
+	for _, key := range [...]string{"validationLevel", "validationAction"} {
+		if !c.has(key) {
+			continue
 		}
-	case "validationLevel", "validationAction":
-		var val string
-		if val, err = argString("create", key, v); err != nil {
-			return true, err
-		}
+		val := c.str(key)
 		allowed := validationLevels
 		if key == "validationAction" {
 			allowed = validationActions
 		}
 		if !allowed[val] {
-			return true, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'create.%s' is not a valid value.", val, key)
+			return opts, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'create.%s' is not a valid value.", val, key)
 		}
 		if key == "validationLevel" {
 			opts.ValidationLevel = val
 		} else {
 			opts.ValidationAction = val
 		}
-	case "idIndex":
-		var d bson.Raw
-		if d, err = argDoc("create", key, v); err != nil {
-			return true, err
-		}
+	}
+	if d := c.doc("idIndex"); d != nil {
 		spec, err := parseIndexSpec(d, false)
 		if err != nil {
-			return true, err
+			return opts, err
 		}
 		if !isIDIndexPattern(spec.Key) {
-			return true, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
+			return opts, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
 		}
 		if spec.Name != "_id_" {
-			return true, notImplementedCreateOption("idIndex.name")
+			return opts, notImplementedCreateOption("idIndex.name")
 		}
-	default:
-		if unsupportedCreateOptions[key] {
-			return true, notImplementedCreateOption(key)
-		}
-		return false, nil
 	}
-	return true, err
+	return opts, nil
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerAdmin(currentOpCmd, "currentOp")
+	registerAdmin(currentOpCmd, currentOpSpec, "currentOp")
 }
 
 // activeOp is a command in progress, as currentOp lists it.
@@ -226,20 +226,25 @@ func (s *Service) currentOpStage(db string, stage bson.Raw) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "$documents", Value: bson.D{{Key: "$literal", Value: ops}}}}), nil
 }
 
-// currentOpArgs are currentOp's own fields; every other field filters the
-// operations, as a query on their descriptions.
-var currentOpArgs = map[string]bool{"currentOp": true, "$all": true, "$ownOps": true, "$truncateOps": true, "idleConnections": true, "idleSessions": true}
+// currentOpSpec declares currentOp's own fields; every other field
+// filters the operations, as a query on their descriptions.
+// https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
+var currentOpSpec = &argSpec{path: "currentOp", open: "a query on the operations' descriptions", fields: []argField{
+	refuseTrue("$all", "listing idle connections, sessions and system operations"),
+	refuseTrue("idleConnections", "listing idle connections"),
+	refuseTrue("idleSessions", "listing idle sessions"),
+	ignore("$ownOps", tBool, "without authentication every operation is the caller's"),
+	ignore("$truncateOps", tBool, "Folio shows each command whole"),
+}}
 
 // currentOpCmd lists the operations in progress, with an index build's
 // progress, filtered by the command's other fields.
 func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	filter := bson.D{}
-	elems, _ := r.Cmd.Elements()
-	for _, el := range elems {
-		if !currentOpArgs[el.Key()] && !isGenericArg(el.Key()) {
-			filter = append(filter, bson.E{Key: el.Key(), Value: el.Value()})
-		}
-	}
+	_ = r.args.eachExtra(func(key string, v bson.RawValue) error {
+		filter = append(filter, bson.E{Key: key, Value: v})
+		return nil
+	})
 	f, err := query.Compile(marshal(filter))
 	if err != nil {
 		return nil, err

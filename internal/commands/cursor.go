@@ -23,8 +23,8 @@ const defaultFirstBatch = 101
 const noBatchSize = -1
 
 func init() {
-	register(getMoreCmd, "getMore")
-	register(killCursorsCmd, "killCursors")
+	register(getMoreCmd, getMoreSpec, "getMore")
+	register(killCursorsCmd, killCursorsSpec, "killCursors")
 }
 
 // cursorReply builds {cursor: {<batchField>: docs, id, ns}}: the order of
@@ -214,6 +214,21 @@ func (s *Service) collectionEmpty(db, coll string) (bool, error) {
 // new documents when the client gives no maxTimeMS, as in MongoDB.
 const defaultAwaitTime = time.Second
 
+// getMoreSpec declares getMore's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/getMore/
+var getMoreSpec = &argSpec{path: "getMore", fields: []argField{
+	required("collection", tString),
+	withDefault("batchSize", tSafe, math.MaxInt64),
+	ignore("term", tLong, "sent by replica set members to each other"),
+	ignore("lastKnownCommittedOpTime", tDoc, "sent by replica set members to each other"),
+}}
+
+// killCursorsSpec declares killCursors' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/killCursors/
+var killCursorsSpec = &argSpec{path: "killCursors", fields: []argField{
+	required("cursors", tArray),
+}}
+
 // getMoreArgs is a parsed getMore command.
 type getMoreArgs struct {
 	id        int64
@@ -221,40 +236,20 @@ type getMoreArgs struct {
 	batchSize int64
 }
 
-func parseGetMore(cmd bson.Raw) (getMoreArgs, error) {
-	a := getMoreArgs{batchSize: math.MaxInt64}
-	idv := cmd.Lookup("getMore")
+func parseGetMore(c *cmdArgs) (getMoreArgs, error) {
+	var a getMoreArgs
+	idv := c.first()
 	if idv.Type != bson.TypeInt64 {
 		return a, wrongType("getMore", "getMore", idv, "long")
 	}
-	a.id = idv.Int64()
-	haveColl := false
-	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "collection":
-			a.coll, err = argString("getMore", key, v)
-			haveColl = true
-		case "batchSize":
-			// getMore refuses a batchSize of 0: its batches are never empty
-			// on purpose.
-			if a.batchSize, err = argSafeInt64("getMore", key, v); err == nil && a.batchSize <= 0 {
-				err = mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
-			}
-		case "term", "lastKnownCommittedOpTime":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return a, err
-	}
-	if !haveColl {
-		return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'getMore.collection' is missing but a required field")
+	a.id, a.coll, a.batchSize = idv.Int64(), c.str("collection"), c.safeInt("batchSize")
+	if a.batchSize <= 0 {
+		// getMore refuses a batchSize of 0: its batches are never empty on
+		// purpose.
+		return a, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
 	}
 	if a.coll == "" {
-		db, _ := cmd.Lookup("$db").StringValueOK()
+		db, _ := c.raw.Lookup("$db").StringValueOK()
 		return a, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace for getMore: %s.", db)
 	}
 	return a, nil
@@ -266,7 +261,7 @@ func parseGetMore(cmd bson.Raw) (getMoreArgs, error) {
 // or fails while reading closes it.
 func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.GetMore.Add(1)
-	a, err := parseGetMore(r.Cmd)
+	a, err := parseGetMore(&r.args)
 	if err != nil {
 		return nil, err
 	}
@@ -325,24 +320,12 @@ func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var ids []int64
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key != "cursors" {
-			return false, nil
+	vals, _ := r.args.value("cursors").Array().Values()
+	for _, id := range vals {
+		if id.Type != bson.TypeInt64 {
+			return nil, wrongType("killCursors", "cursors", id, "long")
 		}
-		if v.Type != bson.TypeArray {
-			return true, wrongType("killCursors", key, v, "array")
-		}
-		vals, _ := v.Array().Values()
-		for _, id := range vals {
-			if id.Type != bson.TypeInt64 {
-				return true, wrongType("killCursors", key, id, "long")
-			}
-			ids = append(ids, id.Int64())
-		}
-		return true, nil
-	})
-	if err != nil {
-		return nil, err
+		ids = append(ids, id.Int64())
 	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, id := range ids {

@@ -7,28 +7,19 @@ import (
 )
 
 func init() {
-	registerAdmin(listDatabasesCmd, "listDatabases")
+	registerAdmin(listDatabasesCmd, listDatabasesSpec, "listDatabases")
 }
 
+// listDatabasesSpec declares listDatabases' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/listDatabases/
+var listDatabasesSpec = &argSpec{path: "listDatabases", fields: []argField{
+	arg("filter", tDoc),
+	arg("nameOnly", tBool),
+	ignore("authorizedDatabases", tBool, "without authentication every database is authorized"),
+}}
+
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
-	var filter bson.Raw
-	var nameOnly bool
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "filter":
-			filter, err = argDoc("listDatabases", key, v)
-		case "nameOnly":
-			nameOnly, err = argBool("listDatabases", key, v)
-		case "authorizedDatabases":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
-	}
+	filter, nameOnly := r.args.doc("filter"), r.args.bool("nameOnly")
 	f, err := query.Compile(filter)
 	if err != nil {
 		return nil, err

@@ -7,45 +7,51 @@ import (
 )
 
 func init() {
-	register(explainCmd, "explain")
+	register(explainCmd, explainSpec, "explain")
 }
+
+// explainSpec declares explain's fields; the command explained is parsed
+// against its own declaration.
+// https://www.mongodb.com/docs/v7.0/reference/command/explain/
+var explainSpec = &argSpec{path: "explain", fields: []argField{
+	arg("verbosity", tString),
+}}
 
 // explainCmd explains a find, a count (as the find it runs) or an
 // aggregate, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
-	inner, err := argDoc("explain", "explain", r.Cmd.Lookup("explain"))
-	if err != nil {
-		return nil, err
+	innerv := r.args.first()
+	if innerv.Type != bson.TypeEmbeddedDocument {
+		return nil, wrongType("explain", "explain", innerv, "object")
 	}
+	inner := innerv.Document()
 	execute := false
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key != "verbosity" {
-			return false, nil
-		}
-		verbosity, err := argString("explain", key, v)
-		switch verbosity {
-		case "queryPlanner":
-		case "executionStats", "allPlansExecution":
-			execute = true
-		default:
-			if err == nil {
-				err = mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
-			}
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
+	switch r.args.str("verbosity") {
+	case "", "queryPlanner":
+	case "executionStats", "allPlansExecution":
+		execute = true
+	default:
+		return nil, mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
 	}
 	var out bson.D
-	if Name(inner) == "aggregate" {
+	name := Name(inner)
+	switch name {
+	case "find", "count", "aggregate":
+	default:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
+	}
+	c, err := parseCommand(inner, handlers[name].spec)
+	if err != nil {
+		return nil, err
+	}
+	if name == "aggregate" {
 		var a *aggregateArgs
-		if a, err = parseAggregate(s, r.DB, inner, r.Txn, r.Ctx); err == nil {
+		if a, err = parseAggregate(s, r.DB, &c, r.Txn, r.Ctx); err == nil {
 			out, err = explainAggregate(s, r.DB, a, execute)
 		}
 	} else {
-		out, err = explainFind(s, r, inner, execute)
+		out, err = explainFind(s, r, &c, execute)
 	}
 	if err != nil {
 		return nil, err
@@ -54,19 +60,16 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // explainFind explains a find or a count of r.
-func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, error) {
-	coll, err := collectionArg(inner)
+func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
+	coll, err := collectionArg(c.raw)
 	if err != nil {
 		return nil, err
 	}
 	var o findArgs
-	switch name := Name(inner); name {
-	case "find":
-		o, err = parseFind(inner)
-	case "count":
-		o.FindOptions, err = parseCount(inner)
-	default:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
+	if c.spec == findSpec {
+		o, err = parseFind(c)
+	} else {
+		o.FindOptions, err = parseCount(c)
 	}
 	if err != nil {
 		return nil, err

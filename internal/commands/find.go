@@ -12,14 +12,36 @@ import (
 )
 
 func init() {
-	register(findCmd, "find")
+	register(findCmd, findSpec, "find")
 }
 
-// unsupportedFindOptions are find options Folio does not implement yet; a
-// truthy value fails clearly instead of being ignored.
-var unsupportedFindOptions = map[string]bool{
-	"returnKey": true, "showRecordId": true, "min": true, "max": true, "collation": true, "oplogReplay": true,
-}
+// findSpec declares find's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/find/
+var findSpec = &argSpec{path: "find", fields: []argField{
+	arg("filter", tDoc),
+	arg("sort", tDoc),
+	arg("projection", tDoc),
+	arg("skip", tSafe),
+	arg("limit", tSafe),
+	withDefault("batchSize", tSafe, noBatchSize),
+	arg("singleBatch", tBool),
+	arg("tailable", tBool),
+	arg("awaitData", tBool),
+	arg("allowDiskUse", tBool),
+	arg("hint", tAny),
+	arg("noCursorTimeout", tBool),
+	arg("let", tDoc),
+	ignore("allowPartialResults", tBool, "only a sharded cluster has shards that can be unavailable"),
+	ignore("readOnce", tBool, "a storage cache hint"),
+	refuseTrue("returnKey", "index keys instead of documents"),
+	refuseTrue("showRecordId", "record ids"),
+	refuseTrue("oplogReplay", "oplog scans"),
+	refuseTrue("$_requestResumeToken", "resumable scans"),
+	refuse("$_resumeAfter", tDoc, "resumable scans"),
+	refuse("min", tDoc, "index bounds"),
+	refuse("max", tDoc, "index bounds"),
+	refuse("collation", tDoc, "collations"),
+}}
 
 // findArgs is a parsed find command.
 type findArgs struct {
@@ -31,65 +53,27 @@ type findArgs struct {
 	noTimeout bool
 }
 
-// parseFind reads a find command's fields.
-func parseFind(cmd bson.Raw) (findArgs, error) {
-	a := findArgs{batchSize: noBatchSize}
+// parseFind reads a find command's parsed fields.
+func parseFind(c *cmdArgs) (findArgs, error) {
+	a := findArgs{
+		batchSize: c.safeInt("batchSize"), single: c.bool("singleBatch"), tailable: c.bool("tailable"),
+		awaitData: c.bool("awaitData"), noTimeout: c.bool("noCursorTimeout"),
+	}
 	o := &a.FindOptions
-	var let bson.Raw
-	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "filter":
-			o.Filter, err = argDoc("find", key, v)
-		case "sort":
-			o.Sort, err = argDoc("find", key, v)
-		case "projection":
-			o.Projection, err = argDoc("find", key, v)
-		case "skip":
-			if o.Skip, err = argSafeInt64("find", key, v); err == nil {
-				err = nonNegative(key, o.Skip)
-			}
-		case "limit":
-			if o.Limit, err = argSafeInt64("find", key, v); err == nil {
-				err = nonNegative(key, o.Limit)
-			}
-		case "batchSize":
-			a.batchSize, err = argBatchSize("find", key, v)
-		case "singleBatch":
-			a.single, err = argBool("find", key, v)
-		case "tailable":
-			a.tailable, err = argBool("find", key, v)
-		case "awaitData":
-			a.awaitData, err = argBool("find", key, v)
-		case "allowDiskUse":
-			o.AllowDiskUse, err = argBool("find", key, v)
-		case "hint":
-			o.Hint = v
-		case "noCursorTimeout":
-			a.noTimeout, err = argBool("find", key, v)
-		case "let":
-			let, err = argDoc("find", key, v)
-		case "allowPartialResults", "readOnce":
-			// Meaningful only across shards, and a storage cache hint.
-			_, err = argBool("find", key, v)
-		case "$_requestResumeToken", "$_resumeAfter":
-			if on, _ := argBool("find", key, v); on || v.Type == bson.TypeEmbeddedDocument {
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the find option '%s' yet", key)
-			}
-		default:
-			if !unsupportedFindOptions[key] {
-				return false, nil
-			}
-			if on, _ := argBool("find", key, v); on || v.Type == bson.TypeEmbeddedDocument {
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the find option '%s' yet", key)
-			}
-		}
-		return true, err
-	})
+	o.Filter, o.Sort, o.Projection = c.doc("filter"), c.doc("sort"), c.doc("projection")
+	o.AllowDiskUse, o.Hint = c.bool("allowDiskUse"), c.value("hint")
+	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
+	err := nonNegative("skip", o.Skip)
+	if err == nil {
+		err = nonNegative("limit", o.Limit)
+	}
+	if err == nil && c.has("batchSize") {
+		err = nonNegative("batchSize", a.batchSize)
+	}
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
-	if err == nil && let != nil {
+	if let := c.doc("let"); err == nil && let != nil {
 		// The variables are evaluated once the command has parsed.
 		o.Let, err = expr.Bind(let, time.Now())
 	}
@@ -102,7 +86,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseFind(r.Cmd)
+	a, err := parseFind(&r.args)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,26 @@ import (
 )
 
 func init() {
-	register(findAndModifyCmd, "findAndModify", "findandmodify")
+	register(findAndModifyCmd, findAndModifySpec, "findAndModify", "findandmodify")
 }
+
+// findAndModifySpec declares findAndModify's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/findAndModify/
+var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
+	arg("query", tDoc),
+	arg("sort", tDoc),
+	arg("fields", tDoc),
+	arg("update", tUpdate),
+	arg("remove", tBool),
+	arg("new", tBool),
+	arg("upsert", tBool),
+	arg("arrayFilters", tArray),
+	arg("hint", tAny),
+	arg("stmtId", tAny),
+	refuse("collation", tDoc, "collations"),
+	refuse("let", tDoc, "let variables in writes"),
+	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+}}
 
 func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
@@ -19,45 +37,20 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	const cmd = "findAndModify"
 	var spec engine.FindAndModifySpec
 	var stmt stmtArgs
-	hasUpdate := false
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "query":
-			spec.Filter, err = argDoc(cmd, key, v)
-		case "sort":
-			spec.Sort, err = argDoc(cmd, key, v)
-		case "fields":
-			spec.Fields, err = argDoc(cmd, key, v)
-		case "update":
-			hasUpdate = true
-			spec.Update, spec.Pipeline, err = updateArg(cmd, key, v)
-		case "remove":
-			spec.Remove, err = argBool(cmd, key, v)
-		case "new":
-			spec.New, err = argBool(cmd, key, v)
-		case "upsert":
-			spec.Upsert, err = argBool(cmd, key, v)
-		case "arrayFilters":
-			spec.ArrayFilters, err = docsArg(cmd, key, v)
-		case "hint":
-			spec.Hint = v
-		case "collation":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		case "stmtId":
-			err = stmt.parse(cmd, key, v)
-		case "let":
-			err = errLetNotImplemented(cmd)
-		case "bypassDocumentValidation":
-			// Folio has no document validators: nothing to bypass.
-			_, err = argBool(cmd, key, v)
-		default:
-			return false, nil
-		}
-		return true, err
-	})
-	if err != nil {
+	c := &r.args
+	spec.Filter, spec.Sort, spec.Fields = c.doc("query"), c.doc("sort"), c.doc("fields")
+	spec.Remove, spec.New, spec.Upsert, spec.Hint = c.bool("remove"), c.bool("new"), c.bool("upsert"), c.value("hint")
+	hasUpdate := c.has("update")
+	if hasUpdate {
+		spec.Update, spec.Pipeline = updateArg(c.value("update"))
+	}
+	if spec.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return nil, err
+	}
+	if c.has("stmtId") {
+		if err = stmt.parse(cmd, "stmtId", c.value("stmtId")); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case spec.Remove && hasUpdate:

@@ -24,14 +24,38 @@ const (
 const logicalSessionTimeoutMinutes = int32(sessions.DefaultTimeout / time.Minute)
 
 func init() {
-	register(helloCmd, "hello", "isMaster", "ismaster")
-	register(buildInfoCmd, "buildInfo", "buildinfo")
-	register(pingCmd, "ping")
-	register(whatsmyuriCmd, "whatsmyuri")
-	register(connectionStatusCmd, "connectionStatus")
-	register(hostInfoCmd, "hostInfo")
-	registerAdmin(getCmdLineOptsCmd, "getCmdLineOpts")
+	register(helloCmd, helloSpec, "hello", "isMaster", "ismaster")
+	register(buildInfoCmd, &argSpec{path: "buildInfo"}, "buildInfo", "buildinfo")
+	register(pingCmd, &argSpec{path: "ping"}, "ping")
+	register(whatsmyuriCmd, &argSpec{path: "whatsmyuri"}, "whatsmyuri")
+	register(connectionStatusCmd, connectionStatusSpec, "connectionStatus")
+	register(hostInfoCmd, &argSpec{path: "hostInfo"}, "hostInfo")
+	registerAdmin(getCmdLineOptsCmd, &argSpec{path: "getCmdLineOpts"}, "getCmdLineOpts")
 }
+
+// helloSpec declares hello's fields (MongoDB's hello.idl).
+// https://www.mongodb.com/docs/v7.0/reference/command/hello/
+var helloSpec = &argSpec{path: "hello", fields: []argField{
+	arg("helloOk", tBool),
+	arg("compression", tArray),
+	ignore("client", tDoc, "client metadata, which MongoDB logs; Folio neither logs it nor shows it in currentOp"),
+	ignore("saslSupportedMechs", tString, "Folio runs without authentication: there are no mechanisms to list"),
+	ignore("speculativeAuthenticate", tDoc, "Folio runs without authentication"),
+	ignore("forShell", tBool, "marks a shell's connection for MongoDB's logs"),
+	ignore("hostInfo", tString, "the client's host, for MongoDB's logs"),
+	ignore("hangUpOnStepDown", tBool, "a one-member replica set never steps down"),
+	ignore("internalClient", tDoc, "sent by cluster members to each other"),
+	refuse("topologyVersion", tDoc, "awaitable hello"),
+	refuse("maxAwaitTimeMS", tSafe, "awaitable hello"),
+	refuseTrue("loadBalanced", "load balancers"),
+	ignore("backpressure", tAny, "a driver announcing how it retries overload errors, which Folio never sends"),
+}}
+
+// connectionStatusSpec declares connectionStatus's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/connectionStatus/
+var connectionStatusSpec = &argSpec{path: "connectionStatus", fields: []argField{
+	arg("showPrivileges", tBool),
+}}
 
 // helloCmd answers hello and its legacy spellings. The legacy forms report
 // ismaster; hello reports isWritablePrimary. A client's compression list is
@@ -40,7 +64,7 @@ func init() {
 func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 	name := Name(r.Cmd)
 	d := bson.D{}
-	if v, err := r.Cmd.LookupErr("helloOk"); err == nil && v.Type == bson.TypeBoolean && v.Boolean() {
+	if r.args.bool("helloOk") {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
 	}
 	if name == "hello" {
@@ -70,7 +94,7 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
 	)
-	if v, err := r.Cmd.LookupErr("compression"); err == nil && v.Type == bson.TypeArray {
+	if v := r.args.value("compression"); v.Type == bson.TypeArray {
 		var asked []string
 		vals, _ := v.Array().Values()
 		for _, c := range vals {
@@ -123,7 +147,7 @@ func connectionStatusCmd(_ *Service, r *Request) (bson.Raw, error) {
 		{Key: "authenticatedUsers", Value: bson.A{}},
 		{Key: "authenticatedUserRoles", Value: bson.A{}},
 	}
-	if v, err := r.Cmd.LookupErr("showPrivileges"); err == nil && v.Type == bson.TypeBoolean && v.Boolean() {
+	if r.args.bool("showPrivileges") {
 		auth = append(auth, bson.E{Key: "authenticatedUserPrivileges", Value: bson.A{}})
 	}
 	return marshal(bson.D{{Key: "authInfo", Value: auth}}), nil

@@ -8,38 +8,44 @@ import (
 )
 
 func init() {
-	register(createIndexesCmd, "createIndexes")
-	register(dropIndexesCmd, "dropIndexes", "deleteIndexes")
-	register(listIndexesCmd, "listIndexes")
+	register(createIndexesCmd, createIndexesSpec, "createIndexes")
+	register(dropIndexesCmd, dropIndexesSpec, "dropIndexes", "deleteIndexes")
+	register(listIndexesCmd, listIndexesSpec, "listIndexes")
 }
+
+// createIndexesSpec declares createIndexes' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/createIndexes/
+var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
+	required("indexes", tArray),
+	arg("ignoreUnknownIndexOptions", tBool),
+	ignore("commitQuorum", tAny, "a one-member replica set's only member is every quorum"),
+	ignore("v", tAny, "MongoDB ignores it"),
+}}
+
+// dropIndexesSpec declares dropIndexes' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/dropIndexes/
+var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
+	required("index", argType{typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), "type 'string'"}),
+}}
+
+// listIndexesSpec declares listIndexes' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/listIndexes/
+var listIndexesSpec = &argSpec{path: "listIndexes", fields: []argField{
+	arg("cursor", tDoc),
+}, subs: []*argSpec{listIndexesCursorSpec}}
+
+var listIndexesCursorSpec = cursorSpec("listIndexes")
 
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	var docs []bson.Raw
-	var ignoreUnknown, haveIndexes bool
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "indexes":
-			docs, err = docsArg("createIndexes", key, v)
-			haveIndexes = true
-		case "ignoreUnknownIndexOptions":
-			ignoreUnknown, err = argBool("createIndexes", key, v)
-		case "commitQuorum", "v":
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+	docs, err := r.args.docs("indexes")
 	if err != nil {
 		return nil, err
 	}
-	if !haveIndexes {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
-	}
+	ignoreUnknown := r.args.bool("ignoreUnknownIndexOptions")
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
 		spec, err := parseIndexSpec(d, ignoreUnknown)
@@ -76,35 +82,19 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var names []string
 	var byKey bson.Raw
-	have := false
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key != "index" {
-			return false, nil
-		}
-		have = true
-		switch v.Type {
-		case bson.TypeString:
-			names = []string{v.StringValue()}
-		case bson.TypeEmbeddedDocument:
-			byKey = v.Document()
-		case bson.TypeArray:
-			vals, _ := v.Array().Values()
-			for _, n := range vals {
-				if n.Type != bson.TypeString {
-					return true, wrongType("dropIndexes", "index", n, "string")
-				}
-				names = append(names, n.StringValue())
+	switch v := r.args.value("index"); v.Type {
+	case bson.TypeString:
+		names = []string{v.StringValue()}
+	case bson.TypeEmbeddedDocument:
+		byKey = v.Document()
+	case bson.TypeArray:
+		vals, _ := v.Array().Values()
+		for _, n := range vals {
+			if n.Type != bson.TypeString {
+				return nil, wrongType("dropIndexes", "index", n, "string")
 			}
-		default:
-			return true, wrongType("dropIndexes", "index", v, "string")
+			names = append(names, n.StringValue())
 		}
-		return true, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !have {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
 	was, err := s.Engine.DropIndexes(r.DB, coll, names, byKey)
 	if err != nil {
@@ -119,18 +109,10 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	batchSize := int64(noBatchSize)
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key != "cursor" {
-			return false, nil
+	if cur := r.args.doc("cursor"); cur != nil {
+		if batchSize, err = cursorBatchSize(listIndexesCursorSpec, cur); err != nil {
+			return nil, err
 		}
-		c, err := argDoc("listIndexes", key, v)
-		if err == nil {
-			batchSize, err = cursorBatchSize("listIndexes", c)
-		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {

@@ -10,8 +10,14 @@ import (
 )
 
 func init() {
-	registerAdmin(killOpCmd, "killOp")
+	registerAdmin(killOpCmd, killOpSpec, "killOp")
 }
+
+// killOpSpec declares killOp's fields: op is checked as MongoDB checks it,
+// by the handler.
+var killOpSpec = &argSpec{path: "killOp", fields: []argField{
+	arg("op", tAny),
+}}
 
 // errKilled is the error a killed operation fails with (MongoDB's
 // ErrorCodes::Interrupted), whether killOp or killSessions killed it.
@@ -23,8 +29,8 @@ var errKilled = mongoerr.New(mongoerr.Interrupted, "operation was interrupted")
 // MongoDB the reply is the same whether or not the operation exists.
 // https://www.mongodb.com/docs/manual/reference/command/killOp/
 func killOpCmd(s *Service, r *Request) (bson.Raw, error) {
-	v, err := r.Cmd.LookupErr("op")
-	if err != nil {
+	v := r.args.value("op")
+	if v.Type == 0 {
 		return nil, mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"op\"")
 	}
 	if !values.IsNumber(v.Type) {

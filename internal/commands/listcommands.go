@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(listCommandsCmd, "listCommands")
+	register(listCommandsCmd, &argSpec{path: "listCommands"}, "listCommands")
 }
 
 // listCommandsCmd lists the commands Folio answers, by name.

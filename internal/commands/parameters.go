@@ -12,8 +12,8 @@ import (
 )
 
 func init() {
-	registerAdmin(getParameterCmd, "getParameter")
-	registerAdmin(setParameterCmd, "setParameter")
+	registerAdmin(getParameterCmd, &argSpec{path: "getParameter", open: "the names of the parameters to get"}, "getParameter")
+	registerAdmin(setParameterCmd, &argSpec{path: "setParameter", open: "the parameters to set"}, "setParameter")
 }
 
 // serverParameter is one server parameter Folio has. get reports its
@@ -97,7 +97,7 @@ func parameterNames() []string {
 // are skipped; none found is InvalidOptions.
 func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	var all, details bool
-	switch v := r.Cmd.Lookup("getParameter"); v.Type {
+	switch v := r.args.first(); v.Type {
 	case bson.TypeEmbeddedDocument:
 		opts := v.Document()
 		all = values.Truthy(opts.Lookup("allParameters"))
@@ -105,12 +105,15 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	case bson.TypeString:
 		all = v.StringValue() == "*"
 	}
+	asked := map[string]bool{}
+	_ = r.args.eachExtra(func(key string, _ bson.RawValue) error {
+		asked[key] = true
+		return nil
+	})
 	var out bson.D
 	for _, name := range parameterNames() {
-		if !all {
-			if _, err := r.Cmd.LookupErr(name); err != nil {
-				continue
-			}
+		if !all && !asked[name] {
+			continue
 		}
 		p := serverParameters[name]
 		var val any = p.get(s)
@@ -134,37 +137,33 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 // value validated before any is applied. The reply's "was" is the first
 // parameter's previous value.
 func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
-	elems, err := r.Cmd.Elements()
-	if err != nil {
-		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %v", err)
-	}
 	type change struct {
 		p serverParameter
 		n int64
 	}
 	var changes []change
 	seen := map[string]bool{}
-	for _, el := range elems[1:] {
-		name := el.Key()
-		if isGenericArg(name) {
-			continue
-		}
+	err := r.args.eachExtra(func(name string, v bson.RawValue) error {
 		p, ok := serverParameters[name]
 		if !ok {
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
+			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
 		}
 		if p.set == nil {
-			return nil, mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", name)
+			return mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", name)
 		}
 		if seen[name] {
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
+			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
 		}
 		seen[name] = true
-		n, err := paramInt(name, el.Value(), p.min, p.max)
+		n, err := paramInt(name, v, p.min, p.max)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		changes = append(changes, change{p, n})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(changes) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "no option found to set, use help:true to see options ")

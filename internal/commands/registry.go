@@ -13,26 +13,40 @@ import (
 // handler runs one command and returns its reply without the ok field.
 type handler func(s *Service, r *Request) (bson.Raw, error)
 
-// handlers maps command names to their handlers; filled by each command
-// family's init.
-var handlers = map[string]handler{}
+// command is a registered command: its handler and the declaration of
+// its fields, which r.args holds parsed when the handler runs.
+type command struct {
+	h     handler
+	spec  *argSpec
+	admin bool // runs only against the admin database
+}
 
-func register(h handler, names ...string) {
+// handlers maps command names to their commands; filled by each command
+// family's init.
+var handlers = map[string]command{}
+
+func register(h handler, spec *argSpec, names ...string) {
+	if len(spec.fields) > maxArgFields {
+		panic("commands: too many fields declared for " + spec.path)
+	}
 	for _, n := range names {
-		handlers[n] = h
+		handlers[n] = command{h: h, spec: spec}
 	}
 }
 
 // registerAdmin registers commands that MongoDB runs only against the
 // admin database.
-func registerAdmin(h handler, names ...string) {
+func registerAdmin(h handler, spec *argSpec, names ...string) {
 	for _, n := range names {
-		handlers[n] = func(s *Service, r *Request) (bson.Raw, error) {
+		register(func(s *Service, r *Request) (bson.Raw, error) {
 			if r.DB != "admin" {
 				return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", n)
 			}
 			return h(s, r)
-		}
+		}, spec, n)
+		c := handlers[n]
+		c.admin = true
+		handlers[n] = c
 	}
 }
 
@@ -60,8 +74,8 @@ func (s *Service) Run(r *Request) bson.Raw {
 // run parses r's generic arguments, admits it and runs its handler.
 func (s *Service) run(r *Request) (bson.Raw, error) {
 	name := Name(r.Cmd)
-	h := handlers[name]
-	if h == nil {
+	c, ok := handlers[name]
+	if !ok {
 		if name == "" {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Empty command object")
 		}
@@ -75,6 +89,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
 		return nil, err
 	}
+	if r.args, err = parseCommand(r.Cmd, c.spec); err != nil {
+		return nil, err
+	}
 	if err := s.admit(r, name); err != nil {
 		return nil, err
 	}
@@ -84,7 +101,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
-	reply, err := s.runInSession(r, name, h)
+	reply, err := s.runInSession(r, name, c.h)
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()
 	}

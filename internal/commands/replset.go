@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	register(replSetGetStatusCmd, "replSetGetStatus")
-	register(replSetGetConfigCmd, "replSetGetConfig")
+	register(replSetGetStatusCmd, &argSpec{path: "replSetGetStatus"}, "replSetGetStatus")
+	register(replSetGetConfigCmd, &argSpec{path: "replSetGetConfig"}, "replSetGetConfig")
 }
 
 // notReplSet is MongoDB's answer to replica set commands on a standalone.

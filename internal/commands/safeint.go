@@ -28,16 +28,6 @@ func safeInt64(v bson.RawValue) (n int64, ok bool) {
 	return 0, false
 }
 
-// argSafeInt64 reads a field MongoDB declares as safeInt64 (find's skip,
-// limit and batchSize, a cursor's batchSize, getMore's batchSize).
-func argSafeInt64(cmd, field string, v bson.RawValue) (int64, error) {
-	if n, ok := safeInt64(v); ok {
-		return n, nil
-	}
-	return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'",
-		cmd, field, values.TypeName(v.Type))
-}
-
 func saturate(f float64) int64 {
 	switch {
 	case math.IsNaN(f):
@@ -59,28 +49,22 @@ func nonNegative(field string, n int64) error {
 	return nil
 }
 
-// argBatchSize reads a batchSize (find's, or a cursor option's): a
-// safeInt64 that must be >= 0.
-func argBatchSize(cmd, field string, v bson.RawValue) (int64, error) {
-	n, err := argSafeInt64(cmd, field, v)
-	if err == nil {
-		err = nonNegative("batchSize", n)
-	}
-	return n, err
+// cursorSpec declares the cursor option document of a command (aggregate,
+// listCollections, listIndexes): {batchSize: n}.
+func cursorSpec(cmd string) *argSpec {
+	return &argSpec{path: cmd + ".cursor", fields: []argField{withDefault("batchSize", tSafe, noBatchSize)}}
 }
 
-// cursorBatchSize reads the cursor option document of aggregate,
-// listCollections and listIndexes ({batchSize: n}); it returns
-// noBatchSize when it names none.
-func cursorBatchSize(cmd string, cursor bson.Raw) (int64, error) {
-	n := int64(noBatchSize)
-	err := eachField(cursor, cmd+".cursor", func(key string, v bson.RawValue) (bool, error) {
-		if key != "batchSize" {
-			return false, nil
-		}
-		var err error
-		n, err = argBatchSize(cmd+".cursor", key, v)
-		return true, err
-	})
+// cursorBatchSize reads a cursor option document parsed against spec
+// (cursorSpec); it returns noBatchSize when it names none.
+func cursorBatchSize(spec *argSpec, cursor bson.Raw) (int64, error) {
+	c, err := parseSub(cursor, spec)
+	if err != nil {
+		return 0, err
+	}
+	n := c.safeInt("batchSize")
+	if c.has("batchSize") {
+		err = nonNegative("batchSize", n)
+	}
 	return n, err
 }

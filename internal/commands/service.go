@@ -98,6 +98,8 @@ type Request struct {
 	Conn *Conn
 	// Args are the command's generic arguments, parsed before it runs.
 	Args GenericArgs
+	// args are the command's own fields, parsed against its declaration.
+	args cmdArgs
 	// Txn is the transaction the command runs in, if any.
 	Txn *engine.Txn
 	// session is the command's session, locked while it runs.

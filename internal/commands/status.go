@@ -2,24 +2,31 @@ package commands
 
 import (
 	"os"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
-	register(serverStatusCmd, "serverStatus")
-	registerAdmin(getLogCmd, "getLog")
+	register(serverStatusCmd, serverStatusSpec, "serverStatus")
+	registerAdmin(getLogCmd, &argSpec{path: "getLog"}, "getLog")
 }
+
+// serverStatusSpec declares serverStatus: its fields name sections, a
+// false or 0 leaving a section out.
+// https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/
+var serverStatusSpec = &argSpec{path: "serverStatus", open: "section names: 0 or false leaves the section out, 1 or true asks for the section, which Folio includes when it has it"}
 
 // serverStatusCmd answers serverStatus with the sections MongoDB 7.0 sends
 // that Folio has figures for, in MongoDB's order (header fields, sections
 // by name, metrics last) and with its number types, complete enough for
 // mongostat. Every figure is measured; sections of MongoDB machinery Folio
 // does not have (wiredTiger, tcmalloc, sharding...) are absent.
-func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
+func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	up := now.Sub(s.Started)
@@ -115,7 +122,16 @@ func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
 			}},
 		}},
 	)
-	return marshal(d), nil
+	err := r.args.eachExtra(func(key string, v bson.RawValue) error {
+		if !values.Truthy(v) {
+			d = slices.DeleteFunc(d, func(e bson.E) bool {
+				_, section := e.Value.(bson.D)
+				return section && e.Key == key
+			})
+		}
+		return nil
+	})
+	return marshal(d), err
 }
 
 // catalogStats counts the collections as MongoDB's catalogStats section
@@ -193,7 +209,7 @@ func (s *Service) globalLock(now time.Time) bson.D {
 // getLogCmd serves "*" (the log names), "global" (recent lines) and
 // "startupWarnings" (Folio starts without warnings).
 func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
-	v := r.Cmd.Lookup("getLog")
+	v := r.args.first()
 	if v.Type != bson.TypeString {
 		return nil, wrongType("getLog", "getLog", v, "string")
 	}

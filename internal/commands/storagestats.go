@@ -9,9 +9,25 @@ import (
 )
 
 func init() {
-	register(dbStatsCmd, "dbStats", "dbstats")
-	register(collStatsCmd, "collStats", "collstats")
+	register(dbStatsCmd, dbStatsSpec, "dbStats", "dbstats")
+	register(collStatsCmd, collStatsSpec, "collStats", "collstats")
 }
+
+// dbStatsSpec declares dbStats' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/dbStats/
+var dbStatsSpec = &argSpec{path: "dbStats", fields: []argField{
+	arg("scale", tAny),
+	arg("freeStorage", tBool),
+}}
+
+// collStatsSpec declares collStats' fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/collStats/
+var collStatsSpec = &argSpec{path: "collStats", fields: []argField{
+	arg("scale", tAny),
+	ignore("verbose", tBool, "adds storage engine details; Folio's storage engine has none to add"),
+	ignore("waitForLock", tBool, "Folio's statistics take no lock to wait for"),
+	ignore("numericOnly", tBool, "leaves out the storage engine's non-numeric details, which Folio does not report"),
+}}
 
 // numericTypes is how MongoDB's IDL names the types a numeric field takes.
 const numericTypes = "[long, int, decimal, double]"
@@ -54,20 +70,10 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	scale := int64(1)
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "scale":
-			scale, err = collStatsScale(v)
-		case "verbose", "waitForLock", "numericOnly":
-			_, err = argBool("collStats", key, v)
-		default:
-			return false, nil
+	if v := r.args.value("scale"); v.Type != 0 {
+		if scale, err = collStatsScale(v); err != nil {
+			return nil, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
 	}
 	ns := r.DB + "." + name
 	c := s.Engine.Collection(r.DB, name)
@@ -137,22 +143,13 @@ func storageStats(c *engine.Collection, st engine.CollectionStats, scale int64) 
 // filesystem figures are left out when the data is in memory.
 func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	scale := int64(1)
-	var freeStorage bool
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+	if v := r.args.value("scale"); v.Type != 0 {
 		var err error
-		switch key {
-		case "scale":
-			scale, err = dbStatsScale(v)
-		case "freeStorage":
-			freeStorage, err = argBool("dbStats", key, v)
-		default:
-			return false, nil
+		if scale, err = dbStatsScale(v); err != nil {
+			return nil, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return nil, err
 	}
+	freeStorage := r.args.bool("freeStorage")
 	colls := s.Engine.Collections(r.DB)
 	var objects, size, storage, indexes, indexSize int64
 	for _, c := range colls {

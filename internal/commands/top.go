@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	registerAdmin(topCmd, "top")
+	registerAdmin(topCmd, &argSpec{path: "top"}, "top")
 }
 
 // usage is a time (microseconds) and a count of operations.

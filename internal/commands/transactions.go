@@ -11,14 +11,26 @@ import (
 )
 
 func init() {
-	register(commitTransactionCmd, "commitTransaction")
-	register(abortTransactionCmd, "abortTransaction")
-	register(startSessionCmd, "startSession")
-	register(refreshSessionsCmd, "refreshSessions")
-	register(endSessionsCmd, "endSessions")
-	register(killSessionsCmd, "killSessions")
-	register(killAllSessionsCmd, "killAllSessions")
+	register(commitTransactionCmd, commitTransactionSpec, "commitTransaction")
+	register(abortTransactionCmd, abortTransactionSpec, "abortTransaction")
+	register(startSessionCmd, &argSpec{path: "startSession"}, "startSession")
+	register(refreshSessionsCmd, &argSpec{path: "refreshSessions"}, "refreshSessions")
+	register(endSessionsCmd, &argSpec{path: "endSessions"}, "endSessions")
+	register(killSessionsCmd, &argSpec{path: "killSessions"}, "killSessions")
+	register(killAllSessionsCmd, &argSpec{path: "killAllSessions"}, "killAllSessions")
 }
+
+// commitTransactionSpec and abortTransactionSpec declare the fields of
+// commitTransaction and abortTransaction.
+// https://www.mongodb.com/docs/v7.0/reference/command/commitTransaction/
+var (
+	commitTransactionSpec = &argSpec{path: "commitTransaction", fields: []argField{
+		ignore("recoveryToken", tDoc, "a router's token for a sharded transaction's recovery"),
+	}}
+	abortTransactionSpec = &argSpec{path: "abortTransaction", fields: []argField{
+		ignore("recoveryToken", tDoc, "a router's token for a sharded transaction's recovery"),
+	}}
+)
 
 // inTransaction are the commands a multi-document transaction may run, as
 // MongoDB 4.4+ allows.
@@ -206,16 +218,6 @@ func hasWriteErrors(reply bson.Raw) bool {
 // commit in the commit's own batch. A retried commit of a committed
 // transaction succeeds, also after a restart: the record says committed.
 func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key == "recoveryToken" {
-			_, err := argDoc("commitTransaction", key, v)
-			return true, err
-		}
-		return false, nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	sess := r.session
 	if r.Txn == nil && sess != nil && sess.State == sessions.TxnCommitted {
 		return nil, nil
@@ -224,7 +226,7 @@ func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "commitTransaction must be run within a transaction")
 	}
 	s.Cursors.KillOwned(r.Txn)
-	err = r.Txn.CommitRecorded(sess.RecordCommit())
+	err := r.Txn.CommitRecorded(sess.RecordCommit())
 	sess.Txn = nil
 	if err != nil {
 		sess.State = sessions.TxnAborted
@@ -257,7 +259,7 @@ func startSessionCmd(s *Service, _ *Request) (bson.Raw, error) {
 // refreshSessions.
 func sessionIDs(r *Request) ([]string, error) {
 	name := Name(r.Cmd)
-	v := r.Cmd.Lookup(name)
+	v := r.args.first()
 	if v.Type != bson.TypeArray {
 		return nil, wrongType(name, name, v, "array")
 	}

@@ -8,33 +8,24 @@ import (
 )
 
 func init() {
-	register(validateCmd, "validate")
+	register(validateCmd, validateSpec, "validate")
 }
+
+// validateSpec declares validate's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/validate/
+var validateSpec = &argSpec{path: "validate", fields: []argField{
+	ignore("full", tBool, "Folio's validate always reads every document and index entry, which is what full asks for"),
+	ignore("scandata", tBool, "Folio's validate always reads every document"),
+	ignore("background", tBool, "a locking mode; Folio's validate reads a snapshot and takes no lock"),
+	refuseTrue("repair", "repairing collections"),
+	refuseTrue("metadata", "metadata-only validation"),
+	refuseTrue("checkBSONConformance", "BSON conformance checks"),
+}}
 
 // validateCmd checks a collection's indexes against its documents and
 // reports what is wrong, in MongoDB's reply shape.
 func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
-	if err != nil {
-		return nil, err
-	}
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		switch key {
-		case "full", "scandata", "background":
-			// Folio's validate always reads every document and index
-			// entry, which is what full asks for; background is a
-			// locking mode with nothing to choose on Folio.
-			_, err := argBool("validate", key, v)
-			return true, err
-		case "repair", "metadata", "checkBSONConformance":
-			on, err := argBool("validate", key, v)
-			if err == nil && on {
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support validate's '%s' option yet", key)
-			}
-			return true, err
-		}
-		return false, nil
-	})
 	if err != nil {
 		return nil, err
 	}

@@ -10,10 +10,59 @@ import (
 )
 
 func init() {
-	register(insertCmd, "insert")
-	register(updateCmd, "update")
-	register(deleteCmd, "delete")
+	register(insertCmd, insertSpec, "insert")
+	register(updateCmd, updateSpec, "update")
+	register(deleteCmd, deleteSpec, "delete")
 }
+
+// batchSpec declares a write command's fields: its statements array
+// (docsField), and the fields insert, update and delete share; update and
+// delete take let.
+// https://www.mongodb.com/docs/v7.0/reference/command/insert/,
+// https://www.mongodb.com/docs/v7.0/reference/command/update/,
+// https://www.mongodb.com/docs/v7.0/reference/command/delete/
+func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
+	s := &argSpec{path: cmd, fields: []argField{
+		required(docsField, tArray),
+		withDefault("ordered", tBool, 1),
+		arg("stmtId", tInt32),
+		arg("stmtIds", tArray),
+		ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	}}
+	if stmt != nil {
+		s.fields = append(s.fields, refuse("let", tDoc, "let variables in writes"))
+		s.subs = []*argSpec{stmt}
+	}
+	return s
+}
+
+var (
+	insertSpec = batchSpec("insert", "documents", nil)
+	updateSpec = batchSpec("update", "updates", updateStmtSpec)
+	deleteSpec = batchSpec("delete", "deletes", deleteStmtSpec)
+)
+
+// updateStmtSpec declares an update statement's fields.
+var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
+	required("q", tDoc),
+	required("u", tUpdate),
+	arg("upsert", tBool),
+	arg("multi", tBool),
+	arg("arrayFilters", tArray),
+	arg("hint", tAny),
+	refuse("collation", tDoc, "collations"),
+	refuse("c", tDoc, "constants of pipeline updates"),
+	ignore("upsertSupplied", tBool, "set by a router for a sharded upsert"),
+	ignore("sampleId", tAny, "set by a router for query sampling"),
+}}
+
+// deleteStmtSpec declares a delete statement's fields.
+var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
+	required("q", tDoc),
+	required("limit", tLong),
+	arg("hint", tAny),
+	refuse("collation", tDoc, "collations"),
+}}
 
 // writeOptions are the transaction and write concern of a write command:
 // the write must be durable when acknowledged if its write concern asks
@@ -93,35 +142,14 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 	if err != nil {
 		return "", batchArgs{}, err
 	}
-	a := batchArgs{ordered: true}
+	c := &r.args
+	a := batchArgs{ordered: c.bool("ordered")}
 	var stmts stmtArgs
-	seen := false
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case docsField:
-			a.docs, err = docsArg(cmdName, key, v)
-			seen = true
-		case "ordered":
-			a.ordered, err = argBool(cmdName, key, v)
-		case "stmtId", "stmtIds":
-			err = stmts.parse(cmdName, key, v)
-		case "let":
-			if cmdName == "insert" {
-				return false, nil // insert takes no let
-			}
-			err = errLetNotImplemented(cmdName)
-		case "bypassDocumentValidation":
-			// Folio has no document validators (create and collMod refuse
-			// them), so there is nothing to bypass.
-			_, err = argBool(cmdName, key, v)
-		default:
-			return false, nil
+	a.docs, err = c.docs(docsField)
+	for _, f := range [...]string{"stmtId", "stmtIds"} {
+		if err == nil && c.has(f) {
+			err = stmts.parse(cmdName, f, c.value(f))
 		}
-		return true, err
-	})
-	if err == nil && !seen {
-		err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmdName, docsField)
 	}
 	if err == nil && (len(a.docs) == 0 || len(a.docs) > maxWriteBatchSize) {
 		err = mongoerr.New(mongoerr.InvalidLength, "Write batch sizes must be between 1 and %d. Got %d operations.", maxWriteBatchSize, len(a.docs))
@@ -180,59 +208,24 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
 }
 
-// updateArg reads an update: a document (operators or a replacement), or
-// an array of pipeline stages (pipeline true; the array's bytes).
-func updateArg(cmd, field string, v bson.RawValue) (bson.Raw, bool, error) {
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		return v.Document(), false, nil
-	case bson.TypeArray:
-		return bson.Raw(v.Value), true, nil
-	}
-	return nil, false, wrongType(cmd, field, v, "object")
+// updateArg reads an update (tUpdate): a document (operators or a
+// replacement), or an array of pipeline stages (pipeline true; the
+// array's bytes).
+func updateArg(v bson.RawValue) (bson.Raw, bool) {
+	return bson.Raw(v.Value), v.Type == bson.TypeArray
 }
 
 // parseUpdateStatement reads one entry of update's updates array.
 func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 	var u engine.UpdateSpec
-	var haveQ, haveU bool
-	err := eachField(doc, "update.updates", func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "q":
-			u.Filter, err = argDoc("update.updates", key, v)
-			haveQ = true
-		case "u":
-			haveU = true
-			u.Update, u.Pipeline, err = updateArg("update.updates", key, v)
-		case "upsert":
-			u.Upsert, err = argBool("update.updates", key, v)
-		case "multi":
-			u.Multi, err = argBool("update.updates", key, v)
-		case "arrayFilters":
-			u.ArrayFilters, err = docsArg("update.updates", key, v)
-		case "hint":
-			u.Hint = v
-		case "collation":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-		case "c":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the update statement option 'c' (constants) yet")
-		case "upsertSupplied", "sampleId":
-			// Set by mongos for sharded upserts and query sampling;
-			// nothing to do on one node.
-		default:
-			return false, nil
-		}
-		return true, err
-	})
+	c, err := parseSub(doc, updateStmtSpec)
 	if err != nil {
 		return u, err
 	}
-	if !haveQ {
-		return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'update.updates.q' is missing but a required field")
-	}
-	if !haveU {
-		return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
+	u.Filter, u.Upsert, u.Multi, u.Hint = c.doc("q"), c.bool("upsert"), c.bool("multi"), c.value("hint")
+	u.Update, u.Pipeline = updateArg(c.value("u"))
+	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
+		return u, err
 	}
 	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
 		return u, mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
@@ -322,33 +315,13 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	stmts := make([]stmt, len(a.docs))
 	for i, d := range a.docs {
-		haveQ, haveLimit := false, false
-		err := eachField(d, "delete.deletes", func(key string, v bson.RawValue) (bool, error) {
-			var err error
-			switch key {
-			case "q":
-				stmts[i].filter, err = argDoc("delete.deletes", key, v)
-				haveQ = true
-			case "limit":
-				stmts[i].limit, err = argInt("delete.deletes", key, v)
-				haveLimit = true
-				if err == nil && stmts[i].limit != 0 && stmts[i].limit != 1 {
-					err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", stmts[i].limit)
-				}
-			case "hint":
-				stmts[i].hint = v
-			case "collation":
-				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
-			default:
-				return false, nil
-			}
-			return true, err
-		})
-		if err == nil && !haveQ {
-			err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
+		c, err := parseSub(d, deleteStmtSpec)
+		if err == nil {
+			stmts[i].filter, stmts[i].hint = c.doc("q"), c.value("hint")
+			stmts[i].limit, err = c.long("limit")
 		}
-		if err == nil && !haveLimit {
-			err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
+		if err == nil && stmts[i].limit != 0 && stmts[i].limit != 1 {
+			err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", stmts[i].limit)
 		}
 		if err != nil {
 			return nil, err
@@ -399,10 +372,4 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 func isOperatorDoc(d bson.Raw) bool {
 	el, err := d.IndexErr(0)
 	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
-}
-
-// errLetNotImplemented refuses let on a write command: its variables are
-// not yet passed to the write's filter and update.
-func errLetNotImplemented(cmd string) error {
-	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s option 'let' yet", cmd)
 }

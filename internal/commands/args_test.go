@@ -1,0 +1,533 @@
+package commands
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// argRows has a row for every declared field Folio honours or ignores:
+// the field ("<spec path>.<name>"), a command using it (Extended JSON, run
+// on db test, or admin for admin-only commands, against a collection c
+// holding {_id: 1, a: 1} and {_id: 2, a: 2} with an index a_1) and the
+// code MongoDB answers (0: ok). Refused fields, wrong types, duplicates and
+// unknown fields are checked for every declaration by TestArgSpecs.
+// https://www.mongodb.com/docs/v7.0/reference/command/ (each command's page)
+var argRows = []struct {
+	field string
+	cmd   string
+	code  int32
+}{
+	{"find.filter", `{"find": "c", "filter": {"a": 1}}`, 0},
+	{"find.sort", `{"find": "c", "sort": {"a": -1}}`, 0},
+	{"find.projection", `{"find": "c", "projection": {"a": 1}}`, 0},
+	{"find.skip", `{"find": "c", "skip": 1}`, 0},
+	{"find.skip", `{"find": "c", "skip": -1}`, 51024},
+	{"find.limit", `{"find": "c", "limit": 1}`, 0},
+	{"find.limit", `{"find": "c", "limit": -1}`, 51024},
+	{"find.batchSize", `{"find": "c", "batchSize": 1}`, 0},
+	{"find.batchSize", `{"find": "c", "batchSize": -1}`, 51024},
+	{"find.singleBatch", `{"find": "c", "singleBatch": true}`, 0},
+	{"find.tailable", `{"find": "c", "tailable": true}`, 2},
+	{"find.awaitData", `{"find": "c", "awaitData": true}`, 9},
+	{"find.allowDiskUse", `{"find": "c", "allowDiskUse": true, "sort": {"a": 1}}`, 0},
+	{"find.hint", `{"find": "c", "hint": "a_1"}`, 0},
+	{"find.hint", `{"find": "c", "hint": "nope"}`, 2},
+	{"find.noCursorTimeout", `{"find": "c", "noCursorTimeout": true}`, 0},
+	{"find.let", `{"find": "c", "let": {"x": 1}, "filter": {"$expr": {"$eq": ["$a", "$$x"]}}}`, 0},
+	{"find.allowPartialResults", `{"find": "c", "allowPartialResults": true}`, 0},
+	{"find.readOnce", `{"find": "c", "readOnce": true}`, 0},
+	{"find.returnKey", `{"find": "c", "returnKey": false}`, 0},
+	{"find.showRecordId", `{"find": "c", "showRecordId": false}`, 0},
+	{"find.oplogReplay", `{"find": "c", "oplogReplay": false}`, 0},
+	{"find.$_requestResumeToken", `{"find": "c", "$_requestResumeToken": false}`, 0},
+
+	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [{"$match": {"a": 1}}], "cursor": {}}`, 0},
+	{"aggregate.pipeline", `{"aggregate": "c", "cursor": {}}`, 40414},
+	{"aggregate.cursor", `{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": 1}}`, 0},
+	{"aggregate.cursor.batchSize", `{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": -1}}`, 51024},
+	{"aggregate.allowDiskUse", `{"aggregate": "c", "pipeline": [], "cursor": {}, "allowDiskUse": true}`, 0},
+	{"aggregate.hint", `{"aggregate": "c", "pipeline": [], "cursor": {}, "hint": {"a": 1}}`, 0},
+	{"aggregate.let", `{"aggregate": "c", "pipeline": [{"$project": {"v": "$$x"}}], "cursor": {}, "let": {"x": 1}}`, 0},
+	{"aggregate.explain", `{"aggregate": "c", "pipeline": [], "explain": true}`, 0},
+	{"aggregate.bypassDocumentValidation", `{"aggregate": "c", "pipeline": [], "cursor": {}, "bypassDocumentValidation": true}`, 0},
+	{"aggregate.fromMongos", `{"aggregate": "c", "pipeline": [], "cursor": {}, "fromMongos": false}`, 0},
+	{"aggregate.needsMerge", `{"aggregate": "c", "pipeline": [], "cursor": {}, "needsMerge": false}`, 0},
+	{"aggregate.$_generateV2ResumeTokens", `{"aggregate": "c", "pipeline": [], "cursor": {}, "$_generateV2ResumeTokens": false}`, 0},
+	{"aggregate.isMapReduceCommand", `{"aggregate": "c", "pipeline": [], "cursor": {}, "isMapReduceCommand": false}`, 0},
+
+	{"count.query", `{"count": "c", "query": {"a": 1}}`, 0},
+	{"count.skip", `{"count": "c", "skip": 1}`, 0},
+	{"count.skip", `{"count": "c", "skip": 1.5}`, 51024},
+	{"count.limit", `{"count": "c", "limit": -1}`, 0},
+	{"count.hint", `{"count": "c", "hint": "a_1"}`, 0},
+	{"count.fields", `{"count": "c", "fields": {"a": 1}}`, 0},
+
+	{"distinct.key", `{"distinct": "c", "key": "a"}`, 0},
+	{"distinct.key", `{"distinct": "c"}`, 40414},
+	{"distinct.query", `{"distinct": "c", "key": "a", "query": {"a": 1}}`, 0},
+	{"distinct.hint", `{"distinct": "c", "key": "a", "hint": {"a": 1}}`, 0},
+
+	{"findAndModify.query", `{"findAndModify": "c", "query": {"a": 1}, "remove": true}`, 0},
+	{"findAndModify.sort", `{"findAndModify": "c", "sort": {"a": -1}, "remove": true}`, 0},
+	{"findAndModify.fields", `{"findAndModify": "c", "fields": {"a": 1}, "remove": true}`, 0},
+	{"findAndModify.update", `{"findAndModify": "c", "update": {"$set": {"b": 1}}}`, 0},
+	{"findAndModify.update", `{"findAndModify": "c", "update": [{"$set": {"b": 1}}]}`, 0},
+	{"findAndModify.remove", `{"findAndModify": "c", "remove": true, "update": {}}`, 9},
+	{"findAndModify.new", `{"findAndModify": "c", "update": {"$set": {"b": 1}}, "new": true}`, 0},
+	{"findAndModify.upsert", `{"findAndModify": "c", "query": {"a": 9}, "update": {"$set": {"b": 1}}, "upsert": true}`, 0},
+	{"findAndModify.arrayFilters", `{"findAndModify": "c", "update": {"$set": {"l.$[e]": 1}}, "arrayFilters": [{"e": 0}]}`, 0},
+	{"findAndModify.hint", `{"findAndModify": "c", "update": {"$set": {"b": 1}}, "hint": "a_1"}`, 0},
+	{"findAndModify.stmtId", `{"findAndModify": "c", "remove": true, "stmtId": "x"}`, 14},
+	{"findAndModify.bypassDocumentValidation", `{"findAndModify": "c", "remove": true, "bypassDocumentValidation": true}`, 0},
+
+	{"insert.documents", `{"insert": "c", "documents": [{"a": 3}]}`, 0},
+	{"insert.documents", `{"insert": "c"}`, 40414},
+	{"insert.ordered", `{"insert": "c", "documents": [{"_id": 1}, {"_id": 3}], "ordered": false}`, 0},
+	{"insert.stmtId", `{"insert": "c", "documents": [{"a": 3}], "stmtId": 5}`, 0},
+	{"insert.stmtIds", `{"insert": "c", "documents": [{"a": 3}], "stmtIds": [5, 6]}`, 16},
+	{"insert.bypassDocumentValidation", `{"insert": "c", "documents": [{"a": 3}], "bypassDocumentValidation": true}`, 0},
+	{"update.updates", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}]}`, 0},
+	{"update.ordered", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}], "ordered": false}`, 0},
+	{"update.stmtId", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}], "stmtId": 1}`, 0},
+	{"update.stmtIds", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}], "stmtIds": [1]}`, 0},
+	{"update.bypassDocumentValidation", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}], "bypassDocumentValidation": false}`, 0},
+	{"update.updates.q", `{"update": "c", "updates": [{"u": {"$set": {"b": 1}}}]}`, 40414},
+	{"update.updates.u", `{"update": "c", "updates": [{"q": {}}]}`, 40414},
+	{"update.updates.u", `{"update": "c", "updates": [{"q": {}, "u": 1}]}`, 14},
+	{"update.updates.upsert", `{"update": "c", "updates": [{"q": {"a": 7}, "u": {"$set": {"b": 1}}, "upsert": true}]}`, 0},
+	{"update.updates.multi", `{"update": "c", "updates": [{"q": {}, "u": {"b": 1}, "multi": true}]}`, 9},
+	{"update.updates.arrayFilters", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"l.$[e]": 1}}, "arrayFilters": [{"e": 1}]}]}`, 0},
+	{"update.updates.hint", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}, "hint": "a_1"}]}`, 0},
+	{"update.updates.upsertSupplied", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}, "upsertSupplied": false}]}`, 0},
+	{"update.updates.sampleId", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": 1}}, "sampleId": 1}]}`, 0},
+	{"delete.deletes", `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 1}]}`, 0},
+	{"delete.ordered", `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 1}], "ordered": true}`, 0},
+	{"delete.stmtId", `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 1}], "stmtId": 3}`, 0},
+	{"delete.stmtIds", `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 1}], "stmtIds": [{"$numberLong": "3"}]}`, 14},
+	{"delete.bypassDocumentValidation", `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 1}], "bypassDocumentValidation": true}`, 0},
+	{"delete.deletes.q", `{"delete": "c", "deletes": [{"limit": 1}]}`, 40414},
+	{"delete.deletes.limit", `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, 9},
+	{"delete.deletes.hint", `{"delete": "c", "deletes": [{"q": {}, "limit": 0, "hint": {"a": 1}}]}`, 0},
+
+	{"create.capped", `{"create": "d", "capped": true, "size": 4096}`, 0},
+	{"create.capped", `{"create": "d", "capped": true}`, 72},
+	{"create.size", `{"create": "d", "capped": true, "size": 0}`, 51024},
+	{"create.max", `{"create": "d", "capped": true, "size": 4096, "max": 10}`, 0},
+	{"create.autoIndexId", `{"create": "d", "autoIndexId": false}`, 238},
+	{"create.autoIndexId", `{"create": "d", "autoIndexId": true}`, 0},
+	{"create.temp", `{"create": "d", "temp": false}`, 0},
+	{"create.flags", `{"create": "d", "flags": 1}`, 0},
+	{"create.storageEngine", `{"create": "d", "storageEngine": {"pebble": {}}}`, 0},
+	{"create.indexOptionDefaults", `{"create": "d", "indexOptionDefaults": {}}`, 0},
+	{"create.indexOptionDefaults.storageEngine", `{"create": "d", "indexOptionDefaults": {"storageEngine": {"pebble": {}}}}`, 0},
+	{"create.indexOptionDefaults.storageEngine", `{"create": "d", "indexOptionDefaults": {"other": 1}}`, 40415},
+	{"create.validationLevel", `{"create": "d", "validationLevel": "moderate"}`, 0},
+	{"create.validationLevel", `{"create": "d", "validationLevel": "nope"}`, 2},
+	{"create.validationAction", `{"create": "d", "validationAction": "warn"}`, 0},
+	{"create.idIndex", `{"create": "d", "idIndex": {"key": {"_id": 1}, "name": "_id_"}}`, 0},
+	{"create.idIndex", `{"create": "d", "idIndex": {"key": {"a": 1}, "name": "_id_"}}`, 2},
+
+	{"listCollections.filter", `{"listCollections": 1, "filter": {"name": "c"}}`, 0},
+	{"listCollections.nameOnly", `{"listCollections": 1, "nameOnly": true}`, 0},
+	{"listCollections.cursor", `{"listCollections": 1, "cursor": {}}`, 0},
+	{"listCollections.cursor.batchSize", `{"listCollections": 1, "cursor": {"batchSize": 0}}`, 0},
+	{"listCollections.authorizedCollections", `{"listCollections": 1, "authorizedCollections": true}`, 0},
+	{"listCollections.includePendingDrops", `{"listCollections": 1, "includePendingDrops": true}`, 0},
+	{"listIndexes.cursor", `{"listIndexes": "c", "cursor": {"batchSize": 1}}`, 0},
+	{"listIndexes.cursor.batchSize", `{"listIndexes": "c", "cursor": {"batchSize": "x"}}`, 14},
+	{"renameCollection.to", `{"renameCollection": "test.c", "to": "test.e"}`, 0},
+	{"renameCollection.to", `{"renameCollection": "test.c"}`, 40414},
+	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": true}`, 0},
+	{"renameCollection.stayTemp", `{"renameCollection": "test.c", "to": "test.e", "stayTemp": true}`, 0},
+	{"collMod.index", `{"collMod": "c", "index": {"name": "a_1", "hidden": true}}`, 0},
+	{"collMod.index.name", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27},
+	{"collMod.index.keyPattern", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "hidden": false}}`, 0},
+	{"collMod.index.hidden", `{"collMod": "c", "index": {"name": "a_1", "hidden": 1}}`, 0},
+	{"collMod.index.expireAfterSeconds", `{"collMod": "c", "index": {"name": "a_1", "expireAfterSeconds": -1}}`, 72},
+
+	{"getMore.collection", `{"getMore": {"$numberLong": "1"}}`, 40414},
+	{"getMore.collection", `{"getMore": {"$numberLong": "1"}, "collection": "c"}`, 43},
+	{"getMore.batchSize", `{"getMore": {"$numberLong": "1"}, "collection": "c", "batchSize": 0}`, 51024},
+	{"getMore.term", `{"getMore": {"$numberLong": "1"}, "collection": "c", "term": 1}`, 43},
+	{"getMore.lastKnownCommittedOpTime", `{"getMore": {"$numberLong": "1"}, "collection": "c", "lastKnownCommittedOpTime": {}}`, 43},
+	{"killCursors.cursors", `{"killCursors": "c", "cursors": [{"$numberLong": "1"}]}`, 0},
+	{"killCursors.cursors", `{"killCursors": "c", "cursors": [1]}`, 14},
+	{"listDatabases.filter", `{"listDatabases": 1, "filter": {"name": "test"}}`, 0},
+	{"listDatabases.nameOnly", `{"listDatabases": 1, "nameOnly": true}`, 0},
+	{"listDatabases.authorizedDatabases", `{"listDatabases": 1, "authorizedDatabases": true}`, 0},
+	{"explain.verbosity", `{"explain": {"find": "c"}, "verbosity": "executionStats"}`, 0},
+	{"explain.verbosity", `{"explain": {"find": "c"}, "verbosity": "nope"}`, 9},
+
+	{"hello.helloOk", `{"hello": 1, "helloOk": true}`, 0},
+	{"hello.compression", `{"hello": 1, "compression": ["zstd"]}`, 0},
+	{"hello.client", `{"hello": 1, "client": {"driver": {"name": "x", "version": "1"}}}`, 0},
+	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin.u"}`, 0},
+	{"hello.speculativeAuthenticate", `{"hello": 1, "speculativeAuthenticate": {}}`, 0},
+	{"hello.forShell", `{"hello": 1, "forShell": true}`, 0},
+	{"hello.hostInfo", `{"hello": 1, "hostInfo": "h:1"}`, 0},
+	{"hello.hangUpOnStepDown", `{"hello": 1, "hangUpOnStepDown": false}`, 0},
+	{"hello.internalClient", `{"hello": 1, "internalClient": {}}`, 0},
+	{"hello.loadBalanced", `{"hello": 1, "loadBalanced": false}`, 0},
+	{"hello.backpressure", `{"hello": 1, "backpressure": "2"}`, 0},
+	{"connectionStatus.showPrivileges", `{"connectionStatus": 1, "showPrivileges": true}`, 0},
+	{"createIndexes.indexes", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`, 0},
+	{"createIndexes.indexes", `{"createIndexes": "c", "indexes": []}`, 2},
+	{"createIndexes.ignoreUnknownIndexOptions", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1", "x": 1}], "ignoreUnknownIndexOptions": true}`, 0},
+	{"createIndexes.commitQuorum", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}], "commitQuorum": "majority"}`, 0},
+	{"createIndexes.v", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}], "v": 2}`, 0},
+	{"dropIndexes.index", `{"dropIndexes": "c", "index": "a_1"}`, 0},
+	{"dropIndexes.index", `{"dropIndexes": "c", "index": ["a_1", 1]}`, 14},
+	{"dropIndexes.index", `{"dropIndexes": "c"}`, 40414},
+	{"killOp.op", `{"killOp": 1, "op": 12345}`, 0},
+	{"killOp.op", `{"killOp": 1}`, 4},
+	{"commitTransaction.recoveryToken", `{"commitTransaction": 1, "recoveryToken": {}}`, 72},
+	{"abortTransaction.recoveryToken", `{"abortTransaction": 1, "recoveryToken": {}}`, 72},
+	{"dbStats.scale", `{"dbStats": 1, "scale": 1024}`, 0},
+	{"dbStats.scale", `{"dbStats": 1, "scale": 0}`, 2},
+	{"dbStats.freeStorage", `{"dbStats": 1, "freeStorage": 1}`, 0},
+	{"collStats.scale", `{"collStats": "c", "scale": 1024}`, 0},
+	{"collStats.verbose", `{"collStats": "c", "verbose": true}`, 0},
+	{"collStats.waitForLock", `{"collStats": "c", "waitForLock": false}`, 0},
+	{"collStats.numericOnly", `{"collStats": "c", "numericOnly": true}`, 0},
+	{"validate.full", `{"validate": "c", "full": true}`, 0},
+	{"validate.scandata", `{"validate": "c", "scandata": true}`, 0},
+	{"validate.background", `{"validate": "c", "background": false}`, 0},
+	{"validate.repair", `{"validate": "c", "repair": false}`, 0},
+	{"validate.metadata", `{"validate": "c", "metadata": false}`, 0},
+	{"validate.checkBSONConformance", `{"validate": "c", "checkBSONConformance": false}`, 0},
+	{"currentOp", `{"currentOp": 1, "ns": "test.none"}`, 0},
+	{"currentOp.$ownOps", `{"currentOp": 1, "$ownOps": true}`, 0},
+	{"currentOp.$truncateOps", `{"currentOp": 1, "$truncateOps": false}`, 0},
+	{"currentOp.$all", `{"currentOp": 1, "$all": false}`, 0},
+	{"currentOp.idleConnections", `{"currentOp": 1, "idleConnections": false}`, 0},
+	{"currentOp.idleSessions", `{"currentOp": 1, "idleSessions": false}`, 0},
+	{"serverStatus", `{"serverStatus": 1, "metrics": 0}`, 0},
+	{"getParameter", `{"getParameter": 1, "cursorTimeoutMillis": 1}`, 0},
+	{"setParameter", `{"setParameter": 1, "nope": 1}`, 72},
+}
+
+// argsService is a fresh service with test.c seeded for argRows.
+func argsService(t *testing.T) *Service {
+	s := newReplSetService(t, time.Now())
+	for _, cmd := range []bson.D{
+		{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "l", Value: bson.A{0, 1}}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}}},
+		{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}},
+	} {
+		if c := code(runCmd(t, s, cmd)); c != 0 {
+			t.Fatalf("seeding: code %d", c)
+		}
+	}
+	return s
+}
+
+// runArgs runs cmd (its $db added) on the database its command needs.
+func runArgs(t *testing.T, s *Service, cmd bson.Raw) bson.Raw {
+	t.Helper()
+	db := "test"
+	if handlers[Name(cmd)].admin {
+		db = "admin"
+	}
+	var d bson.D
+	if err := bson.Unmarshal(cmd, &d); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bson.Marshal(append(d, bson.E{Key: "$db", Value: db}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(&Request{DB: db, Cmd: raw, Conn: &Conn{}})
+}
+
+// TestArgRows runs argRows.
+func TestArgRows(t *testing.T) {
+	for _, row := range argRows {
+		t.Run(row.field, func(t *testing.T) {
+			var cmd bson.Raw
+			if err := bson.UnmarshalExtJSON([]byte(row.cmd), true, &cmd); err != nil {
+				t.Fatalf("%s: %v", row.cmd, err)
+			}
+			reply := runArgs(t, argsService(t), cmd)
+			if got := code(reply); got != row.code {
+				t.Errorf("%s: code %d, want %d (%v)", row.cmd, got, row.code, reply)
+			}
+		})
+	}
+}
+
+// allSpecs are the declarations of every registered command and of their
+// sub-documents, each once, with a command name that uses it.
+func allSpecs() map[*argSpec]string {
+	out := map[*argSpec]string{}
+	var walk func(s *argSpec, name string)
+	walk = func(s *argSpec, name string) {
+		if _, ok := out[s]; ok {
+			return
+		}
+		out[s] = name
+		for _, sub := range s.subs {
+			walk(sub, name)
+		}
+	}
+	for name, c := range handlers {
+		walk(c.spec, name)
+	}
+	return out
+}
+
+// sampleOf is a value of a type t accepts, and one of a type it refuses
+// (ok false for tAny).
+func sampleOf(t argType) (good any, bad any, ok bool) {
+	candidates := []struct {
+		v  any
+		bt bson.Type
+	}{
+		{"x", bson.TypeString}, {true, bson.TypeBoolean}, {bson.D{}, bson.TypeEmbeddedDocument},
+		{bson.A{}, bson.TypeArray}, {int32(1), bson.TypeInt32},
+	}
+	for _, c := range candidates {
+		if t.mask&typeBit(c.bt) != 0 && good == nil {
+			good = c.v
+		}
+		if t.mask&typeBit(c.bt) == 0 && bad == nil {
+			bad, ok = c.v, true
+		}
+	}
+	return good, bad, ok
+}
+
+// TestArgSpecs walks the registry: every declared field honoured or
+// ignored has a row in argRows; every refused field is refused with
+// NotImplemented naming it; every typed field refuses another type with
+// TypeMismatch; a field given twice fails with 40413; an unknown field
+// fails with 40415 unless the command is open; every ignored field and
+// open command is listed in docs/COMMANDS.md.
+func TestArgSpecs(t *testing.T) {
+	covered := map[string]bool{}
+	for _, r := range argRows {
+		covered[r.field] = true
+	}
+	doc, err := os.ReadFile("../../docs/COMMANDS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := argsService(t)
+	run := func(d bson.D) bson.Raw {
+		raw, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runArgs(t, s, raw)
+	}
+	declared := map[string]bool{}
+	for spec, name := range allSpecs() {
+		top := handlers[name].spec == spec
+		if spec.open != "" {
+			declared[spec.path] = true
+			if !covered[spec.path] {
+				t.Errorf("%s: open command without a row in argRows", spec.path)
+			}
+			if !strings.Contains(string(doc), "`"+spec.path+"`") {
+				t.Errorf("%s: open command not listed in docs/COMMANDS.md", spec.path)
+			}
+		} else if top {
+			reply := run(bson.D{{Key: name, Value: 1}, {Key: "noSuchField", Value: 1}})
+			if code(reply) != 40415 || !strings.Contains(errmsg(reply), spec.path+".noSuchField") {
+				t.Errorf("%s: unknown field answered %v", name, reply)
+			}
+		}
+		dupDone := false
+		for i := range spec.fields {
+			f := &spec.fields[i]
+			key := spec.path + "." + f.name
+			declared[key] = true
+			good, bad, typed := sampleOf(f.typ)
+			if f.use == honoured || f.use == ignored {
+				if !covered[key] {
+					t.Errorf("%s: declared without a row in argRows", key)
+				}
+			}
+			if f.use == ignored && !strings.Contains(string(doc), "`"+key+"`") {
+				t.Errorf("%s: ignored but not listed in docs/COMMANDS.md", key)
+			}
+			if !top {
+				continue
+			}
+			if f.use == refused || f.use == refusedTrue {
+				v := good
+				if f.use == refusedTrue {
+					v = true
+				}
+				reply := run(bson.D{{Key: name, Value: 1}, {Key: f.name, Value: v}})
+				if code(reply) != 238 || !strings.Contains(errmsg(reply), key) {
+					t.Errorf("%s: refused field answered %v", key, reply)
+				}
+			}
+			if typed {
+				reply := run(bson.D{{Key: name, Value: 1}, {Key: f.name, Value: bad}})
+				if code(reply) != 14 || !strings.Contains(errmsg(reply), "BSON field '"+key+"' is the wrong type") {
+					t.Errorf("%s: wrong type answered %v", key, reply)
+				}
+			}
+			if !dupDone && f.use != refused {
+				dupDone = true
+				v := good
+				if f.use == refusedTrue {
+					v = false
+				}
+				reply := run(bson.D{{Key: name, Value: 1}, {Key: f.name, Value: v}, {Key: f.name, Value: v}})
+				if code(reply) != 40413 || errmsg(reply) != "BSON field '"+key+"' is a duplicate field" {
+					t.Errorf("%s: duplicate answered %v", key, reply)
+				}
+			}
+		}
+	}
+	for field := range covered {
+		if !declared[field] {
+			t.Errorf("argRows: %s is not declared", field)
+		}
+	}
+}
+
+func errmsg(reply bson.Raw) string {
+	m, _ := reply.Lookup("errmsg").StringValueOK()
+	return m
+}
+
+// TestArgsReadDeclared: reading a field not declared as honoured panics,
+// so a handler cannot read what its declaration does not state.
+func TestArgsReadDeclared(t *testing.T) {
+	raw, _ := bson.Marshal(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{}}})
+	c, err := parseCommand(raw, findSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"nope", "readOnce", "collation"} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("reading %q did not panic", name)
+				}
+			}()
+			c.value(name)
+		}()
+	}
+	if c.doc("filter") == nil {
+		t.Error("filter not read")
+	}
+}
+
+// TestArgsNullIsAbsent: as MongoDB's IDL, a null typed field is absent.
+func TestArgsNullIsAbsent(t *testing.T) {
+	raw, _ := bson.Marshal(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: nil}, {Key: "limit", Value: nil}})
+	c, err := parseCommand(raw, findSpec)
+	if err != nil || c.has("filter") || c.has("limit") {
+		t.Fatalf("null fields: err %v, filter %v, limit %v", err, c.has("filter"), c.has("limit"))
+	}
+}
+
+// BenchmarkParseFind measures parsing a find's declared fields.
+func BenchmarkParseFind(b *testing.B) {
+	raw, _ := bson.Marshal(bson.D{
+		{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}},
+		{Key: "limit", Value: 10}, {Key: "batchSize", Value: 5}, {Key: "$db", Value: "test"}, {Key: "lsid", Value: bson.D{}},
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := parseCommand(raw, findSpec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := parseFind(&c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCommandsDoc: docs/COMMANDS.md's tables are the declarations'
+// (FOLIO_UPDATE_DOCS=1 rewrites the file from them).
+func TestCommandsDoc(t *testing.T) {
+	const path = "../../docs/COMMANDS.md"
+	want := commandsDoc()
+	if os.Getenv("FOLIO_UPDATE_DOCS") != "" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is not what the declarations say; rerun with FOLIO_UPDATE_DOCS=1", path)
+	}
+}
+
+// commandsDoc renders docs/COMMANDS.md from the declarations.
+func commandsDoc() string {
+	var ignoredRows, refusedRows, openRows []string
+	for spec := range allSpecs() {
+		if spec.open != "" {
+			openRows = append(openRows, "| `"+spec.path+"` | "+spec.open+" |")
+		}
+		for _, f := range spec.fields {
+			key := "`" + spec.path + "." + f.name + "`"
+			switch f.use {
+			case ignored:
+				ignoredRows = append(ignoredRows, "| "+key+" | "+f.note+" |")
+			case refused:
+				refusedRows = append(refusedRows, "| "+key+" | any value | "+f.note+" |")
+			case refusedTrue:
+				refusedRows = append(refusedRows, "| "+key+" | true | "+f.note+" |")
+			}
+		}
+	}
+	slices.Sort(ignoredRows)
+	slices.Sort(refusedRows)
+	slices.Sort(openRows)
+	var b strings.Builder
+	b.WriteString(`# Command arguments
+
+Every command declares each field it takes (internal/commands: each
+command's ` + "`argSpec`" + `, registered with its handler). Before the handler
+runs, the command is parsed against its declaration, as MongoDB's IDL
+parses it: an unknown field fails with 40415, a field given twice with
+40413, a field of the wrong type with TypeMismatch (14), a missing required
+field with 40414; a null typed field counts as absent. The generic
+arguments (` + "`$db`, `lsid`, `txnNumber`, `autocommit`, `startTransaction`, `$readPreference`, `readConcern`, `writeConcern`, `maxTimeMS`, `comment`, `apiVersion`, `$clusterTime`" + `...)
+are parsed once, for every command (generic.go).
+
+Each declared field is honoured, refused with NotImplemented (238) naming
+it, or accepted and ignored where it has no effect on a one-member MongoDB
+replica set either. This file is generated from the declarations
+(` + "`FOLIO_UPDATE_DOCS=1 go test ./internal/commands/ -run TestCommandsDoc`" + `).
+
+## Accepted and ignored
+
+| field | why it has no effect |
+| --- | --- |
+`)
+	b.WriteString(strings.Join(ignoredRows, "\n"))
+	b.WriteString(`
+
+## Refused with NotImplemented (238)
+
+| field | refused when | what Folio does not have |
+| --- | --- | --- |
+`)
+	b.WriteString(strings.Join(refusedRows, "\n"))
+	b.WriteString(`
+
+## Commands taking fields they cannot declare
+
+| command | its other fields are |
+| --- | --- |
+`)
+	b.WriteString(strings.Join(openRows, "\n"))
+	b.WriteString("\n")
+	return b.String()
+}
