@@ -210,9 +210,9 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand bool) (cmdArgs, error) {
 // notImplementedArg is the refusal of a field Folio does not honour.
 func notImplementedArg(path string, f *argField) error {
 	if f.use == refusedTrue {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s.%s: true' (%s)", path, f.name, f.note)
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s: true' of %s (%s)", f.name, path, f.note)
 	}
-	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s.%s' (%s)", path, f.name, f.note)
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s' of %s (%s)", f.name, path, f.note)
 }
 
 // find is the index of the field named name, -1 if it is not declared.

@@ -363,7 +363,7 @@ func TestArgSpecs(t *testing.T) {
 					v = true
 				}
 				reply := run(bson.D{{Key: name, Value: 1}, {Key: f.name, Value: v}})
-				if code(reply) != 238 || !strings.Contains(errmsg(reply), key) {
+				if m := errmsg(reply); code(reply) != 238 || !strings.Contains(m, "'"+f.name) || !strings.Contains(m, " of "+spec.path+" ") {
 					t.Errorf("%s: refused field answered %v", key, reply)
 				}
 			}

@@ -23,7 +23,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("upsert", tBool),
 	arg("arrayFilters", tArray),
 	arg("hint", tAny),
-	arg("stmtId", tAny),
+	arg("stmtId", tInt32),
 	refuse("collation", tDoc, "collations"),
 	refuse("let", tDoc, "let variables in writes"),
 	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
