@@ -53,6 +53,19 @@ func TestRefusedInputs(t *testing.T) {
 			code: 238, codeName: "NotImplemented", msg: "'let'"},
 		{name: "findAndModify with let", cmd: bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}, {Key: "let", Value: bson.D{{Key: "x", Value: 1}}}},
 			code: 238, codeName: "NotImplemented", msg: "'let'"},
+		// Every command is parsed against its declared fields, as MongoDB's
+		// IDL parses it (idl_parser.cpp): a field given twice, a field of the
+		// wrong type, an unknown field.
+		{name: "duplicate field", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{}}, {Key: "filter", Value: bson.D{}}},
+			code: 40413, codeName: "Location40413", msg: "BSON field 'find.filter' is a duplicate field"},
+		{name: "duplicate statement field", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}, {Key: "limit", Value: 1}}}}},
+			code: 40413, codeName: "Location40413", msg: "BSON field 'delete.deletes.limit' is a duplicate field"},
+		{name: "field of the wrong type", cmd: bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: "x"}},
+			code: 14, codeName: "TypeMismatch", msg: "BSON field 'count.query' is the wrong type 'string', expected type 'object'"},
+		{name: "unknown field of ping", cmd: bson.D{{Key: "ping", Value: 1}, {Key: "x", Value: 1}},
+			code: 40415, codeName: "Location40415", msg: "BSON field 'ping.x' is an unknown field."},
+		{name: "refused hello option", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "topologyVersion", Value: bson.D{}}},
+			code: 238, codeName: "NotImplemented", msg: "'topologyVersion'"},
 		// insert has no let option (write_ops.idl).
 		{name: "insert with let", cmd: append(insertC[:2:2], bson.E{Key: "let", Value: bson.D{{Key: "x", Value: 1}}}),
 			code: 40415, codeName: "Location40415"},
