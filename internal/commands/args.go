@@ -41,7 +41,7 @@ const (
 // error names them.
 type argType struct {
 	mask   uint32 // bit typeBit(t) for each accepted type t
-	expect string // "type 'bool'" or "types '[...]'"
+	expect string // "type 'bool'", or "types '[a, b']" (MongoDB's quotes)
 }
 
 // typeBit maps a BSON type to its bit in argType.mask.
@@ -75,7 +75,7 @@ var (
 	tBool   = argType{typeMask(bson.TypeBoolean) | numberMask, "type 'bool'"}
 	tLong   = argType{numberMask, "type 'long'"}
 	tInt32  = argType{typeMask(bson.TypeInt32), "type 'int'"}
-	tSafe   = argType{numberMask, "types '[long, int, decimal, double]'"}
+	tSafe   = argType{numberMask, "types '[long, int, decimal, double']"}
 	tDoc    = argType{typeMask(bson.TypeEmbeddedDocument), "type 'object'"}
 	tString = argType{typeMask(bson.TypeString), "type 'string'"}
 	tArray  = argType{typeMask(bson.TypeArray), "type 'array'"}

@@ -531,3 +531,17 @@ replica set either. This file is generated from the declarations
 	b.WriteString("\n")
 	return b.String()
 }
+
+// TestServerStatusSections: a section named false or 0 is left out; other
+// fields (a header field, a section Folio lacks) change nothing.
+// https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/#behavior
+func TestServerStatusSections(t *testing.T) {
+	s := argsService(t)
+	reply := runCmd(t, s, bson.D{{Key: "serverStatus", Value: 1}, {Key: "metrics", Value: 0}, {Key: "asserts", Value: false},
+		{Key: "uptime", Value: 0}, {Key: "latchAnalysis", Value: 1}})
+	for field, want := range map[string]bool{"metrics": false, "asserts": false, "uptime": true, "connections": true, "latchAnalysis": false} {
+		if _, err := reply.LookupErr(field); (err == nil) != want {
+			t.Errorf("%s present: %v, want %v", field, err == nil, want)
+		}
+	}
+}
