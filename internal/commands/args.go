@@ -112,6 +112,13 @@ type argSpec struct {
 	subs []*argSpec
 }
 
+// untyped is the spec of a command MongoDB runs without parsing its fields
+// (a BasicCommand with no IDL): it reads what it needs and ignores the rest,
+// so an unknown field is not an error there either.
+func untyped(path string, fields ...argField) *argSpec {
+	return &argSpec{path: path, fields: fields, open: "MongoDB does not parse this command's fields (no IDL): it ignores those it does not read"}
+}
+
 // maxArgFields bounds a spec's fields (parse tracks them in a uint64).
 const maxArgFields = 64
 

@@ -25,12 +25,12 @@ const logicalSessionTimeoutMinutes = int32(sessions.DefaultTimeout / time.Minute
 
 func init() {
 	register(helloCmd, helloSpec, "hello", "isMaster", "ismaster")
-	register(buildInfoCmd, &argSpec{path: "buildInfo"}, "buildInfo", "buildinfo")
-	register(pingCmd, &argSpec{path: "ping"}, "ping")
-	register(whatsmyuriCmd, &argSpec{path: "whatsmyuri"}, "whatsmyuri")
+	register(buildInfoCmd, untyped("buildInfo"), "buildInfo", "buildinfo")
+	register(pingCmd, untyped("ping"), "ping")
+	register(whatsmyuriCmd, untyped("whatsmyuri"), "whatsmyuri")
 	register(connectionStatusCmd, connectionStatusSpec, "connectionStatus")
-	register(hostInfoCmd, &argSpec{path: "hostInfo"}, "hostInfo")
-	registerAdmin(getCmdLineOptsCmd, &argSpec{path: "getCmdLineOpts"}, "getCmdLineOpts")
+	register(hostInfoCmd, untyped("hostInfo"), "hostInfo")
+	registerAdmin(getCmdLineOptsCmd, untyped("getCmdLineOpts"), "getCmdLineOpts")
 }
 
 // helloSpec declares hello's fields (MongoDB's hello.idl).

@@ -15,9 +15,7 @@ func init() {
 
 // killOpSpec declares killOp's fields: op is checked as MongoDB checks it,
 // by the handler.
-var killOpSpec = &argSpec{path: "killOp", fields: []argField{
-	arg("op", tAny),
-}}
+var killOpSpec = untyped("killOp", arg("op", tAny))
 
 // errKilled is the error a killed operation fails with (MongoDB's
 // ErrorCodes::Interrupted), whether killOp or killSessions killed it.

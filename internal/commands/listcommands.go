@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(listCommandsCmd, &argSpec{path: "listCommands"}, "listCommands")
+	register(listCommandsCmd, untyped("listCommands"), "listCommands")
 }
 
 // listCommandsCmd lists the commands Folio answers, by name.

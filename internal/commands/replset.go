@@ -9,8 +9,8 @@ import (
 )
 
 func init() {
-	register(replSetGetStatusCmd, &argSpec{path: "replSetGetStatus"}, "replSetGetStatus")
-	register(replSetGetConfigCmd, &argSpec{path: "replSetGetConfig"}, "replSetGetConfig")
+	register(replSetGetStatusCmd, untyped("replSetGetStatus"), "replSetGetStatus")
+	register(replSetGetConfigCmd, untyped("replSetGetConfig"), "replSetGetConfig")
 }
 
 // notReplSet is MongoDB's answer to replica set commands on a standalone.

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	registerAdmin(topCmd, &argSpec{path: "top"}, "top")
+	registerAdmin(topCmd, untyped("top"), "top")
 }
 
 // usage is a time (microseconds) and a count of operations.
