@@ -62,7 +62,7 @@ func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, 
 	var o findArgs
 	switch name := Name(inner); name {
 	case "find":
-		o, err = parseFind(inner)
+		o, err = parseFind(inner, s.allowDiskUseByDefault())
 	case "count":
 		o.FindOptions, err = parseCount(inner)
 	default:

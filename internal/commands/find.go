@@ -31,10 +31,12 @@ type findArgs struct {
 	noTimeout bool
 }
 
-// parseFind reads a find command's fields.
-func parseFind(cmd bson.Raw) (findArgs, error) {
+// parseFind reads a find command's fields; allowDiskUse is the value of
+// the option when the command does not give it (allowDiskUseByDefault).
+func parseFind(cmd bson.Raw, allowDiskUse bool) (findArgs, error) {
 	a := findArgs{batchSize: noBatchSize}
 	o := &a.FindOptions
+	o.AllowDiskUse = allowDiskUse
 	var let bson.Raw
 	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -102,7 +104,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseFind(r.Cmd)
+	a, err := parseFind(r.Cmd, s.allowDiskUseByDefault())
 	if err != nil {
 		return nil, err
 	}
