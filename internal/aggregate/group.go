@@ -79,8 +79,20 @@ type group struct {
 	accs []accumulator
 }
 
-// groupOverhead approximates the memory of a group beyond its values.
-const groupOverhead = 64
+// groupOverhead is the memory of a group beyond its key and _id bytes:
+// the group, its map entry, its place in the order, the rounding of its
+// allocations; accumulatorOverhead is that of each accumulator, and
+// keptValueOverhead that of each value a $push-like accumulator keeps
+// (its RawValue with append's slack, the rounding of its copy), and
+// keptSetValueOverhead that of a value $addToSet keeps (with its key in
+// the set). Measured on Go 1.26; TestGroupAccountingMatchesHeap keeps
+// them within 1.5x of the heap.
+const (
+	groupOverhead        = 160
+	accumulatorOverhead  = 72
+	keptValueOverhead    = 52
+	keptSetValueOverhead = 104
+)
 
 // newGroup starts the group whose _id is id, with accumulators for accs.
 func newGroup(accs []*accSpec, key string, id bson.RawValue, rt *runtime) (*group, error) {
@@ -157,10 +169,9 @@ func (s *groupSource) Close() error {
 
 func (s *groupSource) compute() error {
 	g, rt := s.g, s.rt
-	s.sort = sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir})
+	s.sort = sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
 	acct := s.sort.Account()
-	index := map[string]*group{}
-	var order []*group
+	t := newGroupTable(g)
 	for {
 		doc, err := s.in.Next()
 		if err != nil {
@@ -169,51 +180,21 @@ func (s *groupSource) compute() error {
 		if doc == nil {
 			break
 		}
-		var id bson.RawValue
-		if g.key != nil {
-			id, err = g.key(doc, rt)
-		} else {
-			id, err = g.id.Eval(rt.ectx, doc)
-		}
+		mem, err := t.add(doc, rt)
 		if err != nil {
 			return err
-		}
-		id = nullIfMissing(id)
-		k := string(keyenc.Encode(id))
-		grp := index[k]
-		var mem int64
-		if grp == nil {
-			if grp, err = newGroup(g.accs, k, id, rt); err != nil {
-				return err
-			}
-			index[k] = grp
-			order = append(order, grp)
-			mem += int64(len(k)+len(id.Value)) + groupOverhead
-		}
-		for i, a := range g.accs {
-			var v bson.RawValue
-			if a.arg != nil {
-				if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
-					return err
-				}
-			}
-			if err := grp.accs[i].add(doc, v); err != nil {
-				return err
-			}
-			if growsWithInput(a.op) {
-				mem += int64(len(v.Value)) + 16
-			}
 		}
 		if !acct.Grow(mem) {
 			if !rt.opts.AllowDiskUse {
 				return rt.overMemory("$group")
 			}
-			if err := s.sort.SpillRun(groupRecords(order)); err != nil {
+			if err := s.sort.SpillRun(groupRecords(t.order)); err != nil {
 				return err
 			}
-			index, order = map[string]*group{}, nil
+			t = newGroupTable(g)
 		}
 	}
+	order := t.order
 	if s.sort.Spilled() == 0 {
 		if g.sortByID {
 			slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
@@ -230,6 +211,87 @@ func (s *groupSource) compute() error {
 	var err error
 	s.merge, err = s.sort.Iterate()
 	return err
+}
+
+// groupTable holds the groups of a $group in the order first seen, by
+// keyenc of their _id.
+type groupTable struct {
+	g     *groupStage
+	index map[string]*group
+	order []*group
+	// perValue is, per accumulator keeping every input value, the memory
+	// each costs beyond its bytes (0 for the others); keeps says it may
+	// keep an input value.
+	perValue []int64
+	keeps    []bool
+}
+
+func newGroupTable(g *groupStage) *groupTable {
+	t := &groupTable{g: g, index: map[string]*group{}, perValue: make([]int64, len(g.accs)), keeps: make([]bool, len(g.accs))}
+	for i, a := range g.accs {
+		switch {
+		case a.op == "$addToSet":
+			t.perValue[i] = keptSetValueOverhead
+		case growsWithInput(a.op):
+			t.perValue[i] = keptValueOverhead
+		}
+		switch a.op {
+		case "$sum", "$avg", "$stdDevPop", "$stdDevSamp", "$count":
+		default:
+			t.keeps[i] = true
+		}
+	}
+	return t
+}
+
+// add folds doc into its group and returns the memory the table grew by:
+// a new group's key, _id and overhead, and the values kept by the
+// accumulators that keep every input. Values an accumulator may keep, and
+// a new group's _id, are copied out of doc so that the table never holds
+// on to whole input documents it does not account for.
+func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
+	g := t.g
+	var id bson.RawValue
+	var err error
+	if g.key != nil {
+		id, err = g.key(doc, rt)
+	} else {
+		id, err = g.id.Eval(rt.ectx, doc)
+	}
+	if err != nil {
+		return 0, err
+	}
+	id = nullIfMissing(id)
+	k := string(keyenc.Encode(id))
+	grp := t.index[k]
+	var mem int64
+	if grp == nil {
+		id.Value = bytes.Clone(id.Value)
+		if grp, err = newGroup(g.accs, k, id, rt); err != nil {
+			return 0, err
+		}
+		t.index[k] = grp
+		t.order = append(t.order, grp)
+		mem += int64(len(k)+len(id.Value)) + groupOverhead + int64(len(g.accs))*accumulatorOverhead
+	}
+	for i, a := range g.accs {
+		var v bson.RawValue
+		if a.arg != nil {
+			if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
+				return 0, err
+			}
+		}
+		if t.keeps[i] {
+			v.Value = bytes.Clone(v.Value)
+		}
+		if err := grp.accs[i].add(doc, v); err != nil {
+			return 0, err
+		}
+		if t.perValue[i] > 0 {
+			mem += int64(len(v.Value)) + t.perValue[i]
+		}
+	}
+	return mem, nil
 }
 
 // groupRecords encodes partial groups as spill entries keyed by group
@@ -569,7 +631,7 @@ type autoBucket struct {
 // removed before the output is returned.
 func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	sort := sorter.New(sorter.Options{
-		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir,
+		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
 		OverMemory: func(int64) error { return rt.overMemory("$bucketAuto") },
 	})
 	defer sort.Close()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sorter"
 )
 
 // Source is a stream of documents; Next returns nil at the end. A document
@@ -76,6 +77,9 @@ type Options struct {
 	MemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
+	// Budget bounds the memory the blocking stages of all operations hold
+	// at once; nil is the process's (sorter.Global).
+	Budget *sorter.Budget
 	// Ctx is the operation's context: the pipeline fails with its
 	// interruption's error (mongoerr.Interruption) once it ends. Nil never
 	// ends.
