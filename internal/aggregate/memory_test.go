@@ -47,8 +47,8 @@ func freshDoc(i, groups, pad int) bson.Raw {
 // every value, whole documents pushed.
 func TestGroupAccountingMatchesHeap(t *testing.T) {
 	for _, tc := range []struct {
-		name          string
-		pipeline      string
+		name           string
+		pipeline       string
 		n, groups, pad int
 	}{
 		{"many groups", `[{"$group": {"_id": "$_id", "n": {"$sum": 1}, "m": {"$max": "$v"}}}]`, 30000, 30000, 10},
