@@ -12,17 +12,15 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
 )
 
-// Source is a stream of documents; Next returns nil at the end. A document
-// stays valid after later calls to Next.
-type Source interface {
-	Next() (bson.Raw, error)
-	Close() error
-}
+// Source is the one document stream (docsrc.Source), named here as the
+// input and output of every stage.
+type Source = docsrc.Source
 
 // CollStats are the figures $collStats reports.
 type CollStats struct {
