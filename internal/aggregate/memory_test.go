@@ -52,6 +52,7 @@ func TestGroupAccountingMatchesHeap(t *testing.T) {
 		n, groups, pad int
 	}{
 		{"many groups", `[{"$group": {"_id": "$_id", "n": {"$sum": 1}, "m": {"$max": "$v"}}}]`, 30000, 30000, 10},
+		{"top of large documents", `[{"$group": {"_id": "$_id", "t": {"$top": {"output": "$v", "sortBy": {"v": 1}}}, "f": {"$first": "$v"}}}]`, 20000, 20000, 300},
 		{"push values of large documents", `[{"$group": {"_id": "$g", "vs": {"$push": "$v"}, "set": {"$addToSet": "$v"}}}]`, 30000, 10, 500},
 		{"push roots", `[{"$group": {"_id": "$g", "all": {"$push": "$$ROOT"}}}]`, 10000, 100, 200},
 		{"bucket", `[{"$bucket": {"groupBy": "$v", "boundaries": [0, 5000, 100000], "output": {"ids": {"$push": "$_id"}}}}]`, 30000, 1, 300},
