@@ -100,6 +100,27 @@ func TestLookupAccountingMatchesHeap(t *testing.T) {
 	}
 }
 
+// TestHeldDocumentsAccountingMatchesHeap: what $facet and $sample account
+// for the documents they keep is within 1.5x of their heap.
+func TestHeldDocumentsAccountingMatchesHeap(t *testing.T) {
+	for _, pad := range []int{10, 200, 5000} {
+		t.Run(fmt.Sprint(pad), func(t *testing.T) {
+			n := 4 << 20 / (pad + 60)
+			before := liveHeap()
+			var held []bson.Raw
+			var accounted int64
+			for i := range n {
+				d := freshDoc(i, 1, pad)
+				accounted += heldDocSize(d)
+				held = append(held, d)
+			}
+			measured := liveHeap() - before
+			goruntime.KeepAlive(held)
+			withinRatio(t, fmt.Sprintf("%d documents of ~%d bytes", n, pad+40), accounted, measured)
+		})
+	}
+}
+
 // TestBudgetBoundsConcurrentStages: eight pipelines with a $sort and a
 // $group at once, each allowed far more than a budget that fits two, never
 // reserve more than the budget together; with allowDiskUse they spill and
