@@ -3,7 +3,9 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -461,6 +463,36 @@ func TestSetParameterTakesEffect(t *testing.T) {
 	set("internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
 	if n, err := countSorted(byPad); err != nil || n != all {
 		t.Fatal(n, err)
+	}
+
+	// The budget all blocking stages share binds below each one's limit:
+	// a sort it cannot hold spills, or fails without disk use, and eight
+	// at once all complete by spilling.
+	var was struct {
+		Was int64 `bson:"was"`
+	}
+	if err := admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "folioBlockingStagesMemoryBudgetBytes", Value: 10000}}).Decode(&was); err != nil {
+		t.Fatal(err)
+	}
+	defer set("folioBlockingStagesMemoryBudgetBytes", was.Was)
+	_, err = countSorted(options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}).SetAllowDiskUse(false))
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if n, err := countSorted(byPad); err != nil || n != all {
+				errs[i] = fmt.Errorf("%d documents of %d, %v", n, all, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("sort within a 10000-byte budget: %v", err)
+		}
 	}
 
 	// The idle timeout applies to cursors outside sessions (drivers attach
