@@ -1,8 +1,9 @@
 package sorter
 
 import (
+	"math"
+	"runtime/debug"
 	"sync/atomic"
-	"syscall"
 )
 
 // EntryOverhead is the memory an entry costs beyond its key and document
@@ -72,7 +73,7 @@ func (b *Budget) TryReserve(n int64) bool {
 // Release gives n reserved bytes back.
 func (b *Budget) Release(n int64) { b.used.Add(-n) }
 
-// global is the process's budget: a quarter of the machine's memory.
+// global is the process's budget (see defaultBudget).
 var global = NewBudget(defaultBudget())
 
 // Global is the budget blocking stages reserve from unless told otherwise.
@@ -82,12 +83,17 @@ func Global() *Budget { return global }
 // default limit (MongoDB's 100 MiB).
 const DefaultMinBudget = 100 << 20
 
+// defaultBudget is a quarter of the memory the process may use: its Go
+// memory limit (GOMEMLIMIT) when set, else the machine's memory where the
+// system tells it, else 4 GiB; never below DefaultMinBudget.
 func defaultBudget() int64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil {
-		return 4 * DefaultMinBudget
+	mem := debug.SetMemoryLimit(-1)
+	if mem == math.MaxInt64 {
+		if mem = physicalMemory(); mem <= 0 {
+			mem = 4 << 30
+		}
 	}
-	return max(int64(si.Totalram)*int64(si.Unit)/4, DefaultMinBudget)
+	return max(mem/4, DefaultMinBudget)
 }
 
 // Account is the memory of one blocking stage: at most limit bytes, each
