@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"slices"
@@ -585,6 +586,7 @@ func (s *sortedNAcc) insert(it sortedItem) {
 		// Ties keep arrival order, so among equal keys the later one is
 		// further toward the bottom.
 		i := upperBound(s.items, it, cmp)
+		ownKeys(it.keys)
 		s.items = slices.Insert(s.items, i, it)
 		if int64(len(s.items)) > s.n {
 			s.items = s.items[1:]
@@ -595,9 +597,18 @@ func (s *sortedNAcc) insert(it sortedItem) {
 	if int64(i) >= s.n {
 		return
 	}
+	ownKeys(it.keys)
 	s.items = slices.Insert(s.items, i, it)
 	if int64(len(s.items)) > s.n {
 		s.items = s.items[:s.n]
+	}
+}
+
+// ownKeys copies sort keys out of the document they were read from, so a
+// kept item does not hold on to the whole document.
+func ownKeys(keys []bson.RawValue) {
+	for i := range keys {
+		keys[i].Value = bytes.Clone(keys[i].Value)
 	}
 }
 

@@ -54,7 +54,9 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 
 func (s *facetStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		docs, err := drain(in, rt, "$facet")
+		acct := rt.holdAccount()
+		defer acct.Release()
+		docs, err := drain(in, rt, acct, "$facet")
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +64,7 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 		size := 0
 		for i, ss := range s.pipelines {
 			src := runStages(ss, &SliceSource{Docs: docs}, rt)
-			results, err := drain(src, rt, "$facet")
+			results, err := drain(src, rt, acct, "$facet")
 			src.Close()
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -78,8 +79,20 @@ type group struct {
 	accs []accumulator
 }
 
-// groupOverhead approximates the memory of a group beyond its values.
-const groupOverhead = 64
+// groupOverhead is the memory of a group beyond its key and _id bytes:
+// the group, its map entry, its place in the order, the rounding of its
+// allocations; accumulatorOverhead is that of each accumulator, and
+// keptValueOverhead that of each value a $push-like accumulator keeps
+// (its RawValue with append's slack, the rounding of its copy), and
+// keptSetValueOverhead that of a value $addToSet keeps (with its key in
+// the set). Measured on Go 1.26; TestGroupAccountingMatchesHeap keeps
+// them within 1.5x of the heap.
+const (
+	groupOverhead        = 160
+	accumulatorOverhead  = 72
+	keptValueOverhead    = 52
+	keptSetValueOverhead = 104
+)
 
 // newGroup starts the group whose _id is id, with accumulators for accs.
 func newGroup(accs []*accSpec, key string, id bson.RawValue, rt *runtime) (*group, error) {
@@ -107,33 +120,35 @@ func groupDoc(accs []*accSpec, grp *group, withID bool) bson.Raw {
 }
 
 func (g *groupStage) run(in Source, rt *runtime) Source {
-	return &groupSource{in: in, g: g, rt: rt, runs: keyedRuns{what: "$group", dir: rt.opts.TempDir}}
+	return &groupSource{in: in, g: g, rt: rt}
 }
 
 // groupSource yields the groups of a $group. While the group table fits
 // in the memory limit, the groups come out in the order they were first
 // seen. Past the limit MongoDB fails with
 // QueryExceededMemoryLimitNoDiskUseAllowed unless allowDiskUse is set; with
-// it, the table's partial groups are written to a run sorted by group key
-// and the table starts afresh. The runs and the last table are then merged
-// by key, the partial accumulator states of one group combined in arrival
-// order, and the groups come out in key order. The run files are removed
-// when the source is closed.
+// it, the table's partial groups are written through the sorter as a run
+// sorted by group key and the table starts afresh. The runs and the last
+// table are then merged by key, the partial accumulator states of one
+// group combined in arrival order, and the groups come out in key order.
+// The table's memory is the sorter's Account (so it counts against the
+// process-wide budget too); the run file is removed when the source is
+// closed.
 type groupSource struct {
 	in    Source
 	g     *groupStage
 	rt    *runtime
 	done  bool
 	out   SliceSource // the groups, when no run was spilled
-	runs  keyedRuns
-	merge *keyedMerge // the merged runs, when some were spilled
+	sort  *sorter.Sorter
+	merge *sorter.Iterator // the merged runs, when some were spilled
 }
 
 func (s *groupSource) Next() (bson.Raw, error) {
 	if !s.done {
 		s.done = true
 		if err := s.compute(); err != nil {
-			s.runs.remove()
+			s.sort.Close()
 			return nil, err
 		}
 	}
@@ -144,7 +159,9 @@ func (s *groupSource) Next() (bson.Raw, error) {
 }
 
 func (s *groupSource) Close() error {
-	s.runs.remove()
+	if s.sort != nil {
+		s.sort.Close()
+	}
 	s.out.Close()
 	s.merge = nil
 	return s.in.Close()
@@ -152,9 +169,9 @@ func (s *groupSource) Close() error {
 
 func (s *groupSource) compute() error {
 	g, rt := s.g, s.rt
-	index := map[string]*group{}
-	var order []*group
-	var mem int64
+	s.sort = sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
+	acct := s.sort.Account()
+	t := newGroupTable(g)
 	for {
 		doc, err := s.in.Next()
 		if err != nil {
@@ -163,51 +180,22 @@ func (s *groupSource) compute() error {
 		if doc == nil {
 			break
 		}
-		var id bson.RawValue
-		if g.key != nil {
-			id, err = g.key(doc, rt)
-		} else {
-			id, err = g.id.Eval(rt.ectx, doc)
-		}
+		mem, err := t.add(doc, rt)
 		if err != nil {
 			return err
 		}
-		id = nullIfMissing(id)
-		k := string(keyenc.Encode(id))
-		grp := index[k]
-		if grp == nil {
-			if grp, err = newGroup(g.accs, k, id, rt); err != nil {
-				return err
-			}
-			index[k] = grp
-			order = append(order, grp)
-			mem += int64(len(k)+len(id.Value)) + groupOverhead
-		}
-		for i, a := range g.accs {
-			var v bson.RawValue
-			if a.arg != nil {
-				if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
-					return err
-				}
-			}
-			if err := grp.accs[i].add(doc, v); err != nil {
-				return err
-			}
-			if growsWithInput(a.op) {
-				mem += int64(len(v.Value)) + 16
-			}
-		}
-		if mem > rt.memoryLimit() {
+		if !acct.Grow(mem) {
 			if !rt.opts.AllowDiskUse {
 				return rt.overMemory("$group")
 			}
-			if err := s.runs.write(groupRecords(order)); err != nil {
+			if err := s.sort.SpillRun(groupRecords(t.order)); err != nil {
 				return err
 			}
-			index, order, mem = map[string]*group{}, nil, 0
+			t = newGroupTable(g)
 		}
 	}
-	if len(s.runs.files) == 0 {
+	order := t.order
+	if s.sort.Spilled() == 0 {
 		if g.sortByID {
 			slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
 		}
@@ -217,22 +205,105 @@ func (s *groupSource) compute() error {
 		}
 		return nil
 	}
+	for _, r := range groupRecords(order) {
+		s.sort.Put(r)
+	}
 	var err error
-	s.merge, err = s.runs.merge(groupRecords(order))
+	s.merge, err = s.sort.Iterate()
 	return err
 }
 
-// groupRecords sorts partial groups by key and encodes each as a spill
-// record {_id, s: [accumulator states]}.
-func groupRecords(groups []*group) []keyedRecord {
-	slices.SortFunc(groups, func(a, b *group) int { return strings.Compare(a.key, b.key) })
-	recs := make([]keyedRecord, len(groups))
+// groupTable holds the groups of a $group in the order first seen, by
+// keyenc of their _id.
+type groupTable struct {
+	g     *groupStage
+	index map[string]*group
+	order []*group
+	// perValue is, per accumulator keeping every input value, the memory
+	// each costs beyond its bytes (0 for the others); keeps says it may
+	// keep an input value.
+	perValue []int64
+	keeps    []bool
+}
+
+func newGroupTable(g *groupStage) *groupTable {
+	t := &groupTable{g: g, index: map[string]*group{}, perValue: make([]int64, len(g.accs)), keeps: make([]bool, len(g.accs))}
+	for i, a := range g.accs {
+		switch {
+		case a.op == "$addToSet":
+			t.perValue[i] = keptSetValueOverhead
+		case growsWithInput(a.op):
+			t.perValue[i] = keptValueOverhead
+		}
+		switch a.op {
+		case "$sum", "$avg", "$stdDevPop", "$stdDevSamp", "$count":
+		default:
+			t.keeps[i] = true
+		}
+	}
+	return t
+}
+
+// add folds doc into its group and returns the memory the table grew by:
+// a new group's key, _id and overhead, and the values kept by the
+// accumulators that keep every input. Values an accumulator may keep, and
+// a new group's _id, are copied out of doc so that the table never holds
+// on to whole input documents it does not account for.
+func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
+	g := t.g
+	var id bson.RawValue
+	var err error
+	if g.key != nil {
+		id, err = g.key(doc, rt)
+	} else {
+		id, err = g.id.Eval(rt.ectx, doc)
+	}
+	if err != nil {
+		return 0, err
+	}
+	id = nullIfMissing(id)
+	k := string(keyenc.Encode(id))
+	grp := t.index[k]
+	var mem int64
+	if grp == nil {
+		id.Value = bytes.Clone(id.Value)
+		if grp, err = newGroup(g.accs, k, id, rt); err != nil {
+			return 0, err
+		}
+		t.index[k] = grp
+		t.order = append(t.order, grp)
+		mem += int64(len(k)+len(id.Value)) + groupOverhead + int64(len(g.accs))*accumulatorOverhead
+	}
+	for i, a := range g.accs {
+		var v bson.RawValue
+		if a.arg != nil {
+			if v, err = a.arg.Eval(rt.ectx, doc); err != nil {
+				return 0, err
+			}
+		}
+		if t.keeps[i] {
+			v.Value = bytes.Clone(v.Value)
+		}
+		if err := grp.accs[i].add(doc, v); err != nil {
+			return 0, err
+		}
+		if t.perValue[i] > 0 {
+			mem += int64(len(v.Value)) + t.perValue[i]
+		}
+	}
+	return mem, nil
+}
+
+// groupRecords encodes partial groups as spill entries keyed by group
+// key: {_id, s: [accumulator states]}.
+func groupRecords(groups []*group) []sorter.Entry {
+	recs := make([]sorter.Entry, len(groups))
 	for i, grp := range groups {
 		states := make([]bson.RawValue, len(grp.accs))
 		for j, acc := range grp.accs {
 			states[j] = acc.state()
 		}
-		recs[i] = keyedRecord{key: []byte(grp.key), doc: buildDoc([]field{{"_id", grp.id}, {"s", buildArray(states)}})}
+		recs[i] = sorter.Entry{Key: []byte(grp.key), Doc: buildDoc([]field{{"_id", grp.id}, {"s", buildArray(states)}})}
 	}
 	return recs
 }
@@ -242,23 +313,23 @@ func groupRecords(groups []*group) []keyedRecord {
 // order is MongoDB's comparison order, so $bucket's output stays sorted by
 // _id.
 func (s *groupSource) nextMerged() (bson.Raw, error) {
-	rec, ok, err := s.merge.next()
+	rec, ok, err := s.merge.Next()
 	if !ok || err != nil {
-		s.runs.remove() // the runs are read: no need to wait for Close
+		s.sort.Close() // the runs are read: no need to wait for Close
 		return nil, err
 	}
-	grp, err := newGroup(s.g.accs, string(rec.key), rec.doc.Lookup("_id"), s.rt)
+	grp, err := newGroup(s.g.accs, string(rec.Key), rec.Doc.Lookup("_id"), s.rt)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		if err := s.mergeStates(grp, rec.doc); err != nil {
+		if err := s.mergeStates(grp, rec.Doc); err != nil {
 			return nil, err
 		}
-		if next, ok := s.merge.peek(); !ok || string(next.key) != grp.key {
+		if next, ok := s.merge.Peek(); !ok || string(next.Key) != grp.key {
 			return groupDoc(s.g.accs, grp, !s.g.noID), nil
 		}
-		if rec, _, err = s.merge.next(); err != nil {
+		if rec, _, err = s.merge.Next(); err != nil {
 			return nil, err
 		}
 	}
@@ -559,11 +630,12 @@ type autoBucket struct {
 // documents cuts the buckets, a second accumulates them. The runs are
 // removed before the output is returned.
 func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
-	runs := keyedRuns{what: "$bucketAuto", dir: rt.opts.TempDir}
-	defer runs.remove()
-	var recs []keyedRecord
-	var mem, total int64
-	byKey := func(a, b keyedRecord) int { return bytes.Compare(a.key, b.key) }
+	sort := sorter.New(sorter.Options{
+		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
+		OverMemory: func(int64) error { return rt.overMemory("$bucketAuto") },
+	})
+	defer sort.Close()
+	var total int64
 	for {
 		doc, err := in.Next()
 		if err != nil {
@@ -577,29 +649,19 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			return nil, err
 		}
 		k = nullIfMissing(k)
-		rec := keyedRecord{key: keyenc.Encode(k), doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}
-		recs = append(recs, rec)
-		total++
-		if mem += int64(len(rec.key)+len(rec.doc)) + recordOverhead; mem > rt.memoryLimit() {
-			if !rt.opts.AllowDiskUse {
-				return nil, rt.overMemory("$bucketAuto")
-			}
-			slices.SortStableFunc(recs, byKey)
-			if err := runs.write(recs); err != nil {
-				return nil, err
-			}
-			recs, mem = nil, 0
+		if err := sort.Add(sorter.Entry{Key: keyenc.Encode(k), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
+			return nil, err
 		}
+		total++
 	}
 	if total == 0 {
 		return nil, nil
 	}
-	slices.SortStableFunc(recs, byKey)
-	buckets, err := s.cut(&runs, recs, total)
+	buckets, err := s.cut(sort, total)
 	if err != nil {
 		return nil, err
 	}
-	m, err := runs.merge(recs)
+	m, err := sort.Iterate()
 	if err != nil {
 		return nil, err
 	}
@@ -611,11 +673,11 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			return nil, err
 		}
 		for range b.n {
-			rec, _, err := m.next()
+			rec, _, err := m.Next()
 			if err != nil {
 				return nil, err
 			}
-			doc := rec.doc.Lookup("d").Document()
+			doc := rec.Doc.Lookup("d").Document()
 			for i, a := range s.accs {
 				var v bson.RawValue
 				if a.arg != nil {
@@ -637,9 +699,9 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 // total/buckets documents (rounded, at least 1), never separating equal
 // values; the last allowed bucket takes the rest. A bucket's max is the
 // next bucket's min, the last bucket's its largest value.
-func (s *bucketAutoStage) cut(runs *keyedRuns, recs []keyedRecord, total int64) ([]autoBucket, error) {
+func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64) ([]autoBucket, error) {
 	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
-	m, err := runs.merge(recs)
+	m, err := sort.Iterate()
 	if err != nil {
 		return nil, err
 	}
@@ -647,22 +709,22 @@ func (s *bucketAutoStage) cut(runs *keyedRuns, recs []keyedRecord, total int64) 
 	var lastKey []byte
 	var last bson.RawValue
 	for {
-		rec, ok, err := m.next()
+		rec, ok, err := m.Next()
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
 		}
-		v := rec.doc.Lookup("v")
-		if n := len(out); n == 0 || (out[n-1].n >= size && !bytes.Equal(rec.key, lastKey) && int64(n) < s.buckets) {
+		v := rec.Doc.Lookup("v")
+		if n := len(out); n == 0 || (out[n-1].n >= size && !bytes.Equal(rec.Key, lastKey) && int64(n) < s.buckets) {
 			if n > 0 {
 				out[n-1].max = v
 			}
 			out = append(out, autoBucket{min: v})
 		}
 		out[len(out)-1].n++
-		lastKey, last = rec.key, v
+		lastKey, last = rec.Key, v
 	}
 	out[len(out)-1].max = last
 	return out, nil

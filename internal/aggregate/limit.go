@@ -102,9 +102,12 @@ func parseSample(arg bson.RawValue) (stage, error) {
 
 func (s *sampleStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		// Reservoir sampling keeps memory to size documents.
+		// Reservoir sampling keeps memory to size documents, accounted
+		// while they are chosen.
+		acct := rt.holdAccount()
+		defer acct.Release()
 		var res []bson.Raw
-		var seen, bytes int64
+		var seen int64
 		for {
 			doc, err := in.Next()
 			if err != nil {
@@ -116,11 +119,14 @@ func (s *sampleStage) run(in Source, rt *runtime) Source {
 			seen++
 			if int64(len(res)) < s.size {
 				res = append(res, doc)
-				bytes += int64(len(doc))
-				if bytes > rt.memoryLimit() && !rt.opts.AllowDiskUse {
-					return nil, rt.overMemory("$sample")
+				if !acct.Grow(heldDocSize(doc)) {
+					return nil, rt.refused("$sample")
 				}
 			} else if j := rand.Int64N(seen); j < s.size {
+				acct.Shrink(heldDocSize(res[j]))
+				if !acct.Grow(heldDocSize(doc)) {
+					return nil, rt.refused("$sample")
+				}
 				res[j] = doc
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/sorter"
 )
 
 // maxDocumentSize is MongoDB's largest document (16 MiB).
@@ -196,6 +197,10 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		src = runStages(pipeline, src, rt.withVars(vars))
 	}
 	defer src.Close()
+	// The matches held until the output document is built count against
+	// the stage's limit and the process-wide budget; they cannot spill.
+	acct := sorter.NewAccount(rt.memoryLimit(), rt.opts.Budget)
+	defer acct.Release()
 	var out []bson.RawValue
 	size := 0
 	for {
@@ -210,9 +215,19 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 			return nil, mongoerr.New(mongoerr.LookupResultTooLarge,
 				"Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", s.from, maxDocumentSize)
 		}
+		if !acct.Grow(lookupMatchSize(d)) {
+			return nil, mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
+				"$lookup exceeded the memory of blocking stages (%d bytes for this stage, within the budget of all operations)", acct.Limit())
+		}
 		out = append(out, docValue(d))
 	}
 }
+
+// lookupMatchSize is the memory of a held match: its document, its
+// RawValue in the slice (with append's slack) and the rounding of its
+// allocation. TestLookupAccountingMatchesHeap keeps it within 1.5x of
+// the heap.
+func lookupMatchSize(d bson.Raw) int64 { return int64(len(d)) + 64 }
 
 // equalityFilter is the query selecting the foreign documents whose
 // foreignField equals one of the values at localField (null if none).

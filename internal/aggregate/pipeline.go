@@ -8,20 +8,20 @@ package aggregate
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sorter"
 )
 
-// Source is a stream of documents; Next returns nil at the end. A document
-// stays valid after later calls to Next.
-type Source interface {
-	Next() (bson.Raw, error)
-	Close() error
-}
+// Source is the one document stream (docsrc.Source), named here as the
+// input and output of every stage.
+type Source = docsrc.Source
 
 // CollStats are the figures $collStats reports.
 type CollStats struct {
@@ -76,6 +76,9 @@ type Options struct {
 	MemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
+	// Budget bounds the memory the blocking stages of all operations hold
+	// at once; nil is the process's (sorter.Global).
+	Budget *sorter.Budget
 	// Ctx is the operation's context: the pipeline fails with its
 	// interruption's error (mongoerr.Interruption) once it ends. Nil never
 	// ends.
@@ -358,19 +361,43 @@ func (f *funcSource) Next() (bson.Raw, error) {
 
 func (f *funcSource) Close() error { return f.in.Close() }
 
-// drain reads src to the end, keeping at most limit bytes of documents.
-func drain(src Source, rt *runtime, what string) ([]bson.Raw, error) {
+// drain reads src to the end, accounting the documents it keeps in acct.
+func drain(src Source, rt *runtime, acct *sorter.Account, what string) ([]bson.Raw, error) {
 	var out []bson.Raw
-	var size int64
 	for {
 		doc, err := src.Next()
 		if doc == nil || err != nil {
 			return out, err
 		}
-		size += int64(len(doc))
-		if size > rt.memoryLimit() && !rt.opts.AllowDiskUse {
-			return nil, rt.overMemory(what)
+		if !acct.Grow(heldDocSize(doc)) {
+			return nil, rt.refused(what)
 		}
 		out = append(out, doc)
 	}
+}
+
+// heldDocSize is the memory of a document a stage keeps in a slice: its
+// bytes, its slice header with append's slack, the rounding of its
+// allocation.
+func heldDocSize(doc bson.Raw) int64 { return int64(len(doc)) + 32 }
+
+// holdAccount is the memory of a stage that keeps documents but cannot
+// spill them ($facet, $sample): the stage's limit binds without
+// allowDiskUse (with it MongoDB would spill), the process-wide budget
+// always. Release it once the documents are dropped.
+func (rt *runtime) holdAccount() *sorter.Account {
+	limit := rt.memoryLimit()
+	if rt.opts.AllowDiskUse {
+		limit = math.MaxInt64
+	}
+	return sorter.NewAccount(limit, rt.opts.Budget)
+}
+
+// refused is the error of a stage holdAccount refused.
+func (rt *runtime) refused(what string) error {
+	if rt.opts.AllowDiskUse {
+		return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
+			"Exceeded the memory budget of blocking stages for %s, which cannot spill to disk", what)
+	}
+	return rt.overMemory(what)
 }

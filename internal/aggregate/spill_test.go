@@ -190,3 +190,55 @@ func TestGroupMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSortSpill: $sort (and $sort + $limit, a top-k) with a memory limit
+// small enough to spill many runs gives the in-memory order exactly, equal
+// keys in arrival order as in MongoDB; without allowDiskUse it fails with
+// 292, and no spill file outlives the output.
+func TestSortSpill(t *testing.T) {
+	docs := spillDocs(3000)
+	for _, tc := range []struct {
+		pipeline string
+		spills   bool // a top-5 fits in 4 KiB
+	}{
+		{`[{"$sort": {"v": 1}}]`, true},
+		{`[{"$sort": {"m": -1, "s": 1}}]`, true},
+		{`[{"$sort": {"o.a": 1}}, {"$limit": 700}]`, true},
+		{`[{"$sort": {"g": -1}}, {"$limit": 5}]`, false},
+	} {
+		pipeline := tc.pipeline
+		stages := parseStages(t, pipeline)
+		want, _, _, err := runSpill(t, stages, docs, 0, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, during, after, err := runSpill(t, stages, docs, 4096, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (during > 0) != tc.spills || after != 0 {
+			t.Errorf("%s: %d spill files while reading, %d after Close", pipeline, during, after)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d documents spilled, %d in memory", pipeline, len(got), len(want))
+		}
+		for i := range got {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("%s: document %d:\nspilled   %s\nin memory %s", pipeline, i, got[i], want[i])
+			}
+		}
+		for i := 1; i < len(got) && pipeline == `[{"$sort": {"v": 1}}]`; i++ {
+			a, b := got[i-1], got[i]
+			if a.Lookup("v").Int32() == b.Lookup("v").Int32() && a.Lookup("_id").Int32() > b.Lookup("_id").Int32() {
+				t.Fatalf("equal keys out of arrival order: %s before %s", a, b)
+			}
+		}
+		_, _, after, err = runSpill(t, stages, docs, 4096, false)
+		if tc.spills && !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) || !tc.spills && err != nil {
+			t.Errorf("%s without allowDiskUse: %v, want code 292", pipeline, err)
+		}
+		if after != 0 {
+			t.Errorf("%s: %d spill files left", pipeline, after)
+		}
+	}
+}

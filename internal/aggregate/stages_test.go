@@ -194,7 +194,7 @@ func TestInterrupt(t *testing.T) {
 			t.Fatalf("%s: %v, want %s", tc.name, err, tc.want.Name())
 		}
 		p, _ = Parse([]bson.Raw{tc.stage}, Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: context.Background()})
-		if _, err := drain(p.Run(&SliceSource{Docs: slices.Clone(docs)}), p.rt, "test"); err != nil {
+		if _, err := drain(p.Run(&SliceSource{Docs: slices.Clone(docs)}), p.rt, p.rt.holdAccount(), "test"); err != nil {
 			t.Fatalf("%s uninterrupted: %v", tc.name, err)
 		}
 	}

@@ -119,7 +119,7 @@ func parseAggregate(s *Service, db string, c *cmdArgs, txn *engine.Txn, ctx cont
 			return nil, err
 		}
 	}
-	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.bool("allowDiskUse"), c.value("hint"), c.doc("let"), c.bool("explain")
+	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.boolOr("allowDiskUse", s.allowDiskUseByDefault()), c.value("hint"), c.doc("let"), c.bool("explain")
 	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
 		if a.stages[0], err = s.currentOpStage(db, a.stages[0]); err != nil {
 			return nil, err

@@ -287,6 +287,15 @@ func (a *cmdArgs) bool(name string) bool {
 	return values.Truthy(v)
 }
 
+// boolOr is a boolean field's value, def when absent (a default that is
+// a server parameter, not a constant of the declaration).
+func (a *cmdArgs) boolOr(name string, def bool) bool {
+	if _, v := a.at(name); v.Type == 0 {
+		return def
+	}
+	return a.bool(name)
+}
+
 // long is a whole-number field's value, the declared default when absent;
 // a fraction or a value beyond ±2^62 fails as MongoDB's IDL fails it.
 func (a *cmdArgs) long(name string) (int64, error) {

@@ -452,7 +452,7 @@ func BenchmarkParseFind(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := parseFind(&c); err != nil {
+		if _, err := parseFind(&c, true); err != nil {
 			b.Fatal(err)
 		}
 	}

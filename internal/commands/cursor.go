@@ -178,7 +178,10 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 // no cursor. Its getMores' maxTimeMS is how long they await new documents.
 func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, b *binding, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
 	c := openCursor(r, db, coll, &boundSource{Source: tc, ctx: b})
-	c.Tailable, c.AwaitData, c.NoTimeout = true, awaitData, noTimeout
+	c.Tailable, c.NoTimeout = true, noTimeout
+	if awaitData {
+		c.Await = tc.Wait
+	}
 	if batchSize == noBatchSize {
 		batchSize = defaultFirstBatch
 	}
@@ -279,7 +282,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	await := defaultAwaitTime
 	if r.Args.HasMaxTimeMS {
-		if !c.AwaitData {
+		if c.Await == nil {
 			s.Cursors.Return(c)
 			return nil, mongoerr.New(mongoerr.BadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 		}
@@ -292,8 +295,8 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	bs := c.Source().(*boundSource)
 	detach := bs.attach(r.Ctx)
 	batch, done, err := fillBatch(c, a.batchSize)
-	if err == nil && len(batch) == 0 && c.AwaitData {
-		bs.Source.(*engine.TailCursor).Wait(r.Ctx, await)
+	if err == nil && len(batch) == 0 && c.Await != nil {
+		c.Await(r.Ctx, await)
 		if err = mongoerr.Interruption(r.Ctx); err == nil {
 			batch, done, err = fillBatch(c, a.batchSize)
 		}

@@ -67,7 +67,7 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	}
 	var o findArgs
 	if c.spec == findSpec {
-		o, err = parseFind(c)
+		o, err = parseFind(c, s.allowDiskUseByDefault())
 	} else {
 		o.FindOptions, err = parseCount(c)
 	}

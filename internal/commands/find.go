@@ -53,15 +53,16 @@ type findArgs struct {
 	noTimeout bool
 }
 
-// parseFind reads a find command's parsed fields.
-func parseFind(c *cmdArgs) (findArgs, error) {
+// parseFind reads a find command's parsed fields; allowDiskUse is the
+// option's value when the command does not give it (allowDiskUseByDefault).
+func parseFind(c *cmdArgs, allowDiskUse bool) (findArgs, error) {
 	a := findArgs{
 		batchSize: c.safeInt("batchSize"), single: c.bool("singleBatch"), tailable: c.bool("tailable"),
 		awaitData: c.bool("awaitData"), noTimeout: c.bool("noCursorTimeout"),
 	}
 	o := &a.FindOptions
 	o.Filter, o.Sort, o.Projection = c.doc("filter"), c.doc("sort"), c.doc("projection")
-	o.AllowDiskUse, o.Hint = c.bool("allowDiskUse"), c.value("hint")
+	o.AllowDiskUse, o.Hint = c.boolOr("allowDiskUse", allowDiskUse), c.value("hint")
 	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
 	err := nonNegative("skip", o.Skip)
 	if err == nil {
@@ -86,7 +87,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseFind(&r.args)
+	a, err := parseFind(&r.args, s.allowDiskUseByDefault())
 	if err != nil {
 		return nil, err
 	}

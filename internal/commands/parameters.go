@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -19,13 +20,20 @@ func init() {
 // serverParameter is one server parameter Folio has. get reports its
 // current value typed as MongoDB types it. A parameter settable at
 // runtime has an integer value within [min, max] that set applies to the
-// setting Folio reads.
+// setting Folio reads; a boolean one takes any value as its truth (1 or
+// 0), as MongoDB coerces it.
 type serverParameter struct {
 	get      func(s *Service) any
 	set      func(s *Service, n int64)
 	min, max int64
+	boolean  bool
 	startup  bool // settable at startup (a flag of Folio's)
 }
+
+// allowDiskUseByDefault is the allowDiskUse of a find or aggregate that
+// does not give it: MongoDB 6.0+ lets blocking stages spill to disk unless
+// told not to (allowDiskUse: false, or this parameter false).
+func (s *Service) allowDiskUseByDefault() bool { return !s.noDiskUseByDefault.Load() }
 
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
@@ -47,6 +55,19 @@ var serverParameters = map[string]serverParameter{
 		get: func(s *Service) any { return int32(s.Engine.SortMemoryLimit()) },
 		set: func(s *Service, n int64) { s.Engine.SetSortMemoryLimit(n) },
 		min: 0, max: 1<<31 - 1,
+	},
+	"allowDiskUseByDefault": {
+		get:     func(s *Service) any { return s.allowDiskUseByDefault() },
+		set:     func(s *Service, n int64) { s.noDiskUseByDefault.Store(n == 0) },
+		boolean: true,
+	},
+	// Folio's own: the memory all blocking stages (sorts, $group,
+	// $bucketAuto, $lookup matches) may hold at once across operations;
+	// each operation is also bounded by its own limit.
+	"folioBlockingStagesMemoryBudgetBytes": {
+		get: func(*Service) any { return sorter.Global().Limit() },
+		set: func(_ *Service, n int64) { sorter.Global().SetLimit(n) },
+		min: 0, max: 1<<63 - 1,
 	},
 	"logicalSessionTimeoutMinutes": {
 		get: func(*Service) any { return logicalSessionTimeoutMinutes },
@@ -143,7 +164,7 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var changes []change
 	seen := map[string]bool{}
-	err := r.args.eachExtra(func(name string, v bson.RawValue) error {
+	err := r.args.eachExtra(func(name string, v bson.RawValue) (err error) {
 		p, ok := serverParameters[name]
 		if !ok {
 			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
@@ -155,8 +176,12 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
 		}
 		seen[name] = true
-		n, err := paramInt(name, v, p.min, p.max)
-		if err != nil {
+		var n int64
+		if p.boolean {
+			if values.Truthy(v) {
+				n = 1
+			}
+		} else if n, err = paramInt(name, v, p.min, p.max); err != nil {
 			return err
 		}
 		changes = append(changes, change{p, n})

@@ -58,6 +58,9 @@ type Service struct {
 	Asserts        AssertCounters
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
+	// noDiskUseByDefault is allowDiskUseByDefault negated (see
+	// parameters.go), so that the zero Service has MongoDB's default.
+	noDiskUseByDefault atomic.Bool
 }
 
 // OpCounters count operations by kind, as serverStatus.opcounters reports.

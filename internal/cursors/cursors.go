@@ -4,33 +4,34 @@
 package cursors
 
 import (
+	"context"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // DefaultIdleTimeout is MongoDB's cursorTimeoutMillis default (10 minutes).
 const DefaultIdleTimeout = 10 * time.Minute
 
-// Source yields a query's remaining documents; Next returns nil at the end.
-type Source interface {
-	Next() (bson.Raw, error)
-	Close() error
-}
+// Source is the one document stream (docsrc.Source): a query's remaining
+// documents.
+type Source = docsrc.Source
 
 // Cursor is one open cursor. Only the goroutine that checked it out uses it.
 type Cursor struct {
 	ID   int64
 	DB   string
 	Coll string
-	// Tailable cursors stay open when they run out of documents; with
-	// AwaitData a getMore waits for new ones.
-	Tailable  bool
-	AwaitData bool
+	// Tailable cursors stay open when they run out of documents. Await,
+	// set on an awaitData cursor, waits up to timeout, or until ctx ends,
+	// for new ones: a getMore that found none calls it, then reads again.
+	Tailable bool
+	Await    func(ctx context.Context, timeout time.Duration)
 	// NoTimeout (find's noCursorTimeout) exempts the cursor from the idle
 	// timeout.
 	NoTimeout bool

@@ -15,12 +15,8 @@ func (m *matchCursor) Exhausted() bool {
 	return !m.raw && m.limit > 0 && m.served >= m.limit
 }
 
-// Exhausted reports that every sorted run is drained.
-func (m *mergeCursor) Exhausted() bool {
-	for _, r := range m.runs {
-		if r.cur != nil {
-			return false
-		}
-	}
-	return true
+// Exhausted reports that the sort has nothing left to serve.
+func (c *sortedCursor) Exhausted() bool {
+	_, ok := c.it.Peek()
+	return !ok
 }

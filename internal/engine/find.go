@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -53,12 +54,9 @@ func (o FindOptions) wanted() int64 {
 	return 0
 }
 
-// Cursor yields the documents of a read. Next returns nil at the end; the
-// document stays valid after later calls.
-type Cursor interface {
-	Next() (bson.Raw, error)
-	Close() error
-}
+// Cursor is the one document stream (docsrc.Source): the documents of a
+// read.
+type Cursor = docsrc.Source
 
 // compiledFind is a find whose filter, sort and projection compiled.
 type compiledFind struct {

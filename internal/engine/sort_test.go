@@ -32,7 +32,7 @@ func TestSortMemoryLimit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var docs []bson.Raw
 	for i := 0; i < 2000; i++ {
-		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d, "pad": "%064d"}`, i, rng.IntN(50), i)))
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d, "pad": "%064d", "arr": [1, 2, %d, 7]}`, i, rng.IntN(50), i, 3+i%2)))
 	}
 	if _, _, err := e.Insert("test", "s", docs, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
@@ -82,6 +82,29 @@ func TestSortMemoryLimit(t *testing.T) {
 	if err != nil || !slices.Equal(got, want[10:30]) {
 		t.Fatalf("top-k sort: %v %v", got, err)
 	}
+	// A positional projection applies after the spilled sort, with each
+	// document's own match position.
+	cur, err := e.Find("test", "s", FindOptions{Filter: ext(t, `{"arr": {"$gte": 3}}`), Sort: byKey, AllowDiskUse: true, Projection: ext(t, `{"arr.$": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; ; n++ {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			if n != len(docs) {
+				t.Fatalf("%d documents with a positional projection, want %d", n, len(docs))
+			}
+			break
+		}
+		id := doc.Lookup("_id").Int32()
+		if got, want := doc.Lookup("arr").Array().Index(0).Int32(), 3+id%2; got != want {
+			t.Fatalf("document %d: arr.$ is %d, want %d", id, got, want)
+		}
+	}
+	cur.Close()
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("%d sort files left behind", len(left))
 	}

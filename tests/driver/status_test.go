@@ -3,7 +3,9 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,6 +130,7 @@ func TestReplyFieldTypes(t *testing.T) {
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}}, "cursorTimeoutMillis", bson.TypeInt64},
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 1}}, "transactionLifetimeLimitSeconds", bson.TypeInt32},
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: 1}}, "internalQueryMaxBlockingSortMemoryUsageBytes", bson.TypeInt32},
+		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: 1}}, "allowDiskUseByDefault", bson.TypeBoolean},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd[0].Key+"."+tc.path, func(t *testing.T) {
@@ -427,12 +430,69 @@ func TestSetParameterTakesEffect(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
-	_, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}))
-	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
-	set("internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
-	if _, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(bson.D{{Key: "pad", Value: 1}})); err != nil {
+	// Past the limit a sort spills unless disk use is refused, by the
+	// command or by allowDiskUseByDefault (true since MongoDB 6.0):
+	// https://www.mongodb.com/docs/manual/reference/parameters/#mongodb-parameter-param.allowDiskUseByDefault
+	byPad := options.Find().SetSort(bson.D{{Key: "pad", Value: 1}})
+	countSorted := func(o *options.FindOptionsBuilder) (int, error) {
+		cur, err := coll.Find(context.Background(), bson.D{}, o)
+		if err != nil {
+			return 0, err
+		}
+		var docs []bson.Raw
+		err = cur.All(context.Background(), &docs)
+		return len(docs), err
+	}
+	all, err := countSorted(byPad)
+	if err != nil {
 		t.Fatal(err)
+	}
+	set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
+	if n, err := countSorted(byPad); err != nil || n != all {
+		t.Fatalf("sort past the limit with allowDiskUseByDefault: %d documents of %d, %v", n, all, err)
+	}
+	_, err = countSorted(options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}).SetAllowDiskUse(false))
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	set("allowDiskUseByDefault", false)
+	_, err = countSorted(byPad)
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	if n, err := countSorted(options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}).SetAllowDiskUse(true)); err != nil || n != all {
+		t.Fatalf("sort with allowDiskUse: true: %d documents of %d, %v", n, all, err)
+	}
+	set("allowDiskUseByDefault", true)
+	set("internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
+	if n, err := countSorted(byPad); err != nil || n != all {
+		t.Fatal(n, err)
+	}
+
+	// The budget all blocking stages share binds below each one's limit:
+	// a sort it cannot hold spills, or fails without disk use, and eight
+	// at once all complete by spilling.
+	var was struct {
+		Was int64 `bson:"was"`
+	}
+	if err := admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "folioBlockingStagesMemoryBudgetBytes", Value: 10000}}).Decode(&was); err != nil {
+		t.Fatal(err)
+	}
+	defer set("folioBlockingStagesMemoryBudgetBytes", was.Was)
+	_, err = countSorted(options.Find().SetSort(bson.D{{Key: "pad", Value: 1}}).SetAllowDiskUse(false))
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if n, err := countSorted(byPad); err != nil || n != all {
+				errs[i] = fmt.Errorf("%d documents of %d, %v", n, all, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatalf("sort within a 10000-byte budget: %v", err)
+		}
 	}
 
 	// The idle timeout applies to cursors outside sessions (drivers attach

@@ -1,0 +1,16 @@
+// Package docsrc defines the one stream of documents that the engine's
+// reads return, aggregation stages consume and produce, and the cursor
+// registry keeps between getMores.
+package docsrc
+
+import "go.mongodb.org/mongo-driver/v2/bson"
+
+// Source yields documents in order: Next returns nil at the end, and a
+// document it returned stays valid after later calls. Reads check the
+// operation context their source was bound to (the command reading from
+// it now). Close releases what the source holds (snapshots, spill files);
+// it is called once, whether or not the source was read to its end.
+type Source interface {
+	Next() (bson.Raw, error)
+	Close() error
+}

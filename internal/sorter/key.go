@@ -1,0 +1,40 @@
+package sorter
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// SortKey turns a compiled sort into byte keys: each field's sort value
+// (query.Sort.KeysErr: the smallest array element ascending, the largest
+// descending, missing as null) in keyenc's order, inverted when
+// descending, so bytes compare as the sort does.
+type SortKey struct {
+	sort *query.Sort
+	desc []bool
+}
+
+// NewSortKey prepares the keys of s.
+func NewSortKey(s *query.Sort) *SortKey {
+	_, dirs := s.Fields()
+	k := &SortKey{sort: s, desc: make([]bool, len(dirs))}
+	for i, d := range dirs {
+		k.desc[i] = d < 0
+	}
+	return k
+}
+
+// Of returns doc's key; it fails as KeysErr does (parallel arrays).
+func (k *SortKey) Of(doc bson.Raw) ([]byte, error) {
+	vals, err := k.sort.KeysErr(doc)
+	if err != nil {
+		return nil, err
+	}
+	var key []byte
+	for i, v := range vals {
+		key = keyenc.AppendField(key, v, k.desc[i])
+	}
+	return key, nil
+}

@@ -1,0 +1,125 @@
+package sorter
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// spillFile holds a sorter's spilled runs, one after the other in one
+// temporary file, so a sort that spills often needs one descriptor. A
+// record is the key's length (uvarint), the key, the entry's Aux (varint)
+// and the document, which carries its own length.
+type spillFile struct {
+	dir  string
+	f    *os.File
+	w    *bufio.Writer
+	end  int64   // bytes written
+	runs []int64 // the offset where each run starts; a run ends where the next starts
+}
+
+func (s *spillFile) fail(verb string, err error) error {
+	return mongoerr.New(mongoerr.InternalError, "cannot %s sort spill file: %v", verb, err)
+}
+
+// writeRun appends sorted entries as one run.
+func (s *spillFile) writeRun(entries []Entry) error {
+	if s.f == nil {
+		f, err := os.CreateTemp(s.dir, "folio-sort-*")
+		if err != nil {
+			return s.fail("create", err)
+		}
+		s.f, s.w = f, bufio.NewWriterSize(f, 256<<10)
+	}
+	s.runs = append(s.runs, s.end)
+	var hdr [2 * binary.MaxVarintLen64]byte
+	// A bufio.Writer keeps its first error; Flush reports it.
+	for _, e := range entries {
+		n := binary.PutUvarint(hdr[:], uint64(len(e.Key)))
+		s.w.Write(hdr[:n])
+		s.w.Write(e.Key)
+		m := binary.PutVarint(hdr[:], e.Aux)
+		s.w.Write(hdr[:m])
+		s.w.Write(e.Doc)
+		s.end += int64(n + len(e.Key) + m + len(e.Doc))
+	}
+	if err := s.w.Flush(); err != nil {
+		return s.fail("write", err)
+	}
+	return nil
+}
+
+// readers opens every run for reading, each with a buffer of bufSize.
+func (s *spillFile) readers(bufSize int) []*runReader {
+	out := make([]*runReader, len(s.runs))
+	for i, start := range s.runs {
+		end := s.end
+		if i+1 < len(s.runs) {
+			end = s.runs[i+1]
+		}
+		out[i] = &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, start, end-start), bufSize)}
+	}
+	return out
+}
+
+// remove closes and deletes the file.
+func (s *spillFile) remove() {
+	if s.f != nil {
+		s.f.Close()
+		os.Remove(s.f.Name())
+		s.f, s.w, s.runs, s.end = nil, nil, nil, 0
+	}
+}
+
+// runReader reads the entries of one run: from the spill file, or from
+// memory (r nil).
+type runReader struct {
+	r   *bufio.Reader
+	mem []Entry
+}
+
+// next reads the run's next entry; ok is false at its end.
+func (r *runReader) next() (e Entry, ok bool, err error) {
+	if r.r == nil {
+		if len(r.mem) == 0 {
+			return Entry{}, false, nil
+		}
+		e, r.mem = r.mem[0], r.mem[1:]
+		return e, true, nil
+	}
+	klen, err := binary.ReadUvarint(r.r)
+	if errors.Is(err, io.EOF) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, err
+	}
+	e.Key = make([]byte, klen)
+	if _, err := io.ReadFull(r.r, e.Key); err != nil {
+		return Entry{}, false, err
+	}
+	if e.Aux, err = binary.ReadVarint(r.r); err != nil {
+		return Entry{}, false, err
+	}
+	var n [4]byte
+	if _, err := io.ReadFull(r.r, n[:]); err != nil {
+		return Entry{}, false, err
+	}
+	size := binary.LittleEndian.Uint32(n[:])
+	if size < 5 {
+		return Entry{}, false, io.ErrUnexpectedEOF
+	}
+	doc := make(bson.Raw, size)
+	copy(doc, n[:])
+	if _, err := io.ReadFull(r.r, doc[4:]); err != nil {
+		return Entry{}, false, err
+	}
+	e.Doc = doc
+	return e, true, nil
+}
