@@ -2,16 +2,8 @@ package driver_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -21,75 +13,8 @@ import (
 
 	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/server"
+	"github.com/folio-db/folio/tests/testcerts"
 )
-
-// testCA is a throwaway certificate authority.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// issue signs a leaf certificate for usage and returns it with its key as
-// one PEM (certificate first), the form -tls-certificate-key-file takes.
-func (ca *testCA) issue(t *testing.T, cn string, usage x509.ExtKeyUsage) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-	if usage == x509.ExtKeyUsageServerAuth {
-		tmpl.DNSNames = []string{"localhost"}
-		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1)}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})...)
-}
-
-// writeFile writes data under dir and returns its path.
-func writeFile(t *testing.T, dir, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // pingWith connects to in with tlsConf (nil: no TLS) and reports the
 // ping's error.
@@ -114,22 +39,22 @@ func pingWith(t *testing.T, in *instance.Instance, tlsConf *tls.Config) error {
 // a certificate presented is verified.
 func TestTLS(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t, "folio test CA")
-	other := newTestCA(t, "someone else's CA")
-	caFile := writeFile(t, dir, "ca.pem", ca.pem)
-	serverPEM := writeFile(t, dir, "server.pem", ca.issue(t, "localhost", x509.ExtKeyUsageServerAuth))
-	clientPair := ca.issue(t, "client", x509.ExtKeyUsageClientAuth)
+	ca := testcerts.NewCA(t, "folio test CA")
+	other := testcerts.NewCA(t, "someone else's CA")
+	caFile := testcerts.Write(t, dir, "ca.pem", ca.PEM)
+	serverPEM := testcerts.Write(t, dir, "server.pem", ca.Server(t))
+	clientPair := ca.Client(t, "client")
 	clientCert, err := tls.X509KeyPair(clientPair, clientPair)
 	if err != nil {
 		t.Fatal(err)
 	}
-	strangerPair := other.issue(t, "stranger", x509.ExtKeyUsageClientAuth)
+	strangerPair := other.Client(t, "stranger")
 	stranger, err := tls.X509KeyPair(strangerPair, strangerPair)
 	if err != nil {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(ca.pem)
+	roots.AppendCertsFromPEM(ca.PEM)
 	anon := &tls.Config{RootCAs: roots}
 	withCert := &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{clientCert}}
 	// Go's client sends only a certificate the server's CAs vouch for,
@@ -169,10 +94,10 @@ func TestTLS(t *testing.T) {
 // TestTLSStartupChecks refuses the TLS setups mongod refuses at startup.
 func TestTLSStartupChecks(t *testing.T) {
 	dir := t.TempDir()
-	ca := newTestCA(t, "folio test CA")
-	caFile := writeFile(t, dir, "ca.pem", ca.pem)
-	serverPEM := writeFile(t, dir, "server.pem", ca.issue(t, "localhost", x509.ExtKeyUsageServerAuth))
-	certOnly := writeFile(t, dir, "cert-only.pem", ca.pem)
+	ca := testcerts.NewCA(t, "folio test CA")
+	caFile := testcerts.Write(t, dir, "ca.pem", ca.PEM)
+	serverPEM := testcerts.Write(t, dir, "server.pem", ca.Server(t))
+	certOnly := testcerts.Write(t, dir, "cert-only.pem", ca.PEM)
 	cases := []struct {
 		name string
 		opts server.TLSOptions
