@@ -141,6 +141,12 @@ func Start(cfg Config) (*Instance, error) {
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
 	}
+	if reachable(ln.Addr()) {
+		// Folio has no access control yet; once it has, this warning is
+		// for servers started without it.
+		svc.StartupWarnings = logring.New(16)
+		slog.New(svc.StartupWarnings.Handler(log.Handler())).Warn("Access control is not enabled for the database. Read and write access to data and configuration is unrestricted", "addr", ln.Addr().String())
+	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
@@ -149,11 +155,6 @@ func Start(cfg Config) (*Instance, error) {
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
 	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String())
-	if reachable(ln.Addr()) {
-		// Folio has no access control yet; once it has, this warning is
-		// for servers started without it.
-		log.Warn("Access control is not enabled for the database. Read and write access to data and configuration is unrestricted", "addr", ln.Addr().String())
-	}
 	return in, nil
 }
 
