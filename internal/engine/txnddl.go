@@ -44,6 +44,9 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 // transaction's snapshot is not seen, as in MongoDB: the create succeeds
 // and the commit fails with WriteConflict.
 func (t *Txn) CreateCollection(db, name string, opts CollectionOptions) error {
+	if t.ended {
+		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
 	exists := t.created[nsKey(db, name)] != nil
 	if !exists && t.e.cat.get(db, name) != nil {
 		_, inSnap, err := t.snap.Get(catalogKey(db, name))
