@@ -17,6 +17,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/server"
 )
 
 func main() {
@@ -91,6 +92,14 @@ func run(args []string, stderr io.Writer) error {
 	}
 	shutdownTimeout := fs.Duration("shutdown-timeout", defShutdown,
 		"on SIGTERM or SIGINT, how long running operations may take to finish before they are interrupted (InterruptedAtShutdown); the server exits within it plus 1s (env FOLIO_SHUTDOWN_TIMEOUT)")
+	tlsMode := fs.String("tls-mode", env("FOLIO_TLS_MODE", "disabled"),
+		"TLS for client connections, as MongoDB's net.tls.mode: disabled, allowTLS or preferTLS (TLS and plain connections both served; a TLS client is recognized by its first bytes), or requireTLS (plain connections closed) (env FOLIO_TLS_MODE)")
+	tlsCertKey := fs.String("tls-certificate-key-file", env("FOLIO_TLS_CERTIFICATE_KEY_FILE", ""),
+		"PEM file with the server's certificate and private key; needed when TLS is on (env FOLIO_TLS_CERTIFICATE_KEY_FILE)")
+	tlsCA := fs.String("tls-ca-file", env("FOLIO_TLS_CA_FILE", ""),
+		"PEM file of the CA certificates client certificates are verified against; needed when TLS is on, as in MongoDB; clients must then present a certificate unless -tls-allow-connections-without-certificates (env FOLIO_TLS_CA_FILE)")
+	tlsNoCert := fs.Bool("tls-allow-connections-without-certificates", env("FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES", "") == "1",
+		"let TLS clients connect without a certificate; one presented is still verified (env FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES=1)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -121,6 +130,10 @@ func run(args []string, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("bad -log-format %q: want text or json", *logFormat)
 	}
+	mode, err := server.ParseTLSMode(*tlsMode)
+	if err != nil {
+		return fmt.Errorf("bad -tls-mode: %w", err)
+	}
 	dur, err := engine.ParseDurability(*durability)
 	if err != nil {
 		return err
@@ -141,8 +154,10 @@ func run(args []string, stderr io.Writer) error {
 		Advertise:      *advertise,
 		MaxConnections: *maxConns,
 		DiskReserve:    uint64(reserveMB) << 20,
-		Logger:         slog.New(handler),
-		Argv:           append([]string{"folio"}, args...),
+		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
+			AllowConnectionsWithoutCertificates: *tlsNoCert},
+		Logger: slog.New(handler),
+		Argv:   append([]string{"folio"}, args...),
 	})
 	if err != nil {
 		return err

@@ -77,3 +77,23 @@ func TestDiskReserveAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestTLSFlags checks that a bad -tls-mode, and TLS without the CA file
+// mongod requires, stop the server before it starts.
+func TestTLSFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tls-mode", "sometimes"}, "tls-mode"},
+		{[]string{"-tls-mode", "requireTLS", "-tls-certificate-key-file", "x.pem"}, "chain of trust"},
+		{[]string{"-tls-ca-file", "ca.pem"}, "TLS mode"},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		err := run(append([]string{"-in-memory", "-addr", "127.0.0.1:0"}, c.args...), &stderr)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("run(%q): %v, want an error about %q", c.args, err, c.want)
+		}
+	}
+}

@@ -56,6 +56,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		opts.Size, opts.Max = 0, 0
 	}
+	if r.Txn != nil {
+		return nil, r.Txn.CreateCollection(r.DB, name, opts)
+	}
 	return nil, s.Engine.CreateCollection(r.DB, name, opts)
 }
 

@@ -107,7 +107,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	fb := firstBatch{
 		size: a.batchSize, defaultSize: defaultFirstBatch, single: a.single, noTimeout: a.noTimeout,
-		empty: s.Engine.Collection(r.DB, coll) == nil,
+		empty: s.Engine.CollectionIn(r.Txn, r.DB, coll) == nil,
 	}
 	if a.single {
 		// A single batch without a batchSize is bounded by size only.

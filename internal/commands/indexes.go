@@ -57,10 +57,15 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
-	res, err := s.Engine.CreateIndexes(r.DB, coll, specs, func(done, total int64) error {
-		r.op.setProgress("Index Build: scanning collection", done, total)
-		return mongoerr.Interruption(r.Ctx)
-	})
+	var res engine.CreateIndexesResult
+	if r.Txn != nil {
+		res, err = r.Txn.CreateIndexes(r.DB, coll, specs)
+	} else {
+		res, err = s.Engine.CreateIndexes(r.DB, coll, specs, func(done, total int64) error {
+			r.op.setProgress("Index Build: scanning collection", done, total)
+			return mongoerr.Interruption(r.Ctx)
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,9 @@ type Service struct {
 	Log   *slog.Logger
 	// Recent keeps the latest log lines for getLog.
 	Recent *logring.Ring
+	// StartupWarnings keeps the warnings logged at startup, getLog's
+	// "startupWarnings"; nil when there were none.
+	StartupWarnings *logring.Ring
 	// Argv and Parsed answer getCmdLineOpts.
 	Argv   []string
 	Parsed bson.D

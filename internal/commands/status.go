@@ -207,7 +207,7 @@ func (s *Service) globalLock(now time.Time) bson.D {
 }
 
 // getLogCmd serves "*" (the log names), "global" (recent lines) and
-// "startupWarnings" (Folio starts without warnings).
+// "startupWarnings" (the warnings logged at startup).
 func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
 	v := r.args.first()
 	if v.Type != bson.TypeString {
@@ -220,7 +220,12 @@ func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
 		lines, total := s.Recent.Lines()
 		return marshal(bson.D{{Key: "totalLinesWritten", Value: int32(total)}, {Key: "log", Value: lines}}), nil
 	case "startupWarnings":
-		return marshal(bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}), nil
+		lines := []string{}
+		var total int64
+		if s.StartupWarnings != nil {
+			lines, total = s.StartupWarnings.Lines()
+		}
+		return marshal(bson.D{{Key: "totalLinesWritten", Value: int32(total)}, {Key: "log", Value: lines}}), nil
 	}
 	return nil, mongoerr.New(mongoerr.OperationFailed, "No log named '%s'", v.StringValue())
 }

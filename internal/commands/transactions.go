@@ -40,6 +40,12 @@ var inTransaction = map[string]bool{
 	"commitTransaction": true, "abortTransaction": true, "create": true, "createIndexes": true,
 }
 
+// explicitDDL are the commands that create collections or indexes
+// explicitly, which a transaction may run only with read concern "local"
+// (MongoDB manual, Transactions > Operations > Create Collections and
+// Indexes in a Transaction); implicit creation by a write takes any.
+var explicitDDL = map[string]bool{"create": true, "createIndexes": true}
+
 // sessionless are the commands that manage sessions themselves and so do
 // not run inside one.
 var sessionless = map[string]bool{
@@ -158,16 +164,20 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		s.endTxn(sess)
 		sess.Advance(a.txnNumber)
 		sess.Txn, sess.State = s.Engine.Begin(), sessions.TxnInProgress
+		sess.TxnReadConcern = r.Args.ReadConcern.Level
 	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
 		return nil, err
 	}
 	r.Txn = sess.Txn
 	var reply bson.Raw
 	var err error
-	if inTransaction[name] {
-		reply, err = h(s, r)
-	} else {
+	switch {
+	case !inTransaction[name]:
 		err = mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
+	case explicitDDL[name] && sess.TxnReadConcern != "" && sess.TxnReadConcern != "local":
+		err = mongoerr.New(mongoerr.InvalidOptions, "Command %s does not support { readConcern: { level: \"%s\" } } :: caused by :: read concern not supported", name, sess.TxnReadConcern)
+	default:
+		reply, err = h(s, r)
 	}
 	if err == nil && hasWriteErrors(reply) {
 		s.endTxn(sess)

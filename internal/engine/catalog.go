@@ -28,6 +28,9 @@ type Collection struct {
 
 	mu      sync.RWMutex
 	dropped bool // set under mu once the catalog entry is gone
+	// pending is set while the collection belongs to the open transaction
+	// that created it, before that transaction commits.
+	pending atomic.Bool
 
 	// indexes are the secondary indexes, replaced whole (copy on write)
 	// under mu held exclusively, so readers load them without locking.
@@ -202,10 +205,25 @@ func (c *catalog) get(db, name string) *Collection {
 }
 
 // Collection returns the named collection, or nil when it does not exist.
+// Collections created by open transactions are not in it.
 func (e *Engine) Collection(db, name string) *Collection { return e.cat.get(db, name) }
 
-// create adds a collection; the caller holds c.mu.
-func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+// CollectionIn returns the named collection as txn sees it: one txn
+// created, else the catalog's. A nil txn sees the catalog.
+func (e *Engine) CollectionIn(txn *Txn, db, name string) *Collection { return e.lookup(txn, db, name) }
+
+func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
+	if txn != nil {
+		if c := txn.created[nsKey(db, name)]; c != nil {
+			return c
+		}
+	}
+	return e.cat.get(db, name)
+}
+
+// newCollectionLocked makes the catalog entry of a new collection with a
+// fresh id; the caller holds e.cat.mu and stores or discards it.
+func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*Collection, error) {
 	if err := ValidateDBName(db); err != nil {
 		return nil, err
 	}
@@ -219,18 +237,27 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
+	e.cat.nextID++
+	return coll, nil
+}
+
+// createLocked adds a collection; the caller holds e.cat.mu.
+func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+	coll, err := e.newCollectionLocked(db, name, opts)
+	if err != nil {
+		return nil, err
+	}
 	b := e.kv.NewBatch()
 	defer b.Close()
 	if err := putCatalogEntry(b, coll); err != nil {
 		return nil, err
 	}
-	if err := b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, coll.ID+1)); err != nil {
+	if err := b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, e.cat.nextID)); err != nil {
 		return nil, err
 	}
 	if err := b.Commit(true); err != nil {
 		return nil, err
 	}
-	e.cat.nextID++
 	e.cat.colls[nsKey(db, name)] = coll
 	return coll, nil
 }
@@ -268,24 +295,29 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	return err
 }
 
-// writable returns the collection for a write, creating it when it is
-// missing and create is set, with its mu read-locked; the caller calls the
-// returned release. It returns nil (and a no-op release) when the
+// writable returns the collection for a write, as txn (when not nil) sees
+// it, creating it when it is missing and create is set (inside txn, as
+// one of txn's own collections), with its mu read-locked; the caller calls
+// the returned release. It returns nil (and a no-op release) when the
 // collection does not exist and create is false.
-func (e *Engine) writable(db, name string, create bool) (*Collection, func(), error) {
+func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, func(), error) {
 	for {
-		c := e.cat.get(db, name)
+		c := e.lookup(txn, db, name)
 		if c == nil {
 			if !create {
 				return nil, func() {}, nil
 			}
-			e.cat.mu.Lock()
-			c = e.cat.colls[nsKey(db, name)]
 			var err error
-			if c == nil {
-				c, err = e.createLocked(db, name, CollectionOptions{})
+			if txn != nil {
+				c, err = txn.create(db, name, CollectionOptions{})
+			} else {
+				e.cat.mu.Lock()
+				c = e.cat.colls[nsKey(db, name)]
+				if c == nil {
+					c, err = e.createLocked(db, name, CollectionOptions{})
+				}
+				e.cat.mu.Unlock()
 			}
-			e.cat.mu.Unlock()
 			if err != nil {
 				return nil, nil, err
 			}

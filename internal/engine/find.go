@@ -123,7 +123,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := e.cat.get(db, coll)
+	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		_, err := resolveHint(nil, o.Hint)
 		return emptyCursor{}, err
@@ -242,7 +242,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := e.cat.get(db, coll)
+	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		_, err := resolveHint(nil, o.Hint)
 		return 0, err

@@ -59,7 +59,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 			return FindAndModifyResult{}, err
 		}
 	}
-	c, release, err := e.writable(db, coll, s.Upsert)
+	c, release, err := e.writable(s.Txn, db, coll, s.Upsert)
 	if err != nil || c == nil {
 		return FindAndModifyResult{}, err
 	}

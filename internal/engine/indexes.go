@@ -81,7 +81,7 @@ type BuildProgress func(done, total int64) error
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
-	c, release, err := e.writable(db, coll, true)
+	c, release, err := e.writable(nil, db, coll, true)
 	if err != nil {
 		return res, err
 	}
@@ -97,26 +97,9 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	defer c.mu.Unlock()
 	existing := c.Indexes()
 	res.Before = len(existing) + 1
-	var build []*Index
-	for _, spec := range specs {
-		if spec.Name == "" {
-			spec.Name = DefaultIndexName(spec.Key)
-		}
-		dup, err := checkIndexConflict(append(existing, build...), spec)
-		if err != nil {
-			return res, err
-		}
-		if dup {
-			continue
-		}
-		if len(existing)+len(build)+1 >= MaxIndexes {
-			return res, tooManyIndexes(c, spec.Key)
-		}
-		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
-		if err != nil {
-			return res, err
-		}
-		build = append(build, ix)
+	build, err := planIndexBuild(c, existing, specs)
+	if err != nil {
+		return res, err
 	}
 	if len(build) > 0 {
 		if err := e.buildIndexes(c, existing, build, progress); err != nil {
@@ -125,6 +108,34 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	res.After = len(c.Indexes()) + 1
 	return res, nil
+}
+
+// planIndexBuild returns the indexes of specs that c (whose indexes are
+// existing) does not have yet, with their ids, or MongoDB's conflict
+// error.
+func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Index, error) {
+	var build []*Index
+	for _, spec := range specs {
+		if spec.Name == "" {
+			spec.Name = DefaultIndexName(spec.Key)
+		}
+		dup, err := checkIndexConflict(append(existing, build...), spec)
+		if err != nil {
+			return nil, err
+		}
+		if dup {
+			continue
+		}
+		if len(existing)+len(build)+1 >= MaxIndexes {
+			return nil, tooManyIndexes(c, spec.Key)
+		}
+		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
+		if err != nil {
+			return nil, err
+		}
+		build = append(build, ix)
+	}
+	return build, nil
 }
 
 // MaxIndexes is MongoDB's limit on the indexes of one collection, the _id

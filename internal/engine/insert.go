@@ -25,7 +25,7 @@ const insertChunk = 1000
 // the interruption's error: the documents stored so far stay.
 func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
 	txn := wo.Txn
-	c, release, err := e.writable(db, coll, true)
+	c, release, err := e.writable(txn, db, coll, true)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -22,6 +22,11 @@ type scanCursor struct {
 // that name means the one read was dropped; none means it was dropped, or
 // renamed if its UUID lives on under another name.
 func (s *scanCursor) Restore() error {
+	if s.c.pending.Load() {
+		// Only its transaction sees the collection, and nothing drops
+		// or renames it; the cursor dies when the transaction ends.
+		return nil
+	}
 	now := s.e.cat.get(s.c.DB, s.c.Name)
 	if now == nil {
 		if to := s.e.cat.byUUID(s.c.UUID); to != nil {

@@ -38,8 +38,13 @@ type Txn struct {
 	// changes are the index changes with puts, whose seek hints the
 	// commit invalidates.
 	changes []indexChanges
-	ended   bool
-	done    chan struct{} // closed when the transaction ends
+	// created are the collections the transaction created (with the
+	// indexes it built on them), by nsKey, in creation order in
+	// createdOrder: seen only by the transaction until it commits.
+	created      map[string]*Collection
+	createdOrder []*Collection
+	ended        bool
+	done         chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -162,10 +167,22 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
 	defer t.end()
-	if t.view.Len() == 0 {
+	if t.view.Len() == 0 && len(t.createdOrder) == 0 {
 		return nil
 	}
 	e := t.e
+	if len(t.createdOrder) > 0 {
+		// The catalog lock is taken before any document lock, as drop and
+		// rename take it before the collection's, so that no collection
+		// of the same name appears between this check and the commit.
+		e.cat.mu.Lock()
+		defer e.cat.mu.Unlock()
+		for _, c := range t.createdOrder {
+			if e.cat.colls[nsKey(c.DB, c.Name)] != nil {
+				return writeConflict()
+			}
+		}
+	}
 	unlock := e.locks.lock(t.keys...)
 	defer unlock()
 	entries := make([][]byte, len(t.uniques))
@@ -203,6 +220,9 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			return err
 		}
 	}
+	if err := t.stageCreated(b); err != nil {
+		return err
+	}
 	if rec != nil {
 		if err := rec.Stage(b, nil); err != nil {
 			return err
@@ -218,6 +238,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	if err != nil {
 		return err
 	}
+	t.installCreated()
 	if rec != nil {
 		rec.Committed()
 	}

@@ -46,7 +46,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	c, release, err := e.writable(db, coll, u.Upsert)
+	c, release, err := e.writable(u.Txn, db, coll, u.Upsert)
 	if err != nil || c == nil {
 		return UpdateResult{}, err
 	}

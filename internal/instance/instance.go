@@ -60,6 +60,8 @@ type Config struct {
 	// FreeSpace, when set, replaces the system's statfs in that guard
 	// (tests).
 	FreeSpace pebblekv.FreeSpaceFunc
+	// TLS is net.tls: the zero value serves plain connections only.
+	TLS server.TLSOptions
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -86,6 +88,10 @@ func Start(cfg Config) (*Instance, error) {
 		base = cfg.Logger.Handler()
 	}
 	log := slog.New(ring.Handler(base))
+	tlsSetup, err := server.LoadTLS(cfg.TLS)
+	if err != nil {
+		return nil, err
+	}
 	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace})
 	if err != nil {
 		return nil, err
@@ -135,21 +141,44 @@ func Start(cfg Config) (*Instance, error) {
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
 	}
+	if reachable(ln.Addr()) {
+		// Folio has no access control yet; once it has, this warning is
+		// for servers started without it.
+		svc.StartupWarnings = logring.New(16)
+		slog.New(svc.StartupWarnings.Handler(log.Handler())).Warn("Access control is not enabled for the database. Read and write access to data and configuration is unrestricted", "addr", ln.Addr().String())
+	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
+	in.srv.UseTLS(tlsSetup)
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20)
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String())
 	return in, nil
+}
+
+// reachable reports whether addr takes connections from other hosts: it
+// is not a loopback address (the unspecified address listens on every
+// interface).
+func reachable(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return !ok || !tcp.IP.IsLoopback()
 }
 
 func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	host, port, _ := net.SplitHostPort(addr.String())
 	p, _ := strconv.Atoi(port)
+	netOpts := bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(p)}}
+	if t := cfg.TLS; t.Mode != server.TLSDisabled {
+		tlsOpts := bson.D{{Key: "mode", Value: t.Mode.String()}, {Key: "certificateKeyFile", Value: t.CertificateKeyFile}, {Key: "CAFile", Value: t.CAFile}}
+		if t.AllowConnectionsWithoutCertificates {
+			tlsOpts = append(tlsOpts, bson.E{Key: "allowConnectionsWithoutCertificates", Value: true})
+		}
+		netOpts = append(netOpts, bson.E{Key: "tls", Value: tlsOpts})
+	}
 	return bson.D{
-		{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(p)}}},
+		{Key: "net", Value: netOpts},
 		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}},
 	}
 }

@@ -31,8 +31,11 @@ var uncompressed = map[string]bool{
 // reads each message straight from the socket into a buffer sized as the
 // bytes arrive, and writes each reply from a pooled buffer.
 type conn struct {
-	srv    *Server
+	srv *Server
+	// nc is the client's socket; rw the stream the messages travel on:
+	// nc itself, or the TLS connection over it.
 	nc     net.Conn
+	rw     io.ReadWriter
 	info   commands.Conn
 	nextID int32
 	// disconnected ends the connection's context, and so its running
@@ -57,9 +60,14 @@ var errPanicked = errors.New("request handler panicked")
 var beforeRun func(cmd bson.Raw)
 
 func (s *Server) serveConn(nc net.Conn) {
+	rw, err := s.secure(nc)
+	if err != nil {
+		return
+	}
 	c := &conn{
 		srv:  s,
 		nc:   nc,
+		rw:   rw,
 		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String()},
 	}
 	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
@@ -85,7 +93,7 @@ func (s *Server) serveConn(nc net.Conn) {
 // connection. A panic while running the request is answered with an
 // InternalError reply and ends the connection too.
 func (c *conn) handle() (err error) {
-	h, body, err := wire.ReadMessage(c.nc)
+	h, body, err := wire.ReadMessage(c.rw)
 	if err != nil {
 		return err
 	}
@@ -238,6 +246,6 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 		}
 	}
 	c.srv.svc.Net.PhysicalBytesOut.Add(int64(len(out)))
-	_, err := c.nc.Write(out)
+	_, err := c.rw.Write(out)
 	return err
 }

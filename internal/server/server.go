@@ -19,6 +19,8 @@ import (
 type Server struct {
 	svc *commands.Service
 	log *slog.Logger
+	// tls, when set, is the TLS setup connections are served with.
+	tls *TLS
 	// max is the most connections served at once; more are closed as
 	// soon as they are accepted.
 	max int64
@@ -50,6 +52,10 @@ func New(svc *commands.Service, log *slog.Logger) *Server {
 	go s.watch()
 	return s
 }
+
+// UseTLS has connections served with t (nil for none); call it before
+// Serve.
+func (s *Server) UseTLS(t *TLS) { s.tls = t }
 
 // Serve accepts connections on ln until Shutdown; it returns nil after
 // Shutdown and the accept error otherwise. Temporary accept errors (out of

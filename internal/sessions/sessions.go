@@ -51,6 +51,9 @@ type Session struct {
 	// Txn is the transaction of TxnNumber while State is TxnInProgress.
 	Txn   *engine.Txn
 	State TxnState
+	// TxnReadConcern is the read concern level the transaction of
+	// TxnNumber started with ("" when none was given).
+	TxnReadConcern string
 	// txnActive is when the transaction last ran a command.
 	txnActive time.Time
 	// executed are the results of the statements of TxnNumber whose

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// A transaction owns the collections it creates, explicitly (create), by
+// createIndexes or implicitly by a write, and the indexes it builds on
+// them, as MongoDB 4.4+ allows: until the commit only the transaction sees
+// them; the commit stores their catalog entries in its own batch, and
+// fails with WriteConflict when a collection of the same name was created
+// meanwhile; an abort leaves nothing behind. Other DDL is not allowed in
+// a transaction (the commands layer refuses it).
+
+// create makes db.name one of the transaction's own collections.
+func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, error) {
+	if t.ended {
+		return nil, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
+	e := t.e
+	e.cat.mu.Lock()
+	c, err := e.newCollectionLocked(db, name, opts)
+	e.cat.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	c.pending.Store(true)
+	if t.created == nil {
+		t.created = map[string]*Collection{}
+	}
+	t.created[nsKey(db, name)] = c
+	t.createdOrder = append(t.createdOrder, c)
+	return c, nil
+}
+
+// CreateCollection creates db.name inside the transaction. A collection
+// the transaction sees already fails with NamespaceExists, whatever its
+// options (MongoDB 7.0 surfaces the error inside transactions rather than
+// accepting an identical create). One created by others after the
+// transaction's snapshot is not seen, as in MongoDB: the create succeeds
+// and the commit fails with WriteConflict.
+func (t *Txn) CreateCollection(db, name string, opts CollectionOptions) error {
+	if t.ended {
+		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
+	exists := t.created[nsKey(db, name)] != nil
+	if !exists && t.e.cat.get(db, name) != nil {
+		_, inSnap, err := t.snap.Get(catalogKey(db, name))
+		if err != nil {
+			return err
+		}
+		exists = inSnap
+	}
+	if exists {
+		return mongoerr.New(mongoerr.NamespaceExists, "Collection already exists. NS: %s.%s", db, name)
+	}
+	_, err := t.create(db, name, opts)
+	return err
+}
+
+// CreateIndexes builds indexes inside the transaction, as MongoDB allows
+// there: requesting only indexes that exist is a no-op on any collection;
+// otherwise the collection must be missing (it is then created) or one the
+// transaction created and still empty in its view.
+func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesResult, error) {
+	var res CreateIndexesResult
+	if strings.HasPrefix(coll, "system.") {
+		return res, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot write to system collection %s.%s within a transaction.", db, coll)
+	}
+	if t.ended {
+		return res, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
+	}
+	c := t.created[nsKey(db, coll)]
+	own := c != nil
+	if c == nil {
+		c = t.e.cat.get(db, coll)
+	}
+	if c == nil {
+		var err error
+		if c, err = t.create(db, coll, CollectionOptions{}); err != nil {
+			return res, err
+		}
+		own, res.CreatedCollection = true, true
+	}
+	existing := c.Indexes()
+	res.Before = len(existing) + 1
+	build, err := planIndexBuild(c, existing, specs)
+	if err != nil {
+		return res, err
+	}
+	if len(build) > 0 {
+		if !own {
+			return res, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s.%s in a multi-document transaction.", db, coll)
+		}
+		empty, err := t.isEmpty(c)
+		if err != nil {
+			return res, err
+		}
+		if !empty {
+			return res, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create new indexes on non-empty collection %s.%s in a multi-document transaction.", db, coll)
+		}
+		// Only this transaction sees c, one operation at a time, and it
+		// holds no document: the indexes need no entries.
+		all := append(append([]*Index(nil), existing...), build...)
+		c.nextIndexID += uint32(len(build))
+		c.indexes.Store(&all)
+	}
+	res.After = len(c.Indexes()) + 1
+	return res, nil
+}
+
+// isEmpty reports whether c holds no document in the transaction's view.
+func (t *Txn) isEmpty(c *Collection) (bool, error) {
+	lo, hi := docSpan(c.ID)
+	it, err := t.view.NewIter(lo, hi)
+	if err != nil {
+		return false, err
+	}
+	defer it.Close()
+	it.First()
+	return !it.Valid(), it.Error()
+}
+
+// stageCreated adds the catalog entries of the collections the
+// transaction created to its commit batch; the caller holds e.cat.mu.
+func (t *Txn) stageCreated(b storage.Batch) error {
+	if len(t.createdOrder) == 0 {
+		return nil
+	}
+	for _, c := range t.createdOrder {
+		if err := putCatalogEntry(b, c); err != nil {
+			return err
+		}
+	}
+	return b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, t.e.cat.nextID))
+}
+
+// installCreated adds the committed collections to the catalog; the
+// caller holds e.cat.mu.
+func (t *Txn) installCreated() {
+	for _, c := range t.createdOrder {
+		t.e.cat.colls[nsKey(c.DB, c.Name)] = c
+		c.pending.Store(false)
+	}
+}

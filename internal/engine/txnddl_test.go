@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"sync"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// TestTxnCreatedCollectionPersists proves a committed transaction's
+// collection, its indexes and documents are in the stored catalog (read
+// back on reload, index entries matching), an aborted one's left nothing,
+// and collection ids stay unique across the reload.
+func TestTxnCreatedCollectionPersists(t *testing.T) {
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	e, err := Open(kv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txn := e.Begin()
+	if err := txn.CreateCollection("test", "t1", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	spec := IndexSpec{Name: "a_1", Key: ext(t, `{"a": 1}`), Unique: true, ExpireAfter: -1}
+	if _, err := txn.CreateIndexes("test", "t1", []IndexSpec{spec}); err != nil {
+		t.Fatal(err)
+	}
+	docs := []bson.Raw{ext(t, `{"_id": 1, "a": [1, 2]}`), ext(t, `{"_id": 2, "a": 3}`)}
+	if _, _, err := e.Insert("test", "t1", docs, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if e.Collection("test", "t1") != nil {
+		t.Fatal("uncommitted collection in the catalog")
+	}
+	ghost := e.Begin()
+	if _, _, err := e.Insert("test", "ghost", docs, true, WriteOptions{Txn: ghost}); err != nil {
+		t.Fatal(err)
+	}
+	ghost.Abort()
+	// Created outside after the transaction's collection got its id.
+	if err := e.CreateCollection("test", "outside", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(kv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	c := again.Collection("test", "t1")
+	if c == nil || c.FindIndex("a_1") == nil || !c.FindIndex("a_1").Multikey() {
+		t.Fatalf("after reload: %+v", c)
+	}
+	if res := mustValidate(t, again, "t1"); res.Records != 2 {
+		t.Fatalf("%d documents after reload, want 2", res.Records)
+	}
+	if again.Collection("test", "ghost") != nil {
+		t.Fatal("the aborted transaction's collection exists")
+	}
+	if err := again.CreateCollection("test", "later", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[uint32]string{}
+	for _, c := range again.Collections("test") {
+		if other, dup := ids[c.ID]; dup {
+			t.Fatalf("collections %s and %s share id %d", other, c.Name, c.ID)
+		}
+		ids[c.ID] = c.Name
+	}
+}
+
+// TestTxnCreateRaces has transactions that each created the same
+// collection commit while a plain writer creates it too: the name ends up
+// created once, at most one transaction commits, every other fails with
+// WriteConflict labelled for a retry, and no loser's document survives.
+func TestTxnCreateRaces(t *testing.T) {
+	e := newTestEngine(t)
+	doc := []bson.Raw{ext(t, `{"w": 1}`)}
+	for round := range 20 {
+		coll := "race" + string(rune('a'+round))
+		var txns []*Txn
+		for range 3 {
+			txn := e.Begin()
+			if _, _, err := e.Insert("test", coll, doc, true, WriteOptions{Txn: txn}); err != nil {
+				t.Fatal(err)
+			}
+			txns = append(txns, txn)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		committed := 0
+		wg.Go(func() {
+			if _, _, err := e.Insert("test", coll, doc, true, WriteOptions{}); err != nil {
+				t.Error(err)
+			}
+		})
+		for _, txn := range txns {
+			wg.Go(func() {
+				err := txn.Commit()
+				if err == nil {
+					mu.Lock()
+					committed++
+					mu.Unlock()
+					return
+				}
+				if me := mongoerr.As(err); me.Code != mongoerr.WriteConflict || len(me.Labels) != 1 {
+					t.Errorf("losing commit: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		n, err := e.Count("test", coll, FindOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(n) != 1+committed || committed > 1 {
+			t.Fatalf("%s: %d documents, %d transactions committed", coll, n, committed)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package driver_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/server"
+	"github.com/folio-db/folio/tests/testcerts"
+)
+
+// pingWith connects to in with tlsConf (nil: no TLS) and reports the
+// ping's error.
+func pingWith(t *testing.T, in *instance.Instance, tlsConf *tls.Config) error {
+	t.Helper()
+	opts := options.Client().ApplyURI(in.URI()).SetDirect(true).SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second)
+	if tlsConf != nil {
+		opts.SetTLSConfig(tlsConf)
+	}
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return err
+	}
+	defer client.Disconnect(context.Background())
+	return client.Ping(context.Background(), nil)
+}
+
+// TestTLS serves clients over TLS as mongod's net.tls options do (MongoDB
+// manual, Configure mongod and mongos for TLS/SSL): requireTLS closes plain
+// connections, allowTLS and preferTLS serve both, a CA file makes client
+// certificates required unless connections without them are allowed, and
+// a certificate presented is verified.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "folio test CA")
+	other := testcerts.NewCA(t, "someone else's CA")
+	caFile := testcerts.Write(t, dir, "ca.pem", ca.PEM)
+	serverPEM := testcerts.Write(t, dir, "server.pem", ca.Server(t))
+	clientPair := ca.Client(t, "client")
+	clientCert, err := tls.X509KeyPair(clientPair, clientPair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strangerPair := other.Client(t, "stranger")
+	stranger, err := tls.X509KeyPair(strangerPair, strangerPair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.PEM)
+	anon := &tls.Config{RootCAs: roots}
+	withCert := &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{clientCert}}
+	// Go's client sends only a certificate the server's CAs vouch for,
+	// unless told which to send.
+	withStranger := &tls.Config{RootCAs: roots, GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		return &stranger, nil
+	}}
+
+	type client struct {
+		name string
+		conf *tls.Config
+		ok   bool
+	}
+	cases := []struct {
+		mode    server.TLSMode
+		noCerts bool
+		clients []client
+	}{
+		{server.TLSRequire, true, []client{{"plain", nil, false}, {"TLS", anon, true}, {"TLS with a certificate", withCert, true}, {"TLS with a stranger's certificate", withStranger, false}}},
+		{server.TLSRequire, false, []client{{"plain", nil, false}, {"TLS", anon, false}, {"TLS with a certificate", withCert, true}}},
+		{server.TLSAllow, true, []client{{"plain", nil, true}, {"TLS", anon, true}}},
+		{server.TLSPrefer, true, []client{{"plain", nil, true}, {"TLS with a certificate", withCert, true}}},
+	}
+	for _, c := range cases {
+		cfg := defaultConfig()
+		cfg.TLS = server.TLSOptions{Mode: c.mode, CertificateKeyFile: serverPEM, CAFile: caFile, AllowConnectionsWithoutCertificates: c.noCerts}
+		in := startInstance(t, cfg)
+		for _, cl := range c.clients {
+			err := pingWith(t, in, cl.conf)
+			if (err == nil) != cl.ok {
+				t.Errorf("%v (connections without certificates %v), %s client: ping error %v, want success %v", c.mode, c.noCerts, cl.name, err, cl.ok)
+			}
+		}
+	}
+}
+
+// TestTLSStartupChecks refuses the TLS setups mongod refuses at startup.
+func TestTLSStartupChecks(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "folio test CA")
+	caFile := testcerts.Write(t, dir, "ca.pem", ca.PEM)
+	serverPEM := testcerts.Write(t, dir, "server.pem", ca.Server(t))
+	certOnly := testcerts.Write(t, dir, "cert-only.pem", ca.PEM)
+	cases := []struct {
+		name string
+		opts server.TLSOptions
+	}{
+		{"options without a TLS mode", server.TLSOptions{CertificateKeyFile: serverPEM, CAFile: caFile}},
+		{"no certificate", server.TLSOptions{Mode: server.TLSRequire, CAFile: caFile}},
+		{"no CA file", server.TLSOptions{Mode: server.TLSRequire, CertificateKeyFile: serverPEM}},
+		{"no key in the PEM", server.TLSOptions{Mode: server.TLSRequire, CertificateKeyFile: certOnly, CAFile: caFile}},
+		{"missing CA file", server.TLSOptions{Mode: server.TLSPrefer, CertificateKeyFile: serverPEM, CAFile: filepath.Join(dir, "none.pem")}},
+	}
+	for _, c := range cases {
+		cfg := defaultConfig()
+		cfg.TLS = c.opts
+		if in, err := instance.Start(cfg); err == nil {
+			in.Close(context.Background())
+			t.Errorf("%s: started", c.name)
+		}
+	}
+}
