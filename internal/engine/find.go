@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -89,7 +90,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 // planFind chooses the plan of a find on c (reading txn's view, if any),
 // by a trial run when several qualify (see trialPlans), and returns it with
 // the candidates it rejected.
-func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
+func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
 		return nil, nil, err
@@ -99,21 +100,26 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		natural = q.sort.Natural()
 	}
 	if natural != 0 {
-		p := buildPlan(c, nil, nil, nil, nil)
-		p.reverse = natural < 0
-		p.sorted = q.sort != nil && q.sort.Natural() != 0
-		p.useNatural(c)
+		p := planner.NaturalScan(natural, q.sort != nil && q.sort.Natural() != 0)
+		if c.capped != nil {
+			p.UseNatural()
+		}
 		return p, nil, nil
 	}
-	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, HintID: h.idOrder}
+	if h.ix != nil {
+		hinted := h.ix.planned()
+		pq.Hint = &hinted
+	}
+	cands := planner.Candidates(planCatalog{c}, pq)
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
 		if p, rejected, err = e.trialPlans(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
-	if !p.sorted && !h.idOrder {
-		p.useNatural(c)
+	if !p.Sorted && !h.idOrder && c.capped != nil {
+		p.UseNatural()
 	}
 	return p, rejected, nil
 }
@@ -138,17 +144,17 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scanCursor{Cursor: cur, e: e, c: c, ix: p.ix}, nil
+	return &scanCursor{Cursor: cur, e: e, c: c, ix: indexOf(p)}, nil
 }
 
 // execute opens the plan's scan and the stages above it.
-func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, stats *scanStats) (Cursor, error) {
+func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *scanStats) (Cursor, error) {
 	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
 	if err != nil {
 		return nil, err
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
-	if q.sort == nil || scan.src.(*planSource).p.sorted {
+	if q.sort == nil || scan.src.(*planSource).p.Sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
@@ -156,7 +162,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
-func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
+func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
@@ -166,29 +172,38 @@ func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
 // txn; the source's plan is p rebuilt if its index turned multikey since
-// (see plan.rebuilt).
+// (see planner.Plan.Rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
 // Keys the scan passes over without yielding a document are examined
 // under ctx.
-func (e *Engine) openSource(ctx context.Context, c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
+func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (*planSource, error) {
+	ix := indexOf(p)
 	if txn != nil {
-		return newPlanSource(ctx, txn.view, c.ID, p.rebuilt(), stats, nil)
+		return newPlanSource(ctx, txn.view, c.ID, rebuilt(p), stats, nil)
 	}
-	useHints := p.ix != nil && !p.reverse
+	useHints := ix != nil && !p.Reverse
 	var epoch, now uint64
 	if useHints {
-		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
+		epoch, now = ix.hints.readEpoch(), hintClock.Load()
 	}
 	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(ctx, snap, c.ID, p.rebuilt(), stats, snap.Close)
+	src, err := newPlanSource(ctx, snap, c.ID, rebuilt(p), stats, snap.Close)
 	if err != nil {
 		snap.Close()
 		return nil, err
 	}
 	if useHints {
-		src.hints, src.hintEpoch, src.hintNow = p.ix.hints, epoch, now
+		src.hints, src.hintEpoch, src.hintNow = ix.hints, epoch, now
 	}
 	return src, nil
+}
+
+// rebuilt is p rebuilt if its index turned multikey since it was planned.
+func rebuilt(p *planner.Plan) *planner.Plan {
+	if ix := indexOf(p); ix != nil {
+		return p.Rebuilt(ix.Multikey())
+	}
+	return p
 }
 
 type emptyCursor struct{}

@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // indexFromSpec rebuilds an index from its stored listIndexes spec.
@@ -153,7 +155,7 @@ func shellDoc(d bson.Raw) string {
 		if v := e.Value(); v.Type == bson.TypeDouble {
 			b.WriteString(shellDouble(v.Double()))
 		} else {
-			b.WriteString(displayValue(v))
+			b.WriteString(values.Display(v))
 		}
 	}
 	b.WriteString(" }")
@@ -208,7 +210,7 @@ func requestedSpec(spec IndexSpec) bson.Raw {
 }
 
 // idKeyPattern is {_id: 1}.
-var idKeyPattern = bson.Raw(bsonDoc(bson.D{{Key: "_id", Value: int32(1)}}))
+var idKeyPattern = planner.IDKeyPattern
 
 func bsonDoc(d bson.D) []byte {
 	b, _ := bson.Marshal(d)

@@ -1,4 +1,4 @@
-package engine
+package planner
 
 import (
 	"bytes"
@@ -99,7 +99,7 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // $in lists as points, else the ranges and anchored prefix regexes on it
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
-func boundsFor(leaves []*query.Node, f IndexField, multikey bool) fieldBounds {
+func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
 	var rng fieldBounds
 	for _, n := range leaves {
 		if n.Path != f.Path {
@@ -218,7 +218,7 @@ func showValue(v bson.RawValue) string {
 		pattern, opts := v.Regex()
 		return "/" + pattern + "/" + opts
 	}
-	return displayValue(v)
+	return values.Display(v)
 }
 
 // classEndShown names the top (or bottom) of a type class as explain does.
@@ -233,3 +233,8 @@ func classEndShown(t bson.Type, top bool) string {
 	}
 	return "MinKey"
 }
+
+var (
+	nullValue      = bson.RawValue{Type: bson.TypeNull}
+	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
+)

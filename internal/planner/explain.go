@@ -1,0 +1,86 @@
+package planner
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Shape is what a find does around its plan's scan, as explain shows it.
+type Shape struct {
+	Filter     bson.Raw // the parsed query
+	Sort       bson.Raw // empty: none
+	Projection bson.Raw // empty: none
+	Skip       int64
+	Limit      int64 // 0: none
+	// SortMemLimit is the memory an in-memory sort may use.
+	SortMemLimit int64
+}
+
+// Explain builds the explain tree of p under s, in the shape of MongoDB's
+// winningPlan: COLLSCAN, IDHACK or FETCH over IXSCAN, then SORT, SKIP,
+// LIMIT and PROJECTION_DEFAULT as the find needs them.
+func (p *Plan) Explain(s Shape) bson.D {
+	var stage bson.D
+	direction := "forward"
+	if p.Reverse {
+		direction = "backward"
+	}
+	switch {
+	case p.Index == nil && p.Intervals == nil:
+		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
+	case p.Index == nil && p.PointFields == 1:
+		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
+	default:
+		keyPattern := IDKeyPattern
+		name, unique, sparse, partial, multikey := IDIndexName, true, false, false, false
+		if ix := p.Index; ix != nil {
+			keyPattern, name, unique, sparse, partial, multikey = ix.KeyPattern, ix.Name, ix.Unique, ix.Sparse, ix.Partial != nil, p.multikey
+		}
+		scan := bson.D{
+			{Key: "stage", Value: "IXSCAN"},
+			{Key: "keyPattern", Value: keyPattern},
+			{Key: "indexName", Value: name},
+			{Key: "isMultiKey", Value: multikey},
+			{Key: "isUnique", Value: unique},
+			{Key: "isSparse", Value: sparse},
+			{Key: "isPartial", Value: partial},
+			{Key: "indexVersion", Value: int32(2)},
+			{Key: "direction", Value: direction},
+			{Key: "indexBounds", Value: p.explainBounds()},
+		}
+		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
+	}
+	if len(s.Sort) > 0 && !p.Sorted {
+		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: s.SortMemLimit}}
+		if s.Limit > 0 {
+			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: s.Limit + s.Skip})
+		}
+		sortStage = append(sortStage, bson.E{Key: "type", Value: "simple"}, bson.E{Key: "inputStage", Value: stage})
+		stage = sortStage
+	}
+	if s.Skip > 0 {
+		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: s.Skip}, {Key: "inputStage", Value: stage}}
+	}
+	if s.Limit > 0 {
+		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
+	}
+	if len(s.Projection) > 0 {
+		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+	}
+	return stage
+}
+
+// explainBounds lists every field's bounds; fields the filter leaves open
+// span [MinKey, MaxKey].
+func (p *Plan) explainBounds() bson.D {
+	out := bson.D{}
+	for _, f := range p.fields {
+		var shown any = bson.A{"[MinKey, MaxKey]"}
+		for _, b := range p.Bounds {
+			if b.Key == f.Path {
+				shown = b.Value
+			}
+		}
+		out = append(out, bson.E{Key: f.Path, Value: shown})
+	}
+	return out
+}
