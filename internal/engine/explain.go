@@ -10,7 +10,8 @@ import (
 
 // Explain describes how a find runs, in the shape of MongoDB's explain
 // output: queryPlanner with the winning plan as a tree of stages (COLLSCAN,
-// IDHACK, IXSCAN, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT) and, when
+// IDHACK, IXSCAN, OR, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; see
+// planner.Plan.Explain) and, when
 // execute is set, executionStats from running the find to the end.
 func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, error) {
 	q, err := compileFind(o)

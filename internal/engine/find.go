@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/folio-db/folio/internal/storage"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -144,7 +145,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scanCursor{Cursor: cur, e: e, c: c, ix: indexOf(p)}, nil
+	return &scanCursor{Cursor: cur, e: e, c: c, ixs: indexesOf(p)}, nil
 }
 
 // execute opens the plan's scan and the stages above it.
@@ -154,7 +155,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 		return nil, err
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
-	if q.sort == nil || scan.src.(*planSource).p.Sorted {
+	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
@@ -171,31 +172,66 @@ func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
-// txn; the source's plan is p rebuilt if its index turned multikey since
-// (see planner.Plan.Rebuilt).
+// txn: a planSource, or for a union the planSources of its scans, sharing
+// the snapshot and the set of documents seen. The scans' plans are
+// rebuilt if their index turned multikey since (see planner.Plan.Rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
 // Keys the scan passes over without yielding a document are examined
 // under ctx.
-func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (*planSource, error) {
-	ix := indexOf(p)
+func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (docSource, error) {
+	scans := []*planner.Plan{p}
+	if p.Or != nil {
+		scans = p.Or
+	}
+	// The hints' epoch and clock are read before the snapshot is taken
+	// (see hints.go).
+	type hinted struct {
+		hints      *seekHints
+		epoch, now uint64
+	}
+	hs := make([]hinted, len(scans))
+	for i, sp := range scans {
+		if ix := indexOf(sp); ix != nil && !sp.Reverse && txn == nil {
+			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
+		}
+	}
+	var r storage.Reader
+	var closer func() error
 	if txn != nil {
-		return newPlanSource(ctx, txn.view, c.ID, rebuilt(p), stats, nil)
+		r = txn.view
+	} else {
+		snap := e.kv.NewSnapshot()
+		r, closer = snap, snap.Close
 	}
-	useHints := ix != nil && !p.Reverse
-	var epoch, now uint64
-	if useHints {
-		epoch, now = ix.hints.readEpoch(), hintClock.Load()
-	}
-	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(ctx, snap, c.ID, rebuilt(p), stats, snap.Close)
-	if err != nil {
-		snap.Close()
+	srcs := make([]*planSource, 0, len(scans))
+	fail := func(err error) (docSource, error) {
+		for _, s := range srcs {
+			s.Close()
+		}
+		if closer != nil {
+			closer()
+		}
 		return nil, err
 	}
-	if useHints {
-		src.hints, src.hintEpoch, src.hintNow = ix.hints, epoch, now
+	for i, sp := range scans {
+		src, err := newPlanSource(ctx, r, c.ID, rebuilt(sp), stats, nil)
+		if err != nil {
+			return fail(err)
+		}
+		if hs[i].hints != nil {
+			src.hints, src.hintEpoch, src.hintNow = hs[i].hints, hs[i].epoch, hs[i].now
+		}
+		srcs = append(srcs, src)
 	}
-	return src, nil
+	if p.Or == nil {
+		srcs[0].closer = closer
+		return srcs[0], nil
+	}
+	seen := map[string]struct{}{}
+	for _, s := range srcs {
+		s.seen = seen
+	}
+	return &unionSource{srcs: srcs, closer: closer}, nil
 }
 
 // rebuilt is p rebuilt if its index turned multikey since it was planned.

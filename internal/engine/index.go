@@ -182,7 +182,18 @@ func (pc planCatalog) Indexes() []planner.Index {
 	return out
 }
 
-// indexOf is the index a plan scans, nil for the document store.
+// indexesOf are the indexes a plan scans.
+func indexesOf(p *planner.Plan) []*Index {
+	var out []*Index
+	for _, sp := range append([]*planner.Plan{p}, p.Or...) {
+		if ix := indexOf(sp); ix != nil {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
+// indexOf is the index a scan reads, nil for the document store.
 func indexOf(p *planner.Plan) *Index {
 	if p.Index == nil {
 		return nil

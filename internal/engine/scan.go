@@ -46,8 +46,11 @@ type planSource struct {
 	// sought is set when a failed key check repositioned the iterator,
 	// which advance then checks without stepping.
 	sought bool
-	seen   map[string]struct{}
-	stats  *scanStats
+	// seen holds the encoded _ids of the documents yielded: by an index
+	// scan (a multikey index may list a document under several keys), or
+	// by every scan of a union.
+	seen  map[string]struct{}
+	stats *scanStats
 	// ctx is the operation's context, looked at for each key the scan
 	// passes over (a failed key check, a duplicate) without yielding a
 	// document; the documents it yields are checked by their consumer.
@@ -168,11 +171,20 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		s.pointDone = true
 		s.stats.docsExamined++
+		if s.seen != nil && s.dup(s.p.Intervals[0].Lo) {
+			return nil, nil
+		}
 		return s.point, nil
 	}
 	for s.advance() {
 		if !s.p.Fetches() {
 			s.stats.docsExamined++
+			if s.seen != nil && s.dup(s.it.Key()[len(s.prefix):]) {
+				if err := mongoerr.Interruption(s.ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return s.it.Value(), nil
 		}
 		encID := s.it.Value()
@@ -189,13 +201,12 @@ func (s *planSource) Next() (bson.Raw, error) {
 					continue
 				}
 			}
-			if _, dup := s.seen[string(encID)]; dup {
+			if s.dup(encID) {
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			s.seen[string(encID)] = struct{}{}
 		}
 		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
 		if err != nil {
@@ -207,6 +218,16 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 	}
 	return nil, s.it.Error()
+}
+
+// dup reports whether the document of encID was yielded before, and
+// records it otherwise.
+func (s *planSource) dup(encID []byte) bool {
+	if _, ok := s.seen[string(encID)]; ok {
+		return true
+	}
+	s.seen[string(encID)] = struct{}{}
+	return false
 }
 
 // seekTo repositions the iterator within the current interval after a

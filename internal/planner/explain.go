@@ -16,8 +16,9 @@ type Shape struct {
 }
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
-// winningPlan: COLLSCAN, IDHACK or FETCH over IXSCAN, then SORT, SKIP,
-// LIMIT and PROJECTION_DEFAULT as the find needs them.
+// winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
+// IXSCANs, then SORT, SKIP, LIMIT and PROJECTION_DEFAULT as the find needs
+// them.
 func (p *Plan) Explain(s Shape) bson.D {
 	var stage bson.D
 	direction := "forward"
@@ -25,29 +26,19 @@ func (p *Plan) Explain(s Shape) bson.D {
 		direction = "backward"
 	}
 	switch {
+	case p.Or != nil:
+		scans := bson.A{}
+		for _, br := range p.Or {
+			scans = append(scans, br.scanStage())
+		}
+		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}
+		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: or}}
 	case p.Index == nil && p.Intervals == nil:
 		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
 	case p.Index == nil && p.PointFields == 1:
 		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
 	default:
-		keyPattern := IDKeyPattern
-		name, unique, sparse, partial, multikey := IDIndexName, true, false, false, false
-		if ix := p.Index; ix != nil {
-			keyPattern, name, unique, sparse, partial, multikey = ix.KeyPattern, ix.Name, ix.Unique, ix.Sparse, ix.Partial != nil, p.multikey
-		}
-		scan := bson.D{
-			{Key: "stage", Value: "IXSCAN"},
-			{Key: "keyPattern", Value: keyPattern},
-			{Key: "indexName", Value: name},
-			{Key: "isMultiKey", Value: multikey},
-			{Key: "isUnique", Value: unique},
-			{Key: "isSparse", Value: sparse},
-			{Key: "isPartial", Value: partial},
-			{Key: "indexVersion", Value: int32(2)},
-			{Key: "direction", Value: direction},
-			{Key: "indexBounds", Value: p.explainBounds()},
-		}
-		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
+		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: p.scanStage()}}
 	}
 	if len(s.Sort) > 0 && !p.Sorted {
 		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: s.SortMemLimit}}
@@ -67,6 +58,32 @@ func (p *Plan) Explain(s Shape) bson.D {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	}
 	return stage
+}
+
+// scanStage is the IXSCAN stage of a scan of an index, or of the document
+// store as the _id index.
+func (p *Plan) scanStage() bson.D {
+	direction := "forward"
+	if p.Reverse {
+		direction = "backward"
+	}
+	keyPattern := IDKeyPattern
+	name, unique, sparse, partial, multikey := IDIndexName, true, false, false, false
+	if ix := p.Index; ix != nil {
+		keyPattern, name, unique, sparse, partial, multikey = ix.KeyPattern, ix.Name, ix.Unique, ix.Sparse, ix.Partial != nil, p.multikey
+	}
+	return bson.D{
+		{Key: "stage", Value: "IXSCAN"},
+		{Key: "keyPattern", Value: keyPattern},
+		{Key: "indexName", Value: name},
+		{Key: "isMultiKey", Value: multikey},
+		{Key: "isUnique", Value: unique},
+		{Key: "isSparse", Value: sparse},
+		{Key: "isPartial", Value: partial},
+		{Key: "indexVersion", Value: int32(2)},
+		{Key: "direction", Value: direction},
+		{Key: "indexBounds", Value: p.explainBounds()},
+	}
 }
 
 // explainBounds lists every field's bounds; fields the filter leaves open

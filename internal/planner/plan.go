@@ -30,11 +30,15 @@ type Query struct {
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
-// in _id order (Index nil) or of a secondary index, over key intervals.
-// Every candidate is still checked against the whole filter, so the
-// intervals need only contain every matching document's keys.
+// in _id order (Index nil) or of a secondary index, over key intervals, or
+// the union of such scans (Or). Every candidate is still checked against
+// the whole filter, so the intervals need only contain every matching
+// document's keys.
 type Plan struct {
 	Index *Index
+	// Or, when set, are the scans whose union (each document once) the
+	// plan reads; the plan's other fields are then unset.
+	Or []*Plan
 	// Intervals are runs of keys of the index (without any storage
 	// prefix), sorted and disjoint; nil scans every key. An empty lo is
 	// the start of the index, an empty hi its end.
@@ -83,7 +87,7 @@ func (p *Plan) HasChecks() bool { return p.checks != nil }
 // UseNatural turns a plain scan of a capped collection into a scan of its
 // insertion order, which is its natural order.
 func (p *Plan) UseNatural() {
-	if p.Index == nil && p.Intervals == nil {
+	if p.Index == nil && p.Intervals == nil && p.Or == nil {
 		p.Natural = true
 	}
 }
@@ -150,6 +154,7 @@ func Candidates(cat Catalog, q Query) []*Plan {
 			out = append(out, p)
 		}
 	}
+	out = append(out, orPlans(indexes, leaves)...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}
@@ -162,8 +167,16 @@ func Candidates(cat Catalog, q Query) []*Plan {
 
 // Score ranks plans: leading fields pinned to points count most, then
 // a further field bounded by a range, then a provided sort (equality
-// before range before sort), then the fields checked on the keys.
+// before range before sort), then the fields checked on the keys. A
+// union scores as its weakest scan.
 func Score(p *Plan) int {
+	if p.Or != nil {
+		s := Score(p.Or[0])
+		for _, br := range p.Or[1:] {
+			s = min(s, Score(br))
+		}
+		return s
+	}
 	s := 0
 	if p.Intervals != nil {
 		s += 16 * p.eqFields

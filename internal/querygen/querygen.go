@@ -223,12 +223,47 @@ func (g *Gen) Indexes() []IndexSpec {
 }
 
 // Query returns a random filter: a third of the time one on the fields of
-// an index of the last Indexes call.
+// an index of the last Indexes call, a sixth of the time a $or of such
+// filters (see OrFilter).
 func (g *Gen) Query() bson.D {
-	if len(g.indexes) > 0 && g.r.IntN(3) == 0 {
-		return g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+	if len(g.indexes) > 0 {
+		switch g.r.IntN(6) {
+		case 0, 1:
+			return g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+		case 2:
+			return g.OrFilter()
+		}
 	}
 	return g.Filter()
+}
+
+// OrFilter returns a $or of two or three branches, most of them filters
+// on the fields of indexes of the last Indexes call (so that index unions
+// get planned), some on _id or anything, sometimes beside a further
+// condition.
+func (g *Gen) OrFilter() bson.D {
+	branches := bson.A{}
+	for n := 2 + g.r.IntN(2); len(branches) < n; {
+		var b bson.D
+		switch r := g.r.IntN(8); {
+		case r == 0:
+			b = g.leaf("_id")
+		case r == 1:
+			b = g.filter(1)
+		case r < 5:
+			b = g.boundedLeaf(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key)
+		default:
+			b = g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+		}
+		if len(b) > 0 {
+			branches = append(branches, b)
+		}
+	}
+	f := bson.D{{Key: "$or", Value: branches}}
+	if g.r.IntN(3) == 0 {
+		f = append(f, g.leaf(Paths[g.r.IntN(len(Paths))])...)
+	}
+	return f
 }
 
 // Filter returns a random query filter.
@@ -274,6 +309,20 @@ func (g *Gen) filter(depth int) bson.D {
 		f = append(f, g.leaf(p)...)
 	}
 	return f
+}
+
+// boundedLeaf is a condition on path p that index bounds can express:
+// an equality, an $in or comparisons.
+func (g *Gen) boundedLeaf(p string) bson.D {
+	switch g.r.IntN(4) {
+	case 0:
+		return bson.D{{Key: p, Value: g.Value(1)}}
+	case 1:
+		return bson.D{{Key: p, Value: bson.D{{Key: "$in", Value: g.values(1 + g.r.IntN(3))}}}}
+	case 2:
+		return bson.D{{Key: p, Value: bson.D{g.cmp(), g.cmp()}}}
+	}
+	return bson.D{{Key: p, Value: bson.D{g.cmp()}}}
 }
 
 // leaf is a condition on path p.
