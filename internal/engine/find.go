@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"github.com/folio-db/folio/internal/storage"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -10,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // DefaultSortMemoryLimit is MongoDB's in-memory sort limit (100 MiB,
