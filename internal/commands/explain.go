@@ -10,7 +10,7 @@ func init() {
 	register(explainCmd, "explain")
 }
 
-// explainCmd explains a find, a count (as the find it runs) or an
+// explainCmd explains a find, a count or an
 // aggregate, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -60,7 +60,8 @@ func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, 
 		return nil, err
 	}
 	var o findArgs
-	switch name := Name(inner); name {
+	name := Name(inner)
+	switch name {
 	case "find":
 		o, err = parseFind(inner)
 	case "count":
@@ -72,6 +73,9 @@ func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, 
 		return nil, err
 	}
 	o.Ctx = r.Ctx
+	if name == "count" {
+		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, execute)
+	}
 	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,9 +12,22 @@ import (
 // Explain describes how a find runs, in the shape of MongoDB's explain
 // output: queryPlanner with the winning plan as a tree of stages (COLLSCAN,
 // IDHACK, IXSCAN, OR, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; see
-// planner.Plan.Explain) and, when
-// execute is set, executionStats from running the find to the end.
+// planner.Plan.Explain) and, when execute is set, executionStats from
+// running the find to the end.
 func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, error) {
+	return e.explain(db, coll, o, execute, false)
+}
+
+// ExplainCount describes how a count (filter, skip, limit, hint) runs, as
+// Explain does a find: a COUNT stage over the plan's stages, over a
+// COUNT_SCAN or an IXSCAN alone when the keys decide the filter. Its
+// executionStats return no documents; the COUNT stage says how many it
+// counted (nCounted).
+func (e *Engine) ExplainCount(db, coll string, o FindOptions, execute bool) (bson.D, error) {
+	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}, execute, true)
+}
+
+func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (bson.D, error) {
 	q, err := compileFind(o)
 	if err != nil {
 		return nil, err
@@ -34,7 +48,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit()}
+		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count}
 		winning = p.Explain(shape)
 		for _, r := range rejected {
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))
@@ -56,7 +70,15 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 	stats := &scanStats{}
 	var n int64
 	start := time.Now()
-	if c != nil {
+	stages := winning
+	switch {
+	case c != nil && count:
+		counted, err := e.count(c, p, q.filter, o, stats)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: counted})
+	case c != nil:
 		cur, err := e.execute(c, q, p, o, stats)
 		if err != nil {
 			return nil, err
@@ -79,6 +101,6 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
 		{Key: "totalKeysExamined", Value: stats.keysExamined},
 		{Key: "totalDocsExamined", Value: stats.docsExamined},
-		{Key: "executionStages", Value: winning},
+		{Key: "executionStages", Value: stages},
 	}}), nil
 }

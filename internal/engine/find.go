@@ -287,38 +287,3 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 }
 
 func (m *matchCursor) Close() error { return m.scan.close() }
-
-// Count counts the documents a find (filter, skip, limit, hint) returns,
-// matching them in place without copying any.
-func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
-	q, err := compileFind(FindOptions{Filter: o.Filter})
-	if err != nil {
-		return 0, err
-	}
-	c := e.cat.get(db, coll)
-	if c == nil {
-		_, err := resolveHint(nil, o.Hint)
-		return 0, err
-	}
-	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
-	if err != nil {
-		return 0, err
-	}
-	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, &scanStats{})
-	if err != nil {
-		return 0, err
-	}
-	defer scan.close()
-	var n int64
-	for o.Limit == 0 || n < o.Skip+o.Limit {
-		doc, _, err := scan.next()
-		if err != nil {
-			return 0, err
-		}
-		if doc == nil {
-			break
-		}
-		n++
-	}
-	return max(n-o.Skip, 0), nil
-}

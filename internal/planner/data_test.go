@@ -14,7 +14,7 @@ import (
 // TestPlanData runs the cases of testdata/: each file states a collection
 // ("catalog": sample documents, whose shapes set the indexes' multikey
 // flags, and index definitions) and queries ("plan": filter, sort,
-// projection, skip, limit, hint lines) with the candidate plans the planner
+// projection, skip, limit, hint lines, and "count" for a count) with the candidate plans the planner
 // gives them, best first: each one's explain stages, index scans with
 // direction and bounds, and static score. Rewrite the expected output with
 // go test ./internal/planner -run TestPlanData -rewrite.
@@ -194,6 +194,8 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 			if q.Hint == nil {
 				t.Fatalf("no index %q", arg)
 			}
+		case "count":
+			shape.Count = true
 		case "":
 		default:
 			t.Fatalf("unknown line %q", line)
@@ -231,12 +233,11 @@ func describe(b *strings.Builder, indent string, stage bson.D) {
 			continue
 		}
 		b.WriteString(indent + strings.Join(names, " <- ") + "\n")
-		if names[len(names)-1] == "IXSCAN" {
-			bounds, err := bson.MarshalExtJSON(m["indexBounds"], false, false)
-			if err != nil {
-				panic(err)
-			}
-			fmt.Fprintf(b, "%s  %s %s %s\n", indent, m["indexName"], m["direction"], bounds)
+		switch names[len(names)-1] {
+		case "IXSCAN":
+			fmt.Fprintf(b, "%s  %s %s %s\n", indent, m["indexName"], m["direction"], jsonOf(m["indexBounds"]))
+		case "COUNT_SCAN":
+			fmt.Fprintf(b, "%s  %s %s\n", indent, m["indexName"], jsonOf(m["indexBounds"]))
 		}
 		if ins, ok := m["inputStages"].(bson.A); ok {
 			for _, in := range ins {
@@ -245,6 +246,14 @@ func describe(b *strings.Builder, indent string, stage bson.D) {
 		}
 		return
 	}
+}
+
+func jsonOf(v any) string {
+	b, err := bson.MarshalExtJSON(v, false, false)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 func ext(t *testing.T, s string) bson.Raw {

@@ -11,6 +11,10 @@ type Shape struct {
 	Projection bson.Raw // empty: none
 	Skip       int64
 	Limit      int64 // 0: none
+	// Count reports that the find counts its matches: a COUNT stage on
+	// top, over a COUNT_SCAN or an IXSCAN when the keys alone decide the
+	// filter (see CountScan).
+	Count bool
 	// SortMemLimit is the memory an in-memory sort may use.
 	SortMemLimit int64
 }
@@ -20,6 +24,18 @@ type Shape struct {
 // IXSCANs, then SORT, SKIP, LIMIT and PROJECTION_DEFAULT as the find needs
 // them.
 func (p *Plan) Explain(s Shape) bson.D {
+	if s.Count {
+		var in bson.D
+		switch {
+		case p.exact && len(p.Intervals) <= 1 && p.checks == nil:
+			in = p.countScanStage()
+		case p.exact:
+			in = p.scanStage()
+		default:
+			in = p.Explain(Shape{Filter: s.Filter})
+		}
+		return bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: in}}
+	}
 	var stage bson.D
 	direction := "forward"
 	if p.Reverse {
@@ -84,6 +100,40 @@ func (p *Plan) scanStage() bson.D {
 		{Key: "direction", Value: direction},
 		{Key: "indexBounds", Value: p.explainBounds()},
 	}
+}
+
+// countScanStage is the COUNT_SCAN stage of an exact scan of one interval:
+// its bounds are the keys it starts and ends at. Past the last bounded
+// field, an exclusive end extends to the fields after it.
+func (p *Plan) countScanStage() bson.D {
+	stage := p.scanStage()[:8] // IXSCAN's before the direction
+	stage[0].Value = "COUNT_SCAN"
+	var start, end bson.D
+	startIncl, endIncl := true, true
+	extreme := func(f Field, top bool) bson.RawValue {
+		if top != f.Desc {
+			return bson.RawValue{Type: bson.TypeMaxKey}
+		}
+		return bson.RawValue{Type: bson.TypeMinKey}
+	}
+	for i, f := range p.fields {
+		fb := p.fieldBounds[i]
+		if fb.empty() || len(fb.ivs) != 1 || i > p.eqFields || (!startIncl || !endIncl) {
+			start = append(start, bson.E{Key: f.Path, Value: extreme(f, !startIncl)})
+			end = append(end, bson.E{Key: f.Path, Value: extreme(f, endIncl)})
+			continue
+		}
+		iv := fb.ivs[0]
+		start = append(start, bson.E{Key: f.Path, Value: iv.loVal})
+		end = append(end, bson.E{Key: f.Path, Value: iv.hiVal})
+		startIncl, endIncl = iv.loIncl, iv.hiIncl
+	}
+	return append(stage, bson.E{Key: "indexBounds", Value: bson.D{
+		{Key: "startKey", Value: start},
+		{Key: "startKeyInclusive", Value: startIncl},
+		{Key: "endKey", Value: end},
+		{Key: "endKeyInclusive", Value: endIncl},
+	}})
 }
 
 // explainBounds lists every field's bounds; fields the filter leaves open

@@ -53,6 +53,8 @@ type Plan struct {
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
 	fields      []Field
+	// fieldBounds are the bounds of each of fields (empty: unbounded).
+	fieldBounds []fieldBounds
 	// checks are the bounds of fields after those the intervals bound,
 	// tested on each key before its document is fetched.
 	checks []keyCheck
@@ -61,6 +63,8 @@ type Plan struct {
 	// (equalities and $in).
 	ranged   bool
 	eqFields int
+	// exact reports that the keys alone decide the filter (CountScan).
+	exact bool
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
 	multikey   bool
@@ -124,6 +128,14 @@ func NaturalScan(dir int, sorted bool) *Plan {
 // matching document (partial, sparse) are used only when the query proves
 // they hold every match.
 func Candidates(cat Catalog, q Query) []*Plan {
+	out := candidates(cat, q)
+	for _, p := range out {
+		p.setExact(q.Filter.Root())
+	}
+	return out
+}
+
+func candidates(cat Catalog, q Query) []*Plan {
 	var sortFields []string
 	var sortDirs []int
 	if q.Sort != nil {
@@ -262,6 +274,7 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 		p.fields = ix.Fields
 	}
 	prefixes := [][]byte{nil}
+	p.fieldBounds = make([]fieldBounds, len(p.fields))
 	single := make([]bool, len(p.fields))
 	bounded := make([]bool, len(p.fields))
 	var last *fieldBounds // a field bounded by ranges, ending the intervals
@@ -277,6 +290,7 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 			continue
 		}
 		p.Bounds = append(p.Bounds, bson.E{Key: f.Path, Value: fb.shown()})
+		p.fieldBounds[i] = fb
 		bounded[i] = true
 		single[i] = fb.single()
 		if !leading || len(prefixes)*len(fb.ivs) > maxIntervals {
