@@ -275,7 +275,7 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 					}
 					staged[string(entry)] = append([]byte(nil), encID...)
 				}
-				if err := b.Set(entry, encID); err != nil {
+				if err := b.Set(entry, entryValue(encID, k)); err != nil {
 					return err
 				}
 			}

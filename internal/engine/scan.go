@@ -187,7 +187,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 			}
 			return s.it.Value(), nil
 		}
-		encID := s.it.Value()
+		encID := entryID(s.it.Value())
 		if s.seen != nil {
 			s.stats.keysExamined++
 			if s.p.HasChecks() {
