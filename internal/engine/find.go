@@ -64,9 +64,10 @@ type Cursor interface {
 
 // compiledFind is a find whose filter, sort and projection compiled.
 type compiledFind struct {
-	filter *query.Filter
-	sort   *query.Sort
-	proj   *query.Projection
+	filter   *query.Filter
+	sort     *query.Sort
+	proj     *query.Projection
+	projSpec bson.Raw
 }
 
 func compileFind(o FindOptions) (compiledFind, error) {
@@ -84,6 +85,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let); err != nil {
 			return q, err
 		}
+		q.projSpec = o.Projection
 	}
 	return q, nil
 }
@@ -107,7 +109,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, HintID: h.idOrder}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projSpec, HintID: h.idOrder}
 	if h.ix != nil {
 		hinted := h.ix.planned()
 		pq.Hint = &hinted
@@ -155,6 +157,10 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 		return nil, err
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	if scan.covered() {
+		// The source answers with projected documents the keys decided.
+		scan.filter, m.proj = nil, nil
+	}
 	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
 		return m, nil
 	}

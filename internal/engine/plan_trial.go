@@ -75,6 +75,9 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		return r, err
 	}
 	defer src.Close()
+	// A covered source yields only matches, projected.
+	ps, isPlan := src.(*planSource)
+	covered := isPlan && ps.p.Covered() != nil
 	for int64(len(r.resultAt)) < want {
 		if err := mongoerr.Interruption(ctx); err != nil {
 			return r, err
@@ -91,7 +94,7 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		if r.works > budget {
 			break
 		}
-		if ok, _, _ := q.filter.MatchErr(doc); ok {
+		if ok, _, _ := q.filter.MatchErr(doc); ok || covered {
 			r.resultAt = append(r.resultAt, r.works)
 		}
 	}

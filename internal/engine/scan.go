@@ -65,6 +65,8 @@ type planSource struct {
 	// interval it just opened at hintStart.
 	hinting   bool
 	hintStart []byte
+	// covBuf holds the last document a covered read built.
+	covBuf []byte
 	// point is the document of an _id point plan, read at once.
 	point     bson.Raw
 	pointDone bool
@@ -207,6 +209,13 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 				continue
 			}
+		}
+		if cov := s.p.Covered(); cov != nil {
+			doc, err := s.coveredDoc(cov, encID)
+			if doc != nil || err != nil {
+				return doc, err
+			}
+			continue
 		}
 		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
 		if err != nil {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"math"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -200,7 +201,7 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
 		iv.hi, iv.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
 		iv.hiVal, iv.hiIncl = classEnd(v.Type, !desc), true
-		if values.IsNumber(v.Type) && desc {
+		if values.IsNumber(v.Type) && desc && !isNaN(v) {
 			// As below: a descending range ends after -inf.
 			iv.hi = keyenc.PrefixEnd(keyenc.AppendField(nil, keyenc.Inf(-1), true))
 		}
@@ -212,9 +213,9 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	} else {
 		iv.lo, iv.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
 		iv.loVal, iv.loIncl = classEnd(v.Type, desc), true
-		if values.IsNumber(v.Type) && !desc {
+		if values.IsNumber(v.Type) && !desc && !isNaN(v) {
 			// NaN sorts below -inf but satisfies no comparison with a
-			// number: the range ends at -inf.
+			// number but NaN: the range ends at -inf.
 			iv.lo = keyenc.AppendField(nil, keyenc.Inf(-1), false)
 		}
 		iv.hi, iv.hiShown = keyenc.PrefixEnd(enc), value+closed
@@ -236,6 +237,11 @@ func showValue(v bson.RawValue) string {
 		return "/" + pattern + "/" + opts
 	}
 	return values.Display(v)
+}
+
+func isNaN(v bson.RawValue) bool {
+	f, _ := values.Float64(v)
+	return math.IsNaN(f)
 }
 
 // classEnd is the value at the top (or bottom) of a type class as

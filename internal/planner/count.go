@@ -1,7 +1,7 @@
 package planner
 
 import (
-	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -87,9 +87,66 @@ func exactPoint(v bson.RawValue) bool {
 	case bson.TypeNull, bson.TypeUndefined, bson.TypeArray, bson.TypeRegex:
 		return false
 	}
-	if values.IsNumber(v.Type) {
-		f, _ := values.Float64(v)
-		return !math.IsNaN(f)
+	return !values.IsNumber(v.Type) || !isNaN(v)
+}
+
+// Covered lists, in key order, the positions of the index fields a
+// covered plan answers with (MongoDB's PROJECTION_COVERED): nil unless
+// the keys decide the filter (CountScan) and the projection includes only
+// top-level index fields the filter bounds (so no matching document lacks
+// them), excluding _id unless the index holds it. The plan's reads then
+// build each result from the key's values without fetching a document.
+func (p *Plan) Covered() []int { return p.covered }
+
+// setCovered decides p.covered for a projection spec; sorted reports that
+// the query's sort, if any, is the scan's order.
+func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
+	p.covered = nil
+	if !p.exact || len(spec) == 0 || !sorted {
+		return
 	}
-	return true
+	elems, err := spec.Elements()
+	if err != nil {
+		return
+	}
+	include := map[string]bool{}
+	id := true
+	for _, el := range elems {
+		key, v := el.Key(), el.Value()
+		var on bool
+		switch {
+		case v.Type == bson.TypeBoolean:
+			on = v.Boolean()
+		case values.IsNumber(v.Type):
+			f, _ := values.Float64(v)
+			on = f != 0
+		default:
+			return
+		}
+		if key == "_id" {
+			id = on
+			continue
+		}
+		if !on || strings.ContainsAny(key, ".$") {
+			return
+		}
+		include[key] = true
+	}
+	if id {
+		include["_id"] = true
+	}
+	var out []int
+	for i, f := range p.fields {
+		if include[f.Path] {
+			if p.fieldBounds[i].empty() {
+				return
+			}
+			out = append(out, i)
+			delete(include, f.Path)
+		}
+	}
+	if len(include) > 0 || out == nil {
+		return
+	}
+	p.covered = out
 }

@@ -177,6 +177,7 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 		case "projection":
 			shape.Projection = ext(t, arg)
 			q.Projection, err = query.CompileProjection(shape.Projection)
+			q.ProjectionSpec = shape.Projection
 		case "skip":
 			shape.Skip = ext(t, `{"n": `+arg+`}`).Lookup("n").AsInt64()
 		case "limit":

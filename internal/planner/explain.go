@@ -21,8 +21,8 @@ type Shape struct {
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
-// IXSCANs, then SORT, SKIP, LIMIT and PROJECTION_DEFAULT as the find needs
-// them.
+// IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP, LIMIT and
+// PROJECTION_DEFAULT (PROJECTION_COVERED) as the find needs them.
 func (p *Plan) Explain(s Shape) bson.D {
 	if s.Count {
 		var in bson.D
@@ -53,6 +53,8 @@ func (p *Plan) Explain(s Shape) bson.D {
 		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
 	case p.Index == nil && p.PointFields == 1:
 		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
+	case p.covered != nil:
+		stage = p.scanStage()
 	default:
 		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: p.scanStage()}}
 	}
@@ -70,7 +72,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 	if s.Limit > 0 {
 		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
 	}
-	if len(s.Projection) > 0 {
+	if p.covered != nil {
+		stage = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+	} else if len(s.Projection) > 0 {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	}
 	return stage

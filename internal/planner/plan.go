@@ -20,13 +20,15 @@ const maxIntervals = 256
 const maxCandidates = 8
 
 // Query is what a plan answers: a compiled filter, and optionally a sort, a
-// projection and a hint (an index, or the _id order, to use alone).
+// projection (compiled, and its spec) and a hint (an index, or the _id
+// order, to use alone).
 type Query struct {
-	Filter     *query.Filter
-	Sort       *query.Sort
-	Projection *query.Projection
-	Hint       *Index
-	HintID     bool
+	Filter         *query.Filter
+	Sort           *query.Sort
+	Projection     *query.Projection
+	ProjectionSpec bson.Raw
+	Hint           *Index
+	HintID         bool
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -65,6 +67,9 @@ type Plan struct {
 	eqFields int
 	// exact reports that the keys alone decide the filter (CountScan).
 	exact bool
+	// covered are the positions of the fields a covered read answers
+	// with (Covered).
+	covered []int
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
 	multikey   bool
@@ -131,6 +136,7 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	out := candidates(cat, q)
 	for _, p := range out {
 		p.setExact(q.Filter.Root())
+		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted)
 	}
 	return out
 }
