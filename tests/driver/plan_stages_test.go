@@ -6,16 +6,19 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// TestExplainIndexUnionAndCountScan checks two plan shapes through the
-// driver: a $or whose clauses each have an index reads their union
-// (FETCH over OR over one IXSCAN per clause), and a count whose filter an
+// TestExplainIndexUnionCountScanCovered checks three plan shapes through
+// the driver: a $or whose clauses each have an index reads their union
+// (FETCH over OR over one IXSCAN per clause); a count whose filter an
 // index decides counts keys without fetching (COUNT over COUNT_SCAN,
-// totalDocsExamined 0).
+// totalDocsExamined 0); a projection of indexed fields the filter bounds,
+// _id excluded, reads the keys alone (PROJECTION_COVERED over IXSCAN).
 // https://www.mongodb.com/docs/manual/reference/operator/query/or/#-or-clauses-and-indexes
 // https://www.mongodb.com/docs/manual/reference/explain-results/
-func TestExplainIndexUnionAndCountScan(t *testing.T) {
+// https://www.mongodb.com/docs/manual/core/query-optimization/#covered-query
+func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database(testDB)
@@ -73,5 +76,28 @@ func TestExplainIndexUnionAndCountScan(t *testing.T) {
 	stats = out.Lookup("executionStats").Document()
 	if docs, keys := stats.Lookup("totalDocsExamined").AsInt64(), stats.Lookup("totalKeysExamined").AsInt64(); docs != 0 || keys != 30 {
 		t.Errorf("totalDocsExamined %d, totalKeysExamined %d, want 0 and 30", docs, keys)
+	}
+
+	find := bson.D{{Key: "find", Value: "stages"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: bson.A{3, 4}}}}}},
+		{Key: "projection", Value: bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: 0}}}}
+	out = explain(find)
+	win = out.Lookup("queryPlanner", "winningPlan").Document()
+	if win.Lookup("stage").StringValue() != "PROJECTION_COVERED" || win.Lookup("inputStage", "stage").StringValue() != "IXSCAN" {
+		t.Fatalf("winning plan %s, want PROJECTION_COVERED over IXSCAN", win)
+	}
+	stats = out.Lookup("executionStats").Document()
+	if n, docs := stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64(); n != 20 || docs != 0 {
+		t.Errorf("nReturned %d, totalDocsExamined %d, want 20 and 0", n, docs)
+	}
+	cur, err := coll.Find(ctx, bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: bson.A{3, 4}}}}}, options.Find().SetProjection(bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: 0}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.Raw
+	if err := cur.All(ctx, &got); err != nil || len(got) != 20 {
+		t.Fatalf("%d documents (%v), want 20", len(got), err)
+	}
+	if keys, _ := got[0].Elements(); len(keys) != 1 || got[0].Lookup("a").Type != bson.TypeInt32 || got[0].Lookup("a").Int32() != 3 {
+		t.Errorf("first document %s, want {a: 3} (int)", got[0])
 	}
 }
