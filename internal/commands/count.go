@@ -58,16 +58,10 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
 }
 
-func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
-	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
-	if err != nil {
-		return nil, err
-	}
-	var key string
-	var o engine.FindOptions
+// parseDistinct parses a distinct command's key, query and hint.
+func parseDistinct(cmd bson.Raw) (key string, o engine.FindOptions, err error) {
 	haveKey := false
-	err = eachArg(r.Cmd, func(k string, v bson.RawValue) (bool, error) {
+	err = eachArg(cmd, func(k string, v bson.RawValue) (bool, error) {
 		var err error
 		switch k {
 		case "key":
@@ -86,11 +80,21 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return true, err
 	})
+	if err == nil && !haveKey {
+		err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'distinct.key' is missing but a required field")
+	}
+	return key, o, err
+}
+
+func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
+	s.Ops.Query.Add(1)
+	coll, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	if !haveKey {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'distinct.key' is missing but a required field")
+	key, o, err := parseDistinct(r.Cmd)
+	if err != nil {
+		return nil, err
 	}
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)

@@ -10,7 +10,7 @@ func init() {
 	register(explainCmd, "explain")
 }
 
-// explainCmd explains a find, a count or an
+// explainCmd explains a find, a count, a distinct or an
 // aggregate, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -53,19 +53,22 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	return explainReply(s, out, inner), nil
 }
 
-// explainFind explains a find or a count of r.
+// explainFind explains a find, a count or a distinct of r.
 func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, error) {
 	coll, err := collectionArg(inner)
 	if err != nil {
 		return nil, err
 	}
 	var o findArgs
+	var key string
 	name := Name(inner)
 	switch name {
 	case "find":
 		o, err = parseFind(inner)
 	case "count":
 		o.FindOptions, err = parseCount(inner)
+	case "distinct":
+		key, o.FindOptions, err = parseDistinct(inner)
 	default:
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
 	}
@@ -73,8 +76,11 @@ func explainFind(s *Service, r *Request, inner bson.Raw, execute bool) (bson.D, 
 		return nil, err
 	}
 	o.Ctx = r.Ctx
-	if name == "count" {
+	switch name {
+	case "count":
 		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, execute)
+	case "distinct":
+		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, execute)
 	}
 	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
 }

@@ -54,16 +54,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))
 		}
 	}
-	out := bson.D{
-		{Key: "explainVersion", Value: "1"},
-		{Key: "queryPlanner", Value: bson.D{
-			{Key: "namespace", Value: ns},
-			{Key: "indexFilterSet", Value: false},
-			{Key: "parsedQuery", Value: filter},
-			{Key: "winningPlan", Value: winning},
-			{Key: "rejectedPlans", Value: rejectedPlans},
-		}},
-	}
+	out := queryPlanner(ns, filter, winning, rejectedPlans)
 	if !execute {
 		return out, nil
 	}
@@ -95,12 +86,65 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			n++
 		}
 	}
-	return append(out, bson.E{Key: "executionStats", Value: bson.D{
+	return append(out, executionStats(n, start, stats, stages)), nil
+}
+
+// ExplainDistinct describes how a distinct on key runs: as a DISTINCT_SCAN
+// (under PROJECTION_COVERED) when an index qualifies (see distinctScan),
+// else as the find it runs. With execute, nReturned counts the distinct
+// values.
+func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bool) (bson.D, error) {
+	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}
+	var p *planner.Plan
+	if c := e.cat.get(db, coll); c != nil {
+		var err error
+		if p, err = e.distinctPlan(c, key, o); err != nil {
+			return nil, err
+		}
+	}
+	if p == nil {
+		return e.Explain(db, coll, o, execute)
+	}
+	filter := o.Filter
+	if filter == nil {
+		filter = bson.Raw(bsonDoc(bson.D{}))
+	}
+	winning := p.Explain(planner.Shape{Filter: filter})
+	out := queryPlanner(db+"."+coll, filter, winning, bson.A{})
+	if !execute {
+		return out, nil
+	}
+	stats := &scanStats{}
+	start := time.Now()
+	vals, _, err := e.distinctScan(db, coll, key, o, stats)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, executionStats(int64(len(vals)), start, stats, winning)), nil
+}
+
+// queryPlanner is the queryPlanner section of an explain.
+func queryPlanner(ns string, filter bson.Raw, winning bson.D, rejected bson.A) bson.D {
+	return bson.D{
+		{Key: "explainVersion", Value: "1"},
+		{Key: "queryPlanner", Value: bson.D{
+			{Key: "namespace", Value: ns},
+			{Key: "indexFilterSet", Value: false},
+			{Key: "parsedQuery", Value: filter},
+			{Key: "winningPlan", Value: winning},
+			{Key: "rejectedPlans", Value: rejected},
+		}},
+	}
+}
+
+// executionStats is the executionStats section of an explain.
+func executionStats(n int64, start time.Time, stats *scanStats, stages bson.D) bson.E {
+	return bson.E{Key: "executionStats", Value: bson.D{
 		{Key: "executionSuccess", Value: true},
 		{Key: "nReturned", Value: n},
 		{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
 		{Key: "totalKeysExamined", Value: stats.keysExamined},
 		{Key: "totalDocsExamined", Value: stats.docsExamined},
 		{Key: "executionStages", Value: stages},
-	}}), nil
+	}}
 }

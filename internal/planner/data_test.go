@@ -14,7 +14,8 @@ import (
 // TestPlanData runs the cases of testdata/: each file states a collection
 // ("catalog": sample documents, whose shapes set the indexes' multikey
 // flags, and index definitions) and queries ("plan": filter, sort,
-// projection, skip, limit, hint lines, and "count" for a count) with the candidate plans the planner
+// projection, skip, limit, hint lines, "count" for a count, "distinct
+// <field>" for a distinct's DISTINCT_SCAN) with the candidate plans the planner
 // gives them, best first: each one's explain stages, index scans with
 // direction and bounds, and static score. Rewrite the expected output with
 // go test ./internal/planner -run TestPlanData -rewrite.
@@ -164,6 +165,7 @@ func splitJSON(t *testing.T, s string) (obj, rest string) {
 // planCase plans the query of input on cat and describes the candidates.
 func planCase(t *testing.T, cat testCatalog, input string) string {
 	q := Query{}
+	distinct := ""
 	shape := Shape{Filter: ext(t, `{}`), SortMemLimit: 100 << 20}
 	for _, line := range strings.Split(input, "\n") {
 		key, arg, _ := strings.Cut(line, " ")
@@ -197,6 +199,8 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 			}
 		case "count":
 			shape.Count = true
+		case "distinct":
+			distinct = arg
 		case "":
 		default:
 			t.Fatalf("unknown line %q", line)
@@ -211,6 +215,14 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 	}
 	q.Filter = f
 	var b strings.Builder
+	if distinct != "" {
+		p := DistinctScan(cat, q, distinct)
+		if p == nil {
+			return "no distinct scan\n"
+		}
+		describe(&b, "", p.Explain(shape))
+		return b.String()
+	}
 	for i, p := range Candidates(cat, q) {
 		fmt.Fprintf(&b, "%d: score %d\n", i+1, Score(p))
 		describe(&b, "  ", p.Explain(shape))
@@ -235,7 +247,7 @@ func describe(b *strings.Builder, indent string, stage bson.D) {
 		}
 		b.WriteString(indent + strings.Join(names, " <- ") + "\n")
 		switch names[len(names)-1] {
-		case "IXSCAN":
+		case "IXSCAN", "DISTINCT_SCAN":
 			fmt.Fprintf(b, "%s  %s %s %s\n", indent, m["indexName"], m["direction"], jsonOf(m["indexBounds"]))
 		case "COUNT_SCAN":
 			fmt.Fprintf(b, "%s  %s %s\n", indent, m["indexName"], jsonOf(m["indexBounds"]))

@@ -22,8 +22,16 @@ type Shape struct {
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
 // IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP, LIMIT and
-// PROJECTION_DEFAULT (PROJECTION_COVERED) as the find needs them.
+// PROJECTION_DEFAULT (PROJECTION_COVERED) as the find needs them; a
+// count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
+// DISTINCT_SCAN.
 func (p *Plan) Explain(s Shape) bson.D {
+	if p.distinct != "" {
+		scan := p.scanStage()
+		scan[0].Value = "DISTINCT_SCAN"
+		proj := bson.D{{Key: p.distinct, Value: int32(1)}, {Key: "_id", Value: int32(0)}}
+		return bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: proj}, {Key: "inputStage", Value: scan}}
+	}
 	if s.Count {
 		var in bson.D
 		switch {

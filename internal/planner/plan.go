@@ -70,6 +70,8 @@ type Plan struct {
 	// covered are the positions of the fields a covered read answers
 	// with (Covered).
 	covered []int
+	// distinct is the field a DistinctScan plan reads.
+	distinct string
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
 	multikey   bool

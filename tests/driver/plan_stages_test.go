@@ -14,7 +14,9 @@ import (
 // (FETCH over OR over one IXSCAN per clause); a count whose filter an
 // index decides counts keys without fetching (COUNT over COUNT_SCAN,
 // totalDocsExamined 0); a projection of indexed fields the filter bounds,
-// _id excluded, reads the keys alone (PROJECTION_COVERED over IXSCAN).
+// _id excluded, reads the keys alone (PROJECTION_COVERED over IXSCAN); a
+// distinct on an index's first field reads one key per value
+// (PROJECTION_COVERED over DISTINCT_SCAN).
 // https://www.mongodb.com/docs/manual/reference/operator/query/or/#-or-clauses-and-indexes
 // https://www.mongodb.com/docs/manual/reference/explain-results/
 // https://www.mongodb.com/docs/manual/core/query-optimization/#covered-query
@@ -99,5 +101,19 @@ func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 	}
 	if keys, _ := got[0].Elements(); len(keys) != 1 || got[0].Lookup("a").Type != bson.TypeInt32 || got[0].Lookup("a").Int32() != 3 {
 		t.Errorf("first document %s, want {a: 3} (int)", got[0])
+	}
+
+	out = explain(bson.D{{Key: "distinct", Value: "stages"}, {Key: "key", Value: "b"}})
+	win = out.Lookup("queryPlanner", "winningPlan").Document()
+	if win.Lookup("stage").StringValue() != "PROJECTION_COVERED" || win.Lookup("inputStage", "stage").StringValue() != "DISTINCT_SCAN" {
+		t.Fatalf("winning plan %s, want PROJECTION_COVERED over DISTINCT_SCAN", win)
+	}
+	stats = out.Lookup("executionStats").Document()
+	if n, keys := stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalKeysExamined").AsInt64(); n != 7 || keys != 7 {
+		t.Errorf("nReturned %d, totalKeysExamined %d, want 7 and 7", n, keys)
+	}
+	var bs []int32
+	if err := coll.Distinct(ctx, "b", bson.D{}).Decode(&bs); err != nil || len(bs) != 7 || bs[0] != 0 || bs[6] != 6 {
+		t.Errorf("distinct b: %v (%v), want 0..6", bs, err)
 	}
 }
