@@ -64,14 +64,18 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
 }
 
+// parseDistinct reads a distinct command's parsed key, query and hint.
+func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions) {
+	return c.str("key"), engine.FindOptions{Filter: c.doc("query"), Hint: c.value("hint")}
+}
+
 func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
 	coll, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	key := r.args.str("key")
-	o := engine.FindOptions{Filter: r.args.doc("query"), Hint: r.args.value("hint")}
+	key, o := parseDistinct(&r.args)
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {

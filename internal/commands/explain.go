@@ -17,7 +17,7 @@ var explainSpec = &argSpec{path: "explain", fields: []argField{
 	arg("verbosity", tString),
 }}
 
-// explainCmd explains a find, a count (as the find it runs) or an
+// explainCmd explains a find, a count, a distinct or an
 // aggregate, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -37,7 +37,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	var out bson.D
 	name := Name(inner)
 	switch name {
-	case "find", "count", "aggregate":
+	case "find", "count", "distinct", "aggregate":
 	default:
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
 	}
@@ -59,22 +59,33 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	return explainReply(s, out, inner), nil
 }
 
-// explainFind explains a find or a count of r.
+// explainFind explains a find, a count or a distinct of r.
 func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
 	coll, err := collectionArg(c.raw)
 	if err != nil {
 		return nil, err
 	}
 	var o findArgs
-	if c.spec == findSpec {
+	var key string
+	name := c.spec.path
+	switch c.spec {
+	case findSpec:
 		o, err = parseFind(c, s.allowDiskUseByDefault())
-	} else {
+	case countSpec:
 		o.FindOptions, err = parseCount(c)
+	case distinctSpec:
+		key, o.FindOptions = parseDistinct(c)
 	}
 	if err != nil {
 		return nil, err
 	}
 	o.Ctx = r.Ctx
+	switch name {
+	case "count":
+		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, execute)
+	case "distinct":
+		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, execute)
+	}
 	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
 }
 

@@ -158,7 +158,7 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 			err = b.Delete(victimKey)
 		}
 		if err == nil {
-			err = ch.stage(b, it.Value())
+			err = ch.stage(b)
 		}
 		if err != nil {
 			return nil, err

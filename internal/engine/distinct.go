@@ -12,12 +12,16 @@ import (
 )
 
 // Distinct returns the distinct values at the dotted path key among the
-// documents a find (filter, hint) returns, in MongoDB's comparison order. Arrays on the
-// way are traversed; an array at the end of the path contributes its
-// elements, not itself.
+// documents a find (filter, hint) returns, in MongoDB's comparison order.
+// Arrays on the way are traversed; an array at the end of the path
+// contributes its elements, not itself. An index led by key whose keys
+// decide the filter is read one entry per value (see distinctScan).
 func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue, error) {
 	if key == "" {
 		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+	}
+	if vals, ok, err := e.distinctScan(db, coll, key, o, &scanStats{}); ok || err != nil {
+		return vals, err
 	}
 	cur, err := e.Find(db, coll, o)
 	if err != nil {

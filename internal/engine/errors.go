@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // duplicateIDError is MongoDB's DuplicateKey error for the _id index.
@@ -34,35 +34,13 @@ func dupKey(c *Collection, index string, pattern bson.Raw, paths []string, vals 
 		if i > 0 {
 			shown.WriteString(", ")
 		}
-		shown.WriteString(p + ": " + displayValue(vals[i]))
+		shown.WriteString(p + ": " + values.Display(vals[i]))
 		keyValue = append(keyValue, bson.E{Key: p, Value: vals[i]})
 	}
 	err := mongoerr.New(mongoerr.DuplicateKey,
 		"E11000 duplicate key error collection: %s.%s index: %s dup key: { %s }", c.DB, c.Name, index, shown.String())
 	err.Extra = bson.D{{Key: "keyPattern", Value: pattern}, {Key: "keyValue", Value: keyValue}}
 	return err
-}
-
-// displayValue renders v as MongoDB renders values in error messages.
-func displayValue(v bson.RawValue) string {
-	switch v.Type {
-	case bson.TypeString:
-		return fmt.Sprintf("%q", v.StringValue())
-	case bson.TypeInt32:
-		return fmt.Sprint(v.Int32())
-	case bson.TypeInt64:
-		return fmt.Sprint(v.Int64())
-	case bson.TypeDouble:
-		return fmt.Sprint(v.Double())
-	case bson.TypeObjectID:
-		return fmt.Sprintf("ObjectId('%s')", v.ObjectID().Hex())
-	case bson.TypeNull:
-		return "null"
-	case bson.TypeBoolean:
-		return fmt.Sprint(v.Boolean())
-	}
-	s := v.String()
-	return strings.TrimSpace(s)
 }
 
 func sortWriteErrors(werrs []WriteError) {

@@ -1,16 +1,33 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/planner"
 )
 
 // Explain describes how a find runs, in the shape of MongoDB's explain
 // output: queryPlanner with the winning plan as a tree of stages (COLLSCAN,
-// IDHACK, IXSCAN, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT) and, when
-// execute is set, executionStats from running the find to the end.
+// IDHACK, IXSCAN, OR, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; see
+// planner.Plan.Explain) and, when execute is set, executionStats from
+// running the find to the end.
 func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, error) {
+	return e.explain(db, coll, o, execute, false)
+}
+
+// ExplainCount describes how a count (filter, skip, limit, hint) runs, as
+// Explain does a find: a COUNT stage over the plan's stages, over a
+// COUNT_SCAN or an IXSCAN alone when the keys decide the filter. Its
+// executionStats return no documents; the COUNT stage says how many it
+// counted (nCounted).
+func (e *Engine) ExplainCount(db, coll string, o FindOptions, execute bool) (bson.D, error) {
+	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}, execute, true)
+}
+
+func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (bson.D, error) {
 	q, err := compileFind(o)
 	if err != nil {
 		return nil, err
@@ -21,38 +38,38 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		filter = bson.Raw(bsonDoc(bson.D{}))
 	}
 	c := e.cat.get(db, coll)
-	var p *plan
+	var p *planner.Plan
 	var winning bson.D
 	rejectedPlans := bson.A{}
 	if c == nil {
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
 	} else {
-		var rejected []*plan
+		var rejected []*planner.Plan
 		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		winning = planStages(p, filter, q, o, e.SortMemoryLimit())
+		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count}
+		winning = p.Explain(shape)
 		for _, r := range rejected {
-			rejectedPlans = append(rejectedPlans, planStages(r, filter, q, o, e.SortMemoryLimit()))
+			rejectedPlans = append(rejectedPlans, r.Explain(shape))
 		}
 	}
-	out := bson.D{
-		{Key: "explainVersion", Value: "1"},
-		{Key: "queryPlanner", Value: bson.D{
-			{Key: "namespace", Value: ns},
-			{Key: "indexFilterSet", Value: false},
-			{Key: "parsedQuery", Value: filter},
-			{Key: "winningPlan", Value: winning},
-			{Key: "rejectedPlans", Value: rejectedPlans},
-		}},
-	}
+	out := queryPlanner(ns, filter, winning, rejectedPlans)
 	if !execute {
 		return out, nil
 	}
 	stats := &scanStats{}
 	var n int64
 	start := time.Now()
-	if c != nil {
+	stages := winning
+	switch {
+	case c != nil && count:
+		counted, err := e.count(c, p, q.filter, o, stats)
+		if err != nil {
+			return nil, err
+		}
+		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: counted})
+	case c != nil:
 		cur, err := e.execute(c, q, p, o, stats)
 		if err != nil {
 			return nil, err
@@ -69,80 +86,65 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 			n++
 		}
 	}
-	return append(out, bson.E{Key: "executionStats", Value: bson.D{
+	return append(out, executionStats(n, start, stats, stages)), nil
+}
+
+// ExplainDistinct describes how a distinct on key runs: as a DISTINCT_SCAN
+// (under PROJECTION_COVERED) when an index qualifies (see distinctScan),
+// else as the find it runs. With execute, nReturned counts the distinct
+// values.
+func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bool) (bson.D, error) {
+	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}
+	var p *planner.Plan
+	if c := e.cat.get(db, coll); c != nil {
+		var err error
+		if p, err = e.distinctPlan(c, key, o); err != nil {
+			return nil, err
+		}
+	}
+	if p == nil {
+		return e.Explain(db, coll, o, execute)
+	}
+	filter := o.Filter
+	if filter == nil {
+		filter = bson.Raw(bsonDoc(bson.D{}))
+	}
+	winning := p.Explain(planner.Shape{Filter: filter})
+	out := queryPlanner(db+"."+coll, filter, winning, bson.A{})
+	if !execute {
+		return out, nil
+	}
+	stats := &scanStats{}
+	start := time.Now()
+	vals, _, err := e.distinctScan(db, coll, key, o, stats)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, executionStats(int64(len(vals)), start, stats, winning)), nil
+}
+
+// queryPlanner is the queryPlanner section of an explain.
+func queryPlanner(ns string, filter bson.Raw, winning bson.D, rejected bson.A) bson.D {
+	return bson.D{
+		{Key: "explainVersion", Value: "1"},
+		{Key: "queryPlanner", Value: bson.D{
+			{Key: "namespace", Value: ns},
+			{Key: "indexFilterSet", Value: false},
+			{Key: "parsedQuery", Value: filter},
+			{Key: "winningPlan", Value: winning},
+			{Key: "rejectedPlans", Value: rejected},
+		}},
+	}
+}
+
+// executionStats is the executionStats section of an explain.
+func executionStats(n int64, start time.Time, stats *scanStats, stages bson.D) bson.E {
+	return bson.E{Key: "executionStats", Value: bson.D{
 		{Key: "executionSuccess", Value: true},
 		{Key: "nReturned", Value: n},
 		{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
 		{Key: "totalKeysExamined", Value: stats.keysExamined},
 		{Key: "totalDocsExamined", Value: stats.docsExamined},
-		{Key: "executionStages", Value: winning},
-	}}), nil
-}
-
-// planStages builds the explain tree of p, innermost stage first.
-func planStages(p *plan, filter bson.Raw, q compiledFind, o FindOptions, memLimit int64) bson.D {
-	var stage bson.D
-	direction := "forward"
-	if p.reverse {
-		direction = "backward"
-	}
-	switch {
-	case p.ix == nil && p.intervals == nil:
-		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: filter}, {Key: "direction", Value: direction}}
-	case p.ix == nil && p.pointFields == 1:
-		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
-	default:
-		keyPattern := idKeyPattern
-		name, unique, sparse, partial := idIndexName, true, false, false
-		if p.ix != nil {
-			keyPattern, name, unique, sparse, partial = p.ix.keyPattern(), p.ix.Name, p.ix.Unique, p.ix.Sparse, p.ix.partial != nil
-		}
-		scan := bson.D{
-			{Key: "stage", Value: "IXSCAN"},
-			{Key: "keyPattern", Value: keyPattern},
-			{Key: "indexName", Value: name},
-			{Key: "isMultiKey", Value: p.ix != nil && p.ix.Multikey()},
-			{Key: "isUnique", Value: unique},
-			{Key: "isSparse", Value: sparse},
-			{Key: "isPartial", Value: partial},
-			{Key: "indexVersion", Value: int32(2)},
-			{Key: "direction", Value: direction},
-			{Key: "indexBounds", Value: explainBounds(p)},
-		}
-		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: filter}, {Key: "inputStage", Value: scan}}
-	}
-	if q.sort != nil && !p.sorted {
-		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: o.Sort}, {Key: "memLimit", Value: memLimit}}
-		if o.Limit > 0 {
-			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: o.Limit + o.Skip})
-		}
-		sortStage = append(sortStage, bson.E{Key: "type", Value: "simple"}, bson.E{Key: "inputStage", Value: stage})
-		stage = sortStage
-	}
-	if o.Skip > 0 {
-		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: o.Skip}, {Key: "inputStage", Value: stage}}
-	}
-	if o.Limit > 0 {
-		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: o.Limit}, {Key: "inputStage", Value: stage}}
-	}
-	if q.proj != nil {
-		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: stage}}
-	}
-	return stage
-}
-
-// explainBounds lists every field's bounds; fields the filter leaves open
-// span [MinKey, MaxKey].
-func explainBounds(p *plan) bson.D {
-	out := bson.D{}
-	for _, f := range p.fields {
-		var shown any = bson.A{"[MinKey, MaxKey]"}
-		for _, b := range p.bounds {
-			if b.Key == f.Path {
-				shown = b.Value
-			}
-		}
-		out = append(out, bson.E{Key: f.Path, Value: shown})
-	}
-	return out
+		{Key: "executionStages", Value: stages},
+	}}
 }

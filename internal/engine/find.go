@@ -8,7 +8,9 @@ import (
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // DefaultSortMemoryLimit is MongoDB's in-memory sort limit (100 MiB,
@@ -60,9 +62,10 @@ type Cursor = docsrc.Source
 
 // compiledFind is a find whose filter, sort and projection compiled.
 type compiledFind struct {
-	filter *query.Filter
-	sort   *query.Sort
-	proj   *query.Projection
+	filter   *query.Filter
+	sort     *query.Sort
+	proj     *query.Projection
+	projSpec bson.Raw
 }
 
 func compileFind(o FindOptions) (compiledFind, error) {
@@ -80,6 +83,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let); err != nil {
 			return q, err
 		}
+		q.projSpec = o.Projection
 	}
 	return q, nil
 }
@@ -87,7 +91,7 @@ func compileFind(o FindOptions) (compiledFind, error) {
 // planFind chooses the plan of a find on c (reading txn's view, if any),
 // by a trial run when several qualify (see trialPlans), and returns it with
 // the candidates it rejected.
-func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
+func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
 		return nil, nil, err
@@ -97,21 +101,26 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		natural = q.sort.Natural()
 	}
 	if natural != 0 {
-		p := buildPlan(c, nil, nil, nil, nil)
-		p.reverse = natural < 0
-		p.sorted = q.sort != nil && q.sort.Natural() != 0
-		p.useNatural(c)
+		p := planner.NaturalScan(natural, q.sort != nil && q.sort.Natural() != 0)
+		if c.capped != nil {
+			p.UseNatural()
+		}
 		return p, nil, nil
 	}
-	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projSpec, HintID: h.idOrder}
+	if h.ix != nil {
+		hinted := h.ix.planned()
+		pq.Hint = &hinted
+	}
+	cands := planner.Candidates(planCatalog{c}, pq)
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
 		if p, rejected, err = e.trialPlans(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
-	if !p.sorted && !h.idOrder {
-		p.useNatural(c)
+	if !p.Sorted && !h.idOrder && c.capped != nil {
+		p.UseNatural()
 	}
 	return p, rejected, nil
 }
@@ -136,17 +145,21 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scanCursor{Cursor: cur, e: e, c: c, ix: p.ix}, nil
+	return &scanCursor{Cursor: cur, e: e, c: c, ixs: indexesOf(p)}, nil
 }
 
 // execute opens the plan's scan and the stages above it.
-func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, stats *scanStats) (Cursor, error) {
+func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *scanStats) (Cursor, error) {
 	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
 	if err != nil {
 		return nil, err
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
-	if q.sort == nil || scan.src.(*planSource).p.sorted {
+	if scan.covered() {
+		// The source answers with projected documents the keys decided.
+		scan.filter, m.proj = nil, nil
+	}
+	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
 		return m, nil
 	}
 	return sortAll(m, q.sort, o, e.SortMemoryLimit(), e.opts.TempDir)
@@ -154,7 +167,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
-func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
+func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
@@ -163,30 +176,74 @@ func (e *Engine) openScan(c *Collection, p *plan, f *query.Filter, txn *Txn, ctx
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of
-// txn; the source's plan is p rebuilt if its index turned multikey since
-// (see plan.rebuilt).
+// txn: a planSource, or for a union the planSources of its scans, sharing
+// the snapshot and the set of documents seen. The scans' plans are
+// rebuilt if their index turned multikey since (see planner.Plan.Rebuilt).
 // Forward index scans outside transactions use the index's seek hints.
 // Keys the scan passes over without yielding a document are examined
 // under ctx.
-func (e *Engine) openSource(ctx context.Context, c *Collection, p *plan, txn *Txn, stats *scanStats) (*planSource, error) {
+func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (docSource, error) {
+	scans := []*planner.Plan{p}
+	if p.Or != nil {
+		scans = p.Or
+	}
+	// The hints' epoch and clock are read before the snapshot is taken
+	// (see hints.go).
+	type hinted struct {
+		hints      *seekHints
+		epoch, now uint64
+	}
+	hs := make([]hinted, len(scans))
+	for i, sp := range scans {
+		if ix := indexOf(sp); ix != nil && !sp.Reverse && txn == nil {
+			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
+		}
+	}
+	var r storage.Reader
+	var closer func() error
 	if txn != nil {
-		return newPlanSource(ctx, txn.view, c.ID, p.rebuilt(), stats, nil)
+		r = txn.view
+	} else {
+		snap := e.kv.NewSnapshot()
+		r, closer = snap, snap.Close
 	}
-	useHints := p.ix != nil && !p.reverse
-	var epoch, now uint64
-	if useHints {
-		epoch, now = p.ix.hints.readEpoch(), hintClock.Load()
-	}
-	snap := e.kv.NewSnapshot()
-	src, err := newPlanSource(ctx, snap, c.ID, p.rebuilt(), stats, snap.Close)
-	if err != nil {
-		snap.Close()
+	srcs := make([]*planSource, 0, len(scans))
+	fail := func(err error) (docSource, error) {
+		for _, s := range srcs {
+			s.Close()
+		}
+		if closer != nil {
+			closer()
+		}
 		return nil, err
 	}
-	if useHints {
-		src.hints, src.hintEpoch, src.hintNow = p.ix.hints, epoch, now
+	for i, sp := range scans {
+		src, err := newPlanSource(ctx, r, c.ID, rebuilt(sp), stats, nil)
+		if err != nil {
+			return fail(err)
+		}
+		if hs[i].hints != nil {
+			src.hints, src.hintEpoch, src.hintNow = hs[i].hints, hs[i].epoch, hs[i].now
+		}
+		srcs = append(srcs, src)
 	}
-	return src, nil
+	if p.Or == nil {
+		srcs[0].closer = closer
+		return srcs[0], nil
+	}
+	seen := map[string]struct{}{}
+	for _, s := range srcs {
+		s.seen = seen
+	}
+	return &unionSource{srcs: srcs, closer: closer}, nil
+}
+
+// rebuilt is p rebuilt if its index turned multikey since it was planned.
+func rebuilt(p *planner.Plan) *planner.Plan {
+	if ix := indexOf(p); ix != nil {
+		return p.Rebuilt(ix.Multikey())
+	}
+	return p
 }
 
 type emptyCursor struct{}
@@ -234,38 +291,3 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 }
 
 func (m *matchCursor) Close() error { return m.scan.close() }
-
-// Count counts the documents a find (filter, skip, limit, hint) returns,
-// matching them in place without copying any.
-func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
-	q, err := compileFind(FindOptions{Filter: o.Filter})
-	if err != nil {
-		return 0, err
-	}
-	c := e.lookup(o.Txn, db, coll)
-	if c == nil {
-		_, err := resolveHint(nil, o.Hint)
-		return 0, err
-	}
-	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
-	if err != nil {
-		return 0, err
-	}
-	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, &scanStats{})
-	if err != nil {
-		return 0, err
-	}
-	defer scan.close()
-	var n int64
-	for o.Limit == 0 || n < o.Skip+o.Limit {
-		doc, _, err := scan.next()
-		if err != nil {
-			return 0, err
-		}
-		if doc == nil {
-			break
-		}
-		n++
-	}
-	return max(n-o.Skip, 0), nil
-}

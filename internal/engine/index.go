@@ -12,16 +12,13 @@ import (
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
 )
 
 // IndexField is one field of an index key pattern.
-type IndexField struct {
-	Path  string
-	parts []string
-	Desc  bool
-}
+type IndexField = planner.Field
 
 // Index is a secondary index: its definition and what the write and read
 // paths need to maintain and use it. Indexes are immutable once built.
@@ -64,7 +61,7 @@ type IndexSpec struct {
 }
 
 // idIndexName is the name of the _id index every collection has.
-const idIndexName = "_id_"
+const idIndexName = planner.IDIndexName
 
 // newIndex validates spec and builds the Index with id.
 func newIndex(id uint32, spec IndexSpec) (*Index, error) {
@@ -92,7 +89,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		default:
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", v.Type)
 		}
-		ix.Fields = append(ix.Fields, IndexField{Path: path, parts: strings.Split(path, "."), Desc: desc})
+		ix.Fields = append(ix.Fields, IndexField{Path: path, Parts: strings.Split(path, "."), Desc: desc})
 	}
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
@@ -164,6 +161,46 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 // keyPatternDoc is the index's key pattern.
 func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document() }
 
+// planned is the index as the planner sees it, with its multikey flag as
+// of now.
+func (ix *Index) planned() planner.Index {
+	return planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
+		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix}
+}
+
+// planCatalog shows a collection's indexes to the planner.
+type planCatalog struct{ c *Collection }
+
+func (pc planCatalog) Indexes() []planner.Index {
+	all := pc.c.Indexes()
+	out := make([]planner.Index, 0, len(all))
+	for _, ix := range all {
+		if !ix.Hidden {
+			out = append(out, ix.planned())
+		}
+	}
+	return out
+}
+
+// indexesOf are the indexes a plan scans.
+func indexesOf(p *planner.Plan) []*Index {
+	var out []*Index
+	for _, sp := range append([]*planner.Plan{p}, p.Or...) {
+		if ix := indexOf(sp); ix != nil {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
+// indexOf is the index a scan reads, nil for the document store.
+func indexOf(p *planner.Plan) *Index {
+	if p.Index == nil {
+		return nil
+	}
+	return p.Index.Ref.(*Index)
+}
+
 // indexKey is one key of a document in an index: its encoding (without
 // the index prefix or _id) and the values it was built from.
 type indexKey struct {
@@ -188,7 +225,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	for _, f := range ix.Fields {
 		var vals []bson.RawValue
 		var arrays []string
-		missing := indexValues(root, f.parts, 0, &vals, &arrays)
+		missing := indexValues(root, f.Parts, 0, &vals, &arrays)
 		if !missing {
 			allMissing = false
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -72,7 +73,7 @@ func TestIndexKeys(t *testing.T) {
 				t.Fatalf("got %d keys, want %d", len(keys), len(want))
 			}
 			for _, w := range want {
-				if !containsKey(keys, w) {
+				if !slices.ContainsFunc(keys, func(k indexKey) bool { return bytes.Equal(k.enc, w) }) {
 					t.Errorf("missing key for %x", w)
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // indexFromSpec rebuilds an index from its stored listIndexes spec.
@@ -164,7 +166,7 @@ func shellDoc(d bson.Raw) string {
 		if v := e.Value(); v.Type == bson.TypeDouble {
 			b.WriteString(shellDouble(v.Double()))
 		} else {
-			b.WriteString(displayValue(v))
+			b.WriteString(values.Display(v))
 		}
 	}
 	b.WriteString(" }")
@@ -219,7 +221,7 @@ func requestedSpec(spec IndexSpec) bson.Raw {
 }
 
 // idKeyPattern is {_id: 1}.
-var idKeyPattern = bson.Raw(bsonDoc(bson.D{{Key: "_id", Value: int32(1)}}))
+var idKeyPattern = planner.IDKeyPattern
 
 func bsonDoc(d bson.D) []byte {
 	b, _ := bson.Marshal(d)
@@ -284,7 +286,7 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 					}
 					staged[string(entry)] = append([]byte(nil), encID...)
 				}
-				if err := b.Set(entry, encID); err != nil {
+				if err := b.Set(entry, entryValue(encID, k)); err != nil {
 					return err
 				}
 			}

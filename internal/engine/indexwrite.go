@@ -12,6 +12,8 @@ import (
 type indexChanges struct {
 	dels [][]byte
 	puts [][]byte
+	// putVals are the values of puts (see entryValue), one for one.
+	putVals [][]byte
 	// putIx are the indexes of puts, one for one.
 	putIx []*Index
 	// uniques are the added entries of unique indexes, to check for
@@ -30,7 +32,8 @@ type uniqueEntry struct {
 
 // indexChanges computes the index entries that change when the document
 // with encoded _id encID goes from old to next (nil old: insert; nil next:
-// delete). Entries present in both are left alone.
+// delete). Entries present in both, built from identical values, are
+// left alone.
 func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
 	var ch indexChanges
 	for _, ix := range c.Indexes() {
@@ -51,16 +54,17 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			}
 		}
 		for _, k := range oldKeys {
-			if !containsKey(newKeys, k.enc) {
+			if !containsKey(newKeys, k) {
 				ch.dels = append(ch.dels, indexEntryKey(c.ID, ix, k.enc, encID))
 			}
 		}
 		for _, k := range newKeys {
-			if containsKey(oldKeys, k.enc) {
+			if containsKey(oldKeys, k) {
 				continue
 			}
 			entry := indexEntryKey(c.ID, ix, k.enc, encID)
 			ch.puts = append(ch.puts, entry)
+			ch.putVals = append(ch.putVals, entryValue(encID, k))
 			ch.putIx = append(ch.putIx, ix)
 			if ix.Unique {
 				ch.uniques = append(ch.uniques, uniqueEntry{entry: entry, ix: ix, key: k})
@@ -70,9 +74,10 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 	return ch, nil
 }
 
-func containsKey(keys []indexKey, enc []byte) bool {
+// containsKey reports whether keys hold key, built from identical values.
+func containsKey(keys []indexKey, key indexKey) bool {
 	for _, k := range keys {
-		if bytes.Equal(k.enc, enc) {
+		if bytes.Equal(k.enc, key.enc) && sameValues(k.vals, key.vals) {
 			return true
 		}
 	}
@@ -102,7 +107,7 @@ func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, stage
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(holder, encID) {
+		if ok && !bytes.Equal(entryID(holder), encID) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 	}
@@ -110,14 +115,14 @@ func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, stage
 }
 
 // stage adds ch to b.
-func (ch indexChanges) stage(b storage.Batch, encID []byte) error {
+func (ch indexChanges) stage(b storage.Batch) error {
 	for _, k := range ch.dels {
 		if err := b.Delete(k); err != nil {
 			return err
 		}
 	}
-	for _, k := range ch.puts {
-		if err := b.Set(k, encID); err != nil {
+	for i, k := range ch.puts {
+		if err := b.Set(k, ch.putVals[i]); err != nil {
 			return err
 		}
 	}

@@ -134,7 +134,7 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		if err := b.Set(p.key, p.doc); err != nil {
 			return 0, werrs, err
 		}
-		if err := p.ix.stage(b, encID); err != nil {
+		if err := p.ix.stage(b); err != nil {
 			return 0, werrs, err
 		}
 		multikey = multikey || p.ix.multikey

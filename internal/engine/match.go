@@ -19,7 +19,8 @@ import (
 // with their positional match index. A yielded document is valid until the
 // next call.
 type matchScan struct {
-	src    docSource
+	src docSource
+	// filter is nil when every candidate matches (a covered read's).
 	filter *query.Filter
 	// ctx is the operation's context; a cursor kept between getMores is
 	// given each getMore's context in turn (see cursors.Binding).
@@ -35,6 +36,9 @@ func (m *matchScan) next() (bson.Raw, int, error) {
 		if doc == nil || err != nil {
 			return nil, 0, err
 		}
+		if m.filter == nil {
+			return doc, 0, nil
+		}
 		ok, pos, err := m.filter.MatchErr(doc)
 		if err != nil {
 			return nil, 0, err
@@ -46,3 +50,10 @@ func (m *matchScan) next() (bson.Raw, int, error) {
 }
 
 func (m *matchScan) close() error { return m.src.Close() }
+
+// covered reports whether the scan's source answers from index keys
+// alone (see planner.Plan.Covered).
+func (m *matchScan) covered() bool {
+	ps, ok := m.src.(*planSource)
+	return ok && ps.p.Covered() != nil
+}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-
 	"fmt"
 	"slices"
 	"testing"
@@ -148,8 +147,8 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.ix == nil || p.multikey {
-		t.Fatalf("plan on %v multikey=%v, want a_1 built single-key", p.ix, p.multikey)
+	if p.Index == nil || p.Index.Multikey {
+		t.Fatalf("plan on %v, want a_1 built single-key", p.Index)
 	}
 	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 2, "a": [0, 5]}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)

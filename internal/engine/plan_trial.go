@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
 )
 
 // Trial runs choose among the candidate plans of a query the way MongoDB's
@@ -28,7 +29,7 @@ type trialRun struct {
 
 // trialPlans runs the trial of cands (best static score first) on c and
 // returns the winner and the others.
-func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*plan, txn *Txn, limit int64) (*plan, []*plan, error) {
+func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
 	want := int64(trialResults)
 	if limit > 0 && limit < want {
 		want = limit
@@ -39,7 +40,7 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 		// A plan whose sort runs in memory returns nothing before its
 		// input ends.
 		pw := want
-		if q.sort != nil && !p.sorted {
+		if q.sort != nil && !p.Sorted {
 			pw = budget + 1
 		}
 		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget)
@@ -53,11 +54,11 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 	}
 	best, bestScore := 0, -1.0
 	for i, p := range cands {
-		if s := trialScore(runs[i], budget, q.sort != nil && !p.sorted, p.sorted); s > bestScore {
+		if s := trialScore(runs[i], budget, q.sort != nil && !p.Sorted, p.Sorted); s > bestScore {
 			best, bestScore = i, s
 		}
 	}
-	rejected := make([]*plan, 0, len(cands)-1)
+	rejected := make([]*planner.Plan, 0, len(cands)-1)
 	rejected = append(rejected, cands[:best]...)
 	rejected = append(rejected, cands[best+1:]...)
 	return cands[best], rejected, nil
@@ -66,7 +67,7 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 // trialRun works p until it has want results, ends, or has done budget
 // works (keys or documents examined); it stops with the interruption's
 // error once ctx ends, as the scan-and-match loop does.
-func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *plan, txn *Txn, want, budget int64) (trialRun, error) {
+func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget int64) (trialRun, error) {
 	var r trialRun
 	stats := &scanStats{}
 	src, err := e.openSource(ctx, c, p, txn, stats)
@@ -74,6 +75,9 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		return r, err
 	}
 	defer src.Close()
+	// A covered source yields only matches, projected.
+	ps, isPlan := src.(*planSource)
+	covered := isPlan && ps.p.Covered() != nil
 	for int64(len(r.resultAt)) < want {
 		if err := mongoerr.Interruption(ctx); err != nil {
 			return r, err
@@ -90,7 +94,7 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		if r.works > budget {
 			break
 		}
-		if ok, _, _ := q.filter.MatchErr(doc); ok {
+		if ok, _, _ := q.filter.MatchErr(doc); ok || covered {
 			r.resultAt = append(r.resultAt, r.works)
 		}
 	}

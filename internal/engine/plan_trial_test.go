@@ -57,10 +57,10 @@ func TestTrialPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.ix == nil || p.ix.Name != tc.win || p.sorted != tc.sorted {
-				t.Fatalf("winner %v sorted=%v, want %s sorted=%v", p.ix, p.sorted, tc.win, tc.sorted)
+			if p.Index == nil || p.Index.Name != tc.win || p.Sorted != tc.sorted {
+				t.Fatalf("winner %v sorted=%v, want %s sorted=%v", p.Index, p.Sorted, tc.win, tc.sorted)
 			}
-			if len(rejected) != 1 || rejected[0].ix == nil || rejected[0].ix.Name != tc.reject {
+			if len(rejected) != 1 || rejected[0].Index == nil || rejected[0].Index.Name != tc.reject {
 				t.Fatalf("rejected %v, want %s", rejected, tc.reject)
 			}
 			// The trial runs under the operation's context: a killed

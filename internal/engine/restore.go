@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/hex"
+	"slices"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -13,9 +14,10 @@ import (
 // resumes, with QueryPlanKilled (175), and so does Folio.
 type scanCursor struct {
 	Cursor
-	e  *Engine
-	c  *Collection
-	ix *Index // nil: the plan reads the document store
+	e *Engine
+	c *Collection
+	// ixs are the indexes the plan scans (none: the document store).
+	ixs []*Index
 }
 
 // Restore checks the collection by name first: another collection under
@@ -37,15 +39,12 @@ func (s *scanCursor) Restore() error {
 	if now == nil || now.UUID != s.c.UUID {
 		return mongoerr.New(mongoerr.QueryPlanKilled, "collection dropped. UUID %s", uuidString(s.c.UUID))
 	}
-	if s.ix == nil {
-		return nil
-	}
-	for _, ix := range now.Indexes() {
-		if ix.ID == s.ix.ID {
-			return nil
+	for _, used := range s.ixs {
+		if !slices.ContainsFunc(now.Indexes(), func(ix *Index) bool { return ix.ID == used.ID }) {
+			return mongoerr.New(mongoerr.QueryPlanKilled, "query plan killed :: index '%s' dropped", used.Name)
 		}
 	}
-	return mongoerr.New(mongoerr.QueryPlanKilled, "query plan killed :: index '%s' dropped", s.ix.Name)
+	return nil
 }
 
 // byUUID returns the collection with uuid, or nil.

@@ -3,11 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -30,17 +32,25 @@ type scanStats struct {
 // index plan it fetches each document once (a multikey index may list a
 // document under several keys).
 type planSource struct {
-	r       storage.Reader
-	p       *plan
-	collID  uint32
+	r      storage.Reader
+	p      *planner.Plan
+	collID uint32
+	// prefix is the storage span the plan scans (the collection's
+	// documents, its insertion order, or one index); ivs are the plan's
+	// intervals within it.
+	prefix  []byte
+	ivs     []interval
 	it      storage.Iter
 	next    int  // the interval to open next
 	inRange bool // the iterator is inside interval next-1
 	// sought is set when a failed key check repositioned the iterator,
 	// which advance then checks without stepping.
 	sought bool
-	seen   map[string]struct{}
-	stats  *scanStats
+	// seen holds the encoded _ids of the documents yielded: by an index
+	// scan (a multikey index may list a document under several keys), or
+	// by every scan of a union.
+	seen  map[string]struct{}
+	stats *scanStats
 	// ctx is the operation's context, looked at for each key the scan
 	// passes over (a failed key check, a duplicate) without yielding a
 	// document; the documents it yields are checked by their consumer.
@@ -55,42 +65,63 @@ type planSource struct {
 	// interval it just opened at hintStart.
 	hinting   bool
 	hintStart []byte
+	// covBuf holds the last document a covered read built.
+	covBuf []byte
 	// point is the document of an _id point plan, read at once.
 	point     bson.Raw
 	pointDone bool
 }
 
-func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan, stats *scanStats, closer func() error) (*planSource, error) {
+func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *scanStats, closer func() error) (*planSource, error) {
 	s := &planSource{r: r, p: p, collID: collID, stats: stats, closer: closer, ctx: ctx}
-	if p.idPoint() {
+	switch {
+	case p.Natural:
+		s.prefix = naturalPrefix(collID)
+	case p.Index != nil:
+		s.prefix = indexPrefix(collID, indexOf(p).ID)
+	default:
+		s.prefix = docPrefix(collID)
+	}
+	if p.IDPoint() {
 		// One _id: a point read, with no iterator to set up.
-		doc, found, err := r.Get(p.intervals[0].lo)
+		doc, found, err := r.Get(append(s.prefix, p.Intervals[0].Lo...))
 		s.point, s.pointDone = doc, !found
 		return s, err
 	}
-	it, err := r.NewIter(p.keyPrefix, keyenc.PrefixEnd(p.keyPrefix))
+	end := keyenc.PrefixEnd(s.prefix)
+	if p.Intervals == nil {
+		s.ivs = []interval{{lo: s.prefix, hi: end}}
+	}
+	for _, iv := range p.Intervals {
+		abs := interval{lo: append(slices.Clip(s.prefix), iv.Lo...), hi: end}
+		if len(iv.Hi) > 0 {
+			abs.hi = append(slices.Clip(s.prefix), iv.Hi...)
+		}
+		s.ivs = append(s.ivs, abs)
+	}
+	it, err := r.NewIter(s.prefix, end)
 	if err != nil {
 		return nil, err
 	}
 	s.it = it
-	if p.ix != nil {
+	if p.Index != nil {
 		s.seen = map[string]struct{}{}
 	}
 	return s, nil
 }
 
-// intervals returns the plan's intervals, or the whole span.
+// interval is a run of whole storage keys, [lo, hi).
+type interval struct{ lo, hi []byte }
+
+// interval returns the i-th interval in scan order.
 func (s *planSource) interval(i int) (interval, bool) {
-	if s.p.intervals == nil {
-		return interval{lo: s.p.keyPrefix, hi: keyenc.PrefixEnd(s.p.keyPrefix)}, i == 0
-	}
-	if i >= len(s.p.intervals) {
+	if i >= len(s.ivs) {
 		return interval{}, false
 	}
-	if s.p.reverse {
-		return s.p.intervals[len(s.p.intervals)-1-i], true
+	if s.p.Reverse {
+		return s.ivs[len(s.ivs)-1-i], true
 	}
-	return s.p.intervals[i], true
+	return s.ivs[i], true
 }
 
 // advance moves to the next key inside the current interval, opening the
@@ -101,7 +132,7 @@ func (s *planSource) advance() bool {
 		case s.sought:
 			s.sought = false
 		case s.inRange:
-			if s.p.reverse {
+			if s.p.Reverse {
 				s.it.Prev()
 			} else {
 				s.it.Next()
@@ -114,7 +145,7 @@ func (s *planSource) advance() bool {
 			s.next++
 			s.inRange = true
 			switch {
-			case s.p.reverse:
+			case s.p.Reverse:
 				s.it.SeekLT(iv.hi)
 			case s.hints != nil:
 				s.hinting, s.hintStart = true, iv.lo
@@ -142,18 +173,27 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		s.pointDone = true
 		s.stats.docsExamined++
+		if s.seen != nil && s.dup(s.p.Intervals[0].Lo) {
+			return nil, nil
+		}
 		return s.point, nil
 	}
 	for s.advance() {
-		if !s.p.fetches() {
+		if !s.p.Fetches() {
 			s.stats.docsExamined++
+			if s.seen != nil && s.dup(s.it.Key()[len(s.prefix):]) {
+				if err := mongoerr.Interruption(s.ctx); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return s.it.Value(), nil
 		}
-		encID := s.it.Value()
+		encID := entryID(s.it.Value())
 		if s.seen != nil {
 			s.stats.keysExamined++
-			if s.p.checks != nil {
-				if ok, seek := s.p.checkKey(s.it.Key()); !ok {
+			if s.p.HasChecks() {
+				if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
 					if err := mongoerr.Interruption(s.ctx); err != nil {
 						return nil, err
 					}
@@ -163,13 +203,19 @@ func (s *planSource) Next() (bson.Raw, error) {
 					continue
 				}
 			}
-			if _, dup := s.seen[string(encID)]; dup {
+			if s.dup(encID) {
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
 				}
 				continue
 			}
-			s.seen[string(encID)] = struct{}{}
+		}
+		if cov := s.p.Covered(); cov != nil {
+			doc, err := s.coveredDoc(cov, encID)
+			if doc != nil || err != nil {
+				return doc, err
+			}
+			continue
 		}
 		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
 		if err != nil {
@@ -183,10 +229,20 @@ func (s *planSource) Next() (bson.Raw, error) {
 	return nil, s.it.Error()
 }
 
+// dup reports whether the document of encID was yielded before, and
+// records it otherwise.
+func (s *planSource) dup(encID []byte) bool {
+	if _, ok := s.seen[string(encID)]; ok {
+		return true
+	}
+	s.seen[string(encID)] = struct{}{}
+	return false
+}
+
 // seekTo repositions the iterator within the current interval after a
 // failed key check: at key or after it forward, before it backward.
 func (s *planSource) seekTo(key []byte) {
-	if s.p.reverse {
+	if s.p.Reverse {
 		s.it.SeekLT(key)
 	} else {
 		s.it.SeekGE(key)

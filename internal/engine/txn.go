@@ -129,7 +129,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(holder, encID) {
+		if ok && !bytes.Equal(entryID(holder), encID) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), u: u})
@@ -142,8 +142,8 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 	for _, k := range ch.dels {
 		t.view.Delete(k)
 	}
-	for _, k := range ch.puts {
-		t.view.Set(k, encID)
+	for i, k := range ch.puts {
+		t.view.Set(k, ch.putVals[i])
 	}
 	if ch.multikey {
 		t.multikey = append(t.multikey, c)
@@ -196,7 +196,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	for _, u := range t.uniques {
 		// The entry must still be ours in the view: a later write of the
 		// transaction may have removed it again.
-		if mine, ok, err := t.view.Get(u.u.entry); err != nil || !ok || !bytes.Equal(mine, u.encID) {
+		if mine, ok, err := t.view.Get(u.u.entry); err != nil || !ok || !bytes.Equal(entryID(mine), u.encID) {
 			if err != nil {
 				return err
 			}
@@ -206,7 +206,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(holder, u.encID) {
+		if ok && !bytes.Equal(entryID(holder), u.encID) {
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}

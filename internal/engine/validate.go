@@ -83,12 +83,14 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 		for it.First(); it.Valid(); it.Next() {
 			res.KeysPerIndex[ix.Name]++
 			want, ok := expected[string(it.Key())]
-			if ok && bytes.Equal(want.encID, it.Value()) {
+			// An entry holds the document's _id and the key's values
+			// (or, written before they were kept, the _id alone).
+			if v := entryValues(it.Value()); ok && bytes.Equal(want.encID, entryID(it.Value())) && (v == nil || bytes.Equal(v, entryValues(entryValue(want.encID, want.key)))) {
 				delete(expected, string(it.Key()))
 				continue
 			}
 			extra := IndexEntry{Index: ix.Name}
-			if doc, found, err := snap.Get(docKeyFromEncodedID(c.ID, it.Value())); err != nil {
+			if doc, found, err := snap.Get(docKeyFromEncodedID(c.ID, entryID(it.Value()))); err != nil {
 				return res, err
 			} else if found {
 				extra.ID = bson.Raw(doc).Lookup("_id")

@@ -112,7 +112,7 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmt
 		err = b.Set(key, next)
 	}
 	if err == nil {
-		err = ch.stage(b, encID)
+		err = ch.stage(b)
 	}
 	if err == nil && ch.multikey {
 		err = e.persistMultikey(b, c)

@@ -11,6 +11,7 @@ package querygen
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -24,6 +25,9 @@ type Gen struct {
 	flat bool
 	// indexes are the last Indexes returned.
 	indexes []IndexSpec
+	// queried are the fields of the index the last Query targeted, if
+	// any, which the next Projection prefers.
+	queried []string
 }
 
 // New returns a generator seeded by seed; a third of the seeds generate
@@ -223,12 +227,78 @@ func (g *Gen) Indexes() []IndexSpec {
 }
 
 // Query returns a random filter: a third of the time one on the fields of
-// an index of the last Indexes call.
+// an index of the last Indexes call, a sixth of the time a $or of such
+// filters (see OrFilter).
 func (g *Gen) Query() bson.D {
-	if len(g.indexes) > 0 && g.r.IntN(3) == 0 {
-		return g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+	g.queried = nil
+	if len(g.indexes) > 0 {
+		key := g.indexes[g.r.IntN(len(g.indexes))].Key
+		switch g.r.IntN(6) {
+		case 0:
+			return g.IndexFilter(key)
+		case 1:
+			f := g.BoundedFilter(key)
+			for _, e := range f {
+				g.queried = append(g.queried, e.Key)
+			}
+			return f
+		case 2:
+			return g.OrFilter()
+		}
 	}
 	return g.Filter()
+}
+
+// BoundedFilter returns equalities, $in lists and comparisons of scalars
+// on a random subset of the fields of an index key pattern: filters whose
+// index bounds may decide them alone (counted or answered from the keys).
+func (g *Gen) BoundedFilter(key bson.D) bson.D {
+	f := bson.D{}
+	for _, e := range key {
+		if g.r.IntN(4) == 0 {
+			continue
+		}
+		switch g.r.IntN(4) {
+		case 0:
+			f = append(f, bson.E{Key: e.Key, Value: g.Scalar()})
+		case 1:
+			f = append(f, bson.E{Key: e.Key, Value: bson.D{{Key: "$in", Value: bson.A{g.Scalar(), g.Scalar()}}}})
+		case 2:
+			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp(), g.cmp()}})
+		default:
+			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp()}})
+		}
+	}
+	return f
+}
+
+// OrFilter returns a $or of two or three branches, most of them filters
+// on the fields of indexes of the last Indexes call (so that index unions
+// get planned), some on _id or anything, sometimes beside a further
+// condition.
+func (g *Gen) OrFilter() bson.D {
+	branches := bson.A{}
+	for n := 2 + g.r.IntN(2); len(branches) < n; {
+		var b bson.D
+		switch r := g.r.IntN(8); {
+		case r == 0:
+			b = g.leaf("_id")
+		case r == 1:
+			b = g.filter(1)
+		case r < 5:
+			b = g.boundedLeaf(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key)
+		default:
+			b = g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
+		}
+		if len(b) > 0 {
+			branches = append(branches, b)
+		}
+	}
+	f := bson.D{{Key: "$or", Value: branches}}
+	if g.r.IntN(3) == 0 {
+		f = append(f, g.leaf(Paths[g.r.IntN(len(Paths))])...)
+	}
+	return f
 }
 
 // Filter returns a random query filter.
@@ -274,6 +344,20 @@ func (g *Gen) filter(depth int) bson.D {
 		f = append(f, g.leaf(p)...)
 	}
 	return f
+}
+
+// boundedLeaf is a condition on path p that index bounds can express:
+// an equality, an $in or comparisons.
+func (g *Gen) boundedLeaf(p string) bson.D {
+	switch g.r.IntN(4) {
+	case 0:
+		return bson.D{{Key: p, Value: g.Value(1)}}
+	case 1:
+		return bson.D{{Key: p, Value: bson.D{{Key: "$in", Value: g.values(1 + g.r.IntN(3))}}}}
+	case 2:
+		return bson.D{{Key: p, Value: bson.D{g.cmp(), g.cmp()}}}
+	}
+	return bson.D{{Key: p, Value: bson.D{g.cmp()}}}
 }
 
 // leaf is a condition on path p.
@@ -356,8 +440,27 @@ func (g *Gen) Sort() bson.D {
 	return s
 }
 
-// Projection returns a random projection, or nil.
+// Projection returns a random projection, or nil: sometimes one of
+// top-level fields the last Query bounded (or of an index of the last
+// Indexes call), without _id, as covered reads answer.
 func (g *Gen) Projection() bson.D {
+	if len(g.indexes) > 0 && (g.r.IntN(3) == 0 || g.queried != nil && g.r.IntN(3) > 0) {
+		fields := g.queried
+		if fields == nil {
+			for _, e := range g.indexes[g.r.IntN(len(g.indexes))].Key {
+				fields = append(fields, e.Key)
+			}
+		}
+		p := bson.D{{Key: "_id", Value: int32(0)}}
+		for _, f := range fields {
+			if !strings.Contains(f, ".") && g.r.IntN(3) > 0 {
+				p = append(p, bson.E{Key: f, Value: int32(1)})
+			}
+		}
+		if len(p) > 1 {
+			return p
+		}
+	}
 	switch g.r.IntN(6) {
 	case 0:
 		return bson.D{{Key: "a", Value: int32(1)}}

@@ -1,4 +1,4 @@
-package engine
+package planner
 
 import (
 	"bytes"
@@ -15,7 +15,8 @@ type keyCheck struct {
 	bounds fieldBounds
 }
 
-// checkKey tests the plan's key checks on key (a whole index key). When a
+// CheckKey tests the plan's key checks on key, a whole index key after
+// off bytes of storage prefix. When a
 // check fails it returns false with the key to seek to next: in a forward
 // scan the first key whose failing field can lie in its bounds (the next
 // interval of that field under the same earlier fields, or else the next
@@ -23,8 +24,7 @@ type keyCheck struct {
 // seek is nil when no repositioning helps (the scan then steps on). A key
 // the checks cannot split is accepted: the filter still judges its
 // document.
-func (p *plan) checkKey(key []byte) (ok bool, seek []byte) {
-	off := len(p.keyPrefix)
+func (p *Plan) CheckKey(key []byte, off int) (ok bool, seek []byte) {
 	next := 0 // the next check
 	for i, f := range p.fields {
 		if next == len(p.checks) {
@@ -46,7 +46,7 @@ func (p *plan) checkKey(key []byte) (ok bool, seek []byte) {
 			continue
 		}
 		pre := key[:off]
-		if !p.reverse {
+		if !p.Reverse {
 			for _, iv := range b.ivs {
 				if bytes.Compare(iv.lo, enc) > 0 {
 					seek = append(append([]byte(nil), pre...), iv.lo...)

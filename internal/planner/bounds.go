@@ -1,7 +1,8 @@
-package engine
+package planner
 
 import (
 	"bytes"
+	"math"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,10 +15,13 @@ import (
 // fieldInterval is a run of one field's encoded values, [lo, hi) in key
 // byte order (a descending field's encodings are inverted, so its byte
 // order is the reverse of value order), with its ends as explain shows
-// them.
+// them: as text, and (for points and comparisons) as the values at the
+// lo and hi ends and whether each is included.
 type fieldInterval struct {
 	lo, hi           []byte
 	loShown, hiShown string
+	loVal, hiVal     bson.RawValue
+	loIncl, hiIncl   bool
 }
 
 func (iv fieldInterval) shown() string { return iv.loShown + ", " + iv.hiShown }
@@ -72,10 +76,10 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 		x, y := b.ivs[i], o.ivs[j]
 		iv := x
 		if bytes.Compare(y.lo, x.lo) > 0 {
-			iv.lo, iv.loShown = y.lo, y.loShown
+			iv.lo, iv.loShown, iv.loVal, iv.loIncl = y.lo, y.loShown, y.loVal, y.loIncl
 		}
 		if bytes.Compare(y.hi, x.hi) < 0 {
-			iv.hi, iv.hiShown = y.hi, y.hiShown
+			iv.hi, iv.hiShown, iv.hiVal, iv.hiIncl = y.hi, y.hiShown, y.hiVal, y.hiIncl
 		}
 		if bytes.Compare(iv.lo, iv.hi) < 0 {
 			out.ivs = append(out.ivs, iv)
@@ -99,7 +103,7 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // $in lists as points, else the ranges and anchored prefix regexes on it
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
-func boundsFor(leaves []*query.Node, f IndexField, multikey bool) fieldBounds {
+func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
 	var rng fieldBounds
 	for _, n := range leaves {
 		if n.Path != f.Path {
@@ -145,7 +149,8 @@ func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
 	add := func(v bson.RawValue) {
 		enc := keyenc.AppendField(nil, v, desc)
 		s := showValue(v)
-		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + s, hiShown: s + "]"})
+		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + s, hiShown: s + "]",
+			loVal: v, hiVal: v, loIncl: true, hiIncl: true})
 	}
 	for _, v := range vals {
 		switch v.Type {
@@ -195,13 +200,26 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	var iv fieldInterval
 	if lowerOp := k == query.KindGt || k == query.KindGte; lowerOp != desc {
 		iv.hi, iv.hiShown = []byte{classHi}, classEndShown(v.Type, !desc)+"]"
+		iv.hiVal, iv.hiIncl = classEnd(v.Type, !desc), true
+		if values.IsNumber(v.Type) && desc && !isNaN(v) {
+			// As below: a descending range ends after -inf.
+			iv.hi = keyenc.PrefixEnd(keyenc.AppendField(nil, keyenc.Inf(-1), true))
+		}
 		iv.lo, iv.loShown = enc, open+value
+		iv.loVal, iv.loIncl = v, incl
 		if !incl {
 			iv.lo = keyenc.PrefixEnd(enc)
 		}
 	} else {
 		iv.lo, iv.loShown = []byte{classLo}, "["+classEndShown(v.Type, desc)
+		iv.loVal, iv.loIncl = classEnd(v.Type, desc), true
+		if values.IsNumber(v.Type) && !desc && !isNaN(v) {
+			// NaN sorts below -inf but satisfies no comparison with a
+			// number but NaN: the range ends at -inf.
+			iv.lo = keyenc.AppendField(nil, keyenc.Inf(-1), false)
+		}
 		iv.hi, iv.hiShown = keyenc.PrefixEnd(enc), value+closed
+		iv.hiVal, iv.hiIncl = v, incl
 		if !incl {
 			iv.hi = enc
 		}
@@ -218,7 +236,26 @@ func showValue(v bson.RawValue) string {
 		pattern, opts := v.Regex()
 		return "/" + pattern + "/" + opts
 	}
-	return displayValue(v)
+	return values.Display(v)
+}
+
+func isNaN(v bson.RawValue) bool {
+	f, _ := values.Float64(v)
+	return math.IsNaN(f)
+}
+
+// classEnd is the value at the top (or bottom) of a type class as
+// explain shows it: an infinity for numbers, else MaxKey (MinKey).
+func classEnd(t bson.Type, top bool) bson.RawValue {
+	switch {
+	case values.IsNumber(t) && top:
+		return keyenc.Inf(1)
+	case values.IsNumber(t):
+		return keyenc.Inf(-1)
+	case top:
+		return bson.RawValue{Type: bson.TypeMaxKey}
+	}
+	return bson.RawValue{Type: bson.TypeMinKey}
 }
 
 // classEndShown names the top (or bottom) of a type class as explain does.
@@ -233,3 +270,8 @@ func classEndShown(t bson.Type, top bool) string {
 	}
 	return "MinKey"
 }
+
+var (
+	nullValue      = bson.RawValue{Type: bson.TypeNull}
+	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
+)

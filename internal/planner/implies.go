@@ -1,4 +1,4 @@
-package engine
+package planner
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// Count counts the documents a find (filter, skip, limit, hint) returns,
+// matching them in place without copying any, or, when the plan's keys
+// alone decide the filter, counting keys without fetching a document
+// (MongoDB's COUNT_SCAN).
+func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
+	q, err := compileFind(FindOptions{Filter: o.Filter})
+	if err != nil {
+		return 0, err
+	}
+	c := e.lookup(o.Txn, db, coll)
+	if c == nil {
+		_, err := resolveHint(nil, o.Hint)
+		return 0, err
+	}
+	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
+	if err != nil {
+		return 0, err
+	}
+	return e.count(c, p, q.filter, o, &scanStats{})
+}
+
+// count runs the count of a plan.
+func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOptions, stats *scanStats) (int64, error) {
+	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	var n int64
+	if ps, ok := src.(*planSource); ok && ps.p.CountScan() {
+		n, err = ps.countKeys(o.wanted())
+	} else {
+		n, err = countMatches(&matchScan{src: src, filter: f, ctx: o.Ctx}, o.wanted())
+	}
+	if err != nil {
+		return 0, err
+	}
+	return max(n-o.Skip, 0), nil
+}
+
+// countMatches counts the matches of scan, up to want (0: all).
+func countMatches(scan *matchScan, want int64) (int64, error) {
+	var n int64
+	for want == 0 || n < want {
+		doc, _, err := scan.next()
+		if err != nil {
+			return 0, err
+		}
+		if doc == nil {
+			break
+		}
+		n++
+	}
+	return n, nil
+}
+
+// countKeys counts, up to want (0: all), the keys of a plan whose keys
+// decide the filter (see planner.Plan.CountScan): each key in its
+// intervals that passes the key checks is one matching document. The
+// operation's context is looked at for every key.
+func (s *planSource) countKeys(want int64) (int64, error) {
+	var n int64
+	for (want == 0 || n < want) && s.advance() {
+		if err := mongoerr.Interruption(s.ctx); err != nil {
+			return 0, err
+		}
+		s.stats.keysExamined++
+		if s.p.HasChecks() {
+			if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
+				if seek != nil {
+					s.seekTo(seek)
+				}
+				continue
+			}
+		}
+		n++
+	}
+	return n, s.it.Error()
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestCountScan checks that a count whose filter the keys of an index
+// decide counts keys without fetching a document (explain: COUNT over
+// COUNT_SCAN for one interval, over IXSCAN for several), that other counts
+// fetch, and that both count what a collection scan counts.
+// https://www.mongodb.com/docs/manual/reference/explain-results/
+func TestCountScan(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "n", `{"a": 1, "b": -1}`, false)
+	var docs []bson.Raw
+	for i := range 200 {
+		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i % 10)}, {Key: "b", Value: float64(i % 7)}}
+		switch {
+		case i%9 == 0:
+			d = bson.D{{Key: "_id", Value: int32(i)}, {Key: "b", Value: "s"}}
+		case i%50 == 1:
+			// NaN sorts below -inf in the index but is less than nothing.
+			d[1].Value, d[2].Value = math.NaN(), math.NaN()
+		}
+		docs = append(docs, bsonDoc(d))
+	}
+	if _, _, err := e.Insert("test", "n", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		filter, hint string
+		stage        string // under COUNT
+		docsExamined bool
+	}{
+		{`{"a": 3}`, ``, "COUNT_SCAN", false},
+		{`{"a": 3, "b": {"$gte": 2}}`, ``, "COUNT_SCAN", false},
+		{`{"a": {"$gt": 2, "$lte": 6}}`, ``, "COUNT_SCAN", false},
+		{`{"a": {"$lt": 4}}`, ``, "COUNT_SCAN", false},
+		{`{"a": 3, "b": {"$lte": 4}}`, ``, "COUNT_SCAN", false},
+		{`{"a": {"$in": [1, 4, 8]}}`, ``, "IXSCAN", false},
+		{`{"b": {"$lt": 3}}`, `"a_1_b_-1"`, "IXSCAN", false},
+		{`{"a": null}`, ``, "FETCH", true},
+		{`{"a": 3, "_id": {"$lt": 50}}`, ``, "FETCH", true},
+		{`{"b": 2}`, ``, "COLLSCAN", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.filter, func(t *testing.T) {
+			o := FindOptions{Filter: ext(t, tc.filter)}
+			if tc.hint != "" {
+				o.Hint = ext(t, `{"h": `+tc.hint+`}`).Lookup("h")
+			}
+			want, err := e.Count("test", "n", FindOptions{Filter: o.Filter, Hint: ext(t, `{"h": {"$natural": 1}}`).Lookup("h")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Count("test", "n", o)
+			if err != nil || got != want {
+				t.Fatalf("count %d (%v), collection scan counts %d", got, err, want)
+			}
+			out, err := e.ExplainCount("test", "n", o, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := bson.Raw(bsonDoc(out))
+			win := doc.Lookup("queryPlanner", "winningPlan").Document()
+			if win.Lookup("stage").StringValue() != "COUNT" || win.Lookup("inputStage", "stage").StringValue() != tc.stage {
+				t.Fatalf("winning plan %s, want COUNT over %s", win, tc.stage)
+			}
+			stats := doc.Lookup("executionStats").Document()
+			if n := stats.Lookup("executionStages", "nCounted").AsInt64(); n != want {
+				t.Errorf("nCounted %d, want %d", n, want)
+			}
+			if docs := stats.Lookup("totalDocsExamined").AsInt64(); (docs > 0) != tc.docsExamined {
+				t.Errorf("totalDocsExamined %d", docs)
+			}
+		})
+	}
+}

@@ -1,0 +1,39 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// coveredDoc is the result of a covered read (see planner.Plan.Covered)
+// at the current index entry: the values of the fields at positions cov,
+// named by their paths, in key order, as MongoDB's PROJECTION_COVERED
+// builds it. An entry written before entries kept the key's values has
+// its document fetched for them (and counted as examined); nil means that
+// document is gone. The result is valid until the next call.
+func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
+	fields := s.p.Index.Fields
+	vals := entryValues(s.it.Value())
+	var doc bson.Raw
+	if vals == nil {
+		d, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
+		if err != nil || !found {
+			return nil, err
+		}
+		s.stats.docsExamined++
+		doc = d
+	}
+	start, out := bsoncore.AppendDocumentStart(s.covBuf[:0])
+	for _, i := range cov {
+		var v bson.RawValue
+		if doc != nil {
+			v = doc.Lookup(fields[i].Path)
+		} else {
+			v = vals.Index(uint(i)).Value()
+		}
+		out = bsoncore.AppendValueElement(out, fields[i].Path, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	s.covBuf = out
+	return out, nil
+}

@@ -1,0 +1,114 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// distinctPlan is the DISTINCT_SCAN plan of a distinct on key (see
+// planner.DistinctScan), or nil.
+func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planner.Plan, error) {
+	q, err := compileFind(FindOptions{Filter: o.Filter, Let: o.Let})
+	if err != nil {
+		return nil, err
+	}
+	h, err := resolveHint(c, o.Hint)
+	if err != nil || h.natural != 0 {
+		return nil, err
+	}
+	pq := planner.Query{Filter: q.filter, HintID: h.idOrder}
+	if h.ix != nil {
+		hinted := h.ix.planned()
+		pq.Hint = &hinted
+	}
+	return planner.DistinctScan(planCatalog{c}, pq, key), nil
+}
+
+// distinctScan answers a distinct from an index led by key whose keys
+// decide the filter, reading the first entry of each value and seeking
+// past the others, as MongoDB's DISTINCT_SCAN does. ok is false when no
+// index qualifies (or the index turned multikey since it was planned).
+func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *scanStats) (vals []bson.RawValue, ok bool, err error) {
+	c := e.lookup(o.Txn, db, coll)
+	if c == nil {
+		return nil, false, nil
+	}
+	p, err := e.distinctPlan(c, key, o)
+	if p == nil || err != nil {
+		return nil, false, err
+	}
+	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
+	if err != nil {
+		return nil, false, err
+	}
+	defer src.Close()
+	ps := src.(*planSource)
+	if ps.p.Distinct() == "" {
+		return nil, false, nil
+	}
+	if vals, err = ps.distinctValues(strings.Split(key, ".")); err != nil {
+		return nil, false, err
+	}
+	slices.SortStableFunc(vals, values.Compare)
+	return slices.CompactFunc(vals, values.Equal), true, nil
+}
+
+// distinctValues reads the values of the first index field, one entry
+// per value: the value its entry holds, or for an entry holding the _id
+// alone, or null or undefined (which a missing field indexes as too), the
+// values at parts of its fetched document.
+func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
+	var out []bson.RawValue
+	desc := s.p.Index.Fields[0].Desc
+	for s.advance() {
+		if err := mongoerr.Interruption(s.ctx); err != nil {
+			return nil, err
+		}
+		s.stats.keysExamined++
+		k := s.it.Key()
+		if s.p.HasChecks() {
+			if ok, seek := s.p.CheckKey(k, len(s.prefix)); !ok {
+				if seek != nil {
+					s.seekTo(seek)
+				}
+				continue
+			}
+		}
+		n, valid := keyenc.FieldLen(k[len(s.prefix):], desc)
+		vals := entryValues(s.it.Value())
+		var v bson.RawValue
+		if vals != nil {
+			v = vals.Index(0).Value()
+		}
+		if !valid || vals == nil || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+			doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, entryID(s.it.Value())))
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				s.stats.docsExamined++
+				collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+					out = append(out, cloneValue(v))
+				})
+			}
+			continue
+		}
+		out = append(out, cloneValue(v))
+		if next := keyenc.PrefixEnd(k[:len(s.prefix)+n]); next != nil {
+			s.seekTo(next)
+		}
+	}
+	return out, s.it.Error()
+}
+
+func cloneValue(v bson.RawValue) bson.RawValue {
+	v.Value = slices.Clone(v.Value)
+	return v
+}

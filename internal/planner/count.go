@@ -1,0 +1,152 @@
+package planner
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// CountScan reports whether the plan's keys alone decide the filter: each
+// key in its intervals that passes its key checks is the key of one
+// matching document, so a count need fetch nothing (MongoDB's COUNT_SCAN,
+// or a COUNT over an IXSCAN without FETCH).
+func (p *Plan) CountScan() bool { return p.exact }
+
+// setExact decides p.exact for the filter root: p scans a secondary index
+// that is not multikey (a document has one key, and ranges intersect),
+// and the filter is a conjunction of equalities, $in lists and
+// comparisons on index fields that the bounds express exactly: on each
+// field either one equality or $in and nothing else, or comparisons only;
+// no null or undefined (the index holds missing fields as null), arrays,
+// regexes or NaN among the values.
+func (p *Plan) setExact(root *query.Node) {
+	p.exact = false
+	if p.Index == nil || p.multikey || p.Or != nil {
+		return
+	}
+	type use struct{ points, ranges int }
+	uses := map[string]*use{}
+	for _, f := range p.fields {
+		if !positional(f.Parts) {
+			uses[f.Path] = &use{}
+		}
+	}
+	var walk func(n *query.Node) bool
+	walk = func(n *query.Node) bool {
+		if n.Kind == query.KindAnd {
+			for _, ch := range n.Children {
+				if !walk(ch) {
+					return false
+				}
+			}
+			return true
+		}
+		u := uses[n.Path]
+		if u == nil {
+			return false
+		}
+		switch n.Kind {
+		case query.KindEq:
+			u.points++
+			return exactPoint(n.Value)
+		case query.KindIn:
+			u.points++
+			vals, err := n.Value.Array().Values()
+			if err != nil || len(vals) == 0 {
+				return false
+			}
+			for _, v := range vals {
+				if !exactPoint(v) {
+					return false
+				}
+			}
+			return true
+		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+			u.ranges++
+			return exactPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
+		}
+		return false
+	}
+	if !walk(root) {
+		return
+	}
+	for _, u := range uses {
+		if u.points > 1 || u.points == 1 && u.ranges > 0 {
+			return
+		}
+	}
+	p.exact = true
+}
+
+// exactPoint reports whether index bounds express matching v exactly.
+func exactPoint(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeNull, bson.TypeUndefined, bson.TypeArray, bson.TypeRegex:
+		return false
+	}
+	return !values.IsNumber(v.Type) || !isNaN(v)
+}
+
+// Covered lists, in key order, the positions of the index fields a
+// covered plan answers with (MongoDB's PROJECTION_COVERED): nil unless
+// the keys decide the filter (CountScan) and the projection includes only
+// top-level index fields the filter bounds (so no matching document lacks
+// them), excluding _id unless the index holds it. The plan's reads then
+// build each result from the key's values without fetching a document.
+func (p *Plan) Covered() []int { return p.covered }
+
+// setCovered decides p.covered for a projection spec; sorted reports that
+// the query's sort, if any, is the scan's order.
+func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
+	p.covered = nil
+	if !p.exact || len(spec) == 0 || !sorted {
+		return
+	}
+	elems, err := spec.Elements()
+	if err != nil {
+		return
+	}
+	include := map[string]bool{}
+	id := true
+	for _, el := range elems {
+		key, v := el.Key(), el.Value()
+		var on bool
+		switch {
+		case v.Type == bson.TypeBoolean:
+			on = v.Boolean()
+		case values.IsNumber(v.Type):
+			f, _ := values.Float64(v)
+			on = f != 0
+		default:
+			return
+		}
+		if key == "_id" {
+			id = on
+			continue
+		}
+		if !on || strings.ContainsAny(key, ".$") {
+			return
+		}
+		include[key] = true
+	}
+	if id {
+		include["_id"] = true
+	}
+	var out []int
+	for i, f := range p.fields {
+		if include[f.Path] {
+			if p.fieldBounds[i].empty() {
+				return
+			}
+			out = append(out, i)
+			delete(include, f.Path)
+		}
+	}
+	if len(include) > 0 || out == nil {
+		return
+	}
+	p.covered = out
+}

@@ -1,0 +1,287 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+)
+
+// TestPlanData runs the cases of testdata/: each file states a collection
+// ("catalog": sample documents, whose shapes set the indexes' multikey
+// flags, and index definitions) and queries ("plan": filter, sort,
+// projection, skip, limit, hint lines, "count" for a count, "distinct
+// <field>" for a distinct's DISTINCT_SCAN) with the candidate plans the planner
+// gives them, best first: each one's explain stages, index scans with
+// direction and bounds, and static score. Rewrite the expected output with
+// go test ./internal/planner -run TestPlanData -rewrite.
+func TestPlanData(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var cat testCatalog
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			switch td.Cmd {
+			case "catalog":
+				cat = parseCatalog(t, td.Input)
+				return cat.String()
+			case "plan":
+				return planCase(t, cat, td.Input)
+			}
+			t.Fatalf("%s: unknown command %q", td.Pos, td.Cmd)
+			return ""
+		})
+	})
+}
+
+// testCatalog is a Catalog of indexes whose multikey flags follow from
+// sample documents.
+type testCatalog []Index
+
+func (c testCatalog) Indexes() []Index { return append([]Index(nil), c...) }
+
+func (c testCatalog) String() string {
+	var b strings.Builder
+	for _, ix := range c {
+		fmt.Fprintf(&b, "%s %s", ix.Name, extJSON(ix.KeyPattern))
+		for _, flag := range []struct {
+			on   bool
+			name string
+		}{{ix.Unique, "unique"}, {ix.Sparse, "sparse"}, {ix.Partial != nil, "partial"}, {ix.Multikey, "multikey"}} {
+			if flag.on {
+				b.WriteString(" " + flag.name)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// parseCatalog reads lines "doc <json>" and "index <name> <key json>
+// [unique] [sparse] [partial <json>]".
+func parseCatalog(t *testing.T, input string) testCatalog {
+	var docs []bson.Raw
+	var cat testCatalog
+	for _, line := range strings.Split(input, "\n") {
+		kind, rest, _ := strings.Cut(line, " ")
+		switch kind {
+		case "doc":
+			docs = append(docs, ext(t, rest))
+		case "index":
+			name, rest, _ := strings.Cut(rest, " ")
+			key, opts := splitJSON(t, rest)
+			ix := Index{Name: name, KeyPattern: ext(t, key)}
+			for opts != "" {
+				var opt string
+				opt, opts, _ = strings.Cut(opts, " ")
+				switch opt {
+				case "unique":
+					ix.Unique = true
+				case "sparse":
+					ix.Sparse = true
+				case "partial":
+					f, err := query.Compile(ext(t, opts))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ix.Partial, opts = f, ""
+				default:
+					t.Fatalf("unknown index option %q", opt)
+				}
+			}
+			elems, _ := ix.KeyPattern.Elements()
+			for _, el := range elems {
+				f, _ := el.Value().AsFloat64OK()
+				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0})
+			}
+			cat = append(cat, ix)
+		case "":
+		default:
+			t.Fatalf("unknown catalog line %q", line)
+		}
+	}
+	for i := range cat {
+		for _, d := range docs {
+			for _, f := range cat[i].Fields {
+				if holdsArray(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d}, f.Parts) {
+					cat[i].Multikey = true
+				}
+			}
+		}
+	}
+	return cat
+}
+
+// holdsArray reports whether an index on parts expands an array of v: an
+// array on the path, unless a numeric component selects one element.
+func holdsArray(v bson.RawValue, parts []string) bool {
+	if v.Type == bson.TypeArray {
+		if len(parts) > 0 && positional(parts[:1]) {
+			el, err := v.Array().IndexErr(uint(atoi(parts[0])))
+			return err == nil && holdsArray(el, parts[1:])
+		}
+		return true
+	}
+	if len(parts) == 0 || v.Type != bson.TypeEmbeddedDocument {
+		return false
+	}
+	child, err := v.Document().LookupErr(parts[0])
+	return err == nil && holdsArray(child, parts[1:])
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// splitJSON splits s after its leading JSON object.
+func splitJSON(t *testing.T, s string) (obj, rest string) {
+	depth, inStr := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return s[:i+1], strings.TrimSpace(s[i+1:])
+			}
+		}
+	}
+	t.Fatalf("no JSON object in %q", s)
+	return "", ""
+}
+
+// planCase plans the query of input on cat and describes the candidates.
+func planCase(t *testing.T, cat testCatalog, input string) string {
+	q := Query{}
+	distinct := ""
+	shape := Shape{Filter: ext(t, `{}`), SortMemLimit: 100 << 20}
+	for _, line := range strings.Split(input, "\n") {
+		key, arg, _ := strings.Cut(line, " ")
+		var err error
+		switch key {
+		case "filter":
+			shape.Filter = ext(t, arg)
+		case "sort":
+			shape.Sort = ext(t, arg)
+			q.Sort, err = query.CompileSort(shape.Sort)
+		case "projection":
+			shape.Projection = ext(t, arg)
+			q.Projection, err = query.CompileProjection(shape.Projection)
+			q.ProjectionSpec = shape.Projection
+		case "skip":
+			shape.Skip = ext(t, `{"n": `+arg+`}`).Lookup("n").AsInt64()
+		case "limit":
+			shape.Limit = ext(t, `{"n": `+arg+`}`).Lookup("n").AsInt64()
+		case "hint":
+			if arg == IDIndexName {
+				q.HintID = true
+				continue
+			}
+			for i := range cat {
+				if cat[i].Name == arg {
+					q.Hint = &cat[i]
+				}
+			}
+			if q.Hint == nil {
+				t.Fatalf("no index %q", arg)
+			}
+		case "count":
+			shape.Count = true
+		case "distinct":
+			distinct = arg
+		case "":
+		default:
+			t.Fatalf("unknown line %q", line)
+		}
+		if err != nil {
+			return "error: " + err.Error() + "\n"
+		}
+	}
+	f, err := query.Compile(shape.Filter)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	q.Filter = f
+	var b strings.Builder
+	if distinct != "" {
+		p := DistinctScan(cat, q, distinct)
+		if p == nil {
+			return "no distinct scan\n"
+		}
+		describe(&b, "", p.Explain(shape))
+		return b.String()
+	}
+	for i, p := range Candidates(cat, q) {
+		fmt.Fprintf(&b, "%d: score %d\n", i+1, Score(p))
+		describe(&b, "  ", p.Explain(shape))
+	}
+	return b.String()
+}
+
+// describe writes an explain tree: each chain of stages on one line, root
+// first, then its index scan's index, direction and bounds, or the inputs
+// of a stage with several, indented.
+func describe(b *strings.Builder, indent string, stage bson.D) {
+	var names []string
+	for {
+		m := map[string]any{}
+		for _, e := range stage {
+			m[e.Key] = e.Value
+		}
+		names = append(names, m["stage"].(string))
+		if in, ok := m["inputStage"].(bson.D); ok {
+			stage = in
+			continue
+		}
+		b.WriteString(indent + strings.Join(names, " <- ") + "\n")
+		switch names[len(names)-1] {
+		case "IXSCAN", "DISTINCT_SCAN":
+			fmt.Fprintf(b, "%s  %s %s %s\n", indent, m["indexName"], m["direction"], jsonOf(m["indexBounds"]))
+		case "COUNT_SCAN":
+			fmt.Fprintf(b, "%s  %s %s\n", indent, m["indexName"], jsonOf(m["indexBounds"]))
+		}
+		if ins, ok := m["inputStages"].(bson.A); ok {
+			for _, in := range ins {
+				describe(b, indent+"  ", in.(bson.D))
+			}
+		}
+		return
+	}
+}
+
+func jsonOf(v any) string {
+	b, err := bson.MarshalExtJSON(v, false, false)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func ext(t *testing.T, s string) bson.Raw {
+	t.Helper()
+	var d bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(s), false, &d); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return d
+}
+
+func extJSON(d bson.Raw) string {
+	b, err := bson.MarshalExtJSON(d, false, false)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}

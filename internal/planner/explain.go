@@ -1,0 +1,165 @@
+package planner
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Shape is what a find does around its plan's scan, as explain shows it.
+type Shape struct {
+	Filter     bson.Raw // the parsed query
+	Sort       bson.Raw // empty: none
+	Projection bson.Raw // empty: none
+	Skip       int64
+	Limit      int64 // 0: none
+	// Count reports that the find counts its matches: a COUNT stage on
+	// top, over a COUNT_SCAN or an IXSCAN when the keys alone decide the
+	// filter (see CountScan).
+	Count bool
+	// SortMemLimit is the memory an in-memory sort may use.
+	SortMemLimit int64
+}
+
+// Explain builds the explain tree of p under s, in the shape of MongoDB's
+// winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
+// IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP, LIMIT and
+// PROJECTION_DEFAULT (PROJECTION_COVERED) as the find needs them; a
+// count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
+// DISTINCT_SCAN.
+func (p *Plan) Explain(s Shape) bson.D {
+	if p.distinct != "" {
+		scan := p.scanStage()
+		scan[0].Value = "DISTINCT_SCAN"
+		proj := bson.D{{Key: p.distinct, Value: int32(1)}, {Key: "_id", Value: int32(0)}}
+		return bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: proj}, {Key: "inputStage", Value: scan}}
+	}
+	if s.Count {
+		var in bson.D
+		switch {
+		case p.exact && len(p.Intervals) <= 1 && p.checks == nil:
+			in = p.countScanStage()
+		case p.exact:
+			in = p.scanStage()
+		default:
+			in = p.Explain(Shape{Filter: s.Filter})
+		}
+		return bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: in}}
+	}
+	var stage bson.D
+	direction := "forward"
+	if p.Reverse {
+		direction = "backward"
+	}
+	switch {
+	case p.Or != nil:
+		scans := bson.A{}
+		for _, br := range p.Or {
+			scans = append(scans, br.scanStage())
+		}
+		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}
+		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: or}}
+	case p.Index == nil && p.Intervals == nil:
+		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
+	case p.Index == nil && p.PointFields == 1:
+		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
+	case p.covered != nil:
+		stage = p.scanStage()
+	default:
+		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: p.scanStage()}}
+	}
+	if len(s.Sort) > 0 && !p.Sorted {
+		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: s.SortMemLimit}}
+		if s.Limit > 0 {
+			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: s.Limit + s.Skip})
+		}
+		sortStage = append(sortStage, bson.E{Key: "type", Value: "simple"}, bson.E{Key: "inputStage", Value: stage})
+		stage = sortStage
+	}
+	if s.Skip > 0 {
+		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: s.Skip}, {Key: "inputStage", Value: stage}}
+	}
+	if s.Limit > 0 {
+		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
+	}
+	if p.covered != nil {
+		stage = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+	} else if len(s.Projection) > 0 {
+		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+	}
+	return stage
+}
+
+// scanStage is the IXSCAN stage of a scan of an index, or of the document
+// store as the _id index.
+func (p *Plan) scanStage() bson.D {
+	direction := "forward"
+	if p.Reverse {
+		direction = "backward"
+	}
+	keyPattern := IDKeyPattern
+	name, unique, sparse, partial, multikey := IDIndexName, true, false, false, false
+	if ix := p.Index; ix != nil {
+		keyPattern, name, unique, sparse, partial, multikey = ix.KeyPattern, ix.Name, ix.Unique, ix.Sparse, ix.Partial != nil, p.multikey
+	}
+	return bson.D{
+		{Key: "stage", Value: "IXSCAN"},
+		{Key: "keyPattern", Value: keyPattern},
+		{Key: "indexName", Value: name},
+		{Key: "isMultiKey", Value: multikey},
+		{Key: "isUnique", Value: unique},
+		{Key: "isSparse", Value: sparse},
+		{Key: "isPartial", Value: partial},
+		{Key: "indexVersion", Value: int32(2)},
+		{Key: "direction", Value: direction},
+		{Key: "indexBounds", Value: p.explainBounds()},
+	}
+}
+
+// countScanStage is the COUNT_SCAN stage of an exact scan of one interval:
+// its bounds are the keys it starts and ends at. Past the last bounded
+// field, an exclusive end extends to the fields after it.
+func (p *Plan) countScanStage() bson.D {
+	stage := p.scanStage()[:8] // IXSCAN's before the direction
+	stage[0].Value = "COUNT_SCAN"
+	var start, end bson.D
+	startIncl, endIncl := true, true
+	extreme := func(f Field, top bool) bson.RawValue {
+		if top != f.Desc {
+			return bson.RawValue{Type: bson.TypeMaxKey}
+		}
+		return bson.RawValue{Type: bson.TypeMinKey}
+	}
+	for i, f := range p.fields {
+		fb := p.fieldBounds[i]
+		if fb.empty() || len(fb.ivs) != 1 || i > p.eqFields || (!startIncl || !endIncl) {
+			start = append(start, bson.E{Key: f.Path, Value: extreme(f, !startIncl)})
+			end = append(end, bson.E{Key: f.Path, Value: extreme(f, endIncl)})
+			continue
+		}
+		iv := fb.ivs[0]
+		start = append(start, bson.E{Key: f.Path, Value: iv.loVal})
+		end = append(end, bson.E{Key: f.Path, Value: iv.hiVal})
+		startIncl, endIncl = iv.loIncl, iv.hiIncl
+	}
+	return append(stage, bson.E{Key: "indexBounds", Value: bson.D{
+		{Key: "startKey", Value: start},
+		{Key: "startKeyInclusive", Value: startIncl},
+		{Key: "endKey", Value: end},
+		{Key: "endKeyInclusive", Value: endIncl},
+	}})
+}
+
+// explainBounds lists every field's bounds; fields the filter leaves open
+// span [MinKey, MaxKey].
+func (p *Plan) explainBounds() bson.D {
+	out := bson.D{}
+	for _, f := range p.fields {
+		var shown any = bson.A{"[MinKey, MaxKey]"}
+		for _, b := range p.Bounds {
+			if b.Key == f.Path {
+				shown = b.Value
+			}
+		}
+		out = append(out, bson.E{Key: f.Path, Value: shown})
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+// Package planner chooses how a query reads a collection: from a compiled
+// filter, sort and projection and the collection's indexes (a Catalog) it
+// derives the candidate plans, each with its key intervals, the key checks
+// past them, a static score and its explain stages. It reads no data: the
+// engine executes the plans (and runs the trials that choose among them).
+package planner
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+)
+
+// Field is one field of an index key pattern.
+type Field struct {
+	Path  string
+	Parts []string // Path split at its dots
+	Desc  bool
+}
+
+// Index is an index as the planner sees it.
+type Index struct {
+	Name       string
+	KeyPattern bson.Raw
+	Fields     []Field
+	Unique     bool
+	Sparse     bool
+	// Partial is the partial filter, nil when the index holds every
+	// document (sparse aside).
+	Partial *query.Filter
+	// Multikey reports that some document indexed an array under it: two
+	// conditions on one field may then be met by different elements.
+	Multikey bool
+	// Ref is the catalog's own handle on the index, carried by the plans.
+	Ref any
+}
+
+// Catalog is what the planner knows of a collection.
+type Catalog interface {
+	// Indexes lists the secondary indexes the planner may choose (hidden
+	// ones left out), with their multikey flags as of the call.
+	Indexes() []Index
+}
+
+// IDIndexName is the name of the _id index every collection has: the
+// document store, ordered by _id.
+const IDIndexName = "_id_"
+
+// IDKeyPattern is {_id: 1}.
+var IDKeyPattern = func() bson.Raw {
+	b, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(1)}})
+	return b
+}()
+
+// idFields is the document store seen as an index on _id.
+var idFields = []Field{{Path: "_id", Parts: []string{"_id"}}}

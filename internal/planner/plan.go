@@ -1,0 +1,403 @@
+package planner
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// maxIntervals bounds how many key intervals one plan scans (the product of
+// $in lists over compound fields); past it the remaining fields are left
+// unbounded.
+const maxIntervals = 256
+
+// maxCandidates bounds the plans a trial runs.
+const maxCandidates = 8
+
+// Query is what a plan answers: a compiled filter, and optionally a sort, a
+// projection (compiled, and its spec) and a hint (an index, or the _id
+// order, to use alone).
+type Query struct {
+	Filter         *query.Filter
+	Sort           *query.Sort
+	Projection     *query.Projection
+	ProjectionSpec bson.Raw
+	Hint           *Index
+	HintID         bool
+}
+
+// Plan is how a query reads its candidates: a scan of the document store
+// in _id order (Index nil) or of a secondary index, over key intervals, or
+// the union of such scans (Or). Every candidate is still checked against
+// the whole filter, so the intervals need only contain every matching
+// document's keys.
+type Plan struct {
+	Index *Index
+	// Or, when set, are the scans whose union (each document once) the
+	// plan reads; the plan's other fields are then unset.
+	Or []*Plan
+	// Intervals are runs of keys of the index (without any storage
+	// prefix), sorted and disjoint; nil scans every key. An empty lo is
+	// the start of the index, an empty hi its end.
+	Intervals []Interval
+	Reverse   bool
+	// Sorted reports that the scan yields the requested sort order.
+	Sorted bool
+	// Natural scans a capped collection's insertion order (UseNatural).
+	Natural bool
+	// Bounds are the bounds of each bounded field, for explain.
+	Bounds bson.D
+	// PointFields counts the leading fields pinned to a single value.
+	PointFields int
+	fields      []Field
+	// fieldBounds are the bounds of each of fields (empty: unbounded).
+	fieldBounds []fieldBounds
+	// checks are the bounds of fields after those the intervals bound,
+	// tested on each key before its document is fetched.
+	checks []keyCheck
+	// ranged reports that the intervals bound a field by a range after
+	// the points; eqFields counts the fields bounded by points only
+	// (equalities and $in).
+	ranged   bool
+	eqFields int
+	// exact reports that the keys alone decide the filter (CountScan).
+	exact bool
+	// covered are the positions of the fields a covered read answers
+	// with (Covered).
+	covered []int
+	// distinct is the field a DistinctScan plan reads.
+	distinct string
+	// multikey is the index's multikey flag the plan was built with; the
+	// query it was built from lets it be rebuilt (Rebuilt).
+	multikey   bool
+	leaves     []*query.Node
+	sortFields []string
+	sortDirs   []int
+}
+
+// Interval is a run of whole keys, [Lo, Hi).
+type Interval struct{ Lo, Hi []byte }
+
+// IDPoint reports whether the plan reads one document by its _id.
+func (p *Plan) IDPoint() bool {
+	return p.Index == nil && !p.Natural && p.PointFields == 1 && len(p.Intervals) == 1
+}
+
+// Fetches reports whether the plan's entries hold encoded _ids to fetch
+// documents by, rather than the documents themselves.
+func (p *Plan) Fetches() bool { return p.Index != nil || p.Natural }
+
+// HasChecks reports whether the scan must test keys with CheckKey.
+func (p *Plan) HasChecks() bool { return p.checks != nil }
+
+// UseNatural turns a plain scan of a capped collection into a scan of its
+// insertion order, which is its natural order.
+func (p *Plan) UseNatural() {
+	if p.Index == nil && p.Intervals == nil && p.Or == nil {
+		p.Natural = true
+	}
+}
+
+// Rebuilt returns the plan again if its index turned multikey after it
+// was built (the plan may intersect ranges or take a sort from bounded
+// fields, which a multikey index does not allow), else p. The caller
+// passes the index's flag as its scan's snapshot sees it: a write sets the
+// flag before it commits, so a snapshot holding an array the index
+// expanded sees the flag set.
+func (p *Plan) Rebuilt(multikey bool) *Plan {
+	if p.Index == nil || p.multikey || !multikey {
+		return p
+	}
+	ix := *p.Index
+	ix.Multikey = true
+	return build(&ix, p.leaves, p.sortFields, p.sortDirs)
+}
+
+// NaturalScan is the plan of a $natural hint or sort: a collection scan
+// in natural order, backward when dir < 0; sorted reports that the query
+// sorts by $natural.
+func NaturalScan(dir int, sorted bool) *Plan {
+	p := build(nil, nil, nil, nil)
+	p.Reverse = dir < 0
+	p.Sorted = sorted
+	return p
+}
+
+// Candidates lists the access paths for q on the collection of cat, best
+// first by score: the hinted index alone; a read of one _id alone;
+// else every index (and the _id order) that bounds the query or yields
+// its sort; else a scan of the document store. Indexes that may lack a
+// matching document (partial, sparse) are used only when the query proves
+// they hold every match.
+func Candidates(cat Catalog, q Query) []*Plan {
+	out := candidates(cat, q)
+	for _, p := range out {
+		p.setExact(q.Filter.Root())
+		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted)
+	}
+	return out
+}
+
+func candidates(cat Catalog, q Query) []*Plan {
+	var sortFields []string
+	var sortDirs []int
+	if q.Sort != nil {
+		sortFields, sortDirs = q.Sort.Fields()
+	}
+	leaves := constraintLeaves(q.Filter.Root())
+	idPlan := build(nil, leaves, sortFields, sortDirs)
+	if q.HintID {
+		return []*Plan{idPlan}
+	}
+	if q.Hint != nil {
+		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
+	}
+	if idPlan.IDPoint() {
+		return []*Plan{idPlan}
+	}
+	var out []*Plan
+	if Score(idPlan) > 0 {
+		out = append(out, idPlan)
+	}
+	indexes := cat.Indexes()
+	for i := range indexes {
+		ix := &indexes[i]
+		if !holdsEveryMatch(leaves, ix) {
+			continue
+		}
+		if p := build(ix, leaves, sortFields, sortDirs); Score(p) > 0 {
+			out = append(out, p)
+		}
+	}
+	out = append(out, orPlans(indexes, leaves)...)
+	if len(out) == 0 {
+		return []*Plan{idPlan}
+	}
+	slices.SortStableFunc(out, func(a, b *Plan) int { return Score(b) - Score(a) })
+	if len(out) > maxCandidates {
+		out = out[:maxCandidates]
+	}
+	return out
+}
+
+// Score ranks plans: leading fields pinned to points count most, then
+// a further field bounded by a range, then a provided sort (equality
+// before range before sort), then the fields checked on the keys. A
+// union scores as its weakest scan.
+func Score(p *Plan) int {
+	if p.Or != nil {
+		s := Score(p.Or[0])
+		for _, br := range p.Or[1:] {
+			s = min(s, Score(br))
+		}
+		return s
+	}
+	s := 0
+	if p.Intervals != nil {
+		s += 16 * p.eqFields
+		if p.ranged {
+			s += 4
+		}
+		s += len(p.checks)
+	}
+	if p.Sorted {
+		s += 2
+	}
+	return s
+}
+
+// holdsEveryMatch reports whether ix holds an entry for every document the
+// query (given by its conjunct leaves) can match: a partial index only
+// when the query implies its filter, a sparse one only when the query
+// cannot match a document missing all of its fields.
+func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
+	if ix.Partial != nil && !implies(leaves, ix.Partial) {
+		return false
+	}
+	if !ix.Sparse {
+		return true
+	}
+	for _, n := range leaves {
+		for _, f := range ix.Fields {
+			if n.Path == f.Path && cannotMatchMissing(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// constraintLeaves are the conditions every match satisfies: the top-level
+// conjuncts, and the conditions inside $elemMatch on documents, with their
+// paths made absolute.
+func constraintLeaves(root *query.Node) []*query.Node {
+	var out []*query.Node
+	var add func(n *query.Node, prefix string)
+	add = func(n *query.Node, prefix string) {
+		switch n.Kind {
+		case query.KindAnd:
+			for _, ch := range n.Children {
+				add(ch, prefix)
+			}
+		case query.KindElemMatchObject:
+			for _, ch := range n.Children {
+				add(ch, joinPath(prefix, n.Path))
+			}
+		default:
+			if prefix != "" {
+				cp := *n
+				cp.Path = joinPath(prefix, n.Path)
+				n = &cp
+			}
+			out = append(out, n)
+		}
+	}
+	add(root, "")
+	return out
+}
+
+func joinPath(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
+
+// build derives the scan of ix (nil: the document store) for the query:
+// the product of the leading fields' points, then the intervals of the
+// next bounded field; the bounds of the fields after those are checked on
+// each key (see CheckKey).
+func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+	multikey := ix != nil && ix.Multikey
+	p := &Plan{Index: ix, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
+	if ix != nil {
+		p.fields = ix.Fields
+	}
+	prefixes := [][]byte{nil}
+	p.fieldBounds = make([]fieldBounds, len(p.fields))
+	single := make([]bool, len(p.fields))
+	bounded := make([]bool, len(p.fields))
+	var last *fieldBounds // a field bounded by ranges, ending the intervals
+	leading := true       // the fields so far are points making intervals
+	for i, f := range p.fields {
+		if positional(f.Parts) {
+			leading = false
+			continue
+		}
+		fb := boundsFor(leaves, f, multikey)
+		if fb.empty() {
+			leading = false
+			continue
+		}
+		p.Bounds = append(p.Bounds, bson.E{Key: f.Path, Value: fb.shown()})
+		p.fieldBounds[i] = fb
+		bounded[i] = true
+		single[i] = fb.single()
+		if !leading || len(prefixes)*len(fb.ivs) > maxIntervals {
+			leading = false
+			p.checks = append(p.checks, keyCheck{field: i, bounds: fb})
+			continue
+		}
+		if !fb.point {
+			last, leading = &fb, false
+			p.ranged = true
+			continue
+		}
+		p.eqFields++
+		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
+		for _, pre := range prefixes {
+			for _, iv := range fb.ivs {
+				next = append(next, append(slices.Clip(pre), iv.lo...))
+			}
+		}
+		prefixes = next
+	}
+	if p.eqFields > 0 || last != nil {
+		for _, pre := range prefixes {
+			if last == nil {
+				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})
+				continue
+			}
+			for _, iv := range last.ivs {
+				p.Intervals = append(p.Intervals, Interval{Lo: append(slices.Clip(pre), iv.lo...), Hi: appendEnd(pre, iv.hi)})
+			}
+		}
+		slices.SortFunc(p.Intervals, func(a, b Interval) int { return bytes.Compare(a.Lo, b.Lo) })
+	}
+	for p.PointFields < len(single) && single[p.PointFields] && p.PointFields < p.eqFields {
+		p.PointFields++
+	}
+	p.Sorted, p.Reverse = providesSort(p.fields, single, bounded, multikey, sortFields, sortDirs)
+	return p
+}
+
+// appendEnd is the end of the keys starting with pre whose next field
+// lies below hi: pre followed by hi, or the end of every key starting with
+// pre when hi is empty (no field value lies past it).
+func appendEnd(pre, hi []byte) []byte {
+	if len(hi) == 0 {
+		return keyenc.PrefixEnd(pre)
+	}
+	return append(slices.Clip(pre), hi...)
+}
+
+// positional reports whether a path has a numeric component. On a field
+// that holds an array, such a component both selects an array element and
+// names a field of the documents in the array, and a query matches either
+// way while the index holds only the element (and selecting one does not
+// make the index multikey): no index bounds or sorts such a path.
+func positional(parts []string) bool {
+	for _, p := range parts {
+		if p != "" && strings.Trim(p, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// providesSort reports whether scanning fields in order (or in reverse)
+// yields the sort: the sort fields must follow the index fields, skipping
+// only fields pinned to a single value. On a multikey index a scan meets a
+// document first at its smallest key (largest, backward), which is its
+// sort key only when the scan reads every key of the sort fields: as in
+// MongoDB, a multikey index provides a sort only if the sort fields are
+// unbounded.
+func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFields []string, sortDirs []int) (sorted, reverse bool) {
+	if len(sortFields) == 0 {
+		return false, false
+	}
+	j := 0
+	dir := 0 // 1 forward, -1 backward, 0 undecided
+	for i, f := range fields {
+		if j == len(sortFields) {
+			break
+		}
+		if f.Path == sortFields[j] {
+			if positional(f.Parts) || multikey && bounded[i] {
+				return false, false
+			}
+			d := sortDirs[j]
+			if f.Desc {
+				d = -d
+			}
+			if dir != 0 && d != dir {
+				return false, false
+			}
+			dir = d
+			j++
+			continue
+		}
+		if !single[i] {
+			return false, false
+		}
+	}
+	return j == len(sortFields), dir < 0
+}
