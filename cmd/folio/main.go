@@ -91,6 +91,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	shutdownTimeout := fs.Duration("shutdown-timeout", defShutdown,
 		"on SIGTERM or SIGINT, how long running operations may take to finish before they are interrupted (InterruptedAtShutdown); the server exits within it plus 1s (env FOLIO_SHUTDOWN_TIMEOUT)")
+	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -130,6 +131,13 @@ func run(args []string, stderr io.Writer) error {
 		if c = strings.TrimSpace(c); c != "" {
 			comps = append(comps, c)
 		}
+	}
+	if *pprofAddr != "" {
+		ln, err := servePprof(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
 	}
 	in, err := instance.Start(instance.Config{
 		Addr:           *addr,
