@@ -65,18 +65,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	cache := pebble.NewCache(size)
 	defer cache.Unref()
 	po.Cache = cache
-	po.MemTableSize = 64 << 20
-	// Bloom filters let point reads (documents by _id, index entries)
-	// skip the tables that do not hold the key. 32 KB data blocks (Pebble's
-	// default is 4 KB) hold tens of documents each, so flushes and
-	// compactions write a block per write call instead of one per few
-	// documents, and 256 KB index blocks keep a table's index in one level,
-	// so a point read fetches one index block instead of two.
-	for i := range po.Levels {
-		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-		po.Levels[i].BlockSize = 32 << 10
-		po.Levels[i].IndexBlockSize = 256 << 10
-	}
+	Tune(po)
 	var space *spaceGuard
 	if !opts.InMemory {
 		// The directory must exist for its filesystem to be asked.
@@ -121,6 +110,23 @@ func openPebble(dir string, po *pebble.Options, space *spaceGuard) (db *pebble.D
 		err = fmt.Errorf("not enough free disk space to open the store in %s: %w", dir, err)
 	}
 	return db, err
+}
+
+// Tune applies Folio's Pebble configuration, other than the cache, the
+// logger and the file system, to po: folio-bench's Pebble floor uses it too.
+func Tune(po *pebble.Options) {
+	po.MemTableSize = 64 << 20
+	// Bloom filters let point reads (documents by _id, index entries)
+	// skip the tables that do not hold the key. 32 KB data blocks (Pebble's
+	// default is 4 KB) hold tens of documents each, so flushes and
+	// compactions write a block per write call instead of one per few
+	// documents, and 256 KB index blocks keep a table's index in one level,
+	// so a point read fetches one index block instead of two.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		po.Levels[i].BlockSize = 32 << 10
+		po.Levels[i].IndexBlockSize = 256 << 10
+	}
 }
 
 // Get implements storage.Reader.
