@@ -10,6 +10,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
 // The floors: what a server cannot beat on this machine. ping is a driver
@@ -57,9 +59,11 @@ func (p *pebbleFloor) Setup(context.Context, *Target) error {
 		return err
 	}
 	p.dir = dir
-	cache := pebble.NewCache(256 << 20) // as internal/storage/pebblekv
+	cache := pebble.NewCache(256 << 20) // pebblekv's default
 	defer cache.Unref()
-	p.db, err = pebble.Open(dir, &pebble.Options{Cache: cache, MemTableSize: 64 << 20, Logger: quietLogger{}})
+	po := &pebble.Options{Cache: cache, Logger: quietLogger{}}
+	pebblekv.Tune(po)
+	p.db, err = pebble.Open(dir, po)
 	if err != nil {
 		return err
 	}

@@ -100,6 +100,7 @@ func run(args []string, stderr io.Writer) error {
 		"PEM file of the CA certificates client certificates are verified against; needed when TLS is on, as in MongoDB; clients must then present a certificate unless -tls-allow-connections-without-certificates (env FOLIO_TLS_CA_FILE)")
 	tlsNoCert := fs.Bool("tls-allow-connections-without-certificates", env("FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES", "") == "1",
 		"let TLS clients connect without a certificate; one presented is still verified (env FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES=1)")
+	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -143,6 +144,13 @@ func run(args []string, stderr io.Writer) error {
 		if c = strings.TrimSpace(c); c != "" {
 			comps = append(comps, c)
 		}
+	}
+	if *pprofAddr != "" {
+		ln, err := servePprof(*pprofAddr)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
 	}
 	in, err := instance.Start(instance.Config{
 		Addr:           *addr,

@@ -5,6 +5,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // MaxDocumentSize is MongoDB's BSON document limit (16 MiB).
@@ -18,7 +19,7 @@ const maxStorageDepth = 180
 // first field, generating an ObjectId when _id is missing, as MongoDB does.
 // A second top-level _id fails with BadValue (2); other repeated field names
 // are stored as given, which MongoDB's insert path also allows.
-func prepareInsert(doc bson.Raw) (bson.Raw, bson.RawValue, error) {
+func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 	if len(doc) > MaxDocumentSize {
 		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
 			"object to insert too large. size in bytes: %d, max size: %d", len(doc), MaxDocumentSize)
@@ -27,43 +28,44 @@ func prepareInsert(doc bson.Raw) (bson.Raw, bson.RawValue, error) {
 		return nil, bson.RawValue{}, mongoerr.New(mongoerr.Overflow,
 			"cannot insert document because it exceeds %d levels of nesting", maxStorageDepth)
 	}
-	elems, err := doc.Elements()
-	if err != nil {
-		return nil, bson.RawValue{}, mongoerr.New(mongoerr.InvalidBSON, "invalid document: %v", err)
-	}
+	// Documents are well-formed (the wire layer validates what clients
+	// send); walk doc in place, without allocating. idAt is the offset of
+	// the _id element idEl.
 	idAt := -1
-	for i, el := range elems {
-		if el.Key() != "_id" {
-			continue
+	var idEl []byte
+	it := rawdoc.Iterate(doc)
+	for {
+		rest := it.Rest()
+		k, v, ok := it.Next()
+		if !ok {
+			break
 		}
-		if idAt >= 0 {
-			return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
+		if string(k) == "_id" {
+			if idAt >= 0 {
+				return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
+			}
+			idAt, idEl, id = len(doc)-1-len(rest), rest[:len(rest)-len(it.Rest())], v
 		}
-		idAt = i
 	}
-	if idAt == 0 {
-		id := elems[0].Value()
+	if idAt == 4 {
 		return doc, id, validateID(id)
 	}
 	out := make([]byte, 0, len(doc)+17)
 	var start int32
 	start, out = bsoncore.ReserveLength(out)
-	var id bson.RawValue
 	if idAt < 0 {
 		oid := bson.NewObjectID()
 		out = bsoncore.AppendObjectIDElement(out, "_id", oid)
 		id = bson.RawValue{Type: bson.TypeObjectID, Value: oid[:]}
+		out = append(out, doc[4:len(doc)-1]...)
 	} else {
-		out = append(out, elems[idAt]...)
-		id = elems[idAt].Value()
 		if err := validateID(id); err != nil {
 			return nil, bson.RawValue{}, err
 		}
-	}
-	for i, el := range elems {
-		if i != idAt {
-			out = append(out, el...)
-		}
+		// _id first, then the elements before and after it, in order.
+		out = append(out, idEl...)
+		out = append(out, doc[4:idAt]...)
+		out = append(out, doc[idAt+len(idEl):len(doc)-1]...)
 	}
 	out = append(out, 0)
 	out = bsoncore.UpdateLength(out, start, int32(len(out)-int(start)))
@@ -94,12 +96,12 @@ func depth(doc []byte, level int) int {
 	if max > maxStorageDepth+1 {
 		return max
 	}
-	it, err := bson.Raw(doc).Elements()
-	if err != nil {
-		return max
-	}
-	for _, el := range it {
-		v := el.Value()
+	it := rawdoc.Iterate(doc)
+	for {
+		_, v, ok := it.Next()
+		if !ok {
+			break
+		}
 		if v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray {
 			if d := depth(v.Value, level+1); d > max {
 				max = d

@@ -107,6 +107,12 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		unlockUnique := e.uniqueLocks.lock(uniques...)
 		defer unlockUnique()
 	}
+	// Under the locks, whether each _id is taken: one pass over the store
+	// for the chunk rather than a lookup per document.
+	exists := make([]bool, len(keys))
+	if err := e.kv.Exist(keys, exists); err != nil {
+		return 0, werrs, err
+	}
 	b := e.kv.NewBatch()
 	defer b.Close()
 	seen := make(map[string]struct{}, len(pending))
@@ -115,11 +121,11 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 	multikey := false
 	var written []indexChanges
 	var recorded []Write
-	for _, p := range pending {
+	for i, p := range pending {
 		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
 			break
 		}
-		if err := e.checkInsert(c, p, seen, staged); err != nil {
+		if err := e.checkInsert(c, p, exists[i], seen, staged); err != nil {
 			fail(p.index, err)
 			if ordered {
 				break
@@ -171,17 +177,10 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 	return n, werrs, nil
 }
 
-// checkInsert fails when p's _id exists (committed, or earlier in the
-// batch) or one of its unique index keys is taken.
-func (e *Engine) checkInsert(c *Collection, p pendingInsert, seen map[string]struct{}, staged map[string][]byte) error {
-	_, exists := seen[string(p.key)]
-	if !exists {
-		var err error
-		if _, exists, err = e.kv.Get(p.key); err != nil {
-			return err
-		}
-	}
-	if exists {
+// checkInsert fails when p's _id exists (committed, which exists says, or
+// earlier in the batch) or one of its unique index keys is taken.
+func (e *Engine) checkInsert(c *Collection, p pendingInsert, exists bool, seen map[string]struct{}, staged map[string][]byte) error {
+	if _, dup := seen[string(p.key)]; exists || dup {
 		return duplicateIDError(c, p.id)
 	}
 	return e.checkUnique(c, idFromDocKey(p.key), p.ix, staged)

@@ -1,47 +1,55 @@
 package engine
 
 import (
-	"hash/maphash"
+	"bytes"
 	"slices"
 	"sync"
 )
 
-// lockStripes is the number of document lock stripes; documents whose keys
-// hash to the same stripe share a mutex.
-const lockStripes = 1024
-
-// lockTable serializes writers of the same document key. Several keys are
-// locked in stripe order, so two writers never deadlock.
+// lockTable serializes writers of the same key: a writer holds each of its
+// keys exclusively, and only writers of a common key wait for one another,
+// so writers of many keys (an insert of a thousand documents) run side by
+// side. Several keys are locked one by one in key order, so two writers
+// never deadlock.
 type lockTable struct {
-	seed    maphash.Seed
-	once    sync.Once
-	stripes [lockStripes]sync.Mutex
+	mu sync.Mutex
+	// held maps each locked key to a channel its holder closes on release.
+	held map[string]chan struct{}
 }
 
-func (t *lockTable) stripe(key []byte) int {
-	t.once.Do(func() { t.seed = maphash.MakeSeed() })
-	return int(maphash.Bytes(t.seed, key) % lockStripes)
-}
-
-// lock locks the stripes of keys and returns the unlock function.
+// lock locks keys (repeats allowed) and returns the unlock function.
 func (t *lockTable) lock(keys ...[]byte) func() {
-	if len(keys) == 1 {
-		m := &t.stripes[t.stripe(keys[0])]
-		m.Lock()
-		return m.Unlock
+	if len(keys) > 1 {
+		keys = slices.Clone(keys)
+		slices.SortFunc(keys, bytes.Compare)
+		keys = slices.CompactFunc(keys, bytes.Equal)
 	}
-	idx := make([]int, len(keys))
+	names := make([]string, len(keys))
+	release := make(chan struct{})
+	t.mu.Lock()
+	if t.held == nil {
+		t.held = map[string]chan struct{}{}
+	}
 	for i, k := range keys {
-		idx[i] = t.stripe(k)
-	}
-	slices.Sort(idx)
-	idx = slices.Compact(idx)
-	for _, i := range idx {
-		t.stripes[i].Lock()
-	}
-	return func() {
-		for _, i := range idx {
-			t.stripes[i].Unlock()
+		for {
+			busy, ok := t.held[string(k)]
+			if !ok {
+				break
+			}
+			t.mu.Unlock()
+			<-busy
+			t.mu.Lock()
 		}
+		names[i] = string(k)
+		t.held[names[i]] = release
+	}
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		for _, n := range names {
+			delete(t.held, n)
+		}
+		t.mu.Unlock()
+		close(release)
 	}
 }

@@ -11,6 +11,9 @@ type KV interface {
 	NewSnapshot() Snapshot
 	// NewBatch starts an empty write batch.
 	NewBatch() Batch
+	// Exist sets found[i] to whether keys[i] is present, for keys in any
+	// order: one pass that costs less than a Get per key.
+	Exist(keys [][]byte, found []bool) error
 	// Sync makes every batch committed so far durable.
 	Sync() error
 	// Close flushes and closes the store.

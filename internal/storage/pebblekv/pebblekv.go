@@ -28,11 +28,15 @@ type Options struct {
 	Logger *slog.Logger
 	// DiskReserve is the free space, in bytes, the data directory's
 	// filesystem keeps: below it commits fail with OutOfDiskSpace and
-	// Open fails. Zero, or InMemory, disables the guard.
+	// Open fails. Zero, or InMemory, disables the free-space check; a
+	// store on disk always survives a full disk (see fullFS).
 	DiskReserve uint64
 	// FreeSpace reports the free space of the data directory's filesystem;
 	// nil uses Statfs. Tests inject it.
 	FreeSpace FreeSpaceFunc
+	// fs is the file system under the store; nil is the operating
+	// system's. Tests inject failures through it.
+	fs vfs.FS
 }
 
 // DB is a Pebble-backed storage.KV.
@@ -61,14 +65,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	cache := pebble.NewCache(size)
 	defer cache.Unref()
 	po.Cache = cache
-	po.MemTableSize = 64 << 20
-	// Bloom filters let point reads (documents by _id, index entries)
-	// skip the tables that do not hold the key.
-	for i := range po.Levels {
-		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
+	Tune(po)
 	var space *spaceGuard
-	if !opts.InMemory && opts.DiskReserve > 0 {
+	if !opts.InMemory {
 		// The directory must exist for its filesystem to be asked.
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
@@ -77,13 +76,57 @@ func Open(dir string, opts Options) (*DB, error) {
 		if space, err = newSpaceGuard(dir, opts.DiskReserve, opts.FreeSpace, opts.Logger); err != nil {
 			return nil, err
 		}
+		inner := opts.fs
+		if inner == nil {
+			inner = vfs.Default
+		}
+		po.FS = fullFS{FS: inner, g: space}
 	}
-	db, err := pebble.Open(dir, po)
+	db, err := openPebble(dir, po, space)
 	if err != nil {
 		space.close()
 		return nil, explainOpen(dir, err)
 	}
+	if space != nil {
+		space.opening.Store(false)
+	}
 	return &DB{db: db, space: space}, nil
+}
+
+// openPebble opens Pebble. Pebble treats some write failures while opening
+// (the MANIFEST) as fatal; when the disk was full, that is an error saying
+// so rather than a crash.
+func openPebble(dir string, po *pebble.Options, space *spaceGuard) (db *pebble.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if space == nil || !space.fullOpen.Load() {
+				panic(r)
+			}
+			err = fmt.Errorf("not enough free disk space to open the store in %s: %v", dir, r)
+		}
+	}()
+	db, err = pebble.Open(dir, po)
+	if err != nil && space != nil && space.fullOpen.Load() {
+		err = fmt.Errorf("not enough free disk space to open the store in %s: %w", dir, err)
+	}
+	return db, err
+}
+
+// Tune applies Folio's Pebble configuration, other than the cache, the
+// logger and the file system, to po: folio-bench's Pebble floor uses it too.
+func Tune(po *pebble.Options) {
+	po.MemTableSize = 64 << 20
+	// Bloom filters let point reads (documents by _id, index entries)
+	// skip the tables that do not hold the key. 32 KB data blocks (Pebble's
+	// default is 4 KB) hold tens of documents each, so flushes and
+	// compactions write a block per write call instead of one per few
+	// documents, and 256 KB index blocks keep a table's index in one level,
+	// so a point read fetches one index block instead of two.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		po.Levels[i].BlockSize = 32 << 10
+		po.Levels[i].IndexBlockSize = 256 << 10
+	}
 }
 
 // Get implements storage.Reader.
@@ -151,10 +194,11 @@ func (b *batch) DeleteRange(start, end []byte) error { return b.b.DeleteRange(st
 func (b *batch) Empty() bool                         { return b.b.Empty() }
 func (b *batch) Close() error                        { return b.b.Close() }
 
-// Commit implements storage.Batch. Below the disk reserve it fails with
-// OutOfDiskSpace and writes nothing.
+// Commit implements storage.Batch. When the batch would take the disk below
+// its reserve, or the disk is full, it fails with OutOfDiskSpace and writes
+// nothing.
 func (b *batch) Commit(sync bool) error {
-	if err := b.space.check(); err != nil {
+	if err := b.space.check(b.b.Len()); err != nil {
 		return err
 	}
 	if sync {

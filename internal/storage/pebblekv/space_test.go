@@ -14,9 +14,10 @@ type fakeDisk struct{ free atomic.Uint64 }
 
 func (f *fakeDisk) space(string) (uint64, error) { return f.free.Load(), nil }
 
-// TestDiskReserve checks the free-space guard: below the reserve a commit
-// fails with OutOfDiskSpace (14031) and none of its writes exist, reads go
-// on, and commits succeed again as soon as space returns, without reopening.
+// TestDiskReserve checks the free-space guard: below the reserve, or when
+// the batch would take the free space below it, a commit fails with
+// OutOfDiskSpace (14031) and none of its writes exist, reads go on, and
+// commits succeed again as soon as space returns, without reopening.
 func TestDiskReserve(t *testing.T) {
 	const reserve = 100 << 20
 	disk := &fakeDisk{}
@@ -70,8 +71,18 @@ func TestDiskReserve(t *testing.T) {
 	if !has("before") {
 		t.Error("read below the reserve lost an earlier write")
 	}
-	// At the reserve exactly, writes resume.
-	disk.free.Store(reserve)
+	// A batch that would take the free space below the reserve is refused
+	// too, naming its size.
+	disk.free.Store(reserve + 10)
+	err = write("doc", "index1")
+	if !mongoerr.Is(err, mongoerr.OutOfDiskSpace) || !strings.Contains(err.Error(), "cannot write 29 bytes") {
+		t.Fatalf("commit of a batch larger than the room above the reserve: %v, want OutOfDiskSpace", err)
+	}
+	if has("doc") {
+		t.Error("refused batch left \"doc\"")
+	}
+	// With room for the batch above the reserve, writes resume.
+	disk.free.Store(reserve + 29)
 	if err := write("doc", "index1"); err != nil {
 		t.Fatalf("commit once space returned: %v", err)
 	}

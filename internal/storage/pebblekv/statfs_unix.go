@@ -2,7 +2,10 @@
 
 package pebblekv
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
 
 // Statfs is the FreeSpaceFunc of the running system.
 func Statfs(dir string) (uint64, error) {
@@ -11,4 +14,10 @@ func Statfs(dir string) (uint64, error) {
 		return 0, err
 	}
 	return st.Bavail * uint64(st.Bsize), nil
+}
+
+// isNoSpace reports whether err says the filesystem, or the user's quota on
+// it, is full.
+func isNoSpace(err error) bool {
+	return err != nil && (errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT))
 }

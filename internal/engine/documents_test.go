@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// TestPrepareInsert checks the stored form of an inserted document: _id
+// first (moved there, or generated as an ObjectId when missing), the other
+// fields in their order, and MongoDB's refusals (a second _id, a forbidden
+// _id type, too deep a document).
+func TestPrepareInsert(t *testing.T) {
+	raw := func(d bson.D) bson.Raw {
+		b, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	deep := bson.D{{Key: "x", Value: 1}}
+	for range maxStorageDepth {
+		deep = bson.D{{Key: "x", Value: deep}}
+	}
+	for _, tc := range []struct {
+		name string
+		in   bson.D
+		want bson.D // nil: the _id is generated, then in's fields
+		code mongoerr.Code
+	}{
+		{"id first", bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 2}}, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 2}}, 0},
+		{"id moved first", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: "x"}, {Key: "b", Value: 2}},
+			bson.D{{Key: "_id", Value: "x"}, {Key: "a", Value: 1}, {Key: "b", Value: 2}}, 0},
+		{"id last", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: 1}}, 0},
+		{"id generated", bson.D{{Key: "a", Value: 1}, {Key: "b", Value: bson.D{{Key: "c", Value: 2}}}}, nil, 0},
+		{"id generated, empty", bson.D{}, nil, 0},
+		{"two ids", bson.D{{Key: "_id", Value: 1}, {Key: "_id", Value: 2}}, nil, mongoerr.BadValue},
+		{"two ids, later", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: bson.A{}}, {Key: "_id", Value: 2}}, nil, mongoerr.BadValue},
+		{"array id", bson.D{{Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
+		{"array id, moved", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
+		{"too deep", deep, nil, mongoerr.Overflow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := raw(tc.in)
+			got, id, err := prepareInsert(in)
+			if tc.code != 0 {
+				if !mongoerr.Is(err, tc.code) {
+					t.Fatalf("error %v, want code %d", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := got.Validate(); err != nil {
+				t.Fatalf("stored form %x: %v", []byte(got), err)
+			}
+			want := tc.want
+			if want == nil {
+				if id.Type != bson.TypeObjectID {
+					t.Fatalf("generated _id %v, want an ObjectId", id)
+				}
+				want = append(bson.D{{Key: "_id", Value: id.ObjectID()}}, tc.in...)
+			}
+			if !bytes.Equal(got, raw(want)) {
+				t.Errorf("stored %v, want %v", got, raw(want))
+			}
+			if !bytes.Equal(id.Value, got.Lookup("_id").Value) {
+				t.Errorf("returned _id %v, stored %v", id, got.Lookup("_id"))
+			}
+		})
+	}
+}
