@@ -15,12 +15,14 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 	if err != nil {
 		return nil, err
 	}
+	q.explain = true
 	ns := db + "." + coll
 	filter := o.Filter
 	if filter == nil {
 		filter = bson.Raw(bsonDoc(bson.D{}))
 	}
 	c := e.cat.get(db, coll)
+	id := identify(c, q)
 	var p *plan
 	var winning bson.D
 	rejectedPlans := bson.A{}
@@ -42,6 +44,8 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 			{Key: "namespace", Value: ns},
 			{Key: "indexFilterSet", Value: false},
 			{Key: "parsedQuery", Value: filter},
+			{Key: "queryHash", Value: id.queryHash},
+			{Key: "planCacheKey", Value: id.cacheKey},
 			{Key: "winningPlan", Value: winning},
 			{Key: "rejectedPlans", Value: rejectedPlans},
 		}},

@@ -65,10 +65,15 @@ type compiledFind struct {
 	filter *query.Filter
 	sort   *query.Sort
 	proj   *query.Projection
+	// sortDoc and projDoc are the sort and projection as written, for
+	// the query's shape.
+	sortDoc, projDoc bson.Raw
+	// explain plans without the plan cache.
+	explain bool
 }
 
 func compileFind(o FindOptions) (compiledFind, error) {
-	var q compiledFind
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
 	var err error
 	if q.filter, err = query.CompileLet(o.Filter, o.Let); err != nil {
 		return q, err
@@ -87,8 +92,8 @@ func compileFind(o FindOptions) (compiledFind, error) {
 }
 
 // planFind chooses the plan of a find on c (reading txn's view, if any),
-// by a trial run when several qualify (see trialPlans), and returns it with
-// the candidates it rejected.
+// by the plan cache or a trial run when several qualify (see choosePlan),
+// and returns it with the candidates it rejected.
 func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*plan, []*plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
@@ -108,7 +113,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
-		if p, rejected, err = e.trialPlans(ctx, c, q, cands, txn, limit); err != nil {
+		if p, rejected, err = e.choosePlan(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
