@@ -109,7 +109,7 @@ func Walk(n *Node, fn func(*Node) bool) {
 type Filter struct {
 	root    *Node
 	doc     bson.Raw // the filter as written
-	hasExpr bool // the filter holds an $expr, whose evaluation may fail
+	hasExpr bool     // the filter holds an $expr, whose evaluation may fail
 }
 
 // Doc is the filter document as written.
