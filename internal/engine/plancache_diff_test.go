@@ -23,11 +23,11 @@ func checkCached(t *testing.T, e *Engine, g *querygen.Gen, coll string, q diffQu
 		for run := range 3 {
 			if msg := v.compare(v.run(e, coll, ""), want); msg != "" {
 				t.Fatalf("data set seed %d (-diffseed=%d), run %d through the plan cache: %s\nquery %s (shape of %s)\nindexes %s\ncache %v",
-					seed, seed, run, msg, v, extJSON(q.filter), indexList(c), e.PlanCacheStats("test", coll))
+					seed, seed, run, msg, v, extJSON(q.filter), indexList(c), planCacheStats(t, e, "test", coll))
 			}
 		}
 	}
-	for _, ent := range e.PlanCacheStats("test", coll) {
+	for _, ent := range planCacheStats(t, e, "test", coll) {
 		if active, _ := ent[3].Value.(bool); active {
 			cachedActive.Add(1)
 			break

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // cacheIdentity is a query's shape and plan cache key, with their hashes
@@ -126,13 +128,14 @@ func docOrEmpty(d bson.Raw) bson.Raw {
 }
 
 // PlanCacheStats lists the entries of db.coll's plan cache as the
-// $planCacheStats stage shows them; a missing collection has none.
-func (e *Engine) PlanCacheStats(db, coll string) []bson.D {
+// $planCacheStats stage shows them (but for the host); a missing
+// collection fails, as in MongoDB.
+func (e *Engine) PlanCacheStats(db, coll string) ([]bson.D, error) {
 	c := e.cat.get(db, coll)
 	if c == nil {
-		return nil
+		return nil, mongoerr.New(mongoerr.PlanCacheStatsNoCollection, "collection '%s.%s' does not exist", db, coll)
 	}
-	return c.plans.stats(c)
+	return c.plans.stats(c), nil
 }
 
 // PlanCacheClear empties db.coll's plan cache or, given a query (filter,

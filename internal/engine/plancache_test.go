@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -144,7 +145,7 @@ func TestPlanCacheStates(t *testing.T) {
 	if n := findAll(t, e, q1); n != 1 {
 		t.Fatalf("found %d, want 1", n)
 	}
-	stats := e.PlanCacheStats("test", "pc")
+	stats := planCacheStats(t, e, "test", "pc")
 	if len(stats) != 1 {
 		t.Fatalf("%d entries, want 1: %v", len(stats), stats)
 	}
@@ -162,7 +163,7 @@ func TestPlanCacheStates(t *testing.T) {
 		t.Errorf("%d creationExecStats, want one per candidate (2)", n)
 	}
 	findAll(t, e, q1)
-	ent = e.PlanCacheStats("test", "pc")[0]
+	ent = planCacheStats(t, e, "test", "pc")[0]
 	if lookupD(ent, "isActive") != true || lookupD(ent, "works").(int64) > works {
 		t.Fatalf("after the second query: %v", ent)
 	}
@@ -170,7 +171,7 @@ func TestPlanCacheStates(t *testing.T) {
 	if n := findAll(t, e, bson.D{{Key: "a", Value: int32(2)}, {Key: "b", Value: int32(3)}}); n != 0 {
 		t.Fatalf("found %d, want 0", n)
 	}
-	if ent = e.PlanCacheStats("test", "pc")[0]; lookupD(ent, "isActive") != true || cachedIndex(ent) != "a_1" {
+	if ent = planCacheStats(t, e, "test", "pc")[0]; lookupD(ent, "isActive") != true || cachedIndex(ent) != "a_1" {
 		t.Fatalf("after a query the cached plan serves: %v", ent)
 	}
 	// {a: 10} reads 990 keys of a_1: the cached plan exceeds its budget
@@ -178,7 +179,7 @@ func TestPlanCacheStates(t *testing.T) {
 	if n := findAll(t, e, bson.D{{Key: "a", Value: int32(10)}, {Key: "b", Value: int32(500)}}); n != 1 {
 		t.Fatalf("found %d, want 1", n)
 	}
-	stats = e.PlanCacheStats("test", "pc")
+	stats = planCacheStats(t, e, "test", "pc")
 	if len(stats) != 1 || cachedIndex(stats[0]) != "b_1" {
 		t.Fatalf("after replanning: %v", stats)
 	}
@@ -204,7 +205,7 @@ func TestPlanCacheEligibility(t *testing.T) {
 			t.Fatalf("b > 49: found %d, want 950", n)
 		}
 	}
-	stats := e.PlanCacheStats("test", "pc")
+	stats := planCacheStats(t, e, "test", "pc")
 	if len(stats) != 2 || lookupD(stats[0], "queryHash") != lookupD(stats[1], "queryHash") ||
 		lookupD(stats[0], "planCacheKey") == lookupD(stats[1], "planCacheKey") {
 		t.Fatalf("want two entries of one shape under two keys: %v", stats)
@@ -222,11 +223,11 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	fill := func() {
 		findAll(t, e, q1)
 		findAll(t, e, q2)
-		if n := len(e.PlanCacheStats("test", "pc")); n != 2 {
+		if n := len(planCacheStats(t, e, "test", "pc")); n != 2 {
 			t.Fatalf("%d entries, want 2", n)
 		}
 	}
-	entries := func() int { return len(e.PlanCacheStats("test", "pc")) }
+	entries := func() int { return len(planCacheStats(t, e, "test", "pc")) }
 
 	fill()
 	out, err := e.Explain("test", "pc", FindOptions{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(7)}, {Key: "b", Value: int32(8)}})}, false)
@@ -235,7 +236,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	}
 	qp := lookupD(out, "queryPlanner").(bson.D)
 	var ent bson.D
-	for _, s := range e.PlanCacheStats("test", "pc") {
+	for _, s := range planCacheStats(t, e, "test", "pc") {
 		if lookupD(s, "queryHash") == lookupD(qp, "queryHash") {
 			ent = s
 		}
@@ -253,7 +254,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	if err := e.PlanCacheClear("test", "pc", bsonDoc(bson.D{{Key: "a", Value: int32(99)}, {Key: "b", Value: int32(98)}}), nil, nil, true); err != nil {
 		t.Fatal(err)
 	}
-	if stats := e.PlanCacheStats("test", "pc"); len(stats) != 1 || lookupD(stats[0], "queryHash") == lookupD(qp, "queryHash") {
+	if stats := planCacheStats(t, e, "test", "pc"); len(stats) != 1 || lookupD(stats[0], "queryHash") == lookupD(qp, "queryHash") {
 		t.Fatalf("planCacheClear by shape left %v", stats)
 	}
 	if err := e.PlanCacheClear("test", "pc", nil, nil, nil, false); err != nil || entries() != 0 {
@@ -286,7 +287,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	if err := e.RenameCollection("test", "pc", "test", "pc2", false); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.PlanCacheStats("test", "pc2")); n != 0 {
+	if n := len(planCacheStats(t, e, "test", "pc2")); n != 0 {
 		t.Fatalf("the renamed collection has %d entries", n)
 	}
 	if err := e.RenameCollection("test", "pc2", "test", "pc", false); err != nil {
@@ -296,7 +297,23 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	if _, err := e.DropCollection("test", "pc"); err != nil {
 		t.Fatal(err)
 	}
-	if entries() != 0 {
-		t.Fatal("a dropped collection has entries")
+	if _, err := e.PlanCacheStats("test", "pc"); !mongoerr.Is(err, mongoerr.PlanCacheStatsNoCollection) {
+		t.Fatalf("$planCacheStats of a dropped collection: %v", err)
 	}
+	if err := e.CreateCollection("test", "pc", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if entries() != 0 {
+		t.Fatal("a dropped and created again collection has entries")
+	}
+}
+
+// planCacheStats is e.PlanCacheStats of an existing collection.
+func planCacheStats(t *testing.T, e *Engine, db, coll string) []bson.D {
+	t.Helper()
+	stats, err := e.PlanCacheStats(db, coll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stats
 }
