@@ -54,7 +54,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err != nil {
 		return appendFields(s.errorReply(err), s.clusterTimeFields(r))
 	}
-	return withOK(reply, s.clusterTimeFields(r))
+	return withOK(reply, s.clusterTimeFields(r), len(reply) > 0 && &reply[0] == r.ownedReply)
 }
 
 // run parses r's generic arguments, admits it and runs its handler.
@@ -135,19 +135,24 @@ func (s *Service) admit(r *Request, name string) error {
 }
 
 // withOK appends ok: 1.0 and then trailer (encoded elements) to a reply
-// document, copying it once.
-func withOK(doc bson.Raw, trailer []byte) bson.Raw {
+// document: in place when the reply is owned (built for this request
+// alone, see Request.own) and has room, else in one copy.
+func withOK(doc bson.Raw, trailer []byte, owned bool) bson.Raw {
 	if len(doc) == 0 {
 		doc = bson.Raw{5, 0, 0, 0, 0}
 	}
-	out := make([]byte, 0, len(doc)+12+len(trailer))
-	out = append(out, doc[:len(doc)-1]...)
+	size := len(doc) + 12 + len(trailer)
+	var out []byte
+	if owned && cap(doc) >= size {
+		out = doc[:len(doc)-1]
+	} else {
+		out = append(make([]byte, 0, size), doc[:len(doc)-1]...)
+	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out = append(out, trailer...)
 	out = append(out, 0)
 	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }
-
 // appendFields appends encoded elements to a document.
 func appendFields(doc bson.Raw, fields []byte) bson.Raw {
 	if len(fields) == 0 {

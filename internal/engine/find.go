@@ -42,6 +42,11 @@ type FindOptions struct {
 	// interruption's error (killOp, maxTimeMS, disconnect, shutdown). Nil
 	// never ends.
 	Ctx context.Context
+	// Batched tells that the caller keeps the documents only until it has
+	// copied a batch of them (a find command's reply), so the cursor may
+	// pack them into shared chunks (see slab). Callers keeping a few
+	// documents of many (a $group) leave it unset.
+	Batched bool
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -152,7 +157,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *plan, o FindOptions, 
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, batched: o.Batched}
 	if q.sort == nil || scan.src.(*planSource).p.sorted {
 		return m, nil
 	}
@@ -213,6 +218,10 @@ type matchCursor struct {
 	// sorter applies them after ordering).
 	raw     bool
 	lastPos int
+	// batched serves copies from copies (FindOptions.Batched); raw
+	// documents, which a sort may keep a few of for long, never are.
+	batched bool
+	copies  slab
 }
 
 func (m *matchCursor) Next() (bson.Raw, error) {
@@ -235,6 +244,9 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		m.served++
 		if m.proj != nil {
 			return m.proj.Apply(doc, pos)
+		}
+		if m.batched {
+			return m.copies.clone(doc), nil
 		}
 		return slices.Clone(doc), nil
 	}
