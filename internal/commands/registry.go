@@ -153,6 +153,7 @@ func withOK(doc bson.Raw, trailer []byte, owned bool) bson.Raw {
 	out = append(out, 0)
 	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }
+
 // appendFields appends encoded elements to a document.
 func appendFields(doc bson.Raw, fields []byte) bson.Raw {
 	if len(fields) == 0 {
