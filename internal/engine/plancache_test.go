@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
@@ -384,5 +385,35 @@ func TestPlanCacheConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestPlanCacheBounded checks that a collection's cache keeps at most
+// maxPlanCacheEntries entries, the least recently used going first.
+func TestPlanCacheBounded(t *testing.T) {
+	e := planCacheFixture(t)
+	shape := func(i int) bson.D {
+		return bson.D{{Key: "a", Value: int32(1)}, {Key: "b", Value: int32(1)}, {Key: fmt.Sprintf("f%d", i), Value: int32(1)}}
+	}
+	for i := range maxPlanCacheEntries {
+		findAll(t, e, shape(i))
+	}
+	findAll(t, e, shape(0)) // now the most recently used
+	findAll(t, e, shape(maxPlanCacheEntries))
+	stats := planCacheStats(t, e, "test", "pc")
+	if len(stats) != maxPlanCacheEntries {
+		t.Fatalf("%d entries, want %d", len(stats), maxPlanCacheEntries)
+	}
+	has := func(i int) bool {
+		want, _ := bson.Marshal(shape(i))
+		for _, ent := range stats {
+			if bytes.Equal(lookupD(lookupD(ent, "createdFromQuery").(bson.D), "query").(bson.Raw), want) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(0) || has(1) || !has(maxPlanCacheEntries) {
+		t.Fatalf("kept shape 0 %v, shape 1 %v, the newest %v; want true, false, true", has(0), has(1), has(maxPlanCacheEntries))
 	}
 }
