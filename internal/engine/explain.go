@@ -42,7 +42,7 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 		{Key: "explainVersion", Value: "1"},
 		{Key: "queryPlanner", Value: bson.D{
 			{Key: "namespace", Value: ns},
-			{Key: "indexFilterSet", Value: false},
+			{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.shape) != nil},
 			{Key: "parsedQuery", Value: filter},
 			{Key: "queryHash", Value: id.queryHash},
 			{Key: "planCacheKey", Value: id.cacheKey},

@@ -115,7 +115,10 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		p.useNatural(c)
 		return p, nil, nil
 	}
-	cands := candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	cands, filtered := filteredCandidates(c, q)
+	if !filtered {
+		cands = candidatePlans(c, q.filter, q.sort, h.ix, h.idOrder)
+	}
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
 		if p, rejected, err = e.choosePlan(ctx, c, q, cands, txn, limit); err != nil {
@@ -218,8 +221,9 @@ type matchCursor struct {
 	// sorter applies them after ordering).
 	raw     bool
 	lastPos int
-	// batched serves copies from copies (FindOptions.Batched); raw
-	// documents, which a sort may keep a few of for long, never are.
+	// batched packs the served documents into copies
+	// (FindOptions.Batched); raw documents, which a sort may keep a few
+	// of for long, never are.
 	batched bool
 	copies  slab
 }

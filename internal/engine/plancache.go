@@ -3,6 +3,7 @@ package engine
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -35,11 +36,16 @@ type planCache struct {
 	indexes *[]*Index // the index list the entries were made for
 	entries map[string]*list.Element
 	lru     list.List // of *planCacheEntry, most recently used first
+	// filters are the index filters by shape (plancache_filters.go);
+	// nfilters counts them, so that queries skip the lookup when none.
+	filters  map[string]*indexFilter
+	nfilters atomic.Int32
 }
 
 // planCacheEntry is the cached choice for one plan cache key.
 type planCacheEntry struct {
 	key       string // the full key (shape and usable indexes)
+	shape     string
 	queryHash string
 	cacheKey  string
 	ix        *Index // the winner's index; nil: the document store
@@ -131,7 +137,7 @@ func (pc *planCache) record(c *Collection, ent *planCacheEntry) {
 	}
 }
 
-// clear removes every entry.
+// clear removes every entry (not the index filters).
 func (pc *planCache) clear() {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -173,7 +179,7 @@ func (pc *planCache) stats(c *Collection) []bson.D {
 			{Key: "cachedPlan", Value: ent.cachedPlan},
 			{Key: "creationExecStats", Value: ent.execStats},
 			{Key: "candidatePlanScores", Value: ent.scores},
-			{Key: "indexFilterSet", Value: false},
+			{Key: "indexFilterSet", Value: pc.filters[ent.shape] != nil},
 		}
 		size := int64(planCacheEntryOverheadB + len(ent.key))
 		if raw, err := bson.Marshal(doc); err == nil {

@@ -100,7 +100,7 @@ func (e *Engine) cacheEntry(id cacheIdentity, q compiledFind, res *trialResult, 
 	from := bson.D{{Key: "query", Value: filter}}
 	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(q.sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(q.projDoc)})
 	ent := &planCacheEntry{
-		key: id.key, queryHash: id.queryHash, cacheKey: id.cacheKey,
+		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
 		ix: res.winner.ix, works: res.runs[0].works, created: time.Now(),
 		createdFrom: from,
 		cachedPlan:  planStages(res.winner, filter, q, o, e.SortMemoryLimit()),

@@ -417,3 +417,81 @@ func TestPlanCacheBounded(t *testing.T) {
 		t.Fatalf("kept shape 0 %v, shape 1 %v, the newest %v; want true, false, true", has(0), has(1), has(maxPlanCacheEntries))
 	}
 }
+
+// winningIndex is the index explain's winning plan scans ("" for none)
+// and whether explain says an index filter applied.
+func winningIndex(t *testing.T, e *Engine, o FindOptions) (string, bool) {
+	t.Helper()
+	out, err := e.Explain("test", "pc", o, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp := lookupD(out, "queryPlanner").(bson.D)
+	return cachedIndex(bson.D{{Key: "cachedPlan", Value: lookupD(qp, "winningPlan")}}), lookupD(qp, "indexFilterSet").(bool)
+}
+
+// TestIndexFilters checks index filters (manual, planCacheSetFilter): only
+// the listed indexes are considered for the shape, a hint is ignored, no
+// usable index means a collection scan, setting a filter empties the
+// shape's cache entries, and filters are listed and cleared.
+func TestIndexFilters(t *testing.T) {
+	e := planCacheFixture(t)
+	q := bson.D{{Key: "a", Value: int32(10)}, {Key: "b", Value: int32(500)}} // b_1 wins unfiltered
+	o := FindOptions{Filter: bsonDoc(q)}
+	if ix, set := winningIndex(t, e, o); ix != "b_1" || set {
+		t.Fatalf("unfiltered: %q, filter set %v", ix, set)
+	}
+	findAll(t, e, q)
+	if err := e.SetIndexFilter("test", "pc", bsonDoc(bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(2)}}), nil, nil,
+		[]bson.RawValue{{Type: bson.TypeEmbeddedDocument, Value: bsonDoc(bson.D{{Key: "a", Value: int32(1)}})}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(planCacheStats(t, e, "test", "pc")); n != 0 {
+		t.Fatalf("setting a filter left %d entries of its shape", n)
+	}
+	if ix, set := winningIndex(t, e, o); ix != "a_1" || !set {
+		t.Fatalf("filtered to a_1: %q, filter set %v", ix, set)
+	}
+	o.Hint = bson.RawValue{Type: bson.TypeString, Value: bsoncoreString("b_1")}
+	if ix, _ := winningIndex(t, e, o); ix != "a_1" {
+		t.Fatalf("a hint overrode the filter: %q", ix)
+	}
+	o.Hint = bson.RawValue{}
+	if n := findAll(t, e, q); n != 1 {
+		t.Fatalf("filtered query found %d, want 1", n)
+	}
+	// Another shape is not filtered.
+	if ix, set := winningIndex(t, e, FindOptions{Filter: bsonDoc(bson.D{{Key: "b", Value: int32(5)}})}); ix != "b_1" || set {
+		t.Fatalf("other shape: %q, filter set %v", ix, set)
+	}
+	// A filter naming no usable index: a collection scan.
+	if err := e.SetIndexFilter("test", "pc", bsonDoc(q), nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("nope")}}); err != nil {
+		t.Fatal(err)
+	}
+	if ix, set := winningIndex(t, e, o); ix != "" || !set {
+		t.Fatalf("filter with no usable index: %q, filter set %v", ix, set)
+	}
+	if n := findAll(t, e, q); n != 1 {
+		t.Fatalf("collection scan found %d, want 1", n)
+	}
+	if err := e.SetIndexFilter("test", "pc", bsonDoc(bson.D{{Key: "b", Value: int32(1)}}), nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("a_1")}}); err != nil {
+		t.Fatal(err)
+	}
+	if fs := e.IndexFilters("test", "pc"); len(fs) != 2 {
+		t.Fatalf("%d filters listed, want 2: %v", len(fs), fs)
+	}
+	if err := e.ClearIndexFilters("test", "pc", bsonDoc(bson.D{{Key: "a", Value: int32(0)}, {Key: "b", Value: int32(0)}}), nil, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if ix, set := winningIndex(t, e, o); ix != "b_1" || set {
+		t.Fatalf("after clearing the shape's filter: %q, filter set %v", ix, set)
+	}
+	if err := e.ClearIndexFilters("test", "pc", nil, nil, nil, false); err != nil || len(e.IndexFilters("test", "pc")) != 0 {
+		t.Fatalf("clearing all filters: %v, %v left", err, e.IndexFilters("test", "pc"))
+	}
+}
+
+func bsoncoreString(s string) []byte {
+	_, v, _ := bson.MarshalValue(s)
+	return v
+}

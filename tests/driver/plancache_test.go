@@ -146,12 +146,67 @@ func TestPlanCacheErrors(t *testing.T) {
 			return stages("c", bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{{Key: "x", Value: 1}}}}})
 		}, 9},
 		{"stats: missing collection", func() error { return stages("missing", bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{}}}}) }, 50933},
-		{"filters stay refused", func() error {
-			return db.RunCommand(ctx, bson.D{{Key: "planCacheListFilters", Value: "c"}}).Err()
-		}, 59},
+		{"setFilter: no indexes", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}}).Err()
+		}, 2},
+		{"setFilter: no query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"setFilter: empty indexes", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{}}}).Err()
+		}, 2},
+		{"setFilter: missing collection", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "missing"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"clearFilters: sort without query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClearFilters", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}).Err()
+		}, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { requireCode(t, tc.err(), tc.code, "") })
+	}
+}
+
+// TestIndexFilters sets, lists and clears an index filter through the
+// driver and sees explain report it (manual, planCacheSetFilter).
+func TestIndexFilters(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("pc")
+	coll := db.Collection("c")
+	seed(t, coll, []bson.Raw{mustRaw(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}})})
+	for _, k := range []string{"a", "b"} {
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(cmd bson.D) bson.Raw {
+		t.Helper()
+		var out bson.Raw
+		if err := db.RunCommand(ctx, cmd).Decode(&out); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		return out
+	}
+	q := bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}}
+	run(bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: q}, {Key: "indexes", Value: bson.A{bson.D{{Key: "b", Value: 1}}}}})
+	list := run(bson.D{{Key: "planCacheListFilters", Value: "c"}})
+	filters, _ := list.Lookup("filters").Array().Values()
+	if len(filters) != 1 || filters[0].Document().Lookup("indexes", "0", "b").Type == 0 {
+		t.Fatalf("planCacheListFilters: %v", list)
+	}
+	explain := run(bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}}})
+	qp := explain.Lookup("queryPlanner").Document()
+	if !qp.Lookup("indexFilterSet").Boolean() || qp.Lookup("winningPlan", "inputStage", "indexName").StringValue() != "b_1" {
+		t.Fatalf("explain under the filter: %v", qp)
+	}
+	if got := findAll(t, coll, q); len(got) != 1 {
+		t.Fatalf("found %d, want 1", len(got))
+	}
+	run(bson.D{{Key: "planCacheClearFilters", Value: "c"}})
+	list = run(bson.D{{Key: "planCacheListFilters", Value: "c"}})
+	if filters, _ := list.Lookup("filters").Array().Values(); len(filters) != 0 {
+		t.Fatalf("filters left: %v", list)
 	}
 }
 
