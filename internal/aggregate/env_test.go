@@ -121,3 +121,13 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 	st.Indexes = []bson.Raw{idSpec}
 	return st, nil
 }
+
+// PlanCacheStats: the in-memory Env plans nothing, so its caches are empty.
+func (m *memEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.colls[db+"."+coll]; !ok {
+		return nil, mongoerr.New(mongoerr.PlanCacheStatsNoCollection, "collection '%s.%s' does not exist", db, coll)
+	}
+	return nil, nil
+}

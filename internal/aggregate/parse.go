@@ -46,7 +46,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 var unimplementedStages = map[string]bool{
 	"$graphLookup": true, "$geoNear": true, "$redact": true, "$densify": true, "$fill": true,
 	"$setWindowFields": true, "$changeStream": true, "$currentOp": true, "$listSessions": true,
-	"$listLocalSessions": true, "$planCacheStats": true, "$search": true, "$searchMeta": true,
+	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
 	"$changeStreamSplitLargeEvent": true, "$listSampledQueries": true,
 }
@@ -96,7 +96,7 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if i != n-1 {
 			return mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
 		}
-	case "$collStats", "$indexStats", "$documents":
+	case "$collStats", "$indexStats", "$planCacheStats", "$documents":
 		if p.where == inFacet {
 			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
 		}
@@ -163,6 +163,8 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 		return p.parseCollStats(arg)
 	case "$indexStats":
 		return p.parseIndexStats(arg)
+	case "$planCacheStats":
+		return p.parsePlanCacheStats(arg)
 	case "$documents":
 		return p.parseDocuments(arg)
 	}

@@ -51,6 +51,9 @@ type Env interface {
 	// CollectionStats describes db.coll, its sizes divided by scale; a
 	// missing collection is NamespaceNotFound.
 	CollectionStats(db, coll string, scale int64) (CollStats, error)
+	// PlanCacheStats lists the entries of db.coll's plan cache as
+	// $planCacheStats shows them, without the host.
+	PlanCacheStats(db, coll string) ([]bson.Raw, error)
 }
 
 // DefaultMemoryLimit is the memory a blocking stage ($group, $sort, ...)

@@ -189,6 +189,18 @@ func (env engineEnv) RenameCollection(db, from, to string) error {
 	return env.e.RenameCollection(db, from, db, to, true)
 }
 
+func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
+	entries, err := env.e.PlanCacheStats(db, coll)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bson.Raw, len(entries))
+	for i, ent := range entries {
+		out[i] = marshal(ent)
+	}
+	return out, nil
+}
+
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {
 	c := env.e.Collection(db, coll)
 	if c == nil {

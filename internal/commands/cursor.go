@@ -47,8 +47,12 @@ func listReply(id int64, ns string, docs []bson.Raw) bson.Raw {
 	return endCursorReply(out, cur)
 }
 
+// replySlack is the room a cursor reply keeps for what Run appends (ok,
+// $clusterTime, operationTime), so that it appends in place.
+const replySlack = 256
+
 func beginCursorReply(ns string, docs []bson.Raw) ([]byte, int32) {
-	size := 64 + len(ns)
+	size := 64 + replySlack + len(ns)
 	for _, d := range docs {
 		size += len(d) + 8
 	}
@@ -167,9 +171,9 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 		id = c.ID
 	}
 	if fb.list {
-		return listReply(id, db+"."+coll, batch), nil
+		return r.own(listReply(id, db+"."+coll, batch)), nil
 	}
-	return cursorReply(id, db+"."+coll, "firstBatch", batch), nil
+	return r.own(cursorReply(id, db+"."+coll, "firstBatch", batch)), nil
 }
 
 // serveTailable opens a tailable cursor, read under b: it stays open when it
@@ -199,7 +203,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	}
 	b.bind(context.Background())
 	s.Cursors.Add(c)
-	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
+	return r.own(cursorReply(c.ID, db+"."+coll, "firstBatch", batch)), nil
 }
 
 // collectionEmpty reports whether db.coll holds no document.
@@ -315,7 +319,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		s.Cursors.Return(c)
 	}
-	return cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch), nil
+	return r.own(cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch)), nil
 }
 
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {

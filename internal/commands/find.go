@@ -101,6 +101,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		return s.serveTailable(r, r.DB, coll, tc, b, a.batchSize, a.awaitData, a.noTimeout)
 	}
 	a.Txn = r.Txn
+	a.Batched = true // the reply copies each batch
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err != nil {
 		return appendFields(s.errorReply(err), s.clusterTimeFields(r))
 	}
-	return withOK(reply, s.clusterTimeFields(r))
+	return withOK(reply, s.clusterTimeFields(r), len(reply) > 0 && &reply[0] == r.ownedReply)
 }
 
 // run parses r's generic arguments, admits it and runs its handler.
@@ -152,13 +152,19 @@ func (s *Service) admit(r *Request, name string) error {
 }
 
 // withOK appends ok: 1.0 and then trailer (encoded elements) to a reply
-// document, copying it once.
-func withOK(doc bson.Raw, trailer []byte) bson.Raw {
+// document: in place when the reply is owned (built for this request
+// alone, see Request.own) and has room, else in one copy.
+func withOK(doc bson.Raw, trailer []byte, owned bool) bson.Raw {
 	if len(doc) == 0 {
 		doc = bson.Raw{5, 0, 0, 0, 0}
 	}
-	out := make([]byte, 0, len(doc)+12+len(trailer))
-	out = append(out, doc[:len(doc)-1]...)
+	size := len(doc) + 12 + len(trailer)
+	var out []byte
+	if owned && cap(doc) >= size {
+		out = doc[:len(doc)-1]
+	} else {
+		out = append(make([]byte, 0, size), doc[:len(doc)-1]...)
+	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out = append(out, trailer...)
 	out = append(out, 0)

@@ -124,4 +124,16 @@ type Request struct {
 	// the time of its write, if it wrote. The reply's operationTime is the
 	// latter, else the former.
 	readTime, writeTime clock.Time
+	// ownedReply is the first byte of a reply built for this request
+	// alone (own), which Run may complete in place.
+	ownedReply *byte
+}
+
+// own marks reply as built for r alone and returns it: nothing else holds
+// it, so Run may append ok and the cluster time to it in place.
+func (r *Request) own(reply bson.Raw) bson.Raw {
+	if len(reply) > 0 {
+		r.ownedReply = &reply[0]
+	}
+	return reply
 }

@@ -40,6 +40,8 @@ type Collection struct {
 	capped *cappedState
 	// metaMu orders the catalog writes that record multikey indexes.
 	metaMu sync.Mutex
+	// plans is the plan cache (plancache.go).
+	plans planCache
 }
 
 // Indexes returns the collection's secondary indexes.

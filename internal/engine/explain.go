@@ -32,12 +32,14 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 	if err != nil {
 		return nil, err
 	}
+	q.explain = true
 	ns := db + "." + coll
 	filter := o.Filter
 	if filter == nil {
 		filter = bson.Raw(bsonDoc(bson.D{}))
 	}
 	c := e.cat.get(db, coll)
+	id := identify(c, q)
 	var p *planner.Plan
 	var winning bson.D
 	rejectedPlans := bson.A{}
@@ -54,7 +56,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))
 		}
 	}
-	out := queryPlanner(ns, filter, winning, rejectedPlans)
+	out := queryPlanner(ns, filter, c, id, winning, rejectedPlans)
 	if !execute {
 		return out, nil
 	}
@@ -96,7 +98,8 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bool) (bson.D, error) {
 	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}
 	var p *planner.Plan
-	if c := e.cat.get(db, coll); c != nil {
+	c := e.cat.get(db, coll)
+	if c != nil {
 		var err error
 		if p, err = e.distinctPlan(c, key, o); err != nil {
 			return nil, err
@@ -109,8 +112,12 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	if filter == nil {
 		filter = bson.Raw(bsonDoc(bson.D{}))
 	}
+	q, err := compileFind(o)
+	if err != nil {
+		return nil, err
+	}
 	winning := p.Explain(planner.Shape{Filter: filter})
-	out := queryPlanner(db+"."+coll, filter, winning, bson.A{})
+	out := queryPlanner(db+"."+coll, filter, c, identify(c, q), winning, bson.A{})
 	if !execute {
 		return out, nil
 	}
@@ -124,13 +131,15 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 }
 
 // queryPlanner is the queryPlanner section of an explain.
-func queryPlanner(ns string, filter bson.Raw, winning bson.D, rejected bson.A) bson.D {
+func queryPlanner(ns string, filter bson.Raw, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
 	return bson.D{
 		{Key: "explainVersion", Value: "1"},
 		{Key: "queryPlanner", Value: bson.D{
 			{Key: "namespace", Value: ns},
-			{Key: "indexFilterSet", Value: false},
+			{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.shape) != nil},
 			{Key: "parsedQuery", Value: filter},
+			{Key: "queryHash", Value: id.queryHash},
+			{Key: "planCacheKey", Value: id.cacheKey},
 			{Key: "winningPlan", Value: winning},
 			{Key: "rejectedPlans", Value: rejected},
 		}},

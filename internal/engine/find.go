@@ -45,6 +45,11 @@ type FindOptions struct {
 	// interruption's error (killOp, maxTimeMS, disconnect, shutdown). Nil
 	// never ends.
 	Ctx context.Context
+	// Batched tells that the caller keeps the documents only until it has
+	// copied a batch of them (a find command's reply), so the cursor may
+	// pack them into shared chunks (see slab). Callers keeping a few
+	// documents of many (a $group) leave it unset.
+	Batched bool
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -62,14 +67,18 @@ type Cursor = docsrc.Source
 
 // compiledFind is a find whose filter, sort and projection compiled.
 type compiledFind struct {
-	filter   *query.Filter
-	sort     *query.Sort
-	proj     *query.Projection
-	projSpec bson.Raw
+	filter *query.Filter
+	sort   *query.Sort
+	proj   *query.Projection
+	// sortDoc and projDoc are the sort and projection as written, for
+	// the query's shape and the planner's covered projections.
+	sortDoc, projDoc bson.Raw
+	// explain plans without the plan cache.
+	explain bool
 }
 
 func compileFind(o FindOptions) (compiledFind, error) {
-	var q compiledFind
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
 	var err error
 	if q.filter, err = query.CompileLet(o.Filter, o.Let); err != nil {
 		return q, err
@@ -83,14 +92,13 @@ func compileFind(o FindOptions) (compiledFind, error) {
 		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let); err != nil {
 			return q, err
 		}
-		q.projSpec = o.Projection
 	}
 	return q, nil
 }
 
 // planFind chooses the plan of a find on c (reading txn's view, if any),
-// by a trial run when several qualify (see trialPlans), and returns it with
-// the candidates it rejected.
+// by the plan cache or a trial run when several qualify (see choosePlan),
+// and returns it with the candidates it rejected.
 func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
 	h, err := resolveHint(c, hint)
 	if err != nil {
@@ -107,15 +115,19 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projSpec, HintID: h.idOrder}
-	if h.ix != nil {
-		hinted := h.ix.planned()
-		pq.Hint = &hinted
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc}
+	cands, filtered := filteredCandidates(c, q, pq)
+	if !filtered {
+		pq.HintID = h.idOrder
+		if h.ix != nil {
+			hinted := h.ix.planned()
+			pq.Hint = &hinted
+		}
+		cands = planner.Candidates(planCatalog{c}, pq)
 	}
-	cands := planner.Candidates(planCatalog{c}, pq)
 	p, rejected := cands[0], cands[1:]
 	if len(cands) > 1 {
-		if p, rejected, err = e.trialPlans(ctx, c, q, cands, txn, limit); err != nil {
+		if p, rejected, err = e.choosePlan(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -154,7 +166,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, batched: o.Batched}
 	if scan.covered() {
 		// The source answers with projected documents the keys decided.
 		scan.filter, m.proj = nil, nil
@@ -263,6 +275,11 @@ type matchCursor struct {
 	// sorter applies them after ordering).
 	raw     bool
 	lastPos int
+	// batched packs the served documents into copies
+	// (FindOptions.Batched); raw documents, which a sort may keep a few
+	// of for long, never are.
+	batched bool
+	copies  slab
 }
 
 func (m *matchCursor) Next() (bson.Raw, error) {
@@ -285,6 +302,9 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		m.served++
 		if m.proj != nil {
 			return m.proj.Apply(doc, pos)
+		}
+		if m.batched {
+			return m.copies.clone(doc), nil
 		}
 		return slices.Clone(doc), nil
 	}

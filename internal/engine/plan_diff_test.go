@@ -44,7 +44,13 @@ func TestPlannerDifferential(t *testing.T) {
 			return
 		}
 	}
+	if cachedActive.Load() == 0 {
+		t.Fatal("no query ran with an active plan cache entry")
+	}
 }
+
+// cachedActive counts the data sets whose plan cache held an active entry.
+var cachedActive atomic.Int64
 
 // FuzzPlanner runs the differential check of TestPlannerDifferential on
 // the data sets of fuzzed seeds, without bound.
@@ -144,6 +150,7 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 				}
 			}
 		}
+		checkCached(t, e, g, coll, q, seed)
 	}
 }
 
@@ -317,5 +324,10 @@ func explainWinning(e *Engine, coll string, q diffQuery) string {
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprint(out[1].Value.(bson.D)[3].Value)
+	for _, el := range out[1].Value.(bson.D) {
+		if el.Key == "winningPlan" {
+			return fmt.Sprint(el.Value)
+		}
+	}
+	return "no winningPlan"
 }

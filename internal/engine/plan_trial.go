@@ -22,14 +22,24 @@ const (
 // trialRun is what one candidate did during its trial: the works after
 // which each result came, and whether (and after how many works) it ended.
 type trialRun struct {
-	resultAt []int64
-	ended    bool
-	works    int64
+	resultAt   []int64
+	ended      bool
+	works      int64
+	keys, docs int64 // keys and documents examined
+}
+
+// trialResult is a trial's outcome: the winner, the others, and each
+// plan's run and score (the winner's first, then the others').
+type trialResult struct {
+	winner   *planner.Plan
+	rejected []*planner.Plan
+	runs     []trialRun
+	scores   []float64
 }
 
 // trialPlans runs the trial of cands (best static score first) on c and
 // returns the winner and the others.
-func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
+func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*trialResult, error) {
 	want := int64(trialResults)
 	if limit > 0 && limit < want {
 		want = limit
@@ -45,7 +55,7 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 		}
 		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		runs[i] = r
 		if r.ended || int64(len(r.resultAt)) >= pw {
@@ -53,15 +63,18 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 		}
 	}
 	best, bestScore := 0, -1.0
+	scores := make([]float64, len(cands))
 	for i, p := range cands {
-		if s := trialScore(runs[i], budget, q.sort != nil && !p.Sorted, p.Sorted); s > bestScore {
-			best, bestScore = i, s
+		scores[i] = trialScore(runs[i], budget, q.sort != nil && !p.Sorted, p.Sorted)
+		if scores[i] > bestScore {
+			best, bestScore = i, scores[i]
 		}
 	}
-	rejected := make([]*planner.Plan, 0, len(cands)-1)
-	rejected = append(rejected, cands[:best]...)
-	rejected = append(rejected, cands[best+1:]...)
-	return cands[best], rejected, nil
+	res := &trialResult{winner: cands[best]}
+	res.rejected = append(append(res.rejected, cands[:best]...), cands[best+1:]...)
+	res.runs = append(append([]trialRun{runs[best]}, runs[:best]...), runs[best+1:]...)
+	res.scores = append(append([]float64{scores[best]}, scores[:best]...), scores[best+1:]...)
+	return res, nil
 }
 
 // trialRun works p until it has want results, ends, or has done budget
@@ -86,7 +99,8 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		if err != nil {
 			return r, err
 		}
-		r.works = max(stats.keysExamined, stats.docsExamined)
+		r.keys, r.docs = stats.keysExamined, stats.docsExamined
+		r.works = max(r.keys, r.docs)
 		if doc == nil {
 			r.ended = true
 			break

@@ -262,6 +262,8 @@ const (
 	CollStatsSpecNotObject Code = 40166
 	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.
 	IndexStatsSpecNotEmpty Code = 28803
+	// PlanCacheStatsNoCollection: $planCacheStats on a collection that does not exist.
+	PlanCacheStatsNoCollection Code = 50933
 )
 
 // Expressions.

@@ -215,6 +215,14 @@ func Score(p *Plan) int {
 // query (given by its conjunct leaves) can match: a partial index only
 // when the query implies its filter, a sparse one only when the query
 // cannot match a document missing all of its fields.
+// Usable returns the test of whether an index may answer queries with
+// filter f: a partial or sparse index only when f proves it holds every
+// match (what MongoDB's plan cache records as index discriminators).
+func Usable(f *query.Filter) func(ix *Index) bool {
+	leaves := constraintLeaves(f.Root())
+	return func(ix *Index) bool { return holdsEveryMatch(leaves, ix) }
+}
+
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 	if ix.Partial != nil && !implies(leaves, ix.Partial) {
 		return false

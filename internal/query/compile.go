@@ -33,7 +33,7 @@ func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{root: root}
+	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
 		if n.Kind == KindExpr {
 			f.hasExpr = true

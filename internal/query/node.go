@@ -108,8 +108,12 @@ func Walk(n *Node, fn func(*Node) bool) {
 // goroutines.
 type Filter struct {
 	root    *Node
-	hasExpr bool // the filter holds an $expr, whose evaluation may fail
+	doc     bson.Raw // the filter as written
+	hasExpr bool     // the filter holds an $expr, whose evaluation may fail
 }
+
+// Doc is the filter document as written.
+func (f *Filter) Doc() bson.Raw { return f.doc }
 
 // Root is the parsed filter tree. An empty filter is an And with no children.
 func (f *Filter) Root() *Node { return f.root }

@@ -1,0 +1,120 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+func init() {
+	register(planCacheClearCmd, &argSpec{path: "planCacheClear", fields: shapeFields()}, "planCacheClear")
+	register(planCacheSetFilterCmd, &argSpec{path: "planCacheSetFilter", fields: shapeFields(arg("indexes", tAny))}, "planCacheSetFilter")
+	register(planCacheClearFiltersCmd, &argSpec{path: "planCacheClearFilters", fields: shapeFields()}, "planCacheClearFilters")
+	register(planCacheListFiltersCmd, &argSpec{path: "planCacheListFilters"}, "planCacheListFilters")
+}
+
+// shapeFields declares the query shape fields of the plan cache commands
+// (query, sort, projection; collation is refused: Folio has none), then
+// the command's others.
+func shapeFields(others ...argField) []argField {
+	return append([]argField{
+		arg("query", tDoc), arg("sort", tDoc), arg("projection", tDoc),
+		refuse("collation", tDoc, "Folio has no collations yet"),
+	}, others...)
+}
+
+// shapeArgs are a plan cache command's query shape.
+type shapeArgs struct {
+	filter, sort, proj bson.Raw
+	hasQuery, hasOther bool
+}
+
+func parseShapeArgs(c *cmdArgs) shapeArgs {
+	return shapeArgs{
+		filter: c.doc("query"), sort: c.doc("sort"), proj: c.doc("projection"),
+		hasQuery: c.has("query"), hasOther: c.has("sort") || c.has("projection"),
+	}
+}
+
+// planCacheClearCmd empties a collection's plan cache or, given a query
+// (with its sort and projection), the entries of that query's shape
+// (manual, planCacheClear). A missing collection has nothing to clear.
+func planCacheClearCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	a := parseShapeArgs(&r.args)
+	if !a.hasQuery && a.hasOther {
+		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
+	}
+	if err := s.Engine.PlanCacheClear(r.DB, name, a.filter, a.sort, a.proj, a.hasQuery); err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{}), nil
+}
+
+// planCacheSetFilterCmd sets the index filter of a query shape: the
+// planner then considers only the listed indexes (names or key patterns)
+// for queries of that shape (manual, planCacheSetFilter).
+func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	a := parseShapeArgs(&r.args)
+	if !a.hasQuery {
+		return nil, mongoerr.New(mongoerr.BadValue, "required field query missing")
+	}
+	if !r.args.has("indexes") {
+		return nil, mongoerr.New(mongoerr.BadValue, "required field indexes missing")
+	}
+	v := r.args.value("indexes")
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.BadValue, "required field indexes must be an array")
+	}
+	indexes, _ := v.Array().Values()
+	if len(indexes) == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "required field indexes must contain at least one index")
+	}
+	for _, ix := range indexes {
+		if ix.Type != bson.TypeEmbeddedDocument && ix.Type != bson.TypeString {
+			return nil, mongoerr.New(mongoerr.BadValue, "each item in indexes must be an object or string")
+		}
+	}
+	if err := s.Engine.SetIndexFilter(r.DB, name, a.filter, a.sort, a.proj, indexes); err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{}), nil
+}
+
+// planCacheClearFiltersCmd removes a collection's index filters, or given
+// a query, the filter of its shape (manual, planCacheClearFilters).
+func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	a := parseShapeArgs(&r.args)
+	if !a.hasQuery && a.hasOther {
+		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
+	}
+	if err := s.Engine.ClearIndexFilters(r.DB, name, a.filter, a.sort, a.proj, a.hasQuery); err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{}), nil
+}
+
+// planCacheListFiltersCmd lists a collection's index filters:
+// {filters: [{query, sort, projection, indexes}]}.
+func planCacheListFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	filters := bson.A{}
+	for _, f := range s.Engine.IndexFilters(r.DB, name) {
+		filters = append(filters, f)
+	}
+	return marshal(bson.D{{Key: "filters", Value: filters}}), nil
+}

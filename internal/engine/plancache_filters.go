@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+)
+
+// Index filters (manual, planCacheSetFilter) restrict the indexes the
+// planner considers for one query shape: only the listed indexes (by name
+// or key pattern) are candidates, a hint is ignored, and a query none of
+// them serves scans the collection. A read of one _id is not planned and
+// not filtered. Filters live in memory with their collection, survive index
+// changes (a dropped index just matches nothing) and are set, listed and
+// cleared by the planCache*Filter commands; setting one empties the plan
+// cache entries of its shape.
+
+// indexFilter is the filter of one shape: the query it was set with and
+// the indexes it allows.
+type indexFilter struct {
+	query, sort, proj bson.Raw
+	indexes           []bson.RawValue // names and key patterns, as given
+}
+
+// allows reports whether the filter lets the planner use ix (nil: the _id
+// index).
+func (f *indexFilter) allows(ix *Index) bool {
+	name, key := idIndexName, bson.Raw(idKeyPattern)
+	if ix != nil {
+		name, key = ix.Name, ix.keyPattern()
+	}
+	for _, v := range f.indexes {
+		if s, ok := v.StringValueOK(); ok && s == name {
+			return true
+		}
+		if d, ok := v.DocumentOK(); ok && sameKeyPattern(d, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// allowsPlan reports whether the filter allows every index p scans.
+func (f *indexFilter) allowsPlan(p *planner.Plan) bool {
+	if p.Or == nil {
+		return f.allows(indexOf(p))
+	}
+	for _, br := range p.Or {
+		if !f.allows(indexOf(br)) {
+			return false
+		}
+	}
+	return true
+}
+
+// filterFor returns the index filter of q's shape, if any.
+func (pc *planCache) filterFor(shape string) *indexFilter {
+	if pc.nfilters.Load() == 0 {
+		return nil
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	return pc.filters[shape]
+}
+
+// filteredCandidates applies the index filter of q's shape, if any, to the
+// planning of q on c: the candidates without the hint, those on allowed
+// indexes, else a collection scan. It reports whether a filter applied.
+func filteredCandidates(c *Collection, q compiledFind, pq planner.Query) ([]*planner.Plan, bool) {
+	if c.plans.nfilters.Load() == 0 {
+		return nil, false
+	}
+	f := c.plans.filterFor(shapeOf(q.filter, q.sortDoc, q.projDoc))
+	if f == nil {
+		return nil, false
+	}
+	cands := planner.Candidates(planCatalog{c}, pq)
+	if len(cands) == 1 && cands[0].IDPoint() {
+		return cands, true
+	}
+	cands = slices.DeleteFunc(cands, func(p *planner.Plan) bool { return !f.allowsPlan(p) })
+	if len(cands) == 0 {
+		cands = []*planner.Plan{planner.NaturalScan(1, false)}
+	}
+	return cands, true
+}
+
+// SetIndexFilter sets the index filter of the shape of a query (filter,
+// sort, projection) on db.coll to indexes (names or key patterns).
+func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, indexes []bson.RawValue) error {
+	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+	if err != nil {
+		return err
+	}
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return mongoerr.New(mongoerr.BadValue, "no such collection")
+	}
+	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
+	f := &indexFilter{query: docOrEmpty(filter), sort: docOrEmpty(sort), proj: docOrEmpty(proj), indexes: indexes}
+	c.plans.mu.Lock()
+	if c.plans.filters == nil {
+		c.plans.filters = map[string]*indexFilter{}
+	}
+	if c.plans.filters[shape] == nil {
+		c.plans.nfilters.Add(1)
+	}
+	c.plans.filters[shape] = f
+	c.plans.mu.Unlock()
+	c.plans.clearShape(c, shape)
+	return nil
+}
+
+// ClearIndexFilters removes the index filters of db.coll, or given a query
+// (byShape), the filter of its shape. A missing collection has none.
+func (e *Engine) ClearIndexFilters(db, coll string, filter, sort, proj bson.Raw, byShape bool) error {
+	c := e.cat.get(db, coll)
+	var shape string
+	if byShape {
+		q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+		if err != nil || c == nil {
+			return err
+		}
+		shape = shapeOf(q.filter, q.sortDoc, q.projDoc)
+	}
+	if c == nil {
+		return nil
+	}
+	c.plans.mu.Lock()
+	defer c.plans.mu.Unlock()
+	for s := range c.plans.filters {
+		if !byShape || s == shape {
+			delete(c.plans.filters, s)
+			c.plans.nfilters.Add(-1)
+		}
+	}
+	return nil
+}
+
+// IndexFilters lists the index filters of db.coll as planCacheListFilters
+// shows them: {query, sort, projection, indexes}. A missing collection
+// has none.
+func (e *Engine) IndexFilters(db, coll string) []bson.D {
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return nil
+	}
+	c.plans.mu.Lock()
+	defer c.plans.mu.Unlock()
+	shapes := make([]string, 0, len(c.plans.filters))
+	for s := range c.plans.filters {
+		shapes = append(shapes, s)
+	}
+	slices.Sort(shapes)
+	out := make([]bson.D, 0, len(shapes))
+	for _, s := range shapes {
+		f := c.plans.filters[s]
+		ixs := bson.A{}
+		for _, v := range f.indexes {
+			ixs = append(ixs, v)
+		}
+		out = append(out, bson.D{{Key: "query", Value: f.query}, {Key: "sort", Value: f.sort}, {Key: "projection", Value: f.proj}, {Key: "indexes", Value: ixs}})
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+)
+
+// cacheIdentity is a query's shape and plan cache key, with their hashes
+// (queryHash and planCacheKey).
+type cacheIdentity struct {
+	shape, key          string
+	queryHash, cacheKey string
+}
+
+// identify computes q's shape and plan cache key on c (nil: a missing
+// collection, whose queries may use no index).
+func identify(c *Collection, q compiledFind) cacheIdentity {
+	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
+	key := shape + "@"
+	if c != nil {
+		key = planKey(c, shape, planner.Usable(q.filter))
+	}
+	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key)}
+}
+
+// choosePlan picks among several candidate plans (best static score
+// first) through c's plan cache: an active entry's plan is used if it
+// produces its first results within cacheEvictionRatio times the entry's
+// works; otherwise (no entry, an inactive one, or an evicted one) a trial
+// of every candidate picks the winner, and its outcome is recorded. An
+// explain neither reads nor changes the cache, as in MongoDB.
+func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
+	if q.explain {
+		res, err := e.trialPlans(ctx, c, q, cands, txn, limit)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.winner, res.rejected, nil
+	}
+	id := identify(c, q)
+	if got := c.plans.get(c, id.key); got.found && got.active {
+		if p := candidateOn(cands, got.ix); p != nil {
+			ok, err := e.cachedPlanHolds(ctx, c, q, p, txn, limit, got.works)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				return p, nil, nil
+			}
+			c.plans.deactivate(c, id.key)
+		}
+	}
+	res, err := e.trialPlans(ctx, c, q, cands, txn, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.winner.Or == nil { // a union is planned again each time
+		c.plans.record(c, e.cacheEntry(id, q, res, limit))
+	}
+	return res.winner, res.rejected, nil
+}
+
+// candidateOn returns the candidate scanning ix (nil: the document
+// store), if any.
+func candidateOn(cands []*planner.Plan, ix *Index) *planner.Plan {
+	for _, p := range cands {
+		if p.Or == nil && indexOf(p) == ix {
+			return p
+		}
+	}
+	return nil
+}
+
+// cachedPlanHolds runs the cached plan p as MongoDB's cached plan stage
+// does: it holds if it produces the trial's results (or ends) within
+// cacheEvictionRatio times the entry's works.
+func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, limit, works int64) (bool, error) {
+	budget := max(cacheEvictionRatio*works, 1)
+	want := int64(trialResults)
+	if limit > 0 && limit < want {
+		want = limit
+	}
+	if q.sort != nil && !p.Sorted {
+		want = budget + 1 // an in-memory sort returns nothing before its input ends
+	}
+	r, err := e.trialRun(ctx, c, q, p, txn, want, budget)
+	if err != nil {
+		return false, err
+	}
+	return r.ended && r.works <= budget || int64(len(r.resultAt)) >= want, nil
+}
+
+// cacheEntry builds the entry recording a trial's outcome for the query
+// identified by id.
+func (e *Engine) cacheEntry(id cacheIdentity, q compiledFind, res *trialResult, limit int64) *planCacheEntry {
+	filter := q.filter.Doc()
+	shape := planner.Shape{Filter: filter, Sort: q.sortDoc, Projection: q.projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit()}
+	from := bson.D{{Key: "query", Value: filter}}
+	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(q.sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(q.projDoc)})
+	ent := &planCacheEntry{
+		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
+		ix: indexOf(res.winner), works: res.runs[0].works, created: time.Now(),
+		createdFrom: from,
+		cachedPlan:  res.winner.Explain(shape),
+	}
+	plans := append([]*planner.Plan{res.winner}, res.rejected...)
+	for i, p := range plans {
+		r := res.runs[i]
+		ent.execStats = append(ent.execStats, bson.D{
+			{Key: "nReturned", Value: int64(len(r.resultAt))},
+			{Key: "executionTimeMillisEstimate", Value: int64(0)},
+			{Key: "totalKeysExamined", Value: r.keys},
+			{Key: "totalDocsExamined", Value: r.docs},
+			{Key: "executionStages", Value: p.Explain(shape)},
+		})
+		ent.scores = append(ent.scores, res.scores[i])
+	}
+	return ent
+}
+
+func docOrEmpty(d bson.Raw) bson.Raw {
+	if len(d) == 0 {
+		return bson.Raw(bsonDoc(bson.D{}))
+	}
+	return d
+}
+
+// PlanCacheStats lists the entries of db.coll's plan cache as the
+// $planCacheStats stage shows them (but for the host); a missing
+// collection fails, as in MongoDB.
+func (e *Engine) PlanCacheStats(db, coll string) ([]bson.D, error) {
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return nil, mongoerr.New(mongoerr.PlanCacheStatsNoCollection, "collection '%s.%s' does not exist", db, coll)
+	}
+	return c.plans.stats(c), nil
+}
+
+// PlanCacheClear empties db.coll's plan cache or, given a query (filter,
+// sort and projection), the entries of its shape. Clearing a missing
+// collection succeeds, as in MongoDB.
+func (e *Engine) PlanCacheClear(db, coll string, filter, sort, proj bson.Raw, byShape bool) error {
+	c := e.cat.get(db, coll)
+	if !byShape {
+		if c != nil {
+			c.plans.clear()
+		}
+		return nil
+	}
+	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+	if err != nil || c == nil {
+		return err
+	}
+	id := identify(c, q)
+	c.plans.clearShape(c, id.shape)
+	return nil
+}

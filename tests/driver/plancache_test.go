@@ -1,0 +1,213 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// planCacheEntries runs $planCacheStats on coll.
+func planCacheEntries(t *testing.T, coll *mongo.Collection) []bson.Raw {
+	t.Helper()
+	cur, err := coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{}}}})
+	if err != nil {
+		t.Fatalf("$planCacheStats: %v", err)
+	}
+	var out []bson.Raw
+	if err := cur.All(context.Background(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPlanCache drives the plan cache through the driver: a query with two
+// candidate indexes makes an inactive entry, a second activates it
+// ($planCacheStats, manual "Query Plans": plan cache entry state); explain
+// shows the entry's queryHash and planCacheKey without using the cache;
+// planCacheClear empties it by shape or whole.
+func TestPlanCache(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("pc")
+	coll := db.Collection("c")
+	var docs []bson.Raw
+	for i := range 300 {
+		docs = append(docs, mustRaw(t, bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i % 10)}, {Key: "b", Value: int32(i)}}))
+	}
+	seed(t, coll, docs)
+	for _, k := range []string{"a", "b"} {
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := bson.D{{Key: "a", Value: 3}, {Key: "b", Value: bson.D{{Key: "$gte", Value: 290}}}}
+	if got := findAll(t, coll, q); len(got) != 1 {
+		t.Fatalf("found %d, want 1", len(got))
+	}
+	entries := planCacheEntries(t, coll)
+	if len(entries) != 1 {
+		t.Fatalf("%d entries, want 1", len(entries))
+	}
+	ent := entries[0]
+	if ent.Lookup("isActive").Boolean() || ent.Lookup("version").StringValue() != "1" || ent.Lookup("host").StringValue() == "" {
+		t.Fatalf("first entry: %v", ent)
+	}
+	if ent.Lookup("works").Type != bson.TypeInt64 || ent.Lookup("timeOfCreation").Type != bson.TypeDateTime {
+		t.Fatalf("works or timeOfCreation of the wrong type: %v", ent)
+	}
+	if got := ent.Lookup("createdFromQuery", "query").Document(); !bsonEqual(got, mustRaw(t, q)) {
+		t.Fatalf("createdFromQuery.query %v", got)
+	}
+	if name := ent.Lookup("cachedPlan", "inputStage", "indexName").StringValue(); name != "b_1" {
+		t.Fatalf("cached plan on %q, want b_1: %v", name, ent)
+	}
+	findAll(t, coll, bson.D{{Key: "b", Value: bson.D{{Key: "$gte", Value: 295}}}, {Key: "a", Value: 5}})
+	if ent = planCacheEntries(t, coll)[0]; !ent.Lookup("isActive").Boolean() {
+		t.Fatalf("entry after the second query: %v", ent)
+	}
+
+	var explain bson.Raw
+	if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: bson.D{{Key: "$gte", Value: 7}}}}}}}}).Decode(&explain); err != nil {
+		t.Fatal(err)
+	}
+	qp := explain.Lookup("queryPlanner").Document()
+	if qp.Lookup("queryHash").StringValue() != ent.Lookup("queryHash").StringValue() ||
+		qp.Lookup("planCacheKey").StringValue() != ent.Lookup("planCacheKey").StringValue() {
+		t.Fatalf("explain's queryHash/planCacheKey %v, entry's %v", qp, ent)
+	}
+	if n := len(planCacheEntries(t, coll)); n != 1 {
+		t.Fatalf("explain changed the cache: %d entries", n)
+	}
+
+	// planCacheClear with a query of another shape leaves the entry;
+	// with one of its shape (other values) removes it.
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	if err := run(bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: bson.D{{Key: "a", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(planCacheEntries(t, coll)); n != 1 {
+		t.Fatalf("clearing another shape left %d entries", n)
+	}
+	if err := run(bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gte", Value: 1}}}, {Key: "a", Value: 9}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(planCacheEntries(t, coll)); n != 0 {
+		t.Fatalf("clearing the shape left %d entries", n)
+	}
+	findAll(t, coll, q)
+	if err := run(bson.D{{Key: "planCacheClear", Value: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(planCacheEntries(t, coll)); n != 0 {
+		t.Fatalf("planCacheClear left %d entries", n)
+	}
+	if err := run(bson.D{{Key: "planCacheClear", Value: "missing"}}); err != nil {
+		t.Fatalf("planCacheClear of a missing collection: %v", err)
+	}
+}
+
+// TestPlanCacheErrors checks the errors of planCacheClear and
+// $planCacheStats as MongoDB 7.0 raises them.
+func TestPlanCacheErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("pc")
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	stages := func(coll string, pipeline bson.A) error {
+		_, err := db.Collection(coll).Aggregate(ctx, pipeline)
+		return err
+	}
+	cases := []struct {
+		name string
+		err  func() error
+		code int
+	}{
+		{"clear: sort without query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}).Err()
+		}, 2},
+		{"clear: query not an object", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: 1}}).Err()
+		}, 14},
+		{"clear: bad query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$bogus", Value: 1}}}}}}).Err()
+		}, 2},
+		{"clear: unknown field", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "bogus", Value: 1}}).Err()
+		}, 40415},
+		{"stats: not first", func() error {
+			return stages("c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$planCacheStats", Value: bson.D{}}}})
+		}, 40602},
+		{"stats: not an object", func() error { return stages("c", bson.A{bson.D{{Key: "$planCacheStats", Value: 1}}}) }, 9},
+		{"stats: not empty", func() error {
+			return stages("c", bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{{Key: "x", Value: 1}}}}})
+		}, 9},
+		{"stats: missing collection", func() error { return stages("missing", bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{}}}}) }, 50933},
+		{"setFilter: no indexes", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}}).Err()
+		}, 2},
+		{"setFilter: no query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"setFilter: empty indexes", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{}}}).Err()
+		}, 2},
+		{"setFilter: missing collection", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "missing"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"clearFilters: sort without query", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheClearFilters", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}).Err()
+		}, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { requireCode(t, tc.err(), tc.code, "") })
+	}
+}
+
+// TestIndexFilters sets, lists and clears an index filter through the
+// driver and sees explain report it (manual, planCacheSetFilter).
+func TestIndexFilters(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("pc")
+	coll := db.Collection("c")
+	seed(t, coll, []bson.Raw{mustRaw(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}})})
+	for _, k := range []string{"a", "b"} {
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(cmd bson.D) bson.Raw {
+		t.Helper()
+		var out bson.Raw
+		if err := db.RunCommand(ctx, cmd).Decode(&out); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		return out
+	}
+	q := bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 2}}
+	run(bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: q}, {Key: "indexes", Value: bson.A{bson.D{{Key: "b", Value: 1}}}}})
+	list := run(bson.D{{Key: "planCacheListFilters", Value: "c"}})
+	filters, _ := list.Lookup("filters").Array().Values()
+	if len(filters) != 1 || filters[0].Document().Lookup("indexes", "0", "b").Type == 0 {
+		t.Fatalf("planCacheListFilters: %v", list)
+	}
+	explain := run(bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}}})
+	qp := explain.Lookup("queryPlanner").Document()
+	if !qp.Lookup("indexFilterSet").Boolean() || qp.Lookup("winningPlan", "inputStage", "indexName").StringValue() != "b_1" {
+		t.Fatalf("explain under the filter: %v", qp)
+	}
+	if got := findAll(t, coll, q); len(got) != 1 {
+		t.Fatalf("found %d, want 1", len(got))
+	}
+	run(bson.D{{Key: "planCacheClearFilters", Value: "c"}})
+	list = run(bson.D{{Key: "planCacheListFilters", Value: "c"}})
+	if filters, _ := list.Lookup("filters").Array().Values(); len(filters) != 0 {
+		t.Fatalf("filters left: %v", list)
+	}
+}
+
+func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
