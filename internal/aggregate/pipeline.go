@@ -72,6 +72,10 @@ type Options struct {
 	// Let is the command's let document: variable names and expressions
 	// evaluated once, visible as $$name.
 	Let bson.Raw
+	// Bound, when set, is the command's variables already bound (a write
+	// command's let and constants, shared with its filter); Let is then
+	// ignored.
+	Bound *expr.Let
 	// MemoryLimit overrides DefaultMemoryLimit when positive.
 	MemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
@@ -172,9 +176,12 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		opts.Now = time.Now()
 	}
 	o := &opts
-	let, err := expr.Bind(opts.Let, opts.Now)
-	if err != nil {
-		return nil, err
+	let := opts.Bound
+	if let == nil {
+		var err error
+		if let, err = expr.Bind(opts.Let, opts.Now); err != nil {
+			return nil, err
+		}
 	}
 	ectx := let.Ctx
 	p := &parser{opts: o, scope: let.Scope, where: topLevel, noColl: opts.Coll == ""}

@@ -19,6 +19,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	const cmd = "findAndModify"
 	var spec engine.FindAndModifySpec
 	var stmt stmtArgs
+	var let bson.Raw
 	hasUpdate := false
 	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -47,7 +48,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		case "stmtId":
 			err = stmt.parse(cmd, key, v)
 		case "let":
-			err = errLetNotImplemented(cmd)
+			let, err = argDoc(cmd, key, v)
 		case "bypassDocumentValidation":
 			// Folio has no document validators: nothing to bypass.
 			_, err = argBool(cmd, key, v)
@@ -75,6 +76,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Ops.Update.Add(1)
 	}
 	spec.WriteOptions = writeOptions(r)
+	if spec.Let, err = statementVars(let, nil); err != nil {
+		return nil, err
+	}
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
 			return retriedFindAndModify(spec, stmt.first, res)

@@ -84,6 +84,8 @@ type batchArgs struct {
 	ordered bool
 	// stmtIDs are the statements' ids (see retry.go).
 	stmtIDs []int32
+	// let is update's or delete's let document (see statementVars).
+	let bson.Raw
 }
 
 // parseBatch reads a write command's common fields; docsField names its
@@ -110,7 +112,7 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 			if cmdName == "insert" {
 				return false, nil // insert takes no let
 			}
-			err = errLetNotImplemented(cmdName)
+			a.let, err = argDoc(cmdName, key, v)
 		case "bypassDocumentValidation":
 			// Folio has no document validators (create and collMod refuse
 			// them), so there is nothing to bypass.
@@ -192,9 +194,16 @@ func updateArg(cmd, field string, v bson.RawValue) (bson.Raw, bool, error) {
 	return nil, false, wrongType(cmd, field, v, "object")
 }
 
+// updateStatement is one entry of update's updates array: the engine's
+// statement and its constants (c).
+type updateStatement struct {
+	engine.UpdateSpec
+	constants bson.Raw
+}
+
 // parseUpdateStatement reads one entry of update's updates array.
-func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
-	var u engine.UpdateSpec
+func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
+	var u updateStatement
 	var haveQ, haveU bool
 	err := eachField(doc, "update.updates", func(key string, v bson.RawValue) (bool, error) {
 		var err error
@@ -216,7 +225,7 @@ func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
 		case "collation":
 			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support collations yet")
 		case "c":
-			err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support the update statement option 'c' (constants) yet")
+			u.constants, err = argDoc("update.updates", key, v)
 		case "upsertSupplied", "sampleId":
 			// Set by mongos for sharded upserts and query sampling;
 			// nothing to do on one node.
@@ -245,7 +254,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs := make([]engine.UpdateSpec, len(a.docs))
+	specs := make([]updateStatement, len(a.docs))
 	for i, d := range a.docs {
 		if specs[i], err = parseUpdateStatement(d); err != nil {
 			return nil, err
@@ -283,7 +292,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
-		res, err := s.Engine.Update(r.DB, coll, u)
+		res, err := updateStatementRun(s, r.DB, coll, u, a.let)
 		if failsBatch(err) {
 			return nil, err
 		}
@@ -379,7 +388,11 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
 		}
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+		var removed int64
+		wo.Let, err = statementVars(a.let, nil)
+		if err == nil {
+			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+		}
 		if failsBatch(err) {
 			return nil, err
 		}
@@ -401,8 +414,16 @@ func isOperatorDoc(d bson.Raw) bool {
 	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
 }
 
-// errLetNotImplemented refuses let on a write command: its variables are
-// not yet passed to the write's filter and update.
-func errLetNotImplemented(cmd string) error {
-	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s option 'let' yet", cmd)
+// updateStatementRun runs one update statement with its variables: the
+// command's let and the statement's constants, which MongoDB allows only
+// on a pipeline update (a write error of the statement otherwise).
+func updateStatementRun(s *Service, db, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
+	if u.constants != nil && !u.Pipeline {
+		return engine.UpdateResult{}, mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
+	}
+	var err error
+	if u.Let, err = statementVars(let, u.constants); err != nil {
+		return engine.UpdateResult{}, err
+	}
+	return s.Engine.Update(db, coll, u.UpdateSpec)
 }
