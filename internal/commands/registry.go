@@ -52,7 +52,11 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	reply, err := s.run(r)
 	if err != nil {
-		return appendFields(s.errorReply(err), s.clusterTimeFields(r))
+		out := s.errorReply(err)
+		if r.waitedForWriteConcern && !refusedBeforeRun(err) {
+			out = withWriteConcernError(out, r.Args.WriteConcern)
+		}
+		return appendFields(out, s.clusterTimeFields(r))
 	}
 	return withOK(reply, s.clusterTimeFields(r))
 }
@@ -88,6 +92,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()
 	}
+	r.waitedForWriteConcern = s.ReplSetName != "" && waitsForWriteConcern(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +102,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		// reply gets only ok.
 		return nil, nil
 	}
-	if s.ReplSetName != "" {
-		if batchWrites[name] && !r.Args.Session.inTxn {
-			reply = withOpTime(reply, s.ProcessID, r.writeTime)
-		}
+	if s.ReplSetName != "" && batchWrites[name] && !r.Args.Session.inTxn {
+		reply = withOpTime(reply, s.ProcessID, r.writeTime)
+	}
+	if r.waitedForWriteConcern {
 		reply = withWriteConcernError(reply, wc)
 	}
 	return reply, nil

@@ -116,4 +116,8 @@ type Request struct {
 	// the time of its write, if it wrote. The reply's operationTime is the
 	// latter, else the former.
 	readTime, writeTime clock.Time
+	// waitedForWriteConcern is set once the command ran on a replica set
+	// member and waited for its write concern (waitsForWriteConcern): its
+	// reply, an error's included, reports an unsatisfiable one.
+	waitedForWriteConcern bool
 }
