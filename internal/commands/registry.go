@@ -136,6 +136,9 @@ func (s *Service) admit(r *Request, name string) error {
 	if err := s.checkWriteConcern(r, name); err != nil {
 		return err
 	}
+	if err := s.checkReadConcern(r, name); err != nil {
+		return err
+	}
 	return s.checkAfterClusterTime(r.Args.ReadConcern)
 }
 
