@@ -193,10 +193,22 @@ func (r *Registry) Kill(id int64) bool {
 
 // KillOwned closes every cursor whose Owner is owner.
 func (r *Registry) KillOwned(owner any) {
+	r.killWhere(func(c *Cursor) bool { return c.Owner == owner })
+}
+
+// KillSessions closes every cursor opened in a session for which kill
+// holds, as MongoDB's killSessions and killAllSessions do; one in use is
+// closed when its getMore returns.
+func (r *Registry) KillSessions(kill func(session string) bool) {
+	r.killWhere(func(c *Cursor) bool { return c.Session != "" && kill(c.Session) })
+}
+
+// killWhere kills (Kill) every cursor for which match holds.
+func (r *Registry) killWhere(match func(*Cursor) bool) {
 	r.mu.Lock()
 	var ids []int64
 	for id, c := range r.cursors {
-		if c.Owner == owner {
+		if match(c) {
 			ids = append(ids, id)
 		}
 	}
