@@ -78,6 +78,9 @@ type Options struct {
 	Bound *expr.Let
 	// MemoryLimit overrides DefaultMemoryLimit when positive.
 	MemoryLimit int64
+	// SortMemoryLimit, when positive, is the budget of a $sort instead
+	// (MongoDB's internalQueryMaxBlockingSortMemoryUsageBytes).
+	SortMemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
 	// Ctx is the operation's context: the pipeline fails with its
@@ -124,6 +127,14 @@ func (rt *runtime) memoryLimit() int64 {
 		return rt.opts.MemoryLimit
 	}
 	return DefaultMemoryLimit
+}
+
+// sortMemoryLimit is the budget of one $sort.
+func (rt *runtime) sortMemoryLimit() int64 {
+	if rt.opts.SortMemoryLimit > 0 {
+		return rt.opts.SortMemoryLimit
+	}
+	return rt.memoryLimit()
 }
 
 // overMemory is the error of a blocking stage past its budget.

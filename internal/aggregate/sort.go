@@ -94,7 +94,7 @@ func (s *sortStage) topK(in Source, rt *runtime, out *sortSource) error {
 		seq++
 		if int64(h.Len()) < s.limit {
 			heap.Push(h, it)
-			if mem += int64(len(doc)) + sortItemOverhead; mem > rt.memoryLimit() && !rt.opts.AllowDiskUse {
+			if mem += int64(len(doc)) + sortItemOverhead; mem > rt.sortMemoryLimit() && !rt.opts.AllowDiskUse {
 				return rt.overMemory("$sort")
 			}
 		} else if s.less(it, h.items[0]) {
@@ -137,10 +137,10 @@ func (s *sortStage) full(in Source, rt *runtime, out *sortSource) error {
 		}
 		items = append(items, &sortItem{keys: keys, seq: seq, doc: doc})
 		seq++
-		if mem += int64(len(doc)) + sortItemOverhead; mem > rt.memoryLimit() {
+		if mem += int64(len(doc)) + sortItemOverhead; mem > rt.sortMemoryLimit() {
 			if !rt.opts.AllowDiskUse {
 				return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-					"Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", rt.memoryLimit())
+					"Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", rt.sortMemoryLimit())
 			}
 			if err := out.spill(s, items, rt.opts.TempDir); err != nil {
 				return err

@@ -167,7 +167,8 @@ type aggregateArgs struct {
 // parseAggregate reads an aggregate command on db (on its own, or inside
 // explain) run in txn, if any, under the operation context ctx.
 func parseAggregate(s *Service, db string, cmd bson.Raw, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx}}}
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx},
+		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
 	switch collv := cmd.Lookup("aggregate"); {
 	case collv.Type == bson.TypeString:
 		var err error
