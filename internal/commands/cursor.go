@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -169,6 +170,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	if fb.list {
 		return listReply(id, db+"."+coll, batch), nil
 	}
+	s.Docs.Returned.Add(int64(len(batch)))
 	return cursorReply(id, db+"."+coll, "firstBatch", batch), nil
 }
 
@@ -196,6 +198,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	}
 	b.bind(context.Background())
 	s.Cursors.Add(c)
+	s.Docs.Returned.Add(int64(len(batch)))
 	return cursorReply(c.ID, db+"."+coll, "firstBatch", batch), nil
 }
 
@@ -316,6 +319,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		id = 0
 	} else {
 		s.Cursors.Return(c)
+	}
+	if !strings.HasPrefix(a.coll, "$cmd.") {
+		// listCollections' and listIndexes' cursors return no documents
+		// of the database.
+		s.Docs.Returned.Add(int64(len(batch)))
 	}
 	return cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch), nil
 }

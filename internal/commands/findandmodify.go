@@ -89,6 +89,14 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case res.UpsertedID.Type != 0:
+		s.Docs.Inserted.Add(1)
+	case spec.Remove:
+		s.Docs.Deleted.Add(res.N)
+	default:
+		s.Docs.Updated.Add(res.N)
+	}
 	return findAndModifyReply(spec, res), nil
 }
 

@@ -54,10 +54,18 @@ type Service struct {
 	// MaxConnections is the most connections served at once.
 	MaxConnections int64
 	Ops            OpCounters
+	Docs           DocumentCounters
 	Net            NetworkCounters
 	Asserts        AssertCounters
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
+}
+
+// DocumentCounters count documents, as serverStatus.metrics.document
+// reports: returned by queries (find, aggregate, getMore batches),
+// inserted (upserts included), matched by updates, and deleted.
+type DocumentCounters struct {
+	Returned, Inserted, Updated, Deleted atomic.Int64
 }
 
 // OpCounters count operations by kind, as serverStatus.opcounters reports.

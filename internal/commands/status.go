@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 // by name, metrics last) and with its number types, complete enough for
 // mongostat. Every figure is measured; sections of MongoDB machinery Folio
 // does not have (wiredTiger, tcmalloc, sharding...) are absent.
-func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
+func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 	host, _ := os.Hostname()
 	now := time.Now()
 	up := now.Sub(s.Started)
@@ -104,18 +105,51 @@ func serverStatusCmd(s *Service, _ *Request) (bson.Raw, error) {
 			{Key: "persistent", Value: s.DBPath != ""},
 			{Key: "backupCursorOpen", Value: false},
 		}},
-		bson.E{Key: "metrics", Value: bson.D{
-			{Key: "cursor", Value: bson.D{
-				{Key: "timedOut", Value: s.Cursors.TimedOut()},
-				{Key: "open", Value: bson.D{
-					{Key: "noTimeout", Value: int64(0)},
-					{Key: "pinned", Value: int64(0)},
-					{Key: "total", Value: int64(s.Cursors.Len())},
-				}},
+		bson.E{Key: "metrics", Value: s.metrics()},
+	)
+	return marshal(withSections(d, r.Cmd)), nil
+}
+
+// statusHeader are serverStatus' fields that are not sections: always
+// sent.
+var statusHeader = map[string]bool{
+	"host": true, "version": true, "process": true, "pid": true, "uptime": true,
+	"uptimeMillis": true, "uptimeEstimate": true, "localTime": true,
+}
+
+// withSections leaves out the sections the command turns off ({repl: 0});
+// every section Folio has is one MongoDB includes by default, and a
+// section named with a true value (or an object) stays.
+func withSections(d bson.D, cmd bson.Raw) bson.D {
+	out := d[:0]
+	for _, e := range d {
+		if v, err := cmd.LookupErr(e.Key); err == nil && !statusHeader[e.Key] && !values.Truthy(v) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// metrics is serverStatus' metrics section.
+func (s *Service) metrics() bson.D {
+	total, noTimeout, pinned := s.Cursors.OpenCounts()
+	return bson.D{
+		{Key: "cursor", Value: bson.D{
+			{Key: "timedOut", Value: s.Cursors.TimedOut()},
+			{Key: "open", Value: bson.D{
+				{Key: "noTimeout", Value: noTimeout},
+				{Key: "pinned", Value: pinned},
+				{Key: "total", Value: total},
 			}},
 		}},
-	)
-	return marshal(d), nil
+		{Key: "document", Value: bson.D{
+			{Key: "deleted", Value: s.Docs.Deleted.Load()},
+			{Key: "inserted", Value: s.Docs.Inserted.Load()},
+			{Key: "returned", Value: s.Docs.Returned.Load()},
+			{Key: "updated", Value: s.Docs.Updated.Load()},
+		}},
+	}
 }
 
 // catalogStats counts the collections as MongoDB's catalogStats section

@@ -174,6 +174,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
+	s.Docs.Inserted.Add(int64(n))
 	if pos != nil {
 		for i := range werrs {
 			werrs[i].Index = pos[werrs[i].Index]
@@ -305,7 +306,9 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		matched += res.Matched
 		modified += res.Modified
+		s.Docs.Updated.Add(res.Matched)
 		if res.UpsertedID.Type != 0 {
+			s.Docs.Inserted.Add(1)
 			matched++
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
 		}
@@ -397,6 +400,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		n += removed
+		s.Docs.Deleted.Add(removed)
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
 			if a.ordered {

@@ -296,6 +296,23 @@ func (r *Registry) CloseAll() {
 	}
 }
 
+// OpenCounts are the numbers of open cursors serverStatus reports: all of
+// them, those exempt from the idle timeout (noCursorTimeout), and those
+// pinned (checked out by a command running now).
+func (r *Registry) OpenCounts() (total, noTimeout, pinned int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cursors {
+		if c.NoTimeout {
+			noTimeout++
+		}
+		if c.inUse {
+			pinned++
+		}
+	}
+	return int64(len(r.cursors)), noTimeout, pinned
+}
+
 // Len is the number of open cursors.
 func (r *Registry) Len() int {
 	r.mu.Lock()
