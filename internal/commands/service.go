@@ -59,6 +59,8 @@ type Service struct {
 	Asserts        AssertCounters
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
+	// conns are the open client connections, for currentOp.
+	conns connRegistry
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document

@@ -5,6 +5,7 @@ package cursors
 
 import (
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"time"
 
@@ -294,6 +295,30 @@ func (r *Registry) CloseAll() {
 	for _, c := range idle {
 		_ = c.src.Close()
 	}
+}
+
+// IdleCursor is an open cursor no command is using, as currentOp reports
+// it (type "idleCursor").
+type IdleCursor struct {
+	ID                             int64
+	DB, Coll, Session              string
+	NoTimeout, Tailable, AwaitData bool
+	LastUsed                       time.Time
+}
+
+// Idle lists the open cursors not checked out, by id.
+func (r *Registry) Idle() []IdleCursor {
+	r.mu.Lock()
+	var out []IdleCursor
+	for _, c := range r.cursors {
+		if !c.inUse {
+			out = append(out, IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session,
+				NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.AwaitData, LastUsed: c.lastUsed})
+		}
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }
 
 // OpenCounts are the numbers of open cursors serverStatus reports: all of
