@@ -131,6 +131,14 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 // readConcernUnsupported is why name does not support level (not local)
 // outside a transaction, or "" when it does.
 func readConcernUnsupported(r *Request, name, level string) string {
+	if name == "explain" {
+		// explain takes what the command it explains takes, but an
+		// aggregate only local.
+		inner, _ := r.Cmd.Lookup("explain").DocumentOK()
+		if name = Name(inner); name == "aggregate" {
+			return "Explain for the aggregate command cannot run with a readConcern other than 'local'. Current readConcern level: " + level
+		}
+	}
 	switch {
 	case !readConcernAllLevels[name]:
 		return "read concern not supported"

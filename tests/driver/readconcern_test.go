@@ -69,6 +69,9 @@ func TestReadConcernSupport(t *testing.T) {
 		{"aggregate snapshot", true, agg("snapshot"), 0},
 		{"aggregate $out linearizable", true, agg("linearizable", out), 72},
 		{"aggregate $out majority", true, agg("majority", out), 0},
+		{"explain find majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "rc"}}}, rc("majority")}, 0},
+		{"explain aggregate majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "rc"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}}, rc("majority")}, 72},
+		{"explain insert majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "insert", Value: "rc"}, {Key: "documents", Value: bson.A{}}}}, rc("majority")}, 72},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
