@@ -75,8 +75,15 @@ type Options struct {
 	// Let is the command's let document: variable names and expressions
 	// evaluated once, visible as $$name.
 	Let bson.Raw
+	// Bound, when set, is the command's variables already bound (a write
+	// command's let and constants, shared with its filter); Let is then
+	// ignored.
+	Bound *expr.Let
 	// MemoryLimit overrides DefaultMemoryLimit when positive.
 	MemoryLimit int64
+	// SortMemoryLimit, when positive, is the budget of a $sort instead
+	// (MongoDB's internalQueryMaxBlockingSortMemoryUsageBytes).
+	SortMemoryLimit int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
 	// Budget bounds the memory the blocking stages of all operations hold
@@ -126,6 +133,14 @@ func (rt *runtime) memoryLimit() int64 {
 		return rt.opts.MemoryLimit
 	}
 	return DefaultMemoryLimit
+}
+
+// sortMemoryLimit is the budget of one $sort.
+func (rt *runtime) sortMemoryLimit() int64 {
+	if rt.opts.SortMemoryLimit > 0 {
+		return rt.opts.SortMemoryLimit
+	}
+	return rt.memoryLimit()
 }
 
 // overMemory is the error of a blocking stage past its budget.
@@ -178,9 +193,12 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		opts.Now = time.Now()
 	}
 	o := &opts
-	let, err := expr.Bind(opts.Let, opts.Now)
-	if err != nil {
-		return nil, err
+	let := opts.Bound
+	if let == nil {
+		var err error
+		if let, err = expr.Bind(opts.Let, opts.Now); err != nil {
+			return nil, err
+		}
 	}
 	ectx := let.Ctx
 	p := &parser{opts: o, scope: let.Scope, where: topLevel, noColl: opts.Coll == ""}

@@ -54,7 +54,7 @@ type sortSource struct {
 func (o *sortSource) compute() (err error) {
 	rt := o.rt
 	o.s = sorter.New(sorter.Options{
-		Limit: o.stage.limit, MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
+		Limit: o.stage.limit, MaxMemory: rt.sortMemoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
 	})
 	keys := sorter.NewSortKey(o.stage.sort)
 	for {

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -66,6 +67,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var src aggregate.Source
+	var scan cursors.Restorer
 	nsColl := "$cmd.aggregate"
 	if a.opts.Coll != "" {
 		nsColl = a.opts.Coll
@@ -73,16 +75,102 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		src = cur
+		if len(p.Stages()) == 0 {
+			// The whole pipeline is the query: MongoDB runs it as a find.
+			src, scan = cur, restorerOf(cur)
+		} else {
+			cs := &collectionSource{src: cur}
+			src, scan = cs, cs
+		}
 	}
-	return s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src)}, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	return s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src), scan}, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
 }
 
 // pipelineSource is a pipeline's output as a cursor's source. As MongoDB's
 // pipeline executor, it knows it is exhausted only once it returns its
 // end: even a scan the pipeline handed whole to the engine is not
 // inspected for a reached limit or a drained sort.
-type pipelineSource struct{ aggregate.Source }
+type pipelineSource struct {
+	aggregate.Source
+	scan cursors.Restorer // nil for a collection-less pipeline
+}
+
+// Restore kills the cursor (QueryPlanKilled) when the collection scan the
+// pipeline still holds reads a collection since dropped or renamed, or an
+// index since dropped, as MongoDB's executor does when a getMore restores
+// it.
+func (p pipelineSource) Restore() error {
+	if p.scan == nil {
+		return nil
+	}
+	return p.scan.Restore()
+}
+
+// restorerOf is src's check for a getMore, or nil when it has none.
+func restorerOf(src aggregate.Source) cursors.Restorer {
+	r, _ := src.(cursors.Restorer)
+	return r
+}
+
+// docSourceBatchBytes is MongoDB's internalDocumentSourceCursorBatchSizeBytes
+// (4 MiB): how much of its collection scan a pipeline reads ahead at once.
+const docSourceBatchBytes = 4 << 20
+
+// collectionSource is the collection scan under pipeline stages, read as
+// MongoDB's DocumentSourceCursor reads it: in batches that end once they
+// pass docSourceBatchBytes. The batch that reaches the end of the scan ends
+// the scan itself (MongoDB disposes of its executor then), so a drop after
+// that no longer kills the cursor; before, the getMore is checked as a
+// find's.
+type collectionSource struct {
+	src   aggregate.Source
+	batch []bson.Raw
+	ended bool
+}
+
+func (c *collectionSource) Next() (bson.Raw, error) {
+	if len(c.batch) == 0 && !c.ended {
+		if err := c.load(); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.batch) == 0 {
+		return nil, nil
+	}
+	doc := c.batch[0]
+	c.batch[0] = nil
+	c.batch = c.batch[1:]
+	return doc, nil
+}
+
+// load reads the next batch of the scan (its documents are copies).
+func (c *collectionSource) load() error {
+	c.batch = c.batch[:0]
+	size := 0
+	for size <= docSourceBatchBytes {
+		doc, err := c.src.Next()
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			c.ended = true
+			return nil
+		}
+		c.batch = append(c.batch, doc)
+		size += len(doc)
+	}
+	return nil
+}
+
+func (c *collectionSource) Close() error { return c.src.Close() }
+
+// Restore checks the scan as a find's cursor is checked, until it ends.
+func (c *collectionSource) Restore() error {
+	if r := restorerOf(c.src); r != nil && !c.ended {
+		return r.Restore()
+	}
+	return nil
+}
 
 // aggregateArgs is a parsed aggregate command.
 type aggregateArgs struct {
@@ -98,7 +186,8 @@ type aggregateArgs struct {
 // parseAggregate reads an aggregate command on db (on its own, or inside
 // explain) run in txn, if any, under the operation context ctx.
 func parseAggregate(s *Service, db string, c *cmdArgs, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx}}}
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx},
+		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error

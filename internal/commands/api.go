@@ -1,11 +1,15 @@
 package commands
 
-import "github.com/folio-db/folio/internal/mongoerr"
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
 
 // apiVersion1 are the commands of Stable API version 1 that Folio has.
 var apiVersion1 = map[string]bool{
 	"abortTransaction": true, "aggregate": true, "collMod": true, "commitTransaction": true, "count": true,
-	"create": true, "createIndexes": true, "delete": true, "distinct": true, "drop": true, "dropDatabase": true,
+	"create": true, "createIndexes": true, "delete": true, "drop": true, "dropDatabase": true,
 	"dropIndexes": true, "deleteIndexes": true, "endSessions": true, "explain": true, "find": true,
 	"findAndModify": true, "findandmodify": true, "getMore": true, "hello": true, "insert": true,
 	"killCursors": true, "listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
@@ -17,9 +21,10 @@ var apiVersion1 = map[string]bool{
 var skipsAPICheck = map[string]bool{"hello": true, "isMaster": true, "ismaster": true}
 
 // checkAPI applies the Stable API parameters: the version must be "1";
-// with apiStrict only version 1 commands run. No version 1 command is
-// deprecated, so apiDeprecationErrors never fails one.
-func checkAPI(p APIParams, name string) error {
+// with apiStrict only version 1 commands run, without the fields and
+// aggregation stages outside version 1 (checkAPIStrict). No version 1
+// command is deprecated, so apiDeprecationErrors never fails one.
+func checkAPI(p APIParams, name string, c *cmdArgs) error {
 	if p.Version == "" || skipsAPICheck[name] {
 		return nil
 	}
@@ -33,6 +38,105 @@ func checkAPI(p APIParams, name string) error {
 	if p.Strict && !apiVersion1[name] {
 		return mongoerr.New(mongoerr.APIStrictError,
 			"Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", name)
+	}
+	if p.Strict {
+		return checkAPIStrict(name, c)
+	}
+	return nil
+}
+
+// unstableFields are the fields of version 1 commands that their IDL marks
+// unstable (find_command.idl, aggregate_command.idl): apiStrict refuses
+// them, given at all, as the IDL parser does.
+var unstableFields = map[string]map[string]bool{
+	"find": {
+		"ntoreturn": true, "min": true, "max": true, "returnKey": true, "showRecordId": true,
+		"$queryOptions": true, "tailable": true, "oplogReplay": true, "noCursorTimeout": true,
+		"awaitData": true, "options": true, "term": true, "readOnce": true,
+		"allowSpeculativeMajorityRead": true, "$_requestResumeToken": true, "$_resumeAfter": true,
+		"runtimeConstants": true, "collectionUUID": true,
+	},
+	"aggregate": {
+		"explain": true, "needsMerge": true, "fromMongos": true, "$queryOptions": true,
+		"$_requestReshardingResumeToken": true, "runtimeConstants": true, "isMapReduceCommand": true,
+		"collectionUUID": true, "$_passthroughToShard": true, "encryptionInformation": true,
+		"$_externalDataSources": true, "sampleId": true, "$_requestResumeToken": true, "$_resumeAfter": true,
+	},
+}
+
+// stagesNotInAPIVersion1 are the aggregation stages MongoDB registers as
+// never in API version 1: apiStrict refuses them wherever they appear in a
+// pipeline.
+var stagesNotInAPIVersion1 = map[string]bool{
+	"$currentOp": true, "$indexStats": true, "$listLocalSessions": true, "$listSessions": true,
+	"$planCacheStats": true, "$listCatalog": true, "$setWindowFields": true, "$search": true,
+	"$searchMeta": true, "$vectorSearch": true, "$listSearchIndexes": true,
+	"$shardedDataDistribution": true, "$listSampledQueries": true, "$queryStats": true,
+}
+
+// checkAPIStrict refuses, under apiStrict, a version 1 command's unstable
+// fields and, in an aggregate, the stages outside version 1 and the
+// $collStats options other than count.
+func checkAPIStrict(name string, c *cmdArgs) error {
+	unstable := unstableFields[name]
+	if unstable == nil {
+		return nil
+	}
+	for i, f := range c.spec.fields {
+		if unstable[f.name] && c.vals[i].Type != 0 {
+			return mongoerr.New(mongoerr.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", name, f.name)
+		}
+	}
+	if name == "aggregate" {
+		if p, ok := c.value("pipeline").ArrayOK(); ok {
+			return checkAPIStrictPipeline(p)
+		}
+	}
+	return nil
+}
+
+// checkAPIStrictPipeline applies apiStrict to each stage of a pipeline and
+// of its sub-pipelines ($lookup, $unionWith, $facet), as MongoDB's
+// lite-parse of the pipeline does before anything else.
+func checkAPIStrictPipeline(p bson.RawArray) error {
+	stages, _ := p.Values()
+	for _, v := range stages {
+		stage, ok := v.DocumentOK()
+		if !ok {
+			continue
+		}
+		el, err := stage.IndexErr(0)
+		if err != nil {
+			continue
+		}
+		name, arg := el.Key(), el.Value()
+		if stagesNotInAPIVersion1[name] {
+			return mongoerr.New(mongoerr.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
+		}
+		spec, _ := arg.DocumentOK()
+		switch name {
+		case "$collStats":
+			for _, opt := range []string{"latencyStats", "storageStats", "queryExecStats"} {
+				if _, err := spec.LookupErr(opt); err == nil {
+					return mongoerr.New(mongoerr.APIStrictError, "only the 'count' option to $collStats is supported in API Version 1")
+				}
+			}
+		case "$lookup", "$unionWith":
+			if sub, ok := spec.Lookup("pipeline").ArrayOK(); ok {
+				if err := checkAPIStrictPipeline(sub); err != nil {
+					return err
+				}
+			}
+		case "$facet":
+			facets, _ := spec.Elements()
+			for _, f := range facets {
+				if sub, ok := f.Value().ArrayOK(); ok {
+					if err := checkAPIStrictPipeline(sub); err != nil {
+						return err
+					}
+				}
+			}
+		}
 	}
 	return nil
 }

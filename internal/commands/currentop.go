@@ -11,6 +11,8 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -208,37 +210,147 @@ func (op *activeOp) describe(host string) bson.D {
 	return d
 }
 
+// currentOpOptions are what a currentOp lists besides the running
+// operations: connections running none (idleConnections), open
+// transactions no command runs in (idleSessions), cursors between
+// getMores (idleCursors). Without authentication every client may see
+// every operation, so allUsers and $ownOps change nothing.
+type currentOpOptions struct {
+	idleConnections, idleSessions, idleCursors bool
+}
+
+// currentOps describes the operations o asks for: the running ones, then
+// the idle connections, sessions and cursors.
+func (s *Service) currentOps(o currentOpOptions) []bson.D {
+	ops := s.ops.list()
+	out := make([]bson.D, 0, len(ops))
+	busy := map[int64]bool{}
+	for _, op := range ops {
+		out = append(out, op.describe(s.Host))
+		if op.conn != nil {
+			busy[op.conn.ID] = true
+		}
+	}
+	if o.idleConnections {
+		for _, c := range s.conns.list() {
+			if !busy[c.ID] {
+				out = append(out, bson.D{
+					{Key: "type", Value: "op"},
+					{Key: "host", Value: s.Host},
+					{Key: "desc", Value: "conn" + strconv.FormatInt(c.ID, 10)},
+					{Key: "connectionId", Value: c.ID},
+					{Key: "client", Value: c.Remote},
+					{Key: "active", Value: false},
+				})
+			}
+		}
+	}
+	if o.idleSessions && s.Sessions != nil {
+		for _, t := range s.Sessions.IdleTransactions(time.Now()) {
+			out = append(out, bson.D{
+				{Key: "type", Value: "idleSession"},
+				{Key: "host", Value: s.Host},
+				{Key: "desc", Value: "inactive transaction"},
+				{Key: "lsid", Value: lsidDoc(t.ID)},
+				{Key: "transaction", Value: bson.D{
+					{Key: "parameters", Value: bson.D{{Key: "txnNumber", Value: t.TxnNumber}, {Key: "autocommit", Value: false}}},
+					{Key: "timeInactiveMicros", Value: t.Inactive.Microseconds()},
+				}},
+				{Key: "active", Value: false},
+			})
+		}
+	}
+	if o.idleCursors {
+		for _, c := range s.Cursors.Idle() {
+			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: s.Host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
+			if c.Session != "" {
+				d = append(d, bson.E{Key: "lsid", Value: lsidDoc(c.Session)})
+			}
+			out = append(out, append(d, bson.E{Key: "cursor", Value: bson.D{
+				{Key: "cursorId", Value: c.ID},
+				{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.LastUsed)},
+				{Key: "noCursorTimeout", Value: c.NoTimeout},
+				{Key: "tailable", Value: c.Tailable},
+				{Key: "awaitData", Value: c.AwaitData},
+			}}))
+		}
+	}
+	return out
+}
+
+// lsidDoc is a session's lsid as currentOp shows it: {id, uid}.
+func lsidDoc(id string) bson.D {
+	return bson.D{
+		{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte(id)}},
+		{Key: "uid", Value: bson.Binary{Subtype: bson.TypeBinaryGeneric, Data: sessions.AnonymousUID[:]}},
+	}
+}
+
+// parseCurrentOpStage reads the options of a $currentOp stage: booleans,
+// idleSessions on by default. localOps and allUsers change nothing on one
+// node without authentication; Folio neither truncates operations nor
+// takes backtraces, so it refuses to be asked to.
+func parseCurrentOpStage(spec bson.Raw) (currentOpOptions, error) {
+	o := currentOpOptions{idleSessions: true}
+	elems, err := spec.Elements()
+	if err != nil {
+		return o, mongoerr.New(mongoerr.InvalidBSON, "invalid $currentOp options: %v", err)
+	}
+	for _, el := range elems {
+		v := el.Value()
+		opt := map[string]*bool{"idleConnections": &o.idleConnections, "idleSessions": &o.idleSessions, "idleCursors": &o.idleCursors,
+			"allUsers": new(bool), "localOps": new(bool), "truncateOps": new(bool), "backtrace": new(bool)}[el.Key()]
+		if opt == nil {
+			return o, mongoerr.New(mongoerr.FailedToParse, "Unrecognized option '%s' in $currentOp stage.", el.Key())
+		}
+		if v.Type != bson.TypeBoolean {
+			return o, mongoerr.New(mongoerr.FailedToParse, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", el.Key(), values.TypeName(v.Type))
+		}
+		*opt = v.Boolean()
+		if *opt && (el.Key() == "truncateOps" || el.Key() == "backtrace") {
+			return o, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the $currentOp option '%s'", el.Key())
+		}
+	}
+	return o, nil
+}
+
 // currentOpStage turns a leading {$currentOp: {...}} stage of a
-// collection-less aggregate into the $documents stage of the operations in
-// progress, which the rest of the pipeline then filters and shapes, as
+// collection-less aggregate into the $documents stage of the operations it
+// asks for, which the rest of the pipeline then filters and shapes, as
 // mongosh's db.currentOp() does.
 func (s *Service) currentOpStage(db string, stage bson.Raw) (bson.Raw, error) {
 	if db != "admin" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
-	if _, ok := stage.Lookup("$currentOp").DocumentOK(); !ok {
+	spec, ok := stage.Lookup("$currentOp").DocumentOK()
+	if !ok {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$currentOp options must be specified in an object")
 	}
+	o, err := parseCurrentOpStage(spec)
+	if err != nil {
+		return nil, err
+	}
 	ops := bson.A{}
-	for _, op := range s.ops.list() {
-		ops = append(ops, op.describe(s.Host))
+	for _, d := range s.currentOps(o) {
+		ops = append(ops, d)
 	}
 	return marshal(bson.D{{Key: "$documents", Value: bson.D{{Key: "$literal", Value: ops}}}}), nil
 }
 
 // currentOpSpec declares currentOp's own fields; every other field
-// filters the operations, as a query on their descriptions.
+// filters the operations, as a query on their descriptions (idleConnections
+// and idleSessions included, as in MongoDB's command).
 // https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
 var currentOpSpec = &argSpec{path: "currentOp", open: "a query on the operations' descriptions", fields: []argField{
-	refuseTrue("$all", "listing idle connections, sessions and system operations"),
-	refuseTrue("idleConnections", "listing idle connections"),
-	refuseTrue("idleSessions", "listing idle sessions"),
+	arg("$all", tBool),
 	ignore("$ownOps", tBool, "without authentication every operation is the caller's"),
 	ignore("$truncateOps", tBool, "Folio shows each command whole"),
 }}
 
 // currentOpCmd lists the operations in progress, with an index build's
-// progress, filtered by the command's other fields.
+// progress, filtered by the command's other fields. As MongoDB runs it (a
+// $currentOp stage), $all adds the idle connections, and the open
+// transactions no command runs in are listed too.
 func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	filter := bson.D{}
 	_ = r.args.eachExtra(func(key string, v bson.RawValue) error {
@@ -249,9 +361,9 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all")}
 	inprog := bson.A{}
-	for _, op := range s.ops.list() {
-		d := op.describe(s.Host)
+	for _, d := range s.currentOps(o) {
 		if f.Match(marshal(d)) {
 			inprog = append(inprog, d)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -173,6 +174,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	if fb.list {
 		return r.own(listReply(id, db+"."+coll, batch)), nil
 	}
+	s.Docs.Returned.Add(int64(len(batch)))
 	return r.own(cursorReply(id, db+"."+coll, "firstBatch", batch)), nil
 }
 
@@ -203,6 +205,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	}
 	b.bind(context.Background())
 	s.Cursors.Add(c)
+	s.Docs.Returned.Add(int64(len(batch)))
 	return r.own(cursorReply(c.ID, db+"."+coll, "firstBatch", batch)), nil
 }
 
@@ -318,6 +321,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		id = 0
 	} else {
 		s.Cursors.Return(c)
+	}
+	if !strings.HasPrefix(a.coll, "$cmd.") {
+		// listCollections' and listIndexes' cursors return no documents
+		// of the database.
+		s.Docs.Returned.Add(int64(len(batch)))
 	}
 	return r.own(cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch)), nil
 }

@@ -25,7 +25,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("hint", tAny),
 	arg("stmtId", tInt32),
 	refuse("collation", tDoc, "collations"),
-	refuse("let", tDoc, "let variables in writes"),
+	arg("let", tDoc),
 	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
 }}
 
@@ -40,6 +40,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	c := &r.args
 	spec.Filter, spec.Sort, spec.Fields = c.doc("query"), c.doc("sort"), c.doc("fields")
 	spec.Remove, spec.New, spec.Upsert, spec.Hint = c.bool("remove"), c.bool("new"), c.bool("upsert"), c.value("hint")
+	let := c.doc("let")
 	hasUpdate := c.has("update")
 	if hasUpdate {
 		spec.Update, spec.Pipeline = updateArg(c.value("update"))
@@ -68,6 +69,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Ops.Update.Add(1)
 	}
 	spec.WriteOptions = writeOptions(r)
+	if spec.Let, err = statementVars(let, nil); err != nil {
+		return nil, err
+	}
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
 			return retriedFindAndModify(spec, stmt.first, res)
@@ -77,6 +81,14 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	res, err := s.Engine.FindAndModify(r.DB, coll, spec)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case res.UpsertedID.Type != 0:
+		s.Docs.Inserted.Add(1)
+	case spec.Remove:
+		s.Docs.Deleted.Add(res.N)
+	default:
+		s.Docs.Updated.Add(res.N)
 	}
 	return findAndModifyReply(spec, res), nil
 }

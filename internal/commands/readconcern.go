@@ -92,3 +92,60 @@ func (s *Service) checkAfterClusterTime(rc ReadConcern) error {
 	}
 	return nil
 }
+
+// readConcernAllLevels are the commands that take every read concern level
+// outside a transaction (MongoDB 7.0: find, aggregate, distinct, and count
+// but for snapshot); any other command takes only local and refuses another
+// level before it runs.
+// https://www.mongodb.com/docs/v7.0/reference/read-concern/
+var readConcernAllLevels = map[string]bool{"find": true, "aggregate": true, "distinct": true, "count": true}
+
+// checkReadConcern refuses a read concern level the command does not
+// support (InvalidOptions, outside transactions, whose statements are
+// checked with the transaction), then a level a standalone cannot serve:
+// linearizable and snapshot need a replica set (NotAReplicaSet). On a
+// one-member replica set this node is always the primary that
+// linearizable needs.
+func (s *Service) checkReadConcern(r *Request, name string) error {
+	rc := r.Args.ReadConcern
+	if rc.Level == "" || rc.Level == "local" || r.Args.Session.inTxn {
+		return nil
+	}
+	if reason := readConcernUnsupported(r, name, rc.Level); reason != "" {
+		return mongoerr.New(mongoerr.InvalidOptions,
+			"Command %s does not support { readConcern: { level: \"%s\", provenance: \"clientSupplied\" } } :: caused by :: %s",
+			name, rc.Level, reason)
+	}
+	if s.ReplSetName != "" {
+		return nil
+	}
+	switch rc.Level {
+	case "linearizable":
+		return mongoerr.New(mongoerr.NotAReplicaSet, "node needs to be a replica set member to use read concern")
+	case "snapshot":
+		return mongoerr.New(mongoerr.NotAReplicaSet, "node needs to be a replica set member to use readConcern: snapshot")
+	}
+	return nil
+}
+
+// readConcernUnsupported is why name does not support level (not local)
+// outside a transaction, or "" when it does.
+func readConcernUnsupported(r *Request, name, level string) string {
+	if name == "explain" {
+		// explain takes what the command it explains takes, but an
+		// aggregate only local.
+		inner, _ := r.args.first().DocumentOK()
+		if name = Name(inner); name == "aggregate" {
+			return "Explain for the aggregate command cannot run with a readConcern other than 'local'. Current readConcern level: " + level
+		}
+	}
+	switch {
+	case !readConcernAllLevels[name]:
+		return "read concern not supported"
+	case name == "count" && level == "snapshot":
+		return "read concern snapshot not supported"
+	case name == "aggregate" && level == "linearizable" && hasOutputStage(&r.args):
+		return "$out or $merge cannot be used with a 'linearizable' read concern level"
+	}
+	return ""
+}

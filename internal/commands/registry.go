@@ -66,7 +66,11 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	reply, err := s.run(r)
 	if err != nil {
-		return appendFields(s.errorReply(err), s.clusterTimeFields(r))
+		out := s.errorReply(err)
+		if r.waitedForWriteConcern && !refusedBeforeRun(err) {
+			out = withWriteConcernError(out, r.Args.WriteConcern)
+		}
+		return appendFields(out, s.clusterTimeFields(r))
 	}
 	return withOK(reply, s.clusterTimeFields(r), len(reply) > 0 && &reply[0] == r.ownedReply)
 }
@@ -105,6 +109,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()
 	}
+	r.waitedForWriteConcern = s.ReplSetName != "" && waitsForWriteConcern(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +119,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		// reply gets only ok.
 		return nil, nil
 	}
-	if s.ReplSetName != "" {
-		if batchWrites[name] && !r.Args.Session.inTxn {
-			reply = withOpTime(reply, s.ProcessID, r.writeTime)
-		}
+	if s.ReplSetName != "" && batchWrites[name] && !r.Args.Session.inTxn {
+		reply = withOpTime(reply, s.ProcessID, r.writeTime)
+	}
+	if r.waitedForWriteConcern {
 		reply = withWriteConcernError(reply, wc)
 	}
 	return reply, nil
@@ -138,7 +143,7 @@ func (s *Service) errorReply(err error) bson.Raw {
 // run: the Stable API, the client's cluster time (gossiped in before
 // afterClusterTime is checked against the clock), the write concern.
 func (s *Service) admit(r *Request, name string) error {
-	if err := checkAPI(r.Args.API, name); err != nil {
+	if err := checkAPI(r.Args.API, name, &r.args); err != nil {
 		return err
 	}
 	if r.Args.ClusterTime != 0 && s.ReplSetName != "" {
@@ -146,6 +151,9 @@ func (s *Service) admit(r *Request, name string) error {
 	}
 	r.readTime = s.Clock.Now()
 	if err := s.checkWriteConcern(r, name); err != nil {
+		return err
+	}
+	if err := s.checkReadConcern(r, name); err != nil {
 		return err
 	}
 	return s.checkAfterClusterTime(r.Args.ReadConcern)

@@ -57,6 +57,7 @@ type Service struct {
 	// MaxConnections is the most connections served at once.
 	MaxConnections int64
 	Ops            OpCounters
+	Docs           DocumentCounters
 	Net            NetworkCounters
 	Asserts        AssertCounters
 	// ops are the commands running now, for currentOp.
@@ -64,6 +65,15 @@ type Service struct {
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
 	// parameters.go), so that the zero Service has MongoDB's default.
 	noDiskUseByDefault atomic.Bool
+	// conns are the open client connections, for currentOp.
+	conns connRegistry
+}
+
+// DocumentCounters count documents, as serverStatus.metrics.document
+// reports: returned by queries (find, aggregate, getMore batches),
+// inserted (upserts included), matched by updates, and deleted.
+type DocumentCounters struct {
+	Returned, Inserted, Updated, Deleted atomic.Int64
 }
 
 // OpCounters count operations by kind, as serverStatus.opcounters reports.
@@ -127,6 +137,10 @@ type Request struct {
 	// ownedReply is the first byte of a reply built for this request
 	// alone (own), which Run may complete in place.
 	ownedReply *byte
+	// waitedForWriteConcern is set once the command ran on a replica set
+	// member and waited for its write concern (waitsForWriteConcern): its
+	// reply, an error's included, reports an unsatisfiable one.
+	waitedForWriteConcern bool
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

@@ -111,16 +111,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 			{Key: "persistent", Value: s.DBPath != ""},
 			{Key: "backupCursorOpen", Value: false},
 		}},
-		bson.E{Key: "metrics", Value: bson.D{
-			{Key: "cursor", Value: bson.D{
-				{Key: "timedOut", Value: s.Cursors.TimedOut()},
-				{Key: "open", Value: bson.D{
-					{Key: "noTimeout", Value: int64(0)},
-					{Key: "pinned", Value: int64(0)},
-					{Key: "total", Value: int64(s.Cursors.Len())},
-				}},
-			}},
-		}},
+		bson.E{Key: "metrics", Value: s.metrics()},
 	)
 	err := r.args.eachExtra(func(key string, v bson.RawValue) error {
 		if !values.Truthy(v) {
@@ -132,6 +123,27 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil
 	})
 	return marshal(d), err
+}
+
+// metrics is serverStatus' metrics section.
+func (s *Service) metrics() bson.D {
+	total, noTimeout, pinned := s.Cursors.OpenCounts()
+	return bson.D{
+		{Key: "cursor", Value: bson.D{
+			{Key: "timedOut", Value: s.Cursors.TimedOut()},
+			{Key: "open", Value: bson.D{
+				{Key: "noTimeout", Value: noTimeout},
+				{Key: "pinned", Value: pinned},
+				{Key: "total", Value: total},
+			}},
+		}},
+		{Key: "document", Value: bson.D{
+			{Key: "deleted", Value: s.Docs.Deleted.Load()},
+			{Key: "inserted", Value: s.Docs.Inserted.Load()},
+			{Key: "returned", Value: s.Docs.Returned.Load()},
+			{Key: "updated", Value: s.Docs.Updated.Load()},
+		}},
+	}
 }
 
 // catalogStats counts the collections as MongoDB's catalogStats section

@@ -314,7 +314,8 @@ func refreshSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // killSessionsCmd kills sessions: their running operations fail with
-// Interrupted, then the sessions end and their transactions abort.
+// Interrupted, their cursors are closed, then the sessions end and their
+// transactions abort.
 func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	ids, err := sessionIDs(r)
 	if err != nil {
@@ -325,16 +326,18 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		kill[id] = true
 	}
 	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
+	s.Cursors.KillSessions(func(id string) bool { return kill[id] })
 	for _, id := range ids {
 		s.Sessions.End(id)
 	}
 	return nil, nil
 }
 
-// killAllSessionsCmd kills every session and the operations running in
-// them.
+// killAllSessionsCmd kills every session, the operations running in them
+// and their cursors.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
+	s.Cursors.KillSessions(func(string) bool { return true })
 	s.Sessions.EndAll()
 	return nil, nil
 }

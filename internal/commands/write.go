@@ -30,7 +30,7 @@ func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
 		ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
 	}}
 	if stmt != nil {
-		s.fields = append(s.fields, refuse("let", tDoc, "let variables in writes"))
+		s.fields = append(s.fields, arg("let", tDoc))
 		s.subs = []*argSpec{stmt}
 	}
 	return s
@@ -51,7 +51,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 	arg("arrayFilters", tArray),
 	arg("hint", tAny),
 	refuse("collation", tDoc, "collations"),
-	refuse("c", tDoc, "constants of pipeline updates"),
+	arg("c", tDoc),
 	ignore("upsertSupplied", tBool, "set by a router for a sharded upsert"),
 	ignore("sampleId", tAny, "set by a router for query sampling"),
 }}
@@ -133,6 +133,8 @@ type batchArgs struct {
 	ordered bool
 	// stmtIDs are the statements' ids (see retry.go).
 	stmtIDs []int32
+	// let is update's or delete's let document (see statementVars).
+	let bson.Raw
 }
 
 // parseBatch reads a write command's common fields; docsField names its
@@ -146,6 +148,9 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 	a := batchArgs{ordered: c.bool("ordered")}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
+	if cmdName != "insert" {
+		a.let = c.doc("let")
+	}
 	for _, f := range [...]string{"stmtId", "stmtIds"} {
 		if err == nil && c.has(f) {
 			err = stmts.parse(cmdName, f, c.value(f))
@@ -200,6 +205,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
+	s.Docs.Inserted.Add(int64(n))
 	if pos != nil {
 		for i := range werrs {
 			werrs[i].Index = pos[werrs[i].Index]
@@ -215,15 +221,23 @@ func updateArg(v bson.RawValue) (bson.Raw, bool) {
 	return bson.Raw(v.Value), v.Type == bson.TypeArray
 }
 
+// updateStatement is one entry of update's updates array: the engine's
+// statement and its constants (c).
+type updateStatement struct {
+	engine.UpdateSpec
+	constants bson.Raw
+}
+
 // parseUpdateStatement reads one entry of update's updates array.
-func parseUpdateStatement(doc bson.Raw) (engine.UpdateSpec, error) {
-	var u engine.UpdateSpec
+func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
+	var u updateStatement
 	c, err := parseSub(doc, updateStmtSpec)
 	if err != nil {
 		return u, err
 	}
 	u.Filter, u.Upsert, u.Multi, u.Hint = c.doc("q"), c.bool("upsert"), c.bool("multi"), c.value("hint")
 	u.Update, u.Pipeline = updateArg(c.value("u"))
+	u.constants = c.doc("c")
 	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return u, err
 	}
@@ -238,7 +252,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	specs := make([]engine.UpdateSpec, len(a.docs))
+	specs := make([]updateStatement, len(a.docs))
 	for i, d := range a.docs {
 		if specs[i], err = parseUpdateStatement(d); err != nil {
 			return nil, err
@@ -276,7 +290,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
-		res, err := s.Engine.Update(r.DB, coll, u)
+		res, err := updateStatementRun(s, r.DB, coll, u, a.let)
 		if failsBatch(err) {
 			return nil, err
 		}
@@ -289,7 +303,9 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		matched += res.Matched
 		modified += res.Modified
+		s.Docs.Updated.Add(res.Matched)
 		if res.UpsertedID.Type != 0 {
+			s.Docs.Inserted.Add(1)
 			matched++
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
 		}
@@ -352,11 +368,16 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
 		}
-		removed, err := s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+		var removed int64
+		wo.Let, err = statementVars(a.let, nil)
+		if err == nil {
+			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+		}
 		if failsBatch(err) {
 			return nil, err
 		}
 		n += removed
+		s.Docs.Deleted.Add(removed)
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
 			if a.ordered {
@@ -372,4 +393,18 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 func isOperatorDoc(d bson.Raw) bool {
 	el, err := d.IndexErr(0)
 	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
+}
+
+// updateStatementRun runs one update statement with its variables: the
+// command's let and the statement's constants, which MongoDB allows only
+// on a pipeline update (a write error of the statement otherwise).
+func updateStatementRun(s *Service, db, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
+	if u.constants != nil && !u.Pipeline {
+		return engine.UpdateResult{}, mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
+	}
+	var err error
+	if u.Let, err = statementVars(let, u.constants); err != nil {
+		return engine.UpdateResult{}, err
+	}
+	return s.Engine.Update(db, coll, u.UpdateSpec)
 }

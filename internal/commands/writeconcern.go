@@ -219,3 +219,25 @@ func (s *Service) checkWriteConcern(r *Request, name string) error {
 	}
 	return nil
 }
+
+// waitsForWriteConcern reports whether a command that ran waits for its
+// write concern, whether it succeeded or failed, as MongoDB's
+// waitForWriteConcern after every command: one that may write outside a
+// transaction (not a read-only aggregate), or one ending a transaction.
+// https://www.mongodb.com/docs/v7.0/reference/write-concern/
+func waitsForWriteConcern(r *Request, name string) bool {
+	return commits(r, name) || name == "abortTransaction"
+}
+
+// refusedBeforeRun reports whether err refuses the command before it runs,
+// so before any wait for its write concern, as MongoDB does: its IDL parse
+// (unknown, duplicate, missing or mistyped fields, an empty or oversized
+// write batch) or its authorization (an admin-only command elsewhere).
+func refusedBeforeRun(err error) bool {
+	switch mongoerr.As(err).Code {
+	case mongoerr.IDLUnknownField, mongoerr.IDLDuplicateField, mongoerr.IDLFailedToParse,
+		mongoerr.IDLValueOutOfRange, mongoerr.TypeMismatch, mongoerr.InvalidLength, mongoerr.Unauthorized:
+		return true
+	}
+	return false
+}

@@ -6,6 +6,7 @@ package cursors
 import (
 	"context"
 	"math/rand/v2"
+	"sort"
 	"sync"
 	"time"
 
@@ -194,10 +195,22 @@ func (r *Registry) Kill(id int64) bool {
 
 // KillOwned closes every cursor whose Owner is owner.
 func (r *Registry) KillOwned(owner any) {
+	r.killWhere(func(c *Cursor) bool { return c.Owner == owner })
+}
+
+// KillSessions closes every cursor opened in a session for which kill
+// holds, as MongoDB's killSessions and killAllSessions do; one in use is
+// closed when its getMore returns.
+func (r *Registry) KillSessions(kill func(session string) bool) {
+	r.killWhere(func(c *Cursor) bool { return c.Session != "" && kill(c.Session) })
+}
+
+// killWhere kills (Kill) every cursor for which match holds.
+func (r *Registry) killWhere(match func(*Cursor) bool) {
 	r.mu.Lock()
 	var ids []int64
 	for id, c := range r.cursors {
-		if c.Owner == owner {
+		if match(c) {
 			ids = append(ids, id)
 		}
 	}
@@ -283,6 +296,47 @@ func (r *Registry) CloseAll() {
 	for _, c := range idle {
 		_ = c.src.Close()
 	}
+}
+
+// IdleCursor is an open cursor no command is using, as currentOp reports
+// it (type "idleCursor").
+type IdleCursor struct {
+	ID                             int64
+	DB, Coll, Session              string
+	NoTimeout, Tailable, AwaitData bool
+	LastUsed                       time.Time
+}
+
+// Idle lists the open cursors not checked out, by id.
+func (r *Registry) Idle() []IdleCursor {
+	r.mu.Lock()
+	var out []IdleCursor
+	for _, c := range r.cursors {
+		if !c.inUse {
+			out = append(out, IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session,
+				NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed})
+		}
+	}
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// OpenCounts are the numbers of open cursors serverStatus reports: all of
+// them, those exempt from the idle timeout (noCursorTimeout), and those
+// pinned (checked out by a command running now).
+func (r *Registry) OpenCounts() (total, noTimeout, pinned int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.cursors {
+		if c.NoTimeout {
+			noTimeout++
+		}
+		if c.inUse {
+			pinned++
+		}
+	}
+	return int64(len(r.cursors)), noTimeout, pinned
 }
 
 // Len is the number of open cursors.

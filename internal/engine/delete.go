@@ -11,7 +11,7 @@ import (
 // when set, names the index to use.
 func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions) (int64, error) {
 	txn := wo.Txn
-	f, err := query.Compile(filter)
+	f, err := query.CompileLet(filter, wo.Let)
 	if err != nil {
 		return 0, err
 	}

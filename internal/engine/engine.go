@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -76,6 +77,10 @@ type WriteOptions struct {
 	// interruption's error between documents, the documents already
 	// changed staying changed, as in MongoDB. Nil never ends.
 	Ctx context.Context
+	// Let is the statement's variables (a command's let, an update's
+	// constants), seen by its filter's $expr and its update pipeline. Nil
+	// binds none.
+	Let *expr.Let
 }
 
 // Engine is the database: catalog plus documents over one KV store.

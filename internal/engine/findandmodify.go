@@ -38,19 +38,19 @@ type FindAndModifyResult struct {
 // order and each is re-checked under its lock, so concurrent callers never
 // receive the same document.
 func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndModifyResult, error) {
-	f, err := query.Compile(s.Filter)
+	f, err := query.CompileLet(s.Filter, s.Let)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
 	var upd updater
 	if !s.Remove {
-		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll); err != nil {
+		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}
 	var proj *query.Projection
 	if len(s.Fields) > 0 {
-		if proj, err = query.CompileProjection(s.Fields); err != nil {
+		if proj, err = query.CompileProjectionLet(s.Fields, s.Let); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}
@@ -82,7 +82,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx, Let: s.Let})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

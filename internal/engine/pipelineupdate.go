@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/update"
@@ -20,13 +21,14 @@ type updater interface {
 
 // compileUpdate compiles an update document (pipeline false) with the
 // query language as the matcher of $pull conditions and array filters, or
-// an update pipeline (pipeline true: spec holds the stages as an array).
-func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string) (updater, error) {
+// an update pipeline (pipeline true: spec holds the stages as an array)
+// seeing the variables of let.
+func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let) (updater, error) {
 	if pipeline {
 		if len(arrayFilters) > 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "arrayFilters may not be specified for pipeline-style updates")
 		}
-		return compilePipelineUpdate(spec, coll)
+		return compilePipelineUpdate(spec, coll, let)
 	}
 	return update.Compile(spec, update.Options{
 		ArrayFilters: arrayFilters,
@@ -48,7 +50,7 @@ type pipelineUpdate struct {
 	p *aggregate.Pipeline
 }
 
-func compilePipelineUpdate(spec bson.Raw, coll string) (*pipelineUpdate, error) {
+func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let) (*pipelineUpdate, error) {
 	vals, err := bson.RawArray(spec).Values()
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid update pipeline: %v", err)
@@ -65,7 +67,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string) (*pipelineUpdate, error) 
 		}
 		stages[i] = doc
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll})
+	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let})
 	if err != nil {
 		return nil, err
 	}

@@ -38,11 +38,11 @@ const maxUpsertAttempts = 3
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
-	f, err := query.Compile(u.Filter)
+	f, err := query.CompileLet(u.Filter, u.Let)
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll)
+	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let)
 	if err != nil {
 		return UpdateResult{}, err
 	}

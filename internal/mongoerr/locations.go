@@ -42,6 +42,8 @@ const (
 const (
 	// UpdateResultTooLarge: an update whose resulting document exceeds the BSON size limit.
 	UpdateResultTooLarge Code = 17419
+	// UpdateConstantsNotPipeline: an update statement's constants (c) on an update that is not a pipeline.
+	UpdateConstantsNotPipeline Code = 51198
 )
 
 // Field paths and projections (shared by find and aggregation).

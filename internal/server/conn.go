@@ -72,6 +72,8 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
 	defer c.disconnected(nil)
+	s.svc.OpenConn(&c.info)
+	defer s.svc.CloseConn(&c.info)
 	s.watchConn(c)
 	defer s.unwatchConn(c)
 	for {

@@ -227,55 +227,118 @@ func TestQueryPlanKilled(t *testing.T) {
 			return db.Collection("k").Indexes().DropOne(t.Context(), "x_1")
 		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dbName := tt.db
-			if dbName == "" {
-				dbName = testDB
+	// An aggregate's cursor is killed as a find's is, while its pipeline
+	// still reads the collection.
+	for _, kind := range []string{"find", "aggregate"} {
+		for _, tt := range tests {
+			t.Run(kind+"/"+tt.name, func(t *testing.T) {
+				dbName := tt.db
+				if dbName == "" {
+					dbName = testDB
+				}
+				db := client.Database(dbName)
+				_ = db.Collection("k").Drop(t.Context())
+				_ = db.Collection("k2").Drop(t.Context())
+				docs := make([]any, 20)
+				for i := range docs {
+					docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "x", Value: i}}
+				}
+				if _, err := db.Collection("k").InsertMany(t.Context(), docs); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Collection("k").Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}}); err != nil {
+					t.Fatal(err)
+				}
+				cmd := bson.D{{Key: "find", Value: "k"}, {Key: "batchSize", Value: 3}}
+				if kind == "aggregate" {
+					cmd = bson.D{{Key: "aggregate", Value: "k"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 3}}}}
+				}
+				if tt.hint != nil {
+					cmd = append(cmd, bson.E{Key: "hint", Value: tt.hint})
+				}
+				reply, err := db.RunCommand(t.Context(), cmd).Raw()
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, id := batchOf(t, reply)
+				if err := tt.action(db); err != nil {
+					t.Fatal(err)
+				}
+				getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "k"}}
+				reply, err = db.RunCommand(t.Context(), getMore).Raw()
+				if tt.wantMsg == "" {
+					if err != nil {
+						t.Fatalf("getMore after dropping an index the plan does not use: %v", err)
+					}
+					if batch, _ := batchOf(t, reply); len(batch) != 17 {
+						t.Fatalf("%d documents after the first batch, want 17", len(batch))
+					}
+					return
+				}
+				requireCode(t, err, 175, "QueryPlanKilled")
+				var ce mongo.CommandError
+				if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, tt.wantMsg) {
+					t.Errorf("message %v, want prefix %q", err, tt.wantMsg)
+				}
+				err = db.RunCommand(t.Context(), getMore).Err()
+				requireCode(t, err, 43, "CursorNotFound")
+			})
+		}
+	}
+}
+
+// TestAggregateCursorAfterItsScan proves when MongoDB's aggregate cursor
+// outlives a drop of its collection: a pipeline that is all query ($match,
+// $sort) runs as a find and is killed (175); one with further stages reads
+// its scan in 4 MiB batches (internalDocumentSourceCursorBatchSizeBytes),
+// so over a small collection the scan has ended by the first batch and the
+// getMore goes on, while over more than 4 MiB it is killed.
+func TestAggregateCursorAfterItsScan(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	sortDesc := bson.D{{Key: "$sort", Value: bson.D{{Key: "n", Value: -1}}}}
+	project := bson.D{{Key: "$project", Value: bson.D{{Key: "n", Value: 1}}}}
+	big := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name     string
+		pipeline bson.A
+		docs     int
+		pad      string
+		killed   bool
+	}{
+		{"query only", bson.A{sortDesc}, 10, "", true},
+		{"stages over a small collection", bson.A{sortDesc, project}, 10, "", false},
+		{"stages over more than 4 MiB", bson.A{sortDesc, project}, 6, big, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			coll := db.Collection("drained")
+			_ = coll.Drop(t.Context())
+			for i := range tc.docs {
+				if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: i}, {Key: "n", Value: i}, {Key: "pad", Value: tc.pad}}); err != nil {
+					t.Fatal(err)
+				}
 			}
-			db := client.Database(dbName)
-			_ = db.Collection("k").Drop(t.Context())
-			_ = db.Collection("k2").Drop(t.Context())
-			docs := make([]any, 20)
-			for i := range docs {
-				docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "x", Value: i}}
-			}
-			if _, err := db.Collection("k").InsertMany(t.Context(), docs); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.Collection("k").Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}}); err != nil {
-				t.Fatal(err)
-			}
-			cmd := bson.D{{Key: "find", Value: "k"}, {Key: "batchSize", Value: 3}}
-			if tt.hint != nil {
-				cmd = append(cmd, bson.E{Key: "hint", Value: tt.hint})
-			}
-			reply, err := db.RunCommand(t.Context(), cmd).Raw()
+			reply, err := db.RunCommand(t.Context(), bson.D{{Key: "aggregate", Value: "drained"},
+				{Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}}).Raw()
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, id := batchOf(t, reply)
-			if err := tt.action(db); err != nil {
+			if err := coll.Drop(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "k"}}
-			reply, err = db.RunCommand(t.Context(), getMore).Raw()
-			if tt.wantMsg == "" {
-				if err != nil {
-					t.Fatalf("getMore after dropping an index the plan does not use: %v", err)
-				}
-				if batch, _ := batchOf(t, reply); len(batch) != 17 {
-					t.Fatalf("%d documents after the first batch, want 17", len(batch))
-				}
+			reply, err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "drained"}}).Raw()
+			if tc.killed {
+				requireCode(t, err, 175, "QueryPlanKilled")
 				return
 			}
-			requireCode(t, err, 175, "QueryPlanKilled")
-			var ce mongo.CommandError
-			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, tt.wantMsg) {
-				t.Errorf("message %v, want prefix %q", err, tt.wantMsg)
+			if err != nil {
+				t.Fatal(err)
 			}
-			err = db.RunCommand(t.Context(), getMore).Err()
-			requireCode(t, err, 43, "CursorNotFound")
+			if batch, _ := batchOf(t, reply); len(batch) != tc.docs-2 {
+				t.Fatalf("%d documents after the first batch, want %d", len(batch), tc.docs-2)
+			}
 		})
 	}
 }

@@ -44,15 +44,6 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "delete without statements", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}},
 			code: 16, codeName: "InvalidLength"},
 
-		// let and an update statement's c are not honoured yet: refused, never dropped.
-		{name: "update with let", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}}}}, {Key: "let", Value: bson.D{{Key: "x", Value: 1}}}},
-			code: 238, codeName: "NotImplemented", msg: "'let'"},
-		{name: "update statement with c", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}, {Key: "c", Value: bson.D{{Key: "x", Value: 1}}}}}}},
-			code: 238, codeName: "NotImplemented", msg: "'c'"},
-		{name: "delete with let", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}}}}, {Key: "let", Value: bson.D{{Key: "x", Value: 1}}}},
-			code: 238, codeName: "NotImplemented", msg: "'let'"},
-		{name: "findAndModify with let", cmd: bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}, {Key: "let", Value: bson.D{{Key: "x", Value: 1}}}},
-			code: 238, codeName: "NotImplemented", msg: "'let'"},
 		// Every command is parsed against its declared fields, as MongoDB's
 		// IDL parses it (idl_parser.cpp): a field given twice, a field of the
 		// wrong type, an unknown field.

@@ -442,3 +442,62 @@ func TestTailableCursorInterrupted(t *testing.T) {
 		t.Fatal("killed awaiting getMore still waits")
 	}
 }
+
+// TestKillSessionsKillsCursors: killSessions and killAllSessions also close
+// the cursors opened in the sessions they kill, so a getMore on one fails
+// with CursorNotFound (43); a cursor of another session survives
+// killSessions.
+// https://www.mongodb.com/docs/v7.0/reference/command/killSessions/
+func TestKillSessionsKillsCursors(t *testing.T) {
+	for _, all := range []bool{false, true} {
+		t.Run(fmt.Sprint("all=", all), func(t *testing.T) {
+			client, _ := startServer(t)
+			numbered(t, client, "ks", 10)
+			db := client.Database(testDB)
+			open := func(sess *mongo.Session) int64 {
+				var id int64
+				err := mongo.WithSession(context.Background(), sess, func(ctx context.Context) error {
+					reply, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "ks"}, {Key: "batchSize", Value: 2}}).Raw()
+					if err == nil {
+						id = reply.Lookup("cursor", "id").Int64()
+					}
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return id
+			}
+			getMore := func(sess *mongo.Session, id int64) error {
+				return mongo.WithSession(context.Background(), sess, func(ctx context.Context) error {
+					return db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "ks"}, {Key: "batchSize", Value: 2}}).Err()
+				})
+			}
+			killed, err := client.StartSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer killed.EndSession(context.Background())
+			other, err := client.StartSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.EndSession(context.Background())
+			victim, bystander := open(killed), open(other)
+			cmd := bson.D{{Key: "killSessions", Value: bson.A{killed.ID()}}}
+			if all {
+				cmd = bson.D{{Key: "killAllSessions", Value: bson.A{}}}
+			}
+			if err := client.Database("admin").RunCommand(context.Background(), cmd).Err(); err != nil {
+				t.Fatal(err)
+			}
+			requireCode(t, getMore(killed, victim), 43, "CursorNotFound")
+			err = getMore(other, bystander)
+			if all {
+				requireCode(t, err, 43, "CursorNotFound")
+			} else if err != nil {
+				t.Fatalf("cursor of another session: %v", err)
+			}
+		})
+	}
+}

@@ -430,6 +430,43 @@ func TestSetParameterTakesEffect(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The sort limit bounds every blocking sort, find's and aggregate's
+	// $sort (pushed down to the scan or not), and only sorts: $group has
+	// its own limit. (Without disk use: with it, sorts spill.)
+	padOrder := bson.D{{Key: "pad", Value: 1}}
+	aggregate := func(stages ...bson.D) func() error {
+		return func() error {
+			cur, err := coll.Aggregate(context.Background(), stages, options.Aggregate().SetAllowDiskUse(false))
+			if err == nil {
+				err = cur.All(context.Background(), &[]bson.Raw{})
+			}
+			return err
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		run    func() error
+		sorted bool
+	}{
+		{"find sort", func() error {
+			_, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(padOrder).SetAllowDiskUse(false))
+			return err
+		}, true},
+		{"aggregate leading $sort", aggregate(bson.D{{Key: "$sort", Value: padOrder}}), true},
+		{"aggregate $sort after $project", aggregate(bson.D{{Key: "$project", Value: bson.D{{Key: "pad", Value: 1}}}}, bson.D{{Key: "$sort", Value: padOrder}}), true},
+		{"aggregate $group", aggregate(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$pad"}}}}), false},
+	} {
+		set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
+		if err := tc.run(); tc.sorted {
+			requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+		} else if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		set("internalQueryMaxBlockingSortMemoryUsageBytes", 100<<20)
+		if err := tc.run(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+	}
 	// Past the limit a sort spills unless disk use is refused, by the
 	// command or by allowDiskUseByDefault (true since MongoDB 6.0):
 	// https://www.mongodb.com/docs/manual/reference/parameters/#mongodb-parameter-param.allowDiskUseByDefault

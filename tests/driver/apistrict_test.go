@@ -1,0 +1,82 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestAPIStrict: with apiVersion "1" and apiStrict true, commands outside
+// Stable API version 1 fail with APIStrictError (323), and so do the
+// unstable fields of version 1 commands (find_command.idl,
+// aggregate_command.idl) and the aggregation stages outside version 1,
+// sub-pipelines included; without apiStrict they are not refused for it.
+// https://www.mongodb.com/docs/v7.0/reference/stable-api/
+func TestAPIStrict(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "api"}, {Key: "documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	stage := func(name string, arg any) bson.D { return bson.D{{Key: name, Value: arg}} }
+	agg := func(stages ...bson.D) bson.D {
+		p := bson.A{}
+		for _, s := range stages {
+			p = append(p, s)
+		}
+		return bson.D{{Key: "aggregate", Value: "api"}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}
+	}
+	find := func(extra ...bson.E) bson.D { return append(bson.D{{Key: "find", Value: "api"}}, extra...) }
+	tests := []struct {
+		name string
+		cmd  bson.D
+		msg  string // the APIStrictError's message; "" when the command runs
+	}{
+		{"find", find(bson.E{Key: "filter", Value: bson.D{}}, bson.E{Key: "limit", Value: 1}), ""},
+		{"find returnKey", find(bson.E{Key: "returnKey", Value: false}), "BSON field 'find.returnKey' is not allowed with apiStrict:true."},
+		{"find showRecordId", find(bson.E{Key: "showRecordId", Value: true}), "BSON field 'find.showRecordId' is not allowed with apiStrict:true."},
+		{"find noCursorTimeout", find(bson.E{Key: "noCursorTimeout", Value: true}), "BSON field 'find.noCursorTimeout' is not allowed with apiStrict:true."},
+		{"find tailable", find(bson.E{Key: "tailable", Value: false}), "BSON field 'find.tailable' is not allowed with apiStrict:true."},
+		{"find min", find(bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 1}}}), "BSON field 'find.min' is not allowed with apiStrict:true."},
+		{"aggregate", agg(stage("$match", bson.D{})), ""},
+		{"aggregate explain", append(agg(), bson.E{Key: "explain", Value: true}), "BSON field 'aggregate.explain' is not allowed with apiStrict:true."},
+		{"$currentOp", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{stage("$currentOp", bson.D{})}}, {Key: "cursor", Value: bson.D{}}}, "$currentOp is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$indexStats", agg(stage("$indexStats", bson.D{})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$listSessions", agg(stage("$listSessions", bson.D{})), "$listSessions is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$planCacheStats", agg(stage("$planCacheStats", bson.D{})), "$planCacheStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$collStats count", agg(stage("$collStats", bson.D{{Key: "count", Value: bson.D{}}})), ""},
+		{"$collStats storageStats", agg(stage("$collStats", bson.D{{Key: "storageStats", Value: bson.D{}}})), "only the 'count' option to $collStats is supported in API Version 1"},
+		{"$indexStats in $lookup", agg(stage("$lookup", bson.D{{Key: "from", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$indexStats", bson.D{})}}, {Key: "as", Value: "x"}})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$indexStats in $unionWith", agg(stage("$unionWith", bson.D{{Key: "coll", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$indexStats", bson.D{})}}})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$currentOp in $facet", agg(stage("$facet", bson.D{{Key: "f", Value: bson.A{stage("$currentOp", bson.D{})}}})), "$currentOp is not allowed with 'apiStrict: true' in API Version 1"},
+		{"distinct", bson.D{{Key: "distinct", Value: "api"}, {Key: "key", Value: "a"}}, "Provided apiStrict:true, but the command distinct is not in API Version 1."},
+		{"count", bson.D{{Key: "count", Value: "api"}}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			strict := append(append(bson.D{}, tc.cmd...), bson.E{Key: "apiVersion", Value: "1"}, bson.E{Key: "apiStrict", Value: true})
+			err := db.RunCommand(ctx, strict).Err()
+			if tc.msg == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			requireCode(t, err, 323, "APIStrictError")
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, tc.msg) {
+				t.Fatalf("message %q, want %q", ce.Message, tc.msg)
+			}
+			// Not strict: not refused for its API version.
+			loose := append(append(bson.D{}, tc.cmd...), bson.E{Key: "apiVersion", Value: "1"})
+			if err := db.RunCommand(ctx, loose).Err(); serverCode(err) == 323 {
+				t.Fatalf("refused without apiStrict: %v", err)
+			}
+		})
+	}
+}

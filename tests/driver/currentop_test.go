@@ -1,0 +1,132 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// TestCurrentOpIdle: currentOp's $all adds the connections running
+// nothing, and both it and the $currentOp stage (idleSessions on by
+// default) list the open transactions no command runs in; the stage's
+// idleConnections and idleCursors add the idle connections and the cursors
+// between getMores (type "idleCursor"); bad stage options are refused.
+// https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/
+func TestCurrentOpIdle(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.ReplSetName = "folio"
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "cop"}, {Key: "documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "a", Value: 2}}, bson.D{{Key: "a", Value: 3}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// An idle cursor, and an open transaction between its statements.
+	reply, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "cop"}, {Key: "batchSize", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cursorID := reply.Lookup("cursor", "id").Int64()
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := sess.StartTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("cop").InsertOne(mongo.NewSessionContext(ctx, sess), bson.D{{Key: "a", Value: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	defer sess.AbortTransaction(ctx)
+	// A second client: its pooled connection is idle.
+	connect(t, in)
+
+	admin := client.Database("admin")
+	viaCommand := func(extra ...bson.E) []bson.Raw {
+		var out struct{ Inprog []bson.Raw }
+		if err := admin.RunCommand(ctx, append(bson.D{{Key: "currentOp", Value: 1}}, extra...)).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Inprog
+	}
+	viaStage := func(opts bson.D) ([]bson.Raw, error) {
+		cur, err := admin.Aggregate(ctx, bson.A{bson.D{{Key: "$currentOp", Value: opts}}})
+		if err != nil {
+			return nil, err
+		}
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+		return out, err
+	}
+	count := func(docs []bson.Raw, match func(bson.Raw) bool) int {
+		n := 0
+		for _, d := range docs {
+			if match(d) {
+				n++
+			}
+		}
+		return n
+	}
+	idleConn := func(d bson.Raw) bool {
+		active, _ := d.Lookup("active").BooleanOK()
+		return d.Lookup("type").StringValue() == "op" && !active
+	}
+	idleSession := func(d bson.Raw) bool {
+		return d.Lookup("type").StringValue() == "idleSession" && d.Lookup("transaction", "parameters", "txnNumber").AsInt64() >= 1
+	}
+	idleCursor := func(d bson.Raw) bool {
+		return d.Lookup("type").StringValue() == "idleCursor" && d.Lookup("cursor", "cursorId").Int64() == cursorID && d.Lookup("ns").StringValue() == testDB+".cop"
+	}
+	mustStage := func(opts bson.D) []bson.Raw {
+		docs, err := viaStage(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return docs
+	}
+	for _, tc := range []struct {
+		name                    string
+		docs                    []bson.Raw
+		conns, sessions, cursor bool
+	}{
+		{"command", viaCommand(), false, true, false},
+		{"command $all", viaCommand(bson.E{Key: "$all", Value: true}), true, true, false},
+		{"command $ownOps", viaCommand(bson.E{Key: "$ownOps", Value: true}), false, true, false},
+		{"command filter", viaCommand(bson.E{Key: "type", Value: "idleSession"}), false, true, false},
+		{"stage defaults", mustStage(bson.D{}), false, true, false},
+		{"stage idleConnections", mustStage(bson.D{{Key: "idleConnections", Value: true}}), true, true, false},
+		{"stage idleSessions off", mustStage(bson.D{{Key: "idleSessions", Value: false}}), false, false, false},
+		{"stage idleCursors", mustStage(bson.D{{Key: "idleCursors", Value: true}, {Key: "allUsers", Value: true}}), false, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := count(tc.docs, idleConn) > 0; got != tc.conns {
+				t.Errorf("idle connections listed: %v, want %v (%v)", got, tc.conns, tc.docs)
+			}
+			if got := count(tc.docs, idleSession) == 1; got != tc.sessions {
+				t.Errorf("idle session listed: %v, want %v (%v)", got, tc.sessions, tc.docs)
+			}
+			if got := count(tc.docs, idleCursor) == 1; got != tc.cursor {
+				t.Errorf("idle cursor listed: %v, want %v (%v)", got, tc.cursor, tc.docs)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		opts bson.D
+		code int
+	}{
+		{"unknown option", bson.D{{Key: "idle", Value: true}}, 9},
+		{"not a boolean", bson.D{{Key: "idleCursors", Value: 1}}, 9},
+		{"truncateOps", bson.D{{Key: "truncateOps", Value: true}}, 238},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := viaStage(tc.opts)
+			requireCode(t, err, tc.code, "")
+		})
+	}
+}

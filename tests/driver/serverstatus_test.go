@@ -1,0 +1,140 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestServerStatusSections: a section named with a false value is left
+// out ({repl: 0}), one named with a true value stays, the header fields
+// always come.
+// https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/#include-or-exclude-sections
+func TestServerStatusSections(t *testing.T) {
+	client := startReplSet(t)
+	for _, tc := range []struct {
+		name    string
+		cmd     bson.D
+		absent  []string
+		present []string
+	}{
+		{"default", bson.D{{Key: "serverStatus", Value: 1}}, nil, []string{"host", "uptime", "repl", "metrics", "opcounters", "connections"}},
+		{"repl and metrics off", bson.D{{Key: "serverStatus", Value: 1}, {Key: "repl", Value: 0}, {Key: "metrics", Value: 0}},
+			[]string{"repl", "metrics"}, []string{"host", "localTime", "opcounters", "connections"}},
+		{"false and null", bson.D{{Key: "serverStatus", Value: 1}, {Key: "opcounters", Value: false}, {Key: "network", Value: nil}},
+			[]string{"opcounters", "network"}, []string{"metrics", "repl"}},
+		{"named on", bson.D{{Key: "serverStatus", Value: 1}, {Key: "repl", Value: 1}, {Key: "mem", Value: bson.D{}}}, nil, []string{"repl", "mem"}},
+		{"header not a section", bson.D{{Key: "serverStatus", Value: 1}, {Key: "host", Value: 0}}, nil, []string{"host"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reply := replyOf(t, client, "admin", tc.cmd)
+			for _, k := range tc.absent {
+				if _, err := reply.LookupErr(k); err == nil {
+					t.Errorf("%s present", k)
+				}
+			}
+			for _, k := range tc.present {
+				if _, err := reply.LookupErr(k); err != nil {
+					t.Errorf("%s absent", k)
+				}
+			}
+		})
+	}
+}
+
+// TestServerStatusDocumentMetrics: metrics.document counts the documents
+// returned by queries, inserted, matched by updates and deleted, and
+// metrics.cursor.open counts the open cursors exempt from the idle timeout
+// and those pinned by a running getMore.
+// https://www.mongodb.com/docs/v7.0/reference/command/serverStatus/#metrics
+func TestServerStatusDocumentMetrics(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("docm")
+	status := func() bson.Raw { return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}) }
+	num := func(doc bson.Raw, path ...string) int64 { return doc.Lookup(path...).AsInt64() }
+	before := status()
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "x", Value: 1}}, bson.D{{Key: "x", Value: 2}}, bson.D{{Key: "x", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "x", Value: bson.D{{Key: "$gte", Value: 2}}}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "x", Value: 9}}, bson.D{{Key: "$set", Value: bson.D{{Key: "y", Value: 1}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOneAndDelete(ctx, bson.D{{Key: "x", Value: 9}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	// x 2 and 3 remain: the find returns 2.
+	docs := findAll(t, coll, bson.D{})
+	after := status()
+	for _, tc := range []struct {
+		field string
+		want  int64
+	}{
+		{"inserted", 4}, {"updated", 2}, {"deleted", 2}, {"returned", int64(len(docs))},
+	} {
+		if d := num(after, "metrics", "document", tc.field) - num(before, "metrics", "document", tc.field); d != tc.want {
+			t.Errorf("metrics.document.%s grew by %d, want %d", tc.field, d, tc.want)
+		}
+	}
+
+	// noTimeout: a cursor opened with noCursorTimeout.
+	reply := replyOf(t, client, testDB, bson.D{{Key: "find", Value: "docm"}, {Key: "batchSize", Value: 1}, {Key: "noCursorTimeout", Value: true}})
+	id := reply.Lookup("cursor", "id").Int64()
+	if got := num(status(), "metrics", "cursor", "open", "noTimeout"); got != 1 {
+		t.Errorf("metrics.cursor.open.noTimeout %d, want 1", got)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "killCursors", Value: "docm"}, {Key: "cursors", Value: bson.A{id}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := num(status(), "metrics", "cursor", "open", "noTimeout"); got != 0 {
+		t.Errorf("metrics.cursor.open.noTimeout %d after killCursors, want 0", got)
+	}
+
+	// pinned: a tailable awaitData cursor whose getMore waits for documents.
+	if err := db.CreateCollection(ctx, "docmcap", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("docmcap").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	// One session for the find and its getMore.
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
+	raw, err := db.RunCommand(sctx, bson.D{{Key: "find", Value: "docmcap"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = raw.Lookup("cursor", "id").Int64()
+	done := make(chan error, 1)
+	go func() {
+		done <- db.RunCommand(sctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "docmcap"}, {Key: "maxTimeMS", Value: 2000}}).Err()
+	}()
+	pinned := int64(0)
+	for deadline := time.Now().Add(2 * time.Second); pinned == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		pinned = num(status(), "metrics", "cursor", "open", "pinned")
+	}
+	if pinned != 1 {
+		t.Errorf("metrics.cursor.open.pinned %d while a getMore waits, want 1", pinned)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := num(status(), "metrics", "cursor", "open", "pinned"); got != 0 {
+		t.Errorf("metrics.cursor.open.pinned %d after the getMore, want 0", got)
+	}
+}
