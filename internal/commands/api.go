@@ -74,19 +74,10 @@ var stagesNotInAPIVersion1 = map[string]bool{
 	"$shardedDataDistribution": true, "$listSampledQueries": true, "$queryStats": true,
 }
 
-// checkAPIStrict refuses, under apiStrict, a version 1 command's unstable
-// fields and, in an aggregate, the stages outside version 1 and the
-// $collStats options other than count.
+// checkAPIStrict refuses, under apiStrict, in an aggregate, the stages
+// outside version 1 and the $collStats options other than count (the
+// commands' unstable fields are refused by their parse, parseStrictCommand).
 func checkAPIStrict(name string, c *cmdArgs) error {
-	unstable := unstableFields[name]
-	if unstable == nil {
-		return nil
-	}
-	for i, f := range c.spec.fields {
-		if unstable[f.name] && c.vals[i].Type != 0 {
-			return mongoerr.New(mongoerr.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", name, f.name)
-		}
-	}
 	if name == "aggregate" {
 		if p, ok := c.value("pipeline").ArrayOK(); ok {
 			return checkAPIStrictPipeline(p)

@@ -154,15 +154,22 @@ type cmdArgs struct {
 // parseCommand parses cmd's own fields (all but its name and the generic
 // arguments) against spec.
 func parseCommand(cmd bson.Raw, spec *argSpec) (cmdArgs, error) {
-	return parseArgs(cmd, spec, true)
+	return parseArgs(cmd, spec, true, false)
+}
+
+// parseStrictCommand is parseCommand under the Stable API's apiStrict: a
+// field the command's IDL marks unstable (unstableFields) fails with
+// APIStrictError before anything else is said of it, as in MongoDB.
+func parseStrictCommand(cmd bson.Raw, spec *argSpec) (cmdArgs, error) {
+	return parseArgs(cmd, spec, true, true)
 }
 
 // parseSub parses a sub-document against spec.
 func parseSub(doc bson.Raw, spec *argSpec) (cmdArgs, error) {
-	return parseArgs(doc, spec, false)
+	return parseArgs(doc, spec, false, false)
 }
 
-func parseArgs(doc bson.Raw, spec *argSpec, isCommand bool) (cmdArgs, error) {
+func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs, error) {
 	a := cmdArgs{spec: spec, raw: doc, isCommand: isCommand}
 	if len(spec.fields) > 0 {
 		a.vals = make([]bson.RawValue, len(spec.fields))
@@ -176,6 +183,9 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand bool) (cmdArgs, error) {
 		}
 		if isCommand && (first || isGenericArg(string(k))) {
 			continue
+		}
+		if apiStrict && unstableFields[spec.path][string(k)] {
+			return a, mongoerr.New(mongoerr.APIStrictError, "BSON field '%s.%s' is not allowed with apiStrict:true.", spec.path, k)
 		}
 		i := spec.find(string(k))
 		if i < 0 {

@@ -93,7 +93,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
 		return nil, err
 	}
-	if r.args, err = parseCommand(r.Cmd, c.spec); err != nil {
+	parse := parseCommand
+	if r.Args.API.Strict {
+		parse = parseStrictCommand
+	}
+	if r.args, err = parse(r.Cmd, c.spec); err != nil {
 		return nil, err
 	}
 	if err := s.admit(r, name); err != nil {
