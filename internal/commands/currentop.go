@@ -196,6 +196,9 @@ func (op *activeOp) describe(host string) bson.D {
 			bson.E{Key: "connectionId", Value: op.conn.ID},
 			bson.E{Key: "client", Value: op.conn.Remote},
 		)
+		if u, ok := op.conn.userName(); ok {
+			d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{u.Doc()}})
+		}
 	}
 	op.mu.Lock()
 	defer op.mu.Unlock()

@@ -75,6 +75,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
 		return nil, err
 	}
+	if s.Access.Enabled {
+		if err := s.authorize(r, name); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admit(r, name); err != nil {
 		return nil, err
 	}

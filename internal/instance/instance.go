@@ -57,6 +57,9 @@ type Config struct {
 	// (reads go on, writes resume once space is freed) and Start fails.
 	// Zero disables the guard; in memory there is none.
 	DiskReserve uint64
+	// Auth turns access control on (-auth): commands need an
+	// authenticated user holding their privileges.
+	Auth bool
 	// FreeSpace, when set, replaces the system's statfs in that guard
 	// (tests).
 	FreeSpace pebblekv.FreeSpaceFunc
@@ -131,6 +134,7 @@ func Start(cfg Config) (*Instance, error) {
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
 	}
+	svc.Access.Enabled = cfg.Auth
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
@@ -141,17 +145,21 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20)
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "auth", cfg.Auth)
 	return in, nil
 }
 
 func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	host, port, _ := net.SplitHostPort(addr.String())
 	p, _ := strconv.Atoi(port)
-	return bson.D{
+	d := bson.D{
 		{Key: "net", Value: bson.D{{Key: "bindIp", Value: host}, {Key: "port", Value: int32(p)}}},
-		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}},
 	}
+	if cfg.Auth {
+		// as mongod's --auth reports itself
+		d = append(d, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+	}
+	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }
 
 // reap closes idle cursors, aborts expired transactions and forgets
