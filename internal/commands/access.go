@@ -48,10 +48,11 @@ type connAuth struct {
 
 // authedUser is an authenticated user and what its roles grant.
 type authedUser struct {
-	name  auth.UserName
-	gen   uint64
-	roles []auth.RoleName // direct and inherited
-	privs auth.Privileges
+	name   auth.UserName
+	gen    uint64
+	direct []auth.RoleName // granted to the user
+	roles  []auth.RoleName // direct and inherited
+	privs  auth.Privileges
 	// gone is set when the user no longer exists: it keeps its name on the
 	// connection but holds no privileges.
 	gone bool
@@ -133,6 +134,7 @@ func (s *Service) resolveUser(name auth.UserName, gen uint64) (*authedUser, erro
 	if err != nil {
 		return nil, err
 	}
+	u.direct = direct
 	u.roles, u.privs, err = auth.Resolve(direct, s.roleDef)
 	return u, err
 }

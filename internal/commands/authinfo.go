@@ -303,7 +303,7 @@ func (s *Service) connectionStatus(r *Request, showPrivileges bool) (bson.D, err
 	}
 	if u != nil {
 		users = append(users, u.name.Doc())
-		roles = auth.RoleDocs(u.roles)
+		roles = auth.RoleDocs(u.direct)
 		privs = auth.PrivilegeDocs(u.privs)
 	}
 	d := bson.D{

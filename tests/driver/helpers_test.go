@@ -223,3 +223,26 @@ func ids(docs []bson.Raw) []string {
 	}
 	return out
 }
+
+// The root user FOLIO_TEST_AUTH=1 runs the suite as, and startAuthServer
+// creates.
+const (
+	rootUser     = "root"
+	rootPassword = "folio-root-pw"
+)
+
+// createRootUser creates the root user through the localhost exception.
+func createRootUser(t testing.TB, in *instance.Instance) {
+	t.Helper()
+	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	err = c.Database("admin").RunCommand(context.Background(), bson.D{
+		{Key: "createUser", Value: rootUser}, {Key: "pwd", Value: rootPassword}, {Key: "roles", Value: bson.A{"root"}},
+	}).Err()
+	if err != nil {
+		t.Fatalf("create root user: %v", err)
+	}
+}
