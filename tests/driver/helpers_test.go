@@ -36,12 +36,26 @@ func defaultConfig() instance.Config {
 	return instance.Config{Addr: "127.0.0.1:0", InMemory: true}
 }
 
+// testAuth reports FOLIO_TEST_AUTH=1: the suite then runs with access
+// control on, every server started with a root user and every client
+// (dial) logged in as it.
+var testAuth = os.Getenv("FOLIO_TEST_AUTH") == "1"
+
 // startInstance starts a Folio with cfg and closes it when the test ends.
+// Under FOLIO_TEST_AUTH=1 a config without access control gets it, and a
+// root user.
 func startInstance(t testing.TB, cfg instance.Config) *instance.Instance {
 	t.Helper()
+	withRoot := testAuth && !cfg.Auth
+	cfg.Auth = cfg.Auth || testAuth
 	in, err := instance.Start(cfg)
 	if err != nil {
 		t.Fatalf("start server: %v", err)
+	}
+	if withRoot {
+		// a restarted server keeps its root user: the localhost
+		// exception is then closed, and the creation refused
+		defer ensureRootUser(t, in)
 	}
 	t.Cleanup(func() {
 		if err := in.Close(context.Background()); err != nil {
@@ -69,7 +83,11 @@ func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions
 // selection to time out).
 func dial(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
 	t.Helper()
-	all := append([]*options.ClientOptions{options.Client().ApplyURI(in.URI()).SetDirect(true)}, opts...)
+	base := options.Client().ApplyURI(in.URI()).SetDirect(true)
+	if testAuth {
+		base.SetAuth(options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin"})
+	}
+	all := append([]*options.ClientOptions{base}, opts...)
 	client, err := mongo.Connect(all...)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -234,15 +252,26 @@ const (
 // createRootUser creates the root user through the localhost exception.
 func createRootUser(t testing.TB, in *instance.Instance) {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = c.Disconnect(context.Background()) }()
-	err = c.Database("admin").RunCommand(context.Background(), bson.D{
-		{Key: "createUser", Value: rootUser}, {Key: "pwd", Value: rootPassword}, {Key: "roles", Value: bson.A{"root"}},
-	}).Err()
-	if err != nil {
+	if err := addRootUser(in); err != nil {
 		t.Fatalf("create root user: %v", err)
 	}
+}
+
+// ensureRootUser creates the root user unless users exist already.
+func ensureRootUser(t testing.TB, in *instance.Instance) {
+	t.Helper()
+	if err := addRootUser(in); err != nil && serverCode(err) != 13 {
+		t.Fatalf("create root user: %v", err)
+	}
+}
+
+func addRootUser(in *instance.Instance) error {
+	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	return c.Database("admin").RunCommand(context.Background(), bson.D{
+		{Key: "createUser", Value: rootUser}, {Key: "pwd", Value: rootPassword}, {Key: "roles", Value: bson.A{"root"}},
+	}).Err()
 }
