@@ -47,7 +47,7 @@ type Cursor struct {
 	// User is the authenticated user that opened the cursor ("" for none):
 	// under access control only that user may use it.
 	User string
-	src   Source
+	src  Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw
 	lastUsed time.Time

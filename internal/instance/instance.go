@@ -202,6 +202,9 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 // Addr is the address the instance listens on.
 func (in *Instance) Addr() string { return in.ln.Addr().String() }
 
+// AuthEnabled reports whether the instance runs with access control.
+func (in *Instance) AuthEnabled() bool { return in.svc.Access.Enabled }
+
 // URI is a mongodb:// URI for the instance.
 func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }
 
