@@ -79,6 +79,7 @@ func init() {
 		authzRules[n] = authzRule{needs: f}
 	}
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
+	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
 }
 
@@ -411,22 +412,44 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 	return nil
 }
 
-// redactedCommand shows a command in an error message, its passwords
-// left out.
-func redactedCommand(cmd bson.Raw) string {
-	if _, err := cmd.LookupErr("pwd"); err != nil {
-		return cmd.String()
+// redactedCommand shows a command in an error message, its secrets left
+// out.
+func redactedCommand(cmd bson.Raw) string { return redactCommand(cmd).String() }
+
+// redactCommand is cmd with its secrets (a password, a SASL payload)
+// replaced, as MongoDB shows commands in currentOp and messages.
+func redactCommand(cmd bson.Raw) bson.Raw {
+	_, e1 := cmd.LookupErr("pwd")
+	_, e2 := cmd.LookupErr("payload")
+	if e1 != nil && e2 != nil {
+		return cmd
 	}
 	elems, _ := cmd.Elements()
 	d := bson.D{}
 	for _, e := range elems {
-		if e.Key() == "pwd" {
-			d = append(d, bson.E{Key: "pwd", Value: "xxx"})
+		if e.Key() == "pwd" || e.Key() == "payload" {
+			d = append(d, bson.E{Key: e.Key(), Value: "xxx"})
 			continue
 		}
 		d = append(d, bson.E{Key: e.Key(), Value: e.Value()})
 	}
-	return marshal(d).String()
+	return marshal(d)
+}
+
+// authCollections are the collections whose direct writes change users
+// or roles.
+func writesAuthCollections(r *Request, name string) bool {
+	if r.DB != "admin" {
+		return false
+	}
+	switch name {
+	case "insert", "update", "delete", "findAndModify", "findandmodify", "drop", "renameCollection", "aggregate":
+		c, _ := r.Cmd.Index(0).Value().StringValueOK()
+		return c == usersColl || c == rolesColl || name == "aggregate" || name == "renameCollection"
+	case "dropDatabase":
+		return true
+	}
+	return false
 }
 
 // userAdminRules are the user and role management commands' needs: the
@@ -551,4 +574,44 @@ func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 		}
 	}
 	return needs, nil
+}
+
+// listDatabasesNeeds: listDatabases on the cluster only when the command
+// says authorizedDatabases: false; otherwise a user without it sees the
+// databases it holds privileges on (listableDatabases).
+func listDatabasesNeeds(r *Request, u *authedUser) ([]need, error) {
+	if b, ok := r.Cmd.Lookup("authorizedDatabases").BooleanOK(); ok && !b {
+		return []need{{auth.ClusterTarget(), "listDatabases"}}, nil
+	}
+	return nil, nil
+}
+
+// listableDatabases says which databases listDatabases shows r's user:
+// all of them without access control or with the listDatabases action,
+// else those the user holds privileges on.
+func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
+	all := func(string) bool { return true }
+	if !s.Access.Enabled {
+		return all, nil
+	}
+	u, err := s.privileges(r.Conn)
+	if err != nil || u == nil {
+		return all, err
+	}
+	if u.privs.Allows(auth.ClusterTarget(), "listDatabases") {
+		return all, nil
+	}
+	return func(db string) bool {
+		for _, p := range u.privs {
+			switch p.Resource.Pattern {
+			case auth.AnyResource, auth.AnyNormal:
+				return true
+			case auth.Database, auth.ExactNamespace:
+				if p.Resource.DB == db {
+					return true
+				}
+			}
+		}
+		return false
+	}, nil
 }

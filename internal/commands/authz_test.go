@@ -57,7 +57,14 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "serverStatus", Value: 1}}, []need{{cl, "serverStatus"}}},
 		{bson.D{{Key: "currentOp", Value: 1}}, []need{{cl, "inprog"}}},
 		{bson.D{{Key: "killOp", Value: 1}}, []need{{cl, "killop"}}},
-		{bson.D{{Key: "listDatabases", Value: 1}}, []need{{cl, "listDatabases"}}},
+		{bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}, []need{{cl, "listDatabases"}}},
+		{bson.D{{Key: "listDatabases", Value: 1}}, nil},
+		{bson.D{{Key: "usersInfo", Value: 1}}, []need{{db, "viewUser"}}},
+		{bson.D{{Key: "usersInfo", Value: bson.D{{Key: "forAllDBs", Value: true}}}}, []need{{cl, "viewUser"}}},
+		{bson.D{{Key: "usersInfo", Value: "me"}}, nil},
+		{bson.D{{Key: "usersInfo", Value: bson.A{"me", "other"}}}, []need{{db, "viewUser"}}},
+		{bson.D{{Key: "rolesInfo", Value: "mine"}}, nil},
+		{bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: "r"}, {Key: "db", Value: "o"}}}}, []need{{auth.DBTarget("o"), "viewRole"}}},
 		{bson.D{{Key: "setParameter", Value: 1}}, []need{{cl, "setParameter"}}},
 		{bson.D{{Key: "killAllSessions", Value: bson.A{}}}, []need{{cl, "killAnySession"}}},
 		{bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}}}}, []need{{ns("c"), "find"}}},
@@ -93,7 +100,15 @@ func TestAuthzNeeds(t *testing.T) {
 				}
 			}
 		}
-		got, err := authzRules[Name(cmd)].needs(r)
+		rule := authzRules[Name(cmd)]
+		var got []need
+		var err error
+		if rule.userNeeds != nil {
+			me := &authedUser{name: auth.UserName{User: "me", DB: "db"}, roles: []auth.RoleName{{Role: "mine", DB: "db"}}}
+			got, err = rule.userNeeds(r, me)
+		} else {
+			got, err = rule.needs(r)
+		}
 		if err != nil {
 			t.Errorf("%v: %v", tc.cmd, err)
 			continue

@@ -91,7 +91,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll
 	}
-	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: r.Args.Session.lsid, start: time.Now()}
+	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: redactCommand(r.Cmd), lsid: r.Args.Session.lsid, start: time.Now()}
 	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx

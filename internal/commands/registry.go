@@ -90,6 +90,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	r.op = op
 	defer s.ops.end(op)
 	reply, err := s.runInSession(r, name, h)
+	if s.Access.Enabled && writesAuthCollections(r, name) {
+		// users or roles may have changed under the connections' feet
+		s.Access.changed()
+	}
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -349,4 +350,100 @@ func asM(v any) bson.M {
 		}
 	}
 	return out
+}
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestAuthLogAndStatus: the log records authentication successes and
+// failures without secrets; listDatabases shows a user without the
+// listDatabases action only its databases; currentOp shows each
+// operation's user; logout forgets the user.
+func TestAuthLogAndStatus(t *testing.T) {
+	var logBuf lockedBuffer
+	cfg := defaultConfig()
+	cfg.Auth = true
+	cfg.Logger = slog.New(slog.NewTextHandler(&logBuf, nil))
+	in := startInstance(t, cfg)
+	createRootUser(t, in)
+	root := connectAs(t, in, rootUser, rootPassword, "admin", "")
+	ctx := context.Background()
+	if _, err := runCmd(root, "app", bson.D{{Key: "createUser", Value: "ann"}, {Key: "pwd", Value: "s3cret-pw"}, {Key: "roles", Value: bson.A{"readWrite"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Database("other").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	ann := connectAs(t, in, "ann", "s3cret-pw", "app", "")
+	if _, err := ann.Database("app").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, tryConnect(t, in, options.Credential{Username: "ann", Password: "wrong-pw", AuthSource: "app"}), 18, "AuthenticationFailed")
+	log := logBuf.String()
+	for _, want := range []string{"Successfully authenticated", "user=ann", "Authentication failed"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	for _, secret := range []string{"s3cret-pw", "wrong-pw", rootPassword} {
+		if strings.Contains(log, secret) {
+			t.Errorf("log shows a password:\n%s", log)
+		}
+	}
+
+	names, err := ann.ListDatabaseNames(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(names) != "[app]" {
+		t.Errorf("ann's listDatabases: %v", names)
+	}
+	_, err = runCmd(ann, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}})
+	requireCode(t, err, 13, "Unauthorized")
+
+	// currentOp shows who runs what: root's own currentOp is in it.
+	r, err := runCmd(root, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "command.currentOp", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("inprog", "0", "effectiveUsers").String(); got != `[{"user": "root","db": "admin"}]` {
+		t.Errorf("currentOp effectiveUsers %s (%s)", got, r)
+	}
+
+	// A direct write to admin.system.users is seen at once.
+	if _, err := root.Database("admin").Collection("system.users").UpdateOne(ctx, bson.D{{Key: "_id", Value: "app.ann"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: bson.A{}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.Database("app").Collection("c").InsertOne(ctx, bson.D{})
+	requireCode(t, err, 13, "Unauthorized")
+
+	// logout: the connection's user is gone, and with it its privileges.
+	raw := rawDial(t, in)
+	rawLogin(t, raw)
+	if got := rawCommand(t, raw, 1, bson.D{{Key: "connectionStatus", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("authInfo", "authenticatedUsers").String(); got != `[{"user": "root","db": "admin"}]` {
+		t.Errorf("before logout: %s", got)
+	}
+	rawCommand(t, raw, 2, bson.D{{Key: "logout", Value: 1}, {Key: "$db", Value: "admin"}})
+	if got := rawCommand(t, raw, 3, bson.D{{Key: "connectionStatus", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("authInfo", "authenticatedUsers").String(); got != `[]` {
+		t.Errorf("after logout: %s", got)
+	}
+	reply := rawCommand(t, raw, 4, bson.D{{Key: "find", Value: "c"}, {Key: "$db", Value: "app"}})
+	if code, _ := reply.Lookup("code").AsInt64OK(); code != 13 {
+		t.Errorf("find after logout: %s", reply)
+	}
 }
