@@ -253,9 +253,6 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.hasPwd && a.customData == nil && !a.hasRoles && !a.hasMechanisms {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")
 	}
-	if a.hasMechanisms && !a.hasPwd {
-		return nil, mongoerr.New(mongoerr.BadValue, "mechanisms field must be a subset of previously set mechanisms")
-	}
 	var creds auth.Credentials
 	if a.hasPwd {
 		if creds, err = a.credentials(); err != nil {
@@ -277,6 +274,18 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if creds != nil {
 		u.creds = creds
+	} else if a.hasMechanisms {
+		// Without a new password, mechanisms keeps only some of the
+		// credentials the user has.
+		kept := auth.Credentials{}
+		for _, m := range a.mechanisms {
+			c, ok := u.creds[m]
+			if !ok {
+				return nil, mongoerr.New(mongoerr.BadValue, "mechanisms field must be a subset of previously set mechanisms")
+			}
+			kept[m] = c
+		}
+		u.creds = kept
 	}
 	if a.customData != nil {
 		u.customData = a.customData

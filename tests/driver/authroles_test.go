@@ -51,7 +51,7 @@ func TestAuthBuiltinRoles(t *testing.T) {
 		"currentOp":       {"admin", bson.D{{Key: "currentOp", Value: 1}}},
 		"getParameter":    {"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}}},
 		"setParameter":    {"admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 600000}}},
-		"listDatabases":   {"admin", bson.D{{Key: "listDatabases", Value: 1}}},
+		"listDatabases":   {"admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}},
 		"usersInfoApp":    {"app", bson.D{{Key: "usersInfo", Value: 1}}},
 		"createUserApp":   {"app", bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{}}}},
 		"findUsers":       {"admin", bson.D{{Key: "find", Value: "system.users"}}},
