@@ -194,6 +194,15 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	name := auth.UserName{User: a.name, DB: r.DB}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
+	if _, ok := r.Conn.userName(); s.Access.Enabled && !ok {
+		// The localhost exception admits one first user: checked again
+		// under the lock, so that two clients cannot both create one.
+		if exists, err := s.anyUsers(); err != nil {
+			return nil, err
+		} else if exists {
+			return nil, mongoerr.New(mongoerr.Unauthorized, "Command createUser requires authentication")
+		}
+	}
 	if doc, err := s.userDoc(name); err != nil {
 		return nil, err
 	} else if doc != nil {
