@@ -48,7 +48,6 @@ func init() {
 		"getLog": "getLog", "getParameter": "getParameter", "setParameter": "setParameter", "top": "top",
 		"replSetGetStatus": "replSetGetStatus", "replSetGetConfig": "replSetGetConfig",
 		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killOp": "killop",
-		"currentOp": "inprog",
 	} {
 		authzRules[n] = onCluster(a)
 	}
@@ -80,6 +79,7 @@ func init() {
 	}
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
 	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
+	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
 }
 
@@ -614,4 +614,13 @@ func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 		}
 		return false
 	}, nil
+}
+
+// currentOpNeeds: inprog on the cluster, unless the command asks only for
+// the caller's own operations ($ownOps).
+func currentOpNeeds(r *Request) ([]need, error) {
+	if own, ok := r.Cmd.Lookup("$ownOps").BooleanOK(); ok && own {
+		return nil, nil
+	}
+	return []need{{auth.ClusterTarget(), "inprog"}}, nil
 }

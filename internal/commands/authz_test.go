@@ -56,6 +56,7 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "dropDatabase", Value: 1}}, []need{{db, "dropDatabase"}}},
 		{bson.D{{Key: "serverStatus", Value: 1}}, []need{{cl, "serverStatus"}}},
 		{bson.D{{Key: "currentOp", Value: 1}}, []need{{cl, "inprog"}}},
+		{bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}}, nil},
 		{bson.D{{Key: "killOp", Value: 1}}, []need{{cl, "killop"}}},
 		{bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}, []need{{cl, "listDatabases"}}},
 		{bson.D{{Key: "listDatabases", Value: 1}}, nil},

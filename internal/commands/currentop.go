@@ -248,7 +248,15 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	inprog := bson.A{}
+	ownOps, _ := r.Cmd.Lookup("$ownOps").BooleanOK()
+	me, _ := r.Conn.userName()
 	for _, op := range s.ops.list() {
+		if ownOps {
+			// $ownOps: only the operations of the caller's user
+			if them, _ := op.conn.userName(); them != me {
+				continue
+			}
+		}
 		d := op.describe(s.Host)
 		if f.Match(marshal(d)) {
 			inprog = append(inprog, d)

@@ -425,6 +425,17 @@ func TestAuthLogAndStatus(t *testing.T) {
 		t.Errorf("currentOp effectiveUsers %s (%s)", got, r)
 	}
 
+	// $ownOps: a user without inprog sees its own operations only.
+	r, err = runCmd(ann, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops, _ := r.Lookup("inprog").Array().Values(); len(ops) != 1 || ops[0].Document().Lookup("effectiveUsers").String() != `[{"user": "ann","db": "app"}]` {
+		t.Errorf("ann's own operations: %s", r)
+	}
+	_, err = runCmd(ann, "admin", bson.D{{Key: "currentOp", Value: 1}})
+	requireCode(t, err, 13, "Unauthorized")
+
 	// A direct write to admin.system.users is seen at once.
 	if _, err := root.Database("admin").Collection("system.users").UpdateOne(ctx, bson.D{{Key: "_id", Value: "app.ann"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: bson.A{}}}}}); err != nil {
 		t.Fatal(err)
