@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 )
 
 func init() {
@@ -111,9 +112,6 @@ func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
 				return false, nil
 			}
 			f.filter, err = argDoc(cmdName, key, v)
-			if err == nil && len(f.filter) > 5 {
-				err = mongoerr.New(mongoerr.NotImplemented, "usersInfo's filter is not implemented")
-			}
 		default:
 			return false, nil
 		}
@@ -151,13 +149,23 @@ func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.filter != nil && !q.all && !q.forAllDBs {
+		return nil, mongoerr.New(mongoerr.BadValue, "Filter is only allowed when retrieving all users")
+	}
+	match, err := query.Compile(f.filter)
+	if err != nil {
+		return nil, err
+	}
 	out := bson.A{}
 	for _, d := range docs {
 		u, err := s.describeUser(d, f)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, u)
+		// the filter applies to the users as usersInfo shows them
+		if match.Match(marshal(u)) {
+			out = append(out, u)
+		}
 	}
 	return marshal(bson.D{{Key: "users", Value: out}}), nil
 }

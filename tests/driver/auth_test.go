@@ -294,6 +294,11 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	}
 	_, err = runCmd(ann, "app", bson.D{{Key: "usersInfo", Value: 1}})
 	requireCode(t, err, 13, "Unauthorized")
+	must("app", bson.D{{Key: "createUser", Value: "cat"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}})
+	r := must("app", bson.D{{Key: "usersInfo", Value: 1}, {Key: "filter", Value: bson.D{{Key: "customData.team", Value: "x"}}}})
+	if got := r.Lookup("users").String(); !strings.Contains(got, `"user": "ann"`) || strings.Contains(got, `"cat"`) {
+		t.Errorf("usersInfo with a filter: %s", got)
+	}
 	if err := root.Database("app").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "ann"}, {Key: "showCredentials", Value: true}}).Decode(&info); err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +340,7 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	requireCode(t, tryConnect(t, in, options.Credential{Username: "ann", Password: "new", AuthSource: "app"}), 18, "AuthenticationFailed")
 	_, err = runCmd(root, "app", bson.D{{Key: "dropUser", Value: "ann"}})
 	requireCode(t, err, 11, "UserNotFound")
-	r := must("app", bson.D{{Key: "dropAllRolesFromDatabase", Value: 1}})
+	r = must("app", bson.D{{Key: "dropAllRolesFromDatabase", Value: 1}})
 	if n, _ := r.Lookup("n").AsInt64OK(); n != 1 {
 		t.Errorf("dropAllRolesFromDatabase %v", r)
 	}
