@@ -363,6 +363,10 @@ func (s *Service) authorize(r *Request, name string) error {
 	if name == "renameCollection" && renameSameDB(r, u.privs) {
 		return nil
 	}
+	if name == "killOp" && s.ownOperation(r, u) {
+		// a user may always kill its own operations
+		return nil
+	}
 	var needs []need
 	if rule.userNeeds != nil {
 		needs, err = rule.userNeeds(r, u)
@@ -623,4 +627,19 @@ func currentOpNeeds(r *Request) ([]need, error) {
 		return nil, nil
 	}
 	return []need{{auth.ClusterTarget(), "inprog"}}, nil
+}
+
+// ownOperation reports whether killOp's op is an operation of u's.
+func (s *Service) ownOperation(r *Request, u *authedUser) bool {
+	id, ok := r.Cmd.Lookup("op").AsInt64OK()
+	if !ok {
+		return false
+	}
+	for _, op := range s.ops.list() {
+		if op.id == id {
+			them, ok := op.conn.userName()
+			return ok && them == u.name
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
@@ -435,6 +436,50 @@ func TestAuthLogAndStatus(t *testing.T) {
 	}
 	_, err = runCmd(ann, "admin", bson.D{{Key: "currentOp", Value: 1}})
 	requireCode(t, err, 13, "Unauthorized")
+	// killOp: another user's operation needs the killop action; its own
+	// (here the killOp itself) does not.
+	ownID := r.Lookup("inprog", "0", "opid").Int64()
+	_, err = runCmd(ann, "admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: ownID}})
+	requireCode(t, err, 13, "Unauthorized") // that currentOp has ended: not ann's any more
+	r, err = runCmd(root, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runCmd(ann, "admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: r.Lookup("inprog", "0", "opid").Int64()}})
+	requireCode(t, err, 13, "Unauthorized")
+	// ann's own waiting getMore (a tailable awaitData cursor) is hers to
+	// kill.
+	if _, err := runCmd(root, "app", bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Database("app").Collection("capped").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	tail, err := runCmd(ann, "app", bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := runCmd(ann, "app", bson.D{{Key: "getMore", Value: tail.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10000}})
+		waited <- err
+	}()
+	var getMoreID int64
+	for range 200 {
+		r, err = runCmd(ann, "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}, {Key: "command.getMore", Value: bson.D{{Key: "$exists", Value: true}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := r.LookupErr("inprog", "0", "opid"); err == nil {
+			getMoreID = v.Int64()
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := runCmd(ann, "admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: getMoreID}}); err != nil {
+		t.Errorf("killOp of ann's own getMore: %v", err)
+	}
+	requireCode(t, <-waited, 11601, "Interrupted")
 
 	// A direct write to admin.system.users is seen at once.
 	if _, err := root.Database("admin").Collection("system.users").UpdateOne(ctx, bson.D{{Key: "_id", Value: "app.ann"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: bson.A{}}}}}); err != nil {
