@@ -61,7 +61,7 @@ func init() {
 		authzRules[n] = onNamespace(acts...)
 	}
 	for n, a := range map[string]string{
-		"listCollections": "listCollections", "dbStats": "dbStats", "dbstats": "dbStats", "dropDatabase": "dropDatabase",
+		"dbStats": "dbStats", "dbstats": "dbStats", "dropDatabase": "dropDatabase",
 		"createUser": "createUser", "dropUser": "dropUser", "dropAllUsersFromDatabase": "dropUser",
 		"createRole": "createRole", "dropRole": "dropRole", "dropAllRolesFromDatabase": "dropRole",
 	} {
@@ -80,6 +80,7 @@ func init() {
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
 	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
 	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
+	authzRules["listCollections"] = authzRule{needs: listCollectionsNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
 }
 
@@ -642,4 +643,48 @@ func (s *Service) ownOperation(r *Request, u *authedUser) bool {
 		}
 	}
 	return false
+}
+
+// authorizedCollectionNames reports listCollections' authorizedCollections
+// with nameOnly: the form any user may run, listing the collections it
+// holds privileges on.
+func authorizedCollectionNames(r *Request) bool {
+	a, _ := r.Cmd.Lookup("authorizedCollections").BooleanOK()
+	n, _ := r.Cmd.Lookup("nameOnly").BooleanOK()
+	return a && n
+}
+
+// listCollectionsNeeds: listCollections on the database, but for
+// authorizedCollections with nameOnly.
+func listCollectionsNeeds(r *Request) ([]need, error) {
+	if authorizedCollectionNames(r) {
+		return nil, nil
+	}
+	return []need{{auth.DBTarget(r.DB), "listCollections"}}, nil
+}
+
+// listableCollections says which collections listCollections shows r's
+// user: all without access control or with the listCollections action,
+// else (authorizedCollections) those it holds a privilege on.
+func (s *Service) listableCollections(r *Request) (func(string) bool, error) {
+	all := func(string) bool { return true }
+	if !s.Access.Enabled || !authorizedCollectionNames(r) {
+		return all, nil
+	}
+	u, err := s.privileges(r.Conn)
+	if err != nil || u == nil {
+		return all, err
+	}
+	if u.privs.Allows(auth.DBTarget(r.DB), "listCollections") {
+		return all, nil
+	}
+	return func(coll string) bool {
+		t := auth.NSTarget(r.DB, coll)
+		for _, p := range u.privs {
+			if p.Resource.Matches(t) {
+				return true
+			}
+		}
+		return false
+	}, nil
 }

@@ -52,6 +52,8 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "validate", Value: "c"}}, []need{{ns("c"), "validate"}}},
 		{bson.D{{Key: "killCursors", Value: "c"}}, []need{{ns("c"), "killCursors"}}},
 		{bson.D{{Key: "listCollections", Value: 1}}, []need{{db, "listCollections"}}},
+		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}, []need{{db, "listCollections"}}},
+		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, nil},
 		{bson.D{{Key: "dbStats", Value: 1}}, []need{{db, "dbStats"}}},
 		{bson.D{{Key: "dropDatabase", Value: 1}}, []need{{db, "dropDatabase"}}},
 		{bson.D{{Key: "serverStatus", Value: 1}}, []need{{cl, "serverStatus"}}},

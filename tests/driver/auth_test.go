@@ -259,6 +259,20 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	requireCode(t, err, 13, "Unauthorized")
 	_, err = ann.Database("app").Collection("open").InsertOne(ctx, bson.D{})
 	requireCode(t, err, 13, "Unauthorized")
+	// listCollections: refused, but for the collections ann may use
+	// (authorizedCollections with nameOnly, as mongosh's show collections).
+	if _, err := root.Database("app").Collection("open").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Database("app").Collection("closed").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runCmd(ann, "app", bson.D{{Key: "listCollections", Value: 1}})
+	requireCode(t, err, 13, "Unauthorized")
+	names, err := ann.Database("app").ListCollectionNames(ctx, bson.D{}, options.ListCollections().SetAuthorizedCollections(true).SetNameOnly(true))
+	if err != nil || fmt.Sprint(names) != "[open]" {
+		t.Errorf("authorized collections: %v %v", names, err)
+	}
 
 	// Privileges changed are seen by the logged-in user's next command.
 	must("app", bson.D{{Key: "grantPrivilegesToRole", Value: "reader"}, {Key: "privileges", Value: bson.A{
