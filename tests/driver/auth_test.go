@@ -469,14 +469,19 @@ func TestAuthLogAndStatus(t *testing.T) {
 	if _, err := root.Database("app").Collection("capped").InsertOne(ctx, bson.D{}); err != nil {
 		t.Fatal(err)
 	}
-	tail, err := runCmd(ann, "app", bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}})
+	sess, err := ann.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
+	tail, err := ann.Database("app").RunCommand(sctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Raw()
 	if err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
 	go func() {
-		_, err := runCmd(ann, "app", bson.D{{Key: "getMore", Value: tail.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10000}})
-		waited <- err
+		waited <- ann.Database("app").RunCommand(sctx, bson.D{{Key: "getMore", Value: tail.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10000}}).Err()
 	}()
 	var getMoreID int64
 	for range 200 {
