@@ -82,6 +82,8 @@ func run(args []string, stderr io.Writer) error {
 	}
 	fs.Int64Var(&reserveMB, "disk-reserve-mb", reserveMB,
 		"free disk space in MB kept on the data directory's filesystem: below it writes fail with OutOfDiskSpace (14031) while reads go on, and writes resume once space is freed; the server does not start below it; 0 disables the check. MongoDB has no such option (env FOLIO_DISK_RESERVE_MB)")
+	authOn := fs.Bool("auth", env("FOLIO_AUTH", "") == "1",
+		"access control: clients authenticate (SCRAM-SHA-256 or SCRAM-SHA-1) and commands need their user's privileges; with no user yet, a client on a loopback address may create the first one in admin (env FOLIO_AUTH=1)")
 	defShutdown := 15 * time.Second
 	if v, ok := os.LookupEnv("FOLIO_SHUTDOWN_TIMEOUT"); ok {
 		d, err := time.ParseDuration(v)
@@ -162,6 +164,7 @@ func run(args []string, stderr io.Writer) error {
 		Advertise:      *advertise,
 		MaxConnections: *maxConns,
 		DiskReserve:    uint64(reserveMB) << 20,
+		Auth:           *authOn,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger: slog.New(handler),

@@ -113,8 +113,15 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	mayList, err := s.listableCollections(r)
+	if err != nil {
+		return nil, err
+	}
 	var batch []bson.Raw
 	for _, c := range s.Engine.Collections(r.DB) {
+		if !mayList(c.Name) {
+			continue
+		}
 		doc := marshal(collectionInfo(c, nameOnly))
 		if f.Match(doc) {
 			batch = append(batch, doc)

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"github.com/folio-db/folio/internal/auth"
+
 	"context"
 	"sort"
 	"strconv"
@@ -93,7 +95,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll
 	}
-	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: r.Cmd, lsid: r.Args.Session.lsid, start: time.Now()}
+	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: redactCommand(r.Cmd), lsid: r.Args.Session.lsid, start: time.Now()}
 	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
@@ -198,6 +200,9 @@ func (op *activeOp) describe(host string) bson.D {
 			bson.E{Key: "connectionId", Value: op.conn.ID},
 			bson.E{Key: "client", Value: op.conn.Remote},
 		)
+		if u, ok := op.conn.userName(); ok {
+			d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{u.Doc()}})
+		}
 	}
 	op.mu.Lock()
 	defer op.mu.Unlock()
@@ -213,10 +218,12 @@ func (op *activeOp) describe(host string) bson.D {
 // currentOpOptions are what a currentOp lists besides the running
 // operations: connections running none (idleConnections), open
 // transactions no command runs in (idleSessions), cursors between
-// getMores (idleCursors). Without authentication every client may see
-// every operation, so allUsers and $ownOps change nothing.
+// getMores (idleCursors); with ownOps, only user's running operations.
 type currentOpOptions struct {
 	idleConnections, idleSessions, idleCursors bool
+	// ownOps keeps only the running operations of user ($ownOps).
+	ownOps bool
+	user   auth.UserName
 }
 
 // currentOps describes the operations o asks for: the running ones, then
@@ -226,6 +233,11 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	out := make([]bson.D, 0, len(ops))
 	busy := map[int64]bool{}
 	for _, op := range ops {
+		if o.ownOps {
+			if them, _ := op.conn.userName(); them != o.user {
+				continue
+			}
+		}
 		out = append(out, op.describe(s.Host))
 		if op.conn != nil {
 			busy[op.conn.ID] = true
@@ -343,7 +355,7 @@ func (s *Service) currentOpStage(db string, stage bson.Raw) (bson.Raw, error) {
 // https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
 var currentOpSpec = &argSpec{path: "currentOp", open: "a query on the operations' descriptions", fields: []argField{
 	arg("$all", tBool),
-	ignore("$ownOps", tBool, "without authentication every operation is the caller's"),
+	arg("$ownOps", tBool),
 	ignore("$truncateOps", tBool, "Folio shows each command whole"),
 }}
 
@@ -361,7 +373,10 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all")}
+	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all"), ownOps: r.args.bool("$ownOps")}
+	if o.ownOps {
+		o.user, _ = r.Conn.userName()
+	}
 	inprog := bson.A{}
 	for _, d := range s.currentOps(o) {
 		if f.Match(marshal(d)) {

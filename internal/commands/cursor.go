@@ -128,6 +128,7 @@ type firstBatch struct {
 // transaction.
 func openCursor(r *Request, db, coll string, src cursors.Source) *cursors.Cursor {
 	c := cursors.New(db, coll, src)
+	c.User = r.Conn.ownerKey()
 	if r.session != nil {
 		c.Session = r.session.ID
 	}

@@ -26,7 +26,14 @@ func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	dbs := bson.A{}
 	var total int64
+	mayList, err := s.listableDatabases(r)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range s.Engine.Databases() {
+		if !mayList(name) {
+			continue
+		}
 		var size int64
 		if !nameOnly {
 			st, err := s.dbSize(name)

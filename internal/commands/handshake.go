@@ -107,7 +107,7 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 			d = append(d, bson.E{Key: "compression", Value: r.Conn.Compressors})
 		}
 	}
-	return marshal(d), nil
+	return marshal(s.helloAuth(r, d)), nil
 }
 
 // buildInfoCmd answers buildInfo in MongoDB's field order. Folio speaks no
@@ -140,15 +140,12 @@ func whatsmyuriCmd(_ *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "you", Value: r.Conn.Remote}}), nil
 }
 
-// connectionStatusCmd reports no authenticated users: Folio runs without
-// authentication.
-func connectionStatusCmd(_ *Service, r *Request) (bson.Raw, error) {
-	auth := bson.D{
-		{Key: "authenticatedUsers", Value: bson.A{}},
-		{Key: "authenticatedUserRoles", Value: bson.A{}},
-	}
-	if r.args.bool("showPrivileges") {
-		auth = append(auth, bson.E{Key: "authenticatedUserPrivileges", Value: bson.A{}})
+// connectionStatusCmd reports the connection's authenticated user, its
+// roles and, with showPrivileges, its privileges.
+func connectionStatusCmd(s *Service, r *Request) (bson.Raw, error) {
+	auth, err := s.connectionStatus(r, r.args.bool("showPrivileges"))
+	if err != nil {
+		return nil, err
 	}
 	return marshal(bson.D{{Key: "authInfo", Value: auth}}), nil
 }

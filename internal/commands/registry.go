@@ -100,6 +100,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.args, err = parse(r.Cmd, c.spec); err != nil {
 		return nil, err
 	}
+	if s.Access.Enabled {
+		if err := s.authorize(r, name); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admit(r, name); err != nil {
 		return nil, err
 	}
@@ -110,6 +115,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	r.op = op
 	defer s.ops.end(op)
 	reply, err := s.runInSession(r, name, c.h)
+	if s.Access.Enabled && writesAuthCollections(r, name) {
+		// users or roles may have changed under the connections' feet
+		s.Access.changed()
+	}
 	if commits(r, name) {
 		r.writeTime = s.Clock.Tick()
 	}

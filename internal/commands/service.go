@@ -60,6 +60,8 @@ type Service struct {
 	Docs           DocumentCounters
 	Net            NetworkCounters
 	Asserts        AssertCounters
+	// Access is access control (-auth).
+	Access AccessControl
 	// ops are the commands running now, for currentOp.
 	ops opRegistry
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
@@ -105,6 +107,8 @@ type Conn struct {
 	// server ends with ClientDisconnect when the client goes away; the
 	// operations of the connection descend from it. Nil: the root.
 	Ctx context.Context
+	// auth is the connection's authentication.
+	auth connAuth
 }
 
 // Request is one command to run.

@@ -46,7 +46,10 @@ type Cursor struct {
 	TxnNumber int64
 	// Owner is what the cursor belongs to (a transaction), for KillOwned.
 	Owner any
-	src   Source
+	// User is the authenticated user that opened the cursor ("" for none):
+	// under access control only that user may use it.
+	User string
+	src  Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw
 	lastUsed time.Time
@@ -152,6 +155,17 @@ func (r *Registry) Checkout(id int64) (*Cursor, error) {
 	}
 	c.inUse = true
 	return c, nil
+}
+
+// UserOf is the user that opened cursor id, and whether it exists.
+func (r *Registry) UserOf(id int64) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.cursors[id]
+	if c == nil {
+		return "", false
+	}
+	return c.User, true
 }
 
 // Return gives a checked-out cursor back for later getMores; a cursor killed

@@ -57,6 +57,9 @@ type Config struct {
 	// (reads go on, writes resume once space is freed) and Start fails.
 	// Zero disables the guard; in memory there is none.
 	DiskReserve uint64
+	// Auth turns access control on (-auth): commands need an
+	// authenticated user holding their privileges.
+	Auth bool
 	// FreeSpace, when set, replaces the system's statfs in that guard
 	// (tests).
 	FreeSpace pebblekv.FreeSpaceFunc
@@ -137,13 +140,12 @@ func Start(cfg Config) (*Instance, error) {
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
 	}
+	svc.Access.Enabled = cfg.Auth
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
 	}
-	if reachable(ln.Addr()) {
-		// Folio has no access control yet; once it has, this warning is
-		// for servers started without it.
+	if !cfg.Auth && reachable(ln.Addr()) {
 		svc.StartupWarnings = logring.New(16)
 		slog.New(svc.StartupWarnings.Handler(log.Handler())).Warn("Access control is not enabled for the database. Read and write access to data and configuration is unrestricted", "addr", ln.Addr().String())
 	}
@@ -154,7 +156,7 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String())
+	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String(), "auth", cfg.Auth)
 	return in, nil
 }
 
@@ -177,10 +179,14 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 		}
 		netOpts = append(netOpts, bson.E{Key: "tls", Value: tlsOpts})
 	}
-	return bson.D{
+	d := bson.D{
 		{Key: "net", Value: netOpts},
-		{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}},
 	}
+	if cfg.Auth {
+		// as mongod's --auth reports itself
+		d = append(d, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+	}
+	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }
 
 // reap closes idle cursors, aborts expired transactions and forgets
@@ -222,6 +228,9 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 
 // Addr is the address the instance listens on.
 func (in *Instance) Addr() string { return in.ln.Addr().String() }
+
+// AuthEnabled reports whether the instance runs with access control.
+func (in *Instance) AuthEnabled() bool { return in.svc.Access.Enabled }
 
 // URI is a mongodb:// URI for the instance.
 func (in *Instance) URI() string { return "mongodb://" + in.Addr() + "/" }

@@ -865,3 +865,14 @@ const (
 	// GetMoreTxnMismatch: a getMore in a transaction other than the cursor's.
 	GetMoreTxnMismatch Code = 50741
 )
+
+// Access control.
+const (
+	// ReauthenticationRefused: a connection authenticated as one user
+	// authenticating as another.
+	ReauthenticationRefused Code = 5626701
+	// UserAlreadyExists: createUser of a user that exists.
+	UserAlreadyExists Code = 51003
+	// RoleAlreadyExists: createRole of a role that exists.
+	RoleAlreadyExists Code = 51002
+)

@@ -91,7 +91,7 @@ func TestGetMoreOwnership(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.ReplSetName = "folio"
 	in := startInstance(t, cfg)
-	client, err := mongo.Connect(options.Client().ApplyURI(in.URI()))
+	client, err := mongo.Connect(clientOptions(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,14 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 
+	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -36,12 +38,26 @@ func defaultConfig() instance.Config {
 	return instance.Config{Addr: "127.0.0.1:0", InMemory: true}
 }
 
+// testAuth reports FOLIO_TEST_AUTH=1: the suite then runs with access
+// control on, every server started with a root user and every client
+// (dial) logged in as it.
+var testAuth = os.Getenv("FOLIO_TEST_AUTH") == "1"
+
 // startInstance starts a Folio with cfg and closes it when the test ends.
+// Under FOLIO_TEST_AUTH=1 a config without access control gets it, and a
+// root user.
 func startInstance(t testing.TB, cfg instance.Config) *instance.Instance {
 	t.Helper()
+	withRoot := testAuth && !cfg.Auth
+	cfg.Auth = cfg.Auth || testAuth
 	in, err := instance.Start(cfg)
 	if err != nil {
 		t.Fatalf("start server: %v", err)
+	}
+	if withRoot {
+		// a restarted server keeps its root user: the localhost
+		// exception is then closed, and the creation refused
+		defer ensureRootUser(t, in)
 	}
 	t.Cleanup(func() {
 		if err := in.Close(context.Background()); err != nil {
@@ -69,7 +85,7 @@ func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions
 // selection to time out).
 func dial(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
 	t.Helper()
-	all := append([]*options.ClientOptions{options.Client().ApplyURI(in.URI()).SetDirect(true)}, opts...)
+	all := append([]*options.ClientOptions{clientOptions(in).SetDirect(true)}, opts...)
 	client, err := mongo.Connect(all...)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -222,4 +238,88 @@ func ids(docs []bson.Raw) []string {
 		}
 	}
 	return out
+}
+
+// The root user FOLIO_TEST_AUTH=1 runs the suite as, and startAuthServer
+// creates.
+const (
+	rootUser     = "root"
+	rootPassword = "folio-root-pw"
+)
+
+// createRootUser creates the root user through the localhost exception.
+func createRootUser(t testing.TB, in *instance.Instance) {
+	t.Helper()
+	if err := addRootUser(in); err != nil {
+		t.Fatalf("create root user: %v", err)
+	}
+}
+
+// ensureRootUser creates the root user unless users exist already.
+func ensureRootUser(t testing.TB, in *instance.Instance) {
+	t.Helper()
+	if err := addRootUser(in); err != nil && serverCode(err) != 13 {
+		t.Fatalf("create root user: %v", err)
+	}
+}
+
+func addRootUser(in *instance.Instance) error {
+	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Disconnect(context.Background()) }()
+	return c.Database("admin").RunCommand(context.Background(), bson.D{
+		{Key: "createUser", Value: rootUser}, {Key: "pwd", Value: rootPassword}, {Key: "roles", Value: bson.A{"root"}},
+	}).Err()
+}
+
+// clientOptions are the options of a client of in: its URI, and under
+// FOLIO_TEST_AUTH=1 the root user's credentials when in runs with access
+// control.
+func clientOptions(in *instance.Instance) *options.ClientOptions {
+	o := options.Client().ApplyURI(in.URI())
+	if testAuth && in.AuthEnabled() {
+		o.SetAuth(options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin"})
+	}
+	return o
+}
+
+// rawLogin authenticates a raw connection as the root user
+// (SCRAM-SHA-256 through saslStart and saslContinue).
+func rawLogin(t testing.TB, c net.Conn) {
+	t.Helper()
+	client, err := scram.SHA256.NewClient(rootUser, rootPassword, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := client.NewConversation()
+	step := func(id int32, cmd bson.D, in string) (bson.Raw, string) {
+		out, err := conv.Step(in)
+		if err != nil {
+			t.Fatalf("scram: %v", err)
+		}
+		cmd = append(cmd, bson.E{Key: "payload", Value: bson.Binary{Data: []byte(out)}}, bson.E{Key: "$db", Value: "admin"})
+		doc, err := bson.Marshal(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Write(message(id, opMsg, msgBody(0, doc))); err != nil {
+			t.Fatal(err)
+		}
+		_, reply, err := readMsg(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 1 {
+			t.Fatalf("login: %s", reply)
+		}
+		_, data := reply.Lookup("payload").Binary()
+		return reply, string(data)
+	}
+	reply, s1 := step(-1, bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"}, {Key: "options", Value: bson.D{{Key: "skipEmptyExchange", Value: true}}}}, "")
+	reply, s2 := step(-2, bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: reply.Lookup("conversationId")}}, s1)
+	if _, err := conv.Step(s2); err != nil || !reply.Lookup("done").Boolean() {
+		t.Fatalf("login did not complete: %v %s", err, reply)
+	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // startReplSet starts a Folio that reports itself as a one-member replica
@@ -21,7 +20,7 @@ func startReplSet(t *testing.T) *mongo.Client {
 	cfg := defaultConfig()
 	cfg.ReplSetName = "folio"
 	in := startInstance(t, cfg)
-	client, err := mongo.Connect(options.Client().ApplyURI(in.URI()))
+	client, err := mongo.Connect(clientOptions(in))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,141 @@
+package auth
+
+import (
+	"slices"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestResourceMatches: which targets each resource pattern covers;
+// database and any-normal resources leave out system collections.
+// https://www.mongodb.com/docs/manual/reference/resource-document/
+func TestResourceMatches(t *testing.T) {
+	cl, db, ns, sys := ClusterTarget(), DBTarget("app"), NSTarget("app", "c"), NSTarget("app", "system.js")
+	other := NSTarget("x", "c")
+	for _, tc := range []struct {
+		res  bson.D
+		want []Target
+	}{
+		{bson.D{{Key: "anyResource", Value: true}}, []Target{cl, db, ns, sys, other}},
+		{bson.D{{Key: "cluster", Value: true}}, []Target{cl}},
+		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: ""}}, []Target{db, ns, other}},
+		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: ""}}, []Target{db, ns}},
+		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: "c"}}, []Target{ns, other}},
+		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: "system.js"}}, []Target{sys}},
+	} {
+		raw, _ := bson.Marshal(tc.res)
+		r, err := ParseResource(raw)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.res, err)
+		}
+		for _, tg := range []Target{cl, db, ns, sys, other} {
+			if got, want := r.Matches(tg), slices.Contains(tc.want, tg); got != want {
+				t.Errorf("%v matches %v: %v, want %v", tc.res, tg, got, want)
+			}
+		}
+	}
+	for _, bad := range []bson.D{
+		{{Key: "cluster", Value: false}},
+		{{Key: "db", Value: "x"}},
+		{{Key: "cluster", Value: true}, {Key: "db", Value: "x"}},
+		{{Key: "db", Value: 1}, {Key: "collection", Value: ""}},
+		{{Key: "bogus", Value: true}},
+	} {
+		raw, _ := bson.Marshal(bad)
+		if _, err := ParseResource(raw); err == nil {
+			t.Errorf("%v parsed", bad)
+		}
+	}
+}
+
+// TestResolveBuiltin: built-in roles resolve to MongoDB's privileges,
+// inherited roles included, and only admin defines the cluster roles.
+// https://www.mongodb.com/docs/manual/reference/built-in-roles/
+func TestResolveBuiltin(t *testing.T) {
+	none := func(RoleName) (RoleDef, bool, error) { return RoleDef{}, false, nil }
+	for _, tc := range []struct {
+		role    RoleName
+		allowed []struct {
+			t Target
+			a string
+		}
+		refused []struct {
+			t Target
+			a string
+		}
+	}{
+		{RoleName{"read", "app"},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("app", "c"), "find"}, {DBTarget("app"), "listCollections"}, {NSTarget("app", "system.js"), "find"}},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("app", "c"), "insert"}, {NSTarget("x", "c"), "find"}, {NSTarget("app", "system.users"), "find"}}},
+		{RoleName{"dbOwner", "app"},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("app", "c"), "insert"}, {DBTarget("app"), "dropDatabase"}, {DBTarget("app"), "createUser"}},
+			[]struct {
+				t Target
+				a string
+			}{{ClusterTarget(), "serverStatus"}, {DBTarget("x"), "createUser"}}},
+		{RoleName{"root", "admin"},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("x", "c"), "insert"}, {ClusterTarget(), "inprog"}, {NSTarget("admin", "system.users"), "find"}, {NSTarget("x", "c"), "validate"}},
+			[]struct {
+				t Target
+				a string
+			}{{ClusterTarget(), "anyAction"}, {NSTarget("x", "system.profile"), "insert"}}},
+		{RoleName{"root", "app"}, nil,
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("app", "c"), "find"}}},
+	} {
+		_, privs, err := Resolve([]RoleName{tc.role}, none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range tc.allowed {
+			if !privs.Allows(a.t, a.a) {
+				t.Errorf("%s does not allow %s on %s", tc.role, a.a, a.t)
+			}
+		}
+		for _, a := range tc.refused {
+			if privs.Allows(a.t, a.a) {
+				t.Errorf("%s allows %s on %s", tc.role, a.a, a.t)
+			}
+		}
+	}
+}
+
+// TestResolveUserDefined: user-defined roles inherit, cycles end, and
+// missing roles grant nothing.
+func TestResolveUserDefined(t *testing.T) {
+	defs := map[RoleName]RoleDef{
+		{"a", "app"}: {Name: RoleName{"a", "app"}, Roles: []RoleName{{"b", "app"}, {"gone", "app"}},
+			Privileges: []Privilege{{Resource: Resource{Pattern: ExactNamespace, DB: "app", Coll: "x"}, Actions: []string{"insert"}}}},
+		{"b", "app"}: {Name: RoleName{"b", "app"}, Roles: []RoleName{{"a", "app"}, {"read", "app"}}},
+	}
+	lookup := func(r RoleName) (RoleDef, bool, error) { d, ok := defs[r]; return d, ok, nil }
+	roles, privs, err := Resolve([]RoleName{{"a", "app"}}, lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(roles) != 3 || roles[0] != (RoleName{"a", "app"}) {
+		t.Errorf("roles %v", roles)
+	}
+	if !privs.Allows(NSTarget("app", "x"), "insert") || !privs.Allows(NSTarget("app", "y"), "find") || privs.Allows(NSTarget("app", "y"), "insert") {
+		t.Errorf("privileges %v", privs)
+	}
+	left := Remove(privs, []Privilege{{Resource: Resource{Pattern: ExactNamespace, DB: "app", Coll: "x"}, Actions: []string{"insert"}}})
+	if Privileges(left).Allows(NSTarget("app", "x"), "insert") {
+		t.Errorf("Remove left %v", left)
+	}
+}

@@ -1,0 +1,155 @@
+package auth
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Pattern is the kind of a privilege's resource, as MongoDB's resource
+// documents spell them.
+type Pattern uint8
+
+const (
+	// AnyResource ({anyResource: true}) is everything.
+	AnyResource Pattern = iota + 1
+	// ClusterResource ({cluster: true}) is the server itself.
+	ClusterResource
+	// AnyNormal ({db: "", collection: ""}) is every database and every
+	// collection not named system.*.
+	AnyNormal
+	// Database ({db: "x", collection: ""}) is database x and its
+	// collections not named system.*.
+	Database
+	// CollectionName ({db: "", collection: "c"}) is collection c of every
+	// database.
+	CollectionName
+	// ExactNamespace ({db: "x", collection: "c"}) is collection x.c.
+	ExactNamespace
+)
+
+// Resource is what a privilege applies to.
+type Resource struct {
+	Pattern  Pattern
+	DB, Coll string
+}
+
+// Target is what a command acts on: the cluster, a database (Coll empty)
+// or a collection.
+type Target struct {
+	Cluster  bool
+	DB, Coll string
+}
+
+// ClusterTarget is the cluster.
+func ClusterTarget() Target { return Target{Cluster: true} }
+
+// DBTarget is database db.
+func DBTarget(db string) Target { return Target{DB: db} }
+
+// NSTarget is collection db.coll.
+func NSTarget(db, coll string) Target { return Target{DB: db, Coll: coll} }
+
+// String shows the target as MongoDB's messages do.
+func (t Target) String() string {
+	switch {
+	case t.Cluster:
+		return "cluster"
+	case t.Coll == "":
+		return t.DB
+	}
+	return t.DB + "." + t.Coll
+}
+
+// IsSystem reports whether coll is a system collection, which database
+// and any-normal resources do not cover.
+func IsSystem(coll string) bool { return strings.HasPrefix(coll, "system.") }
+
+// Matches reports whether the resource covers t.
+func (r Resource) Matches(t Target) bool {
+	switch r.Pattern {
+	case AnyResource:
+		return true
+	case ClusterResource:
+		return t.Cluster
+	case AnyNormal:
+		return !t.Cluster && !IsSystem(t.Coll)
+	case Database:
+		return !t.Cluster && t.DB == r.DB && !IsSystem(t.Coll)
+	case CollectionName:
+		return !t.Cluster && t.Coll == r.Coll
+	case ExactNamespace:
+		return !t.Cluster && t.DB == r.DB && t.Coll == r.Coll
+	}
+	return false
+}
+
+// Doc is the resource document MongoDB shows: {cluster: true},
+// {anyResource: true} or {db, collection}.
+func (r Resource) Doc() bson.D {
+	switch r.Pattern {
+	case AnyResource:
+		return bson.D{{Key: "anyResource", Value: true}}
+	case ClusterResource:
+		return bson.D{{Key: "cluster", Value: true}}
+	}
+	return bson.D{{Key: "db", Value: r.DB}, {Key: "collection", Value: r.Coll}}
+}
+
+// ParseResource reads a resource document. As in MongoDB, cluster and
+// anyResource must be true and stand alone; otherwise db and collection
+// are both required strings.
+func ParseResource(doc bson.Raw) (Resource, error) {
+	var db, coll *string
+	var cluster, anyRes bool
+	elems, err := doc.Elements()
+	if err != nil {
+		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "invalid resource document")
+	}
+	for _, e := range elems {
+		v := e.Value()
+		switch e.Key() {
+		case "cluster", "anyResource":
+			b, ok := v.BooleanOK()
+			if !ok || !b {
+				return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field \"%s\" must be true", e.Key())
+			}
+			if e.Key() == "cluster" {
+				cluster = true
+			} else {
+				anyRes = true
+			}
+		case "db", "collection":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field \"%s\" must be a string", e.Key())
+			}
+			if e.Key() == "db" {
+				db = &s
+			} else {
+				coll = &s
+			}
+		default:
+			return Resource{}, mongoerr.New(mongoerr.FailedToParse, "Unrecognized field '%s' in resource", e.Key())
+		}
+	}
+	switch {
+	case cluster && !anyRes && db == nil && coll == nil:
+		return Resource{Pattern: ClusterResource}, nil
+	case anyRes && !cluster && db == nil && coll == nil:
+		return Resource{Pattern: AnyResource}, nil
+	case cluster || anyRes || db == nil || coll == nil:
+		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource must be {cluster: true}, {anyResource: true} or {db: <string>, collection: <string>}")
+	}
+	switch {
+	case *db == "" && *coll == "":
+		return Resource{Pattern: AnyNormal}, nil
+	case *coll == "":
+		return Resource{Pattern: Database, DB: *db}, nil
+	case *db == "":
+		return Resource{Pattern: CollectionName, Coll: *coll}, nil
+	}
+	return Resource{Pattern: ExactNamespace, DB: *db, Coll: *coll}, nil
+}

@@ -1,0 +1,325 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/auth"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+func init() {
+	register(usersInfoCmd, "usersInfo")
+	register(rolesInfoCmd, "rolesInfo")
+}
+
+// infoQuery is what usersInfo or rolesInfo asks about: every user or role
+// of the database (all), of every database (forAllDBs), or named ones.
+type infoQuery struct {
+	all, forAllDBs bool
+	users          []auth.UserName
+	roles          []auth.RoleName
+}
+
+// parseInfoQuery reads usersInfo's or rolesInfo's first field: 1, a name,
+// a {user|role, db} document, {forAllDBs: true}, or an array of names.
+func parseInfoQuery(r *Request, cmdName, kind string) (infoQuery, error) {
+	var q infoQuery
+	v := r.Cmd.Index(0).Value()
+	add := func(e bson.RawValue) error {
+		switch e.Type {
+		case bson.TypeString:
+			if kind == "user" {
+				q.users = append(q.users, auth.UserName{User: e.StringValue(), DB: r.DB})
+			} else {
+				q.roles = append(q.roles, auth.RoleName{Role: e.StringValue(), DB: r.DB})
+			}
+			return nil
+		case bson.TypeEmbeddedDocument:
+			d := e.Document()
+			name, ok1 := d.Lookup(kind).StringValueOK()
+			db, ok2 := d.Lookup("db").StringValueOK()
+			if !ok1 || !ok2 {
+				return mongoerr.New(mongoerr.BadValue, "%s name documents must contain string fields \"%s\" and \"db\"", kind, kind)
+			}
+			if kind == "user" {
+				q.users = append(q.users, auth.UserName{User: name, DB: db})
+			} else {
+				q.roles = append(q.roles, auth.RoleName{Role: name, DB: db})
+			}
+			return nil
+		}
+		return mongoerr.New(mongoerr.BadValue, "%s names must be strings or documents", kind)
+	}
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
+		if n, _ := v.AsFloat64OK(); n != 1 {
+			return q, mongoerr.New(mongoerr.BadValue, "%s must be 1, a name, a document or an array", cmdName)
+		}
+		q.all = true
+	case bson.TypeEmbeddedDocument:
+		if b, ok := v.Document().Lookup("forAllDBs").BooleanOK(); ok {
+			if !b {
+				return q, mongoerr.New(mongoerr.BadValue, "forAllDBs must be true")
+			}
+			q.forAllDBs = true
+			return q, nil
+		}
+		return q, add(v)
+	case bson.TypeArray:
+		vals, _ := v.Array().Values()
+		for _, e := range vals {
+			if err := add(e); err != nil {
+				return q, err
+			}
+		}
+	default:
+		return q, add(v)
+	}
+	return q, nil
+}
+
+// infoFlags are usersInfo's and rolesInfo's options.
+type infoFlags struct {
+	showPrivileges, showCredentials, showBuiltinRoles bool
+	filter                                            bson.Raw
+}
+
+func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
+	var f infoFlags
+	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "showPrivileges":
+			if s, ok := v.StringValueOK(); ok && s == "asUserFragment" {
+				return true, mongoerr.New(mongoerr.NotImplemented, "showPrivileges: \"asUserFragment\" is not implemented")
+			}
+			f.showPrivileges, err = argBool(cmdName, key, v)
+		case "showCredentials":
+			if cmdName != "usersInfo" {
+				return false, nil
+			}
+			f.showCredentials, err = argBool(cmdName, key, v)
+		case "showBuiltinRoles":
+			if cmdName != "rolesInfo" {
+				return false, nil
+			}
+			f.showBuiltinRoles, err = argBool(cmdName, key, v)
+		case "showAuthenticationRestrictions", "showCustomData":
+			_, err = argBool(cmdName, key, v)
+		case "filter":
+			if cmdName != "usersInfo" {
+				return false, nil
+			}
+			f.filter, err = argDoc(cmdName, key, v)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	return f, err
+}
+
+func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
+	q, err := parseInfoQuery(r, "usersInfo", "user")
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseInfoFlags(r, "usersInfo")
+	if err != nil {
+		return nil, err
+	}
+	var docs []bson.Raw
+	switch {
+	case q.forAllDBs:
+		docs, err = s.findAuthDocs(usersColl, bson.D{}, 0)
+	case q.all:
+		docs, err = s.findAuthDocs(usersColl, bson.D{{Key: "db", Value: r.DB}}, 0)
+	default:
+		for _, u := range q.users {
+			d, err := s.userDoc(u)
+			if err != nil {
+				return nil, err
+			}
+			if d != nil {
+				docs = append(docs, d)
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.filter != nil && !q.all && !q.forAllDBs {
+		return nil, mongoerr.New(mongoerr.BadValue, "Filter is only allowed when retrieving all users")
+	}
+	match, err := query.Compile(f.filter)
+	if err != nil {
+		return nil, err
+	}
+	out := bson.A{}
+	for _, d := range docs {
+		u, err := s.describeUser(d, f)
+		if err != nil {
+			return nil, err
+		}
+		// the filter applies to the users as usersInfo shows them
+		if match.Match(marshal(u)) {
+			out = append(out, u)
+		}
+	}
+	return marshal(bson.D{{Key: "users", Value: out}}), nil
+}
+
+// describeUser is a user as usersInfo shows it: its document without
+// credentials (unless asked), with its mechanisms, and with
+// showPrivileges its inherited roles and privileges.
+func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
+	var name auth.UserName
+	name.User, _ = doc.Lookup("user").StringValueOK()
+	name.DB, _ = doc.Lookup("db").StringValueOK()
+	creds, err := userCredentials(doc)
+	if err != nil {
+		return nil, err
+	}
+	out := bson.D{}
+	elems, _ := doc.Elements()
+	for _, e := range elems {
+		if e.Key() == "credentials" && !f.showCredentials {
+			continue
+		}
+		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	out = append(out, bson.E{Key: "mechanisms", Value: creds.Mechanisms()})
+	if f.showPrivileges {
+		roles, privs, err := auth.Resolve(directRoles(doc, name.DB), s.roleDef)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out,
+			bson.E{Key: "inheritedRoles", Value: auth.RoleDocs(roles)},
+			bson.E{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)},
+			bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}},
+		)
+	}
+	return out, nil
+}
+
+func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
+	q, err := parseInfoQuery(r, "rolesInfo", "role")
+	if err != nil {
+		return nil, err
+	}
+	if q.forAllDBs {
+		return nil, mongoerr.New(mongoerr.BadValue, "rolesInfo does not take forAllDBs")
+	}
+	f, err := parseInfoFlags(r, "rolesInfo")
+	if err != nil {
+		return nil, err
+	}
+	var defs []auth.RoleDef
+	builtin := map[auth.RoleName]bool{}
+	if q.all {
+		if f.showBuiltinRoles {
+			for _, n := range auth.BuiltinNames(r.DB) {
+				rn := auth.RoleName{Role: n, DB: r.DB}
+				defs = append(defs, auth.RoleDef{Name: rn})
+				builtin[rn] = true
+			}
+		}
+		docs, err := s.findAuthDocs(rolesColl, bson.D{{Key: "db", Value: r.DB}}, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			def, err := auth.ParseRoleDef(d)
+			if err != nil {
+				return nil, err
+			}
+			defs = append(defs, def)
+		}
+	} else {
+		for _, rn := range q.roles {
+			if auth.IsBuiltin(rn) {
+				defs = append(defs, auth.RoleDef{Name: rn})
+				builtin[rn] = true
+				continue
+			}
+			def, found, err := s.roleDef(rn)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				defs = append(defs, def)
+			}
+		}
+	}
+	out := bson.A{}
+	for _, def := range defs {
+		d, err := s.describeRole(def, builtin[def.Name], f.showPrivileges)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return marshal(bson.D{{Key: "roles", Value: out}}), nil
+}
+
+// describeRole is a role as rolesInfo shows it.
+func (s *Service) describeRole(def auth.RoleDef, builtin, showPrivileges bool) (bson.D, error) {
+	all, privs, err := auth.Resolve([]auth.RoleName{def.Name}, s.roleDef)
+	if err != nil {
+		return nil, err
+	}
+	own := def.Privileges
+	direct := def.Roles
+	if builtin {
+		// A built-in role's own privileges: resolve it alone, and its
+		// direct roles are those it inherits first.
+		own = privs
+		direct = nil
+	}
+	d := bson.D{}
+	if !builtin {
+		d = append(d, bson.E{Key: "_id", Value: def.Name.ID()})
+	}
+	d = append(d,
+		bson.E{Key: "role", Value: def.Name.Role},
+		bson.E{Key: "db", Value: def.Name.DB},
+	)
+	if showPrivileges {
+		d = append(d, bson.E{Key: "privileges", Value: auth.PrivilegeDocs(own)})
+	}
+	d = append(d,
+		bson.E{Key: "roles", Value: auth.RoleDocs(direct)},
+		bson.E{Key: "isBuiltin", Value: builtin},
+		bson.E{Key: "inheritedRoles", Value: auth.RoleDocs(all[1:])},
+	)
+	if showPrivileges {
+		d = append(d, bson.E{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)})
+	}
+	return d, nil
+}
+
+// connectionStatus is connectionStatus's authInfo: the connection's
+// authenticated user and its roles, and with showPrivileges what they
+// grant.
+func (s *Service) connectionStatus(r *Request, showPrivileges bool) (bson.D, error) {
+	users, roles, privs := bson.A{}, bson.A{}, bson.A{}
+	u, err := s.privileges(r.Conn)
+	if err != nil {
+		return nil, err
+	}
+	if u != nil {
+		users = append(users, u.name.Doc())
+		roles = auth.RoleDocs(u.direct)
+		privs = auth.PrivilegeDocs(u.privs)
+	}
+	d := bson.D{
+		{Key: "authenticatedUsers", Value: users},
+		{Key: "authenticatedUserRoles", Value: roles},
+	}
+	if showPrivileges {
+		d = append(d, bson.E{Key: "authenticatedUserPrivileges", Value: privs})
+	}
+	return d, nil
+}

@@ -1,0 +1,690 @@
+package commands
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/auth"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// need is one action a command needs on one target.
+type need struct {
+	target auth.Target
+	action string
+}
+
+// authzRule says what a command needs: open commands (the handshake) need
+// no authenticated user; the others need one holding every privilege
+// needs returns (none for commands any authenticated user may run).
+type authzRule struct {
+	open  bool
+	needs func(r *Request) ([]need, error)
+	// userNeeds, for the commands whose needs depend on who asks
+	// (usersInfo about oneself, rolesInfo about one's roles), replaces
+	// needs.
+	userNeeds func(r *Request, u *authedUser) ([]need, error)
+}
+
+// authzRules map every command to MongoDB's action types on its
+// resources: the one table access control consults
+// (https://www.mongodb.com/docs/manual/reference/privilege-actions/).
+var authzRules = map[string]authzRule{}
+
+func init() {
+	open := authzRule{open: true}
+	for _, n := range []string{"hello", "isMaster", "ismaster", "buildInfo", "buildinfo", "ping",
+		"saslStart", "saslContinue", "authenticate", "logout", "connectionStatus"} {
+		authzRules[n] = open
+	}
+	anyUser := authzRule{needs: func(*Request) ([]need, error) { return nil, nil }}
+	for _, n := range []string{"whatsmyuri", "listCommands", "startSession", "endSessions", "refreshSessions",
+		"commitTransaction", "abortTransaction", "killSessions", "getMore"} {
+		authzRules[n] = anyUser
+	}
+	for n, a := range map[string]string{
+		"serverStatus": "serverStatus", "hostInfo": "hostInfo", "getCmdLineOpts": "getCmdLineOpts",
+		"getLog": "getLog", "getParameter": "getParameter", "setParameter": "setParameter", "top": "top",
+		"replSetGetStatus": "replSetGetStatus", "replSetGetConfig": "replSetGetConfig",
+		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killOp": "killop",
+	} {
+		authzRules[n] = onCluster(a)
+	}
+	for n, acts := range map[string][]string{
+		"find": {"find"}, "count": {"find"}, "distinct": {"find"}, "delete": {"remove"},
+		"create": {"createCollection"}, "createIndexes": {"createIndex"}, "drop": {"dropCollection"},
+		"dropIndexes": {"dropIndex"}, "deleteIndexes": {"dropIndex"}, "collMod": {"collMod"},
+		"collStats": {"collStats"}, "collstats": {"collStats"}, "listIndexes": {"listIndexes"},
+		"validate": {"validate"}, "killCursors": {"killCursors"},
+	} {
+		authzRules[n] = onNamespace(acts...)
+	}
+	for n, a := range map[string]string{
+		"dbStats": "dbStats", "dbstats": "dbStats", "dropDatabase": "dropDatabase",
+		"createUser": "createUser", "dropUser": "dropUser", "dropAllUsersFromDatabase": "dropUser",
+		"createRole": "createRole", "dropRole": "dropRole", "dropAllRolesFromDatabase": "dropRole",
+	} {
+		authzRules[n] = onDatabase(a)
+	}
+	authzRules["insert"] = authzRule{needs: insertNeeds}
+	authzRules["update"] = authzRule{needs: updateNeeds}
+	authzRules["findAndModify"] = authzRule{needs: findAndModifyNeeds}
+	authzRules["findandmodify"] = authzRules["findAndModify"]
+	authzRules["aggregate"] = authzRule{needs: aggregateNeeds}
+	authzRules["explain"] = authzRule{needs: explainNeeds}
+	authzRules["renameCollection"] = authzRule{needs: renameNeeds}
+	for n, f := range userAdminRules {
+		authzRules[n] = authzRule{needs: f}
+	}
+	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
+	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
+	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
+	authzRules["listCollections"] = authzRule{needs: listCollectionsNeeds}
+	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
+}
+
+func onCluster(action string) authzRule {
+	return authzRule{needs: func(*Request) ([]need, error) {
+		return []need{{auth.ClusterTarget(), action}}, nil
+	}}
+}
+
+func onDatabase(action string) authzRule {
+	return authzRule{needs: func(r *Request) ([]need, error) {
+		return []need{{auth.DBTarget(r.DB), action}}, nil
+	}}
+}
+
+// commandTarget is the collection a command names in its first field, or
+// its database when that is not a collection name.
+func commandTarget(r *Request) auth.Target {
+	if c, ok := r.Cmd.Index(0).Value().StringValueOK(); ok && c != "" {
+		return auth.NSTarget(r.DB, c)
+	}
+	return auth.DBTarget(r.DB)
+}
+
+func onNamespace(actions ...string) authzRule {
+	return authzRule{needs: func(r *Request) ([]need, error) {
+		t := commandTarget(r)
+		out := make([]need, len(actions))
+		for i, a := range actions {
+			out[i] = need{t, a}
+		}
+		return out, nil
+	}}
+}
+
+// bypassNeed adds bypassDocumentValidation when the command asks for it.
+func bypassNeed(r *Request, t auth.Target, needs []need) []need {
+	if b, ok := r.Cmd.Lookup("bypassDocumentValidation").BooleanOK(); ok && b {
+		needs = append(needs, need{t, "bypassDocumentValidation"})
+	}
+	return needs
+}
+
+func insertNeeds(r *Request) ([]need, error) {
+	t := commandTarget(r)
+	return bypassNeed(r, t, []need{{t, "insert"}}), nil
+}
+
+// updateNeeds: update, and insert when a statement may upsert.
+func updateNeeds(r *Request) ([]need, error) {
+	t := commandTarget(r)
+	needs := []need{{t, "update"}}
+	if arr, ok := r.Cmd.Lookup("updates").ArrayOK(); ok {
+		vals, _ := arr.Values()
+		for _, v := range vals {
+			if d, ok := v.DocumentOK(); ok {
+				if u, ok := d.Lookup("upsert").BooleanOK(); ok && u {
+					needs = append(needs, need{t, "insert"})
+					break
+				}
+			}
+		}
+	}
+	return bypassNeed(r, t, needs), nil
+}
+
+// findAndModifyNeeds: find, then remove or update (and insert for an
+// upsert).
+func findAndModifyNeeds(r *Request) ([]need, error) {
+	t := commandTarget(r)
+	needs := []need{{t, "find"}}
+	if rm, ok := r.Cmd.Lookup("remove").BooleanOK(); ok && rm {
+		needs = append(needs, need{t, "remove"})
+	} else {
+		needs = append(needs, need{t, "update"})
+		if u, ok := r.Cmd.Lookup("upsert").BooleanOK(); ok && u {
+			needs = append(needs, need{t, "insert"})
+		}
+	}
+	return bypassNeed(r, t, needs), nil
+}
+
+// explainNeeds are the explained command's.
+func explainNeeds(r *Request) ([]need, error) {
+	inner, ok := r.Cmd.Lookup("explain").DocumentOK()
+	if !ok {
+		return nil, nil
+	}
+	rule, ok := authzRules[Name(inner)]
+	if !ok || rule.open || rule.needs == nil {
+		// explain runs only what it can explain, which the handler checks.
+		return nil, nil
+	}
+	sub := *r
+	sub.Cmd = inner
+	return rule.needs(&sub)
+}
+
+// renameNeeds: within a database, renameCollectionSameDB on it (and
+// dropCollection on an existing target it drops, and find on the source
+// when the user may read the target); across databases, find and
+// dropCollection on the source and insert and createIndex on the target
+// (dropCollection too with dropTarget). The same-database form is tried by
+// the caller first: see renameSameDB.
+func renameNeeds(r *Request) ([]need, error) {
+	from, _ := r.Cmd.Lookup("renameCollection").StringValueOK()
+	to, _ := r.Cmd.Lookup("to").StringValueOK()
+	src, dst := splitNS(from), splitNS(to)
+	needs := []need{{src, "find"}, {src, "dropCollection"}, {dst, "insert"}, {dst, "createIndex"}}
+	if d, ok := r.Cmd.Lookup("dropTarget").BooleanOK(); ok && d {
+		needs = append(needs, need{dst, "dropCollection"})
+	}
+	return needs, nil
+}
+
+// renameSameDB reports whether u may rename within one database by
+// renameCollectionSameDB.
+func renameSameDB(r *Request, privs auth.Privileges) bool {
+	from, _ := r.Cmd.Lookup("renameCollection").StringValueOK()
+	to, _ := r.Cmd.Lookup("to").StringValueOK()
+	src, dst := splitNS(from), splitNS(to)
+	if src.DB != dst.DB || !privs.Allows(auth.DBTarget(src.DB), "renameCollectionSameDB") {
+		return false
+	}
+	if d, ok := r.Cmd.Lookup("dropTarget").BooleanOK(); ok && d && !privs.Allows(dst, "dropCollection") {
+		return false
+	}
+	// Renaming must not let a user read what it could not.
+	return !privs.Allows(dst, "find") || privs.Allows(src, "find")
+}
+
+// splitNS splits "db.coll".
+func splitNS(ns string) auth.Target {
+	for i := 0; i < len(ns); i++ {
+		if ns[i] == '.' {
+			return auth.NSTarget(ns[:i], ns[i+1:])
+		}
+	}
+	return auth.DBTarget(ns)
+}
+
+// aggregateNeeds: find on the aggregated collection (unless the pipeline
+// starts with a stage that reads no collection or needs its own action),
+// then what each stage needs, nested pipelines included: find on the
+// collections $lookup, $graphLookup and $unionWith read; insert and remove
+// on $out's target; insert and update on $merge's.
+func aggregateNeeds(r *Request) ([]need, error) {
+	pipeline, _ := r.Cmd.Lookup("pipeline").ArrayOK()
+	t := commandTarget(r)
+	var needs []need
+	first := ""
+	if pipeline != nil {
+		if v, err := pipeline.IndexErr(0); err == nil {
+			if d, ok := v.DocumentOK(); ok {
+				first = Name(d)
+			}
+		}
+	}
+	switch first {
+	case "$collStats":
+		needs = append(needs, need{t, "collStats"})
+	case "$indexStats":
+		needs = append(needs, need{t, "indexStats"})
+	case "$currentOp":
+		needs = append(needs, need{auth.ClusterTarget(), "inprog"})
+	case "$documents":
+	default:
+		if t.Coll != "" {
+			needs = append(needs, need{t, "find"})
+		}
+	}
+	needs = pipelineNeeds(r.DB, pipeline, needs)
+	return bypassNeed(r, t, needs), nil
+}
+
+// pipelineNeeds adds what the stages of pipeline need, run on db.
+func pipelineNeeds(db string, pipeline bson.RawArray, needs []need) []need {
+	if pipeline == nil {
+		return needs
+	}
+	stages, _ := pipeline.Values()
+	for _, sv := range stages {
+		stage, ok := sv.DocumentOK()
+		if !ok {
+			continue
+		}
+		name := Name(stage)
+		spec := stage.Lookup(name)
+		switch name {
+		case "$lookup", "$graphLookup":
+			d, _ := spec.DocumentOK()
+			if from, ok := d.Lookup("from").StringValueOK(); ok {
+				needs = append(needs, need{auth.NSTarget(db, from), "find"})
+			} else if fd, ok := d.Lookup("from").DocumentOK(); ok {
+				fdb, _ := fd.Lookup("db").StringValueOK()
+				fc, _ := fd.Lookup("coll").StringValueOK()
+				needs = append(needs, need{auth.NSTarget(fdb, fc), "find"})
+			}
+			if p, ok := d.Lookup("pipeline").ArrayOK(); ok {
+				needs = pipelineNeeds(db, p, needs)
+			}
+		case "$unionWith":
+			if c, ok := spec.StringValueOK(); ok {
+				needs = append(needs, need{auth.NSTarget(db, c), "find"})
+			} else if d, ok := spec.DocumentOK(); ok {
+				if c, ok := d.Lookup("coll").StringValueOK(); ok {
+					needs = append(needs, need{auth.NSTarget(db, c), "find"})
+				}
+				if p, ok := d.Lookup("pipeline").ArrayOK(); ok {
+					needs = pipelineNeeds(db, p, needs)
+				}
+			}
+		case "$facet":
+			d, _ := spec.DocumentOK()
+			fields, _ := d.Elements()
+			for _, f := range fields {
+				if p, ok := f.Value().ArrayOK(); ok {
+					needs = pipelineNeeds(db, p, needs)
+				}
+			}
+		case "$out":
+			t := outTarget(db, spec, "coll")
+			needs = append(needs, need{t, "insert"}, need{t, "remove"})
+		case "$merge":
+			key := "into"
+			if _, ok := spec.StringValueOK(); ok {
+				t := auth.NSTarget(db, spec.StringValue())
+				needs = append(needs, need{t, "insert"}, need{t, "update"})
+				continue
+			}
+			d, _ := spec.DocumentOK()
+			t := outTarget(db, d.Lookup(key), "coll")
+			needs = append(needs, need{t, "insert"}, need{t, "update"})
+		}
+	}
+	return needs
+}
+
+// outTarget is the collection $out or $merge writes: a name in db, or a
+// {db, <collField>} document.
+func outTarget(db string, v bson.RawValue, collField string) auth.Target {
+	if c, ok := v.StringValueOK(); ok {
+		return auth.NSTarget(db, c)
+	}
+	d, _ := v.DocumentOK()
+	if tdb, ok := d.Lookup("db").StringValueOK(); ok {
+		db = tdb
+	}
+	c, _ := d.Lookup(collField).StringValueOK()
+	return auth.NSTarget(db, c)
+}
+
+// authorize applies access control to r before it runs: one check for
+// every command, in the dispatcher.
+func (s *Service) authorize(r *Request, name string) error {
+	rule, ok := authzRules[name]
+	if !ok {
+		return mongoerr.New(mongoerr.Unauthorized, "command %s has no authorization rule", name)
+	}
+	if rule.open {
+		return nil
+	}
+	u, err := s.privileges(r.Conn)
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		if name == "createUser" && r.DB == "admin" && r.Conn.isLoopback() {
+			// The localhost exception: the first user, from a loopback
+			// client, before any user exists.
+			exists, err := s.anyUsers()
+			if err != nil {
+				return err
+			}
+			if !exists {
+				return nil
+			}
+		}
+		return mongoerr.New(mongoerr.Unauthorized, "Command %s requires authentication", name)
+	}
+	if name == "renameCollection" && renameSameDB(r, u.privs) {
+		return nil
+	}
+	if name == "killOp" && s.ownOperation(r, u) {
+		// a user may always kill its own operations
+		return nil
+	}
+	var needs []need
+	if rule.userNeeds != nil {
+		needs, err = rule.userNeeds(r, u)
+	} else {
+		needs, err = rule.needs(r)
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range needs {
+		if !u.privs.Allows(n.target, n.action) {
+			return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command %s", r.DB, redactedCommand(r.Cmd))
+		}
+	}
+	switch name {
+	case "getMore", "killCursors":
+		return s.authorizeCursors(r, name, u)
+	}
+	return nil
+}
+
+// authorizeCursors refuses a getMore of a cursor another user opened, and
+// a killCursors of one unless the user may kill any cursor.
+func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error {
+	me := u.name.String()
+	if name == "getMore" {
+		id, ok := r.Cmd.Lookup("getMore").Int64OK()
+		if !ok {
+			return nil
+		}
+		if owner, found := s.Cursors.UserOf(id); found && owner != me {
+			return mongoerr.New(mongoerr.Unauthorized, "cursor id %d was not created by the authenticated user", id)
+		}
+		return nil
+	}
+	arr, _ := r.Cmd.Lookup("cursors").ArrayOK()
+	ids, _ := arr.Values()
+	for _, v := range ids {
+		id, ok := v.Int64OK()
+		if !ok {
+			continue
+		}
+		if owner, found := s.Cursors.UserOf(id); found && owner != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
+			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", commandTarget(r))
+		}
+	}
+	return nil
+}
+
+// redactedCommand shows a command in an error message, its secrets left
+// out.
+func redactedCommand(cmd bson.Raw) string { return redactCommand(cmd).String() }
+
+// redactCommand is cmd with its secrets (a password, a SASL payload)
+// replaced, as MongoDB shows commands in currentOp and messages.
+func redactCommand(cmd bson.Raw) bson.Raw {
+	_, e1 := cmd.LookupErr("pwd")
+	_, e2 := cmd.LookupErr("payload")
+	if e1 != nil && e2 != nil {
+		return cmd
+	}
+	elems, _ := cmd.Elements()
+	d := bson.D{}
+	for _, e := range elems {
+		if e.Key() == "pwd" || e.Key() == "payload" {
+			d = append(d, bson.E{Key: e.Key(), Value: "xxx"})
+			continue
+		}
+		d = append(d, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	return marshal(d)
+}
+
+// authCollections are the collections whose direct writes change users
+// or roles.
+func writesAuthCollections(r *Request, name string) bool {
+	if r.DB != "admin" {
+		return false
+	}
+	switch name {
+	case "insert", "update", "delete", "findAndModify", "findandmodify", "drop", "renameCollection", "aggregate":
+		c, _ := r.Cmd.Index(0).Value().StringValueOK()
+		return c == usersColl || c == rolesColl || name == "aggregate" || name == "renameCollection"
+	case "dropDatabase":
+		return true
+	}
+	return false
+}
+
+// userAdminRules are the user and role management commands' needs: the
+// action on the database the user or role is defined on, grantRole on the
+// database of each role or privilege granted, revokeRole for each taken.
+var userAdminRules = map[string]func(r *Request) ([]need, error){
+	"createUser": func(r *Request) ([]need, error) {
+		a, err := parseUserArgs(r, "createUser")
+		return append([]need{{auth.DBTarget(r.DB), "createUser"}}, roleGrants("grantRole", a.roles)...), err
+	},
+	"updateUser": func(r *Request) ([]need, error) {
+		a, err := parseUserArgs(r, "updateUser")
+		var needs []need
+		db := auth.DBTarget(r.DB)
+		if a.hasPwd {
+			needs = append(needs, need{db, "changePassword"})
+		}
+		if a.customData != nil {
+			needs = append(needs, need{db, "changeCustomData"})
+		}
+		if a.hasRoles {
+			needs = append(needs, need{db, "revokeRole"})
+			needs = append(needs, roleGrants("grantRole", a.roles)...)
+		}
+		return needs, err
+	},
+	"grantRolesToUser":    rolesChange("grantRole", "grantRolesToUser"),
+	"revokeRolesFromUser": rolesChange("revokeRole", "revokeRolesFromUser"),
+	"grantRolesToRole":    rolesChange("grantRole", "grantRolesToRole"),
+	"revokeRolesFromRole": rolesChange("revokeRole", "revokeRolesFromRole"),
+	"createRole": func(r *Request) ([]need, error) {
+		a, err := parseRoleArgs(r, "createRole")
+		needs := append([]need{{auth.DBTarget(r.DB), "createRole"}}, roleGrants("grantRole", a.roles)...)
+		return append(needs, privilegeGrants("grantRole", a.privileges)...), err
+	},
+	"updateRole": func(r *Request) ([]need, error) {
+		a, err := parseRoleArgs(r, "updateRole")
+		needs := []need{{auth.DBTarget(r.DB), "grantRole"}, {auth.DBTarget(r.DB), "revokeRole"}}
+		needs = append(needs, roleGrants("grantRole", a.roles)...)
+		return append(needs, privilegeGrants("grantRole", a.privileges)...), err
+	},
+	"grantPrivilegesToRole": func(r *Request) ([]need, error) {
+		a, err := parseRoleArgs(r, "grantPrivilegesToRole")
+		return privilegeGrants("grantRole", a.privileges), err
+	},
+	"revokePrivilegesFromRole": func(r *Request) ([]need, error) {
+		a, err := parseRoleArgs(r, "revokePrivilegesFromRole")
+		return privilegeGrants("revokeRole", a.privileges), err
+	},
+}
+
+// roleGrants: action on the database of each role.
+func roleGrants(action string, roles []auth.RoleName) []need {
+	out := make([]need, len(roles))
+	for i, r := range roles {
+		out[i] = need{auth.DBTarget(r.DB), action}
+	}
+	return out
+}
+
+// privilegeGrants: action on the database of each privilege's resource;
+// a resource beyond one database (the cluster, every database) needs the
+// action on every database.
+func privilegeGrants(action string, privs []auth.Privilege) []need {
+	out := make([]need, len(privs))
+	for i, p := range privs {
+		t := auth.DBTarget("")
+		if p.Resource.Pattern == auth.Database || p.Resource.Pattern == auth.ExactNamespace {
+			t = auth.DBTarget(p.Resource.DB)
+		}
+		out[i] = need{t, action}
+	}
+	return out
+}
+
+// rolesChange is the needs of a command granting or revoking roles.
+func rolesChange(action, cmdName string) func(r *Request) ([]need, error) {
+	return func(r *Request) ([]need, error) {
+		roles, err := auth.ParseRoleNames(r.Cmd.Lookup("roles"), "roles", r.DB)
+		if err != nil {
+			return nil, requireField(false, cmdName, "roles")
+		}
+		return roleGrants(action, roles), nil
+	}
+}
+
+// usersInfoNeeds: viewUser on each database asked about (the cluster for
+// forAllDBs), except that users may always see themselves.
+func usersInfoNeeds(r *Request, u *authedUser) ([]need, error) {
+	q, err := parseInfoQuery(r, "usersInfo", "user")
+	switch {
+	case err != nil:
+		return nil, err
+	case q.forAllDBs:
+		return []need{{auth.ClusterTarget(), "viewUser"}}, nil
+	case q.all:
+		return []need{{auth.DBTarget(r.DB), "viewUser"}}, nil
+	}
+	var needs []need
+	for _, n := range q.users {
+		if n != u.name {
+			needs = append(needs, need{auth.DBTarget(n.DB), "viewUser"})
+		}
+	}
+	return needs, nil
+}
+
+// rolesInfoNeeds: viewRole on each database asked about, except for roles
+// the user holds.
+func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
+	q, err := parseInfoQuery(r, "rolesInfo", "role")
+	switch {
+	case err != nil:
+		return nil, err
+	case q.all || q.forAllDBs:
+		return []need{{auth.DBTarget(r.DB), "viewRole"}}, nil
+	}
+	var needs []need
+	for _, n := range q.roles {
+		if !slices.Contains(u.roles, n) {
+			needs = append(needs, need{auth.DBTarget(n.DB), "viewRole"})
+		}
+	}
+	return needs, nil
+}
+
+// listDatabasesNeeds: listDatabases on the cluster only when the command
+// says authorizedDatabases: false; otherwise a user without it sees the
+// databases it holds privileges on (listableDatabases).
+func listDatabasesNeeds(r *Request, u *authedUser) ([]need, error) {
+	if b, ok := r.Cmd.Lookup("authorizedDatabases").BooleanOK(); ok && !b {
+		return []need{{auth.ClusterTarget(), "listDatabases"}}, nil
+	}
+	return nil, nil
+}
+
+// listableDatabases says which databases listDatabases shows r's user:
+// all of them without access control or with the listDatabases action,
+// else those the user holds privileges on.
+func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
+	all := func(string) bool { return true }
+	if !s.Access.Enabled {
+		return all, nil
+	}
+	u, err := s.privileges(r.Conn)
+	if err != nil || u == nil {
+		return all, err
+	}
+	if u.privs.Allows(auth.ClusterTarget(), "listDatabases") {
+		return all, nil
+	}
+	return func(db string) bool {
+		for _, p := range u.privs {
+			switch p.Resource.Pattern {
+			case auth.AnyResource, auth.AnyNormal:
+				return true
+			case auth.Database, auth.ExactNamespace:
+				if p.Resource.DB == db {
+					return true
+				}
+			}
+		}
+		return false
+	}, nil
+}
+
+// currentOpNeeds: inprog on the cluster, unless the command asks only for
+// the caller's own operations ($ownOps).
+func currentOpNeeds(r *Request) ([]need, error) {
+	if r.args.bool("$ownOps") {
+		return nil, nil
+	}
+	return []need{{auth.ClusterTarget(), "inprog"}}, nil
+}
+
+// ownOperation reports whether killOp's op is an operation of u's.
+func (s *Service) ownOperation(r *Request, u *authedUser) bool {
+	id, ok := r.Cmd.Lookup("op").AsInt64OK()
+	if !ok {
+		return false
+	}
+	for _, op := range s.ops.list() {
+		if op.id == id {
+			them, ok := op.conn.userName()
+			return ok && them == u.name
+		}
+	}
+	return false
+}
+
+// authorizedCollectionNames reports listCollections' authorizedCollections
+// with nameOnly: the form any user may run, listing the collections it
+// holds privileges on.
+func authorizedCollectionNames(r *Request) bool {
+	a, _ := r.Cmd.Lookup("authorizedCollections").BooleanOK()
+	n, _ := r.Cmd.Lookup("nameOnly").BooleanOK()
+	return a && n
+}
+
+// listCollectionsNeeds: listCollections on the database, but for
+// authorizedCollections with nameOnly.
+func listCollectionsNeeds(r *Request) ([]need, error) {
+	if authorizedCollectionNames(r) {
+		return nil, nil
+	}
+	return []need{{auth.DBTarget(r.DB), "listCollections"}}, nil
+}
+
+// listableCollections says which collections listCollections shows r's
+// user: all without access control or with the listCollections action,
+// else (authorizedCollections) those it holds a privilege on.
+func (s *Service) listableCollections(r *Request) (func(string) bool, error) {
+	all := func(string) bool { return true }
+	if !s.Access.Enabled || !authorizedCollectionNames(r) {
+		return all, nil
+	}
+	u, err := s.privileges(r.Conn)
+	if err != nil || u == nil {
+		return all, err
+	}
+	if u.privs.Allows(auth.DBTarget(r.DB), "listCollections") {
+		return all, nil
+	}
+	return func(coll string) bool {
+		t := auth.NSTarget(r.DB, coll)
+		for _, p := range u.privs {
+			if p.Resource.Matches(t) {
+				return true
+			}
+		}
+		return false
+	}, nil
+}

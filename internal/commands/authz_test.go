@@ -1,0 +1,135 @@
+package commands
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/auth"
+)
+
+// TestAuthzRulesComplete: every command has its row in the action table,
+// so that none runs unchecked under access control.
+func TestAuthzRulesComplete(t *testing.T) {
+	for name := range handlers {
+		if _, ok := authzRules[name]; !ok {
+			t.Errorf("command %s has no authorization rule", name)
+		}
+	}
+	for name := range authzRules {
+		if _, ok := handlers[name]; !ok {
+			t.Errorf("rule for %s, which is no command", name)
+		}
+	}
+}
+
+// TestAuthzNeeds checks the action table row by row: the actions each
+// command needs on which resource.
+// https://www.mongodb.com/docs/manual/reference/privilege-actions/
+func TestAuthzNeeds(t *testing.T) {
+	ns := func(c string) auth.Target { return auth.NSTarget("db", c) }
+	db := auth.DBTarget("db")
+	cl := auth.ClusterTarget()
+	for _, tc := range []struct {
+		cmd  bson.D
+		want []need
+	}{
+		{bson.D{{Key: "find", Value: "c"}}, []need{{ns("c"), "find"}}},
+		{bson.D{{Key: "count", Value: "c"}}, []need{{ns("c"), "find"}}},
+		{bson.D{{Key: "distinct", Value: "c"}}, []need{{ns("c"), "find"}}},
+		{bson.D{{Key: "insert", Value: "c"}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "insert"}, {ns("c"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "upsert", Value: true}}}}}, []need{{ns("c"), "update"}, {ns("c"), "insert"}}},
+		{bson.D{{Key: "delete", Value: "c"}}, []need{{ns("c"), "remove"}}},
+		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "remove"}}},
+		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "upsert", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "insert"}}},
+		{bson.D{{Key: "create", Value: "c"}}, []need{{ns("c"), "createCollection"}}},
+		{bson.D{{Key: "drop", Value: "c"}}, []need{{ns("c"), "dropCollection"}}},
+		{bson.D{{Key: "createIndexes", Value: "c"}}, []need{{ns("c"), "createIndex"}}},
+		{bson.D{{Key: "dropIndexes", Value: "c"}}, []need{{ns("c"), "dropIndex"}}},
+		{bson.D{{Key: "listIndexes", Value: "c"}}, []need{{ns("c"), "listIndexes"}}},
+		{bson.D{{Key: "collMod", Value: "c"}}, []need{{ns("c"), "collMod"}}},
+		{bson.D{{Key: "collStats", Value: "c"}}, []need{{ns("c"), "collStats"}}},
+		{bson.D{{Key: "validate", Value: "c"}}, []need{{ns("c"), "validate"}}},
+		{bson.D{{Key: "killCursors", Value: "c"}}, []need{{ns("c"), "killCursors"}}},
+		{bson.D{{Key: "listCollections", Value: 1}}, []need{{db, "listCollections"}}},
+		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}, []need{{db, "listCollections"}}},
+		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, nil},
+		{bson.D{{Key: "dbStats", Value: 1}}, []need{{db, "dbStats"}}},
+		{bson.D{{Key: "dropDatabase", Value: 1}}, []need{{db, "dropDatabase"}}},
+		{bson.D{{Key: "serverStatus", Value: 1}}, []need{{cl, "serverStatus"}}},
+		{bson.D{{Key: "currentOp", Value: 1}}, []need{{cl, "inprog"}}},
+		{bson.D{{Key: "currentOp", Value: 1}, {Key: "$ownOps", Value: true}}, nil},
+		{bson.D{{Key: "killOp", Value: 1}}, []need{{cl, "killop"}}},
+		{bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: false}}, []need{{cl, "listDatabases"}}},
+		{bson.D{{Key: "listDatabases", Value: 1}}, nil},
+		{bson.D{{Key: "usersInfo", Value: 1}}, []need{{db, "viewUser"}}},
+		{bson.D{{Key: "usersInfo", Value: bson.D{{Key: "forAllDBs", Value: true}}}}, []need{{cl, "viewUser"}}},
+		{bson.D{{Key: "usersInfo", Value: "me"}}, nil},
+		{bson.D{{Key: "usersInfo", Value: bson.A{"me", "other"}}}, []need{{db, "viewUser"}}},
+		{bson.D{{Key: "rolesInfo", Value: "mine"}}, nil},
+		{bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: "r"}, {Key: "db", Value: "o"}}}}, []need{{auth.DBTarget("o"), "viewRole"}}},
+		{bson.D{{Key: "setParameter", Value: 1}}, []need{{cl, "setParameter"}}},
+		{bson.D{{Key: "killAllSessions", Value: bson.A{}}}, []need{{cl, "killAnySession"}}},
+		{bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}}}}, []need{{ns("c"), "find"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "l"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$unionWith", Value: "u"}}}}}}},
+			bson.D{{Key: "$graphLookup", Value: bson.D{{Key: "from", Value: "g"}}}},
+			bson.D{{Key: "$facet", Value: bson.D{{Key: "f", Value: bson.A{bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "v"}}}}}}}}},
+			bson.D{{Key: "$out", Value: "o"}},
+		}}}, []need{{ns("c"), "find"}, {ns("l"), "find"}, {ns("u"), "find"}, {ns("g"), "find"}, {ns("v"), "find"}, {ns("o"), "insert"}, {ns("o"), "remove"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: bson.D{{Key: "db", Value: "x"}, {Key: "coll", Value: "m"}}}}}}}}},
+			[]need{{ns("c"), "find"}, {auth.NSTarget("x", "m"), "insert"}, {auth.NSTarget("x", "m"), "update"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$collStats", Value: bson.D{}}}}}}, []need{{ns("c"), "collStats"}}},
+		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$documents", Value: bson.A{}}}}}}, nil},
+		{bson.D{{Key: "renameCollection", Value: "a.b"}, {Key: "to", Value: "c.d"}, {Key: "dropTarget", Value: true}},
+			[]need{{auth.NSTarget("a", "b"), "find"}, {auth.NSTarget("a", "b"), "dropCollection"}, {auth.NSTarget("c", "d"), "insert"}, {auth.NSTarget("c", "d"), "createIndex"}, {auth.NSTarget("c", "d"), "dropCollection"}}},
+		{bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"read", bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "o"}}}}},
+			[]need{{db, "createUser"}, {db, "grantRole"}, {auth.DBTarget("o"), "grantRole"}}},
+		{bson.D{{Key: "updateUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "customData", Value: bson.D{}}}, []need{{db, "changePassword"}, {db, "changeCustomData"}}},
+		{bson.D{{Key: "dropUser", Value: "u"}}, []need{{db, "dropUser"}}},
+		{bson.D{{Key: "revokeRolesFromUser", Value: "u"}, {Key: "roles", Value: bson.A{"r"}}}, []need{{db, "revokeRole"}}},
+		{bson.D{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "cluster", Value: true}}}, {Key: "actions", Value: bson.A{"inprog"}}}}}, {Key: "roles", Value: bson.A{}}},
+			[]need{{db, "createRole"}, {auth.DBTarget(""), "grantRole"}}},
+		{bson.D{{Key: "dropRole", Value: "r"}}, []need{{db, "dropRole"}}},
+	} {
+		cmd, _ := bson.Marshal(tc.cmd)
+		r := &Request{DB: "db", Cmd: cmd}
+		if Name(cmd) == "createRole" {
+			// only admin's roles may grant on the cluster
+			r.DB = "admin"
+			for i := range tc.want {
+				if tc.want[i].target == db {
+					tc.want[i].target = auth.DBTarget("admin")
+				}
+			}
+		}
+		rule := authzRules[Name(cmd)]
+		var got []need
+		var err error
+		if rule.userNeeds != nil {
+			me := &authedUser{name: auth.UserName{User: "me", DB: "db"}, roles: []auth.RoleName{{Role: "mine", DB: "db"}}}
+			got, err = rule.userNeeds(r, me)
+		} else {
+			got, err = rule.needs(r)
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tc.cmd, err)
+			continue
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%v: needs %v, want %v", tc.cmd, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%v: needs %v, want %v", tc.cmd, got, tc.want)
+				break
+			}
+		}
+	}
+	for _, name := range []string{"hello", "isMaster", "buildInfo", "ping", "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus"} {
+		if !authzRules[name].open {
+			t.Errorf("%s needs authentication", name)
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package commands
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/auth"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+func init() {
+	register(createRoleCmd, "createRole")
+	register(updateRoleCmd, "updateRole")
+	register(dropRoleCmd, "dropRole")
+	register(dropAllRolesCmd, "dropAllRolesFromDatabase")
+	register(grantPrivilegesToRoleCmd, "grantPrivilegesToRole")
+	register(revokePrivilegesFromRoleCmd, "revokePrivilegesFromRole")
+	register(grantRolesToRoleCmd, "grantRolesToRole")
+	register(revokeRolesFromRoleCmd, "revokeRolesFromRole")
+}
+
+// roleArgs are the role commands' fields.
+type roleArgs struct {
+	name                    auth.RoleName
+	privileges              []auth.Privilege
+	hasPrivileges, hasRoles bool
+	roles                   []auth.RoleName
+}
+
+func parseRoleArgs(r *Request, cmdName string) (roleArgs, error) {
+	var a roleArgs
+	n, err := argString(cmdName, cmdName, r.Cmd.Index(0).Value())
+	if err != nil {
+		return a, err
+	}
+	a.name = auth.RoleName{Role: n, DB: r.DB}
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "privileges":
+			a.hasPrivileges = true
+			arr, ok := v.ArrayOK()
+			if !ok {
+				return true, wrongType(cmdName, key, v, "array")
+			}
+			vals, _ := arr.Values()
+			for _, pv := range vals {
+				d, ok := pv.DocumentOK()
+				if !ok {
+					return true, mongoerr.New(mongoerr.FailedToParse, "Each element of the privileges array must be an object")
+				}
+				p, err := auth.ParsePrivilege(d)
+				if err != nil {
+					return true, err
+				}
+				a.privileges = append(a.privileges, p)
+			}
+		case "roles":
+			a.roles, err = auth.ParseRoleNames(v, "roles", r.DB)
+			a.hasRoles = true
+		case "authenticationRestrictions":
+			if arr, ok := v.ArrayOK(); !ok || len(arr) > 5 {
+				err = mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
+			}
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return a, err
+	}
+	if n == "" {
+		return a, mongoerr.New(mongoerr.BadValue, "Role name must be non-empty")
+	}
+	return a, checkPrivilegesScope(a.name, a.privileges)
+}
+
+// checkPrivilegesScope applies MongoDB's rule that a role defined outside
+// admin grants privileges on its own database only.
+func checkPrivilegesScope(role auth.RoleName, privs []auth.Privilege) error {
+	if role.DB == "admin" {
+		return nil
+	}
+	for _, p := range privs {
+		res := p.Resource
+		if (res.Pattern != auth.Database && res.Pattern != auth.ExactNamespace) || res.DB != role.DB {
+			return mongoerr.New(mongoerr.InvalidRoleModification,
+				"Roles on the '%s' database cannot be granted privileges that target other databases or the cluster", role.DB)
+		}
+	}
+	return nil
+}
+
+// roleDocument is a role as MongoDB stores it in admin.system.roles.
+func roleDocument(def auth.RoleDef) bson.D {
+	return bson.D{
+		{Key: "_id", Value: def.Name.ID()},
+		{Key: "role", Value: def.Name.Role},
+		{Key: "db", Value: def.Name.DB},
+		{Key: "privileges", Value: auth.PrivilegeDocs(def.Privileges)},
+		{Key: "roles", Value: auth.RoleDocs(def.Roles)},
+	}
+}
+
+// checkNoCycle fails when role would inherit itself through roles.
+func (s *Service) checkNoCycle(role auth.RoleName, roles []auth.RoleName) error {
+	for _, r := range roles {
+		if r == role {
+			return mongoerr.New(mongoerr.InvalidRoleModification, "Granting %s to %s would introduce a cycle", r, role)
+		}
+		all, _, err := auth.Resolve([]auth.RoleName{r}, s.roleDef)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(all, role) {
+			return mongoerr.New(mongoerr.InvalidRoleModification, "Granting %s to %s would introduce a cycle", r, role)
+		}
+	}
+	return nil
+}
+
+func createRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	a, err := parseRoleArgs(r, "createRole")
+	if err != nil {
+		return nil, err
+	}
+	if !a.hasPrivileges {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createRole.privileges' is missing but a required field")
+	}
+	if !a.hasRoles {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createRole.roles' is missing but a required field")
+	}
+	if auth.IsBuiltinName(a.name.Role) {
+		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles with the same name as a built-in role")
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	if _, found, err := s.roleDef(a.name); err != nil {
+		return nil, err
+	} else if found {
+		return nil, mongoerr.New(mongoerr.RoleAlreadyExists, "Role \"%s\" already exists", a.name)
+	}
+	if err := s.checkRolesExist(a.roles); err != nil {
+		return nil, err
+	}
+	if err := s.checkNoCycle(a.name, a.roles); err != nil {
+		return nil, err
+	}
+	def := auth.RoleDef{Name: a.name, Privileges: auth.Merge(a.privileges), Roles: a.roles}
+	return nil, s.writeAuthDoc(rolesColl, a.name.ID(), roleDocument(def), true)
+}
+
+// loadRole reads a user-defined role for a change: RoleNotFound when there
+// is none, InvalidRoleModification for a built-in role.
+func (s *Service) loadRole(name auth.RoleName) (auth.RoleDef, error) {
+	if auth.IsBuiltin(name) {
+		return auth.RoleDef{}, mongoerr.New(mongoerr.InvalidRoleModification, "Cannot update built-in role: %s", name)
+	}
+	def, found, err := s.roleDef(name)
+	if err != nil {
+		return def, err
+	}
+	if !found {
+		return def, mongoerr.New(mongoerr.RoleNotFound, "Could not find role: %s", name)
+	}
+	return def, nil
+}
+
+// changeRole loads the role r's command names, applies change and
+// stores it.
+func changeRole(s *Service, r *Request, cmdName string, change func(a roleArgs, def *auth.RoleDef) error) (bson.Raw, error) {
+	a, err := parseRoleArgs(r, cmdName)
+	if err != nil {
+		return nil, err
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	def, err := s.loadRole(a.name)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRolesExist(a.roles); err != nil {
+		return nil, err
+	}
+	if err := change(a, &def); err != nil {
+		return nil, err
+	}
+	if err := s.checkNoCycle(def.Name, def.Roles); err != nil {
+		return nil, err
+	}
+	return nil, s.writeAuthDoc(rolesColl, def.Name.ID(), roleDocument(def), false)
+}
+
+// requireField fails when a command lacks a required field.
+func requireField(has bool, cmdName, field string) error {
+	if !has {
+		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmdName, field)
+	}
+	return nil
+}
+
+func updateRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeRole(s, r, "updateRole", func(a roleArgs, def *auth.RoleDef) error {
+		if !a.hasPrivileges && !a.hasRoles {
+			return mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateRole")
+		}
+		if a.hasPrivileges {
+			def.Privileges = auth.Merge(a.privileges)
+		}
+		if a.hasRoles {
+			def.Roles = a.roles
+		}
+		return nil
+	})
+}
+
+func grantPrivilegesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeRole(s, r, "grantPrivilegesToRole", func(a roleArgs, def *auth.RoleDef) error {
+		if err := requireField(a.hasPrivileges, "grantPrivilegesToRole", "privileges"); err != nil {
+			return err
+		}
+		def.Privileges = auth.Merge(append(def.Privileges, a.privileges...))
+		return nil
+	})
+}
+
+func revokePrivilegesFromRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeRole(s, r, "revokePrivilegesFromRole", func(a roleArgs, def *auth.RoleDef) error {
+		if err := requireField(a.hasPrivileges, "revokePrivilegesFromRole", "privileges"); err != nil {
+			return err
+		}
+		def.Privileges = auth.Remove(def.Privileges, a.privileges)
+		return nil
+	})
+}
+
+func grantRolesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeRole(s, r, "grantRolesToRole", func(a roleArgs, def *auth.RoleDef) error {
+		if err := requireField(a.hasRoles, "grantRolesToRole", "roles"); err != nil {
+			return err
+		}
+		def.Roles = changeRoleList(def.Roles, a.roles, true)
+		return nil
+	})
+}
+
+func revokeRolesFromRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeRole(s, r, "revokeRolesFromRole", func(a roleArgs, def *auth.RoleDef) error {
+		if err := requireField(a.hasRoles, "revokeRolesFromRole", "roles"); err != nil {
+			return err
+		}
+		def.Roles = changeRoleList(def.Roles, a.roles, false)
+		return nil
+	})
+}
+
+// removeRoleGrants takes the dropped roles out of every user and role that
+// holds them, as MongoDB does when roles are dropped.
+func (s *Service) removeRoleGrants(dropped []auth.RoleName) error {
+	users, err := s.findAuthDocs(usersColl, bson.D{}, 0)
+	if err != nil {
+		return err
+	}
+	for _, doc := range users {
+		name := auth.UserName{}
+		name.User, _ = doc.Lookup("user").StringValueOK()
+		name.DB, _ = doc.Lookup("db").StringValueOK()
+		roles := directRoles(doc, name.DB)
+		kept := changeRoleList(slices.Clone(roles), dropped, false)
+		if len(kept) == len(roles) {
+			continue
+		}
+		u, err := s.loadUser(name)
+		if err != nil {
+			return err
+		}
+		u.roles = kept
+		if err := s.saveUser(u); err != nil {
+			return err
+		}
+	}
+	roles, err := s.findAuthDocs(rolesColl, bson.D{}, 0)
+	if err != nil {
+		return err
+	}
+	for _, doc := range roles {
+		def, err := auth.ParseRoleDef(doc)
+		if err != nil {
+			return err
+		}
+		kept := changeRoleList(slices.Clone(def.Roles), dropped, false)
+		if len(kept) == len(def.Roles) {
+			continue
+		}
+		def.Roles = kept
+		if err := s.writeAuthDoc(rolesColl, def.Name.ID(), roleDocument(def), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func dropRoleCmd(s *Service, r *Request) (bson.Raw, error) {
+	n, err := argString("dropRole", "dropRole", r.Cmd.Index(0).Value())
+	if err != nil {
+		return nil, err
+	}
+	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	name := auth.RoleName{Role: n, DB: r.DB}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	if _, err := s.loadRole(name); err != nil {
+		return nil, err
+	}
+	if err := s.removeRoleGrants([]auth.RoleName{name}); err != nil {
+		return nil, err
+	}
+	_, err = s.deleteAuthDocs(rolesColl, bson.D{{Key: "_id", Value: name.ID()}})
+	return nil, err
+}
+
+func dropAllRolesCmd(s *Service, r *Request) (bson.Raw, error) {
+	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	docs, err := s.findAuthDocs(rolesColl, bson.D{{Key: "db", Value: r.DB}}, 0)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []auth.RoleName
+	for _, d := range docs {
+		def, err := auth.ParseRoleDef(d)
+		if err != nil {
+			return nil, err
+		}
+		dropped = append(dropped, def.Name)
+	}
+	if err := s.removeRoleGrants(dropped); err != nil {
+		return nil, err
+	}
+	n, err := s.deleteAuthDocs(rolesColl, bson.D{{Key: "db", Value: r.DB}})
+	if err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
+}

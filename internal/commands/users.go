@@ -1,0 +1,400 @@
+package commands
+
+import (
+	"crypto/rand"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/auth"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+func init() {
+	register(createUserCmd, "createUser")
+	register(updateUserCmd, "updateUser")
+	register(dropUserCmd, "dropUser")
+	register(dropAllUsersCmd, "dropAllUsersFromDatabase")
+	register(usersInfoCmd, "usersInfo")
+	register(grantRolesToUserCmd, "grantRolesToUser")
+	register(revokeRolesFromUserCmd, "revokeRolesFromUser")
+}
+
+// userArgs are createUser's and updateUser's fields.
+type userArgs struct {
+	name             string
+	pwd              string
+	hasPwd           bool
+	customData       bson.Raw
+	roles            []auth.RoleName
+	hasRoles         bool
+	mechanisms       []string
+	hasMechanisms    bool
+	hasDigestSetting bool
+}
+
+func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
+	var a userArgs
+	var err error
+	if a.name, err = argString(cmdName, cmdName, r.Cmd.Index(0).Value()); err != nil {
+		return a, err
+	}
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		var err error
+		switch key {
+		case "pwd":
+			a.pwd, err = argString(cmdName, key, v)
+			a.hasPwd = true
+		case "customData":
+			a.customData, err = argDoc(cmdName, key, v)
+		case "roles":
+			a.roles, err = auth.ParseRoleNames(v, "roles", r.DB)
+			a.hasRoles = true
+		case "mechanisms":
+			arr, ok := v.ArrayOK()
+			if !ok {
+				return true, wrongType(cmdName, key, v, "array")
+			}
+			vals, _ := arr.Values()
+			for _, m := range vals {
+				ms, ok := m.StringValueOK()
+				if !ok || !slices.Contains(auth.Mechanisms, ms) {
+					return true, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", m.String())
+				}
+				a.mechanisms = append(a.mechanisms, ms)
+			}
+			a.hasMechanisms = true
+		case "digestPassword":
+			var d bool
+			if d, err = argBool(cmdName, key, v); err == nil && !d {
+				err = mongoerr.New(mongoerr.NotImplemented, "digestPassword: false is not implemented: the server digests passwords")
+			}
+			a.hasDigestSetting = true
+		case "authenticationRestrictions":
+			if arr, ok := v.ArrayOK(); !ok || len(arr) > 5 {
+				err = mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
+			}
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return a, err
+	}
+	if a.name == "" {
+		return a, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
+	}
+	if a.hasMechanisms && len(a.mechanisms) == 0 {
+		return a, mongoerr.New(mongoerr.BadValue, "mechanisms field must not be empty")
+	}
+	if a.hasPwd && a.pwd == "" {
+		return a, mongoerr.New(mongoerr.BadValue, "Password cannot be empty")
+	}
+	return a, nil
+}
+
+// credentials salts and hashes a's password for its mechanisms (by
+// default both): this is the slow step, run before any lock is taken.
+func (a userArgs) credentials() (auth.Credentials, error) {
+	mechs := a.mechanisms
+	if len(mechs) == 0 {
+		mechs = auth.Mechanisms
+	}
+	return auth.NewCredentials(mechs, a.name, a.pwd)
+}
+
+// checkRolesExist fails with RoleNotFound unless every role is built in
+// or defined in admin.system.roles.
+func (s *Service) checkRolesExist(roles []auth.RoleName) error {
+	for _, r := range roles {
+		if auth.IsBuiltin(r) {
+			continue
+		}
+		_, found, err := s.roleDef(r)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return mongoerr.New(mongoerr.RoleNotFound, "Could not find role: %s", r)
+		}
+	}
+	return nil
+}
+
+// writeAuthDoc inserts or replaces a document of admin.coll, committed
+// before it returns, and makes every connection resolve its privileges
+// again.
+func (s *Service) writeAuthDoc(coll, id string, doc bson.D, insert bool) error {
+	raw := marshal(doc)
+	defer s.Access.changed()
+	if insert {
+		_, werrs, err := s.Engine.Insert("admin", coll, []bson.Raw{raw}, true, engine.WriteOptions{Journal: true})
+		if err != nil {
+			return err
+		}
+		if len(werrs) > 0 {
+			return werrs[0].Err
+		}
+		return nil
+	}
+	_, err := s.Engine.Update("admin", coll, engine.UpdateSpec{
+		Filter:       marshal(bson.D{{Key: "_id", Value: id}}),
+		Update:       raw,
+		WriteOptions: engine.WriteOptions{Journal: true},
+	})
+	return err
+}
+
+// deleteAuthDocs deletes the documents of admin.coll matching filter.
+func (s *Service) deleteAuthDocs(coll string, filter bson.D) (int64, error) {
+	defer s.Access.changed()
+	return s.Engine.Delete("admin", coll, marshal(filter), 0, bson.RawValue{}, engine.WriteOptions{Journal: true})
+}
+
+// userDocument is a user as MongoDB stores it in admin.system.users.
+func userDocument(name auth.UserName, userID bson.Binary, creds auth.Credentials, customData bson.Raw, roles []auth.RoleName) bson.D {
+	d := bson.D{
+		{Key: "_id", Value: name.ID()},
+		{Key: "userId", Value: userID},
+		{Key: "user", Value: name.User},
+		{Key: "db", Value: name.DB},
+		{Key: "credentials", Value: creds.Doc()},
+	}
+	if customData != nil {
+		d = append(d, bson.E{Key: "customData", Value: customData})
+	}
+	return append(d, bson.E{Key: "roles", Value: auth.RoleDocs(roles)})
+}
+
+func newUserID() bson.Binary {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return bson.Binary{Subtype: bson.TypeBinaryUUID, Data: id[:]}
+}
+
+func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
+	a, err := parseUserArgs(r, "createUser")
+	if err != nil {
+		return nil, err
+	}
+	if !a.hasPwd {
+		return nil, mongoerr.New(mongoerr.BadValue, "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db")
+	}
+	if !a.hasRoles {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createUser.roles' is missing but a required field")
+	}
+	creds, err := a.credentials()
+	if err != nil {
+		return nil, err
+	}
+	name := auth.UserName{User: a.name, DB: r.DB}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	if _, ok := r.Conn.userName(); s.Access.Enabled && !ok {
+		// The localhost exception admits one first user: checked again
+		// under the lock, so that two clients cannot both create one.
+		if exists, err := s.anyUsers(); err != nil {
+			return nil, err
+		} else if exists {
+			return nil, mongoerr.New(mongoerr.Unauthorized, "Command createUser requires authentication")
+		}
+	}
+	if doc, err := s.userDoc(name); err != nil {
+		return nil, err
+	} else if doc != nil {
+		return nil, mongoerr.New(mongoerr.UserAlreadyExists, "User \"%s\" already exists", name)
+	}
+	if err := s.checkRolesExist(a.roles); err != nil {
+		return nil, err
+	}
+	if err := s.writeAuthDoc(usersColl, name.ID(), userDocument(name, newUserID(), creds, a.customData, a.roles), true); err != nil {
+		return nil, err
+	}
+	s.Access.usersExist.Store(true)
+	return nil, nil
+}
+
+// storedUser is a user document read back for a change.
+type storedUser struct {
+	name       auth.UserName
+	userID     bson.Binary
+	creds      auth.Credentials
+	customData bson.Raw
+	roles      []auth.RoleName
+}
+
+// loadUser reads a user for a change; UserNotFound when there is none.
+func (s *Service) loadUser(name auth.UserName) (storedUser, error) {
+	u := storedUser{name: name}
+	doc, err := s.userDoc(name)
+	if err != nil {
+		return u, err
+	}
+	if doc == nil {
+		return u, mongoerr.New(mongoerr.UserNotFound, "Could not find user \"%s\" for db \"%s\"", name.User, name.DB)
+	}
+	if st, data, ok := doc.Lookup("userId").BinaryOK(); ok {
+		u.userID = bson.Binary{Subtype: st, Data: data}
+	} else {
+		u.userID = newUserID()
+	}
+	if u.creds, err = userCredentials(doc); err != nil {
+		return u, err
+	}
+	u.customData, _ = doc.Lookup("customData").DocumentOK()
+	u.roles = directRoles(doc, name.DB)
+	return u, nil
+}
+
+func (s *Service) saveUser(u storedUser) error {
+	return s.writeAuthDoc(usersColl, u.name.ID(), userDocument(u.name, u.userID, u.creds, u.customData, u.roles), false)
+}
+
+func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
+	a, err := parseUserArgs(r, "updateUser")
+	if err != nil {
+		return nil, err
+	}
+	if !a.hasPwd && a.customData == nil && !a.hasRoles && !a.hasMechanisms {
+		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")
+	}
+	var creds auth.Credentials
+	if a.hasPwd {
+		if creds, err = a.credentials(); err != nil {
+			return nil, err
+		}
+	}
+	name := auth.UserName{User: a.name, DB: r.DB}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	u, err := s.loadUser(name)
+	if err != nil {
+		return nil, err
+	}
+	if a.hasRoles {
+		if err := s.checkRolesExist(a.roles); err != nil {
+			return nil, err
+		}
+		u.roles = a.roles
+	}
+	if creds != nil {
+		u.creds = creds
+	} else if a.hasMechanisms {
+		// Without a new password, mechanisms keeps only some of the
+		// credentials the user has.
+		kept := auth.Credentials{}
+		for _, m := range a.mechanisms {
+			c, ok := u.creds[m]
+			if !ok {
+				return nil, mongoerr.New(mongoerr.BadValue, "mechanisms field must be a subset of previously set mechanisms")
+			}
+			kept[m] = c
+		}
+		u.creds = kept
+	}
+	if a.customData != nil {
+		u.customData = a.customData
+	}
+	return nil, s.saveUser(u)
+}
+
+// userNameArg reads the user a command names in its first field.
+func userNameArg(r *Request, cmdName string) (auth.UserName, error) {
+	n, err := argString(cmdName, cmdName, r.Cmd.Index(0).Value())
+	return auth.UserName{User: n, DB: r.DB}, err
+}
+
+func dropUserCmd(s *Service, r *Request) (bson.Raw, error) {
+	name, err := userNameArg(r, "dropUser")
+	if err != nil {
+		return nil, err
+	}
+	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	n, err := s.deleteAuthDocs(usersColl, bson.D{{Key: "_id", Value: name.ID()}})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, mongoerr.New(mongoerr.UserNotFound, "User '%s' not found", name)
+	}
+	return nil, nil
+}
+
+func dropAllUsersCmd(s *Service, r *Request) (bson.Raw, error) {
+	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
+		return nil, err
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	n, err := s.deleteAuthDocs(usersColl, bson.D{{Key: "db", Value: r.DB}})
+	if err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
+}
+
+// changeUserRoles is grantRolesToUser and revokeRolesFromUser.
+func changeUserRoles(s *Service, r *Request, cmdName string, grant bool) (bson.Raw, error) {
+	name, err := userNameArg(r, cmdName)
+	if err != nil {
+		return nil, err
+	}
+	var roles []auth.RoleName
+	var have bool
+	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
+		if key != "roles" {
+			return false, nil
+		}
+		have = true
+		var err error
+		roles, err = auth.ParseRoleNames(v, "roles", r.DB)
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !have {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.roles' is missing but a required field", cmdName)
+	}
+	s.Access.mu.Lock()
+	defer s.Access.mu.Unlock()
+	if err := s.checkRolesExist(roles); err != nil {
+		return nil, err
+	}
+	u, err := s.loadUser(name)
+	if err != nil {
+		return nil, err
+	}
+	u.roles = changeRoleList(u.roles, roles, grant)
+	return nil, s.saveUser(u)
+}
+
+// changeRoleList adds (grant) or removes roles from list, keeping each
+// role once.
+func changeRoleList(list, roles []auth.RoleName, grant bool) []auth.RoleName {
+	if grant {
+		for _, r := range roles {
+			if !slices.Contains(list, r) {
+				list = append(list, r)
+			}
+		}
+		return list
+	}
+	return slices.DeleteFunc(list, func(r auth.RoleName) bool { return slices.Contains(roles, r) })
+}
+
+func grantRolesToUserCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeUserRoles(s, r, "grantRolesToUser", true)
+}
+
+func revokeRolesFromUserCmd(s *Service, r *Request) (bson.Raw, error) {
+	return changeUserRoles(s, r, "revokeRolesFromUser", false)
+}
