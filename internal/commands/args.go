@@ -265,6 +265,13 @@ func (a *cmdArgs) has(name string) bool {
 	return v.Type != 0
 }
 
+// given reports whether a field was given, whether or not the spec
+// declares it (for parsing shared by commands declaring different fields).
+func (a *cmdArgs) given(name string) bool {
+	i := a.spec.find(name)
+	return i >= 0 && a.spec.fields[i].use == honoured && a.vals[i].Type != 0
+}
+
 // value is the field's value; Type 0 when absent.
 func (a *cmdArgs) value(name string) bson.RawValue {
 	_, v := a.at(name)

@@ -49,7 +49,9 @@ func TestHandlersReadDeclaredFields(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") {
+		if strings.HasSuffix(file, "_test.go") || file == "authz.go" {
+			// Authorization reads the command as sent, as MongoDB's
+			// privilege checks do, before any handler sees it.
 			continue
 		}
 		f, err := parser.ParseFile(fset, file, nil, 0)

@@ -6,11 +6,22 @@ import (
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
-	register(usersInfoCmd, "usersInfo")
-	register(rolesInfoCmd, "rolesInfo")
+	register(usersInfoCmd, &argSpec{path: "usersInfo", fields: []argField{
+		arg("showPrivileges", tAny),
+		arg("showCredentials", tBool),
+		withDefault("showCustomData", tBool, 1),
+		arg("showAuthenticationRestrictions", tBool),
+		arg("filter", tDoc),
+	}}, "usersInfo")
+	register(rolesInfoCmd, &argSpec{path: "rolesInfo", fields: []argField{
+		arg("showPrivileges", tAny),
+		arg("showBuiltinRoles", tBool),
+		ignore("showAuthenticationRestrictions", tBool, "roles hold no authentication restrictions in Folio (createRole refuses them)"),
+	}}, "rolesInfo")
 }
 
 // infoQuery is what usersInfo or rolesInfo asks about: every user or role
@@ -25,7 +36,7 @@ type infoQuery struct {
 // a {user|role, db} document, {forAllDBs: true}, or an array of names.
 func parseInfoQuery(r *Request, cmdName, kind string) (infoQuery, error) {
 	var q infoQuery
-	v := r.Cmd.Index(0).Value()
+	v := r.args.first()
 	add := func(e bson.RawValue) error {
 		switch e.Type {
 		case bson.TypeString:
@@ -82,42 +93,29 @@ func parseInfoQuery(r *Request, cmdName, kind string) (infoQuery, error) {
 // infoFlags are usersInfo's and rolesInfo's options.
 type infoFlags struct {
 	showPrivileges, showCredentials, showBuiltinRoles bool
+	hideCustomData, showRestrictions                  bool
 	filter                                            bson.Raw
 }
 
 func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
 	var f infoFlags
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "showPrivileges":
-			if s, ok := v.StringValueOK(); ok && s == "asUserFragment" {
-				return true, mongoerr.New(mongoerr.NotImplemented, "showPrivileges: \"asUserFragment\" is not implemented")
-			}
-			f.showPrivileges, err = argBool(cmdName, key, v)
-		case "showCredentials":
-			if cmdName != "usersInfo" {
-				return false, nil
-			}
-			f.showCredentials, err = argBool(cmdName, key, v)
-		case "showBuiltinRoles":
-			if cmdName != "rolesInfo" {
-				return false, nil
-			}
-			f.showBuiltinRoles, err = argBool(cmdName, key, v)
-		case "showAuthenticationRestrictions", "showCustomData":
-			_, err = argBool(cmdName, key, v)
-		case "filter":
-			if cmdName != "usersInfo" {
-				return false, nil
-			}
-			f.filter, err = argDoc(cmdName, key, v)
-		default:
-			return false, nil
+	c := &r.args
+	if v := c.value("showPrivileges"); v.Type != 0 {
+		if s, ok := v.StringValueOK(); ok && s == "asUserFragment" {
+			return f, mongoerr.New(mongoerr.NotImplemented, "showPrivileges: \"asUserFragment\" is not implemented")
 		}
-		return true, err
-	})
-	return f, err
+		if v.Type != bson.TypeBoolean && !values.IsNumber(v.Type) {
+			return f, wrongType(cmdName, "showPrivileges", v, "bool")
+		}
+		f.showPrivileges = values.Truthy(v)
+	}
+	if cmdName == "usersInfo" {
+		f.showCredentials, f.filter = c.bool("showCredentials"), c.doc("filter")
+		f.hideCustomData, f.showRestrictions = !c.bool("showCustomData"), c.bool("showAuthenticationRestrictions")
+	} else {
+		f.showBuiltinRoles = c.bool("showBuiltinRoles")
+	}
+	return f, nil
 }
 
 func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -184,12 +182,16 @@ func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
 	out := bson.D{}
 	elems, _ := doc.Elements()
 	for _, e := range elems {
-		if e.Key() == "credentials" && !f.showCredentials {
+		if e.Key() == "credentials" && !f.showCredentials || e.Key() == "customData" && f.hideCustomData {
 			continue
 		}
 		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
 	}
 	out = append(out, bson.E{Key: "mechanisms", Value: creds.Mechanisms()})
+	if f.showRestrictions {
+		// createUser refuses restrictions: every user has none.
+		out = append(out, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
+	}
 	if f.showPrivileges {
 		roles, privs, err := auth.Resolve(directRoles(doc, name.DB), s.roleDef)
 		if err != nil {

@@ -57,6 +57,8 @@ func init() {
 		"dropIndexes": {"dropIndex"}, "deleteIndexes": {"dropIndex"}, "collMod": {"collMod"},
 		"collStats": {"collStats"}, "collstats": {"collStats"}, "listIndexes": {"listIndexes"},
 		"validate": {"validate"}, "killCursors": {"killCursors"},
+		"planCacheClear": {"planCacheWrite"}, "planCacheListFilters": {"planCacheRead"},
+		"planCacheSetFilter": {"planCacheIndexFilter"}, "planCacheClearFilters": {"planCacheIndexFilter"},
 	} {
 		authzRules[n] = onNamespace(acts...)
 	}
@@ -244,6 +246,8 @@ func aggregateNeeds(r *Request) ([]need, error) {
 		needs = append(needs, need{t, "collStats"})
 	case "$indexStats":
 		needs = append(needs, need{t, "indexStats"})
+	case "$planCacheStats":
+		needs = append(needs, need{t, "planCacheRead"})
 	case "$currentOp":
 		needs = append(needs, need{auth.ClusterTarget(), "inprog"})
 	case "$documents":
@@ -533,9 +537,9 @@ func privilegeGrants(action string, privs []auth.Privilege) []need {
 // rolesChange is the needs of a command granting or revoking roles.
 func rolesChange(action, cmdName string) func(r *Request) ([]need, error) {
 	return func(r *Request) ([]need, error) {
-		roles, err := auth.ParseRoleNames(r.Cmd.Lookup("roles"), "roles", r.DB)
+		roles, err := auth.ParseRoleNames(r.args.value("roles"), "roles", r.DB)
 		if err != nil {
-			return nil, requireField(false, cmdName, "roles")
+			return nil, err
 		}
 		return roleGrants(action, roles), nil
 	}

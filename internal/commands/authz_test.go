@@ -36,21 +36,21 @@ func TestAuthzNeeds(t *testing.T) {
 	}{
 		{bson.D{{Key: "find", Value: "c"}}, []need{{ns("c"), "find"}}},
 		{bson.D{{Key: "count", Value: "c"}}, []need{{ns("c"), "find"}}},
-		{bson.D{{Key: "distinct", Value: "c"}}, []need{{ns("c"), "find"}}},
-		{bson.D{{Key: "insert", Value: "c"}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "insert"}, {ns("c"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}}, []need{{ns("c"), "find"}}},
+		{bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "insert"}, {ns("c"), "bypassDocumentValidation"}}},
 		{bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "upsert", Value: true}}}}}, []need{{ns("c"), "update"}, {ns("c"), "insert"}}},
-		{bson.D{{Key: "delete", Value: "c"}}, []need{{ns("c"), "remove"}}},
+		{bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}}, []need{{ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "upsert", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "insert"}}},
 		{bson.D{{Key: "create", Value: "c"}}, []need{{ns("c"), "createCollection"}}},
 		{bson.D{{Key: "drop", Value: "c"}}, []need{{ns("c"), "dropCollection"}}},
-		{bson.D{{Key: "createIndexes", Value: "c"}}, []need{{ns("c"), "createIndex"}}},
-		{bson.D{{Key: "dropIndexes", Value: "c"}}, []need{{ns("c"), "dropIndex"}}},
+		{bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{}}}, []need{{ns("c"), "createIndex"}}},
+		{bson.D{{Key: "dropIndexes", Value: "c"}, {Key: "index", Value: "*"}}, []need{{ns("c"), "dropIndex"}}},
 		{bson.D{{Key: "listIndexes", Value: "c"}}, []need{{ns("c"), "listIndexes"}}},
 		{bson.D{{Key: "collMod", Value: "c"}}, []need{{ns("c"), "collMod"}}},
 		{bson.D{{Key: "collStats", Value: "c"}}, []need{{ns("c"), "collStats"}}},
 		{bson.D{{Key: "validate", Value: "c"}}, []need{{ns("c"), "validate"}}},
-		{bson.D{{Key: "killCursors", Value: "c"}}, []need{{ns("c"), "killCursors"}}},
+		{bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{}}}, []need{{ns("c"), "killCursors"}}},
 		{bson.D{{Key: "listCollections", Value: 1}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}}, []need{{db, "listCollections"}}},
 		{bson.D{{Key: "listCollections", Value: 1}, {Key: "authorizedCollections", Value: true}, {Key: "nameOnly", Value: true}}, nil},
@@ -94,6 +94,11 @@ func TestAuthzNeeds(t *testing.T) {
 	} {
 		cmd, _ := bson.Marshal(tc.cmd)
 		r := &Request{DB: "db", Cmd: cmd}
+		var err error
+		if r.args, err = parseCommand(cmd, handlers[Name(cmd)].spec); err != nil {
+			t.Errorf("%v: %v", tc.cmd, err)
+			continue
+		}
 		if Name(cmd) == "createRole" {
 			// only admin's roles may grant on the cluster
 			r.DB = "admin"
@@ -105,7 +110,6 @@ func TestAuthzNeeds(t *testing.T) {
 		}
 		rule := authzRules[Name(cmd)]
 		var got []need
-		var err error
 		if rule.userNeeds != nil {
 			me := &authedUser{name: auth.UserName{User: "me", DB: "db"}, roles: []auth.RoleName{{Role: "mine", DB: "db"}}}
 			got, err = rule.userNeeds(r, me)

@@ -10,14 +10,21 @@ import (
 )
 
 func init() {
-	register(createRoleCmd, "createRole")
-	register(updateRoleCmd, "updateRole")
-	register(dropRoleCmd, "dropRole")
-	register(dropAllRolesCmd, "dropAllRolesFromDatabase")
-	register(grantPrivilegesToRoleCmd, "grantPrivilegesToRole")
-	register(revokePrivilegesFromRoleCmd, "revokePrivilegesFromRole")
-	register(grantRolesToRoleCmd, "grantRolesToRole")
-	register(revokeRolesFromRoleCmd, "revokeRolesFromRole")
+	restrictions := arg("authenticationRestrictions", tArray)
+	register(createRoleCmd, roleSpec("createRole", required("privileges", tArray), required("roles", tArray), restrictions), "createRole")
+	register(updateRoleCmd, roleSpec("updateRole", arg("privileges", tArray), arg("roles", tArray), restrictions), "updateRole")
+	register(dropRoleCmd, roleSpec("dropRole"), "dropRole")
+	register(dropAllRolesCmd, roleSpec("dropAllRolesFromDatabase"), "dropAllRolesFromDatabase")
+	register(grantPrivilegesToRoleCmd, roleSpec("grantPrivilegesToRole", required("privileges", tArray)), "grantPrivilegesToRole")
+	register(revokePrivilegesFromRoleCmd, roleSpec("revokePrivilegesFromRole", required("privileges", tArray)), "revokePrivilegesFromRole")
+	register(grantRolesToRoleCmd, roleSpec("grantRolesToRole", required("roles", tArray)), "grantRolesToRole")
+	register(revokeRolesFromRoleCmd, roleSpec("revokeRolesFromRole", required("roles", tArray)), "revokeRolesFromRole")
+}
+
+// roleSpec declares a role command's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/createRole/
+func roleSpec(cmd string, fields ...argField) *argSpec {
+	return &argSpec{path: cmd, fields: fields}
 }
 
 // roleArgs are the role commands' fields.
@@ -30,46 +37,33 @@ type roleArgs struct {
 
 func parseRoleArgs(r *Request, cmdName string) (roleArgs, error) {
 	var a roleArgs
-	n, err := argString(cmdName, cmdName, r.Cmd.Index(0).Value())
+	n, err := firstString(r, cmdName)
 	if err != nil {
 		return a, err
 	}
 	a.name = auth.RoleName{Role: n, DB: r.DB}
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "privileges":
-			a.hasPrivileges = true
-			arr, ok := v.ArrayOK()
+	c := &r.args
+	if a.hasPrivileges = c.given("privileges"); a.hasPrivileges {
+		vals, _ := c.value("privileges").Array().Values()
+		for _, pv := range vals {
+			d, ok := pv.DocumentOK()
 			if !ok {
-				return true, wrongType(cmdName, key, v, "array")
+				return a, mongoerr.New(mongoerr.FailedToParse, "Each element of the privileges array must be an object")
 			}
-			vals, _ := arr.Values()
-			for _, pv := range vals {
-				d, ok := pv.DocumentOK()
-				if !ok {
-					return true, mongoerr.New(mongoerr.FailedToParse, "Each element of the privileges array must be an object")
-				}
-				p, err := auth.ParsePrivilege(d)
-				if err != nil {
-					return true, err
-				}
-				a.privileges = append(a.privileges, p)
+			p, err := auth.ParsePrivilege(d)
+			if err != nil {
+				return a, err
 			}
-		case "roles":
-			a.roles, err = auth.ParseRoleNames(v, "roles", r.DB)
-			a.hasRoles = true
-		case "authenticationRestrictions":
-			if arr, ok := v.ArrayOK(); !ok || len(arr) > 5 {
-				err = mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
-			}
-		default:
-			return false, nil
+			a.privileges = append(a.privileges, p)
 		}
-		return true, err
-	})
-	if err != nil {
-		return a, err
+	}
+	if a.hasRoles = c.given("roles"); a.hasRoles {
+		if a.roles, err = auth.ParseRoleNames(c.value("roles"), "roles", r.DB); err != nil {
+			return a, err
+		}
+	}
+	if c.given("authenticationRestrictions") && len(c.value("authenticationRestrictions").Value) > 5 {
+		return a, mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
 	}
 	if n == "" {
 		return a, mongoerr.New(mongoerr.BadValue, "Role name must be non-empty")
@@ -125,12 +119,6 @@ func createRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	a, err := parseRoleArgs(r, "createRole")
 	if err != nil {
 		return nil, err
-	}
-	if !a.hasPrivileges {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createRole.privileges' is missing but a required field")
-	}
-	if !a.hasRoles {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createRole.roles' is missing but a required field")
 	}
 	if auth.IsBuiltinName(a.name.Role) {
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles with the same name as a built-in role")
@@ -193,14 +181,6 @@ func changeRole(s *Service, r *Request, cmdName string, change func(a roleArgs, 
 	return nil, s.writeAuthDoc(rolesColl, def.Name.ID(), roleDocument(def), false)
 }
 
-// requireField fails when a command lacks a required field.
-func requireField(has bool, cmdName, field string) error {
-	if !has {
-		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", cmdName, field)
-	}
-	return nil
-}
-
 func updateRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "updateRole", func(a roleArgs, def *auth.RoleDef) error {
 		if !a.hasPrivileges && !a.hasRoles {
@@ -218,9 +198,6 @@ func updateRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func grantPrivilegesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "grantPrivilegesToRole", func(a roleArgs, def *auth.RoleDef) error {
-		if err := requireField(a.hasPrivileges, "grantPrivilegesToRole", "privileges"); err != nil {
-			return err
-		}
 		def.Privileges = auth.Merge(append(def.Privileges, a.privileges...))
 		return nil
 	})
@@ -228,9 +205,6 @@ func grantPrivilegesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func revokePrivilegesFromRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "revokePrivilegesFromRole", func(a roleArgs, def *auth.RoleDef) error {
-		if err := requireField(a.hasPrivileges, "revokePrivilegesFromRole", "privileges"); err != nil {
-			return err
-		}
 		def.Privileges = auth.Remove(def.Privileges, a.privileges)
 		return nil
 	})
@@ -238,9 +212,6 @@ func revokePrivilegesFromRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func grantRolesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "grantRolesToRole", func(a roleArgs, def *auth.RoleDef) error {
-		if err := requireField(a.hasRoles, "grantRolesToRole", "roles"); err != nil {
-			return err
-		}
 		def.Roles = changeRoleList(def.Roles, a.roles, true)
 		return nil
 	})
@@ -248,9 +219,6 @@ func grantRolesToRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func revokeRolesFromRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "revokeRolesFromRole", func(a roleArgs, def *auth.RoleDef) error {
-		if err := requireField(a.hasRoles, "revokeRolesFromRole", "roles"); err != nil {
-			return err
-		}
 		def.Roles = changeRoleList(def.Roles, a.roles, false)
 		return nil
 	})
@@ -303,11 +271,8 @@ func (s *Service) removeRoleGrants(dropped []auth.RoleName) error {
 }
 
 func dropRoleCmd(s *Service, r *Request) (bson.Raw, error) {
-	n, err := argString("dropRole", "dropRole", r.Cmd.Index(0).Value())
+	n, err := firstString(r, "dropRole")
 	if err != nil {
-		return nil, err
-	}
-	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
 		return nil, err
 	}
 	name := auth.RoleName{Role: n, DB: r.DB}
@@ -324,9 +289,6 @@ func dropRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropAllRolesCmd(s *Service, r *Request) (bson.Raw, error) {
-	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
-		return nil, err
-	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
 	docs, err := s.findAuthDocs(rolesColl, bson.D{{Key: "db", Value: r.DB}}, 0)

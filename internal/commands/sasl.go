@@ -8,14 +8,32 @@ import (
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
-	register(saslStartCmd, "saslStart")
-	register(saslContinueCmd, "saslContinue")
-	register(logoutCmd, "logout")
-	register(authenticateCmd, "authenticate")
+	register(saslStartCmd, saslStartSpec, "saslStart")
+	register(saslContinueCmd, &argSpec{path: "saslContinue", fields: []argField{
+		arg("conversationId", tLong),
+		arg("payload", tAny),
+	}}, "saslContinue")
+	register(logoutCmd, &argSpec{path: "logout"}, "logout")
+	register(authenticateCmd, &argSpec{path: "authenticate", fields: []argField{
+		arg("mechanism", tString),
+		ignore("user", tString, "read only by MONGODB-X509, which Folio refuses"),
+	}}, "authenticate")
 }
+
+// saslStartSpec declares saslStart's fields, also those of the saslStart
+// a hello carries in speculativeAuthenticate (with its db).
+// https://www.mongodb.com/docs/v7.0/reference/command/nav-authentication/
+var saslStartSpec = &argSpec{path: "saslStart", fields: []argField{
+	required("mechanism", tString),
+	arg("payload", tAny),
+	arg("options", tDoc),
+	arg("db", tString),
+	ignore("autoAuthorize", tAny, "MongoDB ignores it: a successful conversation always authorizes"),
+}}
 
 // saslConversationID is the conversation number MongoDB answers: one
 // conversation runs per connection at a time.
@@ -34,34 +52,21 @@ type saslStartArgs struct {
 	skipEmpty bool
 }
 
-func parseSaslStart(cmd bson.Raw, name string) (saslStartArgs, error) {
-	var a saslStartArgs
-	var haveMech bool
-	err := eachArg(cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "mechanism":
-			a.mechanism, err = argString(name, key, v)
-			haveMech = true
-		case "payload":
-			a.payload, err = saslPayload(name, v)
-		case "autoAuthorize", "db":
-		case "options":
-			var d bson.Raw
-			if d, err = argDoc(name, key, v); err == nil {
-				if sv, e := d.LookupErr("skipEmptyExchange"); e == nil {
-					a.skipEmpty, err = argBool(name, "options.skipEmptyExchange", sv)
-				}
-			}
-		default:
-			return false, nil
+func parseSaslStart(c *cmdArgs) (saslStartArgs, error) {
+	a := saslStartArgs{mechanism: c.str("mechanism")}
+	var err error
+	if c.has("payload") {
+		if a.payload, err = saslPayload("saslStart", c.value("payload")); err != nil {
+			return a, err
 		}
-		return true, err
-	})
-	if err == nil && !haveMech {
-		err = mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.mechanism' is missing but a required field", name)
 	}
-	return a, err
+	if sv, e := c.doc("options").LookupErr("skipEmptyExchange"); e == nil {
+		if sv.Type != bson.TypeBoolean && !values.IsNumber(sv.Type) {
+			return a, wrongType("saslStart", "options.skipEmptyExchange", sv, "bool")
+		}
+		a.skipEmpty = values.Truthy(sv)
+	}
+	return a, nil
 }
 
 // saslPayload reads a payload: binary data, or a string as some clients
@@ -80,7 +85,7 @@ func saslPayload(name string, v bson.RawValue) ([]byte, error) {
 // saslStartCmd begins a SCRAM conversation on r.DB, the user's
 // authentication database.
 func saslStartCmd(s *Service, r *Request) (bson.Raw, error) {
-	a, err := parseSaslStart(r.Cmd, "saslStart")
+	a, err := parseSaslStart(&r.args)
 	if err != nil {
 		return nil, err
 	}
@@ -115,29 +120,21 @@ func (s *Service) saslStart(r *Request, db string, a saslStartArgs) (bson.Raw, e
 
 // saslContinueCmd answers the client's next message of the conversation.
 func saslContinueCmd(s *Service, r *Request) (bson.Raw, error) {
-	var id int64
 	var payload []byte
-	var haveID bool
-	err := eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "conversationId":
-			id, err = argInt("saslContinue", key, v)
-			haveID = true
-		case "payload":
-			payload, err = saslPayload("saslContinue", v)
-		default:
-			return false, nil
+	var err error
+	if r.args.has("payload") {
+		if payload, err = saslPayload("saslContinue", r.args.value("payload")); err != nil {
+			return nil, err
 		}
-		return true, err
-	})
+	}
+	id, err := r.args.long("conversationId")
 	if err != nil {
 		return nil, err
 	}
-	if v := r.Cmd.Lookup("saslContinue"); !haveID {
+	if !r.args.has("conversationId") {
 		// MongoDB takes the conversation id from the command's own value
 		// when conversationId is absent.
-		id, _ = v.AsInt64OK()
+		id, _ = r.args.first().AsInt64OK()
 	}
 	ca := &r.Conn.auth
 	ca.mu.Lock()
@@ -215,17 +212,18 @@ func (s *Service) speculativeAuth(r *Request, v bson.RawValue) bson.Raw {
 	if !ok {
 		return nil
 	}
-	if _, err := d.LookupErr("saslStart"); err != nil {
+	if Name(d) != "saslStart" {
 		return nil
 	}
-	db, ok := d.Lookup("db").StringValueOK()
-	if !ok {
+	c, err := parseCommand(d, saslStartSpec)
+	if err != nil || !c.has("db") {
 		return nil
 	}
-	a, err := parseSaslStart(d, "saslStart")
+	a, err := parseSaslStart(&c)
 	if err != nil {
 		return nil
 	}
+	db := c.str("db")
 	reply, err := s.saslStart(r, db, a)
 	if err != nil {
 		return nil
@@ -268,7 +266,7 @@ func logoutCmd(_ *Service, r *Request) (bson.Raw, error) {
 // authenticateCmd is the legacy authenticate command, which MongoDB 7.0
 // keeps for MONGODB-X509 only: Folio does not implement that mechanism.
 func authenticateCmd(_ *Service, r *Request) (bson.Raw, error) {
-	m, _ := r.Cmd.Lookup("mechanism").StringValueOK()
+	m := r.args.str("mechanism")
 	if m == "MONGODB-X509" {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "MONGODB-X509 authentication is not implemented")
 	}
@@ -288,12 +286,12 @@ func userCredentials(doc bson.Raw) (auth.Credentials, error) {
 // helloAuth adds to a hello reply the answers to its saslSupportedMechs
 // and speculativeAuthenticate fields.
 func (s *Service) helloAuth(r *Request, d bson.D) bson.D {
-	if v, err := r.Cmd.LookupErr("saslSupportedMechs"); err == nil {
+	if v := r.args.value("saslSupportedMechs"); v.Type != 0 {
 		if m := s.saslSupportedMechs(v); m != nil {
 			d = append(d, bson.E{Key: "saslSupportedMechs", Value: m})
 		}
 	}
-	if v, err := r.Cmd.LookupErr("speculativeAuthenticate"); err == nil {
+	if v := r.args.value("speculativeAuthenticate"); v.Type != 0 {
 		if reply := s.speculativeAuth(r, v); reply != nil {
 			d = append(d, bson.E{Key: "speculativeAuthenticate", Value: reply})
 		}

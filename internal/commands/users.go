@@ -12,13 +12,31 @@ import (
 )
 
 func init() {
-	register(createUserCmd, "createUser")
-	register(updateUserCmd, "updateUser")
-	register(dropUserCmd, "dropUser")
-	register(dropAllUsersCmd, "dropAllUsersFromDatabase")
-	register(usersInfoCmd, "usersInfo")
-	register(grantRolesToUserCmd, "grantRolesToUser")
-	register(revokeRolesFromUserCmd, "revokeRolesFromUser")
+	register(createUserCmd, userSpec("createUser"), "createUser")
+	register(updateUserCmd, userSpec("updateUser"), "updateUser")
+	register(dropUserCmd, &argSpec{path: "dropUser"}, "dropUser")
+	register(dropAllUsersCmd, &argSpec{path: "dropAllUsersFromDatabase"}, "dropAllUsersFromDatabase")
+	register(grantRolesToUserCmd, userRolesSpec("grantRolesToUser"), "grantRolesToUser")
+	register(revokeRolesFromUserCmd, userRolesSpec("revokeRolesFromUser"), "revokeRolesFromUser")
+}
+
+// userSpec declares createUser's and updateUser's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/createUser/
+func userSpec(cmd string) *argSpec {
+	return &argSpec{path: cmd, fields: []argField{
+		arg("pwd", tString),
+		arg("customData", tDoc),
+		arg("roles", tArray),
+		arg("mechanisms", tArray),
+		withDefault("digestPassword", tBool, 1),
+		arg("authenticationRestrictions", tArray),
+	}}
+}
+
+// userRolesSpec declares grantRolesToUser's and revokeRolesFromUser's
+// fields.
+func userRolesSpec(cmd string) *argSpec {
+	return &argSpec{path: cmd, fields: []argField{required("roles", tArray)}}
 }
 
 // userArgs are createUser's and updateUser's fields.
@@ -37,51 +55,32 @@ type userArgs struct {
 func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
 	var a userArgs
 	var err error
-	if a.name, err = argString(cmdName, cmdName, r.Cmd.Index(0).Value()); err != nil {
+	if a.name, err = firstString(r, cmdName); err != nil {
 		return a, err
 	}
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		var err error
-		switch key {
-		case "pwd":
-			a.pwd, err = argString(cmdName, key, v)
-			a.hasPwd = true
-		case "customData":
-			a.customData, err = argDoc(cmdName, key, v)
-		case "roles":
-			a.roles, err = auth.ParseRoleNames(v, "roles", r.DB)
-			a.hasRoles = true
-		case "mechanisms":
-			arr, ok := v.ArrayOK()
-			if !ok {
-				return true, wrongType(cmdName, key, v, "array")
-			}
-			vals, _ := arr.Values()
-			for _, m := range vals {
-				ms, ok := m.StringValueOK()
-				if !ok || !slices.Contains(auth.Mechanisms, ms) {
-					return true, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", m.String())
-				}
-				a.mechanisms = append(a.mechanisms, ms)
-			}
-			a.hasMechanisms = true
-		case "digestPassword":
-			var d bool
-			if d, err = argBool(cmdName, key, v); err == nil && !d {
-				err = mongoerr.New(mongoerr.NotImplemented, "digestPassword: false is not implemented: the server digests passwords")
-			}
-			a.hasDigestSetting = true
-		case "authenticationRestrictions":
-			if arr, ok := v.ArrayOK(); !ok || len(arr) > 5 {
-				err = mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
-			}
-		default:
-			return false, nil
+	c := &r.args
+	a.pwd, a.hasPwd = c.str("pwd"), c.has("pwd")
+	a.customData = c.doc("customData")
+	if a.hasRoles = c.has("roles"); a.hasRoles {
+		if a.roles, err = auth.ParseRoleNames(c.value("roles"), "roles", r.DB); err != nil {
+			return a, err
 		}
-		return true, err
-	})
-	if err != nil {
-		return a, err
+	}
+	if a.hasMechanisms = c.has("mechanisms"); a.hasMechanisms {
+		vals, _ := c.value("mechanisms").Array().Values()
+		for _, m := range vals {
+			ms, ok := m.StringValueOK()
+			if !ok || !slices.Contains(auth.Mechanisms, ms) {
+				return a, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", m.String())
+			}
+			a.mechanisms = append(a.mechanisms, ms)
+		}
+	}
+	if a.hasDigestSetting = c.has("digestPassword"); !c.bool("digestPassword") {
+		return a, mongoerr.New(mongoerr.NotImplemented, "digestPassword: false is not implemented: the server digests passwords")
+	}
+	if v := c.value("authenticationRestrictions"); v.Type != 0 && len(v.Value) > 5 {
+		return a, mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
 	}
 	if a.name == "" {
 		return a, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
@@ -304,16 +303,23 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 
 // userNameArg reads the user a command names in its first field.
 func userNameArg(r *Request, cmdName string) (auth.UserName, error) {
-	n, err := argString(cmdName, cmdName, r.Cmd.Index(0).Value())
+	n, err := firstString(r, cmdName)
 	return auth.UserName{User: n, DB: r.DB}, err
+}
+
+// firstString is the string a user or role command names in its first
+// field.
+func firstString(r *Request, cmdName string) (string, error) {
+	v := r.args.first()
+	if v.Type != bson.TypeString {
+		return "", wrongType(cmdName, cmdName, v, "string")
+	}
+	return v.StringValue(), nil
 }
 
 func dropUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := userNameArg(r, "dropUser")
 	if err != nil {
-		return nil, err
-	}
-	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
 		return nil, err
 	}
 	s.Access.mu.Lock()
@@ -329,9 +335,6 @@ func dropUserCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropAllUsersCmd(s *Service, r *Request) (bson.Raw, error) {
-	if err := eachArg(r.Cmd, func(string, bson.RawValue) (bool, error) { return false, nil }); err != nil {
-		return nil, err
-	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
 	n, err := s.deleteAuthDocs(usersColl, bson.D{{Key: "db", Value: r.DB}})
@@ -347,22 +350,9 @@ func changeUserRoles(s *Service, r *Request, cmdName string, grant bool) (bson.R
 	if err != nil {
 		return nil, err
 	}
-	var roles []auth.RoleName
-	var have bool
-	err = eachArg(r.Cmd, func(key string, v bson.RawValue) (bool, error) {
-		if key != "roles" {
-			return false, nil
-		}
-		have = true
-		var err error
-		roles, err = auth.ParseRoleNames(v, "roles", r.DB)
-		return true, err
-	})
+	roles, err := auth.ParseRoleNames(r.args.value("roles"), "roles", r.DB)
 	if err != nil {
 		return nil, err
-	}
-	if !have {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.roles' is missing but a required field", cmdName)
 	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
