@@ -44,7 +44,7 @@ var aggregateCursorSpec = cursorSpec("aggregate")
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
 	b := &binding{r.Ctx}
-	a, err := parseAggregate(s, r.DB, &r.args, r.Txn, b)
+	a, err := parseAggregate(s, r, &r.args, b)
 	if err != nil {
 		return nil, err
 	}
@@ -183,9 +183,10 @@ type aggregateArgs struct {
 	opts       aggregate.Options
 }
 
-// parseAggregate reads an aggregate command on db (on its own, or inside
-// explain) run in txn, if any, under the operation context ctx.
-func parseAggregate(s *Service, db string, c *cmdArgs, txn *engine.Txn, ctx context.Context) (*aggregateArgs, error) {
+// parseAggregate reads the aggregate command c of r (on its own, or inside
+// explain), run in r's transaction, if any, under the operation context ctx.
+func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
+	db, txn := r.DB, r.Txn
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx},
 		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
 	switch collv := c.first(); {
@@ -210,7 +211,7 @@ func parseAggregate(s *Service, db string, c *cmdArgs, txn *engine.Txn, ctx cont
 	}
 	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.boolOr("allowDiskUse", s.allowDiskUseByDefault()), c.value("hint"), c.doc("let"), c.bool("explain")
 	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
-		if a.stages[0], err = s.currentOpStage(db, a.stages[0]); err != nil {
+		if a.stages[0], err = s.currentOpStage(r, a.stages[0]); err != nil {
 			return nil, err
 		}
 	}

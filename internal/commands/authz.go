@@ -233,11 +233,11 @@ func aggregateNeeds(r *Request) ([]need, error) {
 	pipeline, _ := r.Cmd.Lookup("pipeline").ArrayOK()
 	t := commandTarget(r)
 	var needs []need
-	first := ""
+	first, firstStage := "", bson.Raw(nil)
 	if pipeline != nil {
 		if v, err := pipeline.IndexErr(0); err == nil {
 			if d, ok := v.DocumentOK(); ok {
-				first = Name(d)
+				first, firstStage = Name(d), d
 			}
 		}
 	}
@@ -249,7 +249,12 @@ func aggregateNeeds(r *Request) ([]need, error) {
 	case "$planCacheStats":
 		needs = append(needs, need{t, "planCacheRead"})
 	case "$currentOp":
-		needs = append(needs, need{auth.ClusterTarget(), "inprog"})
+		// a user may always see its own operations (allUsers: false, the
+		// default)
+		spec, _ := firstStage.Lookup("$currentOp").DocumentOK()
+		if all, _ := spec.Lookup("allUsers").BooleanOK(); all {
+			needs = append(needs, need{auth.ClusterTarget(), "inprog"})
+		}
 	case "$documents":
 	default:
 		if t.Coll != "" {

@@ -218,12 +218,33 @@ func (op *activeOp) describe(host string) bson.D {
 // currentOpOptions are what a currentOp lists besides the running
 // operations: connections running none (idleConnections), open
 // transactions no command runs in (idleSessions), cursors between
-// getMores (idleCursors); with ownOps, only user's running operations.
+// getMores (idleCursors); with ownOps, only user's operations,
+// connections and cursors.
 type currentOpOptions struct {
 	idleConnections, idleSessions, idleCursors bool
-	// ownOps keeps only the running operations of user ($ownOps).
+	// ownOps keeps only what belongs to user: the command's $ownOps, the
+	// stage's allUsers: false. As in MongoDB, it applies only under access
+	// control (without it, every operation is shown).
 	ownOps bool
 	user   auth.UserName
+}
+
+// exclusive restricts o to the operations of r's user when access control
+// is on; ownOps asks for it.
+func (s *Service) exclusive(o *currentOpOptions, r *Request, ownOps bool) {
+	o.ownOps = ownOps && s.Access.Enabled
+	if o.ownOps {
+		o.user, _ = r.Conn.userName()
+	}
+}
+
+// mine reports whether what c runs (or ran) is o's user's to see.
+func (o currentOpOptions) mine(c *Conn) bool {
+	if !o.ownOps {
+		return true
+	}
+	them, ok := c.userName()
+	return ok && them == o.user
 }
 
 // currentOps describes the operations o asks for: the running ones, then
@@ -233,10 +254,8 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	out := make([]bson.D, 0, len(ops))
 	busy := map[int64]bool{}
 	for _, op := range ops {
-		if o.ownOps {
-			if them, _ := op.conn.userName(); them != o.user {
-				continue
-			}
+		if !o.mine(op.conn) {
+			continue
 		}
 		out = append(out, op.describe(s.Host))
 		if op.conn != nil {
@@ -245,7 +264,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	}
 	if o.idleConnections {
 		for _, c := range s.conns.list() {
-			if !busy[c.ID] {
+			if !busy[c.ID] && o.mine(c) {
 				out = append(out, bson.D{
 					{Key: "type", Value: "op"},
 					{Key: "host", Value: s.Host},
@@ -274,6 +293,9 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 	}
 	if o.idleCursors {
 		for _, c := range s.Cursors.Idle() {
+			if o.ownOps && c.User != o.user.String() {
+				continue
+			}
 			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: s.Host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
 			if c.Session != "" {
 				d = append(d, bson.E{Key: "lsid", Value: lsidDoc(c.Session)})
@@ -299,11 +321,14 @@ func lsidDoc(id string) bson.D {
 }
 
 // parseCurrentOpStage reads the options of a $currentOp stage: booleans,
-// idleSessions on by default. localOps and allUsers change nothing on one
-// node without authentication; Folio neither truncates operations nor
-// takes backtraces, so it refuses to be asked to.
-func parseCurrentOpStage(spec bson.Raw) (currentOpOptions, error) {
+// idleSessions on by default; allUsers (false by default) says whether
+// others' operations are shown too, under access control. localOps changes
+// nothing on one node; Folio neither truncates operations nor takes
+// backtraces, so it refuses to be asked to.
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/
+func (s *Service) parseCurrentOpStage(r *Request, spec bson.Raw) (currentOpOptions, error) {
 	o := currentOpOptions{idleSessions: true}
+	allUsers := false
 	elems, err := spec.Elements()
 	if err != nil {
 		return o, mongoerr.New(mongoerr.InvalidBSON, "invalid $currentOp options: %v", err)
@@ -311,7 +336,7 @@ func parseCurrentOpStage(spec bson.Raw) (currentOpOptions, error) {
 	for _, el := range elems {
 		v := el.Value()
 		opt := map[string]*bool{"idleConnections": &o.idleConnections, "idleSessions": &o.idleSessions, "idleCursors": &o.idleCursors,
-			"allUsers": new(bool), "localOps": new(bool), "truncateOps": new(bool), "backtrace": new(bool)}[el.Key()]
+			"allUsers": &allUsers, "localOps": new(bool), "truncateOps": new(bool), "backtrace": new(bool)}[el.Key()]
 		if opt == nil {
 			return o, mongoerr.New(mongoerr.FailedToParse, "Unrecognized option '%s' in $currentOp stage.", el.Key())
 		}
@@ -323,6 +348,7 @@ func parseCurrentOpStage(spec bson.Raw) (currentOpOptions, error) {
 			return o, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the $currentOp option '%s'", el.Key())
 		}
 	}
+	s.exclusive(&o, r, !allUsers)
 	return o, nil
 }
 
@@ -330,15 +356,15 @@ func parseCurrentOpStage(spec bson.Raw) (currentOpOptions, error) {
 // collection-less aggregate into the $documents stage of the operations it
 // asks for, which the rest of the pipeline then filters and shapes, as
 // mongosh's db.currentOp() does.
-func (s *Service) currentOpStage(db string, stage bson.Raw) (bson.Raw, error) {
-	if db != "admin" {
+func (s *Service) currentOpStage(r *Request, stage bson.Raw) (bson.Raw, error) {
+	if r.DB != "admin" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
 	}
 	spec, ok := stage.Lookup("$currentOp").DocumentOK()
 	if !ok {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$currentOp options must be specified in an object")
 	}
-	o, err := parseCurrentOpStage(spec)
+	o, err := s.parseCurrentOpStage(r, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -373,10 +399,8 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all"), ownOps: r.args.bool("$ownOps")}
-	if o.ownOps {
-		o.user, _ = r.Conn.userName()
-	}
+	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all")}
+	s.exclusive(&o, r, r.args.bool("$ownOps"))
 	inprog := bson.A{}
 	for _, d := range s.currentOps(o) {
 		if f.Match(marshal(d)) {

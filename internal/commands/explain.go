@@ -47,7 +47,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if name == "aggregate" {
 		var a *aggregateArgs
-		if a, err = parseAggregate(s, r.DB, &c, r.Txn, r.Ctx); err == nil {
+		if a, err = parseAggregate(s, r, &c, r.Ctx); err == nil {
 			out, err = explainAggregate(s, r.DB, a, execute)
 		}
 	} else {

@@ -316,7 +316,7 @@ func (r *Registry) CloseAll() {
 // it (type "idleCursor").
 type IdleCursor struct {
 	ID                             int64
-	DB, Coll, Session              string
+	DB, Coll, Session, User        string
 	NoTimeout, Tailable, AwaitData bool
 	LastUsed                       time.Time
 }
@@ -327,7 +327,7 @@ func (r *Registry) Idle() []IdleCursor {
 	var out []IdleCursor
 	for _, c := range r.cursors {
 		if !c.inUse {
-			out = append(out, IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session,
+			out = append(out, IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session, User: c.User,
 				NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed})
 		}
 	}
