@@ -594,15 +594,17 @@ func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 // says authorizedDatabases: false; otherwise a user without it sees the
 // databases it holds privileges on (listableDatabases).
 func listDatabasesNeeds(r *Request, u *authedUser) ([]need, error) {
-	if b, ok := r.Cmd.Lookup("authorizedDatabases").BooleanOK(); ok && !b {
+	if !r.args.boolOr("authorizedDatabases", true) {
 		return []need{{auth.ClusterTarget(), "listDatabases"}}, nil
 	}
 	return nil, nil
 }
 
 // listableDatabases says which databases listDatabases shows r's user:
-// all of them without access control or with the listDatabases action,
-// else those the user holds privileges on.
+// all of them without access control, or with the listDatabases action
+// unless authorizedDatabases: true asks for only those the user holds
+// privileges on, which is what a user without the action sees.
+// https://www.mongodb.com/docs/v7.0/reference/command/listDatabases/
 func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 	all := func(string) bool { return true }
 	if !s.Access.Enabled {
@@ -612,7 +614,7 @@ func (s *Service) listableDatabases(r *Request) (func(string) bool, error) {
 	if err != nil || u == nil {
 		return all, err
 	}
-	if u.privs.Allows(auth.ClusterTarget(), "listDatabases") {
+	if !r.args.bool("authorizedDatabases") && u.privs.Allows(auth.ClusterTarget(), "listDatabases") {
 		return all, nil
 	}
 	return func(db string) bool {
@@ -658,9 +660,7 @@ func (s *Service) ownOperation(r *Request, u *authedUser) bool {
 // with nameOnly: the form any user may run, listing the collections it
 // holds privileges on.
 func authorizedCollectionNames(r *Request) bool {
-	a, _ := r.Cmd.Lookup("authorizedCollections").BooleanOK()
-	n, _ := r.Cmd.Lookup("nameOnly").BooleanOK()
-	return a && n
+	return r.args.bool("authorizedCollections") && r.args.bool("nameOnly")
 }
 
 // listCollectionsNeeds: listCollections on the database, but for

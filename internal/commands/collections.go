@@ -24,7 +24,7 @@ var listCollectionsSpec = &argSpec{path: "listCollections", fields: []argField{
 	arg("filter", tDoc),
 	arg("nameOnly", tBool),
 	arg("cursor", tDoc),
-	ignore("authorizedCollections", tBool, "without authentication every collection is authorized"),
+	arg("authorizedCollections", tBool),
 	ignore("includePendingDrops", tBool, "Folio drops a collection at once: none is ever pending"),
 }, subs: []*argSpec{listCollectionsCursorSpec}}
 

@@ -15,7 +15,7 @@ func init() {
 var listDatabasesSpec = &argSpec{path: "listDatabases", fields: []argField{
 	arg("filter", tDoc),
 	arg("nameOnly", tBool),
-	ignore("authorizedDatabases", tBool, "without authentication every database is authorized"),
+	arg("authorizedDatabases", tBool),
 }}
 
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {

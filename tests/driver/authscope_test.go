@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -81,5 +83,53 @@ func TestAuthCurrentOpStageAllUsers(t *testing.T) {
 	}
 	if len(cursors) != 1 || cursors[0] != annCursor {
 		t.Errorf("root's $currentOp with allUsers: cursors %v, want [%d]", cursors, annCursor)
+	}
+}
+
+// TestAuthListDatabasesAuthorized: authorizedDatabases: true lists only
+// the databases the user holds privileges on, even for a user holding the
+// listDatabases action, which otherwise lists them all.
+// https://www.mongodb.com/docs/v7.0/reference/command/listDatabases/
+func TestAuthListDatabasesAuthorized(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	if _, err := root.Database("other").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.Database("app").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "createRole", Value: "lister"}, {Key: "roles", Value: bson.A{}},
+		{Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "cluster", Value: true}}}, {Key: "actions", Value: bson.A{"listDatabases"}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCmd(root, "app", bson.D{{Key: "createUser", Value: "bob"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"readWrite", bson.D{{Key: "role", Value: "lister"}, {Key: "db", Value: "admin"}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	bob := connectAs(t, in, "bob", "pw", "app", "")
+	for _, tc := range []struct {
+		opts bson.D
+		want string
+	}{
+		{nil, "[admin app other]"},
+		{bson.D{{Key: "authorizedDatabases", Value: false}}, "[admin app other]"},
+		{bson.D{{Key: "authorizedDatabases", Value: true}}, "[app]"},
+	} {
+		cmd := append(bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true},
+			{Key: "filter", Value: bson.D{{Key: "name", Value: bson.D{{Key: "$ne", Value: "config"}}}}}}, tc.opts...)
+		r, err := runCmd(bob, "admin", cmd)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.opts, err)
+		}
+		var names []string
+		dbs, _ := r.Lookup("databases").Array().Values()
+		for _, d := range dbs {
+			names = append(names, d.Document().Lookup("name").StringValue())
+		}
+		sort.Strings(names)
+		if got := fmt.Sprint(names); got != tc.want {
+			t.Errorf("listDatabases %v: %s, want %s", tc.opts, got, tc.want)
+		}
 	}
 }
