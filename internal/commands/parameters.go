@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
@@ -75,9 +76,10 @@ var serverParameters = map[string]serverParameter{
 	"maxBSONDepth": {
 		get: func(*Service) any { return int32(rawdoc.MaxDepth) },
 	},
-	// Folio runs without authentication: no mechanism is enabled.
+	// The SASL mechanisms clients may authenticate with (with or without
+	// -auth, as in MongoDB).
 	"authenticationMechanisms": {
-		get: func(*Service) any { return bson.A{} },
+		get: func(*Service) any { return auth.Mechanisms },
 	},
 	"quiet": {
 		get: func(*Service) any { return false },

@@ -133,3 +133,28 @@ func TestAuthListDatabasesAuthorized(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthMechanismsParameter: getParameter authenticationMechanisms lists
+// the mechanisms Folio authenticates with, and each of them works.
+// https://www.mongodb.com/docs/v7.0/reference/parameters/#mongodb-parameter-param.authenticationMechanisms
+func TestAuthMechanismsParameter(t *testing.T) {
+	root, in := startAuthServer(t)
+	r, err := runCmd(root, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "authenticationMechanisms", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, _ := r.Lookup("authenticationMechanisms").Array().Values()
+	var mechs []string
+	for _, v := range vals {
+		mechs = append(mechs, v.StringValue())
+	}
+	if got := fmt.Sprint(mechs); got != "[SCRAM-SHA-1 SCRAM-SHA-256]" {
+		t.Errorf("authenticationMechanisms %s", got)
+	}
+	for _, m := range mechs {
+		c := connectAs(t, in, rootUser, rootPassword, "admin", m)
+		if _, err := runCmd(c, "admin", bson.D{{Key: "connectionStatus", Value: 1}}); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}
