@@ -450,17 +450,23 @@ func redactCommand(cmd bson.Raw) bson.Raw {
 	return marshal(d)
 }
 
-// authCollections are the collections whose direct writes change users
-// or roles.
+// writesAuthCollections reports whether r may have written admin's users
+// or roles directly (not through the user and role commands): a write to
+// admin.system.users or admin.system.roles, a rename, admin's drop, or an
+// aggregate writing with $out or $merge (whose target may be in admin
+// whatever database it runs on).
 func writesAuthCollections(r *Request, name string) bool {
+	if name == "aggregate" {
+		return hasOutputStage(&r.args)
+	}
 	if r.DB != "admin" {
 		return false
 	}
 	switch name {
-	case "insert", "update", "delete", "findAndModify", "findandmodify", "drop", "renameCollection", "aggregate":
+	case "insert", "update", "delete", "findAndModify", "findandmodify", "drop":
 		c, _ := r.Cmd.Index(0).Value().StringValueOK()
-		return c == usersColl || c == rolesColl || name == "aggregate" || name == "renameCollection"
-	case "dropDatabase":
+		return c == usersColl || c == rolesColl
+	case "renameCollection", "dropDatabase":
 		return true
 	}
 	return false

@@ -81,6 +81,9 @@ func TestAuthzNeeds(t *testing.T) {
 			[]need{{ns("c"), "find"}, {auth.NSTarget("x", "m"), "insert"}, {auth.NSTarget("x", "m"), "update"}}},
 		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$collStats", Value: bson.D{}}}}}}, []need{{ns("c"), "collStats"}}},
 		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$documents", Value: bson.A{}}}}}}, nil},
+		// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/#access-control
+		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{}}}}}}, nil},
+		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{{Key: "allUsers", Value: true}}}}}}}, []need{{cl, "inprog"}}},
 		{bson.D{{Key: "renameCollection", Value: "a.b"}, {Key: "to", Value: "c.d"}, {Key: "dropTarget", Value: true}},
 			[]need{{auth.NSTarget("a", "b"), "find"}, {auth.NSTarget("a", "b"), "dropCollection"}, {auth.NSTarget("c", "d"), "insert"}, {auth.NSTarget("c", "d"), "createIndex"}, {auth.NSTarget("c", "d"), "dropCollection"}}},
 		{bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"read", bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "o"}}}}},
@@ -134,6 +137,35 @@ func TestAuthzNeeds(t *testing.T) {
 	for _, name := range []string{"hello", "isMaster", "buildInfo", "ping", "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus"} {
 		if !authzRules[name].open {
 			t.Errorf("%s needs authentication", name)
+		}
+	}
+}
+
+// TestWritesAuthCollections: the commands after which connections resolve
+// their users' privileges again are those that may write admin's users or
+// roles, not every command run on admin.
+func TestWritesAuthCollections(t *testing.T) {
+	for _, tc := range []struct {
+		db   string
+		cmd  bson.D
+		want bool
+	}{
+		{"admin", bson.D{{Key: "insert", Value: "system.users"}, {Key: "documents", Value: bson.A{bson.D{}}}}, true},
+		{"admin", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, false},
+		{"app", bson.D{{Key: "insert", Value: "system.users"}, {Key: "documents", Value: bson.A{bson.D{}}}}, false},
+		{"admin", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, false},
+		{"admin", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "system.roles"}}}}, {Key: "cursor", Value: bson.D{}}}, true},
+		{"app", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: bson.D{{Key: "db", Value: "admin"}, {Key: "coll", Value: "system.users"}}}}}}}}, {Key: "cursor", Value: bson.D{}}}, true},
+		{"admin", bson.D{{Key: "dropDatabase", Value: 1}}, true},
+	} {
+		cmd, _ := bson.Marshal(tc.cmd)
+		r := &Request{DB: tc.db, Cmd: cmd}
+		var err error
+		if r.args, err = parseCommand(cmd, handlers[Name(cmd)].spec); err != nil {
+			t.Fatalf("%v: %v", tc.cmd, err)
+		}
+		if got := writesAuthCollections(r, Name(cmd)); got != tc.want {
+			t.Errorf("%s %v: %v, want %v", tc.db, tc.cmd, got, tc.want)
 		}
 	}
 }
