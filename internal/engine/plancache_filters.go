@@ -100,7 +100,12 @@ func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, in
 		return mongoerr.New(mongoerr.BadValue, "no such collection")
 	}
 	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
-	f := &indexFilter{query: docOrEmpty(filter), sort: docOrEmpty(sort), proj: docOrEmpty(proj), indexes: indexes}
+	// The filter outlives the request: it holds copies, not slices of the
+	// request's message.
+	f := &indexFilter{query: docOrEmpty(slices.Clone(filter)), sort: docOrEmpty(slices.Clone(sort)), proj: docOrEmpty(slices.Clone(proj))}
+	for _, v := range indexes {
+		f.indexes = append(f.indexes, bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)})
+	}
 	c.plans.mu.Lock()
 	if c.plans.filters == nil {
 		c.plans.filters = map[string]*indexFilter{}

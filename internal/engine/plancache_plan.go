@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -96,12 +97,13 @@ func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledF
 }
 
 // cacheEntry builds the entry recording a trial's outcome for the query
-// identified by id.
+// identified by id. The entry outlives the request: it holds copies of the
+// query's documents, not slices of the request's message.
 func (e *Engine) cacheEntry(id cacheIdentity, q compiledFind, res *trialResult, limit int64) *planCacheEntry {
-	filter := q.filter.Doc()
-	shape := planner.Shape{Filter: filter, Sort: q.sortDoc, Projection: q.projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit()}
+	filter, sortDoc, projDoc := slices.Clone(q.filter.Doc()), slices.Clone(q.sortDoc), slices.Clone(q.projDoc)
+	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit()}
 	from := bson.D{{Key: "query", Value: filter}}
-	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(q.sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(q.projDoc)})
+	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(projDoc)})
 	ent := &planCacheEntry{
 		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
 		ix: indexOf(res.winner), works: res.runs[0].works, created: time.Now(),

@@ -495,3 +495,53 @@ func bsoncoreString(s string) []byte {
 	_, v, _ := bson.MarshalValue(s)
 	return v
 }
+
+// TestPlanCacheOwnsItsDocuments: plan cache entries and index filters
+// outlive the request that made them, so they keep copies of its query
+// documents: the request's buffer reused for another message changes
+// nothing they show.
+func TestPlanCacheOwnsItsDocuments(t *testing.T) {
+	e := planCacheFixture(t)
+	scribble := func(b []byte) {
+		for i := range b {
+			b[i] = 'x'
+		}
+	}
+	filter := bsonDoc(bson.D{{Key: "a", Value: int32(1)}, {Key: "b", Value: int32(1)}})
+	sort, proj := bsonDoc(bson.D{{Key: "b", Value: int32(1)}}), bsonDoc(bson.D{{Key: "a", Value: int32(1)}})
+	cur, err := e.Find("test", "pc", FindOptions{Filter: filter, Sort: sort, Projection: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc == nil {
+			break
+		}
+	}
+	cur.Close()
+	scribble(filter)
+	scribble(sort)
+	scribble(proj)
+	stats := planCacheStats(t, e, "test", "pc")
+	if len(stats) != 1 {
+		t.Fatalf("%d entries, want 1", len(stats))
+	}
+	if got := fmt.Sprint(lookupD(stats[0], "createdFromQuery")); got != `{"query":{"a":{"$numberInt":"1"},"b":{"$numberInt":"1"}},"sort":{"b":{"$numberInt":"1"}},"projection":{"a":{"$numberInt":"1"}}}` {
+		t.Errorf("createdFromQuery after the request's buffer changed: %s", got)
+	}
+
+	query, name := bsonDoc(bson.D{{Key: "b", Value: int32(2)}}), bsoncoreString("a_1")
+	if err := e.SetIndexFilter("test", "pc", query, nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: name}}); err != nil {
+		t.Fatal(err)
+	}
+	scribble(query)
+	scribble(name[4:])
+	fs := e.IndexFilters("test", "pc")
+	if got := fmt.Sprint(fs); got != `[{"query":{"b":{"$numberInt":"2"}},"sort":{},"projection":{},"indexes":["a_1"]}]` {
+		t.Errorf("index filters after the request's buffer changed: %s", got)
+	}
+}
