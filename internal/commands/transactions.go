@@ -334,8 +334,16 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // killAllSessionsCmd kills every session, the operations running in them
-// and their cursors.
+// and their cursors. Folio's sessions are not tied to users, so it refuses
+// to kill only the sessions of listed users (a non-empty array) rather
+// than kill them all.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
+	switch v := r.args.first(); {
+	case v.Type != bson.TypeArray:
+		return nil, wrongType("killAllSessions", "killAllSessions", v, "array")
+	case len(v.Value) > 5:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "killAllSessions of given users is not implemented: Folio's sessions are not tied to users")
+	}
 	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
 	s.Cursors.KillSessions(func(string) bool { return true })
 	s.Sessions.EndAll()

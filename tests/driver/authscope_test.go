@@ -158,3 +158,18 @@ func TestAuthMechanismsParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestKillAllSessionsOfUsers: killAllSessions with a list of users would
+// kill only their sessions; Folio's sessions are not tied to users, so it
+// refuses that form rather than kill every session.
+// https://www.mongodb.com/docs/v7.0/reference/command/killAllSessions/
+func TestKillAllSessionsOfUsers(t *testing.T) {
+	client, _ := startServer(t)
+	_, err := runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: bson.A{bson.D{{Key: "user", Value: "u"}, {Key: "db", Value: "app"}}}}})
+	requireCode(t, err, 238, "NotImplemented")
+	_, err = runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: 1}})
+	requireCode(t, err, 14, "TypeMismatch")
+	if _, err := runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: bson.A{}}}); err != nil {
+		t.Errorf("killAllSessions []: %v", err)
+	}
+}
