@@ -61,8 +61,7 @@ func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, e
 			return nil, err
 		}
 	}
-	// The result is usually about the size of the document.
-	return bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64))), nil
+	return bson.Raw(c.root.appendValue(nil)), nil
 }
 
 // walk applies the update tree t to the value at s.
