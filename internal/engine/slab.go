@@ -11,12 +11,7 @@ import (
 // filled, copied into the reply and dropped together). A chunk lives while
 // any of its documents does; documents above slabLarge get their own copy,
 // so a chunk pins at most slabChunk bytes for one small retained document.
-// The first document gets its own exact copy too: most finds serve one
-// (by _id, findOne), and a chunk would be mostly empty.
-type slab struct {
-	buf     []byte
-	started bool
-}
+type slab struct{ buf []byte }
 
 const (
 	slabChunk = 16 << 10
@@ -25,8 +20,7 @@ const (
 
 // clone returns a copy of doc that later clones never overwrite.
 func (s *slab) clone(doc []byte) bson.Raw {
-	if len(doc) > slabLarge || !s.started {
-		s.started = true
+	if len(doc) > slabLarge {
 		return slices.Clone(doc)
 	}
 	if cap(s.buf)-len(s.buf) < len(doc) {
