@@ -13,14 +13,13 @@ import (
 // commandReaders are the functions that may read a command document
 // directly, and why: everything else reads its parsed fields (cmdArgs).
 var commandReaders = map[string]string{
-	"collectionArg":    "the collection in the first field, and $db for its error",
-	"parseSessionArgs": "the generic session arguments",
-	"parseGeneric":     "the generic arguments",
-	"begin":            "the namespace currentOp shows",
-	"parseArgs":        "the declared fields",
-	"eachExtra":        "an open command's undeclared fields",
-	"first":            "the first field",
-	"Name":             "the command name",
+	"collectionArg": "the collection in the first field, and $db for its error",
+	"parseGeneric":  "the generic arguments",
+	"begin":         "the namespace currentOp shows",
+	"parseArgs":     "the declared fields",
+	"eachExtra":     "an open command's undeclared fields",
+	"first":         "the first field",
+	"Name":          "the command name",
 }
 
 // cmdAccessors are cmdArgs' methods reading one declared field by name.

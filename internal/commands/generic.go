@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"encoding/binary"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -42,7 +44,7 @@ type genericArg func(a *GenericArgs, v bson.RawValue) error
 // validated, or, when Folio does not honour it and a one-member replica set
 // would not ignore it, refused with NotImplemented.
 var genericArgs = map[string]genericArg{
-	// The server reads $db; parseSessionArgs reads the session fields.
+	// The server reads $db; sessionFields reads the session fields.
 	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil,
 	// comment is any value; currentOp shows it with the command.
 	"comment":         nil,
@@ -105,34 +107,46 @@ func isGenericArg(key string) bool {
 	return ok || refusedArgs[key]
 }
 
-// parseGeneric reads cmd's generic arguments.
+// parseGeneric reads cmd's generic arguments in one pass over its fields,
+// without allocating. The session fields' errors come before the others'
+// (the first of those in field order), as when they were read first.
 func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 	var a GenericArgs
-	var err error
-	if a.Session, err = parseSessionArgs(cmd); err != nil {
-		return a, err
+	if len(cmd) < 5 || int(binary.LittleEndian.Uint32(cmd)) != len(cmd) || cmd[len(cmd)-1] != 0 {
+		return a, invalidCommand("length prefix does not match the document")
 	}
-	elems, err := cmd.Elements()
-	if err != nil {
-		return a, mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %v", err)
-	}
-	for i, el := range elems {
-		if i == 0 {
+	var sess sessionFields
+	var argErr error
+	it := rawdoc.Iterate(cmd)
+	for i := 0; len(it.Rest()) > 0; i++ {
+		k, v, ok := it.Next()
+		if !ok {
+			return a, invalidCommand("malformed element")
+		}
+		if i == 0 || sess.take(k, v) || argErr != nil {
 			continue
 		}
-		if refusedArgs[el.Key()] {
-			return a, notHonoured(el.Key())
+		if refusedArgs[string(k)] {
+			argErr = notHonoured(string(k))
+		} else if fn := genericArgs[string(k)]; fn != nil {
+			argErr = fn(&a, v)
 		}
-		if fn := genericArgs[el.Key()]; fn != nil {
-			if err := fn(&a, el.Value()); err != nil {
-				return a, err
-			}
-		}
+	}
+	var err error
+	if a.Session, err = sess.parse(cmd); err != nil {
+		return a, err
+	}
+	if argErr != nil {
+		return a, argErr
 	}
 	if (a.API.HasStrict || a.API.HasDeprecationErrors) && a.API.Version == "" {
 		return a, mongoerr.New(mongoerr.APIParametersWithoutVersion, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
 	}
 	return a, nil
+}
+
+func invalidCommand(why string) error {
+	return mongoerr.New(mongoerr.InvalidBSON, "invalid command document: %s", why)
 }
 
 // apiParamType is the IDL's error for a Stable API parameter of the wrong

@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sessions"
 )
 
@@ -65,15 +66,44 @@ type sessionArgs struct {
 	startTransaction bool
 }
 
-func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
+// sessionFields are a command's session fields as sent, each the first
+// of its name (missing when absent).
+type sessionFields struct {
+	lsid, txnNumber, autocommit, startTransaction bson.RawValue
+}
+
+// take keeps v when k names a session field not yet seen, and reports
+// whether k names one.
+func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
+	var dst *bson.RawValue
+	switch string(k) {
+	case "lsid":
+		dst = &f.lsid
+	case "txnNumber":
+		dst = &f.txnNumber
+	case "autocommit":
+		dst = &f.autocommit
+	case "startTransaction":
+		dst = &f.startTransaction
+	default:
+		return false
+	}
+	if dst.Type == 0 {
+		*dst = v
+	}
+	return true
+}
+
+// parse validates the session fields of cmd.
+func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 	var a sessionArgs
-	if v, err := cmd.LookupErr("lsid"); err == nil {
+	if v := f.lsid; v.Type != 0 {
 		id, ok := v.DocumentOK()
 		if !ok {
 			return a, wrongType(Name(cmd), "lsid", v, "object")
 		}
-		idv, err := id.LookupErr("id")
-		if err != nil || idv.Type != bson.TypeBinary {
+		idv := rawdoc.Lookup(id, "id")
+		if idv.Type != bson.TypeBinary {
 			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
 		}
 		subtype, data := idv.Binary()
@@ -82,20 +112,20 @@ func parseSessionArgs(cmd bson.Raw) (sessionArgs, error) {
 		}
 		a.lsid = string(data)
 	}
-	if v, err := cmd.LookupErr("txnNumber"); err == nil {
+	if v := f.txnNumber; v.Type != 0 {
 		if v.Type != bson.TypeInt64 {
 			return a, wrongType(Name(cmd), "txnNumber", v, "long")
 		}
 		a.txnNumber, a.hasTxnNumber = v.Int64(), true
 	}
-	if v, err := cmd.LookupErr("autocommit"); err == nil {
+	if v := f.autocommit; v.Type != 0 {
 		b, ok := v.BooleanOK()
 		if !ok || b {
 			return a, mongoerr.New(mongoerr.InvalidOptions, "autocommit must be false")
 		}
 		a.inTxn = true
 	}
-	if v, err := cmd.LookupErr("startTransaction"); err == nil {
+	if v := f.startTransaction; v.Type != 0 {
 		b, ok := v.BooleanOK()
 		if !ok || !b {
 			return a, mongoerr.New(mongoerr.InvalidOptions, "startTransaction must be true")

@@ -21,8 +21,8 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	}
 	defer release()
 	var n int64
-	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(doc bson.Raw) (bool, error) {
-		removed, err := e.rewrite(wo.Ctx, c, documentID(doc), f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
+	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte) (bool, error) {
+		removed, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, remove, nil
 		})
 		if removed {

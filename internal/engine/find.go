@@ -213,9 +213,15 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	}
 	var r storage.Reader
 	var closer func() error
-	if txn != nil {
+	switch {
+	case txn != nil:
 		r = txn.view
-	} else {
+	case p.Or == nil && p.IDPoint():
+		// A single _id is read at once (see newPlanSource): one read of
+		// the latest committed state is a snapshot of its own, without
+		// registering and releasing one.
+		r = e.kv
+	default:
 		snap := e.kv.NewSnapshot()
 		r, closer = snap, snap.Close
 	}

@@ -184,7 +184,8 @@ func TestRangeIntersection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		last := p.Bounds[len(p.Bounds)-1].Value.([]string)
+		bounds := p.Bounds()
+		last := bounds[len(bounds)-1].Value.([]string)
 		if len(last) != 1 || last[0] != tc.bounds {
 			t.Errorf("%s: bounds %v, want %s", tc.filter, last, tc.bounds)
 		}

@@ -70,8 +70,8 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
-	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(doc bson.Raw) (bool, error) {
-		matched, err := e.rewrite(u.Ctx, c, documentID(doc), f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(key []byte) (bool, error) {
+		matched, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {
 				return nil, keep, err

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -30,9 +29,8 @@ const (
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
-func (e *Engine) rewrite(ctx context.Context, c *Collection, id bson.RawValue, f *query.Filter, txn *Txn, rec Recorder,
+func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
-	key := docKey(c.ID, id)
 	var r storage.Reader = e.kv
 	write := func(cur, next bson.Raw) error { return e.writeDoc(c, key, cur, next, stmtRec{rec: rec}) }
 	if txn != nil {
@@ -133,13 +131,20 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmt
 	return nil
 }
 
-// forEachMatch calls fn with each document of c matching f in a snapshot
-// taken when it starts, in plan order, until fn returns false. fn receives
-// a private copy of the document. The scan stops with the interruption's
+// forEachMatch calls fn with the storage key of each document of c matching
+// f in a snapshot taken when it starts, in plan order, until fn returns
+// false; fn rewrites the document (see rewrite), which re-reads and
+// re-matches it under its lock. The scan stops with the interruption's
 // error once ctx ends; a document fn is changing is always finished first.
-func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(doc bson.Raw) (bool, error)) error {
+// A single _id outside a transaction is not read here at all: fn gets its
+// key, and rewrite's read under the lock is the only one.
+func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(key []byte) (bool, error)) error {
 	p, _, err := e.planFind(ctx, c, compiledFind{filter: f}, hint, txn, 0)
 	if err != nil {
+		return err
+	}
+	if txn == nil && p.IDPoint() {
+		_, err := fn(docKeyFromEncodedID(c.ID, p.Intervals[0].Lo))
 		return err
 	}
 	scan, err := e.openScan(c, p, f, txn, ctx, &scanStats{})
@@ -152,7 +157,7 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 		if doc == nil || err != nil {
 			return err
 		}
-		more, err := fn(slices.Clone(doc))
+		more, err := fn(docKey(c.ID, documentID(doc)))
 		if !more || err != nil {
 			return err
 		}

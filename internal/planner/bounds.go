@@ -16,7 +16,8 @@ import (
 // byte order (a descending field's encodings are inverted, so its byte
 // order is the reverse of value order), with its ends as explain shows
 // them: as text, and (for points and comparisons) as the values at the
-// lo and hi ends and whether each is included.
+// lo and hi ends and whether each is included. An end without text (a
+// point's) is shown from its value, only when explain asks.
 type fieldInterval struct {
 	lo, hi           []byte
 	loShown, hiShown string
@@ -24,7 +25,24 @@ type fieldInterval struct {
 	loIncl, hiIncl   bool
 }
 
-func (iv fieldInterval) shown() string { return iv.loShown + ", " + iv.hiShown }
+func (iv fieldInterval) shown() string {
+	lo, hi := iv.loShown, iv.hiShown
+	if lo == "" {
+		open := "("
+		if iv.loIncl {
+			open = "["
+		}
+		lo = open + showValue(iv.loVal)
+	}
+	if hi == "" {
+		closed := ")"
+		if iv.hiIncl {
+			closed = "]"
+		}
+		hi = showValue(iv.hiVal) + closed
+	}
+	return lo + ", " + hi
+}
 
 // fieldBounds is what a filter says about one indexed field: the sorted,
 // disjoint intervals that hold every value a matching document can index
@@ -148,9 +166,7 @@ func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
 	fb := fieldBounds{point: true}
 	add := func(v bson.RawValue) {
 		enc := keyenc.AppendField(nil, v, desc)
-		s := showValue(v)
-		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + s, hiShown: s + "]",
-			loVal: v, hiVal: v, loIncl: true, hiIncl: true})
+		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: v, hiVal: v, loIncl: true, hiIncl: true})
 	}
 	for _, v := range vals {
 		switch v.Type {

@@ -152,12 +152,10 @@ func (p *Plan) countScanStage() bson.D {
 // span [MinKey, MaxKey].
 func (p *Plan) explainBounds() bson.D {
 	out := bson.D{}
-	for _, f := range p.fields {
+	for i, f := range p.fields {
 		var shown any = bson.A{"[MinKey, MaxKey]"}
-		for _, b := range p.Bounds {
-			if b.Key == f.Path {
-				shown = b.Value
-			}
+		if i < len(p.fieldBounds) && !p.fieldBounds[i].empty() {
+			shown = p.fieldBounds[i].shown()
 		}
 		out = append(out, bson.E{Key: f.Path, Value: shown})
 	}

@@ -50,8 +50,6 @@ type Plan struct {
 	Sorted bool
 	// Natural scans a capped collection's insertion order (UseNatural).
 	Natural bool
-	// Bounds are the bounds of each bounded field, for explain.
-	Bounds bson.D
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
 	fields      []Field
@@ -82,6 +80,18 @@ type Plan struct {
 
 // Interval is a run of whole keys, [Lo, Hi).
 type Interval struct{ Lo, Hi []byte }
+
+// Bounds are the bounds of each bounded field as explain shows them,
+// built when asked (a plan that is only run never shows them).
+func (p *Plan) Bounds() bson.D {
+	var out bson.D
+	for i, fb := range p.fieldBounds {
+		if !fb.empty() {
+			out = append(out, bson.E{Key: p.fields[i].Path, Value: fb.shown()})
+		}
+	}
+	return out
+}
 
 // IDPoint reports whether the plan reads one document by its _id.
 func (p *Plan) IDPoint() bool {
@@ -305,7 +315,6 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 			leading = false
 			continue
 		}
-		p.Bounds = append(p.Bounds, bson.E{Key: f.Path, Value: fb.shown()})
 		p.fieldBounds[i] = fb
 		bounded[i] = true
 		single[i] = fb.single()

@@ -61,7 +61,8 @@ func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, e
 			return nil, err
 		}
 	}
-	return bson.Raw(c.root.appendValue(nil)), nil
+	// The result is usually about the size of the document.
+	return bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64))), nil
 }
 
 // walk applies the update tree t to the value at s.

@@ -5,6 +5,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // node is one value of the document being updated. A node keeps the raw
@@ -32,22 +34,29 @@ func isContainer(t bson.Type) bool {
 	return t == bson.TypeEmbeddedDocument || t == bson.TypeArray
 }
 
-// expand decodes one level of a document or array node.
+// expand decodes one level of a document or array node; its children's
+// nodes share one allocation.
 func (n *node) expand() {
 	if n.expanded || !isContainer(n.t) {
 		return
 	}
 	n.expanded = true
-	elems, _ := bson.Raw(n.raw).Elements()
+	count := rawdoc.Len(n.raw)
+	kids := make([]node, count)
+	it := rawdoc.Iterate(n.raw)
 	if n.t == bson.TypeArray {
-		n.elems = make([]*node, len(elems))
-		for i, e := range elems {
-			n.elems[i] = rawNode(e.Value())
+		n.elems = make([]*node, count)
+		for i := range count {
+			_, v, _ := it.Next()
+			kids[i] = node{t: v.Type, raw: v.Value}
+			n.elems[i] = &kids[i]
 		}
 	} else {
-		n.fields = make([]field, len(elems))
-		for i, e := range elems {
-			n.fields[i] = field{name: e.Key(), val: rawNode(e.Value())}
+		n.fields = make([]field, count)
+		for i := range count {
+			k, v, _ := it.Next()
+			kids[i] = node{t: v.Type, raw: v.Value}
+			n.fields[i] = field{name: string(k), val: &kids[i]}
 		}
 	}
 	n.raw = nil

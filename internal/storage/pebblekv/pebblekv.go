@@ -140,8 +140,16 @@ func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {
 // NewSnapshot implements storage.KV.
 func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()} }
 
+// batchRetained is the largest batch buffer Pebble keeps for reuse once
+// the batch is closed. Pebble's default (1 MB) is below an insert of a
+// thousand 1 KB documents, whose buffer would otherwise be grown again by
+// doubling, about four times its size in allocations, on every insertMany.
+const batchRetained = 4 << 20
+
 // NewBatch implements storage.KV.
-func (d *DB) NewBatch() storage.Batch { return &batch{b: d.db.NewBatch(), space: d.space} }
+func (d *DB) NewBatch() storage.Batch {
+	return &batch{b: d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained)), space: d.space}
+}
 
 // Sync implements storage.KV: an empty synced WAL record forces every
 // earlier commit to disk.
