@@ -57,7 +57,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestDiskFull(t *testing.T) {
 	disk := &fullDisk{}
 	dir := t.TempDir()
-	opts := Options{fs: errorfs.Wrap(vfs.Default, disk)}
+	opts := Options{FS: errorfs.Wrap(vfs.Default, disk)}
 	db, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestDiskFull(t *testing.T) {
 // Pebble, while commits are refused and reads go on.
 func TestDiskFullFlush(t *testing.T) {
 	disk := &fullDisk{suffix: ".sst"}
-	db, err := Open(t.TempDir(), Options{fs: errorfs.Wrap(vfs.Default, disk)})
+	db, err := Open(t.TempDir(), Options{FS: errorfs.Wrap(vfs.Default, disk)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestDiskFullAtOpen(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan error, 1)
 	go func() {
-		db, err := Open(dir, Options{fs: errorfs.Wrap(vfs.Default, disk)})
+		db, err := Open(dir, Options{FS: errorfs.Wrap(vfs.Default, disk)})
 		if err == nil {
 			db.Close()
 		}
