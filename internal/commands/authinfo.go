@@ -187,7 +187,11 @@ func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
 		}
 		out = append(out, bson.E{Key: e.Key(), Value: e.Value()})
 	}
-	out = append(out, bson.E{Key: "mechanisms", Value: creds.Mechanisms()})
+	mechs := creds.Mechanisms()
+	if name.DB == auth.ExternalDB {
+		mechs = []string{"external"}
+	}
+	out = append(out, bson.E{Key: "mechanisms", Value: mechs})
 	if f.showRestrictions {
 		// createUser refuses restrictions: every user has none.
 		out = append(out, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -86,8 +87,12 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 	}
 	s.Ops.Command.Add(1)
-	if err := engine.ValidateDBName(r.DB); err != nil {
-		return nil, err
+	// $external, where X.509 users live, takes commands though no
+	// collection may be created in it.
+	if r.DB != auth.ExternalDB {
+		if err := engine.ValidateDBName(r.DB); err != nil {
+			return nil, err
+		}
 	}
 	var err error
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {

@@ -18,10 +18,7 @@ func init() {
 		arg("payload", tAny),
 	}}, "saslContinue")
 	register(logoutCmd, &argSpec{path: "logout"}, "logout")
-	register(authenticateCmd, &argSpec{path: "authenticate", fields: []argField{
-		arg("mechanism", tString),
-		ignore("user", tString, "read only by MONGODB-X509, which Folio refuses"),
-	}}, "authenticate")
+	register(authenticateCmd, authenticateSpec, "authenticate")
 }
 
 // saslStartSpec declares saslStart's fields, also those of the saslStart
@@ -205,14 +202,18 @@ func (s *Service) saslStep(r *Request, payload []byte) (bson.Raw, error) {
 }
 
 // speculativeAuth runs hello's speculativeAuthenticate (a saslStart with
-// its database inside): the first step's reply, or nil when it fails,
+// its database inside, or an X.509 authenticate): the first step's reply, or nil when it fails,
 // which the client learns from the reply's missing field.
 func (s *Service) speculativeAuth(r *Request, v bson.RawValue) bson.Raw {
 	d, ok := v.DocumentOK()
 	if !ok {
 		return nil
 	}
-	if Name(d) != "saslStart" {
+	switch Name(d) {
+	case "authenticate":
+		return s.speculativeX509(r, d)
+	case "saslStart":
+	default:
 		return nil
 	}
 	c, err := parseCommand(d, saslStartSpec)
@@ -261,16 +262,6 @@ func logoutCmd(_ *Service, r *Request) (bson.Raw, error) {
 	ca.user, ca.conv = nil, nil
 	ca.mu.Unlock()
 	return nil, nil
-}
-
-// authenticateCmd is the legacy authenticate command, which MongoDB 7.0
-// keeps for MONGODB-X509 only: Folio does not implement that mechanism.
-func authenticateCmd(_ *Service, r *Request) (bson.Raw, error) {
-	m := r.args.str("mechanism")
-	if m == "MONGODB-X509" {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "MONGODB-X509 authentication is not implemented")
-	}
-	return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Unsupported mechanism '%s' on authenticate command", m)
 }
 
 // userCredentials are a user document's credentials; none when it has no

@@ -103,6 +103,10 @@ type Conn struct {
 	Remote string
 	// Compressors is what hello negotiated with the client.
 	Compressors []string
+	// PeerSubject is the subject of the client certificate the connection
+	// presented and the server verified, as MongoDB names X.509 users
+	// (auth.SubjectName); "" when there is none.
+	PeerSubject string
 	// Ctx is the connection's context, a child of Service.Context that the
 	// server ends with ClientDisconnect when the client goes away; the
 	// operations of the connection descend from it. Nil: the root.

@@ -152,14 +152,28 @@ func (s *Service) deleteAuthDocs(coll string, filter bson.D) (int64, error) {
 	return s.Engine.Delete("admin", coll, marshal(filter), 0, bson.RawValue{}, engine.WriteOptions{Journal: true})
 }
 
-// userDocument is a user as MongoDB stores it in admin.system.users.
+// checkExternalPwd refuses a password for a user of $external, whose
+// credentials live outside the server (an X.509 certificate's subject).
+func checkExternalPwd(a userArgs, db string) error {
+	if a.hasPwd && db == auth.ExternalDB {
+		return mongoerr.New(mongoerr.BadValue, "Cannot set the password for users defined on the '$external' database")
+	}
+	return nil
+}
+
+// userDocument is a user as MongoDB stores it in admin.system.users: a
+// user of $external has the credentials {external: true}.
 func userDocument(name auth.UserName, userID bson.Binary, creds auth.Credentials, customData bson.Raw, roles []auth.RoleName) bson.D {
+	var cd any = creds.Doc()
+	if name.DB == auth.ExternalDB {
+		cd = bson.D{{Key: "external", Value: true}}
+	}
 	d := bson.D{
 		{Key: "_id", Value: name.ID()},
 		{Key: "userId", Value: userID},
 		{Key: "user", Value: name.User},
 		{Key: "db", Value: name.DB},
-		{Key: "credentials", Value: creds.Doc()},
+		{Key: "credentials", Value: cd},
 	}
 	if customData != nil {
 		d = append(d, bson.E{Key: "customData", Value: customData})
@@ -180,15 +194,21 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !a.hasPwd {
+	external := r.DB == auth.ExternalDB
+	if !a.hasPwd && !external {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db")
+	}
+	if err := checkExternalPwd(a, r.DB); err != nil {
+		return nil, err
 	}
 	if !a.hasRoles {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createUser.roles' is missing but a required field")
 	}
-	creds, err := a.credentials()
-	if err != nil {
-		return nil, err
+	var creds auth.Credentials
+	if !external {
+		if creds, err = a.credentials(); err != nil {
+			return nil, err
+		}
 	}
 	name := auth.UserName{User: a.name, DB: r.DB}
 	s.Access.mu.Lock()
@@ -260,6 +280,9 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if !a.hasPwd && a.customData == nil && !a.hasRoles && !a.hasMechanisms {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")
+	}
+	if err := checkExternalPwd(a, r.DB); err != nil {
+		return nil, err
 	}
 	var creds auth.Credentials
 	if a.hasPwd {

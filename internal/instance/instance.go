@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/clock"
@@ -28,7 +29,10 @@ type Config struct {
 	// Addr is the listen address; "127.0.0.1:0" picks a free port.
 	Addr string
 	// DBPath is the data directory; ignored when InMemory is set.
-	DBPath   string
+	DBPath string
+	// fs is the file system under DBPath (nil: the operating system's);
+	// tests inject failures through it.
+	fs       vfs.FS
 	InMemory bool
 	// Durability says when acknowledged writes reach the disk; the zero
 	// value is MongoDB's default.
@@ -95,7 +99,7 @@ func Start(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace})
+	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs})
 	if err != nil {
 		return nil, err
 	}
@@ -266,14 +270,50 @@ func (in *Instance) Close(ctx context.Context) error {
 	err = errors.Join(err, <-in.served)
 	in.svc.Cursors.CloseAll()
 	if !idle {
-		err = errors.Join(err, fmt.Errorf("%d operations still running at shutdown; storage flushed but left open", in.svc.Running()), in.eng.Close())
+		err = errors.Join(err, fmt.Errorf("%d operations still running at shutdown; storage flushed but left open", in.svc.Running()), in.closeStorage(false))
 		in.log.Error("folio stopped", "err", err)
 		return err
 	}
 	in.svc.Sessions.AbortAll()
-	err = errors.Join(err, in.eng.Close(), in.kv.Close())
+	err = errors.Join(err, in.closeStorage(true))
 	in.log.Info("folio stopped", "err", err)
 	return err
+}
+
+// diskFullPoll is how often closeStorage asks the store whether a write
+// waits for disk space.
+const diskFullPoll = 10 * time.Millisecond
+
+// closeStorage syncs and stops the engine and, with closeKV, flushes and
+// closes the store. On a full disk a write waiting for space (the store
+// retries it until space is freed, see pebblekv.DiskFull) holds that up
+// until space is freed, and failing the write would crash Pebble: as soon
+// as one waits, closeStorage stops waiting, logs it and leaves storage
+// open, to be dropped with the process. Writes acknowledged as journaled
+// are on disk already; on restart Pebble replays its WAL as after a crash.
+func (in *Instance) closeStorage(closeKV bool) error {
+	done := make(chan error, 1)
+	go func() {
+		err := in.eng.Close()
+		if closeKV {
+			err = errors.Join(err, in.kv.Close())
+		}
+		done <- err
+	}()
+	t := time.NewTicker(diskFullPoll)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+			if in.kv.DiskFull() {
+				err := errors.New("the disk is full: a write waits for space, so storage is left open without a final flush; journaled writes are on disk and the rest of the WAL is replayed at the next start")
+				in.log.Error("shutting down on a full disk", "err", err)
+				return err
+			}
+		}
+	}
 }
 
 // dataDir is the directory the data lives in, empty when it is in memory.

@@ -68,7 +68,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		srv:  s,
 		nc:   nc,
 		rw:   rw,
-		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String()},
+		info: commands.Conn{ID: s.nextID.Add(1), Remote: nc.RemoteAddr().String(), PeerSubject: peerSubject(rw)},
 	}
 	c.info.Ctx, c.disconnected = context.WithCancelCause(s.svc.Context())
 	defer c.disconnected(nil)

@@ -64,7 +64,13 @@ func (s *Server) UseTLS(t *TLS) { s.tls = t }
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	s.ln = ln
+	stopped := s.closing
 	s.mu.Unlock()
+	if stopped {
+		// StopAccepting ran before Serve recorded ln.
+		ln.Close()
+		return nil
+	}
 	var backoff acceptBackoff
 	for {
 		nc, err := ln.Accept()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +13,8 @@ import (
 	"net"
 	"os"
 	"time"
+
+	"github.com/folio-db/folio/internal/auth"
 )
 
 // TLSMode is MongoDB's net.tls.mode for incoming connections.
@@ -145,6 +149,25 @@ func (s *Server) secure(nc net.Conn) (io.ReadWriter, error) {
 }
 
 var errPlainRefused = errors.New("plain connection refused: TLS required")
+
+// peerSubject is the subject of the client certificate a TLS connection
+// presented, verified against the CA file by the handshake, as MongoDB
+// names its $external user; "" without TLS or without a certificate.
+func peerSubject(rw io.ReadWriter) string {
+	tc, ok := rw.(*tls.Conn)
+	if !ok {
+		return ""
+	}
+	certs := tc.ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return ""
+	}
+	var rdns pkix.RDNSequence
+	if rest, err := asn1.Unmarshal(certs[0].RawSubject, &rdns); err != nil || len(rest) > 0 {
+		return ""
+	}
+	return auth.SubjectName(rdns)
+}
 
 // prefixConn is a connection whose first bytes (head) were already read:
 // Read returns them first.

@@ -55,22 +55,28 @@ func NewCA(t testing.TB, name string) *CA {
 // returns it with its key in one PEM, the form mongod's certificate key
 // file takes.
 func (ca *CA) Server(t testing.TB) []byte {
-	return ca.issue(t, "localhost", x509.ExtKeyUsageServerAuth)
+	return ca.issue(t, pkix.Name{CommonName: "localhost"}, x509.ExtKeyUsageServerAuth)
 }
 
 // Client signs a client certificate named cn, with its key in one PEM.
 func (ca *CA) Client(t testing.TB, cn string) []byte {
-	return ca.issue(t, cn, x509.ExtKeyUsageClientAuth)
+	return ca.ClientSubject(t, pkix.Name{CommonName: cn})
 }
 
-func (ca *CA) issue(t testing.TB, cn string, usage x509.ExtKeyUsage) []byte {
+// ClientSubject signs a client certificate with the given subject, with
+// its key in one PEM.
+func (ca *CA) ClientSubject(t testing.TB, subject pkix.Name) []byte {
+	return ca.issue(t, subject, x509.ExtKeyUsageClientAuth)
+}
+
+func (ca *CA) issue(t testing.TB, subject pkix.Name, usage x509.ExtKeyUsage) []byte {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: cn},
+		SerialNumber: big.NewInt(serial.Add(1)), Subject: subject,
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
 	}

@@ -57,7 +57,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestDiskFull(t *testing.T) {
 	disk := &fullDisk{}
 	dir := t.TempDir()
-	opts := Options{fs: errorfs.Wrap(vfs.Default, disk)}
+	opts := Options{FS: errorfs.Wrap(vfs.Default, disk)}
 	db, err := Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestDiskFull(t *testing.T) {
 // Pebble, while commits are refused and reads go on.
 func TestDiskFullFlush(t *testing.T) {
 	disk := &fullDisk{suffix: ".sst"}
-	db, err := Open(t.TempDir(), Options{fs: errorfs.Wrap(vfs.Default, disk)})
+	db, err := Open(t.TempDir(), Options{FS: errorfs.Wrap(vfs.Default, disk)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestDiskFullAtOpen(t *testing.T) {
 	dir := t.TempDir()
 	done := make(chan error, 1)
 	go func() {
-		db, err := Open(dir, Options{fs: errorfs.Wrap(vfs.Default, disk)})
+		db, err := Open(dir, Options{FS: errorfs.Wrap(vfs.Default, disk)})
 		if err == nil {
 			db.Close()
 		}
@@ -226,5 +226,57 @@ func TestDiskFullAtOpen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("open on a full disk hangs")
+	}
+}
+
+// TestCloseOnFullDisk checks that closing the store while a WAL write
+// waits for space neither fails that write (Pebble would treat it as
+// fatal) nor loses it: Close reports DiskFull meanwhile and waits, and
+// once space is freed the write and Close finish and the write survives a
+// reopen.
+func TestCloseOnFullDisk(t *testing.T) {
+	disk := &fullDisk{}
+	dir := t.TempDir()
+	opts := Options{FS: errorfs.Wrap(vfs.Default, disk)}
+	db, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk.on.Store(true)
+	committed := make(chan error, 1)
+	go func() {
+		b := db.NewBatch()
+		defer b.Close()
+		if err := b.Set([]byte("k"), []byte("v")); err != nil {
+			t.Error(err)
+		}
+		committed <- b.Commit(true)
+	}()
+	waitFor(t, "the WAL write stalls", db.DiskFull)
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned on a full disk: %v", err)
+	case err := <-committed:
+		t.Fatalf("the waiting commit returned on a full disk: %v", err)
+	case <-time.After(3 * spaceRefresh):
+	}
+	if !db.DiskFull() {
+		t.Error("DiskFull is false while a write waits")
+	}
+	disk.on.Store(false)
+	if err := <-committed; err != nil {
+		t.Fatalf("commit once space returned: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close once space returned: %v", err)
+	}
+	if db, err = Open(dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, ok, err := db.Get([]byte("k")); err != nil || !ok {
+		t.Fatalf("after reopening: %v, %v", ok, err)
 	}
 }

@@ -34,9 +34,9 @@ type Options struct {
 	// FreeSpace reports the free space of the data directory's filesystem;
 	// nil uses Statfs. Tests inject it.
 	FreeSpace FreeSpaceFunc
-	// fs is the file system under the store; nil is the operating
+	// FS is the file system under the store; nil is the operating
 	// system's. Tests inject failures through it.
-	fs vfs.FS
+	FS vfs.FS
 }
 
 // DB is a Pebble-backed storage.KV.
@@ -76,7 +76,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		if space, err = newSpaceGuard(dir, opts.DiskReserve, opts.FreeSpace, opts.Logger); err != nil {
 			return nil, err
 		}
-		inner := opts.fs
+		inner := opts.FS
 		if inner == nil {
 			inner = vfs.Default
 		}
@@ -172,13 +172,21 @@ func (d *DB) EstimateDiskUsage(lower, upper []byte) (uint64, error) {
 // disk.
 func (d *DB) Flush() error { return d.db.Flush() }
 
-// Close implements storage.KV.
+// DiskFull reports whether a write of the store waits for disk space (see
+// fullFS). Failing that write would crash Pebble, so a caller that cannot
+// wait for space (a shutdown) leaves the store open instead of closing it.
+func (d *DB) DiskFull() bool { return d.space != nil && d.space.stalled.Load() > 0 }
+
+// Close implements storage.KV. Pebble is flushed and closed before the
+// space guard stops: a write the disk has no room for meanwhile waits for
+// space (Close with it) rather than failing, which Pebble would treat as
+// fatal for a WAL or MANIFEST write. DiskFull tells a caller that Close
+// waits for space.
 func (d *DB) Close() error {
+	err := d.db.Flush()
+	err = errors.Join(err, d.db.Close())
 	d.space.close()
-	if err := d.db.Flush(); err != nil {
-		return errors.Join(err, d.db.Close())
-	}
-	return d.db.Close()
+	return err
 }
 
 type snapshot struct{ s *pebble.Snapshot }

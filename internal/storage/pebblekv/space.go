@@ -124,7 +124,7 @@ func (g *spaceGuard) retry(op func() error) error {
 }
 
 // stall handles err, a file system operation's failure for lack of space:
-// while the store opens, or once it closes, it returns err; otherwise it
+// while the store opens, or once it closed, it returns err; otherwise it
 // retries op every spaceRefresh until op no longer fails for lack of space,
 // and returns op's result. Commits are refused while any operation stalls.
 func (g *spaceGuard) stall(err error, op func() error) error {
@@ -153,7 +153,8 @@ func (g *spaceGuard) stall(err error, op func() error) error {
 	return err
 }
 
-// close stops the refresher and ends every stall with its error.
+// close stops the refresher and ends every stall with its error; the store
+// calls it once Pebble is closed, when nothing writes any more.
 func (g *spaceGuard) close() {
 	if g != nil {
 		close(g.stop)
