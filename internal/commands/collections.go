@@ -72,11 +72,23 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil || !existed || c == nil {
 		return nil, err
 	}
+	if err := s.forgetSharded(c); err != nil {
+		return nil, err
+	}
 	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(len(c.Indexes()) + 1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
 }
 
 func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
-	return nil, s.Engine.DropDatabase(r.DB)
+	colls := s.Engine.Collections(r.DB)
+	if err := s.Engine.DropDatabase(r.DB); err != nil {
+		return nil, err
+	}
+	for _, c := range colls {
+		if err := s.forgetSharded(c); err != nil {
+			return nil, err
+		}
+	}
+	return nil, s.forgetShardedDB(r.DB)
 }
 
 // collectionInfo is a collection as listCollections describes it.
