@@ -220,13 +220,8 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if c := s.Engine.Collection(db, coll); c != nil && c.Options.Capped {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "can't shard a capped collection")
 	}
-	if err := s.registerShardedDB(db); err != nil {
-		return nil, err
-	}
-	if err := s.ensureShardKeyIndex(r, db, coll, sk, unique); err != nil {
-		return nil, err
-	}
-	// The initial split: one chunk, as one shard holds it all.
+	// The initial split, checked before anything is created: one
+	// chunk, as one shard holds it all.
 	if numChunks != 0 && !sk.hashed {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "numInitialChunks is only supported when the collection is empty and has a hashed field in the shard key pattern")
 	}
@@ -235,6 +230,12 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if numChunks > 1 {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option 'numInitialChunks' of shardCollection (splitting a collection into several chunks)")
+	}
+	if err := s.registerShardedDB(db); err != nil {
+		return nil, err
+	}
+	if err := s.ensureShardKeyIndex(r, db, coll, sk, unique); err != nil {
+		return nil, err
 	}
 	c := s.Engine.Collection(db, coll)
 	if c == nil {

@@ -54,7 +54,7 @@ func (s *Service) ensureShardKeyIndex(r *Request, db, coll string, sk shardKey, 
 func usefulShardKeyIndex(c *engine.Collection, ns string, sk shardKey, requireUnique bool) (bool, error) {
 	idKey := marshal(bson.D{{Key: "_id", Value: int32(1)}})
 	type candidate struct {
-		key                       bson.Raw
+		key                      bson.Raw
 		unique, usable, multikey bool
 	}
 	cands := []candidate{{key: idKey, usable: true}}
