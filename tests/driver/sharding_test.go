@@ -182,7 +182,6 @@ func checkKeys(t *testing.T, d bson.Raw, want []string) {
 	}
 }
 
-
 // TestShardCollectionErrors: each refusal with MongoDB's code.
 // https://www.mongodb.com/docs/v7.0/reference/command/shardCollection/
 // https://www.mongodb.com/docs/v7.0/core/sharding-shard-key/
@@ -236,7 +235,7 @@ func TestShardCollectionErrors(t *testing.T) {
 		{"empty path part", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a..b", 1)}}, 2, "BadValue"},
 		{"unique hashed", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", "hashed")}, {Key: "unique", Value: true}}, 72, "InvalidOptions"},
 		{"collation", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", 1)}, {Key: "collation", Value: key("locale", "fr")}}, 2, "BadValue"},
-		{"system namespace", "admin", bson.D{{Key: "shardCollection", Value: "s.system.js"}, {Key: "key", Value: key("a", 1)}}, 20, "IllegalOperation"},
+		{"config db", "admin", bson.D{{Key: "shardCollection", Value: "config.x"}, {Key: "key", Value: key("a", 1)}}, 20, "IllegalOperation"},
 		{"admin db", "admin", bson.D{{Key: "shardCollection", Value: "admin.x"}, {Key: "key", Value: key("a", 1)}}, 20, "IllegalOperation"},
 		{"no index, not empty", "admin", bson.D{{Key: "shardCollection", Value: "s.full"}, {Key: "key", Value: key("a", 1)}}, 72,
 			"Please create an index that starts with the proposed shard key before sharding the collection"},
