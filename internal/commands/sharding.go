@@ -15,7 +15,8 @@ import (
 // embedded engine holds every collection whole, so a sharded collection is
 // one chunk, [MinKey, MaxKey) of its key, on shard "folio". The metadata
 // lives where MongoDB keeps it, in real collections of the config database
-// (config.databases, config.collections, config.chunks, config.shards),
+// (config.version, config.databases, config.collections, config.chunks,
+// config.shards),
 // written by these commands and read with find like any collection; it
 // survives restarts as they do.
 
@@ -29,6 +30,7 @@ const (
 	configColls     = "collections"
 	configChunks    = "chunks"
 	configShards    = "shards"
+	configVersion   = "version"
 )
 
 func init() {
@@ -88,6 +90,14 @@ func (s *Service) registerShardedDB(db string) error {
 	}
 	if err := s.putShardDoc(); err != nil {
 		return err
+	}
+	if v, err := s.findConfigDoc(configVersion, int32(1)); err != nil {
+		return err
+	} else if v == nil {
+		// The cluster's identity, made once.
+		if err := s.insertConfigDoc(configVersion, bson.D{{Key: "_id", Value: int32(1)}, {Key: "clusterId", Value: bson.NewObjectID()}}); err != nil {
+			return err
+		}
 	}
 	old, err := s.findConfigDoc(configDatabases, db)
 	if err != nil || old != nil {
@@ -331,7 +341,7 @@ func (s *Service) forgetShardedDB(db string) error {
 }
 
 // findConfigDoc reads config.coll's document with _id id; nil when none.
-func (s *Service) findConfigDoc(coll, id string) (bson.Raw, error) {
+func (s *Service) findConfigDoc(coll string, id any) (bson.Raw, error) {
 	cur, err := s.Engine.Find(configDB, coll, engine.FindOptions{Filter: marshal(bson.D{{Key: "_id", Value: id}}), Limit: 1})
 	if err != nil {
 		return nil, err
