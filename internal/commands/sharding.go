@@ -310,9 +310,9 @@ func (s *Service) recordSharded(c *engine.Collection, ns string, key bson.Raw, u
 
 // shardedChunks is how many chunks db.coll has: 0 when it is not
 // sharded.
-func (s *Service) shardedChunks(c *engine.Collection) (int64, error) {
+func shardedChunks(e *engine.Engine, c *engine.Collection) (int64, error) {
 	uuid := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}
-	return s.Engine.Count(configDB, configChunks, engine.FindOptions{Filter: marshal(bson.D{{Key: "uuid", Value: uuid}})})
+	return e.Count(configDB, configChunks, engine.FindOptions{Filter: marshal(bson.D{{Key: "uuid", Value: uuid}})})
 }
 
 // forgetSharded removes what config says of a dropped collection (its

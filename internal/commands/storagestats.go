@@ -97,7 +97,7 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	chunks, err := s.shardedChunks(c)
+	chunks, err := shardedChunks(s.Engine, c)
 	if err != nil {
 		return nil, err
 	}

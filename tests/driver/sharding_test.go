@@ -135,6 +135,23 @@ func TestShardCollection(t *testing.T) {
 		}
 	}
 
+	// $collStats, as a router answers it, names the shard of a sharded
+	// collection's document.
+	for _, c := range []struct{ coll, shard string }{{"comments", "folio"}, {"plain", ""}} {
+		cur, err := db.Collection(c.coll).Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 {
+			t.Fatal(docs, err)
+		}
+		got, _ := docs[0].Lookup("shard").StringValueOK()
+		if got != c.shard {
+			t.Errorf("$collStats of %s: shard %q, want %q", c.coll, got, c.shard)
+		}
+	}
+
 	shards := configDocs(t, client, "config", "shards")
 	if len(shards) != 1 || shards[0].Lookup("_id").StringValue() != "folio" {
 		t.Errorf("config.shards %v", shards)
