@@ -155,5 +155,16 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", to)
 	}
-	return nil, s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget)
+	sharded, err := s.findConfigDoc(configColls, from)
+	if err != nil {
+		return nil, err
+	}
+	if sharded != nil && fromDB != toDB {
+		return nil, mongoerr.New(mongoerr.CommandFailed, "Source and destination collections must be on the same database.")
+	}
+	target := s.Engine.Collection(toDB, toColl)
+	if err := s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget); err != nil {
+		return nil, err
+	}
+	return nil, s.renameSharded(sharded, to, target)
 }

@@ -331,6 +331,29 @@ func (s *Service) forgetSharded(c *engine.Collection) error {
 	return err
 }
 
+// renameSharded follows a rename in config: the replaced target (when
+// there was one) is forgotten, the source's entry (when it was sharded)
+// moves to its new name; its chunks follow its UUID, which a rename keeps.
+func (s *Service) renameSharded(entry bson.Raw, to string, target *engine.Collection) error {
+	if target != nil {
+		if err := s.forgetSharded(target); err != nil {
+			return err
+		}
+	}
+	if entry == nil {
+		return nil
+	}
+	var d bson.D
+	if err := bson.Unmarshal(entry, &d); err != nil {
+		return err
+	}
+	d[0].Value = to
+	if _, err := s.Engine.Delete(configDB, configColls, marshal(bson.D{{Key: "_id", Value: entry.Lookup("_id")}}), 0, bson.RawValue{}, engine.WriteOptions{Journal: true}); err != nil {
+		return err
+	}
+	return s.insertConfigDoc(configColls, d)
+}
+
 // forgetShardedDB removes a dropped database's config.databases entry.
 func (s *Service) forgetShardedDB(db string) error {
 	if db == configDB || s.Engine.Collection(configDB, configDatabases) == nil {

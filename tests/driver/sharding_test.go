@@ -180,6 +180,36 @@ func TestShardCollection(t *testing.T) {
 	}
 }
 
+// TestRenameShardedCollection: a sharded collection keeps its key and
+// chunks under its new name, within its database only.
+// https://www.mongodb.com/docs/v7.0/reference/command/renameCollection/
+func TestRenameShardedCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	for _, ns := range []string{"r.a", "r.target"} {
+		if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: ns}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := adminCmd(t, client, bson.D{{Key: "renameCollection", Value: "r.a"}, {Key: "to", Value: "other.a"}})
+	requireCode(t, err, 125, "CommandFailed")
+	if _, err := adminCmd(t, client, bson.D{{Key: "renameCollection", Value: "r.a"}, {Key: "to", Value: "r.target"}, {Key: "dropTarget", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	colls := configDocs(t, client, "config", "collections")
+	if len(colls) != 1 || colls[0].Lookup("_id").StringValue() != "r.target" {
+		t.Fatalf("config.collections %v, want r.target alone", colls)
+	}
+	n, err := client.Database("config").Collection("chunks").CountDocuments(ctx, bson.D{})
+	if err != nil || n != 1 {
+		t.Errorf("%d chunks (%v), want the renamed collection's one", n, err)
+	}
+	st, err := client.Database("r").RunCommand(ctx, bson.D{{Key: "collStats", Value: "target"}}).Raw()
+	if err != nil || !st.Lookup("sharded").Boolean() {
+		t.Errorf("collStats r.target %v %v", st, err)
+	}
+}
+
 func checkKeys(t *testing.T, d bson.Raw, want []string) {
 	t.Helper()
 	elems, _ := d.Elements()
