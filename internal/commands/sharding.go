@@ -95,7 +95,7 @@ func (s *Service) registerShardedDB(db string) error {
 		return err
 	} else if v == nil {
 		// The cluster's identity, made once.
-		if err := s.insertConfigDoc(configVersion, bson.D{{Key: "_id", Value: int32(1)}, {Key: "clusterId", Value: bson.NewObjectID()}}); err != nil {
+		if err := s.insertNewConfigDoc(configVersion, bson.D{{Key: "_id", Value: int32(1)}, {Key: "clusterId", Value: bson.NewObjectID()}}); err != nil {
 			return err
 		}
 	}
@@ -104,7 +104,7 @@ func (s *Service) registerShardedDB(db string) error {
 		return err
 	}
 	now := s.Clock.Tick().Timestamp()
-	return s.insertConfigDoc(configDatabases, bson.D{
+	return s.insertNewConfigDoc(configDatabases, bson.D{
 		{Key: "_id", Value: db},
 		{Key: "primary", Value: shardName},
 		{Key: "version", Value: bson.D{
@@ -217,15 +217,11 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if old, err := s.findConfigDoc(configColls, ns); err != nil {
-		return nil, err
-	} else if old != nil {
-		// Sharding again with the same options succeeds and changes
-		// nothing; with others it is refused.
-		if sameShardKey(old.Lookup("key").Document(), sk.doc) && old.Lookup("unique").Boolean() == unique {
-			return collectionSharded(ns), nil
+	if old, err := s.findConfigDoc(configColls, ns); err != nil || old != nil {
+		if err != nil {
+			return nil, err
 		}
-		return nil, mongoerr.New(mongoerr.AlreadyInitialized, "sharding already enabled for collection %s", ns)
+		return s.alreadySharded(ns, sk.doc, unique)
 	}
 	if c := s.Engine.Collection(db, coll); c != nil && c.Options.Capped {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "can't shard a capped collection")
@@ -251,10 +247,27 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "Collection %s was dropped while being sharded", ns)
 	}
-	if err := s.recordSharded(c, ns, sk.doc, unique); err != nil {
+	if err := s.recordSharded(c, ns, sk.doc, unique); mongoerr.Is(err, mongoerr.DuplicateKey) {
+		// A concurrent shardCollection recorded it first.
+		return s.alreadySharded(ns, sk.doc, unique)
+	} else if err != nil {
 		return nil, err
 	}
 	return collectionSharded(ns), nil
+}
+
+// alreadySharded answers shardCollection of a sharded collection: with
+// the same key and uniqueness it succeeds and changes nothing, with others
+// it is refused.
+func (s *Service) alreadySharded(ns string, key bson.Raw, unique bool) (bson.Raw, error) {
+	old, err := s.findConfigDoc(configColls, ns)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && sameShardKey(old.Lookup("key").Document(), key) && old.Lookup("unique").Boolean() == unique {
+		return collectionSharded(ns), nil
+	}
+	return nil, mongoerr.New(mongoerr.AlreadyInitialized, "sharding already enabled for collection %s", ns)
 }
 
 func collectionSharded(ns string) bson.Raw {
@@ -375,6 +388,15 @@ func (s *Service) findConfigDoc(coll string, id any) (bson.Raw, error) {
 		return nil, err
 	}
 	return append(bson.Raw(nil), d...), nil
+}
+
+// insertNewConfigDoc inserts doc unless a document with its _id exists,
+// written meanwhile by a concurrent command.
+func (s *Service) insertNewConfigDoc(coll string, doc bson.D) error {
+	if err := s.insertConfigDoc(coll, doc); err != nil && !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		return err
+	}
+	return nil
 }
 
 func (s *Service) insertConfigDoc(coll string, doc bson.D) error {

@@ -352,3 +352,26 @@ func TestShardingSurvivesRestart(t *testing.T) {
 }
 
 func sameBytes(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestShardCollectionConcurrent: racing shardCollection commands of one
+// collection all succeed, and config records it once.
+func TestShardCollectionConcurrent(t *testing.T) {
+	client, _ := startServer(t)
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			errs <- client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "shardCollection", Value: "race.c"}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}).Err()
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for coll, want := range map[string]int{"collections": 1, "chunks": 1, "databases": 1, "version": 1, "shards": 1} {
+		if got := len(configDocs(t, client, "config", coll)); got != want {
+			t.Errorf("config.%s holds %d documents, want %d", coll, got, want)
+		}
+	}
+}
