@@ -3,7 +3,8 @@
 // full_slug, paged with sort/skip/limit, subthreads by escaped prefix
 // regex), all comments embedded in the discussion (replies nested, pages by
 // $slice) and a hybrid of buckets holding a few comments each (filled by
-// findAndModify upserts, paged across buckets with $slice).
+// findAndModify upserts, paged across buckets with $slice); then shards
+// both collections on the seed's shard keys.
 package main
 
 import (
@@ -35,4 +36,5 @@ func run(ctx context.Context, k *cookbook.Kitchen) {
 	onePerDocument(ctx, k)
 	embedded(ctx, k)
 	buckets(ctx, k)
+	shardKeys(ctx, k)
 }

@@ -25,6 +25,9 @@ type Source = docsrc.Source
 
 // CollStats are the figures $collStats reports.
 type CollStats struct {
+	// Shard is the shard holding a sharded collection, which a router's
+	// $collStats names in each shard's document; "" when not sharded.
+	Shard string
 	Count int64
 	// Storage is the storageStats document of $collStats, sizes divided
 	// by the scale asked for: the fields of collStats after ns.

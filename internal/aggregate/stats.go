@@ -93,14 +93,19 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
 		fs := []field{
 			{"ns", stringValue(rt.opts.DB + "." + rt.opts.Coll)},
-			{"host", stringValue(hostName())},
-			{"localTime", dateValue(time.Now())},
 		}
+		var st CollStats
 		if s.count || s.storage {
-			st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, s.scale)
-			if err != nil {
+			var err error
+			if st, err = rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, s.scale); err != nil {
 				return nil, err
 			}
+			if st.Shard != "" {
+				fs = append(fs, field{"shard", stringValue(st.Shard)})
+			}
+		}
+		fs = append(fs, field{"host", stringValue(hostName())}, field{"localTime", dateValue(time.Now())})
+		if s.count || s.storage {
 			if s.storage {
 				fs = append(fs, field{"storageStats", docValue(st.Storage)})
 			}

@@ -304,5 +304,11 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	for _, ix := range c.Indexes() {
 		specs = append(specs, ix.Spec)
 	}
-	return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs}, nil
+	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs}
+	if n, err := shardedChunks(env.e, c); err != nil {
+		return out, err
+	} else if n > 0 {
+		out.Shard = shardName
+	}
+	return out, nil
 }

@@ -283,6 +283,19 @@ var argRows = []struct {
 	{"killOp", `{"killOp": 1, "op": 12345, "unread": 1}`, 0},
 	{"getParameter", `{"getParameter": 1, "cursorTimeoutMillis": 1}`, 0},
 	{"setParameter", `{"setParameter": 1, "nope": 1}`, 72},
+	{"enableSharding.primaryShard", `{"enableSharding": "test", "primaryShard": "folio"}`, 0},
+	{"enableSharding.primaryShard", `{"enableSharding": "test", "primaryShard": "nope"}`, 70},
+	{"shardCollection.key", `{"shardCollection": "test.c", "key": {"a": 1}}`, 0},
+	{"shardCollection.key", `{"shardCollection": "test.c", "key": {"b": 1}}`, 72},
+	{"shardCollection.key", `{"shardCollection": "test.c", "key": {"a": -1}}`, 2},
+	{"shardCollection.unique", `{"shardCollection": "test.u", "key": {"x": 1}, "unique": true}`, 0},
+	{"shardCollection.unique", `{"shardCollection": "test.c", "key": {"a": 1}, "unique": true}`, 72},
+	{"shardCollection.numInitialChunks", `{"shardCollection": "test.c", "key": {"a": 1}, "numInitialChunks": 4}`, 72},
+	{"shardCollection.presplitHashedZones", `{"shardCollection": "test.c", "key": {"a": 1}, "presplitHashedZones": true}`, 72},
+	{"shardCollection.collation", `{"shardCollection": "test.c", "key": {"a": 1}, "collation": {"locale": "simple"}}`, 0},
+	{"shardCollection.collation", `{"shardCollection": "test.c", "key": {"a": 1}, "collation": {"locale": "fr"}}`, 2},
+	{"shardCollection.implicitlyCreateIndex", `{"shardCollection": "test.n", "key": {"b": 1}, "implicitlyCreateIndex": false}`, 6373200},
+	{"shardCollection.enforceUniquenessCheck", `{"shardCollection": "test.c", "key": {"a": 1}, "unique": true, "enforceUniquenessCheck": false}`, 0},
 }
 
 // argsService is a fresh service with test.c seeded for argRows.

@@ -84,6 +84,18 @@ func init() {
 	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
 	authzRules["listCollections"] = authzRule{needs: listCollectionsNeeds}
 	authzRules["rolesInfo"] = authzRule{userNeeds: rolesInfoNeeds}
+	for _, n := range []string{"enableSharding", "enablesharding", "shardCollection", "shardcollection"} {
+		authzRules[n] = authzRule{needs: enableShardingNeeds}
+	}
+	authzRules["listShards"] = onCluster("listShards")
+	authzRules["listshards"] = authzRules["listShards"]
+}
+
+// enableShardingNeeds: enableSharding on the database enableSharding
+// names, or on the namespace shardCollection names.
+func enableShardingNeeds(r *Request) ([]need, error) {
+	name, _ := r.Cmd.Index(0).Value().StringValueOK()
+	return []need{{splitNS(name), "enableSharding"}}, nil
 }
 
 func onCluster(action string) authzRule {

@@ -72,11 +72,23 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil || !existed || c == nil {
 		return nil, err
 	}
+	if err := s.forgetSharded(c); err != nil {
+		return nil, err
+	}
 	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(len(c.Indexes()) + 1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
 }
 
 func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
-	return nil, s.Engine.DropDatabase(r.DB)
+	colls := s.Engine.Collections(r.DB)
+	if err := s.Engine.DropDatabase(r.DB); err != nil {
+		return nil, err
+	}
+	for _, c := range colls {
+		if err := s.forgetSharded(c); err != nil {
+			return nil, err
+		}
+	}
+	return nil, s.forgetShardedDB(r.DB)
 }
 
 // collectionInfo is a collection as listCollections describes it.
@@ -143,5 +155,16 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", to)
 	}
-	return nil, s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget)
+	sharded, err := s.findConfigDoc(configColls, from)
+	if err != nil {
+		return nil, err
+	}
+	if sharded != nil && fromDB != toDB {
+		return nil, mongoerr.New(mongoerr.CommandFailed, "Source and destination collections must be on the same database.")
+	}
+	target := s.Engine.Collection(toDB, toColl)
+	if err := s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget); err != nil {
+		return nil, err
+	}
+	return nil, s.renameSharded(sharded, to, target)
 }

@@ -79,6 +79,7 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
 		return marshal(bson.D{
+			{Key: "sharded", Value: false},
 			{Key: "ns", Value: ns},
 			{Key: "size", Value: int32(0)},
 			{Key: "count", Value: int32(0)},
@@ -96,7 +97,15 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(append(bson.D{{Key: "ns", Value: ns}}, storageStats(c, st, scale)...)), nil
+	chunks, err := shardedChunks(s.Engine, c)
+	if err != nil {
+		return nil, err
+	}
+	// As a router answers: sharded first; nchunks, the chunks holding the
+	// collection, last (an unsharded collection is whole on its primary
+	// shard, one chunk).
+	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c, st, scale)...)
+	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(max(chunks, 1))})), nil
 }
 
 // storageStats are collStats' fields after ns, which $collStats reports as

@@ -876,3 +876,10 @@ const (
 	// RoleAlreadyExists: createRole of a role that exists.
 	RoleAlreadyExists Code = 51002
 )
+
+// Sharding.
+const (
+	// ShardKeyIndexRequired: shardCollection with implicitlyCreateIndex
+	// false and no index serving the shard key.
+	ShardKeyIndexRequired Code = 6373200
+)

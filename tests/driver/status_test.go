@@ -157,10 +157,10 @@ func TestReplyFieldOrder(t *testing.T) {
 		{"admin", bson.D{{Key: "buildInfo", Value: 1}},
 			"version gitVersion modules allocator javascriptEngine sysInfo versionArray openssl buildEnvironment bits debug maxBsonObjectSize storageEngines ok"},
 		{testDB, bson.D{{Key: "collStats", Value: "stats"}},
-			"ns size count avgObjSize numOrphanDocs storageSize freeStorageSize capped nindexes indexDetails indexBuilds totalIndexSize indexSizes totalSize scaleFactor ok"},
+			"sharded ns size count avgObjSize numOrphanDocs storageSize freeStorageSize capped nindexes indexDetails indexBuilds totalIndexSize indexSizes totalSize scaleFactor nchunks ok"},
 		// A missing collection answers ok with zeros.
 		{testDB, bson.D{{Key: "collStats", Value: "nothere"}},
-			"ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
+			"sharded ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
 		{"nodb", bson.D{{Key: "dbStats", Value: 1}},
 			"db collections views objects avgObjSize dataSize storageSize indexes indexSize totalSize scaleFactor ok"},
 		// UpdateCommandReply serializes WriteCommandReplyBase (n,

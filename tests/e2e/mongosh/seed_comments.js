@@ -87,3 +87,12 @@ eq(findComments(8, 5), ['c8', 'c9'], 'last page');
 const bySlug = {discussion_id: 1, 'comments.slug': slugPart(5)};
 eq(d.comment_buckets.findOne(bySlug, {comments: 1}).comments.find(x => x.slug === slugPart(5)).text, 'c5', 'comment by slug');
 ixscan(d.comment_buckets, bySlug, null, 'discussion_id_1_comments.slug_1');
+
+// Shard keys: comments by discussion and full_slug, buckets by discussion
+// and bucket number; through a router, shardCollection runs on admin with the
+// full namespace.
+for (const [coll, key] of [['comments', {discussion_id: 1, full_slug: 1}], ['comment_buckets', {discussion_id: 1, bucket: 1}]]) {
+  const ns = d.getName() + '.' + coll;
+  eq(db.adminCommand({shardCollection: ns, key: key}).collectionsharded, ns, 'shardCollection ' + coll);
+  eq([d.runCommand({collStats: coll}).sharded, d.runCommand({collStats: coll}).nchunks], [true, 1], 'collStats ' + coll);
+}

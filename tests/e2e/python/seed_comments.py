@@ -134,3 +134,12 @@ by_slug = {"discussion_id": 1, "comments.slug": slug_part(5)}
 eq([x["text"] for x in d.comment_buckets.find_one(by_slug, {"comments": 1})["comments"] if x["slug"] == slug_part(5)],
    ["c5"], "comment by slug")
 ixscan(d.comment_buckets, by_slug, None, "discussion_id_1_comments.slug_1")
+
+# Shard keys: comments by discussion and full_slug, buckets by discussion and
+# bucket number; through a router, shardCollection runs on admin with the
+# full namespace.
+for coll, key in (("comments", {"discussion_id": 1, "full_slug": 1}), ("comment_buckets", {"discussion_id": 1, "bucket": 1})):
+    ns = d.name + "." + coll
+    eq(client.admin.command("shardCollection", ns, key=key)["collectionsharded"], ns, "shardCollection " + coll)
+    stats = d.command("collStats", coll)
+    eq((stats["sharded"], stats["nchunks"]), (True, 1), "collStats " + coll)

@@ -1,0 +1,377 @@
+package driver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// adminCmd runs cmd on the admin database.
+func adminCmd(t *testing.T, client *mongo.Client, cmd bson.D) (bson.Raw, error) {
+	t.Helper()
+	return client.Database("admin").RunCommand(t.Context(), cmd).Raw()
+}
+
+// configDocs reads db.coll whole, in _id order.
+func configDocs(t *testing.T, client *mongo.Client, db, coll string) []bson.Raw {
+	t.Helper()
+	cur, err := client.Database(db).Collection(coll).Find(t.Context(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(t.Context(), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestShardCollection shards collections as a router does, on Folio's one
+// shard: the reply, the shard key index, config.collections and
+// config.chunks (one chunk, MinKey to MaxKey), collStats.
+// https://www.mongodb.com/docs/v7.0/reference/command/shardCollection/
+// https://www.mongodb.com/docs/v7.0/reference/config-database/
+func TestShardCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database("forum")
+	// The seed's shard keys: comments by discussion and slug, buckets by
+	// discussion and bucket number.
+	if _, err := db.Collection("comments").InsertOne(ctx, bson.D{{Key: "discussion_id", Value: 1}, {Key: "full_slug", Value: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("comments").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "discussion_id", Value: 1}, {Key: "full_slug", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adminCmd(t, client, bson.D{{Key: "enableSharding", Value: "forum"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		ns  string
+		key bson.D
+	}{
+		{"forum.comments", bson.D{{Key: "discussion_id", Value: 1}, {Key: "full_slug", Value: 1}}},
+		{"forum.comment_buckets", bson.D{{Key: "discussion_id", Value: 1}, {Key: "bucket", Value: 1}}},
+	} {
+		reply, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: c.ns}, {Key: "key", Value: c.key}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.ns, err)
+		}
+		if got := reply.Lookup("collectionsharded").StringValue(); got != c.ns {
+			t.Errorf("collectionsharded %q, want %q", got, c.ns)
+		}
+		// Sharding again with the same key succeeds.
+		if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: c.ns}, {Key: "key", Value: c.key}}); err != nil {
+			t.Errorf("%s again: %v", c.ns, err)
+		}
+	}
+	// The missing collection was created with its shard key index.
+	specs, err := db.Collection("comment_buckets").Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 || specs[1].Name != "discussion_id_1_bucket_1" {
+		t.Errorf("indexes %+v, want _id_ and discussion_id_1_bucket_1", specs)
+	}
+
+	colls := configDocs(t, client, "config", "collections")
+	if len(colls) != 2 {
+		t.Fatalf("config.collections %v, want 2 entries", colls)
+	}
+	info, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "comments"}})
+	if err != nil || len(info) != 1 {
+		t.Fatal(info, err)
+	}
+	entry := colls[1] // forum.comments sorts after forum.comment_buckets
+	if id := entry.Lookup("_id").StringValue(); id != "forum.comments" {
+		t.Fatalf("config.collections _id %q", id)
+	}
+	wantKeys := []string{"_id", "lastmodEpoch", "lastmod", "timestamp", "uuid", "key", "unique", "noBalance"}
+	checkKeys(t, entry, wantKeys)
+	if !sameBytes(entry.Lookup("key").Document(), mustRaw(t, bson.D{{Key: "discussion_id", Value: 1}, {Key: "full_slug", Value: 1}})) {
+		t.Errorf("key %v", entry.Lookup("key"))
+	}
+	_, uuid := entry.Lookup("uuid").Binary()
+	if string(uuid) != string(info[0].UUID.Data) {
+		t.Errorf("uuid %x, want the collection's %x", uuid, info[0].UUID.Data)
+	}
+
+	var chunk bson.Raw
+	if err := client.Database("config").Collection("chunks").FindOne(ctx, bson.D{{Key: "uuid", Value: entry.Lookup("uuid")}}).Decode(&chunk); err != nil {
+		t.Fatal(err)
+	}
+	checkKeys(t, chunk, []string{"_id", "uuid", "min", "max", "shard", "lastmod", "onCurrentShardSince", "history"})
+	if !sameBytes(chunk.Lookup("min").Document(), mustRaw(t, bson.D{{Key: "discussion_id", Value: bson.MinKey{}}, {Key: "full_slug", Value: bson.MinKey{}}})) ||
+		!sameBytes(chunk.Lookup("max").Document(), mustRaw(t, bson.D{{Key: "discussion_id", Value: bson.MaxKey{}}, {Key: "full_slug", Value: bson.MaxKey{}}})) {
+		t.Errorf("chunk bounds %v %v", chunk.Lookup("min"), chunk.Lookup("max"))
+	}
+	if s := chunk.Lookup("shard").StringValue(); s != "folio" {
+		t.Errorf("chunk shard %q", s)
+	}
+
+	// collStats: sharded with one chunk; unsharded collections say so.
+	for _, c := range []struct {
+		coll    string
+		sharded bool
+	}{{"comments", true}, {"plain", false}} {
+		if _, err := db.Collection(c.coll).InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: c.coll}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.Lookup("sharded").Boolean(); got != c.sharded {
+			t.Errorf("%s: sharded %v, want %v", c.coll, got, c.sharded)
+		}
+		if n := st.Lookup("nchunks").Int32(); n != 1 {
+			t.Errorf("%s: nchunks %d, want 1", c.coll, n)
+		}
+	}
+
+	// $collStats, as a router answers it, names the shard of a sharded
+	// collection's document.
+	for _, c := range []struct{ coll, shard string }{{"comments", "folio"}, {"plain", ""}} {
+		cur, err := db.Collection(c.coll).Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 {
+			t.Fatal(docs, err)
+		}
+		got, _ := docs[0].Lookup("shard").StringValueOK()
+		if got != c.shard {
+			t.Errorf("$collStats of %s: shard %q, want %q", c.coll, got, c.shard)
+		}
+	}
+
+	shards := configDocs(t, client, "config", "shards")
+	if len(shards) != 1 || shards[0].Lookup("_id").StringValue() != "folio" {
+		t.Errorf("config.shards %v", shards)
+	}
+	ls, err := adminCmd(t, client, bson.D{{Key: "listShards", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBytes(ls.Lookup("shards", "0").Document(), shards[0]) {
+		t.Errorf("listShards %v, config.shards %v", ls, shards)
+	}
+	dbs := configDocs(t, client, "config", "databases")
+	if len(dbs) != 1 || dbs[0].Lookup("_id").StringValue() != "forum" || dbs[0].Lookup("primary").StringValue() != "folio" {
+		t.Errorf("config.databases %v", dbs)
+	}
+
+	// Dropping a sharded collection forgets its metadata.
+	if err := db.Collection("comments").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := client.Database("config").Collection("chunks").CountDocuments(ctx, bson.D{{Key: "uuid", Value: entry.Lookup("uuid")}}); n != 0 {
+		t.Errorf("%d chunks left after drop", n)
+	}
+	if n, _ := client.Database("config").Collection("collections").CountDocuments(ctx, bson.D{{Key: "_id", Value: "forum.comments"}}); n != 0 {
+		t.Errorf("config.collections entry left after drop")
+	}
+}
+
+// TestRenameShardedCollection: a sharded collection keeps its key and
+// chunks under its new name, within its database only.
+// https://www.mongodb.com/docs/v7.0/reference/command/renameCollection/
+func TestRenameShardedCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	for _, ns := range []string{"r.a", "r.target"} {
+		if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: ns}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := adminCmd(t, client, bson.D{{Key: "renameCollection", Value: "r.a"}, {Key: "to", Value: "other.a"}})
+	requireCode(t, err, 125, "CommandFailed")
+	if _, err := adminCmd(t, client, bson.D{{Key: "renameCollection", Value: "r.a"}, {Key: "to", Value: "r.target"}, {Key: "dropTarget", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	colls := configDocs(t, client, "config", "collections")
+	if len(colls) != 1 || colls[0].Lookup("_id").StringValue() != "r.target" {
+		t.Fatalf("config.collections %v, want r.target alone", colls)
+	}
+	n, err := client.Database("config").Collection("chunks").CountDocuments(ctx, bson.D{})
+	if err != nil || n != 1 {
+		t.Errorf("%d chunks (%v), want the renamed collection's one", n, err)
+	}
+	st, err := client.Database("r").RunCommand(ctx, bson.D{{Key: "collStats", Value: "target"}}).Raw()
+	if err != nil || !st.Lookup("sharded").Boolean() {
+		t.Errorf("collStats r.target %v %v", st, err)
+	}
+}
+
+func checkKeys(t *testing.T, d bson.Raw, want []string) {
+	t.Helper()
+	elems, _ := d.Elements()
+	var got []string
+	for _, e := range elems {
+		got = append(got, e.Key())
+	}
+	if len(got) != len(want) {
+		t.Errorf("fields %v, want %v", got, want)
+		return
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("fields %v, want %v", got, want)
+			return
+		}
+	}
+}
+
+// TestShardCollectionErrors: each refusal with MongoDB's code.
+// https://www.mongodb.com/docs/v7.0/reference/command/shardCollection/
+// https://www.mongodb.com/docs/v7.0/core/sharding-shard-key/
+func TestShardCollectionErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database("s")
+	// full: a document and no index on a; uniq: a unique index on b;
+	// sparse: only a sparse index on a; multi: an index on a that has
+	// indexed an array; capped.
+	for _, c := range []string{"full", "uniq", "sparse", "multi"} {
+		if _, err := db.Collection(c).InsertOne(ctx, bson.D{{Key: "a", Value: bson.A{1, 2}}, {Key: "b", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Collection("uniq").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "b", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("sparse").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}, Options: options.Index().SetSparse(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("multi").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: "s.done"}, {Key: "key", Value: bson.D{{Key: "a", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	key := func(kv ...any) bson.D {
+		var d bson.D
+		for i := 0; i < len(kv); i += 2 {
+			d = append(d, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+		}
+		return d
+	}
+	cases := []struct {
+		name string
+		db   string
+		cmd  bson.D
+		code int
+		msg  string
+	}{
+		{"not admin", "s", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", 1)}}, 13, "Unauthorized"},
+		{"no key", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}}, 40414, ""},
+		{"not a namespace", "admin", bson.D{{Key: "shardCollection", Value: "x"}, {Key: "key", Value: key("a", 1)}}, 73, "InvalidNamespace"},
+		{"empty key", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: bson.D{}}}, 2, "BadValue"},
+		{"descending", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", -1)}}, 2, "BadValue"},
+		{"two hashed", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", "hashed", "b", "hashed")}}, 2, "BadValue"},
+		{"empty path part", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a..b", 1)}}, 2, "BadValue"},
+		{"unique hashed", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", "hashed")}, {Key: "unique", Value: true}}, 72, "InvalidOptions"},
+		{"collation", "admin", bson.D{{Key: "shardCollection", Value: "s.x"}, {Key: "key", Value: key("a", 1)}, {Key: "collation", Value: key("locale", "fr")}}, 2, "BadValue"},
+		{"config db", "admin", bson.D{{Key: "shardCollection", Value: "config.x"}, {Key: "key", Value: key("a", 1)}}, 20, "IllegalOperation"},
+		{"admin db", "admin", bson.D{{Key: "shardCollection", Value: "admin.x"}, {Key: "key", Value: key("a", 1)}}, 20, "IllegalOperation"},
+		{"no index, not empty", "admin", bson.D{{Key: "shardCollection", Value: "s.full"}, {Key: "key", Value: key("a", 1)}}, 72,
+			"Please create an index that starts with the proposed shard key before sharding the collection"},
+		{"only a sparse index", "admin", bson.D{{Key: "shardCollection", Value: "s.sparse"}, {Key: "key", Value: key("a", 1)}}, 72, "Index key is sparse."},
+		{"multikey index", "admin", bson.D{{Key: "shardCollection", Value: "s.multi"}, {Key: "key", Value: key("a", 1)}}, 72, "couldn't find valid index for shard key"},
+		{"unique index elsewhere", "admin", bson.D{{Key: "shardCollection", Value: "s.uniq"}, {Key: "key", Value: key("a", 1)}}, 72, "Uniqueness can't be maintained unless shard key is a prefix"},
+		{"unique without unique index", "admin", bson.D{{Key: "shardCollection", Value: "s.multi"}, {Key: "key", Value: key("a", 1)}, {Key: "unique", Value: true}}, 72, "index not unique, and unique index explicitly specified"},
+		{"capped", "admin", bson.D{{Key: "shardCollection", Value: "s.capped"}, {Key: "key", Value: key("a", 1)}}, 72, "can't shard a capped collection"},
+		{"other key", "admin", bson.D{{Key: "shardCollection", Value: "s.done"}, {Key: "key", Value: key("b", 1)}}, 23, "AlreadyInitialized"},
+		{"unique now", "admin", bson.D{{Key: "shardCollection", Value: "s.done"}, {Key: "key", Value: key("a", 1)}, {Key: "unique", Value: true}}, 23, "AlreadyInitialized"},
+		{"numInitialChunks range key", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "numInitialChunks", Value: 2}}, 72, "numInitialChunks"},
+		{"no implicit index", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "implicitlyCreateIndex", Value: false}}, 6373200, ""},
+		{"timeseries", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "timeseries", Value: key("timeField", "t")}}, 238, "NotImplemented"},
+		// Folio has no hashed indexes yet: the shard key index cannot be built.
+		{"hashed index", "admin", bson.D{{Key: "shardCollection", Value: "s.h"}, {Key: "key", Value: key("a", "hashed")}}, 238, "NotImplemented"},
+		{"enableSharding not admin", "s", bson.D{{Key: "enableSharding", Value: "s"}}, 13, "Unauthorized"},
+		{"enableSharding bad name", "admin", bson.D{{Key: "enableSharding", Value: "a.b"}}, 73, "InvalidNamespace"},
+		{"enableSharding local", "admin", bson.D{{Key: "enableSharding", Value: "local"}}, 72, "InvalidOptions"},
+		{"enableSharding other shard", "admin", bson.D{{Key: "enableSharding", Value: "s"}, {Key: "primaryShard", Value: "elsewhere"}}, 70, "ShardNotFound"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := client.Database(c.db).RunCommand(ctx, c.cmd).Err()
+			requireCode(t, err, c.code, "")
+			if c.msg != "" && !strings.Contains(err.Error(), c.msg) {
+				t.Errorf("error %v, want it to mention %q", err, c.msg)
+			}
+		})
+	}
+	// Nothing refused was recorded.
+	if n, _ := client.Database("config").Collection("collections").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Errorf("config.collections holds %d entries, want 1 (s.done)", n)
+	}
+}
+
+// TestShardingSurvivesRestart: the sharding metadata is stored, not
+// remembered.
+func TestShardingSurvivesRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, first)
+	if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: "app.events"}, {Key: "key", Value: bson.D{{Key: "user", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.Disconnect(context.Background())
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	second := startInstance(t, cfg)
+	client = connect(t, second)
+	st, err := client.Database("app").RunCommand(t.Context(), bson.D{{Key: "collStats", Value: "events"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Lookup("sharded").Boolean() {
+		t.Errorf("collStats after restart: %v", st)
+	}
+	// Same key: accepted; another: refused, as before the restart.
+	if _, err := adminCmd(t, client, bson.D{{Key: "shardCollection", Value: "app.events"}, {Key: "key", Value: bson.D{{Key: "user", Value: 1}}}}); err != nil {
+		t.Error(err)
+	}
+	_, err = adminCmd(t, client, bson.D{{Key: "shardCollection", Value: "app.events"}, {Key: "key", Value: bson.D{{Key: "other", Value: 1}}}})
+	requireCode(t, err, 23, "AlreadyInitialized")
+}
+
+func sameBytes(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestShardCollectionConcurrent: racing shardCollection commands of one
+// collection all succeed, and config records it once.
+func TestShardCollectionConcurrent(t *testing.T) {
+	client, _ := startServer(t)
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			errs <- client.Database("admin").RunCommand(context.Background(), bson.D{{Key: "shardCollection", Value: "race.c"}, {Key: "key", Value: bson.D{{Key: "k", Value: 1}}}}).Err()
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	for coll, want := range map[string]int{"collections": 1, "chunks": 1, "databases": 1, "version": 1, "shards": 1} {
+		if got := len(configDocs(t, client, "config", coll)); got != want {
+			t.Errorf("config.%s holds %d documents, want %d", coll, got, want)
+		}
+	}
+}
