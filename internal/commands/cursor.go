@@ -31,10 +31,11 @@ func init() {
 
 // cursorReply builds {cursor: {<batchField>: docs, id, ns}}: the order of
 // MongoDB's cursor response builder, which find, aggregate and getMore use.
-// The batch is filled from c straight into the reply: fill appends its
-// documents as array elements and reports how many.
-func cursorReply(ns, batchField string, fill func([]byte) ([]byte, int, error), id func() int64) (bson.Raw, int, error) {
-	out, cur := beginCursorReply(ns)
+// The batch is filled straight into the reply, built in r's scratch
+// buffer: fill appends its documents as array elements and reports how
+// many.
+func cursorReply(r *Request, ns, batchField string, fill func([]byte) ([]byte, int, error), id func() int64) (bson.Raw, int, error) {
+	out, cur := beginCursorReply(r.Scratch, ns)
 	arr, out := bsoncore.AppendArrayElementStart(out, batchField)
 	out, n, err := fill(out)
 	if err != nil {
@@ -43,21 +44,16 @@ func cursorReply(ns, batchField string, fill func([]byte) ([]byte, int, error), 
 	out, _ = bsoncore.AppendArrayEnd(out, arr)
 	out = bsoncore.AppendInt64Element(out, "id", id())
 	out = bsoncore.AppendStringElement(out, "ns", ns)
-	return endCursorReply(out, cur), n, nil
-}
-
-// emptyCursorReply is cursorReply of an empty batch.
-func emptyCursorReply(id int64, ns, batchField string) bson.Raw {
-	reply, _, _ := cursorReply(ns, batchField, func(out []byte) ([]byte, int, error) { return out, 0, nil },
-		func() int64 { return id })
-	return reply
+	reply := endCursorReply(out, cur)
+	r.Scratch = reply[:0]
+	return r.own(reply), n, nil
 }
 
 // listReply builds {cursor: {id, ns, firstBatch: batch}}, batch being the
 // array's elements: the order of the replies of listCollections and
 // listIndexes.
 func listReply(id int64, ns string, batch []byte) bson.Raw {
-	out, cur := beginCursorReply(ns)
+	out, cur := beginCursorReply(nil, ns)
 	out = bsoncore.AppendInt64Element(out, "id", id)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
 	arr, out := bsoncore.AppendArrayElementStart(out, "firstBatch")
@@ -74,8 +70,13 @@ const replySlack = 256
 // grows it for the batch at once.
 const replyStart = 512
 
-func beginCursorReply(ns string) ([]byte, int32) {
-	out := bsoncore.AppendInt32(make([]byte, 0, replyStart+len(ns)), 0)
+// beginCursorReply starts a cursor reply in buf, or in a new buffer if buf
+// is short.
+func beginCursorReply(buf []byte, ns string) ([]byte, int32) {
+	if cap(buf) < replyStart+len(ns) {
+		buf = make([]byte, 0, replyStart+len(ns))
+	}
+	out := bsoncore.AppendInt32(buf[:0], 0)
 	cur, out := bsoncore.AppendDocumentElementStart(out, "cursor")
 	return out, cur
 }
@@ -213,13 +214,13 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 		}
 		return r.own(listReply(id(), ns, batch)), nil
 	}
-	reply, count, err := cursorReply(ns, "firstBatch", fill, id)
+	reply, count, err := cursorReply(r, ns, "firstBatch", fill, id)
 	if err != nil {
 		_ = src.Close()
 		return nil, err
 	}
 	s.Docs.Returned.Add(int64(count))
-	return r.own(reply), nil
+	return reply, nil
 }
 
 // serveTailable opens a tailable cursor, read under b: it stays open when it
@@ -237,7 +238,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	}
 	ns := db + "." + coll
 	var empty bool
-	reply, count, err := cursorReply(ns, "firstBatch", func(out []byte) ([]byte, int, error) {
+	reply, count, err := cursorReply(r, ns, "firstBatch", func(out []byte) ([]byte, int, error) {
 		out, count, _, err := fillBatch(out, c, batchSize, math.MaxInt64)
 		if err == nil && count == 0 {
 			empty, err = s.collectionEmpty(db, coll)
@@ -256,7 +257,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 		return reply, err
 	}
 	s.Docs.Returned.Add(int64(count))
-	return r.own(reply), nil
+	return reply, nil
 }
 
 // collectionEmpty reports whether db.coll holds no document.
@@ -377,7 +378,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Cursors.Return(c)
 		return c.ID
 	}
-	reply, count, err := cursorReply(r.DB+"."+a.coll, "nextBatch", fill, id)
+	reply, count, err := cursorReply(r, r.DB+"."+a.coll, "nextBatch", fill, id)
 	if err != nil {
 		detach()
 		if !closed {
@@ -390,7 +391,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		// of the database.
 		s.Docs.Returned.Add(int64(count))
 	}
-	return r.own(reply), nil
+	return reply, nil
 }
 
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {

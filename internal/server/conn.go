@@ -45,7 +45,14 @@ type conn struct {
 	// requests; the disconnect watcher reads it (see watch.go).
 	running atomic.Uint64
 	seq     uint64
+	// scratch is the buffer the connection's cursor replies are built in
+	// (commands.Request.Scratch), reused from one request to the next.
+	scratch []byte
 }
+
+// maxScratch is the largest reply buffer a connection keeps for its next
+// request.
+const maxScratch = 256 << 10
 
 // maxPooledReply is the largest reply buffer kept for reuse.
 const maxPooledReply = 1 << 20
@@ -175,7 +182,13 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
 	} else {
-		reply = c.run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
+		r := &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: c.scratch}
+		reply = c.run(r)
+		// The reply is sent (or dropped) before the next request reuses
+		// its buffer.
+		if cap(r.Scratch) <= maxScratch {
+			c.scratch = r.Scratch[:0]
+		}
 	}
 	if msg.MoreToCome() {
 		return nil
