@@ -54,6 +54,10 @@ type conn struct {
 // request.
 const maxScratch = 256 << 10
 
+// gatherReply is the size from which an uncompressed reply is written
+// from where it was built rather than copied into a message buffer.
+const gatherReply = 8 << 10
+
 // maxPooledReply is the largest reply buffer kept for reuse.
 const maxPooledReply = 1 << 20
 
@@ -240,6 +244,17 @@ func (c *conn) run(r *commands.Request) bson.Raw {
 // negative. The message is built in a pooled buffer.
 func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 	c.nextID++
+	if tcp, ok := c.rw.(*net.TCPConn); ok && h.OpCode != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
+		// The message's start and the reply go out in one writev,
+		// without copying the reply.
+		var start [32]byte
+		bufs := net.Buffers{wire.AppendMsgStart(start[:0], c.nextID, h.RequestID, len(doc)), doc}
+		n := int64(len(bufs[0]) + len(doc))
+		c.srv.svc.Net.BytesOut.Add(n)
+		c.srv.svc.Net.PhysicalBytesOut.Add(n)
+		_, err := bufs.WriteTo(tcp)
+		return err
+	}
 	buf := replyBufs.Get().(*[]byte)
 	out := (*buf)[:0]
 	if h.OpCode == wire.OpQuery {
