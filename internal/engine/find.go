@@ -166,6 +166,11 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 		// The source answers with projected documents the keys decided.
 		scan.filter, m.proj = nil, nil
 	}
+	if p.IDRangeDecides() && (q.proj == nil || !q.proj.Positional()) {
+		// Every document in the _id ranges matches; a positional
+		// projection still needs the match's position.
+		scan.filter = nil
+	}
 	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
 		return m, nil
 	}
