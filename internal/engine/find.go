@@ -213,9 +213,14 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	}
 	var r storage.Reader
 	var closer func() error
-	if txn != nil {
+	switch {
+	case txn != nil:
 		r = txn.view
-	} else {
+	case p.Or == nil && !p.Fetches() && !p.IDPoint():
+		// The scan reads through its one iterator alone, which sees the
+		// state of its creation: no snapshot to take and release.
+		r = e.kv
+	default:
 		snap := e.kv.NewSnapshot()
 		r, closer = snap, snap.Close
 	}
