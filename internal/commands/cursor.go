@@ -88,10 +88,12 @@ func endCursorReply(out []byte, cur int32) bson.Raw {
 }
 
 // elemRoom is an array element's bytes besides its document (type, index
-// key); growDocs bounds the documents a batch's buffer grows for at once.
+// key); growDocs and growBytes bound what a batch's buffer grows for at
+// once.
 const (
-	elemRoom = 8
-	growDocs = 128
+	elemRoom  = 8
+	growDocs  = 128
+	growBytes = 1 << 20
 )
 
 // fillBatch appends up to n documents from c to out as array elements,
@@ -121,9 +123,11 @@ func fillBatch(out []byte, c *cursors.Cursor, n, expect int64) (_ []byte, count 
 			c.Unread(slices.Clone(doc))
 			return out, count, false, nil
 		}
-		if cap(out)-len(out) < len(doc)+elemRoom {
-			// Room for the rest of the batch at this document's size.
-			out = slices.Grow(out, (len(doc)+elemRoom)*int(min(n-int64(count), expect, growDocs))+replySlack)
+		if expect < math.MaxInt64 && cap(out)-len(out) < len(doc)+elemRoom {
+			// Room for the rest of a limited batch at this document's
+			// size (bounded; appends grow it further).
+			room := (len(doc) + elemRoom) * int(min(n-int64(count), expect-int64(count), growDocs))
+			out = slices.Grow(out, min(room, growBytes)+replySlack)
 		}
 		size += len(doc)
 		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(count), 10)), doc)

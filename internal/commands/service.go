@@ -139,8 +139,8 @@ type Request struct {
 	// latter, else the former.
 	readTime, writeTime clock.Time
 	// Scratch, when set, is a buffer a cursor reply may be built in,
-	// which the caller reuses once the reply is sent: so nothing keeps
-	// a reply built there. A command leaves in Scratch the buffer (grown
+	// which the caller reuses (a pooled buffer) once the reply is sent:
+	// so nothing keeps a reply built there. A command leaves in Scratch the buffer (grown
 	// or not) it built its reply in.
 	Scratch []byte
 	// ownedReply is the first byte of a reply built for this request

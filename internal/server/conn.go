@@ -45,14 +45,7 @@ type conn struct {
 	// requests; the disconnect watcher reads it (see watch.go).
 	running atomic.Uint64
 	seq     uint64
-	// scratch is the buffer the connection's cursor replies are built in
-	// (commands.Request.Scratch), reused from one request to the next.
-	scratch []byte
 }
-
-// maxScratch is the largest reply buffer a connection keeps for its next
-// request.
-const maxScratch = 256 << 10
 
 // gatherReply is the size from which an uncompressed reply is written
 // from where it was built rather than copied into a message buffer.
@@ -186,13 +179,17 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
 	} else {
-		r := &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: c.scratch}
+		// A cursor reply is built in a pooled buffer, returned once the
+		// reply is sent (or dropped): an idle connection keeps none.
+		buf := replyBufs.Get().(*[]byte)
+		r := &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: (*buf)[:0]}
+		defer func() {
+			if cap(r.Scratch) <= maxPooledReply {
+				*buf = r.Scratch[:0]
+				replyBufs.Put(buf)
+			}
+		}()
 		reply = c.run(r)
-		// The reply is sent (or dropped) before the next request reuses
-		// its buffer.
-		if cap(r.Scratch) <= maxScratch {
-			c.scratch = r.Scratch[:0]
-		}
 	}
 	if msg.MoreToCome() {
 		return nil
