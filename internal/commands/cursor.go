@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,21 +31,34 @@ func init() {
 
 // cursorReply builds {cursor: {<batchField>: docs, id, ns}}: the order of
 // MongoDB's cursor response builder, which find, aggregate and getMore use.
-func cursorReply(id int64, ns, batchField string, docs []bson.Raw) bson.Raw {
-	out, cur := beginCursorReply(ns, docs)
-	out = appendBatch(out, batchField, docs)
-	out = bsoncore.AppendInt64Element(out, "id", id)
+// The batch is filled straight into the reply, built in r's scratch
+// buffer: fill appends its documents as array elements and reports how
+// many.
+func cursorReply(r *Request, ns, batchField string, fill func([]byte) ([]byte, int, error), id func() int64) (bson.Raw, int, error) {
+	out, cur := beginCursorReply(r.Scratch, ns)
+	arr, out := bsoncore.AppendArrayElementStart(out, batchField)
+	out, n, err := fill(out)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, _ = bsoncore.AppendArrayEnd(out, arr)
+	out = bsoncore.AppendInt64Element(out, "id", id())
 	out = bsoncore.AppendStringElement(out, "ns", ns)
-	return endCursorReply(out, cur)
+	reply := endCursorReply(out, cur)
+	r.Scratch = reply[:0]
+	return r.own(reply), n, nil
 }
 
-// listReply builds {cursor: {id, ns, firstBatch: docs}}: the order of the
-// replies of listCollections and listIndexes.
-func listReply(id int64, ns string, docs []bson.Raw) bson.Raw {
-	out, cur := beginCursorReply(ns, docs)
+// listReply builds {cursor: {id, ns, firstBatch: batch}}, batch being the
+// array's elements: the order of the replies of listCollections and
+// listIndexes.
+func listReply(id int64, ns string, batch []byte) bson.Raw {
+	out, cur := beginCursorReply(nil, ns)
 	out = bsoncore.AppendInt64Element(out, "id", id)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
-	out = appendBatch(out, "firstBatch", docs)
+	arr, out := bsoncore.AppendArrayElementStart(out, "firstBatch")
+	out = append(out, batch...)
+	out, _ = bsoncore.AppendArrayEnd(out, arr)
 	return endCursorReply(out, cur)
 }
 
@@ -52,24 +66,19 @@ func listReply(id int64, ns string, docs []bson.Raw) bson.Raw {
 // $clusterTime, operationTime), so that it appends in place.
 const replySlack = 256
 
-func beginCursorReply(ns string, docs []bson.Raw) ([]byte, int32) {
-	size := 64 + replySlack + len(ns)
-	for _, d := range docs {
-		size += len(d) + 8
+// replyStart is the capacity a cursor reply starts with; fillBatch
+// grows it for the batch at once.
+const replyStart = 512
+
+// beginCursorReply starts a cursor reply in buf, or in a new buffer if buf
+// is short.
+func beginCursorReply(buf []byte, ns string) ([]byte, int32) {
+	if cap(buf) < replyStart+len(ns) {
+		buf = make([]byte, 0, replyStart+len(ns))
 	}
-	out := bsoncore.AppendInt32(make([]byte, 0, size), 0)
+	out := bsoncore.AppendInt32(buf[:0], 0)
 	cur, out := bsoncore.AppendDocumentElementStart(out, "cursor")
 	return out, cur
-}
-
-func appendBatch(out []byte, field string, docs []bson.Raw) []byte {
-	arr, out := bsoncore.AppendArrayElementStart(out, field)
-	var key [20]byte
-	for i, d := range docs {
-		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(i), 10)), d)
-	}
-	out, _ = bsoncore.AppendArrayEnd(out, arr)
-	return out
 }
 
 func endCursorReply(out []byte, cur int32) bson.Raw {
@@ -78,31 +87,51 @@ func endCursorReply(out []byte, cur int32) bson.Raw {
 	return out
 }
 
-// fillBatch reads up to n documents from c, and no more than 16 MiB of them
-// after the first. done reports that c is exhausted: it returned its end
-// within the batch, or, with the batch full, its source knows it has
-// nothing left (a reached limit, a drained sort, a listing), as MongoDB's
-// isEOF does. A scan whose last document fills the batch exactly stays
-// open, and the next getMore returns an empty batch and closes it.
-func fillBatch(c *cursors.Cursor, n int64) (batch []bson.Raw, done bool, err error) {
+// elemRoom is an array element's bytes besides its document (type, index
+// key); growDocs and growBytes bound what a batch's buffer grows for at
+// once.
+const (
+	elemRoom  = 8
+	growDocs  = 128
+	growBytes = 1 << 20
+)
+
+// fillBatch appends up to n documents from c to out as array elements,
+// each copied from the cursor as it is read (see docsrc.Lender), and no
+// more than 16 MiB of them after the first. done reports that c is
+// exhausted: it returned its end within the batch, or, with the batch
+// full, its source knows it has nothing left (a reached limit, a drained
+// sort, a listing), as MongoDB's isEOF does. A scan whose last document
+// fills the batch exactly stays open, and the next getMore returns an
+// empty batch and closes it. expect is how many documents the source may
+// yield at most (a find's limit), for sizing out.
+func fillBatch(out []byte, c *cursors.Cursor, n, expect int64) (_ []byte, count int, done bool, err error) {
 	size := 0
+	var key [20]byte
 	for {
-		if int64(len(batch)) == n {
-			return batch, c.Exhausted(), nil
+		if int64(count) == n {
+			return out, count, c.Exhausted(), nil
 		}
-		doc, err := c.Next()
+		doc, err := c.Lend()
 		if err != nil {
-			return nil, false, err
+			return nil, 0, false, err
 		}
 		if doc == nil {
-			return batch, true, nil
+			return out, count, true, nil
 		}
-		if len(batch) > 0 && size+len(doc) > wire.MaxBSONSize {
-			c.Unread(doc)
-			return batch, false, nil
+		if count > 0 && size+len(doc) > wire.MaxBSONSize {
+			c.Unread(slices.Clone(doc))
+			return out, count, false, nil
+		}
+		if expect < math.MaxInt64 && cap(out)-len(out) < len(doc)+elemRoom {
+			// Room for the rest of a limited batch at this document's
+			// size (bounded; appends grow it further).
+			room := (len(doc) + elemRoom) * int(min(n-int64(count), expect-int64(count), growDocs))
+			out = slices.Grow(out, min(room, growBytes)+replySlack)
 		}
 		size += len(doc)
-		batch = append(batch, doc)
+		out = bsoncore.AppendDocumentElement(out, string(strconv.AppendInt(key[:0], int64(count), 10)), doc)
+		count++
 	}
 }
 
@@ -122,6 +151,9 @@ type firstBatch struct {
 	noTimeout bool
 	// list shapes the reply as listCollections and listIndexes do.
 	list bool
+	// expect bounds the documents the source yields (a find's limit),
+	// for sizing the reply; 0 is unknown.
+	expect int64
 }
 
 // openCursor wraps src as a cursor of db.coll belonging to r's session and
@@ -152,31 +184,47 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	if n == noBatchSize {
 		n = fb.defaultSize
 	}
-	var batch []bson.Raw
 	done := fb.empty
-	if n > 0 {
-		var err error
-		if batch, done, err = fillBatch(c, n); err != nil {
-			_ = src.Close()
-			return nil, err
-		}
+	if fb.expect <= 0 {
+		fb.expect = math.MaxInt64
 	}
-	id := int64(0)
-	if done || fb.single {
-		_ = src.Close()
-	} else {
+	fill := func(out []byte) ([]byte, int, error) {
+		if n <= 0 {
+			return out, 0, nil
+		}
+		out, count, d, err := fillBatch(out, c, n, fb.expect)
+		done = d
+		return out, count, err
+	}
+	// id registers a cursor with documents left: the batch is filled.
+	id := func() int64 {
+		if done || fb.single {
+			_ = src.Close()
+			return 0
+		}
 		if dl, ok := r.Ctx.Deadline(); ok {
 			bs.limited, bs.left = true, time.Until(dl)
 		}
 		b.bind(context.Background())
 		s.Cursors.Add(c)
-		id = c.ID
+		return c.ID
 	}
+	ns := db + "." + coll
 	if fb.list {
-		return r.own(listReply(id, db+"."+coll, batch)), nil
+		batch, _, err := fill(nil)
+		if err != nil {
+			_ = src.Close()
+			return nil, err
+		}
+		return r.own(listReply(id(), ns, batch)), nil
 	}
-	s.Docs.Returned.Add(int64(len(batch)))
-	return r.own(cursorReply(id, db+"."+coll, "firstBatch", batch)), nil
+	reply, count, err := cursorReply(r, ns, "firstBatch", fill, id)
+	if err != nil {
+		_ = src.Close()
+		return nil, err
+	}
+	s.Docs.Returned.Add(int64(count))
+	return reply, nil
 }
 
 // serveTailable opens a tailable cursor, read under b: it stays open when it
@@ -192,22 +240,28 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	if batchSize == noBatchSize {
 		batchSize = defaultFirstBatch
 	}
-	batch, _, err := fillBatch(c, batchSize)
-	if err == nil && len(batch) == 0 {
-		var empty bool
-		if empty, err = s.collectionEmpty(db, coll); err == nil && empty {
-			_ = tc.Close()
-			return cursorReply(0, db+"."+coll, "firstBatch", nil), nil
+	ns := db + "." + coll
+	var empty bool
+	reply, count, err := cursorReply(r, ns, "firstBatch", func(out []byte) ([]byte, int, error) {
+		out, count, _, err := fillBatch(out, c, batchSize, math.MaxInt64)
+		if err == nil && count == 0 {
+			empty, err = s.collectionEmpty(db, coll)
 		}
-	}
-	if err != nil {
+		return out, count, err
+	}, func() int64 {
+		if empty {
+			return 0
+		}
+		b.bind(context.Background())
+		s.Cursors.Add(c)
+		return c.ID
+	})
+	if err != nil || empty {
 		_ = tc.Close()
-		return nil, err
+		return reply, err
 	}
-	b.bind(context.Background())
-	s.Cursors.Add(c)
-	s.Docs.Returned.Add(int64(len(batch)))
-	return r.own(cursorReply(c.ID, db+"."+coll, "firstBatch", batch)), nil
+	s.Docs.Returned.Add(int64(count))
+	return reply, nil
 }
 
 // collectionEmpty reports whether db.coll holds no document.
@@ -302,33 +356,46 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	bs := c.Source().(*boundSource)
 	detach := bs.attach(r.Ctx)
-	batch, done, err := fillBatch(c, a.batchSize)
-	if err == nil && len(batch) == 0 && c.Await != nil {
-		c.Await(r.Ctx, await)
-		if err = mongoerr.Interruption(r.Ctx); err == nil {
-			batch, done, err = fillBatch(c, a.batchSize)
+	var done bool
+	fill := func(out []byte) ([]byte, int, error) {
+		out, count, d, err := fillBatch(out, c, a.batchSize, math.MaxInt64)
+		if err == nil && count == 0 && c.Await != nil {
+			c.Await(r.Ctx, await)
+			if err = mongoerr.Interruption(r.Ctx); err == nil {
+				out, count, d, err = fillBatch(out, c, a.batchSize, math.MaxInt64)
+			}
 		}
+		done = d
+		return out, count, err
 	}
-	detach()
-	if c.Tailable {
-		done = false
-	}
-	id := c.ID
-	if err != nil || done {
-		_ = s.Cursors.Close(c)
-		if err != nil {
-			return nil, err
+	var closed bool
+	id := func() int64 {
+		detach()
+		if c.Tailable {
+			done = false
 		}
-		id = 0
-	} else {
+		if done {
+			closed = true
+			_ = s.Cursors.Close(c)
+			return 0
+		}
 		s.Cursors.Return(c)
+		return c.ID
+	}
+	reply, count, err := cursorReply(r, r.DB+"."+a.coll, "nextBatch", fill, id)
+	if err != nil {
+		detach()
+		if !closed {
+			_ = s.Cursors.Close(c)
+		}
+		return nil, err
 	}
 	if !strings.HasPrefix(a.coll, "$cmd.") {
 		// listCollections' and listIndexes' cursors return no documents
 		// of the database.
-		s.Docs.Returned.Add(int64(len(batch)))
+		s.Docs.Returned.Add(int64(count))
 	}
-	return r.own(cursorReply(id, r.DB+"."+a.coll, "nextBatch", batch)), nil
+	return reply, nil
 }
 
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {

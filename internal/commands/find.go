@@ -101,14 +101,13 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		return s.serveTailable(r, r.DB, coll, tc, b, a.batchSize, a.awaitData, a.noTimeout)
 	}
 	a.Txn = r.Txn
-	a.Batched = true // the reply copies each batch
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
 	if err != nil {
 		return nil, err
 	}
 	fb := firstBatch{
 		size: a.batchSize, defaultSize: defaultFirstBatch, single: a.single, noTimeout: a.noTimeout,
-		empty: s.Engine.CollectionIn(r.Txn, r.DB, coll) == nil,
+		empty: s.Engine.CollectionIn(r.Txn, r.DB, coll) == nil, expect: a.Limit,
 	}
 	if a.single {
 		// A single batch without a batchSize is bounded by size only.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -107,6 +110,9 @@ func (bs *boundSource) Restore() error {
 	}
 	return nil
 }
+
+// Lend lends the next document through the wrapper (see docsrc.Lender).
+func (bs *boundSource) Lend() (bson.Raw, error) { return docsrc.Lend(bs.Source) }
 
 // Exhausted reports, through the wrapper, that the source knows it has
 // nothing left (see cursors.Cursor.Exhausted).

@@ -142,6 +142,11 @@ type Request struct {
 	// the time of its write, if it wrote. The reply's operationTime is the
 	// latter, else the former.
 	readTime, writeTime clock.Time
+	// Scratch, when set, is a buffer a cursor reply may be built in,
+	// which the caller reuses (a pooled buffer) once the reply is sent:
+	// so nothing keeps a reply built there. A command leaves in Scratch the buffer (grown
+	// or not) it built its reply in.
+	Scratch []byte
 	// ownedReply is the first byte of a reply built for this request
 	// alone (own), which Run may complete in place.
 	ownedReply *byte

@@ -82,6 +82,17 @@ func (c *Cursor) Next() (bson.Raw, error) {
 	return c.src.Next()
 }
 
+// Lend is Next for a consumer that copies the document before its next
+// call (see docsrc.Lender).
+func (c *Cursor) Lend() (bson.Raw, error) {
+	if c.held != nil {
+		d := c.held
+		c.held = nil
+		return d, nil
+	}
+	return docsrc.Lend(c.src)
+}
+
 // Exhauster is a Source that can tell it has nothing left without reading
 // on (MongoDB's isEOF).
 type Exhauster interface {

@@ -14,3 +14,19 @@ type Source interface {
 	Next() (bson.Raw, error)
 	Close() error
 }
+
+// Lender is a Source that can lend its next document instead of copying
+// it: the document Lend returns is valid only until the source's next call
+// (Next, Lend or Close). A consumer that copies each document at once (a
+// reply being built) reads through Lend.
+type Lender interface {
+	Lend() (bson.Raw, error)
+}
+
+// Lend returns src's next document, lent when src is a Lender.
+func Lend(src Source) (bson.Raw, error) {
+	if l, ok := src.(Lender); ok {
+		return l.Lend()
+	}
+	return src.Next()
+}

@@ -45,11 +45,6 @@ type FindOptions struct {
 	// interruption's error (killOp, maxTimeMS, disconnect, shutdown). Nil
 	// never ends.
 	Ctx context.Context
-	// Batched tells that the caller keeps the documents only until it has
-	// copied a batch of them (a find command's reply), so the cursor may
-	// pack them into shared chunks (see slab). Callers keeping a few
-	// documents of many (a $group) leave it unset.
-	Batched bool
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -166,10 +161,15 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	if err != nil {
 		return nil, err
 	}
-	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, batched: o.Batched}
+	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
 	if scan.covered() {
 		// The source answers with projected documents the keys decided.
 		scan.filter, m.proj = nil, nil
+	}
+	if p.IDRangeDecides() && (q.proj == nil || !q.proj.Positional()) {
+		// Every document in the _id ranges matches; a positional
+		// projection still needs the match's position.
+		scan.filter = nil
 	}
 	if src, ok := scan.src.(*planSource); q.sort == nil || ok && src.p.Sorted {
 		return m, nil
@@ -216,10 +216,10 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	switch {
 	case txn != nil:
 		r = txn.view
-	case p.Or == nil && p.IDPoint():
-		// A single _id is read at once (see newPlanSource): one read of
-		// the latest committed state is a snapshot of its own, without
-		// registering and releasing one.
+	case p.Or == nil && !p.Fetches():
+		// A scan of the document store reads through its one iterator
+		// alone, which sees the state of its creation, and a single _id is
+		// read at once (see newPlanSource): no snapshot to take and release.
 		r = e.kv
 	default:
 		snap := e.kv.NewSnapshot()
@@ -281,25 +281,38 @@ type matchCursor struct {
 	// sorter applies them after ordering).
 	raw     bool
 	lastPos int
-	// batched packs the served documents into copies
-	// (FindOptions.Batched); raw documents, which a sort may keep a few
-	// of for long, never are.
-	batched bool
-	copies  slab
 }
 
 func (m *matchCursor) Next() (bson.Raw, error) {
+	doc, own, err := m.next()
+	if own || doc == nil {
+		return doc, err
+	}
+	return slices.Clone(doc), err
+}
+
+// Lend returns the next document valid until the next call (see
+// docsrc.Lender).
+func (m *matchCursor) Lend() (bson.Raw, error) {
+	doc, _, err := m.next()
+	return doc, err
+}
+
+// next returns the next document to serve; own reports that it was built
+// for the caller (projected), else it is the scan's, valid until the next
+// call.
+func (m *matchCursor) next() (doc bson.Raw, own bool, err error) {
 	for {
 		if !m.raw && m.limit > 0 && m.served >= m.limit {
-			return nil, nil
+			return nil, false, nil
 		}
 		doc, pos, err := m.scan.next()
 		if doc == nil || err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if m.raw {
 			m.lastPos = pos
-			return slices.Clone(doc), nil
+			return doc, false, nil
 		}
 		if m.skip > 0 {
 			m.skip--
@@ -307,12 +320,11 @@ func (m *matchCursor) Next() (bson.Raw, error) {
 		}
 		m.served++
 		if m.proj != nil {
-			return m.proj.Apply(doc, pos)
+			out, err := m.proj.Apply(doc, pos)
+			// An empty projection returns the scan's document itself.
+			return out, len(out) == 0 || &out[0] != &doc[0], err
 		}
-		if m.batched {
-			return m.copies.clone(doc), nil
-		}
-		return slices.Clone(doc), nil
+		return doc, false, nil
 	}
 }
 

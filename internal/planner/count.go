@@ -23,13 +23,23 @@ func (p *Plan) CountScan() bool { return p.exact }
 // no null or undefined (the index holds missing fields as null), arrays,
 // regexes or NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
-	p.exact = false
-	if p.Index == nil || p.multikey || p.Or != nil {
-		return
-	}
+	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides(root, p.fields)
+	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
+		decides(root, p.fields)
+}
+
+// IDRangeDecides reports whether the plan scans the documents by ranges
+// of _id that decide the filter: every document in them matches (an _id
+// is never an array, so the bounds are as exact as a non-multikey
+// index's; see setExact).
+func (p *Plan) IDRangeDecides() bool { return p.idDecides }
+
+// decides reports whether bounds on fields (not multikey) express the
+// filter root exactly (see setExact).
+func decides(root *query.Node, fields []Field) bool {
 	type use struct{ points, ranges int }
 	uses := map[string]*use{}
-	for _, f := range p.fields {
+	for _, f := range fields {
 		if !positional(f.Parts) {
 			uses[f.Path] = &use{}
 		}
@@ -70,15 +80,15 @@ func (p *Plan) setExact(root *query.Node) {
 		}
 		return false
 	}
-	if !walk(root) {
-		return
+	if root == nil || !walk(root) {
+		return false
 	}
 	for _, u := range uses {
 		if u.points > 1 || u.points == 1 && u.ranges > 0 {
-			return
+			return false
 		}
 	}
-	p.exact = true
+	return true
 }
 
 // exactPoint reports whether index bounds express matching v exactly.

@@ -65,6 +65,9 @@ type Plan struct {
 	eqFields int
 	// exact reports that the keys alone decide the filter (CountScan).
 	exact bool
+	// idDecides reports that the _id ranges decide the filter
+	// (IDRangeDecides).
+	idDecides bool
 	// covered are the positions of the fields a covered read answers
 	// with (Covered).
 	covered []int

@@ -47,6 +47,10 @@ type conn struct {
 	seq     uint64
 }
 
+// gatherReply is the size from which an uncompressed reply is written
+// from where it was built rather than copied into a message buffer.
+const gatherReply = 8 << 10
+
 // maxPooledReply is the largest reply buffer kept for reuse.
 const maxPooledReply = 1 << 20
 
@@ -175,7 +179,17 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
 	} else {
-		reply = c.run(&commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info})
+		// A cursor reply is built in a pooled buffer, returned once the
+		// reply is sent (or dropped): an idle connection keeps none.
+		buf := replyBufs.Get().(*[]byte)
+		r := &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: (*buf)[:0]}
+		defer func() {
+			if cap(r.Scratch) <= maxPooledReply {
+				*buf = r.Scratch[:0]
+				replyBufs.Put(buf)
+			}
+		}()
+		reply = c.run(r)
 	}
 	if msg.MoreToCome() {
 		return nil
@@ -227,6 +241,17 @@ func (c *conn) run(r *commands.Request) bson.Raw {
 // negative. The message is built in a pooled buffer.
 func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 	c.nextID++
+	if tcp, ok := c.rw.(*net.TCPConn); ok && h.OpCode != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
+		// The message's start and the reply go out in one writev,
+		// without copying the reply.
+		var start [32]byte
+		bufs := net.Buffers{wire.AppendMsgStart(start[:0], c.nextID, h.RequestID, len(doc)), doc}
+		n := int64(len(bufs[0]) + len(doc))
+		c.srv.svc.Net.BytesOut.Add(n)
+		c.srv.svc.Net.PhysicalBytesOut.Add(n)
+		_, err := bufs.WriteTo(tcp)
+		return err
+	}
 	buf := replyBufs.Get().(*[]byte)
 	out := (*buf)[:0]
 	if h.OpCode == wire.OpQuery {

@@ -26,7 +26,7 @@ type Reader interface {
 	// is absent.
 	Get(key []byte) (value []byte, ok bool, err error)
 	// NewIter iterates keys in [lower, upper) in bytewise order; a nil bound
-	// is open.
+	// is open. The iterator sees one state: the reader's at its creation.
 	NewIter(lower, upper []byte) (Iter, error)
 }
 

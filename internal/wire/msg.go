@@ -243,14 +243,28 @@ func (m *Msg) Command() (bson.Raw, error) {
 	return bson.Raw(out), nil
 }
 
+// AppendMsgStart appends what precedes the body of an OP_MSG without
+// checksum whose kind-0 section holds bodyLen bytes: the message is
+// complete once the body is written after it.
+func AppendMsgStart(dst []byte, requestID, responseTo int32, bodyLen int) []byte {
+	start := len(dst)
+	dst = appendMsgStart(dst, requestID, responseTo, 0)
+	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start+bodyLen))
+	return dst
+}
+
+func appendMsgStart(dst []byte, requestID, responseTo int32, flags uint32) []byte {
+	dst = appendHeader(dst, Header{RequestID: requestID, ResponseTo: responseTo, OpCode: OpMsg})
+	dst = binary.LittleEndian.AppendUint32(dst, flags)
+	return append(dst, sectionBody)
+}
+
 // AppendMsg appends a complete OP_MSG to dst: header, flags and one kind-0
 // section holding body, a BSON document. With ChecksumPresent in flags it
 // also appends the CRC-32C of everything before it.
 func AppendMsg(dst []byte, requestID, responseTo int32, flags uint32, body []byte) []byte {
 	start := len(dst)
-	dst = appendHeader(dst, Header{RequestID: requestID, ResponseTo: responseTo, OpCode: OpMsg})
-	dst = binary.LittleEndian.AppendUint32(dst, flags)
-	dst = append(dst, sectionBody)
+	dst = appendMsgStart(dst, requestID, responseTo, flags)
 	dst = append(dst, body...)
 	if flags&ChecksumPresent == 0 {
 		finishLength(dst, start)
