@@ -154,7 +154,17 @@ func writeFlags(b *strings.Builder, opts string) {
 	}
 }
 
-func inLen(n *query.Node) int { return len(arrayElems(n.Value)) }
+func inLen(n *query.Node) int {
+	if n.Value.Type != bson.TypeArray {
+		return 0
+	}
+	count := 0
+	for it := rawdoc.Iterate(n.Value.Value); ; count++ {
+		if _, _, ok := it.Next(); !ok {
+			return count
+		}
+	}
+}
 
 func inHasRegex(n *query.Node) bool {
 	for _, v := range arrayElems(n.Value) {
@@ -170,15 +180,8 @@ func arrayElems(v bson.RawValue) []bson.RawValue {
 	if v.Type != bson.TypeArray {
 		return nil
 	}
-	var out []bson.RawValue
-	it := rawdoc.Iterate(v.Value)
-	for {
-		_, e, ok := it.Next()
-		if !ok {
-			return out
-		}
-		out = append(out, e)
-	}
+	vals, _ := v.Array().Values()
+	return vals
 }
 
 // escapePath keeps paths holding the shape's delimiters unambiguous.
