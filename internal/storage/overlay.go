@@ -103,7 +103,12 @@ func (it *overlayIter) inBounds(k []byte) bool {
 // seekGE positions at the smallest visible key >= k.
 func (it *overlayIter) seekGE(k []byte) bool {
 	for {
-		baseOK := it.base.SeekGE(k)
+		var baseOK bool
+		if len(k) == 0 {
+			baseOK = it.base.First() // Pebble's iterators want a non-empty seek key
+		} else {
+			baseOK = it.base.SeekGE(k)
+		}
 		i, _ := it.o.find(k)
 		ovOK := i < len(it.o.keys) && it.inBounds(it.o.keys[i])
 		switch {

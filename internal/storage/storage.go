@@ -3,12 +3,22 @@
 // subpackages (pebblekv is the embedded default).
 package storage
 
+import "errors"
+
 // KV is an ordered key-value store. Reads through KV see the latest committed
-// state; a Snapshot pins one consistent state; a Batch commits atomically.
+// state; a Snapshot pins one consistent state; a Batch commits atomically;
+// a Txn reads one state and commits its writes only if no other commit
+// wrote the same keys since it began.
 type KV interface {
 	Reader
 	// NewSnapshot pins the current committed state for repeatable reads.
 	NewSnapshot() Snapshot
+	// Begin starts a read-write transaction on the current committed state.
+	Begin() (Txn, error)
+	// DeleteRange removes every key in [start, end) outside any
+	// transaction, for ranges no transaction reads or writes any more (the
+	// ids of a dropped collection or index are never reused).
+	DeleteRange(start, end []byte) error
 	// NewBatch starts an empty write batch.
 	NewBatch() Batch
 	// Exist sets found[i] to whether keys[i] is present, for keys in any
@@ -18,6 +28,28 @@ type KV interface {
 	Sync() error
 	// Close flushes and closes the store.
 	Close() error
+}
+
+// ErrWriteConflict is Commit's error when another transaction committed a
+// write to a key this one writes after this one began (the first committer
+// wins). Nothing of the failed transaction is applied: run it again from a
+// new Begin.
+var ErrWriteConflict = errors.New("storage: write conflict")
+
+// Txn is a read-write transaction with snapshot isolation. Its reads see the
+// committed state of its Begin plus its own writes; its writes are buffered
+// until Commit applies all of them atomically, or none when Commit fails
+// (ErrWriteConflict, or a store error). A Txn is used by one goroutine.
+type Txn interface {
+	Reader
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	// Commit applies the writes. It does not wait for the disk: KV.Sync
+	// does. Committing a transaction without writes succeeds.
+	Commit() error
+	// Rollback discards the writes and releases the transaction; after
+	// Commit it does nothing.
+	Rollback() error
 }
 
 // Reader reads keys and ranges.

@@ -43,6 +43,8 @@ type Options struct {
 type DB struct {
 	db    *pebble.DB
 	space *spaceGuard
+	// log orders commits and detects transactions' write conflicts.
+	log *commitLog
 }
 
 var (
@@ -90,7 +92,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if space != nil {
 		space.opening.Store(false)
 	}
-	return &DB{db: db, space: space}, nil
+	return &DB{db: db, space: space, log: newCommitLog()}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -148,7 +150,7 @@ const batchRetained = 4 << 20
 
 // NewBatch implements storage.KV.
 func (d *DB) NewBatch() storage.Batch {
-	return &batch{b: d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained)), space: d.space}
+	return &batch{b: d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained)), space: d.space, log: d.log}
 }
 
 // Sync implements storage.KV: an empty synced WAL record forces every
@@ -202,6 +204,7 @@ func (s snapshot) Close() error { return s.s.Close() }
 type batch struct {
 	b     *pebble.Batch
 	space *spaceGuard
+	log   *commitLog
 }
 
 func (b *batch) Set(key, value []byte) error         { return b.b.Set(key, value, nil) }
@@ -217,10 +220,7 @@ func (b *batch) Commit(sync bool) error {
 	if err := b.space.check(b.b.Len()); err != nil {
 		return err
 	}
-	if sync {
-		return b.b.Commit(pebble.Sync)
-	}
-	return b.b.Commit(pebble.NoSync)
+	return b.log.commit(b.b, nil, sync)
 }
 
 // get copies a Pebble value so it outlives the closer.

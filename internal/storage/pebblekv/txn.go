@@ -1,0 +1,183 @@
+package pebblekv
+
+import (
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/batchrepr"
+
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// commitLog detects write conflicts between transactions: it numbers
+// commits and remembers, for every key written since the oldest open
+// transaction began, the number of the last commit that wrote it. A
+// transaction that began at number s conflicts with a commit numbered above
+// s that wrote one of its keys. Commits of transactions and batches are
+// applied under mu, in number order, so a snapshot taken under mu holds
+// exactly the commits up to the current number.
+type commitLog struct {
+	mu      sync.Mutex
+	seq     uint64
+	written map[string]uint64
+	// active counts the open transactions by the number they began at.
+	active map[uint64]int
+	// sincePrune counts commits since written was last pruned.
+	sincePrune int
+}
+
+func newCommitLog() *commitLog {
+	return &commitLog{written: map[string]uint64{}, active: map[uint64]int{}}
+}
+
+// begin registers a transaction starting now and takes its snapshot.
+func (l *commitLog) begin(db *pebble.DB) (uint64, *pebble.Snapshot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active[l.seq]++
+	return l.seq, db.NewSnapshot()
+}
+
+// end deregisters a transaction that began at start.
+func (l *commitLog) end(start uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.release(start)
+}
+
+func (l *commitLog) release(start uint64) {
+	if l.active[start]--; l.active[start] <= 0 {
+		delete(l.active, start)
+	}
+}
+
+// commit applies b unless a commit numbered after start wrote one of b's
+// keys (ErrWriteConflict). start is nil for a plain batch, which never
+// conflicts but is seen by the transactions open meanwhile.
+func (l *commitLog) commit(b *pebble.Batch, start *uint64, sync bool) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if start != nil {
+		for r := b.Reader(); ; {
+			_, k, _, ok, err := r.Next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if l.written[string(k)] > *start {
+				return storage.ErrWriteConflict
+			}
+		}
+	}
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
+	}
+	if err := b.Commit(opts); err != nil {
+		return err
+	}
+	l.seq++
+	if len(l.active) > 0 {
+		if err := l.record(b.Reader()); err != nil {
+			return err
+		}
+	}
+	l.prune()
+	return nil
+}
+
+// record notes the keys of a committed batch as written by the current
+// commit number.
+func (l *commitLog) record(r batchrepr.Reader) error {
+	for {
+		_, k, _, ok, err := r.Next()
+		if err != nil || !ok {
+			return err
+		}
+		l.written[string(k)] = l.seq
+	}
+}
+
+// prune forgets the writes no open transaction can conflict with: those
+// numbered at or below the oldest open transaction's start.
+func (l *commitLog) prune() {
+	if len(l.active) == 0 {
+		clear(l.written)
+		l.sincePrune = 0
+		return
+	}
+	if l.sincePrune++; l.sincePrune < 1024 || len(l.written) < 4096 {
+		return
+	}
+	l.sincePrune = 0
+	oldest := l.seq
+	for s := range l.active {
+		oldest = min(oldest, s)
+	}
+	for k, s := range l.written {
+		if s <= oldest {
+			delete(l.written, k)
+		}
+	}
+}
+
+// txn is a storage.Txn: a snapshot, an overlay of its writes, and its
+// commit number.
+type txn struct {
+	d     *DB
+	start uint64
+	snap  *pebble.Snapshot
+	view  *storage.Overlay
+	done  bool
+}
+
+// Begin implements storage.KV.
+func (d *DB) Begin() (storage.Txn, error) {
+	start, snap := d.log.begin(d.db)
+	return &txn{d: d, start: start, snap: snap, view: storage.NewOverlay(snapshot{snap})}, nil
+}
+
+func (t *txn) Get(key []byte) ([]byte, bool, error) { return t.view.Get(key) }
+
+func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) { return t.view.NewIter(lower, upper) }
+
+func (t *txn) Set(key, value []byte) error { t.view.Set(key, value); return nil }
+
+func (t *txn) Delete(key []byte) error { t.view.Delete(key); return nil }
+
+// Commit implements storage.Txn.
+func (t *txn) Commit() error {
+	if t.done {
+		return nil
+	}
+	defer t.Rollback()
+	if t.view.Len() == 0 {
+		return nil
+	}
+	b := t.d.db.NewBatch()
+	defer b.Close()
+	if err := t.view.Stage(&batch{b: b, space: t.d.space, log: t.d.log}); err != nil {
+		return err
+	}
+	if err := t.d.space.check(b.Len()); err != nil {
+		return err
+	}
+	return t.d.log.commit(b, &t.start, false)
+}
+
+// Rollback implements storage.Txn.
+func (t *txn) Rollback() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	t.d.log.end(t.start)
+	return t.snap.Close()
+}
+
+// DeleteRange implements storage.KV.
+func (d *DB) DeleteRange(start, end []byte) error {
+	return d.db.DeleteRange(start, end, pebble.NoSync)
+}
