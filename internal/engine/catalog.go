@@ -151,21 +151,14 @@ type storedIndex struct {
 // catalog is the in-memory image of the stored catalog. mu orders catalog
 // changes; the image is updated only after the change has committed.
 type catalog struct {
-	mu     sync.RWMutex
-	colls  map[string]*Collection // by nsKey
-	nextID uint32
+	mu    sync.RWMutex
+	colls map[string]*Collection // by nsKey
 }
 
 func nsKey(db, coll string) string { return db + "\x00" + coll }
 
 func (c *catalog) load(r storage.Reader) error {
 	c.colls = map[string]*Collection{}
-	c.nextID = 1
-	if v, ok, err := r.Get(keyNextCollID); err != nil {
-		return err
-	} else if ok {
-		c.nextID = binary.BigEndian.Uint32(v)
-	}
 	lo, hi := catalogSpan()
 	it, err := r.NewIter(lo, hi)
 	if err != nil {
@@ -232,15 +225,41 @@ func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*
 	if err := ValidateCollName(db, name); err != nil {
 		return nil, err
 	}
-	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts, nextIndexID: 1}
+	id, err := e.allocCollID()
+	if err != nil {
+		return nil, err
+	}
+	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1}
 	if opts.Capped {
 		coll.capped = &cappedState{inserted: make(chan struct{})}
 	}
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
-	e.cat.nextID++
 	return coll, nil
+}
+
+// allocCollID takes the next collection id from the stored counter, in a
+// storage transaction of its own: ids are unique among the engines over
+// one store and never reused, also when the collection is never committed
+// (a create that failed, a transaction that aborted).
+func (e *Engine) allocCollID() (uint32, error) {
+	var id uint32
+	err := e.retry(nil, func(tx storage.Txn) error {
+		id = 1
+		v, ok, err := tx.Get(keyNextCollID)
+		if err != nil {
+			return err
+		}
+		if ok {
+			id = binary.BigEndian.Uint32(v)
+		}
+		if err := tx.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, id+1)); err != nil {
+			return err
+		}
+		return e.commit(tx)
+	})
+	return id, err
 }
 
 // createLocked adds a collection; the caller holds e.cat.mu.
@@ -249,27 +268,36 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 	if err != nil {
 		return nil, err
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := putCatalogEntry(b, coll); err != nil {
-		return nil, err
-	}
-	if err := b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, e.cat.nextID)); err != nil {
-		return nil, err
-	}
-	if err := b.Commit(true); err != nil {
+	err = e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntry(tx, coll) })
+	if err != nil {
 		return nil, err
 	}
 	e.cat.colls[nsKey(db, name)] = coll
 	return coll, nil
 }
 
-func putCatalogEntry(b storage.Batch, coll *Collection) error {
-	return putCatalogEntryWith(b, coll, coll.Indexes())
+// commitCatalog commits the catalog change stage writes in a storage
+// transaction, retried on conflict, and waits until it is durable. The
+// caller holds e.cat.mu; the in-memory catalog changes after it returns.
+func (e *Engine) commitCatalog(stage func(tx storage.Txn) error) error {
+	err := e.retry(nil, func(tx storage.Txn) error {
+		if err := stage(tx); err != nil {
+			return err
+		}
+		return e.commit(tx)
+	})
+	if err != nil {
+		return err
+	}
+	return e.kv.Sync()
+}
+
+func putCatalogEntry(tx storage.Txn, coll *Collection) error {
+	return putCatalogEntryWith(tx, coll, coll.Indexes())
 }
 
 // putCatalogEntryWith stores coll's entry with the given index list.
-func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
+func putCatalogEntryWith(tx storage.Txn, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
 		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
@@ -278,7 +306,7 @@ func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error 
 	if err != nil {
 		return err
 	}
-	return b.Set(catalogKey(coll.DB, coll.Name), v)
+	return tx.Set(catalogKey(coll.DB, coll.Name), v)
 }
 
 // CreateCollection creates a collection explicitly. Creating one that exists
@@ -332,8 +360,8 @@ func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, 
 	}
 }
 
-// DropCollection removes a collection and its documents in one batch. It
-// reports whether the collection existed.
+// DropCollection removes a collection and then its documents. It reports
+// whether the collection existed.
 func (e *Engine) DropCollection(db, name string) (bool, error) {
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
@@ -347,20 +375,13 @@ func (e *Engine) DropCollection(db, name string) (bool, error) {
 func (e *Engine) dropLocked(c *Collection) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := b.Delete(catalogKey(c.DB, c.Name)); err != nil {
-		return err
-	}
-	if err := deleteCollectionData(b, c.ID); err != nil {
-		return err
-	}
-	if err := b.Commit(true); err != nil {
+	err := e.commitCatalog(func(tx storage.Txn) error { return tx.Delete(catalogKey(c.DB, c.Name)) })
+	if err != nil {
 		return err
 	}
 	c.dropped = true
 	delete(e.cat.colls, nsKey(c.DB, c.Name))
-	return nil
+	return e.deleteCollectionData(c.ID)
 }
 
 // DropDatabase drops every collection of db.
@@ -377,7 +398,8 @@ func (e *Engine) DropDatabase(db string) error {
 
 // RenameCollection moves a collection to a new name, possibly in another
 // database. Documents are keyed by collection id, so only the catalog entry
-// moves. With dropTarget an existing target is dropped in the same batch.
+// moves. With dropTarget an existing target is dropped with the same
+// catalog change, its documents deleted after it.
 func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
 	if err := ValidateDBName(toDB); err != nil {
 		return err
@@ -400,33 +422,30 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	}
 	src.mu.Lock()
 	defer src.mu.Unlock()
-	b := e.kv.NewBatch()
-	defer b.Close()
 	if target != nil {
 		target.mu.Lock()
 		defer target.mu.Unlock()
-		if err := deleteCollectionData(b, target.ID); err != nil {
-			return err
-		}
-	}
-	if err := b.Delete(catalogKey(fromDB, from)); err != nil {
-		return err
 	}
 	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
 	moved.indexes.Store(src.indexes.Load())
 	moved.capped = src.capped
-	if err := putCatalogEntry(b, moved); err != nil {
+	// The target's catalog entry is overwritten by the moved one.
+	err := e.commitCatalog(func(tx storage.Txn) error {
+		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {
+			return err
+		}
+		return putCatalogEntry(tx, moved)
+	})
+	if err != nil {
 		return err
-	}
-	if err := b.Commit(true); err != nil {
-		return err
-	}
-	if target != nil {
-		target.dropped = true
 	}
 	src.dropped = true
 	delete(e.cat.colls, nsKey(fromDB, from))
 	e.cat.colls[nsKey(toDB, to)] = moved
+	if target != nil {
+		target.dropped = true
+		return e.deleteCollectionData(target.ID)
+	}
 	return nil
 }
 
@@ -466,16 +485,16 @@ func (e *Engine) Databases() []string {
 }
 
 // deleteCollectionData deletes every document and index entry of the
-// collection with id collID.
-func deleteCollectionData(b storage.Batch, collID uint32) error {
-	lo, hi := docSpan(collID)
-	if err := b.DeleteRange(lo, hi); err != nil {
-		return err
+// dropped collection with id collID, once the catalog change that dropped
+// it committed: its id is never reused, so no writer reaches the range any
+// more, and a crash before the deletion leaves only unreachable keys.
+func (e *Engine) deleteCollectionData(collID uint32) error {
+	for _, span := range [][2][]byte{pair(docSpan(collID)), pair(collNaturalSpan(collID)), pair(collIndexSpan(collID))} {
+		if err := e.kv.DeleteRange(span[0], span[1]); err != nil {
+			return err
+		}
 	}
-	lo, hi = collNaturalSpan(collID)
-	if err := b.DeleteRange(lo, hi); err != nil {
-		return err
-	}
-	lo, hi = collIndexSpan(collID)
-	return b.DeleteRange(lo, hi)
+	return nil
 }
+
+func pair(lo, hi []byte) [2][]byte { return [2][]byte{lo, hi} }

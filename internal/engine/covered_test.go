@@ -89,13 +89,15 @@ func TestCoveredRead(t *testing.T) {
 		t.Fatal(keys, err)
 	}
 	encID := docKey(c.ID, docs[1].Lookup("_id"))[5:]
-	b := e.kv.NewBatch()
+	b, err := e.kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := b.Set(indexEntryKey(c.ID, ix, keys[0].enc, encID), encID); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(true); err != nil {
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
 	read(1, want...)
 }

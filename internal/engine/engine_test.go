@@ -60,3 +60,13 @@ func mustValidate(tb testing.TB, e *Engine, coll string) ValidateResult {
 	}
 	return res
 }
+
+// mustBegin starts a transaction.
+func mustBegin(tb testing.TB, e *Engine) *Txn {
+	tb.Helper()
+	txn, err := e.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return txn
+}

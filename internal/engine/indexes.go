@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -228,12 +229,13 @@ func bsonDoc(d bson.D) []byte {
 	return b
 }
 
-// indexBuildBatch bounds how many entries one batch of an index build
-// writes.
+// indexBuildBatch bounds how many documents one transaction of an index
+// build indexes.
 const indexBuildBatch = 4096
 
 // buildIndexes writes the entries of new indexes for every document of c,
-// then publishes them in the catalog. The caller holds c.mu exclusively.
+// indexBuildBatch documents per storage transaction, then publishes them
+// in the catalog. The caller holds c.mu exclusively.
 func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress BuildProgress) error {
 	stats, err := e.Stats(c)
 	if err != nil {
@@ -248,71 +250,44 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 		}
 		return nil
 	}
-	b := e.kv.NewBatch()
-	defer func() { b.Close() }()
-	for _, ix := range build {
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
-			return err
-		}
-	}
-	lo, hi := docSpan(c.ID)
-	it, err := e.kv.NewIter(lo, hi)
-	if err != nil {
+	// Entries a crashed build left behind (ids are never reused, but a
+	// build that did not reach the catalog gives its ids to the next).
+	if err := e.discardBuild(c, build); err != nil {
 		return err
 	}
-	defer it.Close()
 	start := time.Now()
 	if err := report(0); err != nil {
 		return err
 	}
 	var done int64
 	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
-	for it.First(); it.Valid(); it.Next() {
-		encID := idFromDocKey(it.Key())
-		for _, ix := range build {
-			keys, multikey, err := ix.keys(it.Value())
-			if err != nil {
-				return err
+	lo, hi := docSpan(c.ID)
+	for from := lo; from != nil; {
+		var n int64
+		var next []byte
+		err := e.retry(nil, func(tx storage.Txn) error {
+			var err error
+			n, next, err = e.backfill(tx, c, build, from, hi, staged)
+			if err == nil {
+				err = e.commit(tx)
 			}
-			if multikey {
-				ix.multikey.Store(true)
-			}
-			for _, k := range keys {
-				entry := indexEntryKey(c.ID, ix, k.enc, encID)
-				if ix.Unique {
-					if other, ok := staged[string(entry)]; ok && !bytes.Equal(other, encID) {
-						return duplicateKeyError(c, ix, k)
-					}
-					staged[string(entry)] = append([]byte(nil), encID...)
-				}
-				if err := b.Set(entry, entryValue(encID, k)); err != nil {
-					return err
-				}
-			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		done++
-		if done%indexBuildBatch == 0 {
-			if err := b.Commit(false); err != nil {
-				return err
-			}
-			b.Close()
-			b = e.kv.NewBatch()
+		from = next
+		done += n
+		if from != nil {
 			if err := report(done); err != nil {
 				return err
 			}
 			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
 		}
 	}
-	if err := it.Error(); err != nil {
-		return err
-	}
 	all := append(append([]*Index(nil), existing...), build...)
 	c.nextIndexID += uint32(len(build))
-	if err := putCatalogEntryWith(b, c, all); err != nil {
-		return err
-	}
-	if err := b.Commit(true); err != nil {
+	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, all) }); err != nil {
 		return err
 	}
 	c.indexes.Store(&all)
@@ -322,19 +297,64 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 	return nil
 }
 
-// discardBuild removes the entries a stopped build of build already
-// committed: its indexes never reached the catalog, and their ids go to the
-// next build.
+// backfill stages in tx the entries of build for at most indexBuildBatch
+// documents of c from the document key from (up to hi), and returns how
+// many it indexed and the key to go on from (nil at the end). staged holds
+// the unique entries the build wrote, to find duplicates among them; a
+// retried backfill writes the same entries for the same documents. The
+// documents are read from the latest state, which writers of this engine
+// cannot change meanwhile (the caller holds c.mu exclusively), through a
+// plain iterator: merging tx's writes into every step would cost a seek
+// per document, and tx writes no document.
+func (e *Engine) backfill(tx storage.Txn, c *Collection, build []*Index, from, hi []byte, staged map[string][]byte) (int64, []byte, error) {
+	it, err := e.kv.NewIter(from, hi)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer it.Close()
+	var n int64
+	for it.First(); it.Valid(); it.Next() {
+		if n == indexBuildBatch {
+			return n, bytes.Clone(it.Key()), nil
+		}
+		encID := idFromDocKey(it.Key())
+		for _, ix := range build {
+			keys, multikey, err := ix.keys(it.Value())
+			if err != nil {
+				return 0, nil, err
+			}
+			if multikey {
+				ix.multikey.Store(true)
+			}
+			for _, k := range keys {
+				entry := indexEntryKey(c.ID, ix, k.enc, encID)
+				if ix.Unique {
+					if other, ok := staged[string(entry)]; ok && !bytes.Equal(other, encID) {
+						return 0, nil, duplicateKeyError(c, ix, k)
+					}
+					staged[string(entry)] = bytes.Clone(encID)
+				}
+				if err := tx.Set(entry, entryValue(encID, k)); err != nil {
+					return 0, nil, err
+				}
+			}
+		}
+		n++
+	}
+	return n, nil, it.Error()
+}
+
+// discardBuild removes the entries of build: those of a stopped build (its
+// indexes never reached the catalog, and their ids go to the next build),
+// or left by one that crashed.
 func (e *Engine) discardBuild(c *Collection, build []*Index) error {
-	b := e.kv.NewBatch()
-	defer b.Close()
 	for _, ix := range build {
 		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
+		if err := e.kv.DeleteRange(lo, hi); err != nil {
 			return err
 		}
 	}
-	return b.Commit(false)
+	return nil
 }
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and
@@ -397,27 +417,20 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 			drop[ix.ID] = true
 		}
 	}
-	var keep []*Index
-	b := e.kv.NewBatch()
-	defer b.Close()
+	var keep, dropped []*Index
 	for _, ix := range existing {
-		if !drop[ix.ID] {
+		if drop[ix.ID] {
+			dropped = append(dropped, ix)
+		} else {
 			keep = append(keep, ix)
-			continue
-		}
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
-			return was, err
 		}
 	}
-	if err := putCatalogEntryWith(b, c, keep); err != nil {
-		return was, err
-	}
-	if err := b.Commit(true); err != nil {
+	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, keep) }); err != nil {
 		return was, err
 	}
 	c.indexes.Store(&keep)
-	return was, nil
+	// The dropped indexes' entries go once no writer sees the indexes.
+	return was, e.discardBuild(c, dropped)
 }
 
 // IndexChange is what collMod may change of an index: whether it is hidden
@@ -471,12 +484,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	after.multikey.Store(before.Multikey())
 	after.hints = before.hints
 	ixs[at] = after
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := putCatalogEntryWith(b, c, ixs); err != nil {
-		return nil, nil, err
-	}
-	if err := b.Commit(true); err != nil {
+	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, ixs) }); err != nil {
 		return nil, nil, err
 	}
 	c.indexes.Store(&ixs)

@@ -97,7 +97,11 @@ func uniqueKeys(chs ...indexChanges) [][]byte {
 
 // checkUnique fails with DuplicateKey when an entry ch adds to a unique
 // index is held by another document, committed or staged earlier in the
-// same batch. The caller holds the locks of the unique entries.
+// same transaction. The caller holds the locks of the unique entries, so
+// it reads the latest committed state, where a writer of this engine that
+// held them has committed: a commit of another engine after the caller's
+// transaction began makes that transaction's commit conflict, since it
+// writes the same entry.
 func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, staged map[string][]byte) error {
 	for _, u := range ch.uniques {
 		if other, ok := staged[string(u.entry)]; ok && !bytes.Equal(other, encID) {
@@ -114,15 +118,15 @@ func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, stage
 	return nil
 }
 
-// stage adds ch to b.
-func (ch indexChanges) stage(b storage.Batch) error {
+// stage adds ch to tx.
+func (ch indexChanges) stage(tx storage.Txn) error {
 	for _, k := range ch.dels {
-		if err := b.Delete(k); err != nil {
+		if err := tx.Delete(k); err != nil {
 			return err
 		}
 	}
 	for i, k := range ch.puts {
-		if err := b.Set(k, ch.putVals[i]); err != nil {
+		if err := tx.Set(k, ch.putVals[i]); err != nil {
 			return err
 		}
 	}
@@ -130,12 +134,12 @@ func (ch indexChanges) stage(b storage.Batch) error {
 }
 
 // persistMultikey adds c's catalog entry, with the current multikey flags,
-// to b. Writers call it when they made an index multikey; metaMu orders
+// to tx. Writers call it when they made an index multikey; metaMu orders
 // their catalog writes.
-func (e *Engine) persistMultikey(b storage.Batch, c *Collection) error {
+func (e *Engine) persistMultikey(tx storage.Txn, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
-	return putCatalogEntry(b, c)
+	return putCatalogEntry(tx, c)
 }
 
 // invalidateHints removes the seek hints the puts of ch fall into; writers

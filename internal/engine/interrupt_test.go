@@ -178,7 +178,7 @@ func TestInterruptWaitForTransaction(t *testing.T) {
 	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	txn := e.Begin()
+	txn := mustBegin(t, e)
 	defer txn.Abort()
 	set := func(wo WriteOptions) error {
 		_, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 1}`), Update: ext(t, `{"$set": {"x": 1}}`), WriteOptions: wo})

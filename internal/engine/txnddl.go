@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -13,7 +12,8 @@ import (
 // them, as MongoDB 4.4+ allows: until the commit only the transaction sees
 // them; the commit stores their catalog entries in its own batch, and
 // fails with WriteConflict when a collection of the same name was created
-// meanwhile; an abort leaves nothing behind. Other DDL is not allowed in
+// meanwhile (or the storage transaction conflicts); an abort leaves nothing
+// behind. Other DDL is not allowed in
 // a transaction (the commands layer refuses it).
 
 // create makes db.name one of the transaction's own collections.
@@ -49,7 +49,7 @@ func (t *Txn) CreateCollection(db, name string, opts CollectionOptions) error {
 	}
 	exists := t.created[nsKey(db, name)] != nil
 	if !exists && t.e.cat.get(db, name) != nil {
-		_, inSnap, err := t.snap.Get(catalogKey(db, name))
+		_, inSnap, err := t.tx.Get(catalogKey(db, name))
 		if err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 // isEmpty reports whether c holds no document in the transaction's view.
 func (t *Txn) isEmpty(c *Collection) (bool, error) {
 	lo, hi := docSpan(c.ID)
-	it, err := t.view.NewIter(lo, hi)
+	it, err := t.tx.NewIter(lo, hi)
 	if err != nil {
 		return false, err
 	}
@@ -126,17 +126,18 @@ func (t *Txn) isEmpty(c *Collection) (bool, error) {
 }
 
 // stageCreated adds the catalog entries of the collections the
-// transaction created to its commit batch; the caller holds e.cat.mu.
-func (t *Txn) stageCreated(b storage.Batch) error {
+// transaction created to its storage transaction; the caller holds
+// e.cat.mu.
+func (t *Txn) stageCreated(tx storage.Txn) error {
 	if len(t.createdOrder) == 0 {
 		return nil
 	}
 	for _, c := range t.createdOrder {
-		if err := putCatalogEntry(b, c); err != nil {
+		if err := putCatalogEntry(tx, c); err != nil {
 			return err
 		}
 	}
-	return b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, t.e.cat.nextID))
+	return nil
 }
 
 // installCreated adds the committed collections to the catalog; the

@@ -33,7 +33,10 @@ func TestValidateCorruptIndex(t *testing.T) {
 		id := doc.Lookup("_id")
 		return indexEntryKey(c.ID, ix, keys[0].enc, docKey(c.ID, id)[5:])
 	}
-	b := e.kv.NewBatch()
+	b, err := e.kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Document 2 loses its a_1 entry; a_1 gains an entry for a key no
 	// document has, pointing to document 1; b_1_a_-1 gains an entry for a
 	// document that does not exist.
@@ -48,7 +51,7 @@ func TestValidateCorruptIndex(t *testing.T) {
 	if err := b.Set(keysOf(ixBA, gone), docKey(c.ID, gone.Lookup("_id"))[5:]); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(true); err != nil {
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.Validate(c)

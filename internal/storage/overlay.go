@@ -45,22 +45,6 @@ func (o *Overlay) Delete(key []byte) { o.put(key, nil) }
 // Len is the number of buffered writes.
 func (o *Overlay) Len() int { return len(o.keys) }
 
-// Stage copies the buffered writes into b.
-func (o *Overlay) Stage(b Batch) error {
-	for i, k := range o.keys {
-		var err error
-		if o.vals[i] == nil {
-			err = b.Delete(k)
-		} else {
-			err = b.Set(k, o.vals[i])
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Each calls fn for every buffered write in key order (nil value: deletion).
 func (o *Overlay) Each(fn func(key, value []byte)) {
 	for i, k := range o.keys {

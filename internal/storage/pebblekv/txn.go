@@ -13,8 +13,7 @@ import (
 // commits and remembers, for every key written since the oldest open
 // transaction began, the number of the last commit that wrote it. A
 // transaction that began at number s conflicts with a commit numbered above
-// s that wrote one of its keys. Commits of transactions and batches are
-// applied under mu, in number order, so a snapshot taken under mu holds
+// s that wrote one of its keys. Commits are applied under mu, in number order, so a snapshot taken under mu holds
 // exactly the commits up to the current number.
 type commitLog struct {
 	mu      sync.Mutex
@@ -52,30 +51,23 @@ func (l *commitLog) release(start uint64) {
 }
 
 // commit applies b unless a commit numbered after start wrote one of b's
-// keys (ErrWriteConflict). start is nil for a plain batch, which never
-// conflicts but is seen by the transactions open meanwhile.
-func (l *commitLog) commit(b *pebble.Batch, start *uint64, sync bool) error {
+// keys (ErrWriteConflict).
+func (l *commitLog) commit(b *pebble.Batch, start uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if start != nil {
-		for r := b.Reader(); ; {
-			_, k, _, ok, err := r.Next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			if l.written[string(k)] > *start {
-				return storage.ErrWriteConflict
-			}
+	for r := b.Reader(); ; {
+		_, k, _, ok, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if l.written[string(k)] > start {
+			return storage.ErrWriteConflict
 		}
 	}
-	opts := pebble.NoSync
-	if sync {
-		opts = pebble.Sync
-	}
-	if err := b.Commit(opts); err != nil {
+	if err := b.Commit(pebble.NoSync); err != nil {
 		return err
 	}
 	l.seq++
@@ -156,15 +148,28 @@ func (t *txn) Commit() error {
 	if t.view.Len() == 0 {
 		return nil
 	}
-	b := t.d.db.NewBatch()
+	b := t.d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained))
 	defer b.Close()
-	if err := t.view.Stage(&batch{b: b, space: t.d.space, log: t.d.log}); err != nil {
+	var err error
+	t.view.Each(func(k, v []byte) {
+		if err != nil {
+			return
+		}
+		if v == nil {
+			err = b.Delete(k, nil)
+		} else {
+			err = b.Set(k, v, nil)
+		}
+	})
+	if err != nil {
 		return err
 	}
+	// When the batch would take the disk below its reserve, or the disk is
+	// full, the commit fails with OutOfDiskSpace and writes nothing.
 	if err := t.d.space.check(b.Len()); err != nil {
 		return err
 	}
-	return t.d.log.commit(b, &t.start, false)
+	return t.d.log.commit(b, t.start)
 }
 
 // Rollback implements storage.Txn.
