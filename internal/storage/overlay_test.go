@@ -49,11 +49,11 @@ func checkOverlay(t *testing.T, seed uint64) {
 	for range 25 {
 		k := key()
 		if rng.IntN(3) == 0 {
-			ov.Delete(k)
+			ov.Put(k, nil)
 			delete(model, string(k))
 		} else {
 			v := fmt.Sprint("over", rng.IntN(100))
-			ov.Set(k, []byte(v))
+			ov.Put(k, []byte(v))
 			model[string(k)] = v
 		}
 	}

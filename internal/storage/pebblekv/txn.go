@@ -1,6 +1,7 @@
 package pebblekv
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -115,13 +116,15 @@ func (l *commitLog) prune() {
 	}
 }
 
-// txn is a storage.Txn: a snapshot, an overlay of its writes, and its
-// commit number.
+// txn is a storage.Txn: a snapshot, the Pebble batch its writes go to (in
+// order, so the last write of a key wins), an overlay indexing the batch's
+// copies of them for its reads, and its commit number.
 type txn struct {
 	d     *DB
 	start uint64
 	snap  *pebble.Snapshot
 	view  *storage.Overlay
+	b     *pebble.Batch // nil until the first write
 	done  bool
 }
 
@@ -131,45 +134,76 @@ func (d *DB) Begin() (storage.Txn, error) {
 	return &txn{d: d, start: start, snap: snap, view: storage.NewOverlay(snapshot{snap})}, nil
 }
 
-func (t *txn) Get(key []byte) ([]byte, bool, error) { return t.view.Get(key) }
+// errEnded is the error of a read or write of a transaction that ended.
+var errEnded = errors.New("pebblekv: transaction already committed or rolled back")
 
-func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) { return t.view.NewIter(lower, upper) }
+func (t *txn) Get(key []byte) ([]byte, bool, error) {
+	if t.done {
+		return nil, false, errEnded
+	}
+	return t.view.Get(key)
+}
 
-func (t *txn) Set(key, value []byte) error { t.view.Set(key, value); return nil }
+func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) {
+	if t.done {
+		return nil, errEnded
+	}
+	return t.view.NewIter(lower, upper)
+}
 
-func (t *txn) Delete(key []byte) error { t.view.Delete(key); return nil }
+func (t *txn) batch() *pebble.Batch {
+	if t.b == nil {
+		t.b = t.d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained))
+	}
+	return t.b
+}
 
-// Commit implements storage.Txn.
+// Set implements storage.Txn: the batch copies key and value once, and the
+// overlay indexes that copy (it stays valid as the batch grows: Pebble
+// grows a batch into a new buffer).
+func (t *txn) Set(key, value []byte) error {
+	if t.done {
+		return errEnded
+	}
+	op := t.batch().SetDeferred(len(key), len(value))
+	copy(op.Key, key)
+	copy(op.Value, value)
+	if err := op.Finish(); err != nil {
+		return err
+	}
+	t.view.Put(op.Key, op.Value)
+	return nil
+}
+
+// Delete implements storage.Txn.
+func (t *txn) Delete(key []byte) error {
+	if t.done {
+		return errEnded
+	}
+	op := t.batch().DeleteDeferred(len(key))
+	copy(op.Key, key)
+	if err := op.Finish(); err != nil {
+		return err
+	}
+	t.view.Put(op.Key, nil)
+	return nil
+}
+
+// Commit implements storage.Txn. When the batch would take the disk below
+// its reserve, or the disk is full, it fails with OutOfDiskSpace and writes
+// nothing.
 func (t *txn) Commit() error {
 	if t.done {
 		return nil
 	}
 	defer t.Rollback()
-	if t.view.Len() == 0 {
+	if t.b == nil || t.b.Empty() {
 		return nil
 	}
-	b := t.d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained))
-	defer b.Close()
-	var err error
-	t.view.Each(func(k, v []byte) {
-		if err != nil {
-			return
-		}
-		if v == nil {
-			err = b.Delete(k, nil)
-		} else {
-			err = b.Set(k, v, nil)
-		}
-	})
-	if err != nil {
+	if err := t.d.space.check(t.b.Len()); err != nil {
 		return err
 	}
-	// When the batch would take the disk below its reserve, or the disk is
-	// full, the commit fails with OutOfDiskSpace and writes nothing.
-	if err := t.d.space.check(b.Len()); err != nil {
-		return err
-	}
-	return t.d.log.commit(b, t.start)
+	return t.d.log.commit(t.b, t.start)
 }
 
 // Rollback implements storage.Txn.
@@ -179,6 +213,11 @@ func (t *txn) Rollback() error {
 	}
 	t.done = true
 	t.d.log.end(t.start)
+	if t.b != nil {
+		t.b.Close()
+	}
+	// The overlay points into the batch's buffer, which Pebble reuses.
+	t.b, t.view = nil, nil
 	return t.snap.Close()
 }
 
