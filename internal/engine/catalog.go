@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"math"
@@ -245,7 +246,7 @@ func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*
 // (a create that failed, a transaction that aborted).
 func (e *Engine) allocCollID() (uint32, error) {
 	var id uint32
-	err := e.retry(nil, func(tx storage.Txn) error {
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
 		id = 1
 		v, ok, err := tx.Get(keyNextCollID)
 		if err != nil {
@@ -280,7 +281,7 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 // transaction, retried on conflict, and waits until it is durable. The
 // caller holds e.cat.mu; the in-memory catalog changes after it returns.
 func (e *Engine) commitCatalog(stage func(tx storage.Txn) error) error {
-	err := e.retry(nil, func(tx storage.Txn) error {
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
 		if err := stage(tx); err != nil {
 			return err
 		}

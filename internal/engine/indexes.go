@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -265,7 +266,7 @@ func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress 
 	for from := lo; from != nil; {
 		var n int64
 		var next []byte
-		err := e.retry(nil, func(tx storage.Txn) error {
+		err := e.retry(context.Background(), func(tx storage.Txn) error {
 			var err error
 			n, next, err = e.backfill(tx, c, build, from, hi, staged)
 			if err == nil {
