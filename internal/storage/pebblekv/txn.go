@@ -197,7 +197,9 @@ func (s state) Get(key []byte) ([]byte, bool, error) {
 				return v, ok, err
 			}
 		}
-		t.snap = l.snapshot(t.d.db, t.start)
+		if t.snap = l.snapshot(t.d.db, t.start); t.snap == nil {
+			return nil, false, errNoState
+		}
 	}
 	return get(t.snap.Get(key))
 }
@@ -205,10 +207,16 @@ func (s state) Get(key []byte) ([]byte, bool, error) {
 func (s state) NewIter(lower, upper []byte) (storage.Iter, error) {
 	t := s.t
 	if t.snap == nil {
-		t.snap = t.d.log.snapshot(t.d.db, t.start)
+		if t.snap = t.d.log.snapshot(t.d.db, t.start); t.snap == nil {
+			return nil, errNoState
+		}
 	}
 	return t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 }
+
+// errNoState would be the error of a transaction whose state no snapshot
+// kept: a commit after its start failed to keep one (a bug).
+var errNoState = errors.New("pebblekv: no snapshot kept the transaction's state")
 
 // errEnded is the error of a read or write of a transaction that ended.
 var errEnded = errors.New("pebblekv: transaction already committed or rolled back")
