@@ -38,7 +38,7 @@ const maxUpsertAttempts = 3
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
-	f, err := query.CompileLet(u.Filter, u.Let)
+	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
 	if err != nil {
 		return UpdateResult{}, err
 	}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"github.com/folio-db/folio/internal/collation"
 	"slices"
 	"strings"
 
@@ -157,17 +158,25 @@ func Candidates(cat Catalog, q Query) []*Plan {
 }
 
 func candidates(cat Catalog, q Query) []*Plan {
-	var sortFields []string
-	var sortDirs []int
-	if q.Sort != nil {
-		sortFields, sortDirs = q.Sort.Fields()
+	// An index provides a sort only when its collation is the sort's.
+	sortFor := func(ix *Index) ([]string, []int) {
+		var coll *collation.Collator
+		if ix != nil {
+			coll = ix.Collation
+		}
+		if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) {
+			return nil, nil
+		}
+		return q.Sort.Fields()
 	}
 	leaves := constraintLeaves(q.Filter.Root())
+	sortFields, sortDirs := sortFor(nil)
 	idPlan := build(nil, leaves, sortFields, sortDirs)
 	if q.HintID {
 		return []*Plan{idPlan}
 	}
 	if q.Hint != nil {
+		sortFields, sortDirs := sortFor(q.Hint)
 		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
 	}
 	if idPlan.IDPoint() {
@@ -183,6 +192,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		if !holdsEveryMatch(leaves, ix) {
 			continue
 		}
+		sortFields, sortDirs := sortFor(ix)
 		if p := build(ix, leaves, sortFields, sortDirs); Score(p) > 0 {
 			out = append(out, p)
 		}
@@ -298,6 +308,10 @@ func joinPath(a, b string) string {
 // each key (see CheckKey).
 func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
 	multikey := ix != nil && ix.Multikey
+	var ixColl *collation.Collator
+	if ix != nil {
+		ixColl = ix.Collation
+	}
 	p := &Plan{Index: ix, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
 	if ix != nil {
 		p.fields = ix.Fields
@@ -313,7 +327,7 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 			leading = false
 			continue
 		}
-		fb := boundsFor(leaves, f, multikey)
+		fb := boundsFor(leaves, f, multikey, ixColl)
 		if fb.empty() {
 			leading = false
 			continue

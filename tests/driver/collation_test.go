@@ -1,0 +1,263 @@
+package driver_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Collations as the MongoDB manual describes them:
+// https://www.mongodb.com/docs/v7.0/reference/collation/ and
+// https://www.mongodb.com/docs/v7.0/core/index-case-insensitive/.
+
+var (
+	caseInsensitive = &options.Collation{Locale: "en", Strength: 2}
+	numeric         = &options.Collation{Locale: "en", NumericOrdering: true}
+)
+
+func names(t *testing.T, docs []bson.Raw) []string {
+	t.Helper()
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.Lookup("name").StringValue()
+	}
+	return out
+}
+
+func seedNames(t *testing.T, coll *mongo.Collection, ns ...string) {
+	t.Helper()
+	docs := make([]any, len(ns))
+	for i, n := range ns {
+		docs[i] = bson.D{{"_id", i}, {"name", n}}
+	}
+	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCollationFindSortCountDistinct(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_find")
+	seedNames(t, coll, "cafe", "Cafe", "CAFE", "café", "b", "10", "9")
+
+	// Strength 2 ignores case, not diacritics.
+	got := names(t, findAll(t, coll, bson.D{{"name", "cafe"}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"_id", 1}})))
+	if want := []string{"cafe", "Cafe", "CAFE"}; !slices.Equal(got, want) {
+		t.Errorf("strength 2 equality: %v, want %v", got, want)
+	}
+	// Without a collation the comparison is binary.
+	if got := names(t, findAll(t, coll, bson.D{{"name", "cafe"}})); !slices.Equal(got, []string{"cafe"}) {
+		t.Errorf("simple equality: %v", got)
+	}
+	// $in, $ne and ranges follow the collation too.
+	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$in", bson.A{"CAFÉ", "B"}}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"_id", 1}})))
+	if want := []string{"café", "b"}; !slices.Equal(got, want) {
+		t.Errorf("$in: %v, want %v", got, want)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{"name", bson.D{{"$ne", "CAFE"}}}}, options.Count().SetCollation(caseInsensitive))
+	if err != nil || n != 4 {
+		t.Errorf("$ne count: %d %v, want 4", n, err)
+	}
+	// Numeric ordering sorts digit runs by value: "9" before "10".
+	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$lt", "a"}}}}, options.Find().SetCollation(numeric).SetSort(bson.D{{"name", 1}})))
+	if want := []string{"9", "10"}; !slices.Equal(got, want) {
+		t.Errorf("numericOrdering sort: %v, want %v", got, want)
+	}
+	// ICU's tertiary order: lower case first, then accents after.
+	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$regex", "^[cC]"}}}}, options.Find().SetCollation(&options.Collation{Locale: "en"}).SetSort(bson.D{{"name", 1}})))
+	if want := []string{"cafe", "Cafe", "CAFE", "café"}; !slices.Equal(got, want) {
+		t.Errorf("en sort: %v, want %v", got, want)
+	}
+	// distinct keeps one of the values equal under the collation.
+	var vals []string
+	res := coll.Distinct(ctx, "name", bson.D{{"name", bson.D{{"$gte", "c"}}}}, options.Distinct().SetCollation(caseInsensitive))
+	if err := res.Decode(&vals); err != nil || len(vals) != 2 || !strings.EqualFold(vals[0], "cafe") || vals[1] != "café" {
+		t.Errorf("distinct: %v %v", vals, err)
+	}
+}
+
+func TestCollationWrites(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_writes")
+	seedNames(t, coll, "a", "A", "b")
+	ur, err := coll.UpdateMany(ctx, bson.D{{"name", "a"}}, bson.D{{"$set", bson.D{{"hit", true}}}}, options.UpdateMany().SetCollation(caseInsensitive))
+	if err != nil || ur.MatchedCount != 2 {
+		t.Fatalf("updateMany: %+v %v", ur, err)
+	}
+	var doc bson.M
+	err = coll.FindOneAndUpdate(ctx, bson.D{{"name", "B"}}, bson.D{{"$set", bson.D{{"x", 1}}}}, options.FindOneAndUpdate().SetCollation(caseInsensitive)).Decode(&doc)
+	if err != nil || doc["name"] != "b" {
+		t.Fatalf("findAndModify: %v %v", doc, err)
+	}
+	dr, err := coll.DeleteMany(ctx, bson.D{{"name", "A"}}, options.DeleteMany().SetCollation(caseInsensitive))
+	if err != nil || dr.DeletedCount != 2 {
+		t.Fatalf("deleteMany: %+v %v", dr, err)
+	}
+}
+
+func TestCollationDefaultAndIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("coll_default")
+	seedNames(t, coll, "Ann", "ann", "Bob")
+	// The collection's default applies to a find naming no collation...
+	if got := findAll(t, coll, bson.D{{"name", "ANN"}}); len(got) != 2 {
+		t.Errorf("default collation find: %d documents, want 2", len(got))
+	}
+	// ...and {locale: "simple"} opts out of it.
+	if got := findAll(t, coll, bson.D{{"name", "ANN"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+		t.Errorf("simple collation find: %d documents, want 0", len(got))
+	}
+	// listCollections reports the normalized collation, version 57.1.
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{"name", "coll_default"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatal(specs, err)
+	}
+	want := bson.D{{"locale", "en"}, {"caseLevel", false}, {"caseFirst", "off"}, {"strength", int32(2)},
+		{"numericOrdering", false}, {"alternate", "non-ignorable"}, {"maxVariable", "punct"},
+		{"normalization", false}, {"backwards", false}, {"version", "57.1"}}
+	if got := specs[0].Options.Lookup("collation"); !bsonEqual(got.Document(), mustRaw(t, want)) {
+		t.Errorf("listCollections collation: %v", got)
+	}
+	// An index inherits the default collation; listIndexes reports it.
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	ixs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, ix := range ixs {
+		if ix.Name == "name_1" {
+			found = true
+			raw, _ := bson.Marshal(ix)
+			_ = raw
+		}
+	}
+	if !found {
+		t.Fatal("name_1 missing")
+	}
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []bson.Raw
+	if err := cur.All(ctx, &raws); err != nil {
+		t.Fatal(err)
+	}
+	if c := raws[1].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
+		t.Errorf("listIndexes collation: %v", raws[1])
+	}
+}
+
+
+// A unique index with strength 2 treats "A" and "a" as the same key
+// (https://www.mongodb.com/docs/v7.0/core/index-case-insensitive/).
+func TestCollationUniqueIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_unique")
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}},
+		Options: options.Index().SetUnique(true).SetCollation(caseInsensitive)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{"name", "A"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{"name", "a"}})
+	requireCode(t, err, 11000, "")
+	if _, err := coll.InsertOne(ctx, bson.D{{"name", "á"}}); err != nil {
+		t.Fatalf("a diacritic differs at strength 2: %v", err)
+	}
+}
+
+// A case-insensitive lookup through a strength-2 index examines only the
+// matching keys, as a plain equality does; a query with another collation
+// cannot use the index's string bounds.
+func TestCollationIndexScan(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("coll_scan")
+	var docs []any
+	for i := 0; i < 1000; i++ {
+		name := "user" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		docs = append(docs, bson.D{{"_id", i}, {"name", name}})
+	}
+	docs = append(docs, bson.D{{"_id", 1000}, {"name", "Target"}}, bson.D{{"_id", 1001}, {"name", "TARGET"}}, bson.D{{"_id", 1002}, {"name", "target"}})
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}}, Options: options.Index().SetCollation(caseInsensitive)}); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(coll *options.Collation) bson.Raw {
+		cmd := bson.D{{"find", "coll_scan"}, {"filter", bson.D{{"name", "tArGeT"}}}}
+		if coll != nil {
+			cmd = append(cmd, bson.E{Key: "collation", Value: coll})
+		}
+		var out bson.Raw
+		if err := db.RunCommand(ctx, bson.D{{"explain", cmd}, {"verbosity", "executionStats"}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	out := explain(caseInsensitive)
+	stats := out.Lookup("executionStats").Document()
+	if n := stats.Lookup("nReturned").AsInt64(); n != 3 {
+		t.Errorf("nReturned %d, want 3", n)
+	}
+	if k := stats.Lookup("totalKeysExamined").AsInt64(); k > 4 {
+		t.Errorf("totalKeysExamined %d, want at most 4 (the 3 matches and the end of the range)", k)
+	}
+	if !strings.Contains(out.Lookup("queryPlanner", "winningPlan").String(), `"collation"`) {
+		t.Errorf("IXSCAN without collation: %s", out.Lookup("queryPlanner", "winningPlan"))
+	}
+	// The simple collation cannot use the strength-2 index for a string.
+	out = explain(&options.Collation{Locale: "simple"})
+	if s := out.Lookup("queryPlanner", "winningPlan").String(); strings.Contains(s, "IXSCAN") {
+		t.Errorf("simple query used the collated index: %s", s)
+	}
+	if n := out.Lookup("executionStats", "nReturned").AsInt64(); n != 0 {
+		t.Errorf("simple nReturned %d, want 0", n)
+	}
+	// Sorting through the index under its collation.
+	got := names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$gte", "t"}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"name", 1}}).SetLimit(3)))
+	if len(got) != 3 || !strings.EqualFold(got[0], "target") {
+		t.Errorf("collated index sort: %v", got)
+	}
+}
+
+func TestCollationErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, tc := range []struct {
+		coll any
+		code int
+		name string
+	}{
+		{bson.D{{"locale", "xx"}}, 2, "BadValue"},
+		{bson.D{{"locale", "en"}, {"strength", 9}}, 9, "FailedToParse"},
+		{bson.D{{"locale", "en"}, {"strength", "2"}}, 14, "TypeMismatch"},
+		{bson.D{{"locale", "en"}, {"bogus", 1}}, 9, "FailedToParse"},
+		{bson.D{{"locale", "en"}, {"caseFirst", "upper"}}, 238, "NotImplemented"},
+		{bson.D{{"strength", 2}}, 4, "NoSuchKey"},
+	} {
+		err := db.RunCommand(ctx, bson.D{{"find", "c"}, {"collation", tc.coll}}).Err()
+		requireCode(t, err, tc.code, tc.name)
+	}
+}
