@@ -28,6 +28,9 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bs
 	coll := a.opts.Coll
 	if coll != "" {
 		find = a.pushdown(p)
+		if err := checkPipelineCollation(s.Engine.Collection(db, coll), a.collation, p.Stages()); err != nil {
+			return nil, err
+		}
 		plan, err := s.Engine.Explain(db, coll, find, execute)
 		if err != nil || len(p.Stages()) == 0 {
 			return plan, err
