@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/folio-db/folio/internal/collation"
 	"bytes"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"

@@ -6,9 +6,9 @@
 package planner
 
 import (
-	"github.com/folio-db/folio/internal/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
 )
 

@@ -2,12 +2,12 @@ package planner
 
 import (
 	"bytes"
-	"github.com/folio-db/folio/internal/collation"
 	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
 )

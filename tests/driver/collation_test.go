@@ -162,7 +162,6 @@ func TestCollationDefaultAndIndexes(t *testing.T) {
 	}
 }
 
-
 // A unique index with strength 2 treats "A" and "a" as the same key
 // (https://www.mongodb.com/docs/v7.0/core/index-case-insensitive/).
 func TestCollationUniqueIndex(t *testing.T) {
