@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -44,8 +45,17 @@ func Parse(doc bson.Raw) (*Collator, error) {
 	if err := s.supported(); err != nil {
 		return nil, err
 	}
-	return newCollator(*s), nil
+	if c, ok := collators.Load(*s); ok {
+		return c.(*Collator), nil
+	}
+	c, _ := collators.LoadOrStore(*s, newCollator(*s))
+	return c.(*Collator), nil
 }
+
+// collators are the collators built so far, by definition: each keeps a
+// pool of x/text collators, whose tables take time to set up. The
+// definitions are few (MongoDB's locales times the options).
+var collators sync.Map
 
 // ParseSpec validates a collation document and fills the fields it leaves
 // out with the locale's defaults; nil for the simple collation.
