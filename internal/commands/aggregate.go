@@ -306,7 +306,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}
-	specs := []bson.Raw{marshal(idIndexSpec())}
+	specs := []bson.Raw{marshal(idIndexSpec(c))}
 	for _, ix := range c.Indexes() {
 		specs = append(specs, ix.Spec)
 	}

@@ -23,7 +23,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 	if err != nil || h.natural != 0 {
 		return nil, err
 	}
-	pq := planner.Query{Filter: q.filter, HintID: h.idOrder}
+	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator()}
 	if h.ix != nil {
 		hinted := h.ix.planned()
 		pq.Hint = &hinted

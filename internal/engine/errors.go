@@ -13,6 +13,9 @@ import (
 
 // duplicateIDError is MongoDB's DuplicateKey error for the _id index.
 func duplicateIDError(c *Collection, id bson.RawValue) *mongoerr.Error {
+	if coll := c.DefaultCollator(); coll != nil {
+		return dupKey(c, idIndexName, idKeyPattern, " collation: "+collation.Show(coll.Document()), []string{"_id"}, []bson.RawValue{coll.Transform(id)})
+	}
 	return dupKey(c, idIndexName, idKeyPattern, "", []string{"_id"}, []bson.RawValue{id})
 }
 

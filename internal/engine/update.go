@@ -108,7 +108,7 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	key := docKey(c.ID, id)
+	key := c.docKey(id)
 	if txn != nil {
 		if _, exists, err := txn.view.Get(key); err != nil {
 			return bson.RawValue{}, err

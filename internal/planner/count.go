@@ -23,7 +23,7 @@ func (p *Plan) CountScan() bool { return p.exact }
 // no null or undefined (the index holds missing fields as null), arrays,
 // regexes or NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
-	if collated(root) || p.Index != nil && p.Index.Collation != nil {
+	if collated(root) || p.coll != nil {
 		// Collation keys are not the values: the filter judges each
 		// document, and a covered read or a distinct scan could not
 		// answer with the strings (MongoDB fetches too).

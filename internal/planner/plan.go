@@ -30,6 +30,9 @@ type Query struct {
 	ProjectionSpec bson.Raw
 	Hint           *Index
 	HintID         bool
+	// IDCollation is the collation of the _id order (the collection's
+	// default; nil: simple).
+	IDCollation *collation.Collator
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -53,6 +56,8 @@ type Plan struct {
 	Natural bool
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
+	// coll is the collation of the scanned keys (nil: simple).
+	coll *collation.Collator
 	fields      []Field
 	// fieldBounds are the bounds of each of fields (empty: unbounded).
 	fieldBounds []fieldBounds
@@ -160,7 +165,7 @@ func Candidates(cat Catalog, q Query) []*Plan {
 func candidates(cat Catalog, q Query) []*Plan {
 	// An index provides a sort only when its collation is the sort's.
 	sortFor := func(ix *Index) ([]string, []int) {
-		var coll *collation.Collator
+		coll := q.IDCollation
 		if ix != nil {
 			coll = ix.Collation
 		}
@@ -171,7 +176,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 	}
 	leaves := constraintLeaves(q.Filter.Root())
 	sortFields, sortDirs := sortFor(nil)
-	idPlan := build(nil, leaves, sortFields, sortDirs)
+	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
 	if q.HintID {
 		return []*Plan{idPlan}
 	}
@@ -197,7 +202,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 			out = append(out, p)
 		}
 	}
-	out = append(out, orPlans(indexes, leaves)...)
+	out = append(out, orPlans(indexes, leaves, q.IDCollation)...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}
@@ -307,12 +312,18 @@ func joinPath(a, b string) string {
 // next bounded field; the bounds of the fields after those are checked on
 // each key (see CheckKey).
 func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
-	multikey := ix != nil && ix.Multikey
-	var ixColl *collation.Collator
+	var coll *collation.Collator
 	if ix != nil {
-		ixColl = ix.Collation
+		coll = ix.Collation
 	}
-	p := &Plan{Index: ix, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
+	return buildWith(ix, coll, leaves, sortFields, sortDirs)
+}
+
+// buildWith is build for a scan whose keys follow ixColl: ix's collation,
+// or for the document store (ix nil) the collation of its _id order.
+func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+	multikey := ix != nil && ix.Multikey
+	p := &Plan{Index: ix, coll: ixColl, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
 	if ix != nil {
 		p.fields = ix.Fields
 	}

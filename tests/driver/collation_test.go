@@ -160,6 +160,22 @@ func TestCollationDefaultAndIndexes(t *testing.T) {
 	if c := raws[1].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
 		t.Errorf("listIndexes collation: %v", raws[1])
 	}
+	// The _id index follows the default collation too: "X" and "x" are
+	// one _id.
+	if c := raws[0].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
+		t.Errorf("listIndexes _id collation: %v", raws[0])
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{"_id", "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{"_id", "X"}})
+	requireCode(t, err, 11000, "")
+	if got := findAll(t, coll, bson.D{{"_id", "X"}}); len(got) != 1 || got[0].Lookup("_id").StringValue() != "x" {
+		t.Errorf("_id lookup under the default collation: %v", got)
+	}
+	if got := findAll(t, coll, bson.D{{"_id", "X"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+		t.Errorf("_id lookup under the simple collation: %v", got)
+	}
 }
 
 // A unique index with strength 2 treats "A" and "a" as the same key
