@@ -57,8 +57,8 @@ type Plan struct {
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
 	// coll is the collation of the scanned keys (nil: simple).
-	coll *collation.Collator
-	fields      []Field
+	coll   *collation.Collator
+	fields []Field
 	// fieldBounds are the bounds of each of fields (empty: unbounded).
 	fieldBounds []fieldBounds
 	// checks are the bounds of fields after those the intervals bound,

@@ -33,7 +33,7 @@ func seedNames(t *testing.T, coll *mongo.Collection, ns ...string) {
 	t.Helper()
 	docs := make([]any, len(ns))
 	for i, n := range ns {
-		docs[i] = bson.D{{"_id", i}, {"name", n}}
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "name", Value: n}}
 	}
 	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
 		t.Fatal(err)
@@ -47,36 +47,36 @@ func TestCollationFindSortCountDistinct(t *testing.T) {
 	seedNames(t, coll, "cafe", "Cafe", "CAFE", "café", "b", "10", "9")
 
 	// Strength 2 ignores case, not diacritics.
-	got := names(t, findAll(t, coll, bson.D{{"name", "cafe"}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"_id", 1}})))
+	got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: "cafe"}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "_id", Value: 1}})))
 	if want := []string{"cafe", "Cafe", "CAFE"}; !slices.Equal(got, want) {
 		t.Errorf("strength 2 equality: %v, want %v", got, want)
 	}
 	// Without a collation the comparison is binary.
-	if got := names(t, findAll(t, coll, bson.D{{"name", "cafe"}})); !slices.Equal(got, []string{"cafe"}) {
+	if got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: "cafe"}})); !slices.Equal(got, []string{"cafe"}) {
 		t.Errorf("simple equality: %v", got)
 	}
 	// $in, $ne and ranges follow the collation too.
-	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$in", bson.A{"CAFÉ", "B"}}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"_id", 1}})))
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"CAFÉ", "B"}}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "_id", Value: 1}})))
 	if want := []string{"café", "b"}; !slices.Equal(got, want) {
 		t.Errorf("$in: %v, want %v", got, want)
 	}
-	n, err := coll.CountDocuments(ctx, bson.D{{"name", bson.D{{"$ne", "CAFE"}}}}, options.Count().SetCollation(caseInsensitive))
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "name", Value: bson.D{{Key: "$ne", Value: "CAFE"}}}}, options.Count().SetCollation(caseInsensitive))
 	if err != nil || n != 4 {
 		t.Errorf("$ne count: %d %v, want 4", n, err)
 	}
 	// Numeric ordering sorts digit runs by value: "9" before "10".
-	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$lt", "a"}}}}, options.Find().SetCollation(numeric).SetSort(bson.D{{"name", 1}})))
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$lt", Value: "a"}}}}, options.Find().SetCollation(numeric).SetSort(bson.D{{Key: "name", Value: 1}})))
 	if want := []string{"9", "10"}; !slices.Equal(got, want) {
 		t.Errorf("numericOrdering sort: %v, want %v", got, want)
 	}
 	// ICU's tertiary order: lower case first, then accents after.
-	got = names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$regex", "^[cC]"}}}}, options.Find().SetCollation(&options.Collation{Locale: "en"}).SetSort(bson.D{{"name", 1}})))
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$regex", Value: "^[cC]"}}}}, options.Find().SetCollation(&options.Collation{Locale: "en"}).SetSort(bson.D{{Key: "name", Value: 1}})))
 	if want := []string{"cafe", "Cafe", "CAFE", "café"}; !slices.Equal(got, want) {
 		t.Errorf("en sort: %v, want %v", got, want)
 	}
 	// distinct keeps one of the values equal under the collation.
 	var vals []string
-	res := coll.Distinct(ctx, "name", bson.D{{"name", bson.D{{"$gte", "c"}}}}, options.Distinct().SetCollation(caseInsensitive))
+	res := coll.Distinct(ctx, "name", bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "c"}}}}, options.Distinct().SetCollation(caseInsensitive))
 	if err := res.Decode(&vals); err != nil || len(vals) != 2 || !strings.EqualFold(vals[0], "cafe") || vals[1] != "café" {
 		t.Errorf("distinct: %v %v", vals, err)
 	}
@@ -87,16 +87,16 @@ func TestCollationWrites(t *testing.T) {
 	ctx := context.Background()
 	coll := client.Database(testDB).Collection("coll_writes")
 	seedNames(t, coll, "a", "A", "b")
-	ur, err := coll.UpdateMany(ctx, bson.D{{"name", "a"}}, bson.D{{"$set", bson.D{{"hit", true}}}}, options.UpdateMany().SetCollation(caseInsensitive))
+	ur, err := coll.UpdateMany(ctx, bson.D{{Key: "name", Value: "a"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "hit", Value: true}}}}, options.UpdateMany().SetCollation(caseInsensitive))
 	if err != nil || ur.MatchedCount != 2 {
 		t.Fatalf("updateMany: %+v %v", ur, err)
 	}
 	var doc bson.M
-	err = coll.FindOneAndUpdate(ctx, bson.D{{"name", "B"}}, bson.D{{"$set", bson.D{{"x", 1}}}}, options.FindOneAndUpdate().SetCollation(caseInsensitive)).Decode(&doc)
+	err = coll.FindOneAndUpdate(ctx, bson.D{{Key: "name", Value: "B"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}, options.FindOneAndUpdate().SetCollation(caseInsensitive)).Decode(&doc)
 	if err != nil || doc["name"] != "b" {
 		t.Fatalf("findAndModify: %v %v", doc, err)
 	}
-	dr, err := coll.DeleteMany(ctx, bson.D{{"name", "A"}}, options.DeleteMany().SetCollation(caseInsensitive))
+	dr, err := coll.DeleteMany(ctx, bson.D{{Key: "name", Value: "A"}}, options.DeleteMany().SetCollation(caseInsensitive))
 	if err != nil || dr.DeletedCount != 2 {
 		t.Fatalf("deleteMany: %+v %v", dr, err)
 	}
@@ -112,26 +112,26 @@ func TestCollationDefaultAndIndexes(t *testing.T) {
 	coll := db.Collection("coll_default")
 	seedNames(t, coll, "Ann", "ann", "Bob")
 	// The collection's default applies to a find naming no collation...
-	if got := findAll(t, coll, bson.D{{"name", "ANN"}}); len(got) != 2 {
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 2 {
 		t.Errorf("default collation find: %d documents, want 2", len(got))
 	}
 	// ...and {locale: "simple"} opts out of it.
-	if got := findAll(t, coll, bson.D{{"name", "ANN"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
 		t.Errorf("simple collation find: %d documents, want 0", len(got))
 	}
 	// listCollections reports the normalized collation, version 57.1.
-	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{"name", "coll_default"}})
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "coll_default"}})
 	if err != nil || len(specs) != 1 {
 		t.Fatal(specs, err)
 	}
-	want := bson.D{{"locale", "en"}, {"caseLevel", false}, {"caseFirst", "off"}, {"strength", int32(2)},
-		{"numericOrdering", false}, {"alternate", "non-ignorable"}, {"maxVariable", "punct"},
-		{"normalization", false}, {"backwards", false}, {"version", "57.1"}}
+	want := bson.D{{Key: "locale", Value: "en"}, {Key: "caseLevel", Value: false}, {Key: "caseFirst", Value: "off"}, {Key: "strength", Value: int32(2)},
+		{Key: "numericOrdering", Value: false}, {Key: "alternate", Value: "non-ignorable"}, {Key: "maxVariable", Value: "punct"},
+		{Key: "normalization", Value: false}, {Key: "backwards", Value: false}, {Key: "version", Value: "57.1"}}
 	if got := specs[0].Options.Lookup("collation"); !bsonEqual(got.Document(), mustRaw(t, want)) {
 		t.Errorf("listCollections collation: %v", got)
 	}
 	// An index inherits the default collation; listIndexes reports it.
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}}}); err != nil {
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	ixs, err := coll.Indexes().ListSpecifications(ctx)
@@ -165,15 +165,15 @@ func TestCollationDefaultAndIndexes(t *testing.T) {
 	if c := raws[0].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
 		t.Errorf("listIndexes _id collation: %v", raws[0])
 	}
-	if _, err := coll.InsertOne(ctx, bson.D{{"_id", "x"}}); err != nil {
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = coll.InsertOne(ctx, bson.D{{"_id", "X"}})
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "X"}})
 	requireCode(t, err, 11000, "")
-	if got := findAll(t, coll, bson.D{{"_id", "X"}}); len(got) != 1 || got[0].Lookup("_id").StringValue() != "x" {
+	if got := findAll(t, coll, bson.D{{Key: "_id", Value: "X"}}); len(got) != 1 || got[0].Lookup("_id").StringValue() != "x" {
 		t.Errorf("_id lookup under the default collation: %v", got)
 	}
-	if got := findAll(t, coll, bson.D{{"_id", "X"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+	if got := findAll(t, coll, bson.D{{Key: "_id", Value: "X"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
 		t.Errorf("_id lookup under the simple collation: %v", got)
 	}
 }
@@ -184,17 +184,17 @@ func TestCollationUniqueIndex(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	coll := client.Database(testDB).Collection("coll_unique")
-	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}},
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}},
 		Options: options.Index().SetUnique(true).SetCollation(caseInsensitive)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coll.InsertOne(ctx, bson.D{{"name", "A"}}); err != nil {
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "name", Value: "A"}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = coll.InsertOne(ctx, bson.D{{"name", "a"}})
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "a"}})
 	requireCode(t, err, 11000, "")
-	if _, err := coll.InsertOne(ctx, bson.D{{"name", "á"}}); err != nil {
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "name", Value: "á"}}); err != nil {
 		t.Fatalf("a diacritic differs at strength 2: %v", err)
 	}
 }
@@ -210,22 +210,22 @@ func TestCollationIndexScan(t *testing.T) {
 	var docs []any
 	for i := 0; i < 1000; i++ {
 		name := "user" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		docs = append(docs, bson.D{{"_id", i}, {"name", name}})
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "name", Value: name}})
 	}
-	docs = append(docs, bson.D{{"_id", 1000}, {"name", "Target"}}, bson.D{{"_id", 1001}, {"name", "TARGET"}}, bson.D{{"_id", 1002}, {"name", "target"}})
+	docs = append(docs, bson.D{{Key: "_id", Value: 1000}, {Key: "name", Value: "Target"}}, bson.D{{Key: "_id", Value: 1001}, {Key: "name", Value: "TARGET"}}, bson.D{{Key: "_id", Value: 1002}, {Key: "name", Value: "target"}})
 	if _, err := coll.InsertMany(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{"name", 1}}, Options: options.Index().SetCollation(caseInsensitive)}); err != nil {
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}, Options: options.Index().SetCollation(caseInsensitive)}); err != nil {
 		t.Fatal(err)
 	}
 	explain := func(coll *options.Collation) bson.Raw {
-		cmd := bson.D{{"find", "coll_scan"}, {"filter", bson.D{{"name", "tArGeT"}}}}
+		cmd := bson.D{{Key: "find", Value: "coll_scan"}, {Key: "filter", Value: bson.D{{Key: "name", Value: "tArGeT"}}}}
 		if coll != nil {
 			cmd = append(cmd, bson.E{Key: "collation", Value: coll})
 		}
 		var out bson.Raw
-		if err := db.RunCommand(ctx, bson.D{{"explain", cmd}, {"verbosity", "executionStats"}}).Decode(&out); err != nil {
+		if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Decode(&out); err != nil {
 			t.Fatal(err)
 		}
 		return out
@@ -250,7 +250,7 @@ func TestCollationIndexScan(t *testing.T) {
 		t.Errorf("simple nReturned %d, want 0", n)
 	}
 	// Sorting through the index under its collation.
-	got := names(t, findAll(t, coll, bson.D{{"name", bson.D{{"$gte", "t"}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{"name", 1}}).SetLimit(3)))
+	got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "t"}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "name", Value: 1}}).SetLimit(3)))
 	if len(got) != 3 || !strings.EqualFold(got[0], "target") {
 		t.Errorf("collated index sort: %v", got)
 	}
@@ -265,14 +265,14 @@ func TestCollationErrors(t *testing.T) {
 		code int
 		name string
 	}{
-		{bson.D{{"locale", "xx"}}, 2, "BadValue"},
-		{bson.D{{"locale", "en"}, {"strength", 9}}, 9, "FailedToParse"},
-		{bson.D{{"locale", "en"}, {"strength", "2"}}, 14, "TypeMismatch"},
-		{bson.D{{"locale", "en"}, {"bogus", 1}}, 9, "FailedToParse"},
-		{bson.D{{"locale", "en"}, {"caseFirst", "upper"}}, 238, "NotImplemented"},
-		{bson.D{{"strength", 2}}, 4, "NoSuchKey"},
+		{bson.D{{Key: "locale", Value: "xx"}}, 2, "BadValue"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 9}}, 9, "FailedToParse"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: "2"}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "bogus", Value: 1}}, 9, "FailedToParse"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, 238, "NotImplemented"},
+		{bson.D{{Key: "strength", Value: 2}}, 4, "NoSuchKey"},
 	} {
-		err := db.RunCommand(ctx, bson.D{{"find", "c"}, {"collation", tc.coll}}).Err()
+		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "collation", Value: tc.coll}}).Err()
 		requireCode(t, err, tc.code, tc.name)
 	}
 }
