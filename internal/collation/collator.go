@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -106,9 +107,13 @@ func Collatable(v bson.RawValue) bool {
 	case bson.TypeString, bson.TypeSymbol:
 		return true
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
-		elems, _ := bson.Raw(v.Value).Elements()
-		for _, el := range elems {
-			if Collatable(el.Value()) {
+		it := rawdoc.Iterate(v.Value)
+		for {
+			_, ev, ok := it.Next()
+			if !ok {
+				break
+			}
+			if Collatable(ev) {
 				return true
 			}
 		}
@@ -127,6 +132,18 @@ func (c *Collator) Transform(v bson.RawValue) bson.RawValue {
 	return bson.RawValue{Type: v.Type, Value: c.appendTransformed(nil, v)}
 }
 
+// TransformAppend is Transform writing the transformed value's bytes at the
+// end of dst (when v holds strings), so that a caller reusing a buffer
+// allocates nothing.
+func (c *Collator) TransformAppend(dst []byte, v bson.RawValue) bson.RawValue {
+	if c == nil || !Collatable(v) {
+		return v
+	}
+	at := len(dst)
+	dst = c.appendTransformed(dst, v)
+	return bson.RawValue{Type: v.Type, Value: dst[at:]}
+}
+
 func (c *Collator) appendTransformed(dst []byte, v bson.RawValue) []byte {
 	switch v.Type {
 	case bson.TypeString, bson.TypeSymbol:
@@ -142,10 +159,14 @@ func (c *Collator) appendTransformed(dst []byte, v bson.RawValue) []byte {
 		return dst
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
 		start, out := bsoncore.AppendDocumentStart(dst)
-		elems, _ := bson.Raw(v.Value).Elements()
-		for _, el := range elems {
-			ev := el.Value()
-			out = bsoncore.AppendHeader(out, bsoncore.Type(ev.Type), el.Key())
+		it := rawdoc.Iterate(v.Value)
+		for {
+			k, ev, ok := it.Next()
+			if !ok {
+				break
+			}
+			out = append(out, byte(ev.Type))
+			out = append(append(out, k...), 0)
 			out = c.appendTransformed(out, ev)
 		}
 		out, _ = bsoncore.AppendDocumentEnd(out, start)

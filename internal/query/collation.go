@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -43,3 +44,21 @@ func (n *Node) Collator() *collation.Collator { return n.coll }
 
 // Collator is the collation strings sort by (nil: simple).
 func (s *Sort) Collator() *collation.Collator { return s.coll }
+
+// keyBufs are buffers for the collation keys of the values comparisons
+// test, so that matching under a collation allocates nothing per value.
+var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// collatedMatches is compareMatches under the node's collation: v's
+// strings become collation keys, in a pooled buffer.
+func (n *Node) collatedMatches(v bson.RawValue) bool {
+	if !collation.Collatable(v) {
+		return compareMatches(n.Kind, v, n.collated)
+	}
+	buf := keyBufs.Get().(*[]byte)
+	tv := n.coll.TransformAppend((*buf)[:0], v)
+	ok := compareMatches(n.Kind, tv, n.collated)
+	*buf = tv.Value[:0]
+	keyBufs.Put(buf)
+	return ok
+}

@@ -39,7 +39,16 @@ func (s *inSet) matches(v bson.RawValue) bool {
 			return true
 		}
 	}
-	if _, found := slices.BinarySearchFunc(s.sorted, s.coll.Transform(v), values.Compare); found {
+	if s.coll != nil && collation.Collatable(v) {
+		buf := keyBufs.Get().(*[]byte)
+		tv := s.coll.TransformAppend((*buf)[:0], v)
+		_, found := slices.BinarySearchFunc(s.sorted, tv, values.Compare)
+		*buf = tv.Value[:0]
+		keyBufs.Put(buf)
+		if found {
+			return true
+		}
+	} else if _, found := slices.BinarySearchFunc(s.sorted, v, values.Compare); found {
 		return true
 	}
 	for _, r := range s.regexes {

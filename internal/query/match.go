@@ -79,7 +79,7 @@ func (n *Node) matchValue(v bson.RawValue) (bool, int) {
 	switch n.Kind {
 	case KindEq, KindLt, KindLte, KindGt, KindGte:
 		if n.coll != nil {
-			return compareMatches(n.Kind, n.coll.Transform(v), n.collated), -1
+			return n.collatedMatches(v), -1
 		}
 		return compareMatches(n.Kind, v, n.Value), -1
 	case KindIn:
