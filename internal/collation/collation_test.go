@@ -148,3 +148,28 @@ func TestParseErrors(t *testing.T) {
 		t.Errorf("da with caseFirst off: %v", err)
 	}
 }
+
+// TestConcurrentKeys: one Collator serves many goroutines (its x/text
+// collators are pooled); run with -race.
+func TestConcurrentKeys(t *testing.T) {
+	c, err := Parse(doc(t, bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.AppendKey(nil, "Hello")
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func() {
+			ok := true
+			for i := 0; i < 200; i++ {
+				ok = ok && bytes.Equal(c.AppendKey(nil, "hELLO"), want)
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if !<-done {
+			t.Error("keys differ across goroutines")
+		}
+	}
+}
