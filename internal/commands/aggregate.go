@@ -62,6 +62,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.haveCursor {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
+	if a.opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+		return nil, err
+	}
 	p, err := aggregate.Parse(a.stages, a.opts)
 	if err != nil {
 		return nil, err
@@ -72,7 +75,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.opts.Coll != "" {
 		nsColl = a.opts.Coll
 		find := a.pushdown(p)
-		if err := checkPipelineCollation(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation, p.Stages()); err != nil {
+		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
 			return nil, err
 		}
 		cur, err := s.Engine.Find(r.DB, a.opts.Coll, find)

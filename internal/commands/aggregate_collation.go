@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
@@ -8,24 +10,29 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// checkPipelineCollation refuses an aggregate whose collation (the one it
-// names, else its collection's default) is not simple when a stage left
-// after the engine's scan could compare strings: the leading $match and
-// $sort run in the scan under the collation, but the aggregation stages
-// and expressions do not follow collations yet. Stages that compare
-// nothing ($limit, $skip, $count, $unset) and a $group by a constant
-// counting or summing numbers run as they are.
-func checkPipelineCollation(c *engine.Collection, doc bson.Raw, stages []bson.Raw) error {
-	var coll *collation.Collator
-	var err error
+// aggregateCollator is an aggregate's collation: the one it names (doc),
+// else its collection's default (c nil: none); nil for the simple one.
+func aggregateCollator(c *engine.Collection, doc bson.Raw) (*collation.Collator, error) {
 	switch {
 	case doc != nil:
-		coll, err = collation.Parse(doc)
+		return collation.Parse(doc)
 	case c != nil:
-		coll = c.DefaultCollator()
+		return c.DefaultCollator(), nil
 	}
-	if err != nil || coll == nil {
-		return err
+	return nil, nil
+}
+
+// checkPipelineCollation refuses, under a collation other than simple, a
+// stage left after the engine's scan that would not follow it. The scan
+// (the leading $match and $sort) follows it; so do $match without $expr,
+// $sort, and $group's and $sortByCount's grouping when their keys are
+// field paths or constants and their accumulators compare nothing. Stages
+// that compare nothing run as they are. Aggregation expressions and
+// sub-pipelines ($lookup, $graphLookup, $facet, $unionWith) do not follow
+// collations yet.
+func checkPipelineCollation(coll *collation.Collator, stages []bson.Raw) error {
+	if coll == nil {
+		return nil
 	}
 	for _, st := range stages {
 		if !collationFree(st) {
@@ -35,14 +42,34 @@ func checkPipelineCollation(c *engine.Collection, doc bson.Raw, stages []bson.Ra
 	return nil
 }
 
-// collationFree reports whether a stage's result is the same under every
-// collation.
+// collationFree reports whether a stage follows the pipeline's collation
+// (or compares nothing).
 func collationFree(st bson.Raw) bool {
+	arg := st.Index(0).Value()
 	switch Name(st) {
-	case "$limit", "$skip", "$count", "$unset":
+	case "$limit", "$skip", "$count", "$unset", "$sort", "$unwind":
 		return true
+	case "$match":
+		d, ok := arg.DocumentOK()
+		return ok && !strings.Contains(string(d), "$expr\x00")
+	case "$project":
+		d, ok := arg.DocumentOK()
+		if !ok {
+			return false
+		}
+		elems, _ := d.Elements()
+		for _, el := range elems {
+			switch v := el.Value(); v.Type {
+			case bson.TypeBoolean, bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
+			default:
+				return false
+			}
+		}
+		return true
+	case "$sortByCount":
+		return plainKey(arg)
 	case "$group":
-		g, ok := st.Index(0).Value().DocumentOK()
+		g, ok := arg.DocumentOK()
 		if !ok {
 			return false
 		}
@@ -50,7 +77,7 @@ func collationFree(st bson.Raw) bool {
 		for _, el := range elems {
 			v := el.Value()
 			if el.Key() == "_id" {
-				if v.Type != bson.TypeNull && v.Type != bson.TypeInt32 && v.Type != bson.TypeInt64 && v.Type != bson.TypeDouble {
+				if !plainKey(v) {
 					return false
 				}
 				continue
@@ -60,14 +87,42 @@ func collationFree(st bson.Raw) bool {
 				return false
 			}
 			a, err := acc.IndexErr(0)
-			if err != nil || a.Key() != "$sum" && a.Key() != "$count" {
+			if err != nil {
 				return false
 			}
-			if av := a.Value(); a.Key() == "$sum" && av.Type != bson.TypeInt32 && av.Type != bson.TypeInt64 && av.Type != bson.TypeDouble {
+			switch a.Key() {
+			case "$sum", "$avg", "$count", "$first", "$last", "$push":
+			default:
+				return false
+			}
+			if av := a.Value(); av.Type != bson.TypeEmbeddedDocument && !plainKey(av) {
+				return false
+			} else if av.Type == bson.TypeEmbeddedDocument && a.Key() != "$count" {
 				return false
 			}
 		}
 		return true
 	}
 	return false
+}
+
+// plainKey reports whether a group key is a field path, a constant other
+// than an operator expression, or a document of such: its evaluation
+// compares nothing.
+func plainKey(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		elems, _ := v.Document().Elements()
+		for _, el := range elems {
+			if strings.HasPrefix(el.Key(), "$") || !plainKey(el.Value()) {
+				return false
+			}
+		}
+		return true
+	case bson.TypeArray:
+		return false
+	case bson.TypeString:
+		return !strings.HasPrefix(v.StringValue(), "$$")
+	}
+	return true
 }

@@ -276,3 +276,45 @@ func TestCollationErrors(t *testing.T) {
 		requireCode(t, err, tc.code, tc.name)
 	}
 }
+
+// aggregate follows the collation in $match, $sort and $group's keys
+// (https://www.mongodb.com/docs/v7.0/reference/method/db.collection.aggregate/,
+// "Specify a Collation"); what does not follow it yet is refused.
+func TestCollationAggregate(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_agg")
+	seedNames(t, coll, "cafe", "Cafe", "CAFE", "b", "B", "a")
+	pipeline := bson.A{
+		bson.D{{Key: "$project", Value: bson.D{{Key: "name", Value: 1}}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "B"}}}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$name"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: -1}}}},
+	}
+	cur, err := coll.Aggregate(ctx, pipeline, options.Aggregate().SetCollation(caseInsensitive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		ID string `bson:"_id"`
+		N  int32  `bson:"n"`
+	}
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.EqualFold(got[0].ID, "cafe") || got[0].N != 3 || !strings.EqualFold(got[1].ID, "b") || got[1].N != 2 {
+		t.Errorf("collated $group: %+v", got)
+	}
+	// Without a collation every spelling is its own group, and binary
+	// order puts every lower-case name at or above "B".
+	cur, err = coll.Aggregate(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &got); err != nil || len(got) != 6 {
+		t.Errorf("simple $group: %+v %v", got, err)
+	}
+	_, err = coll.Aggregate(ctx, bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}},
+		options.Aggregate().SetCollation(caseInsensitive))
+	requireCode(t, err, 238, "NotImplemented")
+}
