@@ -101,13 +101,14 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
 	}
-	if len(spec.Partial) > 0 {
-		if ix.partial, err = query.Compile(spec.Partial); err != nil {
+	if spec.Collation != nil {
+		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
 			return nil, err
 		}
 	}
-	if spec.Collation != nil {
-		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
+	if len(spec.Partial) > 0 {
+		// The partial filter compares under the index's collation.
+		if ix.partial, err = query.CompileCollated(spec.Partial, nil, ix.coll); err != nil {
 			return nil, err
 		}
 	}

@@ -252,7 +252,9 @@ func Usable(f *query.Filter) func(ix *Index) bool {
 }
 
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
-	if ix.Partial != nil && !implies(leaves, ix.Partial) {
+	if ix.Partial != nil && (!collation.Equal(ix.Collation, leavesCollator(leaves)) || !implies(leaves, ix.Partial)) {
+		// A partial filter follows the index's collation: only a query
+		// under the same one can prove it.
 		return false
 	}
 	if !ix.Sparse {
@@ -445,4 +447,15 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 		}
 	}
 	return j == len(sortFields), dir < 0
+}
+
+// leavesCollator is the collation the query's comparisons follow (nil:
+// simple, or none compares).
+func leavesCollator(leaves []*query.Node) *collation.Collator {
+	for _, n := range leaves {
+		if c := n.Collator(); c != nil {
+			return c
+		}
+	}
+	return nil
 }
