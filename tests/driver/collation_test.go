@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // Collations as the MongoDB manual describes them:
@@ -317,4 +319,41 @@ func TestCollationAggregate(t *testing.T) {
 	_, err = coll.Aggregate(ctx, bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}},
 		options.Aggregate().SetCollation(caseInsensitive))
 	requireCode(t, err, 238, "NotImplemented")
+}
+
+// A collection's default collation and an index's survive a restart: the
+// stored keys keep following them.
+func TestCollationRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := dial(t, first)
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "kept", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("kept")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	seedNames(t, coll, "Ann")
+	client.Disconnect(ctx)
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(ctx)
+	client = dial(t, second)
+	coll = client.Database(testDB).Collection("kept")
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 1 {
+		t.Errorf("default collation after restart: %d documents", len(got))
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "ann"}})
+	requireCode(t, err, 11000, "")
 }
