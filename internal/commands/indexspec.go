@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -145,6 +146,11 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 		case "collation":
 			if v.Type != bson.TypeEmbeddedDocument {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			// Refused before anything is created, as MongoDB's build
+			// aborts with the collection it would have created.
+			if _, err := collation.Parse(v.Document()); err != nil {
+				return spec, err
 			}
 			spec.Collation = v.Document()
 		case "ns":
