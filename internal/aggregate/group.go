@@ -197,7 +197,7 @@ func (s *groupSource) compute() error {
 	order := t.order
 	if s.sort.Spilled() == 0 {
 		if g.sortByID {
-			slices.SortStableFunc(order, func(a, b *group) int { return values.Compare(a.id, b.id) })
+			slices.SortStableFunc(order, func(a, b *group) int { return rt.opts.Collator.Compare(a.id, b.id) })
 		}
 		s.out.Docs = make([]bson.Raw, len(order))
 		for i, grp := range order {
@@ -262,7 +262,7 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		return 0, err
 	}
 	id = nullIfMissing(id)
-	k := string(keyenc.Encode(id))
+	k := string(keyenc.Encode(rt.opts.Collator.Transform(id)))
 	grp := t.index[k]
 	var mem int64
 	if grp == nil {

@@ -41,7 +41,7 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 		m.exprs = append(m.exprs, e)
 	}
 	m.spec, _ = bsoncore.AppendDocumentEnd(rest, start)
-	if m.filter, err = query.Compile(m.spec); err != nil {
+	if m.filter, err = query.CompileCollated(m.spec, nil, p.opts.Collator); err != nil {
 		return nil, err
 	}
 	return m, nil

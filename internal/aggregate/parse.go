@@ -146,7 +146,11 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 	case "$bucketAuto":
 		return p.parseBucketAuto(arg)
 	case "$sort":
-		return parseSort(arg)
+		st, err := parseSort(arg)
+		if c := p.opts.Collator; err == nil && c != nil {
+			st.(*sortStage).sort = st.(*sortStage).sort.Collated(c)
+		}
+		return st, err
 	case "$unwind":
 		return parseUnwind(arg)
 	case "$lookup":

@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -96,6 +97,10 @@ type Options struct {
 	// interruption's error (mongoerr.Interruption) once it ends. Nil never
 	// ends.
 	Ctx context.Context
+	// Collator is the command's collation (nil: simple), which $match,
+	// $sort and $group's keys follow; the caller refuses the stages and
+	// expressions that would not (see commands' checkPipelineCollation).
+	Collator *collation.Collator
 }
 
 // stage is one parsed pipeline stage.

@@ -25,7 +25,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	arg("hint", tAny),
 	arg("let", tDoc),
 	arg("explain", tBool),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
 	refuseTrue("fromMongos", "sharded execution"),
 	refuseTrue("needsMerge", "sharded execution"),
@@ -62,6 +62,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.haveCursor {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
+	if a.opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+		return nil, err
+	}
 	p, err := aggregate.Parse(a.stages, a.opts)
 	if err != nil {
 		return nil, err
@@ -71,7 +74,11 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	nsColl := "$cmd.aggregate"
 	if a.opts.Coll != "" {
 		nsColl = a.opts.Coll
-		cur, err := s.Engine.Find(r.DB, a.opts.Coll, a.pushdown(p))
+		find := a.pushdown(p)
+		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
+			return nil, err
+		}
+		cur, err := s.Engine.Find(r.DB, a.opts.Coll, find)
 		if err != nil {
 			return nil, err
 		}
@@ -181,6 +188,7 @@ type aggregateArgs struct {
 	hint       bson.RawValue
 	txn        *engine.Txn
 	opts       aggregate.Options
+	collation  bson.Raw
 }
 
 // parseAggregate reads the aggregate command c of r (on its own, or inside
@@ -210,6 +218,7 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 		}
 	}
 	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.boolOr("allowDiskUse", s.allowDiskUseByDefault()), c.value("hint"), c.doc("let"), c.bool("explain")
+	a.collation = c.doc("collation")
 	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
 		if a.stages[0], err = s.currentOpStage(r, a.stages[0]); err != nil {
 			return nil, err
@@ -224,7 +233,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
-		Txn: a.txn, Ctx: a.opts.Ctx,
+		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation,
 	}
 }
 
@@ -300,7 +309,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}
-	specs := []bson.Raw{marshal(idIndexSpec())}
+	specs := []bson.Raw{marshal(idIndexSpec(c))}
 	for _, ix := range c.Indexes() {
 		specs = append(specs, ix.Spec)
 	}

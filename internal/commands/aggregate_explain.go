@@ -19,6 +19,10 @@ import (
 // the end, its output discarded, and each stage, $cursor included, also
 // reports nReturned and executionTimeMillisEstimate.
 func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bson.D, error) {
+	var err error
+	if a.opts.Collator, err = aggregateCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
+		return nil, err
+	}
 	p, err := aggregate.Parse(a.stages, a.opts)
 	if err != nil {
 		return nil, err
@@ -28,6 +32,9 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bs
 	coll := a.opts.Coll
 	if coll != "" {
 		find = a.pushdown(p)
+		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
+			return nil, err
+		}
 		plan, err := s.Engine.Explain(db, coll, find, execute)
 		if err != nil || len(p.Stages()) == 0 {
 			return plan, err

@@ -104,12 +104,18 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 			{Key: "readOnly", Value: false},
 			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},
 		}},
-		{Key: "idIndex", Value: idIndexSpec()},
+		{Key: "idIndex", Value: idIndexSpec(c)},
 	}
 }
 
-func idIndexSpec() bson.D {
-	return bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+// idIndexSpec is the _id index of c as listIndexes reports it: with the
+// collection's default collation, which orders its _id values.
+func idIndexSpec(c *engine.Collection) bson.D {
+	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+	if len(c.Options.Collation) > 0 {
+		d = append(d, bson.E{Key: "collation", Value: c.Options.Collation})
+	}
+	return d
 }
 
 func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {

@@ -18,7 +18,7 @@ var countSpec = &argSpec{path: "count", fields: []argField{
 	arg("skip", tLong),
 	arg("limit", tLong),
 	arg("hint", tAny),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 	ignore("fields", tDoc, "MongoDB accepts and ignores it (a legacy option)"),
 }}
 
@@ -28,13 +28,13 @@ var distinctSpec = &argSpec{path: "distinct", fields: []argField{
 	required("key", tString),
 	arg("query", tDoc),
 	arg("hint", tAny),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 }}
 
 // parseCount reads a count command's fields as the find it runs.
 func parseCount(c *cmdArgs) (engine.FindOptions, error) {
 	var o engine.FindOptions
-	o.Filter, o.Hint = c.doc("query"), c.value("hint")
+	o.Filter, o.Hint, o.Collation = c.doc("query"), c.value("hint"), c.doc("collation")
 	var err error
 	if o.Skip, err = c.long("skip"); err == nil {
 		err = nonNegative("skip", o.Skip)
@@ -66,7 +66,7 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 
 // parseDistinct reads a distinct command's parsed key, query and hint.
 func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions) {
-	return c.str("key"), engine.FindOptions{Filter: c.doc("query"), Hint: c.value("hint")}
+	return c.str("key"), engine.FindOptions{Filter: c.doc("query"), Hint: c.value("hint"), Collation: c.doc("collation")}
 }
 
 func distinctCmd(s *Service, r *Request) (bson.Raw, error) {

@@ -3,6 +3,7 @@ package commands
 import (
 	"math"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -29,7 +30,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	refuse("validator", tDoc, "document validation"),
 	refuse("clusteredIndex", tAny, "clustered collections"),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
 	refuse("expireAfterSeconds", tLong, "clustered collections"),
 }, subs: []*argSpec{indexOptionDefaultsSpec}}
@@ -123,6 +124,16 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 			opts.ValidationLevel = val
 		} else {
 			opts.ValidationAction = val
+		}
+	}
+	if d := c.doc("collation"); d != nil {
+		coll, err := collation.Parse(d)
+		if err != nil {
+			return opts, err
+		}
+		// The simple collation is the default: nothing is stored.
+		if coll != nil {
+			opts.Collation = coll.Document()
 		}
 	}
 	if d := c.doc("idIndex"); d != nil {

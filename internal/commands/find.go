@@ -40,7 +40,7 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	refuse("$_resumeAfter", tDoc, "resumable scans"),
 	refuse("min", tDoc, "index bounds"),
 	refuse("max", tDoc, "index bounds"),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 }}
 
 // findArgs is a parsed find command.
@@ -64,6 +64,7 @@ func parseFind(c *cmdArgs, allowDiskUse bool) (findArgs, error) {
 	o.Filter, o.Sort, o.Projection = c.doc("filter"), c.doc("sort"), c.doc("projection")
 	o.AllowDiskUse, o.Hint = c.boolOr("allowDiskUse", allowDiskUse), c.value("hint")
 	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
+	o.Collation = c.doc("collation")
 	err := nonNegative("skip", o.Skip)
 	if err == nil {
 		err = nonNegative("limit", o.Limit)

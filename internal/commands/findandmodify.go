@@ -24,7 +24,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("arrayFilters", tArray),
 	arg("hint", tAny),
 	arg("stmtId", tInt32),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 	arg("let", tDoc),
 	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
 }}
@@ -69,6 +69,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Ops.Update.Add(1)
 	}
 	spec.WriteOptions = writeOptions(r)
+	spec.Collation = c.doc("collation")
 	if spec.Let, err = statementVars(let, nil); err != nil {
 		return nil, err
 	}

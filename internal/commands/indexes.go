@@ -123,7 +123,7 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
 	}
-	docs := []bson.Raw{marshal(idIndexSpec())}
+	docs := []bson.Raw{marshal(idIndexSpec(c))}
 	for _, ix := range c.Indexes() {
 		docs = append(docs, ix.Spec)
 	}

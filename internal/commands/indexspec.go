@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -23,7 +24,7 @@ const maxTTLSeconds = 2147483647
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
-	"storageEngine": true, "collation": false, "weights": false, "default_language": false,
+	"storageEngine": true, "collation": true, "weights": false, "default_language": false,
 	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
 	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
 	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
@@ -142,6 +143,16 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			case f != 2:
 				return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%d", doc, int32(f))
 			}
+		case "collation":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			// Refused before anything is created, as MongoDB's build
+			// aborts with the collection it would have created.
+			if _, err := collation.Parse(v.Document()); err != nil {
+				return spec, err
+			}
+			spec.Collation = v.Document()
 		case "ns":
 			// MongoDB drops the field since 4.2.
 		default:

@@ -14,12 +14,12 @@ func init() {
 }
 
 // shapeFields declares the query shape fields of the plan cache commands
-// (query, sort, projection; collation is refused: Folio has none), then
-// the command's others.
+// (query, sort, projection, under the collection's default collation; a
+// collation of its own is refused), then the command's others.
 func shapeFields(others ...argField) []argField {
 	return append([]argField{
 		arg("query", tDoc), arg("sort", tDoc), arg("projection", tDoc),
-		refuse("collation", tDoc, "Folio has no collations yet"),
+		refuse("collation", tDoc, "a collation in plan cache commands"),
 	}, others...)
 }
 

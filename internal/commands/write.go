@@ -50,7 +50,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 	arg("multi", tBool),
 	arg("arrayFilters", tArray),
 	arg("hint", tAny),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 	arg("c", tDoc),
 	ignore("upsertSupplied", tBool, "set by a router for a sharded upsert"),
 	ignore("sampleId", tAny, "set by a router for query sampling"),
@@ -61,7 +61,7 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 	required("q", tDoc),
 	required("limit", tLong),
 	arg("hint", tAny),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 }}
 
 // writeOptions are the transaction and write concern of a write command:
@@ -226,6 +226,7 @@ func updateArg(v bson.RawValue) (bson.Raw, bool) {
 type updateStatement struct {
 	engine.UpdateSpec
 	constants bson.Raw
+	collation bson.Raw
 }
 
 // parseUpdateStatement reads one entry of update's updates array.
@@ -237,7 +238,7 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 	}
 	u.Filter, u.Upsert, u.Multi, u.Hint = c.doc("q"), c.bool("upsert"), c.bool("multi"), c.value("hint")
 	u.Update, u.Pipeline = updateArg(c.value("u"))
-	u.constants = c.doc("c")
+	u.constants, u.collation = c.doc("c"), c.doc("collation")
 	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return u, err
 	}
@@ -270,6 +271,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		s.Ops.Update.Add(1)
 		u.WriteOptions = writeOptions(r)
+		u.Collation = u.collation
 		if r.retryable {
 			id := a.stmtIDs[i]
 			if res, done := r.session.Executed(id); done {
@@ -325,15 +327,16 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	type stmt struct {
-		filter bson.Raw
-		limit  int64
-		hint   bson.RawValue
+		filter    bson.Raw
+		limit     int64
+		hint      bson.RawValue
+		collation bson.Raw
 	}
 	stmts := make([]stmt, len(a.docs))
 	for i, d := range a.docs {
 		c, err := parseSub(d, deleteStmtSpec)
 		if err == nil {
-			stmts[i].filter, stmts[i].hint = c.doc("q"), c.value("hint")
+			stmts[i].filter, stmts[i].hint, stmts[i].collation = c.doc("q"), c.value("hint"), c.doc("collation")
 			stmts[i].limit, err = c.long("limit")
 		}
 		if err == nil && stmts[i].limit != 0 && stmts[i].limit != 1 {
@@ -370,6 +373,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		var removed int64
 		wo.Let, err = statementVars(a.let, nil)
+		wo.Collation = st.collation
 		if err == nil {
 			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
 		}

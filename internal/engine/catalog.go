@@ -43,6 +43,8 @@ type Collection struct {
 	metaMu sync.Mutex
 	// plans is the plan cache (plancache.go).
 	plans planCache
+	// coll caches the parsed default collation (collation.go).
+	coll atomic.Pointer[collatorBox]
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -82,6 +84,9 @@ type CollectionOptions struct {
 	// MongoDB.
 	ValidationLevel  string `bson:"validationLevel,omitempty"`
 	ValidationAction string `bson:"validationAction,omitempty"`
+	// Collation is the default collation (normalized, nil: simple) of
+	// the collection's commands and indexes.
+	Collation bson.Raw `bson:"collation,omitempty"`
 }
 
 // Equal reports whether two option sets are the same.
@@ -90,7 +95,8 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		(o.AutoIndexID == nil) == (p.AutoIndexID == nil) && (o.AutoIndexID == nil || *o.AutoIndexID == *p.AutoIndexID) &&
 		o.Temp == p.Temp && bytes.Equal(o.StorageEngine, p.StorageEngine) &&
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
-		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction
+		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
+		bytes.Equal(o.Collation, p.Collation)
 }
 
 // Doc is the options document listCollections reports, in MongoDB's order
@@ -121,6 +127,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if o.ValidationAction != "" {
 		d = append(d, bson.E{Key: "validationAction", Value: o.ValidationAction})
+	}
+	if len(o.Collation) > 0 {
+		d = append(d, bson.E{Key: "collation", Value: o.Collation})
 	}
 	return d
 }

@@ -11,11 +11,11 @@ import (
 // alone decide the filter, counting keys without fetching a document
 // (MongoDB's COUNT_SCAN).
 func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
-	q, err := compileFind(FindOptions{Filter: o.Filter})
+	c := e.lookup(o.Txn, db, coll)
+	q, err := compileFind(FindOptions{Filter: o.Filter, Collation: o.Collation}, c)
 	if err != nil {
 		return 0, err
 	}
-	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		_, err := resolveHint(nil, o.Hint)
 		return 0, err

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
-
-	"github.com/folio-db/folio/internal/query"
 )
 
 // Delete removes the documents of db.coll matching filter: all of them, or
@@ -11,7 +9,7 @@ import (
 // when set, names the index to use.
 func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions) (int64, error) {
 	txn := wo.Txn
-	f, err := query.CompileLet(filter, wo.Let)
+	f, err := e.writeFilter(txn, db, coll, filter, wo)
 	if err != nil {
 		return 0, err
 	}

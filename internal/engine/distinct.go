@@ -42,6 +42,9 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 			out = append(out, v)
 		})
 	}
+	if coll, _ := commandCollator(e.lookup(o.Txn, db, coll), o.Collation); coll != nil {
+		return distinctCollated(out, coll), nil
+	}
 	slices.SortStableFunc(out, values.Compare)
 	return slices.CompactFunc(out, values.Equal), nil
 }

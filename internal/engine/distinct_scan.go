@@ -15,7 +15,7 @@ import (
 // distinctPlan is the DISTINCT_SCAN plan of a distinct on key (see
 // planner.DistinctScan), or nil.
 func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planner.Plan, error) {
-	q, err := compileFind(FindOptions{Filter: o.Filter, Let: o.Let})
+	q, err := compileFind(FindOptions{Filter: o.Filter, Let: o.Let, Collation: o.Collation}, c)
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +23,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 	if err != nil || h.natural != 0 {
 		return nil, err
 	}
-	pq := planner.Query{Filter: q.filter, HintID: h.idOrder}
+	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator()}
 	if h.ix != nil {
 		hinted := h.ix.planned()
 		pq.Hint = &hinted

@@ -70,6 +70,9 @@ const JournalInterval = 100 * time.Millisecond
 type WriteOptions struct {
 	// Txn, when set, buffers the write in the transaction.
 	Txn *Txn
+	// Collation is the command's collation document for matching; nil
+	// applies the collection's default.
+	Collation []byte
 	// Journal asks for the write to be on disk when it is acknowledged
 	// (j: true, or w: "majority").
 	Journal bool

@@ -24,11 +24,11 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 // executionStats return no documents; the COUNT stage says how many it
 // counted (nCounted).
 func (e *Engine) ExplainCount(db, coll string, o FindOptions, execute bool) (bson.D, error) {
-	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}, execute, true)
+	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}, execute, true)
 }
 
 func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (bson.D, error) {
-	q, err := compileFind(o)
+	q, err := compileFind(o, e.cat.get(db, coll))
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 // else as the find it runs. With execute, nReturned counts the distinct
 // values.
 func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bool) (bson.D, error) {
-	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx}
+	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}
 	var p *planner.Plan
 	c := e.cat.get(db, coll)
 	if c != nil {
@@ -112,7 +112,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	if filter == nil {
 		filter = bson.Raw(bsonDoc(bson.D{}))
 	}
-	q, err := compileFind(o)
+	q, err := compileFind(o, c)
 	if err != nil {
 		return nil, err
 	}

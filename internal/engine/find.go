@@ -45,6 +45,9 @@ type FindOptions struct {
 	// interruption's error (killOp, maxTimeMS, disconnect, shutdown). Nil
 	// never ends.
 	Ctx context.Context
+	// Collation is the command's collation document; nil applies the
+	// collection's default.
+	Collation bson.Raw
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -72,15 +75,23 @@ type compiledFind struct {
 	explain bool
 }
 
-func compileFind(o FindOptions) (compiledFind, error) {
+// compileFind compiles a find on c (nil when missing), under the
+// command's collation or c's default.
+func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
-	var err error
-	if q.filter, err = query.CompileLet(o.Filter, o.Let); err != nil {
+	coll, err := commandCollator(c, o.Collation)
+	if err != nil {
+		return q, err
+	}
+	if q.filter, err = query.CompileCollated(o.Filter, o.Let, coll); err != nil {
 		return q, err
 	}
 	if len(o.Sort) > 0 {
 		if q.sort, err = query.CompileSort(o.Sort); err != nil {
 			return q, err
+		}
+		if coll != nil {
+			q.sort = q.sort.Collated(coll)
 		}
 	}
 	if len(o.Projection) > 0 {
@@ -110,7 +121,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator()}
 	cands, filtered := filteredCandidates(c, q, pq)
 	if !filtered {
 		pq.HintID = h.idOrder
@@ -135,11 +146,11 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 // Find runs a query. Filter, sort and projection errors are reported before
 // any document is read. The cursor reads a snapshot taken when Find runs.
 func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
-	q, err := compileFind(o)
+	c := e.lookup(o.Txn, db, coll)
+	q, err := compileFind(o, c)
 	if err != nil {
 		return nil, err
 	}
-	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		_, err := resolveHint(nil, o.Hint)
 		return emptyCursor{}, err

@@ -38,7 +38,7 @@ type FindAndModifyResult struct {
 // order and each is re-checked under its lock, so concurrent callers never
 // receive the same document.
 func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndModifyResult, error) {
-	f, err := query.CompileLet(s.Filter, s.Let)
+	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
@@ -82,7 +82,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
-	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx, Let: s.Let})
+	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx, Let: s.Let, Collation: s.Collation})
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
@@ -95,7 +95,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 		var out bson.Raw
 		var outPos int
-		claimed, _, err := e.rewrite(s.Ctx, c, docKey(c.ID, documentID(cand)), f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, _, err := e.rewrite(s.Ctx, c, c.docKey(documentID(cand)), f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, remove, nil

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
@@ -41,6 +42,9 @@ type Index struct {
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints
+	// coll is the index's collation (nil: simple); its string keys are
+	// collation keys, so ranges, uniqueness and order follow it.
+	coll *collation.Collator
 }
 
 // Multikey reports whether the index has indexed an array.
@@ -58,6 +62,9 @@ type IndexSpec struct {
 	// StorageEngine holds storage engine options, kept and reported as
 	// given; they do not change how Folio stores the index.
 	StorageEngine bson.Raw
+	// Collation is the collation document as requested; nil inherits the
+	// collection's default (see resolveIndexCollation).
+	Collation bson.Raw
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -94,8 +101,14 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
 	}
+	if spec.Collation != nil {
+		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
+			return nil, err
+		}
+	}
 	if len(spec.Partial) > 0 {
-		if ix.partial, err = query.Compile(spec.Partial); err != nil {
+		// The partial filter compares under the index's collation.
+		if ix.partial, err = query.CompileCollated(spec.Partial, nil, ix.coll); err != nil {
 			return nil, err
 		}
 	}
@@ -154,6 +167,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	if len(spec.StorageEngine) > 0 {
 		d = bsoncore.AppendDocumentElement(d, "storageEngine", spec.StorageEngine)
 	}
+	if ix.coll != nil {
+		d = bsoncore.AppendDocumentElement(d, "collation", ix.coll.Document())
+	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d
 }
@@ -165,7 +181,7 @@ func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document()
 // of now.
 func (ix *Index) planned() planner.Index {
 	return planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
-		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix}
+		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix, Collation: ix.coll}
 }
 
 // planCatalog shows a collection's indexes to the planner.
@@ -241,7 +257,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		for _, k := range keys {
 			for _, v := range vals {
 				next = append(next, indexKey{
-					enc:  keyenc.AppendField(slices.Clip(k.enc), v, f.Desc),
+					enc:  keyenc.AppendField(slices.Clip(k.enc), ix.coll.Transform(v), f.Desc),
 					vals: append(slices.Clip(k.vals), v),
 				})
 			}

@@ -32,6 +32,9 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 		s.ExpireAfter = v
 	}
 	s.StorageEngine = storageEngineOf(spec)
+	if c, ok := spec.Lookup("collation").DocumentOK(); ok {
+		s.Collation = c
+	}
 	return newIndex(id, s)
 }
 
@@ -40,7 +43,7 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 // partial filter, unique and sparse, so two indexes may differ only there.
 func sameSignature(ix *Index, spec IndexSpec) bool {
 	return sameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
-		bytes.Equal(partialOf(ix), spec.Partial)
+		bytes.Equal(partialOf(ix), spec.Partial) && sameCollation(ix, spec)
 }
 
 // sameDefinition reports whether an existing index is the one spec asks
@@ -122,6 +125,9 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 	for _, spec := range specs {
 		if spec.Name == "" {
 			spec.Name = DefaultIndexName(spec.Key)
+		}
+		if err := resolveIndexCollation(c, &spec); err != nil {
+			return nil, err
 		}
 		dup, err := checkIndexConflict(append(existing, build...), spec)
 		if err != nil {
@@ -473,6 +479,9 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	}
 	spec := IndexSpec{Name: before.Name, Key: before.keyPattern(), Unique: before.Unique, Sparse: before.Sparse,
 		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter, StorageEngine: storageEngineOf(before.Spec)}
+	if before.coll != nil {
+		spec.Collation = before.coll.Document()
+	}
 	if change.Hidden != nil {
 		spec.Hidden = *change.Hidden
 	}

@@ -83,7 +83,7 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		var k []byte
 		var ch indexChanges
 		if err == nil {
-			k = docKey(c.ID, id)
+			k = c.docKey(id)
 			ch, err = c.indexChanges(idFromDocKey(k), nil, doc)
 		}
 		if err != nil {

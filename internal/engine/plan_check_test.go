@@ -139,7 +139,7 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 	}
 	c := e.Collection("test", "m")
 	o := FindOptions{Filter: ext(t, `{"a": {"$gt": 1, "$lt": 3}}`)}
-	q, err := compileFind(o)
+	q, err := compileFind(o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/querygen"
-	"github.com/folio-db/folio/internal/values"
 )
 
 var diffSeed = flag.Uint64("diffseed", 0, "run TestPlannerDifferential on this one data set seed (a failure names it)")
@@ -71,12 +71,27 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 	t.Helper()
 	g := querygen.New(seed)
 	coll := fmt.Sprintf("d%d", datasetCount.Add(1))
-	if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
+	// A collection default collation applies to its indexes and queries
+	// unless they name another.
+	var opts CollectionOptions
+	if def := g.Collation(); def != nil {
+		c, err := collation.Parse(bsonDoc(def))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != nil {
+			opts.Collation = c.Document()
+		}
+	}
+	if err := e.CreateCollection("test", coll, opts); err != nil {
 		t.Fatal(err)
 	}
 	var full []*Index // indexes holding every document
 	for _, spec := range g.Indexes() {
 		is := IndexSpec{Key: bsonDoc(spec.Key), Unique: spec.Unique, Sparse: spec.Sparse, ExpireAfter: -1}
+		if ic := g.Collation(); ic != nil && g.Intn(2) == 0 {
+			is.Collation = bsonDoc(ic)
+		}
 		if spec.Partial != nil {
 			is.Partial = bsonDoc(spec.Partial)
 		}
@@ -98,6 +113,10 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 	}
 	for i := 0; i < n; i++ {
 		q := diffQuery{filter: g.Query(), sort: g.Sort(), proj: g.Projection()}
+		if qc := g.Collation(); qc != nil {
+			q.coll = bsonDoc(qc)
+		}
+		q.collator, _ = commandCollator(c, q.coll)
 		if len(q.sort) > 0 && g.Intn(2) == 0 {
 			q.total = true
 			q.sort = append(q.sort, bson.E{Key: "_id", Value: int32(1)})
@@ -124,9 +143,11 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 			// per value (DISTINCT_SCAN).
 			key := c.Indexes()[g.Intn(len(c.Indexes()))].Fields[0].Path
 			natural := ext(t, `{"h": {"$natural": 1}}`).Lookup("h")
-			dwant, werr := e.Distinct("test", coll, key, FindOptions{Filter: bsonDoc(q.filter), Hint: natural})
-			dgot, gerr := e.Distinct("test", coll, key, FindOptions{Filter: bsonDoc(q.filter)})
-			if (werr == nil) != (gerr == nil) || !slices.EqualFunc(dgot, dwant, values.Equal) {
+			dwant, werr := e.Distinct("test", coll, key, FindOptions{Filter: bsonDoc(q.filter), Hint: natural, Collation: q.coll})
+			dgot, gerr := e.Distinct("test", coll, key, FindOptions{Filter: bsonDoc(q.filter), Collation: q.coll})
+			// Of values equal under the collation, either may stand for all.
+			same := func(a, b bson.RawValue) bool { return q.collator.Compare(a, b) == 0 }
+			if (werr == nil) != (gerr == nil) || !slices.EqualFunc(dgot, dwant, same) {
 				t.Fatalf("data set seed %d (-diffseed=%d): distinct %s %v (%v), scan's %v (%v)\nquery %s\nindexes %s",
 					seed, seed, key, dgot, gerr, dwant, werr, q, indexList(c))
 			}
@@ -139,7 +160,7 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 				hints = append(hints, ix.Name)
 			}
 			for _, h := range hints {
-				o := FindOptions{Filter: bsonDoc(q.filter)}
+				o := FindOptions{Filter: bsonDoc(q.filter), Collation: q.coll}
 				if h != "" {
 					o.Hint = bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, h)}
 				}
@@ -156,12 +177,14 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 
 type diffQuery struct {
 	filter, sort, proj bson.D
-	total              bool // the sort ends with _id
+	coll               bson.Raw            // the collation document, nil for none
+	collator           *collation.Collator // the collation that applies
+	total              bool                // the sort ends with _id
 	skip, limit        int64
 }
 
 func (q diffQuery) String() string {
-	return fmt.Sprintf("filter %s sort %s projection %s skip %d limit %d", extJSON(q.filter), extJSON(q.sort), extJSON(q.proj), q.skip, q.limit)
+	return fmt.Sprintf("filter %s sort %s projection %s skip %d limit %d collation %v", extJSON(q.filter), extJSON(q.sort), extJSON(q.proj), q.skip, q.limit, q.coll)
 }
 
 func extJSON(d bson.D) string {
@@ -182,7 +205,7 @@ type diffResult struct {
 
 // run runs q on coll with hint (Extended JSON, "" for none).
 func (q diffQuery) run(e *Engine, coll, hint string) diffResult {
-	o := FindOptions{Filter: bsonDoc(q.filter), Skip: q.skip, Limit: q.limit}
+	o := FindOptions{Filter: bsonDoc(q.filter), Skip: q.skip, Limit: q.limit, Collation: q.coll}
 	if q.sort != nil {
 		o.Sort = bsonDoc(q.sort)
 	}
@@ -244,6 +267,10 @@ func (q diffQuery) compare(got, want diffResult) string {
 		s, err := query.CompileSort(bsonDoc(q.sort))
 		if err != nil {
 			return err.Error()
+		}
+		// Sort keys compare under the collation that applies.
+		if q.collator != nil {
+			s = s.Collated(q.collator)
 		}
 		for i := range min(len(got.docs), len(want.docs)) {
 			if s.Compare(got.docs[i], want.docs[i]) != 0 {
@@ -316,7 +343,7 @@ func indexList(c *Collection) string {
 }
 
 func explainWinning(e *Engine, coll string, q diffQuery) string {
-	o := FindOptions{Filter: bsonDoc(q.filter)}
+	o := FindOptions{Filter: bsonDoc(q.filter), Collation: q.coll}
 	if q.sort != nil {
 		o.Sort = bsonDoc(q.sort)
 	}

@@ -110,7 +110,7 @@ func TestPlans(t *testing.T) {
 			if tc.sort != "" {
 				o.Sort = ext(t, tc.sort)
 			}
-			q, err := compileFind(o)
+			q, err := compileFind(o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func TestRangeIntersection(t *testing.T) {
 		{`{"a": 3, "b": {"$gt": 10, "$lte": 60}}`, `[60, 10)`},
 		{`{"tags": {"$gt": "t1", "$lt": "t3"}}`, `("t1", MaxKey]`},
 	} {
-		q, err := compileFind(FindOptions{Filter: ext(t, tc.filter)})
+		q, err := compileFind(FindOptions{Filter: ext(t, tc.filter)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestPositionalPaths(t *testing.T) {
 		if tc.sort != "" {
 			o.Sort = ext(t, tc.sort)
 		}
-		q, err := compileFind(o)
+		q, err := compileFind(o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

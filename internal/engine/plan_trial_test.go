@@ -49,7 +49,7 @@ func TestTrialPlans(t *testing.T) {
 			if tc.sort != "" {
 				o.Sort = ext(t, tc.sort)
 			}
-			q, err := compileFind(o)
+			q, err := compileFind(o, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,11 +91,11 @@ func filteredCandidates(c *Collection, q compiledFind, pq planner.Query) ([]*pla
 // SetIndexFilter sets the index filter of the shape of a query (filter,
 // sort, projection) on db.coll to indexes (names or key patterns).
 func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, indexes []bson.RawValue) error {
-	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+	c := e.cat.get(db, coll)
+	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
 	if err != nil {
 		return err
 	}
-	c := e.cat.get(db, coll)
 	if c == nil {
 		return mongoerr.New(mongoerr.BadValue, "no such collection")
 	}
@@ -125,7 +125,7 @@ func (e *Engine) ClearIndexFilters(db, coll string, filter, sort, proj bson.Raw,
 	c := e.cat.get(db, coll)
 	var shape string
 	if byShape {
-		q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+		q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
 		if err != nil || c == nil {
 			return err
 		}

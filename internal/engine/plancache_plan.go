@@ -154,7 +154,7 @@ func (e *Engine) PlanCacheClear(db, coll string, filter, sort, proj bson.Raw, by
 		}
 		return nil
 	}
-	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj})
+	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
 	if err != nil || c == nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 // one-element $in is an equality, and some values still count: regex flags
 // (of a $regex, or of the regexes in an $in), comparisons with MinKey and
 // MaxKey, and negations of equality with null, which need their own plans.
-// Collation is not part of it: Folio refuses collations.
+// The collation is part of it: which indexes bound strings depends on it.
 
 // shapeOf encodes the shape of the filter f, the sort and the projection
 // (as written; nil for none).
@@ -30,6 +30,10 @@ func shapeOf(f *query.Filter, sortDoc, projDoc bson.Raw) string {
 	encodeNode(&b, f.Root())
 	encodeSort(&b, sortDoc)
 	encodeProjection(&b, projDoc)
+	if c := f.Collator(); c != nil {
+		b.WriteString("|c")
+		b.Write(c.Document())
+	}
 	return b.String()
 }
 

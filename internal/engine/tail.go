@@ -33,7 +33,7 @@ type TailCursor struct {
 // tailable cursors on other collections and with a sort other than
 // $natural.
 func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
-	q, err := compileFind(o)
+	q, err := compileFind(o, e.cat.get(db, coll))
 	if err != nil {
 		return nil, err
 	}

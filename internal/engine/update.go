@@ -39,7 +39,7 @@ const maxUpsertAttempts = 3
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
-	f, err := query.CompileLet(u.Filter, u.Let)
+	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -111,7 +111,7 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	key := docKey(c.ID, id)
+	key := c.docKey(id)
 	absent := func(r storage.Reader) error {
 		if _, exists, err := r.Get(key); err != nil || !exists {
 			return err

@@ -185,7 +185,7 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 		if doc == nil || err != nil {
 			return err
 		}
-		more, err := fn(docKey(c.ID, documentID(doc)))
+		more, err := fn(c.docKey(documentID(doc)))
 		if !more || err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
@@ -121,16 +122,16 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // $in lists as points, else the ranges and anchored prefix regexes on it
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
-func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
+func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
 	var rng fieldBounds
 	for _, n := range leaves {
-		if n.Path != f.Path {
+		if n.Path != f.Path || !collationFits(n, coll) {
 			continue
 		}
 		var fb fieldBounds
 		switch n.Kind {
 		case query.KindEq:
-			if fb, ok := pointBounds([]bson.RawValue{n.Value}, f.Desc); ok {
+			if fb, ok := pointBounds([]bson.RawValue{coll.Transform(n.Value)}, f.Desc); ok {
 				return fb
 			}
 		case query.KindIn:
@@ -138,11 +139,14 @@ func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
 			if err != nil {
 				continue
 			}
+			for i := range vals {
+				vals[i] = coll.Transform(vals[i])
+			}
 			if fb, ok := pointBounds(vals, f.Desc); ok {
 				return fb
 			}
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
-			fb = rangeBounds(n.Kind, n.Value, f.Desc)
+			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
 			fb = regexBounds(n.Value, f.Desc)
 		}
@@ -291,3 +295,28 @@ var (
 	nullValue      = bson.RawValue{Type: bson.TypeNull}
 	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
 )
+
+// collationFits reports whether leaf n may bound an index whose keys follow
+// coll (nil: simple), as MongoDB's planner decides: a comparison whose
+// operand holds a string only under the same collation (its strings become
+// coll's keys), a regex only on a simple index (it matches the strings
+// themselves); every other operand (numbers, dates...) compares alike
+// under every collation.
+func collationFits(n *query.Node, coll *collation.Collator) bool {
+	switch n.Kind {
+	case query.KindRegex:
+		return coll == nil
+	case query.KindIn:
+		if collation.Equal(n.Collator(), coll) {
+			return true
+		}
+		vals, _ := n.Value.Array().Values()
+		for _, v := range vals {
+			if v.Type == bson.TypeRegex && coll != nil || collation.Collatable(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return collation.Equal(n.Collator(), coll) || !collation.Collatable(n.Value)
+}

@@ -23,6 +23,13 @@ func (p *Plan) CountScan() bool { return p.exact }
 // no null or undefined (the index holds missing fields as null), arrays,
 // regexes or NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
+	if collated(root) || p.coll != nil {
+		// Collation keys are not the values: the filter judges each
+		// document, and a covered read or a distinct scan could not
+		// answer with the strings (MongoDB fetches too).
+		p.exact, p.idDecides = false, false
+		return
+	}
 	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides(root, p.fields)
 	p.idDecides = p.Index == nil && !p.Natural && p.Or == nil && p.Intervals != nil && p.checks == nil &&
 		decides(root, p.fields)
@@ -159,4 +166,14 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 		return
 	}
 	p.covered = out
+}
+
+// collated reports whether a filter's comparisons follow a collation.
+func collated(root *query.Node) bool {
+	found := false
+	query.Walk(root, func(n *query.Node) bool {
+		found = found || n.Collator() != nil
+		return !found
+	})
+	return found
 }

@@ -8,13 +8,14 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
 )
 
 // TestPlanData runs the cases of testdata/: each file states a collection
 // ("catalog": sample documents, whose shapes set the indexes' multikey
 // flags, and index definitions) and queries ("plan": filter, sort,
-// projection, skip, limit, hint lines, "count" for a count, "distinct
+// projection, skip, limit, hint, collation lines, "count" for a count, "distinct
 // <field>" for a distinct's DISTINCT_SCAN) with the candidate plans the planner
 // gives them, best first: each one's explain stages, index scans with
 // direction and bounds, and static score. Rewrite the expected output with
@@ -54,13 +55,16 @@ func (c testCatalog) String() string {
 				b.WriteString(" " + flag.name)
 			}
 		}
+		if ix.Collation != nil {
+			b.WriteString(" collation " + ix.Collation.Spec().Locale + "/" + fmt.Sprint(ix.Collation.Spec().Strength))
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
 }
 
 // parseCatalog reads lines "doc <json>" and "index <name> <key json>
-// [unique] [sparse] [partial <json>]".
+// [unique] [sparse] [collation <json>] [partial <json>]".
 func parseCatalog(t *testing.T, input string) testCatalog {
 	var docs []bson.Raw
 	var cat testCatalog
@@ -87,6 +91,10 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 						t.Fatal(err)
 					}
 					ix.Partial, opts = f, ""
+				case "collation":
+					var doc string
+					doc, opts = splitJSON(t, opts)
+					ix.Collation = mustCollator(t, doc)
 				default:
 					t.Fatalf("unknown index option %q", opt)
 				}
@@ -166,6 +174,7 @@ func splitJSON(t *testing.T, s string) (obj, rest string) {
 func planCase(t *testing.T, cat testCatalog, input string) string {
 	q := Query{}
 	distinct := ""
+	var coll *collation.Collator
 	shape := Shape{Filter: ext(t, `{}`), SortMemLimit: 100 << 20}
 	for _, line := range strings.Split(input, "\n") {
 		key, arg, _ := strings.Cut(line, " ")
@@ -197,6 +206,8 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 			if q.Hint == nil {
 				t.Fatalf("no index %q", arg)
 			}
+		case "collation":
+			coll = mustCollator(t, arg)
 		case "count":
 			shape.Count = true
 		case "distinct":
@@ -209,11 +220,14 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 			return "error: " + err.Error() + "\n"
 		}
 	}
-	f, err := query.Compile(shape.Filter)
+	f, err := query.CompileCollated(shape.Filter, nil, coll)
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
 	q.Filter = f
+	if q.Sort != nil && coll != nil {
+		q.Sort = q.Sort.Collated(coll)
+	}
 	var b strings.Builder
 	if distinct != "" {
 		p := DistinctScan(cat, q, distinct)
@@ -259,6 +273,15 @@ func describe(b *strings.Builder, indent string, stage bson.D) {
 		}
 		return
 	}
+}
+
+func mustCollator(t *testing.T, doc string) *collation.Collator {
+	t.Helper()
+	c, err := collation.Parse(ext(t, doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func jsonOf(v any) string {

@@ -6,7 +6,9 @@ package planner
 // field and skipping the others; the best-scoring such index, the hinted
 // one only, or nil when none qualifies.
 func DistinctScan(cat Catalog, q Query, key string) *Plan {
-	if q.HintID {
+	if q.HintID || q.Filter.Collator() != nil {
+		// Under a collation, values equal by it are one distinct value:
+		// the engine collects and groups them.
 		return nil
 	}
 	leaves := constraintLeaves(q.Filter.Root())

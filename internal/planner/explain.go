@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -100,7 +102,7 @@ func (p *Plan) scanStage() bson.D {
 	if ix := p.Index; ix != nil {
 		keyPattern, name, unique, sparse, partial, multikey = ix.KeyPattern, ix.Name, ix.Unique, ix.Sparse, ix.Partial != nil, p.multikey
 	}
-	return bson.D{
+	stage := bson.D{
 		{Key: "stage", Value: "IXSCAN"},
 		{Key: "keyPattern", Value: keyPattern},
 		{Key: "indexName", Value: name},
@@ -112,6 +114,11 @@ func (p *Plan) scanStage() bson.D {
 		{Key: "direction", Value: direction},
 		{Key: "indexBounds", Value: p.explainBounds()},
 	}
+	if ix := p.Index; ix != nil && ix.Collation != nil {
+		// MongoDB shows an index's collation after its name.
+		stage = slices.Insert(stage, 3, bson.E{Key: "collation", Value: ix.Collation.Document()})
+	}
+	return stage
 }
 
 // countScanStage is the COUNT_SCAN stage of an exact scan of one interval:

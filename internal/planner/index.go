@@ -8,6 +8,7 @@ package planner
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -33,6 +34,9 @@ type Index struct {
 	Multikey bool
 	// Ref is the catalog's own handle on the index, carried by the plans.
 	Ref any
+	// Collation is the index's collation, nil for the simple one: its
+	// string keys are collation keys.
+	Collation *collation.Collator
 }
 
 // Catalog is what the planner knows of a collection.

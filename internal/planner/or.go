@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/folio-db/folio/internal/collation"
 	"slices"
 
 	"github.com/folio-db/folio/internal/query"
@@ -12,7 +13,7 @@ import (
 // match satisfies both), by the best-scoring bounded scan; the union
 // yields each document once, whatever branches hold it, in no useful
 // order.
-func orPlans(indexes []Index, leaves []*query.Node) []*Plan {
+func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator) []*Plan {
 	var out []*Plan
 	for i, n := range leaves {
 		if n.Kind != query.KindOr {
@@ -21,7 +22,7 @@ func orPlans(indexes []Index, leaves []*query.Node) []*Plan {
 		outer := slices.Delete(slices.Clone(leaves), i, i+1)
 		or := &Plan{}
 		for _, br := range n.Children {
-			p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...))
+			p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...), idColl)
 			if p == nil {
 				or = nil
 				break
@@ -37,8 +38,8 @@ func orPlans(indexes []Index, leaves []*query.Node) []*Plan {
 
 // bestBounded is the best-scoring scan that bounds the query of leaves
 // by key intervals, or nil when no index does.
-func bestBounded(indexes []Index, leaves []*query.Node) *Plan {
-	best := build(nil, leaves, nil, nil)
+func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collator) *Plan {
+	best := buildWith(nil, idColl, leaves, nil, nil)
 	if best.Intervals == nil {
 		best = nil
 	}

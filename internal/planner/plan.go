@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -29,6 +30,9 @@ type Query struct {
 	ProjectionSpec bson.Raw
 	Hint           *Index
 	HintID         bool
+	// IDCollation is the collation of the _id order (the collection's
+	// default; nil: simple).
+	IDCollation *collation.Collator
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -52,7 +56,9 @@ type Plan struct {
 	Natural bool
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
-	fields      []Field
+	// coll is the collation of the scanned keys (nil: simple).
+	coll   *collation.Collator
+	fields []Field
 	// fieldBounds are the bounds of each of fields (empty: unbounded).
 	fieldBounds []fieldBounds
 	// checks are the bounds of fields after those the intervals bound,
@@ -157,17 +163,25 @@ func Candidates(cat Catalog, q Query) []*Plan {
 }
 
 func candidates(cat Catalog, q Query) []*Plan {
-	var sortFields []string
-	var sortDirs []int
-	if q.Sort != nil {
-		sortFields, sortDirs = q.Sort.Fields()
+	// An index provides a sort only when its collation is the sort's.
+	sortFor := func(ix *Index) ([]string, []int) {
+		coll := q.IDCollation
+		if ix != nil {
+			coll = ix.Collation
+		}
+		if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) {
+			return nil, nil
+		}
+		return q.Sort.Fields()
 	}
 	leaves := constraintLeaves(q.Filter.Root())
-	idPlan := build(nil, leaves, sortFields, sortDirs)
+	sortFields, sortDirs := sortFor(nil)
+	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
 	if q.HintID {
 		return []*Plan{idPlan}
 	}
 	if q.Hint != nil {
+		sortFields, sortDirs := sortFor(q.Hint)
 		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
 	}
 	if idPlan.IDPoint() {
@@ -183,11 +197,12 @@ func candidates(cat Catalog, q Query) []*Plan {
 		if !holdsEveryMatch(leaves, ix) {
 			continue
 		}
+		sortFields, sortDirs := sortFor(ix)
 		if p := build(ix, leaves, sortFields, sortDirs); Score(p) > 0 {
 			out = append(out, p)
 		}
 	}
-	out = append(out, orPlans(indexes, leaves)...)
+	out = append(out, orPlans(indexes, leaves, q.IDCollation)...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}
@@ -237,7 +252,9 @@ func Usable(f *query.Filter) func(ix *Index) bool {
 }
 
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
-	if ix.Partial != nil && !implies(leaves, ix.Partial) {
+	if ix.Partial != nil && (!collation.Equal(ix.Collation, leavesCollator(leaves)) || !implies(leaves, ix.Partial)) {
+		// A partial filter follows the index's collation: only a query
+		// under the same one can prove it.
 		return false
 	}
 	if !ix.Sparse {
@@ -297,8 +314,18 @@ func joinPath(a, b string) string {
 // next bounded field; the bounds of the fields after those are checked on
 // each key (see CheckKey).
 func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
+	var coll *collation.Collator
+	if ix != nil {
+		coll = ix.Collation
+	}
+	return buildWith(ix, coll, leaves, sortFields, sortDirs)
+}
+
+// buildWith is build for a scan whose keys follow ixColl: ix's collation,
+// or for the document store (ix nil) the collation of its _id order.
+func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
 	multikey := ix != nil && ix.Multikey
-	p := &Plan{Index: ix, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
+	p := &Plan{Index: ix, coll: ixColl, fields: idFields, multikey: multikey, leaves: leaves, sortFields: sortFields, sortDirs: sortDirs}
 	if ix != nil {
 		p.fields = ix.Fields
 	}
@@ -313,7 +340,7 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 			leading = false
 			continue
 		}
-		fb := boundsFor(leaves, f, multikey)
+		fb := boundsFor(leaves, f, multikey, ixColl)
 		if fb.empty() {
 			leading = false
 			continue
@@ -420,4 +447,15 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 		}
 	}
 	return j == len(sortFields), dir < 0
+}
+
+// leavesCollator is the collation the query's comparisons follow (nil:
+// simple, or none compares).
+func leavesCollator(leaves []*query.Node) *collation.Collator {
+	for _, n := range leaves {
+		if c := n.Collator(); c != nil {
+			return c
+		}
+	}
+	return nil
 }

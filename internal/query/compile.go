@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
@@ -22,6 +23,12 @@ func Compile(filter bson.Raw) (*Filter, error) {
 // CompileLet parses a query filter whose $expr clauses may use the
 // command's let variables (nil: none).
 func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
+	return CompileCollated(filter, let, nil)
+}
+
+// CompileCollated parses a query filter whose string comparisons follow
+// coll (nil: the simple collation).
+func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (*Filter, error) {
 	filter = bytes.Clone(filter)
 	if len(filter) == 0 {
 		filter = bson.Raw{5, 0, 0, 0, 0}
@@ -40,6 +47,11 @@ func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 		}
 		return !f.hasExpr
 	})
+	if coll != nil {
+		if err := f.collate(coll); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 

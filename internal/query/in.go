@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -13,6 +14,7 @@ import (
 // regexes of the list, which match strings as $regex does.
 type inSet struct {
 	sorted  []bson.RawValue
+	coll    *collation.Collator // sorted holds collation keys under it
 	hasNull bool
 	regexes []*Node
 }
@@ -37,7 +39,16 @@ func (s *inSet) matches(v bson.RawValue) bool {
 			return true
 		}
 	}
-	if _, found := slices.BinarySearchFunc(s.sorted, v, values.Compare); found {
+	if s.coll != nil && collation.Collatable(v) {
+		buf := keyBufs.Get().(*[]byte)
+		tv := s.coll.TransformAppend((*buf)[:0], v)
+		_, found := slices.BinarySearchFunc(s.sorted, tv, values.Compare)
+		*buf = tv.Value[:0]
+		keyBufs.Put(buf)
+		if found {
+			return true
+		}
+	} else if _, found := slices.BinarySearchFunc(s.sorted, v, values.Compare); found {
 		return true
 	}
 	for _, r := range s.regexes {

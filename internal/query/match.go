@@ -78,6 +78,9 @@ func (n *Node) visit(v bson.RawValue, off int) (bool, int) {
 func (n *Node) matchValue(v bson.RawValue) (bool, int) {
 	switch n.Kind {
 	case KindEq, KindLt, KindLte, KindGt, KindGte:
+		if n.coll != nil {
+			return n.collatedMatches(v), -1
+		}
 		return compareMatches(n.Kind, v, n.Value), -1
 	case KindIn:
 		return n.in.matches(v), -1

@@ -6,6 +6,7 @@ package query
 import (
 	"regexp"
 
+	"github.com/folio-db/folio/internal/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -91,6 +92,11 @@ type Node struct {
 	bits   []uint32
 	expr   *exprMatch
 	schema *jsonSchema
+	// coll is the collation comparisons ($eq, ranges, $in) apply (nil:
+	// simple), and collated the operand with its strings turned into
+	// collation keys.
+	coll     *collation.Collator
+	collated bson.RawValue
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in
@@ -110,7 +116,12 @@ type Filter struct {
 	root    *Node
 	doc     bson.Raw // the filter as written
 	hasExpr bool     // the filter holds an $expr, whose evaluation may fail
+	coll    *collation.Collator
 }
+
+// Collator is the collation the filter's comparisons follow, nil for the
+// simple one.
+func (f *Filter) Collator() *collation.Collator { return f.coll }
 
 // Doc is the filter document as written.
 func (f *Filter) Doc() bson.Raw { return f.doc }

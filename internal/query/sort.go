@@ -3,6 +3,7 @@ package query
 import (
 	"strings"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -13,6 +14,15 @@ import (
 type Sort struct {
 	keys    []sortKey
 	natural int
+	coll    *collation.Collator // strings sort by it (nil: simple)
+}
+
+// Collated is s with strings ordered by coll: its keys (Keys) hold
+// collation keys in place of strings.
+func (s *Sort) Collated(coll *collation.Collator) *Sort {
+	c := *s
+	c.coll = coll
+	return &c
 }
 
 type sortKey struct {
@@ -108,7 +118,7 @@ func (s *Sort) Compare(a, b bson.Raw) int {
 func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
 	keys := make([]bson.RawValue, len(s.keys))
 	for i, k := range s.keys {
-		c := keyCollector{desc: k.desc}
+		c := keyCollector{desc: k.desc, coll: s.coll}
 		w := walker{path: k.path, mode: leafElements, scalarsMissing: true, vis: &c}
 		w.walkDoc(doc, 0, -1)
 		if !c.found || c.best.Type == 0 {
@@ -222,10 +232,11 @@ type keyCollector struct {
 	desc  bool
 	found bool
 	best  bson.RawValue
+	coll  *collation.Collator
 }
 
 func (c *keyCollector) visit(v bson.RawValue, _ int) (bool, int) {
-	v = sortValue(v)
+	v = c.coll.Transform(sortValue(v))
 	if !c.found {
 		c.best, c.found = v, true
 		return false, -1

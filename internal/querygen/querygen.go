@@ -473,3 +473,17 @@ func (g *Gen) Projection() bson.D {
 	}
 	return nil
 }
+
+// collations are the collations data sets and queries pick from: none (the
+// collection's default), the simple one, case- and accent-insensitive
+// comparisons, and numeric ordering.
+var collations = []bson.D{
+	nil,
+	{{Key: "locale", Value: "simple"}},
+	{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}},
+	{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(1)}},
+	{{Key: "locale", Value: "fr"}, {Key: "numericOrdering", Value: true}},
+}
+
+// Collation returns a random collation document, nil for none.
+func (g *Gen) Collation() bson.D { return collations[g.r.IntN(len(collations))] }

@@ -98,8 +98,8 @@ func TestRefusedInputs(t *testing.T) {
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot be less than 0"},
 		{name: "TTL beyond 32 bits", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int64(1 << 31)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "32-bit integer"},
-		{name: "index option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}})),
-			code: 238, codeName: "NotImplemented", msg: "'collation'"},
+		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseLevel", Value: true}}})),
+			code: 238, codeName: "NotImplemented", msg: "caseLevel"},
 
 		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
 		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
@@ -137,8 +137,8 @@ func TestRefusedInputs(t *testing.T) {
 			code: 238, codeName: "NotImplemented", msg: "'viewOn'"},
 		{name: "create a time series collection", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
 			code: 238, codeName: "NotImplemented", msg: "'timeseries'"},
-		{name: "create with a collation", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}},
-			code: 238, codeName: "NotImplemented", msg: "'collation'"},
+		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseFirst", Value: "upper"}}}},
+			code: 238, codeName: "NotImplemented", msg: "caseFirst"},
 		{name: "create clustered", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}},
 			code: 238, codeName: "NotImplemented", msg: "'clusteredIndex'"},
 		{name: "create with change stream images", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}},

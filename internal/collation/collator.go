@@ -1,0 +1,185 @@
+// Package collation implements MongoDB's collations on
+// golang.org/x/text/collate: parsing and validating the collation document,
+// the normalized document MongoDB reports, and collation keys. A string
+// compares under a collation as its key compares bytewise, so every
+// comparison, sort, group and index key follows a collation by replacing
+// strings with their keys (Transform), as MongoDB's index keys do.
+package collation
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// Collator compares strings under one collation. A nil *Collator is the
+// simple (binary) collation. It is safe for concurrent use.
+type Collator struct {
+	spec Spec
+	doc  bson.Raw
+	tag  language.Tag
+	// pool holds x/text collators, which are not safe for concurrent use.
+	pool sync.Pool
+}
+
+func newCollator(s Spec) *Collator {
+	tag := language.MustParse(languageTag(s.Locale))
+	set := func(k, v string) {
+		if t, err := tag.SetTypeForKey(k, v); err == nil {
+			tag = t
+		}
+	}
+	set("ks", [...]string{"", "level1", "level2", "level3", "level4", "identic"}[s.Strength])
+	if s.Alternate == "shifted" {
+		set("ka", "shifted")
+	}
+	if s.Backwards {
+		set("kb", "true")
+	}
+	if s.NumericOrdering {
+		set("kn", "true")
+	}
+	c := &Collator{spec: s, doc: s.Document(), tag: tag}
+	c.pool.New = func() any { return &worker{c: collate.New(tag)} }
+	return c
+}
+
+type worker struct {
+	c   *collate.Collator
+	buf collate.Buffer
+}
+
+// Spec is the collation's normalized definition.
+func (c *Collator) Spec() Spec { return c.spec }
+
+// Document is the collation as MongoDB reports it; {locale: "simple"} for
+// the simple collation.
+func (c *Collator) Document() bson.Raw {
+	if c == nil {
+		return simpleDoc
+	}
+	return c.doc
+}
+
+var simpleDoc = func() bson.Raw {
+	b, _ := bson.Marshal(bson.D{{Key: "locale", Value: Simple}})
+	return b
+}()
+
+// Equal reports whether two collators order every string alike (nil is
+// the simple collation).
+func Equal(a, b *Collator) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.spec == b.spec
+}
+
+// AppendKey appends the collation key of s to dst: keys compare bytewise
+// as their strings compare under the collation. Strength 5 (identical)
+// appends the string's NFD form after the key, as ICU's identical level
+// compares code points of the normalized strings.
+func (c *Collator) AppendKey(dst []byte, s string) []byte {
+	w := c.pool.Get().(*worker)
+	w.buf.Reset()
+	dst = append(dst, w.c.KeyFromString(&w.buf, s)...)
+	c.pool.Put(w)
+	if c.spec.Strength == 5 {
+		dst = append(dst, 0)
+		dst = norm.NFD.AppendString(dst, s)
+	}
+	return dst
+}
+
+// Collatable reports whether v holds a string anywhere (strings, symbols,
+// and documents or arrays containing them): the values a collation
+// changes.
+func Collatable(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeString, bson.TypeSymbol:
+		return true
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		it := rawdoc.Iterate(v.Value)
+		for {
+			_, ev, ok := it.Next()
+			if !ok {
+				break
+			}
+			if Collatable(ev) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Transform replaces every string in v (at any depth) with its collation
+// key, so that values.Compare orders transformed values as MongoDB orders
+// the originals under the collation. Field names are not collated. A nil
+// collator, or a value without strings, returns v itself.
+func (c *Collator) Transform(v bson.RawValue) bson.RawValue {
+	if c == nil || !Collatable(v) {
+		return v
+	}
+	return bson.RawValue{Type: v.Type, Value: c.appendTransformed(nil, v)}
+}
+
+// TransformAppend is Transform writing the transformed value's bytes at the
+// end of dst (when v holds strings), so that a caller reusing a buffer
+// allocates nothing.
+func (c *Collator) TransformAppend(dst []byte, v bson.RawValue) bson.RawValue {
+	if c == nil || !Collatable(v) {
+		return v
+	}
+	at := len(dst)
+	dst = c.appendTransformed(dst, v)
+	return bson.RawValue{Type: v.Type, Value: dst[at:]}
+}
+
+func (c *Collator) appendTransformed(dst []byte, v bson.RawValue) []byte {
+	switch v.Type {
+	case bson.TypeString, bson.TypeSymbol:
+		s, _ := v.StringValueOK()
+		if v.Type == bson.TypeSymbol {
+			s, _ = v.SymbolOK()
+		}
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		dst = c.AppendKey(dst, s)
+		dst = append(dst, 0)
+		binary.LittleEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+		return dst
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		start, out := bsoncore.AppendDocumentStart(dst)
+		it := rawdoc.Iterate(v.Value)
+		for {
+			k, ev, ok := it.Next()
+			if !ok {
+				break
+			}
+			out = append(out, byte(ev.Type))
+			out = append(append(out, k...), 0)
+			out = c.appendTransformed(out, ev)
+		}
+		out, _ = bsoncore.AppendDocumentEnd(out, start)
+		return out
+	}
+	return append(dst, v.Value...)
+}
+
+// Compare orders a and b as MongoDB does under the collation (values'
+// order, strings by collation).
+func (c *Collator) Compare(a, b bson.RawValue) int {
+	if c == nil {
+		return values.Compare(a, b)
+	}
+	return values.Compare(c.Transform(a), c.Transform(b))
+}

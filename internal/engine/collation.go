@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// collatorBox holds a collection's parsed default collation (nil: simple).
+type collatorBox struct{ c *collation.Collator }
+
+// DefaultCollator is the collection's default collation, nil for the
+// simple one: the collation of its commands that name none, and of its
+// indexes created without one.
+func (c *Collection) DefaultCollator() *collation.Collator {
+	if b := c.coll.Load(); b != nil {
+		return b.c
+	}
+	var coll *collation.Collator
+	if len(c.Options.Collation) > 0 {
+		// Stored normalized by create, so it parses.
+		coll, _ = collation.Parse(c.Options.Collation)
+	}
+	c.coll.Store(&collatorBox{coll})
+	return coll
+}
+
+// docKey is the key of the document with _id id: the _id order follows
+// the collection's default collation, as MongoDB's _id index does, so _id
+// values equal under it collide.
+func (c *Collection) docKey(id bson.RawValue) []byte {
+	return docKey(c.ID, c.DefaultCollator().Transform(id))
+}
+
+// commandCollator is the collation a command on c follows: the one it
+// names (doc; {locale: "simple"} opts out of the default), else c's
+// default. A missing collection (nil) has the simple default.
+func commandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
+	if doc != nil {
+		return collation.Parse(doc)
+	}
+	if c == nil {
+		return nil, nil
+	}
+	return c.DefaultCollator(), nil
+}
+
+// resolveIndexCollation settles the collation of a requested index: the
+// one it names, normalized, or the collection's default when it names
+// none; nil for the simple collation, which listIndexes does not report.
+func resolveIndexCollation(c *Collection, spec *IndexSpec) error {
+	coll, err := commandCollator(c, spec.Collation)
+	if err != nil {
+		return err
+	}
+	spec.Collation = nil
+	if coll != nil {
+		spec.Collation = coll.Document()
+	}
+	return nil
+}
+
+// sameCollation reports whether an index has the (resolved) collation of
+// spec: MongoDB tells indexes with one key pattern apart by collation.
+func sameCollation(ix *Index, spec IndexSpec) bool {
+	if ix.coll == nil {
+		return spec.Collation == nil
+	}
+	return bytes.Equal(ix.coll.Document(), spec.Collation)
+}
+
+// writeFilter compiles the filter of an update, delete or findAndModify on
+// db.coll under the command's collation or the collection's default.
+func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo WriteOptions) (*query.Filter, error) {
+	c, err := commandCollator(e.lookup(txn, db, coll), wo.Collation)
+	if err != nil {
+		return nil, err
+	}
+	return query.CompileCollated(filter, wo.Let, c)
+}
+
+// distinctCollated is the distinct values of vals under coll, in its
+// order: of values equal under it (strings differing in case at strength
+// 2, say) the first seen stands for all, as MongoDB's distinct keeps one.
+func distinctCollated(vals []bson.RawValue, coll *collation.Collator) []bson.RawValue {
+	type keyed struct{ key, v bson.RawValue }
+	ks := make([]keyed, len(vals))
+	for i, v := range vals {
+		ks[i] = keyed{coll.Transform(v), v}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return values.Compare(a.key, b.key) })
+	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return values.Equal(a.key, b.key) })
+	out := vals[:0]
+	for _, k := range ks {
+		out = append(out, k.v)
+	}
+	return out
+}

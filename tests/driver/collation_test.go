@@ -1,0 +1,361 @@
+package driver_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// Collations as the MongoDB manual describes them:
+// https://www.mongodb.com/docs/v7.0/reference/collation/ and
+// https://www.mongodb.com/docs/v7.0/core/index-case-insensitive/.
+
+var (
+	caseInsensitive = &options.Collation{Locale: "en", Strength: 2}
+	numeric         = &options.Collation{Locale: "en", NumericOrdering: true}
+)
+
+func names(t *testing.T, docs []bson.Raw) []string {
+	t.Helper()
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.Lookup("name").StringValue()
+	}
+	return out
+}
+
+func seedNames(t *testing.T, coll *mongo.Collection, ns ...string) {
+	t.Helper()
+	docs := make([]any, len(ns))
+	for i, n := range ns {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "name", Value: n}}
+	}
+	if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCollationFindSortCountDistinct(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_find")
+	seedNames(t, coll, "cafe", "Cafe", "CAFE", "café", "b", "10", "9")
+
+	// Strength 2 ignores case, not diacritics.
+	got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: "cafe"}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "_id", Value: 1}})))
+	if want := []string{"cafe", "Cafe", "CAFE"}; !slices.Equal(got, want) {
+		t.Errorf("strength 2 equality: %v, want %v", got, want)
+	}
+	// Without a collation the comparison is binary.
+	if got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: "cafe"}})); !slices.Equal(got, []string{"cafe"}) {
+		t.Errorf("simple equality: %v", got)
+	}
+	// $in, $ne and ranges follow the collation too.
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"CAFÉ", "B"}}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "_id", Value: 1}})))
+	if want := []string{"café", "b"}; !slices.Equal(got, want) {
+		t.Errorf("$in: %v, want %v", got, want)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "name", Value: bson.D{{Key: "$ne", Value: "CAFE"}}}}, options.Count().SetCollation(caseInsensitive))
+	if err != nil || n != 4 {
+		t.Errorf("$ne count: %d %v, want 4", n, err)
+	}
+	// Numeric ordering sorts digit runs by value: "9" before "10".
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$lt", Value: "a"}}}}, options.Find().SetCollation(numeric).SetSort(bson.D{{Key: "name", Value: 1}})))
+	if want := []string{"9", "10"}; !slices.Equal(got, want) {
+		t.Errorf("numericOrdering sort: %v, want %v", got, want)
+	}
+	// ICU's tertiary order: lower case first, then accents after.
+	got = names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$regex", Value: "^[cC]"}}}}, options.Find().SetCollation(&options.Collation{Locale: "en"}).SetSort(bson.D{{Key: "name", Value: 1}})))
+	if want := []string{"cafe", "Cafe", "CAFE", "café"}; !slices.Equal(got, want) {
+		t.Errorf("en sort: %v, want %v", got, want)
+	}
+	// distinct keeps one of the values equal under the collation.
+	var vals []string
+	res := coll.Distinct(ctx, "name", bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "c"}}}}, options.Distinct().SetCollation(caseInsensitive))
+	if err := res.Decode(&vals); err != nil || len(vals) != 2 || !strings.EqualFold(vals[0], "cafe") || vals[1] != "café" {
+		t.Errorf("distinct: %v %v", vals, err)
+	}
+}
+
+func TestCollationWrites(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_writes")
+	seedNames(t, coll, "a", "A", "b")
+	ur, err := coll.UpdateMany(ctx, bson.D{{Key: "name", Value: "a"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "hit", Value: true}}}}, options.UpdateMany().SetCollation(caseInsensitive))
+	if err != nil || ur.MatchedCount != 2 {
+		t.Fatalf("updateMany: %+v %v", ur, err)
+	}
+	var doc bson.M
+	err = coll.FindOneAndUpdate(ctx, bson.D{{Key: "name", Value: "B"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}, options.FindOneAndUpdate().SetCollation(caseInsensitive)).Decode(&doc)
+	if err != nil || doc["name"] != "b" {
+		t.Fatalf("findAndModify: %v %v", doc, err)
+	}
+	dr, err := coll.DeleteMany(ctx, bson.D{{Key: "name", Value: "A"}}, options.DeleteMany().SetCollation(caseInsensitive))
+	if err != nil || dr.DeletedCount != 2 {
+		t.Fatalf("deleteMany: %+v %v", dr, err)
+	}
+}
+
+func TestCollationDefaultAndIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("coll_default")
+	seedNames(t, coll, "Ann", "ann", "Bob")
+	// The collection's default applies to a find naming no collation...
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 2 {
+		t.Errorf("default collation find: %d documents, want 2", len(got))
+	}
+	// ...and {locale: "simple"} opts out of it.
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+		t.Errorf("simple collation find: %d documents, want 0", len(got))
+	}
+	// listCollections reports the normalized collation, version 57.1.
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "coll_default"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatal(specs, err)
+	}
+	want := bson.D{{Key: "locale", Value: "en"}, {Key: "caseLevel", Value: false}, {Key: "caseFirst", Value: "off"}, {Key: "strength", Value: int32(2)},
+		{Key: "numericOrdering", Value: false}, {Key: "alternate", Value: "non-ignorable"}, {Key: "maxVariable", Value: "punct"},
+		{Key: "normalization", Value: false}, {Key: "backwards", Value: false}, {Key: "version", Value: "57.1"}}
+	if got := specs[0].Options.Lookup("collation"); !bsonEqual(got.Document(), mustRaw(t, want)) {
+		t.Errorf("listCollections collation: %v", got)
+	}
+	// An index inherits the default collation; listIndexes reports it.
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	ixs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, ix := range ixs {
+		if ix.Name == "name_1" {
+			found = true
+			raw, _ := bson.Marshal(ix)
+			_ = raw
+		}
+	}
+	if !found {
+		t.Fatal("name_1 missing")
+	}
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []bson.Raw
+	if err := cur.All(ctx, &raws); err != nil {
+		t.Fatal(err)
+	}
+	if c := raws[1].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
+		t.Errorf("listIndexes collation: %v", raws[1])
+	}
+	// The _id index follows the default collation too: "X" and "x" are
+	// one _id.
+	if c := raws[0].Lookup("collation"); !bsonEqual(c.Document(), mustRaw(t, want)) {
+		t.Errorf("listIndexes _id collation: %v", raws[0])
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "X"}})
+	requireCode(t, err, 11000, "")
+	if got := findAll(t, coll, bson.D{{Key: "_id", Value: "X"}}); len(got) != 1 || got[0].Lookup("_id").StringValue() != "x" {
+		t.Errorf("_id lookup under the default collation: %v", got)
+	}
+	if got := findAll(t, coll, bson.D{{Key: "_id", Value: "X"}}, options.Find().SetCollation(&options.Collation{Locale: "simple"})); len(got) != 0 {
+		t.Errorf("_id lookup under the simple collation: %v", got)
+	}
+}
+
+// A unique index with strength 2 treats "A" and "a" as the same key
+// (https://www.mongodb.com/docs/v7.0/core/index-case-insensitive/).
+func TestCollationUniqueIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_unique")
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}},
+		Options: options.Index().SetUnique(true).SetCollation(caseInsensitive)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "name", Value: "A"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "a"}})
+	requireCode(t, err, 11000, "")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "name", Value: "á"}}); err != nil {
+		t.Fatalf("a diacritic differs at strength 2: %v", err)
+	}
+}
+
+// A case-insensitive lookup through a strength-2 index examines only the
+// matching keys, as a plain equality does; a query with another collation
+// cannot use the index's string bounds.
+func TestCollationIndexScan(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("coll_scan")
+	var docs []any
+	for i := 0; i < 1000; i++ {
+		name := "user" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "name", Value: name}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: 1000}, {Key: "name", Value: "Target"}}, bson.D{{Key: "_id", Value: 1001}, {Key: "name", Value: "TARGET"}}, bson.D{{Key: "_id", Value: 1002}, {Key: "name", Value: "target"}})
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}, Options: options.Index().SetCollation(caseInsensitive)}); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(coll *options.Collation) bson.Raw {
+		cmd := bson.D{{Key: "find", Value: "coll_scan"}, {Key: "filter", Value: bson.D{{Key: "name", Value: "tArGeT"}}}}
+		if coll != nil {
+			cmd = append(cmd, bson.E{Key: "collation", Value: coll})
+		}
+		var out bson.Raw
+		if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	out := explain(caseInsensitive)
+	stats := out.Lookup("executionStats").Document()
+	if n := stats.Lookup("nReturned").AsInt64(); n != 3 {
+		t.Errorf("nReturned %d, want 3", n)
+	}
+	t.Logf("strength-2 lookup: nReturned %d, totalKeysExamined %d, totalDocsExamined %d of %d documents",
+		stats.Lookup("nReturned").AsInt64(), stats.Lookup("totalKeysExamined").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64(), len(docs))
+	if k := stats.Lookup("totalKeysExamined").AsInt64(); k > 4 {
+		t.Errorf("totalKeysExamined %d, want at most 4 (the 3 matches and the end of the range)", k)
+	}
+	if !strings.Contains(out.Lookup("queryPlanner", "winningPlan").String(), `"collation"`) {
+		t.Errorf("IXSCAN without collation: %s", out.Lookup("queryPlanner", "winningPlan"))
+	}
+	// The simple collation cannot use the strength-2 index for a string.
+	out = explain(&options.Collation{Locale: "simple"})
+	if s := out.Lookup("queryPlanner", "winningPlan").String(); strings.Contains(s, "IXSCAN") {
+		t.Errorf("simple query used the collated index: %s", s)
+	}
+	if n := out.Lookup("executionStats", "nReturned").AsInt64(); n != 0 {
+		t.Errorf("simple nReturned %d, want 0", n)
+	}
+	// Sorting through the index under its collation.
+	got := names(t, findAll(t, coll, bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "t"}}}}, options.Find().SetCollation(caseInsensitive).SetSort(bson.D{{Key: "name", Value: 1}}).SetLimit(3)))
+	if len(got) != 3 || !strings.EqualFold(got[0], "target") {
+		t.Errorf("collated index sort: %v", got)
+	}
+}
+
+func TestCollationErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, tc := range []struct {
+		coll any
+		code int
+		name string
+	}{
+		{bson.D{{Key: "locale", Value: "xx"}}, 2, "BadValue"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 9}}, 9, "FailedToParse"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: "2"}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "bogus", Value: 1}}, 9, "FailedToParse"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, 238, "NotImplemented"},
+		{bson.D{{Key: "strength", Value: 2}}, 4, "NoSuchKey"},
+	} {
+		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "collation", Value: tc.coll}}).Err()
+		requireCode(t, err, tc.code, tc.name)
+	}
+}
+
+// aggregate follows the collation in $match, $sort and $group's keys
+// (https://www.mongodb.com/docs/v7.0/reference/method/db.collection.aggregate/,
+// "Specify a Collation"); what does not follow it yet is refused.
+func TestCollationAggregate(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_agg")
+	seedNames(t, coll, "cafe", "Cafe", "CAFE", "b", "B", "a")
+	pipeline := bson.A{
+		bson.D{{Key: "$project", Value: bson.D{{Key: "name", Value: 1}}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "name", Value: bson.D{{Key: "$gte", Value: "B"}}}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$name"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: -1}}}},
+	}
+	cur, err := coll.Aggregate(ctx, pipeline, options.Aggregate().SetCollation(caseInsensitive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		ID string `bson:"_id"`
+		N  int32  `bson:"n"`
+	}
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.EqualFold(got[0].ID, "cafe") || got[0].N != 3 || !strings.EqualFold(got[1].ID, "b") || got[1].N != 2 {
+		t.Errorf("collated $group: %+v", got)
+	}
+	// Without a collation every spelling is its own group, and binary
+	// order puts every lower-case name at or above "B".
+	cur, err = coll.Aggregate(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &got); err != nil || len(got) != 6 {
+		t.Errorf("simple $group: %+v %v", got, err)
+	}
+	_, err = coll.Aggregate(ctx, bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}},
+		options.Aggregate().SetCollation(caseInsensitive))
+	requireCode(t, err, 238, "NotImplemented")
+}
+
+// A collection's default collation and an index's survive a restart: the
+// stored keys keep following them.
+func TestCollationRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := dial(t, first)
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "kept", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("kept")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "name", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	seedNames(t, coll, "Ann")
+	client.Disconnect(ctx)
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(ctx)
+	client = dial(t, second)
+	coll = client.Database(testDB).Collection("kept")
+	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 1 {
+		t.Errorf("default collation after restart: %d documents", len(got))
+	}
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "ann"}})
+	requireCode(t, err, 11000, "")
+}
