@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -34,7 +35,11 @@ type Collection struct {
 
 	// indexes are the secondary indexes, replaced whole (copy on write)
 	// under mu held exclusively, so readers load them without locking.
-	indexes     atomic.Pointer[[]*Index]
+	indexes atomic.Pointer[[]*Index]
+	// building are the indexes not public yet, or no longer (being built
+	// or dropped, index_states.go): writers maintain them as their state
+	// says, readers do not see them. Nil when there are none.
+	building    atomic.Pointer[[]*Index]
 	nextIndexID uint32
 	// capped is set for capped collections.
 	capped *cappedState
@@ -47,6 +52,14 @@ type Collection struct {
 // Indexes returns the collection's secondary indexes.
 func (c *Collection) Indexes() []*Index {
 	if p := c.indexes.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Building returns the indexes of c that are not public.
+func (c *Collection) Building() []*Index {
+	if p := c.building.Load(); p != nil {
 		return *p
 	}
 	return nil
@@ -146,59 +159,21 @@ type storedIndex struct {
 	ID       int64    `bson:"id"`
 	Spec     bson.Raw `bson:"spec"`
 	Multikey bool     `bson:"multikey,omitempty"`
+	// State is the index's schema state; public (0) when absent.
+	State indexState `bson:"state,omitempty"`
 }
 
-// catalog is the in-memory image of the stored catalog. mu orders catalog
-// changes; the image is updated only after the change has committed.
+// catalog is the engine's image of the stored catalog (see
+// catalog_version.go): mu orders its changes, which are made only by
+// reloading it from the store; version is the catalog version it was read
+// at.
 type catalog struct {
-	mu     sync.RWMutex
-	colls  map[string]*Collection // by nsKey
-	nextID uint32
+	mu      sync.RWMutex
+	colls   map[string]*Collection // by nsKey
+	version atomic.Uint64
 }
 
 func nsKey(db, coll string) string { return db + "\x00" + coll }
-
-func (c *catalog) load(r storage.Reader) error {
-	c.colls = map[string]*Collection{}
-	c.nextID = 1
-	if v, ok, err := r.Get(keyNextCollID); err != nil {
-		return err
-	} else if ok {
-		c.nextID = binary.BigEndian.Uint32(v)
-	}
-	lo, hi := catalogSpan()
-	it, err := r.NewIter(lo, hi)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		db, name, _ := strings.Cut(string(it.Key()[1:]), "\x00")
-		var e catalogEntry
-		if err := bson.Unmarshal(it.Value(), &e); err != nil {
-			return err
-		}
-		coll := &Collection{DB: db, Name: name, ID: uint32(e.ID), Options: e.Options, nextIndexID: uint32(e.NextIndexID)}
-		copy(coll.UUID[:], e.UUID)
-		var ixs []*Index
-		for _, si := range e.Indexes {
-			ix, err := indexFromSpec(uint32(si.ID), si.Spec)
-			if err != nil {
-				return err
-			}
-			ix.multikey.Store(si.Multikey)
-			ixs = append(ixs, ix)
-		}
-		coll.indexes.Store(&ixs)
-		if coll.Options.Capped {
-			if coll.capped, err = loadCapped(r, coll); err != nil {
-				return err
-			}
-		}
-		c.colls[nsKey(db, name)] = coll
-	}
-	return it.Error()
-}
 
 func (c *catalog) get(db, name string) *Collection {
 	c.mu.RLock()
@@ -223,62 +198,98 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 	return e.cat.get(db, name)
 }
 
-// newCollectionLocked makes the catalog entry of a new collection with a
-// fresh id; the caller holds e.cat.mu and stores or discards it.
-func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+// newCollection makes the catalog entry of a new collection with a fresh
+// id, for the caller to store or discard.
+func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collection, error) {
 	if err := ValidateDBName(db); err != nil {
 		return nil, err
 	}
 	if err := ValidateCollName(db, name); err != nil {
 		return nil, err
 	}
-	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts, nextIndexID: 1}
+	id, err := e.allocCollID()
+	if err != nil {
+		return nil, err
+	}
+	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1}
 	if opts.Capped {
 		coll.capped = &cappedState{inserted: make(chan struct{})}
 	}
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
-	e.cat.nextID++
 	return coll, nil
 }
 
-// createLocked adds a collection; the caller holds e.cat.mu.
+// allocCollID reserves a collection id from the store's counter, in a
+// transaction of its own, so that no two frontends hand out the same id;
+// an id reserved and never used is skipped (ids are never reused).
+func (e *Engine) allocCollID() (uint32, error) {
+	for n := 0; ; n++ {
+		tx, err := e.kv.Begin()
+		if err != nil {
+			return 0, err
+		}
+		id := uint32(1)
+		v, ok, err := tx.Get(keyNextCollID)
+		if ok {
+			id = binary.BigEndian.Uint32(v)
+		}
+		if err == nil {
+			err = tx.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, id+1))
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		tx.Rollback()
+		if errors.Is(err, storage.ErrWriteConflict) {
+			backoff(n)
+			continue
+		}
+		return id, err
+	}
+}
+
+// createLocked adds a collection, or returns the one of that name another
+// frontend created meanwhile; the caller holds e.cat.mu.
 func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
-	coll, err := e.newCollectionLocked(db, name, opts)
+	coll, err := e.newCollection(db, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := putCatalogEntry(b, coll); err != nil {
+	if _, err := e.catalogChange(func(tx storage.Txn) error {
+		if e.cat.colls[nsKey(db, name)] != nil {
+			return errNoChange
+		}
+		return putCatalogEntry(tx, coll)
+	}); err != nil {
 		return nil, err
 	}
-	if err := b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, e.cat.nextID)); err != nil {
-		return nil, err
-	}
-	if err := b.Commit(true); err != nil {
-		return nil, err
-	}
-	e.cat.colls[nsKey(db, name)] = coll
-	return coll, nil
+	return e.cat.colls[nsKey(db, name)], nil
 }
 
-func putCatalogEntry(b storage.Batch, coll *Collection) error {
-	return putCatalogEntryWith(b, coll, coll.Indexes())
+// kvWriter is where catalog writes are staged: a storage transaction or
+// batch.
+type kvWriter interface {
+	Set(key, value []byte) error
+	Delete(key []byte) error
+}
+
+func putCatalogEntry(w kvWriter, coll *Collection) error {
+	return putCatalogEntryWith(w, coll, append(slices.Clone(coll.Indexes()), coll.Building()...))
 }
 
 // putCatalogEntryWith stores coll's entry with the given index list.
-func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
+func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
+		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state})
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {
 		return err
 	}
-	return b.Set(catalogKey(coll.DB, coll.Name), v)
+	return w.Set(catalogKey(coll.DB, coll.Name), v)
 }
 
 // CreateCollection creates a collection explicitly. Creating one that exists
@@ -287,21 +298,25 @@ func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error 
 func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error {
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
-	if c := e.cat.colls[nsKey(db, name)]; c != nil {
-		if c.Options.Equal(opts) {
-			return nil
+	c := e.cat.colls[nsKey(db, name)]
+	if c == nil {
+		var err error
+		if c, err = e.createLocked(db, name, opts); err != nil {
+			return err
 		}
-		return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 	}
-	_, err := e.createLocked(db, name, opts)
-	return err
+	if c.Options.Equal(opts) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 }
 
 // writable returns the collection for a write, as txn (when not nil) sees
 // it, creating it when it is missing and create is set (inside txn, as
 // one of txn's own collections), with its mu read-locked; the caller calls
 // the returned release. It returns nil (and a no-op release) when the
-// collection does not exist and create is false.
+// collection does not exist and create is false. Another frontend creating
+// the collection meanwhile makes this creation use theirs.
 func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, func(), error) {
 	for {
 		c := e.lookup(txn, db, name)
@@ -332,52 +347,63 @@ func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, 
 	}
 }
 
-// DropCollection removes a collection and its documents in one batch. It
-// reports whether the collection existed.
+// DropCollection removes a collection, then its documents (see dropData).
+// It reports whether the collection existed.
 func (e *Engine) DropCollection(db, name string) (bool, error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	c := e.cat.colls[nsKey(db, name)]
 	if c == nil {
+		e.cat.mu.Unlock()
 		return false, nil
 	}
-	return true, e.dropLocked(c)
+	v, err := e.dropLocked([]*Collection{c})
+	e.cat.mu.Unlock()
+	if err != nil {
+		return true, err
+	}
+	return true, e.dropData(v)
 }
 
-func (e *Engine) dropLocked(c *Collection) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := b.Delete(catalogKey(c.DB, c.Name)); err != nil {
-		return err
-	}
-	if err := deleteCollectionData(b, c.ID); err != nil {
-		return err
-	}
-	if err := b.Commit(true); err != nil {
-		return err
-	}
-	c.dropped = true
-	delete(e.cat.colls, nsKey(c.DB, c.Name))
-	return nil
+// dropLocked removes the catalog entries of colls (those still there) in
+// one catalog change that also records their data for removal, and returns
+// its version; the caller holds e.cat.mu and then calls dropData.
+func (e *Engine) dropLocked(colls []*Collection) (uint64, error) {
+	return e.catalogChange(func(tx storage.Txn) error {
+		n := 0
+		for _, c := range colls {
+			if cur := e.cat.colls[nsKey(c.DB, c.Name)]; cur == nil || cur.ID != c.ID {
+				continue
+			}
+			n++
+			if err := tx.Delete(catalogKey(c.DB, c.Name)); err != nil {
+				return err
+			}
+			if err := markGarbage(tx, c.ID, nil); err != nil {
+				return err
+			}
+		}
+		if n == 0 {
+			return errNoChange
+		}
+		return nil
+	})
 }
 
 // DropDatabase drops every collection of db.
 func (e *Engine) DropDatabase(db string) error {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
-	for _, c := range e.collectionsLocked(db) {
-		if err := e.dropLocked(c); err != nil {
-			return err
-		}
+	v, err := e.dropLocked(e.collectionsLocked(db))
+	e.cat.mu.Unlock()
+	if err != nil {
+		return err
 	}
-	return nil
+	return e.dropData(v)
 }
 
 // RenameCollection moves a collection to a new name, possibly in another
 // database. Documents are keyed by collection id, so only the catalog entry
-// moves. With dropTarget an existing target is dropped in the same batch.
+// moves. With dropTarget an existing target is dropped in the same catalog
+// change, its data removed after it (dropData).
 func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
 	if err := ValidateDBName(toDB); err != nil {
 		return err
@@ -386,48 +412,36 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		return err
 	}
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
-	src := e.cat.colls[nsKey(fromDB, from)]
-	if src == nil {
-		return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
-	}
-	if fromDB == toDB && from == to {
-		return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
-	}
-	target := e.cat.colls[nsKey(toDB, to)]
-	if target != nil && !dropTarget {
-		return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
-	}
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if target != nil {
-		target.mu.Lock()
-		defer target.mu.Unlock()
-		if err := deleteCollectionData(b, target.ID); err != nil {
+	v, err := e.catalogChange(func(tx storage.Txn) error {
+		src := e.cat.colls[nsKey(fromDB, from)]
+		if src == nil {
+			return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
+		}
+		if fromDB == toDB && from == to {
+			return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
+		}
+		target := e.cat.colls[nsKey(toDB, to)]
+		if target != nil && !dropTarget {
+			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
+		}
+		if target != nil {
+			if err := markGarbage(tx, target.ID, nil); err != nil {
+				return err
+			}
+		}
+		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {
 			return err
 		}
-	}
-	if err := b.Delete(catalogKey(fromDB, from)); err != nil {
+		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
+		moved.indexes.Store(src.indexes.Load())
+		moved.building.Store(src.building.Load())
+		return putCatalogEntry(tx, moved)
+	})
+	e.cat.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
-	moved.indexes.Store(src.indexes.Load())
-	moved.capped = src.capped
-	if err := putCatalogEntry(b, moved); err != nil {
-		return err
-	}
-	if err := b.Commit(true); err != nil {
-		return err
-	}
-	if target != nil {
-		target.dropped = true
-	}
-	src.dropped = true
-	delete(e.cat.colls, nsKey(fromDB, from))
-	e.cat.colls[nsKey(toDB, to)] = moved
-	return nil
+	return e.dropData(v)
 }
 
 // Collections lists db's collections sorted by name.
@@ -465,17 +479,3 @@ func (e *Engine) Databases() []string {
 	return out
 }
 
-// deleteCollectionData deletes every document and index entry of the
-// collection with id collID.
-func deleteCollectionData(b storage.Batch, collID uint32) error {
-	lo, hi := docSpan(collID)
-	if err := b.DeleteRange(lo, hi); err != nil {
-		return err
-	}
-	lo, hi = collNaturalSpan(collID)
-	if err := b.DeleteRange(lo, hi); err != nil {
-		return err
-	}
-	lo, hi = collIndexSpan(collID)
-	return b.DeleteRange(lo, hi)
-}

@@ -7,6 +7,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -27,6 +28,12 @@ type Options struct {
 	// DefaultSortMemoryLimit.
 	SortMemoryLimit int64
 	Logger          *slog.Logger
+	// FrontendID names this engine among those sharing its store (see
+	// schema_lease.go); it must differ between them. Empty: a random id.
+	FrontendID string
+	// SchemaLease is how long a frontend's catalog image stays valid
+	// without renewal; zero means DefaultSchemaLease.
+	SchemaLease time.Duration
 }
 
 // Durability is when writes reach the disk.
@@ -100,8 +107,18 @@ type Engine struct {
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
 	sortLimit atomic.Int64
-	stop      chan struct{}
-	done      chan struct{}
+	// frontendID and lease are this frontend's name and schema lease;
+	// fence is when (Unix nanoseconds) it stops writing unless the lease
+	// is renewed, jobsUntil when it stops running background jobs.
+	frontendID string
+	lease      time.Duration
+	fence      atomic.Int64
+	jobsUntil  atomic.Int64
+	// pauseHeartbeat stops renewals (tests: a frontend cut off).
+	pauseHeartbeat atomic.Bool
+	heartbeatDone  chan struct{}
+	stop           chan struct{}
+	done           chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -116,19 +133,39 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if opts.SortMemoryLimit > 0 {
 		e.sortLimit.Store(opts.SortMemoryLimit)
 	}
-	if err := e.cat.load(kv); err != nil {
+	e.frontendID, e.lease = opts.FrontendID, opts.SchemaLease
+	if e.frontendID == "" {
+		e.frontendID = randomFrontendID()
+	}
+	if e.lease <= 0 {
+		e.lease = DefaultSchemaLease
+	}
+	e.heartbeatDone = make(chan struct{})
+	e.cat.mu.Lock()
+	err := e.reloadLatestLocked()
+	e.cat.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.heartbeat(); err != nil {
+		return nil, err
+	}
+	if err := e.renewJobs(); err != nil {
 		return nil, err
 	}
 	go e.flushJournal()
+	go e.runHeartbeat()
 	return e, nil
 }
 
-// Close stops the journal flusher after a last sync. Close the KV store
+// Close stops the journal flusher and the heartbeat, leaves the registry
+// of frontends (releasing the jobs lease) and syncs. Close the KV store
 // after the engine.
 func (e *Engine) Close() error {
 	close(e.stop)
 	<-e.done
-	return e.kv.Sync()
+	<-e.heartbeatDone
+	return errors.Join(e.unregister(), e.kv.Sync())
 }
 
 // flushJournal syncs, every JournalInterval, the writes acknowledged
@@ -158,6 +195,9 @@ func (e *Engine) flushJournal() {
 func (e *Engine) commit(b storage.Batch) error {
 	if b.Empty() {
 		return nil
+	}
+	if err := e.checkLease(); err != nil {
+		return err
 	}
 	e.dirty.Store(true)
 	return b.Commit(false)

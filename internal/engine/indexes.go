@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,11 +74,14 @@ type CreateIndexesResult struct {
 type BuildProgress func(done, total int64) error
 
 // CreateIndexes builds the requested indexes on db.coll, creating the
-// collection if needed, reporting progress (when not nil) as it goes. Existing documents are indexed while writers wait;
-// the index becomes visible with the catalog change that ends the build.
-// Requesting an index that exists with the same definition is a no-op;
-// MongoDB's conflicts fail with IndexOptionsConflict (85) or
-// IndexKeySpecsConflict (86).
+// collection if needed, reporting progress (when not nil) as it goes.
+// Existing documents are indexed while writers go on, through the states
+// of an online build (index_states.go); the indexes become visible with
+// the catalog change that ends the build, and CreateIndexes returns once
+// every live frontend has loaded it. Requesting an index that exists with
+// the same definition is a no-op; MongoDB's conflicts fail with
+// IndexOptionsConflict (85) or IndexKeySpecsConflict (86), a request for
+// an index being built or dropped with IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
@@ -88,24 +90,28 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		return res, err
 	}
 	release()
-	// Hold the catalog lock so that no drop or rename runs meanwhile, and
-	// the collection lock exclusively so that no writer runs.
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	if c.dropped {
+		e.cat.mu.Unlock()
 		return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	existing := c.Indexes()
 	res.Before = len(existing) + 1
 	build, err := planIndexBuild(c, existing, specs)
+	e.cat.mu.Unlock()
 	if err != nil {
 		return res, err
 	}
 	if len(build) > 0 {
-		if err := e.buildIndexes(c, existing, build, progress); err != nil {
+		for _, ix := range build {
+			e.log.Info("index build started", "ns", db+"."+coll, "index", ix.Name)
+		}
+		start := time.Now()
+		if err := e.buildOnline(c, build, progress); err != nil {
 			return res, err
+		}
+		for _, ix := range build {
+			e.log.Info("index built", "ns", db+"."+coll, "index", ix.Name, "elapsed", time.Since(start).String())
 		}
 	}
 	res.After = len(c.Indexes()) + 1
@@ -125,10 +131,15 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err != nil {
 			return nil, err
 		}
+		for _, ix := range c.Building() {
+			if ix.Name == spec.Name || sameSignature(ix, spec) {
+				return nil, mongoerr.New(mongoerr.IndexBuildAlreadyInProgress, "Index build already in progress (or its drop): %s on %s.%s", ix.Name, c.DB, c.Name)
+			}
+		}
 		if dup {
 			continue
 		}
-		if len(existing)+len(build)+1 >= MaxIndexes {
+		if len(existing)+len(c.Building())+len(build)+1 >= MaxIndexes {
 			return nil, tooManyIndexes(c, spec.Key)
 		}
 		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
@@ -228,114 +239,9 @@ func bsonDoc(d bson.D) []byte {
 	return b
 }
 
-// indexBuildBatch bounds how many entries one batch of an index build
-// writes.
+// indexBuildBatch is how many documents an index build indexes between
+// two progress reports.
 const indexBuildBatch = 4096
-
-// buildIndexes writes the entries of new indexes for every document of c,
-// then publishes them in the catalog. The caller holds c.mu exclusively.
-func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress BuildProgress) error {
-	stats, err := e.Stats(c)
-	if err != nil {
-		return err
-	}
-	report := func(done int64) error {
-		if progress == nil {
-			return nil
-		}
-		if err := progress(done, stats.Count); err != nil {
-			return errors.Join(err, e.discardBuild(c, build))
-		}
-		return nil
-	}
-	b := e.kv.NewBatch()
-	defer func() { b.Close() }()
-	for _, ix := range build {
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
-			return err
-		}
-	}
-	lo, hi := docSpan(c.ID)
-	it, err := e.kv.NewIter(lo, hi)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	start := time.Now()
-	if err := report(0); err != nil {
-		return err
-	}
-	var done int64
-	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
-	for it.First(); it.Valid(); it.Next() {
-		encID := idFromDocKey(it.Key())
-		for _, ix := range build {
-			keys, multikey, err := ix.keys(it.Value())
-			if err != nil {
-				return err
-			}
-			if multikey {
-				ix.multikey.Store(true)
-			}
-			for _, k := range keys {
-				entry := indexEntryKey(c.ID, ix, k.enc, encID)
-				if ix.Unique {
-					if other, ok := staged[string(entry)]; ok && !bytes.Equal(other, encID) {
-						return duplicateKeyError(c, ix, k)
-					}
-					staged[string(entry)] = append([]byte(nil), encID...)
-				}
-				if err := b.Set(entry, entryValue(encID, k)); err != nil {
-					return err
-				}
-			}
-		}
-		done++
-		if done%indexBuildBatch == 0 {
-			if err := b.Commit(false); err != nil {
-				return err
-			}
-			b.Close()
-			b = e.kv.NewBatch()
-			if err := report(done); err != nil {
-				return err
-			}
-			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
-		}
-	}
-	if err := it.Error(); err != nil {
-		return err
-	}
-	all := append(append([]*Index(nil), existing...), build...)
-	c.nextIndexID += uint32(len(build))
-	if err := putCatalogEntryWith(b, c, all); err != nil {
-		return err
-	}
-	if err := b.Commit(true); err != nil {
-		return err
-	}
-	c.indexes.Store(&all)
-	for _, ix := range build {
-		e.log.Info("index built", "ns", c.DB+"."+c.Name, "index", ix.Name, "documents", done, "elapsed", time.Since(start).String())
-	}
-	return nil
-}
-
-// discardBuild removes the entries a stopped build of build already
-// committed: its indexes never reached the catalog, and their ids go to the
-// next build.
-func (e *Engine) discardBuild(c *Collection, build []*Index) error {
-	b := e.kv.NewBatch()
-	defer b.Close()
-	for _, ix := range build {
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
-			return err
-		}
-	}
-	return b.Commit(false)
-}
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and
 // encoded key, then (non-unique indexes) the encoded _id.
@@ -351,13 +257,18 @@ func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 // index) and returns how many indexes (with _id) there were.
 func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (int, error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			e.cat.mu.Unlock()
+		}
+	}
+	defer unlock()
 	c := e.cat.colls[nsKey(db, coll)]
 	if c == nil {
 		return 0, mongoerr.New(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	existing := c.Indexes()
 	was := len(existing) + 1
 	drop := map[uint32]bool{}
@@ -397,27 +308,13 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 			drop[ix.ID] = true
 		}
 	}
-	var keep []*Index
-	b := e.kv.NewBatch()
-	defer b.Close()
-	for _, ix := range existing {
-		if !drop[ix.ID] {
-			keep = append(keep, ix)
-			continue
-		}
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := b.DeleteRange(lo, hi); err != nil {
-			return was, err
-		}
+	ids := make([]uint32, 0, len(drop))
+	for id := range drop {
+		ids = append(ids, id)
 	}
-	if err := putCatalogEntryWith(b, c, keep); err != nil {
-		return was, err
-	}
-	if err := b.Commit(true); err != nil {
-		return was, err
-	}
-	c.indexes.Store(&keep)
-	return was, nil
+	slices.Sort(ids)
+	unlock()
+	return was, e.retireIndexes(c, ids, statePublic)
 }
 
 // IndexChange is what collMod may change of an index: whether it is hidden
@@ -431,13 +328,11 @@ type IndexChange struct {
 // key pattern key) and returns the index as it was and as it is now.
 func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexChange) (before, after *Index, err error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	c := e.cat.colls[nsKey(db, coll)]
+	e.cat.mu.Unlock()
 	if c == nil {
 		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	ixs := slices.Clone(c.Indexes())
 	matches := func(ix *Index) bool {
 		return name != "" && ix.Name == name || key != nil && sameKeyPattern(ix.keyPattern(), key)
@@ -468,18 +363,19 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if after, err = newIndex(before.ID, spec); err != nil {
 		return nil, nil, err
 	}
-	after.multikey.Store(before.Multikey())
-	after.hints = before.hints
-	ixs[at] = after
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := putCatalogEntryWith(b, c, ixs); err != nil {
+	// hidden and the TTL concern readers and the TTL monitor only: one
+	// catalog change, no states.
+	if _, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
+		if uint32(si.ID) == before.ID {
+			if si.State != statePublic || !bytes.Equal(si.Spec, before.Spec) {
+				return false, mongoerr.New(mongoerr.IndexNotFound, "index %s of %s.%s changed meanwhile", before.Name, db, coll)
+			}
+			si.Spec = after.Spec
+		}
+		return true, nil
+	}, nil, nil); err != nil {
 		return nil, nil, err
 	}
-	if err := b.Commit(true); err != nil {
-		return nil, nil, err
-	}
-	c.indexes.Store(&ixs)
 	return before, after, nil
 }
 

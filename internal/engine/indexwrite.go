@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -33,10 +35,16 @@ type uniqueEntry struct {
 // indexChanges computes the index entries that change when the document
 // with encoded _id encID goes from old to next (nil old: insert; nil next:
 // delete). Entries present in both, built from identical values, are
-// left alone.
+// left alone. Indexes not public change as their state says
+// (index_states.go): a delete-only index only loses entries.
 func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
 	var ch indexChanges
-	for _, ix := range c.Indexes() {
+	public := c.Indexes()
+	all := public
+	if b := c.Building(); len(b) > 0 {
+		all = append(slices.Clip(public), b...)
+	}
+	for _, ix := range all {
 		var oldKeys, newKeys []indexKey
 		var err error
 		if old != nil {
@@ -59,7 +67,7 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			}
 		}
 		for _, k := range newKeys {
-			if containsKey(oldKeys, k) {
+			if ix.state == stateDeleteOnly || containsKey(oldKeys, k) {
 				continue
 			}
 			entry := indexEntryKey(c.ID, ix, k.enc, encID)
@@ -129,13 +137,50 @@ func (ch indexChanges) stage(b storage.Batch) error {
 	return nil
 }
 
-// persistMultikey adds c's catalog entry, with the current multikey flags,
-// to b. Writers call it when they made an index multikey; metaMu orders
-// their catalog writes.
+// persistMultikey records in b the multikey flags c's indexes have in
+// this frontend's image, in the stored catalog entry as it is (another
+// frontend may have changed it since this image was loaded), with the next
+// catalog version so that the other frontends reload it. Writers call it
+// when they made an index multikey; metaMu orders their catalog writes.
 func (e *Engine) persistMultikey(b storage.Batch, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
-	return putCatalogEntry(b, c)
+	return stageMultikey(e.kv, b, c)
+}
+
+// stageMultikey stages c's multikey flags, read in r, in w.
+func stageMultikey(r storage.Reader, w kvWriter, c *Collection) error {
+	raw, ok, err := r.Get(catalogKey(c.DB, c.Name))
+	if err != nil || !ok {
+		return err // dropped: nothing to record
+	}
+	var ent catalogEntry
+	if err := bson.Unmarshal(raw, &ent); err != nil {
+		return err
+	}
+	if uint32(ent.ID) != c.ID {
+		return nil
+	}
+	changed := false
+	mine := append(slices.Clone(c.Indexes()), c.Building()...)
+	for i, si := range ent.Indexes {
+		for _, ix := range mine {
+			if ix.ID == uint32(si.ID) && ix.Multikey() && !si.Multikey {
+				ent.Indexes[i].Multikey, changed = true, true
+			}
+		}
+	}
+	if !changed {
+		return nil
+	}
+	v, err := readVersion(r)
+	if err != nil {
+		return err
+	}
+	if err := w.Set(keyCatalogVersion, binary.BigEndian.AppendUint64(nil, v+1)); err != nil {
+		return err
+	}
+	return putEntry(w, c.DB, c.Name, ent)
 }
 
 // invalidateHints removes the seek hints the puts of ch fall into; writers

@@ -238,7 +238,9 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	if err != nil {
 		return err
 	}
-	t.installCreated()
+	if err := t.installCreated(); err != nil {
+		return err
+	}
 	if rec != nil {
 		rec.Committed()
 	}

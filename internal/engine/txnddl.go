@@ -21,10 +21,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	if t.ended {
 		return nil, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
-	e := t.e
-	e.cat.mu.Lock()
-	c, err := e.newCollectionLocked(db, name, opts)
-	e.cat.mu.Unlock()
+	c, err := t.e.newCollection(db, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -126,24 +123,41 @@ func (t *Txn) isEmpty(c *Collection) (bool, error) {
 }
 
 // stageCreated adds the catalog entries of the collections the
-// transaction created to its commit batch; the caller holds e.cat.mu.
+// transaction created to its commit batch, with the next catalog version;
+// the caller holds e.cat.mu.
 func (t *Txn) stageCreated(b storage.Batch) error {
 	if len(t.createdOrder) == 0 {
 		return nil
 	}
 	for _, c := range t.createdOrder {
+		// Another frontend may have created it: its entry is in the
+		// store before this frontend's image shows it.
+		if _, ok, err := t.e.kv.Get(catalogKey(c.DB, c.Name)); err != nil || ok {
+			if err == nil {
+				err = writeConflict()
+			}
+			return err
+		}
 		if err := putCatalogEntry(b, c); err != nil {
 			return err
 		}
 	}
-	return b.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, t.e.cat.nextID))
+	v, err := readVersion(t.e.kv)
+	if err != nil {
+		return err
+	}
+	return b.Set(keyCatalogVersion, binary.BigEndian.AppendUint64(nil, v+1))
 }
 
-// installCreated adds the committed collections to the catalog; the
-// caller holds e.cat.mu.
-func (t *Txn) installCreated() {
+// installCreated adds the committed collections to the catalog image, then
+// reloads it (keeping those objects); the caller holds e.cat.mu.
+func (t *Txn) installCreated() error {
+	if len(t.createdOrder) == 0 {
+		return nil
+	}
 	for _, c := range t.createdOrder {
 		t.e.cat.colls[nsKey(c.DB, c.Name)] = c
 		c.pending.Store(false)
 	}
+	return t.e.reloadLatestLocked()
 }
