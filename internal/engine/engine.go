@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,6 +118,8 @@ type Engine struct {
 	// pauseHeartbeat stops renewals (tests: a frontend cut off).
 	pauseHeartbeat atomic.Bool
 	heartbeatDone  chan struct{}
+	closeOnce      sync.Once
+	closeErr       error
 	stop           chan struct{}
 	done           chan struct{}
 }
@@ -162,10 +165,13 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 // of frontends (releasing the jobs lease) and syncs. Close the KV store
 // after the engine.
 func (e *Engine) Close() error {
-	close(e.stop)
-	<-e.done
-	<-e.heartbeatDone
-	return errors.Join(e.unregister(), e.kv.Sync())
+	e.closeOnce.Do(func() {
+		close(e.stop)
+		<-e.done
+		<-e.heartbeatDone
+		e.closeErr = errors.Join(e.unregister(), e.kv.Sync())
+	})
+	return e.closeErr
 }
 
 // flushJournal syncs, every JournalInterval, the writes acknowledged
