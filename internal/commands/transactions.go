@@ -193,7 +193,11 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		}
 		s.endTxn(sess)
 		sess.Advance(a.txnNumber)
-		sess.Txn, sess.State = s.Engine.Begin(), sessions.TxnInProgress
+		txn, err := s.Engine.Begin()
+		if err != nil {
+			return nil, err
+		}
+		sess.Txn, sess.State = txn, sessions.TxnInProgress
 		sess.TxnReadConcern = r.Args.ReadConcern.Level
 	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -27,10 +26,6 @@ type cappedState struct {
 	// cursors that wait for data.
 	inserted chan struct{}
 }
-
-// errEvicted reports a write to a capped collection's document that was
-// evicted meanwhile; the write then does nothing.
-var errEvicted = errors.New("document evicted from the capped collection")
 
 // naturalKey is the key of the insertion-order entry with sequence seq.
 func naturalKey(collID uint32, seq uint64) []byte {
@@ -68,7 +63,7 @@ func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 }
 
 // insertEach inserts docs one by one: into a capped collection, each in a
-// batch that also deletes the oldest documents the collection no longer has
+// transaction that also deletes the oldest documents the collection no longer has
 // room for; in a transaction, each into its view.
 func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw, ordered bool, txn *Txn, rec Recorder) (int, []WriteError, error) {
 	n := 0
@@ -94,21 +89,16 @@ func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw,
 	return n, werrs, nil
 }
 
-// stageCapped adds to b what a write of a capped collection changes beyond
+// stageCapped adds to tx what a write of a capped collection changes beyond
 // the document and its indexes: the insertion-order entry of a new
 // document, the eviction of the oldest documents past the limits, or the
-// removal of a deleted document's entry. It fails when an update would
-// change a document's size, as MongoDB does. The caller holds st.mu and
-// applies commitCapped after the batch commits.
-func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, next bson.Raw) (func(), error) {
+// removal of a deleted document's entry, read in tx. It fails when an
+// update would change a document's size, as MongoDB does. The caller holds
+// st.mu, taken before tx began, and runs the returned function once tx
+// committed. (An eviction by another engine of a document tx changes makes
+// tx's commit conflict: it writes the same document key.)
+func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, next bson.Raw) (func(), error) {
 	st := c.capped
-	if old != nil {
-		// An eviction may have removed the document since the caller read
-		// it; then there is nothing left to change.
-		if _, found, err := e.kv.Get(docKeyFromEncodedID(c.ID, encID)); err != nil || !found {
-			return nil, firstErr(err, errEvicted)
-		}
-	}
 	switch {
 	case old != nil && next != nil:
 		if len(old) != len(next) {
@@ -116,12 +106,12 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 		}
 		return func() {}, nil
 	case old != nil:
-		key, err := e.findNatural(c, encID)
+		key, err := findNatural(tx, c, encID)
 		if err != nil {
 			return nil, err
 		}
 		if key != nil {
-			if err := b.Delete(key); err != nil {
+			if err := tx.Delete(key); err != nil {
 				return nil, err
 			}
 		}
@@ -131,23 +121,20 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", c.Options.Size)
 	}
 	seq := st.nextSeq
-	if err := b.Set(naturalKey(c.ID, seq), encID); err != nil {
-		return nil, err
-	}
 	size, count := st.size+int64(len(next)), st.count+1
 	pre := naturalPrefix(c.ID)
-	it, err := e.kv.NewIter(pre, keyenc.PrefixEnd(pre))
+	it, err := tx.NewIter(pre, keyenc.PrefixEnd(pre))
 	if err != nil {
 		return nil, err
 	}
 	defer it.Close()
 	for it.First(); it.Valid() && (size > c.Options.Size || (c.Options.Max > 0 && count > c.Options.Max)); it.Next() {
 		victimKey := docKeyFromEncodedID(c.ID, it.Value())
-		victim, found, err := e.kv.Get(victimKey)
+		victim, found, err := tx.Get(victimKey)
 		if err != nil {
 			return nil, err
 		}
-		if err := b.Delete(append([]byte(nil), it.Key()...)); err != nil {
+		if err := tx.Delete(append([]byte(nil), it.Key()...)); err != nil {
 			return nil, err
 		}
 		if !found {
@@ -155,10 +142,10 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 		}
 		ch, err := c.indexChanges(it.Value(), victim, nil)
 		if err == nil {
-			err = b.Delete(victimKey)
+			err = tx.Delete(victimKey)
 		}
 		if err == nil {
-			err = ch.stage(b)
+			err = ch.stage(tx)
 		}
 		if err != nil {
 			return nil, err
@@ -169,6 +156,9 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 	if err := it.Error(); err != nil {
 		return nil, err
 	}
+	if err := tx.Set(naturalKey(c.ID, seq), encID); err != nil {
+		return nil, err
+	}
 	return func() {
 		st.nextSeq = seq + 1
 		st.size, st.count = size, count
@@ -177,10 +167,10 @@ func (e *Engine) stageCapped(b storage.Batch, c *Collection, encID []byte, old, 
 	}, nil
 }
 
-// findNatural finds the insertion-order entry of the document encID.
-func (e *Engine) findNatural(c *Collection, encID []byte) ([]byte, error) {
+// findNatural finds the insertion-order entry of the document encID in r.
+func findNatural(r storage.Reader, c *Collection, encID []byte) ([]byte, error) {
 	pre := naturalPrefix(c.ID)
-	it, err := e.kv.NewIter(pre, keyenc.PrefixEnd(pre))
+	it, err := r.NewIter(pre, keyenc.PrefixEnd(pre))
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -183,7 +182,9 @@ func (c *catalog) get(db, name string) *Collection {
 
 // Collection returns the named collection, or nil when it does not exist.
 // Collections created by open transactions are not in it.
-func (e *Engine) Collection(db, name string) *Collection { return e.cat.get(db, name) }
+// A name the image lacks makes the engine reload it first when the
+// store's catalog is newer: another frontend may have just created it.
+func (e *Engine) Collection(db, name string) *Collection { return e.lookup(nil, db, name) }
 
 // CollectionIn returns the named collection as txn sees it: one txn
 // created, else the catalog's. A nil txn sees the catalog.
@@ -194,6 +195,12 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 		if c := txn.created[nsKey(db, name)]; c != nil {
 			return c
 		}
+	}
+	if c := e.cat.get(db, name); c != nil {
+		return c
+	}
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
 	}
 	return e.cat.get(db, name)
 }
@@ -221,33 +228,27 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 	return coll, nil
 }
 
-// allocCollID reserves a collection id from the store's counter, in a
-// transaction of its own, so that no two frontends hand out the same id;
-// an id reserved and never used is skipped (ids are never reused).
+// allocCollID takes the next collection id from the stored counter, in a
+// storage transaction of its own: ids are unique among the engines over
+// one store and never reused, also when the collection is never committed
+// (a create that failed, a transaction that aborted).
 func (e *Engine) allocCollID() (uint32, error) {
-	for n := 0; ; n++ {
-		tx, err := e.kv.Begin()
-		if err != nil {
-			return 0, err
-		}
-		id := uint32(1)
+	var id uint32
+	err := e.retry(nil, func(tx storage.Txn) error {
+		id = 1
 		v, ok, err := tx.Get(keyNextCollID)
+		if err != nil {
+			return err
+		}
 		if ok {
 			id = binary.BigEndian.Uint32(v)
 		}
-		if err == nil {
-			err = tx.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, id+1))
+		if err := tx.Set(keyNextCollID, binary.BigEndian.AppendUint32(nil, id+1)); err != nil {
+			return err
 		}
-		if err == nil {
-			err = tx.Commit()
-		}
-		tx.Rollback()
-		if errors.Is(err, storage.ErrWriteConflict) {
-			backoff(n)
-			continue
-		}
-		return id, err
-	}
+		return e.commit(tx)
+	})
+	return id, err
 }
 
 // createLocked adds a collection, or returns the one of that name another
@@ -260,6 +261,9 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 	if _, err := e.catalogChange(func(tx storage.Txn) error {
 		if e.cat.colls[nsKey(db, name)] != nil {
 			return errNoChange
+		}
+		if err := e.checkAbsent(tx, db, name); err != nil {
+			return err
 		}
 		return putCatalogEntry(tx, coll)
 	}); err != nil {
@@ -424,6 +428,11 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if target != nil && !dropTarget {
 			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
 		}
+		if target == nil {
+			if err := e.checkAbsent(tx, toDB, to); err != nil {
+				return err
+			}
+		}
 		if target != nil {
 			if err := markGarbage(tx, target.ID, nil); err != nil {
 				return err
@@ -446,6 +455,9 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 
 // Collections lists db's collections sorted by name.
 func (e *Engine) Collections(db string) []*Collection {
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
 	e.cat.mu.RLock()
 	defer e.cat.mu.RUnlock()
 	return e.collectionsLocked(db)
@@ -465,6 +477,9 @@ func (e *Engine) collectionsLocked(db string) []*Collection {
 // Databases lists the names of databases that hold at least one collection,
 // sorted.
 func (e *Engine) Databases() []string {
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
 	e.cat.mu.RLock()
 	defer e.cat.mu.RUnlock()
 	seen := map[string]bool{}

@@ -76,6 +76,12 @@ func (e *Engine) catalogChange(change func(tx storage.Txn) error) (uint64, error
 		if errors.Is(err, errNoChange) {
 			return v, nil
 		}
+		if errors.Is(err, errStaleImage) {
+			if err := e.reloadLatestLocked(); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if errors.Is(err, storage.ErrWriteConflict) {
 			backoff(n)
 			continue
@@ -92,6 +98,21 @@ func (e *Engine) catalogChange(change func(tx storage.Txn) error) (uint64, error
 
 // errNoChange ends a catalog change that found nothing to do.
 var errNoChange = errors.New("no catalog change")
+
+// errStaleImage makes a catalog change reload the image and run again: the
+// store holds an entry the image lacks (see installCreated).
+var errStaleImage = errors.New("catalog image older than the store")
+
+// checkAbsent fails with errStaleImage when tx holds a catalog entry for
+// db.name, which the image lacks: a transaction that created the
+// collection committed its entry before the version that announces it.
+func (e *Engine) checkAbsent(tx storage.Txn, db, name string) error {
+	_, ok, err := tx.Get(catalogKey(db, name))
+	if err == nil && ok {
+		err = errStaleImage
+	}
+	return err
+}
 
 // reloadLatestLocked reloads the image from the latest committed state;
 // the caller holds e.cat.mu.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // TestCoveredRead checks that a projection of index fields the filter
@@ -89,13 +91,6 @@ func TestCoveredRead(t *testing.T) {
 		t.Fatal(keys, err)
 	}
 	encID := docKey(c.ID, docs[1].Lookup("_id"))[5:]
-	b := e.kv.NewBatch()
-	if err := b.Set(indexEntryKey(c.ID, ix, keys[0].enc, encID), encID); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(true); err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
+	rawWrite(t, e, func(tx storage.Txn) error { return tx.Set(indexEntryKey(c.ID, ix, keys[0].enc, encID), encID) })
 	read(1, want...)
 }

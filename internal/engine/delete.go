@@ -22,7 +22,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	defer release()
 	var n int64
 	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte) (bool, error) {
-		removed, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
+		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, remove, nil
 		})
 		if removed {

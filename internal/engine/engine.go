@@ -1,8 +1,11 @@
 // Package engine owns the catalog and the read and write paths of documents
-// over a storage.KV. Every write of one document commits in one atomic
-// batch; concurrent writers of the same document are serialized by a lock on
-// its key, and each re-reads the document under that lock, so no update is
-// lost and no two findAndModify calls claim the same document.
+// over a storage.KV. Every write of one document commits in one storage
+// transaction, which re-reads the document, re-matches it and commits only
+// if no other commit wrote its keys meanwhile (else it runs again), so no
+// update is lost and no two findAndModify calls claim the same document,
+// also with other engines over the same store. Within one engine,
+// concurrent writers of the same document are serialized by a lock on its
+// key first, so that they rarely conflict.
 package engine
 
 import (
@@ -194,19 +197,16 @@ func (e *Engine) flushJournal() {
 	}
 }
 
-// commit commits b and, unless the engine runs without sync, waits until it
-// is durable. Writers call it while holding their document locks: the batch
-// commits without waiting for the disk, so the locks are not held across an
-// fsync, and the sync that follows is shared by every concurrent writer.
-func (e *Engine) commit(b storage.Batch) error {
-	if b.Empty() {
-		return nil
-	}
+// commit commits tx without waiting for the disk (durable decides when a
+// write waits for it). Writers call it while holding their document locks:
+// the locks are not held across an fsync, and the sync that follows is
+// shared by every concurrent writer; the journal flusher syncs the others.
+func (e *Engine) commit(tx storage.Txn) error {
 	if err := e.checkLease(); err != nil {
 		return err
 	}
 	e.dirty.Store(true)
-	return b.Commit(false)
+	return tx.Commit()
 }
 
 // durable waits until every write committed so far is on disk, when the

@@ -1,21 +1,32 @@
 package engine
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/storagetest"
 )
 
-// newTestEngine returns an engine over an in-memory store.
+// newTestEngine returns an engine over an in-memory store. With
+// FOLIO_TEST_CONFLICTS set to a fraction, that fraction of the store's
+// transaction commits fail with a write conflict (storagetest.Conflicting):
+// the engine's tests must pass all the same.
 func newTestEngine(tb testing.TB) *Engine {
 	tb.Helper()
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	db, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { kv.Close() })
+	tb.Cleanup(func() { db.Close() })
+	var kv storage.KV = db
+	if p, err := strconv.ParseFloat(os.Getenv("FOLIO_TEST_CONFLICTS"), 64); err == nil && p > 0 {
+		kv = storagetest.Conflicting(db, p)
+	}
 	e, err := Open(kv, Options{})
 	if err != nil {
 		tb.Fatal(err)
@@ -59,4 +70,28 @@ func mustValidate(tb testing.TB, e *Engine, coll string) ValidateResult {
 		tb.Errorf("index %s has an extra entry (document %v)", x.Index, x.ID)
 	}
 	return res
+}
+
+// mustBegin starts a transaction.
+func mustBegin(tb testing.TB, e *Engine) *Txn {
+	tb.Helper()
+	txn, err := e.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return txn
+}
+
+// rawWrite writes to e's store directly (a test's corruption or a legacy
+// format), in a transaction run again while it conflicts.
+func rawWrite(tb testing.TB, e *Engine, write func(tx storage.Txn) error) {
+	tb.Helper()
+	if err := e.retry(nil, func(tx storage.Txn) error {
+		if err := write(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}); err != nil {
+		tb.Fatal(err)
+	}
 }

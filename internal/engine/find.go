@@ -215,7 +215,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	var closer func() error
 	switch {
 	case txn != nil:
-		r = txn.view
+		r = txn.tx
 	case p.Or == nil && !p.Fetches():
 		// A scan of the document store reads through its one iterator
 		// alone, which sees the state of its creation, and a single _id is

@@ -61,7 +61,7 @@ func explainUses(t *testing.T, e *Engine, coll, filter, name string) bool {
 // concurrently; afterwards the entries match the documents exactly and
 // every frontend plans with the new indexes.
 func TestFrontendsIndexBuildWhileOthersWrite(t *testing.T) {
-	fe := openFrontends(t, 3, 400*time.Millisecond)
+	fe := openFrontends(t, 3, time.Second)
 	const docs = 3000
 	var batch []bson.Raw
 	for i := range docs {
@@ -96,6 +96,9 @@ func TestFrontendsIndexBuildWhileOthersWrite(t *testing.T) {
 					_, err = e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, upd)})
 				case 2:
 					_, err = e.Delete("test", "c", ext(t, fmt.Sprintf(`{"_id": %d}`, id)), 1, bson.RawValue{}, WriteOptions{})
+				}
+				if mongoerr.Is(err, mongoerr.NotWritablePrimary) {
+					continue // a heartbeat late on a loaded machine: retryable
 				}
 				if err != nil {
 					t.Error(err)

@@ -58,7 +58,9 @@ func (s indexState) String() string {
 	return [...]string{"public", "write-only", "delete-only"}[s]
 }
 
-// backfillBatch bounds the documents one backfill transaction indexes.
+// backfillBatch bounds the documents one backfill transaction indexes; a
+// batch that conflicts with writers runs again with half as many, and
+// batches grow back while they commit.
 const backfillBatch = 256
 
 // changeIndexes makes one catalog change of c's stored index list: edit
@@ -214,9 +216,11 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 	if err := report(); err != nil {
 		return err
 	}
+	limit := int64(backfillBatch)
 	for from != nil {
 		var next []byte
 		var n int64
+		tries := 0
 		c.mu.RLock()
 		if c.dropped {
 			c.mu.RUnlock()
@@ -224,12 +228,15 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 		}
 		ixs := buildingIndexes(c, ids)
 		err := e.retry(nil, func(tx storage.Txn) error {
+			if tries++; tries > 1 {
+				limit = max(limit/2, 1)
+			}
 			next, n = nil, 0
 			it, err := tx.NewIter(from, hi)
 			if err != nil {
 				return err
 			}
-			for it.First(); it.Valid() && n < backfillBatch; it.Next() {
+			for it.First(); it.Valid() && n < limit; it.Next() {
 				if err := e.indexDoc(tx, c, ixs, it.Key(), it.Value()); err != nil {
 					it.Close()
 					return err
@@ -252,9 +259,12 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			return err
 		}
 		e.dirty.Store(true)
+		if tries == 1 {
+			limit = min(limit*2, backfillBatch)
+		}
 		done += n
 		from = next
-		if done%indexBuildBatch < n && done >= indexBuildBatch {
+		if done/indexBuildBatch > (done-n)/indexBuildBatch {
 			if err := report(); err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -105,7 +104,11 @@ func uniqueKeys(chs ...indexChanges) [][]byte {
 
 // checkUnique fails with DuplicateKey when an entry ch adds to a unique
 // index is held by another document, committed or staged earlier in the
-// same batch. The caller holds the locks of the unique entries.
+// same transaction. The caller holds the locks of the unique entries, so
+// it reads the latest committed state, where a writer of this engine that
+// held them has committed: a commit of another engine after the caller's
+// transaction began makes that transaction's commit conflict, since it
+// writes the same entry.
 func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, staged map[string][]byte) error {
 	for _, u := range ch.uniques {
 		if other, ok := staged[string(u.entry)]; ok && !bytes.Equal(other, encID) {
@@ -122,35 +125,31 @@ func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, stage
 	return nil
 }
 
-// stage adds ch to b.
-func (ch indexChanges) stage(b storage.Batch) error {
+// stage adds ch to tx.
+func (ch indexChanges) stage(tx storage.Txn) error {
 	for _, k := range ch.dels {
-		if err := b.Delete(k); err != nil {
+		if err := tx.Delete(k); err != nil {
 			return err
 		}
 	}
 	for i, k := range ch.puts {
-		if err := b.Set(k, ch.putVals[i]); err != nil {
+		if err := tx.Set(k, ch.putVals[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// persistMultikey records in b the multikey flags c's indexes have in
-// this frontend's image, in the stored catalog entry as it is (another
-// frontend may have changed it since this image was loaded), with the next
-// catalog version so that the other frontends reload it. Writers call it
+// persistMultikey records in tx the multikey flags c's indexes have in
+// this frontend's image, in the stored catalog entry as tx reads it
+// (another frontend may have changed it since this image was loaded), with
+// the next catalog version so that the other frontends reload it; tx then
+// conflicts with any catalog change committed meanwhile. Writers call it
 // when they made an index multikey; metaMu orders their catalog writes.
-func (e *Engine) persistMultikey(b storage.Batch, c *Collection) error {
+func (e *Engine) persistMultikey(tx storage.Txn, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
-	return stageMultikey(e.kv, b, c)
-}
-
-// stageMultikey stages c's multikey flags, read in r, in w.
-func stageMultikey(r storage.Reader, w kvWriter, c *Collection) error {
-	raw, ok, err := r.Get(catalogKey(c.DB, c.Name))
+	raw, ok, err := tx.Get(catalogKey(c.DB, c.Name))
 	if err != nil || !ok {
 		return err // dropped: nothing to record
 	}
@@ -173,14 +172,14 @@ func stageMultikey(r storage.Reader, w kvWriter, c *Collection) error {
 	if !changed {
 		return nil
 	}
-	v, err := readVersion(r)
+	v, err := readVersion(tx)
 	if err != nil {
 		return err
 	}
-	if err := w.Set(keyCatalogVersion, binary.BigEndian.AppendUint64(nil, v+1)); err != nil {
+	if err := setVersion(tx, v+1); err != nil {
 		return err
 	}
-	return putEntry(w, c.DB, c.Name, ent)
+	return putEntry(tx, c.DB, c.Name, ent)
 }
 
 // invalidateHints removes the seek hints the puts of ch fall into; writers

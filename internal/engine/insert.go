@@ -2,10 +2,12 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // WriteError is the failure of one document of a batched write, by its
@@ -15,7 +17,7 @@ type WriteError struct {
 	Err   *mongoerr.Error
 }
 
-// insertChunk bounds how many documents one storage batch carries.
+// insertChunk bounds how many documents one storage transaction carries.
 const insertChunk = 1000
 
 // Insert stores docs in db.coll, creating the collection if needed. Ordered
@@ -107,22 +109,42 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		unlockUnique := e.uniqueLocks.lock(uniques...)
 		defer unlockUnique()
 	}
-	// Under the locks, whether each _id is taken: one pass over the store
-	// for the chunk rather than a lookup per document.
-	exists := make([]bool, len(keys))
-	if err := e.kv.Exist(keys, exists); err != nil {
+	var n int
+	var chunkErrs []WriteError
+	multikey := false
+	err = e.retry(ctx, func(tx storage.Txn) error {
+		chunkErrs = slices.Clone(werrs)
+		var err error
+		n, err = e.commitInserts(tx, c, pending, keys, ordered, rec, &chunkErrs, &multikey)
+		return err
+	})
+	if err != nil {
 		return 0, werrs, err
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
+	sortWriteErrors(chunkErrs)
+	return n, chunkErrs, nil
+}
+
+// commitInserts commits in tx the documents of pending (whose document keys
+// are keys) that are not duplicates, appending the failures of the others
+// to werrs, and returns how many it inserted. The caller holds the locks of
+// keys; multikey carries, across retries, that an index turned multikey.
+func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingInsert, keys [][]byte, ordered bool, rec Recorder, werrs *[]WriteError, multikey *bool) (int, error) {
+	fail := func(i int, err error) { *werrs = append(*werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
+	// Under the locks and after tx began, whether each _id is taken: one
+	// pass over the store for the chunk rather than a lookup per document.
+	// An _id another engine inserts after this pass makes tx conflict.
+	exists := make([]bool, len(keys))
+	if err := e.kv.Exist(keys, exists); err != nil {
+		return 0, err
+	}
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0
-	multikey := false
 	var written []indexChanges
 	var recorded []Write
 	for i, p := range pending {
-		if ordered && len(werrs) > 0 && werrs[len(werrs)-1].Index < p.index {
+		if ordered && len(*werrs) > 0 && (*werrs)[len(*werrs)-1].Index < p.index {
 			break
 		}
 		if err := e.checkInsert(c, p, exists[i], seen, staged); err != nil {
@@ -137,44 +159,43 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		for _, u := range p.ix.uniques {
 			staged[string(u.entry)] = encID
 		}
-		if err := b.Set(p.key, p.doc); err != nil {
-			return 0, werrs, err
+		if err := tx.Set(p.key, p.doc); err != nil {
+			return 0, err
 		}
-		if err := p.ix.stage(b); err != nil {
-			return 0, werrs, err
+		if err := p.ix.stage(tx); err != nil {
+			return 0, err
 		}
-		multikey = multikey || p.ix.multikey
+		*multikey = *multikey || p.ix.multikey
 		written = append(written, p.ix)
 		if rec != nil {
 			recorded = append(recorded, Write{Index: p.index, New: p.doc})
 		}
 		n++
 	}
-	if multikey {
-		if err := e.persistMultikey(b, c); err != nil {
-			return 0, werrs, err
+	if *multikey {
+		if err := e.persistMultikey(tx, c); err != nil {
+			return 0, err
 		}
 	}
 	if rec != nil && len(recorded) > 0 {
-		if err := rec.Stage(b, recorded); err != nil {
-			return 0, werrs, err
+		if err := rec.Stage(tx, recorded); err != nil {
+			return 0, err
 		}
 	}
 	for _, ch := range written {
 		ch.invalidateHints()
 	}
-	err = e.commit(b)
+	err := e.commit(tx)
 	for _, ch := range written {
 		ch.invalidateHints()
 	}
 	if err != nil {
-		return 0, werrs, err
+		return 0, err
 	}
 	if rec != nil && len(recorded) > 0 {
 		rec.Committed()
 	}
-	sortWriteErrors(werrs)
-	return n, werrs, nil
+	return n, nil
 }
 
 // checkInsert fails when p's _id exists (committed, which exists says, or

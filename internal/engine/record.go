@@ -7,19 +7,19 @@ import (
 )
 
 // Recorder adds a session's record of what a write did to the write's own
-// storage batch, so that the write and its record commit together or not at
-// all: a retried write then finds the record exactly when the write is
-// there (MongoDB's config.transactions; package sessions implements it).
+// storage transaction, so that the write and its record commit together or
+// not at all: a retried write then finds the record exactly when the write
+// is there (MongoDB's config.transactions; package sessions implements it).
 type Recorder interface {
-	// Stage adds to b the record of writes, the documents b changes. It is
-	// called last, just before b commits; a transaction's commit calls it
-	// with no writes.
-	Stage(b storage.Batch, writes []Write) error
-	// Committed tells that the batch of the latest Stage committed.
+	// Stage adds to tx the record of writes, the documents tx changes. It
+	// is called last, just before tx commits, again for each retry of a
+	// conflicting write; a transaction's commit calls it with no writes.
+	Stage(tx storage.Txn, writes []Write) error
+	// Committed tells that the transaction of the latest Stage committed.
 	Committed()
 }
 
-// Write is one document a batch changes, from Old to New (nil for
+// Write is one document a transaction changes, from Old to New (nil for
 // absent), for the statement at position Index of the engine call (the
 // document's position for Insert, 0 for the one statement of Update,
 // Delete and FindAndModify).
@@ -35,12 +35,12 @@ type stmtRec struct {
 	index int
 }
 
-// stage records the change of one document from old to next in b.
-func (s stmtRec) stage(b storage.Batch, old, next bson.Raw) error {
+// stage records the change of one document from old to next in tx.
+func (s stmtRec) stage(tx storage.Txn, old, next bson.Raw) error {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec.Stage(b, []Write{{Index: s.index, Old: old, New: next}})
+	return s.rec.Stage(tx, []Write{{Index: s.index, Old: old, New: next}})
 }
 
 func (s stmtRec) committed() {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -16,17 +17,22 @@ import (
 // the whole transaction.
 const TransientTransactionError = "TransientTransactionError"
 
-// Txn is a multi-document transaction with snapshot isolation. Its reads
-// see the snapshot taken when it began plus its own writes, which it
-// buffers; Commit applies them in one batch. Writing a document another
-// open transaction wrote, or one committed since the snapshot, fails with
-// WriteConflict (first writer wins). Writers outside transactions wait for
-// the transaction that wrote a document to end. A Txn serves one operation
-// at a time.
+// Txn is a multi-document transaction with snapshot isolation: one
+// storage transaction begun at Begin, whose snapshot its reads see with its
+// own writes, which it buffers until Commit applies them atomically. The
+// storage transaction's commit fails when another commit (of this engine or
+// of another over the same store) wrote one of its keys since it began:
+// the transaction then fails with WriteConflict and is aborted. Within one
+// engine, write intents find most conflicts earlier, at the write: writing
+// a document another open transaction wrote, or one committed since the
+// snapshot, fails with WriteConflict at once (first writer wins), and
+// writers outside transactions wait for the transaction that wrote a
+// document to end. A Txn serves one operation at a time.
 type Txn struct {
-	e    *Engine
-	snap storage.Snapshot
-	view *storage.Overlay
+	e  *Engine
+	tx storage.Txn
+	// wrote is set once tx holds a write.
+	wrote bool
 	// keys are the document keys written, each holding an intent.
 	keys [][]byte
 	// uniques are the unique-index entries the transaction adds, checked
@@ -60,9 +66,12 @@ type intents struct {
 }
 
 // Begin starts a transaction on a snapshot of the current state.
-func (e *Engine) Begin() *Txn {
-	snap := e.kv.NewSnapshot()
-	return &Txn{e: e, snap: snap, view: storage.NewOverlay(snap), done: make(chan struct{})}
+func (e *Engine) Begin() (*Txn, error) {
+	tx, err := e.kv.Begin()
+	if err != nil {
+		return nil, err
+	}
+	return &Txn{e: e, tx: tx, done: make(chan struct{})}, nil
 }
 
 // writeConflict is MongoDB's WriteConflict, labelled for driver retries.
@@ -92,7 +101,8 @@ func (t *Txn) claim(key []byte) error {
 	if err != nil {
 		return err
 	}
-	seen, inSnap, err := t.snap.Get(key)
+	// Not written by t yet (it holds no intent): t's snapshot.
+	seen, inSnap, err := t.tx.Get(key)
 	if err != nil {
 		return err
 	}
@@ -125,7 +135,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 		return err
 	}
 	for _, u := range ch.uniques {
-		holder, ok, err := t.view.Get(u.entry)
+		holder, ok, err := t.tx.Get(u.entry)
 		if err != nil {
 			return err
 		}
@@ -135,16 +145,17 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), u: u})
 	}
 	if next == nil {
-		t.view.Delete(key)
+		err = t.tx.Delete(key)
 	} else {
-		t.view.Set(key, next)
+		err = t.tx.Set(key, next)
 	}
-	for _, k := range ch.dels {
-		t.view.Delete(k)
+	if err == nil {
+		err = ch.stage(t.tx)
 	}
-	for i, k := range ch.puts {
-		t.view.Set(k, ch.putVals[i])
+	if err != nil {
+		return err
 	}
+	t.wrote = true
 	if ch.multikey {
 		t.multikey = append(t.multikey, c)
 	}
@@ -155,19 +166,21 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 }
 
 // Commit applies the transaction's writes atomically and durably. A unique
-// key taken meanwhile by another writer fails the commit with DuplicateKey,
-// and the transaction is then aborted.
+// key taken meanwhile by another writer of this engine fails the commit
+// with DuplicateKey; a write conflict in storage fails it with
+// WriteConflict (labelled TransientTransactionError). Either way the
+// transaction is then aborted.
 func (t *Txn) Commit() error { return t.CommitRecorded(nil) }
 
 // CommitRecorded is Commit with rec, when set, staging the session's record
-// of the commit in the commit's batch. A transaction that wrote nothing
-// commits no batch and records nothing, as in MongoDB.
+// of the commit in the commit's storage transaction. A transaction that
+// wrote nothing commits nothing and records nothing, as in MongoDB.
 func (t *Txn) CommitRecorded(rec Recorder) error {
 	if t.ended {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
 	defer t.end()
-	if t.view.Len() == 0 && len(t.createdOrder) == 0 {
+	if !t.wrote && len(t.createdOrder) == 0 {
 		return nil
 	}
 	e := t.e
@@ -196,7 +209,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	for _, u := range t.uniques {
 		// The entry must still be ours in the view: a later write of the
 		// transaction may have removed it again.
-		if mine, ok, err := t.view.Get(u.u.entry); err != nil || !ok || !bytes.Equal(entryID(mine), u.encID) {
+		if mine, ok, err := t.tx.Get(u.u.entry); err != nil || !ok || !bytes.Equal(entryID(mine), u.encID) {
 			if err != nil {
 				return err
 			}
@@ -210,30 +223,28 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
-	if err := t.view.Stage(b); err != nil {
-		return err
-	}
 	for _, c := range t.multikey {
-		if err := e.persistMultikey(b, c); err != nil {
+		if err := e.persistMultikey(t.tx, c); err != nil {
 			return err
 		}
 	}
-	if err := t.stageCreated(b); err != nil {
+	if err := t.stageCreated(t.tx); err != nil {
 		return err
 	}
 	if rec != nil {
-		if err := rec.Stage(b, nil); err != nil {
+		if err := rec.Stage(t.tx, nil); err != nil {
 			return err
 		}
 	}
 	for _, ch := range t.changes {
 		ch.invalidateHints()
 	}
-	err := e.commit(b)
+	err := e.commit(t.tx)
 	for _, ch := range t.changes {
 		ch.invalidateHints()
+	}
+	if errors.Is(err, storage.ErrWriteConflict) {
+		return writeConflict()
 	}
 	if err != nil {
 		return err
@@ -254,7 +265,8 @@ func (t *Txn) Abort() {
 	}
 }
 
-// end releases the intents and the snapshot and wakes waiting writers.
+// end releases the intents and the storage transaction and wakes waiting
+// writers.
 func (t *Txn) end() {
 	t.ended = true
 	e := t.e
@@ -266,7 +278,7 @@ func (t *Txn) end() {
 	}
 	e.intents.mu.Unlock()
 	close(t.done)
-	t.snap.Close()
+	t.tx.Rollback()
 }
 
 // waitForIntents is what a writer outside any transaction does before it

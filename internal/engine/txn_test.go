@@ -39,7 +39,7 @@ func TestTransactionsUnderLoad(t *testing.T) {
 				if from == to {
 					continue
 				}
-				txn := e.Begin()
+				txn := mustBegin(t, e)
 				err := func() error {
 					for _, step := range []UpdateSpec{inc(from, -5), inc(to, 5)} {
 						step.Txn = txn
@@ -108,7 +108,7 @@ func TestTransactionsUnderLoad(t *testing.T) {
 func TestTransactionUniqueKeyTakenMeanwhile(t *testing.T) {
 	e := newTestEngine(t)
 	mustCreateIndex(t, e, "u", `{"email": 1}`, true)
-	txn := e.Begin()
+	txn := mustBegin(t, e)
 	if _, _, err := e.Insert("test", "u", []bson.Raw{ext(t, `{"_id": 1, "email": "a"}`), ext(t, `{"_id": 2, "email": "b"}`)}, true, WriteOptions{Txn: txn}); err != nil {
 		t.Fatal(err)
 	}

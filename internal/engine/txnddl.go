@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -13,7 +12,8 @@ import (
 // them, as MongoDB 4.4+ allows: until the commit only the transaction sees
 // them; the commit stores their catalog entries in its own batch, and
 // fails with WriteConflict when a collection of the same name was created
-// meanwhile; an abort leaves nothing behind. Other DDL is not allowed in
+// meanwhile (or the storage transaction conflicts); an abort leaves nothing
+// behind. Other DDL is not allowed in
 // a transaction (the commands layer refuses it).
 
 // create makes db.name one of the transaction's own collections.
@@ -46,7 +46,7 @@ func (t *Txn) CreateCollection(db, name string, opts CollectionOptions) error {
 	}
 	exists := t.created[nsKey(db, name)] != nil
 	if !exists && t.e.cat.get(db, name) != nil {
-		_, inSnap, err := t.snap.Get(catalogKey(db, name))
+		_, inSnap, err := t.tx.Get(catalogKey(db, name))
 		if err != nil {
 			return err
 		}
@@ -113,7 +113,7 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 // isEmpty reports whether c holds no document in the transaction's view.
 func (t *Txn) isEmpty(c *Collection) (bool, error) {
 	lo, hi := docSpan(c.ID)
-	it, err := t.view.NewIter(lo, hi)
+	it, err := t.tx.NewIter(lo, hi)
 	if err != nil {
 		return false, err
 	}
@@ -123,34 +123,35 @@ func (t *Txn) isEmpty(c *Collection) (bool, error) {
 }
 
 // stageCreated adds the catalog entries of the collections the
-// transaction created to its commit batch, with the next catalog version;
-// the caller holds e.cat.mu.
-func (t *Txn) stageCreated(b storage.Batch) error {
+// transaction created to its storage transaction; the caller holds
+// e.cat.mu. It does not bump the catalog version, which would make the
+// transaction conflict with every catalog change made while it is open:
+// installCreated does after the commit, and catalog changes meanwhile
+// check the store for the names they create (checkAbsent). Two creators
+// of one name write its entry: the second to commit conflicts.
+func (t *Txn) stageCreated(tx storage.Txn) error {
 	if len(t.createdOrder) == 0 {
 		return nil
 	}
 	for _, c := range t.createdOrder {
 		// Another frontend may have created it: its entry is in the
 		// store before this frontend's image shows it.
-		if _, ok, err := t.e.kv.Get(catalogKey(c.DB, c.Name)); err != nil || ok {
+		if _, ok, err := tx.Get(catalogKey(c.DB, c.Name)); err != nil || ok {
 			if err == nil {
 				err = writeConflict()
 			}
 			return err
 		}
-		if err := putCatalogEntry(b, c); err != nil {
+		if err := putCatalogEntry(tx, c); err != nil {
 			return err
 		}
 	}
-	v, err := readVersion(t.e.kv)
-	if err != nil {
-		return err
-	}
-	return b.Set(keyCatalogVersion, binary.BigEndian.AppendUint64(nil, v+1))
+	return nil
 }
 
 // installCreated adds the committed collections to the catalog image, then
-// reloads it (keeping those objects); the caller holds e.cat.mu.
+// announces them with a new catalog version (reloading the image, which
+// keeps those objects); the caller holds e.cat.mu.
 func (t *Txn) installCreated() error {
 	if len(t.createdOrder) == 0 {
 		return nil
@@ -159,5 +160,6 @@ func (t *Txn) installCreated() error {
 		t.e.cat.colls[nsKey(c.DB, c.Name)] = c
 		c.pending.Store(false)
 	}
-	return t.e.reloadLatestLocked()
+	_, err := t.e.catalogChange(func(storage.Txn) error { return nil })
+	return err
 }

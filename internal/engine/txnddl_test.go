@@ -24,7 +24,7 @@ func TestTxnCreatedCollectionPersists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	txn := e.Begin()
+	txn := mustBegin(t, e)
 	if err := txn.CreateCollection("test", "t1", CollectionOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestTxnCreatedCollectionPersists(t *testing.T) {
 	if e.Collection("test", "t1") != nil {
 		t.Fatal("uncommitted collection in the catalog")
 	}
-	ghost := e.Begin()
+	ghost := mustBegin(t, e)
 	if _, _, err := e.Insert("test", "ghost", docs, true, WriteOptions{Txn: ghost}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestTxnCreateRaces(t *testing.T) {
 		coll := "race" + string(rune('a'+round))
 		var txns []*Txn
 		for range 3 {
-			txn := e.Begin()
+			txn := mustBegin(t, e)
 			if _, _, err := e.Insert("test", coll, doc, true, WriteOptions{Txn: txn}); err != nil {
 				t.Fatal(err)
 			}

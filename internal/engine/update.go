@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/update"
 )
 
@@ -71,16 +72,18 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, upd updater) (UpdateResult, error) {
 	var res UpdateResult
 	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(key []byte) (bool, error) {
-		matched, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
+		matched, what, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
 			if err != nil || !modified {
 				return nil, keep, err
 			}
-			res.Modified++
 			return next, replace, nil
 		})
 		if matched {
 			res.Matched++
+		}
+		if what == replace && err == nil {
+			res.Modified++
 		}
 		return err == nil && (u.Multi || res.Matched == 0), err
 	})
@@ -109,23 +112,19 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 		return bson.RawValue{}, err
 	}
 	key := docKey(c.ID, id)
+	absent := func(r storage.Reader) error {
+		if _, exists, err := r.Get(key); err != nil || !exists {
+			return err
+		}
+		return duplicateIDError(c, id)
+	}
 	if txn != nil {
-		if _, exists, err := txn.view.Get(key); err != nil {
+		if err := absent(txn.tx); err != nil {
 			return bson.RawValue{}, err
-		} else if exists {
-			return bson.RawValue{}, duplicateIDError(c, id)
 		}
 		return id, txn.write(c, key, nil, doc)
 	}
-	unlock, err := e.lockWritable(ctx, key)
-	if err != nil {
-		return bson.RawValue{}, err
-	}
-	defer unlock()
-	if _, exists, err := e.kv.Get(key); err != nil {
-		return bson.RawValue{}, err
-	} else if exists {
-		return bson.RawValue{}, duplicateIDError(c, id)
-	}
-	return id, e.writeDoc(c, key, nil, doc, sr)
+	return id, e.writeOne(ctx, c, key, sr, func(tx storage.Txn) (old, next bson.Raw, write bool, err error) {
+		return nil, doc, true, absent(tx)
+	})
 }

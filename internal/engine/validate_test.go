@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // TestValidateCorruptIndex corrupts index entries behind the engine's back
@@ -33,24 +35,20 @@ func TestValidateCorruptIndex(t *testing.T) {
 		id := doc.Lookup("_id")
 		return indexEntryKey(c.ID, ix, keys[0].enc, docKey(c.ID, id)[5:])
 	}
-	b := e.kv.NewBatch()
 	// Document 2 loses its a_1 entry; a_1 gains an entry for a key no
 	// document has, pointing to document 1; b_1_a_-1 gains an entry for a
 	// document that does not exist.
-	if err := b.Delete(keysOf(ixA, docs[1])); err != nil {
-		t.Fatal(err)
-	}
 	ghost := ext(t, `{"_id": 1, "a": 99}`)
-	if err := b.Set(keysOf(ixA, ghost), docKey(c.ID, ghost.Lookup("_id"))[5:]); err != nil {
-		t.Fatal(err)
-	}
 	gone := ext(t, `{"_id": 7, "a": 70, "b": "z"}`)
-	if err := b.Set(keysOf(ixBA, gone), docKey(c.ID, gone.Lookup("_id"))[5:]); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(true); err != nil {
-		t.Fatal(err)
-	}
+	rawWrite(t, e, func(tx storage.Txn) error {
+		if err := tx.Delete(keysOf(ixA, docs[1])); err != nil {
+			return err
+		}
+		if err := tx.Set(keysOf(ixA, ghost), docKey(c.ID, ghost.Lookup("_id"))[5:]); err != nil {
+			return err
+		}
+		return tx.Set(keysOf(ixBA, gone), docKey(c.ID, gone.Lookup("_id"))[5:])
+	})
 	res, err := e.Validate(c)
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -19,46 +18,50 @@ const (
 	remove
 )
 
-// rewrite is the one way an existing document changes. Under the lock of
-// the document's key it re-reads the latest committed version and, when that
-// still matches f, lets decide choose its next state, committing it in one
-// batch. It reports whether the document still matched. Because every writer
-// re-reads under the lock, concurrent updates of a document are serialized
-// and none is lost, and a document claimed by one findAndModify no longer
-// matches for the next.
+// rewrite is the one way an existing document changes. It reads the
+// document and, when it matches f, lets decide choose its next state, and
+// reports whether it matched and what decide chose. Outside a transaction
+// it does so in a storage transaction under the document's lock (see
+// writeOne): on a write conflict it reads, matches and decides again, so
+// concurrent updates of a document are serialized and none is lost, and a
+// document claimed by one findAndModify no longer matches for the next.
+// decide may run more than once; only its last run was committed.
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
 func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder,
-	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (bool, error) {
-	var r storage.Reader = e.kv
-	write := func(cur, next bson.Raw) error { return e.writeDoc(c, key, cur, next, stmtRec{rec: rec}) }
-	if txn != nil {
-		r = txn.view
-		write = func(cur, next bson.Raw) error { return txn.write(c, key, cur, next) }
-	} else {
-		unlock, err := e.lockWritable(ctx, key)
-		if err != nil {
-			return false, err
+	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (matched bool, what change, err error) {
+	read := func(r storage.Reader) (old, next bson.Raw, write bool, err error) {
+		matched, what = false, keep
+		cur, found, err := r.Get(key)
+		if err != nil || !found {
+			return nil, nil, false, err
 		}
-		defer unlock()
+		ok, pos, err := f.MatchErr(cur)
+		if !ok || err != nil {
+			return nil, nil, false, err
+		}
+		matched = true
+		next, what, err = decide(cur, pos)
+		if err != nil || what == keep {
+			return nil, nil, false, err
+		}
+		if what == remove {
+			next = nil
+		}
+		return cur, next, true, nil
 	}
-	cur, found, err := r.Get(key)
-	if err != nil || !found {
-		return false, err
+	if txn != nil {
+		old, next, write, err := read(txn.tx)
+		if err == nil && write {
+			err = txn.write(c, key, old, next)
+		}
+		return matched, what, err
 	}
-	ok, pos, err := f.MatchErr(cur)
-	if !ok || err != nil {
-		return false, err
-	}
-	next, what, err := decide(cur, pos)
-	if err != nil || what == keep {
-		return true, err
-	}
-	if what == remove {
-		next = nil
-	}
-	return true, write(cur, next)
+	err = e.writeOne(ctx, c, key, stmtRec{rec: rec}, func(tx storage.Txn) (old, next bson.Raw, write bool, err error) {
+		return read(tx)
+	})
+	return matched, what, err
 }
 
 // lockWritable locks keys for a write outside any transaction, once no open
@@ -74,16 +77,48 @@ func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), erro
 	return unlock, nil
 }
 
-// writeDoc commits one document's change from old to next (nil for absent)
-// together with its index entries and its statement's record (sr) in one
-// batch, after checking unique indexes. The caller holds the document's
-// lock; unique-entry locks are taken after it, always in that order.
-func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmtRec) error {
+// writeOne is a write of the document at key outside a multi-document
+// transaction. Under the document's lock (and a capped collection's
+// writer lock), in a storage transaction retried on conflict, read reads
+// what it needs in tx and returns the document's current and next state
+// (nil for absent; write false: nothing to do), and commitDoc commits the
+// change with sr's record.
+func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stmtRec,
+	read func(tx storage.Txn) (old, next bson.Raw, write bool, err error)) error {
+	unlock, err := e.lockWritable(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c.capped != nil {
+		c.capped.mu.Lock()
+		defer c.capped.mu.Unlock()
+	}
+	multikey := false
+	return e.retry(ctx, func(tx storage.Txn) error {
+		old, next, write, err := read(tx)
+		if err != nil || !write {
+			return err
+		}
+		return e.commitDoc(tx, c, key, old, next, sr, &multikey)
+	})
+}
+
+// commitDoc commits in tx one document's change from old to next (nil for
+// absent) together with its index entries, the catalog entry when an index
+// turned multikey, a capped collection's insertion order and evictions, and
+// its statement's record (sr), after checking unique indexes. The caller
+// holds the document's lock (and a capped collection's writer lock);
+// unique-entry locks are taken after it, always in that order. multikey
+// carries, across the retries of one write, that it made an index multikey:
+// the catalog must record it whichever try commits.
+func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, sr stmtRec, multikey *bool) error {
 	encID := idFromDocKey(key)
 	ch, err := c.indexChanges(encID, old, next)
 	if err != nil {
 		return err
 	}
+	*multikey = *multikey || ch.multikey
 	if len(ch.uniques) > 0 {
 		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
 		defer unlock()
@@ -91,36 +126,29 @@ func (e *Engine) writeDoc(c *Collection, key []byte, old, next bson.Raw, sr stmt
 			return err
 		}
 	}
-	b := e.kv.NewBatch()
-	defer b.Close()
 	applied := func() {}
 	if c.capped != nil {
-		c.capped.mu.Lock()
-		defer c.capped.mu.Unlock()
-		if applied, err = e.stageCapped(b, c, encID, old, next); err != nil {
-			if errors.Is(err, errEvicted) {
-				return nil
-			}
+		if applied, err = e.stageCapped(tx, c, encID, old, next); err != nil {
 			return err
 		}
 	}
 	if next == nil {
-		err = b.Delete(key)
+		err = tx.Delete(key)
 	} else {
-		err = b.Set(key, next)
+		err = tx.Set(key, next)
 	}
 	if err == nil {
-		err = ch.stage(b)
+		err = ch.stage(tx)
 	}
-	if err == nil && ch.multikey {
-		err = e.persistMultikey(b, c)
+	if err == nil && *multikey {
+		err = e.persistMultikey(tx, c)
 	}
 	if err == nil {
-		err = sr.stage(b, old, next)
+		err = sr.stage(tx, old, next)
 	}
 	if err == nil {
 		ch.invalidateHints()
-		err = e.commit(b)
+		err = e.commit(tx)
 		ch.invalidateHints()
 	}
 	if err != nil {

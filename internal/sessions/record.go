@@ -3,6 +3,7 @@ package sessions
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -21,10 +22,10 @@ import (
 //	                                            shape of MongoDB's config.transactions)
 //	s <len:1> <lsid> <txnNum:8> <stmtId:4>      the result of one executed statement
 //
-// The record and the results of the statements a batch executes are staged
-// in that batch (Recorder), so a write and its record commit together or
-// not at all. A new txnNumber's first batch deletes the earlier one's
-// results. The record's txnNum is the session's latest txnNumber that wrote.
+// The record and the results of the statements a write executes are
+// staged in its storage transaction (Recorder), so a write and its record
+// commit together or not at all. A new txnNumber's first write deletes the
+// earlier one's results. The record's txnNum is the session's latest txnNumber that wrote.
 const spaceSession = 's'
 
 // MaxIDLen bounds an lsid's id, whose length a record key holds in a byte.
@@ -201,14 +202,7 @@ func (r *Registry) Load(kv storage.KV) error {
 	if err := it.Error(); err != nil || len(stale) == 0 {
 		return err
 	}
-	b := kv.NewBatch()
-	defer b.Close()
-	for _, k := range stale {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return b.Commit(false)
+	return deleteKeys(kv, stale)
 }
 
 func loadRecord(id string, v []byte) (*Session, error) {
@@ -235,27 +229,45 @@ func (r *Registry) deleteRecord(s *Session) error {
 	if !s.stored.exists || r.kv == nil {
 		return nil
 	}
-	b := r.kv.NewBatch()
-	defer b.Close()
-	if err := b.Delete(recordKey(s.ID)); err != nil {
-		return err
-	}
+	keys := [][]byte{recordKey(s.ID)}
 	for _, stmt := range s.stored.stmts {
-		if err := b.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
-			return err
-		}
+		keys = append(keys, stmtKey(s.ID, s.stored.txn, stmt))
 	}
-	if err := b.Commit(false); err != nil {
+	if err := deleteKeys(r.kv, keys); err != nil {
 		return err
 	}
 	s.stored = storedRecord{}
 	return nil
 }
 
+// deleteKeys deletes keys in one storage transaction. Only the session's
+// holder writes its records, so a write conflict is another engine's
+// deletion of the same stale records: the deletion runs again.
+func deleteKeys(kv storage.KV, keys [][]byte) error {
+	for {
+		tx, err := kv.Begin()
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err == nil {
+				err = tx.Delete(k)
+			}
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		tx.Rollback()
+		if !errors.Is(err, storage.ErrWriteConflict) {
+			return err
+		}
+	}
+}
+
 // Recorder is the engine.Recorder of one command's writes in a session
 // (which the command holds locked): it stages the session's record and
-// the results of the statements each batch executes, and once the batch
-// committed, makes them the session's executed statements.
+// the results of the statements each write executes, and once its storage
+// transaction committed, makes them the session's executed statements.
 type Recorder struct {
 	s *Session
 	// stmtIDs are the statement ids by position in the engine call.
@@ -286,12 +298,12 @@ func (s *Session) RecordStatements(stmtIDs []int32, result func(engine.Write) Re
 func (s *Session) RecordCommit() *Recorder { return &Recorder{s: s, commit: true} }
 
 // Stage implements engine.Recorder.
-func (r *Recorder) Stage(b storage.Batch, writes []engine.Write) error {
+func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 	s := r.s
 	r.pending = r.pending[:0]
 	if s.stored.exists && s.stored.txn != s.TxnNumber {
 		for _, stmt := range s.stored.stmts {
-			if err := b.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
+			if err := tx.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
 				return err
 			}
 		}
@@ -300,13 +312,13 @@ func (r *Recorder) Stage(b storage.Batch, writes []engine.Write) error {
 		stmt := r.stmtIDs[w.Index]
 		res := r.result(w)
 		r.buf = res.append(r.buf[:0])
-		if err := b.Set(stmtKey(s.ID, s.TxnNumber, stmt), r.buf); err != nil {
+		if err := tx.Set(stmtKey(s.ID, s.TxnNumber, stmt), r.buf); err != nil {
 			return err
 		}
 		r.pending = append(r.pending, executed{stmt: stmt, res: res})
 	}
 	r.buf = appendRecord(r.buf[:0], s.ID, s.TxnNumber, r.commit, time.Now())
-	return b.Set(recordKey(s.ID), r.buf)
+	return tx.Set(recordKey(s.ID), r.buf)
 }
 
 // Committed implements engine.Recorder.

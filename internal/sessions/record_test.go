@@ -11,16 +11,20 @@ import (
 	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
-// record commits, in one batch, what a retryable write's statements did.
+// record commits, in one transaction, what a retryable write's statements
+// did.
 func record(t *testing.T, kv storage.KV, s *Session, stmts []int32, writes []engine.Write, result func(engine.Write) Result) {
 	t.Helper()
 	rec := s.RecordStatements(stmts, result)
-	b := kv.NewBatch()
-	defer b.Close()
+	b, err := kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Rollback()
 	if err := rec.Stage(b, writes); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(false); err != nil {
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	rec.Committed()
@@ -75,14 +79,16 @@ func TestRecordLoadAndExpire(t *testing.T) {
 	c := r.Acquire("cccccccccccccccc", start)
 	c.Advance(9)
 	rec := c.RecordCommit()
-	batch := kv.NewBatch()
+	batch, err := kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Stage(batch, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := batch.Commit(false); err != nil {
+	if err := batch.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	batch.Close()
 	rec.Committed()
 	c.Unlock()
 	// Three records, two statements of a, one of b's txnNumber 2.

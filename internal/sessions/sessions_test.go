@@ -29,7 +29,11 @@ func TestReap(t *testing.T) {
 	open := func(id string) *Session {
 		s := r.Get(id)
 		s.Lock(start)
-		s.TxnNumber, s.Txn, s.State = 1, e.Begin(), TxnInProgress
+		txn, err := e.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.TxnNumber, s.Txn, s.State = 1, txn, TxnInProgress
 		s.Unlock()
 		return s
 	}

@@ -33,40 +33,13 @@ func (o *Overlay) put(key, val []byte) {
 	o.vals = append(o.vals, nil)
 	copy(o.keys[i+1:], o.keys[i:])
 	copy(o.vals[i+1:], o.vals[i:])
-	o.keys[i], o.vals[i] = append([]byte(nil), key...), val
+	o.keys[i], o.vals[i] = key, val
 }
 
-// Set buffers key = value.
-func (o *Overlay) Set(key, value []byte) { o.put(key, append([]byte{}, value...)) }
-
-// Delete buffers the deletion of key.
-func (o *Overlay) Delete(key []byte) { o.put(key, nil) }
-
-// Len is the number of buffered writes.
-func (o *Overlay) Len() int { return len(o.keys) }
-
-// Stage copies the buffered writes into b.
-func (o *Overlay) Stage(b Batch) error {
-	for i, k := range o.keys {
-		var err error
-		if o.vals[i] == nil {
-			err = b.Delete(k)
-		} else {
-			err = b.Set(k, o.vals[i])
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Each calls fn for every buffered write in key order (nil value: deletion).
-func (o *Overlay) Each(fn func(key, value []byte)) {
-	for i, k := range o.keys {
-		fn(k, o.vals[i])
-	}
-}
+// Put buffers key = value (a nil value: the deletion of key) without
+// copying them: the caller leaves both unchanged while the overlay is used
+// (a store's write batch holds the copy they point into).
+func (o *Overlay) Put(key, value []byte) { o.put(key, value) }
 
 // Get implements Reader.
 func (o *Overlay) Get(key []byte) ([]byte, bool, error) {

@@ -30,14 +30,17 @@ func checkOverlay(t *testing.T, seed uint64) {
 	defer db.Close()
 	key := func() []byte { return []byte(fmt.Sprintf("k%02d", rng.IntN(40))) }
 	model := map[string]string{}
-	b := db.NewBatch()
+	b, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 25 {
 		k := key()
 		v := fmt.Sprint("base", rng.IntN(100))
 		b.Set(k, []byte(v))
 		model[string(k)] = v
 	}
-	if err := b.Commit(false); err != nil {
+	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	snap := db.NewSnapshot()
@@ -46,20 +49,23 @@ func checkOverlay(t *testing.T, seed uint64) {
 	for range 25 {
 		k := key()
 		if rng.IntN(3) == 0 {
-			ov.Delete(k)
+			ov.Put(k, nil)
 			delete(model, string(k))
 		} else {
 			v := fmt.Sprint("over", rng.IntN(100))
-			ov.Set(k, []byte(v))
+			ov.Put(k, []byte(v))
 			model[string(k)] = v
 		}
 	}
 	// Writes to the base after the snapshot stay invisible.
-	late := db.NewBatch()
+	late, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 40 {
 		late.Set([]byte(fmt.Sprintf("k%02d", i)), []byte("late"))
 	}
-	if err := late.Commit(false); err != nil {
+	if err := late.Commit(); err != nil {
 		t.Fatal(err)
 	}
 

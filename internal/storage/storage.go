@@ -6,9 +6,9 @@ package storage
 import "errors"
 
 // KV is an ordered key-value store. Reads through KV see the latest committed
-// state; a Snapshot pins one consistent state; a Batch commits atomically;
-// a Txn reads one state and commits its writes only if no other commit
-// wrote the same keys since it began.
+// state; a Snapshot pins one consistent state; every write goes through a
+// Txn, which reads one state and commits its writes atomically, only if no
+// other commit wrote the same keys since it began.
 type KV interface {
 	Reader
 	// NewSnapshot pins the current committed state for repeatable reads.
@@ -19,12 +19,10 @@ type KV interface {
 	// transaction, for ranges no transaction reads or writes any more (the
 	// ids of a dropped collection or index are never reused).
 	DeleteRange(start, end []byte) error
-	// NewBatch starts an empty write batch.
-	NewBatch() Batch
 	// Exist sets found[i] to whether keys[i] is present, for keys in any
 	// order: one pass that costs less than a Get per key.
 	Exist(keys [][]byte, found []bool) error
-	// Sync makes every batch committed so far durable.
+	// Sync makes every transaction committed so far durable.
 	Sync() error
 	// Close flushes and closes the store.
 	Close() error
@@ -80,19 +78,6 @@ type Iter interface {
 	Key() []byte
 	Value() []byte
 	Error() error
-	Close() error
-}
-
-// Batch collects writes that commit atomically: all of them or none.
-type Batch interface {
-	Set(key, value []byte) error
-	Delete(key []byte) error
-	DeleteRange(start, end []byte) error
-	// Empty reports whether the batch holds no writes.
-	Empty() bool
-	// Commit applies the batch; with sync it is durable when Commit returns.
-	Commit(sync bool) error
-	// Close releases the batch; committed or not.
 	Close() error
 }
 

@@ -17,8 +17,8 @@ func TestExist(t *testing.T) {
 	}
 	defer db.Close()
 	put := func(del bool, keys ...string) {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		for _, k := range keys {
 			if del {
 				err = b.Delete([]byte(k))
@@ -29,7 +29,7 @@ func TestExist(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := b.Commit(false); err != nil {
+		if err := b.Commit(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,16 +68,16 @@ func BenchmarkExist(b *testing.B) {
 	defer db.Close()
 	key := func(n uint64) []byte { return binary.BigEndian.AppendUint64([]byte("d"), n) }
 	for start := uint64(0); start < 200_000; start += 1000 {
-		batch := db.NewBatch()
+		batch := begin(b, db)
 		for n := start; n < start+1000; n++ {
 			if err := batch.Set(key(n*2), make([]byte, 100)); err != nil {
 				b.Fatal(err)
 			}
 		}
-		if err := batch.Commit(false); err != nil {
+		if err := batch.Commit(); err != nil {
 			b.Fatal(err)
 		}
-		batch.Close()
+		batch.Rollback()
 	}
 	if err := db.Flush(); err != nil {
 		b.Fatal(err)

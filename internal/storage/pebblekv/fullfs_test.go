@@ -63,14 +63,14 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(sync bool, keys ...string) error {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		for _, k := range keys {
 			if err := b.Set([]byte(k), []byte("v")); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return b.Commit(sync)
+		return commit(db, b, sync)
 	}
 	has := func(key string) bool {
 		t.Helper()
@@ -172,12 +172,12 @@ func TestDiskFullFlush(t *testing.T) {
 	}
 	defer db.Close()
 	commit := func(key string) error {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		if err := b.Set([]byte(key), bytes.Repeat([]byte("v"), 1000)); err != nil {
 			t.Fatal(err)
 		}
-		return b.Commit(false)
+		return b.Commit()
 	}
 	if err := commit("a"); err != nil {
 		t.Fatal(err)
@@ -245,12 +245,12 @@ func TestCloseOnFullDisk(t *testing.T) {
 	disk.on.Store(true)
 	committed := make(chan error, 1)
 	go func() {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		if err := b.Set([]byte("k"), []byte("v")); err != nil {
 			t.Error(err)
 		}
-		committed <- b.Commit(true)
+		committed <- commit(db, b, true)
 	}()
 	waitFor(t, "the WAL write stalls", db.DiskFull)
 	closed := make(chan error, 1)

@@ -148,11 +148,6 @@ func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()
 // doubling, about four times its size in allocations, on every insertMany.
 const batchRetained = 4 << 20
 
-// NewBatch implements storage.KV.
-func (d *DB) NewBatch() storage.Batch {
-	return &batch{b: d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained)), space: d.space, log: d.log}
-}
-
 // Sync implements storage.KV: an empty synced WAL record forces every
 // earlier commit to disk.
 func (d *DB) Sync() error { return d.db.LogData(nil, pebble.Sync) }
@@ -200,28 +195,6 @@ func (s snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
 }
 
 func (s snapshot) Close() error { return s.s.Close() }
-
-type batch struct {
-	b     *pebble.Batch
-	space *spaceGuard
-	log   *commitLog
-}
-
-func (b *batch) Set(key, value []byte) error         { return b.b.Set(key, value, nil) }
-func (b *batch) Delete(key []byte) error             { return b.b.Delete(key, nil) }
-func (b *batch) DeleteRange(start, end []byte) error { return b.b.DeleteRange(start, end, nil) }
-func (b *batch) Empty() bool                         { return b.b.Empty() }
-func (b *batch) Close() error                        { return b.b.Close() }
-
-// Commit implements storage.Batch. When the batch would take the disk below
-// its reserve, or the disk is full, it fails with OutOfDiskSpace and writes
-// nothing.
-func (b *batch) Commit(sync bool) error {
-	if err := b.space.check(b.b.Len()); err != nil {
-		return err
-	}
-	return b.log.commit(b.b, nil, sync)
-}
 
 // get copies a Pebble value so it outlives the closer.
 func get(v []byte, closer io.Closer, err error) ([]byte, bool, error) {

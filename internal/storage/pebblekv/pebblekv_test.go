@@ -3,6 +3,8 @@ package pebblekv
 import (
 	"bytes"
 	"testing"
+
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // TestEstimateDiskUsage checks that flushed data has a size on disk within
@@ -13,14 +15,14 @@ func TestEstimateDiskUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	b := db.NewBatch()
+	b := begin(t, db)
 	val := bytes.Repeat([]byte("v"), 1000)
 	for i := 0; i < 2000; i++ {
 		if err := b.Set([]byte{'d', byte(i >> 8), byte(i)}, val); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := b.Commit(true); err != nil {
+	if err := commit(db, b, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Flush(); err != nil {
@@ -44,4 +46,22 @@ func TestEstimateDiskUsage(t *testing.T) {
 	if empty, _ := db.EstimateDiskUsage([]byte{'e'}, []byte{'d'}); empty != 0 {
 		t.Errorf("reversed range: %d bytes", empty)
 	}
+}
+
+// begin starts a transaction on db.
+func begin(tb testing.TB, db *DB) storage.Txn {
+	tb.Helper()
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tx
+}
+
+// commit commits tx and, with sync, waits until it is durable.
+func commit(db *DB, tx storage.Txn, sync bool) error {
+	if err := tx.Commit(); err != nil || !sync {
+		return err
+	}
+	return db.Sync()
 }

@@ -28,14 +28,14 @@ func TestDiskReserve(t *testing.T) {
 	}
 	defer db.Close()
 	write := func(keys ...string) error {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		for _, k := range keys {
 			if err := b.Set([]byte(k), []byte("v")); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return b.Commit(true)
+		return commit(db, b, true)
 	}
 	has := func(key string) bool {
 		_, ok, err := db.Get([]byte(key))
@@ -112,12 +112,12 @@ func TestDiskReserveAtOpen(t *testing.T) {
 		t.Fatalf("in memory: %v", err)
 	}
 	defer db.Close()
-	b := db.NewBatch()
-	defer b.Close()
+	b := begin(t, db)
+	defer b.Rollback()
 	if err := b.Set([]byte("k"), []byte("v")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(true); err != nil {
+	if err := commit(db, b, true); err != nil {
 		t.Errorf("in-memory commit with a full disk: %v", err)
 	}
 }

@@ -37,12 +37,12 @@ func TestDiskFullTmpfs(t *testing.T) {
 	}
 	value := make([]byte, 4096)
 	commit := func(key string) error {
-		b := db.NewBatch()
-		defer b.Close()
+		b := begin(t, db)
+		defer b.Rollback()
 		if err := b.Set([]byte(key), value); err != nil {
 			t.Fatal(err)
 		}
-		return b.Commit(false)
+		return b.Commit()
 	}
 	// The writer fills the disk; a commit caught in Pebble when the WAL
 	// stalls waits there until space is freed.

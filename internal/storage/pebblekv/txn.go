@@ -1,6 +1,7 @@
 package pebblekv
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -13,8 +14,7 @@ import (
 // commits and remembers, for every key written since the oldest open
 // transaction began, the number of the last commit that wrote it. A
 // transaction that began at number s conflicts with a commit numbered above
-// s that wrote one of its keys. Commits of transactions and batches are
-// applied under mu, in number order, so a snapshot taken under mu holds
+// s that wrote one of its keys. Commits are applied under mu, in number order, so a snapshot taken under mu holds
 // exactly the commits up to the current number.
 type commitLog struct {
 	mu      sync.Mutex
@@ -52,30 +52,23 @@ func (l *commitLog) release(start uint64) {
 }
 
 // commit applies b unless a commit numbered after start wrote one of b's
-// keys (ErrWriteConflict). start is nil for a plain batch, which never
-// conflicts but is seen by the transactions open meanwhile.
-func (l *commitLog) commit(b *pebble.Batch, start *uint64, sync bool) error {
+// keys (ErrWriteConflict).
+func (l *commitLog) commit(b *pebble.Batch, start uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if start != nil {
-		for r := b.Reader(); ; {
-			_, k, _, ok, err := r.Next()
-			if err != nil {
-				return err
-			}
-			if !ok {
-				break
-			}
-			if l.written[string(k)] > *start {
-				return storage.ErrWriteConflict
-			}
+	for r := b.Reader(); ; {
+		_, k, _, ok, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if l.written[string(k)] > start {
+			return storage.ErrWriteConflict
 		}
 	}
-	opts := pebble.NoSync
-	if sync {
-		opts = pebble.Sync
-	}
-	if err := b.Commit(opts); err != nil {
+	if err := b.Commit(pebble.NoSync); err != nil {
 		return err
 	}
 	l.seq++
@@ -123,13 +116,15 @@ func (l *commitLog) prune() {
 	}
 }
 
-// txn is a storage.Txn: a snapshot, an overlay of its writes, and its
-// commit number.
+// txn is a storage.Txn: a snapshot, the Pebble batch its writes go to (in
+// order, so the last write of a key wins), an overlay indexing the batch's
+// copies of them for its reads, and its commit number.
 type txn struct {
 	d     *DB
 	start uint64
 	snap  *pebble.Snapshot
 	view  *storage.Overlay
+	b     *pebble.Batch // nil until the first write
 	done  bool
 }
 
@@ -139,32 +134,76 @@ func (d *DB) Begin() (storage.Txn, error) {
 	return &txn{d: d, start: start, snap: snap, view: storage.NewOverlay(snapshot{snap})}, nil
 }
 
-func (t *txn) Get(key []byte) ([]byte, bool, error) { return t.view.Get(key) }
+// errEnded is the error of a read or write of a transaction that ended.
+var errEnded = errors.New("pebblekv: transaction already committed or rolled back")
 
-func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) { return t.view.NewIter(lower, upper) }
+func (t *txn) Get(key []byte) ([]byte, bool, error) {
+	if t.done {
+		return nil, false, errEnded
+	}
+	return t.view.Get(key)
+}
 
-func (t *txn) Set(key, value []byte) error { t.view.Set(key, value); return nil }
+func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) {
+	if t.done {
+		return nil, errEnded
+	}
+	return t.view.NewIter(lower, upper)
+}
 
-func (t *txn) Delete(key []byte) error { t.view.Delete(key); return nil }
+func (t *txn) batch() *pebble.Batch {
+	if t.b == nil {
+		t.b = t.d.db.NewBatch(pebble.WithMaxRetainedSizeBytes(batchRetained))
+	}
+	return t.b
+}
 
-// Commit implements storage.Txn.
+// Set implements storage.Txn: the batch copies key and value once, and the
+// overlay indexes that copy (it stays valid as the batch grows: Pebble
+// grows a batch into a new buffer).
+func (t *txn) Set(key, value []byte) error {
+	if t.done {
+		return errEnded
+	}
+	op := t.batch().SetDeferred(len(key), len(value))
+	copy(op.Key, key)
+	copy(op.Value, value)
+	if err := op.Finish(); err != nil {
+		return err
+	}
+	t.view.Put(op.Key, op.Value)
+	return nil
+}
+
+// Delete implements storage.Txn.
+func (t *txn) Delete(key []byte) error {
+	if t.done {
+		return errEnded
+	}
+	op := t.batch().DeleteDeferred(len(key))
+	copy(op.Key, key)
+	if err := op.Finish(); err != nil {
+		return err
+	}
+	t.view.Put(op.Key, nil)
+	return nil
+}
+
+// Commit implements storage.Txn. When the batch would take the disk below
+// its reserve, or the disk is full, it fails with OutOfDiskSpace and writes
+// nothing.
 func (t *txn) Commit() error {
 	if t.done {
 		return nil
 	}
 	defer t.Rollback()
-	if t.view.Len() == 0 {
+	if t.b == nil || t.b.Empty() {
 		return nil
 	}
-	b := t.d.db.NewBatch()
-	defer b.Close()
-	if err := t.view.Stage(&batch{b: b, space: t.d.space, log: t.d.log}); err != nil {
+	if err := t.d.space.check(t.b.Len()); err != nil {
 		return err
 	}
-	if err := t.d.space.check(b.Len()); err != nil {
-		return err
-	}
-	return t.d.log.commit(b, &t.start, false)
+	return t.d.log.commit(t.b, t.start)
 }
 
 // Rollback implements storage.Txn.
@@ -174,6 +213,11 @@ func (t *txn) Rollback() error {
 	}
 	t.done = true
 	t.d.log.end(t.start)
+	if t.b != nil {
+		t.b.Close()
+	}
+	// The overlay points into the batch's buffer, which Pebble reuses.
+	t.b, t.view = nil, nil
 	return t.snap.Close()
 }
 
