@@ -493,4 +493,3 @@ func (e *Engine) Databases() []string {
 	slices.Sort(out)
 	return out
 }
-

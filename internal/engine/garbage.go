@@ -91,4 +91,3 @@ func (e *Engine) collectGarbage() error {
 		return tx.Commit()
 	})
 }
-

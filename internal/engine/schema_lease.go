@@ -37,7 +37,9 @@ const DefaultSchemaLease = 45 * time.Second
 // version:8 expiry:8 (Unix nanoseconds).
 var keyFrontendPrefix = []byte{spaceMeta, 'f', 'e', 0}
 
-func frontendKey(id string) []byte { return append(keyFrontendPrefix[:len(keyFrontendPrefix):len(keyFrontendPrefix)], id...) }
+func frontendKey(id string) []byte {
+	return append(keyFrontendPrefix[:len(keyFrontendPrefix):len(keyFrontendPrefix)], id...)
+}
 
 // leaseMargin is how long before its registered expiry a frontend stops
 // writing, so that a write it admitted commits before others count its
