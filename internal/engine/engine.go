@@ -33,7 +33,10 @@ type Options struct {
 	SortMemoryLimit int64
 	Logger          *slog.Logger
 	// FrontendID names this engine among those sharing its store (see
-	// schema_lease.go); it must differ between them. Empty: a random id.
+	// schema_lease.go): engines over one store must have different ids.
+	// Empty means DefaultFrontendID, right for a store no other engine
+	// uses (Pebble's directory lock): a restart then takes over the
+	// registration and jobs lease its predecessor may have left.
 	FrontendID string
 	// SchemaLease is how long a frontend's catalog image stays valid
 	// without renewal; zero means DefaultSchemaLease.
@@ -141,7 +144,7 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	}
 	e.frontendID, e.lease = opts.FrontendID, opts.SchemaLease
 	if e.frontendID == "" {
-		e.frontendID = randomFrontendID()
+		e.frontendID = DefaultFrontendID
 	}
 	if e.lease <= 0 {
 		e.lease = DefaultSchemaLease

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"crypto/rand"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"time"
 
@@ -46,12 +44,8 @@ func frontendKey(id string) []byte {
 // lease as expired.
 func (e *Engine) leaseMargin() time.Duration { return e.lease / 8 }
 
-// randomFrontendID names a frontend that was not given an id.
-func randomFrontendID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+// DefaultFrontendID is the id of an engine given none.
+const DefaultFrontendID = "local"
 
 // heartbeat reloads the image if the catalog changed and renews this
 // frontend's lease with the version loaded.
