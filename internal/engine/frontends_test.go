@@ -381,7 +381,7 @@ func TestFrontendsExpiredLeaseRefusesWrites(t *testing.T) {
 	time.Sleep(lease + 50*time.Millisecond)
 	_, _, err := fe[1].Insert("test", "l", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{})
 	me := mongoerr.As(err)
-	if me == nil || me.Code != mongoerr.NotWritablePrimary || !strings.Contains(strings.Join(me.Labels, ","), retryableWriteError) {
+	if err == nil || me == nil || me.Code != mongoerr.NotWritablePrimary || !strings.Contains(strings.Join(me.Labels, ","), retryableWriteError) {
 		t.Fatalf("write with an expired lease: %v, want NotWritablePrimary labelled %s", err, retryableWriteError)
 	}
 	start := time.Now()
@@ -425,5 +425,39 @@ func TestSingleFrontendDDLDoesNotWait(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("DDL on a single frontend took %v", d)
+	}
+}
+
+// TestFrontendsTxnSpanningIndexBuild opens a transaction on one frontend
+// and writes a document, then builds an index on another: the backfill
+// cannot see the uncommitted document and the transaction's entries were
+// computed without the index, so its commit fails with WriteConflict (a
+// transient error drivers retry) and the index stays exact.
+func TestFrontendsTxnSpanningIndexBuild(t *testing.T) {
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	if _, _, err := fe[0].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 0, "a": 0}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	txn := mustBegin(t, fe[1])
+	if _, _, err := fe[1].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateIndex(t, fe[0], "tx", `{"a": 1}`, false)
+	if err := txn.Commit(); !mongoerr.Is(err, mongoerr.WriteConflict) {
+		t.Fatalf("commit across an index build: %v, want WriteConflict", err)
+	}
+	if res := mustValidate(t, fe[0], "tx"); res.Records != 1 || res.KeysPerIndex["a_1"] != 1 {
+		t.Errorf("after the failed commit: %d documents, %d keys", res.Records, res.KeysPerIndex["a_1"])
+	}
+	// Run again, it commits with the index maintained.
+	txn = mustBegin(t, fe[1])
+	if _, _, err := fe[1].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustValidate(t, fe[0], "tx"); res.Records != 2 || res.KeysPerIndex["a_1"] != 2 {
+		t.Errorf("after the retry: %d documents, %d keys", res.Records, res.KeysPerIndex["a_1"])
 	}
 }
