@@ -109,20 +109,42 @@ func (e *Engine) checkLease() error {
 const retryableWriteError = "RetryableWriteError"
 
 // runHeartbeat renews the lease (and the jobs lease) every lease/4 until
-// the engine closes.
+// the engine closes, and looks at the catalog version more often (every
+// versionPoll, at most lease/4): a newer one is loaded and reported at
+// once, so that a schema change waits about that long per state for each
+// other frontend rather than lease/4.
 func (e *Engine) runHeartbeat() {
 	defer close(e.heartbeatDone)
-	t := time.NewTicker(e.lease / 4)
+	every := e.lease / 4
+	t := time.NewTicker(min(versionPoll, every))
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-t.C:
 			if e.pauseHeartbeat.Load() {
 				continue
 			}
+			renew := time.Since(last) >= every-every/8
+			if !renew {
+				v, err := readVersion(e.kv)
+				if err != nil {
+					e.log.Error("reading the catalog version", "err", err)
+					continue
+				}
+				if v == e.cat.version.Load() {
+					continue
+				}
+			}
+			start := time.Now()
 			if err := e.heartbeat(); err != nil {
 				e.log.Error("schema lease", "err", err)
+				continue
 			}
+			if !renew {
+				continue
+			}
+			last = start
 			if err := e.renewJobs(); err != nil {
 				e.log.Error("jobs lease", "err", err)
 			}
@@ -136,6 +158,10 @@ func (e *Engine) runHeartbeat() {
 		}
 	}
 }
+
+// versionPoll is how often a frontend reads the catalog version between
+// renewals.
+const versionPoll = time.Second
 
 // unregister removes this frontend from the registry (at Close).
 func (e *Engine) unregister() error {
