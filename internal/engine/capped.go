@@ -120,7 +120,6 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 	if int64(len(next)) > c.Options.Size {
 		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", c.Options.Size)
 	}
-	seq := st.nextSeq
 	size, count := st.size+int64(len(next)), st.count+1
 	pre := naturalPrefix(c.ID)
 	it, err := tx.NewIter(pre, keyenc.PrefixEnd(pre))
@@ -128,6 +127,13 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 		return nil, err
 	}
 	defer it.Close()
+	// The insertion number follows the last one in tx's snapshot too: an
+	// insert of another engine then makes both write the same entry, and
+	// the later commit conflicts instead of overwriting it.
+	seq := st.nextSeq
+	if it.Last() {
+		seq = max(seq, binary.BigEndian.Uint64(it.Key()[len(pre):])+1)
+	}
 	for it.First(); it.Valid() && (size > c.Options.Size || (c.Options.Max > 0 && count > c.Options.Max)); it.Next() {
 		victimKey := docKeyFromEncodedID(c.ID, it.Value())
 		victim, found, err := tx.Get(victimKey)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"math"
@@ -234,7 +235,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 // (a create that failed, a transaction that aborted).
 func (e *Engine) allocCollID() (uint32, error) {
 	var id uint32
-	err := e.retry(nil, func(tx storage.Txn) error {
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
 		id = 1
 		v, ok, err := tx.Get(keyNextCollID)
 		if err != nil {

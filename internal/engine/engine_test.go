@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"testing"
@@ -86,7 +87,7 @@ func mustBegin(tb testing.TB, e *Engine) *Txn {
 // format), in a transaction run again while it conflicts.
 func rawWrite(tb testing.TB, e *Engine, write func(tx storage.Txn) error) {
 	tb.Helper()
-	if err := e.retry(nil, func(tx storage.Txn) error {
+	if err := e.retry(context.Background(), func(tx storage.Txn) error {
 		if err := write(tx); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 
@@ -82,7 +83,7 @@ func (e *Engine) collectGarbage() error {
 	if err := errors.Join(it.Error(), it.Close()); err != nil || len(done) == 0 {
 		return err
 	}
-	return e.retry(nil, func(tx storage.Txn) error {
+	return e.retry(context.Background(), func(tx storage.Txn) error {
 		for _, k := range done {
 			if err := tx.Delete(k); err != nil {
 				return err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -227,7 +228,7 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			return errDropped
 		}
 		ixs := buildingIndexes(c, ids)
-		err := e.retry(nil, func(tx storage.Txn) error {
+		err := e.retry(context.Background(), func(tx storage.Txn) error {
 			if tries++; tries > 1 {
 				limit = max(limit/2, 1)
 			}

@@ -13,10 +13,17 @@ type Overlay struct {
 	// keys are sorted; vals[i] is nil for a deletion of keys[i].
 	keys [][]byte
 	vals [][]byte
+	// The first writes go here, sparing the allocations of a single
+	// document's write (document, index entries, session record).
+	keyBuf, valBuf [4][]byte
 }
 
 // NewOverlay returns an empty overlay over base.
-func NewOverlay(base Reader) *Overlay { return &Overlay{base: base} }
+func NewOverlay(base Reader) *Overlay {
+	o := &Overlay{base: base}
+	o.keys, o.vals = o.keyBuf[:0], o.valBuf[:0]
+	return o
+}
 
 func (o *Overlay) find(key []byte) (int, bool) {
 	i := sort.Search(len(o.keys), func(i int) bool { return bytes.Compare(o.keys[i], key) >= 0 })

@@ -52,10 +52,12 @@ func (l *commitLog) release(start uint64) {
 }
 
 // commit applies b unless a commit numbered after start wrote one of b's
-// keys (ErrWriteConflict).
+// keys (ErrWriteConflict), and ends the transaction that began at start:
+// its keys need recording only for the other transactions open.
 func (l *commitLog) commit(b *pebble.Batch, start uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.release(start)
 	for r := b.Reader(); ; {
 		_, k, _, ok, err := r.Next()
 		if err != nil {
@@ -125,6 +127,8 @@ type txn struct {
 	snap  *pebble.Snapshot
 	view  *storage.Overlay
 	b     *pebble.Batch // nil until the first write
+	// ended is set once the commit log no longer counts t as open.
+	ended bool
 	done  bool
 }
 
@@ -203,6 +207,7 @@ func (t *txn) Commit() error {
 	if err := t.d.space.check(t.b.Len()); err != nil {
 		return err
 	}
+	t.ended = true
 	return t.d.log.commit(t.b, t.start)
 }
 
@@ -212,7 +217,9 @@ func (t *txn) Rollback() error {
 		return nil
 	}
 	t.done = true
-	t.d.log.end(t.start)
+	if !t.ended {
+		t.d.log.end(t.start)
+	}
 	if t.b != nil {
 		t.b.Close()
 	}
