@@ -137,4 +137,3 @@ func TestFrontendsSeeEachOthersCollections(t *testing.T) {
 		t.Fatalf("listCollections after the drop: %v, %v", names, err)
 	}
 }
-
