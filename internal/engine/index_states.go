@@ -34,9 +34,9 @@ import (
 //     no delete-only frontend is left, rewrites every document's entries.
 //     In a drop no entry is read again, so stale entries are harmless.
 //   - write-only / public: every writer maintains the index, so readers of
-//     the public image find exactly the documents' entries. No write-only
-//     writer is left when a drop removes entries... of an index nobody
-//     reads.
+//     the public image find exactly the documents' entries.
+//   - after the last state of a drop, its entries are removed only once
+//     every live frontend loaded it: no writer adds one again.
 // The backfill indexes each batch of documents in a storage transaction
 // that reads the documents: a concurrent writer (write-only, so it
 // maintains the index) that changes one of them either commits before the
