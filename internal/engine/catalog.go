@@ -197,7 +197,10 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 			return c
 		}
 	}
-	if c := e.cat.get(db, name); c != nil {
+	if c := e.cat.get(db, name); c != nil || txn != nil {
+		// A transaction does not reload: a reload may wait for a writer
+		// that waits for this transaction. Its commit finds a collection
+		// another frontend created meanwhile (stageCreated).
 		return c
 	}
 	if err := e.reloadCatalog(); err != nil {

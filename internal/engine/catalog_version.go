@@ -241,7 +241,9 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Options = ent.Options
+	if !c.Options.Equal(ent.Options) {
+		c.Options = ent.Options // only a new object's: no change alters options
+	}
 	c.nextIndexID = uint32(ent.NextIndexID)
 	if pubChanged || c.indexes.Load() == nil {
 		c.indexes.Store(&public)

@@ -193,7 +193,12 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		// The catalog lock is taken before any document lock, as drop and
 		// rename take it before the collection's, so that no collection
 		// of the same name appears between this check and the commit.
-		e.cat.mu.Lock()
+		// A reload holding it may wait for a writer that waits for this
+		// transaction: the commit then fails (transiently) rather than
+		// wait (lockCatalogForCommit).
+		if !e.lockCatalogForCommit() {
+			return writeConflict()
+		}
 		defer e.cat.mu.Unlock()
 		for _, c := range t.createdOrder {
 			if e.cat.colls[nsKey(c.DB, c.Name)] != nil {

@@ -1,5 +1,7 @@
 package engine
 
+import "time"
+
 // A multi-document transaction computes a document's index entries when
 // its statement runs but commits them later, possibly after index state
 // changes this frontend loaded meanwhile (a build that went public, its
@@ -59,4 +61,22 @@ func (t *Txn) lockImages() (func(), error) {
 		}
 	}
 	return unlock, nil
+}
+
+// catalogCommitWait bounds how long a transaction's commit waits for the
+// catalog lock.
+const catalogCommitWait = 200 * time.Millisecond
+
+// lockCatalogForCommit takes e.cat.mu for a transaction's commit, giving
+// up after catalogCommitWait: the holder may be a reload waiting for a
+// writer that waits for the committing transaction's intents.
+func (e *Engine) lockCatalogForCommit() bool {
+	deadline := time.Now().Add(catalogCommitWait)
+	for !e.cat.mu.TryLock() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
 }
