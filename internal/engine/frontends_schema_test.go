@@ -454,3 +454,33 @@ func TestFrontendsTxnSpanningIndexBuild(t *testing.T) {
 		t.Errorf("after the retry: %d documents, %d keys", res.Records, res.KeysPerIndex["a_1"])
 	}
 }
+
+// TestFrontendsMultikeyKnownBeforeTheWrite makes an index multikey through
+// one frontend: when the write returns, the other frontend already plans
+// with the index as multikey, so a range query whose bounds it must not
+// intersect finds the array document there at once.
+func TestFrontendsMultikeyKnownBeforeTheWrite(t *testing.T) {
+	fe := openFrontends(t, 2, time.Second)
+	mustCreateIndex(t, fe[0], "mk", `{"a": 1}`, false)
+	if _, _, err := fe[0].Insert("test", "mk", []bson.Raw{ext(t, `{"_id": 0, "a": 9}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fe[0].Collection("test", "mk").FindIndex("a_1").Multikey() {
+		t.Fatal("multikey before any array")
+	}
+	if _, _, err := fe[1].Insert("test", "mk", []bson.Raw{ext(t, `{"_id": 1, "a": [1, 5]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !fe[0].Collection("test", "mk").FindIndex("a_1").Multikey() {
+		t.Fatal("the other frontend does not know the index is multikey")
+	}
+	cur, err := fe[0].Find("test", "mk", FindOptions{Filter: ext(t, `{"a": {"$gt": 2, "$lt": 4}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	if err != nil || doc == nil || doc.Lookup("_id").Int32() != 1 {
+		t.Fatalf("range query through the other frontend: %v, %v", doc, err)
+	}
+}

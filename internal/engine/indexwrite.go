@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -140,25 +141,48 @@ func (ch indexChanges) stage(tx storage.Txn) error {
 	return nil
 }
 
-// persistMultikey records in tx the multikey flags c's indexes have in
-// this frontend's image, in the stored catalog entry as tx reads it
-// (another frontend may have changed it since this image was loaded), with
-// the next catalog version so that the other frontends reload it; tx then
-// conflicts with any catalog change committed meanwhile. Writers call it
-// when they made an index multikey; metaMu orders their catalog writes.
-func (e *Engine) persistMultikey(tx storage.Txn, c *Collection) error {
+// persistMultikey makes the multikey flags c's indexes have in this
+// frontend's image known to every frontend before the write that raised
+// them commits: it records them in the stored catalog entry, with a new
+// catalog version, in a transaction of its own, then waits until every
+// live frontend has loaded that version (at once when there is no other).
+// So no frontend plans a query with an index it believes is not multikey
+// over a snapshot holding the array that made it multikey (the planner may
+// intersect bounds of a non-multikey index). The write's own transaction
+// stages nothing: it would only conflict with that catalog change. metaMu
+// orders writers raising the flags of one collection.
+func (e *Engine) persistMultikey(_ storage.Txn, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
+	var v uint64
+	changed := false
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
+		var err error
+		if v, changed, err = stageMultikey(tx, c); err != nil || !changed {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil || !changed {
+		return err
+	}
+	return e.awaitVersion(v)
+}
+
+// stageMultikey stages in tx the stored entry of c with the multikey flags
+// of c's image, and the next catalog version, which it returns, unless the
+// entry has them already (or c was dropped).
+func stageMultikey(tx storage.Txn, c *Collection) (uint64, bool, error) {
 	raw, ok, err := tx.Get(catalogKey(c.DB, c.Name))
 	if err != nil || !ok {
-		return err // dropped: nothing to record
+		return 0, false, err
 	}
 	var ent catalogEntry
 	if err := bson.Unmarshal(raw, &ent); err != nil {
-		return err
+		return 0, false, err
 	}
 	if uint32(ent.ID) != c.ID {
-		return nil
+		return 0, false, nil
 	}
 	changed := false
 	mine := append(slices.Clone(c.Indexes()), c.Building()...)
@@ -170,16 +194,16 @@ func (e *Engine) persistMultikey(tx storage.Txn, c *Collection) error {
 		}
 	}
 	if !changed {
-		return nil
+		return 0, false, nil
 	}
 	v, err := readVersion(tx)
-	if err != nil {
-		return err
+	if err == nil {
+		err = setVersion(tx, v+1)
 	}
-	if err := setVersion(tx, v+1); err != nil {
-		return err
+	if err == nil {
+		err = putEntry(tx, c.DB, c.Name, ent)
 	}
-	return putEntry(tx, c.DB, c.Name, ent)
+	return v + 1, err == nil, err
 }
 
 // invalidateHints removes the seek hints the puts of ch fall into; writers
