@@ -288,3 +288,39 @@ func findOne(t *testing.T, e *Engine, coll, filter string) bson.Raw {
 	}
 	return doc
 }
+
+// TestTxnCommitConflictsWithOtherEngine: a document a transaction of one
+// engine wrote is updated through another engine, which sees no intent;
+// the storage transaction's commit then fails, and the transaction with
+// it: WriteConflict labelled TransientTransactionError, nothing of it
+// applied, and the transaction aborted.
+func TestTxnCommitConflictsWithOtherEngine(t *testing.T) {
+	db := openMem(t)
+	first := openEngine(t, db)
+	if _, _, err := first.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "n": 0}`), ext(t, `{"_id": 2, "n": 0}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	second := openEngine(t, db)
+	txn := mustBegin(t, first)
+	for _, id := range []int{1, 2} {
+		if _, err := first.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$set": {"n": 1}}`), WriteOptions: WriteOptions{Txn: txn}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := second.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 2}`), Update: ext(t, `{"$set": {"n": 2}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	err := txn.Commit()
+	me, ok := err.(*mongoerr.Error)
+	if !ok || me.Code != mongoerr.WriteConflict || !slices.Contains(me.Labels, TransientTransactionError) {
+		t.Fatalf("commit: %v, want WriteConflict labelled %s", err, TransientTransactionError)
+	}
+	if err := txn.Commit(); !mongoerr.Is(err, mongoerr.NoSuchTransaction) {
+		t.Fatalf("commit after the conflict: %v, want NoSuchTransaction", err)
+	}
+	for id, want := range map[int]int32{1: 0, 2: 2} {
+		if got := findOne(t, first, "c", fmt.Sprintf(`{"_id": %d}`, id)).Lookup("n").Int32(); got != want {
+			t.Errorf("_id %d has n %d, want %d", id, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package pebblekv
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/batchrepr"
@@ -14,28 +15,44 @@ import (
 // commits and remembers, for every key written since the oldest open
 // transaction began, the number of the last commit that wrote it. A
 // transaction that began at number s conflicts with a commit numbered above
-// s that wrote one of its keys. Commits are applied under mu, in number order, so a snapshot taken under mu holds
-// exactly the commits up to the current number.
+// s that wrote one of its keys. Commits are applied under mu, in number
+// order, each counted in seq before it is applied.
+//
+// A transaction takes no Pebble snapshot of its own: while no commit has
+// been applied since it began, the latest state is its state, and a read
+// checks seq before and after to know it read that state. The first commit
+// after a number at which transactions are open takes, before it applies,
+// one snapshot they all read from then on (as does an iterator, which
+// needs a fixed state for its life), closed when the last of them ends. A
+// lone writer, whose reads and commit meet no other commit, never takes a
+// snapshot: Pebble's cost of closing one (a compaction check under its
+// mutex, and allocations) was a tenth of a one-document update.
 type commitLog struct {
-	mu      sync.Mutex
-	seq     uint64
+	mu sync.Mutex
+	// seq is the number of the last commit begun; written under mu, read
+	// without it by transactions checking that nothing was committed.
+	seq     atomic.Uint64
 	written map[string]uint64
 	// active counts the open transactions by the number they began at.
 	active map[uint64]int
+	// snaps are the states at the numbers open transactions began at, once
+	// a later commit (or an iterator) needed them.
+	snaps map[uint64]*pebble.Snapshot
 	// sincePrune counts commits since written was last pruned.
 	sincePrune int
 }
 
 func newCommitLog() *commitLog {
-	return &commitLog{written: map[string]uint64{}, active: map[uint64]int{}}
+	return &commitLog{written: map[string]uint64{}, active: map[uint64]int{}, snaps: map[uint64]*pebble.Snapshot{}}
 }
 
-// begin registers a transaction starting now and takes its snapshot.
-func (l *commitLog) begin(db *pebble.DB) (uint64, *pebble.Snapshot) {
+// begin registers a transaction starting now and returns its number.
+func (l *commitLog) begin() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.active[l.seq]++
-	return l.seq, db.NewSnapshot()
+	start := l.seq.Load()
+	l.active[start]++
+	return start
 }
 
 // end deregisters a transaction that began at start.
@@ -48,13 +65,36 @@ func (l *commitLog) end(start uint64) {
 func (l *commitLog) release(start uint64) {
 	if l.active[start]--; l.active[start] <= 0 {
 		delete(l.active, start)
+		if s := l.snaps[start]; s != nil {
+			s.Close()
+			delete(l.snaps, start)
+		}
 	}
+}
+
+// keep takes the snapshot of the current number for the transactions open
+// at it, unless taken already; the caller holds mu.
+func (l *commitLog) keep(db *pebble.DB) {
+	seq := l.seq.Load()
+	if l.active[seq] > 0 && l.snaps[seq] == nil {
+		l.snaps[seq] = db.NewSnapshot()
+	}
+}
+
+// snapshot returns the state at start of a transaction open since then.
+func (l *commitLog) snapshot(db *pebble.DB, start uint64) *pebble.Snapshot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seq.Load() == start {
+		l.keep(db)
+	}
+	return l.snaps[start]
 }
 
 // commit applies b unless a commit numbered after start wrote one of b's
 // keys (ErrWriteConflict), and ends the transaction that began at start:
 // its keys need recording only for the other transactions open.
-func (l *commitLog) commit(b *pebble.Batch, start uint64) error {
+func (l *commitLog) commit(db *pebble.DB, b *pebble.Batch, start uint64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.release(start)
@@ -70,10 +110,11 @@ func (l *commitLog) commit(b *pebble.Batch, start uint64) error {
 			return storage.ErrWriteConflict
 		}
 	}
+	l.keep(db)
+	l.seq.Add(1)
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return err
 	}
-	l.seq++
 	if len(l.active) > 0 {
 		if err := l.record(b.Reader()); err != nil {
 			return err
@@ -91,7 +132,7 @@ func (l *commitLog) record(r batchrepr.Reader) error {
 		if err != nil || !ok {
 			return err
 		}
-		l.written[string(k)] = l.seq
+		l.written[string(k)] = l.seq.Load()
 	}
 }
 
@@ -99,7 +140,9 @@ func (l *commitLog) record(r batchrepr.Reader) error {
 // numbered at or below the oldest open transaction's start.
 func (l *commitLog) prune() {
 	if len(l.active) == 0 {
-		clear(l.written)
+		if len(l.written) > 0 {
+			clear(l.written)
+		}
 		l.sincePrune = 0
 		return
 	}
@@ -107,7 +150,7 @@ func (l *commitLog) prune() {
 		return
 	}
 	l.sincePrune = 0
-	oldest := l.seq
+	oldest := l.seq.Load()
 	for s := range l.active {
 		oldest = min(oldest, s)
 	}
@@ -118,13 +161,14 @@ func (l *commitLog) prune() {
 	}
 }
 
-// txn is a storage.Txn: a snapshot, the Pebble batch its writes go to (in
-// order, so the last write of a key wins), an overlay indexing the batch's
-// copies of them for its reads, and its commit number.
+// txn is a storage.Txn: its commit number, the snapshot of its state once
+// it needs one (shared, see commitLog), the Pebble batch its writes go to
+// (in order, so the last write of a key wins), and an overlay indexing the
+// batch's copies of them over its state, for its reads.
 type txn struct {
 	d     *DB
 	start uint64
-	snap  *pebble.Snapshot
+	snap  *pebble.Snapshot // nil until needed; owned by the commit log
 	view  *storage.Overlay
 	b     *pebble.Batch // nil until the first write
 	// ended is set once the commit log no longer counts t as open.
@@ -134,9 +178,45 @@ type txn struct {
 
 // Begin implements storage.KV.
 func (d *DB) Begin() (storage.Txn, error) {
-	start, snap := d.log.begin(d.db)
-	return &txn{d: d, start: start, snap: snap, view: storage.NewOverlay(snapshot{snap})}, nil
+	t := &txn{d: d, start: d.log.begin()}
+	t.view = storage.NewOverlay(state{t})
+	return t, nil
 }
+
+// state is what a transaction reads under its own writes: the committed
+// state at its start.
+type state struct{ t *txn }
+
+func (s state) Get(key []byte) ([]byte, bool, error) {
+	t := s.t
+	if t.snap == nil {
+		l := t.d.log
+		if l.seq.Load() == t.start {
+			v, ok, err := t.d.Get(key)
+			if l.seq.Load() == t.start {
+				return v, ok, err
+			}
+		}
+		if t.snap = l.snapshot(t.d.db, t.start); t.snap == nil {
+			return nil, false, errNoState
+		}
+	}
+	return get(t.snap.Get(key))
+}
+
+func (s state) NewIter(lower, upper []byte) (storage.Iter, error) {
+	t := s.t
+	if t.snap == nil {
+		if t.snap = t.d.log.snapshot(t.d.db, t.start); t.snap == nil {
+			return nil, errNoState
+		}
+	}
+	return t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+}
+
+// errNoState would be the error of a transaction whose state no snapshot
+// kept: a commit after its start failed to keep one (a bug).
+var errNoState = errors.New("pebblekv: no snapshot kept the transaction's state")
 
 // errEnded is the error of a read or write of a transaction that ended.
 var errEnded = errors.New("pebblekv: transaction already committed or rolled back")
@@ -208,7 +288,7 @@ func (t *txn) Commit() error {
 		return err
 	}
 	t.ended = true
-	return t.d.log.commit(t.b, t.start)
+	return t.d.log.commit(t.d.db, t.b, t.start)
 }
 
 // Rollback implements storage.Txn.
@@ -224,8 +304,8 @@ func (t *txn) Rollback() error {
 		t.b.Close()
 	}
 	// The overlay points into the batch's buffer, which Pebble reuses.
-	t.b, t.view = nil, nil
-	return t.snap.Close()
+	t.b, t.view, t.snap = nil, nil, nil
+	return nil
 }
 
 // DeleteRange implements storage.KV.

@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/folio-db/folio/internal/storage"
@@ -33,6 +35,7 @@ var cases = []struct {
 	{"RollbackDiscards", rollbackDiscards},
 	{"DeleteRange", deleteRange},
 	{"ConcurrentIncrements", concurrentIncrements},
+	{"SnapshotUnderCommits", snapshotUnderCommits},
 }
 
 func set(t *testing.T, kv storage.KV, kvs ...string) {
@@ -255,5 +258,75 @@ func concurrentIncrements(t *testing.T, kv storage.KV) {
 	}
 	if got := get(t, kv, "n"); got != fmt.Sprint(workers*each) {
 		t.Fatalf("counter %s after %d increments", got, workers*each)
+	}
+}
+
+// snapshotUnderCommits: transactions read two keys that every writer
+// changes together (their sum is constant), with commits landing between
+// Begin and the reads and between the reads, by point reads and by
+// iteration; each must see the sum.
+func snapshotUnderCommits(t *testing.T, kv storage.KV) {
+	const total = 1000
+	set(t, kv, "a", "500", "b", "500")
+	num := func(v []byte) int {
+		var n int
+		fmt.Sscan(string(v), &n)
+		return n
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 2 {
+		wg.Go(func() {
+			for i := 0; !stop.Load(); i++ {
+				tx, err := kv.Begin()
+				if err != nil {
+					errs <- err
+					return
+				}
+				a, _, _ := tx.Get([]byte("a"))
+				b, _, _ := tx.Get([]byte("b"))
+				d := (i+w)%7 - 3
+				_ = tx.Set([]byte("a"), []byte(fmt.Sprint(num(a)+d)))
+				_ = tx.Set([]byte("b"), []byte(fmt.Sprint(num(b)-d)))
+				if err := tx.Commit(); err != nil && !errors.Is(err, storage.ErrWriteConflict) {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	for r := range 200 {
+		tx, err := kv.Begin()
+		must(t, err)
+		for range r % 3 {
+			runtime.Gosched() // let commits land after Begin
+		}
+		a := get(t, tx, "a")
+		runtime.Gosched()
+		b := get(t, tx, "b")
+		if num([]byte(a))+num([]byte(b)) != total {
+			t.Errorf("point reads see a=%s b=%s", a, b)
+		}
+		if r%2 == 0 {
+			it, err := tx.NewIter(nil, nil)
+			must(t, err)
+			sum := 0
+			for ok := it.First(); ok; ok = it.Next() {
+				runtime.Gosched()
+				sum += num(it.Value())
+			}
+			must(t, it.Close())
+			if sum != total {
+				t.Errorf("iteration sums to %d, point reads a=%s b=%s", sum, a, b)
+			}
+		}
+		must(t, tx.Rollback())
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }
