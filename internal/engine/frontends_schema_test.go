@@ -484,3 +484,60 @@ func TestFrontendsMultikeyKnownBeforeTheWrite(t *testing.T) {
 		t.Fatalf("range query through the other frontend: %v, %v", doc, err)
 	}
 }
+
+// TestFrontendsDropDatabase drops a database through one frontend: the
+// other no longer lists it when the drop returns, and none of its data is
+// left in the store.
+func TestFrontendsDropDatabase(t *testing.T) {
+	fe := openFrontends(t, 2, time.Second)
+	var ids []uint32
+	for i := range 3 {
+		coll := fmt.Sprintf("c%d", i)
+		if _, _, err := fe[0].Insert("dd", coll, []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fe[0].CreateIndexes("dd", coll, []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, fe[0].Collection("dd", coll).ID)
+	}
+	if err := fe[1].DropDatabase("dd"); err != nil {
+		t.Fatal(err)
+	}
+	if dbs := fe[0].Databases(); len(dbs) != 0 {
+		t.Errorf("databases after the drop: %v", dbs)
+	}
+	for _, id := range ids {
+		for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
+			lo, hi := span(id)
+			if n := countKeys(t, fe[0], lo, hi); n != 0 {
+				t.Errorf("collection %d: %d keys left", id, n)
+			}
+		}
+	}
+}
+
+// TestFrontendsGarbageOfAStoppedDropper drops a collection's catalog entry
+// as a frontend that stops before removing the data would: the holder of
+// the jobs lease removes it.
+func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
+	fe := openFrontends(t, 2, 200*time.Millisecond)
+	if _, _, err := fe[0].Insert("test", "g", []bson.Raw{ext(t, `{"_id": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := fe[1].Collection("test", "g")
+	fe[1].cat.mu.Lock()
+	_, err := fe[1].dropLocked([]*Collection{c})
+	fe[1].cat.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := docSpan(c.ID)
+	deadline := time.Now().Add(3 * time.Second)
+	for countKeys(t, fe[0], lo, hi) != 0 || countKeys(t, fe[0], keyGarbagePrefix, []byte{spaceMeta, 'g', 'c', 1}) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the dropped collection's data was not removed by the jobs lease holder")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
