@@ -161,6 +161,9 @@ type storedIndex struct {
 	Multikey bool     `bson:"multikey,omitempty"`
 	// State is the index's schema state; public (0) when absent.
 	State indexState `bson:"state,omitempty"`
+	// Builder is the frontend moving a non-public index through its
+	// states (index_states.go).
+	Builder string `bson:"builder,omitempty"`
 }
 
 // catalog is the engine's image of the stored catalog (see
@@ -291,7 +294,7 @@ func putCatalogEntry(w kvWriter, coll *Collection) error {
 func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state})
+		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder})
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {

@@ -269,7 +269,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 			prev = ix
 		}
 	}
-	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State {
+	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State && prev.builder == si.Builder {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
@@ -279,7 +279,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.state = si.State
+	ix.state, ix.builder = si.State, si.Builder
 	ix.multikey.Store(si.Multikey)
 	if prev != nil {
 		ix.hints = prev.hints

@@ -124,10 +124,14 @@ type Engine struct {
 	// pauseHeartbeat stops renewals (tests: a frontend cut off).
 	pauseHeartbeat atomic.Bool
 	heartbeatDone  chan struct{}
-	closeOnce      sync.Once
-	closeErr       error
-	stop           chan struct{}
-	done           chan struct{}
+	// retiring is set while retireAbandoned runs; jobs counts the
+	// background jobs Close waits for.
+	retiring  atomic.Bool
+	jobs      sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -175,6 +179,7 @@ func (e *Engine) Close() error {
 		close(e.stop)
 		<-e.done
 		<-e.heartbeatDone
+		e.jobs.Wait()
 		e.closeErr = errors.Join(e.unregister(), e.kv.Sync())
 	})
 	return e.closeErr

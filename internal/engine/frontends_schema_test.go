@@ -541,3 +541,45 @@ func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestFrontendsAbandonedBuildRetired leaves an index half built by a
+// frontend that then stops: the jobs-lease holder retires it, and the
+// index can be built again.
+func TestFrontendsAbandonedBuildRetired(t *testing.T) {
+	fe := openFrontends(t, 2, 200*time.Millisecond)
+	if !fe[0].RunsJobs() {
+		t.Fatal("the first frontend does not hold the jobs lease")
+	}
+	if _, _, err := fe[1].Insert("test", "ab", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := fe[1].Collection("test", "ab")
+	ix, err := newIndex(0, IndexSpec{Key: ext(t, `{"a": 1}`), ExpireAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.state, ix.builder = stateDeleteOnly, fe[1].frontendID
+	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); !mongoerr.Is(err, mongoerr.IndexBuildAlreadyInProgress) {
+		t.Fatalf("build while another is in progress: %v", err)
+	}
+	if err := fe[1].Close(); err != nil { // stops midway
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(fe[0].Collection("test", "ab").Building()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the abandoned build was not retired")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mustCreateIndex(t, fe[0], "ab", `{"a": 1}`, false)
+	if res := mustValidate(t, fe[0], "ab"); res.KeysPerIndex["a_1"] != 1 {
+		t.Errorf("a_1 holds %d keys, want 1", res.KeysPerIndex["a_1"])
+	}
+}

@@ -41,6 +41,9 @@ type Index struct {
 	// state is the index's schema state (index_states.go); an Index's
 	// state never changes, a new state is a new Index.
 	state indexState
+	// builder is the frontend moving a non-public index through its
+	// states.
+	builder string
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints

@@ -88,7 +88,7 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 			}
 		}
 		for _, ix := range append(append(append([]*Index(nil), cur.Indexes()...), cur.Building()...), add...) {
-			si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state}
+			si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
 			if edit != nil {
 				keep, err := edit(&si)
 				if err != nil {
@@ -118,7 +118,10 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) e
 				if si.State != from {
 					return false, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name)
 				}
-				si.State = to
+				si.State, si.Builder = to, e.frontendID
+				if to == statePublic {
+					si.Builder = ""
+				}
 			}
 		}
 		return true, nil
@@ -161,7 +164,7 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 // writers. A failed or interrupted build is retired, leaving no entries.
 func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgress) error {
 	for _, ix := range build {
-		ix.state = stateDeleteOnly
+		ix.state, ix.builder = stateDeleteOnly, e.frontendID
 	}
 	v, err := e.changeIndexes(c, nil, build, nil)
 	if err != nil {
@@ -326,4 +329,33 @@ func putEntry(w kvWriter, db, name string, ent catalogEntry) error {
 		return err
 	}
 	return w.Set(catalogKey(db, name), v)
+}
+
+// retireAbandoned retires the indexes left in a build's or drop's states
+// by a frontend whose lease expired (it stopped midway): the jobs-lease
+// holder runs it. Their entries are removed as a drop's.
+func (e *Engine) retireAbandoned() error {
+	live, err := e.liveFrontends()
+	if err != nil {
+		return err
+	}
+	e.cat.mu.RLock()
+	colls := make([]*Collection, 0, len(e.cat.colls))
+	for _, c := range e.cat.colls {
+		if len(c.Building()) > 0 {
+			colls = append(colls, c)
+		}
+	}
+	e.cat.mu.RUnlock()
+	var errs []error
+	for _, c := range colls {
+		for _, ix := range c.Building() {
+			if live[ix.builder] {
+				continue
+			}
+			e.log.Warn("retiring an index its builder abandoned", "ns", c.DB+"."+c.Name, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
+			errs = append(errs, e.retireIndexes(c, []uint32{ix.ID}, ix.state))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -152,6 +152,7 @@ func (e *Engine) runHeartbeat() {
 				if err := e.collectGarbage(); err != nil {
 					e.log.Error("removing dropped data", "err", err)
 				}
+				e.retireAbandonedInBackground()
 			}
 		case <-e.stop:
 			return
@@ -214,6 +215,24 @@ func (e *Engine) laggingFrontends(v uint64) (lagging int, lowest uint64, err err
 	return lagging, lowest, it.Error()
 }
 
+// liveFrontends are the ids of the frontends whose lease is live, this
+// one included.
+func (e *Engine) liveFrontends() (map[string]bool, error) {
+	live := map[string]bool{e.frontendID: true}
+	it, err := e.kv.NewIter(keyFrontendPrefix, keyenc.PrefixEnd(keyFrontendPrefix))
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	now := time.Now().UnixNano()
+	for it.First(); it.Valid(); it.Next() {
+		if val := it.Value(); len(val) == 16 && int64(binary.BigEndian.Uint64(val[8:])) > now {
+			live[string(it.Key()[len(keyFrontendPrefix):])] = true
+		}
+	}
+	return live, it.Error()
+}
+
 // awaitVersion waits until every other frontend with a live lease has
 // loaded catalog version v, or its lease expired. With no other frontend
 // it returns at once.
@@ -230,4 +249,20 @@ func (e *Engine) awaitVersion(v uint64) error {
 			return mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown")
 		}
 	}
+}
+
+// retireAbandonedInBackground runs retireAbandoned in a goroutine of its
+// own (it waits for the other frontends at each state), one at a time.
+func (e *Engine) retireAbandonedInBackground() {
+	if !e.retiring.CompareAndSwap(false, true) {
+		return
+	}
+	e.jobs.Add(1)
+	go func() {
+		defer e.jobs.Done()
+		defer e.retiring.Store(false)
+		if err := e.retireAbandoned(); err != nil {
+			e.log.Error("retiring abandoned indexes", "err", err)
+		}
+	}()
 }
