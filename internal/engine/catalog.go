@@ -35,7 +35,11 @@ type Collection struct {
 
 	// indexes are the secondary indexes, replaced whole (copy on write)
 	// under mu held exclusively, so readers load them without locking.
-	indexes     atomic.Pointer[[]*Index]
+	indexes atomic.Pointer[[]*Index]
+	// building are the indexes not public yet, or no longer (being built
+	// or dropped, index_states.go): writers maintain them as their state
+	// says, readers do not see them. Nil when there are none.
+	building    atomic.Pointer[[]*Index]
 	nextIndexID uint32
 	// capped is set for capped collections.
 	capped *cappedState
@@ -50,6 +54,14 @@ type Collection struct {
 // Indexes returns the collection's secondary indexes.
 func (c *Collection) Indexes() []*Index {
 	if p := c.indexes.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Building returns the indexes of c that are not public.
+func (c *Collection) Building() []*Index {
+	if p := c.building.Load(); p != nil {
 		return *p
 	}
 	return nil
@@ -156,52 +168,24 @@ type storedIndex struct {
 	ID       int64    `bson:"id"`
 	Spec     bson.Raw `bson:"spec"`
 	Multikey bool     `bson:"multikey,omitempty"`
+	// State is the index's schema state; public (0) when absent.
+	State indexState `bson:"state,omitempty"`
+	// Builder is the frontend moving a non-public index through its
+	// states (index_states.go).
+	Builder string `bson:"builder,omitempty"`
 }
 
-// catalog is the in-memory image of the stored catalog. mu orders catalog
-// changes; the image is updated only after the change has committed.
+// catalog is the engine's image of the stored catalog (see
+// catalog_version.go): mu orders its changes, which are made only by
+// reloading it from the store; version is the catalog version it was read
+// at.
 type catalog struct {
-	mu    sync.RWMutex
-	colls map[string]*Collection // by nsKey
+	mu      sync.RWMutex
+	colls   map[string]*Collection // by nsKey
+	version atomic.Uint64
 }
 
 func nsKey(db, coll string) string { return db + "\x00" + coll }
-
-func (c *catalog) load(r storage.Reader) error {
-	c.colls = map[string]*Collection{}
-	lo, hi := catalogSpan()
-	it, err := r.NewIter(lo, hi)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		db, name, _ := strings.Cut(string(it.Key()[1:]), "\x00")
-		var e catalogEntry
-		if err := bson.Unmarshal(it.Value(), &e); err != nil {
-			return err
-		}
-		coll := &Collection{DB: db, Name: name, ID: uint32(e.ID), Options: e.Options, nextIndexID: uint32(e.NextIndexID)}
-		copy(coll.UUID[:], e.UUID)
-		var ixs []*Index
-		for _, si := range e.Indexes {
-			ix, err := indexFromSpec(uint32(si.ID), si.Spec)
-			if err != nil {
-				return err
-			}
-			ix.multikey.Store(si.Multikey)
-			ixs = append(ixs, ix)
-		}
-		coll.indexes.Store(&ixs)
-		if coll.Options.Capped {
-			if coll.capped, err = loadCapped(r, coll); err != nil {
-				return err
-			}
-		}
-		c.colls[nsKey(db, name)] = coll
-	}
-	return it.Error()
-}
 
 func (c *catalog) get(db, name string) *Collection {
 	c.mu.RLock()
@@ -211,7 +195,9 @@ func (c *catalog) get(db, name string) *Collection {
 
 // Collection returns the named collection, or nil when it does not exist.
 // Collections created by open transactions are not in it.
-func (e *Engine) Collection(db, name string) *Collection { return e.cat.get(db, name) }
+// A name the image lacks makes the engine reload it first when the
+// store's catalog is newer: another frontend may have just created it.
+func (e *Engine) Collection(db, name string) *Collection { return e.lookup(nil, db, name) }
 
 // CollectionIn returns the named collection as txn sees it: one txn
 // created, else the catalog's. A nil txn sees the catalog.
@@ -223,12 +209,21 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 			return c
 		}
 	}
+	if c := e.cat.get(db, name); c != nil || txn != nil {
+		// A transaction does not reload: a reload may wait for a writer
+		// that waits for this transaction. Its commit finds a collection
+		// another frontend created meanwhile (stageCreated).
+		return c
+	}
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
 	return e.cat.get(db, name)
 }
 
-// newCollectionLocked makes the catalog entry of a new collection with a
-// fresh id; the caller holds e.cat.mu and stores or discards it.
-func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+// newCollection makes the catalog entry of a new collection with a fresh
+// id, for the caller to store or discard.
+func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collection, error) {
 	if err := ValidateDBName(db); err != nil {
 		return nil, err
 	}
@@ -272,51 +267,49 @@ func (e *Engine) allocCollID() (uint32, error) {
 	return id, err
 }
 
-// createLocked adds a collection; the caller holds e.cat.mu.
+// createLocked adds a collection, or returns the one of that name another
+// frontend created meanwhile; the caller holds e.cat.mu.
 func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
-	coll, err := e.newCollectionLocked(db, name, opts)
+	coll, err := e.newCollection(db, name, opts)
 	if err != nil {
 		return nil, err
 	}
-	err = e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntry(tx, coll) })
-	if err != nil {
-		return nil, err
-	}
-	e.cat.colls[nsKey(db, name)] = coll
-	return coll, nil
-}
-
-// commitCatalog commits the catalog change stage writes in a storage
-// transaction, retried on conflict, and waits until it is durable. The
-// caller holds e.cat.mu; the in-memory catalog changes after it returns.
-func (e *Engine) commitCatalog(stage func(tx storage.Txn) error) error {
-	err := e.retry(context.Background(), func(tx storage.Txn) error {
-		if err := stage(tx); err != nil {
+	if _, err := e.catalogChange(func(tx storage.Txn) error {
+		if e.cat.colls[nsKey(db, name)] != nil {
+			return errNoChange
+		}
+		if err := e.checkAbsent(tx, db, name); err != nil {
 			return err
 		}
-		return e.commit(tx)
-	})
-	if err != nil {
-		return err
+		return putCatalogEntry(tx, coll)
+	}); err != nil {
+		return nil, err
 	}
-	return e.kv.Sync()
+	return e.cat.colls[nsKey(db, name)], nil
 }
 
-func putCatalogEntry(tx storage.Txn, coll *Collection) error {
-	return putCatalogEntryWith(tx, coll, coll.Indexes())
+// kvWriter is where catalog writes are staged: a storage transaction or
+// batch.
+type kvWriter interface {
+	Set(key, value []byte) error
+	Delete(key []byte) error
+}
+
+func putCatalogEntry(w kvWriter, coll *Collection) error {
+	return putCatalogEntryWith(w, coll, append(slices.Clone(coll.Indexes()), coll.Building()...))
 }
 
 // putCatalogEntryWith stores coll's entry with the given index list.
-func putCatalogEntryWith(tx storage.Txn, coll *Collection, ixs []*Index) error {
+func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
+		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder})
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {
 		return err
 	}
-	return tx.Set(catalogKey(coll.DB, coll.Name), v)
+	return w.Set(catalogKey(coll.DB, coll.Name), v)
 }
 
 // CreateCollection creates a collection explicitly. Creating one that exists
@@ -325,21 +318,25 @@ func putCatalogEntryWith(tx storage.Txn, coll *Collection, ixs []*Index) error {
 func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error {
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
-	if c := e.cat.colls[nsKey(db, name)]; c != nil {
-		if c.Options.Equal(opts) {
-			return nil
+	c := e.cat.colls[nsKey(db, name)]
+	if c == nil {
+		var err error
+		if c, err = e.createLocked(db, name, opts); err != nil {
+			return err
 		}
-		return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 	}
-	_, err := e.createLocked(db, name, opts)
-	return err
+	if c.Options.Equal(opts) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 }
 
 // writable returns the collection for a write, as txn (when not nil) sees
 // it, creating it when it is missing and create is set (inside txn, as
 // one of txn's own collections), with its mu read-locked; the caller calls
 // the returned release. It returns nil (and a no-op release) when the
-// collection does not exist and create is false.
+// collection does not exist and create is false. Another frontend creating
+// the collection meanwhile makes this creation use theirs.
 func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, func(), error) {
 	for {
 		c := e.lookup(txn, db, name)
@@ -370,46 +367,63 @@ func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, 
 	}
 }
 
-// DropCollection removes a collection and then its documents. It reports
-// whether the collection existed.
+// DropCollection removes a collection, then its documents (see dropData).
+// It reports whether the collection existed.
 func (e *Engine) DropCollection(db, name string) (bool, error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	c := e.cat.colls[nsKey(db, name)]
 	if c == nil {
+		e.cat.mu.Unlock()
 		return false, nil
 	}
-	return true, e.dropLocked(c)
+	v, err := e.dropLocked([]*Collection{c})
+	e.cat.mu.Unlock()
+	if err != nil {
+		return true, err
+	}
+	return true, e.dropData(v)
 }
 
-func (e *Engine) dropLocked(c *Collection) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err := e.commitCatalog(func(tx storage.Txn) error { return tx.Delete(catalogKey(c.DB, c.Name)) })
-	if err != nil {
-		return err
-	}
-	c.dropped = true
-	delete(e.cat.colls, nsKey(c.DB, c.Name))
-	return e.deleteCollectionData(c.ID)
+// dropLocked removes the catalog entries of colls (those still there) in
+// one catalog change that also records their data for removal, and returns
+// its version; the caller holds e.cat.mu and then calls dropData.
+func (e *Engine) dropLocked(colls []*Collection) (uint64, error) {
+	return e.catalogChange(func(tx storage.Txn) error {
+		n := 0
+		for _, c := range colls {
+			if cur := e.cat.colls[nsKey(c.DB, c.Name)]; cur == nil || cur.ID != c.ID {
+				continue
+			}
+			n++
+			if err := tx.Delete(catalogKey(c.DB, c.Name)); err != nil {
+				return err
+			}
+			if err := markGarbage(tx, c.ID, nil); err != nil {
+				return err
+			}
+		}
+		if n == 0 {
+			return errNoChange
+		}
+		return nil
+	})
 }
 
 // DropDatabase drops every collection of db.
 func (e *Engine) DropDatabase(db string) error {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
-	for _, c := range e.collectionsLocked(db) {
-		if err := e.dropLocked(c); err != nil {
-			return err
-		}
+	v, err := e.dropLocked(e.collectionsLocked(db))
+	e.cat.mu.Unlock()
+	if err != nil {
+		return err
 	}
-	return nil
+	return e.dropData(v)
 }
 
 // RenameCollection moves a collection to a new name, possibly in another
 // database. Documents are keyed by collection id, so only the catalog entry
-// moves. With dropTarget an existing target is dropped with the same
-// catalog change, its documents deleted after it.
+// moves. With dropTarget an existing target is dropped in the same catalog
+// change, its data removed after it (dropData).
 func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
 	if err := ValidateDBName(toDB); err != nil {
 		return err
@@ -418,49 +432,48 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		return err
 	}
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
-	src := e.cat.colls[nsKey(fromDB, from)]
-	if src == nil {
-		return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
-	}
-	if fromDB == toDB && from == to {
-		return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
-	}
-	target := e.cat.colls[nsKey(toDB, to)]
-	if target != nil && !dropTarget {
-		return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
-	}
-	src.mu.Lock()
-	defer src.mu.Unlock()
-	if target != nil {
-		target.mu.Lock()
-		defer target.mu.Unlock()
-	}
-	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
-	moved.indexes.Store(src.indexes.Load())
-	moved.capped = src.capped
-	// The target's catalog entry is overwritten by the moved one.
-	err := e.commitCatalog(func(tx storage.Txn) error {
+	v, err := e.catalogChange(func(tx storage.Txn) error {
+		src := e.cat.colls[nsKey(fromDB, from)]
+		if src == nil {
+			return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
+		}
+		if fromDB == toDB && from == to {
+			return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
+		}
+		target := e.cat.colls[nsKey(toDB, to)]
+		if target != nil && !dropTarget {
+			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
+		}
+		if target == nil {
+			if err := e.checkAbsent(tx, toDB, to); err != nil {
+				return err
+			}
+		}
+		if target != nil {
+			if err := markGarbage(tx, target.ID, nil); err != nil {
+				return err
+			}
+		}
 		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {
 			return err
 		}
+		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
+		moved.indexes.Store(src.indexes.Load())
+		moved.building.Store(src.building.Load())
 		return putCatalogEntry(tx, moved)
 	})
+	e.cat.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	src.dropped = true
-	delete(e.cat.colls, nsKey(fromDB, from))
-	e.cat.colls[nsKey(toDB, to)] = moved
-	if target != nil {
-		target.dropped = true
-		return e.deleteCollectionData(target.ID)
-	}
-	return nil
+	return e.dropData(v)
 }
 
 // Collections lists db's collections sorted by name.
 func (e *Engine) Collections(db string) []*Collection {
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
 	e.cat.mu.RLock()
 	defer e.cat.mu.RUnlock()
 	return e.collectionsLocked(db)
@@ -480,6 +493,9 @@ func (e *Engine) collectionsLocked(db string) []*Collection {
 // Databases lists the names of databases that hold at least one collection,
 // sorted.
 func (e *Engine) Databases() []string {
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
 	e.cat.mu.RLock()
 	defer e.cat.mu.RUnlock()
 	seen := map[string]bool{}
@@ -493,18 +509,3 @@ func (e *Engine) Databases() []string {
 	slices.Sort(out)
 	return out
 }
-
-// deleteCollectionData deletes every document and index entry of the
-// dropped collection with id collID, once the catalog change that dropped
-// it committed: its id is never reused, so no writer reaches the range any
-// more, and a crash before the deletion leaves only unreachable keys.
-func (e *Engine) deleteCollectionData(collID uint32) error {
-	for _, span := range [][2][]byte{pair(docSpan(collID)), pair(collNaturalSpan(collID)), pair(collIndexSpan(collID))} {
-		if err := e.kv.DeleteRange(span[0], span[1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func pair(lo, hi []byte) [2][]byte { return [2][]byte{lo, hi} }

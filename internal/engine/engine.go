@@ -10,8 +10,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +32,15 @@ type Options struct {
 	// DefaultSortMemoryLimit.
 	SortMemoryLimit int64
 	Logger          *slog.Logger
+	// FrontendID names this engine among those sharing its store (see
+	// schema_lease.go): engines over one store must have different ids.
+	// Empty means DefaultFrontendID, right for a store no other engine
+	// uses (Pebble's directory lock): a restart then takes over the
+	// registration and jobs lease its predecessor may have left.
+	FrontendID string
+	// SchemaLease is how long a frontend's catalog image stays valid
+	// without renewal; zero means DefaultSchemaLease.
+	SchemaLease time.Duration
 }
 
 // Durability is when writes reach the disk.
@@ -106,6 +117,22 @@ type Engine struct {
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
 	sortLimit atomic.Int64
+	// frontendID and lease are this frontend's name and schema lease;
+	// fence is when (Unix nanoseconds) it stops writing unless the lease
+	// is renewed, jobsUntil when it stops running background jobs.
+	frontendID string
+	lease      time.Duration
+	fence      atomic.Int64
+	jobsUntil  atomic.Int64
+	// pauseHeartbeat stops renewals (tests: a frontend cut off).
+	pauseHeartbeat atomic.Bool
+	heartbeatDone  chan struct{}
+	// retiring is set while retireAbandoned runs; jobs counts the
+	// background jobs Close waits for.
+	retiring  atomic.Bool
+	jobs      sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 	stop      chan struct{}
 	done      chan struct{}
 }
@@ -122,19 +149,43 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if opts.SortMemoryLimit > 0 {
 		e.sortLimit.Store(opts.SortMemoryLimit)
 	}
-	if err := e.cat.load(kv); err != nil {
+	e.frontendID, e.lease = opts.FrontendID, opts.SchemaLease
+	if e.frontendID == "" {
+		e.frontendID = DefaultFrontendID
+	}
+	if e.lease <= 0 {
+		e.lease = DefaultSchemaLease
+	}
+	e.heartbeatDone = make(chan struct{})
+	e.cat.mu.Lock()
+	err := e.reloadLatestLocked()
+	e.cat.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := e.heartbeat(); err != nil {
+		return nil, err
+	}
+	if err := e.renewJobs(); err != nil {
 		return nil, err
 	}
 	go e.flushJournal()
+	go e.runHeartbeat()
 	return e, nil
 }
 
-// Close stops the journal flusher after a last sync. Close the KV store
+// Close stops the journal flusher and the heartbeat, leaves the registry
+// of frontends (releasing the jobs lease) and syncs. Close the KV store
 // after the engine.
 func (e *Engine) Close() error {
-	close(e.stop)
-	<-e.done
-	return e.kv.Sync()
+	e.closeOnce.Do(func() {
+		close(e.stop)
+		<-e.done
+		<-e.heartbeatDone
+		e.jobs.Wait()
+		e.closeErr = errors.Join(e.unregister(), e.kv.Sync())
+	})
+	return e.closeErr
 }
 
 // flushJournal syncs, every JournalInterval, the writes acknowledged
@@ -162,6 +213,9 @@ func (e *Engine) flushJournal() {
 // the locks are not held across an fsync, and the sync that follows is
 // shared by every concurrent writer; the journal flusher syncs the others.
 func (e *Engine) commit(tx storage.Txn) error {
+	if err := e.checkLease(); err != nil {
+		return err
+	}
 	e.dirty.Store(true)
 	return tx.Commit()
 }

@@ -60,9 +60,13 @@ func openMem(t *testing.T) *pebblekv.DB {
 	return db
 }
 
+// engineIDs numbers the engines openEngine opens: engines over one store
+// need distinct frontend ids (schema_lease.go).
+var engineIDs atomic.Int64
+
 func openEngine(t *testing.T, kv storage.KV) *Engine {
 	t.Helper()
-	e, err := Open(kv, Options{})
+	e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1))})
 	if err != nil {
 		t.Fatal(err)
 	}

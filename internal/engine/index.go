@@ -39,6 +39,12 @@ type Index struct {
 	// on two range conditions on one field may be met by different
 	// elements, so the planner may not intersect them.
 	multikey atomic.Bool
+	// state is the index's schema state (index_states.go); an Index's
+	// state never changes, a new state is a new Index.
+	state indexState
+	// builder is the frontend moving a non-public index through its
+	// states.
+	builder string
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
-	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -80,11 +77,14 @@ type CreateIndexesResult struct {
 type BuildProgress func(done, total int64) error
 
 // CreateIndexes builds the requested indexes on db.coll, creating the
-// collection if needed, reporting progress (when not nil) as it goes. Existing documents are indexed while writers wait;
-// the index becomes visible with the catalog change that ends the build.
-// Requesting an index that exists with the same definition is a no-op;
-// MongoDB's conflicts fail with IndexOptionsConflict (85) or
-// IndexKeySpecsConflict (86).
+// collection if needed, reporting progress (when not nil) as it goes.
+// Existing documents are indexed while writers go on, through the states
+// of an online build (index_states.go); the indexes become visible with
+// the catalog change that ends the build, and CreateIndexes returns once
+// every live frontend has loaded it. Requesting an index that exists with
+// the same definition is a no-op; MongoDB's conflicts fail with
+// IndexOptionsConflict (85) or IndexKeySpecsConflict (86), a request for
+// an index being built or dropped with IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
@@ -93,24 +93,28 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		return res, err
 	}
 	release()
-	// Hold the catalog lock so that no drop or rename runs meanwhile, and
-	// the collection lock exclusively so that no writer runs.
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	if c.dropped {
+		e.cat.mu.Unlock()
 		return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	existing := c.Indexes()
 	res.Before = len(existing) + 1
 	build, err := planIndexBuild(c, existing, specs)
+	e.cat.mu.Unlock()
 	if err != nil {
 		return res, err
 	}
 	if len(build) > 0 {
-		if err := e.buildIndexes(c, existing, build, progress); err != nil {
+		for _, ix := range build {
+			e.log.Info("index build started", "ns", db+"."+coll, "index", ix.Name)
+		}
+		start := time.Now()
+		if err := e.buildOnline(c, build, progress); err != nil {
 			return res, err
+		}
+		for _, ix := range build {
+			e.log.Info("index built", "ns", db+"."+coll, "index", ix.Name, "elapsed", time.Since(start).String())
 		}
 	}
 	res.After = len(c.Indexes()) + 1
@@ -133,10 +137,15 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err != nil {
 			return nil, err
 		}
+		for _, ix := range c.Building() {
+			if ix.Name == spec.Name || sameSignature(ix, spec) {
+				return nil, mongoerr.New(mongoerr.IndexBuildAlreadyInProgress, "Index build already in progress (or its drop): %s on %s.%s", ix.Name, c.DB, c.Name)
+			}
+		}
 		if dup {
 			continue
 		}
-		if len(existing)+len(build)+1 >= MaxIndexes {
+		if len(existing)+len(c.Building())+len(build)+1 >= MaxIndexes {
 			return nil, tooManyIndexes(c, spec.Key)
 		}
 		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
@@ -236,133 +245,9 @@ func bsonDoc(d bson.D) []byte {
 	return b
 }
 
-// indexBuildBatch bounds how many documents one transaction of an index
-// build indexes.
+// indexBuildBatch is how many documents an index build indexes between
+// two progress reports.
 const indexBuildBatch = 4096
-
-// buildIndexes writes the entries of new indexes for every document of c,
-// indexBuildBatch documents per storage transaction, then publishes them
-// in the catalog. The caller holds c.mu exclusively.
-func (e *Engine) buildIndexes(c *Collection, existing, build []*Index, progress BuildProgress) error {
-	stats, err := e.Stats(c)
-	if err != nil {
-		return err
-	}
-	report := func(done int64) error {
-		if progress == nil {
-			return nil
-		}
-		if err := progress(done, stats.Count); err != nil {
-			return errors.Join(err, e.discardBuild(c, build))
-		}
-		return nil
-	}
-	// Entries a crashed build left behind (ids are never reused, but a
-	// build that did not reach the catalog gives its ids to the next).
-	if err := e.discardBuild(c, build); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := report(0); err != nil {
-		return err
-	}
-	var done int64
-	staged := map[string][]byte{} // unique keys written by this build -> encoded _id
-	lo, hi := docSpan(c.ID)
-	for from := lo; from != nil; {
-		var n int64
-		var next []byte
-		err := e.retry(context.Background(), func(tx storage.Txn) error {
-			var err error
-			n, next, err = e.backfill(tx, c, build, from, hi, staged)
-			if err == nil {
-				err = e.commit(tx)
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		from = next
-		done += n
-		if from != nil {
-			if err := report(done); err != nil {
-				return err
-			}
-			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
-		}
-	}
-	all := append(append([]*Index(nil), existing...), build...)
-	c.nextIndexID += uint32(len(build))
-	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, all) }); err != nil {
-		return err
-	}
-	c.indexes.Store(&all)
-	for _, ix := range build {
-		e.log.Info("index built", "ns", c.DB+"."+c.Name, "index", ix.Name, "documents", done, "elapsed", time.Since(start).String())
-	}
-	return nil
-}
-
-// backfill stages in tx the entries of build for at most indexBuildBatch
-// documents of c from the document key from (up to hi), and returns how
-// many it indexed and the key to go on from (nil at the end). staged holds
-// the unique entries the build wrote, to find duplicates among them; a
-// retried backfill writes the same entries for the same documents. The
-// documents are read from the latest state, which writers of this engine
-// cannot change meanwhile (the caller holds c.mu exclusively), through a
-// plain iterator: merging tx's writes into every step would cost a seek
-// per document, and tx writes no document.
-func (e *Engine) backfill(tx storage.Txn, c *Collection, build []*Index, from, hi []byte, staged map[string][]byte) (int64, []byte, error) {
-	it, err := e.kv.NewIter(from, hi)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer it.Close()
-	var n int64
-	for it.First(); it.Valid(); it.Next() {
-		if n == indexBuildBatch {
-			return n, bytes.Clone(it.Key()), nil
-		}
-		encID := idFromDocKey(it.Key())
-		for _, ix := range build {
-			keys, multikey, err := ix.keys(it.Value())
-			if err != nil {
-				return 0, nil, err
-			}
-			if multikey {
-				ix.multikey.Store(true)
-			}
-			for _, k := range keys {
-				entry := indexEntryKey(c.ID, ix, k.enc, encID)
-				if ix.Unique {
-					if other, ok := staged[string(entry)]; ok && !bytes.Equal(other, encID) {
-						return 0, nil, duplicateKeyError(c, ix, k)
-					}
-					staged[string(entry)] = bytes.Clone(encID)
-				}
-				if err := tx.Set(entry, entryValue(encID, k)); err != nil {
-					return 0, nil, err
-				}
-			}
-		}
-		n++
-	}
-	return n, nil, it.Error()
-}
-
-// discardBuild removes the entries of build: those of a stopped build (its
-// indexes never reached the catalog, and their ids go to the next build),
-// or left by one that crashed.
-func (e *Engine) discardBuild(c *Collection, build []*Index) error {
-	for _, ix := range build {
-		lo, hi := indexSpan(c.ID, ix.ID)
-		if err := e.kv.DeleteRange(lo, hi); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and
 // encoded key, then (non-unique indexes) the encoded _id.
@@ -378,13 +263,18 @@ func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 // index) and returns how many indexes (with _id) there were.
 func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (int, error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
+	locked := true
+	unlock := func() {
+		if locked {
+			locked = false
+			e.cat.mu.Unlock()
+		}
+	}
+	defer unlock()
 	c := e.cat.colls[nsKey(db, coll)]
 	if c == nil {
 		return 0, mongoerr.New(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	existing := c.Indexes()
 	was := len(existing) + 1
 	drop := map[uint32]bool{}
@@ -424,20 +314,13 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 			drop[ix.ID] = true
 		}
 	}
-	var keep, dropped []*Index
-	for _, ix := range existing {
-		if drop[ix.ID] {
-			dropped = append(dropped, ix)
-		} else {
-			keep = append(keep, ix)
-		}
+	ids := make([]uint32, 0, len(drop))
+	for id := range drop {
+		ids = append(ids, id)
 	}
-	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, keep) }); err != nil {
-		return was, err
-	}
-	c.indexes.Store(&keep)
-	// The dropped indexes' entries go once no writer sees the indexes.
-	return was, e.discardBuild(c, dropped)
+	slices.Sort(ids)
+	unlock()
+	return was, e.retireIndexes(c, ids, statePublic)
 }
 
 // IndexChange is what collMod may change of an index: whether it is hidden
@@ -451,13 +334,11 @@ type IndexChange struct {
 // key pattern key) and returns the index as it was and as it is now.
 func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexChange) (before, after *Index, err error) {
 	e.cat.mu.Lock()
-	defer e.cat.mu.Unlock()
 	c := e.cat.colls[nsKey(db, coll)]
+	e.cat.mu.Unlock()
 	if c == nil {
 		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", db, coll)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	ixs := slices.Clone(c.Indexes())
 	matches := func(ix *Index) bool {
 		return name != "" && ix.Name == name || key != nil && sameKeyPattern(ix.keyPattern(), key)
@@ -491,13 +372,19 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if after, err = newIndex(before.ID, spec); err != nil {
 		return nil, nil, err
 	}
-	after.multikey.Store(before.Multikey())
-	after.hints = before.hints
-	ixs[at] = after
-	if err := e.commitCatalog(func(tx storage.Txn) error { return putCatalogEntryWith(tx, c, ixs) }); err != nil {
+	// hidden and the TTL concern readers and the TTL monitor only: one
+	// catalog change, no states.
+	if _, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
+		if uint32(si.ID) == before.ID {
+			if si.State != statePublic || !bytes.Equal(si.Spec, before.Spec) {
+				return false, mongoerr.New(mongoerr.IndexNotFound, "index %s of %s.%s changed meanwhile", before.Name, db, coll)
+			}
+			si.Spec = after.Spec
+		}
+		return true, nil
+	}, nil, nil); err != nil {
 		return nil, nil, err
 	}
-	c.indexes.Store(&ixs)
 	return before, after, nil
 }
 

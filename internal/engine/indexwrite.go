@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -33,10 +35,16 @@ type uniqueEntry struct {
 // indexChanges computes the index entries that change when the document
 // with encoded _id encID goes from old to next (nil old: insert; nil next:
 // delete). Entries present in both, built from identical values, are
-// left alone.
+// left alone. Indexes not public change as their state says
+// (index_states.go): a delete-only index only loses entries.
 func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
 	var ch indexChanges
-	for _, ix := range c.Indexes() {
+	public := c.Indexes()
+	all := public
+	if b := c.Building(); len(b) > 0 {
+		all = append(slices.Clip(public), b...)
+	}
+	for _, ix := range all {
 		var oldKeys, newKeys []indexKey
 		var err error
 		if old != nil {
@@ -59,7 +67,7 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			}
 		}
 		for _, k := range newKeys {
-			if containsKey(oldKeys, k) {
+			if ix.state == stateDeleteOnly || containsKey(oldKeys, k) {
 				continue
 			}
 			entry := indexEntryKey(c.ID, ix, k.enc, encID)
@@ -133,13 +141,69 @@ func (ch indexChanges) stage(tx storage.Txn) error {
 	return nil
 }
 
-// persistMultikey adds c's catalog entry, with the current multikey flags,
-// to tx. Writers call it when they made an index multikey; metaMu orders
-// their catalog writes.
-func (e *Engine) persistMultikey(tx storage.Txn, c *Collection) error {
+// persistMultikey makes the multikey flags c's indexes have in this
+// frontend's image known to every frontend before the write that raised
+// them commits: it records them in the stored catalog entry, with a new
+// catalog version, in a transaction of its own, then waits until every
+// live frontend has loaded that version (at once when there is no other).
+// So no frontend plans a query with an index it believes is not multikey
+// over a snapshot holding the array that made it multikey (the planner may
+// intersect bounds of a non-multikey index). The write's own transaction
+// stages nothing: it would only conflict with that catalog change. metaMu
+// orders writers raising the flags of one collection.
+func (e *Engine) persistMultikey(_ storage.Txn, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
-	return putCatalogEntry(tx, c)
+	var v uint64
+	changed := false
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
+		var err error
+		if v, changed, err = stageMultikey(tx, c); err != nil || !changed {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil || !changed {
+		return err
+	}
+	return e.awaitVersion(v)
+}
+
+// stageMultikey stages in tx the stored entry of c with the multikey flags
+// of c's image, and the next catalog version, which it returns, unless the
+// entry has them already (or c was dropped).
+func stageMultikey(tx storage.Txn, c *Collection) (uint64, bool, error) {
+	raw, ok, err := tx.Get(catalogKey(c.DB, c.Name))
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	var ent catalogEntry
+	if err := bson.Unmarshal(raw, &ent); err != nil {
+		return 0, false, err
+	}
+	if uint32(ent.ID) != c.ID {
+		return 0, false, nil
+	}
+	changed := false
+	mine := append(slices.Clone(c.Indexes()), c.Building()...)
+	for i, si := range ent.Indexes {
+		for _, ix := range mine {
+			if ix.ID == uint32(si.ID) && ix.Multikey() && !si.Multikey {
+				ent.Indexes[i].Multikey, changed = true, true
+			}
+		}
+	}
+	if !changed {
+		return 0, false, nil
+	}
+	v, err := readVersion(tx)
+	if err == nil {
+		err = setVersion(tx, v+1)
+	}
+	if err == nil {
+		err = putEntry(tx, c.DB, c.Name, ent)
+	}
+	return v + 1, err == nil, err
 }
 
 // invalidateHints removes the seek hints the puts of ch fall into; writers

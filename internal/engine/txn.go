@@ -49,8 +49,10 @@ type Txn struct {
 	// createdOrder: seen only by the transaction until it commits.
 	created      map[string]*Collection
 	createdOrder []*Collection
-	ended        bool
-	done         chan struct{} // closed when the transaction ends
+	// images are the index lists of the collections written (txn_schema.go).
+	images []txnImage
+	ended  bool
+	done   chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -126,6 +128,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 	if c.capped != nil {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
 	}
+	if err := t.noteImage(c); err != nil {
+		return err
+	}
 	if err := t.claim(key); err != nil {
 		return err
 	}
@@ -188,7 +193,12 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		// The catalog lock is taken before any document lock, as drop and
 		// rename take it before the collection's, so that no collection
 		// of the same name appears between this check and the commit.
-		e.cat.mu.Lock()
+		// A reload holding it may wait for a writer that waits for this
+		// transaction: the commit then fails (transiently) rather than
+		// wait (lockCatalogForCommit).
+		if !e.lockCatalogForCommit() {
+			return writeConflict()
+		}
 		defer e.cat.mu.Unlock()
 		for _, c := range t.createdOrder {
 			if e.cat.colls[nsKey(c.DB, c.Name)] != nil {
@@ -196,6 +206,16 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			}
 		}
 	}
+	unlockImages, err := t.lockImages()
+	if err != nil {
+		return err
+	}
+	imagesLocked := true
+	defer func() {
+		if imagesLocked {
+			unlockImages()
+		}
+	}()
 	unlock := e.locks.lock(t.keys...)
 	defer unlock()
 	entries := make([][]byte, len(t.uniques))
@@ -239,17 +259,22 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	for _, ch := range t.changes {
 		ch.invalidateHints()
 	}
-	err := e.commit(t.tx)
+	err = e.commit(t.tx)
 	for _, ch := range t.changes {
 		ch.invalidateHints()
 	}
+	// installCreated may reload the image, which locks collections.
+	unlockImages()
+	imagesLocked = false
 	if errors.Is(err, storage.ErrWriteConflict) {
 		return writeConflict()
 	}
 	if err != nil {
 		return err
 	}
-	t.installCreated()
+	if err := t.installCreated(); err != nil {
+		return err
+	}
 	if rec != nil {
 		rec.Committed()
 	}

@@ -21,10 +21,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	if t.ended {
 		return nil, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
-	e := t.e
-	e.cat.mu.Lock()
-	c, err := e.newCollectionLocked(db, name, opts)
-	e.cat.mu.Unlock()
+	c, err := t.e.newCollection(db, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +124,24 @@ func (t *Txn) isEmpty(c *Collection) (bool, error) {
 
 // stageCreated adds the catalog entries of the collections the
 // transaction created to its storage transaction; the caller holds
-// e.cat.mu.
+// e.cat.mu. It does not bump the catalog version, which would make the
+// transaction conflict with every catalog change made while it is open:
+// installCreated does after the commit, and catalog changes meanwhile
+// check the store for the names they create (checkAbsent). Two creators
+// of one name write its entry: the second to commit conflicts.
 func (t *Txn) stageCreated(tx storage.Txn) error {
 	if len(t.createdOrder) == 0 {
 		return nil
 	}
 	for _, c := range t.createdOrder {
+		// Another frontend may have created it: its entry is in the
+		// store before this frontend's image shows it.
+		if _, ok, err := tx.Get(catalogKey(c.DB, c.Name)); err != nil || ok {
+			if err == nil {
+				err = writeConflict()
+			}
+			return err
+		}
 		if err := putCatalogEntry(tx, c); err != nil {
 			return err
 		}
@@ -140,11 +149,17 @@ func (t *Txn) stageCreated(tx storage.Txn) error {
 	return nil
 }
 
-// installCreated adds the committed collections to the catalog; the
-// caller holds e.cat.mu.
-func (t *Txn) installCreated() {
+// installCreated adds the committed collections to the catalog image, then
+// announces them with a new catalog version (reloading the image, which
+// keeps those objects); the caller holds e.cat.mu.
+func (t *Txn) installCreated() error {
+	if len(t.createdOrder) == 0 {
+		return nil
+	}
 	for _, c := range t.createdOrder {
 		t.e.cat.colls[nsKey(c.DB, c.Name)] = c
 		c.pending.Store(false)
 	}
+	_, err := t.e.catalogChange(func(storage.Txn) error { return nil })
+	return err
 }

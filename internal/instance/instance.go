@@ -69,6 +69,13 @@ type Config struct {
 	FreeSpace pebblekv.FreeSpaceFunc
 	// TLS is net.tls: the zero value serves plain connections only.
 	TLS server.TLSOptions
+	// Shared, when set, is the store to serve instead of opening one: a
+	// store other instances (frontends) serve too, which this instance
+	// does not close. Each needs its own FrontendID.
+	Shared *pebblekv.DB
+	// FrontendID and SchemaLease are the engine's (see engine.Options).
+	FrontendID  string
+	SchemaLease time.Duration
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -77,14 +84,16 @@ var DefaultCompressors = []string{"snappy", "zstd", "zlib"}
 
 // Instance is a running Folio.
 type Instance struct {
-	eng    *engine.Engine
-	kv     *pebblekv.DB
-	svc    *commands.Service
-	srv    *server.Server
-	ln     net.Listener
-	served chan error
-	stop   chan struct{}
-	log    *slog.Logger
+	eng *engine.Engine
+	kv  *pebblekv.DB
+	// sharedKV: kv is Config.Shared, closed by its owner.
+	sharedKV bool
+	svc      *commands.Service
+	srv      *server.Server
+	ln       net.Listener
+	served   chan error
+	stop     chan struct{}
+	log      *slog.Logger
 }
 
 // Start opens the data directory and starts serving on cfg.Addr.
@@ -99,22 +108,25 @@ func Start(cfg Config) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv, err := pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs})
-	if err != nil {
-		return nil, err
+	kv, closeKV := cfg.Shared, func() error { return nil }
+	if kv == nil {
+		if kv, err = pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs}); err != nil {
+			return nil, err
+		}
+		closeKV = kv.Close
 	}
-	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log})
+	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: cfg.FrontendID, SchemaLease: cfg.SchemaLease})
 	if err != nil {
-		return nil, errors.Join(err, kv.Close())
+		return nil, errors.Join(err, closeKV())
 	}
 	sess := sessions.NewRegistry()
 	sess.Log = log
 	if err := sess.Load(kv); err != nil {
-		return nil, errors.Join(err, eng.Close(), kv.Close())
+		return nil, errors.Join(err, eng.Close(), closeKV())
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return nil, errors.Join(err, eng.Close(), kv.Close())
+		return nil, errors.Join(err, eng.Close(), closeKV())
 	}
 	idle := cfg.CursorIdle
 	if idle == 0 {
@@ -155,7 +167,7 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
-	in := &Instance{eng: eng, kv: kv, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
+	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
 	in.srv.UseTLS(tlsSetup)
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
@@ -295,7 +307,7 @@ func (in *Instance) closeStorage(closeKV bool) error {
 	done := make(chan error, 1)
 	go func() {
 		err := in.eng.Close()
-		if closeKV {
+		if closeKV && !in.sharedKV {
 			err = errors.Join(err, in.kv.Close())
 		}
 		done <- err

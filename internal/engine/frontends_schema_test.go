@@ -1,0 +1,585 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
+)
+
+// Several engines opened over one pebblekv.DB are several frontends over
+// one store: each has its own catalog image, locks and lease, and they
+// meet only in the store, through its transactions.
+
+// openFrontends opens n engines over one in-memory store with schema
+// lease lease.
+func openFrontends(t *testing.T, n int, lease time.Duration) []*Engine {
+	t.Helper()
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kv.Close() })
+	var out []*Engine
+	for i := range n {
+		e, err := Open(kv, Options{FrontendID: fmt.Sprintf("f%d", i), SchemaLease: lease})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		out = append(out, e)
+	}
+	return out
+}
+
+// explainUses reports whether e's plan for filter on test.coll scans the
+// index named name.
+func explainUses(t *testing.T, e *Engine, coll, filter, name string) bool {
+	t.Helper()
+	d, err := e.Explain("test", coll, FindOptions{Filter: ext(t, filter)}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bson.Raw(raw).String()
+	return strings.Contains(s, `"IXSCAN"`) && strings.Contains(s, `"`+name+`"`)
+}
+
+// TestFrontendsIndexBuildWhileOthersWrite builds a unique and a multikey
+// index on one frontend while two others insert, update and delete
+// concurrently; afterwards the entries match the documents exactly and
+// every frontend plans with the new indexes.
+func TestFrontendsIndexBuildWhileOthersWrite(t *testing.T) {
+	fe := openFrontends(t, 3, time.Second)
+	const docs = 3000
+	var batch []bson.Raw
+	for i := range docs {
+		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "u": %d, "a": %d, "tags": ["x%d"]}`, i, i, i%50, i%7)))
+	}
+	if _, _, err := fe[0].Insert("test", "c", batch, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var writes atomic.Int64
+	for w, e := range fe[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := rng.IntN(docs + 500)
+				var err error
+				switch rng.IntN(3) {
+				case 0:
+					// u stays unique: docs+w*1e6+i is never reused.
+					doc := fmt.Sprintf(`{"_id": %d, "u": %d, "a": %d, "tags": ["x%d", "y%d"]}`, docs+w*1_000_000+i, docs+w*1_000_000+i, rng.IntN(50), rng.IntN(7), rng.IntN(3))
+					_, _, err = e.Insert("test", "c", []bson.Raw{ext(t, doc)}, true, WriteOptions{})
+				case 1:
+					upd := fmt.Sprintf(`{"$set": {"a": %d, "tags": ["z%d"]}}`, rng.IntN(50), rng.IntN(9))
+					_, err = e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, upd)})
+				case 2:
+					_, err = e.Delete("test", "c", ext(t, fmt.Sprintf(`{"_id": %d}`, id)), 1, bson.RawValue{}, WriteOptions{})
+				}
+				if mongoerr.Is(err, mongoerr.NotWritablePrimary) {
+					continue // a heartbeat late on a loaded machine: retryable
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				writes.Add(1)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	start := writes.Load()
+	_, err := fe[0].CreateIndexes("test", "c", []IndexSpec{
+		{Key: ext(t, `{"u": 1}`), Unique: true, ExpireAfter: -1},
+		{Key: ext(t, `{"tags": 1, "a": 1}`), ExpireAfter: -1},
+	}, nil)
+	during := writes.Load() - start
+	time.Sleep(50 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during == 0 {
+		t.Fatal("no write ran during the build: it did not prove anything")
+	}
+	t.Logf("%d writes from two other frontends during the build", during)
+	for i, e := range fe {
+		res := mustValidate(t, e, "c")
+		if res.KeysPerIndex["u_1"] != res.Records {
+			t.Errorf("frontend %d: u_1 has %d keys for %d documents", i, res.KeysPerIndex["u_1"], res.Records)
+		}
+		if !explainUses(t, e, "c", `{"u": 17}`, "u_1") || !explainUses(t, e, "c", `{"tags": "x3", "a": 3}`, "tags_1_a_1") {
+			t.Errorf("frontend %d does not plan with the new indexes", i)
+		}
+		if ix := e.Collection("test", "c").FindIndex("tags_1_a_1"); ix == nil || !ix.Multikey() {
+			t.Errorf("frontend %d does not see tags_1_a_1 as multikey", i)
+		}
+	}
+}
+
+// TestFrontendsDropIndexWhileOthersWrite drops an index on one frontend
+// while another writes: no entry of it is left, and no frontend plans
+// with it.
+func TestFrontendsDropIndexWhileOthersWrite(t *testing.T) {
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	mustCreateIndex(t, fe[0], "d", `{"a": 1}`, false)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, _, err := fe[1].Insert("test", "d", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i))}, true, WriteOptions{}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	time.Sleep(30 * time.Millisecond)
+	c := fe[0].Collection("test", "d")
+	id := c.FindIndex("a_1").ID
+	if _, err := fe[0].DropIndexes("test", "d", []string{"a_1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	lo, hi := indexSpan(c.ID, id)
+	if n := countKeys(t, fe[0], lo, hi); n != 0 {
+		t.Errorf("%d entries of the dropped index left", n)
+	}
+	for i, e := range fe {
+		if e.Collection("test", "d").FindIndex("a_1") != nil || len(e.Collection("test", "d").Building()) != 0 {
+			t.Errorf("frontend %d still has the dropped index", i)
+		}
+		mustValidate(t, e, "d")
+	}
+}
+
+// countKeys counts the stored keys in [lo, hi).
+func countKeys(t *testing.T, e *Engine, lo, hi []byte) int {
+	t.Helper()
+	it, err := e.kv.NewIter(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		n++
+	}
+	return n
+}
+
+// TestFrontendsDropCollectionWhileOthersWrite drops a collection on one
+// frontend while another inserts into it: the other frontend's later
+// inserts recreate it (a new collection), and nothing of the dropped one is
+// left in the store.
+func TestFrontendsDropCollectionWhileOthersWrite(t *testing.T) {
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	mustCreateIndex(t, fe[0], "x", `{"a": 1}`, false)
+	old := fe[0].Collection("test", "x").ID
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, _, err := fe[1].Insert("test", "x", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i))}, true, WriteOptions{}); err != nil && !mongoerr.Is(err, mongoerr.DuplicateKey) {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	time.Sleep(30 * time.Millisecond)
+	if ok, err := fe[0].DropCollection("test", "x"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
+		lo, hi := span(old)
+		if n := countKeys(t, fe[0], lo, hi); n != 0 {
+			t.Errorf("%d keys of the dropped collection left", n)
+		}
+	}
+	for i, e := range fe {
+		c := e.Collection("test", "x")
+		if c == nil || c.ID == old {
+			t.Fatalf("frontend %d: collection %v, want the one the inserts recreated", i, c)
+		}
+		mustValidate(t, e, "x")
+	}
+}
+
+// TestFrontendsConcurrentCreates creates one collection from two
+// frontends at once, explicitly and implicitly: every call succeeds and
+// both frontends end with the same collection holding every document.
+func TestFrontendsConcurrentCreates(t *testing.T) {
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	for round := range 20 {
+		name := fmt.Sprintf("c%d", round)
+		var wg sync.WaitGroup
+		for i, e := range fe {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var err error
+				if round%2 == 0 {
+					err = e.CreateCollection("test", name, CollectionOptions{})
+				} else {
+					_, _, err = e.Insert("test", name, []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{})
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		a, b := fe[0].Collection("test", name), fe[1].Collection("test", name)
+		if a == nil || b == nil || a.ID != b.ID || a.UUID != b.UUID {
+			t.Fatalf("round %d: frontends see %v and %v", round, a, b)
+		}
+		if round%2 == 1 {
+			if res := mustValidate(t, fe[0], name); res.Records != 2 {
+				t.Errorf("round %d: %d documents, want 2", round, res.Records)
+			}
+		}
+	}
+}
+
+// TestFrontendsTTLOnOneFrontend runs the TTL monitor on three frontends
+// at once: only the holder of the jobs lease deletes.
+func TestFrontendsTTLOnOneFrontend(t *testing.T) {
+	fe := openFrontends(t, 3, 300*time.Millisecond)
+	if _, err := fe[0].CreateIndexes("test", "ttl", []IndexSpec{{Key: ext(t, `{"at": 1}`), ExpireAfter: 10}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	past := time.Now().Add(-time.Hour)
+	for i := range n {
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}, {Key: "at", Value: past}})
+		if _, _, err := fe[i%3].Insert("test", "ttl", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range fe {
+		if err := e.reloadCatalog(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleted := make([]int64, len(fe))
+	var wg sync.WaitGroup
+	for i, e := range fe {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				k, err := e.ExpireTTL(time.Now())
+				if err != nil {
+					t.Error(err)
+				}
+				deleted[i] += k
+			}
+		}()
+	}
+	wg.Wait()
+	runners := 0
+	var total int64
+	for i, e := range fe {
+		total += deleted[i]
+		if e.RunsJobs() {
+			runners++
+		}
+		if deleted[i] > 0 && !e.RunsJobs() {
+			t.Errorf("frontend %d deleted %d documents without the jobs lease", i, deleted[i])
+		}
+	}
+	if runners != 1 || total != n {
+		t.Errorf("deletions per frontend %v (total %d, want %d), %d frontends hold the jobs lease", deleted, total, n, runners)
+	}
+	// The holder leaves: another takes the lease within a heartbeat.
+	var holder int
+	for i, e := range fe {
+		if e.RunsJobs() {
+			holder = i
+		}
+	}
+	if err := fe[holder].Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		took := 0
+		for i, e := range fe {
+			if i != holder && e.RunsJobs() {
+				took++
+			}
+		}
+		if took == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d frontends took the jobs lease after its holder left", took)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFrontendsExpiredLeaseRefusesWrites cuts a frontend off (its
+// heartbeat stops): once its lease expired it refuses writes with a
+// retryable error, the others' DDL no longer waits for it, and once it
+// renews (reloading the catalog) its writes maintain the index built
+// meanwhile.
+func TestFrontendsExpiredLeaseRefusesWrites(t *testing.T) {
+	const lease = 200 * time.Millisecond
+	fe := openFrontends(t, 2, lease)
+	if _, _, err := fe[1].Insert("test", "l", []bson.Raw{ext(t, `{"_id": 0, "a": 0}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fe[1].pauseHeartbeat.Store(true)
+	time.Sleep(lease + 50*time.Millisecond)
+	_, _, err := fe[1].Insert("test", "l", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{})
+	me := mongoerr.As(err)
+	if err == nil || me == nil || me.Code != mongoerr.NotWritablePrimary || !strings.Contains(strings.Join(me.Labels, ","), retryableWriteError) {
+		t.Fatalf("write with an expired lease: %v, want NotWritablePrimary labelled %s", err, retryableWriteError)
+	}
+	start := time.Now()
+	mustCreateIndex(t, fe[0], "l", `{"a": 1}`, false)
+	if d := time.Since(start); d > lease {
+		t.Errorf("the index build took %v: it waited for the expired frontend", d)
+	}
+	if fe[1].Collection("test", "l").FindIndex("a_1") != nil {
+		t.Fatal("the cut-off frontend already sees the index")
+	}
+	fe[1].pauseHeartbeat.Store(false)
+	if err := fe[1].heartbeat(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := fe[1].Insert("test", "l", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustValidate(t, fe[0], "l"); res.KeysPerIndex["a_1"] != 2 {
+		t.Errorf("a_1 holds %d keys, want 2", res.KeysPerIndex["a_1"])
+	}
+}
+
+// TestSingleFrontendDDLDoesNotWait runs DDL on one frontend with an hour's
+// lease: had any step waited for a lease, it would not finish.
+func TestSingleFrontendDDLDoesNotWait(t *testing.T) {
+	fe := openFrontends(t, 1, time.Hour)
+	e := fe[0]
+	start := time.Now()
+	for i := range 5 {
+		coll := fmt.Sprintf("s%d", i)
+		if _, _, err := e.Insert("test", coll, []bson.Raw{ext(t, `{"_id": 1, "a": [1, 2]}`)}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		mustCreateIndex(t, e, coll, `{"a": 1}`, false)
+		if _, err := e.DropIndexes("test", coll, []string{"a_1"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DropCollection("test", coll); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("DDL on a single frontend took %v", d)
+	}
+}
+
+// TestFrontendsTxnSpanningIndexBuild opens a transaction on one frontend
+// and writes a document, then builds an index on another: the backfill
+// cannot see the uncommitted document and the transaction's entries were
+// computed without the index, so its commit fails with WriteConflict (a
+// transient error drivers retry) and the index stays exact.
+func TestFrontendsTxnSpanningIndexBuild(t *testing.T) {
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	if _, _, err := fe[0].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 0, "a": 0}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	txn := mustBegin(t, fe[1])
+	if _, _, err := fe[1].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateIndex(t, fe[0], "tx", `{"a": 1}`, false)
+	if err := txn.Commit(); !mongoerr.Is(err, mongoerr.WriteConflict) {
+		t.Fatalf("commit across an index build: %v, want WriteConflict", err)
+	}
+	if res := mustValidate(t, fe[0], "tx"); res.Records != 1 || res.KeysPerIndex["a_1"] != 1 {
+		t.Errorf("after the failed commit: %d documents, %d keys", res.Records, res.KeysPerIndex["a_1"])
+	}
+	// Run again, it commits with the index maintained.
+	txn = mustBegin(t, fe[1])
+	if _, _, err := fe[1].Insert("test", "tx", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustValidate(t, fe[0], "tx"); res.Records != 2 || res.KeysPerIndex["a_1"] != 2 {
+		t.Errorf("after the retry: %d documents, %d keys", res.Records, res.KeysPerIndex["a_1"])
+	}
+}
+
+// TestFrontendsMultikeyKnownBeforeTheWrite makes an index multikey through
+// one frontend: when the write returns, the other frontend already plans
+// with the index as multikey, so a range query whose bounds it must not
+// intersect finds the array document there at once.
+func TestFrontendsMultikeyKnownBeforeTheWrite(t *testing.T) {
+	fe := openFrontends(t, 2, time.Second)
+	mustCreateIndex(t, fe[0], "mk", `{"a": 1}`, false)
+	if _, _, err := fe[0].Insert("test", "mk", []bson.Raw{ext(t, `{"_id": 0, "a": 9}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fe[0].Collection("test", "mk").FindIndex("a_1").Multikey() {
+		t.Fatal("multikey before any array")
+	}
+	if _, _, err := fe[1].Insert("test", "mk", []bson.Raw{ext(t, `{"_id": 1, "a": [1, 5]}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !fe[0].Collection("test", "mk").FindIndex("a_1").Multikey() {
+		t.Fatal("the other frontend does not know the index is multikey")
+	}
+	cur, err := fe[0].Find("test", "mk", FindOptions{Filter: ext(t, `{"a": {"$gt": 2, "$lt": 4}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	if err != nil || doc == nil || doc.Lookup("_id").Int32() != 1 {
+		t.Fatalf("range query through the other frontend: %v, %v", doc, err)
+	}
+}
+
+// TestFrontendsDropDatabase drops a database through one frontend: the
+// other no longer lists it when the drop returns, and none of its data is
+// left in the store.
+func TestFrontendsDropDatabase(t *testing.T) {
+	fe := openFrontends(t, 2, time.Second)
+	var ids []uint32
+	for i := range 3 {
+		coll := fmt.Sprintf("c%d", i)
+		if _, _, err := fe[0].Insert("dd", coll, []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fe[0].CreateIndexes("dd", coll, []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, fe[0].Collection("dd", coll).ID)
+	}
+	if err := fe[1].DropDatabase("dd"); err != nil {
+		t.Fatal(err)
+	}
+	if dbs := fe[0].Databases(); len(dbs) != 0 {
+		t.Errorf("databases after the drop: %v", dbs)
+	}
+	for _, id := range ids {
+		for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
+			lo, hi := span(id)
+			if n := countKeys(t, fe[0], lo, hi); n != 0 {
+				t.Errorf("collection %d: %d keys left", id, n)
+			}
+		}
+	}
+}
+
+// TestFrontendsGarbageOfAStoppedDropper drops a collection's catalog entry
+// as a frontend that stops before removing the data would: the holder of
+// the jobs lease removes it.
+func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
+	fe := openFrontends(t, 2, 200*time.Millisecond)
+	if _, _, err := fe[0].Insert("test", "g", []bson.Raw{ext(t, `{"_id": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := fe[1].Collection("test", "g")
+	fe[1].cat.mu.Lock()
+	_, err := fe[1].dropLocked([]*Collection{c})
+	fe[1].cat.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := docSpan(c.ID)
+	deadline := time.Now().Add(3 * time.Second)
+	for countKeys(t, fe[0], lo, hi) != 0 || countKeys(t, fe[0], keyGarbagePrefix, []byte{spaceMeta, 'g', 'c', 1}) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the dropped collection's data was not removed by the jobs lease holder")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFrontendsAbandonedBuildRetired leaves an index half built by a
+// frontend that then stops: the jobs-lease holder retires it, and the
+// index can be built again.
+func TestFrontendsAbandonedBuildRetired(t *testing.T) {
+	fe := openFrontends(t, 2, 200*time.Millisecond)
+	if !fe[0].RunsJobs() {
+		t.Fatal("the first frontend does not hold the jobs lease")
+	}
+	if _, _, err := fe[1].Insert("test", "ab", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c := fe[1].Collection("test", "ab")
+	ix, err := newIndex(0, IndexSpec{Key: ext(t, `{"a": 1}`), ExpireAfter: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.state, ix.builder = stateDeleteOnly, fe[1].frontendID
+	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); !mongoerr.Is(err, mongoerr.IndexBuildAlreadyInProgress) {
+		t.Fatalf("build while another is in progress: %v", err)
+	}
+	if err := fe[1].Close(); err != nil { // stops midway
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(fe[0].Collection("test", "ab").Building()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the abandoned build was not retired")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mustCreateIndex(t, fe[0], "ab", `{"a": 1}`, false)
+	if res := mustValidate(t, fe[0], "ab"); res.KeysPerIndex["a_1"] != 1 {
+		t.Errorf("a_1 holds %d keys, want 1", res.KeysPerIndex["a_1"])
+	}
+}

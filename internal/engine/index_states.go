@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Online index changes follow F1's schema change protocol (as TiDB does).
+// An index moves through states, each entered by one catalog change made
+// only once every live frontend loaded the previous one (the schema lease,
+// schema_lease.go), so at most two adjacent states are in use at once:
+//
+//	build: absent → delete-only → write-only → (backfill) → public
+//	drop:  public → write-only → delete-only → absent, then its entries are
+//	       removed (garbage.go)
+//
+// delete-only: writers remove the entries of keys a document loses, add
+// none; readers do not see the index. write-only: writers maintain the
+// index fully (unique keys checked); readers do not see it. public: readers
+// use it too. Why each adjacent pair is safe:
+//   - absent / delete-only, and delete-only / absent at the end of a drop:
+//     the index has no entries a reader could use, and nobody reads it.
+//   - delete-only / write-only: a write-only writer adds entries a
+//     delete-only writer may leave stale when it changes the document; the
+//     index is unread meanwhile and the backfill, which starts only once
+//     no delete-only frontend is left, rewrites every document's entries.
+//     In a drop no entry is read again, so stale entries are harmless.
+//   - write-only / public: every writer maintains the index, so readers of
+//     the public image find exactly the documents' entries.
+//   - after the last state of a drop, its entries are removed only once
+//     every live frontend loaded it: no writer adds one again.
+// The backfill indexes each batch of documents in a storage transaction
+// that reads the documents: a concurrent writer (write-only, so it
+// maintains the index) that changes one of them either commits before the
+// batch's snapshot (the batch indexes its new state), or after it, when
+// it removes entries the batch adds (the same keys: one of the two
+// transactions fails with a write conflict and runs again) or removes
+// none, when the keys the batch adds are all keys of the new state.
+
+// indexState is an index's schema state; public is 0 so that entries
+// stored before states existed read as public.
+type indexState uint8
+
+const (
+	statePublic indexState = iota
+	stateWriteOnly
+	stateDeleteOnly
+)
+
+func (s indexState) String() string {
+	return [...]string{"public", "write-only", "delete-only"}[s]
+}
+
+// backfillBatch bounds the documents one backfill transaction indexes; a
+// batch that conflicts with writers runs again with half as many, and
+// batches grow back while they commit.
+const backfillBatch = 256
+
+// changeIndexes makes one catalog change of c's stored index list: edit
+// sees each index (state, multikey) and says whether it stays; added ones
+// are appended. It fails with NamespaceNotFound when c was dropped.
+func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, error), add []*Index, garbage []uint32) (uint64, error) {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	return e.catalogChange(func(tx storage.Txn) error {
+		cur := e.cat.colls[nsKey(c.DB, c.Name)]
+		if cur == nil || cur.ID != c.ID {
+			return mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index change", c.DB, c.Name)
+		}
+		ent := catalogEntry{ID: int64(cur.ID), UUID: cur.UUID[:], Options: cur.Options, NextIndexID: int64(cur.nextIndexID) + int64(len(add))}
+		for i, ix := range add {
+			// Ids and names as of the image this change is made on:
+			// another frontend may have changed the indexes since the
+			// build was planned.
+			ix.ID = cur.nextIndexID + uint32(i)
+			for _, o := range append(slices.Clone(cur.Indexes()), cur.Building()...) {
+				if o.Name == ix.Name {
+					return mongoerr.New(mongoerr.IndexBuildAlreadyInProgress, "Index build already in progress (or done) on another frontend: %s on %s.%s", ix.Name, c.DB, c.Name)
+				}
+			}
+		}
+		for _, ix := range append(append(append([]*Index(nil), cur.Indexes()...), cur.Building()...), add...) {
+			si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
+			if edit != nil {
+				keep, err := edit(&si)
+				if err != nil {
+					return err
+				}
+				if !keep {
+					continue
+				}
+			}
+			ent.Indexes = append(ent.Indexes, si)
+		}
+		for _, id := range garbage {
+			if err := markGarbage(tx, c.ID, &id); err != nil {
+				return err
+			}
+		}
+		return putEntry(tx, c.DB, c.Name, ent)
+	})
+}
+
+// moveIndexes moves the indexes ids of c from state from to state to, in
+// one catalog change, then waits until every live frontend loaded it.
+func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) error {
+	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
+		for _, id := range ids {
+			if uint32(si.ID) == id {
+				if si.State != from {
+					return false, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name)
+				}
+				si.State, si.Builder = to, e.frontendID
+				if to == statePublic {
+					si.Builder = ""
+				}
+			}
+		}
+		return true, nil
+	}, nil, nil)
+	if err != nil {
+		return err
+	}
+	return e.awaitVersion(v)
+}
+
+// retireIndexes drops the indexes ids of c, now in state from, through
+// the remaining states of a drop, and removes their entries.
+func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) error {
+	steps := []indexState{statePublic, stateWriteOnly, stateDeleteOnly}
+	for i := 0; i+1 < len(steps); i++ {
+		if steps[i] != from {
+			continue
+		}
+		if err := e.moveIndexes(c, ids, from, steps[i+1]); err != nil {
+			return err
+		}
+		from = steps[i+1]
+	}
+	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
+		for _, id := range ids {
+			if uint32(si.ID) == id {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, nil, ids)
+	if err != nil {
+		return err
+	}
+	return e.dropData(v)
+}
+
+// buildOnline builds the indexes build (new, with their ids) of c through
+// the states of a build, backfilling their entries without blocking
+// writers. A failed or interrupted build is retired, leaving no entries.
+func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgress) error {
+	for _, ix := range build {
+		ix.state, ix.builder = stateDeleteOnly, e.frontendID
+	}
+	v, err := e.changeIndexes(c, nil, build, nil)
+	if err != nil {
+		return err
+	}
+	ids := make([]uint32, len(build))
+	for i, ix := range build {
+		ids[i] = ix.ID
+	}
+	state := stateDeleteOnly
+	err = e.awaitVersion(v)
+	if err == nil {
+		if err = e.moveIndexes(c, ids, stateDeleteOnly, stateWriteOnly); err == nil {
+			state = stateWriteOnly
+		}
+	}
+	if err == nil {
+		err = e.backfill(c, ids, progress)
+	}
+	if err == nil {
+		if err = e.moveIndexes(c, ids, stateWriteOnly, statePublic); err == nil {
+			return nil
+		}
+	}
+	if errors.Is(err, errDropped) || mongoerr.Is(err, mongoerr.NamespaceNotFound) {
+		return err
+	}
+	return errors.Join(err, e.retireIndexes(c, ids, state))
+}
+
+// errDropped stops a backfill whose collection was dropped.
+var errDropped = mongoerr.New(mongoerr.NamespaceNotFound, "collection dropped during the index build")
+
+// backfill writes the entries of the write-only indexes ids of c for every
+// document, a batch of documents per storage transaction (see the proof
+// above), holding c's lock shared like any writer so that no batch runs
+// once this frontend has seen c dropped.
+func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) error {
+	stats, err := e.Stats(c)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	lo, hi := docSpan(c.ID)
+	from := lo
+	var done int64
+	report := func() error {
+		if progress == nil {
+			return nil
+		}
+		return progress(done, stats.Count)
+	}
+	if err := report(); err != nil {
+		return err
+	}
+	limit := int64(backfillBatch)
+	for from != nil {
+		var next []byte
+		var n int64
+		tries := 0
+		c.mu.RLock()
+		if c.dropped {
+			c.mu.RUnlock()
+			return errDropped
+		}
+		ixs := buildingIndexes(c, ids)
+		err := e.retry(context.Background(), func(tx storage.Txn) error {
+			if tries++; tries > 1 {
+				limit = max(limit/2, 1)
+			}
+			next, n = nil, 0
+			it, err := tx.NewIter(from, hi)
+			if err != nil {
+				return err
+			}
+			for it.First(); it.Valid() && n < limit; it.Next() {
+				if err := e.indexDoc(tx, c, ixs, it.Key(), it.Value()); err != nil {
+					it.Close()
+					return err
+				}
+				n++
+			}
+			if it.Valid() {
+				next = append([]byte(nil), it.Key()...)
+			}
+			if err := errors.Join(it.Error(), it.Close()); err != nil {
+				return err
+			}
+			if err := e.checkLease(); err != nil {
+				return err
+			}
+			return tx.Commit()
+		})
+		c.mu.RUnlock()
+		if err != nil {
+			return err
+		}
+		e.dirty.Store(true)
+		if tries == 1 {
+			limit = min(limit*2, backfillBatch)
+		}
+		done += n
+		from = next
+		if done/indexBuildBatch > (done-n)/indexBuildBatch {
+			if err := report(); err != nil {
+				return err
+			}
+			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
+		}
+	}
+	return nil
+}
+
+// buildingIndexes are the indexes ids of c as c's image holds them now.
+func buildingIndexes(c *Collection, ids []uint32) []*Index {
+	var out []*Index
+	for _, ix := range c.Building() {
+		for _, id := range ids {
+			if ix.ID == id {
+				out = append(out, ix)
+			}
+		}
+	}
+	return out
+}
+
+// indexDoc stages in tx the entries of ixs for the document at key: a
+// unique key another document holds fails with DuplicateKey.
+func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc []byte) error {
+	encID := idFromDocKey(key)
+	for _, ix := range ixs {
+		keys, multikey, err := ix.keys(doc)
+		if err != nil {
+			return err
+		}
+		if multikey {
+			ix.multikey.Store(true)
+		}
+		for _, k := range keys {
+			entry := indexEntryKey(c.ID, ix, k.enc, encID)
+			if ix.Unique {
+				holder, ok, err := tx.Get(entry)
+				if err != nil {
+					return err
+				}
+				if ok && !bytes.Equal(entryID(holder), encID) {
+					return duplicateKeyError(c, ix, k)
+				}
+			}
+			if err := tx.Set(entry, entryValue(encID, k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// putEntry stores a catalog entry.
+func putEntry(w kvWriter, db, name string, ent catalogEntry) error {
+	v, err := bson.Marshal(ent)
+	if err != nil {
+		return err
+	}
+	return w.Set(catalogKey(db, name), v)
+}
+
+// retireAbandoned retires the indexes left in a build's or drop's states
+// by a frontend whose lease expired (it stopped midway): the jobs-lease
+// holder runs it. Their entries are removed as a drop's.
+func (e *Engine) retireAbandoned() error {
+	live, err := e.liveFrontends()
+	if err != nil {
+		return err
+	}
+	e.cat.mu.RLock()
+	colls := make([]*Collection, 0, len(e.cat.colls))
+	for _, c := range e.cat.colls {
+		if len(c.Building()) > 0 {
+			colls = append(colls, c)
+		}
+	}
+	e.cat.mu.RUnlock()
+	var errs []error
+	for _, c := range colls {
+		for _, ix := range c.Building() {
+			if live[ix.builder] {
+				continue
+			}
+			e.log.Warn("retiring an index its builder abandoned", "ns", c.DB+"."+c.Name, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
+			errs = append(errs, e.retireIndexes(c, []uint32{ix.ID}, ix.state))
+		}
+	}
+	return errors.Join(errs...)
+}
