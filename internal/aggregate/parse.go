@@ -45,7 +45,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
 	"$geoNear": true, "$densify": true, "$fill": true,
-	"$setWindowFields": true, "$changeStream": true, "$currentOp": true, "$listSessions": true,
+	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
 	"$changeStreamSplitLargeEvent": true, "$listSampledQueries": true,
@@ -171,6 +171,8 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 		return p.parseGraphLookup(arg)
 	case "$redact":
 		return p.parseRedact(arg)
+	case "$setWindowFields":
+		return p.parseSetWindowFields(arg)
 	}
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)

@@ -24,3 +24,29 @@ const (
 	// RedactBadResult: a $redact expression evaluating to something other than $$DESCEND, $$PRUNE or $$KEEP.
 	RedactBadResult Code = 17053
 )
+
+// $setWindowFields.
+const (
+	// WindowDocumentsNeedSortBy: a bounded documents window without sortBy.
+	WindowDocumentsNeedSortBy Code = 5339901
+	// WindowRangeNeedsOneSortField: a range window without a sortBy of exactly one field.
+	WindowRangeNeedsOneSortField Code = 5339902
+	// WindowRankTakesNoWindow: $rank, $denseRank or $documentNumber given a window.
+	WindowRankTakesNoWindow Code = 5371601
+	// WindowRankNeedsOneSortField: $rank, $denseRank or $documentNumber without a sortBy of exactly one field.
+	WindowRankNeedsOneSortField Code = 5371602
+	// WindowRangeDateNeedsUnit: a range window without unit over a date.
+	WindowRangeDateNeedsUnit Code = 5429413
+	// WindowRangeNotNumber: a range window without unit over a value that is not a number.
+	WindowRangeNotNumber Code = 5429414
+	// WindowRangeNotDate: a range window with unit over a value that is not a date.
+	WindowRangeNotDate Code = 5429513
+	// IntegralUnitNeedsDate: $integral with unit over a sortBy that is not a date.
+	IntegralUnitNeedsDate Code = 5423901
+	// IntegralDateNeedsUnit: $integral without unit over a date sortBy.
+	IntegralDateNeedsUnit Code = 5423902
+	// DerivativeUnitNeedsDate: $derivative with unit over a sortBy that is not a date.
+	DerivativeUnitNeedsDate Code = 5624900
+	// DerivativeDateNeedsUnit: $derivative without unit over a date sortBy.
+	DerivativeDateNeedsUnit Code = 5624901
+)
