@@ -162,54 +162,84 @@ func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, e
 			return nil, err
 		}
 	}
-	visited := map[string]bool{}
+	visited, queried := map[string]bool{}, map[string]bool{}
 	var out []bson.RawValue
 	for depth := int64(0); len(frontier) > 0 && (s.maxDepth < 0 || depth <= s.maxDepth); depth++ {
-		src, err := rt.find(s.from, s.levelFilter(frontier))
-		if err != nil {
-			return nil, err
-		}
-		frontier = frontier[:0:0]
-		for {
-			d, err := src.Next()
+		level := unqueried(frontier, queried)
+		frontier = nil
+		for len(level) > 0 {
+			batch := level[:min(len(level), graphLookupBatch)]
+			level = level[len(batch):]
+			src, err := rt.find(s.from, s.levelFilter(batch))
 			if err != nil {
-				src.Close()
 				return nil, err
 			}
-			if d == nil {
-				break
-			}
-			id, err := d.LookupErr("_id")
-			if err != nil {
-				src.Close()
-				return nil, mongoerr.New(mongoerr.GraphLookupNoID, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", rt.opts.DB, s.from)
-			}
-			key := string(keyenc.Encode(id))
-			if visited[key] {
-				continue
-			}
-			visited[key] = true
-			if s.depthField != nil {
-				d = setPath(d, s.depthField, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, depth)})
-			} else {
-				d = append(bson.Raw(nil), d...)
-			}
-			if err := grow(len(d) + len(key)); err != nil {
-				src.Close()
+			if frontier, out, err = s.readLevel(src, rt, depth, visited, frontier, out, grow); err != nil {
 				return nil, err
 			}
-			out = append(out, docValue(d))
-			for _, v := range valuesAtPath(docValue(d), s.connectFrom) {
-				if err := grow(len(v.Value)); err != nil {
-					src.Close()
-					return nil, err
-				}
-				frontier = append(frontier, v)
-			}
 		}
-		src.Close()
 	}
 	return out, nil
+}
+
+// unqueried drops the values of a frontier already asked for (1 and 1.0
+// are one value), marking the others asked: a value's matches were all
+// read the first time, so asking again finds only visited documents.
+func unqueried(vals []bson.RawValue, queried map[string]bool) []bson.RawValue {
+	out := vals[:0:0]
+	for _, v := range vals {
+		k := string(keyenc.Encode(v))
+		if !queried[k] {
+			queried[k] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// graphLookupBatch is the most frontier values one read asks for: the
+// planner bounds an index scan by at most 256 points of a field, and
+// reads a larger $in by a full scan.
+const graphLookupBatch = 256
+
+// readLevel reads the documents of one read of a level: those not yet
+// visited join out and their connectFromField values the next frontier.
+func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visited map[string]bool,
+	frontier, out []bson.RawValue, grow func(int) error) ([]bson.RawValue, []bson.RawValue, error) {
+	defer src.Close()
+	for {
+		d, err := src.Next()
+		if err != nil {
+			return nil, nil, err
+		}
+		if d == nil {
+			return frontier, out, nil
+		}
+		id, err := d.LookupErr("_id")
+		if err != nil {
+			return nil, nil, mongoerr.New(mongoerr.GraphLookupNoID, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", rt.opts.DB, s.from)
+		}
+		key := string(keyenc.Encode(id))
+		if visited[key] {
+			continue
+		}
+		visited[key] = true
+		if s.depthField != nil {
+			d = setPath(d, s.depthField, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, depth)})
+		} else {
+			d = append(bson.Raw(nil), d...)
+		}
+		if err := grow(len(d) + len(key)); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, docValue(d))
+		for _, v := range valuesAtPath(docValue(d), s.connectFrom) {
+			if err := grow(len(v.Value)); err != nil {
+				return nil, nil, err
+			}
+			frontier = append(frontier, v)
+		}
+	}
 }
 
 // levelFilter is the query of one level of the search:
