@@ -38,7 +38,6 @@ func (e *examiningEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source,
 	return e.engineEnv.Find(db, coll, filter)
 }
 
-
 // TestGraphLookupVisitsReachable: over a 100k-node tree (node i's parent is
 // (i-1)/2) with an index on the connect field, a $graphLookup of one
 // node's descendants reads through the index level by level, examining
