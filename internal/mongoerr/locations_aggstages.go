@@ -50,3 +50,17 @@ const (
 	// DerivativeDateNeedsUnit: $derivative without unit over a date sortBy.
 	DerivativeDateNeedsUnit Code = 5624901
 )
+
+// $fill.
+const (
+	// FillOutputNotObject: a $fill output field that is not an object.
+	FillOutputNotObject Code = 6050200
+	// FillMethodAndValue: a $fill output with both method and value.
+	FillMethodAndValue Code = 6050201
+	// FillBadMethod: a $fill method other than locf and linear.
+	FillBadMethod Code = 6050202
+	// FillOutputEmpty: a $fill without output fields.
+	FillOutputEmpty Code = 6050203
+	// FillPartitionTwice: $fill with both partitionBy and partitionByFields.
+	FillPartitionTwice Code = 6050204
+)
