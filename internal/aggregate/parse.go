@@ -44,7 +44,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
-	"$geoNear": true, "$densify": true,
+	"$geoNear": true,
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
@@ -175,6 +175,8 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 		return p.parseSetWindowFields(arg)
 	case "$fill":
 		return p.parseFill(arg)
+	case "$densify":
+		return p.parseDensify(arg)
 	}
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)

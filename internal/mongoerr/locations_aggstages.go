@@ -64,3 +64,37 @@ const (
 	// FillPartitionTwice: $fill with both partitionBy and partitionByFields.
 	FillPartitionTwice Code = 6050204
 )
+
+// $densify.
+const (
+	// DensifyValueType: a densified field holding neither a number nor a date.
+	DensifyValueType Code = 5733201
+	// DensifyStepNotPositive: a step that is not a positive number.
+	DensifyStepNotPositive Code = 5733401
+	// DensifyBoundsNotAscending: explicit bounds whose lower exceeds the upper.
+	DensifyBoundsNotAscending Code = 5733402
+	// DensifyBoundsNotPair: explicit bounds that are not two values.
+	DensifyBoundsNotPair Code = 5733403
+	// DensifyBoundsBadType: bounds neither "full", "partition" nor an array.
+	DensifyBoundsBadType Code = 5733404
+	// DensifyBoundsDateMix: a date lower bound with a non-date upper bound.
+	DensifyBoundsDateMix Code = 5733405
+	// DensifyBoundsNumberMix: a numeric lower bound with a non-numeric upper bound.
+	DensifyBoundsNumberMix Code = 5733406
+	// DensifyPartitionNeedsFields: bounds "partition" without partitionByFields.
+	DensifyPartitionNeedsFields Code = 5733408
+	// DensifyNumericWithUnit: numeric bounds with a unit.
+	DensifyNumericWithUnit Code = 5733409
+	// DensifyDatesNeedUnit: date bounds without a unit.
+	DensifyDatesNeedUnit Code = 5733410
+	// DensifyBoundsNotNumbersOrDates: explicit bounds that are neither numbers nor dates.
+	DensifyBoundsNotNumbersOrDates Code = 5946800
+	// DensifyBoundsBadString: a bounds string other than "full" and "partition".
+	DensifyBoundsBadString Code = 5946802
+	// DensifyTypesDiffer: numeric bounds and step of different types.
+	DensifyTypesDiffer Code = 5876900
+	// DensifyTooManyDocs: more generated documents than internalQueryMaxAllowedDensifyDocs.
+	DensifyTooManyDocs Code = 5897900
+	// DensifyDateStepNotWhole: a date step that is not a whole number.
+	DensifyDateStepNotWhole Code = 6586400
+)
