@@ -44,7 +44,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
-	"$geoNear": true,
+	"$geoNear":      true,
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
