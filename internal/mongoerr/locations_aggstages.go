@@ -98,3 +98,21 @@ const (
 	// DensifyDateStepNotWhole: a date step that is not a whole number.
 	DensifyDateStepNotWhole Code = 6586400
 )
+
+// Expression operators: trigonometry, sizes, timestamps.
+const (
+	// TrigOutOfDomain: a trigonometric operator's argument outside its domain.
+	TrigOutOfDomain Code = 50989
+	// Atan2FirstNotNumber: $atan2's first argument is not a number.
+	Atan2FirstNotNumber Code = 51044
+	// Atan2SecondNotNumber: $atan2's second argument is not a number.
+	Atan2SecondNotNumber Code = 51045
+	// BinarySizeBadType: $binarySize of something other than a string or binData.
+	BinarySizeBadType Code = 51276
+	// BSONSizeNotDocument: $bsonSize of something other than a document.
+	BSONSizeNotDocument Code = 31393
+	// TsSecondNotTimestamp: $tsSecond of something other than a timestamp.
+	TsSecondNotTimestamp Code = 5687301
+	// TsIncrementNotTimestamp: $tsIncrement of something other than a timestamp.
+	TsIncrementNotTimestamp Code = 5687302
+)
