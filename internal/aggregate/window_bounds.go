@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"sort"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -226,35 +227,32 @@ func (p *partition) rangeEndpoints(w windowBounds, i int) (lo, hi int, ok bool, 
 		return sum
 	}
 	n := len(vals)
+	// The sorted values of the expected type are contiguous: the window
+	// bounds are found by binary search.
+	first := sort.Search(n, func(j int) bool { return expected(vals[j]) || !before(vals[j], base) })
+	for first < n && !expected(vals[first]) {
+		first++
+	}
 	switch {
 	case w.lo.current:
 		lo = i
 	case w.lo.unbounded:
-		for lo = 0; lo < n && !expected(vals[lo]); lo++ {
-		}
-		if lo == n {
-			return 0, 0, false, nil
-		}
+		lo = first
 	default:
 		t := add(w.lo.v)
-		for lo = 0; lo < n && before(vals[lo], t); lo++ {
-		}
-		if lo == n {
-			return 0, 0, false, nil
-		}
+		lo = sort.Search(n, func(j int) bool { return !before(vals[j], t) })
+	}
+	if lo >= n {
+		return 0, 0, false, nil
 	}
 	switch {
 	case w.hi.current:
 		hi = i
 	case w.hi.unbounded:
-		for hi = max(lo, 0); hi < n && expected(vals[hi]); hi++ {
-		}
-		hi--
+		hi = max(lo, i) + sort.Search(n-max(lo, i), func(j int) bool { return !expected(vals[max(lo, i)+j]) }) - 1
 	default:
 		t := add(w.hi.v)
-		for hi = lo; hi < n && !before(t, vals[hi]); hi++ {
-		}
-		hi--
+		hi = lo + sort.Search(n-lo, func(j int) bool { return before(t, vals[lo+j]) }) - 1
 	}
 	if hi < lo {
 		return 0, 0, false, nil
