@@ -44,8 +44,8 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
-	"$graphLookup": true, "$geoNear": true, "$redact": true, "$densify": true, "$fill": true,
-	"$setWindowFields": true, "$changeStream": true, "$currentOp": true, "$listSessions": true,
+	"$geoNear":      true,
+	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
 	"$changeStreamSplitLargeEvent": true, "$listSampledQueries": true,
@@ -171,6 +171,16 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 		return p.parsePlanCacheStats(arg)
 	case "$documents":
 		return p.parseDocuments(arg)
+	case "$graphLookup":
+		return p.parseGraphLookup(arg)
+	case "$redact":
+		return p.parseRedact(arg)
+	case "$setWindowFields":
+		return p.parseSetWindowFields(arg)
+	case "$fill":
+		return p.parseFill(arg)
+	case "$densify":
+		return p.parseDensify(arg)
 	}
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)

@@ -222,3 +222,17 @@ func TestTakePushdown(t *testing.T) {
 		}
 	}
 }
+
+// TestStageCorpora runs the corpora of the stages of issue 19, one file
+// per stage.
+func TestStageCorpora(t *testing.T) {
+	for _, file := range []string{"graphlookup", "redact", "window", "densify", "fill"} {
+		path := "testdata/" + file + ".jsonl"
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		for _, c := range loadCases(t, path) {
+			t.Run(file+"/"+c.Name, func(t *testing.T) { checkCase(t, c) })
+		}
+	}
+}

@@ -69,7 +69,7 @@ var unstableFields = map[string]map[string]bool{
 // pipeline.
 var stagesNotInAPIVersion1 = map[string]bool{
 	"$currentOp": true, "$indexStats": true, "$listLocalSessions": true, "$listSessions": true,
-	"$planCacheStats": true, "$listCatalog": true, "$setWindowFields": true, "$search": true,
+	"$planCacheStats": true, "$listCatalog": true, "$search": true, "$fill": true,
 	"$searchMeta": true, "$vectorSearch": true, "$listSearchIndexes": true,
 	"$shardedDataDistribution": true, "$listSampledQueries": true, "$queryStats": true,
 }

@@ -185,7 +185,7 @@ func compileFieldPath(p string) (*Expr, error) {
 	}
 	return &Expr{
 		eval: func(st *state) (bson.RawValue, error) {
-			return WalkPath(st.root, parts), nil
+			return WalkPath(st.cur, parts), nil
 		},
 		path:   p,
 		isPath: true,

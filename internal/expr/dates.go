@@ -766,3 +766,10 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 		return dateValue(r.UnixMilli()), nil
 	}), nil
 }
+
+// AddUnits adds n time units ("millisecond" to "year") to t as $dateAdd
+// does in UTC; $setWindowFields' time-range windows move by it.
+func AddUnits(t time.Time, unit string, n int64) time.Time { return addUnits(t, unit, n) }
+
+// IsTimeUnit reports whether u is one of $dateAdd's units.
+func IsTimeUnit(u string) bool { _, ok := dateUnits[u]; return ok }

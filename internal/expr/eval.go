@@ -22,9 +22,11 @@ type Context struct {
 // $$CURRENT and the slots of variables bound inside the expression ($let,
 // $map, $filter, $reduce, ...).
 type state struct {
-	ctx  *Context
-	root bson.RawValue
-	vars []bson.RawValue
+	ctx *Context
+	// root is $$ROOT; cur is $$CURRENT, which field paths read: the same
+	// document except under $redact (EvalAt).
+	root, cur bson.RawValue
+	vars      []bson.RawValue
 }
 
 // evalFn evaluates one compiled node.
@@ -62,7 +64,27 @@ func (e *Expr) Eval(ctx *Context, doc bson.Raw) (bson.RawValue, error) {
 	if ctx == nil {
 		ctx = &Context{}
 	}
-	st := state{ctx: ctx, root: root}
+	st := state{ctx: ctx, root: root, cur: root}
+	if e.slots > 0 {
+		st.vars = make([]bson.RawValue, e.slots)
+	}
+	return e.eval(&st)
+}
+
+// EvalAt evaluates e with $$ROOT = root and $$CURRENT = cur (field paths
+// read cur), as $redact evaluates at each level of a document.
+func (e *Expr) EvalAt(ctx *Context, root, cur bson.Raw) (bson.RawValue, error) {
+	if e.constant {
+		return e.value, nil
+	}
+	c := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: cur}
+	if e.parts != nil {
+		return WalkPath(c, e.parts), nil
+	}
+	if ctx == nil {
+		ctx = &Context{}
+	}
+	st := state{ctx: ctx, root: bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: root}, cur: c}
 	if e.slots > 0 {
 		st.vars = make([]bson.RawValue, e.slots)
 	}

@@ -143,13 +143,16 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 	}
 	switch name {
 	case "ROOT", "CURRENT":
+		if name == "ROOT" {
+			return &Expr{eval: func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil }}, nil
+		}
 		if !hasPath {
-			return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.root, nil }}, nil
+			return &Expr{eval: func(st *state) (bson.RawValue, error) { return st.cur, nil }}, nil
 		}
 		return &Expr{
-			eval:   func(st *state) (bson.RawValue, error) { return WalkPath(st.root, path), nil },
+			eval:   func(st *state) (bson.RawValue, error) { return WalkPath(st.cur, path), nil },
 			path:   rest,
-			isPath: name == "CURRENT",
+			isPath: true,
 			parts:  path,
 		}, nil
 	case "REMOVE":

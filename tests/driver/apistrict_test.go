@@ -50,6 +50,12 @@ func TestAPIStrict(t *testing.T) {
 		{"$listSessions", agg(stage("$listSessions", bson.D{})), "$listSessions is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$planCacheStats", agg(stage("$planCacheStats", bson.D{})), "$planCacheStats is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$collStats count", agg(stage("$collStats", bson.D{{Key: "count", Value: bson.D{}}})), ""},
+		// $setWindowFields, $graphLookup and $redact are in API version 1
+		// (registered AllowedWithApiStrict::kAlways).
+		{"$setWindowFields", agg(stage("$setWindowFields", bson.D{{Key: "output", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$count", Value: bson.D{}}}}}}})), ""},
+		{"$graphLookup", agg(stage("$graphLookup", bson.D{{Key: "from", Value: "api"}, {Key: "startWith", Value: "$a"}, {Key: "connectFromField", Value: "a"}, {Key: "connectToField", Value: "a"}, {Key: "as", Value: "g"}})), ""},
+		{"$redact", agg(stage("$redact", "$$KEEP")), ""},
+
 		{"$collStats storageStats", agg(stage("$collStats", bson.D{{Key: "storageStats", Value: bson.D{}}})), "only the 'count' option to $collStats is supported in API Version 1"},
 		{"$indexStats in $lookup", agg(stage("$lookup", bson.D{{Key: "from", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$indexStats", bson.D{})}}, {Key: "as", Value: "x"}})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$indexStats in $unionWith", agg(stage("$unionWith", bson.D{{Key: "coll", Value: "api"}, {Key: "pipeline", Value: bson.A{stage("$indexStats", bson.D{})}}})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},

@@ -1,0 +1,387 @@
+package aggregate
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/sorter"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// densifyStage is $densify: within each partition (the values of
+// partitionByFields) it adds a document {<partition fields>, field: v} for
+// every value v of the step grid that no document holds. The grid starts
+// at the range's lower bound (the smallest value for "full", the
+// partition's smallest for "partition", the given one for explicit bounds)
+// and advances by step (in unit for dates, each step added to the last);
+// it ends below the upper bound (exclusive for explicit bounds, the
+// largest value for "full" and "partition"). Documents without the field
+// (or null) pass through. As MongoDB, the input is first sorted by the
+// partition fields (not for "full") and the field.
+type densifyStage struct {
+	field      []string
+	fieldName  string
+	partitions []string
+	step       bson.RawValue
+	unit       string
+	bounds     string // "full", "partition" or "" for explicit
+	lo, hi     bson.RawValue
+	sort       *query.Sort
+}
+
+// maxDensifyDocs is MongoDB's internalQueryMaxAllowedDensifyDocs.
+const maxDensifyDocs = 500000
+
+func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The $densify stage specification must be an object, found %s", typeName(arg))
+	}
+	s := &densifyStage{}
+	var rng, fieldArg, parts bson.RawValue
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "field":
+			fieldArg = f.val
+		case "partitionByFields":
+			parts = f.val
+		case "range":
+			rng = f.val
+		default:
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$densify.%s' is an unknown field.", f.key)
+		}
+	}
+	for _, req := range []struct {
+		name string
+		v    bson.RawValue
+		t    bson.Type
+	}{{"field", fieldArg, bson.TypeString}, {"range", rng, bson.TypeEmbeddedDocument}} {
+		if req.v.Type == 0 {
+			return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.%s' is missing but a required field", req.name)
+		}
+		if req.v.Type != req.t {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.%s' is the wrong type '%s', expected type '%s'", req.name, typeName(req.v), values.TypeName(req.t))
+		}
+	}
+	s.fieldName = fieldArg.StringValue()
+	if err := checkFieldPath(s.fieldName); err != nil {
+		return nil, err
+	}
+	s.field = splitPath(s.fieldName)
+	if parts.Type != 0 {
+		if parts.Type != bson.TypeArray {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'array'", typeName(parts))
+		}
+		for _, v := range arrayValues(parts) {
+			if v.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
+			}
+			if err := checkFieldPath(v.StringValue()); err != nil {
+				return nil, err
+			}
+			s.partitions = append(s.partitions, v.StringValue())
+		}
+	}
+	if err := s.parseRange(rng); err != nil {
+		return nil, err
+	}
+	if s.bounds == "partition" && len(s.partitions) == 0 {
+		return nil, mongoerr.New(mongoerr.DensifyPartitionNeedsFields, "One cannot specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.")
+	}
+	var spec []field
+	if s.bounds != "full" {
+		for _, p := range s.partitions {
+			spec = append(spec, field{p, values.Int32Value(1)})
+		}
+	}
+	spec = append(spec, field{s.fieldName, values.Int32Value(1)})
+	var err error
+	if s.sort, err = query.CompileSort(buildDoc(spec)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *densifyStage) parseRange(rng bson.RawValue) error {
+	var bounds bson.RawValue
+	for _, f := range fieldsOf(rng.Value) {
+		switch f.key {
+		case "step":
+			s.step = f.val
+		case "unit":
+			if f.val.Type != bson.TypeString {
+				return mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.range.unit' is the wrong type '%s', expected type 'string'", typeName(f.val))
+			}
+			s.unit = f.val.StringValue()
+		case "bounds":
+			bounds = f.val
+		default:
+			return mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$densify.range.%s' is an unknown field.", f.key)
+		}
+	}
+	if s.step.Type == 0 || bounds.Type == 0 {
+		missingName := "step"
+		if s.step.Type != 0 {
+			missingName = "bounds"
+		}
+		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.range.%s' is missing but a required field", missingName)
+	}
+	if !values.IsNumber(s.step.Type) || values.Compare(s.step, values.Int32Value(0)) <= 0 {
+		return mongoerr.New(mongoerr.DensifyStepNotPositive, "The step parameter in a range statement must be a strictly positive numeric value")
+	}
+	if s.unit != "" {
+		if _, ok := values.Int64(s.step); !ok {
+			return mongoerr.New(mongoerr.DensifyDateStepNotWhole, "The step parameter in a range statement must be a whole number when densifying a date range")
+		}
+		if !expr.IsTimeUnit(s.unit) {
+			return mongoerr.New(mongoerr.FailedToParse, "unknown time unit value: %s", s.unit)
+		}
+	}
+	switch bounds.Type {
+	case bson.TypeString:
+		switch b := bounds.StringValue(); b {
+		case "full", "partition":
+			s.bounds = b
+			return nil
+		}
+		return mongoerr.New(mongoerr.DensifyBoundsBadString, "Bounds string must either be 'full' or 'partition'")
+	case bson.TypeArray:
+	default:
+		return mongoerr.New(mongoerr.DensifyBoundsBadType, "The bounds in a range statement must be the string 'full', 'partition', or an ascending array of two numbers or two dates")
+	}
+	vals := arrayValues(bounds)
+	if len(vals) != 2 {
+		return mongoerr.New(mongoerr.DensifyBoundsNotPair, "A bounding array in a range statement must have exactly two elements")
+	}
+	s.lo, s.hi = vals[0], vals[1]
+	if values.Compare(s.lo, s.hi) > 0 {
+		return mongoerr.New(mongoerr.DensifyBoundsNotAscending, "A bounding array must be an ascending array of either two dates or two numbers")
+	}
+	switch {
+	case values.IsNumber(s.lo.Type):
+		if s.unit != "" {
+			return mongoerr.New(mongoerr.DensifyNumericWithUnit, "Numeric bounds may not have unit parameter")
+		}
+		if !values.IsNumber(s.hi.Type) {
+			return mongoerr.New(mongoerr.DensifyBoundsNumberMix, "A bounding array must contain either both dates or both numeric types")
+		}
+		if s.lo.Type != s.hi.Type || s.lo.Type != s.step.Type {
+			return mongoerr.New(mongoerr.DensifyTypesDiffer, "Upper bound, lower bound, and step must all have the same type")
+		}
+	case s.lo.Type == bson.TypeDateTime:
+		if s.hi.Type != bson.TypeDateTime {
+			return mongoerr.New(mongoerr.DensifyBoundsDateMix, "A bounding array must contain either both dates or both numeric types")
+		}
+		if s.unit == "" {
+			return mongoerr.New(mongoerr.DensifyDatesNeedUnit, "A bounding array of dates must specify a unit")
+		}
+	default:
+		return mongoerr.New(mongoerr.DensifyBoundsNotNumbersOrDates, "Explicit bounds must be numeric or dates")
+	}
+	return nil
+}
+
+func (s *densifyStage) run(in Source, rt *runtime) Source {
+	return &lazySource{in: in, compute: func() ([]bson.Raw, error) { return s.compute(in, rt) }}
+}
+
+// densifyPartition is the grid of one partition: its field values (for
+// generated documents) and the next value of the grid, if any.
+type densifyPartition struct {
+	fields []field
+	next   bson.RawValue
+}
+
+func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
+	srt := sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
+	defer srt.Close()
+	keys := sorter.NewSortKey(s.sort)
+	for {
+		doc, err := in.Next()
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			break
+		}
+		key, err := keys.Of(doc)
+		if err != nil {
+			return nil, err
+		}
+		if err := srt.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
+			return nil, err
+		}
+	}
+	it, err := srt.Iterate()
+	if err != nil {
+		return nil, err
+	}
+	acct := rt.holdAccount()
+	defer acct.Release()
+	var out []bson.Raw
+	generated := 0
+	emit := func(d bson.Raw, gen bool) error {
+		if gen {
+			if generated++; generated > maxDensifyDocs {
+				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDensifyDocs)
+			}
+		}
+		if !acct.Grow(heldDocSize(d)) {
+			return rt.refused("$densify")
+		}
+		out = append(out, d)
+		return nil
+	}
+	parts := map[string]*densifyPartition{}
+	var order []string // partitions in order of appearance
+	var first, last bson.RawValue
+	// fill emits the grid values of p below v (or up to v when inclusive).
+	fill := func(p *densifyPartition, v bson.RawValue, inclusive bool) error {
+		for p.next.Type != 0 {
+			c := values.Compare(p.next, v)
+			if c > 0 || (c == 0 && !inclusive) {
+				return nil
+			}
+			if err := emit(s.generate(p, p.next), true); err != nil {
+				return err
+			}
+			p.next = s.increment(p.next)
+		}
+		return nil
+	}
+	for {
+		e, ok, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		doc := e.Doc
+		v := lookupPath(doc, s.field)
+		if v.Type == 0 || v.Type == bson.TypeNull {
+			if err := emit(doc, false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := s.checkType(v); err != nil {
+			return nil, err
+		}
+		pk, pfields := s.partitionOf(doc)
+		p := parts[pk]
+		if p == nil {
+			p = &densifyPartition{fields: pfields}
+			parts[pk] = p
+			order = append(order, pk)
+			switch s.bounds {
+			case "full":
+				if first.Type == 0 {
+					first = v
+				}
+				p.next = first
+			case "partition":
+				p.next = v
+			default:
+				p.next = s.lo
+			}
+		}
+		last = v
+		if s.bounds == "" {
+			if values.Compare(v, s.lo) >= 0 {
+				bound := v
+				if values.Compare(v, s.hi) > 0 {
+					bound = s.hi
+				}
+				if err := fill(p, bound, false); err != nil {
+					return nil, err
+				}
+			}
+		} else if err := fill(p, v, false); err != nil {
+			return nil, err
+		}
+		if p.next.Type != 0 && values.Compare(p.next, v) == 0 {
+			p.next = s.increment(p.next)
+		}
+		if err := emit(doc, false); err != nil {
+			return nil, err
+		}
+	}
+	// The ends: explicit bounds fill each partition (or, with no
+	// partition fields, the one partition even without documents) below
+	// the upper bound; "full" fills each partition up to the largest value.
+	switch s.bounds {
+	case "":
+		if len(s.partitions) == 0 && len(order) == 0 {
+			p := &densifyPartition{next: s.lo}
+			parts[""], order = p, []string{""}
+		}
+		for _, k := range order {
+			if err := fill(parts[k], s.hi, false); err != nil {
+				return nil, err
+			}
+		}
+	case "full":
+		for _, k := range order {
+			if err := fill(parts[k], last, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkType checks a field value against the range: numbers without a
+// unit, dates with one.
+func (s *densifyStage) checkType(v bson.RawValue) error {
+	switch {
+	case v.Type == bson.TypeDateTime && s.unit == "":
+		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be numeric: a date needs a unit")
+	case v.Type != bson.TypeDateTime && s.unit != "":
+		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be a date when a unit is given, found %s", typeName(v))
+	case v.Type != bson.TypeDateTime && !values.IsNumber(v.Type):
+		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be numeric or a date")
+	}
+	return nil
+}
+
+// partitionOf is the key and the fields of doc's partition.
+func (s *densifyStage) partitionOf(doc bson.Raw) (string, []field) {
+	if len(s.partitions) == 0 {
+		return "", nil
+	}
+	var key []byte
+	fs := make([]field, len(s.partitions))
+	for i, p := range s.partitions {
+		v := lookupPath(doc, splitPath(p))
+		key = keyenc.AppendValue(key, nullIfMissing(v))
+		fs[i] = field{p, v}
+	}
+	return string(key), fs
+}
+
+// generate is a new document of partition p with the field at v.
+func (s *densifyStage) generate(p *densifyPartition, v bson.RawValue) bson.Raw {
+	d := bson.Raw(emptyDoc)
+	for _, f := range p.fields {
+		if f.val.Type != 0 {
+			d = setPath(d, splitPath(f.key), f.val)
+		}
+	}
+	return setPath(d, s.field, v)
+}
+
+// increment is v plus one step.
+func (s *densifyStage) increment(v bson.RawValue) bson.RawValue {
+	if s.unit != "" {
+		n, _ := values.Int64(s.step)
+		t := expr.AddUnits(time.UnixMilli(v.DateTime()).UTC(), s.unit, n)
+		return bson.RawValue{Type: bson.TypeDateTime, Value: appendInt64(nil, t.UnixMilli())}
+	}
+	sum, _ := values.Add(v, s.step)
+	return sum
+}

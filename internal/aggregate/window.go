@@ -1,0 +1,319 @@
+package aggregate
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/sorter"
+)
+
+// windowStage is $setWindowFields: the input is sorted by partition (the
+// value of partitionBy, missing as null) then sortBy, as MongoDB's
+// implicit $sort does (spilling with allowDiskUse); each partition is then
+// held whole and every output field computed over its window of it.
+//
+// A held partition counts against the stage's memory limit and the
+// process-wide budget; it does not spill, so past the limit without
+// allowDiskUse the stage fails with QueryExceededMemoryLimitNoDiskUseAllowed
+// and with allowDiskUse only the process-wide budget binds (MongoDB 7.0
+// would spill the partition instead).
+type windowStage struct {
+	partition *expr.Expr // nil: the whole input is one partition
+	sort      *query.Sort
+	// sortField is the path of a sortBy of one field ("" otherwise) and
+	// sortDir its direction; sortValue reads that field as an expression
+	// does, for range windows and the functions that need a position.
+	sortField string
+	sortDir   int
+	sortValue *expr.Expr
+	outputs   []*windowOutput
+}
+
+// windowOutput is one field of output: where it goes and its function.
+type windowOutput struct {
+	path []string
+	fn   windowFunc
+}
+
+func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "the $setWindowFields stage specification must be an object, found %s", typeName(arg))
+	}
+	s := &windowStage{}
+	var output bson.RawValue
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "partitionBy":
+			e, err := expr.Compile(f.val, p.scope)
+			if err != nil {
+				return nil, err
+			}
+			if e.IsConstant() {
+				if e.Constant().Type == bson.TypeArray {
+					return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
+				}
+				continue // one partition
+			}
+			s.partition = e
+		case "sortBy":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$setWindowFields.sortBy' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			srt, err := query.CompileSort(f.val.Document())
+			if err != nil {
+				return nil, err
+			}
+			if srt.Empty() {
+				return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
+			}
+			s.sort = srt
+			if fields, dirs := srt.Fields(); len(fields) == 1 {
+				s.sortField, s.sortDir = fields[0], dirs[0]
+				if s.sortValue, err = expr.Compile(stringValue("$"+fields[0]), p.scope); err != nil {
+					return nil, err
+				}
+			}
+		case "output":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$setWindowFields.output' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			output = f.val
+		default:
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$setWindowFields.%s' is an unknown field.", f.key)
+		}
+	}
+	if output.Type == 0 {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$setWindowFields.output' is missing but a required field")
+	}
+	for _, f := range fieldsOf(output.Value) {
+		if err := checkFieldPath(f.key); err != nil {
+			return nil, err
+		}
+		fn, err := p.parseWindowFunc(s, f.key, f.val)
+		if err != nil {
+			return nil, err
+		}
+		s.outputs = append(s.outputs, &windowOutput{path: splitPath(f.key), fn: fn})
+	}
+	return s, nil
+}
+
+func (s *windowStage) run(in Source, rt *runtime) Source {
+	return &windowSource{in: in, stage: s, rt: rt}
+}
+
+// windowSource sorts its input on the first Next, then computes one
+// partition at a time.
+type windowSource struct {
+	in      Source
+	stage   *windowStage
+	rt      *runtime
+	sorter  *sorter.Sorter
+	sorted  Source // the input in partition and sortBy order
+	next    bson.Raw
+	nextKey []byte
+	acct    *sorter.Account
+	out     SliceSource
+	started bool
+	done    bool
+}
+
+// sortedEntries serves a sorter's entries as a Source.
+type sortedEntries struct{ it *sorter.Iterator }
+
+func (s sortedEntries) Next() (bson.Raw, error) {
+	e, ok, err := s.it.Next()
+	if !ok || err != nil {
+		return nil, err
+	}
+	return e.Doc, nil
+}
+
+func (s sortedEntries) Close() error { return nil }
+
+// partitionKey is the order-preserving encoding of doc's partition value
+// (missing as null); arrays cannot partition.
+func (s *windowStage) partitionKey(doc bson.Raw, rt *runtime) ([]byte, error) {
+	if s.partition == nil {
+		return nil, nil
+	}
+	v, err := s.partition.Eval(rt.ectx, doc)
+	if err != nil {
+		return nil, err
+	}
+	if v.Type == bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
+	}
+	return keyenc.Encode(nullIfMissing(v)), nil
+}
+
+func (w *windowSource) start() error {
+	w.started = true
+	w.acct = w.rt.holdAccount()
+	s, rt := w.stage, w.rt
+	if s.partition == nil && s.sort == nil {
+		w.sorted = w.in
+		return nil
+	}
+	w.sorter = sorter.New(sorter.Options{
+		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
+	})
+	var keys *sorter.SortKey
+	if s.sort != nil {
+		keys = sorter.NewSortKey(s.sort)
+	}
+	for {
+		doc, err := w.in.Next()
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			break
+		}
+		key, err := s.partitionKey(doc, rt)
+		if err != nil {
+			return err
+		}
+		if keys != nil {
+			sk, err := keys.Of(doc)
+			if err != nil {
+				return err
+			}
+			key = append(key, sk...)
+		}
+		if err := w.sorter.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
+			return err
+		}
+	}
+	it, err := w.sorter.Iterate()
+	if err != nil {
+		return err
+	}
+	w.sorted = sortedEntries{it}
+	return nil
+}
+
+// readPartition reads the documents of the next partition.
+func (w *windowSource) readPartition() ([]bson.Raw, error) {
+	var part []bson.Raw
+	if w.next != nil {
+		if !w.acct.Grow(heldDocSize(w.next)) {
+			return nil, w.rt.refused("$setWindowFields")
+		}
+		part = append(part, w.next)
+	}
+	for {
+		doc, err := w.sorted.Next()
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			w.done, w.next = true, nil
+			return part, nil
+		}
+		key, err := w.stage.partitionKey(doc, w.rt)
+		if err != nil {
+			return nil, err
+		}
+		if len(part) > 0 && string(key) != string(w.nextKey) {
+			w.next, w.nextKey = doc, key
+			return part, nil
+		}
+		if !w.acct.Grow(heldDocSize(doc)) {
+			return nil, w.rt.refused("$setWindowFields")
+		}
+		w.nextKey = key
+		part = append(part, doc)
+	}
+}
+
+func (w *windowSource) Next() (bson.Raw, error) {
+	if !w.started {
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+	}
+	for w.out.Exhausted() {
+		if w.done {
+			return nil, nil
+		}
+		w.acct.Release()
+		w.acct = w.rt.holdAccount()
+		part, err := w.readPartition()
+		if err != nil {
+			return nil, err
+		}
+		if len(part) == 0 {
+			continue
+		}
+		docs, err := w.stage.compute(part, w.rt, w.acct)
+		if err != nil {
+			return nil, err
+		}
+		w.out.Docs = docs
+	}
+	return w.out.Next()
+}
+
+func (w *windowSource) Close() error {
+	if w.sorter != nil {
+		w.sorter.Close()
+	}
+	if w.acct != nil {
+		w.acct.Release()
+	}
+	return w.in.Close()
+}
+
+// compute adds the output fields to the documents of one partition.
+func (s *windowStage) compute(docs []bson.Raw, rt *runtime, acct *sorter.Account) ([]bson.Raw, error) {
+	part := &partition{docs: docs, stage: s, rt: rt}
+	results := make([][]bson.RawValue, len(s.outputs))
+	for i, o := range s.outputs {
+		results[i] = make([]bson.RawValue, len(docs))
+		if err := o.fn.compute(part, results[i]); err != nil {
+			return nil, err
+		}
+		for _, v := range results[i] {
+			if !acct.Grow(int64(len(v.Value)) + 24) {
+				return nil, rt.refused("$setWindowFields")
+			}
+		}
+	}
+	out := make([]bson.Raw, len(docs))
+	for j, d := range docs {
+		for i, o := range s.outputs {
+			d = setPath(d, o.path, nullIfMissing(results[i][j]))
+		}
+		out[j] = d
+	}
+	return out, nil
+}
+
+// partition is the documents of one partition, in sortBy order, with
+// their sortBy values read once.
+type partition struct {
+	docs   []bson.Raw
+	stage  *windowStage
+	rt     *runtime
+	sorted []bson.RawValue
+}
+
+// sortValues are the values of the one sortBy field, per document.
+func (p *partition) sortValues() ([]bson.RawValue, error) {
+	if p.sorted != nil || p.stage.sortValue == nil {
+		return p.sorted, nil
+	}
+	p.sorted = make([]bson.RawValue, len(p.docs))
+	for i, d := range p.docs {
+		v, err := p.stage.sortValue.Eval(p.rt.ectx, d)
+		if err != nil {
+			return nil, err
+		}
+		p.sorted[i] = v
+	}
+	return p.sorted, nil
+}

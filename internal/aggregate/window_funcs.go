@@ -1,0 +1,595 @@
+package aggregate
+
+import (
+	"math"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// windowFunc computes one output field over a partition: out[i] is the
+// value of document i.
+type windowFunc interface {
+	compute(p *partition, out []bson.RawValue) error
+}
+
+// parseWindowFunc reads {<function>: <args>, window: {...}}.
+func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (windowFunc, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The field '%s' must be an object", name)
+	}
+	var op string
+	var arg, win bson.RawValue
+	for _, f := range fieldsOf(v.Value) {
+		if f.key == "window" {
+			win = f.val
+			continue
+		}
+		if op != "" {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Window function found an unknown argument: %s", f.key)
+		}
+		op, arg = f.key, f.val
+	}
+	if op == "" {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a window function for field '%s'", name)
+	}
+	var bounds windowBounds
+	if win.Type != 0 {
+		var err error
+		if bounds, err = parseWindow(s, win); err != nil {
+			return nil, err
+		}
+	}
+	noWindow := func() error {
+		if win.Type != 0 {
+			return mongoerr.New(mongoerr.FailedToParse, "%s does not accept a 'window' field", op)
+		}
+		return nil
+	}
+	needSort := func() error {
+		if s.sort == nil {
+			return mongoerr.New(mongoerr.FailedToParse, "%s requires a sortBy", op)
+		}
+		if s.sortField == "" {
+			return mongoerr.New(mongoerr.FailedToParse, "%s requires a non-compound sortBy", op)
+		}
+		return nil
+	}
+	switch op {
+	case "$sum", "$avg", "$min", "$max", "$count", "$push", "$addToSet", "$first", "$last",
+		"$stdDevPop", "$stdDevSamp", "$firstN", "$lastN", "$minN", "$maxN", "$topN", "$bottomN",
+		"$top", "$bottom", "$median", "$percentile":
+		spec, err := p.parseAccumulator("w", docValue(buildDoc([]field{{op, arg}})))
+		if err != nil {
+			return nil, err
+		}
+		if spec.n != nil && !spec.n.IsConstant() {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'n' must be a constant for %s in $setWindowFields", op)
+		}
+		return &accWindow{spec: spec, win: bounds}, nil
+	case "$covariancePop", "$covarianceSamp":
+		vals := arrayValues(arg)
+		if arg.Type != bson.TypeArray || len(vals) != 2 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s requires an array of two expressions", op)
+		}
+		x, err := expr.Compile(vals[0], p.scope)
+		if err != nil {
+			return nil, err
+		}
+		y, err := expr.Compile(vals[1], p.scope)
+		if err != nil {
+			return nil, err
+		}
+		return &covarianceWindow{x: x, y: y, sample: op == "$covarianceSamp", win: bounds}, nil
+	case "$rank", "$denseRank", "$documentNumber":
+		if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s must be specified with an empty object, e.g. {%s: {}}", op, op)
+		}
+		if win.Type != 0 {
+			return nil, mongoerr.New(mongoerr.WindowRankTakesNoWindow, "Rank style window functions take no other arguments")
+		}
+		if s.sortField == "" {
+			return nil, mongoerr.New(mongoerr.WindowRankNeedsOneSortField, "%s must be specified with a top level sortBy expression with exactly one element", op)
+		}
+		return &rankWindow{op: op}, nil
+	case "$shift":
+		return p.parseShift(s, arg, win)
+	case "$derivative", "$integral":
+		if err := needSort(); err != nil {
+			return nil, err
+		}
+		if op == "$derivative" && win.Type == 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$derivative requires explicit window bounds")
+		}
+		args, err := namedArgs(arg, op, "input", "unit")
+		if err != nil {
+			return nil, err
+		}
+		if args["input"].Type == 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s requires an 'input' expression", op)
+		}
+		input, err := expr.Compile(args["input"], p.scope)
+		if err != nil {
+			return nil, err
+		}
+		var unit time.Duration
+		if u := args["unit"]; u.Type != 0 {
+			if unit = fixedUnits[stringOf(u)]; unit == 0 {
+				return nil, mongoerr.New(mongoerr.FailedToParse, "%s 'unit' must be one of week, day, hour, minute, second, millisecond", op)
+			}
+		}
+		return &rateWindow{integral: op == "$integral", input: input, unit: unit, win: bounds}, nil
+	case "$expMovingAvg":
+		if err := noWindow(); err != nil {
+			return nil, err
+		}
+		if s.sort == nil {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg requires an explicit 'sortBy'")
+		}
+		return p.parseExpMovingAvg(arg)
+	case "$locf", "$linearFill":
+		if err := noWindow(); err != nil {
+			return nil, err
+		}
+		if op == "$linearFill" {
+			if err := needSort(); err != nil {
+				return nil, err
+			}
+		}
+		input, err := expr.Compile(arg, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		return &fillWindow{linear: op == "$linearFill", input: input}, nil
+	}
+	return nil, mongoerr.New(mongoerr.FailedToParse, "Unrecognized window function, %s", op)
+}
+
+// fixedUnits are the units of $derivative and $integral.
+var fixedUnits = map[string]time.Duration{
+	"week": 7 * 24 * time.Hour, "day": 24 * time.Hour, "hour": time.Hour,
+	"minute": time.Minute, "second": time.Second, "millisecond": time.Millisecond,
+}
+
+func stringOf(v bson.RawValue) string {
+	if v.Type == bson.TypeString {
+		return v.StringValue()
+	}
+	return ""
+}
+
+// namedArgs reads an object of arguments, refusing others.
+func namedArgs(arg bson.RawValue, op string, allowed ...string) (map[string]bson.RawValue, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Argument to %s must be an object", op)
+	}
+	out := map[string]bson.RawValue{}
+outer:
+	for _, f := range fieldsOf(arg.Value) {
+		for _, a := range allowed {
+			if f.key == a {
+				out[a] = f.val
+				continue outer
+			}
+		}
+		return nil, mongoerr.New(mongoerr.FailedToParse, "%s got unexpected argument: %s", op, f.key)
+	}
+	return out, nil
+}
+
+// accWindow is an accumulator over a window. A window that only grows
+// from one document to the next (a cumulative one) keeps its accumulator.
+type accWindow struct {
+	spec *accSpec
+	win  windowBounds
+}
+
+func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
+	var acc accumulator
+	prevLo, prevHi := -1, -2
+	for i := range p.docs {
+		lo, hi, ok, err := p.endpoints(a.win, i)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			lo, hi = 0, -1
+		}
+		switch {
+		case acc != nil && lo == prevLo && hi >= prevHi:
+			// grows: add the new documents below
+		default:
+			if acc, err = a.spec.newAccumulator(null, p.rt); err != nil {
+				return err
+			}
+			prevHi = lo - 1
+		}
+		for j := prevHi + 1; j <= hi; j++ {
+			var v bson.RawValue
+			if a.spec.arg != nil {
+				if v, err = a.spec.arg.Eval(p.rt.ectx, p.docs[j]); err != nil {
+					return err
+				}
+			}
+			if err := acc.add(p.docs[j], v); err != nil {
+				return err
+			}
+		}
+		prevLo, prevHi = lo, hi
+		out[i] = acc.result()
+	}
+	return nil
+}
+
+// covarianceWindow is $covariancePop/$covarianceSamp: the covariance of
+// the pairs of numbers (dates as milliseconds) in the window.
+type covarianceWindow struct {
+	x, y   *expr.Expr
+	sample bool
+	win    windowBounds
+}
+
+func numberOrDate(v bson.RawValue) (float64, bool) {
+	if v.Type == bson.TypeDateTime {
+		return float64(v.DateTime()), true
+	}
+	if !values.IsNumber(v.Type) {
+		return 0, false
+	}
+	return values.Float64(v)
+}
+
+func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
+	xs, ys := make([]float64, len(p.docs)), make([]float64, len(p.docs))
+	okv := make([]bool, len(p.docs))
+	for i, d := range p.docs {
+		xv, err := c.x.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		yv, err := c.y.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		x, ok1 := numberOrDate(xv)
+		y, ok2 := numberOrDate(yv)
+		xs[i], ys[i], okv[i] = x, y, ok1 && ok2
+	}
+	for i := range p.docs {
+		lo, hi, ok, err := p.endpoints(c.win, i)
+		if err != nil {
+			return err
+		}
+		var n, mx, my, cxy float64
+		for j := lo; ok && j <= hi; j++ {
+			if !okv[j] {
+				continue
+			}
+			n++
+			dx := xs[j] - mx
+			mx += dx / n
+			my += (ys[j] - my) / n
+			cxy += dx * (ys[j] - my)
+		}
+		d := n
+		if c.sample {
+			d--
+		}
+		if d <= 0 {
+			out[i] = null
+			continue
+		}
+		out[i] = values.DoubleValue(cxy / d)
+	}
+	return nil
+}
+
+// rankWindow is $rank (ties share a rank, then a gap), $denseRank (no
+// gap) and $documentNumber (the position), from 1, as ints.
+type rankWindow struct{ op string }
+
+func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
+	vals, err := p.sortValues()
+	if err != nil {
+		return err
+	}
+	rank, dense := 0, 0
+	for i := range p.docs {
+		tie := i > 0 && values.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
+		if !tie {
+			rank, dense = i+1, dense+1
+		}
+		switch r.op {
+		case "$rank":
+			out[i] = values.Int32Value(int32(rank))
+		case "$denseRank":
+			out[i] = values.Int32Value(int32(dense))
+		default:
+			out[i] = values.Int32Value(int32(i + 1))
+		}
+	}
+	return nil
+}
+
+// shiftWindow is $shift: output evaluated on the document by positions
+// away in the partition, or default (null) past its ends.
+type shiftWindow struct {
+	output *expr.Expr
+	by     int
+	def    bson.RawValue
+}
+
+func (p *parser) parseShift(s *windowStage, arg, win bson.RawValue) (windowFunc, error) {
+	if win.Type != 0 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$shift does not accept a 'window' field")
+	}
+	args, err := namedArgs(arg, "$shift", "output", "by", "default")
+	if err != nil {
+		return nil, err
+	}
+	if s.sort == nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "'$shift' requires a sortBy")
+	}
+	w := &shiftWindow{def: null}
+	if args["output"].Type == 0 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$shift requires an 'output' expression.")
+	}
+	if w.output, err = expr.Compile(args["output"], p.scope); err != nil {
+		return nil, err
+	}
+	by, ok := values.Int64(args["by"])
+	if !ok || by < math.MinInt32 || by > math.MaxInt32 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$shift requires 'by' as an integer value.")
+	}
+	w.by = int(by)
+	if d := args["default"]; d.Type != 0 {
+		e, err := expr.Compile(d, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		if !e.IsConstant() {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'$shift:default' expression must yield a constant value.")
+		}
+		w.def = nullIfMissing(e.Constant())
+	}
+	return w, nil
+}
+
+func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
+	for i := range p.docs {
+		j := i + w.by
+		if j < 0 || j >= len(p.docs) {
+			out[i] = w.def
+			continue
+		}
+		v, err := w.output.Eval(p.rt.ectx, p.docs[j])
+		if err != nil {
+			return err
+		}
+		out[i] = nullIfMissing(v)
+	}
+	return nil
+}
+
+// rateWindow is $derivative (the change of input between the window's
+// first and last documents per unit of sortBy) and $integral (the
+// trapezoidal area under input over the window's sortBy values). With a
+// unit the sortBy values are dates and differences are divided by it.
+type rateWindow struct {
+	integral bool
+	input    *expr.Expr
+	unit     time.Duration
+	win      windowBounds
+}
+
+func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
+	xs, err := p.sortValues()
+	if err != nil {
+		return err
+	}
+	n := len(p.docs)
+	ys := make([]bson.RawValue, n)
+	for i, d := range p.docs {
+		if ys[i], err = r.input.Eval(p.rt.ectx, d); err != nil {
+			return err
+		}
+	}
+	x := func(i int) (float64, error) {
+		v := xs[i]
+		if r.unit != 0 {
+			if v.Type != bson.TypeDateTime {
+				if r.integral {
+					return 0, mongoerr.New(mongoerr.IntegralUnitNeedsDate, "$integral with unit expects the sortBy field to be a Date")
+				}
+				return 0, mongoerr.New(mongoerr.DerivativeUnitNeedsDate, "$derivative with unit expects the sortBy field to be a Date")
+			}
+			return float64(v.DateTime()) / float64(r.unit/time.Millisecond), nil
+		}
+		if v.Type == bson.TypeDateTime {
+			if r.integral {
+				return 0, mongoerr.New(mongoerr.IntegralDateNeedsUnit, "$integral where the sortBy is a Date requires an 'unit'")
+			}
+			return 0, mongoerr.New(mongoerr.DerivativeDateNeedsUnit, "$derivative where the sortBy is a Date requires an 'unit'")
+		}
+		f, ok := numberOrDate(v)
+		if !ok {
+			return math.NaN(), nil
+		}
+		return f, nil
+	}
+	for i := range p.docs {
+		lo, hi, ok, err := p.endpoints(r.win, i)
+		if err != nil {
+			return err
+		}
+		if !ok || (!r.integral && lo == hi) {
+			out[i] = null
+			continue
+		}
+		if !r.integral {
+			x0, err := x(lo)
+			if err != nil {
+				return err
+			}
+			x1, err := x(hi)
+			if err != nil {
+				return err
+			}
+			y0, ok0 := numberOrDate(ys[lo])
+			y1, ok1 := numberOrDate(ys[hi])
+			if !ok0 || !ok1 || math.IsNaN(x0) || math.IsNaN(x1) || x1 == x0 {
+				out[i] = null
+				continue
+			}
+			out[i] = values.DoubleValue((y1 - y0) / (x1 - x0))
+			continue
+		}
+		sum := 0.0
+		for j := lo; j < hi; j++ {
+			x0, err := x(j)
+			if err != nil {
+				return err
+			}
+			x1, err := x(j + 1)
+			if err != nil {
+				return err
+			}
+			y0, ok0 := numberOrDate(ys[j])
+			y1, ok1 := numberOrDate(ys[j+1])
+			if ok0 && ok1 && !math.IsNaN(x0) && !math.IsNaN(x1) {
+				sum += (x1 - x0) * (y0 + y1) / 2
+			}
+		}
+		if _, err := x(hi); err != nil {
+			return err
+		}
+		out[i] = values.DoubleValue(sum)
+	}
+	return nil
+}
+
+// expMovingAvgWindow is $expMovingAvg: the first number is its own
+// average, each next one weighs alpha (2/(N+1) when given N) against the
+// previous average; a document whose input is not a number gets null and
+// leaves the average as it was.
+type expMovingAvgWindow struct {
+	input *expr.Expr
+	alpha float64
+}
+
+func (p *parser) parseExpMovingAvg(arg bson.RawValue) (windowFunc, error) {
+	args, err := namedArgs(arg, "$expMovingAvg", "input", "N", "alpha")
+	if err != nil {
+		return nil, err
+	}
+	if args["input"].Type == 0 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg must have exactly one of 'N' or 'alpha' and an 'input'")
+	}
+	w := &expMovingAvgWindow{}
+	if w.input, err = expr.Compile(args["input"], p.scope); err != nil {
+		return nil, err
+	}
+	nv, av := args["N"], args["alpha"]
+	switch {
+	case (nv.Type == 0) == (av.Type == 0):
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$expMovingAvg must have exactly one of 'N' or 'alpha' and an 'input'")
+	case nv.Type != 0:
+		n, ok := values.Int64(nv)
+		if !ok || n <= 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'N' field must be an integer greater than zero, but found %s", values.Display(nv))
+		}
+		w.alpha = 2 / (float64(n) + 1)
+	default:
+		a, ok := values.Float64(av)
+		if !ok || !(a > 0 && a < 1) {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", values.Display(av))
+		}
+		w.alpha = a
+	}
+	return w, nil
+}
+
+func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
+	var avg float64
+	started := false
+	for i, d := range p.docs {
+		v, err := w.input.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		if !values.IsNumber(v.Type) {
+			out[i] = null
+			continue
+		}
+		x, _ := values.Float64(v)
+		if !started {
+			avg, started = x, true
+		} else {
+			avg = x*w.alpha + avg*(1-w.alpha)
+		}
+		out[i] = values.DoubleValue(avg)
+	}
+	return nil
+}
+
+// fillWindow is $locf (the last non-null value so far, null before any)
+// and $linearFill (a null or missing value between two numbers gets the
+// value on the line between them at its sortBy position; values before
+// the first or after the last number stay null).
+type fillWindow struct {
+	linear bool
+	input  *expr.Expr
+}
+
+func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
+	for i, d := range p.docs {
+		v, err := f.input.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		out[i] = nullIfMissing(v)
+	}
+	if !f.linear {
+		last := null
+		for i, v := range out {
+			if v.Type == bson.TypeNull {
+				out[i] = last
+			} else {
+				last = v
+			}
+		}
+		return nil
+	}
+	xs, err := p.sortValues()
+	if err != nil {
+		return err
+	}
+	prev := -1
+	for i, v := range out {
+		if v.Type == bson.TypeNull {
+			continue
+		}
+		if !values.IsNumber(v.Type) {
+			return mongoerr.New(mongoerr.TypeMismatch, "Expected the input to $linearFill to be a numeric type, but got %s", typeName(v))
+		}
+		if prev >= 0 && i-prev > 1 {
+			x0, ok0 := numberOrDate(xs[prev])
+			x1, ok1 := numberOrDate(xs[i])
+			y0, _ := values.Float64(out[prev])
+			y1, _ := values.Float64(v)
+			for j := prev + 1; j < i; j++ {
+				xj, okj := numberOrDate(xs[j])
+				if !ok0 || !ok1 || !okj || x1 == x0 {
+					return mongoerr.New(mongoerr.TypeMismatch, "$linearFill requires numeric or date sortBy values that are unique within a partition")
+				}
+				out[j] = values.DoubleValue(y0 + (y1-y0)*(xj-x0)/(x1-x0))
+			}
+		}
+		prev = i
+	}
+	return nil
+}
