@@ -127,7 +127,7 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	for k, v := range vars {
 		merged[k] = v
 	}
-	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged}}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged, JS: rt.ectx.JS}}
 }
 
 // memoryLimit is the budget of one blocking stage.

@@ -11,7 +11,7 @@ import (
 // alone decide the filter, counting keys without fetching a document
 // (MongoDB's COUNT_SCAN).
 func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
-	q, err := compileFind(FindOptions{Filter: o.Filter})
+	q, err := compileFind(FindOptions{Filter: o.Filter, Let: o.Let})
 	if err != nil {
 		return 0, err
 	}

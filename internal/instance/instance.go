@@ -18,6 +18,7 @@ import (
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/server"
 	"github.com/folio-db/folio/internal/sessions"
@@ -45,6 +46,9 @@ type Config struct {
 	Argv []string
 	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
 	CursorIdle time.Duration
+	// NoJavaScript is MongoDB's security.javascriptEnabled=false: $where,
+	// $function, $accumulator and mapReduce are refused.
+	NoJavaScript bool
 	// ReplSetName, unless empty, has the server report itself as the
 	// primary of a one-member replica set, which drivers require for
 	// transactions.
@@ -143,6 +147,7 @@ func Start(cfg Config) (*Instance, error) {
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
+		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript}),
 	}
 	svc.Access.Enabled = cfg.Auth
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)

@@ -321,4 +321,3 @@ func jsTypeName(val goja.Value) string {
 	}
 	return val.ExportType().String()
 }
-

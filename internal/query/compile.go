@@ -35,7 +35,7 @@ func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 	}
 	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
-		if n.Kind == KindExpr {
+		if n.Kind == KindExpr || n.Kind == KindWhere {
 			f.hasExpr = true
 		}
 		return !f.hasExpr
@@ -154,7 +154,7 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch cannot contain $where expression")
 		}
-		return nil, mongoerr.New(mongoerr.NotImplemented, "$where is not supported")
+		return parseWhere(v, env.let)
 	case "$expr", "$text":
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
