@@ -237,3 +237,21 @@ func (op *Op) Test(f *Func, doc bson.Raw) (bool, error) {
 	defer s.Close()
 	return s.Test(f, doc)
 }
+
+// SetGlobals defines each field of scope as a global variable of the
+// session's VM (mapReduce's scope); the VM is then not reused.
+func (s *Session) SetGlobals(scope bson.Raw) error {
+	s.broken = true
+	return s.run(func(v *vm) error {
+		it, err := scope.Elements()
+		if err != nil {
+			return err
+		}
+		for _, el := range it {
+			if err := v.rt.Set(el.Key(), v.toJS(el.Value())); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

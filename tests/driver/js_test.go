@@ -258,3 +258,148 @@ func TestJavaScriptDisabled(t *testing.T) {
 		t.Errorf("$function: %v", err)
 	}
 }
+
+// runMR runs a mapReduce command and returns its reply.
+func runMR(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
+	t.Helper()
+	return db.RunCommand(context.Background(), cmd).Raw()
+}
+
+func collDocs(t *testing.T, coll *mongo.Collection) string {
+	t.Helper()
+	cur, err := coll.Find(context.Background(), bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(context.Background(), &docs); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
+// TestMapReduce runs mapReduce with each output mode, query, sort, limit,
+// scope and finalize, and checks MongoDB 7.0's reply shapes.
+// https://www.mongodb.com/docs/v7.0/reference/command/mapReduce/
+func TestMapReduce(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	orders := db.Collection("orders")
+	ctx := context.Background()
+	var docs []any
+	for i, o := range []struct {
+		cust  string
+		price float64
+	}{{"abc", 25}, {"abc", 70}, {"xyz", 10}, {"xyz", 5}, {"ant", 1}} {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "cust", Value: o.cust}, {Key: "price", Value: o.price}})
+	}
+	if _, err := orders.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	mapF := bson.JavaScript("function() { emit(this.cust, this.price); }")
+	reduceF := "function(key, values) { return Array.sum(values); }"
+	mr := func(extra ...bson.E) bson.D {
+		return append(bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: mapF}, {Key: "reduce", Value: reduceF}}, extra...)
+	}
+	inline := bson.E{Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		want string
+	}{
+		{"inline", mr(inline), `{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}},{"_id": "ant","value": {"$numberDouble":"1.0"}},{"_id": "xyz","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"query", mr(inline, bson.E{Key: "query", Value: bson.D{{Key: "price", Value: bson.D{{Key: "$gt", Value: 6}}}}}), `{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}},{"_id": "xyz","value": {"$numberDouble":"10.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"sortLimit", mr(inline, bson.E{Key: "sort", Value: bson.D{{Key: "price", Value: -1}}}, bson.E{Key: "limit", Value: 2}), `{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"finalizeScope", mr(inline, bson.E{Key: "finalize", Value: "function(k, v) { return {total: v, k: k, tax: v * rate}; }"}, bson.E{Key: "scope", Value: bson.D{{Key: "rate", Value: 0.5}}}, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "xyz"}}}),
+			`{"results": [{"_id": "xyz","value": {"total": {"$numberDouble":"15.0"},"k": "xyz","tax": {"$numberDouble":"7.5"}}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"whereQuery", mr(inline, bson.E{Key: "query", Value: bson.D{{Key: "$where", Value: "this.cust == 'ant'"}}}), `{"results": [{"_id": "ant","value": {"$numberDouble":"1.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"objectKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit({c: this.cust.charAt(0)}, {n: 1}); }"}, {Key: "reduce", Value: "function(k, vs) { var n = 0; vs.forEach(function(v) { n += v.n; }); return {n: n}; }"}, inline},
+			`{"results": [{"_id": {"c": "a"},"value": {"n": {"$numberDouble":"3.0"}}},{"_id": {"c": "x"},"value": {"n": {"$numberDouble":"2.0"}}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"emptyResult", mr(inline, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "none"}}}), `{"results": [],"ok": {"$numberDouble":"1.0"}}`},
+	} {
+		reply, err := runMR(t, db, tc.cmd)
+		if err != nil || reply.String() != tc.want {
+			t.Errorf("%s: %v %v\nwant %s", tc.name, reply, err, tc.want)
+		}
+	}
+
+	// out to a collection: replace, then merge and reduce into it.
+	out := db.Collection("totals")
+	if _, err := out.InsertOne(ctx, bson.D{{Key: "_id", Value: "old"}, {Key: "value", Value: 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := runMR(t, db, mr(bson.E{Key: "out", Value: "totals"}, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "abc"}}}))
+	if err != nil || reply.String() != `{"result": "totals","ok": {"$numberDouble":"1.0"}}` {
+		t.Fatalf("replace: %v %v", reply, err)
+	}
+	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"95.0"}}` {
+		t.Fatalf("after replace: %s", got)
+	}
+	reply, err = runMR(t, db, mr(bson.E{Key: "out", Value: bson.D{{Key: "merge", Value: "totals"}, {Key: "nonAtomic", Value: true}}}, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "xyz"}}}))
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"95.0"}}{"_id": "xyz","value": {"$numberDouble":"15.0"}}` {
+		t.Fatalf("after merge: %s", got)
+	}
+	reply, err = runMR(t, db, mr(bson.E{Key: "out", Value: bson.D{{Key: "reduce", Value: "totals"}, {Key: "db", Value: "mrout"}}}))
+	if err != nil || reply.String() != `{"result": {"db": "mrout","collection": "totals"},"ok": {"$numberDouble":"1.0"}}` {
+		t.Fatalf("reduce into another db: %v %v", reply, err)
+	}
+	_, err = runMR(t, db, mr(bson.E{Key: "out", Value: bson.D{{Key: "reduce", Value: "totals"}}}, bson.E{Key: "finalize", Value: "function(k, v) { return v * 10; }"}))
+	if err != nil {
+		t.Fatalf("reduce: %v", err)
+	}
+	// stored value first, then finalize: abc 95+95 -> 1900, xyz 15+15 -> 300, ant 1 -> 10
+	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"1900.0"}}{"_id": "ant","value": {"$numberDouble":"10.0"}}{"_id": "xyz","value": {"$numberDouble":"300.0"}}` {
+		t.Fatalf("after reduce: %s", got)
+	}
+	if got := collDocs(t, client.Database("mrout").Collection("totals")); !strings.Contains(got, `"abc","value": {"$numberDouble":"95.0"}`) {
+		t.Fatalf("reduce into mrout: %s", got)
+	}
+
+	for _, tc := range []struct {
+		cmd  bson.D
+		code int
+	}{
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "inline", Value: 1}, {Key: "db", Value: "x"}}}), 72},
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "inline", Value: 2}}}), 2},
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "merge", Value: "t"}, {Key: "nonAtomic", Value: false}}}), 2},
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "merge", Value: "t"}, {Key: "extra", Value: 1}}}), 2},
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "foo", Value: "t"}}}), 2},
+		{mr(bson.E{Key: "out", Value: 5}), 2},
+		{mr(bson.E{Key: "out", Value: bson.D{{Key: "replace", Value: "t"}, {Key: "db", Value: "admin"}}}), 115},
+		{mr(inline, bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}), 238},
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() {}"}}, 40414},
+	} {
+		if _, err := runMR(t, db, tc.cmd); serverCode(err) != tc.code {
+			t.Errorf("%v: %v, want %d", tc.cmd, err, tc.code)
+		}
+	}
+	// an endless map stops at maxTimeMS
+	_, err = runMR(t, db, bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { for (;;) {} }"}, {Key: "reduce", Value: reduceF}, inline, {Key: "maxTimeMS", Value: 100}})
+	if serverCode(err) != 50 {
+		t.Errorf("endless map: %v", err)
+	}
+}
+
+// TestMapReduceDisabled: with JavaScript disabled, a mapReduce that maps
+// a document fails as MongoDB's does (31246).
+func TestMapReduceDisabled(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.NoJavaScript = true
+	client := connect(t, startInstance(t, cfg))
+	db := client.Database(testDB)
+	if _, err := db.Collection("c").InsertOne(context.Background(), bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runMR(t, db, bson.D{{Key: "mapReduce", Value: "c"}, {Key: "map", Value: "function() { emit(1, 1) }"}, {Key: "reduce", Value: "function(k, v) { return 1 }"}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}})
+	if serverCode(err) != 31246 {
+		t.Fatalf("got %v", err)
+	}
+}
