@@ -228,7 +228,7 @@ func runStages(stages []stage, src Source, rt *runtime) Source {
 	for _, s := range stages {
 		src = s.run(rt.guard(src), rt)
 	}
-	return rt.guard(src)
+	return scriptFailures{rt.guard(src)}
 }
 
 // Pushdown is the part of a pipeline a collection scan can do itself.

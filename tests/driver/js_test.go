@@ -257,6 +257,16 @@ func TestJavaScriptDisabled(t *testing.T) {
 	if serverCode(err) != 31264 {
 		t.Errorf("$function: %v", err)
 	}
+	cur, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "r", Value: bson.D{{Key: "$accumulator", Value: bson.D{
+		{Key: "init", Value: "function() { return 0 }"}, {Key: "accumulate", Value: "function(s) { return s }"}, {Key: "accumulateArgs", Value: bson.A{}},
+		{Key: "merge", Value: "function(a, b) { return a }"}, {Key: "lang", Value: "js"}}}}}}}}})
+	if err == nil {
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+	}
+	if serverCode(err) != 31264 {
+		t.Errorf("$accumulator: %v", err)
+	}
 }
 
 // runMR runs a mapReduce command and returns its reply.
@@ -401,5 +411,72 @@ func TestMapReduceDisabled(t *testing.T) {
 	_, err := runMR(t, db, bson.D{{Key: "mapReduce", Value: "c"}, {Key: "map", Value: "function() { emit(1, 1) }"}, {Key: "reduce", Value: "function(k, v) { return 1 }"}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}})
 	if serverCode(err) != 31246 {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestAccumulator runs $accumulator in $group, with initArgs, finalize,
+// and its argument errors.
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/accumulator/
+func TestAccumulator(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("acc")
+	ctx := context.Background()
+	var docs []any
+	for i := 1; i <= 6; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "g", Value: i % 2}, {Key: "x", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	acc := func(extra ...bson.E) bson.D {
+		return bson.D{{Key: "$accumulator", Value: append(bson.D{
+			{Key: "init", Value: "function(base) { return {count: 0, sum: base}; }"},
+			{Key: "initArgs", Value: bson.A{"$_id"}},
+			{Key: "accumulate", Value: bson.JavaScript("function(st, x) { return {count: st.count + 1, sum: st.sum + x}; }")},
+			{Key: "accumulateArgs", Value: bson.A{"$x"}},
+			{Key: "merge", Value: "function(a, b) { return {count: a.count + b.count, sum: a.sum + b.sum}; }"},
+			{Key: "lang", Value: "js"},
+		}, extra...)}}
+	}
+	run := func(a bson.D) ([]bson.Raw, error) {
+		cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}, {Key: "r", Value: a}}}},
+			{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+		return out, err
+	}
+	out, err := run(acc())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// group 0: 2+4+6 over base 0; group 1: 1+3+5 over base 1
+	if fmt.Sprint(out) != `[{"_id": {"$numberInt":"0"},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"12.0"}}} {"_id": {"$numberInt":"1"},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"10.0"}}}]` {
+		t.Errorf("state: %v", out)
+	}
+	out, err = run(acc(bson.E{Key: "finalize", Value: "function(st) { return st.sum / st.count; }"}))
+	if err != nil || fmt.Sprint(out) != `[{"_id": {"$numberInt":"0"},"r": {"$numberDouble":"4.0"}} {"_id": {"$numberInt":"1"},"r": {"$numberDouble":"3.3333333333333335"}}]` {
+		t.Errorf("finalize: %v %v", out, err)
+	}
+	for _, tc := range []struct {
+		spec bson.D
+		code int
+	}{
+		{bson.D{{Key: "$accumulator", Value: 1}}, 4544703},
+		{acc(bson.E{Key: "finalize", Value: "function() { throw new Error('f') }"}), 139},
+		{acc(bson.E{Key: "bogus", Value: 1}), 4544706},
+		{acc(bson.E{Key: "finalize", Value: "$x"}), 4544701},
+		{acc(bson.E{Key: "finalize", Value: 3}), 4544702},
+		{bson.D{{Key: "$accumulator", Value: bson.D{{Key: "accumulate", Value: "f"}, {Key: "merge", Value: "f"}, {Key: "accumulateArgs", Value: bson.A{}}}}}, 4544707},
+		{bson.D{{Key: "$accumulator", Value: bson.D{{Key: "init", Value: "function() {}"}, {Key: "accumulate", Value: "function() {}"}, {Key: "merge", Value: "f"}, {Key: "accumulateArgs", Value: "$x"}}}}, 4544712},
+		{bson.D{{Key: "$accumulator", Value: bson.D{{Key: "init", Value: "f"}, {Key: "accumulate", Value: "f"}, {Key: "merge", Value: "f"}, {Key: "accumulateArgs", Value: bson.A{}}, {Key: "lang", Value: "py"}}}}, 4544705},
+	} {
+		if _, err := run(tc.spec); serverCode(err) != tc.code {
+			t.Errorf("%v: %v, want %d", tc.spec, err, tc.code)
+		}
 	}
 }
