@@ -48,7 +48,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.opts.Bound, err = s.scriptVars(a.opts.Let, b); err != nil {
+	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}
 	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal()}

@@ -181,7 +181,7 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	o := engine.FindOptions{Filter: a.doc("query"), Sort: a.doc("sort"), Limit: limit, Ctx: r.Ctx}
-	o.Let = s.withScripts(nil, r.Ctx)
+	o.Let = s.withScripts(nil, r, r.Ctx)
 	cur, err := s.Engine.Find(r.DB, coll, o)
 	if err != nil {
 		return nil, err

@@ -371,7 +371,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		var removed int64
 		wo.Let, err = statementVars(a.let, nil)
 		if err == nil {
-			wo.Let = s.withScripts(wo.Let, r.Ctx)
+			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
 			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
 		}
 		if failsBatch(err) {
@@ -407,6 +407,6 @@ func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, 
 	if u.Let, err = statementVars(let, u.constants); err != nil {
 		return engine.UpdateResult{}, err
 	}
-	u.Let = s.withScripts(u.Let, r.Ctx)
+	u.Let = s.withScripts(u.Let, r, r.Ctx)
 	return s.Engine.Update(r.DB, coll, u.UpdateSpec)
 }

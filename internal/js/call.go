@@ -31,7 +31,7 @@ type Session struct {
 
 // Session takes a VM for op. Callers check op.Enabled first.
 func (op *Op) Session() *Session {
-	v := op.Engine.get()
+	v := op.Engine.get(op.Pool)
 	s := &Session{op: op, v: v}
 	s.stop = context.AfterFunc(op.context(), func() { v.rt.Interrupt(errContextDone) })
 	return s
@@ -47,7 +47,7 @@ func (s *Session) Close() {
 		s.broken = true
 	}
 	s.v.rt.ClearInterrupt()
-	s.op.Engine.put(s.v, !s.broken)
+	s.op.Engine.put(s.op.Pool, s.v, !s.broken)
 	s.v = nil
 }
 
@@ -74,7 +74,7 @@ func (s *Session) Call(f *Func, thisDoc bson.Raw, args ...bson.RawValue) (bson.R
 func (s *Session) Test(f *Func, doc bson.Raw) (bool, error) {
 	var ok bool
 	err := s.run(func(v *vm) error {
-		this := v.docToJS(doc)
+		this := v.rootToJS(doc)
 		_ = v.rt.Set("obj", this)
 		c, err := v.function(f)
 		if err != nil {
@@ -116,7 +116,7 @@ func (s *Session) Map(f *Func, doc bson.Raw, emit func(key, value bson.RawValue)
 		if err != nil {
 			return err
 		}
-		_, err = c(v.docToJS(doc))
+		_, err = c(v.rootToJS(doc))
 		return err
 	})
 	var me *mongoerr.Error
@@ -134,7 +134,7 @@ func (s *Session) invoke(f *Func, thisDoc bson.Raw, args []bson.RawValue) (goja.
 	}
 	var this goja.Value
 	if thisDoc != nil {
-		this = v.docToJS(thisDoc)
+		this = v.rootToJS(thisDoc)
 	} else {
 		this = v.rt.NewObject()
 	}

@@ -1,9 +1,11 @@
 package js
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -99,19 +101,18 @@ func (v *vm) toJS(val bson.RawValue) goja.Value {
 }
 
 // docToJS is a document as an object whose properties keep its field
-// order.
+// order, converted as they are read (lazyDoc).
 func (v *vm) docToJS(doc []byte) *goja.Object {
-	o := v.rt.NewObject()
-	it := rawdoc.Iterate(doc)
-	for {
-		k, e, ok := it.Next()
-		if !ok {
-			break
-		}
-		_ = o.Set(string(k), v.toJS(e))
-	}
-	return o
+	return v.rt.NewDynamicObject(&lazyDoc{v: v, raw: doc})
 }
+
+// rootToJS is docToJS on a copy of doc: the object may outlive the call
+// (a script can keep it in a global), the caller's buffer may not.
+func (v *vm) rootToJS(doc []byte) *goja.Object {
+	return v.docToJS(bytes.Clone(doc))
+}
+
+var lazyDocType = reflect.TypeOf((*lazyDoc)(nil))
 
 func (v *vm) construct(ctor goja.Value, args ...goja.Value) goja.Value {
 	o, err := v.rt.New(ctor, args...)
@@ -275,8 +276,14 @@ func (v *vm) appendValue(dst []byte, val goja.Value, depth int) (bson.Type, []by
 	return bson.TypeEmbeddedDocument, dst, err
 }
 
-// appendObject appends o's enumerable own properties as a document.
+// appendObject appends o's enumerable own properties as a document (an
+// untouched document from BSON as it was).
 func (v *vm) appendObject(dst []byte, o *goja.Object, depth int) ([]byte, error) {
+	if o.ExportType() == lazyDocType {
+		if d := o.Export().(*lazyDoc); d.pristine() {
+			return append(dst, d.raw...), nil
+		}
+	}
 	idx, dst := bsoncore.AppendDocumentStart(dst)
 	for _, k := range o.Keys() {
 		var err error

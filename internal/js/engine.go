@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"runtime"
+	"sync"
 )
 
 // DefaultMemoryLimit bounds what one script may grow the heap by (see
@@ -28,18 +29,38 @@ type Options struct {
 type Engine struct {
 	disabled bool
 	memLimit int64
-	pool     chan *vm
 	mem      *watchdog
+
+	mu    sync.Mutex
+	pools map[string]chan *vm
 }
+
+// maxPools bounds the pool keys kept; past it the idle VMs are dropped.
+const maxPools = 256
 
 // New makes an engine.
 func New(o Options) *Engine {
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultMemoryLimit
 	}
-	e := &Engine{disabled: o.Disabled, memLimit: o.MemoryLimit, pool: make(chan *vm, 2*runtime.GOMAXPROCS(0))}
+	e := &Engine{disabled: o.Disabled, memLimit: o.MemoryLimit, pools: map[string]chan *vm{}}
 	e.mem = newWatchdog()
 	return e
+}
+
+// pool is the idle VMs of key.
+func (e *Engine) pool(key string) chan *vm {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.pools[key]
+	if p == nil {
+		if len(e.pools) >= maxPools {
+			e.pools = map[string]chan *vm{}
+		}
+		p = make(chan *vm, 2*runtime.GOMAXPROCS(0))
+		e.pools[key] = p
+	}
+	return p
 }
 
 // Enabled reports whether scripts may run.
@@ -51,6 +72,9 @@ func (e *Engine) Enabled() bool { return e != nil && !e.disabled }
 type Op struct {
 	Engine *Engine
 	Ctx    context.Context
+	// Pool names the VMs the operation may reuse: globals a script
+	// leaves behind are seen by later scripts of the same pool only.
+	Pool string
 }
 
 // Enabled reports whether op may run scripts.

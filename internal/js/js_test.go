@@ -68,12 +68,29 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("%v: got %v (%v), want %v (%v)", v, out, out.Type, in, in.Type)
 		}
 	}
-	// Integer-like keys enumerate first, in ascending order, as ECMAScript
-	// (and SpiderMonkey, MongoDB's engine) orders an object's properties.
-	out, err := op.Call(f, nil, raw(t, bson.D{{Key: "b", Value: 1.0}, {Key: "10", Value: 2.0}, {Key: "2", Value: 3.0}}))
-	if want := raw(t, bson.D{{Key: "2", Value: 3.0}, {Key: "10", Value: 2.0}, {Key: "b", Value: 1.0}}); err != nil || !out.Equal(want) {
-		t.Errorf("integer keys: %v %v", out, err)
+	// A document keeps its field order, integer-like names included,
+	// whether returned whole, read, changed or rebuilt.
+	for _, src := range []string{
+		"function(x) { return x; }",
+		"function(x) { x.b; return x; }",
+		"function(x) { x.z = 4; delete x.b; return x; }",
+		"function(x) { var o = {}; for (var k in x) o[k] = x[k]; return Object.keys(x).join(); }",
+	} {
+		out, err := op.Call(mustCompile(t, src), nil, raw(t, bson.D{{Key: "b", Value: 1.0}, {Key: "10", Value: 2.0}, {Key: "2", Value: 3.0}}))
+		want := map[string]any{
+			"function(x) { return x; }":                      bson.D{{Key: "b", Value: 1.0}, {Key: "10", Value: 2.0}, {Key: "2", Value: 3.0}},
+			"function(x) { x.b; return x; }":                 bson.D{{Key: "b", Value: 1.0}, {Key: "10", Value: 2.0}, {Key: "2", Value: 3.0}},
+			"function(x) { x.z = 4; delete x.b; return x; }": bson.D{{Key: "10", Value: 2.0}, {Key: "2", Value: 3.0}, {Key: "z", Value: 4.0}},
+		}[src]
+		if want == nil {
+			want = "b,10,2"
+		}
+		if w := raw(t, want); err != nil || !out.Equal(w) {
+			t.Errorf("%s: got %v %v, want %v", src, out, err, w)
+		}
 	}
+	var out bson.RawValue
+	var err error
 	// int32 is a number: it comes back as a double.
 	out, err = op.Call(f, nil, raw(t, int32(5)))
 	if err != nil || out.Type != bson.TypeDouble || out.Double() != 5 {
@@ -220,13 +237,19 @@ func TestSyntaxError(t *testing.T) {
 func TestPooled(t *testing.T) {
 	e := New(Options{})
 	op := &Op{Engine: e}
-	f := mustCompile(t, "this.n = (this.n || 0) + 1; return 1")
+	f := mustCompile(t, "n = (typeof n == 'undefined' ? 0 : n) + 1; return n")
 	for i := 0; i < 3; i++ {
 		if _, err := op.Call(f, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(e.pool) != 1 {
-		t.Fatalf("pool holds %d VMs, want 1", len(e.pool))
+	if n := len(e.pool("")); n != 1 {
+		t.Fatalf("pool holds %d VMs, want 1", n)
+	}
+	// another pool (database, user) gets a VM of its own
+	other := &Op{Engine: e, Pool: "db2"}
+	got, err := other.Call(mustCompile(t, "typeof n"), nil)
+	if err != nil || got.StringValue() != "undefined" {
+		t.Fatalf("other pool sees the first pool's global: %v %v", got, err)
 	}
 }

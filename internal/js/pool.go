@@ -78,9 +78,9 @@ func newVM() *vm {
 }
 
 // get takes a VM from the pool, or makes one.
-func (e *Engine) get() *vm {
+func (e *Engine) get(key string) *vm {
 	select {
-	case v := <-e.pool:
+	case v := <-e.pool(key):
 		return v
 	default:
 		return newVM()
@@ -89,15 +89,16 @@ func (e *Engine) get() *vm {
 
 // put returns a VM to the pool (dropping it when the pool is full). A VM
 // whose script was interrupted or ran out of memory is dropped: its
-// globals may hold what the script built.
-func (e *Engine) put(v *vm, clean bool) {
+// globals may hold what the script built. Globals of a finished script
+// (obj included) stay, as in MongoDB's pooled scopes: pools are per
+// database and user.
+func (e *Engine) put(key string, v *vm, clean bool) {
 	v.emit, v.mem = nil, nil
 	if !clean {
 		return
 	}
-	_ = v.rt.GlobalObject().Delete("obj")
 	select {
-	case e.pool <- v:
+	case e.pool(key) <- v:
 	default:
 	}
 }
