@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/keyenc"
@@ -352,20 +351,3 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 }
 
 func bytesClone(d bson.Raw) bson.Raw { return bytes.Clone(d) }
-
-// mapReduceNeeds: find on the source; with an out collection, insert and
-// remove (replace) or insert and update (merge, reduce) on it.
-func mapReduceNeeds(r *Request) ([]need, error) {
-	t := commandTarget(r)
-	needs := []need{{t, "find"}}
-	out, err := parseMROut(r.Cmd.Lookup("out"), r.DB)
-	if err != nil || out.inline {
-		return needs, nil
-	}
-	ot := auth.NSTarget(out.db, out.coll)
-	needs = append(needs, need{ot, "insert"})
-	if out.mode == "replace" {
-		return append(needs, need{ot, "remove"}), nil
-	}
-	return append(needs, need{ot, "update"}), nil
-}
