@@ -32,6 +32,7 @@ type Session struct {
 // Session takes a VM for op. Callers check op.Enabled first.
 func (op *Op) Session() *Session {
 	v := op.Engine.get(op.Pool)
+	v.ctx = op.context()
 	s := &Session{op: op, v: v}
 	s.stop = context.AfterFunc(op.context(), func() { v.rt.Interrupt(errContextDone) })
 	return s
@@ -163,7 +164,12 @@ func (s *Session) run(f func(v *vm) error) (err error) {
 			err = s.failure(err, acct)
 		}
 	}()
-	return f(s.v)
+	if err := f(s.v); err != nil {
+		return err
+	}
+	// A script that finished as its operation ended (a sleep cut short)
+	// fails as the operation does.
+	return mongoerr.Interruption(s.op.context())
 }
 
 // failure is err as MongoDB reports it: an interrupted script fails with
@@ -219,7 +225,11 @@ func stack(frames []goja.StackFrame) string {
 	var b strings.Builder
 	for _, f := range frames {
 		p := f.Position()
-		fmt.Fprintf(&b, "%s@:%d:%d\n", f.FuncName(), p.Line, p.Column)
+		name := f.FuncName()
+		if name == "<anonymous>" {
+			name = ""
+		}
+		fmt.Fprintf(&b, "%s@:%d:%d\n", name, p.Line, p.Column)
 	}
 	return b.String()
 }

@@ -187,6 +187,9 @@ func TestFailures(t *testing.T) {
 		{"maxTime", "while (true) {}", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 50*time.Millisecond)
 		}, mongoerr.MaxTimeMSExpired, ""},
+		{"sleep", "sleep(60000)", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 50*time.Millisecond)
+		}, mongoerr.MaxTimeMSExpired, ""},
 		{"killed", "for (;;) {}", func() (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(50*time.Millisecond, cancel)

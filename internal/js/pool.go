@@ -1,7 +1,9 @@
 package js
 
 import (
+	"context"
 	"sync"
+	"time"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -27,6 +29,8 @@ type vm struct {
 	emit func(key, value goja.Value)
 	// mem is the memory account of the script running, if any.
 	mem *account
+	// ctx is the context of the session holding the VM.
+	ctx context.Context
 }
 
 var preludeProgram = sync.OnceValue(func() *goja.Program {
@@ -45,6 +49,21 @@ func newVM() *vm {
 			panic(rt.NewTypeError(err.Error()))
 		}
 		return rt.ToValue(len(doc))
+	})
+	// sleep(ms) is MongoDB's server-side sleep; it ends early when the
+	// operation does (the interrupt then stops the script).
+	_ = rt.Set("sleep", func(c goja.FunctionCall) goja.Value {
+		t := time.NewTimer(time.Duration(c.Argument(0).ToInteger()) * time.Millisecond)
+		defer t.Stop()
+		ctx := v.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return goja.Undefined()
 	})
 	_ = rt.Set("emit", func(c goja.FunctionCall) goja.Value {
 		if v.emit == nil {
@@ -93,7 +112,7 @@ func (e *Engine) get(key string) *vm {
 // (obj included) stay, as in MongoDB's pooled scopes: pools are per
 // database and user.
 func (e *Engine) put(key string, v *vm, clean bool) {
-	v.emit, v.mem = nil, nil
+	v.emit, v.mem, v.ctx = nil, nil, nil
 	if !clean {
 		return
 	}
