@@ -136,6 +136,11 @@ type mrGroup struct {
 	size int
 }
 
+// maxEmitted bounds the bytes of keys and values one mapReduce may emit:
+// they are grouped in memory (MongoDB's 100 MiB limit of a blocking
+// stage; MongoDB would spill past it, Folio fails).
+var maxEmitted int64 = 100 << 20
+
 // maxReduceBatch is the most bytes of values one reduce call receives;
 // the rest are reduced with its result in the next call, as MongoDB does.
 const maxReduceBatch = 16 << 20
@@ -199,7 +204,11 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	groups := map[string]*mrGroup{}
 	var order []*mrGroup
+	var emitted int64
 	emit := func(k, v bson.RawValue) error {
+		if emitted += int64(len(k.Value) + len(v.Value)); emitted > maxEmitted {
+			return mongoerr.New(mongoerr.ExceededMemoryLimit, "mapReduce emitted more than %d bytes; Folio holds emitted values in memory and does not spill them to disk", maxEmitted)
+		}
 		kb := keyenc.Encode(k)
 		g := groups[string(kb)]
 		if g == nil {
