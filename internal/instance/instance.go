@@ -191,9 +191,17 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	d := bson.D{
 		{Key: "net", Value: netOpts},
 	}
+	var security bson.D
 	if cfg.Auth {
 		// as mongod's --auth reports itself
-		d = append(d, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+		security = append(security, bson.E{Key: "authorization", Value: "enabled"})
+	}
+	if cfg.NoJavaScript {
+		// as mongod's --noscripting reports itself
+		security = append(security, bson.E{Key: "javascriptEnabled", Value: false})
+	}
+	if security != nil {
+		d = append(d, bson.E{Key: "security", Value: security})
 	}
 	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }

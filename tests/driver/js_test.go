@@ -244,7 +244,11 @@ func TestJavaScriptDisabled(t *testing.T) {
 	coll := client.Database(testDB).Collection("nojs")
 	seedJS(t, coll)
 	ctx := context.Background()
-	_, err := coll.Find(ctx, bson.D{{Key: "$where", Value: "true"}})
+	opts, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}).Raw()
+	if v, lerr := opts.LookupErr("parsed", "security", "javascriptEnabled"); err != nil || lerr != nil || v.Boolean() {
+		t.Errorf("getCmdLineOpts: %v %v", opts, err)
+	}
+	_, err = coll.Find(ctx, bson.D{{Key: "$where", Value: "true"}})
 	if serverCode(err) != 6108304 || !strings.Contains(errText(err), "no globalScriptEngine in $where parsing") {
 		t.Errorf("$where: %v", err)
 	}
