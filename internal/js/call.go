@@ -33,8 +33,10 @@ type Session struct {
 func (op *Op) Session() *Session {
 	v := op.Engine.get(op.Pool)
 	v.ctx = op.context()
-	s := &Session{op: op, v: v}
-	s.stop = context.AfterFunc(op.context(), func() { v.rt.Interrupt(errContextDone) })
+	s := &Session{op: op, v: v, stop: func() bool { return true }}
+	if ctx := op.context(); ctx.Done() != nil {
+		s.stop = context.AfterFunc(ctx, func() { v.rt.Interrupt(errContextDone) })
+	}
 	return s
 }
 

@@ -43,7 +43,8 @@ type watchdog struct {
 	mu       sync.Mutex
 	accounts map[*account]struct{}
 	running  bool
-	idle     time.Time
+	// idleTicks counts the samples taken with no script running.
+	idleTicks int
 	// heap is the latest sample of the heap's object bytes.
 	heap atomic.Uint64
 }
@@ -77,9 +78,6 @@ func (w *watchdog) start(v *vm, limit int64) *account {
 func (w *watchdog) end(a *account) {
 	w.mu.Lock()
 	delete(w.accounts, a)
-	if len(w.accounts) == 0 {
-		w.idle = time.Now()
-	}
 	w.mu.Unlock()
 	a.v.mem = nil
 }
@@ -91,8 +89,11 @@ func (w *watchdog) loop() {
 		h := readHeap()
 		w.heap.Store(h)
 		w.mu.Lock()
-		if len(w.accounts) == 0 && time.Since(w.idle) > idleStop {
+		if len(w.accounts) > 0 {
+			w.idleTicks = 0
+		} else if w.idleTicks++; time.Duration(w.idleTicks)*sampleEvery > idleStop {
 			w.running = false
+			w.idleTicks = 0
 			w.mu.Unlock()
 			return
 		}
