@@ -256,3 +256,32 @@ func TestPooled(t *testing.T) {
 		t.Fatalf("other pool sees the first pool's global: %v %v", got, err)
 	}
 }
+
+// TestConcurrent: calls from many goroutines share the pool safely, each
+// seeing its own document.
+func TestConcurrent(t *testing.T) {
+	op := &Op{Engine: New(Options{}), Ctx: context.Background()}
+	f := mustCompile(t, "this.n * 2 == this.want")
+	errc := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			for i := 0; i < 200; i++ {
+				doc, _ := bson.Marshal(bson.D{{Key: "n", Value: g*1000 + i}, {Key: "want", Value: 2 * (g*1000 + i)}})
+				ok, err := op.Test(f, doc)
+				if err == nil && !ok {
+					err = errors.New("wrong document seen")
+				}
+				if err != nil {
+					errc <- err
+					return
+				}
+			}
+			errc <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
