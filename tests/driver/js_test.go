@@ -354,8 +354,8 @@ func TestMapReduce(t *testing.T) {
 		t.Fatalf("after replace: %s", got)
 	}
 	reply, err = runMR(t, db, mr(bson.E{Key: "out", Value: bson.D{{Key: "merge", Value: "totals"}, {Key: "nonAtomic", Value: true}}}, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "xyz"}}}))
-	if err != nil {
-		t.Fatalf("merge: %v", err)
+	if err != nil || reply.String() != `{"result": "totals","ok": {"$numberDouble":"1.0"}}` {
+		t.Fatalf("merge: %v %v", reply, err)
 	}
 	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"95.0"}}{"_id": "xyz","value": {"$numberDouble":"15.0"}}` {
 		t.Fatalf("after merge: %s", got)
