@@ -395,6 +395,17 @@ func TestMapReduce(t *testing.T) {
 			t.Errorf("%v: %v, want %d", tc.cmd, err, tc.code)
 		}
 	}
+	// out may replace the source collection itself
+	src := db.Collection("self")
+	if _, err := src.InsertMany(ctx, []any{bson.D{{Key: "k", Value: 1}}, bson.D{{Key: "k", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runMR(t, db, bson.D{{Key: "mapReduce", Value: "self"}, {Key: "map", Value: "function() { emit(this.k, 1) }"}, {Key: "reduce", Value: reduceF}, {Key: "out", Value: "self"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := collDocs(t, src); got != `{"_id": {"$numberDouble":"1.0"},"value": {"$numberDouble":"2.0"}}` {
+		t.Errorf("out onto the source: %s", got)
+	}
 	// an endless map stops at maxTimeMS
 	_, err = runMR(t, db, bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { for (;;) {} }"}, {Key: "reduce", Value: reduceF}, inline, {Key: "maxTimeMS", Value: 100}})
 	if serverCode(err) != 50 {
