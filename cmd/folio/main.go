@@ -102,6 +102,8 @@ func run(args []string, stderr io.Writer) error {
 		"PEM file of the CA certificates client certificates are verified against; needed when TLS is on, as in MongoDB; clients must then present a certificate unless -tls-allow-connections-without-certificates (env FOLIO_TLS_CA_FILE)")
 	tlsNoCert := fs.Bool("tls-allow-connections-without-certificates", env("FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES", "") == "1",
 		"let TLS clients connect without a certificate; one presented is still verified (env FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES=1)")
+	jsEnabled := fs.Bool("javascript-enabled", env("FOLIO_JAVASCRIPT_ENABLED", "1") != "0",
+		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
@@ -165,6 +167,7 @@ func run(args []string, stderr io.Writer) error {
 		MaxConnections: *maxConns,
 		DiskReserve:    uint64(reserveMB) << 20,
 		Auth:           *authOn,
+		NoJavaScript:   !*jsEnabled,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger: slog.New(handler),

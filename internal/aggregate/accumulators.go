@@ -24,6 +24,7 @@ type accSpec struct {
 	arg   *expr.Expr // the operand (input or output for the N forms)
 	n     *expr.Expr // the N accumulators' n
 	sort  *query.Sort
+	js    *jsAccSpec // $accumulator
 }
 
 // accumulator folds the documents of one group.
@@ -57,6 +58,9 @@ func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error
 	}
 	op, arg := fs[0].key, fs[0].val
 	a := &accSpec{field: name, op: op}
+	if op == "$accumulator" {
+		return p.parseJSAccumulator(a, arg)
+	}
 	var err error
 	switch op {
 	case "$sum", "$avg", "$min", "$max", "$first", "$last", "$push", "$addToSet", "$mergeObjects",
@@ -139,6 +143,9 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 		if n <= 0 {
 			return nil, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
 		}
+	}
+	if a.js != nil {
+		return a.js.start(id, rt)
 	}
 	switch a.op {
 	case "$sum":

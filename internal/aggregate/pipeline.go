@@ -132,7 +132,7 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	for k, v := range vars {
 		merged[k] = v
 	}
-	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged}}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged, JS: rt.ectx.JS}}
 }
 
 // memoryLimit is the budget of one blocking stage.
@@ -233,7 +233,7 @@ func runStages(stages []stage, src Source, rt *runtime) Source {
 	for _, s := range stages {
 		src = s.run(rt.guard(src), rt)
 	}
-	return rt.guard(src)
+	return scriptFailures{rt.guard(src)}
 }
 
 // Pushdown is the part of a pipeline a collection scan can do itself.

@@ -48,6 +48,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
+		return nil, err
+	}
 	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal()}
 	if a.explain {
 		if r.Txn != nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/js"
 )
 
 // argRows has a row for every declared field Folio honours or ignores:
@@ -75,6 +77,19 @@ var argRows = []struct {
 	{"distinct.key", `{"distinct": "c", "key": "a"}`, 0},
 	{"distinct.collation", `{"distinct": "c", "key": "a", "collation": {"locale": "en", "strength": 2}}`, 0},
 	{"distinct.collation", `{"distinct": "c", "key": "a", "collation": {"locale": "xx"}}`, 2},
+	{"mapReduce.map", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}}`, 0},
+	{"mapReduce.map", `{"mapReduce": "c", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}}`, 40414},
+	{"mapReduce.reduce", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "out": {"inline": 1}}`, 40414},
+	{"mapReduce.out", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }"}`, 40414},
+	{"mapReduce.query", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "query": {"a": 1}}`, 0},
+	{"mapReduce.sort", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "sort": {"a": 1}}`, 0},
+	{"mapReduce.limit", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "limit": 1}`, 0},
+	{"mapReduce.limit", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "limit": -1}`, 2},
+	{"mapReduce.finalize", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "finalize": "function(k, v) { return v }"}`, 0},
+	{"mapReduce.scope", `{"mapReduce": "c", "map": "function() { emit(x, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "scope": {"x": 1}}`, 0},
+	{"mapReduce.jsMode", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "jsMode": true}`, 0},
+	{"mapReduce.verbose", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "verbose": true}`, 0},
+	{"mapReduce.bypassDocumentValidation", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": "o", "bypassDocumentValidation": true}`, 0},
 	{"distinct.key", `{"distinct": "c"}`, 40414},
 	{"distinct.query", `{"distinct": "c", "key": "a", "query": {"a": 1}}`, 0},
 	{"distinct.hint", `{"distinct": "c", "key": "a", "hint": {"a": 1}}`, 0},
@@ -313,6 +328,7 @@ var argRows = []struct {
 // argsService is a fresh service with test.c seeded for argRows.
 func argsService(t *testing.T) *Service {
 	s := newReplSetService(t, time.Now())
+	s.JS = js.New(js.Options{})
 	for _, cmd := range []bson.D{
 		{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "l", Value: bson.A{0, 1}}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}}},
 		{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}},

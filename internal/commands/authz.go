@@ -715,3 +715,20 @@ func (s *Service) listableCollections(r *Request) (func(string) bool, error) {
 		return false
 	}, nil
 }
+
+// mapReduceNeeds: find on the source; with an out collection, insert and
+// remove (replace) or insert and update (merge, reduce) on it.
+func mapReduceNeeds(r *Request) ([]need, error) {
+	t := commandTarget(r)
+	needs := []need{{t, "find"}}
+	out, err := parseMROut(r.Cmd.Lookup("out"), r.DB)
+	if err != nil || out.inline {
+		return needs, nil
+	}
+	ot := auth.NSTarget(out.db, out.coll)
+	needs = append(needs, need{ot, "insert"})
+	if out.mode == "replace" {
+		return append(needs, need{ot, "remove"}), nil
+	}
+	return append(needs, need{ot, "update"}), nil
+}

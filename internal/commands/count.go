@@ -57,6 +57,7 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	o.Ctx = r.Ctx
+	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	n, err := s.Engine.Count(r.DB, coll, o)
 	if err != nil {
 		return nil, err
@@ -77,6 +78,7 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	key, o := parseDistinct(&r.args)
 	o.Txn, o.Ctx = r.Txn, r.Ctx
+	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)
 	if err != nil {
 		return nil, err

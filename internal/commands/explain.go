@@ -80,6 +80,7 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 		return nil, err
 	}
 	o.Ctx = r.Ctx
+	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	switch name {
 	case "count":
 		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, execute)

@@ -94,6 +94,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	b := &binding{r.Ctx}
 	a.Ctx = b
+	a.Let = s.withScripts(a.Let, r, b)
 	if a.tailable {
 		tc, err := s.Engine.Tail(r.DB, coll, a.FindOptions)
 		if err != nil {

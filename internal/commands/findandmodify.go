@@ -73,6 +73,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	if spec.Let, err = statementVars(let, nil); err != nil {
 		return nil, err
 	}
+	spec.Let = s.withScripts(spec.Let, r, r.Ctx)
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
 			return retriedFindAndModify(spec, stmt.first, res)

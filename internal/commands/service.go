@@ -14,6 +14,7 @@ import (
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/sessions"
 )
@@ -46,6 +47,8 @@ type Service struct {
 	// Compressors are the wire compressors the server accepts, by
 	// preference.
 	Compressors []string
+	// JS runs server-side JavaScript; nil or disabled refuses it.
+	JS *js.Engine
 
 	Started     time.Time
 	ProcessID   bson.ObjectID

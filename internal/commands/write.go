@@ -292,7 +292,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
-		res, err := updateStatementRun(s, r.DB, coll, u, a.let)
+		res, err := updateStatementRun(s, r, coll, u, a.let)
 		if failsBatch(err) {
 			return nil, err
 		}
@@ -375,6 +375,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		wo.Let, err = statementVars(a.let, nil)
 		wo.Collation = st.collation
 		if err == nil {
+			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
 			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
 		}
 		if failsBatch(err) {
@@ -402,7 +403,7 @@ func isOperatorDoc(d bson.Raw) bool {
 // updateStatementRun runs one update statement with its variables: the
 // command's let and the statement's constants, which MongoDB allows only
 // on a pipeline update (a write error of the statement otherwise).
-func updateStatementRun(s *Service, db, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
+func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
 	if u.constants != nil && !u.Pipeline {
 		return engine.UpdateResult{}, mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
 	}
@@ -410,5 +411,6 @@ func updateStatementRun(s *Service, db, coll string, u updateStatement, let bson
 	if u.Let, err = statementVars(let, u.constants); err != nil {
 		return engine.UpdateResult{}, err
 	}
-	return s.Engine.Update(db, coll, u.UpdateSpec)
+	u.Let = s.withScripts(u.Let, r, r.Ctx)
+	return s.Engine.Update(r.DB, coll, u.UpdateSpec)
 }

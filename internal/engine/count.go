@@ -12,7 +12,7 @@ import (
 // (MongoDB's COUNT_SCAN).
 func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	c := e.lookup(o.Txn, db, coll)
-	q, err := compileFind(FindOptions{Filter: o.Filter, Collation: o.Collation}, c)
+	q, err := compileFind(FindOptions{Filter: o.Filter, Collation: o.Collation, Let: o.Let}, c)
 	if err != nil {
 		return 0, err
 	}

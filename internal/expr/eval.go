@@ -8,6 +8,8 @@ package expr
 import (
 	"time"
 
+	"github.com/folio-db/folio/internal/js"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -16,6 +18,9 @@ import (
 type Context struct {
 	Now  time.Time
 	Vars map[string]bson.RawValue
+	// JS runs the operation's server-side JavaScript ($function,
+	// $accumulator, $where); nil where scripts are not available.
+	JS *js.Op
 }
 
 // state is the per-evaluation environment: the document bound to $$ROOT and

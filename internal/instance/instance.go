@@ -18,6 +18,7 @@ import (
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/server"
 	"github.com/folio-db/folio/internal/sessions"
@@ -45,6 +46,9 @@ type Config struct {
 	Argv []string
 	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
 	CursorIdle time.Duration
+	// NoJavaScript is MongoDB's security.javascriptEnabled=false: $where,
+	// $function, $accumulator and mapReduce are refused.
+	NoJavaScript bool
 	// ReplSetName, unless empty, has the server report itself as the
 	// primary of a one-member replica set, which drivers require for
 	// transactions.
@@ -155,6 +159,7 @@ func Start(cfg Config) (*Instance, error) {
 		Compressors: compressors,
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
+		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript}),
 	}
 	svc.Access.Enabled = cfg.Auth
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
@@ -198,9 +203,17 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	d := bson.D{
 		{Key: "net", Value: netOpts},
 	}
+	var security bson.D
 	if cfg.Auth {
 		// as mongod's --auth reports itself
-		d = append(d, bson.E{Key: "security", Value: bson.D{{Key: "authorization", Value: "enabled"}}})
+		security = append(security, bson.E{Key: "authorization", Value: "enabled"})
+	}
+	if cfg.NoJavaScript {
+		// as mongod's --noscripting reports itself
+		security = append(security, bson.E{Key: "javascriptEnabled", Value: false})
+	}
+	if security != nil {
+		d = append(d, bson.E{Key: "security", Value: security})
 	}
 	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }

@@ -883,3 +883,55 @@ const (
 	// false and no index serving the shard key.
 	ShardKeyIndexRequired Code = 6373200
 )
+
+// Server-side JavaScript.
+const (
+	// WhereNoScriptEngine: $where with JavaScript disabled.
+	WhereNoScriptEngine Code = 6108304
+	// FunctionNoScriptEngine: $function or $accumulator run with JavaScript disabled.
+	FunctionNoScriptEngine Code = 31264
+	// FunctionNotObject: $function's argument is not an object.
+	FunctionNotObject Code = 31260
+	// FunctionNoBody: $function without body.
+	FunctionNoBody Code = 31261
+	// FunctionBodyType: $function's body is neither a string nor code.
+	FunctionBodyType Code = 31262
+	// FunctionNoArgs: $function without args.
+	FunctionNoArgs Code = 31263
+	// FunctionArgsNotArray: $function's args do not evaluate to an array.
+	FunctionArgsNotArray Code = 31266
+	// FunctionBodyNotConstant: $function's body is not a constant.
+	FunctionBodyNotConstant Code = 31432
+	// FunctionNoLang: $function without lang.
+	FunctionNoLang Code = 31418
+	// FunctionLangNotJS: $function's lang is not "js".
+	FunctionLangNotJS Code = 31419
+	// FunctionInValidator: $function in a collection validator.
+	FunctionInValidator Code = 4660800
+	// AccumulatorFunctionNotConstant: an $accumulator function that is not a constant.
+	AccumulatorFunctionNotConstant Code = 4544701
+	// AccumulatorFunctionType: an $accumulator function that is neither a string nor code.
+	AccumulatorFunctionType Code = 4544702
+	// AccumulatorNotObject: $accumulator's argument is not an object.
+	AccumulatorNotObject Code = 4544703
+	// AccumulatorLangNotString: $accumulator's lang is not a string.
+	AccumulatorLangNotString Code = 4544704
+	// AccumulatorLangNotJS: $accumulator's lang is not "js".
+	AccumulatorLangNotJS Code = 4544705
+	// AccumulatorUnknownField: an $accumulator field it does not take.
+	AccumulatorUnknownField Code = 4544706
+	// AccumulatorNoInit, AccumulatorNoAccumulate, AccumulatorNoMerge,
+	// AccumulatorNoAccumulateArgs: a required $accumulator field missing.
+	AccumulatorNoInit           Code = 4544707
+	AccumulatorNoAccumulate     Code = 4544708
+	AccumulatorNoMerge          Code = 4544709
+	AccumulatorNoAccumulateArgs Code = 4544710
+	// AccumulatorInitArgsNotArray: initArgs does not evaluate to an array.
+	AccumulatorInitArgsNotArray Code = 4544711
+	// AccumulatorArgsNotArray: accumulateArgs does not evaluate to an array.
+	AccumulatorArgsNotArray Code = 4544712
+	// MapReduceEmitNoScriptEngine: a mapReduce map run with JavaScript disabled.
+	MapReduceEmitNoScriptEngine Code = 31246
+	// MapReduceReduceNoScriptEngine: a mapReduce reduce run with JavaScript disabled.
+	MapReduceReduceNoScriptEngine Code = 31241
+)

@@ -42,7 +42,7 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 	}
 	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
-		if n.Kind == KindExpr {
+		if n.Kind == KindExpr || n.Kind == KindWhere {
 			f.hasExpr = true
 		}
 		return !f.hasExpr
@@ -166,7 +166,7 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "$elemMatch cannot contain $where expression")
 		}
-		return nil, mongoerr.New(mongoerr.NotImplemented, "$where is not supported")
+		return parseWhere(v, env.let)
 	case "$expr", "$text":
 		if inElemMatch {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)

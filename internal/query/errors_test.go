@@ -77,7 +77,9 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$type": 100}}`, 2, "Invalid numerical type code: 100"},
 		{`{"a": {"$type": []}}`, 9, "$type must match at least one type"},
 		{`{"a": {"$type": {}}}`, 14, "type must be represented as a number or a string"},
-		{`{"$where": "this.a == 1"}`, 238, "$where is not supported"},
+		// without an operation's script context (Compile), as in a
+		// validator or an aggregation $match
+		{`{"$where": "this.a == 1"}`, 2, "$where is not allowed in this context"},
 		{`{"a": {"$where": 1}}`, 2, "$where cannot be applied to a field"},
 		{`{"$expr": {"$foo": 1}}`, 168, "Unrecognized expression '$foo'"},
 		{`{"$expr": "$$undefinedVar"}`, 17276, "Use of undefined variable: undefinedVar"},

@@ -53,6 +53,8 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return false, -1
 	case KindExpr:
 		return n.expr.matches(doc), -1
+	case KindWhere:
+		return n.where.matches(doc), -1
 	case KindJSONSchema:
 		return n.schema.matches(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}), -1
 	}

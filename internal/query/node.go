@@ -47,6 +47,9 @@ const (
 	// KindJSONSchema is {$jsonSchema: <schema>}: it matches documents the
 	// JSON Schema validates. Value is the schema document.
 	KindJSONSchema
+	// KindWhere is {$where: <JavaScript>}: it matches when the function
+	// returns a truthy value for the document.
+	KindWhere
 )
 
 var kindNames = [...]string{
@@ -58,6 +61,7 @@ var kindNames = [...]string{
 	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
 	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
+	KindWhere: "$where",
 }
 
 func (k Kind) String() string {
@@ -97,6 +101,7 @@ type Node struct {
 	// collation keys.
 	coll     *collation.Collator
 	collated bson.RawValue
+	where    *whereMatch
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in
@@ -115,7 +120,7 @@ func Walk(n *Node, fn func(*Node) bool) {
 type Filter struct {
 	root    *Node
 	doc     bson.Raw // the filter as written
-	hasExpr bool     // the filter holds an $expr, whose evaluation may fail
+	hasExpr bool     // the filter holds an $expr or $where, whose evaluation may fail
 	coll    *collation.Collator
 }
 

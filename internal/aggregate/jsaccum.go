@@ -1,0 +1,178 @@
+package aggregate
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/js"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// jsAccSpec is {$accumulator: {init, initArgs, accumulate, accumulateArgs,
+// merge, finalize, lang: "js"}}: a group's state starts as
+// init(...initArgs) (initArgs evaluated on {_id: <group key>}), each
+// document folds in as accumulate(state, ...accumulateArgs), partial
+// states combine with merge(state1, state2), and the result is
+// finalize(state) (the state itself without finalize).
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/accumulator/
+type jsAccSpec struct {
+	init, accumulate, merge, finalize *js.Func
+	initArgs                          *expr.Expr
+}
+
+// parseJSAccumulator reads $accumulator's operand into a (its
+// accumulateArgs become a's operand).
+func (p *parser) parseJSAccumulator(a *accSpec, arg bson.RawValue) (*accSpec, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.AccumulatorNotObject, "$accumulator expects an object as an argument; found: %s", typeName(arg))
+	}
+	s := &jsAccSpec{}
+	fn := func(name string, v bson.RawValue) (*js.Func, error) {
+		e, err := expr.Compile(v, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		if !e.IsConstant() {
+			return nil, mongoerr.New(mongoerr.AccumulatorFunctionNotConstant, "$accumulator '%s' must be a constant expression", name)
+		}
+		var src string
+		switch c := e.Constant(); c.Type {
+		case bson.TypeString:
+			src = c.StringValue()
+		case bson.TypeJavaScript:
+			src = c.JavaScript()
+		default:
+			return nil, mongoerr.New(mongoerr.AccumulatorFunctionType, "$accumulator '%s' must be a String or Code", name)
+		}
+		return js.Compile(src)
+	}
+	var err error
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "init":
+			s.init, err = fn(f.key, f.val)
+		case "accumulate":
+			s.accumulate, err = fn(f.key, f.val)
+		case "merge":
+			s.merge, err = fn(f.key, f.val)
+		case "finalize":
+			s.finalize, err = fn(f.key, f.val)
+		case "initArgs":
+			s.initArgs, err = expr.Compile(f.val, p.scope)
+		case "accumulateArgs":
+			a.arg, err = expr.Compile(f.val, p.scope)
+		case "lang":
+			if f.val.Type != bson.TypeString {
+				return nil, mongoerr.New(mongoerr.AccumulatorLangNotString, "$accumulator lang must be a string; found: %s", typeName(f.val))
+			}
+			if f.val.StringValue() != "js" {
+				return nil, mongoerr.New(mongoerr.AccumulatorLangNotJS, "$accumulator only supports lang: 'js'")
+			}
+		default:
+			return nil, mongoerr.New(mongoerr.AccumulatorUnknownField, "$accumulator got an unexpected field: %s", f.key)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case s.init == nil:
+		return nil, mongoerr.New(mongoerr.AccumulatorNoInit, "$accumulator missing required argument 'init'")
+	case s.accumulate == nil:
+		return nil, mongoerr.New(mongoerr.AccumulatorNoAccumulate, "$accumulator missing required argument 'accumulate'")
+	case s.merge == nil:
+		return nil, mongoerr.New(mongoerr.AccumulatorNoMerge, "$accumulator missing required argument 'merge'")
+	case a.arg == nil:
+		return nil, mongoerr.New(mongoerr.AccumulatorNoAccumulateArgs, "$accumulator missing required argument 'accumulateArgs'")
+	}
+	a.js = s
+	return a, nil
+}
+
+// start begins a group's accumulator: init(...initArgs).
+func (s *jsAccSpec) start(id bson.RawValue, rt *runtime) (accumulator, error) {
+	op, err := expr.Script(rt.ectx)
+	if err != nil {
+		return nil, err
+	}
+	var args []bson.RawValue
+	if s.initArgs != nil {
+		v, err := s.initArgs.Eval(rt.ectx, buildDoc([]field{{"_id", id}}))
+		if err != nil {
+			return nil, err
+		}
+		if v.Type != bson.TypeArray {
+			return nil, mongoerr.New(mongoerr.AccumulatorInitArgsNotArray, "$accumulator initArgs must evaluate to an array: %s", v)
+		}
+		args = arrayValues(v)
+	}
+	state, err := op.Call(s.init, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &jsAcc{spec: s, op: op, st: state}, nil
+}
+
+// jsAcc is one group's $accumulator state.
+type jsAcc struct {
+	spec *jsAccSpec
+	op   *js.Op
+	st   bson.RawValue
+}
+
+func (a *jsAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type != bson.TypeArray {
+		return mongoerr.New(mongoerr.AccumulatorArgsNotArray, "$accumulator accumulateArgs must evaluate to an array: %s", v)
+	}
+	st, err := a.op.Call(a.spec.accumulate, nil, append([]bson.RawValue{a.st}, arrayValues(v)...)...)
+	if err != nil {
+		return err
+	}
+	a.st = st
+	return nil
+}
+
+// result is finalize(state), or the state. A failing finalize leaves the
+// state (result has no error path; the failure already surfaced in add
+// or merge for every other script).
+func (a *jsAcc) result() bson.RawValue {
+	if a.spec.finalize == nil {
+		return a.st
+	}
+	v, err := a.op.Call(a.spec.finalize, nil, a.st)
+	if err != nil {
+		panic(jsAccFailure{err})
+	}
+	return v
+}
+
+func (a *jsAcc) state() bson.RawValue { return a.st }
+
+func (a *jsAcc) merge(other bson.RawValue) error {
+	st, err := a.op.Call(a.spec.merge, nil, a.st, other)
+	if err != nil {
+		return err
+	}
+	a.st = st
+	return nil
+}
+
+// jsAccFailure carries a failed finalize out of result to the group stage.
+type jsAccFailure struct{ err error }
+
+// scriptFailures turns a finalize failure raised while a stage built a
+// document into the error of the pipeline's Next.
+type scriptFailures struct{ Source }
+
+func (s scriptFailures) Next() (doc bson.Raw, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, ok := r.(jsAccFailure)
+			if !ok {
+				panic(r)
+			}
+			doc, err = nil, f.err
+		}
+	}()
+	return s.Source.Next()
+}

@@ -1,0 +1,362 @@
+package commands
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/js"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+func init() {
+	register(mapReduceCmd, mapReduceSpec, "mapReduce", "mapreduce")
+	authzRules["mapReduce"] = authzRule{needs: mapReduceNeeds}
+	authzRules["mapreduce"] = authzRules["mapReduce"]
+}
+
+// mapReduceSpec declares mapReduce's fields.
+// https://www.mongodb.com/docs/v7.0/reference/command/mapReduce/
+var mapReduceSpec = &argSpec{path: "mapReduce", fields: []argField{
+	required("map", tAny),
+	required("reduce", tAny),
+	required("out", tAny),
+	arg("query", tDoc),
+	arg("sort", tDoc),
+	arg("limit", tLong),
+	arg("finalize", tAny),
+	arg("scope", tDoc),
+	ignore("jsMode", tBool, "MongoDB 4.4+ ignores it: every mapReduce runs the same way"),
+	ignore("verbose", tBool, "MongoDB 4.4+ ignores it: replies carry no timing"),
+	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	refuse("collation", tDoc, "collations"),
+}}
+
+// mrOut is where a mapReduce writes its results.
+type mrOut struct {
+	inline   bool
+	mode     string // "replace", "merge" or "reduce"
+	db, coll string
+	dbGiven  bool
+}
+
+// parseMROut parses out as MongoDB 7.0 does: a collection name (replace),
+// {inline: 1}, or {replace|merge|reduce: name, db, nonAtomic: true}.
+func parseMROut(v bson.RawValue, db string) (mrOut, error) {
+	switch v.Type {
+	case bson.TypeString:
+		return mrOut{mode: "replace", db: db, coll: v.StringValue()}, nil
+	case bson.TypeEmbeddedDocument:
+	default:
+		return mrOut{}, mongoerr.New(mongoerr.BadValue, "'out' must be either a string or an object")
+	}
+	d := bson.Raw(v.Value)
+	els, _ := d.Elements()
+	if in, err := d.LookupErr("inline"); err == nil {
+		if len(els) != 1 {
+			return mrOut{}, mongoerr.New(mongoerr.InvalidOptions, "'inline' must be specified alone")
+		}
+		if f, ok := values.Float64(in); !ok || f != 1 {
+			return mrOut{}, mongoerr.New(mongoerr.BadValue, "'inline' takes only numeric '1'")
+		}
+		return mrOut{inline: true}, nil
+	}
+	allowed := 4
+	if _, err := d.LookupErr("sharded"); err == nil {
+		return mrOut{}, mongoerr.New(mongoerr.NotImplemented, "mapReduce out.sharded is not supported: Folio has no sharded output collections")
+	}
+	allowed--
+	o := mrOut{db: db}
+	for _, mode := range []string{"replace", "merge", "reduce"} {
+		if c, err := d.LookupErr(mode); err == nil {
+			if c.Type != bson.TypeString {
+				return mrOut{}, mongoerr.New(mongoerr.BadValue, "'%s' supports only string consisting of output collection name", mode)
+			}
+			o.mode, o.coll = mode, c.StringValue()
+			break
+		}
+	}
+	if o.mode == "" {
+		return mrOut{}, mongoerr.New(mongoerr.BadValue, "'out' requires 'replace', 'merge' or 'reduce'")
+	}
+	if dv, err := d.LookupErr("db"); err == nil {
+		if dv.Type != bson.TypeString {
+			return mrOut{}, mongoerr.New(mongoerr.BadValue, "db field value must be string")
+		}
+		o.db, o.dbGiven = dv.StringValue(), true
+		if o.db == "admin" || o.db == "local" || o.db == "config" {
+			return mrOut{}, mongoerr.New(mongoerr.CommandNotSupported, "cannot target internal database as output")
+		}
+	} else {
+		allowed--
+	}
+	if na, err := d.LookupErr("nonAtomic"); err == nil {
+		if na.Type != bson.TypeBoolean {
+			return mrOut{}, mongoerr.New(mongoerr.BadValue, "nonAtomic field value must be boolean")
+		}
+		if !na.Boolean() {
+			return mrOut{}, mongoerr.New(mongoerr.BadValue, "nonAtomic field value must be true")
+		}
+	} else {
+		allowed--
+	}
+	if len(els) != allowed {
+		return mrOut{}, mongoerr.New(mongoerr.BadValue, "'out' supports only output type with collection name, optional 'sharded' and optional 'db'")
+	}
+	return o, nil
+}
+
+// mrFunc compiles a map, reduce or finalize function: a string or code.
+func mrFunc(name string, v bson.RawValue) (*js.Func, error) {
+	var src string
+	switch v.Type {
+	case bson.TypeString:
+		src = v.StringValue()
+	case bson.TypeJavaScript:
+		src = v.JavaScript()
+	case bson.TypeCodeWithScope:
+		return nil, mongoerr.New(mongoerr.BadValue, "'%s' must not have a scope: MongoDB 4.4+ takes the scope field instead", name)
+	default:
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'mapReduce.%s' is the wrong type '%s', expected types '[javascript, string]'", name, values.TypeName(v.Type))
+	}
+	return js.Compile(src)
+}
+
+// mrGroup is the values emitted under one key.
+type mrGroup struct {
+	key  bson.RawValue
+	vals []bson.RawValue
+	size int
+}
+
+// maxEmitted bounds the bytes of keys and values one mapReduce may emit:
+// they are grouped in memory (MongoDB's 100 MiB limit of a blocking
+// stage; MongoDB would spill past it, Folio fails).
+var maxEmitted int64 = 100 << 20
+
+// maxReduceBatch is the most bytes of values one reduce call receives;
+// the rest are reduced with its result in the next call, as MongoDB does.
+const maxReduceBatch = 16 << 20
+
+// mapReduceCmd runs the map function over the documents the query, sort
+// and limit select, groups the emitted values by key, reduces each key's
+// values (a key emitted once is not reduced), finalizes, and answers the
+// results inline or writes them to the out collection.
+// https://www.mongodb.com/docs/v7.0/reference/command/mapReduce/
+func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
+	coll, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	if r.Txn != nil {
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'mapReduce' in a multi-document transaction.")
+	}
+	a := &r.args
+	mapF, err := mrFunc("map", a.value("map"))
+	if err != nil {
+		return nil, err
+	}
+	reduceF, err := mrFunc("reduce", a.value("reduce"))
+	if err != nil {
+		return nil, err
+	}
+	var finalizeF *js.Func
+	if a.has("finalize") {
+		if finalizeF, err = mrFunc("finalize", a.value("finalize")); err != nil {
+			return nil, err
+		}
+	}
+	out, err := parseMROut(a.value("out"), r.DB)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := a.long("limit")
+	if err == nil && limit < 0 {
+		err = mongoerr.New(mongoerr.BadValue, "Invalid limit: %d", limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o := engine.FindOptions{Filter: a.doc("query"), Sort: a.doc("sort"), Limit: limit, Ctx: r.Ctx}
+	o.Let = s.withScripts(nil, r, r.Ctx)
+	cur, err := s.Engine.Find(r.DB, coll, o)
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	op := o.Let.Ctx.JS
+	var sess *js.Session
+	if op.Enabled() {
+		sess = op.Session()
+		defer sess.Close()
+		if scope := a.doc("scope"); len(scope) > 0 {
+			if err := sess.SetGlobals(scope); err != nil {
+				return nil, err
+			}
+		}
+	}
+	groups := map[string]*mrGroup{}
+	var order []*mrGroup
+	var emitted int64
+	emit := func(k, v bson.RawValue) error {
+		if emitted += int64(len(k.Value) + len(v.Value)); emitted > maxEmitted {
+			return mongoerr.New(mongoerr.ExceededMemoryLimit, "mapReduce emitted more than %d bytes; Folio holds emitted values in memory and does not spill them to disk", maxEmitted)
+		}
+		kb := keyenc.Encode(k)
+		g := groups[string(kb)]
+		if g == nil {
+			g = &mrGroup{key: k}
+			groups[string(kb)] = g
+			order = append(order, g)
+		}
+		g.vals = append(g.vals, v)
+		g.size += len(v.Value)
+		return nil
+	}
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			break
+		}
+		if sess == nil {
+			return nil, mongoerr.New(mongoerr.MapReduceEmitNoScriptEngine, "Cannot run server-side javascript without the javascript engine enabled")
+		}
+		if err := sess.Map(mapF, doc, emit); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(order, func(x, y *mrGroup) int { return values.Compare(x.key, y.key) })
+	results := make([]bson.Raw, 0, len(order))
+	for _, g := range order {
+		v, err := mrReduce(sess, reduceF, g.key, g.vals)
+		if err != nil {
+			return nil, err
+		}
+		if out.mode == "reduce" {
+			// reduce output finalizes after reducing with the stored value
+			results = append(results, mrDoc(g.key, v))
+			continue
+		}
+		if finalizeF != nil {
+			if v, err = sess.Call(finalizeF, nil, g.key, v); err != nil {
+				return nil, err
+			}
+		}
+		results = append(results, mrDoc(g.key, v))
+	}
+	if out.inline {
+		arr := bsoncore.NewArrayBuilder()
+		for _, d := range results {
+			arr.AppendDocument(d)
+		}
+		return marshal(bson.D{{Key: "results", Value: bson.RawValue{Type: bson.TypeArray, Value: arr.Build()}}}), nil
+	}
+	if err := s.writeMROut(r, out, results, sess, reduceF, finalizeF); err != nil {
+		return nil, err
+	}
+	if out.dbGiven {
+		return marshal(bson.D{{Key: "result", Value: bson.D{{Key: "db", Value: out.db}, {Key: "collection", Value: out.coll}}}}), nil
+	}
+	return marshal(bson.D{{Key: "result", Value: out.coll}}), nil
+}
+
+// mrReduce reduces one key's values: a single value is its own result;
+// more are passed to reduce in batches of at most maxReduceBatch bytes,
+// each batch's result joining the next.
+func mrReduce(sess *js.Session, f *js.Func, key bson.RawValue, vals []bson.RawValue) (bson.RawValue, error) {
+	for len(vals) > 1 {
+		if sess == nil {
+			return bson.RawValue{}, mongoerr.New(mongoerr.MapReduceReduceNoScriptEngine, "Cannot run server-side javascript without the javascript engine enabled")
+		}
+		n, size := 0, 0
+		for n < len(vals) && (n < 2 || size+len(vals[n].Value) <= maxReduceBatch) {
+			size += len(vals[n].Value)
+			n++
+		}
+		arr := bsoncore.NewArrayBuilder()
+		for _, v := range vals[:n] {
+			arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		}
+		res, err := sess.Call(f, nil, key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
+		if err != nil {
+			return bson.RawValue{}, err
+		}
+		vals = append([]bson.RawValue{res}, vals[n:]...)
+	}
+	return vals[0], nil
+}
+
+// mrDoc is a result document {_id: key, value: v}.
+func mrDoc(key, v bson.RawValue) bson.Raw {
+	b := bsoncore.NewDocumentBuilder().
+		AppendValue("_id", bsoncore.Value{Type: bsoncore.Type(key.Type), Data: key.Value}).
+		AppendValue("value", bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	return bson.Raw(b.Build())
+}
+
+// writeMROut writes results to the out collection: replace swaps in a
+// collection holding only them (written aside, then renamed over the
+// target); merge replaces or inserts each by _id; reduce first reduces
+// a result with the stored document of its key (stored value first),
+// then finalizes.
+func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js.Session, reduceF, finalizeF *js.Func) error {
+	wo := writeOptions(r)
+	switch out.mode {
+	case "replace":
+		var suffix [8]byte
+		_, _ = rand.Read(suffix[:])
+		tmp := "tmp.mr." + out.coll + "_" + hex.EncodeToString(suffix[:])
+		env := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal}
+		err := env.Insert(out.db, tmp, results)
+		if err == nil {
+			err = env.RenameCollection(out.db, tmp, out.coll)
+		}
+		if err != nil {
+			_ = env.DropCollection(out.db, tmp)
+		}
+		return err
+	}
+	for _, d := range results {
+		key, v := d.Lookup("_id"), d.Lookup("value")
+		filter := marshal(bson.D{{Key: "_id", Value: key}})
+		if out.mode == "reduce" {
+			cur, err := s.Engine.Find(out.db, out.coll, engine.FindOptions{Filter: filter, Ctx: r.Ctx})
+			if err != nil {
+				return err
+			}
+			old, err := cur.Next()
+			if err == nil && old != nil {
+				v, err = mrReduce(sess, reduceF, key, []bson.RawValue{bytesClone(old).Lookup("value"), v})
+			}
+			cur.Close()
+			if err != nil {
+				return err
+			}
+			if finalizeF != nil {
+				if v, err = sess.Call(finalizeF, nil, key, v); err != nil {
+					return err
+				}
+			}
+			d = mrDoc(key, v)
+		}
+		if _, err := s.Engine.Update(out.db, out.coll, engine.UpdateSpec{Filter: filter, Update: d, Upsert: true, WriteOptions: wo}); err != nil {
+			return err
+		}
+	}
+	if len(results) == 0 {
+		return engineEnv{e: s.Engine, ctx: r.Ctx}.Insert(out.db, out.coll, nil)
+	}
+	return nil
+}
+
+func bytesClone(d bson.Raw) bson.Raw { return bytes.Clone(d) }

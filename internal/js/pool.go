@@ -1,0 +1,123 @@
+package js
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// maxCachedFuncs bounds the functions one VM keeps compiled; past it the
+// cache starts over.
+const maxCachedFuncs = 256
+
+// vm is one pooled goja runtime with MongoDB's prelude loaded and the
+// prototypes the converters recognize values by.
+type vm struct {
+	rt    *goja.Runtime
+	proto struct {
+		objectID, numberLong, numberInt, numberDecimal, binData, timestamp,
+		minKey, maxKey, code, bsonRegExp *goja.Object
+	}
+	minKey, maxKey       *goja.Object
+	dateCtor, regexpCtor goja.Value
+	ctors                struct{ objectID, numberLong, numberDecimal, binData, timestamp, code, bsonRegExp goja.Value }
+	funcs                map[string]goja.Callable
+	// emit receives mapReduce's emit(key, value) calls; nil outside a map.
+	emit func(key, value goja.Value)
+	// mem is the memory account of the script running, if any.
+	mem *account
+	// ctx is the context of the session holding the VM.
+	ctx context.Context
+}
+
+var preludeProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("prelude", prelude, false)
+})
+
+func newVM() *vm {
+	rt := goja.New()
+	rt.SetMaxCallStackSize(maxCallStack)
+	v := &vm{rt: rt, funcs: map[string]goja.Callable{}}
+	_ = rt.Set("print", func(goja.FunctionCall) goja.Value { return goja.Undefined() })
+	_ = rt.Set("__newObjectId", func(goja.FunctionCall) goja.Value { return rt.ToValue(bson.NewObjectID().Hex()) })
+	_ = rt.Set("__bsonsize", func(c goja.FunctionCall) goja.Value {
+		doc, err := v.toDocument(c.Argument(0))
+		if err != nil {
+			panic(rt.NewTypeError(err.Error()))
+		}
+		return rt.ToValue(len(doc))
+	})
+	// sleep(ms) is MongoDB's server-side sleep; it ends early when the
+	// operation does (the interrupt then stops the script).
+	_ = rt.Set("sleep", func(c goja.FunctionCall) goja.Value {
+		t := time.NewTimer(time.Duration(c.Argument(0).ToInteger()) * time.Millisecond)
+		defer t.Stop()
+		ctx := v.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		return goja.Undefined()
+	})
+	_ = rt.Set("emit", func(c goja.FunctionCall) goja.Value {
+		if v.emit == nil {
+			panic(rt.NewTypeError("emit is only available in a mapReduce map function"))
+		}
+		v.emit(c.Argument(0), c.Argument(1))
+		return goja.Undefined()
+	})
+	if _, err := rt.RunProgram(preludeProgram()); err != nil {
+		panic(err)
+	}
+	limitGrowth(v)
+	get := func(name string) (goja.Value, *goja.Object) {
+		c := rt.Get(name)
+		return c, c.ToObject(rt).Get("prototype").ToObject(rt)
+	}
+	v.ctors.objectID, v.proto.objectID = get("ObjectId")
+	v.ctors.numberLong, v.proto.numberLong = get("NumberLong")
+	_, v.proto.numberInt = get("NumberInt")
+	v.ctors.numberDecimal, v.proto.numberDecimal = get("NumberDecimal")
+	v.ctors.binData, v.proto.binData = get("BinData")
+	v.ctors.timestamp, v.proto.timestamp = get("Timestamp")
+	_, v.proto.minKey = get("MinKey")
+	_, v.proto.maxKey = get("MaxKey")
+	v.ctors.code, v.proto.code = get("Code")
+	v.ctors.bsonRegExp, v.proto.bsonRegExp = get("BSONRegExp")
+	v.minKey = rt.Get("MinKey").ToObject(rt).Get("instance").ToObject(rt)
+	v.maxKey = rt.Get("MaxKey").ToObject(rt).Get("instance").ToObject(rt)
+	v.dateCtor, v.regexpCtor = rt.Get("Date"), rt.Get("RegExp")
+	return v
+}
+
+// get takes a VM from the pool, or makes one.
+func (e *Engine) get(key string) *vm {
+	select {
+	case v := <-e.pool(key):
+		return v
+	default:
+		return newVM()
+	}
+}
+
+// put returns a VM to the pool (dropping it when the pool is full). A VM
+// whose script was interrupted or ran out of memory is dropped: its
+// globals may hold what the script built. Globals of a finished script
+// (obj included) stay, as in MongoDB's pooled scopes: pools are per
+// database and user.
+func (e *Engine) put(key string, v *vm, clean bool) {
+	v.emit, v.mem, v.ctx = nil, nil, nil
+	if !clean {
+		return
+	}
+	select {
+	case e.pool(key) <- v:
+	default:
+	}
+}

@@ -1,0 +1,127 @@
+package js
+
+// prelude defines, in every VM, the constructors of BSON values MongoDB's
+// server scope provides (the Go side recognizes their values by
+// prototype) and its helpers (Array.sum and the others of MongoDB's
+// server-side utilities, tojson, isNumber...). Values hide their payload
+// in non-enumerable properties so scripts iterating a document see only
+// what MongoDB shows.
+const prelude = `(function(g){
+"use strict";
+function hidden(o, k, v){ Object.defineProperty(o, k, {value: v, enumerable: false, writable: false}); }
+function ObjectId(hex){
+	if (!(this instanceof ObjectId)) return new ObjectId(hex);
+	if (hex === undefined) hex = g.__newObjectId();
+	if (typeof hex !== "string" || !/^[0-9a-fA-F]{24}$/.test(hex)) throw new Error("invalid object id: length");
+	this.str = hex.toLowerCase();
+}
+ObjectId.prototype.toString = function(){ return 'ObjectId("' + this.str + '")'; };
+ObjectId.prototype.tojson = ObjectId.prototype.toString;
+ObjectId.prototype.valueOf = function(){ return this.str; };
+ObjectId.prototype.toHexString = function(){ return this.str; };
+ObjectId.prototype.equals = function(o){ return o instanceof ObjectId && o.str === this.str; };
+ObjectId.prototype.getTimestamp = function(){ return new Date(parseInt(this.str.substr(0, 8), 16) * 1000); };
+function NumberLong(v){
+	if (!(this instanceof NumberLong)) return new NumberLong(v);
+	var s = String(v === undefined ? 0 : v);
+	if (!/^-?\d+$/.test(s)) { s = String(Math.trunc(Number(v))); }
+	hidden(this, "_v", s);
+	this.floatApprox = Number(s);
+}
+NumberLong.prototype.valueOf = function(){ return Number(this._v); };
+NumberLong.prototype.toNumber = NumberLong.prototype.valueOf;
+NumberLong.prototype.toString = function(){ return "NumberLong(" + (Math.abs(this.floatApprox) < 2147483648 ? this._v : '"' + this._v + '"') + ")"; };
+NumberLong.prototype.tojson = NumberLong.prototype.toString;
+NumberLong.prototype.equals = function(o){ return o instanceof NumberLong && o._v === this._v; };
+NumberLong.prototype.compare = function(o){ var a = this.valueOf(), b = Number(o); return a < b ? -1 : a > b ? 1 : 0; };
+function NumberInt(v){
+	if (!(this instanceof NumberInt)) return new NumberInt(v);
+	hidden(this, "_v", Number(v === undefined ? 0 : v) | 0);
+}
+NumberInt.prototype.valueOf = function(){ return this._v; };
+NumberInt.prototype.toNumber = NumberInt.prototype.valueOf;
+NumberInt.prototype.toString = function(){ return "NumberInt(" + this._v + ")"; };
+NumberInt.prototype.tojson = NumberInt.prototype.toString;
+function NumberDecimal(v){
+	if (!(this instanceof NumberDecimal)) return new NumberDecimal(v);
+	hidden(this, "_v", String(v === undefined ? "0" : v));
+}
+NumberDecimal.prototype.valueOf = function(){ return Number(this._v); };
+NumberDecimal.prototype.toString = function(){ return 'NumberDecimal("' + this._v + '")'; };
+NumberDecimal.prototype.tojson = NumberDecimal.prototype.toString;
+function BinData(sub, b64){
+	if (!(this instanceof BinData)) return new BinData(sub, b64);
+	hidden(this, "_sub", sub | 0);
+	hidden(this, "_b64", String(b64));
+}
+BinData.prototype.base64 = function(){ return this._b64; };
+BinData.prototype.subtype = function(){ return this._sub; };
+BinData.prototype.length = function(){ var s = this._b64.replace(/=+$/, ""); return Math.floor(s.length * 3 / 4); };
+BinData.prototype.toString = function(){ return 'BinData(' + this._sub + ',"' + this._b64 + '")'; };
+BinData.prototype.tojson = BinData.prototype.toString;
+function Timestamp(t, i){
+	if (!(this instanceof Timestamp)) return new Timestamp(t, i);
+	this.t = t === undefined ? 0 : t >>> 0;
+	this.i = i === undefined ? 0 : i >>> 0;
+}
+Timestamp.prototype.getTime = function(){ return this.t; };
+Timestamp.prototype.getInc = function(){ return this.i; };
+Timestamp.prototype.toString = function(){ return "Timestamp(" + this.t + ", " + this.i + ")"; };
+Timestamp.prototype.tojson = Timestamp.prototype.toString;
+function MinKey(){ return MinKey.instance; }
+MinKey.prototype.toString = MinKey.prototype.tojson = function(){ return "MinKey"; };
+MinKey.instance = Object.create(MinKey.prototype);
+function MaxKey(){ return MaxKey.instance; }
+MaxKey.prototype.toString = MaxKey.prototype.tojson = function(){ return "MaxKey"; };
+MaxKey.instance = Object.create(MaxKey.prototype);
+function Code(code, scope){
+	if (!(this instanceof Code)) return new Code(code, scope);
+	this.code = String(code);
+	if (scope !== undefined) this.scope = scope;
+}
+Code.prototype.toString = function(){ return this.code; };
+function BSONRegExp(source, flags){
+	if (!(this instanceof BSONRegExp)) return new BSONRegExp(source, flags);
+	this.source = String(source); this.flags = String(flags || "");
+}
+BSONRegExp.prototype.toString = function(){ return "/" + this.source + "/" + this.flags; };
+function DBRef(ref, id, db){
+	if (!(this instanceof DBRef)) return new DBRef(ref, id, db);
+	this.$ref = ref; this.$id = id;
+	if (db !== undefined) this.$db = db;
+}
+DBRef.prototype.getCollection = function(){ return this.$ref; };
+DBRef.prototype.getId = function(){ return this.$id; };
+DBRef.prototype.getDb = function(){ return this.$db; };
+DBRef.prototype.toString = function(){ return "DBRef(" + tojson(this.$ref) + ", " + tojson(this.$id) + (this.$db === undefined ? "" : ", " + tojson(this.$db)) + ")"; };
+function ISODate(s){ return s === undefined ? new Date() : new Date(s); }
+function tojson(x){
+	if (x === undefined) return "undefined";
+	if (x === null) return "null";
+	if (typeof x === "object" && typeof x.tojson === "function") return x.tojson();
+	if (x instanceof Date) return 'ISODate("' + x.toISOString() + '")';
+	if (Array.isArray(x)) return "[ " + x.map(tojson).join(", ") + " ]";
+	if (typeof x === "object") return "{ " + Object.keys(x).map(function(k){ return JSON.stringify(k) + " : " + tojson(x[k]); }).join(", ") + " }";
+	return JSON.stringify(x);
+}
+Array.contains = function(a, x){ for (var i = 0; i < a.length; i++) if (a[i] == x) return true; return false; };
+Array.unique = function(a){ var u = []; for (var i = 0; i < a.length; i++) if (!Array.contains(u, a[i])) u.push(a[i]); return u; };
+Array.shuffle = function(a){ for (var i = a.length - 1; i > 0; i--) { var j = Math.floor(Math.random() * (i + 1)); var t = a[i]; a[i] = a[j]; a[j] = t; } return a; };
+Array.tojson = function(a){ return tojson(a); };
+Array.sum = function(a){ if (a.length === 0) return null; var s = a[0]; for (var i = 1; i < a.length; i++) s += a[i]; return s; };
+Array.avg = function(a){ if (a.length === 0) return null; return Array.sum(a) / a.length; };
+Array.stdDev = function(a){ var m = Array.avg(a), s = 0; for (var i = 0; i < a.length; i++) s += (a[i] - m) * (a[i] - m); return Math.sqrt(s / a.length); };
+Object.extend = function(dst, src, deep){ for (var k in src) { var v = src[k]; if (deep && typeof v === "object" && v !== null) v = Object.extend(Array.isArray(v) ? [] : {}, v, true); dst[k] = v; } return dst; };
+Object.keySet = function(o){ var r = []; for (var k in o) r.push(k); return r; };
+Object.bsonsize = function(o){ return g.__bsonsize(o); };
+function isString(x){ return typeof x === "string"; }
+function isNumber(x){ return typeof x === "number"; }
+function isObject(x){ return typeof x === "object" && x !== null; }
+function printjson(x){ g.print(tojson(x)); }
+var defs = {ObjectId: ObjectId, NumberLong: NumberLong, NumberInt: NumberInt, NumberDecimal: NumberDecimal,
+	BinData: BinData, Timestamp: Timestamp, MinKey: MinKey, MaxKey: MaxKey, Code: Code, BSONRegExp: BSONRegExp,
+	DBRef: DBRef, ISODate: ISODate, tojson: tojson, isString: isString, isNumber: isNumber, isObject: isObject,
+	printjson: printjson};
+for (var k in defs) Object.defineProperty(g, k, {value: defs[k], enumerable: false, writable: true, configurable: true});
+})(this);
+`
