@@ -85,11 +85,19 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 			}
 			desc = f < 0
 		case bson.TypeString:
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", v.StringValue())
+			f, err := pluginField(path, v.StringValue())
+			if err != nil {
+				return nil, err
+			}
+			ix.Fields = append(ix.Fields, f)
+			continue
 		default:
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", v.Type)
 		}
 		ix.Fields = append(ix.Fields, IndexField{Path: path, Parts: strings.Split(path, "."), Desc: desc})
+	}
+	if err := checkPlugins(ix, spec); err != nil {
+		return nil, err
 	}
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
@@ -225,7 +233,16 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	for _, f := range ix.Fields {
 		var vals []bson.RawValue
 		var arrays []string
-		missing := indexValues(root, f.Parts, 0, &vals, &arrays)
+		var missing bool
+		if f.Hashed {
+			var v bson.RawValue
+			if v, missing, err = hashedValue(root, f); err != nil {
+				return nil, false, err
+			}
+			vals = []bson.RawValue{v}
+		} else {
+			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
+		}
 		if !missing {
 			allMissing = false
 		}

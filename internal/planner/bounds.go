@@ -122,6 +122,9 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
 func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
+	if f.Hashed {
+		return hashedBounds(leaves, f)
+	}
 	var rng fieldBounds
 	for _, n := range leaves {
 		if n.Path != f.Path {

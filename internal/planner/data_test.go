@@ -94,7 +94,9 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 			elems, _ := ix.KeyPattern.Elements()
 			for _, el := range elems {
 				f, _ := el.Value().AsFloat64OK()
-				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0})
+				plugin, _ := el.Value().StringValueOK()
+				hashed := plugin == "hashed"
+				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0, Hashed: hashed})
 			}
 			cat = append(cat, ix)
 		case "":

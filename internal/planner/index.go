@@ -16,6 +16,8 @@ type Field struct {
 	Path  string
 	Parts []string // Path split at its dots
 	Desc  bool
+	// Hashed fields index MongoDB's hash of the value (see hashed.go).
+	Hashed bool
 }
 
 // Index is an index as the planner sees it.

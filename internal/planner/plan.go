@@ -401,7 +401,7 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 			break
 		}
 		if f.Path == sortFields[j] {
-			if positional(f.Parts) || multikey && bounded[i] {
+			if positional(f.Parts) || f.Hashed || multikey && bounded[i] {
 				return false, false
 			}
 			d := sortDirs[j]

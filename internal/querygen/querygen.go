@@ -182,7 +182,8 @@ type IndexSpec struct {
 }
 
 // Indexes returns one to four random indexes: single-field and compound,
-// ascending and descending, some sparse, partial or unique.
+// ascending and descending, some with a hashed field, some sparse, partial
+// or unique.
 func (g *Gen) Indexes() []IndexSpec {
 	g.indexes = nil
 	n := 1 + g.r.IntN(4)
@@ -206,6 +207,13 @@ func (g *Gen) Indexes() []IndexSpec {
 			spec.Key = append(spec.Key, bson.E{Key: p, Value: dir})
 			name += p + string(rune('0'+dir+1))
 		}
+		hashed := g.r.IntN(6) == 0
+		if hashed {
+			// One field of the pattern hashed, as MongoDB allows.
+			i := g.r.IntN(len(spec.Key))
+			spec.Key[i].Value = "hashed"
+			name += "#" + spec.Key[i].Key
+		}
 		if seen[name] {
 			continue
 		}
@@ -218,7 +226,8 @@ func (g *Gen) Indexes() []IndexSpec {
 		case 2:
 			spec.Partial = bson.D{{Key: spec.Key[0].Key, Value: bson.D{{Key: "$gt", Value: int32(0)}}}}
 		case 3:
-			spec.Unique = true
+			// MongoDB refuses unique hashed indexes.
+			spec.Unique = !hashed
 		}
 		out = append(out, spec)
 	}
