@@ -26,7 +26,7 @@ var indexSpecFields = map[string]bool{
 	"storageEngine": true, "collation": false, "weights": false, "default_language": false,
 	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
 	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
-	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
+	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
 }
 
@@ -142,6 +142,11 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			case f != 2:
 				return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%d", doc, int32(f))
 			}
+		case "wildcardProjection":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.WildcardProjection = v.Document()
 		case "ns":
 			// MongoDB drops the field since 4.2.
 		default:

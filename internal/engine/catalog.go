@@ -146,6 +146,8 @@ type storedIndex struct {
 	ID       int64    `bson:"id"`
 	Spec     bson.Raw `bson:"spec"`
 	Multikey bool     `bson:"multikey,omitempty"`
+	// MultikeyPaths are a wildcard index's multikey paths.
+	MultikeyPaths []string `bson:"multikeyPaths,omitempty"`
 }
 
 // catalog is the in-memory image of the stored catalog. mu orders catalog
@@ -187,6 +189,9 @@ func (c *catalog) load(r storage.Reader) error {
 				return err
 			}
 			ix.multikey.Store(si.Multikey)
+			if ix.wild != nil {
+				ix.wild.addMultikey(si.MultikeyPaths)
+			}
 			ixs = append(ixs, ix)
 		}
 		coll.indexes.Store(&ixs)
@@ -272,7 +277,11 @@ func putCatalogEntry(b storage.Batch, coll *Collection) error {
 func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
+		si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()}
+		if ix.wild != nil {
+			si.MultikeyPaths = ix.wild.multikeyPaths()
+		}
+		entry.Indexes = append(entry.Indexes, si)
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {

@@ -41,6 +41,8 @@ type Index struct {
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints
+	// wild is set on a wildcard index (index_wildcard.go).
+	wild *wildcardIndex
 }
 
 // Multikey reports whether the index has indexed an array.
@@ -58,6 +60,8 @@ type IndexSpec struct {
 	// StorageEngine holds storage engine options, kept and reported as
 	// given; they do not change how Folio stores the index.
 	StorageEngine bson.Raw
+	// WildcardProjection selects the paths of a {"$**": 1} index.
+	WildcardProjection bson.Raw
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -70,6 +74,15 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
 	}
 	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{}}
+	if slices.ContainsFunc(elems, func(el bson.RawElement) bool { return isWildcardKey(el.Key()) }) {
+		if ix.wild, err = newWildcard(spec, elems); err != nil {
+			return nil, err
+		}
+		ix.Fields = wildcardFields(elems[0].Key())
+		elems = nil
+	} else if spec.WildcardProjection != nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed in an 'wildcard' index")
+	}
 	for _, el := range elems {
 		path := el.Key()
 		if path == "" || strings.HasPrefix(path, "$") || strings.Contains(path, "..") || strings.HasSuffix(path, ".") || strings.HasPrefix(path, ".") {
@@ -162,6 +175,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	if len(spec.StorageEngine) > 0 {
 		d = bsoncore.AppendDocumentElement(d, "storageEngine", spec.StorageEngine)
 	}
+	if len(spec.WildcardProjection) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "wildcardProjection", spec.WildcardProjection)
+	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d
 }
@@ -172,8 +188,12 @@ func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document()
 // planned is the index as the planner sees it, with its multikey flag as
 // of now.
 func (ix *Index) planned() planner.Index {
-	return planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
+	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
 		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix}
+	if ix.wild != nil {
+		p.Wildcard = ix.wild.planned()
+	}
+	return p
 }
 
 // planCatalog shows a collection's indexes to the planner.
@@ -225,6 +245,9 @@ type indexKey struct {
 func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
 	if ix.partial != nil && !ix.partial.Match(doc) {
 		return nil, false, nil
+	}
+	if ix.wild != nil {
+		return ix.wild.keys(doc)
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}

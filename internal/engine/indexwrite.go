@@ -49,7 +49,9 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			if newKeys, multikey, err = ix.keys(next); err != nil {
 				return ch, err
 			}
-			if multikey && !ix.multikey.Swap(true) {
+			// A wildcard index reports only the multikey paths the
+			// write added, which its catalog entry must record.
+			if multikey && (!ix.multikey.Swap(true) || ix.wild != nil) {
 				ch.multikey = true
 			}
 		}

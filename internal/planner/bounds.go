@@ -122,8 +122,13 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
 func boundsFor(leaves []*query.Node, f Field, multikey bool) fieldBounds {
-	if f.Hashed {
+	switch {
+	case f.Hashed:
 		return hashedBounds(leaves, f)
+	case f.WildcardOf != "":
+		return wildcardPathBounds(leaves, f.WildcardOf)
+	case f.Wildcard:
+		return wildcardValueBounds(leaves, f, multikey)
 	}
 	var rng fieldBounds
 	for _, n := range leaves {

@@ -42,6 +42,7 @@ func bestBounded(indexes []Index, leaves []*query.Node) *Plan {
 	if best.Intervals == nil {
 		best = nil
 	}
+	indexes = expandWildcards(indexes, leaves)
 	for i := range indexes {
 		ix := &indexes[i]
 		if !holdsEveryMatch(leaves, ix) {

@@ -167,6 +167,9 @@ func candidates(cat Catalog, q Query) []*Plan {
 	if q.HintID {
 		return []*Plan{idPlan}
 	}
+	if q.Hint != nil && q.Hint.Wildcard != nil {
+		return hintedWildcard(q.Hint, idPlan, leaves, sortFields, sortDirs)
+	}
 	if q.Hint != nil {
 		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
 	}
@@ -177,7 +180,8 @@ func candidates(cat Catalog, q Query) []*Plan {
 	if Score(idPlan) > 0 {
 		out = append(out, idPlan)
 	}
-	indexes := cat.Indexes()
+	all := cat.Indexes()
+	indexes := expandWildcards(all, leaves)
 	for i := range indexes {
 		ix := &indexes[i]
 		if !holdsEveryMatch(leaves, ix) {
@@ -187,7 +191,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 			out = append(out, p)
 		}
 	}
-	out = append(out, orPlans(indexes, leaves)...)
+	out = append(out, orPlans(all, leaves)...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}
@@ -331,7 +335,9 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 			p.ranged = true
 			continue
 		}
-		p.eqFields++
+		if f.WildcardOf == "" {
+			p.eqFields++
+		}
 		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
 		for _, pre := range prefixes {
 			for _, iv := range fb.ivs {
@@ -340,7 +346,7 @@ func build(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int)
 		}
 		prefixes = next
 	}
-	if p.eqFields > 0 || last != nil {
+	if len(prefixes[0]) > 0 || last != nil {
 		for _, pre := range prefixes {
 			if last == nil {
 				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})

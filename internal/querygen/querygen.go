@@ -182,14 +182,23 @@ type IndexSpec struct {
 }
 
 // Indexes returns one to four random indexes: single-field and compound,
-// ascending and descending, some with a hashed field, some sparse, partial
-// or unique.
+// ascending and descending, some with a hashed field, some wildcard, some
+// sparse, partial or unique.
 func (g *Gen) Indexes() []IndexSpec {
 	g.indexes = nil
 	n := 1 + g.r.IntN(4)
 	var out []IndexSpec
 	seen := map[string]bool{}
 	for len(out) < n {
+		if g.r.IntN(8) == 0 {
+			// A wildcard index, on everything or below one path.
+			key := []string{"$**", "a.$**", "b.$**"}[g.r.IntN(3)]
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, IndexSpec{Key: bson.D{{Key: key, Value: int32(1)}}})
+			}
+			continue
+		}
 		var spec IndexSpec
 		fields := 1 + g.r.IntN(3)
 		used := map[string]bool{}
@@ -235,6 +244,18 @@ func (g *Gen) Indexes() []IndexSpec {
 	return out
 }
 
+// queryPath is the path a filter on an index key field names: the field
+// itself, or for a wildcard key a path below its prefix.
+func (g *Gen) queryPath(key string) string {
+	switch key {
+	case "$**":
+		return Paths[g.r.IntN(len(Paths))]
+	case "a.$**", "b.$**":
+		return key[:1] + "." + subFields[g.r.IntN(len(subFields))]
+	}
+	return key
+}
+
 // Query returns a random filter: a third of the time one on the fields of
 // an index of the last Indexes call, a sixth of the time a $or of such
 // filters (see OrFilter).
@@ -269,13 +290,13 @@ func (g *Gen) BoundedFilter(key bson.D) bson.D {
 		}
 		switch g.r.IntN(4) {
 		case 0:
-			f = append(f, bson.E{Key: e.Key, Value: g.Scalar()})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: g.Scalar()})
 		case 1:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{{Key: "$in", Value: bson.A{g.Scalar(), g.Scalar()}}}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{{Key: "$in", Value: bson.A{g.Scalar(), g.Scalar()}}}})
 		case 2:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp(), g.cmp()}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{g.cmp(), g.cmp()}})
 		default:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp()}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{g.cmp()}})
 		}
 	}
 	return f
@@ -295,7 +316,7 @@ func (g *Gen) OrFilter() bson.D {
 		case r == 1:
 			b = g.filter(1)
 		case r < 5:
-			b = g.boundedLeaf(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key)
+			b = g.boundedLeaf(g.queryPath(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key))
 		default:
 			b = g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
 		}
@@ -322,7 +343,7 @@ func (g *Gen) IndexFilter(key bson.D) bson.D {
 	f := bson.D{}
 	for _, e := range key {
 		if g.r.IntN(3) > 0 {
-			f = append(f, g.leaf(e.Key)...)
+			f = append(f, g.leaf(g.queryPath(e.Key))...)
 		}
 	}
 	return f
