@@ -9,6 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // TestWildcardIndexes: a wildcard index keys (path, value) for every leaf
@@ -156,5 +158,53 @@ func TestWildcardProjection(t *testing.T) {
 			_, err := coll.Indexes().CreateOne(ctx, c.model)
 			requireCode(t, err, c.code, "")
 		})
+	}
+}
+
+// TestIndexKindsSurviveRestart: hashed and wildcard indexes, and a
+// wildcard index's multikey paths, are stored with the catalog: after a
+// restart a range on a multikey path is still not intersected, and the
+// indexes still answer.
+func TestIndexKindsSurviveRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, first)
+	coll := client.Database(testDB).Collection("kinds")
+	if _, err := coll.Indexes().CreateMany(t.Context(), []mongo.IndexModel{
+		{Keys: bson.D{{Key: "$**", Value: 1}}, Options: options.Index().SetWildcardProjection(bson.D{{Key: "a", Value: 1}})},
+		{Keys: bson.D{{Key: "h", Value: "hashed"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(t.Context(), []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{2, 3}}, {Key: "h", Value: "x"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2.5}, {Key: "h", Value: "y"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = client.Disconnect(t.Context())
+	if err := first.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	second := startInstance(t, cfg)
+	client = connect(t, second)
+	db := client.Database(testDB)
+	coll = db.Collection("kinds")
+	filter := bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 2}, {Key: "$lt", Value: 3}}}}
+	if name, bounds := winningIndex(t, db, bson.D{{Key: "find", Value: "kinds"}, {Key: "filter", Value: filter}}, "a"); name != "$**_1" || len(bounds) != 1 || strings.Contains(bounds[0], "(2, 3)") {
+		t.Errorf("after restart: %q %v, want the wildcard index without intersected bounds", name, bounds)
+	}
+	if got := ids(findAll(t, coll, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("multikey range after restart: %v", got)
+	}
+	hashed := bson.D{{Key: "h", Value: "y"}}
+	if name, _ := winningIndex(t, db, bson.D{{Key: "find", Value: "kinds"}, {Key: "filter", Value: hashed}}, "h"); name != "h_hashed" {
+		t.Errorf("hashed after restart: plan scans %q", name)
+	}
+	if got := ids(findAll(t, coll, hashed)); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("hashed after restart: %v", got)
 	}
 }
