@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"encoding/binary"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/hashkey"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -37,8 +37,7 @@ func hashedValue(doc bson.RawValue, f IndexField) (v bson.RawValue, missing bool
 	if missing {
 		cur = nullValue
 	}
-	h := binary.LittleEndian.AppendUint64(nil, uint64(hashkey.Hash(cur)))
-	return bson.RawValue{Type: bson.TypeInt64, Value: h}, missing, nil
+	return bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, hashkey.Hash(cur))}, missing, nil
 }
 
 func hashedArrayError(parts []string) error {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -170,7 +171,7 @@ func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err 
 	var arrays []string
 	var walk func(d bson.Raw, path string, inArray bool)
 	add := func(path string, v bson.RawValue) {
-		p := bson.RawValue{Type: bson.TypeString, Value: bsonString(path)}
+		p := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path)}
 		enc := keyenc.AppendField(keyenc.AppendField(nil, p, false), v, false)
 		keys = append(keys, indexKey{enc: enc, vals: []bson.RawValue{p, v}})
 	}
@@ -230,10 +231,4 @@ func joinPath(a, b string) string {
 		return b
 	}
 	return a + "." + b
-}
-
-func bsonString(s string) []byte {
-	n := len(s) + 1
-	b := []byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)}
-	return append(append(b, s...), 0)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/hashkey"
 	"github.com/folio-db/folio/internal/keyenc"
@@ -48,7 +49,7 @@ func hashedBounds(leaves []*query.Node, f Field) fieldBounds {
 func hashedPoints(vals []bson.RawValue) (fieldBounds, bool) {
 	fb := fieldBounds{point: true}
 	add := func(v bson.RawValue) {
-		h := bson.RawValue{Type: bson.TypeInt64, Value: bsonInt64(hashkey.Hash(v))}
+		h := bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, hashkey.Hash(v))}
 		enc := keyenc.AppendField(nil, h, false)
 		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: h, hiVal: h, loIncl: true, hiIncl: true})
 	}
@@ -66,8 +67,4 @@ func hashedPoints(vals []bson.RawValue) (fieldBounds, bool) {
 	slices.SortFunc(fb.ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
 	fb.ivs = slices.CompactFunc(fb.ivs, func(a, b fieldInterval) bool { return bytes.Equal(a.lo, b.lo) })
 	return fb, true
-}
-
-func bsonInt64(i int64) []byte {
-	return []byte{byte(i), byte(i >> 8), byte(i >> 16), byte(i >> 24), byte(i >> 32), byte(i >> 40), byte(i >> 48), byte(i >> 56)}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
@@ -130,8 +131,8 @@ func wildcardPathBounds(leaves []*query.Node, path string) fieldBounds {
 	}
 	fb := pathPoint(path)
 	fb.point = false
-	below := bson.RawValue{Type: bson.TypeString, Value: bsonString(path + ".")}
-	end := bson.RawValue{Type: bson.TypeString, Value: bsonString(path + "/")}
+	below := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path+".")}
+	end := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path+"/")}
 	fb.ivs = append(fb.ivs, fieldInterval{
 		lo: keyenc.AppendField(nil, below, false), hi: keyenc.AppendField(nil, end, false),
 		loVal: below, hiVal: end, loIncl: true,
@@ -140,14 +141,8 @@ func wildcardPathBounds(leaves []*query.Node, path string) fieldBounds {
 }
 
 func pathPoint(path string) fieldBounds {
-	fb, _ := pointBounds([]bson.RawValue{{Type: bson.TypeString, Value: bsonString(path)}}, false)
+	fb, _ := pointBounds([]bson.RawValue{{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path)}}, false)
 	return fb
-}
-
-func bsonString(s string) []byte {
-	n := len(s) + 1
-	b := []byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24)}
-	return append(append(b, s...), 0)
 }
 
 // wildcardValueBounds are the bounds on the values of a wildcard index's
