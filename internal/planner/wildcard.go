@@ -158,9 +158,16 @@ func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool) fieldBoun
 	return boundsFor(usable, Field{Path: f.Path, Parts: f.Parts}, multikey)
 }
 
+// WildcardHintFits reports whether a query with filter f may hint the
+// wildcard index ix: it must bound a path the index covers (MongoDB
+// otherwise finds no query solution).
+func WildcardHintFits(ix *Index, f *query.Filter) bool {
+	return len(wildcardPaths(*ix, constraintLeaves(f.Root()))) > 0
+}
+
 // hintedWildcard plans a query hinting a wildcard index: its best
 // expansion for the query, or a collection scan when the query bounds no
-// path it covers.
+// path it covers (which callers refuse first, see WildcardHintFits).
 func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []string, sortDirs []int) []*Plan {
 	var best *Plan
 	for _, exp := range wildcardPaths(*ix, leaves) {

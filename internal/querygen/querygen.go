@@ -9,6 +9,7 @@
 package querygen
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -218,10 +219,14 @@ func (g *Gen) Indexes() []IndexSpec {
 		}
 		hashed := g.r.IntN(6) == 0
 		if hashed {
-			// One field of the pattern hashed, as MongoDB allows.
+			// One field of the pattern hashed, as MongoDB allows; the
+			// name is then the pattern's, whatever direction it had.
 			i := g.r.IntN(len(spec.Key))
 			spec.Key[i].Value = "hashed"
-			name += "#" + spec.Key[i].Key
+			name = ""
+			for _, e := range spec.Key {
+				name += e.Key + "#" + fmt.Sprint(e.Value)
+			}
 		}
 		if seen[name] {
 			continue

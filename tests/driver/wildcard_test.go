@@ -140,6 +140,15 @@ func TestWildcardProjection(t *testing.T) {
 			t.Errorf("%v: count %d %v", c.filter, n, err)
 		}
 	}
+	// A hinted wildcard index answers for a path it covers; hinting it
+	// for a query on no such path finds no plan, as in MongoDB's
+	// jstests/core/index/wildcard/wildcard_index_hint.js.
+	hinted := findAll(t, coll, bson.D{{Key: "a.x", Value: 2}}, options.Find().SetHint("a.$**_1"))
+	if got := ids(hinted); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("hinted: %v", got)
+	}
+	_, err = coll.Find(ctx, bson.D{{Key: "b", Value: 1}}, options.Find().SetHint("a.$**_1"))
+	requireCode(t, err, 291, "NoQueryExecutionPlans")
 	errCases := []struct {
 		name  string
 		model mongo.IndexModel
