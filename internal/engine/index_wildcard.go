@@ -44,6 +44,14 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support compound wildcard indexes yet")
 	}
 	key, v := elems[0].Key(), elems[0].Value()
+	if plugin, ok := v.StringValueOK(); ok {
+		// {"$**": "text"} is a text index on every string field.
+		_, err := pluginField(key, plugin)
+		if err == nil {
+			err = mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
+		}
+		return nil, err
+	}
 	if f, ok := values.Float64(v); !ok || f == 0 {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", values.TypeName(v.Type))
 	}
