@@ -202,3 +202,45 @@ func TestShardCollectionHashed(t *testing.T) {
 	err = admin.RunCommand(ctx, bson.D{{Key: "shardCollection", Value: "s.full2"}, {Key: "key", Value: bson.D{{Key: "u", Value: 1}}}}).Err()
 	requireCode(t, err, 72, "InvalidOptions")
 }
+
+// TestIndexKindsExamineMatchesOnly: on a generated corpus, an equality on
+// a hashed index and on a wildcard path examines the matching keys only
+// (explain's totalKeysExamined), not the collection.
+func TestIndexKindsExamineMatchesOnly(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("corpus")
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "h", Value: "hashed"}}},
+		{Keys: bson.D{{Key: "w.$**", Value: 1}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]any, 2000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "h", Value: i % 100}, {Key: "w", Value: bson.D{{Key: "k", Value: i % 50}}}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		filter bson.D
+		keys   int32
+	}{
+		{bson.D{{Key: "h", Value: 7}}, 20},
+		{bson.D{{Key: "h", Value: bson.D{{Key: "$in", Value: bson.A{7, 8}}}}}, 40},
+		{bson.D{{Key: "w.k", Value: 7}}, 40},
+	} {
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "corpus"}, {Key: "filter", Value: c.filter}}}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats := out.Lookup("executionStats").Document()
+		keys, _ := stats.Lookup("totalKeysExamined").AsInt64OK()
+		returned, _ := stats.Lookup("nReturned").AsInt64OK()
+		if keys < int64(c.keys) || keys > int64(c.keys)+2 || returned != int64(c.keys) {
+			t.Errorf("%v: %d keys examined, %d returned, want %d", c.filter, keys, returned, c.keys)
+		}
+	}
+}
