@@ -27,7 +27,7 @@ var indexSpecFields = map[string]bool{
 	"storageEngine": true, "collation": true, "weights": false, "default_language": false,
 	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
 	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
-	"wildcardProjection": false, "columnstoreProjection": false, "columnstoreCompressor": false,
+	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
 }
 
@@ -153,6 +153,11 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				return spec, err
 			}
 			spec.Collation = v.Document()
+		case "wildcardProjection":
+			if v.Type != bson.TypeEmbeddedDocument {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			spec.WildcardProjection = v.Document()
 		case "ns":
 			// MongoDB drops the field since 4.2.
 		default:

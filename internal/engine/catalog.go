@@ -173,6 +173,8 @@ type storedIndex struct {
 	// Builder is the frontend moving a non-public index through its
 	// states (index_states.go).
 	Builder string `bson:"builder,omitempty"`
+	// MultikeyPaths are a wildcard index's multikey paths.
+	MultikeyPaths []string `bson:"multikeyPaths,omitempty"`
 }
 
 // catalog is the engine's image of the stored catalog (see
@@ -303,7 +305,11 @@ func putCatalogEntry(w kvWriter, coll *Collection) error {
 func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder})
+		si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
+		if ix.wild != nil {
+			si.MultikeyPaths = ix.wild.multikeyPaths()
+		}
+		entry.Indexes = append(entry.Indexes, si)
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {

@@ -273,6 +273,9 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
+		if prev.wild != nil {
+			prev.wild.addMultikey(si.MultikeyPaths)
+		}
 		return prev, nil
 	}
 	ix, err := indexFromSpec(uint32(si.ID), si.Spec)
@@ -281,10 +284,16 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	}
 	ix.state, ix.builder = si.State, si.Builder
 	ix.multikey.Store(si.Multikey)
+	if ix.wild != nil {
+		ix.wild.addMultikey(si.MultikeyPaths)
+	}
 	if prev != nil {
 		ix.hints = prev.hints
 		if prev.Multikey() {
 			ix.multikey.Store(true)
+		}
+		if ix.wild != nil && prev.wild != nil {
+			ix.wild.addMultikey(prev.wild.multikeyPaths())
 		}
 	}
 	return ix, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
@@ -127,6 +128,9 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		pq.HintID = h.idOrder
 		if h.ix != nil {
 			hinted := h.ix.planned()
+			if hinted.Wildcard != nil && !planner.WildcardHintFits(&hinted, q.filter) {
+				return nil, nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: No query solutions")
+			}
 			pq.Hint = &hinted
 		}
 		cands = planner.Candidates(planCatalog{c}, pq)

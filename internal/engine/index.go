@@ -51,6 +51,8 @@ type Index struct {
 	// coll is the index's collation (nil: simple); its string keys are
 	// collation keys, so ranges, uniqueness and order follow it.
 	coll *collation.Collator
+	// wild is set on a wildcard index (index_wildcard.go).
+	wild *wildcardIndex
 }
 
 // Multikey reports whether the index has indexed an array.
@@ -71,6 +73,8 @@ type IndexSpec struct {
 	// Collation is the collation document as requested; nil inherits the
 	// collection's default (see resolveIndexCollation).
 	Collation bson.Raw
+	// WildcardProjection selects the paths of a {"$**": 1} index.
+	WildcardProjection bson.Raw
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -83,6 +87,15 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
 	}
 	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{}}
+	if slices.ContainsFunc(elems, func(el bson.RawElement) bool { return isWildcardKey(el.Key()) }) {
+		if ix.wild, err = newWildcard(spec, elems); err != nil {
+			return nil, err
+		}
+		ix.Fields = wildcardFields(elems[0].Key())
+		elems = nil
+	} else if spec.WildcardProjection != nil {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed in an 'wildcard' index")
+	}
 	for _, el := range elems {
 		path := el.Key()
 		if path == "" || strings.HasPrefix(path, "$") || strings.Contains(path, "..") || strings.HasSuffix(path, ".") || strings.HasPrefix(path, ".") {
@@ -98,11 +111,19 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 			}
 			desc = f < 0
 		case bson.TypeString:
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", v.StringValue())
+			f, err := pluginField(path, v.StringValue())
+			if err != nil {
+				return nil, err
+			}
+			ix.Fields = append(ix.Fields, f)
+			continue
 		default:
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", v.Type)
 		}
 		ix.Fields = append(ix.Fields, IndexField{Path: path, Parts: strings.Split(path, "."), Desc: desc})
+	}
+	if err := checkPlugins(ix, spec); err != nil {
+		return nil, err
 	}
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
@@ -110,6 +131,10 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if spec.Collation != nil {
 		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
 			return nil, err
+		}
+		// Hashed and wildcard keys are built from the values as they are.
+		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed })) {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed or wildcard index with a collation other than simple is not supported (index %s)", ix.Name)
 		}
 	}
 	if len(spec.Partial) > 0 {
@@ -176,6 +201,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	if ix.coll != nil {
 		d = bsoncore.AppendDocumentElement(d, "collation", ix.coll.Document())
 	}
+	if len(spec.WildcardProjection) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "wildcardProjection", spec.WildcardProjection)
+	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d
 }
@@ -186,8 +214,12 @@ func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document()
 // planned is the index as the planner sees it, with its multikey flag as
 // of now.
 func (ix *Index) planned() planner.Index {
-	return planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
+	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
 		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix, Collation: ix.coll}
+	if ix.wild != nil {
+		p.Wildcard = ix.wild.planned()
+	}
+	return p
 }
 
 // planCatalog shows a collection's indexes to the planner.
@@ -240,6 +272,9 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	if ix.partial != nil && !ix.partial.Match(doc) {
 		return nil, false, nil
 	}
+	if ix.wild != nil {
+		return ix.wild.keys(doc)
+	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}
 	allMissing := true
@@ -247,7 +282,16 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	for _, f := range ix.Fields {
 		var vals []bson.RawValue
 		var arrays []string
-		missing := indexValues(root, f.Parts, 0, &vals, &arrays)
+		var missing bool
+		if f.Hashed {
+			var v bson.RawValue
+			if v, missing, err = hashedValue(root, f); err != nil {
+				return nil, false, err
+			}
+			vals = []bson.RawValue{v}
+		} else {
+			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
+		}
 		if !missing {
 			allMissing = false
 		}

@@ -89,6 +89,9 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 		}
 		for _, ix := range append(append(append([]*Index(nil), cur.Indexes()...), cur.Building()...), add...) {
 			si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
+			if ix.wild != nil {
+				si.MultikeyPaths = ix.wild.multikeyPaths()
+			}
 			if edit != nil {
 				keep, err := edit(&si)
 				if err != nil {

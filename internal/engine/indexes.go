@@ -32,6 +32,9 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 	if c, ok := spec.Lookup("collation").DocumentOK(); ok {
 		s.Collation = c
 	}
+	if p, ok := spec.Lookup("wildcardProjection").DocumentOK(); ok {
+		s.WildcardProjection = p
+	}
 	return newIndex(id, s)
 }
 
@@ -39,8 +42,10 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 // asks for: MongoDB (5.0 and later) tells indexes apart by key pattern,
 // partial filter, unique and sparse, so two indexes may differ only there.
 func sameSignature(ix *Index, spec IndexSpec) bool {
+	wp, _ := ix.Spec.Lookup("wildcardProjection").DocumentOK()
 	return sameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
-		bytes.Equal(partialOf(ix), spec.Partial) && sameCollation(ix, spec)
+		bytes.Equal(partialOf(ix), spec.Partial) && sameCollation(ix, spec) &&
+		bytes.Equal(wp, spec.WildcardProjection)
 }
 
 // sameDefinition reports whether an existing index is the one spec asks
@@ -358,8 +363,10 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if change.ExpireAfter != nil && before.ExpireAfter < 0 {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds field to update")
 	}
+	wp, _ := before.Spec.Lookup("wildcardProjection").DocumentOK()
 	spec := IndexSpec{Name: before.Name, Key: before.keyPattern(), Unique: before.Unique, Sparse: before.Sparse,
-		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter, StorageEngine: storageEngineOf(before.Spec)}
+		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter, StorageEngine: storageEngineOf(before.Spec),
+		WildcardProjection: wp}
 	if before.coll != nil {
 		spec.Collation = before.coll.Document()
 	}

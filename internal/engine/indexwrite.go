@@ -57,7 +57,9 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			if newKeys, multikey, err = ix.keys(next); err != nil {
 				return ch, err
 			}
-			if multikey && !ix.multikey.Swap(true) {
+			// A wildcard index reports only the multikey paths the
+			// write added, which its catalog entry must record.
+			if multikey && (!ix.multikey.Swap(true) || ix.wild != nil) {
 				ch.multikey = true
 			}
 		}
@@ -188,8 +190,16 @@ func stageMultikey(tx storage.Txn, c *Collection) (uint64, bool, error) {
 	mine := append(slices.Clone(c.Indexes()), c.Building()...)
 	for i, si := range ent.Indexes {
 		for _, ix := range mine {
-			if ix.ID == uint32(si.ID) && ix.Multikey() && !si.Multikey {
+			if ix.ID != uint32(si.ID) {
+				continue
+			}
+			if ix.Multikey() && !si.Multikey {
 				ent.Indexes[i].Multikey, changed = true, true
+			}
+			if ix.wild != nil {
+				if paths := ix.wild.multikeyPaths(); len(paths) > len(si.MultikeyPaths) {
+					ent.Indexes[i].MultikeyPaths, changed = paths, true
+				}
 			}
 		}
 	}

@@ -123,6 +123,14 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
 func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
+	switch {
+	case f.Hashed:
+		return hashedBounds(fitting(leaves, coll), f)
+	case f.WildcardOf != "":
+		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf)
+	case f.Wildcard:
+		return wildcardValueBounds(fitting(leaves, coll), f, multikey)
+	}
 	var rng fieldBounds
 	for _, n := range leaves {
 		if n.Path != f.Path || !collationFits(n, coll) {
@@ -319,4 +327,16 @@ func collationFits(n *query.Node, coll *collation.Collator) bool {
 		return true
 	}
 	return collation.Equal(n.Collator(), coll) || !collation.Collatable(n.Value)
+}
+
+// fitting is the leaves whose bounds an index of collation coll may take
+// (see collationFits).
+func fitting(leaves []*query.Node, coll *collation.Collator) []*query.Node {
+	out := make([]*query.Node, 0, len(leaves))
+	for _, n := range leaves {
+		if collationFits(n, coll) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,9 +101,15 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 				}
 			}
 			elems, _ := ix.KeyPattern.Elements()
+			if w := testWildcard(elems[0].Key()); w != nil {
+				ix.Wildcard = w
+				elems = nil
+			}
 			for _, el := range elems {
 				f, _ := el.Value().AsFloat64OK()
-				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0})
+				plugin, _ := el.Value().StringValueOK()
+				hashed := plugin == "hashed"
+				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0, Hashed: hashed})
 			}
 			cat = append(cat, ix)
 		case "":
@@ -112,6 +119,9 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 	}
 	for i := range cat {
 		for _, d := range docs {
+			if w := cat[i].Wildcard; w != nil {
+				arrayPaths(d, "", &w.MultikeyPaths)
+			}
 			for _, f := range cat[i].Fields {
 				if holdsArray(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d}, f.Parts) {
 					cat[i].Multikey = true
@@ -307,4 +317,40 @@ func extJSON(d bson.Raw) string {
 		return err.Error()
 	}
 	return string(b)
+}
+
+// testWildcard is the wildcard description of a "$**" or "p.$**" key
+// (without projection), nil for other keys.
+func testWildcard(key string) *Wildcard {
+	switch {
+	case key == "$**":
+		return &Wildcard{Covers: func(p string) bool { return p != "_id" && !strings.HasPrefix(p, "_id.") }}
+	case strings.HasSuffix(key, ".$**"):
+		pre := strings.TrimSuffix(key, ".$**")
+		return &Wildcard{Covers: func(p string) bool { return p == pre || strings.HasPrefix(p, pre+".") }}
+	}
+	return nil
+}
+
+// arrayPaths adds the paths of doc's arrays (elements under their
+// array's path) to out.
+func arrayPaths(doc bson.Raw, prefix string, out *[]string) {
+	elems, _ := doc.Elements()
+	for _, el := range elems {
+		p := joinPath(prefix, el.Key())
+		switch v := el.Value(); v.Type {
+		case bson.TypeArray:
+			if !slices.Contains(*out, p) {
+				*out = append(*out, p)
+			}
+			vals, _ := v.Array().Values()
+			for _, e := range vals {
+				if e.Type == bson.TypeEmbeddedDocument {
+					arrayPaths(e.Document(), p, out)
+				}
+			}
+		case bson.TypeEmbeddedDocument:
+			arrayPaths(v.Document(), p, out)
+		}
+	}
 }

@@ -19,7 +19,7 @@ func DistinctScan(cat Catalog, q Query, key string) *Plan {
 	var best *Plan
 	for i := range indexes {
 		ix := &indexes[i]
-		if ix.Multikey || ix.Fields[0].Path != key || positional(ix.Fields[0].Parts) || !holdsEveryMatch(leaves, ix) {
+		if ix.Wildcard != nil || ix.Multikey || ix.Fields[0].Path != key || ix.Fields[0].Hashed || positional(ix.Fields[0].Parts) || !holdsEveryMatch(leaves, ix) {
 			continue
 		}
 		p := build(ix, leaves, nil, nil)

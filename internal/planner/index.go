@@ -17,6 +17,13 @@ type Field struct {
 	Path  string
 	Parts []string // Path split at its dots
 	Desc  bool
+	// Hashed fields index MongoDB's hash of the value (see hashed.go).
+	Hashed bool
+	// WildcardOf, on the $_path field of a wildcard index expanded for
+	// one path, is that path; Wildcard marks the field of its values
+	// (see wildcard.go).
+	WildcardOf string
+	Wildcard   bool
 }
 
 // Index is an index as the planner sees it.
@@ -32,6 +39,9 @@ type Index struct {
 	// Multikey reports that some document indexed an array under it: two
 	// conditions on one field may then be met by different elements.
 	Multikey bool
+	// Wildcard is set on a wildcard index ($**): the planner expands it
+	// into one index per queried path it covers.
+	Wildcard *Wildcard
 	// Ref is the catalog's own handle on the index, carried by the plans.
 	Ref any
 	// Collation is the index's collation, nil for the simple one: its

@@ -43,6 +43,7 @@ func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collat
 	if best.Intervals == nil {
 		best = nil
 	}
+	indexes = expandWildcards(indexes, leaves)
 	for i := range indexes {
 		ix := &indexes[i]
 		if !holdsEveryMatch(leaves, ix) {

@@ -182,6 +182,9 @@ func candidates(cat Catalog, q Query) []*Plan {
 	}
 	if q.Hint != nil {
 		sortFields, sortDirs := sortFor(q.Hint)
+		if q.Hint.Wildcard != nil {
+			return hintedWildcard(q.Hint, idPlan, leaves, sortFields, sortDirs)
+		}
 		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
 	}
 	if idPlan.IDPoint() {
@@ -191,7 +194,8 @@ func candidates(cat Catalog, q Query) []*Plan {
 	if Score(idPlan) > 0 {
 		out = append(out, idPlan)
 	}
-	indexes := cat.Indexes()
+	all := cat.Indexes()
+	indexes := expandWildcards(all, leaves)
 	for i := range indexes {
 		ix := &indexes[i]
 		if !holdsEveryMatch(leaves, ix) {
@@ -202,7 +206,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 			out = append(out, p)
 		}
 	}
-	out = append(out, orPlans(indexes, leaves, q.IDCollation)...)
+	out = append(out, orPlans(all, leaves, q.IDCollation)...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}
@@ -358,7 +362,9 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			p.ranged = true
 			continue
 		}
-		p.eqFields++
+		if f.WildcardOf == "" {
+			p.eqFields++
+		}
 		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
 		for _, pre := range prefixes {
 			for _, iv := range fb.ivs {
@@ -367,7 +373,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		}
 		prefixes = next
 	}
-	if p.eqFields > 0 || last != nil {
+	if len(prefixes[0]) > 0 || last != nil {
 		for _, pre := range prefixes {
 			if last == nil {
 				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})
@@ -428,7 +434,7 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 			break
 		}
 		if f.Path == sortFields[j] {
-			if positional(f.Parts) || multikey && bounded[i] {
+			if positional(f.Parts) || f.Hashed || multikey && bounded[i] {
 				return false, false
 			}
 			d := sortDirs[j]

@@ -9,6 +9,7 @@
 package querygen
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -182,13 +183,23 @@ type IndexSpec struct {
 }
 
 // Indexes returns one to four random indexes: single-field and compound,
-// ascending and descending, some sparse, partial or unique.
+// ascending and descending, some with a hashed field, some wildcard, some
+// sparse, partial or unique.
 func (g *Gen) Indexes() []IndexSpec {
 	g.indexes = nil
 	n := 1 + g.r.IntN(4)
 	var out []IndexSpec
 	seen := map[string]bool{}
 	for len(out) < n {
+		if g.r.IntN(8) == 0 {
+			// A wildcard index, on everything or below one path.
+			key := []string{"$**", "a.$**", "b.$**"}[g.r.IntN(3)]
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, IndexSpec{Key: bson.D{{Key: key, Value: int32(1)}}})
+			}
+			continue
+		}
 		var spec IndexSpec
 		fields := 1 + g.r.IntN(3)
 		used := map[string]bool{}
@@ -206,6 +217,17 @@ func (g *Gen) Indexes() []IndexSpec {
 			spec.Key = append(spec.Key, bson.E{Key: p, Value: dir})
 			name += p + string(rune('0'+dir+1))
 		}
+		hashed := g.r.IntN(6) == 0
+		if hashed {
+			// One field of the pattern hashed, as MongoDB allows; the
+			// name is then the pattern's, whatever direction it had.
+			i := g.r.IntN(len(spec.Key))
+			spec.Key[i].Value = "hashed"
+			name = ""
+			for _, e := range spec.Key {
+				name += e.Key + "#" + fmt.Sprint(e.Value)
+			}
+		}
 		if seen[name] {
 			continue
 		}
@@ -218,12 +240,25 @@ func (g *Gen) Indexes() []IndexSpec {
 		case 2:
 			spec.Partial = bson.D{{Key: spec.Key[0].Key, Value: bson.D{{Key: "$gt", Value: int32(0)}}}}
 		case 3:
-			spec.Unique = true
+			// MongoDB refuses unique hashed indexes.
+			spec.Unique = !hashed
 		}
 		out = append(out, spec)
 	}
 	g.indexes = out
 	return out
+}
+
+// queryPath is the path a filter on an index key field names: the field
+// itself, or for a wildcard key a path below its prefix.
+func (g *Gen) queryPath(key string) string {
+	switch key {
+	case "$**":
+		return Paths[g.r.IntN(len(Paths))]
+	case "a.$**", "b.$**":
+		return key[:1] + "." + subFields[g.r.IntN(len(subFields))]
+	}
+	return key
 }
 
 // Query returns a random filter: a third of the time one on the fields of
@@ -260,13 +295,13 @@ func (g *Gen) BoundedFilter(key bson.D) bson.D {
 		}
 		switch g.r.IntN(4) {
 		case 0:
-			f = append(f, bson.E{Key: e.Key, Value: g.Scalar()})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: g.Scalar()})
 		case 1:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{{Key: "$in", Value: bson.A{g.Scalar(), g.Scalar()}}}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{{Key: "$in", Value: bson.A{g.Scalar(), g.Scalar()}}}})
 		case 2:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp(), g.cmp()}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{g.cmp(), g.cmp()}})
 		default:
-			f = append(f, bson.E{Key: e.Key, Value: bson.D{g.cmp()}})
+			f = append(f, bson.E{Key: g.queryPath(e.Key), Value: bson.D{g.cmp()}})
 		}
 	}
 	return f
@@ -286,7 +321,7 @@ func (g *Gen) OrFilter() bson.D {
 		case r == 1:
 			b = g.filter(1)
 		case r < 5:
-			b = g.boundedLeaf(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key)
+			b = g.boundedLeaf(g.queryPath(g.indexes[g.r.IntN(len(g.indexes))].Key[0].Key))
 		default:
 			b = g.IndexFilter(g.indexes[g.r.IntN(len(g.indexes))].Key)
 		}
@@ -313,7 +348,7 @@ func (g *Gen) IndexFilter(key bson.D) bson.D {
 	f := bson.D{}
 	for _, e := range key {
 		if g.r.IntN(3) > 0 {
-			f = append(f, g.leaf(e.Key)...)
+			f = append(f, g.leaf(g.queryPath(e.Key))...)
 		}
 	}
 	return f

@@ -296,8 +296,6 @@ func TestShardCollectionErrors(t *testing.T) {
 		{"numInitialChunks range key", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "numInitialChunks", Value: 2}}, 72, "numInitialChunks"},
 		{"no implicit index", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "implicitlyCreateIndex", Value: false}}, 6373200, ""},
 		{"timeseries", "admin", bson.D{{Key: "shardCollection", Value: "s.y"}, {Key: "key", Value: key("a", 1)}, {Key: "timeseries", Value: key("timeField", "t")}}, 238, "NotImplemented"},
-		// Folio has no hashed indexes yet: the shard key index cannot be built.
-		{"hashed index", "admin", bson.D{{Key: "shardCollection", Value: "s.h"}, {Key: "key", Value: key("a", "hashed")}}, 238, "NotImplemented"},
 		{"enableSharding not admin", "s", bson.D{{Key: "enableSharding", Value: "s"}}, 13, "Unauthorized"},
 		{"enableSharding bad name", "admin", bson.D{{Key: "enableSharding", Value: "a.b"}}, 73, "InvalidNamespace"},
 		{"enableSharding local", "admin", bson.D{{Key: "enableSharding", Value: "local"}}, 72, "InvalidOptions"},

@@ -1,0 +1,40 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// pluginField is the index field of a key pattern entry naming an index
+// type ("hashed"), or MongoDB's error for it: an unknown name fails with
+// CannotCreateIndex, a type Folio does not build with NotImplemented.
+func pluginField(path, plugin string) (IndexField, error) {
+	f := IndexField{Path: path, Parts: strings.Split(path, ".")}
+	switch plugin {
+	case "hashed":
+		f.Hashed = true
+		return f, nil
+	case "text", "2dsphere", "2d", "geoHaystack", "columnstore":
+		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
+	}
+	return f, mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", plugin)
+}
+
+// checkPlugins applies MongoDB's rules on an index's typed fields: at most
+// one hashed field (31303), and no unique hashed index (16764).
+func checkPlugins(ix *Index, spec IndexSpec) error {
+	hashed := 0
+	for _, f := range ix.Fields {
+		if f.Hashed {
+			hashed++
+		}
+	}
+	switch {
+	case hashed > 1:
+		return mongoerr.New(mongoerr.HashedFieldsMax, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, shellDoc(spec.Key))
+	case hashed == 1 && ix.Unique:
+		return mongoerr.New(mongoerr.HashedUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+	}
+	return nil
+}

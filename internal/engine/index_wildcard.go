@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// wildcardIndex is what a wildcard index ({"$**": 1} or {"p.$**": 1})
+// adds to an index: the paths it covers and the paths at which it met
+// arrays (MongoDB's multikey paths, which the planner asks per path).
+type wildcardIndex struct {
+	// proj, when set, selects the covered parts of a document: the
+	// wildcardProjection, or the prefix of a "p.$**" pattern (_id is
+	// left out unless the projection includes it).
+	proj *query.Projection
+	// include lists the included paths (an inclusion projection or a
+	// prefix), exclude the excluded ones; idIncluded reports _id: 1.
+	include, exclude []string
+	idIncluded       bool
+
+	mu       sync.Mutex // orders additions to multikey
+	multikey atomic.Pointer[[]string]
+}
+
+// isWildcardKey reports whether a key pattern field names a wildcard.
+func isWildcardKey(path string) bool { return path == "$**" || strings.HasSuffix(path, ".$**") }
+
+// newWildcard validates a wildcard index's spec (MongoDB 7.0: one field,
+// neither unique nor sparse, a wildcardProjection only on "$**") and
+// builds its description.
+func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error) {
+	if len(elems) > 1 {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support compound wildcard indexes yet")
+	}
+	key, v := elems[0].Key(), elems[0].Value()
+	if plugin, ok := v.StringValueOK(); ok {
+		// {"$**": "text"} is a text index on every string field.
+		_, err := pluginField(key, plugin)
+		if err == nil {
+			err = mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
+		}
+		return nil, err
+	}
+	if f, ok := values.Float64(v); !ok || f == 0 {
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", values.TypeName(v.Type))
+	}
+	switch {
+	case spec.Unique:
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' does not support the unique option")
+	case spec.Sparse:
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' does not support the sparse option")
+	case spec.ExpireAfter >= 0:
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' cannot be a TTL index")
+	}
+	w := &wildcardIndex{}
+	w.multikey.Store(&[]string{})
+	projSpec := bson.D{}
+	switch {
+	case key != "$**" && spec.WildcardProjection != nil:
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}")
+	case key != "$**":
+		pre := strings.TrimSuffix(key, ".$**")
+		if pre == "" || strings.Contains(pre, "$") || strings.Contains(pre, "..") || strings.HasPrefix(pre, ".") {
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
+		}
+		w.include = []string{pre}
+		projSpec = bson.D{{Key: pre, Value: int32(1)}}
+	case spec.WildcardProjection != nil:
+		elems, _ := spec.WildcardProjection.Elements()
+		if len(elems) == 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' field can't be an empty object")
+		}
+		for _, el := range elems {
+			p, v := el.Key(), el.Value()
+			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
+				return nil, mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' value for '%s' must be a number or a boolean", p)
+			}
+			on := values.Truthy(v)
+			switch {
+			case p == "_id":
+				w.idIncluded = on
+			case on:
+				w.include = append(w.include, p)
+			default:
+				w.exclude = append(w.exclude, p)
+			}
+			projSpec = append(projSpec, bson.E{Key: p, Value: on})
+		}
+		if len(w.include) > 0 && len(w.exclude) > 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot do exclusion on field %s in inclusion projection", w.exclude[0])
+		}
+	}
+	if !w.idIncluded && (len(w.include) > 0 || len(w.exclude) > 0) {
+		projSpec = append(projSpec, bson.E{Key: "_id", Value: false})
+	}
+	if len(projSpec) > 0 && (len(w.include) > 0 || len(w.exclude) > 0) {
+		raw, _ := bson.Marshal(projSpec)
+		p, err := query.CompileProjection(raw)
+		if err != nil {
+			return nil, err
+		}
+		w.proj = p
+	}
+	return w, nil
+}
+
+// wildcardFields are the fields of a wildcard index's keys: the path, then
+// the value.
+func wildcardFields(key string) []IndexField {
+	return []IndexField{{Path: "$_path", Parts: []string{"$_path"}}, {Path: key, Parts: []string{key}}}
+}
+
+// covers reports whether the index holds the values at path.
+func (w *wildcardIndex) covers(path string) bool {
+	under := func(p, root string) bool { return p == root || strings.HasPrefix(p, root+".") }
+	if under(path, "_id") {
+		return w.idIncluded || slices.ContainsFunc(w.include, func(r string) bool { return under(path, r) })
+	}
+	if len(w.include) > 0 {
+		return slices.ContainsFunc(w.include, func(r string) bool { return under(path, r) })
+	}
+	return !slices.ContainsFunc(w.exclude, func(r string) bool { return under(path, r) })
+}
+
+// multikeyPaths are the paths at which the index met arrays, sorted.
+func (w *wildcardIndex) multikeyPaths() []string { return *w.multikey.Load() }
+
+// addMultikey records new multikey paths and reports whether there were
+// any: the caller then records them in the catalog with its write.
+func (w *wildcardIndex) addMultikey(paths []string) bool {
+	cur := w.multikeyPaths()
+	if !slices.ContainsFunc(paths, func(p string) bool { _, found := slices.BinarySearch(cur, p); return !found }) {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	next := slices.Clone(*w.multikey.Load())
+	added := false
+	for _, p := range paths {
+		if i, found := slices.BinarySearch(next, p); !found {
+			next = slices.Insert(next, i, p)
+			added = true
+		}
+	}
+	if added {
+		w.multikey.Store(&next)
+	}
+	return added
+}
+
+// planned describes the index to the planner.
+func (w *wildcardIndex) planned() *planner.Wildcard {
+	return &planner.Wildcard{Covers: w.covers, MultikeyPaths: w.multikeyPaths()}
+}
+
+// keys are doc's keys in a wildcard index, as MongoDB's wildcard key
+// generator makes them: (path, value) for every scalar leaf; an empty
+// object as itself, an empty array as undefined; an array's elements
+// under the array's path (its path recorded as multikey), arrays nested
+// in arrays as values; fields whose names hold a dot are skipped.
+// multikey reports that doc added multikey paths.
+func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
+	if w.proj != nil {
+		if doc, err = w.proj.Apply(doc, -1); err != nil {
+			return nil, false, err
+		}
+	}
+	var arrays []string
+	var walk func(d bson.Raw, path string, inArray bool)
+	add := func(path string, v bson.RawValue) {
+		p := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path)}
+		enc := keyenc.AppendField(keyenc.AppendField(nil, p, false), v, false)
+		keys = append(keys, indexKey{enc: enc, vals: []bson.RawValue{p, v}})
+	}
+	walk = func(d bson.Raw, path string, inArray bool) {
+		elems, _ := d.Elements()
+		for _, el := range elems {
+			p := path
+			if !inArray {
+				if strings.Contains(el.Key(), ".") {
+					continue
+				}
+				if path == "" && w.proj == nil && el.Key() == "_id" {
+					continue
+				}
+				p = joinPath(path, el.Key())
+			}
+			v := el.Value()
+			switch v.Type {
+			case bson.TypeArray:
+				if inArray {
+					add(p, v)
+					continue
+				}
+				if !slices.Contains(arrays, p) {
+					arrays = append(arrays, p)
+				}
+				if len(v.Array()) <= 5 {
+					add(p, undefinedValue)
+					continue
+				}
+				walk(bson.Raw(v.Array()), p, true)
+			case bson.TypeEmbeddedDocument:
+				if len(v.Document()) <= 5 {
+					add(p, v)
+					continue
+				}
+				walk(v.Document(), p, false)
+			default:
+				add(p, v)
+			}
+		}
+	}
+	walk(doc, "", false)
+	if len(keys) > 1 {
+		slices.SortFunc(keys, func(a, b indexKey) int { return strings.Compare(string(a.enc), string(b.enc)) })
+		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return string(a.enc) == string(b.enc) })
+	}
+	if len(arrays) > 0 {
+		slices.Sort(arrays)
+		multikey = w.addMultikey(arrays)
+	}
+	return keys, multikey, nil
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}

@@ -1,0 +1,183 @@
+package planner
+
+import (
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/query"
+)
+
+// Wildcard describes a wildcard index ($** or path.$**): its keys are
+// (path, value) for every leaf of the paths it covers, an array's
+// elements under the array's own path.
+type Wildcard struct {
+	// Covers reports whether the index holds the values at path (under
+	// its prefix, within its wildcardProjection).
+	Covers func(path string) bool
+	// MultikeyPaths are the paths at which some document held an array.
+	MultikeyPaths []string
+}
+
+// multikey reports whether a value at path may come from an array: an
+// array was indexed at path or at one of its prefixes.
+func (w *Wildcard) multikey(path string) bool {
+	for _, m := range w.MultikeyPaths {
+		if m == path || strings.HasPrefix(path, m+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// expandWildcards replaces each wildcard index of indexes by one index per
+// path the query's leaves bound that it covers, as MongoDB's planner
+// expands a wildcard index: a key pattern {$_path: 1, <path>: 1} whose
+// first field is pinned to the path. A wildcard index a query bounds on
+// no covered path is left out.
+func expandWildcards(indexes []Index, leaves []*query.Node) []Index {
+	if !slices.ContainsFunc(indexes, func(ix Index) bool { return ix.Wildcard != nil }) {
+		return indexes
+	}
+	out := make([]Index, 0, len(indexes))
+	for _, ix := range indexes {
+		if ix.Wildcard == nil {
+			out = append(out, ix)
+			continue
+		}
+		out = append(out, wildcardPaths(ix, leaves)...)
+	}
+	return out
+}
+
+// wildcardPaths are the per-path indexes of the wildcard index ix for
+// the leaves, one per distinct path, in the leaves' order.
+func wildcardPaths(ix Index, leaves []*query.Node) []Index {
+	var out []Index
+	var seen []string
+	for _, n := range leaves {
+		p := n.Path
+		if slices.Contains(seen, p) || positional(strings.Split(p, ".")) || !ix.Wildcard.Covers(p) || !wildcardBounds(n) {
+			continue
+		}
+		seen = append(seen, p)
+		key, _ := bson.Marshal(bson.D{{Key: "$_path", Value: int32(1)}, {Key: p, Value: int32(1)}})
+		out = append(out, Index{
+			Name: ix.Name, KeyPattern: key, Partial: ix.Partial, Ref: ix.Ref,
+			Fields: []Field{
+				{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p},
+				{Path: p, Parts: strings.Split(p, "."), Wildcard: true},
+			},
+			Multikey: ix.Wildcard.multikey(p),
+		})
+	}
+	return out
+}
+
+// wildcardBounds reports whether a wildcard index bounds leaf n. It holds
+// no key for a missing field, and an object or array value only through
+// its leaves, so it answers neither null, nor equality with an object or
+// an array, nor comparisons with them (MongoDB's wildcard restrictions).
+func wildcardBounds(n *query.Node) bool {
+	switch n.Kind {
+	case query.KindEq:
+		return wildcardPoint(n.Value)
+	case query.KindIn:
+		vals, err := n.Value.Array().Values()
+		if err != nil || len(vals) == 0 {
+			return false
+		}
+		for _, v := range vals {
+			if !wildcardPoint(v) {
+				return false
+			}
+		}
+		return true
+	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+		return wildcardPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
+	case query.KindRegex, query.KindExists:
+		return true
+	}
+	return false
+}
+
+func wildcardPoint(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeNull, bson.TypeUndefined, bson.TypeEmbeddedDocument, bson.TypeArray:
+		return false
+	}
+	return true
+}
+
+// wildcardPathBounds are the bounds of the $_path field for path: the
+// path itself when a condition bounds its values, else (only $exists)
+// the path and every path below it, whose keys an object at path leaves.
+func wildcardPathBounds(leaves []*query.Node, path string) fieldBounds {
+	exists := false
+	for _, n := range leaves {
+		if n.Path != path || !wildcardBounds(n) {
+			continue
+		}
+		if n.Kind != query.KindExists {
+			return pathPoint(path)
+		}
+		exists = true
+	}
+	if !exists {
+		return fieldBounds{}
+	}
+	fb := pathPoint(path)
+	fb.point = false
+	below := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path+".")}
+	end := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path+"/")}
+	fb.ivs = append(fb.ivs, fieldInterval{
+		lo: keyenc.AppendField(nil, below, false), hi: keyenc.AppendField(nil, end, false),
+		loVal: below, hiVal: end, loIncl: true,
+	})
+	return fb
+}
+
+func pathPoint(path string) fieldBounds {
+	fb, _ := pointBounds([]bson.RawValue{{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path)}}, false)
+	return fb
+}
+
+// wildcardValueBounds are the bounds on the values of a wildcard index's
+// path: those of its equalities, $in lists, ranges and prefix regexes as
+// on any field, leaving out the conditions the index cannot answer.
+func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool) fieldBounds {
+	var usable []*query.Node
+	for _, n := range leaves {
+		if n.Path == f.Path && n.Kind != query.KindExists && wildcardBounds(n) {
+			usable = append(usable, n)
+		}
+	}
+	return boundsFor(usable, Field{Path: f.Path, Parts: f.Parts}, multikey, nil)
+}
+
+// WildcardHintFits reports whether a query with filter f may hint the
+// wildcard index ix: it must bound a path the index covers (MongoDB
+// otherwise finds no query solution).
+func WildcardHintFits(ix *Index, f *query.Filter) bool {
+	return len(wildcardPaths(*ix, constraintLeaves(f.Root()))) > 0
+}
+
+// hintedWildcard plans a query hinting a wildcard index: its best
+// expansion for the query, or a collection scan when the query bounds no
+// path it covers (which callers refuse first, see WildcardHintFits).
+func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []string, sortDirs []int) []*Plan {
+	var best *Plan
+	for _, exp := range wildcardPaths(*ix, leaves) {
+		p := build(&exp, leaves, sortFields, sortDirs)
+		if best == nil || Score(p) > Score(best) {
+			best = p
+		}
+	}
+	if best == nil {
+		return []*Plan{idPlan}
+	}
+	return []*Plan{best}
+}
