@@ -92,6 +92,10 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 		if ic := g.Collation(); ic != nil && g.Intn(2) == 0 {
 			is.Collation = bsonDoc(ic)
 		}
+		if hashedOrWildcard(is.Key) {
+			// Folio builds these only without a collation.
+			is.Collation = bsonDoc(bson.D{{Key: "locale", Value: "simple"}})
+		}
 		if spec.Partial != nil {
 			is.Partial = bsonDoc(spec.Partial)
 		}
@@ -357,4 +361,16 @@ func explainWinning(e *Engine, coll string, q diffQuery) string {
 		}
 	}
 	return "no winningPlan"
+}
+
+// hashedOrWildcard reports whether an index key pattern has a hashed or a
+// wildcard field.
+func hashedOrWildcard(key bson.Raw) bool {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		if s, ok := el.Value().StringValueOK(); ok && s == "hashed" || strings.HasSuffix(el.Key(), "$**") {
+			return true
+		}
+	}
+	return false
 }
