@@ -48,7 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
 	o := &cliOptions{}
 	fs := flag.NewFlagSet("folio-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.uri, "uri", inprocPrefix, `server to measure: a mongodb:// URI, or "inproc", "inproc-always" or "inproc-never" to start a Folio in this process with that durability`)
+	fs.StringVar(&o.uri, "uri", inprocPrefix, `server to measure: a mongodb:// URI; several separated by spaces, frontends of one database that the clients are spread over (ycsb and queue workloads); "inproc", "inproc-always" or "inproc-never" to start a Folio in this process with that durability; or "playground:N" for an in-process mock TiKV cluster and N frontends`)
 	fs.StringVar(&o.compare, "compare", "", "a second server (same forms as -uri): every workload runs on both, one after the other, and the report gives the ratio")
 	fs.StringVar(&o.workloads, "workload", "ycsb-a", `comma-separated workloads or groups ("ycsb", "seeds", "floor", "all"); -list shows them`)
 	fs.IntVar(&o.cfg.Clients, "clients", 16, "concurrent clients (goroutines sharing one driver connection pool)")

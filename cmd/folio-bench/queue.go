@@ -20,6 +20,7 @@ type queue struct {
 	cfg     *Config
 	popOnly bool
 	coll    *mongo.Collection
+	t       *Target
 	next    counter   // the next job _id
 	popped  [][]int64 // the job ids each client popped
 	base    time.Time
@@ -34,7 +35,7 @@ func newQueue(popOnly bool) func(*Config) Workload {
 // Setup creates the {state: 1, created: 1} index and preloads cfg.Records
 // ready jobs.
 func (q *queue) Setup(ctx context.Context, t *Target) error {
-	q.coll = t.DB.Collection("jobs")
+	q.coll, q.t = t.DB.Collection("jobs"), t
 	q.popped = make([][]int64, q.cfg.Clients)
 	q.base = time.Now().Add(-time.Hour)
 	q.next.set(q.cfg.Records)
@@ -66,16 +67,17 @@ func (q *queue) Worker(i int) Worker {
 		SetSort(bson.D{{Key: "created", Value: 1}}).
 		SetProjection(bson.D{{Key: "_id", Value: 1}})
 	filter := bson.D{{Key: "state", Value: "ready"}}
+	coll := q.t.Coll(i, "jobs")
 	return func(ctx context.Context) (Result, error) {
 		if !q.popOnly && r.IntN(2) == 0 {
-			_, err := q.coll.InsertOne(ctx, q.job(q.next.add(), time.Now()))
+			_, err := coll.InsertOne(ctx, q.job(q.next.add(), time.Now()))
 			return Result{"push", 1}, err
 		}
 		upd := bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "taken"}, {Key: "worker", Value: i}, {Key: "taken", Value: time.Now()}}}}
 		var got struct {
 			ID int64 `bson:"_id"`
 		}
-		err := q.coll.FindOneAndUpdate(ctx, filter, upd, pop).Decode(&got)
+		err := coll.FindOneAndUpdate(ctx, filter, upd, pop).Decode(&got)
 		switch {
 		case errors.Is(err, mongo.ErrNoDocuments) && q.popOnly:
 			return Result{}, errExhausted

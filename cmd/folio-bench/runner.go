@@ -55,6 +55,16 @@ type Target struct {
 	URI    string
 	Client *mongo.Client
 	DB     *mongo.Database
+	// Frontends are benchDB on each server of a multi-frontend target
+	// (several URIs, or a playground), the first being DB; one element
+	// otherwise.
+	Frontends []*mongo.Database
+}
+
+// Coll is collection name on the frontend client i uses: clients are
+// spread over the frontends round-robin.
+func (t *Target) Coll(i int, name string) *mongo.Collection {
+	return t.Frontends[i%len(t.Frontends)].Collection(name)
 }
 
 // benchDB is the database every run works in; it is dropped before and

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/playground"
 )
 
 // In-process servers: these -uri and -compare values start a Folio inside
@@ -37,13 +40,21 @@ func isInproc(uri string) bool {
 	return false
 }
 
+// playgroundPrefix starts an in-process playground: "playground:N" is a
+// mock TiKV cluster and N Folio frontends, the clients spread over them.
+const playgroundPrefix = "playground:"
+
 // openTarget connects to uri, first starting an in-process Folio for
-// "inproc", "inproc-always" and "inproc-never" (the target's URI then says
-// so). close stops both.
+// "inproc", "inproc-always" and "inproc-never", or a playground for
+// "playground:N" (the target's URI then says so). Several mongodb:// URIs
+// separated by spaces are several frontends of one database: clients are
+// spread over them round-robin. close stops everything.
 func openTarget(label, uri string, clients int) (t *Target, close func(context.Context) error, err error) {
 	stopServer := func(context.Context) error { return nil }
 	shown := uri
-	if isInproc(uri) {
+	uris := strings.Fields(uri)
+	switch {
+	case isInproc(uri):
 		dir, err := os.MkdirTemp("", "folio-bench-")
 		if err != nil {
 			return nil, nil, err
@@ -53,25 +64,51 @@ func openTarget(label, uri string, clients int) (t *Target, close func(context.C
 			return nil, nil, errors.Join(err, os.RemoveAll(dir))
 		}
 		shown = uri + " " + in.URI()
-		uri = in.URI()
+		uris = []string{in.URI()}
 		stopServer = func(ctx context.Context) error {
 			return errors.Join(in.Close(ctx), os.RemoveAll(dir))
 		}
+	case strings.HasPrefix(uri, playgroundPrefix):
+		n, err := strconv.Atoi(strings.TrimPrefix(uri, playgroundPrefix))
+		if err != nil || n < 1 {
+			return nil, nil, fmt.Errorf("bad %s: want %sN, N frontends", uri, playgroundPrefix)
+		}
+		pg, err := playground.Start("127.0.0.1", 0, n, 3, 1000, slog.New(slog.DiscardHandler))
+		if err != nil {
+			return nil, nil, err
+		}
+		uris = pg.URIs()
+		shown = uri + " " + strings.Join(uris, " ")
+		stopServer = pg.Close
 	}
-	opts := options.Client().ApplyURI(uri).
-		SetMaxPoolSize(uint64(clients) + 4).
-		SetTimeout(time.Minute)
-	client, err := mongo.Connect(opts)
-	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("connect %s: %w", uri, err), stopServer(context.Background()))
+	if len(uris) == 0 {
+		return nil, nil, fmt.Errorf("no URI in %q", uri)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx, nil); err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("ping %s: %w", uri, err), client.Disconnect(ctx), stopServer(ctx))
+	t = &Target{Label: label, URI: shown}
+	var conns []*mongo.Client
+	closeAll := func(ctx context.Context) error {
+		var err error
+		for _, c := range conns {
+			err = errors.Join(err, c.Disconnect(ctx))
+		}
+		return errors.Join(err, stopServer(ctx))
 	}
-	t = &Target{Label: label, URI: shown, Client: client, DB: client.Database(benchDB)}
-	return t, func(ctx context.Context) error {
-		return errors.Join(client.Disconnect(ctx), stopServer(ctx))
-	}, nil
+	for _, u := range uris {
+		// each frontend serves its share of the clients
+		pool := uint64(clients/len(uris)) + 4
+		client, err := mongo.Connect(options.Client().ApplyURI(u).SetMaxPoolSize(pool).SetTimeout(time.Minute))
+		if err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("connect %s: %w", u, err), closeAll(context.Background()))
+		}
+		conns = append(conns, client)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = client.Ping(ctx, nil)
+		cancel()
+		if err != nil {
+			return nil, nil, errors.Join(fmt.Errorf("ping %s: %w", u, err), closeAll(context.Background()))
+		}
+		t.Frontends = append(t.Frontends, client.Database(benchDB))
+	}
+	t.Client, t.DB = conns[0], t.Frontends[0]
+	return t, closeAll, nil
 }

@@ -40,6 +40,7 @@ type ycsb struct {
 	cfg   *Config
 	mix   ycsbMix
 	coll  *mongo.Collection
+	t     *Target
 	pool  []byte // random printable bytes that field values are cut from
 	zetan float64
 	next  counter // the next record number to insert
@@ -53,7 +54,7 @@ func ycsbWorkload(mix ycsbMix) func(*Config) Workload {
 
 // Setup loads cfg.Records records with insertMany, all clients in parallel.
 func (y *ycsb) Setup(ctx context.Context, t *Target) error {
-	y.coll = t.DB.Collection("usertable")
+	y.coll, y.t = t.DB.Collection("usertable"), t
 	y.pool = randomPool(rand.New(rand.NewPCG(y.cfg.Seed, 0)), 1<<16)
 	n := y.cfg.Records
 	y.next.set(n)
@@ -97,44 +98,45 @@ func (y *ycsb) Worker(i int) Worker {
 		return ycsbKey(keys.next(r, last+1))
 	}
 	m := y.mix
+	coll := y.t.Coll(i, "usertable")
 	return func(ctx context.Context) (Result, error) {
 		p := r.IntN(100)
 		switch {
 		case p < m.read:
-			return Result{"read", 1}, y.read(ctx, key())
+			return Result{"read", 1}, y.read(ctx, coll, key())
 		case p < m.read+m.update:
-			return Result{"update", 1}, y.update(ctx, r, key())
+			return Result{"update", 1}, y.update(ctx, coll, r, key())
 		case p < m.read+m.update+m.scan:
-			n, err := y.scan(ctx, key(), 1+r.IntN(ycsbMaxScan))
+			n, err := y.scan(ctx, coll, key(), 1+r.IntN(ycsbMaxScan))
 			return Result{"scan", n}, err
 		case p < m.read+m.update+m.scan+m.insert:
-			return Result{"insert", 1}, y.insert(ctx, r)
+			return Result{"insert", 1}, y.insert(ctx, coll, r)
 		default:
 			k := key()
-			if err := y.read(ctx, k); err != nil {
+			if err := y.read(ctx, coll, k); err != nil {
 				return Result{"read-modify-write", 1}, err
 			}
-			return Result{"read-modify-write", 1}, y.update(ctx, r, k)
+			return Result{"read-modify-write", 1}, y.update(ctx, coll, r, k)
 		}
 	}
 }
 
 // read fetches a whole record by key.
-func (y *ycsb) read(ctx context.Context, key string) error {
-	_, err := y.coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Raw()
+func (y *ycsb) read(ctx context.Context, coll *mongo.Collection, key string) error {
+	_, err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: key}}).Raw()
 	return err
 }
 
 // update sets one random field, as YCSB does by default (writeallfields=false).
-func (y *ycsb) update(ctx context.Context, r *rand.Rand, key string) error {
-	_, err := y.coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
+func (y *ycsb) update(ctx context.Context, coll *mongo.Collection, r *rand.Rand, key string) error {
+	_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: key}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: fieldName(r.IntN(ycsbFields)), Value: poolValue(r, y.pool)}}}})
 	return err
 }
 
 // scan reads up to n records from key on, in key order.
-func (y *ycsb) scan(ctx context.Context, key string, n int) (int, error) {
-	cur, err := y.coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
+func (y *ycsb) scan(ctx context.Context, coll *mongo.Collection, key string, n int) (int, error) {
+	cur, err := coll.Find(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: key}}}},
 		options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetLimit(int64(n)))
 	if err != nil {
 		return 0, err
@@ -148,9 +150,9 @@ func (y *ycsb) scan(ctx context.Context, key string, n int) (int, error) {
 }
 
 // insert adds the next record.
-func (y *ycsb) insert(ctx context.Context, r *rand.Rand) error {
+func (y *ycsb) insert(ctx context.Context, coll *mongo.Collection, r *rand.Rand) error {
 	n := y.next.add()
-	if _, err := y.coll.InsertOne(ctx, y.record(r, n)); err != nil {
+	if _, err := coll.InsertOne(ctx, y.record(r, n)); err != nil {
 		return err
 	}
 	y.acked.ack(n)

@@ -60,9 +60,14 @@ func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
 	}
+	if len(args) > 0 && args[0] == "playground" {
+		return runPlayground(args[1:], stderr)
+	}
 	fs := flag.NewFlagSet("folio", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", env("FOLIO_ADDR", "127.0.0.1:27017"), "listen address host:port (env FOLIO_ADDR)")
+	storageURL := fs.String("storage", env("FOLIO_STORAGE", "pebble"),
+		"where data lives: pebble (embedded, under -dbpath) or tikv://pd1:2379[,pd2:2379...] (a TiKV cluster through its PD servers; many Folio servers may serve one cluster) (env FOLIO_STORAGE)")
 	dbpath := fs.String("dbpath", env("FOLIO_DBPATH", "./data"), "data directory (env FOLIO_DBPATH)")
 	inMemory := fs.Bool("in-memory", env("FOLIO_IN_MEMORY", "") == "1", "keep all data in memory, nothing on disk (env FOLIO_IN_MEMORY=1)")
 	durability := fs.String("durability", env("FOLIO_DURABILITY", "default"),
@@ -106,7 +111,7 @@ func run(args []string, stderr io.Writer) error {
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -158,6 +163,7 @@ func run(args []string, stderr io.Writer) error {
 	}
 	in, err := instance.Start(instance.Config{
 		Addr:           *addr,
+		Storage:        *storageURL,
 		DBPath:         *dbpath,
 		InMemory:       *inMemory,
 		Durability:     dur,

@@ -6,7 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestCollectionOptionsPersist proves the create options a collection was
@@ -14,11 +14,7 @@ import (
 // catalog is loaded again, so listCollections and listIndexes report them
 // after a restart.
 func TestCollectionOptionsPersist(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
+	kv := testkv.Open(t)
 	yes := true
 	storage := ext(t, `{"wiredTiger": {"configString": "x"}}`)
 	want := map[string]CollectionOptions{

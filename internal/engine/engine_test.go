@@ -9,8 +9,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/storage"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
 	"github.com/folio-db/folio/internal/storage/storagetest"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // newTestEngine returns an engine over an in-memory store. With
@@ -19,12 +19,8 @@ import (
 // the engine's tests must pass all the same.
 func newTestEngine(tb testing.TB) *Engine {
 	tb.Helper()
-	db, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	var kv storage.KV = db
+	db := testkv.Open(tb)
+	kv := db
 	if p, err := strconv.ParseFloat(os.Getenv("FOLIO_TEST_CONFLICTS"), 64); err == nil && p > 0 {
 		kv = storagetest.Conflicting(db, p)
 	}

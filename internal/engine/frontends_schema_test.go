@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // Several engines opened over one pebblekv.DB are several frontends over
@@ -23,14 +23,10 @@ import (
 // lease lease.
 func openFrontends(t *testing.T, n int, lease time.Duration) []*Engine {
 	t.Helper()
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kv.Close() })
+	kvs := testkv.OpenShared(t, n)
 	var out []*Engine
 	for i := range n {
-		e, err := Open(kv, Options{FrontendID: fmt.Sprintf("f%d", i), SchemaLease: lease})
+		e, err := Open(kvs[i], Options{FrontendID: fmt.Sprintf("f%d", i), SchemaLease: lease})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
 	"github.com/folio-db/folio/internal/storage/storagetest"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // The model-based concurrency tests run one workload through several
@@ -29,8 +29,7 @@ import (
 // outside transactions retry, transactions fail with a transient
 // WriteConflict, and nothing is lost or duplicated.
 func TestWritesUnderInjectedConflicts(t *testing.T) {
-	db := openMem(t)
-	kv := storagetest.Conflicting(db, 0.3)
+	kv := storagetest.Conflicting(testkv.Open(t), 0.3)
 	e := openEngine(t, kv)
 	setupWorkload(t, e)
 	runWorkload(t, []*Engine{e, e})
@@ -40,24 +39,14 @@ func TestWritesUnderInjectedConflicts(t *testing.T) {
 }
 
 // TestTwoEnginesOneStore runs the workload through two engines opened over
-// one Pebble store, as two frontends would share a distributed one. The
+// one store, as two frontends would share a distributed one. The
 // collections and indexes exist before the second engine opens.
 func TestTwoEnginesOneStore(t *testing.T) {
-	db := openMem(t)
-	first := openEngine(t, db)
+	kvs := testkv.OpenShared(t, 2)
+	first := openEngine(t, kvs[0])
 	setupWorkload(t, first)
-	second := openEngine(t, db)
+	second := openEngine(t, kvs[1])
 	runWorkload(t, []*Engine{first, second})
-}
-
-func openMem(t *testing.T) *pebblekv.DB {
-	t.Helper()
-	db, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 // engineIDs numbers the engines openEngine opens: engines over one store
@@ -295,12 +284,12 @@ func findOne(t *testing.T, e *Engine, coll, filter string) bson.Raw {
 // it: WriteConflict labelled TransientTransactionError, nothing of it
 // applied, and the transaction aborted.
 func TestTxnCommitConflictsWithOtherEngine(t *testing.T) {
-	db := openMem(t)
-	first := openEngine(t, db)
+	kvs := testkv.OpenShared(t, 2)
+	first := openEngine(t, kvs[0])
 	if _, _, err := first.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "n": 0}`), ext(t, `{"_id": 2, "n": 0}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	second := openEngine(t, db)
+	second := openEngine(t, kvs[1])
 	txn := mustBegin(t, first)
 	for _, id := range []int{1, 2} {
 		if _, err := first.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$set": {"n": 1}}`), WriteOptions: WriteOptions{Txn: txn}}); err != nil {

@@ -10,7 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestSortMemoryLimit checks MongoDB's blocking-sort rules with a 16 KiB
@@ -18,11 +18,7 @@ import (
 // allowDiskUse, in which case it spills to disk and still returns every
 // document in order, stable among equal keys, leaving no files behind.
 func TestSortMemoryLimit(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
+	kv := testkv.Open(t)
 	tmp := t.TempDir()
 	e, err := Open(kv, Options{SortMemoryLimit: 16 << 10, TempDir: tmp})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestTxnCreatedCollectionPersists proves a committed transaction's
@@ -15,11 +15,7 @@ import (
 // back on reload, index entries matching), an aborted one's left nothing,
 // and collection ids stay unique across the reload.
 func TestTxnCreatedCollectionPersists(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
+	kv := testkv.Open(t)
 	e, err := Open(kv, Options{})
 	if err != nil {
 		t.Fatal(err)

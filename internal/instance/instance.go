@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -22,7 +24,9 @@ import (
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/server"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/tikvkv"
 )
 
 // Config says where a Folio listens and keeps its data.
@@ -76,7 +80,12 @@ type Config struct {
 	// Shared, when set, is the store to serve instead of opening one: a
 	// store other instances (frontends) serve too, which this instance
 	// does not close. Each needs its own FrontendID.
-	Shared *pebblekv.DB
+	Shared storage.KV
+	// Storage selects the store to open when Shared is nil: "" or
+	// "pebble" for the embedded Pebble under DBPath, or
+	// tikv://pd1:2379[,pd2:2379...] for a TiKV cluster (DBPath, InMemory
+	// and DiskReserve are then unused).
+	Storage string
 	// FrontendID and SchemaLease are the engine's (see engine.Options).
 	FrontendID  string
 	SchemaLease time.Duration
@@ -89,7 +98,7 @@ var DefaultCompressors = []string{"snappy", "zstd", "zlib"}
 // Instance is a running Folio.
 type Instance struct {
 	eng *engine.Engine
-	kv  *pebblekv.DB
+	kv  storage.KV
 	// sharedKV: kv is Config.Shared, closed by its owner.
 	sharedKV bool
 	svc      *commands.Service
@@ -114,12 +123,12 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	kv, closeKV := cfg.Shared, func() error { return nil }
 	if kv == nil {
-		if kv, err = pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs}); err != nil {
+		if kv, err = openStorage(cfg, log); err != nil {
 			return nil, err
 		}
 		closeKV = kv.Close
 	}
-	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: cfg.FrontendID, SchemaLease: cfg.SchemaLease})
+	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: frontendID(cfg), SchemaLease: cfg.SchemaLease})
 	if err != nil {
 		return nil, errors.Join(err, closeKV())
 	}
@@ -332,13 +341,41 @@ func (in *Instance) closeStorage(closeKV bool) error {
 		case err := <-done:
 			return err
 		case <-t.C:
-			if in.kv.DiskFull() {
+			if d, ok := in.kv.(interface{ DiskFull() bool }); ok && d.DiskFull() {
 				err := errors.New("the disk is full: a write waits for space, so storage is left open without a final flush; journaled writes are on disk and the rest of the WAL is replayed at the next start")
 				in.log.Error("shutting down on a full disk", "err", err)
 				return err
 			}
 		}
 	}
+}
+
+func isTiKV(storage string) bool { return strings.HasPrefix(storage, tikvkv.Scheme) }
+
+// frontendID is the engine's FrontendID: cfg's, or on TiKV, where other
+// servers share the store, the host name and listen address, which a
+// restart of this server keeps.
+func frontendID(cfg Config) string {
+	if cfg.FrontendID != "" || cfg.Shared != nil || !isTiKV(cfg.Storage) {
+		return cfg.FrontendID
+	}
+	host, _ := os.Hostname()
+	return host + "|" + cfg.Addr
+}
+
+// openStorage opens the store cfg.Storage names.
+func openStorage(cfg Config, log *slog.Logger) (storage.KV, error) {
+	switch {
+	case cfg.Storage == "" || cfg.Storage == "pebble":
+		return pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs})
+	case isTiKV(cfg.Storage):
+		pds, err := tikvkv.ParseURL(cfg.Storage)
+		if err != nil {
+			return nil, err
+		}
+		return tikvkv.Open(pds)
+	}
+	return nil, fmt.Errorf("bad storage %q: want pebble or %shost:port[,host:port...]", cfg.Storage, tikvkv.Scheme)
 }
 
 // dataDir is the directory the data lives in, empty when it is in memory.

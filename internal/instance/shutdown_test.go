@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
 // fullDisk injects ENOSPC into every write while on, as a filesystem that
@@ -104,7 +105,7 @@ func TestShutdownOnFullDisk(t *testing.T) {
 			}()
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		for !in.kv.DiskFull() {
+		for !in.kv.(*pebblekv.DB).DiskFull() {
 			if time.Now().After(deadline) {
 				t.Fatal("the write does not wait for space")
 			}

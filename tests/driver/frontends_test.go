@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
-	"github.com/folio-db/folio/internal/storage/pebblekv"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // startFrontends starts n in-memory Folio servers over one store (several
@@ -21,15 +21,11 @@ import (
 // client to each.
 func startFrontends(t *testing.T, n int) []*mongo.Client {
 	t.Helper()
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kv.Close() }) // after the servers: cleanups run last first
+	kvs := testkv.OpenShared(t, n) // closed after the servers: cleanups run last first
 	var clients []*mongo.Client
 	for i := range n {
 		cfg := defaultConfig()
-		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kv, fmt.Sprintf("frontend-%d", i), time.Second
+		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
 		clients = append(clients, connect(t, startInstance(t, cfg)))
 	}
 	return clients

@@ -20,6 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // testDB is the database the tests use unless they need another.
@@ -50,6 +51,15 @@ func startInstance(t testing.TB, cfg instance.Config) *instance.Instance {
 	t.Helper()
 	withRoot := testAuth && !cfg.Auth
 	cfg.Auth = cfg.Auth || testAuth
+	if testkv.TiKV() && cfg.Shared == nil {
+		// FOLIO_TEST_STORAGE=tikv: an in-memory server runs on a mock
+		// TiKV cluster with forced region splits; one on a data
+		// directory tests Pebble's own durability.
+		if !cfg.InMemory {
+			testkv.SkipOnTiKV(t, "the test restarts a server on its Pebble data directory")
+		}
+		cfg.Shared = testkv.Open(t)
+	}
 	in, err := instance.Start(cfg)
 	if err != nil {
 		t.Fatalf("start server: %v", err)

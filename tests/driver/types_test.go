@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // negZero is the double -0.
@@ -150,6 +152,11 @@ func maxDocument(t *testing.T, size int) bson.Raw {
 // (10334) when the driver lets it through to the server.
 func TestMaxSizeDocument(t *testing.T) {
 	const maxBSON = 16 * 1024 * 1024
+	if testkv.TiKV() {
+		// Not done yet: a document is one value, and TiKV refuses a
+		// Raft entry over 8 MiB (raft-entry-max-size; mocktikv the same).
+		t.Skip("FOLIO_TEST_STORAGE=tikv: documents over 8 MiB are not stored on TiKV yet (one value per document; TiKV's Raft entry limit is 8 MiB)")
+	}
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("big")
 

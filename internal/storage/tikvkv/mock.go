@@ -1,0 +1,54 @@
+package tikvkv
+
+import (
+	"github.com/tikv/client-go/v2/testutils"
+	"github.com/tikv/client-go/v2/tikv"
+	pd "github.com/tikv/pd/client"
+	"go.uber.org/zap/zapcore"
+)
+
+// MockCluster is client-go's in-process TiKV cluster (mocktikv: regions,
+// stores, leaders and a Percolator MVCC store in memory, a PD with a
+// timestamp oracle) on which any number of Stores can be opened, as
+// frontends of one distributed database.
+type MockCluster struct {
+	Cluster *testutils.MockCluster
+	client  *testutils.MockClient
+	pd      pd.Client
+	// Stores are the ids of the cluster's stores; each region has a peer
+	// on every store.
+	Stores []uint64
+}
+
+// NewMockCluster starts an in-memory cluster with the given number of
+// stores and one region.
+// mocktikv logs its own quirks as errors (a reverse scan of an empty
+// range), so its logs are off below fatal.
+func NewMockCluster(stores int) (*MockCluster, error) {
+	quietLogs(zapcore.FatalLevel)
+	client, cluster, pdClient, err := testutils.NewMockTiKV("", nil)
+	if err != nil {
+		return nil, err
+	}
+	ids, _, _, _ := testutils.BootstrapWithMultiStores(cluster, max(stores, 1))
+	return &MockCluster{Cluster: cluster, client: client, pd: pdClient, Stores: ids}, nil
+}
+
+// Open opens a Store on the cluster: its own client-go store (region
+// cache, lock resolver, oracle client) over the shared cluster.
+func (m *MockCluster) Open() (*Store, error) {
+	kv, err := tikv.NewTestTiKVStore(sharedClient{m.client}, m.pd, nil, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	return newStore(kv), nil
+}
+
+// Close stops the cluster; its Stores must be closed first.
+func (m *MockCluster) Close() error { return m.client.Close() }
+
+// sharedClient keeps one Store's Close from closing the cluster's RPC
+// client (and its MVCC store) under the others.
+type sharedClient struct{ *testutils.MockClient }
+
+func (sharedClient) Close() error { return nil }
