@@ -26,7 +26,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	refuse("viewOn", tString, "views"),
 	refuse("pipeline", tArray, "views"),
 	refuse("timeseries", tDoc, "time series collections"),
-	refuse("validator", tDoc, "document validation"),
+	arg("validator", tDoc),
 	refuse("clusteredIndex", tAny, "clustered collections"),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	refuse("collation", tDoc, "collations"),
@@ -124,6 +124,12 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		} else {
 			opts.ValidationAction = val
 		}
+	}
+	if v := c.doc("validator"); len(v) > 5 {
+		if _, err := engine.CompileValidator(v); err != nil {
+			return opts, err
+		}
+		opts.Validator = v
 	}
 	if d := c.doc("idIndex"); d != nil {
 		spec, err := parseIndexSpec(d, false)

@@ -42,6 +42,9 @@ type Collection struct {
 	metaMu sync.Mutex
 	// plans is the plan cache (plancache.go).
 	plans planCache
+	// validation is the document validation collMod may change
+	// (docvalidation.go); nil when the collection has none.
+	validation atomic.Pointer[validation]
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -76,11 +79,22 @@ type CollectionOptions struct {
 	// storageEngine) are storage engine options, kept as given.
 	StorageEngine      bson.Raw `bson:"storageEngine,omitempty"`
 	IndexStorageEngine bson.Raw `bson:"indexStorageEngine,omitempty"`
-	// ValidationLevel and ValidationAction are kept as given; without a
-	// validator (which Folio does not support) they have no effect, as in
-	// MongoDB.
-	ValidationLevel  string `bson:"validationLevel,omitempty"`
-	ValidationAction string `bson:"validationAction,omitempty"`
+	// Validator, ValidationLevel and ValidationAction are the document
+	// validation rules (docvalidation.go), as given; the level and action
+	// alone have no effect, as in MongoDB. A collection's current ones are
+	// in CurrentOptions, since collMod changes them.
+	Validator        bson.Raw `bson:"validator,omitempty"`
+	ValidationLevel  string   `bson:"validationLevel,omitempty"`
+	ValidationAction string   `bson:"validationAction,omitempty"`
+}
+
+// CurrentOptions are c's options with the validation collMod last set.
+func (c *Collection) CurrentOptions() CollectionOptions {
+	o := c.Options
+	if v := c.validation.Load(); v != nil {
+		o.Validator, o.ValidationLevel, o.ValidationAction = v.spec, v.level, v.action
+	}
+	return o
 }
 
 // Equal reports whether two option sets are the same.
@@ -89,6 +103,7 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		(o.AutoIndexID == nil) == (p.AutoIndexID == nil) && (o.AutoIndexID == nil || *o.AutoIndexID == *p.AutoIndexID) &&
 		o.Temp == p.Temp && bytes.Equal(o.StorageEngine, p.StorageEngine) &&
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
+		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction
 }
 
@@ -114,6 +129,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.IndexStorageEngine) > 0 {
 		d = append(d, bson.E{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: o.IndexStorageEngine}}})
+	}
+	if len(o.Validator) > 0 {
+		d = append(d, bson.E{Key: "validator", Value: o.Validator})
 	}
 	if o.ValidationLevel != "" {
 		d = append(d, bson.E{Key: "validationLevel", Value: o.ValidationLevel})
@@ -190,6 +208,9 @@ func (c *catalog) load(r storage.Reader) error {
 			ixs = append(ixs, ix)
 		}
 		coll.indexes.Store(&ixs)
+		if err := coll.initValidation(); err != nil {
+			return err
+		}
 		if coll.Options.Capped {
 			if coll.capped, err = loadCapped(r, coll); err != nil {
 				return err
@@ -233,6 +254,9 @@ func (e *Engine) newCollectionLocked(db, name string, opts CollectionOptions) (*
 		return nil, err
 	}
 	coll := &Collection{DB: db, Name: name, ID: e.cat.nextID, Options: opts, nextIndexID: 1}
+	if err := coll.initValidation(); err != nil {
+		return nil, err
+	}
 	if opts.Capped {
 		coll.capped = &cappedState{inserted: make(chan struct{})}
 	}
@@ -270,7 +294,7 @@ func putCatalogEntry(b storage.Batch, coll *Collection) error {
 
 // putCatalogEntryWith stores coll's entry with the given index list.
 func putCatalogEntryWith(b storage.Batch, coll *Collection, ixs []*Index) error {
-	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
+	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.CurrentOptions(), NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
 		entry.Indexes = append(entry.Indexes, storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey()})
 	}
@@ -288,7 +312,7 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
 	if c := e.cat.colls[nsKey(db, name)]; c != nil {
-		if c.Options.Equal(opts) {
+		if c.CurrentOptions().Equal(opts) {
 			return nil
 		}
 		return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
@@ -414,6 +438,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	}
 	moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
 	moved.indexes.Store(src.indexes.Load())
+	moved.validation.Store(src.validation.Load())
 	moved.capped = src.capped
 	if err := putCatalogEntry(b, moved); err != nil {
 		return err
