@@ -17,8 +17,8 @@ var schemaKeywordReasons = map[string]string{
 	"minLength": "specified string length was not satisfied", "maxLength": "specified string length was not satisfied",
 	"pattern": "regular expression did not match", "enum": "value was not found in enum",
 	"multipleOf": "considered value is not a multiple of the specified value",
-	"minItems": "array did not match specified length", "maxItems": "array did not match specified length",
-	"uniqueItems": "found a duplicate item",
+	"minItems":   "array did not match specified length", "maxItems": "array did not match specified length",
+	"uniqueItems":   "found a duplicate item",
 	"minProperties": "specified number of properties was not satisfied", "maxProperties": "specified number of properties was not satisfied",
 }
 

@@ -116,7 +116,7 @@ var leafReasons = map[string]string{
 	"$in": "no matching value found in array", "$nin": "matching value found in array",
 	"$type": "type did not match", "$regex": "regular expression did not match",
 	"$mod": "$mod did not evaluate to expected remainder", "$all": "array did not contain all specified values",
-	"$elemMatch": "array did not satisfy the child predicate",
+	"$elemMatch":  "array did not satisfy the child predicate",
 	"$bitsAllSet": "bitwise operator failed to match", "$bitsAnySet": "bitwise operator failed to match",
 	"$bitsAllClear": "bitwise operator failed to match", "$bitsAnyClear": "bitwise operator failed to match",
 }
@@ -244,4 +244,3 @@ func rawToD(r bson.Raw) bson.D {
 	}
 	return d
 }
-
