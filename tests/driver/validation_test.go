@@ -8,6 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // validationErr returns the DocumentValidationFailure (121) of err, with its
@@ -160,5 +162,40 @@ func TestValidatorQueryOperators(t *testing.T) {
 	err = db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "q"}, {Key: "validationLevel", Value: "sometimes"}}).Err()
 	if !errors.As(err, &ce) || ce.Code != 2 {
 		t.Errorf("bad level: %v", err)
+	}
+}
+
+// TestValidatorSurvivesRestart proves the validator and its collMod
+// changes are in the catalog: enforced again after a restart.
+func TestValidatorSurvivesRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dial(t, first).Database(testDB)
+	if err := db.CreateCollection(t.Context(), "v", options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "int"}}}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "collMod", Value: "v"}, {Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "string"}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(context.Background())
+	coll := dial(t, second).Database(testDB).Collection("v")
+	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "a", Value: "s"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}})
+	d := validationErr(t, err).Lookup("details").Document()
+	want := `{"operatorName": "$type","specifiedAs": {"a": {"$type": "string"}},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}`
+	if d.String() != want {
+		t.Errorf("details\n got %s\nwant %s", d, want)
 	}
 }
