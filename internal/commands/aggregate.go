@@ -26,7 +26,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	arg("let", tDoc),
 	arg("explain", tBool),
 	arg("collation", tDoc),
-	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	arg("bypassDocumentValidation", tBool),
 	refuseTrue("fromMongos", "sharded execution"),
 	refuseTrue("needsMerge", "sharded execution"),
 	refuseTrue("$_generateV2ResumeTokens", "change streams"),
@@ -51,7 +51,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}
-	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal()}
+	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation")}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -248,7 +248,9 @@ type engineEnv struct {
 	// journal: $out and $merge writes are on disk when the aggregate
 	// returns (its write concern asks for the journal).
 	journal bool
-	ctx     context.Context
+	// bypass is bypassDocumentValidation for $out and $merge.
+	bypass bool
+	ctx    context.Context
 }
 
 func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
@@ -266,7 +268,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 		}
 		return err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx})
+	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass})
 	if err != nil {
 		return err
 	}
@@ -278,7 +280,7 @@ func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {
 	filter := marshal(bson.D{{Key: "_id", Value: id}})
-	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx}})
+	_, err := env.e.Update(db, coll, engine.UpdateSpec{Filter: filter, Update: doc, WriteOptions: engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass}})
 	return err
 }
 

@@ -99,7 +99,7 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 	return bson.D{
 		{Key: "name", Value: c.Name},
 		{Key: "type", Value: "collection"},
-		{Key: "options", Value: c.Options.Doc()},
+		{Key: "options", Value: c.CurrentOptions().Doc()},
 		{Key: "info", Value: bson.D{
 			{Key: "readOnly", Value: false},
 			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},

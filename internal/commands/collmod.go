@@ -16,9 +16,9 @@ func init() {
 // https://www.mongodb.com/docs/v7.0/reference/command/collMod/
 var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("index", tDoc),
-	refuse("validator", tDoc, "document validation"),
-	refuse("validationLevel", tString, "document validation"),
-	refuse("validationAction", tString, "document validation"),
+	arg("validator", tDoc),
+	arg("validationLevel", tString),
+	arg("validationAction", tString),
 	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
 	refuse("expireAfterSeconds", tAny, "clustered collections"),
 	refuse("timeseries", tDoc, "time series collections"),
@@ -50,8 +50,8 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if s.Engine.Collection(r.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
-	if index == nil {
-		return nil, nil
+	if err := collModValidation(s, r, coll); err != nil || index == nil {
+		return nil, err
 	}
 	c, err := parseSub(index, collModIndexSpec)
 	if err != nil {
@@ -85,4 +85,41 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		out = append(out, bson.E{Key: "expireAfterSeconds_old", Value: before.ExpireAfter}, bson.E{Key: "expireAfterSeconds_new", Value: after.ExpireAfter})
 	}
 	return marshal(out), nil
+}
+
+// collModValidation applies collMod's validator, validationLevel and
+// validationAction, checked as create checks them.
+func collModValidation(s *Service, r *Request, coll string) error {
+	var ch engine.ValidationChange
+	changed := false
+	if r.args.has("validator") {
+		v := r.args.doc("validator")
+		if _, err := engine.CompileValidator(v); err != nil {
+			return err
+		}
+		ch.Validator, changed = v, true
+	}
+	for _, key := range [...]string{"validationLevel", "validationAction"} {
+		if !r.args.has(key) {
+			continue
+		}
+		val := r.args.str(key)
+		allowed := validationLevels
+		if key == "validationAction" {
+			allowed = validationActions
+		}
+		if !allowed[val] {
+			return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.%s' is not a valid value.", val, key)
+		}
+		if key == "validationLevel" {
+			ch.Level = &val
+		} else {
+			ch.Action = &val
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return s.Engine.ModifyValidation(r.DB, coll, ch)
 }

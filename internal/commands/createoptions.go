@@ -27,7 +27,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	refuse("viewOn", tString, "views"),
 	refuse("pipeline", tArray, "views"),
 	refuse("timeseries", tDoc, "time series collections"),
-	refuse("validator", tDoc, "document validation"),
+	arg("validator", tDoc),
 	refuse("clusteredIndex", tAny, "clustered collections"),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
@@ -135,6 +135,12 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if coll != nil {
 			opts.Collation = coll.Document()
 		}
+	}
+	if v := c.doc("validator"); len(v) > 5 {
+		if _, err := engine.CompileValidator(v); err != nil {
+			return opts, err
+		}
+		opts.Validator = v
 	}
 	if d := c.doc("idIndex"); d != nil {
 		spec, err := parseIndexSpec(d, false)

@@ -26,7 +26,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("stmtId", tInt32),
 	arg("collation", tDoc),
 	arg("let", tDoc),
-	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	arg("bypassDocumentValidation", tBool),
 }}
 
 func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {

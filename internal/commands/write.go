@@ -27,7 +27,7 @@ func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
 		withDefault("ordered", tBool, 1),
 		arg("stmtId", tInt32),
 		arg("stmtIds", tArray),
-		ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+		arg("bypassDocumentValidation", tBool),
 	}}
 	if stmt != nil {
 		s.fields = append(s.fields, arg("let", tDoc))
@@ -64,11 +64,13 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 	arg("collation", tDoc),
 }}
 
-// writeOptions are the transaction and write concern of a write command:
-// the write must be durable when acknowledged if its write concern asks
-// for the journal (see WriteConcern.Journal).
+// writeOptions are the transaction, write concern and
+// bypassDocumentValidation of a write command: the write must be durable
+// when acknowledged if its write concern asks for the journal (see
+// WriteConcern.Journal).
 func writeOptions(r *Request) engine.WriteOptions {
-	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx}
+	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
+		BypassValidation: r.args.bool("bypassDocumentValidation")}
 }
 
 // failsBatch reports whether a statement's error fails the whole write

@@ -65,14 +65,14 @@ func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 // insertEach inserts docs one by one: into a capped collection, each in a
 // transaction that also deletes the oldest documents the collection no longer has
 // room for; in a transaction, each into its view.
-func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw, ordered bool, txn *Txn, rec Recorder) (int, []WriteError, error) {
+func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw, ordered bool, txn *Txn, rec Recorder, bypass bool) (int, []WriteError, error) {
 	n := 0
 	var werrs []WriteError
 	for i, d := range docs {
 		if err := mongoerr.Interruption(ctx); err != nil {
 			return n, werrs, err
 		}
-		_, err := e.insertOne(ctx, c, d, txn, stmtRec{rec: rec, index: i})
+		_, err := e.insertOne(ctx, c, d, txn, stmtRec{rec: rec, index: i}, bypass)
 		if err == nil {
 			n++
 			continue

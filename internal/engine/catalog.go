@@ -49,6 +49,9 @@ type Collection struct {
 	plans planCache
 	// coll caches the parsed default collation (collation.go).
 	coll atomic.Pointer[collatorBox]
+	// validation is the document validation collMod may change
+	// (docvalidation.go); nil when the collection has none.
+	validation atomic.Pointer[validation]
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -91,14 +94,25 @@ type CollectionOptions struct {
 	// storageEngine) are storage engine options, kept as given.
 	StorageEngine      bson.Raw `bson:"storageEngine,omitempty"`
 	IndexStorageEngine bson.Raw `bson:"indexStorageEngine,omitempty"`
-	// ValidationLevel and ValidationAction are kept as given; without a
-	// validator (which Folio does not support) they have no effect, as in
-	// MongoDB.
-	ValidationLevel  string `bson:"validationLevel,omitempty"`
-	ValidationAction string `bson:"validationAction,omitempty"`
+	// Validator, ValidationLevel and ValidationAction are the document
+	// validation rules (docvalidation.go), as given; the level and action
+	// alone have no effect, as in MongoDB. A collection's current ones are
+	// in CurrentOptions, since collMod changes them.
+	Validator        bson.Raw `bson:"validator,omitempty"`
+	ValidationLevel  string   `bson:"validationLevel,omitempty"`
+	ValidationAction string   `bson:"validationAction,omitempty"`
 	// Collation is the default collation (normalized, nil: simple) of
 	// the collection's commands and indexes.
 	Collation bson.Raw `bson:"collation,omitempty"`
+}
+
+// CurrentOptions are c's options with the validation collMod last set.
+func (c *Collection) CurrentOptions() CollectionOptions {
+	o := c.Options
+	if v := c.validation.Load(); v != nil {
+		o.Validator, o.ValidationLevel, o.ValidationAction = v.spec, v.level, v.action
+	}
+	return o
 }
 
 // Equal reports whether two option sets are the same.
@@ -107,6 +121,7 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		(o.AutoIndexID == nil) == (p.AutoIndexID == nil) && (o.AutoIndexID == nil || *o.AutoIndexID == *p.AutoIndexID) &&
 		o.Temp == p.Temp && bytes.Equal(o.StorageEngine, p.StorageEngine) &&
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
+		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
 		bytes.Equal(o.Collation, p.Collation)
 }
@@ -133,6 +148,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.IndexStorageEngine) > 0 {
 		d = append(d, bson.E{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: o.IndexStorageEngine}}})
+	}
+	if len(o.Validator) > 0 {
+		d = append(d, bson.E{Key: "validator", Value: o.Validator})
 	}
 	if o.ValidationLevel != "" {
 		d = append(d, bson.E{Key: "validationLevel", Value: o.ValidationLevel})
@@ -237,6 +255,9 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 		return nil, err
 	}
 	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1}
+	if err := coll.initValidation(); err != nil {
+		return nil, err
+	}
 	if opts.Capped {
 		coll.capped = &cappedState{inserted: make(chan struct{})}
 	}
@@ -303,7 +324,13 @@ func putCatalogEntry(w kvWriter, coll *Collection) error {
 
 // putCatalogEntryWith stores coll's entry with the given index list.
 func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
-	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: coll.Options, NextIndexID: int64(coll.nextIndexID)}
+	return putCatalogEntryOptions(w, coll, coll.CurrentOptions(), ixs)
+}
+
+// putCatalogEntryOptions stores coll's entry with the given options and
+// index list.
+func putCatalogEntryOptions(w kvWriter, coll *Collection, opts CollectionOptions, ixs []*Index) error {
+	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: opts, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
 		si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
 		if ix.wild != nil {
@@ -331,7 +358,7 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 			return err
 		}
 	}
-	if c.Options.Equal(opts) {
+	if c.CurrentOptions().Equal(opts) {
 		return nil
 	}
 	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
@@ -466,6 +493,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
 		moved.indexes.Store(src.indexes.Load())
 		moved.building.Store(src.building.Load())
+		moved.validation.Store(src.validation.Load())
 		return putCatalogEntry(tx, moved)
 	})
 	e.cat.mu.Unlock()

@@ -234,15 +234,25 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 			building = append(building, ix)
 		}
 	}
+	// The validation is the one option collMod changes: it has its own
+	// pointer, and c.Options keep the others.
+	if err := c.syncValidation(ent.Options); err != nil {
+		return err
+	}
+	base := ent.Options
+	base.Validator, base.ValidationLevel, base.ValidationAction = c.Options.Validator, c.Options.ValidationLevel, c.Options.ValidationAction
+	if c.indexes.Load() == nil {
+		base = ent.Options // a new object
+	}
 	pubChanged := !slices.Equal(public, c.Indexes())
 	buildChanged := !slices.Equal(building, c.Building())
-	if !pubChanged && !buildChanged && c.indexes.Load() != nil && c.Options.Equal(ent.Options) && c.nextIndexID == uint32(ent.NextIndexID) {
+	if !pubChanged && !buildChanged && c.indexes.Load() != nil && c.Options.Equal(base) && c.nextIndexID == uint32(ent.NextIndexID) {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.Options.Equal(ent.Options) {
-		c.Options = ent.Options // only a new object's: no change alters options
+	if !c.Options.Equal(base) {
+		c.Options = base // only a new object's: no change alters these options
 	}
 	c.nextIndexID = uint32(ent.NextIndexID)
 	if pubChanged || c.indexes.Load() == nil {

@@ -98,6 +98,9 @@ type WriteOptions struct {
 	// constants), seen by its filter's $expr and its update pipeline. Nil
 	// binds none.
 	Let *expr.Let
+	// BypassValidation skips the collection's document validation
+	// (bypassDocumentValidation).
+	BypassValidation bool
 }
 
 // Engine is the database: catalog plus documents over one KV store.

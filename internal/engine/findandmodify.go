@@ -110,6 +110,9 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 			if !modified {
 				return nil, keep, nil
 			}
+			if err := e.validate(c, old, next, s.BypassValidation); err != nil {
+				return nil, keep, err
+			}
 			return next, replace, nil
 		})
 		if err != nil {
@@ -139,7 +142,7 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	id, err := e.insertOne(s.Ctx, c, doc, s.Txn, stmtRec{rec: s.Record})
+	id, err := e.insertOne(s.Ctx, c, doc, s.Txn, stmtRec{rec: s.Record}, s.BypassValidation)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -33,7 +33,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 	}
 	defer release()
 	if c.capped != nil || txn != nil {
-		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record)
+		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record, wo.BypassValidation)
 		if err == nil && n > 0 && txn == nil {
 			err = e.durable(wo.Journal)
 		}
@@ -46,7 +46,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 			return inserted, werrs, err
 		}
 		end := min(start+insertChunk, len(docs))
-		n, chunkErrs, err := e.insertChunk(wo.Ctx, c, docs[start:end], start, ordered, wo.Record)
+		n, chunkErrs, err := e.insertChunk(wo.Ctx, c, docs[start:end], start, ordered, wo.Record, wo.BypassValidation)
 		inserted += n
 		werrs = append(werrs, chunkErrs...)
 		if err != nil {
@@ -72,7 +72,7 @@ type pendingInsert struct {
 	ix    indexChanges
 }
 
-func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw, base int, ordered bool, rec Recorder) (int, []WriteError, error) {
+func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw, base int, ordered bool, rec Recorder, bypass bool) (int, []WriteError, error) {
 	var werrs []WriteError
 	fail := func(i int, err error) { werrs = append(werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	pending := make([]pendingInsert, 0, len(docs))
@@ -82,6 +82,9 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 		doc, id, err := prepareInsert(d)
 		var k []byte
 		var ch indexChanges
+		if err == nil {
+			err = e.validate(c, nil, doc, bypass)
+		}
 		if err == nil {
 			k = c.docKey(id)
 			ch, err = c.indexChanges(idFromDocKey(k), nil, doc)

@@ -58,7 +58,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(u.Ctx, c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record})
+		res.UpsertedID, err = e.upsert(u.Ctx, c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record}, u.BypassValidation)
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
@@ -74,6 +74,9 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(key []byte) (bool, error) {
 		matched, what, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, modified, err := upd.Apply(cur, pos, false)
+			if err == nil && modified {
+				err = e.validate(c, cur, next, u.BypassValidation)
+			}
 			if err != nil || !modified {
 				return nil, keep, err
 			}
@@ -92,7 +95,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
-func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec) (bson.RawValue, error) {
+func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec, bypass bool) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(filter)
 	if err != nil {
 		return bson.RawValue{}, err
@@ -101,13 +104,16 @@ func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(ctx, c, doc, txn, sr)
+	return e.insertOne(ctx, c, doc, txn, sr, bypass)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id
 // exists, and returns its _id. Outside a transaction sr records it.
-func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn *Txn, sr stmtRec) (bson.RawValue, error) {
+func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn *Txn, sr stmtRec, bypass bool) (bson.RawValue, error) {
 	doc, id, err := prepareInsert(doc)
+	if err == nil {
+		err = e.validate(c, nil, doc, bypass)
+	}
 	if err != nil {
 		return bson.RawValue{}, err
 	}

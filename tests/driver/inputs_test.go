@@ -131,8 +131,6 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
 			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
 			code: 48, codeName: "NamespaceExists"},
-		{name: "create with a validator", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "validator", Value: bson.D{{Key: "a", Value: 1}}}},
-			code: 238, codeName: "NotImplemented", msg: "'validator'"},
 		{name: "create a view", cmd: bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}},
 			code: 238, codeName: "NotImplemented", msg: "'viewOn'"},
 		{name: "create a time series collection", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"bytes"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Validation levels and actions, as MongoDB names them.
+// https://www.mongodb.com/docs/v7.0/core/schema-validation/specify-validation-level/
+const (
+	ValidationStrict   = "strict"
+	ValidationModerate = "moderate"
+	ValidationOff      = "off"
+	ValidationError    = "error"
+	ValidationWarn     = "warn"
+)
+
+// docValidator is a collection's document validation rules: the compiled
+// validator and how strictly and with what consequence it applies. A
+// collection without a validator has none.
+type docValidator struct {
+	filter *query.Filter
+	level  string
+	action string
+}
+
+// validation is the collection options collMod may change after creation,
+// replaced whole so that writers load a consistent set without locking.
+type validation struct {
+	spec      bson.Raw // the validator as given; nil or empty for none
+	level     string   // as given; "" for the default (strict)
+	action    string   // as given; "" for the default (error)
+	validator *docValidator
+}
+
+// CompileValidator checks a validator document as create and collMod do.
+// $where, $text and the geo proximity operators, which MongoDB refuses in
+// validators, the query language refuses everywhere.
+func CompileValidator(spec bson.Raw) (*query.Filter, error) {
+	return query.Compile(spec)
+}
+
+// newValidation compiles the validation options of o.
+func newValidation(spec bson.Raw, level, action string) (*validation, error) {
+	v := &validation{spec: spec, level: level, action: action}
+	if len(spec) <= 5 {
+		return v, nil
+	}
+	f, err := CompileValidator(spec)
+	if err != nil {
+		return nil, err
+	}
+	v.validator = &docValidator{filter: f, level: orDefault(level, ValidationStrict), action: orDefault(action, ValidationError)}
+	return v, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// validate applies c's validator to a write turning old (nil for an
+// insert) into next: with validationLevel moderate an update of a document
+// that already failed the validator is not checked; bypass
+// (bypassDocumentValidation) skips the check. A failing document is
+// refused with DocumentValidationFailure and its errInfo, or, with
+// validationAction warn, logged and written.
+func (e *Engine) validate(c *Collection, old, next bson.Raw, bypass bool) error {
+	v := c.validation.Load()
+	if bypass || v == nil || v.validator == nil {
+		return nil
+	}
+	dv := v.validator
+	if dv.level == ValidationOff || dv.filter.Match(next) {
+		return nil
+	}
+	if old != nil && dv.level == ValidationModerate && !dv.filter.Match(old) {
+		return nil
+	}
+	info := bson.D{{Key: "failingDocumentId", Value: documentID(next)}, {Key: "details", Value: validationDetails(dv.filter.Doc(), next)}}
+	if dv.action == ValidationWarn {
+		e.log.Warn("Document would fail validation", "namespace", c.DB+"."+c.Name, "document", documentID(next).String(), "errInfo", bsonString(info))
+		return nil
+	}
+	err := mongoerr.New(mongoerr.DocumentValidationFailure, "Document failed validation")
+	err.Extra = bson.D{{Key: "errInfo", Value: info}}
+	return err
+}
+
+// bsonString is d as extended JSON, for logs.
+func bsonString(d bson.D) string {
+	raw, err := bson.Marshal(d)
+	if err != nil {
+		return ""
+	}
+	return bson.Raw(raw).String()
+}
+
+// initValidation compiles the validation of c's options.
+func (c *Collection) initValidation() error {
+	o := c.Options
+	if len(o.Validator) == 0 && o.ValidationLevel == "" && o.ValidationAction == "" {
+		return nil
+	}
+	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction)
+	if err != nil {
+		return err
+	}
+	c.validation.Store(v)
+	return nil
+}
+
+// ValidationChange is what collMod changes of a collection's validation;
+// nil fields stay as they are.
+type ValidationChange struct {
+	Validator bson.Raw
+	Level     *string
+	Action    *string
+}
+
+// ModifyValidation applies collMod's validator, validationLevel and
+// validationAction to db.name: a catalog change, which every frontend has
+// loaded when it returns.
+func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
+	e.cat.mu.Lock()
+	v, err := e.catalogChange(func(tx storage.Txn) error {
+		c := e.cat.colls[nsKey(db, name)]
+		if c == nil {
+			return mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
+		}
+		cur := c.CurrentOptions()
+		if ch.Validator != nil {
+			cur.Validator = ch.Validator
+			if len(ch.Validator) <= 5 {
+				cur.Validator = nil
+			}
+		}
+		if ch.Level != nil {
+			cur.ValidationLevel = *ch.Level
+		}
+		if ch.Action != nil {
+			cur.ValidationAction = *ch.Action
+		}
+		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
+			return err
+		}
+		return putCatalogEntryOptions(tx, c, cur, append(slices.Clone(c.Indexes()), c.Building()...))
+	})
+	e.cat.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return e.awaitVersion(v)
+}
+
+// syncValidation makes c's validation the one of the stored options o.
+func (c *Collection) syncValidation(o CollectionOptions) error {
+	cur := c.CurrentOptions()
+	if bytes.Equal(cur.Validator, o.Validator) && cur.ValidationLevel == o.ValidationLevel && cur.ValidationAction == o.ValidationAction {
+		return nil
+	}
+	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction)
+	if err != nil {
+		return err
+	}
+	c.validation.Store(v)
+	return nil
+}

@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"regexp"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// schemaKeywordReasons are the reasons MongoDB gives when a $jsonSchema
+// keyword that tests one value fails.
+var schemaKeywordReasons = map[string]string{
+	"bsonType": "type did not match", "type": "type did not match",
+	"minimum": "comparison failed", "maximum": "comparison failed",
+	"minLength": "specified string length was not satisfied", "maxLength": "specified string length was not satisfied",
+	"pattern": "regular expression did not match", "enum": "value was not found in enum",
+	"multipleOf": "considered value is not a multiple of the specified value",
+	"minItems":   "array did not match specified length", "maxItems": "array did not match specified length",
+	"uniqueItems":   "found a duplicate item",
+	"minProperties": "specified number of properties was not satisfied", "maxProperties": "specified number of properties was not satisfied",
+}
+
+// schemaAnnotations are the keywords that describe rather than restrict.
+var schemaAnnotations = map[string]bool{"title": true, "description": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "patternProperties": true}
+
+// exclusiveOf names the keyword that makes a bound exclusive.
+var exclusiveOf = map[string]string{"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}
+
+// schemaErrors lists the rules of schema that v does not satisfy, each
+// as MongoDB's schemaRulesNotSatisfied describes it, in the schema's
+// keyword order.
+func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
+	out := bson.A{}
+	elems, _ := schema.Elements()
+	for _, el := range elems {
+		k, spec := el.Key(), el.Value()
+		if schemaAnnotations[k] || !keywordFails(schema, k, spec, v) {
+			continue
+		}
+		specified := bson.D{{Key: k, Value: spec}}
+		if ex := exclusiveOf[k]; ex != "" {
+			if b, ok := schema.Lookup(ex).BooleanOK(); ok {
+				specified = append(specified, bson.E{Key: ex, Value: b})
+			}
+		}
+		switch k {
+		case "required":
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}, {Key: "missingProperties", Value: missingProperties(spec, v)}})
+		case "properties":
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "propertiesNotSatisfied", Value: propertiesErrors(spec, v)}})
+		case "additionalProperties":
+			out = append(out, additionalPropertiesError(schema, spec, v))
+		case "allOf", "anyOf", "oneOf":
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "schemasNotSatisfied", Value: subschemaErrors(spec, v)}})
+		default:
+			d := bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}}
+			if r := schemaKeywordReasons[k]; r != "" {
+				d = append(d, bson.E{Key: "reason", Value: r}, bson.E{Key: "consideredValue", Value: v})
+				if k == "bsonType" || k == "type" {
+					d = append(d, bson.E{Key: "consideredType", Value: values.TypeName(v.Type)})
+				}
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// keywordFails reports whether v fails the one keyword k of schema (with
+// its companions: exclusiveMinimum beside minimum, patternProperties and
+// properties beside additionalProperties).
+func keywordFails(schema bson.Raw, k string, spec, v bson.RawValue) bool {
+	sub := bson.D{{Key: k, Value: spec}}
+	for _, companion := range [...]string{"exclusiveMinimum", "exclusiveMaximum", "properties", "patternProperties"} {
+		if companion == k || (k != "additionalProperties" && (companion == "properties" || companion == "patternProperties")) {
+			continue
+		}
+		if cv, err := schema.LookupErr(companion); err == nil {
+			sub = append(sub, bson.E{Key: companion, Value: cv})
+		}
+	}
+	return !schemaMatches(sub, v)
+}
+
+// schemaMatches applies a schema to v as the value of a property, through
+// the query language's $jsonSchema.
+func schemaMatches(schema any, v bson.RawValue) bool {
+	filter, err := bson.Marshal(bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{{Key: "v", Value: schema}}}}}})
+	if err != nil {
+		return false
+	}
+	f, err := query.Compile(filter)
+	if err != nil {
+		return false
+	}
+	doc, err := bson.Marshal(bson.D{{Key: "v", Value: v}})
+	if err != nil {
+		return false
+	}
+	return f.Match(doc)
+}
+
+func missingProperties(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	doc, _ := v.DocumentOK()
+	names, _ := spec.Array().Values()
+	for _, n := range names {
+		if _, err := doc.LookupErr(n.StringValue()); err != nil {
+			out = append(out, n.StringValue())
+		}
+	}
+	return out
+}
+
+// propertiesErrors lists the properties of v failing their subschemas:
+// {propertyName, title and description when given, details}.
+func propertiesErrors(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	doc, _ := v.DocumentOK()
+	props, _ := spec.Document().Elements()
+	for _, p := range props {
+		pv, err := doc.LookupErr(p.Key())
+		sub, _ := p.Value().DocumentOK()
+		if err != nil || schemaMatches(sub, pv) {
+			continue
+		}
+		out = append(out, propertyError(p.Key(), sub, pv))
+	}
+	return out
+}
+
+func propertyError(name string, sub bson.Raw, v bson.RawValue) bson.D {
+	d := bson.D{{Key: "propertyName", Value: name}}
+	for _, a := range [...]string{"title", "description"} {
+		if s, ok := sub.Lookup(a).StringValueOK(); ok {
+			d = append(d, bson.E{Key: a, Value: s})
+		}
+	}
+	return append(d, bson.E{Key: "details", Value: schemaErrors(sub, v)})
+}
+
+// additionalPropertiesError describes the fields of v that neither
+// properties nor patternProperties name: for false, their names; for a
+// subschema, the first that fails it.
+func additionalPropertiesError(schema bson.Raw, spec, v bson.RawValue) bson.D {
+	doc, _ := v.DocumentOK()
+	props, _ := schema.Lookup("properties").DocumentOK()
+	var patterns []*regexp.Regexp
+	if pp, ok := schema.Lookup("patternProperties").DocumentOK(); ok {
+		elems, _ := pp.Elements()
+		for _, e := range elems {
+			if re, err := regexp.Compile(e.Key()); err == nil {
+				patterns = append(patterns, re)
+			}
+		}
+	}
+	extra := bson.A{}
+	var extraVals []bson.RawElement
+	elems, _ := doc.Elements()
+	for _, e := range elems {
+		if _, err := props.LookupErr(e.Key()); err == nil {
+			continue
+		}
+		matched := false
+		for _, re := range patterns {
+			matched = matched || re.MatchString(e.Key())
+		}
+		if !matched {
+			extra = append(extra, e.Key())
+			extraVals = append(extraVals, e)
+		}
+	}
+	out := bson.D{{Key: "operatorName", Value: "additionalProperties"}}
+	sub, isSchema := spec.DocumentOK()
+	if !isSchema {
+		return append(out, bson.E{Key: "specifiedAs", Value: bson.D{{Key: "additionalProperties", Value: spec}}}, bson.E{Key: "additionalProperties", Value: extra})
+	}
+	for _, e := range extraVals {
+		if !schemaMatches(sub, e.Value()) {
+			return append(out, bson.E{Key: "reason", Value: "at least one additional property did not match the subschema"},
+				bson.E{Key: "failingProperty", Value: e.Key()}, bson.E{Key: "details", Value: schemaErrors(sub, e.Value())})
+		}
+	}
+	return out
+}
+
+// subschemaErrors lists, for allOf, anyOf and oneOf, the subschemas v
+// fails: {index, details}.
+func subschemaErrors(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	subs, _ := spec.Array().Values()
+	for i, s := range subs {
+		sub, _ := s.DocumentOK()
+		if !schemaMatches(sub, v) {
+			out = append(out, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: schemaErrors(sub, v)}})
+		}
+	}
+	return out
+}

@@ -1,0 +1,246 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// validationDetails explains why doc fails the validator spec, as the
+// errInfo.details of MongoDB 5.0+'s DocumentValidationFailure: a clause
+// is {operatorName, specifiedAs, reason, consideredValue(s)}, a logical
+// operator lists the clauses that failed ({index, details}), $jsonSchema
+// lists its schemaRulesNotSatisfied. A validator of several clauses is
+// an implicit $and; one of a single clause is that clause.
+// https://www.mongodb.com/docs/v7.0/core/schema-validation/#schema-validation-error-details
+// It runs only once a document has failed, so it may compile freely.
+func validationDetails(spec, doc bson.Raw) bson.D {
+	clauses := filterClauses(spec)
+	if len(clauses) == 1 {
+		return clauses[0].details(doc)
+	}
+	return andDetails("$and", clauses, doc)
+}
+
+// clause is one predicate of a filter document: its operator name and the
+// filter document that states it alone.
+type clause struct {
+	op   string
+	path string
+	arg  bson.RawValue // the operand; for a field clause, the operator's
+	spec bson.D        // specifiedAs
+}
+
+// filterClauses splits a filter document into its clauses, an operator
+// document {a: {$gt: 1, $lt: 5}} giving one clause per operator.
+func filterClauses(spec bson.Raw) []clause {
+	var out []clause
+	elems, _ := spec.Elements()
+	for _, el := range elems {
+		key, val := el.Key(), el.Value()
+		if strings.HasPrefix(key, "$") {
+			if key != "$comment" {
+				out = append(out, clause{op: key, arg: val, spec: bson.D{{Key: key, Value: val}}})
+			}
+			continue
+		}
+		ops, isOps := operatorDoc(val)
+		if !isOps {
+			out = append(out, clause{op: "$eq", path: key, arg: val, spec: bson.D{{Key: key, Value: val}}})
+			continue
+		}
+		for _, op := range ops {
+			if op.Key() == "$options" {
+				continue
+			}
+			opSpec := bson.D{{Key: op.Key(), Value: op.Value()}}
+			if op.Key() == "$regex" {
+				if o, ok := val.Document().Lookup("$options").StringValueOK(); ok {
+					opSpec = append(opSpec, bson.E{Key: "$options", Value: o})
+				}
+			}
+			out = append(out, clause{op: op.Key(), path: key, arg: op.Value(), spec: bson.D{{Key: key, Value: opSpec}}})
+		}
+	}
+	return out
+}
+
+// operatorDoc returns v's elements when v is a document of operators.
+func operatorDoc(v bson.RawValue) ([]bson.RawElement, bool) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return nil, false
+	}
+	elems, _ := d.Elements()
+	if len(elems) == 0 || !strings.HasPrefix(elems[0].Key(), "$") {
+		return nil, false
+	}
+	return elems, true
+}
+
+// matches reports whether doc satisfies the clause alone.
+func (c clause) matches(doc bson.Raw) bool {
+	raw, err := bson.Marshal(c.spec)
+	if err != nil {
+		return false
+	}
+	f, err := query.Compile(raw)
+	if err != nil {
+		return false
+	}
+	ok, _, err := f.MatchErr(doc)
+	return ok && err == nil
+}
+
+// andDetails lists the failing clauses of an $and.
+func andDetails(op string, clauses []clause, doc bson.Raw) bson.D {
+	var failed bson.A
+	for i, c := range clauses {
+		if !c.matches(doc) {
+			failed = append(failed, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: c.details(doc)}})
+		}
+	}
+	return bson.D{{Key: "operatorName", Value: op}, {Key: "clausesNotSatisfied", Value: failed}}
+}
+
+// leafReasons are the reasons MongoDB gives when a leaf operator fails.
+var leafReasons = map[string]string{
+	"$eq": "comparison failed", "$gt": "comparison failed", "$gte": "comparison failed",
+	"$lt": "comparison failed", "$lte": "comparison failed", "$ne": "comparison succeeded",
+	"$in": "no matching value found in array", "$nin": "matching value found in array",
+	"$type": "type did not match", "$regex": "regular expression did not match",
+	"$mod": "$mod did not evaluate to expected remainder", "$all": "array did not contain all specified values",
+	"$elemMatch":  "array did not satisfy the child predicate",
+	"$bitsAllSet": "bitwise operator failed to match", "$bitsAnySet": "bitwise operator failed to match",
+	"$bitsAllClear": "bitwise operator failed to match", "$bitsAnyClear": "bitwise operator failed to match",
+}
+
+// details explains the failure of the clause on doc.
+func (c clause) details(doc bson.Raw) bson.D {
+	switch c.op {
+	case "$and", "$or", "$nor":
+		arr, _ := c.arg.ArrayOK()
+		vals, _ := arr.Values()
+		var subs []clause
+		for _, v := range vals {
+			sub, _ := v.DocumentOK()
+			subs = append(subs, clause{op: "_sub", arg: v, spec: rawToD(sub)})
+		}
+		if c.op == "$and" {
+			return andDetails("$and", subs, doc)
+		}
+		key := "clausesNotSatisfied"
+		if c.op == "$nor" {
+			key = "clausesSatisfied"
+		}
+		var listed bson.A
+		for i, s := range subs {
+			if c.op == "$or" || s.matches(doc) {
+				item := bson.D{{Key: "index", Value: int32(i)}}
+				if c.op == "$or" {
+					item = append(item, bson.E{Key: "details", Value: s.details(doc)})
+				}
+				listed = append(listed, item)
+			}
+		}
+		return bson.D{{Key: "operatorName", Value: c.op}, {Key: key, Value: listed}}
+	case "_sub":
+		sub, _ := c.arg.DocumentOK()
+		return validationDetails(sub, doc)
+	case "$jsonSchema":
+		schema, _ := c.arg.DocumentOK()
+		root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+		return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "schemaRulesNotSatisfied", Value: schemaErrors(schema, root)}}
+	case "$expr":
+		out := bson.D{{Key: "operatorName", Value: "$expr"}, {Key: "specifiedAs", Value: c.spec}}
+		e, err := expr.Compile(c.arg, nil)
+		if err == nil {
+			var res bson.RawValue
+			if res, err = e.Eval(&expr.Context{Now: time.Now()}, doc); err == nil {
+				out = append(out, bson.E{Key: "reason", Value: "expression did not match"})
+				if res.Type != 0 {
+					out = append(out, bson.E{Key: "expressionResult", Value: res})
+				}
+				return out
+			}
+		}
+		return append(out, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"})
+	}
+	out := bson.D{{Key: "operatorName", Value: c.op}, {Key: "specifiedAs", Value: c.spec}}
+	vals, found := consideredValues(doc, c.path, c.op)
+	switch {
+	case c.op == "$exists":
+		if values.Truthy(c.arg) {
+			return append(out, bson.E{Key: "reason", Value: "path does not exist"})
+		}
+		out = append(out, bson.E{Key: "reason", Value: "path does exist"})
+	case !found:
+		return append(out, bson.E{Key: "reason", Value: "field was missing"})
+	case leafReasons[c.op] != "":
+		out = append(out, bson.E{Key: "reason", Value: leafReasons[c.op]})
+	}
+	if len(vals) == 1 {
+		out = append(out, bson.E{Key: "consideredValue", Value: vals[0]})
+	} else {
+		out = append(out, bson.E{Key: "consideredValues", Value: vals})
+	}
+	if c.op == "$type" {
+		out = appendConsideredTypes(out, vals)
+	}
+	return out
+}
+
+// appendConsideredTypes adds the type names of vals: consideredType for
+// one, consideredTypes (sorted, distinct) for several.
+func appendConsideredTypes(out bson.D, vals bson.A) bson.D {
+	var types []string
+	for _, v := range vals {
+		n := values.TypeName(v.(bson.RawValue).Type)
+		if !slices.Contains(types, n) {
+			types = append(types, n)
+		}
+	}
+	if len(types) == 1 {
+		return append(out, bson.E{Key: "consideredType", Value: types[0]})
+	}
+	slices.Sort(types)
+	return append(out, bson.E{Key: "consideredTypes", Value: types})
+}
+
+// consideredValues are the values a leaf operator examined at path: an
+// array's elements (the operators that test whole arrays see the array),
+// reports whether anything was there.
+func consideredValues(doc bson.Raw, path, op string) (bson.A, bool) {
+	v, err := doc.LookupErr(strings.Split(path, ".")...)
+	if err != nil {
+		return nil, false
+	}
+	arr, isArr := v.ArrayOK()
+	if !isArr || op == "$size" || op == "$elemMatch" || op == "$all" || op == "$exists" {
+		return bson.A{v}, true
+	}
+	elems, _ := arr.Values()
+	out := make(bson.A, 0, len(elems))
+	for _, e := range elems {
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		out = append(out, v)
+	}
+	return out, true
+}
+
+func rawToD(r bson.Raw) bson.D {
+	var d bson.D
+	elems, _ := r.Elements()
+	for _, e := range elems {
+		d = append(d, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	return d
+}

@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestValidationDetails checks errInfo.details for each operator family
+// against the shapes of MongoDB 5.0+
+// (https://www.mongodb.com/docs/v7.0/core/schema-validation/).
+func TestValidationDetails(t *testing.T) {
+	for _, tc := range []struct{ name, validator, doc, want string }{
+		{"eq implicit", `{"a": 1}`, `{"a": 2}`,
+			`{"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": {"$numberInt":"2"}}`},
+		{"missing field", `{"a": {"$lt": 1}}`, `{}`,
+			`{"operatorName": "$lt","specifiedAs": {"a": {"$lt": {"$numberInt":"1"}}},"reason": "field was missing"}`},
+		{"in over array", `{"a": {"$in": [5]}}`, `{"a": [1, 2]}`,
+			`{"operatorName": "$in","specifiedAs": {"a": {"$in": [{"$numberInt":"5"}]}},"reason": "no matching value found in array","consideredValues": [{"$numberInt":"1"},{"$numberInt":"2"}]}`},
+		{"or", `{"$or": [{"a": 1}, {"b": {"$exists": true}}]}`, `{"a": 0}`,
+			`{"operatorName": "$or","clausesNotSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": {"$numberInt":"0"}}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$exists","specifiedAs": {"b": {"$exists": true}},"reason": "path does not exist"}}]}`},
+		{"regex", `{"s": {"$regex": "^x", "$options": "i"}}`, `{"s": "y"}`,
+			`{"operatorName": "$regex","specifiedAs": {"s": {"$regex": "^x","$options": "i"}},"reason": "regular expression did not match","consideredValue": "y"}`},
+		{"schema enum and pattern", `{"$jsonSchema": {"properties": {"c": {"enum": ["r", "g"]}, "s": {"pattern": "^a"}}}}`, `{"c": "b", "s": "z"}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "c","details": [{"operatorName": "enum","specifiedAs": {"enum": ["r","g"]},"reason": "value was not found in enum","consideredValue": "b"}]},{"propertyName": "s","details": [{"operatorName": "pattern","specifiedAs": {"pattern": "^a"},"reason": "regular expression did not match","consideredValue": "z"}]}]}]}`},
+		{"schema additionalProperties", `{"$jsonSchema": {"properties": {"_id": {}, "a": {}}, "additionalProperties": false}}`, `{"_id": 1, "a": 1, "x": 2}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "additionalProperties","specifiedAs": {"additionalProperties": false},"additionalProperties": ["x"]}]}`},
+		{"schema bsonType", `{"$jsonSchema": {"properties": {"n": {"bsonType": "string"}}}}`, `{"n": 5}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "n","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": "string"},"reason": "type did not match","consideredValue": {"$numberInt":"5"},"consideredType": "int"}]}]}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v, d bson.Raw
+			if err := bson.UnmarshalExtJSON([]byte(tc.validator), false, &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := bson.UnmarshalExtJSON([]byte(tc.doc), false, &d); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := bson.Marshal(validationDetails(v, d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bson.Raw(raw).String(); got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+)
+
+// validationErr returns the DocumentValidationFailure (121) of err, with its
+// errInfo, failing the test when err is anything else.
+// https://www.mongodb.com/docs/v7.0/core/schema-validation/
+func validationErr(t *testing.T, err error) bson.Raw {
+	t.Helper()
+	var we mongo.WriteException
+	if errors.As(err, &we) && len(we.WriteErrors) > 0 {
+		if we.WriteErrors[0].Code != 121 {
+			t.Fatalf("code %d, want 121: %v", we.WriteErrors[0].Code, err)
+		}
+		return we.WriteErrors[0].Details
+	}
+	var ce mongo.CommandError
+	if errors.As(err, &ce) && ce.Code == 121 {
+		return ce.Raw.Lookup("errInfo").Document()
+	}
+	t.Fatalf("want DocumentValidationFailure, got %v", err)
+	return nil
+}
+
+func TestDocumentValidation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	schema := bson.D{{Key: "$jsonSchema", Value: bson.D{
+		{Key: "bsonType", Value: "object"},
+		{Key: "required", Value: bson.A{"name", "price"}},
+		{Key: "properties", Value: bson.D{
+			{Key: "name", Value: bson.D{{Key: "bsonType", Value: "string"}}},
+			{Key: "price", Value: bson.D{{Key: "minimum", Value: 0}, {Key: "description", Value: "non-negative"}}},
+		}},
+	}}}
+	if err := db.CreateCollection(ctx, "items", options.CreateCollection().SetValidator(schema)); err != nil {
+		t.Fatal(err)
+	}
+	items := db.Collection("items")
+	if _, err := items.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "a"}, {Key: "price", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := items.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}, {Key: "price", Value: -1}})
+	info := validationErr(t, err)
+	if id := info.Lookup("failingDocumentId").Int32(); id != 2 {
+		t.Errorf("failingDocumentId %d", id)
+	}
+	details := info.Lookup("details").Document()
+	if op := details.Lookup("operatorName").StringValue(); op != "$jsonSchema" {
+		t.Errorf("operatorName %q", op)
+	}
+	rules, _ := details.Lookup("schemaRulesNotSatisfied").Array().Values()
+	got := map[string]bson.Raw{}
+	for _, r := range rules {
+		got[r.Document().Lookup("operatorName").StringValue()] = r.Document()
+	}
+	if m := got["required"]; m == nil || m.Lookup("missingProperties").String() != `["name"]` {
+		t.Errorf("required rule: %v", got["required"])
+	}
+	p := got["properties"]
+	if p == nil {
+		t.Fatalf("no properties rule in %v", details)
+	}
+	prop := p.Lookup("propertiesNotSatisfied").Array().Index(0).Document()
+	if prop.Lookup("propertyName").StringValue() != "price" || prop.Lookup("description").StringValue() != "non-negative" {
+		t.Errorf("property: %v", prop)
+	}
+	min := prop.Lookup("details").Array().Index(0).Document()
+	if min.Lookup("operatorName").StringValue() != "minimum" || min.Lookup("reason").StringValue() != "comparison failed" || min.Lookup("consideredValue").Int32() != -1 {
+		t.Errorf("minimum detail: %v", min)
+	}
+
+	// updates, upserts, replacements and findAndModify are checked alike
+	_, err = items.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "price", Value: -5}}}})
+	validationErr(t, err)
+	_, err = items.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, mongo.Pipeline{{{Key: "$unset", Value: "name"}}})
+	validationErr(t, err)
+	_, err = items.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "name", Value: 5}, {Key: "price", Value: 1}})
+	validationErr(t, err)
+	_, err = items.UpdateOne(ctx, bson.D{{Key: "_id", Value: 9}}, bson.D{{Key: "$set", Value: bson.D{{Key: "name", Value: "x"}}}}, options.UpdateOne().SetUpsert(true))
+	validationErr(t, err)
+	err = items.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "price", Value: -10}}}}).Err()
+	validationErr(t, err)
+
+	// bypassDocumentValidation
+	if _, err := items.InsertOne(ctx, bson.D{{Key: "_id", Value: 3}}, options.InsertOne().SetBypassDocumentValidation(true)); err != nil {
+		t.Fatal(err)
+	}
+	// moderate: an invalid document may be updated, a valid one must stay valid
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "items"}, {Key: "validationLevel", Value: "moderate"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.UpdateOne(ctx, bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Errorf("moderate update of an invalid document: %v", err)
+	}
+	_, err = items.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "price", Value: -5}}}})
+	validationErr(t, err)
+	// warn writes
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "items"}, {Key: "validationAction", Value: "warn"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := items.InsertOne(ctx, bson.D{{Key: "_id", Value: 4}}); err != nil {
+		t.Errorf("warn insert: %v", err)
+	}
+	// listCollections reports the options
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "items"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatal(err)
+	}
+	opts := specs[0].Options
+	if opts.Lookup("validationLevel").StringValue() != "moderate" || opts.Lookup("validationAction").StringValue() != "warn" || opts.Lookup("validator", "$jsonSchema").Type == 0 {
+		t.Errorf("options %v", opts)
+	}
+	// inside a transaction
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "items"}, {Key: "validationAction", Value: "error"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		return items.InsertOne(sc, bson.D{{Key: "_id", Value: 5}, {Key: "name", Value: 1}, {Key: "price", Value: 1}})
+	})
+	validationErr(t, err)
+}
+
+// TestValidatorQueryOperators checks errInfo.details for query-operator
+// validators.
+func TestValidatorQueryOperators(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	v := bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 5}}}, {Key: "b", Value: bson.D{{Key: "$exists", Value: true}}}}
+	if err := db.CreateCollection(ctx, "q", options.CreateCollection().SetValidator(v)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Collection("q").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 3}})
+	details := validationErr(t, err).Lookup("details").Document()
+	want := `{"operatorName": "$and","clausesNotSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$gt","specifiedAs": {"a": {"$gt": {"$numberInt":"5"}}},"reason": "comparison failed","consideredValue": {"$numberInt":"3"}}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$exists","specifiedAs": {"b": {"$exists": true}},"reason": "path does not exist"}}]}`
+	if details.String() != want {
+		t.Errorf("details\n got %s\nwant %s", details.String(), want)
+	}
+	// invalid validators and levels are refused
+	err = db.RunCommand(ctx, bson.D{{Key: "create", Value: "bad"}, {Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$bogus", Value: 1}}}}}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 2 {
+		t.Errorf("bad validator: %v", err)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "q"}, {Key: "validationLevel", Value: "sometimes"}}).Err()
+	if !errors.As(err, &ce) || ce.Code != 2 {
+		t.Errorf("bad level: %v", err)
+	}
+}
+
+// TestValidatorSurvivesRestart proves the validator and its collMod
+// changes are in the catalog: enforced again after a restart.
+func TestValidatorSurvivesRestart(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := dial(t, first).Database(testDB)
+	if err := db.CreateCollection(t.Context(), "v", options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "int"}}}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "collMod", Value: "v"}, {Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "string"}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(context.Background())
+	coll := dial(t, second).Database(testDB).Collection("v")
+	if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "a", Value: "s"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}})
+	d := validationErr(t, err).Lookup("details").Document()
+	want := `{"operatorName": "$type","specifiedAs": {"a": {"$type": "string"}},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}`
+	if d.String() != want {
+		t.Errorf("details\n got %s\nwant %s", d, want)
+	}
+}
