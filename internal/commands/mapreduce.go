@@ -35,7 +35,7 @@ var mapReduceSpec = &argSpec{path: "mapReduce", fields: []argField{
 	arg("scope", tDoc),
 	ignore("jsMode", tBool, "MongoDB 4.4+ ignores it: every mapReduce runs the same way"),
 	ignore("verbose", tBool, "MongoDB 4.4+ ignores it: replies carry no timing"),
-	ignore("bypassDocumentValidation", tBool, "Folio has no document validators (create and collMod refuse them), so there is nothing to bypass"),
+	arg("bypassDocumentValidation", tBool),
 	refuse("collation", tDoc, "collations"),
 }}
 
