@@ -579,3 +579,46 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 		t.Errorf("a_1 holds %d keys, want 1", res.KeysPerIndex["a_1"])
 	}
 }
+
+// TestFrontendsValidatorChange: once collMod's validator returns on one
+// frontend, every frontend enforces it, and a frontend restarted later reads it.
+func TestFrontendsValidatorChange(t *testing.T) {
+	fe := openFrontends(t, 3, time.Hour)
+	if err := fe[0].CreateCollection("test", "v", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(e *Engine, doc string) *mongoerr.Error {
+		_, werrs, err := e.Insert("test", "v", []bson.Raw{ext(t, doc)}, true, WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(werrs) > 0 {
+			return werrs[0].Err
+		}
+		return nil
+	}
+	if err := insert(fe[2], `{"_id": 1, "n": "one"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := fe[1].ModifyValidation("test", "v", ValidationChange{Validator: ext(t, `{"n": {"$type": "int"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range fe {
+		if err := insert(e, fmt.Sprintf(`{"_id": %d, "n": "bad"}`, 10+i)); err == nil || err.Code != mongoerr.DocumentValidationFailure {
+			t.Errorf("frontend %d: insert of an invalid document: %v, want 121", i, err)
+		}
+		if err := insert(e, fmt.Sprintf(`{"_id": %d, "n": 1}`, 20+i)); err != nil {
+			t.Errorf("frontend %d: valid insert: %v", i, err)
+		}
+		if got := e.Collection("test", "v").CurrentOptions().Validator; len(got) == 0 {
+			t.Errorf("frontend %d: no validator in the options", i)
+		}
+	}
+	level := ValidationOff
+	if err := fe[2].ModifyValidation("test", "v", ValidationChange{Level: &level}); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(fe[0], `{"_id": 30, "n": "any"}`); err != nil {
+		t.Errorf("validationLevel off set on another frontend: %v", err)
+	}
+}
