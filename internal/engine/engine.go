@@ -36,7 +36,9 @@ type Options struct {
 	// schema_lease.go): engines over one store must have different ids.
 	// Empty means DefaultFrontendID, right for a store no other engine
 	// uses (Pebble's directory lock): a restart then takes over the
-	// registration and jobs lease its predecessor may have left.
+	// registration and jobs lease its predecessor may have left. An
+	// engine with an id does without seek hints (hints.go), which only
+	// its own writes would invalidate.
 	FrontendID string
 	// SchemaLease is how long a frontend's catalog image stays valid
 	// without renewal; zero means DefaultSchemaLease.

@@ -206,7 +206,8 @@ func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *
 // txn: a planSource, or for a union the planSources of its scans, sharing
 // the snapshot and the set of documents seen. The scans' plans are
 // rebuilt if their index turned multikey since (see planner.Plan.Rebuilt).
-// Forward index scans outside transactions use the index's seek hints.
+// Forward index scans outside transactions use the index's seek hints,
+// unless other engines may write the store.
 // Keys the scan passes over without yielding a document are examined
 // under ctx.
 func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (docSource, error) {
@@ -222,7 +223,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	}
 	hs := make([]hinted, len(scans))
 	for i, sp := range scans {
-		if ix := indexOf(sp); ix != nil && !sp.Reverse && txn == nil {
+		if ix := indexOf(sp); ix != nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
 			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
 		}
 	}

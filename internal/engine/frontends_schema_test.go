@@ -622,3 +622,37 @@ func TestFrontendsValidatorChange(t *testing.T) {
 		t.Errorf("validationLevel off set on another frontend: %v", err)
 	}
 }
+
+// TestFrontendsSeeOthersInsertsPastDeletedHead: a frontend's index scans
+// find an entry another frontend inserted among entries this one deleted
+// (seek hints, which only a frontend's own writes invalidate, would skip
+// it).
+func TestFrontendsSeeOthersInsertsPastDeletedHead(t *testing.T) {
+	fe := openFrontends(t, 2, time.Hour)
+	if err := fe[0].CreateCollection("test", "pc", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateIndex(t, fe[0], "pc", `{"a": 1}`, false)
+	var docs []bson.Raw
+	for i := range 200 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
+	}
+	if _, _, err := fe[0].Insert("test", "pc", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fe[0].Delete("test", "pc", ext(t, `{"a": {"$lt": 150}}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	filter := bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 0}}}}
+	for range 3 { // scans over the deleted head
+		if n := findAll(t, fe[0], filter); n != 50 {
+			t.Fatalf("found %d, want 50", n)
+		}
+	}
+	if _, _, err := fe[1].Insert("test", "pc", []bson.Raw{ext(t, `{"_id": 1000, "a": 10}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := findAll(t, fe[0], filter); n != 51 {
+		t.Fatalf("after another frontend's insert: found %d, want 51", n)
+	}
+}
