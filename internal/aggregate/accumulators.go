@@ -3,7 +3,6 @@ package aggregate
 import (
 	"bytes"
 	"math"
-	"math/big"
 	"slices"
 	"strings"
 
@@ -25,6 +24,7 @@ type accSpec struct {
 	n     *expr.Expr // the N accumulators' n
 	sort  *query.Sort
 	js    *jsAccSpec // $accumulator
+	q     *expr.Quantiles
 }
 
 // accumulator folds the documents of one group.
@@ -79,7 +79,11 @@ func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error
 		err = p.nArgs(a, arg, "output", true)
 	case "$top", "$bottom":
 		err = p.nArgs(a, arg, "output", true)
-	case "$median", "$percentile", "$accumulator", "$concatArrays", "$setUnion":
+	case "$median", "$percentile":
+		if a.q, err = expr.CompileQuantiles(op, arg, p.scope, true); err == nil {
+			a.arg = a.q.Input
+		}
+	case "$concatArrays", "$setUnion":
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s accumulator yet", op)
 	default:
 		return nil, mongoerr.New(mongoerr.GroupUnknownAccumulator, "unknown group operator '%s'", op)
@@ -186,6 +190,8 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true}, nil
 	case "$topN":
 		return &sortedNAcc{n: n, sort: a.sort}, nil
+	case "$median", "$percentile":
+		return &quantileAcc{q: a.q}, nil
 	}
 	return &sortedNAcc{n: n, sort: a.sort, bottom: true}, nil // $bottomN
 }
@@ -267,7 +273,7 @@ func (a *avgAcc) result() bson.RawValue {
 		return null
 	}
 	if a.total.Type == bson.TypeDecimal128 {
-		return decimalDiv(a.total.Decimal128(), a.n)
+		return values.DecimalQuo(a.total, values.Int64Value(a.n))
 	}
 	f, _ := values.Float64(a.total)
 	return values.DoubleValue(f / float64(a.n))
@@ -284,26 +290,6 @@ func (a *avgAcc) merge(st bson.RawValue) error {
 	n, _ := values.Int64(d.Lookup("n"))
 	a.n += n
 	return nil
-}
-
-// decimalDiv divides a decimal by n with 34 significant digits.
-func decimalDiv(d bson.Decimal128, n int64) bson.RawValue {
-	r, ok := new(big.Rat).SetString(d.String())
-	if !ok { // NaN or infinity stay as they are
-		return values.DecimalValue(d)
-	}
-	q := new(big.Float).SetPrec(200).SetRat(r.Quo(r, big.NewRat(n, 1)))
-	// 34 significant digits, trailing zeros dropped as MongoDB prints them.
-	mant, exp, _ := strings.Cut(q.Text('e', 33), "e")
-	if strings.Contains(mant, ".") {
-		mant = strings.TrimSuffix(strings.TrimRight(mant, "0"), ".")
-	}
-	out, err := bson.ParseDecimal128(mant + "e" + exp)
-	if err != nil {
-		f, _ := q.Float64()
-		return values.DoubleValue(f)
-	}
-	return values.DecimalValue(out)
 }
 
 // minMaxAcc is $min (sign -1) or $max (sign 1) in MongoDB's comparison

@@ -236,7 +236,7 @@ func newGroupTable(g *groupStage) *groupTable {
 			t.perValue[i] = keptValueOverhead
 		}
 		switch a.op {
-		case "$sum", "$avg", "$stdDevPop", "$stdDevSamp", "$count":
+		case "$sum", "$avg", "$stdDevPop", "$stdDevSamp", "$count", "$median", "$percentile":
 		default:
 			t.keeps[i] = true
 		}
@@ -354,7 +354,7 @@ func (s *groupSource) mergeStates(grp *group, rec bson.Raw) error {
 // document.
 func growsWithInput(op string) bool {
 	switch op {
-	case "$push", "$addToSet", "$mergeObjects", "$lastN":
+	case "$push", "$addToSet", "$mergeObjects", "$lastN", "$median", "$percentile":
 		return true
 	}
 	return false

@@ -61,7 +61,7 @@ func Avg(vals []bson.RawValue) bson.RawValue {
 		return nullValue
 	}
 	if total.Type == bson.TypeDecimal128 {
-		return divideDecimal(total, toDecimalValue(values.Int64Value(int64(n))))
+		return values.DecimalQuo(total, values.Int64Value(int64(n)))
 	}
 	return values.DoubleValue(toFloat(total) / float64(n))
 }

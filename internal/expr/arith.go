@@ -146,19 +146,9 @@ func evalDivide(a, b bson.RawValue) (bson.RawValue, error) {
 		return missing, mongoerr.New(mongoerr.BadValue, "can't $divide by zero")
 	}
 	if a.Type == bson.TypeDecimal128 || b.Type == bson.TypeDecimal128 {
-		return divideDecimal(toDecimalValue(a), toDecimalValue(b)), nil
+		return values.DecimalQuo(a, b), nil
 	}
 	return values.DoubleValue(toFloat(a) / toFloat(b)), nil
-}
-
-// divideDecimal divides two decimal128 values (the divisor is not zero).
-func divideDecimal(a, b bson.RawValue) bson.RawValue {
-	x, okx := toBig(a)
-	y, oky := toBig(b)
-	if !okx || !oky {
-		return decimalFromFloat(toFloat(a) / toFloat(b))
-	}
-	return decimalFromBig(new(big.Float).SetPrec(bigPrec).Quo(x, y))
 }
 
 // evalMod is $mod: the remainder with the dividend's sign, typed as the
@@ -185,15 +175,7 @@ func evalMod(a, b bson.RawValue) (bson.RawValue, error) {
 	case bson.TypeDouble:
 		return values.DoubleValue(math.Mod(toFloat(a), toFloat(b))), nil
 	}
-	x, okx := toBig(toDecimalValue(a))
-	y, oky := toBig(toDecimalValue(b))
-	if !okx || !oky {
-		return decimalFromFloat(math.Mod(toFloat(a), toFloat(b))), nil
-	}
-	q := new(big.Float).SetPrec(bigPrec).Quo(x, y)
-	qi, _ := q.Int(nil)
-	r := new(big.Float).SetPrec(bigPrec).Sub(x, new(big.Float).SetPrec(bigPrec).Mul(new(big.Float).SetInt(qi), y))
-	return decimalFromBig(r), nil
+	return values.DecimalRem(a, b), nil
 }
 
 // numericArg checks the operand of a single-argument numeric operator:
@@ -282,10 +264,7 @@ func evalSqrt(v bson.RawValue) (bson.RawValue, error) {
 		return missing, mongoerr.New(mongoerr.SqrtNegative, "$sqrt's argument must be greater than or equal to 0")
 	}
 	if v.Type == bson.TypeDecimal128 {
-		if f, ok := toBig(v); ok {
-			return decimalFromBig(new(big.Float).SetPrec(bigPrec).Sqrt(f)), nil
-		}
-		return v, nil
+		return values.DecimalSqrt(v), nil
 	}
 	return values.DoubleValue(math.Sqrt(toFloat(v))), nil
 }

@@ -126,8 +126,6 @@ func notImplemented(_ *compiler, name string, _ bson.RawValue, _ *Scope) (*Expr,
 
 func init() {
 	register(map[string]opCompiler{
-		"$meta":       notImplemented,
-		"$median":     notImplemented,
-		"$percentile": notImplemented,
+		"$meta": notImplemented,
 	})
 }

@@ -77,14 +77,6 @@ func toBig(v bson.RawValue) (*big.Float, bool) {
 	return nil, false
 }
 
-// decimalFromBig rounds f to a 34-digit decimal128.
-func decimalFromBig(f *big.Float) bson.RawValue {
-	if f.Sign() == 0 {
-		return decimalString("0")
-	}
-	return decimalString(f.Text('e', 33))
-}
-
 // decimalString parses a decimal128 literal (which must be valid).
 func decimalString(s string) bson.RawValue {
 	d, err := bson.ParseDecimal128(s)
@@ -94,18 +86,9 @@ func decimalString(s string) bson.RawValue {
 	return values.DecimalValue(d)
 }
 
-// decimalFromFloat converts a double to a decimal128 through its 15-digit
-// form.
+// decimalFromFloat converts a double to a decimal128 as MongoDB does.
 func decimalFromFloat(f float64) bson.RawValue {
-	switch {
-	case math.IsNaN(f):
-		return decimalString("NaN")
-	case math.IsInf(f, 1):
-		return decimalString("Infinity")
-	case math.IsInf(f, -1):
-		return decimalString("-Infinity")
-	}
-	return decimalString(strconv.FormatFloat(f, 'e', 14, 64))
+	return values.DecimalValue(values.DecimalFromFloat(f))
 }
 
 // toDecimalValue converts any number to a decimal128 value.

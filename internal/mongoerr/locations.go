@@ -374,6 +374,26 @@ const (
 	RandTakesNoArguments Code = 3040501
 )
 
+// Expressions and accumulators: $percentile and $median.
+const (
+	// PercentileAccSpecNotObject: a $percentile accumulator argument that is not an object.
+	PercentileAccSpecNotObject Code = 7429703
+	// PercentileExprSpecNotObject: a $percentile expression argument that is not an object.
+	PercentileExprSpecNotObject Code = 7436200
+	// MedianAccSpecNotObject: a $median accumulator argument that is not an object.
+	MedianAccSpecNotObject Code = 7436100
+	// MedianExprSpecNotObject: a $median expression argument that is not an object.
+	MedianExprSpecNotObject Code = 7436201
+	// PercentilePNotConstant: a $percentile p that is not a constant.
+	PercentilePNotConstant Code = 7750300
+	// PercentilePNotArray: a $percentile p that is not a non-empty array.
+	PercentilePNotArray Code = 7750301
+	// PercentilePNotNumber: a $percentile p element that is not a number.
+	PercentilePNotNumber Code = 7750302
+	// PercentilePOutOfRange: a $percentile p element outside [0, 1].
+	PercentilePOutOfRange Code = 7750303
+)
+
 // Expressions: comparison and conditionals.
 const (
 	// CondMissingIf: a $cond without if.

@@ -101,6 +101,28 @@ func toFloat(v bson.RawValue) float64 {
 	return float64(v.Int64())
 }
 
+// DecimalFromFloat converts a double as MongoDB's Decimal128(double) does:
+// to 15 significant digits (kRoundTo15Digits), except that zero, NaN and
+// the infinities convert as they are (0.0 is 0, not 0E-14).
+func DecimalFromFloat(f float64) bson.Decimal128 {
+	switch {
+	case math.IsNaN(f):
+		return decimalNaN
+	case math.IsInf(f, 0):
+		return decimalInf(int(math.Copysign(1, f)))
+	case f == 0:
+		if math.Signbit(f) {
+			return bson.NewDecimal128(0xB040000000000000, 0)
+		}
+		return bson.NewDecimal128(0x3040000000000000, 0)
+	}
+	d, err := bson.ParseDecimal128(strconv.FormatFloat(f, 'e', 14, 64))
+	if err != nil {
+		return decimalNaN
+	}
+	return d
+}
+
 // decimal is a decimal128 operand: a finite value coef×10^exp, or a special
 // value (NaN, ±Inf) with coef nil.
 type decimal struct {
@@ -110,8 +132,8 @@ type decimal struct {
 	inf  int
 }
 
-// toDecimal converts a number to decimal as MongoDB does; doubles convert
-// with 15 significant digits (Decimal128's kRoundTo15Digits).
+// toDecimal converts a number to decimal as MongoDB does (doubles as
+// DecimalFromFloat converts them).
 func toDecimal(v bson.RawValue) decimal {
 	switch v.Type {
 	case bson.TypeDecimal128:
@@ -128,21 +150,7 @@ func toDecimal(v bson.RawValue) decimal {
 		}
 		return decimal{coef: c, exp: e}
 	case bson.TypeDouble:
-		f := v.Double()
-		switch {
-		case math.IsNaN(f):
-			return decimal{nan: true}
-		case math.IsInf(f, 1):
-			return decimal{inf: 1}
-		case math.IsInf(f, -1):
-			return decimal{inf: -1}
-		}
-		d, err := bson.ParseDecimal128(strconv.FormatFloat(f, 'e', 14, 64))
-		if err != nil {
-			return decimal{nan: true}
-		}
-		c, e, _ := d.BigInt()
-		return decimal{coef: c, exp: e}
+		return toDecimal(DecimalValue(DecimalFromFloat(v.Double())))
 	}
 	return decimal{coef: big.NewInt(intValue(v))}
 }
