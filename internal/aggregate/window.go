@@ -13,13 +13,9 @@ import (
 // windowStage is $setWindowFields: the input is sorted by partition (the
 // value of partitionBy, missing as null) then sortBy, as MongoDB's
 // implicit $sort does (spilling with allowDiskUse); each partition is then
-// held whole and every output field computed over its window of it.
-//
-// A held partition counts against the stage's memory limit and the
-// process-wide budget; it does not spill, so past the limit without
-// allowDiskUse the stage fails with QueryExceededMemoryLimitNoDiskUseAllowed
-// and with allowDiskUse only the process-wide budget binds (MongoDB 7.0
-// would spill the partition instead).
+// held whole (see partitionDocs: past the memory limit, with allowDiskUse,
+// on disk) and every output field computed over its window of it. The
+// outputs of a partition stay in memory, counted against the limit.
 type windowStage struct {
 	partition *expr.Expr // nil: the whole input is one partition
 	sort      *query.Sort
@@ -116,7 +112,9 @@ type windowSource struct {
 	next    bson.Raw
 	nextKey []byte
 	acct    *sorter.Account
-	out     SliceSource
+	part    *partitionDocs    // the partition being output
+	results [][]bson.RawValue // its outputs, per output field then position
+	pos     int               // the next position to output
 	started bool
 	done    bool
 }
@@ -197,18 +195,17 @@ func (w *windowSource) start() error {
 }
 
 // readPartition reads the documents of the next partition.
-func (w *windowSource) readPartition() ([]bson.Raw, error) {
-	var part []bson.Raw
+func (w *windowSource) readPartition() (*partitionDocs, error) {
+	part := newPartitionDocs(w.rt, w.acct)
 	if w.next != nil {
-		if !w.acct.Grow(heldDocSize(w.next)) {
-			return nil, w.rt.refused("$setWindowFields")
+		if err := part.add(w.next); err != nil {
+			return part, err
 		}
-		part = append(part, w.next)
 	}
 	for {
 		doc, err := w.sorted.Next()
 		if err != nil {
-			return nil, err
+			return part, err
 		}
 		if doc == nil {
 			w.done, w.next = true, nil
@@ -216,17 +213,16 @@ func (w *windowSource) readPartition() ([]bson.Raw, error) {
 		}
 		key, err := w.stage.partitionKey(doc, w.rt)
 		if err != nil {
-			return nil, err
+			return part, err
 		}
-		if len(part) > 0 && string(key) != string(w.nextKey) {
+		if part.len() > 0 && string(key) != string(w.nextKey) {
 			w.next, w.nextKey = doc, key
 			return part, nil
 		}
-		if !w.acct.Grow(heldDocSize(doc)) {
-			return nil, w.rt.refused("$setWindowFields")
-		}
 		w.nextKey = key
-		part = append(part, doc)
+		if err := part.add(doc); err != nil {
+			return part, err
+		}
 	}
 }
 
@@ -236,44 +232,61 @@ func (w *windowSource) Next() (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	for w.out.Exhausted() {
+	for w.part == nil || w.pos >= w.part.len() {
 		if w.done {
 			return nil, nil
 		}
-		w.acct.Release()
+		w.release()
 		w.acct = w.rt.holdAccount()
-		part, err := w.readPartition()
-		if err != nil {
+		var err error
+		if w.part, err = w.readPartition(); err != nil {
 			return nil, err
 		}
-		if len(part) == 0 {
+		if w.part.len() == 0 {
 			continue
 		}
-		docs, err := w.stage.compute(part, w.rt, w.acct)
-		if err != nil {
+		if w.results, err = w.stage.compute(w.part, w.rt, w.acct); err != nil {
 			return nil, err
 		}
-		w.out.Docs = docs
+		w.pos = 0
 	}
-	return w.out.Next()
+	d, err := w.part.at(w.pos)
+	if err != nil {
+		return nil, err
+	}
+	for i, o := range w.stage.outputs {
+		d = setPath(d, o.path, nullIfMissing(w.results[i][w.pos]))
+	}
+	w.pos++
+	return d, nil
+}
+
+// release drops the partition output last.
+func (w *windowSource) release() {
+	if w.part != nil {
+		w.part.close()
+		w.part, w.results = nil, nil
+	}
+	if w.acct != nil {
+		w.acct.Release()
+	}
 }
 
 func (w *windowSource) Close() error {
 	if w.sorter != nil {
 		w.sorter.Close()
 	}
-	if w.acct != nil {
-		w.acct.Release()
-	}
+	w.release()
 	return w.in.Close()
 }
 
-// compute adds the output fields to the documents of one partition.
-func (s *windowStage) compute(docs []bson.Raw, rt *runtime, acct *sorter.Account) ([]bson.Raw, error) {
+// compute computes the output fields of one partition: per field, a value
+// per position.
+func (s *windowStage) compute(docs *partitionDocs, rt *runtime, acct *sorter.Account) ([][]bson.RawValue, error) {
 	part := &partition{docs: docs, stage: s, rt: rt}
 	results := make([][]bson.RawValue, len(s.outputs))
 	for i, o := range s.outputs {
-		results[i] = make([]bson.RawValue, len(docs))
+		results[i] = make([]bson.RawValue, docs.len())
 		if err := o.fn.compute(part, results[i]); err != nil {
 			return nil, err
 		}
@@ -283,20 +296,13 @@ func (s *windowStage) compute(docs []bson.Raw, rt *runtime, acct *sorter.Account
 			}
 		}
 	}
-	out := make([]bson.Raw, len(docs))
-	for j, d := range docs {
-		for i, o := range s.outputs {
-			d = setPath(d, o.path, nullIfMissing(results[i][j]))
-		}
-		out[j] = d
-	}
-	return out, nil
+	return results, nil
 }
 
 // partition is the documents of one partition, in sortBy order, with
 // their sortBy values read once.
 type partition struct {
-	docs   []bson.Raw
+	docs   *partitionDocs
 	stage  *windowStage
 	rt     *runtime
 	sorted []bson.RawValue
@@ -307,13 +313,17 @@ func (p *partition) sortValues() ([]bson.RawValue, error) {
 	if p.sorted != nil || p.stage.sortValue == nil {
 		return p.sorted, nil
 	}
-	p.sorted = make([]bson.RawValue, len(p.docs))
-	for i, d := range p.docs {
+	p.sorted = make([]bson.RawValue, p.docs.len())
+	for i := range p.sorted {
+		d, err := p.docs.at(i)
+		if err != nil {
+			return nil, err
+		}
 		v, err := p.stage.sortValue.Eval(p.rt.ectx, d)
 		if err != nil {
 			return nil, err
 		}
-		p.sorted[i] = v
+		p.sorted[i] = p.own(v)
 	}
 	return p.sorted, nil
 }

@@ -164,7 +164,7 @@ func rangeBound(v bson.RawValue) (windowBound, error) {
 // endpoints are the first and last positions of the window of document
 // i; ok is false for an empty window.
 func (p *partition) endpoints(w windowBounds, i int) (lo, hi int, ok bool, err error) {
-	n := len(p.docs)
+	n := p.docs.len()
 	switch w.kind {
 	case wholePartition:
 		return 0, n - 1, true, nil

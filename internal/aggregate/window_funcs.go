@@ -191,7 +191,7 @@ type accWindow struct {
 func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 	var acc accumulator
 	prevLo, prevHi := -1, -2
-	for i := range p.docs {
+	for i := range out {
 		lo, hi, ok, err := p.endpoints(a.win, i)
 		if err != nil {
 			return err
@@ -209,18 +209,22 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 			prevHi = lo - 1
 		}
 		for j := prevHi + 1; j <= hi; j++ {
+			d, err := p.docs.at(j)
+			if err != nil {
+				return err
+			}
 			var v bson.RawValue
 			if a.spec.arg != nil {
-				if v, err = a.spec.arg.Eval(p.rt.ectx, p.docs[j]); err != nil {
+				if v, err = a.spec.arg.Eval(p.rt.ectx, d); err != nil {
 					return err
 				}
 			}
-			if err := acc.add(p.docs[j], v); err != nil {
+			if err := acc.add(d, p.own(v)); err != nil {
 				return err
 			}
 		}
 		prevLo, prevHi = lo, hi
-		out[i] = acc.result()
+		out[i] = p.own(acc.result())
 	}
 	return nil
 }
@@ -244,9 +248,13 @@ func numberOrDate(v bson.RawValue) (float64, bool) {
 }
 
 func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
-	xs, ys := make([]float64, len(p.docs)), make([]float64, len(p.docs))
-	okv := make([]bool, len(p.docs))
-	for i, d := range p.docs {
+	xs, ys := make([]float64, len(out)), make([]float64, len(out))
+	okv := make([]bool, len(out))
+	for i := range out {
+		d, err := p.docs.at(i)
+		if err != nil {
+			return err
+		}
 		xv, err := c.x.Eval(p.rt.ectx, d)
 		if err != nil {
 			return err
@@ -259,7 +267,7 @@ func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
 		y, ok2 := numberOrDate(yv)
 		xs[i], ys[i], okv[i] = x, y, ok1 && ok2
 	}
-	for i := range p.docs {
+	for i := range out {
 		lo, hi, ok, err := p.endpoints(c.win, i)
 		if err != nil {
 			return err
@@ -298,7 +306,7 @@ func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
 		return err
 	}
 	rank, dense := 0, 0
-	for i := range p.docs {
+	for i := range out {
 		tie := i > 0 && values.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
 		if !tie {
 			rank, dense = i+1, dense+1
@@ -360,17 +368,21 @@ func (p *parser) parseShift(s *windowStage, arg, win bson.RawValue) (windowFunc,
 }
 
 func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
-	for i := range p.docs {
+	for i := range out {
 		j := i + w.by
-		if j < 0 || j >= len(p.docs) {
+		if j < 0 || j >= len(out) {
 			out[i] = w.def
 			continue
 		}
-		v, err := w.output.Eval(p.rt.ectx, p.docs[j])
+		d, err := p.docs.at(j)
 		if err != nil {
 			return err
 		}
-		out[i] = nullIfMissing(v)
+		v, err := w.output.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		out[i] = p.own(nullIfMissing(v))
 	}
 	return nil
 }
@@ -391,12 +403,18 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 	if err != nil {
 		return err
 	}
-	n := len(p.docs)
+	n := len(out)
 	ys := make([]bson.RawValue, n)
-	for i, d := range p.docs {
-		if ys[i], err = r.input.Eval(p.rt.ectx, d); err != nil {
+	for i := range ys {
+		d, err := p.docs.at(i)
+		if err != nil {
 			return err
 		}
+		v, err := r.input.Eval(p.rt.ectx, d)
+		if err != nil {
+			return err
+		}
+		ys[i] = p.own(v)
 	}
 	x := func(i int) (float64, error) {
 		v := xs[i]
@@ -421,7 +439,7 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		return f, nil
 	}
-	for i := range p.docs {
+	for i := range out {
 		lo, hi, ok, err := p.endpoints(r.win, i)
 		if err != nil {
 			return err
@@ -516,7 +534,11 @@ func (p *parser) parseExpMovingAvg(arg bson.RawValue) (windowFunc, error) {
 func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
 	var avg float64
 	started := false
-	for i, d := range p.docs {
+	for i := range out {
+		d, err := p.docs.at(i)
+		if err != nil {
+			return err
+		}
 		v, err := w.input.Eval(p.rt.ectx, d)
 		if err != nil {
 			return err
@@ -546,12 +568,16 @@ type fillWindow struct {
 }
 
 func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
-	for i, d := range p.docs {
+	for i := range out {
+		d, err := p.docs.at(i)
+		if err != nil {
+			return err
+		}
 		v, err := f.input.Eval(p.rt.ectx, d)
 		if err != nil {
 			return err
 		}
-		out[i] = nullIfMissing(v)
+		out[i] = p.own(nullIfMissing(v))
 	}
 	if !f.linear {
 		last := null

@@ -110,18 +110,19 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(s.helloAuth(r, d)), nil
 }
 
-// buildInfoCmd answers buildInfo in MongoDB's field order. Folio speaks no
-// TLS, so openssl reports "disabled" as a MongoDB built without it does.
+// buildInfoCmd answers buildInfo in MongoDB's field order. The JavaScript
+// engine is named whether or not it is enabled, as MongoDB names mozjs;
+// TLS is Go's crypto/tls, not OpenSSL.
 func buildInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{
 		{Key: "version", Value: mongoVersion},
 		{Key: "gitVersion", Value: "folio"},
 		{Key: "modules", Value: bson.A{}},
 		{Key: "allocator", Value: "go"},
-		{Key: "javascriptEngine", Value: "none"},
+		{Key: "javascriptEngine", Value: "goja"},
 		{Key: "sysInfo", Value: "deprecated"},
 		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}},
-		{Key: "openssl", Value: bson.D{{Key: "running", Value: "disabled"}, {Key: "compiled", Value: "disabled"}}},
+		{Key: "openssl", Value: bson.D{{Key: "running", Value: "Go crypto/tls"}, {Key: "compiled", Value: "Go crypto/tls"}}},
 		{Key: "buildEnvironment", Value: bson.D{
 			{Key: "target_os", Value: runtime.GOOS},
 			{Key: "target_arch", Value: runtime.GOARCH},

@@ -1,0 +1,76 @@
+package aggregate
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// TestWindowSpillMatchesMemory runs $setWindowFields over partitions far
+// larger than a small memory limit: with allowDiskUse the partitions go to
+// disk and every window function must answer as it does in memory; without
+// it the stage must refuse with 292, which shows the limit was passed.
+func TestWindowSpillMatchesMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	var docs []bson.Raw
+	for i := range 400 {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "p", Value: rng.IntN(3)}, {Key: "x", Value: rng.IntN(50)}}
+		if rng.IntN(5) > 0 {
+			d = append(d, bson.E{Key: "y", Value: rng.Float64() * 100})
+		}
+		d = append(d, bson.E{Key: "pad", Value: strings.Repeat("z", rng.IntN(200))})
+		b, _ := bson.Marshal(d)
+		docs = append(docs, b)
+	}
+	outputs := []string{
+		`{"s": {"$sum": "$y", "window": {"documents": ["unbounded", "current"]}}}`,
+		`{"a": {"$avg": "$y", "window": {"documents": [-3, 3]}}, "m": {"$max": "$y", "window": {"range": [-5, 5]}}}`,
+		`{"v": {"$push": "$y", "window": {"documents": [-2, 0]}}, "f": {"$first": "$pad", "window": {"documents": [-1, 1]}}}`,
+		`{"t": {"$topN": {"n": 2, "sortBy": {"y": -1}, "output": "$_id"}, "window": {"range": [-10, 0]}}}`,
+		`{"c": {"$covariancePop": ["$x", "$y"], "window": {"documents": [-4, 0]}}}`,
+		`{"r": {"$rank": {}}, "dr": {"$denseRank": {}}, "n": {"$documentNumber": {}}}`,
+		`{"sh": {"$shift": {"output": "$pad", "by": -2, "default": "none"}}}`,
+		`{"d": {"$derivative": {"input": "$y"}, "window": {"range": [-3, 0]}}, "i": {"$integral": {"input": "$y"}, "window": {"documents": [-2, 0]}}}`,
+		`{"e": {"$expMovingAvg": {"input": "$x", "N": 3}}}`,
+		`{"l": {"$locf": "$y"}, "lf": {"$linearFill": "$y"}}`,
+		`{"md": {"$median": {"input": "$y", "method": "approximate"}, "window": {"documents": [-5, 5]}}}`,
+	}
+	for _, out := range outputs {
+		for _, partitionBy := range []string{`"$p"`, `null`} {
+			var stage bson.Raw
+			src := fmt.Sprintf(`{"$setWindowFields": {"partitionBy": %s, "sortBy": {"x": 1, "_id": 1}, "output": %s}}`, partitionBy, out)
+			switch {
+			case strings.Contains(out, "Fill"): // needs unique sortBy values
+				src = strings.Replace(src, `{"x": 1, "_id": 1}`, `{"_id": 1}`, 1)
+			case strings.Contains(out, `"range"`) || strings.Contains(out, "$derivative") || strings.Contains(out, "$rank"):
+				src = strings.Replace(src, `{"x": 1, "_id": 1}`, `{"x": 1}`, 1)
+			}
+			if err := bson.UnmarshalExtJSON([]byte(src), false, &stage); err != nil {
+				t.Fatal(err)
+			}
+			c := stageCase{Docs: docs, Pipeline: []bson.Raw{stage}}
+			want, _, err := runCase(c)
+			if err != nil {
+				t.Fatalf("%s in memory: %v", src, err)
+			}
+			c.MemoryLimit = 4000
+			if _, _, err := runCase(c); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+				t.Fatalf("%s under a 4000-byte limit without allowDiskUse: %v, want 292", src, err)
+			}
+			c.AllowDiskUse = true
+			got, _, err := runCase(c)
+			if err != nil {
+				t.Fatalf("%s spilled: %v", src, err)
+			}
+			if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
+				t.Fatalf("%s: spilled output differs from the in-memory one", src)
+			}
+		}
+	}
+}
