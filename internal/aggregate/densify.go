@@ -186,7 +186,7 @@ func (s *densifyStage) parseRange(rng bson.RawValue) error {
 }
 
 func (s *densifyStage) run(in Source, rt *runtime) Source {
-	return &lazySource{in: in, compute: func() ([]bson.Raw, error) { return s.compute(in, rt) }}
+	return &bufferSource{in: in, rt: rt, stage: "$densify", fill: func(out *docBuffer) error { return s.compute(in, rt, out) }}
 }
 
 // densifyPartition is the grid of one partition: its field values (for
@@ -196,33 +196,32 @@ type densifyPartition struct {
 	next   bson.RawValue
 }
 
-func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
+// compute puts the stage's output in out: the input in the order of the
+// field, with the generated documents.
+func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 	srt := sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
 	defer srt.Close()
 	keys := sorter.NewSortKey(s.sort)
 	for {
 		doc, err := in.Next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if doc == nil {
 			break
 		}
 		key, err := keys.Of(doc)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := srt.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	it, err := srt.Iterate()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	acct := rt.holdAccount()
-	defer acct.Release()
-	var out []bson.Raw
 	generated := 0
 	emit := func(d bson.Raw, gen bool) error {
 		if gen {
@@ -230,11 +229,7 @@ func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDensifyDocs)
 			}
 		}
-		if !acct.Grow(heldDocSize(d)) {
-			return rt.refused("$densify")
-		}
-		out = append(out, d)
-		return nil
+		return out.add(d)
 	}
 	parts := map[string]*densifyPartition{}
 	var order []string // partitions in order of appearance
@@ -256,7 +251,7 @@ func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	for {
 		e, ok, err := it.Next()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !ok {
 			break
@@ -265,12 +260,12 @@ func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 		v := lookupPath(doc, s.field)
 		if v.Type == 0 || v.Type == bson.TypeNull {
 			if err := emit(doc, false); err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		if err := s.checkType(v); err != nil {
-			return nil, err
+			return err
 		}
 		pk, pfields := s.partitionOf(doc)
 		p := parts[pk]
@@ -298,17 +293,17 @@ func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 					bound = s.hi
 				}
 				if err := fill(p, bound, false); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		} else if err := fill(p, v, false); err != nil {
-			return nil, err
+			return err
 		}
 		if p.next.Type != 0 && values.Compare(p.next, v) == 0 {
 			p.next = s.increment(p.next)
 		}
 		if err := emit(doc, false); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// The ends: explicit bounds fill each partition (or, with no
@@ -322,17 +317,17 @@ func (s *densifyStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 		}
 		for _, k := range order {
 			if err := fill(parts[k], s.hi, false); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	case "full":
 		for _, k := range order {
 			if err := fill(parts[k], last, true); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // checkType checks a field value against the range: numbers without a

@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"bytes"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
@@ -13,7 +15,7 @@ import (
 // windowStage is $setWindowFields: the input is sorted by partition (the
 // value of partitionBy, missing as null) then sortBy, as MongoDB's
 // implicit $sort does (spilling with allowDiskUse); each partition is then
-// held whole (see partitionDocs: past the memory limit, with allowDiskUse,
+// held whole (see docBuffer: past the memory limit, with allowDiskUse,
 // on disk) and every output field computed over its window of it. The
 // outputs of a partition stay in memory, counted against the limit.
 type windowStage struct {
@@ -112,7 +114,7 @@ type windowSource struct {
 	next    bson.Raw
 	nextKey []byte
 	acct    *sorter.Account
-	part    *partitionDocs    // the partition being output
+	part    *docBuffer        // the partition being output
 	results [][]bson.RawValue // its outputs, per output field then position
 	pos     int               // the next position to output
 	started bool
@@ -195,8 +197,8 @@ func (w *windowSource) start() error {
 }
 
 // readPartition reads the documents of the next partition.
-func (w *windowSource) readPartition() (*partitionDocs, error) {
-	part := newPartitionDocs(w.rt, w.acct)
+func (w *windowSource) readPartition() (*docBuffer, error) {
+	part := newDocBuffer(w.rt, w.acct, "$setWindowFields")
 	if w.next != nil {
 		if err := part.add(w.next); err != nil {
 			return part, err
@@ -282,7 +284,7 @@ func (w *windowSource) Close() error {
 
 // compute computes the output fields of one partition: per field, a value
 // per position.
-func (s *windowStage) compute(docs *partitionDocs, rt *runtime, acct *sorter.Account) ([][]bson.RawValue, error) {
+func (s *windowStage) compute(docs *docBuffer, rt *runtime, acct *sorter.Account) ([][]bson.RawValue, error) {
 	part := &partition{docs: docs, stage: s, rt: rt}
 	results := make([][]bson.RawValue, len(s.outputs))
 	for i, o := range s.outputs {
@@ -302,7 +304,7 @@ func (s *windowStage) compute(docs *partitionDocs, rt *runtime, acct *sorter.Acc
 // partition is the documents of one partition, in sortBy order, with
 // their sortBy values read once.
 type partition struct {
-	docs   *partitionDocs
+	docs   *docBuffer
 	stage  *windowStage
 	rt     *runtime
 	sorted []bson.RawValue
@@ -326,4 +328,14 @@ func (p *partition) sortValues() ([]bson.RawValue, error) {
 		p.sorted[i] = p.own(v)
 	}
 	return p.sorted, nil
+}
+
+// own returns v, copied out of its document when the partition is
+// spilled, so that keeping it does not keep a whole document read back
+// from disk.
+func (p *partition) own(v bson.RawValue) bson.RawValue {
+	if p.docs.spilled() {
+		v.Value = bytes.Clone(v.Value)
+	}
+	return v
 }

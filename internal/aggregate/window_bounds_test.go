@@ -49,7 +49,7 @@ func TestRangeEndpointsMatchScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		part := &partition{docs: &partitionDocs{mem: docs}, stage: p.(*windowStage), rt: &runtime{opts: &Options{}}}
+		part := &partition{docs: &docBuffer{mem: docs}, stage: p.(*windowStage), rt: &runtime{opts: &Options{}}}
 		for i := range vals {
 			lo, hi, ok, err := part.endpoints(w, i)
 			if err != nil {

@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"io"
 	"os"
@@ -13,15 +12,17 @@ import (
 	"github.com/folio-db/folio/internal/sorter"
 )
 
-// partitionDocs holds the documents of one $setWindowFields partition, in
-// sortBy order, for random access by position. They stay in memory while
-// they fit the stage's memory limit; past it, with allowDiskUse, they move
-// to a temporary file read back by offset (MongoDB's spillable document
-// cache), and only their offsets stay in memory. Without allowDiskUse the
-// limit is QueryExceededMemoryLimitNoDiskUseAllowed.
-type partitionDocs struct {
-	rt   *runtime
-	acct *sorter.Account
+// docBuffer holds documents a stage produces or must revisit (a
+// $setWindowFields partition, the output of $densify), for access by
+// position. They stay in memory while they fit the stage's memory limit;
+// past it, with allowDiskUse, they move to a temporary file read back by
+// offset (MongoDB's spillable document cache), and only their offsets stay
+// in memory. Without allowDiskUse the limit is
+// QueryExceededMemoryLimitNoDiskUseAllowed.
+type docBuffer struct {
+	rt    *runtime
+	acct  *sorter.Account
+	stage string // for errors
 	mem  []bson.Raw
 	held int64 // accounted bytes of mem
 
@@ -37,15 +38,15 @@ type cachedDoc struct {
 	doc bson.Raw
 }
 
-func newPartitionDocs(rt *runtime, acct *sorter.Account) *partitionDocs {
-	return &partitionDocs{rt: rt, acct: acct}
+func newDocBuffer(rt *runtime, acct *sorter.Account, stage string) *docBuffer {
+	return &docBuffer{rt: rt, acct: acct, stage: stage}
 }
 
 // spilled reports whether the documents are on disk: values taken from
 // them must then be copied to be kept (see partition.own).
-func (d *partitionDocs) spilled() bool { return d.f != nil }
+func (d *docBuffer) spilled() bool { return d.f != nil }
 
-func (d *partitionDocs) len() int {
+func (d *docBuffer) len() int {
 	if d.f != nil {
 		return len(d.offsets)
 	}
@@ -53,7 +54,7 @@ func (d *partitionDocs) len() int {
 }
 
 // add appends doc, spilling the partition when it outgrows the limit.
-func (d *partitionDocs) add(doc bson.Raw) error {
+func (d *docBuffer) add(doc bson.Raw) error {
 	if d.f == nil {
 		size := heldDocSize(doc)
 		if d.held+size <= d.rt.memoryLimit() && d.acct.Grow(size) {
@@ -62,7 +63,7 @@ func (d *partitionDocs) add(doc bson.Raw) error {
 			return nil
 		}
 		if !d.rt.opts.AllowDiskUse {
-			return d.rt.refused("$setWindowFields")
+			return d.rt.refused(d.stage)
 		}
 		if err := d.spill(); err != nil {
 			return err
@@ -72,10 +73,10 @@ func (d *partitionDocs) add(doc bson.Raw) error {
 }
 
 // spill moves the documents held in memory to a new temporary file.
-func (d *partitionDocs) spill() error {
-	f, err := os.CreateTemp(d.rt.opts.TempDir, "folio-window-*")
+func (d *docBuffer) spill() error {
+	f, err := os.CreateTemp(d.rt.opts.TempDir, "folio-stage-*")
 	if err != nil {
-		return fileError("create", err)
+		return d.fileError("create", err)
 	}
 	d.f, d.w = f, bufio.NewWriterSize(f, 256<<10)
 	mem := d.mem
@@ -90,13 +91,13 @@ func (d *partitionDocs) spill() error {
 	return nil
 }
 
-func (d *partitionDocs) write(doc bson.Raw) error {
+func (d *docBuffer) write(doc bson.Raw) error {
 	if !d.acct.Grow(8) { // the offset
-		return d.rt.refused("$setWindowFields")
+		return d.rt.refused(d.stage)
 	}
 	d.offsets = append(d.offsets, d.end)
 	if _, err := d.w.Write(doc); err != nil {
-		return fileError("write", err)
+		return d.fileError("write", err)
 	}
 	d.end += int64(len(doc))
 	return nil
@@ -104,13 +105,13 @@ func (d *partitionDocs) write(doc bson.Raw) error {
 
 // at is the document at position i. A spilled document is read into a
 // buffer of its own, so values sliced from it stay valid.
-func (d *partitionDocs) at(i int) (bson.Raw, error) {
+func (d *docBuffer) at(i int) (bson.Raw, error) {
 	if d.f == nil {
 		return d.mem[i], nil
 	}
 	if d.w.Buffered() > 0 {
 		if err := d.w.Flush(); err != nil {
-			return nil, fileError("write", err)
+			return nil, d.fileError("write", err)
 		}
 	}
 	slot := &d.cache[i%len(d.cache)]
@@ -119,18 +120,18 @@ func (d *partitionDocs) at(i int) (bson.Raw, error) {
 	}
 	var hdr [4]byte
 	if _, err := d.f.ReadAt(hdr[:], d.offsets[i]); err != nil {
-		return nil, fileError("read", err)
+		return nil, d.fileError("read", err)
 	}
 	doc := make([]byte, binary.LittleEndian.Uint32(hdr[:]))
 	if _, err := d.f.ReadAt(doc, d.offsets[i]); err != nil && err != io.EOF {
-		return nil, fileError("read", err)
+		return nil, d.fileError("read", err)
 	}
 	slot.i, slot.doc = i, doc
 	return doc, nil
 }
 
 // close deletes the spill file; the memory goes with the account.
-func (d *partitionDocs) close() {
+func (d *docBuffer) close() {
 	if d.f != nil {
 		d.f.Close()
 		os.Remove(d.f.Name())
@@ -138,16 +139,41 @@ func (d *partitionDocs) close() {
 	}
 }
 
-func fileError(verb string, err error) error {
-	return mongoerr.New(mongoerr.InternalError, "cannot %s $setWindowFields spill file: %v", verb, err)
+func (d *docBuffer) fileError(verb string, err error) error {
+	return mongoerr.New(mongoerr.InternalError, "cannot %s %s spill file: %v", verb, d.stage, err)
 }
 
-// own returns v, copied out of its document when the partition is
-// spilled, so that keeping it does not keep a whole document read back
-// from disk.
-func (p *partition) own(v bson.RawValue) bson.RawValue {
-	if p.docs.spilled() {
-		v.Value = bytes.Clone(v.Value)
+// bufferSource serves the documents fill puts in a docBuffer, filling it on
+// the first Next.
+type bufferSource struct {
+	in    Source
+	rt    *runtime
+	stage string
+	fill  func(*docBuffer) error
+	acct  *sorter.Account
+	buf   *docBuffer
+	pos   int
+}
+
+func (b *bufferSource) Next() (bson.Raw, error) {
+	if b.buf == nil {
+		b.acct = b.rt.holdAccount()
+		b.buf = newDocBuffer(b.rt, b.acct, b.stage)
+		if err := b.fill(b.buf); err != nil {
+			return nil, err
+		}
 	}
-	return v
+	if b.pos >= b.buf.len() {
+		return nil, nil
+	}
+	b.pos++
+	return b.buf.at(b.pos - 1)
+}
+
+func (b *bufferSource) Close() error {
+	if b.buf != nil {
+		b.buf.close()
+		b.acct.Release()
+	}
+	return b.in.Close()
 }

@@ -74,3 +74,40 @@ func TestWindowSpillMatchesMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestDensifySpillMatchesMemory: $densify's output past a small memory
+// limit goes to disk with allowDiskUse and is the in-memory output; without
+// allowDiskUse the stage refuses with 292.
+func TestDensifySpillMatchesMemory(t *testing.T) {
+	var docs []bson.Raw
+	for i := range 60 {
+		b, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}, {Key: "p", Value: i % 3}, {Key: "x", Value: i * 7 % 50}, {Key: "pad", Value: strings.Repeat("z", 50)}})
+		docs = append(docs, b)
+	}
+	for _, src := range []string{
+		`{"$densify": {"field": "x", "partitionByFields": ["p"], "range": {"step": 1, "bounds": "full"}}}`,
+		`{"$densify": {"field": "x", "range": {"step": 2, "bounds": [-10, 80]}}}`,
+	} {
+		var stage bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(src), false, &stage); err != nil {
+			t.Fatal(err)
+		}
+		c := stageCase{Docs: docs, Pipeline: []bson.Raw{stage}}
+		want, _, err := runCase(c)
+		if err != nil {
+			t.Fatalf("%s in memory: %v", src, err)
+		}
+		c.MemoryLimit = 2000
+		if _, _, err := runCase(c); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+			t.Fatalf("%s under a 2000-byte limit without allowDiskUse: %v, want 292", src, err)
+		}
+		c.AllowDiskUse = true
+		got, _, err := runCase(c)
+		if err != nil {
+			t.Fatalf("%s spilled: %v", src, err)
+		}
+		if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
+			t.Fatalf("%s: spilled output differs from the in-memory one", src)
+		}
+	}
+}
