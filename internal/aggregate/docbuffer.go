@@ -23,8 +23,8 @@ type docBuffer struct {
 	rt    *runtime
 	acct  *sorter.Account
 	stage string // for errors
-	mem  []bson.Raw
-	held int64 // accounted bytes of mem
+	mem   []bson.Raw
+	held  int64 // accounted bytes of mem
 
 	f       *os.File
 	w       *bufio.Writer
