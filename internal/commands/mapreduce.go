@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -13,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -129,16 +129,9 @@ func mrFunc(name string, v bson.RawValue) (*js.Func, error) {
 	return js.Compile(src)
 }
 
-// mrGroup is the values emitted under one key.
-type mrGroup struct {
-	key  bson.RawValue
-	vals []bson.RawValue
-	size int
-}
-
-// maxEmitted bounds the bytes of keys and values one mapReduce may emit:
-// they are grouped in memory (MongoDB's 100 MiB limit of a blocking
-// stage; MongoDB would spill past it, Folio fails).
+// maxEmitted is the memory the emitted keys and values may take before
+// they spill to disk: MongoDB's 100 MiB limit of a blocking stage (its
+// mapReduce runs as an aggregation that may use the disk).
 var maxEmitted int64 = 100 << 20
 
 // maxReduceBatch is the most bytes of values one reduce call receives;
@@ -202,23 +195,12 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 		}
 	}
-	groups := map[string]*mrGroup{}
-	var order []*mrGroup
-	var emitted int64
+	// The emitted pairs are sorted by key (in emission order within a
+	// key), spilling past maxEmitted, then reduced one key at a time.
+	srt := sorter.New(sorter.Options{MaxMemory: maxEmitted, AllowDisk: true})
+	defer srt.Close()
 	emit := func(k, v bson.RawValue) error {
-		if emitted += int64(len(k.Value) + len(v.Value)); emitted > maxEmitted {
-			return mongoerr.New(mongoerr.ExceededMemoryLimit, "mapReduce emitted more than %d bytes; Folio holds emitted values in memory and does not spill them to disk", maxEmitted)
-		}
-		kb := keyenc.Encode(k)
-		g := groups[string(kb)]
-		if g == nil {
-			g = &mrGroup{key: k}
-			groups[string(kb)] = g
-			order = append(order, g)
-		}
-		g.vals = append(g.vals, v)
-		g.size += len(v.Value)
-		return nil
+		return srt.Add(sorter.Entry{Key: keyenc.Encode(k), Doc: mrDoc(k, v)})
 	}
 	for {
 		doc, err := cur.Next()
@@ -235,24 +217,59 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	slices.SortStableFunc(order, func(x, y *mrGroup) int { return values.Compare(x.key, y.key) })
-	results := make([]bson.Raw, 0, len(order))
-	for _, g := range order {
-		v, err := mrReduce(sess, reduceF, g.key, g.vals)
+	it, err := srt.Iterate()
+	if err != nil {
+		return nil, err
+	}
+	var results []bson.Raw
+	var key []byte      // keyenc of the key being read
+	var k bson.RawValue // that key
+	var vals []bson.RawValue
+	size := 0
+	// flush reduces the values of the key read so far into its result.
+	flush := func() error {
+		if len(vals) == 0 {
+			return nil
+		}
+		v, err := mrReduce(sess, reduceF, k, vals)
+		if err != nil {
+			return err
+		}
+		vals, size = nil, 0
+		if out.mode != "reduce" && finalizeF != nil {
+			// reduce output finalizes after reducing with the stored value
+			if v, err = sess.Call(finalizeF, nil, k, v); err != nil {
+				return err
+			}
+		}
+		results = append(results, mrDoc(k, v))
+		return nil
+	}
+	for {
+		e, ok, err := it.Next()
 		if err != nil {
 			return nil, err
 		}
-		if out.mode == "reduce" {
-			// reduce output finalizes after reducing with the stored value
-			results = append(results, mrDoc(g.key, v))
-			continue
-		}
-		if finalizeF != nil {
-			if v, err = sess.Call(finalizeF, nil, g.key, v); err != nil {
+		if !ok || !bytes.Equal(e.Key, key) {
+			if err := flush(); err != nil {
 				return nil, err
 			}
+			if !ok {
+				break
+			}
+			key = bytes.Clone(e.Key)
+			k = bson.Raw(bytes.Clone(e.Doc)).Lookup("_id")
 		}
-		results = append(results, mrDoc(g.key, v))
+		v := bson.Raw(bytes.Clone(e.Doc)).Lookup("value")
+		vals = append(vals, v)
+		if size += len(v.Value); size > maxReduceBatch && len(vals) > 1 {
+			// A key with many values is reduced as they come.
+			r, err := mrReduce(sess, reduceF, k, vals)
+			if err != nil {
+				return nil, err
+			}
+			vals, size = []bson.RawValue{r}, len(r.Value)
+		}
 	}
 	if out.inline {
 		arr := bsoncore.NewArrayBuilder()
