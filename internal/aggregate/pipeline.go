@@ -263,6 +263,23 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	return pd
 }
 
+// LeadingSample is the size of a $sample the pipeline starts with; ok is
+// false when it starts otherwise.
+func (p *Pipeline) LeadingSample() (n int64, ok bool) {
+	if len(p.stages) > 0 {
+		if s, ok := p.stages[0].(*sampleStage); ok {
+			return s.size, true
+		}
+	}
+	return 0, false
+}
+
+// DropLeadingSample removes the leading $sample: the collection's source
+// samples (a random cursor).
+func (p *Pipeline) DropLeadingSample() {
+	p.stages, p.specs = p.stages[1:], p.specs[1:]
+}
+
 // Stages are the documents of the stages left to run (after
 // TakePushdown), as written: explain lists them after the $cursor stage.
 func (p *Pipeline) Stages() []bson.Raw { return p.specs }

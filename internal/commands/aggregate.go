@@ -77,11 +77,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	nsColl := "$cmd.aggregate"
 	if a.opts.Coll != "" {
 		nsColl = a.opts.Coll
-		find := a.pushdown(p)
-		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
-			return nil, err
-		}
-		cur, err := s.Engine.Find(r.DB, a.opts.Coll, find)
+		cur, err := s.openPipelineScan(r, a, p)
 		if err != nil {
 			return nil, err
 		}
@@ -94,6 +90,31 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src), scan}, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+}
+
+// openPipelineScan opens what a pipeline on a collection reads: a random
+// cursor for a leading $sample when MongoDB would use one, or the
+// engine's find of the stages it takes (see pushdown).
+func (s *Service) openPipelineScan(r *Request, a *aggregateArgs, p *aggregate.Pipeline) (engine.Cursor, error) {
+	if n, ok := p.LeadingSample(); ok {
+		cur, random, err := s.Engine.RandomSample(a.opts.Ctx, r.DB, a.opts.Coll, n, a.txn)
+		if err != nil {
+			return nil, err
+		}
+		if random {
+			p.DropLeadingSample()
+			if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
+				cur.Close()
+				return nil, err
+			}
+			return cur, nil
+		}
+	}
+	find := a.pushdown(p)
+	if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
+		return nil, err
+	}
+	return s.Engine.Find(r.DB, a.opts.Coll, find)
 }
 
 // pipelineSource is a pipeline's output as a cursor's source. As MongoDB's

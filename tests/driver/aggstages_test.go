@@ -224,3 +224,57 @@ func sameDocs(t *testing.T, what string, got, want []bson.Raw, unordered bool) {
 		t.Fatalf("%s mismatch\n got: %s\nwant: %s", what, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
 	}
 }
+
+// TestSampleRandomCursor: a leading $sample of under 5% of a collection of
+// more than 100 documents reads a random cursor (MongoDB's plan); either
+// way the sample is of distinct documents of the collection, and the
+// stages after it run on it.
+func TestSampleRandomCursor(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("sample")
+	var docs []any
+	for i := range 500 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "even", Value: i%2 == 0}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		size     int
+		pipeline bson.A
+		want     int
+	}{
+		{10, nil, 10},   // random cursor
+		{400, nil, 400}, // a full scan sampled
+		{20, bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "even", Value: true}}}}, bson.D{{Key: "$count", Value: "n"}}}, -1},
+	} {
+		pipeline := append(bson.A{bson.D{{Key: "$sample", Value: bson.D{{Key: "size", Value: tc.size}}}}}, tc.pipeline...)
+		cur, err := coll.Aggregate(ctx, pipeline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		if tc.want < 0 {
+			// $count of the even documents among 20: at most 20.
+			if len(out) > 1 || (len(out) == 1 && out[0].Lookup("n").Int32() > 20) {
+				t.Fatalf("$sample then $match/$count: %v", out)
+			}
+			continue
+		}
+		seen := map[int32]bool{}
+		for _, d := range out {
+			id := d.Lookup("_id").Int32()
+			if id < 0 || id >= 500 || seen[id] {
+				t.Fatalf("size %d: document %d repeated or foreign", tc.size, id)
+			}
+			seen[id] = true
+		}
+		if len(seen) != tc.want {
+			t.Fatalf("size %d: %d documents", tc.size, len(seen))
+		}
+	}
+}
