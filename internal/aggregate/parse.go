@@ -96,7 +96,7 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if i != n-1 {
 			return mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
 		}
-	case "$collStats", "$indexStats", "$planCacheStats", "$documents":
+	case "$collStats", "$indexStats", "$planCacheStats", "$documents", "$currentOp", "$listLocalSessions", "$listSessions":
 		if p.where == inFacet {
 			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
 		}

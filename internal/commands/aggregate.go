@@ -248,6 +248,15 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 			return nil, err
 		}
 	}
+	if len(a.stages) > 0 {
+		stage, ok, err := s.sessionsStage(r, a.opts.Coll, a.stages[0])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			a.stages[0], a.opts.Coll = stage, ""
+		}
+	}
 	return a, nil
 }
 

@@ -267,6 +267,11 @@ func aggregateNeeds(r *Request) ([]need, error) {
 		if all, _ := spec.Lookup("allUsers").BooleanOK(); all {
 			needs = append(needs, need{auth.ClusterTarget(), "inprog"})
 		}
+	case "$listLocalSessions", "$listSessions":
+		// a user may always list its own sessions
+		if listsOthersSessions(r, firstStage.Lookup(first)) {
+			needs = append(needs, need{auth.ClusterTarget(), "listSessions"})
+		}
 	case "$documents":
 	default:
 		if t.Coll != "" {
@@ -275,6 +280,28 @@ func aggregateNeeds(r *Request) ([]need, error) {
 	}
 	needs = pipelineNeeds(r.DB, pipeline, needs)
 	return bypassNeed(r, t, needs), nil
+}
+
+// listsOthersSessions reports whether a $listLocalSessions or
+// $listSessions spec asks for sessions other than the user's own:
+// allUsers, or a users list naming someone else.
+func listsOthersSessions(r *Request, spec bson.RawValue) bool {
+	d, _ := spec.DocumentOK()
+	if all, _ := d.Lookup("allUsers").BooleanOK(); all {
+		return true
+	}
+	arr, _ := d.Lookup("users").ArrayOK()
+	vals, _ := arr.Values()
+	me, ok := r.Conn.userName()
+	for _, v := range vals {
+		u, _ := v.DocumentOK()
+		name, _ := u.Lookup("user").StringValueOK()
+		db, _ := u.Lookup("db").StringValueOK()
+		if !ok || (auth.UserName{User: name, DB: db}) != me {
+			return true
+		}
+	}
+	return false
 }
 
 // pipelineNeeds adds what the stages of pipeline need, run on db.

@@ -84,6 +84,10 @@ func TestAuthzNeeds(t *testing.T) {
 		// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/#access-control
 		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{}}}}}}, nil},
 		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{{Key: "allUsers", Value: true}}}}}}}, []need{{cl, "inprog"}}},
+		// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/listLocalSessions/
+		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$listLocalSessions", Value: bson.D{}}}}}}, nil},
+		{bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$listLocalSessions", Value: bson.D{{Key: "allUsers", Value: true}}}}}}}, []need{{cl, "listSessions"}}},
+		{bson.D{{Key: "aggregate", Value: "system.sessions"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$listSessions", Value: bson.D{{Key: "users", Value: bson.A{bson.D{{Key: "user", Value: "u"}, {Key: "db", Value: "d"}}}}}}}}}}, []need{{cl, "listSessions"}}},
 		{bson.D{{Key: "renameCollection", Value: "a.b"}, {Key: "to", Value: "c.d"}, {Key: "dropTarget", Value: true}},
 			[]need{{auth.NSTarget("a", "b"), "find"}, {auth.NSTarget("a", "b"), "dropCollection"}, {auth.NSTarget("c", "d"), "insert"}, {auth.NSTarget("c", "d"), "createIndex"}, {auth.NSTarget("c", "d"), "dropCollection"}}},
 		{bson.D{{Key: "createUser", Value: "u"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{"read", bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "o"}}}}},

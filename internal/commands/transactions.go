@@ -156,6 +156,9 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 	}
 	sess := s.Sessions.Acquire(a.lsid, time.Now())
 	defer sess.Unlock()
+	if owner, err := s.sessionOwner(r); err == nil {
+		sess.Claim(owner)
+	}
 	r.session = sess
 	if a.inTxn {
 		return s.runInTxn(sess, a, r, name, h)

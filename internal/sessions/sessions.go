@@ -61,6 +61,8 @@ type Session struct {
 	executed map[int32]Result
 	// stored describes the session's record in storage.
 	stored storedRecord
+	// seen is what $listLocalSessions reports, read without mu.
+	seen seenBy
 }
 
 // Lock takes the session for one command and marks it used.
@@ -68,6 +70,7 @@ func (s *Session) Lock(now time.Time) {
 	s.mu.Lock()
 	s.lastUse = now
 	s.txnActive = now
+	s.seen.lastUse.Store(now.UnixMilli())
 }
 
 // Unlock releases the session.

@@ -1,0 +1,41 @@
+package sessions
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// seenBy is what the session cache knows of a session, readable while a
+// command holds the session: when it was last used and by whom.
+type seenBy struct {
+	lastUse atomic.Int64           // Unix milliseconds
+	owner   atomic.Pointer[string] // "user@db"; "" without access control
+}
+
+// Info is a session as $listLocalSessions reports it (MongoDB's logical
+// session record).
+type Info struct {
+	ID      string // the lsid's id bytes
+	Owner   string // "user@db" of the user who first used it; "" without access control
+	LastUse time.Time
+}
+
+// Claim records owner as the user of s, unless one already is. The caller
+// holds s.
+func (s *Session) Claim(owner string) {
+	s.seen.owner.CompareAndSwap(nil, &owner)
+}
+
+// List describes the sessions the registry holds, busy ones included.
+func (r *Registry) List() []Info {
+	all := r.all()
+	out := make([]Info, 0, len(all))
+	for _, s := range all {
+		info := Info{ID: s.ID, LastUse: time.UnixMilli(s.seen.lastUse.Load())}
+		if o := s.seen.owner.Load(); o != nil {
+			info.Owner = *o
+		}
+		out = append(out, info)
+	}
+	return out
+}
