@@ -77,25 +77,39 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		w.include = []string{pre}
 		projSpec = bson.D{{Key: pre, Value: int32(1)}}
 	case spec.WildcardProjection != nil:
-		elems, _ := spec.WildcardProjection.Elements()
-		if len(elems) == 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' field can't be an empty object")
+		var add func(prefix string, d bson.Raw) error
+		add = func(prefix string, d bson.Raw) error {
+			elems, _ := d.Elements()
+			if len(elems) == 0 {
+				return mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' field can't be an empty object")
+			}
+			for _, el := range elems {
+				p, v := prefix+el.Key(), el.Value()
+				if sub, ok := v.DocumentOK(); ok {
+					// {a: {b: 1}} is {"a.b": 1}.
+					if err := add(p+".", sub); err != nil {
+						return err
+					}
+					continue
+				}
+				if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
+					return mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' value for '%s' must be a number or a boolean", p)
+				}
+				on := values.Truthy(v)
+				switch {
+				case p == "_id":
+					w.idIncluded = on
+				case on:
+					w.include = append(w.include, p)
+				default:
+					w.exclude = append(w.exclude, p)
+				}
+				projSpec = append(projSpec, bson.E{Key: p, Value: on})
+			}
+			return nil
 		}
-		for _, el := range elems {
-			p, v := el.Key(), el.Value()
-			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
-				return nil, mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' value for '%s' must be a number or a boolean", p)
-			}
-			on := values.Truthy(v)
-			switch {
-			case p == "_id":
-				w.idIncluded = on
-			case on:
-				w.include = append(w.include, p)
-			default:
-				w.exclude = append(w.exclude, p)
-			}
-			projSpec = append(projSpec, bson.E{Key: p, Value: on})
+		if err := add("", spec.WildcardProjection); err != nil {
+			return nil, err
 		}
 		if len(w.include) > 0 && len(w.exclude) > 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot do exclusion on field %s in inclusion projection", w.exclude[0])

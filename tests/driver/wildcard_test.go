@@ -168,6 +168,28 @@ func TestWildcardProjection(t *testing.T) {
 			requireCode(t, err, c.code, "")
 		})
 	}
+	// The nested form of a projection is its dotted form: {a: {x: 1}}
+	// covers a.x alone.
+	nested := db.Collection("wildnest")
+	if _, err := nested.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "x", Value: 1}, {Key: "y", Value: 1}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: bson.D{{Key: "x", Value: 2}, {Key: "y", Value: 2}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nested.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: 1}},
+		Options: options.Index().SetName("nested").SetWildcardProjection(bson.D{{Key: "a", Value: bson.D{{Key: "x", Value: 1}}}})}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path  string
+		index string
+	}{{"a.x", "nested"}, {"a.y", ""}} {
+		find := bson.D{{Key: "find", Value: nested.Name()}, {Key: "filter", Value: bson.D{{Key: c.path, Value: 1}}}}
+		if got, _ := winningIndex(t, db, find, "$_path"); got != c.index && !(c.index == "" && !strings.Contains(got, "$")) {
+			t.Errorf("%s: plan scans %q, want %q", c.path, got, c.index)
+		}
+	}
 }
 
 // TestIndexKindsSurviveRestart: hashed and wildcard indexes, and a
