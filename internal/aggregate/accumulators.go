@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -112,7 +113,9 @@ func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted boo
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return mongoerr.New(mongoerr.AccumulatorNSortByNotObject, "expected 'sortBy' to already be an object in the arguments to %s", a.op)
 			}
-			a.sort, err = query.CompileSort(f.val.Document())
+			if a.sort, err = query.CompileSort(f.val.Document()); err == nil && p.opts.Collator != nil {
+				a.sort = a.sort.Collated(p.opts.Collator)
+			}
 		default:
 			return mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for %s: %s", a.op, f.key)
 		}
@@ -151,6 +154,7 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	if a.js != nil {
 		return a.js.start(id, rt)
 	}
+	coll := rt.opts.Collator
 	switch a.op {
 	case "$sum":
 		return &sumAcc{}, nil
@@ -159,9 +163,9 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$avg":
 		return &avgAcc{}, nil
 	case "$min":
-		return &minMaxAcc{sign: -1}, nil
+		return &minMaxAcc{sign: -1, coll: coll}, nil
 	case "$max":
-		return &minMaxAcc{sign: 1}, nil
+		return &minMaxAcc{sign: 1, coll: coll}, nil
 	case "$first":
 		return &firstAcc{}, nil
 	case "$last":
@@ -169,7 +173,7 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$push":
 		return &pushAcc{}, nil
 	case "$addToSet":
-		return &addToSetAcc{seen: map[string]bool{}}, nil
+		return &addToSetAcc{coll: coll, seen: map[string]bool{}}, nil
 	case "$mergeObjects":
 		return &mergeObjectsAcc{}, nil
 	case "$stdDevPop":
@@ -181,9 +185,9 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$lastN":
 		return &lastNAcc{n: n}, nil
 	case "$maxN":
-		return &extremeNAcc{n: n, sign: 1}, nil
+		return &extremeNAcc{n: n, sign: 1, coll: coll}, nil
 	case "$minN":
-		return &extremeNAcc{n: n, sign: -1}, nil
+		return &extremeNAcc{n: n, sign: -1, coll: coll}, nil
 	case "$top":
 		return &sortedNAcc{n: 1, sort: a.sort, single: true}, nil
 	case "$bottom":
@@ -296,6 +300,7 @@ func (a *avgAcc) merge(st bson.RawValue) error {
 // order; null, undefined and missing are ignored (null when nothing else).
 type minMaxAcc struct {
 	sign int
+	coll *collation.Collator // strings compare by it (nil: simple)
 	best bson.RawValue
 }
 
@@ -303,7 +308,7 @@ func (m *minMaxAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 		return nil
 	}
-	if m.best.Type == 0 || values.Compare(v, m.best)*m.sign > 0 {
+	if m.best.Type == 0 || m.coll.Compare(v, m.best)*m.sign > 0 {
 		m.best = v
 	}
 	return nil
@@ -368,6 +373,7 @@ func (p *pushAcc) merge(st bson.RawValue) error {
 // addToSetAcc is $addToSet: the distinct values (by MongoDB equality),
 // missing ones left out.
 type addToSetAcc struct {
+	coll *collation.Collator // values equal under it are one element
 	vals []bson.RawValue
 	seen map[string]bool
 }
@@ -376,7 +382,7 @@ func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 {
 		return nil
 	}
-	k := string(keyenc.Encode(v))
+	k := string(keyenc.Encode(a.coll.Transform(v)))
 	if !a.seen[k] {
 		a.seen[k] = true
 		a.vals = append(a.vals, v)
@@ -524,6 +530,7 @@ func (l *lastNAcc) merge(st bson.RawValue) error { return addEach(l, st) }
 type extremeNAcc struct {
 	n    int64
 	sign int
+	coll *collation.Collator
 	vals []bson.RawValue
 }
 
@@ -531,7 +538,7 @@ func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 		return nil
 	}
-	i, _ := slices.BinarySearchFunc(e.vals, v, func(a, b bson.RawValue) int { return -e.sign * values.Compare(a, b) })
+	i, _ := slices.BinarySearchFunc(e.vals, v, func(a, b bson.RawValue) int { return -e.sign * e.coll.Compare(a, b) })
 	if int64(i) >= e.n {
 		return nil
 	}

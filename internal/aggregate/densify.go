@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -102,6 +103,9 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 	var err error
 	if s.sort, err = query.CompileSort(buildDoc(spec)); err != nil {
 		return nil, err
+	}
+	if c := p.opts.Collator; c != nil {
+		s.sort = s.sort.Collated(c)
 	}
 	return s, nil
 }
@@ -267,7 +271,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 		if err := s.checkType(v); err != nil {
 			return err
 		}
-		pk, pfields := s.partitionOf(doc)
+		pk, pfields := s.partitionOf(doc, rt.opts.Collator)
 		p := parts[pk]
 		if p == nil {
 			p = &densifyPartition{fields: pfields}
@@ -345,7 +349,7 @@ func (s *densifyStage) checkType(v bson.RawValue) error {
 }
 
 // partitionOf is the key and the fields of doc's partition.
-func (s *densifyStage) partitionOf(doc bson.Raw) (string, []field) {
+func (s *densifyStage) partitionOf(doc bson.Raw, coll *collation.Collator) (string, []field) {
 	if len(s.partitions) == 0 {
 		return "", nil
 	}
@@ -353,7 +357,7 @@ func (s *densifyStage) partitionOf(doc bson.Raw) (string, []field) {
 	fs := make([]field, len(s.partitions))
 	for i, p := range s.partitions {
 		v := lookupPath(doc, splitPath(p))
-		key = keyenc.AppendValue(key, nullIfMissing(v))
+		key = keyenc.AppendValue(key, coll.Transform(nullIfMissing(v)))
 		fs[i] = field{p, v}
 	}
 	return string(key), fs

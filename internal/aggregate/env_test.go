@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -20,8 +21,8 @@ type memEnv struct {
 
 func newMemEnv() *memEnv { return &memEnv{colls: map[string][]bson.Raw{}} }
 
-func (m *memEnv) Find(db, coll string, filter bson.Raw) (Source, error) {
-	f, err := query.Compile(filter)
+func (m *memEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (Source, error) {
+	f, err := query.CompileCollated(filter, nil, c)
 	if err != nil {
 		return nil, err
 	}

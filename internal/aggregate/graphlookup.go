@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -165,7 +166,7 @@ func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, e
 	visited, queried := map[string]bool{}, map[string]bool{}
 	var out []bson.RawValue
 	for depth := int64(0); len(frontier) > 0 && (s.maxDepth < 0 || depth <= s.maxDepth); depth++ {
-		level := unqueried(frontier, queried)
+		level := unqueried(frontier, queried, rt.opts.Collator)
 		frontier = nil
 		for len(level) > 0 {
 			batch := level[:min(len(level), graphLookupBatch)]
@@ -183,12 +184,13 @@ func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, e
 }
 
 // unqueried drops the values of a frontier already asked for (1 and 1.0
-// are one value), marking the others asked: a value's matches were all
+// are one value, so are strings equal under the collation), marking the
+// others asked: a value's matches were all
 // read the first time, so asking again finds only visited documents.
-func unqueried(vals []bson.RawValue, queried map[string]bool) []bson.RawValue {
+func unqueried(vals []bson.RawValue, queried map[string]bool, coll *collation.Collator) []bson.RawValue {
 	out := vals[:0:0]
 	for _, v := range vals {
-		k := string(keyenc.Encode(v))
+		k := string(keyenc.Encode(coll.Transform(v)))
 		if !queried[k] {
 			queried[k] = true
 			out = append(out, v)

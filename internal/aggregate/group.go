@@ -463,6 +463,7 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 	}
 	var groupBy, bounds, def, output bson.RawValue
 	haveOutput := false
+	coll := p.opts.Collator
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
 		case "groupBy":
@@ -504,7 +505,7 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 					"All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.",
 					typeName(prev), typeName(c))
 			}
-			if values.Compare(prev, c) >= 0 {
+			if coll.Compare(prev, c) >= 0 {
 				return nil, mongoerr.New(mongoerr.BucketBoundariesUnsorted,
 					"The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).",
 					i-1, i, prev, c)
@@ -526,7 +527,7 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 		}
 		defVal = e.Constant()
 		if values.Rank(defVal.Type) == values.Rank(bs[0].Type) &&
-			values.Compare(defVal, bs[0]) >= 0 && values.Compare(defVal, bs[len(bs)-1]) < 0 {
+			coll.Compare(defVal, bs[0]) >= 0 && coll.Compare(defVal, bs[len(bs)-1]) < 0 {
 			return nil, mongoerr.New(mongoerr.BucketDefaultWithinBoundaries,
 				"The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
 		}
@@ -541,9 +542,9 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 			return missing, err
 		}
 		v = nullIfMissing(v)
-		if values.Compare(v, bs[0]) >= 0 && values.Compare(v, bs[len(bs)-1]) < 0 {
-			i, _ := slices.BinarySearchFunc(bs, v, values.Compare)
-			if i == len(bs) || values.Compare(bs[i], v) != 0 {
+		if coll.Compare(v, bs[0]) >= 0 && coll.Compare(v, bs[len(bs)-1]) < 0 {
+			i, _ := slices.BinarySearchFunc(bs, v, coll.Compare)
+			if i == len(bs) || coll.Compare(bs[i], v) != 0 {
 				i--
 			}
 			return bs[i], nil
@@ -649,7 +650,7 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			return nil, err
 		}
 		k = nullIfMissing(k)
-		if err := sort.Add(sorter.Entry{Key: keyenc.Encode(k), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
+		if err := sort.Add(sorter.Entry{Key: keyenc.Encode(rt.opts.Collator.Transform(k)), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
 			return nil, err
 		}
 		total++

@@ -170,7 +170,7 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		// $documents stage.
 		src = &SliceSource{}
 		if s.localField != nil {
-			m, err := query.Compile(s.equalityFilter(doc))
+			m, err := query.CompileCollated(s.equalityFilter(doc), nil, rt.opts.Collator)
 			if err != nil {
 				return nil, err
 			}

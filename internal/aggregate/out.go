@@ -347,7 +347,7 @@ func (s *mergeStage) onID() bool {
 
 // findTarget returns the first target document matching filter.
 func (s *mergeStage) findTarget(filter bson.Raw, rt *runtime) (bson.Raw, error) {
-	src, err := rt.opts.Env.Find(s.db, s.coll, filter)
+	src, err := rt.opts.Env.Find(s.db, s.coll, filter, rt.opts.Collator)
 	if err != nil {
 		return nil, err
 	}

@@ -41,8 +41,11 @@ type CollStats struct {
 // Env is the engine as the pipeline sees it.
 type Env interface {
 	// Find returns the documents of db.coll matching filter (nil: all), in
-	// _id order. A missing collection is empty.
-	Find(db, coll string, filter bson.Raw) (Source, error)
+	// _id order. A missing collection is empty. The filter follows c, the
+	// pipeline's collation (nil: simple), not the collection's default:
+	// $lookup, $graphLookup, $unionWith and $merge read other collections
+	// under the pipeline's collation, as in MongoDB.
+	Find(db, coll string, filter bson.Raw, c *collation.Collator) (Source, error)
 	// Insert stores docs in db.coll, creating the collection even when docs
 	// is empty. It fails on the first error (a DuplicateKey among others).
 	Insert(db, coll string, docs []bson.Raw) error
@@ -162,7 +165,7 @@ func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 	if rt.opts.Env == nil {
 		return nil, mongoerr.New(mongoerr.InternalError, "no storage for the aggregation")
 	}
-	src, err := rt.opts.Env.Find(rt.opts.DB, coll, filter)
+	src, err := rt.opts.Env.Find(rt.opts.DB, coll, filter, rt.opts.Collator)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +212,11 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		}
 	}
 	ectx := let.Ctx
-	p := &parser{opts: o, scope: let.Scope, where: topLevel, noColl: opts.Coll == ""}
+	scope := let.Scope
+	if opts.Collator != nil {
+		scope = scope.Collated(opts.Collator)
+	}
+	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == ""}
 	ss, err := p.pipeline(stages)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -31,6 +32,7 @@ type stageCase struct {
 	After          map[string][]bson.Raw `bson:"after"`
 	MemoryLimit    int64                 `bson:"memoryLimit"`
 	AllowDiskUse   bool                  `bson:"allowDiskUse"`
+	Collation      bson.Raw              `bson:"collation"`
 }
 
 // loadCases reads a JSON-lines file of Extended JSON cases.
@@ -89,6 +91,13 @@ func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
 	}
 	opts := Options{DB: "test", Coll: "c", Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
 		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+	if c.Collation != nil {
+		coll, err := collation.Parse(c.Collation)
+		if err != nil {
+			return nil, env, err
+		}
+		opts.Collator = coll
+	}
 	if c.Collectionless {
 		opts.Coll = ""
 	}
@@ -98,7 +107,7 @@ func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
 	}
 	var src Source
 	if !c.Collectionless {
-		if src, err = env.Find("test", "c", nil); err != nil {
+		if src, err = env.Find("test", "c", nil, opts.Collator); err != nil {
 			return nil, env, err
 		}
 	}

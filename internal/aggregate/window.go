@@ -67,6 +67,9 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			if srt.Empty() {
 				return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
 			}
+			if c := p.opts.Collator; c != nil {
+				srt = srt.Collated(c)
+			}
 			s.sort = srt
 			if fields, dirs := srt.Fields(); len(fields) == 1 {
 				s.sortField, s.sortDir = fields[0], dirs[0]
@@ -147,7 +150,7 @@ func (s *windowStage) partitionKey(doc bson.Raw, rt *runtime) ([]byte, error) {
 	if v.Type == bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
 	}
-	return keyenc.Encode(nullIfMissing(v)), nil
+	return keyenc.Encode(rt.opts.Collator.Transform(nullIfMissing(v))), nil
 }
 
 func (w *windowSource) start() error {

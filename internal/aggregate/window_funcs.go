@@ -307,7 +307,7 @@ func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
 	}
 	rank, dense := 0, 0
 	for i := range out {
-		tie := i > 0 && values.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
+		tie := i > 0 && p.rt.opts.Collator.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
 		if !tie {
 			rank, dense = i+1, dense+1
 		}

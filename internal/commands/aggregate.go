@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -283,8 +284,20 @@ type engineEnv struct {
 	ctx    context.Context
 }
 
-func (env engineEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
-	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx})
+func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
+	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+}
+
+// simpleCollationDoc names the simple collation explicitly, so that a read
+// does not take its collection's default.
+var simpleCollationDoc = marshal(bson.D{{Key: "locale", Value: "simple"}})
+
+// collationDoc is c as a command's collation document (simple for nil).
+func collationDoc(c *collation.Collator) bson.Raw {
+	if c == nil {
+		return simpleCollationDoc
+	}
+	return c.Document()
 }
 
 func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {

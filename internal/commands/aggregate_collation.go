@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"strings"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
@@ -22,107 +20,31 @@ func aggregateCollator(c *engine.Collection, doc bson.Raw) (*collation.Collator,
 	return nil, nil
 }
 
+// collatedStages are the stages that follow a pipeline's collation: their
+// comparisons (filters, expressions, grouping, sorting, partitions,
+// bucket boundaries, accumulators) and their reads of other collections
+// ($lookup, $graphLookup, $unionWith, $merge's target) use it, or they
+// compare nothing.
+var collatedStages = map[string]bool{
+	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
+	"$replaceRoot": true, "$replaceWith": true, "$redact": true, "$group": true,
+	"$sortByCount": true, "$bucket": true, "$bucketAuto": true, "$sort": true,
+	"$limit": true, "$skip": true, "$count": true, "$unwind": true, "$sample": true,
+	"$lookup": true, "$graphLookup": true, "$unionWith": true, "$facet": true,
+	"$setWindowFields": true, "$densify": true, "$fill": true, "$documents": true,
+	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
+}
+
 // checkPipelineCollation refuses, under a collation other than simple, a
-// stage left after the engine's scan that would not follow it. The scan
-// (the leading $match and $sort) follows it; so do $match without $expr,
-// $sort, and $group's and $sortByCount's grouping when their keys are
-// field paths or constants and their accumulators compare nothing. Stages
-// that compare nothing run as they are. Aggregation expressions and
-// sub-pipelines ($lookup, $graphLookup, $facet, $unionWith) do not follow
-// collations yet.
+// stage left after the engine's scan that is not known to follow it.
 func checkPipelineCollation(coll *collation.Collator, stages []bson.Raw) error {
 	if coll == nil {
 		return nil
 	}
 	for _, st := range stages {
-		if !collationFree(st) {
+		if !collatedStages[Name(st)] {
 			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the stage %s with a collation other than simple yet", Name(st))
 		}
 	}
 	return nil
-}
-
-// collationFree reports whether a stage follows the pipeline's collation
-// (or compares nothing).
-func collationFree(st bson.Raw) bool {
-	arg := st.Index(0).Value()
-	switch Name(st) {
-	case "$limit", "$skip", "$count", "$unset", "$sort", "$unwind":
-		return true
-	case "$match":
-		d, ok := arg.DocumentOK()
-		return ok && !strings.Contains(string(d), "$expr\x00")
-	case "$project":
-		d, ok := arg.DocumentOK()
-		if !ok {
-			return false
-		}
-		elems, _ := d.Elements()
-		for _, el := range elems {
-			switch v := el.Value(); v.Type {
-			case bson.TypeBoolean, bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
-			default:
-				return false
-			}
-		}
-		return true
-	case "$sortByCount":
-		return plainKey(arg)
-	case "$group":
-		g, ok := arg.DocumentOK()
-		if !ok {
-			return false
-		}
-		elems, _ := g.Elements()
-		for _, el := range elems {
-			v := el.Value()
-			if el.Key() == "_id" {
-				if !plainKey(v) {
-					return false
-				}
-				continue
-			}
-			acc, ok := v.DocumentOK()
-			if !ok {
-				return false
-			}
-			a, err := acc.IndexErr(0)
-			if err != nil {
-				return false
-			}
-			switch a.Key() {
-			case "$sum", "$avg", "$count", "$first", "$last", "$push":
-			default:
-				return false
-			}
-			if av := a.Value(); av.Type != bson.TypeEmbeddedDocument && !plainKey(av) {
-				return false
-			} else if av.Type == bson.TypeEmbeddedDocument && a.Key() != "$count" {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// plainKey reports whether a group key is a field path, a constant other
-// than an operator expression, or a document of such: its evaluation
-// compares nothing.
-func plainKey(v bson.RawValue) bool {
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		elems, _ := v.Document().Elements()
-		for _, el := range elems {
-			if strings.HasPrefix(el.Key(), "$") || !plainKey(el.Value()) {
-				return false
-			}
-		}
-		return true
-	case bson.TypeArray:
-		return false
-	case bson.TypeString:
-		return !strings.HasPrefix(v.StringValue(), "$$")
-	}
-	return true
 }

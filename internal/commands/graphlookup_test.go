@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 )
 
@@ -21,7 +22,7 @@ type examiningEnv struct {
 	ixscanReads int
 }
 
-func (e *examiningEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source, error) {
+func (e *examiningEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
 	ex, err := e.e.Explain(db, coll, engine.FindOptions{Filter: filter}, true)
 	if err != nil {
 		e.t.Fatal(err)
@@ -35,7 +36,7 @@ func (e *examiningEnv) Find(db, coll string, filter bson.Raw) (aggregate.Source,
 		e.ixscanReads++
 	}
 	e.reads++
-	return e.engineEnv.Find(db, coll, filter)
+	return e.engineEnv.Find(db, coll, filter, c)
 }
 
 // TestGraphLookupVisitsReachable: over a 100k-node tree (node i's parent is

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -17,8 +18,8 @@ func init() {
 	register(map[string]opCompiler{
 		"$sum":        nary(0, -1, accumulated(Sum)),
 		"$avg":        nary(0, -1, accumulated(Avg)),
-		"$max":        nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return Extreme(v, true) })),
-		"$min":        nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return Extreme(v, false) })),
+		"$max":        extremeOp(true),
+		"$min":        extremeOp(false),
 		"$stdDevPop":  nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return StdDev(v, false) })),
 		"$stdDevSamp": nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return StdDev(v, true) })),
 	})
@@ -66,16 +67,25 @@ func Avg(vals []bson.RawValue) bson.RawValue {
 	return values.DoubleValue(toFloat(total) / float64(n))
 }
 
-// Extreme is $max (max true) or $min over vals in MongoDB's order, ignoring
-// null, undefined and missing values; null when nothing remains.
-func Extreme(vals []bson.RawValue, max bool) bson.RawValue {
+// extremeOp is the expression $max (max true) or $min, under the scope's
+// collation.
+func extremeOp(max bool) opCompiler {
+	return collated(func(coll *collation.Collator) opCompiler {
+		return nary(0, -1, accumulated(func(v []bson.RawValue) bson.RawValue { return extreme(coll, v, max) }))
+	})
+}
+
+// extreme is $max (max true) or $min over vals in MongoDB's order (strings
+// by coll), ignoring null, undefined and missing values; null when nothing
+// remains.
+func extreme(coll *collation.Collator, vals []bson.RawValue, max bool) bson.RawValue {
 	best := nullValue
 	found := false
 	for _, v := range vals {
 		if isNullish(v) {
 			continue
 		}
-		if c := values.Compare(v, best); !found || (max && c > 0) || (!max && c < 0) {
+		if c := coll.Compare(v, best); !found || (max && c > 0) || (!max && c < 0) {
 			best, found = v, true
 		}
 	}

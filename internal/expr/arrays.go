@@ -3,6 +3,7 @@ package expr
 import (
 	"slices"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
@@ -12,33 +13,47 @@ import (
 
 func init() {
 	register(map[string]opCompiler{
-		"$size":            unary(evalSize),
-		"$arrayElemAt":     binary(evalArrayElemAt),
-		"$first":           unary(firstLast("$first", true)),
-		"$last":            unary(firstLast("$last", false)),
-		"$in":              binary(evalIn),
-		"$concatArrays":    nary(0, -1, evalConcatArrays),
-		"$range":           nary(2, 3, evalRange),
-		"$reverseArray":    unary(evalReverseArray),
-		"$slice":           nary(2, 3, evalSlice),
-		"$indexOfArray":    nary(2, 4, evalIndexOfArray),
+		"$size":        unary(evalSize),
+		"$arrayElemAt": binary(evalArrayElemAt),
+		"$first":       unary(firstLast("$first", true)),
+		"$last":        unary(firstLast("$last", false)),
+		"$in": collated(func(coll *collation.Collator) opCompiler {
+			return binary(func(v, arr bson.RawValue) (bson.RawValue, error) { return evalIn(coll, v, arr) })
+		}),
+		"$concatArrays": nary(0, -1, evalConcatArrays),
+		"$range":        nary(2, 3, evalRange),
+		"$reverseArray": unary(evalReverseArray),
+		"$slice":        nary(2, 3, evalSlice),
+		"$indexOfArray": collated(func(coll *collation.Collator) opCompiler {
+			return nary(2, 4, func(args []bson.RawValue) (bson.RawValue, error) { return evalIndexOfArray(coll, args) })
+		}),
 		"$isArray":         unary(func(v bson.RawValue) (bson.RawValue, error) { return boolValue(v.Type == bson.TypeArray), nil }),
 		"$allElementsTrue": unary(elementsTrue("$allElementsTrue", mongoerr.AllElementsTrueArgumentNotArray, true)),
 		"$anyElementTrue":  unary(elementsTrue("$anyElementTrue", mongoerr.AnyElementTrueArgumentNotArray, false)),
-		"$setUnion":        nary(0, -1, evalSetUnion),
-		"$setIntersection": nary(0, -1, evalSetIntersection),
-		"$setDifference":   binary(evalSetDifference),
-		"$setEquals":       nary(2, -1, evalSetEquals),
-		"$setIsSubset":     binary(evalSetIsSubset),
-		"$filter":          compileFilter,
-		"$map":             compileMap,
-		"$reduce":          compileReduce,
-		"$zip":             compileZip,
-		"$sortArray":       compileSortArray,
-		"$firstN":          compileN("$firstN", nFirst),
-		"$lastN":           compileN("$lastN", nLast),
-		"$maxN":            compileN("$maxN", nMax),
-		"$minN":            compileN("$minN", nMin),
+		"$setUnion": collated(func(coll *collation.Collator) opCompiler {
+			return nary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetUnion(coll, args) })
+		}),
+		"$setIntersection": collated(func(coll *collation.Collator) opCompiler {
+			return nary(0, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetIntersection(coll, args) })
+		}),
+		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
+			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })
+		}),
+		"$setEquals": collated(func(coll *collation.Collator) opCompiler {
+			return nary(2, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetEquals(coll, args) })
+		}),
+		"$setIsSubset": collated(func(coll *collation.Collator) opCompiler {
+			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetIsSubset(coll, a, b) })
+		}),
+		"$filter":    compileFilter,
+		"$map":       compileMap,
+		"$reduce":    compileReduce,
+		"$zip":       compileZip,
+		"$sortArray": compileSortArray,
+		"$firstN":    compileN("$firstN", nFirst),
+		"$lastN":     compileN("$lastN", nLast),
+		"$maxN":      compileN("$maxN", nMax),
+		"$minN":      compileN("$minN", nMin),
 	})
 }
 
@@ -99,7 +114,7 @@ func firstLast(op string, first bool) unaryFn {
 }
 
 // evalIn is $in: [value, array], true when an element equals value.
-func evalIn(v, arr bson.RawValue) (bson.RawValue, error) {
+func evalIn(coll *collation.Collator, v, arr bson.RawValue) (bson.RawValue, error) {
 	if arr.Type != bson.TypeArray {
 		return missing, mongoerr.New(mongoerr.InArgumentNotArray, "$in requires an array as a second argument, found: %s", typeName(arr))
 	}
@@ -109,7 +124,7 @@ func evalIn(v, arr bson.RawValue) (bson.RawValue, error) {
 		if !ok {
 			return falseVal, nil
 		}
-		if values.Equal(v, e) {
+		if equal(coll, v, e) {
 			return trueValue, nil
 		}
 	}
@@ -232,7 +247,7 @@ func evalSlice(args []bson.RawValue) (bson.RawValue, error) {
 
 // evalIndexOfArray is $indexOfArray: [array, value, start, end] → the first
 // index of an element equal to value, or -1.
-func evalIndexOfArray(args []bson.RawValue) (bson.RawValue, error) {
+func evalIndexOfArray(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
 	if isNullish(args[0]) {
 		return nullValue, nil
 	}
@@ -245,7 +260,7 @@ func evalIndexOfArray(args []bson.RawValue) (bson.RawValue, error) {
 		return values.Int32Value(-1), err
 	}
 	for i := start; i < end; i++ {
-		if values.Equal(vals[i], args[1]) {
+		if equal(coll, vals[i], args[1]) {
 			return intValue(int64(i)), nil
 		}
 	}
@@ -269,24 +284,35 @@ func elementsTrue(op string, code mongoerr.Code, all bool) unaryFn {
 }
 
 // valueSet is a set of values under MongoDB's equality (1 and 1.0 are the
-// same element).
-type valueSet map[string]bson.RawValue
+// same element; strings equal under the collation coll are too).
+type valueSet struct {
+	coll *collation.Collator
+	m    map[string]bson.RawValue
+}
+
+func newSet(coll *collation.Collator) valueSet {
+	return valueSet{coll: coll, m: map[string]bson.RawValue{}}
+}
+
+func (s valueSet) key(v bson.RawValue) string {
+	return string(keyenc.Encode(s.coll.Transform(v)))
+}
 
 // add inserts v unless an equal value is present (the first one is kept).
 func (s valueSet) add(v bson.RawValue) {
-	k := string(keyenc.Encode(v))
-	if _, ok := s[k]; !ok {
-		s[k] = v
+	k := s.key(v)
+	if _, ok := s.m[k]; !ok {
+		s.m[k] = v
 	}
 }
 
 func (s valueSet) has(v bson.RawValue) bool {
-	_, ok := s[string(keyenc.Encode(v))]
+	_, ok := s.m[s.key(v)]
 	return ok
 }
 
-func setOf(arr bson.RawValue) valueSet {
-	s := valueSet{}
+func setOf(coll *collation.Collator, arr bson.RawValue) valueSet {
+	s := newSet(coll)
 	for _, e := range elems(arr) {
 		s.add(e)
 	}
@@ -296,18 +322,18 @@ func setOf(arr bson.RawValue) valueSet {
 // sorted returns the set's elements in MongoDB's order, the order in which
 // MongoDB's ordered value sets return them.
 func (s valueSet) sorted() bson.RawValue {
-	out := make([]bson.RawValue, 0, len(s))
-	for _, v := range s {
+	out := make([]bson.RawValue, 0, len(s.m))
+	for _, v := range s.m {
 		out = append(out, v)
 	}
-	slices.SortFunc(out, values.Compare)
+	slices.SortFunc(out, s.coll.Compare)
 	return arrayValue(out)
 }
 
 // evalSetUnion is $setUnion: the distinct elements of all operand arrays;
 // null if any operand is null or missing.
-func evalSetUnion(args []bson.RawValue) (bson.RawValue, error) {
-	s := valueSet{}
+func evalSetUnion(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
+	s := newSet(coll)
 	for _, a := range args {
 		if isNullish(a) {
 			return nullValue, nil
@@ -324,9 +350,9 @@ func evalSetUnion(args []bson.RawValue) (bson.RawValue, error) {
 
 // evalSetIntersection is $setIntersection: the distinct elements present in
 // every operand array; null if any operand is null or missing.
-func evalSetIntersection(args []bson.RawValue) (bson.RawValue, error) {
-	var acc valueSet
-	null := false
+func evalSetIntersection(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
+	acc := newSet(coll)
+	first, null := true, false
 	for _, a := range args {
 		if isNullish(a) {
 			null = true
@@ -335,29 +361,26 @@ func evalSetIntersection(args []bson.RawValue) (bson.RawValue, error) {
 		if a.Type != bson.TypeArray {
 			return missing, mongoerr.New(mongoerr.SetIntersectionArgumentNotArray, "All operands of $setIntersection must be arrays. One argument is of type: %s", typeName(a))
 		}
-		next := setOf(a)
-		if acc != nil {
-			for k := range acc {
-				if _, ok := next[k]; !ok {
-					delete(acc, k)
+		next := setOf(coll, a)
+		if !first {
+			for k := range acc.m {
+				if _, ok := next.m[k]; !ok {
+					delete(acc.m, k)
 				}
 			}
 		} else {
-			acc = next
+			acc, first = next, false
 		}
 	}
 	if null {
 		return nullValue, nil
-	}
-	if acc == nil {
-		acc = valueSet{}
 	}
 	return acc.sorted(), nil
 }
 
 // evalSetDifference is $setDifference: the distinct elements of the first
 // array not in the second, in first-array order.
-func evalSetDifference(a, b bson.RawValue) (bson.RawValue, error) {
+func evalSetDifference(coll *collation.Collator, a, b bson.RawValue) (bson.RawValue, error) {
 	if isNullish(a) || isNullish(b) {
 		return nullValue, nil
 	}
@@ -367,7 +390,7 @@ func evalSetDifference(a, b bson.RawValue) (bson.RawValue, error) {
 	if b.Type != bson.TypeArray {
 		return missing, mongoerr.New(mongoerr.SetDifferenceSecondNotArray, "both operands of $setDifference must be arrays. Second argument is of type: %s", typeName(b))
 	}
-	exclude, seen := setOf(b), valueSet{}
+	exclude, seen := setOf(coll, b), newSet(coll)
 	var out []bson.RawValue
 	for _, e := range elems(a) {
 		if !exclude.has(e) && !seen.has(e) {
@@ -380,7 +403,7 @@ func evalSetDifference(a, b bson.RawValue) (bson.RawValue, error) {
 
 // evalSetEquals is $setEquals: whether all operand arrays hold the same
 // distinct elements.
-func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
+func evalSetEquals(coll *collation.Collator, args []bson.RawValue) (bson.RawValue, error) {
 	var first valueSet
 	for _, a := range args {
 		if a.Type != bson.TypeArray {
@@ -389,16 +412,16 @@ func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
 	}
 	equal := true
 	for i, a := range args {
-		s := setOf(a)
+		s := setOf(coll, a)
 		if i == 0 {
 			first = s
 			continue
 		}
-		if len(s) != len(first) {
+		if len(s.m) != len(first.m) {
 			equal = false
 		}
-		for k := range s {
-			if _, ok := first[k]; !ok {
+		for k := range s.m {
+			if _, ok := first.m[k]; !ok {
 				equal = false
 			}
 		}
@@ -408,14 +431,14 @@ func evalSetEquals(args []bson.RawValue) (bson.RawValue, error) {
 
 // evalSetIsSubset is $setIsSubset: whether every element of the first array
 // is in the second.
-func evalSetIsSubset(a, b bson.RawValue) (bson.RawValue, error) {
+func evalSetIsSubset(coll *collation.Collator, a, b bson.RawValue) (bson.RawValue, error) {
 	if a.Type != bson.TypeArray {
 		return missing, mongoerr.New(mongoerr.SetIsSubsetFirstNotArray, "both operands of $setIsSubset must be arrays. First argument is of type: %s", typeName(a))
 	}
 	if b.Type != bson.TypeArray {
 		return missing, mongoerr.New(mongoerr.SetIsSubsetSecondNotArray, "both operands of $setIsSubset must be arrays. Second argument is of type: %s", typeName(b))
 	}
-	super := setOf(b)
+	super := setOf(coll, b)
 	for _, e := range elems(a) {
 		if !super.has(e) {
 			return falseVal, nil
@@ -717,14 +740,15 @@ type sortSpec struct {
 	dir    int
 	fields [][]string
 	dirs   []int
+	coll   *collation.Collator
 }
 
 func (p *sortSpec) compare(a, b bson.RawValue) int {
 	if p.fields == nil {
-		return p.dir * values.Compare(a, b)
+		return p.dir * p.coll.Compare(a, b)
 	}
 	for i, f := range p.fields {
-		if c := values.Compare(WalkPath(a, f), WalkPath(b, f)); c != 0 {
+		if c := p.coll.Compare(WalkPath(a, f), WalkPath(b, f)); c != 0 {
 			return p.dirs[i] * c
 		}
 	}
@@ -758,7 +782,7 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	if !ok {
 		return nil, mongoerr.New(mongoerr.SortArrayMissingSortBy, "$sortArray requires 'sortBy' to be specified")
 	}
-	spec := &sortSpec{}
+	spec := &sortSpec{coll: s.Collator()}
 	if by.Type == bson.TypeEmbeddedDocument {
 		it := rawdoc.Iterate(by.Value)
 		for {
@@ -861,11 +885,12 @@ func compileN(op string, kind nKind) opCompiler {
 				vals = vals[max(len(vals)-int(min(n, int64(len(vals)))), 0):]
 			case nMax, nMin:
 				vals = slices.DeleteFunc(vals, isNullish)
+				coll := s.Collator()
 				slices.SortStableFunc(vals, func(x, y bson.RawValue) int {
 					if kind == nMax {
-						return values.Compare(y, x)
+						return coll.Compare(y, x)
 					}
-					return values.Compare(x, y)
+					return coll.Compare(x, y)
 				})
 			}
 			return arrayValue(vals[:min(int64(len(vals)), n)]), nil

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -15,8 +16,10 @@ func init() {
 		"$gte": comparison(func(c int) bool { return c >= 0 }),
 		"$lt":  comparison(func(c int) bool { return c < 0 }),
 		"$lte": comparison(func(c int) bool { return c <= 0 }),
-		"$cmp": binary(func(a, b bson.RawValue) (bson.RawValue, error) {
-			return values.Int32Value(int32(sign(values.Compare(a, b)))), nil
+		"$cmp": collated(func(coll *collation.Collator) opCompiler {
+			return binary(func(a, b bson.RawValue) (bson.RawValue, error) {
+				return values.Int32Value(int32(sign(coll.Compare(a, b)))), nil
+			})
 		}),
 		"$and":    compileAndOr(false),
 		"$or":     compileAndOr(true),
@@ -39,11 +42,30 @@ func sign(c int) int {
 
 // comparison builds $eq, $ne, $gt, $gte, $lt and $lte: two operands compared
 // in MongoDB's total order over all types (missing sorts before null, values
-// of different types compare by type), so no operand is an error.
+// of different types compare by type), strings by the scope's collation, so
+// no operand is an error.
 func comparison(test func(int) bool) opCompiler {
-	return binary(func(a, b bson.RawValue) (bson.RawValue, error) {
-		return boolValue(test(values.Compare(a, b))), nil
+	return collated(func(coll *collation.Collator) opCompiler {
+		return binary(func(a, b bson.RawValue) (bson.RawValue, error) {
+			return boolValue(test(coll.Compare(a, b))), nil
+		})
 	})
+}
+
+// collated builds an operator whose evaluation compares values under the
+// collation of the scope it is compiled in.
+func collated(build func(coll *collation.Collator) opCompiler) opCompiler {
+	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+		return build(s.Collator())(c, name, v, s)
+	}
+}
+
+// equal reports whether a and b are equal under coll (nil: simple).
+func equal(coll *collation.Collator, a, b bson.RawValue) bool {
+	if coll == nil {
+		return values.Equal(a, b)
+	}
+	return coll.Compare(a, b) == 0
 }
 
 // compileAndOr builds $and (true unless an operand is falsy; true for no

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/folio-db/folio/internal/collation"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,12 +22,13 @@ var testNow = time.Date(2024, 1, 2, 3, 4, 5, 678e6, time.UTC)
 // exprCase is one line of testdata/*.jsonl: {expr, doc, result} (the
 // expected value, compared with its exact type), {expr, doc, error: code},
 // or {expr, doc, missing: true}. An optional "vars" document supplies user
-// variables.
+// variables, an optional "collation" the collation comparisons follow.
 type exprCase struct {
 	where   string
 	expr    bson.RawValue
 	doc     bson.Raw
 	vars    bson.Raw
+	coll    bson.Raw // a collation document
 	result  bson.RawValue
 	code    int32
 	missing bool
@@ -62,6 +64,7 @@ func loadCases(t testing.TB) []exprCase {
 				c.doc = bson.Raw{5, 0, 0, 0, 0}
 			}
 			c.vars, _ = rec.Lookup("vars").DocumentOK()
+			c.coll, _ = rec.Lookup("collation").DocumentOK()
 			if r, err := rec.LookupErr("result"); err == nil {
 				c.result = r
 			} else if code, ok := rec.Lookup("error").AsInt64OK(); ok {
@@ -96,7 +99,15 @@ func (c exprCase) run() (bson.RawValue, error) {
 			ctx.Vars[e.Key()] = e.Value()
 		}
 	}
-	e, err := Compile(c.expr, NewScope(names...))
+	scope := NewScope(names...)
+	if c.coll != nil {
+		coll, err := collation.Parse(c.coll)
+		if err != nil {
+			return bson.RawValue{}, err
+		}
+		scope = scope.Collated(coll)
+	}
+	e, err := Compile(c.expr, scope)
 	if err != nil {
 		return bson.RawValue{}, err
 	}

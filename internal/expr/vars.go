@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,6 +23,9 @@ type Scope struct {
 	slots []int
 	// bound is the number of slots used by this scope and its ancestors.
 	bound int
+	// coll is the collation comparisons follow (nil: simple); children
+	// inherit it.
+	coll *collation.Collator
 }
 
 // NewScope returns a root scope with the system variables and the given
@@ -38,15 +42,32 @@ func (s *Scope) With(names ...string) *Scope {
 		c.slots[i] = -1
 	}
 	if s != nil {
-		c.bound = s.bound
+		c.bound, c.coll = s.bound, s.coll
 	}
 	return c
+}
+
+// Collated returns a child scope whose comparisons ($eq, $in, the set
+// operators, $max, $sortArray...) follow coll (nil: simple), as the
+// command's collation makes MongoDB's expressions compare.
+func (s *Scope) Collated(coll *collation.Collator) *Scope {
+	c := s.With()
+	c.coll = coll
+	return c
+}
+
+// Collator is the collation of s (nil: simple).
+func (s *Scope) Collator() *collation.Collator {
+	if s == nil {
+		return nil
+	}
+	return s.coll
 }
 
 // bind returns a child scope whose names are bound by the expression itself
 // and the slot of each name.
 func (s *Scope) bind(c *compiler, names ...string) *Scope {
-	child := &Scope{parent: s, names: names, slots: make([]int, len(names)), bound: s.bound}
+	child := &Scope{parent: s, names: names, slots: make([]int, len(names)), bound: s.bound, coll: s.coll}
 	for i := range names {
 		child.slots[i] = child.bound
 		child.bound++

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/folio-db/folio/internal/collation"
-	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -15,10 +14,7 @@ import (
 // expressions use the command's collator; regexes, $type and the other
 // operators ignore collations. Operands are turned into collation keys once
 // here; each document value is turned into keys as it is compared.
-func (f *Filter) collate(coll *collation.Collator) error {
-	if f.hasExpr {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $expr with a collation other than simple")
-	}
+func (f *Filter) collate(coll *collation.Collator) {
 	f.coll = coll
 	Walk(f.root, func(n *Node) bool {
 		switch n.Kind {
@@ -36,7 +32,6 @@ func (f *Filter) collate(coll *collation.Collator) error {
 		}
 		return true
 	})
-	return nil
 }
 
 // Collator is the collation a comparison node follows (nil: simple).

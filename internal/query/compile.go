@@ -36,7 +36,7 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 	if rawdoc.Validate(filter) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in filter document")
 	}
-	root, err := parseFilter(filter, &parseEnv{let: let})
+	root, err := parseFilter(filter, &parseEnv{let: let, coll: coll})
 	if err != nil {
 		return nil, err
 	}
@@ -48,9 +48,7 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 		return !f.hasExpr
 	})
 	if coll != nil {
-		if err := f.collate(coll); err != nil {
-			return nil, err
-		}
+		f.collate(coll)
 	}
 	return f, nil
 }
@@ -140,6 +138,7 @@ var topLevelOperators = map[string]bool{
 type parseEnv struct {
 	inElemMatch bool
 	let         *expr.Let
+	coll        *collation.Collator // $expr's comparisons follow it
 }
 
 // inElemMatch is the environment of a filter nested in $elemMatch.
@@ -172,7 +171,7 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
 		}
 		if key == "$expr" {
-			return parseExpr(v, env.let)
+			return parseExpr(v, env.let, env.coll)
 		}
 		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
 	case "$jsonSchema":

@@ -3,6 +3,7 @@ package query
 import (
 	"time"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,11 +19,14 @@ type exprMatch struct {
 
 // parseExpr compiles the operand of $expr as an aggregation expression in
 // the scope of the command's let variables (the root scope when let is
-// nil).
-func parseExpr(v bson.RawValue, let *expr.Let) (*Node, error) {
+// nil), its comparisons following the filter's collation.
+func parseExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*Node, error) {
 	scope, ctx := expr.NewScope(), &expr.Context{Now: time.Now()}
 	if let != nil {
 		scope, ctx = let.Scope, let.Ctx
+	}
+	if coll != nil {
+		scope = scope.Collated(coll)
 	}
 	e, err := expr.Compile(v, scope)
 	if err != nil {

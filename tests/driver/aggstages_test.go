@@ -57,6 +57,7 @@ func TestExpressionCorpusThroughDriver(t *testing.T) {
 				Result  bson.RawValue `bson:"result"`
 				Error   int           `bson:"error"`
 				Missing bool          `bson:"missing"`
+				Coll    *collationDoc `bson:"collation"`
 			}
 			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 				t.Fatal(err)
@@ -81,6 +82,9 @@ func TestExpressionCorpusThroughDriver(t *testing.T) {
 			opts := options.Aggregate()
 			if tc.Vars != nil {
 				opts.SetLet(tc.Vars)
+			}
+			if c := tc.Coll; c != nil {
+				opts.SetCollation(c.options())
 			}
 			cur, err := coll.Aggregate(ctx, pipeline, opts)
 			var out []bson.Raw
@@ -149,6 +153,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			After          map[string][]bson.Raw `bson:"after"`
 			MemoryLimit    int64                 `bson:"memoryLimit"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
+			Collation      *collationDoc         `bson:"collation"`
 		}
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -178,6 +183,9 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			opts := options.Aggregate().SetAllowDiskUse(tc.AllowDiskUse)
 			if tc.Let != nil {
 				opts.SetLet(tc.Let)
+			}
+			if c := tc.Collation; c != nil {
+				opts.SetCollation(c.options())
 			}
 			pipeline := make(bson.A, len(tc.Pipeline))
 			for i, s := range tc.Pipeline {
@@ -211,6 +219,21 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			}
 		})
 	}
+}
+
+// collationDoc reads a corpus case's collation document.
+type collationDoc struct {
+	Locale          string `bson:"locale"`
+	Strength        int    `bson:"strength"`
+	NumericOrdering bool   `bson:"numericOrdering"`
+	Alternate       string `bson:"alternate"`
+	Backwards       bool   `bson:"backwards"`
+	Normalization   bool   `bson:"normalization"`
+}
+
+func (c *collationDoc) options() *options.Collation {
+	return &options.Collation{Locale: c.Locale, Strength: c.Strength, NumericOrdering: c.NumericOrdering,
+		Alternate: c.Alternate, Backwards: c.Backwards, Normalization: c.Normalization}
 }
 
 func sameDocs(t *testing.T, what string, got, want []bson.Raw, unordered bool) {

@@ -283,7 +283,8 @@ func TestCollationErrors(t *testing.T) {
 
 // aggregate follows the collation in $match, $sort and $group's keys
 // (https://www.mongodb.com/docs/v7.0/reference/method/db.collection.aggregate/,
-// "Specify a Collation"); what does not follow it yet is refused.
+// "Specify a Collation"), in expressions and accumulators, and in its reads
+// of other collections.
 func TestCollationAggregate(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -318,9 +319,48 @@ func TestCollationAggregate(t *testing.T) {
 	if err := cur.All(ctx, &got); err != nil || len(got) != 6 {
 		t.Errorf("simple $group: %+v %v", got, err)
 	}
-	_, err = coll.Aggregate(ctx, bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}},
-		options.Aggregate().SetCollation(caseInsensitive))
-	requireCode(t, err, 238, "NotImplemented")
+	// Expressions, accumulators and reads of other collections follow it
+	// too (https://www.mongodb.com/docs/v7.0/reference/collation/#operations-that-support-collation).
+	foreign := client.Database(testDB).Collection("coll_agg_x")
+	seedNames(t, foreign, "CAFE", "b")
+	matched := func(c *options.Collation, stages ...bson.D) []bson.Raw {
+		t.Helper()
+		pipeline := bson.A{}
+		for _, st := range stages {
+			pipeline = append(pipeline, st)
+		}
+		opts := options.Aggregate()
+		if c != nil {
+			opts.SetCollation(c)
+		}
+		cur, err := coll.Aggregate(ctx, pipeline, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "coll_agg_x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}
+	onlyMatched := bson.D{{Key: "$match", Value: bson.D{{Key: "m.0", Value: bson.D{{Key: "$exists", Value: true}}}}}}
+	if n := len(matched(caseInsensitive, lookup, onlyMatched)); n != 5 {
+		t.Errorf("collated $lookup: %d documents found a match, want 5", n)
+	}
+	if n := len(matched(nil, lookup, onlyMatched)); n != 2 {
+		t.Errorf("simple $lookup: %d documents found a match, want 2", n)
+	}
+	eq := bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$name", "CAFE"}}}}}}}
+	if n := len(matched(caseInsensitive, bson.D{{Key: "$project", Value: bson.D{{Key: "name", Value: 1}}}}, eq)); n != 3 {
+		t.Errorf("collated $expr: %d documents, want 3", n)
+	}
+	set := bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "s", Value: bson.D{{Key: "$addToSet", Value: "$name"}}}, {Key: "min", Value: bson.D{{Key: "$min", Value: "$name"}}}}}}
+	out := matched(caseInsensitive, set)
+	// Binary order would give six distinct names and "B" as the least.
+	if vals, _ := out[0].Lookup("s").Array().Values(); len(vals) != 3 || out[0].Lookup("min").StringValue() != "a" {
+		t.Errorf("collated $addToSet/$min: %s", out[0])
+	}
 }
 
 // A collection's default collation and an index's survive a restart: the
