@@ -199,9 +199,8 @@ func unqueried(vals []bson.RawValue, queried map[string]bool, coll *collation.Co
 	return out
 }
 
-// graphLookupBatch is the most frontier values one read asks for: the
-// planner bounds an index scan by at most 256 points of a field, and
-// reads a larger $in by a full scan.
+// graphLookupBatch is the most frontier values one read asks for, so that
+// a wide level is read in several bounded $in queries.
 const graphLookupBatch = 256
 
 // readLevel reads the documents of one read of a level: those not yet

@@ -172,3 +172,38 @@ func TestPlanRegressions(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeInScansItsPoints: an $in of 1,000 values on an indexed field is
+// an index scan of its points, not a scan of the whole index or
+// collection (MongoDB bounds a field by any number of points).
+func TestLargeInScansItsPoints(t *testing.T) {
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := range 5000 {
+		d, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}, {Key: "a", Value: i * 2}})
+		docs = append(docs, d)
+	}
+	if _, _, err := e.Insert("test", "bigin", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateIndex(t, e, "bigin", `{"a": 1}`, false)
+	in := bson.A{}
+	for i := range 1000 {
+		in = append(in, i*3)
+	}
+	filter, _ := bson.Marshal(bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: in}}}})
+	out, err := e.Explain("test", "bigin", FindOptions{Filter: filter}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := bson.Raw(bsonDoc(out))
+	// a holds the even numbers; the values are the multiples of 3 below
+	// 3,000: the matches are the 500 multiples of 6.
+	stats := doc.Lookup("executionStats").Document()
+	if n := stats.Lookup("nReturned").AsInt64(); n != 500 {
+		t.Fatalf("nReturned %d, want 500", n)
+	}
+	if keys, docs := stats.Lookup("totalKeysExamined").AsInt64(), stats.Lookup("totalDocsExamined").AsInt64(); keys > 1000 || docs != 500 {
+		t.Fatalf("examined %d keys and %d documents for 500 matches of 1,000 points", keys, docs)
+	}
+}

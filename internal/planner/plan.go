@@ -14,8 +14,9 @@ import (
 
 // maxIntervals bounds how many key intervals one plan scans (the product of
 // $in lists over compound fields); past it the remaining fields are left
-// unbounded.
-const maxIntervals = 256
+// unbounded. MongoDB bounds a field by any number of points, so one large
+// $in (thousands of values) is still an index scan of its points.
+const maxIntervals = 1 << 16
 
 // maxCandidates bounds the plans a trial runs.
 const maxCandidates = 8
