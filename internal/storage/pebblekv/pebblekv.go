@@ -124,6 +124,13 @@ func Tune(po *pebble.Options) {
 	// compactions write a block per write call instead of one per few
 	// documents, and 256 KB index blocks keep a table's index in one level,
 	// so a point read fetches one index block instead of two.
+	// Bulk loads are bound by flushes and compactions on two cores: L0
+	// compacts when it holds 8 tables rather than 4 (fewer, larger
+	// compactions; writes stop at 24), and the base level holds 256 MB
+	// before the next level (fewer levels to rewrite while a store grows).
+	po.L0CompactionThreshold = 8
+	po.L0StopWritesThreshold = 24
+	po.LBaseMaxBytes = 256 << 20
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		po.Levels[i].BlockSize = 32 << 10
