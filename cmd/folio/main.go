@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -63,6 +65,13 @@ func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "playground" {
 		return runPlayground(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == "version" {
+		if len(args) > 1 {
+			return fmt.Errorf("unexpected argument %q after version", args[1])
+		}
+		fmt.Fprintln(stderr, versionLine())
+		return nil
+	}
 	fs := flag.NewFlagSet("folio", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", env("FOLIO_ADDR", "127.0.0.1:27017"), "listen address host:port (env FOLIO_ADDR)")
@@ -111,7 +120,7 @@ func run(args []string, stderr io.Writer) error {
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n       folio version\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -119,6 +128,11 @@ func run(args []string, stderr io.Writer) error {
 			return nil
 		}
 		return err
+	}
+	if fs.NArg() > 0 {
+		// A misspelt subcommand or a stray word must not start a server on
+		// the defaults.
+		return fmt.Errorf("unexpected argument %q (folio -h lists the subcommands and flags)", fs.Arg(0))
 	}
 	if *maxConns < 0 {
 		return fmt.Errorf("bad -max-connections (or FOLIO_MAX_CONNECTIONS): want a non-negative integer")
@@ -188,4 +202,21 @@ func run(args []string, stderr io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	return in.Close(ctx)
+}
+
+// versionLine describes the binary: its module version and commit (from
+// the build information), the MongoDB version it speaks, and Go's.
+func versionLine() string {
+	version, commit := "(devel)", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				commit = " commit " + s.Value
+			}
+		}
+	}
+	return fmt.Sprintf("folio %s%s, speaking MongoDB 7.0's wire protocol, built with %s", version, commit, runtime.Version())
 }

@@ -97,3 +97,19 @@ func TestTLSFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestArguments: a word that is neither a subcommand nor a flag's value is
+// an error (it never starts a server on the defaults); folio version
+// describes the binary.
+func TestArguments(t *testing.T) {
+	for _, args := range [][]string{{"anything"}, {"-log-level", "warn", "stray"}, {"serve", "extra"}, {"version", "x"}} {
+		var out strings.Builder
+		if err := run(args, &out); err == nil || !strings.Contains(err.Error(), "unexpected argument") {
+			t.Errorf("%v: %v, want an unexpected-argument error", args, err)
+		}
+	}
+	var out strings.Builder
+	if err := run([]string{"version"}, &out); err != nil || !strings.HasPrefix(out.String(), "folio ") || !strings.Contains(out.String(), "MongoDB 7.0") {
+		t.Fatalf("version: %q, %v", out.String(), err)
+	}
+}
