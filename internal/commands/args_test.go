@@ -142,6 +142,13 @@ var argRows = []struct {
 	{"create.capped", `{"create": "d", "capped": true, "size": 4096}`, 0},
 	{"create.collation", `{"create": "d2", "collation": {"locale": "en", "strength": 2}}`, 0},
 	{"create.collation", `{"create": "d3", "collation": {"locale": "en", "caseLevel": true}}`, 238},
+	// https://www.mongodb.com/docs/v7.0/core/clustered-collections/
+	{"create.clusteredIndex", `{"create": "cl1", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`, 0},
+	{"create.clusteredIndex", `{"create": "cl2", "clusteredIndex": {"key": {"_id": 1}, "unique": false}}`, 5979700},
+	{"create.clusteredIndex", `{"create": "cl3", "clusteredIndex": {"key": {"a": 1}, "unique": true}}`, 197},
+	{"create.clusteredIndex", `{"create": "cl4", "clusteredIndex": {"key": {"_id": 1}}}`, 40414},
+	{"create.clusteredIndex", `{"create": "cl5", "clusteredIndex": {"key": {"_id": 1}, "unique": true, "bogus": 1}}`, 40415},
+	{"create.clusteredIndex", `{"create": "cl6", "clusteredIndex": true}`, 238},
 	{"create.capped", `{"create": "d", "capped": true}`, 72},
 	{"create.size", `{"create": "d", "capped": true, "size": 0}`, 51024},
 	{"create.max", `{"create": "d", "capped": true, "size": 4096, "max": 10}`, 0},

@@ -96,7 +96,7 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 	if nameOnly {
 		return bson.D{{Key: "name", Value: c.Name}, {Key: "type", Value: "collection"}}
 	}
-	return bson.D{
+	d := bson.D{
 		{Key: "name", Value: c.Name},
 		{Key: "type", Value: "collection"},
 		{Key: "options", Value: c.CurrentOptions().Doc()},
@@ -104,13 +104,22 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 			{Key: "readOnly", Value: false},
 			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},
 		}},
-		{Key: "idIndex", Value: idIndexSpec(c)},
 	}
+	if len(c.Options.ClusteredIndex) == 0 {
+		// A clustered collection's _id index is its clustered index,
+		// given in its options.
+		d = append(d, bson.E{Key: "idIndex", Value: idIndexSpec(c)})
+	}
+	return d
 }
 
 // idIndexSpec is the _id index of c as listIndexes reports it: with the
-// collection's default collation, which orders its _id values.
+// collection's default collation, which orders its _id values; a clustered
+// collection's is its clustered index.
 func idIndexSpec(c *engine.Collection) bson.D {
+	if d := clusteredIndexSpec(c); d != nil {
+		return d
+	}
 	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
 	if len(c.Options.Collation) > 0 {
 		d = append(d, bson.E{Key: "collation", Value: c.Options.Collation})

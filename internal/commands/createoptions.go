@@ -28,7 +28,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	refuse("pipeline", tArray, "views"),
 	refuse("timeseries", tDoc, "time series collections"),
 	arg("validator", tDoc),
-	refuse("clusteredIndex", tAny, "clustered collections"),
+	arg("clusteredIndex", tAny),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
 	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
@@ -141,6 +141,14 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 			return opts, err
 		}
 		opts.Validator = v
+	}
+	if c.has("clusteredIndex") {
+		if opts.ClusteredIndex, err = parseClusteredIndex(c.value("clusteredIndex")); err != nil {
+			return opts, err
+		}
+		if opts.Capped {
+			return opts, notImplementedCreateOption("clusteredIndex with capped")
+		}
 	}
 	if d := c.doc("idIndex"); d != nil {
 		spec, err := parseIndexSpec(d, false)

@@ -104,6 +104,11 @@ type CollectionOptions struct {
 	// Collation is the default collation (normalized, nil: simple) of
 	// the collection's commands and indexes.
 	Collation bson.Raw `bson:"collation,omitempty"`
+	// ClusteredIndex is create's clusteredIndex, normalized ({v, key:
+	// {_id: 1}, name, unique: true}); nil for a collection created
+	// without it. Every collection's documents are stored in _id order:
+	// the option changes only how the collection describes itself.
+	ClusteredIndex bson.Raw `bson:"clusteredIndex,omitempty"`
 }
 
 // CurrentOptions are c's options with the validation collMod last set.
@@ -123,7 +128,7 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
 		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
-		bytes.Equal(o.Collation, p.Collation)
+		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex)
 }
 
 // Doc is the options document listCollections reports, in MongoDB's order
@@ -160,6 +165,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.Collation) > 0 {
 		d = append(d, bson.E{Key: "collation", Value: o.Collation})
+	}
+	if len(o.ClusteredIndex) > 0 {
+		d = append(d, bson.E{Key: "clusteredIndex", Value: o.ClusteredIndex})
 	}
 	return d
 }

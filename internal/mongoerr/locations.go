@@ -394,6 +394,12 @@ const (
 	PercentilePOutOfRange Code = 7750303
 )
 
+// Clustered collections.
+const (
+	// ClusteredIndexNotUnique: a clusteredIndex without unique: true.
+	ClusteredIndexNotUnique Code = 5979700
+)
+
 // Expressions: comparison and conditionals.
 const (
 	// CondMissingIf: a $cond without if.

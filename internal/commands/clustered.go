@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// Clustered collections (create's clusteredIndex): Folio stores every
+// collection's documents in _id order already, so a clustered collection is
+// an ordinary one that describes itself as clustered, as MongoDB 7.0 does:
+// its options hold the clustered index, listCollections gives no separate
+// idIndex, and listIndexes shows the _id index with clustered: true.
+// https://www.mongodb.com/docs/v7.0/core/clustered-collections/
+
+// parseClusteredIndex reads create's clusteredIndex: {key: {_id: 1},
+// unique: true, name?, v?}, returned normalized.
+func parseClusteredIndex(v bson.RawValue) (bson.Raw, error) {
+	spec, ok := v.DocumentOK()
+	if !ok {
+		// The boolean form is MongoDB's internal one (time series buckets).
+		return nil, notImplementedCreateOption("clusteredIndex: " + v.String())
+	}
+	var key bson.Raw
+	var unique, haveUnique bool
+	name, version := "_id_", int32(2)
+	elems, _ := spec.Elements()
+	for _, e := range elems {
+		ev := e.Value()
+		wrong := func(want string) error {
+			return mongoerr.New(mongoerr.TypeMismatch, "BSON field 'create.clusteredIndex.%s' is the wrong type '%s', expected type '%s'", e.Key(), values.TypeName(ev.Type), want)
+		}
+		switch e.Key() {
+		case "key":
+			if key, ok = ev.DocumentOK(); !ok {
+				return nil, wrong("object")
+			}
+		case "unique":
+			if unique, ok = ev.BooleanOK(); !ok {
+				return nil, wrong("bool")
+			}
+			haveUnique = true
+		case "name":
+			if name, ok = ev.StringValueOK(); !ok {
+				return nil, wrong("string")
+			}
+		case "v":
+			n, ok := values.Int64(ev)
+			if !ok {
+				return nil, wrong("int")
+			}
+			if n != 2 {
+				return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption, "Invalid clusteredIndex 'v' value %d: only v: 2 is supported", n)
+			}
+		default:
+			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'create.clusteredIndex.%s' is an unknown field.", e.Key())
+		}
+	}
+	switch {
+	case key == nil:
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.clusteredIndex.key' is missing but a required field")
+	case !haveUnique:
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
+	case !unique:
+		return nil, mongoerr.New(mongoerr.ClusteredIndexNotUnique, "The clusteredIndex option requires unique: true to be specified")
+	case !isIDIndexPattern(key):
+		return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
+	}
+	return marshal(bson.D{
+		{Key: "v", Value: version},
+		{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+		{Key: "name", Value: name},
+		{Key: "unique", Value: true},
+	}), nil
+}
+
+// clusteredIndexSpec is the _id index of a clustered collection c as
+// listIndexes shows it, or nil when c is not clustered.
+func clusteredIndexSpec(c *engine.Collection) bson.D {
+	ci := c.Options.ClusteredIndex
+	if len(ci) == 0 {
+		return nil
+	}
+	var d bson.D
+	if err := bson.Unmarshal(ci, &d); err != nil {
+		return nil
+	}
+	return append(d, bson.E{Key: "clustered", Value: true})
+}

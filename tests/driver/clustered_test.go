@@ -1,0 +1,63 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestClusteredCollection: a collection created with clusteredIndex stores
+// and finds documents as any other, lists its clustered index in its
+// options without a separate idIndex, and listIndexes shows the _id index
+// as clustered (https://www.mongodb.com/docs/v7.0/core/clustered-collections/).
+func TestClusteredCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	err := db.CreateCollection(ctx, "clu", options.CreateCollection().SetClusteredIndex(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}, {Key: "name", Value: "byId"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("clu")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(findAll(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 1}}}})); len(got) != 2 || got[0] != "1" {
+		t.Fatalf("find: %v", got)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "clu"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("listCollections: %v %v", specs, err)
+	}
+	if specs[0].IDIndex.Name != "" {
+		t.Errorf("a clustered collection lists an idIndex: %v", specs[0].IDIndex)
+	}
+	ci := specs[0].Options.Lookup("clusteredIndex").Document()
+	want := `{"v": {"$numberInt":"2"},"key": {"_id": {"$numberInt":"1"}},"name": "byId","unique": true}`
+	if ci.String() != want {
+		t.Errorf("clusteredIndex option %s, want %s", ci, want)
+	}
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx []bson.Raw
+	if err := cur.All(ctx, &idx); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx) != 1 || !idx[0].Lookup("clustered").Boolean() || idx[0].Lookup("name").StringValue() != "byId" {
+		t.Errorf("listIndexes: %v", idx)
+	}
+	for _, tc := range []struct {
+		spec bson.D
+		code int
+	}{
+		{bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: false}}, 5979700},
+		{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "unique", Value: true}}, 197},
+	} {
+		err := db.CreateCollection(ctx, "clu2", options.CreateCollection().SetClusteredIndex(tc.spec))
+		requireCode(t, err, tc.code, "")
+	}
+}
