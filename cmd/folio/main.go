@@ -51,6 +51,20 @@ func envInt(name string) int64 {
 	return n
 }
 
+// envDuration returns the duration in environment variable name, 0 when
+// unset and -1ns (refused by run) when not a duration.
+func envDuration(name string) time.Duration {
+	v := env(name, "")
+	if v == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return -1
+	}
+	return d
+}
+
 // defaultDiskReserveMB is -disk-reserve-mb's default: room for Pebble's
 // flushes and compactions, and for the log, once writes are refused.
 const defaultDiskReserveMB = 128
@@ -118,6 +132,8 @@ func run(args []string, stderr io.Writer) error {
 		"let TLS clients connect without a certificate; one presented is still verified (env FOLIO_TLS_ALLOW_CONNECTIONS_WITHOUT_CERTIFICATES=1)")
 	jsEnabled := fs.Bool("javascript-enabled", env("FOLIO_JAVASCRIPT_ENABLED", "1") != "0",
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
+	schemaLease := fs.Duration("schema-lease", envDuration("FOLIO_SCHEMA_LEASE"),
+		"with -storage tikv: how long a frontend's image of the catalog stays valid without renewal; a schema change waits for the frontends' leases, and a frontend whose lease ran out refuses writes until it renews it; 0 for the default, 45s (env FOLIO_SCHEMA_LEASE)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n       folio version\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
@@ -133,6 +149,9 @@ func run(args []string, stderr io.Writer) error {
 		// A misspelt subcommand or a stray word must not start a server on
 		// the defaults.
 		return fmt.Errorf("unexpected argument %q (folio -h lists the subcommands and flags)", fs.Arg(0))
+	}
+	if *schemaLease < 0 {
+		return fmt.Errorf("bad -schema-lease (or FOLIO_SCHEMA_LEASE): want a duration of zero or more")
 	}
 	if *maxConns < 0 {
 		return fmt.Errorf("bad -max-connections (or FOLIO_MAX_CONNECTIONS): want a non-negative integer")
@@ -188,6 +207,7 @@ func run(args []string, stderr io.Writer) error {
 		DiskReserve:    uint64(reserveMB) << 20,
 		Auth:           *authOn,
 		NoJavaScript:   !*jsEnabled,
+		SchemaLease:    *schemaLease,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger: slog.New(handler),

@@ -113,3 +113,16 @@ func TestArguments(t *testing.T) {
 		t.Fatalf("version: %q, %v", out.String(), err)
 	}
 }
+
+// TestSchemaLeaseFlag: -schema-lease (or FOLIO_SCHEMA_LEASE) takes a
+// duration of zero or more.
+func TestSchemaLeaseFlag(t *testing.T) {
+	var out strings.Builder
+	if err := run([]string{"-schema-lease", "-1s"}, &out); err == nil || !strings.Contains(err.Error(), "bad -schema-lease") {
+		t.Errorf("-schema-lease -1s: %v", err)
+	}
+	t.Setenv("FOLIO_SCHEMA_LEASE", "soon")
+	if err := run([]string{"-addr", "127.0.0.1:0"}, &out); err == nil || !strings.Contains(err.Error(), "bad -schema-lease") {
+		t.Errorf("FOLIO_SCHEMA_LEASE=soon: %v", err)
+	}
+}

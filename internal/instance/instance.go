@@ -186,7 +186,15 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
-	log.Info("folio listening", "addr", ln.Addr().String(), "dbpath", cfg.DBPath, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections, "diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String(), "auth", cfg.Auth)
+	// On TiKV the data is the cluster's: the storage URL says where, no
+	// data directory is used.
+	attrs := []any{"addr", ln.Addr().String(), "storage", "pebble", "dbpath", cfg.DBPath}
+	if isTiKV(cfg.Storage) {
+		attrs = []any{"addr", ln.Addr().String(), "storage", cfg.Storage}
+	}
+	attrs = append(attrs, "inMemory", cfg.InMemory, "durability", cfg.Durability.String(), "maxConnections", svc.MaxConnections,
+		"diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String(), "auth", cfg.Auth)
+	log.Info("folio listening", attrs...)
 	return in, nil
 }
 

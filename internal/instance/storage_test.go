@@ -2,9 +2,12 @@ package instance
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestStorageSelection: -storage names the store; a TiKV cluster whose PD
@@ -35,4 +38,38 @@ func TestStorageSelection(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.Close(context.Background())
+}
+
+// TestListeningLogNamesStorage: the start line names the storage; on TiKV
+// it gives the cluster's URL and no data directory.
+func TestListeningLogNamesStorage(t *testing.T) {
+	for _, c := range []struct {
+		storage   string
+		want, not string
+		sharedKV  bool
+	}{
+		{"pebble", `storage=pebble dbpath=`, "", false},
+		{"tikv://pd.example:2379", `storage=tikv://pd.example:2379`, "dbpath", true},
+	} {
+		var logs strings.Builder
+		cfg := Config{Addr: "127.0.0.1:0", Storage: c.storage, InMemory: !c.sharedKV,
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+		if c.sharedKV {
+			cfg.Shared = testkv.Open(t)
+		}
+		in, err := Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Close(context.Background())
+		var line string
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "folio listening") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, c.want) || (c.not != "" && strings.Contains(line, c.not)) {
+			t.Errorf("%s: %q", c.storage, line)
+		}
+	}
 }
