@@ -43,7 +43,6 @@ func TestWindowSpillMatchesMemory(t *testing.T) {
 	}
 	for _, out := range outputs {
 		for _, partitionBy := range []string{`"$p"`, `null`} {
-			var stage bson.Raw
 			src := fmt.Sprintf(`{"$setWindowFields": {"partitionBy": %s, "sortBy": {"x": 1, "_id": 1}, "output": %s}}`, partitionBy, out)
 			switch {
 			case strings.Contains(out, "Fill"): // needs unique sortBy values
@@ -51,26 +50,7 @@ func TestWindowSpillMatchesMemory(t *testing.T) {
 			case strings.Contains(out, `"range"`) || strings.Contains(out, "$derivative") || strings.Contains(out, "$rank"):
 				src = strings.Replace(src, `{"x": 1, "_id": 1}`, `{"x": 1}`, 1)
 			}
-			if err := bson.UnmarshalExtJSON([]byte(src), false, &stage); err != nil {
-				t.Fatal(err)
-			}
-			c := stageCase{Docs: docs, Pipeline: []bson.Raw{stage}}
-			want, _, err := runCase(c)
-			if err != nil {
-				t.Fatalf("%s in memory: %v", src, err)
-			}
-			c.MemoryLimit = 4000
-			if _, _, err := runCase(c); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
-				t.Fatalf("%s under a 4000-byte limit without allowDiskUse: %v, want 292", src, err)
-			}
-			c.AllowDiskUse = true
-			got, _, err := runCase(c)
-			if err != nil {
-				t.Fatalf("%s spilled: %v", src, err)
-			}
-			if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
-				t.Fatalf("%s: spilled output differs from the in-memory one", src)
-			}
+			checkSpillMatches(t, docs, src, 4000)
 		}
 	}
 }
@@ -88,26 +68,34 @@ func TestDensifySpillMatchesMemory(t *testing.T) {
 		`{"$densify": {"field": "x", "partitionByFields": ["p"], "range": {"step": 1, "bounds": "full"}}}`,
 		`{"$densify": {"field": "x", "range": {"step": 2, "bounds": [-10, 80]}}}`,
 	} {
-		var stage bson.Raw
-		if err := bson.UnmarshalExtJSON([]byte(src), false, &stage); err != nil {
-			t.Fatal(err)
-		}
-		c := stageCase{Docs: docs, Pipeline: []bson.Raw{stage}}
-		want, _, err := runCase(c)
-		if err != nil {
-			t.Fatalf("%s in memory: %v", src, err)
-		}
-		c.MemoryLimit = 2000
-		if _, _, err := runCase(c); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
-			t.Fatalf("%s under a 2000-byte limit without allowDiskUse: %v, want 292", src, err)
-		}
-		c.AllowDiskUse = true
-		got, _, err := runCase(c)
-		if err != nil {
-			t.Fatalf("%s spilled: %v", src, err)
-		}
-		if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
-			t.Fatalf("%s: spilled output differs from the in-memory one", src)
-		}
+		checkSpillMatches(t, docs, src, 2000)
+	}
+}
+
+// checkSpillMatches runs the one-stage pipeline src over docs under a
+// memory limit it passes: without allowDiskUse it must fail with 292 (the
+// limit was passed), with it it must answer as in memory.
+func checkSpillMatches(t *testing.T, docs []bson.Raw, src string, limit int64) {
+	t.Helper()
+	var stage bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(src), false, &stage); err != nil {
+		t.Fatal(err)
+	}
+	c := stageCase{Docs: docs, Pipeline: []bson.Raw{stage}}
+	want, _, err := runCase(c)
+	if err != nil {
+		t.Fatalf("%s in memory: %v", src, err)
+	}
+	c.MemoryLimit = limit
+	if _, _, err := runCase(c); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+		t.Fatalf("%s under a %d-byte limit without allowDiskUse: %v, want 292", src, limit, err)
+	}
+	c.AllowDiskUse = true
+	got, _, err := runCase(c)
+	if err != nil {
+		t.Fatalf("%s spilled: %v", src, err)
+	}
+	if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
+		t.Fatalf("%s: spilled output differs from the in-memory one", src)
 	}
 }
