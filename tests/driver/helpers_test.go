@@ -41,16 +41,19 @@ func defaultConfig() instance.Config {
 
 // testAuth reports FOLIO_TEST_AUTH=1: the suite then runs with access
 // control on, every server started with a root user and every client
-// (dial) logged in as it.
-var testAuth = os.Getenv("FOLIO_TEST_AUTH") == "1"
+// (dial) logged in as it. It reads the variable while a test runs, so that
+// go test's cache knows the results depend on it (a read during package
+// initialization is not recorded, and a run with the variable set would
+// replay the results of one without it).
+func testAuth() bool { return os.Getenv("FOLIO_TEST_AUTH") == "1" }
 
 // startInstance starts a Folio with cfg and closes it when the test ends.
 // Under FOLIO_TEST_AUTH=1 a config without access control gets it, and a
 // root user.
 func startInstance(t testing.TB, cfg instance.Config) *instance.Instance {
 	t.Helper()
-	withRoot := testAuth && !cfg.Auth
-	cfg.Auth = cfg.Auth || testAuth
+	withRoot := testAuth() && !cfg.Auth
+	cfg.Auth = cfg.Auth || testAuth()
 	if testkv.TiKV() && cfg.Shared == nil {
 		// FOLIO_TEST_STORAGE=tikv: an in-memory server runs on a mock
 		// TiKV cluster with forced region splits; one on a data
@@ -289,7 +292,7 @@ func addRootUser(in *instance.Instance) error {
 // control.
 func clientOptions(in *instance.Instance) *options.ClientOptions {
 	o := options.Client().ApplyURI(in.URI())
-	if testAuth && in.AuthEnabled() {
+	if testAuth() && in.AuthEnabled() {
 		o.SetAuth(options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin"})
 	}
 	return o

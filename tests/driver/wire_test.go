@@ -45,7 +45,7 @@ func rawDial(t testing.TB, in interface{ Addr() string }) *net.TCPConn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	if a, ok := in.(interface{ AuthEnabled() bool }); ok && testAuth && a.AuthEnabled() {
+	if a, ok := in.(interface{ AuthEnabled() bool }); ok && testAuth() && a.AuthEnabled() {
 		rawLogin(t, c)
 	}
 	return c.(*net.TCPConn)
