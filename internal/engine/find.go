@@ -96,7 +96,7 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		}
 	}
 	if len(o.Projection) > 0 {
-		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let); err != nil {
+		if q.proj, err = query.CompileProjectionLet(o.Projection, o.Let, coll); err != nil {
 			return q, err
 		}
 	}

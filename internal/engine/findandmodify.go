@@ -50,7 +50,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	}
 	var proj *query.Projection
 	if len(s.Fields) > 0 {
-		if proj, err = query.CompileProjectionLet(s.Fields, s.Let); err != nil {
+		if proj, err = query.CompileProjectionLet(s.Fields, s.Let, f.Collator()); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}

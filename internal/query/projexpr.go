@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,8 +17,8 @@ type projExpr struct {
 }
 
 // parseProjExpr compiles a computed field, in the scope of the command's
-// let variables when let is not nil.
-func parseProjExpr(v bson.RawValue, let *expr.Let) (*projExpr, error) {
+// let variables when let is not nil, comparing under coll.
+func parseProjExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*projExpr, error) {
 	if s, ok := v.StringValueOK(); ok && s == "$" {
 		return nil, mongoerr.New(mongoerr.FieldPathDollarOnly, "'$' by itself is not a valid FieldPath")
 	}
@@ -25,6 +26,12 @@ func parseProjExpr(v bson.RawValue, let *expr.Let) (*projExpr, error) {
 	var ctx *expr.Context
 	if let != nil {
 		scope, ctx = let.Scope, let.Ctx
+	}
+	if coll != nil {
+		if scope == nil {
+			scope = expr.NewScope()
+		}
+		scope = scope.Collated(coll)
 	}
 	e, err := expr.Compile(v, scope)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
@@ -29,6 +30,9 @@ type projParse struct {
 	hasSlice, hasElemMatch, hasPos      bool
 	// let is the command's let variables for computed fields, if any.
 	let *expr.Let
+	// coll is the command's collation, which computed fields' comparisons
+	// and $elemMatch follow (nil: simple).
+	coll *collation.Collator
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -37,16 +41,17 @@ type projParse struct {
 // and exclusion (other than of _id) fails with 31253/31254, and overlapping
 // paths with 31249/31250, as in MongoDB.
 func CompileProjection(spec bson.Raw) (*Projection, error) {
-	return CompileProjectionLet(spec, nil)
+	return CompileProjectionLet(spec, nil, nil)
 }
 
 // CompileProjectionLet parses a projection whose computed fields may use
-// the command's let variables (nil: none).
-func CompileProjectionLet(spec bson.Raw, let *expr.Let) (*Projection, error) {
+// the command's let variables (nil: none) and compare under its collation
+// coll, as $elemMatch does (nil: simple).
+func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator) (*Projection, error) {
 	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in projection document")
 	}
-	ps := &projParse{let: let}
+	ps := &projParse{let: let, coll: coll}
 	root := &projNode{kind: pkInternal}
 	it := rawdoc.Iterate(spec)
 	for {
@@ -125,7 +130,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 	if positional {
 		return mongoerr.New(mongoerr.ProjectionPositionalWithLiteral, "positional projection cannot be used with a literal")
 	}
-	e, err := parseProjExpr(v, ps.let)
+	e, err := parseProjExpr(v, ps.let, ps.coll)
 	if err != nil {
 		return err
 	}
@@ -151,7 +156,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		case "$meta":
 			return mongoerr.New(mongoerr.NotImplemented, "$meta projection is not supported")
 		}
-		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj}, ps.let)
+		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj}, ps.let, ps.coll)
 		if err != nil {
 			return err
 		}
@@ -257,7 +262,7 @@ func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) 
 	}
 	inner := bsoncore.NewDocumentBuilder().AppendDocument("$elemMatch", arg.Value).Build()
 	filterDoc := bsoncore.NewDocumentBuilder().AppendDocument(key, inner).Build()
-	f, err := Compile(bson.Raw(filterDoc))
+	f, err := CompileCollated(bson.Raw(filterDoc), nil, ps.coll)
 	if err != nil {
 		return err
 	}

@@ -399,3 +399,35 @@ func TestCollationRestart(t *testing.T) {
 	_, err = coll.InsertOne(ctx, bson.D{{Key: "name", Value: "ann"}})
 	requireCode(t, err, 11000, "")
 }
+
+// A find's projection follows its collation: computed fields compare
+// under it, and so does $elemMatch.
+func TestCollationProjection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("coll_proj")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "cafe"}, {Key: "tags", Value: bson.A{"x", "Cafe"}}}); err != nil {
+		t.Fatal(err)
+	}
+	proj := bson.D{{Key: "e", Value: bson.D{{Key: "$eq", Value: bson.A{"$name", "CAFE"}}}}, {Key: "tags", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$eq", Value: "CAFE"}}}}}}
+	for _, tc := range []struct {
+		coll *options.Collation
+		want string
+	}{
+		// An $elemMatch field comes after the others (MongoDB 4.4+).
+		{caseInsensitive, `{"_id": {"$numberInt":"1"},"e": true,"tags": ["Cafe"]}`},
+		{nil, `{"_id": {"$numberInt":"1"},"e": false}`},
+	} {
+		opts := options.FindOne().SetProjection(proj)
+		if tc.coll != nil {
+			opts.SetCollation(tc.coll)
+		}
+		got, err := coll.FindOne(ctx, bson.D{}, opts).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != tc.want {
+			t.Errorf("collation %v: %s, want %s", tc.coll, got, tc.want)
+		}
+	}
+}
