@@ -25,7 +25,7 @@ func parseClusteredIndex(v bson.RawValue) (bson.Raw, error) {
 	}
 	var key bson.Raw
 	var unique, haveUnique bool
-	name, version := "_id_", int32(2)
+	name := "_id_"
 	elems, _ := spec.Elements()
 	for _, e := range elems {
 		ev := e.Value()
@@ -69,7 +69,7 @@ func parseClusteredIndex(v bson.RawValue) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
 	}
 	return marshal(bson.D{
-		{Key: "v", Value: version},
+		{Key: "v", Value: int32(2)},
 		{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}},
 		{Key: "name", Value: name},
 		{Key: "unique", Value: true},

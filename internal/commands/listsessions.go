@@ -43,10 +43,10 @@ func (s *Service) sessionsStage(r *Request, coll string, stage bson.Raw) (_ bson
 	}
 	docs := bson.A{}
 	for _, info := range s.Sessions.List() {
-		uid := sha256.Sum256([]byte(info.Owner))
 		if users != nil && !slices.Contains(users, info.Owner) {
 			continue
 		}
+		uid := sha256.Sum256([]byte(info.Owner))
 		d := bson.D{
 			{Key: "_id", Value: bson.D{
 				{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte(info.ID)}},
@@ -138,9 +138,9 @@ func listSessionsUser(stage string, v bson.RawValue) (auth.UserName, error) {
 		}
 		*dst = str
 	}
-	for _, f := range []struct{ name, v string }{{"user", u.User}, {"db", u.DB}} {
-		if _, err := d.LookupErr(f.name); err != nil {
-			return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.users.%s' is missing but a required field", stage, f.name)
+	for _, name := range []string{"user", "db"} {
+		if _, err := d.LookupErr(name); err != nil {
+			return u, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.users.%s' is missing but a required field", stage, name)
 		}
 	}
 	return u, nil

@@ -246,10 +246,14 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil
 	}
 	for {
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
+			return nil, err
+		}
 		e, ok, err := it.Next()
 		if err != nil {
 			return nil, err
 		}
+		pair := bson.Raw(bytes.Clone(e.Doc)) // {_id: key, value}
 		if !ok || !bytes.Equal(e.Key, key) {
 			if err := flush(); err != nil {
 				return nil, err
@@ -257,18 +261,17 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 			if !ok {
 				break
 			}
-			key = bytes.Clone(e.Key)
-			k = bson.Raw(bytes.Clone(e.Doc)).Lookup("_id")
+			key, k = bytes.Clone(e.Key), pair.Lookup("_id")
 		}
-		v := bson.Raw(bytes.Clone(e.Doc)).Lookup("value")
+		v := pair.Lookup("value")
 		vals = append(vals, v)
 		if size += len(v.Value); size > maxReduceBatch && len(vals) > 1 {
 			// A key with many values is reduced as they come.
-			r, err := mrReduce(sess, reduceF, k, vals)
+			partial, err := mrReduce(sess, reduceF, k, vals)
 			if err != nil {
 				return nil, err
 			}
-			vals, size = []bson.RawValue{r}, len(r.Value)
+			vals, size = []bson.RawValue{partial}, len(partial.Value)
 		}
 	}
 	if out.inline {

@@ -158,7 +158,7 @@ func (q *Quantiles) Result(samples []float64) bson.RawValue {
 		if len(samples) == 0 {
 			return nullValue
 		}
-		return values.DoubleValue(discretePercentile(samples, 0.5))
+		return values.DoubleValue(discretePercentile(samples, q.ps[0]))
 	}
 	idx, dst := bsoncore.AppendArrayStart(nil)
 	var buf [20]byte
