@@ -134,6 +134,8 @@ func run(args []string, stderr io.Writer) error {
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	schemaLease := fs.Duration("schema-lease", envDuration("FOLIO_SCHEMA_LEASE"),
 		"with -storage tikv: how long a frontend's image of the catalog stays valid without renewal; a schema change waits for the frontends' leases, and a frontend whose lease ran out refuses writes until it renews it; 0 for the default, 45s (env FOLIO_SCHEMA_LEASE)")
+	oplogMB := fs.Int64("oplog-size-mb", envInt("FOLIO_OPLOG_SIZE_MB"),
+		"the oplog's size bound in megabytes, as MongoDB's replication.oplogSizeMB; 0 for MongoDB's default: 5% of the free disk (of the memory with -in-memory), at least 990 MB (50 MB in memory) and at most 50 GB (env FOLIO_OPLOG_SIZE_MB)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n       folio version\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
@@ -149,6 +151,9 @@ func run(args []string, stderr io.Writer) error {
 		// A misspelt subcommand or a stray word must not start a server on
 		// the defaults.
 		return fmt.Errorf("unexpected argument %q (folio -h lists the subcommands and flags)", fs.Arg(0))
+	}
+	if *oplogMB < 0 {
+		return fmt.Errorf("bad -oplog-size-mb (or FOLIO_OPLOG_SIZE_MB): want a number of megabytes, 0 for the default")
 	}
 	if *schemaLease < 0 {
 		return fmt.Errorf("bad -schema-lease (or FOLIO_SCHEMA_LEASE): want a duration of zero or more")
@@ -208,6 +213,7 @@ func run(args []string, stderr io.Writer) error {
 		Auth:           *authOn,
 		NoJavaScript:   !*jsEnabled,
 		SchemaLease:    *schemaLease,
+		OplogSize:      *oplogMB << 20,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger: slog.New(handler),

@@ -49,6 +49,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
+		return s.changeStream(r, a, b)
+	}
 	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,12 @@ func init() {
 // buffer: fill appends its documents as array elements and reports how
 // many.
 func cursorReply(r *Request, ns, batchField string, fill func([]byte) ([]byte, int, error), id func() int64) (bson.Raw, int, error) {
+	return cursorReplyWith(r, ns, batchField, fill, nil, id)
+}
+
+// cursorReplyWith is cursorReply with after, when set, appending fields
+// after the batch (a change stream's postBatchResumeToken).
+func cursorReplyWith(r *Request, ns, batchField string, fill func([]byte) ([]byte, int, error), after func([]byte) []byte, id func() int64) (bson.Raw, int, error) {
 	out, cur := beginCursorReply(r.Scratch, ns)
 	arr, out := bsoncore.AppendArrayElementStart(out, batchField)
 	out, n, err := fill(out)
@@ -42,6 +48,9 @@ func cursorReply(r *Request, ns, batchField string, fill func([]byte) ([]byte, i
 		return nil, 0, err
 	}
 	out, _ = bsoncore.AppendArrayEnd(out, arr)
+	if after != nil {
+		out = after(out)
+	}
 	out = bsoncore.AppendInt64Element(out, "id", id())
 	out = bsoncore.AppendStringElement(out, "ns", ns)
 	reply := endCursorReply(out, cur)
@@ -369,10 +378,17 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return out, count, err
 	}
 	var closed bool
+	stream := streamOf(c.Source())
+	var after func([]byte) []byte
+	if stream != nil {
+		after = stream.appendResumeToken
+	}
 	id := func() int64 {
 		detach()
 		if c.Tailable {
-			done = false
+			// A tailable cursor stays open; a change stream's until it
+			// returned its invalidate.
+			done = stream != nil && stream.ended() && !c.Holding()
 		}
 		if done {
 			closed = true
@@ -382,7 +398,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Cursors.Return(c)
 		return c.ID
 	}
-	reply, count, err := cursorReply(r, r.DB+"."+a.coll, "nextBatch", fill, id)
+	reply, count, err := cursorReplyWith(r, r.DB+"."+a.coll, "nextBatch", fill, after, id)
 	if err != nil {
 		detach()
 		if !closed {

@@ -72,6 +72,10 @@ func (c *Cursor) Restore() error {
 	return nil
 }
 
+// Holding reports whether the cursor holds a document read but not yet
+// returned.
+func (c *Cursor) Holding() bool { return c.held != nil }
+
 // Next returns the cursor's next document, or nil at the end.
 func (c *Cursor) Next() (bson.Raw, error) {
 	if c.held != nil {

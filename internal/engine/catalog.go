@@ -312,6 +312,9 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 		if err := e.checkAbsent(tx, db, name); err != nil {
 			return err
 		}
+		if err := e.logCommand(tx, db, coll, bson.D{{Key: "create", Value: name}}); err != nil {
+			return err
+		}
 		return putCatalogEntry(tx, coll)
 	}); err != nil {
 		return nil, err
@@ -417,7 +420,7 @@ func (e *Engine) DropCollection(db, name string) (bool, error) {
 		e.cat.mu.Unlock()
 		return false, nil
 	}
-	v, err := e.dropLocked([]*Collection{c})
+	v, err := e.dropLocked([]*Collection{c}, "")
 	e.cat.mu.Unlock()
 	if err != nil {
 		return true, err
@@ -427,8 +430,9 @@ func (e *Engine) DropCollection(db, name string) (bool, error) {
 
 // dropLocked removes the catalog entries of colls (those still there) in
 // one catalog change that also records their data for removal, and returns
-// its version; the caller holds e.cat.mu and then calls dropData.
-func (e *Engine) dropLocked(colls []*Collection) (uint64, error) {
+// its version; the caller holds e.cat.mu and then calls dropData. Each
+// drop is logged, and with dbDropped the database's drop after them.
+func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, error) {
 	return e.catalogChange(func(tx storage.Txn) error {
 		n := 0
 		for _, c := range colls {
@@ -442,9 +446,15 @@ func (e *Engine) dropLocked(colls []*Collection) (uint64, error) {
 			if err := markGarbage(tx, c.ID, nil); err != nil {
 				return err
 			}
+			if err := e.logCommand(tx, c.DB, c, bson.D{{Key: "drop", Value: c.Name}}); err != nil {
+				return err
+			}
 		}
 		if n == 0 {
 			return errNoChange
+		}
+		if dbDropped != "" {
+			return e.logCommand(tx, dbDropped, nil, bson.D{{Key: "dropDatabase", Value: int32(1)}})
 		}
 		return nil
 	})
@@ -453,7 +463,7 @@ func (e *Engine) dropLocked(colls []*Collection) (uint64, error) {
 // DropDatabase drops every collection of db.
 func (e *Engine) DropDatabase(db string) error {
 	e.cat.mu.Lock()
-	v, err := e.dropLocked(e.collectionsLocked(db))
+	v, err := e.dropLocked(e.collectionsLocked(db), db)
 	e.cat.mu.Unlock()
 	if err != nil {
 		return err
@@ -494,6 +504,13 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 			if err := markGarbage(tx, target.ID, nil); err != nil {
 				return err
 			}
+		}
+		rename := bson.D{{Key: "renameCollection", Value: fromDB + "." + from}, {Key: "to", Value: toDB + "." + to}, {Key: "stayTemp", Value: false}}
+		if target != nil {
+			rename = append(rename, bson.E{Key: "dropTarget", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: target.UUID[:]}})
+		}
+		if err := e.logCommand(tx, fromDB, src, rename); err != nil {
+			return err
 		}
 		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {
 			return err

@@ -43,6 +43,8 @@ type Options struct {
 	// SchemaLease is how long a frontend's catalog image stays valid
 	// without renewal; zero means DefaultSchemaLease.
 	SchemaLease time.Duration
+	// OplogSize bounds the oplog, in bytes; zero means DefaultOplogSize.
+	OplogSize int64
 }
 
 // Durability is when writes reach the disk.
@@ -107,10 +109,12 @@ type WriteOptions struct {
 
 // Engine is the database: catalog plus documents over one KV store.
 type Engine struct {
-	kv   storage.KV
-	opts Options
-	log  *slog.Logger
-	cat  catalog
+	kv storage.KV
+	// oplog is nil when the store does not stamp its commits.
+	oplog *oplogState
+	opts  Options
+	log   *slog.Logger
+	cat   catalog
 	// locks serialize writers of a document (by its key); uniqueLocks
 	// serialize writers of an entry of a unique index. A writer takes
 	// document locks first, then unique-entry locks, each set at once.
@@ -169,6 +173,9 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.heartbeat(); err != nil {
+		return nil, err
+	}
+	if err := e.openOplog(); err != nil {
 		return nil, err
 	}
 	if err := e.renewJobs(); err != nil {

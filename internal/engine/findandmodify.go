@@ -113,7 +113,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 			if err := e.validate(c, old, next, s.BypassValidation); err != nil {
 				return nil, keep, err
 			}
-			return next, replace, nil
+			return next, changeOf(upd), nil
 		})
 		if err != nil {
 			return res, err

@@ -523,7 +523,7 @@ func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
 	}
 	c := fe[1].Collection("test", "g")
 	fe[1].cat.mu.Lock()
-	_, err := fe[1].dropLocked([]*Collection{c})
+	_, err := fe[1].dropLocked([]*Collection{c}, "")
 	fe[1].cat.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)

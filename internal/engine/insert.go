@@ -168,6 +168,9 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		if err := p.ix.stage(tx); err != nil {
 			return 0, err
 		}
+		if err := e.logDoc(tx, c, nil, p.doc, replace, sessionOf(rec, p.index)); err != nil {
+			return 0, err
+		}
 		*multikey = *multikey || p.ix.multikey
 		written = append(written, p.ix)
 		if rec != nil {

@@ -19,6 +19,15 @@ type updater interface {
 	Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modified bool, err error)
 }
 
+// changeOf is the change upd makes to a document it modifies: substitute
+// for a replacement document.
+func changeOf(upd updater) change {
+	if u, ok := upd.(*update.Update); ok && u.IsReplacement() {
+		return substitute
+	}
+	return replace
+}
+
 // compileUpdate compiles an update document (pipeline false) with the
 // query language as the matcher of $pull conditions and array filters, or
 // an update pipeline (pipeline true: spec holds the stages as an array)

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -51,8 +52,10 @@ type Txn struct {
 	createdOrder []*Collection
 	// images are the index lists of the collections written (txn_schema.go).
 	images []txnImage
-	ended  bool
-	done   chan struct{} // closed when the transaction ends
+	// ops are the oplog operations of the writes, in order.
+	ops   []oplog.Op
+	ended bool
+	done  chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -121,7 +124,7 @@ func (t *Txn) claim(key []byte) error {
 // write buffers one document's change from old to next (nil for absent)
 // with its index entries, after claiming the document and checking unique
 // indexes against the transaction's view.
-func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
+func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) error {
 	if t.ended {
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
@@ -161,6 +164,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw) error {
 		return err
 	}
 	t.wrote = true
+	if t.e.oplog != nil {
+		t.ops = append(t.ops, docOp(c, old, next, what))
+	}
 	if ch.multikey {
 		t.multikey = append(t.multikey, c)
 	}
@@ -255,6 +261,9 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		if err := rec.Stage(t.tx, nil); err != nil {
 			return err
 		}
+	}
+	if err := e.logTxn(t.tx, t.ops, sessionOf(rec, -1)); err != nil {
+		return err
 	}
 	for _, ch := range t.changes {
 		ch.invalidateHints()

@@ -80,12 +80,12 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 			if err != nil || !modified {
 				return nil, keep, err
 			}
-			return next, replace, nil
+			return next, changeOf(upd), nil
 		})
 		if matched {
 			res.Matched++
 		}
-		if what == replace && err == nil {
+		if (what == replace || what == substitute) && err == nil {
 			res.Modified++
 		}
 		return err == nil && (u.Multi || res.Matched == 0), err
@@ -128,9 +128,9 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 		if err := absent(txn.tx); err != nil {
 			return bson.RawValue{}, err
 		}
-		return id, txn.write(c, key, nil, doc)
+		return id, txn.write(c, key, nil, doc, replace)
 	}
-	return id, e.writeOne(ctx, c, key, sr, func(tx storage.Txn) (old, next bson.Raw, write bool, err error) {
-		return nil, doc, true, absent(tx)
+	return id, e.writeOne(ctx, c, key, sr, func(tx storage.Txn) (old, next bson.Raw, what change, err error) {
+		return nil, doc, replace, absent(tx)
 	})
 }

@@ -14,7 +14,11 @@ type change int
 
 const (
 	keep change = iota
+	// replace is a new state the update operators (or an update pipeline)
+	// made, or an insert.
 	replace
+	// substitute is a replacement document (update's replacement form).
+	substitute
 	remove
 )
 
@@ -31,35 +35,36 @@ const (
 // change buffered there instead.
 func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (matched bool, what change, err error) {
-	read := func(r storage.Reader) (old, next bson.Raw, write bool, err error) {
+	read := func(r storage.Reader) (old, next bson.Raw, err error) {
 		matched, what = false, keep
 		cur, found, err := r.Get(key)
 		if err != nil || !found {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		ok, pos, err := f.MatchErr(cur)
 		if !ok || err != nil {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		matched = true
 		next, what, err = decide(cur, pos)
 		if err != nil || what == keep {
-			return nil, nil, false, err
+			return nil, nil, err
 		}
 		if what == remove {
 			next = nil
 		}
-		return cur, next, true, nil
+		return cur, next, nil
 	}
 	if txn != nil {
-		old, next, write, err := read(txn.tx)
-		if err == nil && write {
-			err = txn.write(c, key, old, next)
+		old, next, err := read(txn.tx)
+		if err == nil && what != keep {
+			err = txn.write(c, key, old, next, what)
 		}
 		return matched, what, err
 	}
-	err = e.writeOne(ctx, c, key, stmtRec{rec: rec}, func(tx storage.Txn) (old, next bson.Raw, write bool, err error) {
-		return read(tx)
+	err = e.writeOne(ctx, c, key, stmtRec{rec: rec}, func(tx storage.Txn) (old, next bson.Raw, w change, err error) {
+		old, next, err = read(tx)
+		return old, next, what, err
 	})
 	return matched, what, err
 }
@@ -81,10 +86,10 @@ func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), erro
 // transaction. Under the document's lock (and a capped collection's
 // writer lock), in a storage transaction retried on conflict, read reads
 // what it needs in tx and returns the document's current and next state
-// (nil for absent; write false: nothing to do), and commitDoc commits the
-// change with sr's record.
+// (nil for absent) and what the change is (keep: nothing to do), and
+// commitDoc commits the change with sr's record.
 func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stmtRec,
-	read func(tx storage.Txn) (old, next bson.Raw, write bool, err error)) error {
+	read func(tx storage.Txn) (old, next bson.Raw, what change, err error)) error {
 	unlock, err := e.lockWritable(ctx, key)
 	if err != nil {
 		return err
@@ -96,23 +101,24 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 	}
 	multikey := false
 	return e.retry(ctx, func(tx storage.Txn) error {
-		old, next, write, err := read(tx)
-		if err != nil || !write {
+		old, next, what, err := read(tx)
+		if err != nil || what == keep {
 			return err
 		}
-		return e.commitDoc(tx, c, key, old, next, sr, &multikey)
+		return e.commitDoc(tx, c, key, old, next, what, sr, &multikey)
 	})
 }
 
 // commitDoc commits in tx one document's change from old to next (nil for
 // absent) together with its index entries, the catalog entry when an index
 // turned multikey, a capped collection's insertion order and evictions, and
-// its statement's record (sr), after checking unique indexes. The caller
+// its statement's record (sr) and its oplog entry (what says whether an
+// update replaced the document), after checking unique indexes. The caller
 // holds the document's lock (and a capped collection's writer lock);
 // unique-entry locks are taken after it, always in that order. multikey
 // carries, across the retries of one write, that it made an index multikey:
 // the catalog must record it whichever try commits.
-func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, sr stmtRec, multikey *bool) error {
+func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, multikey *bool) error {
 	encID := idFromDocKey(key)
 	ch, err := c.indexChanges(encID, old, next)
 	if err != nil {
@@ -145,6 +151,9 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	}
 	if err == nil {
 		err = sr.stage(tx, old, next)
+	}
+	if err == nil {
+		err = e.logDoc(tx, c, old, next, what, sr.session())
 	}
 	if err == nil {
 		ch.invalidateHints()

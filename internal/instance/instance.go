@@ -23,6 +23,7 @@ import (
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/server"
+	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
@@ -89,6 +90,9 @@ type Config struct {
 	// FrontendID and SchemaLease are the engine's (see engine.Options).
 	FrontendID  string
 	SchemaLease time.Duration
+	// OplogSize bounds the oplog in bytes; zero is MongoDB's default
+	// (defaultOplogSize).
+	OplogSize int64
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -128,7 +132,11 @@ func Start(cfg Config) (*Instance, error) {
 		}
 		closeKV = kv.Close
 	}
-	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: frontendID(cfg), SchemaLease: cfg.SchemaLease})
+	oplogSize := cfg.OplogSize
+	if oplogSize == 0 {
+		oplogSize = defaultOplogSize(cfg)
+	}
+	eng, err := engine.Open(kv, engine.Options{Durability: cfg.Durability, Logger: log, FrontendID: frontendID(cfg), SchemaLease: cfg.SchemaLease, OplogSize: oplogSize})
 	if err != nil {
 		return nil, errors.Join(err, closeKV())
 	}
@@ -157,7 +165,7 @@ func Start(cfg Config) (*Instance, error) {
 		Engine:      eng,
 		Cursors:     cursors.NewRegistry(idle),
 		Sessions:    sess,
-		Clock:       clock.New(nil),
+		Clock:       clockOf(kv),
 		ReplSetName: cfg.ReplSetName,
 		Log:         log,
 		Recent:      ring,
@@ -250,6 +258,9 @@ func (in *Instance) reap(period time.Duration) {
 				in.log.Info("closed idle cursors", "count", n)
 			}
 			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
+			if _, err := in.eng.TruncateOplog(); err != nil {
+				in.log.Error("truncating the oplog", "err", err)
+			}
 		case <-in.stop:
 			return
 		}
@@ -392,4 +403,29 @@ func dataDir(cfg Config) string {
 		return ""
 	}
 	return cfg.DBPath
+}
+
+// clockOf is the cluster clock: the store's when it stamps commits with
+// one (the oplog's times and the replies' operationTime then agree), else
+// a clock of the server's own.
+func clockOf(kv storage.KV) clock.Source {
+	if c, ok := kv.(interface{ Clock() clock.Source }); ok {
+		return c.Clock()
+	}
+	return clock.New(nil)
+}
+
+// defaultOplogSize is MongoDB's default oplog size: 5% of the free disk
+// space, from 990 MB to 50 GB, or in memory 5% of the physical memory,
+// from 50 MB to 50 GB.
+func defaultOplogSize(cfg Config) int64 {
+	const mb, gb = 1 << 20, 1 << 30
+	if cfg.InMemory {
+		return min(max(sorter.PhysicalMemory()/20, 50*mb), 50*gb)
+	}
+	free, err := pebblekv.Statfs(cfg.DBPath)
+	if err != nil {
+		return 990 * mb
+	}
+	return min(max(int64(free/20), 990*mb), 50*gb)
 }

@@ -1088,3 +1088,13 @@ const (
 	// HashedFieldsMax: a key pattern with more than one hashed field.
 	HashedFieldsMax Code = 31303
 )
+
+// Change streams.
+const (
+	// ChangeStreamSpecNotObject: a $changeStream stage whose argument is not a document.
+	ChangeStreamSpecNotObject Code = 50808
+	// ChangeStreamMultipleResumeOptions: more than one of resumeAfter, startAfter and startAtOperationTime.
+	ChangeStreamMultipleResumeOptions Code = 40674
+	// ChangeStreamNeedsReplicaSet: a change stream on a standalone server.
+	ChangeStreamNeedsReplicaSet Code = 40573
+)

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -335,4 +336,20 @@ func (r *Recorder) Committed() {
 		s.stored.stmts = append(s.stored.stmts, p.stmt)
 	}
 	r.pending = r.pending[:0]
+}
+
+// OplogSession implements engine.OplogSession: the lsid as the session's
+// record names it, the transaction number and the statement at position
+// index (-1: a transaction's commit, which has none).
+func (r *Recorder) OplogSession(index int) *oplog.Session {
+	s := r.s
+	start, lsid := bsoncore.AppendDocumentStart(nil)
+	lsid = bsoncore.AppendBinaryElement(lsid, "id", bson.TypeBinaryUUID, []byte(s.ID))
+	lsid = bsoncore.AppendBinaryElement(lsid, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
+	lsid, _ = bsoncore.AppendDocumentEnd(lsid, start)
+	stmt := int32(-1)
+	if index >= 0 && index < len(r.stmtIDs) {
+		stmt = r.stmtIDs[index]
+	}
+	return &oplog.Session{LSID: lsid, TxnNumber: s.TxnNumber, StmtID: stmt}
 }

@@ -89,7 +89,7 @@ const DefaultMinBudget = 100 << 20
 func defaultBudget() int64 {
 	mem := debug.SetMemoryLimit(-1)
 	if mem == math.MaxInt64 {
-		if mem = physicalMemory(); mem <= 0 {
+		if mem = PhysicalMemory(); mem <= 0 {
 			mem = 4 << 30
 		}
 	}

@@ -2,8 +2,8 @@ package sorter
 
 import "syscall"
 
-// physicalMemory is the machine's memory in bytes, 0 if unknown.
-func physicalMemory() int64 {
+// PhysicalMemory is the machine's memory in bytes, 0 if unknown.
+func PhysicalMemory() int64 {
 	var si syscall.Sysinfo_t
 	if err := syscall.Sysinfo(&si); err != nil {
 		return 0

@@ -2,6 +2,6 @@
 
 package sorter
 
-// physicalMemory is the machine's memory in bytes, 0 if unknown: Folio
+// PhysicalMemory is the machine's memory in bytes, 0 if unknown: Folio
 // asks only Linux.
-func physicalMemory() int64 { return 0 }
+func PhysicalMemory() int64 { return 0 }

@@ -89,3 +89,40 @@ type DiskUsageEstimator interface {
 	// [lower, upper).
 	EstimateDiskUsage(lower, upper []byte) (uint64, error)
 }
+
+// StampedTxn is a Txn of a store that orders its commits by a clock (see
+// Stamps). SetStamped adds a key made of prefix and the 8-byte big-endian
+// stamp the commit gives it, with the value value builds from that stamp.
+// Each call takes its own stamp, greater than every stamp given before, and
+// commits are applied in the order of their stamps: a reader that sees a
+// stamped key sees every key with a smaller stamp. value runs inside the
+// store's commit and must be quick.
+type StampedTxn interface {
+	Txn
+	SetStamped(prefix []byte, value func(stamp uint64) []byte) error
+}
+
+// Stamps is implemented by a store whose transactions are StampedTxns.
+type Stamps interface {
+	// LastStamp is the stamp of the latest commit applied and a channel
+	// closed once a later stamped commit is applied.
+	LastStamp() (uint64, <-chan struct{})
+	// AdvanceStamp makes every later stamp greater than s (a stamp read
+	// back from the store after a restart).
+	AdvanceStamp(s uint64)
+}
+
+// StampsOf returns kv's Stamps, looking through wrappers that have an
+// Unwrap method, and whether it has any.
+func StampsOf(kv KV) (Stamps, bool) {
+	for {
+		if s, ok := kv.(Stamps); ok {
+			return s, true
+		}
+		u, ok := kv.(interface{ Unwrap() KV })
+		if !ok {
+			return nil, false
+		}
+		kv = u.Unwrap()
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/folio-db/folio/internal/clock"
 	"io"
 	"log/slog"
 	"os"
@@ -37,6 +38,9 @@ type Options struct {
 	// FS is the file system under the store; nil is the operating
 	// system's. Tests inject failures through it.
 	FS vfs.FS
+	// Clock gives the stamps of stamped writes (storage.StampedTxn); nil
+	// is a clock of the store's own.
+	Clock clock.Source
 }
 
 // DB is a Pebble-backed storage.KV.
@@ -45,6 +49,8 @@ type DB struct {
 	space *spaceGuard
 	// log orders commits and detects transactions' write conflicts.
 	log *commitLog
+	// stamps gives stamped writes their stamps (storage.StampedTxn).
+	stamps *stamps
 }
 
 var (
@@ -92,7 +98,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if space != nil {
 		space.opening.Store(false)
 	}
-	return &DB{db: db, space: space, log: newCommitLog()}, nil
+	return &DB{db: db, space: space, log: newCommitLog(), stamps: newStamps(opts.Clock)}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening

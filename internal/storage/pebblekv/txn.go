@@ -94,7 +94,11 @@ func (l *commitLog) snapshot(db *pebble.DB, start uint64) *pebble.Snapshot {
 // commit applies b unless a commit numbered after start wrote one of b's
 // keys (ErrWriteConflict), and ends the transaction that began at start:
 // its keys need recording only for the other transactions open.
-func (l *commitLog) commit(db *pebble.DB, b *pebble.Batch, start uint64) error {
+//
+// The stamped writes get their stamps under the lock, so stamps grow in the
+// order batches are applied.
+func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stampedWrite) error {
+	db := d.db
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.release(start)
@@ -112,8 +116,18 @@ func (l *commitLog) commit(db *pebble.DB, b *pebble.Batch, start uint64) error {
 	}
 	l.keep(db)
 	l.seq.Add(1)
+	var last uint64
+	if len(stamped) > 0 {
+		var err error
+		if last, err = d.stamps.apply(b, stamped); err != nil {
+			return err
+		}
+	}
 	if err := b.Commit(pebble.NoSync); err != nil {
 		return err
+	}
+	if len(stamped) > 0 {
+		d.stamps.applied(last)
 	}
 	if len(l.active) > 0 {
 		if err := l.record(b.Reader()); err != nil {
@@ -171,6 +185,8 @@ type txn struct {
 	snap  *pebble.Snapshot // nil until needed; owned by the commit log
 	view  *storage.Overlay
 	b     *pebble.Batch // nil until the first write
+	// stamped are the SetStamped writes, keyed at commit.
+	stamped []stampedWrite
 	// ended is set once the commit log no longer counts t as open.
 	ended bool
 	done  bool
@@ -281,14 +297,14 @@ func (t *txn) Commit() error {
 		return nil
 	}
 	defer t.Rollback()
-	if t.b == nil || t.b.Empty() {
+	if t.b == nil || (t.b.Empty() && len(t.stamped) == 0) {
 		return nil
 	}
 	if err := t.d.space.check(t.b.Len()); err != nil {
 		return err
 	}
 	t.ended = true
-	return t.d.log.commit(t.d.db, t.b, t.start)
+	return t.d.log.commit(t.d, t.b, t.start, t.stamped)
 }
 
 // Rollback implements storage.Txn.

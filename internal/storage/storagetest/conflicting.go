@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"errors"
 	"math/rand/v2"
 	"sync/atomic"
 
@@ -69,4 +70,18 @@ func (t *conflictingTxn) Commit() error {
 		return storage.ErrWriteConflict
 	}
 	return t.Txn.Commit()
+}
+
+// Unwrap is the wrapped store (storage.StampsOf looks through it).
+func (c *ConflictingKV) Unwrap() storage.KV { return c.KV }
+
+// SetStamped passes through to the wrapped transaction; it counts as a
+// write.
+func (t *conflictingTxn) SetStamped(prefix []byte, value func(uint64) []byte) error {
+	st, ok := t.Txn.(storage.StampedTxn)
+	if !ok {
+		return errors.New("storagetest: the wrapped store does not stamp commits")
+	}
+	t.wrote = true
+	return st.SetStamped(prefix, value)
 }

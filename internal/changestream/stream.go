@@ -1,0 +1,274 @@
+package changestream
+
+import (
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/rawdoc"
+)
+
+// Scope is what a stream watches: one collection (DB and Coll), one
+// database (Coll empty) or the whole deployment (both empty). As in
+// MongoDB, database and deployment streams leave out system collections,
+// and deployment streams the admin, config and local databases.
+type Scope struct {
+	DB, Coll string
+}
+
+// watches reports whether an event on db.coll (coll empty: on the
+// database) belongs to the stream.
+func (s Scope) watches(db, coll string) bool {
+	switch {
+	case s.DB == "":
+		if db == "admin" || db == "config" || db == "local" {
+			return false
+		}
+	case db != s.DB:
+		return false
+	case s.Coll != "":
+		return coll == s.Coll
+	}
+	return !strings.HasPrefix(coll, "system.")
+}
+
+// Stream turns oplog entries into the events of one change stream, after
+// its resume point.
+type Stream struct {
+	Spec  Spec
+	Scope Scope
+	// Lookup returns the document of db.coll whose _id is key's as it is
+	// now, or nil (fullDocument: updateLookup).
+	Lookup func(db, coll string, key bson.Raw) (bson.Raw, error)
+	// After is the resume point: only events with later tokens are
+	// emitted.
+	After Token
+	// Invalidated is set once the stream emitted its invalidate event:
+	// it emits nothing more.
+	Invalidated bool
+}
+
+// Events calls emit with each event of the entry committed at stamp, in
+// order: its token and the event document (emit must copy it to keep it).
+func (s *Stream) Events(stamp uint64, entry bson.Raw, emit func(Token, bson.Raw) error) error {
+	e := oplog.Parse(entry)
+	if e.Kind == oplog.Command && e.NS == "admin.$cmd" {
+		ops, ok := e.O.Lookup("applyOps").ArrayOK()
+		if !ok {
+			return nil
+		}
+		vals, _ := ops.Values()
+		for i, v := range vals {
+			op := oplog.Parse(v.Document())
+			op.Wall, op.LSID, op.TxnNumber, op.HasTxn = e.Wall, e.LSID, e.TxnNumber, e.HasTxn
+			if err := s.event(stamp, uint32(i), op, true, emit); err != nil || s.Invalidated {
+				return err
+			}
+		}
+		return nil
+	}
+	return s.event(stamp, 0, e, false, emit)
+}
+
+// event emits the events of one operation.
+func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, txn bool, emit func(Token, bson.Raw) error) error {
+	if s.Invalidated {
+		return nil
+	}
+	db, coll, _ := strings.Cut(e.NS, ".")
+	tok := Token{TS: stamp, Event: true, TxnOpIndex: opIndex, UUID: e.UUID}
+	b := eventBuilder{s: s, e: e, stamp: stamp, txn: txn}
+	switch e.Kind {
+	case oplog.Insert, oplog.Update, oplog.Delete:
+		if !s.Scope.watches(db, coll) {
+			return nil
+		}
+		key := e.O2
+		if e.Kind == oplog.Delete {
+			key = e.O
+		}
+		tok.DocKey = key
+		if tok.Compare(s.After) <= 0 {
+			return nil
+		}
+		doc, err := b.document(tok, db, coll, key)
+		if err != nil {
+			return err
+		}
+		return emit(tok, doc)
+	case oplog.Command:
+		return s.command(b, tok, db, emit)
+	}
+	return nil
+}
+
+// command emits the events of a collection or database command.
+func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, bson.Raw) error) error {
+	o := b.e.O
+	var kind, coll string
+	var invalidates bool
+	var to bson.Raw
+	expanded := false
+	switch rawdoc.FirstKey(o) {
+	case "create":
+		kind, coll, expanded = "create", o.Lookup("create").StringValue(), true
+	case "drop":
+		kind, coll = "drop", o.Lookup("drop").StringValue()
+		invalidates = s.Scope.Coll == coll && s.Scope.DB == db
+	case "renameCollection":
+		var from string
+		from = o.Lookup("renameCollection").StringValue()
+		_, coll, _ = strings.Cut(from, ".")
+		toDB, toColl, _ := strings.Cut(o.Lookup("to").StringValue(), ".")
+		to = nsDoc(toDB, toColl)
+		kind = "rename"
+		invalidates = s.Scope.Coll == coll && s.Scope.DB == db
+	case "dropDatabase":
+		kind = "dropDatabase"
+		invalidates = s.Scope.Coll == "" && s.Scope.DB == db
+	default:
+		return nil
+	}
+	if expanded && !s.Spec.ShowExpandedEvents {
+		return nil
+	}
+	if kind == "dropDatabase" {
+		if s.Scope.Coll != "" || !s.Scope.watches(db, "") {
+			return nil
+		}
+	} else if !s.Scope.watches(db, coll) {
+		return nil
+	}
+	if tok.Compare(s.After) > 0 {
+		if err := emit(tok, b.command(tok, kind, db, coll, to)); err != nil {
+			return err
+		}
+	}
+	if !invalidates {
+		return nil
+	}
+	inv := tok
+	inv.FromInvalidate = true
+	if inv.Compare(s.After) <= 0 {
+		return nil
+	}
+	s.Invalidated = true
+	return emit(inv, b.head(inv, "invalidate", false).done())
+}
+
+// eventBuilder builds the documents of one operation's events.
+type eventBuilder struct {
+	s     *Stream
+	e     oplog.Read
+	stamp uint64
+	// txn: the operation is a transaction's, whose events carry its
+	// txnNumber and lsid.
+	txn bool
+}
+
+// doc is an event document being built.
+type doc struct {
+	start int32
+	b     []byte
+}
+
+func (d doc) done() bson.Raw {
+	out, _ := bsoncore.AppendDocumentEnd(d.b, d.start)
+	return out
+}
+
+// head starts an event: _id, operationType, clusterTime, collectionUUID
+// (expanded events), wallTime, and a transaction's txnNumber and lsid.
+func (b eventBuilder) head(tok Token, kind string, withUUID bool) doc {
+	start, out := bsoncore.AppendDocumentStart(nil)
+	out = bsoncore.AppendDocumentElement(out, "_id", tok.Doc())
+	out = bsoncore.AppendStringElement(out, "operationType", kind)
+	out = bsoncore.AppendTimestampElement(out, "clusterTime", uint32(b.stamp>>32), uint32(b.stamp))
+	if withUUID && b.s.Spec.ShowExpandedEvents && b.e.UUID != nil {
+		out = bsoncore.AppendBinaryElement(out, "collectionUUID", bson.TypeBinaryUUID, b.e.UUID)
+	}
+	wall := b.e.Wall
+	if wall.IsZero() {
+		wall = time.Unix(int64(b.stamp>>32), 0)
+	}
+	out = bsoncore.AppendDateTimeElement(out, "wallTime", wall.UnixMilli())
+	if b.txn && b.e.HasTxn && b.e.LSID != nil {
+		out = bsoncore.AppendInt64Element(out, "txnNumber", b.e.TxnNumber)
+		out = bsoncore.AppendDocumentElement(out, "lsid", b.e.LSID)
+	}
+	return doc{start: start, b: out}
+}
+
+// document builds an insert, update, replace or delete event.
+func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.Raw, error) {
+	e := b.e
+	kind := "delete"
+	var diff bson.Raw
+	switch e.Kind {
+	case oplog.Insert:
+		kind = "insert"
+	case oplog.Update:
+		kind = "replace"
+		if v, ok := e.O.Lookup("$v").AsInt64OK(); ok && v == 2 {
+			kind, diff = "update", e.O.Lookup("diff").Document()
+		}
+	}
+	d := b.head(tok, kind, true)
+	if kind == "insert" || kind == "replace" {
+		d.b = bsoncore.AppendDocumentElement(d.b, "fullDocument", e.O)
+	}
+	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, coll))
+	d.b = bsoncore.AppendDocumentElement(d.b, "documentKey", key)
+	if kind == "update" {
+		d.b = appendUpdateDescription(d.b, diff, b.s.Spec.ShowExpandedEvents)
+		if b.s.Spec.FullDocument == "updateLookup" {
+			full, err := b.s.Lookup(db, coll, key)
+			if err != nil {
+				return nil, err
+			}
+			if full == nil {
+				d.b = bsoncore.AppendNullElement(d.b, "fullDocument")
+			} else {
+				d.b = bsoncore.AppendDocumentElement(d.b, "fullDocument", full)
+			}
+		}
+	}
+	return d.done(), nil
+}
+
+// command builds a drop, rename, dropDatabase or create event.
+func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bson.Raw {
+	d := b.head(tok, kind, kind != "dropDatabase")
+	if kind == "dropDatabase" {
+		d.b = bsoncore.AppendDocumentElement(d.b, "ns", bson.Raw(bsoncore.NewDocumentBuilder().AppendString("db", db).Build()))
+		return d.done()
+	}
+	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, coll))
+	if to != nil {
+		d.b = bsoncore.AppendDocumentElement(d.b, "to", to)
+	}
+	if b.s.Spec.ShowExpandedEvents {
+		switch kind {
+		case "create":
+			idIndex := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).
+				AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
+				AppendString("name", "_id_").Build()
+			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendDocument("idIndex", idIndex).Build())
+		case "rename":
+			desc := bsoncore.NewDocumentBuilder().AppendDocument("to", to)
+			if t := b.e.O.Lookup("dropTarget"); t.Type == bson.TypeBinary {
+				_, data := t.Binary()
+				desc.AppendBinary("dropTarget", bson.TypeBinaryUUID, data)
+			}
+			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", desc.Build())
+		}
+	}
+	return d.done()
+}
+
+func nsDoc(db, coll string) bson.Raw {
+	return bson.Raw(bsoncore.NewDocumentBuilder().AppendString("db", db).AppendString("coll", coll).Build())
+}

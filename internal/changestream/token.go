@@ -1,0 +1,134 @@
+// Package changestream turns oplog entries into MongoDB's change events:
+// the $changeStream stage's options, resume tokens, which namespaces a
+// stream watches and the event documents, in MongoDB 7.0's shapes. It is
+// pure: the oplog is read, and documents looked up, by its caller.
+package changestream
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// Token is a resume token: the position of an event in the stream, or
+// with Event false a high-water mark, the position before every event at
+// TS. Tokens order by TS, then high-water marks before events, then the
+// operation's index in its transaction, then an event before the
+// invalidate it causes.
+type Token struct {
+	TS             uint64 // the commit's cluster time
+	Event          bool
+	TxnOpIndex     uint32
+	FromInvalidate bool
+	UUID           []byte   // the collection's, for an event on one
+	DocKey         bson.Raw // the event's documentKey, when it has one
+}
+
+// tokenTimestampType opens the encoded token, as MongoDB's opens with the
+// type byte of a Timestamp, so that a token's time can be read from its
+// first 9 bytes in both.
+const tokenTimestampType = 0x82
+
+// Data is the token's _data: hex of its bytes, upper case as MongoDB's.
+func (t Token) Data() string {
+	b := make([]byte, 0, 32+len(t.DocKey))
+	b = append(b, tokenTimestampType)
+	b = binary.BigEndian.AppendUint64(b, t.TS)
+	if !t.Event {
+		return strings.ToUpper(hex.EncodeToString(append(b, 0)))
+	}
+	b = append(b, 1)
+	b = binary.BigEndian.AppendUint32(b, t.TxnOpIndex)
+	inv := byte(0)
+	if t.FromInvalidate {
+		inv = 1
+	}
+	b = append(b, inv, byte(len(t.UUID)))
+	b = append(b, t.UUID...)
+	b = append(b, t.DocKey...)
+	return strings.ToUpper(hex.EncodeToString(b))
+}
+
+// Doc is the token as events carry it: {_data: <hex>}.
+func (t Token) Doc() bson.Raw {
+	return bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_data", t.Data()).Build())
+}
+
+// Compare orders tokens (see Token).
+func (t Token) Compare(o Token) int {
+	if c := cmp.Compare(t.TS, o.TS); c != 0 {
+		return c
+	}
+	if t.Event != o.Event {
+		if t.Event {
+			return 1
+		}
+		return -1
+	}
+	if c := cmp.Compare(t.TxnOpIndex, o.TxnOpIndex); c != 0 {
+		return c
+	}
+	if t.FromInvalidate != o.FromInvalidate {
+		if t.FromInvalidate {
+			return 1
+		}
+		return -1
+	}
+	return 0
+}
+
+// ParseToken reads a resume token, the _id of an event or a
+// postBatchResumeToken, named field in errors.
+func ParseToken(v bson.RawValue, field string) (Token, error) {
+	bad := func() (Token, error) {
+		return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: _data of missing or of wrong type. Expected string, got %s", bsonTypeName(v))
+	}
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return Token{}, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type 'object'", field, bsonTypeName(v))
+	}
+	s, ok := doc.Lookup("_data").StringValueOK()
+	if !ok {
+		return bad()
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) < 10 || b[0] != tokenTimestampType {
+		return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: the _data %q is not a resume token of this server", s)
+	}
+	t := Token{TS: binary.BigEndian.Uint64(b[1:9]), Event: b[9] == 1}
+	if !t.Event {
+		return t, nil
+	}
+	rest := b[10:]
+	if len(rest) < 6 || int(rest[5]) > len(rest)-6 {
+		return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: the _data %q is truncated", s)
+	}
+	t.TxnOpIndex = binary.BigEndian.Uint32(rest)
+	t.FromInvalidate = rest[4] == 1
+	n := int(rest[5])
+	if n > 0 {
+		t.UUID = bytes.Clone(rest[6 : 6+n])
+	}
+	if key := rest[6+n:]; len(key) > 0 {
+		if bsoncore.Document(key).Validate() != nil {
+			return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: the _data %q holds a malformed document key", s)
+		}
+		t.DocKey = bson.Raw(bytes.Clone(key))
+	}
+	return t, nil
+}
+
+func bsonTypeName(v bson.RawValue) string {
+	if v.Type == 0 {
+		return "missing"
+	}
+	return values.TypeName(v.Type)
+}

@@ -1,0 +1,260 @@
+package commands
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/changestream"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// changeStreamStages are the stages a $changeStream may be followed by.
+// https://www.mongodb.com/docs/v7.0/changeStreams/#modify-change-stream-output
+var changeStreamStages = map[string]bool{
+	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
+	"$replaceRoot": true, "$replaceWith": true, "$redact": true,
+}
+
+// changeStreamReadBatch bounds the oplog entries one read of a stream
+// takes.
+const changeStreamReadBatch = 256
+
+// changeStream runs an aggregate whose pipeline starts with $changeStream:
+// a tailable, awaitData cursor over the events of the oplog after the
+// stream's start, through the rest of the pipeline. Every batch carries
+// postBatchResumeToken; after an invalidate event the cursor closes.
+func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.Raw, error) {
+	if a.explain {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "explain of a $changeStream pipeline is not supported by Folio")
+	}
+	if r.Txn != nil {
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction")
+	}
+	if !a.haveCursor {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	if s.ReplSetName == "" {
+		return nil, mongoerr.New(mongoerr.ChangeStreamNeedsReplicaSet, "The $changeStream stage is only supported on replica sets")
+	}
+	if !s.Engine.HasOplog() {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "$changeStream needs an oplog, which Folio keeps only on its embedded Pebble storage")
+	}
+	spec, err := changestream.ParseSpec(a.stages[0].Lookup("$changeStream"))
+	if err != nil {
+		return nil, err
+	}
+	scope, nsColl, err := changeStreamScope(r.DB, a.opts.Coll, spec)
+	if err != nil {
+		return nil, err
+	}
+	rest := a.stages[1:]
+	for _, st := range rest {
+		switch name := Name(st); {
+		case name == "$changeStream":
+			return nil, mongoerr.New(mongoerr.StageMustBeFirst, "$changeStream is only valid as the first stage in a pipeline")
+		case !changeStreamStages[name]:
+			return nil, mongoerr.New(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", name)
+		}
+	}
+	opts := a.opts
+	opts.Coll = nsColl
+	p, err := aggregate.Parse(rest, opts)
+	if err != nil {
+		return nil, err
+	}
+	src := &changeStreamSource{eng: s.Engine, stream: changestream.Stream{Spec: spec, Scope: scope}}
+	src.stream.Lookup = src.lookup
+	oldest, last := s.Engine.OplogBounds()
+	switch {
+	case spec.ResumeAfter != nil:
+		src.stream.After = *spec.ResumeAfter
+	case spec.StartAfter != nil:
+		src.stream.After = *spec.StartAfter
+	case spec.StartAt != nil:
+		src.stream.After = changestream.Token{TS: *spec.StartAt}
+	default:
+		src.stream.After = changestream.Token{TS: last + 1}
+	}
+	src.next, src.returned = src.stream.After.TS, src.stream.After
+	if src.next < oldest {
+		return nil, mongoerr.New(mongoerr.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+	}
+	bs := &boundSource{Source: &changeStreamCursor{Source: p.Run(src), src: src}, ctx: b}
+	c := openCursor(r, r.DB, nsColl, bs)
+	c.Tailable = true
+	c.Await = func(ctx context.Context, timeout time.Duration) { s.Engine.WaitOplog(ctx, src.next-1, timeout) }
+	n := a.batchSize
+	if n == noBatchSize {
+		n = defaultFirstBatch
+	}
+	var ended bool
+	reply, count, err := cursorReplyWith(r, r.DB+"."+nsColl, "firstBatch", func(out []byte) ([]byte, int, error) {
+		if n <= 0 {
+			return out, 0, nil
+		}
+		out, count, _, err := fillBatch(out, c, n, math.MaxInt64)
+		return out, count, err
+	}, src.appendResumeToken, func() int64 {
+		if ended = src.ended() && !c.Holding(); ended {
+			return 0
+		}
+		b.bind(context.Background())
+		s.Cursors.Add(c)
+		return c.ID
+	})
+	if err != nil || ended {
+		_ = bs.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.Docs.Returned.Add(int64(count))
+	return reply, nil
+}
+
+// changeStreamScope is what a stream opened by aggregate on db.coll (coll
+// empty: aggregate: 1) watches, and the collection its cursor's namespace
+// names, with MongoDB's refusals.
+func changeStreamScope(db, coll string, spec changestream.Spec) (changestream.Scope, string, error) {
+	if spec.AllChangesForCluster {
+		if db != "admin" || coll != "" {
+			return changestream.Scope{}, "", mongoerr.New(mongoerr.InvalidNamespace, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found %s", namespaceName(db, coll))
+		}
+		return changestream.Scope{}, "$cmd.aggregate", nil
+	}
+	switch db {
+	case "admin", "config", "local":
+		return changestream.Scope{}, "", mongoerr.New(mongoerr.InvalidNamespace, "$changeStream may not be opened on the internal %s database", db)
+	}
+	if coll == "" {
+		return changestream.Scope{DB: db}, "$cmd.aggregate", nil
+	}
+	if strings.HasPrefix(coll, "system.") {
+		return changestream.Scope{}, "", mongoerr.New(mongoerr.InvalidNamespace, "$changeStream may not be opened on the internal %s.%s collection", db, coll)
+	}
+	return changestream.Scope{DB: db, Coll: coll}, coll, nil
+}
+
+func namespaceName(db, coll string) string {
+	if coll == "" {
+		return db + ".$cmd.aggregate"
+	}
+	return db + "." + coll
+}
+
+// changeStreamSource yields a stream's events, reading the oplog from
+// next on.
+type changeStreamSource struct {
+	eng    *engine.Engine
+	stream changestream.Stream
+	// next is the stamp of the next entry to read.
+	next uint64
+	buf  []streamEvent
+	// returned is the token of the last event returned, or the stream's
+	// start.
+	returned changestream.Token
+}
+
+type streamEvent struct {
+	tok changestream.Token
+	doc bson.Raw
+}
+
+// Next returns the next event, or nil once the stream has caught up with
+// the oplog (or ended with an invalidate).
+func (cs *changeStreamSource) Next() (bson.Raw, error) {
+	for len(cs.buf) == 0 {
+		if cs.stream.Invalidated {
+			return nil, nil
+		}
+		_, last := cs.eng.OplogBounds()
+		if cs.next > last {
+			return nil, nil
+		}
+		read := 0
+		err := cs.eng.ReadOplog(cs.next, last, func(stamp uint64, entry bson.Raw) (bool, error) {
+			read++
+			cs.next = stamp + 1
+			err := cs.stream.Events(stamp, entry, func(tok changestream.Token, doc bson.Raw) error {
+				cs.buf = append(cs.buf, streamEvent{tok: tok, doc: doc})
+				return nil
+			})
+			return err == nil && read < changeStreamReadBatch && !cs.stream.Invalidated, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if read == 0 {
+			// Entries up to last were truncated away meanwhile.
+			cs.next = last + 1
+		}
+	}
+	ev := cs.buf[0]
+	cs.buf = cs.buf[1:]
+	cs.returned = ev.tok
+	return ev.doc, nil
+}
+
+func (cs *changeStreamSource) Close() error { cs.buf = nil; return nil }
+
+// ended reports that the stream was invalidated and has returned its
+// invalidate.
+func (cs *changeStreamSource) ended() bool { return cs.stream.Invalidated && len(cs.buf) == 0 }
+
+// resumeToken is the batch's postBatchResumeToken: the high-water mark of
+// the oplog read once every event read was returned, else the token of the
+// last event returned.
+func (cs *changeStreamSource) resumeToken() changestream.Token {
+	if len(cs.buf) == 0 && !cs.stream.Invalidated {
+		hwm := changestream.Token{TS: cs.next}
+		if hwm.Compare(cs.returned) > 0 {
+			return hwm
+		}
+	}
+	return cs.returned
+}
+
+// appendResumeToken appends postBatchResumeToken to a cursor reply.
+func (cs *changeStreamSource) appendResumeToken(out []byte) []byte {
+	return bsoncore.AppendDocumentElement(out, "postBatchResumeToken", cs.resumeToken().Doc())
+}
+
+// lookup is updateLookup's read of a document as it is now.
+func (cs *changeStreamSource) lookup(db, coll string, key bson.Raw) (bson.Raw, error) {
+	cur, err := cs.eng.Find(db, coll, engine.FindOptions{Filter: key, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	if doc == nil || err != nil {
+		return nil, err
+	}
+	return bson.Raw(append([]byte(nil), doc...)), nil
+}
+
+// changeStreamCursor is the source of a change stream's cursor: the
+// pipeline over the events, with the stream itself for the replies'
+// postBatchResumeToken and the end after an invalidate.
+type changeStreamCursor struct {
+	aggregate.Source
+	src *changeStreamSource
+}
+
+// streamOf is the change stream a cursor reads, or nil.
+func streamOf(src any) *changeStreamSource {
+	if bs, ok := src.(*boundSource); ok {
+		src = bs.Source
+	}
+	if c, ok := src.(*changeStreamCursor); ok {
+		return c.src
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// The oplog is the key space 'o' <stamp:8>: one entry per committed write
+// of a document outside a transaction, per committed transaction (its
+// applyOps) and per collection or database command, staged in the storage
+// transaction of the write itself and keyed by the stamp of its commit
+// (storage.StampedTxn). So an acknowledged write is never missing from the
+// oplog, an aborted one never appears, and the keys' order is the order in
+// which the writes became visible. The oplog is capped by size: the oldest
+// entries are removed (TruncateOplog). A store that does not stamp its
+// commits (TiKV) has no oplog.
+var oplogPrefix = []byte{'o'}
+
+// DefaultOplogSize is the oplog's size bound when Options.OplogSize is zero.
+const DefaultOplogSize = 990 << 20
+
+// oplogState is the engine's view of the oplog.
+type oplogState struct {
+	stamps storage.Stamps
+	limit  int64
+	// size is the bytes of the entries the oplog holds: counted when the
+	// engine opens, then as this engine commits and truncates entries.
+	size atomic.Int64
+	// oldest is the stamp of the oldest entry kept.
+	oldest   atomic.Uint64
+	truncate sync.Mutex
+}
+
+// openOplog finds the oplog's extent, makes the store's stamps follow its
+// newest entry, and starts it with MongoDB's "initiating set" no-op when
+// it is empty. Without stamping storage there is no oplog (e.oplog nil).
+func (e *Engine) openOplog() error {
+	stamps, ok := storage.StampsOf(e.kv)
+	if !ok {
+		return nil
+	}
+	o := &oplogState{stamps: stamps, limit: e.opts.OplogSize}
+	if o.limit <= 0 {
+		o.limit = DefaultOplogSize
+	}
+	it, err := e.kv.NewIter(oplogPrefix, keyenc.PrefixEnd(oplogPrefix))
+	if err != nil {
+		return err
+	}
+	var size int64
+	var first, last uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		st := binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
+		if first == 0 {
+			first = st
+		}
+		last = st
+		size += int64(len(it.Key()) + len(it.Value()))
+	}
+	if err := firstErr(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	o.size.Store(size)
+	o.oldest.Store(first)
+	e.oplog = o
+	if last != 0 {
+		stamps.AdvanceStamp(last)
+		return nil
+	}
+	msg := bsoncore.NewDocumentBuilder().AppendString("msg", "initiating set").Build()
+	err = e.retry(context.Background(), func(tx storage.Txn) error {
+		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: bson.Raw(msg)}, nil); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return err
+	}
+	last, _ = stamps.LastStamp()
+	o.oldest.Store(last)
+	return nil
+}
+
+// logOp stages op's entry in tx; sess is the session of the write.
+func (e *Engine) logOp(tx storage.Txn, op oplog.Op, sess *oplog.Session) error {
+	if e.oplog == nil {
+		return nil
+	}
+	return e.stageEntry(tx, oplog.New(nil, op, sess, time.Now()))
+}
+
+// stageEntry stages a built entry, stamped at commit.
+func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
+	st, ok := tx.(storage.StampedTxn)
+	if !ok {
+		return nil
+	}
+	e.oplog.size.Add(int64(len(ent.Doc) + len(oplogPrefix) + 8))
+	return st.SetStamped(oplogPrefix, ent.Stamp)
+}
+
+// logDoc stages the entry of one document's change outside a transaction.
+func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what change, sess *oplog.Session) error {
+	if e.oplog == nil {
+		return nil
+	}
+	return e.logOp(tx, docOp(c, old, next, what), sess)
+}
+
+// logTxn stages the applyOps entry of a transaction's commit.
+func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, sess *oplog.Session) error {
+	if e.oplog == nil || len(ops) == 0 {
+		return nil
+	}
+	return e.stageEntry(tx, oplog.NewApplyOps(nil, ops, sess, time.Now()))
+}
+
+// logCommand stages a command entry on db: o is the command as MongoDB
+// logs it ({create: coll, ...}, {drop: coll}, {dropDatabase: 1}, ...); c
+// is the collection it concerns (nil for the database).
+func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) error {
+	if e.oplog == nil {
+		return nil
+	}
+	raw, err := bson.Marshal(o)
+	if err != nil {
+		return err
+	}
+	op := oplog.Op{Kind: oplog.Command, NS: db + ".$cmd", O: raw}
+	if c != nil {
+		op.UUID = c.UUID[:]
+	}
+	return e.logOp(tx, op, nil)
+}
+
+// docOp is the oplog operation of a document's change from old to next
+// (nil for absent) in c: an insert, a delete, a replacement (what is
+// substitute) or an update, logged as MongoDB's $v: 2 delta.
+func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
+	op := oplog.Op{NS: c.DB + "." + c.Name, UUID: c.UUID[:]}
+	doc := next
+	if doc == nil {
+		doc = old
+	}
+	key := idDoc(doc)
+	switch {
+	case old == nil:
+		op.Kind, op.O, op.O2 = oplog.Insert, next, key
+	case next == nil:
+		op.Kind, op.O = oplog.Delete, key
+	case what == substitute:
+		op.Kind, op.O, op.O2 = oplog.Update, next, key
+	default:
+		op.Kind, op.O, op.O2 = oplog.Update, oplog.UpdateO(nil, old, next), key
+	}
+	return op
+}
+
+// idDoc is {_id: <doc's _id>}.
+func idDoc(doc bson.Raw) bson.Raw {
+	id := documentID(doc)
+	start, out := bsoncore.AppendDocumentStart(nil)
+	out = bsoncore.AppendValueElement(out, "_id", bsoncore.Value{Type: bsoncore.Type(id.Type), Data: id.Value})
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out
+}
+
+// OplogSession is implemented by a Recorder of a session's write: the
+// session as the oplog names it, for the statement at position index of
+// the engine call (-1: a transaction's commit).
+type OplogSession interface {
+	OplogSession(index int) *oplog.Session
+}
+
+// sessionOf is rec's session, or nil.
+func sessionOf(rec Recorder, index int) *oplog.Session {
+	if s, ok := rec.(OplogSession); ok && rec != nil {
+		return s.OplogSession(index)
+	}
+	return nil
+}
+
+// session is the oplog session of the statement sr records.
+func (s stmtRec) session() *oplog.Session { return sessionOf(s.rec, s.index) }
+
+// HasOplog reports whether the engine keeps an oplog.
+func (e *Engine) HasOplog() bool { return e.oplog != nil }
+
+// OplogBounds are the stamps of the oldest entry kept and of the latest
+// commit applied: every entry up to last is readable.
+func (e *Engine) OplogBounds() (oldest, last uint64) {
+	last, _ = e.oplog.stamps.LastStamp()
+	return e.oplog.oldest.Load(), last
+}
+
+// ReadOplog calls fn with each entry whose stamp is in [from, to], in
+// order, until fn returns false.
+func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, entry bson.Raw) (bool, error)) error {
+	if to < from {
+		return nil
+	}
+	lo := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), from)
+	var hi []byte
+	if to == ^uint64(0) {
+		hi = keyenc.PrefixEnd(oplogPrefix)
+	} else {
+		hi = binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), to+1)
+	}
+	it, err := e.kv.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		more, err := fn(binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):]), it.Value())
+		if err != nil || !more {
+			return firstErr(err, it.Close())
+		}
+	}
+	return firstErr(it.Error(), it.Close())
+}
+
+// WaitOplog blocks until a commit after stamp after is applied, timeout
+// passes or ctx ends.
+func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Duration) {
+	last, next := e.oplog.stamps.LastStamp()
+	if last > after {
+		return
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-next:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+}
+
+// TruncateOplog removes the oldest entries while the oplog is larger than
+// its bound, down to 90% of it, and reports how many bytes it removed.
+func (e *Engine) TruncateOplog() (int64, error) {
+	o := e.oplog
+	if o == nil || o.size.Load() <= o.limit {
+		return 0, nil
+	}
+	o.truncate.Lock()
+	defer o.truncate.Unlock()
+	excess := o.size.Load() - o.limit*9/10
+	if excess <= 0 {
+		return 0, nil
+	}
+	it, err := e.kv.NewIter(oplogPrefix, keyenc.PrefixEnd(oplogPrefix))
+	if err != nil {
+		return 0, err
+	}
+	var removed int64
+	var cut []byte
+	for ok := it.First(); ok && removed < excess; ok = it.Next() {
+		removed += int64(len(it.Key()) + len(it.Value()))
+		cut = append(cut[:0], it.Key()...)
+	}
+	// The newest entry stays: it tells where the oplog ends.
+	var next uint64
+	if it.Valid() {
+		next = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
+	}
+	if err := firstErr(it.Error(), it.Close()); err != nil || next == 0 {
+		return 0, err
+	}
+	if err := e.kv.DeleteRange(oplogPrefix, keyenc.PrefixEnd(cut)); err != nil {
+		return 0, err
+	}
+	o.oldest.Store(next)
+	o.size.Add(-removed)
+	return removed, nil
+}

@@ -1,0 +1,178 @@
+// Package oplog builds and reads the entries of Folio's oplog. An entry has
+// the shape of a document of MongoDB's local.oplog.rs: op (i insert, u
+// update, d delete, c command, n no-op), ns, ui (the collection's UUID), o,
+// o2, ts, t, v, wall, and for a session's writes lsid, txnNumber and
+// stmtId. A multi-document transaction is one c entry on admin.$cmd whose
+// o is {applyOps: [entries without ts]}. The entry's ts is its commit
+// time, written into the entry when the store stamps the commit (Stamp).
+package oplog
+
+import (
+	"encoding/binary"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/rawdoc"
+)
+
+// Op kinds.
+const (
+	Insert  = "i"
+	Update  = "u"
+	Delete  = "d"
+	Command = "c"
+	Noop    = "n"
+)
+
+// Op is one operation: an entry of its own, or one of a transaction's.
+type Op struct {
+	Kind string
+	NS   string
+	UUID []byte // the collection's UUID; nil for database commands
+	O    bson.Raw
+	O2   bson.Raw // nil when absent
+}
+
+// Session is the logical session a write ran in: lsid, the transaction
+// (or retryable write) number and, for a retryable write, the statement.
+type Session struct {
+	LSID      bson.Raw
+	TxnNumber int64
+	StmtID    int32 // -1: none (a transaction's commit)
+}
+
+// Entry is an entry in the making: its BSON with a zero ts, and where the
+// ts value sits, for Stamp.
+type Entry struct {
+	Doc  []byte
+	TSAt int
+}
+
+// Stamp writes ts (seconds in the high 32 bits) into the entry's ts field
+// and returns the document.
+func (e Entry) Stamp(ts uint64) []byte {
+	binary.LittleEndian.PutUint32(e.Doc[e.TSAt:], uint32(ts))
+	binary.LittleEndian.PutUint32(e.Doc[e.TSAt+4:], uint32(ts>>32))
+	return e.Doc
+}
+
+// appendOp appends op's own fields.
+func appendOp(dst []byte, op Op) []byte {
+	dst = bsoncore.AppendStringElement(dst, "op", op.Kind)
+	dst = bsoncore.AppendStringElement(dst, "ns", op.NS)
+	if op.UUID != nil {
+		dst = bsoncore.AppendBinaryElement(dst, "ui", bson.TypeBinaryUUID, op.UUID)
+	}
+	dst = bsoncore.AppendDocumentElement(dst, "o", op.O)
+	if op.O2 != nil {
+		dst = bsoncore.AppendDocumentElement(dst, "o2", op.O2)
+	}
+	return dst
+}
+
+// New builds the entry of op, committed at wall by sess (nil: outside a
+// session).
+func New(dst []byte, op Op, sess *Session, wall time.Time) Entry {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	dst = appendOp(dst, op)
+	return finish(dst, start, sess, wall)
+}
+
+// NewApplyOps builds the entry of a transaction's commit: its ops in the
+// order they ran.
+func NewApplyOps(dst []byte, ops []Op, sess *Session, wall time.Time) Entry {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	dst = bsoncore.AppendStringElement(dst, "op", Command)
+	dst = bsoncore.AppendStringElement(dst, "ns", "admin.$cmd")
+	oStart, dst := bsoncore.AppendDocumentElementStart(dst, "o")
+	aStart, dst := bsoncore.AppendArrayElementStart(dst, "applyOps")
+	var key [8]byte
+	for i, op := range ops {
+		var s int32
+		s, dst = bsoncore.AppendDocumentElementStart(dst, arrayKey(key[:0], i))
+		dst = appendOp(dst, op)
+		dst, _ = bsoncore.AppendDocumentEnd(dst, s)
+	}
+	dst, _ = bsoncore.AppendArrayEnd(dst, aStart)
+	dst, _ = bsoncore.AppendDocumentEnd(dst, oStart)
+	return finish(dst, start, sess, wall)
+}
+
+func arrayKey(dst []byte, i int) string {
+	return string(appendInt(dst, i))
+}
+
+func appendInt(dst []byte, i int) []byte {
+	if i >= 10 {
+		dst = appendInt(dst, i/10)
+	}
+	return append(dst, byte('0'+i%10))
+}
+
+// finish appends ts, t, v, wall and the session fields and closes the
+// document begun at start.
+func finish(dst []byte, start int32, sess *Session, wall time.Time) Entry {
+	dst = bsoncore.AppendHeader(dst, bsoncore.TypeTimestamp, "ts")
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
+	dst = bsoncore.AppendInt64Element(dst, "t", 1)
+	dst = bsoncore.AppendInt64Element(dst, "v", 2)
+	dst = bsoncore.AppendDateTimeElement(dst, "wall", wall.UnixMilli())
+	if sess != nil {
+		dst = bsoncore.AppendDocumentElement(dst, "lsid", sess.LSID)
+		dst = bsoncore.AppendInt64Element(dst, "txnNumber", sess.TxnNumber)
+		if sess.StmtID >= 0 {
+			dst = bsoncore.AppendInt32Element(dst, "stmtId", sess.StmtID)
+		}
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return Entry{Doc: dst[start:], TSAt: at - int(start)}
+}
+
+// Read is the fields of a stored entry.
+type Read struct {
+	TS        bson.Timestamp
+	Kind      string
+	NS        string
+	UUID      []byte
+	O, O2     bson.Raw
+	Wall      time.Time
+	LSID      bson.Raw
+	TxnNumber int64
+	HasTxn    bool
+}
+
+// Parse reads an entry, or one op of a transaction's applyOps (no ts, wall
+// nor session).
+func Parse(doc bson.Raw) Read {
+	var r Read
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return r
+		}
+		switch string(k) {
+		case "ts":
+			r.TS.T, r.TS.I = v.Timestamp()
+		case "op":
+			r.Kind = v.StringValue()
+		case "ns":
+			r.NS = v.StringValue()
+		case "ui":
+			_, r.UUID = v.Binary()
+		case "o":
+			r.O = v.Document()
+		case "o2":
+			r.O2 = v.Document()
+		case "wall":
+			r.Wall = v.Time()
+		case "lsid":
+			r.LSID = v.Document()
+		case "txnNumber":
+			r.TxnNumber, r.HasTxn = v.Int64(), true
+		}
+	}
+}

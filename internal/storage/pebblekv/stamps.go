@@ -1,0 +1,92 @@
+package pebblekv
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// stamps gives commits their stamps: times of the store's clock, taken
+// under the commit log's lock just before the batch is applied, so that
+// stamps grow in the order commits become visible.
+type stamps struct {
+	clock clock.Source
+	mu    sync.Mutex
+	last  uint64
+	next  chan struct{} // closed when a commit after last is applied
+}
+
+func newStamps(c clock.Source) *stamps {
+	if c == nil {
+		c = clock.New(nil)
+	}
+	return &stamps{clock: c, next: make(chan struct{})}
+}
+
+// stampedWrite is one SetStamped call waiting for its commit.
+type stampedWrite struct {
+	prefix []byte
+	value  func(uint64) []byte
+}
+
+// apply adds the stamped writes to b; the caller holds the commit log's
+// lock and applies b next.
+func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite) (uint64, error) {
+	var st uint64
+	key := make([]byte, 0, 64)
+	for _, w := range writes {
+		st = uint64(s.clock.Tick())
+		key = binary.BigEndian.AppendUint64(append(key[:0], w.prefix...), st)
+		if err := b.Set(key, w.value(st), nil); err != nil {
+			return 0, err
+		}
+	}
+	return st, nil
+}
+
+// applied publishes last as the latest stamp applied.
+func (s *stamps) applied(last uint64) {
+	s.mu.Lock()
+	s.last = last
+	close(s.next)
+	s.next = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// LastStamp implements storage.Stamps.
+func (d *DB) LastStamp() (uint64, <-chan struct{}) {
+	s := d.stamps
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last, s.next
+}
+
+// AdvanceStamp implements storage.Stamps.
+func (d *DB) AdvanceStamp(st uint64) {
+	d.stamps.clock.Advance(clock.Time(st))
+	d.stamps.mu.Lock()
+	d.stamps.last = max(d.stamps.last, st)
+	d.stamps.mu.Unlock()
+}
+
+// Clock is the clock the store's stamps come from.
+func (d *DB) Clock() clock.Source { return d.stamps.clock }
+
+// SetStamped implements storage.StampedTxn.
+func (t *txn) SetStamped(prefix []byte, value func(uint64) []byte) error {
+	if t.done {
+		return errEnded
+	}
+	t.batch()
+	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, value: value})
+	return nil
+}
+
+var (
+	_ storage.Stamps     = (*DB)(nil)
+	_ storage.StampedTxn = (*txn)(nil)
+)
