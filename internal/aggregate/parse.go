@@ -84,6 +84,11 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		return mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
 	}
 	switch name {
+	case "$changeStream":
+		// A leading $changeStream is the command's (commands/changestream.go).
+		if i != 0 {
+			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
+		}
 	case "$out", "$merge":
 		switch p.where {
 		case inFacet:

@@ -112,9 +112,13 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	var invalidates bool
 	var to bson.Raw
 	expanded := false
-	switch rawdoc.FirstKey(o) {
+	switch first := rawdoc.FirstKey(o); first {
 	case "create":
 		kind, coll, expanded = "create", o.Lookup("create").StringValue(), true
+	case "createIndexes", "dropIndexes":
+		kind, coll, expanded = first, o.Lookup(first).StringValue(), true
+	case "collMod":
+		kind, coll, expanded = "modify", o.Lookup("collMod").StringValue(), true
 	case "drop":
 		kind, coll = "drop", o.Lookup("drop").StringValue()
 		invalidates = s.Scope.Coll == coll && s.Scope.DB == db
@@ -257,6 +261,17 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 				AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
 				AppendString("name", "_id_").Build()
 			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendDocument("idIndex", idIndex).Build())
+		case "createIndexes", "dropIndexes":
+			spec := rest(b.e.O)
+			if kind == "dropIndexes" && b.e.O2 != nil {
+				spec = b.e.O2
+			}
+			start, arr := bsoncore.AppendArrayStart(nil)
+			arr = bsoncore.AppendDocumentElement(arr, "0", spec)
+			arr, _ = bsoncore.AppendArrayEnd(arr, start)
+			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendArray("indexes", arr).Build())
+		case "modify":
+			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", rest(b.e.O))
 		case "rename":
 			desc := bsoncore.NewDocumentBuilder().AppendDocument("to", to)
 			if t := b.e.O.Lookup("dropTarget"); t.Type == bson.TypeBinary {
@@ -271,4 +286,14 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 
 func nsDoc(db, coll string) bson.Raw {
 	return bson.Raw(bsoncore.NewDocumentBuilder().AppendString("db", db).AppendString("coll", coll).Build())
+}
+
+// rest is doc without its first field (a command's name).
+func rest(doc bson.Raw) bson.Raw {
+	it := rawdoc.Iterate(doc)
+	it.Next()
+	start, out := bsoncore.AppendDocumentStart(nil)
+	out = append(out, it.Rest()...)
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out
 }

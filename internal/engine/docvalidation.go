@@ -152,6 +152,19 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
 			return err
 		}
+		mod := bson.D{{Key: "collMod", Value: name}}
+		if ch.Validator != nil {
+			mod = append(mod, bson.E{Key: "validator", Value: ch.Validator})
+		}
+		if ch.Level != nil {
+			mod = append(mod, bson.E{Key: "validationLevel", Value: *ch.Level})
+		}
+		if ch.Action != nil {
+			mod = append(mod, bson.E{Key: "validationAction", Value: *ch.Action})
+		}
+		if err := e.logCommand(tx, db, c, mod); err != nil {
+			return err
+		}
 		return putCatalogEntryOptions(tx, c, cur, append(slices.Clone(c.Indexes()), c.Building()...))
 	})
 	e.cat.mu.Unlock()

@@ -66,8 +66,9 @@ const backfillBatch = 256
 
 // changeIndexes makes one catalog change of c's stored index list: edit
 // sees each index (state, multikey) and says whether it stays; added ones
-// are appended. It fails with NamespaceNotFound when c was dropped.
-func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, error), add []*Index, garbage []uint32) (uint64, error) {
+// are appended; logged, when set, then stages the change's oplog entries.
+// It fails with NamespaceNotFound when c was dropped.
+func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, error), add []*Index, garbage []uint32, logged func(tx storage.Txn, cur *Collection) error) (uint64, error) {
 	e.cat.mu.Lock()
 	defer e.cat.mu.Unlock()
 	return e.catalogChange(func(tx storage.Txn) error {
@@ -108,13 +109,21 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 				return err
 			}
 		}
+		if logged != nil {
+			if err := logged(tx, cur); err != nil {
+				return err
+			}
+		}
 		return putEntry(tx, c.DB, c.Name, ent)
 	})
 }
 
 // moveIndexes moves the indexes ids of c from state from to state to, in
-// one catalog change, then waits until every live frontend loaded it.
+// one catalog change, then waits until every live frontend loaded it. A
+// build that turns public is logged as createIndexes, a drop that leaves
+// public as dropIndexes.
 func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) error {
+	var moved []bson.Raw
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
@@ -125,10 +134,26 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) e
 				if to == statePublic {
 					si.Builder = ""
 				}
+				moved = append(moved, si.Spec)
 			}
 		}
 		return true, nil
-	}, nil, nil)
+	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
+		defer func() { moved = moved[:0] }()
+		for _, spec := range moved {
+			var err error
+			switch {
+			case to == statePublic:
+				err = e.logIndex(tx, cur, "createIndexes", spec)
+			case from == statePublic:
+				err = e.logIndex(tx, cur, "dropIndexes", spec)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -155,7 +180,7 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 			}
 		}
 		return true, nil
-	}, nil, ids)
+	}, nil, ids, nil)
 	if err != nil {
 		return err
 	}
@@ -169,7 +194,7 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 	for _, ix := range build {
 		ix.state, ix.builder = stateDeleteOnly, e.frontendID
 	}
-	v, err := e.changeIndexes(c, nil, build, nil)
+	v, err := e.changeIndexes(c, nil, build, nil, nil)
 	if err != nil {
 		return err
 	}

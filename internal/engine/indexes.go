@@ -389,7 +389,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 			si.Spec = after.Spec
 		}
 		return true, nil
-	}, nil, nil); err != nil {
+	}, nil, nil, nil); err != nil {
 		return nil, nil, err
 	}
 	return before, after, nil

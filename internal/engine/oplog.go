@@ -144,6 +144,28 @@ func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) 
 	return e.logOp(tx, op, nil)
 }
 
+// logIndex stages the entry of an index's creation (kind createIndexes:
+// o is {createIndexes: coll, <the spec's fields>}) or drop (dropIndexes: o
+// is {dropIndexes: coll, index: name} and o2 the spec), as MongoDB logs
+// them.
+func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.Raw) error {
+	if e.oplog == nil {
+		return nil
+	}
+	start, o := bsoncore.AppendDocumentStart(nil)
+	o = bsoncore.AppendStringElement(o, kind, c.Name)
+	op := oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:]}
+	if kind == "createIndexes" {
+		o = append(o, spec[4:len(spec)-1]...)
+	} else {
+		o = bsoncore.AppendStringElement(o, "index", spec.Lookup("name").StringValue())
+		op.O2 = spec
+	}
+	o, _ = bsoncore.AppendDocumentEnd(o, start)
+	op.O = o
+	return e.logOp(tx, op, nil)
+}
+
 // docOp is the oplog operation of a document's change from old to next
 // (nil for absent) in c: an insert, a delete, a replacement (what is
 // substitute) or an update, logged as MongoDB's $v: 2 delta.

@@ -16,7 +16,9 @@ import (
 // for an embedded document or array that changed in part, s<field>: the
 // sub-diff. An array diff holds a: true, l (the new length, when the array
 // shrank), u<index> (a new element value) and s<index> (an element's
-// sub-diff). A part is replaced whole when its diff would be larger.
+// sub-diff). An embedded document that stays one is always diffed, as the
+// dotted paths update operators name; an array is replaced whole when its
+// diff would be larger than it.
 func UpdateO(dst []byte, old, next bson.Raw) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendInt32Element(dst, "$v", 2)
@@ -51,11 +53,7 @@ func docDiff(a, b bson.Raw) []byte {
 			ins = bsoncore.AppendValueElement(ins, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 		case was.Type == v.Type && bytes.Equal(was.Value, v.Value):
 		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
-			if sub := docDiff(was.Document(), v.Document()); len(sub) < len(v.Value) {
-				subs = bsoncore.AppendDocumentElement(subs, "s"+name, sub)
-			} else {
-				ups = bsoncore.AppendDocumentElement(ups, name, v.Value)
-			}
+			subs = bsoncore.AppendDocumentElement(subs, "s"+name, docDiff(was.Document(), v.Document()))
 		case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
 			if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
 				subs = bsoncore.AppendDocumentElement(subs, "s"+name, sub)
@@ -108,11 +106,7 @@ func arrayDiff(a, b bson.RawArray) []byte {
 		switch {
 		case was.Type == v.Type && bytes.Equal(was.Value, v.Value):
 		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
-			if sub := docDiff(was.Document(), v.Document()); len(sub) < len(v.Value) {
-				out = bsoncore.AppendDocumentElement(out, "s"+idx, sub)
-				continue
-			}
-			out = bsoncore.AppendDocumentElement(out, "u"+idx, v.Value)
+			out = bsoncore.AppendDocumentElement(out, "s"+idx, docDiff(was.Document(), v.Document()))
 		case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
 			if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
 				out = bsoncore.AppendDocumentElement(out, "s"+idx, sub)

@@ -63,3 +63,429 @@ func TestChangeStreamCollectionEvents(t *testing.T) {
 		}
 	}
 }
+
+// watchRaw opens a change stream with the aggregate command itself, so
+// that the reply's shape can be checked.
+func aggregateRaw(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
+	t.Helper()
+	return db.RunCommand(context.Background(), cmd).Raw()
+}
+
+func TestChangeStreamDatabaseAndCluster(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("csdb")
+	dbStream, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dbStream.Close(ctx)
+	all, err := client.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close(ctx)
+	if _, err := db.Collection("a").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("other").Collection("b").InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("admin").Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: "csdb.a"}, {Key: "to", Value: "csdb.a2"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct{ op, ns string }
+	read := func(cs *mongo.ChangeStream, n int) []seen {
+		var out []seen
+		for range n {
+			ev := nextEvent(t, cs)
+			ns, _ := ev.Lookup("ns").DocumentOK()
+			s := seen{op: ev.Lookup("operationType").StringValue()}
+			if ns != nil {
+				s.ns = ns.Lookup("db").StringValue()
+				if c, ok := ns.Lookup("coll").StringValueOK(); ok {
+					s.ns += "." + c
+				}
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	wantDB := []seen{{"insert", "csdb.a"}, {"rename", "csdb.a"}, {"drop", "csdb.a2"}, {"dropDatabase", "csdb"}, {"invalidate", ""}}
+	if got := read(dbStream, len(wantDB)); !equalSeen(got, wantDB) {
+		t.Errorf("database stream: %v, want %v", got, wantDB)
+	}
+	if dbStream.Next(ctx) || dbStream.ID() != 0 {
+		t.Errorf("database stream still open after its invalidate (id %d, err %v)", dbStream.ID(), dbStream.Err())
+	}
+	// The deployment's stream leaves admin out and is not invalidated.
+	wantAll := []seen{{"insert", "csdb.a"}, {"insert", "other.b"}, {"rename", "csdb.a"}, {"drop", "csdb.a2"}, {"dropDatabase", "csdb"}}
+	if got := read(all, len(wantAll)); !equalSeen(got, wantAll) {
+		t.Errorf("deployment stream: %v, want %v", got, wantAll)
+	}
+	if _, err := db.Collection("again").InsertOne(ctx, bson.D{{Key: "_id", Value: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(all, 1); got[0] != (seen{"insert", "csdb.again"}) {
+		t.Errorf("deployment stream after dropDatabase: %v", got)
+	}
+}
+
+func equalSeen[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestChangeStreamResumeFromEveryToken resumes a long stream after each of
+// its events, and after each batch's postBatchResumeToken, and checks that
+// the resumed stream continues with exactly the events that followed.
+func TestChangeStreamResumeFromEveryToken(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("resume")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetBatchSize(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	const n = 60
+	for i := range n {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			if _, err := coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// every tenth insert is followed by an update of every document so far
+	total := n
+	for k := 1; k <= n/10; k++ {
+		total += 10 * k
+	}
+	var events []bson.Raw
+	for len(events) < total {
+		events = append(events, nextEvent(t, cs))
+	}
+	key := func(ev bson.Raw) string {
+		return ev.Lookup("operationType").StringValue() + ev.Lookup("documentKey").String()
+	}
+	for i := 0; i < total-1; i += 3 {
+		tok := events[i].Lookup("_id").Document()
+		rs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(tok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := i + 1; j < min(i+4, total); j++ {
+			if got := nextEvent(t, rs); key(got) != key(events[j]) || !got.Lookup("_id").Equal(events[j].Lookup("_id")) {
+				t.Fatalf("resumed after event %d: got %s, want %s", i, got, events[j])
+			}
+		}
+		rs.Close(ctx)
+	}
+	// startAtOperationTime of an event starts with that event.
+	ts := events[5].Lookup("clusterTime")
+	secs, inc := ts.Timestamp()
+	rs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAtOperationTime(&bson.Timestamp{T: secs, I: inc}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := nextEvent(t, rs); key(got) != key(events[5]) {
+		t.Fatalf("startAtOperationTime: got %s, want %s", got, events[5])
+	}
+	rs.Close(ctx)
+}
+
+// TestChangeStreamTransactions: a committed transaction's writes appear in
+// commit order with its lsid and txnNumber; an aborted transaction's and a
+// failed write's never do.
+func TestChangeStreamTransactions(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("txn")
+	if err := client.Database(testDB).CreateCollection(ctx, "txn"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	// aborted
+	err = mongo.WithSession(ctx, sess, func(sc context.Context) error {
+		if err := sess.StartTransaction(); err != nil {
+			return err
+		}
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: "aborted"}}); err != nil {
+			return err
+		}
+		return sess.AbortTransaction(sc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a failed write: a duplicate _id
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err == nil {
+		t.Fatal("duplicate insert succeeded")
+	}
+	_, err = sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		if _, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: "t1"}}); err != nil {
+			return nil, err
+		}
+		if _, err := coll.UpdateOne(sc, bson.D{{Key: "_id", Value: "x"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 1}}}}); err != nil {
+			return nil, err
+		}
+		_, err := coll.DeleteOne(sc, bson.D{{Key: "_id", Value: "t1"}})
+		return nil, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "after"}}); err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		op, id string
+		txn    bool
+	}
+	want := []ev{{"insert", "x", false}, {"insert", "t1", true}, {"update", "x", true}, {"delete", "t1", true}, {"insert", "after", false}}
+	var clusterTime bson.RawValue
+	for i, w := range want {
+		e := nextEvent(t, cs)
+		got := ev{op: e.Lookup("operationType").StringValue(), id: e.Lookup("documentKey", "_id").StringValue()}
+		_, hasLsid := e.Lookup("lsid").DocumentOK()
+		txnNumber, hasTxn := e.Lookup("txnNumber").Int64OK()
+		got.txn = hasLsid && hasTxn && txnNumber > 0
+		if got != w {
+			t.Fatalf("event %d: %+v, want %+v (%s)", i, got, w, e)
+		}
+		if w.txn {
+			// one commit: one cluster time
+			if clusterTime.Type != 0 && !clusterTime.Equal(e.Lookup("clusterTime")) {
+				t.Errorf("transaction events at different cluster times: %s and %s", clusterTime, e.Lookup("clusterTime"))
+			}
+			clusterTime = e.Lookup("clusterTime")
+		}
+	}
+}
+
+func TestChangeStreamStagesAndReply(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("stages")
+	pipeline := mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "operationType", Value: "insert"}, {Key: "fullDocument.keep", Value: true}}}},
+		{{Key: "$project", Value: bson.D{{Key: "fullDocument.v", Value: 1}, {Key: "operationType", Value: 1}}}},
+		{{Key: "$addFields", Value: bson.D{{Key: "extra", Value: "x"}}}},
+	}
+	cs, err := coll.Watch(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	for i, keep := range []bool{false, true, false, true} {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "keep", Value: keep}, {Key: "v", Value: i * 10}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range []int32{10, 30} {
+		e := nextEvent(t, cs)
+		if got := e.Lookup("fullDocument", "v").Int32(); got != v {
+			t.Errorf("fullDocument.v %d, want %d (%s)", got, v, e)
+		}
+		if _, ok := e.Lookup("fullDocument", "keep").BooleanOK(); ok {
+			t.Errorf("projected-out field kept: %s", e)
+		}
+		if e.Lookup("extra").StringValue() != "x" {
+			t.Errorf("$addFields not applied: %s", e)
+		}
+	}
+
+	// The reply: the batch, then postBatchResumeToken, id and ns; the
+	// getMore's too.
+	reply, err := aggregateRaw(t, db, bson.D{{Key: "aggregate", Value: "stages"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := reply.Lookup("cursor").Document()
+	keys := func(d bson.Raw) []string {
+		els, _ := d.Elements()
+		var out []string
+		for _, e := range els {
+			out = append(out, e.Key())
+		}
+		return out
+	}
+	if got := keys(cur); !equalSeen(got, []string{"firstBatch", "postBatchResumeToken", "id", "ns"}) {
+		t.Errorf("cursor fields %v", got)
+	}
+	if _, ok := cur.Lookup("postBatchResumeToken", "_data").StringValueOK(); !ok {
+		t.Errorf("postBatchResumeToken %s", cur.Lookup("postBatchResumeToken"))
+	}
+	id := cur.Lookup("id").Int64()
+	if id == 0 {
+		t.Fatal("change stream cursor closed")
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 99}}); err != nil {
+		t.Fatal(err)
+	}
+	more, err := aggregateRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "stages"}, {Key: "maxTimeMS", Value: 2000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur = more.Lookup("cursor").Document()
+	if got := keys(cur); !equalSeen(got, []string{"nextBatch", "postBatchResumeToken", "id", "ns"}) {
+		t.Errorf("getMore cursor fields %v", got)
+	}
+	batch, _ := cur.Lookup("nextBatch").Array().Values()
+	if len(batch) != 1 || batch[0].Document().Lookup("documentKey", "_id").Int32() != 99 {
+		t.Errorf("getMore batch %v", batch)
+	}
+	// With nothing new, the getMore waits maxTimeMS and the token moves
+	// past the last event.
+	empty, err := aggregateRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "stages"}, {Key: "maxTimeMS", Value: 50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := batch[0].Document().Lookup("_id", "_data").StringValue()
+	if pbrt := empty.Lookup("cursor", "postBatchResumeToken", "_data").StringValue(); pbrt <= last {
+		t.Errorf("postBatchResumeToken %s did not move past the last event %s", pbrt, last)
+	}
+}
+
+func TestChangeStreamRefusals(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	cs := func(spec bson.D, more ...bson.D) bson.A {
+		p := bson.A{bson.D{{Key: "$changeStream", Value: spec}}}
+		for _, m := range more {
+			p = append(p, m)
+		}
+		return p
+	}
+	tok := bson.D{{Key: "_data", Value: "826B0A301900077F4F00"}}
+	for _, tc := range []struct {
+		name     string
+		db       string
+		coll     any
+		pipeline bson.A
+		code     int
+	}{
+		{"unknown option", testDB, "c", cs(bson.D{{Key: "bogus", Value: 1}}), 40415},
+		{"two resume options", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: tok}, {Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 40674},
+		{"bad fullDocument", testDB, "c", cs(bson.D{{Key: "fullDocument", Value: "nope"}}), 2},
+		{"post-images", testDB, "c", cs(bson.D{{Key: "fullDocument", Value: "required"}}), 238},
+		{"pre-images", testDB, "c", cs(bson.D{{Key: "fullDocumentBeforeChange", Value: "whenAvailable"}}), 238},
+		{"not a document", testDB, "c", bson.A{bson.D{{Key: "$changeStream", Value: 1}}}, 50808},
+		{"wrong type", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: 1}}), 14},
+		{"not first", testDB, "c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$changeStream", Value: bson.D{}}}}, 40602},
+		{"stage not allowed", testDB, "c", cs(bson.D{}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}), 20},
+		{"admin database", "admin", 1, cs(bson.D{}), 73},
+		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
+		{"config database", "config", "c", cs(bson.D{}), 73},
+		{"history lost", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 286},
+	} {
+		err := client.Database(tc.db).RunCommand(ctx, bson.D{{Key: "aggregate", Value: tc.coll}, {Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{}}}).Err()
+		if got := serverCode(err); got != tc.code {
+			t.Errorf("%s: code %d (%v), want %d", tc.name, got, err, tc.code)
+		}
+	}
+	// A standalone server has no change streams.
+	standalone := connect(t, startInstance(t, defaultConfig()))
+	_, err := standalone.Database(testDB).Collection("c").Watch(ctx, mongo.Pipeline{})
+	if got := serverCode(err); got != 40573 {
+		t.Errorf("standalone: code %d (%v), want 40573", got, err)
+	}
+}
+
+// TestChangeStreamExpandedEvents: showExpandedEvents adds create,
+// createIndexes, dropIndexes and modify, with collectionUUID.
+func TestChangeStreamExpandedEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("expanded")
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	plain, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	if err := db.CreateCollection(ctx, "e"); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("e")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "e"}, {Key: "validator", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.Indexes().DropOne(ctx, "a_1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: bson.D{{Key: "0", Value: 1}}}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a.0", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"create", "createIndexes", "modify", "dropIndexes", "insert", "update"} {
+		ev := nextEvent(t, cs)
+		if got := ev.Lookup("operationType").StringValue(); got != want {
+			t.Fatalf("event %s, want %s: %s", got, want, ev)
+		}
+		if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); !ok {
+			t.Errorf("%s event without collectionUUID: %s", want, ev)
+		}
+		switch want {
+		case "createIndexes", "dropIndexes":
+			if name := ev.Lookup("operationDescription", "indexes", "0", "name").StringValue(); name != "a_1" {
+				t.Errorf("%s: %s", want, ev)
+			}
+		case "update":
+			// "a.0" names a field of a document, not an array element.
+			paths := ev.Lookup("updateDescription", "disambiguatedPaths").Document()
+			if got := paths.Lookup("a.0").String(); got != `["a","0"]` {
+				t.Errorf("disambiguatedPaths %s", paths)
+			}
+		}
+	}
+	// Without showExpandedEvents, the DDL events other than drop, rename
+	// and dropDatabase are left out.
+	for _, want := range []string{"insert", "update"} {
+		ev := nextEvent(t, plain)
+		if got := ev.Lookup("operationType").StringValue(); got != want {
+			t.Fatalf("plain stream: event %s, want %s", got, want)
+		}
+		if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); ok {
+			t.Errorf("plain stream: collectionUUID in %s", ev)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package changestream
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/oplog"
+)
+
+// TestUpdateDescription: the updateDescription of an update event, from
+// the document before and after, through the oplog's $v: 2 diff.
+func TestUpdateDescription(t *testing.T) {
+	for _, tc := range []struct{ old, next, want string }{
+		{`{"_id": 1, "a": 1}`, `{"_id": 1, "a": 2}`,
+			`{"updatedFields": {"a": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"_id": 1, "a": 1, "b": 1}`, `{"_id": 1, "b": 1, "c": "x"}`,
+			`{"updatedFields": {"c": "x"}, "removedFields": ["a"], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"_id": 1, "s": {"n": 1, "m": 1}}`, `{"_id": 1, "s": {"n": 2, "m": 1}}`,
+			`{"updatedFields": {"s.n": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"_id": 1, "arr": [1, 2, 3, 4, 5, 6]}`, `{"_id": 1, "arr": [1, 2, 3, 4, 5, 6, 7]}`,
+			`{"updatedFields": {"arr.6": 7}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"arr.6": ["arr", 6]}}`},
+		{`{"_id": 1, "arr": [1, 2, 3, 4, 5, 6]}`, `{"_id": 1, "arr": [1, 2, 3, 4]}`,
+			`{"updatedFields": {}, "removedFields": [], "truncatedArrays": [{"field": "arr", "newSize": 4}], "disambiguatedPaths": {}}`},
+		{`{"_id": 1, "arr": [{"a": 1, "b": 1}, {"a": 2, "b": 2}]}`, `{"_id": 1, "arr": [{"a": 1, "b": 1}, {"a": 3, "b": 2}]}`,
+			`{"updatedFields": {"arr.1.a": 3}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"arr.1.a": ["arr", 1, "a"]}}`},
+		{`{"_id": 1, "d": {"0": 1}}`, `{"_id": 1, "d": {}}`,
+			`{"updatedFields": {}, "removedFields": ["d.0"], "truncatedArrays": [], "disambiguatedPaths": {"d.0": ["d", "0"]}}`},
+		{`{"_id": 1, "arr": [1, 2]}`, `{"_id": 1, "arr": ["x", "y", "z"]}`,
+			`{"updatedFields": {"arr": ["x", "y", "z"]}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+	} {
+		var old, next bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.old), false, &old); err != nil {
+			t.Fatal(err)
+		}
+		if err := bson.UnmarshalExtJSON([]byte(tc.next), false, &next); err != nil {
+			t.Fatal(err)
+		}
+		o := bson.Raw(oplog.UpdateO(nil, old, next))
+		doc := bson.Raw(appendDocWith(func(dst []byte) []byte {
+			return appendUpdateDescription(dst, o.Lookup("diff").Document(), true)
+		}))
+		got := doc.Lookup("updateDescription").Document()
+		var want bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.want), false, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s → %s:\n got %s\nwant %s", tc.old, tc.next, got, want)
+		}
+	}
+}
+
+func appendDocWith(fill func([]byte) []byte) []byte {
+	out := fill([]byte{0, 0, 0, 0})
+	out = append(out, 0)
+	out[0], out[1], out[2], out[3] = byte(len(out)), byte(len(out)>>8), byte(len(out)>>16), byte(len(out)>>24)
+	return out
+}
