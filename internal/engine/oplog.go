@@ -269,7 +269,9 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 }
 
 // TruncateOplog removes the oldest entries while the oplog is larger than
-// its bound, down to 90% of it, and reports how many bytes it removed.
+// its bound, down to 90% of it, and reports how many bytes it removed. The
+// size counted as entries are staged (retried commits count again) only
+// says when to look: the entries are measured before any is removed.
 func (e *Engine) TruncateOplog() (int64, error) {
 	o := e.oplog
 	if o == nil || o.size.Load() <= o.limit {
@@ -277,32 +279,37 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	}
 	o.truncate.Lock()
 	defer o.truncate.Unlock()
-	excess := o.size.Load() - o.limit*9/10
-	if excess <= 0 {
+	var total int64
+	if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, entry bson.Raw) (bool, error) {
+		total += int64(len(oplogPrefix) + 8 + len(entry))
+		return true, nil
+	}); err != nil {
+		return 0, err
+	}
+	excess := total - o.limit*9/10
+	if total <= o.limit || excess <= 0 {
+		o.size.Store(total)
 		return 0, nil
 	}
-	it, err := e.kv.NewIter(oplogPrefix, keyenc.PrefixEnd(oplogPrefix))
-	if err != nil {
-		return 0, err
-	}
 	var removed int64
-	var cut []byte
-	for ok := it.First(); ok && removed < excess; ok = it.Next() {
-		removed += int64(len(it.Key()) + len(it.Value()))
-		cut = append(cut[:0], it.Key()...)
-	}
+	var cut, next uint64
 	// The newest entry stays: it tells where the oplog ends.
-	var next uint64
-	if it.Valid() {
-		next = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
-	}
-	if err := firstErr(it.Error(), it.Close()); err != nil || next == 0 {
+	if err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, entry bson.Raw) (bool, error) {
+		if removed >= excess {
+			next = stamp
+			return false, nil
+		}
+		removed += int64(len(oplogPrefix) + 8 + len(entry))
+		cut = stamp
+		return true, nil
+	}); err != nil || next == 0 {
 		return 0, err
 	}
-	if err := e.kv.DeleteRange(oplogPrefix, keyenc.PrefixEnd(cut)); err != nil {
+	hi := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), cut+1)
+	if err := e.kv.DeleteRange(oplogPrefix, hi); err != nil {
 		return 0, err
 	}
 	o.oldest.Store(next)
-	o.size.Add(-removed)
+	o.size.Store(total - removed)
 	return removed, nil
 }

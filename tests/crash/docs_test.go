@@ -118,3 +118,76 @@ func verify(t *testing.T, uri string, history [][]tally) {
 	}
 	t.Logf("verified %d acknowledged documents", acked)
 }
+
+// operationTime is the cluster time a ping on uri reports.
+func operationTime(t *testing.T, uri string) bson.Timestamp {
+	t.Helper()
+	reply, err := connect(t, uri).Database("admin").RunCommand(context.Background(), bson.D{{Key: "ping", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, inc, ok := reply.Lookup("operationTime").TimestampOK()
+	if !ok {
+		t.Fatalf("ping reply without operationTime: %s", reply)
+	}
+	return bson.Timestamp{T: secs, I: inc}
+}
+
+// verifyOplog reads the test database's change stream from since and
+// checks it against the documents there: one insert event per document,
+// with the document as stored, and no event for anything else. So every
+// acknowledged write is in the oplog (verify found its document) and
+// nothing a crash lost is.
+func verifyOplog(t *testing.T, uri string, since bson.Timestamp) {
+	t.Helper()
+	ctx := context.Background()
+	db := connect(t, uri).Database(dbName)
+	docs := map[string]bson.Raw{}
+	for _, coll := range []string{collFor(0), collFor(1)} {
+		cur, err := db.Collection(coll).Find(ctx, bson.D{})
+		if err != nil {
+			t.Fatalf("find in %s: %v", coll, err)
+		}
+		for cur.Next(ctx) {
+			docs[cur.Current.Lookup("_id").StringValue()] = slices.Clone(cur.Current)
+		}
+		_ = cur.Close(ctx)
+	}
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAtOperationTime(&since))
+	if err != nil {
+		t.Fatalf("watch: %v", err)
+	}
+	defer cs.Close(ctx)
+	seen := map[string]bool{}
+	for cs.TryNext(ctx) {
+		ev := cs.Current
+		if op := ev.Lookup("operationType").StringValue(); op != "insert" {
+			t.Errorf("unexpected %s event: %s", op, ev)
+			continue
+		}
+		id := ev.Lookup("documentKey", "_id").StringValue()
+		if seen[id] {
+			t.Errorf("two insert events for %s", id)
+		}
+		seen[id] = true
+		want, ok := docs[id]
+		switch {
+		case !ok:
+			t.Errorf("the oplog has an insert of %s, which is not in the database", id)
+		case !bytes.Equal(ev.Lookup("fullDocument").Value, want):
+			t.Errorf("the oplog's insert of %s holds\n%s\nwant\n%s", id, ev.Lookup("fullDocument"), want)
+		}
+	}
+	if err := cs.Err(); err != nil {
+		t.Fatalf("change stream: %v", err)
+	}
+	missing := 0
+	for id := range docs {
+		if !seen[id] {
+			if missing++; missing <= 10 {
+				t.Errorf("document %s has no insert in the oplog", id)
+			}
+		}
+	}
+	t.Logf("the oplog holds the insert of each of the %d documents", len(seen))
+}

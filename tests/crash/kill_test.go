@@ -2,6 +2,8 @@ package crash
 
 import (
 	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,9 +26,14 @@ const (
 func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	dbpath := t.TempDir()
 	var history [][]tally
+	var since bson.Timestamp
 	for round := range rounds {
 		p := folioproc.Start(t, dbpath)
+		if round == 0 {
+			since = operationTime(t, p.URI())
+		}
 		verify(t, p.URI(), history)
+		verifyOplog(t, p.URI(), since)
 		if t.Failed() {
 			t.FailNow()
 		}
@@ -34,6 +41,7 @@ func TestSIGKILLKeepsAcknowledgedWrites(t *testing.T) {
 	}
 	p := folioproc.Start(t, dbpath)
 	verify(t, p.URI(), history)
+	verifyOplog(t, p.URI(), since)
 }
 
 // writeUntilKilled runs the writers against p, SIGKILLs p once killAt

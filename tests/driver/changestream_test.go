@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
@@ -486,6 +487,138 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 		}
 		if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); ok {
 			t.Errorf("plain stream: collectionUUID in %s", ev)
+		}
+	}
+}
+
+// TestChangeStreamAcrossRestart: the oplog is durable like the data; a
+// stream resumes after a restart from a token taken before it.
+func TestChangeStreamAcrossRestart(t *testing.T) {
+	testkv.SkipOnTiKV(t, "the test restarts a server on its Pebble data directory")
+	ctx := context.Background()
+	cfg := defaultConfig()
+	cfg.InMemory, cfg.DBPath, cfg.ReplSetName = false, t.TempDir(), "folio"
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, first)
+	coll := client.Database(testDB).Collection("durable")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := nextEvent(t, cs)
+	token := ev.Lookup("_id").Document()
+	cs.Close(ctx)
+	client.Disconnect(ctx)
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := startInstance(t, cfg)
+	client = connect(t, second)
+	coll = client.Database(testDB).Collection("durable")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close(ctx)
+	var prev bson.RawValue
+	for want := int32(1); want <= 5; want++ {
+		ev := nextEvent(t, rs)
+		if got := ev.Lookup("documentKey", "_id").Int32(); got != want {
+			t.Fatalf("after restart: event for %d, want %d", got, want)
+		}
+		// cluster times keep growing across the restart
+		if ct := ev.Lookup("clusterTime"); prev.Type != 0 {
+			pt, pi := prev.Timestamp()
+			ct1, ci := ct.Timestamp()
+			if ct1 < pt || (ct1 == pt && ci <= pi) {
+				t.Errorf("clusterTime %v not after %v", ct, prev)
+			}
+		}
+		prev = ev.Lookup("clusterTime")
+	}
+}
+
+// TestChangeStreamHistoryLost: once the oplog is truncated past a token,
+// resuming from it fails with ChangeStreamHistoryLost.
+func TestChangeStreamHistoryLost(t *testing.T) {
+	testkv.SkipOnTiKV(t, "change streams read the oplog, which only the Pebble store keeps")
+	ctx := context.Background()
+	cfg := defaultConfig()
+	cfg.ReplSetName, cfg.OplogSize = "folio", 64<<10
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	coll := client.Database(testDB).Collection("lost")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	token := nextEvent(t, cs).Lookup("_id").Document()
+	pad := string(make([]byte, 1000))
+	for i := range 200 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: pad}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server truncates the oplog every second or so.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(token))
+		if err == nil {
+			rs.Close(ctx)
+			if time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+		}
+		requireCode(t, err, 286, "ChangeStreamHistoryLost")
+		break
+	}
+	// The newest entries are kept: a stream from the latest event works.
+	if _, err := coll.Watch(ctx, mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestChangeStreamDriverResumes: the driver resumes a stream whose cursor
+// the server lost (killed here) from its last token, and misses nothing.
+func TestChangeStreamDriverResumes(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("autoresume")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	for i := range 3 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := nextEvent(t, cs).Lookup("documentKey", "_id").Int32(); got != 0 {
+		t.Fatalf("first event for %d", got)
+	}
+	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "killCursors", Value: "autoresume"}, {Key: "cursors", Value: bson.A{cs.ID()}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for want := int32(1); want < 3; want++ {
+		if got := nextEvent(t, cs).Lookup("documentKey", "_id").Int32(); got != want {
+			t.Fatalf("after the resume: event for %d, want %d", got, want)
 		}
 	}
 }
