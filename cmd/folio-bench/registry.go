@@ -31,6 +31,8 @@ var registry = []workloadSpec{
 	{name: "cart", about: "add to cart: positional $inc, else $push guarded by $ne, upserting; checks quantities", make: newCart},
 	{name: "transfer", about: "two-phase-commit transfers between accounts; checks balances and states", make: newTransfer},
 	{name: "bulk", about: "insertMany of 1000 1 KB documents per operation (items/s is docs/s)", make: newBulk},
+	{name: "streams", about: "change streams: 1,000 inserts/s into a collection 100 streams watch; reports each event's delay after the write's acknowledgement and checks every stream saw every insert", make: newStreamed},
+	{name: "ycsb-a-streams", about: "YCSB A with 100 change streams open on its collection (compare with ycsb-a)", make: ycsbStreamedWorkload(ycsbA)},
 	{name: "ping", about: "floor: ping round trips through the driver", make: newPing},
 	{name: "pebble", about: "floor: Pebble without a server, 50% synced 1 KB writes (one batch each), 50% reads, zipfian", serverless: true, make: newPebble},
 }

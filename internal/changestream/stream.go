@@ -187,8 +187,12 @@ func (d doc) done() bson.Raw {
 // head starts an event: _id, operationType, clusterTime, collectionUUID
 // (expanded events), wallTime, and a transaction's txnNumber and lsid.
 func (b eventBuilder) head(tok Token, kind string, withUUID bool) doc {
-	start, out := bsoncore.AppendDocumentStart(nil)
-	out = bsoncore.AppendDocumentElement(out, "_id", tok.Doc())
+	// room for the head and the operation's documents, which the event
+	// holds about twice
+	buf := make([]byte, 0, 256+2*(len(b.e.O)+len(b.e.O2)))
+	start, out := bsoncore.AppendDocumentStart(buf)
+	out = bsoncore.AppendHeader(out, bsoncore.TypeEmbeddedDocument, "_id")
+	out = tok.appendDoc(out)
 	out = bsoncore.AppendStringElement(out, "operationType", kind)
 	out = bsoncore.AppendTimestampElement(out, "clusterTime", uint32(b.stamp>>32), uint32(b.stamp))
 	if withUUID && b.s.Spec.ShowExpandedEvents && b.e.UUID != nil {

@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -38,12 +37,15 @@ type Token struct {
 const tokenTimestampType = 0x82
 
 // Data is the token's _data: hex of its bytes, upper case as MongoDB's.
-func (t Token) Data() string {
-	b := make([]byte, 0, 32+len(t.DocKey))
-	b = append(b, tokenTimestampType)
+func (t Token) Data() string { return string(t.appendData(nil)) }
+
+// appendData appends Data to dst.
+func (t Token) appendData(dst []byte) []byte {
+	var buf [64]byte
+	b := append(buf[:0], tokenTimestampType)
 	b = binary.BigEndian.AppendUint64(b, t.TS)
 	if !t.Event {
-		return strings.ToUpper(hex.EncodeToString(append(b, 0)))
+		return appendHexUpper(dst, append(b, 0))
 	}
 	b = append(b, 1)
 	b = binary.BigEndian.AppendUint32(b, t.TxnOpIndex)
@@ -54,12 +56,31 @@ func (t Token) Data() string {
 	b = append(b, inv, byte(len(t.UUID)))
 	b = append(b, t.UUID...)
 	b = append(b, t.DocKey...)
-	return strings.ToUpper(hex.EncodeToString(b))
+	return appendHexUpper(dst, b)
+}
+
+func appendHexUpper(dst, b []byte) []byte {
+	const digits = "0123456789ABCDEF"
+	for _, c := range b {
+		dst = append(dst, digits[c>>4], digits[c&15])
+	}
+	return dst
 }
 
 // Doc is the token as events carry it: {_data: <hex>}.
-func (t Token) Doc() bson.Raw {
-	return bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_data", t.Data()).Build())
+func (t Token) Doc() bson.Raw { return bson.Raw(t.appendDoc(nil)) }
+
+// appendDoc appends the token document to dst.
+func (t Token) appendDoc(dst []byte) []byte {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	dst = bsoncore.AppendHeader(dst, bsoncore.TypeString, "_data")
+	lenAt := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	dst = t.appendData(dst)
+	dst = append(dst, 0)
+	binary.LittleEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
 }
 
 // Compare orders tokens (see Token).
