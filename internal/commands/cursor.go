@@ -239,8 +239,8 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 // serveTailable opens a tailable cursor, read under b: it stays open when it
 // runs out of documents, for later getMores to return new ones. As in
 // MongoDB, a tailable find on a collection holding no documents at all opens
-// no cursor. Its getMores' maxTimeMS is how long they await new documents.
-func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCursor, b *binding, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
+// no cursor (the oplog always holds some). Its getMores' maxTimeMS is how long they await new documents.
+func (s *Service) serveTailable(r *Request, db, coll string, tc tailSource, b *binding, batchSize int64, awaitData, noTimeout bool) (bson.Raw, error) {
 	c := openCursor(r, db, coll, &boundSource{Source: tc, ctx: b})
 	c.Tailable, c.NoTimeout = true, noTimeout
 	if awaitData {
@@ -253,7 +253,7 @@ func (s *Service) serveTailable(r *Request, db, coll string, tc *engine.TailCurs
 	var empty bool
 	reply, count, err := cursorReply(r, ns, "firstBatch", func(out []byte) ([]byte, int, error) {
 		out, count, _, err := fillBatch(out, c, batchSize, math.MaxInt64)
-		if err == nil && count == 0 {
+		if err == nil && count == 0 && (db != engine.OplogDB || coll != engine.OplogColl) {
 			empty, err = s.collectionEmpty(db, coll)
 		}
 		return out, count, err
@@ -282,6 +282,15 @@ func (s *Service) collectionEmpty(db, coll string) (bool, error) {
 	defer cur.Close()
 	doc, err := cur.Next()
 	return doc == nil, err
+}
+
+// tailSource is what a tailable cursor reads: a capped collection's
+// insertion order (engine.TailCursor) or the oplog (engine.OplogCursor).
+type tailSource interface {
+	cursors.Source
+	// Wait blocks until there may be more to read, timeout passes or ctx
+	// ends.
+	Wait(ctx context.Context, timeout time.Duration)
 }
 
 // defaultAwaitTime is how long a getMore on an awaitData cursor waits for

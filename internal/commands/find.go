@@ -95,6 +95,9 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	b := &binding{r.Ctx}
 	a.Ctx = b
 	a.Let = s.withScripts(a.Let, r, b)
+	if r.DB == engine.OplogDB && coll == engine.OplogColl && r.Txn == nil {
+		return s.findOplog(r, coll, a, b)
+	}
 	if a.tailable {
 		tc, err := s.Engine.Tail(r.DB, coll, a.FindOptions)
 		if err != nil {
@@ -113,6 +116,23 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if a.single {
 		// A single batch without a batchSize is bounded by size only.
+		fb.defaultSize = math.MaxInt64
+	}
+	return s.serveFirstBatch(r, r.DB, coll, cur, b, fb)
+}
+
+// findOplog is a find on local.oplog.rs: the oplog's entries in commit
+// order, tailable as a capped collection's.
+func (s *Service) findOplog(r *Request, coll string, a findArgs, b *binding) (bson.Raw, error) {
+	cur, err := s.Engine.FindOplog(a.FindOptions, a.tailable)
+	if err != nil {
+		return nil, err
+	}
+	if a.tailable {
+		return s.serveTailable(r, r.DB, coll, cur, b, a.batchSize, a.awaitData, a.noTimeout)
+	}
+	fb := firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch, single: a.single, noTimeout: a.noTimeout, expect: a.Limit}
+	if a.single {
 		fb.defaultSize = math.MaxInt64
 	}
 	return s.serveFirstBatch(r, r.DB, coll, cur, b, fb)

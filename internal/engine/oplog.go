@@ -229,6 +229,11 @@ func (e *Engine) OplogBounds() (oldest, last uint64) {
 // ReadOplog calls fn with each entry whose stamp is in [from, to], in
 // order, until fn returns false.
 func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, entry bson.Raw) (bool, error)) error {
+	return e.readOplog(from, to, false, fn)
+}
+
+// readOplog is ReadOplog, newest first when reverse.
+func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, entry bson.Raw) (bool, error)) error {
 	if to < from {
 		return nil
 	}
@@ -243,7 +248,11 @@ func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, entry bson.Raw
 	if err != nil {
 		return err
 	}
-	for ok := it.First(); ok; ok = it.Next() {
+	first, next := it.First, it.Next
+	if reverse {
+		first, next = it.Last, it.Prev
+	}
+	for ok := first(); ok; ok = next() {
 		more, err := fn(binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):]), it.Value())
 		if err != nil || !more {
 			return firstErr(err, it.Close())

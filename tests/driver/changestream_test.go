@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -620,5 +621,81 @@ func TestChangeStreamDriverResumes(t *testing.T) {
 		if got := nextEvent(t, cs).Lookup("documentKey", "_id").Int32(); got != want {
 			t.Fatalf("after the resume: event for %d, want %d", got, want)
 		}
+	}
+}
+
+// TestOplogCollection: local.oplog.rs reads as a capped collection of
+// MongoDB-shaped entries, in commit order, newest first with $natural: -1,
+// from a ts bound, and tailable.
+func TestOplogCollection(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("oplogged")
+	oplog := client.Database("local").Collection("oplog.rs")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	entries := findAll(t, oplog, bson.D{{Key: "ns", Value: testDB + ".oplogged"}})
+	if len(entries) != 3 {
+		t.Fatalf("%d entries: %v", len(entries), entries)
+	}
+	// the driver's writes are retryable: they carry their session
+	wantKeys := []string{"op", "ns", "ui", "o", "o2", "ts", "t", "v", "wall", "lsid", "txnNumber", "stmtId"}
+	for i, op := range []string{"i", "u", "d"} {
+		e := entries[i]
+		if got := e.Lookup("op").StringValue(); got != op {
+			t.Errorf("entry %d: op %s, want %s", i, got, op)
+		}
+		var keys []string
+		els, _ := e.Elements()
+		for _, el := range els {
+			keys = append(keys, el.Key())
+		}
+		want := wantKeys
+		if op == "d" {
+			want = slices.DeleteFunc(slices.Clone(wantKeys), func(k string) bool { return k == "o2" })
+		}
+		if !slices.Equal(keys, want) {
+			t.Errorf("entry %d fields %v, want %v", i, keys, want)
+		}
+	}
+	if got := entries[1].Lookup("o").String(); got != `{"$v": {"$numberInt":"2"},"diff": {"u": {"a": {"$numberInt":"2"}}}}` {
+		t.Errorf("update entry o: %s", got)
+	}
+	// newest first
+	latest := findAll(t, oplog, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}).SetLimit(1))
+	if len(latest) != 1 || latest[0].Lookup("op").StringValue() != "d" {
+		t.Errorf("latest entry: %v", latest)
+	}
+	// from a ts on
+	ts := entries[1].Lookup("ts")
+	secs, inc := ts.Timestamp()
+	from := findAll(t, oplog, bson.D{{Key: "ts", Value: bson.D{{Key: "$gte", Value: bson.Timestamp{T: secs, I: inc}}}}})
+	if len(from) != 2 || !from[0].Lookup("ts").Equal(ts) {
+		t.Errorf("entries from %v: %v", ts, from)
+	}
+	// tailable
+	lt, li := latest[0].Lookup("ts").Timestamp()
+	cur, err := oplog.Find(ctx, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: bson.Timestamp{T: lt, I: li}}}}}, options.Find().SetCursorType(options.TailableAwait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if !cur.Next(tctx) {
+		t.Fatalf("tailable oplog cursor: %v", cur.Err())
+	}
+	if cur.Current.Lookup("op").StringValue() != "i" || cur.Current.Lookup("o", "_id").Int32() != 2 {
+		t.Errorf("tailed entry %s", cur.Current)
 	}
 }

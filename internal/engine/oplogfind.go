@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// OplogDB and OplogColl name the oplog as a collection: local.oplog.rs,
+// read in insertion (stamp) order, or newest first with $natural: -1.
+const (
+	OplogDB   = "local"
+	OplogColl = "oplog.rs"
+)
+
+// OplogCursor is a find on local.oplog.rs, through the one scan-and-match
+// loop. A tailable one follows the oplog: once it has returned every entry
+// it returns the later ones on later calls.
+type OplogCursor struct {
+	*matchCursor
+	src *oplogSource
+}
+
+// FindOplog opens a find on the oplog. A filter on ts with $gt, $gte or
+// equality to a timestamp starts the scan there, as MongoDB's oplog scans
+// do. A sort other than $natural is refused (NotImplemented).
+func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
+	if e.oplog == nil {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "local.oplog.rs is kept only on Folio's embedded Pebble storage")
+	}
+	q, err := compileFind(o, nil)
+	if err != nil {
+		return nil, err
+	}
+	reverse := false
+	if q.sort != nil {
+		switch q.sort.Natural() {
+		case 1:
+		case -1:
+			reverse = true
+		default:
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a sort of local.oplog.rs other than $natural is not supported by Folio")
+		}
+	}
+	if tailable && reverse {
+		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
+	}
+	_, last := e.OplogBounds()
+	src := &oplogSource{e: e, next: tsLowerBound(o.Filter), reverse: reverse, tail: tailable, to: last}
+	if reverse {
+		src.before = last + 1
+	}
+	scan := &matchScan{src: src, filter: q.filter, ctx: o.Ctx}
+	return &OplogCursor{matchCursor: &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}, src: src}, nil
+}
+
+// tsLowerBound is the least stamp filter's ts condition admits: its
+// top-level ts equality, $gte or $gt on a timestamp, else 0.
+func tsLowerBound(filter bson.Raw) uint64 {
+	v := filter.Lookup("ts")
+	stamp := func(v bson.RawValue) (uint64, bool) {
+		t, i, ok := v.TimestampOK()
+		return uint64(t)<<32 | uint64(i), ok
+	}
+	if st, ok := stamp(v); ok {
+		return st
+	}
+	doc, ok := v.DocumentOK()
+	if !ok {
+		return 0
+	}
+	var lo uint64
+	if st, ok := stamp(doc.Lookup("$gte")); ok {
+		lo = max(lo, st)
+	}
+	if st, ok := stamp(doc.Lookup("$gt")); ok {
+		lo = max(lo, st+1)
+	}
+	return lo
+}
+
+// Wait blocks until an entry after the last one read is applied, timeout
+// passes or ctx ends (a tailable, awaitData cursor's getMore).
+func (c *OplogCursor) Wait(ctx context.Context, timeout time.Duration) {
+	c.src.e.WaitOplog(ctx, c.src.next-1, timeout)
+}
+
+// oplogSource yields oplog entries in pages: forward from next up to to
+// (a tailable source moves to on to the latest applied stamp as it
+// reads), or backward from before.
+type oplogSource struct {
+	e       *Engine
+	next    uint64
+	to      uint64
+	before  uint64
+	reverse bool
+	tail    bool
+	page    []bson.Raw
+	done    bool
+}
+
+func (s *oplogSource) Next() (bson.Raw, error) {
+	if len(s.page) == 0 && !s.done {
+		if err := s.refill(); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.page) == 0 {
+		return nil, nil
+	}
+	doc := s.page[0]
+	s.page = s.page[1:]
+	return doc, nil
+}
+
+// refill reads the next page.
+func (s *oplogSource) refill() error {
+	if s.reverse {
+		n := 0
+		err := s.e.readOplog(0, s.before-1, true, func(stamp uint64, entry bson.Raw) (bool, error) {
+			s.page = append(s.page, slices.Clone(entry))
+			s.before = stamp
+			n++
+			return n < tailBatch, nil
+		})
+		s.done = n == 0 || s.before == 0
+		return err
+	}
+	if s.tail {
+		_, s.to = s.e.OplogBounds()
+	}
+	n := 0
+	err := s.e.ReadOplog(s.next, s.to, func(stamp uint64, entry bson.Raw) (bool, error) {
+		s.page = append(s.page, slices.Clone(entry))
+		s.next = stamp + 1
+		n++
+		return n < tailBatch, nil
+	})
+	if n == 0 && !s.tail {
+		s.done = true
+	}
+	return err
+}
+
+func (s *oplogSource) Close() error { s.page = nil; return nil }
