@@ -555,7 +555,7 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix.state, ix.builder = stateDeleteOnly, fe[1].frontendID
-	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil); err != nil {
+	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
