@@ -30,7 +30,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	arg("bypassDocumentValidation", tBool),
 	refuseTrue("fromMongos", "sharded execution"),
 	refuseTrue("needsMerge", "sharded execution"),
-	refuseTrue("$_generateV2ResumeTokens", "change streams"),
+	refuseTrue("$_generateV2ResumeTokens", "resume tokens in the v2 format"),
 	refuseTrue("isMapReduceCommand", "mapReduce"),
 }, subs: []*argSpec{aggregateCursorSpec}}
 

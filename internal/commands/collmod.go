@@ -19,7 +19,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("validator", tDoc),
 	arg("validationLevel", tString),
 	arg("validationAction", tString),
-	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
+	refuse("changeStreamPreAndPostImages", tDoc, "change stream pre- and post-images"),
 	refuse("expireAfterSeconds", tAny, "clustered collections"),
 	refuse("timeseries", tDoc, "time series collections"),
 	refuse("viewOn", tString, "views"),

@@ -31,7 +31,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("clusteredIndex", tAny),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
-	refuse("changeStreamPreAndPostImages", tDoc, "change streams"),
+	refuse("changeStreamPreAndPostImages", tDoc, "change stream pre- and post-images"),
 	refuse("expireAfterSeconds", tLong, "clustered collections"),
 }, subs: []*argSpec{indexOptionDefaultsSpec}}
 
