@@ -86,6 +86,19 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	if src.next < oldest {
 		return nil, mongoerr.New(mongoerr.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
 	}
+	if after := src.stream.After; after.Event {
+		// The event resumed after must be in the oplog.
+		found := false
+		if err := s.Engine.ReadOplog(after.TS, after.TS, func(uint64, bson.Raw) (bool, error) {
+			found = true
+			return false, nil
+		}); err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. {_data: %q}", after.Data())
+		}
+	}
 	bs := &boundSource{Source: &changeStreamCursor{Source: p.Run(src), src: src}, ctx: b}
 	c := openCursor(r, r.DB, nsColl, bs)
 	c.Tailable = true

@@ -3,7 +3,10 @@ package engine
 import (
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -31,6 +34,13 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	}
 	t.created[nsKey(db, name)] = c
 	t.createdOrder = append(t.createdOrder, c)
+	if t.e.oplog != nil {
+		o, err := bson.Marshal(bson.D{{Key: "create", Value: name}})
+		if err != nil {
+			return nil, err
+		}
+		t.ops = append(t.ops, oplog.Op{Kind: oplog.Command, NS: db + ".$cmd", UUID: c.UUID[:], O: o})
+	}
 	return c, nil
 }
 

@@ -409,6 +409,8 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
 		{"config database", "config", "c", cs(bson.D{}), 73},
 		{"history lost", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 286},
+		{"bad token", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{{Key: "_data", Value: "zz"}}}}), 9},
+		{"token of no event", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{{Key: "_data", Value: "82FFFFFFF00000000101000000000000"}}}}), 280},
 	} {
 		err := client.Database(tc.db).RunCommand(ctx, bson.D{{Key: "aggregate", Value: tc.coll}, {Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{}}}).Err()
 		if got := serverCode(err); got != tc.code {
