@@ -11,9 +11,14 @@ import (
 // Spec is a parsed $changeStream stage.
 // https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/changeStream/
 type Spec struct {
-	// FullDocument is "default" or "updateLookup": whether update events
-	// carry the document as it is when the event is read.
+	// FullDocument is "default", "updateLookup" (update events carry the
+	// document as it is when the event is read), "whenAvailable" or
+	// "required" (they carry the post-image: the pre-image the oplog kept,
+	// updated).
 	FullDocument string
+	// FullDocumentBeforeChange is "off", "whenAvailable" or "required":
+	// whether update, replace and delete events carry the pre-image.
+	FullDocumentBeforeChange string
 	// ResumeAfter, StartAfter and StartAt (startAtOperationTime) say where
 	// the stream starts; at most one is set. StartAfter may name an
 	// invalidate, and starts a new stream after it.
@@ -28,7 +33,7 @@ type Spec struct {
 
 // ParseSpec reads the $changeStream stage's argument.
 func ParseSpec(v bson.RawValue) (Spec, error) {
-	s := Spec{FullDocument: "default"}
+	s := Spec{FullDocument: "default", FullDocumentBeforeChange: "off"}
 	doc, ok := v.DocumentOK()
 	if !ok {
 		return s, mongoerr.New(mongoerr.ChangeStreamSpecNotObject, "$changeStream stage expects a document as argument")
@@ -63,18 +68,9 @@ func ParseSpec(v bson.RawValue) (Spec, error) {
 			s.StartAt = &ts
 			resumes++
 		case "fullDocument":
-			var str string
-			if str, err = enum(name, f, "default", "updateLookup", "whenAvailable", "required"); err == nil {
-				if str == "whenAvailable" || str == "required" {
-					return s, mongoerr.New(mongoerr.NotImplemented, "$changeStream.fullDocument: %q is not supported by Folio: it needs stored post-images (changeStreamPreAndPostImages)", str)
-				}
-				s.FullDocument = str
-			}
+			s.FullDocument, err = enum(name, f, "default", "updateLookup", "whenAvailable", "required")
 		case "fullDocumentBeforeChange":
-			var str string
-			if str, err = enum(name, f, "off", "whenAvailable", "required"); err == nil && str != "off" {
-				return s, mongoerr.New(mongoerr.NotImplemented, "$changeStream.fullDocumentBeforeChange: %q is not supported by Folio: it needs stored pre-images (changeStreamPreAndPostImages)", str)
-			}
+			s.FullDocumentBeforeChange, err = enum(name, f, "off", "whenAvailable", "required")
 		case "allChangesForCluster":
 			s.AllChangesForCluster, err = boolField(name, f)
 		case "showExpandedEvents":

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
@@ -51,10 +52,10 @@ type Stream struct {
 	Invalidated bool
 }
 
-// Events calls emit with each event of the entry committed at stamp, in
-// order: its token and the event document (emit must copy it to keep it).
-func (s *Stream) Events(stamp uint64, entry bson.Raw, emit func(Token, bson.Raw) error) error {
-	e := oplog.Parse(entry)
+// Events calls emit with each event of the entry committed at stamp (as
+// stored, with its pre-images), in order: its token and the event.
+func (s *Stream) Events(stamp uint64, stored oplog.Stored, emit func(Token, bson.Raw) error) error {
+	e := oplog.Parse(stored.Entry())
 	if e.Kind == oplog.Command && e.NS == "admin.$cmd" {
 		ops, ok := e.O.Lookup("applyOps").ArrayOK()
 		if !ok {
@@ -64,23 +65,23 @@ func (s *Stream) Events(stamp uint64, entry bson.Raw, emit func(Token, bson.Raw)
 		for i, v := range vals {
 			op := oplog.Parse(v.Document())
 			op.Wall, op.LSID, op.TxnNumber, op.HasTxn = e.Wall, e.LSID, e.TxnNumber, e.HasTxn
-			if err := s.event(stamp, uint32(i), op, true, emit); err != nil || s.Invalidated {
+			if err := s.event(stamp, uint32(i), op, stored.PreImage(i), true, emit); err != nil || s.Invalidated {
 				return err
 			}
 		}
 		return nil
 	}
-	return s.event(stamp, 0, e, false, emit)
+	return s.event(stamp, 0, e, stored.PreImage(0), false, emit)
 }
 
 // event emits the events of one operation.
-func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, txn bool, emit func(Token, bson.Raw) error) error {
+func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, pre bson.Raw, txn bool, emit func(Token, bson.Raw) error) error {
 	if s.Invalidated {
 		return nil
 	}
 	db, coll, _ := strings.Cut(e.NS, ".")
 	tok := Token{TS: stamp, Event: true, TxnOpIndex: opIndex, UUID: e.UUID}
-	b := eventBuilder{s: s, e: e, stamp: stamp, txn: txn}
+	b := eventBuilder{s: s, e: e, stamp: stamp, txn: txn, pre: pre}
 	switch e.Kind {
 	case oplog.Insert, oplog.Update, oplog.Delete:
 		if !s.Scope.watches(db, coll) {
@@ -171,6 +172,9 @@ type eventBuilder struct {
 	// txn: the operation is a transaction's, whose events carry its
 	// txnNumber and lsid.
 	txn bool
+	// pre is the document before the operation, when its collection
+	// records pre-images.
+	pre bson.Raw
 }
 
 // doc is an event document being built.
@@ -232,19 +236,48 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 	d.b = bsoncore.AppendDocumentElement(d.b, "documentKey", key)
 	if kind == "update" {
 		d.b = appendUpdateDescription(d.b, diff, b.s.Spec.ShowExpandedEvents)
-		if b.s.Spec.FullDocument == "updateLookup" {
-			full, err := b.s.Lookup(db, coll, key)
-			if err != nil {
+	}
+	if kind != "insert" && b.s.Spec.FullDocumentBeforeChange != "off" {
+		if b.pre == nil && b.s.Spec.FullDocumentBeforeChange == "required" {
+			return nil, imageNotFound("pre", d)
+		}
+		d.b = appendDocOrNull(d.b, "fullDocumentBeforeChange", b.pre)
+	}
+	if kind == "update" {
+		var full bson.Raw
+		switch b.s.Spec.FullDocument {
+		case "updateLookup":
+			var err error
+			if full, err = b.s.Lookup(db, coll, key); err != nil {
 				return nil, err
 			}
-			if full == nil {
-				d.b = bsoncore.AppendNullElement(d.b, "fullDocument")
-			} else {
-				d.b = bsoncore.AppendDocumentElement(d.b, "fullDocument", full)
+		case "whenAvailable", "required":
+			if b.pre != nil {
+				full = oplog.ApplyDiff(b.pre, diff)
+			} else if b.s.Spec.FullDocument == "required" {
+				return nil, imageNotFound("post", d)
 			}
+		default:
+			return d.done(), nil
 		}
+		d.b = appendDocOrNull(d.b, "fullDocument", full)
 	}
 	return d.done(), nil
+}
+
+// appendDocOrNull appends doc as field name, null when nil.
+func appendDocOrNull(dst []byte, name string, doc bson.Raw) []byte {
+	if doc == nil {
+		return bsoncore.AppendNullElement(dst, name)
+	}
+	return bsoncore.AppendDocumentElement(dst, name, doc)
+}
+
+// imageNotFound is the error of a stream that requires a pre- or
+// post-image the oplog does not hold (the collection did not record
+// pre-images when the change was made).
+func imageNotFound(which string, d doc) error {
+	return mongoerr.New(mongoerr.NoMatchingDocument, "Change stream was configured to require a %s-image for all update, delete and replace events, but the %s-image was not found for event: %s", which, which, d.done())
 }
 
 // command builds a drop, rename, dropDatabase or create event.

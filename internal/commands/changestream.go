@@ -13,6 +13,7 @@ import (
 	"github.com/folio-db/folio/internal/changestream"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 )
 
 // changeStreamStages are the stages a $changeStream may be followed by.
@@ -89,7 +90,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	if after := src.stream.After; after.Event {
 		// The event resumed after must be in the oplog.
 		found := false
-		if err := s.Engine.ReadOplog(after.TS, after.TS, func(uint64, bson.Raw) (bool, error) {
+		if err := s.Engine.ReadOplog(after.TS, after.TS, func(uint64, oplog.Stored) (bool, error) {
 			found = true
 			return false, nil
 		}); err != nil {
@@ -173,6 +174,10 @@ type changeStreamSource struct {
 	// returned is the token of the last event returned, or the stream's
 	// start.
 	returned changestream.Token
+	// err is a failure met after the events in buf: the batch holding
+	// them ends after them (flush), and the next read fails with it.
+	err   error
+	flush bool
 }
 
 type streamEvent struct {
@@ -184,6 +189,13 @@ type streamEvent struct {
 // the oplog (or ended with an invalidate).
 func (cs *changeStreamSource) Next() (bson.Raw, error) {
 	for len(cs.buf) == 0 {
+		if cs.flush {
+			cs.flush = false
+			return nil, nil
+		}
+		if cs.err != nil {
+			return nil, cs.err
+		}
 		if cs.stream.Invalidated {
 			return nil, nil
 		}
@@ -192,17 +204,19 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 			return nil, nil
 		}
 		read := 0
-		err := cs.eng.ReadOplog(cs.next, last, func(stamp uint64, entry bson.Raw) (bool, error) {
+		err := cs.eng.ReadOplog(cs.next, last, func(stamp uint64, stored oplog.Stored) (bool, error) {
 			read++
 			cs.next = stamp + 1
-			err := cs.stream.Events(stamp, entry, func(tok changestream.Token, doc bson.Raw) error {
+			err := cs.stream.Events(stamp, stored, func(tok changestream.Token, doc bson.Raw) error {
 				cs.buf = append(cs.buf, streamEvent{tok: tok, doc: doc})
 				return nil
 			})
 			return err == nil && read < changeStreamReadBatch && !cs.stream.Invalidated, err
 		})
 		if err != nil {
-			return nil, err
+			// the events before the failing one come first
+			cs.err = err
+			continue
 		}
 		if read == 0 {
 			// Entries up to last were truncated away meanwhile.
@@ -212,6 +226,7 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 	ev := cs.buf[0]
 	cs.buf = cs.buf[1:]
 	cs.returned = ev.tok
+	cs.flush = cs.err != nil
 	return ev.doc, nil
 }
 

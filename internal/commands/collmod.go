@@ -19,7 +19,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("validator", tDoc),
 	arg("validationLevel", tString),
 	arg("validationAction", tString),
-	refuse("changeStreamPreAndPostImages", tDoc, "change stream pre- and post-images"),
+	arg("changeStreamPreAndPostImages", tDoc),
 	refuse("expireAfterSeconds", tAny, "clustered collections"),
 	refuse("timeseries", tDoc, "time series collections"),
 	refuse("viewOn", tString, "views"),
@@ -27,7 +27,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	refuse("clusteredIndex", tBool, "clustered collections"),
 	refuse("cappedSize", tLong, "resizing capped collections"),
 	refuse("cappedMax", tLong, "resizing capped collections"),
-}, subs: []*argSpec{collModIndexSpec}}
+}, subs: []*argSpec{collModIndexSpec, preAndPostImagesSpecs["collMod"]}}
 
 // collModIndexSpec declares collMod's index document.
 var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
@@ -117,6 +117,13 @@ func collModValidation(s *Service, r *Request, coll string) error {
 			ch.Action = &val
 		}
 		changed = true
+	}
+	if d := r.args.doc("changeStreamPreAndPostImages"); d != nil {
+		on, err := parsePreAndPostImages(d, "collMod")
+		if err != nil {
+			return err
+		}
+		ch.PreImages, changed = &on, true
 	}
 	if !changed {
 		return nil

@@ -3,6 +3,8 @@ package commands
 import (
 	"math"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -31,9 +33,9 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("clusteredIndex", tAny),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
-	refuse("changeStreamPreAndPostImages", tDoc, "change stream pre- and post-images"),
+	arg("changeStreamPreAndPostImages", tDoc),
 	refuse("expireAfterSeconds", tLong, "clustered collections"),
-}, subs: []*argSpec{indexOptionDefaultsSpec}}
+}, subs: []*argSpec{indexOptionDefaultsSpec, preAndPostImagesSpecs["create"]}}
 
 // indexOptionDefaultsSpec declares create's indexOptionDefaults.
 var indexOptionDefaultsSpec = &argSpec{path: "create.indexOptionDefaults", fields: []argField{
@@ -126,6 +128,11 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 			opts.ValidationAction = val
 		}
 	}
+	if d := c.doc("changeStreamPreAndPostImages"); d != nil {
+		if opts.PreAndPostImages, err = parsePreAndPostImages(d, "create"); err != nil {
+			return opts, err
+		}
+	}
 	if d := c.doc("collation"); d != nil {
 		coll, err := collation.Parse(d)
 		if err != nil {
@@ -163,4 +170,20 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		}
 	}
 	return opts, nil
+}
+
+// preAndPostImagesSpecs declare changeStreamPreAndPostImages of create and
+// collMod: {enabled: <bool>}.
+var preAndPostImagesSpecs = map[string]*argSpec{
+	"create":  {path: "create.changeStreamPreAndPostImages", fields: []argField{required("enabled", tBool)}},
+	"collMod": {path: "collMod.changeStreamPreAndPostImages", fields: []argField{required("enabled", tBool)}},
+}
+
+// parsePreAndPostImages reads changeStreamPreAndPostImages of cmd.
+func parsePreAndPostImages(d bson.Raw, cmd string) (bool, error) {
+	c, err := parseSub(d, preAndPostImagesSpecs[cmd])
+	if err != nil {
+		return false, err
+	}
+	return c.bool("enabled"), nil
 }

@@ -52,6 +52,9 @@ type Collection struct {
 	// validation is the document validation collMod may change
 	// (docvalidation.go); nil when the collection has none.
 	validation atomic.Pointer[validation]
+	// preImages is the changeStreamPreAndPostImages option collMod may
+	// change: the oplog then keeps the document before each change.
+	preImages atomic.Bool
 }
 
 // Indexes returns the collection's secondary indexes.
@@ -109,6 +112,10 @@ type CollectionOptions struct {
 	// without it. Every collection's documents are stored in _id order:
 	// the option changes only how the collection describes itself.
 	ClusteredIndex bson.Raw `bson:"clusteredIndex,omitempty"`
+	// PreAndPostImages is changeStreamPreAndPostImages.enabled: the oplog
+	// keeps the document before each update, replace and delete, for
+	// change streams' fullDocumentBeforeChange and post-images.
+	PreAndPostImages bool `bson:"changeStreamPreAndPostImages,omitempty"`
 }
 
 // CurrentOptions are c's options with the validation collMod last set.
@@ -117,6 +124,7 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 	if v := c.validation.Load(); v != nil {
 		o.Validator, o.ValidationLevel, o.ValidationAction = v.spec, v.level, v.action
 	}
+	o.PreAndPostImages = c.preImages.Load()
 	return o
 }
 
@@ -128,7 +136,8 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
 		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
-		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex)
+		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex) &&
+		o.PreAndPostImages == p.PreAndPostImages
 }
 
 // Doc is the options document listCollections reports, in MongoDB's order
@@ -168,6 +177,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.ClusteredIndex) > 0 {
 		d = append(d, bson.E{Key: "clusteredIndex", Value: o.ClusteredIndex})
+	}
+	if o.PreAndPostImages {
+		d = append(d, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
 	}
 	return d
 }
@@ -519,6 +531,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		moved.indexes.Store(src.indexes.Load())
 		moved.building.Store(src.building.Load())
 		moved.validation.Store(src.validation.Load())
+		moved.preImages.Store(src.preImages.Load())
 		return putCatalogEntry(tx, moved)
 	})
 	e.cat.mu.Unlock()

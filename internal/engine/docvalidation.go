@@ -104,9 +104,11 @@ func bsonString(d bson.D) string {
 	return bson.Raw(raw).String()
 }
 
-// initValidation compiles the validation of c's options.
+// initValidation compiles the validation of c's options, and takes their
+// pre-image setting, the other option collMod changes.
 func (c *Collection) initValidation() error {
 	o := c.Options
+	c.preImages.Store(o.PreAndPostImages)
 	if len(o.Validator) == 0 && o.ValidationLevel == "" && o.ValidationAction == "" {
 		return nil
 	}
@@ -118,12 +120,13 @@ func (c *Collection) initValidation() error {
 	return nil
 }
 
-// ValidationChange is what collMod changes of a collection's validation;
-// nil fields stay as they are.
+// ValidationChange is what collMod changes of a collection's validation
+// and pre-image setting; nil fields stay as they are.
 type ValidationChange struct {
 	Validator bson.Raw
 	Level     *string
 	Action    *string
+	PreImages *bool
 }
 
 // ModifyValidation applies collMod's validator, validationLevel and
@@ -149,6 +152,9 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if ch.Action != nil {
 			cur.ValidationAction = *ch.Action
 		}
+		if ch.PreImages != nil {
+			cur.PreAndPostImages = *ch.PreImages
+		}
 		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
 			return err
 		}
@@ -162,6 +168,9 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if ch.Action != nil {
 			mod = append(mod, bson.E{Key: "validationAction", Value: *ch.Action})
 		}
+		if ch.PreImages != nil {
+			mod = append(mod, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: *ch.PreImages}}})
+		}
 		if err := e.logCommand(tx, db, c, mod); err != nil {
 			return err
 		}
@@ -174,8 +183,10 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 	return e.awaitVersion(v)
 }
 
-// syncValidation makes c's validation the one of the stored options o.
+// syncValidation makes c's validation (and pre-image setting) the one of
+// the stored options o.
 func (c *Collection) syncValidation(o CollectionOptions) error {
+	c.preImages.Store(o.PreAndPostImages)
 	cur := c.CurrentOptions()
 	if bytes.Equal(cur.Validator, o.Validator) && cur.ValidationLevel == o.ValidationLevel && cur.ValidationAction == o.ValidationAction {
 		return nil

@@ -111,19 +111,36 @@ func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
 }
 
 // logDoc stages the entry of one document's change outside a transaction.
+// A collection that records pre-images keeps the document before an
+// update, replace or delete with the entry.
 func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what change, sess *oplog.Session) error {
 	if e.oplog == nil {
 		return nil
 	}
-	return e.logOp(tx, docOp(c, old, next, what), sess)
+	ent := oplog.New(nil, docOp(c, old, next, what), sess, time.Now())
+	if old != nil && c.preImages.Load() {
+		ent.Doc = oplog.AppendPreImage(ent.Doc, 0, old)
+	}
+	return e.stageEntry(tx, ent)
 }
 
-// logTxn stages the applyOps entry of a transaction's commit.
-func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, sess *oplog.Session) error {
+// logTxn stages the applyOps entry of a transaction's commit, with the
+// pre-images of its operations on collections that record them.
+func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess *oplog.Session) error {
 	if e.oplog == nil || len(ops) == 0 {
 		return nil
 	}
-	return e.stageEntry(tx, oplog.NewApplyOps(nil, ops, sess, time.Now()))
+	ent := oplog.NewApplyOps(nil, ops, sess, time.Now())
+	for _, p := range pre {
+		ent.Doc = oplog.AppendPreImage(ent.Doc, p.index, p.doc)
+	}
+	return e.stageEntry(tx, ent)
+}
+
+// txnPreImage is the document before a transaction's operation index.
+type txnPreImage struct {
+	index int
+	doc   bson.Raw
 }
 
 // logCommand stages a command entry on db: o is the command as MongoDB
@@ -227,13 +244,13 @@ func (e *Engine) OplogBounds() (oldest, last uint64) {
 }
 
 // ReadOplog calls fn with each entry whose stamp is in [from, to], in
-// order, until fn returns false.
-func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, entry bson.Raw) (bool, error)) error {
+// order, until fn returns false; stored is valid until fn returns.
+func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, stored oplog.Stored) (bool, error)) error {
 	return e.readOplog(from, to, false, fn)
 }
 
 // readOplog is ReadOplog, newest first when reverse.
-func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, entry bson.Raw) (bool, error)) error {
+func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, stored oplog.Stored) (bool, error)) error {
 	if to < from {
 		return nil
 	}
@@ -289,8 +306,8 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	o.truncate.Lock()
 	defer o.truncate.Unlock()
 	var total int64
-	if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, entry bson.Raw) (bool, error) {
-		total += int64(len(oplogPrefix) + 8 + len(entry))
+	if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
+		total += int64(len(oplogPrefix) + 8 + len(stored))
 		return true, nil
 	}); err != nil {
 		return 0, err
@@ -303,12 +320,12 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	var removed int64
 	var cut, next uint64
 	// The newest entry stays: it tells where the oplog ends.
-	if err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, entry bson.Raw) (bool, error) {
+	if err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, stored oplog.Stored) (bool, error) {
 		if removed >= excess {
 			next = stamp
 			return false, nil
 		}
-		removed += int64(len(oplogPrefix) + 8 + len(entry))
+		removed += int64(len(oplogPrefix) + 8 + len(stored))
 		cut = stamp
 		return true, nil
 	}); err != nil || next == 0 {

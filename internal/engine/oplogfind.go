@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 )
 
 // OplogDB and OplogColl name the oplog as a collection: local.oplog.rs,
@@ -121,8 +122,8 @@ func (s *oplogSource) Next() (bson.Raw, error) {
 func (s *oplogSource) refill() error {
 	if s.reverse {
 		n := 0
-		err := s.e.readOplog(0, s.before-1, true, func(stamp uint64, entry bson.Raw) (bool, error) {
-			s.page = append(s.page, slices.Clone(entry))
+		err := s.e.readOplog(0, s.before-1, true, func(stamp uint64, stored oplog.Stored) (bool, error) {
+			s.page = append(s.page, slices.Clone(stored.Entry()))
 			s.before = stamp
 			n++
 			return n < tailBatch, nil
@@ -134,8 +135,8 @@ func (s *oplogSource) refill() error {
 		_, s.to = s.e.OplogBounds()
 	}
 	n := 0
-	err := s.e.ReadOplog(s.next, s.to, func(stamp uint64, entry bson.Raw) (bool, error) {
-		s.page = append(s.page, slices.Clone(entry))
+	err := s.e.ReadOplog(s.next, s.to, func(stamp uint64, stored oplog.Stored) (bool, error) {
+		s.page = append(s.page, slices.Clone(stored.Entry()))
 		s.next = stamp + 1
 		n++
 		return n < tailBatch, nil

@@ -52,10 +52,13 @@ type Txn struct {
 	createdOrder []*Collection
 	// images are the index lists of the collections written (txn_schema.go).
 	images []txnImage
-	// ops are the oplog operations of the writes, in order.
-	ops   []oplog.Op
-	ended bool
-	done  chan struct{} // closed when the transaction ends
+	// ops are the oplog operations of the writes, in order, and
+	// preImages the documents before those on collections that record
+	// them.
+	ops       []oplog.Op
+	preImages []txnPreImage
+	ended     bool
+	done      chan struct{} // closed when the transaction ends
 }
 
 type txnUnique struct {
@@ -165,6 +168,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	}
 	t.wrote = true
 	if t.e.oplog != nil {
+		if old != nil && c.preImages.Load() {
+			t.preImages = append(t.preImages, txnPreImage{index: len(t.ops), doc: old})
+		}
 		t.ops = append(t.ops, docOp(c, old, next, what))
 	}
 	if ch.multikey {
@@ -262,7 +268,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			return err
 		}
 	}
-	if err := e.logTxn(t.tx, t.ops, sessionOf(rec, -1)); err != nil {
+	if err := e.logTxn(t.tx, t.ops, t.preImages, sessionOf(rec, -1)); err != nil {
 		return err
 	}
 	for _, ch := range t.changes {

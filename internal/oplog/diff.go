@@ -27,9 +27,13 @@ func UpdateO(dst []byte, old, next bson.Raw) []byte {
 	return dst
 }
 
-// docDiff is the diff from document a to document b.
+// docDiff is the diff from document a to document b. Fields keep b's
+// order: from the first field of b that is new or out of a's order on,
+// every field is inserted anew (i), which appends it, as MongoDB's diffs
+// do.
 func docDiff(a, b bson.Raw) []byte {
 	var dels, ups, ins, subs []byte
+	var kept []string // a's fields that b has, in a's order
 	it := rawdoc.Iterate(a)
 	for {
 		k, _, ok := it.Next()
@@ -38,8 +42,11 @@ func docDiff(a, b bson.Raw) []byte {
 		}
 		if rawdoc.Lookup(b, string(k)).Type == 0 {
 			dels = bsoncore.AppendBooleanElement(dels, string(k), false)
+		} else {
+			kept = append(kept, string(k))
 		}
 	}
+	appending := false
 	it = rawdoc.Iterate(b)
 	for {
 		k, v, ok := it.Next()
@@ -47,10 +54,17 @@ func docDiff(a, b bson.Raw) []byte {
 			break
 		}
 		name := string(k)
+		if !appending && len(kept) > 0 && kept[0] == name {
+			kept = kept[1:]
+		} else {
+			appending = true
+		}
+		if appending {
+			ins = bsoncore.AppendValueElement(ins, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			continue
+		}
 		was := rawdoc.Lookup(a, name)
 		switch {
-		case was.Type == 0:
-			ins = bsoncore.AppendValueElement(ins, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 		case was.Type == v.Type && bytes.Equal(was.Value, v.Value):
 		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
 			subs = bsoncore.AppendDocumentElement(subs, "s"+name, docDiff(was.Document(), v.Document()))
@@ -119,4 +133,117 @@ func arrayDiff(a, b bson.RawArray) []byte {
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
+}
+
+// ApplyDiff is the document an update entry's $v: 2 diff (UpdateO's diff)
+// makes of doc: the post-image of an update, from its pre-image.
+func ApplyDiff(doc, diff bson.Raw) bson.Raw {
+	return applyDocDiff(nil, doc, diff)
+}
+
+// applyDocDiff appends to dst doc changed by a document diff.
+func applyDocDiff(dst []byte, doc, diff bson.Raw) []byte {
+	dels, ups, ins := section(diff, "d"), section(diff, "u"), section(diff, "i")
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		name := string(k)
+		switch {
+		case rawdoc.Lookup(dels, name).Type != 0, rawdoc.Lookup(ins, name).Type != 0:
+			// removed, or inserted anew at the end
+		case rawdoc.Lookup(ups, name).Type != 0:
+			u := rawdoc.Lookup(ups, name)
+			dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(u.Type), Data: u.Value})
+		default:
+			sub := rawdoc.Lookup(diff, "s"+name)
+			switch {
+			case sub.Type != bson.TypeEmbeddedDocument:
+				dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			case v.Type == bson.TypeArray:
+				dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
+				dst = applyArrayDiff(dst, v.Array(), sub.Document())
+			default:
+				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, name)
+				dst = applyDocDiff(dst, v.Document(), sub.Document())
+			}
+		}
+	}
+	// fields updated that the document lacked, then the inserted ones
+	for i, section := range []bson.Raw{ups, ins} {
+		it := rawdoc.Iterate(section)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				break
+			}
+			if i == 0 && rawdoc.Lookup(doc, string(k)).Type != 0 {
+				continue
+			}
+			dst = bsoncore.AppendValueElement(dst, string(k), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		}
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+// applyArrayDiff appends to dst arr changed by an array diff.
+func applyArrayDiff(dst []byte, arr bson.RawArray, diff bson.Raw) []byte {
+	vals, _ := arr.Values()
+	if l, ok := diff.Lookup("l").AsInt64OK(); ok && int(l) < len(vals) {
+		vals = vals[:l]
+	}
+	var subs map[int]bson.Raw
+	it := rawdoc.Iterate(diff)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		key := string(k)
+		if len(key) < 2 || (key[0] != 'u' && key[0] != 's') {
+			continue
+		}
+		idx, err := strconv.Atoi(key[1:])
+		if err != nil || idx < 0 {
+			continue
+		}
+		for len(vals) <= idx {
+			vals = append(vals, bson.RawValue{Type: bson.TypeNull})
+		}
+		if key[0] == 'u' {
+			vals[idx] = v
+			continue
+		}
+		if subs == nil {
+			subs = map[int]bson.Raw{}
+		}
+		subs[idx] = v.Document()
+	}
+	start, dst := bsoncore.AppendArrayStart(dst)
+	for i, v := range vals {
+		name := strconv.Itoa(i)
+		sub, ok := subs[i]
+		switch {
+		case !ok:
+			dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		case v.Type == bson.TypeArray:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
+			dst = applyArrayDiff(dst, v.Array(), sub)
+		default:
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, name)
+			dst = applyDocDiff(dst, v.Document(), sub)
+		}
+	}
+	dst, _ = bsoncore.AppendArrayEnd(dst, start)
+	return dst
+}
+
+// section is the document field name of diff, or nil.
+func section(diff bson.Raw, name string) bson.Raw {
+	d, _ := rawdoc.Lookup(diff, name).DocumentOK()
+	return d
 }

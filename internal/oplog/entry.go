@@ -176,3 +176,47 @@ func Parse(doc bson.Raw) Read {
 		}
 	}
 }
+
+// Stored is an oplog entry as the store keeps it: the entry's document,
+// then for a collection that records pre-images
+// (changeStreamPreAndPostImages) the document before each update, replace
+// or delete, each after the 4-byte little-endian index of its operation
+// (0 outside a transaction, the position in applyOps inside one). The
+// images expire with their entry.
+type Stored []byte
+
+// Entry is the entry's document.
+func (s Stored) Entry() bson.Raw {
+	if len(s) < 4 {
+		return nil
+	}
+	n := int(binary.LittleEndian.Uint32(s))
+	if n > len(s) || n < 5 {
+		return nil
+	}
+	return bson.Raw(s[:n])
+}
+
+// PreImage is the document before operation index, or nil.
+func (s Stored) PreImage(index int) bson.Raw {
+	rest := s[len(s.Entry()):]
+	for len(rest) >= 8 {
+		i := int(binary.LittleEndian.Uint32(rest))
+		n := int(binary.LittleEndian.Uint32(rest[4:]))
+		if n < 5 || 4+n > len(rest) {
+			return nil
+		}
+		if i == index {
+			return bson.Raw(rest[4 : 4+n])
+		}
+		rest = rest[4+n:]
+	}
+	return nil
+}
+
+// AppendPreImage appends the document before operation index to an
+// entry's stored form.
+func AppendPreImage(dst []byte, index int, doc bson.Raw) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(index))
+	return append(dst, doc...)
+}

@@ -399,8 +399,7 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"unknown option", testDB, "c", cs(bson.D{{Key: "bogus", Value: 1}}), 40415},
 		{"two resume options", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: tok}, {Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 40674},
 		{"bad fullDocument", testDB, "c", cs(bson.D{{Key: "fullDocument", Value: "nope"}}), 2},
-		{"post-images", testDB, "c", cs(bson.D{{Key: "fullDocument", Value: "required"}}), 238},
-		{"pre-images", testDB, "c", cs(bson.D{{Key: "fullDocumentBeforeChange", Value: "whenAvailable"}}), 238},
+		{"bad fullDocumentBeforeChange", testDB, "c", cs(bson.D{{Key: "fullDocumentBeforeChange", Value: "on"}}), 2},
 		{"not a document", testDB, "c", bson.A{bson.D{{Key: "$changeStream", Value: 1}}}, 50808},
 		{"wrong type", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: 1}}), 14},
 		{"not first", testDB, "c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$changeStream", Value: bson.D{}}}}, 40602},
@@ -699,5 +698,117 @@ func TestOplogCollection(t *testing.T) {
 	}
 	if cur.Current.Lookup("op").StringValue() != "i" || cur.Current.Lookup("o", "_id").Int32() != 2 {
 		t.Errorf("tailed entry %s", cur.Current)
+	}
+}
+
+// TestChangeStreamPreAndPostImages: with changeStreamPreAndPostImages on,
+// events carry the document before the change (fullDocumentBeforeChange)
+// and the post-image of updates (fullDocument: whenAvailable/required);
+// without it, required fails with NoMatchingDocument and whenAvailable
+// gives null.
+func TestChangeStreamPreAndPostImages(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "images", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("images")
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "images"}})
+	if err != nil || len(specs) != 1 || specs[0].Options.Lookup("changeStreamPreAndPostImages", "enabled").Boolean() != true {
+		t.Fatalf("listCollections: %v %v", specs, err)
+	}
+	opts := options.ChangeStream().SetFullDocument(options.Required).SetFullDocumentBeforeChange(options.Required)
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 1}, {Key: "s", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}, {Key: "$set", Value: bson.D{{Key: "s.y", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "r", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, cs) // insert
+	upd := nextEvent(t, cs)
+	if got := upd.Lookup("fullDocumentBeforeChange").String(); got != `{"_id": {"$numberInt":"1"},"n": {"$numberInt":"1"},"s": {"x": {"$numberInt":"1"}}}` {
+		t.Errorf("update pre-image %s", got)
+	}
+	if got := upd.Lookup("fullDocument").String(); got != `{"_id": {"$numberInt":"1"},"n": {"$numberInt":"2"},"s": {"x": {"$numberInt":"1"},"y": {"$numberInt":"2"}}}` {
+		t.Errorf("update post-image %s", got)
+	}
+	rep := nextEvent(t, cs)
+	if got := rep.Lookup("fullDocumentBeforeChange", "n").Int32(); got != 2 {
+		t.Errorf("replace pre-image %s", rep)
+	}
+	del := nextEvent(t, cs)
+	if _, ok := del.Lookup("fullDocumentBeforeChange", "r").BooleanOK(); !ok {
+		t.Errorf("delete pre-image %s", del)
+	}
+
+	// A collection without pre-images: whenAvailable gives null, required
+	// fails.
+	plain := db.Collection("noimages")
+	soft, err := plain.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocumentBeforeChange(options.WhenAvailable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer soft.Close(ctx)
+	hard, err := plain.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocumentBeforeChange(options.Required))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hard.Close(ctx)
+	if _, err := plain.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, soft)
+	if ev := nextEvent(t, soft); ev.Lookup("fullDocumentBeforeChange").Type != bson.TypeNull {
+		t.Errorf("whenAvailable without a pre-image: %s", ev)
+	}
+	nextEvent(t, hard)
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if hard.Next(tctx) {
+		t.Fatalf("required without a pre-image gave %s", hard.Current)
+	}
+	requireCode(t, hard.Err(), 47, "NoMatchingDocument")
+
+	// collMod turns it on and off; a transaction's pre-images are kept too.
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "noimages"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	txnStream, err := plain.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocumentBeforeChange(options.Required))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer txnStream.Close(ctx)
+	if _, err := plain.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}, {Key: "v", Value: "before"}}); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if _, err := sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		_, err := plain.UpdateOne(sc, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: "after"}}}})
+		return nil, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, txnStream)
+	if ev := nextEvent(t, txnStream); ev.Lookup("fullDocumentBeforeChange", "v").StringValue() != "before" {
+		t.Errorf("transaction's pre-image: %s", ev)
 	}
 }
