@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -158,9 +159,22 @@ func verifyOplog(t *testing.T, uri string, since bson.Timestamp) {
 		t.Fatalf("watch: %v", err)
 	}
 	defer cs.Close(ctx)
+	// the stream is read up to the insert of a sentinel made now
+	sentinel := fmt.Sprintf("sentinel-%d", time.Now().UnixNano())
+	if _, err := db.Collection("sentinels").InsertOne(ctx, bson.D{{Key: "_id", Value: sentinel}}); err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
-	for cs.TryNext(ctx) {
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for cs.Next(rctx) {
 		ev := cs.Current
+		if ev.Lookup("ns", "coll").StringValue() == "sentinels" {
+			if ev.Lookup("documentKey", "_id").StringValue() == sentinel {
+				break
+			}
+			continue
+		}
 		if op := ev.Lookup("operationType").StringValue(); op != "insert" {
 			t.Errorf("unexpected %s event: %s", op, ev)
 			continue

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -810,5 +811,145 @@ func TestChangeStreamPreAndPostImages(t *testing.T) {
 	nextEvent(t, txnStream)
 	if ev := nextEvent(t, txnStream); ev.Lookup("fullDocumentBeforeChange", "v").StringValue() != "before" {
 		t.Errorf("transaction's pre-image: %s", ev)
+	}
+}
+
+// TestChangeStreamReplaysToState: concurrent clients make random inserts,
+// updates, replacements, deletes and transactions; replaying the stream's
+// events (the post-image of each update) onto an empty collection gives
+// exactly the collection the writes left: no event is missing, none is
+// invented, and they come in commit order.
+func TestChangeStreamReplaysToState(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "replay", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("replay")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocument(options.Required))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	const writers, ops, keys = 4, 150, 12
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(w), 9))
+			sess, err := client.StartSession()
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer sess.EndSession(ctx)
+			for i := range ops {
+				id := r.IntN(keys)
+				var err error
+				switch r.IntN(6) {
+				case 0:
+					_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "w", Value: w}, {Key: "arr", Value: bson.A{i}}})
+				case 1:
+					_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}, {Key: "$push", Value: bson.D{{Key: "arr", Value: i}}}})
+				case 2:
+					_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "sub.v", Value: i}}}, {Key: "$unset", Value: bson.D{{Key: "w", Value: ""}}}, {Key: "$pop", Value: bson.D{{Key: "arr", Value: -1}}}})
+				case 3:
+					_, err = coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "r", Value: i}}, options.Replace().SetUpsert(true))
+				case 4:
+					_, err = coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}})
+				case 5:
+					other := r.IntN(keys)
+					_, err = sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+						if _, err := coll.UpdateOne(sc, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "t", Value: 1}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
+							return nil, err
+						}
+						_, err := coll.DeleteOne(sc, bson.D{{Key: "_id", Value: other}})
+						return nil, err
+					})
+				}
+				if err != nil && !mongo.IsDuplicateKeyError(err) {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{}
+	for _, d := range findAll(t, coll, bson.D{}) {
+		want[d.Lookup("_id").String()] = d.String()
+	}
+	// the events end with the insert of a sentinel
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: "end"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	events := 0
+	for {
+		ev := nextEvent(t, cs)
+		key := ev.Lookup("documentKey", "_id").String()
+		if key == `"end"` {
+			break
+		}
+		events++
+		switch op := ev.Lookup("operationType").StringValue(); op {
+		case "insert", "replace", "update":
+			got[key] = ev.Lookup("fullDocument").Document().String()
+		case "delete":
+			delete(got, key)
+		default:
+			t.Fatalf("unexpected %s event", op)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("replayed %d documents, the collection holds %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("document %s: replayed %s, stored %s", k, got[k], v)
+		}
+	}
+	t.Logf("%d events replayed to %d documents", events, len(want))
+}
+
+// TestChangeStreamStartAfterInvalidate: startAfter an invalidate starts a
+// new stream on the collection after its drop.
+func TestChangeStreamStartAfterInvalidate(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("reborn")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, cs)
+	inv := nextEvent(t, cs)
+	if inv.Lookup("operationType").StringValue() != "invalidate" {
+		t.Fatalf("want invalidate: %s", inv)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(inv.Lookup("_id").Document()))
+	requireCode(t, err, 260, "InvalidResumeToken")
+	again, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAfter(inv.Lookup("_id").Document()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close(ctx)
+	if ev := nextEvent(t, again); ev.Lookup("operationType").StringValue() != "insert" || ev.Lookup("documentKey", "_id").Int32() != 2 {
+		t.Errorf("after the invalidate: %s", ev)
 	}
 }
