@@ -71,22 +71,7 @@ func connect(t *testing.T, uri string) *mongo.Client {
 // and nothing else exists.
 func verify(t *testing.T, uri string, history [][]tally) {
 	t.Helper()
-	ctx := context.Background()
-	db := connect(t, uri).Database(dbName)
-	got := map[string]bson.Raw{}
-	for _, coll := range []string{collFor(0), collFor(1)} {
-		cur, err := db.Collection(coll).Find(ctx, bson.D{})
-		if err != nil {
-			t.Fatalf("find in %s: %v", coll, err)
-		}
-		for cur.Next(ctx) {
-			got[cur.Current.Lookup("_id").StringValue()] = slices.Clone(cur.Current)
-		}
-		if err := cur.Err(); err != nil {
-			t.Fatalf("read %s: %v", coll, err)
-		}
-		_ = cur.Close(ctx)
-	}
+	got := readDocs(t, connect(t, uri).Database(dbName))
 	var acked, lost int
 	for round, tallies := range history {
 		for worker, tl := range tallies {
@@ -143,17 +128,7 @@ func verifyOplog(t *testing.T, uri string, since bson.Timestamp) {
 	t.Helper()
 	ctx := context.Background()
 	db := connect(t, uri).Database(dbName)
-	docs := map[string]bson.Raw{}
-	for _, coll := range []string{collFor(0), collFor(1)} {
-		cur, err := db.Collection(coll).Find(ctx, bson.D{})
-		if err != nil {
-			t.Fatalf("find in %s: %v", coll, err)
-		}
-		for cur.Next(ctx) {
-			docs[cur.Current.Lookup("_id").StringValue()] = slices.Clone(cur.Current)
-		}
-		_ = cur.Close(ctx)
-	}
+	docs := readDocs(t, db)
 	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetStartAtOperationTime(&since))
 	if err != nil {
 		t.Fatalf("watch: %v", err)
@@ -204,4 +179,25 @@ func verifyOplog(t *testing.T, uri string, since bson.Timestamp) {
 		}
 	}
 	t.Logf("the oplog holds the insert of each of the %d documents", len(seen))
+}
+
+// readDocs reads the writers' collections of db, by _id.
+func readDocs(t *testing.T, db *mongo.Database) map[string]bson.Raw {
+	t.Helper()
+	ctx := context.Background()
+	docs := map[string]bson.Raw{}
+	for _, coll := range []string{collFor(0), collFor(1)} {
+		cur, err := db.Collection(coll).Find(ctx, bson.D{})
+		if err != nil {
+			t.Fatalf("find in %s: %v", coll, err)
+		}
+		for cur.Next(ctx) {
+			docs[cur.Current.Lookup("_id").StringValue()] = slices.Clone(cur.Current)
+		}
+		if err := cur.Err(); err != nil {
+			t.Fatalf("read %s: %v", coll, err)
+		}
+		_ = cur.Close(ctx)
+	}
+	return docs
 }
