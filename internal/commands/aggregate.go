@@ -49,6 +49,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.onView(r, a); err != nil {
+		return nil, err
+	}
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return s.changeStream(r, a, b)
 	}
@@ -69,12 +72,23 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.haveCursor {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
-	if a.opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+	src, nsColl, err := s.openAggregate(r, a)
+	if err != nil {
 		return nil, err
+	}
+	return s.serveFirstBatch(r, r.DB, nsColl, src, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+}
+
+// openAggregate opens the pipeline a and returns its results and the
+// collection its cursor names (the view it was run on, if any).
+func (s *Service) openAggregate(r *Request, a *aggregateArgs) (cursors.Source, string, error) {
+	var err error
+	if a.opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+		return nil, "", err
 	}
 	p, err := aggregate.Parse(a.stages, a.opts)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var src aggregate.Source
 	var scan cursors.Restorer
@@ -83,7 +97,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		nsColl = a.opts.Coll
 		cur, err := s.openPipelineScan(r, a, p)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if len(p.Stages()) == 0 {
 			// The whole pipeline is the query: MongoDB runs it as a find.
@@ -93,7 +107,10 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			src, scan = cs, cs
 		}
 	}
-	return s.serveFirstBatch(r, r.DB, nsColl, pipelineSource{p.Run(src), scan}, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	if a.view != "" {
+		nsColl = a.view
+	}
+	return pipelineSource{p.Run(src), scan}, nsColl, nil
 }
 
 // openPipelineScan opens what a pipeline on a collection reads: a random
@@ -217,6 +234,9 @@ type aggregateArgs struct {
 	txn        *engine.Txn
 	opts       aggregate.Options
 	collation  bson.Raw
+	// view is the view the pipeline was run on (opts.Coll is then the
+	// collection under it, and stages begin with the views' pipelines).
+	view string
 }
 
 // parseAggregate reads the aggregate command c of r (on its own, or inside

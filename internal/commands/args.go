@@ -253,6 +253,17 @@ func (a *cmdArgs) at(name string) (*argField, bson.RawValue) {
 }
 
 // first is a command's first field's value (its collection, say).
+// present names the declared fields given, in declaration order.
+func (a *cmdArgs) present() []string {
+	var out []string
+	for i, v := range a.vals {
+		if v.Type != 0 {
+			out = append(out, a.spec.fields[i].name)
+		}
+	}
+	return out
+}
+
 func (a *cmdArgs) first() bson.RawValue {
 	it := rawdoc.Iterate(a.raw)
 	_, v, _ := it.Next()

@@ -196,6 +196,13 @@ var argRows = []struct {
 	{"collMod.index.name", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27},
 	{"collMod.index.keyPattern", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "hidden": false}}`, 0},
 	{"collMod.index.hidden", `{"collMod": "c", "index": {"name": "a_1", "hidden": 1}}`, 0},
+	{"collMod.viewOn", `{"collMod": "c", "viewOn": "d", "pipeline": []}`, 72},
+	{"collMod.viewOn", `{"collMod": "c", "viewOn": 1}`, 14},
+	{"collMod.pipeline", `{"collMod": "c", "pipeline": {}}`, 14},
+	{"create.viewOn", `{"create": "v", "viewOn": "c"}`, 0},
+	{"create.viewOn", `{"create": "v2", "viewOn": 1}`, 14},
+	{"create.pipeline", `{"create": "v3", "viewOn": "c", "pipeline": [{"$match": {}}]}`, 0},
+	{"create.pipeline", `{"create": "v4", "pipeline": []}`, 72},
 	{"collMod.index.expireAfterSeconds", `{"collMod": "c", "index": {"name": "a_1", "expireAfterSeconds": -1}}`, 72},
 
 	{"getMore.collection", `{"getMore": {"$numberLong": "1"}}`, 40414},

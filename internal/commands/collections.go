@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -43,6 +44,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.args.has("viewOn") || r.args.has("pipeline") {
+		return nil, createViewCmd(s, r, name)
+	}
 	opts, err := parseCreateOptions(&r.args)
 	if err != nil {
 		return nil, err
@@ -65,6 +69,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
 	if err != nil {
+		return nil, err
+	}
+	if dropped, err := s.dropView(r, name); dropped || err != nil {
 		return nil, err
 	}
 	c := s.Engine.Collection(r.DB, name)
@@ -144,14 +151,26 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	var batch []bson.Raw
+	type listed struct {
+		name string
+		doc  bson.Raw
+	}
+	var all []listed
 	for _, c := range s.Engine.Collections(r.DB) {
-		if !mayList(c.Name) {
-			continue
-		}
-		doc := marshal(collectionInfo(c, nameOnly))
-		if f.Match(doc) {
-			batch = append(batch, doc)
+		all = append(all, listed{c.Name, marshal(collectionInfo(c, nameOnly))})
+	}
+	views, err := s.views(r, r.DB)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		all = append(all, listed{v.name, marshal(viewInfo(v, nameOnly))})
+	}
+	slices.SortFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
+	var batch []bson.Raw
+	for _, l := range all {
+		if mayList(l.name) && f.Match(l.doc) {
+			batch = append(batch, l.doc)
 		}
 	}
 	return s.serveList(r, "$cmd.listCollections", batch, batchSize)
@@ -182,4 +201,32 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	return nil, s.renameSharded(sharded, to, target)
+}
+
+// createViewCmd runs create with viewOn (and pipeline): options other than
+// those are not a view's; a view's own collation is not supported.
+func createViewCmd(s *Service, r *Request, name string) error {
+	if r.Txn != nil {
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create a view in a multi-document transaction.")
+	}
+	if !r.args.has("viewOn") {
+		return mongoerr.New(mongoerr.InvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
+	}
+	for _, f := range r.args.present() {
+		switch f {
+		case "viewOn", "pipeline":
+		case "collation":
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the create option 'collation' on a view yet")
+		default:
+			return mongoerr.New(mongoerr.InvalidOptions, "option not supported on a view: %s", f)
+		}
+	}
+	var pipeline []bson.Raw
+	if r.args.has("pipeline") {
+		var err error
+		if pipeline, err = r.args.docs("pipeline"); err != nil {
+			return err
+		}
+	}
+	return s.createView(r, name, r.args.str("viewOn"), pipeline)
 }

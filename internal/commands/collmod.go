@@ -22,8 +22,8 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("changeStreamPreAndPostImages", tDoc),
 	refuse("expireAfterSeconds", tAny, "clustered collections"),
 	refuse("timeseries", tDoc, "time series collections"),
-	refuse("viewOn", tString, "views"),
-	refuse("pipeline", tArray, "views"),
+	arg("viewOn", tString),
+	arg("pipeline", tArray),
 	refuse("clusteredIndex", tBool, "clustered collections"),
 	refuse("cappedSize", tLong, "resizing capped collections"),
 	refuse("cappedMax", tLong, "resizing capped collections"),
@@ -47,6 +47,15 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	index := r.args.doc("index")
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
+		if err != nil {
+			return nil, err
+		}
+		return nil, collModView(s, r, v)
+	}
+	if r.args.has("viewOn") || r.args.has("pipeline") {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a view: %s", firstOf(&r.args, "viewOn", "pipeline"))
+	}
 	if s.Engine.Collection(r.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
@@ -129,4 +138,32 @@ func collModValidation(s *Service, r *Request, coll string) error {
 		return nil
 	}
 	return s.Engine.ModifyValidation(r.DB, coll, ch)
+}
+
+// collModView runs collMod on a view: viewOn and pipeline, both given,
+// replace its definition; other options are not a view's.
+func collModView(s *Service, r *Request, v *viewDef) error {
+	for _, f := range r.args.present() {
+		if f != "viewOn" && f != "pipeline" {
+			return mongoerr.New(mongoerr.InvalidOptions, "option not supported on a view: %s", f)
+		}
+	}
+	if !r.args.has("viewOn") || !r.args.has("pipeline") {
+		return mongoerr.New(mongoerr.InvalidOptions, "must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled")
+	}
+	pipeline, err := r.args.docs("pipeline")
+	if err != nil {
+		return err
+	}
+	return s.modifyView(r, v.name, r.args.str("viewOn"), pipeline)
+}
+
+// firstOf is the first of names c holds.
+func firstOf(c *cmdArgs, names ...string) string {
+	for _, n := range names {
+		if c.has(n) {
+			return n
+		}
+	}
+	return ""
 }

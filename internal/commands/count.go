@@ -56,6 +56,12 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+		if err != nil {
+			return nil, err
+		}
+		return s.countView(r, coll, o)
+	}
 	o.Ctx = r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	n, err := s.Engine.Count(r.DB, coll, o)
@@ -77,6 +83,12 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	key, o := parseDistinct(&r.args)
+	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+		if err != nil {
+			return nil, err
+		}
+		return s.distinctView(r, coll, key, o)
+	}
 	o.Txn, o.Ctx = r.Txn, r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	vals, err := s.Engine.Distinct(r.DB, coll, key, o)

@@ -92,6 +92,12 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+		if err != nil {
+			return nil, err
+		}
+		return s.findView(r, coll, a)
+	}
 	b := &binding{r.Ctx}
 	a.Ctx = b
 	a.Let = s.withScripts(a.Let, r, b)

@@ -31,6 +31,9 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 
 func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.writable(r, r.DB, coll)
+	}
 	if err != nil {
 		return nil, err
 	}

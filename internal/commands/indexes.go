@@ -38,6 +38,9 @@ var listIndexesCursorSpec = cursorSpec("listIndexes")
 
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.notOnView(r, r.DB, coll)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +85,9 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.notOnView(r, r.DB, coll)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +116,9 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.notOnView(r, r.DB, name)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -140,9 +140,12 @@ type batchArgs struct {
 }
 
 // parseBatch reads a write command's common fields; docsField names its
-// statements array.
-func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error) {
+// statements array. A view cannot be written.
+func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batchArgs, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.writable(r, r.DB, coll)
+	}
 	if err != nil {
 		return "", batchArgs{}, err
 	}
@@ -168,7 +171,7 @@ func parseBatch(r *Request, cmdName, docsField string) (string, batchArgs, error
 }
 
 func insertCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(r, "insert", "documents")
+	coll, a, err := parseBatch(s, r, "insert", "documents")
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +254,7 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 }
 
 func updateCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(r, "update", "updates")
+	coll, a, err := parseBatch(s, r, "update", "updates")
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +327,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(r, "delete", "deletes")
+	coll, a, err := parseBatch(s, r, "delete", "deletes")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,368 @@
+package commands
+
+import (
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// Views are kept as MongoDB keeps them: a document per view in the
+// database's system.views collection, {_id: "<db>.<view>", viewOn:
+// "<collection or view>", pipeline: [...]}. A read of a view runs as an
+// aggregation of the collection at the bottom of its chain of views, the
+// views' pipelines first; writes and index commands on a view fail with
+// CommandNotSupportedOnView (166).
+// https://www.mongodb.com/docs/v7.0/core/views/
+
+// systemViews is the collection holding a database's views.
+const systemViews = "system.views"
+
+// maxViewDepth is how many views a chain may hold, as in MongoDB.
+const maxViewDepth = 20
+
+// viewDef is one view's definition.
+type viewDef struct {
+	name, viewOn string
+	pipeline     []bson.Raw
+}
+
+// lookupView returns the definition of db.name when it is a view, or nil
+// (a collection, or nothing). Only a name no collection has is looked up.
+func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
+	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil || s.Engine.CollectionIn(r.Txn, db, systemViews) == nil {
+		return nil, nil
+	}
+	key := bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build())
+	cur, err := s.Engine.Find(db, systemViews, engine.FindOptions{Filter: key, Limit: 1, Txn: r.Txn, Ctx: r.Ctx})
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	if doc == nil || err != nil {
+		return nil, err
+	}
+	return parseViewDoc(db, doc), nil
+}
+
+// parseViewDoc reads a system.views document.
+func parseViewDoc(db string, doc bson.Raw) *viewDef {
+	id, _ := doc.Lookup("_id").StringValueOK()
+	v := &viewDef{name: strings.TrimPrefix(id, db+".")}
+	v.viewOn, _ = doc.Lookup("viewOn").StringValueOK()
+	if arr, ok := doc.Lookup("pipeline").ArrayOK(); ok {
+		vals, _ := arr.Values()
+		for _, st := range vals {
+			if d, ok := st.DocumentOK(); ok {
+				v.pipeline = append(v.pipeline, d)
+			}
+		}
+	}
+	return v
+}
+
+// resolveView follows db.name's chain of views down to a collection: it
+// returns that collection and the stages the views apply, innermost view
+// first; isView is false when db.name is no view. A chain deeper than
+// maxViewDepth fails with ViewDepthLimitExceeded.
+func (s *Service) resolveView(r *Request, db, name string) (coll string, stages []bson.Raw, isView bool, err error) {
+	for depth := 0; ; depth++ {
+		v, err := s.lookupView(r, db, name)
+		if err != nil {
+			return "", nil, false, err
+		}
+		if v == nil {
+			return name, stages, depth > 0, nil
+		}
+		if depth == maxViewDepth {
+			return "", nil, false, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		}
+		stages = append(slices.Clone(v.pipeline), stages...)
+		name = v.viewOn
+	}
+}
+
+// onView rewrites the aggregation a when it runs on a view: on the
+// collection under the view, its stages after the views'.
+func (s *Service) onView(r *Request, a *aggregateArgs) error {
+	if a.opts.Coll == "" {
+		return nil
+	}
+	coll, stages, isView, err := s.resolveView(r, r.DB, a.opts.Coll)
+	if err != nil || !isView {
+		return err
+	}
+	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
+		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
+	}
+	a.view, a.opts.Coll = a.opts.Coll, coll
+	a.stages = append(stages, a.stages...)
+	return nil
+}
+
+// writable fails when a write command may not write db.name: a view
+// (CommandNotSupportedOnView), or system.views, which only view commands
+// write.
+func (s *Service) writable(r *Request, db, name string) error {
+	if name == systemViews {
+		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, name)
+	}
+	return s.notOnView(r, db, name)
+}
+
+// notOnView fails with CommandNotSupportedOnView when db.name is a view:
+// the check of writes and index commands.
+func (s *Service) notOnView(r *Request, db, name string) error {
+	v, err := s.lookupView(r, db, name)
+	if err != nil || v == nil {
+		return err
+	}
+	return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s.%s is a view, not a collection", db, name)
+}
+
+// createView runs create with viewOn: it checks the pipeline (it must
+// parse, hold no $out or $merge, and not make a cycle) and stores the
+// definition.
+func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+		return err
+	}
+	if s.Engine.CollectionIn(r.Txn, r.DB, name) != nil {
+		return mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
+	}
+	if v, err := s.lookupView(r, r.DB, name); err != nil || v != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
+		}
+		return err
+	}
+	doc := viewDoc(r.DB, name, viewOn, pipeline)
+	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
+	if err == nil && len(werrs) > 0 {
+		err = werrs[0].Err
+	}
+	return err
+}
+
+// viewDoc is a view's system.views document.
+func viewDoc(db, name, viewOn string, pipeline []bson.Raw) bson.Raw {
+	arr := make(bson.A, len(pipeline))
+	for i, st := range pipeline {
+		arr[i] = st
+	}
+	return marshal(bson.D{{Key: "_id", Value: db + "." + name}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: arr}})
+}
+
+// checkView applies MongoDB's rules to a view definition.
+func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+	if viewOn == "" {
+		return mongoerr.New(mongoerr.InvalidNamespace, "invalid namespace: viewOn must not be empty")
+	}
+	if err := engine.ValidateCollName(r.DB, viewOn); err != nil {
+		return err
+	}
+	for _, st := range pipeline {
+		switch n := Name(st); n {
+		case "$out", "$merge", "$changeStream":
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "%s cannot be used in a view definition", n)
+		}
+	}
+	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: r.DB, Coll: viewOn}); err != nil {
+		return mongoerr.New(mongoerr.As(err).Code, "Invalid pipeline for view %s.%s :: caused by :: %s", r.DB, name, mongoerr.As(err).Msg)
+	}
+	// The chain under the view must not lead back to it.
+	chain := []string{r.DB + "." + name}
+	for on := viewOn; ; {
+		chain = append(chain, r.DB+"."+on)
+		if on == name {
+			return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", strings.Join(chain, " => "))
+		}
+		v, err := s.lookupView(r, r.DB, on)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			break
+		}
+		if len(chain) > maxViewDepth {
+			return mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		}
+		on = v.viewOn
+	}
+	return nil
+}
+
+// modifyView runs collMod's viewOn and pipeline on a view.
+func (s *Service) modifyView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+		return err
+	}
+	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
+	_, err := s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
+	return err
+}
+
+// dropView removes a view's definition; it reports whether db.name was one.
+func (s *Service) dropView(r *Request, name string) (bool, error) {
+	v, err := s.lookupView(r, r.DB, name)
+	if err != nil || v == nil {
+		return false, err
+	}
+	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
+	_, err = s.Engine.Delete(r.DB, systemViews, key, 1, bson.RawValue{}, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
+	return true, err
+}
+
+// views lists db's views.
+func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
+	if s.Engine.CollectionIn(r.Txn, db, systemViews) == nil {
+		return nil, nil
+	}
+	cur, err := s.Engine.Find(db, systemViews, engine.FindOptions{Txn: r.Txn, Ctx: r.Ctx})
+	if err != nil {
+		return nil, err
+	}
+	defer cur.Close()
+	var out []*viewDef
+	for {
+		doc, err := cur.Next()
+		if doc == nil || err != nil {
+			return out, err
+		}
+		out = append(out, parseViewDoc(db, doc))
+	}
+}
+
+// viewInfo is a view as listCollections describes it.
+func viewInfo(v *viewDef, nameOnly bool) bson.D {
+	if nameOnly {
+		return bson.D{{Key: "name", Value: v.name}, {Key: "type", Value: "view"}}
+	}
+	arr := make(bson.A, len(v.pipeline))
+	for i, st := range v.pipeline {
+		arr[i] = st
+	}
+	return bson.D{
+		{Key: "name", Value: v.name},
+		{Key: "type", Value: "view"},
+		{Key: "options", Value: bson.D{{Key: "viewOn", Value: v.viewOn}, {Key: "pipeline", Value: arr}}},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}}},
+	}
+}
+
+// aggregateView runs {aggregate: view, pipeline: stages, cursor, ...more}
+// for a find, count or distinct on a view, as MongoDB runs them; more are
+// the find's options that aggregate takes too.
+func (s *Service) aggregateView(r *Request, view string, stages bson.A, more bson.D) (bson.Raw, error) {
+	cmd := append(bson.D{{Key: "aggregate", Value: view}, {Key: "pipeline", Value: stages}}, more...)
+	raw := marshal(append(cmd, bson.E{Key: "$db", Value: r.DB}))
+	args, err := parseCommand(raw, aggregateSpec)
+	if err != nil {
+		return nil, err
+	}
+	sub := *r
+	sub.Cmd, sub.args = raw, args
+	reply, err := aggregateCmd(s, &sub)
+	r.Scratch = sub.Scratch
+	return reply, err
+}
+
+// findView runs a find on a view as an aggregation: the view's pipeline,
+// then $match, $sort, $skip, $limit and $project of the find.
+func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error) {
+	if a.tailable {
+		return nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
+	}
+	var stages bson.A
+	if len(a.Filter) > 5 {
+		stages = append(stages, bson.D{{Key: "$match", Value: a.Filter}})
+	}
+	if len(a.Sort) > 5 {
+		stages = append(stages, bson.D{{Key: "$sort", Value: a.Sort}})
+	}
+	if a.Skip > 0 {
+		stages = append(stages, bson.D{{Key: "$skip", Value: a.Skip}})
+	}
+	if a.Limit > 0 {
+		stages = append(stages, bson.D{{Key: "$limit", Value: a.Limit}})
+	}
+	if len(a.Projection) > 5 {
+		stages = append(stages, bson.D{{Key: "$project", Value: a.Projection}})
+	}
+	cursor := bson.D{}
+	if a.batchSize != noBatchSize {
+		cursor = bson.D{{Key: "batchSize", Value: a.batchSize}}
+	}
+	more := bson.D{{Key: "cursor", Value: cursor}}
+	for _, f := range [...]string{"hint", "collation", "let", "allowDiskUse"} {
+		if v := r.args.value(f); v.Type != 0 {
+			more = append(more, bson.E{Key: f, Value: v})
+		}
+	}
+	return s.aggregateView(r, view, stages, more)
+}
+
+// countView runs a count on a view: the number of documents its
+// aggregation yields after the count's query, skip and limit.
+func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson.Raw, error) {
+	var stages bson.A
+	if len(o.Filter) > 5 {
+		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
+	}
+	if o.Skip > 0 {
+		stages = append(stages, bson.D{{Key: "$skip", Value: o.Skip}})
+	}
+	if o.Limit > 0 {
+		stages = append(stages, bson.D{{Key: "$limit", Value: o.Limit}})
+	}
+	stages = append(stages, bson.D{{Key: "$count", Value: "n"}})
+	first, err := s.viewResult(r, view, stages)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := first.Lookup("n").AsInt64OK()
+	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
+}
+
+// distinctView runs a distinct on a view: the values of key (arrays
+// unwound one level) in the documents its aggregation yields after the
+// query.
+func (s *Service) distinctView(r *Request, view, key string, o engine.FindOptions) (bson.Raw, error) {
+	var stages bson.A
+	if len(o.Filter) > 5 {
+		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
+	}
+	stages = append(stages,
+		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + key}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: "$" + key}}}}}})
+	first, err := s.viewResult(r, view, stages)
+	if err != nil {
+		return nil, err
+	}
+	values := first.Lookup("values")
+	if values.Type != bson.TypeArray {
+		values = bson.RawValue{Type: bson.TypeArray, Value: bsoncore.NewArrayBuilder().Build()}
+	}
+	return marshal(bson.D{{Key: "values", Value: values}}), nil
+}
+
+// viewResult is the first document of an aggregation on a view that
+// yields at most one (nil for none).
+func (s *Service) viewResult(r *Request, view string, stages bson.A) (bson.Raw, error) {
+	more := bson.D{{Key: "cursor", Value: bson.D{}}}
+	if v := r.args.value("collation"); v.Type != 0 {
+		more = append(more, bson.E{Key: "collation", Value: v})
+	}
+	reply, err := s.aggregateView(r, view, stages, more)
+	if err != nil {
+		return nil, err
+	}
+	first, _ := reply.Lookup("cursor", "firstBatch", "0").DocumentOK()
+	return bson.Raw(slices.Clone(first)), nil
+}

@@ -1,0 +1,127 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestViews: a view (and a view on it) reads as its expanded aggregation
+// through find, count, distinct and aggregate; listCollections reports it;
+// writes and index commands fail with 166; cycles and bad pipelines are
+// refused; collMod changes it and drop removes it.
+func TestViews(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("views")
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	orders := db.Collection("orders")
+	var docs []any
+	for i := range 20 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "cust", Value: []string{"ann", "bob", "cy"}[i%3]}, {Key: "amount", Value: i * 10}, {Key: "tags", Value: bson.A{"t" + string(rune('a'+i%2)), "all"}}})
+	}
+	if _, err := orders.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	big := bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "amount", Value: bson.D{{Key: "$gte", Value: 50}}}}}}, bson.D{{Key: "$project", Value: bson.D{{Key: "cust", Value: 1}, {Key: "amount", Value: 1}, {Key: "tags", Value: 1}}}}}
+	if err := db.CreateView(ctx, "big", "orders", big); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "bigbob"}, {Key: "viewOn", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "cust", Value: "bob"}}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	view := db.Collection("big")
+	// find, with filter, sort, skip, limit and projection, equals the
+	// expanded aggregation
+	got := findAll(t, view, bson.D{{Key: "cust", Value: "ann"}}, options.Find().SetSort(bson.D{{Key: "amount", Value: -1}}).SetSkip(1).SetLimit(2).SetProjection(bson.D{{Key: "amount", Value: 1}}))
+	expanded := append(append(bson.A{}, big...),
+		bson.D{{Key: "$match", Value: bson.D{{Key: "cust", Value: "ann"}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "amount", Value: -1}}}},
+		bson.D{{Key: "$skip", Value: 1}}, bson.D{{Key: "$limit", Value: 2}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "amount", Value: 1}}}})
+	cur, err := orders.Aggregate(ctx, expanded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []bson.Raw
+	if err := cur.All(ctx, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got) != len(want) || got[0].String() != want[0].String() || got[1].String() != want[1].String() {
+		t.Errorf("find on the view: %v, want %v", got, want)
+	}
+	if n, err := view.CountDocuments(ctx, bson.D{{Key: "cust", Value: "bob"}}); err != nil || n != 5 {
+		t.Errorf("countDocuments on the view: %d %v", n, err)
+	}
+	if n, err := db.RunCommand(ctx, bson.D{{Key: "count", Value: "big"}, {Key: "query", Value: bson.D{{Key: "cust", Value: "cy"}}}}).Raw(); err != nil || n.Lookup("n").Int32() != 5 {
+		t.Errorf("count on the view: %v %v", n, err)
+	}
+	vals := view.Distinct(ctx, "tags", bson.D{{Key: "cust", Value: "bob"}})
+	var tags []string
+	if err := vals.Decode(&tags); err != nil || len(tags) != 3 {
+		t.Errorf("distinct on the view: %v %v", tags, err)
+	}
+	// a view on the view
+	if n, err := db.Collection("bigbob").CountDocuments(ctx, bson.D{}); err != nil || n != 5 {
+		t.Errorf("view on a view: %d %v", n, err)
+	}
+	agg, err := db.Collection("bigbob").Aggregate(ctx, mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "total", Value: bson.D{{Key: "$sum", Value: "$amount"}}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums []bson.Raw
+	if err := agg.All(ctx, &sums); err != nil || len(sums) != 1 || sums[0].Lookup("total").Int32() != 70+100+130+160+190 {
+		t.Errorf("aggregate on a view on a view: %v %v", sums, err)
+	}
+	// listCollections
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "type", Value: "view"}})
+	if err != nil || len(specs) != 2 || specs[0].Name != "big" || specs[0].Type != "view" || specs[0].Options.Lookup("viewOn").StringValue() != "orders" || !specs[0].ReadOnly {
+		t.Errorf("listCollections views: %+v %v", specs, err)
+	}
+	// refusals
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		code int
+	}{
+		{"insert", bson.D{{Key: "insert", Value: "big"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 166},
+		{"update", bson.D{{Key: "update", Value: "big"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}}}}}, 166},
+		{"delete", bson.D{{Key: "delete", Value: "big"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}, 166},
+		{"findAndModify", bson.D{{Key: "findAndModify", Value: "big"}, {Key: "remove", Value: true}}, 166},
+		{"createIndexes", bson.D{{Key: "createIndexes", Value: "big"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}}, 166},
+		{"listIndexes", bson.D{{Key: "listIndexes", Value: "big"}}, 166},
+		{"cycle", bson.D{{Key: "collMod", Value: "big"}, {Key: "viewOn", Value: "bigbob"}, {Key: "pipeline", Value: bson.A{}}}, 5},
+		{"bad pipeline", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$bogus", Value: 1}}}}}, 40324},
+		{"$out in a view", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "x"}}}}}, 167},
+		{"existing name", bson.D{{Key: "create", Value: "big"}, {Key: "viewOn", Value: "orders"}}, 48},
+		{"capped view", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "capped", Value: true}}, 72},
+		{"change stream", bson.D{{Key: "aggregate", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, 166},
+	} {
+		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != tc.code {
+			t.Errorf("%s: code %d, want %d", tc.name, got, tc.code)
+		}
+	}
+	// collMod replaces the definition
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "big"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "amount", Value: bson.D{{Key: "$gte", Value: 150}}}}}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := view.CountDocuments(ctx, bson.D{}); err != nil || n != 5 {
+		t.Errorf("after collMod: %d %v", n, err)
+	}
+	// drop removes the view, not its collection
+	if err := view.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 3 || names[0] != "bigbob" || names[1] != "orders" || names[2] != "system.views" {
+		t.Errorf("collections after the drop: %v", names)
+	}
+}
