@@ -58,7 +58,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}
-	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation")}
+	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
+		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) }}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -305,10 +306,40 @@ type engineEnv struct {
 	// bypass is bypassDocumentValidation for $out and $merge.
 	bypass bool
 	ctx    context.Context
+	// views resolves a view (Service.resolveView), so that $lookup,
+	// $graphLookup and $unionWith read views; nil reads collections only.
+	views func(db, coll string) (string, []bson.Raw, bool, error)
 }
 
+// Find reads the documents of db.coll matching filter; a view's are its
+// pipeline's output.
 func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
+	if env.views != nil {
+		base, stages, isView, err := env.views(db, coll)
+		if err != nil {
+			return nil, err
+		}
+		if isView {
+			return env.findView(db, base, stages, filter, c)
+		}
+	}
 	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+}
+
+// findView runs a view's stages (then a $match of filter) on base.
+func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
+	if len(filter) > 5 {
+		stages = append(stages, marshal(bson.D{{Key: "$match", Value: filter}}))
+	}
+	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit()})
+	if err != nil {
+		return nil, err
+	}
+	cur, err := env.e.Find(db, base, engine.FindOptions{Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(&collectionSource{src: cur}), nil
 }
 
 // simpleCollationDoc names the simple collation explicitly, so that a read

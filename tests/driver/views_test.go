@@ -78,6 +78,23 @@ func TestViews(t *testing.T) {
 	if err := agg.All(ctx, &sums); err != nil || len(sums) != 1 || sums[0].Lookup("total").Int32() != 70+100+130+160+190 {
 		t.Errorf("aggregate on a view on a view: %v %v", sums, err)
 	}
+	// $lookup and $unionWith read views
+	lk, err := orders.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$match", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 7}}}}}}},
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "bigbob"}, {Key: "localField", Value: "_id"}, {Key: "foreignField", Value: "_id"}, {Key: "as", Value: "inView"}}}},
+		{{Key: "$project", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$size", Value: "$inView"}}}}}},
+		{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "bigbob"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$count", Value: "n"}}}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []bson.Raw
+	if err := lk.All(ctx, &joined); err != nil {
+		t.Fatal(err)
+	}
+	if len(joined) != 3 || joined[0].Lookup("n").Int32() != 0 || joined[1].Lookup("n").Int32() != 1 || joined[2].Lookup("n").Int32() != 5 {
+		t.Errorf("$lookup and $unionWith of a view: %v", joined)
+	}
 	// listCollections
 	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "type", Value: "view"}})
 	if err != nil || len(specs) != 2 || specs[0].Name != "big" || specs[0].Type != "view" || specs[0].Options.Lookup("viewOn").StringValue() != "orders" || !specs[0].ReadOnly {
