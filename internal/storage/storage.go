@@ -3,7 +3,10 @@
 // subpackages (pebblekv is the embedded default).
 package storage
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // KV is an ordered key-value store. Reads through KV see the latest committed
 // state; a Snapshot pins one consistent state; every write goes through a
@@ -125,4 +128,12 @@ func StampsOf(kv KV) (Stamps, bool) {
 		}
 		kv = u.Unwrap()
 	}
+}
+
+// Compacter is implemented by stores that can compact a key range on
+// request (the compact command).
+type Compacter interface {
+	// Compact rewrites the data of [start, end) compactly, dropping what
+	// deletions and overwrites left, until done or ctx ends.
+	Compact(ctx context.Context, start, end []byte) error
 }

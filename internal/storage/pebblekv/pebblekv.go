@@ -5,6 +5,7 @@ package pebblekv
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"github.com/folio-db/folio/internal/clock"
@@ -244,4 +245,10 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 		p.l.Error("pebble fatal", "msg", msg)
 	}
 	panic(msg)
+}
+
+// Compact implements storage.Compacter: the memtable is flushed and every
+// table overlapping [start, end) compacted down.
+func (d *DB) Compact(ctx context.Context, start, end []byte) error {
+	return d.db.Compact(ctx, start, end, false)
 }

@@ -1,0 +1,151 @@
+package commands
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// The maintenance commands tools send: dbHash, dataSize, fsync, compact
+// and connPoolStats.
+func init() {
+	register(dbHashCmd, untyped("dbHash", arg("collections", tArray)), "dbHash", "dbhash")
+	register(dataSizeCmd, untyped("dataSize", refuse("keyPattern", tDoc, "dataSize of a key range"),
+		refuse("min", tDoc, "dataSize of a key range"), refuse("max", tDoc, "dataSize of a key range"),
+		ignore("estimate", tBool, "it only concerns key ranges, which Folio refuses")), "dataSize", "datasize")
+	registerAdmin(fsyncCmd, untyped("fsync", refuseTrue("lock", "fsync locks"), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
+	register(compactCmd, untyped("compact", ignore("force", tBool, "needed by MongoDB before 6.0 on a primary; a single Folio needs no permission")), "compact")
+	registerAdmin(connPoolStatsCmd, untyped("connPoolStats"), "connPoolStats")
+	authzRules["dbHash"] = onDatabase("dbHash")
+	authzRules["dbhash"] = authzRules["dbHash"]
+	authzRules["dataSize"] = authzRule{needs: dataSizeNeeds}
+	authzRules["datasize"] = authzRules["dataSize"]
+	authzRules["fsync"] = onCluster("fsync")
+	authzRules["compact"] = onNamespace("compact")
+	authzRules["connPoolStats"] = onCluster("connPoolStats")
+}
+
+// dbHashCmd answers {dbHash: 1, collections: [...]}: the MD5 of each
+// collection's documents in _id order (engine.CollectionHash), and of
+// them all, by collection name.
+// https://www.mongodb.com/docs/v7.0/reference/command/dbHash/
+func dbHashCmd(s *Service, r *Request) (bson.Raw, error) {
+	start := time.Now()
+	var only map[string]bool
+	if r.args.has("collections") {
+		vals, _ := r.args.value("collections").Array().Values()
+		only = map[string]bool{}
+		for _, v := range vals {
+			name, ok := v.StringValueOK()
+			if !ok {
+				return nil, wrongType("dbHash", "collections", v, "string")
+			}
+			only[name] = true
+		}
+	}
+	colls, capped, uuids := bson.D{}, bson.A{}, bson.D{}
+	all := md5.New()
+	for _, c := range s.Engine.Collections(r.DB) {
+		if (only != nil && !only[c.Name]) || c.Name == "system.profile" {
+			continue
+		}
+		h, err := s.Engine.CollectionHash(r.Ctx, r.DB, c.Name)
+		if err != nil {
+			return nil, err
+		}
+		all.Write([]byte(c.Name))
+		all.Write([]byte(h))
+		colls = append(colls, bson.E{Key: c.Name, Value: h})
+		uuids = append(uuids, bson.E{Key: c.Name, Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}})
+		if c.Options.Capped {
+			capped = append(capped, c.Name)
+		}
+	}
+	return marshal(bson.D{
+		{Key: "host", Value: s.Host},
+		{Key: "collections", Value: colls},
+		{Key: "capped", Value: capped},
+		{Key: "uuids", Value: uuids},
+		{Key: "md5", Value: hex.EncodeToString(all.Sum(nil))},
+		{Key: "timeMillis", Value: time.Since(start).Milliseconds()},
+		{Key: "fromCache", Value: bson.A{}},
+	}), nil
+}
+
+// dataSizeNeeds: find on the namespace dataSize names.
+func dataSizeNeeds(r *Request) ([]need, error) {
+	ns, _ := r.args.first().StringValueOK()
+	return []need{{splitNS(ns), "find"}}, nil
+}
+
+// dataSizeCmd answers {dataSize: "db.coll"}: the bytes and number of its
+// documents, counted by a scan (a missing collection has none).
+// https://www.mongodb.com/docs/v7.0/reference/command/dataSize/
+func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
+	start := time.Now()
+	v := r.args.first()
+	ns, ok := v.StringValueOK()
+	if !ok {
+		return nil, wrongType("dataSize", "dataSize", v, "string")
+	}
+	db, coll, ok := strings.Cut(ns, ".")
+	if !ok || db == "" || coll == "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", ns)
+	}
+	var size, n int64
+	if err := s.Engine.ScanDocuments(r.Ctx, db, coll, func(doc []byte) { size += int64(len(doc)); n++ }); err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "size", Value: size}, {Key: "numObjects", Value: n}, {Key: "millis", Value: time.Since(start).Milliseconds()}}), nil
+}
+
+// fsyncCmd flushes every write to disk ({fsync: 1}); fsync locks are not
+// supported.
+// https://www.mongodb.com/docs/v7.0/reference/command/fsync/
+func fsyncCmd(s *Service, r *Request) (bson.Raw, error) {
+	if err := s.Engine.Sync(); err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "numFiles", Value: int32(1)}}), nil
+}
+
+// compactCmd compacts a collection's documents and index entries in the
+// store and reports the disk space freed.
+// https://www.mongodb.com/docs/v7.0/reference/command/compact/
+func compactCmd(s *Service, r *Request) (bson.Raw, error) {
+	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.notOnView(r, r.DB, coll)
+	}
+	if err != nil {
+		return nil, err
+	}
+	before, after, err := s.Engine.Compact(r.Ctx, r.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(bson.D{{Key: "bytesFreed", Value: max(before-after, 0)}}), nil
+}
+
+// connPoolStatsCmd reports the pools of outgoing connections: a single
+// Folio server opens none, so every figure is zero.
+// https://www.mongodb.com/docs/v7.0/reference/command/connPoolStats/
+func connPoolStatsCmd(s *Service, r *Request) (bson.Raw, error) {
+	zero := func(names ...string) bson.D {
+		d := bson.D{}
+		for _, n := range names {
+			d = append(d, bson.E{Key: n, Value: int32(0)})
+		}
+		return d
+	}
+	d := zero("numClientConnections", "numAScopedConnections", "totalInUse", "totalAvailable", "totalLeased",
+		"totalCreated", "totalRefreshing", "totalRefreshed", "totalWasNeverUsed", "totalConnUsageTimeMillis")
+	d = append(d, bson.E{Key: "replicaSetMatchingStrategy", Value: "matchPrimaryNode"},
+		bson.E{Key: "pools", Value: bson.D{}}, bson.E{Key: "hosts", Value: bson.D{}}, bson.E{Key: "replicaSets", Value: bson.D{}})
+	return marshal(d), nil
+}

@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"hash"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Sync makes every write committed so far durable (fsync).
+func (e *Engine) Sync() error { return e.kv.Sync() }
+
+// ScanDocuments calls fn with each document of db.coll in _id order, the
+// read of dbHash and dataSize. A missing collection has none.
+func (e *Engine) ScanDocuments(ctx context.Context, db, coll string, fn func(doc []byte)) error {
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return nil
+	}
+	lo, hi := docSpan(c.ID)
+	snap := e.kv.NewSnapshot()
+	defer snap.Close()
+	it, err := snap.NewIter(lo, hi)
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return firstErr(err, it.Close())
+		}
+		fn(it.Value())
+	}
+	return firstErr(it.Error(), it.Close())
+}
+
+// CollectionHash is the MD5 of db.coll's documents, each as stored (its
+// BSON), in _id order: dbHash's per-collection hash, the same before and
+// after a restart and different after any change.
+func (e *Engine) CollectionHash(ctx context.Context, db, coll string) (string, error) {
+	var h hash.Hash = md5.New()
+	if err := e.ScanDocuments(ctx, db, coll, func(doc []byte) { h.Write(doc) }); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Compact compacts db.coll's documents and index entries in the store and
+// reports the disk space they took before and after. A store that cannot
+// compact a range fails with NotImplemented.
+func (e *Engine) Compact(ctx context.Context, db, coll string) (before, after int64, err error) {
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "collection does not exist")
+	}
+	cp, ok := e.kv.(storage.Compacter)
+	if !ok {
+		return 0, 0, mongoerr.New(mongoerr.NotImplemented, "compact is supported only on Folio's embedded Pebble storage")
+	}
+	dlo, dhi := docSpan(c.ID)
+	ilo, ihi := collIndexSpan(c.ID)
+	before = e.diskUsage(dlo, dhi) + e.diskUsage(ilo, ihi)
+	for _, span := range [][2][]byte{{dlo, dhi}, {ilo, ihi}} {
+		if err := cp.Compact(ctx, span[0], span[1]); err != nil {
+			return 0, 0, err
+		}
+	}
+	after = e.diskUsage(dlo, dhi) + e.diskUsage(ilo, ihi)
+	return before, after, nil
+}
