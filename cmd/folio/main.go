@@ -224,7 +224,10 @@ func run(args []string, stderr io.Writer) error {
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	<-sig
+	select {
+	case <-sig:
+	case <-in.ShutdownRequested():
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	return in.Close(ctx)

@@ -11,8 +11,8 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// The maintenance commands tools send: dbHash, dataSize, fsync, compact
-// and connPoolStats.
+// The maintenance commands tools send: dbHash, dataSize, fsync, compact,
+// connPoolStats and shutdown.
 func init() {
 	register(dbHashCmd, untyped("dbHash", arg("collections", tArray)), "dbHash", "dbhash")
 	register(dataSizeCmd, untyped("dataSize", refuse("keyPattern", tDoc, "dataSize of a key range"),
@@ -21,6 +21,10 @@ func init() {
 	registerAdmin(fsyncCmd, untyped("fsync", refuseTrue("lock", "fsync locks"), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
 	register(compactCmd, untyped("compact", ignore("force", tBool, "needed by MongoDB before 6.0 on a primary; a single Folio needs no permission")), "compact")
 	registerAdmin(connPoolStatsCmd, untyped("connPoolStats"), "connPoolStats")
+	registerAdmin(shutdownCmd, untyped("shutdown",
+		ignore("force", tBool, "forces a shutdown without caught-up secondaries; one node has none"),
+		ignore("timeoutSecs", tAny, "how long a primary waits for secondaries to catch up; one node has none")), "shutdown")
+	authzRules["shutdown"] = onCluster("shutdown")
 	authzRules["dbHash"] = onDatabase("dbHash")
 	authzRules["dbhash"] = authzRules["dbHash"]
 	authzRules["dataSize"] = authzRule{needs: dataSizeNeeds}
@@ -148,4 +152,17 @@ func connPoolStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	d = append(d, bson.E{Key: "replicaSetMatchingStrategy", Value: "matchPrimaryNode"},
 		bson.E{Key: "pools", Value: bson.D{}}, bson.E{Key: "hosts", Value: bson.D{}}, bson.E{Key: "replicaSets", Value: bson.D{}})
 	return marshal(d), nil
+}
+
+// shutdownCmd asks the process to shut the server down as on SIGTERM
+// (running operations get the shutdown timeout, then are interrupted). It
+// answers first; the connection then closes with the others.
+// https://www.mongodb.com/docs/v7.0/reference/command/shutdown/
+func shutdownCmd(s *Service, r *Request) (bson.Raw, error) {
+	if s.Shutdown == nil {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "this server cannot be shut down by a command")
+	}
+	s.Log.Info("shutdown requested by a client", "client", r.Conn.Remote)
+	s.Shutdown()
+	return nil, nil
 }

@@ -49,6 +49,9 @@ type Service struct {
 	Compressors []string
 	// JS runs server-side JavaScript; nil or disabled refuses it.
 	JS *js.Engine
+	// Shutdown asks whoever runs the server to shut it down (the shutdown
+	// command); nil when nothing can.
+	Shutdown func()
 
 	Started     time.Time
 	ProcessID   bson.ObjectID

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -110,7 +111,10 @@ type Instance struct {
 	ln       net.Listener
 	served   chan error
 	stop     chan struct{}
-	log      *slog.Logger
+	// shutdown is closed when the shutdown command asks for a shutdown.
+	shutdown     chan struct{}
+	shutdownOnce sync.Once
+	log          *slog.Logger
 }
 
 // Start opens the data directory and starts serving on cfg.Addr.
@@ -189,7 +193,8 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
-	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), log: log}
+	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
+	svc.Shutdown = func() { in.shutdownOnce.Do(func() { close(in.shutdown) }) }
 	in.srv.UseTLS(tlsSetup)
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
@@ -282,6 +287,10 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 		}
 	}
 }
+
+// ShutdownRequested is closed once a client ran the shutdown command:
+// the process running the instance then closes it.
+func (in *Instance) ShutdownRequested() <-chan struct{} { return in.shutdown }
 
 // Addr is the address the instance listens on.
 func (in *Instance) Addr() string { return in.ln.Addr().String() }

@@ -16,10 +16,11 @@ import (
 // that hangs fails the test instead of hanging it.
 const exitGuard = 2 * time.Minute
 
-// TestSignalShutdownIsClean proves that SIGTERM and SIGINT stop folio with
-// exit code 0 while a client is connected with an open cursor, and that
-// every acknowledged write is there after a restart — also with -durability=never,
-// where only the clean shutdown puts the writes on disk.
+// TestSignalShutdownIsClean proves that SIGTERM, SIGINT and the shutdown
+// command stop folio with exit code 0 while a client is connected with an
+// open cursor, and that every acknowledged write is there after a restart
+// — also with -durability=never, where only the clean shutdown puts the
+// writes on disk.
 func TestSignalShutdownIsClean(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -29,6 +30,7 @@ func TestSignalShutdownIsClean(t *testing.T) {
 		{"SIGTERM", syscall.SIGTERM, nil},
 		{"SIGTERM-durability-never", syscall.SIGTERM, []string{"--durability=never"}},
 		{"SIGINT", syscall.SIGINT, nil},
+		{"shutdown-command-durability-never", 0, []string{"--durability=never"}},
 	}
 	const n = 200
 	for _, tc := range cases {
@@ -49,7 +51,11 @@ func TestSignalShutdownIsClean(t *testing.T) {
 				t.Fatalf("open cursor: %v", err)
 			}
 
-			if err := p.Signal(tc.sig); err != nil {
+			if tc.sig == 0 {
+				if err := connect(t, p.URI()).Database("admin").RunCommand(ctx, bson.D{{Key: "shutdown", Value: 1}}).Err(); err != nil {
+					t.Fatalf("shutdown command: %v", err)
+				}
+			} else if err := p.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			wctx, cancel := context.WithTimeout(ctx, exitGuard)
