@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -65,7 +66,11 @@ func Name(cmd bson.Raw) string {
 // with $clusterTime and operationTime. run is the one place an operation's
 // context (r.Ctx) is made.
 func (s *Service) Run(r *Request) bson.Raw {
+	start := time.Now()
 	reply, err := s.run(r)
+	if s.Metrics != nil {
+		s.Metrics.Command(metricsName(r.Cmd), outcome(err), time.Since(start))
+	}
 	if err != nil {
 		out := s.errorReply(err)
 		if r.waitedForWriteConcern && !refusedBeforeRun(err) {
@@ -237,4 +242,22 @@ func marshal(d bson.D) bson.Raw {
 		panic(err)
 	}
 	return b
+}
+
+// metricsName is the command's name as metrics label it: a registered
+// command's, or "unknown", so that clients cannot add labels at will.
+func metricsName(cmd bson.Raw) string {
+	name := Name(cmd)
+	if _, ok := handlers[name]; !ok {
+		return "unknown"
+	}
+	return name
+}
+
+// outcome is "ok", or the name of the code err fails with.
+func outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	return mongoerr.As(err).Code.Name()
 }

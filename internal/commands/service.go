@@ -16,6 +16,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
+	"github.com/folio-db/folio/internal/metrics"
 	"github.com/folio-db/folio/internal/sessions"
 )
 
@@ -52,6 +53,8 @@ type Service struct {
 	// Shutdown asks whoever runs the server to shut it down (the shutdown
 	// command); nil when nothing can.
 	Shutdown func()
+	// Metrics records every command (-metrics-addr); nil records nothing.
+	Metrics *metrics.Metrics
 
 	Started     time.Time
 	ProcessID   bson.ObjectID

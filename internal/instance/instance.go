@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -94,6 +95,9 @@ type Config struct {
 	// OplogSize bounds the oplog in bytes; zero is MongoDB's default
 	// (defaultOplogSize).
 	OplogSize int64
+	// MetricsAddr, unless empty, is where /metrics serves the server's
+	// metrics in Prometheus' format.
+	MetricsAddr string
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -111,6 +115,9 @@ type Instance struct {
 	ln       net.Listener
 	served   chan error
 	stop     chan struct{}
+	// metrics serves /metrics on metricsLn (nil without MetricsAddr).
+	metrics   *http.Server
+	metricsLn net.Listener
 	// shutdown is closed when the shutdown command asks for a shutdown.
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
@@ -195,6 +202,11 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
 	svc.Shutdown = func() { in.shutdownOnce.Do(func() { close(in.shutdown) }) }
+	if cfg.MetricsAddr != "" {
+		if in.metrics, in.metricsLn, err = serveMetrics(cfg.MetricsAddr, svc, kv); err != nil {
+			return nil, errors.Join(err, ln.Close(), eng.Close(), closeKV())
+		}
+	}
 	in.srv.UseTLS(tlsSetup)
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
@@ -288,6 +300,14 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 	}
 }
 
+// MetricsAddr is the address /metrics is served on, "" without one.
+func (in *Instance) MetricsAddr() string {
+	if in.metricsLn == nil {
+		return ""
+	}
+	return in.metricsLn.Addr().String()
+}
+
 // ShutdownRequested is closed once a client ran the shutdown command:
 // the process running the instance then closes it.
 func (in *Instance) ShutdownRequested() <-chan struct{} { return in.shutdown }
@@ -318,6 +338,9 @@ const connWait = 300 * time.Millisecond
 // closed under it.
 func (in *Instance) Close(ctx context.Context) error {
 	close(in.stop)
+	if in.metrics != nil {
+		_ = in.metrics.Close()
+	}
 	in.srv.StopAccepting()
 	idle := in.svc.Drain(ctx)
 	if !idle {

@@ -252,3 +252,6 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 func (d *DB) Compact(ctx context.Context, start, end []byte) error {
 	return d.db.Compact(ctx, start, end, false)
 }
+
+// Metrics are Pebble's own figures (compactions, flushes, caches, WAL).
+func (d *DB) Metrics() *pebble.Metrics { return d.db.Metrics() }

@@ -1,0 +1,89 @@
+package driver_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/storage/testkv"
+)
+
+// scrape reads /metrics at addr into sample → value ("name{labels}").
+func scrape(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("metrics line %q: %v", line, err)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+// TestMetrics: after a workload, /metrics counts its commands by name and
+// outcome, their latencies, the documents and the store's work.
+func TestMetrics(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.MetricsAddr = "127.0.0.1:0"
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	ctx := context.Background()
+	before := scrape(t, in.MetricsAddr())
+	coll := client.Database(testDB).Collection("metrics")
+	for i := range 5 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		findAll(t, coll, bson.D{})
+	}
+	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "find", Value: "metrics"}, {Key: "filter", Value: bson.D{{Key: "$bogus", Value: 1}}}}).Err(); err == nil {
+		t.Fatal("a bad filter was accepted")
+	}
+	after := scrape(t, in.MetricsAddr())
+	moved := func(sample string) float64 { return after[sample] - before[sample] }
+	for sample, want := range map[string]float64{
+		`folio_commands_total{command="insert",outcome="ok"}`:     5,
+		`folio_commands_total{command="find",outcome="ok"}`:       3,
+		`folio_commands_total{command="find",outcome="BadValue"}`: 1,
+		`folio_command_duration_seconds_count{command="insert"}`: 5,
+		`folio_documents_total{op="inserted"}`:                    5,
+		`folio_documents_total{op="returned"}`:                    15,
+		`folio_operations_total{kind="insert"}`:                   5,
+	} {
+		if got := moved(sample); got != want {
+			t.Errorf("%s moved by %v, want %v", sample, got, want)
+		}
+	}
+	expected := []string{"folio_connections", "go_goroutines", "process_resident_memory_bytes"}
+	if !testkv.TiKV() {
+		expected = append(expected, "folio_pebble_disk_bytes", "folio_pebble_wal_bytes_written_total")
+	}
+	for _, sample := range expected {
+		if _, ok := after[sample]; !ok {
+			t.Errorf("no %s", sample)
+		}
+	}
+	if after["folio_connections"] < 1 {
+		t.Errorf("folio_connections %v with a client connected", after["folio_connections"])
+	}
+}
