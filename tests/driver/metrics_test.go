@@ -65,7 +65,7 @@ func TestMetrics(t *testing.T) {
 		`folio_commands_total{command="insert",outcome="ok"}`:     5,
 		`folio_commands_total{command="find",outcome="ok"}`:       3,
 		`folio_commands_total{command="find",outcome="BadValue"}`: 1,
-		`folio_command_duration_seconds_count{command="insert"}`: 5,
+		`folio_command_duration_seconds_count{command="insert"}`:  5,
 		`folio_documents_total{op="inserted"}`:                    5,
 		`folio_documents_total{op="returned"}`:                    15,
 		`folio_operations_total{kind="insert"}`:                   5,
