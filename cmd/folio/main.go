@@ -134,6 +134,7 @@ func run(args []string, stderr io.Writer) error {
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	schemaLease := fs.Duration("schema-lease", envDuration("FOLIO_SCHEMA_LEASE"),
 		"with -storage tikv: how long a frontend's image of the catalog stays valid without renewal; a schema change waits for the frontends' leases, and a frontend whose lease ran out refuses writes until it renews it; 0 for the default, 45s (env FOLIO_SCHEMA_LEASE)")
+	slowMS := fs.Int64("slowms", envInt("FOLIO_SLOWMS"), "operations that take this many milliseconds or more are logged as slow (\"Slow query\"), as MongoDB's operationProfiling.slowOpThresholdMs; 0 for the default, 100 (env FOLIO_SLOWMS)")
 	metricsAddr := fs.String("metrics-addr", env("FOLIO_METRICS_ADDR", ""), "serve metrics in Prometheus' format on this host:port (/metrics); empty for none (env FOLIO_METRICS_ADDR)")
 	oplogMB := fs.Int64("oplog-size-mb", envInt("FOLIO_OPLOG_SIZE_MB"),
 		"the oplog's size bound in megabytes, as MongoDB's replication.oplogSizeMB; 0 for MongoDB's default: 5% of the free disk (of the memory with -in-memory), at least 990 MB (50 MB in memory) and at most 50 GB (env FOLIO_OPLOG_SIZE_MB)")
@@ -216,6 +217,7 @@ func run(args []string, stderr io.Writer) error {
 		SchemaLease:    *schemaLease,
 		OplogSize:      *oplogMB << 20,
 		MetricsAddr:    *metricsAddr,
+		SlowMS:         *slowMS,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger: slog.New(handler),

@@ -68,9 +68,11 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	start := time.Now()
 	reply, err := s.run(r)
+	d := time.Since(start)
 	if s.Metrics != nil {
-		s.Metrics.Command(metricsName(r.Cmd), outcome(err), time.Since(start))
+		s.Metrics.Command(metricsName(r.Cmd), outcome(err), d)
 	}
+	s.logIfSlow(r, Name(r.Cmd), d, reply, err)
 	if err != nil {
 		out := s.errorReply(err)
 		if r.waitedForWriteConcern && !refusedBeforeRun(err) {

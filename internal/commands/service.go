@@ -76,6 +76,8 @@ type Service struct {
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
 	// parameters.go), so that the zero Service has MongoDB's default.
 	noDiskUseByDefault atomic.Bool
+	// slow is the slow-operation log's settings (profile.go).
+	slow slowLog
 	// conns are the open client connections, for currentOp.
 	conns connRegistry
 }

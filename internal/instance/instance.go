@@ -98,6 +98,9 @@ type Config struct {
 	// MetricsAddr, unless empty, is where /metrics serves the server's
 	// metrics in Prometheus' format.
 	MetricsAddr string
+	// SlowMS is the slow-operation log's threshold in milliseconds;
+	// zero is MongoDB's default, 100.
+	SlowMS int64
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -201,6 +204,9 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
+	if cfg.SlowMS != 0 {
+		svc.SetSlowMS(cfg.SlowMS)
+	}
 	svc.Shutdown = func() { in.shutdownOnce.Do(func() { close(in.shutdown) }) }
 	if cfg.MetricsAddr != "" {
 		if in.metrics, in.metricsLn, err = serveMetrics(cfg.MetricsAddr, svc, kv); err != nil {

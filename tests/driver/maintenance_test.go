@@ -2,6 +2,9 @@ package driver_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -83,4 +86,45 @@ func TestMaintenanceCommands(t *testing.T) {
 	}
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "compact", Value: "missing"}}).Err(), 26, "NamespaceNotFound")
 	requireCode(t, client.Database("admin").RunCommand(ctx, bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}).Err(), 238, "NotImplemented")
+}
+
+// TestSlowOperationLog: profile sets slowms and sampleRate and answers the
+// previous ones; with slowms 0 every command is logged as "Slow query"
+// with its namespace and duration (getLog shows it); profiling into
+// system.profile is refused.
+func TestSlowOperationLog(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) // getLog keeps what is logged at info
+	client := connect(t, startInstance(t, cfg))
+	ctx := context.Background()
+	db := client.Database("slow")
+	prev, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}, {Key: "slowms", Value: 0}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Lookup("was").Int32() != 0 || prev.Lookup("slowms").Int32() != 100 || prev.Lookup("sampleRate").Double() != 1 {
+		t.Errorf("profile answered %s", prev)
+	}
+	if _, err := db.Collection("marker_coll").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	log, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := log.Lookup("log").Array().Values()
+	found := false
+	for _, l := range lines {
+		if s := l.StringValue(); strings.Contains(s, "Slow query") && strings.Contains(s, "slow.marker_coll") && strings.Contains(s, "durationMillis") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no slow query line for the insert in %d log lines", len(lines))
+	}
+	now, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}, {Key: "slowms", Value: 100}}).Raw()
+	if err != nil || now.Lookup("slowms").Int32() != 0 {
+		t.Errorf("profile -1 answered %s %v", now, err)
+	}
+	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "profile", Value: 1}}).Err(), 238, "NotImplemented")
 }
