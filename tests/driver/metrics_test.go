@@ -3,7 +3,10 @@ package driver_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,5 +88,53 @@ func TestMetrics(t *testing.T) {
 	}
 	if after["folio_connections"] < 1 {
 		t.Errorf("folio_connections %v with a client connected", after["folio_connections"])
+	}
+}
+
+// TestGrafanaDashboard: every folio_ metric docs/grafana-dashboard.json
+// queries is one the server exports.
+func TestGrafanaDashboard(t *testing.T) {
+	testkv.SkipOnTiKV(t, "the dashboard's Pebble panels need the Pebble store")
+	raw, err := os.ReadFile("../../docs/grafana-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultConfig()
+	cfg.MetricsAddr = "127.0.0.1:0"
+	in := startInstance(t, cfg)
+	connect(t, in)
+	exported := map[string]bool{}
+	for sample := range scrape(t, in.MetricsAddr()) {
+		name, _, _ := strings.Cut(sample, "{")
+		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+			name = strings.TrimSuffix(name, suffix)
+		}
+		exported[name] = true
+	}
+	metricName := regexp.MustCompile(`\b(folio|process)_[a-z_]+`)
+	for _, p := range dash.Panels {
+		for _, target := range p.Targets {
+			for _, name := range metricName.FindAllString(target.Expr, -1) {
+				base := name
+				for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+					base = strings.TrimSuffix(base, suffix)
+				}
+				if !exported[base] {
+					t.Errorf("panel %q queries %s, which the server does not export", p.Title, name)
+				}
+			}
+		}
+	}
+	if len(dash.Panels) == 0 {
+		t.Error("no panels")
 	}
 }
