@@ -1,0 +1,82 @@
+package embedded_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExternalModule builds and runs a program of another module that
+// starts an embedded Folio and talks to it through the driver: the
+// package works from outside this module, with only its exported API.
+func TestExternalModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program (-short)")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gomod := "module example.com/app\n\ngo 1.26.8\n\nrequire (\n\tgithub.com/folio-db/folio v0.0.0\n\tgo.mongodb.org/mongo-driver/v2 v2.9.3\n)\n\nreplace github.com/folio-db/folio => " + root + "\n"
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	program := `package main
+
+import (
+	"context"
+	"fmt"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/embedded"
+)
+
+func main() {
+	ctx := context.Background()
+	srv, err := embedded.Start(ctx, embedded.Options{InMemory: true})
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()))
+	if err != nil {
+		panic(err)
+	}
+	defer client.Disconnect(ctx)
+	coll := client.Database("x").Collection("y")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "n", Value: 1}}, bson.D{{Key: "n", Value: 2}}}); err != nil {
+		panic(err)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("documents:", n)
+}
+`
+	for name, body := range map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "main.go": []byte(program)} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build := exec.Command("go", "build", "-mod=mod", "-o", "app", ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(dir, "app")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the program: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "documents: 2") {
+		t.Errorf("the program printed %q", out)
+	}
+}
