@@ -34,7 +34,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
 	arg("changeStreamPreAndPostImages", tDoc),
-	refuse("expireAfterSeconds", tLong, "clustered collections"),
+	arg("expireAfterSeconds", tLong),
 }, subs: []*argSpec{indexOptionDefaultsSpec, preAndPostImagesSpecs["create"]}}
 
 // indexOptionDefaultsSpec declares create's indexOptionDefaults.
@@ -156,6 +156,21 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if opts.Capped {
 			return opts, notImplementedCreateOption("clusteredIndex with capped")
 		}
+	}
+	if c.has("expireAfterSeconds") {
+		// A clustered collection's TTL: documents whose _id is a date
+		// older than this many seconds expire.
+		if opts.ClusteredIndex == nil {
+			return opts, mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' requires clustering to be enabled")
+		}
+		n, err := c.long("expireAfterSeconds")
+		if err != nil {
+			return opts, err
+		}
+		if n < 0 {
+			return opts, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+		}
+		opts.ExpireAfterSeconds = &n
 	}
 	if d := c.doc("idIndex"); d != nil {
 		spec, err := parseIndexSpec(d, false)

@@ -112,6 +112,9 @@ type CollectionOptions struct {
 	// without it. Every collection's documents are stored in _id order:
 	// the option changes only how the collection describes itself.
 	ClusteredIndex bson.Raw `bson:"clusteredIndex,omitempty"`
+	// ExpireAfterSeconds, set on a clustered collection, expires the
+	// documents whose _id is a date older than it (ExpireTTL).
+	ExpireAfterSeconds *int64 `bson:"expireAfterSeconds,omitempty"`
 	// PreAndPostImages is changeStreamPreAndPostImages.enabled: the oplog
 	// keeps the document before each update, replace and delete, for
 	// change streams' fullDocumentBeforeChange and post-images.
@@ -137,7 +140,8 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
 		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex) &&
-		o.PreAndPostImages == p.PreAndPostImages
+		o.PreAndPostImages == p.PreAndPostImages &&
+		(o.ExpireAfterSeconds == nil) == (p.ExpireAfterSeconds == nil) && (o.ExpireAfterSeconds == nil || *o.ExpireAfterSeconds == *p.ExpireAfterSeconds)
 }
 
 // Doc is the options document listCollections reports, in MongoDB's order
@@ -177,6 +181,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.ClusteredIndex) > 0 {
 		d = append(d, bson.E{Key: "clusteredIndex", Value: o.ClusteredIndex})
+	}
+	if o.ExpireAfterSeconds != nil {
+		d = append(d, bson.E{Key: "expireAfterSeconds", Value: *o.ExpireAfterSeconds})
 	}
 	if o.PreAndPostImages {
 		d = append(d, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})

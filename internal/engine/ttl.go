@@ -12,7 +12,9 @@ const TTLInterval = 60 * time.Second
 
 // ExpireTTL deletes the documents that TTL indexes say have expired: those
 // whose indexed field is a date (or an array holding one) earlier than now
-// minus the index's expireAfterSeconds. It returns how many it deleted.
+// minus the index's expireAfterSeconds, and in a clustered collection with
+// expireAfterSeconds those whose _id is such a date. It returns how many
+// it deleted.
 // Only the frontend holding the jobs lease (jobs_lease.go) deletes; it
 // stops between indexes once it lost the lease.
 func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
@@ -27,6 +29,13 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	}
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
+		if ttl := c.Options.ExpireAfterSeconds; ttl != nil {
+			n, err := e.expireBefore(c, "_id", "", now.Add(-time.Duration(*ttl)*time.Second))
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
 		for _, ix := range c.Indexes() {
 			if ix.ExpireAfter < 0 {
 				continue
@@ -34,24 +43,34 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			if !e.RunsJobs() {
 				return total, nil
 			}
-			cutoff := now.Add(-time.Duration(ix.ExpireAfter) * time.Second)
-			filter, err := bson.Marshal(bson.D{{Key: ix.Fields[0].Path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}})
-			if err != nil {
-				return total, err
-			}
-			hint, err := bson.Marshal(bson.D{{Key: "h", Value: ix.Name}})
-			if err != nil {
-				return total, err
-			}
-			n, err := e.Delete(c.DB, c.Name, filter, 0, bson.Raw(hint).Lookup("h"), WriteOptions{})
+			n, err := e.expireBefore(c, ix.Fields[0].Path, ix.Name, now.Add(-time.Duration(ix.ExpireAfter)*time.Second))
 			total += n
 			if err != nil {
 				return total, err
 			}
-			if n > 0 {
-				e.log.Info("TTL monitor deleted expired documents", "ns", c.DB+"."+c.Name, "index", ix.Name, "count", n)
-			}
 		}
 	}
 	return total, nil
+}
+
+// expireBefore deletes c's documents whose field path is a date before
+// cutoff, through index when named.
+func (e *Engine) expireBefore(c *Collection, path, index string, cutoff time.Time) (int64, error) {
+	filter, err := bson.Marshal(bson.D{{Key: path, Value: bson.D{{Key: "$lt", Value: bson.NewDateTimeFromTime(cutoff)}}}})
+	if err != nil {
+		return 0, err
+	}
+	var hint bson.RawValue
+	if index != "" {
+		h, err := bson.Marshal(bson.D{{Key: "h", Value: index}})
+		if err != nil {
+			return 0, err
+		}
+		hint = bson.Raw(h).Lookup("h")
+	}
+	n, err := e.Delete(c.DB, c.Name, filter, 0, hint, WriteOptions{})
+	if n > 0 {
+		e.log.Info("TTL monitor deleted expired documents", "ns", c.DB+"."+c.Name, "index", index, "count", n)
+	}
+	return n, err
 }

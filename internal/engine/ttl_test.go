@@ -38,3 +38,31 @@ func TestExpireTTL(t *testing.T) {
 	}
 	mustValidate(t, e, "s")
 }
+
+// TestExpireClustered: a clustered collection with expireAfterSeconds
+// expires the documents whose _id is an older date, and only those.
+func TestExpireClustered(t *testing.T) {
+	e := newTestEngine(t)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ttl := int64(3600)
+	if err := e.CreateCollection("test", "clu", CollectionOptions{ClusteredIndex: ext(t, `{"v": 2, "key": {"_id": 1}, "name": "_id_", "unique": true}`), ExpireAfterSeconds: &ttl}); err != nil {
+		t.Fatal(err)
+	}
+	ms := func(d time.Duration) int64 { return now.Add(d).UnixMilli() }
+	docs := []bson.Raw{
+		ext(t, fmt.Sprintf(`{"_id": {"$date": {"$numberLong": "%d"}}, "v": "old"}`, ms(-2*time.Hour))),
+		ext(t, fmt.Sprintf(`{"_id": {"$date": {"$numberLong": "%d"}}, "v": "fresh"}`, ms(-10*time.Minute))),
+		ext(t, `{"_id": "not a date"}`),
+	}
+	if _, _, err := e.Insert("test", "clu", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.ExpireTTL(now)
+	if err != nil || n != 1 {
+		t.Fatalf("expired %d (%v), want 1", n, err)
+	}
+	left, err := e.Count("test", "clu", FindOptions{})
+	if err != nil || left != 2 {
+		t.Fatalf("%d left (%v), want 2", left, err)
+	}
+}

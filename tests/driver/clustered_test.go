@@ -39,6 +39,18 @@ func TestClusteredCollection(t *testing.T) {
 	if ci.String() != want {
 		t.Errorf("clusteredIndex option %s, want %s", ci, want)
 	}
+	// expireAfterSeconds: listed after clusteredIndex, as a long
+	if err := db.CreateCollection(ctx, "expiring", options.CreateCollection().SetClusteredIndex(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}).SetExpireAfterSeconds(3600)); err != nil {
+		t.Fatal(err)
+	}
+	exp, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "expiring"}})
+	if err != nil || len(exp) != 1 {
+		t.Fatalf("listCollections: %v %v", exp, err)
+	}
+	if keys := exp[0].Options.String(); keys != `{"clusteredIndex": {"v": {"$numberInt":"2"},"key": {"_id": {"$numberInt":"1"}},"name": "_id_","unique": true},"expireAfterSeconds": {"$numberLong":"3600"}}` {
+		t.Errorf("options of a clustered collection with expiry: %s", keys)
+	}
+	requireCode(t, db.CreateCollection(ctx, "neg", options.CreateCollection().SetClusteredIndex(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}).SetExpireAfterSeconds(-1)), 72, "InvalidOptions")
 	cur, err := coll.Indexes().List(ctx)
 	if err != nil {
 		t.Fatal(err)
