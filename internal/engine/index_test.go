@@ -185,3 +185,33 @@ func TestIndexBuildProgress(t *testing.T) {
 	}
 	mustValidate(t, e, "b")
 }
+
+// TestConcurrentSameIndexJoins: concurrent createIndexes of one index on
+// one frontend all succeed (the later ones join the build under way, as in
+// MongoDB) and build it once.
+func TestConcurrentSameIndexJoins(t *testing.T) {
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := range 2000 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d}`, i, i%97)))
+	}
+	if _, _, err := e.Insert("test", "join", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 6)
+	for range 6 {
+		go func() {
+			_, err := e.CreateIndexes("test", "join", []IndexSpec{{Key: ext(t, `{"k": 1}`)}}, nil)
+			errs <- err
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(e.Collection("test", "join").Indexes()); n != 1 {
+		t.Errorf("%d secondary indexes, want 1", n)
+	}
+	mustValidate(t, e, "join")
+}

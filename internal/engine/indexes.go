@@ -87,9 +87,12 @@ type BuildProgress func(done, total int64) error
 // of an online build (index_states.go); the indexes become visible with
 // the catalog change that ends the build, and CreateIndexes returns once
 // every live frontend has loaded it. Requesting an index that exists with
-// the same definition is a no-op; MongoDB's conflicts fail with
-// IndexOptionsConflict (85) or IndexKeySpecsConflict (86), a request for
-// an index being built or dropped with IndexBuildAlreadyInProgress (285).
+// the same definition is a no-op, and so is one for an index this
+// frontend is building with the same definition, once that build ended
+// (MongoDB's createIndexes joins the build under way); MongoDB's conflicts
+// fail with IndexOptionsConflict (85) or IndexKeySpecsConflict (86), a
+// request for another index being built or dropped with
+// IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
@@ -98,15 +101,23 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		return res, err
 	}
 	release()
-	e.cat.mu.Lock()
-	if c.dropped {
+	var build []*Index
+	for {
+		e.cat.mu.Lock()
+		if c.dropped {
+			e.cat.mu.Unlock()
+			return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
+		}
+		existing := c.Indexes()
+		res.Before = len(existing) + 1
+		build, err = planIndexBuild(c, existing, specs)
+		joining := err != nil && buildingSame(c, specs, e.frontendID)
 		e.cat.mu.Unlock()
-		return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
+		if !joining {
+			break
+		}
+		time.Sleep(joinPoll)
 	}
-	existing := c.Indexes()
-	res.Before = len(existing) + 1
-	build, err := planIndexBuild(c, existing, specs)
-	e.cat.mu.Unlock()
 	if err != nil {
 		return res, err
 	}
@@ -404,4 +415,24 @@ func countFunc(ixs []*Index, f func(*Index) bool) int {
 		}
 	}
 	return n
+}
+
+// joinPoll is how often a createIndexes waiting for the same build under
+// way looks whether it ended.
+const joinPoll = 2 * time.Millisecond
+
+// buildingSame reports whether this frontend is building an index of
+// specs with the same name and definition, which the request then joins.
+func buildingSame(c *Collection, specs []IndexSpec, frontend string) bool {
+	for _, spec := range specs {
+		if spec.Name == "" {
+			spec.Name = DefaultIndexName(spec.Key)
+		}
+		for _, ix := range c.Building() {
+			if ix.Name == spec.Name && sameSignature(ix, spec) && ix.builder == frontend {
+				return true
+			}
+		}
+	}
+	return false
 }
