@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
@@ -104,7 +105,7 @@ func (e *Engine) logOp(tx storage.Txn, op oplog.Op, sess *oplog.Session) error {
 func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
 	st, ok := tx.(storage.StampedTxn)
 	if !ok {
-		return nil
+		return errors.New("engine: the store keeps an oplog but this transaction cannot stamp its entry")
 	}
 	e.oplog.size.Add(int64(len(ent.Doc) + len(oplogPrefix) + 8))
 	return st.SetStamped(oplogPrefix, ent.Stamp)
