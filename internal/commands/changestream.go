@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -256,7 +257,13 @@ func (cs *changeStreamSource) appendResumeToken(out []byte) []byte {
 
 // lookup is updateLookup's read of a document as it is now.
 func (cs *changeStreamSource) lookup(db, coll string, key bson.Raw) (bson.Raw, error) {
-	cur, err := cs.eng.Find(db, coll, engine.FindOptions{Filter: key, Limit: 1})
+	return findOne(cs.eng, db, coll, engine.FindOptions{Filter: key})
+}
+
+// findOne is the first document a find reads, or nil.
+func findOne(e *engine.Engine, db, coll string, o engine.FindOptions) (bson.Raw, error) {
+	o.Limit = 1
+	cur, err := e.Find(db, coll, o)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +272,7 @@ func (cs *changeStreamSource) lookup(db, coll string, key bson.Raw) (bson.Raw, e
 	if doc == nil || err != nil {
 		return nil, err
 	}
-	return bson.Raw(append([]byte(nil), doc...)), nil
+	return bson.Raw(slices.Clone(doc)), nil
 }
 
 // changeStreamCursor is the source of a change stream's cursor: the

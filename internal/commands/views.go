@@ -39,12 +39,7 @@ func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
 		return nil, nil
 	}
 	key := bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build())
-	cur, err := s.Engine.Find(db, systemViews, engine.FindOptions{Filter: key, Limit: 1, Txn: r.Txn, Ctx: r.Ctx})
-	if err != nil {
-		return nil, err
-	}
-	defer cur.Close()
-	doc, err := cur.Next()
+	doc, err := findOne(s.Engine, db, systemViews, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: r.Ctx})
 	if doc == nil || err != nil {
 		return nil, err
 	}
@@ -279,19 +274,7 @@ func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error
 	if a.tailable {
 		return nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
 	}
-	var stages bson.A
-	if len(a.Filter) > 5 {
-		stages = append(stages, bson.D{{Key: "$match", Value: a.Filter}})
-	}
-	if len(a.Sort) > 5 {
-		stages = append(stages, bson.D{{Key: "$sort", Value: a.Sort}})
-	}
-	if a.Skip > 0 {
-		stages = append(stages, bson.D{{Key: "$skip", Value: a.Skip}})
-	}
-	if a.Limit > 0 {
-		stages = append(stages, bson.D{{Key: "$limit", Value: a.Limit}})
-	}
+	stages := queryStages(a.FindOptions)
 	if len(a.Projection) > 5 {
 		stages = append(stages, bson.D{{Key: "$project", Value: a.Projection}})
 	}
@@ -311,17 +294,7 @@ func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error
 // countView runs a count on a view: the number of documents its
 // aggregation yields after the count's query, skip and limit.
 func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson.Raw, error) {
-	var stages bson.A
-	if len(o.Filter) > 5 {
-		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
-	}
-	if o.Skip > 0 {
-		stages = append(stages, bson.D{{Key: "$skip", Value: o.Skip}})
-	}
-	if o.Limit > 0 {
-		stages = append(stages, bson.D{{Key: "$limit", Value: o.Limit}})
-	}
-	stages = append(stages, bson.D{{Key: "$count", Value: "n"}})
+	stages := append(queryStages(o), bson.D{{Key: "$count", Value: "n"}})
 	first, err := s.viewResult(r, view, stages)
 	if err != nil {
 		return nil, err
@@ -334,11 +307,7 @@ func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson
 // unwound one level) in the documents its aggregation yields after the
 // query.
 func (s *Service) distinctView(r *Request, view, key string, o engine.FindOptions) (bson.Raw, error) {
-	var stages bson.A
-	if len(o.Filter) > 5 {
-		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
-	}
-	stages = append(stages,
+	stages := append(queryStages(engine.FindOptions{Filter: o.Filter}),
 		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + key}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
 		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: "$" + key}}}}}})
 	first, err := s.viewResult(r, view, stages)
@@ -365,4 +334,23 @@ func (s *Service) viewResult(r *Request, view string, stages bson.A) (bson.Raw, 
 	}
 	first, _ := reply.Lookup("cursor", "firstBatch", "0").DocumentOK()
 	return bson.Raw(slices.Clone(first)), nil
+}
+
+// queryStages are the stages of a find's or count's filter, sort, skip and
+// limit, in the order a find applies them.
+func queryStages(o engine.FindOptions) bson.A {
+	var stages bson.A
+	if len(o.Filter) > 5 {
+		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
+	}
+	if len(o.Sort) > 5 {
+		stages = append(stages, bson.D{{Key: "$sort", Value: o.Sort}})
+	}
+	if o.Skip > 0 {
+		stages = append(stages, bson.D{{Key: "$skip", Value: o.Skip}})
+	}
+	if o.Limit > 0 {
+		stages = append(stages, bson.D{{Key: "$limit", Value: o.Limit}})
+	}
+	return stages
 }

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
