@@ -50,7 +50,8 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count}
+		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
+			Clustered: c.Options.ClusteredIndex != nil}
 		winning = p.Explain(shape)
 		for _, r := range rejected {
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))

@@ -19,6 +19,9 @@ type Shape struct {
 	Count bool
 	// SortMemLimit is the memory an in-memory sort may use.
 	SortMemLimit int64
+	// Clustered reports a clustered collection (create's clusteredIndex):
+	// a scan of its documents by _id is then MongoDB's CLUSTERED_IXSCAN.
+	Clustered bool
 }
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
@@ -61,6 +64,8 @@ func (p *Plan) Explain(s Shape) bson.D {
 		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: or}}
 	case p.Index == nil && p.Intervals == nil:
 		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
+	case p.Index == nil && s.Clustered:
+		stage = p.clusteredScanStage(s.Filter, direction)
 	case p.Index == nil && p.PointFields == 1:
 		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
 	case p.covered != nil:
@@ -167,4 +172,19 @@ func (p *Plan) explainBounds() bson.D {
 		out = append(out, bson.E{Key: f.Path, Value: shown})
 	}
 	return out
+}
+
+// clusteredScanStage is the CLUSTERED_IXSCAN of a scan of a clustered
+// collection's documents by _id: the filter, the direction and, when the
+// _id bounds are one interval with values at both ends, the least and
+// greatest _id it reads (minRecord, maxRecord).
+func (p *Plan) clusteredScanStage(filter bson.Raw, direction string) bson.D {
+	stage := bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}, {Key: "filter", Value: filter}, {Key: "direction", Value: direction}}
+	if len(p.fieldBounds) == 1 && len(p.fieldBounds[0].ivs) == 1 {
+		iv := p.fieldBounds[0].ivs[0]
+		if iv.loVal.Type != 0 && iv.hiVal.Type != 0 {
+			stage = append(stage, bson.E{Key: "minRecord", Value: iv.loVal}, bson.E{Key: "maxRecord", Value: iv.hiVal})
+		}
+	}
+	return stage
 }

@@ -73,3 +73,37 @@ func TestClusteredCollection(t *testing.T) {
 		requireCode(t, err, tc.code, "")
 	}
 }
+
+// TestClusteredExplain: on a clustered collection a query by _id scans the
+// documents in _id order, which explain calls CLUSTERED_IXSCAN, with the
+// bounds it reads; other collections keep IDHACK and the _id index scan.
+func TestClusteredExplain(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "cluexp", options.CreateCollection().SetClusteredIndex(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("plain").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(coll string, filter bson.D) bson.Raw {
+		t.Helper()
+		reply, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: filter}}}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.Lookup("queryPlanner", "winningPlan").Document()
+	}
+	rng := explain("cluexp", bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 1}, {Key: "$lt", Value: 5}}}})
+	if rng.Lookup("stage").StringValue() != "CLUSTERED_IXSCAN" || rng.Lookup("direction").StringValue() != "forward" ||
+		rng.Lookup("minRecord").Int32() != 1 || rng.Lookup("maxRecord").Int32() != 5 {
+		t.Errorf("range on a clustered collection: %s", rng)
+	}
+	if got := explain("cluexp", bson.D{{Key: "_id", Value: 3}}).Lookup("stage").StringValue(); got != "CLUSTERED_IXSCAN" {
+		t.Errorf("point on a clustered collection: %s", got)
+	}
+	if got := explain("plain", bson.D{{Key: "_id", Value: 1}}).Lookup("stage").StringValue(); got != "IDHACK" {
+		t.Errorf("point on a plain collection: %s", got)
+	}
+}
