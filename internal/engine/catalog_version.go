@@ -234,13 +234,14 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 			building = append(building, ix)
 		}
 	}
-	// The validation is the one option collMod changes: it has its own
-	// pointer, and c.Options keep the others.
+	// The validation and the pre-image setting are the options collMod
+	// changes: they have their own atomics, and c.Options keep the others.
 	if err := c.syncValidation(ent.Options); err != nil {
 		return err
 	}
 	base := ent.Options
 	base.Validator, base.ValidationLevel, base.ValidationAction = c.Options.Validator, c.Options.ValidationLevel, c.Options.ValidationAction
+	base.PreAndPostImages = c.Options.PreAndPostImages
 	if c.indexes.Load() == nil {
 		base = ent.Options // a new object
 	}
