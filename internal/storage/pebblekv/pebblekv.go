@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -135,6 +136,14 @@ func Tune(po *pebble.Options) {
 	// compacts when it holds 8 tables rather than 4 (fewer, larger
 	// compactions; writes stop at 24), and the base level holds 256 MB
 	// before the next level (fewer levels to rewrite while a store grows).
+	// Values of 512 bytes and more (documents, oplog entries) go to blob
+	// files that compactions move by reference instead of rewriting: an
+	// insert writes each document twice (its key and its oplog entry), and
+	// rewriting both through every level bound bulk loads.
+	po.FormatMajorVersion = pebble.FormatValueSeparation
+	po.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		return pebble.ValueSeparationPolicy{Enabled: true, MinimumSize: 512, MaxBlobReferenceDepth: 10, RewriteMinimumAge: 5 * time.Minute, TargetGarbageRatio: 0.2}
+	}
 	po.L0CompactionThreshold = 8
 	po.L0StopWritesThreshold = 24
 	po.LBaseMaxBytes = 256 << 20
