@@ -2,11 +2,11 @@ package crash
 
 import (
 	"context"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/tests/folioproc"
 )
