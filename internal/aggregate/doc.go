@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -40,7 +41,7 @@ func appendValue(dst []byte, key string, v bson.RawValue) []byte {
 	if v.Type == 0 {
 		return dst
 	}
-	return bsoncore.AppendValueElement(dst, key, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	return rawdoc.AppendElement(dst, key, v)
 }
 
 // buildDoc encodes fields as a document, leaving out missing values.

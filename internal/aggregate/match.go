@@ -7,6 +7,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -31,7 +32,7 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	start, rest := bsoncore.AppendDocumentStart(nil)
 	for _, el := range elems {
 		if el.Key() != "$expr" {
-			rest = bsoncore.AppendValueElement(rest, el.Key(), bsoncore.Value{Type: bsoncore.Type(el.Value().Type), Data: el.Value().Value})
+			rest = rawdoc.AppendElement(rest, el.Key(), el.Value())
 			continue
 		}
 		e, err := expr.Compile(el.Value(), p.scope)

@@ -110,7 +110,7 @@ func (d *description) docDiff(diff bson.Raw, path []component) {
 					break
 				}
 				p := append(path, component{name: string(name)})
-				d.updated = bsoncore.AppendValueElement(d.updated, dotted(p), bsoncore.Value{Type: bsoncore.Type(val.Type), Data: val.Value})
+				d.updated = rawdoc.AppendElement(d.updated, dotted(p), val)
 				d.note(p)
 			}
 		case strings.HasPrefix(key, "s"):
@@ -151,7 +151,7 @@ func (d *description) arrayDiff(diff bson.Raw, path []component) {
 			}
 			p := append(path, component{index: idx, isIdx: true})
 			if key[0] == 'u' {
-				d.updated = bsoncore.AppendValueElement(d.updated, dotted(p), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+				d.updated = rawdoc.AppendElement(d.updated, dotted(p), v)
 				d.note(p)
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // statementVars binds the variables of one write statement (update, delete,
@@ -31,7 +32,7 @@ func statementVars(let, constants bson.Raw) (*expr.Let, error) {
 	for _, el := range elementsOf(constants) {
 		var lit int32
 		lit, doc = bsoncore.AppendDocumentElementStart(doc, el.Key())
-		doc = bsoncore.AppendValueElement(doc, "$literal", bsoncore.Value{Type: bsoncore.Type(el.Value().Type), Data: el.Value().Value})
+		doc = rawdoc.AppendElement(doc, "$literal", el.Value())
 		doc, _ = bsoncore.AppendDocumentEnd(doc, lit)
 	}
 	doc, _ = bsoncore.AppendDocumentEnd(doc, start)

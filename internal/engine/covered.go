@@ -3,6 +3,8 @@ package engine
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // coveredDoc is the result of a covered read (see planner.Plan.Covered)
@@ -31,7 +33,7 @@ func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 		} else {
 			v = vals.Index(uint(i)).Value()
 		}
-		out = bsoncore.AppendValueElement(out, fields[i].Path, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		out = rawdoc.AppendElement(out, fields[i].Path, v)
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	s.covBuf = out

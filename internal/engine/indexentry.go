@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // An index entry's value is the encoded _id of its document followed by
@@ -21,7 +22,7 @@ func entryValue(encID []byte, k indexKey) []byte {
 	out := append(make([]byte, 0, len(encID)+16), encID...)
 	start, out := bsoncore.AppendDocumentStart(out)
 	for i, v := range k.vals {
-		out = bsoncore.AppendValueElement(out, strconv.Itoa(i), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		out = rawdoc.AppendElement(out, strconv.Itoa(i), v)
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out

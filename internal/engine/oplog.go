@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -211,7 +212,7 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 func idDoc(doc bson.Raw) bson.Raw {
 	id := documentID(doc)
 	start, out := bsoncore.AppendDocumentStart(nil)
-	out = bsoncore.AppendValueElement(out, "_id", bsoncore.Value{Type: bsoncore.Type(id.Type), Data: id.Value})
+	out = rawdoc.AppendElement(out, "_id", id)
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/update"
 )
 
@@ -112,7 +113,7 @@ func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, bool, err
 // withID returns doc with the _id element first.
 func withID(id bson.RawValue, doc bson.Raw) bson.Raw {
 	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, len(doc)+len(id.Value)+8))
-	out = bsoncore.AppendValueElement(out, "_id", bsoncore.Value{Type: bsoncore.Type(id.Type), Data: id.Value})
+	out = rawdoc.AppendElement(out, "_id", id)
 	out = append(out, doc[4:len(doc)-1]...)
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out

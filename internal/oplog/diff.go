@@ -60,7 +60,7 @@ func docDiff(a, b bson.Raw) []byte {
 			appending = true
 		}
 		if appending {
-			ins = bsoncore.AppendValueElement(ins, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			ins = rawdoc.AppendElement(ins, name, v)
 			continue
 		}
 		was := rawdoc.Lookup(a, name)
@@ -75,7 +75,7 @@ func docDiff(a, b bson.Raw) []byte {
 				ups = bsoncore.AppendArrayElement(ups, name, v.Value)
 			}
 		default:
-			ups = bsoncore.AppendValueElement(ups, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			ups = rawdoc.AppendElement(ups, name, v)
 		}
 	}
 	start, out := bsoncore.AppendDocumentStart(nil)
@@ -113,7 +113,7 @@ func arrayDiff(a, b bson.RawArray) []byte {
 	for i, v := range bv {
 		idx := strconv.Itoa(i)
 		if i >= len(av) {
-			out = bsoncore.AppendValueElement(out, "u"+idx, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			out = rawdoc.AppendElement(out, "u"+idx, v)
 			continue
 		}
 		was := av[i]
@@ -128,7 +128,7 @@ func arrayDiff(a, b bson.RawArray) []byte {
 			}
 			out = bsoncore.AppendArrayElement(out, "u"+idx, v.Value)
 		default:
-			out = bsoncore.AppendValueElement(out, "u"+idx, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			out = rawdoc.AppendElement(out, "u"+idx, v)
 		}
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
@@ -157,12 +157,12 @@ func applyDocDiff(dst []byte, doc, diff bson.Raw) []byte {
 			// removed, or inserted anew at the end
 		case rawdoc.Lookup(ups, name).Type != 0:
 			u := rawdoc.Lookup(ups, name)
-			dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(u.Type), Data: u.Value})
+			dst = rawdoc.AppendElement(dst, name, u)
 		default:
 			sub := rawdoc.Lookup(diff, "s"+name)
 			switch {
 			case sub.Type != bson.TypeEmbeddedDocument:
-				dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+				dst = rawdoc.AppendElement(dst, name, v)
 			case v.Type == bson.TypeArray:
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
 				dst = applyArrayDiff(dst, v.Array(), sub.Document())
@@ -183,7 +183,7 @@ func applyDocDiff(dst []byte, doc, diff bson.Raw) []byte {
 			if i == 0 && rawdoc.Lookup(doc, string(k)).Type != 0 {
 				continue
 			}
-			dst = bsoncore.AppendValueElement(dst, string(k), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			dst = rawdoc.AppendElement(dst, string(k), v)
 		}
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
@@ -229,7 +229,7 @@ func applyArrayDiff(dst []byte, arr bson.RawArray, diff bson.Raw) []byte {
 		sub, ok := subs[i]
 		switch {
 		case !ok:
-			dst = bsoncore.AppendValueElement(dst, name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+			dst = rawdoc.AppendElement(dst, name, v)
 		case v.Type == bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
 			dst = applyArrayDiff(dst, v.Array(), sub)

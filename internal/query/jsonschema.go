@@ -9,11 +9,12 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
-	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // jsonSchema is a compiled $jsonSchema: MongoDB's subset of JSON Schema
@@ -937,7 +938,7 @@ func sortedFields(v bson.RawValue) bson.RawValue {
 	}
 	start, out := bsoncore.AppendDocumentStart(nil)
 	for _, f := range fields {
-		out = appendValue(out, string(f.key), f.val)
+		out = rawdoc.AppendElement(out, string(f.key), f.val)
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return bson.RawValue{Type: v.Type, Value: out}

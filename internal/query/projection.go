@@ -3,10 +3,11 @@ package query
 import (
 	"strings"
 
-	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // Projection is a compiled find() projection (MongoDB 4.4+ semantics).
@@ -96,16 +97,16 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 		key := string(k)
 		switch c.kind {
 		case pkInclude:
-			dst = appendValue(dst, key, v)
+			dst = rawdoc.AppendElement(dst, key, v)
 		case pkSlice:
-			dst = appendValue(dst, key, c.slice(v))
+			dst = rawdoc.AppendElement(dst, key, c.slice(v))
 		case pkPositional:
 			if v.Type == bson.TypeArray && !posDone {
 				if v, err = pickElement(v, pos); err != nil {
 					return nil, err
 				}
 			}
-			dst = appendValue(dst, key, v)
+			dst = rawdoc.AppendElement(dst, key, v)
 		case pkInternal:
 			switch {
 			case v.Type == bson.TypeArray && c.hasPositional && !posDone:
@@ -136,7 +137,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 				return nil, err
 			}
 			if ok {
-				dst = appendValue(dst, c.name, v)
+				dst = rawdoc.AppendElement(dst, c.name, v)
 			}
 		case c.kind == pkInternal && c.hasExpr:
 			if t := rawdoc.Lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
@@ -148,7 +149,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 		case c.kind == pkElemMatch:
 			if ok, i := c.filter.MatchPositional(root); ok && i >= 0 {
 				if e, err := pickElement(rawdoc.Lookup(root, c.name), i); err == nil {
-					dst = appendValue(dst, c.name, e)
+					dst = rawdoc.AppendElement(dst, c.name, e)
 				}
 			}
 		}
@@ -204,10 +205,10 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 		key := string(k)
 		switch {
 		case c == nil:
-			dst = appendValue(dst, key, v)
+			dst = rawdoc.AppendElement(dst, key, v)
 		case c.kind == pkExclude:
 		case c.kind == pkSlice:
-			dst = appendValue(dst, key, c.slice(v))
+			dst = rawdoc.AppendElement(dst, key, c.slice(v))
 		case c.kind == pkInternal && v.Type == bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
 			dst = exclude(dst, v.Value, c)
@@ -215,7 +216,7 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
 			dst = excludeArray(dst, v.Value, c)
 		default:
-			dst = appendValue(dst, key, v)
+			dst = rawdoc.AppendElement(dst, key, v)
 		}
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
@@ -240,7 +241,7 @@ func excludeArray(dst, arr []byte, node *projNode) []byte {
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
 			dst = excludeArray(dst, e.Value, node)
 		default:
-			dst = appendValue(dst, itoa(i), e)
+			dst = rawdoc.AppendElement(dst, itoa(i), e)
 		}
 	}
 	dst, _ = bsoncore.AppendArrayEnd(dst, start)
@@ -275,7 +276,7 @@ func (n *projNode) slice(v bson.RawValue) bson.RawValue {
 			break
 		}
 		if i >= from {
-			dst = appendValue(dst, itoa(j), e)
+			dst = rawdoc.AppendElement(dst, itoa(j), e)
 			j++
 		}
 	}
@@ -297,7 +298,7 @@ func pickElement(arr bson.RawValue, pos int) (bson.RawValue, error) {
 		}
 		if i == pos {
 			start, dst := bsoncore.AppendArrayStart(nil)
-			dst = appendValue(dst, "0", e)
+			dst = rawdoc.AppendElement(dst, "0", e)
 			dst, _ = bsoncore.AppendArrayEnd(dst, start)
 			return bson.RawValue{Type: bson.TypeArray, Value: dst}, nil
 		}

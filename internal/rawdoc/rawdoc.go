@@ -92,3 +92,10 @@ func FirstKey(doc []byte) string {
 	k, _, _ := it.Next()
 	return string(k)
 }
+
+// AppendElement appends an element named key holding v to a document (or
+// array) being built.
+func AppendElement(dst []byte, key string, v bson.RawValue) []byte {
+	dst = bsoncore.AppendHeader(dst, bsoncore.Type(v.Type), key)
+	return append(dst, v.Value...)
+}

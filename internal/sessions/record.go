@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -118,7 +119,7 @@ func (r Result) append(dst []byte) []byte {
 		dst = bsoncore.AppendInt32Element(dst, "nModified", r.NModified)
 	}
 	if r.Upserted.Type != 0 {
-		dst = bsoncore.AppendValueElement(dst, "upserted", bsoncore.Value{Type: bsoncore.Type(r.Upserted.Type), Data: r.Upserted.Value})
+		dst = rawdoc.AppendElement(dst, "upserted", r.Upserted)
 	}
 	if r.UpdatedExisting {
 		dst = bsoncore.AppendBooleanElement(dst, "updatedExisting", true)
