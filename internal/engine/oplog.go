@@ -226,7 +226,7 @@ type OplogSession interface {
 
 // sessionOf is rec's session, or nil.
 func sessionOf(rec Recorder, index int) *oplog.Session {
-	if s, ok := rec.(OplogSession); ok && rec != nil {
+	if s, ok := rec.(OplogSession); ok {
 		return s.OplogSession(index)
 	}
 	return nil

@@ -9,6 +9,7 @@ package oplog
 
 import (
 	"encoding/binary"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -88,27 +89,15 @@ func NewApplyOps(dst []byte, ops []Op, sess *Session, wall time.Time) Entry {
 	dst = bsoncore.AppendStringElement(dst, "ns", "admin.$cmd")
 	oStart, dst := bsoncore.AppendDocumentElementStart(dst, "o")
 	aStart, dst := bsoncore.AppendArrayElementStart(dst, "applyOps")
-	var key [8]byte
 	for i, op := range ops {
 		var s int32
-		s, dst = bsoncore.AppendDocumentElementStart(dst, arrayKey(key[:0], i))
+		s, dst = bsoncore.AppendDocumentElementStart(dst, strconv.Itoa(i))
 		dst = appendOp(dst, op)
 		dst, _ = bsoncore.AppendDocumentEnd(dst, s)
 	}
 	dst, _ = bsoncore.AppendArrayEnd(dst, aStart)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, oStart)
 	return finish(dst, start, sess, wall)
-}
-
-func arrayKey(dst []byte, i int) string {
-	return string(appendInt(dst, i))
-}
-
-func appendInt(dst []byte, i int) []byte {
-	if i >= 10 {
-		dst = appendInt(dst, i/10)
-	}
-	return append(dst, byte('0'+i%10))
 }
 
 // finish appends ts, t, v, wall and the session fields and closes the
