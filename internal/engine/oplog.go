@@ -35,8 +35,11 @@ const DefaultOplogSize = 990 << 20
 type oplogState struct {
 	stamps storage.Stamps
 	limit  int64
-	// size is the bytes of the entries the oplog holds: counted when the
-	// engine opens, then as this engine commits and truncates entries.
+	// size is the bytes of the entries the oplog holds, grown by each entry
+	// staged and set by each truncation pass, which measures them; it
+	// starts above the bound, so that the first pass (the reaper's, just
+	// after start) measures the oplog instead of start-up reading it all.
+	// It only says when to look.
 	size atomic.Int64
 	// oldest is the stamp of the oldest entry kept.
 	oldest   atomic.Uint64
@@ -55,24 +58,22 @@ func (e *Engine) openOplog() error {
 	if o.limit <= 0 {
 		o.limit = DefaultOplogSize
 	}
-	it, err := e.kv.NewIter(oplogPrefix, keyenc.PrefixEnd(oplogPrefix))
+	end := keyenc.PrefixEnd(oplogPrefix)
+	it, err := e.kv.NewIter(oplogPrefix, end)
 	if err != nil {
 		return err
 	}
-	var size int64
 	var first, last uint64
-	for ok := it.First(); ok; ok = it.Next() {
-		st := binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
-		if first == 0 {
-			first = st
-		}
-		last = st
-		size += int64(len(it.Key()) + len(it.Value()))
+	if it.First() {
+		first = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
+	}
+	if it.Last() {
+		last = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
 	}
 	if err := firstErr(it.Error(), it.Close()); err != nil {
 		return err
 	}
-	o.size.Store(size)
+	o.size.Store(o.limit + 1)
 	o.oldest.Store(first)
 	e.oplog = o
 	if last != 0 {
