@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"hash"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -13,27 +14,23 @@ import (
 // Sync makes every write committed so far durable (fsync).
 func (e *Engine) Sync() error { return e.kv.Sync() }
 
-// ScanDocuments calls fn with each document of db.coll in _id order, the
-// read of dbHash and dataSize. A missing collection has none.
+// ScanDocuments calls fn with each document of db.coll in _id order (a
+// find without filter reads the documents in their key order), the read
+// of dbHash and dataSize; doc is valid until fn returns. A missing
+// collection has none.
 func (e *Engine) ScanDocuments(ctx context.Context, db, coll string, fn func(doc []byte)) error {
-	c := e.cat.get(db, coll)
-	if c == nil {
-		return nil
-	}
-	lo, hi := docSpan(c.ID)
-	snap := e.kv.NewSnapshot()
-	defer snap.Close()
-	it, err := snap.NewIter(lo, hi)
+	cur, err := e.Find(db, coll, FindOptions{Ctx: ctx})
 	if err != nil {
 		return err
 	}
-	for ok := it.First(); ok; ok = it.Next() {
-		if err := mongoerr.Interruption(ctx); err != nil {
-			return firstErr(err, it.Close())
+	defer cur.Close()
+	for {
+		doc, err := docsrc.Lend(cur)
+		if doc == nil || err != nil {
+			return err
 		}
-		fn(it.Value())
+		fn(doc)
 	}
-	return firstErr(it.Error(), it.Close())
 }
 
 // CollectionHash is the MD5 of db.coll's documents, each as stored (its
