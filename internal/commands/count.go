@@ -56,7 +56,8 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+	// A view is read as an aggregate, which resolves its chain of views.
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +84,8 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	key, o := parseDistinct(&r.args)
-	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+	// A view is read as an aggregate, which resolves its chain of views.
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,8 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, isView, err := s.resolveView(r, r.DB, coll); err != nil || isView {
+	// A view is read as an aggregate, which resolves its chain of views.
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {
 			return nil, err
 		}

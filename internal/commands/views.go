@@ -274,6 +274,15 @@ func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error
 	if a.tailable {
 		return nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
 	}
+	// The find options an aggregate has no counterpart for, as MongoDB
+	// refuses them on views; singleBatch is taken with a limit of 1 (a
+	// findOne), which the aggregate's cursor never outlives.
+	switch {
+	case a.noTimeout:
+		return nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
+	case a.single && a.Limit != 1:
+		return nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
+	}
 	stages := queryStages(a.FindOptions)
 	if len(a.Projection) > 5 {
 		stages = append(stages, bson.D{{Key: "$project", Value: a.Projection}})

@@ -66,6 +66,11 @@ func TestViews(t *testing.T) {
 	if err := vals.Decode(&tags); err != nil || len(tags) != 3 {
 		t.Errorf("distinct on the view: %v %v", tags, err)
 	}
+	// findOne (limit 1, singleBatch) works on a view
+	var one bson.Raw
+	if err := view.FindOne(ctx, bson.D{{Key: "cust", Value: "cy"}}, options.FindOne().SetSort(bson.D{{Key: "amount", Value: 1}})).Decode(&one); err != nil || one.Lookup("amount").Int32() != 50 {
+		t.Errorf("findOne on the view: %v %v", one, err)
+	}
 	// a view on the view
 	if n, err := db.Collection("bigbob").CountDocuments(ctx, bson.D{}); err != nil || n != 5 {
 		t.Errorf("view on a view: %d %v", n, err)
@@ -117,6 +122,8 @@ func TestViews(t *testing.T) {
 		{"$out in a view", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "x"}}}}}, 167},
 		{"existing name", bson.D{{Key: "create", Value: "big"}, {Key: "viewOn", Value: "orders"}}, 48},
 		{"capped view", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "capped", Value: true}}, 72},
+		{"noCursorTimeout", bson.D{{Key: "find", Value: "big"}, {Key: "noCursorTimeout", Value: true}}, 168},
+		{"singleBatch", bson.D{{Key: "find", Value: "big"}, {Key: "singleBatch", Value: true}}, 168},
 		{"change stream", bson.D{{Key: "aggregate", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, 166},
 	} {
 		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != tc.code {
