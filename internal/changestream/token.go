@@ -49,11 +49,7 @@ func (t Token) appendData(dst []byte) []byte {
 	}
 	b = append(b, 1)
 	b = binary.BigEndian.AppendUint32(b, t.TxnOpIndex)
-	inv := byte(0)
-	if t.FromInvalidate {
-		inv = 1
-	}
-	b = append(b, inv, byte(len(t.UUID)))
+	b = append(b, bit(t.FromInvalidate), byte(len(t.UUID)))
 	b = append(b, t.UUID...)
 	b = append(b, t.DocKey...)
 	return appendHexUpper(dst, b)
@@ -85,23 +81,14 @@ func (t Token) appendDoc(dst []byte) []byte {
 
 // Compare orders tokens (see Token).
 func (t Token) Compare(o Token) int {
-	if c := cmp.Compare(t.TS, o.TS); c != 0 {
-		return c
-	}
-	if t.Event != o.Event {
-		if t.Event {
-			return 1
-		}
-		return -1
-	}
-	if c := cmp.Compare(t.TxnOpIndex, o.TxnOpIndex); c != 0 {
-		return c
-	}
-	if t.FromInvalidate != o.FromInvalidate {
-		if t.FromInvalidate {
-			return 1
-		}
-		return -1
+	return cmp.Or(cmp.Compare(t.TS, o.TS), cmp.Compare(bit(t.Event), bit(o.Event)),
+		cmp.Compare(t.TxnOpIndex, o.TxnOpIndex), cmp.Compare(bit(t.FromInvalidate), bit(o.FromInvalidate)))
+}
+
+// bit is 1 for true, 0 for false.
+func bit(b bool) byte {
+	if b {
+		return 1
 	}
 	return 0
 }
