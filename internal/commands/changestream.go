@@ -65,10 +65,21 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 			return nil, mongoerr.New(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", name)
 		}
 	}
+	if a.hint.Type != 0 {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "hint on a $changeStream pipeline is not supported by Folio: a stream reads the oplog, not an index")
+	}
 	opts := a.opts
 	opts.Coll = nsColl
+	// The stages after $changeStream compare under the command's
+	// collation, or the watched collection's default.
+	if opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+		return nil, err
+	}
 	p, err := aggregate.Parse(rest, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkPipelineCollation(opts.Collator, p.Stages()); err != nil {
 		return nil, err
 	}
 	src := &changeStreamSource{eng: s.Engine, stream: changestream.Stream{Spec: spec, Scope: scope}}

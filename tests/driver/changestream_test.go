@@ -327,6 +327,20 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 		}
 	}
 
+	// The following stages compare under the command's collation.
+	ci, err := coll.Watch(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "fullDocument.name", Value: "ANN"}}}}},
+		options.ChangeStream().SetCollation(options.Collation{Locale: "en", Strength: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ci.Close(ctx)
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 20}, {Key: "name", Value: "bob"}}, bson.D{{Key: "_id", Value: 21}, {Key: "name", Value: "ann"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if e := nextEvent(t, ci); e.Lookup("documentKey", "_id").Int32() != 21 {
+		t.Errorf("collated $match on a change stream: %s", e)
+	}
+
 	// The reply: the batch, then postBatchResumeToken, id and ns; the
 	// getMore's too.
 	reply, err := aggregateRaw(t, db, bson.D{{Key: "aggregate", Value: "stages"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}})
@@ -417,6 +431,8 @@ func TestChangeStreamRefusals(t *testing.T) {
 			t.Errorf("%s: code %d (%v), want %d", tc.name, got, err, tc.code)
 		}
 	}
+	hinted := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: cs(bson.D{})}, {Key: "cursor", Value: bson.D{}}, {Key: "hint", Value: "_id_"}}).Err()
+	requireCode(t, hinted, 238, "NotImplemented")
 	// A standalone server has no change streams.
 	standalone := connect(t, startInstance(t, defaultConfig()))
 	_, err := standalone.Database(testDB).Collection("c").Watch(ctx, mongo.Pipeline{})
