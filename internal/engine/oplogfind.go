@@ -28,10 +28,13 @@ type OplogCursor struct {
 
 // FindOplog opens a find on the oplog. A filter on ts with $gt, $gte or
 // equality to a timestamp starts the scan there, as MongoDB's oplog scans
-// do. A sort other than $natural is refused (NotImplemented).
+// do. A sort other than $natural, and a hint, are refused (NotImplemented).
 func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	if e.oplog == nil {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "local.oplog.rs is kept only on Folio's embedded Pebble storage")
+	}
+	if o.Hint.Type != 0 {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "hint on local.oplog.rs is not supported by Folio: the oplog has no indexes")
 	}
 	q, err := compileFind(o, nil)
 	if err != nil {

@@ -698,6 +698,9 @@ func TestOplogCollection(t *testing.T) {
 	if len(from) != 2 || !from[0].Lookup("ts").Equal(ts) {
 		t.Errorf("entries from %v: %v", ts, from)
 	}
+	// the oplog has no index to hint
+	_, err := oplog.Find(ctx, bson.D{}, options.Find().SetHint("_id_"))
+	requireCode(t, err, 238, "NotImplemented")
 	// tailable
 	lt, li := latest[0].Lookup("ts").Timestamp()
 	cur, err := oplog.Find(ctx, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: bson.Timestamp{T: lt, I: li}}}}}, options.Find().SetCursorType(options.TailableAwait))
