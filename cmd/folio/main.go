@@ -170,7 +170,8 @@ func run(args []string, stderr io.Writer) error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level: %w", err)
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	// The instance filters by level (setParameter's logLevel lowers it).
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 	var handler slog.Handler
 	switch *logFormat {
 	case "text":
@@ -220,8 +221,9 @@ func run(args []string, stderr io.Writer) error {
 		SlowMS:         *slowMS,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
-		Logger: slog.New(handler),
-		Argv:   append([]string{"folio"}, args...),
+		Logger:   slog.New(handler),
+		LogLevel: level,
+		Argv:     append([]string{"folio"}, args...),
 	})
 	if err != nil {
 		return err

@@ -74,6 +74,9 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if dropped, err := s.dropView(r, name); dropped || err != nil {
 		return nil, err
 	}
+	if name == engine.ProfileCollection && s.prof.of(r.DB).level > 0 {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "turn off profiling before dropping system.profile collection")
+	}
 	c := s.Engine.Collection(r.DB, name)
 	existed, err := s.Engine.DropCollection(r.DB, name)
 	if err != nil || !existed || c == nil {

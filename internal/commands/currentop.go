@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sessions"
@@ -35,6 +36,12 @@ type activeOp struct {
 	ctx       context.Context
 	kill      context.CancelCauseFunc
 	stopTimer context.CancelFunc // releases maxTimeMS's timer; nil without one
+
+	// stats count the work of the operation's scans, which run under
+	// ctx; out is what it returned or wrote. Only the operation's
+	// goroutine touches them.
+	stats engine.OpStats
+	out   opOutcome
 
 	mu          sync.Mutex
 	msg         string
@@ -122,7 +129,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	op.id = o.next
 	o.ops[op.id] = op
 	o.mu.Unlock()
-	r.Ctx = op.ctx
+	r.Ctx = engine.WithOpStats(op.ctx, &op.stats)
 	return op, nil
 }
 

@@ -51,7 +51,9 @@ func cursorReplyWith(r *Request, ns, batchField string, fill func([]byte) ([]byt
 	if after != nil {
 		out = after(out)
 	}
-	out = bsoncore.AppendInt64Element(out, "id", id())
+	cursorID := id()
+	r.op.noteCursor(n, cursorID)
+	out = bsoncore.AppendInt64Element(out, "id", cursorID)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
 	reply := endCursorReply(out, cur)
 	r.Scratch = reply[:0]
@@ -167,7 +169,8 @@ type firstBatch struct {
 
 // openCursor wraps src as a cursor of db.coll belonging to r's session and
 // transaction.
-func openCursor(r *Request, db, coll string, src cursors.Source) *cursors.Cursor {
+func openCursor(r *Request, db, coll string, src *boundSource) *cursors.Cursor {
+	src.opener = r.op
 	c := cursors.New(db, coll, src)
 	c.User = r.Conn.ownerKey()
 	if r.session != nil {
@@ -373,7 +376,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	bs := c.Source().(*boundSource)
-	detach := bs.attach(r.Ctx)
+	detach := bs.attach(r.Ctx, r.op)
 	var done bool
 	fill := func(out []byte) ([]byte, int, error) {
 		out, count, d, err := fillBatch(out, c, a.batchSize, math.MaxInt64)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -83,22 +84,35 @@ type boundSource struct {
 	ctx     *binding
 	limited bool
 	left    time.Duration
+	// opener is the operation that opened the cursor: its command is a
+	// getMore's originatingCommand, and the scans it opened count their
+	// work into its stats.
+	opener *activeOp
 }
 
-// attach binds the cursor to the command whose context is ctx, bounded by
-// the maxTimeMS it has left; detach, called when that command is done with
-// it, charges the time spent and unbinds it.
-func (bs *boundSource) attach(ctx context.Context) (detach func()) {
+// attach binds the cursor to the command whose context is ctx and whose
+// operation is op, bounded by the maxTimeMS it has left; detach, called
+// when that command is done with it, charges the time spent, adds the
+// work the opener's scans did meanwhile to op's, and unbinds it.
+func (bs *boundSource) attach(ctx context.Context, op *activeOp) (detach func()) {
 	stop := context.CancelFunc(func() {})
 	if bs.limited {
 		ctx, stop = context.WithTimeoutCause(ctx, bs.left, errMaxTimeMS)
 	}
 	bs.ctx.bind(ctx)
 	start := time.Now()
+	var before engine.OpStats
+	if bs.opener != nil {
+		before = bs.opener.stats
+	}
 	return func() {
 		bs.left -= time.Since(start)
 		bs.ctx.bind(context.Background())
 		stop()
+		if bs.opener != nil && op != nil {
+			op.stats.Add(bs.opener.stats.Since(before))
+			op.out.origin = bs.opener.cmd
+		}
 	}
 }
 

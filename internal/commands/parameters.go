@@ -1,7 +1,10 @@
 package commands
 
 import (
+	"log/slog"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,6 +34,63 @@ type serverParameter struct {
 	startup  bool // settable at startup (a flag of Folio's)
 }
 
+// LogLevel is the log's level: Base, the level the server started with,
+// or debug while logLevel (MongoDB's verbosity, 0 to 5) is 1 or more. A
+// nil Var (a Service without a log) keeps the verbosity alone.
+type LogLevel struct {
+	Var       *slog.LevelVar
+	Base      slog.Level
+	verbosity atomic.Int32
+}
+
+func (l *LogLevel) set(v int64) {
+	l.verbosity.Store(int32(v))
+	if l.Var == nil {
+		return
+	}
+	if v > 0 {
+		l.Var.Set(min(l.Base, slog.LevelDebug))
+	} else {
+		l.Var.Set(l.Base)
+	}
+}
+
+// DefaultTTLMonitorSleepSecs is MongoDB's ttlMonitorSleepSecs.
+const DefaultTTLMonitorSleepSecs = 60
+
+// TTLMonitor is when the TTL monitor runs: every ttlMonitorSleepSecs,
+// while ttlMonitorEnabled. The zero value is MongoDB's default.
+type TTLMonitor struct {
+	sleepOffset atomic.Int64 // ttlMonitorSleepSecs - DefaultTTLMonitorSleepSecs
+	disabled    atomic.Bool
+	once        sync.Once
+	changed     chan struct{}
+}
+
+// Changed receives a value after each change of the sleep: the monitor
+// then starts its wait anew.
+func (m *TTLMonitor) Changed() <-chan struct{} {
+	m.once.Do(func() { m.changed = make(chan struct{}, 1) })
+	return m.changed
+}
+
+func (m *TTLMonitor) setSleep(secs int64) {
+	m.sleepOffset.Store(secs - DefaultTTLMonitorSleepSecs)
+	m.Changed()
+	select {
+	case m.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Sleep is the time between the monitor's passes.
+func (m *TTLMonitor) Sleep() time.Duration {
+	return time.Duration(m.sleepOffset.Load()+DefaultTTLMonitorSleepSecs) * time.Second
+}
+
+// Enabled reports whether the monitor deletes expired documents.
+func (m *TTLMonitor) Enabled() bool { return !m.disabled.Load() }
+
 // allowDiskUseByDefault is the allowDiskUse of a find or aggregate that
 // does not give it: MongoDB 6.0+ lets blocking stages spill to disk unless
 // told not to (allowDiskUse: false, or this parameter false).
@@ -56,6 +116,21 @@ var serverParameters = map[string]serverParameter{
 		get: func(s *Service) any { return int32(s.Engine.SortMemoryLimit()) },
 		set: func(s *Service, n int64) { s.Engine.SetSortMemoryLimit(n) },
 		min: 0, max: 1<<31 - 1,
+	},
+	"logLevel": {
+		get: func(s *Service) any { return s.LogLevel.verbosity.Load() },
+		set: func(s *Service, n int64) { s.LogLevel.set(n) },
+		min: 0, max: 5,
+	},
+	"ttlMonitorSleepSecs": {
+		get: func(s *Service) any { return int32(s.TTLMonitor.Sleep() / time.Second) },
+		set: func(s *Service, n int64) { s.TTLMonitor.setSleep(n) },
+		min: 1, max: 1<<31 - 1,
+	},
+	"ttlMonitorEnabled": {
+		get:     func(s *Service) any { return s.TTLMonitor.Enabled() },
+		set:     func(s *Service, n int64) { s.TTLMonitor.disabled.Store(n == 0) },
+		boolean: true,
 	},
 	"allowDiskUseByDefault": {
 		get:     func(s *Service) any { return s.allowDiskUseByDefault() },

@@ -2,100 +2,154 @@ package commands
 
 import (
 	"math"
-	"math/rand/v2"
+	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 )
 
-// The slow-operation log and the profile command. A command that takes
-// slowms or longer is logged as MongoDB logs it ("Slow query", with its
-// namespace, command, duration and reply length), for a sampleRate
-// fraction of them. Profiling into system.profile (levels 1 and 2) is not
-// implemented and is refused.
+// The profile command. Each database has a profiling level: 0 records
+// nothing, 1 records in its system.profile the operations that take
+// slowms or longer, 2 every operation. The slow-operation log covers every
+// database at every level. sampleRate is the fraction of operations
+// considered for both; a database's filter, when set, replaces slowms and
+// sampleRate for its operations: those matching it are logged, and
+// profiled at level 1. slowms and sampleRate are the server's.
 // https://www.mongodb.com/docs/v7.0/reference/command/profile/
 
 func init() {
 	register(profileCmd, &argSpec{path: "profile", fields: []argField{
 		arg("slowms", tSafe),
 		arg("sampleRate", tSafe),
-		refuse("filter", tDoc, "profiler filters"),
+		arg("filter", tObjectOrUnset),
 	}}, "profile")
 	authzRules["profile"] = onDatabase("enableProfiler")
 }
 
+// tObjectOrUnset is MongoDB's ObjectOrUnset: a document, or "unset".
+var tObjectOrUnset = argType{typeMask(bson.TypeEmbeddedDocument, bson.TypeString), "types '[object, string]'"}
+
 // DefaultSlowMS is MongoDB's slowms default.
 const DefaultSlowMS = 100
 
-// slowLog is the slow-operation log's settings.
-type slowLog struct {
+// profiling holds the profiler's and the slow-operation log's settings.
+type profiling struct {
 	// ms is slowms minus DefaultSlowMS, so that the zero Service has
 	// MongoDB's default.
 	ms atomic.Int64
 	// rate is 1 - sampleRate as float64 bits, for the same reason.
 	rate atomic.Uint64
+	// active counts the databases with a level or a filter set, so that
+	// an operation looks its database up only when some has one.
+	active atomic.Int32
+	mu     sync.RWMutex
+	dbs    map[string]dbProfile
+}
+
+// dbProfile is one database's profiling settings.
+type dbProfile struct {
+	level     int32
+	filter    *query.Filter
+	filterDoc bson.Raw
+}
+
+// of returns db's settings.
+func (p *profiling) of(db string) dbProfile {
+	if p.active.Load() == 0 {
+		return dbProfile{}
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.dbs[db]
+}
+
+// set replaces db's settings.
+func (p *profiling) set(db string, d dbProfile) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dbs == nil {
+		p.dbs = map[string]dbProfile{}
+	}
+	_, had := p.dbs[db]
+	if d.level == 0 && d.filter == nil {
+		delete(p.dbs, db)
+		if had {
+			p.active.Add(-1)
+		}
+		return
+	}
+	p.dbs[db] = d
+	if !had {
+		p.active.Add(1)
+	}
 }
 
 // SlowMS is the slow-operation threshold in milliseconds.
-func (s *Service) SlowMS() int64 { return s.slow.ms.Load() + DefaultSlowMS }
+func (s *Service) SlowMS() int64 { return s.prof.ms.Load() + DefaultSlowMS }
 
 // SetSlowMS sets the slow-operation threshold (-slowms, profile's slowms).
-func (s *Service) SetSlowMS(ms int64) { s.slow.ms.Store(ms - DefaultSlowMS) }
+func (s *Service) SetSlowMS(ms int64) { s.prof.ms.Store(ms - DefaultSlowMS) }
 
-// sampleRate is the fraction of slow operations logged.
-func (s *Service) sampleRate() float64 { return 1 - math.Float64frombits(s.slow.rate.Load()) }
+// sampleRate is the fraction of operations the profiler and the slow log
+// consider.
+func (s *Service) sampleRate() float64 { return 1 - math.Float64frombits(s.prof.rate.Load()) }
 
-// logIfSlow logs r as a slow operation when it took slowms or more.
-func (s *Service) logIfSlow(r *Request, name string, d time.Duration, reply bson.Raw, err error) {
-	ms := d.Milliseconds()
-	if s.Log == nil || ms < s.SlowMS() || (s.sampleRate() < 1 && rand.Float64() >= s.sampleRate()) {
-		return
-	}
-	ns := r.DB + ".$cmd"
-	if coll, ok := r.args.first().StringValueOK(); ok && coll != "" {
-		ns = r.DB + "." + coll
-	}
-	attrs := []any{"type", "command", "ns", ns, "command", name, "commandDocument", r.Cmd.String(),
-		"durationMillis", ms, "reslen", len(reply)}
-	if r.Conn != nil {
-		attrs = append(attrs, "remote", r.Conn.Remote)
-	}
-	if err != nil {
-		e := mongoerr.As(err)
-		attrs = append(attrs, "ok", 0, "errCode", int32(e.Code), "errName", e.Code.Name())
-	}
-	s.Log.Info("Slow query", attrs...)
-}
+// profileFilterNote is the note MongoDB's profile answers when it sets or
+// unsets a filter.
+const profileFilterNote = "When a filter expression is set, slowms and sampleRate are not used for profiling and slow-query log lines."
 
-// profileCmd reads and sets the profiling level and the slow-operation
-// settings: {profile: -1 | 0, slowms, sampleRate}. It answers the level,
-// slowms and sampleRate before the change.
+// profileCmd reads and sets the database's profiling level and filter and
+// the server's slowms and sampleRate: {profile: -1 (read only) | 0 | 1 |
+// 2, slowms, sampleRate, filter: <query> | "unset"}. It answers the
+// settings before the change.
 func profileCmd(s *Service, r *Request) (bson.Raw, error) {
 	v := r.args.first()
 	level, ok := v.AsInt64OK()
 	if !ok {
 		return nil, wrongType("profile", "profile", v, "int")
 	}
-	switch level {
-	case -1, 0:
-	case 1, 2:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "profiling level %d (recording operations in system.profile) is not supported by Folio; slow operations are logged at level 0", level)
-	default:
+	if level < -1 || level > 2 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Invalid profiling level: %d", level)
 	}
-	reply := marshal(bson.D{{Key: "was", Value: int32(0)}, {Key: "slowms", Value: int32(s.SlowMS())}, {Key: "sampleRate", Value: s.sampleRate()}})
+	prev := s.prof.of(r.DB)
+	reply := bson.D{{Key: "was", Value: prev.level}, {Key: "slowms", Value: int32(s.SlowMS())}, {Key: "sampleRate", Value: s.sampleRate()}}
+	if prev.filterDoc != nil {
+		reply = append(reply, bson.E{Key: "filter", Value: prev.filterDoc})
+	}
+	next := prev
+	if r.args.has("filter") {
+		f := r.args.value("filter")
+		switch {
+		case f.Type == bson.TypeString && f.StringValue() == "unset":
+			next.filter, next.filterDoc = nil, nil
+		case f.Type == bson.TypeString:
+			return nil, mongoerr.New(mongoerr.BadValue, "'unset' is the only expected string value for 'filter'")
+		default:
+			doc := bson.Raw(append([]byte(nil), f.Value...))
+			m, err := query.Compile(doc)
+			if err != nil {
+				return nil, err
+			}
+			next.filter, next.filterDoc = m, doc
+		}
+		reply = append(reply, bson.E{Key: "note", Value: profileFilterNote})
+	}
 	if r.args.has("sampleRate") {
 		rate, _ := r.args.value("sampleRate").AsFloat64OK()
 		if rate < 0 || rate > 1 {
 			return nil, mongoerr.New(mongoerr.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")
 		}
-		s.slow.rate.Store(math.Float64bits(1 - rate))
+		s.prof.rate.Store(math.Float64bits(1 - rate))
 	}
 	if r.args.has("slowms") {
 		s.SetSlowMS(r.args.safeInt("slowms"))
 	}
-	return reply, nil
+	if level >= 0 {
+		next.level = int32(level)
+	}
+	s.prof.set(r.DB, next)
+	return marshal(reply), nil
 }

@@ -72,7 +72,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if s.Metrics != nil {
 		s.Metrics.Command(metricsName(r.Cmd), outcome(err), d)
 	}
-	s.logIfSlow(r, Name(r.Cmd), d, reply, err)
+	s.observe(r, Name(r.Cmd), d, reply, err)
 	if err != nil {
 		out := s.errorReply(err)
 		if r.waitedForWriteConcern && !refusedBeforeRun(err) {

@@ -76,8 +76,13 @@ type Service struct {
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
 	// parameters.go), so that the zero Service has MongoDB's default.
 	noDiskUseByDefault atomic.Bool
-	// slow is the slow-operation log's settings (profile.go).
-	slow slowLog
+	// LogLevel is the log's level, which setParameter's logLevel changes.
+	LogLevel LogLevel
+	// TTLMonitor is the TTL monitor's schedule.
+	TTLMonitor TTLMonitor
+	// prof is the profiler's and the slow-operation log's settings
+	// (profile.go).
+	prof profiling
 	// conns are the open client connections, for currentOp.
 	conns connRegistry
 }

@@ -211,6 +211,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	s.Docs.Inserted.Add(int64(n))
+	r.op.noteInserted(n)
 	if pos != nil {
 		for i := range werrs {
 			werrs[i].Index = pos[werrs[i].Index]
@@ -297,7 +298,13 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
+		profiled := s.profileStatement(r, "update", a.docs[i])
 		res, err := updateStatementRun(s, r, coll, u, a.let)
+		w := writeCounts{n: res.Matched, nModified: res.Modified}
+		if res.UpsertedID.Type != 0 {
+			w.nUpserted = 1
+		}
+		profiled(w, err)
 		if failsBatch(err) {
 			return nil, err
 		}
@@ -381,7 +388,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		wo.Collation = st.collation
 		if err == nil {
 			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
+			profiled := s.profileStatement(r, "remove", a.docs[i])
 			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+			profiled(writeCounts{n: removed}, err)
 		}
 		if failsBatch(err) {
 			return nil, err

@@ -501,6 +501,9 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	if err := ValidateCollName(toDB, to); err != nil {
 		return err
 	}
+	if from == ProfileCollection || to == ProfileCollection {
+		return mongoerr.New(mongoerr.IllegalOperation, "renaming to or from %s is not allowed", ProfileCollection)
+	}
 	e.cat.mu.Lock()
 	v, err := e.catalogChange(func(tx storage.Txn) error {
 		src := e.cat.colls[nsKey(fromDB, from)]

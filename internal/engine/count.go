@@ -24,11 +24,13 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return e.count(c, p, q.filter, o, &scanStats{})
+	st := opStatsOf(o.Ctx)
+	st.ran(c, p, true)
+	return e.count(c, p, q.filter, o, st)
 }
 
 // count runs the count of a plan.
-func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOptions, stats *scanStats) (int64, error) {
+func (e *Engine) count(c *Collection, p *planner.Plan, f *query.Filter, o FindOptions, stats *OpStats) (int64, error) {
 	src, err := e.openSource(o.Ctx, c, p, o.Txn, stats)
 	if err != nil {
 		return 0, err
@@ -72,7 +74,7 @@ func (s *planSource) countKeys(want int64) (int64, error) {
 		if err := mongoerr.Interruption(s.ctx); err != nil {
 			return 0, err
 		}
-		s.stats.keysExamined++
+		s.stats.KeysExamined++
 		if s.p.HasChecks() {
 			if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
 				if seek != nil {

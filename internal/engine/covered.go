@@ -22,7 +22,7 @@ func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 		if err != nil || !found {
 			return nil, err
 		}
-		s.stats.docsExamined++
+		s.stats.DocsExamined++
 		doc = d
 	}
 	start, out := bsoncore.AppendDocumentStart(s.covBuf[:0])

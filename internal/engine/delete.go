@@ -8,6 +8,9 @@ import (
 // only the first when limit is 1. Each removal is atomic on its own. hint,
 // when set, names the index to use.
 func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions) (int64, error) {
+	if err := userWritable(db, coll); err != nil {
+		return 0, err
+	}
 	txn := wo.Txn
 	f, err := e.writeFilter(txn, db, coll, filter, wo)
 	if err != nil {

@@ -35,7 +35,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 // decide the filter, reading the first entry of each value and seeking
 // past the others, as MongoDB's DISTINCT_SCAN does. ok is false when no
 // index qualifies (or the index turned multikey since it was planned).
-func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *scanStats) (vals []bson.RawValue, ok bool, err error) {
+func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStats) (vals []bson.RawValue, ok bool, err error) {
 	c := e.lookup(o.Txn, db, coll)
 	if c == nil {
 		return nil, false, nil
@@ -53,6 +53,7 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *scanSt
 	if ps.p.Distinct() == "" {
 		return nil, false, nil
 	}
+	stats.ran(c, ps.p, false)
 	if vals, err = ps.distinctValues(strings.Split(key, ".")); err != nil {
 		return nil, false, err
 	}
@@ -71,7 +72,7 @@ func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
 		if err := mongoerr.Interruption(s.ctx); err != nil {
 			return nil, err
 		}
-		s.stats.keysExamined++
+		s.stats.KeysExamined++
 		k := s.it.Key()
 		if s.p.HasChecks() {
 			if ok, seek := s.p.CheckKey(k, len(s.prefix)); !ok {
@@ -93,7 +94,7 @@ func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
 				return nil, err
 			}
 			if found {
-				s.stats.docsExamined++
+				s.stats.DocsExamined++
 				collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
 					out = append(out, cloneValue(v))
 				})

@@ -61,7 +61,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 	if !execute {
 		return out, nil
 	}
-	stats := &scanStats{}
+	stats := &OpStats{}
 	var n int64
 	start := time.Now()
 	stages := winning
@@ -122,7 +122,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	if !execute {
 		return out, nil
 	}
-	stats := &scanStats{}
+	stats := &OpStats{}
 	start := time.Now()
 	vals, _, err := e.distinctScan(db, coll, key, o, stats)
 	if err != nil {
@@ -148,13 +148,13 @@ func queryPlanner(ns string, filter bson.Raw, c *Collection, id cacheIdentity, w
 }
 
 // executionStats is the executionStats section of an explain.
-func executionStats(n int64, start time.Time, stats *scanStats, stages bson.D) bson.E {
+func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D) bson.E {
 	return bson.E{Key: "executionStats", Value: bson.D{
 		{Key: "executionSuccess", Value: true},
 		{Key: "nReturned", Value: n},
 		{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
-		{Key: "totalKeysExamined", Value: stats.keysExamined},
-		{Key: "totalDocsExamined", Value: stats.docsExamined},
+		{Key: "totalKeysExamined", Value: stats.KeysExamined},
+		{Key: "totalDocsExamined", Value: stats.DocsExamined},
 		{Key: "executionStages", Value: stages},
 	}}
 }

@@ -163,7 +163,9 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	cur, err := e.execute(c, q, p, o, &scanStats{})
+	st := opStatsOf(o.Ctx)
+	st.ran(c, p, false)
+	cur, err := e.execute(c, q, p, o, st)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +173,7 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 }
 
 // execute opens the plan's scan and the stages above it.
-func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *scanStats) (Cursor, error) {
+func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats) (Cursor, error) {
 	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
 	if err != nil {
 		return nil, err
@@ -194,7 +196,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
-func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *scanStats) (*matchScan, error) {
+func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *OpStats) (*matchScan, error) {
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
@@ -210,7 +212,7 @@ func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *
 // unless other engines may write the store.
 // Keys the scan passes over without yielding a document are examined
 // under ctx.
-func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *scanStats) (docSource, error) {
+func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan, txn *Txn, stats *OpStats) (docSource, error) {
 	scans := []*planner.Plan{p}
 	if p.Or != nil {
 		scans = p.Or

@@ -59,6 +59,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 			return FindAndModifyResult{}, err
 		}
 	}
+	if err := userWritable(db, coll); err != nil {
+		return FindAndModifyResult{}, err
+	}
 	c, release, err := e.writable(s.Txn, db, coll, s.Upsert)
 	if err != nil || c == nil {
 		return FindAndModifyResult{}, err

@@ -26,6 +26,13 @@ const insertChunk = 1000
 // interruption (wo.Ctx) stops the batch between chunks of documents, with
 // the interruption's error: the documents stored so far stay.
 func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
+	if err := userWritable(db, coll); err != nil {
+		return 0, nil, err
+	}
+	return e.insert(db, coll, docs, ordered, wo)
+}
+
+func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
 	txn := wo.Txn
 	c, release, err := e.writable(txn, db, coll, true)
 	if err != nil {

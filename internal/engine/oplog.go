@@ -117,7 +117,7 @@ func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
 // A collection that records pre-images keeps the document before an
 // update, replace or delete with the entry.
 func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what change, sess *oplog.Session) error {
-	if e.oplog == nil {
+	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
 	ent := oplog.New(nil, docOp(c, old, next, what), sess, time.Now())
@@ -126,6 +126,10 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	}
 	return e.stageEntry(tx, ent)
 }
+
+// replicated reports whether c's changes are logged: all but those of a
+// database's system.profile, which MongoDB does not replicate.
+func (c *Collection) replicated() bool { return c.Name != ProfileCollection }
 
 // logTxn stages the applyOps entry of a transaction's commit, with the
 // pre-images of its operations on collections that record them.
@@ -150,7 +154,7 @@ type txnPreImage struct {
 // logs it ({create: coll, ...}, {drop: coll}, {dropDatabase: 1}, ...); c
 // is the collection it concerns (nil for the database).
 func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) error {
-	if e.oplog == nil {
+	if e.oplog == nil || c != nil && !c.replicated() {
 		return nil
 	}
 	raw, err := bson.Marshal(o)
@@ -169,7 +173,7 @@ func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) 
 // is {dropIndexes: coll, index: name} and o2 the spec), as MongoDB logs
 // them.
 func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.Raw) error {
-	if e.oplog == nil {
+	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
 	start, o := bsoncore.AppendDocumentStart(nil)

@@ -82,12 +82,15 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 // error once ctx ends, as the scan-and-match loop does.
 func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget int64) (trialRun, error) {
 	var r trialRun
-	stats := &scanStats{}
+	stats := &OpStats{}
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return r, err
 	}
 	defer src.Close()
+	defer func() {
+		opStatsOf(ctx).Add(OpStats{KeysExamined: stats.KeysExamined, DocsExamined: stats.DocsExamined})
+	}()
 	// A covered source yields only matches, projected.
 	ps, isPlan := src.(*planSource)
 	covered := isPlan && ps.p.Covered() != nil
@@ -99,7 +102,7 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		if err != nil {
 			return r, err
 		}
-		r.keys, r.docs = stats.keysExamined, stats.docsExamined
+		r.keys, r.docs = stats.KeysExamined, stats.DocsExamined
 		r.works = max(r.keys, r.docs)
 		if doc == nil {
 			r.ended = true

@@ -21,13 +21,6 @@ type docSource interface {
 	Close() error
 }
 
-// scanStats count the work of a scan, as explain's executionStats report
-// it.
-type scanStats struct {
-	keysExamined int64
-	docsExamined int64
-}
-
 // planSource walks a plan's intervals over r with one iterator. For an
 // index plan it fetches each document once (a multikey index may list a
 // document under several keys).
@@ -50,7 +43,7 @@ type planSource struct {
 	// scan (a multikey index may list a document under several keys), or
 	// by every scan of a union.
 	seen  map[string]struct{}
-	stats *scanStats
+	stats *OpStats
 	// ctx is the operation's context, looked at for each key the scan
 	// passes over (a failed key check, a duplicate) without yielding a
 	// document; the documents it yields are checked by their consumer.
@@ -72,7 +65,7 @@ type planSource struct {
 	pointDone bool
 }
 
-func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *scanStats, closer func() error) (*planSource, error) {
+func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *OpStats, closer func() error) (*planSource, error) {
 	s := &planSource{r: r, p: p, collID: collID, stats: stats, closer: closer, ctx: ctx}
 	switch {
 	case p.Natural:
@@ -172,7 +165,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 			return nil, nil
 		}
 		s.pointDone = true
-		s.stats.docsExamined++
+		s.stats.DocsExamined++
 		if s.seen != nil && s.dup(s.p.Intervals[0].Lo) {
 			return nil, nil
 		}
@@ -180,7 +173,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 	}
 	for s.advance() {
 		if !s.p.Fetches() {
-			s.stats.docsExamined++
+			s.stats.DocsExamined++
 			if s.seen != nil && s.dup(s.it.Key()[len(s.prefix):]) {
 				if err := mongoerr.Interruption(s.ctx); err != nil {
 					return nil, err
@@ -191,7 +184,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		encID := entryID(s.it.Value())
 		if s.seen != nil {
-			s.stats.keysExamined++
+			s.stats.KeysExamined++
 			if s.p.HasChecks() {
 				if ok, seek := s.p.CheckKey(s.it.Key(), len(s.prefix)); !ok {
 					if err := mongoerr.Interruption(s.ctx); err != nil {
@@ -222,7 +215,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 			return nil, err
 		}
 		if found {
-			s.stats.docsExamined++
+			s.stats.DocsExamined++
 			return doc, nil
 		}
 	}

@@ -6,10 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// TTLInterval is how often the TTL monitor looks for expired documents, as
-// MongoDB's ttlMonitorSleepSecs default.
-const TTLInterval = 60 * time.Second
-
 // ExpireTTL deletes the documents that TTL indexes say have expired: those
 // whose indexed field is a date (or an array holding one) earlier than now
 // minus the index's expireAfterSeconds, and in a clustered collection with

@@ -180,11 +180,14 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 	if err != nil {
 		return err
 	}
+	st := opStatsOf(ctx)
+	st.ran(c, p, false)
 	if txn == nil && p.IDPoint() {
+		st.DocsExamined++ // read by fn, under the document's lock
 		_, err := fn(docKeyFromEncodedID(c.ID, p.Intervals[0].Lo))
 		return err
 	}
-	scan, err := e.openScan(c, p, f, txn, ctx, &scanStats{})
+	scan, err := e.openScan(c, p, f, txn, ctx, st)
 	if err != nil {
 		return err
 	}

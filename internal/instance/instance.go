@@ -47,8 +47,11 @@ type Config struct {
 	Durability engine.Durability
 	// Compressors are the wire compressors offered to clients.
 	Compressors []string
-	// Logger receives the server's log; nil discards it.
-	Logger *slog.Logger
+	// Logger receives the server's log; nil discards it. LogLevel is the
+	// least level passed on to it (zero: info), until setParameter's
+	// logLevel asks for debug lines; the Logger's own handler filters too.
+	Logger   *slog.Logger
+	LogLevel slog.Level
 	// Argv is reported by getCmdLineOpts.
 	Argv []string
 	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
@@ -134,7 +137,9 @@ func Start(cfg Config) (*Instance, error) {
 	if cfg.Logger != nil {
 		base = cfg.Logger.Handler()
 	}
-	log := slog.New(ring.Handler(base))
+	level := new(slog.LevelVar)
+	level.Set(cfg.LogLevel)
+	log := slog.New(leveled{ring.Handler(base), level})
 	tlsSetup, err := server.LoadTLS(cfg.TLS)
 	if err != nil {
 		return nil, err
@@ -193,6 +198,7 @@ func Start(cfg Config) (*Instance, error) {
 		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript}),
 	}
 	svc.Access.Enabled = cfg.Auth
+	svc.LogLevel = commands.LogLevel{Var: level, Base: cfg.LogLevel}
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)
@@ -290,20 +296,45 @@ func (in *Instance) reap(period time.Duration) {
 	}
 }
 
-// expireTTL runs the TTL monitor until the instance stops.
+// expireTTL runs the TTL monitor until the instance stops: every
+// ttlMonitorSleepSecs (a change restarts the wait), unless
+// ttlMonitorEnabled is off.
 func (in *Instance) expireTTL(eng *engine.Engine) {
-	t := time.NewTicker(engine.TTLInterval)
-	defer t.Stop()
 	for {
+		t := time.NewTimer(in.svc.TTLMonitor.Sleep())
 		select {
 		case <-t.C:
+			if !in.svc.TTLMonitor.Enabled() {
+				continue
+			}
 			if _, err := eng.ExpireTTL(time.Now()); err != nil {
 				in.log.Error("TTL monitor", "err", err)
 			}
+		case <-in.svc.TTLMonitor.Changed():
+			t.Stop()
 		case <-in.stop:
+			t.Stop()
 			return
 		}
 	}
+}
+
+// leveled passes on the records at or above its level.
+type leveled struct {
+	slog.Handler
+	level *slog.LevelVar
+}
+
+func (h leveled) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level.Level() && h.Handler.Enabled(ctx, l)
+}
+
+func (h leveled) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return leveled{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h leveled) WithGroup(name string) slog.Handler {
+	return leveled{h.Handler.WithGroup(name), h.level}
 }
 
 // MetricsAddr is the address /metrics is served on, "" without one.

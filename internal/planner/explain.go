@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"math"
 	"slices"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -187,4 +189,75 @@ func (p *Plan) clusteredScanStage(filter bson.Raw, direction string) bson.D {
 		}
 	}
 	return stage
+}
+
+// Summary is MongoDB's planSummary of p, as the profiler and the slow-query
+// log show it: the scans of its leaves, each named by its stage and key
+// pattern (IXSCAN { a: 1 }), or COLLSCAN, IDHACK, CLUSTERED_IXSCAN (a
+// scan of a clustered collection by _id); a count's exact scan of one
+// interval is a COUNT_SCAN.
+func (p *Plan) Summary(clustered, count bool) string {
+	switch {
+	case p.Or != nil:
+		var b []byte
+		for i, br := range p.Or {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, br.Summary(clustered, false)...)
+		}
+		return string(b)
+	case p.Index == nil && p.Intervals == nil:
+		return "COLLSCAN"
+	case p.Index == nil && clustered:
+		return "CLUSTERED_IXSCAN"
+	case p.Index == nil && p.PointFields == 1 && p.covered == nil && !count:
+		return "IDHACK"
+	}
+	stage := "IXSCAN"
+	switch {
+	case p.distinct != "":
+		stage = "DISTINCT_SCAN"
+	case count && p.exact && len(p.Intervals) <= 1 && p.checks == nil:
+		stage = "COUNT_SCAN"
+	}
+	keyPattern := IDKeyPattern
+	if p.Index != nil {
+		keyPattern = p.Index.KeyPattern
+	}
+	return stage + " " + shellDoc(keyPattern)
+}
+
+// shellDoc writes a key pattern as MongoDB's logs do: { a: 1, b: "hashed" }.
+func shellDoc(d bson.Raw) string {
+	elems, _ := d.Elements()
+	if len(elems) == 0 {
+		return "{}"
+	}
+	b := []byte("{ ")
+	for i, el := range elems {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, el.Key()...)
+		b = append(b, ": "...)
+		v := el.Value()
+		switch v.Type {
+		case bson.TypeString:
+			b = strconv.AppendQuote(b, v.StringValue())
+		case bson.TypeDouble:
+			f := v.Double()
+			b = strconv.AppendFloat(b, f, 'f', -1, 64)
+			if f == math.Trunc(f) {
+				b = append(b, ".0"...)
+			}
+		case bson.TypeInt32:
+			b = strconv.AppendInt(b, int64(v.Int32()), 10)
+		case bson.TypeInt64:
+			b = strconv.AppendInt(b, v.Int64(), 10)
+		default:
+			b = append(b, v.String()...)
+		}
+	}
+	return string(append(b, " }"...))
 }

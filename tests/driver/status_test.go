@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -636,4 +638,97 @@ func TestCollStatsStage(t *testing.T) {
 	}
 	_, err = coll.Aggregate(context.Background(), bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{{Key: "scale", Value: 0}}}}}}})
 	requireCode(t, err, 51024, "")
+}
+
+// TestLogLevelAndTTLParameters: logLevel 1 lets debug lines into the log
+// (getLog shows them) and 0 stops them again; ttlMonitorSleepSecs makes
+// the TTL monitor run that often, and ttlMonitorEnabled: false stops it
+// deleting.
+func TestLogLevelAndTTLParameters(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	in := startInstance(t, cfg)
+	client := connect(t, in)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	set := func(name string, v any) bson.Raw {
+		t.Helper()
+		raw, err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: v}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	debugLines := func() int {
+		t.Helper()
+		raw, err := admin.RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, _ := raw.Lookup("log").Array().Values()
+		n := 0
+		for _, l := range lines {
+			if strings.Contains(l.StringValue(), `"level":"DEBUG"`) {
+				n++
+			}
+		}
+		return n
+	}
+	// A connection's end is logged at debug level.
+	churn := func() {
+		t.Helper()
+		c := dial(t, in)
+		if err := c.Disconnect(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	churn()
+	if n := debugLines(); n != 0 {
+		t.Fatalf("%d debug lines at logLevel 0", n)
+	}
+	if was := set("logLevel", 1).Lookup("was"); was.Int32() != 0 {
+		t.Errorf("logLevel was %v", was)
+	}
+	churn()
+	after := debugLines()
+	if after == 0 {
+		t.Fatal("no debug line at logLevel 1")
+	}
+	set("logLevel", 0)
+	churn()
+	if n := debugLines(); n != after {
+		t.Errorf("debug lines went from %d to %d at logLevel 0", after, n)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: 6}}).Err(), 2, "BadValue")
+
+	coll := client.Database(testDB).Collection("ttl_param")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(0)}); err != nil {
+		t.Fatal(err)
+	}
+	old := bson.D{{Key: "at", Value: time.Now().Add(-time.Hour)}}
+	gone := func(within time.Duration) bool {
+		for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if n, err := coll.CountDocuments(ctx, bson.D{}); err == nil && n == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	set("ttlMonitorEnabled", false)
+	if was := set("ttlMonitorSleepSecs", 1).Lookup("was"); was.Int32() != 60 {
+		t.Errorf("ttlMonitorSleepSecs was %v", was)
+	}
+	if _, err := coll.InsertOne(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	// The monitor passes every second now, deleting nothing while
+	// disabled.
+	if gone(2500 * time.Millisecond) {
+		t.Fatal("the monitor deleted while disabled")
+	}
+	set("ttlMonitorEnabled", true)
+	if !gone(10 * time.Second) {
+		t.Error("the expired document stayed with ttlMonitorSleepSecs 1")
+	}
 }

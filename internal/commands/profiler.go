@@ -1,0 +1,266 @@
+package commands
+
+import (
+	"math/rand/v2"
+	"net"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// The profiler and the slow-operation log (settings in profile.go). Both
+// describe an operation with the same record: what it was (op, ns,
+// command), the work of its scans (keysExamined, docsExamined,
+// planSummary), what it returned or wrote, how long it took and for whom.
+// The profiler stores it in the database's system.profile in MongoDB's
+// entry shape (locks, numYield and execStats elided); the log writes it as
+// MongoDB's "Slow query" line.
+
+// opOutcome is what an operation returned or wrote, as its handler
+// reports it for the profiler and the slow log.
+type opOutcome struct {
+	// cursor is set for a command answering with a cursor: nreturned
+	// documents in its batch, cursorID left open (0: exhausted).
+	cursor    bool
+	nreturned int64
+	cursorID  int64
+	// origin is a getMore's cursor's opening command.
+	origin bson.Raw
+	// writes, when set, are a write's counts (insert, or an update or
+	// delete statement).
+	writes *writeCounts
+}
+
+// writeCounts are the counts of a write's profile entry.
+type writeCounts struct {
+	kind                    string // insert, update or remove
+	n, nModified, nUpserted int64
+}
+
+// noteCursor records a cursor reply: n documents, the cursor left open
+// (id 0: none).
+func (op *activeOp) noteCursor(n int, id int64) {
+	if op != nil {
+		op.out.cursor, op.out.nreturned, op.out.cursorID = true, op.out.nreturned+int64(n), id
+	}
+}
+
+// noteInserted records an insert's count.
+func (op *activeOp) noteInserted(n int) {
+	if op != nil {
+		op.out.writes = &writeCounts{kind: "insert", n: int64(n)}
+	}
+}
+
+// opRecord is one operation as the profiler and the slow log describe it.
+type opRecord struct {
+	op     string // query, getmore, insert, update, remove or command
+	ns     string
+	cmd    bson.Raw
+	stats  engine.OpStats
+	out    opOutcome
+	err    error
+	reslen int // the reply's size; -1 for a statement of a command
+	d      time.Duration
+	conn   *Conn
+}
+
+// scanned reports whether the record shows keys and documents examined:
+// for CRUD operations, and commands that scanned.
+func (rec *opRecord) scanned() bool {
+	return rec.op != "command" && rec.op != "insert" || rec.stats.KeysExamined+rec.stats.DocsExamined > 0 || rec.stats.PlanSummary() != ""
+}
+
+// maxProfiledCommand is the size beyond which a profile entry shows a
+// command as a $truncated string, as MongoDB does.
+const maxProfiledCommand = 50 << 10
+
+// entry is rec as a system.profile document.
+func (rec *opRecord) entry(now time.Time) bson.Raw {
+	var cmd any = rec.cmd
+	if len(rec.cmd) > maxProfiledCommand {
+		s := rec.cmd.String()
+		cmd = bson.D{{Key: "$truncated", Value: s[:min(len(s), maxProfiledCommand)]}}
+	}
+	d := bson.D{{Key: "op", Value: rec.op}, {Key: "ns", Value: rec.ns}, {Key: "command", Value: cmd}}
+	if rec.out.origin != nil {
+		d = append(d, bson.E{Key: "originatingCommand", Value: rec.out.origin})
+	}
+	if rec.out.cursor && rec.out.cursorID != 0 {
+		d = append(d, bson.E{Key: "cursorid", Value: rec.out.cursorID})
+	}
+	if rec.scanned() {
+		d = append(d, bson.E{Key: "keysExamined", Value: rec.stats.KeysExamined}, bson.E{Key: "docsExamined", Value: rec.stats.DocsExamined})
+	}
+	d = append(d, rec.writeFields()...)
+	if rec.out.cursor {
+		if rec.out.cursorID == 0 {
+			d = append(d, bson.E{Key: "cursorExhausted", Value: true})
+		}
+		d = append(d, bson.E{Key: "nreturned", Value: rec.out.nreturned})
+	}
+	d = append(d, rec.errorFields()...)
+	if rec.reslen >= 0 {
+		d = append(d, bson.E{Key: "responseLength", Value: int64(rec.reslen)}, bson.E{Key: "protocol", Value: "op_msg"})
+	}
+	d = append(d, bson.E{Key: "millis", Value: rec.d.Milliseconds()})
+	if ps := rec.stats.PlanSummary(); ps != "" {
+		d = append(d, bson.E{Key: "planSummary", Value: ps})
+	}
+	d = append(d, bson.E{Key: "ts", Value: bson.NewDateTimeFromTime(now)})
+	client, users, user := "", bson.A{}, ""
+	if rec.conn != nil {
+		client = rec.conn.Remote
+		if host, _, err := net.SplitHostPort(client); err == nil {
+			client = host
+		}
+		if u, ok := rec.conn.userName(); ok {
+			users, user = bson.A{u.Doc()}, u.String()
+		}
+	}
+	d = append(d, bson.E{Key: "client", Value: client}, bson.E{Key: "allUsers", Value: users}, bson.E{Key: "user", Value: user})
+	return marshal(d)
+}
+
+// writeFields are the counts of a write's entry.
+func (rec *opRecord) writeFields() []bson.E {
+	w := rec.out.writes
+	switch {
+	case w == nil:
+		return nil
+	case w.kind == "insert":
+		return []bson.E{{Key: "ninserted", Value: w.n}}
+	case w.kind == "remove":
+		return []bson.E{{Key: "ndeleted", Value: w.n}}
+	}
+	return []bson.E{{Key: "nMatched", Value: w.n}, {Key: "nModified", Value: w.nModified}, {Key: "nUpserted", Value: w.nUpserted}}
+}
+
+// errorFields are ok: 0 and the error of a failed operation.
+func (rec *opRecord) errorFields() []bson.E {
+	if rec.err == nil {
+		return nil
+	}
+	e := mongoerr.As(rec.err)
+	return []bson.E{{Key: "ok", Value: 0.0}, {Key: "errMsg", Value: e.Msg}, {Key: "errName", Value: e.Code.Name()}, {Key: "errCode", Value: int32(e.Code)}}
+}
+
+// logAttrs are rec's attributes in MongoDB's "Slow query" line.
+func (rec *opRecord) logAttrs() []any {
+	a := []any{"type", "command", "ns", rec.ns, "command", rec.cmd.String()}
+	if rec.out.origin != nil {
+		a = append(a, "originatingCommand", rec.out.origin.String())
+	}
+	if ps := rec.stats.PlanSummary(); ps != "" {
+		a = append(a, "planSummary", ps)
+	}
+	if rec.scanned() {
+		a = append(a, "keysExamined", rec.stats.KeysExamined, "docsExamined", rec.stats.DocsExamined)
+	}
+	if rec.out.cursor {
+		if rec.out.cursorID == 0 {
+			a = append(a, "cursorExhausted", true)
+		}
+		a = append(a, "nreturned", rec.out.nreturned)
+	}
+	if w := rec.out.writes; w != nil {
+		for _, f := range rec.writeFields() {
+			a = append(a, f.Key, f.Value)
+		}
+	}
+	if rec.reslen >= 0 {
+		a = append(a, "reslen", rec.reslen)
+	}
+	if rec.conn != nil {
+		a = append(a, "remote", rec.conn.Remote)
+	}
+	if rec.err != nil {
+		e := mongoerr.As(rec.err)
+		a = append(a, "ok", 0, "errCode", int32(e.Code), "errName", e.Code.Name(), "errMsg", e.Msg)
+	}
+	return append(a, "durationMillis", rec.d.Milliseconds())
+}
+
+// statementProfiled are the write commands whose statements are profiled
+// one by one (profileStatement) rather than as one command.
+var statementProfiled = map[string]bool{"update": true, "delete": true}
+
+// observe logs and profiles r, a command that took d and answered reply or
+// failed with err.
+func (s *Service) observe(r *Request, name string, d time.Duration, reply bson.Raw, err error) {
+	op := r.op
+	if op == nil {
+		// refused before it ran (parse, authorization, admission)
+		return
+	}
+	kind := opKinds[name]
+	if kind == "" {
+		kind = "command"
+	}
+	rec := opRecord{op: kind, ns: op.ns, cmd: op.cmd, stats: op.stats, out: op.out, err: err, reslen: len(reply), d: d, conn: r.Conn}
+	s.record(r.DB, &rec, true, !statementProfiled[name])
+}
+
+// record logs rec when mayLog is set and it is slow, and profiles it in
+// db when mayProfile is set and the database's level asks for it (2, or 1
+// and slow); a database's filter replaces "slow" (and the sampling) for
+// both.
+func (s *Service) record(db string, rec *opRecord, mayLog, mayProfile bool) {
+	p := s.prof.of(db)
+	mayProfile = mayProfile && p.level > 0
+	if !mayLog && !mayProfile {
+		return
+	}
+	now := time.Now()
+	var entry bson.Raw
+	var log, prof bool
+	if p.filter != nil {
+		entry = rec.entry(now)
+		match := p.filter.Match(entry)
+		log, prof = mayLog && match, mayProfile && (p.level == 2 || match)
+	} else {
+		slow := rec.d.Milliseconds() >= s.SlowMS()
+		log, prof = mayLog && slow, mayProfile && (p.level == 2 || slow)
+		if rate := s.sampleRate(); (log || prof) && rate < 1 && rand.Float64() >= rate {
+			return
+		}
+	}
+	if log && s.Log != nil {
+		s.Log.Info("Slow query", rec.logAttrs()...)
+	}
+	if !prof {
+		return
+	}
+	if entry == nil {
+		entry = rec.entry(now)
+	}
+	if err := s.Engine.AppendProfile(db, entry); err != nil && s.Log != nil {
+		s.Log.Warn("profiler: recording an operation failed", "ns", rec.ns, "err", err)
+	}
+}
+
+// profileStatement starts one statement of an update or delete (kind
+// update or remove), which the profiler records on its own, as MongoDB
+// does: its scans' work, its counts, and stmt as its command. The
+// returned done records it; the statement's work stays counted in the
+// command's too.
+func (s *Service) profileStatement(r *Request, kind string, stmt bson.Raw) (done func(w writeCounts, err error)) {
+	op := r.op
+	if op == nil || s.prof.active.Load() == 0 {
+		return func(writeCounts, error) {}
+	}
+	saved := op.stats
+	op.stats = engine.OpStats{}
+	start := time.Now()
+	return func(w writeCounts, err error) {
+		st := op.stats
+		op.stats = saved
+		op.stats.Add(st)
+		w.kind = kind
+		rec := opRecord{op: kind, ns: op.ns, cmd: stmt, stats: st, out: opOutcome{writes: &w}, err: err, reslen: -1, d: time.Since(start), conn: r.Conn}
+		s.record(r.DB, &rec, false, true)
+	}
+}

@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/folio-db/folio/internal/planner"
+)
+
+// OpStats count an operation's work as explain's executionStats, the
+// profiler and the slow-operation log report it: the keys and documents
+// its scans examined (the plan trials' included, as in MongoDB) and the
+// first plan it ran. An operation's scans run on its goroutine, so the
+// counts need no synchronization; a cursor's scans go on counting into the
+// OpStats of the operation that opened it.
+type OpStats struct {
+	KeysExamined int64
+	DocsExamined int64
+	plan         *planner.Plan
+	clustered    bool
+	count        bool
+}
+
+type opStatsKey struct{}
+
+// WithOpStats returns ctx carrying st: the scans of an operation run
+// under the result count their work into st.
+func WithOpStats(ctx context.Context, st *OpStats) context.Context {
+	return context.WithValue(ctx, opStatsKey{}, st)
+}
+
+// opStatsOf is the OpStats ctx carries, or a fresh one.
+func opStatsOf(ctx context.Context) *OpStats {
+	if ctx != nil {
+		if st, ok := ctx.Value(opStatsKey{}).(*OpStats); ok {
+			return st
+		}
+	}
+	return &OpStats{}
+}
+
+// ran records that the operation runs p on c (a count when count is set);
+// the first plan is the one reported.
+func (s *OpStats) ran(c *Collection, p *planner.Plan, count bool) {
+	if s.plan == nil {
+		s.plan, s.clustered, s.count = p, c.Options.ClusteredIndex != nil, count
+	}
+}
+
+// PlanSummary is MongoDB's planSummary of the operation's first plan
+// (COLLSCAN, IXSCAN { a: 1 }, ...); empty when it ran none.
+func (s *OpStats) PlanSummary() string {
+	if s.plan == nil {
+		return ""
+	}
+	return s.plan.Summary(s.clustered, s.count)
+}
+
+// Add adds o's counts to s, and o's plan when s ran none.
+func (s *OpStats) Add(o OpStats) {
+	s.KeysExamined += o.KeysExamined
+	s.DocsExamined += o.DocsExamined
+	if s.plan == nil {
+		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
+	}
+}
+
+// Since is the work done since before, a copy of s taken earlier.
+func (s *OpStats) Since(before OpStats) OpStats {
+	d := *s
+	d.KeysExamined -= before.KeysExamined
+	d.DocsExamined -= before.DocsExamined
+	return d
+}

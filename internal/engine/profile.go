@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// ProfileCollection is the collection of each database where the profiler
+// records operations.
+const ProfileCollection = "system.profile"
+
+// DefaultProfileSize is the size of a system.profile the profiler creates:
+// MongoDB's 1 MB. A user may create it larger (capped) while profiling is
+// off.
+const DefaultProfileSize = 1 << 20
+
+// userWritable refuses the document writes of commands to a database's
+// system.profile, which only the profiler writes, as MongoDB does.
+func userWritable(db, coll string) error {
+	if coll == ProfileCollection {
+		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, coll)
+	}
+	return nil
+}
+
+// AppendProfile records entry in db's system.profile, creating it capped
+// at DefaultProfileSize when it is missing. The write is outside any
+// transaction and is not logged in the oplog (MongoDB does not replicate
+// the profiler's collection).
+func (e *Engine) AppendProfile(db string, entry bson.Raw) error {
+	if e.cat.get(db, ProfileCollection) == nil {
+		err := e.CreateCollection(db, ProfileCollection, CollectionOptions{Capped: true, Size: DefaultProfileSize})
+		if err != nil && mongoerr.As(err).Code != mongoerr.NamespaceExists {
+			return err
+		}
+	}
+	_, werrs, err := e.insert(db, ProfileCollection, []bson.Raw{entry}, true, WriteOptions{})
+	if err == nil && len(werrs) > 0 {
+		err = werrs[0].Err
+	}
+	return err
+}

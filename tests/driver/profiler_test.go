@@ -1,0 +1,219 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// profileEntries reads db's system.profile in insertion order, with the
+// profiler off (so that the read itself is not recorded).
+func profileEntries(t *testing.T, db *mongo.Database) []bson.Raw {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := db.Collection("system.profile").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	for cur.Next(ctx) {
+		out = append(out, append(bson.Raw(nil), cur.Current...))
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestProfilerEntries: at level 2 every operation on the database is
+// recorded in its system.profile (a capped collection the profiler
+// creates) in MongoDB's shape: a find and its getMore with their plan,
+// keys and documents examined and documents returned, each update and
+// delete statement with its counts, an insert, an aggregate, a failed
+// command with its error.
+func TestProfilerEntries(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("prof")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}, bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	was, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if was.Lookup("was").Int32() != 0 {
+		t.Errorf("profile answered %s", was)
+	}
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 4}, {Key: "a", Value: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := c.Find(ctx, bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 2}}}}, options.Find().SetBatchSize(1).SetComment("paged"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for cur.Next(ctx) {
+		n++
+	}
+	if err := cur.Err(); err != nil || n != 3 {
+		t.Fatalf("find returned %d documents, %v", n, err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "a", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteMany(ctx, bson.D{{Key: "b", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "_id", Value: 1}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	badErr := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$bogus", Value: 1}}}}).Err()
+	requireCode(t, badErr, 2, "BadValue")
+
+	// Writes to system.profile and its drop while profiling are refused.
+	_, err = db.Collection("system.profile").InsertOne(ctx, bson.D{})
+	requireCode(t, err, 73, "InvalidNamespace")
+	requireCode(t, db.Collection("system.profile").Drop(ctx), 20, "IllegalOperation")
+
+	entries := profileEntries(t, db)
+	byOp := map[string][]bson.Raw{}
+	for _, e := range entries {
+		byOp[e.Lookup("op").StringValue()] = append(byOp[e.Lookup("op").StringValue()], e)
+		for _, f := range []string{"ns", "command", "millis", "ts", "client", "allUsers", "user"} {
+			if _, err := e.LookupErr(f); err != nil {
+				t.Errorf("entry without %s: %s", f, e)
+			}
+		}
+		if got := e.Lookup("client").StringValue(); got != "127.0.0.1" {
+			t.Errorf("client %q, want the client's address without its port", got)
+		}
+	}
+	one := func(op string) bson.Raw {
+		t.Helper()
+		if len(byOp[op]) == 0 {
+			t.Fatalf("no %s entry in %d entries", op, len(entries))
+		}
+		return byOp[op][0]
+	}
+	ins := one("insert")
+	if ins.Lookup("ns").StringValue() != "prof.c" || ins.Lookup("ninserted").AsInt64() != 1 {
+		t.Errorf("insert entry %s", ins)
+	}
+	q := one("query")
+	if q.Lookup("command", "comment").StringValue() != "paged" || q.Lookup("nreturned").AsInt64() != 1 ||
+		q.Lookup("cursorid").AsInt64() == 0 || q.Lookup("planSummary").StringValue() != "IXSCAN { a: 1 }" {
+		t.Errorf("find entry %s", q)
+	}
+	keys, docs := q.Lookup("keysExamined").AsInt64(), q.Lookup("docsExamined").AsInt64()
+	var returned int64 = q.Lookup("nreturned").AsInt64()
+	exhausted := false
+	for _, g := range byOp["getmore"] {
+		if g.Lookup("originatingCommand", "comment").StringValue() != "paged" || g.Lookup("planSummary").StringValue() != "IXSCAN { a: 1 }" {
+			t.Errorf("getMore entry %s", g)
+		}
+		keys += g.Lookup("keysExamined").AsInt64()
+		docs += g.Lookup("docsExamined").AsInt64()
+		returned += g.Lookup("nreturned").AsInt64()
+		exhausted = exhausted || g.Lookup("cursorExhausted").Equal(bson.RawValue{Type: bson.TypeBoolean, Value: []byte{1}})
+	}
+	if keys != 3 || docs != 3 || returned != 3 || !exhausted {
+		t.Errorf("find and getMores examined %d keys and %d documents, returned %d, exhausted %v; want 3, 3, 3, true", keys, docs, returned, exhausted)
+	}
+	u := one("update")
+	if u.Lookup("command", "q", "a").AsInt64() != 2 || u.Lookup("nMatched").AsInt64() != 1 || u.Lookup("nModified").AsInt64() != 1 ||
+		u.Lookup("keysExamined").AsInt64() != 1 || u.Lookup("planSummary").StringValue() != "IXSCAN { a: 1 }" {
+		t.Errorf("update entry %s", u)
+	}
+	d := one("remove")
+	if d.Lookup("ndeleted").AsInt64() != 1 || d.Lookup("docsExamined").AsInt64() != 4 || d.Lookup("planSummary").StringValue() != "COLLSCAN" {
+		t.Errorf("remove entry %s", d)
+	}
+	var agg, failed bson.Raw
+	for _, e := range byOp["command"] {
+		if _, err := e.LookupErr("command", "aggregate"); err == nil {
+			agg = e
+		}
+	}
+	for _, e := range byOp["query"] {
+		if v, err := e.LookupErr("errCode"); err == nil && v.AsInt64() == 2 {
+			failed = e
+		}
+	}
+	if agg == nil || agg.Lookup("nreturned").AsInt64() != 1 || agg.Lookup("planSummary").StringValue() != "IDHACK" || agg.Lookup("cursorExhausted").Boolean() != true {
+		t.Errorf("aggregate entry %s", agg)
+	}
+	if failed == nil || failed.Lookup("ok").Double() != 0 || failed.Lookup("errName").StringValue() != "BadValue" {
+		t.Errorf("failed find entry %s", failed)
+	}
+	// The profiler's collection is capped at MongoDB's 1 MB.
+	stats, err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "system.profile"}}).Raw()
+	if err != nil || !stats.Lookup("capped").Boolean() || stats.Lookup("maxSize").AsInt64() != 1<<20 {
+		t.Errorf("collStats of system.profile: %s %v", stats, err)
+	}
+	if err := db.Collection("system.profile").Drop(ctx); err != nil {
+		t.Errorf("drop with profiling off: %v", err)
+	}
+}
+
+// TestProfilerLevelOneAndFilter: at level 1 only operations of slowms or
+// more are recorded; a filter replaces slowms (profile answers it, and a
+// note), and "unset" removes it.
+func TestProfilerLevelOneAndFilter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("prof1")
+	c := db.Collection("c")
+	run := func(cmd bson.D) bson.Raw {
+		t.Helper()
+		r, err := db.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	run(bson.D{{Key: "profile", Value: 1}, {Key: "slowms", Value: 1000000}})
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(profileEntries(t, db)); got != 0 {
+		t.Errorf("level 1 with a high slowms recorded %d operations", got)
+	}
+	r := run(bson.D{{Key: "profile", Value: 1}, {Key: "filter", Value: bson.D{{Key: "op", Value: "query"}}}})
+	if r.Lookup("note").StringValue() == "" || r.Lookup("was").Int32() != 0 || r.Lookup("slowms").Int32() != 1000000 {
+		t.Errorf("profile answered %s", r)
+	}
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "x", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FindOne(ctx, bson.D{{Key: "x", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r = run(bson.D{{Key: "profile", Value: -1}})
+	if f, err := r.LookupErr("filter", "op"); err != nil || f.StringValue() != "query" || r.Lookup("was").Int32() != 1 {
+		t.Errorf("profile -1 answered %s", r)
+	}
+	entries := profileEntries(t, db)
+	if len(entries) != 1 || entries[0].Lookup("op").StringValue() != "query" {
+		t.Errorf("with filter {op: 'query'}: %v", entries)
+	}
+	run(bson.D{{Key: "profile", Value: 1}, {Key: "filter", Value: "unset"}, {Key: "slowms", Value: 0}})
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "x", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	entries = profileEntries(t, db)
+	if last := entries[len(entries)-1]; last.Lookup("op").StringValue() != "insert" {
+		t.Errorf("after unset with slowms 0, last entry %s", last)
+	}
+	run(bson.D{{Key: "profile", Value: 0}, {Key: "slowms", Value: 100}})
+}
