@@ -17,6 +17,7 @@ require (
 	github.com/xdg-go/stringprep v1.0.4
 	go.mongodb.org/mongo-driver/v2 v2.9.3
 	go.uber.org/zap v1.20.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/text v0.39.0
 )
 

@@ -17,8 +17,11 @@ import (
 	"syscall"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/logfile"
 	"github.com/folio-db/folio/internal/server"
 )
 
@@ -139,9 +142,17 @@ func run(args []string, stderr io.Writer) error {
 	oplogMB := fs.Int64("oplog-size-mb", envInt("FOLIO_OPLOG_SIZE_MB"),
 		"the oplog's size bound in megabytes, as MongoDB's replication.oplogSizeMB; 0 for MongoDB's default: 5% of the free disk (of the memory with -in-memory), at least 990 MB (50 MB in memory) and at most 50 GB (env FOLIO_OPLOG_SIZE_MB)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve Go's runtime profiles (/debug/pprof/) on this loopback host:port; empty for none (env FOLIO_PPROF)")
+	configPath := fs.String("config", env("FOLIO_CONFIG", ""),
+		"a configuration file in the shape of mongod's (mongod.conf, YAML) for the options Folio has; flags given on the command line and environment variables set override it (env FOLIO_CONFIG)")
+	logPath := fs.String("log-path", env("FOLIO_LOG_PATH", ""), "write the log to this file instead of standard error, as MongoDB's systemLog.path; logRotate and SIGUSR1 rotate it (env FOLIO_LOG_PATH)")
+	logAppend := fs.Bool("log-append", env("FOLIO_LOG_APPEND", "") == "1", "append to an existing -log-path file instead of renaming it aside at start, as systemLog.logAppend (env FOLIO_LOG_APPEND=1)")
+	logRotate := fs.String("log-rotate", env("FOLIO_LOG_ROTATE", "rename"), "how logRotate rotates the -log-path file, as systemLog.logRotate: rename (aside, with the time) or reopen (after a tool such as logrotate moved it) (env FOLIO_LOG_ROTATE)")
+	profileLevel := fs.Int("profile", int(envInt("FOLIO_PROFILE")), "the profiling level of every database until the profile command sets its own: 0 off, 1 operations of -slowms or more, 2 all; recorded in each database's system.profile (env FOLIO_PROFILE)")
+	sampleRate := fs.Float64("slow-op-sample-rate", 1, "the fraction of slow operations profiled and logged, as operationProfiling.slowOpSampleRate")
+	profileFilter := fs.String("profile-filter", "", "a query (extended JSON) on profile entries that decides, instead of -slowms and the sample rate, which operations are profiled and logged, as operationProfiling.filter")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n       folio version\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n\nFlags:\n")
-		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "Usage: folio [serve] [flags]\n       folio playground -h\n       folio version\n\nFolio serves the MongoDB wire protocol, storing data in an embedded Pebble database or a TiKV cluster.\nWrites asking for the journal (j:true, w:\"majority\") are on disk when acknowledged, as in MongoDB.\n")
+		printFlagGroups(stderr, fs)
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -153,6 +164,24 @@ func run(args []string, stderr io.Writer) error {
 		// A misspelt subcommand or a stray word must not start a server on
 		// the defaults.
 		return fmt.Errorf("unexpected argument %q (folio -h lists the subcommands and flags)", fs.Arg(0))
+	}
+	var params bson.D
+	if *configPath != "" {
+		cfg, err := loadConfig(*configPath)
+		if err != nil {
+			return err
+		}
+		if err := applyConfig(fs, cfg); err != nil {
+			return err
+		}
+		params = cfg.params
+		if cfg.zoneInfo != "" && os.Getenv("ZONEINFO") == "" {
+			if st, err := os.Stat(cfg.zoneInfo); err != nil || !st.IsDir() {
+				return fmt.Errorf("configuration file: processManagement.timeZoneInfo %q is not a directory", cfg.zoneInfo)
+			}
+			// Go reads the time zone database from ZONEINFO when set.
+			os.Setenv("ZONEINFO", cfg.zoneInfo)
+		}
 	}
 	if *oplogMB < 0 {
 		return fmt.Errorf("bad -oplog-size-mb (or FOLIO_OPLOG_SIZE_MB): want a number of megabytes, 0 for the default")
@@ -170,14 +199,34 @@ func run(args []string, stderr io.Writer) error {
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("bad -log-level: %w", err)
 	}
+	var filter bson.Raw
+	if *profileFilter != "" {
+		if err := bson.UnmarshalExtJSON([]byte(*profileFilter), false, &filter); err != nil {
+			return fmt.Errorf("bad -profile-filter: %w", err)
+		}
+	}
+	rotation, err := logfile.ParseMode(*logRotate)
+	if err != nil {
+		return fmt.Errorf("bad -log-rotate: %w", err)
+	}
+	logOut := stderr
+	var rotateLog func() error
+	if *logPath != "" {
+		lf, err := logfile.Open(*logPath, *logAppend, rotation)
+		if err != nil {
+			return fmt.Errorf("opening the log file: %w", err)
+		}
+		defer lf.Close()
+		logOut, rotateLog = lf, lf.Rotate
+	}
 	// The instance filters by level (setParameter's logLevel lowers it).
 	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 	var handler slog.Handler
 	switch *logFormat {
 	case "text":
-		handler = slog.NewTextHandler(stderr, opts)
+		handler = slog.NewTextHandler(logOut, opts)
 	case "json":
-		handler = slog.NewJSONHandler(stderr, opts)
+		handler = slog.NewJSONHandler(logOut, opts)
 	default:
 		return fmt.Errorf("bad -log-format %q: want text or json", *logFormat)
 	}
@@ -203,22 +252,27 @@ func run(args []string, stderr io.Writer) error {
 		defer ln.Close()
 	}
 	in, err := instance.Start(instance.Config{
-		Addr:           *addr,
-		Storage:        *storageURL,
-		DBPath:         *dbpath,
-		InMemory:       *inMemory,
-		Durability:     dur,
-		Compressors:    comps,
-		ReplSetName:    *replSet,
-		Advertise:      *advertise,
-		MaxConnections: *maxConns,
-		DiskReserve:    uint64(reserveMB) << 20,
-		Auth:           *authOn,
-		NoJavaScript:   !*jsEnabled,
-		SchemaLease:    *schemaLease,
-		OplogSize:      *oplogMB << 20,
-		MetricsAddr:    *metricsAddr,
-		SlowMS:         *slowMS,
+		Addr:             *addr,
+		Storage:          *storageURL,
+		DBPath:           *dbpath,
+		InMemory:         *inMemory,
+		Durability:       dur,
+		Compressors:      comps,
+		ReplSetName:      *replSet,
+		Advertise:        *advertise,
+		MaxConnections:   *maxConns,
+		DiskReserve:      uint64(reserveMB) << 20,
+		Auth:             *authOn,
+		NoJavaScript:     !*jsEnabled,
+		SchemaLease:      *schemaLease,
+		OplogSize:        *oplogMB << 20,
+		MetricsAddr:      *metricsAddr,
+		SlowMS:           *slowMS,
+		ProfileLevel:     *profileLevel,
+		ProfileFilter:    filter,
+		SlowOpSampleRate: sampleRate,
+		Parameters:       params,
+		RotateLog:        rotateLog,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger:   slog.New(handler),
@@ -229,10 +283,24 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case <-sig:
-	case <-in.ShutdownRequested():
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGUSR1)
+	defer signal.Stop(sig)
+wait:
+	for {
+		select {
+		case s := <-sig:
+			if s != syscall.SIGUSR1 {
+				break wait
+			}
+			// As mongod, SIGUSR1 rotates the log file.
+			if rotateLog != nil {
+				if err := rotateLog(); err != nil {
+					fmt.Fprintln(stderr, "folio: log rotation failed:", err)
+				}
+			}
+		case <-in.ShutdownRequested():
+			break wait
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()

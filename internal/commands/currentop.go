@@ -414,5 +414,9 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 			inprog = append(inprog, d)
 		}
 	}
-	return marshal(bson.D{{Key: "inprog", Value: inprog}}), nil
+	reply := bson.D{{Key: "inprog", Value: inprog}}
+	if s.fsync.held.Load() {
+		reply = append(reply, bson.E{Key: "fsyncLock", Value: true})
+	}
+	return marshal(reply), nil
 }

@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,7 +21,8 @@ func init() {
 	register(dataSizeCmd, untyped("dataSize", refuse("keyPattern", tDoc, "dataSize of a key range"),
 		refuse("min", tDoc, "dataSize of a key range"), refuse("max", tDoc, "dataSize of a key range"),
 		ignore("estimate", tBool, "it only concerns key ranges, which Folio refuses")), "dataSize", "datasize")
-	registerAdmin(fsyncCmd, untyped("fsync", refuseTrue("lock", "fsync locks"), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
+	registerAdmin(fsyncCmd, untyped("fsync", arg("lock", tBool), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
+	registerAdmin(fsyncUnlockCmd, untyped("fsyncUnlock"), "fsyncUnlock")
 	register(compactCmd, untyped("compact", ignore("force", tBool, "needed by MongoDB before 6.0 on a primary; a single Folio needs no permission")), "compact")
 	registerAdmin(connPoolStatsCmd, untyped("connPoolStats"), "connPoolStats")
 	registerAdmin(shutdownCmd, untyped("shutdown",
@@ -30,6 +34,7 @@ func init() {
 	authzRules["dataSize"] = authzRule{needs: dataSizeNeeds}
 	authzRules["datasize"] = authzRules["dataSize"]
 	authzRules["fsync"] = onCluster("fsync")
+	authzRules["fsyncUnlock"] = onCluster("unlock")
 	authzRules["compact"] = onNamespace("compact")
 	authzRules["connPoolStats"] = onCluster("connPoolStats")
 }
@@ -108,14 +113,93 @@ func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "size", Value: size}, {Key: "numObjects", Value: n}, {Key: "millis", Value: time.Since(start).Milliseconds()}}), nil
 }
 
-// fsyncCmd flushes every write to disk ({fsync: 1}); fsync locks are not
-// supported.
+// fsyncCmd flushes every write to disk ({fsync: 1}); with lock: true it
+// then takes the fsync lock once more (see fsyncLock), so that the files
+// stay as they are for a backup.
 // https://www.mongodb.com/docs/v7.0/reference/command/fsync/
 func fsyncCmd(s *Service, r *Request) (bson.Raw, error) {
+	lock := r.args.bool("lock")
+	if lock && !s.Engine.SoleWriter() {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "fsync lock is not supported on a store other Folio servers write too")
+	}
 	if err := s.Engine.Sync(); err != nil {
 		return nil, err
 	}
-	return marshal(bson.D{{Key: "numFiles", Value: int32(1)}}), nil
+	if !lock {
+		return marshal(bson.D{{Key: "numFiles", Value: int32(1)}}), nil
+	}
+	n := s.fsync.lock()
+	return marshal(bson.D{
+		{Key: "info", Value: "now locked against writes, use db.fsyncUnlock() to unlock"},
+		{Key: "lockCount", Value: n},
+		{Key: "seeAlso", Value: "http://dochub.mongodb.org/core/fsynccommand"},
+	}), nil
+}
+
+// fsyncUnlockCmd releases the fsync lock once; writes resume when it is
+// released as many times as it was taken.
+// https://www.mongodb.com/docs/v7.0/reference/command/fsyncUnlock/
+func fsyncUnlockCmd(s *Service, r *Request) (bson.Raw, error) {
+	n, ok := s.fsync.unlock()
+	if !ok {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "fsyncUnlock called when not locked")
+	}
+	return marshal(bson.D{{Key: "info", Value: "fsyncUnlock completed"}, {Key: "lockCount", Value: n}}), nil
+}
+
+// fsyncLock is the fsync lock: taken by fsync with lock: true, counted,
+// and released by as many fsyncUnlocks. While it is held, commands that
+// write wait for its release (or for their operation to end), as in
+// MongoDB; reads go on.
+type fsyncLock struct {
+	held     atomic.Bool
+	mu       sync.Mutex
+	count    int64
+	released chan struct{} // closed when count returns to 0
+}
+
+func (l *fsyncLock) lock() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == 0 {
+		l.released = make(chan struct{})
+		l.held.Store(true)
+	}
+	l.count++
+	return l.count
+}
+
+func (l *fsyncLock) unlock() (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == 0 {
+		return 0, false
+	}
+	l.count--
+	if l.count == 0 {
+		l.held.Store(false)
+		close(l.released)
+	}
+	return l.count, true
+}
+
+// wait returns once the lock is free, or with the interruption's error
+// once ctx ends.
+func (l *fsyncLock) wait(ctx context.Context) error {
+	for l.held.Load() {
+		l.mu.Lock()
+		ch := l.released
+		l.mu.Unlock()
+		if ch == nil {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return mongoerr.Interruption(ctx)
+		}
+	}
+	return nil
 }
 
 // compactCmd compacts a collection's documents and index entries in the

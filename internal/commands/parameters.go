@@ -161,6 +161,33 @@ var serverParameters = map[string]serverParameter{
 	},
 }
 
+// value reads v as p's new value (see serverParameter).
+func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
+	if p.boolean {
+		if values.Truthy(v) {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	return paramInt(name, v, p.min, p.max)
+}
+
+// SetParameterAtStartup sets a server parameter from the server's
+// configuration (mongod.conf's setParameter section), as setParameter
+// would.
+func (s *Service) SetParameterAtStartup(name string, v bson.RawValue) error {
+	p, ok := serverParameters[name]
+	if !ok || p.set == nil {
+		return mongoerr.New(mongoerr.InvalidOptions, "unknown or read-only server parameter: %s", name)
+	}
+	n, err := p.value(name, v)
+	if err != nil {
+		return err
+	}
+	p.set(s, n)
+	return nil
+}
+
 // paramInt reads a numeric parameter value as MongoDB coerces one (doubles
 // truncate) and checks it against the parameter's bounds.
 func paramInt(name string, v bson.RawValue, lo, hi int64) (int64, error) {
@@ -253,12 +280,8 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
 		}
 		seen[name] = true
-		var n int64
-		if p.boolean {
-			if values.Truthy(v) {
-				n = 1
-			}
-		} else if n, err = paramInt(name, v, p.min, p.max); err != nil {
+		n, err := p.value(name, v)
+		if err != nil {
 			return err
 		}
 		changes = append(changes, change{p, n})

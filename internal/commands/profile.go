@@ -42,11 +42,15 @@ type profiling struct {
 	ms atomic.Int64
 	// rate is 1 - sampleRate as float64 bits, for the same reason.
 	rate atomic.Uint64
-	// active counts the databases with a level or a filter set, so that
-	// an operation looks its database up only when some has one.
+	// active counts the databases with settings of their own, and the
+	// default when it has a level or a filter, so that an operation looks
+	// its database up only when some has.
 	active atomic.Int32
 	mu     sync.RWMutex
 	dbs    map[string]dbProfile
+	// def is the settings of the databases without their own
+	// (operationProfiling.mode and filter, -profile).
+	def dbProfile
 }
 
 // dbProfile is one database's profiling settings.
@@ -63,7 +67,10 @@ func (p *profiling) of(db string) dbProfile {
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return p.dbs[db]
+	if d, ok := p.dbs[db]; ok {
+		return d
+	}
+	return p.def
 }
 
 // set replaces db's settings.
@@ -74,7 +81,7 @@ func (p *profiling) set(db string, d dbProfile) {
 		p.dbs = map[string]dbProfile{}
 	}
 	_, had := p.dbs[db]
-	if d.level == 0 && d.filter == nil {
+	if d.level == p.def.level && d.filter == nil && p.def.filter == nil {
 		delete(p.dbs, db)
 		if had {
 			p.active.Add(-1)
@@ -85,6 +92,40 @@ func (p *profiling) set(db string, d dbProfile) {
 	if !had {
 		p.active.Add(1)
 	}
+}
+
+// SetProfilingDefaults sets the profiling level (0, 1 or 2) and filter (a
+// query on profile entries; nil for none) of the databases the profile
+// command did not set, and the sample rate: the server's startup options
+// (operationProfiling.mode, filter and slowOpSampleRate).
+func (s *Service) SetProfilingDefaults(level int, filter bson.Raw, sampleRate float64) error {
+	if level < 0 || level > 2 {
+		return mongoerr.New(mongoerr.BadValue, "Invalid profiling level: %d", level)
+	}
+	if sampleRate < 0 || sampleRate > 1 {
+		return mongoerr.New(mongoerr.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")
+	}
+	d := dbProfile{level: int32(level)}
+	if filter != nil {
+		m, err := query.Compile(filter)
+		if err != nil {
+			return err
+		}
+		d.filter, d.filterDoc = m, filter
+	}
+	p := &s.prof
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if (p.def.level != 0 || p.def.filter != nil) != (d.level != 0 || d.filter != nil) {
+		if d.level != 0 || d.filter != nil {
+			p.active.Add(1)
+		} else {
+			p.active.Add(-1)
+		}
+	}
+	p.def = d
+	p.rate.Store(math.Float64bits(1 - sampleRate))
+	return nil
 }
 
 // SlowMS is the slow-operation threshold in milliseconds.

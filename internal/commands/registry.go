@@ -126,6 +126,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
+	if s.fsync.held.Load() && commits(r, name) {
+		if err := s.fsync.wait(r.Ctx); err != nil {
+			return nil, err
+		}
+	}
 	reply, err := s.runInSession(r, name, c.h)
 	if s.Access.Enabled && writesAuthCollections(r, name) {
 		// users or roles may have changed under the connections' feet

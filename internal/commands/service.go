@@ -53,6 +53,9 @@ type Service struct {
 	// Shutdown asks whoever runs the server to shut it down (the shutdown
 	// command); nil when nothing can.
 	Shutdown func()
+	// RotateLog rotates the log file (logRotate); nil when the log goes to
+	// a stream.
+	RotateLog func() error
 	// Metrics records every command (-metrics-addr); nil records nothing.
 	Metrics *metrics.Metrics
 
@@ -80,6 +83,8 @@ type Service struct {
 	LogLevel LogLevel
 	// TTLMonitor is the TTL monitor's schedule.
 	TTLMonitor TTLMonitor
+	// fsync is the fsync lock.
+	fsync fsyncLock
 	// prof is the profiler's and the slow-operation log's settings
 	// (profile.go).
 	prof profiling

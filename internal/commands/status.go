@@ -14,6 +14,8 @@ import (
 func init() {
 	register(serverStatusCmd, serverStatusSpec, "serverStatus")
 	registerAdmin(getLogCmd, &argSpec{path: "getLog"}, "getLog")
+	registerAdmin(logRotateCmd, &argSpec{path: "logRotate"}, "logRotate")
+	authzRules["logRotate"] = onCluster("logRotate")
 }
 
 // serverStatusSpec declares serverStatus: its fields name sections, a
@@ -216,6 +218,32 @@ func (s *Service) globalLock(now time.Time) bson.D {
 			{Key: "writers", Value: writers},
 		}},
 	}
+}
+
+// logRotateCmd rotates the server's log file: {logRotate: 1} or
+// {logRotate: "server"}. A log written to a stream (no -log-path) has no
+// file to rotate, and the command succeeds doing nothing, as MongoDB's
+// does with console logging. Folio has no audit log.
+// https://www.mongodb.com/docs/v7.0/reference/command/logRotate/
+func logRotateCmd(s *Service, r *Request) (bson.Raw, error) {
+	switch v := r.args.first(); {
+	case v.Type == bson.TypeString && v.StringValue() == "audit":
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio has no audit log to rotate")
+	case v.Type == bson.TypeString && v.StringValue() != "server":
+		return nil, mongoerr.New(mongoerr.NoSuchKey, "Unknown log type for rotate: %s", v.StringValue())
+	case v.Type != bson.TypeString && !v.IsNumber():
+		return nil, wrongType("logRotate", "logRotate", v, "[int, string]")
+	}
+	if s.RotateLog == nil {
+		return nil, nil
+	}
+	if err := s.RotateLog(); err != nil {
+		if s.Log != nil {
+			s.Log.Error("Log rotation failed", "error", err)
+		}
+		return nil, mongoerr.New(mongoerr.FileRenameFailed, "Log rotation failed due to one or more errors")
+	}
+	return nil, nil
 }
 
 // getLogCmd serves "*" (the log names), "global" (recent lines) and

@@ -14,6 +14,10 @@ import (
 // Sync makes every write committed so far durable (fsync).
 func (e *Engine) Sync() error { return e.kv.Sync() }
 
+// SoleWriter reports whether this engine is the only one writing its
+// store (no FrontendID: no other frontend shares it).
+func (e *Engine) SoleWriter() bool { return e.opts.FrontendID == "" }
+
 // ScanDocuments calls fn with each document of db.coll in _id order (a
 // find without filter reads the documents in their key order), the read
 // of dbHash and dataSize; doc is valid until fn returns. A missing

@@ -104,6 +104,20 @@ type Config struct {
 	// SlowMS is the slow-operation log's threshold in milliseconds;
 	// zero is MongoDB's default, 100.
 	SlowMS int64
+	// ProfileLevel (0, 1 or 2) and ProfileFilter (a query on profile
+	// entries, nil for none) are the profiling settings of the databases
+	// the profile command did not set; SlowOpSampleRate, when set, is the
+	// fraction of operations profiled and logged (default 1).
+	ProfileLevel     int
+	ProfileFilter    bson.Raw
+	SlowOpSampleRate *float64
+	// Parameters are server parameters set at startup, as setParameter
+	// sets them.
+	Parameters bson.D
+	// RotateLog, when set, rotates the file the log is written to
+	// (logRotate); without it the log goes to a stream and logRotate has
+	// nothing to rotate.
+	RotateLog func() error
 }
 
 // DefaultCompressors are the compressors Folio offers, in its preference
@@ -210,8 +224,8 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
 	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
-	if cfg.SlowMS != 0 {
-		svc.SetSlowMS(cfg.SlowMS)
+	if err := configure(svc, cfg); err != nil {
+		return nil, errors.Join(err, ln.Close(), eng.Close(), closeKV())
 	}
 	svc.Shutdown = func() { in.shutdownOnce.Do(func() { close(in.shutdown) }) }
 	if cfg.MetricsAddr != "" {
@@ -233,6 +247,32 @@ func Start(cfg Config) (*Instance, error) {
 		"diskReserveMB", cfg.DiskReserve>>20, "tlsMode", cfg.TLS.Mode.String(), "auth", cfg.Auth)
 	log.Info("folio listening", attrs...)
 	return in, nil
+}
+
+// configure applies cfg's slow-operation, profiling and parameter
+// settings to svc.
+func configure(svc *commands.Service, cfg Config) error {
+	if cfg.SlowMS != 0 {
+		svc.SetSlowMS(cfg.SlowMS)
+	}
+	rate := 1.0
+	if cfg.SlowOpSampleRate != nil {
+		rate = *cfg.SlowOpSampleRate
+	}
+	if err := svc.SetProfilingDefaults(cfg.ProfileLevel, cfg.ProfileFilter, rate); err != nil {
+		return fmt.Errorf("profiling settings: %w", err)
+	}
+	for _, p := range cfg.Parameters {
+		raw, err := bson.Marshal(bson.D{p})
+		if err != nil {
+			return err
+		}
+		if err := svc.SetParameterAtStartup(p.Key, bson.Raw(raw).Lookup(p.Key)); err != nil {
+			return fmt.Errorf("setParameter %s: %w", p.Key, err)
+		}
+	}
+	svc.RotateLog = cfg.RotateLog
+	return nil
 }
 
 // reachable reports whether addr takes connections from other hosts: it

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -86,7 +87,67 @@ func TestMaintenanceCommands(t *testing.T) {
 		t.Errorf("compact: %s", r)
 	}
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "compact", Value: "missing"}}).Err(), 26, "NamespaceNotFound")
-	requireCode(t, client.Database("admin").RunCommand(ctx, bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}).Err(), 238, "NotImplemented")
+}
+
+// TestFsyncLock: fsync with lock: true counts its locks; while one is
+// held, writes wait (currentOp shows fsyncLock) and reads go on; a write
+// past its maxTimeMS fails with MaxTimeMSExpired; the write completes once
+// every lock is released; one fsyncUnlock too many is IllegalOperation.
+func TestFsyncLock(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	coll := client.Database(testDB).Collection("fsynclock")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := func(c bson.D) bson.Raw {
+		t.Helper()
+		raw, err := admin.RunCommand(ctx, c).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	for want := int64(1); want <= 2; want++ {
+		if got := cmd(bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}); got.Lookup("lockCount").Int64() != want || got.Lookup("info").StringValue() == "" {
+			t.Fatalf("fsync lock %d answered %s", want, got)
+		}
+	}
+	if !cmd(bson.D{{Key: "currentOp", Value: 1}}).Lookup("fsyncLock").Boolean() {
+		t.Error("currentOp does not report the fsync lock")
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("a read under the lock: %d, %v", n, err)
+	}
+	err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "insert", Value: "fsynclock"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "maxTimeMS", Value: 100}}).Err()
+	requireCode(t, err, 50, "MaxTimeMSExpired")
+	done := make(chan error, 1)
+	go func() {
+		_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("an insert under the lock returned: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if got := cmd(bson.D{{Key: "fsyncUnlock", Value: 1}}); got.Lookup("lockCount").Int64() != 1 {
+		t.Errorf("first unlock answered %s", got)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("an insert under the second lock returned: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cmd(bson.D{{Key: "fsyncUnlock", Value: 1}})
+	if err := <-done; err != nil {
+		t.Fatalf("the waiting insert: %v", err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Errorf("after unlock: %d documents, %v", n, err)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "fsyncUnlock", Value: 1}}).Err(), 20, "IllegalOperation")
 }
 
 // TestSlowOperationLog: profile sets slowms and sampleRate and answers the

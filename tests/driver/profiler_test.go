@@ -2,11 +2,17 @@ package driver_test
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/logfile"
 )
 
 // profileEntries reads db's system.profile in insertion order, with the
@@ -216,4 +222,64 @@ func TestProfilerLevelOneAndFilter(t *testing.T) {
 		t.Errorf("after unset with slowms 0, last entry %s", last)
 	}
 	run(bson.D{{Key: "profile", Value: 0}, {Key: "slowms", Value: 100}})
+}
+
+// TestStartupProfilingParametersAndLogRotate: a server started with a
+// profiling level profiles every database the profile command did not
+// set; its startup parameters are set; logRotate renames the log file
+// aside and goes on in a new one; startup parameters Folio lacks stop the
+// start.
+func TestStartupProfilingParametersAndLogRotate(t *testing.T) {
+	dir := t.TempDir()
+	lf, err := logfile.Open(filepath.Join(dir, "folio.log"), false, logfile.Rename)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	cfg := defaultConfig()
+	cfg.ProfileLevel = 2
+	cfg.Parameters = bson.D{{Key: "cursorTimeoutMillis", Value: int32(4321)}}
+	cfg.Logger = slog.New(slog.NewJSONHandler(lf, nil))
+	cfg.RotateLog = lf.Rotate
+	client := connect(t, startInstance(t, cfg))
+	ctx := context.Background()
+	if _, err := client.Database("x").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("y").RunCommand(ctx, bson.D{{Key: "profile", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("y").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(profileEntries(t, client.Database("y"))); n != 0 {
+		t.Errorf("database y, set to level 0, has %d profile entries", n)
+	}
+	if es := profileEntries(t, client.Database("x")); len(es) == 0 || es[0].Lookup("op").StringValue() != "insert" {
+		t.Errorf("database x at the default level 2: %v", es)
+	}
+	admin := client.Database("admin")
+	raw, err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: 1}}).Raw()
+	if err != nil || raw.Lookup("cursorTimeoutMillis").AsInt64() != 4321 {
+		t.Errorf("cursorTimeoutMillis from the startup parameters: %s %v", raw, err)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "logRotate", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "logRotate", Value: "server"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 3 {
+		t.Errorf("after two rotations the log directory holds %d files, %v", len(ents), err)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "logRotate", Value: "audit"}}).Err(), 238, "NotImplemented")
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "logRotate", Value: "nosuch"}}).Err(), 4, "NoSuchKey")
+
+	bad := defaultConfig()
+	bad.Parameters = bson.D{{Key: "noSuchParameter", Value: 1}}
+	if in, err := instance.Start(bad); err == nil {
+		_ = in.Close(ctx)
+		t.Error("started with an unknown startup parameter")
+	}
 }
