@@ -96,7 +96,7 @@ var configOptions = map[string]configOption{
 	}},
 	"processManagement.fork": {conv: func(v string) (string, string, error) {
 		if b, err := strconv.ParseBool(v); err != nil || b {
-			return "", "", fmt.Errorf("Folio does not fork; run it under a service manager")
+			return "", "", errors.New("folio does not fork: run it under a service manager")
 		}
 		return "", "", nil
 	}},

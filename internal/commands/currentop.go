@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -42,6 +43,8 @@ type activeOp struct {
 	// goroutine touches them.
 	stats engine.OpStats
 	out   opOutcome
+	// awaitingFsync is set while the operation waits for the fsync lock.
+	awaitingFsync atomic.Bool
 
 	mu          sync.Mutex
 	msg         string
@@ -195,6 +198,7 @@ func (op *activeOp) describe(host string) bson.D {
 		{Key: "op", Value: kind},
 		{Key: "ns", Value: op.ns},
 		{Key: "command", Value: op.cmd},
+		{Key: "waitingForLock", Value: op.awaitingFsync.Load()},
 	}
 	if op.ctx.Err() != nil {
 		// killed (killOp, killSessions, a disconnect, shutdown) or past

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,8 @@ func init() {
 		ignore("estimate", tBool, "it only concerns key ranges, which Folio refuses")), "dataSize", "datasize")
 	registerAdmin(fsyncCmd, untyped("fsync", arg("lock", tBool), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
 	registerAdmin(fsyncUnlockCmd, untyped("fsyncUnlock"), "fsyncUnlock")
+	registerAdmin(lockInfoCmd, untyped("lockInfo", ignore("includeStorageEngineDump", tBool, "Folio's store has no lock table to dump")), "lockInfo")
+	authzRules["lockInfo"] = onCluster("serverStatus")
 	register(compactCmd, untyped("compact", ignore("force", tBool, "needed by MongoDB before 6.0 on a primary; a single Folio needs no permission")), "compact")
 	registerAdmin(connPoolStatsCmd, untyped("connPoolStats"), "connPoolStats")
 	registerAdmin(shutdownCmd, untyped("shutdown",
@@ -145,6 +148,41 @@ func fsyncUnlockCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "fsyncUnlock called when not locked")
 	}
 	return marshal(bson.D{{Key: "info", Value: "fsyncUnlock completed"}, {Key: "lockCount", Value: n}}), nil
+}
+
+// lockInfoCmd lists the locks held and awaited, in the shape of MongoDB's
+// lockInfo: Folio's one server-wide lock is the fsync lock, held in S mode
+// while taken (with the number of times it was taken as its holders) and
+// awaited in IX mode by the writes it holds back. Documents, collections
+// and the catalog are guarded by storage transactions and short internal
+// locks that no command holds across a wait, and are not listed.
+// https://www.mongodb.com/docs/v7.0/reference/command/lockInfo/
+func lockInfoCmd(s *Service, r *Request) (bson.Raw, error) {
+	locks := bson.A{}
+	s.fsync.mu.Lock()
+	count := s.fsync.count
+	s.fsync.mu.Unlock()
+	if count > 0 {
+		granted := bson.A{}
+		for range count {
+			granted = append(granted, bson.D{{Key: "mode", Value: "S"}, {Key: "convertMode", Value: "NONE"}, {Key: "enqueueAtFront", Value: false},
+				{Key: "compatibleFirst", Value: false}, {Key: "debugInfo", Value: "fsyncLock"}, {Key: "clientInfo", Value: bson.D{{Key: "desc", Value: "fsyncLockWorker"}}}})
+		}
+		pending := bson.A{}
+		for _, op := range s.ops.list() {
+			if !op.awaitingFsync.Load() {
+				continue
+			}
+			client := bson.D{{Key: "opid", Value: op.id}}
+			if op.conn != nil {
+				client = append(bson.D{{Key: "desc", Value: "conn" + strconv.FormatInt(op.conn.ID, 10)}, {Key: "connectionId", Value: op.conn.ID}}, client...)
+			}
+			pending = append(pending, bson.D{{Key: "mode", Value: "IX"}, {Key: "convertMode", Value: "NONE"}, {Key: "enqueueAtFront", Value: false},
+				{Key: "compatibleFirst", Value: false}, {Key: "debugInfo", Value: op.ns}, {Key: "clientInfo", Value: client}})
+		}
+		locks = append(locks, bson.D{{Key: "resourceId", Value: "{Global}"}, {Key: "granted", Value: granted}, {Key: "pending", Value: pending}})
+	}
+	return marshal(bson.D{{Key: "lockInfo", Value: locks}}), nil
 }
 
 // fsyncLock is the fsync lock: taken by fsync with lock: true, counted,

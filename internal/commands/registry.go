@@ -127,7 +127,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	r.op = op
 	defer s.ops.end(op)
 	if s.fsync.held.Load() && commits(r, name) {
-		if err := s.fsync.wait(r.Ctx); err != nil {
+		op.awaitingFsync.Store(true)
+		err := s.fsync.wait(r.Ctx)
+		op.awaitingFsync.Store(false)
+		if err != nil {
 			return nil, err
 		}
 	}

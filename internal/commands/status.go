@@ -113,6 +113,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 			{Key: "persistent", Value: s.DBPath != ""},
 			{Key: "backupCursorOpen", Value: false},
 		}},
+		bson.E{Key: "transactions", Value: s.transactionStatus()},
 		bson.E{Key: "metrics", Value: s.metrics()},
 	)
 	err := r.args.eachExtra(func(key string, v bson.RawValue) error {
@@ -244,6 +245,19 @@ func logRotateCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.FileRenameFailed, "Log rotation failed due to one or more errors")
 	}
 	return nil, nil
+}
+
+// transactionStatus is serverStatus.transactions: the transactions open
+// now and those started, committed and aborted since the server started.
+func (s *Service) transactionStatus() bson.D {
+	t := &s.Sessions.Txns
+	started, committed, aborted := t.Started.Load(), t.Committed.Load(), t.Aborted.Load()
+	return bson.D{
+		{Key: "currentOpen", Value: started - committed - aborted},
+		{Key: "totalAborted", Value: aborted},
+		{Key: "totalCommitted", Value: committed},
+		{Key: "totalStarted", Value: started},
+	}
 }
 
 // getLogCmd serves "*" (the log names), "global" (recent lines) and

@@ -200,8 +200,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		if err != nil {
 			return nil, err
 		}
-		sess.Txn, sess.State = txn, sessions.TxnInProgress
-		sess.TxnReadConcern = r.Args.ReadConcern.Level
+		sess.Begin(txn, r.Args.ReadConcern.Level)
 	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
 		return nil, err
 	}
@@ -221,8 +220,12 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	}
 	if err != nil && sess.State == sessions.TxnInProgress {
 		s.endTxn(sess)
-		if me := mongoerr.As(err); me.Code == mongoerr.WriteConflict || me.Code == mongoerr.NoSuchTransaction {
+		me := mongoerr.As(err)
+		if me.Code == mongoerr.WriteConflict || me.Code == mongoerr.NoSuchTransaction {
 			me.Labels = []string{engine.TransientTransactionError}
+		}
+		if me.Code == mongoerr.WriteConflict {
+			s.Sessions.Txns.Conflicts.Add(1)
 		}
 	}
 	return reply, err
@@ -274,13 +277,11 @@ func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	s.Cursors.KillOwned(r.Txn)
 	err := r.Txn.CommitRecorded(sess.RecordCommit())
-	sess.Txn = nil
-	if err != nil {
-		sess.State = sessions.TxnAborted
-		return nil, err
+	sess.Committed(err == nil)
+	if err != nil && mongoerr.As(err).Code == mongoerr.WriteConflict {
+		s.Sessions.Txns.Conflicts.Add(1)
 	}
-	sess.State = sessions.TxnCommitted
-	return nil, nil
+	return nil, err
 }
 
 func abortTransactionCmd(s *Service, r *Request) (bson.Raw, error) {

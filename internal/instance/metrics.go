@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/metrics"
 	"github.com/folio-db/folio/internal/storage"
@@ -30,6 +32,12 @@ func serveMetrics(addr string, svc *commands.Service, kv storage.KV) (*http.Serv
 		return map[string]float64{"returned": float64(d.Returned.Load()), "inserted": float64(d.Inserted.Load()),
 			"updated": float64(d.Updated.Load()), "deleted": float64(d.Deleted.Load())}
 	})
+	m.CounterVec("folio_transactions_total", "Transactions started, committed and aborted.", "event", func() map[string]float64 {
+		t := &svc.Sessions.Txns
+		return map[string]float64{"started": float64(t.Started.Load()), "committed": float64(t.Committed.Load()), "aborted": float64(t.Aborted.Load())}
+	})
+	m.Counter("folio_transaction_write_conflicts_total", "Transactions that failed with a write conflict (WriteConflict, TransientTransactionError).",
+		func() float64 { return float64(svc.Sessions.Txns.Conflicts.Load()) })
 	m.CounterVec("folio_network_bytes_total", "Bytes of client messages, before compression.", "direction", func() map[string]float64 {
 		return map[string]float64{"in": float64(svc.Net.BytesIn.Load()), "out": float64(svc.Net.BytesOut.Load())}
 	})
@@ -59,5 +67,7 @@ func exportPebble(m *metrics.Metrics, db *pebblekv.DB) {
 	m.Counter("folio_pebble_block_cache_hits_total", "Pebble block cache hits.", func() float64 { return float64(db.Metrics().BlockCache.Hits) })
 	m.Counter("folio_pebble_block_cache_misses_total", "Pebble block cache misses.", func() float64 { return float64(db.Metrics().BlockCache.Misses) })
 	m.Counter("folio_pebble_wal_bytes_written_total", "Bytes written to Pebble's write-ahead log.", func() float64 { return float64(db.Metrics().WAL.BytesWritten) })
+	m.Histogram("folio_pebble_wal_fsync_duration_seconds", "Pebble's write-ahead log syncs (the count) and how long each took.", 1e-9,
+		func() prometheus.Histogram { return db.Metrics().LogWriter.FsyncLatency })
 	m.Gauge("folio_pebble_disk_bytes", "Disk space Pebble uses.", func() float64 { return float64(db.Metrics().DiskSpaceUsage()) })
 }

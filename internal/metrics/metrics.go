@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Metrics is one server's metrics. A nil *Metrics records nothing.
@@ -65,6 +66,38 @@ func (m *Metrics) Counter(name, help string, f func() float64) {
 // at each scrape, as counters.
 func (m *Metrics) CounterVec(name, help, label string, f func() map[string]float64) {
 	m.reg.MustRegister(&funcVec{desc: prometheus.NewDesc(name, help, []string{label}, nil), f: f})
+}
+
+// Histogram exports the histogram f returns, read at each scrape, with its
+// bucket bounds and sum multiplied by scale (Pebble's are in nanoseconds;
+// Prometheus' convention is seconds).
+func (m *Metrics) Histogram(name, help string, scale float64, f func() prometheus.Histogram) {
+	m.reg.MustRegister(&scaledHistogram{desc: prometheus.NewDesc(name, help, nil, nil), scale: scale, f: f})
+}
+
+// scaledHistogram re-exports another histogram under its own name, scaled.
+type scaledHistogram struct {
+	desc  *prometheus.Desc
+	scale float64
+	f     func() prometheus.Histogram
+}
+
+func (h *scaledHistogram) Describe(ch chan<- *prometheus.Desc) { ch <- h.desc }
+
+func (h *scaledHistogram) Collect(ch chan<- prometheus.Metric) {
+	src := h.f()
+	if src == nil {
+		return
+	}
+	var m dto.Metric
+	if err := src.Write(&m); err != nil || m.Histogram == nil {
+		return
+	}
+	buckets := make(map[float64]uint64, len(m.Histogram.Bucket))
+	for _, b := range m.Histogram.Bucket {
+		buckets[b.GetUpperBound()*h.scale] = b.GetCumulativeCount()
+	}
+	ch <- prometheus.MustNewConstHistogram(h.desc, m.Histogram.GetSampleCount(), m.Histogram.GetSampleSum()*h.scale, buckets)
 }
 
 // Handler serves the metrics.

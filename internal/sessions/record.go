@@ -179,6 +179,7 @@ func (r *Registry) Load(kv storage.KV) error {
 			if err != nil {
 				return err
 			}
+			s.counts = &r.Txns
 			r.sessions[id] = s
 			cur = s
 		case 12:

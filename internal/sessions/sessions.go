@@ -63,6 +63,42 @@ type Session struct {
 	stored storedRecord
 	// seen is what $listLocalSessions reports, read without mu.
 	seen seenBy
+	// counts are the registry's transaction counters (nil: none).
+	counts *TxnCounters
+}
+
+// TxnCounters count the transactions of a registry's sessions, as
+// serverStatus.transactions reports them: every transaction started ends
+// committed or aborted. Conflicts counts those that failed with a write
+// conflict (the commands layer adds them).
+type TxnCounters struct {
+	Started, Committed, Aborted, Conflicts atomic.Int64
+}
+
+// Begin opens txn as the session's transaction of TxnNumber, read at the
+// read concern level readConcern.
+func (s *Session) Begin(txn *engine.Txn, readConcern string) {
+	s.Txn, s.State, s.TxnReadConcern = txn, TxnInProgress, readConcern
+	if s.counts != nil {
+		s.counts.Started.Add(1)
+	}
+}
+
+// Committed records that the open transaction committed (ok) or failed to
+// commit and aborted.
+func (s *Session) Committed(ok bool) {
+	s.Txn = nil
+	s.State = TxnAborted
+	if ok {
+		s.State = TxnCommitted
+	}
+	switch {
+	case s.counts == nil:
+	case ok:
+		s.counts.Committed.Add(1)
+	default:
+		s.counts.Aborted.Add(1)
+	}
 }
 
 // Lock takes the session for one command and marks it used.
@@ -81,6 +117,9 @@ func (s *Session) EndTxn() {
 	if s.State == TxnInProgress {
 		s.Txn.Abort()
 		s.State = TxnAborted
+		if s.counts != nil {
+			s.counts.Aborted.Add(1)
+		}
 	}
 	s.Txn = nil
 }
@@ -113,6 +152,8 @@ type Registry struct {
 	Log *slog.Logger
 	// txnLifetime is transactionLifetimeLimitSeconds, as nanoseconds.
 	txnLifetime atomic.Int64
+	// Txns count the sessions' transactions.
+	Txns TxnCounters
 }
 
 // NewRegistry returns an empty registry.
@@ -136,7 +177,7 @@ func (r *Registry) Get(id string) *Session {
 	defer r.mu.Unlock()
 	s := r.sessions[id]
 	if s == nil {
-		s = &Session{ID: id, TxnNumber: -1}
+		s = &Session{ID: id, TxnNumber: -1, counts: &r.Txns}
 		r.sessions[id] = s
 	}
 	return s

@@ -132,6 +132,18 @@ func TestFsyncLock(t *testing.T) {
 		t.Fatalf("an insert under the lock returned: %v", err)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// lockInfo shows the two locks granted and the insert pending;
+	// currentOp shows the insert waiting for it.
+	info := cmd(bson.D{{Key: "lockInfo", Value: 1}})
+	granted, _ := info.Lookup("lockInfo", "0", "granted").Array().Values()
+	pending, _ := info.Lookup("lockInfo", "0", "pending").Array().Values()
+	if len(granted) != 2 || len(pending) != 1 || pending[0].Document().Lookup("mode").StringValue() != "IX" {
+		t.Errorf("lockInfo %s", info)
+	}
+	ops, _ := cmd(bson.D{{Key: "currentOp", Value: 1}, {Key: "waitingForLock", Value: true}}).Lookup("inprog").Array().Values()
+	if len(ops) != 1 || ops[0].Document().Lookup("command", "insert").StringValue() != "fsynclock" {
+		t.Errorf("currentOp waitingForLock: %v", ops)
+	}
 	if got := cmd(bson.D{{Key: "fsyncUnlock", Value: 1}}); got.Lookup("lockCount").Int64() != 1 {
 		t.Errorf("first unlock answered %s", got)
 	}
@@ -148,6 +160,9 @@ func TestFsyncLock(t *testing.T) {
 		t.Errorf("after unlock: %d documents, %v", n, err)
 	}
 	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "fsyncUnlock", Value: 1}}).Err(), 20, "IllegalOperation")
+	if locks, _ := cmd(bson.D{{Key: "lockInfo", Value: 1}}).Lookup("lockInfo").Array().Values(); len(locks) != 0 {
+		t.Errorf("lockInfo after unlock: %v", locks)
+	}
 }
 
 // TestSlowOperationLog: profile sets slowms and sampleRate and answers the

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
@@ -62,16 +63,63 @@ func TestMetrics(t *testing.T) {
 	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "find", Value: "metrics"}, {Key: "filter", Value: bson.D{{Key: "$bogus", Value: 1}}}}).Err(); err == nil {
 		t.Fatal("a bad filter was accepted")
 	}
+	// Three transactions: A commits; B conflicts with A's open write and
+	// aborts; C is aborted by its client.
+	txnSession := func() (*mongo.Session, context.Context) {
+		t.Helper()
+		sess, err := client.StartSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sess.EndSession(ctx) })
+		if err := sess.StartTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		return sess, mongo.NewSessionContext(ctx, sess)
+	}
+	a, actx := txnSession()
+	b, bctx := txnSession()
+	c, cctx := txnSession()
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}
+	if _, err := coll.UpdateByID(actx, 0, inc); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.UpdateByID(bctx, 0, inc)
+	requireCode(t, err, 112, "WriteConflict")
+	_ = b.AbortTransaction(ctx)
+	if err := a.CommitTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(cctx, bson.D{{Key: "_id", Value: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AbortTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	status, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx := status.Lookup("transactions"); tx.Document().Lookup("totalStarted").AsInt64() != 3 || tx.Document().Lookup("totalCommitted").AsInt64() != 1 ||
+		tx.Document().Lookup("totalAborted").AsInt64() != 2 || tx.Document().Lookup("currentOpen").AsInt64() != 0 {
+		t.Errorf("serverStatus.transactions %s", tx)
+	}
 	after := scrape(t, in.MetricsAddr())
 	moved := func(sample string) float64 { return after[sample] - before[sample] }
+	// Six inserts: five, and C's, counted though C aborted, as MongoDB
+	// counts them.
 	for sample, want := range map[string]float64{
-		`folio_commands_total{command="insert",outcome="ok"}`:     5,
+		`folio_commands_total{command="insert",outcome="ok"}`:     6,
 		`folio_commands_total{command="find",outcome="ok"}`:       3,
 		`folio_commands_total{command="find",outcome="BadValue"}`: 1,
-		`folio_command_duration_seconds_count{command="insert"}`:  5,
-		`folio_documents_total{op="inserted"}`:                    5,
+		`folio_command_duration_seconds_count{command="insert"}`:  6,
+		`folio_documents_total{op="inserted"}`:                    6,
 		`folio_documents_total{op="returned"}`:                    15,
-		`folio_operations_total{kind="insert"}`:                   5,
+		`folio_operations_total{kind="insert"}`:                   6,
+		`folio_transactions_total{event="started"}`:               3,
+		`folio_transactions_total{event="committed"}`:             1,
+		`folio_transactions_total{event="aborted"}`:               2,
+		`folio_transaction_write_conflicts_total`:                 1,
 	} {
 		if got := moved(sample); got != want {
 			t.Errorf("%s moved by %v, want %v", sample, got, want)
@@ -79,7 +127,7 @@ func TestMetrics(t *testing.T) {
 	}
 	expected := []string{"folio_connections", "go_goroutines", "process_resident_memory_bytes"}
 	if !testkv.TiKV() {
-		expected = append(expected, "folio_pebble_disk_bytes", "folio_pebble_wal_bytes_written_total")
+		expected = append(expected, "folio_pebble_disk_bytes", "folio_pebble_wal_bytes_written_total", "folio_pebble_wal_fsync_duration_seconds_count")
 	}
 	for _, sample := range expected {
 		if _, ok := after[sample]; !ok {
