@@ -34,8 +34,15 @@ type CollStats struct {
 	// by the scale asked for: the fields of collStats after ns.
 	Storage bson.Raw
 	// Indexes are the specifications of the collection's indexes, the _id
-	// index first.
+	// index first; Usage is each one's.
 	Indexes []bson.Raw
+	Usage   []IndexUsage
+}
+
+// IndexUsage is how many operations used an index since when.
+type IndexUsage struct {
+	Ops   int64
+	Since time.Time
 }
 
 // Env is the engine as the pipeline sees it.

@@ -123,8 +123,9 @@ func dateValue(t time.Time) bson.RawValue {
 }
 
 // indexStatsStage is $indexStats: one document per index of the
-// collection, {name, key, host, accesses, spec}; a missing collection has
-// none. Folio does not count index accesses: ops is always 0.
+// collection, {name, key, host, accesses: {ops, since}, spec}, ops
+// counting the operations whose plan read the index since the index was
+// created or the server started; a missing collection has none.
 type indexStatsStage struct{}
 
 func (p *parser) parseIndexStats(arg bson.RawValue) (stage, error) {
@@ -143,9 +144,9 @@ func (indexStatsStage) run(in Source, rt *runtime) Source {
 			}
 			return nil, err
 		}
-		accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(0)}, {"since", dateValue(rt.ectx.Now)}}))
 		var out []bson.Raw
-		for _, spec := range st.Indexes {
+		for i, spec := range st.Indexes {
+			accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(st.Usage[i].Ops)}, {"since", dateValue(st.Usage[i].Since)}}))
 			out = append(out, buildDoc([]field{
 				{"name", spec.Lookup("name")},
 				{"key", spec.Lookup("key")},

@@ -412,10 +412,12 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		return aggregate.CollStats{}, err
 	}
 	specs := []bson.Raw{marshal(idIndexSpec(c))}
+	usage := []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
 	for _, ix := range c.Indexes() {
 		specs = append(specs, ix.Spec)
+		usage = append(usage, aggregate.IndexUsage{Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
 	}
-	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs}
+	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs, Usage: usage}
 	if n, err := shardedChunks(env.e, c); err != nil {
 		return out, err
 	} else if n > 0 {

@@ -154,14 +154,15 @@ func connectionStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 func hostInfoCmd(*Service, *Request) (bson.Raw, error) {
 	host, _ := os.Hostname()
 	return marshal(bson.D{
-		{Key: "system", Value: bson.D{
+		{Key: "system", Value: append(append(bson.D{
 			{Key: "currentTime", Value: bson.NewDateTimeFromTime(time.Now())},
 			{Key: "hostname", Value: host},
 			{Key: "cpuAddrSize", Value: int32(64)},
+		}, hostMemory()...), bson.D{
 			{Key: "numCores", Value: int32(runtime.NumCPU())},
 			{Key: "cpuArch", Value: runtime.GOARCH},
 			{Key: "numaEnabled", Value: false},
-		}},
+		}...)},
 		{Key: "os", Value: bson.D{{Key: "type", Value: osType()}, {Key: "name", Value: runtime.GOOS}}},
 		{Key: "extra", Value: bson.D{}},
 	}), nil

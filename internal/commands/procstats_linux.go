@@ -48,3 +48,21 @@ func extraInfo() bson.D {
 		bson.E{Key: "involuntary_context_switches", Value: number(ru.Nivcsw)},
 	)
 }
+
+// hostMemory is hostInfo's memSizeMB (the machine's memory, from
+// sysinfo) and memLimitMB (lower when the process's cgroup, v2, limits
+// it).
+func hostMemory() bson.D {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return nil
+	}
+	size := int64(si.Totalram) * int64(si.Unit) >> 20
+	limit := size
+	if raw, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64); err == nil && n>>20 < limit {
+			limit = n >> 20
+		}
+	}
+	return bson.D{{Key: "memSizeMB", Value: size}, {Key: "memLimitMB", Value: limit}}
+}

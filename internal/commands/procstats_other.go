@@ -19,3 +19,6 @@ func memStatus() bson.D {
 func extraInfo() bson.D {
 	return bson.D{{Key: "note", Value: "fields vary by platform"}}
 }
+
+// hostMemory is nothing where Folio cannot read the machine's memory.
+func hostMemory() bson.D { return nil }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -26,6 +27,10 @@ type Collection struct {
 	ID      uint32
 	UUID    [16]byte
 	Options CollectionOptions
+
+	// idUsage counts the operations whose plan read the documents by _id
+	// (the _id index's usage).
+	idUsage IndexUsage
 
 	mu      sync.RWMutex
 	dropped bool // set under mu once the catalog entry is gone
@@ -56,6 +61,9 @@ type Collection struct {
 	// change: the oplog then keeps the document before each change.
 	preImages atomic.Bool
 }
+
+// IDUsage is the usage of the collection's _id index.
+func (c *Collection) IDUsage() *IndexUsage { return &c.idUsage }
 
 // Indexes returns the collection's secondary indexes.
 func (c *Collection) Indexes() []*Index {
@@ -281,7 +289,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 	if err != nil {
 		return nil, err
 	}
-	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1}
+	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1, idUsage: IndexUsage{Since: time.Now()}}
 	if err := coll.initValidation(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -179,7 +180,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 			}
 			continue
 		}
-		coll := &Collection{DB: db, Name: name, ID: uint32(ent.ID)}
+		coll := &Collection{DB: db, Name: name, ID: uint32(ent.ID), idUsage: IndexUsage{Since: time.Now()}}
 		copy(coll.UUID[:], ent.UUID)
 		if err := syncCollection(coll, ent); err != nil {
 			return err
@@ -299,7 +300,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		ix.wild.addMultikey(si.MultikeyPaths)
 	}
 	if prev != nil {
-		ix.hints = prev.hints
+		ix.hints, ix.usage = prev.hints, prev.usage
 		if prev.Multikey() {
 			ix.multikey.Store(true)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -53,7 +54,23 @@ type Index struct {
 	coll *collation.Collator
 	// wild is set on a wildcard index (index_wildcard.go).
 	wild *wildcardIndex
+	// usage counts the operations that read the index; a modified index
+	// keeps it.
+	usage *IndexUsage
 }
+
+// IndexUsage counts the operations whose plan read an index since Since
+// (its creation, or the server's start), as $indexStats reports them.
+type IndexUsage struct {
+	ops   atomic.Int64
+	Since time.Time
+}
+
+// Ops is how many operations read the index.
+func (u *IndexUsage) Ops() int64 { return u.ops.Load() }
+
+// Usage is the index's usage.
+func (ix *Index) Usage() *IndexUsage { return ix.usage }
 
 // Multikey reports whether the index has indexed an array.
 func (ix *Index) Multikey() bool { return ix.multikey.Load() }
@@ -86,7 +103,8 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err != nil || len(elems) == 0 {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
 	}
-	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{}}
+	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{},
+		usage: &IndexUsage{Since: time.Now()}}
 	if slices.ContainsFunc(elems, func(el bson.RawElement) bool { return isWildcardKey(el.Key()) }) {
 		if ix.wild, err = newWildcard(spec, elems); err != nil {
 			return nil, err

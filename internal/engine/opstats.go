@@ -38,11 +38,30 @@ func opStatsOf(ctx context.Context) *OpStats {
 	return &OpStats{}
 }
 
-// ran records that the operation runs p on c (a count when count is set);
-// the first plan is the one reported.
+// ran records that the operation runs p on c (a count when count is set):
+// the first plan is the one reported, and each counts as a use of the
+// indexes it reads ($indexStats).
 func (s *OpStats) ran(c *Collection, p *planner.Plan, count bool) {
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = p, c.Options.ClusteredIndex != nil, count
+	}
+	if p.Or == nil {
+		c.used(p)
+	}
+	for _, sp := range p.Or {
+		c.used(sp)
+	}
+}
+
+// used counts a use of the index scan p reads: one of c's, or its _id
+// index (a scan of the documents by _id ranges); a collection scan reads
+// none.
+func (c *Collection) used(p *planner.Plan) {
+	switch {
+	case p.Index != nil:
+		indexOf(p).usage.ops.Add(1)
+	case p.Intervals != nil:
+		c.idUsage.ops.Add(1)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/embedded"
 )
 
 // Run is one example: it drives the pattern through k and records every
@@ -74,17 +74,18 @@ func Test(t *testing.T, name string, run Run) {
 	}
 }
 
-// Serve connects to uri (starting an in-memory Folio when it is empty), runs
+// Serve connects to uri (starting an in-memory Folio, through the embedded
+// package, when it is empty), runs
 // the example on a fresh database named "cookbook_"+name and returns the
 // failed checks. err reports only what kept the example from running.
 func Serve(ctx context.Context, uri, name string, out io.Writer, run Run) (failures []string, err error) {
 	if uri == "" {
-		inst, err := instance.Start(instance.Config{Addr: "127.0.0.1:0", InMemory: true})
+		srv, err := embedded.Start(ctx, embedded.Options{InMemory: true})
 		if err != nil {
 			return nil, fmt.Errorf("start folio: %w", err)
 		}
-		defer inst.Close(context.Background())
-		uri = inst.URI()
+		defer srv.Close()
+		uri = srv.URI()
 	}
 	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(30 * time.Second))
 	if err != nil {
