@@ -186,6 +186,8 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 		return p.parseFill(arg)
 	case "$densify":
 		return p.parseDensify(arg)
+	case "$_internalUnpackBucket":
+		return parseUnpackBucket(arg)
 	}
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)

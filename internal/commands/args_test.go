@@ -143,6 +143,8 @@ var argRows = []struct {
 	{"create.collation", `{"create": "d2", "collation": {"locale": "en", "strength": 2}}`, 0},
 	{"create.collation", `{"create": "d3", "collation": {"locale": "en", "caseLevel": true}}`, 238},
 	// https://www.mongodb.com/docs/v7.0/core/clustered-collections/
+	{"create.timeseries", `{"create": "ts1", "timeseries": {"timeField": "t", "metaField": "m"}}`, 0},
+	{"create.timeseries", `{"create": "ts2", "timeseries": {"timeField": "t", "granularity": "days"}}`, 2},
 	{"create.clusteredIndex", `{"create": "cl1", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`, 0},
 	{"create.clusteredIndex", `{"create": "cl2", "clusteredIndex": {"key": {"_id": 1}, "unique": false}}`, 5979700},
 	{"create.clusteredIndex", `{"create": "cl3", "clusteredIndex": {"key": {"a": 1}, "unique": true}}`, 197},

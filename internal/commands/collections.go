@@ -51,6 +51,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.args.has("timeseries") {
+		return nil, s.createTimeseries(r, name, opts)
+	}
 	if opts.Capped {
 		if opts.Size <= 0 {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")
@@ -71,7 +74,14 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	ts, err := s.timeseriesOf(r, r.DB, name)
+	if err != nil {
+		return nil, err
+	}
 	if dropped, err := s.dropView(r, name); dropped || err != nil {
+		if ts != nil && err == nil {
+			err = s.dropTimeseries(r, ts)
+		}
 		return nil, err
 	}
 	if name == engine.ProfileCollection && s.prof.of(r.DB).level > 0 {
@@ -167,7 +177,11 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	for _, v := range views {
-		all = append(all, listed{v.name, marshal(viewInfo(v, nameOnly))})
+		info, isTS := s.tsInfo(r, v, nameOnly)
+		if !isTS {
+			info = viewInfo(v, nameOnly)
+		}
+		all = append(all, listed{v.name, marshal(info)})
 	}
 	slices.SortFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	var batch []bson.Raw

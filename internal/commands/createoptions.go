@@ -28,7 +28,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("idIndex", tDoc),
 	arg("viewOn", tString),
 	arg("pipeline", tArray),
-	refuse("timeseries", tDoc, "time series collections"),
+	arg("timeseries", tDoc),
 	arg("validator", tDoc),
 	arg("clusteredIndex", tAny),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
@@ -160,7 +160,7 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 	if c.has("expireAfterSeconds") {
 		// A clustered collection's TTL: documents whose _id is a date
 		// older than this many seconds expire.
-		if opts.ClusteredIndex == nil {
+		if opts.ClusteredIndex == nil && !c.has("timeseries") {
 			return opts, mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' requires clustering to be enabled")
 		}
 		n, err := c.long("expireAfterSeconds")

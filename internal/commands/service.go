@@ -83,6 +83,8 @@ type Service struct {
 	LogLevel LogLevel
 	// TTLMonitor is the TTL monitor's schedule.
 	TTLMonitor TTLMonitor
+	// tsOpen are the time series buckets this server fills.
+	tsOpen openBuckets
 	// fsync is the fsync lock.
 	fsync fsyncLock
 	// prof is the profiler's and the slow-operation log's settings

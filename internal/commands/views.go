@@ -39,7 +39,7 @@ func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
 		return nil, nil
 	}
 	key := bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build())
-	doc, err := findOne(s.Engine, db, systemViews, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: r.Ctx})
+	doc, err := findOne(s.Engine, db, systemViews, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: engine.WithOpStats(r.Ctx, nil)})
 	if doc == nil || err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
 	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
-	a.stages = append(stages, a.stages...)
+	a.stages = withBucketFilter(append(stages, a.stages...))
 	return nil
 }
 

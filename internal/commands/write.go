@@ -131,6 +131,8 @@ func docsArg(cmd, field string, v bson.RawValue) ([]bson.Raw, error) {
 
 // batchArgs are the fields insert, update and delete share.
 type batchArgs struct {
+	// ts is set when the command writes a time series collection.
+	ts      *tsColl
 	docs    []bson.Raw
 	ordered bool
 	// stmtIDs are the statements' ids (see retry.go).
@@ -143,14 +145,21 @@ type batchArgs struct {
 // statements array. A view cannot be written.
 func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batchArgs, error) {
 	coll, err := collectionArg(r.Cmd)
+	var ts *tsColl
 	if err == nil {
+		ts, err = s.timeseriesOf(r, r.DB, coll)
+	}
+	switch {
+	case err == nil && ts != nil && cmdName == "update":
+		err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support updates of time series collections yet")
+	case err == nil && ts == nil:
 		err = s.writable(r, r.DB, coll)
 	}
 	if err != nil {
 		return "", batchArgs{}, err
 	}
 	c := &r.args
-	a := batchArgs{ordered: c.bool("ordered")}
+	a := batchArgs{ts: ts, ordered: c.bool("ordered")}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
 	if cmdName != "insert" {
@@ -179,6 +188,9 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
+	if a.ts != nil {
+		return s.insertTimeseries(r, a.ts, a)
+	}
 	wo := writeOptions(r)
 	docs := a.docs
 	// pos maps the position of a document sent to the engine to its
@@ -389,7 +401,11 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err == nil {
 			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
 			profiled := s.profileStatement(r, "remove", a.docs[i])
-			removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+			if a.ts != nil {
+				removed, err = s.deleteTimeseries(r, a.ts, st.filter, st.limit, wo)
+			} else {
+				removed, err = s.Engine.Delete(r.DB, coll, st.filter, int(st.limit), st.hint, wo)
+			}
 			profiled(writeCounts{n: removed}, err)
 		}
 		if failsBatch(err) {

@@ -123,6 +123,10 @@ type CollectionOptions struct {
 	// ExpireAfterSeconds, set on a clustered collection, expires the
 	// documents whose _id is a date older than it (ExpireTTL).
 	ExpireAfterSeconds *int64 `bson:"expireAfterSeconds,omitempty"`
+	// Timeseries, set on the collection of a time series collection's
+	// buckets (system.buckets.<name>), is its timeseries options as
+	// listCollections shows them.
+	Timeseries bson.Raw `bson:"timeseries,omitempty"`
 	// PreAndPostImages is changeStreamPreAndPostImages.enabled: the oplog
 	// keeps the document before each update, replace and delete, for
 	// change streams' fullDocumentBeforeChange and post-images.
@@ -147,7 +151,7 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		bytes.Equal(o.IndexStorageEngine, p.IndexStorageEngine) &&
 		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
-		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex) &&
+		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex) && bytes.Equal(o.Timeseries, p.Timeseries) &&
 		o.PreAndPostImages == p.PreAndPostImages &&
 		(o.ExpireAfterSeconds == nil) == (p.ExpireAfterSeconds == nil) && (o.ExpireAfterSeconds == nil || *o.ExpireAfterSeconds == *p.ExpireAfterSeconds)
 }
@@ -189,6 +193,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if len(o.ClusteredIndex) > 0 {
 		d = append(d, bson.E{Key: "clusteredIndex", Value: o.ClusteredIndex})
+	}
+	if len(o.Timeseries) > 0 {
+		d = append(d, bson.E{Key: "timeseries", Value: o.Timeseries})
 	}
 	if o.ExpireAfterSeconds != nil {
 		d = append(d, bson.E{Key: "expireAfterSeconds", Value: *o.ExpireAfterSeconds})

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // maxNamespaceLen is MongoDB's limit on "<db>.<collection>" in bytes.
@@ -26,14 +27,15 @@ func ValidateDBName(name string) error {
 // valid UTF-8, no '$' or NUL, not starting with '.' or "system."
 // (reserved, but for admin.system.users and admin.system.roles, where
 // access control keeps users and roles, system.views, where each database
-// keeps its views, and system.profile, its profiler's), and the full namespace within 255 bytes. Hyphens and digits
+// keeps its views, system.profile, its profiler's, and
+// system.buckets.<name>, a time series collection's buckets), and the full namespace within 255 bytes. Hyphens and digits
 // are fine ("stats-2011").
 func ValidateCollName(db, name string) error {
 	ns := db + "." + name
 	switch {
 	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.', !utf8.ValidString(name):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(name))
-	case strings.HasPrefix(name, "system.") && name != "system.views" && name != ProfileCollection && !(db == "admin" && (name == "system.users" || name == "system.roles")):
+	case strings.HasPrefix(name, "system.") && name != "system.views" && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles")):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	case len(ns) > maxNamespaceLen:
 		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)

@@ -23,15 +23,18 @@ type OpStats struct {
 type opStatsKey struct{}
 
 // WithOpStats returns ctx carrying st: the scans of an operation run
-// under the result count their work into st.
+// under the result count their work into st; with st nil they count it
+// nowhere (an operation's reads of the catalog, such as a view's
+// definition).
 func WithOpStats(ctx context.Context, st *OpStats) context.Context {
 	return context.WithValue(ctx, opStatsKey{}, st)
 }
 
-// opStatsOf is the OpStats ctx carries, or a fresh one.
+// opStatsOf is the OpStats ctx carries, or a fresh one (also when ctx
+// carries nil: work not to be counted).
 func opStatsOf(ctx context.Context) *OpStats {
 	if ctx != nil {
-		if st, ok := ctx.Value(opStatsKey{}).(*OpStats); ok {
+		if st, ok := ctx.Value(opStatsKey{}).(*OpStats); ok && st != nil {
 			return st
 		}
 	}

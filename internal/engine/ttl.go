@@ -8,8 +8,9 @@ import (
 
 // ExpireTTL deletes the documents that TTL indexes say have expired: those
 // whose indexed field is a date (or an array holding one) earlier than now
-// minus the index's expireAfterSeconds, and in a clustered collection with
-// expireAfterSeconds those whose _id is such a date. It returns how many
+// minus the index's expireAfterSeconds, in a clustered collection with
+// expireAfterSeconds those whose _id is such a date, and in a time series
+// collection's buckets those whose newest measurement is that old. It returns how many
 // it deleted.
 // Only the frontend holding the jobs lease (jobs_lease.go) deletes; it
 // stops between indexes once it lost the lease.
@@ -26,7 +27,12 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
 		if ttl := c.Options.ExpireAfterSeconds; ttl != nil {
-			n, err := e.expireBefore(c, "_id", "", now.Add(-time.Duration(*ttl)*time.Second))
+			path := "_id"
+			if ts := c.Options.Timeseries; ts != nil {
+				// A time series bucket expires with its newest measurement.
+				path = "control.max." + ts.Lookup("timeField").StringValue()
+			}
+			n, err := e.expireBefore(c, path, "", now.Add(-time.Duration(*ttl)*time.Second))
 			total += n
 			if err != nil {
 				return total, err

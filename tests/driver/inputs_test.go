@@ -133,8 +133,6 @@ func TestRefusedInputs(t *testing.T) {
 			code: 48, codeName: "NamespaceExists"},
 		{name: "create a view with its own collation", cmd: bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}},
 			code: 238, codeName: "NotImplemented", msg: "'collation' on a view"},
-		{name: "create a time series collection", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
-			code: 238, codeName: "NotImplemented", msg: "'timeseries'"},
 		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseFirst", Value: "upper"}}}},
 			code: 238, codeName: "NotImplemented", msg: "caseFirst"},
 		{name: "create an unclustered collection with expiry", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "expireAfterSeconds", Value: 60}},

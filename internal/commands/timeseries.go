@@ -1,0 +1,400 @@
+package commands
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/timeseries"
+)
+
+// Time series collections are kept as MongoDB keeps them: the
+// measurements in buckets (timeseries.Bucket) in the collection
+// system.buckets.<name>, which holds the options, and <name> a view of it
+// whose pipeline starts with $_internalUnpackBucket. Reads go through the
+// view, a leading $match also filtering the buckets first
+// (timeseries.BucketFilter); inserts fill buckets; deletes rewrite the
+// buckets holding matches. Updates are not supported.
+// https://www.mongodb.com/docs/v7.0/core/timeseries-collections/
+
+// tsColl is a time series collection.
+type tsColl struct {
+	name    string
+	buckets string
+	o       timeseries.Options
+}
+
+// timeseriesOf returns db.name when it is a time series collection (a
+// view of a buckets collection), else nil.
+func (s *Service) timeseriesOf(r *Request, db, name string) (*tsColl, error) {
+	v, err := s.lookupView(r, db, name)
+	if err != nil || v == nil || len(v.pipeline) == 0 || Name(v.pipeline[0]) != timeseries.UnpackStage {
+		return nil, err
+	}
+	c := s.Engine.CollectionIn(r.Txn, db, v.viewOn)
+	if c == nil || c.Options.Timeseries == nil {
+		return nil, nil
+	}
+	o, err := timeseries.ParseUnpackSpec(v.pipeline[0].Lookup(timeseries.UnpackStage).Document())
+	if err != nil {
+		return nil, err
+	}
+	full, err := timeseries.Parse(c.Options.Timeseries)
+	if err != nil {
+		return nil, err
+	}
+	full.TimeField, full.MetaField = o.TimeField, o.MetaField
+	return &tsColl{name: name, buckets: v.viewOn, o: full}, nil
+}
+
+// createTimeseries runs create with timeseries: the buckets collection,
+// then the view.
+func (s *Service) createTimeseries(r *Request, name string, opts engine.CollectionOptions) error {
+	o, err := timeseries.Parse(r.args.doc("timeseries"))
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.Txn != nil:
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create a time-series collection in a multi-document transaction.")
+	case opts.Capped:
+		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collection cannot be capped")
+	case opts.ClusteredIndex != nil:
+		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a clustered index")
+	case opts.Validator != nil:
+		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a validator")
+	}
+	if existing, err := s.timeseriesOf(r, r.DB, name); err != nil || existing != nil {
+		if err == nil && existing.o != o {
+			err = mongoerr.New(mongoerr.NamespaceExists, "A timeseries collection already exists. NS: %s.%s", r.DB, name)
+		}
+		return err
+	}
+	if s.Engine.Collection(r.DB, name) != nil {
+		return mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
+	}
+	if v, err := s.lookupView(r, r.DB, name); err != nil || v != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
+		}
+		return err
+	}
+	bucketOpts := engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation}
+	buckets := timeseries.BucketsPrefix + name
+	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOpts); err != nil {
+		return err
+	}
+	doc := viewDoc(r.DB, name, buckets, []bson.Raw{marshal(bson.D{{Key: timeseries.UnpackStage, Value: o.UnpackSpec()}})})
+	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
+	if err == nil && len(werrs) > 0 {
+		err = werrs[0].Err
+	}
+	return err
+}
+
+// tsInfo is a time series collection as listCollections describes it.
+func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
+	ts, err := s.timeseriesOf(r, r.DB, v.name)
+	if err != nil || ts == nil {
+		return nil, false
+	}
+	if nameOnly {
+		return bson.D{{Key: "name", Value: v.name}, {Key: "type", Value: "timeseries"}}, true
+	}
+	opts := bson.D{{Key: "timeseries", Value: ts.o.Document()}}
+	if c := s.Engine.Collection(r.DB, ts.buckets); c != nil && c.Options.ExpireAfterSeconds != nil {
+		opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: *c.Options.ExpireAfterSeconds})
+	}
+	return bson.D{
+		{Key: "name", Value: v.name},
+		{Key: "type", Value: "timeseries"},
+		{Key: "options", Value: opts},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}}},
+	}, true
+}
+
+// dropTimeseries drops a time series collection's buckets, after its
+// view.
+func (s *Service) dropTimeseries(r *Request, ts *tsColl) error {
+	s.tsOpen.forget(r.DB + "." + ts.buckets)
+	_, err := s.Engine.DropCollection(r.DB, ts.buckets)
+	return err
+}
+
+// withBucketFilter puts, before a time series view's unpacking stage
+// followed by a $match, a $match of the buckets that filter implies.
+func withBucketFilter(stages []bson.Raw) []bson.Raw {
+	if len(stages) < 2 || Name(stages[0]) != timeseries.UnpackStage || Name(stages[1]) != "$match" {
+		return stages
+	}
+	o, err := timeseries.ParseUnpackSpec(stages[0].Lookup(timeseries.UnpackStage).Document())
+	if err != nil {
+		return stages
+	}
+	match, ok := stages[1].Lookup("$match").DocumentOK()
+	if !ok {
+		return stages
+	}
+	f := timeseries.BucketFilter(o, match)
+	if f == nil {
+		return stages
+	}
+	return append([]bson.Raw{marshal(bson.D{{Key: "$match", Value: f}})}, stages...)
+}
+
+// openBuckets remembers, per buckets collection and meta value, the
+// bucket this server fills: a hint only, the bucket is read back before
+// it is extended. Writes to one time series collection are serialized.
+type openBuckets struct {
+	mu    sync.Mutex
+	colls map[string]*tsOpen
+}
+
+// tsOpen is one collection's open buckets.
+type tsOpen struct {
+	mu     sync.Mutex
+	byMeta map[string]bson.ObjectID
+}
+
+func (ob *openBuckets) of(ns string) *tsOpen {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	if ob.colls == nil {
+		ob.colls = map[string]*tsOpen{}
+	}
+	t := ob.colls[ns]
+	if t == nil {
+		t = &tsOpen{byMeta: map[string]bson.ObjectID{}}
+		ob.colls[ns] = t
+	}
+	return t
+}
+
+func (ob *openBuckets) forget(ns string) {
+	ob.mu.Lock()
+	defer ob.mu.Unlock()
+	delete(ob.colls, ns)
+}
+
+// metaKey identifies a meta value (its type and bytes).
+func metaKey(v bson.RawValue) string { return string(append([]byte{byte(v.Type)}, v.Value...)) }
+
+// insertTimeseries stores an insert's documents as measurements of ts:
+// each goes into the open bucket of its meta value when its time falls
+// in the bucket's span and the bucket has room, else into a new bucket.
+// Each bucket is written once, recording the statements of its
+// measurements for retries. Ordered inserts stop at the first bad
+// measurement.
+func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Raw, error) {
+	if r.Txn != nil {
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot insert into a time-series collection in a multi-document transaction.")
+	}
+	open := s.tsOpen.of(r.DB + "." + ts.buckets)
+	open.mu.Lock()
+	defer open.mu.Unlock()
+	byMeta := map[string]*tsPending{}
+	var order []*tsPending
+	var werrs []engine.WriteError
+	var retried []int32
+	n := 0
+	flush := func(p *tsPending) error {
+		wo := writeOptions(r)
+		if r.retryable && len(p.stmts) > 0 {
+			wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
+		}
+		doc := p.b.Document(ts.o)
+		if p.isNew {
+			_, ws, err := s.Engine.Insert(r.DB, ts.buckets, []bson.Raw{doc}, true, wo)
+			if err == nil && len(ws) > 0 {
+				err = ws[0].Err
+			}
+			return err
+		}
+		_, err := s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: marshal(bson.D{{Key: "_id", Value: p.b.ID}}), Update: doc, WriteOptions: wo})
+		return err
+	}
+	for i, doc := range a.docs {
+		if r.retryable {
+			if _, done := r.session.Executed(a.stmtIDs[i]); done {
+				retried = append(retried, a.stmtIDs[i])
+				continue
+			}
+		}
+		t, meta, err := timeseries.Measurement(ts.o, doc)
+		if err != nil {
+			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
+			if a.ordered {
+				break
+			}
+			continue
+		}
+		if _, err := doc.LookupErr("_id"); err != nil {
+			doc = withID(doc)
+		}
+		key := metaKey(meta)
+		p := byMeta[key]
+		if p == nil || !p.b.Fits(ts.o, meta, t) {
+			if p != nil {
+				if err := flush(p); err != nil {
+					return nil, err
+				}
+				order = slices.DeleteFunc(order, func(q *tsPending) bool { return q == p })
+			}
+			p, err = s.openBucket(r, ts, open, key, meta, t)
+			if err != nil {
+				return nil, err
+			}
+			byMeta[key] = p
+			order = append(order, p)
+		}
+		if err := p.b.Add(ts.o, doc); err != nil {
+			return nil, err
+		}
+		if r.retryable {
+			p.stmts = append(p.stmts, a.stmtIDs[i])
+		}
+		n++
+	}
+	for _, p := range order {
+		if err := flush(p); err != nil {
+			return nil, err
+		}
+		open.byMeta[metaKey(p.b.Meta)] = p.b.ID
+	}
+	s.Docs.Inserted.Add(int64(n))
+	r.op.noteInserted(n)
+	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
+}
+
+// tsPending is a bucket an insert is filling: a new one, or one read
+// back; stmts are the statements of its new measurements.
+type tsPending struct {
+	b     *timeseries.Bucket
+	isNew bool
+	stmts []int32
+}
+
+// openBucket returns the bucket a measurement of meta at t goes into: the
+// collection's open bucket for meta, read back, when it fits, else a new
+// one.
+func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, meta bson.RawValue, t time.Time) (*tsPending, error) {
+	if id, ok := open.byMeta[key]; ok {
+		doc, err := findOne(s.Engine, r.DB, ts.buckets, engine.FindOptions{Filter: marshal(bson.D{{Key: "_id", Value: id}}), Ctx: r.Ctx})
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			b, err := timeseries.LoadBucket(ts.o, doc)
+			if err != nil {
+				return nil, err
+			}
+			if b.Fits(ts.o, meta, t) {
+				return &tsPending{b: b}, nil
+			}
+		}
+	}
+	return &tsPending{b: timeseries.NewBucket(ts.o, meta, t), isNew: true}, nil
+}
+
+// deleteTimeseries deletes the measurements of ts matching filter, at
+// most one with limit 1: each bucket that may hold a match
+// (timeseries.BucketFilter) is unpacked and rewritten without its
+// matches, or deleted when none is left. It returns how many it deleted.
+func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limit int64, wo engine.WriteOptions) (int64, error) {
+	if r.Txn != nil {
+		return 0, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot delete from a time-series collection in a multi-document transaction.")
+	}
+	f, err := query.Compile(filter)
+	if err != nil {
+		return 0, err
+	}
+	open := s.tsOpen.of(r.DB + "." + ts.buckets)
+	open.mu.Lock()
+	defer open.mu.Unlock()
+	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: timeseries.BucketFilter(ts.o, filter), Ctx: r.Ctx})
+	if err != nil {
+		return 0, err
+	}
+	var buckets []bson.Raw
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			cur.Close()
+			return 0, err
+		}
+		if doc == nil {
+			break
+		}
+		buckets = append(buckets, slices.Clone(doc))
+	}
+	cur.Close()
+	var total int64
+	for _, doc := range buckets {
+		if limit == 1 && total > 0 {
+			break
+		}
+		kept, err := timeseries.EmptyBucket(doc)
+		if err != nil {
+			return total, err
+		}
+		var removed int64
+		err = timeseries.Unpack(ts.o, doc, func(m bson.Raw) error {
+			if (limit == 0 || total+removed == 0) && f.Match(m) {
+				removed++
+				return nil
+			}
+			return kept.Add(ts.o, m)
+		})
+		if err != nil || removed == 0 {
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
+		id := marshal(bson.D{{Key: "_id", Value: kept.ID}})
+		if kept.Len() == 0 {
+			_, err = s.Engine.Delete(r.DB, ts.buckets, id, 1, bson.RawValue{}, wo)
+		} else {
+			_, err = s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: id, Update: kept.Document(ts.o), WriteOptions: wo})
+		}
+		if err != nil {
+			return total, err
+		}
+		total += removed
+	}
+	return total, nil
+}
+
+// withID is doc with an ObjectId _id first, as MongoDB gives a
+// measurement inserted without one.
+func withID(doc bson.Raw) bson.Raw {
+	elems, _ := doc.Elements()
+	d := bson.D{{Key: "_id", Value: bson.NewObjectID()}}
+	for _, el := range elems {
+		d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
+	}
+	return marshal(d)
+}
+
+// bucketRecorder records all the statements of one bucket's write: the
+// engine sees one document written.
+type bucketRecorder struct {
+	rec engine.Recorder
+	n   int
+}
+
+func (b bucketRecorder) Stage(tx storage.Txn, _ []engine.Write) error {
+	all := make([]engine.Write, b.n)
+	for i := range all {
+		all[i].Index = i
+	}
+	return b.rec.Stage(tx, all)
+}
+
+func (b bucketRecorder) Committed() { b.rec.Committed() }

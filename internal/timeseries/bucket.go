@@ -1,0 +1,217 @@
+package timeseries
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// A bucket holds the measurements of one meta value within one span of
+// time, in MongoDB's (version 1) layout:
+//
+//	{_id: ObjectId, control: {version: 1, min: {...}, max: {...}},
+//	 meta: <the metaField's value>,
+//	 data: {<field>: {"0": <value>, "1": ...}, ...}}
+//
+// Each field of the measurements is a column keyed by the measurement's
+// position; a measurement without the field has no entry. control.min and
+// control.max hold each field's least and greatest value (the time's least
+// rounded down to the bucket's start), which the filter on buckets reads.
+// The _id's time is the bucket's start.
+
+// Bucket is a bucket being built or extended.
+type Bucket struct {
+	ID bson.ObjectID
+	// Meta is the bucket's meta value; Type 0 when the measurements have
+	// no metaField.
+	Meta bson.RawValue
+	// Start is the bucket's start: its first measurement's time, rounded
+	// down.
+	Start time.Time
+	n     int
+	order []string
+	cols  map[string][]byte // each column's elements, appended
+	min   map[string]bson.RawValue
+	max   map[string]bson.RawValue
+}
+
+// NewBucket starts an empty bucket for meta whose first measurement is at
+// t, rounded down to o's bucketRoundingSeconds.
+func NewBucket(o Options, meta bson.RawValue, t time.Time) *Bucket {
+	round := time.Duration(o.BucketRoundingSeconds) * time.Second
+	start := t.UTC().Truncate(round)
+	id := bson.NewObjectIDFromTimestamp(start)
+	return &Bucket{ID: id, Meta: meta, Start: start, cols: map[string][]byte{}, min: map[string]bson.RawValue{}, max: map[string]bson.RawValue{}}
+}
+
+// Len is how many measurements the bucket holds.
+func (b *Bucket) Len() int { return b.n }
+
+// Fits reports whether a measurement of meta at t belongs in b: the same
+// meta value, within the bucket's span, and room left.
+func (b *Bucket) Fits(o Options, meta bson.RawValue, t time.Time) bool {
+	if b.n >= MaxMeasurements || t.Before(b.Start) || !t.Before(b.Start.Add(time.Duration(o.BucketMaxSpanSeconds)*time.Second)) {
+		return false
+	}
+	return b.Meta.Type == meta.Type && bytes.Equal(b.Meta.Value, meta.Value)
+}
+
+// Measurement checks doc as a measurement of o: its time (a date) and its
+// meta value (Type 0 when absent).
+func Measurement(o Options, doc bson.Raw) (t time.Time, meta bson.RawValue, err error) {
+	tv, err := doc.LookupErr(o.TimeField)
+	if err != nil || tv.Type != bson.TypeDateTime {
+		return t, meta, mongoerr.New(mongoerr.BadValue, "'%s' must be present and contain a valid BSON UTC datetime value", o.TimeField)
+	}
+	if o.MetaField != "" {
+		meta = doc.Lookup(o.MetaField)
+	}
+	return tv.Time(), meta, nil
+}
+
+// Add appends doc, a measurement of meta that Fits, to the bucket.
+func (b *Bucket) Add(o Options, doc bson.Raw) error {
+	elems, err := doc.Elements()
+	if err != nil {
+		return err
+	}
+	key := strconv.Itoa(b.n)
+	for _, el := range elems {
+		f := el.Key()
+		if f == o.MetaField && o.MetaField != "" {
+			continue
+		}
+		v := el.Value()
+		col, seen := b.cols[f]
+		if !seen {
+			b.order = append(b.order, f)
+		}
+		b.cols[f] = bsoncore.AppendValueElement(col, key, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		if m, ok := b.min[f]; !ok || values.Compare(v, m) < 0 {
+			b.min[f] = v
+		}
+		if m, ok := b.max[f]; !ok || values.Compare(v, m) > 0 {
+			b.max[f] = v
+		}
+	}
+	b.n++
+	return nil
+}
+
+// Document is the bucket's document.
+func (b *Bucket) Document(o Options) bson.Raw {
+	doc := bsoncore.NewDocumentBuilder().AppendObjectID("_id", b.ID)
+	ctl := bsoncore.NewDocumentBuilder().AppendInt32("version", 1)
+	mins, maxs := bsoncore.NewDocumentBuilder(), bsoncore.NewDocumentBuilder()
+	for _, f := range b.order {
+		lo := b.min[f]
+		if f == o.TimeField {
+			lo = bson.RawValue{Type: bson.TypeDateTime, Value: bsoncore.AppendDateTime(nil, b.Start.UnixMilli())}
+		}
+		mins.AppendValue(f, bsoncore.Value{Type: bsoncore.Type(lo.Type), Data: lo.Value})
+		hi := b.max[f]
+		maxs.AppendValue(f, bsoncore.Value{Type: bsoncore.Type(hi.Type), Data: hi.Value})
+	}
+	ctl.AppendDocument("min", mins.Build()).AppendDocument("max", maxs.Build())
+	doc.AppendDocument("control", ctl.Build())
+	if b.Meta.Type != 0 {
+		doc.AppendValue("meta", bsoncore.Value{Type: bsoncore.Type(b.Meta.Type), Data: b.Meta.Value})
+	}
+	data := bsoncore.NewDocumentBuilder()
+	for _, f := range b.order {
+		col := bsoncore.BuildDocument(nil, b.cols[f])
+		data.AppendDocument(f, col)
+	}
+	doc.AppendDocument("data", data.Build())
+	return bson.Raw(doc.Build())
+}
+
+// EmptyBucket is an empty bucket with the _id, start and meta value of
+// the bucket document doc, to refill.
+func EmptyBucket(doc bson.Raw) (*Bucket, error) {
+	id, ok := doc.Lookup("_id").ObjectIDOK()
+	if !ok {
+		return nil, mongoerr.New(mongoerr.BadValue, "a time series bucket without an ObjectId _id")
+	}
+	return &Bucket{ID: id, Start: id.Timestamp().UTC(), Meta: doc.Lookup("meta"), cols: map[string][]byte{}, min: map[string]bson.RawValue{}, max: map[string]bson.RawValue{}}, nil
+}
+
+// LoadBucket reads a bucket document of o to extend it.
+func LoadBucket(o Options, doc bson.Raw) (*Bucket, error) {
+	b, err := EmptyBucket(doc)
+	if err != nil {
+		return nil, err
+	}
+	err = Unpack(o, doc, func(m bson.Raw) error { return b.Add(o, m) })
+	return b, err
+}
+
+// Unpack calls fn with each measurement of bucket, in the bucket's order:
+// the time first, the meta value next, then the other fields in the order
+// of the bucket's columns. m is valid until fn returns.
+func Unpack(o Options, bucket bson.Raw, fn func(m bson.Raw) error) error {
+	data, ok := bucket.Lookup("data").DocumentOK()
+	if !ok {
+		return nil
+	}
+	cols, err := data.Elements()
+	if err != nil {
+		return err
+	}
+	type column struct {
+		name  string
+		elems []bson.RawElement
+		next  int
+	}
+	var timeCol *column
+	var others []*column
+	for _, c := range cols {
+		d, ok := c.Value().DocumentOK()
+		if !ok {
+			continue
+		}
+		elems, err := d.Elements()
+		if err != nil {
+			return err
+		}
+		col := &column{name: c.Key(), elems: elems}
+		if col.name == o.TimeField {
+			timeCol = col
+		} else {
+			others = append(others, col)
+		}
+	}
+	if timeCol == nil {
+		return nil
+	}
+	meta, hasMeta := bucket.Lookup("meta"), false
+	hasMeta = o.MetaField != "" && meta.Type != 0
+	var buf []byte
+	for _, te := range timeCol.elems {
+		key := te.Key()
+		start, out := bsoncore.AppendDocumentStart(buf[:0])
+		out = bsoncore.AppendValueElement(out, o.TimeField, bsoncore.Value{Type: bsoncore.Type(te.Value().Type), Data: te.Value().Value})
+		if hasMeta {
+			out = bsoncore.AppendValueElement(out, o.MetaField, bsoncore.Value{Type: bsoncore.Type(meta.Type), Data: meta.Value})
+		}
+		for _, c := range others {
+			if c.next < len(c.elems) && c.elems[c.next].Key() == key {
+				v := c.elems[c.next].Value()
+				out = bsoncore.AppendValueElement(out, c.name, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+				c.next++
+			}
+		}
+		out, _ = bsoncore.AppendDocumentEnd(out, start)
+		buf = out
+		if err := fn(bson.Raw(out)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+// Package timeseries holds MongoDB's time series model: a collection's
+// options, the buckets its measurements are stored in (one document per
+// meta value and span of time, each field a column), and the rewriting
+// of a filter on measurements into one on buckets.
+// https://www.mongodb.com/docs/v7.0/core/timeseries-collections/
+package timeseries
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// BucketsPrefix starts the name of the collection holding a time series
+// collection's buckets: system.buckets.<name>.
+const BucketsPrefix = "system.buckets."
+
+// MaxMeasurements is how many measurements a bucket holds at most, as
+// MongoDB's timeseriesBucketMaxCount.
+const MaxMeasurements = 1000
+
+// Options are a time series collection's timeseries options.
+type Options struct {
+	TimeField string
+	// MetaField is "" when the collection has none.
+	MetaField string
+	// Granularity is seconds, minutes or hours; "" with custom bucketing
+	// (BucketRoundingSeconds set).
+	Granularity           string
+	BucketMaxSpanSeconds  int64
+	BucketRoundingSeconds int64
+}
+
+// granularities are MongoDB's: each one's bucket span and the rounding
+// of a bucket's start.
+var granularities = map[string][2]int64{
+	"seconds": {3600, 60},
+	"minutes": {86400, 3600},
+	"hours":   {2592000, 86400},
+}
+
+// maxSpan is the largest bucketMaxSpanSeconds and bucketRoundingSeconds
+// MongoDB accepts (365 days).
+const maxSpan = 31536000
+
+// Parse reads and checks create's timeseries document.
+func Parse(d bson.Raw) (Options, error) {
+	var o Options
+	elems, err := d.Elements()
+	if err != nil {
+		return o, err
+	}
+	var hasMaxSpan, hasRounding bool
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "timeField", "metaField", "granularity":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'create.timeseries.%s' is the wrong type '%s', expected type 'string'", el.Key(), values.TypeName(v.Type))
+			}
+			switch el.Key() {
+			case "timeField":
+				o.TimeField = s
+			case "metaField":
+				o.MetaField = s
+			default:
+				if _, ok := granularities[s]; !ok {
+					return o, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'create.timeseries.granularity' is not a valid value.", s)
+				}
+				o.Granularity = s
+			}
+		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
+			n, ok := v.AsInt64OK()
+			if !ok {
+				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'create.timeseries.%s' is the wrong type '%s', expected type 'int'", el.Key(), values.TypeName(v.Type))
+			}
+			if n < 1 || n > maxSpan {
+				return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries '%s' needs to be between 1 and %d", el.Key(), maxSpan)
+			}
+			if el.Key() == "bucketMaxSpanSeconds" {
+				o.BucketMaxSpanSeconds, hasMaxSpan = n, true
+			} else {
+				o.BucketRoundingSeconds, hasRounding = n, true
+			}
+		default:
+			return o, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'create.timeseries.%s' is an unknown field.", el.Key())
+		}
+	}
+	switch {
+	case o.TimeField == "":
+		if _, err := d.LookupErr("timeField"); err != nil {
+			return o, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.timeseries.timeField' is missing but a required field")
+		}
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be empty")
+	case strings.Contains(o.TimeField, "."):
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot contain embedded fields")
+	case o.TimeField == "_id":
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be '_id'")
+	case o.MetaField == "_id":
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'metaField' cannot be '_id'")
+	case strings.Contains(o.MetaField, "."):
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'metaField' cannot contain embedded fields")
+	case o.MetaField != "" && o.MetaField == o.TimeField:
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'metaField' cannot be the same as the 'timeField'")
+	case hasMaxSpan && !hasRounding && o.Granularity != "" && o.BucketMaxSpanSeconds == granularities[o.Granularity][0]:
+		// listCollections' form, {granularity, bucketMaxSpanSeconds}, as
+		// mongorestore sends it back.
+		hasMaxSpan = false
+	case hasMaxSpan != hasRounding:
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
+	case hasMaxSpan && o.Granularity != "":
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' is not allowed with 'granularity'")
+	case hasMaxSpan && o.BucketMaxSpanSeconds != o.BucketRoundingSeconds:
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' fields must be equal")
+	}
+	if !hasMaxSpan {
+		if o.Granularity == "" {
+			o.Granularity = "seconds"
+		}
+		g := granularities[o.Granularity]
+		o.BucketMaxSpanSeconds, o.BucketRoundingSeconds = g[0], g[1]
+	}
+	return o, nil
+}
+
+// Document is o as listCollections shows it: timeField, metaField when
+// set, granularity or bucketRoundingSeconds, bucketMaxSpanSeconds.
+func (o Options) Document() bson.D {
+	d := bson.D{{Key: "timeField", Value: o.TimeField}}
+	if o.MetaField != "" {
+		d = append(d, bson.E{Key: "metaField", Value: o.MetaField})
+	}
+	if o.Granularity != "" {
+		d = append(d, bson.E{Key: "granularity", Value: o.Granularity})
+	} else {
+		d = append(d, bson.E{Key: "bucketRoundingSeconds", Value: int32(o.BucketRoundingSeconds)})
+	}
+	return append(d, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)})
+}
+
+// UnpackStage is the name of the stage that unpacks buckets into
+// measurements, the first of a time series collection's view.
+const UnpackStage = "$_internalUnpackBucket"
+
+// UnpackSpec is the argument of the view's unpacking stage for o, as
+// MongoDB stores it in system.views.
+func (o Options) UnpackSpec() bson.D {
+	d := bson.D{{Key: "timeField", Value: o.TimeField}}
+	if o.MetaField != "" {
+		d = append(d, bson.E{Key: "metaField", Value: o.MetaField})
+	}
+	return append(d, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)}, bson.E{Key: "exclude", Value: bson.A{}})
+}
+
+// ParseUnpackSpec reads the argument of the unpacking stage.
+func ParseUnpackSpec(d bson.Raw) (Options, error) {
+	var o Options
+	elems, err := d.Elements()
+	if err != nil {
+		return o, err
+	}
+	for _, el := range elems {
+		v, ok := el.Value(), false
+		switch el.Key() {
+		case "timeField":
+			o.TimeField, ok = v.StringValueOK()
+		case "metaField":
+			o.MetaField, ok = v.StringValueOK()
+		case "bucketMaxSpanSeconds":
+			o.BucketMaxSpanSeconds, ok = v.AsInt64OK()
+		case "exclude":
+			arr, isArr := v.ArrayOK()
+			ok = isArr && len(arr) == 5 // only an empty one
+		}
+		if !ok {
+			return o, mongoerr.New(mongoerr.BadValue, "unrecognized option to %s: %s", UnpackStage, el.Key())
+		}
+	}
+	if o.TimeField == "" {
+		return o, mongoerr.New(mongoerr.BadValue, "%s requires a timeField", UnpackStage)
+	}
+	return o, nil
+}

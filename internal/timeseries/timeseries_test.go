@@ -1,0 +1,203 @@
+package timeseries
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+)
+
+func doc(t testing.TB, d bson.D) bson.Raw {
+	t.Helper()
+	b, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestParse: create's timeseries options, with MongoDB's defaults and
+// refusals, and listCollections' form read back.
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   bson.D
+		want Options
+		code mongoerr.Code
+	}{
+		{bson.D{{Key: "timeField", Value: "t"}}, Options{TimeField: "t", Granularity: "seconds", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}, 0},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}, {Key: "granularity", Value: "hours"}}, Options{TimeField: "t", MetaField: "m", Granularity: "hours", BucketMaxSpanSeconds: 2592000, BucketRoundingSeconds: 86400}, 0},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(600)}, {Key: "bucketRoundingSeconds", Value: int64(600)}}, Options{TimeField: "t", BucketMaxSpanSeconds: 600, BucketRoundingSeconds: 600}, 0},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(86400)}}, Options{TimeField: "t", Granularity: "minutes", BucketMaxSpanSeconds: 86400, BucketRoundingSeconds: 3600}, 0},
+		{bson.D{{Key: "metaField", Value: "m"}}, Options{}, mongoerr.IDLFailedToParse},
+		{bson.D{{Key: "timeField", Value: 1}}, Options{}, mongoerr.TypeMismatch},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "x", Value: 1}}, Options{}, mongoerr.IDLUnknownField},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "days"}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "t"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "_id"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "a.b"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketRoundingSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
+	} {
+		got, err := Parse(doc(t, tc.in))
+		if tc.code != 0 {
+			if err == nil || mongoerr.As(err).Code != tc.code {
+				t.Errorf("%v: %v, want code %d", tc.in, err, tc.code)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%v: %+v %v, want %+v", tc.in, got, err, tc.want)
+		}
+		// listCollections' form parses back to the same options.
+		back, err := Parse(doc(t, got.Document()))
+		if err != nil || back != got {
+			t.Errorf("%v: Document %v parses to %+v %v", tc.in, got.Document(), back, err)
+		}
+		spec, err := ParseUnpackSpec(doc(t, got.UnpackSpec()))
+		if err != nil || spec.TimeField != got.TimeField || spec.MetaField != got.MetaField || spec.BucketMaxSpanSeconds != got.BucketMaxSpanSeconds {
+			t.Errorf("%v: unpack spec %+v %v", tc.in, spec, err)
+		}
+	}
+}
+
+// TestBucketRoundTrip: measurements added to a bucket unpack as they
+// went in (time and meta first), across a rewrite of the bucket, and its
+// control fields bound them.
+func TestBucketRoundTrip(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	meta := doc(t, bson.D{{Key: "m", Value: bson.D{{Key: "host", Value: "a"}}}}).Lookup("m")
+	b := NewBucket(o, meta, t0)
+	var in []bson.Raw
+	for i := range 5 {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "t", Value: t0.Add(time.Duration(i) * time.Minute)}, {Key: "m", Value: bson.D{{Key: "host", Value: "a"}}}}
+		if i%2 == 0 {
+			d = append(d, bson.E{Key: "v", Value: float64(i)})
+		}
+		m := doc(t, d)
+		tm, mv, err := Measurement(o, m)
+		if err != nil || !b.Fits(o, mv, tm) {
+			t.Fatalf("measurement %d: fits %v, %v", i, b.Fits(o, mv, tm), err)
+		}
+		if err := b.Add(o, m); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, doc(t, append(bson.D{d[1], d[2], d[0]}, d[3:]...)))
+	}
+	if b.Fits(o, meta, t0.Add(-time.Minute)) || b.Fits(o, meta, t0.Add(time.Hour)) || b.Fits(o, doc(t, bson.D{{Key: "m", Value: 1}}).Lookup("m"), t0) {
+		t.Error("Fits accepts a time outside the span or another meta value")
+	}
+	stored := b.Document(o)
+	if got := stored.Lookup("control", "min", "t").Time(); !got.Equal(t0.Truncate(time.Minute)) {
+		t.Errorf("control.min.t %v", got)
+	}
+	if got := stored.Lookup("control", "max", "v").Double(); got != 4 {
+		t.Errorf("control.max.v %v", got)
+	}
+	reloaded, err := LoadBucket(o, stored)
+	if err != nil || reloaded.Len() != 5 || reloaded.ID != b.ID {
+		t.Fatalf("LoadBucket: %d measurements, %v", reloaded.Len(), err)
+	}
+	var out []string
+	if err := Unpack(o, reloaded.Document(o), func(m bson.Raw) error { out = append(out, m.String()); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("unpacked %d of %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i] != in[i].String() {
+			t.Errorf("measurement %d: %s, want %s", i, out[i], in[i])
+		}
+	}
+	if _, _, err := Measurement(o, doc(t, bson.D{{Key: "t", Value: "now"}})); mongoerr.As(err).Code != mongoerr.BadValue {
+		t.Errorf("a measurement without a date: %v", err)
+	}
+}
+
+// TestBucketFilter: every bucket holding a measurement that matches a
+// filter passes the filter's bucket form.
+func TestBucketFilter(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	t0 := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	var buckets []bson.Raw
+	for h := range 6 {
+		for host := range 2 {
+			meta := doc(t, bson.D{{Key: "m", Value: bson.D{{Key: "host", Value: host}}}}).Lookup("m")
+			start := t0.Add(time.Duration(h)*time.Hour + 17*time.Minute)
+			b := NewBucket(o, meta, start)
+			for i := range 50 {
+				if err := b.Add(o, doc(t, bson.D{{Key: "t", Value: start.Add(time.Duration(i) * time.Minute)}, {Key: "v", Value: i}})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			buckets = append(buckets, b.Document(o))
+		}
+	}
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	for _, f := range []bson.D{
+		{{Key: "m.host", Value: 1}},
+		{{Key: "m", Value: bson.D{{Key: "host", Value: 0}}}},
+		{{Key: "t", Value: at(200)}},
+		{{Key: "t", Value: bson.D{{Key: "$gte", Value: at(100)}, {Key: "$lt", Value: at(130)}}}},
+		{{Key: "t", Value: bson.D{{Key: "$gt", Value: at(300)}}}, {Key: "v", Value: bson.D{{Key: "$lt", Value: 3}}}},
+		{{Key: "$and", Value: bson.A{bson.D{{Key: "m.host", Value: 0}}, bson.D{{Key: "t", Value: bson.D{{Key: "$lte", Value: at(30)}}}}}}},
+	} {
+		filter := doc(t, f)
+		measurements, err := query.Compile(filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bf := BucketFilter(o, filter)
+		if bf == nil {
+			t.Fatalf("%v: no bucket filter", f)
+		}
+		onBuckets, err := query.Compile(bf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		passed, holding := 0, 0
+		for _, b := range buckets {
+			holds := false
+			_ = Unpack(o, b, func(m bson.Raw) error {
+				holds = holds || measurements.Match(m)
+				return nil
+			})
+			if holds {
+				holding++
+			}
+			if onBuckets.Match(b) {
+				passed++
+			} else if holds {
+				t.Errorf("%v: a bucket holding a match fails %s", f, bf)
+			}
+		}
+		if holding == 0 || passed == len(buckets) {
+			t.Errorf("%v: %d buckets hold matches, %d of %d pass the bucket filter", f, holding, passed, len(buckets))
+		}
+	}
+	if BucketFilter(o, doc(t, bson.D{{Key: "v", Value: 1}})) != nil {
+		t.Error("a filter on a measurement field alone says something of the buckets")
+	}
+}
+
+// FuzzUnpack: bucket documents of any shape unpack without panicking.
+func FuzzUnpack(f *testing.F) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	b := NewBucket(o, bson.RawValue{}, time.Unix(0, 0))
+	_ = b.Add(o, doc(f, bson.D{{Key: "t", Value: time.Unix(1, 0)}, {Key: "v", Value: 1}}))
+	f.Add([]byte(b.Document(o)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if bson.Raw(data).Validate() != nil {
+			return
+		}
+		_ = Unpack(o, data, func(bson.Raw) error { return nil })
+		_, _ = LoadBucket(o, data)
+		_, _ = Parse(data)
+		_ = BucketFilter(o, data)
+	})
+}

@@ -1,0 +1,260 @@
+package driver_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestTimeseriesAgainstPlain: a time series collection answers finds,
+// counts, aggregations and deletes as a plain collection holding the same
+// documents does (the oracle), while storing them in a few buckets.
+func TestTimeseriesAgainstPlain(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsdb")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("ts").SetMetaField("meta").SetGranularity("seconds"))
+	if err := db.CreateCollection(ctx, "weather", opts); err != nil {
+		t.Fatal(err)
+	}
+	ts, plain := db.Collection("weather"), db.Collection("plain")
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var docs []any
+	for i := range 3000 {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "ts", Value: t0.Add(time.Duration(i/3) * time.Minute)},
+			{Key: "meta", Value: bson.D{{Key: "sensor", Value: i % 3}, {Key: "site", Value: "s" + fmt.Sprint(i%3/2)}}},
+			{Key: "temp", Value: float64(i%97) / 2}}
+		if i%10 == 0 {
+			d = append(d, bson.E{Key: "note", Value: "ten"})
+		}
+		docs = append(docs, d)
+	}
+	// In batches, and some one by one, as clients insert.
+	for _, c := range []*mongo.Collection{ts, plain} {
+		if _, err := c.InsertMany(ctx, docs[:2900]); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs[2900:] {
+			if _, err := c.InsertOne(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// 1000 measurements a minute apart for each sensor, in buckets of at
+	// most an hour. (Folio's built-in roles grant no privilege on
+	// system.buckets yet: under access control the count is skipped.)
+	nBuckets, err := int64(51), error(nil)
+	if !testAuth() {
+		nBuckets, err = db.Collection("system.buckets.weather").CountDocuments(ctx, bson.D{})
+	}
+	if err != nil || nBuckets < 48 || nBuckets > 60 {
+		t.Errorf("%d buckets for 3000 measurements of 3 sensors, %v", nBuckets, err)
+	}
+	var m bson.Raw
+	if err := ts.FindOne(ctx, bson.D{{Key: "_id", Value: 10}}).Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	if got := keysOf(t, m); !reflect.DeepEqual(got, []string{"ts", "meta", "_id", "temp", "note"}) {
+		t.Errorf("a measurement's fields: %v", got)
+	}
+	all := func(c *mongo.Collection, pipeline mongo.Pipeline) []bson.Raw {
+		t.Helper()
+		cur, err := c.Aggregate(ctx, pipeline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	bySort := bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}
+	queries := []mongo.Pipeline{
+		{{{Key: "$match", Value: bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: bson.D{{Key: "$gte", Value: t0.Add(100 * time.Minute)}, {Key: "$lt", Value: t0.Add(160 * time.Minute)}}}}}}, bySort},
+		{{{Key: "$match", Value: bson.D{{Key: "meta", Value: bson.D{{Key: "sensor", Value: 2}, {Key: "site", Value: "s1"}}}}}}, bySort},
+		{{{Key: "$match", Value: bson.D{{Key: "ts", Value: t0.Add(500 * time.Minute)}}}}, bySort},
+		{{{Key: "$match", Value: bson.D{{Key: "note", Value: "ten"}, {Key: "temp", Value: bson.D{{Key: "$gt", Value: 20}}}}}}, bySort},
+		{{{Key: "$match", Value: bson.D{{Key: "meta.site", Value: "s0"}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$ts"}, {Key: "unit", Value: "hour"}}}}}, {Key: "avg", Value: bson.D{{Key: "$avg", Value: "$temp"}}}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+			{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}},
+		{{{Key: "$count", Value: "n"}}},
+	}
+	for i, q := range queries {
+		got, want := all(ts, q), all(plain, q)
+		// A measurement's fields come time and meta first; compare the
+		// fields, not their order.
+		if len(want) == 0 || !reflect.DeepEqual(unordered(t, got), unordered(t, want)) {
+			t.Errorf("query %d: time series %d results, plain %d\n got %v\nwant %v", i, len(got), len(want), head(got), head(want))
+		}
+	}
+	// A match on the meta value and a time range reads only the buckets
+	// that may hold matches (the profiler counts the documents read).
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	all(ts, queries[0])
+	entries := profileEntries(t, db)
+	// The buckets of the hour and the hour before (the buckets are an
+	// hour long), of each of the 3 sensors: no index on meta.
+	if last := entries[len(entries)-1]; last.Lookup("docsExamined").AsInt64() > 9 {
+		t.Errorf("a one-hour range of one sensor read %d of %d buckets: %s", last.Lookup("docsExamined").AsInt64(), nBuckets, last)
+	}
+	filter := bson.D{{Key: "meta.sensor", Value: 0}, {Key: "ts", Value: bson.D{{Key: "$lt", Value: t0.Add(30 * time.Minute)}}}}
+	for _, c := range []*mongo.Collection{ts, plain} {
+		n, err := c.CountDocuments(ctx, filter)
+		if err != nil || n != 30 {
+			t.Errorf("%s count %d, %v", c.Name(), n, err)
+		}
+	}
+	// Deletes: many across buckets, one, and a whole bucket's worth.
+	for _, del := range []struct {
+		filter bson.D
+		one    bool
+	}{
+		{bson.D{{Key: "temp", Value: bson.D{{Key: "$gt", Value: 40}}}}, false},
+		{bson.D{{Key: "meta.sensor", Value: 1}}, true},
+		{bson.D{{Key: "meta.sensor", Value: 2}, {Key: "ts", Value: bson.D{{Key: "$lt", Value: t0.Add(200 * time.Minute)}}}}, false},
+	} {
+		var counts [2]int64
+		for i, c := range []*mongo.Collection{ts, plain} {
+			var res *mongo.DeleteResult
+			var err error
+			if del.one {
+				res, err = c.DeleteOne(ctx, del.filter)
+			} else {
+				res, err = c.DeleteMany(ctx, del.filter)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[i] = res.DeletedCount
+		}
+		if counts[0] != counts[1] || counts[0] == 0 {
+			t.Errorf("delete %v: time series %d, plain %d", del.filter, counts[0], counts[1])
+		}
+	}
+	if del := all(ts, mongo.Pipeline{bySort}); !reflect.DeepEqual(len(del), len(all(plain, mongo.Pipeline{bySort}))) {
+		t.Errorf("after the deletes: %d measurements, plain %d", len(del), len(all(plain, mongo.Pipeline{bySort})))
+	}
+	// The deleted one is the first of sensor 1 in either.
+	for _, c := range []*mongo.Collection{ts, plain} {
+		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != mongo.ErrNoDocuments {
+			t.Errorf("%s: deleteOne left _id 1: %v", c.Name(), err)
+		}
+	}
+}
+
+// unordered decodes docs as maps: their fields without their order.
+func unordered(t *testing.T, docs []bson.Raw) []bson.M {
+	t.Helper()
+	out := make([]bson.M, len(docs))
+	for i, d := range docs {
+		if err := bson.Unmarshal(d, &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func head(docs []bson.Raw) []bson.Raw {
+	return docs[:min(len(docs), 3)]
+}
+
+// TestTimeseriesCollection: listCollections describes a time series
+// collection and its buckets; what MongoDB refuses is refused with its
+// codes; drop removes both.
+func TestTimeseriesCollection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsdb2")
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	create := func(tsOpts bson.D, more ...bson.E) error {
+		return run(append(bson.D{{Key: "create", Value: "m"}, {Key: "timeseries", Value: tsOpts}}, more...))
+	}
+	for _, tc := range []struct {
+		opts bson.D
+		more []bson.E
+		code int
+	}{
+		{bson.D{{Key: "metaField", Value: "m"}}, nil, 40414},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "t"}}, nil, 72},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "days"}}, nil, 2},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 60}}, nil, 72},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 60}, {Key: "bucketRoundingSeconds", Value: 30}}, nil, 72},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "hours"}, {Key: "bucketMaxSpanSeconds", Value: 60}, {Key: "bucketRoundingSeconds", Value: 60}}, nil, 72},
+		{bson.D{{Key: "timeField", Value: "a.b"}}, nil, 72},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "other", Value: 1}}, nil, 40415},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "capped", Value: true}, {Key: "size", Value: 4096}}, 72},
+	} {
+		requireCode(t, create(tc.opts, tc.more...), tc.code, "")
+	}
+	spec := bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "host"}, {Key: "bucketMaxSpanSeconds", Value: 600}, {Key: "bucketRoundingSeconds", Value: 600}}
+	if err := create(spec, bson.E{Key: "expireAfterSeconds", Value: 3600}); err != nil {
+		t.Fatal(err)
+	}
+	if err := create(spec, bson.E{Key: "expireAfterSeconds", Value: 3600}); err != nil {
+		t.Errorf("creating it again with the same options: %v", err)
+	}
+	requireCode(t, create(bson.D{{Key: "timeField", Value: "t2"}}), 48, "NamespaceExists")
+	cur, err := db.ListCollections(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var infos []bson.Raw
+	if err := cur.All(ctx, &infos); err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bson.Raw{}
+	for _, in := range infos {
+		found[in.Lookup("name").StringValue()] = in
+	}
+	m := found["m"]
+	if m == nil || m.Lookup("type").StringValue() != "timeseries" || m.Lookup("options", "expireAfterSeconds").AsInt64() != 3600 ||
+		m.Lookup("options", "timeseries").String() != `{"timeField": "t","metaField": "host","bucketRoundingSeconds": {"$numberInt":"600"},"bucketMaxSpanSeconds": {"$numberInt":"600"}}` {
+		t.Errorf("listCollections of m: %s", m)
+	}
+	if found["system.buckets.m"] == nil {
+		t.Errorf("no system.buckets.m in %v", infos)
+	}
+	coll := db.Collection("m")
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "host", Value: "a"}, {Key: "v", Value: 1}})
+	requireCode(t, err, 2, "BadValue")
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "t", Value: "yesterday"}})
+	requireCode(t, err, 2, "BadValue")
+	_, err = coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 2}}}})
+	requireCode(t, err, 238, "NotImplemented")
+	// An old measurement expires with its bucket; a new one stays.
+	now := time.Now()
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "t", Value: now.Add(-3 * time.Hour)}, {Key: "host", Value: "a"}}, bson.D{{Key: "t", Value: now}, {Key: "host", Value: "a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer client.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 60}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := coll.CountDocuments(ctx, bson.D{})
+		if err == nil && n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the expired measurement stayed: %d measurements, %v", n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{})
+	if err != nil || len(names) != 0 && !(len(names) == 1 && names[0] == "system.views") {
+		t.Errorf("after drop: %v %v", names, err)
+	}
+}
