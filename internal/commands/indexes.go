@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 func init() {
@@ -37,10 +38,7 @@ var listIndexesSpec = &argSpec{path: "listIndexes", fields: []argField{
 var listIndexesCursorSpec = cursorSpec("listIndexes")
 
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
-	if err == nil {
-		err = s.notOnView(r, r.DB, coll)
-	}
+	coll, ts, err := s.indexTarget(r)
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +50,9 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
 		spec, err := parseIndexSpec(d, ignoreUnknown)
+		if err == nil && ts != nil {
+			err = ts.bucketIndex(&spec)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -84,10 +85,7 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
-	if err == nil {
-		err = s.notOnView(r, r.DB, coll)
-	}
+	coll, ts, err := s.indexTarget(r)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +96,11 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		names = []string{v.StringValue()}
 	case bson.TypeEmbeddedDocument:
 		byKey = v.Document()
+		if ts != nil {
+			if byKey, err = timeseries.BucketIndexKey(ts.o, byKey); err != nil {
+				return nil, err
+			}
+		}
 	case bson.TypeArray:
 		vals, _ := v.Array().Values()
 		for _, n := range vals {
@@ -115,10 +118,7 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
-	if err == nil {
-		err = s.notOnView(r, r.DB, name)
-	}
+	name, ts, err := s.indexTarget(r)
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +133,39 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
 	}
 	docs := []bson.Raw{marshal(idIndexSpec(c))}
-	for _, ix := range c.Indexes() {
-		docs = append(docs, ix.Spec)
+	if ts != nil {
+		// A time series collection shows its indexes on the measurements,
+		// and no _id index.
+		docs = docs[:0]
 	}
-	return s.serveList(r, name, docs, batchSize)
+	for _, ix := range c.Indexes() {
+		spec := ix.Spec
+		if ts != nil {
+			spec = ts.userIndex(spec)
+		}
+		docs = append(docs, spec)
+	}
+	listed := name
+	if ts != nil {
+		listed = ts.name
+	}
+	return s.serveList(r, listed, docs, batchSize)
+}
+
+// indexTarget is the collection an index command works on: the one it
+// names, or a time series collection's buckets (ts then set); a view
+// fails with CommandNotSupportedOnView.
+func (s *Service) indexTarget(r *Request) (string, *tsColl, error) {
+	coll, err := collectionArg(r.Cmd)
+	if err != nil {
+		return "", nil, err
+	}
+	ts, err := s.timeseriesOf(r, r.DB, coll)
+	if err != nil || ts != nil {
+		if ts != nil {
+			coll = ts.buckets
+		}
+		return coll, ts, err
+	}
+	return coll, nil, s.notOnView(r, r.DB, coll)
 }

@@ -119,6 +119,42 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 	}, true
 }
 
+// bucketIndex makes spec, asked for on ts's measurements, an index of its
+// buckets (timeseries.BucketIndexKey), keeping the name the user's key
+// gives it. Unique, TTL and partial indexes are refused.
+func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
+	switch {
+	case spec.Unique:
+		return mongoerr.New(mongoerr.InvalidOptions, "Unique indexes are not supported on time-series collections")
+	case spec.ExpireAfter >= 0:
+		return mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please use the expireAfterSeconds option on the collection instead.")
+	case spec.Partial != nil:
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support partial indexes on time series collections yet")
+	}
+	key, err := timeseries.BucketIndexKey(ts.o, spec.Key)
+	spec.Key = key
+	return err
+}
+
+// userIndex is a buckets' index spec as listIndexes shows it on the time
+// series collection: its key on the measurements.
+func (ts *tsColl) userIndex(spec bson.Raw) bson.Raw {
+	key, ok := timeseries.UserIndexKey(ts.o, spec.Lookup("key").Document())
+	if !ok {
+		return spec
+	}
+	elems, _ := spec.Elements()
+	var d bson.D
+	for _, el := range elems {
+		if el.Key() == "key" {
+			d = append(d, bson.E{Key: "key", Value: key})
+			continue
+		}
+		d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
+	}
+	return marshal(d)
+}
+
 // dropTimeseries drops a time series collection's buckets, after its
 // view.
 func (s *Service) dropTimeseries(r *Request, ts *tsColl) error {

@@ -201,3 +201,27 @@ func FuzzUnpack(f *testing.F) {
 		_ = BucketFilter(o, data)
 	})
 }
+
+// TestIndexKeys: user keys on the meta and time fields map to bucket keys
+// and back; keys on measurement fields are refused.
+func TestIndexKeys(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m"}
+	for _, tc := range []struct{ user, bucket bson.D }{
+		{bson.D{{Key: "m", Value: int32(1)}}, bson.D{{Key: "meta", Value: int32(1)}}},
+		{bson.D{{Key: "m.host", Value: int32(1)}, {Key: "t", Value: int32(-1)}}, bson.D{{Key: "meta.host", Value: int32(1)}, {Key: "control.max.t", Value: int32(-1)}, {Key: "control.min.t", Value: int32(-1)}}},
+		{bson.D{{Key: "t", Value: int32(1)}}, bson.D{{Key: "control.min.t", Value: int32(1)}, {Key: "control.max.t", Value: int32(1)}}},
+	} {
+		got, err := BucketIndexKey(o, doc(t, tc.user))
+		if err != nil || got.String() != doc(t, tc.bucket).String() {
+			t.Errorf("%v: %s %v, want %v", tc.user, got, err, tc.bucket)
+			continue
+		}
+		back, ok := UserIndexKey(o, got)
+		if !ok || back.String() != doc(t, tc.user).String() {
+			t.Errorf("%v: back to %s %v", tc.user, back, ok)
+		}
+	}
+	if _, err := BucketIndexKey(o, doc(t, bson.D{{Key: "v", Value: 1}})); mongoerr.As(err).Code != mongoerr.NotImplemented {
+		t.Errorf("a key on a measurement field: %v", err)
+	}
+}
