@@ -48,7 +48,9 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if name == "aggregate" {
 		var a *aggregateArgs
 		if a, err = parseAggregate(s, r, &c, r.Ctx); err == nil {
-			out, err = explainAggregate(s, r.DB, a, execute)
+			if err = s.onView(r, a); err == nil {
+				out, err = explainAggregate(s, r.DB, a, execute)
+			}
 		}
 	} else {
 		out, err = explainFind(s, r, &c, execute)
@@ -79,6 +81,12 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	if err != nil {
 		return nil, err
 	}
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.explainOnView(r, coll, c, o, key, execute)
+	}
 	o.Ctx = r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	switch name {
@@ -88,6 +96,39 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, execute)
 	}
 	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
+}
+
+// explainOnView explains a find, count or distinct on a view as MongoDB
+// does: as the aggregation it runs (see findView, countView,
+// distinctView).
+func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs, key string, execute bool) (bson.D, error) {
+	var stages bson.A
+	var more bson.D
+	var err error
+	switch c.spec {
+	case findSpec:
+		stages, more, err = findViewAggregate(c, o)
+	case countSpec:
+		stages, more = countViewStages(o.FindOptions), viewResultFields(c)
+	case distinctSpec:
+		stages, more = distinctViewStages(key, o.FindOptions), viewResultFields(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw := marshal(append(append(bson.D{{Key: "aggregate", Value: view}, {Key: "pipeline", Value: stages}}, more...), bson.E{Key: "$db", Value: r.DB}))
+	args, err := parseCommand(raw, aggregateSpec)
+	if err != nil {
+		return nil, err
+	}
+	a, err := parseAggregate(s, r, &args, r.Ctx)
+	if err == nil {
+		err = s.onView(r, a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return explainAggregate(s, r.DB, a, execute)
 }
 
 // explainReply is an explain's answer: out, then the command explained

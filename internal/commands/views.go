@@ -97,8 +97,27 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
 	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
-	a.stages = withBucketFilter(append(stages, a.stages...))
+	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)))
 	return nil
+}
+
+// mergeMatches joins adjacent $match stages into one ($and of their
+// filters), as MongoDB's optimizer does: a view's $match and the query's
+// are then pushed down together, so that an index of either serves.
+func mergeMatches(stages []bson.Raw) []bson.Raw {
+	out := stages[:0:0]
+	for _, st := range stages {
+		if n := len(out); n > 0 && Name(st) == "$match" && Name(out[n-1]) == "$match" {
+			prev, ok1 := out[n-1].Lookup("$match").DocumentOK()
+			cur, ok2 := st.Lookup("$match").DocumentOK()
+			if ok1 && ok2 {
+				out[n-1] = marshal(bson.D{{Key: "$match", Value: bson.D{{Key: "$and", Value: bson.A{prev, cur}}}}})
+				continue
+			}
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 // writable fails when a write command may not write db.name: a view
@@ -271,17 +290,28 @@ func (s *Service) aggregateView(r *Request, view string, stages bson.A, more bso
 // findView runs a find on a view as an aggregation: the view's pipeline,
 // then $match, $sort, $skip, $limit and $project of the find.
 func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error) {
+	stages, more, err := findViewAggregate(&r.args, a)
+	if err != nil {
+		return nil, err
+	}
+	return s.aggregateView(r, view, stages, more)
+}
+
+// findViewAggregate is the aggregation a find on a view runs, after the
+// view's pipeline: its stages and the aggregate's other fields; c are the
+// find's fields.
+func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 	if a.tailable {
-		return nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
+		return nil, nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
 	}
 	// The find options an aggregate has no counterpart for, as MongoDB
 	// refuses them on views; singleBatch is taken with a limit of 1 (a
 	// findOne), which the aggregate's cursor never outlives.
 	switch {
 	case a.noTimeout:
-		return nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
 	case a.single && a.Limit != 1:
-		return nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
 	}
 	stages := queryStages(a.FindOptions)
 	if len(a.Projection) > 5 {
@@ -293,18 +323,17 @@ func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error
 	}
 	more := bson.D{{Key: "cursor", Value: cursor}}
 	for _, f := range [...]string{"hint", "collation", "let", "allowDiskUse"} {
-		if v := r.args.value(f); v.Type != 0 {
+		if v := c.value(f); v.Type != 0 {
 			more = append(more, bson.E{Key: f, Value: v})
 		}
 	}
-	return s.aggregateView(r, view, stages, more)
+	return stages, more, nil
 }
 
 // countView runs a count on a view: the number of documents its
 // aggregation yields after the count's query, skip and limit.
 func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson.Raw, error) {
-	stages := append(queryStages(o), bson.D{{Key: "$count", Value: "n"}})
-	first, err := s.viewResult(r, view, stages)
+	first, err := s.viewResult(r, view, countViewStages(o))
 	if err != nil {
 		return nil, err
 	}
@@ -312,14 +341,24 @@ func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson
 	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
 }
 
+// countViewStages are the stages a count on a view runs after the view's.
+func countViewStages(o engine.FindOptions) bson.A {
+	return append(queryStages(o), bson.D{{Key: "$count", Value: "n"}})
+}
+
+// distinctViewStages are the stages a distinct of key on a view runs
+// after the view's.
+func distinctViewStages(key string, o engine.FindOptions) bson.A {
+	return append(queryStages(engine.FindOptions{Filter: o.Filter}),
+		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + key}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: "$" + key}}}}}})
+}
+
 // distinctView runs a distinct on a view: the values of key (arrays
 // unwound one level) in the documents its aggregation yields after the
 // query.
 func (s *Service) distinctView(r *Request, view, key string, o engine.FindOptions) (bson.Raw, error) {
-	stages := append(queryStages(engine.FindOptions{Filter: o.Filter}),
-		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + key}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
-		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: "$" + key}}}}}})
-	first, err := s.viewResult(r, view, stages)
+	first, err := s.viewResult(r, view, distinctViewStages(key, o))
 	if err != nil {
 		return nil, err
 	}
@@ -333,16 +372,22 @@ func (s *Service) distinctView(r *Request, view, key string, o engine.FindOption
 // viewResult is the first document of an aggregation on a view that
 // yields at most one (nil for none).
 func (s *Service) viewResult(r *Request, view string, stages bson.A) (bson.Raw, error) {
-	more := bson.D{{Key: "cursor", Value: bson.D{}}}
-	if v := r.args.value("collation"); v.Type != 0 {
-		more = append(more, bson.E{Key: "collation", Value: v})
-	}
-	reply, err := s.aggregateView(r, view, stages, more)
+	reply, err := s.aggregateView(r, view, stages, viewResultFields(&r.args))
 	if err != nil {
 		return nil, err
 	}
 	first, _ := reply.Lookup("cursor", "firstBatch", "0").DocumentOK()
 	return bson.Raw(slices.Clone(first)), nil
+}
+
+// viewResultFields are the aggregate fields of a count or distinct on a
+// view with fields c: a cursor, and its collation.
+func viewResultFields(c *cmdArgs) bson.D {
+	more := bson.D{{Key: "cursor", Value: bson.D{}}}
+	if v := c.value("collation"); v.Type != 0 {
+		more = append(more, bson.E{Key: "collation", Value: v})
+	}
+	return more
 }
 
 // queryStages are the stages of a find's or count's filter, sort, skip and
