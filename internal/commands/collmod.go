@@ -20,7 +20,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("validationLevel", tString),
 	arg("validationAction", tString),
 	arg("changeStreamPreAndPostImages", tDoc),
-	refuse("expireAfterSeconds", tAny, "clustered collections"),
+	arg("expireAfterSeconds", tAny),
 	refuse("timeseries", tDoc, "time series collections"),
 	arg("viewOn", tString),
 	arg("pipeline", tArray),
@@ -47,6 +47,20 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	index := r.args.doc("index")
+	ts, err := s.timeseriesOf(r, r.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	if ts != nil {
+		// A time series collection's options are its buckets'; only the
+		// expiry of its measurements changes.
+		for _, f := range r.args.present() {
+			if f != "expireAfterSeconds" {
+				return nil, mongoerr.New(mongoerr.InvalidOptions, "option not supported on a time-series collection: %s", f)
+			}
+		}
+		return nil, collModValidation(s, r, ts.buckets)
+	}
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {
 			return nil, err
@@ -133,6 +147,21 @@ func collModValidation(s *Service, r *Request, coll string) error {
 			return err
 		}
 		ch.PreImages, changed = &on, true
+	}
+	if r.args.has("expireAfterSeconds") {
+		// A number of seconds, or "off".
+		switch v := r.args.value("expireAfterSeconds"); {
+		case v.Type == bson.TypeString && v.StringValue() == "off":
+		case v.IsNumber():
+			n, ok := values.Int64(v)
+			if !ok || n < 0 {
+				return mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+			}
+			ch.TTL = &n
+		default:
+			return mongoerr.New(mongoerr.InvalidOptions, "Invalid value for 'expireAfterSeconds': %s (a number of seconds, or \"off\")", v)
+		}
+		ch.SetTTL, changed = true, true
 	}
 	if !changed {
 		return nil

@@ -108,8 +108,10 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 		return bson.D{{Key: "name", Value: v.name}, {Key: "type", Value: "timeseries"}}, true
 	}
 	opts := bson.D{{Key: "timeseries", Value: ts.o.Document()}}
-	if c := s.Engine.Collection(r.DB, ts.buckets); c != nil && c.Options.ExpireAfterSeconds != nil {
-		opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: *c.Options.ExpireAfterSeconds})
+	if c := s.Engine.Collection(r.DB, ts.buckets); c != nil {
+		if ttl := c.CurrentOptions().ExpireAfterSeconds; ttl != nil {
+			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: *ttl})
+		}
 	}
 	return bson.D{
 		{Key: "name", Value: v.name},

@@ -60,6 +60,8 @@ type Collection struct {
 	// preImages is the changeStreamPreAndPostImages option collMod may
 	// change: the oplog then keeps the document before each change.
 	preImages atomic.Bool
+	// ttl is the expireAfterSeconds collMod may change (nil: none).
+	ttl atomic.Pointer[int64]
 }
 
 // IDUsage is the usage of the collection's _id index.
@@ -140,6 +142,7 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 		o.Validator, o.ValidationLevel, o.ValidationAction = v.spec, v.level, v.action
 	}
 	o.PreAndPostImages = c.preImages.Load()
+	o.ExpireAfterSeconds = c.ttl.Load()
 	return o
 }
 
@@ -557,6 +560,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		moved.building.Store(src.building.Load())
 		moved.validation.Store(src.validation.Load())
 		moved.preImages.Store(src.preImages.Load())
+		moved.ttl.Store(src.ttl.Load())
 		return putCatalogEntry(tx, moved)
 	})
 	e.cat.mu.Unlock()

@@ -242,7 +242,7 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 	}
 	base := ent.Options
 	base.Validator, base.ValidationLevel, base.ValidationAction = c.Options.Validator, c.Options.ValidationLevel, c.Options.ValidationAction
-	base.PreAndPostImages = c.Options.PreAndPostImages
+	base.PreAndPostImages, base.ExpireAfterSeconds = c.Options.PreAndPostImages, c.Options.ExpireAfterSeconds
 	if c.indexes.Load() == nil {
 		base = ent.Options // a new object
 	}

@@ -109,6 +109,7 @@ func bsonString(d bson.D) string {
 func (c *Collection) initValidation() error {
 	o := c.Options
 	c.preImages.Store(o.PreAndPostImages)
+	c.ttl.Store(o.ExpireAfterSeconds)
 	if len(o.Validator) == 0 && o.ValidationLevel == "" && o.ValidationAction == "" {
 		return nil
 	}
@@ -127,6 +128,10 @@ type ValidationChange struct {
 	Level     *string
 	Action    *string
 	PreImages *bool
+	// SetTTL changes the expireAfterSeconds of a clustered or time series
+	// collection to TTL (nil: "off").
+	SetTTL bool
+	TTL    *int64
 }
 
 // ModifyValidation applies collMod's validator, validationLevel and
@@ -155,6 +160,12 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if ch.PreImages != nil {
 			cur.PreAndPostImages = *ch.PreImages
 		}
+		if ch.SetTTL {
+			if c.Options.ClusteredIndex == nil && c.Options.Timeseries == nil {
+				return mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' option is only supported on clustered and time-series collections")
+			}
+			cur.ExpireAfterSeconds = ch.TTL
+		}
 		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
 			return err
 		}
@@ -170,6 +181,13 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		}
 		if ch.PreImages != nil {
 			mod = append(mod, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: *ch.PreImages}}})
+		}
+		if ch.SetTTL {
+			var ttl any = "off"
+			if ch.TTL != nil {
+				ttl = *ch.TTL
+			}
+			mod = append(mod, bson.E{Key: "expireAfterSeconds", Value: ttl})
 		}
 		if err := e.logCommand(tx, db, c, mod); err != nil {
 			return err
@@ -187,6 +205,7 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 // the stored options o.
 func (c *Collection) syncValidation(o CollectionOptions) error {
 	c.preImages.Store(o.PreAndPostImages)
+	c.ttl.Store(o.ExpireAfterSeconds)
 	cur := c.CurrentOptions()
 	if bytes.Equal(cur.Validator, o.Validator) && cur.ValidationLevel == o.ValidationLevel && cur.ValidationAction == o.ValidationAction {
 		return nil

@@ -26,7 +26,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	}
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
-		if ttl := c.Options.ExpireAfterSeconds; ttl != nil {
+		if ttl := c.ttl.Load(); ttl != nil {
 			path := "_id"
 			if ts := c.Options.Timeseries; ts != nil {
 				// A time series bucket expires with its newest measurement.

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -105,5 +106,76 @@ func TestClusteredExplain(t *testing.T) {
 	}
 	if got := explain("plain", bson.D{{Key: "_id", Value: 1}}).Lookup("stage").StringValue(); got != "IDHACK" {
 		t.Errorf("point on a plain collection: %s", got)
+	}
+}
+
+// TestCollModExpireAfterSeconds: collMod changes, and "off" removes, the
+// expireAfterSeconds of a clustered or time series collection, which the
+// TTL monitor then applies; other collections refuse it.
+func TestCollModExpireAfterSeconds(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("collmodttl")
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	if err := run(bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}, {Key: "expireAfterSeconds", Value: 3600}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(bson.D{{Key: "create", Value: "plain"}}); err != nil {
+		t.Fatal(err)
+	}
+	ttlOf := func(name string) any {
+		t.Helper()
+		specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: name}})
+		if err != nil || len(specs) != 1 {
+			t.Fatalf("listCollections %s: %v %v", name, specs, err)
+		}
+		v, err := specs[0].Options.LookupErr("expireAfterSeconds")
+		if err != nil {
+			return nil
+		}
+		return v.AsInt64()
+	}
+	if err := run(bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(bson.D{{Key: "collMod", Value: "ts"}, {Key: "expireAfterSeconds", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if ttlOf("cl") != int64(1) || ttlOf("ts") != int64(1) {
+		t.Errorf("after collMod: clustered %v, time series %v", ttlOf("cl"), ttlOf("ts"))
+	}
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "plain"}, {Key: "expireAfterSeconds", Value: 1}}), 72, "InvalidOptions")
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "ts"}, {Key: "validationLevel", Value: "off"}}), 72, "InvalidOptions")
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: -1}}), 72, "InvalidOptions")
+	old := time.Now().Add(-time.Minute)
+	if _, err := db.Collection("cl").InsertOne(ctx, bson.D{{Key: "_id", Value: old}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("ts").InsertOne(ctx, bson.D{{Key: "t", Value: old}}); err != nil {
+		t.Fatal(err)
+	}
+	admin := client.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 60}})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		n1, _ := db.Collection("cl").CountDocuments(ctx, bson.D{})
+		n2, _ := db.Collection("ts").CountDocuments(ctx, bson.D{})
+		if n1 == 0 && n2 == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("expired documents stayed: clustered %d, time series %d", n1, n2)
+		}
+	}
+	if err := run(bson.D{{Key: "collMod", Value: "cl"}, {Key: "expireAfterSeconds", Value: "off"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ttlOf("cl"); got != nil {
+		t.Errorf("after off: %v", got)
 	}
 }

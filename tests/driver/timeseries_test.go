@@ -258,6 +258,15 @@ func TestTimeseriesCollection(t *testing.T) {
 	requireCode(t, err, 2, "BadValue")
 	_, err = coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 2}}}})
 	requireCode(t, err, 238, "NotImplemented")
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sess.WithTransaction(ctx, func(sctx context.Context) (any, error) {
+		return coll.InsertOne(sctx, bson.D{{Key: "t", Value: time.Now()}})
+	})
+	requireCode(t, err, 263, "OperationNotSupportedInTransaction")
+	sess.EndSession(ctx)
 	// An old measurement expires with its bucket; a new one stays.
 	now := time.Now()
 	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "t", Value: now.Add(-3 * time.Hour)}, {Key: "host", Value: "a"}}, bson.D{{Key: "t", Value: now}, {Key: "host", Value: "a"}}}); err != nil {
