@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -231,9 +232,7 @@ func createViewCmd(s *Service, r *Request, name string) error {
 	}
 	for _, f := range r.args.present() {
 		switch f {
-		case "viewOn", "pipeline":
-		case "collation":
-			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the create option 'collation' on a view yet")
+		case "viewOn", "pipeline", "collation":
 		default:
 			return mongoerr.New(mongoerr.InvalidOptions, "option not supported on a view: %s", f)
 		}
@@ -245,5 +244,15 @@ func createViewCmd(s *Service, r *Request, name string) error {
 			return err
 		}
 	}
-	return s.createView(r, name, r.args.str("viewOn"), pipeline)
+	var coll bson.Raw
+	if d := r.args.doc("collation"); d != nil {
+		c, err := collation.Parse(d)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			coll = c.Document()
+		}
+	}
+	return s.createView(r, name, r.args.str("viewOn"), pipeline, coll)
 }

@@ -184,7 +184,7 @@ func collModView(s *Service, r *Request, v *viewDef) error {
 	if err != nil {
 		return err
 	}
-	return s.modifyView(r, v.name, r.args.str("viewOn"), pipeline)
+	return s.modifyView(r, v, r.args.str("viewOn"), pipeline)
 }
 
 // firstOf is the first of names c holds.

@@ -90,7 +90,7 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOpts); err != nil {
 		return err
 	}
-	doc := viewDoc(r.DB, name, buckets, []bson.Raw{marshal(bson.D{{Key: timeseries.UnpackStage, Value: o.UnpackSpec()}})})
+	doc := viewDoc(r.DB, name, buckets, []bson.Raw{marshal(bson.D{{Key: timeseries.UnpackStage, Value: o.UnpackSpec()}})}, nil)
 	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err

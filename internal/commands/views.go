@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -30,6 +32,9 @@ const maxViewDepth = 20
 type viewDef struct {
 	name, viewOn string
 	pipeline     []bson.Raw
+	// collation is the view's default collation (normalized), nil when
+	// it was created without one.
+	collation bson.Raw
 }
 
 // lookupView returns the definition of db.name when it is a view, or nil
@@ -51,6 +56,7 @@ func parseViewDoc(db string, doc bson.Raw) *viewDef {
 	id, _ := doc.Lookup("_id").StringValueOK()
 	v := &viewDef{name: strings.TrimPrefix(id, db+".")}
 	v.viewOn, _ = doc.Lookup("viewOn").StringValueOK()
+	v.collation, _ = doc.Lookup("collation").DocumentOK()
 	if arr, ok := doc.Lookup("pipeline").ArrayOK(); ok {
 		vals, _ := arr.Values()
 		for _, st := range vals {
@@ -96,9 +102,32 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
 	}
+	v, err := s.lookupView(r, r.DB, a.opts.Coll)
+	if err != nil {
+		return err
+	}
+	if v.collation != nil {
+		// A view with its own collation is read under it; another one is
+		// refused, as in MongoDB.
+		if a.collation != nil && !sameCollation(a.collation, v.collation) {
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override a view's default collation")
+		}
+		a.collation = v.collation
+	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
 	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)))
 	return nil
+}
+
+// sameCollation reports whether two collation documents are the same
+// collation once normalized.
+func sameCollation(a, b bson.Raw) bool {
+	ca, err1 := collation.Parse(a)
+	cb, err2 := collation.Parse(b)
+	if err1 != nil || err2 != nil || ca == nil || cb == nil {
+		return err1 == nil && err2 == nil && ca == nil && cb == nil
+	}
+	return bytes.Equal(ca.Document(), cb.Document())
 }
 
 // mergeMatches joins adjacent $match stages into one ($and of their
@@ -141,10 +170,16 @@ func (s *Service) notOnView(r *Request, db, name string) error {
 }
 
 // createView runs create with viewOn: it checks the pipeline (it must
-// parse, hold no $out or $merge, and not make a cycle) and stores the
-// definition.
-func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+// parse, hold no $out or $merge, and not make a cycle) and the collation
+// (a view on a view has its collation), and stores the definition.
+func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) error {
 	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+		return err
+	}
+	if under, err := s.lookupView(r, r.DB, viewOn); err != nil || under != nil && !sameCollation(under.collation, coll) && (under.collation != nil || coll != nil) {
+		if err == nil {
+			err = mongoerr.New(mongoerr.OptionNotSupportedOnView, "View %s.%s has a different collation than the view it is defined on, %s.%s", r.DB, name, r.DB, viewOn)
+		}
 		return err
 	}
 	if s.Engine.CollectionIn(r.Txn, r.DB, name) != nil {
@@ -156,7 +191,7 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 		}
 		return err
 	}
-	doc := viewDoc(r.DB, name, viewOn, pipeline)
+	doc := viewDoc(r.DB, name, viewOn, pipeline, coll)
 	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
@@ -165,12 +200,16 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 }
 
 // viewDoc is a view's system.views document.
-func viewDoc(db, name, viewOn string, pipeline []bson.Raw) bson.Raw {
+func viewDoc(db, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) bson.Raw {
 	arr := make(bson.A, len(pipeline))
 	for i, st := range pipeline {
 		arr[i] = st
 	}
-	return marshal(bson.D{{Key: "_id", Value: db + "." + name}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: arr}})
+	d := bson.D{{Key: "_id", Value: db + "." + name}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: arr}}
+	if coll != nil {
+		d = append(d, bson.E{Key: "collation", Value: coll})
+	}
+	return marshal(d)
 }
 
 // checkView applies MongoDB's rules to a view definition.
@@ -212,13 +251,15 @@ func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw
 	return nil
 }
 
-// modifyView runs collMod's viewOn and pipeline on a view.
-func (s *Service) modifyView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
+// modifyView runs collMod's viewOn and pipeline on view v, which keeps its
+// collation.
+func (s *Service) modifyView(r *Request, v *viewDef, viewOn string, pipeline []bson.Raw) error {
+	name := v.name
 	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
 		return err
 	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
-	_, err := s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
+	_, err := s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline, v.collation), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
 	return err
 }
 
@@ -262,10 +303,14 @@ func viewInfo(v *viewDef, nameOnly bool) bson.D {
 	for i, st := range v.pipeline {
 		arr[i] = st
 	}
+	opts := bson.D{{Key: "viewOn", Value: v.viewOn}, {Key: "pipeline", Value: arr}}
+	if v.collation != nil {
+		opts = append(opts, bson.E{Key: "collation", Value: v.collation})
+	}
 	return bson.D{
 		{Key: "name", Value: v.name},
 		{Key: "type", Value: "view"},
-		{Key: "options", Value: bson.D{{Key: "viewOn", Value: v.viewOn}, {Key: "pipeline", Value: arr}}},
+		{Key: "options", Value: opts},
 		{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}}},
 	}
 }
@@ -393,7 +438,7 @@ func viewResultFields(c *cmdArgs) bson.D {
 // queryStages are the stages of a find's or count's filter, sort, skip and
 // limit, in the order a find applies them.
 func queryStages(o engine.FindOptions) bson.A {
-	var stages bson.A
+	stages := bson.A{} // an empty pipeline, not a missing one
 	if len(o.Filter) > 5 {
 		stages = append(stages, bson.D{{Key: "$match", Value: o.Filter}})
 	}

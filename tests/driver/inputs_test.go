@@ -131,8 +131,6 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
 			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
 			code: 48, codeName: "NamespaceExists"},
-		{name: "create a view with its own collation", cmd: bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}},
-			code: 238, codeName: "NotImplemented", msg: "'collation' on a view"},
 		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseFirst", Value: "upper"}}}},
 			code: 238, codeName: "NotImplemented", msg: "caseFirst"},
 		{name: "create an unclustered collection with expiry", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "expireAfterSeconds", Value: 60}},

@@ -50,3 +50,56 @@ func TestExplainOnView(t *testing.T) {
 		}
 	}
 }
+
+// TestViewCollation: a view created with a collation reads under it
+// (finds, counts, aggregates); a command naming another collation is
+// refused with 167, the same one is taken; a view on it must have its
+// collation; listCollections shows it and collMod keeps it.
+func TestViewCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("viewcoll")
+	if _, err := db.Collection("people").InsertMany(ctx, []any{bson.D{{Key: "name", Value: "Ann"}}, bson.D{{Key: "name", Value: "ann"}}, bson.D{{Key: "name", Value: "Bob"}}}); err != nil {
+		t.Fatal(err)
+	}
+	ci := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	run := func(cmd bson.D) (bson.Raw, error) { return db.RunCommand(ctx, cmd).Raw() }
+	if _, err := run(bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "people"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: ci}}); err != nil {
+		t.Fatal(err)
+	}
+	v := db.Collection("v")
+	if n, err := v.CountDocuments(ctx, bson.D{{Key: "name", Value: "ANN"}}); err != nil || n != 2 {
+		t.Errorf("count under the view's collation: %d %v", n, err)
+	}
+	if n, err := db.Collection("people").CountDocuments(ctx, bson.D{{Key: "name", Value: "ANN"}}); err != nil || n != 0 {
+		t.Errorf("count on the collection, simple: %d %v", n, err)
+	}
+	cur, err := v.Find(ctx, bson.D{{Key: "name", Value: "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []bson.Raw
+	if err := cur.All(ctx, &found); err != nil || len(found) != 2 {
+		t.Errorf("find under the view's collation: %d %v", len(found), err)
+	}
+	_, err = run(bson.D{{Key: "find", Value: "v"}, {Key: "filter", Value: bson.D{}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}})
+	requireCode(t, err, 167, "OptionNotSupportedOnView")
+	if _, err := run(bson.D{{Key: "find", Value: "v"}, {Key: "filter", Value: bson.D{}}, {Key: "collation", Value: ci}}); err != nil {
+		t.Errorf("find naming the view's own collation: %v", err)
+	}
+	_, err = run(bson.D{{Key: "create", Value: "w"}, {Key: "viewOn", Value: "v"}, {Key: "pipeline", Value: bson.A{}}})
+	requireCode(t, err, 167, "OptionNotSupportedOnView")
+	if _, err := run(bson.D{{Key: "create", Value: "w"}, {Key: "viewOn", Value: "v"}, {Key: "pipeline", Value: bson.A{}}, {Key: "collation", Value: ci}}); err != nil {
+		t.Errorf("a view on the view with its collation: %v", err)
+	}
+	if _, err := run(bson.D{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "people"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "v"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatal(specs, err)
+	}
+	if c, err := specs[0].Options.LookupErr("collation", "strength"); err != nil || c.AsInt64() != 2 {
+		t.Errorf("listCollections of the view after collMod: %s", specs[0].Options)
+	}
+}
