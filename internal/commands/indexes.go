@@ -160,12 +160,9 @@ func (s *Service) indexTarget(r *Request) (string, *tsColl, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	ts, err := s.timeseriesOf(r, r.DB, coll)
-	if err != nil || ts != nil {
-		if ts != nil {
-			coll = ts.buckets
-		}
-		return coll, ts, err
+	ts, err := s.viewTarget(r, r.DB, coll)
+	if ts != nil {
+		coll = ts.buckets
 	}
-	return coll, nil, s.notOnView(r, r.DB, coll)
+	return coll, ts, err
 }

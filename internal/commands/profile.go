@@ -99,11 +99,11 @@ func (p *profiling) set(db string, d dbProfile) {
 // command did not set, and the sample rate: the server's startup options
 // (operationProfiling.mode, filter and slowOpSampleRate).
 func (s *Service) SetProfilingDefaults(level int, filter bson.Raw, sampleRate float64) error {
-	if level < 0 || level > 2 {
-		return mongoerr.New(mongoerr.BadValue, "Invalid profiling level: %d", level)
+	if err := checkProfileLevel(int64(level), 0); err != nil {
+		return err
 	}
-	if sampleRate < 0 || sampleRate > 1 {
-		return mongoerr.New(mongoerr.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")
+	if err := checkSampleRate(sampleRate); err != nil {
+		return err
 	}
 	d := dbProfile{level: int32(level)}
 	if filter != nil {
@@ -138,6 +138,23 @@ func (s *Service) SetSlowMS(ms int64) { s.prof.ms.Store(ms - DefaultSlowMS) }
 // consider.
 func (s *Service) sampleRate() float64 { return 1 - math.Float64frombits(s.prof.rate.Load()) }
 
+// checkProfileLevel accepts the profiling levels from least (-1 for the
+// command's read-only form, 0 at startup) to 2.
+func checkProfileLevel(level, least int64) error {
+	if level < least || level > 2 {
+		return mongoerr.New(mongoerr.BadValue, "Invalid profiling level: %d", level)
+	}
+	return nil
+}
+
+// checkSampleRate accepts a sampleRate from 0 to 1.
+func checkSampleRate(rate float64) error {
+	if rate < 0 || rate > 1 {
+		return mongoerr.New(mongoerr.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")
+	}
+	return nil
+}
+
 // profileFilterNote is the note MongoDB's profile answers when it sets or
 // unsets a filter.
 const profileFilterNote = "When a filter expression is set, slowms and sampleRate are not used for profiling and slow-query log lines."
@@ -152,8 +169,8 @@ func profileCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !ok {
 		return nil, wrongType("profile", "profile", v, "int")
 	}
-	if level < -1 || level > 2 {
-		return nil, mongoerr.New(mongoerr.BadValue, "Invalid profiling level: %d", level)
+	if err := checkProfileLevel(level, -1); err != nil {
+		return nil, err
 	}
 	prev := s.prof.of(r.DB)
 	reply := bson.D{{Key: "was", Value: prev.level}, {Key: "slowms", Value: int32(s.SlowMS())}, {Key: "sampleRate", Value: s.sampleRate()}}
@@ -180,8 +197,8 @@ func profileCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if r.args.has("sampleRate") {
 		rate, _ := r.args.value("sampleRate").AsFloat64OK()
-		if rate < 0 || rate > 1 {
-			return nil, mongoerr.New(mongoerr.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")
+		if err := checkSampleRate(rate); err != nil {
+			return nil, err
 		}
 		s.prof.rate.Store(math.Float64bits(1 - rate))
 	}

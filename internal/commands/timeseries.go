@@ -34,23 +34,43 @@ type tsColl struct {
 // view of a buckets collection), else nil.
 func (s *Service) timeseriesOf(r *Request, db, name string) (*tsColl, error) {
 	v, err := s.lookupView(r, db, name)
-	if err != nil || v == nil || len(v.pipeline) == 0 || Name(v.pipeline[0]) != timeseries.UnpackStage {
+	if err != nil {
 		return nil, err
+	}
+	return s.tsOfView(r, db, v)
+}
+
+// tsOfView returns the time series collection view v (nil: none) is, nil
+// for another view: its buckets collection holds the options.
+func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
+	if v == nil || len(v.pipeline) == 0 || Name(v.pipeline[0]) != timeseries.UnpackStage {
+		return nil, nil
 	}
 	c := s.Engine.CollectionIn(r.Txn, db, v.viewOn)
 	if c == nil || c.Options.Timeseries == nil {
 		return nil, nil
 	}
-	o, err := timeseries.ParseUnpackSpec(v.pipeline[0].Lookup(timeseries.UnpackStage).Document())
+	o, err := timeseries.Parse(c.Options.Timeseries)
 	if err != nil {
 		return nil, err
 	}
-	full, err := timeseries.Parse(c.Options.Timeseries)
-	if err != nil {
+	return &tsColl{name: v.name, buckets: v.viewOn, o: o}, nil
+}
+
+// viewTarget returns the time series collection db.name is, nil for a
+// collection, and fails with CommandNotSupportedOnView for another view:
+// the check of the writes and index commands time series collections
+// take.
+func (s *Service) viewTarget(r *Request, db, name string) (*tsColl, error) {
+	v, err := s.lookupView(r, db, name)
+	if err != nil || v == nil {
 		return nil, err
 	}
-	full.TimeField, full.MetaField = o.TimeField, o.MetaField
-	return &tsColl{name: name, buckets: v.viewOn, o: full}, nil
+	ts, err := s.tsOfView(r, db, v)
+	if err == nil && ts == nil {
+		err = viewError(db, name)
+	}
+	return ts, err
 }
 
 // createTimeseries runs create with timeseries: the buckets collection,
@@ -100,7 +120,7 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 
 // tsInfo is a time series collection as listCollections describes it.
 func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
-	ts, err := s.timeseriesOf(r, r.DB, v.name)
+	ts, err := s.tsOfView(r, r.DB, v)
 	if err != nil || ts == nil {
 		return nil, false
 	}
@@ -242,6 +262,9 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 	var retried []int32
 	n := 0
 	flush := func(p *tsPending) error {
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
+			return err
+		}
 		wo := writeOptions(r)
 		if r.retryable && len(p.stmts) > 0 {
 			wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
@@ -376,6 +399,11 @@ func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limi
 	for _, doc := range buckets {
 		if limit == 1 && total > 0 {
 			break
+		}
+		// The buckets rewritten so far stay, as a multi-document delete's
+		// documents do.
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
+			return total, err
 		}
 		kept, err := timeseries.EmptyBucket(doc)
 		if err != nil {

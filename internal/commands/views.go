@@ -73,10 +73,21 @@ func parseViewDoc(db string, doc bson.Raw) *viewDef {
 // first; isView is false when db.name is no view. A chain deeper than
 // maxViewDepth fails with ViewDepthLimitExceeded.
 func (s *Service) resolveView(r *Request, db, name string) (coll string, stages []bson.Raw, isView bool, err error) {
+	v, err := s.lookupView(r, db, name)
+	if err != nil {
+		return "", nil, false, err
+	}
+	return s.resolveFrom(r, db, name, v)
+}
+
+// resolveFrom is resolveView of db.name, whose definition v (nil: no
+// view) was looked up.
+func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll string, stages []bson.Raw, isView bool, err error) {
 	for depth := 0; ; depth++ {
-		v, err := s.lookupView(r, db, name)
-		if err != nil {
-			return "", nil, false, err
+		if depth > 0 {
+			if v, err = s.lookupView(r, db, name); err != nil {
+				return "", nil, false, err
+			}
 		}
 		if v == nil {
 			return name, stages, depth > 0, nil
@@ -95,16 +106,16 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	if a.opts.Coll == "" {
 		return nil
 	}
-	coll, stages, isView, err := s.resolveView(r, r.DB, a.opts.Coll)
-	if err != nil || !isView {
+	v, err := s.lookupView(r, r.DB, a.opts.Coll)
+	if err != nil || v == nil {
+		return err
+	}
+	coll, stages, _, err := s.resolveFrom(r, r.DB, a.opts.Coll, v)
+	if err != nil {
 		return err
 	}
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
-	}
-	v, err := s.lookupView(r, r.DB, a.opts.Coll)
-	if err != nil {
-		return err
 	}
 	if v.collation != nil {
 		// A view with its own collation is read under it; another one is
@@ -166,6 +177,11 @@ func (s *Service) notOnView(r *Request, db, name string) error {
 	if err != nil || v == nil {
 		return err
 	}
+	return viewError(db, name)
+}
+
+// viewError is the error of a command a view does not take.
+func viewError(db, name string) error {
 	return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s.%s is a view, not a collection", db, name)
 }
 

@@ -146,14 +146,14 @@ type batchArgs struct {
 func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batchArgs, error) {
 	coll, err := collectionArg(r.Cmd)
 	var ts *tsColl
-	if err == nil {
-		ts, err = s.timeseriesOf(r, r.DB, coll)
-	}
-	switch {
-	case err == nil && ts != nil && cmdName == "update":
-		err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support updates of time series collections yet")
-	case err == nil && ts == nil:
+	if err == nil && coll == systemViews {
 		err = s.writable(r, r.DB, coll)
+	}
+	if err == nil {
+		ts, err = s.viewTarget(r, r.DB, coll)
+	}
+	if err == nil && ts != nil && cmdName == "update" {
+		err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support updates of time series collections yet")
 	}
 	if err != nil {
 		return "", batchArgs{}, err
