@@ -91,6 +91,13 @@ func (m *TTLMonitor) Sleep() time.Duration {
 // Enabled reports whether the monitor deletes expired documents.
 func (m *TTLMonitor) Enabled() bool { return !m.disabled.Load() }
 
+// defaultMaxLogSizeKB is MongoDB's maxLogSizeKB.
+const defaultMaxLogSizeKB = 10
+
+// maxLogSize is the most bytes of a command (or other document) a log line
+// shows: maxLogSizeKB.
+func (s *Service) maxLogSize() int { return int(s.logSizeOffsetKB.Load()+defaultMaxLogSizeKB) << 10 }
+
 // allowDiskUseByDefault is the allowDiskUse of a find or aggregate that
 // does not give it: MongoDB 6.0+ lets blocking stages spill to disk unless
 // told not to (allowDiskUse: false, or this parameter false).
@@ -131,6 +138,11 @@ var serverParameters = map[string]serverParameter{
 		get:     func(s *Service) any { return s.TTLMonitor.Enabled() },
 		set:     func(s *Service, n int64) { s.TTLMonitor.disabled.Store(n == 0) },
 		boolean: true,
+	},
+	"maxLogSizeKB": {
+		get: func(s *Service) any { return int32(s.maxLogSize() >> 10) },
+		set: func(s *Service, n int64) { s.logSizeOffsetKB.Store(n - defaultMaxLogSizeKB) },
+		min: 0, max: 1<<31 - 1,
 	},
 	"allowDiskUseByDefault": {
 		get:     func(s *Service) any { return s.allowDiskUseByDefault() },

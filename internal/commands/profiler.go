@@ -1,11 +1,13 @@
 package commands
 
 import (
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -82,8 +84,8 @@ const maxProfiledCommand = 50 << 10
 func (rec *opRecord) entry(now time.Time) bson.Raw {
 	var cmd any = rec.cmd
 	if len(rec.cmd) > maxProfiledCommand {
-		s := rec.cmd.String()
-		cmd = bson.D{{Key: "$truncated", Value: s[:min(len(s), maxProfiledCommand)]}}
+		s, _ := bsoncore.Document(rec.cmd).StringN(maxProfiledCommand)
+		cmd = bson.D{{Key: "$truncated", Value: s}}
 	}
 	d := bson.D{{Key: "op", Value: rec.op}, {Key: "ns", Value: rec.ns}, {Key: "command", Value: cmd}}
 	if rec.out.origin != nil {
@@ -148,11 +150,26 @@ func (rec *opRecord) errorFields() []bson.E {
 	return []bson.E{{Key: "ok", Value: 0.0}, {Key: "errMsg", Value: e.Msg}, {Key: "errName", Value: e.Code.Name()}, {Key: "errCode", Value: int32(e.Code)}}
 }
 
-// logAttrs are rec's attributes in MongoDB's "Slow query" line.
-func (rec *opRecord) logAttrs() []any {
-	a := []any{"type", "command", "ns", rec.ns, "command", rec.cmd.String()}
+// logAttrs are rec's attributes in MongoDB's "Slow query" line. A command
+// (or originating command) longer than limit bytes as text is cut there,
+// and its size in BSON bytes is given under "truncated", as MongoDB's
+// maxLogSizeKB does; rendering a bulk insert whole would cost more than
+// running it.
+func (rec *opRecord) logAttrs(limit int) []any {
+	var cut []any
+	text := func(name string, doc bson.Raw) string {
+		s, truncated := bsoncore.Document(doc).StringN(limit)
+		if truncated {
+			cut = append(cut, name, len(doc))
+		}
+		return s
+	}
+	a := []any{"type", "command", "ns", rec.ns, "command", text("command", rec.cmd)}
 	if rec.out.origin != nil {
-		a = append(a, "originatingCommand", rec.out.origin.String())
+		a = append(a, "originatingCommand", text("originatingCommand", rec.out.origin))
+	}
+	if cut != nil {
+		a = append(a, slog.Group("truncated", cut...))
 	}
 	if ps := rec.stats.PlanSummary(); ps != "" {
 		a = append(a, "planSummary", ps)
@@ -229,7 +246,7 @@ func (s *Service) record(db string, rec *opRecord, mayLog, mayProfile bool) {
 		}
 	}
 	if log && s.Log != nil {
-		s.Log.Info("Slow query", rec.logAttrs()...)
+		s.Log.Info("Slow query", rec.logAttrs(s.maxLogSize())...)
 	}
 	if !prof {
 		return

@@ -79,6 +79,9 @@ type Service struct {
 	// noDiskUseByDefault is allowDiskUseByDefault negated (see
 	// parameters.go), so that the zero Service has MongoDB's default.
 	noDiskUseByDefault atomic.Bool
+	// logSizeOffsetKB is maxLogSizeKB - defaultMaxLogSizeKB, so that the
+	// zero Service has MongoDB's default.
+	logSizeOffsetKB atomic.Int64
 	// LogLevel is the log's level, which setParameter's logLevel changes.
 	LogLevel LogLevel
 	// TTLMonitor is the TTL monitor's schedule.

@@ -204,6 +204,28 @@ func TestSlowOperationLog(t *testing.T) {
 	if !found || !foundFind {
 		t.Errorf("no slow query line for the insert (%v) or the find (%v) in %d log lines: %v", found, foundFind, len(lines), lines)
 	}
+	// A command longer than maxLogSizeKB is cut, and its size given.
+	admin := client.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "maxLogSizeKB", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("big_coll").InsertOne(ctx, bson.D{{Key: "s", Value: strings.Repeat("x", 20000)}}); err != nil {
+		t.Fatal(err)
+	}
+	log, _ = admin.RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+	lines, _ = log.Lookup("log").Array().Values()
+	found = false
+	for _, l := range lines {
+		if s := l.StringValue(); strings.Contains(s, "slow.big_coll") && strings.Contains(s, "Slow query") {
+			found = strings.Contains(s, `"truncated":{"command":`) && len(s) < 3000
+		}
+	}
+	if !found {
+		t.Errorf("no truncated slow query line under 3000 bytes for a 20 KB insert")
+	}
+	if v, _ := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "maxLogSizeKB", Value: 1}}).Raw(); v.Lookup("maxLogSizeKB").Int32() != 1 {
+		t.Errorf("getParameter maxLogSizeKB: %s", v)
+	}
 	now, err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: -1}, {Key: "slowms", Value: 100}}).Raw()
 	if err != nil || now.Lookup("slowms").Int32() != 0 {
 		t.Errorf("profile -1 answered %s %v", now, err)
