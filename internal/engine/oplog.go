@@ -113,6 +113,10 @@ func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
 	return st.SetStamped(oplogPrefix, ent.Stamp)
 }
 
+// oplogEntryOverhead bounds an entry's bytes other than its namespace and
+// documents: field names, ui, ts, t, v, wall and a session's lsid.
+const oplogEntryOverhead = 256
+
 // logDoc stages the entry of one document's change outside a transaction.
 // A collection that records pre-images keeps the document before an
 // update, replace or delete with the entry.
@@ -120,7 +124,11 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
-	ent := oplog.New(nil, docOp(c, old, next, what), sess, time.Now())
+	op := docOp(c, old, next, what)
+	// room for the op and the entry's other fields, so that building it
+	// copies a document once
+	buf := make([]byte, 0, len(op.O)+len(op.O2)+len(op.NS)+oplogEntryOverhead)
+	ent := oplog.New(buf, op, sess, time.Now())
 	if old != nil && c.preImages.Load() {
 		ent.Doc = oplog.AppendPreImage(ent.Doc, 0, old)
 	}

@@ -121,6 +121,9 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 	}
 	l.keep(db)
 	l.seq.Add(1)
+	// Stamped keys are new at every commit: no transaction can conflict
+	// on them, so only the keys before them are recorded.
+	unstamped := b.Count()
 	var last uint64
 	if len(stamped) > 0 {
 		var err error
@@ -135,7 +138,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 		d.stamps.applied(last)
 	}
 	if len(l.active) > 0 {
-		if err := l.record(b.Reader()); err != nil {
+		if err := l.record(b.Reader(), unstamped); err != nil {
 			return err
 		}
 	}
@@ -143,17 +146,18 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 	return nil
 }
 
-// record notes the keys of a committed batch as written by the current
-// commit number.
-func (l *commitLog) record(r batchrepr.Reader) error {
+// record notes the first n keys of a committed batch as written by the
+// current commit number.
+func (l *commitLog) record(r batchrepr.Reader, n uint32) error {
 	seq := l.seq.Load()
-	for {
+	for ; n > 0; n-- {
 		_, k, _, ok, err := r.Next()
 		if err != nil || !ok {
 			return err
 		}
 		l.written[maphash.Bytes(l.seed, k)] = seq
 	}
+	return nil
 }
 
 // prune forgets the writes no open transaction can conflict with: those
