@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -160,25 +161,50 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 		sess.Claim(owner)
 	}
 	r.session = sess
+	ownTxn := sess.State == sessions.TxnInProgress && a.txnNumber == sess.TxnNumber
+	if a.hasTxnNumber && !ownTxn {
+		if err := s.Sessions.Refresh(sess); err != nil {
+			return nil, err
+		}
+	}
 	if a.inTxn {
 		return s.runInTxn(sess, a, r, name, h)
 	}
 	if !a.hasTxnNumber || !retryable[name] {
 		return h(s, r)
 	}
-	if a.txnNumber < sess.TxnNumber {
-		return nil, mongoerr.New(mongoerr.TransactionTooOld,
-			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", a.txnNumber, sess.TxnNumber)
+	for {
+		if err := moveToRetryableWrite(s, sess, a.txnNumber); err != nil {
+			return nil, err
+		}
+		r.retryable = true
+		reply, err := h(s, r)
+		if !errors.Is(err, sessions.ErrMoved) {
+			return reply, err
+		}
+		// Another frontend wrote the session's record meanwhile: run
+		// again on the session as it now stands.
+		if err := s.Sessions.Refresh(sess); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// moveToRetryableWrite checks a retryable write's txnNumber against its
+// session's and moves the session to it.
+func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) error {
+	if txnNumber < sess.TxnNumber {
+		return mongoerr.New(mongoerr.TransactionTooOld,
+			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", txnNumber, sess.TxnNumber)
 	}
 	switch {
-	case a.txnNumber > sess.TxnNumber:
+	case txnNumber > sess.TxnNumber:
 		s.endTxn(sess)
-		sess.Advance(a.txnNumber)
+		sess.Advance(txnNumber)
 	case sess.State != sessions.TxnNone:
-		return nil, mongoerr.New(mongoerr.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
+		return mongoerr.New(mongoerr.IncompleteTransactionHistory, "Cannot retry a retryable write that has been converted into a transaction")
 	}
-	r.retryable = true
-	return h(s, r)
+	return nil
 }
 
 // runInTxn runs a command of a multi-document transaction. Any failure

@@ -175,6 +175,7 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	sess := sessions.NewRegistry()
 	sess.Log = log
+	sess.Shared = !eng.SoleWriter()
 	if err := sess.Load(kv); err != nil {
 		return nil, errors.Join(err, eng.Close(), closeKV())
 	}

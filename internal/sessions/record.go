@@ -1,10 +1,12 @@
 package sessions
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
@@ -69,7 +73,8 @@ func nextOpTime(now time.Time) (uint32, uint32) {
 
 // appendRecord appends a session's record: {_id: {id, uid}, txnNum,
 // lastWriteOpTime: {ts, t}, lastWriteDate, state (for a committed
-// transaction)}.
+// transaction), writeId}. writeId, Folio's own, is random, so that two
+// writes of a record never leave the same bytes (see storedRecord).
 func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Time) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
@@ -86,16 +91,20 @@ func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Tim
 	if committed {
 		dst = bsoncore.AppendStringElement(dst, "state", "committed")
 	}
+	dst = bsoncore.AppendInt64Element(dst, "writeId", rand.Int64())
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
 }
 
 // storedRecord is what storage holds for a session: whether it has a
-// record, its txnNum and the ids of the statement results stored under it.
+// record, its txnNum, the ids of the statement results stored under it,
+// and the record's bytes (on a shared store, a record whose bytes differ
+// was written by another frontend since).
 type storedRecord struct {
 	exists bool
 	txn    int64
 	stmts  []int32
+	raw    []byte
 }
 
 // Result is what one executed statement did, enough to rebuild its reply
@@ -179,7 +188,7 @@ func (r *Registry) Load(kv storage.KV) error {
 			if err != nil {
 				return err
 			}
-			s.counts = &r.Txns
+			s.counts, s.shared = &r.Txns, r.Shared
 			r.sessions[id] = s
 			cur = s
 		case 12:
@@ -205,7 +214,7 @@ func (r *Registry) Load(kv storage.KV) error {
 	if err := it.Error(); err != nil || len(stale) == 0 {
 		return err
 	}
-	return deleteKeys(kv, stale)
+	return deleteKeys(kv, stale, nil)
 }
 
 func loadRecord(id string, v []byte) (*Session, error) {
@@ -217,7 +226,7 @@ func loadRecord(id string, v []byte) (*Session, error) {
 	if !ok {
 		return nil, fmt.Errorf("session record without txnNum: %s", doc)
 	}
-	s := &Session{ID: id, TxnNumber: txn, stored: storedRecord{exists: true, txn: txn}}
+	s := &Session{ID: id, TxnNumber: txn, stored: storedRecord{exists: true, txn: txn, raw: bytes.Clone(v)}}
 	if ms, ok := doc.Lookup("lastWriteDate").DateTimeOK(); ok {
 		s.lastUse = time.UnixMilli(ms)
 	}
@@ -227,7 +236,9 @@ func loadRecord(id string, v []byte) (*Session, error) {
 	return s, nil
 }
 
-// deleteRecord deletes s's record and statement results.
+// deleteRecord deletes s's record and statement results. On a shared
+// store, a record another frontend wrote since this one last saw it is
+// that frontend's to expire, and stays.
 func (r *Registry) deleteRecord(s *Session) error {
 	if !s.stored.exists || r.kv == nil {
 		return nil
@@ -236,24 +247,36 @@ func (r *Registry) deleteRecord(s *Session) error {
 	for _, stmt := range s.stored.stmts {
 		keys = append(keys, stmtKey(s.ID, s.stored.txn, stmt))
 	}
-	if err := deleteKeys(r.kv, keys); err != nil {
+	var unchanged func(storage.Txn) (bool, error)
+	if s.shared {
+		unchanged = func(tx storage.Txn) (bool, error) {
+			v, _, err := tx.Get(keys[0])
+			return bytes.Equal(v, s.stored.raw), err
+		}
+	}
+	if err := deleteKeys(r.kv, keys, unchanged); err != nil {
 		return err
 	}
 	s.stored = storedRecord{}
 	return nil
 }
 
-// deleteKeys deletes keys in one storage transaction. Only the session's
-// holder writes its records, so a write conflict is another engine's
-// deletion of the same stale records: the deletion runs again.
-func deleteKeys(kv storage.KV, keys [][]byte) error {
+// deleteKeys deletes keys in one storage transaction, when unchanged (if
+// given) says so in it. A write conflict is another engine's deletion of
+// the same stale records, or on a shared store another frontend's write of
+// the record: the deletion runs again.
+func deleteKeys(kv storage.KV, keys [][]byte, unchanged func(storage.Txn) (bool, error)) error {
 	for {
 		tx, err := kv.Begin()
 		if err != nil {
 			return err
 		}
+		ok := true
+		if unchanged != nil {
+			ok, err = unchanged(tx)
+		}
 		for _, k := range keys {
-			if err == nil {
+			if err == nil && ok {
 				err = tx.Delete(k)
 			}
 		}
@@ -265,6 +288,75 @@ func deleteKeys(kv storage.KV, keys [][]byte) error {
 			return err
 		}
 	}
+}
+
+// ErrMoved fails a retryable write or commit whose session's record
+// another frontend of a shared store wrote since this one read it: the
+// command runs again on the refreshed session (Registry.Refresh), where
+// the statements the other frontend executed are answered from their
+// results. It is a WriteConflict, failing the whole batch, should it
+// reach a client.
+var ErrMoved = mongoerr.New(mongoerr.WriteConflict, "the session's transaction record was written by another frontend")
+
+// Refresh brings s, which the caller holds locked, up to date with its
+// record on a shared store: a later transaction number, a commit, or the
+// statements another frontend executed. On a store only this server
+// writes, the session is always up to date and Refresh reads nothing.
+func (r *Registry) Refresh(s *Session) error {
+	if !s.shared || r.kv == nil {
+		return nil
+	}
+	key := recordKey(s.ID)
+	v, ok, err := r.kv.Get(key)
+	if err != nil || bytes.Equal(v, s.stored.raw) {
+		return err
+	}
+	if !ok {
+		// deleted by another frontend (the session expired there): what
+		// this frontend knows stays, and its next write records anew
+		s.stored = storedRecord{}
+		return nil
+	}
+	stored, err := loadRecord(s.ID, v)
+	if err != nil {
+		return err
+	}
+	if stored.TxnNumber < s.TxnNumber || stored.TxnNumber == s.TxnNumber && s.State == TxnInProgress {
+		// this frontend moved the session on before writing
+		s.stored = storedRecord{exists: true, txn: stored.TxnNumber, raw: stored.stored.raw}
+		return nil
+	}
+	if stored.TxnNumber > s.TxnNumber {
+		r.endTxn(s)
+		s.Advance(stored.TxnNumber)
+	}
+	if stored.State == TxnCommitted {
+		s.State = TxnCommitted
+	}
+	s.stored = storedRecord{exists: true, txn: stored.TxnNumber, raw: stored.stored.raw}
+	prefix := binary.BigEndian.AppendUint64(key, uint64(stored.TxnNumber))
+	it, err := r.kv.NewIter(prefix, keyenc.PrefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if len(k) != len(prefix)+4 {
+			continue
+		}
+		res, err := decodeResult(it.Value())
+		if err != nil {
+			return fmt.Errorf("session record %x: %w", k, err)
+		}
+		stmt := int32(binary.BigEndian.Uint32(k[len(prefix):]))
+		if s.executed == nil {
+			s.executed = map[int32]Result{}
+		}
+		s.executed[stmt] = res
+		s.stored.stmts = append(s.stored.stmts, stmt)
+	}
+	return it.Error()
 }
 
 // Recorder is the engine.Recorder of one command's writes in a session
@@ -281,6 +373,8 @@ type Recorder struct {
 	commit  bool
 	pending []executed
 	buf     []byte
+	// record is the record the latest Stage wrote.
+	record []byte
 }
 
 type executed struct {
@@ -304,6 +398,17 @@ func (s *Session) RecordCommit() *Recorder { return &Recorder{s: s, commit: true
 func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 	s := r.s
 	r.pending = r.pending[:0]
+	if s.shared {
+		// Two frontends running one statement both write the record, so
+		// one of them conflicts and, retrying, finds it changed here.
+		v, _, err := tx.Get(recordKey(s.ID))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(v, s.stored.raw) {
+			return ErrMoved
+		}
+	}
 	if s.stored.exists && s.stored.txn != s.TxnNumber {
 		for _, stmt := range s.stored.stmts {
 			if err := tx.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
@@ -320,8 +425,8 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 		}
 		r.pending = append(r.pending, executed{stmt: stmt, res: res})
 	}
-	r.buf = appendRecord(r.buf[:0], s.ID, s.TxnNumber, r.commit, time.Now())
-	return tx.Set(recordKey(s.ID), r.buf)
+	r.record = appendRecord(r.record[:0], s.ID, s.TxnNumber, r.commit, time.Now())
+	return tx.Set(recordKey(s.ID), r.record)
 }
 
 // Committed implements engine.Recorder.
@@ -330,6 +435,7 @@ func (r *Recorder) Committed() {
 	if !s.stored.exists || s.stored.txn != s.TxnNumber {
 		s.stored = storedRecord{exists: true, txn: s.TxnNumber, stmts: s.stored.stmts[:0]}
 	}
+	s.stored.raw = append(s.stored.raw[:0], r.record...)
 	if len(r.pending) > 0 && s.executed == nil {
 		s.executed = make(map[int32]Result, len(r.pending))
 	}

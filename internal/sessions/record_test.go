@@ -135,3 +135,52 @@ func TestRecordLoadAndExpire(t *testing.T) {
 		s.Unlock()
 	}
 }
+
+// TestSharedRecords: two registries over one store (two frontends). A
+// session written through one is refreshed by the other with its number
+// and results; a write staged on a stale image fails with ErrMoved; a
+// frontend that expires a session another frontend wrote since leaves the
+// record alone, and the last writer's expiry deletes it.
+func TestSharedRecords(t *testing.T) {
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kv.Close()
+	regs := [2]*Registry{NewRegistry(), NewRegistry()}
+	for _, r := range regs {
+		r.Shared = true
+		if err := r.Load(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := func(engine.Write) Result { return Result{N: 1} }
+	a, b := regs[0].Get("s1"), regs[1].Get("s1")
+	a.Advance(3)
+	record(t, kv, a, []int32{0, 1}, []engine.Write{{Index: 0}, {Index: 1}}, one)
+	// b still sees no record: its stage fails, and a refresh brings the
+	// number and the results over.
+	b.Advance(3)
+	rec := b.RecordStatements([]int32{2}, one)
+	tx, _ := kv.Begin()
+	if err := rec.Stage(tx, []engine.Write{{Index: 0}}); err != ErrMoved {
+		t.Fatalf("stage on a stale session: %v", err)
+	}
+	tx.Rollback()
+	if err := regs[1].Refresh(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Executed(1); !ok || b.TxnNumber != 3 {
+		t.Fatalf("after refresh: txnNumber %d, executed %v", b.TxnNumber, b.executed)
+	}
+	record(t, kv, b, []int32{2}, []engine.Write{{Index: 0}}, one)
+	// a's image is now stale: expiring it there keeps b's record.
+	regs[0].End("s1")
+	if n := countKeys(t, kv); n != 4 {
+		t.Fatalf("%d keys after the stale frontend's expiry, want the record and 3 results", n)
+	}
+	regs[1].End("s1")
+	if n := countKeys(t, kv); n != 0 {
+		t.Fatalf("%d keys after the last writer's expiry", n)
+	}
+}

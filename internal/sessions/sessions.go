@@ -65,6 +65,8 @@ type Session struct {
 	seen seenBy
 	// counts are the registry's transaction counters (nil: none).
 	counts *TxnCounters
+	// shared is the registry's Shared.
+	shared bool
 }
 
 // TxnCounters count the transactions of a registry's sessions, as
@@ -154,6 +156,11 @@ type Registry struct {
 	txnLifetime atomic.Int64
 	// Txns count the sessions' transactions.
 	Txns TxnCounters
+	// Shared says other frontends write the same records (a shared
+	// store): a session is then refreshed from its record before a write
+	// it records, and its record checked in the write's own transaction.
+	// Set before Load.
+	Shared bool
 }
 
 // NewRegistry returns an empty registry.
@@ -177,7 +184,7 @@ func (r *Registry) Get(id string) *Session {
 	defer r.mu.Unlock()
 	s := r.sessions[id]
 	if s == nil {
-		s = &Session{ID: id, TxnNumber: -1, counts: &r.Txns}
+		s = &Session{ID: id, TxnNumber: -1, counts: &r.Txns, shared: r.Shared}
 		r.sessions[id] = s
 	}
 	return s

@@ -133,3 +133,99 @@ func TestFrontendsSeeEachOthersCollections(t *testing.T) {
 		t.Fatalf("listCollections after the drop: %v, %v", names, err)
 	}
 }
+
+// TestFrontendsRetryThroughAnotherFrontend: a retryable write retried
+// through another frontend of the same store is answered from the first
+// one's result and applied once, for every kind of write; a retried
+// commitTransaction succeeds there; an older txnNumber is refused there.
+func TestFrontendsRetryThroughAnotherFrontend(t *testing.T) {
+	clients := startFrontends(t, 2)
+	dbs := []*mongo.Database{clients[0].Database(testDB), clients[1].Database(testDB)}
+	for i, tc := range retryCases("") {
+		t.Run(tc.name, func(t *testing.T) {
+			coll := "fe_retry_" + string(rune('a'+i))
+			cmd := append(bson.D{{Key: tc.cmd[0].Key, Value: coll}}, tc.cmd[1:]...)
+			if tc.seed != nil {
+				if _, err := dbs[0].Collection(coll).InsertMany(t.Context(), tc.seed); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lsid := lsidFor(fmt.Sprintf("fe%d", i))
+			first := mustRunRaw(t, dbs[0], inSession(cmd, lsid, 1))
+			after := findAll(t, dbs[0].Collection(coll), bson.D{})
+			retry := mustRunRaw(t, dbs[1], inSession(cmd, lsid, 1))
+			if got, want := withoutRetried(t, retry), withoutRetried(t, first); got != want {
+				t.Errorf("retry answered %s, first %s", got, want)
+			}
+			if got := retriedOf(retry); got != tc.retried {
+				t.Errorf("retried ids %s, want %s", got, tc.retried)
+			}
+			if got := findAll(t, dbs[1].Collection(coll), bson.D{}); fmt.Sprint(got) != fmt.Sprint(after) {
+				t.Errorf("the retry changed the collection: %v, was %v", got, after)
+			}
+			// The first frontend now refuses the older number.
+			next := mustRunRaw(t, dbs[1], inSession(bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{bson.D{}}}}, lsid, 2))
+			if n, _ := next.Lookup("n").Int32OK(); n != 1 {
+				t.Fatalf("txnNumber 2: %s", next)
+			}
+			err := dbs[0].RunCommand(t.Context(), inSession(cmd, lsid, 1)).Err()
+			requireCode(t, err, 225, "TransactionTooOld")
+		})
+	}
+	t.Run("commitTransaction", func(t *testing.T) {
+		lsid := lsidFor("fecommit")
+		txn := func(cmd bson.D) bson.D {
+			return append(inSession(cmd, lsid, 5), bson.E{Key: "autocommit", Value: false})
+		}
+		ins := append(txn(bson.D{{Key: "insert", Value: "fe_txn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}), bson.E{Key: "startTransaction", Value: true})
+		mustRunRaw(t, dbs[0], ins)
+		admin := []*mongo.Database{clients[0].Database("admin"), clients[1].Database("admin")}
+		mustRunRaw(t, admin[0], txn(bson.D{{Key: "commitTransaction", Value: 1}}))
+		mustRunRaw(t, admin[1], txn(bson.D{{Key: "commitTransaction", Value: 1}}))
+		err := admin[1].RunCommand(t.Context(), txn(bson.D{{Key: "abortTransaction", Value: 1}})).Err()
+		requireCode(t, err, 256, "TransactionCommitted")
+	})
+}
+
+// TestFrontendsConcurrentRetriesApplyOnce sends each retryable $inc to two
+// frontends at the same time, as a driver retrying through another server
+// might: every statement is applied exactly once.
+func TestFrontendsConcurrentRetriesApplyOnce(t *testing.T) {
+	clients := startFrontends(t, 2)
+	dbs := []*mongo.Database{clients[0].Database(testDB), clients[1].Database(testDB)}
+	const writes = 40
+	for s := range 4 {
+		lsid := lsidFor(fmt.Sprintf("feconc%d", s))
+		for n := int64(1); n <= writes; n++ {
+			cmd := inSession(bson.D{{Key: "update", Value: "fe_conc"}, {Key: "updates", Value: bson.A{bson.D{
+				{Key: "q", Value: bson.D{{Key: "_id", Value: s}}},
+				{Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}},
+				{Key: "upsert", Value: true}}}}}, lsid, n)
+			var wg sync.WaitGroup
+			replies := make([]bson.Raw, 2)
+			for i, db := range dbs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					raw, err := db.RunCommand(context.Background(), cmd).Raw()
+					if err != nil {
+						t.Errorf("frontend %d: %v", i, err)
+					}
+					replies[i] = raw
+				}()
+			}
+			wg.Wait()
+			if t.Failed() {
+				t.FailNow()
+			}
+			if withoutRetried(t, replies[0]) != withoutRetried(t, replies[1]) {
+				t.Errorf("the two frontends answered %s and %s", replies[0], replies[1])
+			}
+		}
+	}
+	for _, d := range findAll(t, dbs[0].Collection("fe_conc"), bson.D{}) {
+		if n, _ := d.Lookup("n").AsInt64OK(); n != writes {
+			t.Errorf("%s: %d statements applied %d times", d, writes, n)
+		}
+	}
+}
