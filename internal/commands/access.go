@@ -1,11 +1,13 @@
 package commands
 
 import (
+	"crypto/sha256"
 	"net"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -28,6 +30,55 @@ type AccessControl struct {
 	// read-modify-write of admin.system.users and admin.system.roles; it
 	// is never held while a password is hashed.
 	mu sync.Mutex
+	// digest is the hash of the users and roles the last poll read
+	// (PollUserChanges), under pollMu; polled says one did.
+	pollMu sync.Mutex
+	digest [sha256.Size]byte
+	polled bool
+	// invalidationOffset is userCacheInvalidationIntervalSecs minus its
+	// default, so that the zero value is MongoDB's.
+	invalidationOffset atomic.Int64
+}
+
+// DefaultUserCacheInvalidation is MongoDB's userCacheInvalidationIntervalSecs.
+const DefaultUserCacheInvalidation = 30 * time.Second
+
+// UserCacheInvalidation is how often a frontend of a shared store looks
+// for user and role changes made through other frontends
+// (userCacheInvalidationIntervalSecs, as a mongos polls its config
+// servers).
+func (a *AccessControl) UserCacheInvalidation() time.Duration {
+	return DefaultUserCacheInvalidation + time.Duration(a.invalidationOffset.Load())*time.Second
+}
+
+// PollUserChanges reads admin.system.users and admin.system.roles and,
+// when they changed since the last poll, makes every connection resolve
+// its privileges again: how a change made through another frontend of a
+// shared store reaches this one's connections (the frontend that made it
+// invalidates at once).
+func (s *Service) PollUserChanges() error {
+	h := sha256.New()
+	for _, coll := range []string{usersColl, rolesColl} {
+		docs, err := s.findAuthDocs(coll, bson.D{}, 0)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			h.Write(d)
+		}
+		h.Write([]byte{0})
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	a := &s.Access
+	a.pollMu.Lock()
+	changed := a.polled && sum != a.digest
+	a.digest, a.polled = sum, true
+	a.pollMu.Unlock()
+	if changed {
+		a.changed()
+	}
+	return nil
 }
 
 // changed makes every connection resolve its privileges again.

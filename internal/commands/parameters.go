@@ -144,6 +144,13 @@ var serverParameters = map[string]serverParameter{
 		set: func(s *Service, n int64) { s.logSizeOffsetKB.Store(n - defaultMaxLogSizeKB) },
 		min: 0, max: 1<<31 - 1,
 	},
+	"userCacheInvalidationIntervalSecs": {
+		get: func(s *Service) any { return int32(s.Access.UserCacheInvalidation() / time.Second) },
+		set: func(s *Service, n int64) {
+			s.Access.invalidationOffset.Store(n - int64(DefaultUserCacheInvalidation/time.Second))
+		},
+		min: 1, max: 86400,
+	},
 	"allowDiskUseByDefault": {
 		get:     func(s *Service) any { return s.allowDiskUseByDefault() },
 		set:     func(s *Service, n int64) { s.noDiskUseByDefault.Store(n == 0) },

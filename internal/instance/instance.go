@@ -238,6 +238,9 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	go in.reap(min(time.Second, idle/4))
 	go in.expireTTL(eng)
+	if cfg.Auth && !eng.SoleWriter() {
+		go in.pollUserChanges()
+	}
 	// On TiKV the data is the cluster's: the storage URL says where, no
 	// data directory is used.
 	attrs := []any{"addr", ln.Addr().String(), "storage", "pebble", "dbpath", cfg.DBPath}
@@ -331,6 +334,29 @@ func (in *Instance) reap(period time.Duration) {
 			if _, err := in.eng.TruncateOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
 			}
+		case <-in.stop:
+			return
+		}
+	}
+}
+
+// pollUserChanges looks for user and role changes made through other
+// frontends every userCacheInvalidationIntervalSecs until the instance
+// stops. It checks the interval every second, so that a change of the
+// parameter applies within one.
+func (in *Instance) pollUserChanges() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var last time.Time
+	for {
+		if time.Since(last) >= in.svc.Access.UserCacheInvalidation() {
+			if err := in.svc.PollUserChanges(); err != nil {
+				in.log.Error("reading users and roles", "err", err)
+			}
+			last = time.Now()
+		}
+		select {
+		case <-t.C:
 		case <-in.stop:
 			return
 		}

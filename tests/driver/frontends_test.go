@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
@@ -227,5 +228,48 @@ func TestFrontendsConcurrentRetriesApplyOnce(t *testing.T) {
 		if n, _ := d.Lookup("n").AsInt64OK(); n != writes {
 			t.Errorf("%s: %d statements applied %d times", d, writes, n)
 		}
+	}
+}
+
+// TestFrontendsSeeUserChanges: with access control, a role revoked through
+// one frontend stops a user's writes through that frontend at once and
+// through another within its userCacheInvalidationIntervalSecs, as a
+// mongos polls for user changes.
+func TestFrontendsSeeUserChanges(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	var ins []*instance.Instance
+	for i := range 2 {
+		cfg := defaultConfig()
+		cfg.Auth = true
+		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
+		ins = append(ins, startInstance(t, cfg))
+	}
+	ensureRootUser(t, ins[0])
+	ctx := context.Background()
+	root := []*mongo.Client{connectAs(t, ins[0], rootUser, rootPassword, "admin", ""), connectAs(t, ins[1], rootUser, rootPassword, "admin", "")}
+	mustRunRaw(t, root[1].Database("admin"), bson.D{{Key: "setParameter", Value: 1}, {Key: "userCacheInvalidationIntervalSecs", Value: 1}})
+	mustRunRaw(t, root[0].Database("app"), bson.D{{Key: "createUser", Value: "ann"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+	var colls []*mongo.Collection
+	for _, in := range ins {
+		colls = append(colls, connectAs(t, in, "ann", "pw", "app", "").Database("app").Collection("c"))
+	}
+	for i, c := range colls {
+		if _, err := c.InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatalf("frontend %d before the revoke: %v", i, err)
+		}
+	}
+	mustRunRaw(t, root[0].Database("app"), bson.D{{Key: "revokeRolesFromUser", Value: "ann"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+	_, err := colls[0].InsertOne(ctx, bson.D{})
+	requireCode(t, err, 13, "Unauthorized")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := colls[1].InsertOne(ctx, bson.D{})
+		if serverCode(err) == 13 {
+			break
+		}
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("the other frontend still lets the revoked user write (%v)", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
