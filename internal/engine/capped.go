@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -13,14 +14,15 @@ import (
 	"github.com/folio-db/folio/internal/storage"
 )
 
-// cappedState is what a capped collection tracks beyond its documents: its
-// insertion order (the natural order reads and tailable cursors follow) and
-// its totals, which every insert keeps within the size and max limits by
-// deleting the oldest documents in the same batch.
+// cappedState is what a capped collection tracks in memory: the next
+// insertion number and a signal for tailable cursors. Its totals (size and
+// count), which every insert keeps within the size and max limits by
+// deleting the oldest documents in the same batch, are in the store
+// (cappedTotalsKey), read and written by each write's own transaction, so
+// that frontends sharing the store keep one set of totals: two of them
+// writing the collection at once conflict on that key.
 type cappedState struct {
 	mu      sync.Mutex // serializes the writes of the collection
-	size    int64
-	count   int64
 	nextSeq uint64
 	// inserted is closed (and replaced) after each insert, waking tailable
 	// cursors that wait for data.
@@ -36,8 +38,43 @@ func naturalPrefix(collID uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{spaceNatural}, collID)
 }
 
-// loadCapped rebuilds the totals and the next sequence of a capped
-// collection from storage.
+// keyCappedTotalsPrefix starts the key of a capped collection's totals:
+// m cap 0x00 <collID:4> -> size:8 count:8. The removal of the dropped
+// collection's data deletes it.
+var keyCappedTotalsPrefix = []byte{spaceMeta, 'c', 'a', 'p', 0}
+
+func cappedTotalsKey(collID uint32) []byte {
+	return binary.BigEndian.AppendUint32(slices.Clip(keyCappedTotalsPrefix), collID)
+}
+
+// cappedTotals reads c's totals in r. A collection whose totals were never
+// written (created before they were kept) has them counted from its
+// documents.
+func cappedTotals(r storage.Reader, c *Collection) (size, count int64, err error) {
+	v, ok, err := r.Get(cappedTotalsKey(c.ID))
+	if err != nil || ok && len(v) == 16 {
+		return int64(binary.BigEndian.Uint64(v)), int64(binary.BigEndian.Uint64(v[8:])), err
+	}
+	lo, hi := docSpan(c.ID)
+	docs, err := r.NewIter(lo, hi)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer docs.Close()
+	for docs.First(); docs.Valid(); docs.Next() {
+		count++
+		size += int64(len(docs.Value()))
+	}
+	return size, count, docs.Error()
+}
+
+func setCappedTotals(tx storage.Txn, c *Collection, size, count int64) error {
+	v := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(size))
+	return tx.Set(cappedTotalsKey(c.ID), binary.BigEndian.AppendUint64(v, uint64(count)))
+}
+
+// loadCapped reads the next insertion number of a capped collection from
+// storage.
 func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 	st := &cappedState{inserted: make(chan struct{})}
 	pre := naturalPrefix(c.ID)
@@ -49,17 +86,7 @@ func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
 	if it.Last() {
 		st.nextSeq = binary.BigEndian.Uint64(it.Key()[len(pre):]) + 1
 	}
-	lo, hi := docSpan(c.ID)
-	docs, err := r.NewIter(lo, hi)
-	if err != nil {
-		return nil, err
-	}
-	defer docs.Close()
-	for docs.First(); docs.Valid(); docs.Next() {
-		st.count++
-		st.size += int64(len(docs.Value()))
-	}
-	return st, firstErr(it.Error(), docs.Error())
+	return st, it.Error()
 }
 
 // insertEach inserts docs one by one: into a capped collection, each in a
@@ -105,7 +132,12 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 			return nil, mongoerr.New(mongoerr.CannotGrowDocumentInCappedNamespace, "Cannot change the size of a document in a capped collection: %d != %d", len(old), len(next))
 		}
 		return func() {}, nil
-	case old != nil:
+	}
+	size, count, err := cappedTotals(tx, c)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
 		key, err := findNatural(tx, c, encID)
 		if err != nil {
 			return nil, err
@@ -115,12 +147,12 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 				return nil, err
 			}
 		}
-		return func() { st.count--; st.size -= int64(len(old)) }, nil
+		return func() {}, setCappedTotals(tx, c, size-int64(len(old)), count-1)
 	}
 	if int64(len(next)) > c.Options.Size {
 		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", c.Options.Size)
 	}
-	size, count := st.size+int64(len(next)), st.count+1
+	size, count = size+int64(len(next)), count+1
 	pre := naturalPrefix(c.ID)
 	it, err := tx.NewIter(pre, keyenc.PrefixEnd(pre))
 	if err != nil {
@@ -165,9 +197,11 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 	if err := tx.Set(naturalKey(c.ID, seq), encID); err != nil {
 		return nil, err
 	}
+	if err := setCappedTotals(tx, c, size, count); err != nil {
+		return nil, err
+	}
 	return func() {
 		st.nextSeq = seq + 1
-		st.size, st.count = size, count
 		close(st.inserted)
 		st.inserted = make(chan struct{})
 	}, nil

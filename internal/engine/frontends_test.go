@@ -313,3 +313,55 @@ func TestTxnCommitConflictsWithOtherEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestCappedThroughTwoEngines inserts into one capped collection through
+// two engines over one store at once: its totals live in the store, so the
+// collection ends with exactly max documents, in one insertion order, and
+// totals that match its documents.
+func TestCappedThroughTwoEngines(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	first := openEngine(t, kvs[0])
+	const max = 7
+	if err := first.CreateCollection("test", "capped", CollectionOptions{Capped: true, Size: 1 << 20, Max: max}); err != nil {
+		t.Fatal(err)
+	}
+	engines := []*Engine{first, openEngine(t, kvs[1])}
+	var wg sync.WaitGroup
+	for w, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 40 {
+				if _, _, err := e.Insert("test", "capped", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": "%d-%02d"}`, w, i))}, true, WriteOptions{}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range engines {
+		ids := cappedIDs(t, e, "capped", "")
+		if len(ids) != max {
+			t.Fatalf("engine %d reads %d documents %v, want %d", i, len(ids), ids, max)
+		}
+	}
+	c := first.cat.get("test", "capped")
+	size, count, err := cappedTotals(kvs[0], c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var realSize int64
+	lo, hi := docSpan(c.ID)
+	it, err := kvs[0].NewIter(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		realSize += int64(len(it.Value()))
+	}
+	if count != max || size != realSize {
+		t.Errorf("totals size %d count %d, documents %d bytes, %d", size, count, realSize, max)
+	}
+}

@@ -71,6 +71,7 @@ func (e *Engine) collectGarbage() error {
 				lo, hi := span(collID)
 				spans = append(spans, [2][]byte{lo, hi})
 			}
+			done = append(done, cappedTotalsKey(collID))
 		}
 		for _, s := range spans {
 			if err := e.kv.DeleteRange(s[0], s[1]); err != nil {

@@ -13,8 +13,9 @@ import (
 //	m <name>                        engine metadata: the collection id counter,
 //	                                the catalog version, the frontends' schema
 //	                                leases, the jobs lease, dropped data awaiting
-//	                                removal (catalog_version.go, schema_lease.go,
-//	                                jobs_lease.go, garbage.go)
+//	                                removal, capped collections' totals
+//	                                (catalog_version.go, schema_lease.go,
+//	                                jobs_lease.go, garbage.go, capped.go)
 //	c <db> 0x00 <collection>        catalog entry -> collection metadata (BSON)
 //	d <collID:4> <keyenc(_id)>      document -> raw BSON
 //	i <collID:4> <indexID:4> <keyenc(k1..kn)> [<keyenc(_id)>]
