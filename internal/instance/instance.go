@@ -141,6 +141,8 @@ type Instance struct {
 	// shutdown is closed when the shutdown command asks for a shutdown.
 	shutdown     chan struct{}
 	shutdownOnce sync.Once
+	closeOnce    sync.Once
+	closeErr     error
 	log          *slog.Logger
 }
 
@@ -439,8 +441,13 @@ const connWait = 300 * time.Millisecond
 // (InterruptedAtShutdown, 11600) and waits for them to return, closes every
 // connection and cursor, then flushes and closes storage, last. Should an
 // operation not return, storage is flushed but left open rather than
-// closed under it.
+// closed under it. Later calls return the first one's result.
 func (in *Instance) Close(ctx context.Context) error {
+	in.closeOnce.Do(func() { in.closeErr = in.close(ctx) })
+	return in.closeErr
+}
+
+func (in *Instance) close(ctx context.Context) error {
 	close(in.stop)
 	if in.metrics != nil {
 		_ = in.metrics.Close()

@@ -273,3 +273,38 @@ func TestFrontendsSeeUserChanges(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestFrontendStoppedMidTransaction: a frontend that stops with a
+// transaction open leaves nothing of it behind: its writes are buffered on
+// it until the commit, so another frontend finds the documents as they
+// were and writes them at once.
+func TestFrontendStoppedMidTransaction(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	var ins []*instance.Instance
+	for i := range 2 {
+		cfg := defaultConfig()
+		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
+		ins = append(ins, startInstance(t, cfg))
+	}
+	ctx := context.Background()
+	dying, other := connect(t, ins[0]).Database(testDB), connect(t, ins[1]).Database(testDB)
+	if _, err := other.Collection("midtxn").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	lsid := lsidFor("midtxn")
+	txn := func(cmd bson.D) bson.D { return append(inSession(cmd, lsid, 1), bson.E{Key: "autocommit", Value: false}) }
+	mustRunRaw(t, dying, append(txn(bson.D{{Key: "insert", Value: "midtxn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}), bson.E{Key: "startTransaction", Value: true}))
+	mustRunRaw(t, dying, txn(bson.D{{Key: "update", Value: "midtxn"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 99}}}}}}}}}))
+	closeCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := ins[0].Close(closeCtx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Collection("midtxn").UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
+		t.Fatalf("a write of the document the stopped transaction changed: %v", err)
+	}
+	got := findAll(t, other.Collection("midtxn"), bson.D{})
+	if len(got) != 1 || got[0].Lookup("n").Int32() != 1 {
+		t.Errorf("documents after the frontend stopped: %v, want only {_id: 1, n: 1}", got)
+	}
+}

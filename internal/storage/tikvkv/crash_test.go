@@ -1,0 +1,128 @@
+package tikvkv
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pingcap/failpoint"
+	"github.com/pingcap/kvproto/pkg/kvrpcpb"
+	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/tikvrpc"
+	"github.com/tikv/client-go/v2/util"
+
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// TestFrontendDiesMidCommit: a frontend that stops in the middle of
+// Percolator's commit leaves locks behind; another frontend's reads and
+// writes resolve them as TiKV prescribes. Stopped after the prewrite (the
+// primary uncommitted), the transaction is rolled back once its locks'
+// TTL runs out: its writes never appear, and the keys take new writes.
+// Stopped after committing the primary only, it is rolled forward: every
+// key shows its write at once.
+func TestFrontendDiesMidCommit(t *testing.T) {
+	util.EnableFailpoints()
+	for _, tc := range []struct {
+		name        string
+		failpoints  map[string]string
+		wantWritten bool
+	}{
+		{"after prewrite", map[string]string{"beforeCommit": `return("fail")`, "commitFailedSkipCleanup": `return(true)`}, false},
+		{"after the primary", map[string]string{"beforeCommitSecondaries": `return("skip")`}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dying, m := openMock(t)
+			other, err := m.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			// The keys span regions (openMock splits at b, d, f, ...).
+			keys := [][]byte{[]byte("a1"), []byte("c1"), []byte("e1"), []byte("q1")}
+			tx, _ := other.Begin()
+			for _, k := range keys {
+				must(t, tx.Set(k, []byte("old")))
+			}
+			must(t, tx.Commit())
+
+			for name, term := range tc.failpoints {
+				if err := failpoint.Enable("tikvclient/"+name, term); err != nil {
+					t.Fatal(err)
+				}
+				defer func() { _ = failpoint.Disable("tikvclient/" + name) }()
+			}
+			kt, err := dying.KVStore().Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range keys {
+				must(t, kt.Set(k, []byte{valuePrefix, 'n', 'e', 'w'}))
+			}
+			// The failpoints act only on a commit carrying a session id.
+			err = kt.Commit(context.WithValue(context.Background(), util.SessionID, uint64(1)))
+			if tc.wantWritten != (err == nil) {
+				t.Fatalf("commit: %v", err)
+			}
+			for name := range tc.failpoints {
+				_ = failpoint.Disable("tikvclient/" + name)
+			}
+			if n := countLocks(t, other, keys); n == 0 {
+				t.Fatal("the interrupted commit left no lock: the test does not test")
+			}
+			want := "old"
+			if tc.wantWritten {
+				want = "new"
+			}
+			start := time.Now()
+			for _, k := range keys {
+				v, ok, err := other.Get(k)
+				if err != nil || !ok || string(v) != want {
+					t.Fatalf("%s through the other frontend: %q %v %v, want %q", k, v, ok, err, want)
+				}
+			}
+			t.Logf("read in %v", time.Since(start))
+			tx, _ = other.Begin()
+			for _, k := range keys {
+				must(t, tx.Set(k, []byte("later")))
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatalf("a write over the resolved locks: %v", err)
+			}
+			// The later write's own secondaries commit in the background.
+			for deadline := time.Now().Add(5 * time.Second); countLocks(t, other, keys) != 0; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d locks left after the later write", countLocks(t, other, keys))
+				}
+			}
+			var st storage.Reader = other
+			for _, k := range keys {
+				if v, _, _ := st.Get(k); string(v) != "later" {
+					t.Errorf("%s = %q after the later write", k, v)
+				}
+			}
+		})
+	}
+}
+
+// countLocks counts the locks TiKV holds on keys.
+func countLocks(t *testing.T, s *Store, keys [][]byte) int {
+	t.Helper()
+	n := 0
+	for _, k := range keys {
+		bo := tikv.NewBackofferWithVars(context.Background(), 2000, nil)
+		loc, err := s.KVStore().GetRegionCache().LocateKey(bo, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := tikvrpc.NewRequest(tikvrpc.CmdScanLock, &kvrpcpb.ScanLockRequest{MaxVersion: math.MaxUint64, StartKey: k, EndKey: append(slices.Clone(k), 0), Limit: 10})
+		resp, err := s.KVStore().SendReq(bo, req, loc.Region, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(resp.Resp.(*kvrpcpb.ScanLockResponse).Locks)
+	}
+	return n
+}
