@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
@@ -12,24 +13,32 @@ import (
 // https://www.mongodb.com/docs/manual/reference/resource-document/
 func TestResourceMatches(t *testing.T) {
 	cl, db, ns, sys := ClusterTarget(), DBTarget("app"), NSTarget("app", "c"), NSTarget("app", "system.js")
-	other := NSTarget("x", "c")
+	other, bk, otherBk := NSTarget("x", "c"), NSTarget("app", "system.buckets.c"), NSTarget("x", "system.buckets.d")
+	all := []Target{cl, db, ns, sys, other, bk, otherBk}
 	for _, tc := range []struct {
 		res  bson.D
 		want []Target
 	}{
-		{bson.D{{Key: "anyResource", Value: true}}, []Target{cl, db, ns, sys, other}},
+		{bson.D{{Key: "anyResource", Value: true}}, all},
 		{bson.D{{Key: "cluster", Value: true}}, []Target{cl}},
 		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: ""}}, []Target{db, ns, other}},
 		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: ""}}, []Target{db, ns}},
 		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: "c"}}, []Target{ns, other}},
 		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: "system.js"}}, []Target{sys}},
+		{bson.D{{Key: "system_buckets", Value: ""}}, []Target{bk, otherBk}},
+		{bson.D{{Key: "db", Value: "app"}, {Key: "system_buckets", Value: ""}}, []Target{bk}},
+		{bson.D{{Key: "system_buckets", Value: "d"}}, []Target{otherBk}},
+		{bson.D{{Key: "db", Value: "app"}, {Key: "system_buckets", Value: "c"}}, []Target{bk}},
 	} {
 		raw, _ := bson.Marshal(tc.res)
 		r, err := ParseResource(raw)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.res, err)
 		}
-		for _, tg := range []Target{cl, db, ns, sys, other} {
+		if doc, _ := bson.Marshal(r.Doc()); !bytes.Equal(doc, raw) {
+			t.Errorf("%v shows as %v", tc.res, r.Doc())
+		}
+		for _, tg := range all {
 			if got, want := r.Matches(tg), slices.Contains(tc.want, tg); got != want {
 				t.Errorf("%v matches %v: %v, want %v", tc.res, tg, got, want)
 			}
@@ -41,6 +50,7 @@ func TestResourceMatches(t *testing.T) {
 		{{Key: "cluster", Value: true}, {Key: "db", Value: "x"}},
 		{{Key: "db", Value: 1}, {Key: "collection", Value: ""}},
 		{{Key: "bogus", Value: true}},
+		{{Key: "collection", Value: "c"}, {Key: "system_buckets", Value: "c"}},
 	} {
 		raw, _ := bson.Marshal(bad)
 		if _, err := ParseResource(raw); err == nil {

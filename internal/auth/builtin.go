@@ -22,8 +22,8 @@ type rolePriv struct {
 }
 
 // Action sets the built-in roles share, as MongoDB's builtin_roles
-// defines them (MongoDB 7.0; time-series bucket and multitenancy entries
-// left out: Folio has neither).
+// defines them (MongoDB 7.0; multitenancy entries left out: Folio has
+// none).
 var (
 	readActions = []string{"changeStream", "collStats", "dbHash", "dbStats", "find", "killCursors",
 		"listCollections", "listIndexes", "listSearchIndexes", "planCacheRead"}
@@ -69,7 +69,10 @@ func onCluster(acts ...[]string) rolePriv {
 	return rolePriv{pat: ClusterResource, actions: join(acts...)}
 }
 func onAny(acts ...[]string) rolePriv { return rolePriv{pat: AnyResource, actions: join(acts...)} }
-func acts(a ...string) []string       { return a }
+func onBuckets(acts ...[]string) rolePriv {
+	return rolePriv{pat: AnySystemBuckets, actions: join(acts...)}
+}
+func acts(a ...string) []string { return a }
 
 // builtinRoles are MongoDB's built-in roles. The database user and
 // administration roles exist on every database, the others only on admin.
@@ -82,9 +85,9 @@ var builtinRoles = map[string]builtinRole{
 	"enableSharding": {adminOnly: true, privs: []rolePriv{
 		onNormal(acts("analyzeShardKey", "enableSharding", "refineCollectionShardKey", "reshardCollection"))}},
 	"readAnyDatabase": {adminOnly: true, privs: []rolePriv{
-		onNormal(readActions), onCluster(acts("listDatabases")), onColl("system.js", readActions)}},
+		onNormal(readActions), onCluster(acts("listDatabases")), onColl("system.js", readActions), onBuckets(readActions)}},
 	"readWriteAnyDatabase": {adminOnly: true, roles: []RoleName{{Role: "readAnyDatabase"}}, privs: []rolePriv{
-		onNormal(readWriteActions), onColl("system.js", readWriteActions)}},
+		onNormal(readWriteActions), onColl("system.js", readWriteActions), onBuckets(readWriteActions)}},
 	"userAdminAnyDatabase": {adminOnly: true, privs: []rolePriv{
 		onNormal(userAdminActions, acts("listCachedAndActiveUsers")),
 		onDB("local", userAdminActions), onDB("config", userAdminActions),
@@ -93,7 +96,8 @@ var builtinRoles = map[string]builtinRole{
 		onColl("system.users", readActions), onNS("admin", "system.version", readActions),
 		onNS("admin", "system.backup_users", readActions)}},
 	"dbAdminAnyDatabase": {adminOnly: true, privs: []rolePriv{
-		onCluster(acts("applyOps", "listDatabases")), onNormal(dbAdminActions), onColl("system.profile", profileActions)}},
+		onCluster(acts("applyOps", "listDatabases")), onNormal(dbAdminActions), onColl("system.profile", profileActions),
+		onBuckets(dbAdminActions)}},
 	"clusterMonitor": {adminOnly: true, roles: []RoleName{{Role: "read", DB: "config"}, {Role: "read", DB: "local"}}, privs: []rolePriv{
 		onCluster(acts("allCollectionStats", "connPoolStats", "getCmdLineOpts", "getDefaultRWConcern", "getLog",
 			"getParameter", "getShardMap", "hostInfo", "inprog", "listDatabases", "listSampledQueries", "listSessions",
@@ -115,7 +119,7 @@ var builtinRoles = map[string]builtinRole{
 			"listShards", "removeShard", "replSetConfigure", "replSetGetConfig", "replSetGetStatus",
 			"replSetStateChange", "resync", "runTenantMigration", "setChangeStreamState", "getChangeStreamState",
 			"setClusterParameter", "setDefaultRWConcern", "setFeatureCompatibilityVersion")),
-		onNormal(clusterManagerDBActs), onDB("config", clusterManagerDBActs), onDB("local", clusterManagerDBActs),
+		onNormal(clusterManagerDBActs), onBuckets(clusterManagerDBActs), onDB("config", clusterManagerDBActs), onDB("local", clusterManagerDBActs),
 		onNS("local", "system.replset", readActions), onAny(acts("dbCheck")),
 		onNS("local", "system.healthlog", readActions),
 		onDB("config", clusterManagerWrites), onDB("local", clusterManagerWrites),
@@ -124,7 +128,7 @@ var builtinRoles = map[string]builtinRole{
 		roles: []RoleName{{Role: "clusterMonitor"}, {Role: "hostManager"}, {Role: "clusterManager"}},
 		privs: []rolePriv{onNormal(acts("dropDatabase")), onAny(acts("exportCollection", "importCollection"))}},
 	"__queryableBackup": {adminOnly: true, privs: []rolePriv{
-		onAny(acts("collStats", "listCollections", "listIndexes", "listSearchIndexes")), onNormal(acts("find")),
+		onAny(acts("collStats", "listCollections", "listIndexes", "listSearchIndexes")), onNormal(acts("find")), onBuckets(acts("find")),
 		onCluster(acts("getParameter", "listDatabases", "useUUID")),
 		onDB("config", acts("find")), onDB("local", acts("find")),
 		onNS("local", "replset.election", acts("find")), onNS("local", "replset.minvalid", acts("find")),
@@ -136,7 +140,7 @@ var builtinRoles = map[string]builtinRole{
 		onNS("config", "settings", acts("insert", "update"))}},
 	"restore": {adminOnly: true, privs: []rolePriv{
 		onCluster(acts("applyOps", "bypassWriteBlockingMode", "forceUUID", "getParameter", "setUserWriteBlockMode", "useUUID")),
-		onDB("local", restoreWriteActions), onDB("config", restoreWriteActions),
+		onDB("local", restoreWriteActions), onDB("config", restoreWriteActions), onBuckets(restoreWriteActions),
 		onNS("local", "system.replset", restoreWriteActions), onNS("local", "replset.election", restoreWriteActions),
 		onNS("local", "replset.minvalid", restoreWriteActions), onAny(acts("listCollections")),
 		onNormal(restoreWriteActions, userAdminActions), onColl("system.js", restoreWriteActions),

@@ -28,7 +28,21 @@ const (
 	CollectionName
 	// ExactNamespace ({db: "x", collection: "c"}) is collection x.c.
 	ExactNamespace
+	// AnySystemBuckets ({db: "", system_buckets: ""}) is every time series
+	// buckets collection, system.buckets.*, of every database.
+	AnySystemBuckets
+	// SystemBucketsInDB ({db: "x", system_buckets: ""}) is x.system.buckets.*.
+	SystemBucketsInDB
+	// SystemBucketsOfColl ({db: "", system_buckets: "c"}) is
+	// system.buckets.c of every database.
+	SystemBucketsOfColl
+	// ExactSystemBuckets ({db: "x", system_buckets: "c"}) is
+	// x.system.buckets.c.
+	ExactSystemBuckets
 )
+
+// bucketsPrefix starts the names of time series buckets collections.
+const bucketsPrefix = "system.buckets."
 
 // Resource is what a privilege applies to.
 type Resource struct {
@@ -83,6 +97,20 @@ func (r Resource) Matches(t Target) bool {
 	case ExactNamespace:
 		return !t.Cluster && t.DB == r.DB && t.Coll == r.Coll
 	}
+	ts, ok := strings.CutPrefix(t.Coll, bucketsPrefix)
+	if t.Cluster || !ok {
+		return false
+	}
+	switch r.Pattern {
+	case AnySystemBuckets:
+		return true
+	case SystemBucketsInDB:
+		return t.DB == r.DB
+	case SystemBucketsOfColl:
+		return ts == r.Coll
+	case ExactSystemBuckets:
+		return t.DB == r.DB && ts == r.Coll
+	}
 	return false
 }
 
@@ -94,6 +122,10 @@ func (r Resource) Doc() bson.D {
 		return bson.D{{Key: "anyResource", Value: true}}
 	case ClusterResource:
 		return bson.D{{Key: "cluster", Value: true}}
+	case AnySystemBuckets, SystemBucketsOfColl:
+		return bson.D{{Key: "system_buckets", Value: r.Coll}}
+	case SystemBucketsInDB, ExactSystemBuckets:
+		return bson.D{{Key: "db", Value: r.DB}, {Key: "system_buckets", Value: r.Coll}}
 	}
 	return bson.D{{Key: "db", Value: r.DB}, {Key: "collection", Value: r.Coll}}
 }
@@ -102,7 +134,7 @@ func (r Resource) Doc() bson.D {
 // anyResource must be true and stand alone; otherwise db and collection
 // are both required strings.
 func ParseResource(doc bson.Raw) (Resource, error) {
-	var db, coll *string
+	var db, coll, buckets *string
 	var cluster, anyRes bool
 	elems, err := doc.Elements()
 	if err != nil {
@@ -121,15 +153,18 @@ func ParseResource(doc bson.Raw) (Resource, error) {
 			} else {
 				anyRes = true
 			}
-		case "db", "collection":
+		case "db", "collection", "system_buckets":
 			s, ok := v.StringValueOK()
 			if !ok {
 				return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field \"%s\" must be a string", e.Key())
 			}
-			if e.Key() == "db" {
+			switch e.Key() {
+			case "db":
 				db = &s
-			} else {
+			case "collection":
 				coll = &s
+			default:
+				buckets = &s
 			}
 		default:
 			return Resource{}, mongoerr.New(mongoerr.FailedToParse, "Unrecognized field '%s' in resource", e.Key())
@@ -140,6 +175,10 @@ func ParseResource(doc bson.Raw) (Resource, error) {
 		return Resource{Pattern: ClusterResource}, nil
 	case anyRes && !cluster && db == nil && coll == nil:
 		return Resource{Pattern: AnyResource}, nil
+	case buckets != nil && !cluster && !anyRes && coll == nil:
+		return bucketsResource(db, *buckets), nil
+	case buckets != nil:
+		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource field system_buckets goes with db alone")
 	case cluster || anyRes || db == nil || coll == nil:
 		return Resource{}, mongoerr.New(mongoerr.FailedToParse, "resource must be {cluster: true}, {anyResource: true} or {db: <string>, collection: <string>}")
 	}
@@ -152,4 +191,24 @@ func ParseResource(doc bson.Raw) (Resource, error) {
 		return Resource{Pattern: CollectionName, Coll: *coll}, nil
 	}
 	return Resource{Pattern: ExactNamespace, DB: *db, Coll: *coll}, nil
+}
+
+// bucketsResource is the resource {db, system_buckets: buckets}; an absent
+// db is any database, as an empty one is.
+func bucketsResource(db *string, buckets string) Resource {
+	r := Resource{Coll: buckets}
+	if db != nil {
+		r.DB = *db
+	}
+	switch {
+	case r.DB == "" && buckets == "":
+		r.Pattern = AnySystemBuckets
+	case buckets == "":
+		r.Pattern = SystemBucketsInDB
+	case r.DB == "":
+		r.Pattern = SystemBucketsOfColl
+	default:
+		r.Pattern = ExactSystemBuckets
+	}
+	return r
 }

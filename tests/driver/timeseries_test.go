@@ -295,3 +295,35 @@ func TestTimeseriesCollection(t *testing.T) {
 		t.Errorf("after drop: %v %v", names, err)
 	}
 }
+
+// TestTimeseriesBucketsPrivileges: under access control, the buckets
+// collection (system.buckets.*) is reachable through the roles MongoDB
+// grants it to (readAnyDatabase, root and the others with an
+// any_system_buckets privilege), not through a database's readWrite; the
+// time series itself is reachable through both.
+func TestTimeseriesBucketsPrivileges(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	db := root.Database("tsauth")
+	if err := db.CreateCollection(ctx, "w", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("w").InsertOne(ctx, bson.D{{Key: "t", Value: time.Now()}, {Key: "v", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Collection("system.buckets.w").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("root reading the buckets: %d, %v", n, err)
+	}
+	mustRunRaw(t, db, bson.D{{Key: "createUser", Value: "rw"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}})
+	mustRunRaw(t, root.Database("admin"), bson.D{{Key: "createUser", Value: "any"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readAnyDatabase"}}})
+	rw := connectAs(t, in, "rw", "pw", "tsauth", "").Database("tsauth")
+	if n, err := rw.Collection("w").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("readWrite reading the time series: %d, %v", n, err)
+	}
+	_, err := rw.Collection("system.buckets.w").CountDocuments(ctx, bson.D{})
+	requireCode(t, err, 13, "Unauthorized")
+	anyDB := connectAs(t, in, "any", "pw", "admin", "").Database("tsauth")
+	if n, err := anyDB.Collection("system.buckets.w").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("readAnyDatabase reading the buckets: %d, %v", n, err)
+	}
+}
