@@ -152,6 +152,9 @@ func (e *Engine) runHeartbeat() {
 				if err := e.collectGarbage(); err != nil {
 					e.log.Error("removing dropped data", "err", err)
 				}
+				if err := storage.Sweep(e.kv); err != nil {
+					e.log.Error("sweeping the store's garbage", "err", err)
+				}
 				e.retireAbandonedInBackground()
 			}
 		case <-e.stop:

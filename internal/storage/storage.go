@@ -105,6 +105,29 @@ type StampedTxn interface {
 	SetStamped(prefix []byte, value func(stamp uint64) []byte) error
 }
 
+// Sweeper is implemented by a store that leaves garbage of its own behind
+// writes (the chunks of overwritten large values on TiKV): SweepGarbage
+// removes it. The frontend that runs background jobs calls it with the
+// removal of dropped collections' data.
+type Sweeper interface {
+	SweepGarbage() error
+}
+
+// Sweep runs kv's SweepGarbage, looking through wrappers that have an
+// Unwrap method, when it has one.
+func Sweep(kv KV) error {
+	for {
+		if s, ok := kv.(Sweeper); ok {
+			return s.SweepGarbage()
+		}
+		u, ok := kv.(interface{ Unwrap() KV })
+		if !ok {
+			return nil
+		}
+		kv = u.Unwrap()
+	}
+}
+
 // Stamps is implemented by a store whose transactions are StampedTxns.
 type Stamps interface {
 	// LastStamp is the stamp of the latest commit applied and a channel

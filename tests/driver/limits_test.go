@@ -219,3 +219,58 @@ func TestMaxTimeMSRangeEveryCommand(t *testing.T) {
 		t.Fatalf("ping with maxTimeMS 2147483647: %v", err)
 	}
 }
+
+// TestDocumentsNearTheSizeLimit stores documents close to MongoDB's 16 MiB
+// limit, whose size passes TiKV's raft entry limit (8 MiB): insert, read,
+// replace, update, a transaction's write and delete all work, and a
+// document over the limit is refused with 10334 BSONObjectTooLarge.
+func TestDocumentsNearTheSizeLimit(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("large")
+	payload := func(c byte, n int) bson.D {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = c + byte(i%7)
+		}
+		return bson.D{{Key: "_id", Value: 1}, {Key: "p", Value: bson.Binary{Data: b}}}
+	}
+	data := func(d bson.Raw) []byte { _, b := d.Lookup("p").Binary(); return b }
+	size := func(d bson.Raw) int { return len(data(d)) }
+	const n = 15 << 20
+	if _, err := coll.InsertOne(ctx, payload('a', n)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := coll.FindOne(ctx, bson.D{}).Raw()
+	if err != nil || size(got) != n || data(got)[n-1] != 'a'+byte((n-1)%7) {
+		t.Fatalf("read back: %v", err)
+	}
+	if _, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 1}}, payload('b', 12<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = coll.FindOne(ctx, bson.D{}).Raw()
+	if err != nil || size(got) != 12<<20 || got.Lookup("x").Int32() != 1 {
+		t.Fatalf("after replace and update: %v", err)
+	}
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if _, err := sess.WithTransaction(ctx, func(ctx context.Context) (any, error) {
+		return coll.InsertOne(ctx, append(payload('c', 10<<20)[1:], bson.E{Key: "_id", Value: 2}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("count %d, %v", n, err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.InsertOne(ctx, payload('d', 16<<20))
+	requireCode(t, err, 10334, "BSONObjectTooLarge")
+}

@@ -18,23 +18,30 @@ type rawIter interface {
 }
 
 // source opens client-go iterators: forward from k (inclusive) below
-// upper, or backward from the last key below k.
+// upper, or backward from the last key below k; get reads the chunks of a
+// large value at the same snapshot.
 type source struct {
+	s   *Store
 	fwd func(k, upper []byte) (rawIter, error)
 	rev func(k []byte) (rawIter, error)
+	get batchGetter
 }
 
-func snapSource(s *txnsnapshot.KVSnapshot) source {
+func snapSource(st *Store, s *txnsnapshot.KVSnapshot) source {
 	return source{
+		s:   st,
 		fwd: func(k, upper []byte) (rawIter, error) { return nilIfErr(s.Iter(k, upper)) },
 		rev: func(k []byte) (rawIter, error) { return nilIfErr(s.IterReverse(k)) },
+		get: s.BatchGet,
 	}
 }
 
-func txnSource(t *transaction.KVTxn) source {
+func txnSource(st *Store, t *transaction.KVTxn) source {
 	return source{
+		s:   st,
 		fwd: func(k, upper []byte) (rawIter, error) { return nilIfErr(t.Iter(k, upper)) },
 		rev: func(k []byte) (rawIter, error) { return nilIfErr(t.IterReverse(k)) },
+		get: t.BatchGet,
 	}
 }
 
@@ -61,7 +68,11 @@ type iter struct {
 	err          error
 }
 
+// newIter iterates [lower, upper) below the chunks of large values.
 func newIter(src source, lower, upper []byte) *iter {
+	if end := []byte{chunkSpace}; upper == nil || bytes.Compare(upper, end) > 0 {
+		upper = end
+	}
 	return &iter{src: src, lower: clone(lower), upper: clone(upper)}
 }
 
@@ -162,11 +173,19 @@ func (it *iter) Valid() bool { return it.valid }
 
 func (it *iter) Key() []byte { return it.cur.Key() }
 
-// Value strips the stored prefix (decodeValue checked it on write).
+// Value strips the stored prefix, or assembles a large value from its
+// chunks (a failure to read them is the iterator's error).
 func (it *iter) Value() []byte {
 	v := it.cur.Value()
 	if len(v) == 0 {
 		return v
+	}
+	if h, ok := decodeHeader(v); ok {
+		out, err := it.src.s.assemble(it.src.get, it.cur.Key(), h)
+		if err != nil && it.err == nil {
+			it.err = err
+		}
+		return out
 	}
 	return v[1:]
 }

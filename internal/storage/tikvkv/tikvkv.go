@@ -39,7 +39,10 @@ type Store struct {
 	closeFn func() error
 }
 
-var _ storage.KV = (*Store)(nil)
+var (
+	_ storage.KV      = (*Store)(nil)
+	_ storage.Sweeper = (*Store)(nil)
+)
 
 func newStore(kv *tikv.KVStore) *Store { return &Store{kv: kv, timeout: DefaultTimeout} }
 
@@ -78,7 +81,7 @@ func (s *Store) NewIter(lower, upper []byte) (storage.Iter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newIter(snapSource(snap), lower, upper), nil
+	return newIter(snapSource(s, snap), lower, upper), nil
 }
 
 // NewSnapshot implements storage.KV: a client-go snapshot at a fixed
@@ -140,14 +143,16 @@ func snapGet(s *Store, snap *txnsnapshot.KVSnapshot, key []byte) ([]byte, bool, 
 	ctx, cancel := s.ctx()
 	defer cancel()
 	v, err := snap.Get(ctx, key)
-	if tikverr.IsErrNotFound(err) {
+	if isNotFound(err) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	return decodeValue(v)
+	return s.decodeStored(snap.BatchGet, key, v)
 }
+
+func isNotFound(err error) bool { return tikverr.IsErrNotFound(err) }
 
 // decodeValue strips the prefix of a stored value.
 func decodeValue(v []byte) ([]byte, bool, error) {
@@ -175,7 +180,7 @@ func (n *snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
 	if n.err != nil {
 		return nil, n.err
 	}
-	return newIter(snapSource(n.snap), lower, upper), nil
+	return newIter(snapSource(n.s, n.snap), lower, upper), nil
 }
 
 // Close implements storage.Snapshot: a client-go snapshot holds nothing

@@ -21,6 +21,8 @@ type txn struct {
 	done bool
 	// scratch holds a prefixed value while client-go copies it.
 	scratch []byte
+	// large counts the values written in chunks (chunks.go).
+	large uint32
 }
 
 // Begin implements storage.KV.
@@ -42,15 +44,27 @@ func (t *txn) Get(key []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	v, ok, err := decodeValue(v)
+	v, ok, err := t.s.decodeStored(t.t.BatchGet, key, v)
 	return append([]byte{}, v...), ok, err
 }
 
 func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) {
-	return newIter(txnSource(t.t), lower, upper), nil
+	return newIter(txnSource(t.s, t.t), lower, upper), nil
 }
 
+// Set implements storage.Txn; a value longer than chunkSize goes to
+// chunks (chunks.go).
 func (t *txn) Set(key, value []byte) error {
+	if len(value) > chunkSize {
+		t.large++
+		h, chunks := splitValue(value, t.t.StartTS(), t.large)
+		for i, k := range h.keys(key) {
+			if err := t.t.Set(k, chunks[i]); err != nil {
+				return err
+			}
+		}
+		return t.t.Set(key, h.encode())
+	}
 	t.scratch = append(append(t.scratch[:0], valuePrefix), value...)
 	return t.t.Set(key, t.scratch)
 }
