@@ -292,7 +292,9 @@ func TestFrontendStoppedMidTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	lsid := lsidFor("midtxn")
-	txn := func(cmd bson.D) bson.D { return append(inSession(cmd, lsid, 1), bson.E{Key: "autocommit", Value: false}) }
+	txn := func(cmd bson.D) bson.D {
+		return append(inSession(cmd, lsid, 1), bson.E{Key: "autocommit", Value: false})
+	}
 	mustRunRaw(t, dying, append(txn(bson.D{{Key: "insert", Value: "midtxn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}), bson.E{Key: "startTransaction", Value: true}))
 	mustRunRaw(t, dying, txn(bson.D{{Key: "update", Value: "midtxn"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 99}}}}}}}}}))
 	closeCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
