@@ -437,6 +437,87 @@ func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limi
 	return total, nil
 }
 
+// updateTimeseries runs one update statement on a time series collection
+// as MongoDB 7.0 does: an update of the metaField alone, in every bucket
+// whose meta the filter (on the metaField alone) selects, with multi and
+// without upsert. n and nModified count measurements, those of the
+// matched and of the changed buckets.
+func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
+	var res engine.UpdateResult
+	switch {
+	case !u.Multi:
+		return res, mongoerr.New(mongoerr.InvalidOptions, "Cannot perform a non-multi update on a time-series collection")
+	case u.Upsert:
+		return res, mongoerr.New(mongoerr.InvalidOptions, "Cannot perform an upsert on a time-series collection")
+	case ts.o.MetaField == "":
+		return res, mongoerr.New(mongoerr.InvalidOptions, "Cannot perform an update on a time-series collection that does not have a metaField")
+	case r.Txn != nil:
+		return res, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot update a time-series collection in a multi-document transaction.")
+	}
+	filter, err := timeseries.TranslateQuery(ts.o, u.Filter)
+	if err != nil {
+		return res, err
+	}
+	update, err := timeseries.TranslateUpdate(ts.o, u.Update, u.Pipeline)
+	if err != nil {
+		return res, err
+	}
+	if u.Hint.Type == bson.TypeEmbeddedDocument {
+		key, err := timeseries.BucketIndexKey(ts.o, u.Hint.Document())
+		if err != nil {
+			return res, err
+		}
+		u.Hint = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
+	}
+	vars, err := statementVars(let, nil)
+	if err != nil {
+		return res, err
+	}
+	ns := r.DB + "." + ts.buckets
+	open := s.tsOpen.of(ns)
+	open.mu.Lock()
+	defer open.mu.Unlock()
+	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: filter, Hint: u.Hint, Collation: u.Collation,
+		Let: s.withScripts(vars, r, r.Ctx), Ctx: r.Ctx, Projection: marshal(bson.D{{Key: "data." + ts.o.TimeField, Value: 1}})})
+	if err != nil {
+		return res, err
+	}
+	type bucket struct {
+		id bson.RawValue
+		n  int64
+	}
+	var buckets []bucket
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			cur.Close()
+			return res, err
+		}
+		if doc == nil {
+			break
+		}
+		id := doc.Lookup("_id")
+		buckets = append(buckets, bucket{bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)}, int64(timeseries.Count(ts.o, doc))})
+	}
+	cur.Close()
+	// An open bucket whose meta changes no longer fits the inserts of its
+	// old meta (openBucket reads it back), which start a new one.
+	for _, b := range buckets {
+		if err := mongoerr.Interruption(r.Ctx); err != nil {
+			return res, err
+		}
+		one := u
+		one.Filter, one.Update, one.Multi, one.Hint = marshal(bson.D{{Key: "_id", Value: b.id}}), update, false, bson.RawValue{}
+		got, err := updateStatementRun(s, r, ts.buckets, one, let)
+		if err != nil {
+			return res, err
+		}
+		res.Matched += b.n * got.Matched
+		res.Modified += b.n * got.Modified
+	}
+	return res, nil
+}
+
 // withID is doc with an ObjectId _id first, as MongoDB gives a
 // measurement inserted without one.
 func withID(doc bson.Raw) bson.Raw {

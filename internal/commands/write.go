@@ -152,9 +152,6 @@ func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batc
 	if err == nil {
 		ts, err = s.viewTarget(r, r.DB, coll)
 	}
-	if err == nil && ts != nil && cmdName == "update" {
-		err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support updates of time series collections yet")
-	}
 	if err != nil {
 		return "", batchArgs{}, err
 	}
@@ -311,7 +308,12 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			u.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], updateResult)
 		}
 		profiled := s.profileStatement(r, "update", a.docs[i])
-		res, err := updateStatementRun(s, r, coll, u, a.let)
+		var res engine.UpdateResult
+		if a.ts != nil {
+			res, err = s.updateTimeseries(r, a.ts, u, a.let)
+		} else {
+			res, err = updateStatementRun(s, r, coll, u, a.let)
+		}
 		w := writeCounts{n: res.Matched, nModified: res.Modified}
 		if res.UpsertedID.Type != 0 {
 			w.nUpserted = 1

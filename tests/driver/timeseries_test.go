@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,8 +257,6 @@ func TestTimeseriesCollection(t *testing.T) {
 	requireCode(t, err, 2, "BadValue")
 	_, err = coll.InsertOne(ctx, bson.D{{Key: "t", Value: "yesterday"}})
 	requireCode(t, err, 2, "BadValue")
-	_, err = coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 2}}}})
-	requireCode(t, err, 238, "NotImplemented")
 	sess, err := client.StartSession()
 	if err != nil {
 		t.Fatal(err)
@@ -325,5 +324,81 @@ func TestTimeseriesBucketsPrivileges(t *testing.T) {
 	anyDB := connectAs(t, in, "any", "pw", "admin", "").Database("tsauth")
 	if n, err := anyDB.Collection("system.buckets.w").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 		t.Fatalf("readAnyDatabase reading the buckets: %d, %v", n, err)
+	}
+}
+
+// TestTimeseriesMetaUpdates: updates of a time series collection as
+// MongoDB 7.0 allows them, of the metaField alone in the buckets a filter
+// on the metaField selects, counting measurements; and MongoDB's refusals
+// (InvalidOptions, 72) of everything else.
+func TestTimeseriesMetaUpdates(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsupd")
+	if err := db.CreateCollection(ctx, "u", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("tags"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "nometa", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t"))); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("u")
+	now := time.Now().Truncate(time.Millisecond)
+	var docs []any
+	for i, host := range []string{"a", "a", "a", "b", "b"} {
+		docs = append(docs, bson.D{{Key: "t", Value: now.Add(time.Duration(i) * time.Second)}, {Key: "tags", Value: bson.D{{Key: "host", Value: host}, {Key: "dc", Value: "x"}}}, {Key: "v", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	res, err := coll.UpdateMany(ctx, bson.D{{Key: "tags.host", Value: "a"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tags.dc", Value: "y"}}}})
+	if err != nil || res.MatchedCount != 3 || res.ModifiedCount != 3 {
+		t.Fatalf("update of host a: %+v %v", res, err)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "tags.dc", Value: "y"}, {Key: "tags.host", Value: "a"}}); n != 3 {
+		t.Errorf("%d measurements of host a in dc y, want 3", n)
+	}
+	res, err = coll.UpdateMany(ctx, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "tags.host", Value: "b"}}, bson.D{{Key: "tags.dc", Value: "nowhere"}}}}},
+		bson.D{{Key: "$rename", Value: bson.D{{Key: "tags.dc", Value: "tags.region"}}}})
+	if err != nil || res.MatchedCount != 2 || res.ModifiedCount != 2 {
+		t.Fatalf("rename for host b: %+v %v", res, err)
+	}
+	res, err = coll.UpdateMany(ctx, bson.D{{Key: "tags.host", Value: "b"}}, bson.D{{Key: "$rename", Value: bson.D{{Key: "tags.dc", Value: "tags.region"}}}})
+	if err != nil || res.MatchedCount != 2 || res.ModifiedCount != 0 {
+		t.Errorf("a rename with nothing to rename: %+v %v", res, err)
+	}
+	// A new measurement of host a's old meta starts a new bucket.
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "t", Value: now}, {Key: "tags", Value: bson.D{{Key: "host", Value: "a"}, {Key: "dc", Value: "x"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "tags.dc", Value: "x"}}); n != 1 {
+		t.Errorf("%d measurements in dc x, want the new one", n)
+	}
+	if n, _ := db.Collection("system.buckets.u").CountDocuments(ctx, bson.D{}); n != 3 {
+		t.Errorf("%d buckets, want 3", n)
+	}
+	update := func(coll string, stmt bson.D) error {
+		return db.RunCommand(ctx, bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{stmt}}}).Err()
+	}
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "tags.k", Value: 1}}}}
+	byHost := bson.D{{Key: "tags.host", Value: "a"}}
+	for _, tc := range []struct {
+		coll string
+		stmt bson.D
+		msg  string
+	}{
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: set}}, "non-multi update"},
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: set}, {Key: "multi", Value: true}, {Key: "upsert", Value: true}}, "upsert"},
+		{"nometa", bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "does not have a metaField"},
+		{"u", bson.D{{Key: "q", Value: bson.D{{Key: "v", Value: 1}}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "querying on a field that is not the metaField 'tags'"},
+		{"u", bson.D{{Key: "q", Value: bson.D{{Key: "$and", Value: bson.A{byHost, bson.D{{Key: "t", Value: now}}}}}}, {Key: "u", Value: set}, {Key: "multi", Value: true}}, "querying on a field that is not the metaField"},
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 1}}}}}, {Key: "multi", Value: true}}, "updates a field that is not the metaField 'tags'"},
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.D{{Key: "$rename", Value: bson.D{{Key: "tags.dc", Value: "dc"}}}}}, {Key: "multi", Value: true}}, "updates a field that is not the metaField"},
+		{"u", bson.D{{Key: "q", Value: byHost}, {Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "tags.k", Value: 1}}}}}}, {Key: "multi", Value: true}}, "using a pipeline update"},
+	} {
+		err := update(tc.coll, tc.stmt)
+		requireCode(t, err, 72, "InvalidOptions")
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: %v, want %q", tc.stmt, err, tc.msg)
+		}
 	}
 }
