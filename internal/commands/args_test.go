@@ -196,6 +196,7 @@ var argRows = []struct {
 	{"collMod.validationAction", `{"collMod": "c", "validationAction": "warn"}`, 0},
 	{"collMod.validationAction", `{"collMod": "c", "validationAction": "explode"}`, 2},
 	{"collMod.index.name", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27},
+	{"collMod.timeseries", `{"collMod": "c", "timeseries": {"granularity": "hours"}}`, 72},
 	{"collMod.expireAfterSeconds", `{"collMod": "c", "expireAfterSeconds": 60}`, 72},
 	{"collMod.index.keyPattern", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "hidden": false}}`, 0},
 	{"collMod.index.hidden", `{"collMod": "c", "index": {"name": "a_1", "hidden": 1}}`, 0},

@@ -21,7 +21,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("validationAction", tString),
 	arg("changeStreamPreAndPostImages", tDoc),
 	arg("expireAfterSeconds", tAny),
-	refuse("timeseries", tDoc, "time series collections"),
+	arg("timeseries", tDoc),
 	arg("viewOn", tString),
 	arg("pipeline", tArray),
 	refuse("clusteredIndex", tBool, "clustered collections"),
@@ -52,14 +52,22 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if ts != nil {
-		// A time series collection's options are its buckets'; only the
-		// expiry of its measurements changes.
+		// A time series collection's options are its buckets': the expiry
+		// of its measurements and its bucketing change.
 		for _, f := range r.args.present() {
-			if f != "expireAfterSeconds" {
+			if f != "expireAfterSeconds" && f != "timeseries" {
 				return nil, mongoerr.New(mongoerr.InvalidOptions, "option not supported on a time-series collection: %s", f)
 			}
 		}
+		if mod := r.args.doc("timeseries"); mod != nil {
+			if err := s.collModTimeseries(r, ts, mod); err != nil {
+				return nil, err
+			}
+		}
 		return nil, collModValidation(s, r, ts.buckets)
+	}
+	if r.args.has("timeseries") {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
 	}
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {

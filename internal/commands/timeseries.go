@@ -50,7 +50,7 @@ func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
 	if c == nil || c.Options.Timeseries == nil {
 		return nil, nil
 	}
-	o, err := timeseries.Parse(c.Options.Timeseries)
+	o, err := timeseries.Parse(c.CurrentOptions().Timeseries)
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +110,35 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOpts); err != nil {
 		return err
 	}
-	doc := viewDoc(r.DB, name, buckets, []bson.Raw{marshal(bson.D{{Key: timeseries.UnpackStage, Value: o.UnpackSpec()}})}, nil)
+	doc := viewDoc(r.DB, name, buckets, unpackPipeline(o), nil)
 	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
 	}
+	return err
+}
+
+// unpackPipeline is the pipeline of the view of a time series collection
+// with options o.
+func unpackPipeline(o timeseries.Options) []bson.Raw {
+	return []bson.Raw{marshal(bson.D{{Key: timeseries.UnpackStage, Value: o.UnpackSpec()}})}
+}
+
+// collModTimeseries applies collMod's timeseries document (granularity or
+// bucketing, timeseries.Modify) to ts: the buckets collection's options,
+// then the view's unpacking stage, whose bucketMaxSpanSeconds bounds the
+// time ranges of the buckets a query reads.
+func (s *Service) collModTimeseries(r *Request, ts *tsColl, mod bson.Raw) error {
+	next, changed, err := timeseries.Modify(ts.o, mod)
+	if err != nil || !changed {
+		return err
+	}
+	if err := s.Engine.ModifyValidation(r.DB, ts.buckets, engine.ValidationChange{Timeseries: marshal(next.Document())}); err != nil {
+		return err
+	}
+	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + ts.name}})
+	_, err = s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, ts.name, ts.buckets, unpackPipeline(next), nil),
+		WriteOptions: engine.WriteOptions{Journal: true, Ctx: r.Ctx}})
 	return err
 }
 

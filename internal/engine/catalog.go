@@ -62,6 +62,9 @@ type Collection struct {
 	preImages atomic.Bool
 	// ttl is the expireAfterSeconds collMod may change (nil: none).
 	ttl atomic.Pointer[int64]
+	// timeseries is the timeseries options collMod may change (its
+	// granularity and bucketing), nil until changed.
+	timeseries atomic.Pointer[bson.Raw]
 }
 
 // IDUsage is the usage of the collection's _id index.
@@ -143,6 +146,9 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 	}
 	o.PreAndPostImages = c.preImages.Load()
 	o.ExpireAfterSeconds = c.ttl.Load()
+	if ts := c.timeseries.Load(); ts != nil {
+		o.Timeseries = *ts
+	}
 	return o
 }
 
@@ -561,6 +567,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		moved.validation.Store(src.validation.Load())
 		moved.preImages.Store(src.preImages.Load())
 		moved.ttl.Store(src.ttl.Load())
+		moved.timeseries.Store(src.timeseries.Load())
 		return putCatalogEntry(tx, moved)
 	})
 	e.cat.mu.Unlock()

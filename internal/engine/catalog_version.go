@@ -235,14 +235,16 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 			building = append(building, ix)
 		}
 	}
-	// The validation and the pre-image setting are the options collMod
-	// changes: they have their own atomics, and c.Options keep the others.
+	// The validation, the pre-image setting, the TTL and the timeseries
+	// options are the options collMod changes: they have their own
+	// atomics, and c.Options keep the others.
 	if err := c.syncValidation(ent.Options); err != nil {
 		return err
 	}
 	base := ent.Options
 	base.Validator, base.ValidationLevel, base.ValidationAction = c.Options.Validator, c.Options.ValidationLevel, c.Options.ValidationAction
 	base.PreAndPostImages, base.ExpireAfterSeconds = c.Options.PreAndPostImages, c.Options.ExpireAfterSeconds
+	base.Timeseries = c.Options.Timeseries
 	if c.indexes.Load() == nil {
 		base = ent.Options // a new object
 	}

@@ -132,6 +132,9 @@ type ValidationChange struct {
 	// collection to TTL (nil: "off").
 	SetTTL bool
 	TTL    *int64
+	// Timeseries replaces a time series collection's options (their
+	// granularity and bucketing; timeseries.Modify checks the change).
+	Timeseries bson.Raw
 }
 
 // ModifyValidation applies collMod's validator, validationLevel and
@@ -166,6 +169,12 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			}
 			cur.ExpireAfterSeconds = ch.TTL
 		}
+		if ch.Timeseries != nil {
+			if c.Options.Timeseries == nil {
+				return mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
+			}
+			cur.Timeseries = ch.Timeseries
+		}
 		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
 			return err
 		}
@@ -189,6 +198,9 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			}
 			mod = append(mod, bson.E{Key: "expireAfterSeconds", Value: ttl})
 		}
+		if ch.Timeseries != nil {
+			mod = append(mod, bson.E{Key: "timeseries", Value: ch.Timeseries})
+		}
 		if err := e.logCommand(tx, db, c, mod); err != nil {
 			return err
 		}
@@ -206,6 +218,10 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 func (c *Collection) syncValidation(o CollectionOptions) error {
 	c.preImages.Store(o.PreAndPostImages)
 	c.ttl.Store(o.ExpireAfterSeconds)
+	if o.Timeseries != nil && !bytes.Equal(o.Timeseries, c.CurrentOptions().Timeseries) {
+		ts := o.Timeseries
+		c.timeseries.Store(&ts)
+	}
 	cur := c.CurrentOptions()
 	if bytes.Equal(cur.Validator, o.Validator) && cur.ValidationLevel == o.ValidationLevel && cur.ValidationAction == o.ValidationAction {
 		return nil

@@ -185,3 +185,75 @@ func ParseUnpackSpec(d bson.Raw) (Options, error) {
 	}
 	return o, nil
 }
+
+// Modify applies collMod's timeseries document to o, as MongoDB 7.0 does:
+// a coarser granularity (seconds to minutes, minutes to hours), or equal
+// bucketMaxSpanSeconds and bucketRoundingSeconds no smaller than the
+// current ones. It reports whether the options changed.
+func Modify(o Options, mod bson.Raw) (Options, bool, error) {
+	elems, err := mod.Elements()
+	if err != nil {
+		return o, false, err
+	}
+	var target string
+	var span, rounding int64
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "granularity":
+			s, ok := v.StringValueOK()
+			if _, known := granularities[s]; !ok || !known {
+				return o, false, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'collMod.timeseries.granularity' is not a valid value.", v)
+			}
+			target = s
+		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
+			n, ok := v.AsInt64OK()
+			if !ok {
+				return o, false, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'collMod.timeseries.%s' is the wrong type '%s', expected type 'int'", el.Key(), values.TypeName(v.Type))
+			}
+			if n < 1 || n > maxSpan {
+				return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries '%s' needs to be between 1 and %d", el.Key(), maxSpan)
+			}
+			if el.Key() == "bucketMaxSpanSeconds" {
+				span = n
+			} else {
+				rounding = n
+			}
+		default:
+			return o, false, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", el.Key())
+		}
+	}
+	badTransition := mongoerr.New(mongoerr.InvalidOptions, "Invalid transition for timeseries.granularity. Can only transition from 'seconds' to 'minutes' or 'minutes' to 'hours'.")
+	next := o
+	if target != "" {
+		g := granularities[target]
+		switch {
+		case span != 0 && span != g[0]:
+			return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default for the provided granularity")
+		case rounding != 0:
+			return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' is not configurable alongside the granularity parameter")
+		case o.Granularity == target:
+			return o, false, nil
+		case o.Granularity == "minutes" && target != "hours", o.Granularity == "hours":
+			return o, false, badTransition
+		}
+		next.Granularity, next.BucketMaxSpanSeconds, next.BucketRoundingSeconds = target, g[0], g[1]
+	} else {
+		switch {
+		case span == 0 || rounding == 0:
+			return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
+		case span != rounding:
+			return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' needs to be equal to 'bucketMaxSpanSeconds'")
+		}
+		next.Granularity, next.BucketMaxSpanSeconds, next.BucketRoundingSeconds = "", span, rounding
+	}
+	switch {
+	case next.BucketMaxSpanSeconds == o.BucketMaxSpanSeconds && next.BucketRoundingSeconds == o.BucketRoundingSeconds:
+		return o, false, nil
+	case next.BucketMaxSpanSeconds < o.BucketMaxSpanSeconds:
+		return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' needs to be equal or greater to transition")
+	case next.BucketRoundingSeconds < o.BucketRoundingSeconds:
+		return o, false, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' needs to be equal or greater to transition")
+	}
+	return next, true, nil
+}

@@ -54,3 +54,38 @@ func TestTranslate(t *testing.T) {
 		}
 	}
 }
+
+// TestModify: collMod's changes of bucketing, MongoDB 7.0's transitions.
+func TestModify(t *testing.T) {
+	g := func(name string) Options {
+		o, err := Parse(mustDoc(bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: name}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	custom := Options{TimeField: "t", BucketMaxSpanSeconds: 7200, BucketRoundingSeconds: 7200}
+	for _, tc := range []struct {
+		from    Options
+		mod     bson.D
+		changed bool
+		fails   bool
+	}{
+		{g("seconds"), bson.D{{Key: "granularity", Value: "hours"}}, true, false},
+		{g("seconds"), bson.D{{Key: "granularity", Value: "seconds"}}, false, false},
+		{g("minutes"), bson.D{{Key: "granularity", Value: "seconds"}}, false, true},
+		{g("hours"), bson.D{{Key: "granularity", Value: "minutes"}}, false, true},
+		{g("minutes"), bson.D{{Key: "granularity", Value: "hours"}, {Key: "bucketMaxSpanSeconds", Value: 2592000}}, true, false},
+		{g("minutes"), bson.D{{Key: "granularity", Value: "hours"}, {Key: "bucketMaxSpanSeconds", Value: 5}}, false, true},
+		{custom, bson.D{{Key: "granularity", Value: "minutes"}}, false, true}, // rounding 3600 < 7200
+		{custom, bson.D{{Key: "granularity", Value: "hours"}}, true, false},
+		{custom, bson.D{{Key: "granularity", Value: "seconds"}}, false, true}, // rounding 60 < 7200
+		{custom, bson.D{{Key: "bucketMaxSpanSeconds", Value: 7200}, {Key: "bucketRoundingSeconds", Value: 7200}}, false, false},
+		{g("seconds"), bson.D{{Key: "bucketMaxSpanSeconds", Value: 3600}, {Key: "bucketRoundingSeconds", Value: 3600}}, true, false},
+	} {
+		got, changed, err := Modify(tc.from, mustDoc(tc.mod))
+		if (err != nil) != tc.fails || changed != tc.changed {
+			t.Errorf("%+v with %v: %+v changed %v, %v", tc.from, tc.mod, got, changed, err)
+		}
+	}
+}

@@ -402,3 +402,76 @@ func TestTimeseriesMetaUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeseriesCollModBucketing: collMod makes a time series collection's
+// buckets coarser, as MongoDB 7.0 allows (granularity seconds to minutes to
+// hours, or equal bucketMaxSpanSeconds and bucketRoundingSeconds no smaller
+// than before); listCollections, the view, the bucketing of new
+// measurements and time range queries follow.
+func TestTimeseriesCollModBucketing(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsmod")
+	if err := db.CreateCollection(ctx, "g", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))); err != nil {
+		t.Fatal(err)
+	}
+	collMod := func(ts bson.D) error {
+		return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "g"}, {Key: "timeseries", Value: ts}}).Err()
+	}
+	tsOptions := func() string {
+		specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "g"}})
+		if err != nil || len(specs) != 1 {
+			t.Fatalf("listCollections: %v %v", specs, err)
+		}
+		return specs[0].Options.Lookup("timeseries").String()
+	}
+	if err := collMod(bson.D{{Key: "granularity", Value: "minutes"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tsOptions(); got != `{"timeField": "t","metaField": "m","granularity": "minutes","bucketMaxSpanSeconds": {"$numberInt":"86400"}}` {
+		t.Errorf("after granularity minutes: %s", got)
+	}
+	// Two measurements three hours apart now share a bucket (a day's span).
+	day := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	coll := db.Collection("g")
+	for _, h := range []int{1, 4} {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "t", Value: day.Add(time.Duration(h) * time.Hour)}, {Key: "m", Value: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := db.Collection("system.buckets.g").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Errorf("%d buckets for two measurements 3 hours apart at granularity minutes, want 1", n)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: day.Add(3 * time.Hour)}}}}); n != 1 {
+		t.Errorf("time range query: %d, want 1", n)
+	}
+	for _, tc := range []struct {
+		ts   bson.D
+		code int
+		msg  string
+	}{
+		{bson.D{{Key: "granularity", Value: "seconds"}}, 72, "Invalid transition for timeseries.granularity"},
+		{bson.D{{Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: 86400}}, 72, "not configurable alongside the granularity"},
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 100000}}, 72, "need to be set alongside each other"},
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 100000}, {Key: "bucketRoundingSeconds", Value: 90000}}, 72, "needs to be equal"},
+		{bson.D{{Key: "bucketMaxSpanSeconds", Value: 1000}, {Key: "bucketRoundingSeconds", Value: 1000}}, 72, "needs to be equal or greater"},
+		{bson.D{{Key: "granularity", Value: "weeks"}}, 2, "not a valid value"},
+	} {
+		err := collMod(tc.ts)
+		requireCode(t, err, tc.code, "")
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: %v, want %q", tc.ts, err, tc.msg)
+		}
+	}
+	if err := collMod(bson.D{{Key: "bucketMaxSpanSeconds", Value: 100000}, {Key: "bucketRoundingSeconds", Value: 100000}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tsOptions(); got != `{"timeField": "t","metaField": "m","bucketRoundingSeconds": {"$numberInt":"100000"},"bucketMaxSpanSeconds": {"$numberInt":"100000"}}` {
+		t.Errorf("after custom bucketing: %s", got)
+	}
+	if _, err := db.Collection("plain").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "plain"}, {Key: "timeseries", Value: bson.D{{Key: "granularity", Value: "hours"}}}}).Err()
+	requireCode(t, err, 72, "InvalidOptions")
+}
