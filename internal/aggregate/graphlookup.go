@@ -220,7 +220,9 @@ func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visit
 		if err != nil {
 			return nil, nil, mongoerr.New(mongoerr.GraphLookupNoID, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", rt.opts.DB, s.from)
 		}
-		key := string(keyenc.Encode(id))
+		// Documents are told apart by _id compared as the operation's
+		// collation compares (MongoDB's visited set is keyed so too).
+		key := string(keyenc.Encode(rt.opts.Collator.Transform(id)))
 		if visited[key] {
 			continue
 		}
