@@ -52,6 +52,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.onView(r, a); err != nil {
 		return nil, err
 	}
+	if err := s.checkViewCollations(r, a); err != nil {
+		return nil, err
+	}
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return s.changeStream(r, a, b)
 	}

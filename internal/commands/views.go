@@ -130,11 +130,55 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	return nil
 }
 
+// checkViewCollations fails an aggregation that reads a view (through
+// $lookup, $graphLookup or $unionWith, in nested pipelines too) whose
+// default collation is not the operation's, as MongoDB does: the
+// operation's is the one it names, else its collection's or view's. The
+// namespaces are those the authorization check reads (pipelineNeeds).
+func (s *Service) checkViewCollations(r *Request, a *aggregateArgs) error {
+	pipeline, _ := r.Cmd.Lookup("pipeline").ArrayOK()
+	op := a.collation
+	if op == nil && a.opts.Coll != "" {
+		if c := s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll); c != nil {
+			op = c.Options.Collation
+		}
+	}
+	for _, n := range pipelineNeeds(r.DB, pipeline, nil) {
+		if n.action != "find" {
+			continue
+		}
+		v, err := s.lookupView(r, n.target.DB, n.target.Coll)
+		if err != nil || v == nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		own := v.collation
+		if ts, err := s.tsOfView(r, n.target.DB, v); err != nil {
+			return err
+		} else if ts != nil {
+			// a time series collection's is its buckets'
+			own = s.Engine.CollectionIn(r.Txn, n.target.DB, ts.buckets).Options.Collation
+		}
+		if !sameCollation(own, op) {
+			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override default collation of view %s", n.target)
+		}
+	}
+	return nil
+}
+
 // sameCollation reports whether two collation documents are the same
-// collation once normalized.
+// collation once normalized; nil is the simple collation.
 func sameCollation(a, b bson.Raw) bool {
-	ca, err1 := collation.Parse(a)
-	cb, err2 := collation.Parse(b)
+	parse := func(d bson.Raw) (*collation.Collator, error) {
+		if d == nil {
+			return nil, nil
+		}
+		return collation.Parse(d)
+	}
+	ca, err1 := parse(a)
+	cb, err2 := parse(b)
 	if err1 != nil || err2 != nil || ca == nil || cb == nil {
 		return err1 == nil && err2 == nil && ca == nil && cb == nil
 	}

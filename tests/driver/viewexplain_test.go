@@ -102,4 +102,19 @@ func TestViewCollation(t *testing.T) {
 	if c, err := specs[0].Options.LookupErr("collation", "strength"); err != nil || c.AsInt64() != 2 {
 		t.Errorf("listCollections of the view after collMod: %s", specs[0].Options)
 	}
+	// An aggregation reading the view through $lookup, $unionWith or
+	// $graphLookup must run under the view's collation.
+	lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "v"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "same"}}}}
+	nested := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "people"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$unionWith", Value: "v"}}}}, {Key: "as", Value: "u"}}}}
+	for _, stage := range []bson.D{lookup, nested} {
+		_, err = run(bson.D{{Key: "aggregate", Value: "people"}, {Key: "pipeline", Value: bson.A{stage}}, {Key: "cursor", Value: bson.D{}}})
+		requireCode(t, err, 167, "OptionNotSupportedOnView")
+	}
+	raw, err := run(bson.D{{Key: "aggregate", Value: "people"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "name", Value: "Bob"}}}}, lookup}}, {Key: "cursor", Value: bson.D{}}, {Key: "collation", Value: ci}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := raw.Lookup("cursor", "firstBatch").Array().Values(); len(docs) != 1 {
+		t.Errorf("$lookup from the view under its collation: %s", raw)
+	}
 }
