@@ -152,6 +152,14 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 	return o
 }
 
+// Clustered reports whether c's documents are a clustered index on _id, as
+// MongoDB calls them: a collection created with clusteredIndex, or a time
+// series collection's buckets (MongoDB clusters those too). A scan of its
+// _id is then a CLUSTERED_IXSCAN.
+func (c *Collection) Clustered() bool {
+	return c.Options.ClusteredIndex != nil || c.Options.Timeseries != nil
+}
+
 // Equal reports whether two option sets are the same.
 func (o CollectionOptions) Equal(p CollectionOptions) bool {
 	return o.Capped == p.Capped && o.Size == p.Size && o.Max == p.Max &&

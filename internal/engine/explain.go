@@ -51,7 +51,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			return nil, err
 		}
 		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
-			Clustered: c.Options.ClusteredIndex != nil}
+			Clustered: c.Clustered()}
 		winning = p.Explain(shape)
 		for _, r := range rejected {
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))
@@ -117,7 +117,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	if err != nil {
 		return nil, err
 	}
-	winning := p.Explain(planner.Shape{Filter: filter})
+	winning := p.Explain(planner.Shape{Filter: filter, Clustered: c.Clustered()})
 	out := queryPlanner(db+"."+coll, filter, c, identify(c, q), winning, bson.A{})
 	if !execute {
 		return out, nil

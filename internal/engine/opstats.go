@@ -46,7 +46,7 @@ func opStatsOf(ctx context.Context) *OpStats {
 // indexes it reads ($indexStats).
 func (s *OpStats) ran(c *Collection, p *planner.Plan, count bool) {
 	if s.plan == nil {
-		s.plan, s.clustered, s.count = p, c.Options.ClusteredIndex != nil, count
+		s.plan, s.clustered, s.count = p, c.Clustered(), count
 	}
 	if p.Or == nil {
 		c.used(p)

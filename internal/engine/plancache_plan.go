@@ -61,7 +61,7 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 		return nil, nil, err
 	}
 	if res.winner.Or == nil { // a union is planned again each time
-		c.plans.record(c, e.cacheEntry(id, q, res, limit))
+		c.plans.record(c, e.cacheEntry(c, id, q, res, limit))
 	}
 	return res.winner, res.rejected, nil
 }
@@ -99,9 +99,9 @@ func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledF
 // cacheEntry builds the entry recording a trial's outcome for the query
 // identified by id. The entry outlives the request: it holds copies of the
 // query's documents, not slices of the request's message.
-func (e *Engine) cacheEntry(id cacheIdentity, q compiledFind, res *trialResult, limit int64) *planCacheEntry {
+func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res *trialResult, limit int64) *planCacheEntry {
 	filter, sortDoc, projDoc := slices.Clone(q.filter.Doc()), slices.Clone(q.sortDoc), slices.Clone(q.projDoc)
-	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit()}
+	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()}
 	from := bson.D{{Key: "query", Value: filter}}
 	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(projDoc)})
 	ent := &planCacheEntry{

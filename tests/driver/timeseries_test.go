@@ -135,6 +135,15 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if err := ts.Indexes().DropWithKey(ctx, bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: 1}}); err != nil {
 		t.Errorf("dropIndex by key: %v", err)
 	}
+	// Without it, the time range is a range of the clustered buckets' _id.
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	all(ts, queries[0])
+	entries = profileEntries(t, db)
+	if last := entries[len(entries)-1]; last.Lookup("planSummary").StringValue() != "CLUSTERED_IXSCAN" {
+		t.Errorf("a one-hour range without an index: %s", last)
+	}
 	filter := bson.D{{Key: "meta.sensor", Value: 0}, {Key: "ts", Value: bson.D{{Key: "$lt", Value: t0.Add(30 * time.Minute)}}}}
 	for _, c := range []*mongo.Collection{ts, plain} {
 		n, err := c.CountDocuments(ctx, filter)
