@@ -136,7 +136,7 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 // operation's is the one it names, else its collection's or view's. The
 // namespaces are those the authorization check reads (pipelineNeeds).
 func (s *Service) checkViewCollations(r *Request, a *aggregateArgs) error {
-	pipeline, _ := r.Cmd.Lookup("pipeline").ArrayOK()
+	pipeline, _ := r.args.value("pipeline").ArrayOK()
 	op := a.collation
 	if op == nil && a.opts.Coll != "" {
 		if c := s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll); c != nil {

@@ -1,6 +1,7 @@
 // Time series collections through the shell: db.createCollection with
 // timeseries and expireAfterSeconds, listCollections' type, inserts,
-// finds and aggregations on measurements, deletes, refused updates,
+// finds and aggregations on measurements, deletes, updates of the
+// metaField (others refused),
 // drop.
 
 load(__dirname + '/lib/checks.js');
@@ -30,13 +31,16 @@ eq(byDay.map(x => [x.n, x.max]), [[12, 32], [12, 56]], 'daily groups of sensor 0
 eq(d.weather.deleteMany({temp: {$lt: 20}}).deletedCount, 10, 'deleteMany');
 eq(d.weather.countDocuments({}), 38, 'count after delete');
 
+const moved = d.weather.updateMany({'sensor.id': 1}, {$set: {'sensor.site': 'north'}});
+eq([moved.matchedCount, moved.modifiedCount], [19, 19], 'updateMany of the metaField counts measurements');
+eq(d.weather.countDocuments({'sensor.site': 'north'}), 19, 'the meta update is read back');
 let code = 0;
 try {
-  d.weather.updateOne({temp: 30}, {$set: {temp: 31}});
+  d.weather.updateMany({temp: 30}, {$set: {temp: 31}});
 } catch (e) {
   code = e.code;
 }
-eq(code, 238, 'an update is refused');
+eq(code, 72, 'an update of a measurement field is refused');
 
 d.weather.drop();
 eq(d.getCollectionNames().filter(n => n !== 'system.views'), [], 'drop');
