@@ -82,6 +82,9 @@ func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "playground" {
 		return runPlayground(args[1:], stderr)
 	}
+	if len(args) > 0 && args[0] == "advise" {
+		return runAdvise(args[1:], os.Stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "version" {
 		if len(args) > 1 {
 			return fmt.Errorf("unexpected argument %q after version", args[1])

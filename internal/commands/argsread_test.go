@@ -20,6 +20,10 @@ var commandReaders = map[string]string{
 	"eachExtra":     "an open command's undeclared fields",
 	"first":         "the first field",
 	"Name":          "the command name",
+	// the advisor reads a command as it ran, as the profiler shows it
+	"observeForAdvice": "the command's filter, sort, skip and writes",
+	"observeLookups":   "an aggregate's $lookup stages",
+	"leadingStages":    "an aggregate's leading $match, $sort and $skip",
 }
 
 // cmdAccessors are cmdArgs' methods reading one declared field by name.

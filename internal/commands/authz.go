@@ -48,6 +48,8 @@ func init() {
 		"getLog": "getLog", "getParameter": "getParameter", "setParameter": "setParameter", "top": "top",
 		"replSetGetStatus": "replSetGetStatus", "replSetGetConfig": "replSetGetConfig",
 		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killOp": "killop",
+		// Folio's own: what clusterMonitor may read, as serverStatus
+		"folioAdvise": "serverStatus",
 	} {
 		authzRules[n] = onCluster(a)
 	}

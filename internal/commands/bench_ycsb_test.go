@@ -2,9 +2,11 @@ package commands
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/folio-db/folio/internal/advise"
 	"github.com/folio-db/folio/internal/sessions"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,6 +20,9 @@ import (
 func BenchmarkYCSBA(b *testing.B) {
 	s := newTestService(b)
 	s.Sessions = sessions.NewRegistry()
+	if os.Getenv("FOLIO_BENCH_NO_ADVISOR") == "" {
+		s.Advisor = advise.NewObserver() // as a server has it
+	}
 	const records = 20_000
 	pad := strings.Repeat("x", 100)
 	var docs bson.A

@@ -219,6 +219,9 @@ func (s *Service) observe(r *Request, name string, d time.Duration, reply bson.R
 	}
 	rec := opRecord{op: kind, ns: op.ns, cmd: op.cmd, stats: op.stats, out: op.out, err: err, reslen: len(reply), d: d, conn: r.Conn}
 	s.record(r.DB, &rec, true, !statementProfiled[name])
+	if err == nil {
+		s.observeForAdvice(name, op, d, reply)
+	}
 }
 
 // record logs rec when mayLog is set and it is slow, and profiles it in

@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/advise"
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
@@ -82,6 +83,8 @@ type Service struct {
 	// logSizeOffsetKB is maxLogSizeKB - defaultMaxLogSizeKB, so that the
 	// zero Service has MongoDB's default.
 	logSizeOffsetKB atomic.Int64
+	// Advisor observes the operations for folioAdvise (nil: none).
+	Advisor *advise.Observer
 	// LogLevel is the log's level, which setParameter's logLevel changes.
 	LogLevel LogLevel
 	// TTLMonitor is the TTL monitor's schedule.

@@ -18,6 +18,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/advise"
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
@@ -213,6 +214,7 @@ func Start(cfg Config) (*Instance, error) {
 		Started:     time.Now(),
 		ProcessID:   bson.NewObjectID(),
 		JS:          js.New(js.Options{Disabled: cfg.NoJavaScript}),
+		Advisor:     advise.NewObserver(),
 	}
 	svc.Access.Enabled = cfg.Auth
 	svc.LogLevel = commands.LogLevel{Var: level, Base: cfg.LogLevel}

@@ -1,0 +1,163 @@
+package advise
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func ext(t testing.TB, s string) bson.Raw {
+	t.Helper()
+	var d bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(s), false, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestShapes: filters differing only in values share a shape; the fields
+// a filter tests by equality and range, its unindexable regexes and its
+// largest $in are read.
+func TestShapes(t *testing.T) {
+	for _, tc := range []struct {
+		a, b        string
+		same        bool
+		eq, rng, re string
+		maxIn       int
+	}{
+		{`{"a": 1, "b": {"$gt": 2}}`, `{"a": "x", "b": {"$gt": 9}}`, true, "a", "b", "", 0},
+		{`{"a": 1}`, `{"a": {"$gt": 1}}`, false, "a", "", "", 0},
+		{`{"$or": [{"a": 1}, {"c": {"$in": [1, 2, 3]}}]}`, `{"$or": [{"a": 2}, {"c": {"$in": [4]}}]}`, true, "a,c", "", "", 3},
+		{`{"p": {"$regex": "^/a/b"}}`, `{"p": {"$regex": "^/c"}}`, true, "", "p", "", 0},
+		{`{"p": {"$regex": "b/c"}}`, `{"p": {"$regex": "x"}}`, true, "", "", "p", 0},
+		{`{"p": {"$regex": "b/c"}}`, `{"p": {"$regex": "^x"}}`, false, "", "", "p", 0},
+		{`{"p": {"$regularExpression": {"pattern": "^a", "options": ""}}}`, `{"p": {"$regularExpression": {"pattern": "a", "options": ""}}}`, false, "", "p", "", 0},
+		{`{"p": {"$regex": "^a", "$options": "i"}}`, `{"p": {"$regex": "^b", "$options": "i"}}`, true, "", "", "p", 0},
+		{`{"tags": {"$elemMatch": {"k": "x", "v": {"$lt": 3}}}}`, `{"tags": {"$elemMatch": {"k": "y", "v": {"$lt": 1}}}}`, true, "tags.k", "tags.v", "", 0},
+	} {
+		qa, qb := parseFilter(ext(t, tc.a)), parseFilter(ext(t, tc.b))
+		if (qa.shape == qb.shape) != tc.same {
+			t.Errorf("%s / %s: shapes %q and %q", tc.a, tc.b, qa.shape, qb.shape)
+		}
+		key, maxIn := appendShape(nil, ext(t, tc.a))
+		if string(key) != qa.shape || maxIn != tc.maxIn || qa.maxIn != tc.maxIn {
+			t.Errorf("%s: appendShape %q %d, parseFilter %q %d, want $in %d", tc.a, key, maxIn, qa.shape, qa.maxIn, tc.maxIn)
+		}
+		if got := strings.Join(qa.eq, ","); got != tc.eq {
+			t.Errorf("%s: equality fields %q, want %q", tc.a, got, tc.eq)
+		}
+		if got := strings.Join(qa.rng, ","); got != tc.rng {
+			t.Errorf("%s: range fields %q, want %q", tc.a, got, tc.rng)
+		}
+		if got := strings.Join(qa.unanchored, ","); got != tc.re {
+			t.Errorf("%s: unindexable regexes %q, want %q", tc.a, got, tc.re)
+		}
+	}
+}
+
+// fakeCatalog is a Catalog of fixed indexes and documents.
+type fakeCatalog struct {
+	indexes map[string][]Index
+	docs    map[string][]bson.Raw
+}
+
+func (c fakeCatalog) Namespaces(db string) []string {
+	var out []string
+	for ns := range c.docs {
+		out = append(out, ns)
+	}
+	return out
+}
+func (c fakeCatalog) Indexes(ns string) []Index          { return c.indexes[ns] }
+func (c fakeCatalog) Sample(ns string, n int) []bson.Raw { return c.docs[ns] }
+
+func kinds(fs []Finding) string {
+	var k []string
+	for _, f := range fs {
+		k = append(k, f.Kind+" "+f.NS+" "+f.Field)
+	}
+	return strings.Join(k, "; ")
+}
+
+// TestReport: each finding kind from a workload that shows it, and none
+// from the one beside it that must not.
+func TestReport(t *testing.T) {
+	idIndex := Index{Name: "_id_", Fields: []string{"_id"}, Ops: 1}
+	small := func(n int) []bson.Raw {
+		var out []bson.Raw
+		for i := range n {
+			out = append(out, ext(t, `{"_id": `+string(rune('0'+i%10))+`, "x": 1}`))
+		}
+		return out
+	}
+	arr := func(n int) bson.Raw {
+		a := bson.A{}
+		for i := range n {
+			a = append(a, i)
+		}
+		d, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}, {Key: "samples", Value: a}, {Key: "capped", Value: bson.A{1, 2}}})
+		return d
+	}
+	big, _ := bson.Marshal(bson.D{{Key: "_id", Value: "big"}, {Key: "blob", Value: bson.Binary{Data: make([]byte, 2<<20)}}})
+	cat := fakeCatalog{
+		indexes: map[string][]Index{
+			"app.scan":  {idIndex},
+			"app.ok":    {idIndex, {Name: "a_1", Fields: []string{"a"}, Ops: 20}},
+			"app.tree":  {idIndex, {Name: "path_1", Fields: []string{"path"}, Ops: 5}},
+			"app.items": {idIndex, {Name: "sku_1", Fields: []string{"sku"}, Ops: 3}},
+			"app.idle":  {idIndex, {Name: "never_1", Fields: []string{"never"}, Since: time.Now()}},
+		},
+		docs: map[string][]bson.Raw{
+			"app.scan": small(10), "app.ok": small(10), "app.tree": small(10), "app.orders": small(10), "app.items": small(10),
+			"app.hosts": {arr(500)}, "app.blobs": append(small(9), big), "app.idle": small(3),
+		},
+	}
+	o := NewObserver()
+	ex := func(docs, ret int64) Exec {
+		return Exec{DocsExamined: docs, Returned: ret, Duration: time.Millisecond, Plan: "COLLSCAN"}
+	}
+	for i := range 20 {
+		// a full scan per lookup by a, then the same through its index
+		o.Query("app.scan", "find", ext(t, `{"a": 1, "t": {"$gt": 5}}`), ext(t, `{"b": 1}`), 0, ex(1000, 1))
+		o.Query("app.ok", "find", ext(t, `{"a": 1}`), nil, 0, Exec{KeysExamined: 1, DocsExamined: 1, Returned: 1})
+		// an unanchored and an anchored regex on an indexed path
+		o.Query("app.tree", "find", ext(t, `{"path": {"$regex": ",b,"}}`), nil, 0, ex(1000, 3))
+		o.Query("app.tree", "find", ext(t, `{"path": {"$regex": "^,a,"}}`), nil, 0, Exec{KeysExamined: 3, DocsExamined: 3, Returned: 3})
+		// deep and shallow skips
+		o.Query("app.orders", "find", ext(t, `{}`), ext(t, `{"when": -1}`), int64(i*500), ex(int64(i*500+20), 20))
+		o.Query("app.items", "find", ext(t, `{}`), ext(t, `{"when": -1}`), 40, Exec{DocsExamined: 60, Returned: 20})
+		o.Lookup("app.orders", "app.users", "uid")
+		o.Lookup("app.orders", "app.items", "sku")
+		// a name copied into many documents, rewritten and never read
+		o.Update("app.posts", ext(t, `{"$set": {"author.name": "x"}}`), true, 500)
+	}
+	for range 150 {
+		o.Update("app.hosts", ext(t, `{"$push": {"samples": 1}}`), false, 1)
+		o.Update("app.hosts", ext(t, `{"$push": {"capped": {"$each": [1], "$slice": -2}}}`), false, 1)
+	}
+	o.Wrote("app.idle", 300)
+	got := kinds(o.Report(cat, "app"))
+	for _, want := range []string{"missing-index app.scan ", "unanchored-regex app.tree path", "skip-paging app.orders ",
+		"lookup-without-index app.orders app.users.uid", "denormalized-hot-field app.posts author.name",
+		"unbounded-array app.hosts samples", "large-document app.blobs _id", "unused-index app.idle never_1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in %s", want, got)
+		}
+	}
+	for _, not := range []string{"app.ok", "app.items", "capped", "missing-index app.tree"} {
+		if strings.Contains(got, not) {
+			t.Errorf("a finding on %s: %s", not, got)
+		}
+	}
+	for _, f := range o.Report(cat, "app") {
+		if f.Kind == "missing-index" && f.NS == "app.scan" && f.Suggestion != "create an index on {a: 1, b: 1, t: 1}" {
+			t.Errorf("missing-index suggests %q", f.Suggestion)
+		}
+	}
+	o.Reset()
+	if got := kinds(o.Report(cat, "app")); strings.Contains(got, "missing-index") {
+		t.Errorf("after reset: %s", got)
+	}
+}

@@ -1,0 +1,90 @@
+package driver_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestAdvise runs, through the driver, workloads that show the advisor's
+// findings beside ones that must not (a bounded array, an anchored regex,
+// an indexed $lookup, a used index, shallow pages), and reads
+// folioAdvise's answer.
+func TestAdvise(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("advise")
+	hosts, tree, orders := db.Collection("hosts"), db.Collection("tree"), db.Collection("orders")
+	for _, c := range []*mongo.Collection{hosts, tree, orders, db.Collection("users"), db.Collection("items")} {
+		var docs []any
+		for i := range 300 {
+			docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "path", Value: fmt.Sprintf(",r,%d,", i%7)}, {Key: "uid", Value: i % 10}, {Key: "sku", Value: i % 10}, {Key: "when", Value: i}})
+		}
+		if _, err := c.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ix := range []struct {
+		c   *mongo.Collection
+		key string
+	}{{tree, "path"}, {db.Collection("items"), "sku"}, {orders, "never"}, {orders, "when"}} {
+		if _, err := ix.c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: ix.key, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := func(cur *mongo.Cursor, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cur.All(ctx, new([]bson.Raw)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 150 {
+		// samples grows without bound, recent is capped with $slice
+		if _, err := hosts.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$push", Value: bson.D{
+			{Key: "samples", Value: i},
+			{Key: "recent", Value: bson.D{{Key: "$each", Value: bson.A{i}}, {Key: "$slice", Value: -5}}}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 15 {
+		all(tree.Find(ctx, bson.D{{Key: "path", Value: bson.Regex{Pattern: ",3,"}}}))
+		all(tree.Find(ctx, bson.D{{Key: "path", Value: bson.Regex{Pattern: "^,r,2"}}}))
+		all(orders.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "when", Value: 1}}).SetSkip(int64(100+i*10)).SetLimit(5)))
+		all(orders.Find(ctx, bson.D{{Key: "uid", Value: 3}}, options.Find().SetSort(bson.D{{Key: "when", Value: 1}}).SetSkip(5000).SetLimit(5)))
+		all(orders.Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "_id", Value: i}}}},
+			{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "users"}, {Key: "localField", Value: "uid"}, {Key: "foreignField", Value: "uid"}, {Key: "as", Value: "u"}}}},
+			{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "items"}, {Key: "localField", Value: "sku"}, {Key: "foreignField", Value: "sku"}, {Key: "as", Value: "s"}}}}}))
+	}
+	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "folioAdvise", Value: 1}, {Key: "db", Value: "advise"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	vals, _ := raw.Lookup("findings").Array().Values()
+	for _, v := range vals {
+		f := v.Document()
+		field, _ := f.Lookup("field").StringValueOK()
+		found = append(found, f.Lookup("kind").StringValue()+" "+f.Lookup("ns").StringValue()+" "+field)
+	}
+	got := strings.Join(found, "; ")
+	for _, want := range []string{"unbounded-array advise.hosts samples", "unanchored-regex advise.tree path",
+		"lookup-without-index advise.orders advise.users.uid", "unused-index advise.orders never_1", "skip-paging advise.orders",
+		"missing-index advise.orders"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in %s", want, got)
+		}
+	}
+	for _, not := range []string{"recent", "advise.items.sku", "when_1", "missing-index advise.tree"} {
+		if strings.Contains(got, not) {
+			t.Errorf("a finding on %s: %s", not, got)
+		}
+	}
+}
