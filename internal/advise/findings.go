@@ -60,18 +60,18 @@ type Catalog interface {
 // Thresholds of the findings (see docs/patterns.md, "What folio advise
 // says").
 const (
-	minExecutions     = 10       // a query shape's executions before it is judged
-	scanRatio         = 10       // documents examined per document returned that call for an index
-	minScanned        = 100      // ... and per execution
-	deepSkip          = 1000     // a skip this deep is paging by skip
-	sampleSize        = 1000     // documents sampled per collection
-	largeDoc          = 8 << 20  // a document half the 16 MiB limit is large
-	outlierDoc        = 1 << 20  // ... as is one of 1 MiB ten times the median
-	minPushes         = 100      // unbounded pushes before an array is judged
-	longArray         = 100      // ... and the length that makes it unbounded
-	minMultiWrites    = 10       // multi updates of a field before it is judged
-	copiesPerUpdate   = 10       // documents per multi update that make a copy
-	writesPerRead     = 10       // writes per read that make a field hot
+	minExecutions     = 10      // a query shape's executions before it is judged
+	scanRatio         = 10      // documents examined per document returned that call for an index
+	minScanned        = 100     // ... and per execution
+	deepSkip          = 1000    // a skip this deep is paging by skip
+	sampleSize        = 1000    // documents sampled per collection
+	largeDoc          = 8 << 20 // a document half the 16 MiB limit is large
+	outlierDoc        = 1 << 20 // ... as is one of 1 MiB ten times the median
+	minPushes         = 100     // unbounded pushes before an array is judged
+	longArray         = 100     // ... and the length that makes it unbounded
+	minMultiWrites    = 10      // multi updates of a field before it is judged
+	copiesPerUpdate   = 10      // documents per multi update that make a copy
+	writesPerRead     = 10      // writes per read that make a field hot
 	seedOneSquillions = "one->squillions (docs/patterns.md#one-squillions)"
 )
 
@@ -154,14 +154,14 @@ func shapeFindings(s shapeStats, indexes []Index) []Finding {
 		key := suggestedIndex(s)
 		if len(key) > 0 && !covered(indexes, key) {
 			out = append(out, Finding{Kind: "missing-index", NS: s.ns, Shape: s.kind + " " + s.shape, Evidence: evidence(), Cost: s.docs,
-				Pattern: "index what you query: equality fields, then the sort, then ranges (docs/patterns.md#what-folio-advise-says)",
+				Pattern:    "index what you query: equality fields, then the sort, then ranges (docs/patterns.md#what-folio-advise-says)",
 				Suggestion: "create an index on {" + strings.Join(key, ": 1, ") + ": 1}"})
 		}
 	}
 	if len(s.sortKeys) > 0 && s.maxSkip >= deepSkip {
 		ev := append(evidence(), bson.E{Key: "maxSkip", Value: s.maxSkip}, bson.E{Key: "avgSkip", Value: s.skips / max(s.count, 1)})
 		out = append(out, Finding{Kind: "skip-paging", NS: s.ns, Shape: s.kind + " " + s.shape, Evidence: ev, Cost: s.skips,
-			Pattern: "paging comments by range, not skip (docs/patterns.md#comments-three-ways)",
+			Pattern:    "paging comments by range, not skip (docs/patterns.md#comments-three-ways)",
 			Suggestion: "page by range on the sort key: remember the last " + s.sortKeys[0] + " of a page and ask for the next with {" + s.sortKeys[0] + ": {$gt: last}} and the same sort and limit; a skip reads and drops every skipped document"})
 	}
 	return out
@@ -250,7 +250,7 @@ func fieldFindings(fields []fieldStats, in func(string) bool, cat Catalog) []Fin
 		if f.multiWrites >= minMultiWrites && f.multiDocs >= copiesPerUpdate*f.multiWrites && f.writes >= writesPerRead*max(f.reads, 1) {
 			out = append(out, Finding{Kind: "denormalized-hot-field", NS: f.ns, Field: f.path,
 				Evidence: bson.D{{Key: "updates", Value: f.writes}, {Key: "multiUpdates", Value: f.multiWrites}, {Key: "documentsPerUpdate", Value: f.multiDocs / f.multiWrites}, {Key: "reads", Value: f.reads}},
-				Cost: f.multiDocs, Pattern: "denormalize what is read often and rarely updated (docs/patterns.md#denormalization)",
+				Cost:     f.multiDocs, Pattern: "denormalize what is read often and rarely updated (docs/patterns.md#denormalization)",
 				Suggestion: f.path + " is copied into many documents and rewritten far more often than read: keep it in one document and reference it, or read it with a $lookup"})
 		}
 	}
