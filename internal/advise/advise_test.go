@@ -161,3 +161,48 @@ func TestReport(t *testing.T) {
 		t.Errorf("after reset: %s", got)
 	}
 }
+
+// TestSaveLoad: observations saved and loaded into a new Observer give the
+// same report, and keep counting into the same shapes.
+func TestSaveLoad(t *testing.T) {
+	cat := fakeCatalog{indexes: map[string][]Index{"app.c": {{Name: "_id_", Fields: []string{"_id"}, Ops: 1}}}, docs: map[string][]bson.Raw{"app.c": nil}}
+	o := NewObserver()
+	for range 12 {
+		o.Query("app.c", "find", ext(t, `{"a": 1}`), nil, 0, Exec{DocsExamined: 500, Returned: 1, Duration: time.Millisecond})
+		o.Update("app.c", ext(t, `{"$push": {"l": 1}}`), false, 1)
+		o.Lookup("app.c", "app.d", "k")
+	}
+	o.Wrote("app.c", 7)
+	doc, err := o.Save()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewObserver()
+	if err := p.Load(doc); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := kinds(o.Report(cat, "")), kinds(p.Report(cat, "")); a != b || !strings.Contains(a, "missing-index") {
+		t.Errorf("reports before %q and after %q", a, b)
+	}
+	p.Query("app.c", "find", ext(t, `{"a": 2}`), nil, 0, Exec{})
+	if n := len(p.shapes); n != 1 {
+		t.Errorf("%d shapes after a loaded shape ran again", n)
+	}
+	if !p.Since().Equal(o.Since().Truncate(time.Millisecond)) {
+		t.Errorf("since %v, saved %v", p.Since(), o.Since())
+	}
+}
+
+// BenchmarkObserve is the advisor's cost per operation of YCSB-A: a find by
+// _id and an update setting one field, both of known shapes.
+func BenchmarkObserve(b *testing.B) {
+	o := NewObserver()
+	find, upd := ext(b, `{"_id": "user1234"}`), ext(b, `{"$set": {"field3": "x"}}`)
+	ex := Exec{KeysExamined: 1, DocsExamined: 1, Returned: 1, Duration: 20 * time.Microsecond, Plan: "IDHACK"}
+	b.ReportAllocs()
+	for b.Loop() {
+		o.Query("ycsb.usertable", "find", find, nil, 0, ex)
+		o.Query("ycsb.usertable", "update", find, nil, 0, ex)
+		o.Update("ycsb.usertable", upd, false, 1)
+	}
+}

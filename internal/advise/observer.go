@@ -196,21 +196,21 @@ func (o *Observer) Update(ns string, update bson.Raw, multi bool, modified int64
 	if !isOperatorDoc(update) {
 		return
 	}
-	ops, err := update.Elements()
-	if err != nil {
-		return
-	}
-	now := time.Now()
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for _, op := range ops {
-		doc, ok := op.Value().DocumentOK()
+	ops := rawdoc.Iterate(update)
+	for {
+		opName, opDoc, ok := ops.Next()
 		if !ok {
+			break
+		}
+		if opDoc.Type != bson.TypeEmbeddedDocument {
 			continue
 		}
-		fields := rawdoc.Iterate(doc)
+		push := string(opName) == "$push" || string(opName) == "$addToSet"
+		fields := rawdoc.Iterate(opDoc.Value)
 		for {
 			path, v, ok := fields.Next()
 			if !ok {
@@ -226,11 +226,11 @@ func (o *Observer) Update(ns string, update bson.Raw, multi bool, modified int64
 				fs.multiWrites++
 				fs.multiDocs += modified
 			}
-			if op.Key() != "$push" && op.Key() != "$addToSet" {
+			if !push {
 				continue
 			}
 			if fs.pushes == 0 {
-				fs.firstPush = now
+				fs.firstPush = time.Now()
 			}
 			fs.pushes++
 			if v.Type != bson.TypeEmbeddedDocument || rawdoc.Lookup(v.Value, "$slice").Type == 0 {

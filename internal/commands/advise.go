@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-db/folio/internal/advise"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 func init() {
@@ -137,25 +138,31 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 			obs.Wrote(op.ns, w.n)
 		}
 	case "update", "delete":
-		stmts, _ := cmd.Lookup(name + "s").ArrayOK()
-		vals, _ := stmts.Values()
-		if len(vals) == 0 {
+		field, counted := "deletes", "n"
+		if name == "update" {
+			field, counted = "updates", "nModified"
+		}
+		stmts, _ := cmd.Lookup(field).ArrayOK()
+		count := int64(rawdoc.Len(stmts))
+		if count == 0 {
 			return
 		}
-		n, _ := reply.Lookup("n").AsInt64OK()
-		if name == "update" {
-			n, _ = reply.Lookup("nModified").AsInt64OK()
-		}
-		ex.KeysExamined, ex.DocsExamined, ex.Duration = ex.KeysExamined/int64(len(vals)), ex.DocsExamined/int64(len(vals)), d/time.Duration(len(vals))
-		for _, v := range vals {
-			st, ok := v.DocumentOK()
+		n, _ := reply.Lookup(counted).AsInt64OK()
+		ex.KeysExamined, ex.DocsExamined, ex.Duration = ex.KeysExamined/count, ex.DocsExamined/count, d/time.Duration(count)
+		it := rawdoc.Iterate(stmts)
+		for {
+			_, v, ok := it.Next()
 			if !ok {
+				break
+			}
+			if v.Type != bson.TypeEmbeddedDocument {
 				continue
 			}
+			st := bson.Raw(v.Value)
 			obs.Query(op.ns, name, doc(st, "q"), nil, 0, ex)
 			if u, ok := st.Lookup("u").DocumentOK(); ok && name == "update" {
 				multi, _ := st.Lookup("multi").BooleanOK()
-				obs.Update(op.ns, u, multi, n/int64(len(vals)))
+				obs.Update(op.ns, u, multi, n/count)
 			}
 		}
 		obs.Wrote(op.ns, n)

@@ -129,6 +129,8 @@ var DefaultCompressors = []string{"snappy", "zstd", "zlib"}
 type Instance struct {
 	eng *engine.Engine
 	kv  storage.KV
+	// frontendID is the engine's (empty for a lone server).
+	frontendID string
 	// sharedKV: kv is Config.Shared, closed by its owner.
 	sharedKV bool
 	svc      *commands.Service
@@ -228,9 +230,12 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	svc.Sessions.OnEnd = func(t *engine.Txn) { svc.Cursors.KillOwned(t) }
 	svc.Cursors.SessionAlive = svc.Sessions.Alive
-	in := &Instance{eng: eng, kv: kv, sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
+	in := &Instance{eng: eng, kv: kv, frontendID: frontendID(cfg), sharedKV: cfg.Shared != nil, svc: svc, srv: server.New(svc, log), ln: ln, served: make(chan error, 1), stop: make(chan struct{}), shutdown: make(chan struct{}), log: log}
 	if err := configure(svc, cfg); err != nil {
 		return nil, errors.Join(err, ln.Close(), eng.Close(), closeKV())
+	}
+	if err := in.loadAdvice(); err != nil {
+		log.Warn("the advisor's saved observations could not be read; it starts afresh", "err", err)
 	}
 	svc.Shutdown = func() { in.shutdownOnce.Do(func() { close(in.shutdown) }) }
 	if cfg.MetricsAddr != "" {
@@ -320,14 +325,15 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }
 
-// reap closes idle cursors, aborts expired transactions and forgets
-// expired sessions until the instance stops.
+// reap closes idle cursors, aborts expired transactions, forgets expired
+// sessions and saves the advisor's observations until the instance stops.
 // It looks every period: at least every second, since the timeouts can
 // change at runtime (setParameter), and more often for a short cursor
 // timeout.
 func (in *Instance) reap(period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
+	lastSave := time.Now()
 	for {
 		select {
 		case <-t.C:
@@ -337,6 +343,12 @@ func (in *Instance) reap(period time.Duration) {
 			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
 			if _, err := in.eng.TruncateOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
+			}
+			if time.Since(lastSave) >= adviseSaveEvery {
+				if err := in.saveAdvice(); err != nil {
+					in.log.Warn("saving the advisor's observations", "err", err)
+				}
+				lastSave = time.Now()
 			}
 		case <-in.stop:
 			return
@@ -473,6 +485,9 @@ func (in *Instance) close(ctx context.Context) error {
 		return err
 	}
 	in.svc.Sessions.AbortAll()
+	if serr := in.saveAdvice(); serr != nil {
+		in.log.Warn("saving the advisor's observations", "err", serr)
+	}
 	err = errors.Join(err, in.closeStorage(true))
 	in.log.Info("folio stopped", "err", err)
 	return err

@@ -9,6 +9,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestAdvise runs, through the driver, workloads that show the advisor's
@@ -86,5 +89,47 @@ func TestAdvise(t *testing.T) {
 		if strings.Contains(got, not) {
 			t.Errorf("a finding on %s: %s", not, got)
 		}
+	}
+}
+
+// TestAdviseSurvivesRestart: the observations are saved at shutdown and
+// loaded at startup, so the findings stay across a restart.
+func TestAdviseSurvivesRestart(t *testing.T) {
+	testkv.SkipOnTiKV(t, "the test restarts a server on its Pebble data directory")
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	client := dial(t, first)
+	coll := client.Database("advrestart").Collection("c")
+	var docs []any
+	for i := range 300 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "k", Value: i % 30}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		if got := findAll(t, coll, bson.D{{Key: "k", Value: i}}); len(got) != 10 {
+			t.Fatal(len(got))
+		}
+	}
+	client.Disconnect(ctx)
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(ctx)
+	raw, err := dial(t, second).Database("admin").RunCommand(ctx, bson.D{{Key: "folioAdvise", Value: 1}, {Key: "db", Value: "advrestart"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(raw.Lookup("findings").String(), `"missing-index"`) {
+		t.Errorf("after a restart: %s", raw)
 	}
 }

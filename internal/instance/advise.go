@@ -1,0 +1,64 @@
+package instance
+
+import (
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+)
+
+// The advisor's observations are kept in admin.system.advise, one document
+// per frontend ({_id: its frontend id, "local" for a lone server,
+// observations}), saved every adviseSaveEvery and at shutdown, loaded at
+// startup.
+const (
+	adviseColl      = "system.advise"
+	adviseSaveEvery = time.Minute
+)
+
+// adviseKey is the filter of this server's document in admin.system.advise.
+func (in *Instance) adviseKey() bson.Raw {
+	id := in.frontendID
+	if id == "" {
+		id = engine.DefaultFrontendID
+	}
+	key, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}})
+	return key
+}
+
+// loadAdvice loads the saved observations, if any.
+func (in *Instance) loadAdvice() error {
+	if in.eng.Collection("admin", adviseColl) == nil {
+		return nil
+	}
+	cur, err := in.eng.Find("admin", adviseColl, engine.FindOptions{Filter: in.adviseKey()})
+	if err != nil {
+		return err
+	}
+	defer cur.Close()
+	doc, err := cur.Next()
+	if err != nil || doc == nil {
+		return err
+	}
+	obs, ok := doc.Lookup("observations").DocumentOK()
+	if !ok {
+		return nil
+	}
+	return in.svc.Advisor.Load(obs)
+}
+
+// saveAdvice saves the observations.
+func (in *Instance) saveAdvice() error {
+	obs, err := in.svc.Advisor.Save()
+	if err != nil {
+		return err
+	}
+	key := in.adviseKey()
+	doc, err := bson.Marshal(bson.D{{Key: "_id", Value: key.Lookup("_id")}, {Key: "observations", Value: obs}})
+	if err != nil {
+		return err
+	}
+	_, err = in.eng.Update("admin", adviseColl, engine.UpdateSpec{Filter: key, Update: doc, Upsert: true})
+	return err
+}
