@@ -148,6 +148,9 @@ func shapeFindings(s shapeStats, indexes []Index) []Finding {
 		if s.plan != "" {
 			d = append(d, bson.E{Key: "plan", Value: s.plan})
 		}
+		if s.maxIn > 0 {
+			d = append(d, bson.E{Key: "largestIn", Value: int64(s.maxIn)})
+		}
 		return d
 	}
 	if s.count >= minExecutions && s.docs >= scanRatio*max(s.ret, 1) && s.docs >= minScanned*s.count {

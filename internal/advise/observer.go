@@ -108,21 +108,23 @@ func (o *Observer) Since() time.Time {
 // shape or field is then found without allocating.
 var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
-// shapeKey appends the key of a query shape: namespace, kind, filter shape
-// and sort keys; it also returns the filter's largest $in list.
-func shapeKey(dst []byte, ns, kind string, filter, sortDoc []byte) ([]byte, int) {
+// shapeKey appends the key of a query shape: namespace, kind, filter
+// shape, sort and projection keys; it also returns the filter's largest
+// $in list.
+func shapeKey(dst []byte, ns, kind string, filter, sortDoc, projection []byte) ([]byte, int) {
 	dst = append(append(append(append(dst, ns...), 0), kind...), 0)
 	dst, maxIn := appendShape(dst, filter)
-	return appendKeys(append(dst, 0), sortDoc), maxIn
+	dst = appendKeys(append(dst, 0), sortDoc)
+	return appendKeys(append(dst, 0), projection), maxIn
 }
 
 // Query records one execution of a read (kind find, count, distinct,
-// aggregate, update, delete, findAndModify) of ns: its filter, sort and
-// skip, and its work.
-func (o *Observer) Query(ns, kind string, filter, sortDoc bson.Raw, skip int64, ex Exec) {
+// aggregate, update, delete, findAndModify) of ns: its filter, sort,
+// projection and skip, and its work.
+func (o *Observer) Query(ns, kind string, filter, sortDoc, projection bson.Raw, skip int64, ex Exec) {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
-	key, maxIn := shapeKey((*buf)[:0], ns, kind, filter, sortDoc)
+	key, maxIn := shapeKey((*buf)[:0], ns, kind, filter, sortDoc, projection)
 	*buf = key
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -136,6 +138,9 @@ func (o *Observer) Query(ns, kind string, filter, sortDoc bson.Raw, skip int64, 
 		if len(s.sortKeys) > 0 {
 			s.shape += " sort {" + strings.Join(s.sortKeys, ", ") + "}"
 		}
+		if p := sortKeys(projection); len(p) > 0 {
+			s.shape += " projection {" + strings.Join(p, ", ") + "}"
+		}
 		o.shapes[string(key)] = s
 	}
 	s.count++
@@ -146,10 +151,10 @@ func (o *Observer) Query(ns, kind string, filter, sortDoc bson.Raw, skip int64, 
 
 // More adds the work of a getMore to its query's shape (without counting
 // an execution).
-func (o *Observer) More(ns, kind string, filter, sortDoc bson.Raw, ex Exec) {
+func (o *Observer) More(ns, kind string, filter, sortDoc, projection bson.Raw, ex Exec) {
 	buf := keyBufs.Get().(*[]byte)
 	defer keyBufs.Put(buf)
-	key, _ := shapeKey((*buf)[:0], ns, kind, filter, sortDoc)
+	key, _ := shapeKey((*buf)[:0], ns, kind, filter, sortDoc, projection)
 	*buf = key
 	o.mu.Lock()
 	defer o.mu.Unlock()

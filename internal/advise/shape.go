@@ -222,7 +222,7 @@ func isOperatorDoc(d []byte) bool {
 	return ok && len(k) > 0 && k[0] == '$'
 }
 
-// appendKeys appends the shape of a sort: its field names.
+// appendKeys appends the shape of a sort or a projection: its field names.
 func appendKeys(dst []byte, d []byte) []byte {
 	it := rawdoc.Iterate(d)
 	for i := 0; ; i++ {
@@ -237,7 +237,7 @@ func appendKeys(dst []byte, d []byte) []byte {
 	}
 }
 
-// sortKeys are a sort's field names.
+// sortKeys are a sort's (or a projection's) field names.
 func sortKeys(d bson.Raw) []string {
 	elems, _ := d.Elements()
 	keys := make([]string, len(elems))

@@ -109,25 +109,25 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 	switch name {
 	case "find":
 		skip, _ := cmd.Lookup("skip").AsInt64OK()
-		obs.Query(op.ns, "find", doc(cmd, "filter"), doc(cmd, "sort"), skip, ex)
+		obs.Query(op.ns, "find", doc(cmd, "filter"), doc(cmd, "sort"), doc(cmd, "projection"), skip, ex)
 	case "count", "distinct":
-		obs.Query(op.ns, name, doc(cmd, "query"), nil, 0, ex)
+		obs.Query(op.ns, name, doc(cmd, "query"), nil, nil, 0, ex)
 	case "aggregate":
 		filter, sortDoc, skip := leadingStages(cmd)
-		obs.Query(op.ns, "aggregate", filter, sortDoc, skip, ex)
+		obs.Query(op.ns, "aggregate", filter, sortDoc, nil, skip, ex)
 		s.observeLookups(op.ns, cmd)
 	case "getMore":
 		if o := op.out.origin; o != nil {
 			switch Name(o) {
 			case "find":
-				obs.More(op.ns, "find", doc(o, "filter"), doc(o, "sort"), ex)
+				obs.More(op.ns, "find", doc(o, "filter"), doc(o, "sort"), doc(o, "projection"), ex)
 			case "aggregate":
 				filter, sortDoc, _ := leadingStages(o)
-				obs.More(op.ns, "aggregate", filter, sortDoc, ex)
+				obs.More(op.ns, "aggregate", filter, sortDoc, nil, ex)
 			}
 		}
 	case "findAndModify":
-		obs.Query(op.ns, "findAndModify", doc(cmd, "query"), doc(cmd, "sort"), 0, ex)
+		obs.Query(op.ns, "findAndModify", doc(cmd, "query"), doc(cmd, "sort"), doc(cmd, "fields"), 0, ex)
 		if u := doc(cmd, "update"); u != nil {
 			n, _ := reply.Lookup("lastErrorObject", "n").AsInt64OK()
 			obs.Update(op.ns, u, false, n)
@@ -159,7 +159,7 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 				continue
 			}
 			st := bson.Raw(v.Value)
-			obs.Query(op.ns, name, doc(st, "q"), nil, 0, ex)
+			obs.Query(op.ns, name, doc(st, "q"), nil, nil, 0, ex)
 			if u, ok := st.Lookup("u").DocumentOK(); ok && name == "update" {
 				multi, _ := st.Lookup("multi").BooleanOK()
 				obs.Update(op.ns, u, multi, n/count)

@@ -133,3 +133,19 @@ func TestAdviseSurvivesRestart(t *testing.T) {
 		t.Errorf("after a restart: %s", raw)
 	}
 }
+
+// TestAdviseNeedsClusterMonitor: under access control, folioAdvise needs
+// clusterMonitor (or any role granting serverStatus).
+func TestAdviseNeedsClusterMonitor(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	admin := root.Database("admin")
+	mustRunRaw(t, admin, bson.D{{Key: "createUser", Value: "mon"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"clusterMonitor"}}})
+	mustRunRaw(t, admin, bson.D{{Key: "createUser", Value: "app"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWriteAnyDatabase"}}})
+	advise := bson.D{{Key: "folioAdvise", Value: 1}}
+	if err := connectAs(t, in, "mon", "pw", "admin", "").Database("admin").RunCommand(ctx, advise).Err(); err != nil {
+		t.Errorf("clusterMonitor: %v", err)
+	}
+	err := connectAs(t, in, "app", "pw", "admin", "").Database("admin").RunCommand(ctx, advise).Err()
+	requireCode(t, err, 13, "Unauthorized")
+}
