@@ -44,6 +44,8 @@ type Index struct {
 	Fields []string
 	Ops    int64
 	Since  time.Time
+	// Size is its disk size as the store estimates it.
+	Size int64
 }
 
 // Catalog is what Report reads of the database besides the observations.
@@ -127,7 +129,8 @@ func (o *Observer) Report(cat Catalog, db string) []Finding {
 				continue
 			}
 			out = append(out, Finding{Kind: "unused-index", NS: ns, Field: ix.Name,
-				Evidence: bson.D{{Key: "index", Value: ix.Name}, {Key: "key", Value: strings.Join(ix.Fields, ", ")}, {Key: "unusedSince", Value: ix.Since}, {Key: "writesSince", Value: writes[ns]}},
+				Evidence: bson.D{{Key: "index", Value: ix.Name}, {Key: "key", Value: strings.Join(ix.Fields, ", ")}, {Key: "unusedSince", Value: ix.Since},
+					{Key: "sizeBytes", Value: ix.Size}, {Key: "writesSince", Value: writes[ns]}},
 				Cost:     writes[ns], Pattern: "index what you query (docs/patterns.md#what-folio-advise-says)",
 				Suggestion: "no operation read this index since " + ix.Since.UTC().Format(time.RFC3339) + "; every write still maintains it: drop it (or hide it first with collMod) unless a rare job needs it"})
 		}

@@ -75,7 +75,7 @@ func (c adviseCatalog) Indexes(ns string) []advise.Index {
 		for _, f := range ix.Fields {
 			fields = append(fields, f.Path)
 		}
-		out = append(out, advise.Index{Name: ix.Name, Fields: fields, Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
+		out = append(out, advise.Index{Name: ix.Name, Fields: fields, Ops: ix.Usage().Ops(), Since: ix.Usage().Since, Size: c.s.Engine.IndexDiskSize(coll, ix)})
 	}
 	return out
 }

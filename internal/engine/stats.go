@@ -66,10 +66,16 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	}
 	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})
 	for _, ix := range ixs {
-		ilo, ihi := indexSpan(c.ID, ix.ID)
-		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.diskUsage(ilo, ihi)})
+		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.IndexDiskSize(c, ix)})
 	}
 	return s, nil
+}
+
+// IndexDiskSize is the store's estimate of the disk space of c's
+// secondary index ix.
+func (e *Engine) IndexDiskSize(c *Collection, ix *Index) int64 {
+	lo, hi := indexSpan(c.ID, ix.ID)
+	return e.diskUsage(lo, hi)
 }
 
 // diskUsage is the store's estimate of the disk space of [lo, hi); a store
