@@ -111,7 +111,7 @@ func TestReport(t *testing.T) {
 		},
 		docs: map[string][]bson.Raw{
 			"app.scan": small(10), "app.ok": small(10), "app.tree": small(10), "app.orders": small(10), "app.items": small(10),
-			"app.hosts": {arr(500)}, "app.blobs": append(small(9), big), "app.idle": small(3),
+			"app.hosts": {arr(500)}, "app.blobs": append(small(9), big), "app.idle": small(3), "app.posts": small(3),
 		},
 	}
 	o := NewObserver()
@@ -141,6 +141,10 @@ func TestReport(t *testing.T) {
 		o.Update("app.hosts", ext(t, `{"$push": {"capped": {"$each": [1], "$slice": -2}}}`), false, 1)
 	}
 	o.Wrote("app.idle", 300)
+	for range 20 {
+		// a collection dropped since: nothing is said of it
+		o.Query("app.gone", "find", ext(t, `{"z": 1}`), nil, nil, 0, ex(1000, 1))
+	}
 	got := kinds(o.Report(cat, "app"))
 	for _, want := range []string{"missing-index app.scan ", "unanchored-regex app.tree path", "skip-paging app.orders ",
 		"lookup-without-index app.orders app.users.uid", "denormalized-hot-field app.posts author.name",
@@ -152,7 +156,7 @@ func TestReport(t *testing.T) {
 	if n := strings.Count(got, "unanchored-regex"); n != 1 {
 		t.Errorf("%d unanchored-regex findings, want the unanchored shape's only: %s", n, got)
 	}
-	for _, not := range []string{"app.ok", "app.items", "capped", "missing-index app.tree", "title", "large-document app.scan"} {
+	for _, not := range []string{"app.ok", "app.items", "capped", "missing-index app.tree", "title", "large-document app.scan", "app.gone"} {
 		if strings.Contains(got, not) {
 			t.Errorf("a finding on %s: %s", not, got)
 		}

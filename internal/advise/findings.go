@@ -80,7 +80,14 @@ const (
 // Report is the findings on db ("" for every database), most costly first.
 func (o *Observer) Report(cat Catalog, db string) []Finding {
 	shapes, fields, lookups, writes := o.snapshot()
-	in := func(ns string) bool { return db == "" || strings.HasPrefix(ns, db+".") }
+	// Only collections that exist now: what was observed of a dropped one
+	// says nothing of the data.
+	exists := map[string]bool{}
+	namespaces := cat.Namespaces(db)
+	for _, ns := range namespaces {
+		exists[ns] = true
+	}
+	in := func(ns string) bool { return exists[ns] }
 	var out []Finding
 	indexes := map[string][]Index{}
 	indexesOf := func(ns string) []Index {
@@ -123,7 +130,7 @@ func (o *Observer) Report(cat Catalog, db string) []Finding {
 		fields[i].reads = reads[fields[i].ns+"\x00"+fields[i].path]
 	}
 	out = append(out, fieldFindings(fields, in, cat)...)
-	for _, ns := range cat.Namespaces(db) {
+	for _, ns := range namespaces {
 		for _, ix := range indexesOf(ns) {
 			if ix.Name == "_id_" || ix.Ops > 0 {
 				continue
