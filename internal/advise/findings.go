@@ -138,7 +138,7 @@ func (o *Observer) Report(cat Catalog, db string) []Finding {
 			out = append(out, Finding{Kind: "unused-index", NS: ns, Field: ix.Name,
 				Evidence: bson.D{{Key: "index", Value: ix.Name}, {Key: "key", Value: strings.Join(ix.Fields, ", ")}, {Key: "unusedSince", Value: ix.Since},
 					{Key: "sizeBytes", Value: ix.Size}, {Key: "writesSince", Value: writes[ns]}},
-				Cost:     writes[ns], Pattern: "index what you query (docs/patterns.md#what-folio-advise-says)",
+				Cost: writes[ns], Pattern: "index what you query (docs/patterns.md#what-folio-advise-says)",
 				Suggestion: "no operation read this index since " + ix.Since.UTC().Format(time.RFC3339) + "; every write still maintains it: drop it (or hide it first with collMod) unless a rare job needs it"})
 		}
 		out = append(out, documentFindings(ns, cat.Sample(ns, sampleSize))...)
