@@ -216,3 +216,36 @@ func BenchmarkObserve(b *testing.B) {
 		o.Update("ycsb.usertable", upd, false, 1)
 	}
 }
+
+// TestConcurrentObservations observes from several goroutines while
+// reports, saves and resets run (for go test -race), past the bounds of
+// the maps.
+func TestConcurrentObservations(t *testing.T) {
+	o := NewObserver()
+	cat := fakeCatalog{docs: map[string][]bson.Raw{"db.c": nil}}
+	done := make(chan struct{})
+	for w := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 1500 {
+				f := ext(t, `{"f`+string(rune('a'+w))+`": {"$in": [1, 2]}, "g`+strings.Repeat("x", i%40)+`": 1}`)
+				o.Query("db.c", "find", f, nil, nil, int64(i), Exec{DocsExamined: 10, Returned: 1})
+				o.Update("db.c", ext(t, `{"$push": {"a`+strings.Repeat("y", i%70)+`": 1}}`), i%2 == 0, 3)
+				o.Lookup("db.c", "db.d", strings.Repeat("k", i%600))
+			}
+		}()
+	}
+	for range 20 {
+		o.Report(cat, "db")
+		if _, err := o.Save(); err != nil {
+			t.Error(err)
+		}
+	}
+	o.Reset()
+	for range 4 {
+		<-done
+	}
+	if len(o.shapes) > maxShapes || len(o.lookups) > maxLookups || len(o.fields) > maxFields {
+		t.Errorf("bounds passed: %d shapes, %d lookups, %d fields", len(o.shapes), len(o.lookups), len(o.fields))
+	}
+}
