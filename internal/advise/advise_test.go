@@ -141,6 +141,15 @@ func TestReport(t *testing.T) {
 		o.Update("app.hosts", ext(t, `{"$push": {"capped": {"$each": [1], "$slice": -2}}}`), false, 1)
 	}
 	o.Wrote("app.idle", 300)
+	// a large document inserted, not in the sample
+	var logs bson.A
+	for i := range 20 {
+		logs = append(logs, bson.D{{Key: "_id", Value: i}})
+	}
+	logs = append(logs, bson.D{{Key: "_id", Value: "big"}, {Key: "b", Value: bson.Binary{Data: make([]byte, 3<<20)}}})
+	_, arrBytes, _ := bson.MarshalValue(logs)
+	o.Inserted("app.logs", arrBytes)
+	cat.docs["app.logs"] = small(3)
 	for range 20 {
 		// a collection dropped since: nothing is said of it
 		o.Query("app.gone", "find", ext(t, `{"z": 1}`), nil, nil, 0, ex(1000, 1))
@@ -148,7 +157,7 @@ func TestReport(t *testing.T) {
 	got := kinds(o.Report(cat, "app"))
 	for _, want := range []string{"missing-index app.scan ", "unanchored-regex app.tree path", "skip-paging app.orders ",
 		"lookup-without-index app.orders app.users.uid", "denormalized-hot-field app.posts author.name",
-		"unbounded-array app.hosts samples", "large-document app.blobs _id", "unused-index app.idle never_1"} {
+		"unbounded-array app.hosts samples", "large-document app.blobs _id", "unused-index app.idle never_1", "large-document app.logs"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in %s", want, got)
 		}

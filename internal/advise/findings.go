@@ -79,7 +79,7 @@ const (
 
 // Report is the findings on db ("" for every database), most costly first.
 func (o *Observer) Report(cat Catalog, db string) []Finding {
-	shapes, fields, lookups, writes := o.snapshot()
+	shapes, fields, lookups, writes, sizes := o.snapshot()
 	// Only collections that exist now: what was observed of a dropped one
 	// says nothing of the data.
 	exists := map[string]bool{}
@@ -141,7 +141,7 @@ func (o *Observer) Report(cat Catalog, db string) []Finding {
 				Cost: writes[ns], Pattern: "index what you query (docs/patterns.md#what-folio-advise-says)",
 				Suggestion: "no operation read this index since " + ix.Since.UTC().Format(time.RFC3339) + "; every write still maintains it: drop it (or hide it first with collMod) unless a rare job needs it"})
 		}
-		out = append(out, documentFindings(ns, cat.Sample(ns, sampleSize))...)
+		out = append(out, documentFindings(ns, cat.Sample(ns, sampleSize), sizes[ns])...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Cost > out[j].Cost })
 	return out
@@ -270,27 +270,40 @@ func fieldFindings(fields []fieldStats, in func(string) bool, cat Catalog) []Fin
 	return out
 }
 
-// documentFindings is large-document over a sample of ns.
-func documentFindings(ns string, docs []bson.Raw) []Finding {
-	if len(docs) == 0 {
-		return nil
-	}
-	sizes := make([]int, len(docs))
-	largest := 0
-	for i, d := range docs {
-		sizes[i] = len(d)
-		if len(d) > len(docs[largest]) {
-			largest = i
+// documentFindings is large-document over a sample of ns and the sizes
+// of the documents inserted into it.
+func documentFindings(ns string, docs []bson.Raw, inserted sizeStats) []Finding {
+	var median, top int64
+	var largestID bson.RawValue
+	if len(docs) > 0 {
+		sizes := make([]int64, len(docs))
+		largest := 0
+		for i, d := range docs {
+			sizes[i] = int64(len(d))
+			if len(d) > len(docs[largest]) {
+				largest = i
+			}
 		}
+		slices.Sort(sizes)
+		median, top, largestID = sizes[len(sizes)/2], sizes[len(sizes)-1], docs[largest].Lookup("_id")
 	}
-	slices.Sort(sizes)
-	median, top := sizes[len(sizes)/2], sizes[len(sizes)-1]
+	if inserted.count > 0 {
+		median = max(median, inserted.quantile(0.5))
+		top = max(top, inserted.max)
+	}
 	if top < largeDoc && (top < outlierDoc || top < 10*median) {
 		return nil
 	}
-	return []Finding{{Kind: "large-document", NS: ns, Field: "_id",
-		Evidence: bson.D{{Key: "sampled", Value: int64(len(docs))}, {Key: "medianBytes", Value: int64(median)}, {Key: "largestBytes", Value: int64(top)},
-			{Key: "largestId", Value: docs[largest].Lookup("_id")}, {Key: "limitBytes", Value: int64(16 << 20)}},
-		Cost: int64(top), Pattern: "embed what is read together, reference what grows (docs/patterns.md#embedding-vs-referencing)",
+	ev := bson.D{{Key: "sampled", Value: int64(len(docs))}, {Key: "medianBytes", Value: median}, {Key: "largestBytes", Value: top}}
+	if largestID.Type != 0 {
+		ev = append(ev, bson.E{Key: "largestSampledId", Value: largestID})
+	}
+	if inserted.count > 0 {
+		ev = append(ev, bson.E{Key: "inserted", Value: inserted.count}, bson.E{Key: "insertedP90Bytes", Value: inserted.quantile(0.9)},
+			bson.E{Key: "insertedMaxBytes", Value: inserted.max})
+	}
+	ev = append(ev, bson.E{Key: "limitBytes", Value: int64(16 << 20)})
+	return []Finding{{Kind: "large-document", NS: ns, Field: "_id", Evidence: ev, Cost: top,
+		Pattern:    "embed what is read together, reference what grows (docs/patterns.md#embedding-vs-referencing)",
 		Suggestion: "split the largest documents: move their growing or rarely read parts to documents of their own (referenced), or into buckets"}}
 }

@@ -77,6 +77,25 @@ type Observer struct {
 	fields  map[string]*fieldStats
 	lookups map[string]*lookupStats
 	writes  map[string]int64 // documents written per namespace
+	sizes   map[string]*sizeStats
+}
+
+// sizeStats are the sizes of the documents inserted into a collection.
+type sizeStats struct {
+	count, max int64
+	hist       [32]int64 // documents by log2 of their size
+}
+
+// quantile is the q-th quantile (0 to 1) of the sizes, as the upper bound
+// of its power-of-two bucket.
+func (s *sizeStats) quantile(q float64) int64 {
+	seen := int64(0)
+	for i, c := range s.hist {
+		if seen += c; c > 0 && float64(seen) >= q*float64(s.count) {
+			return min(int64(1)<<i, s.max)
+		}
+	}
+	return s.max
 }
 
 // NewObserver returns an empty Observer.
@@ -95,6 +114,7 @@ func (o *Observer) Reset() {
 	o.fields = map[string]*fieldStats{}
 	o.lookups = map[string]*lookupStats{}
 	o.writes = map[string]int64{}
+	o.sizes = map[string]*sizeStats{}
 }
 
 // Since is when the observation began.
@@ -252,6 +272,32 @@ func (o *Observer) Wrote(ns string, n int64) {
 	o.mu.Unlock()
 }
 
+// Inserted records the sizes of the documents of an insert into ns (docs
+// is the command's documents array).
+func (o *Observer) Inserted(ns string, docs []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	s := o.sizes[ns]
+	if s == nil {
+		if len(o.sizes) >= maxFields {
+			evict(o.sizes, func(s *sizeStats) int64 { return s.count })
+		}
+		s = &sizeStats{}
+		o.sizes[ns] = s
+	}
+	it := rawdoc.Iterate(docs)
+	for {
+		_, d, ok := it.Next()
+		if !ok {
+			return
+		}
+		n := int64(len(d.Value))
+		s.count++
+		s.max = max(s.max, n)
+		s.hist[min(bits.Len64(uint64(n)), len(s.hist)-1)]++
+	}
+}
+
 // Lookup records a $lookup or $graphLookup of ns reading from by
 // foreignField.
 func (o *Observer) Lookup(ns, from, foreignField string) {
@@ -292,9 +338,13 @@ func evict[T any](m map[string]T, weight func(T) int64) {
 }
 
 // snapshot copies what Report reads, under the lock.
-func (o *Observer) snapshot() (shapes []shapeStats, fields []fieldStats, lookups []lookupStats, writes map[string]int64) {
+func (o *Observer) snapshot() (shapes []shapeStats, fields []fieldStats, lookups []lookupStats, writes map[string]int64, sizes map[string]sizeStats) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	sizes = make(map[string]sizeStats, len(o.sizes))
+	for k, v := range o.sizes {
+		sizes[k] = *v
+	}
 	for _, s := range o.shapes {
 		shapes = append(shapes, *s)
 	}
@@ -309,5 +359,5 @@ func (o *Observer) snapshot() (shapes []shapeStats, fields []fieldStats, lookups
 		writes[k] = v
 	}
 	sort.Slice(shapes, func(i, j int) bool { return shapes[i].docs > shapes[j].docs })
-	return shapes, fields, lookups, writes
+	return shapes, fields, lookups, writes, sizes
 }

@@ -57,12 +57,20 @@ type savedWrites struct {
 	N  int64  `bson:"n"`
 }
 
+type savedSizes struct {
+	NS    string  `bson:"ns"`
+	Count int64   `bson:"count"`
+	Max   int64   `bson:"max"`
+	Hist  []int64 `bson:"hist"`
+}
+
 type saved struct {
 	Since   time.Time     `bson:"since"`
 	Shapes  []savedShape  `bson:"shapes"`
 	Fields  []savedField  `bson:"fields"`
 	Lookups []savedLookup `bson:"lookups"`
 	Writes  []savedWrites `bson:"writes"`
+	Sizes   []savedSizes  `bson:"sizes"`
 }
 
 // Save is the observations as a document.
@@ -83,6 +91,9 @@ func (o *Observer) Save() (bson.Raw, error) {
 	}
 	for k, v := range o.writes {
 		s.Writes = append(s.Writes, savedWrites{NS: k, N: v})
+	}
+	for k, v := range o.sizes {
+		s.Sizes = append(s.Sizes, savedSizes{NS: k, Count: v.count, Max: v.max, Hist: v.hist[:]})
 	}
 	o.mu.Unlock()
 	return bson.Marshal(s)
@@ -113,6 +124,11 @@ func (o *Observer) Load(doc bson.Raw) error {
 	}
 	for _, w := range s.Writes {
 		o.writes[w.NS] = w.N
+	}
+	for _, z := range s.Sizes {
+		st := &sizeStats{count: z.Count, max: z.Max}
+		copy(st.hist[:], z.Hist)
+		o.sizes[z.NS] = st
 	}
 	return nil
 }

@@ -137,6 +137,9 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 		if w := op.out.writes; w != nil {
 			obs.Wrote(op.ns, w.n)
 		}
+		if docs, ok := cmd.Lookup("documents").ArrayOK(); ok {
+			obs.Inserted(op.ns, docs)
+		}
 	case "update", "delete":
 		field, counted := "deletes", "n"
 		if name == "update" {

@@ -66,6 +66,15 @@ func TestAdvise(t *testing.T) {
 			{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "users"}, {Key: "localField", Value: "uid"}, {Key: "foreignField", Value: "uid"}, {Key: "as", Value: "u"}}}},
 			{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "items"}, {Key: "localField", Value: "sku"}, {Key: "foreignField", Value: "sku"}, {Key: "as", Value: "s"}}}}}))
 	}
+	// a 2 MiB document among small ones, inserted and deleted since: the
+	// sizes of inserts say what the sample no longer shows
+	big := bson.D{{Key: "_id", Value: "big"}, {Key: "b", Value: bson.Binary{Data: make([]byte, 2<<20)}}}
+	if _, err := db.Collection("users").InsertMany(ctx, []any{big, bson.D{{Key: "_id", Value: "small"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("users").DeleteOne(ctx, bson.D{{Key: "_id", Value: "big"}}); err != nil {
+		t.Fatal(err)
+	}
 	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "folioAdvise", Value: 1}, {Key: "db", Value: "advise"}}).Raw()
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +89,7 @@ func TestAdvise(t *testing.T) {
 	got := strings.Join(found, "; ")
 	for _, want := range []string{"unbounded-array advise.hosts samples", "unanchored-regex advise.tree path",
 		"lookup-without-index advise.orders advise.users.uid", "unused-index advise.orders never_1", "skip-paging advise.orders",
-		"missing-index advise.orders"} {
+		"missing-index advise.orders", "large-document advise.users"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in %s", want, got)
 		}
