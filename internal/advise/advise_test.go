@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 func ext(t testing.TB, s string) bson.Raw {
@@ -257,4 +259,30 @@ func TestConcurrentObservations(t *testing.T) {
 	if len(o.shapes) > maxShapes || len(o.lookups) > maxLookups || len(o.fields) > maxFields {
 		t.Errorf("bounds passed: %d shapes, %d lookups, %d fields", len(o.shapes), len(o.lookups), len(o.fields))
 	}
+}
+
+// FuzzShape: any document, as a filter or an update, is observed without
+// a panic, and the allocation-free shape is the one parseFilter makes.
+func FuzzShape(f *testing.F) {
+	for _, s := range []string{`{"a": 1}`, `{"$or": [{"a": {"$in": [1, 2]}}, {"b": {"$regex": "^x", "$options": "i"}}]}`,
+		`{"t": {"$elemMatch": {"k": 1, "v": {"$gt": 2}}}}`, `{"$push": {"l": {"$each": [1], "$slice": -3}}}`, `{"p": {"$regularExpression": {"pattern": "a", "options": ""}}}`} {
+		f.Add([]byte(ext(f, s)))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		// what a command's documents are, once the wire layer checked them
+		if rawdoc.Validate(doc) != nil {
+			return
+		}
+		key, maxIn := appendShape(nil, doc)
+		q := parseFilter(doc)
+		if string(key) != q.shape || maxIn != q.maxIn {
+			t.Fatalf("appendShape %q %d, parseFilter %q %d", key, maxIn, q.shape, q.maxIn)
+		}
+		o := NewObserver()
+		o.Query("d.c", "find", doc, doc, doc, 1, Exec{})
+		o.Update("d.c", doc, true, 1)
+		if _, err := o.Save(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -27,7 +27,7 @@ func appendShape(dst []byte, filter []byte) ([]byte, int) {
 		}
 		dst = append(append(dst, k...), ':')
 		switch {
-		case string(k) == "$and" || string(k) == "$or" || string(k) == "$nor":
+		case (string(k) == "$and" || string(k) == "$or" || string(k) == "$nor") && v.Type == bson.TypeArray:
 			dst = append(dst, '[')
 			items := rawdoc.Iterate(v.Value)
 			for j := 0; ; j++ {
@@ -135,7 +135,11 @@ func (q *query) walk(doc bson.Raw, prefix string) {
 		k, v := el.Key(), el.Value()
 		switch {
 		case k == "$and" || k == "$or" || k == "$nor":
-			vals, _ := v.Array().Values()
+			arr, ok := v.ArrayOK()
+			if !ok {
+				continue
+			}
+			vals, _ := arr.Values()
 			for _, item := range vals {
 				if d, ok := item.DocumentOK(); ok {
 					q.walk(d, prefix)

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Updates of measurements, as MongoDB 7.0 allows them: only of the
@@ -50,7 +51,9 @@ func translateQueryDoc(meta string, doc bson.Raw) ([]byte, error) {
 			out = bsoncore.AppendValueElement(out, toMeta(k, meta), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 			continue
 		}
-		if v.Type != bson.TypeArray {
+		if v.Type != bson.TypeArray || (k != "$and" && k != "$or" && k != "$nor") {
+			// other operators' values, and malformed logical ones (the
+			// buckets' query reports those), are kept as they are
 			out = bsoncore.AppendValueElement(out, k, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 			continue
 		}
@@ -94,9 +97,13 @@ func TranslateUpdate(o Options, update bson.Raw, pipeline bool) (bson.Raw, error
 	notMeta := mongoerr.New(mongoerr.InvalidOptions, "Cannot perform an update on a time-series collection which updates a field that is not the metaField '%s'", o.MetaField)
 	start, out := bsoncore.AppendDocumentStart(nil)
 	for _, op := range ops {
-		fields, err := op.Value().Document().Elements()
+		d, ok := op.Value().DocumentOK()
+		if !ok {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Modifiers operate on fields but we found type %s instead", values.TypeName(op.Value().Type))
+		}
+		fields, err := d.Elements()
 		if err != nil {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Modifiers operate on fields but we found type %s instead", op.Value().Type)
+			return nil, err
 		}
 		oStart, o2 := bsoncore.AppendDocumentElementStart(out, op.Key())
 		for _, f := range fields {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // TestTranslate: filters and updates on the metaField become filters and
@@ -88,4 +90,21 @@ func TestModify(t *testing.T) {
 			t.Errorf("%+v with %v: %+v changed %v, %v", tc.from, tc.mod, got, changed, err)
 		}
 	}
+}
+
+// FuzzTranslate: any valid document, as a filter or an update, is
+// translated or refused, never a panic.
+func FuzzTranslate(f *testing.F) {
+	for _, s := range [][]byte{mustDoc(bson.D{{Key: "m", Value: 1}}), mustDoc(bson.D{{Key: "$or", Value: 1}}),
+		mustDoc(bson.D{{Key: "$set", Value: bson.D{{Key: "m.a", Value: 1}}}}), mustDoc(bson.D{{Key: "$rename", Value: bson.D{{Key: "m.a", Value: 2}}}})} {
+		f.Add(s)
+	}
+	o := Options{TimeField: "t", MetaField: "m"}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if rawdoc.Validate(doc) != nil {
+			return
+		}
+		_, _ = TranslateQuery(o, doc)
+		_, _ = TranslateUpdate(o, doc, false)
+	})
 }
