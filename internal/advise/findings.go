@@ -62,19 +62,18 @@ type Catalog interface {
 // Thresholds of the findings (see docs/patterns.md, "What folio advise
 // says").
 const (
-	minExecutions     = 10      // a query shape's executions before it is judged
-	scanRatio         = 10      // documents examined per document returned that call for an index
-	minScanned        = 100     // ... and per execution
-	deepSkip          = 1000    // a skip this deep is paging by skip
-	sampleSize        = 1000    // documents sampled per collection
-	largeDoc          = 8 << 20 // a document half the 16 MiB limit is large
-	outlierDoc        = 1 << 20 // ... as is one of 1 MiB ten times the median
-	minPushes         = 100     // unbounded pushes before an array is judged
-	longArray         = 100     // ... and the length that makes it unbounded
-	minMultiWrites    = 10      // multi updates of a field before it is judged
-	copiesPerUpdate   = 10      // documents per multi update that make a copy
-	writesPerRead     = 10      // writes per read that make a field hot
-	seedOneSquillions = "one->squillions (docs/patterns.md#one-squillions)"
+	minExecutions   = 10      // a query shape's executions before it is judged
+	scanRatio       = 10      // documents examined per document returned that call for an index
+	minScanned      = 100     // ... and per execution
+	deepSkip        = 1000    // a skip this deep is paging by skip
+	sampleSize      = 1000    // documents sampled per collection
+	largeDoc        = 8 << 20 // a document half the 16 MiB limit is large
+	outlierDoc      = 1 << 20 // ... as is one of 1 MiB ten times the median
+	minPushes       = 100     // unbounded pushes before an array is judged
+	longArray       = 100     // ... and the length that makes it unbounded
+	minMultiWrites  = 10      // multi updates of a field before it is judged
+	copiesPerUpdate = 10      // documents per multi update that make a copy
+	writesPerRead   = 10      // writes per read that make a field hot
 )
 
 // Report is the findings on db ("" for every database), most costly first.
@@ -256,7 +255,7 @@ func fieldFindings(fields []fieldStats, in func(string) bool, cat Catalog) []Fin
 				out = append(out, Finding{Kind: "unbounded-array", NS: f.ns, Field: f.path,
 					Evidence: bson.D{{Key: "pushes", Value: f.pushes}, {Key: "withoutSlice", Value: f.unbounded}, {Key: "longestSampled", Value: int64(longest)},
 						{Key: "averageSampled", Value: float64(total) / float64(max(n, 1))}, {Key: "pushesPerMinute", Value: perMinute}},
-					Cost: int64(longest) * f.unbounded, Pattern: seedOneSquillions + ", or the bucket pattern of comments (docs/patterns.md#comments-three-ways)",
+					Cost: int64(longest) * f.unbounded, Pattern: "one->squillions (docs/patterns.md#one-squillions), or the bucket pattern of comments (docs/patterns.md#comments-three-ways)",
 					Suggestion: "bound " + f.path + ": $push with $each and $slice keeps the newest N, or move the elements to their own documents referencing the parent, or to buckets of a fixed size"})
 			}
 		}

@@ -268,8 +268,11 @@ func (o *Observer) Update(ns string, update bson.Raw, multi bool, modified int64
 // Wrote counts n documents written to ns.
 func (o *Observer) Wrote(ns string, n int64) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.writes[ns]; !ok && len(o.writes) >= maxFields {
+		evict(o.writes, func(n int64) int64 { return n })
+	}
 	o.writes[ns] += n
-	o.mu.Unlock()
 }
 
 // Inserted records the sizes of the documents of an insert into ns (docs
