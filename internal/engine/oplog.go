@@ -136,8 +136,11 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 }
 
 // replicated reports whether c's changes are logged: all but those of a
-// database's system.profile, which MongoDB does not replicate.
-func (c *Collection) replicated() bool { return c.Name != ProfileCollection }
+// database's system.profile, which MongoDB does not replicate, and of the
+// advisor's admin.system.advise, rewritten every minute.
+func (c *Collection) replicated() bool {
+	return c.Name != ProfileCollection && !(c.DB == "admin" && c.Name == AdviseCollection)
+}
 
 // logTxn stages the applyOps entry of a transaction's commit, with the
 // pre-images of its operations on collections that record them.

@@ -10,6 +10,11 @@ import (
 // records operations.
 const ProfileCollection = "system.profile"
 
+// AdviseCollection is the admin collection where the schema advisor keeps
+// its observations (package instance): Folio's own, never logged in the
+// oplog.
+const AdviseCollection = "system.advise"
+
 // DefaultProfileSize is the size of a system.profile the profiler creates:
 // MongoDB's 1 MB. A user may create it larger (capped) while profiling is
 // off.

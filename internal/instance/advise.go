@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"bytes"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -10,12 +11,9 @@ import (
 
 // The advisor's observations are kept in admin.system.advise, one document
 // per frontend ({_id: its frontend id, "local" for a lone server,
-// observations}), saved every adviseSaveEvery and at shutdown, loaded at
-// startup.
-const (
-	adviseColl      = "system.advise"
-	adviseSaveEvery = time.Minute
-)
+// observations}), saved every adviseSaveEvery when they changed and at
+// shutdown, loaded at startup.
+const adviseSaveEvery = time.Minute
 
 // adviseKey is the filter of this server's document in admin.system.advise.
 func (in *Instance) adviseKey() bson.Raw {
@@ -29,10 +27,10 @@ func (in *Instance) adviseKey() bson.Raw {
 
 // loadAdvice loads the saved observations, if any.
 func (in *Instance) loadAdvice() error {
-	if in.eng.Collection("admin", adviseColl) == nil {
+	if in.eng.Collection("admin", engine.AdviseCollection) == nil {
 		return nil
 	}
-	cur, err := in.eng.Find("admin", adviseColl, engine.FindOptions{Filter: in.adviseKey()})
+	cur, err := in.eng.Find("admin", engine.AdviseCollection, engine.FindOptions{Filter: in.adviseKey()})
 	if err != nil {
 		return err
 	}
@@ -48,10 +46,13 @@ func (in *Instance) loadAdvice() error {
 	return in.svc.Advisor.Load(obs)
 }
 
-// saveAdvice saves the observations.
+// saveAdvice saves the observations, unless they did not change since the
+// last save.
 func (in *Instance) saveAdvice() error {
+	in.adviceMu.Lock()
+	defer in.adviceMu.Unlock()
 	obs, err := in.svc.Advisor.Save()
-	if err != nil {
+	if err != nil || bytes.Equal(obs, in.savedAdvice) {
 		return err
 	}
 	key := in.adviseKey()
@@ -59,6 +60,8 @@ func (in *Instance) saveAdvice() error {
 	if err != nil {
 		return err
 	}
-	_, err = in.eng.Update("admin", adviseColl, engine.UpdateSpec{Filter: key, Update: doc, Upsert: true})
+	if _, err = in.eng.Update("admin", engine.AdviseCollection, engine.UpdateSpec{Filter: key, Update: doc, Upsert: true}); err == nil {
+		in.savedAdvice = obs
+	}
 	return err
 }

@@ -131,6 +131,10 @@ type Instance struct {
 	kv  storage.KV
 	// frontendID is the engine's (empty for a lone server).
 	frontendID string
+	// savedAdvice are the advisor's observations as last saved, under
+	// adviceMu (reap's goroutine and Close save them).
+	adviceMu    sync.Mutex
+	savedAdvice []byte
 	// sharedKV: kv is Config.Shared, closed by its owner.
 	sharedKV bool
 	svc      *commands.Service

@@ -141,6 +141,14 @@ func TestAdviseSurvivesRestart(t *testing.T) {
 	if !strings.Contains(raw.Lookup("findings").String(), `"missing-index"`) {
 		t.Errorf("after a restart: %s", raw)
 	}
+	// Saving them is not logged in the oplog.
+	oplog := dial(t, second).Database("local").Collection("oplog.rs")
+	if logged := findAll(t, oplog, bson.D{{Key: "ns", Value: "advrestart.c"}}); len(logged) == 0 {
+		t.Fatal("the inserts are not in the oplog")
+	}
+	if logged := findAll(t, oplog, bson.D{{Key: "ns", Value: "admin.system.advise"}}); len(logged) != 0 {
+		t.Errorf("%d oplog entries of admin.system.advise", len(logged))
+	}
 }
 
 // TestAdviseNeedsClusterMonitor: under access control, folioAdvise needs
