@@ -139,6 +139,9 @@ func (s *Service) openPipelineScan(r *Request, a *aggregateArgs, p *aggregate.Pi
 	if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
 		return nil, err
 	}
+	if r.DB == engine.OplogDB && a.opts.Coll == engine.OplogColl && a.txn == nil {
+		return s.Engine.FindOplog(find, false)
+	}
 	return s.Engine.Find(r.DB, a.opts.Coll, find)
 }
 

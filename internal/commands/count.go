@@ -65,11 +65,34 @@ func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	o.Ctx = r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
-	n, err := s.Engine.Count(r.DB, coll, o)
+	var n int64
+	if r.DB == engine.OplogDB && coll == engine.OplogColl && r.Txn == nil {
+		n, err = s.countOplog(o)
+	} else {
+		n, err = s.Engine.Count(r.DB, coll, o)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
+}
+
+// countOplog counts the entries of local.oplog.rs a count asks for, read
+// as a find of them reads them.
+func (s *Service) countOplog(o engine.FindOptions) (int64, error) {
+	cur, err := s.Engine.FindOplog(o, false)
+	if err != nil {
+		return 0, err
+	}
+	defer cur.Close()
+	var n int64
+	for {
+		d, err := cur.Next()
+		if err != nil || d == nil {
+			return n, err
+		}
+		n++
+	}
 }
 
 // parseDistinct reads a distinct command's parsed key, query and hint.

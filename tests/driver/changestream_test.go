@@ -663,6 +663,22 @@ func TestOplogCollection(t *testing.T) {
 	if len(entries) != 3 {
 		t.Fatalf("%d entries: %v", len(entries), entries)
 	}
+	// counts and aggregations read the same entries
+	if n, err := oplog.CountDocuments(ctx, bson.D{{Key: "ns", Value: testDB + ".oplogged"}}); err != nil || n != 3 {
+		t.Errorf("countDocuments: %d %v", n, err)
+	}
+	if n, err := oplog.EstimatedDocumentCount(ctx); err != nil || n < 3 {
+		t.Errorf("estimatedDocumentCount: %d %v", n, err)
+	}
+	agg, err := oplog.Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "ns", Value: testDB + ".oplogged"}}}},
+		{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$op"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, {{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []bson.Raw
+	if err := agg.All(ctx, &ops); err != nil || len(ops) != 3 || ops[0].Lookup("_id").StringValue() != "d" {
+		t.Errorf("aggregate by op: %v %v", ops, err)
+	}
 	// the driver's writes are retryable: they carry their session
 	wantKeys := []string{"op", "ns", "ui", "o", "o2", "ts", "t", "v", "wall", "lsid", "txnNumber", "stmtId"}
 	for i, op := range []string{"i", "u", "d"} {
@@ -699,7 +715,7 @@ func TestOplogCollection(t *testing.T) {
 		t.Errorf("entries from %v: %v", ts, from)
 	}
 	// the oplog has no index to hint
-	_, err := oplog.Find(ctx, bson.D{}, options.Find().SetHint("_id_"))
+	_, err = oplog.Find(ctx, bson.D{}, options.Find().SetHint("_id_"))
 	requireCode(t, err, 238, "NotImplemented")
 	// tailable
 	lt, li := latest[0].Lookup("ts").Timestamp()
