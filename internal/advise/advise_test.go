@@ -43,7 +43,7 @@ func TestShapes(t *testing.T) {
 		if (qa.shape == qb.shape) != tc.same {
 			t.Errorf("%s / %s: shapes %q and %q", tc.a, tc.b, qa.shape, qb.shape)
 		}
-		key, maxIn := appendShape(nil, ext(t, tc.a))
+		key, maxIn := appendShape(nil, ext(t, tc.a), nil, "")
 		if string(key) != qa.shape || maxIn != tc.maxIn || qa.maxIn != tc.maxIn {
 			t.Errorf("%s: appendShape %q %d, parseFilter %q %d, want $in %d", tc.a, key, maxIn, qa.shape, qa.maxIn, tc.maxIn)
 		}
@@ -273,7 +273,7 @@ func FuzzShape(f *testing.F) {
 		if rawdoc.Validate(doc) != nil {
 			return
 		}
-		key, maxIn := appendShape(nil, doc)
+		key, maxIn := appendShape(nil, doc, nil, "")
 		q := parseFilter(doc)
 		if string(key) != q.shape || maxIn != q.maxIn {
 			t.Fatalf("appendShape %q %d, parseFilter %q %d", key, maxIn, q.shape, q.maxIn)

@@ -133,7 +133,7 @@ var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }
 // $in list.
 func shapeKey(dst []byte, ns, kind string, filter, sortDoc, projection []byte) ([]byte, int) {
 	dst = append(append(append(append(dst, ns...), 0), kind...), 0)
-	dst, maxIn := appendShape(dst, filter)
+	dst, maxIn := appendShape(dst, filter, nil, "")
 	dst = appendKeys(append(dst, 0), sortDoc)
 	return appendKeys(append(dst, 0), projection), maxIn
 }

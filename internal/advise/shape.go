@@ -10,10 +10,11 @@ import (
 )
 
 // appendShape appends filter's shape (the filter with its values replaced
-// by "?", the same string parseFilter's shape is) to dst without
-// allocating, and returns the largest $in list it holds: what each
-// execution of an already known shape needs.
-func appendShape(dst []byte, filter []byte) ([]byte, int) {
+// by "?") to dst and returns the largest $in list it holds. Without q it
+// allocates nothing: what each execution of a known shape needs. With q it
+// also notes in q the fields the filter tests, as parseFilter does for a
+// new shape; prefix is the path of an $elemMatch's array.
+func appendShape(dst []byte, filter []byte, q *query, prefix string) ([]byte, int) {
 	maxIn := 0
 	dst = append(dst, '{')
 	it := rawdoc.Iterate(filter)
@@ -40,29 +41,33 @@ func appendShape(dst []byte, filter []byte) ([]byte, int) {
 				}
 				if item.Type == bson.TypeEmbeddedDocument {
 					var n int
-					dst, n = appendShape(dst, item.Value)
+					dst, n = appendShape(dst, item.Value, q, prefix)
 					maxIn = max(maxIn, n)
 				}
 			}
 			dst = append(dst, ']')
 		case len(k) > 0 && k[0] == '$':
+			// $expr, $where, $text...: no field of their own
 			dst = append(dst, '?')
 		case v.Type == bson.TypeRegex:
 			pattern, options := v.Regex()
 			dst = appendRegex(dst, pattern, options)
+			q.regex(prefix, k, pattern, options)
 		case v.Type != bson.TypeEmbeddedDocument || !isOperatorDoc(v.Value):
 			dst = append(dst, '?')
+			q.note(byEquality, prefix, k)
 		default:
 			var n int
-			dst, n = appendOperators(dst, v.Value)
+			dst, n = appendOperators(dst, v.Value, q, prefix, k)
 			maxIn = max(maxIn, n)
 		}
 	}
 	return append(dst, '}'), maxIn
 }
 
-// appendOperators appends the shape of one field's operator document.
-func appendOperators(dst []byte, ops []byte) ([]byte, int) {
+// appendOperators appends the shape of the operator document of the field
+// prefix+field, noting its conditions in q (when set).
+func appendOperators(dst []byte, ops []byte, q *query, prefix string, field []byte) ([]byte, int) {
 	maxIn := 0
 	dst = append(dst, '{')
 	it := rawdoc.Iterate(ops)
@@ -77,19 +82,33 @@ func appendOperators(dst []byte, ops []byte) ([]byte, int) {
 		dst = append(append(dst, op...), ':')
 		switch {
 		case string(op) == "$elemMatch" && v.Type == bson.TypeEmbeddedDocument && !isOperatorDoc(v.Value):
+			sub := ""
+			if q != nil {
+				sub = prefix + string(field) + "."
+			}
 			var n int
-			dst, n = appendShape(dst, v.Value)
+			dst, n = appendShape(dst, v.Value, q, sub)
 			maxIn = max(maxIn, n)
-		case string(op) == "$in" && v.Type == bson.TypeArray:
-			maxIn = max(maxIn, rawdoc.Len(v.Value))
-			dst = append(dst, '?')
-		case string(op) == "$regex" && v.Type == bson.TypeString:
-			options, _ := rawdoc.Lookup(ops, "$options").StringValueOK()
-			dst = appendRegex(dst, v.StringValue(), options)
-		case string(op) == "$regex" && v.Type == bson.TypeRegex:
-			pattern, options := v.Regex()
+		case string(op) == "$regex" && (v.Type == bson.TypeString || v.Type == bson.TypeRegex):
+			var pattern, options string
+			if v.Type == bson.TypeString {
+				pattern = v.StringValue()
+				options, _ = rawdoc.Lookup(ops, "$options").StringValueOK()
+			} else {
+				pattern, options = v.Regex()
+			}
 			dst = appendRegex(dst, pattern, options)
+			q.regex(prefix, field, pattern, options)
 		default:
+			switch {
+			case string(op) == "$in" && v.Type == bson.TypeArray:
+				maxIn = max(maxIn, rawdoc.Len(v.Value))
+				q.note(byEquality, prefix, field)
+			case string(op) == "$eq" || string(op) == "$in":
+				q.note(byEquality, prefix, field)
+			case rangeOps[string(op)]:
+				q.note(byRange, prefix, field)
+			}
 			dst = append(dst, '?')
 		}
 	}
@@ -116,72 +135,36 @@ var rangeOps = map[string]bool{"$gt": true, "$gte": true, "$lt": true, "$lte": t
 // parseFilter reads a filter document.
 func parseFilter(filter bson.Raw) query {
 	var q query
-	q.walk(filter, "")
-	shape, maxIn := appendShape(nil, filter)
+	shape, maxIn := appendShape(nil, filter, &q, "")
 	q.shape, q.maxIn = string(shape), maxIn
 	q.eq, q.rng = dedupe(q.eq), dedupe(q.rng)
 	q.fields = dedupe(append(append([]string{}, q.eq...), q.rng...))
 	return q
 }
 
-// walk notes the fields doc tests; prefix is the path of an $elemMatch's
-// array.
-func (q *query) walk(doc bson.Raw, prefix string) {
-	elems, err := doc.Elements()
-	if err != nil {
-		return
-	}
-	for _, el := range elems {
-		k, v := el.Key(), el.Value()
-		switch {
-		case k == "$and" || k == "$or" || k == "$nor":
-			arr, ok := v.ArrayOK()
-			if !ok {
-				continue
-			}
-			vals, _ := arr.Values()
-			for _, item := range vals {
-				if d, ok := item.DocumentOK(); ok {
-					q.walk(d, prefix)
-				}
-			}
-		case strings.HasPrefix(k, "$"):
-			// $expr, $where, $text...: no field of their own
-		default:
-			q.condition(prefix+k, v)
-		}
-	}
-}
+// fieldUse is how a filter tests a field.
+type fieldUse int
 
-// condition notes one field's condition.
-func (q *query) condition(path string, v bson.RawValue) {
-	d, ok := v.DocumentOK()
-	if !ok || !isOperatorDoc(d) {
-		if v.Type == bson.TypeRegex {
-			q.regex(path, v)
-			return
-		}
-		q.eq = append(q.eq, path)
+const (
+	byEquality fieldUse = iota
+	byRange
+	byUnanchoredRegex // a regex an index on the field cannot narrow
+)
+
+// note records that the filter tests the field prefix+field so; nothing
+// without q.
+func (q *query) note(use fieldUse, prefix string, field []byte) {
+	if q == nil {
 		return
 	}
-	elems, _ := d.Elements()
-	for _, el := range elems {
-		op, ov := el.Key(), el.Value()
-		switch {
-		case op == "$elemMatch":
-			if sub, ok := ov.DocumentOK(); ok && !isOperatorDoc(sub) {
-				q.walk(sub, path+".")
-			}
-		case op == "$eq" || op == "$in":
-			q.eq = append(q.eq, path)
-		case op == "$regex":
-			if opts, ok := d.Lookup("$options").StringValueOK(); ok && ov.Type == bson.TypeString {
-				ov = bson.RawValue{Type: bson.TypeRegex, Value: append(append(append([]byte(ov.StringValue()), 0), opts...), 0)}
-			}
-			q.regex(path, ov)
-		case rangeOps[op]:
-			q.rng = append(q.rng, path)
-		}
+	path := prefix + string(field)
+	switch use {
+	case byEquality:
+		q.eq = append(q.eq, path)
+	case byRange:
+		q.rng = append(q.rng, path)
+	default:
+		q.unanchored = append(q.unanchored, path)
 	}
 }
 
@@ -200,23 +183,14 @@ func appendRegex(dst []byte, pattern, options string) []byte {
 	return append(dst, "/?/"...)
 }
 
-// regex notes a regular expression on path that an index on it cannot
-// narrow: not anchored at the start (^ or \A), or case-insensitive.
-func (q *query) regex(path string, v bson.RawValue) {
-	var pattern, options string
-	switch v.Type {
-	case bson.TypeRegex:
-		pattern, options = v.Regex()
-	case bson.TypeString:
-		pattern = v.StringValue()
-	default:
+// regex notes a regular expression on prefix+field: a range when an
+// index on the field narrows it, else one that cannot use the index.
+func (q *query) regex(prefix string, field []byte, pattern, options string) {
+	if indexable(pattern, options) {
+		q.note(byRange, prefix, field)
 		return
 	}
-	if !indexable(pattern, options) {
-		q.unanchored = append(q.unanchored, path)
-		return
-	}
-	q.rng = append(q.rng, path)
+	q.note(byUnanchoredRegex, prefix, field)
 }
 
 // isOperatorDoc reports whether d's first field is an operator.
