@@ -107,24 +107,19 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 	ex := advise.Exec{KeysExamined: op.stats.KeysExamined, DocsExamined: op.stats.DocsExamined, Returned: op.out.nreturned, Duration: d, Plan: op.stats.PlanSummary()}
 	cmd := op.cmd
 	switch name {
-	case "find":
-		skip, _ := cmd.Lookup("skip").AsInt64OK()
-		obs.Query(op.ns, "find", doc(cmd, "filter"), doc(cmd, "sort"), doc(cmd, "projection"), skip, ex)
+	case "find", "aggregate":
+		r := readOf(name, cmd)
+		obs.Query(op.ns, name, r.filter, r.sort, r.projection, r.skip, ex)
+		if name == "aggregate" {
+			s.observeLookups(op.ns, cmd)
+		}
 	case "count", "distinct":
 		obs.Query(op.ns, name, doc(cmd, "query"), nil, nil, 0, ex)
-	case "aggregate":
-		filter, sortDoc, skip := leadingStages(cmd)
-		obs.Query(op.ns, "aggregate", filter, sortDoc, nil, skip, ex)
-		s.observeLookups(op.ns, cmd)
 	case "getMore":
-		if o := op.out.origin; o != nil {
-			switch Name(o) {
-			case "find":
-				obs.More(op.ns, "find", doc(o, "filter"), doc(o, "sort"), doc(o, "projection"), ex)
-			case "aggregate":
-				filter, sortDoc, _ := leadingStages(o)
-				obs.More(op.ns, "aggregate", filter, sortDoc, nil, ex)
-			}
+		// its work adds to the shape of the find or aggregate it continues
+		if o := op.out.origin; o != nil && (Name(o) == "find" || Name(o) == "aggregate") {
+			r := readOf(Name(o), o)
+			obs.More(op.ns, Name(o), r.filter, r.sort, r.projection, ex)
 		}
 	case "findAndModify":
 		obs.Query(op.ns, "findAndModify", doc(cmd, "query"), doc(cmd, "sort"), doc(cmd, "fields"), 0, ex)
@@ -172,6 +167,10 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 	}
 }
 
+// lookupForeign names, per stage reading another collection, the field
+// of that collection it matches on.
+var lookupForeign = map[string]string{"$lookup": "foreignField", "$graphLookup": "connectToField"}
+
 // observeLookups records the $lookup and $graphLookup stages of an
 // aggregate by their foreign fields.
 func (s *Service) observeLookups(ns string, cmd bson.Raw) {
@@ -180,51 +179,56 @@ func (s *Service) observeLookups(ns string, cmd bson.Raw) {
 	vals, _ := stages.Values()
 	for _, v := range vals {
 		st, _ := v.DocumentOK()
-		switch Name(st) {
-		case "$lookup":
-			spec := doc(st, "$lookup")
-			from, _ := spec.Lookup("from").StringValueOK()
-			foreign, ok := spec.Lookup("foreignField").StringValueOK()
-			if ok && from != "" {
-				s.Advisor.Lookup(ns, db+"."+from, foreign)
-			}
-		case "$graphLookup":
-			spec := doc(st, "$graphLookup")
-			from, _ := spec.Lookup("from").StringValueOK()
-			to, ok := spec.Lookup("connectToField").StringValueOK()
-			if ok && from != "" {
-				s.Advisor.Lookup(ns, db+"."+from, to)
-			}
+		name := Name(st)
+		field, ok := lookupForeign[name]
+		if !ok {
+			continue
+		}
+		spec := doc(st, name)
+		from, _ := spec.Lookup("from").StringValueOK()
+		if foreign, ok := spec.Lookup(field).StringValueOK(); ok && from != "" {
+			s.Advisor.Lookup(ns, db+"."+from, foreign)
 		}
 	}
 }
 
-// leadingStages are an aggregate's leading $match filter, the $sort after
-// it and a $skip after those: what its scan is asked.
-func leadingStages(cmd bson.Raw) (filter, sortDoc bson.Raw, skip int64) {
+// read is what the advisor keys a find or an aggregate by.
+type read struct {
+	filter, sort, projection bson.Raw
+	skip                     int64
+}
+
+// readOf is the read of a find, or of an aggregate its leading $match, the
+// $sort after it and a $skip after those: what its scan is asked.
+func readOf(name string, cmd bson.Raw) read {
+	if name == "find" {
+		skip, _ := cmd.Lookup("skip").AsInt64OK()
+		return read{filter: doc(cmd, "filter"), sort: doc(cmd, "sort"), projection: doc(cmd, "projection"), skip: skip}
+	}
+	var r read
 	stages, _ := cmd.Lookup("pipeline").ArrayOK()
 	vals, _ := stages.Values()
 	for _, v := range vals {
 		st, _ := v.DocumentOK()
 		switch Name(st) {
 		case "$match":
-			if filter != nil || sortDoc != nil {
-				return
+			if r.filter != nil || r.sort != nil {
+				return r
 			}
-			filter = doc(st, "$match")
+			r.filter = doc(st, "$match")
 		case "$sort":
-			if sortDoc != nil {
-				return
+			if r.sort != nil {
+				return r
 			}
-			sortDoc = doc(st, "$sort")
+			r.sort = doc(st, "$sort")
 		case "$skip":
-			skip, _ = st.Lookup("$skip").AsInt64OK()
-			return
+			r.skip, _ = st.Lookup("$skip").AsInt64OK()
+			return r
 		default:
-			return
+			return r
 		}
 	}
-	return
+	return r
 }
 
 // doc is the document at key of d (nil when absent or not one).

@@ -23,7 +23,7 @@ var commandReaders = map[string]string{
 	// the advisor reads a command as it ran, as the profiler shows it
 	"observeForAdvice": "the command's filter, sort, skip and writes",
 	"observeLookups":   "an aggregate's $lookup stages",
-	"leadingStages":    "an aggregate's leading $match, $sort and $skip",
+	"readOf":           "a find's filter, sort, projection and skip, or an aggregate's leading stages",
 }
 
 // cmdAccessors are cmdArgs' methods reading one declared field by name.
