@@ -197,16 +197,9 @@ func (r *Registry) Load(kv storage.KV) error {
 				stale = append(stale, append([]byte(nil), k...))
 				continue
 			}
-			res, err := decodeResult(it.Value())
-			if err != nil {
-				return fmt.Errorf("session record %x: %w", k, err)
+			if err := cur.loadResult(k, it.Value()); err != nil {
+				return err
 			}
-			stmt := int32(binary.BigEndian.Uint32(rest[8:]))
-			if cur.executed == nil {
-				cur.executed = map[int32]Result{}
-			}
-			cur.executed[stmt] = res
-			cur.stored.stmts = append(cur.stored.stmts, stmt)
 		default:
 			return fmt.Errorf("malformed session record key %x", k)
 		}
@@ -345,18 +338,27 @@ func (r *Registry) Refresh(s *Session) error {
 		if len(k) != len(prefix)+4 {
 			continue
 		}
-		res, err := decodeResult(it.Value())
-		if err != nil {
-			return fmt.Errorf("session record %x: %w", k, err)
+		if err := s.loadResult(k, it.Value()); err != nil {
+			return err
 		}
-		stmt := int32(binary.BigEndian.Uint32(k[len(prefix):]))
-		if s.executed == nil {
-			s.executed = map[int32]Result{}
-		}
-		s.executed[stmt] = res
-		s.stored.stmts = append(s.stored.stmts, stmt)
 	}
 	return it.Error()
+}
+
+// loadResult adds to s the stored result v of the statement whose key
+// (stmtKey, the statement id last) is k.
+func (s *Session) loadResult(k, v []byte) error {
+	res, err := decodeResult(v)
+	if err != nil {
+		return fmt.Errorf("session record %x: %w", k, err)
+	}
+	stmt := int32(binary.BigEndian.Uint32(k[len(k)-4:]))
+	if s.executed == nil {
+		s.executed = map[int32]Result{}
+	}
+	s.executed[stmt] = res
+	s.stored.stmts = append(s.stored.stmts, stmt)
+	return nil
 }
 
 // Recorder is the engine.Recorder of one command's writes in a session
