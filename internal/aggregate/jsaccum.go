@@ -3,6 +3,7 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -163,6 +164,9 @@ type jsAccFailure struct{ err error }
 // scriptFailures turns a finalize failure raised while a stage built a
 // document into the error of the pipeline's Next.
 type scriptFailures struct{ Source }
+
+// Meta is the metadata of the document returned last.
+func (s scriptFailures) Meta() docsrc.Meta { return docsrc.MetaOf(s.Source) }
 
 func (s scriptFailures) Next() (doc bson.Raw, err error) {
 	defer func() {

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -67,6 +68,9 @@ func (l *limitSource) Next() (bson.Raw, error) {
 }
 
 func (l *limitSource) Close() error { return l.in.Close() }
+
+// Meta is the metadata of the document returned last.
+func (l *limitSource) Meta() docsrc.Meta { return docsrc.MetaOf(l.in) }
 
 // sampleStage is $sample: size documents chosen uniformly at random (all of
 // them, shuffled, when there are fewer).

@@ -67,6 +67,11 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
+		if m, ok := s.(*matchStage); ok && (i > 0 || p.where != topLevel) {
+			if ts, _ := m.filter.Text(); ts != nil {
+				return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
+			}
+		}
 		// $sort followed by $limit keeps only the top documents.
 		if l, ok := s.(*limitStage); ok && len(out) > 0 {
 			if srt, ok := out[len(out)-1].(*sortStage); ok && (srt.limit == 0 || l.n < srt.limit) {

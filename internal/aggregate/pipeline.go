@@ -142,7 +142,7 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	for k, v := range vars {
 		merged[k] = v
 	}
-	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged, JS: rt.ectx.JS}}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged, JS: rt.ectx.JS, Meta: &docsrc.Meta{}}}
 }
 
 // memoryLimit is the budget of one blocking stage.
@@ -181,27 +181,34 @@ func (rt *runtime) find(coll string, filter bson.Raw) (Source, error) {
 
 // guard stops reads from src once the operation's context ends. Every
 // stage reads its input through one, so no stage loops long past a kill,
-// maxTimeMS, a disconnect or shutdown, whatever it does per document.
+// maxTimeMS, a disconnect or shutdown, whatever it does per document; and
+// each document read makes its metadata the one {$meta: ...} evaluates to
+// until the next read.
 func (rt *runtime) guard(src Source) Source {
-	if rt.opts.Ctx == nil {
-		return src
-	}
-	return &interruptSource{in: src, ctx: rt.opts.Ctx}
+	return &interruptSource{in: src, ctx: rt.opts.Ctx, meta: rt.ectx.Meta}
 }
 
 // interruptSource fails with the operation's interruption before each
-// document (an atomic load).
+// document (an atomic load), and sets meta to each document's metadata.
 type interruptSource struct {
-	in  Source
-	ctx context.Context
+	in   Source
+	ctx  context.Context
+	meta *docsrc.Meta
 }
 
 func (s *interruptSource) Next() (bson.Raw, error) {
 	if err := mongoerr.Interruption(s.ctx); err != nil {
 		return nil, err
 	}
-	return s.in.Next()
+	doc, err := s.in.Next()
+	if doc != nil {
+		*s.meta = docsrc.MetaOf(s.in)
+	}
+	return doc, err
 }
+
+// Meta is the metadata of the document read last.
+func (s *interruptSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.in) }
 
 func (s *interruptSource) Close() error { return s.in.Close() }
 
@@ -227,6 +234,9 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	ss, err := p.pipeline(stages)
 	if err != nil {
 		return nil, err
+	}
+	if ectx.Meta == nil {
+		ectx.Meta = &docsrc.Meta{}
 	}
 	rt := &runtime{opts: o, ectx: ectx}
 	return &Pipeline{stages: ss, specs: stages, rt: rt}, nil
@@ -358,6 +368,9 @@ func (s *statsSource) Next() (bson.Raw, error) {
 
 func (s *statsSource) Close() error { return s.in.Close() }
 
+// Meta is the metadata of the document read last.
+func (s *statsSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.in) }
+
 // SliceSource yields documents gathered in advance.
 type SliceSource struct{ Docs []bson.Raw }
 
@@ -402,7 +415,13 @@ type funcSource struct {
 	in      Source
 	apply   func(doc bson.Raw) ([]bson.Raw, error)
 	pending []bson.Raw
+	// meta is the metadata of the input the pending documents came from,
+	// which they keep.
+	meta docsrc.Meta
 }
+
+// Meta is the metadata of the document returned last.
+func (f *funcSource) Meta() docsrc.Meta { return f.meta }
 
 func (f *funcSource) Next() (bson.Raw, error) {
 	for len(f.pending) == 0 {
@@ -410,6 +429,7 @@ func (f *funcSource) Next() (bson.Raw, error) {
 		if doc == nil || err != nil {
 			return nil, err
 		}
+		f.meta = docsrc.MetaOf(f.in)
 		if f.pending, err = f.apply(doc); err != nil {
 			return nil, err
 		}

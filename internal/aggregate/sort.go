@@ -3,6 +3,7 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
@@ -49,7 +50,12 @@ type sortSource struct {
 	rt    *runtime
 	s     *sorter.Sorter
 	it    *sorter.Iterator
+	meta  docsrc.Meta
 }
+
+// Meta is the metadata of the document returned last, kept through the
+// sort.
+func (o *sortSource) Meta() docsrc.Meta { return o.meta }
 
 func (o *sortSource) compute() (err error) {
 	rt := o.rt
@@ -65,11 +71,12 @@ func (o *sortSource) compute() (err error) {
 			}
 			break
 		}
-		key, err := keys.Of(doc)
+		meta := docsrc.MetaOf(o.in)
+		key, err := keys.OfMeta(doc, meta)
 		if err != nil {
 			return err
 		}
-		if err := o.s.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
+		if err := o.s.Add(sorter.Entry{Key: key, Doc: doc, Meta: meta}); err != nil {
 			return err
 		}
 	}
@@ -91,6 +98,7 @@ func (o *sortSource) Next() (bson.Raw, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
+	o.meta = e.Meta
 	return e.Doc, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/cursors"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -184,8 +185,15 @@ const docSourceBatchBytes = 4 << 20
 type collectionSource struct {
 	src   aggregate.Source
 	batch []bson.Raw
+	// metas are the batch's metadata ($text scores), when the scan has
+	// any; meta is that of the document returned last.
+	metas []docsrc.Meta
+	meta  docsrc.Meta
 	ended bool
 }
+
+// Meta is the metadata of the document returned last.
+func (c *collectionSource) Meta() docsrc.Meta { return c.meta }
 
 func (c *collectionSource) Next() (bson.Raw, error) {
 	if len(c.batch) == 0 && !c.ended {
@@ -199,12 +207,16 @@ func (c *collectionSource) Next() (bson.Raw, error) {
 	doc := c.batch[0]
 	c.batch[0] = nil
 	c.batch = c.batch[1:]
+	if len(c.metas) > 0 {
+		c.meta, c.metas = c.metas[0], c.metas[1:]
+	}
 	return doc, nil
 }
 
 // load reads the next batch of the scan (its documents are copies).
 func (c *collectionSource) load() error {
-	c.batch = c.batch[:0]
+	c.batch, c.metas = c.batch[:0], c.metas[:0]
+	_, scored := c.src.(docsrc.MetaSource)
 	size := 0
 	for size <= docSourceBatchBytes {
 		doc, err := c.src.Next()
@@ -216,6 +228,9 @@ func (c *collectionSource) load() error {
 			return nil
 		}
 		c.batch = append(c.batch, doc)
+		if scored {
+			c.metas = append(c.metas, docsrc.MetaOf(c.src))
+		}
 		size += len(doc)
 	}
 	return nil

@@ -24,8 +24,8 @@ const maxTTLSeconds = 2147483647
 var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
-	"storageEngine": true, "collation": true, "weights": false, "default_language": false,
-	"language_override": false, "textIndexVersion": false, "2dsphereIndexVersion": false,
+	"storageEngine": true, "collation": true, "weights": true, "default_language": true,
+	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": false,
 	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
@@ -158,6 +158,14 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object, but got %s", values.TypeName(v.Type))
 			}
 			spec.WildcardProjection = v.Document()
+		case "weights":
+			spec.Text.Weights = v
+		case "default_language":
+			spec.Text.DefaultLanguage = v
+		case "language_override":
+			spec.Text.LanguageOverride = v
+		case "textIndexVersion":
+			spec.Text.Version = v
 		case "ns":
 			// MongoDB drops the field since 4.2.
 		default:

@@ -30,3 +30,25 @@ func Lend(src Source) (bson.Raw, error) {
 	}
 	return src.Next()
 }
+
+// Meta is what a document carries beside its fields, which {$meta: ...}
+// reads: the score a $text search gave it.
+type Meta struct {
+	TextScore    float64
+	HasTextScore bool
+}
+
+// MetaSource is a Source whose documents carry metadata: Meta is that of
+// the document Next (or Lend) returned last.
+type MetaSource interface {
+	Meta() Meta
+}
+
+// MetaOf is the metadata of the document src returned last; none when src
+// carries none.
+func MetaOf(src any) Meta {
+	if m, ok := src.(MetaSource); ok {
+		return m.Meta()
+	}
+	return Meta{}
+}

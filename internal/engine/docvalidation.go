@@ -40,10 +40,18 @@ type validation struct {
 }
 
 // CompileValidator checks a validator document as create and collMod do.
-// $where, $text and the geo proximity operators, which MongoDB refuses in
-// validators, the query language refuses everywhere.
+// MongoDB refuses $where, $text and the geo proximity operators in
+// validators: $text here, the others wherever no script or index serves
+// them.
 func CompileValidator(spec bson.Raw) (*query.Filter, error) {
-	return query.Compile(spec)
+	f, err := query.Compile(spec)
+	if err != nil {
+		return nil, err
+	}
+	if ts, err := f.Text(); err != nil || ts != nil {
+		return nil, firstErr(err, mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context"))
+	}
+	return f, nil
 }
 
 // newValidation compiles the validation options of o.

@@ -74,12 +74,14 @@ type compiledFind struct {
 	sortDoc, projDoc bson.Raw
 	// explain plans without the plan cache.
 	explain bool
+	// textScore reports that the projection or sort needs $text scores.
+	textScore bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, textScore: needsTextScore(o.Projection, o.Sort)}
 	coll, err := commandCollator(c, o.Collation)
 	if err != nil {
 		return q, err
@@ -111,6 +113,22 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 	if err != nil {
 		return nil, nil, err
 	}
+	ts, err := q.filter.Text()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case ts != nil:
+		if h.natural != 0 || h.idOrder || h.ix != nil && h.ix.text == nil || q.sort != nil && q.sort.Natural() != 0 {
+			return nil, nil, noQuerySolutions()
+		}
+		p, err := planText(c, q, ts)
+		return p, nil, err
+	case q.textScore:
+		return nil, nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+	case h.ix != nil && h.ix.text != nil:
+		return nil, nil, noQuerySolutions()
+	}
 	natural := h.natural
 	if q.sort != nil && q.sort.Natural() != 0 {
 		natural = q.sort.Natural()
@@ -129,7 +147,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		if h.ix != nil {
 			hinted := h.ix.planned()
 			if hinted.Wildcard != nil && !planner.WildcardHintFits(&hinted, q.filter) {
-				return nil, nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: No query solutions")
+				return nil, nil, noQuerySolutions()
 			}
 			pq.Hint = &hinted
 		}
@@ -145,6 +163,12 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		p.UseNatural()
 	}
 	return p, rejected, nil
+}
+
+// noQuerySolutions is MongoDB's error for a query no plan can answer (a
+// hint that cannot serve it).
+func noQuerySolutions() error {
+	return mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: No query solutions")
 }
 
 // Find runs a query. Filter, sort and projection errors are reported before
@@ -225,7 +249,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	}
 	hs := make([]hinted, len(scans))
 	for i, sp := range scans {
-		if ix := indexOf(sp); ix != nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
+		if ix := indexOf(sp); ix != nil && sp.Text == nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
 			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
 		}
 	}
@@ -242,6 +266,9 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	default:
 		snap := e.kv.NewSnapshot()
 		r, closer = snap, snap.Close
+	}
+	if p.Text != nil {
+		return newTextSource(ctx, r, c, p, stats, closer), nil
 	}
 	srcs := make([]*planSource, 0, len(scans))
 	fail := func(err error) (docSource, error) {
@@ -299,7 +326,12 @@ type matchCursor struct {
 	// sorter applies them after ordering).
 	raw     bool
 	lastPos int
+	// meta is the metadata of the document served last.
+	meta docsrc.Meta
 }
+
+// Meta is the metadata (text score) of the document served last.
+func (m *matchCursor) Meta() docsrc.Meta { return m.meta }
 
 func (m *matchCursor) Next() (bson.Raw, error) {
 	doc, own, err := m.next()
@@ -328,6 +360,7 @@ func (m *matchCursor) next() (doc bson.Raw, own bool, err error) {
 		if doc == nil || err != nil {
 			return nil, false, err
 		}
+		m.meta = docsrc.MetaOf(m.scan.src)
 		if m.raw {
 			m.lastPos = pos
 			return doc, false, nil
@@ -338,7 +371,7 @@ func (m *matchCursor) next() (doc bson.Raw, own bool, err error) {
 		}
 		m.served++
 		if m.proj != nil {
-			out, err := m.proj.Apply(doc, pos)
+			out, err := m.proj.ApplyMeta(doc, pos, m.meta)
 			// An empty projection returns the scan's document itself.
 			return out, len(out) == 0 || &out[0] != &doc[0], err
 		}

@@ -85,6 +85,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 }
 
 func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
+	if err := bindFilterText(c, f); err != nil {
+		return FindAndModifyResult{}, err
+	}
 	cur, err := e.Find(c.DB, c.Name, FindOptions{Filter: s.Filter, Sort: s.Sort, Hint: s.Hint, Txn: s.Txn, Ctx: s.Ctx, Let: s.Let, Collation: s.Collation})
 	if err != nil {
 		return FindAndModifyResult{}, err

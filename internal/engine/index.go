@@ -12,10 +12,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -54,6 +56,8 @@ type Index struct {
 	coll *collation.Collator
 	// wild is set on a wildcard index (index_wildcard.go).
 	wild *wildcardIndex
+	// text is set on a text index (index_text.go).
+	text *textIndex
 	// usage counts the operations that read the index; a modified index
 	// keeps it.
 	usage *IndexUsage
@@ -92,6 +96,8 @@ type IndexSpec struct {
 	Collation bson.Raw
 	// WildcardProjection selects the paths of a {"$**": 1} index.
 	WildcardProjection bson.Raw
+	// Text are a text index's options (fixTextSpec normalizes them).
+	Text fts.Options
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -105,7 +111,12 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{},
 		usage: &IndexUsage{Since: time.Now()}}
-	if slices.ContainsFunc(elems, func(el bson.RawElement) bool { return isWildcardKey(el.Key()) }) {
+	if fts.IsTextKey(spec.Key) {
+		if err := newTextIndex(ix, spec); err != nil {
+			return nil, err
+		}
+		elems = nil
+	} else if slices.ContainsFunc(elems, func(el bson.RawElement) bool { return isWildcardKey(el.Key()) }) {
 		if ix.wild, err = newWildcard(spec, elems); err != nil {
 			return nil, err
 		}
@@ -160,6 +171,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.partial, err = query.CompileCollated(spec.Partial, nil, ix.coll); err != nil {
 			return nil, err
 		}
+		if ts, _ := ix.partial.Text(); ts != nil {
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Expression not supported in partial index: $text")
+		}
 	}
 	ix.Spec = indexSpecDoc(ix, spec)
 	return ix, nil
@@ -198,6 +212,12 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	d = bsoncore.AppendInt32Element(d, "v", 2)
 	d = bsoncore.AppendDocumentElement(d, "key", spec.Key)
 	d = bsoncore.AppendStringElement(d, "name", ix.Name)
+	if ix.text != nil {
+		elems, _ := ix.text.options.Elements()
+		for _, el := range elems {
+			d = rawdoc.AppendElement(d, el.Key(), el.Value())
+		}
+	}
 	if ix.Unique {
 		d = bsoncore.AppendBooleanElement(d, "unique", true)
 	}
@@ -247,7 +267,8 @@ func (pc planCatalog) Indexes() []planner.Index {
 	all := pc.c.Indexes()
 	out := make([]planner.Index, 0, len(all))
 	for _, ix := range all {
-		if !ix.Hidden {
+		// A text index serves $text queries alone (planText).
+		if !ix.Hidden && ix.text == nil {
 			out = append(out, ix.planned())
 		}
 	}
@@ -292,6 +313,10 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	}
 	if ix.wild != nil {
 		return ix.wild.keys(doc)
+	}
+	if ix.text != nil {
+		keys, err := ix.text.keys(ix, doc)
+		return keys, false, err
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}

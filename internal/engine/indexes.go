@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/values"
@@ -16,6 +17,12 @@ import (
 
 // indexFromSpec rebuilds an index from its stored listIndexes spec.
 func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
+	return newIndex(id, storedSpec(spec))
+}
+
+// storedSpec is the request that builds the index a stored listIndexes
+// spec describes.
+func storedSpec(spec bson.Raw) IndexSpec {
 	s := IndexSpec{ExpireAfter: -1}
 	s.Name = spec.Lookup("name").StringValue()
 	s.Key = spec.Lookup("key").Document()
@@ -35,7 +42,9 @@ func indexFromSpec(id uint32, spec bson.Raw) (*Index, error) {
 	if p, ok := spec.Lookup("wildcardProjection").DocumentOK(); ok {
 		s.WildcardProjection = p
 	}
-	return newIndex(id, s)
+	s.Text = fts.Options{Weights: spec.Lookup("weights"), DefaultLanguage: spec.Lookup("default_language"),
+		LanguageOverride: spec.Lookup("language_override"), Version: spec.Lookup("textIndexVersion")}
+	return s
 }
 
 // sameSignature reports whether an existing index has the signature spec
@@ -52,7 +61,7 @@ func sameSignature(ix *Index, spec IndexSpec) bool {
 // for: the same signature and the same other options.
 func sameDefinition(ix *Index, spec IndexSpec) bool {
 	return sameSignature(ix, spec) && ix.ExpireAfter == spec.ExpireAfter && ix.Hidden == spec.Hidden &&
-		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine)
+		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine) && sameTextOptions(ix, spec)
 }
 
 func partialOf(ix *Index) []byte {
@@ -147,6 +156,12 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 			spec.Name = DefaultIndexName(spec.Key)
 		}
 		if err := resolveIndexCollation(c, &spec); err != nil {
+			return nil, err
+		}
+		if err := fixTextSpec(&spec); err != nil {
+			return nil, err
+		}
+		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
 			return nil, err
 		}
 		dup, err := checkIndexConflict(append(existing, build...), spec)
@@ -374,13 +389,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if change.ExpireAfter != nil && before.ExpireAfter < 0 {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds field to update")
 	}
-	wp, _ := before.Spec.Lookup("wildcardProjection").DocumentOK()
-	spec := IndexSpec{Name: before.Name, Key: before.keyPattern(), Unique: before.Unique, Sparse: before.Sparse,
-		Hidden: before.Hidden, Partial: partialOf(before), ExpireAfter: before.ExpireAfter, StorageEngine: storageEngineOf(before.Spec),
-		WildcardProjection: wp}
-	if before.coll != nil {
-		spec.Collation = before.coll.Document()
-	}
+	spec := storedSpec(before.Spec)
 	if change.Hidden != nil {
 		spec.Hidden = *change.Hidden
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"slices"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -19,6 +20,9 @@ type scanCursor struct {
 	// ixs are the indexes the plan scans (none: the document store).
 	ixs []*Index
 }
+
+// Meta is the metadata (text score) of the document read last.
+func (s *scanCursor) Meta() docsrc.Meta { return docsrc.MetaOf(s.Cursor) }
 
 // Restore checks the collection by name first: another collection under
 // that name means the one read was dropped; none means it was dropped, or

@@ -3,6 +3,7 @@ package engine
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
@@ -31,13 +32,13 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 		}
 		var key []byte
 		if err == nil {
-			if key, err = keys.Of(doc); err != nil {
+			if key, err = keys.OfMeta(doc, m.meta); err != nil {
 				e := mongoerr.As(err)
 				err = mongoerr.New(e.Code, "Executor error during find command :: caused by :: %s", e.Msg)
 			}
 		}
 		if err == nil {
-			err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos)})
+			err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos), Meta: m.meta})
 		}
 		if err != nil {
 			s.Close()
@@ -58,7 +59,11 @@ type sortedCursor struct {
 	it   *sorter.Iterator
 	proj *query.Projection
 	skip int64
+	meta docsrc.Meta
 }
+
+// Meta is the metadata (text score) of the document served last.
+func (c *sortedCursor) Meta() docsrc.Meta { return c.meta }
 
 func (c *sortedCursor) Next() (bson.Raw, error) {
 	for {
@@ -70,8 +75,9 @@ func (c *sortedCursor) Next() (bson.Raw, error) {
 			c.skip--
 			continue
 		}
+		c.meta = e.Meta
 		if c.proj != nil {
-			return c.proj.Apply(e.Doc, int(e.Aux))
+			return c.proj.ApplyMeta(e.Doc, int(e.Aux), e.Meta)
 		}
 		return e.Doc, nil
 	}

@@ -8,6 +8,7 @@ package expr
 import (
 	"time"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/js"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -21,6 +22,9 @@ type Context struct {
 	// JS runs the operation's server-side JavaScript ($function,
 	// $accumulator, $where); nil where scripts are not available.
 	JS *js.Op
+	// Meta is the metadata of the document being evaluated ($meta), set
+	// by the pipeline stage evaluating it; nil: none.
+	Meta *docsrc.Meta
 }
 
 // state is the per-evaluation environment: the document bound to $$ROOT and

@@ -117,15 +117,3 @@ func evalToHashedIndexKey(v bson.RawValue) (bson.RawValue, error) {
 	}
 	return values.Int64Value(hashkey.Hash(v)), nil
 }
-
-// notImplemented refuses a MongoDB 7.0 operator Folio does not evaluate,
-// naming it, rather than calling it unrecognized.
-func notImplemented(_ *compiler, name string, _ bson.RawValue, _ *Scope) (*Expr, error) {
-	return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s expression yet", name)
-}
-
-func init() {
-	register(map[string]opCompiler{
-		"$meta": notImplemented,
-	})
-}

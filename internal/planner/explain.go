@@ -57,6 +57,8 @@ func (p *Plan) Explain(s Shape) bson.D {
 		direction = "backward"
 	}
 	switch {
+	case p.Text != nil:
+		stage = p.textStage(s)
 	case p.Or != nil:
 		scans := bson.A{}
 		for _, br := range p.Or {

@@ -24,6 +24,8 @@ type Field struct {
 	// (see wildcard.go).
 	WildcardOf string
 	Wildcard   bool
+	// Text marks the term and score of a text index's keys.
+	Text bool
 }
 
 // Index is an index as the planner sees it.

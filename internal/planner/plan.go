@@ -55,6 +55,8 @@ type Plan struct {
 	Sorted bool
 	// Natural scans a capped collection's insertion order (UseNatural).
 	Natural bool
+	// Text, when set, reads a text index for a $text query (TextPlan).
+	Text *TextScan
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
 	// coll is the collation of the scanned keys (nil: simple).

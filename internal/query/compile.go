@@ -42,7 +42,7 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 	}
 	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
-		if n.Kind == KindExpr || n.Kind == KindWhere {
+		if n.Kind == KindExpr || n.Kind == KindWhere || n.Kind == KindText {
 			f.hasExpr = true
 		}
 		return !f.hasExpr
@@ -173,7 +173,7 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		if key == "$expr" {
 			return parseExpr(v, env.let, env.coll)
 		}
-		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", key)
+		return parseText(v)
 	case "$jsonSchema":
 		return parseJSONSchemaOperator(v)
 	}

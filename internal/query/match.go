@@ -55,6 +55,8 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return n.expr.matches(doc), -1
 	case KindWhere:
 		return n.where.matches(doc), -1
+	case KindText:
+		return n.text.matches(doc), -1
 	case KindJSONSchema:
 		return n.schema.matches(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}), -1
 	}

@@ -50,6 +50,9 @@ const (
 	// KindWhere is {$where: <JavaScript>}: it matches when the function
 	// returns a truthy value for the document.
 	KindWhere
+	// KindText is {$text: {...}}: it matches through the collection's
+	// text index (see TextSearch).
+	KindText
 )
 
 var kindNames = [...]string{
@@ -61,7 +64,7 @@ var kindNames = [...]string{
 	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
 	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
-	KindWhere: "$where",
+	KindWhere: "$where", KindText: "$text",
 }
 
 func (k Kind) String() string {
@@ -102,6 +105,7 @@ type Node struct {
 	coll     *collation.Collator
 	collated bson.RawValue
 	where    *whereMatch
+	text     *TextSearch
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in

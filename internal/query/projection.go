@@ -1,11 +1,13 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
@@ -15,6 +17,41 @@ type Projection struct {
 	root       *projNode
 	inclusion  bool
 	positional bool
+	// metas are the fields set to the document's text score
+	// ({$meta: "textScore"}), added after the others.
+	metas []string
+}
+
+// NeedsTextScore reports whether the projection sets a field to the
+// document's text score.
+func (p *Projection) NeedsTextScore() bool { return len(p.metas) > 0 }
+
+// ApplyMeta projects doc as Apply does, setting the $meta fields from
+// meta; without a text score they fail with 40218, as in MongoDB.
+func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
+	out, err := p.Apply(doc, pos)
+	if err != nil || len(p.metas) == 0 {
+		return out, err
+	}
+	if !meta.HasTextScore {
+		return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+	}
+	start, dst := bsoncore.AppendDocumentStart(nil)
+	it := rawdoc.Iterate(out)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if !slices.Contains(p.metas, string(k)) {
+			dst = rawdoc.AppendElement(dst, string(k), v)
+		}
+	}
+	for _, m := range p.metas {
+		dst = bsoncore.AppendDoubleElement(dst, m, meta.TextScore)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst, nil
 }
 
 type projKind uint8

@@ -33,6 +33,8 @@ type projParse struct {
 	// coll is the command's collation, which computed fields' comparisons
 	// and $elemMatch follow (nil: simple).
 	coll *collation.Collator
+	// metas are the top-level fields set to a document's metadata.
+	metas []string
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -77,7 +79,7 @@ func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator
 		root.children = removeChild(root.children, "_id")
 	}
 	markSubtrees(root)
-	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos}, nil
+	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos, metas: ps.metas}, nil
 }
 
 // defaultType decides the kind of a projection that has only _id, $slice
@@ -154,7 +156,7 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		case "$elemMatch":
 			return ps.elemMatch(key, arg, parent)
 		case "$meta":
-			return mongoerr.New(mongoerr.NotImplemented, "$meta projection is not supported")
+			return ps.meta(key, arg, parentPath)
 		}
 		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj}, ps.let, ps.coll)
 		if err != nil {
@@ -385,4 +387,24 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 		cur = existing
 	}
 	return cur, nil
+}
+
+// meta records {key: {$meta: "textScore"}}: a field set to the document's
+// text score, in an inclusion or exclusion projection alike.
+func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string) error {
+	if err := expr.CheckMeta(arg); err != nil {
+		return err
+	}
+	if parentPath != "" || strings.Contains(key, ".") {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of a projection (%s)", joinProjPath(parentPath, key))
+	}
+	ps.metas = append(ps.metas, key)
+	return nil
+}
+
+func joinProjPath(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
 }

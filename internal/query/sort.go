@@ -1,13 +1,17 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // Sort is a compiled sort specification.
@@ -29,6 +33,8 @@ type sortKey struct {
 	field string
 	path  fieldPath
 	desc  bool
+	// textScore sorts by the document's text score, highest first.
+	textScore bool
 }
 
 // CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
@@ -48,7 +54,11 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		field := string(k)
 		if v.Type == bson.TypeEmbeddedDocument {
 			if rawdoc.FirstKey(v.Value) == "$meta" {
-				return nil, mongoerr.New(mongoerr.NotImplemented, "$meta sort is not supported")
+				if err := expr.CheckMeta(bson.Raw(v.Value).Lookup("$meta")); err != nil {
+					return nil, err
+				}
+				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: true})
+				continue
 			}
 			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
 		}
@@ -118,6 +128,10 @@ func (s *Sort) Compare(a, b bson.Raw) int {
 func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
 	keys := make([]bson.RawValue, len(s.keys))
 	for i, k := range s.keys {
+		if k.textScore {
+			keys[i] = bson.RawValue{Type: bson.TypeNull}
+			continue
+		}
 		c := keyCollector{desc: k.desc, coll: s.coll}
 		w := walker{path: k.path, mode: leafElements, scalarsMissing: true, vis: &c}
 		w.walkDoc(doc, 0, -1)
@@ -136,15 +150,41 @@ func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
 // a: [{x, y}]) are not parallel; the check repeats inside its elements.
 func (s *Sort) KeysErr(doc bson.Raw) ([]bson.RawValue, error) {
 	if len(s.keys) > 1 {
-		paths := make([]fieldPath, len(s.keys))
-		for i, k := range s.keys {
-			paths[i] = k.path
+		paths := make([]fieldPath, 0, len(s.keys))
+		for _, k := range s.keys {
+			if !k.textScore {
+				paths = append(paths, k.path)
+			}
 		}
 		if parallelArrays(doc, paths) {
 			return nil, mongoerr.New(mongoerr.BadValue, "cannot sort with keys that are parallel arrays")
 		}
 	}
 	return s.Keys(doc), nil
+}
+
+// NeedsTextScore reports whether the sort orders by {$meta: "textScore"}.
+func (s *Sort) NeedsTextScore() bool {
+	return slices.ContainsFunc(s.keys, func(k sortKey) bool { return k.textScore })
+}
+
+// KeysMeta is KeysErr with the text score keys taken from meta (40218
+// without a text score, as in MongoDB).
+func (s *Sort) KeysMeta(doc bson.Raw, meta docsrc.Meta) ([]bson.RawValue, error) {
+	keys, err := s.KeysErr(doc)
+	if err != nil {
+		return nil, err
+	}
+	for i, k := range s.keys {
+		if !k.textScore {
+			continue
+		}
+		if !meta.HasTextScore {
+			return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		}
+		keys[i] = bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, meta.TextScore)}
+	}
+	return keys, nil
 }
 
 // parallelArrays reports whether paths, followed from doc, expand two

@@ -3,6 +3,7 @@ package sorter
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -28,7 +29,12 @@ func NewSortKey(s *query.Sort) *SortKey {
 
 // Of returns doc's key; it fails as KeysErr does (parallel arrays).
 func (k *SortKey) Of(doc bson.Raw) ([]byte, error) {
-	vals, err := k.sort.KeysErr(doc)
+	return k.OfMeta(doc, docsrc.Meta{})
+}
+
+// OfMeta returns the key of doc carrying meta (its text score).
+func (k *SortKey) OfMeta(doc bson.Raw, meta docsrc.Meta) ([]byte, error) {
+	vals, err := k.sort.KeysMeta(doc, meta)
 	if err != nil {
 		return nil, err
 	}

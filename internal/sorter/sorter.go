@@ -16,6 +16,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -25,6 +26,8 @@ type Entry struct {
 	Key []byte
 	Doc bson.Raw
 	Aux int64
+	// Meta is the document's metadata (its text score), kept with it.
+	Meta docsrc.Meta
 }
 
 // Options configure a Sorter.

@@ -5,17 +5,20 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"os"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // spillFile holds a sorter's spilled runs, one after the other in one
 // temporary file, so a sort that spills often needs one descriptor. A
-// record is the key's length (uvarint), the key, the entry's Aux (varint)
-// and the document, which carries its own length.
+// record is the key's length (uvarint), the key, the entry's Aux (varint),
+// a byte telling whether a text score follows (then its 8 bytes) and the
+// document, which carries its own length.
 type spillFile struct {
 	dir  string
 	f    *os.File
@@ -46,6 +49,15 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		s.w.Write(e.Key)
 		m := binary.PutVarint(hdr[:], e.Aux)
 		s.w.Write(hdr[:m])
+		if e.Meta.HasTextScore {
+			hdr[m] = 1
+			binary.LittleEndian.PutUint64(hdr[m+1:], math.Float64bits(e.Meta.TextScore))
+			s.w.Write(hdr[m : m+9])
+			m += 9
+		} else {
+			s.w.WriteByte(0)
+			m++
+		}
 		s.w.Write(e.Doc)
 		s.end += int64(n + len(e.Key) + m + len(e.Doc))
 	}
@@ -107,16 +119,25 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 	if e.Aux, err = binary.ReadVarint(r.r); err != nil {
 		return Entry{}, false, err
 	}
-	var n [4]byte
-	if _, err := io.ReadFull(r.r, n[:]); err != nil {
+	var n [8]byte
+	if _, err := io.ReadFull(r.r, n[:1]); err != nil {
 		return Entry{}, false, err
 	}
-	size := binary.LittleEndian.Uint32(n[:])
+	if n[0] == 1 {
+		if _, err := io.ReadFull(r.r, n[:8]); err != nil {
+			return Entry{}, false, err
+		}
+		e.Meta = docsrc.Meta{TextScore: math.Float64frombits(binary.LittleEndian.Uint64(n[:])), HasTextScore: true}
+	}
+	if _, err := io.ReadFull(r.r, n[:4]); err != nil {
+		return Entry{}, false, err
+	}
+	size := binary.LittleEndian.Uint32(n[:4])
 	if size < 5 {
 		return Entry{}, false, io.ErrUnexpectedEOF
 	}
 	doc := make(bson.Raw, size)
-	copy(doc, n[:])
+	copy(doc, n[:4])
 	if _, err := io.ReadFull(r.r, doc[4:]); err != nil {
 		return Entry{}, false, err
 	}

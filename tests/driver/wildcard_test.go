@@ -240,11 +240,19 @@ func TestIndexKindsSurviveRestart(t *testing.T) {
 	}
 }
 
-// TestWildcardTextRefused: {"$**": "text"} is a text index, which Folio
-// does not build yet: refused with NotImplemented, not taken for a
-// wildcard index.
-func TestWildcardTextRefused(t *testing.T) {
+// TestWildcardText: {"$**": "text"} is a text index on every string
+// field, not a wildcard index.
+func TestWildcardText(t *testing.T) {
 	client, _ := startServer(t)
-	_, err := client.Database(testDB).Collection("wt").Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: "text"}}})
-	requireCode(t, err, 238, "NotImplemented")
+	coll := client.Database(testDB).Collection("wt")
+	if _, err := coll.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: "text"}}}); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := coll.Indexes().ListSpecifications(t.Context())
+	if err != nil || len(specs) != 2 {
+		t.Fatalf("listIndexes: %v %v", specs, err)
+	}
+	if got := specs[1].KeysDocument.String(); got != `{"_fts": "text","_ftsx": {"$numberInt":"1"}}` {
+		t.Errorf("key %s", got)
+	}
 }

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/fts"
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// textIndexOf is c's text index (a collection has at most one), nil when
+// it has none the planner may use.
+func textIndexOf(c *Collection) *Index {
+	for _, ix := range c.Indexes() {
+		if ix.text != nil && !ix.Hidden {
+			return ix
+		}
+	}
+	return nil
+}
+
+// bindText binds the $text clause ts of a filter to c's text index (27
+// IndexNotFound without one), and returns the index and the parsed search.
+func bindText(c *Collection, ts *query.TextSearch) (*Index, *fts.Query, error) {
+	ix := textIndexOf(c)
+	if ix == nil {
+		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "text index required for $text query")
+	}
+	spec := ix.text.spec
+	lang := spec.DefaultLanguage()
+	if ts.Language != "" {
+		var err error
+		if lang, err = fts.LookupLanguage(ts.Language); err != nil {
+			return nil, nil, err
+		}
+	}
+	fq := fts.ParseQuery(ts.Search, lang, ts.CaseSensitive, ts.DiacriticSensitive)
+	ts.Bind(func(doc bson.Raw) (bool, error) { return fq.Matches(spec, doc) })
+	return ix, fq, nil
+}
+
+// bindFilterText binds f's $text clause, if any, for a match outside its
+// plan (a write's recheck).
+func bindFilterText(c *Collection, f *query.Filter) error {
+	ts, err := f.Text()
+	if err != nil || ts == nil {
+		return err
+	}
+	_, _, err = bindText(c, ts)
+	return err
+}
+
+// planText plans a $text query: it binds the clause to c's text index
+// and reads the index's keys of each search term under the equality
+// values the filter gives its prefix fields.
+func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Plan, error) {
+	ix, fq, err := bindText(c, ts)
+	if err != nil {
+		return nil, err
+	}
+	spec := ix.text.spec
+	prefix, shown, ok := textPrefix(q.filter, spec.Prefix)
+	if !ok {
+		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
+			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
+	}
+	scan := &planner.TextScan{Terms: fq.Terms, Prefix: shown, Score: q.textScore, Parsed: bson.D{
+		{Key: "terms", Value: orEmpty(fq.PositiveTerms())},
+		{Key: "negatedTerms", Value: orEmpty(fq.NegatedTerms())},
+		{Key: "phrases", Value: orEmpty(fq.Phrases)},
+		{Key: "negatedPhrases", Value: orEmpty(fq.NegatedPhrases)},
+	}}
+	ivs := make([]planner.Interval, len(fq.Terms))
+	for i, term := range fq.Terms {
+		lo := termPrefix(prefix, term)
+		ivs[i] = planner.Interval{Lo: lo, Hi: keyenc.PrefixEnd(lo)}
+	}
+	planned := ix.planned()
+	return planner.TextPlan(&planned, scan, ivs), nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// textPrefix are the values the filter pins the prefix fields to by
+// equality among its top-level clauses, and the same as explain shows
+// them; ok is false when a prefix field is not pinned.
+func textPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, shown bson.D, ok bool) {
+	if len(fields) == 0 {
+		return nil, nil, true
+	}
+	clauses := []*query.Node{f.Root()}
+	if r := f.Root(); r.Kind == query.KindAnd {
+		clauses = r.Children
+	}
+	for _, path := range fields {
+		found := false
+		for _, n := range clauses {
+			if n.Kind == query.KindEq && n.Path == path && n.Value.Type != bson.TypeArray && n.Value.Type != bson.TypeRegex {
+				vals = append(vals, n.Value)
+				shown = append(shown, bson.E{Key: path, Value: n.Value})
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, nil, false
+		}
+	}
+	return vals, shown, true
+}
+
+// needsTextScore reports whether a projection or sort asks for
+// {$meta: "textScore"} at its top level.
+func needsTextScore(docs ...bson.Raw) bool {
+	for _, d := range docs {
+		it := rawdoc.Iterate(d)
+		for {
+			_, v, ok := it.Next()
+			if !ok {
+				break
+			}
+			if v.Type == bson.TypeEmbeddedDocument {
+				if m, ok := bson.Raw(v.Value).Lookup("$meta").StringValueOK(); ok && m == "textScore" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// textSource reads a $text plan: it gathers the documents of every
+// term's keys with their summed scores, then yields each document once,
+// in the order the terms met them, with its score.
+type textSource struct {
+	r         storage.Reader
+	p         *planner.Plan
+	collID    uint32
+	prefix    []byte
+	prefixLen int
+	stats     *OpStats
+	ctx       context.Context
+	closer    func() error
+
+	loaded bool
+	ids    []string
+	scores map[string]float64
+	next   int
+	score  float64
+}
+
+func newTextSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *textSource {
+	ix := indexOf(p)
+	return &textSource{r: r, p: p, collID: c.ID, prefix: indexPrefix(c.ID, ix.ID), prefixLen: len(ix.text.spec.Prefix),
+		stats: stats, ctx: ctx, closer: closer}
+}
+
+func (s *textSource) load() error {
+	s.loaded = true
+	s.scores = map[string]float64{}
+	it, err := s.r.NewIter(s.prefix, keyenc.PrefixEnd(s.prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	n := 0
+	for _, iv := range s.p.Intervals {
+		lo, hi := append(bytes.Clone(s.prefix), iv.Lo...), append(bytes.Clone(s.prefix), iv.Hi...)
+		for it.SeekGE(lo); it.Valid() && bytes.Compare(it.Key(), hi) < 0; it.Next() {
+			if n++; n%256 == 0 {
+				if err := mongoerr.Interruption(s.ctx); err != nil {
+					return err
+				}
+			}
+			s.stats.KeysExamined++
+			id := string(entryID(it.Value()))
+			if _, seen := s.scores[id]; !seen {
+				s.ids = append(s.ids, id)
+			}
+			s.scores[id] += entryScore(it.Value(), s.prefixLen)
+		}
+	}
+	return it.Error()
+}
+
+func (s *textSource) Next() (bson.Raw, error) {
+	if !s.loaded {
+		if err := s.load(); err != nil {
+			return nil, err
+		}
+	}
+	for s.next < len(s.ids) {
+		id := s.ids[s.next]
+		s.next++
+		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(id)))
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			s.stats.DocsExamined++
+			s.score = s.scores[id]
+			return doc, nil
+		}
+	}
+	return nil, nil
+}
+
+// Meta carries the score of the document Next returned last.
+func (s *textSource) Meta() docsrc.Meta { return docsrc.Meta{TextScore: s.score, HasTextScore: true} }
+
+func (s *textSource) Close() error {
+	if s.closer != nil {
+		return s.closer()
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package expr
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+func init() {
+	register(map[string]opCompiler{"$meta": compileMeta})
+}
+
+// metaNames are the arguments MongoDB 7.0 knows for $meta.
+var metaNames = map[string]bool{
+	"textScore": true, "randVal": true, "searchScore": true, "searchHighlights": true,
+	"geoNearDistance": true, "geoNearPoint": true, "recordId": true, "indexKey": true,
+	"sortKey": true, "searchScoreDetails": true, "searchSequenceToken": true,
+}
+
+// CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
+// knows (17308 otherwise), of metadata Folio keeps (textScore; the others
+// fail with NotImplemented).
+func CheckMeta(arg bson.RawValue) error {
+	name, _ := arg.StringValueOK()
+	switch {
+	case name == "textScore":
+		return nil
+	case metaNames[name]:
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
+	}
+	return mongoerr.New(mongoerr.MetaUnsupportedArgument, "Unsupported argument to $meta: %s", arg)
+}
+
+// compileMeta: {$meta: "textScore"} is the current document's $text
+// score; without one evaluation fails with 40218, as in MongoDB.
+func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
+	if err := CheckMeta(v); err != nil {
+		return nil, err
+	}
+	return &Expr{eval: func(st *state) (bson.RawValue, error) {
+		m := st.ctx.Meta
+		if m == nil || !m.HasTextScore {
+			return bson.RawValue{}, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		}
+		return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.TextScore)}, nil
+	}}, nil
+}

@@ -1,0 +1,125 @@
+package fts
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// tokenOptions choose how words become tokens.
+type tokenOptions uint8
+
+const (
+	// filterStopWords drops the language's stop words.
+	filterStopWords tokenOptions = 1 << iota
+	// caseSensitive keeps each word's case.
+	caseSensitive
+	// diacriticSensitive keeps each word's diacritics.
+	diacriticSensitive
+)
+
+// delimiters are the code points that separate words in text index
+// version 3: those with the Unicode properties White_Space, Dash, Hyphen,
+// Quotation_Mark, Terminal_Punctuation, Pattern_Syntax or STerm.
+var delimiters = []*unicode.RangeTable{
+	unicode.White_Space, unicode.Dash, unicode.Hyphen, unicode.Quotation_Mark,
+	unicode.Terminal_Punctuation, unicode.Pattern_Syntax, unicode.Sentence_Terminal,
+}
+
+// isDelimiter reports whether r separates words in l; English keeps the
+// apostrophe inside words.
+func (l *Language) isDelimiter(r rune) bool {
+	if r == '\'' && l.english {
+		return false
+	}
+	if r < utf8.RuneSelf {
+		return asciiDelimiter[r]
+	}
+	return unicode.IsOneOf(delimiters, r)
+}
+
+var asciiDelimiter = func() (t [utf8.RuneSelf]bool) {
+	for r := range rune(utf8.RuneSelf) {
+		t[r] = unicode.IsOneOf(delimiters, r)
+	}
+	return t
+}()
+
+// tokens calls fn with each token of text in l, as MongoDB's tokenizer
+// makes them: a word is lower-cased (the Turkish way in Turkish), dropped
+// if it is a stop word (when asked), stemmed (in its original case when
+// caseSensitive), and stripped of diacritics unless diacriticSensitive.
+func (l *Language) tokens(text string, opts tokenOptions, fn func(token string)) {
+	for len(text) > 0 {
+		i := strings.IndexFunc(text, func(r rune) bool { return !l.isDelimiter(r) })
+		if i < 0 {
+			return
+		}
+		text = text[i:]
+		end := strings.IndexFunc(text, l.isDelimiter)
+		if end < 0 {
+			end = len(text)
+		}
+		word := text[:end]
+		text = text[end:]
+		lower := l.lower(word)
+		if opts&filterStopWords != 0 && l.isStopWord(lower) {
+			continue
+		}
+		w := lower
+		if opts&caseSensitive != 0 {
+			w = word
+		}
+		w = l.stemWord(w)
+		if opts&diacriticSensitive == 0 {
+			w = stripDiacritics(w)
+		}
+		fn(w)
+	}
+}
+
+// lower is s in lower case, by the language's rules.
+func (l *Language) lower(s string) string {
+	if l.turkish {
+		return strings.ToLowerSpecial(unicode.TurkishCase, s)
+	}
+	return strings.ToLower(s)
+}
+
+// stripDiacritics removes the combining marks of s once decomposed
+// ("é" is "e").
+func stripDiacritics(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	d := norm.NFD.String(s)
+	var b strings.Builder
+	b.Grow(len(d))
+	for _, r := range d {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
+}
+
+// fold is s prepared for a phrase comparison: lower-cased unless
+// caseSensitive, without diacritics unless diacriticSensitive.
+func (l *Language) fold(s string, opts tokenOptions) string {
+	if opts&caseSensitive == 0 {
+		s = l.lower(s)
+	}
+	if opts&diacriticSensitive == 0 {
+		s = stripDiacritics(s)
+	}
+	return s
+}

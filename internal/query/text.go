@@ -1,0 +1,122 @@
+package query
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// TextSearch is a filter's {$text: {...}} clause. It needs the
+// collection's text index to match: the engine binds it (Bind) when it
+// plans the query; unbound, matching fails as MongoDB fails a $text where
+// no text search can run.
+type TextSearch struct {
+	Search string
+	// Language is $language, "" when not given (the index's default).
+	Language                          string
+	CaseSensitive, DiacriticSensitive bool
+	match                             func(bson.Raw) (bool, error)
+}
+
+// Bind makes the clause match with fn.
+func (t *TextSearch) Bind(fn func(bson.Raw) (bool, error)) { t.match = fn }
+
+// parseText parses $text's operand with MongoDB's checks: $search a
+// string, $language a string, $caseSensitive and $diacriticSensitive
+// booleans, nothing else.
+func parseText(v bson.RawValue) (*Node, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.BadValue, "$text expects an object")
+	}
+	t := &TextSearch{}
+	doc := bson.Raw(v.Value)
+	want := 1
+	str := func(name string, required bool, dst *string) error {
+		f, err := doc.LookupErr(name)
+		if err != nil {
+			if required {
+				return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"%s\"", name)
+			}
+			return nil
+		}
+		s, ok := f.StringValueOK()
+		if !ok {
+			return mongoerr.New(mongoerr.TypeMismatch, "\"%s\" had the wrong type. Expected string, found %s", name, values.TypeName(f.Type))
+		}
+		*dst = s
+		if !required {
+			want++
+		}
+		return nil
+	}
+	boolean := func(name string, dst *bool) error {
+		f, err := doc.LookupErr(name)
+		if err != nil {
+			return nil
+		}
+		b, ok := f.BooleanOK()
+		if !ok {
+			return mongoerr.New(mongoerr.TypeMismatch, "\"%s\" had the wrong type. Expected bool, found %s", name, values.TypeName(f.Type))
+		}
+		*dst = b
+		want++
+		return nil
+	}
+	if err := str("$search", true, &t.Search); err != nil {
+		return nil, err
+	}
+	if err := str("$language", false, &t.Language); err != nil {
+		return nil, err
+	}
+	if err := boolean("$caseSensitive", &t.CaseSensitive); err != nil {
+		return nil, err
+	}
+	if err := boolean("$diacriticSensitive", &t.DiacriticSensitive); err != nil {
+		return nil, err
+	}
+	if n, _ := doc.Elements(); len(n) != want {
+		return nil, mongoerr.New(mongoerr.BadValue, "extra fields in $text")
+	}
+	return &Node{Kind: KindText, Value: v, text: t}, nil
+}
+
+// matches is the bound clause's verdict on doc; unbound, it fails the
+// query.
+func (t *TextSearch) matches(doc bson.Raw) bool {
+	if t.match == nil {
+		panic(exprFailure{err: mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context")})
+	}
+	ok, err := t.match(doc)
+	if err != nil {
+		panic(exprFailure{err: err})
+	}
+	return ok
+}
+
+// Text is the filter's $text clause, or nil. MongoDB allows one, not under
+// $nor: more fail with BadValue, as does one under $nor.
+func (f *Filter) Text() (*TextSearch, error) {
+	var found *TextSearch
+	var err error
+	var visit func(n *Node, underNor bool)
+	visit = func(n *Node, underNor bool) {
+		if n.Kind == KindText {
+			switch {
+			case found != nil:
+				err = mongoerr.New(mongoerr.BadValue, "Too many text expressions")
+			case underNor:
+				err = mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
+			}
+			found = n.text
+		}
+		for _, c := range n.Children {
+			visit(c, underNor || n.Kind == KindNor)
+		}
+	}
+	visit(f.root, false)
+	if err != nil {
+		return nil, err
+	}
+	return found, nil
+}

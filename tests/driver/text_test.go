@@ -1,0 +1,395 @@
+package driver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// textCase is one case of internal/fts/testdata/search.json, the corpus
+// of text searches with MongoDB's answers that package fts also runs.
+type textCase struct {
+	Name    string          `json:"name"`
+	Index   json.RawMessage `json:"index"`
+	Docs    []json.RawMessage
+	Queries []struct {
+		Search             string `json:"search"`
+		Language           string `json:"language"`
+		CaseSensitive      bool   `json:"caseSensitive"`
+		DiacriticSensitive bool   `json:"diacriticSensitive"`
+		IDs                []int  `json:"ids"`
+	}
+}
+
+func extJSON(t testing.TB, j []byte) bson.Raw {
+	t.Helper()
+	var d bson.Raw
+	if err := bson.UnmarshalExtJSON(j, false, &d); err != nil {
+		t.Fatalf("%s: %v", j, err)
+	}
+	return d
+}
+
+func textQuery(search, language string, caseSens, diacriticSens bool) bson.D {
+	q := bson.D{{Key: "$search", Value: search}}
+	if language != "" {
+		q = append(q, bson.E{Key: "$language", Value: language})
+	}
+	if caseSens {
+		q = append(q, bson.E{Key: "$caseSensitive", Value: true})
+	}
+	if diacriticSens {
+		q = append(q, bson.E{Key: "$diacriticSensitive", Value: true})
+	}
+	return bson.D{{Key: "$text", Value: q}}
+}
+
+// The corpus through the server: find, count and aggregate answer each
+// search with MongoDB's documents.
+func TestTextSearchCorpus(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	raw, err := os.ReadFile("../../internal/fts/testdata/search.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []textCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	db := client.Database("textcorpus")
+	for i, c := range cases {
+		coll := db.Collection("c" + strconv.Itoa(i))
+		ix := extJSON(t, c.Index)
+		spec := bson.D{{Key: "name", Value: "t"}}
+		elems, _ := ix.Elements()
+		for _, el := range elems {
+			spec = append(spec, bson.E{Key: el.Key(), Value: el.Value()})
+		}
+		if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll.Name()}, {Key: "indexes", Value: bson.A{spec}}}).Err(); err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		for _, d := range c.Docs {
+			if _, err := coll.InsertOne(ctx, extJSON(t, d)); err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+		}
+		for _, q := range c.Queries {
+			filter := textQuery(q.Search, q.Language, q.CaseSensitive, q.DiacriticSensitive)
+			want := make([]string, len(q.IDs))
+			for i, id := range q.IDs {
+				want[i] = strconv.Itoa(id)
+			}
+			got := ids(findAll(t, coll, filter))
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: find %q: got %v, want %v", c.Name, q.Search, got, want)
+			}
+			if n, err := coll.CountDocuments(ctx, filter); err != nil || n != int64(len(want)) {
+				t.Errorf("%s: count %q: %d, %v; want %d", c.Name, q.Search, n, err, len(want))
+			}
+			cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$match", Value: filter}}, bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []bson.Raw
+			if err := cur.All(ctx, &docs); err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(docs); !slices.Equal(got, want) {
+				t.Errorf("%s: aggregate %q: got %v, want %v", c.Name, q.Search, got, want)
+			}
+		}
+	}
+}
+
+func textColl(t *testing.T, client *mongo.Client, name string, keys bson.D, opts *options.IndexOptionsBuilder, docs ...any) *mongo.Collection {
+	t.Helper()
+	coll := client.Database("text").Collection(strings.ReplaceAll(t.Name(), "/", "_") + name)
+	if _, err := coll.Indexes().CreateOne(context.Background(), mongo.IndexModel{Keys: keys, Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) > 0 {
+		if _, err := coll.InsertMany(context.Background(), docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return coll
+}
+
+func doc(kv ...any) bson.D {
+	d := bson.D{}
+	for i := 0; i < len(kv); i += 2 {
+		d = append(d, bson.E{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return d
+}
+
+var scoreMeta = doc("$meta", "textScore")
+
+// Scores follow weights and term frequencies; {$meta: "textScore"}
+// projects and sorts them in find and in a pipeline, and fails (40218)
+// where no $text gives them.
+func TestTextScores(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("title", "text", "body", "text"), options.Index().SetWeights(doc("title", 10)),
+		doc("_id", 1, "title", "Coffee", "body", "A cup a day"),
+		doc("_id", 2, "title", "Tea", "body", "coffee coffee coffee and more coffee"),
+		doc("_id", 3, "title", "Water", "body", "nothing to see"),
+	)
+	filter := textQuery("coffee", "", false, false)
+	// 1: title weight 10 ("coffe" is not the whole string "Coffee"); 2:
+	// freq 1+1/2+1/4+1/8 over 4 tokens ("and" and "more" are stop words):
+	// 1.875 × (0.5·4/4 + 0.5).
+	got := findAll(t, coll, filter, options.Find().SetProjection(doc("score", scoreMeta, "title", 1)).SetSort(doc("score", scoreMeta)))
+	want := []string{`{"_id": {"$numberInt":"1"},"title": "Coffee","score": {"$numberDouble":"10.0"}}`,
+		`{"_id": {"$numberInt":"2"},"title": "Tea","score": {"$numberDouble":"1.875"}}`}
+	if len(got) != 2 || got[0].String() != want[0] || got[1].String() != want[1] {
+		t.Fatalf("find: %v, want %v", got, want)
+	}
+	// An exclusion projection with the score; skip and limit after the sort.
+	got = findAll(t, coll, filter, options.Find().SetProjection(doc("score", scoreMeta, "body", 0)).SetSort(doc("score", scoreMeta)).SetSkip(1).SetLimit(1))
+	if len(got) != 1 || got[0].String() != `{"_id": {"$numberInt":"2"},"title": "Tea","score": {"$numberDouble":"1.875"}}` {
+		t.Fatalf("find with skip: %v", got)
+	}
+	agg := func(pipeline bson.A) ([]bson.Raw, error) {
+		cur, err := coll.Aggregate(ctx, pipeline)
+		if err != nil {
+			return nil, err
+		}
+		var docs []bson.Raw
+		err = cur.All(ctx, &docs)
+		return docs, err
+	}
+	docs, err := agg(bson.A{doc("$match", filter), doc("$addFields", doc("s", scoreMeta)), doc("$sort", doc("s", -1)), doc("$project", doc("s", 1))})
+	if err != nil || len(docs) != 2 || docs[0].String() != `{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}}` {
+		t.Fatalf("aggregate: %v, %v", docs, err)
+	}
+	// The score survives $project, $sort (also by the score itself) and
+	// $limit; not $group.
+	docs, err = agg(bson.A{doc("$match", filter), doc("$project", doc("title", 1)), doc("$sort", doc("x", scoreMeta)), doc("$limit", 1), doc("$set", doc("s", scoreMeta))})
+	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": {"$numberInt":"1"},"title": "Coffee","s": {"$numberDouble":"10.0"}}` {
+		t.Fatalf("aggregate through stages: %v, %v", docs, err)
+	}
+	_, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", "$title")), doc("$project", doc("s", scoreMeta))})
+	requireCode(t, err, 40218, "Location40218")
+	_, err = agg(bson.A{doc("$project", doc("s", scoreMeta))})
+	requireCode(t, err, 40218, "Location40218")
+	for _, o := range []*options.FindOptionsBuilder{
+		options.Find().SetProjection(doc("s", scoreMeta)),
+		options.Find().SetSort(doc("s", scoreMeta)),
+	} {
+		_, err := coll.Find(ctx, bson.D{}, o)
+		requireCode(t, err, 40218, "Location40218")
+	}
+	_, err = coll.Find(ctx, filter, options.Find().SetProjection(doc("s", doc("$meta", "nope"))))
+	requireCode(t, err, 17308, "Location17308")
+}
+
+// A text index's specification as MongoDB stores it, one text index per
+// collection, and MongoDB's refusals.
+func TestTextIndexSpecs(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("a", 1, "title", "text", "body", "text"),
+		options.Index().SetWeights(doc("body", 3)).SetDefaultLanguage("spanish").SetLanguageOverride("idioma"))
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"v": {"$numberInt":"2"},"key": {"a": {"$numberInt":"1"},"_fts": "text","_ftsx": {"$numberInt":"1"}},"name": "a_1_title_text_body_text",` +
+		`"weights": {"body": {"$numberInt":"3"},"title": {"$numberInt":"1"}},"default_language": "spanish","language_override": "idioma","textIndexVersion": {"$numberInt":"3"}}`
+	if len(specs) != 2 || specs[1].String() != want {
+		t.Fatalf("listIndexes: %v\nwant %s", specs, want)
+	}
+	// The stored form, as mongorestore sends it back, is the same index.
+	stored := specs[1]
+	if err := coll.Database().RunCommand(ctx, doc("createIndexes", coll.Name(), "indexes", bson.A{stored})).Err(); err != nil {
+		t.Fatalf("re-create from listIndexes: %v", err)
+	}
+	// A second text index conflicts.
+	_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("other", "text")})
+	requireCode(t, err, 67, "CannotCreateIndex")
+	for _, tt := range []struct {
+		keys bson.D
+		opts *options.IndexOptionsBuilder
+		code int
+	}{
+		{doc("a", "text", "b", 1, "c", "text"), nil, 17389},
+		{doc("a", "text", "b", 2), nil, 17273},
+		{doc("a", "text"), options.Index().SetDefaultLanguage("klingon"), 2},
+		{doc("a", "text"), options.Index().SetLanguageOverride("a.b"), 17136},
+		{doc("a", "text"), options.Index().SetWeights(doc("a", 100000)), 16674},
+		{doc("a", "text"), options.Index().SetUnique(true), 67},
+		{doc("a", "text"), options.Index().SetCollation(&options.Collation{Locale: "fr"}), 67},
+		{doc("a", 1), options.Index().SetWeights(doc("a", 2)), 67},
+	} {
+		c := client.Database("text").Collection("specerrors")
+		_, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.keys, Options: tt.opts})
+		if serverCode(err) != tt.code {
+			t.Errorf("%v: %v, want code %d", tt.keys, err, tt.code)
+		}
+	}
+}
+
+// A compound text index needs equality on its prefix fields; documents
+// are checked on insert (arrays in the other fields, the language
+// override).
+func TestTextCompoundAndDocuments(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("shop", 1, "name", "text", "price", 1), nil,
+		doc("_id", 1, "shop", "a", "name", "red apple", "price", 3),
+		doc("_id", 2, "shop", "b", "name", "red apple", "price", 4),
+		doc("_id", 3, "shop", "a", "name", "green pear", "price", 5),
+	)
+	got := ids(findAll(t, coll, doc("shop", "a", "$text", doc("$search", "apple pear"), "price", doc("$gt", 3))))
+	if !slices.Equal(got, []string{"3"}) {
+		t.Errorf("prefix a, price > 3: %v", got)
+	}
+	var ex bson.Raw
+	if err := coll.Database().RunCommand(ctx, doc("explain", doc("find", coll.Name(), "filter", doc("shop", "b", "$text", doc("$search", "apple"))), "verbosity", "executionStats")).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	plan := ex.Lookup("queryPlanner", "winningPlan")
+	if s := plan.Document().Lookup("stage").StringValue(); s != "TEXT_MATCH" || plan.Document().Lookup("indexPrefix").String() != `{"shop": "b"}` {
+		t.Errorf("explain: %s", plan)
+	}
+	if n, _ := ex.Lookup("executionStats", "totalKeysExamined").AsInt64OK(); n != 1 {
+		t.Errorf("keys examined %d, want 1 (%s)", n, ex.Lookup("executionStats"))
+	}
+	_, err := coll.Find(ctx, doc("$text", doc("$search", "apple")))
+	requireCode(t, err, 291, "NoQueryExecutionPlans")
+	_, err = coll.InsertOne(ctx, doc("shop", bson.A{"a", "b"}, "name", "x"))
+	requireCode(t, err, 16675, "Location16675")
+
+	lang := textColl(t, client, "lang", doc("q", "text"), nil)
+	_, err = lang.InsertOne(ctx, doc("q", "hola", "language", 1))
+	requireCode(t, err, 17261, "Location17261")
+	_, err = lang.InsertOne(ctx, doc("q", "hola", "language", "klingon"))
+	requireCode(t, err, 17262, "Location17262")
+	if n, _ := lang.CountDocuments(ctx, bson.D{}); n != 0 {
+		t.Errorf("refused documents stored: %d", n)
+	}
+}
+
+// $text where MongoDB refuses it.
+func TestTextErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	plain := client.Database("text").Collection("plain")
+	plain.InsertOne(ctx, doc("a", "x"))
+	_, err := plain.Find(ctx, textQuery("x", "", false, false))
+	requireCode(t, err, 27, "IndexNotFound")
+
+	coll := textColl(t, client, "", doc("a", "text"), nil, doc("_id", 1, "a", "x y"), doc("_id", 2, "a", "z"))
+	coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("b", 1)})
+	for _, tt := range []struct {
+		filter bson.D
+		opts   *options.FindOptionsBuilder
+		code   int
+	}{
+		{doc("$nor", bson.A{textQuery("x", "", false, false)}), nil, 2},
+		{doc("$and", bson.A{textQuery("x", "", false, false), textQuery("y", "", false, false)}), nil, 2},
+		{textQuery("x", "klingon", false, false), nil, 2},
+		{textQuery("x", "", false, false), options.Find().SetHint(doc("b", 1)), 291},
+		{textQuery("x", "", false, false), options.Find().SetSort(doc("$natural", 1)), 291},
+		{doc("b", 1), options.Find().SetHint("a_text"), 291},
+	} {
+		_, err := coll.Find(ctx, tt.filter, tt.opts)
+		if serverCode(err) != tt.code {
+			t.Errorf("%v: %v, want %d", tt.filter, err, tt.code)
+		}
+	}
+	_, err = coll.Aggregate(ctx, bson.A{doc("$limit", 5), doc("$match", textQuery("x", "", false, false))})
+	requireCode(t, err, 17313, "Location17313")
+	_, err = coll.Aggregate(ctx, bson.A{doc("$lookup", doc("from", coll.Name(), "pipeline", bson.A{doc("$match", textQuery("x", "", false, false))}, "as", "l"))})
+	requireCode(t, err, 17313, "Location17313")
+	// A hidden text index serves no $text.
+	if err := coll.Database().RunCommand(ctx, doc("collMod", coll.Name(), "index", doc("name", "a_text", "hidden", true))).Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = coll.Find(ctx, textQuery("x", "", false, false))
+	requireCode(t, err, 27, "IndexNotFound")
+}
+
+// Writes select their documents with $text too.
+func TestTextWrites(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("a", "text"), nil,
+		doc("_id", 1, "a", "red fish"), doc("_id", 2, "a", "blue fish"), doc("_id", 3, "a", "red car"))
+	res, err := coll.UpdateMany(ctx, textQuery("fish", "", false, false), doc("$set", doc("fish", true)))
+	if err != nil || res.ModifiedCount != 2 {
+		t.Fatalf("updateMany: %+v %v", res, err)
+	}
+	var got bson.Raw
+	err = coll.FindOneAndUpdate(ctx, textQuery("car -fish", "", false, false), doc("$set", doc("car", true)),
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&got)
+	if err != nil || got.Lookup("_id").Int32() != 3 {
+		t.Fatalf("findAndModify: %v %v", got, err)
+	}
+	// Updated text is searched under its new terms.
+	if _, err := coll.UpdateOne(ctx, doc("_id", 2), doc("$set", doc("a", "green boat"))); err != nil {
+		t.Fatal(err)
+	}
+	got2 := ids(findAll(t, coll, textQuery("boat fish", "", false, false)))
+	if slices.Sort(got2); fmt.Sprint(got2) != "[1 2]" {
+		t.Errorf("after update: %v", got2)
+	}
+	del, err := coll.DeleteMany(ctx, textQuery("red", "", false, false))
+	if err != nil || del.DeletedCount != 2 {
+		t.Fatalf("deleteMany: %+v %v", del, err)
+	}
+	var vals []any
+	if err := coll.Distinct(ctx, "a", textQuery("boat", "", false, false)).Decode(&vals); err != nil || len(vals) != 1 {
+		t.Errorf("distinct: %v %v", vals, err)
+	}
+}
+
+// A search reads the keys of its terms and their documents, not the
+// collection: explain's executionStats count them.
+func TestTextExaminesMatches(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("body", "text"), nil)
+	docs := make([]any, 0, 2000)
+	for i := 0; i < 2000; i++ {
+		body := fmt.Sprintf("common words w%d w%d", i%37, i%101)
+		switch i % 100 {
+		case 3:
+			body += " zebra"
+		case 50:
+			body += " quokka quokka"
+		}
+		docs = append(docs, doc("_id", i, "body", body))
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var ex bson.Raw
+	cmd := doc("explain", doc("find", coll.Name(), "filter", textQuery("zebra quokka", "", false, false)), "verbosity", "executionStats")
+	if err := coll.Database().RunCommand(ctx, cmd).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	stats := ex.Lookup("executionStats").Document()
+	for _, f := range []string{"nReturned", "totalKeysExamined", "totalDocsExamined"} {
+		if n, _ := stats.Lookup(f).AsInt64OK(); n != 40 {
+			t.Errorf("%s = %d, want 40 (%s)", f, n, stats)
+		}
+	}
+}
