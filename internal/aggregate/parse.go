@@ -44,7 +44,6 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
-	"$geoNear":      true,
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
@@ -120,6 +119,12 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if p.where == inFacet {
 			return mongoerr.New(mongoerr.FacetStageNotAllowed, "$facet is not allowed to be used within a $facet stage")
 		}
+	case "$geoNear":
+		// The collection scan runs its search (TakePushdown); a
+		// sub-pipeline's first stage reads no collection scan here.
+		if i != 0 || p.where != topLevel {
+			return mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
+		}
 	}
 	return nil
 }
@@ -129,6 +134,8 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 	switch name {
 	case "$match":
 		return p.parseMatch(arg)
+	case "$geoNear":
+		return parseGeoNear(arg)
 	case "$skip":
 		return parseSkip(arg)
 	case "$limit":

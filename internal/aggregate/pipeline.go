@@ -265,6 +265,9 @@ type Pushdown struct {
 	Filter bson.Raw // the leading $match
 	Sort   bson.Raw // a $sort at the start (after the $match)
 	Limit  int64    // a $limit right after that $sort
+	// GeoNear is a leading $geoNear's search, whose stage stays to set
+	// its fields from the distances the scan measures.
+	GeoNear *GeoNear
 }
 
 // TakePushdown removes a leading $match (when it is a plain query filter)
@@ -273,6 +276,10 @@ type Pushdown struct {
 func (p *Pipeline) TakePushdown() Pushdown {
 	var pd Pushdown
 	if len(p.stages) > 0 {
+		if g, ok := p.stages[0].(*geoNearStage); ok {
+			pd.GeoNear = &g.search
+			return pd
+		}
 		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 {
 			pd.Filter = m.spec
 			p.stages, p.specs = p.stages[1:], p.specs[1:]

@@ -311,7 +311,7 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
-		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
+		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation,
 	}
 }

@@ -25,7 +25,7 @@ var indexSpecFields = map[string]bool{
 	"key": true, "name": true, "v": true, "ns": true, "unique": true, "sparse": true, "hidden": true,
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
 	"storageEngine": true, "collation": true, "weights": true, "default_language": true,
-	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": false,
+	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
 	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
@@ -166,6 +166,16 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			spec.Text.LanguageOverride = v
 		case "textIndexVersion":
 			spec.Text.Version = v
+		case "2dsphereIndexVersion":
+			// Folio builds version 3, which listIndexes reports.
+			switch f, _ := values.Float64(v); {
+			case !values.IsNumber(v.Type):
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '2dsphereIndexVersion' must be a number, but got %s", values.TypeName(v.Type))
+			case f == 1 || f == 2:
+				return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support 2dsphereIndexVersion %d; it builds version 3", int(f))
+			case f != 3:
+				return spec, mongoerr.New(mongoerr.CannotCreateIndex, "unsupported geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", v)
+			}
 		case "ns":
 			// MongoDB drops the field since 4.2.
 		default:

@@ -32,10 +32,14 @@ func Lend(src Source) (bson.Raw, error) {
 }
 
 // Meta is what a document carries beside its fields, which {$meta: ...}
-// reads: the score a $text search gave it.
+// reads: the score a $text search gave it, the distance from a $near
+// search's center and the location it was measured to.
 type Meta struct {
-	TextScore    float64
-	HasTextScore bool
+	TextScore       float64
+	HasTextScore    bool
+	GeoNearDistance float64
+	GeoNearPoint    bson.RawValue
+	HasGeoNear      bool
 }
 
 // MetaSource is a Source whose documents carry metadata: Meta is that of

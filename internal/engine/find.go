@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -49,6 +50,9 @@ type FindOptions struct {
 	// Collation is the command's collation document; nil applies the
 	// collection's default.
 	Collation bson.Raw
+	// GeoNear, when set, is a leading $geoNear stage's search, which
+	// replaces Filter (geoNearFilter).
+	GeoNear *aggregate.GeoNear
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -82,6 +86,13 @@ type compiledFind struct {
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, textScore: needsTextScore(o.Projection, o.Sort)}
+	if o.GeoNear != nil {
+		f, err := geoNearFilter(c, o.GeoNear)
+		if err != nil {
+			return q, err
+		}
+		o.Filter = f
+	}
 	coll, err := commandCollator(c, o.Collation)
 	if err != nil {
 		return q, err
@@ -128,6 +139,11 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		return nil, nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 	case h.ix != nil && h.ix.text != nil:
 		return nil, nil, noQuerySolutions()
+	}
+	if h.natural == 0 {
+		if p, err := planGeo(c, q, h.ix == nil && !h.idOrder); p != nil || err != nil {
+			return p, nil, err
+		}
 	}
 	natural := h.natural
 	if q.sort != nil && q.sort.Natural() != 0 {
@@ -249,7 +265,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	}
 	hs := make([]hinted, len(scans))
 	for i, sp := range scans {
-		if ix := indexOf(sp); ix != nil && sp.Text == nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
+		if ix := indexOf(sp); ix != nil && sp.Text == nil && sp.Geo == nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
 			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
 		}
 	}
@@ -267,8 +283,11 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 		snap := e.kv.NewSnapshot()
 		r, closer = snap, snap.Close
 	}
-	if p.Text != nil {
+	switch {
+	case p.Text != nil:
 		return newTextSource(ctx, r, c, p, stats, closer), nil
+	case p.Geo != nil && p.Geo.Near:
+		return newGeoNearSource(ctx, r, c, p, stats, closer), nil
 	}
 	srcs := make([]*planSource, 0, len(scans))
 	fail := func(err error) (docSource, error) {

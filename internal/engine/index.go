@@ -161,9 +161,10 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
 			return nil, err
 		}
-		// Hashed and wildcard keys are built from the values as they are.
-		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed })) {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed or wildcard index with a collation other than simple is not supported (index %s)", ix.Name)
+		// Hashed, wildcard and 2dsphere keys are built from the values as
+		// they are.
+		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo })) {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed, wildcard or 2dsphere index with a collation other than simple is not supported (index %s)", ix.Name)
 		}
 	}
 	if len(spec.Partial) > 0 {
@@ -218,6 +219,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 			d = rawdoc.AppendElement(d, el.Key(), el.Value())
 		}
 	}
+	if ix.geoField() >= 0 {
+		d = bsoncore.AppendInt32Element(d, "2dsphereIndexVersion", 3)
+	}
 	if ix.Unique {
 		d = bsoncore.AppendBooleanElement(d, "unique", true)
 	}
@@ -267,8 +271,9 @@ func (pc planCatalog) Indexes() []planner.Index {
 	all := pc.c.Indexes()
 	out := make([]planner.Index, 0, len(all))
 	for _, ix := range all {
-		// A text index serves $text queries alone (planText).
-		if !ix.Hidden && ix.text == nil {
+		// A text index serves $text queries alone (planText), a 2dsphere
+		// index geo queries (planGeo).
+		if !ix.Hidden && ix.text == nil && ix.geoField() < 0 {
 			out = append(out, ix.planned())
 		}
 	}
@@ -326,13 +331,22 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		var vals []bson.RawValue
 		var arrays []string
 		var missing bool
-		if f.Hashed {
+		switch {
+		case f.Geo:
+			if vals, err = geoKeyValues(root, f, doc); err != nil {
+				return nil, false, err
+			}
+			if len(vals) == 0 {
+				// 2dsphere indexes hold no document without geometry.
+				return nil, false, nil
+			}
+		case f.Hashed:
 			var v bson.RawValue
 			if v, missing, err = hashedValue(root, f); err != nil {
 				return nil, false, err
 			}
 			vals = []bson.RawValue{v}
-		} else {
+		default:
 			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
 		}
 		if !missing {

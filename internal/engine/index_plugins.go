@@ -15,7 +15,10 @@ func pluginField(path, plugin string) (IndexField, error) {
 	case "hashed":
 		f.Hashed = true
 		return f, nil
-	case "text", "2dsphere", "2d", "geoHaystack", "columnstore":
+	case "2dsphere":
+		f.Geo = true
+		return f, nil
+	case "text", "2d", "geoHaystack", "columnstore":
 		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
 	}
 	return f, mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", plugin)

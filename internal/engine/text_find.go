@@ -67,7 +67,7 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 		return nil, err
 	}
 	spec := ix.text.spec
-	prefix, shown, ok := textPrefix(q.filter, spec.Prefix)
+	prefix, shown, ok := equalityPrefix(q.filter, spec.Prefix)
 	if !ok {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
@@ -94,10 +94,11 @@ func orEmpty(s []string) []string {
 	return s
 }
 
-// textPrefix are the values the filter pins the prefix fields to by
-// equality among its top-level clauses, and the same as explain shows
-// them; ok is false when a prefix field is not pinned.
-func textPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, shown bson.D, ok bool) {
+// equalityPrefix are the values the filter pins fields to by equality
+// among its top-level clauses (a text or 2dsphere index's fields before
+// its special one), and the same as explain shows them; ok is false when
+// a field is not pinned.
+func equalityPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, shown bson.D, ok bool) {
 	if len(fields) == 0 {
 		return nil, nil, true
 	}

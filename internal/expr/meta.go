@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -19,12 +20,12 @@ var metaNames = map[string]bool{
 }
 
 // CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
-// knows (17308 otherwise), of metadata Folio keeps (textScore; the others
-// fail with NotImplemented).
+// knows (17308 otherwise), of metadata Folio keeps (textScore,
+// geoNearDistance, geoNearPoint; the others fail with NotImplemented).
 func CheckMeta(arg bson.RawValue) error {
 	name, _ := arg.StringValueOK()
 	switch {
-	case name == "textScore":
+	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint":
 		return nil
 	case metaNames[name]:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
@@ -33,16 +34,40 @@ func CheckMeta(arg bson.RawValue) error {
 }
 
 // compileMeta: {$meta: "textScore"} is the current document's $text
-// score; without one evaluation fails with 40218, as in MongoDB.
+// score (without one evaluation fails with 40218, as in MongoDB);
+// {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the
+// distance and location a $near or $geoNear measured (missing without).
 func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	if err := CheckMeta(v); err != nil {
 		return nil, err
 	}
+	name := v.StringValue()
 	return &Expr{eval: func(st *state) (bson.RawValue, error) {
 		m := st.ctx.Meta
-		if m == nil || !m.HasTextScore {
-			return bson.RawValue{}, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		if m == nil {
+			m = &docsrc.Meta{}
 		}
-		return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.TextScore)}, nil
+		return MetaValue(*m, name)
 	}}, nil
+}
+
+// MetaValue is the metadata name of a document carrying m: missing
+// geoNear metadata is missing, a missing text score fails with 40218.
+func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
+	switch name {
+	case "geoNearDistance":
+		if m.HasGeoNear {
+			return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.GeoNearDistance)}, nil
+		}
+		return bson.RawValue{}, nil
+	case "geoNearPoint":
+		if m.HasGeoNear {
+			return m.GeoNearPoint, nil
+		}
+		return bson.RawValue{}, nil
+	}
+	if !m.HasTextScore {
+		return bson.RawValue{}, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+	}
+	return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.TextScore)}, nil
 }

@@ -1117,6 +1117,14 @@ const (
 	TextArrayInCompoundKey Code = 16675
 	// TextScoreUnavailable: {$meta: "textScore"} in a query or pipeline without $text.
 	TextScoreUnavailable Code = 40218
+	// GeoExtractKeys: a document whose 2dsphere field holds a malformed geometry.
+	GeoExtractKeys Code = 16755
+	// GeoNearNearNotArray: a $geoNear without 'near', or whose 'near' is not an array or document.
+	GeoNearNearNotArray Code = 16605
+	// GeoNearDistanceFieldNotString: a $geoNear without a string 'distanceField'.
+	GeoNearDistanceFieldNotString Code = 16606
+	// GeoNearIncludeLocsNotString: a $geoNear whose 'includeLocs' is not a string.
+	GeoNearIncludeLocsNotString Code = 16607
 	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, or in a sub-pipeline.
 	TextMatchNotFirst Code = 17313
 	// MetaUnsupportedArgument: {$meta: ...} naming no metadata MongoDB knows.

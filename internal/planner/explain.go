@@ -59,6 +59,8 @@ func (p *Plan) Explain(s Shape) bson.D {
 	switch {
 	case p.Text != nil:
 		stage = p.textStage(s)
+	case p.Geo != nil:
+		stage = p.geoStage(s)
 	case p.Or != nil:
 		scans := bson.A{}
 		for _, br := range p.Or {
@@ -218,6 +220,8 @@ func (p *Plan) Summary(clustered, count bool) string {
 	}
 	stage := "IXSCAN"
 	switch {
+	case p.Geo != nil && p.Geo.Near:
+		stage = "GEO_NEAR_2DSPHERE"
 	case p.distinct != "":
 		stage = "DISTINCT_SCAN"
 	case count && p.exact && len(p.Intervals) <= 1 && p.checks == nil:

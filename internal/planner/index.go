@@ -26,6 +26,8 @@ type Field struct {
 	Wildcard   bool
 	// Text marks the term and score of a text index's keys.
 	Text bool
+	// Geo marks a 2dsphere field: its keys are S2 cell ids.
+	Geo bool
 }
 
 // Index is an index as the planner sees it.

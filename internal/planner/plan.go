@@ -57,6 +57,8 @@ type Plan struct {
 	Natural bool
 	// Text, when set, reads a text index for a $text query (TextPlan).
 	Text *TextScan
+	// Geo, when set, reads a 2dsphere index for a geo query (GeoPlan).
+	Geo *GeoScan
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
 	// coll is the collation of the scanned keys (nil: simple).

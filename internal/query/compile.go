@@ -215,7 +215,7 @@ var fieldOperators = map[string]bool{
 	"$mod": true, "$regex": true, "$options": true, "$all": true, "$elemMatch": true,
 	"$size": true, "$bitsAllSet": true, "$bitsAnySet": true, "$bitsAllClear": true,
 	"$bitsAnyClear": true, "$near": true, "$nearSphere": true, "$geoWithin": true,
-	"$geoIntersects": true, "$within": true, "$geoNear": true,
+	"$geoIntersects": true, "$within": true, "$geoNear": true, "$minDistance": true, "$maxDistance": true,
 }
 
 var comparisonKinds = map[string]Kind{"$lt": KindLt, "$lte": KindLte, "$gt": KindGt, "$gte": KindGte}
@@ -309,7 +309,14 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		return parseElemMatch(path, v)
 	case "$all":
 		return parseAll(path, v)
-	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within", "$geoNear":
+	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within":
+		return parseGeo(path, op, v, ops)
+	case "$minDistance", "$maxDistance":
+		if nearBound(ops) {
+			return nil, nil
+		}
+		return nil, mongoerr.New(mongoerr.BadValue, "unknown operator: %s", op)
+	case "$geoNear":
 		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", op)
 	case "$where":
 		return nil, mongoerr.New(mongoerr.BadValue, "$where cannot be applied to a field")

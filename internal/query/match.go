@@ -88,6 +88,8 @@ func (n *Node) matchValue(v bson.RawValue) (bool, int) {
 		return compareMatches(n.Kind, v, n.Value), -1
 	case KindIn:
 		return n.in.matches(v), -1
+	case KindGeo:
+		return n.geo.Matches(v), -1
 	case KindRegex:
 		return n.regexMatches(v), -1
 	case KindExists:

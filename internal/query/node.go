@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/geo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -53,6 +54,9 @@ const (
 	// KindText is {$text: {...}}: it matches through the collection's
 	// text index (see TextSearch).
 	KindText
+	// KindGeo is $geoWithin, $geoIntersects, $near or $nearSphere (see
+	// Geo).
+	KindGeo
 )
 
 var kindNames = [...]string{
@@ -64,7 +68,7 @@ var kindNames = [...]string{
 	KindElemMatchValue: "$elemMatch", KindBitsAllSet: "$bitsAllSet",
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
 	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
-	KindWhere: "$where", KindText: "$text",
+	KindWhere: "$where", KindText: "$text", KindGeo: "$geo",
 }
 
 func (k Kind) String() string {
@@ -106,6 +110,7 @@ type Node struct {
 	collated bson.RawValue
 	where    *whereMatch
 	text     *TextSearch
+	geo      *geo.Query
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
@@ -17,24 +18,19 @@ type Projection struct {
 	root       *projNode
 	inclusion  bool
 	positional bool
-	// metas are the fields set to the document's text score
-	// ({$meta: "textScore"}), added after the others.
-	metas []string
+	// metas are the fields set to the document's metadata
+	// ({$meta: name}), added after the others.
+	metas []metaField
 }
 
-// NeedsTextScore reports whether the projection sets a field to the
-// document's text score.
-func (p *Projection) NeedsTextScore() bool { return len(p.metas) > 0 }
+type metaField struct{ field, name string }
 
 // ApplyMeta projects doc as Apply does, setting the $meta fields from
-// meta; without a text score they fail with 40218, as in MongoDB.
+// meta (expr.MetaValue: a missing text score fails with 40218).
 func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
 	out, err := p.Apply(doc, pos)
 	if err != nil || len(p.metas) == 0 {
 		return out, err
-	}
-	if !meta.HasTextScore {
-		return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 	}
 	start, dst := bsoncore.AppendDocumentStart(nil)
 	it := rawdoc.Iterate(out)
@@ -43,12 +39,18 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 		if !ok {
 			break
 		}
-		if !slices.Contains(p.metas, string(k)) {
+		if !slices.ContainsFunc(p.metas, func(m metaField) bool { return m.field == string(k) }) {
 			dst = rawdoc.AppendElement(dst, string(k), v)
 		}
 	}
 	for _, m := range p.metas {
-		dst = bsoncore.AppendDoubleElement(dst, m, meta.TextScore)
+		v, err := expr.MetaValue(meta, m.name)
+		if err != nil {
+			return nil, err
+		}
+		if v.Type != 0 {
+			dst = rawdoc.AppendElement(dst, m.field, v)
+		}
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst, nil

@@ -34,7 +34,7 @@ type projParse struct {
 	// and $elemMatch follow (nil: simple).
 	coll *collation.Collator
 	// metas are the top-level fields set to a document's metadata.
-	metas []string
+	metas []metaField
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -389,8 +389,8 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 	return cur, nil
 }
 
-// meta records {key: {$meta: "textScore"}}: a field set to the document's
-// text score, in an inclusion or exclusion projection alike.
+// meta records {key: {$meta: name}}: a field set to the document's
+// metadata, in an inclusion or exclusion projection alike.
 func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string) error {
 	if err := expr.CheckMeta(arg); err != nil {
 		return err
@@ -398,7 +398,7 @@ func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string) erro
 	if parentPath != "" || strings.Contains(key, ".") {
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of a projection (%s)", joinProjPath(parentPath, key))
 	}
-	ps.metas = append(ps.metas, key)
+	ps.metas = append(ps.metas, metaField{field: key, name: arg.StringValue()})
 	return nil
 }
 

@@ -54,8 +54,12 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		field := string(k)
 		if v.Type == bson.TypeEmbeddedDocument {
 			if rawdoc.FirstKey(v.Value) == "$meta" {
-				if err := expr.CheckMeta(bson.Raw(v.Value).Lookup("$meta")); err != nil {
+				arg := bson.Raw(v.Value).Lookup("$meta")
+				if err := expr.CheckMeta(arg); err != nil {
 					return nil, err
+				}
+				if arg.StringValue() != "textScore" {
+					return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a sort by {$meta: %q} yet", arg.StringValue())
 				}
 				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: true})
 				continue

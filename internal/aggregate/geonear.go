@@ -1,0 +1,126 @@
+package aggregate
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// GeoNear is the search of a $geoNear stage, which the collection scan
+// runs (Pushdown): the documents matching Query, by distance from Near
+// along the 2dsphere field Key ("" for the collection's one 2dsphere
+// index), within MinDistance and MaxDistance (meters from a GeoJSON
+// point, radians from a legacy pair; unset: none).
+type GeoNear struct {
+	Key                      string
+	Near                     bson.RawValue
+	Spherical                bool
+	MinDistance, MaxDistance bson.RawValue
+	Query                    bson.Raw
+}
+
+// geoNearStage is $geoNear: it sets distanceField (times
+// distanceMultiplier) and includeLocs from the distance and location the
+// scan measured for each document.
+type geoNearStage struct {
+	search     GeoNear
+	distField  string
+	locsField  string
+	multiplier float64
+}
+
+func parseGeoNear(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$geoNear argument must be an object")
+	}
+	g := &geoNearStage{multiplier: 1}
+	elems, _ := arg.Document().Elements()
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "near":
+			if v.Type != bson.TypeArray && v.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.GeoNearNearNotArray, "$geoNear requires a 'near' option as an Array")
+			}
+			g.search.Near = v
+		case "distanceField":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return nil, mongoerr.New(mongoerr.GeoNearDistanceFieldNotString, "$geoNear requires a 'distanceField' option as a String")
+			}
+			g.distField = s
+		case "includeLocs":
+			s, ok := v.StringValueOK()
+			if !ok {
+				return nil, mongoerr.New(mongoerr.GeoNearIncludeLocsNotString, "$geoNear requires that 'includeLocs' option is a String")
+			}
+			g.locsField = s
+		case "key":
+			s, ok := v.StringValueOK()
+			if !ok || s == "" {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "$geoNear parameter 'key' must be of type string but found type: %s", values.TypeName(v.Type))
+			}
+			g.search.Key = s
+		case "spherical":
+			g.search.Spherical = values.Truthy(v)
+		case "query":
+			d, ok := v.DocumentOK()
+			if !ok {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "query must be an object")
+			}
+			g.search.Query = d
+		case "minDistance", "maxDistance", "distanceMultiplier":
+			f, ok := values.Float64(v)
+			if !ok || !values.IsNumber(v.Type) {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "%s must be a number", el.Key())
+			}
+			if f < 0 {
+				return nil, mongoerr.New(mongoerr.BadValue, "%s must be nonnegative", el.Key())
+			}
+			switch el.Key() {
+			case "minDistance":
+				g.search.MinDistance = v
+			case "maxDistance":
+				g.search.MaxDistance = v
+			default:
+				g.multiplier = f
+			}
+		case "num", "limit", "start", "uniqueDocs":
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s is not a valid option of $geoNear", el.Key())
+		default:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $geoNear: %s", el.Key())
+		}
+	}
+	if g.search.Near.Type == 0 {
+		return nil, mongoerr.New(mongoerr.GeoNearNearNotArray, "$geoNear requires a 'near' option as an Array")
+	}
+	if g.distField == "" {
+		return nil, mongoerr.New(mongoerr.GeoNearDistanceFieldNotString, "$geoNear requires a 'distanceField' option as a String")
+	}
+	for _, f := range []string{g.distField, g.locsField} {
+		if strings.HasPrefix(f, "$") {
+			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+	}
+	return g, nil
+}
+
+func (g *geoNearStage) run(in Source, rt *runtime) Source {
+	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
+		m := docsrc.MetaOf(in)
+		if !m.HasGeoNear {
+			return nil, mongoerr.New(mongoerr.InternalError, "$geoNear read a document without a distance")
+		}
+		d := bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.GeoNearDistance*g.multiplier)}
+		out := setPath(doc, strings.Split(g.distField, "."), d)
+		if g.locsField != "" {
+			out = setPath(out, strings.Split(g.locsField, "."), m.GeoNearPoint)
+		}
+		return []bson.Raw{out}, nil
+	}}
+}

@@ -1,0 +1,52 @@
+package geo
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// FuzzParse reads any BSON value as a geometry and as the operand of each
+// geo operator: errors, never a panic; a parsed geometry has cells and a
+// distance.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`{"type": "Point", "coordinates": [1, 2]}`,
+		`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}`,
+		`{"type": "MultiLineString", "coordinates": [[[0, 0], [1, 1]], [[2, 2], [3, 3]]]}`,
+		`{"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [0, 0]}]}`,
+		`{"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 10}`,
+		`{"$centerSphere": [[0, 0], 0.1]}`, `{"$box": [[0, 0], [1, 1]]}`, `{"$polygon": [[0, 0], [1, 0], [0, 1]]}`,
+		`[1, 2]`, `{"x": 1, "y": 2}`,
+	} {
+		var d bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(`{"v": `+s+`}`), false, &d); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(d))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := bson.Raw(data)
+		if d.Validate() != nil {
+			return
+		}
+		v, err := d.LookupErr("v")
+		if err != nil {
+			return
+		}
+		if g, err := Parse(v); err == nil {
+			_ = g.IndexCells()
+			_ = g.Distance(point(0, 0))
+		}
+		_, _ = Geometries(v)
+		for _, parse := range []func(bson.RawValue) (*Query, error){
+			ParseWithin, ParseIntersects,
+			func(v bson.RawValue) (*Query, error) { return ParseNear("$nearSphere", v, d) },
+		} {
+			if q, err := parse(v); err == nil {
+				_ = Ranges(q.Region())
+				_ = q.Matches(v)
+			}
+		}
+	})
+}

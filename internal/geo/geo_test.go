@@ -1,0 +1,121 @@
+package geo
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/geo/geotest"
+)
+
+// The oracles (package geotest) are computed without S2.
+
+func raw(t *testing.T, j string) bson.RawValue {
+	t.Helper()
+	var d bson.Raw
+	if err := bson.UnmarshalExtJSON([]byte(`{"v": `+j+`}`), false, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Lookup("v")
+}
+
+func TestDistances(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		lng1, lat1 := r.Float64()*360-180, r.Float64()*180-90
+		lng2, lat2 := r.Float64()*360-180, r.Float64()*180-90
+		g, err := Parse(raw(t, bsonPoint(lng1, lat1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := float64(g.Distance(point(lng2, lat2)))
+		if want := geotest.Haversine(lng1, lat1, lng2, lat2); math.Abs(got-want) > 1e-9 {
+			t.Fatalf("(%g,%g)-(%g,%g): %g, want %g", lng1, lat1, lng2, lat2, got, want)
+		}
+	}
+}
+
+func bsonPoint(lng, lat float64) string {
+	b, _ := bson.MarshalExtJSON(bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{lng, lat}}}, false, false)
+	return string(b)
+}
+
+// Polygons across the antimeridian, around a pole and ordinary ones
+// hold the points the winding angle says they hold.
+func TestWithinPolygons(t *testing.T) {
+	rings := map[string][][2]float64{
+		"europe":       {{0, 40}, {20, 40}, {20, 55}, {0, 55}, {0, 40}},
+		"antimeridian": {{170, -10}, {-170, -10}, {-170, 10}, {170, 10}, {170, -10}},
+		"north pole":   {{0, 80}, {90, 80}, {180, 80}, {-90, 80}, {0, 80}},
+		"triangle":     {{-70, -30}, {-40, -35}, {-60, 5}, {-70, -30}},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for name, ring := range rings {
+		coords := bson.A{}
+		for _, p := range ring {
+			coords = append(coords, bson.A{p[0], p[1]})
+		}
+		spec, _ := bson.MarshalExtJSON(bson.D{{Key: "$geometry", Value: bson.D{{Key: "type", Value: "Polygon"}, {Key: "coordinates", Value: bson.A{coords}}}}}, false, false)
+		q, err := ParseWithin(raw(t, string(spec)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for range 2000 {
+			lng, lat := r.Float64()*360-180, r.Float64()*180-90
+			want := geotest.Inside(ring, lng, lat)
+			if got := q.Matches(raw(t, bsonPoint(lng, lat))); got != want {
+				t.Errorf("%s: (%g, %g) within = %v, want %v", name, lng, lat, got, want)
+			}
+		}
+		// The polygon's cells cover every point inside it.
+		ranges := Ranges(q.Region())
+		for range 200 {
+			lng, lat := r.Float64()*360-180, r.Float64()*180-90
+			if !geotest.Inside(ring, lng, lat) {
+				continue
+			}
+			g, _ := Parse(raw(t, bsonPoint(lng, lat)))
+			cell := g.IndexCells()[0]
+			covered := false
+			for _, rg := range ranges {
+				covered = covered || cell >= rg.Lo && cell <= rg.Hi
+			}
+			if !covered {
+				t.Errorf("%s: (%g, %g) is inside but its cell is outside the ranges", name, lng, lat)
+			}
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ v, msg string }{
+		{`{"type": "Point", "coordinates": [181, 0]}`, "longitude/latitude is out of bounds, lng: 181 lat: 0"},
+		{`{"type": "Point", "coordinates": ["a", 0]}`, "Point must only contain numeric elements"},
+		{`{"type": "Point", "coordinates": 1}`, "GeoJSON coordinates must be an array"},
+		{`{"type": "Blob", "coordinates": []}`, ""},
+		{`{"type": "LineString", "coordinates": [[0, 0]]}`, ""},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1]]]}`, ""},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}`, ""},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]}`, ""},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]], [[5, 5], [6, 5], [6, 6], [5, 5]]]}`, ""},
+		{`[0, 91]`, "longitude/latitude is out of bounds, lng: 0 lat: 91"},
+		{`"x"`, ""},
+	} {
+		_, err := Parse(raw(t, tt.v))
+		if err == nil || tt.msg != "" && err.Error() != tt.msg {
+			t.Errorf("%s: %v, want %q", tt.v, err, tt.msg)
+		}
+	}
+	for _, v := range []string{
+		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], [[1, 1], [2, 1], [2, 2], [1, 1]]]}`,
+		`{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}`,
+		`{"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [0, 0]}, {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}]}`,
+		`{"x": 1, "y": 2}`,
+	} {
+		if _, err := Parse(raw(t, v)); err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
+	}
+}

@@ -1,0 +1,343 @@
+// Package geo is MongoDB's spherical geometry without I/O: GeoJSON
+// geometries and legacy coordinate pairs parsed and validated as a
+// 2dsphere index and the geo query operators parse them, the S2 cells a
+// 2dsphere index keys them by and a query scans, and the predicates and
+// distances of $geoWithin, $geoIntersects, $near and $geoNear, on
+// github.com/golang/geo's S2.
+package geo
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/values"
+)
+
+// EarthRadiusMeters is the radius MongoDB converts GeoJSON distances in
+// meters with.
+const EarthRadiusMeters = 6378100.0
+
+// Geometry is a parsed geometry: its points, lines and polygons on the
+// sphere. A legacy coordinate pair is a point that also keeps its plane
+// coordinates (X, Y) for the flat shapes ($box, $polygon, $center).
+type Geometry struct {
+	Type     string // the GeoJSON type, "Point" for a legacy pair
+	Legacy   bool
+	X, Y     float64
+	Points   []s2.Point
+	Lines    []*s2.Polyline
+	Polygons []*s2.Polygon
+}
+
+// Error is why a value is no geometry; the caller wraps it in the code of
+// its context (16755 on insert, BadValue in a query).
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, args ...any) error { return &Error{Msg: fmt.Sprintf(format, args...)} }
+
+// Parse reads a GeoJSON geometry object or a legacy coordinate pair (an
+// array, or a document, whose first two values are numbers).
+func Parse(v bson.RawValue) (*Geometry, error) {
+	if v.Type == bson.TypeEmbeddedDocument {
+		d := v.Document()
+		if t, err := d.LookupErr("type"); err == nil && t.Type == bson.TypeString {
+			return parseGeoJSON(d)
+		}
+	}
+	x, y, ok := LegacyPair(v)
+	if !ok {
+		return nil, errorf("Point must be an array or object, instead got type %s", values.TypeName(v.Type))
+	}
+	if x < -180 || x > 180 || y < -90 || y > 90 {
+		return nil, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", x, y)
+	}
+	return &Geometry{Type: "Point", Legacy: true, X: x, Y: y, Points: []s2.Point{point(x, y)}}, nil
+}
+
+// LegacyPair reads [x, y] or {a: x, b: y} (the first two values, which
+// must be numbers).
+func LegacyPair(v bson.RawValue) (x, y float64, ok bool) {
+	var vals []bson.RawValue
+	switch v.Type {
+	case bson.TypeArray:
+		vals, _ = v.Array().Values()
+	case bson.TypeEmbeddedDocument:
+		elems, _ := v.Document().Elements()
+		for _, el := range elems {
+			vals = append(vals, el.Value())
+		}
+	default:
+		return 0, 0, false
+	}
+	if len(vals) < 2 {
+		return 0, 0, false
+	}
+	x, okX := values.Float64(vals[0])
+	y, okY := values.Float64(vals[1])
+	return x, y, okX && okY && values.IsNumber(vals[0].Type) && values.IsNumber(vals[1].Type)
+}
+
+func point(lng, lat float64) s2.Point { return s2.PointFromLatLng(s2.LatLngFromDegrees(lat, lng)) }
+
+func parseGeoJSON(d bson.Raw) (*Geometry, error) {
+	typ, ok := d.Lookup("type").StringValueOK()
+	if !ok {
+		return nil, errorf("unknown GeoJSON type: %s", d)
+	}
+	g := &Geometry{Type: typ}
+	if typ == "GeometryCollection" {
+		geoms, err := d.LookupErr("geometries")
+		if err != nil || geoms.Type != bson.TypeArray {
+			return nil, errorf("GeometryCollection geometries must be an array")
+		}
+		vals, _ := geoms.Array().Values()
+		if len(vals) == 0 {
+			return nil, errorf("GeometryCollection geometries must have at least 1 element")
+		}
+		for _, v := range vals {
+			if v.Type != bson.TypeEmbeddedDocument {
+				return nil, errorf("Element %s of \"geometries\" is not an object", v)
+			}
+			sub, err := parseGeoJSON(v.Document())
+			if err != nil {
+				return nil, err
+			}
+			g.Points = append(g.Points, sub.Points...)
+			g.Lines = append(g.Lines, sub.Lines...)
+			g.Polygons = append(g.Polygons, sub.Polygons...)
+		}
+		return g, nil
+	}
+	coords, err := d.LookupErr("coordinates")
+	if err != nil || coords.Type != bson.TypeArray {
+		return nil, errorf("GeoJSON coordinates must be an array")
+	}
+	switch typ {
+	case "Point":
+		p, err := position(coords)
+		if err != nil {
+			return nil, err
+		}
+		g.Points = append(g.Points, p)
+	case "MultiPoint":
+		err = each(coords, func(v bson.RawValue) error {
+			p, err := position(v)
+			g.Points = append(g.Points, p)
+			return err
+		})
+		if err == nil && len(g.Points) == 0 {
+			err = errorf("MultiPoint coordinates must have at least 1 element")
+		}
+	case "LineString":
+		var l *s2.Polyline
+		if l, err = lineString(coords); err == nil {
+			g.Lines = append(g.Lines, l)
+		}
+	case "MultiLineString":
+		err = each(coords, func(v bson.RawValue) error {
+			l, err := lineString(v)
+			g.Lines = append(g.Lines, l)
+			return err
+		})
+		if err == nil && len(g.Lines) == 0 {
+			err = errorf("MultiLineString coordinates must have at least 1 element")
+		}
+	case "Polygon":
+		var p *s2.Polygon
+		if p, err = polygon(coords); err == nil {
+			g.Polygons = append(g.Polygons, p)
+		}
+	case "MultiPolygon":
+		err = each(coords, func(v bson.RawValue) error {
+			p, err := polygon(v)
+			g.Polygons = append(g.Polygons, p)
+			return err
+		})
+		if err == nil && len(g.Polygons) == 0 {
+			err = errorf("MultiPolygon coordinates must have at least 1 element")
+		}
+	default:
+		return nil, errorf("unknown GeoJSON type: %s", d)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// each calls fn with each element of an array value.
+func each(v bson.RawValue, fn func(bson.RawValue) error) error {
+	if v.Type != bson.TypeArray {
+		return errorf("GeoJSON coordinates must be an array of coordinates")
+	}
+	vals, _ := v.Array().Values()
+	for _, e := range vals {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// position reads a GeoJSON position [lng, lat] (a third value, an
+// altitude, is allowed and ignored).
+func position(v bson.RawValue) (s2.Point, error) {
+	if v.Type != bson.TypeArray {
+		return s2.Point{}, errorf("GeoJSON coordinates must be an array")
+	}
+	vals, _ := v.Array().Values()
+	if len(vals) < 2 || len(vals) > 3 {
+		return s2.Point{}, errorf("Point must only contain numeric elements")
+	}
+	var c [3]float64
+	for i, e := range vals {
+		f, ok := values.Float64(e)
+		if !ok || !values.IsNumber(e.Type) {
+			return s2.Point{}, errorf("Point must only contain numeric elements")
+		}
+		c[i] = f
+	}
+	if c[0] < -180 || c[0] > 180 || c[1] < -90 || c[1] > 90 || math.IsNaN(c[0]) || math.IsNaN(c[1]) {
+		return s2.Point{}, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", c[0], c[1])
+	}
+	return point(c[0], c[1]), nil
+}
+
+func positions(v bson.RawValue) ([]s2.Point, error) {
+	var pts []s2.Point
+	err := each(v, func(e bson.RawValue) error {
+		p, err := position(e)
+		pts = append(pts, p)
+		return err
+	})
+	return pts, err
+}
+
+func lineString(v bson.RawValue) (*s2.Polyline, error) {
+	pts, err := positions(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(pts) < 2 {
+		return nil, errorf("GeoJSON LineString must have at least 2 vertices: %s", v)
+	}
+	l := s2.Polyline(pts)
+	if err := l.Validate(); err != nil {
+		return nil, errorf("GeoJSON LineString is not valid: %v %s", err, v)
+	}
+	return &l, nil
+}
+
+// polygon reads a GeoJSON polygon: closed rings of at least 4 positions,
+// the first the shell, the others holes inside it. A ring encloses the
+// smaller of the two areas it bounds, as MongoDB reads polygons without a
+// big-polygon CRS.
+func polygon(v bson.RawValue) (*s2.Polygon, error) {
+	var loops []*s2.Loop
+	err := each(v, func(ring bson.RawValue) error {
+		pts, err := positions(ring)
+		if err != nil {
+			return err
+		}
+		if len(pts) < 4 {
+			return errorf("Loop must have at least 4 vertices: %s", ring)
+		}
+		if pts[0] != pts[len(pts)-1] {
+			return errorf("Loop is not closed, first vertex does not equal last vertex: %s", ring)
+		}
+		pts = dedup(pts[:len(pts)-1])
+		if len(pts) < 3 {
+			return errorf("Loop must have at least 3 different vertices: %s", ring)
+		}
+		l := s2.LoopFromPoints(pts)
+		if err := l.Validate(); err != nil {
+			return errorf("Loop is not valid: %s %v", ring, err)
+		}
+		if i, j, ok := selfCrossing(pts); ok {
+			return errorf("Loop is not valid: %s Edges %d and %d cross", ring, i, j)
+		}
+		l.Normalize()
+		loops = append(loops, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(loops) == 0 {
+		return nil, errorf("Polygon has no loops.")
+	}
+	for _, hole := range loops[1:] {
+		if !loops[0].Contains(hole) {
+			return nil, errorf("Secondary loops not contained by first exterior loop - secondary loops must be holes: %s", v)
+		}
+	}
+	p := s2.PolygonFromLoops(loops)
+	if err := p.Validate(); err != nil {
+		return nil, errorf("Polygon is not valid: %v %s", err, v)
+	}
+	return p, nil
+}
+
+// selfCrossing finds two edges of a loop that cross.
+func selfCrossing(pts []s2.Point) (int, int, bool) {
+	n := len(pts)
+	for i := 0; i < n; i++ {
+		for j := i + 2; j < n; j++ {
+			if i == 0 && j == n-1 {
+				continue // adjacent through the closing edge
+			}
+			if s2.CrossingSign(pts[i], pts[(i+1)%n], pts[j], pts[(j+1)%n]) == s2.Cross {
+				return i, j, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// dedup drops consecutive repeated vertices.
+func dedup(pts []s2.Point) []s2.Point {
+	out := pts[:1]
+	for _, p := range pts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Distance is the angle from p to the closest point of g.
+func (g *Geometry) Distance(p s2.Point) s1.Angle {
+	best := s1.InfAngle()
+	for _, q := range g.Points {
+		best = min(best, p.Distance(q))
+	}
+	for _, l := range g.Lines {
+		best = min(best, lineDistance(p, *l))
+	}
+	for _, poly := range g.Polygons {
+		if poly.ContainsPoint(p) {
+			return 0
+		}
+		for _, loop := range poly.Loops() {
+			vs := loop.Vertices()
+			for i := range vs {
+				best = min(best, s2.DistanceFromSegment(p, vs[i], vs[(i+1)%len(vs)]))
+			}
+		}
+	}
+	return best
+}
+
+func lineDistance(p s2.Point, l s2.Polyline) s1.Angle {
+	best := s1.InfAngle()
+	for i := 0; i+1 < len(l); i++ {
+		best = min(best, s2.DistanceFromSegment(p, l[i], l[i+1]))
+	}
+	return best
+}

@@ -1,0 +1,199 @@
+package geo
+
+import (
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// onEdge is how close a point must be to a line to lie on it.
+const onEdge = s1.Angle(1e-12)
+
+// Geometries reads the geometries of a document's value at an indexed or
+// queried path: a geometry, or an array of them (an array of numbers is
+// one legacy pair). ok is false when the value holds none or a malformed
+// one.
+func Geometries(v bson.RawValue) (gs []*Geometry, err error) {
+	if v.Type == bson.TypeArray {
+		vals, _ := v.Array().Values()
+		if len(vals) > 0 && vals[0].Type != bson.TypeArray && vals[0].Type != bson.TypeEmbeddedDocument {
+			g, err := Parse(v)
+			if err != nil {
+				return nil, err
+			}
+			return []*Geometry{g}, nil
+		}
+		for _, e := range vals {
+			g, err := Parse(e)
+			if err != nil {
+				return nil, err
+			}
+			gs = append(gs, g)
+		}
+		return gs, nil
+	}
+	g, err := Parse(v)
+	if err != nil {
+		return nil, err
+	}
+	return []*Geometry{g}, nil
+}
+
+// Matches reports whether the value v of a document answers the query:
+// any of its geometries (malformed values never match). A Near query
+// matches values within its bounds.
+func (q *Query) Matches(v bson.RawValue) bool {
+	gs, err := Geometries(v)
+	if err != nil {
+		return false
+	}
+	for _, g := range gs {
+		switch q.Op {
+		case Within:
+			if q.within(g) {
+				return true
+			}
+		case Intersects:
+			if intersects(g, q.geom) {
+				return true
+			}
+		case Near:
+			if d := g.Distance(q.Center); d >= q.Min && d <= q.Max {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withinPolygons reports whether every part of g lies inside one of ps.
+func withinPolygons(g *Geometry, ps []*s2.Polygon) bool {
+	inOne := func(test func(*s2.Polygon) bool) bool {
+		for _, p := range ps {
+			if test(p) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pt := range g.Points {
+		if !inOne(func(p *s2.Polygon) bool { return p.ContainsPoint(pt) }) {
+			return false
+		}
+	}
+	for _, l := range g.Lines {
+		if !inOne(func(p *s2.Polygon) bool { return lineInPolygon(*l, p) }) {
+			return false
+		}
+	}
+	for _, poly := range g.Polygons {
+		if !inOne(func(p *s2.Polygon) bool { return p.Contains(poly) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineInPolygon: every vertex inside and no edge crossing the boundary.
+func lineInPolygon(l s2.Polyline, p *s2.Polygon) bool {
+	for _, v := range l {
+		if !p.ContainsPoint(v) {
+			return false
+		}
+	}
+	return !lineCrossesPolygon(l, p)
+}
+
+// lineCrossesPolygon reports whether an edge of l crosses an edge of p.
+func lineCrossesPolygon(l s2.Polyline, p *s2.Polygon) bool {
+	for i := 0; i+1 < len(l); i++ {
+		for _, loop := range p.Loops() {
+			vs := loop.Vertices()
+			for j := range vs {
+				if s2.CrossingSign(l[i], l[i+1], vs[j], vs[(j+1)%len(vs)]) == s2.Cross {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// withinCap reports whether every vertex of g lies in c (a cap no larger
+// than a hemisphere holds the geodesic edges between its points).
+func withinCap(g *Geometry, c s2.Cap) bool {
+	for _, p := range g.Points {
+		if !c.ContainsPoint(p) {
+			return false
+		}
+	}
+	for _, l := range g.Lines {
+		for _, v := range *l {
+			if !c.ContainsPoint(v) {
+				return false
+			}
+		}
+	}
+	for _, poly := range g.Polygons {
+		for _, loop := range poly.Loops() {
+			for _, v := range loop.Vertices() {
+				if !c.ContainsPoint(v) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// intersects reports whether a and b share a point.
+func intersects(a, b *Geometry) bool {
+	for _, p := range a.Points {
+		if b.Distance(p) <= onEdge {
+			return true
+		}
+	}
+	for _, p := range b.Points {
+		if a.Distance(p) <= onEdge {
+			return true
+		}
+	}
+	for _, l := range a.Lines {
+		if lineMeets(*l, b) {
+			return true
+		}
+	}
+	for _, l := range b.Lines {
+		if lineMeets(*l, a) {
+			return true
+		}
+	}
+	for _, p := range a.Polygons {
+		for _, q := range b.Polygons {
+			if p.Intersects(q) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lineMeets reports whether l meets a line or polygon of g.
+func lineMeets(l s2.Polyline, g *Geometry) bool {
+	for _, m := range g.Lines {
+		if l.Intersects(m) {
+			return true
+		}
+	}
+	for _, p := range g.Polygons {
+		for _, v := range l {
+			if p.ContainsPoint(v) {
+				return true
+			}
+		}
+		if lineCrossesPolygon(l, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,46 @@
+package planner
+
+import (
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// GeoScan is how a geo query reads a 2dsphere index: the S2 cell ranges
+// of the field's keys that may hold a match (under the equality values of
+// the fields before it); a $near query widens them round by round.
+type GeoScan struct {
+	// Field is the 2dsphere field's path.
+	Field string
+	// Near reports a $near or $nearSphere: MongoDB's GEO_NEAR_2DSPHERE.
+	Near bool
+	// Cells are the cell ranges as explain shows them.
+	Cells [][2]int64
+	// Ref is the engine's own description of a $near scan.
+	Ref any
+}
+
+// GeoPlan is the plan reading ix for a geo query on scan.Field.
+func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval) *Plan {
+	return &Plan{Index: ix, Intervals: intervals, Geo: scan, multikey: true}
+}
+
+// geoStage is a geo plan's explain: FETCH over an IXSCAN of the cell
+// ranges, or GEO_NEAR_2DSPHERE.
+func (p *Plan) geoStage(s Shape) bson.D {
+	if p.Geo.Near {
+		return bson.D{
+			{Key: "stage", Value: "GEO_NEAR_2DSPHERE"},
+			{Key: "keyPattern", Value: p.Index.KeyPattern},
+			{Key: "indexName", Value: p.Index.Name},
+			{Key: "indexVersion", Value: int32(2)},
+		}
+	}
+	scan := p.scanStage()
+	bounds := bson.A{}
+	for _, c := range p.Geo.Cells {
+		bounds = append(bounds, "["+strconv.FormatInt(c[0], 10)+", "+strconv.FormatInt(c[1], 10)+"]")
+	}
+	scan[len(scan)-1].Value = bson.D{{Key: p.Geo.Field, Value: bounds}}
+	return bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
+}

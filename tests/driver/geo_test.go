@@ -1,0 +1,290 @@
+package driver_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/geo/geotest"
+)
+
+func geoPoint(lng, lat float64) bson.D {
+	return doc("type", "Point", "coordinates", bson.A{lng, lat})
+}
+
+func geoRing(ring [][2]float64) bson.D {
+	coords := bson.A{}
+	for _, p := range ring {
+		coords = append(coords, bson.A{p[0], p[1]})
+	}
+	return doc("type", "Polygon", "coordinates", bson.A{coords})
+}
+
+// geoPoints are a grid every 15° plus the poles and points beside the
+// antimeridian, as {_id, loc, lng, lat}.
+func geoPoints() (docs []any, pts map[int][2]float64) {
+	pts = map[int][2]float64{}
+	add := func(lng, lat float64) {
+		id := len(pts)
+		pts[id] = [2]float64{lng, lat}
+		docs = append(docs, doc("_id", id, "loc", geoPoint(lng, lat)))
+	}
+	for lat := -75.0; lat <= 75; lat += 15 {
+		for lng := -180.0; lng < 180; lng += 15 {
+			add(lng+1, lat+1)
+		}
+	}
+	add(0, 90)
+	add(0, -90)
+	add(179.5, 0.5)
+	add(-179.5, -0.5)
+	return docs, pts
+}
+
+func idSet(docs []bson.Raw) []int {
+	out := make([]int, len(docs))
+	for i, d := range docs {
+		n, _ := d.Lookup("_id").AsInt64OK()
+		out[i] = int(n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Geo queries answer as the oracles computed without S2 say, with a
+// 2dsphere index and without one (where MongoDB needs none): $geoWithin
+// polygons (across the antimeridian and around a pole included) and
+// $centerSphere, $geoIntersects, and $nearSphere in distance order.
+func TestGeoQueries(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geo")
+	indexed, plain := db.Collection("indexed"), db.Collection("plain")
+	if _, err := indexed.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs, pts := geoPoints()
+	for _, c := range []*mongo.Collection{indexed, plain} {
+		if _, err := c.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(in func(p [2]float64) bool) []int {
+		out := []int{}
+		for id, p := range pts {
+			if in(p) {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	rings := map[string][][2]float64{
+		"europe":       {{0, 40}, {20, 40}, {20, 55}, {0, 55}, {0, 40}},
+		"antimeridian": {{170, -20}, {-170, -20}, {-170, 20}, {170, 20}, {170, -20}},
+		"north pole":   {{0, 70}, {90, 70}, {180, 70}, {-90, 70}, {0, 70}},
+		"south":        {{-80, -50}, {-20, -65}, {-40, -10}, {-80, -50}},
+	}
+	for name, ring := range rings {
+		want := expect(func(p [2]float64) bool { return geotest.Inside(ring, p[0], p[1]) })
+		for _, op := range []string{"$geoWithin", "$geoIntersects"} {
+			f := doc("loc", doc(op, doc("$geometry", geoRing(ring))))
+			for _, c := range []*mongo.Collection{indexed, plain} {
+				if got := idSet(findAll(t, c, f)); !slices.Equal(got, want) {
+					t.Errorf("%s %s on %s: %v, want %v", op, name, c.Name(), got, want)
+				}
+			}
+		}
+	}
+	for _, r := range []float64{0.05, 0.3, 1.2} {
+		center := [2]float64{179, 10}
+		want := expect(func(p [2]float64) bool { return geotest.Haversine(center[0], center[1], p[0], p[1]) <= r })
+		f := doc("loc", doc("$geoWithin", doc("$centerSphere", bson.A{bson.A{center[0], center[1]}, r})))
+		for _, c := range []*mongo.Collection{indexed, plain} {
+			if got := idSet(findAll(t, c, f)); !slices.Equal(got, want) {
+				t.Errorf("$centerSphere %g on %s: %v, want %v", r, c.Name(), got, want)
+			}
+		}
+	}
+	for _, center := range [][2]float64{{2.35, 48.85}, {-179.9, -1}, {0, 89}} {
+		maxMeters := 3000000.0
+		var want []int
+		for id, p := range pts {
+			if geotest.Haversine(center[0], center[1], p[0], p[1])*geotest.EarthRadiusMeters <= maxMeters {
+				want = append(want, id)
+			}
+		}
+		dist := func(id int) float64 { p := pts[id]; return geotest.Haversine(center[0], center[1], p[0], p[1]) }
+		slices.SortFunc(want, func(a, b int) int {
+			switch da, db := dist(a), dist(b); {
+			case da < db:
+				return -1
+			case da > db:
+				return 1
+			}
+			return a - b
+		})
+		f := doc("loc", doc("$nearSphere", doc("$geometry", geoPoint(center[0], center[1]), "$maxDistance", maxMeters)))
+		got := ids(findAll(t, indexed, f))
+		wantS := make([]string, len(want))
+		for i, id := range want {
+			wantS[i] = strconv.Itoa(id)
+		}
+		if !slices.Equal(got, wantS) {
+			t.Errorf("$nearSphere %v: %v, want %v", center, got, wantS)
+		}
+		// The same through $geoNear, with the distances.
+		cur, err := indexed.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", geoPoint(center[0], center[1]), "distanceField", "d", "maxDistance", maxMeters, "spherical", true))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != len(want) {
+			t.Fatalf("$geoNear %v: %d documents, want %d", center, len(out), len(want))
+		}
+		for i, d := range out {
+			n, _ := d.Lookup("_id").AsInt64OK()
+			wantD := dist(int(n)) * geotest.EarthRadiusMeters
+			if got := d.Lookup("d").Double(); math.Abs(got-wantD) > 1e-6*max(1, wantD) {
+				t.Errorf("$geoNear %v: document %d at %g m, want %g", center, i, got, wantD)
+			}
+		}
+	}
+}
+
+// $near reads few documents to answer a few: explain's executionStats.
+func TestGeoNearExaminesFew(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geo").Collection("dense")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]any, 0, 20000)
+	for i := 0; i < 20000; i++ {
+		docs = append(docs, doc("_id", i, "loc", geoPoint(-10+float64(i%200)*0.1, 40+float64(i/200)*0.1)))
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	var ex bson.Raw
+	cmd := doc("explain", doc("find", coll.Name(), "filter", doc("loc", doc("$near", doc("$geometry", geoPoint(0, 45)))), "limit", 10), "verbosity", "executionStats")
+	if err := coll.Database().RunCommand(ctx, cmd).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	stats := ex.Lookup("executionStats").Document()
+	n, _ := stats.Lookup("nReturned").AsInt64OK()
+	docsExamined, _ := stats.Lookup("totalDocsExamined").AsInt64OK()
+	if n != 10 || docsExamined > 200 {
+		t.Errorf("nReturned %d, docs examined %d of 20000 (%s)", n, docsExamined, stats)
+	}
+	if plan := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "stage"); plan.StringValue() != "GEO_NEAR_2DSPHERE" {
+		t.Errorf("plan %s", ex.Lookup("queryPlanner", "winningPlan"))
+	}
+}
+
+// Malformed geometries, missing indexes and misplaced stages fail with
+// MongoDB's codes; the index reports its version.
+func TestGeoErrors(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geo")
+	coll := db.Collection("errs")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere", "kind", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil || len(specs) != 2 {
+		t.Fatal(specs, err)
+	}
+	var ixs []bson.Raw
+	c, _ := coll.Indexes().List(ctx)
+	c.All(ctx, &ixs)
+	if v, _ := ixs[1].Lookup("2dsphereIndexVersion").AsInt64OK(); v != 3 {
+		t.Errorf("listIndexes: %s", ixs[1])
+	}
+	for _, bad := range []bson.D{
+		doc("loc", geoPoint(181, 0)),
+		doc("loc", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}}})),
+		doc("loc", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{2, 2}, bson.A{2, 0}, bson.A{0, 2}, bson.A{0, 0}}})),
+		doc("loc", "here"),
+	} {
+		_, err := coll.InsertOne(ctx, bad)
+		requireCode(t, err, 16755, "Location16755")
+	}
+	// Documents without the field are kept out of the index, not refused.
+	if _, err := coll.InsertMany(ctx, []any{doc("kind", "none"), doc("loc", nil), doc("loc", geoPoint(1, 1), "kind", "p")}); err != nil {
+		t.Fatal(err)
+	}
+	plain := db.Collection("noindex")
+	plain.InsertOne(ctx, doc("loc", geoPoint(0, 0)))
+	for _, tt := range []struct {
+		c    *mongo.Collection
+		f    bson.D
+		code int
+	}{
+		{plain, doc("loc", doc("$near", doc("$geometry", geoPoint(0, 0)))), 291},
+		{coll, doc("loc", doc("$near", bson.A{0, 0})), 291},
+		{coll, doc("$or", bson.A{doc("loc", doc("$nearSphere", bson.A{0, 0})), doc("kind", "p")}), 2},
+		{coll, doc("loc", doc("$geoWithin", doc("$geometry", geoPoint(0, 0)))), 2},
+		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name"))))), 238},
+		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", geoPoint(0, 0), "x", 1))), 2},
+	} {
+		_, err := tt.c.Find(ctx, tt.f)
+		if serverCode(err) != tt.code {
+			t.Errorf("%v: %v, want %d", tt.f, err, tt.code)
+		}
+	}
+	for _, tt := range []struct {
+		c        *mongo.Collection
+		pipeline bson.A
+		code     int
+	}{
+		{coll, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0)))}, 16606},
+		{coll, bson.A{doc("$geoNear", doc("distanceField", "d"))}, 16605},
+		{coll, bson.A{doc("$match", doc()), doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 40602},
+		{plain, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 27},
+	} {
+		_, err := tt.c.Aggregate(ctx, tt.pipeline)
+		if serverCode(err) != tt.code {
+			t.Errorf("%v: %v, want %d", tt.pipeline, err, tt.code)
+		}
+	}
+	for _, tt := range []struct {
+		keys bson.D
+		opts *options.IndexOptionsBuilder
+		code int
+	}{
+		{doc("p", "2d"), nil, 238},
+		{doc("p", "2dsphere"), options.Index().SetSphereVersion(2), 238},
+		{doc("p", "2dsphere"), options.Index().SetSphereVersion(9), 67},
+	} {
+		_, err := db.Collection("ixerrs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.keys, Options: tt.opts})
+		if serverCode(err) != tt.code {
+			t.Errorf("%v: %v, want %d", tt.keys, err, tt.code)
+		}
+	}
+	// $geoNear's options: query, minDistance, includeLocs, a multiplier.
+	cur, err := coll.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "km", "distanceMultiplier", 0.001,
+		"includeLocs", "at", "query", doc("kind", "p"), "minDistance", 1000)), doc("$project", doc("km", 1, "at", 1, "_id", 0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+		t.Fatalf("$geoNear with options: %v %v", out, err)
+	}
+	wantKm := geotest.Haversine(0, 0, 1, 1) * geotest.EarthRadiusMeters / 1000
+	if got := out[0].Lookup("km").Double(); math.Abs(got-wantKm) > 1e-6 || out[0].Lookup("at").String() != `{"type": "Point","coordinates": [{"$numberDouble":"1.0"},{"$numberDouble":"1.0"}]}` {
+		t.Errorf("$geoNear with options: %s, want km %g", out[0], wantKm)
+	}
+}
