@@ -26,7 +26,7 @@ var indexSpecFields = map[string]bool{
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
 	"storageEngine": true, "collation": true, "weights": true, "default_language": true,
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
-	"bits": false, "min": false, "max": false, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
+	"bits": true, "min": true, "max": true, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
 }
@@ -166,6 +166,12 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			spec.Text.LanguageOverride = v
 		case "textIndexVersion":
 			spec.Text.Version = v
+		case "min":
+			spec.Flat.Min = v
+		case "max":
+			spec.Flat.Max = v
+		case "bits":
+			spec.Flat.Bits = v
 		case "2dsphereIndexVersion":
 			// Folio builds version 3, which listIndexes reports.
 			switch f, _ := values.Float64(v); {

@@ -130,6 +130,9 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 	}
 	switch {
 	case ts != nil:
+		if near, _ := q.filter.GeoNear(); near != nil {
+			return nil, nil, mongoerr.New(mongoerr.BadValue, "text and geoNear not allowed in same query")
+		}
 		if h.natural != 0 || h.idOrder || h.ix != nil && h.ix.text == nil || q.sort != nil && q.sort.Natural() != 0 {
 			return nil, nil, noQuerySolutions()
 		}
@@ -320,12 +323,17 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	return &unionSource{srcs: srcs, closer: closer}, nil
 }
 
-// rebuilt is p rebuilt if its index turned multikey since it was planned.
+// rebuilt is p rebuilt if its index turned multikey since it was planned:
+// for a wildcard index, on the path the plan scans.
 func rebuilt(p *planner.Plan) *planner.Plan {
-	if ix := indexOf(p); ix != nil {
-		return p.Rebuilt(ix.Multikey())
+	ix := indexOf(p)
+	switch {
+	case ix == nil:
+		return p
+	case ix.wild != nil && len(p.Index.Fields) == 2:
+		return p.Rebuilt(ix.wild.multikeyAt(p.Index.Fields[1].Path))
 	}
-	return p
+	return p.Rebuilt(ix.Multikey())
 }
 
 type emptyCursor struct{}

@@ -21,19 +21,20 @@ import (
 	"github.com/folio-db/folio/internal/storage"
 )
 
-// geoIndexFor is a 2dsphere index on path whose fields before it the
-// filter pins by equality, with those values encoded; nil when none.
-func geoIndexFor(c *Collection, f *query.Filter, path string) (*Index, []byte, bson.D) {
+// geoIndexFor is a geo index of the kind asked (2dsphere when flat is
+// false, 2d when true) on path whose fields before it the filter pins by
+// equality, with those values encoded; nil when none.
+func geoIndexFor(c *Collection, f *query.Filter, path string, flat bool) (*Index, []byte) {
 	for _, ix := range c.Indexes() {
 		g := ix.geoField()
-		if ix.Hidden || g < 0 || ix.Fields[g].Path != path {
+		if ix.Hidden || g < 0 || ix.Fields[g].Path != path || ix.Fields[g].Flat != flat {
 			continue
 		}
 		var fields []string
 		for _, pf := range ix.Fields[:g] {
 			fields = append(fields, pf.Path)
 		}
-		vals, shown, ok := equalityPrefix(f, fields)
+		vals, _, ok := equalityPrefix(f, fields)
 		if !ok {
 			continue
 		}
@@ -41,17 +42,18 @@ func geoIndexFor(c *Collection, f *query.Filter, path string) (*Index, []byte, b
 		for _, v := range vals {
 			enc = keyenc.AppendField(enc, v, false)
 		}
-		return ix, enc, shown
+		return ix, enc
 	}
-	return nil, nil, nil
+	return nil, nil
 }
 
-// planGeo plans a geo query an index serves: $near and $nearSphere need
-// a 2dsphere index on their path (291 otherwise, and always for a flat
-// $near on a legacy pair, which needs a 2d index); $geoWithin and
-// $geoIntersects at the top level read one when there is one. A nil plan
-// leaves the query to the planner (the filter then tests the geometry of
-// each document it reads), as does a hint (unhinted false) for them.
+// planGeo plans a geo query an index serves. $near and $nearSphere need
+// one on their path (291 otherwise): a GeoJSON point a 2dsphere index, a
+// legacy $near (plane distances) a 2d index, a legacy $nearSphere either.
+// $geoWithin reads a 2dsphere or 2d index on its path, $geoIntersects a
+// 2dsphere one, when there is one. A nil plan leaves the query to the
+// planner (the filter then tests the geometry of each document it reads),
+// as does a hint (unhinted false) for $geoWithin and $geoIntersects.
 func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error) {
 	near, err := q.filter.GeoNear()
 	if err != nil {
@@ -59,12 +61,19 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 	}
 	if near != nil {
 		gq := near.Geo()
-		ix, prefix, _ := geoIndexFor(c, q.filter, near.Path)
-		if ix == nil || gq.Legacy {
+		var ix *Index
+		var prefix []byte
+		if !gq.Legacy {
+			ix, prefix = geoIndexFor(c, q.filter, near.Path, false)
+		}
+		if ix == nil && (gq.Legacy || !gq.Meters) {
+			ix, prefix = geoIndexFor(c, q.filter, near.Path, true)
+		}
+		if ix == nil {
 			return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
 		}
 		planned := ix.planned()
-		scan := &planner.GeoScan{Field: near.Path, Near: true, Ref: &nearScan{q: gq, prefix: prefix, parts: ix.Fields[ix.geoField()].Parts}}
+		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: newNearScan(ix, prefix, gq)}
 		return planner.GeoPlan(&planned, scan, nil), nil
 	}
 	if !unhinted {
@@ -78,48 +87,128 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 		if n.Kind != query.KindGeo {
 			continue
 		}
-		ix, prefix, _ := geoIndexFor(c, q.filter, n.Path)
-		if ix == nil {
-			continue
-		}
-		ranges := geo.Ranges(n.Geo().Region())
 		scan := &planner.GeoScan{Field: n.Path}
-		ivs := geoIntervals(prefix, ranges)
-		for _, r := range ranges {
-			scan.Cells = append(scan.Cells, [2]int64{int64(r.Lo), int64(r.Hi)})
+		if ix, prefix := geoIndexFor(c, q.filter, n.Path, false); ix != nil {
+			ranges := geo.Ranges(n.Geo().Region())
+			for _, r := range ranges {
+				scan.Cells = append(scan.Cells, [2]int64{int64(r.Lo), int64(r.Hi)})
+			}
+			planned := ix.planned()
+			return planner.GeoPlan(&planned, scan, cellIntervals(prefix, ranges)), nil
 		}
-		planned := ix.planned()
-		return planner.GeoPlan(&planned, scan, ivs), nil
+		if ix, prefix := geoIndexFor(c, q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
+			ranges := ix.flat.Ranges(n.Geo().FlatBox())
+			for _, r := range ranges {
+				scan.Cells = append(scan.Cells, [2]int64{hashKey(r.Lo), hashKey(r.Hi)})
+			}
+			scan.Flat = true
+			planned := ix.planned()
+			return planner.GeoPlan(&planned, scan, hashIntervals(prefix, ranges)), nil
+		}
 	}
 	return nil, nil
 }
 
-// geoIntervals are the index intervals of cell ranges under an encoded
-// prefix, in key order (cells of faces 4 and 5 are negative NumberLongs).
-func geoIntervals(prefix []byte, ranges []geo.Range) []planner.Interval {
+// cellIntervals are the index intervals of S2 cell ranges under an
+// encoded prefix, in key order (cells of faces 4 and 5 are negative
+// NumberLongs).
+func cellIntervals(prefix []byte, ranges []geo.Range) []planner.Interval {
 	ivs := make([]planner.Interval, 0, len(ranges))
 	for _, r := range ranges {
-		lo := keyenc.AppendField(bytes.Clone(prefix), cellValue(r.Lo), false)
-		hi := keyenc.PrefixEnd(keyenc.AppendField(bytes.Clone(prefix), cellValue(r.Hi), false))
-		ivs = append(ivs, planner.Interval{Lo: lo, Hi: hi})
+		ivs = append(ivs, keyInterval(prefix, int64(r.Lo), int64(r.Hi)))
 	}
 	slices.SortFunc(ivs, func(a, b planner.Interval) int { return bytes.Compare(a.Lo, b.Lo) })
 	return ivs
 }
 
-func cellValue(c s2.CellID) bson.RawValue {
-	return bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))}
+// hashIntervals are the index intervals of 2d geohash ranges.
+func hashIntervals(prefix []byte, ranges []geo.HashRange) []planner.Interval {
+	ivs := make([]planner.Interval, 0, len(ranges))
+	for _, r := range ranges {
+		ivs = append(ivs, keyInterval(prefix, hashKey(r.Lo), hashKey(r.Hi)))
+	}
+	return ivs
 }
 
-// nearScan is what a $near plan's source needs.
+// keyInterval holds the keys from lo to hi (NumberLongs) under prefix.
+func keyInterval(prefix []byte, lo, hi int64) planner.Interval {
+	return planner.Interval{
+		Lo: keyenc.AppendField(bytes.Clone(prefix), int64Value(lo), false),
+		Hi: keyenc.PrefixEnd(keyenc.AppendField(bytes.Clone(prefix), int64Value(hi), false)),
+	}
+}
+
+func int64Value(n int64) bson.RawValue {
+	return bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, n)}
+}
+
+// hashKey is the NumberLong a 2d key holds for a geohash: the hash with
+// its top bit flipped, so that NumberLongs order as the hashes do.
+func hashKey(h uint64) int64 { return int64(h ^ 1<<63) }
+
+// nearScan is what a $near plan's source needs: the key intervals within
+// a radius of the center, the distance of a document's values, the
+// radius past which the intervals hold every key, and Meta's distance per
+// unit of radius (meters per radian from a GeoJSON point).
 type nearScan struct {
-	q      *geo.Query
-	prefix []byte
-	parts  []string
+	q       *geo.Query
+	parts   []string
+	cover   func(radius float64) []planner.Interval
+	dist    func(v bson.RawValue) (float64, bool)
+	initial float64
+	full    float64
+	units   float64
 }
 
-// initialNearRadius is the first radius a $near search reads (about 60 m).
-const initialNearRadius = s1.Angle(1e-5)
+// newNearScan describes the $near q on ix, a 2dsphere index (spherical
+// distances in radians over S2 cells) or a 2d index (over geohash boxes:
+// plane distances for a legacy $near, radians for $nearSphere).
+func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
+	ns := &nearScan{q: q, parts: ix.Fields[ix.geoField()].Parts, units: 1, initial: 1e-5, full: math.Pi}
+	if q.Meters {
+		ns.units = geo.EarthRadiusMeters
+	}
+	ns.dist = func(v bson.RawValue) (float64, bool) {
+		gs, err := geo.Geometries(v)
+		if err != nil {
+			// A 2d index's pairs may lie outside the sphere's bounds.
+			for _, p := range geo.LegacyPairs(v) {
+				if g, err := geo.Parse(pairValue(p)); err == nil {
+					gs = append(gs, g)
+				}
+			}
+		}
+		best := s1.InfAngle()
+		for _, g := range gs {
+			best = min(best, g.Distance(q.Center))
+		}
+		return float64(best), best < s1.InfAngle()
+	}
+	switch f := ix.flat; {
+	case f == nil:
+		ns.cover = func(r float64) []planner.Interval {
+			return cellIntervals(prefix, geo.Ranges(s2.CapFromCenterAngle(q.Center, s1.Angle(r))))
+		}
+	case q.Legacy:
+		ns.initial, ns.full = (f.Max-f.Min)/f.Cells(), (f.Max-f.Min)*2
+		ns.dist = func(v bson.RawValue) (float64, bool) {
+			return geo.FlatDistance(geo.LegacyPairs(v), q.CenterX, q.CenterY)
+		}
+		ns.cover = func(r float64) []planner.Interval {
+			return hashIntervals(prefix, f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r))
+		}
+	default:
+		ns.cover = func(r float64) []planner.Interval {
+			deg := r * 180 / math.Pi
+			lng := deg / math.Cos(q.CenterY*math.Pi/180)
+			if math.Abs(q.CenterY)+deg >= 90 || lng >= 180 {
+				lng = 360
+			}
+			return hashIntervals(prefix, f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg))
+		}
+	}
+	return ns
+}
 
 // geoNearSource yields the documents of a $near plan by distance: it
 // reads the index's cells within a radius of the center, doubling it each
@@ -137,7 +226,7 @@ type geoNearSource struct {
 	closer func() error
 
 	seen   map[string]struct{}
-	radius s1.Angle
+	radius float64
 	done   bool
 	found  []nearDoc // sorted by distance, beyond the radius read
 	ready  []nearDoc
@@ -146,7 +235,7 @@ type geoNearSource struct {
 
 type nearDoc struct {
 	doc  bson.Raw
-	dist s1.Angle
+	dist float64
 	loc  bson.RawValue
 }
 
@@ -171,51 +260,45 @@ func (s *geoNearSource) Next() (bson.Raw, error) {
 // round reads the cells within the next radius and moves the documents
 // within it to ready.
 func (s *geoNearSource) round() error {
-	q := s.ns.q
+	ns := s.ns
+	maxD := float64(ns.q.Max)
 	if s.radius == 0 {
-		s.radius = q.Min + initialNearRadius
+		s.radius = float64(ns.q.Min) + ns.initial
 	} else {
 		s.radius *= 2
 	}
-	if s.radius >= q.Max || s.radius >= math.Pi {
-		s.radius, s.done = min(q.Max, math.Pi), true
+	if s.radius >= maxD || s.radius >= ns.full {
+		s.radius, s.done = min(maxD, ns.full), true
 	}
-	ivs := geoIntervals(s.ns.prefix, geo.Ranges(s2.CapFromCenterAngle(q.Center, s.radius)))
-	it, err := s.r.NewIter(s.prefix, keyenc.PrefixEnd(s.prefix))
+	ivs := ns.cover(s.radius)
+	var ids []string
+	err := scanEntries(s.ctx, s.r, s.prefix, ivs, s.stats, func(value []byte) {
+		id := string(entryID(value))
+		if _, ok := s.seen[id]; !ok {
+			s.seen[id] = struct{}{}
+			ids = append(ids, id)
+		}
+	})
 	if err != nil {
 		return err
 	}
-	defer it.Close()
-	n := 0
-	for _, iv := range ivs {
-		lo, hi := append(bytes.Clone(s.prefix), iv.Lo...), append(bytes.Clone(s.prefix), iv.Hi...)
-		for it.SeekGE(lo); it.Valid() && bytes.Compare(it.Key(), hi) < 0; it.Next() {
-			if n++; n%256 == 0 {
-				if err := mongoerr.Interruption(s.ctx); err != nil {
-					return err
-				}
-			}
-			s.stats.KeysExamined++
-			id := string(entryID(it.Value()))
-			if _, ok := s.seen[id]; ok {
-				continue
-			}
-			s.seen[id] = struct{}{}
-			doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(id)))
-			if err != nil {
+	for i, id := range ids {
+		if i%256 == 255 {
+			if err := mongoerr.Interruption(s.ctx); err != nil {
 				return err
 			}
-			if !found {
-				continue
-			}
-			s.stats.DocsExamined++
-			if d, loc, ok := s.distance(doc); ok {
-				s.found = append(s.found, nearDoc{doc: bytes.Clone(doc), dist: d, loc: loc})
-			}
 		}
-	}
-	if err := it.Error(); err != nil {
-		return err
+		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(id)))
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		s.stats.DocsExamined++
+		if d, loc, ok := s.distance(doc); ok {
+			s.found = append(s.found, nearDoc{doc: bytes.Clone(doc), dist: d, loc: loc})
+		}
 	}
 	slices.SortStableFunc(s.found, func(a, b nearDoc) int {
 		switch {
@@ -237,18 +320,12 @@ func (s *geoNearSource) round() error {
 // distance is the distance from the center to the closest geometry at
 // the field's path in doc, and that geometry's value, when it lies
 // within the query's bounds.
-func (s *geoNearSource) distance(doc bson.Raw) (s1.Angle, bson.RawValue, bool) {
+func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 	q := s.ns.q
-	best, bestLoc, ok := s1.InfAngle(), bson.RawValue{}, false
+	best, bestLoc, ok := math.Inf(1), bson.RawValue{}, false
 	eachAtPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) {
-		gs, err := geo.Geometries(v)
-		if err != nil {
-			return
-		}
-		for _, g := range gs {
-			if d := g.Distance(q.Center); d >= q.Min && d <= q.Max && d < best {
-				best, bestLoc, ok = d, v, true
-			}
+		if d, found := s.ns.dist(v); found && d >= float64(q.Min) && d <= float64(q.Max) && d < best {
+			best, bestLoc, ok = d, v, true
 		}
 	})
 	return best, bestLoc, ok
@@ -279,11 +356,7 @@ func eachAtPath(v bson.RawValue, parts []string, fn func(bson.RawValue)) {
 // Meta carries the distance and location of the document Next returned
 // last: meters for a GeoJSON center, radians for a legacy one.
 func (s *geoNearSource) Meta() docsrc.Meta {
-	d := float64(s.cur.dist)
-	if s.ns.q.Meters {
-		d *= geo.EarthRadiusMeters
-	}
-	return docsrc.Meta{GeoNearDistance: d, GeoNearPoint: s.cur.loc, HasGeoNear: true}
+	return docsrc.Meta{GeoNearDistance: s.cur.dist * s.ns.units, GeoNearPoint: s.cur.loc, HasGeoNear: true}
 }
 
 func (s *geoNearSource) Close() error {
@@ -339,4 +412,13 @@ func geoNearFilter(c *Collection, g *aggregate.GeoNear) (bson.Raw, error) {
 		clauses = append(bson.A{g.Query}, clauses...)
 	}
 	return bson.Marshal(bson.D{{Key: "$and", Value: clauses}})
+}
+
+// pairValue is a legacy pair as a BSON array.
+func pairValue(p [2]float64) bson.RawValue {
+	idx, arr := bsoncore.AppendArrayStart(nil)
+	arr = bsoncore.AppendDoubleElement(arr, "0", p[0])
+	arr = bsoncore.AppendDoubleElement(arr, "1", p[1])
+	arr, _ = bsoncore.AppendArrayEnd(arr, idx)
+	return bson.RawValue{Type: bson.TypeArray, Value: arr}
 }

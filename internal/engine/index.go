@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/fts"
+	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
@@ -58,6 +59,10 @@ type Index struct {
 	wild *wildcardIndex
 	// text is set on a text index (index_text.go).
 	text *textIndex
+	// flat is set on a 2d index: its plane (index_geo.go); flatOptions
+	// are its min, max and bits as given.
+	flat        *geo.Flat
+	flatOptions bson.Raw
 	// usage counts the operations that read the index; a modified index
 	// keeps it.
 	usage *IndexUsage
@@ -98,6 +103,8 @@ type IndexSpec struct {
 	WildcardProjection bson.Raw
 	// Text are a text index's options (fixTextSpec normalizes them).
 	Text fts.Options
+	// Flat are a 2d index's min, max and bits.
+	Flat geo.FlatOptions
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -154,6 +161,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err := checkPlugins(ix, spec); err != nil {
 		return nil, err
 	}
+	if err := newFlatIndex(ix, spec); err != nil {
+		return nil, err
+	}
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
 	}
@@ -163,7 +173,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		}
 		// Hashed, wildcard and 2dsphere keys are built from the values as
 		// they are.
-		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo })) {
+		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo || f.Flat })) {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed, wildcard or 2dsphere index with a collation other than simple is not supported (index %s)", ix.Name)
 		}
 	}
@@ -219,8 +229,13 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 			d = rawdoc.AppendElement(d, el.Key(), el.Value())
 		}
 	}
-	if ix.geoField() >= 0 {
+	if g := ix.geoField(); g >= 0 && ix.Fields[g].Geo {
 		d = bsoncore.AppendInt32Element(d, "2dsphereIndexVersion", 3)
+	}
+	if elems, _ := ix.flatOptions.Elements(); len(elems) > 0 {
+		for _, el := range elems {
+			d = rawdoc.AppendElement(d, el.Key(), el.Value())
+		}
 	}
 	if ix.Unique {
 		d = bsoncore.AppendBooleanElement(d, "unique", true)
@@ -332,8 +347,8 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		var arrays []string
 		var missing bool
 		switch {
-		case f.Geo:
-			if vals, err = geoKeyValues(root, f, doc); err != nil {
+		case f.Geo || f.Flat:
+			if vals, err = ix.geoKeyValues(root, f, doc); err != nil {
 				return nil, false, err
 			}
 			if len(vals) == 0 {

@@ -16,24 +16,68 @@ import (
 // geometry (2dsphere indexes are sparse, as MongoDB's version 2 and 3
 // are); a malformed geometry fails the write with 16755.
 
-// geoField is the position of ix's 2dsphere field, or -1.
+// A 2d field's keys are the geohashes (geo.Flat, as NumberLongs with the
+// top bit flipped) of the legacy pairs at its path; a document without
+// one is not indexed; a value that is no pair fails with 16804, a pair
+// outside [min, max) with 13027.
+
+// geoField is the position of ix's 2dsphere or 2d field, or -1.
 func (ix *Index) geoField() int {
 	for i, f := range ix.Fields {
-		if f.Geo {
+		if f.Geo || f.Flat {
 			return i
 		}
 	}
 	return -1
 }
 
-// geoKeyValues are the cell ids of the geometries at f's path in doc.
-func geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawValue, error) {
+// newFlatIndex sets up a 2d index (MongoDB: its 2d field first, one of
+// them) and refuses its options on any other.
+func newFlatIndex(ix *Index, spec IndexSpec) error {
+	opts := bson.D{}
+	for _, o := range []struct {
+		name string
+		v    bson.RawValue
+	}{{"min", spec.Flat.Min}, {"max", spec.Flat.Max}, {"bits", spec.Flat.Bits}} {
+		if o.v.Type != 0 {
+			opts = append(opts, bson.E{Key: o.name, Value: o.v})
+		}
+	}
+	g := ix.geoField()
+	if g < 0 || !ix.Fields[g].Flat {
+		if len(opts) > 0 {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "the options min, max and bits are only allowed on a 2d index")
+		}
+		return nil
+	}
+	if g != 0 {
+		return mongoerr.New(mongoerr.CannotCreateIndex, "2d has to be first in index")
+	}
+	for _, f := range ix.Fields[1:] {
+		if f.Flat || f.Geo {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "can't have 2 geo fields")
+		}
+	}
+	flat, err := geo.NewFlat(spec.Flat)
+	if err != nil {
+		return mongoerr.New(mongoerr.CannotCreateIndex, "%v", err)
+	}
+	ix.flat, ix.flatOptions = flat, bsonDoc(opts)
+	return nil
+}
+
+// geoKeyValues are the keys of the geometries at f's path in doc: S2
+// cell ids, or a 2d index's geohashes.
+func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawValue, error) {
 	var out []bson.RawValue
 	var visit func(v bson.RawValue, i int) error
 	visit = func(v bson.RawValue, i int) error {
 		if i == len(f.Parts) {
 			if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 				return nil
+			}
+			if f.Flat {
+				return ix.flatKeys(v, &out)
 			}
 			gs, err := geo.Geometries(v)
 			if err != nil {
@@ -72,4 +116,20 @@ func geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawVal
 	}
 	err := visit(root, 0)
 	return out, err
+}
+
+// flatKeys appends the geohashes of the legacy pairs of v to out.
+func (ix *Index) flatKeys(v bson.RawValue, out *[]bson.RawValue) error {
+	pairs := geo.LegacyPairs(v)
+	if len(pairs) == 0 {
+		return mongoerr.New(mongoerr.FlatLocationMalformed, "location object expected, location array not in correct format")
+	}
+	for _, p := range pairs {
+		h, err := ix.flat.Hash(p[0], p[1])
+		if err != nil {
+			return mongoerr.New(mongoerr.FlatPointOutOfBounds, "%v", err)
+		}
+		*out = append(*out, int64Value(hashKey(h)))
+	}
+	return nil
 }

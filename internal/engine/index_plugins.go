@@ -18,7 +18,10 @@ func pluginField(path, plugin string) (IndexField, error) {
 	case "2dsphere":
 		f.Geo = true
 		return f, nil
-	case "text", "2d", "geoHaystack", "columnstore":
+	case "2d":
+		f.Flat = true
+		return f, nil
+	case "text", "geoHaystack", "columnstore":
 		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
 	}
 	return f, mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", plugin)

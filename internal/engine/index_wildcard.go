@@ -147,6 +147,11 @@ func (w *wildcardIndex) covers(path string) bool {
 	return !slices.ContainsFunc(w.exclude, func(r string) bool { return under(path, r) })
 }
 
+// multikeyAt reports whether the index met an array at path or above it.
+func (w *wildcardIndex) multikeyAt(path string) bool {
+	return slices.ContainsFunc(w.multikeyPaths(), func(m string) bool { return m == path || strings.HasPrefix(path, m+".") })
+}
+
 // multikeyPaths are the paths at which the index met arrays, sorted.
 func (w *wildcardIndex) multikeyPaths() []string { return *w.multikey.Load() }
 

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/fts"
+	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/values"
@@ -42,6 +43,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	if p, ok := spec.Lookup("wildcardProjection").DocumentOK(); ok {
 		s.WildcardProjection = p
 	}
+	s.Flat = geo.FlatOptions{Min: spec.Lookup("min"), Max: spec.Lookup("max"), Bits: spec.Lookup("bits")}
 	s.Text = fts.Options{Weights: spec.Lookup("weights"), DefaultLanguage: spec.Lookup("default_language"),
 		LanguageOverride: spec.Lookup("language_override"), Version: spec.Lookup("textIndexVersion")}
 	return s

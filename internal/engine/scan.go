@@ -253,3 +253,31 @@ func (s *planSource) Close() error {
 	}
 	return err
 }
+
+// scanEntries calls fn with the value of every index entry in the
+// intervals (relative to prefix, an index's storage prefix) over r, in
+// key order, counting each as examined and looking at the operation's
+// context every 256 entries. It serves the reads that gather an index's
+// entries before yielding documents: a $text search's terms, a $near's
+// rounds.
+func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []planner.Interval, stats *OpStats, fn func(value []byte)) error {
+	it, err := r.NewIter(prefix, keyenc.PrefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	n := 0
+	for _, iv := range ivs {
+		lo, hi := append(bytes.Clone(prefix), iv.Lo...), append(bytes.Clone(prefix), iv.Hi...)
+		for it.SeekGE(lo); it.Valid() && bytes.Compare(it.Key(), hi) < 0; it.Next() {
+			if n++; n%256 == 0 {
+				if err := mongoerr.Interruption(ctx); err != nil {
+					return err
+				}
+			}
+			stats.KeysExamined++
+			fn(it.Value())
+		}
+	}
+	return it.Error()
+}

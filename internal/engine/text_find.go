@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -172,29 +171,13 @@ func newTextSource(ctx context.Context, r storage.Reader, c *Collection, p *plan
 func (s *textSource) load() error {
 	s.loaded = true
 	s.scores = map[string]float64{}
-	it, err := s.r.NewIter(s.prefix, keyenc.PrefixEnd(s.prefix))
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	n := 0
-	for _, iv := range s.p.Intervals {
-		lo, hi := append(bytes.Clone(s.prefix), iv.Lo...), append(bytes.Clone(s.prefix), iv.Hi...)
-		for it.SeekGE(lo); it.Valid() && bytes.Compare(it.Key(), hi) < 0; it.Next() {
-			if n++; n%256 == 0 {
-				if err := mongoerr.Interruption(s.ctx); err != nil {
-					return err
-				}
-			}
-			s.stats.KeysExamined++
-			id := string(entryID(it.Value()))
-			if _, seen := s.scores[id]; !seen {
-				s.ids = append(s.ids, id)
-			}
-			s.scores[id] += entryScore(it.Value(), s.prefixLen)
+	return scanEntries(s.ctx, s.r, s.prefix, s.p.Intervals, s.stats, func(value []byte) {
+		id := string(entryID(value))
+		if _, seen := s.scores[id]; !seen {
+			s.ids = append(s.ids, id)
 		}
-	}
-	return it.Error()
+		s.scores[id] += entryScore(value, s.prefixLen)
+	})
 }
 
 func (s *textSource) Next() (bson.Raw, error) {

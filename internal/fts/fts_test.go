@@ -1,33 +1,16 @@
 package fts
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/fts/ftstest"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
-
-// SearchCase is one case of testdata/search.json: a text index, documents
-// and queries with the _ids MongoDB answers. The driver suite runs the
-// same file through a server.
-type SearchCase struct {
-	Name    string          `json:"name"`
-	Index   json.RawMessage `json:"index"`
-	Docs    []json.RawMessage
-	Queries []struct {
-		Search             string `json:"search"`
-		Language           string `json:"language"`
-		CaseSensitive      bool   `json:"caseSensitive"`
-		DiacriticSensitive bool   `json:"diacriticSensitive"`
-		IDs                []int  `json:"ids"`
-	}
-}
 
 func extDoc(t *testing.T, j []byte) bson.Raw {
 	t.Helper()
@@ -41,15 +24,7 @@ func extDoc(t *testing.T, j []byte) bson.Raw {
 // The corpus through the package: a document matches when one of its
 // index terms is a query term and the matcher accepts it.
 func TestSearchCorpus(t *testing.T) {
-	raw, err := os.ReadFile("testdata/search.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []SearchCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
+	for _, c := range ftstest.Load(t, "testdata/search.json") {
 		ix := extDoc(t, c.Index)
 		spec, _, _, err := NewSpec(ix.Lookup("key").Document(), Options{DefaultLanguage: ix.Lookup("default_language")})
 		if err != nil {

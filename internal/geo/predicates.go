@@ -1,6 +1,8 @@
 package geo
 
 import (
+	"slices"
+
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -43,6 +45,13 @@ func Geometries(v bson.RawValue) (gs []*Geometry, err error) {
 // any of its geometries (malformed values never match). A Near query
 // matches values within its bounds.
 func (q *Query) Matches(v bson.RawValue) bool {
+	switch {
+	case q.flatIn != nil:
+		return slices.ContainsFunc(LegacyPairs(v), func(p [2]float64) bool { return q.flatIn(p[0], p[1]) })
+	case q.Op == Near && q.Legacy:
+		d, ok := FlatDistance(LegacyPairs(v), q.CenterX, q.CenterY)
+		return ok && d >= float64(q.Min) && d <= float64(q.Max)
+	}
 	gs, err := Geometries(v)
 	if err != nil {
 		return false

@@ -28,17 +28,37 @@ type Query struct {
 	Op Op
 	// region bounds what may match, for the index's cells.
 	region s2.Region
-	// within decides $geoWithin; geom is $geoIntersects' geometry.
+	// within decides $geoWithin on the sphere, flatIn on the plane (the
+	// flat shapes, of legacy pairs only); geom is $geoIntersects'
+	// geometry.
 	within func(*Geometry) bool
+	flatIn func(x, y float64) bool
 	geom   *Geometry
 	// Near's center, whether its distances are in meters (a GeoJSON
 	// point) rather than radians, and its bounds as angles.
 	Center   s2.Point
 	Meters   bool
 	Min, Max s1.Angle
-	// Legacy is a $near on a legacy pair: flat distances, which need a 2d
-	// index.
-	Legacy bool
+	// Legacy is a $near on a legacy pair: plane distances (Min and Max
+	// in coordinate units from CenterX, CenterY), which need a 2d index.
+	Legacy           bool
+	CenterX, CenterY float64
+	// flatBox, when set, is the plane box a flat shape lies in.
+	flatBox *[4]float64
+}
+
+// FlatBox is the box of the plane (x as longitude, y as latitude) holding
+// every legacy pair that may match, for a 2d index scan.
+func (q *Query) FlatBox() (x0, y0, x1, y1 float64) {
+	if q.flatBox != nil {
+		return q.flatBox[0], q.flatBox[1], q.flatBox[2], q.flatBox[3]
+	}
+	r := q.region.RectBound()
+	x0, x1 = r.Lng.Lo*180/math.Pi, r.Lng.Hi*180/math.Pi
+	if r.Lng.IsInverted() || r.Lng.IsFull() {
+		x0, x1 = -180, 180
+	}
+	return x0, r.Lat.Lo * 180 / math.Pi, x1, r.Lat.Hi * 180 / math.Pi
 }
 
 // Region bounds the values that may match, for an index scan.
@@ -85,8 +105,8 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 		}
 		lo := [2]float64{math.Min(pts[0][0], pts[1][0]), math.Min(pts[0][1], pts[1][1])}
 		hi := [2]float64{math.Max(pts[0][0], pts[1][0]), math.Max(pts[0][1], pts[1][1])}
-		q.region = flatRect(lo, hi)
-		q.within = flat(func(x, y float64) bool { return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] })
+		q.region, q.flatBox = flatRect(lo, hi), &[4]float64{lo[0], lo[1], hi[0], hi[1]}
+		q.flatIn = func(x, y float64) bool { return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] }
 	case "$polygon":
 		pts, err := flatPoints(arg)
 		if err != nil {
@@ -100,15 +120,16 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 			lo = [2]float64{math.Min(lo[0], p[0]), math.Min(lo[1], p[1])}
 			hi = [2]float64{math.Max(hi[0], p[0]), math.Max(hi[1], p[1])}
 		}
-		q.region = flatRect(lo, hi)
-		q.within = flat(func(x, y float64) bool { return inFlatPolygon(x, y, pts) })
+		q.region, q.flatBox = flatRect(lo, hi), &[4]float64{lo[0], lo[1], hi[0], hi[1]}
+		q.flatIn = func(x, y float64) bool { return inFlatPolygon(x, y, pts) }
 	case "$center":
 		c, r, err := circle(arg)
 		if err != nil {
 			return nil, err
 		}
 		q.region = flatRect([2]float64{c[0] - r, c[1] - r}, [2]float64{c[0] + r, c[1] + r})
-		q.within = flat(func(x, y float64) bool { return math.Hypot(x-c[0], y-c[1]) <= r })
+		q.flatBox = &[4]float64{c[0] - r, c[1] - r, c[0] + r, c[1] + r}
+		q.flatIn = func(x, y float64) bool { return math.Hypot(x-c[0], y-c[1]) <= r }
 	default:
 		return nil, errorf("unknown geo specifier: %s: %s", shape, arg)
 	}
@@ -167,7 +188,7 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 		if !ok {
 			return nil, errorf("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", v)
 		}
-		q.Center, q.Legacy = point(x, y), op == "$near"
+		q.Center, q.Legacy, q.CenterX, q.CenterY = point(x, y), op == "$near", x, y
 		boundsDoc = ops
 	}
 	for _, b := range []struct {
@@ -185,9 +206,16 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 			*b.dst = s1.Angle(f)
 		}
 	}
-	if q.Max < s1.InfAngle() {
+	switch {
+	case q.Legacy:
+		q.region = s2.FullCap()
+		if q.Max < s1.InfAngle() {
+			m := float64(q.Max)
+			q.flatBox = &[4]float64{q.CenterX - m, q.CenterY - m, q.CenterX + m, q.CenterY + m}
+		}
+	case q.Max < s1.InfAngle():
 		q.region = s2.CapFromCenterAngle(q.Center, q.Max)
-	} else {
+	default:
 		q.region = s2.FullCap()
 	}
 	return q, nil
@@ -250,12 +278,6 @@ func flatPoints(v bson.RawValue) ([][2]float64, error) {
 func flatRect(lo, hi [2]float64) s2.Region {
 	return s2.RectFromLatLng(s2.LatLngFromDegrees(math.Max(lo[1], -90), math.Max(lo[0], -180))).
 		AddPoint(s2.LatLngFromDegrees(math.Min(hi[1], 90), math.Min(hi[0], 180)))
-}
-
-// flat turns a plane test into a $geoWithin test: flat shapes hold legacy
-// pairs only.
-func flat(in func(x, y float64) bool) func(*Geometry) bool {
-	return func(g *Geometry) bool { return g.Legacy && in(g.X, g.Y) }
 }
 
 // inFlatPolygon is the even-odd ray test of (x, y) against a polygon of

@@ -1119,6 +1119,10 @@ const (
 	TextScoreUnavailable Code = 40218
 	// GeoExtractKeys: a document whose 2dsphere field holds a malformed geometry.
 	GeoExtractKeys Code = 16755
+	// FlatLocationMalformed: a 2d index's field holding something other than legacy pairs.
+	FlatLocationMalformed Code = 16804
+	// FlatPointOutOfBounds: a legacy pair outside a 2d index's [min, max).
+	FlatPointOutOfBounds Code = 13027
 	// GeoNearNearNotArray: a $geoNear without 'near', or whose 'near' is not an array or document.
 	GeoNearNearNotArray Code = 16605
 	// GeoNearDistanceFieldNotString: a $geoNear without a string 'distanceField'.

@@ -47,7 +47,7 @@ func decides(root *query.Node, fields []Field) bool {
 	type use struct{ points, ranges int }
 	uses := map[string]*use{}
 	for _, f := range fields {
-		if !positional(f.Parts) && !f.Hashed && !f.Wildcard {
+		if !positional(f.Parts) && !f.Hashed {
 			uses[f.Path] = &use{}
 		}
 	}

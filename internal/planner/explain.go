@@ -125,6 +125,16 @@ func (p *Plan) scanStage() bson.D {
 		{Key: "direction", Value: direction},
 		{Key: "indexBounds", Value: p.explainBounds()},
 	}
+	if ix := p.Index; ix != nil && len(ix.Fields) == 2 && ix.Fields[0].WildcardOf != "" {
+		// A wildcard index's scan shows the arrays along its path, after
+		// isMultiKey.
+		paths := ix.MultikeyPaths
+		if paths == nil {
+			paths = []string{}
+		}
+		mk := bson.D{{Key: "$_path", Value: bson.A{}}, {Key: ix.Fields[1].Path, Value: paths}}
+		stage = slices.Insert(stage, 4, bson.E{Key: "multiKeyPaths", Value: mk})
+	}
 	if ix := p.Index; ix != nil && ix.Collation != nil {
 		// MongoDB shows an index's collation after its name.
 		stage = slices.Insert(stage, 3, bson.E{Key: "collation", Value: ix.Collation.Document()})
@@ -136,7 +146,8 @@ func (p *Plan) scanStage() bson.D {
 // its bounds are the keys it starts and ends at. Past the last bounded
 // field, an exclusive end extends to the fields after it.
 func (p *Plan) countScanStage() bson.D {
-	stage := p.scanStage()[:8] // IXSCAN's before the direction
+	stage := p.scanStage()
+	stage = stage[:slices.IndexFunc(stage, func(e bson.E) bool { return e.Key == "direction" })] // IXSCAN's before the direction
 	stage[0].Value = "COUNT_SCAN"
 	var start, end bson.D
 	startIncl, endIncl := true, true
@@ -221,7 +232,7 @@ func (p *Plan) Summary(clustered, count bool) string {
 	stage := "IXSCAN"
 	switch {
 	case p.Geo != nil && p.Geo.Near:
-		stage = "GEO_NEAR_2DSPHERE"
+		stage = p.nearStage()
 	case p.distinct != "":
 		stage = "DISTINCT_SCAN"
 	case count && p.exact && len(p.Intervals) <= 1 && p.checks == nil:

@@ -12,8 +12,11 @@ import (
 type GeoScan struct {
 	// Field is the 2dsphere field's path.
 	Field string
-	// Near reports a $near or $nearSphere: MongoDB's GEO_NEAR_2DSPHERE.
+	// Near reports a $near or $nearSphere: MongoDB's GEO_NEAR_2DSPHERE
+	// (GEO_NEAR_2D on a 2d index).
 	Near bool
+	// Flat reports a 2d index, whose keys are geohashes.
+	Flat bool
 	// Cells are the cell ranges as explain shows them.
 	Cells [][2]int64
 	// Ref is the engine's own description of a $near scan.
@@ -30,7 +33,7 @@ func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval) *Plan {
 func (p *Plan) geoStage(s Shape) bson.D {
 	if p.Geo.Near {
 		return bson.D{
-			{Key: "stage", Value: "GEO_NEAR_2DSPHERE"},
+			{Key: "stage", Value: p.nearStage()},
 			{Key: "keyPattern", Value: p.Index.KeyPattern},
 			{Key: "indexName", Value: p.Index.Name},
 			{Key: "indexVersion", Value: int32(2)},
@@ -43,4 +46,12 @@ func (p *Plan) geoStage(s Shape) bson.D {
 	}
 	scan[len(scan)-1].Value = bson.D{{Key: p.Geo.Field, Value: bounds}}
 	return bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
+}
+
+// nearStage is the stage name of a $near plan.
+func (p *Plan) nearStage() string {
+	if p.Geo.Flat {
+		return "GEO_NEAR_2D"
+	}
+	return "GEO_NEAR_2DSPHERE"
 }

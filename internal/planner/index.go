@@ -26,8 +26,9 @@ type Field struct {
 	Wildcard   bool
 	// Text marks the term and score of a text index's keys.
 	Text bool
-	// Geo marks a 2dsphere field: its keys are S2 cell ids.
-	Geo bool
+	// Geo marks a 2dsphere field: its keys are S2 cell ids; Flat a 2d
+	// field: its keys are geohashes.
+	Geo, Flat bool
 }
 
 // Index is an index as the planner sees it.
@@ -43,6 +44,9 @@ type Index struct {
 	// Multikey reports that some document indexed an array under it: two
 	// conditions on one field may then be met by different elements.
 	Multikey bool
+	// MultikeyPaths, on a wildcard index expanded for one path, are the
+	// path's prefixes (itself included) where arrays were indexed.
+	MultikeyPaths []string
 	// Wildcard is set on a wildcard index ($**): the planner expands it
 	// into one index per queried path it covers.
 	Wildcard *Wildcard

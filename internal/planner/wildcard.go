@@ -22,15 +22,17 @@ type Wildcard struct {
 	MultikeyPaths []string
 }
 
-// multikey reports whether a value at path may come from an array: an
-// array was indexed at path or at one of its prefixes.
-func (w *Wildcard) multikey(path string) bool {
+// multikeyPrefixes are path and its prefixes at which an array was
+// indexed, shortest first: MongoDB's multiKeyPaths of the path.
+func (w *Wildcard) multikeyPrefixes(path string) []string {
+	var out []string
 	for _, m := range w.MultikeyPaths {
 		if m == path || strings.HasPrefix(path, m+".") {
-			return true
+			out = append(out, m)
 		}
 	}
-	return false
+	slices.SortFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return out
 }
 
 // expandWildcards replaces each wildcard index of indexes by one index per
@@ -71,7 +73,7 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 				{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p},
 				{Path: p, Parts: strings.Split(p, "."), Wildcard: true},
 			},
-			Multikey: ix.Wildcard.multikey(p),
+			Multikey: len(ix.Wildcard.multikeyPrefixes(p)) > 0, MultikeyPaths: ix.Wildcard.multikeyPrefixes(p),
 		})
 	}
 	return out

@@ -95,26 +95,34 @@ func (t *TextSearch) matches(doc bson.Raw) bool {
 }
 
 // Text is the filter's $text clause, or nil. MongoDB allows one, not under
-// $nor: more fail with BadValue, as does one under $nor.
+// $nor: more fail with BadValue, as does one under $nor. Under $or MongoDB
+// unions the text search with index scans of the other branches, which
+// Folio does not (NotImplemented).
 func (f *Filter) Text() (*TextSearch, error) {
 	var found *TextSearch
 	var err error
-	var visit func(n *Node, underNor bool)
-	visit = func(n *Node, underNor bool) {
+	var visit func(n *Node, under Kind)
+	visit = func(n *Node, under Kind) {
 		if n.Kind == KindText {
 			switch {
 			case found != nil:
 				err = mongoerr.New(mongoerr.BadValue, "Too many text expressions")
-			case underNor:
+			case under == KindNor:
 				err = mongoerr.New(mongoerr.BadValue, "text expression not allowed in nor")
+			case under == KindOr && err == nil:
+				err = mongoerr.New(mongoerr.NotImplemented, "Folio does not support $text inside $or yet")
 			}
 			found = n.text
 		}
 		for _, c := range n.Children {
-			visit(c, underNor || n.Kind == KindNor)
+			next := under
+			if n.Kind == KindNor || n.Kind == KindOr && under != KindNor {
+				next = n.Kind
+			}
+			visit(c, next)
 		}
 	}
-	visit(f.root, false)
+	visit(f.root, KindAnd)
 	if err != nil {
 		return nil, err
 	}

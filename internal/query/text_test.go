@@ -20,6 +20,7 @@ func TestTextClause(t *testing.T) {
 		{`{"x": 1, "$and": [{"$text": {"$search": "a"}}]}`, 0, ""},
 		{`{"$text": {"$search": "a"}, "$and": [{"$text": {"$search": "b"}}]}`, mongoerr.BadValue, "Too many text expressions"},
 		{`{"$nor": [{"$text": {"$search": "a"}}]}`, mongoerr.BadValue, "text expression not allowed in nor"},
+		{`{"$or": [{"$text": {"$search": "a"}}, {"x": 1}]}`, mongoerr.NotImplemented, "Folio does not support $text inside $or yet"},
 	} {
 		f, err := Compile(ext(t, tt.filter))
 		if err != nil {

@@ -264,7 +264,7 @@ func TestGeoErrors(t *testing.T) {
 		opts *options.IndexOptionsBuilder
 		code int
 	}{
-		{doc("p", "2d"), nil, 238},
+		{doc("p", "geoHaystack"), nil, 238},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(2), 238},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(9), 67},
 	} {
@@ -287,4 +287,140 @@ func TestGeoErrors(t *testing.T) {
 	if got := out[0].Lookup("km").Double(); math.Abs(got-wantKm) > 1e-6 || out[0].Lookup("at").String() != `{"type": "Point","coordinates": [{"$numberDouble":"1.0"},{"$numberDouble":"1.0"}]}` {
 		t.Errorf("$geoNear with options: %s, want km %g", out[0], wantKm)
 	}
+}
+
+// A 2d index on legacy pairs: plane $near by distance, $geoWithin $box,
+// $polygon and $center as computed here (and without the index), a
+// $nearSphere by great-circle distance, and the index's options.
+func TestGeo2d(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geo2d")
+	flat, plain := db.Collection("flat"), db.Collection("plain")
+	if _, err := flat.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("p", "2d"), Options: options.Index().SetBits(20).SetMin(-200).SetMax(200)}); err != nil {
+		t.Fatal(err)
+	}
+	pts := map[int][2]float64{}
+	var docs []any
+	for i := 0; i < 400; i++ {
+		x, y := float64(i%20)*9-85+float64(i%7)*0.1, float64(i/20)*9-85+float64(i%3)*0.1
+		pts[i] = [2]float64{x, y}
+		docs = append(docs, doc("_id", i, "p", bson.A{x, y}))
+	}
+	for _, c := range []*mongo.Collection{flat, plain} {
+		if _, err := c.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(in func(p [2]float64) bool) []int {
+		out := []int{}
+		for id, p := range pts {
+			if in(p) {
+				out = append(out, id)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// A convex polygon (counter-clockwise): inside means left of every edge.
+	poly := [][2]float64{{-50, -40}, {30, -60}, {60, 20}, {-10, 70}}
+	leftOfAll := func(p [2]float64) bool {
+		for i := range poly {
+			a, b := poly[i], poly[(i+1)%len(poly)]
+			if (b[0]-a[0])*(p[1]-a[1])-(b[1]-a[1])*(p[0]-a[0]) < 0 {
+				return false
+			}
+		}
+		return true
+	}
+	polyArg := bson.A{}
+	for _, p := range poly {
+		polyArg = append(polyArg, bson.A{p[0], p[1]})
+	}
+	for _, tt := range []struct {
+		name  string
+		shape bson.D
+		in    func(p [2]float64) bool
+	}{
+		{"box", doc("$box", bson.A{bson.A{-20, -30}, bson.A{40, 10}}), func(p [2]float64) bool { return p[0] >= -20 && p[0] <= 40 && p[1] >= -30 && p[1] <= 10 }},
+		{"polygon", doc("$polygon", polyArg), leftOfAll},
+		{"center", doc("$center", bson.A{bson.A{10, 10}, 33}), func(p [2]float64) bool { return math.Hypot(p[0]-10, p[1]-10) <= 33 }},
+	} {
+		want := expect(tt.in)
+		for _, c := range []*mongo.Collection{flat, plain} {
+			if got := idSet(findAll(t, c, doc("p", doc("$geoWithin", tt.shape)))); !slices.Equal(got, want) {
+				t.Errorf("$geoWithin %s on %s: %v, want %v", tt.name, c.Name(), got, want)
+			}
+		}
+	}
+	center := [2]float64{3, -4}
+	var want []string
+	byDist := make([]int, 0, len(pts))
+	for id, p := range pts {
+		if math.Hypot(p[0]-center[0], p[1]-center[1]) <= 30 {
+			byDist = append(byDist, id)
+		}
+	}
+	d := func(id int) float64 { return math.Hypot(pts[id][0]-center[0], pts[id][1]-center[1]) }
+	slices.SortFunc(byDist, func(a, b int) int {
+		if c := cmpFloat(d(a), d(b)); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	for _, id := range byDist {
+		want = append(want, strconv.Itoa(id))
+	}
+	if got := ids(findAll(t, flat, doc("p", doc("$near", bson.A{center[0], center[1]}, "$maxDistance", 30)))); !slices.Equal(got, want) {
+		t.Errorf("$near: %v, want %v", got, want)
+	}
+	var ex bson.Raw
+	if err := db.RunCommand(ctx, doc("explain", doc("find", "flat", "filter", doc("p", doc("$near", bson.A{0, 0}))))).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	if s := ex.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); s != "GEO_NEAR_2D" {
+		t.Errorf("explain: %s", ex.Lookup("queryPlanner", "winningPlan"))
+	}
+	// $nearSphere on the 2d index: great-circle distances in radians.
+	cur, err := flat.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", bson.A{3, -4}, "spherical", true, "distanceField", "r", "maxDistance", 0.3))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var near []bson.Raw
+	if err := cur.All(ctx, &near); err != nil {
+		t.Fatal(err)
+	}
+	wantN := expect(func(p [2]float64) bool { return geotest.Haversine(3, -4, p[0], p[1]) <= 0.3 })
+	if got := idSet(near); !slices.Equal(got, wantN) {
+		t.Errorf("$geoNear spherical on 2d: %v, want %v", got, wantN)
+	}
+	for i, dd := range near {
+		n, _ := dd.Lookup("_id").AsInt64OK()
+		p := pts[int(n)]
+		if got, w := dd.Lookup("r").Double(), geotest.Haversine(3, -4, p[0], p[1]); math.Abs(got-w) > 1e-9 || i > 0 && got < near[i-1].Lookup("r").Double() {
+			t.Errorf("$geoNear spherical: %s at %g, want %g in order", dd, got, w)
+		}
+	}
+	var ixs []bson.Raw
+	c, _ := flat.Indexes().List(ctx)
+	c.All(ctx, &ixs)
+	if got := ixs[1].String(); got != `{"v": {"$numberInt":"2"},"key": {"p": "2d"},"name": "p_2d","min": {"$numberDouble":"-200.0"},"max": {"$numberDouble":"200.0"},"bits": {"$numberInt":"20"}}` {
+		t.Errorf("listIndexes: %s", got)
+	}
+	_, err = flat.InsertOne(ctx, doc("p", bson.A{250, 0}))
+	requireCode(t, err, 13027, "Location13027")
+	_, err = flat.InsertOne(ctx, doc("p", "here"))
+	requireCode(t, err, 16804, "Location16804")
+	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
+	requireCode(t, err, 67, "CannotCreateIndex")
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

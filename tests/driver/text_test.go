@@ -2,9 +2,7 @@ package driver_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,22 +11,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
-)
 
-// textCase is one case of internal/fts/testdata/search.json, the corpus
-// of text searches with MongoDB's answers that package fts also runs.
-type textCase struct {
-	Name    string          `json:"name"`
-	Index   json.RawMessage `json:"index"`
-	Docs    []json.RawMessage
-	Queries []struct {
-		Search             string `json:"search"`
-		Language           string `json:"language"`
-		CaseSensitive      bool   `json:"caseSensitive"`
-		DiacriticSensitive bool   `json:"diacriticSensitive"`
-		IDs                []int  `json:"ids"`
-	}
-}
+	"github.com/folio-db/folio/internal/fts/ftstest"
+)
 
 func extJSON(t testing.TB, j []byte) bson.Raw {
 	t.Helper()
@@ -58,16 +43,8 @@ func textQuery(search, language string, caseSens, diacriticSens bool) bson.D {
 func TestTextSearchCorpus(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
-	raw, err := os.ReadFile("../../internal/fts/testdata/search.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []textCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
 	db := client.Database("textcorpus")
-	for i, c := range cases {
+	for i, c := range ftstest.Load(t, "../../internal/fts/testdata/search.json") {
 		coll := db.Collection("c" + strconv.Itoa(i))
 		ix := extJSON(t, c.Index)
 		spec := bson.D{{Key: "name", Value: "t"}}
@@ -309,6 +286,8 @@ func TestTextErrors(t *testing.T) {
 		{textQuery("x", "", false, false), options.Find().SetHint(doc("b", 1)), 291},
 		{textQuery("x", "", false, false), options.Find().SetSort(doc("$natural", 1)), 291},
 		{doc("b", 1), options.Find().SetHint("a_text"), 291},
+		{doc("$or", bson.A{textQuery("x", "", false, false), doc("b", 1)}), nil, 238},
+		{doc("$text", doc("$search", "x"), "g", doc("$nearSphere", bson.A{0, 0})), nil, 2},
 	} {
 		_, err := coll.Find(ctx, tt.filter, tt.opts)
 		if serverCode(err) != tt.code {

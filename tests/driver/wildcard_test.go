@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +255,87 @@ func TestWildcardText(t *testing.T) {
 	}
 	if got := specs[1].KeysDocument.String(); got != `{"_fts": "text","_ftsx": {"$numberInt":"1"}}` {
 		t.Errorf("key %s", got)
+	}
+}
+
+// TestWildcardCountCoveredMultikey: on a path no document holds an array
+// at, a wildcard index's keys decide equalities and ranges, so a count is
+// a COUNT_SCAN and a projection of that field alone is covered; explain
+// shows the arrays along the scanned path (multiKeyPaths).
+func TestWildcardCountCoveredMultikey(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	indexed, plain := db.Collection("wcc"), db.Collection("wcc_plain")
+	if _, err := indexed.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	var docs []any
+	for i := 0; i < 60; i++ {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "n", Value: i % 7}, {Key: "s", Value: bson.D{{Key: "x", Value: i % 5}}}}
+		if i%10 == 0 {
+			d = append(d, bson.E{Key: "arr", Value: bson.A{bson.D{{Key: "y", Value: i}}, bson.D{{Key: "y", Value: i + 1}}}})
+		}
+		if i%13 == 0 {
+			d[1].Value = "text"
+		}
+		docs = append(docs, d)
+	}
+	for _, c := range []*mongo.Collection{indexed, plain} {
+		if _, err := c.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []bson.D{
+		{{Key: "n", Value: 3}},
+		{{Key: "n", Value: bson.D{{Key: "$gte", Value: 2}, {Key: "$lt", Value: 5}}}},
+		{{Key: "s.x", Value: bson.D{{Key: "$in", Value: bson.A{1, 4}}}}},
+	} {
+		want, err := plain.CountDocuments(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ex bson.Raw
+		cmd := bson.D{{Key: "explain", Value: bson.D{{Key: "count", Value: indexed.Name()}, {Key: "query", Value: f}}}, {Key: "verbosity", Value: "executionStats"}}
+		if err := db.RunCommand(ctx, cmd).Decode(&ex); err != nil {
+			t.Fatal(err)
+		}
+		// One interval is a COUNT_SCAN; an $in's several, a COUNT over the
+		// index scan alone, as in MongoDB.
+		if stage := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "stage").StringValue(); stage != "COUNT_SCAN" && (f[0].Key != "s.x" || stage != "IXSCAN") {
+			t.Errorf("count %v: %s", f, ex.Lookup("queryPlanner", "winningPlan"))
+		}
+		if got, err := indexed.CountDocuments(ctx, f); err != nil || got != want {
+			t.Errorf("count %v: %d %v, want %d", f, got, err, want)
+		}
+		path := f[0].Key
+		proj := bson.D{{Key: path, Value: 1}, {Key: "_id", Value: 0}}
+		if !strings.Contains(path, ".") {
+			cmd = bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: indexed.Name()}, {Key: "filter", Value: f}, {Key: "projection", Value: proj}}}, {Key: "verbosity", Value: "executionStats"}}
+			if err := db.RunCommand(ctx, cmd).Decode(&ex); err != nil {
+				t.Fatal(err)
+			}
+			if stage := ex.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); stage != "PROJECTION_COVERED" {
+				t.Errorf("find %v: %s", f, ex.Lookup("queryPlanner", "winningPlan"))
+			}
+			if n, _ := ex.Lookup("executionStats", "totalDocsExamined").AsInt64OK(); n != 0 {
+				t.Errorf("find %v examined %d documents: %s", f, n, ex.Lookup("executionStats"))
+			}
+		}
+		got := findAll(t, indexed, f, options.Find().SetProjection(proj).SetSort(bson.D{{Key: path, Value: 1}}))
+		wantDocs := findAll(t, plain, f, options.Find().SetProjection(proj).SetSort(bson.D{{Key: path, Value: 1}}))
+		if fmt.Sprint(got) != fmt.Sprint(wantDocs) {
+			t.Errorf("find %v: %v, want %v", f, got, wantDocs)
+		}
+	}
+	// A path under an array: multikey, so the documents are fetched.
+	var ex bson.Raw
+	cmd := bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: indexed.Name()}, {Key: "filter", Value: bson.D{{Key: "arr.y", Value: 11}}}}}}
+	if err := db.RunCommand(ctx, cmd).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	scan := ex.Lookup("queryPlanner", "winningPlan", "inputStage").Document()
+	if mk := scan.Lookup("multiKeyPaths").String(); mk != `{"$_path": [],"arr.y": ["arr"]}` || !scan.Lookup("isMultiKey").Boolean() {
+		t.Errorf("multiKeyPaths: %s", scan)
 	}
 }
