@@ -73,7 +73,9 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 			return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
 		}
 		planned := ix.planned()
-		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: newNearScan(ix, prefix, gq)}
+		ns := newNearScan(ix, prefix, gq)
+		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: ns,
+			FirstRound: func() [][2]int64 { return ns.ranges(float64(gq.Min) + ns.initial) }}
 		return planner.GeoPlan(&planned, scan, nil), nil
 	}
 	if !unhinted {
@@ -87,46 +89,50 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 		if n.Kind != query.KindGeo {
 			continue
 		}
-		scan := &planner.GeoScan{Field: n.Path}
-		if ix, prefix := geoIndexFor(c, q.filter, n.Path, false); ix != nil {
-			ranges := geo.Ranges(n.Geo().Region())
-			for _, r := range ranges {
-				scan.Cells = append(scan.Cells, [2]int64{int64(r.Lo), int64(r.Hi)})
-			}
-			planned := ix.planned()
-			return planner.GeoPlan(&planned, scan, cellIntervals(prefix, ranges)), nil
+		var ix *Index
+		var prefix []byte
+		var ranges [][2]int64
+		if ix, prefix = geoIndexFor(c, q.filter, n.Path, false); ix != nil {
+			ranges = cellRanges(geo.Ranges(n.Geo().Region()))
+		} else if ix, prefix = geoIndexFor(c, q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
+			ranges = hashRanges(ix.flat.Ranges(n.Geo().FlatBox()))
+		} else {
+			continue
 		}
-		if ix, prefix := geoIndexFor(c, q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
-			ranges := ix.flat.Ranges(n.Geo().FlatBox())
-			for _, r := range ranges {
-				scan.Cells = append(scan.Cells, [2]int64{hashKey(r.Lo), hashKey(r.Hi)})
-			}
-			scan.Flat = true
-			planned := ix.planned()
-			return planner.GeoPlan(&planned, scan, hashIntervals(prefix, ranges)), nil
-		}
+		planned := ix.planned()
+		scan := &planner.GeoScan{Field: n.Path, Flat: ix.flat != nil, Cells: ranges}
+		return planner.GeoPlan(&planned, scan, keyIntervals(prefix, ranges)), nil
 	}
 	return nil, nil
 }
 
-// cellIntervals are the index intervals of S2 cell ranges under an
-// encoded prefix, in key order (cells of faces 4 and 5 are negative
-// NumberLongs).
-func cellIntervals(prefix []byte, ranges []geo.Range) []planner.Interval {
-	ivs := make([]planner.Interval, 0, len(ranges))
-	for _, r := range ranges {
-		ivs = append(ivs, keyInterval(prefix, int64(r.Lo), int64(r.Hi)))
+// cellRanges are S2 cell ranges as the NumberLongs keys hold (cells of
+// faces 4 and 5 are negative).
+func cellRanges(rs []geo.Range) [][2]int64 {
+	out := make([][2]int64, len(rs))
+	for i, r := range rs {
+		out[i] = [2]int64{int64(r.Lo), int64(r.Hi)}
 	}
-	slices.SortFunc(ivs, func(a, b planner.Interval) int { return bytes.Compare(a.Lo, b.Lo) })
-	return ivs
+	return out
 }
 
-// hashIntervals are the index intervals of 2d geohash ranges.
-func hashIntervals(prefix []byte, ranges []geo.HashRange) []planner.Interval {
+// hashRanges are 2d geohash ranges as the NumberLongs keys hold.
+func hashRanges(rs []geo.HashRange) [][2]int64 {
+	out := make([][2]int64, len(rs))
+	for i, r := range rs {
+		out[i] = [2]int64{hashKey(r.Lo), hashKey(r.Hi)}
+	}
+	return out
+}
+
+// keyIntervals are the index intervals of key ranges under an encoded
+// prefix, in key order.
+func keyIntervals(prefix []byte, ranges [][2]int64) []planner.Interval {
 	ivs := make([]planner.Interval, 0, len(ranges))
 	for _, r := range ranges {
-		ivs = append(ivs, keyInterval(prefix, hashKey(r.Lo), hashKey(r.Hi)))
+		ivs = append(ivs, keyInterval(prefix, r[0], r[1]))
 	}
+	slices.SortFunc(ivs, func(a, b planner.Interval) int { return bytes.Compare(a.Lo, b.Lo) })
 	return ivs
 }
 
@@ -146,25 +152,30 @@ func int64Value(n int64) bson.RawValue {
 // its top bit flipped, so that NumberLongs order as the hashes do.
 func hashKey(h uint64) int64 { return int64(h ^ 1<<63) }
 
-// nearScan is what a $near plan's source needs: the key intervals within
-// a radius of the center, the distance of a document's values, the
-// radius past which the intervals hold every key, and Meta's distance per
-// unit of radius (meters per radian from a GeoJSON point).
+// nearScan is what a $near plan's source needs: the key ranges holding
+// every match within a radius of the center (under prefix), the distance
+// of a document's values, the radius past which the ranges hold every
+// key, and Meta's distance per unit of radius (meters per radian from a
+// GeoJSON point).
 type nearScan struct {
 	q       *geo.Query
 	parts   []string
-	cover   func(radius float64) []planner.Interval
+	prefix  []byte
+	ranges  func(radius float64) [][2]int64
 	dist    func(v bson.RawValue) (float64, bool)
 	initial float64
 	full    float64
 	units   float64
+	// density, when set, estimates a first radius from the keys near the
+	// center (0: none found nearby).
+	density func(r storage.Reader, prefix []byte) (float64, error)
 }
 
 // newNearScan describes the $near q on ix, a 2dsphere index (spherical
 // distances in radians over S2 cells) or a 2d index (over geohash boxes:
 // plane distances for a legacy $near, radians for $nearSphere).
 func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
-	ns := &nearScan{q: q, parts: ix.Fields[ix.geoField()].Parts, units: 1, initial: 1e-5, full: math.Pi}
+	ns := &nearScan{q: q, parts: ix.Fields[ix.geoField()].Parts, prefix: prefix, units: 1, initial: 1e-5, full: math.Pi}
 	if q.Meters {
 		ns.units = geo.EarthRadiusMeters
 	}
@@ -186,25 +197,28 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 	}
 	switch f := ix.flat; {
 	case f == nil:
-		ns.cover = func(r float64) []planner.Interval {
-			return cellIntervals(prefix, geo.Ranges(s2.CapFromCenterAngle(q.Center, s1.Angle(r))))
+		ns.ranges = func(r float64) [][2]int64 {
+			return cellRanges(geo.Ranges(s2.CapFromCenterAngle(q.Center, s1.Angle(r))))
+		}
+		ns.density = func(r storage.Reader, ixPrefix []byte) (float64, error) {
+			return nearDensity(r, append(bytes.Clone(ixPrefix), prefix...), q.Center)
 		}
 	case q.Legacy:
 		ns.initial, ns.full = (f.Max-f.Min)/f.Cells(), (f.Max-f.Min)*2
 		ns.dist = func(v bson.RawValue) (float64, bool) {
 			return geo.FlatDistance(geo.LegacyPairs(v), q.CenterX, q.CenterY)
 		}
-		ns.cover = func(r float64) []planner.Interval {
-			return hashIntervals(prefix, f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r))
+		ns.ranges = func(r float64) [][2]int64 {
+			return hashRanges(f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r))
 		}
 	default:
-		ns.cover = func(r float64) []planner.Interval {
+		ns.ranges = func(r float64) [][2]int64 {
 			deg := r * 180 / math.Pi
 			lng := deg / math.Cos(q.CenterY*math.Pi/180)
 			if math.Abs(q.CenterY)+deg >= 90 || lng >= 180 {
 				lng = 360
 			}
-			return hashIntervals(prefix, f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg))
+			return hashRanges(f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg))
 		}
 	}
 	return ns
@@ -263,14 +277,22 @@ func (s *geoNearSource) round() error {
 	ns := s.ns
 	maxD := float64(ns.q.Max)
 	if s.radius == 0 {
-		s.radius = float64(ns.q.Min) + ns.initial
+		r0 := ns.initial
+		if ns.density != nil {
+			d, err := ns.density(s.r, s.prefix)
+			if err != nil {
+				return err
+			}
+			r0 = max(r0, d)
+		}
+		s.radius = float64(ns.q.Min) + r0
 	} else {
 		s.radius *= 2
 	}
 	if s.radius >= maxD || s.radius >= ns.full {
 		s.radius, s.done = min(maxD, ns.full), true
 	}
-	ivs := ns.cover(s.radius)
+	ivs := keyIntervals(ns.prefix, ns.ranges(s.radius))
 	var ids []string
 	err := scanEntries(s.ctx, s.r, s.prefix, ivs, s.stats, func(value []byte) {
 		id := string(entryID(value))
@@ -421,4 +443,26 @@ func pairValue(p [2]float64) bson.RawValue {
 	arr = bsoncore.AppendDoubleElement(arr, "1", p[1])
 	arr, _ = bsoncore.AppendArrayEnd(arr, idx)
 	return bson.RawValue{Type: bson.TypeArray, Value: arr}
+}
+
+// nearDensity estimates how far a $near must look around center to meet
+// a few keys, as MongoDB's GEO_NEAR_2DSPHERE does before its first round:
+// the edge of the finest cell around the center (from level 24 up, every
+// other level) holding a key; 0 when none does below level 4. Each level
+// costs one seek.
+func nearDensity(r storage.Reader, prefix []byte, center s2.Point) (float64, error) {
+	leaf := s2.CellIDFromLatLng(s2.LatLngFromPoint(center))
+	it, err := r.NewIter(prefix, keyenc.PrefixEnd(prefix))
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	for level := 24; level >= 4; level -= 2 {
+		cell := leaf.Parent(level)
+		iv := keyInterval(prefix, int64(cell.RangeMin()), int64(cell.RangeMax()))
+		if it.SeekGE(iv.Lo); it.Valid() && bytes.Compare(it.Key(), iv.Hi) < 0 {
+			return s2.AvgEdgeMetric.Value(level), nil
+		}
+	}
+	return 0, it.Error()
 }

@@ -49,9 +49,12 @@ type planCacheEntry struct {
 	queryHash string
 	cacheKey  string
 	ix        *Index // the winner's index; nil: the document store
-	active    bool
-	works     int64
-	created   time.Time
+	// path is the path a wildcard winner scans: one wildcard index is a
+	// candidate per queried path.
+	path    string
+	active  bool
+	works   int64
+	created time.Time
 	// Shown by $planCacheStats: the query that made the entry, the
 	// winner's plan, the trial's statistics and scores per candidate.
 	createdFrom bson.D
@@ -63,6 +66,7 @@ type planCacheEntry struct {
 // cachedChoice is what a lookup returns: a copy, read under the lock.
 type cachedChoice struct {
 	ix     *Index
+	path   string
 	active bool
 	works  int64
 	found  bool
@@ -89,7 +93,7 @@ func (pc *planCache) get(c *Collection, key string) cachedChoice {
 	}
 	pc.lru.MoveToFront(el)
 	ent := el.Value.(*planCacheEntry)
-	return cachedChoice{ix: ent.ix, active: ent.active, works: ent.works, found: true}
+	return cachedChoice{ix: ent.ix, path: ent.path, active: ent.active, works: ent.works, found: true}
 }
 
 // deactivate turns the entry under key inactive, keeping its works: its

@@ -45,7 +45,7 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 	}
 	id := identify(c, q)
 	if got := c.plans.get(c, id.key); got.found && got.active {
-		if p := candidateOn(cands, got.ix); p != nil {
+		if p := candidateOn(cands, got.ix, got.path); p != nil {
 			ok, err := e.cachedPlanHolds(ctx, c, q, p, txn, limit, got.works)
 			if err != nil {
 				return nil, nil, err
@@ -68,13 +68,22 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 
 // candidateOn returns the candidate scanning ix (nil: the document
 // store), if any.
-func candidateOn(cands []*planner.Plan, ix *Index) *planner.Plan {
+func candidateOn(cands []*planner.Plan, ix *Index, path string) *planner.Plan {
 	for _, p := range cands {
-		if p.Or == nil && indexOf(p) == ix {
+		if p.Or == nil && indexOf(p) == ix && wildcardPath(p) == path {
 			return p
 		}
 	}
 	return nil
+}
+
+// wildcardPath is the path a plan on a wildcard index scans, "" for any
+// other plan.
+func wildcardPath(p *planner.Plan) string {
+	if p.Index != nil && len(p.Index.Fields) == 2 && p.Index.Fields[0].WildcardOf != "" {
+		return p.Index.Fields[0].WildcardOf
+	}
+	return ""
 }
 
 // cachedPlanHolds runs the cached plan p as MongoDB's cached plan stage
@@ -106,7 +115,7 @@ func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res
 	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(projDoc)})
 	ent := &planCacheEntry{
 		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
-		ix: indexOf(res.winner), works: res.runs[0].works, created: time.Now(),
+		ix: indexOf(res.winner), path: wildcardPath(res.winner), works: res.runs[0].works, created: time.Now(),
 		createdFrom: from,
 		cachedPlan:  res.winner.Explain(shape),
 	}

@@ -17,8 +17,11 @@ type GeoScan struct {
 	Near bool
 	// Flat reports a 2d index, whose keys are geohashes.
 	Flat bool
-	// Cells are the cell ranges as explain shows them.
-	Cells [][2]int64
+	// Cells are the key ranges (S2 cells, or geohashes) as explain shows
+	// them; FirstRound, on a $near, computes those of its first round
+	// when explain asks.
+	Cells      [][2]int64
+	FirstRound func() [][2]int64
 	// Ref is the engine's own description of a $near scan.
 	Ref any
 }
@@ -31,20 +34,25 @@ func GeoPlan(ix *Index, scan *GeoScan, intervals []Interval) *Plan {
 // geoStage is a geo plan's explain: FETCH over an IXSCAN of the cell
 // ranges, or GEO_NEAR_2DSPHERE.
 func (p *Plan) geoStage(s Shape) bson.D {
+	scan := p.scanStage()
+	bounds := bson.A{}
+	cells := p.Geo.Cells
+	if p.Geo.FirstRound != nil {
+		cells = p.Geo.FirstRound()
+	}
+	for _, c := range cells {
+		bounds = append(bounds, "["+strconv.FormatInt(c[0], 10)+", "+strconv.FormatInt(c[1], 10)+"]")
+	}
+	scan[len(scan)-1].Value = bson.D{{Key: p.Geo.Field, Value: bounds}}
 	if p.Geo.Near {
 		return bson.D{
 			{Key: "stage", Value: p.nearStage()},
 			{Key: "keyPattern", Value: p.Index.KeyPattern},
 			{Key: "indexName", Value: p.Index.Name},
 			{Key: "indexVersion", Value: int32(2)},
+			{Key: "inputStages", Value: bson.A{scan}},
 		}
 	}
-	scan := p.scanStage()
-	bounds := bson.A{}
-	for _, c := range p.Geo.Cells {
-		bounds = append(bounds, "["+strconv.FormatInt(c[0], 10)+", "+strconv.FormatInt(c[1], 10)+"]")
-	}
-	scan[len(scan)-1].Value = bson.D{{Key: p.Geo.Field, Value: bounds}}
 	return bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: scan}}
 }
 

@@ -439,7 +439,10 @@ func providesSort(fields []Field, single, bounded []bool, multikey bool, sortFie
 			break
 		}
 		if f.Path == sortFields[j] {
-			if positional(f.Parts) || f.Hashed || multikey && bounded[i] {
+			// A wildcard index keys no object inside an array at its
+			// path (their fields have their own paths), which the sort
+			// of an array compares: on a multikey path it sorts nothing.
+			if positional(f.Parts) || f.Hashed || multikey && (bounded[i] || f.Wildcard) {
 				return false, false
 			}
 			d := sortDirs[j]

@@ -339,3 +339,42 @@ func TestWildcardCountCoveredMultikey(t *testing.T) {
 		t.Errorf("multiKeyPaths: %s", scan)
 	}
 }
+
+// TestWildcardPlanCachePath: one wildcard index is a candidate per queried
+// path; the plan cache keeps the path of the winner, so a query of the
+// same shape runs the plan that won (the scan of the selective path c),
+// not another candidate of the index.
+func TestWildcardPlanCachePath(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database("wcpath")
+	coll := db.Collection("c")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	var docs []any
+	for i := 0; i < 500; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "c", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for v := 10; v < 13; v++ {
+		if got := findAll(t, coll, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "c", Value: v}}); len(got) != 1 {
+			t.Fatalf("c=%d: %v", v, got)
+		}
+	}
+	var summaries []string
+	for _, e := range profileEntries(t, db) {
+		if s, ok := e.Lookup("planSummary").StringValueOK(); ok && e.Lookup("op").StringValue() == "query" {
+			summaries = append(summaries, s)
+		}
+	}
+	want := "IXSCAN { $_path: 1, c: 1 }"
+	if len(summaries) != 3 || summaries[0] != want || summaries[2] != want {
+		t.Errorf("plan summaries %q, want each %q", summaries, want)
+	}
+}
