@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -169,6 +170,9 @@ type nearScan struct {
 	// density, when set, estimates a first radius from the keys near the
 	// center (0: none found nearby).
 	density func(r storage.Reader, prefix []byte) (float64, error)
+	// beyond, when set, reports that an index entry's key lies farther
+	// than radius from the center, so its document need not be read yet.
+	beyond func(value []byte, radius float64) bool
 }
 
 // newNearScan describes the $near q on ix, a 2dsphere index (spherical
@@ -198,10 +202,17 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 	switch f := ix.flat; {
 	case f == nil:
 		ns.ranges = func(r float64) [][2]int64 {
-			return cellRanges(geo.Ranges(s2.CapFromCenterAngle(q.Center, s1.Angle(r))))
+			return cellRanges(geo.NearRanges(q.Center, r))
 		}
 		ns.density = func(r storage.Reader, ixPrefix []byte) (float64, error) {
 			return nearDensity(r, append(bytes.Clone(ixPrefix), prefix...), q.Center)
+		}
+		// A point's key is its leaf cell, within a centimeter of it.
+		pos := strconv.Itoa(ix.geoField())
+		ns.beyond = func(value []byte, radius float64) bool {
+			n, ok := entryValues(value).Lookup(pos).Int64OK()
+			cell := s2.CellID(n)
+			return ok && cell.IsLeaf() && float64(q.Center.Distance(cell.Point())) > radius+leafSlack
 		}
 	case q.Legacy:
 		ns.initial, ns.full = (f.Max-f.Min)/f.Cells(), (f.Max-f.Min)*2
@@ -295,6 +306,9 @@ func (s *geoNearSource) round() error {
 	ivs := keyIntervals(ns.prefix, ns.ranges(s.radius))
 	var ids []string
 	err := scanEntries(s.ctx, s.r, s.prefix, ivs, s.stats, func(value []byte) {
+		if ns.beyond != nil && ns.beyond(value, s.radius) {
+			return // a later round reads it again
+		}
 		id := string(entryID(value))
 		if _, ok := s.seen[id]; !ok {
 			s.seen[id] = struct{}{}
@@ -444,6 +458,10 @@ func pairValue(p [2]float64) bson.RawValue {
 	arr, _ = bsoncore.AppendArrayEnd(arr, idx)
 	return bson.RawValue{Type: bson.TypeArray, Value: arr}
 }
+
+// leafSlack bounds the distance between a point and its leaf cell's
+// center, in radians (leaf cells are about a centimeter wide).
+const leafSlack = 1e-8
 
 // nearDensity estimates how far a $near must look around center to meet
 // a few keys, as MongoDB's GEO_NEAR_2DSPHERE does before its first round:

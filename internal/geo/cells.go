@@ -40,7 +40,12 @@ type Range struct{ Lo, Hi s2.CellID }
 // coarser cell sits); sorted and merged.
 func Ranges(region s2.Region) []Range {
 	rc := &s2.RegionCoverer{MaxLevel: indexMaxLevel, LevelMod: 1, MaxCells: 16}
-	cover := rc.Covering(region)
+	return cellRuns(rc.Covering(region))
+}
+
+// cellRuns are the ranges of the ids inside cells and of their
+// ancestors; sorted and merged.
+func cellRuns(cover []s2.CellID) []Range {
 	var out []Range
 	for _, c := range cover {
 		out = append(out, Range{c.RangeMin(), c.RangeMax()})
@@ -69,4 +74,19 @@ func Ranges(region s2.Region) []Range {
 		merged = append(merged, r)
 	}
 	return merged
+}
+
+// NearRanges are the index ranges holding the keys of every geometry
+// within radius of center, cheaper than a covering of the cap for a $near
+// round: the cell around center at the finest level whose cells are at
+// least radius wide, its neighbors (edge and vertex), and their
+// ancestors; sorted and merged. A radius past level 0's width covers the
+// sphere.
+func NearRanges(center s2.Point, radius float64) []Range {
+	if radius >= s2.MinWidthMetric.Value(0) {
+		return Ranges(s2.FullCap())
+	}
+	level := min(s2.MinWidthMetric.MaxLevel(radius), indexMaxLevel)
+	cell := s2.CellIDFromLatLng(s2.LatLngFromPoint(center)).Parent(level)
+	return cellRuns(append(cell.AllNeighbors(level), cell))
 }

@@ -119,3 +119,38 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// A $near round's ranges hold every point within its radius (checked by
+// the haversine oracle), at every scale and near the poles.
+func TestNearRanges(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		clng, clat := r.Float64()*360-180, r.Float64()*180-90
+		radius := math.Pow(10, -7+r.Float64()*7) // 1e-7 to 1 radian
+		ranges := NearRanges(point(clng, clat), radius)
+		for range 50 {
+			lng, lat := r.Float64()*360-180, r.Float64()*180-90
+			if radius < 0.1 {
+				// Points near the center: a random offset within the radius.
+				d := radius * 180 / math.Pi
+				lng, lat = clng+(r.Float64()*2-1)*d*3, math.Max(-90, math.Min(90, clat+(r.Float64()*2-1)*d))
+				lng = math.Mod(lng+540, 360) - 180
+			}
+			if geotest.Haversine(clng, clat, lng, lat) > radius {
+				continue
+			}
+			g, err := Parse(raw(t, bsonPoint(lng, lat)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell := g.IndexCells()[0]
+			in := false
+			for _, rg := range ranges {
+				in = in || cell >= rg.Lo && cell <= rg.Hi
+			}
+			if !in {
+				t.Fatalf("center (%g, %g) radius %g: (%g, %g) is within but outside the ranges", clng, clat, radius, lng, lat)
+			}
+		}
+	}
+}

@@ -47,6 +47,19 @@ func geoPoints() (docs []any, pts map[int][2]float64) {
 	return docs, pts
 }
 
+// idsWhere are the ids of the points in pts that in holds, sorted: the
+// answer the oracle gives.
+func idsWhere(pts map[int][2]float64, in func(p [2]float64) bool) []int {
+	out := []int{}
+	for id, p := range pts {
+		if in(p) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func idSet(docs []bson.Raw) []int {
 	out := make([]int, len(docs))
 	for i, d := range docs {
@@ -75,16 +88,7 @@ func TestGeoQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	expect := func(in func(p [2]float64) bool) []int {
-		out := []int{}
-		for id, p := range pts {
-			if in(p) {
-				out = append(out, id)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
+	expect := func(in func(p [2]float64) bool) []int { return idsWhere(pts, in) }
 	rings := map[string][][2]float64{
 		"europe":       {{0, 40}, {20, 40}, {20, 55}, {0, 55}, {0, 40}},
 		"antimeridian": {{170, -20}, {-170, -20}, {-170, 20}, {170, 20}, {170, -20}},
@@ -312,16 +316,7 @@ func TestGeo2d(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	expect := func(in func(p [2]float64) bool) []int {
-		out := []int{}
-		for id, p := range pts {
-			if in(p) {
-				out = append(out, id)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
+	expect := func(in func(p [2]float64) bool) []int { return idsWhere(pts, in) }
 	// A convex polygon (counter-clockwise): inside means left of every edge.
 	poly := [][2]float64{{-50, -40}, {30, -60}, {60, 20}, {-10, 70}}
 	leftOfAll := func(p [2]float64) bool {
