@@ -85,7 +85,7 @@ type compiledFind struct {
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, textScore: needsTextScore(o.Projection, o.Sort)}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
 	if o.GeoNear != nil {
 		f, err := geoNearFilter(c, o.GeoNear)
 		if err != nil {
@@ -113,6 +113,7 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 			return q, err
 		}
 	}
+	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
 	return q, nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -184,18 +185,16 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 		ns.units = geo.EarthRadiusMeters
 	}
 	ns.dist = func(v bson.RawValue) (float64, bool) {
-		gs, err := geo.Geometries(v)
-		if err != nil {
-			// A 2d index's pairs may lie outside the sphere's bounds.
-			for _, p := range geo.LegacyPairs(v) {
-				if g, err := geo.Parse(pairValue(p)); err == nil {
-					gs = append(gs, g)
-				}
-			}
-		}
 		best := s1.InfAngle()
+		gs, err := geo.Geometries(v)
 		for _, g := range gs {
 			best = min(best, g.Distance(q.Center))
+		}
+		if err != nil {
+			// A 2d index's pairs may lie outside the sphere's bounds.
+			for _, p := range geo.SpherePoints(v) {
+				best = min(best, q.Center.Distance(p))
+			}
 		}
 		return float64(best), best < s1.InfAngle()
 	}
@@ -336,15 +335,7 @@ func (s *geoNearSource) round() error {
 			s.found = append(s.found, nearDoc{doc: bytes.Clone(doc), dist: d, loc: loc})
 		}
 	}
-	slices.SortStableFunc(s.found, func(a, b nearDoc) int {
-		switch {
-		case a.dist < b.dist:
-			return -1
-		case a.dist > b.dist:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(s.found, func(a, b nearDoc) int { return cmp.Compare(a.dist, b.dist) })
 	k := 0
 	for k < len(s.found) && (s.done || s.found[k].dist <= s.radius) {
 		k++
@@ -448,15 +439,6 @@ func geoNearFilter(c *Collection, g *aggregate.GeoNear) (bson.Raw, error) {
 		clauses = append(bson.A{g.Query}, clauses...)
 	}
 	return bson.Marshal(bson.D{{Key: "$and", Value: clauses}})
-}
-
-// pairValue is a legacy pair as a BSON array.
-func pairValue(p [2]float64) bson.RawValue {
-	idx, arr := bsoncore.AppendArrayStart(nil)
-	arr = bsoncore.AppendDoubleElement(arr, "0", p[0])
-	arr = bsoncore.AppendDoubleElement(arr, "1", p[1])
-	arr, _ = bsoncore.AppendArrayEnd(arr, idx)
-	return bson.RawValue{Type: bson.TypeArray, Value: arr}
 }
 
 // leafSlack bounds the distance between a point and its leaf cell's

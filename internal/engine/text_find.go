@@ -11,7 +11,6 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
-	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -120,26 +119,6 @@ func equalityPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, sho
 		}
 	}
 	return vals, shown, true
-}
-
-// needsTextScore reports whether a projection or sort asks for
-// {$meta: "textScore"} at its top level.
-func needsTextScore(docs ...bson.Raw) bool {
-	for _, d := range docs {
-		it := rawdoc.Iterate(d)
-		for {
-			_, v, ok := it.Next()
-			if !ok {
-				break
-			}
-			if v.Type == bson.TypeEmbeddedDocument {
-				if m, ok := bson.Raw(v.Value).Lookup("$meta").StringValueOK(); ok && m == "textScore" {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // textSource reads a $text plan: it gathers the documents of every

@@ -1,6 +1,7 @@
 package geo
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/golang/geo/s2"
@@ -54,15 +55,7 @@ func cellRuns(cover []s2.CellID) []Range {
 			out = append(out, Range{a, a})
 		}
 	}
-	slices.SortFunc(out, func(a, b Range) int {
-		switch {
-		case a.Lo < b.Lo:
-			return -1
-		case a.Lo > b.Lo:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Range) int { return cmp.Compare(a.Lo, b.Lo) })
 	merged := out[:0]
 	for _, r := range out {
 		// Runs merge within a face: a run's ids then keep one sign as

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/values"
@@ -148,6 +149,18 @@ func LegacyPairs(v bson.RawValue) [][2]float64 {
 			return nil
 		}
 		out = append(out, [2]float64{x, y})
+	}
+	return out
+}
+
+// SpherePoints are the legacy pairs of v that lie on the sphere
+// (longitude in [-180, 180], latitude in [-90, 90]), as points.
+func SpherePoints(v bson.RawValue) []s2.Point {
+	var out []s2.Point
+	for _, p := range LegacyPairs(v) {
+		if p[0] >= -180 && p[0] <= 180 && p[1] >= -90 && p[1] <= 90 {
+			out = append(out, point(p[0], p[1]))
+		}
 	}
 	return out
 }

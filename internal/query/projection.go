@@ -25,6 +25,12 @@ type Projection struct {
 
 type metaField struct{ field, name string }
 
+// NeedsTextScore reports whether the projection sets a field to the
+// document's text score.
+func (p *Projection) NeedsTextScore() bool {
+	return slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == "textScore" })
+}
+
 // ApplyMeta projects doc as Apply does, setting the $meta fields from
 // meta (expr.MetaValue: a missing text score fails with 40218).
 func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -125,15 +126,7 @@ func TestGeoQueries(t *testing.T) {
 			}
 		}
 		dist := func(id int) float64 { p := pts[id]; return geotest.Haversine(center[0], center[1], p[0], p[1]) }
-		slices.SortFunc(want, func(a, b int) int {
-			switch da, db := dist(a), dist(b); {
-			case da < db:
-				return -1
-			case da > db:
-				return 1
-			}
-			return a - b
-		})
+		slices.SortFunc(want, func(a, b int) int { return cmp.Or(cmp.Compare(dist(a), dist(b)), a-b) })
 		f := doc("loc", doc("$nearSphere", doc("$geometry", geoPoint(center[0], center[1]), "$maxDistance", maxMeters)))
 		got := ids(findAll(t, indexed, f))
 		wantS := make([]string, len(want))
@@ -358,7 +351,7 @@ func TestGeo2d(t *testing.T) {
 	}
 	d := func(id int) float64 { return math.Hypot(pts[id][0]-center[0], pts[id][1]-center[1]) }
 	slices.SortFunc(byDist, func(a, b int) int {
-		if c := cmpFloat(d(a), d(b)); c != 0 {
+		if c := cmp.Compare(d(a), d(b)); c != 0 {
 			return c
 		}
 		return a - b
@@ -408,14 +401,4 @@ func TestGeo2d(t *testing.T) {
 	requireCode(t, err, 16804, "Location16804")
 	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
 	requireCode(t, err, 67, "CannotCreateIndex")
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
