@@ -112,40 +112,57 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		return res, err
 	}
 	release()
-	var build []*Index
 	for {
-		e.cat.mu.Lock()
-		if c.dropped {
-			e.cat.mu.Unlock()
-			return res, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", db, coll)
+		build, err := e.planJoining(c, specs, &res)
+		if err != nil {
+			return res, err
 		}
-		existing := c.Indexes()
-		res.Before = len(existing) + 1
-		build, err = planIndexBuild(c, existing, specs)
-		joining := err != nil && buildingSame(c, specs, e.frontendID)
-		e.cat.mu.Unlock()
-		if !joining {
+		if len(build) == 0 {
 			break
 		}
-		time.Sleep(joinPoll)
-	}
-	if err != nil {
-		return res, err
-	}
-	if len(build) > 0 {
 		for _, ix := range build {
 			e.log.Info("index build started", "ns", db+"."+coll, "index", ix.Name)
 		}
 		start := time.Now()
 		if err := e.buildOnline(c, build, progress); err != nil {
+			if mongoerr.Is(err, mongoerr.IndexBuildAlreadyInProgress) {
+				// A concurrent request registered an index of the same
+				// name first: plan again, which joins a build of the
+				// same index by this frontend, finds it done, or fails
+				// with MongoDB's conflict.
+				time.Sleep(joinPoll)
+				continue
+			}
 			return res, err
 		}
 		for _, ix := range build {
 			e.log.Info("index built", "ns", db+"."+coll, "index", ix.Name, "elapsed", time.Since(start).String())
 		}
+		break
 	}
 	res.After = len(c.Indexes()) + 1
 	return res, nil
+}
+
+// planJoining plans the build of specs on c, first waiting for the end of
+// a build of the same indexes this frontend has under way.
+func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexesResult) ([]*Index, error) {
+	for {
+		e.cat.mu.Lock()
+		if c.dropped {
+			e.cat.mu.Unlock()
+			return nil, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", c.DB, c.Name)
+		}
+		existing := c.Indexes()
+		res.Before = len(existing) + 1
+		build, err := planIndexBuild(c, existing, specs)
+		joining := err != nil && buildingSame(c, specs, e.frontendID)
+		e.cat.mu.Unlock()
+		if !joining {
+			return build, err
+		}
+		time.Sleep(joinPoll)
+	}
 }
 
 // planIndexBuild returns the indexes of specs that c (whose indexes are
