@@ -351,11 +351,27 @@ func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 	q := s.ns.q
 	best, bestLoc, ok := math.Inf(1), bson.RawValue{}, false
 	eachAtPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) {
-		if d, found := s.ns.dist(v); found && d >= float64(q.Min) && d <= float64(q.Max) && d < best {
-			best, bestLoc, ok = d, v, true
+		for _, loc := range locations(v) {
+			if d, found := s.ns.dist(loc); found && d >= float64(q.Min) && d <= float64(q.Max) && d < best {
+				best, bestLoc, ok = d, loc, true
+			}
 		}
 	})
 	return best, bestLoc, ok
+}
+
+// locations are the locations of a field's value: each element of an
+// array of pairs or geometries (a multi-location field), else the value.
+// The closest one is the location $geoNear's includeLocs reports.
+func locations(v bson.RawValue) []bson.RawValue {
+	if v.Type != bson.TypeArray {
+		return []bson.RawValue{v}
+	}
+	vals, _ := v.Array().Values()
+	if len(vals) == 0 || vals[0].Type != bson.TypeArray && vals[0].Type != bson.TypeEmbeddedDocument {
+		return []bson.RawValue{v}
+	}
+	return vals
 }
 
 // eachAtPath calls fn with each value at parts below v, through arrays of

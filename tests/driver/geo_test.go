@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -283,6 +284,39 @@ func TestGeoErrors(t *testing.T) {
 	wantKm := geotest.Haversine(0, 0, 1, 1) * geotest.EarthRadiusMeters / 1000
 	if got := out[0].Lookup("km").Double(); math.Abs(got-wantKm) > 1e-6 || out[0].Lookup("at").String() != `{"type": "Point","coordinates": [{"$numberDouble":"1.0"},{"$numberDouble":"1.0"}]}` {
 		t.Errorf("$geoNear with options: %s, want km %g", out[0], wantKm)
+	}
+	// includeLocs of a multi-location field is the closest location: an
+	// element of an array of points or of legacy pairs, a MultiPoint whole.
+	multi := db.Collection("multiloc")
+	if _, err := multi.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	multiPoint := doc("type", "MultiPoint", "coordinates", bson.A{bson.A{5.0, 5.0}, bson.A{0.5, 0.0}})
+	if _, err := multi.InsertMany(ctx, []any{
+		doc("_id", 1, "loc", bson.A{geoPoint(3, 3), geoPoint(0.1, 0), geoPoint(2, 2)}),
+		doc("_id", 2, "loc", bson.A{bson.A{4.0, 4.0}, bson.A{0.0, 0.2}}),
+		doc("_id", 3, "loc", multiPoint),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err = multi.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d", "includeLocs", "at")), doc("$project", doc("at", 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range out {
+		got = append(got, d.String())
+	}
+	want := []string{
+		`{"_id": {"$numberInt":"1"},"at": {"type": "Point","coordinates": [{"$numberDouble":"0.1"},{"$numberDouble":"0.0"}]}}`,
+		`{"_id": {"$numberInt":"2"},"at": [{"$numberDouble":"0.0"},{"$numberDouble":"0.2"}]}`,
+		`{"_id": {"$numberInt":"3"},"at": {"type": "MultiPoint","coordinates": [[{"$numberDouble":"5.0"},{"$numberDouble":"5.0"}],[{"$numberDouble":"0.5"},{"$numberDouble":"0.0"}]]}}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("includeLocs of multi-location fields:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
