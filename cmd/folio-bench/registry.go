@@ -33,6 +33,8 @@ var registry = []workloadSpec{
 	{name: "bulk", about: "insertMany of 1000 1 KB documents per operation (items/s is docs/s)", make: newBulk},
 	{name: "streams", about: "change streams: 1,000 inserts/s into a collection 100 streams watch; reports each event's delay after the write's acknowledgement and checks every stream saw every insert", make: newStreamed},
 	{name: "ycsb-a-streams", about: "YCSB A with 100 change streams open on its collection (compare with ycsb-a)", make: ycsbStreamedWorkload(ycsbA)},
+	{name: "near", about: "store locator: $near for the 10 closest of -records points (2dsphere index) to a random point", make: newPlaces(true)},
+	{name: "near-eq", about: "store locator: find one of -records points by an indexed number (the equality lookup near compares with)", make: newPlaces(false)},
 	{name: "ping", about: "floor: ping round trips through the driver", make: newPing},
 	{name: "pebble", about: "floor: Pebble without a server, 50% synced 1 KB writes (one batch each), 50% reads, zipfian", serverless: true, make: newPebble},
 }
@@ -42,6 +44,7 @@ var groups = map[string][]string{
 	"ycsb":  {"ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e", "ycsb-f"},
 	"seeds": {"queue", "queue-pop", "comments", "hosts", "counters", "cart", "transfer", "bulk"},
 	"floor": {"ping", "pebble"},
+	"geo":   {"near", "near-eq"},
 }
 
 // selectWorkloads parses a comma-separated list of workload and group

@@ -252,6 +252,22 @@ type storedIndex struct {
 	Builder string `bson:"builder,omitempty"`
 	// MultikeyPaths are a wildcard index's multikey paths.
 	MultikeyPaths []string `bson:"multikeyPaths,omitempty"`
+	// LeafCells: every key of the 2dsphere index is a leaf cell (the
+	// Index's coarseCells is false). Absent in entries from before it,
+	// which therefore count as holding coarser cells.
+	LeafCells bool `bson:"leafCells,omitempty"`
+}
+
+// stored is the catalog entry of ix, as of its flags now.
+func (ix *Index) stored() storedIndex {
+	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
+	if ix.wild != nil {
+		si.MultikeyPaths = ix.wild.multikeyPaths()
+	}
+	if ix.sphereField() >= 0 {
+		si.LeafCells = !ix.coarseCells.Load()
+	}
+	return si
 }
 
 // catalog is the engine's image of the stored catalog (see
@@ -394,11 +410,7 @@ func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 func putCatalogEntryOptions(w kvWriter, coll *Collection, opts CollectionOptions, ixs []*Index) error {
 	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: opts, NextIndexID: int64(coll.nextIndexID)}
 	for _, ix := range ixs {
-		si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
-		if ix.wild != nil {
-			si.MultikeyPaths = ix.wild.multikeyPaths()
-		}
-		entry.Indexes = append(entry.Indexes, si)
+		entry.Indexes = append(entry.Indexes, ix.stored())
 	}
 	v, err := bson.Marshal(entry)
 	if err != nil {

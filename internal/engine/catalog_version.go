@@ -287,6 +287,9 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
+		if !si.LeafCells {
+			prev.coarseCells.Store(true)
+		}
 		if prev.wild != nil {
 			prev.wild.addMultikey(si.MultikeyPaths)
 		}
@@ -298,6 +301,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	}
 	ix.state, ix.builder = si.State, si.Builder
 	ix.multikey.Store(si.Multikey)
+	ix.coarseCells.Store(!si.LeafCells)
 	if ix.wild != nil {
 		ix.wild.addMultikey(si.MultikeyPaths)
 	}
@@ -305,6 +309,9 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		ix.hints, ix.usage = prev.hints, prev.usage
 		if prev.Multikey() {
 			ix.multikey.Store(true)
+		}
+		if prev.coarseCells.Load() {
+			ix.coarseCells.Store(true)
 		}
 		if ix.wild != nil && prev.wild != nil {
 			ix.wild.addMultikey(prev.wild.multikeyPaths())

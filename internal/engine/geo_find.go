@@ -77,7 +77,7 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 		planned := ix.planned()
 		ns := newNearScan(ix, prefix, gq)
 		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: ns,
-			FirstRound: func() [][2]int64 { return ns.ranges(float64(gq.Min) + ns.initial) }}
+			FirstRound: func() [][2]int64 { r, _ := ns.ranges(float64(gq.Min) + ns.initial); return r }}
 		return planner.GeoPlan(&planned, scan, nil), nil
 	}
 	if !unhinted {
@@ -155,7 +155,8 @@ func int64Value(n int64) bson.RawValue {
 func hashKey(h uint64) int64 { return int64(h ^ 1<<63) }
 
 // nearScan is what a $near plan's source needs: the key ranges holding
-// every match within a radius of the center (under prefix), the distance
+// every match within a radius of the center (under prefix) with the
+// radius they are known to cover (at least the one asked), the distance
 // of a document's values, the radius past which the ranges hold every
 // key, and Meta's distance per unit of radius (meters per radian from a
 // GeoJSON point).
@@ -163,7 +164,7 @@ type nearScan struct {
 	q       *geo.Query
 	parts   []string
 	prefix  []byte
-	ranges  func(radius float64) [][2]int64
+	ranges  func(radius float64) (ranges [][2]int64, covered float64)
 	dist    func(v bson.RawValue) (float64, bool)
 	initial float64
 	full    float64
@@ -171,9 +172,9 @@ type nearScan struct {
 	// density, when set, estimates a first radius from the keys near the
 	// center (0: none found nearby).
 	density func(r storage.Reader, prefix []byte) (float64, error)
-	// beyond, when set, reports that an index entry's key lies farther
-	// than radius from the center, so its document need not be read yet.
-	beyond func(value []byte, radius float64) bool
+	// bound, when set, is a lower bound of the distance of the document
+	// an index entry keys, from its key alone (0 without it).
+	bound func(value []byte) float64
 }
 
 // newNearScan describes the $near q on ix, a 2dsphere index (spherical
@@ -200,45 +201,58 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 	}
 	switch f := ix.flat; {
 	case f == nil:
-		ns.ranges = func(r float64) [][2]int64 {
-			return cellRanges(geo.NearRanges(q.Center, r))
+		ns.ranges = func(r float64) ([][2]int64, float64) {
+			// Read as each round starts, after the query's snapshot: a
+			// write that keyed a coarser cell raised the flag before
+			// it committed.
+			rs, covered := geo.NearRanges(q.Center, r, !ix.coarseCells.Load())
+			return cellRanges(rs), covered
 		}
 		ns.density = func(r storage.Reader, ixPrefix []byte) (float64, error) {
 			return nearDensity(r, append(bytes.Clone(ixPrefix), prefix...), q.Center)
 		}
-		// A point's key is its leaf cell, within a centimeter of it.
+		// A key's cell holds what it keys: a point's leaf cell lies
+		// within a centimeter of it.
 		pos := strconv.Itoa(ix.geoField())
-		ns.beyond = func(value []byte, radius float64) bool {
+		ns.bound = func(value []byte) float64 {
 			n, ok := entryValues(value).Lookup(pos).Int64OK()
-			cell := s2.CellID(n)
-			return ok && cell.IsLeaf() && float64(q.Center.Distance(cell.Point())) > radius+leafSlack
+			if !ok {
+				return 0
+			}
+			if cell := s2.CellID(n); cell.IsLeaf() {
+				return max(0, float64(q.Center.Distance(cell.Point()))-leafSlack)
+			}
+			return float64(s2.CellFromCellID(s2.CellID(n)).Distance(q.Center).Angle())
 		}
 	case q.Legacy:
 		ns.initial, ns.full = (f.Max-f.Min)/f.Cells(), (f.Max-f.Min)*2
 		ns.dist = func(v bson.RawValue) (float64, bool) {
 			return geo.FlatDistance(geo.LegacyPairs(v), q.CenterX, q.CenterY)
 		}
-		ns.ranges = func(r float64) [][2]int64 {
-			return hashRanges(f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r))
+		ns.ranges = func(r float64) ([][2]int64, float64) {
+			return hashRanges(f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r)), r
 		}
 	default:
-		ns.ranges = func(r float64) [][2]int64 {
+		ns.ranges = func(r float64) ([][2]int64, float64) {
 			deg := r * 180 / math.Pi
 			lng := deg / math.Cos(q.CenterY*math.Pi/180)
 			if math.Abs(q.CenterY)+deg >= 90 || lng >= 180 {
 				lng = 360
 			}
-			return hashRanges(f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg))
+			return hashRanges(f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg)), r
 		}
 	}
 	return ns
 }
 
-// geoNearSource yields the documents of a $near plan by distance: it
-// reads the index's cells within a radius of the center, doubling it each
-// round (MongoDB's GEO_NEAR_2DSPHERE does the same), and yields, after
-// each round, the documents found so far that lie within the radius. A
-// document is read once however many rounds meet its keys.
+// geoNearSource yields the documents of a $near plan by distance, as an
+// incremental nearest-neighbour search: each round reads the index keys
+// within a radius of the center not read before (the radius doubles each
+// round, as MongoDB's GEO_NEAR_2DSPHERE's does), each key a candidate
+// with a lower bound of its document's distance; the candidate of least
+// bound is read while it may come before the closest document read so
+// far, which is yielded once no candidate and nothing beyond the radius
+// can come before it. A document is read once however many keys it has.
 type geoNearSource struct {
 	r      storage.Reader
 	collID uint32
@@ -249,44 +263,139 @@ type geoNearSource struct {
 	ctx    context.Context
 	closer func() error
 
-	seen   map[string]struct{}
-	radius float64
-	done   bool
-	found  []nearDoc // sorted by distance, beyond the radius read
-	ready  []nearDoc
-	cur    nearDoc
+	radius  float64    // every key within it has been read
+	done    bool       // every key has been read
+	scanned [][2]int64 // the key ranges read, sorted and disjoint
+	// bounds is each candidate's least bound pushed, fetched the
+	// documents read; cands and docs are heaps by bound and distance.
+	bounds  map[string]float64
+	fetched map[string]struct{}
+	cands   nearHeap[nearCand]
+	docs    nearHeap[nearDoc]
+	seq     int
+	cur     nearDoc
+}
+
+type nearCand struct {
+	id    string
+	bound float64
+	seq   int // discovery order, between equal bounds
 }
 
 type nearDoc struct {
 	doc  bson.Raw
 	dist float64
+	seq  int
 	loc  bson.RawValue
+}
+
+func (c nearCand) key() (float64, int) { return c.bound, c.seq }
+func (d nearDoc) key() (float64, int)  { return d.dist, d.seq }
+
+// nearHeap is a min-heap by key.
+type nearHeap[T interface{ key() (float64, int) }] []T
+
+func (h nearHeap[T]) less(i, j int) bool {
+	a, as := h[i].key()
+	b, bs := h[j].key()
+	return a < b || a == b && as < bs
+}
+
+func (h *nearHeap[T]) push(x T) {
+	*h = append(*h, x)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func (h *nearHeap[T]) pop() T {
+	old := *h
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if l+1 < n && h.less(l+1, m) {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		(*h)[i], (*h)[m] = (*h)[m], (*h)[i]
+		i = m
+	}
+	return top
 }
 
 func newGeoNearSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *geoNearSource {
 	return &geoNearSource{r: r, collID: c.ID, p: p, ns: p.Geo.Ref.(*nearScan), prefix: indexPrefix(c.ID, indexOf(p).ID),
-		stats: stats, ctx: ctx, closer: closer, seen: map[string]struct{}{}}
+		stats: stats, ctx: ctx, closer: closer, bounds: map[string]float64{}, fetched: map[string]struct{}{}, radius: -1}
 }
 
 func (s *geoNearSource) Next() (bson.Raw, error) {
-	for len(s.ready) == 0 {
-		if s.done {
-			return nil, nil
+	for n := 0; ; n++ {
+		if n%256 == 255 {
+			if err := mongoerr.Interruption(s.ctx); err != nil {
+				return nil, err
+			}
 		}
-		if err := s.round(); err != nil {
-			return nil, err
+		closest := math.Inf(1)
+		if len(s.docs) > 0 {
+			closest = s.docs[0].dist
+		}
+		switch {
+		case len(s.cands) > 0 && s.cands[0].bound <= s.radius && s.cands[0].bound < closest:
+			if err := s.fetch(s.cands.pop()); err != nil {
+				return nil, err
+			}
+		case len(s.docs) > 0 && (closest <= s.radius || s.done):
+			s.cur = s.docs.pop()
+			return s.cur.doc, nil
+		case s.done:
+			return nil, nil
+		default:
+			if err := s.round(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	s.cur, s.ready = s.ready[0], s.ready[1:]
-	return s.cur.doc, nil
 }
 
-// round reads the cells within the next radius and moves the documents
-// within it to ready.
+// fetch reads a candidate's document, unless read already, and keeps it
+// when it lies within the query's bounds.
+func (s *geoNearSource) fetch(c nearCand) error {
+	if _, ok := s.fetched[c.id]; ok {
+		return nil
+	}
+	s.fetched[c.id] = struct{}{}
+	delete(s.bounds, c.id)
+	doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(c.id)))
+	if err != nil || !found {
+		return err
+	}
+	s.stats.DocsExamined++
+	if d, loc, ok := s.distance(doc); ok {
+		s.docs.push(nearDoc{doc: bytes.Clone(doc), dist: d, seq: c.seq, loc: loc})
+	}
+	return nil
+}
+
+// round reads the keys within the next radius not read yet, each a
+// candidate unless its document was read or lies beyond $maxDistance.
 func (s *geoNearSource) round() error {
 	ns := s.ns
 	maxD := float64(ns.q.Max)
-	if s.radius == 0 {
+	radius := s.radius * 2
+	if s.radius < 0 {
 		r0 := ns.initial
 		if ns.density != nil {
 			d, err := ns.density(s.r, s.prefix)
@@ -295,53 +404,78 @@ func (s *geoNearSource) round() error {
 			}
 			r0 = max(r0, d)
 		}
-		s.radius = float64(ns.q.Min) + r0
-	} else {
-		s.radius *= 2
+		radius = float64(ns.q.Min) + r0
 	}
-	if s.radius >= maxD || s.radius >= ns.full {
-		s.radius, s.done = min(maxD, ns.full), true
+	ranges, covered := [][2]int64(nil), ns.full
+	if radius < ns.full {
+		ranges, covered = ns.ranges(radius)
 	}
-	ivs := keyIntervals(ns.prefix, ns.ranges(s.radius))
-	var ids []string
-	err := scanEntries(s.ctx, s.r, s.prefix, ivs, s.stats, func(value []byte) {
-		if ns.beyond != nil && ns.beyond(value, s.radius) {
-			return // a later round reads it again
+	if covered >= ns.full || covered >= maxD {
+		s.done = true
+		if covered < ns.full {
+			// Past $maxDistance: nothing beyond it can match.
+			covered = math.Inf(1)
+		} else {
+			ranges, _ = ns.ranges(ns.full)
 		}
+	}
+	s.radius = covered
+	var fresh [][2]int64
+	fresh, s.scanned = subtractRanges(ranges, s.scanned)
+	return scanEntries(s.ctx, s.r, s.prefix, keyIntervals(ns.prefix, fresh), s.stats, func(value []byte) {
 		id := string(entryID(value))
-		if _, ok := s.seen[id]; !ok {
-			s.seen[id] = struct{}{}
-			ids = append(ids, id)
+		if _, ok := s.fetched[id]; ok {
+			return
 		}
+		b := 0.0
+		if ns.bound != nil {
+			b = ns.bound(value)
+		}
+		if b > maxD {
+			return
+		}
+		if old, ok := s.bounds[id]; ok && old <= b {
+			return
+		}
+		s.bounds[id] = b
+		s.seq++
+		s.cands.push(nearCand{id: id, bound: b, seq: s.seq})
 	})
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if i%256 == 255 {
-			if err := mongoerr.Interruption(s.ctx); err != nil {
-				return err
+}
+
+// subtractRanges are the parts of ranges (sorted, inclusive) outside
+// done (sorted, disjoint), and done with them added.
+func subtractRanges(ranges, done [][2]int64) (fresh, all [][2]int64) {
+	for _, r := range ranges {
+		lo, consumed := r[0], false
+		for _, d := range done {
+			if d[1] < lo || d[0] > r[1] {
+				continue
 			}
+			if d[0] > lo {
+				fresh = append(fresh, [2]int64{lo, d[0] - 1})
+			}
+			if d[1] >= r[1] {
+				consumed = true
+				break
+			}
+			lo = d[1] + 1
 		}
-		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(id)))
-		if err != nil {
-			return err
+		if !consumed {
+			fresh = append(fresh, [2]int64{lo, r[1]})
 		}
-		if !found {
+	}
+	all = append(slices.Clone(done), fresh...)
+	slices.SortFunc(all, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	merged := all[:0]
+	for _, r := range all {
+		if n := len(merged); n > 0 && (merged[n-1][1] == math.MaxInt64 || r[0] <= merged[n-1][1]+1) {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
 			continue
 		}
-		s.stats.DocsExamined++
-		if d, loc, ok := s.distance(doc); ok {
-			s.found = append(s.found, nearDoc{doc: bytes.Clone(doc), dist: d, loc: loc})
-		}
+		merged = append(merged, r)
 	}
-	slices.SortStableFunc(s.found, func(a, b nearDoc) int { return cmp.Compare(a.dist, b.dist) })
-	k := 0
-	for k < len(s.found) && (s.done || s.found[k].dist <= s.radius) {
-		k++
-	}
-	s.ready, s.found = s.found[:k], s.found[k:]
-	return nil
+	return fresh, merged
 }
 
 // distance is the distance from the center to the closest geometry at

@@ -43,6 +43,10 @@ type Index struct {
 	// on two range conditions on one field may be met by different
 	// elements, so the planner may not intersect them.
 	multikey atomic.Bool
+	// coarseCells is set once some document keyed a 2dsphere field by a
+	// cell coarser than a leaf (a line, a polygon); until then every key
+	// is a point's leaf cell, and a $near reads no ancestor cells.
+	coarseCells atomic.Bool
 	// state is the index's schema state (index_states.go); an Index's
 	// state never changes, a new state is a new Index.
 	state indexState

@@ -3,6 +3,7 @@ package engine
 import (
 	"strconv"
 
+	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -64,6 +65,29 @@ func newFlatIndex(ix *Index, spec IndexSpec) error {
 	}
 	ix.flat, ix.flatOptions = flat, bsonDoc(opts)
 	return nil
+}
+
+// sphereField is the position of ix's 2dsphere field, or -1.
+func (ix *Index) sphereField() int {
+	if g := ix.geoField(); g >= 0 && !ix.Fields[g].Flat {
+		return g
+	}
+	return -1
+}
+
+// raiseCoarseCells raises ix's coarseCells flag when one of keys holds a
+// cell coarser than a leaf, and reports whether it was down before.
+func (ix *Index) raiseCoarseCells(keys []indexKey) bool {
+	g := ix.sphereField()
+	if g < 0 || ix.coarseCells.Load() {
+		return false
+	}
+	for _, k := range keys {
+		if n, ok := k.vals[g].Int64OK(); ok && !s2.CellID(n).IsLeaf() {
+			return !ix.coarseCells.Swap(true)
+		}
+	}
+	return false
 }
 
 // geoKeyValues are the keys of the geometries at f's path in doc: S2

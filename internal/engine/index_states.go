@@ -89,10 +89,7 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 			}
 		}
 		for _, ix := range append(append(append([]*Index(nil), cur.Indexes()...), cur.Building()...), add...) {
-			si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
-			if ix.wild != nil {
-				si.MultikeyPaths = ix.wild.multikeyPaths()
-			}
+			si := ix.stored()
 			if edit != nil {
 				keep, err := edit(&si)
 				if err != nil {
@@ -331,6 +328,7 @@ func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc 
 		if multikey {
 			ix.multikey.Store(true)
 		}
+		ix.raiseCoarseCells(keys)
 		for _, k := range keys {
 			entry := indexEntryKey(c.ID, ix, k.enc, encID)
 			if ix.Unique {

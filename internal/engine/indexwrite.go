@@ -21,9 +21,9 @@ type indexChanges struct {
 	// uniques are the added entries of unique indexes, to check for
 	// another document holding the same key.
 	uniques []uniqueEntry
-	// multikey reports that the write made an index multikey, which the
-	// catalog must record in the same batch.
-	multikey bool
+	// flagged reports that the write raised an index's flag (multikey,
+	// coarse cells), which the catalog must record.
+	flagged bool
 }
 
 type uniqueEntry struct {
@@ -60,7 +60,10 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			// A wildcard index reports only the multikey paths the
 			// write added, which its catalog entry must record.
 			if multikey && (!ix.multikey.Swap(true) || ix.wild != nil) {
-				ch.multikey = true
+				ch.flagged = true
+			}
+			if ix.raiseCoarseCells(newKeys) {
+				ch.flagged = true
 			}
 		}
 		for _, k := range oldKeys {
@@ -143,7 +146,7 @@ func (ch indexChanges) stage(tx storage.Txn) error {
 	return nil
 }
 
-// persistMultikey makes the multikey flags c's indexes have in this
+// persistIndexFlags makes the flags (multikey, coarse cells) c's indexes have in this
 // frontend's image known to every frontend before the write that raised
 // them commits: it records them in the stored catalog entry, with a new
 // catalog version, in a transaction of its own, then waits until every
@@ -153,14 +156,14 @@ func (ch indexChanges) stage(tx storage.Txn) error {
 // intersect bounds of a non-multikey index). The write's own transaction
 // stages nothing: it would only conflict with that catalog change. metaMu
 // orders writers raising the flags of one collection.
-func (e *Engine) persistMultikey(_ storage.Txn, c *Collection) error {
+func (e *Engine) persistIndexFlags(_ storage.Txn, c *Collection) error {
 	c.metaMu.Lock()
 	defer c.metaMu.Unlock()
 	var v uint64
 	changed := false
 	err := e.retry(context.Background(), func(tx storage.Txn) error {
 		var err error
-		if v, changed, err = stageMultikey(tx, c); err != nil || !changed {
+		if v, changed, err = stageIndexFlags(tx, c); err != nil || !changed {
 			return err
 		}
 		return tx.Commit()
@@ -171,10 +174,10 @@ func (e *Engine) persistMultikey(_ storage.Txn, c *Collection) error {
 	return e.awaitVersion(v)
 }
 
-// stageMultikey stages in tx the stored entry of c with the multikey flags
+// stageIndexFlags stages in tx the stored entry of c with the flags
 // of c's image, and the next catalog version, which it returns, unless the
 // entry has them already (or c was dropped).
-func stageMultikey(tx storage.Txn, c *Collection) (uint64, bool, error) {
+func stageIndexFlags(tx storage.Txn, c *Collection) (uint64, bool, error) {
 	raw, ok, err := tx.Get(catalogKey(c.DB, c.Name))
 	if err != nil || !ok {
 		return 0, false, err
@@ -195,6 +198,9 @@ func stageMultikey(tx storage.Txn, c *Collection) (uint64, bool, error) {
 			}
 			if ix.Multikey() && !si.Multikey {
 				ent.Indexes[i].Multikey, changed = true, true
+			}
+			if ix.coarseCells.Load() && si.LeafCells {
+				ent.Indexes[i].LeafCells, changed = false, true
 			}
 			if ix.wild != nil {
 				if paths := ix.wild.multikeyPaths(); len(paths) > len(si.MultikeyPaths) {

@@ -121,11 +121,11 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 	}
 	var n int
 	var chunkErrs []WriteError
-	multikey := false
+	flagged := false
 	err = e.retry(ctx, func(tx storage.Txn) error {
 		chunkErrs = slices.Clone(werrs)
 		var err error
-		n, err = e.commitInserts(tx, c, pending, keys, ordered, rec, &chunkErrs, &multikey)
+		n, err = e.commitInserts(tx, c, pending, keys, ordered, rec, &chunkErrs, &flagged)
 		return err
 	})
 	if err != nil {
@@ -138,8 +138,8 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 // commitInserts commits in tx the documents of pending (whose document keys
 // are keys) that are not duplicates, appending the failures of the others
 // to werrs, and returns how many it inserted. The caller holds the locks of
-// keys; multikey carries, across retries, that an index turned multikey.
-func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingInsert, keys [][]byte, ordered bool, rec Recorder, werrs *[]WriteError, multikey *bool) (int, error) {
+// keys; flagged carries, across retries, that it raised an index's flag.
+func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingInsert, keys [][]byte, ordered bool, rec Recorder, werrs *[]WriteError, flagged *bool) (int, error) {
 	fail := func(i int, err error) { *werrs = append(*werrs, WriteError{Index: i, Err: mongoerr.As(err)}) }
 	// Under the locks and after tx began, whether each _id is taken: one
 	// pass over the store for the chunk rather than a lookup per document.
@@ -178,15 +178,15 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		if err := e.logDoc(tx, c, nil, p.doc, replace, sessionOf(rec, p.index)); err != nil {
 			return 0, err
 		}
-		*multikey = *multikey || p.ix.multikey
+		*flagged = *flagged || p.ix.flagged
 		written = append(written, p.ix)
 		if rec != nil {
 			recorded = append(recorded, Write{Index: p.index, New: p.doc})
 		}
 		n++
 	}
-	if *multikey {
-		if err := e.persistMultikey(tx, c); err != nil {
+	if *flagged {
+		if err := e.persistIndexFlags(tx, c); err != nil {
 			return 0, err
 		}
 	}

@@ -39,9 +39,10 @@ type Txn struct {
 	// uniques are the unique-index entries the transaction adds, checked
 	// again at commit.
 	uniques []txnUnique
-	// multikey are the collections whose indexes the transaction made
-	// multikey, whose catalog entries the commit records.
-	multikey []*Collection
+	// flagged are the collections whose indexes' flags (multikey, coarse
+	// cells) the transaction raised, whose catalog entries the commit
+	// records.
+	flagged []*Collection
 	// changes are the index changes with puts, whose seek hints the
 	// commit invalidates.
 	changes []indexChanges
@@ -173,8 +174,8 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		}
 		t.ops = append(t.ops, docOp(c, old, next, what))
 	}
-	if ch.multikey {
-		t.multikey = append(t.multikey, c)
+	if ch.flagged {
+		t.flagged = append(t.flagged, c)
 	}
 	if len(ch.puts) > 0 {
 		t.changes = append(t.changes, ch)
@@ -255,8 +256,8 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}
-	for _, c := range t.multikey {
-		if err := e.persistMultikey(t.tx, c); err != nil {
+	for _, c := range t.flagged {
+		if err := e.persistIndexFlags(t.tx, c); err != nil {
 			return err
 		}
 	}

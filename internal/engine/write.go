@@ -99,32 +99,32 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 		c.capped.mu.Lock()
 		defer c.capped.mu.Unlock()
 	}
-	multikey := false
+	flagged := false
 	return e.retry(ctx, func(tx storage.Txn) error {
 		old, next, what, err := read(tx)
 		if err != nil || what == keep {
 			return err
 		}
-		return e.commitDoc(tx, c, key, old, next, what, sr, &multikey)
+		return e.commitDoc(tx, c, key, old, next, what, sr, &flagged)
 	})
 }
 
 // commitDoc commits in tx one document's change from old to next (nil for
-// absent) together with its index entries, the catalog entry when an index
-// turned multikey, a capped collection's insertion order and evictions, and
+// absent) together with its index entries, the catalog entry when it
+// raised an index's flag, a capped collection's insertion order and evictions, and
 // its statement's record (sr) and its oplog entry (what says whether an
 // update replaced the document), after checking unique indexes. The caller
 // holds the document's lock (and a capped collection's writer lock);
-// unique-entry locks are taken after it, always in that order. multikey
-// carries, across the retries of one write, that it made an index multikey:
-// the catalog must record it whichever try commits.
-func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, multikey *bool) error {
+// unique-entry locks are taken after it, always in that order. flagged
+// carries, across the retries of one write, that it raised an index's
+// flag: the catalog must record it whichever try commits.
+func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
 	encID := idFromDocKey(key)
 	ch, err := c.indexChanges(encID, old, next)
 	if err != nil {
 		return err
 	}
-	*multikey = *multikey || ch.multikey
+	*flagged = *flagged || ch.flagged
 	if len(ch.uniques) > 0 {
 		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
 		defer unlock()
@@ -146,8 +146,8 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if err == nil {
 		err = ch.stage(tx)
 	}
-	if err == nil && *multikey {
-		err = e.persistMultikey(tx, c)
+	if err == nil && *flagged {
+		err = e.persistIndexFlags(tx, c)
 	}
 	if err == nil {
 		err = sr.stage(tx, old, next)

@@ -2,6 +2,7 @@ package geo
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/golang/geo/s2"
@@ -41,16 +42,16 @@ type Range struct{ Lo, Hi s2.CellID }
 // coarser cell sits); sorted and merged.
 func Ranges(region s2.Region) []Range {
 	rc := &s2.RegionCoverer{MaxLevel: indexMaxLevel, LevelMod: 1, MaxCells: 16}
-	return cellRuns(rc.Covering(region))
+	return cellRuns(rc.Covering(region), true)
 }
 
-// cellRuns are the ranges of the ids inside cells and of their
-// ancestors; sorted and merged.
-func cellRuns(cover []s2.CellID) []Range {
+// cellRuns are the ranges of the ids inside cells and, when ancestors is
+// set, of their ancestors; sorted and merged.
+func cellRuns(cover []s2.CellID, ancestors bool) []Range {
 	var out []Range
 	for _, c := range cover {
 		out = append(out, Range{c.RangeMin(), c.RangeMax()})
-		for lvl := c.Level() - 1; lvl >= 0; lvl-- {
+		for lvl := c.Level() - 1; ancestors && lvl >= 0; lvl-- {
 			a := c.Parent(lvl)
 			out = append(out, Range{a, a})
 		}
@@ -73,13 +74,15 @@ func cellRuns(cover []s2.CellID) []Range {
 // within radius of center, cheaper than a covering of the cap for a $near
 // round: the cell around center at the finest level whose cells are at
 // least radius wide, its neighbors (edge and vertex), and their
-// ancestors; sorted and merged. A radius past level 0's width covers the
-// sphere.
-func NearRanges(center s2.Point, radius float64) []Range {
+// ancestors (unless the index holds points only: leaf cells); sorted and
+// merged. covered is the radius they hold every key within: the
+// neighbors' least width (at least radius), or π when a radius past level
+// 0's width covers the sphere.
+func NearRanges(center s2.Point, radius float64, pointsOnly bool) (ranges []Range, covered float64) {
 	if radius >= s2.MinWidthMetric.Value(0) {
-		return Ranges(s2.FullCap())
+		return Ranges(s2.FullCap()), math.Pi
 	}
 	level := min(s2.MinWidthMetric.MaxLevel(radius), indexMaxLevel)
 	cell := s2.CellIDFromLatLng(s2.LatLngFromPoint(center)).Parent(level)
-	return cellRuns(append(cell.AllNeighbors(level), cell))
+	return cellRuns(append(cell.AllNeighbors(level), cell), !pointsOnly), s2.MinWidthMetric.Value(level)
 }

@@ -17,6 +17,16 @@ func Haversine(lng1, lat1, lng2, lat2 float64) float64 {
 	return 2 * math.Asin(math.Min(1, math.Sqrt(a)))
 }
 
+// Destination is the point at angular distance d (radians) from (lng,
+// lat) along the initial bearing (radians clockwise from north), in
+// degrees.
+func Destination(lng, lat, bearing, d float64) (float64, float64) {
+	phi, lambda := lat*math.Pi/180, lng*math.Pi/180
+	phi2 := math.Asin(math.Sin(phi)*math.Cos(d) + math.Cos(phi)*math.Sin(d)*math.Cos(bearing))
+	lambda2 := lambda + math.Atan2(math.Sin(bearing)*math.Sin(d)*math.Cos(phi), math.Cos(d)-math.Sin(phi)*math.Sin(phi2))
+	return math.Mod(lambda2*180/math.Pi+540, 360) - 180, phi2 * 180 / math.Pi
+}
+
 func vec(lng, lat float64) [3]float64 {
 	r := math.Pi / 180
 	return [3]float64{math.Cos(lat*r) * math.Cos(lng*r), math.Cos(lat*r) * math.Sin(lng*r), math.Sin(lat * r)}
