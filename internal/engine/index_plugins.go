@@ -21,7 +21,10 @@ func pluginField(path, plugin string) (IndexField, error) {
 	case "2d":
 		f.Flat = true
 		return f, nil
-	case "text", "geoHaystack", "columnstore":
+	case "geoHaystack":
+		// MongoDB 5.0 removed them.
+		return f, mongoerr.New(mongoerr.CannotCreateIndex, "GeoHaystack indexes cannot be created in version 5.0 and above")
+	case "text", "columnstore":
 		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
 	}
 	return f, mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", plugin)

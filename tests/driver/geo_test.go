@@ -262,7 +262,7 @@ func TestGeoErrors(t *testing.T) {
 		opts *options.IndexOptionsBuilder
 		code int
 	}{
-		{doc("p", "geoHaystack"), nil, 238},
+		{doc("p", "geoHaystack"), nil, 67},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(2), 238},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(9), 67},
 	} {
