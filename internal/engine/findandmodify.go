@@ -53,6 +53,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		if proj, err = query.CompileProjectionLet(s.Fields, s.Let, f.Collator()); err != nil {
 			return FindAndModifyResult{}, err
 		}
+		if proj.UsesMeta() {
+			return FindAndModifyResult{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in a findAndModify projection yet")
+		}
 	}
 	if len(s.Sort) > 0 {
 		if _, err := query.CompileSort(s.Sort); err != nil {

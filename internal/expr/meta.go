@@ -33,6 +33,27 @@ func CheckMeta(arg bson.RawValue) error {
 	return mongoerr.New(mongoerr.MetaUnsupportedArgument, "Unsupported argument to $meta: %s", arg)
 }
 
+// MetaNames are the metadata an expression reads: the arguments of the
+// {$meta: name} it holds, at any depth.
+func MetaNames(v bson.RawValue) []string {
+	var out []string
+	var walk func(v bson.RawValue)
+	walk = func(v bson.RawValue) {
+		if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+			return
+		}
+		elems, _ := bson.Raw(v.Value).Elements()
+		for _, el := range elems {
+			if name, ok := el.Value().StringValueOK(); ok && el.Key() == "$meta" && v.Type == bson.TypeEmbeddedDocument {
+				out = append(out, name)
+			}
+			walk(el.Value())
+		}
+	}
+	walk(v)
+	return out
+}
+
 // compileMeta: {$meta: "textScore"} is the current document's $text
 // score (without one evaluation fails with 40218, as in MongoDB);
 // {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the

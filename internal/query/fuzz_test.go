@@ -1,11 +1,13 @@
 package query
 
 import (
-	"github.com/folio-db/folio/internal/rawdoc"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // FuzzMatch checks that compiling arbitrary filters and matching them
@@ -37,6 +39,7 @@ func FuzzProjection(f *testing.F) {
 		{`{"a.$": 1}`, `{"a": [1, 2]}`},
 		{`{"x": "$a.b", "y": ["$c", 1]}`, `{"a": [{"b": 1}], "c": 2}`},
 		{`{"a": {"$elemMatch": {"b": 1}}}`, `{"a": [{"b": 1}]}`},
+		{`{"a": 1, "m.s": {"$meta": "textScore"}, "d": {"$add": [{"$meta": "geoNearDistance"}, 1]}}`, `{"a": 1, "m": 2}`},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(ext(f, s[0])), []byte(ext(f, s[1])), 0)
@@ -49,7 +52,8 @@ func FuzzProjection(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := p.Apply(bson.Raw(doc), pos)
+		meta := docsrc.Meta{TextScore: 1.5, HasTextScore: pos%2 == 0, GeoNearDistance: 3, HasGeoNear: true}
+		out, err := p.ApplyMeta(bson.Raw(doc), pos, meta)
 		if err == nil {
 			if err := bsoncore.Document(out).Validate(); err != nil {
 				t.Fatalf("invalid output %x: %v", out, err)

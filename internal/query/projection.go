@@ -18,23 +18,29 @@ type Projection struct {
 	root       *projNode
 	inclusion  bool
 	positional bool
-	// metas are the fields set to the document's metadata
-	// ({$meta: name}), added after the others.
-	metas []metaField
+	// metas are the top-level fields set to the document's metadata
+	// ({$meta: name}), added after the others; exprMetas are the metadata
+	// computed fields read.
+	metas     []metaField
+	exprMetas []string
 }
 
 type metaField struct{ field, name string }
 
-// NeedsTextScore reports whether the projection sets a field to the
-// document's text score.
+// NeedsTextScore reports whether the projection reads the document's
+// text score.
 func (p *Projection) NeedsTextScore() bool {
-	return slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == "textScore" })
+	return slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == "textScore" }) ||
+		slices.Contains(p.exprMetas, "textScore")
 }
+
+// UsesMeta reports whether the projection reads document metadata.
+func (p *Projection) UsesMeta() bool { return len(p.metas) > 0 || len(p.exprMetas) > 0 }
 
 // ApplyMeta projects doc as Apply does, setting the $meta fields from
 // meta (expr.MetaValue: a missing text score fails with 40218).
 func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
-	out, err := p.Apply(doc, pos)
+	out, err := p.apply(doc, pos, &meta)
 	if err != nil || len(p.metas) == 0 {
 		return out, err
 	}
@@ -110,23 +116,36 @@ func (n *projNode) child(name []byte) *projNode {
 func (p *Projection) Positional() bool { return p.positional }
 
 // Apply projects doc; pos is the positional index from MatchPositional (for
-// `field.$`). An empty projection returns doc itself.
-func (p *Projection) Apply(doc bson.Raw, pos int) (bson.Raw, error) {
+// `field.$`). An empty projection returns doc itself. The projection's
+// $meta fields are ApplyMeta's.
+func (p *Projection) Apply(doc bson.Raw, pos int) (bson.Raw, error) { return p.apply(doc, pos, nil) }
+
+// apply is Apply with the metadata computed fields read (nil: none).
+func (p *Projection) apply(doc bson.Raw, pos int, meta *docsrc.Meta) (bson.Raw, error) {
 	if !p.inclusion && len(p.root.children) == 0 {
 		return doc, nil
 	}
 	if p.inclusion {
-		out, err := p.include(nil, doc, p.root, doc, pos, false)
+		out, err := p.include(nil, doc, p.root, &projRun{root: doc, pos: pos, meta: meta}, false)
 		return bson.Raw(out), err
 	}
 	return bson.Raw(exclude(nil, doc, p.root)), nil
+}
+
+// projRun is what one inclusion projection of a document reads besides
+// the subdocument at hand: the whole document, the positional index and
+// the document's metadata (nil: none).
+type projRun struct {
+	root []byte
+	pos  int
+	meta *docsrc.Meta
 }
 
 // include builds the inclusion projection of doc under node: included fields
 // in document order, then computed fields in specification order, then (at
 // the top level) $elemMatch fields, as MongoDB 4.4+ orders them. Non-document
 // array elements are dropped under a nested inclusion.
-func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos int, posDone bool) ([]byte, error) {
+func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun, posDone bool) ([]byte, error) {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	it := rawdoc.Iterate(doc)
 	var err error
@@ -147,7 +166,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 			dst = rawdoc.AppendElement(dst, key, c.slice(v))
 		case pkPositional:
 			if v.Type == bson.TypeArray && !posDone {
-				if v, err = pickElement(v, pos); err != nil {
+				if v, err = pickElement(v, r.pos); err != nil {
 					return nil, err
 				}
 			}
@@ -155,20 +174,20 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 		case pkInternal:
 			switch {
 			case v.Type == bson.TypeArray && c.hasPositional && !posDone:
-				e, err := pickElement(v, pos)
+				e, err := pickElement(v, r.pos)
 				if err != nil {
 					return nil, err
 				}
-				if dst, err = p.includeArray(dst, key, e.Value, c, root, pos, true); err != nil {
+				if dst, err = p.includeArray(dst, key, e.Value, c, r, true); err != nil {
 					return nil, err
 				}
 			case v.Type == bson.TypeArray:
-				if dst, err = p.includeArray(dst, key, v.Value, c, root, pos, posDone); err != nil {
+				if dst, err = p.includeArray(dst, key, v.Value, c, r, posDone); err != nil {
 					return nil, err
 				}
 			case v.Type == bson.TypeEmbeddedDocument:
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
-				if dst, err = p.include(dst, v.Value, c, root, pos, posDone); err != nil {
+				if dst, err = p.include(dst, v.Value, c, r, posDone); err != nil {
 					return nil, err
 				}
 			}
@@ -177,7 +196,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 	for _, c := range node.children {
 		switch {
 		case c.kind == pkExpr:
-			v, ok, err := c.expr.eval(root)
+			v, ok, err := c.expr.eval(r.root, r.meta)
 			if err != nil {
 				return nil, err
 			}
@@ -187,13 +206,13 @@ func (p *Projection) include(dst, doc []byte, node *projNode, root []byte, pos i
 		case c.kind == pkInternal && c.hasExpr:
 			if t := rawdoc.Lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, c.name)
-				if dst, err = p.include(dst, emptyDoc, c, root, pos, posDone); err != nil {
+				if dst, err = p.include(dst, emptyDoc, c, r, posDone); err != nil {
 					return nil, err
 				}
 			}
 		case c.kind == pkElemMatch:
-			if ok, i := c.filter.MatchPositional(root); ok && i >= 0 {
-				if e, err := pickElement(rawdoc.Lookup(root, c.name), i); err == nil {
+			if ok, i := c.filter.MatchPositional(r.root); ok && i >= 0 {
+				if e, err := pickElement(rawdoc.Lookup(r.root, c.name), i); err == nil {
 					dst = rawdoc.AppendElement(dst, c.name, e)
 				}
 			}
@@ -206,7 +225,7 @@ var emptyDoc = []byte{5, 0, 0, 0, 0}
 
 // includeArray applies a nested inclusion to each element of an array:
 // documents are projected, nested arrays recursed, scalars dropped.
-func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, root []byte, pos int, posDone bool) ([]byte, error) {
+func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, r *projRun, posDone bool) ([]byte, error) {
 	if key != "" {
 		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
 	}
@@ -221,10 +240,10 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 		switch e.Type {
 		case bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
-			dst, err = p.include(dst, e.Value, node, root, pos, posDone)
+			dst, err = p.include(dst, e.Value, node, r, posDone)
 		case bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
-			dst, err = p.includeArray(dst, "", e.Value, node, root, pos, posDone)
+			dst, err = p.includeArray(dst, "", e.Value, node, r, posDone)
 		default:
 			continue
 		}

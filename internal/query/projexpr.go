@@ -2,6 +2,7 @@ package query
 
 import (
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,6 +15,9 @@ import (
 type projExpr struct {
 	e   *expr.Expr
 	ctx *expr.Context // the command's let variables, or nil
+	// metaCtx is ctx with the metadata of the document being projected,
+	// for $meta.
+	metaCtx expr.Context
 }
 
 // parseProjExpr compiles a computed field, in the scope of the command's
@@ -37,13 +41,22 @@ func parseProjExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*p
 	if err != nil {
 		return nil, err
 	}
-	return &projExpr{e: e, ctx: ctx}, nil
+	p := &projExpr{e: e, ctx: ctx}
+	if ctx != nil {
+		p.metaCtx = *ctx
+	}
+	return p, nil
 }
 
-// eval computes the expression against the root document; ok is false when
-// the result is missing (the field is then left out). An evaluation error
-// fails the query, as in MongoDB.
-func (p *projExpr) eval(root []byte) (bson.RawValue, bool, error) {
-	v, err := p.e.Eval(p.ctx, root)
+// eval computes the expression against the root document, whose metadata
+// is meta (nil: none); ok is false when the result is missing (the field
+// is then left out). An evaluation error fails the query, as in MongoDB.
+func (p *projExpr) eval(root []byte, meta *docsrc.Meta) (bson.RawValue, bool, error) {
+	ctx := p.ctx
+	if meta != nil {
+		p.metaCtx.Meta = meta
+		ctx = &p.metaCtx
+	}
+	v, err := p.e.Eval(ctx, root)
 	return v, err == nil && v.Type != 0, err
 }

@@ -35,6 +35,11 @@ type projParse struct {
 	coll *collation.Collator
 	// metas are the top-level fields set to a document's metadata.
 	metas []metaField
+	// nestedMeta marks a $meta below the top level, a computed field of
+	// an inclusion projection; exprMetas are the metadata the computed
+	// fields read.
+	nestedMeta bool
+	exprMetas  []string
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -78,8 +83,11 @@ func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator
 	if ps.typ == ptExclusion && ps.idIncluded {
 		root.children = removeChild(root.children, "_id")
 	}
+	if ps.nestedMeta && ps.typ == ptExclusion {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of an exclusion projection")
+	}
 	markSubtrees(root)
-	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos, metas: ps.metas}, nil
+	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos, metas: ps.metas, exprMetas: ps.exprMetas}, nil
 }
 
 // defaultType decides the kind of a projection that has only _id, $slice
@@ -132,7 +140,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 	if positional {
 		return mongoerr.New(mongoerr.ProjectionPositionalWithLiteral, "positional projection cannot be used with a literal")
 	}
-	e, err := parseProjExpr(v, ps.let, ps.coll)
+	e, err := ps.expr(v)
 	if err != nil {
 		return err
 	}
@@ -156,9 +164,9 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		case "$elemMatch":
 			return ps.elemMatch(key, arg, parent)
 		case "$meta":
-			return ps.meta(key, arg, parentPath)
+			return ps.meta(key, arg, parentPath, parent)
 		}
-		e, err := parseProjExpr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj}, ps.let, ps.coll)
+		e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
 		if err != nil {
 			return err
 		}
@@ -389,22 +397,30 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 	return cur, nil
 }
 
-// meta records {key: {$meta: name}}: a field set to the document's
-// metadata, in an inclusion or exclusion projection alike.
-func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string) error {
+// meta records {key: {$meta: name}}: at the top level, a field set to the
+// document's metadata, in an inclusion or exclusion projection alike;
+// below it, a computed field (of an inclusion projection only, in Folio).
+func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string, parent *projNode) error {
 	if err := expr.CheckMeta(arg); err != nil {
 		return err
 	}
-	if parentPath != "" || strings.Contains(key, ".") {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of a projection (%s)", joinProjPath(parentPath, key))
+	if parentPath == "" && !strings.Contains(key, ".") {
+		ps.metas = append(ps.metas, metaField{field: key, name: arg.StringValue()})
+		return nil
 	}
-	ps.metas = append(ps.metas, metaField{field: key, name: arg.StringValue()})
-	return nil
+	e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: bsoncore.NewDocumentBuilder().AppendValue("$meta", bsoncore.Value{Type: bsoncore.Type(arg.Type), Data: arg.Value}).Build()})
+	if err != nil {
+		return err
+	}
+	ps.nestedMeta = true
+	return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
 }
 
-func joinProjPath(parent, key string) string {
-	if parent == "" {
-		return key
+// expr compiles a computed field, noting the metadata it reads.
+func (ps *projParse) expr(v bson.RawValue) (*projExpr, error) {
+	e, err := parseProjExpr(v, ps.let, ps.coll)
+	if err == nil {
+		ps.exprMetas = append(ps.exprMetas, expr.MetaNames(v)...)
 	}
-	return parent + "." + key
+	return e, err
 }

@@ -171,6 +171,25 @@ func TestTextScores(t *testing.T) {
 	}
 	_, err = coll.Find(ctx, filter, options.Find().SetProjection(doc("s", doc("$meta", "nope"))))
 	requireCode(t, err, 17308, "Location17308")
+	// Below the top level and inside expressions of an inclusion
+	// projection, computed fields in their place; without $text, 40218.
+	got = findAll(t, coll, filter, options.Find().SetSort(doc("score", scoreMeta)).SetProjection(
+		doc("title", 1, "m.score", scoreMeta, "m.twice", doc("$multiply", bson.A{scoreMeta, 2}), "n", doc("s", scoreMeta))))
+	want = []string{`{"_id": {"$numberInt":"1"},"title": "Coffee","m": {"score": {"$numberDouble":"10.0"},"twice": {"$numberDouble":"20.0"}},"n": {"s": {"$numberDouble":"10.0"}}}`,
+		`{"_id": {"$numberInt":"2"},"title": "Tea","m": {"score": {"$numberDouble":"1.875"},"twice": {"$numberDouble":"3.75"}},"n": {"s": {"$numberDouble":"1.875"}}}`}
+	if len(got) != 2 || got[0].String() != want[0] || got[1].String() != want[1] {
+		t.Fatalf("nested $meta: %v, want %v", got, want)
+	}
+	for _, proj := range []bson.D{doc("title", 1, "m.s", scoreMeta), doc("x", doc("$add", bson.A{scoreMeta, 1}))} {
+		_, err := coll.Find(ctx, bson.D{}, options.Find().SetProjection(proj))
+		requireCode(t, err, 40218, "Location40218")
+	}
+	// Folio refuses what it does not do: a nested $meta in an exclusion
+	// projection, $meta in findAndModify's.
+	_, err = coll.Find(ctx, filter, options.Find().SetProjection(doc("m.s", scoreMeta, "body", 0)))
+	requireCode(t, err, 238, "NotImplemented")
+	err = coll.FindOneAndUpdate(ctx, filter, doc("$set", doc("x", 1)), options.FindOneAndUpdate().SetProjection(doc("s", scoreMeta))).Err()
+	requireCode(t, err, 238, "NotImplemented")
 }
 
 // A text index's specification as MongoDB stores it, one text index per
