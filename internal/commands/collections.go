@@ -52,6 +52,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkValidatorNamespace(r.DB, name, opts.Validator); err != nil {
+		return nil, err
+	}
 	if r.args.has("timeseries") {
 		return nil, s.createTimeseries(r, name, opts)
 	}

@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -118,6 +121,21 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(out), nil
 }
 
+// checkValidatorNamespace is MongoDB's refusal (InvalidOptions) of a
+// validator, unless empty, on a system collection other than a time
+// series' buckets, or on a collection of an internal database.
+func checkValidatorNamespace(db, coll string, validator bson.Raw) error {
+	switch {
+	case len(validator) <= 5, strings.HasPrefix(coll, timeseries.BucketsPrefix):
+		return nil
+	case strings.HasPrefix(coll, "system."):
+		return mongoerr.New(mongoerr.InvalidOptions, "Document validators not allowed on system collection %s.%s", db, coll)
+	case db == "admin" || db == "local" || db == configDB:
+		return mongoerr.New(mongoerr.InvalidOptions, "Document validators are not allowed on collection %s.%s in the %s internal database", db, coll, db)
+	}
+	return nil
+}
+
 // collModValidation applies collMod's validator, validationLevel and
 // validationAction, checked as create checks them.
 func collModValidation(s *Service, r *Request, coll string) error {
@@ -126,6 +144,9 @@ func collModValidation(s *Service, r *Request, coll string) error {
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
 		if _, err := engine.CompileValidator(v); err != nil {
+			return err
+		}
+		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {
 			return err
 		}
 		ch.Validator, changed = v, true

@@ -163,6 +163,28 @@ func TestValidatorQueryOperators(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code != 2 {
 		t.Errorf("bad level: %v", err)
 	}
+	// No validator on a system collection or in an internal database
+	// (72); an empty one is no validator.
+	if err := client.Database("admin").CreateCollection(ctx, "plainAdmin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []struct {
+		db  string
+		cmd bson.D
+	}{
+		{"admin", bson.D{{Key: "create", Value: "validated"}, {Key: "validator", Value: v}}},
+		{"config", bson.D{{Key: "create", Value: "validated"}, {Key: "validator", Value: v}}},
+		{"admin", bson.D{{Key: "collMod", Value: "plainAdmin"}, {Key: "validator", Value: v}}},
+		{testDB, bson.D{{Key: "create", Value: "system.profile"}, {Key: "validator", Value: v}}},
+	} {
+		err := client.Database(cmd.db).RunCommand(ctx, cmd.cmd).Err()
+		if !errors.As(err, &ce) || ce.Code != 72 {
+			t.Errorf("%s %v: %v, want InvalidOptions", cmd.db, cmd.cmd, err)
+		}
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "collMod", Value: "plainAdmin"}, {Key: "validator", Value: bson.D{}}}).Err(); err != nil {
+		t.Errorf("empty validator in admin: %v", err)
+	}
 }
 
 // TestValidatorSurvivesRestart proves the validator and its collMod
