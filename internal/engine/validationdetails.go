@@ -19,13 +19,17 @@ import (
 // lists its schemaRulesNotSatisfied. A validator of several clauses is
 // an implicit $and; one of a single clause is that clause.
 // https://www.mongodb.com/docs/v7.0/core/schema-validation/#schema-validation-error-details
+// Under a negation ($nor, $not) a clause is explained in the inverted
+// sense, as MongoDB's doc_validation_error does: why it matched.
 // It runs only once a document has failed, so it may compile freely.
-func validationDetails(spec, doc bson.Raw) bson.D {
+func validationDetails(spec, doc bson.Raw) bson.D { return specDetails(spec, doc, false) }
+
+func specDetails(spec, doc bson.Raw, inv bool) bson.D {
 	clauses := filterClauses(spec)
 	if len(clauses) == 1 {
-		return clauses[0].details(doc)
+		return clauses[0].details(doc, inv)
 	}
-	return andDetails("$and", clauses, doc)
+	return listDetails("$and", clauses, doc, inv)
 }
 
 // clause is one predicate of a filter document: its operator name and the
@@ -51,6 +55,10 @@ func filterClauses(spec bson.Raw) []clause {
 			continue
 		}
 		ops, isOps := operatorDoc(val)
+		if val.Type == bson.TypeRegex {
+			out = append(out, clause{op: "$regex", path: key, arg: val, spec: bson.D{{Key: key, Value: val}}})
+			continue
+		}
 		if !isOps {
 			out = append(out, clause{op: "$eq", path: key, arg: val, spec: bson.D{{Key: key, Value: val}}})
 			continue
@@ -98,31 +106,59 @@ func (c clause) matches(doc bson.Raw) bool {
 	return ok && err == nil
 }
 
-// andDetails lists the failing clauses of an $and.
-func andDetails(op string, clauses []clause, doc bson.Raw) bson.D {
-	var failed bson.A
+// listDetails explains a logical operator over clauses, in the inverted
+// sense when inv: the clauses that explain its outcome, each with its
+// index and details. $and fails by its failing clauses, $or by all (which
+// all failed), $nor by its matching ones, explained inverted; inverted,
+// $and matched by all, $or by its matching ones, $nor by all, explained
+// normally.
+func listDetails(op string, clauses []clause, doc bson.Raw, inv bool) bson.D {
+	childInv := inv != (op == "$nor")
+	// Only some clauses explain $and's failure, $or's match and $nor's
+	// failure: those whose outcome is the operator's.
+	some := op == "$and" && !inv || op == "$or" && inv || op == "$nor" && !inv
+	var listed bson.A
 	for i, c := range clauses {
-		if !c.matches(doc) {
-			failed = append(failed, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: c.details(doc)}})
+		if some && c.matches(doc) != childInv {
+			continue
 		}
+		listed = append(listed, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: c.details(doc, childInv)}})
 	}
-	return bson.D{{Key: "operatorName", Value: op}, {Key: "clausesNotSatisfied", Value: failed}}
+	key := "clausesNotSatisfied"
+	if childInv {
+		key = "clausesSatisfied"
+	}
+	return bson.D{{Key: "operatorName", Value: op}, {Key: key, Value: listed}}
 }
 
-// leafReasons are the reasons MongoDB gives when a leaf operator fails.
-var leafReasons = map[string]string{
-	"$eq": "comparison failed", "$gt": "comparison failed", "$gte": "comparison failed",
-	"$lt": "comparison failed", "$lte": "comparison failed", "$ne": "comparison succeeded",
-	"$in": "no matching value found in array", "$nin": "matching value found in array",
-	"$type": "type did not match", "$regex": "regular expression did not match",
-	"$mod": "$mod did not evaluate to expected remainder", "$all": "array did not contain all specified values",
-	"$elemMatch":  "array did not satisfy the child predicate",
-	"$bitsAllSet": "bitwise operator failed to match", "$bitsAnySet": "bitwise operator failed to match",
-	"$bitsAllClear": "bitwise operator failed to match", "$bitsAnyClear": "bitwise operator failed to match",
+// leafReasons are the reasons MongoDB gives when a leaf operator fails,
+// and, inverted, when it matches under a negation. $ne and $nin are
+// negations of $eq and $in, so their reasons are those inverted.
+var leafReasons = map[string][2]string{
+	"$eq": {"comparison failed", "comparison succeeded"}, "$gt": {"comparison failed", "comparison succeeded"},
+	"$gte": {"comparison failed", "comparison succeeded"}, "$lt": {"comparison failed", "comparison succeeded"},
+	"$lte": {"comparison failed", "comparison succeeded"}, "$ne": {"comparison succeeded", "comparison failed"},
+	"$in": {"no matching value found in array", "matching value found in array"}, "$nin": {"matching value found in array", "no matching value found in array"},
+	"$type": {"type did not match", "type did match"}, "$regex": {"regular expression did not match", "regular expression did match"},
+	"$mod":        {"$mod did not evaluate to expected remainder", "$mod did evaluate to expected remainder"},
+	"$all":        {"array did not contain all specified values", "array did contain all specified values"},
+	"$elemMatch":  {"array did not satisfy the child predicate", "array did satisfy the child predicate"},
+	"$size":       {"array length was not equal to given size", "array length was equal to given size"},
+	"$bitsAllSet": {"bitwise operator failed to match", "bitwise operator matched successfully"}, "$bitsAnySet": {"bitwise operator failed to match", "bitwise operator matched successfully"},
+	"$bitsAllClear": {"bitwise operator failed to match", "bitwise operator matched successfully"}, "$bitsAnyClear": {"bitwise operator failed to match", "bitwise operator matched successfully"},
 }
 
-// details explains the failure of the clause on doc.
-func (c clause) details(doc bson.Raw) bson.D {
+// reason is the normal or, when inv, the inverted one of two reasons.
+func reason(r [2]string, inv bool) string {
+	if inv {
+		return r[1]
+	}
+	return r[0]
+}
+
+// details explains the failure of the clause on doc, or, when inv, its
+// match.
+func (c clause) details(doc bson.Raw, inv bool) bson.D {
 	switch c.op {
 	case "$and", "$or", "$nor":
 		arr, _ := c.arg.ArrayOK()
@@ -132,27 +168,16 @@ func (c clause) details(doc bson.Raw) bson.D {
 			sub, _ := v.DocumentOK()
 			subs = append(subs, clause{op: "_sub", arg: v, spec: rawToD(sub)})
 		}
-		if c.op == "$and" {
-			return andDetails("$and", subs, doc)
-		}
-		key := "clausesNotSatisfied"
-		if c.op == "$nor" {
-			key = "clausesSatisfied"
-		}
-		var listed bson.A
-		for i, s := range subs {
-			if c.op == "$or" || s.matches(doc) {
-				item := bson.D{{Key: "index", Value: int32(i)}}
-				if c.op == "$or" {
-					item = append(item, bson.E{Key: "details", Value: s.details(doc)})
-				}
-				listed = append(listed, item)
-			}
-		}
-		return bson.D{{Key: "operatorName", Value: c.op}, {Key: key, Value: listed}}
+		return listDetails(c.op, subs, doc, inv)
 	case "_sub":
 		sub, _ := c.arg.DocumentOK()
-		return validationDetails(sub, doc)
+		return specDetails(sub, doc, inv)
+	case "$not":
+		// {path: {$not: <operator or regex>}} explains its operand
+		// inverted.
+		if inner := filterClauses(bsonDoc(bson.D{{Key: c.path, Value: c.arg}})); c.path != "" && len(inner) == 1 {
+			return bson.D{{Key: "operatorName", Value: "$not"}, {Key: "details", Value: inner[0].details(doc, !inv)}}
+		}
 	case "$jsonSchema":
 		schema, _ := c.arg.DocumentOK()
 		root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
@@ -163,7 +188,7 @@ func (c clause) details(doc bson.Raw) bson.D {
 		if err == nil {
 			var res bson.RawValue
 			if res, err = e.Eval(&expr.Context{Now: time.Now()}, doc); err == nil {
-				out = append(out, bson.E{Key: "reason", Value: "expression did not match"})
+				out = append(out, bson.E{Key: "reason", Value: reason([2]string{"expression did not match", "expression did match"}, inv)})
 				if res.Type != 0 {
 					out = append(out, bson.E{Key: "expressionResult", Value: res})
 				}
@@ -176,14 +201,16 @@ func (c clause) details(doc bson.Raw) bson.D {
 	vals, found := consideredValues(doc, c.path, c.op)
 	switch {
 	case c.op == "$exists":
-		if values.Truthy(c.arg) {
-			return append(out, bson.E{Key: "reason", Value: "path does not exist"})
+		// $exists: false is a negation of $exists: true.
+		r := reason([2]string{"path does not exist", "path does exist"}, inv == values.Truthy(c.arg))
+		out = append(out, bson.E{Key: "reason", Value: r})
+		if !found {
+			return out
 		}
-		out = append(out, bson.E{Key: "reason", Value: "path does exist"})
 	case !found:
 		return append(out, bson.E{Key: "reason", Value: "field was missing"})
-	case leafReasons[c.op] != "":
-		out = append(out, bson.E{Key: "reason", Value: leafReasons[c.op]})
+	case leafReasons[c.op] != [2]string{}:
+		out = append(out, bson.E{Key: "reason", Value: reason(leafReasons[c.op], inv)})
 	}
 	if len(vals) == 1 {
 		out = append(out, bson.E{Key: "consideredValue", Value: vals[0]})

@@ -27,6 +27,20 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "additionalProperties","specifiedAs": {"additionalProperties": false},"additionalProperties": ["x"]}]}`},
 		{"schema bsonType", `{"$jsonSchema": {"properties": {"n": {"bsonType": "string"}}}}`, `{"n": 5}`,
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "n","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": "string"},"reason": "type did not match","consideredValue": {"$numberInt":"5"},"consideredType": "int"}]}]}]}`},
+		// Under a negation, clauses are explained in the inverted sense
+		// (MongoDB's doc_validation_error.cpp).
+		{"nor", `{"$nor": [{"a": 1}, {"b": {"$exists": true}}, {"c": {"$gt": 5}}]}`, `{"a": 1, "c": 9}`,
+			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison succeeded","consideredValue": {"$numberInt":"1"}}},{"index": {"$numberInt":"2"},"details": {"operatorName": "$gt","specifiedAs": {"c": {"$gt": {"$numberInt":"5"}}},"reason": "comparison succeeded","consideredValue": {"$numberInt":"9"}}}]}`},
+		{"not", `{"a": {"$not": {"$in": [1, 2]}}}`, `{"a": 2}`,
+			`{"operatorName": "$not","details": {"operatorName": "$in","specifiedAs": {"a": {"$in": [{"$numberInt":"1"},{"$numberInt":"2"}]}},"reason": "matching value found in array","consideredValue": {"$numberInt":"2"}}}`},
+		{"not regex", `{"s": {"$not": {"$regularExpression": {"pattern": "^x", "options": ""}}}}`, `{"s": "xy"}`,
+			`{"operatorName": "$not","details": {"operatorName": "$regex","specifiedAs": {"s": {"$regularExpression":{"pattern":"^x","options":""}}},"reason": "regular expression did match","consideredValue": "xy"}}`},
+		{"nor of and, or, ne, exists false", `{"$nor": [{"$and": [{"a": 1}, {"b": {"$ne": 3}}]}, {"$or": [{"z": 1}, {"d": {"$exists": false}}]}]}`, `{"a": 1, "b": 2}`,
+			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$and","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison succeeded","consideredValue": {"$numberInt":"1"}}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$ne","specifiedAs": {"b": {"$ne": {"$numberInt":"3"}}},"reason": "comparison failed","consideredValue": {"$numberInt":"2"}}}]}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$or","clausesSatisfied": [{"index": {"$numberInt":"1"},"details": {"operatorName": "$exists","specifiedAs": {"d": {"$exists": false}},"reason": "path does not exist"}}]}}]}`},
+		{"nor of nor", `{"$nor": [{"$nor": [{"a": 1}]}]}`, `{"a": 0}`,
+			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$nor","clausesNotSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": {"$numberInt":"0"}}}]}}]}`},
+		{"size", `{"a": {"$size": 2}}`, `{"a": [1]}`,
+			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "array length was not equal to given size","consideredValue": [{"$numberInt":"1"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v, d bson.Raw
