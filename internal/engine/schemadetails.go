@@ -18,12 +18,12 @@ var schemaKeywordReasons = map[string]string{
 	"pattern": "regular expression did not match", "enum": "value was not found in enum",
 	"multipleOf": "considered value is not a multiple of the specified value",
 	"minItems":   "array did not match specified length", "maxItems": "array did not match specified length",
-	"uniqueItems":   "found a duplicate item",
-	"minProperties": "specified number of properties was not satisfied", "maxProperties": "specified number of properties was not satisfied",
+	"uniqueItems": "found a duplicate item",
 }
 
-// schemaAnnotations are the keywords that describe rather than restrict.
-var schemaAnnotations = map[string]bool{"title": true, "description": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "patternProperties": true}
+// schemaAnnotations are the keywords that describe rather than restrict
+// (or, the exclusive bounds, qualify another).
+var schemaAnnotations = map[string]bool{"title": true, "description": true, "exclusiveMinimum": true, "exclusiveMaximum": true}
 
 // exclusiveOf names the keyword that makes a bound exclusive.
 var exclusiveOf = map[string]string{"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}
@@ -52,14 +52,37 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "propertiesNotSatisfied", Value: propertiesErrors(spec, v)}})
 		case "additionalProperties":
 			out = append(out, additionalPropertiesError(schema, spec, v))
-		case "allOf", "anyOf", "oneOf":
+		case "patternProperties":
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "details", Value: patternPropertiesErrors(spec, v)}})
+		case "oneOf":
+			if matching := matchingSubschemas(spec, v); len(matching) > 0 {
+				out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "reason", Value: "more than one subschema matched"}, {Key: "matchingSchemaIndexes", Value: matching}})
+				break
+			}
+			fallthrough
+		case "allOf", "anyOf":
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "schemasNotSatisfied", Value: subschemaErrors(spec, v)}})
+		case "items", "additionalItems":
+			out = append(out, itemsError(schema, k, spec, v))
+		case "dependencies":
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "failingDependencies", Value: dependenciesErrors(spec, v)}})
+		case "minProperties", "maxProperties":
+			doc, _ := v.DocumentOK()
+			elems, _ := doc.Elements()
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified},
+				{Key: "reason", Value: "specified number of properties was not satisfied"}, {Key: "numberOfProperties", Value: int32(len(elems))}})
 		default:
 			d := bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}}
 			if r := schemaKeywordReasons[k]; r != "" {
 				d = append(d, bson.E{Key: "reason", Value: r}, bson.E{Key: "consideredValue", Value: v})
-				if k == "bsonType" || k == "type" {
+				switch k {
+				case "bsonType", "type":
 					d = append(d, bson.E{Key: "consideredType", Value: values.TypeName(v.Type)})
+				case "minItems", "maxItems":
+					n, _ := v.Array().Values()
+					d = append(d, bson.E{Key: "numberOfItems", Value: int32(len(n))})
+				case "uniqueItems":
+					d = append(d, bson.E{Key: "duplicatedValue", Value: firstDuplicate(v)})
 				}
 			}
 			out = append(out, d)
@@ -73,6 +96,12 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 // properties beside additionalProperties).
 func keywordFails(schema bson.Raw, k string, spec, v bson.RawValue) bool {
 	sub := bson.D{{Key: k, Value: spec}}
+	if k == "additionalItems" {
+		// additionalItems counts from the end of an items array.
+		if items, err := schema.LookupErr("items"); err == nil {
+			sub = append(sub, bson.E{Key: "items", Value: items})
+		}
+	}
 	for _, companion := range [...]string{"exclusiveMinimum", "exclusiveMaximum", "properties", "patternProperties"} {
 		if companion == k || (k != "additionalProperties" && (companion == "properties" || companion == "patternProperties")) {
 			continue
@@ -132,12 +161,7 @@ func propertiesErrors(spec, v bson.RawValue) bson.A {
 }
 
 func propertyError(name string, sub bson.Raw, v bson.RawValue) bson.D {
-	d := bson.D{{Key: "propertyName", Value: name}}
-	for _, a := range [...]string{"title", "description"} {
-		if s, ok := sub.Lookup(a).StringValueOK(); ok {
-			d = append(d, bson.E{Key: a, Value: s})
-		}
-	}
+	d := annotated(bson.D{{Key: "propertyName", Value: name}}, sub)
 	return append(d, bson.E{Key: "details", Value: schemaErrors(sub, v)})
 }
 
@@ -195,6 +219,137 @@ func subschemaErrors(spec, v bson.RawValue) bson.A {
 		sub, _ := s.DocumentOK()
 		if !schemaMatches(sub, v) {
 			out = append(out, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: schemaErrors(sub, v)}})
+		}
+	}
+	return out
+}
+
+// annotated appends the title and description of the subschema sub to d,
+// as MongoDB annotates the errors of a subschema.
+func annotated(d bson.D, sub bson.Raw) bson.D {
+	for _, a := range [...]string{"title", "description"} {
+		if s, ok := sub.Lookup(a).StringValueOK(); ok {
+			d = append(d, bson.E{Key: a, Value: s})
+		}
+	}
+	return d
+}
+
+// itemsError explains items or additionalItems (k, specified as spec in
+// schema) on the array v: with one subschema, its first failing item's
+// index and details; items' array of subschemas, the failing positions;
+// additionalItems false, the items past the items array.
+func itemsError(schema bson.Raw, k string, spec, v bson.RawValue) bson.D {
+	elems, _ := v.Array().Values()
+	from := 0
+	if k == "additionalItems" {
+		if list, ok := schema.Lookup("items").ArrayOK(); ok {
+			vals, _ := list.Values()
+			from = min(len(vals), len(elems))
+		}
+	}
+	out := bson.D{{Key: "operatorName", Value: k}}
+	switch sub, isSchema := spec.DocumentOK(); {
+	case isSchema:
+		reason := "At least one item did not match the sub-schema"
+		if k == "additionalItems" {
+			reason = "At least one additional item did not match the sub-schema"
+		}
+		for i := from; i < len(elems); i++ {
+			if !schemaMatches(sub, elems[i]) {
+				return append(annotated(out, sub), bson.E{Key: "reason", Value: reason}, bson.E{Key: "itemIndex", Value: int32(i)},
+					bson.E{Key: "details", Value: schemaErrors(sub, elems[i])})
+			}
+		}
+		return out
+	case k == "items":
+		subs, _ := spec.Array().Values()
+		failed := bson.A{}
+		for i := 0; i < len(subs) && i < len(elems); i++ {
+			if sub, _ := subs[i].DocumentOK(); !schemaMatches(sub, elems[i]) {
+				failed = append(failed, bson.D{{Key: "itemIndex", Value: int32(i)}, {Key: "details", Value: schemaErrors(sub, elems[i])}})
+			}
+		}
+		return append(out, bson.E{Key: "details", Value: failed})
+	}
+	extra := bson.A{}
+	for _, e := range elems[from:] {
+		extra = append(extra, e)
+	}
+	return append(out, bson.E{Key: "specifiedAs", Value: bson.D{{Key: k, Value: spec}}}, bson.E{Key: "reason", Value: "found additional items"}, bson.E{Key: "additionalItems", Value: extra})
+}
+
+// firstDuplicate is the first item of the array v equal to an earlier one.
+func firstDuplicate(v bson.RawValue) bson.RawValue {
+	elems, _ := v.Array().Values()
+	for i, e := range elems {
+		for _, prev := range elems[:i] {
+			if values.Compare(prev, e) == 0 {
+				return e
+			}
+		}
+	}
+	return bson.RawValue{}
+}
+
+// patternPropertiesErrors lists, for each pattern in order, the first
+// property of v its name matches whose value fails its subschema:
+// {propertyName, title and description, regexMatched, details}.
+func patternPropertiesErrors(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	doc, _ := v.DocumentOK()
+	props, _ := doc.Elements()
+	patterns, _ := spec.Document().Elements()
+	for _, p := range patterns {
+		re, err := regexp.Compile(p.Key())
+		sub, _ := p.Value().DocumentOK()
+		if err != nil {
+			continue
+		}
+		for _, prop := range props {
+			if re.MatchString(prop.Key()) && !schemaMatches(sub, prop.Value()) {
+				d := annotated(bson.D{{Key: "propertyName", Value: prop.Key()}}, sub)
+				out = append(out, append(d, bson.E{Key: "regexMatched", Value: p.Key()}, bson.E{Key: "details", Value: schemaErrors(sub, prop.Value())}))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// matchingSubschemas are the indexes of the subschemas of spec (oneOf)
+// that v satisfies.
+func matchingSubschemas(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	subs, _ := spec.Array().Values()
+	for i, s := range subs {
+		if sub, _ := s.DocumentOK(); schemaMatches(sub, v) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// dependenciesErrors lists the dependencies v fails, for each property v
+// has: the dependent properties it lacks, or the failing subschema's
+// details.
+func dependenciesErrors(spec, v bson.RawValue) bson.A {
+	out := bson.A{}
+	doc, _ := v.DocumentOK()
+	deps, _ := spec.Document().Elements()
+	for _, dep := range deps {
+		if _, err := doc.LookupErr(dep.Key()); err != nil {
+			continue
+		}
+		d := bson.D{{Key: "conditionalProperty", Value: dep.Key()}}
+		if sub, ok := dep.Value().DocumentOK(); ok {
+			if !schemaMatches(sub, v) {
+				out = append(out, append(d, bson.E{Key: "details", Value: schemaErrors(sub, v)}))
+			}
+			continue
+		}
+		if missing := missingProperties(dep.Value(), v); len(missing) > 0 {
+			out = append(out, append(d, bson.E{Key: "missingProperties", Value: missing}))
 		}
 	}
 	return out
