@@ -28,15 +28,25 @@ var schemaAnnotations = map[string]bool{"title": true, "description": true, "exc
 // exclusiveOf names the keyword that makes a bound exclusive.
 var exclusiveOf = map[string]string{"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}
 
+// schemaRuleOrder is the order of the rules of one schema in MongoDB's
+// translation of it (json_schema_parser.cpp: string and number keywords,
+// array keywords, object keywords, logical keywords, then the type), which
+// its schemaRulesNotSatisfied follows.
+var schemaRuleOrder = [...]string{
+	"pattern", "maxLength", "minLength", "multipleOf", "maximum", "minimum",
+	"minItems", "maxItems", "uniqueItems", "items", "additionalItems",
+	"properties", "additionalProperties", "patternProperties", "required", "minProperties", "maxProperties", "dependencies",
+	"allOf", "anyOf", "oneOf", "not", "enum",
+	"bsonType", "type",
+}
+
 // schemaErrors lists the rules of schema that v does not satisfy, each
-// as MongoDB's schemaRulesNotSatisfied describes it, in the schema's
-// keyword order.
+// as MongoDB's schemaRulesNotSatisfied describes it, in MongoDB's order.
 func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 	out := bson.A{}
-	elems, _ := schema.Elements()
-	for _, el := range elems {
-		k, spec := el.Key(), el.Value()
-		if schemaAnnotations[k] || !keywordFails(schema, k, spec, v) {
+	for _, k := range schemaRuleOrder {
+		spec, err := schema.LookupErr(k)
+		if err != nil || !keywordFails(schema, k, spec, v) {
 			continue
 		}
 		specified := bson.D{{Key: k, Value: spec}}
