@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -180,7 +179,7 @@ func TestNearAgainstBruteForce(t *testing.T) {
 	if _, werrs, err := e.Insert("test", "near", docs, false, WriteOptions{}); err != nil || len(werrs) > 0 {
 		t.Fatal(err, werrs)
 	}
-	all := collDocsList(t, e, "near")
+	all := findDocs(t, e, "near", FindOptions{})
 	for q := range 60 {
 		lng, lat := r.Float64()*360-180, r.Float64()*180-90
 		if q%3 == 0 {
@@ -197,9 +196,9 @@ func TestNearAgainstBruteForce(t *testing.T) {
 			bounds += fmt.Sprintf(`, "$maxDistance": %g`, maxD)
 		}
 		center := geo.SpherePoints(bson.RawValue{Type: bson.TypeArray, Value: ext(t, fmt.Sprintf(`{"a": [%g, %g]}`, lng, lat)).Lookup("a").Value})[0]
-		var want []float64
-		for _, d := range all {
-			gs, err := geo.Geometries(d.Lookup("loc"))
+		// The oracle: every document's distance, from all its geometries.
+		distance := func(doc bson.Raw) float64 {
+			gs, err := geo.Geometries(doc.Lookup("loc"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,34 +206,21 @@ func TestNearAgainstBruteForce(t *testing.T) {
 			for _, g := range gs {
 				best = min(best, float64(g.Distance(center))*geo.EarthRadiusMeters)
 			}
-			if best >= minD && best <= maxD {
-				want = append(want, best)
+			return best
+		}
+		var want []float64
+		for _, d := range all {
+			if dist := distance(d); dist >= minD && dist <= maxD {
+				want = append(want, dist)
 			}
 		}
 		slices.Sort(want)
 		limit := []int64{0, 1, 10, 100}[q%4]
 		filter := ext(t, fmt.Sprintf(`{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [%g, %g]}%s}}}`, lng, lat, bounds))
-		cur, err := e.Find("test", "near", FindOptions{Filter: filter, Limit: limit})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var got []float64
-		for {
-			doc, err := cur.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if doc == nil {
-				break
-			}
-			gs, _ := geo.Geometries(doc.Lookup("loc"))
-			best := math.Inf(1)
-			for _, g := range gs {
-				best = min(best, float64(g.Distance(center))*geo.EarthRadiusMeters)
-			}
-			got = append(got, best)
+		for _, doc := range findDocs(t, e, "near", FindOptions{Filter: filter, Limit: limit}) {
+			got = append(got, distance(doc))
 		}
-		cur.Close()
 		if limit > 0 && int64(len(want)) > limit {
 			want = want[:limit]
 		}
@@ -245,24 +231,3 @@ func TestNearAgainstBruteForce(t *testing.T) {
 }
 
 func head(xs []float64) []float64 { return xs[:min(len(xs), 12)] }
-
-// collDocsList is every document of coll, in _id order.
-func collDocsList(t *testing.T, e *Engine, coll string) []bson.Raw {
-	t.Helper()
-	cur, err := e.Find("test", coll, FindOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cur.Close()
-	var out []bson.Raw
-	for {
-		doc, err := cur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc == nil {
-			return out
-		}
-		out = append(out, bytes.Clone(doc))
-	}
-}

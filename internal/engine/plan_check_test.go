@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -104,27 +105,39 @@ func findStage(plan bson.Raw, name string) bson.Raw {
 	return nil
 }
 
-// findIDsIn is findIDs on collection coll.
+// findIDsIn runs a find on test.coll (with hint, when not empty) and
+// returns the _ids in result order.
 func findIDsIn(t *testing.T, e *Engine, coll string, o FindOptions, hint string) []int32 {
 	t.Helper()
 	if hint != "" {
 		o.Hint = ext(t, `{"h": `+hint+`}`).Lookup("h")
 	}
+	var ids []int32
+	for _, doc := range findDocs(t, e, coll, o) {
+		ids = append(ids, doc.Lookup("_id").Int32())
+	}
+	return ids
+}
+
+// findDocs runs a find on test.coll and returns its documents in result
+// order.
+func findDocs(t *testing.T, e *Engine, coll string, o FindOptions) []bson.Raw {
+	t.Helper()
 	cur, err := e.Find("test", coll, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cur.Close()
-	var ids []int32
+	var out []bson.Raw
 	for {
 		doc, err := cur.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if doc == nil {
-			return ids
+			return out
 		}
-		ids = append(ids, doc.Lookup("_id").Int32())
+		out = append(out, bytes.Clone(doc))
 	}
 }
 

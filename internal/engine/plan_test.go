@@ -136,28 +136,11 @@ func TestPlans(t *testing.T) {
 	}
 }
 
-// findIDs runs a find and returns the _ids in result order.
+// findIDs runs a find on test.p and returns the _ids, in result order
+// when it sorts.
 func findIDs(t *testing.T, e *Engine, o FindOptions, hint string) []int32 {
 	t.Helper()
-	if hint != "" {
-		o.Hint = ext(t, `{"h": `+hint+`}`).Lookup("h")
-	}
-	cur, err := e.Find("test", "p", o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cur.Close()
-	var ids []int32
-	for {
-		doc, err := cur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc == nil {
-			break
-		}
-		ids = append(ids, doc.Lookup("_id").Int32())
-	}
+	ids := findIDsIn(t, e, "p", o, hint)
 	if o.Sort == nil {
 		slices.Sort(ids)
 	}
