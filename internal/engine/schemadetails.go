@@ -21,10 +21,6 @@ var schemaKeywordReasons = map[string]string{
 	"uniqueItems": "found a duplicate item",
 }
 
-// schemaAnnotations are the keywords that describe rather than restrict
-// (or, the exclusive bounds, qualify another).
-var schemaAnnotations = map[string]bool{"title": true, "description": true, "exclusiveMinimum": true, "exclusiveMaximum": true}
-
 // exclusiveOf names the keyword that makes a bound exclusive.
 var exclusiveOf = map[string]string{"minimum": "exclusiveMinimum", "maximum": "exclusiveMaximum"}
 
