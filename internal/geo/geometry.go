@@ -126,42 +126,21 @@ func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 		}
 		g.Points = append(g.Points, p)
 	case "MultiPoint":
-		err = each(coords, func(v bson.RawValue) error {
-			p, err := position(v)
-			g.Points = append(g.Points, p)
-			return err
-		})
-		if err == nil && len(g.Points) == 0 {
-			err = errorf("MultiPoint coordinates must have at least 1 element")
-		}
+		err = eachInto(coords, typ, position, &g.Points)
 	case "LineString":
 		var l *s2.Polyline
 		if l, err = lineString(coords); err == nil {
 			g.Lines = append(g.Lines, l)
 		}
 	case "MultiLineString":
-		err = each(coords, func(v bson.RawValue) error {
-			l, err := lineString(v)
-			g.Lines = append(g.Lines, l)
-			return err
-		})
-		if err == nil && len(g.Lines) == 0 {
-			err = errorf("MultiLineString coordinates must have at least 1 element")
-		}
+		err = eachInto(coords, typ, lineString, &g.Lines)
 	case "Polygon":
 		var p *s2.Polygon
 		if p, err = polygon(coords); err == nil {
 			g.Polygons = append(g.Polygons, p)
 		}
 	case "MultiPolygon":
-		err = each(coords, func(v bson.RawValue) error {
-			p, err := polygon(v)
-			g.Polygons = append(g.Polygons, p)
-			return err
-		})
-		if err == nil && len(g.Polygons) == 0 {
-			err = errorf("MultiPolygon coordinates must have at least 1 element")
-		}
+		err = eachInto(coords, typ, polygon, &g.Polygons)
 	default:
 		return nil, errorf("unknown GeoJSON type: %s", d)
 	}
@@ -169,6 +148,21 @@ func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// eachInto appends to dst each element of the array coords of a Multi-
+// geometry of type typ, as parse reads it; it must hold at least one.
+func eachInto[T any](coords bson.RawValue, typ string, parse func(bson.RawValue) (T, error), dst *[]T) error {
+	n := len(*dst)
+	err := each(coords, func(v bson.RawValue) error {
+		x, err := parse(v)
+		*dst = append(*dst, x)
+		return err
+	})
+	if err == nil && len(*dst) == n {
+		err = errorf("%s coordinates must have at least 1 element", typ)
+	}
+	return err
 }
 
 // each calls fn with each element of an array value.
