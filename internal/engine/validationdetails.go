@@ -144,6 +144,8 @@ var leafReasons = map[string][2]string{
 	"$all":        {"array did not contain all specified values", "array did contain all specified values"},
 	"$elemMatch":  {"array did not satisfy the child predicate", "array did satisfy the child predicate"},
 	"$size":       {"array length was not equal to given size", "array length was equal to given size"},
+	"$exists":     {"path does not exist", "path does exist"},
+	"$expr":       {"expression did not match", "expression did match"},
 	"$bitsAllSet": {"bitwise operator failed to match", "bitwise operator matched successfully"}, "$bitsAnySet": {"bitwise operator failed to match", "bitwise operator matched successfully"},
 	"$bitsAllClear": {"bitwise operator failed to match", "bitwise operator matched successfully"}, "$bitsAnyClear": {"bitwise operator failed to match", "bitwise operator matched successfully"},
 }
@@ -188,7 +190,7 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		if err == nil {
 			var res bson.RawValue
 			if res, err = e.Eval(&expr.Context{Now: time.Now()}, doc); err == nil {
-				out = append(out, bson.E{Key: "reason", Value: reason([2]string{"expression did not match", "expression did match"}, inv)})
+				out = append(out, bson.E{Key: "reason", Value: reason(leafReasons["$expr"], inv)})
 				if res.Type != 0 {
 					out = append(out, bson.E{Key: "expressionResult", Value: res})
 				}
@@ -202,8 +204,7 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 	switch {
 	case c.op == "$exists":
 		// $exists: false is a negation of $exists: true.
-		r := reason([2]string{"path does not exist", "path does exist"}, inv == values.Truthy(c.arg))
-		out = append(out, bson.E{Key: "reason", Value: r})
+		out = append(out, bson.E{Key: "reason", Value: reason(leafReasons["$exists"], inv == values.Truthy(c.arg))})
 		if !found {
 			return out
 		}
