@@ -219,10 +219,11 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 			if !ok {
 				return 0
 			}
-			if cell := s2.CellID(n); cell.IsLeaf() {
+			cell := s2.CellID(n)
+			if cell.IsLeaf() {
 				return max(0, float64(q.Center.Distance(cell.Point()))-leafSlack)
 			}
-			return float64(s2.CellFromCellID(s2.CellID(n)).Distance(q.Center).Angle())
+			return float64(s2.CellFromCellID(cell).Distance(q.Center).Angle())
 		}
 	case q.Legacy:
 		ns.initial, ns.full = (f.Max-f.Min)/f.Cells(), (f.Max-f.Min)*2
@@ -256,7 +257,6 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 type geoNearSource struct {
 	r      storage.Reader
 	collID uint32
-	p      *planner.Plan
 	ns     *nearScan
 	prefix []byte // the index's storage prefix
 	stats  *OpStats
@@ -266,14 +266,14 @@ type geoNearSource struct {
 	radius  float64    // every key within it has been read
 	done    bool       // every key has been read
 	scanned [][2]int64 // the key ranges read, sorted and disjoint
-	// bounds is each candidate's least bound pushed, fetched the
-	// documents read; cands and docs are heaps by bound and distance.
-	bounds  map[string]float64
-	fetched map[string]struct{}
-	cands   nearHeap[nearCand]
-	docs    nearHeap[nearDoc]
-	seq     int
-	cur     nearDoc
+	// bounds is each candidate's least bound pushed, or nearRead (below
+	// every bound) once its document was read; cands and docs are heaps
+	// by bound and distance.
+	bounds map[string]float64
+	cands  nearHeap[nearCand]
+	docs   nearHeap[nearDoc]
+	seq    int
+	cur    nearDoc
 }
 
 type nearCand struct {
@@ -337,8 +337,8 @@ func (h *nearHeap[T]) pop() T {
 }
 
 func newGeoNearSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *geoNearSource {
-	return &geoNearSource{r: r, collID: c.ID, p: p, ns: p.Geo.Ref.(*nearScan), prefix: indexPrefix(c.ID, indexOf(p).ID),
-		stats: stats, ctx: ctx, closer: closer, bounds: map[string]float64{}, fetched: map[string]struct{}{}, radius: -1}
+	return &geoNearSource{r: r, collID: c.ID, ns: p.Geo.Ref.(*nearScan), prefix: indexPrefix(c.ID, indexOf(p).ID),
+		stats: stats, ctx: ctx, closer: closer, bounds: map[string]float64{}, radius: -1}
 }
 
 func (s *geoNearSource) Next() (bson.Raw, error) {
@@ -373,11 +373,10 @@ func (s *geoNearSource) Next() (bson.Raw, error) {
 // fetch reads a candidate's document, unless read already, and keeps it
 // when it lies within the query's bounds.
 func (s *geoNearSource) fetch(c nearCand) error {
-	if _, ok := s.fetched[c.id]; ok {
+	if s.bounds[c.id] == nearRead {
 		return nil
 	}
-	s.fetched[c.id] = struct{}{}
-	delete(s.bounds, c.id)
+	s.bounds[c.id] = nearRead
 	doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(c.id)))
 	if err != nil || !found {
 		return err
@@ -388,6 +387,10 @@ func (s *geoNearSource) fetch(c nearCand) error {
 	}
 	return nil
 }
+
+// nearRead marks in geoNearSource.bounds a candidate whose document was read:
+// below every distance, so no later key of it is pushed again.
+const nearRead = -1.0
 
 // round reads the keys within the next radius not read yet, each a
 // candidate unless its document was read or lies beyond $maxDistance.
@@ -424,9 +427,6 @@ func (s *geoNearSource) round() error {
 	fresh, s.scanned = subtractRanges(ranges, s.scanned)
 	return scanEntries(s.ctx, s.r, s.prefix, keyIntervals(ns.prefix, fresh), s.stats, func(value []byte) {
 		id := string(entryID(value))
-		if _, ok := s.fetched[id]; ok {
-			return
-		}
 		b := 0.0
 		if ns.bound != nil {
 			b = ns.bound(value)
@@ -435,7 +435,7 @@ func (s *geoNearSource) round() error {
 			return
 		}
 		if old, ok := s.bounds[id]; ok && old <= b {
-			return
+			return // a smaller bound is pushed, or the document was read
 		}
 		s.bounds[id] = b
 		s.seq++
@@ -506,28 +506,6 @@ func locations(v bson.RawValue) []bson.RawValue {
 		return []bson.RawValue{v}
 	}
 	return vals
-}
-
-// eachAtPath calls fn with each value at parts below v, through arrays of
-// documents.
-func eachAtPath(v bson.RawValue, parts []string, fn func(bson.RawValue)) {
-	if len(parts) == 0 {
-		fn(v)
-		return
-	}
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		if child, err := v.Document().LookupErr(parts[0]); err == nil {
-			eachAtPath(child, parts[1:], fn)
-		}
-	case bson.TypeArray:
-		vals, _ := v.Array().Values()
-		for _, e := range vals {
-			if e.Type == bson.TypeEmbeddedDocument {
-				eachAtPath(e, parts, fn)
-			}
-		}
-	}
 }
 
 // Meta carries the distance and location of the document Next returned
@@ -615,4 +593,26 @@ func nearDensity(r storage.Reader, prefix []byte, center s2.Point) (float64, err
 		}
 	}
 	return 0, it.Error()
+}
+
+// eachAtPath calls fn with each value at parts below v, through arrays of
+// documents.
+func eachAtPath(v bson.RawValue, parts []string, fn func(bson.RawValue)) {
+	if len(parts) == 0 {
+		fn(v)
+		return
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		if child, err := v.Document().LookupErr(parts[0]); err == nil {
+			eachAtPath(child, parts[1:], fn)
+		}
+	case bson.TypeArray:
+		vals, _ := v.Array().Values()
+		for _, e := range vals {
+			if e.Type == bson.TypeEmbeddedDocument {
+				eachAtPath(e, parts, fn)
+			}
+		}
+	}
 }
