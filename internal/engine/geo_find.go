@@ -484,12 +484,13 @@ func subtractRanges(ranges, done [][2]int64) (fresh, all [][2]int64) {
 func (s *geoNearSource) distance(doc bson.Raw) (float64, bson.RawValue, bool) {
 	q := s.ns.q
 	best, bestLoc, ok := math.Inf(1), bson.RawValue{}, false
-	eachAtPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) {
+	_ = eachGeoValue(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, s.ns.parts, func(v bson.RawValue) error {
 		for _, loc := range locations(v) {
 			if d, found := s.ns.dist(loc); found && d >= float64(q.Min) && d <= float64(q.Max) && d < best {
 				best, bestLoc, ok = d, loc, true
 			}
 		}
+		return nil
 	})
 	return best, bestLoc, ok
 }
@@ -593,26 +594,4 @@ func nearDensity(r storage.Reader, prefix []byte, center s2.Point) (float64, err
 		}
 	}
 	return 0, it.Error()
-}
-
-// eachAtPath calls fn with each value at parts below v, through arrays of
-// documents.
-func eachAtPath(v bson.RawValue, parts []string, fn func(bson.RawValue)) {
-	if len(parts) == 0 {
-		fn(v)
-		return
-	}
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		if child, err := v.Document().LookupErr(parts[0]); err == nil {
-			eachAtPath(child, parts[1:], fn)
-		}
-	case bson.TypeArray:
-		vals, _ := v.Array().Values()
-		for _, e := range vals {
-			if e.Type == bson.TypeEmbeddedDocument {
-				eachAtPath(e, parts, fn)
-			}
-		}
-	}
 }

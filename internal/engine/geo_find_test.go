@@ -231,3 +231,21 @@ func TestNearAgainstBruteForce(t *testing.T) {
 }
 
 func head(xs []float64) []float64 { return xs[:min(len(xs), 12)] }
+
+// A $near on a path through an array position ("l.0") measures the
+// value the index keys there: the first element, not the others.
+func TestNearArrayPosition(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "pos", `{"l.0": "2dsphere"}`, false)
+	var docs []bson.Raw
+	for i, lngs := range [][2]float64{{3, 0}, {1, 9}, {2, 0.5}} {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "l": [{"type": "Point", "coordinates": [%g, 0]}, {"type": "Point", "coordinates": [%g, 0]}]}`, i, lngs[0], lngs[1])))
+	}
+	if _, _, err := e.Insert("test", "pos", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	filter := ext(t, `{"l.0": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}`)
+	if got := findIDsIn(t, e, "pos", FindOptions{Filter: filter}, ""); fmt.Sprint(got) != "[1 2 0]" {
+		t.Fatalf("$near on l.0: %v, want [1 2 0]", got)
+	}
+}

@@ -94,52 +94,56 @@ func (ix *Index) raiseCoarseCells(keys []indexKey) bool {
 // cell ids, or a 2d index's geohashes.
 func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawValue, error) {
 	var out []bson.RawValue
-	var visit func(v bson.RawValue, i int) error
-	visit = func(v bson.RawValue, i int) error {
-		if i == len(f.Parts) {
-			if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
-				return nil
-			}
-			if f.Flat {
-				return ix.flatKeys(v, &out)
-			}
-			gs, err := geo.Geometries(v)
-			if err != nil {
-				return mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", shellDoc(doc), err)
-			}
-			for _, g := range gs {
-				for _, c := range g.IndexCells() {
-					out = append(out, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))})
-				}
-			}
+	err := eachGeoValue(root, f.Parts, func(v bson.RawValue) error {
+		if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 			return nil
 		}
-		switch v.Type {
-		case bson.TypeEmbeddedDocument:
-			child, err := v.Document().LookupErr(f.Parts[i])
-			if err != nil {
-				return nil
-			}
-			return visit(child, i+1)
-		case bson.TypeArray:
-			if n, err := strconv.Atoi(f.Parts[i]); err == nil && n >= 0 {
-				if child, err := v.Array().IndexErr(uint(n)); err == nil {
-					return visit(child, i+1)
-				}
-			}
-			elems, _ := v.Array().Values()
-			for _, el := range elems {
-				if el.Type == bson.TypeEmbeddedDocument {
-					if err := visit(el, i); err != nil {
-						return err
-					}
-				}
+		if f.Flat {
+			return ix.flatKeys(v, &out)
+		}
+		gs, err := geo.Geometries(v)
+		if err != nil {
+			return mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", shellDoc(doc), err)
+		}
+		for _, g := range gs {
+			for _, c := range g.IndexCells() {
+				out = append(out, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))})
 			}
 		}
 		return nil
-	}
-	err := visit(root, 0)
+	})
 	return out, err
+}
+
+// eachGeoValue calls fn with each value at parts below v, the values a geo
+// index keys and a geo query reads: an array on the way is entered at the
+// position a numeric part names when it has one, else through its
+// documents; the value at the end is passed whole.
+func eachGeoValue(v bson.RawValue, parts []string, fn func(bson.RawValue) error) error {
+	if len(parts) == 0 {
+		return fn(v)
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		if child, err := v.Document().LookupErr(parts[0]); err == nil {
+			return eachGeoValue(child, parts[1:], fn)
+		}
+	case bson.TypeArray:
+		if n, err := strconv.Atoi(parts[0]); err == nil && n >= 0 {
+			if child, err := v.Array().IndexErr(uint(n)); err == nil {
+				return eachGeoValue(child, parts[1:], fn)
+			}
+		}
+		elems, _ := v.Array().Values()
+		for _, el := range elems {
+			if el.Type == bson.TypeEmbeddedDocument {
+				if err := eachGeoValue(el, parts, fn); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // flatKeys appends the geohashes of the legacy pairs of v to out.
