@@ -233,7 +233,7 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 			d = rawdoc.AppendElement(d, el.Key(), el.Value())
 		}
 	}
-	if g := ix.geoField(); g >= 0 && ix.Fields[g].Geo {
+	if ix.sphereField() >= 0 {
 		d = bsoncore.AppendInt32Element(d, "2dsphereIndexVersion", 3)
 	}
 	if elems, _ := ix.flatOptions.Elements(); len(elems) > 0 {

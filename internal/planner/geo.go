@@ -6,9 +6,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// GeoScan is how a geo query reads a 2dsphere index: the S2 cell ranges
-// of the field's keys that may hold a match (under the equality values of
-// the fields before it); a $near query widens them round by round.
+// GeoScan is how a geo query reads a 2dsphere or 2d index: the ranges of
+// the field's keys (S2 cells or geohashes) that may hold a match, under
+// the equality values of the fields before it; a $near query widens them
+// round by round.
 type GeoScan struct {
 	// Field is the 2dsphere field's path.
 	Field string
