@@ -110,10 +110,32 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOpts); err != nil {
 		return err
 	}
+	if err := s.createDefaultTimeseriesIndex(&tsColl{name: name, buckets: buckets, o: o}, r.DB); err != nil {
+		return err
+	}
 	doc := viewDoc(r.DB, name, buckets, unpackPipeline(o), nil)
 	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
+	}
+	return err
+}
+
+// createDefaultTimeseriesIndex creates the index MongoDB 6.3 and later
+// give a new time series collection with a metaField: {<metaField>: 1,
+// <timeField>: 1}, which reads the buckets of one meta value in a time
+// range.
+func (s *Service) createDefaultTimeseriesIndex(ts *tsColl, db string) error {
+	if ts.o.MetaField == "" {
+		return nil
+	}
+	key := bson.D{{Key: ts.o.MetaField, Value: 1}, {Key: ts.o.TimeField, Value: 1}}
+	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: ts.o.MetaField + "_1_" + ts.o.TimeField + "_1"}}), false)
+	if err == nil {
+		err = ts.bucketIndex(&spec)
+	}
+	if err == nil {
+		_, err = s.Engine.CreateIndexes(db, ts.buckets, []engine.IndexSpec{spec}, nil)
 	}
 	return err
 }

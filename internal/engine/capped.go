@@ -63,7 +63,7 @@ func cappedTotals(r storage.Reader, c *Collection) (size, count int64, err error
 	defer docs.Close()
 	for docs.First(); docs.Valid(); docs.Next() {
 		count++
-		size += int64(len(docs.Value()))
+		size += int64(storedLen(docs.Value()))
 	}
 	return size, count, docs.Error()
 }
@@ -168,7 +168,8 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 	}
 	for it.First(); it.Valid() && (size > c.Options.Size || (c.Options.Max > 0 && count > c.Options.Max)); it.Next() {
 		victimKey := docKeyFromEncodedID(c.ID, it.Value())
-		victim, found, err := tx.Get(victimKey)
+		var buf []byte
+		victim, found, err := getDoc(tx, victimKey, &buf)
 		if err != nil {
 			return nil, err
 		}

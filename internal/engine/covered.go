@@ -18,7 +18,7 @@ func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 	vals := entryValues(s.it.Value())
 	var doc bson.Raw
 	if vals == nil {
-		d, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
+		d, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, encID), &s.docBuf)
 		if err != nil || !found {
 			return nil, err
 		}

@@ -89,7 +89,8 @@ func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
 			v = vals.Index(0).Value()
 		}
 		if !valid || vals == nil || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
-			doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, entryID(s.it.Value())))
+			var buf []byte
+			doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, entryID(s.it.Value())), &buf)
 			if err != nil {
 				return nil, err
 			}

@@ -377,7 +377,8 @@ func (s *geoNearSource) fetch(c nearCand) error {
 		return nil
 	}
 	s.bounds[c.id] = nearRead
-	doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(c.id)))
+	var buf []byte
+	doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, []byte(c.id)), &buf)
 	if err != nil || !found {
 		return err
 	}

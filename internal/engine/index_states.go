@@ -265,8 +265,13 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			if err != nil {
 				return err
 			}
+			var buf []byte
 			for it.First(); it.Valid() && n < limit; it.Next() {
-				if err := e.indexDoc(tx, c, ixs, it.Key(), it.Value()); err != nil {
+				doc, err := docOf(it.Value(), &buf)
+				if err == nil {
+					err = e.indexDoc(tx, c, ixs, it.Key(), doc)
+				}
+				if err != nil {
 					it.Close()
 					return err
 				}

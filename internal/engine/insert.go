@@ -169,7 +169,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		for _, u := range p.ix.uniques {
 			staged[string(u.entry)] = encID
 		}
-		if err := tx.Set(p.key, p.doc); err != nil {
+		if err := tx.Set(p.key, c.stored(p.doc)); err != nil {
 			return 0, err
 		}
 		if err := p.ix.stage(tx); err != nil {

@@ -117,7 +117,7 @@ func (s *randomSample) Next() (bson.Raw, error) {
 			}
 			if k := string(s.it.Key()); !s.taken[k] {
 				s.taken[k] = true
-				return bytes.Clone(s.it.Value()), nil
+				return ownDoc(s.it.Value())
 			}
 		}
 		if err := s.reservoir(); err != nil {
@@ -130,7 +130,8 @@ func (s *randomSample) Next() (bson.Raw, error) {
 	}
 	doc := s.rest[0]
 	s.rest = s.rest[1:]
-	return doc, nil
+	var buf []byte
+	return docOf(doc, &buf)
 }
 
 // reservoir samples the documents not taken yet, uniformly, for the rest

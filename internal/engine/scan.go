@@ -58,8 +58,10 @@ type planSource struct {
 	// interval it just opened at hintStart.
 	hinting   bool
 	hintStart []byte
-	// covBuf holds the last document a covered read built.
+	// covBuf holds the last document a covered read built; docBuf the
+	// last one decoded (see docOf).
 	covBuf []byte
+	docBuf []byte
 	// point is the document of an _id point plan, read at once.
 	point     bson.Raw
 	pointDone bool
@@ -77,7 +79,7 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 	}
 	if p.IDPoint() {
 		// One _id: a point read, with no iterator to set up.
-		doc, found, err := r.Get(append(s.prefix, p.Intervals[0].Lo...))
+		doc, found, err := getDoc(r, append(s.prefix, p.Intervals[0].Lo...), &s.docBuf)
 		s.point, s.pointDone = doc, !found
 		return s, err
 	}
@@ -180,7 +182,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 				continue
 			}
-			return s.it.Value(), nil
+			return docOf(s.it.Value(), &s.docBuf)
 		}
 		encID := entryID(s.it.Value())
 		if s.seen != nil {
@@ -210,7 +212,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 			}
 			continue
 		}
-		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, encID))
+		doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, encID), &s.docBuf)
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	var keyBytes int64
 	for it.First(); it.Valid(); it.Next() {
 		s.Count++
-		s.Size += int64(len(it.Value()))
+		s.Size += int64(storedLen(it.Value()))
 		keyBytes += int64(len(it.Key()))
 	}
 	if err := firstErr(it.Error(), it.Close()); err != nil {

@@ -103,6 +103,7 @@ type tailSource struct {
 	pre     []byte
 	read    int
 	started bool
+	docBuf  []byte // see docOf
 }
 
 func (s *tailSource) Next() (bson.Raw, error) {
@@ -118,7 +119,7 @@ func (s *tailSource) Next() (bson.Raw, error) {
 		}
 		s.read++
 		s.t.next = binary.BigEndian.Uint64(s.it.Key()[len(s.pre):]) + 1
-		doc, found, err := s.snap.Get(docKeyFromEncodedID(s.t.c.ID, s.it.Value()))
+		doc, found, err := getDoc(s.snap, docKeyFromEncodedID(s.t.c.ID, s.it.Value()), &s.docBuf)
 		if err != nil || found {
 			return doc, err
 		}

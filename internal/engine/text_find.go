@@ -137,6 +137,7 @@ type textSource struct {
 	loaded bool
 	ids    []string
 	scores map[string]float64
+	docBuf []byte // see docOf
 	next   int
 	score  float64
 }
@@ -168,7 +169,7 @@ func (s *textSource) Next() (bson.Raw, error) {
 	for s.next < len(s.ids) {
 		id := s.ids[s.next]
 		s.next++
-		doc, found, err := s.r.Get(docKeyFromEncodedID(s.collID, []byte(id)))
+		doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, []byte(id)), &s.docBuf)
 		if err != nil {
 			return nil, err
 		}

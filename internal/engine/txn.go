@@ -159,7 +159,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if next == nil {
 		err = t.tx.Delete(key)
 	} else {
-		err = t.tx.Set(key, next)
+		err = t.tx.Set(key, c.stored(next))
 	}
 	if err == nil {
 		err = ch.stage(t.tx)

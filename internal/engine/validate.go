@@ -52,11 +52,16 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 	if err != nil {
 		return res, err
 	}
+	var buf []byte
 	for it.First(); it.Valid(); it.Next() {
 		res.Records++
 		res.KeysPerIndex[idIndexName]++
 		encID := append([]byte(nil), idFromDocKey(it.Key())...)
-		doc := bson.Raw(it.Value())
+		doc, err := docOf(it.Value(), &buf)
+		if err != nil {
+			res.Errors = append(res.Errors, fmt.Sprintf("the document stored at %x cannot be read: %v", it.Key(), err))
+			continue
+		}
 		id := doc.Lookup("_id")
 		id.Value = append([]byte(nil), id.Value...)
 		for _, ix := range ixs {
@@ -90,7 +95,7 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 				continue
 			}
 			extra := IndexEntry{Index: ix.Name}
-			if doc, found, err := snap.Get(docKeyFromEncodedID(c.ID, entryID(it.Value()))); err != nil {
+			if doc, found, err := getDoc(snap, docKeyFromEncodedID(c.ID, entryID(it.Value())), &buf); err != nil {
 				return res, err
 			} else if found {
 				extra.ID = bson.Raw(doc).Lookup("_id")

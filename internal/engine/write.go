@@ -35,9 +35,10 @@ const (
 // change buffered there instead.
 func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (matched bool, what change, err error) {
+	var buf []byte
 	read := func(r storage.Reader) (old, next bson.Raw, err error) {
 		matched, what = false, keep
-		cur, found, err := r.Get(key)
+		cur, found, err := getDoc(r, key, &buf)
 		if err != nil || !found {
 			return nil, nil, err
 		}
@@ -141,7 +142,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if next == nil {
 		err = tx.Delete(key)
 	} else {
-		err = tx.Set(key, next)
+		err = tx.Set(key, c.stored(next))
 	}
 	if err == nil {
 		err = ch.stage(tx)

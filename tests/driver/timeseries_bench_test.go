@@ -19,7 +19,9 @@ import (
 // same documents into a plain collection with an index on host and time,
 // compacts both on an on-disk store and reports their disk sizes (data
 // plus indexes, from collStats) and the ratio; the target is at most
-// 1/3. One iteration; run with -benchtime 1x.
+// 1/3. Then it times #16's query on both, a $match on one host and an
+// hour followed by a $group by minute (target: the time series within 2×
+// of the plain collection). One iteration; run with -benchtime 1x.
 func BenchmarkTimeseriesStorage(b *testing.B) {
 	const hosts, seconds = 100, 10_000
 	in := startInstance(b, instance.Config{Addr: "127.0.0.1:0", DBPath: b.TempDir()})
@@ -75,4 +77,32 @@ func BenchmarkTimeseriesStorage(b *testing.B) {
 	b.ReportMetric(ts/(1<<20), "ts-MB")
 	b.ReportMetric(pl/(1<<20), "plain-MB")
 	b.ReportMetric(ts/pl, "ts/plain")
+
+	// An hour of one host, by minute: 60 groups of 60 measurements.
+	const queries = 50
+	perQuery := func(coll string) float64 {
+		began := time.Now()
+		for q := range queries {
+			from := start.Add(time.Duration(q%(seconds/3600-1)) * time.Hour)
+			pipeline := bson.A{
+				bson.D{{Key: "$match", Value: bson.D{{Key: "host", Value: fmt.Sprintf("host%03d", q%hosts)},
+					{Key: "t", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: from.Add(time.Hour)}}}}}},
+				bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$t"}, {Key: "unit", Value: "minute"}}}}},
+					{Key: "avg", Value: bson.D{{Key: "$avg", Value: "$m0"}}}}}},
+			}
+			cur, err := db.Collection(coll).Aggregate(ctx, pipeline)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var groups []bson.Raw
+			if err := cur.All(ctx, &groups); err != nil || len(groups) != 60 {
+				b.Fatalf("%s: %d groups, %v", coll, len(groups), err)
+			}
+		}
+		return float64(time.Since(began).Microseconds()) / 1000 / queries
+	}
+	tsMS, plainMS := perQuery("ts"), perQuery("plain")
+	b.ReportMetric(tsMS, "ts-query-ms")
+	b.ReportMetric(plainMS, "plain-query-ms")
+	b.ReportMetric(tsMS/plainMS, "ts/plain-query")
 }
