@@ -143,13 +143,17 @@ func appendRun(out []byte, vals []bson.RawValue) (int, []byte) {
 		}
 	}
 	n := 1
-	for n < len(vals) && runKind(vals[n]) == kind {
+	for ; n < len(vals); n++ {
 		if kind == runDouble {
+			if vals[n].Type != bson.TypeDouble {
+				break
+			}
 			if _, ok := scaled(vals[n].Double(), scale); !ok {
 				break
 			}
+		} else if runKind(vals[n]) != kind {
+			break
 		}
-		n++
 	}
 	out = append(out, byte(kind))
 	out = binary.AppendUvarint(out, uint64(n))
