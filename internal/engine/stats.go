@@ -43,10 +43,14 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 		return CollectionStats{}, err
 	}
 	var s CollectionStats
-	var keyBytes int64
+	// keyBytes and storedBytes are what the keys and the values take
+	// before the store compresses them: a compressed bucket's stored
+	// value, not the document it holds (s.Size).
+	var keyBytes, storedBytes int64
 	for it.First(); it.Valid(); it.Next() {
 		s.Count++
 		s.Size += int64(storedLen(it.Value()))
+		storedBytes += int64(len(it.Value()))
 		keyBytes += int64(len(it.Key()))
 	}
 	if err := firstErr(it.Error(), it.Close()); err != nil {
@@ -61,8 +65,8 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	ixs := c.Indexes()
 	s.IndexSizes = make([]IndexSize, 0, len(ixs)+1)
 	var idSize int64
-	if keyBytes+s.Size > 0 {
-		idSize = int64(float64(docDisk) * float64(keyBytes) / float64(keyBytes+s.Size))
+	if keyBytes+storedBytes > 0 {
+		idSize = int64(float64(docDisk) * float64(keyBytes) / float64(keyBytes+storedBytes))
 	}
 	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})
 	for _, ix := range ixs {
