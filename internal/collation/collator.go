@@ -26,19 +26,31 @@ type Collator struct {
 	spec Spec
 	doc  bson.Raw
 	tag  language.Tag
+	// levelled: keys are rebuilt level by level (levels.go).
+	levelled bool
+	// reorder moves primaries to the locale's script order; nil if it has
+	// none.
+	reorder *reordering
 	// pool holds x/text collators, which are not safe for concurrent use.
 	pool sync.Pool
 }
 
 func newCollator(s Spec) *Collator {
-	tag := language.MustParse(languageTag(s.Locale))
+	base := language.MustParse(languageTag(s.Locale))
+	tag := base
 	set := func(k, v string) {
 		if t, err := tag.SetTypeForKey(k, v); err == nil {
 			tag = t
 		}
 	}
-	set("ks", [...]string{"", "level1", "level2", "level3", "level4", "identic"}[s.Strength])
-	if s.Alternate == "shifted" {
+	// A levelled collation (levels.go) needs tertiaries for case, and keys
+	// the pieces between spaces without variables when spaces alone are.
+	strength := s.Strength
+	if s.cased() {
+		strength = max(strength, 3)
+	}
+	set("ks", [...]string{"", "level1", "level2", "level3", "level4", "identic"}[strength])
+	if s.Alternate == "shifted" && !s.spaceVariable() {
 		set("ka", "shifted")
 	}
 	if s.Backwards {
@@ -47,14 +59,18 @@ func newCollator(s Spec) *Collator {
 	if s.NumericOrdering {
 		set("kn", "true")
 	}
-	c := &Collator{spec: s, doc: s.Document(), tag: tag}
+	c := &Collator{spec: s, doc: s.Document(), tag: tag, levelled: s.levelled()}
+	if g := reorders[s.Locale]; g != nil {
+		c.reorder = newReordering(g, base)
+	}
 	c.pool.New = func() any { return &worker{c: collate.New(tag)} }
 	return c
 }
 
 type worker struct {
-	c   *collate.Collator
-	buf collate.Buffer
+	c      *collate.Collator
+	buf    collate.Buffer
+	levels [3]levels // a string's, lower-cased, upper-cased
 }
 
 // Spec is the collation's normalized definition.
@@ -89,8 +105,12 @@ func Equal(a, b *Collator) bool {
 // compares code points of the normalized strings.
 func (c *Collator) AppendKey(dst []byte, s string) []byte {
 	w := c.pool.Get().(*worker)
-	w.buf.Reset()
-	dst = append(dst, w.c.KeyFromString(&w.buf, s)...)
+	if c.levelled {
+		dst = c.appendLevelled(dst, w, s)
+	} else {
+		w.buf.Reset()
+		dst = append(dst, w.c.KeyFromString(&w.buf, s)...)
+	}
 	c.pool.Put(w)
 	if c.spec.Strength == 5 {
 		dst = append(dst, 0)

@@ -20,8 +20,10 @@ func init() {
 
 // defaults is the collation ICU builds for a locale before the document's
 // options apply: the root settings, except where the locale's tailoring
-// sets an attribute (French Canadian sorts accents backwards; Danish and
-// Maltese put upper case first).
+// sets an attribute (read from ICU 72's collators): French Canadian sorts
+// accents backwards, Danish and Maltese put upper case first, Thai makes
+// spaces and punctuation variable, and the locales of scripts with
+// combining characters normalize.
 func defaults(id string) Spec {
 	s := Spec{Locale: id, CaseFirst: "off", Strength: 3, Alternate: "non-ignorable", MaxVariable: "punct"}
 	switch id {
@@ -29,8 +31,19 @@ func defaults(id string) Spec {
 		s.Backwards = true
 	case "da", "mt":
 		s.CaseFirst = "upper"
+	case "th":
+		s.Alternate = "shifted"
 	}
+	s.Normalization = normalizing[id]
 	return s
+}
+
+var normalizing = map[string]bool{}
+
+func init() {
+	for _, id := range strings.Fields("as bn bo el fa fa_AF gu he hi ig km kn kok mr my or pa ps si ta te th vi yi yo") {
+		normalizing[id] = true
+	}
 }
 
 // languageTag is the BCP 47 tag of a MongoDB (ICU) locale ID: "zh_Hant" is

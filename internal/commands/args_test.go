@@ -141,7 +141,7 @@ var argRows = []struct {
 
 	{"create.capped", `{"create": "d", "capped": true, "size": 4096}`, 0},
 	{"create.collation", `{"create": "d2", "collation": {"locale": "en", "strength": 2}}`, 0},
-	{"create.collation", `{"create": "d3", "collation": {"locale": "en", "caseLevel": true}}`, 238},
+	{"create.collation", `{"create": "d3", "collation": {"locale": "ja", "strength": 4, "alternate": "shifted"}}`, 238},
 	// https://www.mongodb.com/docs/v7.0/core/clustered-collections/
 	{"create.timeseries", `{"create": "ts1", "timeseries": {"timeField": "t", "metaField": "m"}}`, 0},
 	{"create.timeseries", `{"create": "ts2", "timeseries": {"timeField": "t", "granularity": "days"}}`, 2},

@@ -2,7 +2,11 @@ package driver_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -273,7 +277,8 @@ func TestCollationErrors(t *testing.T) {
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 9}}, 9, "FailedToParse"},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: "2"}}, 14, "TypeMismatch"},
 		{bson.D{{Key: "locale", Value: "en"}, {Key: "bogus", Value: 1}}, 9, "FailedToParse"},
-		{bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}, 238, "NotImplemented"},
+		{bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}, {Key: "caseFirst", Value: "upper"}}, 2, "BadValue"},
+		{bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 4}, {Key: "alternate", Value: "shifted"}}, 238, "NotImplemented"},
 		{bson.D{{Key: "strength", Value: 2}}, 4, "NoSuchKey"},
 	} {
 		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "collation", Value: tc.coll}}).Err()
@@ -430,4 +435,115 @@ func TestCollationProjection(t *testing.T) {
 			t.Errorf("collation %v: %s, want %s", tc.coll, got, tc.want)
 		}
 	}
+}
+
+// TestCollationAgainstICU runs collations of internal/collation's ICU
+// corpus (every string of a collation, in ICU's order, one class of equal
+// strings a line) through the driver: a sort without an index, a scan of an
+// index with the collation, distinct and an equality match must all follow
+// ICU's classes.
+func TestCollationAgainstICU(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "collation", "testdata", "icu.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, block := range strings.Split(strings.TrimSpace(string(data)), "\n\n") {
+		lines := strings.Split(block, "\n")
+		header := strings.TrimPrefix(lines[0], "collation ")
+		// Every collation with an option or locale the others lack, and
+		// every fifth of the rest.
+		if n%5 != 0 && !strings.Contains(header, "caseFirst") && !strings.Contains(header, "space") {
+			continue
+		}
+		var spec bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(header), false, &spec); err != nil {
+			t.Fatal(err)
+		}
+		class := map[string]int{}
+		var docs []any
+		var biggest []string
+		for i, line := range lines[1:] {
+			var members []string
+			for rest := strings.TrimSpace(line); rest != ""; rest = strings.TrimSpace(rest) {
+				q, err := strconv.QuotedPrefix(rest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, _ := strconv.Unquote(q)
+				class[s] = i
+				members = append(members, s)
+				docs = append(docs, bson.D{{Key: "_id", Value: len(docs)}, {Key: "s", Value: s}})
+				rest = rest[len(q):]
+			}
+			if len(members) > len(biggest) {
+				biggest = members
+			}
+		}
+		coll := client.Database(testDB).Collection(fmt.Sprintf("icu_%d", n))
+		if _, err := coll.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "s", Value: 1}}, Options: options.Index().SetName("s_icu").SetCollation(collationOf(t, spec))}); err != nil {
+			t.Fatal(err)
+		}
+		check := func(how string, got []bson.Raw) {
+			t.Helper()
+			if len(got) != len(docs) {
+				t.Errorf("%s %s: %d documents, want %d", header, how, len(got), len(docs))
+				return
+			}
+			for i := 1; i < len(got); i++ {
+				a, b := got[i-1].Lookup("s").StringValue(), got[i].Lookup("s").StringValue()
+				if class[a] > class[b] {
+					t.Errorf("%s %s: %q before %q, ICU sorts it after", header, how, a, b)
+				}
+			}
+		}
+		sorted := options.Find().SetCollation(collationOf(t, spec)).SetSort(bson.D{{Key: "s", Value: 1}})
+		check("sort", findAll(t, coll, bson.D{{Key: "s", Value: bson.D{{Key: "$exists", Value: true}}}}, sorted.SetHint(bson.D{{Key: "$natural", Value: 1}})))
+		check("index scan", findAll(t, coll, bson.D{}, options.Find().SetCollation(collationOf(t, spec)).SetSort(bson.D{{Key: "s", Value: 1}}).SetHint("s_icu")))
+		var vals []string
+		if err := coll.Distinct(ctx, "s", bson.D{}, options.Distinct().SetCollation(collationOf(t, spec))).Decode(&vals); err != nil || len(vals) != len(lines)-1 {
+			t.Errorf("%s distinct: %d values (%v), ICU has %d classes", header, len(vals), err, len(lines)-1)
+		}
+		if got := findAll(t, coll, bson.D{{Key: "s", Value: biggest[len(biggest)-1]}}, options.Find().SetCollation(collationOf(t, spec)).SetHint("s_icu")); len(got) != len(biggest) {
+			t.Errorf("%s: %q matches %d strings, ICU %d (%q)", header, biggest[len(biggest)-1], len(got), len(biggest), biggest)
+		}
+	}
+}
+
+// collationOf is a collation document as the driver's options.
+func collationOf(t *testing.T, spec bson.Raw) *options.Collation {
+	t.Helper()
+	var c options.Collation
+	elems, err := spec.Elements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range elems {
+		v := e.Value()
+		switch e.Key() {
+		case "locale":
+			c.Locale = v.StringValue()
+		case "strength":
+			c.Strength = int(v.AsInt64())
+		case "caseLevel":
+			c.CaseLevel = v.Boolean()
+		case "caseFirst":
+			c.CaseFirst = v.StringValue()
+		case "alternate":
+			c.Alternate = v.StringValue()
+		case "maxVariable":
+			c.MaxVariable = v.StringValue()
+		case "numericOrdering":
+			c.NumericOrdering = v.Boolean()
+		case "backwards":
+			c.Backwards = v.Boolean()
+		default:
+			t.Fatalf("collation field %s", e.Key())
+		}
+	}
+	return &c
 }

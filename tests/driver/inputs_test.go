@@ -98,8 +98,8 @@ func TestRefusedInputs(t *testing.T) {
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot be less than 0"},
 		{name: "TTL beyond 32 bits", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int64(1 << 31)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "32-bit integer"},
-		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseLevel", Value: true}}})),
-			code: 238, codeName: "NotImplemented", msg: "caseLevel"},
+		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 4}, {Key: "alternate", Value: "shifted"}}})),
+			code: 238, codeName: "NotImplemented", msg: "alternate"},
 
 		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
 		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
@@ -131,8 +131,8 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "create existing with other options", setup: []bson.D{{{Key: "create", Value: "c"}}},
 			cmd:  bson.D{{Key: "create", Value: "c"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
 			code: 48, codeName: "NamespaceExists"},
-		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}, {Key: "caseFirst", Value: "upper"}}}},
-			code: 238, codeName: "NotImplemented", msg: "caseFirst"},
+		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 5}, {Key: "alternate", Value: "shifted"}}}},
+			code: 238, codeName: "NotImplemented", msg: "alternate"},
 		{name: "create an unclustered collection with expiry", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "expireAfterSeconds", Value: 60}},
 			code: 72, codeName: "InvalidOptions", msg: "requires clustering"},
 		{name: "create with change stream images but no enabled", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{}}},
