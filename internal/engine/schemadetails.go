@@ -70,6 +70,9 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "schemasNotSatisfied", Value: subschemaErrors(spec, v)}})
 		case "items", "additionalItems":
 			out = append(out, itemsError(schema, k, spec, v))
+		case "not":
+			// Its subschema matched: MongoDB does not explain it further.
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "reason", Value: "child expression matched"}})
 		case "dependencies":
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "failingDependencies", Value: dependenciesErrors(spec, v)}})
 		case "minProperties", "maxProperties":

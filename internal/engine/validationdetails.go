@@ -176,9 +176,13 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		return specDetails(sub, doc, inv)
 	case "$not":
 		// {path: {$not: <operator or regex>}} explains its operand
-		// inverted.
-		if inner := filterClauses(bsonDoc(bson.D{{Key: c.path, Value: c.arg}})); c.path != "" && len(inner) == 1 {
-			return bson.D{{Key: "operatorName", Value: "$not"}, {Key: "details", Value: inner[0].details(doc, !inv)}}
+		// inverted; several operators are an $and (MongoDB's parser makes
+		// one, named "$and", and drops it when it holds one operator).
+		if inner := filterClauses(bsonDoc(bson.D{{Key: c.path, Value: c.arg}})); c.path != "" && len(inner) > 0 {
+			if len(inner) == 1 {
+				return bson.D{{Key: "operatorName", Value: "$not"}, {Key: "details", Value: inner[0].details(doc, !inv)}}
+			}
+			return bson.D{{Key: "operatorName", Value: "$not"}, {Key: "details", Value: listDetails("$and", inner, doc, !inv)}}
 		}
 	case "$jsonSchema":
 		schema, _ := c.arg.DocumentOK()
