@@ -313,3 +313,30 @@ func FuzzLevelledKeys(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkKeys keys the corpus under a collation x/text keys alone and
+// under levelled ones (case first, case level with spaces alone variable,
+// a reordering locale).
+func BenchmarkKeys(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		spec bson.D
+	}{
+		{"en", bson.D{{Key: "locale", Value: "en"}}},
+		{"en-caseFirst", bson.D{{Key: "locale", Value: "en"}, {Key: "caseFirst", Value: "upper"}}},
+		{"en-caseLevel-space", bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "caseLevel", Value: true}, {Key: "alternate", Value: "shifted"}, {Key: "maxVariable", Value: "space"}}},
+		{"ru", bson.D{{Key: "locale", Value: "ru"}}},
+	} {
+		c, err := Parse(doc(b, tc.spec))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var dst []byte
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				dst = c.AppendKey(dst[:0], icuStrings[i%len(icuStrings)])
+			}
+		})
+	}
+}

@@ -146,8 +146,15 @@ func (c *Collator) appendLevelled(dst []byte, w *worker, s string) []byte {
 	c.split(w, l, s)
 	cased := c.spec.cased()
 	if cased {
-		c.split(w, lower, strings.ToLower(s))
-		c.split(w, upper, strings.ToUpper(s))
+		// A string its case mapping leaves alone keys as itself.
+		for i, m := range []func(string) string{strings.ToLower, strings.ToUpper} {
+			to := &w.levels[i+1]
+			if ms := m(s); ms != s {
+				c.split(w, to, ms)
+			} else {
+				to.t = append(to.t[:0], l.t...)
+			}
+		}
 		if len(lower.t) != len(l.t) || len(upper.t) != len(l.t) {
 			lower.t, upper.t = lower.t[:0], upper.t[:0]
 		}
