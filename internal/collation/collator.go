@@ -70,7 +70,8 @@ func newCollator(s Spec) *Collator {
 type worker struct {
 	c      *collate.Collator
 	buf    collate.Buffer
-	levels [3]levels // a string's, lower-cased, upper-cased
+	nfd    []byte    // the string keyed, decomposed
+	levels [3]levels // its levels, lower-cased, upper-cased
 }
 
 // Spec is the collation's normalized definition.
@@ -100,21 +101,25 @@ func Equal(a, b *Collator) bool {
 }
 
 // AppendKey appends the collation key of s to dst: keys compare bytewise
-// as their strings compare under the collation. Strength 5 (identical)
-// appends the string's NFD form after the key, as ICU's identical level
+// as their strings compare under the collation. x/text is given the
+// string's canonical decomposition (NFD): fed a precomposed letter it
+// misses the contractions and tailorings the letter takes part in (Danish
+// "Aà" is the contraction "Aa" and a grave accent, as ICU has it, only when
+// decomposed), so canonically equivalent strings key alike. Strength 5
+// (identical) appends the NFD form after the key, as ICU's identical level
 // compares code points of the normalized strings.
 func (c *Collator) AppendKey(dst []byte, s string) []byte {
 	w := c.pool.Get().(*worker)
+	defer c.pool.Put(w)
+	w.nfd = norm.NFD.AppendString(w.nfd[:0], s)
 	if c.levelled {
-		dst = c.appendLevelled(dst, w, s)
+		dst = c.appendLevelled(dst, w, w.nfd)
 	} else {
 		w.buf.Reset()
-		dst = append(dst, w.c.KeyFromString(&w.buf, s)...)
+		dst = append(dst, w.c.Key(&w.buf, w.nfd)...)
 	}
-	c.pool.Put(w)
 	if c.spec.Strength == 5 {
-		dst = append(dst, 0)
-		dst = norm.NFD.AppendString(dst, s)
+		dst = append(append(dst, 0), w.nfd...)
 	}
 	return dst
 }

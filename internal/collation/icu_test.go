@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +18,6 @@ import (
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"golang.org/x/text/collate"
-	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -104,6 +103,43 @@ func scriptSpecs() []bson.D {
 	return append(specs, bson.D{{Key: "locale", Value: "en"}}, bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}})
 }
 
+// randomStrings are 300 strings of 1 to 5 characters drawn (with a fixed
+// seed) from letters in both cases, accents alone and precomposed, spaces,
+// punctuation, digits, ligatures, kana, Hangul, ideographs and letters of
+// other scripts: combinations no list written by hand holds. "œ" is left
+// out: ICU 72's Danish sorts it with o, x/text's (an older CLDR) after z.
+func randomStrings() []string {
+	pool := []rune("aAbBcCzZ eE-_.,'$1290éÉèÈêÊëËàÀâÂäÄåÅæÆøØßẞçÇñÑ\u0301\u0300\u0308\u0327ǅǄǆıİiIσΣςαΑаАяЯ\u3000\u00a0\tあアぁァｱ가각一中ａＡ①ⅰⅠ²ﬁﬂ")
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([]string, 300)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(5) {
+			b.WriteRune(pool[r.IntN(len(pool))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// randomSpecs are the collations the random strings are sorted under.
+func randomSpecs() []bson.D {
+	d := func(e ...bson.E) bson.D { return e }
+	loc := func(l string) bson.E { return bson.E{Key: "locale", Value: l} }
+	st := func(n int) bson.E { return bson.E{Key: "strength", Value: n} }
+	caseLevel := bson.E{Key: "caseLevel", Value: true}
+	upper, lower := bson.E{Key: "caseFirst", Value: "upper"}, bson.E{Key: "caseFirst", Value: "lower"}
+	shifted, space := bson.E{Key: "alternate", Value: "shifted"}, bson.E{Key: "maxVariable", Value: "space"}
+	return []bson.D{
+		d(loc("en")), d(loc("en"), st(1)), d(loc("en"), st(2)), d(loc("en"), st(4), shifted),
+		d(loc("en"), st(1), caseLevel), d(loc("en"), st(2), caseLevel, upper), d(loc("en"), upper),
+		d(loc("en"), st(4), lower, shifted, space), d(loc("en"), st(3), caseLevel, shifted, space),
+		d(loc("fr_CA"), upper, shifted, space), d(loc("da")), d(loc("da"), st(4), caseLevel, shifted),
+		d(loc("de"), st(1), caseLevel), d(loc("tr"), upper), d(loc("ru"), st(2)), d(loc("ja"), st(4)),
+		d(loc("zh"), upper), d(loc("ko")), d(loc("el"), st(1), caseLevel, shifted, space),
+	}
+}
+
 // corpus is each collation of the corpus with its strings.
 func corpus() (specs []bson.D, strs [][]string) {
 	for _, s := range icuSpecs() {
@@ -111,6 +147,9 @@ func corpus() (specs []bson.D, strs [][]string) {
 	}
 	for _, s := range scriptSpecs() {
 		specs, strs = append(specs, s), append(strs, scriptStrings)
+	}
+	for _, s := range randomSpecs() {
+		specs, strs = append(specs, s), append(strs, randomStrings())
 	}
 	return specs, strs
 }
@@ -276,9 +315,8 @@ func icuCorpus(t *testing.T) []byte {
 
 // FuzzLevelledKeys keys any string under the levelled collations (case
 // options, spaces alone variable, reordered scripts): without a panic, and
-// alike for canonically equivalent strings, as ICU's keys are, wherever
-// x/text's own keys are (its Chinese tailoring keys some precomposed
-// letters, such as "Ǻ", unlike their decomposition).
+// alike for canonically equivalent strings, as ICU's keys are (x/text's
+// own are not: its Chinese tailoring keys "Ǻ" unlike its decomposition).
 func FuzzLevelledKeys(f *testing.F) {
 	for _, s := range append(icuStrings, scriptStrings...) {
 		f.Add(s)
@@ -303,10 +341,6 @@ func FuzzLevelledKeys(f *testing.F) {
 		}
 		nfc, nfd := norm.NFC.String(s), norm.NFD.String(s)
 		for _, c := range colls {
-			x := collate.New(language.MustParse(languageTag(c.spec.Locale)))
-			if !bytes.Equal(x.KeyFromString(&collate.Buffer{}, nfc), x.KeyFromString(&collate.Buffer{}, nfd)) {
-				continue
-			}
 			if a, b := c.AppendKey(nil, nfc), c.AppendKey(nil, nfd); !bytes.Equal(a, b) {
 				t.Errorf("%v: NFC and NFD of %q key differently: % x / % x", c.Spec(), s, a, b)
 			}

@@ -3,7 +3,6 @@ package collation
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -140,17 +139,21 @@ func (l *levels) add(k []byte, variableSpaces bool, r *reordering) {
 	}
 }
 
-// appendLevelled appends s's key under a levelled collation.
-func (c *Collator) appendLevelled(dst []byte, w *worker, s string) []byte {
+// appendLevelled appends the key of s, a string in NFD, under a levelled
+// collation.
+func (c *Collator) appendLevelled(dst []byte, w *worker, s []byte) []byte {
 	l, lower, upper := &w.levels[0], &w.levels[1], &w.levels[2]
 	c.split(w, l, s)
 	cased := c.spec.cased()
 	if cased {
-		// A string its case mapping leaves alone keys as itself.
-		for i, m := range []func(string) string{strings.ToLower, strings.ToUpper} {
+		// Case maps the composed string (İ lower-cases to i, its
+		// decomposition to i and a dot above); a string its case mapping
+		// leaves alone keys as itself.
+		composed := norm.NFC.Bytes(s)
+		for i, m := range []func([]byte) []byte{bytes.ToLower, bytes.ToUpper} {
 			to := &w.levels[i+1]
-			if ms := m(s); ms != s {
-				c.split(w, to, ms)
+			if ms := m(composed); !bytes.Equal(ms, composed) {
+				c.split(w, to, norm.NFD.Bytes(ms))
 			} else {
 				to.t = append(to.t[:0], l.t...)
 			}
@@ -221,10 +224,9 @@ func (c *Collator) appendLevelled(dst []byte, w *worker, s string) []byte {
 		dst = append(append(dst, 0), l.q...)
 	case c.spec.Strength >= 4 && c.spec.Locale == "ja":
 		// Japanese tells hiragana from katakana at the quaternary level,
-		// katakana after: a weight for each character of the canonical
-		// decomposition.
+		// katakana after: a weight for each character (s is decomposed).
 		dst = append(dst, 0)
-		for _, r := range norm.NFD.String(s) {
+		for _, r := range string(s) {
 			if unicode.Is(unicode.Katakana, r) && unicode.IsLetter(r) {
 				dst = append(dst, 2)
 			} else {
@@ -236,11 +238,11 @@ func (c *Collator) appendLevelled(dst []byte, w *worker, s string) []byte {
 }
 
 // split sets l to s's levels.
-func (c *Collator) split(w *worker, l *levels, s string) {
+func (c *Collator) split(w *worker, l *levels, s []byte) {
 	l.reset()
 	if !c.spec.spaceVariable() {
 		w.buf.Reset()
-		l.add(w.c.KeyFromString(&w.buf, s), false, c.reorder)
+		l.add(w.c.Key(&w.buf, s), false, c.reorder)
 		return
 	}
 	// The secondaries of pieces keyed backwards are each reversed: the
@@ -250,7 +252,7 @@ func (c *Collator) split(w *worker, l *levels, s string) {
 	for len(s) > 0 {
 		end := 0
 		for end < len(s) {
-			r, n := utf8.DecodeRuneInString(s[end:])
+			r, n := utf8.DecodeRune(s[end:])
 			if _, ok := spacePrimaries[r]; ok {
 				break
 			}
@@ -264,14 +266,14 @@ func (c *Collator) split(w *worker, l *levels, s string) {
 		if end > 0 {
 			w.buf.Reset()
 			at := len(l.s)
-			l.add(w.c.KeyFromString(&w.buf, s[:end]), true, c.reorder)
+			l.add(w.c.Key(&w.buf, s[:end]), true, c.reorder)
 			if c.spec.Backwards {
 				pieces = append(pieces, slices.Clone(l.s[at:]))
 			}
 			s = s[end:]
 		}
 		if len(s) > 0 {
-			r, n := utf8.DecodeRuneInString(s)
+			r, n := utf8.DecodeRune(s)
 			l.q = append(l.q, spacePrimaries[r]...)
 			s = s[n:]
 			afterSpace = true
