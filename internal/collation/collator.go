@@ -30,7 +30,7 @@ type Collator struct {
 	levelled bool
 	// reorder moves primaries to the locale's script order; nil if it has
 	// none.
-	reorder *reordering
+	reorder reordering
 	// pool holds x/text collators, which are not safe for concurrent use.
 	pool sync.Pool
 }

@@ -97,7 +97,7 @@ func (l *levels) reset() {
 // add appends an x/text key's levels, its primaries moved by r if not nil;
 // with variableSpaces it appends a quaternary 0xFF per element, as x/text
 // does for a non-variable one.
-func (l *levels) add(k []byte, variableSpaces bool, r *reordering) {
+func (l *levels) add(k []byte, variableSpaces bool, r reordering) {
 	i := 0
 	for i+1 < len(k) && (k[i] != 0 || k[i+1] != 0) {
 		n := 2

@@ -54,26 +54,27 @@ type span struct{ lo, hi int }
 // The weights below the first script (spaces, punctuation, symbols,
 // digits) keep their place; the script ranges named move, in order, to the
 // start of the scripts, and every other weight above follows in its order.
-type reordering struct {
-	from []span // sorted by lo, covering [first script, maxPrimary]
-	to   []int  // the new lo of each
+type reordering []move
+
+// move sends the weights of from to the range starting at to.
+type move struct {
+	from span
+	to   int
 }
 
 const maxPrimary = 1<<23 - 1
 
-func newReordering(groups [][]string, tag language.Tag) *reordering {
+func newReordering(groups [][]string, tag language.Tag) reordering {
 	starts := scriptStarts(tag)
 	var moved []span
-	first := maxPrimary
+	first := scriptSpan(starts, "Latin").lo
 	for _, g := range groups {
 		sp := scriptSpan(starts, g[0])
 		moved = append(moved, sp)
 		first = min(first, sp.lo)
 	}
-	first = min(first, scriptSpan(starts, "Latin").lo)
-	sorted := slices.Clone(moved)
-	slices.SortFunc(sorted, func(a, b span) int { return a.lo - b.lo })
 	// The rest: the gaps between the moved ranges, from the first script up.
+	sorted := slices.SortedFunc(slices.Values(moved), func(a, b span) int { return a.lo - b.lo })
 	var rest []span
 	at := first
 	for _, sp := range sorted {
@@ -85,40 +86,30 @@ func newReordering(groups [][]string, tag language.Tag) *reordering {
 	if at <= maxPrimary {
 		rest = append(rest, span{at, maxPrimary})
 	}
-	r := &reordering{}
+	var r reordering
 	next := first
 	for _, sp := range append(moved, rest...) {
-		r.from = append(r.from, sp)
-		r.to = append(r.to, next)
+		r = append(r, move{sp, next})
 		next += sp.hi - sp.lo + 1
 	}
-	order := make([]int, len(r.from))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return r.from[a].lo - r.from[b].lo })
-	from, to := make([]span, len(order)), make([]int, len(order))
-	for i, o := range order {
-		from[i], to[i] = r.from[o], r.to[o]
-	}
-	r.from, r.to = from, to
+	slices.SortFunc(r, func(a, b move) int { return a.from.lo - b.from.lo })
 	return r
 }
 
 // appendPrimary appends primary weight w, moved, as 3 bytes: all primaries
 // are written alike, and the first byte is never 0.
-func (r *reordering) appendPrimary(dst []byte, w int) []byte {
-	if w >= r.from[0].lo {
-		i, _ := slices.BinarySearchFunc(r.from, w, func(s span, w int) int {
+func (r reordering) appendPrimary(dst []byte, w int) []byte {
+	if w >= r[0].from.lo {
+		i, _ := slices.BinarySearchFunc(r, w, func(m move, w int) int {
 			switch {
-			case s.hi < w:
+			case m.from.hi < w:
 				return -1
-			case s.lo > w:
+			case m.from.lo > w:
 				return 1
 			}
 			return 0
 		})
-		w = w - r.from[i].lo + r.to[i]
+		w = w - r[i].from.lo + r[i].to
 	}
 	w += 1 << 16
 	return append(dst, byte(w>>16), byte(w>>8), byte(w))
