@@ -106,6 +106,21 @@ func TestParseNormalizes(t *testing.T) {
 	if err != nil || !Equal(c, again) {
 		t.Errorf("reparse of the normalized document: %v", err)
 	}
+	// Locale defaults as ICU's collators report them: Thai makes spaces
+	// and punctuation variable and normalizes, Danish puts upper case
+	// first.
+	for _, tc := range []struct{ locale, field, want string }{
+		{"th", "alternate", `"shifted"`}, {"th", "normalization", "true"}, {"el", "normalization", "true"},
+		{"da", "caseFirst", `"upper"`}, {"en", "normalization", "false"},
+	} {
+		c, err := Parse(doc(t, bson.D{{Key: "locale", Value: tc.locale}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Document().Lookup(tc.field).String(); got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.locale, tc.field, got, tc.want)
+		}
+	}
 }
 
 func TestParseErrors(t *testing.T) {

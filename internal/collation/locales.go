@@ -13,6 +13,9 @@ func init() {
 		"eo es et fa fa_AF fi fil fo fr fr_CA ga gl gu ha haw he hi hr hsb hu hy id ig is it ja ka kk kl km " +
 		"kn ko kok ky lb lkt ln lo lt lv mk ml mn mr ms mt my nb ne nl nn om or pa pl ps pt ro ru se si sk " +
 		"sl smn sq sr sr_Latn sv sw ta te th to tr ug uk ur vi wae yi yo zh zh_Hant zu"
+	for _, id := range strings.Fields("as bn bo el fa fa_AF gu he hi ig km kn kok mr my or pa ps si ta te th vi yi yo") {
+		normalizing[id] = true
+	}
 	for _, id := range strings.Fields(ids) {
 		locales[id] = defaults(id)
 	}
@@ -38,13 +41,8 @@ func defaults(id string) Spec {
 	return s
 }
 
+// normalizing are the locales whose collators normalize by default.
 var normalizing = map[string]bool{}
-
-func init() {
-	for _, id := range strings.Fields("as bn bo el fa fa_AF gu he hi ig km kn kok mr my or pa ps si ta te th vi yi yo") {
-		normalizing[id] = true
-	}
-}
 
 // languageTag is the BCP 47 tag of a MongoDB (ICU) locale ID: "zh_Hant" is
 // "zh-Hant", and en_US_POSIX is en-US with the POSIX variant.
