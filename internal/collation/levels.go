@@ -3,6 +3,7 @@ package collation
 import (
 	"bytes"
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -64,8 +65,9 @@ func (s *Spec) cased() bool { return s.CaseLevel || s.CaseFirst != "off" }
 func (s *Spec) spaceVariable() bool { return s.MaxVariable == "space" && s.Alternate == "shifted" }
 
 // spacePrimaries are the primary weights of the spaces (Unicode's
-// White_Space characters that x/text makes variable), as key bytes.
-var spacePrimaries = func() map[rune][]byte {
+// White_Space characters that x/text makes variable), as key bytes; built
+// by the first collation with spaces alone variable.
+var spacePrimaries = sync.OnceValue(func() map[rune][]byte {
 	plain := collate.New(language.Und, collate.Loose)
 	shifted := collate.New(language.MustParse("und-u-ka-shifted-ks-level1"))
 	var buf collate.Buffer
@@ -82,7 +84,7 @@ var spacePrimaries = func() map[rune][]byte {
 		}
 	}
 	return m
-}()
+})
 
 // levels are a key's weights by level.
 type levels struct {
@@ -94,22 +96,30 @@ func (l *levels) reset() {
 	l.p, l.s, l.t, l.q, l.primaries = l.p[:0], l.s[:0], l.t[:0], l.q[:0], 0
 }
 
+// firstPrimary decodes the primary weight a key starts with and its
+// length: 2 bytes, or 3 when the first has its high bit set (x/text's
+// encoding, weights of up to 23 bits). A truncated weight is all of k.
+func firstPrimary(k []byte) (w, n int) {
+	switch {
+	case len(k) >= 3 && k[0]&0x80 != 0:
+		return int(k[0]&0x7F)<<16 | int(k[1])<<8 | int(k[2]), 3
+	case len(k) >= 2 && k[0]&0x80 == 0:
+		return int(k[0])<<8 | int(k[1]), 2
+	}
+	return 0, len(k)
+}
+
 // add appends an x/text key's levels, its primaries moved by r if not nil;
 // with variableSpaces it appends a quaternary 0xFF per element, as x/text
 // does for a non-variable one.
 func (l *levels) add(k []byte, variableSpaces bool, r reordering) {
 	i := 0
 	for i+1 < len(k) && (k[i] != 0 || k[i+1] != 0) {
-		n := 2
-		if k[i]&0x80 != 0 {
-			n = 3
-		}
+		w, n := firstPrimary(k[i:])
 		if r == nil {
-			l.p = append(l.p, k[i:min(i+n, len(k))]...)
-		} else if w := int(k[i])<<8 | int(k[i+1]); n == 2 {
+			l.p = append(l.p, k[i:i+n]...)
+		} else {
 			l.p = r.appendPrimary(l.p, w)
-		} else if i+2 < len(k) {
-			l.p = r.appendPrimary(l.p, int(k[i]&0x7F)<<16|int(k[i+1])<<8|int(k[i+2]))
 		}
 		i += n
 		l.primaries++
@@ -247,13 +257,14 @@ func (c *Collator) split(w *worker, l *levels, s []byte) {
 	}
 	// The secondaries of pieces keyed backwards are each reversed: the
 	// whole string's are the pieces' in reverse order.
+	spaces := spacePrimaries()
 	var pieces [][]byte
 	afterSpace := false
 	for len(s) > 0 {
 		end := 0
 		for end < len(s) {
 			r, n := utf8.DecodeRune(s[end:])
-			if _, ok := spacePrimaries[r]; ok {
+			if _, ok := spaces[r]; ok {
 				break
 			}
 			if afterSpace && end == 0 && (unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r)) {
@@ -274,7 +285,7 @@ func (c *Collator) split(w *worker, l *levels, s []byte) {
 		}
 		if len(s) > 0 {
 			r, n := utf8.DecodeRune(s)
-			l.q = append(l.q, spacePrimaries[r]...)
+			l.q = append(l.q, spaces[r]...)
 			s = s[n:]
 			afterSpace = true
 		}

@@ -162,14 +162,8 @@ func scriptStarts(tag language.Tag) []scriptStart {
 	var buf collate.Buffer
 	primary := func(r rune) int {
 		buf.Reset()
-		k := c.KeyFromString(&buf, string(r))
-		switch {
-		case len(k) >= 3 && k[0]&0x80 != 0:
-			return int(k[0]&0x7F)<<16 | int(k[1])<<8 | int(k[2])
-		case len(k) >= 2:
-			return int(k[0])<<8 | int(k[1])
-		}
-		return 0
+		w, _ := firstPrimary(c.KeyFromString(&buf, string(r)))
+		return w
 	}
 	byScript := map[string][]int{}
 	for name, t := range unicode.Scripts {
