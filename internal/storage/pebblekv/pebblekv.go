@@ -27,6 +27,9 @@ type Options struct {
 	InMemory bool
 	// CacheSize is the block cache size in bytes; zero picks a default.
 	CacheSize int64
+	// RowCacheSize is the size in bytes of the cache of recently read
+	// values (see rowCache); zero picks a default, a negative size none.
+	RowCacheSize int64
 	// Logger receives Pebble's own log lines; nil discards them.
 	Logger *slog.Logger
 	// DiskReserve is the free space, in bytes, the data directory's
@@ -51,6 +54,8 @@ type DB struct {
 	space *spaceGuard
 	// log orders commits and detects transactions' write conflicts.
 	log *commitLog
+	// rows caches values of the latest state for Get; nil when disabled.
+	rows *rowCache
 	// stamps gives stamped writes their stamps (storage.StampedTxn).
 	stamps *stamps
 }
@@ -59,6 +64,9 @@ var (
 	_ storage.KV                 = (*DB)(nil)
 	_ storage.DiskUsageEstimator = (*DB)(nil)
 )
+
+// defaultRowCache is the row cache's size unless Options set one.
+const defaultRowCache = 128 << 20
 
 // Open opens (creating if needed) the store in dir. A directory another
 // process has open is an error naming the directory and that process.
@@ -100,7 +108,11 @@ func Open(dir string, opts Options) (*DB, error) {
 	if space != nil {
 		space.opening.Store(false)
 	}
-	return &DB{db: db, space: space, log: newCommitLog(), stamps: newStamps(opts.Clock)}, nil
+	rows := opts.RowCacheSize
+	if rows == 0 {
+		rows = defaultRowCache
+	}
+	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock)}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -155,7 +167,20 @@ func Tune(po *pebble.Options) {
 }
 
 // Get implements storage.Reader.
-func (d *DB) Get(key []byte) ([]byte, bool, error) { return get(d.db.Get(key)) }
+func (d *DB) Get(key []byte) ([]byte, bool, error) {
+	if d.rows == nil {
+		return get(d.db.Get(key))
+	}
+	v, hit, version := d.rows.lookup(key)
+	if hit {
+		return v, true, nil
+	}
+	v, found, err := get(d.db.Get(key))
+	if found {
+		d.rows.fill(key, v, version)
+	}
+	return v, found, err
+}
 
 // NewIter implements storage.Reader.
 func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {

@@ -131,7 +131,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 			return err
 		}
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := d.apply(b); err != nil {
 		return err
 	}
 	if len(stamped) > 0 {
@@ -334,7 +334,52 @@ func (t *txn) Rollback() error {
 	return nil
 }
 
-// DeleteRange implements storage.KV.
+// apply commits b, forgetting its keys' cached values around it; the
+// caller holds the commit log's lock.
+func (d *DB) apply(b *pebble.Batch) error {
+	if d.rows == nil {
+		return b.Commit(pebble.NoSync)
+	}
+	var touched shardSet
+	defer d.rows.settle(&touched)
+	cached := 0
+	for r := b.Reader(); ; {
+		_, k, _, ok, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if d.rows.forget(k, &touched) {
+			cached++
+		}
+	}
+	err := b.Commit(pebble.NoSync)
+	if cached > 0 {
+		// Keys that had entries keep them, with the committed values.
+		for r := b.Reader(); ; {
+			kind, k, v, ok, rerr := r.Next()
+			if rerr != nil || !ok {
+				err = errors.Join(err, rerr)
+				break
+			}
+			d.rows.rewrite(k, v, err == nil && kind == pebble.InternalKeyKindSet)
+		}
+	}
+	return err
+}
+
+// DeleteRange implements storage.KV. It is applied under the commit log's
+// lock, as commits are, so that the row cache forgets around it.
 func (d *DB) DeleteRange(start, end []byte) error {
+	d.log.mu.Lock()
+	defer d.log.mu.Unlock()
+	if d.rows == nil {
+		return d.db.DeleteRange(start, end, pebble.NoSync)
+	}
+	var touched shardSet
+	defer d.rows.settle(&touched)
+	d.rows.forgetAll(&touched)
 	return d.db.DeleteRange(start, end, pebble.NoSync)
 }

@@ -1,0 +1,201 @@
+package pebblekv
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+// rowCache holds copies of values of the latest committed state, so that a
+// point read of a recently read key (a document by _id, an index entry)
+// skips Pebble's memtables, filters, index and blob blocks: those were a
+// fifth of a YCSB-A server's time.
+//
+// Invariant: an entry holds its key's value in the latest applied state.
+// Commits (and range deletes) are applied one at a time, under the commit
+// log's lock. Each calls forget on its keys before applying, which drops
+// their entries and marks their shards pending, and settle after, which
+// ends the shards' pending state; both bump the shards' versions. A read
+// that missed fills its entry only if its shard is not pending and its
+// version did not move since the lookup: a value read from Pebble while a
+// commit of the shard was being applied, which may be from either side of
+// the commit, is never kept. Absent keys are not cached.
+type rowCache struct {
+	seed   maphash.Seed
+	shards [rowCacheShards]rowShard
+	// hits and misses count lookups, for tests and metrics.
+	hits, misses atomic.Uint64
+}
+
+const (
+	rowCacheShards = 256
+	// rowCacheMaxValue is the largest value kept: a few huge documents
+	// would otherwise evict thousands of small ones.
+	rowCacheMaxValue = 64 << 10
+)
+
+// A shard's rows map keys to values; a nil value marks an entry awaiting
+// a commit (see forget), a miss to readers.
+type rowShard struct {
+	mu sync.Mutex
+	// version counts forgets and settles; pending is set between a
+	// commit's forget and its settle. Both are guarded by mu.
+	version uint64
+	pending bool
+	rows    map[string][]byte
+	bytes   int
+	limit   int
+	_       [24]byte // keeps neighbouring shards' locks off one cache line
+}
+
+// newRowCache returns a cache holding about size bytes of keys and values,
+// or nil (no cache) for a size of zero or less.
+func newRowCache(size int64) *rowCache {
+	if size <= 0 {
+		return nil
+	}
+	per := max(int(size/rowCacheShards), 1)
+	c := &rowCache{seed: maphash.MakeSeed()}
+	for i := range c.shards {
+		c.shards[i].rows = map[string][]byte{}
+		c.shards[i].limit = per
+	}
+	return c
+}
+
+func (c *rowCache) shard(key []byte) (*rowShard, int) {
+	i := int(maphash.Bytes(c.seed, key) % rowCacheShards)
+	return &c.shards[i], i
+}
+
+// lookup returns a copy of key's cached value, or, on a miss, the shard's
+// version to hand to fill.
+func (c *rowCache) lookup(key []byte) (v []byte, hit bool, version uint64) {
+	s, _ := c.shard(key)
+	s.mu.Lock()
+	if cached := s.rows[string(key)]; cached != nil {
+		v = append(make([]byte, 0, len(cached)), cached...)
+		s.mu.Unlock()
+		c.hits.Add(1)
+		return v, true, 0
+	}
+	version = s.version
+	s.mu.Unlock()
+	c.misses.Add(1)
+	return nil, false, version
+}
+
+// fill keeps a copy of v, read from the latest state after a lookup of key
+// returned version, unless a commit of the shard is being applied or
+// began since.
+func (c *rowCache) fill(key, v []byte, version uint64) {
+	if len(v) > rowCacheMaxValue {
+		return
+	}
+	s, _ := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending || s.version != version {
+		return
+	}
+	s.keep(key, v)
+}
+
+// shardSet is a set of shard numbers.
+type shardSet [rowCacheShards / 64]uint64
+
+// forget marks key's entry as awaiting the commit writing key and marks
+// its shard pending, before the commit is applied; touched collects the
+// shard for settle. It reports whether key had an entry: then rewrite
+// gives it the committed value.
+func (c *rowCache) forget(key []byte, touched *shardSet) (cached bool) {
+	s, i := c.shard(key)
+	s.mu.Lock()
+	old, cached := s.rows[string(key)]
+	if cached {
+		s.bytes -= len(old)
+		s.rows[string(key)] = nil
+	}
+	s.version++
+	s.pending = true
+	s.mu.Unlock()
+	touched[i/64] |= 1 << (i % 64)
+	return cached
+}
+
+// rewrite replaces the entry of a key a commit wrote, if it has one, with
+// the value written (or drops it, for a deletion or a failed commit); the
+// commit's writes of a key are rewritten in order, so the last one stays.
+// It runs after the commit, before settle: the entries of the commit's
+// keys are then those forget marked or rewrite made.
+func (c *rowCache) rewrite(key, v []byte, set bool) {
+	s, _ := c.shard(key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.rows[string(key)]
+	if !ok {
+		return
+	}
+	if set && len(v) <= rowCacheMaxValue {
+		s.keep(key, v)
+		return
+	}
+	s.bytes -= len(key) + len(old)
+	delete(s.rows, string(key))
+}
+
+// keep stores a copy of v as key's entry, evicting others to make room; the
+// caller holds mu.
+func (s *rowShard) keep(key, v []byte) {
+	size := len(key) + len(v)
+	if old, ok := s.rows[string(key)]; ok {
+		s.bytes -= len(key) + len(old)
+		delete(s.rows, string(key))
+	}
+	if size > s.limit {
+		return
+	}
+	for k, old := range s.rows {
+		if s.bytes+size <= s.limit {
+			break
+		}
+		// Map iteration starts at a random entry: this evicts at random.
+		s.bytes -= len(k) + len(old)
+		delete(s.rows, k)
+	}
+	s.rows[string(key)] = append(make([]byte, 0, len(v)), v...)
+	s.bytes += size
+}
+
+// settle ends the pending state of the touched shards once the commit is
+// applied (or failed), bumping their versions: reads that began during it
+// do not fill.
+func (c *rowCache) settle(touched *shardSet) {
+	for w, set := range touched {
+		for ; set != 0; set &= set - 1 {
+			s := &c.shards[w*64+bits.TrailingZeros64(set)]
+			s.mu.Lock()
+			s.version++
+			s.pending = false
+			s.mu.Unlock()
+		}
+	}
+}
+
+// forgetAll drops every entry and marks every shard pending, before a range
+// delete; settle(touched) follows it.
+func (c *rowCache) forgetAll(touched *shardSet) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		s.version++
+		s.pending = true
+		clear(s.rows)
+		s.bytes = 0
+		s.mu.Unlock()
+	}
+	for w := range touched {
+		touched[w] = ^uint64(0)
+	}
+}
