@@ -122,7 +122,8 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 	l.keep(db)
 	l.seq.Add(1)
 	// Stamped keys are new at every commit: no transaction can conflict
-	// on them, so only the keys before them are recorded.
+	// on them and no cached value is theirs, so only the keys before them
+	// are recorded and forgotten.
 	unstamped := b.Count()
 	var last uint64
 	if len(stamped) > 0 {
@@ -131,7 +132,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 			return err
 		}
 	}
-	if err := d.apply(b); err != nil {
+	if err := d.apply(b, unstamped); err != nil {
 		return err
 	}
 	if len(stamped) > 0 {
@@ -164,7 +165,11 @@ func (l *commitLog) record(r batchrepr.Reader, n uint32) error {
 // numbered at or below the oldest open transaction's start.
 func (l *commitLog) prune() {
 	if len(l.active) == 0 {
-		if len(l.written) > 0 {
+		// clear takes time in the map's capacity, not its length: a map
+		// grown by a large batch is replaced instead.
+		if len(l.written) > 64 {
+			l.written = map[uint64]uint64{}
+		} else if len(l.written) > 0 {
 			clear(l.written)
 		}
 		l.sincePrune = 0
@@ -334,16 +339,18 @@ func (t *txn) Rollback() error {
 	return nil
 }
 
-// apply commits b, forgetting its keys' cached values around it; the
-// caller holds the commit log's lock.
-func (d *DB) apply(b *pebble.Batch) error {
+// apply commits b, forgetting the cached values of its first n keys
+// around it (the others are new keys); the caller holds the commit log's
+// lock.
+func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	if d.rows == nil {
 		return b.Commit(pebble.NoSync)
 	}
 	var touched shardSet
 	defer d.rows.settle(&touched)
 	cached := 0
-	for r := b.Reader(); ; {
+	r := b.Reader()
+	for range n {
 		_, k, _, ok, err := r.Next()
 		if err != nil {
 			return err
@@ -358,7 +365,8 @@ func (d *DB) apply(b *pebble.Batch) error {
 	err := b.Commit(pebble.NoSync)
 	if cached > 0 {
 		// Keys that had entries keep them, with the committed values.
-		for r := b.Reader(); ; {
+		r := b.Reader()
+		for range n {
 			kind, k, v, ok, rerr := r.Next()
 			if rerr != nil || !ok {
 				err = errors.Join(err, rerr)
