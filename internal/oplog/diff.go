@@ -32,6 +32,15 @@ func UpdateO(dst []byte, old, next bson.Raw) []byte {
 // every field is inserted anew (i), which appends it, as MongoDB's diffs
 // do.
 func docDiff(a, b bson.Raw) []byte {
+	if sameNames(a, b) {
+		return pairDiff(a, b)
+	}
+	return lookupDiff(a, b)
+}
+
+// lookupDiff is docDiff of any two documents: each field is looked up in
+// the other document.
+func lookupDiff(a, b bson.Raw) []byte {
 	var dels, ups, ins, subs []byte
 	var kept []string // a's fields that b has, in a's order
 	it := rawdoc.Iterate(a)
@@ -63,21 +72,73 @@ func docDiff(a, b bson.Raw) []byte {
 			ins = rawdoc.AppendElement(ins, name, v)
 			continue
 		}
-		was := rawdoc.Lookup(a, name)
-		switch {
-		case was.Type == v.Type && bytes.Equal(was.Value, v.Value):
-		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
-			subs = bsoncore.AppendDocumentElement(subs, "s"+name, docDiff(was.Document(), v.Document()))
-		case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
-			if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
-				subs = bsoncore.AppendDocumentElement(subs, "s"+name, sub)
-			} else {
-				ups = bsoncore.AppendArrayElement(ups, name, v.Value)
-			}
-		default:
-			ups = rawdoc.AppendElement(ups, name, v)
+		if was := rawdoc.Lookup(a, name); !equalValues(was, v) {
+			ups, subs = diffField(ups, subs, name, was, v)
 		}
 	}
+	return appendDiff(dels, ups, ins, subs)
+}
+
+// sameNames reports whether documents a and b have the same field names in
+// the same order: an update that changes values only (most do).
+func sameNames(a, b bson.Raw) bool {
+	ia, ib := rawdoc.Iterate(a), rawdoc.Iterate(b)
+	for {
+		ka, _, oka := ia.Next()
+		kb, _, okb := ib.Next()
+		if oka != okb || !bytes.Equal(ka, kb) {
+			return false
+		}
+		if !oka {
+			return true
+		}
+	}
+}
+
+// pairDiff is docDiff of documents with the same names in the same order:
+// the fields are compared in pairs, with no lookups, and nothing is
+// deleted or inserted.
+func pairDiff(a, b bson.Raw) []byte {
+	var ups, subs []byte
+	ia, ib := rawdoc.Iterate(a), rawdoc.Iterate(b)
+	for {
+		_, was, _ := ia.Next()
+		k, v, ok := ib.Next()
+		if !ok {
+			break
+		}
+		if !equalValues(was, v) {
+			ups, subs = diffField(ups, subs, string(k), was, v)
+		}
+	}
+	return appendDiff(nil, ups, nil, subs)
+}
+
+func equalValues(a, b bson.RawValue) bool {
+	return a.Type == b.Type && bytes.Equal(a.Value, b.Value)
+}
+
+// diffField appends the change of field name from was to v, values that
+// differ: to subs as a sub-diff of an embedded document (always) or of an
+// array (when smaller than the array), else to ups as the new value.
+func diffField(ups, subs []byte, name string, was, v bson.RawValue) ([]byte, []byte) {
+	switch {
+	case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
+		subs = bsoncore.AppendDocumentElement(subs, "s"+name, docDiff(was.Document(), v.Document()))
+	case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
+		if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
+			subs = bsoncore.AppendDocumentElement(subs, "s"+name, sub)
+		} else {
+			ups = bsoncore.AppendArrayElement(ups, name, v.Value)
+		}
+	default:
+		ups = rawdoc.AppendElement(ups, name, v)
+	}
+	return ups, subs
+}
+
+// appendDiff is a document diff of its sections, in MongoDB's order.
+func appendDiff(dels, ups, ins, subs []byte) []byte {
 	start, out := bsoncore.AppendDocumentStart(nil)
 	if dels != nil {
 		out = appendSection(out, "d", dels)

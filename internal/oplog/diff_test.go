@@ -47,3 +47,49 @@ func TestApplyDiffInvertsUpdateO(t *testing.T) {
 		}
 	}
 }
+
+// TestPairDiffIsLookupDiff: for documents with the same field names in the
+// same order, the pairwise diff is byte for byte the diff made by looking
+// each field up.
+func TestPairDiffIsLookupDiff(t *testing.T) {
+	g := querygen.New(11)
+	for i := range 5000 {
+		oldD := g.Doc(int32(i))
+		nextD := make(bson.D, len(oldD))
+		for j, e := range oldD {
+			nextD[j] = e
+			if g.Intn(3) == 0 {
+				nextD[j].Value = g.Value(2)
+			}
+		}
+		old, err := bson.Marshal(oldD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := bson.Marshal(nextD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameNames(old, next) {
+			t.Fatalf("same names not recognized: %s, %s", bson.Raw(old), bson.Raw(next))
+		}
+		if got, want := bson.Raw(pairDiff(old, next)), bson.Raw(lookupDiff(old, next)); string(got) != string(want) {
+			t.Fatalf("old  %s\nnext %s\npairs  %s\nlookup %s", bson.Raw(old), bson.Raw(next), got, want)
+		}
+	}
+	if sameNames(bson.Raw(bsonDoc(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}})), bsonDoc(t, bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}})) {
+		t.Fatal("reordered names taken as the same")
+	}
+	if sameNames(bsonDoc(t, bson.D{{Key: "a", Value: 1}}), bsonDoc(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}})) {
+		t.Fatal("an added name taken as the same names")
+	}
+}
+
+func bsonDoc(t *testing.T, d bson.D) bson.Raw {
+	t.Helper()
+	b, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
