@@ -66,6 +66,8 @@ func exportPebble(m *metrics.Metrics, db *pebblekv.DB) {
 	m.Gauge("folio_pebble_read_amplification", "Pebble's read amplification: the sublevels a point read may consult.", func() float64 { return float64(db.Metrics().ReadAmp()) })
 	m.Counter("folio_pebble_block_cache_hits_total", "Pebble block cache hits.", func() float64 { return float64(db.Metrics().BlockCache.Hits) })
 	m.Counter("folio_pebble_block_cache_misses_total", "Pebble block cache misses.", func() float64 { return float64(db.Metrics().BlockCache.Misses) })
+	m.Counter("folio_pebble_row_cache_hits_total", "Point reads served by Folio's row cache.", func() float64 { h, _ := db.RowCacheStats(); return float64(h) })
+	m.Counter("folio_pebble_row_cache_misses_total", "Point reads the row cache did not hold.", func() float64 { _, n := db.RowCacheStats(); return float64(n) })
 	m.Counter("folio_pebble_wal_bytes_written_total", "Bytes written to Pebble's write-ahead log.", func() float64 { return float64(db.Metrics().WAL.BytesWritten) })
 	m.Histogram("folio_pebble_wal_fsync_duration_seconds", "Pebble's write-ahead log syncs (the count) and how long each took.", 1e-9,
 		func() prometheus.Histogram { return db.Metrics().LogWriter.FsyncLatency })

@@ -127,7 +127,7 @@ func TestMetrics(t *testing.T) {
 	}
 	expected := []string{"folio_connections", "go_goroutines", "process_resident_memory_bytes"}
 	if !testkv.TiKV() {
-		expected = append(expected, "folio_pebble_disk_bytes", "folio_pebble_wal_bytes_written_total", "folio_pebble_wal_fsync_duration_seconds_count")
+		expected = append(expected, "folio_pebble_disk_bytes", "folio_pebble_wal_bytes_written_total", "folio_pebble_wal_fsync_duration_seconds_count", "folio_pebble_row_cache_hits_total", "folio_pebble_row_cache_misses_total")
 	}
 	for _, sample := range expected {
 		if _, ok := after[sample]; !ok {

@@ -287,5 +287,14 @@ func (d *DB) Compact(ctx context.Context, start, end []byte) error {
 	return d.db.Compact(ctx, start, end, false)
 }
 
+// RowCacheStats counts the point reads the row cache served and those it
+// did not hold (zero without a row cache).
+func (d *DB) RowCacheStats() (hits, misses uint64) {
+	if d.rows == nil {
+		return 0, 0
+	}
+	return d.rows.hits.Load(), d.rows.misses.Load()
+}
+
 // Metrics are Pebble's own figures (compactions, flushes, caches, WAL).
 func (d *DB) Metrics() *pebble.Metrics { return d.db.Metrics() }
