@@ -26,6 +26,7 @@ import (
 )
 
 func main() {
+	tuneGC()
 	if err := run(os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "folio:", err)
 		os.Exit(1)
