@@ -32,18 +32,11 @@ func TestApplyDiffInvertsUpdateO(t *testing.T) {
 				nextD = append(nextD, bson.E{Key: string(rune('p' + g.Intn(5))), Value: g.Value(2)})
 			}
 		}
-		old, err := bson.Marshal(oldD)
-		if err != nil {
-			t.Fatal(err)
-		}
-		next, err := bson.Marshal(nextD)
-		if err != nil {
-			t.Fatal(err)
-		}
+		old, next := bsonDoc(t, oldD), bsonDoc(t, nextD)
 		o := bson.Raw(UpdateO(nil, old, next))
 		got := ApplyDiff(old, o.Lookup("diff").Document())
 		if string(got) != string(next) {
-			t.Fatalf("old  %s\nnext %s\ndiff %s\ngot  %s", bson.Raw(old), bson.Raw(next), o, got)
+			t.Fatalf("old  %s\nnext %s\ndiff %s\ngot  %s", old, next, o, got)
 		}
 	}
 }
@@ -62,22 +55,15 @@ func TestPairDiffIsLookupDiff(t *testing.T) {
 				nextD[j].Value = g.Value(2)
 			}
 		}
-		old, err := bson.Marshal(oldD)
-		if err != nil {
-			t.Fatal(err)
-		}
-		next, err := bson.Marshal(nextD)
-		if err != nil {
-			t.Fatal(err)
-		}
+		old, next := bsonDoc(t, oldD), bsonDoc(t, nextD)
 		if !sameNames(old, next) {
-			t.Fatalf("same names not recognized: %s, %s", bson.Raw(old), bson.Raw(next))
+			t.Fatalf("same names not recognized: %s, %s", old, next)
 		}
 		if got, want := bson.Raw(pairDiff(old, next)), bson.Raw(lookupDiff(old, next)); string(got) != string(want) {
-			t.Fatalf("old  %s\nnext %s\npairs  %s\nlookup %s", bson.Raw(old), bson.Raw(next), got, want)
+			t.Fatalf("old  %s\nnext %s\npairs  %s\nlookup %s", old, next, got, want)
 		}
 	}
-	if sameNames(bson.Raw(bsonDoc(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}})), bsonDoc(t, bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}})) {
+	if sameNames(bsonDoc(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}), bsonDoc(t, bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}})) {
 		t.Fatal("reordered names taken as the same")
 	}
 	if sameNames(bsonDoc(t, bson.D{{Key: "a", Value: 1}}), bsonDoc(t, bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}})) {
