@@ -72,7 +72,7 @@ func lookupDiff(a, b bson.Raw) []byte {
 			ins = rawdoc.AppendElement(ins, name, v)
 			continue
 		}
-		if was := rawdoc.Lookup(a, name); !equalValues(was, v) {
+		if was := rawdoc.Lookup(a, name); !was.Equal(v) {
 			ups, subs = diffField(ups, subs, name, was, v)
 		}
 	}
@@ -107,15 +107,11 @@ func pairDiff(a, b bson.Raw) []byte {
 		if !ok {
 			break
 		}
-		if !equalValues(was, v) {
+		if !was.Equal(v) {
 			ups, subs = diffField(ups, subs, string(k), was, v)
 		}
 	}
 	return appendDiff(nil, ups, nil, subs)
-}
-
-func equalValues(a, b bson.RawValue) bool {
-	return a.Type == b.Type && bytes.Equal(a.Value, b.Value)
 }
 
 // diffField appends the change of field name from was to v, values that
@@ -179,7 +175,7 @@ func arrayDiff(a, b bson.RawArray) []byte {
 		}
 		was := av[i]
 		switch {
-		case was.Type == v.Type && bytes.Equal(was.Value, v.Value):
+		case was.Equal(v):
 		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
 			out = bsoncore.AppendDocumentElement(out, "s"+idx, docDiff(was.Document(), v.Document()))
 		case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
