@@ -364,12 +364,18 @@ func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	}
 	err := b.Commit(pebble.NoSync)
 	if cached > 0 {
-		// Keys that had entries keep them, with the committed values.
+		// Keys that had entries keep them, with the committed values. A
+		// batch that cannot be read back (it was read above) is not the
+		// commit's failure: the cache is emptied instead, since a key
+		// written twice may have kept its first value.
 		r := b.Reader()
 		for range n {
 			kind, k, v, ok, rerr := r.Next()
-			if rerr != nil || !ok {
-				err = errors.Join(err, rerr)
+			if rerr != nil {
+				d.rows.forgetAll(&touched)
+				break
+			}
+			if !ok {
 				break
 			}
 			d.rows.rewrite(k, v, err == nil && kind == pebble.InternalKeyKindSet)
