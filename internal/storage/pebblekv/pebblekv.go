@@ -293,7 +293,7 @@ func (d *DB) RowCacheStats() (hits, misses uint64) {
 	if d.rows == nil {
 		return 0, 0
 	}
-	return d.rows.hits.Load(), d.rows.misses.Load()
+	return d.rows.stats()
 }
 
 // Metrics are Pebble's own figures (compactions, flushes, caches, WAL).

@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync"
-	"sync/atomic"
 )
 
 // rowCache holds copies of values of the latest committed state, so that a
@@ -24,8 +23,6 @@ import (
 type rowCache struct {
 	seed   maphash.Seed
 	shards [rowCacheShards]rowShard
-	// hits and misses count lookups, for tests and metrics.
-	hits, misses atomic.Uint64
 }
 
 const (
@@ -46,7 +43,10 @@ type rowShard struct {
 	rows    map[string][]byte
 	bytes   int
 	limit   int
-	_       [24]byte // keeps neighbouring shards' locks off one cache line
+	// hits and misses count lookups, under mu: a counter shared by all
+	// shards would bounce between CPUs on every read.
+	hits, misses uint64
+	_            [24]byte // keeps neighbouring shards' locks off one cache line
 }
 
 // newRowCache returns a cache holding about size bytes of keys and values,
@@ -76,14 +76,25 @@ func (c *rowCache) lookup(key []byte) (v []byte, hit bool, version uint64) {
 	s.mu.Lock()
 	if cached := s.rows[string(key)]; cached != nil {
 		v = append(make([]byte, 0, len(cached)), cached...)
+		s.hits++
 		s.mu.Unlock()
-		c.hits.Add(1)
 		return v, true, 0
 	}
 	version = s.version
+	s.misses++
 	s.mu.Unlock()
-	c.misses.Add(1)
 	return nil, false, version
+}
+
+// stats sums the shards' lookups that hit and missed.
+func (c *rowCache) stats() (hits, misses uint64) {
+	for i := range c.shards {
+		s := &c.shards[i]
+		s.mu.Lock()
+		hits, misses = hits+s.hits, misses+s.misses
+		s.mu.Unlock()
+	}
+	return hits, misses
 }
 
 // fill keeps a copy of v, read from the latest state after a lookup of key
