@@ -46,7 +46,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		return nil, mongoerr.New(mongoerr.ChangeStreamNeedsReplicaSet, "The $changeStream stage is only supported on replica sets")
 	}
 	if !s.Engine.HasOplog() {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "$changeStream needs an oplog, which Folio keeps only on its embedded Pebble storage")
+		return nil, mongoerr.New(mongoerr.NotImplemented, "$changeStream needs an oplog, which this server's storage does not keep")
 	}
 	spec, err := changestream.ParseSpec(a.stages[0].Lookup("$changeStream"))
 	if err != nil {
@@ -84,7 +84,11 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	}
 	src := &changeStreamSource{eng: s.Engine, stream: changestream.Stream{Spec: spec, Scope: scope}}
 	src.stream.Lookup = src.lookup
-	oldest, last := s.Engine.OplogBounds()
+	last := s.Engine.OplogLast()
+	oldest, err := s.Engine.OplogOldest()
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case spec.ResumeAfter != nil:
 		src.stream.After = *spec.ResumeAfter
@@ -211,7 +215,7 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 		if cs.stream.Invalidated {
 			return nil, nil
 		}
-		_, last := cs.eng.OplogBounds()
+		last := cs.eng.OplogLast()
 		if cs.next > last {
 			return nil, nil
 		}
@@ -230,9 +234,13 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 			cs.err = err
 			continue
 		}
-		if read == 0 {
-			// Entries up to last were truncated away meanwhile.
+		if read < changeStreamReadBatch && !cs.stream.Invalidated {
+			// every entry up to last was read (or truncated away
+			// meanwhile): caught up, though on TiKV last has moved on
 			cs.next = last + 1
+			if len(cs.buf) == 0 {
+				return nil, nil
+			}
 		}
 	}
 	ev := cs.buf[0]

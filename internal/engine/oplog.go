@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,7 +26,8 @@ import (
 // oplog, an aborted one never appears, and the keys' order is the order in
 // which the writes became visible. The oplog is capped by size: the oldest
 // entries are removed (TruncateOplog). A store that does not stamp its
-// commits (TiKV) has no oplog.
+// commits has no oplog. On TiKV, one commit's entries are joined into one
+// applyOps entry (oplogWrite.Join), as the commit has one timestamp.
 var oplogPrefix = []byte{'o'}
 
 // DefaultOplogSize is the oplog's size bound when Options.OplogSize is zero.
@@ -40,9 +42,7 @@ type oplogState struct {
 	// starts above the bound, so that the first pass (the reaper's, just
 	// after start) measures the oplog instead of start-up reading it all.
 	// It only says when to look.
-	size atomic.Int64
-	// oldest is the stamp of the oldest entry kept.
-	oldest   atomic.Uint64
+	size     atomic.Int64
 	truncate sync.Mutex
 }
 
@@ -63,10 +63,7 @@ func (e *Engine) openOplog() error {
 	if err != nil {
 		return err
 	}
-	var first, last uint64
-	if it.First() {
-		first = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
-	}
+	var last uint64
 	if it.Last() {
 		last = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
 	}
@@ -74,25 +71,18 @@ func (e *Engine) openOplog() error {
 		return err
 	}
 	o.size.Store(o.limit + 1)
-	o.oldest.Store(first)
 	e.oplog = o
 	if last != 0 {
 		stamps.AdvanceStamp(last)
 		return nil
 	}
 	msg := bsoncore.NewDocumentBuilder().AppendString("msg", "initiating set").Build()
-	err = e.retry(context.Background(), func(tx storage.Txn) error {
+	return e.retry(context.Background(), func(tx storage.Txn) error {
 		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: bson.Raw(msg)}, nil); err != nil {
 			return err
 		}
 		return tx.Commit()
 	})
-	if err != nil {
-		return err
-	}
-	last, _ = stamps.LastStamp()
-	o.oldest.Store(last)
-	return nil
 }
 
 // logOp stages op's entry in tx; sess is the session of the write.
@@ -100,22 +90,87 @@ func (e *Engine) logOp(tx storage.Txn, op oplog.Op, sess *oplog.Session) error {
 	if e.oplog == nil {
 		return nil
 	}
-	return e.stageEntry(tx, oplog.New(nil, op, sess, time.Now()))
+	return e.stageEntry(tx, &oplogWrite{ops: []oplog.Op{op}, sess: sess, wall: time.Now()})
 }
 
-// stageEntry stages a built entry, stamped at commit.
-func (e *Engine) stageEntry(tx storage.Txn, ent oplog.Entry) error {
+// stageEntry stages an entry, stamped at commit.
+func (e *Engine) stageEntry(tx storage.Txn, w *oplogWrite) error {
 	st, ok := tx.(storage.StampedTxn)
 	if !ok {
 		return errors.New("engine: the store keeps an oplog but this transaction cannot stamp its entry")
 	}
-	e.oplog.size.Add(int64(len(ent.Doc) + len(oplogPrefix) + 8))
-	return st.SetStamped(oplogPrefix, ent.Stamp)
+	e.oplog.size.Add(int64(w.size() + len(oplogPrefix) + 8))
+	return st.SetStamped(oplogPrefix, w)
 }
 
 // oplogEntryOverhead bounds an entry's bytes other than its namespace and
 // documents: field names, ui, ts, t, v, wall and a session's lsid.
 const oplogEntryOverhead = 256
+
+// oplogWrite is an oplog entry staged in a storage transaction, built when
+// the store asks for its value (storage.StampedValue): the entry of its one
+// operation, or an applyOps entry for a transaction's commit and for the
+// writes a store joins under one stamp (as MongoDB logs a batched write).
+type oplogWrite struct {
+	ops []oplog.Op
+	// pre are the documents before operations, of collections that
+	// record pre-images.
+	pre  []txnPreImage
+	sess *oplog.Session
+	// applyOps: the entry is an applyOps even with one operation.
+	applyOps bool
+	// joined: the write is the join of others, and owns its slices.
+	joined bool
+	wall   time.Time
+	ent    oplog.Entry
+}
+
+// Value implements storage.StampedValue: the entry and its pre-images, as
+// stored (oplog.Stored), and where its ts goes.
+func (w *oplogWrite) Value() ([]byte, int) {
+	if w.ent.Doc == nil {
+		if len(w.ops) == 1 && !w.applyOps {
+			// room for the pre-images too, so that building copies a
+			// document once
+			w.ent = oplog.New(make([]byte, 0, w.size()), w.ops[0], w.sess, w.wall)
+		} else {
+			w.ent = oplog.NewApplyOps(nil, w.ops, w.sess, w.wall)
+		}
+		for _, p := range w.pre {
+			w.ent.Doc = oplog.AppendPreImage(w.ent.Doc, p.index, p.doc)
+		}
+	}
+	return w.ent.Doc, w.ent.TSAt
+}
+
+// Join implements storage.StampedValue: one applyOps entry of w's
+// operations then next's, without a session, as MongoDB logs a batched
+// write outside a transaction (its change events carry no lsid).
+func (w *oplogWrite) Join(next storage.StampedValue) storage.StampedValue {
+	n := next.(*oplogWrite)
+	j := w
+	if !w.joined {
+		// the first join copies: later ones append to the copy
+		j = &oplogWrite{ops: slices.Clone(w.ops), pre: slices.Clone(w.pre), applyOps: true, joined: true, wall: w.wall}
+	}
+	for _, p := range n.pre {
+		j.pre = append(j.pre, txnPreImage{index: p.index + len(j.ops), doc: p.doc})
+	}
+	j.ops = append(j.ops, n.ops...)
+	return j
+}
+
+// size bounds the bytes of the entry's stored form.
+func (w *oplogWrite) size() int {
+	n := oplogEntryOverhead
+	for _, op := range w.ops {
+		n += len(op.NS) + len(op.O) + len(op.O2) + oplogEntryOverhead
+	}
+	for _, p := range w.pre {
+		n += 4 + len(p.doc)
+	}
+	return n
+}
 
 // logDoc stages the entry of one document's change outside a transaction.
 // A collection that records pre-images keeps the document before an
@@ -124,15 +179,11 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
-	op := docOp(c, old, next, what)
-	// room for the op and the entry's other fields, so that building it
-	// copies a document once
-	buf := make([]byte, 0, len(op.O)+len(op.O2)+len(op.NS)+oplogEntryOverhead)
-	ent := oplog.New(buf, op, sess, time.Now())
+	w := &oplogWrite{ops: []oplog.Op{docOp(c, old, next, what)}, sess: sess, wall: time.Now()}
 	if old != nil && c.preImages.Load() {
-		ent.Doc = oplog.AppendPreImage(ent.Doc, 0, old)
+		w.pre = []txnPreImage{{index: 0, doc: old}}
 	}
-	return e.stageEntry(tx, ent)
+	return e.stageEntry(tx, w)
 }
 
 // replicated reports whether c's changes are logged: all but those of a
@@ -148,11 +199,7 @@ func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess 
 	if e.oplog == nil || len(ops) == 0 {
 		return nil
 	}
-	ent := oplog.NewApplyOps(nil, ops, sess, time.Now())
-	for _, p := range pre {
-		ent.Doc = oplog.AppendPreImage(ent.Doc, p.index, p.doc)
-	}
-	return e.stageEntry(tx, ent)
+	return e.stageEntry(tx, &oplogWrite{ops: ops, pre: pre, sess: sess, applyOps: true, wall: time.Now()})
 }
 
 // txnPreImage is the document before a transaction's operation index.
@@ -254,11 +301,22 @@ func (s stmtRec) session() *oplog.Session { return sessionOf(s.rec, s.index) }
 // HasOplog reports whether the engine keeps an oplog.
 func (e *Engine) HasOplog() bool { return e.oplog != nil }
 
-// OplogBounds are the stamps of the oldest entry kept and of the latest
-// commit applied: every entry up to last is readable.
-func (e *Engine) OplogBounds() (oldest, last uint64) {
-	last, _ = e.oplog.stamps.LastStamp()
-	return e.oplog.oldest.Load(), last
+// OplogLast is a stamp up to which every entry is readable: the latest
+// commit's on Pebble.
+func (e *Engine) OplogLast() uint64 {
+	last, _ := e.oplog.stamps.LastStamp()
+	return last
+}
+
+// OplogOldest is the stamp of the oldest entry kept, read from the store:
+// on a shared store another frontend may have truncated the oplog.
+func (e *Engine) OplogOldest() (uint64, error) {
+	var oldest uint64
+	err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, _ oplog.Stored) (bool, error) {
+		oldest = stamp
+		return false, nil
+	})
+	return oldest, err
 }
 
 // ReadOplog calls fn with each entry whose stamp is in [from, to], in
@@ -296,29 +354,41 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 	return firstErr(it.Error(), it.Close())
 }
 
-// WaitOplog blocks until a commit after stamp after is applied, timeout
+// WaitOplog blocks until an entry after stamp after is readable, timeout
 // passes or ctx ends.
 func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Duration) {
-	last, next := e.oplog.stamps.LastStamp()
-	if last > after {
-		return
-	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	select {
-	case <-next:
-	case <-timer.C:
-	case <-ctx.Done():
+	for {
+		last, next := e.oplog.stamps.LastStamp()
+		if last > after {
+			found := false
+			err := e.ReadOplog(after+1, last, func(uint64, oplog.Stored) (bool, error) {
+				found = true
+				return false, nil
+			})
+			if found || err != nil {
+				return // the read that follows meets the error
+			}
+		}
+		select {
+		case <-next:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
 // TruncateOplog removes the oldest entries while the oplog is larger than
-// its bound, down to 90% of it, and reports how many bytes it removed. The
+// its bound, down to 90% of it, and reports how many bytes it removed; on
+// a shared store only the frontend running the background jobs does. The
 // size counted as entries are staged (retried commits count again) only
 // says when to look: the entries are measured before any is removed.
 func (e *Engine) TruncateOplog() (int64, error) {
 	o := e.oplog
-	if o == nil || o.size.Load() <= o.limit {
+	if o == nil || o.size.Load() <= o.limit || !e.RunsJobs() {
 		return 0, nil
 	}
 	o.truncate.Lock()
@@ -353,7 +423,6 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	if err := e.kv.DeleteRange(oplogPrefix, hi); err != nil {
 		return 0, err
 	}
-	o.oldest.Store(next)
 	o.size.Store(total - removed)
 	return removed, nil
 }

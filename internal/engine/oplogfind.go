@@ -31,7 +31,7 @@ type OplogCursor struct {
 // do. A sort other than $natural, and a hint, are refused (NotImplemented).
 func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	if e.oplog == nil {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "local.oplog.rs is kept only on Folio's embedded Pebble storage")
+		return nil, mongoerr.New(mongoerr.NotImplemented, "local.oplog.rs is not kept by this server's storage")
 	}
 	if o.Hint.Type != 0 {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "hint on local.oplog.rs is not supported by Folio: the oplog has no indexes")
@@ -53,7 +53,7 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	if tailable && reverse {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
 	}
-	_, last := e.OplogBounds()
+	last := e.OplogLast()
 	src := &oplogSource{e: e, next: tsLowerBound(o.Filter), reverse: reverse, tail: tailable, to: last}
 	if reverse {
 		src.before = last + 1
@@ -135,7 +135,7 @@ func (s *oplogSource) refill() error {
 		return err
 	}
 	if s.tail {
-		_, s.to = s.e.OplogBounds()
+		s.to = s.e.OplogLast()
 	}
 	n := 0
 	err := s.e.ReadOplog(s.next, s.to, func(stamp uint64, stored oplog.Stored) (bool, error) {

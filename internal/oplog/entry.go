@@ -4,7 +4,7 @@
 // o2, ts, t, v, wall, and for a session's writes lsid, txnNumber and
 // stmtId. A multi-document transaction is one c entry on admin.$cmd whose
 // o is {applyOps: [entries without ts]}. The entry's ts is its commit
-// time, written into the entry when the store stamps the commit (Stamp).
+// time, written into the entry when the store stamps the commit.
 package oplog
 
 import (
@@ -45,18 +45,12 @@ type Session struct {
 }
 
 // Entry is an entry in the making: its BSON with a zero ts, and where the
-// ts value sits, for Stamp.
+// ts value sits: the store writes the commit's time there, as the
+// little-endian 64-bit integer that is a BSON Timestamp's layout (seconds
+// in the high 32 bits).
 type Entry struct {
 	Doc  []byte
 	TSAt int
-}
-
-// Stamp writes ts (seconds in the high 32 bits) into the entry's ts field
-// and returns the document.
-func (e Entry) Stamp(ts uint64) []byte {
-	binary.LittleEndian.PutUint32(e.Doc[e.TSAt:], uint32(ts))
-	binary.LittleEndian.PutUint32(e.Doc[e.TSAt+4:], uint32(ts>>32))
-	return e.Doc
 }
 
 // appendOp appends op's own fields.

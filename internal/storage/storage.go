@@ -95,14 +95,27 @@ type DiskUsageEstimator interface {
 
 // StampedTxn is a Txn of a store that orders its commits by a clock (see
 // Stamps). SetStamped adds a key made of prefix and the 8-byte big-endian
-// stamp the commit gives it, with the value value builds from that stamp.
-// Each call takes its own stamp, greater than every stamp given before, and
-// commits are applied in the order of their stamps: a reader that sees a
-// stamped key sees every key with a smaller stamp. value runs inside the
-// store's commit and must be quick.
+// stamp the commit gives it, holding value with that stamp written in.
+// Commits become visible in the order of their stamps: once Stamps'
+// LastStamp reports a stamp, every stamped key up to it is readable.
+//
+// A store gives each stamped write of a commit its own stamp (Pebble), or
+// the commit one stamp (TiKV: its commit timestamp); the latter joins the
+// commit's stamped values into one (StampedValue.Join) under one key.
 type StampedTxn interface {
 	Txn
-	SetStamped(prefix []byte, value func(stamp uint64) []byte) error
+	SetStamped(prefix []byte, value StampedValue) error
+}
+
+// StampedValue is the value of a stamped key before its stamp is known.
+type StampedValue interface {
+	// Value is the value and the offset of the 8 bytes where the store
+	// writes the stamp, little-endian (a BSON Timestamp's layout). The
+	// store owns the bytes from then on.
+	Value() (value []byte, stampAt int)
+	// Join is the one value standing for this value then next, for a
+	// store that gives a commit one stamp.
+	Join(next StampedValue) StampedValue
 }
 
 // Sweeper is implemented by a store that leaves garbage of its own behind
@@ -130,8 +143,10 @@ func Sweep(kv KV) error {
 
 // Stamps is implemented by a store whose transactions are StampedTxns.
 type Stamps interface {
-	// LastStamp is the stamp of the latest commit applied and a channel
-	// closed once a later stamped commit is applied.
+	// LastStamp is a stamp up to which every stamped key is in place (the
+	// stamp of the latest commit applied, on Pebble) and a channel closed
+	// once a later one may be (a commit, or on a shared store the next
+	// time to look).
 	LastStamp() (uint64, <-chan struct{})
 	// AdvanceStamp makes every later stamp greater than s (a stamp read
 	// back from the store after a restart).

@@ -15,11 +15,9 @@ import (
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
-// startStreams starts a replica set member for change streams, which
-// read the oplog only the Pebble store keeps.
+// startStreams starts a replica set member for change streams.
 func startStreams(t *testing.T) *mongo.Client {
 	t.Helper()
-	testkv.SkipOnTiKV(t, "change streams read the oplog, which only the Pebble store keeps")
 	return startReplSet(t)
 }
 
@@ -571,7 +569,6 @@ func TestChangeStreamAcrossRestart(t *testing.T) {
 // TestChangeStreamHistoryLost: once the oplog is truncated past a token,
 // resuming from it fails with ChangeStreamHistoryLost.
 func TestChangeStreamHistoryLost(t *testing.T) {
-	testkv.SkipOnTiKV(t, "change streams read the oplog, which only the Pebble store keeps")
 	ctx := context.Background()
 	cfg := defaultConfig()
 	cfg.ReplSetName, cfg.OplogSize = "folio", 64<<10

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/storage/testkv"
@@ -22,11 +24,19 @@ import (
 // client to each.
 func startFrontends(t *testing.T, n int) []*mongo.Client {
 	t.Helper()
+	return startFrontendsWith(t, n, func(*instance.Config) {})
+}
+
+// startFrontendsWith is startFrontends with each server's config changed
+// by set.
+func startFrontendsWith(t *testing.T, n int, set func(*instance.Config)) []*mongo.Client {
+	t.Helper()
 	kvs := testkv.OpenShared(t, n) // closed after the servers: cleanups run last first
 	var clients []*mongo.Client
 	for i := range n {
 		cfg := defaultConfig()
 		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
+		set(&cfg)
 		clients = append(clients, connect(t, startInstance(t, cfg)))
 	}
 	return clients
@@ -308,5 +318,137 @@ func TestFrontendStoppedMidTransaction(t *testing.T) {
 	got := findAll(t, other.Collection("midtxn"), bson.D{})
 	if len(got) != 1 || got[0].Lookup("n").Int32() != 1 {
 		t.Errorf("documents after the frontend stopped: %v, want only {_id: 1, n: 1}", got)
+	}
+}
+
+// TestFrontendsChangeStream: while clients of three frontends insert,
+// insertMany and $inc shared counters, a change stream opened on one of
+// them delivers every insert exactly once and each counter's updates in
+// the order they were applied (n = 1, 2, 3, ...), at cluster times that
+// never go back; resumed on another frontend from a token in the middle,
+// it delivers the same events after that token.
+func TestFrontendsChangeStream(t *testing.T) {
+	clients := startFrontendsWith(t, 3, func(cfg *instance.Config) { cfg.ReplSetName = "folio" })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	coll := func(i int) *mongo.Collection { return clients[i].Database(testDB).Collection("feed") }
+	stream, err := coll(2).Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close(ctx)
+	const counters, writers, rounds, batch = 3, 3, 10, 5
+	for k := range counters {
+		if _, err := coll(0).InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("c%d", k)}, {Key: "n", Value: 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := coll(w)
+			rng := rand.New(rand.NewPCG(uint64(w), 5))
+			for i := range rounds {
+				if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: fmt.Sprintf("w%d-%d", w, i)}}); err != nil {
+					t.Error(err)
+					return
+				}
+				var many []any
+				for j := range batch {
+					many = append(many, bson.D{{Key: "_id", Value: fmt.Sprintf("w%d-%d-%d", w, i, j)}})
+				}
+				if _, err := c.InsertMany(ctx, many); err != nil {
+					t.Error(err)
+					return
+				}
+				counter := fmt.Sprintf("c%d", rng.IntN(counters))
+				if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: counter}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	type event struct {
+		op, id string
+		n      int32
+		at     bson.Timestamp
+		token  bson.Raw
+	}
+	total := counters + writers*rounds*(2+batch)
+	read := func(s *mongo.ChangeStream, n int) []event {
+		var evs []event
+		for len(evs) < n && s.Next(ctx) {
+			var e struct {
+				ID  bson.Raw       `bson:"_id"`
+				Op  string         `bson:"operationType"`
+				At  bson.Timestamp `bson:"clusterTime"`
+				Key struct {
+					ID string `bson:"_id"`
+				} `bson:"documentKey"`
+				Desc struct {
+					Fields struct {
+						N int32 `bson:"n"`
+					} `bson:"updatedFields"`
+				} `bson:"updateDescription"`
+			}
+			if err := s.Decode(&e); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, event{op: e.Op, id: e.Key.ID, n: e.Desc.Fields.N, at: e.At, token: e.ID})
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	evs := read(stream, total)
+	if len(evs) != total {
+		t.Fatalf("%d events, want %d", len(evs), total)
+	}
+	inserted := map[string]int{}
+	applied := map[string]int32{}
+	for i, e := range evs {
+		if i > 0 && e.at.Before(evs[i-1].at) {
+			t.Fatalf("event %d at %v, after one at %v", i, e.at, evs[i-1].at)
+		}
+		switch e.op {
+		case "insert":
+			inserted[e.id]++
+		case "update":
+			if e.n != applied[e.id]+1 {
+				t.Fatalf("event %d: %s's n is %d after %d", i, e.id, e.n, applied[e.id])
+			}
+			applied[e.id] = e.n
+		default:
+			t.Fatalf("event %d: %s", i, e.op)
+		}
+	}
+	for id, n := range inserted {
+		if n != 1 {
+			t.Fatalf("%s inserted %d times", id, n)
+		}
+	}
+	if len(inserted) != counters+writers*rounds*(1+batch) {
+		t.Fatalf("%d documents inserted", len(inserted))
+	}
+
+	half := total / 2
+	resumed, err := coll(0).Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetResumeAfter(evs[half].token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close(ctx)
+	rest := read(resumed, total-half-1)
+	for i, e := range rest {
+		if want := evs[half+1+i]; e.op != want.op || e.id != want.id || e.n != want.n || !bytes.Equal(e.token, want.token) {
+			t.Fatalf("resumed event %d: %+v, want %+v", i, e, want)
+		}
 	}
 }

@@ -29,8 +29,9 @@ func newStamps(c clock.Source) *stamps {
 
 // stampedWrite is one SetStamped call waiting for its commit.
 type stampedWrite struct {
-	prefix []byte
-	value  func(uint64) []byte
+	prefix  []byte
+	value   []byte
+	stampAt int
 }
 
 // apply adds the stamped writes to b; the caller holds the commit log's
@@ -41,7 +42,8 @@ func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite) (uint64, error) {
 	for _, w := range writes {
 		st = uint64(s.clock.Tick())
 		key = binary.BigEndian.AppendUint64(append(key[:0], w.prefix...), st)
-		if err := b.Set(key, w.value(st), nil); err != nil {
+		binary.LittleEndian.PutUint64(w.value[w.stampAt:], st)
+		if err := b.Set(key, w.value, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -76,13 +78,15 @@ func (d *DB) AdvanceStamp(st uint64) {
 // Clock is the clock the store's stamps come from.
 func (d *DB) Clock() clock.Source { return d.stamps.clock }
 
-// SetStamped implements storage.StampedTxn.
-func (t *txn) SetStamped(prefix []byte, value func(uint64) []byte) error {
+// SetStamped implements storage.StampedTxn: each write gets its own stamp.
+func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	if t.done {
 		return errEnded
 	}
 	t.batch()
-	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, value: value})
+	// built now, outside the commit's lock
+	v, at := value.Value()
+	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, value: v, stampAt: at})
 	return nil
 }
 

@@ -77,7 +77,7 @@ func (c *ConflictingKV) Unwrap() storage.KV { return c.KV }
 
 // SetStamped passes through to the wrapped transaction; it counts as a
 // write.
-func (t *conflictingTxn) SetStamped(prefix []byte, value func(uint64) []byte) error {
+func (t *conflictingTxn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	st, ok := t.Txn.(storage.StampedTxn)
 	if !ok {
 		return errors.New("storagetest: the wrapped store does not stamp commits")

@@ -68,9 +68,10 @@ type iter struct {
 	err          error
 }
 
-// newIter iterates [lower, upper) below the chunks of large values.
+// newIter iterates [lower, upper) within the users' keys: below the
+// staged keys of stamped writes (stamps.go) and the chunks of large values.
 func newIter(src source, lower, upper []byte) *iter {
-	if end := []byte{chunkSpace}; upper == nil || bytes.Compare(upper, end) > 0 {
+	if end := []byte{stagedSpace}; upper == nil || bytes.Compare(upper, end) > 0 {
 		upper = end
 	}
 	return &iter{src: src, lower: clone(lower), upper: clone(upper)}

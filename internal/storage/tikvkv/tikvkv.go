@@ -37,6 +37,8 @@ type Store struct {
 	// closeFn runs after the client-go store is closed (the mock cluster's
 	// shutdown when this store owns it).
 	closeFn func() error
+	stamps  stamps
+	clock   tsoClock
 }
 
 var (
@@ -44,7 +46,14 @@ var (
 	_ storage.Sweeper = (*Store)(nil)
 )
 
-func newStore(kv *tikv.KVStore) *Store { return &Store{kv: kv, timeout: DefaultTimeout} }
+func newStore(kv *tikv.KVStore) *Store {
+	s := &Store{kv: kv, timeout: DefaultTimeout}
+	s.clock.s = s
+	if ts, err := s.timestamp(); err == nil {
+		s.clock.cur.Store(stampOf(ts))
+	}
+	return s
+}
 
 // ctx returns the context of one call: its deadline is the store's timeout.
 func (s *Store) ctx() (context.Context, context.CancelFunc) {

@@ -23,6 +23,10 @@ type txn struct {
 	scratch []byte
 	// large counts the values written in chunks (chunks.go).
 	large uint32
+	// stamped is the transaction's stamped value, for the key prefix
+	// stampedPrefix (stamps.go).
+	stamped       storage.StampedValue
+	stampedPrefix []byte
 }
 
 // Begin implements storage.KV.
@@ -77,11 +81,18 @@ func (t *txn) Commit() error {
 	if t.done {
 		return nil
 	}
+	if err := t.stage(); err != nil {
+		t.Rollback()
+		return err
+	}
 	t.done = true
 	ctx, cancel := t.s.ctx()
 	defer cancel()
 	err := t.t.Commit(ctx)
 	if err == nil {
+		if t.stamped != nil {
+			t.s.stamps.wake()
+		}
 		return nil
 	}
 	var latch *tikverr.ErrWriteConflictInLatch

@@ -1,0 +1,386 @@
+package tikvkv
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/pingcap/kvproto/pkg/kvrpcpb"
+	"github.com/tikv/client-go/v2/oracle"
+	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/tikvrpc"
+	"github.com/tikv/client-go/v2/txnkv/txnlock"
+	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
+
+	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/storage"
+)
+
+// Stamped keys (the oplog) on TiKV. A commit's stamp is its commit
+// timestamp, which TiKV gives only once the commit is done, so a
+// transaction cannot write a key named by it. Instead:
+//
+//   - The transaction writes its stamped value, with the prefix of the key
+//     it is meant for, under a staged key: stagedSpace <start timestamp:8>.
+//     Once committed, the staged key's commit record holds the commit
+//     timestamp, as every key of the transaction's does.
+//   - LastStamp takes a fresh timestamp R, lists the locks of the staged
+//     keys at or below R (transactions begun and not wholly committed), then
+//     reads the committed staged keys at R without waiting on locks. For
+//     each one it asks the commit timestamp of its commit record (client-go's
+//     lock resolver), and moves the value to <prefix><stamp> in one
+//     transaction that deletes the staged key. The horizon is R's stamp,
+//     or just below the start timestamp of the oldest locked staged key: a
+//     transaction locked when the locks were listed commits after its
+//     start; one that prewrote after the listing takes its commit timestamp
+//     after R; one committed before the listing was read. So every stamped
+//     key up to the horizon is in place, and none will be added there.
+//
+// Whoever calls LastStamp does the moving: a change stream's reader, or
+// the background pass every frontend makes each second; concurrent moves
+// of one staged key conflict, and the loser finds it gone. A writer that
+// dies after its commit leaves its staged key for them; one that dies
+// before leaves locks, resolved once their time to live has passed.
+//
+// A commit has one stamp, so the stamped values of one transaction are
+// joined into one (storage.StampedValue.Join).
+//
+// The staged keys sit after Folio's own keys (which start with an ASCII
+// tag) and before the chunks of large values, out of iterators' reach. A
+// staged key is not the transaction's primary key (the first in order):
+// were it, a transaction's other keys would wait for their asynchronous
+// commit after it, and readers of contended documents would resolve
+// their locks far more often.
+const stagedSpace = 0xfd
+
+// pollEvery is how often a waiter on LastStamp's channel looks again for
+// other frontends' commits.
+const pollEvery = 20 * time.Millisecond
+
+// stampOf is the stamp (a cluster time: seconds in the high 32 bits) of
+// a TSO timestamp: its second, and in the increment its millisecond within
+// the second and its logical counter (18 bits). Stamps order as the
+// timestamps do, and distinct timestamps have distinct stamps.
+func stampOf(ts uint64) uint64 {
+	ms := uint64(oracle.ExtractPhysical(ts))
+	return ms/1000<<32 | ms%1000<<22 | uint64(oracle.ExtractLogical(ts))
+}
+
+func stagedKey(startTS uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{stagedSpace}, startTS)
+}
+
+// stageValue is a staged key's value: the offset of the stamp in the
+// value, the length of the key's prefix, the prefix, then the value.
+func stageValue(prefix, value []byte, stampAt int) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(stampAt))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(prefix)))
+	b = append(b, prefix...)
+	return append(b, value...)
+}
+
+// placed is the key and value of a staged value once its stamp is known.
+func placed(staged []byte, stamp uint64) (key, value []byte, err error) {
+	if len(staged) < 8 {
+		return nil, nil, fmt.Errorf("tikv: staged value of %d bytes", len(staged))
+	}
+	at, n := int(binary.BigEndian.Uint32(staged)), int(binary.BigEndian.Uint32(staged[4:]))
+	if n > len(staged)-8 || at < 0 || at+8 > len(staged)-8-n {
+		return nil, nil, errors.New("tikv: malformed staged value")
+	}
+	prefix, value := staged[8:8+n], append([]byte(nil), staged[8+n:]...)
+	binary.LittleEndian.PutUint64(value[at:], stamp)
+	return binary.BigEndian.AppendUint64(append([]byte(nil), prefix...), stamp), value, nil
+}
+
+// stamps is a Store's view of its stamps.
+type stamps struct {
+	// placing serializes the Store's moves of staged values.
+	placing sync.Mutex
+	mu      sync.Mutex
+	// last is the latest horizon found.
+	last uint64
+	// next is closed at the next time to look, or at a local stamped
+	// commit; nil until someone waits.
+	next chan struct{}
+}
+
+// wake closes the waiters' channel.
+func (s *stamps) wake() {
+	s.mu.Lock()
+	if s.next != nil {
+		close(s.next)
+		s.next = nil
+	}
+	s.mu.Unlock()
+}
+
+// waitChan is the channel closed at the next time to look; the caller
+// holds mu.
+func (s *stamps) waitChan() <-chan struct{} {
+	if s.next == nil {
+		ch := make(chan struct{})
+		s.next = ch
+		time.AfterFunc(pollEvery, func() {
+			s.mu.Lock()
+			if s.next == ch {
+				close(ch)
+				s.next = nil
+			}
+			s.mu.Unlock()
+		})
+	}
+	return s.next
+}
+
+// LastStamp implements storage.Stamps: it moves every committed staged
+// value into place and returns the stamp of the timestamp it read at. A
+// failure keeps the horizon found before, which stays true.
+func (s *Store) LastStamp() (uint64, <-chan struct{}) {
+	h, err := s.placeStaged()
+	st := &s.stamps
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err == nil && h > st.last {
+		st.last = h
+	}
+	s.clock.Advance(clock.Time(st.last))
+	return st.last, st.waitChan()
+}
+
+// AdvanceStamp implements storage.Stamps: nothing to do, TiKV's timestamp
+// oracle only moves forward.
+func (s *Store) AdvanceStamp(uint64) {}
+
+// placeStaged moves the committed staged values into place and returns
+// the horizon, one Store at a time.
+func (s *Store) placeStaged() (uint64, error) {
+	s.stamps.placing.Lock()
+	defer s.stamps.placing.Unlock()
+	for n := 0; ; n++ {
+		h, err := s.placeStagedOnce()
+		if !errors.Is(err, storage.ErrWriteConflict) || n == 10 {
+			return h, err
+		}
+	}
+}
+
+func (s *Store) placeStagedOnce() (uint64, error) {
+	ts, err := s.timestamp()
+	if err != nil {
+		return 0, err
+	}
+	horizon := stampOf(ts)
+	oldest, err := s.oldestStagedLock(ts)
+	if err != nil {
+		return 0, err
+	}
+	if oldest != 0 {
+		horizon = min(horizon, stampOf(oldest)-1)
+	}
+	snap := s.kv.GetSnapshot(ts)
+	snap.SetIsolationLevel(txnsnapshot.RC)
+	it := &iter{src: snapSource(s, snap), lower: []byte{stagedSpace}, upper: []byte{stagedSpace + 1}}
+	type move struct{ staged, key, value []byte }
+	var moves []move
+	for ok := it.First(); ok; ok = it.Next() {
+		staged := clone(it.Key())
+		value := it.Value()
+		if it.Error() != nil {
+			break
+		}
+		if len(staged) != 9 {
+			return 0, errors.Join(fmt.Errorf("tikv: staged key %x", staged), it.Close())
+		}
+		startTS := binary.BigEndian.Uint64(staged[1:])
+		status, err := s.kv.GetLockResolver().GetTxnStatus(startTS, ts, staged)
+		if err != nil {
+			return 0, errors.Join(fmt.Errorf("tikv: the commit of staged key %x: %w", staged, err), it.Close())
+		}
+		if !status.IsCommitted() {
+			return 0, errors.Join(fmt.Errorf("tikv: staged key %x is visible but its transaction is not committed", staged), it.Close())
+		}
+		key, value, err := placed(value, stampOf(status.CommitTS()))
+		if err != nil {
+			return 0, errors.Join(err, it.Close())
+		}
+		moves = append(moves, move{staged: staged, key: key, value: value})
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	if len(moves) == 0 {
+		return horizon, nil
+	}
+	tx, err := s.Begin()
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	for _, m := range moves {
+		if _, ok, err := tx.Get(m.staged); err != nil {
+			return 0, err
+		} else if !ok {
+			continue // moved by another
+		}
+		if err := tx.Delete(m.staged); err != nil {
+			return 0, err
+		}
+		if err := tx.Set(m.key, m.value); err != nil {
+			return 0, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	return horizon, nil
+}
+
+// oldestStagedLock is the smallest start timestamp among the locks on
+// staged keys of transactions begun at or before ts (0: none). Locks
+// whose time to live has passed are resolved (their writer died), so that
+// they do not hold the horizon back for good.
+func (s *Store) oldestStagedLock(ts uint64) (uint64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	bo := tikv.NewBackoffer(ctx, int(s.timeout/time.Millisecond))
+	var oldest uint64
+	var expired []*txnlock.Lock
+	stagedEnd := []byte{stagedSpace + 1}
+	now := uint64(oracle.ExtractPhysical(ts))
+	for key := []byte{stagedSpace}; ; {
+		loc, err := s.kv.GetRegionCache().LocateKey(bo, key)
+		if err != nil {
+			return 0, err
+		}
+		end := loc.EndKey
+		if len(end) == 0 || bytes.Compare(end, stagedEnd) > 0 {
+			end = stagedEnd
+		}
+		req := tikvrpc.NewRequest(tikvrpc.CmdScanLock, &kvrpcpb.ScanLockRequest{MaxVersion: ts, StartKey: key, EndKey: end, Limit: scanLockLimit})
+		resp, err := s.kv.SendReq(bo, req, loc.Region, tikv.ReadTimeoutMedium)
+		if err != nil {
+			return 0, err
+		}
+		if regionErr, err := resp.GetRegionError(); err != nil {
+			return 0, err
+		} else if regionErr != nil {
+			// a split: the region cache has learnt the new regions
+			if regionErr.GetEpochNotMatch() == nil {
+				if err := bo.Backoff(tikv.BoRegionMiss(), errors.New(regionErr.String())); err != nil {
+					return 0, err
+				}
+			}
+			continue
+		}
+		r, ok := resp.Resp.(*kvrpcpb.ScanLockResponse)
+		if !ok || r.GetError() != nil {
+			return 0, fmt.Errorf("tikv: scanning the staged keys' locks: %v", r.GetError())
+		}
+		locks := r.GetLocks()
+		for _, l := range locks {
+			if oldest == 0 || l.GetLockVersion() < oldest {
+				oldest = l.GetLockVersion()
+			}
+			// mocktikv's ScanLock leaves the time to live out
+			if ttl := max(l.GetLockTtl(), staleLock); uint64(oracle.ExtractPhysical(l.GetLockVersion()))+ttl < now {
+				lock := txnlock.NewLock(l)
+				lock.TTL = ttl
+				expired = append(expired, lock)
+			}
+		}
+		if len(locks) == scanLockLimit {
+			key = append(clone(locks[len(locks)-1].GetKey()), 0)
+		} else {
+			key = end
+		}
+		if bytes.Compare(key, stagedEnd) >= 0 {
+			break
+		}
+	}
+	if len(expired) > 0 {
+		if _, err := s.kv.GetLockResolver().ResolveLocks(bo, ts, expired); err != nil {
+			return 0, err
+		}
+	}
+	return oldest, nil
+}
+
+// staleLock is the least age, in milliseconds, of a staged key's lock
+// before it is resolved (client-go gives a small transaction's locks 3 s
+// to live, plus the time it took before its prewrite); the resolution asks
+// the lock's own time to live, and rolls back only a transaction past it.
+const staleLock = 5000
+
+// scanLockLimit bounds the locks one ScanLock request returns.
+const scanLockLimit = 256
+
+// SetStamped implements storage.StampedTxn: the transaction's stamped
+// values are joined into one, staged at commit.
+func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
+	if t.done {
+		return errors.New("tikv: transaction ended")
+	}
+	switch {
+	case t.stamped == nil:
+		t.stamped, t.stampedPrefix = value, append([]byte(nil), prefix...)
+	case !bytes.Equal(prefix, t.stampedPrefix):
+		return errors.New("tikv: a transaction's stamped keys must share their prefix")
+	default:
+		t.stamped = t.stamped.Join(value)
+	}
+	return nil
+}
+
+// stage writes the transaction's staged key, before its commit.
+func (t *txn) stage() error {
+	if t.stamped == nil {
+		return nil
+	}
+	v, at := t.stamped.Value()
+	return t.Set(stagedKey(t.t.StartTS()), stageValue(t.stampedPrefix, v, at))
+}
+
+// tsoClock is the cluster clock of a Store (clock.Source): the stamps of
+// the oracle's timestamps, so that operationTime and the oplog's times
+// agree across frontends.
+type tsoClock struct {
+	s   *Store
+	cur atomic.Uint64
+}
+
+// Now is the latest time handed out or learnt.
+func (c *tsoClock) Now() clock.Time { return clock.Time(c.cur.Load()) }
+
+// Tick is the stamp of a fresh timestamp; without the oracle, a time just
+// above the latest.
+func (c *tsoClock) Tick() clock.Time {
+	ts, err := c.s.timestamp()
+	if err != nil {
+		return clock.Time(c.cur.Add(1))
+	}
+	c.Advance(clock.Time(stampOf(ts)))
+	return c.Now()
+}
+
+// Advance moves the clock to t if t is later.
+func (c *tsoClock) Advance(t clock.Time) {
+	for {
+		cur := c.cur.Load()
+		if uint64(t) <= cur || c.cur.CompareAndSwap(cur, uint64(t)) {
+			return
+		}
+	}
+}
+
+// Clock is the store's cluster clock.
+func (s *Store) Clock() clock.Source { return &s.clock }
+
+var (
+	_ storage.Stamps     = (*Store)(nil)
+	_ storage.StampedTxn = (*txn)(nil)
+)
