@@ -2,6 +2,7 @@ package tikvkv
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"slices"
@@ -31,7 +32,9 @@ func TestMain(m *testing.M) {
 // primary uncommitted), the transaction is rolled back once its locks'
 // TTL runs out: its writes never appear, and the keys take new writes.
 // Stopped after committing the primary only, it is rolled forward: every
-// key shows its write at once.
+// key shows its write at once. Its stamped write (an oplog entry) holds
+// the stamps' horizon below its start until its lock is resolved, then
+// shows at its commit's stamp, or never.
 func TestFrontendDiesMidCommit(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -48,6 +51,7 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 			// reports whether it left locks: under -race the dying store's
 			// background work now and then finishes the commit first, and
 			// the test then tries again on fresh stores.
+			var startTS uint64 // of the interrupted commit
 			interrupt := func() (*Store, bool) {
 				dying, m := openMock(t)
 				other, err := m.Open()
@@ -77,6 +81,9 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 				for _, k := range keys {
 					must(t, kt.Set(k, []byte{valuePrefix, 'n', 'e', 'w'}))
 				}
+				// as txn.stage writes a stamped value
+				startTS = kt.StartTS()
+				must(t, kt.Set(stagedKey(startTS), append([]byte{valuePrefix}, stageValue(testPrefix, []byte("\x00\x00\x00\x00\x00\x00\x00\x00new"), 0)...)))
 				// The failpoints act only on a commit carrying a session id.
 				err = kt.Commit(context.WithValue(context.Background(), util.SessionID, uint64(1)))
 				if tc.wantWritten != (err == nil) {
@@ -91,6 +98,30 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 			}
 			if !locked {
 				t.Fatal("the interrupted commit left no lock in 5 attempts: the test does not test")
+			}
+			// The staged key's lock, which no read meets, is left to the
+			// stamps' horizon: it holds it back until its resolution.
+			defer func(old uint64) { staleLock = old }(staleLock)
+			staleLock = 100
+			var h uint64
+			for deadline := time.Now().Add(10 * time.Second); h <= stampOf(startTS); time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the horizon stays at %x, below the stamp %x of the interrupted start", h, stampOf(startTS))
+				}
+				h, _ = other.LastStamp()
+			}
+			seqs := 0
+			it, err := other.NewIter(testPrefix, []byte("p"))
+			must(t, err)
+			for ok := it.First(); ok; ok = it.Next() {
+				if stamp := binary.BigEndian.Uint64(it.Key()[1:]); stamp <= stampOf(startTS) || string(it.Value()[8:]) != "new" {
+					t.Errorf("stamped key %x = %q", it.Key(), it.Value())
+				}
+				seqs++
+			}
+			must(t, it.Close())
+			if want := map[bool]int{true: 1, false: 0}[tc.wantWritten]; seqs != want {
+				t.Errorf("%d stamped values, want %d", seqs, want)
 			}
 			want := "old"
 			if tc.wantWritten {

@@ -314,7 +314,8 @@ func (s *Store) oldestStagedLock(ts uint64) (uint64, error) {
 // before it is resolved (client-go gives a small transaction's locks 3 s
 // to live, plus the time it took before its prewrite); the resolution asks
 // the lock's own time to live, and rolls back only a transaction past it.
-const staleLock = 5000
+// A variable for tests.
+var staleLock uint64 = 5000
 
 // scanLockLimit bounds the locks one ScanLock request returns.
 const scanLockLimit = 256
