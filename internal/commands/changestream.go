@@ -100,8 +100,9 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		src.stream.After = changestream.Token{TS: last + 1}
 	}
 	src.next, src.returned = src.stream.After.TS, src.stream.After
+	historyLost := mongoerr.New(mongoerr.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
 	if src.next < oldest {
-		return nil, mongoerr.New(mongoerr.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
+		return nil, historyLost
 	}
 	if after := src.stream.After; after.Event {
 		// The event resumed after must be in the oplog.
@@ -113,6 +114,13 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 			return nil, err
 		}
 		if !found {
+			// truncated since oldest was read?
+			if oldest, err = s.Engine.OplogOldest(); err != nil {
+				return nil, err
+			}
+			if after.TS < oldest {
+				return nil, historyLost
+			}
 			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. {_data: %q}", after.Data())
 		}
 	}

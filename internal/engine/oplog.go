@@ -25,7 +25,7 @@ import (
 // (storage.StampedTxn). So an acknowledged write is never missing from the
 // oplog, an aborted one never appears, and the keys' order is the order in
 // which the writes became visible. The oplog is capped by size: the oldest
-// entries are removed (TruncateOplog). A store that does not stamp its
+// entries are removed (MaintainOplog). A store that does not stamp its
 // commits has no oplog. On TiKV, one commit's entries are joined into one
 // applyOps entry (oplogWrite.Join), as the commit has one timestamp.
 var oplogPrefix = []byte{'o'}
@@ -37,14 +37,24 @@ const DefaultOplogSize = 990 << 20
 type oplogState struct {
 	stamps storage.Stamps
 	limit  int64
-	// size is the bytes of the entries the oplog holds, grown by each entry
-	// staged and set by each truncation pass, which measures them; it
-	// starts above the bound, so that the first pass (the reaper's, just
-	// after start) measures the oplog instead of start-up reading it all.
-	// It only says when to look.
-	size     atomic.Int64
+	// staged is the bytes of the entries this engine staged since its
+	// last pass of MaintainOplog, which adds them to the count kept in the
+	// store (keyOplogSize).
+	staged   atomic.Int64
 	truncate sync.Mutex
+	// measured is set once a pass measured the oplog: the first pass (the
+	// reaper's, just after start) measures it instead of start-up reading
+	// it all. Guarded by truncate.
+	measured bool
 }
+
+// keyOplogSize holds the bytes of the oplog's entries as the engines over
+// the store count them (8 bytes, big-endian): each adds the bytes it
+// staged, at each reaper pass, and a truncation sets the bytes it
+// measured less those it removed. On a shared store the one frontend that
+// truncates is not the only one writing. The count only says when to
+// look: adds racing a truncation's are lost, and the truncation measures.
+var keyOplogSize = []byte{spaceMeta, 'o', 'p', 'l', 'o', 'g', 's', 'z'}
 
 // openOplog finds the oplog's extent, makes the store's stamps follow its
 // newest entry, and starts it with MongoDB's "initiating set" no-op when
@@ -70,7 +80,6 @@ func (e *Engine) openOplog() error {
 	if err := firstErr(it.Error(), it.Close()); err != nil {
 		return err
 	}
-	o.size.Store(o.limit + 1)
 	e.oplog = o
 	if last != 0 {
 		stamps.AdvanceStamp(last)
@@ -99,7 +108,7 @@ func (e *Engine) stageEntry(tx storage.Txn, w *oplogWrite) error {
 	if !ok {
 		return errors.New("engine: the store keeps an oplog but this transaction cannot stamp its entry")
 	}
-	e.oplog.size.Add(int64(w.size() + len(oplogPrefix) + 8))
+	e.oplog.staged.Add(int64(w.size() + len(oplogPrefix) + 8))
 	return st.SetStamped(oplogPrefix, w)
 }
 
@@ -381,18 +390,27 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 	}
 }
 
-// TruncateOplog removes the oldest entries while the oplog is larger than
-// its bound, down to 90% of it, and reports how many bytes it removed; on
-// a shared store only the frontend running the background jobs does. The
-// size counted as entries are staged (retried commits count again) only
-// says when to look: the entries are measured before any is removed.
-func (e *Engine) TruncateOplog() (int64, error) {
+// MaintainOplog is the oplog's housekeeping, each reaper pass on every
+// engine: on TiKV it first moves the entries committed meanwhile into
+// place (those of writers that died after their commit too, see
+// tikvkv/stamps.go); it adds the bytes this engine staged to the oplog's
+// count; then, on the engine running the background jobs (the only one on
+// Pebble), it removes the oldest entries while the oplog is larger than
+// its bound, down to 90% of it, and reports how many bytes it removed. The
+// count (retried commits count twice) only says when to look: the entries
+// are measured before any is removed.
+func (e *Engine) MaintainOplog() (int64, error) {
 	o := e.oplog
-	if o == nil || o.size.Load() <= o.limit || !e.RunsJobs() {
+	if o == nil {
 		return 0, nil
 	}
+	o.stamps.LastStamp()
 	o.truncate.Lock()
 	defer o.truncate.Unlock()
+	counted, err := e.countOplog(o.staged.Swap(0))
+	if err != nil || !e.RunsJobs() || o.measured && counted <= o.limit {
+		return 0, err
+	}
 	var total int64
 	if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
 		total += int64(len(oplogPrefix) + 8 + len(stored))
@@ -400,10 +418,10 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	}); err != nil {
 		return 0, err
 	}
+	o.measured = true
 	excess := total - o.limit*9/10
 	if total <= o.limit || excess <= 0 {
-		o.size.Store(total)
-		return 0, nil
+		return 0, e.setOplogCount(total)
 	}
 	var removed int64
 	var cut, next uint64
@@ -423,6 +441,43 @@ func (e *Engine) TruncateOplog() (int64, error) {
 	if err := e.kv.DeleteRange(oplogPrefix, hi); err != nil {
 		return 0, err
 	}
-	o.size.Store(total - removed)
-	return removed, nil
+	return removed, e.setOplogCount(total - removed)
+}
+
+// countOplog adds delta bytes to the oplog's count and returns it; when
+// the addition fails, delta is kept for the next pass.
+func (e *Engine) countOplog(delta int64) (int64, error) {
+	var n int64
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
+		v, ok, err := tx.Get(keyOplogSize)
+		if err != nil {
+			return err
+		}
+		n = 0
+		if ok && len(v) == 8 {
+			n = int64(binary.BigEndian.Uint64(v))
+		}
+		if delta == 0 {
+			return nil
+		}
+		n += delta
+		if err := tx.Set(keyOplogSize, binary.BigEndian.AppendUint64(nil, uint64(n))); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		e.oplog.staged.Add(delta)
+	}
+	return n, err
+}
+
+// setOplogCount sets the oplog's count to n bytes, measured.
+func (e *Engine) setOplogCount(n int64) error {
+	return e.retry(context.Background(), func(tx storage.Txn) error {
+		if err := tx.Set(keyOplogSize, binary.BigEndian.AppendUint64(nil, uint64(n))); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 }

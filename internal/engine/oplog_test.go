@@ -3,12 +3,15 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestOplogWriteJoin: writes joined under one stamp (TiKV) make one
@@ -54,5 +57,56 @@ func TestOplogWriteJoin(t *testing.T) {
 	v, _ = ins.Value()
 	if e := oplog.Parse(oplog.Stored(v).Entry()); e.Kind != oplog.Insert || !e.HasTxn {
 		t.Fatalf("the first write after the join: %+v", e)
+	}
+}
+
+// TestOplogTruncatedForOtherWriters: on a shared store, the engine that
+// truncates the oplog truncates the entries other engines write, which
+// its own count of staged bytes never sees.
+func TestOplogTruncatedForOtherWriters(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	const limit = 64 << 10
+	var engines []*Engine
+	for _, kv := range kvs {
+		e, err := Open(kv, Options{FrontendID: fmt.Sprintf("engine-%d", engineIDs.Add(1)), OplogSize: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		engines = append(engines, e)
+	}
+	leader, writer := engines[0], engines[1]
+	if !leader.RunsJobs() {
+		leader, writer = writer, leader
+	}
+	if !leader.RunsJobs() || writer.RunsJobs() {
+		t.Fatalf("jobs run on %v and %v", engines[0].RunsJobs(), engines[1].RunsJobs())
+	}
+	// the first pass measures the oplog: it is small
+	if n, err := leader.MaintainOplog(); err != nil || n != 0 {
+		t.Fatalf("first pass: removed %d, %v", n, err)
+	}
+	pad := strings.Repeat("x", 1000)
+	for i := range 4 * limit / 1000 {
+		if _, _, err := writer.Insert("test", "c", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "pad": %q}`, i, pad))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := writer.MaintainOplog(); err != nil || n != 0 {
+		t.Fatalf("the writer's pass: removed %d, %v", n, err)
+	}
+	removed, err := leader.MaintainOplog()
+	if err != nil || removed == 0 {
+		t.Fatalf("the leader's pass: removed %d, %v", removed, err)
+	}
+	var total int64
+	if err := leader.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
+		total += int64(len(stored))
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if total > limit {
+		t.Fatalf("%d bytes of oplog left, bound %d", total, limit)
 	}
 }

@@ -345,12 +345,7 @@ func (in *Instance) reap(period time.Duration) {
 				in.log.Info("closed idle cursors", "count", n)
 			}
 			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
-			if in.eng.HasOplog() {
-				// on TiKV, this moves the oplog entries of writers that
-				// died after their commit into place
-				in.eng.OplogLast()
-			}
-			if _, err := in.eng.TruncateOplog(); err != nil {
+			if _, err := in.eng.MaintainOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
 			}
 			if time.Since(lastSave) >= adviseSaveEvery {
