@@ -106,11 +106,8 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	}
 	if after := src.stream.After; after.Event {
 		// The event resumed after must be in the oplog.
-		found := false
-		if err := s.Engine.ReadOplog(after.TS, after.TS, func(uint64, oplog.Stored) (bool, error) {
-			found = true
-			return false, nil
-		}); err != nil {
+		_, found, err := s.Engine.FirstOplogStamp(after.TS, after.TS)
+		if err != nil {
 			return nil, err
 		}
 		if !found {

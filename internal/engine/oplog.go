@@ -317,15 +317,22 @@ func (e *Engine) OplogLast() uint64 {
 	return last
 }
 
-// OplogOldest is the stamp of the oldest entry kept, read from the store:
-// on a shared store another frontend may have truncated the oplog.
+// OplogOldest is the stamp of the oldest entry kept (0: none), read from
+// the store: on a shared store another frontend may have truncated the
+// oplog.
 func (e *Engine) OplogOldest() (uint64, error) {
-	var oldest uint64
-	err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, _ oplog.Stored) (bool, error) {
-		oldest = stamp
+	oldest, _, err := e.FirstOplogStamp(0, ^uint64(0))
+	return oldest, err
+}
+
+// FirstOplogStamp is the stamp of the first entry in [from, to], and
+// whether there is one.
+func (e *Engine) FirstOplogStamp(from, to uint64) (stamp uint64, ok bool, err error) {
+	err = e.ReadOplog(from, to, func(st uint64, _ oplog.Stored) (bool, error) {
+		stamp, ok = st, true
 		return false, nil
 	})
-	return oldest, err
+	return stamp, ok, err
 }
 
 // ReadOplog calls fn with each entry whose stamp is in [from, to], in
@@ -371,12 +378,7 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 	for {
 		last, next := e.oplog.stamps.LastStamp()
 		if last > after {
-			found := false
-			err := e.ReadOplog(after+1, last, func(uint64, oplog.Stored) (bool, error) {
-				found = true
-				return false, nil
-			})
-			if found || err != nil {
+			if _, found, err := e.FirstOplogStamp(after+1, last); found || err != nil {
 				return // the read that follows meets the error
 			}
 		}

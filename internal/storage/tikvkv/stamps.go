@@ -182,35 +182,8 @@ func (s *Store) placeStagedOnce() (uint64, error) {
 	if oldest != 0 {
 		horizon = min(horizon, stampOf(oldest)-1)
 	}
-	snap := s.kv.GetSnapshot(ts)
-	snap.SetIsolationLevel(txnsnapshot.RC)
-	it := &iter{src: snapSource(s, snap), lower: []byte{stagedSpace}, upper: []byte{stagedSpace + 1}}
-	type move struct{ staged, key, value []byte }
-	var moves []move
-	for ok := it.First(); ok; ok = it.Next() {
-		staged := clone(it.Key())
-		value := it.Value()
-		if it.Error() != nil {
-			break
-		}
-		if len(staged) != 9 {
-			return 0, errors.Join(fmt.Errorf("tikv: staged key %x", staged), it.Close())
-		}
-		startTS := binary.BigEndian.Uint64(staged[1:])
-		status, err := s.kv.GetLockResolver().GetTxnStatus(startTS, ts, staged)
-		if err != nil {
-			return 0, errors.Join(fmt.Errorf("tikv: the commit of staged key %x: %w", staged, err), it.Close())
-		}
-		if !status.IsCommitted() {
-			return 0, errors.Join(fmt.Errorf("tikv: staged key %x is visible but its transaction is not committed", staged), it.Close())
-		}
-		key, value, err := placed(value, stampOf(status.CommitTS()))
-		if err != nil {
-			return 0, errors.Join(err, it.Close())
-		}
-		moves = append(moves, move{staged: staged, key: key, value: value})
-	}
-	if err := it.Close(); err != nil {
+	moves, err := s.committedStaged(ts)
+	if err != nil {
 		return 0, err
 	}
 	if len(moves) == 0 {
@@ -238,6 +211,42 @@ func (s *Store) placeStagedOnce() (uint64, error) {
 		return 0, err
 	}
 	return horizon, nil
+}
+
+// move is a committed staged key and the key and value it becomes.
+type move struct{ staged, key, value []byte }
+
+// committedStaged reads the staged keys committed at or below ts, without
+// waiting on locks, and what each becomes at its commit's stamp.
+func (s *Store) committedStaged(ts uint64) (moves []move, err error) {
+	snap := s.kv.GetSnapshot(ts)
+	snap.SetIsolationLevel(txnsnapshot.RC)
+	it := &iter{src: snapSource(s, snap), lower: []byte{stagedSpace}, upper: []byte{stagedSpace + 1}}
+	defer func() { err = errors.Join(err, it.Close()) }()
+	for ok := it.First(); ok; ok = it.Next() {
+		staged := clone(it.Key())
+		value := it.Value()
+		if it.Error() != nil {
+			return nil, nil // Close reports it
+		}
+		if len(staged) != 9 {
+			return nil, fmt.Errorf("tikv: staged key %x", staged)
+		}
+		startTS := binary.BigEndian.Uint64(staged[1:])
+		status, err := s.kv.GetLockResolver().GetTxnStatus(startTS, ts, staged)
+		if err != nil {
+			return nil, fmt.Errorf("tikv: the commit of staged key %x: %w", staged, err)
+		}
+		if !status.IsCommitted() {
+			return nil, fmt.Errorf("tikv: staged key %x is visible but its transaction is not committed", staged)
+		}
+		key, value, err := placed(value, stampOf(status.CommitTS()))
+		if err != nil {
+			return nil, err
+		}
+		moves = append(moves, move{staged: staged, key: key, value: value})
+	}
+	return moves, nil
 }
 
 // oldestStagedLock is the smallest start timestamp among the locks on
