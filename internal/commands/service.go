@@ -6,6 +6,7 @@ package commands
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -98,6 +99,10 @@ type Service struct {
 	prof profiling
 	// conns are the open client connections, for currentOp.
 	conns connRegistry
+	// sharding serializes this server's shardCollection commands, as a
+	// router's DDL lock does (another frontend's conflict with one fails
+	// with ConflictingOperationInProgress).
+	sharding sync.Mutex
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document

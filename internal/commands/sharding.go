@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -11,14 +12,15 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// Sharding as a router (mongos) answers it, on a cluster of one shard: the
-// embedded engine holds every collection whole, so a sharded collection is
-// one chunk, [MinKey, MaxKey) of its key, on shard "folio". The metadata
-// lives where MongoDB keeps it, in real collections of the config database
-// (config.version, config.databases, config.collections, config.chunks,
-// config.shards),
-// written by these commands and read with find like any collection; it
-// survives restarts as they do.
+// Sharding as a router (mongos) answers it, on a cluster of one shard
+// ("folio"): shardCollection has the engine store the collection in shard
+// key order (engine.ShardCollection), and its chunks are the store's
+// ranges over its documents (engine.ShardChunks: TiKV's regions; one
+// chunk, [MinKey, MaxKey), on Pebble). The metadata lives where MongoDB
+// keeps it, in real collections of the config database (config.version,
+// config.databases, config.collections, config.chunks, config.shards),
+// written by these commands and by the jobs frontend's SyncShardChunks,
+// read with find like any collection; it survives restarts as they do.
 
 // shardName is the one shard's id.
 const shardName = "folio"
@@ -217,6 +219,8 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sharding.Lock()
+	defer s.sharding.Unlock()
 	if old, err := s.findConfigDoc(configColls, ns); err != nil || old != nil {
 		if err != nil {
 			return nil, err
@@ -241,6 +245,9 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if err := s.ensureShardKeyIndex(r, db, coll, sk, unique); err != nil {
+		return nil, err
+	}
+	if err := s.Engine.ShardCollection(db, coll, sk.doc); err != nil {
 		return nil, err
 	}
 	c := s.Engine.Collection(db, coll)
@@ -286,7 +293,7 @@ func simpleCollation(col bson.Raw) bool {
 }
 
 // recordSharded writes the collection's config.collections entry and its
-// one chunk.
+// chunks.
 func (s *Service) recordSharded(c *engine.Collection, ns string, key bson.Raw, unique bool) error {
 	now := s.Clock.Tick().Timestamp()
 	uuid := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}
@@ -303,22 +310,101 @@ func (s *Service) recordSharded(c *engine.Collection, ns string, key bson.Raw, u
 	if err != nil {
 		return err
 	}
+	return s.syncChunks(c)
+}
+
+// syncChunks makes config.chunks describe c's chunks as the store holds
+// them now (Engine.ShardChunks: on TiKV, one chunk per region of its
+// documents), replacing the chunks recorded before in one transaction
+// when they differ.
+func (s *Service) syncChunks(c *engine.Collection) error {
+	key, ok := c.Sharded()
+	if !ok {
+		return nil
+	}
+	points, err := s.Engine.ShardChunks(c)
+	if err != nil {
+		return err
+	}
 	elems, _ := key.Elements()
 	lo, hi := make(bson.D, len(elems)), make(bson.D, len(elems))
 	for i, el := range elems {
 		lo[i] = bson.E{Key: el.Key(), Value: bson.MinKey{}}
 		hi[i] = bson.E{Key: el.Key(), Value: bson.MaxKey{}}
 	}
-	return s.insertConfigDoc(configChunks, bson.D{
-		{Key: "_id", Value: bson.NewObjectID()},
-		{Key: "uuid", Value: uuid},
-		{Key: "min", Value: lo},
-		{Key: "max", Value: hi},
-		{Key: "shard", Value: shardName},
-		{Key: "lastmod", Value: bson.Timestamp{T: 1, I: 0}},
-		{Key: "onCurrentShardSince", Value: now},
-		{Key: "history", Value: bson.A{bson.D{{Key: "validAfter", Value: now}, {Key: "shard", Value: shardName}}}},
-	})
+	bounds := append(append([]bson.D{lo}, points...), hi)
+	uuid := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}
+	byUUID := marshal(bson.D{{Key: "uuid", Value: uuid}})
+	cur, err := s.Engine.Find(configDB, configChunks, engine.FindOptions{Filter: byUUID, Sort: marshal(bson.D{{Key: "min", Value: 1}})})
+	if err != nil {
+		return err
+	}
+	same := true
+	n := 0
+	for {
+		d, err := cur.Next()
+		if err != nil {
+			cur.Close()
+			return err
+		}
+		if d == nil {
+			break
+		}
+		if n+1 >= len(bounds) || !bytes.Equal(d.Lookup("min").Value, marshal(bounds[n])) || !bytes.Equal(d.Lookup("max").Value, marshal(bounds[n+1])) {
+			same = false
+		}
+		n++
+	}
+	cur.Close()
+	if same && n == len(bounds)-1 {
+		return nil
+	}
+	now := s.Clock.Tick().Timestamp()
+	chunks := make([]bson.Raw, len(bounds)-1)
+	for i := range chunks {
+		chunks[i] = marshal(bson.D{
+			{Key: "_id", Value: bson.NewObjectID()},
+			{Key: "uuid", Value: uuid},
+			{Key: "min", Value: bounds[i]},
+			{Key: "max", Value: bounds[i+1]},
+			{Key: "shard", Value: shardName},
+			{Key: "lastmod", Value: bson.Timestamp{T: 1, I: uint32(i)}},
+			{Key: "onCurrentShardSince", Value: now},
+			{Key: "history", Value: bson.A{bson.D{{Key: "validAfter", Value: now}, {Key: "shard", Value: shardName}}}},
+		})
+	}
+	txn, err := s.Engine.Begin()
+	if err != nil {
+		return err
+	}
+	defer txn.Abort()
+	opts := engine.WriteOptions{Txn: txn}
+	if _, err := s.Engine.Delete(configDB, configChunks, byUUID, 0, bson.RawValue{}, opts); err != nil {
+		return err
+	}
+	if _, werrs, err := s.Engine.Insert(configDB, configChunks, chunks, true, opts); err != nil {
+		return err
+	} else if len(werrs) > 0 {
+		return werrs[0].Err
+	}
+	return txn.Commit()
+}
+
+// SyncShardChunks brings config.chunks up to date with the store's
+// ranges for every sharded collection; the frontend holding the jobs
+// lease runs it from time to time, as a balancer records splits.
+func (s *Service) SyncShardChunks() error {
+	if !s.Engine.RunsJobs() || s.Engine.Collection(configDB, configChunks) == nil {
+		return nil
+	}
+	for _, db := range s.Engine.Databases() {
+		for _, c := range s.Engine.Collections(db) {
+			if err := s.syncChunks(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // shardedChunks is how many chunks db.coll has: 0 when it is not

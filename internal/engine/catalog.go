@@ -65,10 +65,21 @@ type Collection struct {
 	// timeseries is the timeseries options collMod may change (its
 	// granularity and bucketing), nil until changed.
 	timeseries atomic.Pointer[bson.Raw]
+	// shard, set on a sharded collection, orders its documents by its
+	// shard key (shard_layout.go); fixed for the collection's id.
+	shard *shardLayout
+	// frozen is set, under mu held exclusively, while the collection is
+	// being sharded: writers wait until it is not.
+	frozen atomic.Bool
 }
 
 // IDUsage is the usage of the collection's _id index.
-func (c *Collection) IDUsage() *IndexUsage { return &c.idUsage }
+func (c *Collection) IDUsage() *IndexUsage {
+	if c.shard != nil {
+		return c.shard.idIndex.usage
+	}
+	return &c.idUsage
+}
 
 // Indexes returns the collection's secondary indexes.
 func (c *Collection) Indexes() []*Index {
@@ -238,6 +249,11 @@ type catalogEntry struct {
 	Options     CollectionOptions `bson:"options"`
 	Indexes     []storedIndex     `bson:"indexes"`
 	NextIndexID int64             `bson:"nextIndexID"`
+	// Shard is a sharded collection's layout (shard_layout.go).
+	Shard *storedShard `bson:"shard,omitempty"`
+	// Frozen is set while the collection is being sharded: nothing
+	// writes it.
+	Frozen bool `bson:"frozen,omitempty"`
 }
 
 // storedIndex is an index in the catalog: its id and its listIndexes spec.
@@ -408,15 +424,17 @@ func putCatalogEntryWith(w kvWriter, coll *Collection, ixs []*Index) error {
 // putCatalogEntryOptions stores coll's entry with the given options and
 // index list.
 func putCatalogEntryOptions(w kvWriter, coll *Collection, opts CollectionOptions, ixs []*Index) error {
-	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: opts, NextIndexID: int64(coll.nextIndexID)}
+	return putEntry(w, coll.DB, coll.Name, coll.entry(opts, ixs))
+}
+
+// entry is coll's catalog entry with the given options and index list.
+func (coll *Collection) entry(opts CollectionOptions, ixs []*Index) catalogEntry {
+	entry := catalogEntry{ID: int64(coll.ID), UUID: coll.UUID[:], Options: opts, NextIndexID: int64(coll.nextIndexID),
+		Shard: coll.shard.stored(), Frozen: coll.frozen.Load()}
 	for _, ix := range ixs {
 		entry.Indexes = append(entry.Indexes, ix.stored())
 	}
-	v, err := bson.Marshal(entry)
-	if err != nil {
-		return err
-	}
-	return w.Set(catalogKey(coll.DB, coll.Name), v)
+	return entry
 }
 
 // CreateCollection creates a collection explicitly. Creating one that exists
@@ -467,6 +485,16 @@ func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, 
 			}
 		}
 		c.mu.RLock()
+		if c.frozen.Load() {
+			c.mu.RUnlock()
+			if txn != nil {
+				return nil, nil, writeConflict()
+			}
+			if err := e.awaitThaw(db, name); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		if !c.dropped {
 			return c, c.mu.RUnlock, nil
 		}
@@ -581,7 +609,10 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {
 			return err
 		}
-		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID}
+		if src.frozen.Load() {
+			return mongoerr.New(mongoerr.ConflictingOperationInProgress, "%s.%s is being sharded", fromDB, from)
+		}
+		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID, shard: src.shard}
 		moved.indexes.Store(src.indexes.Load())
 		moved.building.Store(src.building.Load())
 		moved.validation.Store(src.validation.Load())

@@ -182,6 +182,11 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		}
 		coll := &Collection{DB: db, Name: name, ID: uint32(ent.ID), idUsage: IndexUsage{Since: time.Now()}}
 		copy(coll.UUID[:], ent.UUID)
+		if ent.Shard != nil {
+			if coll.shard, err = newShardLayout(ent.Shard.Key, uint32(ent.Shard.IDIndex), ent.Options.Collation); err != nil {
+				return err
+			}
+		}
 		if err := syncCollection(coll, ent); err != nil {
 			return err
 		}
@@ -250,11 +255,13 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 	}
 	pubChanged := !slices.Equal(public, c.Indexes())
 	buildChanged := !slices.Equal(building, c.Building())
-	if !pubChanged && !buildChanged && c.indexes.Load() != nil && c.Options.Equal(base) && c.nextIndexID == uint32(ent.NextIndexID) {
+	if !pubChanged && !buildChanged && c.indexes.Load() != nil && c.Options.Equal(base) && c.nextIndexID == uint32(ent.NextIndexID) &&
+		c.frozen.Load() == ent.Frozen {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.frozen.Store(ent.Frozen)
 	if !c.Options.Equal(base) {
 		c.Options = base // only a new object's: no change alters these options
 	}

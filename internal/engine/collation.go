@@ -30,13 +30,6 @@ func (c *Collection) DefaultCollator() *collation.Collator {
 	return coll
 }
 
-// docKey is the key of the document with _id id: the _id order follows
-// the collection's default collation, as MongoDB's _id index does, so _id
-// values equal under it collide.
-func (c *Collection) docKey(id bson.RawValue) []byte {
-	return docKey(c.ID, c.DefaultCollator().Transform(id))
-}
-
 // commandCollator is the collation a command on c follows: the one it
 // names (doc; {locale: "simple"} opts out of the default), else c's
 // default. A missing collection (nil) has the simple default.

@@ -102,9 +102,13 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		if cand == nil || err != nil {
 			return res, err
 		}
+		key, err := c.recordKey(cand)
+		if err != nil {
+			return res, err
+		}
 		var out bson.Raw
 		var outPos int
-		claimed, _, err := e.rewrite(s.Ctx, c, c.docKey(documentID(cand)), f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, _, err := e.rewrite(s.Ctx, c, key, f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, remove, nil

@@ -13,6 +13,15 @@ type hintChoice struct {
 	natural int // $natural direction, 0 when not hinted
 }
 
+// idHint is a hint of the _id index: the document store in _id order, or
+// a sharded collection's _id index.
+func idHint(c *Collection) hintChoice {
+	if c != nil && c.shard != nil {
+		return hintChoice{ix: c.shard.idIndex}
+	}
+	return hintChoice{idOrder: true}
+}
+
 // resolveHint finds the index a hint names by name or key pattern. MongoDB
 // fails a hint that names no index, or a hidden one (hidden indexes are not
 // offered to the planner), with BadValue (2), and a key pattern that several
@@ -26,7 +35,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 	case bson.TypeString:
 		name := hint.StringValue()
 		if name == idIndexName {
-			return hintChoice{idOrder: true}, nil
+			return idHint(c), nil
 		}
 		if c != nil {
 			if ix := c.FindIndex(name); ix != nil && !ix.Hidden {
@@ -51,7 +60,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			return hintChoice{natural: dir}, nil
 		}
 		if len(elems) == 1 && elems[0].Key() == "_id" {
-			return hintChoice{idOrder: true}, nil
+			return idHint(c), nil
 		}
 		var found []*Index
 		if c != nil {

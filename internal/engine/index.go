@@ -288,6 +288,9 @@ type planCatalog struct{ c *Collection }
 
 func (pc planCatalog) Indexes() []planner.Index {
 	all := pc.c.Indexes()
+	if pc.c.shard != nil {
+		all = append(slices.Clip(all), pc.c.shard.idIndex)
+	}
 	out := make([]planner.Index, 0, len(all))
 	for _, ix := range all {
 		// A text index serves $text queries alone (planText), a 2dsphere
@@ -298,6 +301,8 @@ func (pc planCatalog) Indexes() []planner.Index {
 	}
 	return out
 }
+
+func (pc planCatalog) StoreByID() bool { return pc.c.shard == nil }
 
 // indexesOf are the indexes a plan scans.
 func indexesOf(p *planner.Plan) []*Index {

@@ -39,12 +39,7 @@ type uniqueEntry struct {
 // (index_states.go): a delete-only index only loses entries.
 func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
 	var ch indexChanges
-	public := c.Indexes()
-	all := public
-	if b := c.Building(); len(b) > 0 {
-		all = append(slices.Clip(public), b...)
-	}
-	for _, ix := range all {
+	for _, ix := range c.indexesWritten() {
 		var oldKeys, newKeys []indexKey
 		var err error
 		if old != nil {

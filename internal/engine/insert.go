@@ -93,7 +93,9 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 			err = e.validate(c, nil, doc, bypass)
 		}
 		if err == nil {
-			k = c.docKey(id)
+			k, err = c.recordKey(doc)
+		}
+		if err == nil {
 			ch, err = c.indexChanges(idFromDocKey(k), nil, doc)
 		}
 		if err != nil {

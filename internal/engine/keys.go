@@ -17,10 +17,13 @@ import (
 //	                                (catalog_version.go, schema_lease.go,
 //	                                jobs_lease.go, garbage.go, capped.go)
 //	c <db> 0x00 <collection>        catalog entry -> collection metadata (BSON)
-//	d <collID:4> <keyenc(_id)>      document -> raw BSON
-//	i <collID:4> <indexID:4> <keyenc(k1..kn)> [<keyenc(_id)>]
-//	                                index entry -> keyenc(_id); unique
-//	                                indexes leave _id out of the key, so
+//	d <collID:4> <record id>        document -> raw BSON; the record id is
+//	                                keyenc(_id), or on a sharded collection
+//	                                keyenc([shard key values..., _id])
+//	                                (shard_layout.go)
+//	i <collID:4> <indexID:4> <keyenc(k1..kn)> [<record id>]
+//	                                index entry -> record id; unique
+//	                                indexes leave it out of the key, so
 //	                                equal keys of two documents collide
 //	n <collID:4> <seq:8>            capped collections: insertion order -> keyenc(_id)
 //	s ...                           sessions' transaction records, written by
@@ -84,10 +87,11 @@ func indexSpan(collID, indexID uint32) (lower, upper []byte) {
 	return indexPrefix(collID, indexID), indexPrefix(collID, indexID+1)
 }
 
-// idFromDocKey is the encoded _id part of a document key.
+// idFromDocKey is the record id part of a document key (its encoded _id
+// unless the collection is sharded).
 func idFromDocKey(key []byte) []byte { return key[5:] }
 
-// docKeyFromEncodedID rebuilds a document key from an encoded _id.
+// docKeyFromEncodedID rebuilds a document key from a record id.
 func docKeyFromEncodedID(collID uint32, encID []byte) []byte {
 	return append(docPrefix(collID), encID...)
 }

@@ -266,7 +266,7 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 	if doc == nil {
 		doc = old
 	}
-	key := idDoc(doc)
+	key := c.documentKey(doc)
 	switch {
 	case old == nil:
 		op.Kind, op.O, op.O2 = oplog.Insert, next, key
@@ -280,11 +280,22 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 	return op
 }
 
-// idDoc is {_id: <doc's _id>}.
-func idDoc(doc bson.Raw) bson.Raw {
-	id := documentID(doc)
+// documentKey is how the oplog and change events name doc: {_id}, or on a
+// sharded collection its shard key fields (those it has, by their paths)
+// then _id, as MongoDB's documentKey does.
+func (c *Collection) documentKey(doc bson.Raw) bson.Raw {
 	start, out := bsoncore.AppendDocumentStart(nil)
-	out = rawdoc.AppendElement(out, "_id", id)
+	if c.shard != nil {
+		for _, f := range c.shard.values.Fields {
+			if f.Path == "_id" {
+				continue
+			}
+			if v, err := doc.LookupErr(f.Parts...); err == nil {
+				out = rawdoc.AppendElement(out, f.Path, v)
+			}
+		}
+	}
+	out = rawdoc.AppendElement(out, "_id", documentID(doc))
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
 }

@@ -44,7 +44,7 @@ func (s *scanCursor) Restore() error {
 		return mongoerr.New(mongoerr.QueryPlanKilled, "collection dropped. UUID %s", uuidString(s.c.UUID))
 	}
 	for _, used := range s.ixs {
-		if !slices.ContainsFunc(now.Indexes(), func(ix *Index) bool { return ix.ID == used.ID }) {
+		if !slices.ContainsFunc(now.indexesWritten(), func(ix *Index) bool { return ix.ID == used.ID && ix.state == statePublic }) {
 			return mongoerr.New(mongoerr.QueryPlanKilled, "query plan killed :: index '%s' dropped", used.Name)
 		}
 	}

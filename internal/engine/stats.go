@@ -65,7 +65,10 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	ixs := c.Indexes()
 	s.IndexSizes = make([]IndexSize, 0, len(ixs)+1)
 	var idSize int64
-	if keyBytes+storedBytes > 0 {
+	switch {
+	case c.shard != nil:
+		idSize = e.IndexDiskSize(c, c.shard.idIndex)
+	case keyBytes+storedBytes > 0:
 		idSize = int64(float64(docDisk) * float64(keyBytes) / float64(keyBytes+storedBytes))
 	}
 	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})

@@ -48,7 +48,11 @@ func TestStoredBuckets(t *testing.T) {
 	}
 	mustCreateIndex(t, e, coll, `{"data.v.0": 1}`, false)
 	stored := func(c string) []byte {
-		v, _, err := e.kv.Get(e.Collection("test", c).docKey(doc.Lookup("_id")))
+		k, err := e.Collection("test", c).recordKey(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := e.kv.Get(k)
 		if err != nil {
 			t.Fatal(err)
 		}

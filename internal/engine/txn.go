@@ -135,6 +135,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if c.capped != nil {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
 	}
+	if err := c.keepsShardKey(key, next); err != nil {
+		return err
+	}
 	if err := t.noteImage(c); err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func (t *Txn) lockImages() (func(), error) {
 			return nil, writeConflict()
 		}
 		locked++
-		if im.c.dropped || im.public != im.c.indexes.Load() || im.building != im.c.building.Load() {
+		if im.c.dropped || im.c.frozen.Load() || im.public != im.c.indexes.Load() || im.building != im.c.building.Load() {
 			unlock()
 			return nil, writeConflict()
 		}

@@ -117,10 +117,13 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 	if err == nil {
 		err = e.validate(c, nil, doc, bypass)
 	}
+	var key []byte
+	if err == nil {
+		key, err = c.recordKey(doc)
+	}
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	key := c.docKey(id)
 	absent := func(r storage.Reader) error {
 		if _, exists, err := r.Get(key); err != nil || !exists {
 			return err

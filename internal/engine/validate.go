@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -46,6 +47,9 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 	snap := e.kv.NewSnapshot()
 	defer snap.Close()
 	ixs := c.Indexes()
+	if c.shard != nil {
+		ixs = append(slices.Clip(ixs), c.shard.idIndex) // counts the _id index's keys
+	}
 	expected := map[string]expectedEntry{} // entry key -> what it should hold
 	lo, hi := docSpan(c.ID)
 	it, err := snap.NewIter(lo, hi)
@@ -55,7 +59,9 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 	var buf []byte
 	for it.First(); it.Valid(); it.Next() {
 		res.Records++
-		res.KeysPerIndex[idIndexName]++
+		if c.shard == nil {
+			res.KeysPerIndex[idIndexName]++
+		}
 		encID := append([]byte(nil), idFromDocKey(it.Key())...)
 		doc, err := docOf(it.Value(), &buf)
 		if err != nil {
@@ -64,6 +70,9 @@ func (e *Engine) Validate(c *Collection) (ValidateResult, error) {
 		}
 		id := doc.Lookup("_id")
 		id.Value = append([]byte(nil), id.Value...)
+		if k, err := c.recordKey(doc); err != nil || !bytes.Equal(k, it.Key()) {
+			res.Errors = append(res.Errors, fmt.Sprintf("the document with _id %s is not stored at its key in the collection's order", id))
+		}
 		for _, ix := range ixs {
 			keys, _, err := ix.keys(doc)
 			if err != nil {

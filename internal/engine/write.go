@@ -120,6 +120,9 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 // carries, across the retries of one write, that it raised an index's
 // flag: the catalog must record it whichever try commits.
 func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
+	if err := c.keepsShardKey(key, next); err != nil {
+		return err
+	}
 	encID := idFromDocKey(key)
 	ch, err := c.indexChanges(encID, old, next)
 	if err != nil {
@@ -198,7 +201,11 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 		if doc == nil || err != nil {
 			return err
 		}
-		more, err := fn(c.docKey(documentID(doc)))
+		key, err := c.recordKey(doc)
+		if err != nil {
+			return err
+		}
+		more, err := fn(key)
 		if !more || err != nil {
 			return err
 		}

@@ -329,15 +329,20 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
 }
 
+// chunkSyncEvery is how often the frontend holding the jobs lease records
+// the chunks of sharded collections as the store's ranges split.
+const chunkSyncEvery = 5 * time.Second
+
 // reap closes idle cursors, aborts expired transactions, forgets expired
-// sessions and saves the advisor's observations until the instance stops.
+// sessions, maintains the oplog, records sharded collections' chunks and
+// saves the advisor's observations until the instance stops.
 // It looks every period: at least every second, since the timeouts can
 // change at runtime (setParameter), and more often for a short cursor
 // timeout.
 func (in *Instance) reap(period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
-	lastSave := time.Now()
+	lastSave, lastChunks := time.Now(), time.Now()
 	for {
 		select {
 		case <-t.C:
@@ -347,6 +352,12 @@ func (in *Instance) reap(period time.Duration) {
 			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
 			if _, err := in.eng.MaintainOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
+			}
+			if time.Since(lastChunks) >= chunkSyncEvery {
+				if err := in.svc.SyncShardChunks(); err != nil {
+					in.log.Warn("recording the chunks of sharded collections", "err", err)
+				}
+				lastChunks = time.Now()
 			}
 			if time.Since(lastSave) >= adviseSaveEvery {
 				if err := in.saveAdvice(); err != nil {

@@ -44,6 +44,8 @@ type testCatalog []Index
 
 func (c testCatalog) Indexes() []Index { return append([]Index(nil), c...) }
 
+func (c testCatalog) StoreByID() bool { return true }
+
 func (c testCatalog) String() string {
 	var b strings.Builder
 	for _, ix := range c {

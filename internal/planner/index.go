@@ -62,6 +62,11 @@ type Catalog interface {
 	// Indexes lists the secondary indexes the planner may choose (hidden
 	// ones left out), with their multikey flags as of the call.
 	Indexes() []Index
+	// StoreByID reports whether the document store is in _id order, so
+	// that it serves as the _id index; when it is not (a sharded
+	// collection's, in shard key order, whose _id index is among
+	// Indexes), the planner only scans it whole.
+	StoreByID() bool
 }
 
 // IDIndexName is the name of the _id index every collection has: the

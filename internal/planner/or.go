@@ -13,7 +13,7 @@ import (
 // match satisfies both), by the best-scoring bounded scan; the union
 // yields each document once, whatever branches hold it, in no useful
 // order.
-func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator) []*Plan {
+func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator, storeByID bool) []*Plan {
 	var out []*Plan
 	for i, n := range leaves {
 		if n.Kind != query.KindOr {
@@ -22,7 +22,7 @@ func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator) 
 		outer := slices.Delete(slices.Clone(leaves), i, i+1)
 		or := &Plan{}
 		for _, br := range n.Children {
-			p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...), idColl)
+			p := bestBounded(indexes, append(slices.Clip(outer), constraintLeaves(br)...), idColl, storeByID)
 			if p == nil {
 				or = nil
 				break
@@ -37,11 +37,14 @@ func orPlans(indexes []Index, leaves []*query.Node, idColl *collation.Collator) 
 }
 
 // bestBounded is the best-scoring scan that bounds the query of leaves
-// by key intervals, or nil when no index does.
-func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collator) *Plan {
-	best := buildWith(nil, idColl, leaves, nil, nil)
-	if best.Intervals == nil {
-		best = nil
+// by key intervals, or nil when no index does; the document store is one
+// of the indexes when it is in _id order (storeByID).
+func bestBounded(indexes []Index, leaves []*query.Node, idColl *collation.Collator, storeByID bool) *Plan {
+	var best *Plan
+	if storeByID {
+		if best = buildWith(nil, idColl, leaves, nil, nil); best.Intervals == nil {
+			best = nil
+		}
 	}
 	indexes = expandWildcards(indexes, leaves)
 	for i := range indexes {

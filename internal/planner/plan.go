@@ -182,6 +182,9 @@ func candidates(cat Catalog, q Query) []*Plan {
 	leaves := constraintLeaves(q.Filter.Root())
 	sortFields, sortDirs := sortFor(nil)
 	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
+	if !cat.StoreByID() {
+		idPlan = build(nil, nil, nil, nil)
+	}
 	if q.HintID {
 		return []*Plan{idPlan}
 	}
@@ -211,7 +214,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 			out = append(out, p)
 		}
 	}
-	out = append(out, orPlans(all, leaves, q.IDCollation)...)
+	out = append(out, orPlans(all, leaves, q.IDCollation, cat.StoreByID())...)
 	if len(out) == 0 {
 		return []*Plan{idPlan}
 	}

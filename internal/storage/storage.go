@@ -175,3 +175,27 @@ type Compacter interface {
 	// deletions and overwrites left, until done or ctx ends.
 	Compact(ctx context.Context, start, end []byte) error
 }
+
+// Splitter is implemented by a store that spreads its keys over ranges
+// held apart (TiKV's regions).
+type Splitter interface {
+	// SplitKeys returns the starts of the ranges that begin strictly
+	// inside (lower, upper), in order.
+	SplitKeys(lower, upper []byte) ([][]byte, error)
+}
+
+// SplitKeys returns kv's range starts inside (lower, upper), looking
+// through wrappers that have an Unwrap method; a store of one range has
+// none.
+func SplitKeys(kv KV, lower, upper []byte) ([][]byte, error) {
+	for {
+		if s, ok := kv.(Splitter); ok {
+			return s.SplitKeys(lower, upper)
+		}
+		u, ok := kv.(interface{ Unwrap() KV })
+		if !ok {
+			return nil, nil
+		}
+		kv = u.Unwrap()
+	}
+}

@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/querygen"
+)
+
+// shardKeys are the shard keys TestShardedDifferential tries, over the
+// scalar fields k and k2 it adds to the generated documents.
+var shardKeys = []string{
+	`{"k": 1}`, `{"k": 1, "k2": 1}`, `{"k": "hashed"}`, `{"k2": 1, "k": "hashed"}`, `{"_id": "hashed"}`, `{"_id": 1}`,
+}
+
+// TestShardedDifferential checks a sharded collection against a twin
+// that is not: both get the same random indexes, documents (half of them
+// before the sharding, copied by it, half after), queries, updates,
+// deletes and findAndModifys, which must answer alike and leave the same
+// documents; the sharded one must validate, its documents stored in shard
+// key order.
+func TestShardedDifferential(t *testing.T) {
+	e := newTestEngine(t)
+	base := uint64(time.Now().UnixNano())
+	sets := 12
+	if *diffSeed != 0 {
+		base, sets = *diffSeed, 1
+	}
+	for i := 0; i < sets && !t.Failed(); i++ {
+		checkSharded(t, e, base+uint64(i), 40)
+	}
+}
+
+func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
+	t.Helper()
+	g := querygen.New(seed)
+	k := datasetCount.Add(1)
+	sharded, plain := fmt.Sprintf("s%d", k), fmt.Sprintf("s%dplain", k)
+	key := shardKeys[g.Intn(len(shardKeys))]
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("seed %d (-diffseed=%d), shard key %s: %s", seed, seed, key, fmt.Sprintf(format, args...))
+	}
+	for _, coll := range []string{sharded, plain} {
+		if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, spec := range g.Indexes() {
+		if spec.Unique {
+			continue // a multi-document write stopped by one fails midway, at a point that depends on the order
+		}
+		is := IndexSpec{Key: bsonDoc(spec.Key), Sparse: spec.Sparse, ExpireAfter: -1}
+		if spec.Partial != nil {
+			is.Partial = bsonDoc(spec.Partial)
+		}
+		for _, coll := range []string{sharded, plain} {
+			if _, err := e.CreateIndexes("test", coll, []IndexSpec{is}, nil); err != nil {
+				fail("index %v: %v", spec.Key, err)
+			}
+		}
+	}
+	scalar := func() any {
+		for {
+			if v := g.Scalar(); g.Intn(8) > 0 {
+				if _, ok := v.(bson.A); !ok {
+					return v
+				}
+			} else {
+				return nil
+			}
+		}
+	}
+	insert := func(i int) {
+		doc := g.Doc(int32(i))
+		doc = append(doc, bson.E{Key: "k", Value: scalar()}, bson.E{Key: "k2", Value: scalar()})
+		if g.Intn(10) == 0 {
+			doc = doc[:len(doc)-1] // a missing shard key field counts as null
+		}
+		raw := []bson.Raw{bsonDoc(doc)}
+		_, werrsA, errA := e.Insert("test", sharded, raw, true, WriteOptions{})
+		_, werrsB, errB := e.Insert("test", plain, raw, true, WriteOptions{})
+		if fmt.Sprint(len(werrsA), errA) != fmt.Sprint(len(werrsB), errB) {
+			fail("insert %s: %v %v, unsharded %v %v", bson.Raw(raw[0]), werrsA, errA, werrsB, errB)
+		}
+	}
+	docs := 20 + g.Intn(60)
+	for i := range docs / 2 {
+		insert(i)
+	}
+	if err := e.ShardCollection("test", sharded, ext(t, key)); err != nil {
+		fail("sharding: %v", err)
+	}
+	for i := docs / 2; i < docs; i++ {
+		insert(i)
+	}
+	insert(0) // a duplicate _id, with other shard key values: refused alike
+	byID := ext(t, `{"s": {"_id": 1}}`).Lookup("s").Document()
+	same := func(what string) {
+		t.Helper()
+		a, b := sortedDocs(t, e, sharded, nil, byID), sortedDocs(t, e, plain, nil, byID)
+		if !bytes.Equal(a, b) {
+			fail("after %s the collections differ", what)
+		}
+	}
+	same("the inserts")
+	for i := 0; i < n; i++ {
+		filter := bsonDoc(g.Query())
+		var what, got, want string
+		switch g.Intn(5) {
+		case 0:
+			what = "delete " + bson.Raw(filter).String()
+			a, errA := e.Delete("test", sharded, filter, 0, bson.RawValue{}, WriteOptions{})
+			b, errB := e.Delete("test", plain, filter, 0, bson.RawValue{}, WriteOptions{})
+			got, want = fmt.Sprint(a, errA), fmt.Sprint(b, errB)
+		case 1, 2:
+			set := bson.D{{Key: "n", Value: int32(i)}}
+			if g.Intn(2) == 0 {
+				set = append(set, bson.E{Key: []string{"a", "b", "c"}[g.Intn(3)], Value: g.Scalar()})
+			}
+			upd := bsonDoc(bson.D{{Key: "$set", Value: set}})
+			what = "update " + bson.Raw(filter).String() + " " + bson.Raw(upd).String()
+			a, errA := e.Update("test", sharded, UpdateSpec{Filter: filter, Update: upd, Multi: true})
+			b, errB := e.Update("test", plain, UpdateSpec{Filter: filter, Update: upd, Multi: true})
+			got, want = fmt.Sprint(a.Matched, a.Modified, errA), fmt.Sprint(b.Matched, b.Modified, errB)
+		case 3:
+			upd := bsonDoc(bson.D{{Key: "$inc", Value: bson.D{{Key: "popped", Value: int32(1)}}}})
+			sort := bsonDoc(bson.D{{Key: "_id", Value: int32(1)}})
+			what = "findAndModify " + bson.Raw(filter).String()
+			a, errA := e.FindAndModify("test", sharded, FindAndModifySpec{Filter: filter, Sort: sort, Update: upd, New: true})
+			b, errB := e.FindAndModify("test", plain, FindAndModifySpec{Filter: filter, Sort: sort, Update: upd, New: true})
+			got, want = fmt.Sprint(a.Value, a.N, errA), fmt.Sprint(b.Value, b.N, errB)
+		default:
+			what = "find " + bson.Raw(filter).String()
+			for _, hint := range []bson.Raw{nil, ext(t, `{"h": "_id_"}`)} {
+				a, b := sortedDocs(t, e, sharded, filter, byID), sortedDocs(t, e, plain, filter, byID)
+				if hint != nil {
+					a = sortedDocsHinted(t, e, sharded, filter, byID, hint.Lookup("h"))
+				}
+				got, want = fmt.Sprintf("%x", a), fmt.Sprintf("%x", b)
+				if got != want {
+					break
+				}
+			}
+		}
+		if got != want {
+			fail("%s: %s, unsharded %s", what, got, want)
+		}
+		same(what)
+	}
+	c := e.Collection("test", sharded)
+	if _, ok := c.Sharded(); !ok {
+		fail("the collection is not sharded")
+	}
+	if !strings.Contains(key, "hashed") {
+		// The natural order is the shard key's, then _id's.
+		order := bson.D{}
+		elems, _ := ext(t, key).Elements()
+		for _, el := range elems {
+			order = append(order, bson.E{Key: el.Key(), Value: int32(1)})
+		}
+		if order[len(order)-1].Key != "_id" {
+			order = append(order, bson.E{Key: "_id", Value: int32(1)})
+		}
+		if a, b := collDocs(t, e, sharded), sortedDocs(t, e, sharded, nil, bsonDoc(order)); !bytes.Equal(a, b) {
+			fail("the natural order is not the shard key's")
+		}
+	}
+	res, err := e.Validate(c)
+	if err != nil || len(res.Errors) > 0 || len(res.Extra) > 0 || len(res.Missing) > 0 {
+		fail("validate: %v %+v", err, res)
+	}
+	if res.KeysPerIndex[idIndexName] != res.Records {
+		fail("the _id index holds %d keys for %d documents", res.KeysPerIndex[idIndexName], res.Records)
+	}
+}
+
+// sortedDocs is coll's documents matching filter (nil: all) in sort
+// order, concatenated.
+func sortedDocs(t *testing.T, e *Engine, coll string, filter, sort bson.Raw) []byte {
+	t.Helper()
+	return sortedDocsHinted(t, e, coll, filter, sort, bson.RawValue{})
+}
+
+func sortedDocsHinted(t *testing.T, e *Engine, coll string, filter, sort bson.Raw, hint bson.RawValue) []byte {
+	t.Helper()
+	cur, err := e.Find("test", coll, FindOptions{Filter: filter, Sort: sort, Hint: hint})
+	if err != nil {
+		return []byte(err.Error())
+	}
+	defer cur.Close()
+	var out []byte
+	for {
+		doc, err := cur.Next()
+		if err != nil {
+			return append(out, err.Error()...)
+		}
+		if doc == nil {
+			return out
+		}
+		out = append(out, doc...)
+	}
+}
+
+// TestFrontendsShardWhileOthersWrite shards a collection on one frontend
+// while two others $inc its documents and insert new ones: every
+// acknowledged write is in the sharded collection (writes wait while it
+// is frozen, none is lost to the copy), which validates and is sharded on
+// every frontend.
+func TestFrontendsShardWhileOthersWrite(t *testing.T) {
+	fe := openFrontends(t, 3, time.Second)
+	const docs = 2000
+	var batch []bson.Raw
+	for i := range docs {
+		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "g": %d, "n": 0}`, i, i%37)))
+	}
+	if _, _, err := fe[0].Insert("test", "c", batch, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	incs := make([][docs]int, 2)
+	inserted := make([][]int, 2)
+	for w, e := range fe[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var err error
+				id := rng.IntN(docs)
+				insert := rng.IntN(4) == 0
+				newID := docs + w*1_000_000 + i
+				if insert {
+					_, _, err = e.Insert("test", "c", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "g": %d, "n": 0}`, newID, rng.IntN(37)))}, true, WriteOptions{})
+				} else {
+					_, err = e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$inc": {"n": 1}}`)})
+				}
+				if mongoerr.Is(err, mongoerr.NotWritablePrimary) {
+					continue // refused before writing: a heartbeat late on a loaded machine
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if insert {
+					inserted[w] = append(inserted[w], newID)
+				} else {
+					incs[w][id]++
+				}
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	err := fe[0].ShardCollection("test", "c", ext(t, `{"g": 1}`))
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range fe {
+		if _, ok := e.Collection("test", "c").Sharded(); !ok {
+			t.Errorf("frontend %d does not see the collection sharded", i)
+		}
+		res := mustValidate(t, e, "c")
+		if want := int64(docs + len(inserted[0]) + len(inserted[1])); res.Records != want || res.KeysPerIndex[idIndexName] != want {
+			t.Errorf("frontend %d: %d documents, %d _id keys, want %d", i, res.Records, res.KeysPerIndex[idIndexName], want)
+		}
+	}
+	for id := range docs {
+		d := findOne(t, fe[0], "c", fmt.Sprintf(`{"_id": %d}`, id))
+		if n := d.Lookup("n").Int32(); int(n) != incs[0][id]+incs[1][id] {
+			t.Fatalf("document %d: n = %d after %d acknowledged $inc", id, n, incs[0][id]+incs[1][id])
+		}
+	}
+	for _, ids := range inserted {
+		for _, id := range ids {
+			if findOne(t, fe[2], "c", fmt.Sprintf(`{"_id": %d}`, id)) == nil {
+				t.Fatalf("inserted document %d is gone", id)
+			}
+		}
+	}
+}
