@@ -9,8 +9,9 @@ import (
 )
 
 // scanCursor is a find's cursor that remembers what its plan reads, so that
-// a getMore can tell (Restore) that the collection was dropped or renamed,
-// or the index the plan scans dropped, since the find. The cursor's
+// a getMore can tell (Restore) that the collection was dropped, renamed or
+// sharded (its documents moved), or the index the plan scans dropped,
+// since the find. The cursor's
 // snapshot would still read them, but MongoDB kills such a query when it
 // resumes, with QueryPlanKilled (175), and so does Folio.
 type scanCursor struct {
@@ -42,6 +43,11 @@ func (s *scanCursor) Restore() error {
 	}
 	if now == nil || now.UUID != s.c.UUID {
 		return mongoerr.New(mongoerr.QueryPlanKilled, "collection dropped. UUID %s", uuidString(s.c.UUID))
+	}
+	if now.ID != s.c.ID {
+		// Sharding copied the documents under a new id and removes
+		// the ones the cursor reads.
+		return mongoerr.New(mongoerr.QueryPlanKilled, "collection %s.%s was sharded: its documents moved to shard key order", now.DB, now.Name)
 	}
 	for _, used := range s.ixs {
 		if !slices.ContainsFunc(now.indexesWritten(), func(ix *Index) bool { return ix.ID == used.ID && ix.state == statePublic }) {

@@ -295,3 +295,35 @@ func TestFrontendsShardWhileOthersWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestShardKillsOpenCursors: a cursor opened before the sharding reads the
+// documents the sharding removes, so its next getMore fails with
+// QueryPlanKilled; one opened after reads the new layout.
+func TestShardKillsOpenCursors(t *testing.T) {
+	e := newTestEngine(t)
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "g": 2}`), ext(t, `{"_id": 2, "g": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := e.Find("test", "c", FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close()
+	if err := e.ShardCollection("test", "c", ext(t, `{"g": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.(*scanCursor).Restore(); !mongoerr.Is(err, mongoerr.QueryPlanKilled) {
+		t.Errorf("restore after the sharding: %v, want QueryPlanKilled", err)
+	}
+	after, err := e.Find("test", "c", FindOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close()
+	if err := after.(*scanCursor).Restore(); err != nil {
+		t.Errorf("restore of a cursor opened after the sharding: %v", err)
+	}
+	if d, err := after.Next(); err != nil || d.Lookup("g").Int32() != 1 {
+		t.Errorf("first document in natural order %v (%v), want g 1", d, err)
+	}
+}
