@@ -62,8 +62,10 @@ type planSource struct {
 	// last one decoded (see docOf).
 	covBuf []byte
 	docBuf []byte
-	// point is the document of an _id point plan, read at once.
+	// point is the document of a point plan (one _id, or one key of a
+	// unique index), read at once, and pointID its record id.
 	point     bson.Raw
+	pointID   []byte
 	pointDone bool
 }
 
@@ -80,6 +82,20 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 	if p.IDPoint() {
 		// One _id: a point read, with no iterator to set up.
 		doc, found, err := getDoc(r, append(s.prefix, p.Intervals[0].Lo...), &s.docBuf)
+		s.point, s.pointID, s.pointDone = doc, p.Intervals[0].Lo, !found
+		return s, err
+	}
+	if p.UniquePoint() && p.Covered() == nil && !p.CountScan() {
+		// One key of a unique index (a sharded collection's _id): two
+		// point reads, the entry then its document.
+		s.pointDone = true
+		entry, found, err := r.Get(append(s.prefix, p.Intervals[0].Lo...))
+		if err != nil || !found {
+			return s, err
+		}
+		stats.KeysExamined++
+		s.pointID = entryID(entry)
+		doc, found, err := getDoc(r, docKeyFromEncodedID(collID, s.pointID), &s.docBuf)
 		s.point, s.pointDone = doc, !found
 		return s, err
 	}
@@ -168,7 +184,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		s.pointDone = true
 		s.stats.DocsExamined++
-		if s.seen != nil && s.dup(s.p.Intervals[0].Lo) {
+		if s.seen != nil && s.dup(s.pointID) {
 			return nil, nil
 		}
 		return s.point, nil

@@ -23,12 +23,12 @@ import (
 // go test ./internal/planner -run TestPlanData -rewrite.
 func TestPlanData(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var cat testCatalog
+		var cat Catalog
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 			switch td.Cmd {
 			case "catalog":
 				cat = parseCatalog(t, td.Input)
-				return cat.String()
+				return fmt.Sprint(cat)
 			case "plan":
 				return planCase(t, cat, td.Input)
 			}
@@ -45,6 +45,14 @@ type testCatalog []Index
 func (c testCatalog) Indexes() []Index { return append([]Index(nil), c...) }
 
 func (c testCatalog) StoreByID() bool { return true }
+
+// shardedCatalog is a sharded collection's: its document store is in
+// shard key order, not _id's.
+type shardedCatalog struct{ testCatalog }
+
+func (c shardedCatalog) StoreByID() bool { return false }
+
+func (c shardedCatalog) String() string { return "sharded\n" + c.testCatalog.String() }
 
 func (c testCatalog) String() string {
 	var b strings.Builder
@@ -66,11 +74,14 @@ func (c testCatalog) String() string {
 	return b.String()
 }
 
-// parseCatalog reads lines "doc <json>" and "index <name> <key json>
-// [unique] [sparse] [collation <json>] [partial <json>]".
-func parseCatalog(t *testing.T, input string) testCatalog {
+// parseCatalog reads lines "doc <json>", "index <name> <key json>
+// [unique] [sparse] [collation <json>] [partial <json>]" and "sharded" (the
+// document store is not in _id order; the _id index is among the
+// indexes).
+func parseCatalog(t *testing.T, input string) Catalog {
 	var docs []bson.Raw
 	var cat testCatalog
+	sharded := false
 	for _, line := range strings.Split(input, "\n") {
 		kind, rest, _ := strings.Cut(line, " ")
 		switch kind {
@@ -114,6 +125,8 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 				ix.Fields = append(ix.Fields, Field{Path: el.Key(), Parts: strings.Split(el.Key(), "."), Desc: f < 0, Hashed: hashed})
 			}
 			cat = append(cat, ix)
+		case "sharded":
+			sharded = true
 		case "":
 		default:
 			t.Fatalf("unknown catalog line %q", line)
@@ -130,6 +143,9 @@ func parseCatalog(t *testing.T, input string) testCatalog {
 				}
 			}
 		}
+	}
+	if sharded {
+		return shardedCatalog{cat}
 	}
 	return cat
 }
@@ -183,7 +199,8 @@ func splitJSON(t *testing.T, s string) (obj, rest string) {
 }
 
 // planCase plans the query of input on cat and describes the candidates.
-func planCase(t *testing.T, cat testCatalog, input string) string {
+func planCase(t *testing.T, catalog Catalog, input string) string {
+	cat := catalog.Indexes()
 	q := Query{}
 	distinct := ""
 	var coll *collation.Collator
@@ -242,14 +259,14 @@ func planCase(t *testing.T, cat testCatalog, input string) string {
 	}
 	var b strings.Builder
 	if distinct != "" {
-		p := DistinctScan(cat, q, distinct)
+		p := DistinctScan(catalog, q, distinct)
 		if p == nil {
 			return "no distinct scan\n"
 		}
 		describe(&b, "", p.Explain(shape))
 		return b.String()
 	}
-	for i, p := range Candidates(cat, q) {
+	for i, p := range Candidates(catalog, q) {
 		fmt.Fprintf(&b, "%d: score %d\n", i+1, Score(p))
 		describe(&b, "  ", p.Explain(shape))
 	}

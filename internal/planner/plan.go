@@ -112,6 +112,14 @@ func (p *Plan) IDPoint() bool {
 	return p.Index == nil && !p.Natural && p.PointFields == 1 && len(p.Intervals) == 1
 }
 
+// UniquePoint reports whether the plan reads at most one entry of a
+// unique index, every field pinned to one value: the entry's key is the
+// interval's start.
+func (p *Plan) UniquePoint() bool {
+	return p.Index != nil && p.Index.Unique && p.Index.Wildcard == nil && p.PointFields == len(p.fields) &&
+		len(p.Intervals) == 1 && p.checks == nil
+}
+
 // Fetches reports whether the plan's entries hold encoded _ids to fetch
 // documents by, rather than the documents themselves.
 func (p *Plan) Fetches() bool { return p.Index != nil || p.Natural }
@@ -198,11 +206,23 @@ func candidates(cat Catalog, q Query) []*Plan {
 	if idPlan.IDPoint() {
 		return []*Plan{idPlan}
 	}
+	all := cat.Indexes()
+	if !cat.StoreByID() {
+		// A read of one _id through the _id index is MongoDB's IDHACK
+		// too: no other plan is tried.
+		for i := range all {
+			if ix := &all[i]; ix.Name == IDIndexName {
+				sortFields, sortDirs := sortFor(ix)
+				if p := build(ix, leaves, sortFields, sortDirs); p.UniquePoint() {
+					return []*Plan{p}
+				}
+			}
+		}
+	}
 	var out []*Plan
 	if Score(idPlan) > 0 {
 		out = append(out, idPlan)
 	}
-	all := cat.Indexes()
 	indexes := expandWildcards(all, leaves)
 	for i := range indexes {
 		ix := &indexes[i]
