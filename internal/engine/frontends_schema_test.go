@@ -254,10 +254,17 @@ func TestFrontendsConcurrentCreates(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var err error
-				if round%2 == 0 {
-					err = e.CreateCollection("test", name, CollectionOptions{})
-				} else {
-					_, _, err = e.Insert("test", name, []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{})
+				for try := 0; try == 0 || mongoerr.Is(err, mongoerr.NotWritablePrimary) && try < 20; try++ {
+					// NotWritablePrimary (a heartbeat late on a loaded
+					// machine) refuses before writing: drivers retry it
+					if try > 0 {
+						time.Sleep(50 * time.Millisecond)
+					}
+					if round%2 == 0 {
+						err = e.CreateCollection("test", name, CollectionOptions{})
+					} else {
+						_, _, err = e.Insert("test", name, []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{})
+					}
 				}
 				if err != nil {
 					t.Error(err)
