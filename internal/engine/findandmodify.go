@@ -126,6 +126,9 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 			if err := e.validate(c, old, next, s.BypassValidation); err != nil {
 				return nil, keep, err
 			}
+			if err := c.checkShardKeyUpdate(old, next, f, false, s.Txn != nil || s.Record != nil); err != nil {
+				return nil, keep, err
+			}
 			return next, changeOf(upd), nil
 		})
 		if err != nil {

@@ -105,12 +105,13 @@ func uniqueKeys(chs ...indexChanges) [][]byte {
 
 // checkUnique fails with DuplicateKey when an entry ch adds to a unique
 // index is held by another document, committed or staged earlier in the
-// same transaction. The caller holds the locks of the unique entries, so
+// same transaction; prev (nil: none) is the record id the document moves
+// from, whose entries are its own. The caller holds the locks of the unique entries, so
 // it reads the latest committed state, where a writer of this engine that
 // held them has committed: a commit of another engine after the caller's
 // transaction began makes that transaction's commit conflict, since it
 // writes the same entry.
-func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, staged map[string][]byte) error {
+func (e *Engine) checkUnique(c *Collection, encID, prev []byte, ch indexChanges, staged map[string][]byte) error {
 	for _, u := range ch.uniques {
 		if other, ok := staged[string(u.entry)]; ok && !bytes.Equal(other, encID) {
 			return duplicateKeyError(c, u.ix, u.key)
@@ -119,11 +120,24 @@ func (e *Engine) checkUnique(c *Collection, encID []byte, ch indexChanges, stage
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), encID) {
+		if ok && !bytes.Equal(entryID(holder), encID) && (prev == nil || !bytes.Equal(entryID(holder), prev)) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 	}
 	return nil
+}
+
+// moveChanges are the index changes of a document that moves from record
+// id oldID (as old) to newID (as next): all of old's entries go, all of
+// next's come; a unique entry both hold is rewritten to point to newID.
+func (c *Collection) moveChanges(oldID, newID []byte, old, next bson.Raw) (indexChanges, error) {
+	gone, err := c.indexChanges(oldID, old, nil)
+	if err != nil {
+		return indexChanges{}, err
+	}
+	ch, err := c.indexChanges(newID, nil, next)
+	ch.dels = gone.dels
+	return ch, err
 }
 
 // stage adds ch to tx.

@@ -219,5 +219,5 @@ func (e *Engine) checkInsert(c *Collection, p pendingInsert, exists bool, seen m
 	if _, dup := seen[string(p.key)]; exists || dup {
 		return duplicateIDError(c, p.id)
 	}
-	return e.checkUnique(c, idFromDocKey(p.key), p.ix, staged)
+	return e.checkUnique(c, idFromDocKey(p.key), nil, p.ix, staged)
 }

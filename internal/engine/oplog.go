@@ -262,9 +262,9 @@ func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.
 // substitute) or an update, logged as MongoDB's $v: 2 delta.
 func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 	op := oplog.Op{NS: c.DB + "." + c.Name, UUID: c.UUID[:]}
-	doc := next
+	doc := old // an update names the document as it was (a new shard key value moves it)
 	if doc == nil {
-		doc = old
+		doc = next
 	}
 	key := c.documentKey(doc)
 	switch {

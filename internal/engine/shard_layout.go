@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -21,7 +22,9 @@ import (
 // a document's key is d <collID> <keyenc([shard key values..., _id])>
 // (a hashed field contributes its hash; one encoded array, so that the
 // record id is one key field as an _id is, ordered field by field), so a range of the key lives in a
-// few of the store's regions. Its record id, the part after the
+// few of the store's regions (a write that changes a document's shard key
+// value moves it: deletes it at its key and stores it at the new one, with
+// its index entries, in one transaction). Its record id, the part after the
 // collection id, is what its index entries point to; _id alone no longer
 // finds a document, so such a collection has a real unique _id index (in
 // the index space, like any index) that keeps _id unique and serves reads
@@ -101,18 +104,47 @@ func (c *Collection) recordKey(doc bson.Raw) ([]byte, error) {
 	return keyenc.AppendValue(docPrefix(c.ID), bson.RawValue{Type: bson.TypeArray, Value: arr}), nil
 }
 
-// keepsShardKey fails a change of the document at key to next (nil: a
-// delete) that would move it: a new shard key value.
-func (c *Collection) keepsShardKey(key []byte, next bson.Raw) error {
+// movedKey is the key of the document at key once it is next (nil: a
+// delete): key itself, unless next has other shard key values.
+func (c *Collection) movedKey(key []byte, next bson.Raw) ([]byte, error) {
 	if c.shard == nil || next == nil {
+		return key, nil
+	}
+	return c.recordKey(next)
+}
+
+// checkShardKeyUpdate applies MongoDB 7.0's rules to an update from old to
+// next that changes a sharded document's shard key value: its filter pins
+// the whole shard key by equality (31025), it updates one document
+// (InvalidOptions) and it is a retryable write or in a transaction
+// (IllegalOperation). An update that keeps the value passes.
+func (c *Collection) checkShardKeyUpdate(old, next bson.Raw, f *query.Filter, multi, retryable bool) error {
+	if c.shard == nil || old == nil || next == nil {
 		return nil
 	}
-	k, err := c.recordKey(next)
+	was, _, err := c.shard.values.keys(old)
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(k, key) {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support changing a document's shard key value (shard key %s of %s.%s)", shellDoc(c.shard.key), c.DB, c.Name)
+	now, _, err := c.shard.values.keys(next)
+	if err != nil {
+		return err
+	}
+	if len(was) == 1 && len(now) == 1 && bytes.Equal(was[0].enc, now[0].enc) {
+		return nil
+	}
+	paths := make([]string, len(c.shard.values.Fields))
+	for i, f := range c.shard.values.Fields {
+		paths[i] = f.Path
+	}
+	if _, _, pinned := equalityPrefix(f, paths); !pinned {
+		return mongoerr.New(mongoerr.ShardKeyUpdateWithoutFullKey, "Shard key update is not allowed without specifying the full shard key in the query")
+	}
+	if multi {
+		return mongoerr.New(mongoerr.InvalidOptions, "Multi-update operations are not allowed when updating the shard key field.")
+	}
+	if !retryable {
+		return mongoerr.New(mongoerr.IllegalOperation, "Must run update to shard key field in a multi-statement transaction or with retryWrites: true.")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/querygen"
+	"github.com/folio-db/folio/internal/storage"
 )
 
 // shardKeys are the shard keys TestShardedDifferential tries, over the
@@ -115,7 +117,46 @@ func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
 	for i := 0; i < n; i++ {
 		filter := bsonDoc(g.Query())
 		var what, got, want string
-		switch g.Intn(5) {
+		switch g.Intn(6) {
+		case 5:
+			// A retryable write or a transaction changing one document's
+			// shard key value, its filter pinning the whole key, moves it.
+			id := g.Intn(docs)
+			cur := bson.Raw(sortedDocs(t, e, sharded, bsonDoc(bson.D{{Key: "_id", Value: int32(id)}}), nil))
+			if len(cur) == 0 {
+				continue // deleted
+			}
+			pin := bson.D{{Key: "_id", Value: int32(id)}}
+			for _, f := range []string{"k", "k2"} {
+				v, err := cur.LookupErr(f)
+				if err != nil {
+					v = bson.RawValue{Type: bson.TypeNull}
+				}
+				pin = append(pin, bson.E{Key: f, Value: v})
+			}
+			if slices.ContainsFunc(pin, func(e bson.E) bool { v, ok := e.Value.(bson.RawValue); return ok && v.Type == bson.TypeRegex }) {
+				continue // a regex in a filter matches, it does not pin
+			}
+			filter = bsonDoc(pin)
+			upd := bsonDoc(bson.D{{Key: "$set", Value: bson.D{{Key: []string{"k", "k2"}[g.Intn(2)], Value: scalar()}, {Key: "n", Value: int32(i)}}}})
+			what = "shard key update " + bson.Raw(filter).String() + " " + bson.Raw(upd).String()
+			var a UpdateResult
+			var errA error
+			if g.Intn(2) == 0 {
+				a, errA = e.Update("test", sharded, UpdateSpec{Filter: filter, Update: upd, WriteOptions: WriteOptions{Record: nopRecorder{}}})
+			} else {
+				txn, err := e.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, errA = e.Update("test", sharded, UpdateSpec{Filter: filter, Update: upd, WriteOptions: WriteOptions{Txn: txn}}); errA == nil {
+					errA = txn.Commit()
+				} else {
+					txn.Abort()
+				}
+			}
+			b, errB := e.Update("test", plain, UpdateSpec{Filter: filter, Update: upd})
+			got, want = fmt.Sprint(a.Matched, a.Modified, errA), fmt.Sprint(b.Matched, b.Modified, errB)
 		case 0:
 			what = "delete " + bson.Raw(filter).String()
 			a, errA := e.Delete("test", sharded, filter, 0, bson.RawValue{}, WriteOptions{})
@@ -325,5 +366,74 @@ func TestShardKillsOpenCursors(t *testing.T) {
 	}
 	if d, err := after.Next(); err != nil || d.Lookup("g").Int32() != 1 {
 		t.Errorf("first document in natural order %v (%v), want g 1", d, err)
+	}
+}
+
+// nopRecorder stands for a retryable write's session record.
+type nopRecorder struct{}
+
+func (nopRecorder) Stage(storage.Txn, []Write) error { return nil }
+func (nopRecorder) Committed()                       {}
+
+// TestShardKeyUpdateRules: changing a document's shard key value follows
+// MongoDB 7.0's rules (the filter pins the whole key, one document, a
+// retryable write or a transaction); allowed, it moves the document, its
+// index entries (a unique one's included) following it.
+func TestShardKeyUpdateRules(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "c", `{"u": 1}`, true)
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "g": 5, "u": "a"}`), ext(t, `{"_id": 2, "g": 5, "u": "b"}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ShardCollection("test", "c", ext(t, `{"g": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	set := ext(t, `{"$set": {"g": 9}}`)
+	for _, c := range []struct {
+		filter string
+		multi  bool
+		rec    Recorder
+		code   mongoerr.Code
+	}{
+		{`{"_id": 1}`, false, nopRecorder{}, mongoerr.ShardKeyUpdateWithoutFullKey},
+		{`{"_id": 1, "g": 5}`, false, nil, mongoerr.IllegalOperation},
+		{`{"g": 5}`, true, nil, mongoerr.InvalidOptions},
+	} {
+		_, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, c.filter), Update: set, Multi: c.multi, WriteOptions: WriteOptions{Record: c.rec}})
+		if !mongoerr.Is(err, c.code) {
+			t.Errorf("%s (multi %v): %v, want %s", c.filter, c.multi, err, c.code.Name())
+		}
+	}
+	// A multi-update that leaves the key alone is fine.
+	if res, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"g": 5}`), Update: ext(t, `{"$set": {"x": 1}}`), Multi: true}); err != nil || res.Modified != 2 {
+		t.Fatalf("multi-update of another field: %+v %v", res, err)
+	}
+	res, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 1, "g": 5}`), Update: set, WriteOptions: WriteOptions{Record: nopRecorder{}}})
+	if err != nil || res.Modified != 1 {
+		t.Fatalf("retryable shard key update: %+v %v", res, err)
+	}
+	txn, err := e.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.FindAndModify("test", "c", FindAndModifySpec{Filter: ext(t, `{"_id": 2, "g": 5}`), Update: ext(t, `{"$set": {"g": 1}}`), WriteOptions: WriteOptions{Txn: txn}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if d := findOne(t, e, "c", `{"u": "a"}`); d == nil || d.Lookup("g").Int32() != 9 {
+		t.Errorf("by the unique index after the move: %v", d)
+	}
+	if got := collDocs(t, e, "c"); !bytes.Equal(got, append(append([]byte(nil), findOne(t, e, "c", `{"_id": 2}`)...), findOne(t, e, "c", `{"_id": 1}`)...)) {
+		t.Errorf("natural order after the moves is not g's: %s", got)
+	}
+	// The unique entry of a moved document still holds its key.
+	if _, werrs, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 3, "g": 0, "u": "a"}`)}, true, WriteOptions{}); err != nil || len(werrs) != 1 || !mongoerr.Is(werrs[0].Err, mongoerr.DuplicateKey) {
+		t.Errorf("insert of a moved document's unique key: %v %v", werrs, err)
+	}
+	res2 := mustValidate(t, e, "c")
+	if res2.Records != 2 || res2.KeysPerIndex["u_1"] != 2 || res2.KeysPerIndex[idIndexName] != 2 {
+		t.Errorf("validate after the moves: %+v", res2)
 	}
 }

@@ -63,9 +63,11 @@ type Txn struct {
 }
 
 type txnUnique struct {
-	c     *Collection
-	encID []byte
-	u     uniqueEntry
+	c *Collection
+	// encID is the record id the entry points to, prev the one of the
+	// document before it moved (nil: it did not).
+	encID, prev []byte
+	u           uniqueEntry
 }
 
 // intents records which open transaction wrote each document key.
@@ -135,7 +137,8 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if c.capped != nil {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
 	}
-	if err := c.keepsShardKey(key, next); err != nil {
+	newKey, err := c.movedKey(key, next)
+	if err != nil {
 		return err
 	}
 	if err := t.noteImage(c); err != nil {
@@ -144,8 +147,18 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if err := t.claim(key); err != nil {
 		return err
 	}
-	encID := idFromDocKey(key)
-	ch, err := c.indexChanges(encID, old, next)
+	encID, moved := idFromDocKey(newKey), !bytes.Equal(newKey, key)
+	var ch indexChanges
+	var prev []byte
+	if moved {
+		if err := t.claim(newKey); err != nil {
+			return err
+		}
+		prev = slices.Clone(idFromDocKey(key))
+		ch, err = c.moveChanges(prev, encID, old, next)
+	} else {
+		ch, err = c.indexChanges(encID, old, next)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,15 +167,16 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), encID) {
+		if ok && !bytes.Equal(entryID(holder), encID) && (prev == nil || !bytes.Equal(entryID(holder), prev)) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
-		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), u: u})
+		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), prev: prev, u: u})
 	}
-	if next == nil {
+	if next == nil || moved {
 		err = t.tx.Delete(key)
-	} else {
-		err = t.tx.Set(key, c.stored(next))
+	}
+	if next != nil && err == nil {
+		err = t.tx.Set(newKey, c.stored(next))
 	}
 	if err == nil {
 		err = ch.stage(t.tx)
@@ -255,7 +269,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), u.encID) {
+		if ok && !bytes.Equal(entryID(holder), u.encID) && (u.prev == nil || !bytes.Equal(entryID(holder), u.prev)) {
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}

@@ -80,6 +80,9 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 			if err == nil && modified {
 				err = e.validate(c, cur, next, u.BypassValidation)
 			}
+			if err == nil && modified {
+				err = c.checkShardKeyUpdate(cur, next, f, u.Multi, u.Txn != nil || u.Record != nil)
+			}
 			if err != nil || !modified {
 				return nil, keep, err
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -114,17 +115,26 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 // absent) together with its index entries, the catalog entry when it
 // raised an index's flag, a capped collection's insertion order and evictions, and
 // its statement's record (sr) and its oplog entry (what says whether an
-// update replaced the document), after checking unique indexes. The caller
+// update replaced the document), after checking unique indexes; a new
+// shard key value moves the document to its new key. The caller
 // holds the document's lock (and a capped collection's writer lock);
 // unique-entry locks are taken after it, always in that order. flagged
 // carries, across the retries of one write, that it raised an index's
 // flag: the catalog must record it whichever try commits.
 func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
-	if err := c.keepsShardKey(key, next); err != nil {
+	newKey, err := c.movedKey(key, next)
+	if err != nil {
 		return err
 	}
-	encID := idFromDocKey(key)
-	ch, err := c.indexChanges(encID, old, next)
+	encID, moved := idFromDocKey(newKey), !bytes.Equal(newKey, key)
+	var ch indexChanges
+	var prev []byte
+	if moved {
+		prev = idFromDocKey(key)
+		ch, err = c.moveChanges(prev, encID, old, next)
+	} else {
+		ch, err = c.indexChanges(encID, old, next)
+	}
 	if err != nil {
 		return err
 	}
@@ -132,7 +142,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if len(ch.uniques) > 0 {
 		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
 		defer unlock()
-		if err := e.checkUnique(c, encID, ch, nil); err != nil {
+		if err := e.checkUnique(c, encID, prev, ch, nil); err != nil {
 			return err
 		}
 	}
@@ -142,10 +152,11 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 			return err
 		}
 	}
-	if next == nil {
+	if next == nil || moved {
 		err = tx.Delete(key)
-	} else {
-		err = tx.Set(key, c.stored(next))
+	}
+	if next != nil && err == nil {
+		err = tx.Set(newKey, c.stored(next))
 	}
 	if err == nil {
 		err = ch.stage(tx)

@@ -44,6 +44,8 @@ const (
 	UpdateResultTooLarge Code = 17419
 	// UpdateConstantsNotPipeline: an update statement's constants (c) on an update that is not a pipeline.
 	UpdateConstantsNotPipeline Code = 51198
+	// ShardKeyUpdateWithoutFullKey: an update changing a document's shard key value whose filter does not pin the whole shard key by equality.
+	ShardKeyUpdateWithoutFullKey Code = 31025
 )
 
 // Field paths and projections (shared by find and aggregation).

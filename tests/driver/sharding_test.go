@@ -484,13 +484,14 @@ func TestShardedChunksFollowRegions(t *testing.T) {
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 5}, {Key: "g", Value: 99}}); !mongo.IsDuplicateKeyError(err) {
 		t.Fatalf("duplicate _id under another shard key: %v", err)
 	}
-	// A shard key value with an array is refused; changing one is not
-	// supported.
+	// A shard key value with an array is refused; changing one needs the
+	// whole key in the filter (and a retryable write: see
+	// TestShardedDocumentKey).
 	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: -1}, {Key: "g", Value: bson.A{1, 2}}}); serverCode(err) != 61 {
 		t.Errorf("array shard key: %v, want ShardKeyNotFound", err)
 	}
-	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "$set", Value: bson.D{{Key: "g", Value: 1000}}}}); serverCode(err) != 238 {
-		t.Errorf("changing a shard key value: %v, want NotImplemented", err)
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "$set", Value: bson.D{{Key: "g", Value: 1000}}}}); serverCode(err) != 31025 {
+		t.Errorf("changing a shard key value without it in the filter: %v, want 31025", err)
 	}
 	res, err := client.Database("forum").RunCommand(ctx, bson.D{{Key: "validate", Value: "big"}}).Raw()
 	if err != nil || !res.Lookup("valid").Boolean() {
@@ -499,8 +500,10 @@ func TestShardedChunksFollowRegions(t *testing.T) {
 }
 
 // TestShardedDocumentKey: the change events of a sharded collection name
-// their document by its shard key and _id, as MongoDB's documentKey does,
-// and updateLookup finds the document by it.
+// their document by its shard key and _id, as MongoDB's documentKey does
+// (an update by the key the document had), and updateLookup finds the
+// document by it; a retryable update changing the shard key value moves
+// the document.
 func TestShardedDocumentKey(t *testing.T) {
 	client := startStreams(t)
 	ctx := t.Context()
@@ -519,23 +522,40 @@ func TestShardedDocumentKey(t *testing.T) {
 	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 7}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
 		t.Fatal(err)
 	}
-	want := mustRaw(t, bson.D{{Key: "d.id", Value: 3}, {Key: "slug", Value: "a/b"}, {Key: "_id", Value: 7}})
-	for _, kind := range []string{"insert", "update", "delete"} {
-		if kind == "delete" {
-			// after the update's event was read: its lookup finds the document
+	keyAt := func(id int) bson.Raw {
+		return mustRaw(t, bson.D{{Key: "d.id", Value: id}, {Key: "slug", Value: "a/b"}, {Key: "_id", Value: 7}})
+	}
+	for i, step := range []struct {
+		kind string
+		key  bson.Raw
+	}{{"insert", keyAt(3)}, {"update", keyAt(3)}, {"update", keyAt(3)}, {"delete", keyAt(4)}} {
+		ev := nextEvent(t, cs)
+		if got := ev.Lookup("operationType").StringValue(); got != step.kind {
+			t.Fatalf("event %s, want %s", got, step.kind)
+		}
+		if key := ev.Lookup("documentKey").Document(); !sameBytes(key, step.key) {
+			t.Errorf("%s: documentKey %v, want %v", step.kind, key, step.key)
+		}
+		// (the lookup of the second update, by the key the document had
+		// before it moved, finds nothing, as on a router)
+		if n, ok := ev.Lookup("fullDocument", "n").Int32OK(); i == 1 && (!ok || n != 1) {
+			t.Errorf("update: fullDocument %v", ev.Lookup("fullDocument"))
+		}
+		if ev.Lookup("updateDescription", "updatedFields", "d.id").Type != 0 || ev.Lookup("updateDescription", "updatedFields", "d").Type != 0 {
+			// The shard key update, a retryable write (the driver's
+			// default) whose filter pins the whole key: the document
+			// moves, and the next event names it by its new key.
 			if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 7}}); err != nil {
 				t.Fatal(err)
 			}
-		}
-		ev := nextEvent(t, cs)
-		if got := ev.Lookup("operationType").StringValue(); got != kind {
-			t.Fatalf("event %s, want %s", got, kind)
-		}
-		if key := ev.Lookup("documentKey").Document(); !sameBytes(key, want) {
-			t.Errorf("%s: documentKey %v, want %v", kind, key, want)
-		}
-		if n, ok := ev.Lookup("fullDocument", "n").Int32OK(); kind == "update" && (!ok || n != 1) {
-			t.Errorf("update: fullDocument %v", ev.Lookup("fullDocument"))
+		} else if step.kind == "update" {
+			if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 7}, {Key: "d.id", Value: 3}, {Key: "slug", Value: "a/b"}}, bson.D{{Key: "$set", Value: bson.D{{Key: "d.id", Value: 4}}}}); err != nil {
+				t.Fatal(err)
+			}
+			var moved bson.Raw
+			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 7}}).Decode(&moved); err != nil || moved.Lookup("d", "id").Int32() != 4 {
+				t.Fatalf("after the shard key update: %v %v", moved, err)
+			}
 		}
 	}
 }
