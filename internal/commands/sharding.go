@@ -247,7 +247,7 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.ensureShardKeyIndex(r, db, coll, sk, unique); err != nil {
 		return nil, err
 	}
-	if err := s.Engine.ShardCollection(db, coll, sk.doc); err != nil {
+	if err := s.Engine.ShardCollection(r.Ctx, db, coll, sk.doc); err != nil {
 		return nil, err
 	}
 	c := s.Engine.Collection(db, coll)

@@ -461,8 +461,10 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 // one of txn's own collections), with its mu read-locked; the caller calls
 // the returned release. It returns nil (and a no-op release) when the
 // collection does not exist and create is false. Another frontend creating
-// the collection meanwhile makes this creation use theirs.
-func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, func(), error) {
+// the collection meanwhile makes this creation use theirs. A write outside
+// a transaction waits while the collection is being sharded, until ctx
+// (nil: never) ends.
+func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, func(), error) {
 	for {
 		c := e.lookup(txn, db, name)
 		if c == nil {
@@ -490,7 +492,7 @@ func (e *Engine) writable(txn *Txn, db, name string, create bool) (*Collection, 
 			if txn != nil {
 				return nil, nil, writeConflict()
 			}
-			if err := e.awaitThaw(db, name); err != nil {
+			if err := e.awaitThaw(ctx, db, name); err != nil {
 				return nil, nil, err
 			}
 			continue

@@ -65,7 +65,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	if err := userWritable(db, coll); err != nil {
 		return FindAndModifyResult{}, err
 	}
-	c, release, err := e.writable(s.Txn, db, coll, s.Upsert)
+	c, release, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert)
 	if err != nil || c == nil {
 		return FindAndModifyResult{}, err
 	}

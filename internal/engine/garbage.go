@@ -67,10 +67,7 @@ func (e *Engine) collectGarbage() error {
 			lo, hi := indexSpan(collID, binary.BigEndian.Uint32(rest[4:]))
 			spans = append(spans, [2][]byte{lo, hi})
 		} else {
-			for _, span := range []func(uint32) ([]byte, []byte){docSpan, collNaturalSpan, collIndexSpan} {
-				lo, hi := span(collID)
-				spans = append(spans, [2][]byte{lo, hi})
-			}
+			spans = collSpans(collID)
 			done = append(done, cappedTotalsKey(collID))
 		}
 		for _, s := range spans {

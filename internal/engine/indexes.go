@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,7 +108,7 @@ type BuildProgress func(done, total int64) error
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
 	res.CreatedCollection = e.cat.get(db, coll) == nil
-	c, release, err := e.writable(nil, db, coll, true)
+	c, release, err := e.writable(context.Background(), nil, db, coll, true)
 	if err != nil {
 		return res, err
 	}

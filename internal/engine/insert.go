@@ -34,7 +34,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 
 func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
 	txn := wo.Txn
-	c, release, err := e.writable(txn, db, coll, true)
+	c, release, err := e.writable(wo.Ctx, txn, db, coll, true)
 	if err != nil {
 		return 0, nil, err
 	}

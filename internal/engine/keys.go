@@ -70,6 +70,17 @@ func collNaturalSpan(collID uint32) (lower, upper []byte) {
 	return naturalPrefix(collID), naturalPrefix(collID + 1)
 }
 
+// collSpans bound every key of one collection's data: its documents, its
+// insertion order and its index entries.
+func collSpans(collID uint32) [][2][]byte {
+	var out [][2][]byte
+	for _, span := range []func(uint32) ([]byte, []byte){docSpan, collNaturalSpan, collIndexSpan} {
+		lo, hi := span(collID)
+		out = append(out, [2][]byte{lo, hi})
+	}
+	return out
+}
+
 // collIndexSpan bounds every index entry of one collection.
 func collIndexSpan(collID uint32) (lower, upper []byte) {
 	return binary.BigEndian.AppendUint32([]byte{spaceIndex}, collID), binary.BigEndian.AppendUint32([]byte{spaceIndex}, collID+1)

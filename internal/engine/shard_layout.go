@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -166,10 +167,14 @@ func (c *Collection) indexesWritten() []*Index {
 const thawWait = time.Minute
 
 // awaitThaw waits until db.name is no longer frozen for its sharding
-// (or is gone), reloading the catalog as other frontends change it.
-func (e *Engine) awaitThaw(db, name string) error {
+// (or is gone), reloading the catalog as other frontends change it, or
+// until ctx (nil: never) ends.
+func (e *Engine) awaitThaw(ctx context.Context, db, name string) error {
 	deadline := time.Now().Add(thawWait)
 	for {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return err
+		}
 		if err := e.reloadCatalog(); err != nil {
 			return err
 		}
@@ -204,8 +209,9 @@ var errShardingAborted = errors.New("engine: sharding aborted")
 //  3. a catalog change points the collection (same name, same UUID) at
 //     the new id, unfrozen, and records the old id's data as garbage.
 //
-// A drop, rename or index change that overtakes the copy aborts it.
-func (e *Engine) ShardCollection(db, name string, key bson.Raw) error {
+// A drop, rename or index change that overtakes the copy aborts it, and
+// so does the end of ctx (nil: never), between batches.
+func (e *Engine) ShardCollection(ctx context.Context, db, name string, key bson.Raw) error {
 	e.cat.mu.Lock()
 	c := e.cat.colls[nsKey(db, name)]
 	switch {
@@ -258,7 +264,7 @@ func (e *Engine) ShardCollection(db, name string, key bson.Raw) error {
 	next := &Collection{DB: db, Name: name, ID: newID, UUID: c.UUID, Options: c.Options, shard: layout}
 	copied := slices.Clone(c.Indexes())
 	next.indexes.Store(&copied)
-	if err := e.copyDocuments(c, next); err != nil {
+	if err := e.copyDocuments(ctx, c, next); err != nil {
 		return e.abortSharding(db, name, oldID, newID, err)
 	}
 	e.cat.mu.Lock()
@@ -283,9 +289,10 @@ func (e *Engine) ShardCollection(db, name string, key bson.Raw) error {
 }
 
 // copyDocuments writes every document of from, with every index entry,
-// under to's id and layout, copyBatch documents per transaction; nothing
-// writes from meanwhile (it is frozen) and nothing else knows to's id.
-func (e *Engine) copyDocuments(from, to *Collection) error {
+// under to's id and layout, copyBatch documents per transaction, stopping
+// between batches once ctx ends; nothing writes from meanwhile (it is
+// frozen) and nothing else knows to's id.
+func (e *Engine) copyDocuments(ctx context.Context, from, to *Collection) error {
 	snap := e.kv.NewSnapshot()
 	defer snap.Close()
 	lo, hi := docSpan(from.ID)
@@ -296,6 +303,9 @@ func (e *Engine) copyDocuments(from, to *Collection) error {
 	defer it.Close()
 	var buf []byte
 	for it.First(); it.Valid(); {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return err
+		}
 		tx, err := e.kv.Begin()
 		if err != nil {
 			return err
@@ -349,9 +359,8 @@ func (e *Engine) abortSharding(db, name string, oldID, newID uint32, cause error
 	})
 	e.cat.mu.Unlock()
 	if newID != 0 && err == nil {
-		for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
-			lo, hi := span(newID)
-			if err = e.kv.DeleteRange(lo, hi); err != nil {
+		for _, span := range collSpans(newID) {
+			if err = e.kv.DeleteRange(span[0], span[1]); err != nil {
 				break
 			}
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -98,7 +99,7 @@ func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
 	for i := range docs / 2 {
 		insert(i)
 	}
-	if err := e.ShardCollection("test", sharded, ext(t, key)); err != nil {
+	if err := e.ShardCollection(t.Context(), "test", sharded, ext(t, key)); err != nil {
 		fail("sharding: %v", err)
 	}
 	for i := docs / 2; i < docs; i++ {
@@ -306,7 +307,7 @@ func TestFrontendsShardWhileOthersWrite(t *testing.T) {
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
-	err := fe[0].ShardCollection("test", "c", ext(t, `{"g": 1}`))
+	err := fe[0].ShardCollection(t.Context(), "test", "c", ext(t, `{"g": 1}`))
 	time.Sleep(100 * time.Millisecond)
 	close(stop)
 	wg.Wait()
@@ -350,7 +351,7 @@ func TestShardKillsOpenCursors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cur.Close()
-	if err := e.ShardCollection("test", "c", ext(t, `{"g": 1}`)); err != nil {
+	if err := e.ShardCollection(t.Context(), "test", "c", ext(t, `{"g": 1}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := cur.(*scanCursor).Restore(); !mongoerr.Is(err, mongoerr.QueryPlanKilled) {
@@ -385,7 +386,7 @@ func TestShardKeyUpdateRules(t *testing.T) {
 	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 1, "g": 5, "u": "a"}`), ext(t, `{"_id": 2, "g": 5, "u": "b"}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.ShardCollection("test", "c", ext(t, `{"g": 1}`)); err != nil {
+	if err := e.ShardCollection(t.Context(), "test", "c", ext(t, `{"g": 1}`)); err != nil {
 		t.Fatal(err)
 	}
 	set := ext(t, `{"$set": {"g": 9}}`)
@@ -435,5 +436,34 @@ func TestShardKeyUpdateRules(t *testing.T) {
 	res2 := mustValidate(t, e, "c")
 	if res2.Records != 2 || res2.KeysPerIndex["u_1"] != 2 || res2.KeysPerIndex[idIndexName] != 2 {
 		t.Errorf("validate after the moves: %+v", res2)
+	}
+}
+
+// TestShardCollectionInterrupted: a sharding whose operation ends (killOp,
+// maxTimeMS, disconnect) stops copying and leaves the collection as it was:
+// not sharded, not frozen, every document in place, writable.
+func TestShardCollectionInterrupted(t *testing.T) {
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := range 600 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "g": %d}`, i, i%7)))
+	}
+	if _, _, err := e.Insert("test", "c", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := e.ShardCollection(ctx, "test", "c", ext(t, `{"g": 1}`)); !mongoerr.Is(err, mongoerr.Interrupted) {
+		t.Fatalf("sharding under an ended operation: %v, want Interrupted", err)
+	}
+	c := e.Collection("test", "c")
+	if _, ok := c.Sharded(); ok || c.frozen.Load() {
+		t.Fatalf("after the interrupted sharding: sharded %v, frozen %v", ok, c.frozen.Load())
+	}
+	if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": 600, "g": 1}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustValidate(t, e, "c"); res.Records != 601 {
+		t.Errorf("%d documents after the interrupted sharding, want 601", res.Records)
 	}
 }

@@ -50,7 +50,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err := userWritable(db, coll); err != nil {
 		return UpdateResult{}, err
 	}
-	c, release, err := e.writable(u.Txn, db, coll, u.Upsert)
+	c, release, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert)
 	if err != nil || c == nil {
 		return UpdateResult{}, err
 	}
