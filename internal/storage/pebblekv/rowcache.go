@@ -19,10 +19,16 @@ import (
 // that missed fills its entry only if its shard is not pending and its
 // version did not move since the lookup: a value read from Pebble while a
 // commit of the shard was being applied, which may be from either side of
-// the commit, is never kept. Absent keys are not cached.
+// the commit, is never kept. Absent keys are not cached. Reads fill
+// entries, evicting others at random; a commit keeps the values it writes
+// of keys that have entries, and of new keys where a shard has room (see
+// forget), so that a document just written is read from the cache.
 type rowCache struct {
 	seed   maphash.Seed
 	shards [rowCacheShards]rowShard
+	// entries holds, for the commit being applied, forget's answer for
+	// each of its keys; it is guarded by the commit log's lock.
+	entries []bool
 }
 
 const (
@@ -116,30 +122,36 @@ func (c *rowCache) fill(key, v []byte, version uint64) {
 // shardSet is a set of shard numbers.
 type shardSet [rowCacheShards / 64]uint64
 
-// forget marks key's entry as awaiting the commit writing key and marks
-// its shard pending, before the commit is applied; touched collects the
-// shard for settle. It reports whether key had an entry: then rewrite
-// gives it the committed value.
-func (c *rowCache) forget(key []byte, touched *shardSet) (cached bool) {
+// forget, before a commit writing key (a Set of v, or a deletion) is
+// applied, marks key's entry as awaiting the commit, giving a new key an
+// entry so marked if it is set to a value its shard has room for: writes
+// never evict what reads keep. It marks the shard pending and collects it
+// in touched for settle, and reports whether key has an entry, which
+// rewrite fills once the commit is applied.
+func (c *rowCache) forget(key, v []byte, set bool, touched *shardSet) (entry bool) {
 	s, i := c.shard(key)
 	s.mu.Lock()
-	old, cached := s.rows[string(key)]
-	if cached {
+	old, entry := s.rows[string(key)]
+	if entry {
 		s.bytes -= len(old)
 		s.rows[string(key)] = nil
+	} else if set && len(v) <= rowCacheMaxValue && s.bytes+len(key)+len(v) <= s.limit {
+		s.rows[string(key)] = nil
+		s.bytes += len(key)
+		entry = true
 	}
 	s.version++
 	s.pending = true
 	s.mu.Unlock()
 	touched[i/64] |= 1 << (i % 64)
-	return cached
+	return entry
 }
 
-// rewrite replaces the entry of a key a commit wrote, if it has one, with
-// the value written (or drops it, for a deletion or a failed commit); the
-// commit's writes of a key are rewritten in order, so the last one stays.
-// It runs after the commit, before settle: the entries of the commit's
-// keys are then those forget marked or rewrite made.
+// rewrite gives the entry forget left for a key a commit wrote the value
+// written, or drops it for a deletion or a failed commit. The commit's
+// writes of a key are rewritten in order, so the last one stays. It runs
+// after the commit, before settle: the entries of the commit's keys are
+// then those forget marked or rewrite made.
 func (c *rowCache) rewrite(key, v []byte, set bool) {
 	s, _ := c.shard(key)
 	s.mu.Lock()

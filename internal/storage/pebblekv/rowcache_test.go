@@ -43,12 +43,11 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 			t.Fatalf("Get = %q, %v, %v; want %q", got, found, err, v)
 		}
 	}
-	set("a")
-	want("a")
 	h, _ := db.rows.stats()
+	set("a") // a new key enters the cache where there is room
 	want("a")
 	if hits, _ := db.rows.stats(); hits != h+1 {
-		t.Fatalf("second read of a key was not a hit")
+		t.Fatalf("read of a key just written was not a hit")
 	}
 	set("b") // write-through: the cached key keeps an entry
 	want("b")
@@ -64,6 +63,66 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("")
+}
+
+// TestRowCacheWritesDoNotEvict checks that a full cache keeps its entries
+// when commits write new keys: only reads evict.
+func TestRowCacheWritesDoNotEvict(t *testing.T) {
+	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	write := func(prefix string) {
+		t.Helper()
+		for i := range 2000 {
+			tx := begin(t, db)
+			if err := tx.Set(fmt.Appendf(nil, "%s%d", prefix, i), bytes.Repeat([]byte{'v'}, 60)); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	held := func() map[string]bool {
+		keys := map[string]bool{}
+		for i := range db.rows.shards {
+			for k, v := range db.rows.shards[i].rows {
+				if v != nil {
+					keys[k] = true
+				}
+			}
+		}
+		return keys
+	}
+	write("old")
+	before := held()
+	if len(before) == 0 || len(before) > rowCacheShards {
+		t.Fatalf("the cache holds %d entries after the first writes; want 1 to %d", len(before), rowCacheShards)
+	}
+	write("new")
+	after := held()
+	for k := range before {
+		if !after[k] {
+			t.Fatalf("writing new keys evicted %q", k)
+		}
+	}
+	// A read that misses does evict, to keep what is read.
+	for i := range 2000 {
+		if _, _, err := db.Get(fmt.Appendf(nil, "new%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evicted := 0
+	for k := range before {
+		if !held()[k] {
+			evicted++
+		}
+	}
+	if evicted == 0 {
+		t.Fatal("reads of uncached keys evicted nothing from a full cache")
+	}
 }
 
 // TestRowCacheAgainstUncached runs one random sequence of commits (sets and

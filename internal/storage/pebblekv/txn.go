@@ -340,44 +340,43 @@ func (t *txn) Rollback() error {
 }
 
 // apply commits b, forgetting the cached values of its first n keys
-// around it (the others are new keys); the caller holds the commit log's
-// lock.
+// around it and then giving those with entries the values committed (see
+// forget and rewrite); the others are new keys, stamped, that the cache
+// does not hold. The caller holds the commit log's lock.
 func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	if d.rows == nil {
 		return b.Commit(pebble.NoSync)
 	}
 	var touched shardSet
 	defer d.rows.settle(&touched)
-	cached := 0
+	entries := d.rows.entries[:0]
+	defer func() { d.rows.entries = entries[:0] }()
 	r := b.Reader()
 	for range n {
-		_, k, _, ok, err := r.Next()
+		kind, k, v, ok, err := r.Next()
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
-		if d.rows.forget(k, &touched) {
-			cached++
-		}
+		entries = append(entries, d.rows.forget(k, v, kind == pebble.InternalKeyKindSet, &touched))
 	}
 	err := b.Commit(pebble.NoSync)
-	if cached > 0 {
-		// Keys that had entries keep them, with the committed values. A
-		// batch that cannot be read back (it was read above) is not the
-		// commit's failure: the cache is emptied instead, since a key
-		// written twice may have kept its first value.
-		r := b.Reader()
-		for range n {
-			kind, k, v, ok, rerr := r.Next()
-			if rerr != nil {
-				d.rows.forgetAll(&touched)
-				break
-			}
-			if !ok {
-				break
-			}
+	// A batch that cannot be read back (it was read above) is not the
+	// commit's failure: the cache is emptied instead, since a key written
+	// twice may have kept its first value.
+	r = b.Reader()
+	for _, entry := range entries {
+		kind, k, v, ok, rerr := r.Next()
+		if rerr != nil {
+			d.rows.forgetAll(&touched)
+			break
+		}
+		if !ok {
+			break
+		}
+		if entry {
 			d.rows.rewrite(k, v, err == nil && kind == pebble.InternalKeyKindSet)
 		}
 	}
