@@ -28,7 +28,7 @@ type rowCache struct {
 	shards [rowCacheShards]rowShard
 	// entries holds, for the commit being applied, forget's answer for
 	// each of its keys; it is guarded by the commit log's lock.
-	entries []bool
+	entries []entryState
 }
 
 const (
@@ -122,37 +122,48 @@ func (c *rowCache) fill(key, v []byte, version uint64) {
 // shardSet is a set of shard numbers.
 type shardSet [rowCacheShards / 64]uint64
 
+// entryState is what forget found or made for a key a commit writes.
+type entryState uint8
+
+const (
+	noEntry  entryState = iota // the key stays uncached
+	kept                       // the key had an entry
+	admitted                   // a new key given an entry, with room for its value
+)
+
 // forget, before a commit writing key (a Set of v, or a deletion) is
 // applied, marks key's entry as awaiting the commit, giving a new key an
-// entry so marked if it is set to a value its shard has room for: writes
-// never evict what reads keep. It marks the shard pending and collects it
-// in touched for settle, and reports whether key has an entry, which
-// rewrite fills once the commit is applied.
-func (c *rowCache) forget(key, v []byte, set bool, touched *shardSet) (entry bool) {
+// entry so marked if it is set to a value its shard has room for. It marks
+// the shard pending and collects it in touched for settle, and reports
+// the entry's state, which rewrite gets once the commit is applied.
+func (c *rowCache) forget(key, v []byte, set bool, touched *shardSet) entryState {
 	s, i := c.shard(key)
 	s.mu.Lock()
-	old, entry := s.rows[string(key)]
-	if entry {
+	state := noEntry
+	if old, ok := s.rows[string(key)]; ok {
 		s.bytes -= len(old)
 		s.rows[string(key)] = nil
+		state = kept
 	} else if set && len(v) <= rowCacheMaxValue && s.bytes+len(key)+len(v) <= s.limit {
 		s.rows[string(key)] = nil
 		s.bytes += len(key)
-		entry = true
+		state = admitted
 	}
 	s.version++
 	s.pending = true
 	s.mu.Unlock()
 	touched[i/64] |= 1 << (i % 64)
-	return entry
+	return state
 }
 
 // rewrite gives the entry forget left for a key a commit wrote the value
-// written, or drops it for a deletion or a failed commit. The commit's
-// writes of a key are rewritten in order, so the last one stays. It runs
-// after the commit, before settle: the entries of the commit's keys are
-// then those forget marked or rewrite made.
-func (c *rowCache) rewrite(key, v []byte, set bool) {
+// written, or drops it for a deletion or a failed commit. An entry the key
+// had may evict others to make room; one forget admitted is dropped
+// instead when the commit's other keys took the room: writes never evict
+// what reads keep. The commit's writes of a key are rewritten in order, so
+// the last one stays. It runs after the commit, before settle: the entries
+// of the commit's keys are then those forget marked or rewrite made.
+func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	s, _ := c.shard(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -160,12 +171,11 @@ func (c *rowCache) rewrite(key, v []byte, set bool) {
 	if !ok {
 		return
 	}
-	if set && len(v) <= rowCacheMaxValue {
-		s.keep(key, v)
-		return
-	}
 	s.bytes -= len(key) + len(old)
 	delete(s.rows, string(key))
+	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes+len(key)+len(v) <= s.limit) {
+		s.keep(key, v)
+	}
 }
 
 // keep stores a copy of v as key's entry, evicting others to make room; the

@@ -65,58 +65,91 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 	want("")
 }
 
-// TestRowCacheWritesDoNotEvict checks that a full cache keeps its entries
-// when commits write new keys: only reads evict.
+// TestRowCacheWritesDoNotEvict checks that commits writing new keys give
+// them entries only where their shard has room, one key to a commit or
+// many, and that only reads evict; each shard's byte count stays the sum
+// of its entries and within its limit.
 func TestRowCacheWritesDoNotEvict(t *testing.T) {
-	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * 100})
+	const limit = 200 // three entries of a short key and a 60-byte value
+	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	write := func(prefix string) {
+	value := bytes.Repeat([]byte{'v'}, 60)
+	commit := func(keys ...[]byte) {
 		t.Helper()
-		for i := range 2000 {
-			tx := begin(t, db)
-			if err := tx.Set(fmt.Appendf(nil, "%s%d", prefix, i), bytes.Repeat([]byte{'v'}, 60)); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(); err != nil {
+		tx := begin(t, db)
+		for _, k := range keys {
+			if err := tx.Set(k, value); err != nil {
 				t.Fatal(err)
 			}
 		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	held := func() map[string]bool {
+		t.Helper()
 		keys := map[string]bool{}
 		for i := range db.rows.shards {
-			for k, v := range db.rows.shards[i].rows {
+			s := &db.rows.shards[i]
+			n := 0
+			for k, v := range s.rows {
+				n += len(k) + len(v)
 				if v != nil {
 					keys[k] = true
 				}
 			}
+			if n != s.bytes || n > s.limit {
+				t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
+			}
 		}
 		return keys
 	}
-	write("old")
-	before := held()
-	if len(before) == 0 || len(before) > rowCacheShards {
-		t.Fatalf("the cache holds %d entries after the first writes; want 1 to %d", len(before), rowCacheShards)
+	// One key in each shard, written one to a commit, leaves room for two.
+	var first [rowCacheShards][]byte
+	for n, left := 0, rowCacheShards; left > 0; n++ {
+		k := fmt.Appendf(nil, "old%d", n)
+		if _, i := db.rows.shard(k); first[i] == nil {
+			first[i] = k
+			commit(k)
+			left--
+		}
 	}
-	write("new")
+	before := held()
+	if len(before) != rowCacheShards {
+		t.Fatalf("the cache holds %d entries after one write to each shard; want %d", len(before), rowCacheShards)
+	}
+	// 2000 new keys in one commit, about eight to a shard, then 2000 more
+	// one to a commit.
+	var batch [][]byte
+	for n := range 2000 {
+		batch = append(batch, fmt.Appendf(nil, "new%d", n))
+	}
+	commit(batch...)
+	for n := range 2000 {
+		commit(fmt.Appendf(nil, "newer%d", n))
+	}
 	after := held()
 	for k := range before {
 		if !after[k] {
 			t.Fatalf("writing new keys evicted %q", k)
 		}
 	}
+	if len(after) <= len(before) {
+		t.Fatal("no new key was given an entry where shards had room")
+	}
 	// A read that misses does evict, to keep what is read.
-	for i := range 2000 {
-		if _, _, err := db.Get(fmt.Appendf(nil, "new%d", i)); err != nil {
+	for n := range 2000 {
+		if _, _, err := db.Get(fmt.Appendf(nil, "new%d", n)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	evicted := 0
+	final := held()
 	for k := range before {
-		if !held()[k] {
+		if !final[k] {
 			evicted++
 		}
 	}

@@ -367,7 +367,7 @@ func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	// commit's failure: the cache is emptied instead, since a key written
 	// twice may have kept its first value.
 	r = b.Reader()
-	for _, entry := range entries {
+	for _, state := range entries {
 		kind, k, v, ok, rerr := r.Next()
 		if rerr != nil {
 			d.rows.forgetAll(&touched)
@@ -376,8 +376,8 @@ func (d *DB) apply(b *pebble.Batch, n uint32) error {
 		if !ok {
 			break
 		}
-		if entry {
-			d.rows.rewrite(k, v, err == nil && kind == pebble.InternalKeyKindSet)
+		if state != noEntry {
+			d.rows.rewrite(k, v, err == nil && kind == pebble.InternalKeyKindSet, state)
 		}
 	}
 	return err
