@@ -20,7 +20,15 @@ func TestExternalModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	gomod := "module example.com/app\n\ngo 1.26.8\n\nrequire (\n\tgithub.com/folio-db/folio v0.0.0\n\tgo.mongodb.org/mongo-driver/v2 v2.9.3\n)\n\nreplace github.com/folio-db/folio => " + root + "\n"
+	// The program's go.mod requires what Folio's does, as go mod tidy
+	// would write it: the build then needs only modules Folio's own build
+	// put in the module cache, with no proxy to ask (GOPROXY=off).
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := "module example.com/app\n\ngo 1.26.8\n\nrequire github.com/folio-db/folio v0.0.0\n\n" + requireBlocks(string(mod)) +
+		"\nreplace github.com/folio-db/folio => " + root + "\n"
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -79,4 +87,24 @@ func main() {
 	if !strings.Contains(string(out), "documents: 2") {
 		t.Errorf("the program printed %q", out)
 	}
+}
+
+// requireBlocks returns the require blocks of the go.mod file mod.
+func requireBlocks(mod string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(mod, "\n") {
+		switch {
+		case strings.HasPrefix(line, "require ("):
+			in = true
+		case in && line == ")":
+			in = false
+			b.WriteString(")\n")
+			continue
+		case !in:
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
