@@ -171,31 +171,42 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	if !ok {
 		return
 	}
-	s.bytes -= len(key) + len(old)
-	delete(s.rows, string(key))
-	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes+len(key)+len(v) <= s.limit) {
+	// The entry counts len(key)+len(old) bytes; with v it would count
+	// len(key)+len(v).
+	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes-len(old)+len(v) <= s.limit) {
 		s.keep(key, v)
-	}
-}
-
-// keep stores a copy of v as key's entry, evicting others to make room; the
-// caller holds mu.
-func (s *rowShard) keep(key, v []byte) {
-	size := len(key) + len(v)
-	if old, ok := s.rows[string(key)]; ok {
-		s.bytes -= len(key) + len(old)
-		delete(s.rows, string(key))
-	}
-	if size > s.limit {
 		return
 	}
-	for k, old := range s.rows {
-		if s.bytes+size <= s.limit {
-			break
+	s.bytes -= len(key) + len(old)
+	delete(s.rows, string(key))
+}
+
+// keep stores a copy of v as key's entry, replacing the entry it has,
+// evicting others to make room; the caller holds mu.
+func (s *rowShard) keep(key, v []byte) {
+	size := len(key) + len(v)
+	old, had := s.rows[string(key)]
+	if had {
+		s.bytes -= len(key) + len(old)
+	}
+	if size > s.limit {
+		if had {
+			delete(s.rows, string(key))
 		}
+		return
+	}
+	if s.bytes+size > s.limit {
 		// Map iteration starts at a random entry: this evicts at random.
-		s.bytes -= len(k) + len(old)
-		delete(s.rows, k)
+		for k, o := range s.rows {
+			if k == string(key) {
+				continue
+			}
+			s.bytes -= len(k) + len(o)
+			delete(s.rows, k)
+			if s.bytes+size <= s.limit {
+				break
+			}
+		}
 	}
 	s.rows[string(key)] = append(make([]byte, 0, len(v)), v...)
 	s.bytes += size
