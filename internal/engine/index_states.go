@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -341,7 +340,7 @@ func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc 
 				if err != nil {
 					return err
 				}
-				if ok && !bytes.Equal(entryID(holder), encID) {
+				if ok && heldByOther(holder, encID, nil) {
 					return duplicateKeyError(c, ix, k)
 				}
 			}

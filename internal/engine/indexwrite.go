@@ -120,11 +120,37 @@ func (e *Engine) checkUnique(c *Collection, encID, prev []byte, ch indexChanges,
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), encID) && (prev == nil || !bytes.Equal(entryID(holder), prev)) {
+		if ok && heldByOther(holder, encID, prev) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 	}
 	return nil
+}
+
+// heldByOther reports whether the unique entry whose value is holder
+// belongs to a document other than the one with record id encID, which
+// moves from record id prev (nil: it does not move).
+func heldByOther(holder, encID, prev []byte) bool {
+	id := entryID(holder)
+	return !bytes.Equal(id, encID) && (prev == nil || !bytes.Equal(id, prev))
+}
+
+// writeChanges are the index changes of the document at key going from
+// old to next (nil for absent), with the key it is then stored at: key,
+// unless next has other shard key values, when the document moves from
+// record id prev (nil when it does not move) to newKey's.
+func (c *Collection) writeChanges(key []byte, old, next bson.Raw) (newKey, prev []byte, ch indexChanges, err error) {
+	if newKey, err = c.movedKey(key, next); err != nil {
+		return nil, nil, indexChanges{}, err
+	}
+	encID := idFromDocKey(newKey)
+	if bytes.Equal(newKey, key) {
+		ch, err = c.indexChanges(encID, old, next)
+		return newKey, nil, ch, err
+	}
+	prev = slices.Clone(idFromDocKey(key))
+	ch, err = c.moveChanges(prev, encID, old, next)
+	return newKey, prev, ch, err
 }
 
 // moveChanges are the index changes of a document that moves from record

@@ -137,7 +137,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if c.capped != nil {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
 	}
-	newKey, err := c.movedKey(key, next)
+	newKey, prev, ch, err := c.writeChanges(key, old, next)
 	if err != nil {
 		return err
 	}
@@ -147,27 +147,18 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if err := t.claim(key); err != nil {
 		return err
 	}
-	encID, moved := idFromDocKey(newKey), !bytes.Equal(newKey, key)
-	var ch indexChanges
-	var prev []byte
+	encID, moved := idFromDocKey(newKey), prev != nil
 	if moved {
 		if err := t.claim(newKey); err != nil {
 			return err
 		}
-		prev = slices.Clone(idFromDocKey(key))
-		ch, err = c.moveChanges(prev, encID, old, next)
-	} else {
-		ch, err = c.indexChanges(encID, old, next)
-	}
-	if err != nil {
-		return err
 	}
 	for _, u := range ch.uniques {
 		holder, ok, err := t.tx.Get(u.entry)
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), encID) && (prev == nil || !bytes.Equal(entryID(holder), prev)) {
+		if ok && heldByOther(holder, encID, prev) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), prev: prev, u: u})
@@ -269,7 +260,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		if err != nil {
 			return err
 		}
-		if ok && !bytes.Equal(entryID(holder), u.encID) && (u.prev == nil || !bytes.Equal(entryID(holder), u.prev)) {
+		if ok && heldByOther(holder, u.encID, u.prev) {
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}

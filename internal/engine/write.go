@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -122,22 +121,11 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 // carries, across the retries of one write, that it raised an index's
 // flag: the catalog must record it whichever try commits.
 func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
-	newKey, err := c.movedKey(key, next)
+	newKey, prev, ch, err := c.writeChanges(key, old, next)
 	if err != nil {
 		return err
 	}
-	encID, moved := idFromDocKey(newKey), !bytes.Equal(newKey, key)
-	var ch indexChanges
-	var prev []byte
-	if moved {
-		prev = idFromDocKey(key)
-		ch, err = c.moveChanges(prev, encID, old, next)
-	} else {
-		ch, err = c.indexChanges(encID, old, next)
-	}
-	if err != nil {
-		return err
-	}
+	encID, moved := idFromDocKey(newKey), prev != nil
 	*flagged = *flagged || ch.flagged
 	if len(ch.uniques) > 0 {
 		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
