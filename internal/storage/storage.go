@@ -126,19 +126,28 @@ type Sweeper interface {
 	SweepGarbage() error
 }
 
-// Sweep runs kv's SweepGarbage, looking through wrappers that have an
-// Unwrap method, when it has one.
-func Sweep(kv KV) error {
+// As returns kv as a T (an optional interface of a store), looking
+// through wrappers that have an Unwrap method, and whether it is one.
+func As[T any](kv KV) (T, bool) {
 	for {
-		if s, ok := kv.(Sweeper); ok {
-			return s.SweepGarbage()
+		if t, ok := kv.(T); ok {
+			return t, true
 		}
 		u, ok := kv.(interface{ Unwrap() KV })
 		if !ok {
-			return nil
+			var none T
+			return none, false
 		}
 		kv = u.Unwrap()
 	}
+}
+
+// Sweep runs kv's SweepGarbage (see As), when it has one.
+func Sweep(kv KV) error {
+	if s, ok := As[Sweeper](kv); ok {
+		return s.SweepGarbage()
+	}
+	return nil
 }
 
 // Stamps is implemented by a store whose transactions are StampedTxns.
@@ -153,20 +162,8 @@ type Stamps interface {
 	AdvanceStamp(s uint64)
 }
 
-// StampsOf returns kv's Stamps, looking through wrappers that have an
-// Unwrap method, and whether it has any.
-func StampsOf(kv KV) (Stamps, bool) {
-	for {
-		if s, ok := kv.(Stamps); ok {
-			return s, true
-		}
-		u, ok := kv.(interface{ Unwrap() KV })
-		if !ok {
-			return nil, false
-		}
-		kv = u.Unwrap()
-	}
-}
+// StampsOf returns kv's Stamps (see As), and whether it has any.
+func StampsOf(kv KV) (Stamps, bool) { return As[Stamps](kv) }
 
 // Compacter is implemented by stores that can compact a key range on
 // request (the compact command).
@@ -184,18 +181,11 @@ type Splitter interface {
 	SplitKeys(lower, upper []byte) ([][]byte, error)
 }
 
-// SplitKeys returns kv's range starts inside (lower, upper), looking
-// through wrappers that have an Unwrap method; a store of one range has
-// none.
+// SplitKeys returns kv's range starts inside (lower, upper) (see As); a
+// store of one range has none.
 func SplitKeys(kv KV, lower, upper []byte) ([][]byte, error) {
-	for {
-		if s, ok := kv.(Splitter); ok {
-			return s.SplitKeys(lower, upper)
-		}
-		u, ok := kv.(interface{ Unwrap() KV })
-		if !ok {
-			return nil, nil
-		}
-		kv = u.Unwrap()
+	if s, ok := As[Splitter](kv); ok {
+		return s.SplitKeys(lower, upper)
 	}
+	return nil, nil
 }
