@@ -19,7 +19,21 @@ import (
 	"github.com/folio-db/folio/internal/querygen"
 )
 
-var diffSeed = flag.Uint64("diffseed", 0, "run TestPlannerDifferential on this one data set seed (a failure names it)")
+var diffSeed = flag.Uint64("diffseed", 0, "run the randomized differential tests on this one data set seed (a failure names it)")
+
+// diffSeeds are the data set seeds a randomized differential test runs:
+// sets of them from the clock, or the one -diffseed names.
+func diffSeeds(sets int) []uint64 {
+	if *diffSeed != 0 {
+		return []uint64{*diffSeed}
+	}
+	base := uint64(time.Now().UnixNano())
+	seeds := make([]uint64, sets)
+	for i := range seeds {
+		seeds[i] = base + uint64(i)
+	}
+	return seeds
+}
 
 // TestPlannerDifferential checks, on random data sets under random
 // indexes, that every random query returns with the planner's plan what a

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -19,13 +18,11 @@ import (
 // Updates also set indexed fields, so index maintenance is exercised.
 func TestPlannerWriteDifferential(t *testing.T) {
 	e := newTestEngine(t)
-	base := uint64(time.Now().UnixNano())
-	sets := 15
-	if *diffSeed != 0 {
-		base, sets = *diffSeed, 1
-	}
-	for i := 0; i < sets && !t.Failed(); i++ {
-		checkWrites(t, e, base+uint64(i), 30)
+	for _, seed := range diffSeeds(15) {
+		if t.Failed() {
+			break
+		}
+		checkWrites(t, e, seed, 30)
 	}
 }
 

@@ -32,13 +32,11 @@ var shardKeys = []string{
 // key order.
 func TestShardedDifferential(t *testing.T) {
 	e := newTestEngine(t)
-	base := uint64(time.Now().UnixNano())
-	sets := 12
-	if *diffSeed != 0 {
-		base, sets = *diffSeed, 1
-	}
-	for i := 0; i < sets && !t.Failed(); i++ {
-		checkSharded(t, e, base+uint64(i), 40)
+	for _, seed := range diffSeeds(12) {
+		if t.Failed() {
+			break
+		}
+		checkSharded(t, e, seed, 40)
 	}
 }
 
