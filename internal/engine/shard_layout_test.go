@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/querygen"
@@ -171,6 +172,14 @@ func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
 			a, errA := e.Update("test", sharded, UpdateSpec{Filter: filter, Update: upd, Multi: true})
 			b, errB := e.Update("test", plain, UpdateSpec{Filter: filter, Update: upd, Multi: true})
 			got, want = fmt.Sprint(a.Matched, a.Modified, errA), fmt.Sprint(b.Matched, b.Modified, errB)
+			if errA != nil && errB != nil && mongoerr.As(errA).Code == mongoerr.As(errB).Code {
+				// Stopped midway by a document an index refuses (an array
+				// in a hashed index, parallel arrays): the documents changed
+				// before it depend on the order, which sharding changes. The
+				// errors must agree; the twin then takes the sharded documents.
+				got, want = mongoerr.As(errA).Code.Name(), mongoerr.As(errB).Code.Name()
+				copyDocs(t, e, sharded, plain)
+			}
 		case 3:
 			upd := bsonDoc(bson.D{{Key: "$inc", Value: bson.D{{Key: "popped", Value: int32(1)}}}})
 			sort := bsonDoc(bson.D{{Key: "_id", Value: int32(1)}})
@@ -225,6 +234,28 @@ func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
 
 // sortedDocs is coll's documents matching filter (nil: all) in sort
 // order, concatenated.
+// copyDocs replaces the documents of collection to by those of from.
+func copyDocs(t *testing.T, e *Engine, from, to string) {
+	t.Helper()
+	if _, err := e.Delete("test", to, ext(t, `{}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	for rest := sortedDocs(t, e, from, nil, nil); len(rest) > 0; {
+		doc, tail, ok := bsoncore.ReadDocument(rest)
+		if !ok {
+			t.Fatalf("copying %s: %s", from, rest)
+		}
+		docs, rest = append(docs, bson.Raw(doc)), tail
+	}
+	if len(docs) == 0 {
+		return
+	}
+	if _, werrs, err := e.Insert("test", to, docs, true, WriteOptions{}); len(werrs) > 0 || err != nil {
+		t.Fatalf("copying %s: %v %v", from, werrs, err)
+	}
+}
+
 func sortedDocs(t *testing.T, e *Engine, coll string, filter, sort bson.Raw) []byte {
 	t.Helper()
 	return sortedDocsHinted(t, e, coll, filter, sort, bson.RawValue{})
