@@ -2,11 +2,13 @@ package sessions
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,12 +28,20 @@ import (
 //
 //	s <len:1> <lsid>                            the session's record (BSON, the
 //	                                            shape of MongoDB's config.transactions)
-//	s <len:1> <lsid> <txnNum:8> <stmtId:4>      the result of one executed statement
+//	s <len:1> <lsid> <txnNum:8> <stmtId:4>      the result of a run of executed
+//	                                            statements from stmtId on
 //
-// The record and the results of the statements a write executes are
-// staged in its storage transaction (Recorder), so a write and its record
-// commit together or not at all. A new txnNumber's first write deletes the
-// earlier one's results. The record's txnNum is the session's latest txnNumber that wrote.
+// A run is one statement, or consecutive statements with the same result
+// that names no document (an insertMany's, a multi-statement update's);
+// its value's lastStmtId, when present, is its last statement. A write
+// continuing the session's last run rewrites that run's key, so a bulk
+// insert stores one result per command rather than one per document.
+//
+// The record and the runs of the statements a write executes are staged
+// in its storage transaction (Recorder), so a write and its record commit
+// together or not at all. A new txnNumber's first write deletes the
+// earlier one's runs. The record's txnNum is the session's latest
+// txnNumber that wrote.
 const spaceSession = 's'
 
 // MaxIDLen bounds an lsid's id, whose length a record key holds in a byte.
@@ -97,14 +107,26 @@ func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Tim
 }
 
 // storedRecord is what storage holds for a session: whether it has a
-// record, its txnNum, the ids of the statement results stored under it,
+// record, its txnNum, the first statement ids of the runs stored under it,
 // and the record's bytes (on a shared store, a record whose bytes differ
 // was written by another frontend since).
 type storedRecord struct {
 	exists bool
 	txn    int64
-	stmts  []int32
+	firsts []int32
 	raw    []byte
+}
+
+// run is what statements first through last (consecutive ids) did.
+type run struct {
+	first, last int32
+	res         Result
+}
+
+// extends reports whether statement stmt with result res continues r.
+func (r run) extends(stmt int32, res Result) bool {
+	return int64(stmt) == int64(r.last)+1 && r.res.plain() && res.plain() &&
+		r.res.N == res.N && r.res.NModified == res.NModified && r.res.UpdatedExisting == res.UpdatedExisting
 }
 
 // Result is what one executed statement did, enough to rebuild its reply
@@ -121,34 +143,47 @@ type Result struct {
 	Value           bson.Raw
 }
 
-func (r Result) append(dst []byte) []byte {
+// plain reports whether r names no document, so that statements with
+// equal results can share a run.
+func (r Result) plain() bool { return r.Upserted.Type == 0 && r.Value == nil }
+
+// append appends the stored value of run r.
+func (r run) append(dst []byte) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
-	dst = bsoncore.AppendInt32Element(dst, "n", r.N)
-	if r.NModified != 0 {
-		dst = bsoncore.AppendInt32Element(dst, "nModified", r.NModified)
+	if r.last != r.first {
+		dst = bsoncore.AppendInt32Element(dst, "lastStmtId", r.last)
 	}
-	if r.Upserted.Type != 0 {
-		dst = rawdoc.AppendElement(dst, "upserted", r.Upserted)
+	res := r.res
+	dst = bsoncore.AppendInt32Element(dst, "n", res.N)
+	if res.NModified != 0 {
+		dst = bsoncore.AppendInt32Element(dst, "nModified", res.NModified)
 	}
-	if r.UpdatedExisting {
+	if res.Upserted.Type != 0 {
+		dst = rawdoc.AppendElement(dst, "upserted", res.Upserted)
+	}
+	if res.UpdatedExisting {
 		dst = bsoncore.AppendBooleanElement(dst, "updatedExisting", true)
 	}
-	if r.Value != nil {
-		dst = bsoncore.AppendDocumentElement(dst, "value", r.Value)
+	if res.Value != nil {
+		dst = bsoncore.AppendDocumentElement(dst, "value", res.Value)
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
 }
 
-func decodeResult(doc bson.Raw) (Result, error) {
-	var r Result
+// decodeRun decodes the stored value of the run from statement first.
+func decodeRun(first int32, doc bson.Raw) (run, error) {
+	out := run{first: first, last: first}
+	r := &out.res
 	elems, err := doc.Elements()
 	if err != nil {
-		return r, err
+		return out, err
 	}
 	for _, el := range elems {
 		v := el.Value()
 		switch el.Key() {
+		case "lastStmtId":
+			out.last = v.Int32()
 		case "n":
 			r.N = v.Int32()
 		case "nModified":
@@ -161,7 +196,10 @@ func decodeResult(doc bson.Raw) (Result, error) {
 			r.Value = append(bson.Raw(nil), v.Document()...)
 		}
 	}
-	return r, nil
+	if out.last < out.first {
+		return out, fmt.Errorf("run from statement %d ends at %d", out.first, out.last)
+	}
+	return out, nil
 }
 
 // Load reads the records in kv into the registry, which from then on
@@ -237,8 +275,8 @@ func (r *Registry) deleteRecord(s *Session) error {
 		return nil
 	}
 	keys := [][]byte{recordKey(s.ID)}
-	for _, stmt := range s.stored.stmts {
-		keys = append(keys, stmtKey(s.ID, s.stored.txn, stmt))
+	for _, first := range s.stored.firsts {
+		keys = append(keys, stmtKey(s.ID, s.stored.txn, first))
 	}
 	var unchanged func(storage.Txn) (bool, error)
 	if s.shared {
@@ -345,25 +383,20 @@ func (r *Registry) Refresh(s *Session) error {
 	return it.Error()
 }
 
-// loadResult adds to s the stored result v of the statement whose key
-// (stmtKey, the statement id last) is k.
+// loadResult adds to s the stored run v whose key (stmtKey, the first
+// statement id last) is k.
 func (s *Session) loadResult(k, v []byte) error {
-	res, err := decodeResult(v)
+	r, err := decodeRun(int32(binary.BigEndian.Uint32(k[len(k)-4:])), v)
 	if err != nil {
 		return fmt.Errorf("session record %x: %w", k, err)
 	}
-	stmt := int32(binary.BigEndian.Uint32(k[len(k)-4:]))
-	if s.executed == nil {
-		s.executed = map[int32]Result{}
-	}
-	s.executed[stmt] = res
-	s.stored.stmts = append(s.stored.stmts, stmt)
+	s.addRun(r)
 	return nil
 }
 
 // Recorder is the engine.Recorder of one command's writes in a session
 // (which the command holds locked): it stages the session's record and
-// the results of the statements each write executes, and once its storage
+// the runs of the statements each write executes, and once its storage
 // transaction committed, makes them the session's executed statements.
 type Recorder struct {
 	s *Session
@@ -372,16 +405,15 @@ type Recorder struct {
 	// result is what a statement that changed a document did.
 	result func(engine.Write) Result
 	// commit records a transaction's commit.
-	commit  bool
-	pending []executed
+	commit bool
+	// pending are the runs the latest Stage wrote: new ones, and the
+	// session's runs it continued, under their first statement.
+	pending []run
 	buf     []byte
 	// record is the record the latest Stage wrote.
 	record []byte
-}
-
-type executed struct {
-	stmt int32
-	res  Result
+	// lsid is the session's lsid as oplog entries name it, made once.
+	lsid bson.Raw
 }
 
 // RecordStatements returns the Recorder of a retryable write whose
@@ -412,20 +444,29 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 		}
 	}
 	if s.stored.exists && s.stored.txn != s.TxnNumber {
-		for _, stmt := range s.stored.stmts {
-			if err := tx.Delete(stmtKey(s.ID, s.stored.txn, stmt)); err != nil {
+		for _, first := range s.stored.firsts {
+			if err := tx.Delete(stmtKey(s.ID, s.stored.txn, first)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, w := range writes {
-		stmt := r.stmtIDs[w.Index]
-		res := r.result(w)
-		r.buf = res.append(r.buf[:0])
-		if err := tx.Set(stmtKey(s.ID, s.TxnNumber, stmt), r.buf); err != nil {
+		stmt, res := r.stmtIDs[w.Index], r.result(w)
+		if n := len(r.pending); n > 0 && r.pending[n-1].extends(stmt, res) {
+			r.pending[n-1].last = stmt
+			continue
+		}
+		next := run{first: stmt, last: stmt, res: res}
+		if i, ok := s.runOf(int64(stmt) - 1); ok && s.executed[i].extends(stmt, res) {
+			next.first = s.executed[i].first
+		}
+		r.pending = append(r.pending, next)
+	}
+	for _, p := range r.pending {
+		r.buf = p.append(r.buf[:0])
+		if err := tx.Set(stmtKey(s.ID, s.TxnNumber, p.first), r.buf); err != nil {
 			return err
 		}
-		r.pending = append(r.pending, executed{stmt: stmt, res: res})
 	}
 	r.record = appendRecord(r.record[:0], s.ID, s.TxnNumber, r.commit, time.Now())
 	return tx.Set(recordKey(s.ID), r.record)
@@ -435,31 +476,49 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 func (r *Recorder) Committed() {
 	s := r.s
 	if !s.stored.exists || s.stored.txn != s.TxnNumber {
-		s.stored = storedRecord{exists: true, txn: s.TxnNumber, stmts: s.stored.stmts[:0]}
+		s.stored = storedRecord{exists: true, txn: s.TxnNumber, firsts: s.stored.firsts[:0]}
 	}
 	s.stored.raw = append(s.stored.raw[:0], r.record...)
-	if len(r.pending) > 0 && s.executed == nil {
-		s.executed = make(map[int32]Result, len(r.pending))
-	}
 	for _, p := range r.pending {
-		s.executed[p.stmt] = p.res
-		s.stored.stmts = append(s.stored.stmts, p.stmt)
+		s.addRun(p)
 	}
 	r.pending = r.pending[:0]
+}
+
+// runOf returns the index of the run of executed holding statement id.
+func (s *Session) runOf(id int64) (int, bool) {
+	i, _ := slices.BinarySearchFunc(s.executed, id, func(r run, id int64) int { return cmp.Compare(int64(r.last), id) })
+	return i, i < len(s.executed) && int64(s.executed[i].first) <= id
+}
+
+// addRun makes r, stored under its first statement id, one of the
+// session's runs, replacing those it covers (the run it continues, or
+// the same run read again from storage).
+func (s *Session) addRun(r run) {
+	lo, _ := slices.BinarySearchFunc(s.executed, r.first, func(x run, id int32) int { return cmp.Compare(x.last, id) })
+	hi := lo
+	for hi < len(s.executed) && s.executed[hi].first <= r.last {
+		hi++
+	}
+	if lo == hi || s.executed[lo].first != r.first {
+		s.stored.firsts = append(s.stored.firsts, r.first) // a new key
+	}
+	s.executed = slices.Replace(s.executed, lo, hi, r)
 }
 
 // OplogSession implements engine.OplogSession: the lsid as the session's
 // record names it, the transaction number and the statement at position
 // index (-1: a transaction's commit, which has none).
 func (r *Recorder) OplogSession(index int) *oplog.Session {
-	s := r.s
-	start, lsid := bsoncore.AppendDocumentStart(nil)
-	lsid = bsoncore.AppendBinaryElement(lsid, "id", bson.TypeBinaryUUID, []byte(s.ID))
-	lsid = bsoncore.AppendBinaryElement(lsid, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
-	lsid, _ = bsoncore.AppendDocumentEnd(lsid, start)
+	if r.lsid == nil {
+		start, lsid := bsoncore.AppendDocumentStart(nil)
+		lsid = bsoncore.AppendBinaryElement(lsid, "id", bson.TypeBinaryUUID, []byte(r.s.ID))
+		lsid = bsoncore.AppendBinaryElement(lsid, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
+		r.lsid, _ = bsoncore.AppendDocumentEnd(lsid, start)
+	}
 	stmt := int32(-1)
 	if index >= 0 && index < len(r.stmtIDs) {
 		stmt = r.stmtIDs[index]
 	}
-	return &oplog.Session{LSID: lsid, TxnNumber: s.TxnNumber, StmtID: stmt}
+	return &oplog.Session{LSID: r.lsid, TxnNumber: r.s.TxnNumber, StmtID: stmt}
 }

@@ -57,8 +57,8 @@ type Session struct {
 	// txnActive is when the transaction last ran a command.
 	txnActive time.Time
 	// executed are the results of the statements of TxnNumber whose
-	// writes committed, by statement id.
-	executed map[int32]Result
+	// writes committed, as runs in statement id order.
+	executed []run
 	// stored describes the session's record in storage.
 	stored storedRecord
 	// seen is what $listLocalSessions reports, read without mu.
@@ -137,8 +137,10 @@ func (s *Session) Advance(txnNumber int64) {
 // Executed returns the result of statement stmtID of TxnNumber when its
 // write committed.
 func (s *Session) Executed(stmtID int32) (Result, bool) {
-	r, ok := s.executed[stmtID]
-	return r, ok
+	if i, ok := s.runOf(int64(stmtID)); ok {
+		return s.executed[i].res, true
+	}
+	return Result{}, false
 }
 
 // Registry holds the sessions of a server.
