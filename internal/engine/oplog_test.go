@@ -110,3 +110,66 @@ func TestOplogTruncatedForOtherWriters(t *testing.T) {
 		t.Fatalf("%d bytes of oplog left, bound %d", total, limit)
 	}
 }
+
+// TestOplogTruncationTrustsTheCount writes rounds of inserts into an
+// oplog bounded at 64 KB, one housekeeping pass after each: every pass
+// that removes entries leaves between 80% of the bound and the bound
+// (measured by reading the oplog). On Pebble, whose commits count exactly
+// here, the count always equals the entries' bytes, and only the first
+// pass and every remeasureEvery-th truncation read the whole oplog.
+func TestOplogTruncationTrustsTheCount(t *testing.T) {
+	const limit = 64 << 10
+	e, err := Open(testkv.Open(t), Options{OplogSize: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	measured := func() int64 {
+		var total int64
+		if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
+			total += int64(len(oplogPrefix) + 8 + len(stored))
+			return true, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return total
+	}
+	pad := strings.Repeat("x", 500)
+	id := 0
+	for round := range 60 {
+		for range 20 {
+			id++
+			if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "pad": %q}`, id, pad))}, true, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		removed, err := e.MaintainOplog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := measured()
+		if removed > 0 && (size > limit || size < limit*8/10) {
+			t.Fatalf("round %d: removed %d, %d bytes left, want between %d and %d", round, removed, size, limit*8/10, limit)
+		}
+		if testkv.TiKV() {
+			continue // the count adds the entries staged, TiKV joins a commit's
+		}
+		v, _, err := e.kv.Get(keyOplogSize)
+		if err != nil || len(v) != 8 {
+			t.Fatalf("count %x, %v", v, err)
+		}
+		if n := int64(binary.BigEndian.Uint64(v)); n != size {
+			t.Fatalf("round %d: count %d, oplog %d bytes", round, n, size)
+		}
+	}
+	o := e.oplog
+	if o.truncations < 2*remeasureEvery {
+		t.Fatalf("%d truncations", o.truncations)
+	}
+	if testkv.TiKV() {
+		return // its entries are counted by a bound: every truncation measures
+	}
+	if want := 1 + o.truncations/remeasureEvery + 1; o.measurements > want {
+		t.Fatalf("%d measurements for %d truncations, want at most %d", o.measurements, o.truncations, want)
+	}
+}
