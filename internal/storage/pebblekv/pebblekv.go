@@ -156,6 +156,14 @@ func Tune(po *pebble.Options) {
 	po.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
 		return pebble.ValueSeparationPolicy{Enabled: true, MinimumSize: 512, MaxBlobReferenceDepth: 10, RewriteMinimumAge: 5 * time.Minute, TargetGarbageRatio: 0.2}
 	}
+	// Every level's tables target 32 MB (Pebble's default is 2 MB for L0,
+	// doubling per level): a flush or compaction cuts its output, blob
+	// files included, at the target, so a 64 MB memtable became some 30
+	// tables and 30 blob files of 2 MB, each created and synced. Bulk
+	// inserts run 7-15% faster (docs/benchmarks.md).
+	for i := range po.TargetFileSizes {
+		po.TargetFileSizes[i] = 32 << 20
+	}
 	po.L0CompactionThreshold = 8
 	po.L0StopWritesThreshold = 24
 	po.LBaseMaxBytes = 256 << 20
