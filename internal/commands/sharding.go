@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"time"
 
@@ -254,7 +255,7 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "Collection %s was dropped while being sharded", ns)
 	}
-	if err := s.recordSharded(c, ns, sk.doc, unique); mongoerr.Is(err, mongoerr.DuplicateKey) {
+	if err := s.recordSharded(r.Ctx, c, ns, sk.doc, unique); mongoerr.Is(err, mongoerr.DuplicateKey) {
 		// A concurrent shardCollection recorded it first.
 		return s.alreadySharded(ns, sk.doc, unique)
 	} else if err != nil {
@@ -294,7 +295,7 @@ func simpleCollation(col bson.Raw) bool {
 
 // recordSharded writes the collection's config.collections entry and its
 // chunks.
-func (s *Service) recordSharded(c *engine.Collection, ns string, key bson.Raw, unique bool) error {
+func (s *Service) recordSharded(ctx context.Context, c *engine.Collection, ns string, key bson.Raw, unique bool) error {
 	now := s.Clock.Tick().Timestamp()
 	uuid := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}
 	err := s.insertConfigDoc(configColls, bson.D{
@@ -310,19 +311,19 @@ func (s *Service) recordSharded(c *engine.Collection, ns string, key bson.Raw, u
 	if err != nil {
 		return err
 	}
-	return s.syncChunks(c)
+	return s.syncChunks(ctx, c)
 }
 
 // syncChunks makes config.chunks describe c's chunks as the store holds
 // them now (Engine.ShardChunks: on TiKV, one chunk per region of its
 // documents), replacing the chunks recorded before in one transaction
 // when they differ.
-func (s *Service) syncChunks(c *engine.Collection) error {
+func (s *Service) syncChunks(ctx context.Context, c *engine.Collection) error {
 	key, ok := c.Sharded()
 	if !ok {
 		return nil
 	}
-	points, err := s.Engine.ShardChunks(c)
+	points, err := s.Engine.ShardChunks(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -392,14 +393,16 @@ func (s *Service) syncChunks(c *engine.Collection) error {
 
 // SyncShardChunks brings config.chunks up to date with the store's
 // ranges for every sharded collection; the frontend holding the jobs
-// lease runs it from time to time, as a balancer records splits.
+// lease runs it from time to time, as a balancer records splits, under
+// the service's context, which shutdown interrupts.
 func (s *Service) SyncShardChunks() error {
+	ctx := s.Context()
 	if !s.Engine.RunsJobs() || s.Engine.Collection(configDB, configChunks) == nil {
 		return nil
 	}
 	for _, db := range s.Engine.Databases() {
 		for _, c := range s.Engine.Collections(db) {
-			if err := s.syncChunks(c); err != nil {
+			if err := s.syncChunks(ctx, c); err != nil {
 				return err
 			}
 		}

@@ -378,8 +378,9 @@ func (e *Engine) abortSharding(db, name string, oldID, newID uint32, cause error
 // its documents are cut where the store's ranges (TiKV's regions) begin,
 // each point being the shard key of the first document at or after a
 // range's start, as a {field: value} document; they increase strictly.
-// A store of one range, or a collection in one, has none.
-func (e *Engine) ShardChunks(c *Collection) ([]bson.D, error) {
+// A store of one range, or a collection in one, has none. It stops, with
+// ctx's interruption, when ctx ends (it seeks once per range).
+func (e *Engine) ShardChunks(ctx context.Context, c *Collection) ([]bson.D, error) {
 	if c.shard == nil {
 		return nil, nil
 	}
@@ -421,6 +422,9 @@ func (e *Engine) ShardChunks(c *Collection) ([]bson.D, error) {
 		last = k.enc
 	}
 	for _, start := range starts {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return nil, err
+		}
 		if !it.SeekGE(start) {
 			break
 		}

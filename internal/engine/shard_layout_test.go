@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/querygen"
 	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // shardKeys are the shard keys TestShardedDifferential tries, over the
@@ -494,5 +495,33 @@ func TestShardCollectionInterrupted(t *testing.T) {
 	}
 	if res := mustValidate(t, e, "c"); res.Records != 601 {
 		t.Errorf("%d documents after the interrupted sharding, want 601", res.Records)
+	}
+}
+
+// TestShardChunksInterrupted: reading a sharded collection's chunk
+// boundaries, one seek per TiKV region, stops when its operation ends.
+func TestShardChunksInterrupted(t *testing.T) {
+	if !testkv.TiKV() {
+		t.Skip("Pebble has no regions: a sharded collection is one chunk")
+	}
+	e := newTestEngine(t)
+	var docs []bson.Raw
+	for i := range 600 {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "g": %d}`, i, i)))
+	}
+	if _, _, err := e.Insert("test", "c", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ShardCollection(t.Context(), "test", "c", ext(t, `{"g": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	c := e.Collection("test", "c")
+	if points, err := e.ShardChunks(t.Context(), c); err != nil || len(points) == 0 {
+		t.Fatalf("chunk boundaries: %v, %v; want some (the mock cluster splits regions every few keys)", points, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := e.ShardChunks(ctx, c); !mongoerr.Is(err, mongoerr.Interrupted) {
+		t.Fatalf("chunk boundaries under an ended operation: %v, want Interrupted", err)
 	}
 }
