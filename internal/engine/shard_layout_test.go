@@ -235,28 +235,6 @@ func checkSharded(t *testing.T, e *Engine, seed uint64, n int) {
 
 // sortedDocs is coll's documents matching filter (nil: all) in sort
 // order, concatenated.
-// copyDocs replaces the documents of collection to by those of from.
-func copyDocs(t *testing.T, e *Engine, from, to string) {
-	t.Helper()
-	if _, err := e.Delete("test", to, ext(t, `{}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var docs []bson.Raw
-	for rest := sortedDocs(t, e, from, nil, nil); len(rest) > 0; {
-		doc, tail, ok := bsoncore.ReadDocument(rest)
-		if !ok {
-			t.Fatalf("copying %s: %s", from, rest)
-		}
-		docs, rest = append(docs, bson.Raw(doc)), tail
-	}
-	if len(docs) == 0 {
-		return
-	}
-	if _, werrs, err := e.Insert("test", to, docs, true, WriteOptions{}); len(werrs) > 0 || err != nil {
-		t.Fatalf("copying %s: %v %v", from, werrs, err)
-	}
-}
-
 func sortedDocs(t *testing.T, e *Engine, coll string, filter, sort bson.Raw) []byte {
 	t.Helper()
 	return sortedDocsHinted(t, e, coll, filter, sort, bson.RawValue{})
@@ -279,6 +257,28 @@ func sortedDocsHinted(t *testing.T, e *Engine, coll string, filter, sort bson.Ra
 			return out
 		}
 		out = append(out, doc...)
+	}
+}
+
+// copyDocs replaces the documents of collection to by those of from.
+func copyDocs(t *testing.T, e *Engine, from, to string) {
+	t.Helper()
+	if _, err := e.Delete("test", to, ext(t, `{}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	for rest := sortedDocs(t, e, from, nil, nil); len(rest) > 0; {
+		doc, tail, ok := bsoncore.ReadDocument(rest)
+		if !ok {
+			t.Fatalf("copying %s: %s", from, rest)
+		}
+		docs, rest = append(docs, bson.Raw(doc)), tail
+	}
+	if len(docs) == 0 {
+		return
+	}
+	if _, werrs, err := e.Insert("test", to, docs, true, WriteOptions{}); len(werrs) > 0 || err != nil {
+		t.Fatalf("copying %s: %v %v", from, werrs, err)
 	}
 }
 
