@@ -495,7 +495,7 @@ func (s *Session) runOf(id int64) (int, bool) {
 // session's runs, replacing those it covers (the run it continues, or
 // the same run read again from storage).
 func (s *Session) addRun(r run) {
-	lo, _ := slices.BinarySearchFunc(s.executed, r.first, func(x run, id int32) int { return cmp.Compare(x.last, id) })
+	lo, _ := s.runOf(int64(r.first)) // the first run ending at r.first or after
 	hi := lo
 	for hi < len(s.executed) && s.executed[hi].first <= r.last {
 		hi++
