@@ -81,6 +81,13 @@ func nextOpTime(now time.Time) (uint32, uint32) {
 	return opTimes.secs, opTimes.inc
 }
 
+// appendLSIDFields appends the fields of the lsid of session id, as its
+// record and oplog entries name it: {id, uid}.
+func appendLSIDFields(dst []byte, id string) []byte {
+	dst = bsoncore.AppendBinaryElement(dst, "id", bson.TypeBinaryUUID, []byte(id))
+	return bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
+}
+
 // appendRecord appends a session's record: {_id: {id, uid}, txnNum,
 // lastWriteOpTime: {ts, t}, lastWriteDate, state (for a committed
 // transaction), writeId}. writeId, Folio's own, is random, so that two
@@ -88,9 +95,7 @@ func nextOpTime(now time.Time) (uint32, uint32) {
 func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Time) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
-	dst = bsoncore.AppendBinaryElement(dst, "id", bson.TypeBinaryUUID, []byte(id))
-	dst = bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
-	dst, _ = bsoncore.AppendDocumentEnd(dst, idStart)
+	dst, _ = bsoncore.AppendDocumentEnd(appendLSIDFields(dst, id), idStart)
 	dst = bsoncore.AppendInt64Element(dst, "txnNum", txn)
 	secs, inc := nextOpTime(now)
 	opStart, dst := bsoncore.AppendDocumentElementStart(dst, "lastWriteOpTime")
@@ -512,9 +517,7 @@ func (s *Session) addRun(r run) {
 func (r *Recorder) OplogSession(index int) *oplog.Session {
 	if r.lsid == nil {
 		start, lsid := bsoncore.AppendDocumentStart(nil)
-		lsid = bsoncore.AppendBinaryElement(lsid, "id", bson.TypeBinaryUUID, []byte(r.s.ID))
-		lsid = bsoncore.AppendBinaryElement(lsid, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
-		r.lsid, _ = bsoncore.AppendDocumentEnd(lsid, start)
+		r.lsid, _ = bsoncore.AppendDocumentEnd(appendLSIDFields(lsid, r.s.ID), start)
 	}
 	stmt := int32(-1)
 	if index >= 0 && index < len(r.stmtIDs) {
