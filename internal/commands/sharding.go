@@ -396,10 +396,10 @@ func (s *Service) syncChunks(ctx context.Context, c *engine.Collection) error {
 // lease runs it from time to time, as a balancer records splits, under
 // the service's context, which shutdown interrupts.
 func (s *Service) SyncShardChunks() error {
-	ctx := s.Context()
 	if !s.Engine.RunsJobs() || s.Engine.Collection(configDB, configChunks) == nil {
 		return nil
 	}
+	ctx := s.Context()
 	for _, db := range s.Engine.Databases() {
 		for _, c := range s.Engine.Collections(db) {
 			if err := s.syncChunks(ctx, c); err != nil {
