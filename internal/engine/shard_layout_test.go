@@ -516,8 +516,15 @@ func TestShardChunksInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.Collection("test", "c")
-	if points, err := e.ShardChunks(t.Context(), c); err != nil || len(points) == 0 {
-		t.Fatalf("chunk boundaries: %v, %v; want some (the mock cluster splits regions every few keys)", points, err)
+	// The mock cluster splits regions holding more than a few keys every
+	// 20 ms: the sharded copy's keys are split soon after it is written.
+	var points []bson.D
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); len(points) == 0 && err == nil && time.Now().Before(deadline); time.Sleep(testkv.SplitPeriod) {
+		points, err = e.ShardChunks(t.Context(), c)
+	}
+	if err != nil || len(points) == 0 {
+		t.Fatalf("chunk boundaries: %v, %v; want some", points, err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
