@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,6 +57,17 @@ const maxPooledReply = 1 << 20
 
 var replyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
+// Bodies longer than stagedBody (insertMany's batches, mostly) are read
+// into buffers pooled across connections, of at most maxStagedBody bytes
+// when returned: a bulk load would otherwise allocate each message, and
+// grow it as its bytes arrive, about three times its size.
+const (
+	stagedBody    = 64 << 10
+	maxStagedBody = 16 << 20
+)
+
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // errPanicked closes the connection of a request whose handler panicked.
 var errPanicked = errors.New("request handler panicked")
 
@@ -103,9 +115,27 @@ func (s *Server) serveConn(nc net.Conn) {
 // connection. A panic while running the request is answered with an
 // InternalError reply and ends the connection too.
 func (c *conn) handle() (err error) {
-	h, body, err := wire.ReadMessage(c.rw)
+	h, err := wire.ReadHeader(c.rw)
 	if err != nil {
 		return err
+	}
+	// A large body is read into a pooled buffer, returned when the
+	// request ends: what outlives it is copied out (see handleMsg).
+	var staged *[]byte
+	if h.Length > stagedBody {
+		staged = bodyBufs.Get().(*[]byte)
+		defer func() { bodyBufs.Put(staged) }()
+	}
+	var buf []byte
+	if staged != nil {
+		buf = *staged
+	}
+	body, err := wire.ReadBody(c.rw, h, buf)
+	if err != nil {
+		return err
+	}
+	if staged != nil && cap(body) <= maxStagedBody {
+		*staged = body[:0]
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -132,9 +162,9 @@ func (c *conn) handle() (err error) {
 	traffic.BytesIn.Add(int64(h.Length))
 	switch h.OpCode {
 	case wire.OpMsg:
-		return c.handleMsg(h, body, compressor)
+		return c.handleMsg(h, body, staged != nil, compressor)
 	case wire.OpQuery:
-		return c.handleQuery(h, body)
+		return c.handleQuery(h, body, staged != nil)
 	}
 	return fmt.Errorf("unsupported opcode %v", h.OpCode)
 }
@@ -169,7 +199,7 @@ func (c *conn) recovered(h wire.Header, body []byte, p any) error {
 	return errPanicked
 }
 
-func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
+func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int) error {
 	msg, err := wire.ParseMsg(h, body)
 	if err != nil {
 		return err
@@ -177,6 +207,12 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 	cmd, err := msg.Command()
 	if err != nil {
 		return err
+	}
+	if staged && len(msg.Sequences) == 0 {
+		// cmd is the body, whose buffer is reused once the request
+		// ends, and commands keep parts of theirs (a cursor its
+		// filter); with sequences, cmd is a new document.
+		cmd = bytes.Clone(cmd)
 	}
 	var reply bson.Raw
 	db, derr := cmd.LookupErr("$db")
@@ -206,13 +242,16 @@ func (c *conn) handleMsg(h wire.Header, body []byte, compressor int) error {
 
 // handleQuery serves the legacy OP_QUERY handshake. As in MongoDB 6+, only
 // hello and isMaster may use OP_QUERY; other commands get an error reply.
-func (c *conn) handleQuery(h wire.Header, body []byte) error {
+func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
 	q, err := wire.ParseQuery(body)
 	if err != nil {
 		return err
 	}
 	db, isCmd := strings.CutSuffix(q.FullCollectionName, ".$cmd")
 	cmd := q.Query
+	if staged {
+		cmd = bytes.Clone(cmd) // see handleMsg
+	}
 	if wrapped, err := cmd.LookupErr("$query"); err == nil && wrapped.Type == bson.TypeEmbeddedDocument {
 		cmd = wrapped.Document()
 	}

@@ -277,7 +277,7 @@ func zlibDecompress(data []byte, size int) ([]byte, error) {
 		}
 	}
 	defer zlibReaders.Put(r)
-	out, err := readBody(r, size)
+	out, err := readBody(r, size, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -79,35 +79,57 @@ type Header struct {
 const eagerReadLimit = 64 << 10
 
 // ReadMessage reads one whole message from r and returns its header and body
-// (the bytes after the header). A length below HeaderSize or above
-// MaxMessageSize is rejected before any of the body is read. It returns io.EOF
-// if r ends cleanly before the first header byte and io.ErrUnexpectedEOF if
-// it ends inside a message.
+// (the bytes after the header), read into memory of its own: ReadHeader,
+// then ReadBody without a buffer.
 func ReadMessage(r io.Reader) (Header, []byte, error) {
-	var hb [HeaderSize]byte
-	if _, err := io.ReadFull(r, hb[:]); err != nil {
+	h, err := ReadHeader(r)
+	if err != nil {
 		return Header{}, nil, err
 	}
-	h := decodeHeader(hb[:])
-	if h.Length < HeaderSize || h.Length > MaxMessageSize {
-		return Header{}, nil, fmt.Errorf("%w: message length %d outside [%d, %d]", ErrProtocol, h.Length, HeaderSize, MaxMessageSize)
-	}
-	body, err := readBody(r, int(h.Length)-HeaderSize)
+	body, err := ReadBody(r, h, nil)
 	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
 		return Header{}, nil, err
 	}
 	return h, body, nil
 }
 
-// readBody reads exactly n bytes, doubling its buffer from eagerReadLimit
-// as data arrives and never allocating more than n bytes at once.
-func readBody(r io.Reader, n int) ([]byte, error) {
-	b := make([]byte, 0, min(n, eagerReadLimit))
+// ReadHeader reads a message's header from r. A length below HeaderSize or
+// above MaxMessageSize is rejected before any of the body is read. It returns
+// io.EOF if r ends cleanly before the first header byte.
+func ReadHeader(r io.Reader) (Header, error) {
+	var hb [HeaderSize]byte
+	if _, err := io.ReadFull(r, hb[:]); err != nil {
+		return Header{}, err
+	}
+	h := decodeHeader(hb[:])
+	if h.Length < HeaderSize || h.Length > MaxMessageSize {
+		return Header{}, fmt.Errorf("%w: message length %d outside [%d, %d]", ErrProtocol, h.Length, HeaderSize, MaxMessageSize)
+	}
+	return h, nil
+}
+
+// ReadBody reads the body of the message with header h from r, into buf's
+// memory when it has room: the body then aliases buf. Otherwise the body
+// grows from buf (or, without one, from eagerReadLimit bytes), doubling as
+// the bytes arrive, and never allocates more than the body at once. It
+// returns io.ErrUnexpectedEOF if r ends inside the body.
+func ReadBody(r io.Reader, h Header, buf []byte) ([]byte, error) {
+	body, err := readBody(r, int(h.Length)-HeaderSize, buf)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return body, err
+}
+
+// readBody reads exactly n bytes from r, into buf's memory when it has room,
+// else growing from it as ReadBody says.
+func readBody(r io.Reader, n int, buf []byte) ([]byte, error) {
+	b := buf[:0]
+	if cap(b) == 0 {
+		b = make([]byte, 0, min(n, eagerReadLimit))
+	}
 	for {
-		m, err := io.ReadFull(r, b[len(b):cap(b)])
+		m, err := io.ReadFull(r, b[len(b):min(cap(b), n)])
 		b = b[:len(b)+m]
 		if err != nil {
 			return nil, err

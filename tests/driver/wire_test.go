@@ -7,11 +7,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 )
@@ -382,5 +385,102 @@ func TestUnknownCompressorIgnored(t *testing.T) {
 	}
 	if ok, _ := rawCommand(t, c, 2, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok").AsFloat64OK(); ok != 1 {
 		t.Fatal("ping after negotiating no compressor failed")
+	}
+}
+
+// TestLargeMessagesOutliveTheirBuffers: bodies above 64 KB are read into
+// buffers reused by later messages, so what a command keeps past its reply
+// must be its own. A cursor opened by a large find keeps the find, which
+// the profiler records as its getMores' originatingCommand: it is intact,
+// and its filter still selects the same documents, after large inserts
+// (with document sequences) and large finds (without) reused the buffers
+// between the getMores; plain and compressed.
+func TestLargeMessagesOutliveTheirBuffers(t *testing.T) {
+	in := startInstance(t, defaultConfig())
+	for _, compressor := range []string{"none", "snappy"} {
+		t.Run(compressor, func(t *testing.T) {
+			opts := options.Client()
+			if compressor != "none" {
+				opts.SetCompressors([]string{compressor})
+			}
+			client := connect(t, in, opts)
+			ctx := t.Context()
+			db := client.Database("outlive_" + compressor)
+			coll := db.Collection("c")
+			docs := make([]any, 300)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "n", Value: int32(i)}}
+			}
+			if _, err := coll.InsertMany(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+			// a filter of more than 64 KB: every even n, among values
+			// matching nothing
+			in := bson.A{}
+			for n := range 300 {
+				if n%2 == 0 {
+					in = append(in, int32(n))
+				}
+			}
+			for i := range 2500 {
+				in = append(in, "no such value "+strconv.Itoa(i))
+			}
+			filter := bson.D{{Key: "n", Value: bson.D{{Key: "$in", Value: in}}}}
+			want, err := bson.Marshal(filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+				t.Fatal(err)
+			}
+			cur, err := coll.Find(ctx, filter, options.Find().SetBatchSize(30).SetSort(bson.D{{Key: "_id", Value: 1}}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cur.Close(ctx)
+			other := client.Database(testDB).Collection("outlive_" + compressor)
+			var got []int32
+			for cur.Next(ctx) {
+				got = append(got, cur.Current.Lookup("n").Int32())
+				if cur.RemainingBatchLength() > 0 {
+					continue
+				}
+				// large messages before the next getMore
+				docs := make([]any, 100)
+				for i := range docs {
+					docs[i] = bson.D{{Key: "pad", Value: strings.Repeat(strconv.Itoa(len(got)%10), 1000)}}
+				}
+				if _, err := other.InsertMany(ctx, docs); err != nil {
+					t.Fatal(err)
+				}
+				if err := other.FindOne(ctx, bson.D{{Key: "pad", Value: bson.D{{Key: "$in", Value: in}}}}).Err(); !errors.Is(err, mongo.ErrNoDocuments) {
+					t.Fatalf("large findOne: %v", err)
+				}
+			}
+			if err := cur.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 150 {
+				t.Fatalf("%d documents, want 150", len(got))
+			}
+			for i, n := range got {
+				if n != int32(2*i) {
+					t.Fatalf("document %d has n = %d, want %d", i, n, 2*i)
+				}
+			}
+			getMores := 0
+			for _, e := range profileEntries(t, db) {
+				if e.Lookup("op").StringValue() != "getmore" {
+					continue
+				}
+				getMores++
+				if f := e.Lookup("originatingCommand", "filter").Document(); !bytes.Equal(f, want) {
+					t.Fatalf("getMore's originatingCommand filter is %d bytes unlike the find's %d", len(f), len(want))
+				}
+			}
+			if getMores != 5 { // four batches, then the end
+				t.Fatalf("%d getMores profiled, want 5", getMores)
+			}
+		})
 	}
 }
