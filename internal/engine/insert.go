@@ -153,8 +153,11 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0
-	var written []indexChanges
+	written := make([]indexChanges, 0, len(pending))
 	var recorded []Write
+	if rec != nil {
+		recorded = make([]Write, 0, len(pending))
+	}
 	for i, p := range pending {
 		if ordered && len(*werrs) > 0 && (*werrs)[len(*werrs)-1].Index < p.index {
 			break

@@ -116,8 +116,8 @@ func (e *Engine) stageEntry(tx storage.Txn, w *oplogWrite) error {
 	if err := st.SetStamped(oplogPrefix, w); err != nil {
 		return err
 	}
-	n := len(w.ent.Doc)
-	if w.ent.Doc == nil {
+	n := w.built
+	if n == 0 {
 		// The store builds the value at commit, maybe joined with others:
 		// the count takes a bound, and the next truncation measures.
 		n = w.size()
@@ -146,25 +146,33 @@ type oplogWrite struct {
 	// joined: the write is the join of others, and owns its slices.
 	joined bool
 	wall   time.Time
-	ent    oplog.Entry
+	// built is the size of the value the store had built at staging, 0
+	// until it does.
+	built int
 }
 
-// Value implements storage.StampedValue: the entry and its pre-images, as
-// stored (oplog.Stored), and where its ts goes.
-func (w *oplogWrite) Value() ([]byte, int) {
-	if w.ent.Doc == nil {
-		if len(w.ops) == 1 && !w.applyOps {
-			// room for the pre-images too, so that building copies a
-			// document once
-			w.ent = oplog.New(make([]byte, 0, w.size()), w.ops[0], w.sess, w.wall)
-		} else {
-			w.ent = oplog.NewApplyOps(nil, w.ops, w.sess, w.wall)
-		}
-		for _, p := range w.pre {
-			w.ent.Doc = oplog.AppendPreImage(w.ent.Doc, p.index, p.doc)
-		}
+// AppendValue implements storage.StampedValue: the entry and its
+// pre-images, as stored (oplog.Stored), and where its ts goes.
+func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
+	start := len(dst)
+	// room for the pre-images too, so that building copies a document once
+	dst = slices.Grow(dst, w.size())
+	var ent oplog.Entry
+	if len(w.ops) == 1 && !w.applyOps {
+		ent = oplog.New(dst, w.ops[0], w.sess, w.wall)
+	} else {
+		ent = oplog.NewApplyOps(dst, w.ops, w.sess, w.wall)
 	}
-	return w.ent.Doc, w.ent.TSAt
+	if len(ent.Doc) <= cap(dst)-start {
+		dst = dst[:start+len(ent.Doc)] // built in place
+	} else {
+		dst = append(dst, ent.Doc...)
+	}
+	for _, p := range w.pre {
+		dst = oplog.AppendPreImage(dst, p.index, p.doc)
+	}
+	w.built = len(dst) - start
+	return dst, ent.TSAt
 }
 
 // Join implements storage.StampedValue: one applyOps entry of w's

@@ -16,8 +16,9 @@ import (
 
 // TestOplogWriteJoin: writes joined under one stamp (TiKV) make one
 // applyOps entry of their operations in order, without a session, with
-// each pre-image at its operation's index; the stamp lands in its ts; the
-// first write is left as it was.
+// each pre-image at its operation's index, appended to what the store's
+// buffer held; the stamp lands in its ts; the first write is left as it
+// was.
 func TestOplogWriteJoin(t *testing.T) {
 	doc := func(v int) bson.Raw {
 		b, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: v}})
@@ -30,7 +31,12 @@ func TestOplogWriteJoin(t *testing.T) {
 	del := &oplogWrite{ops: []oplog.Op{{Kind: oplog.Delete, NS: "db.c", O: doc(0)}}, pre: []txnPreImage{{doc: doc(2)}}, wall: wall}
 
 	joined := ins.Join(upd).Join(del)
-	v, at := joined.Value()
+	// appended after what the buffer held (a store's other values)
+	v, at := joined.AppendValue([]byte("held"))
+	if string(v[:4]) != "held" {
+		t.Fatalf("the value overwrote what its buffer held: %q", v[:4])
+	}
+	v = v[4:]
 	const stamp = uint64(1_700_000_000)<<32 | 7
 	binary.LittleEndian.PutUint64(v[at:], stamp)
 	stored := oplog.Stored(v)
@@ -54,7 +60,7 @@ func TestOplogWriteJoin(t *testing.T) {
 		t.Errorf("pre-images %v %v %v", stored.PreImage(0), stored.PreImage(1), stored.PreImage(2))
 	}
 
-	v, _ = ins.Value()
+	v, _ = ins.AppendValue(nil)
 	if e := oplog.Parse(oplog.Stored(v).Entry()); e.Kind != oplog.Insert || !e.HasTxn {
 		t.Fatalf("the first write after the join: %+v", e)
 	}

@@ -109,10 +109,10 @@ type StampedTxn interface {
 
 // StampedValue is the value of a stamped key before its stamp is known.
 type StampedValue interface {
-	// Value is the value and the offset of the 8 bytes where the store
-	// writes the stamp, little-endian (a BSON Timestamp's layout). The
-	// store owns the bytes from then on.
-	Value() (value []byte, stampAt int)
+	// AppendValue appends the value to dst and returns it, with the offset
+	// in the value of the 8 bytes where the store writes the stamp,
+	// little-endian (a BSON Timestamp's layout).
+	AppendValue(dst []byte) (_ []byte, stampAt int)
 	// Join is the one value standing for this value then next, for a
 	// store that gives a commit one stamp.
 	Join(next StampedValue) StampedValue

@@ -27,23 +27,31 @@ func newStamps(c clock.Source) *stamps {
 	return &stamps{clock: c, next: make(chan struct{})}
 }
 
-// stampedWrite is one SetStamped call waiting for its commit.
+// stampedWrite is one SetStamped call waiting for its commit: its value
+// is values[start:end] of the transaction's stampedValues.
 type stampedWrite struct {
-	prefix  []byte
-	value   []byte
-	stampAt int
+	prefix     []byte
+	start, end int
+	stampAt    int
 }
 
-// apply adds the stamped writes to b; the caller holds the commit log's
-// lock and applies b next.
-func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite) (uint64, error) {
+// stampedValues pools the buffers transactions build their stamped values
+// in (an insert's oplog entries), kept if at most maxStampedValues bytes.
+var stampedValues = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxStampedValues = 16 << 20
+
+// apply adds the stamped writes, whose values are in values, to b; the
+// caller holds the commit log's lock and applies b next.
+func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite, values []byte) (uint64, error) {
 	var st uint64
 	key := make([]byte, 0, 64)
 	for _, w := range writes {
 		st = uint64(s.clock.Tick())
 		key = binary.BigEndian.AppendUint64(append(key[:0], w.prefix...), st)
-		binary.LittleEndian.PutUint64(w.value[w.stampAt:], st)
-		if err := b.Set(key, w.value, nil); err != nil {
+		v := values[w.start:w.end]
+		binary.LittleEndian.PutUint64(v[w.stampAt:], st)
+		if err := b.Set(key, v, nil); err != nil {
 			return 0, err
 		}
 	}
@@ -85,8 +93,13 @@ func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	}
 	t.batch()
 	// built now, outside the commit's lock
-	v, at := value.Value()
-	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, value: v, stampAt: at})
+	if t.values == nil {
+		t.values = stampedValues.Get().(*[]byte)
+	}
+	start := len(*t.values)
+	var at int
+	*t.values, at = value.AppendValue(*t.values)
+	t.stamped = append(t.stamped, stampedWrite{prefix: prefix, start: start, end: len(*t.values), stampAt: at})
 	return nil
 }
 

@@ -102,7 +102,7 @@ func (l *commitLog) snapshot(db *pebble.DB, start uint64) *pebble.Snapshot {
 //
 // The stamped writes get their stamps under the lock, so stamps grow in the
 // order batches are applied.
-func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stampedWrite) error {
+func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stampedWrite, values []byte) error {
 	db := d.db
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -128,7 +128,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 	var last uint64
 	if len(stamped) > 0 {
 		var err error
-		if last, err = d.stamps.apply(b, stamped); err != nil {
+		if last, err = d.stamps.apply(b, stamped, values); err != nil {
 			return err
 		}
 	}
@@ -200,8 +200,10 @@ type txn struct {
 	snap  *pebble.Snapshot // nil until needed; owned by the commit log
 	view  *storage.Overlay
 	b     *pebble.Batch // nil until the first write
-	// stamped are the SetStamped writes, keyed at commit.
+	// stamped are the SetStamped writes, keyed at commit; values holds
+	// their values (pooled, see stampedValues).
 	stamped []stampedWrite
+	values  *[]byte
 	// ended is set once the commit log no longer counts t as open.
 	ended bool
 	done  bool
@@ -319,7 +321,11 @@ func (t *txn) Commit() error {
 		return err
 	}
 	t.ended = true
-	return t.d.log.commit(t.d, t.b, t.start, t.stamped)
+	var values []byte
+	if t.values != nil {
+		values = *t.values
+	}
+	return t.d.log.commit(t.d, t.b, t.start, t.stamped, values)
 }
 
 // Rollback implements storage.Txn.
@@ -334,6 +340,11 @@ func (t *txn) Rollback() error {
 	if t.b != nil {
 		t.b.Close()
 	}
+	if t.values != nil && cap(*t.values) <= maxStampedValues {
+		*t.values = (*t.values)[:0]
+		stampedValues.Put(t.values)
+	}
+	t.values = nil
 	// The overlay points into the batch's buffer, which Pebble reuses.
 	t.b, t.view, t.snap = nil, nil, nil
 	return nil

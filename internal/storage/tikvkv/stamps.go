@@ -351,7 +351,7 @@ func (t *txn) stage() error {
 	if t.stamped == nil {
 		return nil
 	}
-	v, at := t.stamped.Value()
+	v, at := t.stamped.AppendValue(nil)
 	return t.Set(stagedKey(t.t.StartTS()), stageValue(t.stampedPrefix, v, at))
 }
 

@@ -18,12 +18,12 @@ import (
 // sequence numbers joined into it.
 type seqValue struct{ seqs []uint64 }
 
-func (v seqValue) Value() ([]byte, int) {
-	b := make([]byte, 8, 8+8*len(v.seqs))
+func (v seqValue) AppendValue(dst []byte) ([]byte, int) {
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 	for _, s := range v.seqs {
-		b = binary.BigEndian.AppendUint64(b, s)
+		dst = binary.BigEndian.AppendUint64(dst, s)
 	}
-	return b, 0
+	return dst, 0
 }
 
 func (v seqValue) Join(next storage.StampedValue) storage.StampedValue {
