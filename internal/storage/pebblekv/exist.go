@@ -9,7 +9,8 @@ import (
 
 // Exist implements storage.KV. The keys are looked up in order on one
 // iterator bounded by the smallest and largest of them, so the tables
-// outside that range are never opened, and each lookup is a prefix seek,
+// outside that range are never opened, and each lookup (of those not below
+// every key stored in the range) is a prefix seek,
 // which the default comparer makes the whole key: the tables' bloom filters
 // skip those that do not hold it, as they do for a Get.
 func (d *DB) Exist(keys [][]byte, found []bool) error {
@@ -27,7 +28,18 @@ func (d *DB) Exist(keys [][]byte, found []bool) error {
 	if err != nil {
 		return err
 	}
-	for _, i := range order {
+	// A first plain seek finds the smallest key stored in that range: the
+	// keys below it do not exist, and with none stored (new keys above all
+	// others, as ObjectIds are), none of them do, without a lookup each.
+	from := len(order)
+	if it.SeekGE(keys[order[0]]) {
+		stored := it.Key()
+		from, _ = slices.BinarySearchFunc(order, stored, func(i int, k []byte) int { return bytes.Compare(keys[i], k) })
+	}
+	for _, i := range order[:from] {
+		found[i] = false
+	}
+	for _, i := range order[from:] {
 		found[i] = it.SeekPrefixGE(keys[i]) && bytes.Equal(it.Key(), keys[i])
 	}
 	// Close returns the error the iterator met, if any.

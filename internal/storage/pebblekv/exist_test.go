@@ -9,7 +9,8 @@ import (
 
 // TestExist checks Exist against Get: keys present in the memtable, in
 // sstables, deleted, absent, between and beyond present keys, repeated,
-// unordered, and a key that is a prefix of a present one.
+// unordered, a key that is a prefix of a present one, and sets of keys
+// all above or below those stored, or below them and then among them.
 func TestExist(t *testing.T) {
 	db, err := Open("", Options{InMemory: true})
 	if err != nil {
@@ -39,18 +40,32 @@ func TestExist(t *testing.T) {
 	}
 	put(false, "c", "e")
 	put(true, "f", "e")
-	keys := [][]byte{[]byte("e"), []byte("a"), []byte("d"), []byte("ddd"), []byte("c"), []byte("f"), []byte("d"), []byte("z"), []byte("b"), []byte("de"), []byte("x")}
-	found := make([]bool, len(keys))
-	if err := db.Exist(keys, found); err != nil {
-		t.Fatal(err)
-	}
-	for i, k := range keys {
-		_, want, err := db.Get(k)
-		if err != nil {
+	for _, set := range [][]string{
+		{"e", "a", "d", "ddd", "c", "f", "d", "z", "b", "de", "x"},
+		{"y", "z", "xa"},            // all above every stored key
+		{"a", "0", "aa"},            // all below
+		{"a", "aa", "b", "bb", "c"}, // below the first stored key of the range, then at it
+		{"ddd", "dda", "de", "e"},   // none stored in the range but a deleted key
+	} {
+		keys := make([][]byte, len(set))
+		for i, k := range set {
+			keys[i] = []byte(k)
+		}
+		found := make([]bool, len(keys))
+		for i := range found {
+			found[i] = true // Exist must set every answer
+		}
+		if err := db.Exist(keys, found); err != nil {
 			t.Fatal(err)
 		}
-		if found[i] != want {
-			t.Errorf("Exist(%q) = %v, Get says %v", k, found[i], want)
+		for i, k := range keys {
+			_, want, err := db.Get(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found[i] != want {
+				t.Errorf("Exist(%q) in %q = %v, Get says %v", k, set, found[i], want)
+			}
 		}
 	}
 	if err := db.Exist(nil, nil); err != nil {
