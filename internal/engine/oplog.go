@@ -362,7 +362,7 @@ func (e *Engine) OplogOldest() (uint64, error) {
 // FirstOplogStamp is the stamp of the first entry in [from, to], and
 // whether there is one.
 func (e *Engine) FirstOplogStamp(from, to uint64) (stamp uint64, ok bool, err error) {
-	err = e.ReadOplog(from, to, func(st uint64, _ oplog.Stored) (bool, error) {
+	err = e.scanOplog(from, to, false, func(st uint64, _ storage.Iter) (bool, error) {
 		stamp, ok = st, true
 		return false, nil
 	})
@@ -377,6 +377,23 @@ func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, stored oplog.S
 
 // readOplog is ReadOplog, newest first when reverse.
 func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, stored oplog.Stored) (bool, error)) error {
+	return e.scanOplog(from, to, reverse, func(stamp uint64, it storage.Iter) (bool, error) {
+		return fn(stamp, it.Value())
+	})
+}
+
+// oplogSizes calls fn with the stamp and the stored bytes (key and value)
+// of each entry, in order, until fn returns false; the store need not read
+// the values (see storage.ValueLen).
+func (e *Engine) oplogSizes(fn func(stamp uint64, size int64) bool) error {
+	return e.scanOplog(0, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+		return fn(stamp, int64(len(it.Key())+storage.ValueLen(it))), nil
+	})
+}
+
+// scanOplog calls fn with the iterator at each entry whose stamp is in
+// [from, to], in order or newest first, until fn returns false.
+func (e *Engine) scanOplog(from, to uint64, reverse bool, fn func(stamp uint64, it storage.Iter) (bool, error)) error {
 	if to < from {
 		return nil
 	}
@@ -396,7 +413,7 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 		first, next = it.Last, it.Prev
 	}
 	for ok := first(); ok; ok = next() {
-		more, err := fn(binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):]), it.Value())
+		more, err := fn(binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):]), it)
 		if err != nil || !more {
 			return firstErr(err, it.Close())
 		}
@@ -456,9 +473,9 @@ func (e *Engine) MaintainOplog() (int64, error) {
 	measure := estimated || !o.measured || o.truncations%remeasureEvery == 0
 	if measure {
 		total = 0
-		if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
-			total += int64(len(oplogPrefix) + 8 + len(stored))
-			return true, nil
+		if err := e.oplogSizes(func(_ uint64, size int64) bool {
+			total += size
+			return true
 		}); err != nil {
 			return 0, err
 		}
@@ -475,14 +492,14 @@ func (e *Engine) MaintainOplog() (int64, error) {
 	var removed int64
 	var cut, next uint64
 	// The newest entry stays: it tells where the oplog ends.
-	if err := e.ReadOplog(0, ^uint64(0), func(stamp uint64, stored oplog.Stored) (bool, error) {
+	if err := e.oplogSizes(func(stamp uint64, size int64) bool {
 		if removed >= excess {
 			next = stamp
-			return false, nil
+			return false
 		}
-		removed += int64(len(oplogPrefix) + 8 + len(stored))
+		removed += size
 		cut = stamp
-		return true, nil
+		return true
 	}); err != nil {
 		return 0, err
 	}

@@ -84,6 +84,22 @@ type Iter interface {
 	Close() error
 }
 
+// ValueLener is implemented by iterators that tell the length of the
+// current value without reading it (Pebble's, for values kept in blob
+// files).
+type ValueLener interface {
+	ValueLen() int
+}
+
+// ValueLen returns the length of it's current value, read only if it is
+// not a ValueLener.
+func ValueLen(it Iter) int {
+	if l, ok := it.(ValueLener); ok {
+		return l.ValueLen()
+	}
+	return len(it.Value())
+}
+
 // DiskUsageEstimator is implemented by stores that can tell how much disk
 // space a key range takes (collStats' storageSize and indexSizes). Data
 // not yet flushed from memory takes none.

@@ -192,7 +192,24 @@ func (d *DB) Get(key []byte) ([]byte, bool, error) {
 
 // NewIter implements storage.Reader.
 func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {
-	return d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	return newIter(d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}))
+}
+
+// iter is a Pebble iterator that tells a value's length without fetching
+// a value kept in a blob file (storage.ValueLener).
+type iter struct{ *pebble.Iterator }
+
+func newIter(it *pebble.Iterator, err error) (storage.Iter, error) {
+	if err != nil {
+		return nil, err
+	}
+	return iter{it}, nil
+}
+
+// ValueLen implements storage.ValueLener.
+func (it iter) ValueLen() int {
+	v := it.LazyValue()
+	return v.Len()
 }
 
 // NewSnapshot implements storage.KV.
@@ -247,7 +264,7 @@ type snapshot struct{ s *pebble.Snapshot }
 func (s snapshot) Get(key []byte) ([]byte, bool, error) { return get(s.s.Get(key)) }
 
 func (s snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
-	return s.s.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	return newIter(s.s.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}))
 }
 
 func (s snapshot) Close() error { return s.s.Close() }

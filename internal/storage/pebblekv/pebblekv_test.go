@@ -65,3 +65,58 @@ func commit(db *DB, tx storage.Txn, sync bool) error {
 	}
 	return db.Sync()
 }
+
+// TestValueLen checks that the store's iterators (of the store and of a
+// snapshot) tell each value's length without reading it, for values in
+// the memtable and in tables, small ones kept inline and large ones kept
+// in blob files.
+func TestValueLen(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := map[string]int{}
+	put := func(prefix byte) {
+		b := begin(t, db)
+		for i, n := range []int{0, 1, 100, 511, 512, 513, 4000, 70000} {
+			k := []byte{prefix, byte(i)}
+			want[string(k)] = n
+			if err := b.Set(k, bytes.Repeat([]byte{byte(i)}, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := commit(db, b, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put('a')
+	if err := db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	put('b') // stays in the memtable
+	snap := db.NewSnapshot()
+	defer snap.Close()
+	for name, r := range map[string]storage.Reader{"store": db, "snapshot": snap} {
+		it, err := r.NewIter(nil, []byte{'c'})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := it.(storage.ValueLener); !ok {
+			t.Fatalf("%s: the iterator is not a ValueLener", name)
+		}
+		seen := 0
+		for ok := it.First(); ok; ok = it.Next() {
+			seen++
+			if got := storage.ValueLen(it); got != want[string(it.Key())] {
+				t.Errorf("%s: ValueLen at %q = %d, want %d", name, it.Key(), got, want[string(it.Key())])
+			}
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if seen != len(want) {
+			t.Errorf("%s: %d keys, want %d", name, seen, len(want))
+		}
+	}
+}
