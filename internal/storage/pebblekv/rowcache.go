@@ -227,16 +227,28 @@ func (c *rowCache) settle(touched *shardSet) {
 	}
 }
 
-// forgetAll drops every entry and marks every shard pending, before a range
-// delete; settle(touched) follows it.
-func (c *rowCache) forgetAll(touched *shardSet) {
+// forgetRange drops the entries of keys in [start, end), a nil bound being
+// open, and marks every shard pending, before a range delete;
+// settle(touched) follows it. (Dropping every entry at each oplog
+// truncation, whose keys the cache never holds, emptied it every tenth of
+// the oplog's bound written.)
+func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
 		s.version++
 		s.pending = true
-		clear(s.rows)
-		s.bytes = 0
+		if start == nil && end == nil {
+			clear(s.rows)
+			s.bytes = 0
+		} else {
+			for k, v := range s.rows {
+				if (start == nil || k >= string(start)) && (end == nil || k < string(end)) {
+					s.bytes -= len(k) + len(v)
+					delete(s.rows, k)
+				}
+			}
+		}
 		s.mu.Unlock()
 	}
 	for w := range touched {

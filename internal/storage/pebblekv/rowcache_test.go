@@ -59,10 +59,30 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 	set("c")
 	want("c")
 	want("c")
+	// A range delete forgets the keys in its range, and only those.
+	k = []byte("other")
+	set("o")
+	k = []byte("doc1")
 	if err := db.DeleteRange([]byte("doc"), []byte("doc2")); err != nil {
 		t.Fatal(err)
 	}
 	want("")
+	k = []byte("other")
+	h, _ = db.rows.stats()
+	want("o")
+	if hits, _ := db.rows.stats(); hits != h+1 {
+		t.Fatalf("a range delete dropped the entry of a key outside its range")
+	}
+	for i := range db.rows.shards {
+		s := &db.rows.shards[i]
+		n := 0
+		for k, v := range s.rows {
+			n += len(k) + len(v)
+		}
+		if n != s.bytes {
+			t.Fatalf("shard %d counts %d bytes, holds %d", i, s.bytes, n)
+		}
+	}
 }
 
 // TestRowCacheWritesDoNotEvict checks that commits writing new keys give

@@ -381,7 +381,7 @@ func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	for _, state := range entries {
 		kind, k, v, ok, rerr := r.Next()
 		if rerr != nil {
-			d.rows.forgetAll(&touched)
+			d.rows.forgetRange(nil, nil, &touched)
 			break
 		}
 		if !ok {
@@ -404,6 +404,6 @@ func (d *DB) DeleteRange(start, end []byte) error {
 	}
 	var touched shardSet
 	defer d.rows.settle(&touched)
-	d.rows.forgetAll(&touched)
+	d.rows.forgetRange(start, end, &touched)
 	return d.db.DeleteRange(start, end, pebble.NoSync)
 }
