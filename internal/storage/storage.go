@@ -91,8 +91,8 @@ type ValueLener interface {
 	ValueLen() int
 }
 
-// ValueLen returns the length of it's current value, read only if it is
-// not a ValueLener.
+// ValueLen returns the length of the value the iterator is at, reading the
+// value only if the iterator is not a ValueLener.
 func ValueLen(it Iter) int {
 	if l, ok := it.(ValueLener); ok {
 		return l.ValueLen()
