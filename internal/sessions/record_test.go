@@ -46,21 +46,35 @@ func countKeys(t *testing.T, kv storage.KV) int {
 	return n
 }
 
+// memStore opens an in-memory store, closed when the test ends.
+func memStore(t *testing.T) *pebblekv.DB {
+	t.Helper()
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kv.Close() })
+	return kv
+}
+
+// loadRegistry returns a registry that loaded kv's records, as at startup.
+func loadRegistry(t *testing.T, kv storage.KV) *Registry {
+	t.Helper()
+	r := NewRegistry()
+	if err := r.Load(kv); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // TestRecordLoadAndExpire checks that a session's record and statement
 // results load into a new registry (as at startup), that a higher
 // txnNumber's first write replaces the earlier results, that a committed
 // transaction loads as committed, and that the reaper deletes the records
 // of sessions idle past the timeout.
 func TestRecordLoadAndExpire(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	r := NewRegistry()
-	if err := r.Load(kv); err != nil {
-		t.Fatal(err)
-	}
+	kv := memStore(t)
+	r := loadRegistry(t, kv)
 	start := time.Now()
 	upsertID := bson.RawValue{Type: bson.TypeInt32, Value: []byte{7, 0, 0, 0}}
 	a := r.Acquire("aaaaaaaaaaaaaaaa", start)
@@ -98,10 +112,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 		t.Fatalf("%d keys stored, want 6", n)
 	}
 
-	loaded := NewRegistry()
-	if err := loaded.Load(kv); err != nil {
-		t.Fatal(err)
-	}
+	loaded := loadRegistry(t, kv)
 	la := loaded.Get("aaaaaaaaaaaaaaaa")
 	if res, ok := la.Executed(5); la.TxnNumber != 3 || !ok || res.Upserted.Type != bson.TypeInt32 || res.N != 1 {
 		t.Errorf("a loaded: txnNumber %d, stmt 5 %+v %v", la.TxnNumber, res, ok)
@@ -126,9 +137,8 @@ func TestRecordLoadAndExpire(t *testing.T) {
 	if n := countKeys(t, kv); n != 0 || loaded.Len() != 0 {
 		t.Fatalf("after the timeout: %d keys, %d sessions left", n, loaded.Len())
 	}
-	again := NewRegistry()
-	if err := again.Load(kv); err != nil || again.Len() != 0 {
-		t.Fatalf("reloaded after expiry: %d sessions (%v)", again.Len(), err)
+	if again := loadRegistry(t, kv); again.Len() != 0 {
+		t.Fatalf("reloaded after expiry: %d sessions", again.Len())
 	}
 	// A forgotten session's id gets a fresh session.
 	if s := loaded.Acquire("aaaaaaaaaaaaaaaa", time.Now()); s.TxnNumber != -1 {
@@ -144,11 +154,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 // frontend that expires a session another frontend wrote since leaves the
 // record alone, and the last writer's expiry deletes it.
 func TestSharedRecords(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
+	kv := memStore(t)
 	regs := [2]*Registry{NewRegistry(), NewRegistry()}
 	for _, r := range regs {
 		r.Shared = true
@@ -194,15 +200,8 @@ func TestSharedRecords(t *testing.T) {
 // map of the statements committed does, and that storage holds the record
 // and one key per run.
 func TestRecordRunsAgainstModel(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	reg := NewRegistry()
-	if err := reg.Load(kv); err != nil {
-		t.Fatal(err)
-	}
+	kv := memStore(t)
+	reg := loadRegistry(t, kv)
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := reg.Acquire("rrrrrrrrrrrrrrrr", time.Now())
 	defer s.Unlock()
@@ -240,10 +239,7 @@ func TestRecordRunsAgainstModel(t *testing.T) {
 		for i, id := range stmts {
 			model[id] = res[i]
 		}
-		loaded := NewRegistry()
-		if err := loaded.Load(kv); err != nil {
-			t.Fatal(err)
-		}
+		loaded := loadRegistry(t, kv)
 		l := loaded.Get(s.ID)
 		for id := int32(-1); id <= 61; id++ {
 			want, wok := model[id]

@@ -5,19 +5,13 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/engine"
-	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
 // TestReap checks that a transaction idle past transactionLifetimeLimit is
 // aborted (and its cursors closed through OnEnd), a busy one is not, and an
 // idle session past the session timeout is forgotten.
 func TestReap(t *testing.T) {
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer kv.Close()
-	e, err := engine.Open(kv, engine.Options{})
+	e, err := engine.Open(memStore(t), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
