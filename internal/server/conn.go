@@ -122,12 +122,10 @@ func (c *conn) handle() (err error) {
 	// A large body is read into a pooled buffer, returned when the
 	// request ends: what outlives it is copied out (see handleMsg).
 	var staged *[]byte
+	var buf []byte
 	if h.Length > stagedBody {
 		staged = bodyBufs.Get().(*[]byte)
 		defer func() { bodyBufs.Put(staged) }()
-	}
-	var buf []byte
-	if staged != nil {
 		buf = *staged
 	}
 	body, err := wire.ReadBody(c.rw, h, buf)
