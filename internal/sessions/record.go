@@ -37,11 +37,16 @@ import (
 // continuing the session's last run rewrites that run's key, so a bulk
 // insert stores one result per command rather than one per document.
 //
+// The first run a txnNumber's writes record lives in the record itself,
+// as its field run ({stmtId, lastStmtId, n, ...}), and later runs of the
+// same txnNumber under keys of their own: a retryable write of one
+// statement, the common case, writes one key beside its document.
+//
 // The record and the runs of the statements a write executes are staged
 // in its storage transaction (Recorder), so a write and its record commit
-// together or not at all. A new txnNumber's first write deletes the
-// earlier one's runs. The record's txnNum is the session's latest
-// txnNumber that wrote.
+// together or not at all. A new txnNumber's first write replaces the
+// record, with its run, and deletes the earlier txnNumber's keyed runs.
+// The record's txnNum is the session's latest txnNumber that wrote.
 const spaceSession = 's'
 
 // MaxIDLen bounds an lsid's id, whose length a record key holds in a byte.
@@ -90,9 +95,10 @@ func appendLSIDFields(dst []byte, id string) []byte {
 
 // appendRecord appends a session's record: {_id: {id, uid}, txnNum,
 // lastWriteOpTime: {ts, t}, lastWriteDate, state (for a committed
-// transaction), writeId}. writeId, Folio's own, is random, so that two
-// writes of a record never leave the same bytes (see storedRecord).
-func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Time) []byte {
+// transaction), run (when held is not nil), writeId}. run and writeId
+// are Folio's own; writeId is random, so that two writes of a record
+// never leave the same bytes (see storedRecord).
+func appendRecord(dst []byte, id string, txn int64, committed bool, held *run, now time.Time) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	idStart, dst := bsoncore.AppendDocumentElementStart(dst, "_id")
 	dst, _ = bsoncore.AppendDocumentEnd(appendLSIDFields(dst, id), idStart)
@@ -106,21 +112,32 @@ func appendRecord(dst []byte, id string, txn int64, committed bool, now time.Tim
 	if committed {
 		dst = bsoncore.AppendStringElement(dst, "state", "committed")
 	}
+	if held != nil {
+		runStart, d := bsoncore.AppendDocumentElementStart(dst, "run")
+		d = bsoncore.AppendInt32Element(d, "stmtId", held.first)
+		dst, _ = bsoncore.AppendDocumentEnd(held.appendFields(d), runStart)
+	}
 	dst = bsoncore.AppendInt64Element(dst, "writeId", rand.Int64())
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
 }
 
 // storedRecord is what storage holds for a session: whether it has a
-// record, its txnNum, the first statement ids of the runs stored under it,
-// and the record's bytes (on a shared store, a record whose bytes differ
-// was written by another frontend since).
+// record, its txnNum, the first statement id of the run the record holds
+// (when held), the first statement ids of the runs stored under keys of
+// their own, and the record's bytes (on a shared store, a record whose
+// bytes differ was written by another frontend since).
 type storedRecord struct {
 	exists bool
 	txn    int64
+	held   bool
+	first  int32
 	firsts []int32
 	raw    []byte
 }
+
+// fresh reports whether the record says nothing yet of txnNumber txn.
+func (st *storedRecord) fresh(txn int64) bool { return !st.exists || st.txn != txn }
 
 // run is what statements first through last (consecutive ids) did.
 type run struct {
@@ -152,9 +169,15 @@ type Result struct {
 // equal results can share a run.
 func (r Result) plain() bool { return r.Upserted.Type == 0 && r.Value == nil }
 
-// append appends the stored value of run r.
+// append appends the stored value of run r, kept under its own key.
 func (r run) append(dst []byte) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
+	dst, _ = bsoncore.AppendDocumentEnd(r.appendFields(dst), start)
+	return dst
+}
+
+// appendFields appends the fields of r's stored value.
+func (r run) appendFields(dst []byte) []byte {
 	if r.last != r.first {
 		dst = bsoncore.AppendInt32Element(dst, "lastStmtId", r.last)
 	}
@@ -172,11 +195,11 @@ func (r run) append(dst []byte) []byte {
 	if res.Value != nil {
 		dst = bsoncore.AppendDocumentElement(dst, "value", res.Value)
 	}
-	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
 }
 
-// decodeRun decodes the stored value of the run from statement first.
+// decodeRun decodes the stored value of the run from statement first;
+// a run held in a record names its first statement (stmtId) itself.
 func decodeRun(first int32, doc bson.Raw) (run, error) {
 	out := run{first: first, last: first}
 	r := &out.res
@@ -187,6 +210,8 @@ func decodeRun(first int32, doc bson.Raw) (run, error) {
 	for _, el := range elems {
 		v := el.Value()
 		switch el.Key() {
+		case "stmtId":
+			out.first, out.last = v.Int32(), v.Int32()
 		case "lastStmtId":
 			out.last = v.Int32()
 		case "n":
@@ -268,6 +293,14 @@ func loadRecord(id string, v []byte) (*Session, error) {
 	}
 	if state, _ := doc.Lookup("state").StringValueOK(); state == "committed" {
 		s.State = TxnCommitted
+	}
+	if held, ok := doc.Lookup("run").DocumentOK(); ok {
+		r, err := decodeRun(0, held)
+		if err != nil {
+			return nil, fmt.Errorf("session record %s: %w", doc, err)
+		}
+		s.addRun(r)
+		s.stored.held, s.stored.first = true, r.first
 	}
 	return s, nil
 }
@@ -369,7 +402,10 @@ func (r *Registry) Refresh(s *Session) error {
 	if stored.State == TxnCommitted {
 		s.State = TxnCommitted
 	}
-	s.stored = storedRecord{exists: true, txn: stored.TxnNumber, raw: stored.stored.raw}
+	s.stored = stored.stored
+	for _, r := range stored.executed {
+		s.addRun(r)
+	}
 	prefix := binary.BigEndian.AppendUint64(key, uint64(stored.TxnNumber))
 	it, err := r.kv.NewIter(prefix, keyenc.PrefixEnd(prefix))
 	if err != nil {
@@ -396,6 +432,7 @@ func (s *Session) loadResult(k, v []byte) error {
 		return fmt.Errorf("session record %x: %w", k, err)
 	}
 	s.addRun(r)
+	s.stored.firsts = append(s.stored.firsts, r.first)
 	return nil
 }
 
@@ -403,6 +440,8 @@ func (s *Session) loadResult(k, v []byte) error {
 // (which the command holds locked): it stages the session's record and
 // the runs of the statements each write executes, and once its storage
 // transaction committed, makes them the session's executed statements.
+// A session has one, which each write reuses with its buffers: the writes
+// of a session run one after another.
 type Recorder struct {
 	s *Session
 	// stmtIDs are the statement ids by position in the engine call.
@@ -414,7 +453,13 @@ type Recorder struct {
 	// pending are the runs the latest Stage wrote: new ones, and the
 	// session's runs it continued, under their first statement.
 	pending []run
-	buf     []byte
+	// held is the index in pending of the run the record holds, -1 when
+	// none of them; holds and first say whether the record holds a run
+	// and its first statement.
+	held  int
+	holds bool
+	first int32
+	buf   []byte
 	// record is the record the latest Stage wrote.
 	record []byte
 	// lsid is the session's lsid as oplog entries name it, made once.
@@ -425,13 +470,19 @@ type Recorder struct {
 // statements have ids stmtIDs (by position in the engine call), result
 // telling what a statement did from the document it changed.
 func (s *Session) RecordStatements(stmtIDs []int32, result func(engine.Write) Result) *Recorder {
-	return &Recorder{s: s, stmtIDs: stmtIDs, result: result}
+	r := &s.rec
+	r.s, r.stmtIDs, r.result, r.commit = s, stmtIDs, result, false
+	return r
 }
 
 // RecordCommit returns the Recorder of the commit of the session's
 // transaction: its record then says committed, so that a retried
 // commitTransaction succeeds, also after a restart.
-func (s *Session) RecordCommit() *Recorder { return &Recorder{s: s, commit: true} }
+func (s *Session) RecordCommit() *Recorder {
+	r := &s.rec
+	r.s, r.stmtIDs, r.result, r.commit = s, nil, nil, true
+	return r
+}
 
 // Stage implements engine.Recorder.
 func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
@@ -448,7 +499,8 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 			return ErrMoved
 		}
 	}
-	if s.stored.exists && s.stored.txn != s.TxnNumber {
+	fresh := s.stored.fresh(s.TxnNumber)
+	if fresh && s.stored.exists {
 		for _, first := range s.stored.firsts {
 			if err := tx.Delete(stmtKey(s.ID, s.stored.txn, first)); err != nil {
 				return err
@@ -467,25 +519,44 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 		}
 		r.pending = append(r.pending, next)
 	}
-	for _, p := range r.pending {
+	// The record holds the txnNumber's first run, continued or not.
+	r.held = -1
+	var held *run
+	for i, p := range r.pending {
+		if fresh && i == 0 || !fresh && s.stored.held && p.first == s.stored.first {
+			r.held, held = i, &r.pending[i]
+			continue
+		}
 		r.buf = p.append(r.buf[:0])
 		if err := tx.Set(stmtKey(s.ID, s.TxnNumber, p.first), r.buf); err != nil {
 			return err
 		}
 	}
-	r.record = appendRecord(r.record[:0], s.ID, s.TxnNumber, r.commit, time.Now())
+	if held == nil && !fresh && s.stored.held {
+		if i, ok := s.runOf(int64(s.stored.first)); ok {
+			held = &s.executed[i]
+		}
+	}
+	r.holds = held != nil
+	if r.holds {
+		r.first = held.first
+	}
+	r.record = appendRecord(r.record[:0], s.ID, s.TxnNumber, r.commit, held, time.Now())
 	return tx.Set(recordKey(s.ID), r.record)
 }
 
 // Committed implements engine.Recorder.
 func (r *Recorder) Committed() {
 	s := r.s
-	if !s.stored.exists || s.stored.txn != s.TxnNumber {
-		s.stored = storedRecord{exists: true, txn: s.TxnNumber, firsts: s.stored.firsts[:0]}
+	if s.stored.fresh(s.TxnNumber) {
+		s.stored = storedRecord{exists: true, txn: s.TxnNumber, firsts: s.stored.firsts[:0], raw: s.stored.raw}
 	}
 	s.stored.raw = append(s.stored.raw[:0], r.record...)
-	for _, p := range r.pending {
-		s.addRun(p)
+	s.stored.held, s.stored.first = r.holds, r.first
+	for i, p := range r.pending {
+		if s.addRun(p) && i != r.held {
+			s.stored.firsts = append(s.stored.firsts, p.first) // a new key
+		}
 	}
 	r.pending = r.pending[:0]
 }
@@ -496,19 +567,18 @@ func (s *Session) runOf(id int64) (int, bool) {
 	return i, i < len(s.executed) && int64(s.executed[i].first) <= id
 }
 
-// addRun makes r, stored under its first statement id, one of the
-// session's runs, replacing those it covers (the run it continues, or
-// the same run read again from storage).
-func (s *Session) addRun(r run) {
+// addRun makes r one of the session's runs, replacing those it covers
+// (the run it continues, or the same run read again from storage), and
+// reports whether none of them started at r's first statement.
+func (s *Session) addRun(r run) bool {
 	lo, _ := s.runOf(int64(r.first)) // the first run ending at r.first or after
 	hi := lo
 	for hi < len(s.executed) && s.executed[hi].first <= r.last {
 		hi++
 	}
-	if lo == hi || s.executed[lo].first != r.first {
-		s.stored.firsts = append(s.stored.firsts, r.first) // a new key
-	}
+	added := lo == hi || s.executed[lo].first != r.first
 	s.executed = slices.Replace(s.executed, lo, hi, r)
+	return added
 }
 
 // OplogSession implements engine.OplogSession: the lsid as the session's

@@ -107,9 +107,10 @@ func TestRecordLoadAndExpire(t *testing.T) {
 	}
 	rec.Committed()
 	c.Unlock()
-	// Three records, two statements of a, one of b's txnNumber 2.
-	if n := countKeys(t, kv); n != 6 {
-		t.Fatalf("%d keys stored, want 6", n)
+	// Three records, a's holding its statement 4 and b's the statement of
+	// its txnNumber 2, and a's statement 5 under its own key.
+	if n := countKeys(t, kv); n != 4 {
+		t.Fatalf("%d keys stored, want 4", n)
 	}
 
 	loaded := loadRegistry(t, kv)
@@ -130,7 +131,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 
 	// Expiry counts from the last write: nothing goes before the timeout.
 	loaded.Reap(time.Now().Add(DefaultTimeout/2), DefaultTimeout)
-	if n := countKeys(t, kv); n != 6 || loaded.Len() != 3 {
+	if n := countKeys(t, kv); n != 4 || loaded.Len() != 3 {
 		t.Fatalf("before the timeout: %d keys, %d sessions", n, loaded.Len())
 	}
 	loaded.Reap(time.Now().Add(DefaultTimeout+time.Minute), DefaultTimeout)
@@ -184,8 +185,8 @@ func TestSharedRecords(t *testing.T) {
 	record(t, kv, b, []int32{2}, []engine.Write{{Index: 0}}, one)
 	// a's image is now stale: expiring it there keeps b's record.
 	regs[0].End("s1")
-	if n := countKeys(t, kv); n != 2 {
-		t.Fatalf("%d keys after the stale frontend's expiry, want the record and the run of statements 0 to 2", n)
+	if n := countKeys(t, kv); n != 1 {
+		t.Fatalf("%d keys after the stale frontend's expiry, want the record, holding the run of statements 0 to 2", n)
 	}
 	regs[1].End("s1")
 	if n := countKeys(t, kv); n != 0 {
@@ -197,8 +198,8 @@ func TestSharedRecords(t *testing.T) {
 // session (statement ids in runs and gaps, results that may repeat, a
 // txnNumber that sometimes moves on) and checks after each that the
 // session and a registry loaded from storage answer Executed as a plain
-// map of the statements committed does, and that storage holds the record
-// and one key per run.
+// map of the statements committed does, and that storage holds the record,
+// which holds the txnNumber's first run, and one key per other run.
 func TestRecordRunsAgainstModel(t *testing.T) {
 	kv := memStore(t)
 	reg := loadRegistry(t, kv)
@@ -249,7 +250,10 @@ func TestRecordRunsAgainstModel(t *testing.T) {
 				}
 			}
 		}
-		if n := countKeys(t, kv); n != 1+len(s.executed) {
+		if held := len(s.executed) > 0; s.stored.held != held || l.stored.held != held {
+			t.Fatalf("step %d: the record holds a run: live %v, loaded %v, want %v", step, s.stored.held, l.stored.held, held)
+		}
+		if n := countKeys(t, kv); n != max(1, len(s.executed)) {
 			t.Fatalf("step %d: %d keys stored for %d runs", step, n, len(s.executed))
 		}
 		shared = shared || len(model) > len(s.executed)

@@ -61,6 +61,8 @@ type Session struct {
 	executed []run
 	// stored describes the session's record in storage.
 	stored storedRecord
+	// rec records the session's writes (see Recorder).
+	rec Recorder
 	// seen is what $listLocalSessions reports, read without mu.
 	seen seenBy
 	// counts are the registry's transaction counters (nil: none).
