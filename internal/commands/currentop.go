@@ -33,10 +33,11 @@ type activeOp struct {
 	lsid  string // the session's id, empty for none
 	start time.Time
 	// ctx is the operation's context; kill ends it with the error the
-	// operation then fails with.
-	ctx       context.Context
-	kill      context.CancelCauseFunc
-	stopTimer context.CancelFunc // releases maxTimeMS's timer; nil without one
+	// operation then fails with, as the registry's sweep does at
+	// deadline, its maxTimeMS (zero: none).
+	ctx      context.Context
+	kill     context.CancelCauseFunc
+	deadline time.Time
 
 	// stats count the work of the operation's scans, which run under
 	// ctx; out is what it returned or wrote. Only the operation's
@@ -75,6 +76,10 @@ type opRegistry struct {
 	interrupt context.CancelCauseFunc
 	draining  bool
 	top       map[string]*nsUsage
+	// nextSweep is when the sweep of expired operations runs next (zero:
+	// when signalled), sweepWake its signal (see maxtime.go).
+	nextSweep time.Time
+	sweepWake chan struct{}
 }
 
 // rootContext returns the registry's root context, made on first use.
@@ -93,11 +98,11 @@ func (o *opRegistry) rootContext() context.Context {
 // reads its maxTimeMS itself: it bounds an awaitData cursor's wait, not
 // the operation.
 func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
-	var dl time.Time
+	op := &activeOp{conn: r.Conn, name: name, lsid: r.Args.Session.lsid, start: time.Now()}
 	if name != "getMore" {
 		// A getMore's maxTimeMS is how long an awaitData cursor waits;
 		// the cursor's own time limit bounds its reads.
-		dl = r.Args.Deadline
+		op.deadline = r.Args.Deadline
 	}
 	ns := r.DB
 	if coll, ok := r.Cmd.Lookup(name).StringValueOK(); ok {
@@ -105,7 +110,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll
 	}
-	op := &activeOp{conn: r.Conn, ns: ns, name: name, cmd: redactCommand(r.Cmd), lsid: r.Args.Session.lsid, start: time.Now()}
+	op.ns, op.cmd = ns, redactCommand(r.Cmd)
 	var parent context.Context
 	if r.Conn != nil && r.Conn.Ctx != nil {
 		parent = r.Conn.Ctx
@@ -115,22 +120,22 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		o.mu.Unlock()
 	}
 	op.ctx, op.kill = context.WithCancelCause(parent)
-	if !dl.IsZero() {
-		op.ctx, op.stopTimer = context.WithDeadlineCause(op.ctx, dl, errMaxTimeMS)
+	if !op.deadline.IsZero() {
+		op.ctx = deadlineCtx{op.ctx, op.deadline}
 	}
 	o.mu.Lock()
 	o.rootContext()
 	if o.draining {
 		o.mu.Unlock()
 		op.kill(nil)
-		if op.stopTimer != nil {
-			op.stopTimer()
-		}
 		return nil, mongoerr.New(mongoerr.ShutdownInProgress, "The server is shutting down")
 	}
 	o.next++
 	op.id = o.next
 	o.ops[op.id] = op
+	if !op.deadline.IsZero() {
+		o.watchDeadline(op)
+	}
 	o.mu.Unlock()
 	r.Ctx = engine.WithOpStats(op.ctx, &op.stats)
 	return op, nil
@@ -146,9 +151,6 @@ func (o *opRegistry) end(op *activeOp) {
 	o.record(op, elapsed)
 	o.mu.Unlock()
 	op.kill(nil)
-	if op.stopTimer != nil {
-		op.stopTimer()
-	}
 }
 
 // killWhere ends, with err, the context of every running operation for

@@ -81,3 +81,60 @@ func TestShutdownSequence(t *testing.T) {
 		t.Fatalf("interrupted operation: %v, want InterruptedAtShutdown", err)
 	}
 }
+
+// TestMaxTimeEndsOperations checks the sweep that ends operations at their
+// maxTimeMS: while it waits for a deadline an hour away, operations with
+// earlier ones, begun in any order (one already past), each end at their
+// own, never before it, with MaxTimeMSExpired; the hour-long one and one
+// without a maxTimeMS run on; a context reports its deadline.
+func TestMaxTimeEndsOperations(t *testing.T) {
+	s := newTestService(t)
+	begin := func(dl time.Time) (*Request, *activeOp) {
+		r := &Request{DB: "test", Cmd: marshal(bson.D{{Key: "find", Value: "c"}, {Key: "$db", Value: "test"}}), Conn: &Conn{ID: 7}}
+		r.Args.Deadline = dl
+		op, err := s.ops.begin(r, "find")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.ops.end(op) })
+		return r, op
+	}
+	_, far := begin(time.Now().Add(time.Hour))
+	_, none := begin(time.Time{})
+	// Once a sweep ended this one, the next waits for the hour.
+	if warm, _ := begin(time.Now().Add(5 * time.Millisecond)); !waitDone(warm.Ctx) {
+		t.Fatal("operation with a 5 ms deadline still running")
+	}
+	var reqs []*Request
+	for _, d := range []time.Duration{40 * time.Millisecond, 10 * time.Millisecond, -time.Millisecond, 25 * time.Millisecond} {
+		r, _ := begin(time.Now().Add(d))
+		reqs = append(reqs, r)
+	}
+	for _, r := range reqs {
+		if !waitDone(r.Ctx) {
+			t.Fatalf("operation with deadline %v still running", r.Args.Deadline)
+		}
+		if now := time.Now(); now.Before(r.Args.Deadline) {
+			t.Errorf("operation ended %v before its deadline", r.Args.Deadline.Sub(now))
+		}
+		if err := mongoerr.Interruption(r.Ctx); !mongoerr.Is(err, mongoerr.MaxTimeMSExpired) {
+			t.Errorf("expired operation's interruption: %v, want MaxTimeMSExpired", err)
+		}
+		if dl, ok := r.Ctx.Deadline(); !ok || !dl.Equal(r.Args.Deadline) {
+			t.Errorf("context's deadline %v %v, want %v", dl, ok, r.Args.Deadline)
+		}
+	}
+	if far.ctx.Err() != nil || none.ctx.Err() != nil {
+		t.Errorf("operations without an expired deadline ended: %v, %v", context.Cause(far.ctx), context.Cause(none.ctx))
+	}
+}
+
+// waitDone reports whether ctx ends within 10 s.
+func waitDone(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-time.After(10 * time.Second):
+		return false
+	}
+}

@@ -1,0 +1,78 @@
+package commands
+
+import (
+	"context"
+	"time"
+)
+
+// An operation's maxTimeMS ends its context at its deadline. One timer per
+// registry does it for every operation, set for the earliest deadline
+// (opRegistry.sweep), rather than one timer per operation: drivers send
+// maxTimeMS with every command once a client timeout is set, and a timer
+// made and stopped per command cost more than a short command's reads.
+
+// deadlineCtx is the context of an operation with a maxTimeMS: the
+// registry's sweep ends it, with errMaxTimeMS, at its deadline, which it
+// reports.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+// watchDeadline makes the sweep end op at op.deadline. The caller holds
+// o.mu and registered op.
+func (o *opRegistry) watchDeadline(op *activeOp) {
+	if !o.nextSweep.IsZero() && !op.deadline.Before(o.nextSweep) {
+		return // the sweep wakes before, and then sees op
+	}
+	o.nextSweep = op.deadline
+	if o.sweepWake == nil {
+		o.sweepWake = make(chan struct{}, 1)
+		go o.sweep(o.sweepWake, o.root.Done())
+	}
+	select {
+	case o.sweepWake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// sweep ends the operations past their deadline whenever the earliest
+// deadline passes or watchDeadline signals an earlier one, until the
+// registry's root context ends (shutdown).
+func (o *opRegistry) sweep(wake <-chan struct{}, done <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	var expired []*activeOp
+	for {
+		select {
+		case <-done:
+			return
+		case <-wake:
+		case <-t.C:
+		}
+		now := time.Now()
+		var next time.Time
+		o.mu.Lock()
+		for _, op := range o.ops {
+			switch {
+			case op.deadline.IsZero():
+			case !op.deadline.After(now):
+				expired = append(expired, op)
+			case next.IsZero() || op.deadline.Before(next):
+				next = op.deadline
+			}
+		}
+		o.nextSweep = next
+		o.mu.Unlock()
+		for i, op := range expired {
+			op.kill(errMaxTimeMS)
+			expired[i] = nil
+		}
+		expired = expired[:0]
+		if !next.IsZero() {
+			t.Reset(next.Sub(now))
+		}
+	}
+}
