@@ -55,8 +55,9 @@ type Txn interface {
 
 // Reader reads keys and ranges.
 type Reader interface {
-	// Get returns a copy of the value stored at key; ok is false when the key
-	// is absent.
+	// Get returns the value stored at key; ok is false when the key is
+	// absent. The value may be shared (a cached or a buffered write's
+	// value): the caller must not modify it, and may keep it.
 	Get(key []byte) (value []byte, ok bool, err error)
 	// NewIter iterates keys in [lower, upper) in bytewise order; a nil bound
 	// is open. The iterator sees one state: the reader's at its creation.

@@ -75,16 +75,16 @@ func (c *rowCache) shard(key []byte) (*rowShard, int) {
 	return &c.shards[i], i
 }
 
-// lookup returns a copy of key's cached value, or, on a miss, the shard's
-// version to hand to fill.
+// lookup returns key's cached value, which no one modifies (an entry is
+// replaced, never changed), or, on a miss, the shard's version to hand to
+// fill.
 func (c *rowCache) lookup(key []byte) (v []byte, hit bool, version uint64) {
 	s, _ := c.shard(key)
 	s.mu.Lock()
 	if cached := s.rows[string(key)]; cached != nil {
-		v = append(make([]byte, 0, len(cached)), cached...)
 		s.hits++
 		s.mu.Unlock()
-		return v, true, 0
+		return cached, true, 0
 	}
 	version = s.version
 	s.misses++
@@ -103,9 +103,9 @@ func (c *rowCache) stats() (hits, misses uint64) {
 	return hits, misses
 }
 
-// fill keeps a copy of v, read from the latest state after a lookup of key
-// returned version, unless a commit of the shard is being applied or
-// began since.
+// fill keeps v, read from the latest state after a lookup of key returned
+// version and which no one modifies, unless a commit of the shard is being
+// applied or began since.
 func (c *rowCache) fill(key, v []byte, version uint64) {
 	if len(v) > rowCacheMaxValue {
 		return
@@ -174,15 +174,15 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	// The entry counts len(key)+len(old) bytes; with v it would count
 	// len(key)+len(v).
 	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes-len(old)+len(v) <= s.limit) {
-		s.keep(key, v)
+		s.keep(key, append([]byte{}, v...)) // v is in the commit's batch (and nil marks an entry awaiting a commit)
 		return
 	}
 	s.bytes -= len(key) + len(old)
 	delete(s.rows, string(key))
 }
 
-// keep stores a copy of v as key's entry, replacing the entry it has,
-// evicting others to make room; the caller holds mu.
+// keep makes v, which no one modifies, key's entry, replacing the entry
+// it has, evicting others to make room; the caller holds mu.
 func (s *rowShard) keep(key, v []byte) {
 	size := len(key) + len(v)
 	old, had := s.rows[string(key)]
@@ -208,7 +208,7 @@ func (s *rowShard) keep(key, v []byte) {
 			}
 		}
 	}
-	s.rows[string(key)] = append(make([]byte, 0, len(v)), v...)
+	s.rows[string(key)] = v
 	s.bytes += size
 }
 
