@@ -49,9 +49,13 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 	if hits, _ := db.rows.stats(); hits != h+1 {
 		t.Fatalf("read of a key just written was not a hit")
 	}
-	set("b") // write-through: the cached key keeps an entry
+	held, _, _ := db.Get(k) // the entry itself, not a copy
+	set("b")                // write-through: the cached key keeps an entry
 	want("b")
-	if hits, _ := db.rows.stats(); hits != h+2 {
+	if string(held) != "a" {
+		t.Fatalf("a value read before a commit of its key became %q", held)
+	}
+	if hits, _ := db.rows.stats(); hits != h+3 {
 		t.Fatalf("read after a write of a cached key was not a hit")
 	}
 	set("")
