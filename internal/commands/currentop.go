@@ -33,8 +33,8 @@ type activeOp struct {
 	lsid  string // the session's id, empty for none
 	start time.Time
 	// ctx is the operation's context; kill ends it with the error the
-	// operation then fails with, as the registry's sweep does at
-	// deadline, its maxTimeMS (zero: none).
+	// operation then fails with. deadline is its maxTimeMS's (zero:
+	// none), where the registry's sweep kills it.
 	ctx      context.Context
 	kill     context.CancelCauseFunc
 	deadline time.Time

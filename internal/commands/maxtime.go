@@ -41,7 +41,7 @@ func (o *opRegistry) watchDeadline(op *activeOp) {
 // sweep ends the operations past their deadline whenever the earliest
 // deadline passes or watchDeadline signals an earlier one, until the
 // registry's root context ends (shutdown).
-func (o *opRegistry) sweep(wake <-chan struct{}, done <-chan struct{}) {
+func (o *opRegistry) sweep(wake, done <-chan struct{}) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	var expired []*activeOp
