@@ -174,7 +174,7 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	// The entry counts len(key)+len(old) bytes; with v it would count
 	// len(key)+len(v).
 	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes-len(old)+len(v) <= s.limit) {
-		s.keep(key, append([]byte{}, v...)) // v is in the commit's batch; an entry is never nil
+		s.keep(key, append([]byte{}, v...)) // v is in the commit's batch; nil would mark an entry awaiting a commit
 		return
 	}
 	s.bytes -= len(key) + len(old)
