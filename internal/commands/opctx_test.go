@@ -84,9 +84,9 @@ func TestShutdownSequence(t *testing.T) {
 
 // TestMaxTimeEndsOperations checks the sweep that ends operations at their
 // maxTimeMS: while it waits for a deadline an hour away, operations with
-// earlier ones, begun in any order (one already past), each end at their
-// own, never before it, with MaxTimeMSExpired; the hour-long one and one
-// without a maxTimeMS run on; a context reports its deadline.
+// earlier ones, begun in any order, each end at their own, never before
+// it, with MaxTimeMSExpired (one already past begins ended); the hour-long
+// one and one without a maxTimeMS run on; a context reports its deadline.
 func TestMaxTimeEndsOperations(t *testing.T) {
 	s := newTestService(t)
 	begin := func(dl time.Time) (*Request, *activeOp) {
@@ -108,6 +108,9 @@ func TestMaxTimeEndsOperations(t *testing.T) {
 	var reqs []*Request
 	for _, d := range []time.Duration{40 * time.Millisecond, 10 * time.Millisecond, -time.Millisecond, 25 * time.Millisecond} {
 		r, _ := begin(time.Now().Add(d))
+		if d < 0 && r.Ctx.Err() == nil {
+			t.Error("an operation whose deadline has passed began with a live context")
+		}
 		reqs = append(reqs, r)
 	}
 	for _, r := range reqs {

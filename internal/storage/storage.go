@@ -56,8 +56,9 @@ type Txn interface {
 // Reader reads keys and ranges.
 type Reader interface {
 	// Get returns the value stored at key; ok is false when the key is
-	// absent. The value may be shared (a cached or a buffered write's
-	// value): the caller must not modify it, and may keep it.
+	// absent. The value may be shared (a cached value, or a write a
+	// transaction buffered, valid until the transaction ends): the caller
+	// must not modify it.
 	Get(key []byte) (value []byte, ok bool, err error)
 	// NewIter iterates keys in [lower, upper) in bytewise order; a nil bound
 	// is open. The iterator sees one state: the reader's at its creation.
