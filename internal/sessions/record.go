@@ -548,14 +548,17 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 // Committed implements engine.Recorder.
 func (r *Recorder) Committed() {
 	s := r.s
-	if s.stored.fresh(s.TxnNumber) {
+	fresh := s.stored.fresh(s.TxnNumber)
+	if fresh {
 		s.stored = storedRecord{exists: true, txn: s.TxnNumber, firsts: s.stored.firsts[:0], raw: s.stored.raw}
 	}
 	s.stored.raw = append(s.stored.raw[:0], r.record...)
 	s.stored.held, s.stored.first = r.holds, r.first
 	for i, p := range r.pending {
-		if s.addRun(p) && i != r.held {
-			s.stored.firsts = append(s.stored.firsts, p.first) // a new key
+		// A new key, unless p continues a run stored under its key
+		// (after a fresh record, one known but not stored).
+		if added := s.addRun(p); (added || fresh) && i != r.held {
+			s.stored.firsts = append(s.stored.firsts, p.first)
 		}
 	}
 	r.pending = r.pending[:0]

@@ -262,3 +262,44 @@ func TestRecordRunsAgainstModel(t *testing.T) {
 		t.Fatal("no run held more than one statement")
 	}
 }
+
+// TestRecordAfterAnotherFrontendExpiredIt: a frontend whose session's
+// record another frontend deleted (the session expired there) keeps what
+// it knows and records anew; the runs it then writes under keys, including
+// one continuing a run it knew, are deleted by its next txnNumber's first
+// write.
+func TestRecordAfterAnotherFrontendExpiredIt(t *testing.T) {
+	kv := memStore(t)
+	regs := [2]*Registry{NewRegistry(), NewRegistry()}
+	for _, r := range regs {
+		r.Shared = true
+		if err := r.Load(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := func(engine.Write) Result { return Result{N: 1} }
+	a := regs[0].Get("s2")
+	a.Advance(5)
+	record(t, kv, a, []int32{0, 2}, []engine.Write{{Index: 0}, {Index: 1}}, one)
+	if err := regs[1].Refresh(regs[1].Get("s2")); err != nil {
+		t.Fatal(err)
+	}
+	regs[1].End("s2")
+	if n := countKeys(t, kv); n != 0 {
+		t.Fatalf("%d keys after the other frontend's expiry", n)
+	}
+	if err := regs[0].Refresh(a); err != nil {
+		t.Fatal(err)
+	}
+	// Statement 1 continues the run of 0, held in the new record; 3 the
+	// run of 2, under its key again.
+	record(t, kv, a, []int32{1, 3}, []engine.Write{{Index: 0}, {Index: 1}}, one)
+	if n := countKeys(t, kv); n != 2 {
+		t.Fatalf("%d keys, want the record and the run of statements 2 to 3", n)
+	}
+	a.Advance(6)
+	record(t, kv, a, []int32{0}, []engine.Write{{Index: 0}}, one)
+	if n := countKeys(t, kv); n != 1 {
+		t.Fatalf("%d keys after txnNumber 6's first write, want its record only", n)
+	}
+}
