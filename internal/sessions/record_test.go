@@ -303,3 +303,41 @@ func TestRecordAfterAnotherFrontendExpiredIt(t *testing.T) {
 		t.Fatalf("%d keys after txnNumber 6's first write, want its record only", n)
 	}
 }
+
+// TestRecordOfTheEarlierFormat loads a record written before records held
+// a run (every run under its own key), continues the run, and checks the
+// next txnNumber's first write deletes its key.
+func TestRecordOfTheEarlierFormat(t *testing.T) {
+	kv := memStore(t)
+	id := "eeeeeeeeeeeeeeee"
+	tx, err := kv.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{
+		tx.Set(recordKey(id), appendRecord(nil, id, 4, false, nil, time.Now())),
+		tx.Set(stmtKey(id, 4, 0), run{first: 0, last: 1, res: Result{N: 1}}.append(nil)),
+		tx.Commit(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := loadRegistry(t, kv).Get(id)
+	if res, ok := s.Executed(1); !ok || res.N != 1 || s.stored.held {
+		t.Fatalf("loaded: statement 1 %+v %v, record holds a run: %v", res, ok, s.stored.held)
+	}
+	one := func(engine.Write) Result { return Result{N: 1} }
+	record(t, kv, s, []int32{2}, []engine.Write{{Index: 0}}, one) // continues the keyed run
+	if n := countKeys(t, kv); n != 2 {
+		t.Fatalf("%d keys after continuing the keyed run, want the record and the run", n)
+	}
+	if res, ok := loadRegistry(t, kv).Get(id).Executed(2); !ok || res.N != 1 {
+		t.Fatalf("reloaded: statement 2 %+v %v", res, ok)
+	}
+	s.Advance(5)
+	record(t, kv, s, []int32{0}, []engine.Write{{Index: 0}}, one)
+	if n := countKeys(t, kv); n != 1 {
+		t.Fatalf("%d keys after txnNumber 5's first write, want its record only", n)
+	}
+}
