@@ -67,6 +67,23 @@ func loadRegistry(t *testing.T, kv storage.KV) *Registry {
 	return r
 }
 
+// sharedRegistries returns two registries over kv, as two frontends of a
+// shared store have, each having loaded its records.
+func sharedRegistries(t *testing.T, kv storage.KV) [2]*Registry {
+	t.Helper()
+	regs := [2]*Registry{NewRegistry(), NewRegistry()}
+	for _, r := range regs {
+		r.Shared = true
+		if err := r.Load(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return regs
+}
+
+// one is the result of a statement that wrote one document.
+func one(engine.Write) Result { return Result{N: 1} }
+
 // TestRecordLoadAndExpire checks that a session's record and statement
 // results load into a new registry (as at startup), that a higher
 // txnNumber's first write replaces the earlier results, that a committed
@@ -88,7 +105,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 	a.Unlock()
 	b := r.Acquire("bbbbbbbbbbbbbbbb", start)
 	b.Advance(1)
-	record(t, kv, b, []int32{0}, []engine.Write{{}}, func(engine.Write) Result { return Result{N: 1} })
+	record(t, kv, b, []int32{0}, []engine.Write{{}}, one)
 	b.Advance(2)
 	record(t, kv, b, []int32{0}, []engine.Write{{}}, func(engine.Write) Result { return Result{N: 1, NModified: 1} })
 	b.Unlock()
@@ -156,14 +173,7 @@ func TestRecordLoadAndExpire(t *testing.T) {
 // record alone, and the last writer's expiry deletes it.
 func TestSharedRecords(t *testing.T) {
 	kv := memStore(t)
-	regs := [2]*Registry{NewRegistry(), NewRegistry()}
-	for _, r := range regs {
-		r.Shared = true
-		if err := r.Load(kv); err != nil {
-			t.Fatal(err)
-		}
-	}
-	one := func(engine.Write) Result { return Result{N: 1} }
+	regs := sharedRegistries(t, kv)
 	a, b := regs[0].Get("s1"), regs[1].Get("s1")
 	a.Advance(3)
 	record(t, kv, a, []int32{0, 1}, []engine.Write{{Index: 0}, {Index: 1}}, one)
@@ -270,14 +280,7 @@ func TestRecordRunsAgainstModel(t *testing.T) {
 // write.
 func TestRecordAfterAnotherFrontendExpiredIt(t *testing.T) {
 	kv := memStore(t)
-	regs := [2]*Registry{NewRegistry(), NewRegistry()}
-	for _, r := range regs {
-		r.Shared = true
-		if err := r.Load(kv); err != nil {
-			t.Fatal(err)
-		}
-	}
-	one := func(engine.Write) Result { return Result{N: 1} }
+	regs := sharedRegistries(t, kv)
 	a := regs[0].Get("s2")
 	a.Advance(5)
 	record(t, kv, a, []int32{0, 2}, []engine.Write{{Index: 0}, {Index: 1}}, one)
@@ -327,7 +330,6 @@ func TestRecordOfTheEarlierFormat(t *testing.T) {
 	if res, ok := s.Executed(1); !ok || res.N != 1 || s.stored.held {
 		t.Fatalf("loaded: statement 1 %+v %v, record holds a run: %v", res, ok, s.stored.held)
 	}
-	one := func(engine.Write) Result { return Result{N: 1} }
 	record(t, kv, s, []int32{2}, []engine.Write{{Index: 0}}, one) // continues the keyed run
 	if n := countKeys(t, kv); n != 2 {
 		t.Fatalf("%d keys after continuing the keyed run, want the record and the run", n)
