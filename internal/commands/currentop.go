@@ -137,7 +137,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		o.watchDeadline(op)
 	}
 	o.mu.Unlock()
-	if !op.deadline.IsZero() && !op.deadline.After(time.Now()) {
+	if !op.deadline.IsZero() && !op.deadline.After(op.start) {
 		op.kill(errMaxTimeMS) // already past: it ends at once
 	}
 	r.Ctx = engine.WithOpStats(op.ctx, &op.stats)
