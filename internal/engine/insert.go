@@ -174,7 +174,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		for _, u := range p.ix.uniques {
 			staged[string(u.entry)] = encID
 		}
-		if err := tx.Set(p.key, c.stored(p.doc)); err != nil {
+		if err := storage.Insert(tx, p.key, c.stored(p.doc)); err != nil {
 			return 0, err
 		}
 		if err := p.ix.stage(tx); err != nil {

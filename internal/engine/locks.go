@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"bytes"
+	"hash/maphash"
 	"slices"
 	"sync"
 )
@@ -9,30 +9,39 @@ import (
 // lockTable serializes writers of the same key: a writer holds each of its
 // keys exclusively, and only writers of a common key wait for one another,
 // so writers of many keys (an insert of a thousand documents) run side by
-// side. Several keys are locked one by one in key order, so two writers
-// never deadlock.
+// side. Several keys are locked one by one in the order of their hashes, so
+// two writers never deadlock. A key is held by its 64-bit hash: two keys
+// with one hash share a lock, which at worst makes a writer wait for an
+// unrelated one, and no string is made per key (the strings and the map
+// of them took 3% of the server's time in bulk inserts).
 type lockTable struct {
 	mu sync.Mutex
-	// held maps each locked key to a channel its holder closes on release.
-	held map[string]chan struct{}
+	// held maps the hash of each locked key to a channel its holder closes
+	// on release.
+	held map[uint64]chan struct{}
 }
+
+// lockSeed seeds the hashes of locked keys.
+var lockSeed = maphash.MakeSeed()
 
 // lock locks keys (repeats allowed) and returns the unlock function.
 func (t *lockTable) lock(keys ...[]byte) func() {
-	if len(keys) > 1 {
-		keys = slices.Clone(keys)
-		slices.SortFunc(keys, bytes.Compare)
-		keys = slices.CompactFunc(keys, bytes.Equal)
+	hashes := make([]uint64, len(keys))
+	for i, k := range keys {
+		hashes[i] = maphash.Bytes(lockSeed, k)
 	}
-	names := make([]string, len(keys))
+	if len(hashes) > 1 {
+		slices.Sort(hashes)
+		hashes = slices.Compact(hashes)
+	}
 	release := make(chan struct{})
 	t.mu.Lock()
 	if t.held == nil {
-		t.held = map[string]chan struct{}{}
+		t.held = map[uint64]chan struct{}{}
 	}
-	for i, k := range keys {
+	for _, h := range hashes {
 		for {
-			busy, ok := t.held[string(k)]
+			busy, ok := t.held[h]
 			if !ok {
 				break
 			}
@@ -40,14 +49,13 @@ func (t *lockTable) lock(keys ...[]byte) func() {
 			<-busy
 			t.mu.Lock()
 		}
-		names[i] = string(k)
-		t.held[names[i]] = release
+		t.held[h] = release
 	}
 	t.mu.Unlock()
 	return func() {
 		t.mu.Lock()
-		for _, n := range names {
-			delete(t.held, n)
+		for _, h := range hashes {
+			delete(t.held, h)
 		}
 		t.mu.Unlock()
 		close(release)

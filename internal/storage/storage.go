@@ -53,6 +53,24 @@ type Txn interface {
 	Rollback() error
 }
 
+// Inserter is implemented by a Txn that writes a key known to be new for
+// less than Set costs (Pebble's row cache skips looking for its entry).
+// Insert is Set of a key absent from the state the commit applies to and
+// not written before in the transaction: the caller read it absent after
+// the transaction began, so that a commit writing it since makes this one
+// conflict.
+type Inserter interface {
+	Insert(key, value []byte) error
+}
+
+// Insert writes key, which is new (see Inserter), in tx.
+func Insert(tx Txn, key, value []byte) error {
+	if in, ok := tx.(Inserter); ok {
+		return in.Insert(key, value)
+	}
+	return tx.Set(key, value)
+}
+
 // Reader reads keys and ranges.
 type Reader interface {
 	// Get returns the value stored at key; ok is false when the key is

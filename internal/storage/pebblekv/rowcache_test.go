@@ -182,8 +182,9 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 	}
 }
 
-// TestRowCacheAgainstUncached runs one random sequence of commits (sets and
-// deletions, several writes of a key in one batch), range deletions and
+// TestRowCacheAgainstUncached runs one random sequence of commits (sets,
+// inserts of new keys and deletions, several writes of a key in one
+// batch), range deletions and
 // reads on a store with a tiny row cache, which evicts all the time, and
 // on one without, and compares every read.
 func TestRowCacheAgainstUncached(t *testing.T) {
@@ -213,13 +214,20 @@ func TestRowCacheAgainstUncached(t *testing.T) {
 			}
 		case n < 99:
 			ta, tb := begin(t, cached), begin(t, plain)
+			written := map[string]bool{}
 			for range 1 + r.IntN(4) {
 				k := key()
+				isNew := !written[string(k)]
+				written[string(k)] = true
 				if r.IntN(4) == 0 {
 					must(t, ta.Delete(k), tb.Delete(k))
 					continue
 				}
 				v := bytes.Repeat([]byte{byte('a' + r.IntN(26))}, r.IntN(600))
+				if _, found, err := ta.Get(k); err == nil && !found && isNew {
+					must(t, storage.Insert(ta, k, v), storage.Insert(tb, k, v))
+					continue
+				}
 				must(t, ta.Set(k, v), tb.Set(k, v))
 			}
 			must(t, ta.Commit(), tb.Commit())

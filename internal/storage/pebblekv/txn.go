@@ -102,7 +102,7 @@ func (l *commitLog) snapshot(db *pebble.DB, start uint64) *pebble.Snapshot {
 //
 // The stamped writes get their stamps under the lock, so stamps grow in the
 // order batches are applied.
-func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stampedWrite, values []byte) error {
+func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, fresh []uint32, stamped []stampedWrite, values []byte) error {
 	db := d.db
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -132,7 +132,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, stamped []stamp
 			return err
 		}
 	}
-	if err := d.apply(b, unstamped); err != nil {
+	if err := d.apply(b, unstamped, fresh); err != nil {
 		return err
 	}
 	if len(stamped) > 0 {
@@ -204,6 +204,9 @@ type txn struct {
 	// their values (pooled, see stampedValues).
 	stamped []stampedWrite
 	values  *[]byte
+	// fresh are the positions in b of the writes of new keys (Insert),
+	// in order.
+	fresh []uint32
 	// ended is set once the commit log no longer counts t as open.
 	ended bool
 	done  bool
@@ -292,6 +295,20 @@ func (t *txn) Set(key, value []byte) error {
 	return nil
 }
 
+// Insert implements storage.Inserter: the commit gives key, new, an entry
+// in the row cache only if its shard has room, without looking for one.
+func (t *txn) Insert(key, value []byte) error {
+	var at uint32
+	if t.b != nil {
+		at = t.b.Count()
+	}
+	if err := t.Set(key, value); err != nil {
+		return err
+	}
+	t.fresh = append(t.fresh, at)
+	return nil
+}
+
 // Delete implements storage.Txn.
 func (t *txn) Delete(key []byte) error {
 	if t.done {
@@ -325,7 +342,7 @@ func (t *txn) Commit() error {
 	if t.values != nil {
 		values = *t.values
 	}
-	return t.d.log.commit(t.d, t.b, t.start, t.stamped, values)
+	return t.d.log.commit(t.d, t.b, t.start, t.fresh, t.stamped, values)
 }
 
 // Rollback implements storage.Txn.
@@ -353,8 +370,10 @@ func (t *txn) Rollback() error {
 // apply commits b, forgetting the cached values of its first n keys
 // around it and then giving those with entries the values committed (see
 // forget and rewrite); the others are new keys, stamped, that the cache
-// does not hold. The caller holds the commit log's lock.
-func (d *DB) apply(b *pebble.Batch, n uint32) error {
+// does not hold. The writes at the positions fresh (in order) are of new
+// keys too, which get an entry only where there is room (see admit). The
+// caller holds the commit log's lock.
+func (d *DB) apply(b *pebble.Batch, n uint32, fresh []uint32) error {
 	if d.rows == nil {
 		return b.Commit(pebble.NoSync)
 	}
@@ -363,13 +382,18 @@ func (d *DB) apply(b *pebble.Batch, n uint32) error {
 	entries := d.rows.entries[:0]
 	defer func() { d.rows.entries = entries[:0] }()
 	r := b.Reader()
-	for range n {
+	for i := range n {
 		kind, k, v, ok, err := r.Next()
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
+		}
+		if len(fresh) > 0 && fresh[0] == i {
+			fresh = fresh[1:]
+			entries = append(entries, d.rows.admit(k, v, &touched))
+			continue
 		}
 		entries = append(entries, d.rows.forget(k, v, kind == pebble.InternalKeyKindSet, &touched))
 	}
