@@ -183,11 +183,17 @@ func (d *DB) Get(key []byte) ([]byte, bool, error) {
 	if hit {
 		return v, true, nil
 	}
-	v, found, err := get(d.db.Get(key))
-	if found {
-		d.rows.fill(key, v, version)
+	pv, closer, err := d.db.Get(key)
+	if err != nil || len(pv) > rowCacheMaxValue {
+		return get(pv, closer, err)
 	}
-	return v, found, err
+	// The value is copied out of Pebble once, into the entry it fills.
+	e := makeEntry(key, pv)
+	if err := closer.Close(); err != nil {
+		return nil, false, err
+	}
+	d.rows.fill(key, e, version)
+	return entryValue(e), true, nil
 }
 
 // NewIter implements storage.Reader.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -79,14 +80,30 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 	}
 	for i := range db.rows.shards {
 		s := &db.rows.shards[i]
-		n := 0
-		for k, v := range s.rows {
-			n += len(k) + len(v)
-		}
-		if n != s.bytes {
+		if _, n := shardEntries(t, db.rows, i); n != s.bytes {
 			t.Fatalf("shard %d counts %d bytes, holds %d", i, s.bytes, n)
 		}
 	}
+}
+
+// shardEntries checks that each entry of shard i of c sits at its key's hash and
+// returns their keys and the sum of their lengths (a test's commits are
+// all applied: no entry awaits one).
+func shardEntries(t *testing.T, c *rowCache, i int) (keys map[string]bool, n int) {
+	t.Helper()
+	keys = map[string]bool{}
+	for h, e := range c.shards[i].rows {
+		if e == nil {
+			t.Fatalf("shard %d: an entry awaits a commit after every commit was applied", i)
+		}
+		k := entryKey(e)
+		if _, _, kh := c.shard(k); kh != h {
+			t.Fatalf("shard %d: the entry of %q is not at its key's hash", i, k)
+		}
+		keys[string(k)] = true
+		n += len(e)
+	}
+	return keys, n
 }
 
 // TestRowCacheWritesDoNotEvict checks that commits writing new keys give
@@ -94,7 +111,7 @@ func TestRowCacheServesCommittedValues(t *testing.T) {
 // many, and that only reads evict; each shard's byte count stays the sum
 // of its entries and within its limit.
 func TestRowCacheWritesDoNotEvict(t *testing.T) {
-	const limit = 200 // three entries of a short key and a 60-byte value
+	const limit = 220 // three entries of a key of up to 9 bytes and a 60-byte value (makeEntry)
 	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
 	if err != nil {
 		t.Fatal(err)
@@ -113,21 +130,16 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	held := func() map[string]bool {
+	heldAll := func() map[string]bool {
 		t.Helper()
 		keys := map[string]bool{}
 		for i := range db.rows.shards {
 			s := &db.rows.shards[i]
-			n := 0
-			for k, v := range s.rows {
-				n += len(k) + len(v)
-				if v != nil {
-					keys[k] = true
-				}
-			}
+			in, n := shardEntries(t, db.rows, i)
 			if n != s.bytes || n > s.limit {
 				t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
 			}
+			maps.Copy(keys, in)
 		}
 		return keys
 	}
@@ -135,13 +147,13 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 	var first [rowCacheShards][]byte
 	for n, left := 0, rowCacheShards; left > 0; n++ {
 		k := fmt.Appendf(nil, "old%d", n)
-		if _, i := db.rows.shard(k); first[i] == nil {
+		if _, i, _ := db.rows.shard(k); first[i] == nil {
 			first[i] = k
 			commit(k)
 			left--
 		}
 	}
-	before := held()
+	before := heldAll()
 	if len(before) != rowCacheShards {
 		t.Fatalf("the cache holds %d entries after one write to each shard; want %d", len(before), rowCacheShards)
 	}
@@ -155,7 +167,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 	for n := range 2000 {
 		commit(fmt.Appendf(nil, "newer%d", n))
 	}
-	after := held()
+	after := heldAll()
 	for k := range before {
 		if !after[k] {
 			t.Fatalf("writing new keys evicted %q", k)
@@ -171,7 +183,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 		}
 	}
 	evicted := 0
-	final := held()
+	final := heldAll()
 	for k := range before {
 		if !final[k] {
 			evicted++
