@@ -163,15 +163,27 @@ const (
 // entry so marked if it is set to a value its shard has room for. It marks
 // the shard pending and collects it in touched for settle, and reports
 // the entry's state, which rewrite gets once the commit is applied.
-func (c *rowCache) forget(key, v []byte, set bool, touched *shardSet) entryState {
+//
+// A key the caller knows is absent from the latest state (isNew: an
+// Insert) has no entry: where its shard has no room for it, there is
+// nothing to do, and the shard's map is not searched (searching it was a
+// fifth of the commit log's time in bulk inserts once the cache was full).
+// A read of the key meanwhile finds it absent, or its value once the
+// commit is applied: either way none fills a stale value.
+func (c *rowCache) forget(key, v []byte, set, isNew bool, touched *shardSet) entryState {
 	s, i, h := c.shard(key)
 	s.mu.Lock()
+	room := set && len(v) <= rowCacheMaxValue && s.bytes+entrySize(key, v) <= s.limit
+	if isNew && !room {
+		s.mu.Unlock()
+		return noEntry
+	}
 	state := noEntry
 	if old, ok := s.rows[h]; ok {
 		s.bytes -= len(old)
 		s.rows[h] = nil
 		state = kept
-	} else if set && len(v) <= rowCacheMaxValue && s.bytes+entrySize(key, v) <= s.limit {
+	} else if room {
 		s.rows[h] = nil
 		state = admitted
 	}
@@ -180,23 +192,6 @@ func (c *rowCache) forget(key, v []byte, set bool, touched *shardSet) entryState
 	s.mu.Unlock()
 	touched[i/64] |= 1 << (i % 64)
 	return state
-}
-
-// admit is forget for a key a commit sets to v that is absent from the
-// latest state, and so has no entry: where its shard has no room for it,
-// there is nothing to do, and the shard's map is not searched (searching
-// it was a fifth of the commit log's time in bulk inserts once the cache
-// was full). A read of the key meanwhile finds it absent, or its value
-// once the commit is applied: either way none fills a stale value.
-func (c *rowCache) admit(key, v []byte, touched *shardSet) entryState {
-	s, _, _ := c.shard(key)
-	s.mu.Lock()
-	full := len(v) > rowCacheMaxValue || s.bytes+entrySize(key, v) > s.limit
-	s.mu.Unlock()
-	if full {
-		return noEntry
-	}
-	return c.forget(key, v, true, touched)
 }
 
 // rewrite gives the entry forget left for a key a commit wrote the value

@@ -371,7 +371,7 @@ func (t *txn) Rollback() error {
 // around it and then giving those with entries the values committed (see
 // forget and rewrite); the others are new keys, stamped, that the cache
 // does not hold. The writes at the positions fresh (in order) are of new
-// keys too, which get an entry only where there is room (see admit). The
+// keys too, which get an entry only where there is room (see forget). The
 // caller holds the commit log's lock.
 func (d *DB) apply(b *pebble.Batch, n uint32, fresh []uint32) error {
 	if d.rows == nil {
@@ -390,12 +390,11 @@ func (d *DB) apply(b *pebble.Batch, n uint32, fresh []uint32) error {
 		if !ok {
 			break
 		}
-		if len(fresh) > 0 && fresh[0] == i {
+		isNew := len(fresh) > 0 && fresh[0] == i
+		if isNew {
 			fresh = fresh[1:]
-			entries = append(entries, d.rows.admit(k, v, &touched))
-			continue
 		}
-		entries = append(entries, d.rows.forget(k, v, kind == pebble.InternalKeyKindSet, &touched))
+		entries = append(entries, d.rows.forget(k, v, kind == pebble.InternalKeyKindSet, isNew, &touched))
 	}
 	err := b.Commit(pebble.NoSync)
 	// A batch that cannot be read back (it was read above) is not the
