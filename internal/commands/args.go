@@ -252,7 +252,6 @@ func (a *cmdArgs) at(name string) (*argField, bson.RawValue) {
 	return &a.spec.fields[i], a.vals[i]
 }
 
-// first is a command's first field's value (its collection, say).
 // present names the declared fields given, in declaration order.
 func (a *cmdArgs) present() []string {
 	var out []string
@@ -264,6 +263,7 @@ func (a *cmdArgs) present() []string {
 	return out
 }
 
+// first is a command's first field's value (its collection, say).
 func (a *cmdArgs) first() bson.RawValue {
 	it := rawdoc.Iterate(a.raw)
 	_, v, _ := it.Next()
