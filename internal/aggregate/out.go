@@ -243,6 +243,13 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 			}
 			err := rt.opts.Env.Insert(s.db, s.coll, inserts)
 			inserts = nil
+			if mongoerr.Is(err, mongoerr.DuplicateKey) {
+				// MongoDB gives the insert's error a context and keeps its
+				// keyPattern and keyValue.
+				e := *mongoerr.As(err)
+				e.Msg = "$merge failed due to a DuplicateKey error :: caused by :: " + e.Msg
+				return &e
+			}
 			return err
 		}
 		for {
@@ -304,6 +311,13 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 	case "keepExisting":
 		return nil, nil
 	case "fail":
+		if s.onID() {
+			// Inserted, as MongoDB does: the insert fails on the _id index,
+			// with the duplicate key's pattern and value. (Other 'on'
+			// fields need a unique index, which Folio does not check yet:
+			// an insert might not fail.)
+			return doc, nil
+		}
 		return nil, mongoerr.New(mongoerr.DuplicateKey, "$merge failed due to a DuplicateKey error")
 	case "replace":
 		repl = doc

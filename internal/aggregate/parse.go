@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // where is the kind of pipeline being parsed: stages such as $out or
@@ -131,80 +132,85 @@ func (p *parser) checkPosition(name string, i, n int) error {
 
 // stage parses one stage.
 func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
-	switch name {
-	case "$match":
-		return p.parseMatch(arg)
-	case "$geoNear":
-		return parseGeoNear(arg)
-	case "$skip":
-		return parseSkip(arg)
-	case "$limit":
-		return parseLimit(arg)
-	case "$count":
-		return parseCount(arg)
-	case "$sample":
-		return parseSample(arg)
-	case "$project":
-		return p.parseProject(arg)
-	case "$addFields", "$set":
-		return p.parseAddFields(name, arg)
-	case "$unset":
-		return parseUnset(arg)
-	case "$replaceRoot":
-		return p.parseReplaceRoot(arg)
-	case "$replaceWith":
-		return p.parseReplaceWith(arg)
-	case "$group":
-		return p.parseGroup(arg)
-	case "$sortByCount":
-		return p.parseSortByCount(arg)
-	case "$bucket":
-		return p.parseBucket(arg)
-	case "$bucketAuto":
-		return p.parseBucketAuto(arg)
-	case "$sort":
-		st, err := parseSort(arg)
-		if c := p.opts.Collator; err == nil && c != nil {
-			st.(*sortStage).sort = st.(*sortStage).sort.Collated(c)
-		}
-		return st, err
-	case "$unwind":
-		return parseUnwind(arg)
-	case "$lookup":
-		return p.parseLookup(arg)
-	case "$unionWith":
-		return p.parseUnionWith(arg)
-	case "$facet":
-		return p.parseFacet(arg)
-	case "$out":
-		return p.parseOut(arg)
-	case "$merge":
-		return p.parseMerge(arg)
-	case "$collStats":
-		return p.parseCollStats(arg)
-	case "$indexStats":
-		return p.parseIndexStats(arg)
-	case "$planCacheStats":
-		return p.parsePlanCacheStats(arg)
-	case "$documents":
-		return p.parseDocuments(arg)
-	case "$graphLookup":
-		return p.parseGraphLookup(arg)
-	case "$redact":
-		return p.parseRedact(arg)
-	case "$setWindowFields":
-		return p.parseSetWindowFields(arg)
-	case "$fill":
-		return p.parseFill(arg)
-	case "$densify":
-		return p.parseDensify(arg)
-	case "$_internalUnpackBucket":
-		return parseUnpackBucket(arg)
+	if parse, ok := stageParsers[name]; ok {
+		return parse(p, arg)
 	}
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)
 	}
-	return nil, mongoerr.New(mongoerr.UnknownPipelineStage, "Unrecognized pipeline stage name: '%s'", name)
+	return nil, unknownStage(name)
+}
+
+func unknownStage(name string) error {
+	return mongoerr.New(mongoerr.UnknownPipelineStage, "Unrecognized pipeline stage name: '%s'", name)
+}
+
+// stageParser parses a stage's argument.
+type stageParser func(p *parser, arg bson.RawValue) (stage, error)
+
+// stageParsers are the parsers of the stages Folio implements, by name
+// (set in init: they parse sub-pipelines through stage).
+var stageParsers map[string]stageParser
+
+func init() {
+	plain := func(parse func(bson.RawValue) (stage, error)) stageParser {
+		return func(_ *parser, arg bson.RawValue) (stage, error) { return parse(arg) }
+	}
+	stageParsers = map[string]stageParser{
+		"$match":       (*parser).parseMatch,
+		"$geoNear":     plain(parseGeoNear),
+		"$skip":        plain(parseSkip),
+		"$limit":       plain(parseLimit),
+		"$count":       plain(parseCount),
+		"$sample":      plain(parseSample),
+		"$project":     (*parser).parseProject,
+		"$addFields":   func(p *parser, arg bson.RawValue) (stage, error) { return p.parseAddFields("$addFields", arg) },
+		"$set":         func(p *parser, arg bson.RawValue) (stage, error) { return p.parseAddFields("$set", arg) },
+		"$unset":       plain(parseUnset),
+		"$replaceRoot": (*parser).parseReplaceRoot,
+		"$replaceWith": (*parser).parseReplaceWith,
+		"$group":       (*parser).parseGroup,
+		"$sortByCount": (*parser).parseSortByCount,
+		"$bucket":      (*parser).parseBucket,
+		"$bucketAuto":  (*parser).parseBucketAuto,
+		"$sort": func(p *parser, arg bson.RawValue) (stage, error) {
+			st, err := parseSort(arg)
+			if c := p.opts.Collator; err == nil && c != nil {
+				st.(*sortStage).sort = st.(*sortStage).sort.Collated(c)
+			}
+			return st, err
+		},
+		"$unwind":                plain(parseUnwind),
+		"$lookup":                (*parser).parseLookup,
+		"$unionWith":             (*parser).parseUnionWith,
+		"$facet":                 (*parser).parseFacet,
+		"$out":                   (*parser).parseOut,
+		"$merge":                 (*parser).parseMerge,
+		"$collStats":             (*parser).parseCollStats,
+		"$indexStats":            (*parser).parseIndexStats,
+		"$planCacheStats":        (*parser).parsePlanCacheStats,
+		"$documents":             (*parser).parseDocuments,
+		"$graphLookup":           (*parser).parseGraphLookup,
+		"$redact":                (*parser).parseRedact,
+		"$setWindowFields":       (*parser).parseSetWindowFields,
+		"$fill":                  (*parser).parseFill,
+		"$densify":               (*parser).parseDensify,
+		"$_internalUnpackBucket": plain(parseUnpackBucket),
+	}
+}
+
+// CheckStageNames fails with UnknownPipelineStage (40324) at the first
+// stage whose name MongoDB does not have, as MongoDB does when it first
+// reads a pipeline's stage names, before it parses the stages (an update's
+// pipeline, the stages after $changeStream).
+func CheckStageNames(stages []bson.Raw) error {
+	for _, st := range stages {
+		name := rawdoc.FirstKey(st)
+		if _, ok := stageParsers[name]; !ok && !unimplementedStages[name] {
+			return unknownStage(name)
+		}
+	}
+	return nil
 }
 
 // subPipeline reads an array of stage documents.

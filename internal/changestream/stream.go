@@ -84,6 +84,9 @@ func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, pre bson.Raw,
 	b := eventBuilder{s: s, e: e, stamp: stamp, txn: txn, pre: pre}
 	switch e.Kind {
 	case oplog.Insert, oplog.Update, oplog.Delete:
+		if coll == systemViews {
+			return s.viewEvent(b, tok, db, emit)
+		}
 		if !s.Scope.watches(db, coll) {
 			return nil
 		}
@@ -164,6 +167,62 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	return emit(inv, b.head(inv, "invalidate", false).done())
 }
 
+// systemViews is the collection holding a database's view definitions,
+// {_id: "<db>.<view>", viewOn, pipeline[, collation]}.
+const systemViews = "system.views"
+
+// viewEvent emits the event of a change to a view definition: as in
+// MongoDB, streams on a database or the deployment with
+// showExpandedEvents report a view's creation, collMod and drop as create,
+// modify and drop events of the view's namespace, whose
+// operationDescription is the definition (time series collections, views
+// on their buckets, included). Collection streams do not, even on the
+// view's name.
+func (s *Stream) viewEvent(b eventBuilder, tok Token, db string, emit func(Token, bson.Raw) error) error {
+	if !s.Spec.ShowExpandedEvents || s.Scope.Coll != "" || !s.Scope.watches(db, "") {
+		return nil
+	}
+	e := b.e
+	key, def, kind := e.O2, e.O, "create"
+	switch e.Kind {
+	case oplog.Update:
+		if _, diff := e.O.LookupErr("$v"); diff == nil {
+			return nil // the definitions are replaced whole
+		}
+		kind = "modify"
+	case oplog.Delete:
+		key, def, kind = e.O, nil, "drop"
+	}
+	name, ok := key.Lookup("_id").StringValueOK()
+	viewDB, view, _ := strings.Cut(name, ".")
+	if !ok || viewDB != db {
+		return nil
+	}
+	tok.DocKey = key
+	if tok.Compare(s.After) <= 0 {
+		return nil
+	}
+	d := b.head(tok, kind, false)
+	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, view))
+	if def != nil {
+		desc, start := []byte(nil), int32(0)
+		start, desc = bsoncore.AppendDocumentStart(desc)
+		it := rawdoc.Iterate(def)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				break
+			}
+			if string(k) != "_id" {
+				desc = rawdoc.AppendElement(desc, string(k), v)
+			}
+		}
+		desc, _ = bsoncore.AppendDocumentEnd(desc, start)
+		d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", desc)
+	}
+	return emit(tok, d.done())
+}
+
 // eventBuilder builds the documents of one operation's events.
 type eventBuilder struct {
 	s     *Stream
@@ -196,7 +255,7 @@ func (b eventBuilder) head(tok Token, kind string, withUUID bool) doc {
 	buf := make([]byte, 0, 256+2*(len(b.e.O)+len(b.e.O2)))
 	start, out := bsoncore.AppendDocumentStart(buf)
 	out = bsoncore.AppendHeader(out, bsoncore.TypeEmbeddedDocument, "_id")
-	out = tok.appendDoc(out)
+	out = tok.AppendDoc(out)
 	out = bsoncore.AppendStringElement(out, "operationType", kind)
 	out = bsoncore.AppendTimestampElement(out, "clusterTime", uint32(b.stamp>>32), uint32(b.stamp))
 	if withUUID && b.s.Spec.ShowExpandedEvents && b.e.UUID != nil {

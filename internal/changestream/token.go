@@ -64,10 +64,10 @@ func appendHexUpper(dst, b []byte) []byte {
 }
 
 // Doc is the token as events carry it: {_data: <hex>}.
-func (t Token) Doc() bson.Raw { return bson.Raw(t.appendDoc(nil)) }
+func (t Token) Doc() bson.Raw { return bson.Raw(t.AppendDoc(nil)) }
 
-// appendDoc appends the token document to dst.
-func (t Token) appendDoc(dst []byte) []byte {
+// AppendDoc appends the token document to dst.
+func (t Token) AppendDoc(dst []byte) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendHeader(dst, bsoncore.TypeString, "_data")
 	lenAt := len(dst)

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // changeStreamStages are the stages a $changeStream may be followed by.
@@ -57,6 +59,11 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		return nil, err
 	}
 	rest := a.stages[1:]
+	// MongoDB reads the stages' names before it checks which may follow
+	// $changeStream: an unknown one is refused as such.
+	if err := aggregate.CheckStageNames(rest); err != nil {
+		return nil, err
+	}
 	for _, st := range rest {
 		switch name := Name(st); {
 		case name == "$changeStream":
@@ -305,6 +312,30 @@ func findOne(e *engine.Engine, db, coll string, o engine.FindOptions) (bson.Raw,
 type changeStreamCursor struct {
 	aggregate.Source
 	src *changeStreamSource
+}
+
+// Next is the pipeline's next event. Its _id must still be the resume
+// token the stream gave the event: a pipeline that changed or removed it
+// would leave the client unable to resume, which MongoDB refuses with
+// ChangeStreamFatalError. (The stages a stream allows return at most one
+// document per event read, so the token is that of the last event read.)
+func (c *changeStreamCursor) Next() (bson.Raw, error) {
+	doc, err := c.Source.Next()
+	if doc == nil || err != nil {
+		return doc, err
+	}
+	var buf [192]byte
+	want := c.src.returned.AppendDoc(buf[:0])
+	if got, err := doc.LookupErr("_id"); err != nil || got.Type != bson.TypeEmbeddedDocument || !bytes.Equal(got.Value, want) {
+		found := "{}"
+		if err == nil {
+			found = "{ _id: " + values.Display(got) + " }"
+		}
+		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
+			"Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: { _id: %s } but found: %s",
+			values.Display(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: want}), found)
+	}
+	return doc, nil
 }
 
 // streamOf is the change stream a cursor reads, or nil.

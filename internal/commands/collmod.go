@@ -67,7 +67,7 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 				return nil, err
 			}
 		}
-		return nil, collModValidation(s, r, ts.buckets)
+		return nil, collModValidation(s, r, ts.buckets, false)
 	}
 	if r.args.has("timeseries") {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
@@ -84,7 +84,7 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if s.Engine.Collection(r.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
-	if err := collModValidation(s, r, coll); err != nil || index == nil {
+	if err := collModValidation(s, r, coll, index == nil); err != nil || index == nil {
 		return nil, err
 	}
 	c, err := parseSub(index, collModIndexSpec)
@@ -137,8 +137,10 @@ func checkValidatorNamespace(db, coll string, validator bson.Raw) error {
 }
 
 // collModValidation applies collMod's validator, validationLevel and
-// validationAction, checked as create checks them.
-func collModValidation(s *Service, r *Request, coll string) error {
+// validationAction, checked as create checks them. With always, a collMod
+// that changes none of them is still applied, and so logged: MongoDB logs
+// every collMod, and change streams report it as a modify event.
+func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	var ch engine.ValidationChange
 	changed := false
 	if r.args.has("validator") {
@@ -192,7 +194,7 @@ func collModValidation(s *Service, r *Request, coll string) error {
 		}
 		ch.SetTTL, changed = true, true
 	}
-	if !changed {
+	if !changed && !always {
 		return nil
 	}
 	return s.Engine.ModifyValidation(r.DB, coll, ch)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -237,12 +238,22 @@ func ErrorReply(err error) bson.Raw {
 		{Key: "code", Value: int32(me.Code)},
 		{Key: "codeName", Value: me.Code.Name()},
 	}
-	if len(me.Labels) > 0 {
-		d = append(d, bson.E{Key: "errorLabels", Value: me.Labels})
+	labels := me.Labels
+	if me.Code == mongoerr.ChangeStreamFatalError || me.Code == mongoerr.ChangeStreamHistoryLost {
+		// MongoDB's NonResumableChangeStreamError category: a stream cannot
+		// resume after these, whichever command met them.
+		labels = append(slices.Clip(labels), nonResumableChangeStreamError)
+	}
+	if len(labels) > 0 {
+		d = append(d, bson.E{Key: "errorLabels", Value: labels})
 	}
 	d = append(d, me.Extra...)
 	return marshal(d)
 }
+
+// nonResumableChangeStreamError labels the errors after which a change
+// stream cannot resume.
+const nonResumableChangeStreamError = "NonResumableChangeStreamError"
 
 // marshal encodes a reply built as bson.D; replies built by handlers are
 // always encodable.

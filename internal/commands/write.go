@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -253,6 +254,20 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 	}
 	u.Filter, u.Upsert, u.Multi, u.Hint = c.doc("q"), c.bool("upsert"), c.bool("multi"), c.value("hint")
 	u.Update, u.Pipeline = updateArg(c.value("u"))
+	if u.Pipeline {
+		// An unknown stage fails the command, not the statement: MongoDB
+		// reads the stage names of every statement's pipeline first.
+		var stages []bson.Raw
+		vals, _ := u.Update.Values()
+		for _, v := range vals {
+			if st, ok := v.DocumentOK(); ok {
+				stages = append(stages, st)
+			}
+		}
+		if err := aggregate.CheckStageNames(stages); err != nil {
+			return u, err
+		}
+	}
 	u.constants, u.collation = c.doc("c"), c.doc("collation")
 	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return u, err

@@ -76,8 +76,8 @@ func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 	return out, id, nil
 }
 
-// validateID applies MongoDB's rules on _id values: no arrays, regexes or
-// undefined.
+// validateID applies MongoDB's rules on inserted _id values: no arrays,
+// regexes or undefined, and in a document no '$'-prefixed field name.
 func validateID(id bson.RawValue) error {
 	switch id.Type {
 	case bson.TypeArray:
@@ -86,8 +86,57 @@ func validateID(id bson.RawValue) error {
 		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type regex")
 	case bson.TypeUndefined:
 		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type undefined")
+	case bson.TypeEmbeddedDocument:
+		if name, bad := dollarPrefixed(id.Value); bad {
+			return mongoerr.New(mongoerr.DollarPrefixedFieldName,
+				"_id fields may not contain '$'-prefixed fields: %s is not valid for storage.", name)
+		}
 	}
 	return nil
+}
+
+// dollarPrefixed finds the first field name of doc (a document or an
+// array), at any depth, that starts with '$' and is not part of a DBRef:
+// a sub-document may start with $ref (a string) then $id, and an optional
+// $db (a string) after them, whose values are not looked into. Scopes of
+// code with scope are looked into, as MongoDB's storage check does.
+func dollarPrefixed(doc []byte) (string, bool) {
+	it := rawdoc.Iterate(doc)
+	for first := true; ; first = false {
+		k, v, ok := it.Next()
+		if !ok {
+			return "", false
+		}
+		if len(k) > 0 && k[0] == '$' {
+			if !first || string(k) != "$ref" || v.Type != bson.TypeString {
+				return string(k), true
+			}
+			if idName, _, ok := it.Next(); !ok || string(idName) != "$id" {
+				return string(k), true
+			}
+			if k, v, ok = it.Next(); !ok {
+				return "", false
+			}
+			if string(k) == "$db" && v.Type == bson.TypeString {
+				continue
+			}
+			if len(k) > 0 && k[0] == '$' {
+				return string(k), true
+			}
+		}
+		var inner []byte
+		switch v.Type {
+		case bson.TypeEmbeddedDocument, bson.TypeArray:
+			inner = v.Value
+		case bson.TypeCodeWithScope:
+			_, inner, _ = bsoncore.Value{Type: bsoncore.TypeCodeWithScope, Data: v.Value}.CodeWithScopeOK()
+		}
+		if inner != nil {
+			if name, bad := dollarPrefixed(inner); bad {
+				return name, true
+			}
+		}
+	}
 }
 
 // depth is the nesting depth of documents and arrays within doc.

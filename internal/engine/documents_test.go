@@ -42,6 +42,19 @@ func TestPrepareInsert(t *testing.T) {
 		{"array id", bson.D{{Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
 		{"array id, moved", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
 		{"too deep", deep, nil, mongoerr.Overflow},
+		{"$ in id", bson.D{{Key: "_id", Value: bson.D{{Key: "$a", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"$ in id, deeper", bson.D{{Key: "_id", Value: bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}, {Key: "$c", Value: 1}}}}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"$ in id, code scope", bson.D{{Key: "_id", Value: bson.D{{Key: "f", Value: bson.CodeWithScope{Code: "x", Scope: bson.D{{Key: "$s", Value: 1}}}}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"dbref id", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}, {Key: "$db", Value: "d"}, {Key: "x", Value: 1}}}},
+			bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}, {Key: "$db", Value: "d"}, {Key: "x", Value: 1}}}}, 0},
+		{"dbref id nested", bson.D{{Key: "_id", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: bson.D{{Key: "$x", Value: 1}}}}}}}},
+			bson.D{{Key: "_id", Value: bson.D{{Key: "r", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: bson.D{{Key: "$x", Value: 1}}}}}}}}, 0},
+		{"dbref id, $ref not first", bson.D{{Key: "_id", Value: bson.D{{Key: "a", Value: 1}, {Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"dbref id, no $id", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "x", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"dbref id, $ref not a string", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: 1}, {Key: "$id", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"dbref id, $db not a string", bson.D{{Key: "_id", Value: bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1}, {Key: "$db", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
+		{"$ outside id", bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}},
+			bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.D{{Key: "$b", Value: 1}}}}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := raw(tc.in)

@@ -1,7 +1,9 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -417,6 +419,7 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"wrong type", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: 1}}), 14},
 		{"not first", testDB, "c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$changeStream", Value: bson.D{}}}}, 40602},
 		{"stage not allowed", testDB, "c", cs(bson.D{}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}), 20},
+		{"unknown stage", testDB, "c", cs(bson.D{}, bson.D{{Key: "$unsupported", Value: "foo"}}), 40324},
 		{"admin database", "admin", 1, cs(bson.D{}), 73},
 		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
 		{"config database", "config", "c", cs(bson.D{}), 73},
@@ -428,6 +431,11 @@ func TestChangeStreamRefusals(t *testing.T) {
 		if got := serverCode(err); got != tc.code {
 			t.Errorf("%s: code %d (%v), want %d", tc.name, got, err, tc.code)
 		}
+		// Errors a stream cannot resume after carry MongoDB's label.
+		var ce mongo.CommandError
+		if nonResumable := tc.code == 280 || tc.code == 286; errors.As(err, &ce) && ce.HasErrorLabel("NonResumableChangeStreamError") != nonResumable {
+			t.Errorf("%s: labels %v", tc.name, ce.Labels)
+		}
 	}
 	hinted := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: cs(bson.D{})}, {Key: "cursor", Value: bson.D{}}, {Key: "hint", Value: "_id_"}}).Err()
 	requireCode(t, hinted, 238, "NotImplemented")
@@ -436,6 +444,51 @@ func TestChangeStreamRefusals(t *testing.T) {
 	_, err := standalone.Database(testDB).Collection("c").Watch(ctx, mongo.Pipeline{})
 	if got := serverCode(err); got != 40573 {
 		t.Errorf("standalone: code %d (%v), want 40573", got, err)
+	}
+}
+
+// TestChangeStreamResumeTokenKept: the stages after $changeStream may
+// reshape events but not their _id, the resume token: an event whose _id
+// was removed or changed fails the stream with ChangeStreamFatalError,
+// labelled NonResumableChangeStreamError.
+func TestChangeStreamResumeTokenKept(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("tokenkept")
+	kept, err := coll.Watch(ctx, mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "operationType", Value: 1}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Close(ctx)
+	var broken []*mongo.ChangeStream
+	for _, stage := range []bson.D{
+		{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}}}},
+		{{Key: "$addFields", Value: bson.D{{Key: "_id", Value: "x"}}}},
+		{{Key: "$replaceRoot", Value: bson.D{{Key: "newRoot", Value: "$fullDocument"}}}},
+	} {
+		cs, err := coll.Watch(ctx, mongo.Pipeline{stage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close(ctx)
+		broken = append(broken, cs)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "z", Value: int32(3)}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, kept); ev.Lookup("operationType").StringValue() != "insert" || ev.Lookup("_id", "_data").Type != bson.TypeString {
+		t.Errorf("kept _id: %s", ev)
+	}
+	for i, cs := range broken {
+		nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if cs.Next(nctx) {
+			t.Errorf("stream %d: event %s, want an error", i, cs.Current)
+		}
+		cancel()
+		var ce mongo.CommandError
+		if err := cs.Err(); serverCode(err) != 280 || !errors.As(err, &ce) || !ce.HasErrorLabel("NonResumableChangeStreamError") {
+			t.Errorf("stream %d: %v, want 280 labelled NonResumableChangeStreamError", i, err)
+		}
 	}
 }
 
@@ -468,13 +521,17 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 	if err := coll.Indexes().DropOne(ctx, "a_1"); err != nil {
 		t.Fatal(err)
 	}
+	// A collMod changing nothing is a modify event too, as in MongoDB.
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "e"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: bson.D{{Key: "0", Value: 1}}}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a.0", Value: 2}}}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"create", "createIndexes", "modify", "dropIndexes", "insert", "update"} {
+	for _, want := range []string{"create", "createIndexes", "modify", "dropIndexes", "modify", "insert", "update"} {
 		ev := nextEvent(t, cs)
 		if got := ev.Lookup("operationType").StringValue(); got != want {
 			t.Fatalf("event %s, want %s: %s", got, want, ev)
@@ -505,6 +562,101 @@ func TestChangeStreamExpandedEvents(t *testing.T) {
 		if _, _, ok := ev.Lookup("collectionUUID").BinaryOK(); ok {
 			t.Errorf("plain stream: collectionUUID in %s", ev)
 		}
+	}
+}
+
+// TestChangeStreamViewEvents: with showExpandedEvents, a database stream
+// reports a view's creation, collMod and drop as create, modify and drop
+// events of the view, with its definition as operationDescription and no
+// collectionUUID; resuming from each event gives the next. A stream
+// without showExpandedEvents and a stream on the view's name see none.
+func TestChangeStreamViewEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("viewevents")
+	expanded := options.ChangeStream().SetShowExpandedEvents(true)
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, expanded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	plain, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	named, err := db.Collection("v").Watch(ctx, mongo.Pipeline{}, expanded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer named.Close(ctx)
+
+	pipeline := bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: int32(2)}}}}}
+	updated := bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: int32(1)}}}}}
+	run := func(cmd bson.D) {
+		t.Helper()
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "base"}, {Key: "pipeline", Value: pipeline}})
+	run(bson.D{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "base"}, {Key: "pipeline", Value: updated}})
+	run(bson.D{{Key: "drop", Value: "v"}})
+	if _, err := db.Collection("base").InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+
+	wants := []struct {
+		kind string
+		desc bson.D // nil: none
+	}{
+		{"create", bson.D{{Key: "viewOn", Value: "base"}, {Key: "pipeline", Value: pipeline}}},
+		{"modify", bson.D{{Key: "viewOn", Value: "base"}, {Key: "pipeline", Value: updated}}},
+		{"drop", nil},
+		{"create", nil}, // base, created by the insert
+	}
+	var tokens []bson.Raw
+	for _, want := range wants {
+		ev := nextEvent(t, cs)
+		tokens = append(tokens, ev.Lookup("_id").Document())
+		if got := ev.Lookup("operationType").StringValue(); got != want.kind {
+			t.Fatalf("event %s, want %s: %s", got, want.kind, ev)
+		}
+		if want.desc == nil {
+			continue
+		}
+		if ns := ev.Lookup("ns").Document(); !bytes.Equal(ns, mustRaw(t, bson.D{{Key: "db", Value: "viewevents"}, {Key: "coll", Value: "v"}})) {
+			t.Errorf("%s: ns %s", want.kind, ns)
+		}
+		if got := ev.Lookup("operationDescription").Document(); !bytes.Equal(got, mustRaw(t, want.desc)) {
+			t.Errorf("%s: operationDescription %s, want %s", want.kind, got, mustRaw(t, want.desc))
+		}
+		if _, err := ev.LookupErr("collectionUUID"); err == nil {
+			t.Errorf("%s: a view event with a collectionUUID: %s", want.kind, ev)
+		}
+	}
+	for i, tok := range tokens[:len(tokens)-1] {
+		resumed, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true).SetResumeAfter(tok))
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := nextEvent(t, resumed)
+		resumed.Close(ctx)
+		if got := next.Lookup("_id").Document(); !bytes.Equal(got, tokens[i+1]) {
+			t.Errorf("resumed after event %d: token %s, want %s", i, got, tokens[i+1])
+		}
+	}
+	if ev := nextEvent(t, plain); ev.Lookup("operationType").StringValue() != "insert" {
+		t.Errorf("stream without showExpandedEvents: %s, want the insert", ev)
+	}
+	if err := db.Collection("v").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("v").InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, named); ev.Lookup("operationType").StringValue() != "create" || ev.Lookup("operationDescription", "idIndex").Type == 0 {
+		t.Errorf("stream on v: %s, want the collection's create", ev)
 	}
 }
 

@@ -1,6 +1,8 @@
 package driver_test
 
 import (
+	"bytes"
+	"errors"
 	"slices"
 	"testing"
 
@@ -31,6 +33,7 @@ func TestCommandErrors(t *testing.T) {
 		{"database name with dot", "a.b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
 		{"database name with $", "a$b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
 		{"unknown read concern level", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "eventual"}}}}, 9, "FailedToParse"},
+		{"update pipeline with an unknown stage", testDB, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.A{bson.D{{Key: "$invalidOperator", Value: true}}}}}}}}, 40324, "Location40324"},
 		{"transaction that never started", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}, 251, "NoSuchTransaction"},
 	}
 	client, _ := startServer(t)
@@ -136,5 +139,57 @@ func requireStoredIDs(t *testing.T, coll *mongo.Collection, want ...string) {
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("%s holds _ids %v, want %v", coll.Name(), got, want)
+	}
+}
+
+// TestErrorResponses proves two error replies the unified CRUD spec tests
+// check: an _id holding a '$'-prefixed field is refused with
+// DollarPrefixedFieldName and nothing is stored, and $merge's
+// whenMatched: fail reports the DuplicateKey with its keyPattern and
+// keyValue.
+func TestErrorResponses(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	coll := db.Collection("errresp")
+
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "$a", Value: 1}}}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+		t.Fatalf("insert: %v, want one write error", err)
+	}
+	const msg = "_id fields may not contain '$'-prefixed fields: $a is not valid for storage."
+	if got := we.WriteErrors[0]; got.Code != 52 || got.Message != msg {
+		t.Fatalf("write error %d %q, want 52 %q", got.Code, got.Message, msg)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 0 {
+		t.Fatalf("%d documents stored (%v), want none", n, err)
+	}
+
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$documents", Value: bson.A{bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(1)}}}}},
+		{{Key: "$merge", Value: bson.D{{Key: "into", Value: "errresp"}, {Key: "whenMatched", Value: "fail"}}}},
+	})
+	requireCode(t, err, 11000, "DuplicateKey")
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) {
+		t.Fatalf("aggregate: %v, want a command error", err)
+	}
+	const prefix = "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
+	if ce.Message != prefix {
+		t.Errorf("message %q, want %q", ce.Message, prefix)
+	}
+	for field, want := range map[string]bson.D{"keyPattern": {{Key: "_id", Value: int32(1)}}, "keyValue": {{Key: "_id", Value: int32(2)}}} {
+		got, ok := ce.Raw.Lookup(field).DocumentOK()
+		if !ok || !bytes.Equal(got, mustRaw(t, want)) {
+			t.Errorf("%s %v, want %v (reply %v)", field, got, want, ce.Raw)
+		}
+	}
+	var left bson.M
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int32(2)}}).Decode(&left); err != nil || left["x"] != int32(0) {
+		t.Errorf("target %v (%v), want x: 0 kept", left, err)
 	}
 }
