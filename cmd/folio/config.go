@@ -70,6 +70,7 @@ var configOptions = map[string]configOption{
 	"storage.dbPath":                              {flag: "dbpath"},
 	"security.authorization":                      {conv: choice("auth", map[string]string{"enabled": "true", "disabled": "false"})},
 	"security.javascriptEnabled":                  {flag: "javascript-enabled"},
+	"setParameter.enableTestCommands":             {flag: "enable-test-commands"},
 	"replication.replSetName":                     {flag: "replset"},
 	"replication.oplogSizeMB":                     {flag: "oplog-size-mb"},
 	"operationProfiling.mode":                     {conv: choice("profile", map[string]string{"off": "0", "slowOp": "1", "all": "2"})},

@@ -18,7 +18,7 @@ var flagGroups = []struct {
 	{"Replication", []string{"replset"}},
 	{"Logging", []string{"log-path", "log-append", "log-rotate", "log-format", "log-level"}},
 	{"Profiling and slow operations", []string{"slowms", "profile", "slow-op-sample-rate", "profile-filter"}},
-	{"Operations", []string{"config", "shutdown-timeout", "metrics-addr", "pprof"}},
+	{"Operations", []string{"config", "shutdown-timeout", "metrics-addr", "pprof", "enable-test-commands"}},
 }
 
 // printFlagGroups writes fs's flags by topic, as flag.PrintDefaults

@@ -31,6 +31,13 @@ type Token struct {
 	DocKey         bson.Raw // the event's documentKey, when it has one
 }
 
+// Clone is t with its own copies of UUID and DocKey, which may point into
+// an oplog entry's buffer that the store reuses.
+func (t Token) Clone() Token {
+	t.UUID, t.DocKey = bytes.Clone(t.UUID), bytes.Clone(t.DocKey)
+	return t
+}
+
 // tokenTimestampType opens the encoded token, as MongoDB's opens with the
 // type byte of a Timestamp, so that a token's time can be read from its
 // first 9 bytes in both.

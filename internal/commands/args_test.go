@@ -249,6 +249,21 @@ var argRows = []struct {
 	{"dropIndexes.index", `{"dropIndexes": "c", "index": ["a_1", 1]}`, 14},
 	{"dropIndexes.index", `{"dropIndexes": "c"}`, 40414},
 	{"killOp.op", `{"killOp": 1, "op": 12345}`, 0},
+	{"configureFailPoint.mode", `{"configureFailPoint": "failCommand", "mode": "off"}`, 0},
+	{"configureFailPoint.data", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": 1}`, 14},
+	{"failCommand.data.failCommands", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": "find"}}`, 14},
+	{"failCommand.data.closeConnection", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "closeConnection": "yes"}}`, 14},
+	{"failCommand.data.errorCode", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "errorCode": "91"}}`, 14},
+	{"failCommand.data.errorLabels", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "errorLabels": [1]}}`, 14},
+	{"failCommand.data.writeConcernError", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["insert"], "writeConcernError": 1}}`, 14},
+	{"failCommand.data.blockConnection", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "blockConnection": true}}`, 2},
+	{"failCommand.data.blockTimeMS", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "blockTimeMS": "x"}}`, 14},
+	{"failCommand.data.appName", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "appName": 1}}`, 14},
+	{"failCommand.data.failInternalCommands", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "failInternalCommands": "x"}}`, 14},
+	{"failCommand.data.errorExtraInfo", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "errorExtraInfo": {}}}`, 238},
+	{"onPrimaryTransactionalWrite.data.closeConnection", `{"configureFailPoint": "onPrimaryTransactionalWrite", "mode": "off", "data": {"closeConnection": "no"}}`, 14},
+	{"onPrimaryTransactionalWrite.data.failBeforeCommitExceptionCode", `{"configureFailPoint": "onPrimaryTransactionalWrite", "mode": "off", "data": {"failBeforeCommitExceptionCode": "1"}}`, 14},
+	{"failCommand.data.namespace", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "namespace": "db.c"}}`, 238},
 	{"killOp.op", `{"killOp": 1}`, 4},
 	{"commitTransaction.recoveryToken", `{"commitTransaction": 1, "recoveryToken": {}}`, 72},
 	{"abortTransaction.recoveryToken", `{"abortTransaction": 1, "recoveryToken": {}}`, 72},
@@ -374,6 +389,7 @@ var argRows = []struct {
 	{"shutdown.force", `{"shutdown": 1, "force": true}`, 20},
 	{"shutdown.timeoutSecs", `{"shutdown": 1, "timeoutSecs": 5}`, 20},
 	{"killOp", `{"killOp": 1, "op": 12345, "unread": 1}`, 0},
+	{"configureFailPoint", `{"configureFailPoint": "failCommand", "mode": "off", "unread": 1}`, 0},
 	{"getParameter", `{"getParameter": 1, "cursorTimeoutMillis": 1}`, 0},
 	{"setParameter", `{"setParameter": 1, "nope": 1}`, 72},
 	{"enableSharding.primaryShard", `{"enableSharding": "test", "primaryShard": "folio"}`, 0},
@@ -395,6 +411,7 @@ var argRows = []struct {
 func argsService(t *testing.T) *Service {
 	s := newReplSetService(t, time.Now())
 	s.JS = js.New(js.Options{})
+	s.TestCommands = true
 	for _, cmd := range []bson.D{
 		{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "l", Value: bson.A{0, 1}}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}}},
 		{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}},

@@ -236,7 +236,9 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 			read++
 			cs.next = stamp + 1
 			err := cs.stream.Events(stamp, stored, func(tok changestream.Token, doc bson.Raw) error {
-				cs.buf = append(cs.buf, streamEvent{tok: tok, doc: doc})
+				// The token may point into stored, which the read may reuse
+				// once this entry is done (TiKV's does); the event is a copy.
+				cs.buf = append(cs.buf, streamEvent{tok: tok.Clone(), doc: doc})
 				return nil
 			})
 			return err == nil && read < changeStreamReadBatch && !cs.stream.Invalidated, err

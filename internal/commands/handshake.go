@@ -38,7 +38,10 @@ func init() {
 var helloSpec = &argSpec{path: "hello", fields: []argField{
 	arg("helloOk", tBool),
 	arg("compression", tArray),
-	ignore("client", tDoc, "client metadata, which MongoDB logs; Folio neither logs it nor shows it in currentOp"),
+	// client is the client's metadata, which MongoDB logs; Folio keeps
+	// only the application name (Conn.AppName), neither logging the rest
+	// nor showing it in currentOp.
+	arg("client", tDoc),
 	arg("saslSupportedMechs", tString),
 	arg("speculativeAuthenticate", tDoc),
 	ignore("forShell", tBool, "marks a shell's connection for MongoDB's logs"),
@@ -94,6 +97,11 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
 	)
+	if client, ok := r.args.value("client").DocumentOK(); ok {
+		if app, ok := client.Lookup("application", "name").StringValueOK(); ok {
+			r.Conn.AppName = app
+		}
+	}
 	if v := r.args.value("compression"); v.Type == bson.TypeArray {
 		var asked []string
 		vals, _ := v.Array().Values()

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -75,7 +74,9 @@ func (s *Service) Run(r *Request) bson.Raw {
 	}
 	s.observe(r, Name(r.Cmd), d, reply, err)
 	if err != nil {
-		out := s.errorReply(err)
+		me := *mongoerr.As(err) // a copy: errors may be shared values
+		me.Labels = replyLabels(r, Name(r.Cmd), me.Labels, me.Code, mongoerr.OK)
+		out := s.errorReply(&me)
 		if r.waitedForWriteConcern && !refusedBeforeRun(err) {
 			out = withWriteConcernError(out, r.Args.WriteConcern)
 		}
@@ -127,6 +128,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
+	if err := s.applyFailPoints(r, name); err != nil {
+		return nil, err
+	}
 	if s.fsync.held.Load() && commits(r, name) {
 		op.awaitingFsync.Store(true)
 		err := s.fsync.wait(r.Ctx)
@@ -158,6 +162,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	if r.waitedForWriteConcern {
 		reply = withWriteConcernError(reply, wc)
+	}
+	if r.failWCE != nil {
+		reply = withFailedWriteConcern(r, name, reply)
 	}
 	return reply, nil
 }
@@ -238,22 +245,12 @@ func ErrorReply(err error) bson.Raw {
 		{Key: "code", Value: int32(me.Code)},
 		{Key: "codeName", Value: me.Code.Name()},
 	}
-	labels := me.Labels
-	if me.Code == mongoerr.ChangeStreamFatalError || me.Code == mongoerr.ChangeStreamHistoryLost {
-		// MongoDB's NonResumableChangeStreamError category: a stream cannot
-		// resume after these, whichever command met them.
-		labels = append(slices.Clip(labels), nonResumableChangeStreamError)
-	}
-	if len(labels) > 0 {
-		d = append(d, bson.E{Key: "errorLabels", Value: labels})
+	if len(me.Labels) > 0 {
+		d = append(d, bson.E{Key: "errorLabels", Value: me.Labels})
 	}
 	d = append(d, me.Extra...)
 	return marshal(d)
 }
-
-// nonResumableChangeStreamError labels the errors after which a change
-// stream cannot resume.
-const nonResumableChangeStreamError = "NonResumableChangeStreamError"
 
 // marshal encodes a reply built as bson.D; replies built by handlers are
 // always encodable.

@@ -103,6 +103,13 @@ type Service struct {
 	// router's DDL lock does (another frontend's conflict with one fails
 	// with ConflictingOperationInProgress).
 	sharding sync.Mutex
+	// TestCommands enables the commands MongoDB runs only with its
+	// enableTestCommands parameter: configureFailPoint.
+	TestCommands bool
+	// failCommand and primaryWrite are the failCommand and
+	// onPrimaryTransactionalWrite fail points (failpoint.go).
+	failCommand  failPoint[failCommandData]
+	primaryWrite failPoint[primaryWriteData]
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document
@@ -137,6 +144,10 @@ type Conn struct {
 	Remote string
 	// Compressors is what hello negotiated with the client.
 	Compressors []string
+	// AppName is the application name the client's handshake gave
+	// (client.application.name), which the failCommand fail point may
+	// select connections by.
+	AppName string
 	// PeerSubject is the subject of the client certificate the connection
 	// presented and the server verified, as MongoDB names X.509 users
 	// (auth.SubjectName); "" when there is none.
@@ -188,6 +199,13 @@ type Request struct {
 	// member and waited for its write concern (waitsForWriteConcern): its
 	// reply, an error's included, reports an unsatisfiable one.
 	waitedForWriteConcern bool
+	// CloseConn is set when the failCommand fail point closes the
+	// connection: the server sends no reply and closes it.
+	CloseConn bool
+	// failLabels, when set by the failCommand fail point, are the reply's
+	// errorLabels; failWCE is the writeConcernError it adds to the reply.
+	failLabels *[]string
+	failWCE    bson.Raw
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

@@ -60,6 +60,9 @@ type Config struct {
 	// NoJavaScript is MongoDB's security.javascriptEnabled=false: $where,
 	// $function, $accumulator and mapReduce are refused.
 	NoJavaScript bool
+	// TestCommands is MongoDB's enableTestCommands parameter:
+	// configureFailPoint (failCommand), for driver test suites.
+	TestCommands bool
 	// ReplSetName, unless empty, has the server report itself as the
 	// primary of a one-member replica set, which drivers require for
 	// transactions.
@@ -223,6 +226,7 @@ func Start(cfg Config) (*Instance, error) {
 		Advisor:     advise.NewObserver(),
 	}
 	svc.Access.Enabled = cfg.Auth
+	svc.TestCommands = cfg.TestCommands
 	svc.LogLevel = commands.LogLevel{Var: level, Base: cfg.LogLevel}
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {

@@ -1146,3 +1146,9 @@ const (
 	// ChangeStreamNeedsReplicaSet: a change stream on a standalone server.
 	ChangeStreamNeedsReplicaSet Code = 40573
 )
+
+// Test commands.
+const (
+	// FailCommandClosedConnection: the failCommand fail point closed the command's connection.
+	FailCommandClosedConnection Code = 50985
+)

@@ -71,6 +71,10 @@ var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
 // errPanicked closes the connection of a request whose handler panicked.
 var errPanicked = errors.New("request handler panicked")
 
+// errFailPointClosed closes the connection of a request the failCommand
+// fail point failed with closeConnection, without a reply.
+var errFailPointClosed = errors.New("closed by the failCommand fail point")
+
 // beforeRun, when set (by tests only), is called with each command before
 // it runs.
 var beforeRun func(cmd bson.Raw)
@@ -104,7 +108,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errPanicked) {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errPanicked) && !errors.Is(err, errFailPointClosed) {
 			s.log.Warn("closing connection", "conn", c.info.ID, "remote", c.info.Remote, "err", err)
 		}
 		return
@@ -228,6 +232,9 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 			}
 		}()
 		reply = c.run(r)
+		if r.CloseConn {
+			return errFailPointClosed
+		}
 	}
 	if msg.MoreToCome() {
 		return nil
@@ -258,7 +265,10 @@ func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
 	case !isCmd:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpQueryFindUnsupported, "OP_QUERY is no longer supported for queries; use the find command"))
 	case name == "hello" || name == "isMaster" || name == "ismaster":
-		reply = c.run(&commands.Request{DB: db, Cmd: cmd, Conn: &c.info})
+		r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
+		if reply = c.run(r); r.CloseConn {
+			return errFailPointClosed
+		}
 	default:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand,
 			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))

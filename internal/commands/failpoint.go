@@ -1,0 +1,361 @@
+package commands
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
+)
+
+func init() {
+	registerAdmin(configureFailPointCmd, configureFailPointSpec, "configureFailPoint")
+}
+
+// configureFailPointSpec declares configureFailPoint, which MongoDB parses
+// without an IDL: the fail point's name is the command's value.
+var configureFailPointSpec = func() *argSpec {
+	s := untyped("configureFailPoint", arg("mode", tAny), arg("data", tDoc))
+	s.subs = []*argSpec{failCommandDataSpec, primaryWriteDataSpec}
+	return s
+}()
+
+// failCommandDataSpec declares the data of the failCommand fail point.
+var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
+	arg("failCommands", tArray),
+	arg("closeConnection", tBool),
+	arg("errorCode", tInt32),
+	arg("errorLabels", tArray),
+	arg("writeConcernError", tDoc),
+	arg("blockConnection", tBool),
+	arg("blockTimeMS", tLong),
+	arg("appName", tString),
+	// Folio runs no internal client whose commands it could fail.
+	arg("failInternalCommands", tBool),
+	refuse("errorExtraInfo", tDoc, "extra error information"),
+	refuse("namespace", tString, "failing only the commands on one namespace"),
+}}
+
+// configureFailPointCmd sets the failCommand fail point, as MongoDB does
+// with enableTestCommands (-enable-test-commands), for driver test suites:
+// {configureFailPoint: "failCommand", mode, data}. The mode is "alwaysOn",
+// "off", {times: n} (the next n matching commands), {skip: n} (all but the
+// next n) or {activationProbability: p}. A matching command (its name in
+// data.failCommands and, when data.appName is given, its connection's
+// application name that one) closes its connection (closeConnection),
+// waits blockTimeMS (blockConnection), fails with errorCode (and
+// errorLabels), or runs and gets writeConcernError in its reply.
+// onPrimaryTransactionalWrite acts on retryable writes: it closes the
+// connection without a reply (unless data.closeConnection is false) after
+// the write, or before it when data.failBeforeCommitExceptionCode fails it
+// unapplied. The reply counts the times the fail point acted before.
+// Without test commands, the command does not exist, as in MongoDB. Other
+// fail points are refused.
+// https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
+func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
+	if !s.TestCommands {
+		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: 'configureFailPoint'")
+	}
+	name, ok := r.args.first().StringValueOK()
+	if !ok {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "configureFailPoint takes the name of a fail point as a string")
+	}
+	mode, err := parseFailMode(r.args.value("mode"))
+	if err != nil {
+		return nil, err
+	}
+	var entered int64
+	switch name {
+	case "failCommand":
+		var data failCommandData
+		if mode.kind != failOff {
+			if data, err = parseFailCommandData(r.args.doc("data")); err != nil {
+				return nil, err
+			}
+		}
+		entered = s.failCommand.set(mode, data)
+	case "onPrimaryTransactionalWrite":
+		a, err := parseSub(r.args.doc("data"), primaryWriteDataSpec)
+		if err != nil {
+			return nil, err
+		}
+		data := primaryWriteData{closeConnection: a.bool("closeConnection")}
+		if a.has("failBeforeCommitExceptionCode") {
+			code, _ := values.Int64(a.value("failBeforeCommitExceptionCode"))
+			data.failBeforeCommit = mongoerr.Code(code)
+		}
+		entered = s.primaryWrite.set(mode, data)
+	default:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand and onPrimaryTransactionalWrite)", name)
+	}
+	return marshal(bson.D{{Key: "count", Value: entered}}), nil
+}
+
+// primaryWriteDataSpec declares the data of the onPrimaryTransactionalWrite
+// fail point.
+var primaryWriteDataSpec = &argSpec{path: "onPrimaryTransactionalWrite.data", fields: []argField{
+	withDefault("closeConnection", tBool, 1),
+	arg("failBeforeCommitExceptionCode", tLong),
+}}
+
+// primaryWriteData is what the onPrimaryTransactionalWrite fail point does
+// to a retryable write: fail it before its commit, so that it is not
+// applied, and close its connection without a reply (by default), so that
+// the client does not know whether it was.
+type primaryWriteData struct {
+	closeConnection  bool
+	failBeforeCommit mongoerr.Code
+}
+
+// failModeKind is how a fail point decides to act.
+type failModeKind int
+
+const (
+	failOff failModeKind = iota
+	failAlways
+	failTimes       // the next n matches
+	failSkip        // all matches after the next n
+	failProbability // each match with probability p
+)
+
+type failMode struct {
+	kind failModeKind
+	n    int64
+	p    float64
+}
+
+// parseFailMode reads a fail point's mode.
+func parseFailMode(v bson.RawValue) (failMode, error) {
+	switch v.Type {
+	case bson.TypeString:
+		switch v.StringValue() {
+		case "off":
+			return failMode{kind: failOff}, nil
+		case "alwaysOn":
+			return failMode{kind: failAlways}, nil
+		}
+	case bson.TypeEmbeddedDocument:
+		elems, _ := v.Document().Elements()
+		if len(elems) == 1 {
+			e := elems[0]
+			switch e.Key() {
+			case "times", "skip":
+				n, ok := values.Int64(e.Value())
+				if !ok || n < 0 {
+					return failMode{}, mongoerr.New(mongoerr.BadValue, "'%s' must be a non-negative integer", e.Key())
+				}
+				if e.Key() == "skip" {
+					return failMode{kind: failSkip, n: n}, nil
+				}
+				if n == 0 {
+					return failMode{kind: failOff}, nil
+				}
+				return failMode{kind: failTimes, n: n}, nil
+			case "activationProbability":
+				p, ok := values.Float64(e.Value())
+				if !ok || p < 0 || p > 1 {
+					return failMode{}, mongoerr.New(mongoerr.BadValue, "activationProbability must be a number between 0 and 1")
+				}
+				return failMode{kind: failProbability, p: p}, nil
+			}
+		}
+	}
+	return failMode{}, mongoerr.New(mongoerr.BadValue, "mode must be \"off\", \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}, not %s", values.Display(v))
+}
+
+// failCommandData is what the failCommand fail point does.
+type failCommandData struct {
+	commands        []string
+	appName         string
+	closeConnection bool
+	errorCode       mongoerr.Code
+	hasErrorLabels  bool
+	errorLabels     []string
+	wce             bson.Raw
+	block           time.Duration
+}
+
+func parseFailCommandData(doc bson.Raw) (failCommandData, error) {
+	var d failCommandData
+	if doc == nil {
+		return d, mongoerr.New(mongoerr.BadValue, "the failCommand fail point needs data with failCommands")
+	}
+	a, err := parseSub(doc, failCommandDataSpec)
+	if err != nil {
+		return d, err
+	}
+	if d.commands, err = stringsArg(a.value("failCommands"), "failCommands"); err != nil {
+		return d, err
+	}
+	if len(d.commands) == 0 {
+		return d, mongoerr.New(mongoerr.BadValue, "failCommand needs a non-empty failCommands array")
+	}
+	d.appName, d.closeConnection = a.str("appName"), a.bool("closeConnection")
+	if a.has("errorCode") {
+		d.errorCode = mongoerr.Code(a.value("errorCode").Int32())
+	}
+	if d.hasErrorLabels = a.has("errorLabels"); d.hasErrorLabels {
+		if d.errorLabels, err = stringsArg(a.value("errorLabels"), "errorLabels"); err != nil {
+			return d, err
+		}
+		if d.errorLabels == nil {
+			d.errorLabels = []string{}
+		}
+	}
+	d.wce = a.doc("writeConcernError")
+	if a.bool("blockConnection") {
+		ms, _ := values.Int64(a.value("blockTimeMS"))
+		if ms <= 0 {
+			return d, mongoerr.New(mongoerr.BadValue, "blockConnection needs a positive blockTimeMS")
+		}
+		d.block = time.Duration(ms) * time.Millisecond
+	}
+	return d, nil
+}
+
+// stringsArg reads an array of strings.
+func stringsArg(v bson.RawValue, name string) ([]string, error) {
+	vals, _ := v.Array().Values()
+	var out []string
+	for _, e := range vals {
+		str, ok := e.StringValueOK()
+		if !ok {
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "%s must hold strings", name)
+		}
+		out = append(out, str)
+	}
+	return out, nil
+}
+
+// failPoint is a fail point's state: its mode, its data and how many
+// times it acted. on spares the commands a lock while it is off.
+type failPoint[D any] struct {
+	on      atomic.Bool
+	mu      sync.Mutex
+	mode    failMode
+	data    D
+	entered int64
+}
+
+// set changes the mode and data and returns how many times the fail point
+// acted before.
+func (f *failPoint[D]) set(mode failMode, data D) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mode, f.data = mode, data
+	f.on.Store(mode.kind != failOff)
+	return f.entered
+}
+
+// check returns the fail point's data if it acts on a command its data
+// matches (counting the time and, in times mode, using one up).
+func (f *failPoint[D]) check(matches func(D) bool) (D, bool) {
+	var none D
+	if !f.on.Load() {
+		return none, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.data
+	if f.mode.kind == failOff || !matches(d) {
+		return none, false
+	}
+	switch f.mode.kind {
+	case failTimes:
+		if f.mode.n--; f.mode.n <= 0 {
+			f.mode.kind = failOff
+			f.on.Store(false)
+		}
+	case failSkip:
+		if f.mode.n > 0 {
+			f.mode.n--
+			return none, false
+		}
+	case failProbability:
+		if rand.Float64() >= f.mode.p {
+			return none, false
+		}
+	}
+	f.entered++
+	return d, true
+}
+
+// applyFailPoints applies the fail points to r, command name, before it
+// runs: an error fails the command; CloseConn, failLabels and failWCE are
+// set for Run and the server.
+func (s *Service) applyFailPoints(r *Request, name string) error {
+	if err := s.applyFailCommand(r, name); err != nil {
+		return err
+	}
+	a := r.Args.Session
+	if !a.hasTxnNumber || a.inTxn || !retryable[name] {
+		return nil
+	}
+	w, ok := s.primaryWrite.check(func(primaryWriteData) bool { return true })
+	if !ok {
+		return nil
+	}
+	r.CloseConn = w.closeConnection
+	if w.failBeforeCommit != 0 {
+		return mongoerr.New(w.failBeforeCommit, "Failing write for test before commit")
+	}
+	return nil
+}
+
+// applyFailCommand applies the failCommand fail point.
+func (s *Service) applyFailCommand(r *Request, name string) error {
+	d, ok := s.failCommand.check(func(d failCommandData) bool {
+		return name != "configureFailPoint" && slices.Contains(d.commands, name) &&
+			(d.appName == "" || r.Conn != nil && r.Conn.AppName == d.appName)
+	})
+	if !ok {
+		return nil
+	}
+	if d.hasErrorLabels {
+		labels := d.errorLabels
+		r.failLabels = &labels
+	}
+	if d.closeConnection {
+		r.CloseConn = true
+		return mongoerr.New(mongoerr.FailCommandClosedConnection, "Failing command due to 'failCommand' failpoint")
+	}
+	if d.block > 0 {
+		t := time.NewTimer(d.block)
+		select {
+		case <-t.C:
+		case <-r.Ctx.Done():
+			t.Stop()
+			return mongoerr.Interruption(r.Ctx)
+		}
+	}
+	if d.errorCode != 0 {
+		return mongoerr.New(d.errorCode, "Failing command via 'failCommand' failpoint")
+	}
+	r.failWCE = d.wce
+	return nil
+}
+
+// withFailedWriteConcern adds the fail point's writeConcernError to the
+// reply of r, command name, and the errorLabels it calls for.
+func withFailedWriteConcern(r *Request, name string, reply bson.Raw) bson.Raw {
+	if len(reply) == 0 {
+		reply = bson.Raw{5, 0, 0, 0, 0}
+	}
+	fields := bsoncore.AppendDocumentElement(nil, "writeConcernError", r.failWCE)
+	code, _ := values.Int64(r.failWCE.Lookup("code"))
+	if labels := replyLabels(r, name, nil, mongoerr.OK, mongoerr.Code(code)); len(labels) > 0 {
+		start, arr := bsoncore.AppendArrayElementStart(fields, "errorLabels")
+		for i, l := range labels {
+			arr = bsoncore.AppendStringElement(arr, strconv.Itoa(i), l)
+		}
+		fields, _ = bsoncore.AppendArrayEnd(arr, start)
+	}
+	return appendFields(reply, fields)
+}

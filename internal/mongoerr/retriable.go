@@ -1,0 +1,15 @@
+package mongoerr
+
+// Retriable reports whether c is in MongoDB's RetriableError category as
+// the retryable writes specification lists it: errors of a node stepping
+// down or shutting down, or of the network, after which a write may be
+// retried on the (new) primary.
+func Retriable(c Code) bool {
+	switch c {
+	case HostUnreachable, HostNotFound, NetworkTimeout, ShutdownInProgress, PrimarySteppedDown,
+		ExceededTimeLimit, SocketException, NotWritablePrimary, InterruptedAtShutdown,
+		InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary:
+		return true
+	}
+	return false
+}

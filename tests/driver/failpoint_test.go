@@ -1,0 +1,212 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// startTestCommands starts a replica set member with test commands and
+// returns a client whose application name is app.
+func startTestCommands(t *testing.T, app string) *mongo.Client {
+	t.Helper()
+	cfg := defaultConfig()
+	cfg.ReplSetName = "folio"
+	cfg.TestCommands = true
+	in := startInstance(t, cfg)
+	return connect(t, in, options.Client().SetAppName(app))
+}
+
+// failCommand sets the failCommand fail point.
+func failCommand(t *testing.T, client *mongo.Client, mode any, data bson.D) {
+	t.Helper()
+	cmd := bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: mode}, {Key: "data", Value: data}}
+	if err := client.Database("admin").RunCommand(context.Background(), cmd).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailCommandErrors: with test commands, failCommand fails the named
+// commands with the code given, labelled as MongoDB labels it (a
+// retryable write's retriable error RetryableWriteError, so the driver
+// retries it once and the write is applied once), or with the labels
+// given; {times: n} acts n times; appName selects connections; the reply
+// counts the times the fail point acted.
+func TestFailCommandErrors(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("fail")
+
+	// A retriable error on a retryable write: retried once, applied once.
+	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "errorCode", Value: 91}})
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("insert after one ShutdownInProgress: %v", err)
+	}
+	// The raw reply of a failed command: code, message and label.
+	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "errorCode", Value: 91}})
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	raw := bson.D{{Key: "insert", Value: "fail"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}, {Key: "txnNumber", Value: int64(1)}}
+	err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+		return client.Database(testDB).RunCommand(ctx, raw).Err()
+	})
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 91 || ce.Message != "Failing command via 'failCommand' failpoint" || !ce.HasErrorLabel("RetryableWriteError") {
+		t.Fatalf("failed insert: %v (labels %v)", err, ce.Labels)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+		t.Fatalf("%d documents (%v), want the first insert's alone", n, err)
+	}
+	// Labels given replace MongoDB's; a read gets none of its own.
+	failCommand(t, client, "alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorCode", Value: 2}, {Key: "errorLabels", Value: bson.A{"Custom"}}})
+	err = coll.FindOne(ctx, bson.D{}).Err()
+	if !errors.As(err, &ce) || ce.Code != 2 || !ce.HasErrorLabel("Custom") || len(ce.Labels) != 1 {
+		t.Fatalf("find: %v (labels %v)", err, ce.Labels)
+	}
+	if err := coll.FindOne(ctx, bson.D{}).Err(); err == nil {
+		t.Fatal("alwaysOn failed find once only")
+	}
+	// Another application's connections are not failed.
+	failCommand(t, client, "alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorCode", Value: 2}, {Key: "appName", Value: "someoneElse"}})
+	if err := coll.FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatalf("find by another application: %v", err)
+	}
+	// off reports how many times the fail point acted: 4 so far.
+	var off struct {
+		Count int64 `bson:"count"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "off"}}).Decode(&off); err != nil || off.Count != 4 {
+		t.Fatalf("count %d (%v), want 4", off.Count, err)
+	}
+	if err := coll.FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatalf("find after off: %v", err)
+	}
+}
+
+// TestFailCommandConnectionAndWriteConcern: closeConnection closes the
+// connection without a reply (the driver retries the retryable write on a
+// new one); blockConnection waits, cut short by maxTimeMS;
+// writeConcernError runs the command and reports the error given in its
+// reply.
+func TestFailCommandConnectionAndWriteConcern(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("failconn")
+
+	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "closeConnection", Value: true}})
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatalf("insert retried after a closed connection: %v", err)
+	}
+
+	failCommand(t, client, "alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 60_000}})
+	err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "failconn"}, {Key: "maxTimeMS", Value: 50}}).Err()
+	requireCode(t, err, 50, "MaxTimeMSExpired")
+	failCommand(t, client, "off", nil)
+
+	wce := bson.D{{Key: "code", Value: 91}, {Key: "errmsg", Value: "Replication is being shut down"}}
+	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"insert"}}, {Key: "writeConcernError", Value: wce}})
+	var reply bson.Raw
+	if reply, err = db.RunCommand(ctx, bson.D{{Key: "insert", Value: "failconn"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}).Raw(); err == nil {
+		t.Fatalf("insert: no error, reply %s", reply)
+	}
+	var we mongo.WriteException
+	if !errors.As(err, &we) || we.WriteConcernError == nil || we.WriteConcernError.Code != 91 || we.WriteConcernError.Message != "Replication is being shut down" {
+		t.Fatalf("insert: %v, want the writeConcernError given", err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("%d documents (%v), want 2: the write concern error's insert ran", n, err)
+	}
+}
+
+// TestFailPointRefusals: without test commands configureFailPoint does
+// not exist; other fail points and unknown data fields are refused.
+func TestFailPointRefusals(t *testing.T) {
+	plain := connect(t, startInstance(t, defaultConfig()))
+	ctx := context.Background()
+	cmd := func(name string, data bson.D) bson.D {
+		return bson.D{{Key: "configureFailPoint", Value: name}, {Key: "mode", Value: "alwaysOn"}, {Key: "data", Value: data}}
+	}
+	err := plain.Database("admin").RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}})).Err()
+	requireCode(t, err, 59, "CommandNotFound")
+
+	client := startTestCommands(t, "failtest")
+	admin := client.Database("admin")
+	requireCode(t, admin.RunCommand(ctx, cmd("hangBeforeTransactionCommit", bson.D{})).Err(), 238, "NotImplemented")
+	requireCode(t, admin.RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorExtraInfo", Value: bson.D{}}})).Err(), 238, "NotImplemented")
+	requireCode(t, admin.RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "bogus", Value: 1}})).Err(), 40415, "")
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "sometimes"}}).Err(), 2, "BadValue")
+	requireCode(t, client.Database(testDB).RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}})).Err(), 13, "Unauthorized")
+}
+
+// TestPrimaryWriteFailPointExactlyOnce: the onPrimaryTransactionalWrite
+// fail point closes a retryable write's connection without a reply, after
+// the write or (failBeforeCommitExceptionCode) instead of it; the driver
+// retries once on the network error, and every write is applied exactly
+// once, whichever way it went.
+func TestPrimaryWriteFailPointExactlyOnce(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("exactlyonce")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "n", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	set := func(mode any, data bson.D) {
+		t.Helper()
+		cmd := bson.D{{Key: "configureFailPoint", Value: "onPrimaryTransactionalWrite"}, {Key: "mode", Value: mode}}
+		if data != nil {
+			cmd = append(cmd, bson.E{Key: "data", Value: data})
+		}
+		if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}
+	one := bson.D{{Key: "_id", Value: 1}}
+	want := int32(0)
+	check := func(what string) {
+		t.Helper()
+		var doc struct {
+			N int32 `bson:"n"`
+		}
+		if err := coll.FindOne(ctx, one).Decode(&doc); err != nil || doc.N != want {
+			t.Fatalf("%s: n = %d (%v), want %d", what, doc.N, err, want)
+		}
+	}
+
+	set(bson.D{{Key: "times", Value: 1}}, nil) // applied, reply lost
+	if res, err := coll.UpdateOne(ctx, one, inc); err != nil || res.ModifiedCount != 1 {
+		t.Fatalf("update after a lost reply: %+v, %v", res, err)
+	}
+	want++
+	check("reply lost")
+
+	set(bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failBeforeCommitExceptionCode", Value: 1}}) // not applied
+	var doc bson.M
+	if err := coll.FindOneAndUpdate(ctx, one, inc).Decode(&doc); err != nil || doc["n"] != want {
+		t.Fatalf("findAndModify after a failure before commit: %v, %v", doc, err)
+	}
+	want++
+	check("failed before commit")
+
+	set(bson.D{{Key: "times", Value: 2}}, nil) // the retry's reply is lost too
+	if _, err := coll.UpdateOne(ctx, one, inc); !mongo.IsNetworkError(err) {
+		t.Fatalf("update whose two replies were lost: %v, want a network error", err)
+	}
+	want++
+	check("both replies lost")
+
+	set(bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "closeConnection", Value: false}}) // nothing happens
+	if _, err := coll.UpdateOne(ctx, one, inc); err != nil {
+		t.Fatal(err)
+	}
+	want++
+	check("closeConnection false")
+}
