@@ -263,6 +263,8 @@ var argRows = []struct {
 	{"failCommand.data.errorExtraInfo", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "errorExtraInfo": {}}}`, 238},
 	{"onPrimaryTransactionalWrite.data.closeConnection", `{"configureFailPoint": "onPrimaryTransactionalWrite", "mode": "off", "data": {"closeConnection": "no"}}`, 14},
 	{"onPrimaryTransactionalWrite.data.failBeforeCommitExceptionCode", `{"configureFailPoint": "onPrimaryTransactionalWrite", "mode": "off", "data": {"failBeforeCommitExceptionCode": "1"}}`, 14},
+	{"failGetMoreAfterCursorCheckout.data.errorCode", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "alwaysOn", "data": {"errorCode": 6.5}}`, 14},
+	{"failGetMoreAfterCursorCheckout.data.closeConnection", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "off", "data": {"closeConnection": "x"}}`, 14},
 	{"failCommand.data.namespace", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "namespace": "db.c"}}`, 238},
 	{"killOp.op", `{"killOp": 1}`, 4},
 	{"commitTransaction.recoveryToken", `{"commitTransaction": 1, "recoveryToken": {}}`, 72},

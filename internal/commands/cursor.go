@@ -363,6 +363,12 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Cursors.Return(c)
 		return nil, err
 	}
+	r.streamCursor = streamOf(c.Source()) != nil
+	if err := s.failGetMore(r); err != nil {
+		// As an error of the getMore, the cursor's end.
+		_ = s.Cursors.Close(c)
+		return nil, err
+	}
 	await := defaultAwaitTime
 	if r.Args.HasMaxTimeMS {
 		if c.Await == nil {

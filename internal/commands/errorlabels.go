@@ -5,11 +5,13 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // The error labels MongoDB's error label builder adds.
 const (
 	retryableWriteError           = "RetryableWriteError"
+	resumableChangeStreamError    = "ResumableChangeStreamError"
 	nonResumableChangeStreamError = "NonResumableChangeStreamError"
 )
 
@@ -20,9 +22,11 @@ const (
 // abortTransaction that met a retriable error or write concern error;
 // TransientTransactionError on a command of a transaction whose error
 // lets the whole transaction be retried (transientInTxn);
-// NonResumableChangeStreamError on ChangeStreamFatalError and
-// ChangeStreamHistoryLost, whichever command met them. A failCommand fail
-// point's errorLabels replace them all.
+// ResumableChangeStreamError on a change stream's aggregate or getMore
+// (once it found its cursor) that met an error after which a stream
+// resumes (resumable); NonResumableChangeStreamError on
+// ChangeStreamFatalError and ChangeStreamHistoryLost, whichever command
+// met them. A failCommand fail point's errorLabels replace them all.
 func replyLabels(r *Request, name string, own []string, code, wcCode mongoerr.Code) []string {
 	if r.failLabels != nil {
 		return *r.failLabels
@@ -41,6 +45,9 @@ func replyLabels(r *Request, name string, own []string, code, wcCode mongoerr.Co
 	}
 	if a.inTxn && transientInTxn(code, wcCode != mongoerr.OK, commitOrAbort) {
 		add(engine.TransientTransactionError)
+	}
+	if wcCode == mongoerr.OK && resumable(code) && r.onChangeStream(name) {
+		add(resumableChangeStreamError)
 	}
 	if code == mongoerr.ChangeStreamFatalError || code == mongoerr.ChangeStreamHistoryLost {
 		add(nonResumableChangeStreamError)
@@ -64,4 +71,32 @@ func transientInTxn(code mongoerr.Code, wce, commitOrAbort bool) bool {
 		return !commitOrAbort || !wce
 	}
 	return !commitOrAbort && mongoerr.Retriable(code)
+}
+
+// resumable reports whether a change stream resumes after code: a
+// retriable error, a stale routing table, or a read preference no node
+// satisfied.
+func resumable(code mongoerr.Code) bool {
+	switch code {
+	case mongoerr.StaleEpoch, mongoerr.StaleConfig, mongoerr.RetryChangeStream, mongoerr.FailedToSatisfyReadPreference:
+		return true
+	}
+	return mongoerr.Retriable(code)
+}
+
+// onChangeStream reports whether r, command name, reads a change stream:
+// an aggregate whose pipeline opens with $changeStream, or a getMore that
+// found a change stream's cursor.
+func (r *Request) onChangeStream(name string) bool {
+	switch name {
+	case "getMore":
+		return r.streamCursor
+	case "aggregate":
+		if r.args.spec == nil {
+			return false
+		}
+		stages, err := r.args.docs("pipeline")
+		return err == nil && len(stages) > 0 && rawdoc.FirstKey(stages[0]) == "$changeStream"
+	}
+	return false
 }

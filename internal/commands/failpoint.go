@@ -23,7 +23,7 @@ func init() {
 // without an IDL: the fail point's name is the command's value.
 var configureFailPointSpec = func() *argSpec {
 	s := untyped("configureFailPoint", arg("mode", tAny), arg("data", tDoc))
-	s.subs = []*argSpec{failCommandDataSpec, primaryWriteDataSpec}
+	s.subs = []*argSpec{failCommandDataSpec, primaryWriteDataSpec, getMoreFailDataSpec}
 	return s
 }()
 
@@ -55,7 +55,8 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 // onPrimaryTransactionalWrite acts on retryable writes: it closes the
 // connection without a reply (unless data.closeConnection is false) after
 // the write, or before it when data.failBeforeCommitExceptionCode fails it
-// unapplied. The reply counts the times the fail point acted before.
+// unapplied. failGetMoreAfterCursorCheckout fails getMores that found
+// their cursor with data.errorCode. The reply counts the times the fail point acted before.
 // Without test commands, the command does not exist, as in MongoDB. Other
 // fail points are refused.
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
@@ -92,8 +93,19 @@ func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 			data.failBeforeCommit = mongoerr.Code(code)
 		}
 		entered = s.primaryWrite.set(mode, data)
+	case "failGetMoreAfterCursorCheckout":
+		a, err := parseSub(r.args.doc("data"), getMoreFailDataSpec)
+		if err != nil {
+			return nil, err
+		}
+		code, _ := a.value("errorCode").Int32OK()
+		data := getMoreFailData{code: mongoerr.Code(code), closeConnection: a.bool("closeConnection")}
+		if data.code == mongoerr.OK && mode.kind != failOff {
+			return nil, mongoerr.New(mongoerr.BadValue, "failGetMoreAfterCursorCheckout needs data with a non-zero errorCode")
+		}
+		entered = s.getMoreFail.set(mode, data)
 	default:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand and onPrimaryTransactionalWrite)", name)
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite and failGetMoreAfterCursorCheckout)", name)
 	}
 	return marshal(bson.D{{Key: "count", Value: entered}}), nil
 }
@@ -104,6 +116,32 @@ var primaryWriteDataSpec = &argSpec{path: "onPrimaryTransactionalWrite.data", fi
 	withDefault("closeConnection", tBool, 1),
 	arg("failBeforeCommitExceptionCode", tLong),
 }}
+
+// getMoreFailDataSpec declares the data of the
+// failGetMoreAfterCursorCheckout fail point.
+var getMoreFailDataSpec = &argSpec{path: "failGetMoreAfterCursorCheckout.data", fields: []argField{
+	arg("errorCode", tInt32),
+	arg("closeConnection", tBool),
+}}
+
+// getMoreFailData is what the failGetMoreAfterCursorCheckout fail point
+// does to a getMore once it found its cursor: fail it with code (which
+// ends the cursor), closing the connection if closeConnection.
+type getMoreFailData struct {
+	code            mongoerr.Code
+	closeConnection bool
+}
+
+// failGetMore applies the failGetMoreAfterCursorCheckout fail point to a
+// getMore that found its cursor.
+func (s *Service) failGetMore(r *Request) error {
+	d, ok := s.getMoreFail.check(func(getMoreFailData) bool { return true })
+	if !ok {
+		return nil
+	}
+	r.CloseConn = d.closeConnection
+	return mongoerr.New(d.code, "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
+}
 
 // primaryWriteData is what the onPrimaryTransactionalWrite fail point does
 // to a retryable write: fail it before its commit, so that it is not

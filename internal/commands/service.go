@@ -110,6 +110,8 @@ type Service struct {
 	// onPrimaryTransactionalWrite fail points (failpoint.go).
 	failCommand  failPoint[failCommandData]
 	primaryWrite failPoint[primaryWriteData]
+	// getMoreFail is the failGetMoreAfterCursorCheckout fail point.
+	getMoreFail failPoint[getMoreFailData]
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document
@@ -206,6 +208,8 @@ type Request struct {
 	// errorLabels; failWCE is the writeConcernError it adds to the reply.
 	failLabels *[]string
 	failWCE    bson.Raw
+	// streamCursor is set once a getMore found a change stream's cursor.
+	streamCursor bool
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -209,4 +210,47 @@ func TestPrimaryWriteFailPointExactlyOnce(t *testing.T) {
 	}
 	want++
 	check("closeConnection false")
+}
+
+// TestChangeStreamResumesAfterGetMoreFailure: a change stream's getMore
+// that found its cursor and failed with a resumable error carries
+// ResumableChangeStreamError, and the driver resumes the stream without
+// losing an event; a getMore failed by failCommand before it found its
+// cursor carries no such label, and the stream fails.
+func TestChangeStreamResumesAfterGetMoreFailure(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("resume")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	setGetMore := func(code int) {
+		t.Helper()
+		cmd := bson.D{{Key: "configureFailPoint", Value: "failGetMoreAfterCursorCheckout"}, {Key: "mode", Value: bson.D{{Key: "times", Value: 1}}},
+			{Key: "data", Value: bson.D{{Key: "errorCode", Value: code}, {Key: "closeConnection", Value: false}}}}
+		if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, code := range []int{6, 91, 11600, 234} {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+		setGetMore(code)
+		ev := nextEvent(t, cs)
+		if id := ev.Lookup("documentKey", "_id").Int32(); id != int32(i) {
+			t.Fatalf("after code %d: event of _id %d, want %d", code, id, i)
+		}
+	}
+	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"getMore"}}, {Key: "errorCode", Value: 6}})
+	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if cs.Next(nctx) {
+		t.Fatalf("event %s, want the getMore's error", cs.Current)
+	}
+	if got := serverCode(cs.Err()); got != 6 {
+		t.Fatalf("stream error %v, want code 6", cs.Err())
+	}
 }
