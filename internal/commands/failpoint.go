@@ -43,22 +43,24 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 	refuse("namespace", tString, "failing only the commands on one namespace"),
 }}
 
-// configureFailPointCmd sets the failCommand fail point, as MongoDB does
-// with enableTestCommands (-enable-test-commands), for driver test suites:
-// {configureFailPoint: "failCommand", mode, data}. The mode is "alwaysOn",
-// "off", {times: n} (the next n matching commands), {skip: n} (all but the
-// next n) or {activationProbability: p}. A matching command (its name in
-// data.failCommands and, when data.appName is given, its connection's
-// application name that one) closes its connection (closeConnection),
-// waits blockTimeMS (blockConnection), fails with errorCode (and
-// errorLabels), or runs and gets writeConcernError in its reply.
-// onPrimaryTransactionalWrite acts on retryable writes: it closes the
-// connection without a reply (unless data.closeConnection is false) after
-// the write, or before it when data.failBeforeCommitExceptionCode fails it
-// unapplied. failGetMoreAfterCursorCheckout fails getMores that found
-// their cursor with data.errorCode. The reply counts the times the fail point acted before.
-// Without test commands, the command does not exist, as in MongoDB. Other
-// fail points are refused.
+// configureFailPointCmd sets a fail point, as MongoDB does with
+// enableTestCommands (-enable-test-commands), for driver test suites:
+// {configureFailPoint: <name>, mode, data}. The mode is "alwaysOn", "off",
+// {times: n} (the next n times it could act), {skip: n} (all but the next
+// n) or {activationProbability: p}. The reply counts the times the fail
+// point acted before. Without test commands the command does not exist,
+// as in MongoDB; fail points other than these three are refused:
+//   - failCommand: a command named in data.failCommands (of the
+//     application data.appName, when given) has its connection closed
+//     (closeConnection), waits blockTimeMS (blockConnection), fails with
+//     errorCode (and errorLabels), or runs and gets writeConcernError in
+//     its reply;
+//   - onPrimaryTransactionalWrite: a retryable write runs and has its
+//     connection closed without a reply (unless data.closeConnection is
+//     false), or with data.failBeforeCommitExceptionCode fails unapplied;
+//   - failGetMoreAfterCursorCheckout: a getMore that found its cursor
+//     fails with data.errorCode.
+//
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
 func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !s.TestCommands {

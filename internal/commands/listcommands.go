@@ -10,11 +10,14 @@ func init() {
 	register(listCommandsCmd, untyped("listCommands"), "listCommands")
 }
 
-// listCommandsCmd lists the commands Folio answers, by name.
-func listCommandsCmd(*Service, *Request) (bson.Raw, error) {
+// listCommandsCmd lists the commands Folio answers, by name: the test
+// commands only when they are enabled.
+func listCommandsCmd(s *Service, _ *Request) (bson.Raw, error) {
 	names := make([]string, 0, len(handlers))
 	for n := range handlers {
-		names = append(names, n)
+		if n != "configureFailPoint" || s.TestCommands {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	cmds := bson.D{}

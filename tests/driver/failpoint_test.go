@@ -139,6 +139,18 @@ func TestFailPointRefusals(t *testing.T) {
 	requireCode(t, err, 59, "CommandNotFound")
 
 	client := startTestCommands(t, "failtest")
+	for _, c := range []struct {
+		client *mongo.Client
+		listed bool
+	}{{plain, false}, {client, true}} {
+		list, err := c.client.Database("admin").RunCommand(ctx, bson.D{{Key: "listCommands", Value: 1}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := list.LookupErr("commands", "configureFailPoint"); (err == nil) != c.listed {
+			t.Errorf("listCommands lists configureFailPoint: %v, want %v", err == nil, c.listed)
+		}
+	}
 	admin := client.Database("admin")
 	requireCode(t, admin.RunCommand(ctx, cmd("hangBeforeTransactionCommit", bson.D{})).Err(), 238, "NotImplemented")
 	requireCode(t, admin.RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorExtraInfo", Value: bson.D{}}})).Err(), 238, "NotImplemented")
