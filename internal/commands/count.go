@@ -124,5 +124,14 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	for i, v := range vals {
 		arr[i] = v
 	}
-	return marshal(bson.D{{Key: "values", Value: arr}}), nil
+	return marshal(withAtClusterTime(r, bson.D{{Key: "values", Value: arr}})), nil
+}
+
+// withAtClusterTime adds to a reply that is not a cursor's the time of a
+// read at readConcern snapshot (Request.atClusterTime), as MongoDB does.
+func withAtClusterTime(r *Request, d bson.D) bson.D {
+	if r.atClusterTime == 0 {
+		return d
+	}
+	return append(d, bson.E{Key: "atClusterTime", Value: r.atClusterTime.Timestamp()})
 }

@@ -55,6 +55,10 @@ func cursorReplyWith(r *Request, ns, batchField string, fill func([]byte) ([]byt
 	r.op.noteCursor(n, cursorID)
 	out = bsoncore.AppendInt64Element(out, "id", cursorID)
 	out = bsoncore.AppendStringElement(out, "ns", ns)
+	if r.atClusterTime != 0 && batchField == "firstBatch" {
+		ts := r.atClusterTime.Timestamp()
+		out = bsoncore.AppendTimestampElement(out, "atClusterTime", ts.T, ts.I)
+	}
 	reply := endCursorReply(out, cur)
 	r.Scratch = reply[:0]
 	return r.own(reply), n, nil

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -327,15 +328,12 @@ func (f *failPoint[D]) check(matches func(D) bool) (D, bool) {
 	return d, true
 }
 
-// applyFailPoints applies the fail points to r, command name, before it
-// runs: an error fails the command; CloseConn, failLabels and failWCE are
-// set for Run and the server.
-func (s *Service) applyFailPoints(r *Request, name string) error {
-	if err := s.applyFailCommand(r, name); err != nil {
-		return err
-	}
-	a := r.Args.Session
-	if !a.hasTxnNumber || a.inTxn || !retryable[name] {
+// applyPrimaryWrite applies the onPrimaryTransactionalWrite fail point to
+// a retryable write about to run in sess. As in MongoDB, it acts on an
+// attempt that writes its statements, not on a retry that finds them
+// written (and returns their results).
+func (s *Service) applyPrimaryWrite(r *Request, sess *sessions.Session) error {
+	if sess.HasExecuted() {
 		return nil
 	}
 	w, ok := s.primaryWrite.check(func(primaryWriteData) bool { return true })
@@ -349,7 +347,9 @@ func (s *Service) applyFailPoints(r *Request, name string) error {
 	return nil
 }
 
-// applyFailCommand applies the failCommand fail point.
+// applyFailCommand applies the failCommand fail point to r, command name,
+// before it runs: an error fails the command; CloseConn, failLabels and
+// failWCE are set for Run and the server.
 func (s *Service) applyFailCommand(r *Request, name string) error {
 	d, ok := s.failCommand.check(func(d failCommandData) bool {
 		return name != "configureFailPoint" && slices.Contains(d.commands, name) &&

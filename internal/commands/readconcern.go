@@ -58,8 +58,10 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 				return extractTypeError(key, v, bson.TypeString)
 			}
 		case "atClusterTime", "afterOpTime", "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
-			// Reading at a past time needs history Folio does not keep;
-			// the others are internal to replication and sharding.
+			// Reading at a past time needs history Folio does not keep
+			// (so a snapshot session's reads after its first fail here,
+			// rather than each reading the present); the others are
+			// internal to replication and sharding.
 			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", key)
 		default:
 			return mongoerr.New(mongoerr.InvalidOptions, "Unrecognized option in readConcern: %s", key)
@@ -117,6 +119,9 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 			name, rc.Level, reason)
 	}
 	if s.ReplSetName != "" {
+		if rc.Level == "snapshot" {
+			r.atClusterTime = r.readTime
+		}
 		return nil
 	}
 	switch rc.Level {

@@ -128,7 +128,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
-	if err := s.applyFailPoints(r, name); err != nil {
+	if err := s.applyFailCommand(r, name); err != nil {
 		return nil, err
 	}
 	if s.fsync.held.Load() && commits(r, name) {

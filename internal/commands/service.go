@@ -210,6 +210,10 @@ type Request struct {
 	failWCE    bson.Raw
 	// streamCursor is set once a getMore found a change stream's cursor.
 	streamCursor bool
+	// atClusterTime is the time a read at readConcern snapshot outside a
+	// transaction reports as its snapshot's (readTime: every write up to
+	// it is visible to the read); zero for other reads.
+	atClusterTime clock.Time
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

@@ -471,7 +471,7 @@ func (s *Service) distinctView(r *Request, view, key string, o engine.FindOption
 	if values.Type != bson.TypeArray {
 		values = bson.RawValue{Type: bson.TypeArray, Value: bsoncore.NewArrayBuilder().Build()}
 	}
-	return marshal(bson.D{{Key: "values", Value: values}}), nil
+	return marshal(withAtClusterTime(r, bson.D{{Key: "values", Value: values}})), nil
 }
 
 // viewResult is the first document of an aggregation on a view that

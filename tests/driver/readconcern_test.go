@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestReadConcernSupport: outside transactions only find, aggregate,
@@ -97,4 +98,60 @@ func TestReadConcernSupport(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSnapshotSessionReads: a read at readConcern snapshot reports the
+// cluster time its snapshot has every write up to (cursor.atClusterTime,
+// or atClusterTime beside distinct's values). A snapshot session sends
+// that time with its next reads, which would need the history at it: Folio
+// refuses them (NotImplemented) rather than reading the present.
+func TestSnapshotSessionReads(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("snapreads")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: 11}}); err != nil {
+		t.Fatal(err)
+	}
+	snap := bson.D{{Key: "readConcern", Value: bson.D{{Key: "level", Value: "snapshot"}}}}
+	for _, cmd := range []bson.D{
+		append(bson.D{{Key: "find", Value: "snapreads"}}, snap...),
+		append(bson.D{{Key: "aggregate", Value: "snapreads"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, snap...),
+		append(bson.D{{Key: "distinct", Value: "snapreads"}, {Key: "key", Value: "x"}}, snap...),
+	} {
+		reply, err := db.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		field := reply.Lookup("atClusterTime")
+		if cmd[0].Key != "distinct" {
+			field = reply.Lookup("cursor", "atClusterTime")
+		}
+		at, inc, ok := field.TimestampOK()
+		opAt, opInc, _ := reply.Lookup("operationTime").TimestampOK()
+		if !ok || at == 0 || at > opAt || at == opAt && inc > opInc {
+			t.Errorf("%s: atClusterTime %v in %s", cmd[0].Key, field, reply)
+		}
+	}
+	plain, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "snapreads"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.LookupErr("cursor", "atClusterTime"); err == nil {
+		t.Errorf("a local read reports atClusterTime: %s", plain)
+	}
+
+	sess, err := client.StartSession(options.Session().SetSnapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+		var doc bson.M
+		if err := coll.FindOne(ctx, bson.D{}).Decode(&doc); err != nil || doc["x"] != int32(11) {
+			t.Fatalf("first snapshot read: %v, %v", doc, err)
+		}
+		return coll.FindOne(ctx, bson.D{}).Err()
+	})
+	requireCode(t, err, 238, "NotImplemented")
 }
