@@ -38,6 +38,9 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 	arg("keyPattern", tDoc),
 	arg("hidden", tBool),
 	arg("expireAfterSeconds", tAny),
+	refuse("prepareUnique", tBool, "converting an index to a unique one"),
+	refuse("unique", tBool, "converting an index to a unique one"),
+	refuse("forceNonUnique", tBool, "converting a unique index to a non-unique one"),
 }}
 
 // collModCmd changes an index's hidden flag or TTL, as
