@@ -8,9 +8,9 @@ import (
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
-// The error labels MongoDB's error label builder adds.
+// The change stream error labels MongoDB's error label builder adds
+// (engine has those of writes and transactions).
 const (
-	retryableWriteError           = "RetryableWriteError"
 	resumableChangeStreamError    = "ResumableChangeStreamError"
 	nonResumableChangeStreamError = "NonResumableChangeStreamError"
 )
@@ -41,7 +41,7 @@ func replyLabels(r *Request, name string, own []string, code, wcCode mongoerr.Co
 	commitOrAbort := name == "commitTransaction" || name == "abortTransaction"
 	retryableWrite := a.hasTxnNumber && !a.inTxn && retryable[name]
 	if (retryableWrite || commitOrAbort) && (mongoerr.Retriable(code) || mongoerr.Retriable(wcCode)) {
-		add(retryableWriteError)
+		add(engine.RetryableWriteError)
 	}
 	if a.inTxn && transientInTxn(code, wcCode != mongoerr.OK, commitOrAbort) {
 		add(engine.TransientTransactionError)

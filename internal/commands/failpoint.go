@@ -341,7 +341,7 @@ func (s *Service) applyPrimaryWrite(r *Request, sess *sessions.Session) error {
 		return nil
 	}
 	r.CloseConn = w.closeConnection
-	if w.failBeforeCommit != 0 {
+	if w.failBeforeCommit != mongoerr.OK {
 		return mongoerr.New(w.failBeforeCommit, "Failing write for test before commit")
 	}
 	return nil
@@ -375,7 +375,7 @@ func (s *Service) applyFailCommand(r *Request, name string) error {
 			return mongoerr.Interruption(r.Ctx)
 		}
 	}
-	if d.errorCode != 0 {
+	if d.errorCode != mongoerr.OK {
 		return mongoerr.New(d.errorCode, "Failing command via 'failCommand' failpoint")
 	}
 	r.failWCE = d.wce

@@ -377,8 +377,8 @@ func TestFrontendsExpiredLeaseRefusesWrites(t *testing.T) {
 	time.Sleep(lease + 50*time.Millisecond)
 	_, _, err := fe[1].Insert("test", "l", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`)}, true, WriteOptions{})
 	me := mongoerr.As(err)
-	if err == nil || me == nil || me.Code != mongoerr.NotWritablePrimary || !strings.Contains(strings.Join(me.Labels, ","), retryableWriteError) {
-		t.Fatalf("write with an expired lease: %v, want NotWritablePrimary labelled %s", err, retryableWriteError)
+	if err == nil || me == nil || me.Code != mongoerr.NotWritablePrimary || !strings.Contains(strings.Join(me.Labels, ","), RetryableWriteError) {
+		t.Fatalf("write with an expired lease: %v, want NotWritablePrimary labelled %s", err, RetryableWriteError)
 	}
 	start := time.Now()
 	mustCreateIndex(t, fe[0], "l", `{"a": 1}`, false)

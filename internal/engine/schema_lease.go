@@ -100,13 +100,9 @@ func (e *Engine) checkLease() error {
 		return nil
 	}
 	err := mongoerr.New(mongoerr.NotWritablePrimary, "frontend %s has not renewed its schema lease: writes wait until it reloads the catalog", e.frontendID)
-	err.Labels = []string{retryableWriteError}
+	err.Labels = []string{RetryableWriteError}
 	return err
 }
-
-// retryableWriteError is the label that tells drivers a write may be
-// retried.
-const retryableWriteError = "RetryableWriteError"
 
 // runHeartbeat renews the lease (and the jobs lease) every lease/4 until
 // the engine closes, and looks at the catalog version more often (every

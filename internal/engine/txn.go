@@ -15,8 +15,12 @@ import (
 )
 
 // TransientTransactionError is the error label that tells drivers to retry
-// the whole transaction.
-const TransientTransactionError = "TransientTransactionError"
+// the whole transaction; RetryableWriteError the one that tells them a
+// write may be retried.
+const (
+	TransientTransactionError = "TransientTransactionError"
+	RetryableWriteError       = "RetryableWriteError"
+)
 
 // Txn is a multi-document transaction with snapshot isolation: one
 // storage transaction begun at Begin, whose snapshot its reads see with its
