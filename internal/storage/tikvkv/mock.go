@@ -2,6 +2,8 @@ package tikvkv
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
 	"github.com/pingcap/kvproto/pkg/kvrpcpb"
@@ -19,6 +21,7 @@ import (
 type MockCluster struct {
 	Cluster *testutils.MockCluster
 	client  *testutils.MockClient
+	gate    *clusterGate
 	pd      pd.Client
 	// Stores are the ids of the cluster's stores; each region has a peer
 	// on every store.
@@ -36,25 +39,45 @@ func NewMockCluster(stores int) (*MockCluster, error) {
 		return nil, err
 	}
 	ids, _, _, _ := testutils.BootstrapWithMultiStores(cluster, max(stores, 1))
-	return &MockCluster{Cluster: cluster, client: client, pd: pdClient, Stores: ids}, nil
+	return &MockCluster{Cluster: cluster, client: client, gate: &clusterGate{}, pd: pdClient, Stores: ids}, nil
 }
 
 // Open opens a Store on the cluster: its own client-go store (region
 // cache, lock resolver, oracle client) over the shared cluster.
 func (m *MockCluster) Open() (*Store, error) {
-	kv, err := tikv.NewTestTiKVStore(sharedClient{m.client}, m.pd, nil, nil, 0)
+	kv, err := tikv.NewTestTiKVStore(sharedClient{m.client, m.gate}, m.pd, nil, nil, 0)
 	if err != nil {
 		return nil, err
 	}
 	return newStore(kv), nil
 }
 
-// Close stops the cluster; its Stores must be closed first.
-func (m *MockCluster) Close() error { return m.client.Close() }
+// Close stops the cluster; its Stores must be closed first. A request
+// a Store's background work (client-go resolves locks asynchronously)
+// sends afterwards fails instead of reaching the closed MVCC store.
+func (m *MockCluster) Close() error {
+	m.gate.mu.Lock()
+	defer m.gate.mu.Unlock()
+	m.gate.closed = true
+	return m.client.Close()
+}
+
+// clusterGate keeps requests off a closed cluster: they hold mu for
+// reading while they use it.
+type clusterGate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// errClusterClosed is the error of a request sent once the cluster closed.
+var errClusterClosed = errors.New("tikvkv: the mock cluster is closed")
 
 // sharedClient keeps one Store's Close from closing the cluster's RPC
 // client (and its MVCC store) under the others.
-type sharedClient struct{ *testutils.MockClient }
+type sharedClient struct {
+	*testutils.MockClient
+	gate *clusterGate
+}
 
 func (sharedClient) Close() error { return nil }
 
@@ -67,6 +90,11 @@ func (sharedClient) Close() error { return nil }
 // same per key (commit or roll back the lock of the request's start
 // version, if the key still holds it), so nothing else changes.
 func (c sharedClient) SendRequest(ctx context.Context, addr string, req *tikvrpc.Request, timeout time.Duration) (*tikvrpc.Response, error) {
+	c.gate.mu.RLock()
+	defer c.gate.mu.RUnlock()
+	if c.gate.closed {
+		return nil, errClusterClosed
+	}
 	if req.Type != tikvrpc.CmdResolveLock || len(req.ResolveLock().GetKeys()) == 0 {
 		return c.MockClient.SendRequest(ctx, addr, req, timeout)
 	}
