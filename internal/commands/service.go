@@ -201,8 +201,8 @@ type Request struct {
 	// member and waited for its write concern (waitsForWriteConcern): its
 	// reply, an error's included, reports an unsatisfiable one.
 	waitedForWriteConcern bool
-	// CloseConn is set when the failCommand fail point closes the
-	// connection: the server sends no reply and closes it.
+	// CloseConn is set when a fail point closes the connection: the
+	// server sends no reply and closes it.
 	CloseConn bool
 	// failLabels, when set by the failCommand fail point, are the reply's
 	// errorLabels; failWCE is the writeConcernError it adds to the reply.

@@ -71,9 +71,9 @@ var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
 // errPanicked closes the connection of a request whose handler panicked.
 var errPanicked = errors.New("request handler panicked")
 
-// errFailPointClosed closes the connection of a request the failCommand
-// fail point failed with closeConnection, without a reply.
-var errFailPointClosed = errors.New("closed by the failCommand fail point")
+// errFailPointClosed closes, without a reply, the connection of a request
+// a test fail point closed (commands.Request.CloseConn).
+var errFailPointClosed = errors.New("closed by a fail point")
 
 // beforeRun, when set (by tests only), is called with each command before
 // it runs.
