@@ -39,7 +39,7 @@ var helloSpec = &argSpec{path: "hello", fields: []argField{
 	arg("helloOk", tBool),
 	arg("compression", tArray),
 	// client is the client's metadata, which MongoDB logs; Folio keeps
-	// only the application name (Conn.AppName), neither logging the rest
+	// only the application name (noteClient), neither logging the rest
 	// nor showing it in currentOp.
 	arg("client", tDoc),
 	arg("saslSupportedMechs", tString),
@@ -97,11 +97,6 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
 		bson.E{Key: "readOnly", Value: false},
 	)
-	if client, ok := r.args.value("client").DocumentOK(); ok {
-		if app, ok := client.Lookup("application", "name").StringValueOK(); ok {
-			r.Conn.AppName = app
-		}
-	}
 	if v := r.args.value("compression"); v.Type == bson.TypeArray {
 		var asked []string
 		vals, _ := v.Array().Values()
@@ -190,4 +185,19 @@ func osType() string {
 
 func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "argv", Value: s.Argv}, {Key: "parsed", Value: s.Parsed}}), nil
+}
+
+// noteClient records the application name a handshake's client metadata
+// gives (client.application.name) on its connection. Run calls it before
+// the fail points, as MongoDB reads the metadata before its failCommand
+// fail point selects connections by application name.
+func noteClient(r *Request, name string) {
+	if name != "hello" && name != "isMaster" && name != "ismaster" || r.Conn == nil {
+		return
+	}
+	if client, ok := r.args.value("client").DocumentOK(); ok {
+		if app, ok := client.Lookup("application", "name").StringValueOK(); ok {
+			r.Conn.AppName = app
+		}
+	}
 }

@@ -128,6 +128,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
+	noteClient(r, name)
 	if err := s.applyFailCommand(r, name); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,46 @@
+package commands
+
+import (
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestFailCommandSelectsHandshakeByAppName: the application name in a
+// handshake's client metadata selects that handshake, as in MongoDB: a
+// fresh connection's first hello naming the application is failed, one
+// naming another is not, and the name stays with the connection.
+func TestFailCommandSelectsHandshakeByAppName(t *testing.T) {
+	s := newReplSetService(t, time.Now())
+	s.TestCommands = true
+	run := func(conn *Conn, cmd bson.D) bson.Raw {
+		t.Helper()
+		raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: "admin"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Run(&Request{DB: "admin", Cmd: raw, Conn: conn})
+	}
+	set := bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "alwaysOn"},
+		{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"hello", "ping"}}, {Key: "appName", Value: "app1"}, {Key: "errorCode", Value: int32(2)}}}}
+	if c := code(run(&Conn{}, set)); c != 0 {
+		t.Fatalf("configureFailPoint: code %d", c)
+	}
+	hello := func(app string) bson.D {
+		return bson.D{{Key: "hello", Value: 1}, {Key: "client", Value: bson.D{{Key: "application", Value: bson.D{{Key: "name", Value: app}}}}}}
+	}
+	mine, other := &Conn{}, &Conn{}
+	if c := code(run(mine, hello("app1"))); c != 2 {
+		t.Errorf("first hello of app1: code %d, want 2", c)
+	}
+	if c := code(run(other, hello("app2"))); c != 0 {
+		t.Errorf("first hello of app2: code %d, want 0", c)
+	}
+	if c := code(run(mine, bson.D{{Key: "ping", Value: 1}})); c != 2 {
+		t.Errorf("app1's ping: code %d, want 2", c)
+	}
+	if c := code(run(other, bson.D{{Key: "ping", Value: 1}})); c != 0 {
+		t.Errorf("app2's ping: code %d, want 0", c)
+	}
+}
