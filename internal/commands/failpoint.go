@@ -138,7 +138,7 @@ type getMoreFailData struct {
 // failGetMore applies the failGetMoreAfterCursorCheckout fail point to a
 // getMore that found its cursor.
 func (s *Service) failGetMore(r *Request) error {
-	d, ok := s.getMoreFail.check(func(getMoreFailData) bool { return true })
+	d, ok := s.getMoreFail.check(nil)
 	if !ok {
 		return nil
 	}
@@ -217,10 +217,10 @@ type failCommandData struct {
 	appName         string
 	closeConnection bool
 	errorCode       mongoerr.Code
-	hasErrorLabels  bool
-	errorLabels     []string
-	wce             bson.Raw
-	block           time.Duration
+	// errorLabels replace the reply's labels when set (nil: not given).
+	errorLabels *[]string
+	wce         bson.Raw
+	block       time.Duration
 }
 
 func parseFailCommandData(doc bson.Raw) (failCommandData, error) {
@@ -242,13 +242,15 @@ func parseFailCommandData(doc bson.Raw) (failCommandData, error) {
 	if a.has("errorCode") {
 		d.errorCode = mongoerr.Code(a.value("errorCode").Int32())
 	}
-	if d.hasErrorLabels = a.has("errorLabels"); d.hasErrorLabels {
-		if d.errorLabels, err = stringsArg(a.value("errorLabels"), "errorLabels"); err != nil {
+	if a.has("errorLabels") {
+		labels, err := stringsArg(a.value("errorLabels"), "errorLabels")
+		if err != nil {
 			return d, err
 		}
-		if d.errorLabels == nil {
-			d.errorLabels = []string{}
+		if labels == nil {
+			labels = []string{}
 		}
+		d.errorLabels = &labels
 	}
 	d.wce = a.doc("writeConcernError")
 	if a.bool("blockConnection") {
@@ -296,7 +298,8 @@ func (f *failPoint[D]) set(mode failMode, data D) int64 {
 }
 
 // check returns the fail point's data if it acts on a command its data
-// matches (counting the time and, in times mode, using one up).
+// matches (nil: any command), counting the time and, in times mode, using
+// one up.
 func (f *failPoint[D]) check(matches func(D) bool) (D, bool) {
 	var none D
 	if !f.on.Load() {
@@ -305,7 +308,7 @@ func (f *failPoint[D]) check(matches func(D) bool) (D, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d := f.data
-	if f.mode.kind == failOff || !matches(d) {
+	if f.mode.kind == failOff || matches != nil && !matches(d) {
 		return none, false
 	}
 	switch f.mode.kind {
@@ -336,7 +339,7 @@ func (s *Service) applyPrimaryWrite(r *Request, sess *sessions.Session) error {
 	if sess.HasExecuted() {
 		return nil
 	}
-	w, ok := s.primaryWrite.check(func(primaryWriteData) bool { return true })
+	w, ok := s.primaryWrite.check(nil)
 	if !ok {
 		return nil
 	}
@@ -358,10 +361,7 @@ func (s *Service) applyFailCommand(r *Request, name string) error {
 	if !ok {
 		return nil
 	}
-	if d.hasErrorLabels {
-		labels := d.errorLabels
-		r.failLabels = &labels
-	}
+	r.failLabels = d.errorLabels
 	if d.closeConnection {
 		r.CloseConn = true
 		return mongoerr.New(mongoerr.FailCommandClosedConnection, "Failing command due to 'failCommand' failpoint")

@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,8 +24,15 @@ const (
 // and getParameter report.
 const logicalSessionTimeoutMinutes = int32(sessions.DefaultTimeout / time.Minute)
 
+// handshakeNames are hello's names: the commands a connection opens with,
+// which may carry the client's metadata.
+var handshakeNames = []string{"hello", "isMaster", "ismaster"}
+
+// IsHandshake reports whether name is one of hello's names.
+func IsHandshake(name string) bool { return slices.Contains(handshakeNames, name) }
+
 func init() {
-	register(helloCmd, helloSpec, "hello", "isMaster", "ismaster")
+	register(helloCmd, helloSpec, handshakeNames...)
 	register(buildInfoCmd, untyped("buildInfo"), "buildInfo", "buildinfo")
 	register(pingCmd, untyped("ping"), "ping")
 	register(whatsmyuriCmd, untyped("whatsmyuri"), "whatsmyuri")
@@ -192,7 +200,7 @@ func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
 // the fail points, as MongoDB reads the metadata before its failCommand
 // fail point selects connections by application name.
 func noteClient(r *Request, name string) {
-	if name != "hello" && name != "isMaster" && name != "ismaster" || r.Conn == nil {
+	if !IsHandshake(name) || r.Conn == nil {
 		return
 	}
 	if client, ok := r.args.value("client").DocumentOK(); ok {

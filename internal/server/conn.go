@@ -264,7 +264,7 @@ func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
 	switch name := commands.Name(cmd); {
 	case !isCmd:
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpQueryFindUnsupported, "OP_QUERY is no longer supported for queries; use the find command"))
-	case name == "hello" || name == "isMaster" || name == "ismaster":
+	case commands.IsHandshake(name):
 		r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
 		if reply = c.run(r); r.CloseConn {
 			return errFailPointClosed
