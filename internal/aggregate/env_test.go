@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"maps"
 	"slices"
 	"sync"
 
@@ -10,16 +11,65 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // memEnv is an in-memory Env: collections are lists of documents kept in
-// _id order, as the engine returns them.
+// _id order, as the engine returns them. Besides _id, it keeps the unique
+// indexes a case declares, as sets of top-level fields (simple collation).
 type memEnv struct {
-	mu    sync.Mutex
-	colls map[string][]bson.Raw // by "db.coll"
+	mu     sync.Mutex
+	colls  map[string][]bson.Raw        // by "db.coll"
+	unique map[string][]map[string]bool // by "db.coll"
 }
 
-func newMemEnv() *memEnv { return &memEnv{colls: map[string][]bson.Raw{}} }
+func newMemEnv() *memEnv {
+	return &memEnv{colls: map[string][]bson.Raw{}, unique: map[string][]map[string]bool{}}
+}
+
+// declareUnique declares unique indexes of db.coll by their key patterns.
+func (m *memEnv) declareUnique(db, coll string, keys []bson.Raw) {
+	for _, k := range keys {
+		fields := map[string]bool{}
+		for _, f := range fieldsOf(k) {
+			fields[f.key] = true
+		}
+		m.unique[db+"."+coll] = append(m.unique[db+"."+coll], fields)
+	}
+}
+
+// duplicate reports whether d has the values of a declared unique index's
+// fields that a document of docs has.
+func (m *memEnv) duplicate(ns string, docs []bson.Raw, d bson.Raw) bool {
+	for _, fields := range m.unique[ns] {
+		for _, o := range docs {
+			same := true
+			for f := range fields {
+				same = same && values.Equal(o.Lookup(f), d.Lookup(f))
+			}
+			if same {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (m *memEnv) HasUniqueKeyIndex(db, coll string, paths []string, c *collation.Collator) bool {
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	if len(want) == 1 && want["_id"] && c == nil {
+		return true
+	}
+	for _, fields := range m.unique[db+"."+coll] {
+		if c == nil && maps.Equal(fields, want) {
+			return true
+		}
+	}
+	return false
+}
 
 func (m *memEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (Source, error) {
 	f, err := query.CompileCollated(filter, nil, c)
@@ -61,8 +111,8 @@ func (m *memEnv) Insert(db, coll string, docs []bson.Raw) error {
 			}
 			return 0
 		})
-		if found {
-			return mongoerr.New(mongoerr.DuplicateKey, "E11000 duplicate key error collection: %s index: _id_", ns)
+		if found || m.duplicate(ns, cur, d) {
+			return mongoerr.New(mongoerr.DuplicateKey, "E11000 duplicate key error collection: %s", ns)
 		}
 		cur = slices.Insert(cur, i, d)
 		m.colls[ns] = cur

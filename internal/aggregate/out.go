@@ -124,7 +124,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.MergeSpecInvalidType, "$merge only supports a string or object argument, but found %s", typeName(arg))
 	}
 	var pipeline []bson.Raw
-	haveInto := false
+	haveInto, haveOn := false, false
 	var err error
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
@@ -133,6 +133,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 			haveInto = true
 		case "on":
 			s.on, err = mergeOn(f.val)
+			haveOn = true
 		case "let":
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", typeName(f.val))
@@ -180,6 +181,11 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	}
 	if !haveInto {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$merge.into' is missing but a required field")
+	}
+	// Explicit on fields need an index proving they match one document at
+	// most (the default _id has one).
+	if haveOn && !p.opts.Env.HasUniqueKeyIndex(s.db, s.coll, s.onPaths(), p.opts.Collator) {
+		return nil, mongoerr.New(mongoerr.MergeOnNoUniqueIndex, "Cannot find index to verify that join fields will be unique")
 	}
 	if len(s.letNames) > 0 && s.whenMatched != "pipeline" {
 		return nil, mongoerr.New(mongoerr.MergeLetWithInvalidWhenMatched, "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
@@ -311,14 +317,9 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 	case "keepExisting":
 		return nil, nil
 	case "fail":
-		if s.onID() {
-			// Inserted, as MongoDB does: the insert fails on the _id index,
-			// with the duplicate key's pattern and value. (Other 'on'
-			// fields need a unique index, which Folio does not check yet:
-			// an insert might not fail.)
-			return doc, nil
-		}
-		return nil, mongoerr.New(mongoerr.DuplicateKey, "$merge failed due to a DuplicateKey error")
+		// Inserted, as MongoDB does: the insert fails on the unique index
+		// of the on fields, with the duplicate key's pattern and value.
+		return doc, nil
 	case "replace":
 		repl = doc
 	case "merge":
@@ -347,6 +348,15 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
 	}
 	return nil, rt.opts.Env.Replace(s.db, s.coll, id, repl)
+}
+
+// onPaths are the on fields as dotted paths.
+func (s *mergeStage) onPaths() []string {
+	out := make([]string, len(s.on))
+	for i, p := range s.on {
+		out[i] = strings.Join(p, ".")
+	}
+	return out
 }
 
 // onID reports whether _id is one of the on fields.

@@ -65,6 +65,10 @@ type Env interface {
 	// CollectionStats describes db.coll, its sizes divided by scale; a
 	// missing collection is NamespaceNotFound.
 	CollectionStats(db, coll string, scale int64) (CollStats, error)
+	// HasUniqueKeyIndex reports whether db.coll has an index proving that
+	// the values of paths identify at most one document under the
+	// collation c (nil: simple); a missing collection has only _id's.
+	HasUniqueKeyIndex(db, coll string, paths []string, c *collation.Collator) bool
 	// PlanCacheStats lists the entries of db.coll's plan cache as
 	// $planCacheStats shows them, without the host.
 	PlanCacheStats(db, coll string) ([]bson.Raw, error)

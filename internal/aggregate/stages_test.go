@@ -18,11 +18,13 @@ import (
 // stageCase is one line of testdata/stages.jsonl: documents of the
 // collection "c" (and of other collections), a pipeline, and MongoDB's
 // output or error code. unordered compares the output as a multiset;
-// after lists the expected content of collections the pipeline writes.
+// after lists the expected content of collections the pipeline writes;
+// uniqueIndexes are the key patterns of unique indexes of those collections.
 type stageCase struct {
 	Name           string                `bson:"name"`
 	Docs           []bson.Raw            `bson:"docs"`
 	Colls          map[string][]bson.Raw `bson:"colls"`
+	UniqueIndexes  map[string][]bson.Raw `bson:"uniqueIndexes"`
 	Pipeline       []bson.Raw            `bson:"pipeline"`
 	Expected       []bson.Raw            `bson:"expected"`
 	Error          int32                 `bson:"error"`
@@ -88,6 +90,9 @@ func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
 		if err := env.Insert("test", name, docs); err != nil {
 			return nil, nil, err
 		}
+	}
+	for name, keys := range c.UniqueIndexes {
+		env.declareUnique("test", name, keys)
 	}
 	opts := Options{DB: "test", Coll: "c", Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
 		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -409,6 +410,13 @@ func (env engineEnv) DropCollection(db, coll string) error {
 
 func (env engineEnv) RenameCollection(db, from, to string) error {
 	return env.e.RenameCollection(db, from, db, to, true)
+}
+
+func (env engineEnv) HasUniqueKeyIndex(db, coll string, paths []string, c *collation.Collator) bool {
+	if cl := env.e.CollectionIn(env.txn, db, coll); cl != nil {
+		return cl.HasUniqueKeyIndex(paths, c)
+	}
+	return len(paths) > 0 && !slices.ContainsFunc(paths, func(p string) bool { return p != "_id" })
 }
 
 func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {

@@ -14,6 +14,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -105,6 +106,35 @@ func (c *Collection) FindIndex(name string) *Index {
 		}
 	}
 	return nil
+}
+
+// HasUniqueKeyIndex reports whether the values of paths identify at most
+// one document of c under the collation coll (nil: simple), as $merge's
+// on fields must (MongoDB's supportsUniqueKey): some ready index is unique
+// (the _id index is), not partial, has only ascending or descending keys
+// naming exactly the set of paths, and has the collation coll.
+func (c *Collection) HasUniqueKeyIndex(paths []string, coll *collation.Collator) bool {
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	if len(want) == 1 && want["_id"] && collation.Equal(c.DefaultCollator(), coll) {
+		return true
+	}
+	for _, ix := range c.Indexes() {
+		if !ix.Unique || ix.partial != nil || !collation.Equal(ix.coll, coll) {
+			continue
+		}
+		keys, _ := ix.keyPattern().Elements()
+		exact := len(keys) == len(want)
+		for i := 0; exact && i < len(keys); i++ {
+			exact = want[keys[i].Key()] && keys[i].Value().IsNumber()
+		}
+		if exact {
+			return true
+		}
+	}
+	return false
 }
 
 // CollectionOptions are the create options Folio stores with a collection,

@@ -262,6 +262,7 @@ const (
 	MergeOnInvalidType Code = 51186
 	// MergeOnFieldInvalidValue: a document whose $merge on field is missing, null, undefined or an array.
 	MergeOnFieldInvalidValue Code = 51132
+	MergeOnNoUniqueIndex     Code = 51183
 	// CollStatsSpecNotObject: a $collStats argument that is not an object.
 	CollStatsSpecNotObject Code = 40166
 	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.

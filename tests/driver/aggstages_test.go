@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -144,6 +145,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		var tc struct {
 			Docs           []bson.Raw            `bson:"docs"`
 			Colls          map[string][]bson.Raw `bson:"colls"`
+			UniqueIndexes  map[string][]bson.Raw `bson:"uniqueIndexes"`
 			Pipeline       []bson.Raw            `bson:"pipeline"`
 			Expected       []bson.Raw            `bson:"expected"`
 			Error          int                   `bson:"error"`
@@ -178,6 +180,13 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 				}
 				if _, err := db.Collection(k).InsertMany(ctx, docs); err != nil {
 					t.Fatal(err)
+				}
+			}
+			for k, keys := range tc.UniqueIndexes {
+				for _, key := range keys {
+					if _, err := db.Collection(k).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: key, Options: options.Index().SetUnique(true)}); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			opts := options.Aggregate().SetAllowDiskUse(tc.AllowDiskUse)
