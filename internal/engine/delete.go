@@ -24,7 +24,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	var n int64
 	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte) (bool, error) {
 		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
-			return nil, remove, nil
+			return nil, removed, nil
 		})
 		if removed {
 			n++

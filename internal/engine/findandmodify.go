@@ -111,25 +111,25 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		claimed, _, err := e.rewrite(s.Ctx, c, key, f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
-				return nil, remove, nil
+				return nil, removed, nil
 			}
-			next, modified, err := upd.Apply(old, pos, false)
+			next, delta, modified, err := upd.Apply(old, pos, false)
 			if err != nil {
-				return nil, keep, err
+				return nil, kept, err
 			}
 			if s.New {
 				out = next
 			}
 			if !modified {
-				return nil, keep, nil
+				return nil, kept, nil
 			}
 			if err := e.validate(c, old, next, s.BypassValidation); err != nil {
-				return nil, keep, err
+				return nil, kept, err
 			}
 			if err := c.checkShardKeyUpdate(old, next, f, false, s.Txn != nil || s.Record != nil); err != nil {
-				return nil, keep, err
+				return nil, kept, err
 			}
-			return next, changeOf(upd), nil
+			return next, changeOf(upd, delta), nil
 		})
 		if err != nil {
 			return res, err
@@ -150,7 +150,7 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}
-	doc, _, err := upd.Apply(seed, -1, true)
+	doc, _, _, err := upd.Apply(seed, -1, true)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -180,7 +180,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		if err := p.ix.stage(tx); err != nil {
 			return 0, err
 		}
-		if err := e.logDoc(tx, c, nil, p.doc, replace, sessionOf(rec, p.index)); err != nil {
+		if err := e.logDoc(tx, c, nil, p.doc, replaced, sessionOf(rec, p.index)); err != nil {
 			return 0, err
 		}
 		*flagged = *flagged || p.ix.flagged

@@ -295,8 +295,10 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 		op.Kind, op.O, op.O2 = oplog.Insert, next, key
 	case next == nil:
 		op.Kind, op.O = oplog.Delete, key
-	case what == substitute:
+	case what.kind == substitute:
 		op.Kind, op.O, op.O2 = oplog.Update, next, key
+	case what.delta != nil:
+		op.Kind, op.O, op.O2 = oplog.Update, oplog.DeltaO(nil, what.delta), key
 	default:
 		op.Kind, op.O, op.O2 = oplog.Update, oplog.UpdateO(nil, old, next), key
 	}

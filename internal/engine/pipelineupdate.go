@@ -17,16 +17,16 @@ import (
 // updater applies one compiled update to a document: an operator or
 // replacement update, or an aggregation pipeline.
 type updater interface {
-	Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modified bool, err error)
+	Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta []byte, modified bool, err error)
 }
 
-// changeOf is the change upd makes to a document it modifies: substitute
-// for a replacement document.
-func changeOf(upd updater) change {
+// changeOf is the change upd makes to a document it modifies, with the
+// delta Apply returned: substitute for a replacement document.
+func changeOf(upd updater, delta []byte) change {
 	if u, ok := upd.(*update.Update); ok && u.IsReplacement() {
-		return substitute
+		return substituted
 	}
-	return replace
+	return change{kind: replace, delta: delta}
 }
 
 // compileUpdate compiles an update document (pipeline false) with the
@@ -85,11 +85,13 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let) (*pipeline
 }
 
 // Apply runs the pipeline on doc. A result without _id keeps the
-// document's; one with another _id fails with ImmutableField (66).
-func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, bool, error) {
+// document's; one with another _id fails with ImmutableField (66). There
+// is no delta: the oplog diffs the two documents, as MongoDB does for
+// pipeline updates.
+func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, []byte, bool, error) {
 	out, err := u.p.Run(&oneDoc{doc: doc}).Next()
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if out == nil {
 		out = bson.Raw(bsoncore.NewDocumentBuilder().Build())
@@ -100,14 +102,14 @@ func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, bool, err
 		case err != nil:
 			out = withID(id, out)
 		case !bytes.Equal(got.Value, id.Value) || got.Type != id.Type:
-			return nil, false, mongoerr.New(mongoerr.ImmutableField,
+			return nil, nil, false, mongoerr.New(mongoerr.ImmutableField,
 				"Performing an update on the path '_id' would modify the immutable field '_id'")
 		}
 	}
 	if len(out) > MaxDocumentSize {
-		return nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
+		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
-	return out, !bytes.Equal(out, doc), nil
+	return out, nil, !bytes.Equal(out, doc), nil
 }
 
 // withID returns doc with the _id element first.

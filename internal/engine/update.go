@@ -76,7 +76,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 	var res UpdateResult
 	err := e.forEachMatch(u.Ctx, c, f, u.Hint, u.Txn, func(key []byte) (bool, error) {
 		matched, what, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
-			next, modified, err := upd.Apply(cur, pos, false)
+			next, delta, modified, err := upd.Apply(cur, pos, false)
 			if err == nil && modified {
 				err = e.validate(c, cur, next, u.BypassValidation)
 			}
@@ -84,14 +84,14 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 				err = c.checkShardKeyUpdate(cur, next, f, u.Multi, u.Txn != nil || u.Record != nil)
 			}
 			if err != nil || !modified {
-				return nil, keep, err
+				return nil, kept, err
 			}
-			return next, changeOf(upd), nil
+			return next, changeOf(upd, delta), nil
 		})
 		if matched {
 			res.Matched++
 		}
-		if (what == replace || what == substitute) && err == nil {
+		if (what.kind == replace || what.kind == substitute) && err == nil {
 			res.Modified++
 		}
 		return err == nil && (u.Multi || res.Matched == 0), err
@@ -106,7 +106,7 @@ func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	doc, _, err := upd.Apply(seed, -1, true)
+	doc, _, _, err := upd.Apply(seed, -1, true)
 	if err != nil {
 		return bson.RawValue{}, err
 	}
@@ -137,9 +137,9 @@ func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn
 		if err := absent(txn.tx); err != nil {
 			return bson.RawValue{}, err
 		}
-		return id, txn.write(c, key, nil, doc, replace)
+		return id, txn.write(c, key, nil, doc, replaced)
 	}
 	return id, e.writeOne(ctx, c, key, sr, func(tx storage.Txn) (old, next bson.Raw, what change, err error) {
-		return nil, doc, replace, absent(tx)
+		return nil, doc, replaced, absent(tx)
 	})
 }

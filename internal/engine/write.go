@@ -9,17 +9,33 @@ import (
 	"github.com/folio-db/folio/internal/storage"
 )
 
-// change is what a rewrite does to the document it examined.
-type change int
+// change is what a write does to a document: its kind and, for an update
+// whose operators logged it, the oplog diff (update.Update.Apply). Without
+// one, the oplog diffs the two states.
+type change struct {
+	kind  changeKind
+	delta []byte
+}
+
+// changeKind is what a rewrite does to the document it examined.
+type changeKind int
 
 const (
-	keep change = iota
+	keep changeKind = iota
 	// replace is a new state the update operators (or an update pipeline)
 	// made, or an insert.
 	replace
 	// substitute is a replacement document (update's replacement form).
 	substitute
 	remove
+)
+
+// The changes without a delta.
+var (
+	kept        = change{kind: keep}
+	replaced    = change{kind: replace}
+	substituted = change{kind: substitute}
+	removed     = change{kind: remove}
 )
 
 // rewrite is the one way an existing document changes. It reads the
@@ -37,7 +53,7 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (matched bool, what change, err error) {
 	var buf []byte
 	read := func(r storage.Reader) (old, next bson.Raw, err error) {
-		matched, what = false, keep
+		matched, what = false, kept
 		cur, found, err := getDoc(r, key, &buf)
 		if err != nil || !found {
 			return nil, nil, err
@@ -48,17 +64,17 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 		}
 		matched = true
 		next, what, err = decide(cur, pos)
-		if err != nil || what == keep {
+		if err != nil || what.kind == keep {
 			return nil, nil, err
 		}
-		if what == remove {
+		if what.kind == remove {
 			next = nil
 		}
 		return cur, next, nil
 	}
 	if txn != nil {
 		old, next, err := read(txn.tx)
-		if err == nil && what != keep {
+		if err == nil && what.kind != keep {
 			err = txn.write(c, key, old, next, what)
 		}
 		return matched, what, err
@@ -103,7 +119,7 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 	flagged := false
 	return e.retry(ctx, func(tx storage.Txn) error {
 		old, next, what, err := read(tx)
-		if err != nil || what == keep {
+		if err != nil || what.kind == keep {
 			return err
 		}
 		return e.commitDoc(tx, c, key, old, next, what, sr, &flagged)

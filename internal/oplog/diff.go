@@ -20,9 +20,16 @@ import (
 // dotted paths update operators name; an array is replaced whole when its
 // diff would be larger than it.
 func UpdateO(dst []byte, old, next bson.Raw) []byte {
+	return DeltaO(dst, docDiff(old, next))
+}
+
+// DeltaO is the o of an update entry whose document diff is diff, as an
+// update's operators logged it (MongoDB logs operator updates so, and diffs
+// the documents of replacement-free pipeline updates).
+func DeltaO(dst, diff []byte) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendInt32Element(dst, "$v", 2)
-	dst = bsoncore.AppendDocumentElement(dst, "diff", docDiff(old, next))
+	dst = bsoncore.AppendDocumentElement(dst, "diff", diff)
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
 }

@@ -21,6 +21,16 @@ type applyCtx struct {
 	now       time.Time
 	origID    bson.RawValue // the document's _id before the update, if any
 	idTouched bool          // an operator wrote at or under _id
+	// logging: the changes are logged in events, for the delta.
+	logging bool
+	events  []deltaEvent
+}
+
+// log records a change at s, when logging.
+func (c *applyCtx) log(s *slot, kind deltaKind, n int) {
+	if c.logging {
+		c.events = append(c.events, deltaEvent{s: s, kind: kind, n: n})
+	}
 }
 
 // slot is a place in the document an operator applies to: an existing value,
@@ -49,20 +59,26 @@ func (s *slot) top() string {
 	return s.name
 }
 
-func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, error) {
+// applyOperators applies the operators to doc; with logging, it also
+// returns their delta.
+func (u *Update) applyOperators(doc bson.Raw, pos int, insert, logging bool) (bson.Raw, []byte, error) {
 	c := &applyCtx{u: u, root: rawNode(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}),
-		pos: pos, insert: insert, now: time.Now()}
+		pos: pos, insert: insert, now: time.Now(), logging: logging}
 	c.origID, _ = doc.LookupErr("_id")
 	if err := c.walk(u.root, &slot{n: c.root}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if c.idTouched {
 		if err := checkIDType(c.root.lookup("_id")); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	// The result is usually about the size of the document.
-	return bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64))), nil
+	out := bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64)))
+	if !logging {
+		return out, nil, nil
+	}
+	return out, buildDelta(c.events), nil
 }
 
 // walk applies the update tree t to the value at s.
@@ -180,7 +196,12 @@ func (c *applyCtx) set(s *slot, v *node, wholeValue bool) error {
 	if s.n != nil {
 		replaceChild(s.parent.n, s.name, v)
 		s.n = v
+		c.log(s, deltaUpdate, 0)
 		return nil
+	}
+	created := s // the first missing field of the path
+	for created.parent.n == nil {
+		created = created.parent
 	}
 	parent, err := c.ensure(s.parent, s.name)
 	if err != nil {
@@ -190,6 +211,7 @@ func (c *applyCtx) set(s *slot, v *node, wholeValue bool) error {
 		return err
 	}
 	s.n = v
+	c.log(created, deltaCreate, 0)
 	return nil
 }
 
@@ -275,6 +297,7 @@ func (c *applyCtx) remove(s *slot) error {
 		i, _ := arrayIndex(s.name)
 		p.elems[i] = &node{t: bson.TypeNull, raw: []byte{}}
 		s.n = p.elems[i]
+		c.log(s, deltaUpdate, 0)
 		return nil
 	}
 	for i := range p.fields {
@@ -284,12 +307,22 @@ func (c *applyCtx) remove(s *slot) error {
 		}
 	}
 	s.n = nil
+	c.log(s, deltaDelete, 0)
 	return nil
 }
 
-// modified records an in-place change of the value at s (array operators).
-func (c *applyCtx) modified(s *slot) error {
-	return c.checkWrite(s, s.n, false)
+// modified records an in-place change of the array at s (array
+// operators): appended elements added at its end, else any change.
+func (c *applyCtx) modified(s *slot, appended int) error {
+	if err := c.checkWrite(s, s.n, false); err != nil {
+		return err
+	}
+	if appended > 0 {
+		c.log(s, deltaAppend, appended)
+	} else {
+		c.log(s, deltaUpdate, 0)
+	}
+	return nil
 }
 
 // checkWrite enforces the rules for writing v at s (nil v removes): _id is

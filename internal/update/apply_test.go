@@ -31,7 +31,7 @@ func TestCurrentDate(t *testing.T) {
 	}}})
 	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
 	before := time.Now().Add(-time.Second)
-	out, modified, err := u.Apply(doc, -1, false)
+	out, _, modified, err := u.Apply(doc, -1, false)
 	if err != nil || !modified {
 		t.Fatalf("Apply: %v %v", modified, err)
 	}
@@ -50,7 +50,7 @@ func TestResultTooLarge(t *testing.T) {
 	big := strings.Repeat("x", MaxDocumentSize/2)
 	u := mustCompile(t, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: big}, {Key: "b", Value: big}}}})
 	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
-	_, _, err := u.Apply(doc, -1, false)
+	_, _, _, err := u.Apply(doc, -1, false)
 	if !mongoerr.Is(err, 17419) {
 		t.Fatalf("err = %v", err)
 	}
@@ -79,11 +79,11 @@ func TestReuse(t *testing.T) {
 	u := mustCompile(t, bson.D{{Key: "$push", Value: bson.D{{Key: "a", Value: bson.D{{Key: "b", Value: 1}}}}},
 		{Key: "$set", Value: bson.D{{Key: "c.d", Value: 1}}}})
 	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
-	first, _, err := u.Apply(doc, -1, false)
+	first, _, _, err := u.Apply(doc, -1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, _ := u.Apply(doc, -1, false)
+	second, _, _, _ := u.Apply(doc, -1, false)
 	if string(first) != string(second) {
 		t.Fatalf("second apply differs: %s vs %s", first, second)
 	}

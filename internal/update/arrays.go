@@ -72,7 +72,7 @@ func (o addToSetOp) apply(c *applyCtx, s *slot) error {
 	}
 	s.n.expand()
 	s.n.elems = append(s.n.elems, add...)
-	return c.modified(s)
+	return c.modified(s, len(add))
 }
 
 // popOp is $pop: removes the last element (1) or the first (-1).
@@ -106,7 +106,7 @@ func (o popOp) apply(c *applyCtx, s *slot) error {
 	} else {
 		s.n.elems = s.n.elems[:len(s.n.elems)-1]
 	}
-	return c.modified(s)
+	return c.modified(s, 0)
 }
 
 // pullOp is $pull and $pullAll: removes every element that the condition
@@ -191,5 +191,5 @@ func (o pullOp) apply(c *applyCtx, s *slot) error {
 		return nil
 	}
 	s.n.elems = kept
-	return c.modified(s)
+	return c.modified(s, 0)
 }

@@ -55,7 +55,7 @@ func BenchmarkApply(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := u.Apply(doc, -1, false); err != nil {
+				if _, _, _, err := u.Apply(doc, -1, false); err != nil {
 					b.Fatal(err)
 				}
 			}

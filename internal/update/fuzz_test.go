@@ -60,10 +60,34 @@ func FuzzApply(f *testing.F) {
 		if pos > 1000 {
 			pos %= 1000
 		}
-		out, _, err := u.Apply(doc, pos, insert)
+		out, delta, modified, err := u.Apply(doc, pos, insert)
 		if err == nil && rawdoc.Validate(out) != nil {
 			t.Fatalf("invalid output %x", out)
 		}
+		// A document repeating a field name has no diff naming one of them.
+		if err == nil && modified && !insert && !u.IsReplacement() && !repeatsNames(doc) {
+			if err := checkDelta(doc, out, delta); err != nil {
+				t.Fatal(err)
+			}
+		}
 		_, _ = UpsertSeed(spec)
 	})
+}
+
+// repeatsNames reports whether some document in doc, or doc, has two
+// fields of one name.
+func repeatsNames(doc bson.Raw) bool {
+	elems, _ := doc.Elements()
+	seen := map[string]bool{}
+	for _, e := range elems {
+		if seen[e.Key()] {
+			return true
+		}
+		seen[e.Key()] = true
+		v := e.Value()
+		if (v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray) && repeatsNames(v.Value) {
+			return true
+		}
+	}
+	return false
 }

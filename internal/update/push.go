@@ -172,11 +172,23 @@ func (o pushOp) apply(c *applyCtx, s *slot) error {
 	}
 	before := s.n.value()
 	s.n.expand()
+	n := len(s.n.elems)
 	o.perform(s.n)
 	if after := s.n.value(); after.Equal(before) {
 		return nil
 	}
-	return c.modified(s)
+	return c.modified(s, o.appended(n, len(s.n.elems)))
+}
+
+// appended is how many elements the push appended to an array of n
+// elements, now of m, when it did nothing else: 0 (a change of the whole
+// array) when the array was empty, or $position named a place inside it,
+// or $sort or $slice applied.
+func (o pushOp) appended(n, m int) int {
+	if n == 0 || o.position <= int64(n) || o.sort != nil || m != n+len(o.vals) {
+		return 0
+	}
+	return len(o.vals)
 }
 
 // perform applies the push to the expanded array arr.

@@ -81,19 +81,23 @@ func (u *Update) IsReplacement() bool { return u.replacement != nil }
 // then, and dollar-prefixed top-level fields may be created). modified is
 // false when the result is byte-for-byte the original document, which is
 // MongoDB's nModified rule: setting a field to its current value is no
-// modification.
-func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, modified bool, err error) {
+// modification. delta is the oplog diff the operators logged (see
+// delta.go), nil for a replacement, an upsert's insert, or no change.
+func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta []byte, modified bool, err error) {
 	if u.replacement != nil {
 		out, err = u.applyReplacement(doc)
 	} else {
-		out, err = u.applyOperators(doc, pos, insert)
+		out, delta, err = u.applyOperators(doc, pos, insert, !insert)
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	if len(out) > MaxDocumentSize {
-		return nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge,
+		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge,
 			"Resulting document after update is larger than %d", MaxDocumentSize)
 	}
-	return out, !bytes.Equal(out, doc), nil
+	if bytes.Equal(out, doc) {
+		return out, nil, false, nil
+	}
+	return out, delta, true, nil
 }

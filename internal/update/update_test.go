@@ -3,6 +3,7 @@ package update
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,12 +13,15 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/oplog"
 )
 
 // testCase is one line of testdata/*.jsonl, in MongoDB Extended JSON
 // (relaxed: 1 is an int32, 1.5 a double). An Apply case has update and doc;
 // an UpsertSeed case has filter instead. The expected outcome is result (and
-// optionally modified) or an error code (and optionally errmsg).
+// optionally modified, and delta: the oplog diff MongoDB logs) or an error
+// code (and optionally errmsg). Every modifying operator update's delta
+// must turn doc into result (checkDelta).
 type testCase struct {
 	Doc          bson.Raw   `bson:"doc"`
 	Update       bson.Raw   `bson:"update"`
@@ -27,6 +31,7 @@ type testCase struct {
 	ArrayFilters []bson.Raw `bson:"arrayFilters"`
 	Result       bson.Raw   `bson:"result"`
 	Modified     *bool      `bson:"modified"`
+	Delta        bson.Raw   `bson:"delta"`
 	Code         int        `bson:"code"`
 	Errmsg       string     `bson:"errmsg"`
 }
@@ -61,12 +66,13 @@ func runCase(t *testing.T, text string) {
 		t.Fatalf("bad case: %v", err)
 	}
 	var out bson.Raw
+	var delta []byte
 	var modified bool
 	var err error
 	if tc.Filter != nil {
 		out, err = UpsertSeed(tc.Filter)
 	} else {
-		out, modified, err = apply(tc)
+		out, delta, modified, err = apply(tc)
 	}
 	if tc.Code != 0 {
 		if err == nil {
@@ -87,12 +93,32 @@ func runCase(t *testing.T, text string) {
 	if tc.Modified != nil && *tc.Modified != modified {
 		t.Fatalf("modified = %v, want %v", modified, *tc.Modified)
 	}
+	if tc.Delta != nil && !bytes.Equal(delta, tc.Delta) {
+		t.Fatalf("delta\n got %s\nwant %s", bson.Raw(delta), tc.Delta)
+	}
+	if tc.Filter == nil && !tc.Insert && modified && len(tc.Update) > 5 && strings.HasPrefix(tc.Update.Index(0).Key(), "$") {
+		if err := checkDelta(tc.Doc, out, delta); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
-func apply(tc testCase) (bson.Raw, bool, error) {
+// checkDelta checks that an operator update's delta turns doc into out, as
+// the oplog's consumers apply it (oplog.ApplyDiff).
+func checkDelta(doc, out bson.Raw, delta []byte) error {
+	if delta == nil {
+		return fmt.Errorf("a modifying update logged no delta")
+	}
+	if got := oplog.ApplyDiff(doc, delta); !bytes.Equal(got, out) {
+		return fmt.Errorf("delta %s applied to %s gives\n %s, not\n %s", bson.Raw(delta), doc, got, out)
+	}
+	return nil
+}
+
+func apply(tc testCase) (bson.Raw, []byte, bool, error) {
 	u, err := Compile(tc.Update, Options{ArrayFilters: tc.ArrayFilters, Compile: compileQuery})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	pos := -1
 	if tc.Pos != nil {

@@ -1137,3 +1137,62 @@ func TestChangeStreamStartAfterInvalidate(t *testing.T) {
 		t.Errorf("after the invalidate: %s", ev)
 	}
 }
+
+// TestChangeStreamUpdateDescription checks update events' descriptions as
+// MongoDB's update operators log their changes: an array element set by
+// its path or appended by $push or $addToSet is named alone, and $pull
+// and $pop replace the whole array, whatever the sizes. Fields come as
+// MongoDB reads the diff: updated, inserted, then those of sub-diffs.
+func TestChangeStreamUpdateDescription(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database("updesc").Collection("c")
+	cases := []struct {
+		doc, update, want string
+	}{
+		{`{"a": [{"1": 1}]}`, `{"$set": {"a.0.1": 2}}`,
+			`{"updatedFields": {"a.0.1": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.0.1": ["a", 0, "1"]}}`},
+		{`{"a": [1, 2]}`, `{"$push": {"a": 3}}`,
+			`{"updatedFields": {"a.2": 3}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.2": ["a", 2]}}`},
+		{`{"a": [1]}`, `{"$addToSet": {"a": {"$each": [1, 2]}}}`,
+			`{"updatedFields": {"a.1": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.1": ["a", 1]}}`},
+		{`{"a": [1, 2, 3, 4, 5, 6, 7, 8]}`, `{"$pull": {"a": 8}}`,
+			`{"updatedFields": {"a": [1, 2, 3, 4, 5, 6, 7]}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"a": [1, 2]}`, `{"$push": {"a": {"$each": [0], "$position": 0}}}`,
+			`{"updatedFields": {"a": [0, 1, 2]}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"a": 1, "b": {"c": [1, 2]}}`, `{"$unset": {"a": "", "b.c.1": ""}, "$set": {"x.y": 1}}`,
+			`{"updatedFields": {"x": {"y": 1}, "b.c.1": null}, "removedFields": ["a"], "truncatedArrays": [], "disambiguatedPaths": {"b.c.1": ["b", "c", 1]}}`},
+	}
+	for i, tc := range cases {
+		cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := append(bson.D{{Key: "_id", Value: i}}, mustD(t, tc.doc)...)
+		if _, err := coll.InsertOne(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: i}}, extJSON(t, []byte(tc.update))); err != nil {
+			t.Fatal(err)
+		}
+		ev := nextEvent(t, cs)
+		for ev.Lookup("operationType").StringValue() != "update" { // create, insert
+			ev = nextEvent(t, cs)
+		}
+		got, want := ev.Lookup("updateDescription").Document(), extJSON(t, []byte(tc.want))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s on %s:\n got %s\nwant %s", tc.update, tc.doc, got, want)
+		}
+		cs.Close(ctx)
+	}
+}
+
+// mustD reads a document of Extended JSON as a bson.D.
+func mustD(t *testing.T, j string) bson.D {
+	t.Helper()
+	var d bson.D
+	if err := bson.UnmarshalExtJSON([]byte(j), false, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
