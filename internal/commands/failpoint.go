@@ -183,29 +183,32 @@ func parseFailMode(v bson.RawValue) (failMode, error) {
 			return failMode{kind: failAlways}, nil
 		}
 	case bson.TypeEmbeddedDocument:
-		elems, _ := v.Document().Elements()
-		if len(elems) == 1 {
-			e := elems[0]
-			switch e.Key() {
-			case "times", "skip":
-				n, ok := values.Int64(e.Value())
-				if !ok || n < 0 {
-					return failMode{}, mongoerr.New(mongoerr.BadValue, "'%s' must be a non-negative integer", e.Key())
-				}
-				if e.Key() == "skip" {
-					return failMode{kind: failSkip, n: n}, nil
-				}
-				if n == 0 {
-					return failMode{kind: failOff}, nil
-				}
-				return failMode{kind: failTimes, n: n}, nil
-			case "activationProbability":
-				p, ok := values.Float64(e.Value())
-				if !ok || p < 0 || p > 1 {
-					return failMode{}, mongoerr.New(mongoerr.BadValue, "activationProbability must be a number between 0 and 1")
-				}
-				return failMode{kind: failProbability, p: p}, nil
+		// As MongoDB reads it: times, else skip, else
+		// activationProbability; other fields are ignored.
+		mode := v.Document()
+		for _, key := range []string{"times", "skip"} {
+			e, err := mode.LookupErr(key)
+			if err != nil {
+				continue
 			}
+			n, ok := values.Int64(e)
+			if !ok || n < 0 {
+				return failMode{}, mongoerr.New(mongoerr.BadValue, "'%s' must be a non-negative integer", key)
+			}
+			switch {
+			case key == "skip":
+				return failMode{kind: failSkip, n: n}, nil
+			case n == 0:
+				return failMode{kind: failOff}, nil
+			}
+			return failMode{kind: failTimes, n: n}, nil
+		}
+		if e, err := mode.LookupErr("activationProbability"); err == nil {
+			p, ok := values.Float64(e)
+			if !ok || p < 0 || p > 1 {
+				return failMode{}, mongoerr.New(mongoerr.BadValue, "activationProbability must be a number between 0 and 1")
+			}
+			return failMode{kind: failProbability, p: p}, nil
 		}
 	}
 	return failMode{}, mongoerr.New(mongoerr.BadValue, "mode must be \"off\", \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}, not %s", values.Display(v))

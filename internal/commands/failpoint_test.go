@@ -44,3 +44,37 @@ func TestFailCommandSelectsHandshakeByAppName(t *testing.T) {
 		t.Errorf("app2's ping: code %d, want 0", c)
 	}
 }
+
+// TestParseFailMode reads modes as MongoDB does: times, else skip, else
+// activationProbability, other fields ignored (the Go driver sends
+// {times: n, skip: 0}).
+func TestParseFailMode(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want failMode
+		err  bool
+	}{
+		{mode: `{"m": "alwaysOn"}`, want: failMode{kind: failAlways}},
+		{mode: `{"m": "off"}`, want: failMode{kind: failOff}},
+		{mode: `{"m": {"times": 1, "skip": 0}}`, want: failMode{kind: failTimes, n: 1}},
+		{mode: `{"m": {"skip": 2, "times": 3}}`, want: failMode{kind: failTimes, n: 3}},
+		{mode: `{"m": {"skip": 2, "activationProbability": 0.5}}`, want: failMode{kind: failSkip, n: 2}},
+		{mode: `{"m": {"times": 0}}`, want: failMode{kind: failOff}},
+		{mode: `{"m": {"activationProbability": 0.5, "other": 1}}`, want: failMode{kind: failProbability, p: 0.5}},
+		{mode: `{"m": {"times": -1}}`, err: true},
+		{mode: `{"m": {"times": "1"}}`, err: true},
+		{mode: `{"m": {"activationProbability": 2}}`, err: true},
+		{mode: `{"m": {}}`, err: true},
+		{mode: `{"m": {"other": 1}}`, err: true},
+		{mode: `{"m": "sometimes"}`, err: true},
+	} {
+		var doc bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.mode), false, &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseFailMode(doc.Lookup("m"))
+		if (err != nil) != tc.err || !tc.err && got != tc.want {
+			t.Errorf("%s: got %+v, %v", tc.mode, got, err)
+		}
+	}
+}
