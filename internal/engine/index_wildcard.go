@@ -66,6 +66,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	w := &wildcardIndex{}
 	w.multikey.Store(&[]string{})
 	projSpec := bson.D{}
+	idGiven := false // the wildcardProjection names _id
 	switch {
 	case key != "$**" && spec.WildcardProjection != nil:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}")
@@ -98,7 +99,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 				on := values.Truthy(v)
 				switch {
 				case p == "_id":
-					w.idIncluded = on
+					w.idIncluded, idGiven = on, true
 				case on:
 					w.include = append(w.include, p)
 				default:
@@ -115,7 +116,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot do exclusion on field %s in inclusion projection", w.exclude[0])
 		}
 	}
-	if !w.idIncluded && (len(w.include) > 0 || len(w.exclude) > 0) {
+	if !idGiven && (len(w.include) > 0 || len(w.exclude) > 0) {
 		projSpec = append(projSpec, bson.E{Key: "_id", Value: false})
 	}
 	if len(projSpec) > 0 && (len(w.include) > 0 || len(w.exclude) > 0) {

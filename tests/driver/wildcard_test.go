@@ -169,6 +169,24 @@ func TestWildcardProjection(t *testing.T) {
 			requireCode(t, err, c.code, "")
 		})
 	}
+	// An inclusion may exclude _id explicitly, as in a find projection;
+	// listIndexes gives the projection as created.
+	noID := db.Collection("wildnoid")
+	if _, err := noID.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "$**", Value: 1}},
+		Options: options.Index().SetWildcardProjection(bson.D{{Key: "c", Value: true}, {Key: "_id", Value: false}})}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := noID.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var noIDSpecs []bson.Raw
+	if err := cur.All(ctx, &noIDSpecs); err != nil {
+		t.Fatal(err)
+	}
+	if len(noIDSpecs) != 2 || noIDSpecs[1].Lookup("wildcardProjection").String() != `{"c": true,"_id": false}` {
+		t.Errorf("wildcard index without _id: %v", noIDSpecs)
+	}
 	// The nested form of a projection is its dotted form: {a: {x: 1}}
 	// covers a.x alone.
 	nested := db.Collection("wildnest")
