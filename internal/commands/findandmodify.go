@@ -27,6 +27,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("collation", tDoc),
 	arg("let", tDoc),
 	arg("bypassDocumentValidation", tBool),
+	arg("bypassEmptyTsReplacement", tBool),
 }}
 
 func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -47,6 +48,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	hasUpdate := c.has("update")
 	if hasUpdate {
 		spec.Update, spec.Pipeline = updateArg(c.value("update"))
+		if !spec.Pipeline && !isOperatorDoc(spec.Update) && !c.bool("bypassEmptyTsReplacement") {
+			spec.Update = s.fillEmptyTimestamps(spec.Update)
+		}
 	}
 	if spec.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
 		arg("stmtId", tInt32),
 		arg("stmtIds", tArray),
 		arg("bypassDocumentValidation", tBool),
+		arg("bypassEmptyTsReplacement", tBool),
 	}}
 	if stmt != nil {
 		s.fields = append(s.fields, arg("let", tDoc))
@@ -186,6 +187,11 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
+	if !r.args.bool("bypassEmptyTsReplacement") {
+		for i, d := range a.docs {
+			a.docs[i] = s.fillEmptyTimestamps(d)
+		}
+	}
 	if a.ts != nil {
 		return s.insertTimeseries(r, a.ts, a)
 	}
@@ -284,9 +290,13 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	specs := make([]updateStatement, len(a.docs))
+	fill := !r.args.bool("bypassEmptyTsReplacement")
 	for i, d := range a.docs {
 		if specs[i], err = parseUpdateStatement(d); err != nil {
 			return nil, err
+		}
+		if u := &specs[i]; fill && !u.Pipeline && !isOperatorDoc(u.Update) {
+			u.Update = s.fillEmptyTimestamps(u.Update)
 		}
 	}
 	var matched, modified int64
