@@ -137,6 +137,26 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 	return d
 }
 
+// isOplog reports whether db.coll is local.oplog.rs on an engine that
+// keeps an oplog.
+func (s *Service) isOplog(db, coll string) bool {
+	return db == engine.OplogDB && coll == engine.OplogColl && s.Engine.HasOplog()
+}
+
+// oplogInfo is local.oplog.rs as listCollections describes it, as MongoDB
+// does a replica set member's: capped at the oplog's bound, without an _id
+// index.
+func (s *Service) oplogInfo(nameOnly bool) bson.D {
+	d := bson.D{{Key: "name", Value: engine.OplogColl}, {Key: "type", Value: "collection"}}
+	if nameOnly {
+		return d
+	}
+	uuid, limit := s.Engine.OplogInfo()
+	return append(d,
+		bson.E{Key: "options", Value: bson.D{{Key: "capped", Value: true}, {Key: "size", Value: limit}, {Key: "autoIndexId", Value: false}}},
+		bson.E{Key: "info", Value: bson.D{{Key: "readOnly", Value: false}, {Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: uuid[:]}}}})
+}
+
 // idIndexSpec is the _id index of c as listIndexes reports it: with the
 // collection's default collation, which orders its _id values; a clustered
 // collection's is its clustered index.
@@ -175,6 +195,9 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	var all []listed
 	for _, c := range s.Engine.Collections(r.DB) {
 		all = append(all, listed{c.Name, marshal(collectionInfo(c, nameOnly))})
+	}
+	if s.isOplog(r.DB, engine.OplogColl) {
+		all = append(all, listed{engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
 	}
 	views, err := s.views(r, r.DB)
 	if err != nil {

@@ -128,6 +128,9 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
+	if s.isOplog(r.DB, name) {
+		return s.serveList(r, name, nil, batchSize) // the oplog has no index, not even _id's
+	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)

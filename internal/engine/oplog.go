@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -37,6 +38,7 @@ const DefaultOplogSize = 990 << 20
 type oplogState struct {
 	stamps storage.Stamps
 	limit  int64
+	uuid   [16]byte // see keyOplogUUID
 	// staged is the bytes of the entries this engine staged since its
 	// last pass of MaintainOplog, which adds them to the count kept in the
 	// store (keyOplogSize).
@@ -61,6 +63,10 @@ type oplogState struct {
 // look: adds racing a truncation's are lost, and the truncation measures.
 var keyOplogSize = []byte{spaceMeta, 'o', 'p', 'l', 'o', 'g', 's', 'z'}
 
+// keyOplogUUID holds the UUID listCollections gives local.oplog.rs (16
+// bytes), made when the store's oplog starts.
+var keyOplogUUID = []byte{spaceMeta, 'o', 'p', 'l', 'o', 'g', 'i', 'd'}
+
 // openOplog finds the oplog's extent, makes the store's stamps follow its
 // newest entry, and starts it with MongoDB's "initiating set" no-op when
 // it is empty. Without stamping storage there is no oplog (e.oplog nil).
@@ -83,6 +89,22 @@ func (e *Engine) openOplog() error {
 		last = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
 	}
 	if err := firstErr(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	if err := e.retry(context.Background(), func(tx storage.Txn) error {
+		v, ok, err := tx.Get(keyOplogUUID)
+		if err != nil || ok && len(v) == len(o.uuid) {
+			copy(o.uuid[:], v)
+			return err
+		}
+		if _, err := rand.Read(o.uuid[:]); err != nil {
+			return err
+		}
+		if err := tx.Set(keyOplogUUID, o.uuid[:]); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}); err != nil {
 		return err
 	}
 	e.oplog = o
@@ -345,6 +367,10 @@ func (s stmtRec) session() *oplog.Session { return sessionOf(s.rec, s.index) }
 
 // HasOplog reports whether the engine keeps an oplog.
 func (e *Engine) HasOplog() bool { return e.oplog != nil }
+
+// OplogInfo is the oplog's UUID and its size bound in bytes, as
+// listCollections describes local.oplog.rs; the engine must have an oplog.
+func (e *Engine) OplogInfo() (uuid [16]byte, limit int64) { return e.oplog.uuid, e.oplog.limit }
 
 // OplogLast is a stamp up to which every entry is readable: the latest
 // commit's on Pebble.

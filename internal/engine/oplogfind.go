@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // OplogDB and OplogColl name the oplog as a collection: local.oplog.rs,
@@ -28,28 +29,34 @@ type OplogCursor struct {
 
 // FindOplog opens a find on the oplog. A filter on ts with $gt, $gte or
 // equality to a timestamp starts the scan there, as MongoDB's oplog scans
-// do. A sort other than $natural, and a hint, are refused (NotImplemented).
+// do. The scan is in $natural order, forward unless a $natural sort or
+// hint says -1 (mongodump hints {$natural: 1}); other sorts and hints, and
+// a sort and hint of opposite directions, are refused (NotImplemented).
 func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	if e.oplog == nil {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "local.oplog.rs is not kept by this server's storage")
 	}
+	dir := 0 // the hinted direction
 	if o.Hint.Type != 0 {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "hint on local.oplog.rs is not supported by Folio: the oplog has no indexes")
+		if dir = naturalHint(o.Hint); dir == 0 {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a hint on local.oplog.rs other than {$natural: 1} or {$natural: -1} is not supported by Folio: the oplog has no indexes")
+		}
 	}
 	q, err := compileFind(o, nil)
 	if err != nil {
 		return nil, err
 	}
-	reverse := false
 	if q.sort != nil {
-		switch q.sort.Natural() {
-		case 1:
-		case -1:
-			reverse = true
-		default:
+		switch d := q.sort.Natural(); {
+		case d != 1 && d != -1:
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a sort of local.oplog.rs other than $natural is not supported by Folio")
+		case dir != 0 && d != dir:
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a $natural sort of local.oplog.rs against its $natural hint is not supported by Folio")
+		default:
+			dir = d
 		}
 	}
+	reverse := dir == -1
 	if tailable && reverse {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
 	}
@@ -60,6 +67,24 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	}
 	scan := &matchScan{src: src, filter: q.filter, ctx: o.Ctx}
 	return &OplogCursor{matchCursor: &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}, src: src}, nil
+}
+
+// naturalHint is the direction of a hint {$natural: 1} or {$natural: -1},
+// else 0.
+func naturalHint(h bson.RawValue) int {
+	d, ok := h.DocumentOK()
+	if !ok {
+		return 0
+	}
+	elems, err := d.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "$natural" {
+		return 0
+	}
+	switch n, _ := values.Int64(elems[0].Value()); n {
+	case 1, -1:
+		return int(n)
+	}
+	return 0
 }
 
 // tsLowerBound is the least stamp filter's ts condition admits: its

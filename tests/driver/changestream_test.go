@@ -863,9 +863,34 @@ func TestOplogCollection(t *testing.T) {
 	if len(from) != 2 || !from[0].Lookup("ts").Equal(ts) {
 		t.Errorf("entries from %v: %v", ts, from)
 	}
-	// the oplog has no index to hint
+	// the oplog has no index to hint; a $natural hint sets the direction
+	// (mongodump hints {$natural: 1}), and may not contradict the sort
 	_, err = oplog.Find(ctx, bson.D{}, options.Find().SetHint("_id_"))
 	requireCode(t, err, 238, "NotImplemented")
+	hinted := findAll(t, oplog, bson.D{{Key: "ns", Value: testDB + ".oplogged"}}, options.Find().SetHint(bson.D{{Key: "$natural", Value: -1}}))
+	if len(hinted) != 3 || hinted[0].Lookup("op").StringValue() != "d" {
+		t.Errorf("hinted $natural: -1: %v", hinted)
+	}
+	if hinted := findAll(t, oplog, bson.D{{Key: "ns", Value: testDB + ".oplogged"}}, options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}})); len(hinted) != 3 || hinted[0].Lookup("op").StringValue() != "i" {
+		t.Errorf("hinted $natural: 1: %v", hinted)
+	}
+	_, err = oplog.Find(ctx, bson.D{}, options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}}).SetSort(bson.D{{Key: "$natural", Value: -1}}))
+	requireCode(t, err, 238, "NotImplemented")
+	// listed as MongoDB lists a replica set member's oplog: capped, with no
+	// index at all
+	specs, err := client.Database("local").ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "oplog.rs"}})
+	if err != nil || len(specs) != 1 || specs[0].Type != "collection" || specs[0].UUID == nil || specs[0].IDIndex.Name != "" ||
+		!specs[0].Options.Lookup("capped").Boolean() || specs[0].Options.Lookup("size").Int64() <= 0 || specs[0].Options.Lookup("autoIndexId").Boolean() {
+		t.Errorf("listCollections: %+v %v", specs, err)
+	}
+	icur, err := oplog.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oplogIndexes []bson.Raw
+	if err := icur.All(ctx, &oplogIndexes); err != nil || len(oplogIndexes) != 0 {
+		t.Errorf("listIndexes: %v %v", oplogIndexes, err)
+	}
 	// tailable
 	lt, li := latest[0].Lookup("ts").Timestamp()
 	cur, err := oplog.Find(ctx, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: bson.Timestamp{T: lt, I: li}}}}}, options.Find().SetCursorType(options.TailableAwait))
