@@ -47,7 +47,7 @@ var argRows = []struct {
 	{"find.readOnce", `{"find": "c", "readOnce": true}`, 0},
 	{"find.returnKey", `{"find": "c", "returnKey": false}`, 0},
 	{"find.showRecordId", `{"find": "c", "showRecordId": false}`, 0},
-	{"find.oplogReplay", `{"find": "c", "oplogReplay": false}`, 0},
+	{"find.oplogReplay", `{"find": "c", "oplogReplay": true}`, 0},
 	{"find.$_requestResumeToken", `{"find": "c", "$_requestResumeToken": false}`, 0},
 
 	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [{"$match": {"a": 1}}], "cursor": {}}`, 0},

@@ -35,7 +35,7 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	ignore("readOnce", tBool, "a storage cache hint"),
 	refuseTrue("returnKey", "index keys instead of documents"),
 	refuseTrue("showRecordId", "record ids"),
-	refuseTrue("oplogReplay", "oplog scans"),
+	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
 	refuseTrue("$_requestResumeToken", "resumable scans"),
 	refuse("$_resumeAfter", tDoc, "resumable scans"),
 	refuse("min", tDoc, "index bounds"),
