@@ -91,20 +91,7 @@ func (e *Engine) openOplog() error {
 	if err := firstErr(it.Error(), it.Close()); err != nil {
 		return err
 	}
-	if err := e.retry(context.Background(), func(tx storage.Txn) error {
-		v, ok, err := tx.Get(keyOplogUUID)
-		if err != nil || ok && len(v) == len(o.uuid) {
-			copy(o.uuid[:], v)
-			return err
-		}
-		if _, err := rand.Read(o.uuid[:]); err != nil {
-			return err
-		}
-		if err := tx.Set(keyOplogUUID, o.uuid[:]); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}); err != nil {
+	if err := e.oplogUUID(o); err != nil {
 		return err
 	}
 	e.oplog = o
@@ -119,6 +106,34 @@ func (e *Engine) openOplog() error {
 		}
 		return tx.Commit()
 	})
+}
+
+// oplogUUID reads the oplog's UUID into o, making it on a store that has
+// none. A store that cannot take the write (a full disk) starts with a
+// UUID of this run, kept by a later start.
+func (e *Engine) oplogUUID(o *oplogState) error {
+	v, ok, err := e.kv.Get(keyOplogUUID)
+	if err != nil || ok && len(v) == len(o.uuid) {
+		copy(o.uuid[:], v)
+		return err
+	}
+	err = e.retry(context.Background(), func(tx storage.Txn) error {
+		if v, ok, err := tx.Get(keyOplogUUID); err != nil || ok {
+			copy(o.uuid[:], v) // another frontend made it
+			return err
+		}
+		if _, err := rand.Read(o.uuid[:]); err != nil {
+			return err
+		}
+		if err := tx.Set(keyOplogUUID, o.uuid[:]); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		e.log.Warn("the oplog's UUID was not stored; this run's is used", "err", err)
+	}
+	return nil
 }
 
 // logOp stages op's entry in tx; sess is the session of the write.
