@@ -68,6 +68,9 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		switch name := Name(st); {
 		case name == "$changeStream":
 			return nil, mongoerr.New(mongoerr.StageMustBeFirst, "$changeStream is only valid as the first stage in a pipeline")
+		case name == "$changeStreamSplitLargeEvent":
+			// MongoDB 7.0 allows it as a stream's last stage.
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the $changeStreamSplitLargeEvent stage yet")
 		case !changeStreamStages[name]:
 			return nil, mongoerr.New(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", name)
 		}

@@ -420,6 +420,7 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"not first", testDB, "c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$changeStream", Value: bson.D{}}}}, 40602},
 		{"stage not allowed", testDB, "c", cs(bson.D{}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}), 20},
 		{"unknown stage", testDB, "c", cs(bson.D{}, bson.D{{Key: "$unsupported", Value: "foo"}}), 40324},
+		{"split large events", testDB, "c", cs(bson.D{}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}), 238},
 		{"admin database", "admin", 1, cs(bson.D{}), 73},
 		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
 		{"config database", "config", "c", cs(bson.D{}), 73},
