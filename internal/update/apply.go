@@ -21,14 +21,14 @@ type applyCtx struct {
 	now       time.Time
 	origID    bson.RawValue // the document's _id before the update, if any
 	idTouched bool          // an operator wrote at or under _id
-	// logging: the changes are logged in events, for the delta.
-	logging bool
-	events  []deltaEvent
+	// events are the changes logged for the delta, of an update that is
+	// not an upsert's insert (an insert has no delta).
+	events []deltaEvent
 }
 
-// log records a change at s, when logging.
+// log records a change at s, unless the update is an insert.
 func (c *applyCtx) log(s *slot, kind deltaKind, n int) {
-	if c.logging {
+	if !c.insert {
 		c.events = append(c.events, deltaEvent{s: s, kind: kind, n: n})
 	}
 }
@@ -59,11 +59,11 @@ func (s *slot) top() string {
 	return s.name
 }
 
-// applyOperators applies the operators to doc; with logging, it also
-// returns their delta.
-func (u *Update) applyOperators(doc bson.Raw, pos int, insert, logging bool) (bson.Raw, []byte, error) {
+// applyOperators applies the operators to doc and, unless insert, returns
+// their delta.
+func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, []byte, error) {
 	c := &applyCtx{u: u, root: rawNode(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}),
-		pos: pos, insert: insert, now: time.Now(), logging: logging}
+		pos: pos, insert: insert, now: time.Now()}
 	c.origID, _ = doc.LookupErr("_id")
 	if err := c.walk(u.root, &slot{n: c.root}); err != nil {
 		return nil, nil, err
@@ -75,7 +75,7 @@ func (u *Update) applyOperators(doc bson.Raw, pos int, insert, logging bool) (bs
 	}
 	// The result is usually about the size of the document.
 	out := bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64)))
-	if !logging {
+	if insert {
 		return out, nil, nil
 	}
 	return out, buildDelta(c.events), nil

@@ -87,7 +87,7 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta 
 	if u.replacement != nil {
 		out, err = u.applyReplacement(doc)
 	} else {
-		out, delta, err = u.applyOperators(doc, pos, insert, !insert)
+		out, delta, err = u.applyOperators(doc, pos, insert)
 	}
 	if err != nil {
 		return nil, nil, false, err
