@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -413,10 +412,7 @@ func (env engineEnv) RenameCollection(db, from, to string) error {
 }
 
 func (env engineEnv) HasUniqueKeyIndex(db, coll string, paths []string, c *collation.Collator) bool {
-	if cl := env.e.CollectionIn(env.txn, db, coll); cl != nil {
-		return cl.HasUniqueKeyIndex(paths, c)
-	}
-	return len(paths) > 0 && !slices.ContainsFunc(paths, func(p string) bool { return p != "_id" })
+	return env.e.CollectionIn(env.txn, db, coll).HasUniqueKeyIndex(paths, c)
 }
 
 func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {

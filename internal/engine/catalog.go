@@ -112,14 +112,18 @@ func (c *Collection) FindIndex(name string) *Index {
 // one document of c under the collation coll (nil: simple), as $merge's
 // on fields must (MongoDB's supportsUniqueKey): some ready index is unique
 // (the _id index is), not partial, has only ascending or descending keys
-// naming exactly the set of paths, and has the collation coll.
+// naming exactly the set of paths, and has the collation coll. A missing
+// collection (c nil) has only an _id index, whatever the collation.
 func (c *Collection) HasUniqueKeyIndex(paths []string, coll *collation.Collator) bool {
 	want := map[string]bool{}
 	for _, p := range paths {
 		want[p] = true
 	}
-	if len(want) == 1 && want["_id"] && collation.Equal(c.DefaultCollator(), coll) {
+	if len(want) == 1 && want["_id"] && (c == nil || collation.Equal(c.DefaultCollator(), coll)) {
 		return true
+	}
+	if c == nil {
+		return false
 	}
 	for _, ix := range c.Indexes() {
 		if !ix.Unique || ix.partial != nil || !collation.Equal(ix.coll, coll) {
