@@ -388,9 +388,6 @@ func (s *Service) applyFailCommand(r *Request, name string) error {
 // withFailedWriteConcern adds the fail point's writeConcernError to the
 // reply of r, command name, and the errorLabels it calls for.
 func withFailedWriteConcern(r *Request, name string, reply bson.Raw) bson.Raw {
-	if len(reply) == 0 {
-		reply = bson.Raw{5, 0, 0, 0, 0}
-	}
 	fields := bsoncore.AppendDocumentElement(nil, "writeConcernError", r.failWCE)
 	code, _ := values.Int64(r.failWCE.Lookup("code"))
 	if labels := replyLabels(r, name, nil, mongoerr.OK, mongoerr.Code(code)); len(labels) > 0 {

@@ -221,10 +221,14 @@ func withOK(doc bson.Raw, trailer []byte, owned bool) bson.Raw {
 	return bsoncore.UpdateLength(out, 0, int32(len(out)))
 }
 
-// appendFields appends encoded elements to a document.
+// appendFields appends encoded elements to a document; an empty doc (a
+// handler's nil reply) is an empty document.
 func appendFields(doc bson.Raw, fields []byte) bson.Raw {
 	if len(fields) == 0 {
 		return doc
+	}
+	if len(doc) == 0 {
+		doc = bson.Raw{5, 0, 0, 0, 0}
 	}
 	out := make([]byte, 0, len(doc)+len(fields))
 	out = append(out, doc[:len(doc)-1]...)

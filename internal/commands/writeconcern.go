@@ -159,12 +159,7 @@ func withWriteConcernError(reply bson.Raw, wc WriteConcern) bson.Raw {
 	if e == nil {
 		return reply
 	}
-	if len(reply) == 0 {
-		reply = bson.Raw{5, 0, 0, 0, 0}
-	}
-	out := make([]byte, 0, len(reply)+256)
-	out = append(out, reply[:len(reply)-1]...)
-	idx, out := bsoncore.AppendDocumentElementStart(out, "writeConcernError")
+	idx, out := bsoncore.AppendDocumentElementStart(make([]byte, 0, 256), "writeConcernError")
 	out = bsoncore.AppendInt32Element(out, "code", int32(e.Code))
 	out = bsoncore.AppendStringElement(out, "codeName", e.Code.Name())
 	out = bsoncore.AppendStringElement(out, "errmsg", e.Msg)
@@ -186,8 +181,7 @@ func withWriteConcernError(reply bson.Raw, wc WriteConcern) bson.Raw {
 	out, _ = bsoncore.AppendDocumentEnd(out, used)
 	out, _ = bsoncore.AppendDocumentEnd(out, info)
 	out, _ = bsoncore.AppendDocumentEnd(out, idx)
-	out, _ = bsoncore.AppendDocumentEnd(out, 0)
-	return out
+	return appendFields(reply, out)
 }
 
 // supportsWriteConcern are the commands that take a writeConcern; others
