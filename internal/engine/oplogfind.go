@@ -9,7 +9,6 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // OplogDB and OplogColl name the oplog as a collection: local.oplog.rs,
@@ -38,7 +37,9 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	}
 	dir := 0 // the hinted direction
 	if o.Hint.Type != 0 {
-		if dir = naturalHint(o.Hint); dir == 0 {
+		// The oplog has no index: only a $natural hint names a scan of it.
+		h, err := resolveHint(nil, o.Hint)
+		if dir = h.natural; err != nil || dir == 0 {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a hint on local.oplog.rs other than {$natural: 1} or {$natural: -1} is not supported by Folio: the oplog has no indexes")
 		}
 	}
@@ -67,24 +68,6 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	}
 	scan := &matchScan{src: src, filter: q.filter, ctx: o.Ctx}
 	return &OplogCursor{matchCursor: &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}, src: src}, nil
-}
-
-// naturalHint is the direction of a hint {$natural: 1} or {$natural: -1},
-// else 0.
-func naturalHint(h bson.RawValue) int {
-	d, ok := h.DocumentOK()
-	if !ok {
-		return 0
-	}
-	elems, err := d.Elements()
-	if err != nil || len(elems) != 1 || elems[0].Key() != "$natural" {
-		return 0
-	}
-	switch n, _ := values.Int64(elems[0].Value()); n {
-	case 1, -1:
-		return int(n)
-	}
-	return 0
 }
 
 // tsLowerBound is the least stamp filter's ts condition admits: its
