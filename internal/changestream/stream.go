@@ -312,7 +312,10 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 			}
 		case "whenAvailable", "required":
 			if b.pre != nil {
-				full = oplog.ApplyDiff(b.pre, diff)
+				var err error
+				if full, err = oplog.ApplyDiff(b.pre, diff); err != nil {
+					return nil, err
+				}
 			} else if b.s.Spec.FullDocument == "required" {
 				return nil, imageNotFound("post", d)
 			}
@@ -352,11 +355,10 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 	}
 	if b.s.Spec.ShowExpandedEvents {
 		switch kind {
-		case "create":
-			idIndex := bsoncore.NewDocumentBuilder().AppendInt32("v", 2).
-				AppendDocument("key", bsoncore.NewDocumentBuilder().AppendInt32("_id", 1).Build()).
-				AppendString("name", "_id_").Build()
-			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendDocument("idIndex", idIndex).Build())
+		case "create", "modify":
+			// the entry's o but the command's name: the options the
+			// collection was created with, and its idIndex
+			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", rest(b.e.O))
 		case "createIndexes", "dropIndexes":
 			spec := rest(b.e.O)
 			if kind == "dropIndexes" && b.e.O2 != nil {
@@ -366,8 +368,6 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 			arr = bsoncore.AppendDocumentElement(arr, "0", spec)
 			arr, _ = bsoncore.AppendArrayEnd(arr, start)
 			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", bsoncore.NewDocumentBuilder().AppendArray("indexes", arr).Build())
-		case "modify":
-			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", rest(b.e.O))
 		case "rename":
 			desc := bsoncore.NewDocumentBuilder().AppendDocument("to", to)
 			if t := b.e.O.Lookup("dropTarget"); t.Type == bson.TypeBinary {

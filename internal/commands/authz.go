@@ -81,6 +81,7 @@ func init() {
 	authzRules["aggregate"] = authzRule{needs: aggregateNeeds}
 	authzRules["explain"] = authzRule{needs: explainNeeds}
 	authzRules["renameCollection"] = authzRule{needs: renameNeeds}
+	authzRules["applyOps"] = authzRule{needs: applyOpsNeeds}
 	for n, f := range userAdminRules {
 		authzRules[n] = authzRule{needs: f}
 	}
@@ -211,6 +212,72 @@ func renameNeeds(r *Request) ([]need, error) {
 	needs := []need{{src, "find"}, {src, "dropCollection"}, {dst, "insert"}, {dst, "createIndex"}}
 	if d, ok := r.Cmd.Lookup("dropTarget").BooleanOK(); ok && d {
 		needs = append(needs, need{dst, "dropCollection"})
+	}
+	return needs, nil
+}
+
+// applyOpsNeeds: what each entry needs, as MongoDB checks it: insert,
+// update (and insert when it upserts) or remove on its namespace
+// (bypassDocumentValidation too when the command bypasses it),
+// appendOplogNote on the cluster for a no-op, and a command entry's
+// command's; useUUID on the cluster when an entry names its collection by
+// UUID. An empty applyOps, or create or renameCollection among other
+// entries, needs every privilege (anyAction on the cluster).
+func applyOpsNeeds(r *Request) ([]need, error) {
+	ops, err := parseApplyOps(r.Cmd.Index(0).Value(), 0)
+	if err != nil {
+		return nil, err
+	}
+	bypass, _ := r.Cmd.Lookup("bypassDocumentValidation").BooleanOK()
+	return entriesNeeds(ops, bypass)
+}
+
+func entriesNeeds(ops []applyOp, bypass bool) ([]need, error) {
+	cluster := auth.ClusterTarget()
+	if len(ops) == 0 {
+		return []need{{cluster, "anyAction"}}, nil
+	}
+	var needs []need
+	for _, op := range ops {
+		t := auth.NSTarget(op.db, op.coll)
+		if op.ui.Type != 0 {
+			needs = append(needs, need{cluster, "useUUID"})
+		}
+		switch op.kind {
+		case 'n':
+			needs = append(needs, need{cluster, "appendOplogNote"})
+		case 'i':
+			needs = append(needs, need{t, "insert"})
+		case 'u':
+			needs = append(needs, need{t, "update"})
+			if op.upsert {
+				needs = append(needs, need{t, "insert"})
+			}
+		case 'd':
+			needs = append(needs, need{t, "remove"})
+		case 'c':
+			name := cmdName(op.o)
+			if len(ops) > 1 && (name == "create" || name == "renameCollection") {
+				return []need{{cluster, "anyAction"}}, nil
+			}
+			if op.nested != nil || name == "applyOps" {
+				inner, err := entriesNeeds(op.nested, bypass)
+				if err != nil {
+					return nil, err
+				}
+				needs = append(needs, inner...)
+				continue
+			}
+			name, sub := oplogCommand(op)
+			inner, err := authzRules[name].needs(sub)
+			if err != nil {
+				return nil, err
+			}
+			needs = append(needs, inner...)
+		}
+		if bypass && (op.kind == 'i' || op.kind == 'u') {
+			needs = append(needs, need{t, "bypassDocumentValidation"})
+		}
 	}
 	return needs, nil
 }

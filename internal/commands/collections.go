@@ -164,11 +164,7 @@ func idIndexSpec(c *engine.Collection) bson.D {
 	if d := clusteredIndexSpec(c); d != nil {
 		return d
 	}
-	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
-	if len(c.Options.Collation) > 0 {
-		d = append(d, bson.E{Key: "collation", Value: c.Options.Collation})
-	}
-	return d
+	return c.Options.IDIndex()
 }
 
 func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {

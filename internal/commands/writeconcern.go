@@ -190,7 +190,7 @@ var supportsWriteConcern = map[string]bool{
 	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
 	"aggregate": true, "create": true, "drop": true, "dropDatabase": true, "renameCollection": true,
 	"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true,
-	"commitTransaction": true, "abortTransaction": true,
+	"commitTransaction": true, "abortTransaction": true, "applyOps": true,
 }
 
 // checkWriteConcern refuses a write concern the command cannot take: one

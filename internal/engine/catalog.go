@@ -183,6 +183,16 @@ type CollectionOptions struct {
 	PreAndPostImages bool `bson:"changeStreamPreAndPostImages,omitempty"`
 }
 
+// createEntry is the o of c's create entry, as MongoDB logs it: its
+// options, then its _id index.
+func createEntry(c *Collection) bson.D {
+	o := append(bson.D{{Key: "create", Value: c.Name}}, c.Options.Doc()...)
+	if id := c.Options.IDIndex(); id != nil {
+		o = append(o, bson.E{Key: "idIndex", Value: id})
+	}
+	return o
+}
+
 // CurrentOptions are c's options with the validation collMod last set.
 func (c *Collection) CurrentOptions() CollectionOptions {
 	o := c.Options
@@ -264,6 +274,21 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if o.PreAndPostImages {
 		d = append(d, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
+	}
+	return d
+}
+
+// IDIndex is the _id index of a collection with these options as MongoDB
+// describes it (listIndexes, create's idIndex): with the default
+// collation, which orders _id values. A clustered collection has none: its
+// clustered index holds its documents.
+func (o CollectionOptions) IDIndex() bson.D {
+	if len(o.ClusteredIndex) > 0 {
+		return nil
+	}
+	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+	if len(o.Collation) > 0 {
+		d = append(d, bson.E{Key: "collation", Value: o.Collation})
 	}
 	return d
 }
@@ -429,7 +454,7 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 		if err := e.checkAbsent(tx, db, name); err != nil {
 			return err
 		}
-		if err := e.logCommand(tx, db, coll, bson.D{{Key: "create", Value: name}}); err != nil {
+		if err := e.logCommand(tx, db, coll, createEntry(coll)); err != nil {
 			return err
 		}
 		return putCatalogEntry(tx, coll)

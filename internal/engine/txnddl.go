@@ -35,7 +35,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	t.created[nsKey(db, name)] = c
 	t.createdOrder = append(t.createdOrder, c)
 	if t.e.oplog != nil {
-		o, err := bson.Marshal(bson.D{{Key: "create", Value: name}})
+		o, err := bson.Marshal(createEntry(c))
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,10 @@ import (
 type UpdateSpec struct {
 	Filter bson.Raw
 	// Update is an update document, or with Pipeline an array of stages.
-	Update       bson.Raw
-	Pipeline     bool
+	Update   bson.Raw
+	Pipeline bool
+	// OplogDiff: Update is an update oplog entry's $v: 2 diff (applyOps).
+	OplogDiff    bool
 	ArrayFilters []bson.Raw
 	Hint         bson.RawValue
 	Multi        bool
@@ -43,7 +45,12 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let)
+	var upd updater
+	if u.OplogDiff {
+		upd, err = compileDiffUpdate(u.Update)
+	} else {
+		upd, err = compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let)
+	}
 	if err != nil {
 		return UpdateResult{}, err
 	}

@@ -1153,3 +1153,39 @@ const (
 	// FailCommandClosedConnection: the failCommand fail point closed the command's connection.
 	FailCommandClosedConnection Code = 50985
 )
+
+// Oplog entries applied by applyOps.
+const (
+	// DiffEmpty: an update entry's $v: 2 diff, or a sub-diff, with no field.
+	DiffEmpty Code = 4770500
+	// DiffArraySubDiff: an array diff's s<index> that is not a document.
+	DiffArraySubDiff Code = 4770501
+	// DiffArrayModification: an array diff field other than u<index> and s<index>.
+	DiffArrayModification Code = 4770502
+	// DiffUnexpectedSection: a document diff section other than d, u, i and s<field>, or out of that order.
+	DiffUnexpectedSection Code = 4770503
+	// DiffSectionName: a document diff field with an empty name.
+	DiffSectionName Code = 4770505
+	// DiffSectionType: a diff's d, u or i section that is not a document, or an array diff's l that is not an int.
+	DiffSectionType Code = 4770507
+	// DiffArrayIndex: an array diff field whose index is not a number.
+	DiffArrayIndex Code = 4770512
+	// DiffArrayHeader: an array diff whose header a is not true.
+	DiffArrayHeader Code = 4770520
+	// DiffArrayFieldName: an array diff field of one character.
+	DiffArrayFieldName Code = 4770521
+	// DiffSubDiffNotObject: a document diff's s<field> that is not a document (MongoDB's code has a digit less).
+	DiffSubDiffNotObject Code = 470510
+	// ApplyOpsPreCondition: applyOps's preCondition, which MongoDB no longer supports.
+	ApplyOpsPreCondition Code = 6711600
+	// ApplyOpsAlwaysUpsert: applyOps's alwaysUpsert: true, which MongoDB no longer supports.
+	ApplyOpsAlwaysUpsert Code = 6711601
+	// ApplyOpsPartialTxn: applyOps's partialTxn field, which only an oplog entry carries.
+	ApplyOpsPartialTxn Code = 31056
+	// ApplyOpsCount: applyOps's count field, which only an oplog entry carries.
+	ApplyOpsCount Code = 31240
+	// ApplyOpsDropDatabaseAlone: a dropDatabase entry among others in one applyOps.
+	ApplyOpsDropDatabaseAlone Code = 6275900
+	// ApplyOpsUUIDMismatch: an entry whose ns and ui name different collections.
+	ApplyOpsUUIDMismatch Code = 3318200
+)

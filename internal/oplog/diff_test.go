@@ -33,10 +33,13 @@ func TestApplyDiffInvertsUpdateO(t *testing.T) {
 			}
 		}
 		old, next := bsonDoc(t, oldD), bsonDoc(t, nextD)
+		if string(old) == string(next) {
+			continue // an update that changes nothing logs no entry
+		}
 		o := bson.Raw(UpdateO(nil, old, next))
-		got := ApplyDiff(old, o.Lookup("diff").Document())
-		if string(got) != string(next) {
-			t.Fatalf("old  %s\nnext %s\ndiff %s\ngot  %s", old, next, o, got)
+		got, err := ApplyDiff(old, o.Lookup("diff").Document())
+		if err != nil || string(got) != string(next) {
+			t.Fatalf("old  %s\nnext %s\ndiff %s\ngot  %s, %v", old, next, o, got, err)
 		}
 	}
 }

@@ -109,8 +109,8 @@ func checkDelta(doc, out bson.Raw, delta []byte) error {
 	if delta == nil {
 		return fmt.Errorf("a modifying update logged no delta")
 	}
-	if got := oplog.ApplyDiff(doc, delta); !bytes.Equal(got, out) {
-		return fmt.Errorf("delta %s applied to %s gives\n %s, not\n %s", bson.Raw(delta), doc, got, out)
+	if got, err := oplog.ApplyDiff(doc, delta); err != nil || !bytes.Equal(got, out) {
+		return fmt.Errorf("delta %s applied to %s gives\n %s (%v), not\n %s", bson.Raw(delta), doc, got, err, out)
 	}
 	return nil
 }

@@ -57,9 +57,13 @@ func TestAuthBuiltinRoles(t *testing.T) {
 		"findUsers":       {"admin", bson.D{{Key: "find", Value: "system.users"}}},
 		"collMod":         {"app", bson.D{{Key: "collMod", Value: "c"}}},
 		"whatsmyuri":      {"app", bson.D{{Key: "whatsmyuri", Value: 1}}},
+		// applyOps needs what each entry does: insert on app.c, and
+		// appendOplogNote on the cluster for a no-op
+		"applyOpsInsert": {"admin", bson.D{{Key: "applyOps", Value: bson.A{bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "app.c"}, {Key: "o", Value: bson.D{{Key: "_id", Value: 50}}}}}}}},
+		"applyOpsNoop":   {"admin", bson.D{{Key: "applyOps", Value: bson.A{bson.D{{Key: "op", Value: "n"}, {Key: "ns", Value: ""}}}}}},
 	}
 	readOnly := []string{"find", "count", "listIndexes", "listCollections", "collStats", "dbStats", "lookupOther", "unionWithOther", "whatsmyuri"}
-	writes := []string{"insert", "update", "delete", "createIndexes", "mergeSameDB"}
+	writes := []string{"insert", "update", "delete", "createIndexes", "mergeSameDB", "applyOpsInsert"}
 	monitor := []string{"serverStatus", "hostInfo", "currentOp", "getParameter", "listDatabases", "collStats", "dbStats", "whatsmyuri"}
 	all := func(groups ...[]string) []string {
 		var out []string
@@ -83,11 +87,11 @@ func TestAuthBuiltinRoles(t *testing.T) {
 		{"dbAdminAnyDatabase", "admin", []string{"listIndexes", "listCollections", "collStats", "dbStats", "validate", "createIndexes", "collMod", "listDatabases", "whatsmyuri"}},
 		{"clusterMonitor", "admin", monitor},
 		{"hostManager", "admin", []string{"setParameter", "whatsmyuri"}},
-		{"clusterManager", "admin", []string{"whatsmyuri"}},
-		{"clusterAdmin", "admin", all(monitor, []string{"setParameter"})},
-		{"backup", "admin", []string{"find", "count", "listIndexes", "listCollections", "collStats", "serverStatus", "getParameter", "listDatabases", "findUsers", "lookupOther", "unionWithOther", "whatsmyuri"}},
-		{"restore", "admin", []string{"insert", "listCollections", "createIndexes", "collMod", "getParameter", "usersInfoApp", "createUserApp", "findUsers", "whatsmyuri"}},
-		{"root", "admin", all(readOnly, writes, monitor, []string{"outElsewhere", "validate", "setParameter", "usersInfoApp", "createUserApp", "findUsers", "collMod"})},
+		{"clusterManager", "admin", []string{"whatsmyuri", "applyOpsNoop"}},
+		{"clusterAdmin", "admin", all(monitor, []string{"setParameter", "applyOpsNoop"})},
+		{"backup", "admin", []string{"applyOpsNoop", "find", "count", "listIndexes", "listCollections", "collStats", "serverStatus", "getParameter", "listDatabases", "findUsers", "lookupOther", "unionWithOther", "whatsmyuri"}},
+		{"restore", "admin", []string{"insert", "applyOpsInsert", "listCollections", "createIndexes", "collMod", "getParameter", "usersInfoApp", "createUserApp", "findUsers", "whatsmyuri"}},
+		{"root", "admin", all(readOnly, writes, monitor, []string{"outElsewhere", "validate", "setParameter", "usersInfoApp", "createUserApp", "findUsers", "collMod", "applyOpsNoop"})},
 	}
 	for i, rc := range roles {
 		user := fmt.Sprintf("u%d", i)
