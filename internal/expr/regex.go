@@ -90,7 +90,7 @@ func compileRegexOp(kind regexKind) opCompiler {
 					return missing, mongoerr.New(mongoerr.RegexInputNotString, "%s needs 'input' to be of type string", name)
 				}
 			}
-			return applyRegex(kind, re, subject, re == nil || isNullish(iv)), nil
+			return applyRegex(kind, re, subject, re == nil || isNullish(iv))
 		}), nil
 	}
 }
@@ -128,36 +128,51 @@ func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
 
 // applyRegex computes the result for subject; null marks a null or missing
 // input or regex.
-func applyRegex(kind regexKind, re *regexp.Regexp, subject string, null bool) bson.RawValue {
+func applyRegex(kind regexKind, re *regexp.Regexp, subject string, null bool) (bson.RawValue, error) {
 	switch kind {
 	case regexMatch:
-		return boolValue(!null && re.MatchString(subject))
+		return boolValue(!null && re.MatchString(subject)), nil
 	case regexFind:
 		if null {
-			return nullValue
+			return nullValue, nil
 		}
 		m := re.FindStringSubmatchIndex(subject)
 		if m == nil {
-			return nullValue
+			return nullValue, nil
 		}
-		return matchDoc(subject, m)
+		return matchDoc(subject, m, utf8.RuneCountInString(subject[:m[0]])), nil
 	}
 	if null {
-		return arrayValue(nil)
+		return arrayValue(nil), nil
 	}
+	// The matches are found at most as many as can fit in the output's
+	// bound, each match document taking 36 bytes and 3 per capture at the
+	// least; idx is counted on from the previous match.
+	limit := maxRegexFindAllOutput/(36+3*re.NumSubexp()) + 1
 	var out []bson.RawValue
-	for _, m := range re.FindAllStringSubmatchIndex(subject, -1) {
-		out = append(out, matchDoc(subject, m))
+	size, idx, at := 0, 0, 0
+	for _, m := range re.FindAllStringSubmatchIndex(subject, limit) {
+		idx += utf8.RuneCountInString(subject[at:m[0]])
+		at = m[0]
+		d := matchDoc(subject, m, idx)
+		if size += len(d.Value); size > maxRegexFindAllOutput {
+			return missing, mongoerr.New(mongoerr.RegexFindAllTooLarge, "$regexFindAll: the size of buffer to store output exceeded the 64MB limit")
+		}
+		out = append(out, d)
 	}
-	return arrayValue(out)
+	return arrayValue(out), nil
 }
 
-// matchDoc is {match, idx, captures}: idx counts code points; an unmatched
-// group captures null.
-func matchDoc(subject string, m []int) bson.RawValue {
+// maxRegexFindAllOutput bounds the size of $regexFindAll's match
+// documents, as MongoDB bounds them (its BufferMaxSize).
+const maxRegexFindAllOutput = 64 << 20
+
+// matchDoc is {match, idx, captures}: idx counts code points up to the
+// match; an unmatched group captures null.
+func matchDoc(subject string, m []int, idx int) bson.RawValue {
 	var d docBuilder
 	d.set("match", stringValue(subject[m[0]:m[1]]))
-	d.set("idx", intValue(int64(utf8.RuneCountInString(subject[:m[0]]))))
+	d.set("idx", intValue(int64(idx)))
 	caps := make([]bson.RawValue, 0, len(m)/2-1)
 	for i := 2; i < len(m); i += 2 {
 		if m[i] < 0 {

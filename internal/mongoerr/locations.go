@@ -1134,6 +1134,8 @@ const (
 	GeoNearIncludeLocsNotString Code = 16607
 	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, or in a sub-pipeline.
 	TextMatchNotFirst Code = 17313
+	// RegexFindAllTooLarge: $regexFindAll's match documents past 64 MB.
+	RegexFindAllTooLarge Code = 51151
 	// MetaUnsupportedArgument: {$meta: ...} naming no metadata MongoDB knows.
 	MetaUnsupportedArgument Code = 17308
 )

@@ -37,9 +37,18 @@ func docLength(b []byte) (int, bool) {
 	return n, n >= 5 && n <= len(b)
 }
 
+// errTooDeep is Validate's error for a document nested deeper than
+// MaxDepth.
+var errTooDeep = &validationError{"exceeds maximum nesting depth"}
+
+// TooDeep reports whether Validate failed err because the document is
+// nested deeper than MaxDepth, which MongoDB answers with an error reply
+// (Overflow) rather than closing the connection.
+func TooDeep(err error) bool { return err == error(errTooDeep) }
+
 func validateDoc(doc []byte, depth int) *validationError {
 	if depth > MaxDepth {
-		return &validationError{"exceeds maximum nesting depth"}
+		return errTooDeep
 	}
 	n, ok := docLength(doc)
 	if !ok || n != len(doc) {

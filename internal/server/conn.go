@@ -203,10 +203,16 @@ func (c *conn) recovered(h wire.Header, body []byte, p any) error {
 
 func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int) error {
 	msg, err := wire.ParseMsg(h, body)
-	if err != nil {
-		return err
+	var cmd bson.Raw
+	if err == nil {
+		cmd, err = msg.Command()
 	}
-	cmd, err := msg.Command()
+	if wire.TooDeep(err) {
+		if wire.PeekMsgFlags(body)&wire.MoreToCome != 0 {
+			return nil
+		}
+		return c.reply(h, commands.ErrorReply(err), compressor)
+	}
 	if err != nil {
 		return err
 	}
@@ -249,6 +255,9 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 // hello and isMaster may use OP_QUERY; other commands get an error reply.
 func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
 	q, err := wire.ParseQuery(body)
+	if wire.TooDeep(err) {
+		return c.reply(h, commands.ErrorReply(err), -1)
+	}
 	if err != nil {
 		return err
 	}

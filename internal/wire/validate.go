@@ -10,13 +10,23 @@ import (
 )
 
 // validateDocument checks that doc is exactly one well-formed BSON document
-// (rawdoc.Validate), as InvalidBSON when it is not.
+// (rawdoc.Validate), as InvalidBSON when it is not, or Overflow when it is
+// nested too deep (see TooDeep).
 func validateDocument(doc []byte) error {
 	if err := rawdoc.Validate(doc); err != nil {
+		if rawdoc.TooDeep(err) {
+			return mongoerr.New(mongoerr.Overflow, "BSONObj exceeds maximum nested object depth: %d", rawdoc.MaxDepth)
+		}
 		return mongoerr.New(mongoerr.InvalidBSON, "invalid BSON: %s", err)
 	}
 	return nil
 }
+
+// TooDeep reports whether a message failed to parse only because a
+// document in it is nested too deep: MongoDB answers it with the error,
+// as a command's, and keeps the connection, since the message's framing
+// is sound.
+func TooDeep(err error) bool { return mongoerr.Is(err, mongoerr.Overflow) }
 
 // readDocument reads and validates the BSON document at the start of b.
 func readDocument(b []byte) (bson.Raw, []byte, error) {

@@ -65,8 +65,6 @@ func TestValidateDocument(t *testing.T) {
 		{"old binary", rawDoc(elem(0x05, cat(le32(7), []byte{2}, le32(3), []byte{1, 2, 3})...)), true},
 		{"empty string", rawDoc(elem(0x02, cat(le32(1), []byte{0})...)), true},
 		{"depth at limit", nested(rawdoc.MaxDepth), true},
-
-		{"depth over limit", nested(rawdoc.MaxDepth + 1), false},
 		{"too short", []byte{5, 0, 0, 0}, false},
 		{"length larger than data", cat(le32(6), []byte{0}), false},
 		{"length smaller than data", cat(le32(5), []byte{0, 0}), false},
@@ -107,5 +105,10 @@ func TestValidateDocument(t *testing.T) {
 			}
 			checkErr(t, err, "InvalidBSON")
 		})
+	}
+	// Too deep is Overflow, which MongoDB answers without closing the
+	// connection (TooDeep).
+	if err := validateDocument(nested(rawdoc.MaxDepth + 1)); !TooDeep(err) {
+		t.Errorf("depth over limit: %v, want Overflow", err)
 	}
 }

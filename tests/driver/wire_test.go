@@ -484,3 +484,30 @@ func TestLargeMessagesOutliveTheirBuffers(t *testing.T) {
 		})
 	}
 }
+
+// TestTooDeepAnswered: a command nested deeper than 200 levels is answered
+// with Overflow (15), as MongoDB answers it, on a connection that stays
+// usable; 99 nested $and (199 levels under the command) still run.
+func TestTooDeepAnswered(t *testing.T) {
+	_, in := startServer(t)
+	c := rawDial(t, in)
+	nestedAnd := func(n int) bson.D {
+		f := bson.D{{Key: "a", Value: 1}}
+		for range n {
+			f = bson.D{{Key: "$and", Value: bson.A{f}}}
+		}
+		return f
+	}
+	reply := rawCommand(t, c, 1, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: nestedAnd(99)}, {Key: "$db", Value: testDB}})
+	if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 1 {
+		t.Fatalf("99 nested $and: %v", reply)
+	}
+	reply = rawCommand(t, c, 2, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: nestedAnd(100)}, {Key: "$db", Value: testDB}})
+	if code, _ := reply.Lookup("code").AsInt64OK(); code != 15 {
+		t.Fatalf("100 nested $and: %v, want code 15", reply)
+	}
+	reply = rawCommand(t, c, 3, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
+	if ok, _ := reply.Lookup("ok").AsFloat64OK(); ok != 1 {
+		t.Fatalf("ping on the same connection: %v", reply)
+	}
+}
