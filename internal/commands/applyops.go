@@ -170,14 +170,14 @@ func parseApplyOp(v bson.RawValue, depth int) (applyOp, error) {
 // index build entries MongoDB itself refuses in applyOps.
 var (
 	oplogCommandsRefused = map[string]string{
-		"convertToCapped":  "Folio has no convertToCapped",
 		"emptycapped":      "Folio has no emptycapped",
 		"importCollection": "Folio cannot import a collection's files",
 		"dbCheck":          "Folio has no dbCheck",
 	}
 	indexBuildEntries = map[string]bool{"startIndexBuild": true, "commitIndexBuild": true, "abortIndexBuild": true}
 	oplogCommands     = map[string]bool{"create": true, "drop": true, "dropDatabase": true, "renameCollection": true,
-		"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true, "deleteIndex": true, "applyOps": true}
+		"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true, "deleteIndex": true, "applyOps": true,
+		"convertToCapped": true}
 )
 
 // checkCommandOp checks a command entry: a command the oplog holds, in

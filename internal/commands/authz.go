@@ -82,6 +82,8 @@ func init() {
 	authzRules["explain"] = authzRule{needs: explainNeeds}
 	authzRules["renameCollection"] = authzRule{needs: renameNeeds}
 	authzRules["applyOps"] = authzRule{needs: applyOpsNeeds}
+	authzRules["convertToCapped"] = onNamespace("convertToCapped")
+	authzRules["cloneCollectionAsCapped"] = authzRule{needs: cloneAsCappedNeeds}
 	for n, f := range userAdminRules {
 		authzRules[n] = authzRule{needs: f}
 	}
@@ -280,6 +282,14 @@ func entriesNeeds(ops []applyOp, bypass bool) ([]need, error) {
 		}
 	}
 	return needs, nil
+}
+
+// cloneAsCappedNeeds: find on the source, insert and createCollection on
+// the target, as MongoDB checks them.
+func cloneAsCappedNeeds(r *Request) ([]need, error) {
+	to, _ := r.Cmd.Lookup("toCollection").StringValueOK()
+	src, dst := commandTarget(r), auth.NSTarget(r.DB, to)
+	return []need{{src, "find"}, {dst, "insert"}, {dst, "createCollection"}}, nil
 }
 
 // renameSameDB reports whether u may rename within one database by

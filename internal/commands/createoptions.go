@@ -49,9 +49,6 @@ var (
 	validationActions = map[string]bool{"error": true, "warn": true}
 )
 
-// maxCappedSize is the largest capped collection size MongoDB accepts (1 PB).
-const maxCappedSize = 1 << 50
-
 // checkCreateBound applies the bounds of create's IDL validators.
 func checkCreateBound(field string, n, lo, hi int64) error {
 	switch {

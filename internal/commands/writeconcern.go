@@ -191,6 +191,7 @@ var supportsWriteConcern = map[string]bool{
 	"aggregate": true, "create": true, "drop": true, "dropDatabase": true, "renameCollection": true,
 	"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true,
 	"commitTransaction": true, "abortTransaction": true, "applyOps": true,
+	"cloneCollectionAsCapped": true, "convertToCapped": true,
 }
 
 // checkWriteConcern refuses a write concern the command cannot take: one

@@ -1,0 +1,99 @@
+package driver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestCloneAndConvertToCapped: cloneCollectionAsCapped copies a collection
+// into a new capped one that keeps its newest documents, the source
+// untouched; convertToCapped makes a collection capped in place, with its
+// documents and its _id index only; both refuse what MongoDB refuses.
+func TestCloneAndConvertToCapped(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	src := db.Collection("src")
+	var docs []bson.Raw
+	for i := range 100 {
+		docs = append(docs, mustRaw(t, bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: strings.Repeat("x", 80)}}))
+	}
+	seed(t, src, docs)
+	if _, err := src.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "pad", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	if err := run(bson.D{{Key: "cloneCollectionAsCapped", Value: "src"}, {Key: "toCollection", Value: "dst"}, {Key: "size", Value: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	got := findAll(t, db.Collection("dst"), bson.D{})
+	if len(got) == 0 || len(got) > 1024/len(docs[0]) || !bytesEqual(got[len(got)-1], docs[99]) {
+		t.Fatalf("the capped clone holds %d documents, ending with %v", len(got), got[len(got)-1:])
+	}
+	for i, d := range got {
+		if !bytesEqual(d, docs[100-len(got)+i]) {
+			t.Fatalf("clone document %d: %s, want the newest in order", i, d)
+		}
+	}
+	if n, _ := src.CountDocuments(ctx, bson.D{}); n != 100 {
+		t.Fatalf("the source holds %d documents", n)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "dst"}})
+	if err != nil || len(specs) != 1 || specs[0].Options.Lookup("capped").Boolean() != true || specs[0].Options.Lookup("size").AsInt64() != 1024 {
+		t.Fatalf("dst: %v %v", specs, err)
+	}
+
+	if err := run(bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: 100000.7}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := findAll(t, src, bson.D{}); !slicesEqualRaw(got, docs) {
+		t.Fatalf("converted collection holds %d documents", len(got))
+	}
+	indexes, err := src.Indexes().ListSpecifications(ctx)
+	if err != nil || len(indexes) != 1 || indexes[0].Name != "_id_" {
+		t.Fatalf("indexes after convertToCapped: %v %v", indexes, err)
+	}
+	names, _ := db.ListCollectionNames(ctx, bson.D{})
+	for _, n := range names {
+		if strings.Contains(n, "convertToCapped") {
+			t.Fatalf("temporary collection %s left behind", n)
+		}
+	}
+	if err := db.CreateView(ctx, "v", "src", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  bson.D
+		code int
+	}{
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "nope"}, {Key: "toCollection", Value: "x"}, {Key: "size", Value: 1000}}, 26},
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "src"}, {Key: "toCollection", Value: "dst"}, {Key: "size", Value: 1000}}, 48},
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "v"}, {Key: "toCollection", Value: "x"}, {Key: "size", Value: 1000}}, 166},
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "src"}, {Key: "toCollection", Value: 5}, {Key: "size", Value: 1000}}, 14},
+		{bson.D{{Key: "cloneCollectionAsCapped", Value: "src"}, {Key: "toCollection", Value: "x"}}, 72},
+		{bson.D{{Key: "convertToCapped", Value: "nope"}, {Key: "size", Value: 1000}}, 26},
+		{bson.D{{Key: "convertToCapped", Value: "v"}, {Key: "size", Value: 1000}}, 166},
+		{bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: 0.9}}, 72},
+		{bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: int64(1)<<50 + 1}}, 2},
+	} {
+		if err := run(tc.cmd); serverCode(err) != tc.code {
+			t.Errorf("%v: %v, want code %d", tc.cmd, err, tc.code)
+		}
+	}
+	// a capped collection made so evicts its oldest documents
+	if err := run(bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.InsertOne(ctx, bson.D{{Key: "_id", Value: 1000}, {Key: "pad", Value: strings.Repeat("y", 80)}}); err != nil {
+		t.Fatal(err)
+	}
+	last := findAll(t, src, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}).SetLimit(1))
+	if n, _ := src.CountDocuments(ctx, bson.D{}); n > 1024/int64(len(docs[0])) || len(last) != 1 || last[0].Lookup("_id").AsInt64() != 1000 {
+		t.Fatalf("after an insert the capped collection holds %d documents, the newest %v", n, last)
+	}
+}
