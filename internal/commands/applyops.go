@@ -277,7 +277,9 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 		}
 		return mongoerr.New(mongoerr.NamespaceNotFound, "cannot apply insert or update operation on a non-existent namespace %s.%s: %s", op.db, op.coll, op.o)
 	}
-	if err := s.writable(r, op.db, op.coll); err != nil {
+	// system.views takes the writes that define views, as the oplog logs
+	// them; a view itself takes none
+	if err := s.notOnView(r, op.db, op.coll); err != nil {
 		return err
 	}
 	wo := writeOptions(r)

@@ -143,6 +143,14 @@ func applyOpsWorkload(t *testing.T, client *mongo.Client, db *mongo.Database, r 
 		},
 		func() error { return a.Indexes().DropOne(ctx, "k_1") },
 		func() error {
+			return db.CreateView(ctx, "v", "a", mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "k", Value: 3}}}}})
+		},
+		func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "v"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{}}}).Err()
+		},
+		func() error { return db.CreateView(ctx, "w", "a", mongo.Pipeline{}) },
+		func() error { return db.Collection("w").Drop(ctx) },
+		func() error {
 			return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "a"}, {Key: "validator", Value: bson.D{{Key: "z", Value: bson.D{{Key: "$exists", Value: true}}}}}, {Key: "validationLevel", Value: "moderate"}}).Err()
 		},
 	} {
@@ -173,7 +181,7 @@ func renameEntry(e bson.Raw, from, to string) (bson.D, bool) {
 				keep = true
 				f.Value = to + strings.TrimPrefix(ns, from)
 			}
-		case "o":
+		case "o", "o2":
 			f.Value, keep = renameValue(f.Value, from, to, keep)
 		}
 		out = append(out, f)
@@ -231,8 +239,9 @@ func lineDiff(a, b []string) string {
 	return strings.Join(out, "\n")
 }
 
-// dbState lists a database's collections with their options, documents in
-// _id order (their bytes) and indexes, one line each.
+// dbState lists a database's collections and views with their options,
+// and the collections' documents in _id order (their bytes) and indexes,
+// one line each.
 func dbState(t *testing.T, db *mongo.Database) []string {
 	ctx := context.Background()
 	specs, err := db.ListCollectionSpecifications(ctx, bson.D{})
@@ -241,10 +250,14 @@ func dbState(t *testing.T, db *mongo.Database) []string {
 	}
 	var out []string
 	for _, s := range specs {
-		out = append(out, fmt.Sprintf("collection %s %s", s.Name, s.Options))
+		out = append(out, fmt.Sprintf("%s %s %s", s.Type, s.Name, s.Options))
+		if s.Type != "collection" {
+			continue
+		}
 		c := db.Collection(s.Name)
 		for _, d := range findAll(t, c, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})) {
-			out = append(out, fmt.Sprintf("  %s", d))
+			// a view's definition names it with its database
+			out = append(out, "  "+strings.ReplaceAll(d.String(), `"`+db.Name()+`.`, `"<db>.`))
 		}
 		cur, err := c.Indexes().List(ctx)
 		if err != nil {
