@@ -105,9 +105,8 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 		}
 		return err
 	}
-	bucketOpts := engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation}
 	buckets := timeseries.BucketsPrefix + name
-	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOpts); err != nil {
+	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOptions(o, opts)); err != nil {
 		return err
 	}
 	if err := s.createDefaultTimeseriesIndex(&tsColl{name: name, buckets: buckets, o: o}, r.DB); err != nil {
@@ -119,6 +118,33 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 		err = werrs[0].Err
 	}
 	return err
+}
+
+// bucketOptions are the options of the collection of a time series
+// collection's buckets, created with opts: its timeseries options as
+// listCollections shows them, its expiry and its collation.
+func bucketOptions(o timeseries.Options, opts engine.CollectionOptions) engine.CollectionOptions {
+	return engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation}
+}
+
+// createBuckets creates the collection of a time series collection's
+// buckets alone, as the oplog logs it (create of system.buckets.<name>
+// with its timeseries options): applyOps.
+func (s *Service) createBuckets(db string, create bson.Raw) error {
+	args, err := parseCommand(create, createSpec)
+	if err != nil {
+		return err
+	}
+	opts, err := parseCreateOptions(&args)
+	if err != nil {
+		return err
+	}
+	o, err := timeseries.Parse(args.doc("timeseries"))
+	if err != nil {
+		return err
+	}
+	name, _ := create.Index(0).Value().StringValueOK()
+	return s.Engine.CreateCollection(db, name, bucketOptions(o, opts))
 }
 
 // createDefaultTimeseriesIndex creates the index MongoDB 6.3 and later

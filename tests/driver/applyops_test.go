@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -150,6 +151,13 @@ func applyOpsWorkload(t *testing.T, client *mongo.Client, db *mongo.Database, r 
 		},
 		func() error { return db.CreateView(ctx, "w", "a", mongo.Pipeline{}) },
 		func() error { return db.Collection("w").Drop(ctx) },
+		func() error {
+			return db.CreateCollection(ctx, "ts", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m")))
+		},
+		func() error {
+			_, err := db.Collection("ts").InsertOne(ctx, bson.D{{Key: "t", Value: time.Unix(1700000000, 0)}, {Key: "m", Value: 1}, {Key: "v", Value: 2}})
+			return err
+		},
 		func() error {
 			return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "a"}, {Key: "validator", Value: bson.D{{Key: "z", Value: bson.D{{Key: "$exists", Value: true}}}}}, {Key: "validationLevel", Value: "moderate"}}).Err()
 		},
