@@ -148,7 +148,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	changed := false
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
-		if _, err := engine.CompileValidator(v); err != nil {
+		if _, err := engine.CompileValidator(v, nil); err != nil {
 			return err
 		}
 		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {

@@ -141,7 +141,7 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		}
 	}
 	if v := c.doc("validator"); len(v) > 5 {
-		if _, err := engine.CompileValidator(v); err != nil {
+		if _, err := engine.CompileValidator(v, nil); err != nil {
 			return opts, err
 		}
 		opts.Validator = v

@@ -21,12 +21,18 @@ func (c *Collection) DefaultCollator() *collation.Collator {
 	if b := c.coll.Load(); b != nil {
 		return b.c
 	}
-	var coll *collation.Collator
-	if len(c.Options.Collation) > 0 {
-		// Stored normalized by create, so it parses.
-		coll, _ = collation.Parse(c.Options.Collation)
-	}
+	coll := c.Options.collator()
 	c.coll.Store(&collatorBox{coll})
+	return coll
+}
+
+// collator is the default collation of options o (nil: simple).
+func (o CollectionOptions) collator() *collation.Collator {
+	if len(o.Collation) == 0 {
+		return nil
+	}
+	// Stored normalized by create, so it parses.
+	coll, _ := collation.Parse(o.Collation)
 	return coll
 }
 

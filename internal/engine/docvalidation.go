@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
@@ -39,12 +40,13 @@ type validation struct {
 	validator *docValidator
 }
 
-// CompileValidator checks a validator document as create and collMod do.
-// MongoDB refuses $where, $text and the geo proximity operators in
-// validators: $text here, the others wherever no script or index serves
-// them.
-func CompileValidator(spec bson.Raw) (*query.Filter, error) {
-	f, err := query.Compile(spec)
+// CompileValidator checks a validator document as create and collMod do,
+// compiling it with the collection's default collation (coll, nil for
+// simple), which its comparisons follow as in MongoDB. MongoDB refuses
+// $where, $text and the geo proximity operators in validators: $text
+// here, the others wherever no script or index serves them.
+func CompileValidator(spec bson.Raw, coll *collation.Collator) (*query.Filter, error) {
+	f, err := query.CompileCollated(spec, nil, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +56,14 @@ func CompileValidator(spec bson.Raw) (*query.Filter, error) {
 	return f, nil
 }
 
-// newValidation compiles the validation options of o.
-func newValidation(spec bson.Raw, level, action string) (*validation, error) {
+// newValidation compiles the validation options of o, under the
+// collection's default collation (coll).
+func newValidation(spec bson.Raw, level, action string, coll *collation.Collator) (*validation, error) {
 	v := &validation{spec: spec, level: level, action: action}
 	if len(spec) <= 5 {
 		return v, nil
 	}
-	f, err := CompileValidator(spec)
+	f, err := CompileValidator(spec, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +124,7 @@ func (c *Collection) initValidation() error {
 	if len(o.Validator) == 0 && o.ValidationLevel == "" && o.ValidationAction == "" {
 		return nil
 	}
-	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction)
+	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction, o.collator())
 	if err != nil {
 		return err
 	}
@@ -183,7 +186,7 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			}
 			cur.Timeseries = ch.Timeseries
 		}
-		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction); err != nil {
+		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction, nil); err != nil {
 			return err
 		}
 		mod := bson.D{{Key: "collMod", Value: name}}
@@ -234,7 +237,7 @@ func (c *Collection) syncValidation(o CollectionOptions) error {
 	if bytes.Equal(cur.Validator, o.Validator) && cur.ValidationLevel == o.ValidationLevel && cur.ValidationAction == o.ValidationAction {
 		return nil
 	}
-	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction)
+	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction, o.collator())
 	if err != nil {
 		return err
 	}

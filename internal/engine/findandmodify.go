@@ -44,7 +44,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	}
 	var upd updater
 	if !s.Remove {
-		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let); err != nil {
+		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator()); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -32,19 +33,21 @@ func changeOf(upd updater, delta []byte) change {
 // compileUpdate compiles an update document (pipeline false) with the
 // query language as the matcher of $pull conditions and array filters, or
 // an update pipeline (pipeline true: spec holds the stages as an array)
-// seeing the variables of let.
-func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let) (updater, error) {
+// seeing the variables of let. Both follow the statement's collation
+// (coll, nil for simple), as the filter does.
+func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let, c *collation.Collator) (updater, error) {
 	if pipeline {
 		if len(arrayFilters) > 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "arrayFilters may not be specified for pipeline-style updates")
 		}
-		return compilePipelineUpdate(spec, coll, let)
+		return compilePipelineUpdate(spec, coll, let, c)
 	}
 	return update.Compile(spec, update.Options{
 		ArrayFilters: arrayFilters,
 		Compile: func(filter bson.Raw) (update.Matcher, error) {
-			return query.Compile(filter)
+			return query.CompileCollated(filter, nil, c)
 		},
+		Collator: c,
 	})
 }
 
@@ -60,7 +63,7 @@ type pipelineUpdate struct {
 	p *aggregate.Pipeline
 }
 
-func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let) (*pipelineUpdate, error) {
+func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let, c *collation.Collator) (*pipelineUpdate, error) {
 	vals, err := bson.RawArray(spec).Values()
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid update pipeline: %v", err)
@@ -77,7 +80,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let) (*pipeline
 		}
 		stages[i] = doc
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let})
+	p, err := aggregate.Parse(stages, aggregate.Options{Coll: coll, Bound: let, Collator: c})
 	if err != nil {
 		return nil, err
 	}

@@ -3,18 +3,21 @@ package update
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
 
 // addToSetOp is $addToSet: appends each value (several with $each) that the
-// array does not already hold, comparing with MongoDB's value equality; the
-// $each values are deduplicated first. A missing field becomes a new array.
+// array does not already hold, comparing with MongoDB's value equality
+// under the collation; the $each values are deduplicated first. A missing
+// field becomes a new array.
 type addToSetOp struct {
 	vals []bson.RawValue
+	coll *collation.Collator
 }
 
-func parseAddToSet(v bson.RawValue) (leaf, error) {
+func parseAddToSet(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 	vals := []bson.RawValue{v}
 	if v.Type == bson.TypeEmbeddedDocument {
 		if each, err := v.Document().LookupErr("$each"); err == nil {
@@ -29,18 +32,19 @@ func parseAddToSet(v bson.RawValue) (leaf, error) {
 			}
 			vals = nil
 			for _, e := range arrayValues(each) {
-				if !containsValue(vals, e) {
+				if !containsValue(coll, vals, e) {
 					vals = append(vals, e)
 				}
 			}
 		}
 	}
-	return addToSetOp{vals: vals}, nil
+	return addToSetOp{vals: vals, coll: coll}, nil
 }
 
-func containsValue(list []bson.RawValue, v bson.RawValue) bool {
+// containsValue reports whether list holds a value equal to v under coll.
+func containsValue(coll *collation.Collator, list []bson.RawValue, v bson.RawValue) bool {
 	for _, x := range list {
-		if values.Equal(x, v) {
+		if coll.Compare(x, v) == 0 {
 			return true
 		}
 	}
@@ -63,7 +67,7 @@ func (o addToSetOp) apply(c *applyCtx, s *slot) error {
 	existing := arrayValues(s.n.value())
 	var add []*node
 	for _, v := range o.vals {
-		if !containsValue(existing, v) {
+		if !containsValue(o.coll, existing, v) {
 			add = append(add, rawNode(v))
 		}
 	}
@@ -121,10 +125,11 @@ type pullOp struct {
 // query each document element must match; a document of value operators
 // ({$gte: 6}, {$elemMatch: ...}) is a condition on the element itself; any
 // other value selects equal elements.
-func parsePull(v bson.RawValue, compile CompileFunc) (leaf, error) {
+func parsePull(v bson.RawValue, o *Options) (leaf, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
-		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return values.Equal(e, v) }}, nil
+		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return o.Collator.Compare(e, v) == 0 }}, nil
 	}
+	compile := o.Compile
 	doc := v.Document()
 	if compile == nil {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "$pull with a condition requires a query compiler")
@@ -164,13 +169,13 @@ func isOperatorName(k string) bool {
 	return len(k) > 0 && k[0] == '$' && k != "$ref" && k != "$id" && k != "$db"
 }
 
-func parsePullAll(v bson.RawValue) (leaf, error) {
+func parsePullAll(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 	if v.Type != bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.BadValue, "$pullAll requires an array argument but was given a %s",
 			values.TypeName(v.Type))
 	}
 	list := arrayValues(v)
-	return pullOp{name: "$pullAll", match: func(e bson.RawValue) bool { return containsValue(list, e) }}, nil
+	return pullOp{name: "$pullAll", match: func(e bson.RawValue) bool { return containsValue(coll, list, e) }}, nil
 }
 
 func (o pullOp) apply(c *applyCtx, s *slot) error {

@@ -9,34 +9,39 @@ import (
 	"github.com/folio-db/folio/internal/values"
 )
 
-// parseFunc builds the leaf of one operator for one path.
-type parseFunc func(path string, v bson.RawValue, compile CompileFunc) (leaf, error)
+// parseFunc builds the leaf of one operator for one path; o gives the
+// query compiler and the collation.
+type parseFunc func(path string, v bson.RawValue, o *Options) (leaf, error)
 
 // operators is MongoDB's modifier table ($rename is handled by
 // compileRename because it occupies two paths).
 var operators = map[string]parseFunc{
-	"$set": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return setOp{val: v}, nil },
-	"$setOnInsert": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) {
+	"$set": func(_ string, v bson.RawValue, _ *Options) (leaf, error) { return setOp{val: v}, nil },
+	"$setOnInsert": func(_ string, v bson.RawValue, _ *Options) (leaf, error) {
 		return setOp{val: v, onInsert: true}, nil
 	},
-	"$unset":       func(string, bson.RawValue, CompileFunc) (leaf, error) { return unsetOp{}, nil },
-	"$inc":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseArith(p, v, false) },
-	"$mul":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseArith(p, v, true) },
-	"$min":         func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return compareOp{val: v, want: -1}, nil },
-	"$max":         func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return compareOp{val: v, want: 1}, nil },
-	"$currentDate": func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseCurrentDate(v) },
-	"$push":        func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePush(v) },
-	"$addToSet":    func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseAddToSet(v) },
-	"$pop":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePop(p, v) },
-	"$pull":        func(_ string, v bson.RawValue, c CompileFunc) (leaf, error) { return parsePull(v, c) },
-	"$pullAll":     func(_ string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parsePullAll(v) },
-	"$bit":         func(p string, v bson.RawValue, _ CompileFunc) (leaf, error) { return parseBit(p, v) },
+	"$unset": func(string, bson.RawValue, *Options) (leaf, error) { return unsetOp{}, nil },
+	"$inc":   func(p string, v bson.RawValue, _ *Options) (leaf, error) { return parseArith(p, v, false) },
+	"$mul":   func(p string, v bson.RawValue, _ *Options) (leaf, error) { return parseArith(p, v, true) },
+	"$min": func(_ string, v bson.RawValue, o *Options) (leaf, error) {
+		return compareOp{val: v, want: -1, coll: o.Collator}, nil
+	},
+	"$max": func(_ string, v bson.RawValue, o *Options) (leaf, error) {
+		return compareOp{val: v, want: 1, coll: o.Collator}, nil
+	},
+	"$currentDate": func(_ string, v bson.RawValue, _ *Options) (leaf, error) { return parseCurrentDate(v) },
+	"$push":        func(_ string, v bson.RawValue, o *Options) (leaf, error) { return parsePush(v, o.Collator) },
+	"$addToSet":    func(_ string, v bson.RawValue, o *Options) (leaf, error) { return parseAddToSet(v, o.Collator) },
+	"$pop":         func(p string, v bson.RawValue, _ *Options) (leaf, error) { return parsePop(p, v) },
+	"$pull":        func(_ string, v bson.RawValue, o *Options) (leaf, error) { return parsePull(v, o) },
+	"$pullAll":     func(_ string, v bson.RawValue, o *Options) (leaf, error) { return parsePullAll(v, o.Collator) },
+	"$bit":         func(p string, v bson.RawValue, _ *Options) (leaf, error) { return parseBit(p, v) },
 }
 
 // compileOperators builds the update tree of an operator update. Every
 // top-level field must be a known modifier whose argument is a document of
 // path: argument pairs (possibly empty); every array filter must be used.
-func compileOperators(spec bson.Raw, filters map[string]Matcher, compile CompileFunc) (*Update, error) {
+func compileOperators(spec bson.Raw, filters map[string]Matcher, opts *Options) (*Update, error) {
 	u := &Update{root: &tnode{}, filters: filters}
 	used := map[string]bool{}
 	elems, _ := spec.Elements()
@@ -60,7 +65,7 @@ func compileOperators(spec bson.Raw, filters map[string]Matcher, compile Compile
 			if op == "$rename" {
 				err = u.compileRename(f.Key(), f.Value(), used)
 			} else {
-				err = u.compileField(f.Key(), f.Value(), parse, compile, used)
+				err = u.compileField(f.Key(), f.Value(), parse, opts, used)
 			}
 			if err != nil {
 				return nil, err
@@ -82,12 +87,12 @@ func compileOperators(spec bson.Raw, filters map[string]Matcher, compile Compile
 	return u, nil
 }
 
-func (u *Update) compileField(path string, v bson.RawValue, parse parseFunc, compile CompileFunc, used map[string]bool) error {
+func (u *Update) compileField(path string, v bson.RawValue, parse parseFunc, opts *Options, used map[string]bool) error {
 	parts, err := parsePath(path, u.filters, used)
 	if err != nil {
 		return err
 	}
-	op, err := parse(path, v, compile)
+	op, err := parse(path, v, opts)
 	if err != nil {
 		return err
 	}

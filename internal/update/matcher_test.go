@@ -126,7 +126,7 @@ func matchCond(cond bson.RawValue, cands []bson.RawValue) bool {
 			})
 		case "$in":
 			list := arrayValues(v)
-			ok = anyOf(expand(cands), func(c bson.RawValue) bool { return containsValue(list, c) })
+			ok = anyOf(expand(cands), func(c bson.RawValue) bool { return containsValue(nil, list, c) })
 		case "$elemMatch":
 			ok = anyOf(cands, func(c bson.RawValue) bool {
 				if c.Type != bson.TypeArray {

@@ -4,6 +4,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -39,10 +40,11 @@ func (noopOp) apply(*applyCtx, *slot) error { return nil }
 type compareOp struct {
 	val  bson.RawValue
 	want int
+	coll *collation.Collator
 }
 
 func (o compareOp) apply(c *applyCtx, s *slot) error {
-	if s.n != nil && values.Compare(o.val, s.n.value())*o.want <= 0 {
+	if s.n != nil && o.coll.Compare(o.val, s.n.value())*o.want <= 0 {
 		return nil
 	}
 	return c.set(s, rawNode(o.val), false)

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -27,6 +28,7 @@ type pushOp struct {
 type pushSort struct {
 	dir    int
 	fields []sortField
+	coll   *collation.Collator // the statement's collation orders strings
 }
 
 type sortField struct {
@@ -34,7 +36,7 @@ type sortField struct {
 	dir  int
 }
 
-func parsePush(v bson.RawValue) (leaf, error) {
+func parsePush(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 	op := pushOp{position: math.MaxInt64, slice: math.MaxInt64}
 	if v.Type != bson.TypeEmbeddedDocument {
 		op.vals = []bson.RawValue{v}
@@ -66,7 +68,9 @@ func parsePush(v bson.RawValue) (leaf, error) {
 		case "$position":
 			op.position, err = integerClause(ev, "The value for $position must be an integer value, not of type: %s")
 		case "$sort":
-			op.sort, err = parsePushSort(ev)
+			if op.sort, err = parsePushSort(ev); op.sort != nil {
+				op.sort.coll = coll
+			}
 		default:
 			return nil, mongoerr.New(mongoerr.BadValue, "Unrecognized clause in $push: %s", k)
 		}
@@ -239,10 +243,10 @@ func (o pushOp) perform(arr *node) {
 // included, as MongoDB's PatternElementCmp does.
 func (p *pushSort) compare(a, b bson.RawValue) int {
 	if p.fields == nil {
-		return values.Compare(a, b) * p.dir
+		return p.coll.Compare(a, b) * p.dir
 	}
 	for _, f := range p.fields {
-		if c := values.Compare(sortKey(a, f.path), sortKey(b, f.path)); c != 0 {
+		if c := p.coll.Compare(sortKey(a, f.path), sortKey(b, f.path)); c != 0 {
 			return c * f.dir
 		}
 	}

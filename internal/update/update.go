@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -27,8 +28,13 @@ type CompileFunc func(filter bson.Raw) (Matcher, error)
 type Options struct {
 	// ArrayFilters are the filters for $[<identifier>] path components.
 	ArrayFilters []bson.Raw
-	// Compile compiles $pull conditions and array filters.
+	// Compile compiles $pull conditions and array filters, which follow
+	// the statement's collation: Compile must apply it.
 	Compile CompileFunc
+	// Collator, when set, is the statement's collation, which $addToSet,
+	// $pull and $pullAll follow when they compare values, $min and $max
+	// when they order them, and $push when it sorts.
+	Collator *collation.Collator
 }
 
 // MaxDocumentSize is the largest document an update may produce.
@@ -57,7 +63,7 @@ func Compile(spec bson.Raw, opts Options) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compileOperators(spec, filters, opts.Compile)
+	return compileOperators(spec, filters, &opts)
 }
 
 // CompileValue compiles the u field of an update statement, which is either

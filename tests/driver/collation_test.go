@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -546,4 +547,121 @@ func collationOf(t *testing.T, spec bson.Raw) *options.Collation {
 		}
 	}
 	return &c
+}
+
+// TestUpdateOperatorsFollowCollation: the operators that compare values
+// ($addToSet, $pull, $pullAll, $min, $max, $push's $sort) and arrayFilters
+// follow the statement's collation, or the collection's default, as in
+// MongoDB; without one they compare binary.
+func TestUpdateOperatorsFollowCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	caseless := &options.Collation{Locale: "en", Strength: 2}
+	if err := db.CreateCollection(ctx, "ci", options.CreateCollection().SetCollation(caseless)); err != nil {
+		t.Fatal(err)
+	}
+	doc := bson.D{{Key: "_id", Value: 1}, {Key: "tags", Value: bson.A{"Apple", "banana", "Cherry"}}, {Key: "name", Value: "apple"}, {Key: "s", Value: bson.A{}}}
+	tests := []struct {
+		name    string
+		update  bson.D
+		filters []any
+		want    string // the document after, as Extended JSON
+	}{
+		{"$addToSet of an equal string", bson.D{{Key: "$addToSet", Value: bson.D{{Key: "tags", Value: "APPLE"}}}}, nil,
+			`{"_id":1,"tags":["Apple","banana","Cherry"],"name":"apple","s":[]}`},
+		{"$pull of an equal string", bson.D{{Key: "$pull", Value: bson.D{{Key: "tags", Value: "APPLE"}}}}, nil,
+			`{"_id":1,"tags":["banana","Cherry"],"name":"apple","s":[]}`},
+		{"$pull by a condition", bson.D{{Key: "$pull", Value: bson.D{{Key: "tags", Value: bson.D{{Key: "$in", Value: bson.A{"BANANA"}}}}}}}, nil,
+			`{"_id":1,"tags":["Apple","Cherry"],"name":"apple","s":[]}`},
+		{"$pullAll", bson.D{{Key: "$pullAll", Value: bson.D{{Key: "tags", Value: bson.A{"cherry", "APPLE"}}}}}, nil,
+			`{"_id":1,"tags":["banana"],"name":"apple","s":[]}`},
+		{"$max orders by the collation", bson.D{{Key: "$max", Value: bson.D{{Key: "name", Value: "Banana"}}}}, nil,
+			`{"_id":1,"tags":["Apple","banana","Cherry"],"name":"Banana","s":[]}`},
+		{"$min of an equal string keeps the value", bson.D{{Key: "$min", Value: bson.D{{Key: "name", Value: "APPLE"}}}}, nil,
+			`{"_id":1,"tags":["Apple","banana","Cherry"],"name":"apple","s":[]}`},
+		{"$push with $sort", bson.D{{Key: "$push", Value: bson.D{{Key: "s", Value: bson.D{{Key: "$each", Value: bson.A{"b", "a", "B"}}, {Key: "$sort", Value: 1}}}}}}, nil,
+			`{"_id":1,"tags":["Apple","banana","Cherry"],"name":"apple","s":["a","b","B"]}`},
+		{"arrayFilters", bson.D{{Key: "$set", Value: bson.D{{Key: "tags.$[t]", Value: "x"}}}}, []any{bson.D{{Key: "t", Value: "CHERRY"}}},
+			`{"_id":1,"tags":["Apple","banana","x"],"name":"apple","s":[]}`},
+	}
+	check := func(t *testing.T, c *mongo.Collection, want string) {
+		t.Helper()
+		var got bson.Raw
+		if err := c.FindOne(ctx, bson.D{}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		var w bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(want), false, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, w) {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// the collection's default collation
+			c := db.Collection("ci")
+			if _, err := c.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.InsertOne(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			opts := options.UpdateOne()
+			if tc.filters != nil {
+				opts.SetArrayFilters(tc.filters)
+			}
+			if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, tc.update, opts); err != nil {
+				t.Fatal(err)
+			}
+			check(t, c, tc.want)
+			// the statement's collation, through findAndModify
+			plain := db.Collection("plain")
+			if _, err := plain.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := plain.InsertOne(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			fo := options.FindOneAndUpdate().SetCollation(caseless)
+			if tc.filters != nil {
+				fo.SetArrayFilters(tc.filters)
+			}
+			if err := plain.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, tc.update, fo).Err(); err != nil {
+				t.Fatal(err)
+			}
+			check(t, plain, tc.want)
+		})
+	}
+	// without a collation, binary comparison: "APPLE" is another value
+	plain := db.Collection("binary")
+	if _, err := plain.InsertOne(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$addToSet", Value: bson.D{{Key: "tags", Value: "APPLE"}}}, {Key: "$max", Value: bson.D{{Key: "name", Value: "Banana"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	check(t, plain, `{"_id":1,"tags":["Apple","banana","Cherry","APPLE"],"name":"apple","s":[]}`)
+}
+
+// TestValidatorFollowsCollation: a validator compares strings under the
+// collection's default collation, as in MongoDB.
+func TestValidatorFollowsCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	validator := bson.D{{Key: "status", Value: bson.D{{Key: "$in", Value: bson.A{"active", "done"}}}}}
+	if err := db.CreateCollection(ctx, "ci", options.CreateCollection().SetValidator(validator).SetCollation(&options.Collation{Locale: "en", Strength: 2})); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "binary", options.CreateCollection().SetValidator(validator)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("ci").InsertOne(ctx, bson.D{{Key: "status", Value: "ACTIVE"}}); err != nil {
+		t.Fatalf("caseless validator refused ACTIVE: %v", err)
+	}
+	_, err := db.Collection("binary").InsertOne(ctx, bson.D{{Key: "status", Value: "ACTIVE"}})
+	requireCode(t, err, 121, "DocumentValidationFailure")
 }
