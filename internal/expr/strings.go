@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -32,43 +33,51 @@ func init() {
 }
 
 // coerceToString is MongoDB's Value::coerceToString, used by $substr*,
-// $toUpper, $toLower and $strcasecmp: strings as they are, numbers in
-// decimal, dates in ISO-8601 with milliseconds, timestamps as
-// "Timestamp(t, i)", and null or missing as the empty string; other types
-// are error 16007.
+// $toUpper, $toLower and $strcasecmp: strings (and code) as they are,
+// integers in decimal, doubles as C++ streams print them (6 significant
+// digits, see streamDouble), dates in ISO-8601 with milliseconds,
+// timestamps as MongoDB prints them ("Jan  1 00:00:00:1": the server's
+// local time of the seconds, then the increment), and null or missing as
+// the empty string; other types are error 16007.
 func coerceToString(v bson.RawValue) (string, error) {
 	switch v.Type {
 	case bson.TypeString, bson.TypeSymbol:
 		s, _ := str(v)
 		return s, nil
+	case bson.TypeJavaScript:
+		return v.JavaScript(), nil
 	case bson.TypeInt32, bson.TypeInt64:
 		return strconv.FormatInt(toInt(v), 10), nil
 	case bson.TypeDouble:
-		return formatDouble(v.Double()), nil
+		return streamDouble(v.Double()), nil
 	case bson.TypeDecimal128:
 		return v.Decimal128().String(), nil
 	case bson.TypeDateTime:
 		return time.UnixMilli(v.DateTime()).UTC().Format("2006-01-02T15:04:05.000Z"), nil
 	case bson.TypeTimestamp:
 		t, i := v.Timestamp()
-		return "Timestamp(" + strconv.FormatUint(uint64(t), 10) + ", " + strconv.FormatUint(uint64(i), 10) + ")", nil
+		return time.Unix(int64(t), 0).In(time.Local).Format("Jan _2 15:04:05") + ":" + strconv.FormatUint(uint64(i), 10), nil
 	case 0, bson.TypeNull, bson.TypeUndefined:
 		return "", nil
 	}
 	return "", mongoerr.New(mongoerr.StringConversionInvalidType, "can't convert from BSON type %s to String", typeName(v))
 }
 
-// formatDouble formats a double the way MongoDB prints it in strings.
-func formatDouble(f float64) string {
+// streamDouble formats a double as a C++ stream does by default, as
+// MongoDB's coerceToString prints it: %g with 6 significant digits
+// ("123457", "1e+06", "4.94066e-324"), "-0", "nan", "inf" and "-inf".
+func streamDouble(f float64) string {
 	switch {
-	case f != f:
-		return "NaN"
-	case f > 1.7976931348623157e308:
-		return "Infinity"
-	case f < -1.7976931348623157e308:
-		return "-Infinity"
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == 0 && math.Signbit(f):
+		return "-0"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
 // evalConcat is $concat: null if any operand is null or missing; operands
@@ -348,8 +357,9 @@ func indexBounds(op string, args []bson.RawValue, length int) (start, end int, e
 }
 
 // defaultTrimChars are the characters $trim removes without "chars": the
-// null byte and Unicode whitespace.
-const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+// null byte and the whitespace MongoDB's manual lists (U+0009 to U+000D,
+// space, U+00A0, U+1680 and U+2000 to U+200A), not every Unicode space.
+const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
 
 // compileTrim builds $trim, $ltrim and $rtrim: {input, chars}; null or
 // missing input or chars gives null.
