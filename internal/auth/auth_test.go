@@ -149,3 +149,15 @@ func TestResolveUserDefined(t *testing.T) {
 		t.Errorf("Remove left %v", left)
 	}
 }
+
+// TestAnyActionAllowsEvery: anyAction grants every action on its resource,
+// and nothing elsewhere.
+func TestAnyActionAllowsEvery(t *testing.T) {
+	privs := Privileges{{Resource: Resource{Pattern: ExactNamespace, DB: "app", Coll: "x"}, Actions: []string{"anyAction"}}}
+	if !privs.Allows(NSTarget("app", "x"), "insert") || !privs.Allows(NSTarget("app", "x"), "dropCollection") {
+		t.Error("anyAction does not grant insert and dropCollection on its collection")
+	}
+	if privs.Allows(NSTarget("app", "y"), "insert") {
+		t.Error("anyAction granted an action on another collection")
+	}
+}

@@ -73,11 +73,15 @@ func ParsePrivilege(doc bson.Raw) (Privilege, error) {
 // Privileges are the privileges a user holds through its roles.
 type Privileges []Privilege
 
-// Allows reports whether some privilege grants action on t.
+// Allows reports whether some privilege grants action on t: names it, or
+// anyAction, which grants every action on its resource, as in MongoDB.
 func (ps Privileges) Allows(t Target, action string) bool {
 	for _, p := range ps {
 		if p.Resource.Matches(t) {
 			if _, found := slices.BinarySearch(p.Actions, action); found {
+				return true
+			}
+			if _, found := slices.BinarySearch(p.Actions, "anyAction"); found {
 				return true
 			}
 		}
