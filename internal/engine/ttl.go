@@ -45,7 +45,13 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			if !e.RunsJobs() {
 				return total, nil
 			}
-			n, err := e.expireBefore(c, ix.Fields[0].Path, ix.Name, now.Add(-time.Duration(ix.ExpireAfter)*time.Second))
+			// A hidden TTL index still expires documents, as in MongoDB;
+			// the planner may not use it, so they are found by a scan.
+			via := ix.Name
+			if ix.Hidden {
+				via = ""
+			}
+			n, err := e.expireBefore(c, ix.Fields[0].Path, via, now.Add(-time.Duration(ix.ExpireAfter)*time.Second))
 			total += n
 			if err != nil {
 				return total, err
