@@ -105,7 +105,9 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.DB == engine.OplogDB && coll == engine.OplogColl && r.Txn == nil {
 		return s.findOplog(r, coll, a, b)
 	}
-	if a.tailable {
+	if a.tailable && s.Engine.Collection(r.DB, coll) != nil {
+		// (a collection that does not exist gives an empty batch and no
+		// cursor, tailable or not, as in MongoDB)
 		tc, err := s.Engine.Tail(r.DB, coll, a.FindOptions)
 		if err != nil {
 			return nil, err

@@ -24,6 +24,11 @@ type TailCursor struct {
 	proj   *query.Projection
 	next   uint64 // the next insertion sequence to read
 	buf    []bson.Raw
+	// skip is how many matching documents are still to be skipped, and
+	// left how many more may be returned (-1: no limit): as in MongoDB,
+	// skip applies to the start and limit to every batch together; a
+	// cursor past its limit stays open and returns nothing more.
+	skip, left int64
 	// ctx is the context of the operation reading the cursor (see
 	// FindOptions.Ctx).
 	ctx context.Context
@@ -37,14 +42,22 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.sort != nil && q.sort.Natural() <= 0 {
-		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
+	if q.sort != nil {
+		// {} and {$natural: 1} read in insertion order; any other sort,
+		// one naming $natural among other keys too, is refused
+		if fields, _ := q.sort.Fields(); len(fields) > 0 || q.sort.Natural() < 0 {
+			return nil, mongoerr.New(mongoerr.BadValue, "error processing query: cannot use tailable option with a sort other than {$natural: 1}")
+		}
 	}
 	c := e.cat.get(db, coll)
 	if c == nil || c.capped == nil {
 		return nil, mongoerr.New(mongoerr.BadValue, "error processing query: tailable cursor requested on non capped collection")
 	}
-	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx}, nil
+	left := o.Limit
+	if left <= 0 {
+		left = -1
+	}
+	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx, skip: o.Skip, left: left}, nil
 }
 
 // tailBatch bounds how many entries one refill reads.
@@ -53,26 +66,55 @@ const tailBatch = 256
 // Next returns the next matching document in insertion order, or nil when
 // the cursor has caught up with the collection.
 func (t *TailCursor) Next() (bson.Raw, error) {
-	for len(t.buf) == 0 {
-		more, err := t.refill()
-		if err != nil || !more {
-			return nil, err
+	for t.left != 0 {
+		for len(t.buf) == 0 {
+			more, err := t.refill()
+			if err != nil || !more {
+				return nil, err
+			}
 		}
+		doc := t.buf[0]
+		t.buf = t.buf[1:]
+		if t.skip > 0 {
+			t.skip--
+			continue
+		}
+		if t.left > 0 {
+			t.left--
+		}
+		return doc, nil
 	}
-	doc := t.buf[0]
-	t.buf = t.buf[1:]
-	return doc, nil
+	return nil, nil
 }
 
 // refill reads the entries after the last one read, through the one
 // scan-and-match loop; it reports false when there were none.
 func (t *TailCursor) refill() (bool, error) {
+	t.c.mu.RLock()
+	dropped := t.c.dropped
+	t.c.mu.RUnlock()
+	if dropped {
+		return false, mongoerr.New(mongoerr.QueryPlanKilled, "collection dropped or renamed while a tailable cursor read it: %s.%s", t.c.DB, t.c.Name)
+	}
 	snap := t.e.kv.NewSnapshot()
 	pre := naturalPrefix(t.c.ID)
 	it, err := snap.NewIter(naturalKey(t.c.ID, t.next), keyenc.PrefixEnd(pre))
 	if err != nil {
 		snap.Close()
 		return false, err
+	}
+	if t.next > 0 {
+		// The entry last read must still be there: a capped collection
+		// that evicted it has moved past the cursor, which fails, as in
+		// MongoDB, rather than skip what it never returned.
+		if _, found, err := snap.Get(naturalKey(t.c.ID, t.next-1)); err != nil || !found {
+			it.Close()
+			snap.Close()
+			if err == nil {
+				err = mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: %d", t.next-1)
+			}
+			return false, err
+		}
 	}
 	src := &tailSource{t: t, snap: snap, it: it, pre: pre}
 	scan := &matchScan{src: src, filter: t.filter, ctx: t.ctx}

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -376,4 +377,95 @@ func TestCursorExactFill(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTailableCursorOptions: a tailable find applies skip to its start and
+// limit to all its batches together, after which it stays open and returns
+// nothing, as in MongoDB; its sort may be {} or {$natural: 1} only; on a
+// collection that does not exist it opens no cursor; a getMore fails with
+// CappedPositionLost (136) once the collection evicted the last document
+// it returned, and with QueryPlanKilled (175) once the collection is
+// dropped.
+func TestTailableCursorOptions(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	capped := db.Collection("capped")
+	insert := func(ids ...int) {
+		t.Helper()
+		for _, id := range ids {
+			if _, err := capped.InsertOne(t.Context(), bson.D{{Key: "_id", Value: id}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ids := func(batch []bson.RawValue) []int64 {
+		var out []int64
+		for _, d := range batch {
+			out = append(out, d.Document().Lookup("_id").AsInt64())
+		}
+		return out
+	}
+	getMore := func(id int64) ([]int64, int64, error) {
+		reply, err := runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "capped"}})
+		if err != nil {
+			return nil, 0, err
+		}
+		batch, next := batchOf(t, reply)
+		return ids(batch), next, nil
+	}
+	insert(1, 2, 3, 4)
+	reply, err := runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "skip", Value: 1}, {Key: "limit", Value: 4}, {Key: "sort", Value: bson.D{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, id := batchOf(t, reply)
+	if got := ids(batch); fmt.Sprint(got) != "[2 3 4]" || id == 0 {
+		t.Fatalf("first batch %v, cursor %d: want [2 3 4] and an open cursor", got, id)
+	}
+	insert(5, 6)
+	if got, next, err := getMore(id); err != nil || fmt.Sprint(got) != "[5]" || next == 0 {
+		t.Fatalf("getMore: %v, cursor %d (%v): want [5], the limit's last, and an open cursor", got, next, err)
+	}
+	if got, next, err := getMore(id); err != nil || len(got) != 0 || next == 0 {
+		t.Fatalf("getMore past the limit: %v, cursor %d (%v): want nothing and an open cursor", got, next, err)
+	}
+	for _, sort := range []bson.D{{{Key: "$natural", Value: -1}}, {{Key: "$natural", Value: 1}, {Key: "x", Value: 1}}} {
+		_, err := runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "sort", Value: sort}})
+		requireCode(t, err, 2, "BadValue")
+	}
+	reply, err = runRaw(t, db, bson.D{{Key: "find", Value: "nothere"}, {Key: "tailable", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, id := batchOf(t, reply); len(batch) != 0 || id != 0 {
+		t.Fatalf("tailable find of a missing collection: %d documents, cursor %d; want none", len(batch), id)
+	}
+	// eviction past the cursor's position
+	reply, err = runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "batchSize", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id = batchOf(t, reply)
+	pad := strings.Repeat("x", 500)
+	for i := 100; i < 120; i++ {
+		if _, err := capped.InsertOne(t.Context(), bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: pad}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, err = getMore(id)
+	requireCode(t, err, 136, "CappedPositionLost")
+	// the collection dropped under an open cursor
+	reply, err = runRaw(t, db, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id = batchOf(t, reply)
+	if err := capped.Drop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = getMore(id)
+	requireCode(t, err, 175, "QueryPlanKilled")
 }
