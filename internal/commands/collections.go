@@ -99,7 +99,7 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.forgetSharded(c); err != nil {
 		return nil, err
 	}
-	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(len(c.Indexes()) + 1)}, {Key: "ns", Value: r.DB + "." + name}}), nil
+	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(c.IndexCount())}, {Key: "ns", Value: r.DB + "." + name}}), nil
 }
 
 func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {

@@ -83,7 +83,7 @@ func storageEngineOf(spec bson.Raw) bson.Raw {
 
 // CreateIndexesResult reports createIndexes' effect.
 type CreateIndexesResult struct {
-	Before, After     int // index counts, the _id index included
+	Before, After     int // index counts, as catalogIndexCount counts them
 	CreatedCollection bool
 }
 
@@ -141,9 +141,25 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 		}
 		break
 	}
-	res.After = len(c.Indexes()) + 1
+	res.After = catalogIndexCount(c, c.Indexes())
 	return res, nil
 }
+
+// catalogIndexCount is how many indexes MongoDB's catalog counts for c
+// with the secondary indexes ixs (numIndexesBefore, numIndexesAfter,
+// nIndexesWas): with the _id index, but for a clustered collection (and a
+// time series collection's buckets, which MongoDB clusters), whose
+// clustered index is not in its catalog.
+func catalogIndexCount(c *Collection, ixs []*Index) int {
+	if len(c.Options.ClusteredIndex) > 0 || len(c.Options.Timeseries) > 0 {
+		return len(ixs)
+	}
+	return len(ixs) + 1
+}
+
+// IndexCount is catalogIndexCount of c's public indexes: drop's
+// nIndexesWas.
+func (c *Collection) IndexCount() int { return catalogIndexCount(c, c.Indexes()) }
 
 // planJoining plans the build of specs on c, first waiting for the end of
 // a build of the same indexes this frontend has under way.
@@ -155,7 +171,7 @@ func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexe
 			return nil, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", c.DB, c.Name)
 		}
 		existing := c.Indexes()
-		res.Before = len(existing) + 1
+		res.Before = catalogIndexCount(c, existing)
 		build, err := planIndexBuild(c, existing, specs)
 		joining := err != nil && buildingSame(c, specs, e.frontendID)
 		e.cat.mu.Unlock()
@@ -327,7 +343,7 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 		return 0, mongoerr.New(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
 	}
 	existing := c.Indexes()
-	was := len(existing) + 1
+	was := catalogIndexCount(c, existing)
 	drop := map[uint32]bool{}
 	switch {
 	case byKey != nil:

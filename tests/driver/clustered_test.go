@@ -179,3 +179,38 @@ func TestCollModExpireAfterSeconds(t *testing.T) {
 		t.Errorf("after off: %v", got)
 	}
 }
+
+// TestClusteredIndexCounts: a clustered collection's index counts leave
+// out its clustered index, which MongoDB's catalog does not hold
+// (createIndexes' numIndexesBefore and numIndexesAfter, drop's
+// nIndexesWas), and so do a time series collection's.
+func TestClusteredIndexCounts(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "cl"}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "ts", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		coll          string
+		before, after int32
+	}{{"cl", 0, 1}, {"ts", 1, 2}} {
+		reply, err := runRaw(t, db, bson.D{{Key: "createIndexes", Value: tc.coll}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "m", Value: -1}}}, {Key: "name", Value: "m"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, a := reply.Lookup("numIndexesBefore").Int32(), reply.Lookup("numIndexesAfter").Int32(); b != tc.before || a != tc.after {
+			t.Errorf("%s: numIndexesBefore %d, numIndexesAfter %d; want %d and %d", tc.coll, b, a, tc.before, tc.after)
+		}
+	}
+	reply, err := runRaw(t, db, bson.D{{Key: "drop", Value: "cl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := reply.Lookup("nIndexesWas").Int32(); n != 1 {
+		t.Errorf("drop of the clustered collection: nIndexesWas %d, want 1", n)
+	}
+}
