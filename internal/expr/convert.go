@@ -168,7 +168,9 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		}
 	case bson.TypeString:
 		switch v.Type {
-		case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128, bson.TypeDateTime, bson.TypeSymbol:
+		case bson.TypeDouble:
+			return stringValue(formatDouble(v.Double())), nil
+		case bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128, bson.TypeDateTime, bson.TypeSymbol:
 			s, _ := coerceToString(v)
 			return stringValue(s), nil
 		case bson.TypeBoolean:

@@ -63,6 +63,20 @@ func coerceToString(v bson.RawValue) (string, error) {
 	return "", mongoerr.New(mongoerr.StringConversionInvalidType, "can't convert from BSON type %s to String", typeName(v))
 }
 
+// formatDouble formats a double as $convert to string does: the shortest
+// decimal that reads back as it, "Infinity", "-Infinity" and "NaN".
+func formatDouble(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
 // streamDouble formats a double as a C++ stream does by default, as
 // MongoDB's coerceToString prints it: %g with 6 significant digits
 // ("123457", "1e+06", "4.94066e-324"), "-0", "nan", "inf" and "-inf".
