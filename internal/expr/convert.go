@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -124,6 +125,11 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 			return values.DoubleValue(float64(v.DateTime())), nil
 		case v.Type == bson.TypeString:
 			s, _ := str(v)
+			if strings.HasPrefix(s, "0x") {
+				// refused before parsing, as MongoDB refuses it: "+0x1"
+				// and "0X1" are read as hexadecimal floats
+				return missing, mongoerr.New(mongoerr.ConversionFailure, "Illegal hexadecimal input in $convert with no onError value: %s", s)
+			}
 			f, ok := parseNumber(s)
 			if !ok {
 				return fail("Did not consume whole string.")
@@ -259,20 +265,24 @@ func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 	return intOfType(n, t), nil
 }
 
-// parseNumber parses a decimal floating-point string as $convert does:
-// no hex, no underscores, no surrounding space; "NaN", "Infinity" and
-// "-Infinity" are accepted.
+// parseNumber parses a string to a double as $convert does (its parser
+// reads as strtod reads, but that it takes no space): decimal, or
+// hexadecimal ("+0x1", "0X1.8p1"; the caller refuses one starting with
+// "0x"), "inf", "infinity" and "nan" in any case and with a sign; nothing
+// may follow the number.
 func parseNumber(s string) (float64, bool) {
-	switch s {
-	case "NaN":
-		return math.NaN(), true
-	case "Infinity", "+Infinity":
-		return math.Inf(1), true
-	case "-Infinity":
-		return math.Inf(-1), true
-	}
-	if s == "" || strings.ContainsAny(s, "xXpP_ \t\n") || strings.ContainsAny(strings.ToLower(s), "in") {
+	if s == "" || strings.ContainsAny(s, "_") || strings.IndexFunc(s, unicode.IsSpace) >= 0 {
 		return 0, false
+	}
+	body := strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
+	switch lower := strings.ToLower(body); {
+	case len(body) < len(s)-1:
+		return 0, false // two signs
+	case lower == "nan":
+		return math.NaN(), true
+	case strings.HasPrefix(lower, "0x") && !strings.Contains(lower, "p"):
+		// a hexadecimal float without an exponent ("0xff")
+		s += "p0"
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !math.IsInf(f, 0) {
