@@ -102,7 +102,18 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(c.IndexCount())}, {Key: "ns", Value: r.DB + "." + name}}), nil
 }
 
+// dropDatabaseCmd drops r.DB. Its parameter must be 1, read as a
+// safeInt64 (1.9 is 1; a string is TypeMismatch), as MongoDB's IDL reads
+// it: {dropDatabase: 0} drops nothing.
 func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
+	v := r.args.first()
+	n, ok := safeInt64(v)
+	if !ok {
+		return nil, wrongType("dropDatabase", "dropDatabase", v, "[long, int, decimal, double]")
+	}
+	if n != 1 {
+		return nil, mongoerr.New(mongoerr.DropDatabaseNotOne, "Have to pass 1 as 'dropDatabase' parameter")
+	}
 	colls := s.Engine.Collections(r.DB)
 	if err := s.Engine.DropDatabase(r.DB); err != nil {
 		return nil, err

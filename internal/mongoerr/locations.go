@@ -1156,6 +1156,12 @@ const (
 	FailCommandClosedConnection Code = 50985
 )
 
+// dropDatabase.
+const (
+	// DropDatabaseNotOne: dropDatabase's parameter other than 1.
+	DropDatabaseNotOne Code = 5255100
+)
+
 // Oplog entries applied by applyOps.
 const (
 	// DiffEmpty: an update entry's $v: 2 diff, or a sub-diff, with no field.

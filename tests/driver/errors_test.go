@@ -34,6 +34,8 @@ func TestCommandErrors(t *testing.T) {
 		{"database name with $", "a$b", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 73, "InvalidNamespace"},
 		{"unknown read concern level", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: bson.D{{Key: "level", Value: "eventual"}}}}, 9, "FailedToParse"},
 		{"update pipeline with an unknown stage", testDB, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.A{bson.D{{Key: "$invalidOperator", Value: true}}}}}}}}, 40324, "Location40324"},
+		{"dropDatabase of 0 drops nothing", testDB, bson.D{{Key: "dropDatabase", Value: 0}}, 5255100, "Location5255100"},
+		{"dropDatabase of a string", testDB, bson.D{{Key: "dropDatabase", Value: "1"}}, 14, "TypeMismatch"},
 		{"transaction that never started", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}, 251, "NoSuchTransaction"},
 	}
 	client, _ := startServer(t)
