@@ -117,13 +117,23 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
 	}
-	if v.collation != nil {
-		// A view with its own collation is read under it; another one is
-		// refused, as in MongoDB.
-		if a.collation != nil && !sameCollation(a.collation, v.collation) {
+	// A view is read under its own default collation, the simple one when
+	// it was created without one (it does not take its collection's, as in
+	// MongoDB); an operation naming another is refused. A time series
+	// collection's view has its buckets' collation.
+	own := v.collation
+	if own == nil {
+		if ts, err := s.tsOfView(r, r.DB, v); err != nil {
+			return err
+		} else if ts == nil {
+			own = simpleCollationDoc
+		}
+	}
+	if own != nil {
+		if a.collation != nil && !sameCollation(a.collation, own) {
 			return mongoerr.New(mongoerr.OptionNotSupportedOnView, "Cannot override a view's default collation")
 		}
-		a.collation = v.collation
+		a.collation = own
 	}
 	a.view, a.opts.Coll = a.opts.Coll, coll
 	a.stages = withBucketFilter(mergeMatches(append(stages, a.stages...)))

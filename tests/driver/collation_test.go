@@ -665,3 +665,36 @@ func TestValidatorFollowsCollation(t *testing.T) {
 	_, err := db.Collection("binary").InsertOne(ctx, bson.D{{Key: "status", Value: "ACTIVE"}})
 	requireCode(t, err, 121, "DocumentValidationFailure")
 }
+
+// TestViewCollationNotInherited: a view created without a collation reads
+// under the simple one, not its collection's default, and refuses an
+// operation naming another; one created with a collation reads under it,
+// as in MongoDB.
+func TestViewCollationNotInherited(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	caseless := &options.Collation{Locale: "en", Strength: 2}
+	if err := db.CreateCollection(ctx, "fruit", options.CreateCollection().SetCollation(caseless)); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, db.Collection("fruit"), []bson.Raw{mustRaw(t, bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: "apple"}}), mustRaw(t, bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: "Apple"}})})
+	if err := db.CreateView(ctx, "plainview", "fruit", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "ciview", "fruit", mongo.Pipeline{}, options.CreateView().SetCollation(caseless)); err != nil {
+		t.Fatal(err)
+	}
+	filter := bson.D{{Key: "x", Value: "apple"}}
+	if got := findAll(t, db.Collection("fruit"), filter); len(got) != 2 {
+		t.Fatalf("collection under its caseless default: %d documents, want 2", len(got))
+	}
+	if got := findAll(t, db.Collection("plainview"), filter); len(got) != 1 {
+		t.Fatalf("view without a collation: %d documents, want 1 (the simple collation)", len(got))
+	}
+	if got := findAll(t, db.Collection("ciview"), filter); len(got) != 2 {
+		t.Fatalf("view with a caseless collation: %d documents, want 2", len(got))
+	}
+	_, err := db.Collection("plainview").Find(ctx, filter, options.Find().SetCollation(caseless))
+	requireCode(t, err, 167, "OptionNotSupportedOnView")
+}
