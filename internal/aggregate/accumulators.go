@@ -200,42 +200,25 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	return &sortedNAcc{n: n, sort: a.sort, bottom: true}, nil // $bottomN
 }
 
-// sumAcc is $sum: numbers add with MongoDB's type promotion (int overflow
-// widens to long, long overflow continues as double); other values are
-// ignored; no numbers sum to 0.
-type sumAcc struct{ total bson.RawValue }
+// sumAcc is $sum: numbers add as MongoDB adds them (values.Sum); other
+// values are ignored; no numbers sum to 0.
+type sumAcc struct{ sum values.Sum }
 
 func (s *sumAcc) add(_ bson.Raw, v bson.RawValue) error {
-	s.total = addNumbers(s.total, v)
+	s.sum.Add(v)
 	return nil
 }
 
-func (s *sumAcc) result() bson.RawValue {
-	if s.total.Type == 0 {
-		return values.Int32Value(0)
-	}
-	return s.total
-}
+func (s *sumAcc) result() bson.RawValue { return s.sum.Result() }
 
-func (s *sumAcc) state() bson.RawValue { return nullIfMissing(s.total) }
+func (s *sumAcc) state() bson.RawValue {
+	if s.sum.Empty() {
+		return null
+	}
+	return s.sum.Result()
+}
 
 func (s *sumAcc) merge(st bson.RawValue) error { return s.add(nil, st) }
-
-// addNumbers adds v to total when v is a number.
-func addNumbers(total, v bson.RawValue) bson.RawValue {
-	if !values.IsNumber(v.Type) {
-		return total
-	}
-	if total.Type == 0 {
-		return cloneValue(v)
-	}
-	if r, ok := values.Add(total, v); ok {
-		return r
-	}
-	a, _ := values.Float64(total)
-	b, _ := values.Float64(v)
-	return values.DoubleValue(a + b)
-}
 
 // countAcc is {$count: {}}: the number of documents.
 type countAcc struct{ n int64 }
@@ -260,13 +243,12 @@ func (c *countAcc) merge(st bson.RawValue) error {
 // avgAcc is $avg: the mean of the numbers, a double (a decimal if any
 // operand is a decimal); null when there are none.
 type avgAcc struct {
-	total bson.RawValue
-	n     int64
+	sum values.Sum
+	n   int64
 }
 
 func (a *avgAcc) add(_ bson.Raw, v bson.RawValue) error {
-	if values.IsNumber(v.Type) {
-		a.total = addNumbers(a.total, v)
+	if a.sum.Add(v) {
 		a.n++
 	}
 	return nil
@@ -276,21 +258,24 @@ func (a *avgAcc) result() bson.RawValue {
 	if a.n == 0 {
 		return null
 	}
-	if a.total.Type == bson.TypeDecimal128 {
-		return values.DecimalQuo(a.total, values.Int64Value(a.n))
+	if total := a.sum.Result(); total.Type == bson.TypeDecimal128 {
+		return values.DecimalQuo(total, values.Int64Value(a.n))
 	}
-	f, _ := values.Float64(a.total)
-	return values.DoubleValue(f / float64(a.n))
+	return values.DoubleValue(a.sum.Float() / float64(a.n))
 }
 
 // state is {s: sum, n: count}; s is absent when no number was seen.
 func (a *avgAcc) state() bson.RawValue {
-	return docValue(buildDoc([]field{{"s", a.total}, {"n", values.Int64Value(a.n)}}))
+	var total bson.RawValue
+	if !a.sum.Empty() {
+		total = a.sum.Result()
+	}
+	return docValue(buildDoc([]field{{"s", total}, {"n", values.Int64Value(a.n)}}))
 }
 
 func (a *avgAcc) merge(st bson.RawValue) error {
 	d := st.Document()
-	a.total = addNumbers(a.total, d.Lookup("s"))
+	a.sum.Add(d.Lookup("s"))
 	n, _ := values.Int64(d.Lookup("n"))
 	a.n += n
 	return nil

@@ -34,37 +34,33 @@ func accumulated(fn func([]bson.RawValue) bson.RawValue) naryFn {
 	}
 }
 
-// Sum is $sum over vals: non-numeric values are ignored; the result is an
-// int (0 for none), widening to long and then double on overflow, or a
-// double or decimal when such a value is summed.
+// Sum is $sum over vals: non-numeric values are ignored; the numbers
+// add as MongoDB's $sum adds them (values.Sum); none sum to int 0.
 func Sum(vals []bson.RawValue) bson.RawValue {
-	total := values.Int32Value(0)
+	var s values.Sum
 	for _, v := range vals {
-		if isNumber(v) {
-			total = addNumbers(total, v)
-		}
+		s.Add(v)
 	}
-	return total
+	return s.Result()
 }
 
 // Avg is $avg over vals: the mean of the numeric values as a double (a
 // decimal when one is a decimal); null when there are none.
 func Avg(vals []bson.RawValue) bson.RawValue {
-	total := values.Int32Value(0)
+	var s values.Sum
 	n := 0
 	for _, v := range vals {
-		if isNumber(v) {
-			total = addNumbers(total, v)
+		if s.Add(v) {
 			n++
 		}
 	}
 	if n == 0 {
 		return nullValue
 	}
-	if total.Type == bson.TypeDecimal128 {
+	if total := s.Result(); total.Type == bson.TypeDecimal128 {
 		return values.DecimalQuo(total, values.Int64Value(int64(n)))
 	}
-	return values.DoubleValue(toFloat(total) / float64(n))
+	return values.DoubleValue(s.Float() / float64(n))
 }
 
 // extremeOp is the expression $max (max true) or $min, under the scope's
