@@ -143,17 +143,8 @@ func applyDocDiff(dst []byte, doc, diff bson.Raw) []byte {
 			u := rawdoc.Lookup(ups, name)
 			dst = rawdoc.AppendElement(dst, name, u)
 		default:
-			sub, ok := rawdoc.Lookup(diff, "s"+name).DocumentOK()
-			switch {
-			case ok && v.Type == bson.TypeArray && isArrayDiff(sub):
-				dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
-				dst = applyArrayDiff(dst, v.Array(), sub)
-			case ok && v.Type == bson.TypeEmbeddedDocument && !isArrayDiff(sub):
-				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, name)
-				dst = applyDocDiff(dst, v.Document(), sub)
-			default:
-				dst = rawdoc.AppendElement(dst, name, v)
-			}
+			sub, _ := rawdoc.Lookup(diff, "s"+name).DocumentOK()
+			dst = appendPatched(dst, name, v, sub)
 		}
 	}
 	// fields updated that the document lacked, then the inserted ones
@@ -172,6 +163,21 @@ func applyDocDiff(dst []byte, doc, diff bson.Raw) []byte {
 	}
 	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
 	return dst
+}
+
+// appendPatched appends the element name: v changed by its sub-diff sub
+// (nil for none). A sub-diff of a value of another kind (a document diff
+// for an array, say) leaves it as it is.
+func appendPatched(dst []byte, name string, v bson.RawValue, sub bson.Raw) []byte {
+	switch {
+	case sub != nil && v.Type == bson.TypeArray && isArrayDiff(sub):
+		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
+		return applyArrayDiff(dst, v.Array(), sub)
+	case sub != nil && v.Type == bson.TypeEmbeddedDocument && !isArrayDiff(sub):
+		dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, name)
+		return applyDocDiff(dst, v.Document(), sub)
+	}
+	return rawdoc.AppendElement(dst, name, v)
 }
 
 // applyArrayDiff appends to dst arr changed by a (checked) array diff: l
@@ -208,18 +214,7 @@ func applyArrayDiff(dst []byte, arr bson.RawArray, diff bson.Raw) []byte {
 	}
 	start, dst := bsoncore.AppendArrayStart(dst)
 	for i, v := range vals {
-		name := strconv.Itoa(i)
-		sub, ok := subs[i]
-		switch {
-		case ok && v.Type == bson.TypeArray && isArrayDiff(sub):
-			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, name)
-			dst = applyArrayDiff(dst, v.Array(), sub)
-		case ok && v.Type == bson.TypeEmbeddedDocument && !isArrayDiff(sub):
-			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, name)
-			dst = applyDocDiff(dst, v.Document(), sub)
-		default:
-			dst = rawdoc.AppendElement(dst, name, v)
-		}
+		dst = appendPatched(dst, strconv.Itoa(i), v, subs[i])
 	}
 	dst, _ = bsoncore.AppendArrayEnd(dst, start)
 	return dst
