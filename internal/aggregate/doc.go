@@ -148,11 +148,6 @@ func nullIfMissing(v bson.RawValue) bson.RawValue {
 	return v
 }
 
-// cloneValue copies v so it outlives the buffer it points into.
-func cloneValue(v bson.RawValue) bson.RawValue {
-	return bson.RawValue{Type: v.Type, Value: append([]byte(nil), v.Value...)}
-}
-
 // typeName is MongoDB's name for the type of v ("missing" when absent).
 func typeName(v bson.RawValue) string {
 	if v.Type == 0 {
