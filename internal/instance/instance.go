@@ -145,6 +145,9 @@ type Instance struct {
 	ln       net.Listener
 	served   chan error
 	stop     chan struct{}
+	// jobs are the background loops (reap, expireTTL, pollUserChanges):
+	// they return once stop is closed, and storage closes after them.
+	jobs sync.WaitGroup
 	// metrics serves /metrics on metricsLn (nil without MetricsAddr).
 	metrics   *http.Server
 	metricsLn net.Listener
@@ -253,10 +256,10 @@ func Start(cfg Config) (*Instance, error) {
 	}
 	in.srv.UseTLS(tlsSetup)
 	go func() { in.served <- in.srv.Serve(ln) }()
-	go in.reap(min(time.Second, idle/4))
-	go in.expireTTL(eng)
+	in.background(func() { in.reap(min(time.Second, idle/4)) })
+	in.background(func() { in.expireTTL(eng) })
 	if cfg.Auth && !eng.SoleWriter() {
-		go in.pollUserChanges()
+		in.background(in.pollUserChanges)
 	}
 	// On TiKV the data is the cluster's: the storage URL says where, no
 	// data directory is used.
@@ -498,6 +501,10 @@ func (in *Instance) close(ctx context.Context) error {
 	err := in.srv.Shutdown(sctx)
 	err = errors.Join(err, <-in.served)
 	in.svc.Cursors.CloseAll()
+	if idle && !in.jobsDone(interruptWait) {
+		in.log.Warn("a background job (oplog upkeep, TTL deletes) did not stop at shutdown")
+		idle = false
+	}
 	if !idle {
 		err = errors.Join(err, fmt.Errorf("%d operations still running at shutdown; storage flushed but left open", in.svc.Running()), in.closeStorage(false))
 		in.log.Error("folio stopped", "err", err)
@@ -510,6 +517,32 @@ func (in *Instance) close(ctx context.Context) error {
 	err = errors.Join(err, in.closeStorage(true))
 	in.log.Info("folio stopped", "err", err)
 	return err
+}
+
+// background runs job in a goroutine that Close waits for before it
+// closes storage.
+func (in *Instance) background(job func()) {
+	in.jobs.Add(1)
+	go func() {
+		defer in.jobs.Done()
+		job()
+	}()
+}
+
+// jobsDone waits up to d for the background jobs to return, and reports
+// whether they did.
+func (in *Instance) jobsDone(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		in.jobs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // diskFullPoll is how often closeStorage asks the store whether a write
