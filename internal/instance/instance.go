@@ -501,7 +501,7 @@ func (in *Instance) close(ctx context.Context) error {
 	err := in.srv.Shutdown(sctx)
 	err = errors.Join(err, <-in.served)
 	in.svc.Cursors.CloseAll()
-	if idle && !in.jobsDone(interruptWait) {
+	if idle && !in.jobsDone(jobsWait(ctx)) {
 		in.log.Warn("a background job (oplog upkeep, TTL deletes) did not stop at shutdown")
 		idle = false
 	}
@@ -529,18 +529,34 @@ func (in *Instance) background(job func()) {
 	}()
 }
 
-// jobsDone waits up to d for the background jobs to return, and reports
-// whether they did.
+// jobsWait is how long Close waits for the background jobs to finish
+// what they were doing (on TiKV the oplog upkeep may take seconds): what
+// is left of the shutdown deadline, interruptWait at the least, or as long
+// as they take without a deadline (-1).
+func jobsWait(ctx context.Context) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return -1
+	}
+	return max(time.Until(dl), interruptWait)
+}
+
+// jobsDone waits up to d (d < 0: without a bound) for the background jobs
+// to return, and reports whether they did.
 func (in *Instance) jobsDone(d time.Duration) bool {
 	done := make(chan struct{})
 	go func() {
 		in.jobs.Wait()
 		close(done)
 	}()
+	var timeout <-chan time.Time
+	if d >= 0 {
+		timeout = time.After(d)
+	}
 	select {
 	case <-done:
 		return true
-	case <-time.After(d):
+	case <-timeout:
 		return false
 	}
 }
