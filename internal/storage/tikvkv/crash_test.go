@@ -34,7 +34,8 @@ func TestMain(m *testing.M) {
 // Stopped after committing the primary only, it is rolled forward: every
 // key shows its write at once. Its stamped write (an oplog entry) holds
 // the stamps' horizon below its start until its lock is resolved, then
-// shows at its commit's stamp, or never.
+// shows at its commit's stamp (at once once the primary committed), or
+// never.
 func TestFrontendDiesMidCommit(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
@@ -99,11 +100,15 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 			if !locked {
 				t.Fatal("the interrupted commit left no lock in 5 attempts: the test does not test")
 			}
-			// The staged key's lock, which no read meets, is left to the
-			// stamps' horizon: it holds it back until its resolution.
-			defer func(old uint64) { staleLock = old }(staleLock)
-			staleLock = 100
-			var h uint64
+			// The staged key's lock, which no read meets, is resolved by
+			// the stamps' horizon: at once when the primary committed
+			// (the write was acknowledged, its entry must be readable),
+			// else once the primary's time to live has passed; until
+			// then it holds the horizon back.
+			h, _ := other.LastStamp()
+			if tc.wantWritten && h <= stampOf(startTS) {
+				t.Fatalf("the first horizon %x is below the stamp %x of the committed start", h, stampOf(startTS))
+			}
 			for deadline := time.Now().Add(10 * time.Second); h <= stampOf(startTS); time.Sleep(50 * time.Millisecond) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the horizon stays at %x, below the stamp %x of the interrupted start", h, stampOf(startTS))

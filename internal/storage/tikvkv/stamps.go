@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,15 +30,18 @@ import (
 //     Once committed, the staged key's commit record holds the commit
 //     timestamp, as every key of the transaction's does.
 //   - LastStamp takes a fresh timestamp R, lists the locks of the staged
-//     keys at or below R (transactions begun and not wholly committed), then
-//     reads the committed staged keys at R without waiting on locks. For
-//     each one it asks the commit timestamp of its commit record (client-go's
-//     lock resolver), and moves the value to <prefix><stamp> in one
-//     transaction that deletes the staged key. The horizon is R's stamp,
-//     or just below the start timestamp of the oldest locked staged key: a
-//     transaction locked when the locks were listed commits after its
-//     start; one that prewrote after the listing takes its commit timestamp
-//     after R; one committed before the listing was read. So every stamped
+//     keys at or below R (transactions begun and not wholly committed) and
+//     resolves them as a reader would: a committed transaction's staged
+//     key is committed at once, a dead writer's rolled back once its time
+//     to live has passed. It then reads the committed staged keys at R
+//     without waiting on locks. For each one it asks the commit timestamp
+//     of its commit record (client-go's lock resolver), and moves the
+//     value to <prefix><stamp> in one transaction that deletes the staged
+//     key. The horizon is R's stamp, or just below the start timestamp of
+//     the oldest staged key still locked: a transaction still locked
+//     after the resolution commits after its start; one that prewrote
+//     after the listing takes its commit timestamp after R; one committed
+//     before the listing, or by the resolution, is read. So every stamped
 //     key up to the horizon is in place, and none will be added there.
 //
 // Whoever calls LastStamp does the moving: a change stream's reader, or
@@ -250,17 +254,20 @@ func (s *Store) committedStaged(ts uint64) (moves []move, err error) {
 }
 
 // oldestStagedLock is the smallest start timestamp among the locks on
-// staged keys of transactions begun at or before ts (0: none). Locks
-// whose time to live has passed are resolved (their writer died), so that
-// they do not hold the horizon back for good.
+// staged keys of transactions begun at or before ts that are still
+// pending (0: none). Every lock found is resolved first, as a reader
+// meeting it would: a lock whose transaction has committed (its primary
+// key is, and the staged key waits for the asynchronous commit of
+// client-go's secondaries) is committed, so that the read at ts that
+// follows finds a write acknowledged before ts; a lock whose writer died
+// is rolled back once its time to live has passed. Only the others hold
+// the horizon back.
 func (s *Store) oldestStagedLock(ts uint64) (uint64, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	bo := tikv.NewBackoffer(ctx, int(s.timeout/time.Millisecond))
-	var oldest uint64
-	var expired []*txnlock.Lock
+	var locks []*txnlock.Lock
 	stagedEnd := []byte{stagedSpace + 1}
-	now := uint64(oracle.ExtractPhysical(ts))
 	for key := []byte{stagedSpace}; ; {
 		loc, err := s.kv.GetRegionCache().LocateKey(bo, key)
 		if err != nil {
@@ -290,20 +297,16 @@ func (s *Store) oldestStagedLock(ts uint64) (uint64, error) {
 		if !ok || r.GetError() != nil {
 			return 0, fmt.Errorf("tikv: scanning the staged keys' locks: %v", r.GetError())
 		}
-		locks := r.GetLocks()
-		for _, l := range locks {
-			if oldest == 0 || l.GetLockVersion() < oldest {
-				oldest = l.GetLockVersion()
-			}
-			// mocktikv's ScanLock leaves the time to live out
-			if ttl := max(l.GetLockTtl(), staleLock); uint64(oracle.ExtractPhysical(l.GetLockVersion()))+ttl < now {
-				lock := txnlock.NewLock(l)
-				lock.TTL = ttl
-				expired = append(expired, lock)
-			}
+		found := r.GetLocks()
+		for _, l := range found {
+			lock := txnlock.NewLock(l)
+			// mocktikv's ScanLock leaves the time to live out, and
+			// client-go rolls back a lock of none at once
+			lock.TTL = max(lock.TTL, staleLock)
+			locks = append(locks, lock)
 		}
-		if len(locks) == scanLockLimit {
-			key = append(clone(locks[len(locks)-1].GetKey()), 0)
+		if len(found) == scanLockLimit {
+			key = append(clone(found[len(found)-1].GetKey()), 0)
 		} else {
 			key = end
 		}
@@ -311,20 +314,37 @@ func (s *Store) oldestStagedLock(ts uint64) (uint64, error) {
 			break
 		}
 	}
-	if len(expired) > 0 {
-		if _, err := s.kv.GetLockResolver().ResolveLocks(bo, ts, expired); err != nil {
-			return 0, err
+	if len(locks) == 0 {
+		return 0, nil
+	}
+	// A caller start of 0 leaves the pending transactions' commit
+	// timestamps where they are: a caller's start pushes them past it,
+	// and pushed at every pass a writer's commit would be retried again
+	// and again. A resolved lock is then among the ignored ones, whether
+	// it committed (at or before ts: read next) or was rolled back.
+	res, err := s.kv.GetLockResolver().ResolveLocksWithOpts(bo, txnlock.ResolveLocksOptions{CallerStartTS: 0, Locks: locks, Lite: true})
+	if err != nil {
+		return 0, err
+	}
+	var oldest uint64
+	for _, l := range locks {
+		if slices.Contains(res.IgnoreLocks, l.TxnID) {
+			continue
+		}
+		if oldest == 0 || l.TxnID < oldest {
+			oldest = l.TxnID
 		}
 	}
 	return oldest, nil
 }
 
-// staleLock is the least age, in milliseconds, of a staged key's lock
-// before it is resolved (client-go gives a small transaction's locks 3 s
-// to live, plus the time it took before its prewrite); the resolution asks
-// the lock's own time to live, and rolls back only a transaction past it.
-// A variable for tests.
-var staleLock uint64 = 5000
+// staleLock is the least time to live, in milliseconds, given to a
+// staged key's lock found without one (client-go gives a small
+// transaction's locks 3 s to live, plus the time it took before its
+// prewrite): the resolution asks the primary lock's own time to live, and
+// rolls back only a transaction past it, but client-go would roll back a
+// lock of none at once.
+const staleLock = 5000
 
 // scanLockLimit bounds the locks one ScanLock request returns.
 const scanLockLimit = 256
