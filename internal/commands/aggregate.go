@@ -428,6 +428,13 @@ func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
 }
 
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {
+	if env.e.IsOplog(db, coll) {
+		st, err := env.e.OplogStats()
+		if err != nil {
+			return aggregate.CollStats{}, err
+		}
+		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale))}, nil
+	}
 	c := env.e.Collection(db, coll)
 	if c == nil {
 		return aggregate.CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve stats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
@@ -442,7 +449,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		specs = append(specs, ix.Spec)
 		usage = append(usage, aggregate.IndexUsage{Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
 	}
-	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c, st, scale)), Indexes: specs, Usage: usage}
+	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale)), Indexes: specs, Usage: usage}
 	if n, err := shardedChunks(env.e, c); err != nil {
 		return out, err
 	} else if n > 0 {

@@ -148,10 +148,11 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 	return d
 }
 
-// isOplog reports whether db.coll is local.oplog.rs on an engine that
-// keeps an oplog.
-func (s *Service) isOplog(db, coll string) bool {
-	return db == engine.OplogDB && coll == engine.OplogColl && s.Engine.HasOplog()
+// oplogOptions are local.oplog.rs's options as collStats reports them:
+// capped at the oplog's bound.
+func oplogOptions(e *engine.Engine) engine.CollectionOptions {
+	_, limit := e.OplogInfo()
+	return engine.CollectionOptions{Capped: true, Size: limit}
 }
 
 // oplogInfo is local.oplog.rs as listCollections describes it, as MongoDB
@@ -203,7 +204,7 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, c := range s.Engine.Collections(r.DB) {
 		all = append(all, listed{c.Name, marshal(collectionInfo(c, nameOnly))})
 	}
-	if s.isOplog(r.DB, engine.OplogColl) {
+	if s.Engine.IsOplog(r.DB, engine.OplogColl) {
 		all = append(all, listed{engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
 	}
 	views, err := s.views(r, r.DB)

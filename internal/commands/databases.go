@@ -1,8 +1,11 @@
 package commands
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -30,21 +33,22 @@ func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range s.Engine.Databases() {
+	names := s.Engine.Databases()
+	if s.Engine.HasOplog() && !slices.Contains(names, engine.OplogDB) {
+		// local holds the oplog, as on a replica set member
+		names = append(names, engine.OplogDB)
+		slices.Sort(names)
+	}
+	for _, name := range names {
 		if !mayList(name) {
 			continue
 		}
 		var size int64
-		if !nameOnly {
-			st, err := s.dbSize(name)
-			if err != nil {
-				return nil, err
-			}
-			size = st
-		}
 		d := bson.D{{Key: "name", Value: name}}
 		if !nameOnly {
-			d = append(d, bson.E{Key: "sizeOnDisk", Value: size}, bson.E{Key: "empty", Value: len(s.Engine.Collections(name)) == 0})
+			size = s.dbDiskSize(name)
+			empty := len(s.Engine.Collections(name)) == 0 && !s.Engine.IsOplog(name, engine.OplogColl)
+			d = append(d, bson.E{Key: "sizeOnDisk", Value: size}, bson.E{Key: "empty", Value: empty})
 		}
 		if f.Match(marshal(d)) {
 			dbs = append(dbs, d)
@@ -58,16 +62,17 @@ func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(out), nil
 }
 
-// dbSize is the disk space of db's collections and indexes, as
-// listDatabases reports it in sizeOnDisk.
-func (s *Service) dbSize(db string) (int64, error) {
+// dbDiskSize is the disk space of db's collections and indexes (and of the
+// oplog in local), as listDatabases reports it in sizeOnDisk: the store's
+// estimates, read without scanning the data, as MongoDB reads its files'
+// sizes.
+func (s *Service) dbDiskSize(db string) int64 {
 	var size int64
 	for _, c := range s.Engine.Collections(db) {
-		st, err := s.Engine.Stats(c)
-		if err != nil {
-			return 0, err
-		}
-		size += st.StorageSize + st.TotalIndexSize()
+		size += s.Engine.DiskSize(c)
 	}
-	return size, nil
+	if s.Engine.IsOplog(db, engine.OplogColl) {
+		size += s.Engine.OplogDiskSize()
+	}
+	return size
 }

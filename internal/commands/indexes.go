@@ -128,7 +128,7 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	if s.isOplog(r.DB, name) {
+	if s.Engine.IsOplog(r.DB, name) {
 		return s.serveList(r, name, nil, batchSize) // the oplog has no index, not even _id's
 	}
 	c := s.Engine.Collection(r.DB, name)

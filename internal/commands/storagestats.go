@@ -76,6 +76,14 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	ns := r.DB + "." + name
+	if s.Engine.IsOplog(r.DB, name) {
+		st, err := s.Engine.OplogStats()
+		if err != nil {
+			return nil, err
+		}
+		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale)...)
+		return marshal(append(out, bson.E{Key: "nchunks", Value: int32(1)})), nil
+	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
 		return marshal(bson.D{
@@ -104,13 +112,13 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	// As a router answers: sharded first; nchunks, the chunks holding the
 	// collection, last (an unsharded collection is whole on its primary
 	// shard, one chunk).
-	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c, st, scale)...)
+	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale)...)
 	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(max(chunks, 1))})), nil
 }
 
 // storageStats are collStats' fields after ns, which $collStats reports as
-// storageStats.
-func storageStats(c *engine.Collection, st engine.CollectionStats, scale int64) bson.D {
+// storageStats, of a collection with options opts.
+func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scale int64) bson.D {
 	d := bson.D{
 		{Key: "size", Value: number(st.Size / scale)},
 		{Key: "count", Value: number(st.Count)},
@@ -123,12 +131,12 @@ func storageStats(c *engine.Collection, st engine.CollectionStats, scale int64) 
 		bson.E{Key: "storageSize", Value: number(st.StorageSize / scale)},
 		// Pebble never leaves reusable free space inside its files.
 		bson.E{Key: "freeStorageSize", Value: int32(0)},
-		bson.E{Key: "capped", Value: c.Options.Capped},
+		bson.E{Key: "capped", Value: opts.Capped},
 	)
-	if c.Options.Capped {
+	if opts.Capped {
 		d = append(d,
-			bson.E{Key: "max", Value: number(c.Options.Max)},
-			bson.E{Key: "maxSize", Value: number(c.Options.Size / scale)},
+			bson.E{Key: "max", Value: number(opts.Max)},
+			bson.E{Key: "maxSize", Value: number(opts.Size / scale)},
 		)
 	}
 	sizes := make(bson.D, 0, len(st.IndexSizes))
@@ -161,16 +169,28 @@ func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	freeStorage := r.args.bool("freeStorage")
 	colls := s.Engine.Collections(r.DB)
 	var objects, size, storage, indexes, indexSize int64
-	for _, c := range colls {
-		st, err := s.Engine.Stats(c)
-		if err != nil {
-			return nil, err
-		}
+	add := func(st engine.CollectionStats) {
 		objects += st.Count
 		size += st.Size
 		storage += st.StorageSize
 		indexes += int64(len(st.IndexSizes))
 		indexSize += st.TotalIndexSize()
+	}
+	for _, c := range colls {
+		st, err := s.Engine.Stats(c)
+		if err != nil {
+			return nil, err
+		}
+		add(st)
+	}
+	ncolls := int64(len(colls))
+	if s.Engine.IsOplog(r.DB, engine.OplogColl) {
+		st, err := s.Engine.OplogStats()
+		if err != nil {
+			return nil, err
+		}
+		add(st)
+		ncolls++
 	}
 	var avg float64
 	if objects > 0 {
@@ -178,7 +198,7 @@ func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	d := bson.D{
 		{Key: "db", Value: r.DB},
-		{Key: "collections", Value: int64(len(colls))},
+		{Key: "collections", Value: ncolls},
 		{Key: "views", Value: int64(0)},
 		{Key: "objects", Value: objects},
 		{Key: "avgObjSize", Value: avg},

@@ -159,3 +159,9 @@ func (s *oplogSource) refill() error {
 }
 
 func (s *oplogSource) Close() error { s.page = nil; return nil }
+
+// IsOplog reports whether db.coll is local.oplog.rs on an engine that
+// keeps an oplog.
+func (e *Engine) IsOplog(db, coll string) bool {
+	return db == OplogDB && coll == OplogColl && e.oplog != nil
+}

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/folio-db/folio/internal/storage"
+import (
+	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/storage"
+)
 
 // CollectionStats are the figures collStats, dbStats and $collStats report.
 type CollectionStats struct {
@@ -98,4 +102,39 @@ func (e *Engine) diskUsage(lo, hi []byte) int64 {
 		return 0
 	}
 	return int64(n)
+}
+
+// DiskSize is the store's estimate of the disk space of c's documents,
+// insertion order and indexes, read without a scan (listDatabases'
+// sizeOnDisk).
+func (e *Engine) DiskSize(c *Collection) int64 {
+	var n int64
+	for _, span := range collSpans(c.ID) {
+		n += e.diskUsage(span[0], span[1])
+	}
+	return n
+}
+
+// OplogDiskSize is the store's estimate of the oplog's disk space; the
+// engine must have an oplog.
+func (e *Engine) OplogDiskSize() int64 {
+	return e.diskUsage(oplogPrefix, keyenc.PrefixEnd(oplogPrefix))
+}
+
+// OplogStats counts the oplog's entries and their total size by a scan,
+// as Stats does a collection's (the pre-images kept beside entries are not
+// entries: MongoDB keeps them in a collection of their own). The oplog
+// has no index. The engine must have an oplog.
+func (e *Engine) OplogStats() (CollectionStats, error) {
+	var s CollectionStats
+	err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
+		s.Count++
+		s.Size += int64(len(stored.Entry()))
+		return true, nil
+	})
+	if err != nil {
+		return CollectionStats{}, err
+	}
+	s.StorageSize = e.OplogDiskSize()
+	return s, nil
 }

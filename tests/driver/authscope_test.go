@@ -112,8 +112,8 @@ func TestAuthListDatabasesAuthorized(t *testing.T) {
 		opts bson.D
 		want string
 	}{
-		{nil, "[admin app other]"},
-		{bson.D{{Key: "authorizedDatabases", Value: false}}, "[admin app other]"},
+		{nil, "[admin app local other]"},
+		{bson.D{{Key: "authorizedDatabases", Value: false}}, "[admin app local other]"},
 		{bson.D{{Key: "authorizedDatabases", Value: true}}, "[app]"},
 	} {
 		cmd := append(bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true},

@@ -792,6 +792,69 @@ func TestChangeStreamDriverResumes(t *testing.T) {
 	}
 }
 
+// TestOplogStats: local.oplog.rs has statistics as a replica set member's
+// capped oplog (mongosh's db.getReplicationInfo reads them), agreeing with
+// its entries, and local, which holds it, is listed and counted.
+func TestOplogStats(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	for i := range 5 {
+		if _, err := client.Database(testDB).Collection("stats").InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries := findAll(t, client.Database("local").Collection("oplog.rs"), bson.D{})
+	var size int64
+	for _, e := range entries {
+		size += int64(len(e))
+	}
+	specs, err := client.Database("local").ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "oplog.rs"}})
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("listCollections: %v %v", specs, err)
+	}
+	bound := specs[0].Options.Lookup("size").Int64()
+	stats, err := runCmd(client, "local", bson.D{{Key: "collStats", Value: "oplog.rs"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg, err := client.Database("local").Collection("oplog.rs").Aggregate(ctx, mongo.Pipeline{{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}, {Key: "count", Value: bson.D{}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var staged []bson.Raw
+	if err := agg.All(ctx, &staged); err != nil || len(staged) != 1 {
+		t.Fatalf("$collStats: %v %v", staged, err)
+	}
+	for name, doc := range map[string]bson.Raw{"collStats": stats, "$collStats": staged[0].Lookup("storageStats").Document()} {
+		if n, _ := doc.Lookup("count").AsInt64OK(); n != int64(len(entries)) {
+			t.Errorf("%s count %d, want %d", name, n, len(entries))
+		}
+		if n, _ := doc.Lookup("size").AsInt64OK(); n != size {
+			t.Errorf("%s size %d, want %d", name, n, size)
+		}
+		if n, _ := doc.Lookup("maxSize").AsInt64OK(); !doc.Lookup("capped").Boolean() || n != bound {
+			t.Errorf("%s capped %v maxSize %d, want the bound %d", name, doc.Lookup("capped"), n, bound)
+		}
+		if n, _ := doc.Lookup("nindexes").AsInt64OK(); n != 0 {
+			t.Errorf("%s nindexes %d", name, n)
+		}
+	}
+	if n, _ := staged[0].Lookup("count").AsInt64OK(); n != int64(len(entries)) {
+		t.Errorf("$collStats count %d, want %d", n, len(entries))
+	}
+	db, err := runCmd(client, "local", bson.D{{Key: "dbStats", Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Lookup("collections").Int64() != 1 || db.Lookup("objects").Int64() != int64(len(entries)) || int64(db.Lookup("dataSize").Double()) != size {
+		t.Errorf("dbStats of local: %v", db)
+	}
+	dbs, err := client.ListDatabases(ctx, bson.D{{Key: "name", Value: "local"}})
+	if err != nil || len(dbs.Databases) != 1 || dbs.Databases[0].Empty {
+		t.Errorf("listDatabases of local: %+v %v", dbs, err)
+	}
+}
+
 // TestOplogCollection: local.oplog.rs reads as a capped collection of
 // MongoDB-shaped entries, in commit order, newest first with $natural: -1,
 // from a ts bound, and tailable.

@@ -1,6 +1,6 @@
 // Administrative commands answer the way tools expect: hello, ping,
-// buildInfo, serverStatus (connections, opcounters), listDatabases, dbStats
-// and collStats.
+// buildInfo, serverStatus (connections, opcounters), listDatabases, dbStats,
+// collStats, and mongosh's replication helpers, which read the oplog's.
 
 load(__dirname + '/lib/checks.js');
 
@@ -47,5 +47,12 @@ eq([ds.ok, ds.db, ds.collections, ds.objects], [1, 'e2e_mongosh_admin', 2, 4], '
 const cs = d.runCommand({collStats: 'a'});
 eq([cs.ok, cs.ns, cs.count], [1, 'e2e_mongosh_admin.a', 3], 'collStats');
 check(cs.size > 0, `collStats size ${cs.size}`);
+
+// db.getReplicationInfo (behind rs.printReplicationInfo) reads
+// local.oplog.rs's collStats and its first and last entries.
+const ri = db.getReplicationInfo();
+check(!ri.errmsg && ri.logSizeMB > 0 && ri.usedMB > 0 && ri.tFirst !== undefined && ri.tLast !== undefined,
+  `getReplicationInfo: ${EJSON.stringify(ri)}`);
+check(dbs.databases.some(x => x.name === 'local'), `listDatabases lacks local, which holds the oplog: ${EJSON.stringify(dbs)}`);
 
 d.dropDatabase();
