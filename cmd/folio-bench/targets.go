@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
@@ -94,9 +95,12 @@ func openTarget(label, uri string, clients int) (t *Target, close func(context.C
 		return errors.Join(err, stopServer(ctx))
 	}
 	for _, u := range uris {
-		// each frontend serves its share of the clients
+		// each frontend serves its share of the clients; writes ask for
+		// w: 1, as YCSB's MongoDB binding does by default (a replica set
+		// member's own default is w: "majority", which waits for the
+		// journal), unless the URI names a write concern
 		pool := uint64(clients/len(uris)) + 4
-		client, err := mongo.Connect(options.Client().ApplyURI(u).SetMaxPoolSize(pool).SetTimeout(time.Minute))
+		client, err := mongo.Connect(options.Client().SetWriteConcern(writeconcern.W1()).ApplyURI(u).SetMaxPoolSize(pool).SetTimeout(time.Minute))
 		if err != nil {
 			return nil, nil, errors.Join(fmt.Errorf("connect %s: %w", u, err), closeAll(context.Background()))
 		}

@@ -430,6 +430,12 @@ var argRows = []struct {
 	{"shardCollection.collation", `{"shardCollection": "test.c", "key": {"a": 1}, "collation": {"locale": "fr"}}`, 2},
 	{"shardCollection.implicitlyCreateIndex", `{"shardCollection": "test.n", "key": {"b": 1}, "implicitlyCreateIndex": false}`, 6373200},
 	{"shardCollection.enforceUniquenessCheck", `{"shardCollection": "test.c", "key": {"a": 1}, "unique": true, "enforceUniquenessCheck": false}`, 0},
+	{"getDefaultRWConcern.inMemory", `{"getDefaultRWConcern": 1, "inMemory": true}`, 0},
+	{"getDefaultRWConcern.inMemory", `{"getDefaultRWConcern": 1, "inMemory": "true"}`, 14},
+	{"setDefaultRWConcern.defaultReadConcern", `{"setDefaultRWConcern": 1, "defaultReadConcern": {"level": "majority"}}`, 0},
+	{"setDefaultRWConcern.defaultReadConcern", `{"setDefaultRWConcern": 1, "defaultReadConcern": {"level": "snapshot"}}`, 2},
+	{"setDefaultRWConcern.defaultWriteConcern", `{"setDefaultRWConcern": 1, "defaultWriteConcern": {"w": "majority"}}`, 0},
+	{"setDefaultRWConcern.defaultWriteConcern", `{"setDefaultRWConcern": 1, "defaultWriteConcern": {"w": 2}}`, 100},
 }
 
 // argsService is a fresh service with test.c seeded for argRows.

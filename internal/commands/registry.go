@@ -195,6 +195,9 @@ func (s *Service) admit(r *Request, name string) error {
 	if err := s.checkWriteConcern(r, name); err != nil {
 		return err
 	}
+	if err := s.applyDefaultWriteConcern(r, name); err != nil {
+		return err
+	}
 	if err := s.checkReadConcern(r, name); err != nil {
 		return err
 	}

@@ -103,6 +103,9 @@ type Service struct {
 	// router's DDL lock does (another frontend's conflict with one fails
 	// with ConflictingOperationInProgress).
 	sharding sync.Mutex
+	// rwDefaultsCache is this node's copy of the cluster-wide read and
+	// write concern defaults (rwdefaults.go).
+	rwDefaultsCache rwDefaultsCache
 	// TestCommands enables the commands MongoDB runs only with its
 	// enableTestCommands parameter: configureFailPoint.
 	TestCommands bool

@@ -191,7 +191,7 @@ var supportsWriteConcern = map[string]bool{
 	"aggregate": true, "create": true, "drop": true, "dropDatabase": true, "renameCollection": true,
 	"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true,
 	"commitTransaction": true, "abortTransaction": true, "applyOps": true,
-	"cloneCollectionAsCapped": true, "convertToCapped": true,
+	"cloneCollectionAsCapped": true, "convertToCapped": true, "setDefaultRWConcern": true,
 }
 
 // checkWriteConcern refuses a write concern the command cannot take: one
@@ -213,6 +213,19 @@ func (s *Service) checkWriteConcern(r *Request, name string) error {
 		return wc.standaloneError()
 	}
 	return nil
+}
+
+// applyDefaultWriteConcern gives a command that takes a write concern and
+// was sent none (or an empty one) the default, on a replica set member as
+// MongoDB does; a statement inside a transaction takes none.
+func (s *Service) applyDefaultWriteConcern(r *Request, name string) error {
+	if r.Args.WriteConcern.Given || s.ReplSetName == "" || !supportsWriteConcern[name] ||
+		r.Args.Session.inTxn && name != "commitTransaction" && name != "abortTransaction" {
+		return nil
+	}
+	wc, err := s.defaultWriteConcern()
+	r.Args.WriteConcern = wc
+	return err
 }
 
 // waitsForWriteConcern reports whether a command that ran waits for its

@@ -1197,3 +1197,9 @@ const (
 	// ApplyOpsUUIDMismatch: an entry whose ns and ui name different collections.
 	ApplyOpsUUIDMismatch Code = 3318200
 )
+
+// Cluster-wide read and write concern defaults.
+const (
+	// RWDefaultsOnStandalone: getDefaultRWConcern or setDefaultRWConcern on a standalone.
+	RWDefaultsOnStandalone Code = 51300
+)
