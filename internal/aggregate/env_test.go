@@ -174,6 +174,11 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 }
 
 // PlanCacheStats: the in-memory Env plans nothing, so its caches are empty.
+// LatencyStats: an in-memory environment times nothing.
+func (m *memEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
+	return bson.Raw{5, 0, 0, 0, 0}
+}
+
 func (m *memEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

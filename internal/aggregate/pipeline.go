@@ -65,6 +65,9 @@ type Env interface {
 	// CollectionStats describes db.coll, its sizes divided by scale; a
 	// missing collection is NamespaceNotFound.
 	CollectionStats(db, coll string, scale int64) (CollStats, error)
+	// LatencyStats is db.coll's latencyStats, with the histograms when
+	// asked (MongoDB's operation latency histograms).
+	LatencyStats(db, coll string, histograms bool) bson.Raw
 	// HasUniqueKeyIndex reports whether db.coll has an index proving that
 	// the values of paths identify at most one document under the
 	// collation c (nil: simple); a missing collection has only _id's.

@@ -19,6 +19,8 @@ import (
 type collStatsStage struct {
 	count, storage bool
 	scale          int64 // storageStats' scale
+	// latency asks for latencyStats, with histograms.
+	latency, histograms bool
 }
 
 func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
@@ -43,7 +45,21 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 				return nil, err
 			}
 			s.scale = scale
-		case "latencyStats", "queryExecStats":
+		case "latencyStats":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			s.latency = true
+			for _, g := range fieldsOf(f.val.Value) {
+				if g.key != "histograms" {
+					return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.latencyStats.%s' is an unknown field.", g.key)
+				}
+				if g.val.Type != bson.TypeBoolean {
+					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type '%s', expected type 'bool'", typeName(g.val))
+				}
+				s.histograms = g.val.Boolean()
+			}
+		case "queryExecStats":
 			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $collStats %s yet", f.key)
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.%s' is an unknown field.", f.key)
@@ -105,6 +121,9 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 			}
 		}
 		fs = append(fs, field{"host", stringValue(hostName())}, field{"localTime", dateValue(time.Now())})
+		if s.latency {
+			fs = append(fs, field{"latencyStats", docValue(rt.opts.Env.LatencyStats(rt.opts.DB, rt.opts.Coll, s.histograms))})
+		}
 		if s.count || s.storage {
 			if s.storage {
 				fs = append(fs, field{"storageStats", docValue(st.Storage)})

@@ -62,7 +62,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}
-	a.opts.Env = engineEnv{e: s.Engine, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
+	a.opts.Env = engineEnv{e: s.Engine, ops: &s.ops, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
 		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) }}
 	if a.explain {
 		if r.Txn != nil {
@@ -265,7 +265,7 @@ type aggregateArgs struct {
 // explain), run in r's transaction, if any, under the operation context ctx.
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, txn: txn, ctx: ctx},
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, ops: &s.ops, txn: txn, ctx: ctx},
 		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
@@ -319,7 +319,9 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 // engineEnv gives the pipeline's $lookup, $unionWith, $out, $merge,
 // $collStats and $indexStats access to the engine.
 type engineEnv struct {
-	e   *engine.Engine
+	e *engine.Engine
+	// ops has the latency figures of $collStats' latencyStats (nil: none).
+	ops *opRegistry
 	txn *engine.Txn
 	// journal: $out and $merge writes are on disk when the aggregate
 	// returns (its write concern asks for the journal).
@@ -425,6 +427,15 @@ func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
 		out[i] = marshal(ent)
 	}
 	return out, nil
+}
+
+// LatencyStats is db.coll's latencyStats since the server started.
+func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
+	var l latencyStats
+	if env.ops == nil {
+		return marshal(l.doc(histograms))
+	}
+	return marshal(env.ops.latencyDoc(db+"."+coll, histograms))
 }
 
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {

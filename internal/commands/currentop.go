@@ -25,13 +25,15 @@ func init() {
 
 // activeOp is a command in progress, as currentOp lists it.
 type activeOp struct {
-	id    int64
-	conn  *Conn
-	ns    string
-	name  string
-	cmd   bson.Raw
-	lsid  string // the session's id, empty for none
-	start time.Time
+	id   int64
+	conn *Conn
+	ns   string
+	name string
+	cmd  bson.Raw
+	// writes is set for an aggregate writing its output ($out, $merge).
+	writes bool
+	lsid   string // the session's id, empty for none
+	start  time.Time
 	// ctx is the operation's context; kill ends it with the error the
 	// operation then fails with. deadline is its maxTimeMS's (zero:
 	// none), where the registry's sweep kills it.
@@ -98,7 +100,8 @@ func (o *opRegistry) rootContext() context.Context {
 // reads its maxTimeMS itself: it bounds an awaitData cursor's wait, not
 // the operation.
 func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
-	op := &activeOp{conn: r.Conn, name: name, lsid: r.Args.Session.lsid, start: time.Now()}
+	op := &activeOp{conn: r.Conn, name: name, lsid: r.Args.Session.lsid, start: time.Now(),
+		writes: name == "aggregate" && hasOutputStage(&r.args)}
 	if name != "getMore" {
 		// A getMore's maxTimeMS is how long an awaitData cursor waits;
 		// the cursor's own time limit bounds its reads.

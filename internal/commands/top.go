@@ -25,6 +25,8 @@ func (u *usage) add(d time.Duration) {
 type nsUsage struct {
 	total, readLock, writeLock                         usage
 	queries, getmore, insert, update, remove, commands usage
+	// latency is what $collStats' latencyStats reports.
+	latency latencyStats
 }
 
 // record adds an ended operation on a collection to top's figures; o.mu
@@ -43,6 +45,7 @@ func (o *opRegistry) record(op *activeOp, d time.Duration) {
 		o.top[op.ns] = u
 	}
 	u.total.add(d)
+	u.latency.add(latencyClassOf(op), d.Microseconds())
 	if writeCommands[op.name] {
 		u.writeLock.add(d)
 	} else {
@@ -62,6 +65,18 @@ func (o *opRegistry) record(op *activeOp, d time.Duration) {
 	default:
 		u.commands.add(d)
 	}
+}
+
+// latencyDoc is $collStats' latencyStats of ns: zeros for a collection no
+// operation has touched since the server started.
+func (o *opRegistry) latencyDoc(ns string, histograms bool) bson.D {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var l latencyStats
+	if u := o.top[ns]; u != nil {
+		l = u.latency
+	}
+	return l.doc(histograms)
 }
 
 // topCmd answers top: for every collection operations have touched, the

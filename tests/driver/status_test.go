@@ -640,6 +640,78 @@ func TestCollStatsStage(t *testing.T) {
 	requireCode(t, err, 51024, "")
 }
 
+// TestCollStatsLatency: $collStats' latencyStats counts the operations on
+// the collection by MongoDB's classes (reads, writes, commands,
+// transactions), with their total latency and, when asked, the non-empty
+// buckets of MongoDB's histogram, whose counts add up to the operations.
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/collStats/#latencystats-document
+func TestCollStatsLatency(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("latency")
+	latency := func(histograms bool) bson.Raw {
+		t.Helper()
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: histograms}}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+			t.Fatalf("%v %v", out, err)
+		}
+		els, _ := out[0].Elements()
+		if len(els) != 4 || els[0].Key() != "ns" || els[3].Key() != "latencyStats" {
+			t.Fatalf("fields %v", out[0])
+		}
+		return out[0].Lookup("latencyStats").Document()
+	}
+	if got := latency(false).String(); got != `{"reads": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},"writes": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},`+
+		`"commands": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},"transactions": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}}}` {
+		t.Errorf("before any operation: %s", got)
+	}
+	for i := range 3 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 0}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := coll.FindOne(ctx, bson.D{}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.CountDocuments(ctx, bson.D{}); err != nil { // an aggregate
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	// $out writes: the aggregate counts among the writes
+	if _, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$out", Value: "latency_out"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// the latencyStats aggregates before this one are reads too
+	l := latency(true)
+	for class, want := range map[string]int64{"reads": 4, "writes": 5, "commands": 1, "transactions": 0} {
+		h := l.Lookup(class).Document()
+		if ops := h.Lookup("ops").Int64(); ops != want {
+			t.Errorf("%s: %d ops, want %d (%s)", class, ops, want, h)
+		}
+		var sum int64
+		buckets, _ := h.Lookup("histogram").Array().Values()
+		for _, b := range buckets {
+			sum += b.Document().Lookup("count").Int64()
+		}
+		if sum != want || h.Lookup("latency").Int64() < 0 {
+			t.Errorf("%s: histogram counts %d, want %d (%s)", class, sum, want, h)
+		}
+	}
+	_, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: 1}}}}}}})
+	requireCode(t, err, 14, "TypeMismatch")
+}
+
 // TestLogLevelAndTTLParameters: logLevel 1 lets debug lines into the log
 // (getLog shows them) and 0 stops them again; ttlMonitorSleepSecs makes
 // the TTL monitor run that often, and ttlMonitorEnabled: false stops it

@@ -1,6 +1,7 @@
 // Administrative commands answer the way tools expect: hello, ping,
 // buildInfo, serverStatus (connections, opcounters), listDatabases, dbStats,
-// collStats, and mongosh's replication helpers, which read the oplog's.
+// collStats, latencyStats, and mongosh's replication helpers, which read the
+// oplog's.
 
 load(__dirname + '/lib/checks.js');
 
@@ -47,6 +48,11 @@ eq([ds.ok, ds.db, ds.collections, ds.objects], [1, 'e2e_mongosh_admin', 2, 4], '
 const cs = d.runCommand({collStats: 'a'});
 eq([cs.ok, cs.ns, cs.count], [1, 'e2e_mongosh_admin.a', 3], 'collStats');
 check(cs.size > 0, `collStats size ${cs.size}`);
+
+// latencyStats: the insertMany above is one write
+const ls = d.a.latencyStats({histograms: true})[0].latencyStats;
+check(Number(ls.writes.ops) === 1 && ls.writes.histogram.length === 1 && Number(ls.writes.histogram[0].count) === 1,
+  `latencyStats: ${EJSON.stringify(ls)}`);
 
 // db.getReplicationInfo (behind rs.printReplicationInfo) reads
 // local.oplog.rs's collStats and its first and last entries.
