@@ -31,7 +31,11 @@ type serverParameter struct {
 	set      func(s *Service, n int64)
 	min, max int64
 	boolean  bool
-	startup  bool // settable at startup (a flag of Folio's)
+	// verbosity takes MongoDB's log verbosity document, of which Folio's
+	// log, without components, has only the top-level verbosity (-1 when
+	// the document leaves it out).
+	verbosity bool
+	startup   bool // settable at startup (a flag of Folio's)
 }
 
 // LogLevel is the log's level: Base, the level the server started with,
@@ -129,6 +133,15 @@ var serverParameters = map[string]serverParameter{
 		set: func(s *Service, n int64) { s.LogLevel.set(n) },
 		min: 0, max: 5,
 	},
+	"logComponentVerbosity": {
+		get: func(s *Service) any { return bson.D{{Key: "verbosity", Value: s.LogLevel.verbosity.Load()}} },
+		set: func(s *Service, n int64) {
+			if n >= 0 {
+				s.LogLevel.set(n)
+			}
+		},
+		min: 0, max: 5, verbosity: true,
+	},
 	"ttlMonitorSleepSecs": {
 		get: func(s *Service) any { return int32(s.TTLMonitor.Sleep() / time.Second) },
 		set: func(s *Service, n int64) { s.TTLMonitor.setSleep(n) },
@@ -187,6 +200,24 @@ func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
 			return 1, nil
 		}
 		return 0, nil
+	}
+	if p.verbosity {
+		doc, ok := v.DocumentOK()
+		if !ok {
+			return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: expected an object, got %s", name, values.TypeName(v.Type))
+		}
+		n := int64(-1)
+		elems, _ := doc.Elements()
+		for _, el := range elems {
+			if el.Key() != "verbosity" {
+				return 0, mongoerr.New(mongoerr.NotImplemented, "Folio's log has no components: %s.%s is not supported", name, el.Key())
+			}
+			var err error
+			if n, err = paramInt(name+".verbosity", el.Value(), p.min, p.max); err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
 	}
 	return paramInt(name, v, p.min, p.max)
 }

@@ -773,6 +773,21 @@ func TestLogLevelAndTTLParameters(t *testing.T) {
 		t.Errorf("debug lines went from %d to %d at logLevel 0", after, n)
 	}
 	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logLevel", Value: 6}}).Err(), 2, "BadValue")
+	// logComponentVerbosity (mongosh's db.setLogLevel) is the same
+	// verbosity; Folio's log has no components to set apart
+	set("logComponentVerbosity", bson.D{{Key: "verbosity", Value: 1}})
+	churn()
+	if n := debugLines(); n == after {
+		t.Errorf("no new debug line at logComponentVerbosity 1")
+	}
+	if v := replyOf(t, client, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "logComponentVerbosity", Value: 1}}).Lookup("logComponentVerbosity"); v.String() != `{"verbosity": {"$numberInt":"1"}}` {
+		t.Errorf("logComponentVerbosity %v", v)
+	}
+	set("logComponentVerbosity", bson.D{{Key: "verbosity", Value: 0}})
+	if v := replyOf(t, client, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "logLevel", Value: 1}}).Lookup("logLevel"); v.Int32() != 0 {
+		t.Errorf("logLevel %v after logComponentVerbosity 0", v)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: bson.D{{Key: "query", Value: bson.D{{Key: "verbosity", Value: 1}}}}}}).Err(), 238, "NotImplemented")
 
 	coll := client.Database(testDB).Collection("ttl_param")
 	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(0)}); err != nil {
