@@ -383,6 +383,7 @@ var argRows = []struct {
 	{"getCmdLineOpts", `{"getCmdLineOpts": 1, "unread": 1}`, 0},
 	{"listCommands", `{"listCommands": 1, "unread": 1}`, 0},
 	{"replSetGetStatus", `{"replSetGetStatus": 1, "unread": 1}`, 0},
+	{"reIndex", `{"reIndex": "c", "unread": 1}`, 20},
 	{"replSetGetConfig", `{"replSetGetConfig": 1, "unread": 1}`, 0},
 	{"top", `{"top": 1, "unread": 1}`, 0},
 	{"dbHash", `{"dbHash": 1, "unread": 1}`, 0},
