@@ -274,34 +274,33 @@ func setDefaultRWConcernCmd(s *Service, r *Request) (bson.Raw, error) {
 // whose level is not snapshot or linearizable, without a time or a
 // provenance; nil unsets it (an empty document).
 func defaultReadConcernArg(doc bson.Raw) (bson.Raw, error) {
-	var a GenericArgs
+	// The level is parsed as any read concern's; the fields a default
+	// may not hold are refused in MongoDB's order, after it.
+	unsuitable := []string{"afterOpTime", "afterClusterTime", "atClusterTime", "provenance"}
 	elems, _ := doc.Elements()
-	var rest bson.D
-	var times []string
-	provenance := false
+	var level bson.D
+	held := map[string]bool{}
 	for _, el := range elems {
-		switch el.Key() {
-		case "afterOpTime", "afterClusterTime", "atClusterTime":
-			times = append(times, el.Key())
-		case "provenance":
-			provenance = true
-		default:
-			rest = append(rest, bson.E{Key: el.Key(), Value: el.Value()})
+		if slices.Contains(unsuitable, el.Key()) {
+			held[el.Key()] = true
+		} else {
+			level = append(level, bson.E{Key: el.Key(), Value: el.Value()})
 		}
 	}
-	if err := parseReadConcern(&a, bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: marshal(rest)}); err != nil {
+	var a GenericArgs
+	if err := parseReadConcern(&a, bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: marshal(level)}); err != nil {
 		return nil, err
 	}
 	if lvl := a.ReadConcern.Level; lvl == "snapshot" || lvl == "linearizable" {
 		return nil, mongoerr.New(mongoerr.BadValue, "level: '%s' is not suitable for the default read concern", lvl)
 	}
-	for _, key := range []string{"afterOpTime", "afterClusterTime", "atClusterTime"} {
-		if slices.Contains(times, key) {
+	for _, key := range unsuitable {
+		switch {
+		case held[key] && key == "provenance":
+			return nil, mongoerr.New(mongoerr.BadValue, "'provenance' must be unset in default read concern")
+		case held[key]:
 			return nil, mongoerr.New(mongoerr.BadValue, "'%s' is not suitable for the default read concern", key)
 		}
-	}
-	if provenance {
-		return nil, mongoerr.New(mongoerr.BadValue, "'provenance' must be unset in default read concern")
 	}
 	if a.ReadConcern.Level == "" {
 		return nil, nil
