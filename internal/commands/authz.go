@@ -41,9 +41,9 @@ func init() {
 	anyUser := authzRule{needs: func(*Request) ([]need, error) { return nil, nil }}
 	for _, n := range []string{"whatsmyuri", "listCommands", "startSession", "endSessions", "refreshSessions",
 		"commitTransaction", "abortTransaction", "killSessions", "getMore",
-		// a test command, which MongoDB checks no privilege for: it exists
-		// only when the server runs with test commands
-		"configureFailPoint"} {
+		// test commands, which MongoDB checks no privilege for: they
+		// exist only when the server runs with test commands
+		"configureFailPoint", "clearLog"} {
 		authzRules[n] = anyUser
 	}
 	for n, a := range map[string]string{

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	registerAdmin(configureFailPointCmd, configureFailPointSpec, "configureFailPoint")
+	registerTest(configureFailPointCmd, configureFailPointSpec, "configureFailPoint")
 }
 
 // configureFailPointSpec declares configureFailPoint, which MongoDB parses
@@ -64,9 +64,6 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
 func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
-	if !s.TestCommands {
-		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: 'configureFailPoint'")
-	}
 	name, ok := r.args.first().StringValueOK()
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "configureFailPoint takes the name of a fail point as a string")

@@ -14,8 +14,8 @@ func init() {
 // commands only when they are enabled.
 func listCommandsCmd(s *Service, _ *Request) (bson.Raw, error) {
 	names := make([]string, 0, len(handlers))
-	for n := range handlers {
-		if n != "configureFailPoint" || s.TestCommands {
+	for n, c := range handlers {
+		if s.available(c) {
 			names = append(names, n)
 		}
 	}

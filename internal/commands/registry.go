@@ -21,6 +21,9 @@ type command struct {
 	h     handler
 	spec  *argSpec
 	admin bool // runs only against the admin database
+	// test: a command that exists only with test commands enabled
+	// (MongoDB's enableTestCommands), which need no privilege.
+	test bool
 }
 
 // handlers maps command names to their commands; filled by each command
@@ -51,6 +54,20 @@ func registerAdmin(h handler, spec *argSpec, names ...string) {
 		handlers[n] = c
 	}
 }
+
+// registerTest registers admin commands that exist only when the
+// service's TestCommands is set, as MongoDB's test commands do.
+func registerTest(h handler, spec *argSpec, names ...string) {
+	registerAdmin(h, spec, names...)
+	for _, n := range names {
+		c := handlers[n]
+		c.test = true
+		handlers[n] = c
+	}
+}
+
+// available reports whether the command c exists on s.
+func (s *Service) available(c command) bool { return !c.test || s.TestCommands }
 
 // Name is the command name of cmd: its first field.
 func Name(cmd bson.Raw) string {
@@ -89,7 +106,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 func (s *Service) run(r *Request) (bson.Raw, error) {
 	name := Name(r.Cmd)
 	c, ok := handlers[name]
-	if !ok {
+	if !ok || !s.available(c) {
 		if name == "" {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Empty command object")
 		}

@@ -107,7 +107,8 @@ type Service struct {
 	// write concern defaults (rwdefaults.go).
 	rwDefaultsCache rwDefaultsCache
 	// TestCommands enables the commands MongoDB runs only with its
-	// enableTestCommands parameter: configureFailPoint.
+	// enableTestCommands parameter (registerTest): configureFailPoint,
+	// clearLog.
 	TestCommands bool
 	// failCommand and primaryWrite are the failCommand and
 	// onPrimaryTransactionalWrite fail points (failpoint.go).

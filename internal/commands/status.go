@@ -14,6 +14,7 @@ import (
 func init() {
 	register(serverStatusCmd, serverStatusSpec, "serverStatus")
 	registerAdmin(getLogCmd, &argSpec{path: "getLog"}, "getLog")
+	registerTest(clearLogCmd, &argSpec{path: "clearLog"}, "clearLog")
 	registerAdmin(logRotateCmd, &argSpec{path: "logRotate"}, "logRotate")
 	authzRules["logRotate"] = onCluster("logRotate")
 }
@@ -262,6 +263,20 @@ func (s *Service) transactionStatus() bson.D {
 
 // getLogCmd serves "*" (the log names), "global" (recent lines) and
 // "startupWarnings" (the warnings logged at startup).
+// clearLogCmd empties the global log getLog serves, a test command in
+// MongoDB: {clearLog: "global"}, the only log it clears.
+func clearLogCmd(s *Service, r *Request) (bson.Raw, error) {
+	v := r.args.first()
+	if v.Type != bson.TypeString {
+		return nil, wrongType("clearLog", "clearLog", v, "string")
+	}
+	if v.StringValue() != "global" {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Only the 'global' log can be cleared")
+	}
+	s.Recent.Clear()
+	return marshal(bson.D{}), nil
+}
+
 func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
 	v := r.args.first()
 	if v.Type != bson.TypeString {

@@ -43,6 +43,13 @@ func (r *Ring) Lines() ([]string, int64) {
 	return out, r.total
 }
 
+// Clear forgets the kept lines and the count of lines written.
+func (r *Ring) Clear() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines, r.next, r.total = r.lines[:0], 0, 0
+}
+
 // Handler returns a slog.Handler that records every record in r as a JSON
 // line and passes it on to next.
 func (r *Ring) Handler(next slog.Handler) slog.Handler {

@@ -1203,3 +1203,9 @@ const (
 	// RWDefaultsOnStandalone: getDefaultRWConcern or setDefaultRWConcern on a standalone.
 	RWDefaultsOnStandalone Code = 51300
 )
+
+// Feature compatibility version.
+const (
+	// SetFCVNotConfirmed: setFeatureCompatibilityVersion without confirm: true.
+	SetFCVNotConfirmed Code = 7369100
+)

@@ -3,6 +3,9 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,8 +130,9 @@ func TestFailCommandConnectionAndWriteConcern(t *testing.T) {
 	}
 }
 
-// TestFailPointRefusals: without test commands configureFailPoint does
-// not exist; other fail points and unknown data fields are refused.
+// TestFailPointRefusals: without test commands configureFailPoint and
+// clearLog do not exist; other fail points and unknown data fields are
+// refused.
 func TestFailPointRefusals(t *testing.T) {
 	plain := connect(t, startInstance(t, defaultConfig()))
 	ctx := context.Background()
@@ -137,6 +141,7 @@ func TestFailPointRefusals(t *testing.T) {
 	}
 	err := plain.Database("admin").RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}})).Err()
 	requireCode(t, err, 59, "CommandNotFound")
+	requireCode(t, plain.Database("admin").RunCommand(ctx, bson.D{{Key: "clearLog", Value: "global"}}).Err(), 59, "CommandNotFound")
 
 	client := startTestCommands(t, "failtest")
 	for _, c := range []struct {
@@ -147,16 +152,46 @@ func TestFailPointRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := list.LookupErr("commands", "configureFailPoint"); (err == nil) != c.listed {
-			t.Errorf("listCommands lists configureFailPoint: %v, want %v", err == nil, c.listed)
+		for _, name := range []string{"configureFailPoint", "clearLog"} {
+			if _, err := list.LookupErr("commands", name); (err == nil) != c.listed {
+				t.Errorf("listCommands lists %s: %v, want %v", name, err == nil, c.listed)
+			}
 		}
 	}
 	admin := client.Database("admin")
+
 	requireCode(t, admin.RunCommand(ctx, cmd("hangBeforeTransactionCommit", bson.D{})).Err(), 238, "NotImplemented")
 	requireCode(t, admin.RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "errorExtraInfo", Value: bson.D{}}})).Err(), 238, "NotImplemented")
 	requireCode(t, admin.RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "bogus", Value: 1}})).Err(), 40415, "")
 	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "sometimes"}}).Err(), 2, "BadValue")
 	requireCode(t, client.Database(testDB).RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}})).Err(), 13, "Unauthorized")
+}
+
+// TestClearLog: the test command clearLog empties the global log getLog
+// serves, and only that one.
+func TestClearLog(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.TestCommands = true
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	admin := connect(t, startInstance(t, cfg)).Database("admin")
+	ctx := context.Background()
+	before, err := admin.RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := before.Lookup("log").Array().Values()
+	if len(lines) == 0 {
+		t.Fatal("nothing logged at startup: the test does not test")
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "clearLog", Value: "global"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := admin.RunCommand(ctx, bson.D{{Key: "getLog", Value: "global"}}).Raw()
+	if err != nil || after.Lookup("totalLinesWritten").Int32() >= before.Lookup("totalLinesWritten").Int32() ||
+		strings.Contains(after.Lookup("log").String(), lines[0].StringValue()) {
+		t.Errorf("getLog after clearLog: %v %v", after, err)
+	}
+	requireCode(t, admin.RunCommand(ctx, bson.D{{Key: "clearLog", Value: "startupWarnings"}}).Err(), 72, "InvalidOptions")
 }
 
 // TestPrimaryWriteFailPointExactlyOnce: the onPrimaryTransactionalWrite
