@@ -140,7 +140,7 @@ func run(args []string, stderr io.Writer) error {
 	jsEnabled := fs.Bool("javascript-enabled", env("FOLIO_JAVASCRIPT_ENABLED", "1") != "0",
 		"server-side JavaScript ($where, $function, $accumulator, mapReduce), as MongoDB's security.javascriptEnabled; false refuses them all (env FOLIO_JAVASCRIPT_ENABLED=0)")
 	testCommands := fs.Bool("enable-test-commands", env("FOLIO_ENABLE_TEST_COMMANDS", "") == "1",
-		"the commands for driver test suites, as MongoDB's enableTestCommands parameter: configureFailPoint with the failCommand fail point, which makes chosen commands fail (env FOLIO_ENABLE_TEST_COMMANDS=1)")
+		"the commands for driver test suites, as MongoDB's enableTestCommands parameter: configureFailPoint with the failCommand fail point, which makes chosen commands fail, and clearLog (env FOLIO_ENABLE_TEST_COMMANDS=1)")
 	schemaLease := fs.Duration("schema-lease", envDuration("FOLIO_SCHEMA_LEASE"),
 		"with -storage tikv: how long a frontend's image of the catalog stays valid without renewal; a schema change waits for the frontends' leases, and a frontend whose lease ran out refuses writes until it renews it; 0 for the default, 45s (env FOLIO_SCHEMA_LEASE)")
 	slowMS := fs.Int64("slowms", envInt("FOLIO_SLOWMS"), "operations that take this many milliseconds or more are logged as slow (\"Slow query\"), as MongoDB's operationProfiling.slowOpThresholdMs; 0 for the default, 100 (env FOLIO_SLOWMS)")

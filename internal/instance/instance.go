@@ -61,7 +61,8 @@ type Config struct {
 	// $function, $accumulator and mapReduce are refused.
 	NoJavaScript bool
 	// TestCommands is MongoDB's enableTestCommands parameter:
-	// configureFailPoint (failCommand), for driver test suites.
+	// configureFailPoint (failCommand) and clearLog, for driver test
+	// suites.
 	TestCommands bool
 	// ReplSetName, unless empty, has the server report itself as the
 	// primary of a one-member replica set, which drivers require for
