@@ -431,10 +431,6 @@ func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
 
 // LatencyStats is db.coll's latencyStats since the server started.
 func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
-	var l latencyStats
-	if env.ops == nil {
-		return marshal(l.doc(histograms))
-	}
 	return marshal(env.ops.latencyDoc(db+"."+coll, histograms))
 }
 

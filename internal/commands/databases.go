@@ -34,7 +34,7 @@ func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	names := s.Engine.Databases()
-	if s.Engine.HasOplog() && !slices.Contains(names, engine.OplogDB) {
+	if s.Engine.IsOplog(engine.OplogDB, engine.OplogColl) && !slices.Contains(names, engine.OplogDB) {
 		// local holds the oplog, as on a replica set member
 		names = append(names, engine.OplogDB)
 		slices.Sort(names)

@@ -22,7 +22,7 @@ type command struct {
 	spec  *argSpec
 	admin bool // runs only against the admin database
 	// test: a command that exists only with test commands enabled
-	// (MongoDB's enableTestCommands), which need no privilege.
+	// (MongoDB's enableTestCommands).
 	test bool
 }
 

@@ -68,13 +68,15 @@ func (o *opRegistry) record(op *activeOp, d time.Duration) {
 }
 
 // latencyDoc is $collStats' latencyStats of ns: zeros for a collection no
-// operation has touched since the server started.
+// operation has touched since the server started (or without a registry).
 func (o *opRegistry) latencyDoc(ns string, histograms bool) bson.D {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	var l latencyStats
-	if u := o.top[ns]; u != nil {
-		l = u.latency
+	if o != nil {
+		o.mu.Lock()
+		if u := o.top[ns]; u != nil {
+			l = u.latency
+		}
+		o.mu.Unlock()
 	}
 	return l.doc(histograms)
 }
