@@ -72,13 +72,15 @@ var (
 	tAny = argType{mask: ^uint32(0)}
 	// tBool is MongoDB's optionalBool: a bool, or a number (non-zero is
 	// true).
-	tBool   = argType{typeMask(bson.TypeBoolean) | numberMask, "type 'bool'"}
-	tLong   = argType{numberMask, "type 'long'"}
-	tInt32  = argType{typeMask(bson.TypeInt32), "type 'int'"}
-	tSafe   = argType{numberMask, "types '[long, int, decimal, double']"}
-	tDoc    = argType{typeMask(bson.TypeEmbeddedDocument), "type 'object'"}
-	tString = argType{typeMask(bson.TypeString), "type 'string'"}
-	tArray  = argType{typeMask(bson.TypeArray), "type 'array'"}
+	tBool = argType{typeMask(bson.TypeBoolean) | numberMask, "type 'bool'"}
+	// tStrictBool is MongoDB's IDL bool: a bool only.
+	tStrictBool = argType{typeMask(bson.TypeBoolean), "type 'bool'"}
+	tLong       = argType{numberMask, "type 'long'"}
+	tInt32      = argType{typeMask(bson.TypeInt32), "type 'int'"}
+	tSafe       = argType{numberMask, "types '[long, int, decimal, double']"}
+	tDoc        = argType{typeMask(bson.TypeEmbeddedDocument), "type 'object'"}
+	tString     = argType{typeMask(bson.TypeString), "type 'string'"}
+	tArray      = argType{typeMask(bson.TypeArray), "type 'array'"}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline).
 	tUpdate = argType{typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), "type 'object'"}

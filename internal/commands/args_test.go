@@ -437,6 +437,7 @@ var argRows = []struct {
 	{"shardCollection.enforceUniquenessCheck", `{"shardCollection": "test.c", "key": {"a": 1}, "unique": true, "enforceUniquenessCheck": false}`, 0},
 	{"getDefaultRWConcern.inMemory", `{"getDefaultRWConcern": 1, "inMemory": true}`, 0},
 	{"getDefaultRWConcern.inMemory", `{"getDefaultRWConcern": 1, "inMemory": "true"}`, 14},
+	{"getDefaultRWConcern.inMemory", `{"getDefaultRWConcern": 1, "inMemory": 1}`, 14},
 	{"setDefaultRWConcern.defaultReadConcern", `{"setDefaultRWConcern": 1, "defaultReadConcern": {"level": "majority"}}`, 0},
 	{"setDefaultRWConcern.defaultReadConcern", `{"setDefaultRWConcern": 1, "defaultReadConcern": {"level": "snapshot"}}`, 2},
 	{"setDefaultRWConcern.defaultWriteConcern", `{"setDefaultRWConcern": 1, "defaultWriteConcern": {"w": "majority"}}`, 0},

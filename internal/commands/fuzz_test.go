@@ -13,6 +13,7 @@ import (
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
@@ -60,7 +61,10 @@ func seedCommands(tb testing.TB) []string {
 // panics the service, and that every reply is a valid BSON document with
 // an ok field.
 func FuzzRun(f *testing.F) {
+	// a replica set member, so that the commands only a member runs are
+	// reached too
 	svc := newTestService(f)
+	svc.ReplSetName, svc.Sessions = "fuzz", sessions.NewRegistry()
 	for _, c := range seedCommands(f) {
 		f.Add(c)
 	}
@@ -69,7 +73,12 @@ func FuzzRun(f *testing.F) {
 		if err := bson.UnmarshalExtJSON([]byte(ext), false, &cmd); err != nil {
 			return
 		}
-		reply := svc.Run(&Request{DB: "fuzz", Cmd: cmd, Conn: &Conn{}})
+		// the command's $db, so that admin commands reach their handlers
+		db, ok := cmd.Lookup("$db").StringValueOK()
+		if !ok {
+			db = "fuzz"
+		}
+		reply := svc.Run(&Request{DB: db, Cmd: cmd, Conn: &Conn{}})
 		if err := reply.Validate(); err != nil {
 			t.Fatalf("invalid reply to %s: %v", ext, err)
 		}

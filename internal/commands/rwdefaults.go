@@ -31,7 +31,7 @@ func init() {
 // getDefaultRWConcernSpec declares getDefaultRWConcern's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/getDefaultRWConcern/
 var getDefaultRWConcernSpec = &argSpec{path: "getDefaultRWConcern", fields: []argField{
-	arg("inMemory", tBool),
+	arg("inMemory", tStrictBool),
 }}
 
 // setDefaultRWConcernSpec declares setDefaultRWConcern's fields.
@@ -278,7 +278,7 @@ func defaultReadConcernArg(doc bson.Raw) (bson.Raw, error) {
 	// may not hold are refused in MongoDB's order, after it.
 	unsuitable := []string{"afterOpTime", "afterClusterTime", "atClusterTime", "provenance"}
 	elems, _ := doc.Elements()
-	var level bson.D
+	level := bson.D{}
 	held := map[string]bool{}
 	for _, el := range elems {
 		if slices.Contains(unsuitable, el.Key()) {

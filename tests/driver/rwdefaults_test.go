@@ -84,6 +84,14 @@ func TestRWConcernDefaults(t *testing.T) {
 	}
 	_, err = runCmd(client, "admin", bson.D{{Key: "setDefaultRWConcern", Value: 1}, {Key: "defaultWriteConcern", Value: bson.D{}}})
 	requireCode(t, err, 20, "IllegalOperation")
+	// an empty default read concern unsets it
+	if r, err := runCmd(client, "admin", bson.D{{Key: "setDefaultRWConcern", Value: 1}, {Key: "defaultReadConcern", Value: bson.D{}}}); err != nil ||
+		r.Lookup("defaultReadConcernSource").StringValue() != "implicit" || r.Lookup("defaultWriteConcernSource").StringValue() != "global" {
+		t.Fatalf("unsetting the read concern: %v %v", r, err)
+	}
+	if _, err := runCmd(client, "admin", bson.D{{Key: "setDefaultRWConcern", Value: 1}, {Key: "defaultReadConcern", Value: bson.D{{Key: "level", Value: "majority"}}}}); err != nil {
+		t.Fatal(err)
+	}
 	if r := get(bson.E{Key: "inMemory", Value: true}); !r.Lookup("inMemory").Boolean() || r.Lookup("defaultReadConcernSource").StringValue() != "global" ||
 		bson.Raw(r.Lookup("defaultReadConcern").Document()).String() != `{"level": "majority"}` {
 		t.Errorf("inMemory: %s", r)
