@@ -442,6 +442,13 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		}
 		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale))}, nil
 	}
+	if env.views != nil {
+		if _, _, isView, err := env.views(db, coll); err != nil {
+			return aggregate.CollStats{}, err
+		} else if isView {
+			return aggregate.CollStats{}, viewError(db, coll)
+		}
+	}
 	c := env.e.Collection(db, coll)
 	if c == nil {
 		return aggregate.CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve stats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)

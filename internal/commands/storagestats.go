@@ -86,6 +86,18 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
+		// A view has no storage (166). A time series collection answers
+		// as a missing collection: Folio does not report its buckets'
+		// statistics as MongoDB does.
+		if v, err := s.lookupView(r, r.DB, name); err != nil {
+			return nil, err
+		} else if v != nil {
+			if ts, err := s.tsOfView(r, r.DB, v); err != nil {
+				return nil, err
+			} else if ts == nil {
+				return nil, viewError(r.DB, name)
+			}
+		}
 		return marshal(bson.D{
 			{Key: "sharded", Value: false},
 			{Key: "ns", Value: ns},

@@ -117,6 +117,14 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream" {
 		return mongoerr.New(mongoerr.CommandNotSupportedOnView, "$changeStream is not supported on views")
 	}
+	if len(a.stages) > 0 && Name(a.stages[0]) == "$collStats" {
+		// $collStats runs on the view's own namespace, unresolved, as in
+		// MongoDB: the view's latencyStats, while storageStats and count
+		// fail (166). A time series collection's reads its buckets.
+		if ts, err := s.tsOfView(r, r.DB, v); err != nil || ts == nil {
+			return err
+		}
+	}
 	// A view is read under its own default collation, the simple one when
 	// it was created without one (it does not take its collection's, as in
 	// MongoDB); an operation naming another is refused. A time series

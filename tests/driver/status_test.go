@@ -710,6 +710,27 @@ func TestCollStatsLatency(t *testing.T) {
 	}
 	_, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: 1}}}}}}})
 	requireCode(t, err, 14, "TypeMismatch")
+
+	// on a view, $collStats runs on the view's namespace, unresolved: its
+	// latencyStats, while a view has no storage or count (166)
+	if err := client.Database(testDB).CreateView(ctx, "latency_view", "latency", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	view := client.Database(testDB).Collection("latency_view")
+	cur, err := view.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil || len(out) != 1 || out[0].Lookup("ns").StringValue() != testDB+".latency_view" {
+		t.Fatalf("latencyStats of a view: %v %v", out, err)
+	}
+	for _, stage := range []bson.D{{{Key: "count", Value: bson.D{}}}, {{Key: "storageStats", Value: bson.D{}}}} {
+		_, err = view.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: stage}}})
+		requireCode(t, err, 166, "CommandNotSupportedOnView")
+	}
+	_, err = runCmd(client, testDB, bson.D{{Key: "collStats", Value: "latency_view"}})
+	requireCode(t, err, 166, "CommandNotSupportedOnView")
 }
 
 // TestLogLevelAndTTLParameters: logLevel 1 lets debug lines into the log
