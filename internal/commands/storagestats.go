@@ -204,6 +204,10 @@ func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		add(st)
 		ncolls++
 	}
+	views, err := s.views(r, r.DB)
+	if err != nil {
+		return nil, err
+	}
 	var avg float64
 	if objects > 0 {
 		avg = float64(size) / float64(objects)
@@ -211,7 +215,7 @@ func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	d := bson.D{
 		{Key: "db", Value: r.DB},
 		{Key: "collections", Value: ncolls},
-		{Key: "views", Value: int64(0)},
+		{Key: "views", Value: int64(len(views))},
 		{Key: "objects", Value: objects},
 		{Key: "avgObjSize", Value: avg},
 		{Key: "dataSize", Value: float64(size / scale)},

@@ -731,6 +731,10 @@ func TestCollStatsLatency(t *testing.T) {
 	}
 	_, err = runCmd(client, testDB, bson.D{{Key: "collStats", Value: "latency_view"}})
 	requireCode(t, err, 166, "CommandNotSupportedOnView")
+	// dbStats counts the view
+	if v := replyOf(t, client, testDB, bson.D{{Key: "dbStats", Value: 1}}).Lookup("views"); v.Int64() != 1 {
+		t.Errorf("dbStats views %v", v)
+	}
 }
 
 // TestLogLevelAndTTLParameters: logLevel 1 lets debug lines into the log
