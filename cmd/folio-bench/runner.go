@@ -51,8 +51,11 @@ type Config struct {
 
 // Target is a server under test.
 type Target struct {
-	Label  string // "uri" or "compare"
+	Label string // "uri" or "compare"
+	// URI is the target as reported (an in-process or playground target
+	// is named, then its servers' URIs); URIs are the servers' URIs.
 	URI    string
+	URIs   []string
 	Client *mongo.Client
 	DB     *mongo.Database
 	// Frontends are benchDB on each server of a multi-frontend target

@@ -85,7 +85,7 @@ func openTarget(label, uri string, clients int) (t *Target, close func(context.C
 	if len(uris) == 0 {
 		return nil, nil, fmt.Errorf("no URI in %q", uri)
 	}
-	t = &Target{Label: label, URI: shown}
+	t = &Target{Label: label, URI: shown, URIs: uris}
 	var conns []*mongo.Client
 	closeAll := func(ctx context.Context) error {
 		var err error
