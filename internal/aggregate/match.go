@@ -45,6 +45,9 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	if m.filter, err = query.CompileCollated(m.spec, nil, p.opts.Collator); err != nil {
 		return nil, err
 	}
+	if m.filter.HasNear() {
+		return nil, mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data; without a sort, $geoWithin selects the same documents")
+	}
 	return m, nil
 }
 

@@ -18,6 +18,9 @@ func FuzzParse(f *testing.F) {
 		`{"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 10}`,
 		`{"$centerSphere": [[0, 0], 0.1]}`, `{"$box": [[0, 0], [1, 1]]}`, `{"$polygon": [[0, 0], [1, 0], [0, 1]]}`,
 		`[1, 2]`, `{"x": 1, "y": 2}`,
+		`{"$center": 5}`, `{"$centerSphere": {"c": [0, 0], "r": 1}}`, `{"$geometry": [0, 0]}`,
+		`{"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]], "crs": {"type": "name", "properties": {"name": "EPSG:4326"}}}}`,
+		`{"type": "LineString", "coordinates": [[0, 0], [0, 0]]}`,
 	} {
 		var d bson.Raw
 		if err := bson.UnmarshalExtJSON([]byte(`{"v": `+s+`}`), false, &d); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -22,8 +23,9 @@ import (
 const EarthRadiusMeters = 6378100.0
 
 // Geometry is a parsed geometry: its points, lines and polygons on the
-// sphere. A legacy coordinate pair is a point that also keeps its plane
-// coordinates (X, Y) for the flat shapes ($box, $polygon, $center).
+// sphere. A point, a legacy coordinate pair or a GeoJSON Point, also
+// keeps its plane coordinates (X, Y) for the flat shapes ($box,
+// $polygon, $center).
 type Geometry struct {
 	Type     string // the GeoJSON type, "Point" for a legacy pair
 	Legacy   bool
@@ -34,8 +36,12 @@ type Geometry struct {
 }
 
 // Error is why a value is no geometry; the caller wraps it in the code of
-// its context (16755 on insert, BadValue in a query).
-type Error struct{ Msg string }
+// its context (16755 on insert, BadValue in a query) unless it carries
+// a code of its own.
+type Error struct {
+	Msg  string
+	Code mongoerr.Code
+}
 
 func (e *Error) Error() string { return e.Msg }
 
@@ -125,6 +131,10 @@ func parseGeoJSON(d bson.Raw) (*Geometry, error) {
 			return nil, err
 		}
 		g.Points = append(g.Points, p)
+		// The plane coordinates a flat shape tests the point by.
+		vals, _ := coords.Array().Values()
+		g.X, _ = values.Float64(vals[0])
+		g.Y, _ = values.Float64(vals[1])
 	case "MultiPoint":
 		err = eachInto(coords, typ, position, &g.Points)
 	case "LineString":
@@ -218,7 +228,8 @@ func lineString(v bson.RawValue) (*s2.Polyline, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(pts) < 2 {
+	// Repeated consecutive vertices are dropped, as MongoDB drops them.
+	if pts = dedup(pts); len(pts) < 2 {
 		return nil, errorf("GeoJSON LineString must have at least 2 vertices: %s", v)
 	}
 	l := s2.Polyline(pts)
@@ -296,6 +307,9 @@ func selfCrossing(pts []s2.Point) (int, int, bool) {
 
 // dedup drops consecutive repeated vertices.
 func dedup(pts []s2.Point) []s2.Point {
+	if len(pts) == 0 {
+		return pts
+	}
 	out := pts[:1]
 	for _, p := range pts[1:] {
 		if p != out[len(out)-1] {

@@ -47,7 +47,7 @@ func Geometries(v bson.RawValue) (gs []*Geometry, err error) {
 func (q *Query) Matches(v bson.RawValue) bool {
 	switch {
 	case q.flatIn != nil:
-		return slices.ContainsFunc(LegacyPairs(v), func(p [2]float64) bool { return q.flatIn(p[0], p[1]) })
+		return slices.ContainsFunc(planePoints(v), func(p [2]float64) bool { return q.flatIn(p[0], p[1]) })
 	case q.Op == Near && q.Legacy:
 		d, ok := FlatDistance(LegacyPairs(v), q.CenterX, q.CenterY)
 		return ok && d >= float64(q.Min) && d <= float64(q.Max)
@@ -73,6 +73,39 @@ func (q *Query) Matches(v bson.RawValue) bool {
 		}
 	}
 	return false
+}
+
+// planePoints are the points of a document's value a flat shape tests:
+// the value when it is a point, a legacy pair or a GeoJSON Point (which
+// MongoDB projects onto the plane), else each element of an array that
+// is one. Other geometries have no plane form and never match.
+func planePoints(v bson.RawValue) [][2]float64 {
+	if p, ok := planePoint(v); ok {
+		return [][2]float64{p}
+	}
+	if v.Type != bson.TypeArray {
+		return nil
+	}
+	vals, _ := v.Array().Values()
+	var out [][2]float64
+	for _, e := range vals {
+		if p, ok := planePoint(e); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func planePoint(v bson.RawValue) ([2]float64, bool) {
+	if x, y, ok := LegacyPair(v); ok {
+		return [2]float64{x, y}, true
+	}
+	if d, ok := v.DocumentOK(); ok && d.Lookup("type").Type == bson.TypeString {
+		if g, err := parseGeoJSON(d); err == nil && g.Type == "Point" {
+			return [2]float64{g.X, g.Y}, true
+		}
+	}
+	return [2]float64{}, false
 }
 
 // withinPolygons reports whether every part of g lies inside one of ps.

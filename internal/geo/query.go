@@ -2,11 +2,13 @@ package geo
 
 import (
 	"math"
+	"strings"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -90,25 +92,40 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 		q.region = regionOf(g)
 		q.within = func(d *Geometry) bool { return withinPolygons(d, g.Polygons) }
 	case "$centerSphere":
-		c, r, err := circle(arg)
+		c, r, err := circle(shape, arg)
 		if err != nil {
 			return nil, err
+		}
+		if !validLngLat(c[0], c[1]) {
+			return nil, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", c[0], c[1])
 		}
 		center := point(c[0], c[1])
 		cp := s2.CapFromCenterAngle(center, s1.Angle(r))
 		q.region = cp
 		q.within = func(d *Geometry) bool { return withinCap(d, cp) }
 	case "$box":
-		pts, err := flatPoints(arg)
-		if err != nil || len(pts) != 2 {
+		vals, err := specifierValues(shape, arg)
+		if err != nil {
+			return nil, err
+		}
+		if len(vals) < 2 {
 			return nil, errorf("Point must only contain numeric elements")
+		}
+		// Values after the two corners are ignored, as in MongoDB.
+		pts, err := queryPoints(vals[:2])
+		if err != nil {
+			return nil, err
 		}
 		lo := [2]float64{math.Min(pts[0][0], pts[1][0]), math.Min(pts[0][1], pts[1][1])}
 		hi := [2]float64{math.Max(pts[0][0], pts[1][0]), math.Max(pts[0][1], pts[1][1])}
 		q.region, q.flatBox = flatRect(lo, hi), &[4]float64{lo[0], lo[1], hi[0], hi[1]}
 		q.flatIn = func(x, y float64) bool { return x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1] }
 	case "$polygon":
-		pts, err := flatPoints(arg)
+		vals, err := specifierValues(shape, arg)
+		if err != nil {
+			return nil, err
+		}
+		pts, err := queryPoints(vals)
 		if err != nil {
 			return nil, err
 		}
@@ -123,13 +140,13 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 		q.region, q.flatBox = flatRect(lo, hi), &[4]float64{lo[0], lo[1], hi[0], hi[1]}
 		q.flatIn = func(x, y float64) bool { return inFlatPolygon(x, y, pts) }
 	case "$center":
-		c, r, err := circle(arg)
+		c, r, err := circle(shape, arg)
 		if err != nil {
 			return nil, err
 		}
 		q.region = flatRect([2]float64{c[0] - r, c[1] - r}, [2]float64{c[0] + r, c[1] + r})
 		q.flatBox = &[4]float64{c[0] - r, c[1] - r, c[0] + r, c[1] + r}
-		q.flatIn = func(x, y float64) bool { return math.Hypot(x-c[0], y-c[1]) <= r }
+		q.flatIn = func(x, y float64) bool { return withinRadius(x, y, c, r) }
 	default:
 		return nil, errorf("unknown geo specifier: %s: %s", shape, arg)
 	}
@@ -159,27 +176,21 @@ func ParseIntersects(v bson.RawValue) (*Query, error) {
 // operator document holding it.
 func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 	q := &Query{Op: Near, Max: s1.InfAngle()}
-	bound := func(name string, doc bson.Raw) (float64, bool, error) {
-		b, err := doc.LookupErr(name)
-		if err != nil {
-			return 0, false, nil
-		}
-		f, ok := values.Float64(b)
-		if !ok || !values.IsNumber(b.Type) {
-			return 0, false, errorf("%s must be a number", name)
-		}
-		if f < 0 || math.IsNaN(f) {
-			return 0, false, errorf("%s must be non-negative", name)
-		}
-		return f, true, nil
-	}
 	var boundsDoc bson.Raw
-	if d, ok := v.DocumentOK(); ok && len(d) > 5 && d.Lookup("$geometry").Type != 0 {
+	if d, ok := v.DocumentOK(); ok && operatorDoc(d) {
+		if d.Lookup("$geometry").Type == 0 {
+			return nil, errorf("%s requires a GeoJSON point in $geometry, given %s", op, d)
+		}
+		for _, k := range keys(d) {
+			if k != "$geometry" && k != "$minDistance" && k != "$maxDistance" {
+				return nil, errorf("invalid argument in geo near query: %s", k)
+			}
+		}
 		g, err := queryGeometry(d.Lookup("$geometry"))
 		if err != nil {
 			return nil, err
 		}
-		if g.Type != "Point" || len(g.Points) != 1 {
+		if g.Type != "Point" || len(g.Points) != 1 || g.Legacy {
 			return nil, errorf("invalid point in geo near query $geometry argument: %s", d.Lookup("$geometry"))
 		}
 		q.Center, q.Meters, boundsDoc = g.Points[0], true, d
@@ -191,11 +202,31 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 		q.Center, q.Legacy, q.CenterX, q.CenterY = point(x, y), op == "$near", x, y
 		boundsDoc = ops
 	}
+	// A legacy pair's bounds fail with MongoDB's codes of the legacy
+	// parser; a GeoJSON point's with BadValue.
+	bound := func(name string, notNumber, negative mongoerr.Code) (float64, bool, error) {
+		b, err := boundsDoc.LookupErr(name)
+		if err != nil {
+			return 0, false, nil
+		}
+		f, ok := values.Float64(b)
+		if !ok || !values.IsNumber(b.Type) {
+			return 0, false, codedf(q.Meters, notNumber, "%s must be a number", name)
+		}
+		if !(f >= 0) {
+			return 0, false, codedf(q.Meters, negative, "%s must be non-negative", name)
+		}
+		return f, true, nil
+	}
 	for _, b := range []struct {
-		name string
-		dst  *s1.Angle
-	}{{"$minDistance", &q.Min}, {"$maxDistance", &q.Max}} {
-		f, ok, err := bound(b.name, boundsDoc)
+		name                string
+		notNumber, negative mongoerr.Code
+		dst                 *s1.Angle
+	}{
+		{"$minDistance", mongoerr.NearMinDistanceNotNumber, mongoerr.NearMinDistanceNegative, &q.Min},
+		{"$maxDistance", mongoerr.NearMaxDistanceNotNumber, mongoerr.NearMaxDistanceNegative, &q.Max},
+	} {
+		f, ok, err := bound(b.name, b.notNumber, b.negative)
 		if err != nil {
 			return nil, err
 		}
@@ -221,20 +252,101 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 	return q, nil
 }
 
-// queryGeometry reads a query's $geometry; a CRS (big polygons) is not
-// supported.
+// operatorDoc reports whether a $near operand document is the GeoJSON
+// form, {$geometry, $minDistance, $maxDistance}, rather than a legacy
+// pair such as {x: 1, y: 2}.
+func operatorDoc(d bson.Raw) bool {
+	elems, _ := d.Elements()
+	return len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$")
+}
+
+func keys(d bson.Raw) []string {
+	elems, _ := d.Elements()
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		out[i] = e.Key()
+	}
+	return out
+}
+
+// codedf is errorf with MongoDB's code for the legacy form (unless
+// geoJSON, whose errors are BadValue).
+func codedf(geoJSON bool, code mongoerr.Code, format string, args ...any) error {
+	err := errorf(format, args...).(*Error)
+	if !geoJSON {
+		err.Code = code
+	}
+	return err
+}
+
+// queryGeometry reads a query's $geometry: a GeoJSON geometry, whose crs
+// may name the default coordinate system (MongoDB's strict-winding one,
+// for big polygons, is not supported), or a legacy point.
 func queryGeometry(v bson.RawValue) (*Geometry, error) {
 	d, ok := v.DocumentOK()
-	if !ok {
+	if !ok && v.Type != bson.TypeArray {
 		return nil, errorf("$geometry must be an object: %s", v)
 	}
-	if d.Lookup("crs").Type != 0 {
-		return nil, &UnsupportedError{Msg: "Folio does not support a crs in $geometry (big polygons) yet"}
+	if elems, _ := d.Elements(); !ok || len(elems) > 0 && values.IsNumber(elems[0].Value().Type) {
+		p, err := queryPoint(v)
+		if err != nil {
+			return nil, err
+		}
+		if !validLngLat(p[0], p[1]) {
+			return nil, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", p[0], p[1])
+		}
+		return &Geometry{Type: "Point", Legacy: true, X: p[0], Y: p[1], Points: []s2.Point{point(p[0], p[1])}}, nil
 	}
 	if d.Lookup("type").Type != bson.TypeString {
 		return nil, errorf("unknown GeoJSON type: %s", d)
 	}
+	strict, err := strictCRS(d)
+	if err != nil {
+		return nil, err
+	}
+	if strict {
+		if t, _ := d.Lookup("type").StringValueOK(); t != "Polygon" {
+			return nil, errorf("strict winding order is only supported by Polygon: %s", d)
+		}
+		return nil, &UnsupportedError{Msg: "Folio does not support the strict winding order crs in $geometry (big polygons) yet"}
+	}
 	return parseGeoJSON(d)
+}
+
+// The coordinate reference systems a GeoJSON crs may name: MongoDB's
+// default (two names) and its strict-winding one, for big polygons.
+var defaultCRSNames = map[string]bool{"urn:ogc:def:crs:OGC:1.3:CRS84": true, "EPSG:4326": true}
+
+const strictCRSName = "urn:x-mongodb:crs:strictwinding:EPSG:4326"
+
+// strictCRS checks a GeoJSON object's crs, {type: "name", properties:
+// {name: <name>}}, and reports whether it names the strict-winding one.
+func strictCRS(d bson.Raw) (bool, error) {
+	crs := d.Lookup("crs")
+	if crs.Type == 0 {
+		return false, nil
+	}
+	c, ok := crs.DocumentOK()
+	if !ok {
+		return false, errorf("GeoJSON CRS must be an object")
+	}
+	if t, _ := c.Lookup("type").StringValueOK(); t != "name" {
+		return false, errorf(`GeoJSON CRS must have field "type": "name"`)
+	}
+	props, ok := c.Lookup("properties").DocumentOK()
+	if !ok {
+		return false, errorf("CRS must have field \"properties\" which is an object")
+	}
+	name, ok := props.Lookup("name").StringValueOK()
+	switch {
+	case !ok:
+		return false, errorf("In CRS, \"properties.name\" must be a string")
+	case defaultCRSNames[name]:
+		return false, nil
+	case name == strictCRSName:
+		return true, nil
+	}
+	return false, errorf("Unknown CRS name: %s", name)
 }
 
 // UnsupportedError is a geo feature Folio does not implement
@@ -243,32 +355,77 @@ type UnsupportedError struct{ Msg string }
 
 func (e *UnsupportedError) Error() string { return e.Msg }
 
-// circle reads [[x, y], r].
-func circle(v bson.RawValue) ([2]float64, float64, error) {
-	vals, _ := v.Array().Values()
-	if v.Type != bson.TypeArray || len(vals) != 2 {
-		return [2]float64{}, 0, errorf("Circle must be an array of [center, radius]: %s", v)
+// specifierValues are the values of a flat shape's or a circle's
+// operand, an array or a document; anything else is no geo specifier.
+func specifierValues(shape string, v bson.RawValue) ([]bson.RawValue, error) {
+	switch v.Type {
+	case bson.TypeArray:
+		vals, _ := v.Array().Values()
+		return vals, nil
+	case bson.TypeEmbeddedDocument:
+		elems, _ := v.Document().Elements()
+		vals := make([]bson.RawValue, len(elems))
+		for i, e := range elems {
+			vals[i] = e.Value()
+		}
+		return vals, nil
 	}
-	x, y, ok := LegacyPair(vals[0])
-	r, okR := values.Float64(vals[1])
-	if !ok || !okR || !values.IsNumber(vals[1].Type) || r < 0 {
-		return [2]float64{}, 0, errorf("radius must be a non-negative number")
-	}
-	return [2]float64{x, y}, r, nil
+	return nil, errorf("unknown geo specifier: %s: %s", shape, values.Display(v))
 }
 
-func flatPoints(v bson.RawValue) ([][2]float64, error) {
-	if v.Type != bson.TypeArray {
-		return nil, errorf("Point must only contain numeric elements")
+// circle reads $center's or $centerSphere's [[x, y], r]: a query point
+// and a radius that is a number, not negative and not NaN.
+func circle(shape string, v bson.RawValue) ([2]float64, float64, error) {
+	vals, err := specifierValues(shape, v)
+	if err != nil {
+		return [2]float64{}, 0, err
 	}
-	vals, _ := v.Array().Values()
-	out := make([][2]float64, 0, len(vals))
-	for _, e := range vals {
-		x, y, ok := LegacyPair(e)
-		if !ok {
-			return nil, errorf("Point must only contain numeric elements")
+	if len(vals) != 2 {
+		return [2]float64{}, 0, errorf("Circle must be an array of [center, radius]: %s", v)
+	}
+	c, err := queryPoint(vals[0])
+	if err != nil {
+		return [2]float64{}, 0, err
+	}
+	r, ok := values.Float64(vals[1])
+	if !ok || !values.IsNumber(vals[1].Type) || !(r >= 0) {
+		return [2]float64{}, 0, errorf("radius must be a non-negative number")
+	}
+	return c, r, nil
+}
+
+// queryPoint reads a point of a query's flat shape or circle as MongoDB
+// does: an array or document of exactly two numbers, both finite.
+func queryPoint(v bson.RawValue) ([2]float64, error) {
+	vals, err := specifierValues("", v)
+	if err != nil {
+		return [2]float64{}, errorf("Point must be an array or object, instead got type %s", values.TypeName(v.Type))
+	}
+	var p [2]float64
+	for i := range 2 {
+		if i >= len(vals) || !values.IsNumber(vals[i].Type) {
+			return p, errorf("Point must only contain numeric elements")
 		}
-		out = append(out, [2]float64{x, y})
+		p[i], _ = values.Float64(vals[i])
+	}
+	if len(vals) > 2 {
+		return p, errorf("Point must only contain two numeric elements")
+	}
+	if math.IsNaN(p[0]) || math.IsInf(p[0], 0) || math.IsNaN(p[1]) || math.IsInf(p[1], 0) {
+		return p, errorf("Point coordinates must be finite numbers")
+	}
+	return p, nil
+}
+
+// queryPoints reads each of vals with queryPoint.
+func queryPoints(vals []bson.RawValue) ([][2]float64, error) {
+	out := make([][2]float64, 0, len(vals))
+	for _, v := range vals {
+		p, err := queryPoint(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
 	}
 	return out, nil
 }
@@ -280,26 +437,62 @@ func flatRect(lo, hi [2]float64) s2.Region {
 		AddPoint(s2.LatLngFromDegrees(math.Min(hi[1], 90), math.Min(hi[0], 180)))
 }
 
-// inFlatPolygon is the even-odd ray test of (x, y) against a polygon of
-// the plane; points on an edge are inside.
+// inFlatPolygon tests (x, y) against a polygon of the plane by MongoDB's
+// rules for $polygon: a vertex, or a point of a horizontal or vertical
+// edge, is inside; otherwise a ray towards -x counts the edges it meets
+// (an edge's lower end excluded, a point on a slanted edge counting as a
+// crossing), and an odd count is inside.
 func inFlatPolygon(x, y float64, pts [][2]float64) bool {
-	in := false
-	for i, j := 0, len(pts)-1; i < len(pts); j, i = i, i+1 {
-		a, b := pts[i], pts[j]
-		if onSegment(x, y, a, b) {
+	crossings := 0
+	for i := range pts {
+		a, b := pts[i], pts[(i+1)%len(pts)]
+		if x == a[0] && y == a[1] || x == b[0] && y == b[1] {
 			return true
 		}
-		if (a[1] > y) != (b[1] > y) && x < (b[0]-a[0])*(y-a[1])/(b[1]-a[1])+a[0] {
-			in = !in
+		if a[1] == b[1] {
+			if y == a[1] && x >= min(a[0], b[0]) && x <= max(a[0], b[0]) {
+				return true
+			}
+			continue
+		}
+		if y <= min(a[1], b[1]) || y > max(a[1], b[1]) || x > max(a[0], b[0]) {
+			continue
+		}
+		if a[0] == b[0] {
+			if x == a[0] {
+				return true
+			}
+			crossings++
+			continue
+		}
+		if x <= (y-a[1])*(b[0]-a[0])/(b[1]-a[1])+a[0] {
+			crossings++
 		}
 	}
-	return in
+	return crossings%2 == 1
 }
 
-func onSegment(x, y float64, a, b [2]float64) bool {
-	cross := (b[0]-a[0])*(y-a[1]) - (b[1]-a[1])*(x-a[0])
-	return math.Abs(cross) < 1e-12 && x >= math.Min(a[0], b[0]) && x <= math.Max(a[0], b[0]) && y >= math.Min(a[1], b[1]) && y <= math.Max(a[1], b[1])
+// withinRadius reports whether (x, y) lies within r of c. Along an axis
+// the offset is compared with c's coordinate plus r, as MongoDB does, so
+// that a point at exactly c.x + r is within though the subtraction
+// would round past r.
+func withinRadius(x, y float64, c [2]float64, r float64) bool {
+	dx, dy := x-c[0], y-c[1]
+	switch {
+	case dx == 0 && y > c[1]:
+		return y <= c[1]+r
+	case dx == 0:
+		return c[1] <= y+r
+	case dy == 0 && x > c[0]:
+		return x <= c[0]+r
+	case dy == 0:
+		return c[0] <= x+r
+	}
+	return math.Sqrt(dx*dx+dy*dy) <= r
 }
+
+// validLngLat reports whether (lng, lat) lies on the sphere.
+func validLngLat(lng, lat float64) bool { return math.Abs(lng) <= 180 && math.Abs(lat) <= 90 }
 
 // regionOf is the region g covers.
 func regionOf(g *Geometry) s2.Region {

@@ -1132,6 +1132,18 @@ const (
 	GeoNearDistanceFieldNotString Code = 16606
 	// GeoNearIncludeLocsNotString: a $geoNear whose 'includeLocs' is not a string.
 	GeoNearIncludeLocsNotString Code = 16607
+	// GeoNearNotAllowedHere: $near or $nearSphere where results are not sorted by distance (an aggregation's $match).
+	GeoNearNotAllowedHere Code = 5626500
+	// GeoNearMixedWithOperators: $near or $nearSphere beside an operator other than $minDistance and $maxDistance.
+	GeoNearMixedWithOperators Code = 34413
+	// NearMinDistanceNotNumber: a legacy $near or $nearSphere whose $minDistance is not a number.
+	NearMinDistanceNotNumber Code = 16893
+	// NearMinDistanceNegative: a legacy $near or $nearSphere whose $minDistance is negative or NaN.
+	NearMinDistanceNegative Code = 16894
+	// NearMaxDistanceNotNumber: a legacy $near or $nearSphere whose $maxDistance is not a number.
+	NearMaxDistanceNotNumber Code = 16895
+	// NearMaxDistanceNegative: a legacy $near or $nearSphere whose $maxDistance is negative or NaN.
+	NearMaxDistanceNegative Code = 16896
 	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, or in a sub-pipeline.
 	TextMatchNotFirst Code = 17313
 	// RegexFindAllTooLarge: $regexFindAll's match documents past 64 MB.

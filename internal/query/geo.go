@@ -2,6 +2,7 @@ package query
 
 import (
 	"errors"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -14,6 +15,9 @@ import (
 // $near and $nearSphere on path; ops is the operator document, which
 // also holds a legacy $near's $minDistance and $maxDistance.
 func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
+	if err := geoSiblings(op, ops); err != nil {
+		return nil, err
+	}
 	var q *geo.Query
 	var err error
 	switch op {
@@ -29,9 +33,35 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
 		if errors.As(err, &unsupported) {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "%s", err.Error())
 		}
+		if ge, ok := err.(*geo.Error); ok && ge.Code != 0 {
+			return nil, mongoerr.New(ge.Code, "%s", err.Error())
+		}
 		return nil, mongoerr.New(mongoerr.BadValue, "%s", err.Error())
 	}
 	return leaf(KindGeo, path, v, func(n *Node) { n.geo = q }), nil
+}
+
+// geoSiblings checks what sits beside geo operator op in its operator
+// document ops. MongoDB parses a geo operator from the whole document:
+// $geoWithin and $geoIntersects stand alone, and $near or $nearSphere
+// take only $minDistance and $maxDistance beside them (34413 otherwise).
+func geoSiblings(op string, ops []byte) error {
+	near := op == "$near" || op == "$nearSphere"
+	it := rawdoc.Iterate(ops)
+	for {
+		k, _, ok := it.Next()
+		if !ok {
+			return nil
+		}
+		key := string(k)
+		if key == op || near && (key == "$minDistance" || key == "$maxDistance") {
+			continue
+		}
+		if near {
+			return mongoerr.New(mongoerr.GeoNearMixedWithOperators, "%s cannot be mixed with other operators on its field: %s", op, key)
+		}
+		return mongoerr.New(mongoerr.BadValue, "can't parse extra field: %s", key)
+	}
 }
 
 // nearBound reports whether a $minDistance or $maxDistance in ops sits
@@ -68,4 +98,15 @@ func (f *Filter) GeoNear() (*Node, error) {
 		return nil, err
 	}
 	return found, nil
+}
+
+// HasNear reports whether the filter holds a $near or $nearSphere
+// anywhere, which contexts that cannot sort by distance (an aggregation's
+// $match) refuse.
+func (f *Filter) HasNear() bool {
+	var has func(n *Node) bool
+	has = func(n *Node) bool {
+		return n.Kind == KindGeo && n.geo.Op == geo.Near || slices.ContainsFunc(n.Children, has)
+	}
+	return has(f.root)
 }

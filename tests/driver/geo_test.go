@@ -234,7 +234,8 @@ func TestGeoErrors(t *testing.T) {
 		{coll, doc("loc", doc("$near", bson.A{0, 0})), 291},
 		{coll, doc("$or", bson.A{doc("loc", doc("$nearSphere", bson.A{0, 0})), doc("kind", "p")}), 2},
 		{coll, doc("loc", doc("$geoWithin", doc("$geometry", geoPoint(0, 0)))), 2},
-		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name"))))), 238},
+		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name", "properties", doc("name", "urn:x-mongodb:crs:strictwinding:EPSG:4326")))))), 238},
+		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name"))))), 2},
 		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", geoPoint(0, 0), "x", 1))), 2},
 	} {
 		_, err := tt.c.Find(ctx, tt.f)
