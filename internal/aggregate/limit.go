@@ -13,17 +13,38 @@ import (
 // skipStage is $skip: it drops the first n documents.
 type skipStage struct{ n int64 }
 
-// parseSkip reads {$skip: n}: a non-negative whole number of any numeric
-// type.
+// parseSkip reads {$skip: n}: a number holding a non-negative 64-bit
+// whole number (5107200).
 func parseSkip(arg bson.RawValue) (stage, error) {
-	n, ok := values.Int64(arg)
-	if !ok {
-		return nil, mongoerr.New(mongoerr.SkipNotNumber, "Argument to $skip must be a number")
-	}
-	if n < 0 {
-		return nil, mongoerr.New(mongoerr.SkipNegative, "Argument to $skip cannot be negative")
+	n, err := stageCount("$skip", arg, mongoerr.SkipInvalid)
+	if err != nil {
+		return nil, err
 	}
 	return &skipStage{n}, nil
+}
+
+// stageCount reads the argument of $skip or $limit (stage) as MongoDB
+// reads such counts: a number holding a whole value that fits in 64 bits
+// and is not negative, or invalid with the reason.
+func stageCount(stage string, arg bson.RawValue, invalid mongoerr.Code) (int64, error) {
+	reason := ""
+	f, _ := values.Float64(arg)
+	n, whole := values.Int64(arg)
+	switch {
+	case !values.IsNumber(arg.Type):
+		reason = "Expected a number in"
+	case values.IsNaN(arg):
+		reason = "Expected an integer, but found NaN in"
+	case !whole && (f >= 9223372036854775808.0 || f < -9223372036854775808.0):
+		reason = "Cannot represent as a 64-bit integer"
+	case !whole:
+		reason = "Expected an integer"
+	case n < 0:
+		reason = "Expected a non-negative number in"
+	default:
+		return n, nil
+	}
+	return 0, mongoerr.New(invalid, "invalid argument to %s stage: %s: %s: %s", stage, reason, stage, values.Display(arg))
 }
 
 func (s *skipStage) run(in Source, _ *runtime) Source {
@@ -40,13 +61,14 @@ func (s *skipStage) run(in Source, _ *runtime) Source {
 // limitStage is $limit: it passes the first n documents.
 type limitStage struct{ n int64 }
 
-// parseLimit reads {$limit: n}: a positive whole number.
+// parseLimit reads {$limit: n}: a number holding a non-negative 64-bit
+// whole number (5107201) that is not zero (15958).
 func parseLimit(arg bson.RawValue) (stage, error) {
-	n, ok := values.Int64(arg)
-	if !ok {
-		return nil, mongoerr.New(mongoerr.LimitNotNumber, "the limit must be specified as a number")
+	n, err := stageCount("$limit", arg, mongoerr.LimitInvalid)
+	if err != nil {
+		return nil, err
 	}
-	if n <= 0 {
+	if n == 0 {
 		return nil, mongoerr.New(mongoerr.LimitNotPositive, "the limit must be positive")
 	}
 	return &limitStage{n}, nil

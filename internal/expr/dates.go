@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -319,20 +320,38 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 	}), nil
 }
 
-// isoLayouts are the date forms accepted without a format.
+// isoLayouts are the date forms accepted without a format, once
+// isoNormal has rewritten the string.
 var isoLayouts = []string{
 	"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700",
-	"2006-01-02T15:04:05.999999999", "2006-01-02T15:04Z07:00", "2006-01-02T15:04",
-	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00", "2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700",
+	"2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999",
 	"2006-01-02", "2006/01/02 15:04:05.999999999", "2006/01/02",
+}
+
+// zoneAfterSpace is a time followed by blanks and a zone ("Z", "+hh",
+// "+hhmm" or "+hh:mm").
+var zoneAfterSpace = regexp.MustCompile(`^(.*\d)[ \t]+(Z|[+-]\d\d(?::?\d\d)?)$`)
+
+// isoNormal rewrites a date string the way MongoDB's date parser reads it
+// without a format: blanks around it (spaces, tabs, line breaks, NUL and
+// no-break spaces) are ignored, a tab may separate the date from the
+// time, and blanks may come before the zone.
+func isoNormal(s string) string {
+	s = strings.Trim(s, " \t\n\r\x00\u00a0")
+	s = strings.ReplaceAll(s, "\t", " ")
+	return zoneAfterSpace.ReplaceAllString(s, "$1$2")
 }
 
 // parseDate parses s with a MongoDB format (or the ISO forms when format is
 // empty), in loc unless s carries its own offset.
 func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 	if format == "" {
+		norm := isoNormal(s)
 		for _, l := range isoLayouts {
-			if t, err := time.ParseInLocation(l, s, loc); err == nil {
+			if t, err := time.ParseInLocation(l, norm, loc); err == nil {
 				return t, nil
 			}
 		}

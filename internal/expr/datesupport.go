@@ -65,7 +65,8 @@ func (n namedExprs) list() []*Expr {
 }
 
 // toTime converts a date operand: a date, a timestamp (its seconds) or an
-// ObjectId (its creation second). Other types are error 16006.
+// ObjectId (its creation second, which MongoDB reads as a signed 32-bit
+// number: 0x80000000 is in 1901). Other types are error 16006.
 func toTime(v bson.RawValue) (time.Time, error) {
 	switch v.Type {
 	case bson.TypeDateTime:
@@ -74,7 +75,8 @@ func toTime(v bson.RawValue) (time.Time, error) {
 		t, _ := v.Timestamp()
 		return time.Unix(int64(t), 0).UTC(), nil
 	case bson.TypeObjectID:
-		return v.ObjectID().Timestamp().UTC(), nil
+		oid := v.ObjectID()
+		return time.Unix(int64(int32(uint32(oid[0])<<24|uint32(oid[1])<<16|uint32(oid[2])<<8|uint32(oid[3]))), 0).UTC(), nil
 	}
 	return time.Time{}, mongoerr.New(mongoerr.DateConversionInvalidType, "can't convert from BSON type %s to Date", typeName(v))
 }

@@ -181,6 +181,37 @@ func subNumbers(a, b bson.RawValue) bson.RawValue {
 	return addNumbers(a, negate(b))
 }
 
+// coerceToLong converts a number to an integer as MongoDB's
+// Value::coerceToLong does: doubles truncate toward zero and decimals round
+// half to even, and a value with no 64-bit integer (NaN, an infinity, or
+// out of range) becomes math.MinInt64, the result MongoDB's conversion
+// gives them on x86-64, so a start index of NaN is negative.
+func coerceToLong(v bson.RawValue) int64 {
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		return toInt(v)
+	case bson.TypeDouble:
+		f := v.Double()
+		if !(f >= -9.223372036854775808e18 && f < 9.223372036854775808e18) {
+			return math.MinInt64
+		}
+		return int64(f)
+	}
+	c, e, err := v.Decimal128().BigInt()
+	if err != nil {
+		return math.MinInt64
+	}
+	if e > 0 {
+		c = new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e)), nil))
+	} else {
+		c, _ = roundDigits(c, e, 0, halfEven)
+	}
+	if !c.IsInt64() {
+		return math.MinInt64
+	}
+	return c.Int64()
+}
+
 // roundMode selects how roundDigits discards digits.
 type roundMode int
 

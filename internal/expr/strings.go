@@ -126,7 +126,7 @@ func substrBytes(op string) naryFn {
 		if !isNumber(args[2]) {
 			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
 		}
-		start, length := truncInt(args[1]), truncInt(args[2])
+		start, length := coerceToLong(args[1]), coerceToLong(args[2])
 		if start < 0 {
 			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s: starting index must be non-negative (got: %d)", op, start)
 		}
@@ -145,24 +145,6 @@ func substrBytes(op string) naryFn {
 		}
 		return stringValue(s[start:end]), nil
 	}
-}
-
-// truncInt converts a number to an integer, truncating toward zero and
-// saturating at the int64 range.
-func truncInt(v bson.RawValue) int64 {
-	if v.Type == bson.TypeInt32 || v.Type == bson.TypeInt64 {
-		return toInt(v)
-	}
-	f := toFloat(v)
-	switch {
-	case f != f:
-		return 0
-	case f >= 9.223372036854775807e18:
-		return 1<<63 - 1
-	case f <= -9.223372036854775808e18:
-		return -1 << 63
-	}
-	return int64(f)
 }
 
 // int32Arg reports whether v is a number holding a 32-bit integer.

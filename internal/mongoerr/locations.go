@@ -102,13 +102,11 @@ const (
 	SortSpecNotObject Code = 15973
 	// SortSpecEmpty: a $sort with no keys.
 	SortSpecEmpty Code = 15976
-	// SkipNotNumber: a $skip argument that is not a number.
-	SkipNotNumber Code = 15972
-	// SkipNegative: a negative $skip.
-	SkipNegative Code = 15956
-	// LimitNotNumber: a $limit argument that is not a number.
-	LimitNotNumber Code = 15957
-	// LimitNotPositive: a $limit that is zero or negative.
+	// SkipInvalid: a $skip that is negative, not whole or past 64 bits.
+	SkipInvalid Code = 5107200
+	// LimitInvalid: a $limit that is negative, not whole or past 64 bits.
+	LimitInvalid Code = 5107201
+	// LimitNotPositive: a $limit of zero.
 	LimitNotPositive Code = 15958
 	// SampleSpecNotObject: a $sample argument that is not an object.
 	SampleSpecNotObject Code = 28745
