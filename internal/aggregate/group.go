@@ -561,11 +561,13 @@ func (p *parser) parseBucket(arg bson.RawValue) (stage, error) {
 // bucketAutoStage is $bucketAuto: the documents sorted by their groupBy
 // value are cut into at most buckets buckets of about equal size, never
 // separating equal values; each bucket's _id is {min, max}, max being the
-// next bucket's min (or, for the last one, its largest value).
+// next bucket's min (or, for the last one, its largest value). With a
+// granularity, the boundaries are values of its series (see cutGranular).
 type bucketAutoStage struct {
-	groupBy *expr.Expr
-	buckets int64
-	accs    []*accSpec
+	groupBy     *expr.Expr
+	buckets     int64
+	accs        []*accSpec
+	granularity *granularity
 }
 
 func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
@@ -582,9 +584,14 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 		case "buckets":
 			buckets = f.val
 		case "output":
-			output, haveOutput = f.val, true
+			// An empty output counts, as no output does ($bucket's gives only _id).
+			output, haveOutput = f.val, f.val.Type != bson.TypeEmbeddedDocument || len(fieldsOf(f.val.Value)) > 0
 		case "granularity":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $bucketAuto granularity yet")
+			g, err := parseGranularity(f.val)
+			if err != nil {
+				return nil, err
+			}
+			s.granularity = g
 		default:
 			return nil, mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s.", f.key)
 		}
@@ -650,6 +657,11 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			return nil, err
 		}
 		k = nullIfMissing(k)
+		if s.granularity != nil {
+			if err := s.granularity.checkKey(k); err != nil {
+				return nil, err
+			}
+		}
 		if err := sort.Add(sorter.Entry{Key: keyenc.Encode(rt.opts.Collator.Transform(k)), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
 			return nil, err
 		}
@@ -658,7 +670,11 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	if total == 0 {
 		return nil, nil
 	}
-	buckets, err := s.cut(sort, total)
+	cut := s.cut
+	if s.granularity != nil {
+		cut = s.cutGranular
+	}
+	buckets, err := cut(sort, total)
 	if err != nil {
 		return nil, err
 	}
@@ -729,4 +745,50 @@ func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64) ([]autoBucket, e
 	}
 	out[len(out)-1].max = last
 	return out, nil
+}
+
+// cutGranular cuts the sorted documents as MongoDB does under a
+// granularity. A bucket takes about total/buckets documents (the last
+// allowed bucket all the rest), then every following value below its
+// largest value rounded up; that rounded value is its max (unless it is 0:
+// then the next value rounded down) and the next bucket's min. The first
+// bucket's min is its smallest value rounded down, and the last bucket's
+// max is rounded up too.
+func (s *bucketAutoStage) cutGranular(sort *sorter.Sorter, total int64) ([]autoBucket, error) {
+	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
+	m, err := sort.Iterate()
+	if err != nil {
+		return nil, err
+	}
+	next := func() (bson.RawValue, bool, error) {
+		rec, ok, err := m.Next()
+		if !ok || err != nil {
+			return bson.RawValue{}, false, err
+		}
+		return rec.Doc.Lookup("v"), true, nil
+	}
+	g := s.granularity
+	v, ok, err := next()
+	var out []autoBucket
+	for ok && err == nil {
+		b := autoBucket{n: 1, min: g.roundDown(v), max: v}
+		if n := len(out); n > 0 {
+			b.min = out[n-1].max
+		}
+		lastBucket := int64(len(out)+1) == s.buckets
+		for v, ok, err = next(); ok && err == nil && (b.n < size || lastBucket); v, ok, err = next() {
+			b.n, b.max = b.n+1, v
+		}
+		bound := g.roundUp(b.max)
+		for ; ok && err == nil && values.Compare(bound, v) > 0; v, ok, err = next() {
+			b.n, b.max = b.n+1, v
+		}
+		if f, _ := values.Float64(bound); f == 0 && ok {
+			b.max = g.roundDown(v)
+		} else {
+			b.max = bound
+		}
+		out = append(out, b)
+	}
+	return out, err
 }

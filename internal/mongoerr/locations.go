@@ -238,6 +238,16 @@ const (
 	BucketAutoUnknownOption Code = 40245
 	// BucketAutoMissingRequired: a $bucketAuto without groupBy or buckets.
 	BucketAutoMissingRequired Code = 40246
+	// GranularityUnknown: a $bucketAuto granularity naming no series.
+	GranularityUnknown Code = 40257
+	// BucketAutoGranularityNotNumeric: a groupBy value that is not a number under a granularity.
+	BucketAutoGranularityNotNumeric Code = 40258
+	// BucketAutoGranularityNaN: a groupBy value that is NaN under a granularity.
+	BucketAutoGranularityNaN Code = 40259
+	// BucketAutoGranularityNegative: a negative groupBy value under a granularity.
+	BucketAutoGranularityNegative Code = 40260
+	// BucketAutoGranularityNotString: a $bucketAuto granularity that is not a string.
+	BucketAutoGranularityNotString Code = 40261
 	// FacetSpecInvalid: a $facet argument that is not a non-empty object.
 	FacetSpecInvalid Code = 40169
 	// FacetArgumentNotArray: a $facet field that is not an array.
