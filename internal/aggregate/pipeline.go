@@ -149,7 +149,7 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	for k, v := range vars {
 		merged[k] = v
 	}
-	return &runtime{opts: rt.opts, ectx: &expr.Context{Now: rt.ectx.Now, Vars: merged, JS: rt.ectx.JS, Meta: &docsrc.Meta{}}}
+	return &runtime{opts: rt.opts, ectx: &expr.Context{Clock: rt.ectx.Clock, Vars: merged, JS: rt.ectx.JS, Meta: &docsrc.Meta{}}}
 }
 
 // memoryLimit is the budget of one blocking stage.
@@ -228,7 +228,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	let := opts.Bound
 	if let == nil {
 		var err error
-		if let, err = expr.Bind(opts.Let, opts.Now); err != nil {
+		if let, err = expr.Bind(opts.Let, expr.Clock{Now: opts.Now}); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/js"
 )
 
@@ -677,7 +678,7 @@ func BenchmarkParseFind(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := parseFind(&c, true); err != nil {
+		if _, err := parseFind(&c, true, expr.Clock{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"time"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/clock"
+	"github.com/folio-db/folio/internal/expr"
 )
 
 // commits reports whether r is a write that commits when it returns (so
@@ -40,6 +43,18 @@ func hasOutputStage(c *cmdArgs) bool {
 	}
 	name := Name(last)
 	return name == "$out" || name == "$merge"
+}
+
+// exprClock is the clock an operation's expressions read, taken when it
+// starts: $$NOW, and on a replica set member $$CLUSTER_TIME, the cluster
+// time (a standalone has no cluster clock, as in MongoDB).
+func (s *Service) exprClock() expr.Clock {
+	c := expr.Clock{Now: time.Now()}
+	if s.ReplSetName != "" {
+		t := s.Clock.Now()
+		c.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(nil, t.Secs(), t.Inc())}
+	}
+	return c
 }
 
 // zeroSignature is the $clusterTime signature of a node without

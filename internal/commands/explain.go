@@ -72,7 +72,7 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	name := c.spec.path
 	switch c.spec {
 	case findSpec:
-		o, err = parseFind(c, s.allowDiskUseByDefault())
+		o, err = parseFind(c, s.allowDiskUseByDefault(), s.exprClock())
 	case countSpec:
 		o.FindOptions, err = parseCount(c)
 	case distinctSpec:

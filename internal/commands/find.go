@@ -2,7 +2,6 @@ package commands
 
 import (
 	"math"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -55,7 +54,7 @@ type findArgs struct {
 
 // parseFind reads a find command's parsed fields; allowDiskUse is the
 // option's value when the command does not give it (allowDiskUseByDefault).
-func parseFind(c *cmdArgs, allowDiskUse bool) (findArgs, error) {
+func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error) {
 	a := findArgs{
 		batchSize: c.safeInt("batchSize"), single: c.bool("singleBatch"), tailable: c.bool("tailable"),
 		awaitData: c.bool("awaitData"), noTimeout: c.bool("noCursorTimeout"),
@@ -77,7 +76,7 @@ func parseFind(c *cmdArgs, allowDiskUse bool) (findArgs, error) {
 	}
 	if let := c.doc("let"); err == nil && let != nil {
 		// The variables are evaluated once the command has parsed.
-		o.Let, err = expr.Bind(let, time.Now())
+		o.Let, err = expr.Bind(let, clock)
 	}
 	return a, err
 }
@@ -88,7 +87,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseFind(&r.args, s.allowDiskUseByDefault())
+	a, err := parseFind(&r.args, s.allowDiskUseByDefault(), s.exprClock())
 	if err != nil {
 		return nil, err
 	}

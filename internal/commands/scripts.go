@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -17,7 +16,7 @@ import (
 // the request's database and user (scriptPool).
 func (s *Service) withScripts(let *expr.Let, r *Request, ctx context.Context) *expr.Let {
 	if let == nil {
-		let, _ = expr.Bind(nil, time.Now())
+		let, _ = expr.Bind(nil, s.exprClock())
 	}
 	let.Ctx.JS = &js.Op{Engine: s.JS, Ctx: ctx, Pool: scriptPool(r)}
 	return let
@@ -26,7 +25,7 @@ func (s *Service) withScripts(let *expr.Let, r *Request, ctx context.Context) *e
 // scriptVars binds a command's let document (nil: none) with the
 // operation's script context.
 func (s *Service) scriptVars(let bson.Raw, r *Request, ctx context.Context) (*expr.Let, error) {
-	l, err := expr.Bind(let, time.Now())
+	l, err := expr.Bind(let, s.exprClock())
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"time"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -16,12 +14,12 @@ import (
 // an update statement's constants c, taken as literal values and shadowing
 // let variables of the same name (MongoDB 7.0 defines them after let). Nil
 // when there are none.
-func statementVars(let, constants bson.Raw) (*expr.Let, error) {
+func statementVars(let, constants bson.Raw, clock expr.Clock) (*expr.Let, error) {
 	if len(constants) == 0 {
 		if len(let) == 0 {
 			return nil, nil
 		}
-		return expr.Bind(let, time.Now())
+		return expr.Bind(let, clock)
 	}
 	start, doc := bsoncore.AppendDocumentStart(nil)
 	for _, el := range elementsOf(let) {
@@ -36,7 +34,7 @@ func statementVars(let, constants bson.Raw) (*expr.Let, error) {
 		doc, _ = bsoncore.AppendDocumentEnd(doc, lit)
 	}
 	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
-	return expr.Bind(doc, time.Now())
+	return expr.Bind(doc, clock)
 }
 
 // elementsOf is the elements of a validated document (none for nil).

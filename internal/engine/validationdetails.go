@@ -193,7 +193,7 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		e, err := expr.Compile(c.arg, nil)
 		if err == nil {
 			var res bson.RawValue
-			if res, err = e.Eval(&expr.Context{Now: time.Now()}, doc); err == nil {
+			if res, err = e.Eval(&expr.Context{Clock: expr.Clock{Now: time.Now()}}, doc); err == nil {
 				out = append(out, bson.E{Key: "reason", Value: reason(leafReasons["$expr"], inv)})
 				if res.Type != 0 {
 					out = append(out, bson.E{Key: "expressionResult", Value: res})

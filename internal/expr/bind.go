@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"time"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -20,10 +18,10 @@ var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
 
 // Bind evaluates a command's let document ({name: expression, ...}) once,
 // in order, each expression seeing the variables bound before it, as
-// MongoDB seeds a command's variables; now is $$NOW. A nil let binds
-// nothing.
-func Bind(let bson.Raw, now time.Time) (*Let, error) {
-	ctx := &Context{Now: now, Vars: map[string]bson.RawValue{}}
+// MongoDB seeds a command's variables, under the operation's clock. A nil
+// let binds nothing.
+func Bind(let bson.Raw, clock Clock) (*Let, error) {
+	ctx := &Context{Clock: clock, Vars: map[string]bson.RawValue{}}
 	var names []string
 	if len(let) > 0 {
 		elems, err := let.Elements()

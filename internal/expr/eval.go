@@ -14,10 +14,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Context carries evaluation-time state: the value of $$NOW and the values of
-// user variables (the names given to NewScope or Scope.With by the caller).
+// Context carries evaluation-time state: the operation's clock ($$NOW,
+// $$CLUSTER_TIME) and the values of user variables (the names given to
+// NewScope or Scope.With by the caller).
 type Context struct {
-	Now  time.Time
+	Clock
 	Vars map[string]bson.RawValue
 	// JS runs the operation's server-side JavaScript ($function,
 	// $accumulator, $where); nil where scripts are not available.
@@ -25,6 +26,16 @@ type Context struct {
 	// Meta is the metadata of the document being evaluated ($meta), set
 	// by the pipeline stage evaluating it; nil: none.
 	Meta *docsrc.Meta
+}
+
+// Clock is what an operation's expressions read as the time, fixed when
+// the operation starts so that every document sees the same values: Now
+// is $$NOW (the zero time: the time of evaluation) and ClusterTime
+// $$CLUSTER_TIME, a timestamp, which a deployment without a cluster clock
+// (a standalone) does not have (zero).
+type Clock struct {
+	Now         time.Time
+	ClusterTime bson.RawValue
 }
 
 // state is the per-evaluation environment: the document bound to $$ROOT and

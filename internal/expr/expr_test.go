@@ -19,6 +19,9 @@ import (
 // testNow is $$NOW in the corpus.
 var testNow = time.Date(2024, 1, 2, 3, 4, 5, 678e6, time.UTC)
 
+// testClusterTime is $$CLUSTER_TIME in the corpus: Timestamp(1704164645, 7).
+var testClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: []byte{7, 0, 0, 0, 0x25, 0x7d, 0x93, 0x65}}
+
 // exprCase is one line of testdata/*.jsonl: {expr, doc, result} (the
 // expected value, compared with its exact type), {expr, doc, error: code},
 // or {expr, doc, missing: true}. An optional "vars" document supplies user
@@ -90,7 +93,7 @@ func itoa(n int) string {
 
 // run compiles and evaluates c.
 func (c exprCase) run() (bson.RawValue, error) {
-	ctx := &Context{Now: testNow, Vars: map[string]bson.RawValue{}}
+	ctx := &Context{Clock: Clock{Now: testNow, ClusterTime: testClusterTime}, Vars: map[string]bson.RawValue{}}
 	var names []string
 	if c.vars != nil {
 		elems, _ := c.vars.Elements()

@@ -105,7 +105,7 @@ func TestExtremesNeverPanic(t *testing.T) {
 					if err != nil {
 						return
 					}
-					_, _ = e.Eval(&Context{Now: testNow}, bson.Raw{5, 0, 0, 0, 0})
+					_, _ = e.Eval(&Context{Clock: Clock{Now: testNow}}, bson.Raw{5, 0, 0, 0, 0})
 				}()
 				select {
 				case <-done:

@@ -27,7 +27,7 @@ func FuzzEval(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ctx := &Context{Now: testNow}
+		ctx := &Context{Clock: Clock{Now: testNow}}
 		_, _ = e.Eval(ctx, doc)
 	})
 }

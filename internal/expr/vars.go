@@ -186,6 +186,13 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			}
 			return WalkPath(dateValue(now.UnixMilli()), path), nil
 		}}, nil
+	case "CLUSTER_TIME":
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
+			if st.ctx.ClusterTime.Type == 0 {
+				return missing, mongoerr.New(mongoerr.ClusterTimeUnavailable, "Builtin variable '$$CLUSTER_TIME' is not available")
+			}
+			return WalkPath(st.ctx.ClusterTime, path), nil
+		}}, nil
 	}
 	return nil, mongoerr.New(mongoerr.UndefinedVariable, "Use of undefined variable: %s", name)
 }

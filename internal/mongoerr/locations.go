@@ -331,6 +331,8 @@ const (
 	VariableRefBadChar Code = 16871
 	// UndefinedVariable: a $$ reference to a variable not in scope.
 	UndefinedVariable Code = 17276
+	// ClusterTimeUnavailable: $$CLUSTER_TIME evaluated where there is no cluster clock (a standalone).
+	ClusterTimeUnavailable Code = 51144
 )
 
 // Expressions: arithmetic.

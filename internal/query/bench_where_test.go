@@ -25,7 +25,7 @@ func benchDocs(b *testing.B) []bson.Raw {
 }
 
 func benchFilter(b *testing.B, filter bson.D) {
-	let := &expr.Let{Scope: expr.NewScope(), Ctx: &expr.Context{Now: time.Now(), JS: &js.Op{Engine: js.New(js.Options{}), Ctx: context.Background()}}}
+	let := &expr.Let{Scope: expr.NewScope(), Ctx: &expr.Context{Clock: expr.Clock{Now: time.Now()}, JS: &js.Op{Engine: js.New(js.Options{}), Ctx: context.Background()}}}
 	raw, _ := bson.Marshal(filter)
 	f, err := CompileLet(raw, let)
 	if err != nil {

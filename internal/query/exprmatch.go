@@ -21,7 +21,7 @@ type exprMatch struct {
 // the scope of the command's let variables (the root scope when let is
 // nil), its comparisons following the filter's collation.
 func parseExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*Node, error) {
-	scope, ctx := expr.NewScope(), &expr.Context{Now: time.Now()}
+	scope, ctx := expr.NewScope(), &expr.Context{Clock: expr.Clock{Now: time.Now()}}
 	if let != nil {
 		scope, ctx = let.Scope, let.Ctx
 	}
