@@ -3,6 +3,7 @@ package commands
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -17,8 +18,8 @@ var explainSpec = &argSpec{path: "explain", fields: []argField{
 	arg("verbosity", tString),
 }}
 
-// explainCmd explains a find, a count, a distinct or an
-// aggregate, with verbosity queryPlanner or executionStats
+// explainCmd explains a find, a count, a distinct, an aggregate, an update
+// or a delete, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	innerv := r.args.first()
@@ -37,7 +38,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	var out bson.D
 	name := Name(inner)
 	switch name {
-	case "find", "count", "distinct", "aggregate":
+	case "find", "count", "distinct", "aggregate", "update", "delete":
 	default:
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
 	}
@@ -45,14 +46,17 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if name == "aggregate" {
+	switch name {
+	case "aggregate":
 		var a *aggregateArgs
 		if a, err = parseAggregate(s, r, &c, r.Ctx); err == nil {
 			if err = s.onView(r, a); err == nil {
 				out, err = explainAggregate(s, r.DB, a, execute)
 			}
 		}
-	} else {
+	case "update", "delete":
+		out, err = explainWrite(s, r, &c, execute)
+	default:
 		out, err = explainFind(s, r, &c, execute)
 	}
 	if err != nil {
@@ -96,6 +100,51 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, execute)
 	}
 	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
+}
+
+// explainWrite explains an update or a delete command of one statement,
+// as MongoDB explains a write batch of size one; nothing is written.
+func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
+	name := c.spec.path
+	docsField := "updates"
+	if name == "delete" {
+		docsField = "deletes"
+	}
+	coll, a, err := parseBatch(s, r, c, name, docsField)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.docs) != 1 {
+		return nil, mongoerr.New(mongoerr.InvalidLength, "explained write batches must be of size 1")
+	}
+	if a.ts != nil {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s on a time series collection yet", name)
+	}
+	wo := engine.WriteOptions{Txn: r.Txn, Ctx: r.Ctx}
+	if name == "delete" {
+		st, err := parseDeleteStatement(a.docs[0])
+		if err == nil {
+			wo.Let, err = statementVars(a.let, nil, s.exprClock())
+		}
+		if err != nil {
+			return nil, err
+		}
+		wo.Collation, wo.Let = st.collation, s.withScripts(wo.Let, r, r.Ctx)
+		return s.Engine.ExplainDelete(r.DB, coll, st.filter, int(st.limit), st.hint, wo, execute)
+	}
+	u, err := parseUpdateStatement(a.docs[0])
+	if err == nil && u.constants != nil && !u.Pipeline {
+		err = mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
+	}
+	if err == nil {
+		wo.Let, err = statementVars(a.let, u.constants, s.exprClock())
+	}
+	if err != nil {
+		return nil, err
+	}
+	wo.Collation, wo.Let = u.collation, s.withScripts(wo.Let, r, r.Ctx)
+	u.WriteOptions = wo
+	return s.Engine.ExplainUpdate(r.DB, coll, u.UpdateSpec, execute)
 }
 
 // explainOnView explains a find, count or distinct on a view as MongoDB

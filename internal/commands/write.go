@@ -145,8 +145,8 @@ type batchArgs struct {
 
 // parseBatch reads a write command's common fields; docsField names its
 // statements array. A view cannot be written.
-func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batchArgs, error) {
-	coll, err := collectionArg(r.Cmd)
+func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (string, batchArgs, error) {
+	coll, err := collectionArg(c.raw)
 	var ts *tsColl
 	if err == nil && coll == systemViews {
 		err = s.writable(r, r.DB, coll)
@@ -157,7 +157,6 @@ func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batc
 	if err != nil {
 		return "", batchArgs{}, err
 	}
-	c := &r.args
 	a := batchArgs{ts: ts, ordered: c.bool("ordered")}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
@@ -179,7 +178,7 @@ func parseBatch(s *Service, r *Request, cmdName, docsField string) (string, batc
 }
 
 func insertCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(s, r, "insert", "documents")
+	coll, a, err := parseBatch(s, r, &r.args, "insert", "documents")
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +284,7 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 }
 
 func updateCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(s, r, "update", "updates")
+	coll, a, err := parseBatch(s, r, &r.args, "update", "updates")
 	if err != nil {
 		return nil, err
 	}
@@ -373,26 +372,13 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, a, err := parseBatch(s, r, "delete", "deletes")
+	coll, a, err := parseBatch(s, r, &r.args, "delete", "deletes")
 	if err != nil {
 		return nil, err
 	}
-	type stmt struct {
-		filter    bson.Raw
-		limit     int64
-		hint      bson.RawValue
-		collation bson.Raw
-	}
-	stmts := make([]stmt, len(a.docs))
+	stmts := make([]deleteStatement, len(a.docs))
 	for i, d := range a.docs {
-		c, err := parseSub(d, deleteStmtSpec)
-		if err == nil {
-			stmts[i].filter, stmts[i].hint, stmts[i].collation = c.doc("q"), c.value("hint"), c.doc("collation")
-			stmts[i].limit, err = c.long("limit")
-		}
-		if err == nil && stmts[i].limit != 0 && stmts[i].limit != 1 {
-			err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", stmts[i].limit)
-		}
+		stmts[i], err = parseDeleteStatement(d)
 		if err != nil {
 			return nil, err
 		}
@@ -448,6 +434,28 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return writeReply(n, werrs, retriedField(retried)...), nil
+}
+
+// deleteStatement is one entry of delete's deletes array.
+type deleteStatement struct {
+	filter    bson.Raw
+	limit     int64
+	hint      bson.RawValue
+	collation bson.Raw
+}
+
+// parseDeleteStatement reads one entry of delete's deletes array.
+func parseDeleteStatement(d bson.Raw) (deleteStatement, error) {
+	var st deleteStatement
+	c, err := parseSub(d, deleteStmtSpec)
+	if err == nil {
+		st.filter, st.hint, st.collation = c.doc("q"), c.value("hint"), c.doc("collation")
+		st.limit, err = c.long("limit")
+	}
+	if err == nil && st.limit != 0 && st.limit != 1 {
+		err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.limit)
+	}
+	return st, err
 }
 
 // isOperatorDoc reports whether an update document starts with an update

@@ -117,3 +117,79 @@ func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 		t.Errorf("distinct b: %v (%v), want 0..6", bs, err)
 	}
 }
+
+// TestExplainWrites: an update or a delete of one statement is explained
+// as an UPDATE or DELETE stage over the plan that finds its documents;
+// with executionStats the plan runs and the counts say what the write
+// would do (nMatched, nWouldModify, nWouldUpsert; nWouldDelete), while
+// nothing is written. A batch of two statements fails with InvalidLength.
+// https://www.mongodb.com/docs/v7.0/reference/command/explain/
+func TestExplainWrites(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("explainw")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: 2}, {Key: "b", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	explain := func(verbosity string, cmd bson.D) bson.Raw {
+		t.Helper()
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verbosity}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	update := func(q, u bson.D, multi, upsert bool) bson.D {
+		return bson.D{{Key: "update", Value: "explainw"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: q}, {Key: "u", Value: u}, {Key: "multi", Value: multi}, {Key: "upsert", Value: upsert}}}}}
+	}
+	remove := func(q bson.D, limit int) bson.D {
+		return bson.D{{Key: "delete", Value: "explainw"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}}}}
+	}
+	set := func(k string, v any) bson.D { return bson.D{{Key: "$set", Value: bson.D{{Key: k, Value: v}}}} }
+	a2 := bson.D{{Key: "a", Value: 2}}
+
+	out := explain("queryPlanner", update(a2, set("b", 1), true, false))
+	win := out.Lookup("queryPlanner", "winningPlan").Document()
+	if win.Lookup("stage").StringValue() != "UPDATE" || win.Lookup("inputStage", "inputStage", "indexName").StringValue() != "a_1" {
+		t.Fatalf("winning plan %s, want UPDATE over FETCH over the a_1 IXSCAN", win)
+	}
+	if out.Lookup("executionStats").Type != 0 {
+		t.Errorf("queryPlanner verbosity ran the plan: %s", out)
+	}
+	for _, c := range []struct {
+		cmd    bson.D
+		stage  string
+		counts bson.D
+	}{
+		{update(a2, set("b", 1), true, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(2)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
+		{update(a2, set("b", 1), false, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
+		{update(bson.D{{Key: "a", Value: 9}}, set("b", 1), false, true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}},
+		{remove(a2, 0), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(2)}}},
+		{remove(bson.D{}, 1), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}},
+	} {
+		stages := explain("executionStats", c.cmd).Lookup("executionStats", "executionStages").Document()
+		if stages.Lookup("stage").StringValue() != c.stage {
+			t.Errorf("%v: executionStages %s", c.cmd, stages)
+		}
+		for _, want := range c.counts {
+			if got := stages.Lookup(want.Key); got.Type != bson.TypeInt64 || got.Int64() != want.Value.(int64) {
+				t.Errorf("%v: %s is %v, want %d", c.cmd, want.Key, got, want.Value)
+			}
+		}
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{})
+	if err != nil || n != 3 {
+		t.Fatalf("after the explains %d documents (%v), want the 3 inserted", n, err)
+	}
+	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "b", Value: 1}}); n != 1 {
+		t.Fatalf("an explained update wrote: %d documents have b: 1", n)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "delete", Value: "explainw"},
+		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}, bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}}}).Err()
+	requireCode(t, err, 16, "InvalidLength")
+}
