@@ -45,16 +45,20 @@ func hasOutputStage(c *cmdArgs) bool {
 	return name == "$out" || name == "$merge"
 }
 
-// exprClock is the clock an operation's expressions read, taken when it
-// starts: $$NOW, and on a replica set member $$CLUSTER_TIME, the cluster
-// time (a standalone has no cluster clock, as in MongoDB).
-func (s *Service) exprClock() expr.Clock {
-	c := expr.Clock{Now: time.Now()}
-	if s.ReplSetName != "" {
-		t := s.Clock.Now()
-		c.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(nil, t.Secs(), t.Inc())}
+// exprClock is the clock r's expressions read, taken once per command,
+// so that all its statements see the same values, as MongoDB's runtime
+// constants: $$NOW, and on a replica set member $$CLUSTER_TIME, the
+// cluster time (a standalone has no cluster clock, as in MongoDB).
+func (s *Service) exprClock(r *Request) expr.Clock {
+	if r.clock == nil {
+		c := expr.Clock{Now: time.Now()}
+		if s.ReplSetName != "" {
+			t := s.Clock.Now()
+			c.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(nil, t.Secs(), t.Inc())}
+		}
+		r.clock = &c
 	}
-	return c
+	return *r.clock
 }
 
 // zeroSignature is the $clusterTime signature of a node without

@@ -76,7 +76,7 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	name := c.spec.path
 	switch c.spec {
 	case findSpec:
-		o, err = parseFind(c, s.allowDiskUseByDefault(), s.exprClock())
+		o, err = parseFind(c, s.allowDiskUseByDefault(), s.exprClock(r))
 	case countSpec:
 		o.FindOptions, err = parseCount(c)
 	case distinctSpec:
@@ -124,7 +124,7 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 	if name == "delete" {
 		st, err := parseDeleteStatement(a.docs[0])
 		if err == nil {
-			wo.Let, err = statementVars(a.let, nil, s.exprClock())
+			wo.Let, err = statementVars(a.let, nil, s.exprClock(r))
 		}
 		if err != nil {
 			return nil, err
@@ -137,7 +137,7 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 		err = mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
 	}
 	if err == nil {
-		wo.Let, err = statementVars(a.let, u.constants, s.exprClock())
+		wo.Let, err = statementVars(a.let, u.constants, s.exprClock(r))
 	}
 	if err != nil {
 		return nil, err

@@ -87,7 +87,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := parseFind(&r.args, s.allowDiskUseByDefault(), s.exprClock())
+	a, err := parseFind(&r.args, s.allowDiskUseByDefault(), s.exprClock(r))
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	spec.WriteOptions = writeOptions(r)
 	spec.Collation = c.doc("collation")
-	if spec.Let, err = statementVars(let, nil, s.exprClock()); err != nil {
+	if spec.Let, err = statementVars(let, nil, s.exprClock(r)); err != nil {
 		return nil, err
 	}
 	spec.Let = s.withScripts(spec.Let, r, r.Ctx)

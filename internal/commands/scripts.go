@@ -16,7 +16,7 @@ import (
 // the request's database and user (scriptPool).
 func (s *Service) withScripts(let *expr.Let, r *Request, ctx context.Context) *expr.Let {
 	if let == nil {
-		let, _ = expr.Bind(nil, s.exprClock())
+		let, _ = expr.Bind(nil, s.exprClock(r))
 	}
 	let.Ctx.JS = &js.Op{Engine: s.JS, Ctx: ctx, Pool: scriptPool(r)}
 	return let
@@ -25,7 +25,7 @@ func (s *Service) withScripts(let *expr.Let, r *Request, ctx context.Context) *e
 // scriptVars binds a command's let document (nil: none) with the
 // operation's script context.
 func (s *Service) scriptVars(let bson.Raw, r *Request, ctx context.Context) (*expr.Let, error) {
-	l, err := expr.Bind(let, s.exprClock())
+	l, err := expr.Bind(let, s.exprClock(r))
 	if err != nil {
 		return nil, err
 	}

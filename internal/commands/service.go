@@ -16,6 +16,7 @@ import (
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/metrics"
@@ -193,6 +194,9 @@ type Request struct {
 	// the time of its write, if it wrote. The reply's operationTime is the
 	// latter, else the former.
 	readTime, writeTime clock.Time
+	// clock is what the command's expressions read as the time, taken
+	// once (exprClock).
+	clock *expr.Clock
 	// Scratch, when set, is a buffer a cursor reply may be built in,
 	// which the caller reuses (a pooled buffer) once the reply is sent:
 	// so nothing keeps a reply built there. A command leaves in Scratch the buffer (grown

@@ -541,7 +541,7 @@ func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, le
 		}
 		u.Hint = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
 	}
-	vars, err := statementVars(let, nil, s.exprClock())
+	vars, err := statementVars(let, nil, s.exprClock(r))
 	if err != nil {
 		return res, err
 	}

@@ -409,7 +409,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
 		}
 		var removed int64
-		wo.Let, err = statementVars(a.let, nil, s.exprClock())
+		wo.Let, err = statementVars(a.let, nil, s.exprClock(r))
 		wo.Collation = st.collation
 		if err == nil {
 			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
@@ -473,7 +473,7 @@ func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, 
 		return engine.UpdateResult{}, mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
 	}
 	var err error
-	if u.Let, err = statementVars(let, u.constants, s.exprClock()); err != nil {
+	if u.Let, err = statementVars(let, u.constants, s.exprClock(r)); err != nil {
 		return engine.UpdateResult{}, err
 	}
 	u.Let = s.withScripts(u.Let, r, r.Ctx)

@@ -167,6 +167,7 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$nearSphere": {"$maxDistance": 1}}}`, 2, ""},
 		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$x": 1}}}`, 2, "invalid argument in geo near query: $x"},
 		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$eq": 1}}`, 34413, ""},
+		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$nearSphere": [0, 0]}}`, 2, "can't parse extra field: $nearSphere"},
 		{`{"a": {"$exists": true, "$geoWithin": {"$box": [[0, 0], [1, 1]]}}}`, 2, "can't parse extra field: $exists"},
 		{`{"a": {"$geoIntersects": {"$geometry": [0, 0]}, "$geoWithin": {"$box": [[0, 0], [1, 1]]}}}`, 2, "can't parse extra field: $geoWithin"},
 		{`{"a": {"$bitsAllSet": -1}}`, 9, ""},

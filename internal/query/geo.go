@@ -44,7 +44,8 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
 // geoSiblings checks what sits beside geo operator op in its operator
 // document ops. MongoDB parses a geo operator from the whole document:
 // $geoWithin and $geoIntersects stand alone, and $near or $nearSphere
-// take only $minDistance and $maxDistance beside them (34413 otherwise).
+// take only $minDistance and $maxDistance beside them (34413 otherwise;
+// a second near operator is BadValue).
 func geoSiblings(op string, ops []byte) error {
 	near := op == "$near" || op == "$nearSphere"
 	it := rawdoc.Iterate(ops)
@@ -57,7 +58,7 @@ func geoSiblings(op string, ops []byte) error {
 		if key == op || near && (key == "$minDistance" || key == "$maxDistance") {
 			continue
 		}
-		if near {
+		if near && key != "$near" && key != "$nearSphere" && key != "$geoNear" {
 			return mongoerr.New(mongoerr.GeoNearMixedWithOperators, "%s cannot be mixed with other operators on its field: %s", op, key)
 		}
 		return mongoerr.New(mongoerr.BadValue, "can't parse extra field: %s", key)

@@ -74,6 +74,28 @@ func TestClusterTimeVariable(t *testing.T) {
 		t.Fatalf("a pipeline update stored %v", at)
 	}
 
+	// Two statements of one command read one clock.
+	both := bson.A{}
+	for _, id := range []int{2, 3} {
+		both = append(both, bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}},
+			{Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "ct", Value: "$$CLUSTER_TIME"}, {Key: "now", Value: "$$NOW"}}}}}}})
+	}
+	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "update", Value: "ctvar"}, {Key: "updates", Value: both}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var two, three bson.Raw
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 2}}).Decode(&two); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 3}}).Decode(&three); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"ct", "now"} {
+		if !two.Lookup(f).Equal(three.Lookup(f)) || two.Lookup(f).Type == 0 {
+			t.Fatalf("the statements of one update read %s as %v and %v", f, two.Lookup(f), three.Lookup(f))
+		}
+	}
+
 	standalone := dial(t, startInstance(t, defaultConfig()))
 	_, err = standalone.Database(testDB).Aggregate(ctx, mongo.Pipeline{
 		{{Key: "$documents", Value: bson.A{bson.D{}}}},
