@@ -28,9 +28,11 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	inner := innerv.Document()
 	execute := false
+	// The command's default verbosity is allPlansExecution (mongosh's
+	// explain() sends queryPlanner).
 	switch r.args.str("verbosity") {
-	case "", "queryPlanner":
-	case "executionStats", "allPlansExecution":
+	case "queryPlanner":
+	case "", "executionStats", "allPlansExecution":
 		execute = true
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")

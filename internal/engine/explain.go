@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -71,7 +72,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 		if err != nil {
 			return nil, err
 		}
-		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: counted})
+		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: explainCount(counted)})
 	case c != nil:
 		cur, err := e.execute(c, q, p, o, stats)
 		if err != nil {
@@ -151,10 +152,19 @@ func queryPlanner(ns string, filter bson.Raw, c *Collection, id cacheIdentity, w
 func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D) bson.E {
 	return bson.E{Key: "executionStats", Value: bson.D{
 		{Key: "executionSuccess", Value: true},
-		{Key: "nReturned", Value: n},
-		{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
-		{Key: "totalKeysExamined", Value: stats.KeysExamined},
-		{Key: "totalDocsExamined", Value: stats.DocsExamined},
+		{Key: "nReturned", Value: explainCount(n)},
+		{Key: "executionTimeMillis", Value: explainCount(time.Since(start).Milliseconds())},
+		{Key: "totalKeysExamined", Value: explainCount(stats.KeysExamined)},
+		{Key: "totalDocsExamined", Value: explainCount(stats.DocsExamined)},
 		{Key: "executionStages", Value: stages},
 	}}
+}
+
+// explainCount is a count as MongoDB's explain appends it (appendNumber):
+// an int while it fits, a long past that.
+func explainCount(n int64) any {
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		return int32(n)
+	}
+	return n
 }

@@ -42,7 +42,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 	if matched == 0 && u.Upsert {
 		upsert = 1
 	}
-	return withStageCounts(out, bson.E{Key: "nMatched", Value: matched}, bson.E{Key: "nWouldModify", Value: modified}, bson.E{Key: "nWouldUpsert", Value: upsert}), nil
+	return withStageCounts(out, bson.E{Key: "nMatched", Value: explainCount(matched)}, bson.E{Key: "nWouldModify", Value: explainCount(modified)}, bson.E{Key: "nWouldUpsert", Value: explainCount(upsert)}), nil
 }
 
 // ExplainDelete describes how a delete statement of db.coll (limit 1: its
@@ -61,7 +61,7 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 	if err != nil || !execute {
 		return out, err
 	}
-	return withStageCounts(out, bson.E{Key: "nWouldDelete", Value: n}), nil
+	return withStageCounts(out, bson.E{Key: "nWouldDelete", Value: explainCount(n)}), nil
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)

@@ -177,7 +177,7 @@ func TestExplainWrites(t *testing.T) {
 			t.Errorf("%v: executionStages %s", c.cmd, stages)
 		}
 		for _, want := range c.counts {
-			if got := stages.Lookup(want.Key); got.Type != bson.TypeInt64 || got.Int64() != want.Value.(int64) {
+			if got := stages.Lookup(want.Key); got.Type != bson.TypeInt32 || int64(got.Int32()) != want.Value.(int64) {
 				t.Errorf("%v: %s is %v, want %d", c.cmd, want.Key, got, want.Value)
 			}
 		}
@@ -192,4 +192,14 @@ func TestExplainWrites(t *testing.T) {
 	err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "delete", Value: "explainw"},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}, bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}}}).Err()
 	requireCode(t, err, 16, "InvalidLength")
+
+	// The command's default verbosity is allPlansExecution: it runs the
+	// plan, and its counts are ints while they fit, as MongoDB appends them.
+	out, err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "explainw"}}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := out.Lookup("executionStats", "nReturned"); n.Type != bson.TypeInt32 || n.Int32() != 3 {
+		t.Fatalf("explain without verbosity: executionStats.nReturned %v, want int 3", n)
+	}
 }
