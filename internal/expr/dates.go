@@ -41,15 +41,16 @@ func init() {
 		"$dateTrunc":      compileDateTrunc,
 	}
 	for name, fn := range parts {
-		ops[name] = compileDatePart(fn)
+		ops[name] = compileDatePart(fn, name == "$isoWeekYear")
 	}
 	register(ops)
 }
 
 // compileDatePart builds $year, $month, ... $isoDayOfWeek: the operand is a
 // date expression, a one-element array, or {date, timezone}. A null or
-// missing date gives null.
-func compileDatePart(part func(time.Time) int) opCompiler {
+// missing date or timezone gives null. The part is an int, or a long when
+// long is set: MongoDB's $isoWeekYear is a long, the others ints.
+func compileDatePart(part func(time.Time) int, long bool) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		var date, tz *Expr
 		var err error
@@ -59,6 +60,7 @@ func compileDatePart(part func(time.Time) int) opCompiler {
 			if err != nil {
 				return nil, err
 			}
+			args.defaultTimezone()
 			if date = args["date"]; date == nil {
 				return nil, mongoerr.New(mongoerr.DatePartMissingDate, "missing 'date' argument to %s, provided: %s", name, v)
 			}
@@ -77,12 +79,15 @@ func compileDatePart(part func(time.Time) int) opCompiler {
 			}
 		}
 		if tz == nil {
-			tz = constExpr(missing)
+			tz = utcZone
 		}
 		return c.fold([]*Expr{date, tz}, func(st *state) (bson.RawValue, error) {
 			t, null, err := evalDateTZ(st, date, tz)
 			if err != nil || null {
 				return nullValue, err
+			}
+			if long {
+				return values.Int64Value(int64(part(t))), nil
 			}
 			return values.Int32Value(int32(part(t))), nil
 		}), nil
@@ -121,6 +126,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	if args["date"] == nil {
 		return nil, mongoerr.New(mongoerr.DateToStringMissingDate, "Missing 'date' parameter to $dateToString")
 	}
@@ -132,9 +138,6 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 		} else if !isNullish(f.value) {
 			return nil, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(f.value), f.value)
 		}
-	}
-	if args["timezone"] == nil {
-		args["timezone"] = constExpr(missing)
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		format := "%Y-%m-%dT%H:%M:%S.%LZ"
@@ -267,6 +270,7 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	if args["dateString"] == nil {
 		return nil, mongoerr.New(mongoerr.DateFromStringMissingDateString, "Missing 'dateString' parameter to $dateFromString")
 	}
@@ -407,6 +411,7 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	iso := args["isoWeekYear"] != nil
 	if !iso && args["year"] == nil {
 		return nil, mongoerr.New(mongoerr.DateFromPartsMissingYear, "%s requires either 'year' or 'isoWeekYear' to be present", name)
@@ -481,11 +486,9 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	if args["date"] == nil {
 		return nil, mongoerr.New(mongoerr.DateToPartsMissingDate, "Missing 'date' parameter to %s", name)
-	}
-	if args["timezone"] == nil {
-		args["timezone"] = constExpr(missing)
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
 		iv, err := args.get(st, "iso8601")
@@ -566,6 +569,7 @@ func compileDateAdd(sign int64) opCompiler {
 		if err != nil {
 			return nil, err
 		}
+		args.defaultTimezone()
 		for _, k := range []string{"startDate", "unit", "amount"} {
 			if args[k] == nil {
 				return nil, mongoerr.New(mongoerr.DateAddMissingRequired, "%s requires startDate, unit, and amount to be present", name)
@@ -651,6 +655,7 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	missingCodes := [3]mongoerr.Code{mongoerr.DateDiffMissingStartDate, mongoerr.DateDiffMissingEndDate, mongoerr.DateDiffMissingUnit}
 	for i, k := range []string{"startDate", "endDate", "unit"} {
 		if args[k] == nil {
@@ -719,6 +724,7 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	args.defaultTimezone()
 	if args["date"] == nil {
 		return nil, mongoerr.New(mongoerr.DateTruncMissingDate, "Missing 'date' parameter to $dateTrunc")
 	}

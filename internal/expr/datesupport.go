@@ -33,6 +33,18 @@ func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode,
 	return out, nil
 }
 
+// utcZone is the timezone of a date operator given none.
+var utcZone = constExpr(stringValue("UTC"))
+
+// defaultTimezone gives a date operator without a timezone argument UTC,
+// so that a timezone expression that evaluates to null or missing makes
+// the operator return null, as in MongoDB.
+func (n namedExprs) defaultTimezone() {
+	if n["timezone"] == nil {
+		n["timezone"] = utcZone
+	}
+}
+
 // get evaluates the argument k; an absent argument is missing.
 func (n namedExprs) get(st *state, k string) (bson.RawValue, error) {
 	e, ok := n[k]
@@ -81,13 +93,11 @@ func toTime(v bson.RawValue) (time.Time, error) {
 	return time.Time{}, mongoerr.New(mongoerr.DateConversionInvalidType, "can't convert from BSON type %s to Date", typeName(v))
 }
 
-// parseTimezone resolves a timezone operand: null or missing is UTC
-// (ok false means the operator returns null); Olson names load from the
-// system database; "+hh", "+hhmm" and "+hh:mm" are fixed offsets.
+// parseTimezone resolves a timezone operand: null or missing (an
+// expression that evaluated to nothing) reports null, and the operator
+// returns null; Olson names load from the system database; "+hh", "+hhmm"
+// and "+hh:mm" are fixed offsets.
 func parseTimezone(v bson.RawValue) (loc *time.Location, null bool, err error) {
-	if v.Type == 0 {
-		return time.UTC, false, nil
-	}
 	if isNullish(v) {
 		return nil, true, nil
 	}
