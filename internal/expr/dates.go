@@ -190,7 +190,7 @@ func checkFormat(f string) error {
 			return mongoerr.New(mongoerr.DateFormatTrailingPercent, "Unmatched '%%' at end of format string")
 		}
 		i++
-		if !strings.ContainsRune("dGHjLmMSuUVwYzZ%", rune(f[i])) {
+		if !strings.ContainsRune("bBdGHjLmMSuUVwYzZ%", rune(f[i])) {
 			return mongoerr.New(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", f[i])
 		}
 	}
@@ -209,6 +209,10 @@ func formatDate(f string, t time.Time) (string, error) {
 		}
 		i++
 		switch f[i] {
+		case 'b':
+			b.WriteString(t.Month().String()[:3])
+		case 'B':
+			b.WriteString(t.Month().String())
 		case 'd':
 			pad(t.Day(), 2)
 		case 'G':
@@ -369,6 +373,10 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 		}
 		i++
 		switch format[i] {
+		case 'b':
+			layout.WriteString("Jan")
+		case 'B':
+			layout.WriteString("January")
 		case 'Y':
 			layout.WriteString("2006")
 		case 'm':
