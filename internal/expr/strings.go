@@ -299,18 +299,25 @@ func indexOf(op string, strCode, subCode mongoerr.Code, cp bool) naryFn {
 		if err != nil || start < 0 {
 			return values.Int32Value(-1), err
 		}
-		bs, be := start, end
 		if cp {
-			bs, be = runeOffset(s, start), runeOffset(s, end)
+			// MongoDB tries each code point from start up to (not
+			// including) end: a match there counts though it runs past end,
+			// and an empty substring at end is not found.
+			bs := runeOffset(s, start)
+			i := strings.Index(s[bs:], sub)
+			if i < 0 {
+				return values.Int32Value(-1), nil
+			}
+			if p := start + utf8.RuneCountInString(s[bs:bs+i]); p < end {
+				return intValue(int64(p)), nil
+			}
+			return values.Int32Value(-1), nil
 		}
-		i := strings.Index(s[bs:be], sub)
+		i := strings.Index(s[start:end], sub)
 		if i < 0 {
 			return values.Int32Value(-1), nil
 		}
-		if cp {
-			return intValue(int64(start + utf8.RuneCountInString(s[bs:bs+i]))), nil
-		}
-		return intValue(int64(bs + i)), nil
+		return intValue(int64(start + i)), nil
 	}
 }
 
