@@ -302,7 +302,11 @@ func indexOf(op string, strCode, subCode mongoerr.Code, cp bool) naryFn {
 		if cp {
 			// MongoDB tries each code point from start up to (not
 			// including) end: a match there counts though it runs past end,
-			// and an empty substring at end is not found.
+			// and an empty substring at end is not found, except in an
+			// empty string.
+			if s == "" && sub == "" {
+				return values.Int32Value(0), nil
+			}
 			bs := runeOffset(s, start)
 			i := strings.Index(s[bs:], sub)
 			if i < 0 {
