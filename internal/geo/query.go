@@ -148,7 +148,7 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 		q.flatBox = &[4]float64{c[0] - r, c[1] - r, c[0] + r, c[1] + r}
 		q.flatIn = func(x, y float64) bool { return withinRadius(x, y, c, r) }
 	default:
-		return nil, errorf("unknown geo specifier: %s: %s", shape, arg)
+		return nil, errorf("unknown geo specifier: %s: %s", shape, values.Display(arg))
 	}
 	return q, nil
 }
