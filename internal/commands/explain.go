@@ -126,25 +126,22 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 	if name == "delete" {
 		st, err := parseDeleteStatement(a.docs[0])
 		if err == nil {
-			wo.Let, err = statementVars(a.let, nil, s.exprClock(r))
+			wo.Let, err = s.scriptVars(a.let, r, r.Ctx)
 		}
 		if err != nil {
 			return nil, err
 		}
-		wo.Collation, wo.Let = st.collation, s.withScripts(wo.Let, r, r.Ctx)
+		wo.Collation = st.collation
 		return s.Engine.ExplainDelete(r.DB, coll, st.filter, int(st.limit), st.hint, wo, execute)
 	}
 	u, err := parseUpdateStatement(a.docs[0])
-	if err == nil && u.constants != nil && !u.Pipeline {
-		err = mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
-	}
 	if err == nil {
-		wo.Let, err = statementVars(a.let, u.constants, s.exprClock(r))
+		err = s.bindUpdateVars(r, &u, a.let)
 	}
 	if err != nil {
 		return nil, err
 	}
-	wo.Collation, wo.Let = u.collation, s.withScripts(wo.Let, r, r.Ctx)
+	wo.Collation, wo.Let = u.collation, u.Let
 	u.WriteOptions = wo
 	return s.Engine.ExplainUpdate(r.DB, coll, u.UpdateSpec, execute)
 }

@@ -77,10 +77,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	spec.WriteOptions = writeOptions(r)
 	spec.Collation = c.doc("collation")
-	if spec.Let, err = statementVars(let, nil, s.exprClock(r)); err != nil {
+	if spec.Let, err = s.scriptVars(let, r, r.Ctx); err != nil {
 		return nil, err
 	}
-	spec.Let = s.withScripts(spec.Let, r, r.Ctx)
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
 			return retriedFindAndModify(spec, stmt.first, res)

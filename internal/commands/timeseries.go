@@ -541,7 +541,7 @@ func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, le
 		}
 		u.Hint = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: key}
 	}
-	vars, err := statementVars(let, nil, s.exprClock(r))
+	vars, err := s.scriptVars(let, r, r.Ctx)
 	if err != nil {
 		return res, err
 	}
@@ -550,7 +550,7 @@ func (s *Service) updateTimeseries(r *Request, ts *tsColl, u updateStatement, le
 	open.mu.Lock()
 	defer open.mu.Unlock()
 	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: filter, Hint: u.Hint, Collation: u.Collation,
-		Let: s.withScripts(vars, r, r.Ctx), Ctx: r.Ctx, Projection: marshal(bson.D{{Key: "data." + ts.o.TimeField, Value: 1}})})
+		Let: vars, Ctx: r.Ctx, Projection: marshal(bson.D{{Key: "data." + ts.o.TimeField, Value: 1}})})
 	if err != nil {
 		return res, err
 	}

@@ -139,7 +139,7 @@ type batchArgs struct {
 	ordered bool
 	// stmtIDs are the statements' ids (see retry.go).
 	stmtIDs []int32
-	// let is update's or delete's let document (see statementVars).
+	// let is update's or delete's let document (see statementLet).
 	let bson.Raw
 }
 
@@ -409,10 +409,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			wo.Record = r.session.RecordStatements(a.stmtIDs[i:i+1], deleteResult)
 		}
 		var removed int64
-		wo.Let, err = statementVars(a.let, nil, s.exprClock(r))
+		wo.Let, err = s.scriptVars(a.let, r, r.Ctx)
 		wo.Collation = st.collation
 		if err == nil {
-			wo.Let = s.withScripts(wo.Let, r, r.Ctx)
 			profiled := s.profileStatement(r, "remove", a.docs[i])
 			if a.ts != nil {
 				removed, err = s.deleteTimeseries(r, a.ts, st.filter, st.limit, wo)
@@ -469,13 +468,19 @@ func isOperatorDoc(d bson.Raw) bool {
 // command's let and the statement's constants, which MongoDB allows only
 // on a pipeline update (a write error of the statement otherwise).
 func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
-	if u.constants != nil && !u.Pipeline {
-		return engine.UpdateResult{}, mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
-	}
-	var err error
-	if u.Let, err = statementVars(let, u.constants, s.exprClock(r)); err != nil {
+	if err := s.bindUpdateVars(r, &u, let); err != nil {
 		return engine.UpdateResult{}, err
 	}
-	u.Let = s.withScripts(u.Let, r, r.Ctx)
 	return s.Engine.Update(r.DB, coll, u.UpdateSpec)
+}
+
+// bindUpdateVars binds u's variables: the command's let and u's
+// constants, which MongoDB allows only on a pipeline update.
+func (s *Service) bindUpdateVars(r *Request, u *updateStatement, let bson.Raw) error {
+	if u.constants != nil && !u.Pipeline {
+		return mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
+	}
+	var err error
+	u.Let, err = s.scriptVars(statementLet(let, u.constants), r, r.Ctx)
+	return err
 }

@@ -4,22 +4,17 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
-// statementVars binds the variables of one write statement (update, delete,
-// findAndModify): the command's let, whose expressions are evaluated for
-// each statement as MongoDB seeds each statement's expression context, and
-// an update statement's constants c, taken as literal values and shadowing
-// let variables of the same name (MongoDB 7.0 defines them after let). Nil
-// when there are none.
-func statementVars(let, constants bson.Raw, clock expr.Clock) (*expr.Let, error) {
+// statementLet is the let document of one update statement, which
+// scriptVars binds for each statement as MongoDB seeds each statement's
+// expression context: the command's let, and the statement's constants,
+// taken as literal values and shadowing let variables of the same name
+// (MongoDB 7.0 defines them after let).
+func statementLet(let, constants bson.Raw) bson.Raw {
 	if len(constants) == 0 {
-		if len(let) == 0 {
-			return nil, nil
-		}
-		return expr.Bind(let, clock)
+		return let
 	}
 	start, doc := bsoncore.AppendDocumentStart(nil)
 	for _, el := range elementsOf(let) {
@@ -34,7 +29,7 @@ func statementVars(let, constants bson.Raw, clock expr.Clock) (*expr.Let, error)
 		doc, _ = bsoncore.AppendDocumentEnd(doc, lit)
 	}
 	doc, _ = bsoncore.AppendDocumentEnd(doc, start)
-	return expr.Bind(doc, clock)
+	return doc
 }
 
 // elementsOf is the elements of a validated document (none for nil).
