@@ -23,8 +23,8 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 	if err != nil {
 		return nil, err
 	}
-	var matched, modified int64
-	out, err := e.explainWrite(db, coll, f, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, func(doc bson.Raw, pos int) (bool, error) {
+	var matched, modified, upsert int64
+	return e.explainWrite(db, coll, f, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, func(doc bson.Raw, pos int) (bool, error) {
 		_, _, changed, err := upd.Apply(doc, pos, false)
 		if err != nil {
 			return false, err
@@ -34,15 +34,12 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 			modified++
 		}
 		return u.Multi, nil
+	}, func() []bson.E {
+		if matched == 0 && u.Upsert {
+			upsert = 1
+		}
+		return []bson.E{{Key: "nMatched", Value: explainCount(matched)}, {Key: "nWouldModify", Value: explainCount(modified)}, {Key: "nWouldUpsert", Value: explainCount(upsert)}}
 	})
-	if err != nil || !execute {
-		return out, err
-	}
-	upsert := int64(0)
-	if matched == 0 && u.Upsert {
-		upsert = 1
-	}
-	return withStageCounts(out, bson.E{Key: "nMatched", Value: explainCount(matched)}, bson.E{Key: "nWouldModify", Value: explainCount(modified)}, bson.E{Key: "nWouldUpsert", Value: explainCount(upsert)}), nil
 }
 
 // ExplainDelete describes how a delete statement of db.coll (limit 1: its
@@ -54,22 +51,19 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 		return nil, err
 	}
 	var n int64
-	out, err := e.explainWrite(db, coll, f, filter, hint, wo, "DELETE", execute, func(bson.Raw, int) (bool, error) {
+	return e.explainWrite(db, coll, f, filter, hint, wo, "DELETE", execute, func(bson.Raw, int) (bool, error) {
 		n++
 		return limit != 1, nil
-	})
-	if err != nil || !execute {
-		return out, err
-	}
-	return withStageCounts(out, bson.E{Key: "nWouldDelete", Value: explainCount(n)}), nil
+	}, func() []bson.E { return []bson.E{{Key: "nWouldDelete", Value: explainCount(n)}} })
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
 // whose filter f (given as filter) finds its documents: the queryPlanner
 // section, and with execute the executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
-// visit returns false.
-func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool, visit func(doc bson.Raw, pos int) (bool, error)) (bson.D, error) {
+// visit returns false, the write stage then reporting counts.
+func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
+	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
 	}
@@ -100,10 +94,10 @@ func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw,
 		defer scan.close()
 		for more := true; more; {
 			doc, _, err := scan.next()
-			if doc == nil || err != nil {
-				if err != nil {
-					return nil, err
-				}
+			if err != nil {
+				return nil, err
+			}
+			if doc == nil {
 				break
 			}
 			_, pos, err := f.MatchErr(doc)
@@ -115,18 +109,6 @@ func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw,
 			}
 		}
 	}
-	return append(out, executionStats(0, start, stats, winning)), nil
-}
-
-// withStageCounts adds counts to the write stage at the top of an
-// explain's executionStages.
-func withStageCounts(out bson.D, counts ...bson.E) bson.D {
-	es := out[len(out)-1].Value.(bson.D)
-	for i, e := range es {
-		if e.Key == "executionStages" {
-			stage := e.Value.(bson.D)
-			es[i].Value = append(append(stage[:1:1], counts...), stage[1:]...)
-		}
-	}
-	return out
+	stages := append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
+	return append(out, executionStats(0, start, stats, stages)), nil
 }

@@ -181,8 +181,9 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 		if d.Lookup("$geometry").Type == 0 {
 			return nil, errorf("%s requires a GeoJSON point in $geometry, given %s", op, d)
 		}
-		for _, k := range keys(d) {
-			if k != "$geometry" && k != "$minDistance" && k != "$maxDistance" {
+		elems, _ := d.Elements()
+		for _, el := range elems {
+			if k := el.Key(); k != "$geometry" && k != "$minDistance" && k != "$maxDistance" {
 				return nil, errorf("invalid argument in geo near query: %s", k)
 			}
 		}
@@ -258,15 +259,6 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 func operatorDoc(d bson.Raw) bool {
 	elems, _ := d.Elements()
 	return len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$")
-}
-
-func keys(d bson.Raw) []string {
-	elems, _ := d.Elements()
-	out := make([]string, len(elems))
-	for i, e := range elems {
-		out[i] = e.Key()
-	}
-	return out
 }
 
 // codedf is errorf with MongoDB's code for the legacy form (unless
