@@ -674,11 +674,11 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	if s.granularity != nil {
 		cut = s.cutGranular
 	}
-	buckets, err := cut(sort, total)
+	buckets, err := cut(sort, total, rt)
 	if err != nil {
 		return nil, err
 	}
-	m, err := sort.Iterate()
+	next, err := sortedPass(sort, rt)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +690,7 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 			return nil, err
 		}
 		for range b.n {
-			rec, _, err := m.Next()
+			rec, _, err := next()
 			if err != nil {
 				return nil, err
 			}
@@ -712,13 +712,29 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	return out, nil
 }
 
+// sortedPass reads the sorted records from the first, stopping with the
+// operation's interruption: $bucketAuto reads them twice after its input
+// ends, past the guard on its input.
+func sortedPass(sort *sorter.Sorter, rt *runtime) (func() (sorter.Entry, bool, error), error) {
+	it, err := sort.Iterate()
+	if err != nil {
+		return nil, err
+	}
+	return func() (sorter.Entry, bool, error) {
+		if err := mongoerr.Interruption(rt.opts.Ctx); err != nil {
+			return sorter.Entry{}, false, err
+		}
+		return it.Next()
+	}, nil
+}
+
 // cut reads the sorted documents and cuts them into buckets of about
 // total/buckets documents (rounded, at least 1), never separating equal
 // values; the last allowed bucket takes the rest. A bucket's max is the
 // next bucket's min, the last bucket's its largest value.
-func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64) ([]autoBucket, error) {
+func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64, rt *runtime) ([]autoBucket, error) {
 	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
-	m, err := sort.Iterate()
+	next, err := sortedPass(sort, rt)
 	if err != nil {
 		return nil, err
 	}
@@ -726,7 +742,7 @@ func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64) ([]autoBucket, e
 	var lastKey []byte
 	var last bson.RawValue
 	for {
-		rec, ok, err := m.Next()
+		rec, ok, err := next()
 		if err != nil {
 			return nil, err
 		}
@@ -754,14 +770,14 @@ func (s *bucketAutoStage) cut(sort *sorter.Sorter, total int64) ([]autoBucket, e
 // then the next value rounded down) and the next bucket's min. The first
 // bucket's min is its smallest value rounded down, and the last bucket's
 // max is rounded up too.
-func (s *bucketAutoStage) cutGranular(sort *sorter.Sorter, total int64) ([]autoBucket, error) {
+func (s *bucketAutoStage) cutGranular(sort *sorter.Sorter, total int64, rt *runtime) ([]autoBucket, error) {
 	size := max(int64(math.Round(float64(total)/float64(s.buckets))), 1)
-	m, err := sort.Iterate()
+	pass, err := sortedPass(sort, rt)
 	if err != nil {
 		return nil, err
 	}
 	next := func() (bson.RawValue, bool, error) {
-		rec, ok, err := m.Next()
+		rec, ok, err := pass()
 		if !ok || err != nil {
 			return bson.RawValue{}, false, err
 		}

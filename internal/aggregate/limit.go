@@ -27,24 +27,14 @@ func parseSkip(arg bson.RawValue) (stage, error) {
 // reads such counts: a number holding a whole value that fits in 64 bits
 // and is not negative, or invalid with the reason.
 func stageCount(stage string, arg bson.RawValue, invalid mongoerr.Code) (int64, error) {
-	reason := ""
-	f, _ := values.Float64(arg)
-	n, whole := values.Int64(arg)
-	switch {
-	case !values.IsNumber(arg.Type):
-		reason = "Expected a number in"
-	case values.IsNaN(arg):
-		reason = "Expected an integer, but found NaN in"
-	case !whole && (f >= 9223372036854775808.0 || f < -9223372036854775808.0):
-		reason = "Cannot represent as a 64-bit integer"
-	case !whole:
-		reason = "Expected an integer"
-	case n < 0:
+	n, reason := values.IntegerReason(arg)
+	if reason == "" && n < 0 {
 		reason = "Expected a non-negative number in"
-	default:
-		return n, nil
 	}
-	return 0, mongoerr.New(invalid, "invalid argument to %s stage: %s: %s: %s", stage, reason, stage, values.Display(arg))
+	if reason != "" {
+		return 0, mongoerr.New(invalid, "invalid argument to %s stage: %s: %s: %s", stage, reason, stage, values.Display(arg))
+	}
+	return n, nil
 }
 
 func (s *skipStage) run(in Source, _ *runtime) Source {

@@ -250,3 +250,44 @@ func TestStageCorpora(t *testing.T) {
 		}
 	}
 }
+
+// killAtEnd is a source that kills its operation once its documents are
+// read.
+type killAtEnd struct {
+	SliceSource
+	kill context.CancelCauseFunc
+}
+
+func (s *killAtEnd) Next() (bson.Raw, error) {
+	doc, err := s.SliceSource.Next()
+	if doc == nil && err == nil {
+		s.kill(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
+	}
+	return doc, err
+}
+
+// TestBucketAutoInterruptedAfterInput checks that $bucketAuto's passes over
+// its sorted documents, which run after its input ends, stop once the
+// operation is killed.
+func TestBucketAutoInterruptedAfterInput(t *testing.T) {
+	var docs []bson.Raw
+	for i := range 100 {
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}, {Key: "v", Value: i % 7}})
+		docs = append(docs, doc)
+	}
+	for _, spec := range []string{
+		`{"$bucketAuto": {"groupBy": "$v", "buckets": 3}}`,
+		`{"$bucketAuto": {"groupBy": "$v", "buckets": 3, "granularity": "R5"}}`,
+	} {
+		ctx, kill := context.WithCancelCause(context.Background())
+		p, err := Parse(parseStages(t, "["+spec+"]"), Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: ctx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := p.stages[0].(*bucketAutoStage).compute(&killAtEnd{SliceSource{Docs: slices.Clone(docs)}, kill}, p.rt)
+		if !mongoerr.Is(err, mongoerr.Interrupted) {
+			t.Errorf("%s: %d documents, %v; want Interrupted", spec, len(out), err)
+		}
+		kill(nil)
+	}
+}

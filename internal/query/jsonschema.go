@@ -324,22 +324,12 @@ func parseSchemaCount(kw map[string]bson.RawValue, name string, dst *int64) erro
 	if !ok {
 		return nil
 	}
-	if !values.IsNumber(v.Type) {
-		return mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s: %s", name, v)
+	n, reason := values.IntegerReason(v)
+	if reason == "" && n < 0 {
+		reason = "Expected a positive number in"
 	}
-	if values.IsNaN(v) {
-		return mongoerr.New(mongoerr.FailedToParse, "Expected an integer, but found NaN in: %s: %s", name, v)
-	}
-	f, _ := values.Float64(v)
-	if f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
-		return mongoerr.New(mongoerr.FailedToParse, "Cannot represent as a 64-bit integer: %s: %s", name, v)
-	}
-	n, ok := values.Int64(v)
-	if !ok {
-		return mongoerr.New(mongoerr.FailedToParse, "Expected an integer: %s: %s", name, v)
-	}
-	if n < 0 {
-		return mongoerr.New(mongoerr.FailedToParse, "Expected a positive number in: %s: %s", name, v)
+	if reason != "" {
+		return mongoerr.New(mongoerr.FailedToParse, "%s: %s: %s", reason, name, values.Display(v))
 	}
 	*dst = n
 	return nil

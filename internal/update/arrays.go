@@ -86,7 +86,7 @@ func parsePop(path string, v bson.RawValue) (leaf, error) {
 	if !values.IsNumber(v.Type) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s", formatElement(path, v))
 	}
-	n, ok := integral(v)
+	n, ok := values.Int64(v)
 	if !ok || (n != 1 && n != -1) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$pop expects 1 or -1, found: %s", formatValue(v))
 	}

@@ -88,44 +88,16 @@ func arrayValues(v bson.RawValue) []bson.RawValue {
 
 // integerClause reads a number with an integral value as an int64.
 func integerClause(v bson.RawValue, msg string) (int64, error) {
-	if n, ok := integral(v); ok {
+	if n, ok := values.Int64(v); ok {
 		return n, nil
 	}
 	return 0, mongoerr.New(mongoerr.BadValue, msg, values.TypeName(v.Type))
 }
 
-// integral converts a number with an integral value to int64.
-func integral(v bson.RawValue) (int64, bool) {
-	switch v.Type {
-	case bson.TypeInt32:
-		return int64(v.Int32()), true
-	case bson.TypeInt64:
-		return v.Int64(), true
-	case bson.TypeDouble:
-		f := v.Double()
-		if f == math.Trunc(f) && f >= math.MinInt64 && f < math.MaxInt64 {
-			return int64(f), true
-		}
-	case bson.TypeDecimal128:
-		i, exp, err := v.Decimal128().BigInt()
-		if err == nil && exp >= 0 && exp < 20 && i.IsInt64() {
-			r := i.Int64()
-			for ; exp > 0; exp-- {
-				if r > math.MaxInt64/10 || r < math.MinInt64/10 {
-					return 0, false
-				}
-				r *= 10
-			}
-			return r, true
-		}
-	}
-	return 0, false
-}
-
 func parsePushSort(v bson.RawValue) (*pushSort, error) {
 	badDir := mongoerr.New(mongoerr.BadValue, "The $sort element value must be either 1 or -1")
 	if values.IsNumber(v.Type) {
-		d, ok := integral(v)
+		d, ok := values.Int64(v)
 		if !ok || (d != 1 && d != -1) {
 			return nil, badDir
 		}
@@ -141,7 +113,7 @@ func parsePushSort(v bson.RawValue) (*pushSort, error) {
 	}
 	s := &pushSort{}
 	for _, e := range elems {
-		d, ok := integral(e.Value())
+		d, ok := values.Int64(e.Value())
 		if !ok || (d != 1 && d != -1) {
 			return nil, badDir
 		}
