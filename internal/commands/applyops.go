@@ -283,7 +283,7 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 	if err := s.notOnView(r, op.db, op.coll); err != nil {
 		return err
 	}
-	wo := writeOptions(r)
+	wo := writeOptions(r, &r.args)
 	switch op.kind {
 	case 'i':
 		id := op.o.Lookup("_id")

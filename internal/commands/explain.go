@@ -18,8 +18,8 @@ var explainSpec = &argSpec{path: "explain", fields: []argField{
 	arg("verbosity", tString),
 }}
 
-// explainCmd explains a find, a count, a distinct, an aggregate, an update
-// or a delete, with verbosity queryPlanner or executionStats
+// explainCmd explains a find, a count, a distinct, an aggregate, an
+// update, a delete or a findAndModify, with verbosity queryPlanner or executionStats
 // (allPlansExecution reports as executionStats: Folio considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	innerv := r.args.first()
@@ -40,7 +40,7 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	var out bson.D
 	name := Name(inner)
 	switch name {
-	case "find", "count", "distinct", "aggregate", "update", "delete":
+	case "find", "count", "distinct", "aggregate", "update", "delete", "findAndModify":
 	default:
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
 	}
@@ -58,6 +58,12 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	case "update", "delete":
 		out, err = explainWrite(s, r, &c, execute)
+	case "findAndModify":
+		var coll string
+		var spec engine.FindAndModifySpec
+		if coll, spec, _, err = parseFindAndModify(s, r, &c); err == nil {
+			out, err = s.Engine.ExplainFindAndModify(r.DB, coll, spec, execute)
+		}
 	default:
 		out, err = explainFind(s, r, &c, execute)
 	}

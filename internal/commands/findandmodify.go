@@ -31,54 +31,14 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 }}
 
 func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
-	if err == nil {
-		err = s.writable(r, r.DB, coll)
-	}
+	coll, spec, stmt, err := parseFindAndModify(s, r, &r.args)
 	if err != nil {
 		return nil, err
-	}
-	const cmd = "findAndModify"
-	var spec engine.FindAndModifySpec
-	var stmt stmtArgs
-	c := &r.args
-	spec.Filter, spec.Sort, spec.Fields = c.doc("query"), c.doc("sort"), c.doc("fields")
-	spec.Remove, spec.New, spec.Upsert, spec.Hint = c.bool("remove"), c.bool("new"), c.bool("upsert"), c.value("hint")
-	let := c.doc("let")
-	hasUpdate := c.has("update")
-	if hasUpdate {
-		spec.Update, spec.Pipeline = updateArg(c.value("update"))
-		if !spec.Pipeline && !isOperatorDoc(spec.Update) && !c.bool("bypassEmptyTsReplacement") {
-			spec.Update = s.fillEmptyTimestamps(spec.Update)
-		}
-	}
-	if spec.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
-		return nil, err
-	}
-	if c.has("stmtId") {
-		if err = stmt.parse(cmd, "stmtId", c.value("stmtId")); err != nil {
-			return nil, err
-		}
-	}
-	switch {
-	case spec.Remove && hasUpdate:
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
-	case !spec.Remove && !hasUpdate:
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
-	case spec.Remove && spec.New:
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
-	case spec.Remove && spec.Upsert:
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
 	}
 	if spec.Remove {
 		s.Ops.Delete.Add(1)
 	} else {
 		s.Ops.Update.Add(1)
-	}
-	spec.WriteOptions = writeOptions(r)
-	spec.Collation = c.doc("collation")
-	if spec.Let, err = s.scriptVars(let, r, r.Ctx); err != nil {
-		return nil, err
 	}
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
@@ -99,6 +59,55 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Docs.Updated.Add(res.N)
 	}
 	return findAndModifyReply(spec, res), nil
+}
+
+// parseFindAndModify reads the findAndModify command c of r: its
+// collection, which must be writable, the write, and its stmtId.
+func parseFindAndModify(s *Service, r *Request, c *cmdArgs) (string, engine.FindAndModifySpec, stmtArgs, error) {
+	var spec engine.FindAndModifySpec
+	var stmt stmtArgs
+	coll, err := collectionArg(c.raw)
+	if err == nil {
+		err = s.writable(r, r.DB, coll)
+	}
+	if err != nil {
+		return "", spec, stmt, err
+	}
+	spec.Filter, spec.Sort, spec.Fields = c.doc("query"), c.doc("sort"), c.doc("fields")
+	spec.Remove, spec.New, spec.Upsert, spec.Hint = c.bool("remove"), c.bool("new"), c.bool("upsert"), c.value("hint")
+	let := c.doc("let")
+	hasUpdate := c.has("update")
+	if hasUpdate {
+		spec.Update, spec.Pipeline = updateArg(c.value("update"))
+		if !spec.Pipeline && !isOperatorDoc(spec.Update) && !c.bool("bypassEmptyTsReplacement") {
+			spec.Update = s.fillEmptyTimestamps(spec.Update)
+		}
+	}
+	if spec.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
+		return "", spec, stmt, err
+	}
+	if c.has("stmtId") {
+		if err = stmt.parse("findAndModify", "stmtId", c.value("stmtId")); err != nil {
+			return "", spec, stmt, err
+		}
+	}
+	switch {
+	case spec.Remove && hasUpdate:
+		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
+	case !spec.Remove && !hasUpdate:
+		err = mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
+	case spec.Remove && spec.New:
+		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+	case spec.Remove && spec.Upsert:
+		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
+	}
+	if err != nil {
+		return "", spec, stmt, err
+	}
+	spec.WriteOptions = writeOptions(r, c)
+	spec.Collation = c.doc("collation")
+	spec.Let, err = s.scriptVars(let, r, r.Ctx)
+	return coll, spec, stmt, err
 }
 
 // findAndModifyReply is findAndModify's reply: lastErrorObject, value, then

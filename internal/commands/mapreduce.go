@@ -330,7 +330,7 @@ func mrDoc(key, v bson.RawValue) bson.Raw {
 // a result with the stored document of its key (stored value first),
 // then finalizes.
 func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js.Session, reduceF, finalizeF *js.Func) error {
-	wo := writeOptions(r)
+	wo := writeOptions(r, &r.args)
 	switch out.mode {
 	case "replace":
 		var suffix [8]byte

@@ -337,7 +337,7 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 		if err := mongoerr.Interruption(r.Ctx); err != nil {
 			return err
 		}
-		wo := writeOptions(r)
+		wo := writeOptions(r, &r.args)
 		if r.retryable && len(p.stmts) > 0 {
 			wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
 		}

@@ -70,9 +70,9 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 // bypassDocumentValidation of a write command: the write must be durable
 // when acknowledged if its write concern asks for the journal (see
 // WriteConcern.Journal).
-func writeOptions(r *Request) engine.WriteOptions {
+func writeOptions(r *Request, c *cmdArgs) engine.WriteOptions {
 	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
-		BypassValidation: r.args.bool("bypassDocumentValidation")}
+		BypassValidation: c.bool("bypassDocumentValidation")}
 }
 
 // failsBatch reports whether a statement's error fails the whole write
@@ -194,7 +194,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.ts != nil {
 		return s.insertTimeseries(r, a.ts, a)
 	}
-	wo := writeOptions(r)
+	wo := writeOptions(r, &r.args)
 	docs := a.docs
 	// pos maps the position of a document sent to the engine to its
 	// position in the command, when a retry leaves some out.
@@ -309,7 +309,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		s.Ops.Update.Add(1)
-		u.WriteOptions = writeOptions(r)
+		u.WriteOptions = writeOptions(r, &r.args)
 		u.Collation = u.collation
 		if r.retryable {
 			id := a.stmtIDs[i]
@@ -391,7 +391,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		s.Ops.Delete.Add(1)
-		wo := writeOptions(r)
+		wo := writeOptions(r, &r.args)
 		if r.retryable {
 			id := a.stmtIDs[i]
 			if res, done := r.session.Executed(id); done {

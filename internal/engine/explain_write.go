@@ -23,23 +23,32 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 	if err != nil {
 		return nil, err
 	}
-	var matched, modified, upsert int64
-	return e.explainWrite(db, coll, f, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, func(doc bson.Raw, pos int) (bool, error) {
-		_, _, changed, err := upd.Apply(doc, pos, false)
-		if err != nil {
-			return false, err
+	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts)
+}
+
+// explainUpdateCounts applies upd to the documents an explained update
+// finds (all with multi, else the first) and reports nMatched,
+// nWouldModify and nWouldUpsert.
+func explainUpdateCounts(upd updater, multi, upsert bool) (func(bson.Raw, int) (bool, error), func() []bson.E) {
+	var matched, modified int64
+	return func(doc bson.Raw, pos int) (bool, error) {
+			_, _, changed, err := upd.Apply(doc, pos, false)
+			if err != nil {
+				return false, err
+			}
+			matched++
+			if changed {
+				modified++
+			}
+			return multi, nil
+		}, func() []bson.E {
+			var upserted int64
+			if matched == 0 && upsert {
+				upserted = 1
+			}
+			return []bson.E{{Key: "nMatched", Value: explainCount(matched)}, {Key: "nWouldModify", Value: explainCount(modified)}, {Key: "nWouldUpsert", Value: explainCount(upserted)}}
 		}
-		matched++
-		if changed {
-			modified++
-		}
-		return u.Multi, nil
-	}, func() []bson.E {
-		if matched == 0 && u.Upsert {
-			upsert = 1
-		}
-		return []bson.E{{Key: "nMatched", Value: explainCount(matched)}, {Key: "nWouldModify", Value: explainCount(modified)}, {Key: "nWouldUpsert", Value: explainCount(upsert)}}
-	})
 }
 
 // ExplainDelete describes how a delete statement of db.coll (limit 1: its
@@ -50,34 +59,82 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 	if err != nil {
 		return nil, err
 	}
+	visit, counts := explainDeleteCounts(limit != 1)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts)
+}
+
+// explainDeleteCounts counts the documents an explained delete finds (all
+// with multi, else the first) as nWouldDelete.
+func explainDeleteCounts(multi bool) (func(bson.Raw, int) (bool, error), func() []bson.E) {
 	var n int64
-	return e.explainWrite(db, coll, f, filter, hint, wo, "DELETE", execute, func(bson.Raw, int) (bool, error) {
+	return func(bson.Raw, int) (bool, error) {
 		n++
-		return limit != 1, nil
-	}, func() []bson.E { return []bson.E{{Key: "nWouldDelete", Value: explainCount(n)}} })
+		return multi, nil
+	}, func() []bson.E { return []bson.E{{Key: "nWouldDelete", Value: explainCount(n)}} }
+}
+
+// ExplainFindAndModify describes how findAndModify s of db.coll runs: an
+// UPDATE or DELETE stage over the plan that finds its document, which
+// under a sort is a top-1 sort (MongoDB limits a single write's query to
+// one document when it sorts). With execute it applies the write to that
+// document in memory and reports the stage's counts; nothing is written.
+func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, execute bool) (bson.D, error) {
+	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
+	if err != nil {
+		return nil, err
+	}
+	q := compiledFind{filter: f, sortDoc: s.Sort}
+	if len(s.Sort) > 0 {
+		if q.sort, err = query.CompileSort(s.Sort); err != nil {
+			return nil, err
+		}
+		if f.Collator() != nil {
+			q.sort = q.sort.Collated(f.Collator())
+		}
+	}
+	if len(s.Fields) > 0 {
+		if _, err := query.CompileProjectionLet(s.Fields, s.Let, f.Collator()); err != nil {
+			return nil, err
+		}
+	}
+	if s.Remove {
+		visit, counts := explainDeleteCounts(false)
+		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, visit, counts)
+	}
+	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator())
+	if err != nil {
+		return nil, err
+	}
+	visit, counts := explainUpdateCounts(upd, false, s.Upsert)
+	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, visit, counts)
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
-// whose filter f (given as filter) finds its documents: the queryPlanner
+// whose query q (filter as given) finds its documents: the queryPlanner
 // section, and with execute the executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
-// visit returns false, the write stage then reporting counts.
-func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
+// visit returns false, the write stage then reporting counts. A sorted
+// write takes the first document in order.
+func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
 	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
 	}
+	q.explain = true
+	o := FindOptions{Sort: q.sortDoc, Txn: wo.Txn, Ctx: wo.Ctx}
+	if q.sort != nil {
+		o.Limit = 1
+	}
 	c := e.lookup(wo.Txn, db, coll)
-	q := compiledFind{filter: f, explain: true}
 	id := identify(c, q)
 	input := bson.D{{Key: "stage", Value: "EOF"}}
 	var p *planner.Plan
 	if c != nil {
 		var err error
-		if p, _, err = e.planFind(wo.Ctx, c, q, hint, wo.Txn, 0); err != nil {
+		if p, _, err = e.planFind(wo.Ctx, c, q, hint, wo.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		input = p.Explain(planner.Shape{Filter: filter, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()})
+		input = p.Explain(planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()})
 	}
 	winning := bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
 	out := queryPlanner(db+"."+coll, filter, c, id, winning, bson.A{})
@@ -87,20 +144,20 @@ func (e *Engine) explainWrite(db, coll string, f *query.Filter, filter bson.Raw,
 	stats := &OpStats{}
 	start := time.Now()
 	if c != nil {
-		scan, err := e.openScan(c, p, f, wo.Txn, wo.Ctx, stats)
+		cur, err := e.execute(c, q, p, o, stats)
 		if err != nil {
 			return nil, err
 		}
-		defer scan.close()
+		defer cur.Close()
 		for more := true; more; {
-			doc, _, err := scan.next()
+			doc, err := cur.Next()
 			if err != nil {
 				return nil, err
 			}
 			if doc == nil {
 				break
 			}
-			_, pos, err := f.MatchErr(doc)
+			_, pos, err := q.filter.MatchErr(doc)
 			if err == nil {
 				more, err = visit(doc, pos)
 			}

@@ -28,8 +28,9 @@ type Shape struct {
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
-// IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP, LIMIT and
-// PROJECTION_DEFAULT (PROJECTION_COVERED) as the find needs them; a
+// IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP,
+// PROJECTION_DEFAULT (PROJECTION_COVERED) and LIMIT as the find needs them
+// (no LIMIT over a blocking sort, which limits itself); a
 // count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
 // DISTINCT_SCAN.
 func (p *Plan) Explain(s Shape) bson.D {
@@ -79,7 +80,8 @@ func (p *Plan) Explain(s Shape) bson.D {
 	default:
 		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: p.scanStage()}}
 	}
-	if len(s.Sort) > 0 && !p.Sorted {
+	blockingSort := len(s.Sort) > 0 && !p.Sorted
+	if blockingSort {
 		sortStage := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: s.Sort}, {Key: "memLimit", Value: s.SortMemLimit}}
 		if s.Limit > 0 {
 			sortStage = append(sortStage, bson.E{Key: "limitAmount", Value: s.Limit + s.Skip})
@@ -90,13 +92,14 @@ func (p *Plan) Explain(s Shape) bson.D {
 	if s.Skip > 0 {
 		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: s.Skip}, {Key: "inputStage", Value: stage}}
 	}
-	if s.Limit > 0 {
-		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
-	}
 	if p.covered != nil {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	} else if len(s.Projection) > 0 {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
+	}
+	if s.Limit > 0 && !blockingSort {
+		// A blocking sort enforces the limit itself (limitAmount).
+		stage = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: s.Limit}, {Key: "inputStage", Value: stage}}
 	}
 	return stage
 }

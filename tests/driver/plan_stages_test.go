@@ -152,6 +152,15 @@ func TestExplainWrites(t *testing.T) {
 	}
 	set := func(k string, v any) bson.D { return bson.D{{Key: "$set", Value: bson.D{{Key: k, Value: v}}}} }
 	a2 := bson.D{{Key: "a", Value: 2}}
+	// findAndModify takes the first match in sort order: _id 3 already
+	// has b: 1, _id 2 does not.
+	fam := func(q bson.D, dir int, u bson.D, upsert bool) bson.D {
+		cmd := bson.D{{Key: "findAndModify", Value: "explainw"}, {Key: "query", Value: q}, {Key: "sort", Value: bson.D{{Key: "_id", Value: dir}}}}
+		if u == nil {
+			return append(cmd, bson.E{Key: "remove", Value: true})
+		}
+		return append(cmd, bson.E{Key: "update", Value: u}, bson.E{Key: "upsert", Value: upsert})
+	}
 
 	out := explain("queryPlanner", update(a2, set("b", 1), true, false))
 	win := out.Lookup("queryPlanner", "winningPlan").Document()
@@ -160,6 +169,12 @@ func TestExplainWrites(t *testing.T) {
 	}
 	if out.Lookup("executionStats").Type != 0 {
 		t.Errorf("queryPlanner verbosity ran the plan: %s", out)
+	}
+	win = explain("queryPlanner", bson.D{{Key: "findAndModify", Value: "explainw"}, {Key: "query", Value: bson.D{{Key: "b", Value: 1}}},
+		{Key: "sort", Value: bson.D{{Key: "c", Value: 1}}}, {Key: "remove", Value: true}}).Lookup("queryPlanner", "winningPlan").Document()
+	if win.Lookup("stage").StringValue() != "DELETE" || win.Lookup("inputStage", "stage").StringValue() != "SORT" ||
+		win.Lookup("inputStage", "limitAmount").AsInt64() != 1 || win.Lookup("inputStage", "inputStage", "stage").StringValue() != "COLLSCAN" {
+		t.Fatalf("sorted findAndModify: winning plan %s, want DELETE over a SORT of limit 1 over COLLSCAN", win)
 	}
 	for _, c := range []struct {
 		cmd    bson.D
@@ -171,6 +186,10 @@ func TestExplainWrites(t *testing.T) {
 		{update(bson.D{{Key: "a", Value: 9}}, set("b", 1), false, true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}},
 		{remove(a2, 0), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(2)}}},
 		{remove(bson.D{}, 1), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}},
+		{fam(a2, -1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(0)}}},
+		{fam(a2, 1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
+		{fam(bson.D{{Key: "a", Value: 9}}, 1, set("b", 1), true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}},
+		{fam(a2, 1, nil, false), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}},
 	} {
 		stages := explain("executionStats", c.cmd).Lookup("executionStats", "executionStages").Document()
 		if stages.Lookup("stage").StringValue() != c.stage {
@@ -187,7 +206,7 @@ func TestExplainWrites(t *testing.T) {
 		t.Fatalf("after the explains %d documents (%v), want the 3 inserted", n, err)
 	}
 	if n, _ := coll.CountDocuments(ctx, bson.D{{Key: "b", Value: 1}}); n != 1 {
-		t.Fatalf("an explained update wrote: %d documents have b: 1", n)
+		t.Fatalf("an explained update or findAndModify wrote: %d documents have b: 1", n)
 	}
 	err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "delete", Value: "explainw"},
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}, bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}}}).Err()
