@@ -33,6 +33,8 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.InvalidBSON, "invalid readConcern: %v", err)
 	}
 	var rc ReadConcern
+	var atClusterTime *clock.Time
+	afterGiven, unsupported := false, ""
 	for _, el := range elems {
 		v := el.Value()
 		switch key := el.Key(); key {
@@ -44,31 +46,47 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 				return mongoerr.New(mongoerr.FailedToParse, "readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot'")
 			}
 			rc.Level = v.StringValue()
-		case "afterClusterTime":
+		case "afterClusterTime", "atClusterTime":
 			if v.Type != bson.TypeTimestamp {
 				return extractTypeError(key, v, bson.TypeTimestamp)
 			}
 			t, i := v.Timestamp()
-			rc.AfterClusterTime = clock.FromTimestamp(bson.Timestamp{T: t, I: i})
-			if rc.AfterClusterTime == 0 {
-				return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
+			ct := clock.FromTimestamp(bson.Timestamp{T: t, I: i})
+			if key == "atClusterTime" {
+				atClusterTime = &ct
+			} else {
+				rc.AfterClusterTime, afterGiven = ct, true
 			}
 		case "provenance":
 			if v.Type != bson.TypeString {
 				return extractTypeError(key, v, bson.TypeString)
 			}
-		case "atClusterTime", "afterOpTime", "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
-			// Reading at a past time needs history Folio does not keep
-			// (so a snapshot session's reads after its first fail here,
-			// rather than each reading the present); the others are
-			// internal to replication and sharding.
-			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", key)
+		case "afterOpTime", "allowTransactionTableSnapshot", "waitLastStableRecoveryTimestamp":
+			// Internal to replication and sharding.
+			unsupported = key
 		default:
 			return mongoerr.New(mongoerr.InvalidOptions, "Unrecognized option in readConcern: %s", key)
 		}
 	}
-	if rc.AfterClusterTime != 0 && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot" {
+	switch {
+	case afterGiven && atClusterTime != nil:
+		return mongoerr.New(mongoerr.InvalidOptions, "Can not specify both afterClusterTime and atClusterTime")
+	case afterGiven && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime field can be set only if level is equal to majority, local, or snapshot")
+	case atClusterTime != nil && rc.Level != "snapshot":
+		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime field can be set only if level is equal to snapshot")
+	case afterGiven && rc.AfterClusterTime == 0:
+		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
+	case atClusterTime != nil && *atClusterTime == 0:
+		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime cannot be a null timestamp")
+	case atClusterTime != nil:
+		// Reading at a past time needs history Folio does not keep (so a
+		// snapshot session's reads after its first fail here, rather than
+		// each reading the present).
+		unsupported = "atClusterTime"
+	}
+	if unsupported != "" {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", unsupported)
 	}
 	a.ReadConcern = rc
 	return nil
