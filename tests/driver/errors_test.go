@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestCommandErrors proves malformed commands fail with MongoDB's error
@@ -193,5 +196,46 @@ func TestErrorResponses(t *testing.T) {
 	var left bson.M
 	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: int32(2)}}).Decode(&left); err != nil || left["x"] != int32(0) {
 		t.Errorf("target %v (%v), want x: 0 kept", left, err)
+	}
+}
+
+// TestDuplicateKeyUnderCollation: a unique index with a collation stores
+// collation keys, which are not UTF-8; its duplicate key error shows them
+// in hex, as MongoDB does (keyValue lowercase hex, hexEncoded saying which,
+// the message "0x"-prefixed), with the index's collation, so that drivers
+// can decode the reply.
+func TestDuplicateKeyUnderCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	coll := client.Database(testDB).Collection("dupcoll")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}, {Key: "n", Value: 1}},
+		Options: options.Index().SetUnique(true).SetCollation(&options.Collation{Locale: "en", Strength: 2})}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "v", Value: "hello"}, {Key: "n", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "v", Value: "HELLO"}, {Key: "n", Value: 1}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 11000 {
+		t.Fatalf("insert of a case variant: %v, want a DuplicateKey write error", err)
+	}
+	e := we.WriteErrors[0]
+	kv := e.Raw.Lookup("keyValue").Document()
+	v, ok := kv.Lookup("v").StringValueOK()
+	if !ok || !utf8.ValidString(v) || strings.Trim(v, "0123456789abcdef") != "" {
+		t.Errorf("keyValue %v: v is not lowercase hex", kv)
+	}
+	if n := kv.Lookup("n"); n.Type != bson.TypeInt32 || n.Int32() != 1 {
+		t.Errorf("keyValue %v: n is not the int 1", kv)
+	}
+	if hex := e.Raw.Lookup("hexEncoded").String(); hex != "[true,false]" && hex != `[true, false]` {
+		t.Errorf("hexEncoded %s, want [true, false]", hex)
+	}
+	if loc, _ := e.Raw.Lookup("collation", "locale").StringValueOK(); loc != "en" {
+		t.Errorf("collation %v, want the index's", e.Raw.Lookup("collation"))
+	}
+	if !strings.Contains(e.Message, `collation: { locale: "en"`) || !strings.Contains(e.Message, `dup key: { v: "0x`+v+`", n: 1 }`) {
+		t.Errorf("message %q", e.Message)
 	}
 }
