@@ -186,9 +186,6 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.partial, err = query.CompileCollated(spec.Partial, nil, ix.coll); err != nil {
 			return nil, err
 		}
-		if ts, _ := ix.partial.Text(); ts != nil {
-			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Expression not supported in partial index: $text")
-		}
 	}
 	ix.Spec = indexSpecDoc(ix, spec)
 	return ix, nil

@@ -107,6 +107,9 @@ type BuildProgress func(done, total int64) error
 // IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
+	if err := checkNewSpecs(specs); err != nil {
+		return res, err
+	}
 	res.CreatedCollection = e.cat.get(db, coll) == nil
 	c, release, err := e.writable(context.Background(), nil, db, coll, true)
 	if err != nil {
@@ -143,6 +146,23 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	res.After = catalogIndexCount(c, c.Indexes())
 	return res, nil
+}
+
+// checkNewSpecs refuses the specs MongoDB refuses before it creates the
+// collection they are for, which then stays missing: each must build an
+// index, with a partial filter MongoDB indexes by. The filter is checked
+// on creation only, so that an index stored before the check still loads.
+func checkNewSpecs(specs []IndexSpec) error {
+	for _, spec := range specs {
+		ix, err := newIndex(0, spec)
+		if err == nil && ix.partial != nil {
+			err = ix.partial.CheckPartial()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // catalogIndexCount is how many indexes MongoDB's catalog counts for c

@@ -98,6 +98,18 @@ func TestRefusedInputs(t *testing.T) {
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot be less than 0"},
 		{name: "TTL beyond 32 bits", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int64(1 << 31)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "32-bit integer"},
+		// IndexCatalogImpl::_checkValidFilterExpressions.
+		{name: "partial filter with $ne", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$ne", Value: 5}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $not\n    a $eq 5\n"},
+		{name: "partial filter with $exists false", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: false}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $not\n    a exists\n"},
+		{name: "partial filter with $nor", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$nor", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $nor\n    a $eq 1\n"},
+		{name: "partial filter with a regex under $or", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: bson.Regex{Pattern: "x"}}}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: b regex /x/\n"},
+		{name: "partial filter too deep", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "$or", Value: bson.A{
+			bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: 1}}}}}, bson.D{{Key: "c", Value: 1}}}}}, bson.D{{Key: "d", Value: 1}}}}}, bson.D{{Key: "e", Value: 1}}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "partialFilterExpression depth may not exceed 4"},
 		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 4}, {Key: "alternate", Value: "shifted"}}})),
 			code: 238, codeName: "NotImplemented", msg: "alternate"},
 
