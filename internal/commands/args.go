@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -405,9 +406,11 @@ func collectionArg(cmd bson.Raw) (string, error) {
 		return "", mongoerr.New(mongoerr.InvalidNamespace,
 			"collection name has invalid type %s", values.TypeName(v.Type))
 	}
-	if v.StringValue() == "" {
+	// NamespaceString::validCollectionName: not empty, not starting with
+	// '.', no NUL.
+	if name := v.StringValue(); name == "" || name[0] == '.' || strings.IndexByte(name, 0) >= 0 {
 		db, _ := cmd.Lookup("$db").StringValueOK()
-		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.'", db)
+		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", db, strings.ToValidUTF8(name, "\uFFFD"))
 	}
 	return v.StringValue(), nil
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
 )
 
 func init() {
@@ -31,9 +33,12 @@ type nsUsage struct {
 
 // record adds an ended operation on a collection to top's figures; o.mu
 // is held. Commands on no collection (hello, serverStatus...) are not
-// recorded, as MongoDB records only operations on a collection.
+// recorded, as MongoDB records only operations on a collection, and
+// neither are those on a namespace MongoDB refuses: top's reply has a
+// field per namespace, which must be a valid name.
 func (o *opRegistry) record(op *activeOp, d time.Duration) {
-	if !strings.Contains(op.ns, ".") {
+	db, coll, ok := strings.Cut(op.ns, ".")
+	if !ok || engine.ValidateDBName(db) != nil || engine.ValidateCollName(db, coll) != nil && !strings.HasPrefix(coll, "system.") {
 		return
 	}
 	if o.top == nil {

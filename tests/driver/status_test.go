@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -562,7 +563,25 @@ func TestTop(t *testing.T) {
 	if err := coll.FindOne(context.Background(), bson.D{}).Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Refused namespaces are not recorded: a NUL or invalid UTF-8 in a
+	// collection name would make top's reply, which has a field per
+	// namespace, unencodable for every client.
+	for _, name := range []string{"a\x00b", ".a", ""} {
+		if err := client.Database(testDB).RunCommand(t.Context(), bson.D{{Key: "find", Value: name}}).Err(); err == nil {
+			t.Fatalf("find on %q succeeded", name)
+		}
+	}
+	_ = client.Database(testDB).RunCommand(t.Context(), bson.D{{Key: "find", Value: "bad\xff"}}).Err()
 	raw := replyOf(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	elems, err := raw.Lookup("totals").Document().Elements()
+	if err != nil || len(elems) < 2 {
+		t.Fatalf("top totals %v (%v)", raw, err)
+	}
+	for _, el := range elems {
+		if !utf8.ValidString(el.Key()) {
+			t.Errorf("top lists the namespace %q", el.Key())
+		}
+	}
 	for _, tc := range []struct {
 		path string
 		min  int64
