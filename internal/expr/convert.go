@@ -130,9 +130,9 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 				// and "0X1" are read as hexadecimal floats
 				return missing, mongoerr.New(mongoerr.ConversionFailure, "Illegal hexadecimal input in $convert with no onError value: %s", s)
 			}
-			f, ok := parseNumber(s)
-			if !ok {
-				return fail("Did not consume whole string.")
+			f, reason := parseNumber(s)
+			if reason != "" {
+				return fail(reason)
 			}
 			return values.DoubleValue(f), nil
 		}
@@ -269,24 +269,42 @@ func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 // reads as strtod reads, but that it takes no space): decimal, or
 // hexadecimal ("+0x1", "0X1.8p1"; the caller refuses one starting with
 // "0x"), "inf", "infinity" and "nan" in any case and with a sign; nothing
-// may follow the number.
-func parseNumber(s string) (float64, bool) {
+// may follow the number. It fails with the reason MongoDB gives: a string
+// that is not all a number, or one out of a double's range (strtod's
+// ERANGE: beyond the largest double, or so small it is subnormal or 0).
+func parseNumber(s string) (float64, string) {
+	const notNumber = "Did not consume whole string."
 	if s == "" || strings.ContainsAny(s, "_") || strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		return 0, false
+		return 0, notNumber
 	}
 	body := strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
-	switch lower := strings.ToLower(body); {
+	lower := strings.ToLower(body)
+	switch {
 	case len(body) < len(s)-1:
-		return 0, false // two signs
+		return 0, notNumber // two signs
 	case lower == "nan":
-		return math.NaN(), true
+		return math.NaN(), ""
 	case strings.HasPrefix(lower, "0x") && !strings.Contains(lower, "p"):
 		// a hexadecimal float without an exponent ("0xff")
 		s += "p0"
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return 0, false
+	switch {
+	case err != nil && !math.IsInf(f, 0):
+		return 0, notNumber
+	case err != nil, f != 0 && math.Abs(f) < 0x1p-1022, f == 0 && strings.IndexFunc(mantissa(lower), func(r rune) bool { return r >= '1' && r <= '9' || r >= 'a' && r <= 'f' }) >= 0:
+		return 0, "Out of range"
 	}
-	return f, true
+	return f, ""
+}
+
+// mantissa is the digits of a number's text before its exponent (e, or p
+// for a hexadecimal one), without a "0x" prefix.
+func mantissa(lower string) string {
+	if h, ok := strings.CutPrefix(lower, "0x"); ok {
+		m, _, _ := strings.Cut(h, "p")
+		return m
+	}
+	m, _, _ := strings.Cut(lower, "e")
+	return m
 }

@@ -63,8 +63,11 @@ func coerceToString(v bson.RawValue) (string, error) {
 	return "", mongoerr.New(mongoerr.StringConversionInvalidType, "can't convert from BSON type %s to String", typeName(v))
 }
 
-// formatDouble formats a double as $convert to string does: the shortest
-// decimal that reads back as it, "Infinity", "-Infinity" and "NaN".
+// formatDouble formats a double as $convert to string does (fmt's "{}"):
+// the shortest decimal that reads back as it, in exponent form ("1e+16",
+// "1.5e-05") when its decimal exponent is below -4 or 16 or more, else in
+// positional form ("1000000000000000", "0.0001"); "Infinity", "-Infinity"
+// and "NaN".
 func formatDouble(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -74,7 +77,11 @@ func formatDouble(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	if exp, _ := strconv.Atoi(s[strings.LastIndexByte(s, 'e')+1:]); exp < -4 || exp >= 16 {
+		return s
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // streamDouble formats a double as a C++ stream does by default, as
