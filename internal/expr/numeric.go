@@ -181,12 +181,12 @@ func subNumbers(a, b bson.RawValue) bson.RawValue {
 	return addNumbers(a, negate(b))
 }
 
-// coerceToLong converts a number to an integer as MongoDB's
-// Value::coerceToLong does: doubles truncate toward zero and decimals round
+// CoerceToLong converts a number to an integer as MongoDB's
+// Value::CoerceToLong does: doubles truncate toward zero and decimals round
 // half to even, and a value with no 64-bit integer (NaN, an infinity, or
 // out of range) becomes math.MinInt64, the result MongoDB's conversion
 // gives them on x86-64, so a start index of NaN is negative.
-func coerceToLong(v bson.RawValue) int64 {
+func CoerceToLong(v bson.RawValue) int64 {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		return toInt(v)

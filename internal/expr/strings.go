@@ -133,7 +133,7 @@ func substrBytes(op string) naryFn {
 		if !isNumber(args[2]) {
 			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
 		}
-		start, length := coerceToLong(args[1]), coerceToLong(args[2])
+		start, length := CoerceToLong(args[1]), CoerceToLong(args[2])
 		if start < 0 {
 			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s: starting index must be non-negative (got: %d)", op, start)
 		}

@@ -839,6 +839,9 @@ const (
 
 // Find: sort, regex and projection.
 const (
+	// SortKeyIllegal: a sort key whose order is neither a number nor a
+	// $meta document.
+	SortKeyIllegal Code = 15974
 	// SortKeyOrderInvalid: a sort key order other than 1 or -1.
 	SortKeyOrderInvalid Code = 15975
 	// SortMetaOnly: a sort key object other than {$meta: ...} (Folio also raises it for $natural in $sort).

@@ -66,8 +66,13 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 			}
 			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
 		}
-		dir, ok := values.Int64(v)
-		if !ok || (dir != 1 && dir != -1) {
+		if !values.IsNumber(v.Type) {
+			return nil, mongoerr.New(mongoerr.SortKeyIllegal, "Illegal key in $sort specification: %s: %s", field, values.Display(v))
+		}
+		// MongoDB reads the direction as a long: a double truncated, a
+		// decimal rounded half to even (1.999 and 0.51 are ascending).
+		dir := expr.CoerceToLong(v)
+		if dir != 1 && dir != -1 {
 			return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
 		if field == "$natural" {

@@ -64,11 +64,13 @@ func TestSortSpec(t *testing.T) {
 	if err != nil || s.Natural() != -1 || !s.Empty() {
 		t.Fatalf("$natural: %v %v", s, err)
 	}
-	s, err = CompileSort(ext(t, `{"a": 1.0, "b": {"$numberLong": "-1"}}`))
+	// Directions read as MongoDB's safeNumberLong: doubles truncated,
+	// decimals rounded half to even.
+	s, err = CompileSort(ext(t, `{"a": 1.0, "b": {"$numberLong": "-1"}, "c": 1.999, "d": {"$numberDecimal": "-0.51"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, d := s.Fields(); !slices.Equal(f, []string{"a", "b"}) || !slices.Equal(d, []int{1, -1}) {
+	if f, d := s.Fields(); !slices.Equal(f, []string{"a", "b", "c", "d"}) || !slices.Equal(d, []int{1, -1, 1, -1}) {
 		t.Fatalf("Fields = %v %v", f, d)
 	}
 	tests := []struct {
@@ -77,8 +79,13 @@ func TestSortSpec(t *testing.T) {
 	}{
 		{`{"a": 2}`, 15975},
 		{`{"a": 0}`, 15975},
-		{`{"a": "x"}`, 15975},
-		{`{"a": true}`, 15975},
+		{`{"a": "x"}`, 15974},
+		{`{"a": true}`, 15974},
+		{`{"a": 0.999}`, 15975},
+		{`{"a": {"$numberDecimal": "0.5"}}`, 15975},
+		{`{"a": {"$numberDecimal": "1.5"}}`, 15975},
+		{`{"a": {"$numberLong": "9223372036854775807"}}`, 15975},
+		{`{"a": {"$numberDouble": "NaN"}}`, 15975},
 		{`{"a": {"$meta": "randVal"}}`, mongoerr.NotImplemented},
 		{`{"a": {"$meta": "bogus"}}`, mongoerr.MetaUnsupportedArgument},
 		{`{"a": {"x": 1}}`, 17312},
