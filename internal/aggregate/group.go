@@ -65,7 +65,7 @@ func (p *parser) groupID(v bson.RawValue) (*expr.Expr, error) {
 	if v.Type == bson.TypeEmbeddedDocument && !isExpressionObject(v) {
 		for _, f := range fieldsOf(v.Value) {
 			if strings.Contains(f.key, ".") {
-				return nil, mongoerr.New(mongoerr.GroupDottedSubField, "cannot use dotted field name '%s' in a sub object", f.key)
+				return nil, mongoerr.New(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
 			}
 		}
 	}

@@ -105,13 +105,18 @@ func (pp *projParse) object(fs []field, prefix string) error {
 		if f.key == "" {
 			return pp.fail(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 		}
-		if f.key[0] == '$' {
-			return pp.fail(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		if pp.addFields && prefix != "" && strings.Contains(f.key, ".") {
+			// ProjectionSpecValidator: $addFields takes no dotted name
+			// in a sub-object, where $project reads one as a path.
+			return pp.fail(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
 		}
 		path := prefix + f.key
 		for _, part := range strings.Split(f.key, ".") {
-			if part == "" {
+			switch {
+			case part == "":
 				return pp.fail(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
+			case part[0] == '$':
+				return pp.fail(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 			}
 		}
 		if err := pp.value(path, f.val); err != nil {

@@ -158,8 +158,9 @@ const (
 	GroupUnknownAccumulator Code = 15952
 	// GroupMissingID: a $group without _id.
 	GroupMissingID Code = 15955
-	// GroupDottedSubField: a dotted field name inside a $group _id sub-object.
-	GroupDottedSubField Code = 40183
+	// DottedFieldInSubObject: a dotted field name inside a sub-object of a
+	// $group _id or of $addFields.
+	DottedFieldInSubObject Code = 40183
 	// AccumulatorFieldNotObject: a $group output field that is not an accumulator object.
 	AccumulatorFieldNotObject Code = 40234
 	// AccumulatorFieldDotted: a $group output field name containing '.'.
