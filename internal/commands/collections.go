@@ -114,6 +114,14 @@ func dropDatabaseCmd(s *Service, r *Request) (bson.Raw, error) {
 	if n != 1 {
 		return nil, mongoerr.New(mongoerr.DropDatabaseNotOne, "Have to pass 1 as 'dropDatabase' parameter")
 	}
+	switch {
+	case r.DB == "admin":
+		// It holds the users and roles.
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "Dropping the 'admin' database is prohibited.")
+	case r.DB == "local" && s.ReplSetName != "":
+		// It holds the oplog.
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot drop 'local' database while replication is active")
+	}
 	colls := s.Engine.Collections(r.DB)
 	if err := s.Engine.DropDatabase(r.DB); err != nil {
 		return nil, err

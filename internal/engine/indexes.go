@@ -150,10 +150,14 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 
 // checkNewSpecs refuses the specs MongoDB refuses before it creates the
 // collection they are for, which then stays missing: each must build an
-// index, with a partial filter MongoDB indexes by. The filter is checked
+// index, not both sparse and partial, with a partial filter MongoDB
+// indexes by. The filter is checked
 // on creation only, so that an index stored before the check still loads.
 func checkNewSpecs(specs []IndexSpec) error {
 	for _, spec := range specs {
+		if spec.Sparse && len(spec.Partial) > 0 {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+		}
 		ix, err := newIndex(0, spec)
 		if err == nil && ix.partial != nil {
 			err = ix.partial.CheckPartial()

@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // TestCommandErrors proves malformed commands fail with MongoDB's error
@@ -39,6 +41,9 @@ func TestCommandErrors(t *testing.T) {
 		{"update pipeline with an unknown stage", testDB, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.A{bson.D{{Key: "$invalidOperator", Value: true}}}}}}}}, 40324, "Location40324"},
 		{"dropDatabase of 0 drops nothing", testDB, bson.D{{Key: "dropDatabase", Value: 0}}, 5255100, "Location5255100"},
 		{"dropDatabase of a string", testDB, bson.D{{Key: "dropDatabase", Value: "1"}}, 14, "TypeMismatch"},
+		{"dropDatabase of admin, which holds the users", "admin", bson.D{{Key: "dropDatabase", Value: 1}}, 20, "IllegalOperation"},
+		{"drop of a name with a NUL", testDB, bson.D{{Key: "drop", Value: "a\x00b"}}, 73, "InvalidNamespace"},
+		{"drop of a name starting with a dot", testDB, bson.D{{Key: "drop", Value: ".a"}}, 73, "InvalidNamespace"},
 		{"transaction that never started", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}, 251, "NoSuchTransaction"},
 	}
 	client, _ := startServer(t)
@@ -237,5 +242,21 @@ func TestDuplicateKeyUnderCollation(t *testing.T) {
 	}
 	if !strings.Contains(e.Message, `collation: { locale: "en"`) || !strings.Contains(e.Message, `dup key: { v: "0x`+v+`", n: 1 }`) {
 		t.Errorf("message %q", e.Message)
+	}
+}
+
+// TestDropLocalOnReplicaSet: a replica set member refuses to drop the local
+// database, which holds its oplog, as MongoDB does while replication is
+// active, and the oplog stays readable.
+func TestDropLocalOnReplicaSet(t *testing.T) {
+	in := startInstance(t, instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir(), ReplSetName: "rs"})
+	client := connect(t, in)
+	if _, err := client.Database(testDB).Collection("c").InsertOne(t.Context(), bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	err := client.Database("local").RunCommand(t.Context(), bson.D{{Key: "dropDatabase", Value: 1}}).Err()
+	requireCode(t, err, 20, "IllegalOperation")
+	if n, err := client.Database("local").Collection("oplog.rs").CountDocuments(t.Context(), bson.D{{Key: "ns", Value: testDB + ".c"}}); err != nil || n == 0 {
+		t.Fatalf("oplog entries of %s.c: %d (%v)", testDB, n, err)
 	}
 }

@@ -99,6 +99,8 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "TTL beyond 32 bits", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int64(1 << 31)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "32-bit integer"},
 		// IndexCatalogImpl::_checkValidFilterExpressions.
+		{name: "partial and sparse", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "sparse", Value: true}, bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: 1}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: `cannot mix "partialFilterExpression" and "sparse" options`},
 		{name: "partial filter with $ne", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$ne", Value: 5}}}}})),
 			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: $not\n    a $eq 5\n"},
 		{name: "partial filter with $exists false", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: false}}}}})),
