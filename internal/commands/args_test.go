@@ -37,6 +37,7 @@ var argRows = []struct {
 	{"find.singleBatch", `{"find": "c", "singleBatch": true}`, 0},
 	{"find.tailable", `{"find": "c", "tailable": true}`, 2},
 	{"find.awaitData", `{"find": "c", "awaitData": true}`, 9},
+	{"find.singleBatch", `{"find": "c", "tailable": true, "singleBatch": true}`, 2},
 	{"find.allowDiskUse", `{"find": "c", "allowDiskUse": true, "sort": {"a": 1}}`, 0},
 	{"find.hint", `{"find": "c", "hint": "a_1"}`, 0},
 	{"find.collation", `{"find": "c", "collation": {"locale": "en", "strength": 2}}`, 0},

@@ -74,6 +74,9 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
+	if err == nil && a.tailable && a.single {
+		err = mongoerr.New(mongoerr.BadValue, "cannot use tailable option with the 'singleBatch' option")
+	}
 	if let := c.doc("let"); err == nil && let != nil {
 		// The variables are evaluated once the command has parsed.
 		o.Let, err = expr.Bind(let, clock)
