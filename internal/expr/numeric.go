@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/folio-db/folio/internal/mongoerr"
 	"math"
 	"math/big"
 	"strconv"
@@ -181,35 +182,72 @@ func subNumbers(a, b bson.RawValue) bson.RawValue {
 	return addNumbers(a, negate(b))
 }
 
-// CoerceToLong converts a number to an integer as MongoDB's
-// Value::CoerceToLong does: doubles truncate toward zero and decimals round
-// half to even, and a value with no 64-bit integer (NaN, an infinity, or
-// out of range) becomes math.MinInt64, the result MongoDB's conversion
-// gives them on x86-64, so a start index of NaN is negative.
-func CoerceToLong(v bson.RawValue) int64 {
+// longOf converts a number to an integer as MongoDB's conversions to long
+// do: doubles truncate toward zero and decimals round half to even. A value
+// with no 64-bit integer (NaN, an infinity, or out of range) is not ok;
+// it is then 0 for NaN, else the nearest bound.
+func longOf(v bson.RawValue) (n int64, ok bool) {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
-		return toInt(v)
+		return toInt(v), true
 	case bson.TypeDouble:
 		f := v.Double()
-		if !(f >= -9.223372036854775808e18 && f < 9.223372036854775808e18) {
-			return math.MinInt64
+		switch {
+		case f != f:
+			return 0, false
+		case f >= 9.223372036854775808e18:
+			return math.MaxInt64, false
+		case f < -9.223372036854775808e18:
+			return math.MinInt64, false
 		}
-		return int64(f)
+		return int64(f), true
 	}
-	c, e, err := v.Decimal128().BigInt()
-	if err != nil {
-		return math.MinInt64
-	}
-	if e > 0 {
+	d := v.Decimal128()
+	c, e, err := d.BigInt()
+	switch {
+	case d.IsNaN():
+		return 0, false
+	case err != nil: // an infinity
+		if d.IsInf() > 0 {
+			return math.MaxInt64, false
+		}
+		return math.MinInt64, false
+	case e > 0:
 		c = new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e)), nil))
-	} else {
+	default:
 		c, _ = roundDigits(c, e, 0, halfEven)
 	}
-	if !c.IsInt64() {
-		return math.MinInt64
+	switch {
+	case c.IsInt64():
+		return c.Int64(), true
+	case c.Sign() > 0:
+		return math.MaxInt64, false
 	}
-	return c.Int64()
+	return math.MinInt64, false
+}
+
+// coerceToLong converts a number to an integer as MongoDB's
+// Value::coerceToLong does (see longOf): a double with no 64-bit integer
+// fails (31109); a decimal's range is not checked (MongoDB checks the
+// bits of its storage as a double), and one with no 64-bit integer
+// becomes math.MinInt64, as Decimal128::toLong gives it.
+func coerceToLong(v bson.RawValue) (int64, error) {
+	n, ok := longOf(v)
+	switch {
+	case ok:
+		return n, nil
+	case v.Type == bson.TypeDouble:
+		return 0, mongoerr.New(mongoerr.CoerceLongOutOfRange, "Can't coerce out of range value %s to long", streamDouble(v.Double()))
+	}
+	return math.MinInt64, nil
+}
+
+// SafeLong converts a number to an integer as MongoDB's
+// BSONElement::safeNumberLong does (see longOf): NaN is 0, and a value out
+// of range is the nearest bound.
+func SafeLong(v bson.RawValue) int64 {
+	n, _ := longOf(v)
+	return n
 }
 
 // roundMode selects how roundDigits discards digits.

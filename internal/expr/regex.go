@@ -113,12 +113,11 @@ func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
 		if !ok {
 			return nil, mongoerr.New(mongoerr.RegexOptionsNotString, "%s needs 'options' to be of type string", op)
 		}
-		if flags != "" && o != "" {
-			return nil, mongoerr.New(mongoerr.RegexOptionsInBoth, "%s found regex option(s) specified in both 'regex' and 'option' fields", op)
+		if flags != "" {
+			// Even options "" conflict with a regex's own flags.
+			return nil, mongoerr.New(mongoerr.RegexOptionsInBoth, "%s: found regex option(s) specified in both 'regex' and 'option' fields", op)
 		}
-		if o != "" {
-			flags = o
-		}
+		flags = o
 	}
 	if isNullish(rv) {
 		return nil, nil

@@ -133,7 +133,14 @@ func substrBytes(op string) naryFn {
 		if !isNumber(args[2]) {
 			return missing, mongoerr.New(mongoerr.SubstrLengthNotNumber, "%s: length must be a numeric type (is BSON type %s)", op, typeName(args[2]))
 		}
-		start, length := CoerceToLong(args[1]), CoerceToLong(args[2])
+		start, err := coerceToLong(args[1])
+		if err != nil {
+			return missing, err
+		}
+		length, err := coerceToLong(args[2])
+		if err != nil {
+			return missing, err
+		}
 		if start < 0 {
 			return missing, mongoerr.New(mongoerr.SubstrStartNegative, "%s: starting index must be non-negative (got: %d)", op, start)
 		}

@@ -610,6 +610,9 @@ const (
 	SubstrCPLengthNegative Code = 34454
 	// SubstrCPStartNegative: a negative $substrCP start.
 	SubstrCPStartNegative Code = 34455
+	// CoerceLongOutOfRange: a number with no 64-bit integer (NaN, an
+	// infinity, out of range) where an expression needs a long.
+	CoerceLongOutOfRange Code = 31109
 	// SubstrStartNegative: a negative $substrBytes start.
 	SubstrStartNegative Code = 50752
 	// StrLenCPArgumentNotString: a $strLenCP argument that is not a string.

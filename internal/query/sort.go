@@ -71,7 +71,7 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		}
 		// MongoDB reads the direction as a long: a double truncated, a
 		// decimal rounded half to even (1.999 and 0.51 are ascending).
-		dir := expr.CoerceToLong(v)
+		dir := expr.SafeLong(v)
 		if dir != 1 && dir != -1 {
 			return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
