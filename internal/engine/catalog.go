@@ -443,6 +443,9 @@ func (e *Engine) allocCollID() (uint32, error) {
 // createLocked adds a collection, or returns the one of that name another
 // frontend created meanwhile; the caller holds e.cat.mu.
 func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+	if err := e.checkDBCase(db); err != nil {
+		return nil, err
+	}
 	coll, err := e.newCollection(db, name, opts)
 	if err != nil {
 		return nil, err
@@ -462,6 +465,24 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collect
 		return nil, err
 	}
 	return e.cat.colls[nsKey(db, name)], nil
+}
+
+// checkDBCase refuses to add a collection to db when a database whose name
+// differs from db only in case exists (DatabaseDifferCase): MongoDB keeps
+// such names apart on case-insensitive file systems. The caller holds
+// e.cat.mu.
+func (e *Engine) checkDBCase(db string) error {
+	for _, c := range e.cat.colls {
+		if c.DB == db {
+			return nil
+		}
+	}
+	for _, c := range e.cat.colls {
+		if strings.EqualFold(c.DB, db) {
+			return mongoerr.New(mongoerr.DatabaseDifferCase, "db already exists with different case already have: [%s] trying to create [%s]", c.DB, db)
+		}
+	}
+	return nil
 }
 
 // kvWriter is where catalog writes are staged: a storage transaction or
@@ -651,6 +672,9 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")
 		}
 		if target == nil {
+			if err := e.checkDBCase(toDB); err != nil {
+				return err
+			}
 			if err := e.checkAbsent(tx, toDB, to); err != nil {
 				return err
 			}

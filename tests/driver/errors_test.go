@@ -260,3 +260,25 @@ func TestDropLocalOnReplicaSet(t *testing.T) {
 		t.Fatalf("oplog entries of %s.c: %d (%v)", testDB, n, err)
 	}
 }
+
+// TestDatabaseNamesDifferingInCase: MongoDB refuses to create a database
+// whose name differs from an existing one's only in case, by a write or a
+// rename into it (DatabaseDifferCase); the existing one is unaffected.
+func TestDatabaseNamesDifferingInCase(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	if _, err := client.Database("caseDB").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := client.Database("CASEDB").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 2}})
+	requireCode(t, err, 13297, "DatabaseDifferCase")
+	err = client.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: "caseDB.c"}, {Key: "to", Value: "casedb.d"}}).Err()
+	requireCode(t, err, 13297, "DatabaseDifferCase")
+	if _, err := client.Database("caseDB").Collection("d").InsertOne(ctx, bson.D{{Key: "x", Value: 3}}); err != nil {
+		t.Fatalf("a second collection in the existing database: %v", err)
+	}
+	names, err := client.ListDatabaseNames(ctx, bson.D{{Key: "name", Value: bson.D{{Key: "$regex", Value: "^(?i)casedb$"}}}})
+	if err != nil || len(names) != 1 || names[0] != "caseDB" {
+		t.Fatalf("databases %v (%v), want only caseDB", names, err)
+	}
+}
