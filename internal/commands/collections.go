@@ -256,6 +256,20 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if sharded != nil && fromDB != toDB {
 		return nil, mongoerr.New(mongoerr.CommandFailed, "Source and destination collections must be on the same database.")
 	}
+	// Views live in system.views, which the engine's catalog does not
+	// hold: a view is neither renamed nor renamed over.
+	if v, err := s.lookupView(r, fromDB, fromColl); err != nil || v != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.CommandNotSupportedOnView, "cannot rename view: %s", from)
+		}
+		return nil, err
+	}
+	if v, err := s.lookupView(r, toDB, toColl); err != nil || v != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.NamespaceExists, "a view already exists with that name: %s", to)
+		}
+		return nil, err
+	}
 	target := s.Engine.Collection(toDB, toColl)
 	if err := s.Engine.RenameCollection(fromDB, fromColl, toDB, toColl, dropTarget); err != nil {
 		return nil, err

@@ -121,6 +121,19 @@ func TestRenameCollectionErrors(t *testing.T) {
 	if err != nil || !slices.Equal(colls, []string{"dst"}) {
 		t.Fatalf("collections %v (%v), want [dst]", colls, err)
 	}
+
+	// A view is not renamed, and not renamed over, even with dropTarget
+	// (a collection beside a view of the same name would shadow it).
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "dst"}, {Key: "pipeline", Value: bson.A{}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, rename("v", "w"), 166, "CommandNotSupportedOnView")
+	requireCode(t, rename("dst", "v"), 48, "NamespaceExists")
+	requireCode(t, rename("dst", "v", bson.E{Key: "dropTarget", Value: true}), 48, "NamespaceExists")
+	colls, err = db.ListCollectionNames(t.Context(), bson.D{{Key: "type", Value: "collection"}})
+	if slices.Sort(colls); err != nil || !slices.Equal(colls, []string{"dst", "system.views"}) {
+		t.Fatalf("collections %v (%v), want [dst system.views]", colls, err)
+	}
 }
 
 // TestCreateExistingCollection proves create succeeds again with the same
