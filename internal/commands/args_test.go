@@ -93,6 +93,7 @@ var argRows = []struct {
 	{"mapReduce.verbose", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "verbose": true}`, 0},
 	{"mapReduce.bypassDocumentValidation", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": "o", "bypassDocumentValidation": true}`, 0},
 	{"distinct.key", `{"distinct": "c"}`, 40414},
+	{"distinct.key", `{"distinct": "c", "key": "a\u0000b"}`, 31032},
 	{"distinct.query", `{"distinct": "c", "key": "a", "query": {"a": 1}}`, 0},
 	{"distinct.hint", `{"distinct": "c", "key": "a", "hint": {"a": 1}}`, 0},
 

@@ -1,9 +1,12 @@
 package commands
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 func init() {
@@ -96,8 +99,12 @@ func (s *Service) countOplog(o engine.FindOptions) (int64, error) {
 }
 
 // parseDistinct reads a distinct command's parsed key, query and hint.
-func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions) {
-	return c.str("key"), engine.FindOptions{Filter: c.doc("query"), Hint: c.value("hint"), Collation: c.doc("collation")}
+func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions, err error) {
+	key = c.str("key")
+	if strings.IndexByte(key, 0) >= 0 {
+		err = mongoerr.New(mongoerr.DistinctKeyNullByte, "Key field cannot contain an embedded null byte")
+	}
+	return key, engine.FindOptions{Filter: c.doc("query"), Hint: c.value("hint"), Collation: c.doc("collation")}, err
 }
 
 func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -106,7 +113,10 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, o := parseDistinct(&r.args)
+	key, o, err := parseDistinct(&r.args)
+	if err != nil {
+		return nil, err
+	}
 	// A view is read as an aggregate, which resolves its chain of views.
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {

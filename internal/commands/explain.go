@@ -88,7 +88,7 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	case countSpec:
 		o.FindOptions, err = parseCount(c)
 	case distinctSpec:
-		key, o.FindOptions = parseDistinct(c)
+		key, o.FindOptions, err = parseDistinct(c)
 	}
 	if err != nil {
 		return nil, err

@@ -610,6 +610,8 @@ const (
 	SubstrCPLengthNegative Code = 34454
 	// SubstrCPStartNegative: a negative $substrCP start.
 	SubstrCPStartNegative Code = 34455
+	// DistinctKeyNullByte: a distinct key holding a NUL.
+	DistinctKeyNullByte Code = 31032
 	// CoerceLongOutOfRange: a number with no 64-bit integer (NaN, an
 	// infinity, out of range) where an expression needs a long.
 	CoerceLongOutOfRange Code = 31109
