@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,12 +159,34 @@ func checkNewSpecs(specs []IndexSpec) error {
 		if spec.Sparse && len(spec.Partial) > 0 {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 		}
+		if err := checkNewKeyPattern(spec.Key); err != nil {
+			return err
+		}
 		ix, err := newIndex(0, spec)
 		if err == nil && ix.partial != nil {
 			err = ix.partial.CheckPartial()
 		}
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkNewKeyPattern applies the rules of MongoDB's validateKeyPattern that
+// an index stored before Folio checked them would break on load: no NaN
+// value, and no path component starting with '$' but a final "$**".
+func checkNewKeyPattern(key bson.Raw) error {
+	elems, _ := key.Elements()
+	for _, el := range elems {
+		if f, ok := values.Float64(el.Value()); ok && math.IsNaN(f) {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Values in the index key pattern can't be NaN.")
+		}
+		parts := strings.Split(el.Key(), ".")
+		for i, part := range parts {
+			if strings.HasPrefix(part, "$") && (part != "$**" || i != len(parts)-1) {
+				return mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", el.Key())
+			}
 		}
 	}
 	return nil

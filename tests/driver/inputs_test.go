@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -99,6 +100,13 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "TTL beyond 32 bits", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int64(1 << 31)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "32-bit integer"},
 		// IndexCatalogImpl::_checkValidFilterExpressions.
+		// index_key_validate::validateKeyPattern.
+		{name: "index key NaN", cmd: idx("c", spec(bson.D{{Key: "a", Value: math.NaN()}}, "a_nan")),
+			code: 67, codeName: "CannotCreateIndex", msg: "can't be NaN"},
+		{name: "wildcard key NaN", cmd: idx("c", spec(bson.D{{Key: "$**", Value: math.NaN()}}, "w")),
+			code: 67, codeName: "CannotCreateIndex", msg: "can't be NaN"},
+		{name: "wildcard not the last component", cmd: idx("c", spec(bson.D{{Key: "a.$**.b", Value: 1}}, "w")),
+			code: 67, codeName: "CannotCreateIndex", msg: "illegal field name"},
 		{name: "partial and sparse", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "sparse", Value: true}, bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: 1}}})),
 			code: 67, codeName: "CannotCreateIndex", msg: `cannot mix "partialFilterExpression" and "sparse" options`},
 		{name: "partial filter with $ne", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$ne", Value: 5}}}}})),
