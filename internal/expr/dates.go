@@ -679,7 +679,7 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 		if err != nil {
 			return missing, err
 		}
-		if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ || (vals[4].Type != 0 && isNullish(vals[4])) {
+		if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ || (args["startOfWeek"] != nil && isNullish(vals[4])) {
 			return nullValue, nil
 		}
 		var ts [2]time.Time
@@ -716,8 +716,14 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 		case "millisecond":
 			n = b.UnixMilli() - a.UnixMilli()
 		default:
+			// Hours, minutes and seconds: the boundaries crossed in local
+			// time, corrected by the change of UTC offset in whole units,
+			// so that a DST change does not count (MongoDB's
+			// utcOffsetCorrectionFor*).
 			u := dateUnits[unit].Milliseconds()
-			n = floorDiv(localMillis(b), u) - floorDiv(localMillis(a), u)
+			_, offA := a.Zone()
+			_, offB := b.Zone()
+			n = floorDiv(localMillis(b), u) - floorDiv(localMillis(a), u) + int64(offA-offB)*1000/u
 		}
 		return values.Int64Value(n), nil
 	}), nil
@@ -748,7 +754,7 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 		if err != nil {
 			return missing, err
 		}
-		if isNullish(vals[0]) || isNullish(vals[1]) || nullTZ || (vals[2].Type != 0 && isNullish(vals[2])) || (vals[4].Type != 0 && isNullish(vals[4])) {
+		if isNullish(vals[0]) || isNullish(vals[1]) || nullTZ || (args["binSize"] != nil && isNullish(vals[2])) || (args["startOfWeek"] != nil && isNullish(vals[4])) {
 			return nullValue, nil
 		}
 		if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
