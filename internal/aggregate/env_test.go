@@ -143,6 +143,18 @@ func (m *memEnv) DropCollection(db, coll string) error {
 	return nil
 }
 
+// CreateOutTemp creates db.tmp empty, with target's unique indexes (the
+// in-memory collections have no other options or indexes).
+func (m *memEnv) CreateOutTemp(db, tmp, target string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.colls[db+"."+tmp]; !ok {
+		m.colls[db+"."+tmp] = nil
+	}
+	m.unique[db+"."+tmp] = slices.Clone(m.unique[db+"."+target])
+	return nil
+}
+
 func (m *memEnv) RenameCollection(db, from, to string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

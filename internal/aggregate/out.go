@@ -64,7 +64,10 @@ func (s *outStage) run(in Source, rt *runtime) Source {
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.agg_out." + hex.EncodeToString(suffix[:])
-		err := copyInBatches(in, func(docs []bson.Raw) error { return env.Insert(s.db, tmp, docs) })
+		err := env.CreateOutTemp(s.db, tmp, s.coll)
+		if err == nil {
+			err = copyInBatches(in, func(docs []bson.Raw) error { return env.Insert(s.db, tmp, docs) })
+		}
 		if err == nil {
 			err = env.RenameCollection(s.db, tmp, s.coll)
 		}

@@ -60,6 +60,10 @@ type Env interface {
 	Replace(db, coll string, id bson.RawValue, doc bson.Raw) error
 	// DropCollection drops db.coll if it exists.
 	DropCollection(db, coll string) error
+	// CreateOutTemp creates db.tmp, the collection $out writes before it
+	// replaces db.target: with target's options and indexes when it
+	// exists, which may not be capped.
+	CreateOutTemp(db, tmp, target string) error
 	// RenameCollection renames db.from to db.to, replacing db.to.
 	RenameCollection(db, from, to string) error
 	// CollectionStats describes db.coll, its sizes divided by scale; a

@@ -409,6 +409,13 @@ func (env engineEnv) DropCollection(db, coll string) error {
 	return err
 }
 
+func (env engineEnv) CreateOutTemp(db, tmp, target string) error {
+	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
+		return mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, target)
+	}
+	return env.e.CreateCollectionLike(db, tmp, target)
+}
+
 func (env engineEnv) RenameCollection(db, from, to string) error {
 	return env.e.RenameCollection(db, from, db, to, true)
 }

@@ -536,6 +536,29 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
 }
 
+// CreateCollectionLike creates db.name with the options and indexes of
+// db.like, or with none when like does not exist: the collection $out
+// writes before it replaces like, so that its documents are validated as
+// like's and like keeps its options and indexes.
+func (e *Engine) CreateCollectionLike(db, name, like string) error {
+	c := e.Collection(db, like)
+	if c == nil {
+		return e.CreateCollection(db, name, CollectionOptions{})
+	}
+	if err := e.CreateCollection(db, name, c.CurrentOptions()); err != nil {
+		return err
+	}
+	var specs []IndexSpec
+	for _, ix := range c.Indexes() {
+		specs = append(specs, storedSpec(ix.Spec))
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	_, err := e.CreateIndexes(db, name, specs, nil)
+	return err
+}
+
 // writable returns the collection for a write, as txn (when not nil) sees
 // it, creating it when it is missing and create is set (inside txn, as
 // one of txn's own collections), with its mu read-locked; the caller calls

@@ -610,6 +610,8 @@ const (
 	SubstrCPLengthNegative Code = 34454
 	// SubstrCPStartNegative: a negative $substrCP start.
 	SubstrCPStartNegative Code = 34455
+	// OutTargetCapped: a $out into a capped collection.
+	OutTargetCapped Code = 17152
 	// DistinctKeyNullByte: a distinct key holding a NUL.
 	DistinctKeyNullByte Code = 31032
 	// CoerceLongOutOfRange: a number with no 64-bit integer (NaN, an

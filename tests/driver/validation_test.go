@@ -221,3 +221,63 @@ func TestValidatorSurvivesRestart(t *testing.T) {
 		t.Errorf("details\n got %s\nwant %s", d, want)
 	}
 }
+
+// TestOutKeepsTargetOptions: $out replaces an existing collection's
+// documents, not its options or indexes. The documents are written under
+// the target's validator and unique indexes, so a failing one leaves the
+// target as it was; a capped target is refused (17152).
+func TestOutKeepsTargetOptions(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	validator := bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "required", Value: bson.A{"v"}}, {Key: "properties", Value: bson.D{{Key: "v", Value: bson.D{{Key: "bsonType", Value: "int"}}}}}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "target"}, {Key: "validator", Value: validator}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	target := db.Collection("target")
+	if _, err := target.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetUnique(true).SetName("k_1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := target.InsertOne(ctx, bson.D{{Key: "_id", Value: 99}, {Key: "v", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	src := db.Collection("src")
+	out := func(docs ...any) error {
+		if err := src.Drop(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := src.Aggregate(ctx, bson.A{bson.D{{Key: "$out", Value: "target"}}})
+		if err == nil {
+			err = cur.Close(ctx)
+		}
+		return err
+	}
+	requireCode(t, out(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: "not an int"}}), 121, "DocumentValidationFailure")
+	requireDocs(t, target, `{"_id": 99, "v": 1}`)
+	requireCode(t, out(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: 1}, {Key: "k", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "v", Value: 2}, {Key: "k", Value: 1}}), 11000, "DuplicateKey")
+	requireDocs(t, target, `{"_id": 99, "v": 1}`)
+	if err := out(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: 1}, {Key: "k", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	requireDocs(t, target, `{"_id": 1, "v": 1, "k": 1}`)
+	specs, err := target.Indexes().ListSpecifications(ctx)
+	if err != nil || len(specs) != 2 || specs[1].Name != "k_1" || specs[1].Unique == nil || !*specs[1].Unique {
+		t.Fatalf("indexes after $out: %v (%v), want _id_ and the unique k_1", specs, err)
+	}
+	colls, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "target"}})
+	if err != nil || len(colls) != 1 || colls[0].Options.Lookup("validator").Type == 0 {
+		t.Fatalf("target after $out: %v (%v), want its validator kept", colls, err)
+	}
+
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := src.Aggregate(ctx, bson.A{bson.D{{Key: "$out", Value: "capped"}}})
+	if err == nil {
+		err = cur.Close(ctx)
+	}
+	requireCode(t, err, 17152, "Location17152")
+}
