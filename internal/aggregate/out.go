@@ -64,8 +64,11 @@ func (s *outStage) run(in Source, rt *runtime) Source {
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.agg_out." + hex.EncodeToString(suffix[:])
-		err := env.CreateOutTemp(s.db, tmp, s.coll)
-		if err == nil {
+		err := env.CheckOutput(s.db, s.coll)
+		if err != nil {
+			return nil, err
+		}
+		if err = env.CreateOutTemp(s.db, tmp, s.coll); err == nil {
 			err = copyInBatches(in, func(docs []bson.Raw) error { return env.Insert(s.db, tmp, docs) })
 		}
 		if err == nil {
@@ -245,6 +248,9 @@ func mergeOn(v bson.RawValue) ([][]string, error) {
 
 func (s *mergeStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
+		if err := rt.opts.Env.CheckOutput(s.db, s.coll); err != nil {
+			return nil, err
+		}
 		var inserts []bson.Raw
 		flush := func() error {
 			if len(inserts) == 0 {

@@ -409,6 +409,19 @@ func (env engineEnv) DropCollection(db, coll string) error {
 	return err
 }
 
+func (env engineEnv) CheckOutput(db, coll string) error {
+	if env.views == nil {
+		return nil
+	}
+	if _, _, isView, err := env.views(db, coll); err != nil || isView {
+		if err == nil {
+			err = viewError(db, coll)
+		}
+		return err
+	}
+	return nil
+}
+
 func (env engineEnv) CreateOutTemp(db, tmp, target string) error {
 	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
 		return mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, target)

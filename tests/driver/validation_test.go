@@ -280,4 +280,21 @@ func TestOutKeepsTargetOptions(t *testing.T) {
 		err = cur.Close(ctx)
 	}
 	requireCode(t, err, 17152, "Location17152")
+
+	// Nor does $out or $merge write into a view (a collection of the
+	// view's name would shadow it).
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "view"}, {Key: "viewOn", Value: "src"}, {Key: "pipeline", Value: bson.A{}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, stage := range []bson.D{{{Key: "$out", Value: "view"}}, {{Key: "$merge", Value: "view"}}} {
+		cur, err := src.Aggregate(ctx, bson.A{stage})
+		if err == nil {
+			err = cur.Close(ctx)
+		}
+		requireCode(t, err, 166, "CommandNotSupportedOnView")
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "view"}})
+	if err != nil || len(names) != 1 {
+		t.Fatalf("namespaces named view: %v (%v), want the view alone", names, err)
+	}
 }
