@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 func init() {
@@ -66,6 +67,16 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		opts.Size = (opts.Size + 255) / 256 * 256
 	} else {
 		opts.Size, opts.Max = 0, 0
+	}
+	if v, err := s.lookupView(r, r.DB, name); err != nil || v != nil {
+		if err == nil {
+			kind := "view"
+			if strings.HasPrefix(v.viewOn, timeseries.BucketsPrefix) {
+				kind = "timeseries collection"
+			}
+			err = mongoerr.New(mongoerr.NamespaceExists, "A %s already exists. NS: %s.%s", kind, r.DB, name)
+		}
+		return nil, err
 	}
 	if r.Txn != nil {
 		return nil, r.Txn.CreateCollection(r.DB, name, opts)

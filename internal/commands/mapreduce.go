@@ -330,14 +330,21 @@ func mrDoc(key, v bson.RawValue) bson.Raw {
 // a result with the stored document of its key (stored value first),
 // then finalizes.
 func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js.Session, reduceF, finalizeF *js.Func) error {
+	if err := s.notOnView(r, out.db, out.coll); err != nil {
+		return err
+	}
 	wo := writeOptions(r, &r.args)
 	switch out.mode {
 	case "replace":
+		// As $out: written aside, with the target's options and indexes.
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.mr." + out.coll + "_" + hex.EncodeToString(suffix[:])
 		env := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal}
-		err := env.Insert(out.db, tmp, results)
+		err := env.CreateOutTemp(out.db, tmp, out.coll)
+		if err == nil {
+			err = env.Insert(out.db, tmp, results)
+		}
 		if err == nil {
 			err = env.RenameCollection(out.db, tmp, out.coll)
 		}

@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -147,5 +149,44 @@ func TestViews(t *testing.T) {
 	}
 	if len(names) != 3 || names[0] != "bigbob" || names[1] != "orders" || names[2] != "system.views" {
 		t.Errorf("collections after the drop: %v", names)
+	}
+}
+
+// TestViewNamesAreNotShadowed: no command makes a collection of a view's
+// name, which would shadow the view: create refuses it (NamespaceExists,
+// naming a time series collection as such), mapReduce does not write into
+// it (CommandNotSupportedOnView).
+func TestViewNamesAreNotShadowed(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	if _, err := db.Collection("a").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []bson.D{
+		{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "a"}, {Key: "pipeline", Value: bson.A{}}},
+		{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
+	} {
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "v"}}).Err()
+	requireCode(t, err, 48, "NamespaceExists")
+	if !strings.Contains(err.Error(), "A view already exists. NS: "+testDB+".v") {
+		t.Errorf("create over a view: %v", err)
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "create", Value: "ts"}}).Err()
+	if requireCode(t, err, 48, "NamespaceExists"); !strings.Contains(err.Error(), "A timeseries collection already exists") {
+		t.Errorf("create over a time series collection: %v", err)
+	}
+	for _, out := range []any{"v", bson.D{{Key: "merge", Value: "v"}}} {
+		err = db.RunCommand(ctx, bson.D{{Key: "mapReduce", Value: "a"}, {Key: "map", Value: bson.JavaScript("function() { emit(1, 1) }")},
+			{Key: "reduce", Value: bson.JavaScript("function(k, v) { return 1 }")}, {Key: "out", Value: out}}).Err()
+		requireCode(t, err, 166, "CommandNotSupportedOnView")
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: bson.D{{Key: "$in", Value: bson.A{"v", "ts"}}}}})
+	if slices.Sort(names); err != nil || !slices.Equal(names, []string{"ts", "v"}) {
+		t.Fatalf("namespaces v and ts: %v (%v), want one each", names, err)
 	}
 }
