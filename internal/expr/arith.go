@@ -24,8 +24,8 @@ func init() {
 		"$trunc":    nary(1, 2, placeOp("$trunc", truncate)),
 		"$sqrt":     unary(evalSqrt),
 		"$exp":      unary(floatOp("$exp", math.Exp, nil)),
-		"$ln":       unary(floatOp("$ln", math.Log, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
-		"$log10":    unary(floatOp("$log10", math.Log10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
+		"$ln":       unary(floatOp("$ln", logE, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
+		"$log10":    unary(floatOp("$log10", log10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
 		"$log":      binary(evalLog),
 		"$pow":      binary(evalPow),
 		"$rand":     compileRand,
@@ -300,6 +300,24 @@ func floatOp(op string, fn func(float64) float64, check func(bson.RawValue) erro
 	}
 }
 
+// logE is the natural logarithm, right for a subnormal x too: Go's
+// math.Log on amd64 gives a subnormal the logarithm of the smallest
+// normal double (ln 5e-324 is -744.44, not -709.09).
+func logE(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
+// log10 is the base-10 logarithm, right for a subnormal x too (see logE).
+func log10(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log10(x*0x1p54) - 54*math.Log10(2)
+	}
+	return math.Log10(x)
+}
+
 // evalLog is $log: [number, base], number > 0, base > 0 and not 1.
 func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 	if isNullish(x) || isNullish(base) {
@@ -317,7 +335,7 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
 		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", base)
 	}
-	r := math.Log(toFloat(x)) / math.Log(toFloat(base))
+	r := logE(toFloat(x)) / logE(toFloat(base))
 	if x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128 {
 		return decimalFromFloat(r), nil
 	}
