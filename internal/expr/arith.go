@@ -310,12 +310,18 @@ func logE(x float64) float64 {
 	return math.Log(x)
 }
 
-// log10 is the base-10 logarithm, right for a subnormal x too (see logE).
+// log10 is the base-10 logarithm as C's log10 gives it, which MongoDB
+// uses: right for a subnormal x (see logE), and exact for a power of ten,
+// where Go's math.Log10 may be an ulp off (1e15 gave 14.999999999999998).
 func log10(x float64) float64 {
 	if x > 0 && x < 0x1p-1022 {
 		return math.Log10(x*0x1p54) - 54*math.Log10(2)
 	}
-	return math.Log10(x)
+	r := math.Log10(x)
+	if n := math.Round(r); n >= -323 && n <= 308 && math.Pow10(int(n)) == x {
+		return n
+	}
+	return r
 }
 
 // evalLog is $log: [number, base], number > 0, base > 0 and not 1.
@@ -362,6 +368,11 @@ func evalPow(base, exp bson.RawValue) (bson.RawValue, error) {
 	t := widest(base.Type, exp.Type)
 	switch t {
 	case bson.TypeDecimal128:
+		if e, ok := values.Int64(exp); ok {
+			if r, ok := values.DecimalPow(base, e); ok {
+				return r, nil
+			}
+		}
 		return decimalFromFloat(math.Pow(toFloat(base), toFloat(exp))), nil
 	case bson.TypeDouble:
 		return values.DoubleValue(math.Pow(toFloat(base), toFloat(exp))), nil

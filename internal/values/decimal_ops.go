@@ -132,3 +132,32 @@ func signOr1(s int) int {
 	}
 	return 1
 }
+
+// DecimalPow is a raised to the power e, for a whole e of at most 6176 in
+// size (beyond, a finite power overflows or underflows a decimal):
+// computed exactly, then given 34 significant digits, rounded half to even,
+// as MongoDB's power gives it (1.5^2 is 2.250…0, with 34 digits). It is
+// not ok for another e or a non-finite a.
+func DecimalPow(a bson.RawValue, e int64) (bson.RawValue, bool) {
+	x := toDecimal(a)
+	if x.nan || x.inf != 0 || e > 6176 || e < -6176 || (e < 0 && x.coef.Sign() == 0) {
+		return bson.RawValue{}, false
+	}
+	r := new(big.Rat).SetInt64(1)
+	if b := decimalRat(x); e >= 0 {
+		r.SetFrac(new(big.Int).Exp(b.Num(), big.NewInt(e), nil), new(big.Int).Exp(b.Denom(), big.NewInt(e), nil))
+	} else {
+		r.SetFrac(new(big.Int).Exp(b.Denom(), big.NewInt(-e), nil), new(big.Int).Exp(b.Num(), big.NewInt(-e), nil))
+	}
+	if r.Sign() == 0 {
+		return DecimalValue(roundDecimal(new(big.Int), 0)), true
+	}
+	// The exponent giving 34 digits: |r| has digits(num) - digits(den)
+	// or one more digits before its decimal point.
+	num, den := new(big.Int).Abs(r.Num()), r.Denom()
+	n := len(num.String()) - len(den.String())
+	if new(big.Int).Mul(den, scale(big.NewInt(1), max(n, 0))).Cmp(new(big.Int).Mul(num, scale(big.NewInt(1), max(-n, 0)))) <= 0 {
+		n++ // |r| >= 10^n
+	}
+	return DecimalValue(decimalFromRat(r, n-34)), true
+}
