@@ -228,7 +228,14 @@ func roundingOp(op string, mode roundMode) unaryFn {
 // place an integer in [-20, 100] (default 0).
 func placeOp(op string, mode roundMode) naryFn {
 	return func(args []bson.RawValue) (bson.RawValue, error) {
+		// MongoDB checks the number, then the precision.
 		v := args[0]
+		if isNullish(v) {
+			return nullValue, nil
+		}
+		if !isNumber(v) {
+			return missing, mongoerr.New(mongoerr.RoundArgumentNotNumber, "%s only supports numeric types, not %s", op, typeName(v))
+		}
 		place := int64(0)
 		if len(args) == 2 {
 			p := args[1]
@@ -244,13 +251,12 @@ func placeOp(op string, mode roundMode) naryFn {
 			}
 			place = n
 		}
-		if isNullish(v) {
-			return nullValue, nil
+		r := roundNumber(v, int(place), mode)
+		if r.Type == 0 {
+			// An integer rounded beyond 64 bits.
+			return missing, mongoerr.New(mongoerr.RoundIntegerOverflow, "invalid conversion from Decimal128 result in %s resulting from arguments: [%d, %d]", op, toInt(v), place)
 		}
-		if !isNumber(v) {
-			return missing, mongoerr.New(mongoerr.RoundArgumentNotNumber, "%s only supports numeric types, not %s", op, typeName(v))
-		}
-		return roundNumber(v, int(place), mode), nil
+		return r, nil
 	}
 }
 

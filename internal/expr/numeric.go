@@ -291,8 +291,9 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 
 // roundNumber rounds v (any number) to place decimal places with mode,
 // keeping its type: integers round to multiples of 10^-place when place is
-// negative, doubles round through their shortest decimal form, decimals
-// exactly. NaN and infinities are returned unchanged.
+// negative (missing when the result is beyond 64 bits), doubles round
+// through their shortest decimal form, decimals exactly. NaN and
+// infinities are returned unchanged.
 func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
@@ -302,7 +303,7 @@ func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
 		c, e := roundDigits(big.NewInt(toInt(v)), 0, place, mode)
 		r := new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e)), nil))
 		if !r.IsInt64() {
-			return values.DoubleValue(toFloat(v))
+			return missing // beyond 64 bits: the caller's error
 		}
 		if v.Type == bson.TypeInt32 {
 			return intValue(r.Int64())

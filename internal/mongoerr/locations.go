@@ -610,6 +610,9 @@ const (
 	SubstrCPLengthNegative Code = 34454
 	// SubstrCPStartNegative: a negative $substrCP start.
 	SubstrCPStartNegative Code = 34455
+	// RoundIntegerOverflow: an integer $round or $trunc takes beyond 64
+	// bits.
+	RoundIntegerOverflow Code = 51080
 	// OutTargetCapped: a $out into a capped collection.
 	OutTargetCapped Code = 17152
 	// DistinctKeyNullByte: a distinct key holding a NUL.
