@@ -422,6 +422,8 @@ type stdDevAcc struct {
 	sample   bool
 	n        int64
 	mean, m2 float64
+	// nonFinite counts the NaNs and infinities among the numbers.
+	nonFinite int64
 }
 
 func (s *stdDevAcc) add(_ bson.Raw, v bson.RawValue) error {
@@ -429,6 +431,9 @@ func (s *stdDevAcc) add(_ bson.Raw, v bson.RawValue) error {
 		return nil
 	}
 	x, _ := values.Float64(v)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		s.nonFinite++
+	}
 	s.n++
 	d := x - s.mean
 	s.mean += d / float64(s.n)
@@ -445,6 +450,20 @@ func (s *stdDevAcc) result() bson.RawValue {
 		return null
 	}
 	return values.DoubleValue(math.Sqrt(s.m2 / float64(n)))
+}
+
+// windowResult is the result of MongoDB's removable $stdDevPop and
+// $stdDevSamp window functions (a window that does not only grow): null
+// when a NaN or an infinity is in the window, and for one number the int
+// 0 ($stdDevPop) or null ($stdDevSamp).
+func (s *stdDevAcc) windowResult() bson.RawValue {
+	switch {
+	case s.nonFinite > 0:
+		return null
+	case s.n == 1 && !s.sample:
+		return values.Int32Value(0)
+	}
+	return s.result()
 }
 
 // state is {n, mean, m2}, the figures of Welford's method.

@@ -27,6 +27,13 @@ const (
 	byRange
 )
 
+// removable reports whether documents leave the window as it moves: all
+// but the whole partition and a window from its start to the current
+// document, which MongoDB computes with the plain accumulators.
+func (w windowBounds) removable() bool {
+	return w.kind != wholePartition && !(w.lo.unbounded && (w.hi.current || w.hi.unbounded))
+}
+
 // windowBound is one end of a window: unbounded, the current document, or
 // an offset (a position count, or a value added to the sortBy value).
 type windowBound struct {

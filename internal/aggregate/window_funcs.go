@@ -224,6 +224,10 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 			}
 		}
 		prevLo, prevHi = lo, hi
+		if sd, ok := acc.(*stdDevAcc); ok && a.win.removable() {
+			out[i] = sd.windowResult()
+			continue
+		}
 		out[i] = p.own(acc.result())
 	}
 	return nil
