@@ -57,17 +57,21 @@ func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr,
 		if err != nil {
 			return missing, err
 		}
-		if isNullish(to) {
-			return nullValue, nil
-		}
-		t, err := targetType(to)
-		if err != nil {
-			return missing, err
+		// MongoDB's order: a "to" given is checked, then a null input
+		// gives onNull (whatever "to" is), then a null "to" gives null.
+		var t bson.Type
+		if !isNullish(to) {
+			if t, err = targetType(to); err != nil {
+				return missing, err
+			}
 		}
 		if isNullish(in) {
 			if args["onNull"] != nil {
 				return args["onNull"].eval(st)
 			}
+			return nullValue, nil
+		}
+		if isNullish(to) {
 			return nullValue, nil
 		}
 		r, err := convert(in, t)
