@@ -187,8 +187,8 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 // preAndPostImagesSpecs declare changeStreamPreAndPostImages of create and
 // collMod: {enabled: <bool>}.
 var preAndPostImagesSpecs = map[string]*argSpec{
-	"create":  {path: "create.changeStreamPreAndPostImages", fields: []argField{required("enabled", tBool)}},
-	"collMod": {path: "collMod.changeStreamPreAndPostImages", fields: []argField{required("enabled", tBool)}},
+	"create":  {path: "create.changeStreamPreAndPostImages", fields: []argField{required("enabled", tStrictBool)}},
+	"collMod": {path: "collMod.changeStreamPreAndPostImages", fields: []argField{required("enabled", tStrictBool)}},
 }
 
 // parsePreAndPostImages reads changeStreamPreAndPostImages of cmd.
