@@ -19,8 +19,9 @@ var explainSpec = &argSpec{path: "explain", fields: []argField{
 }}
 
 // explainCmd explains a find, a count, a distinct, an aggregate, an
-// update, a delete or a findAndModify, with verbosity queryPlanner or executionStats
-// (allPlansExecution reports as executionStats: Folio considers one plan).
+// update, a delete or a findAndModify, with verbosity queryPlanner or
+// executionStats (allPlansExecution reports as executionStats: Folio
+// considers one plan).
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	innerv := r.args.first()
 	if innerv.Type != bson.TypeEmbeddedDocument {
