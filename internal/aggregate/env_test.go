@@ -144,7 +144,7 @@ func (m *memEnv) DropCollection(db, coll string) error {
 }
 
 // CheckOutput takes every target: the in-memory environment has no views.
-func (m *memEnv) CheckOutput(string, string) error { return nil }
+func (m *memEnv) CheckOutput(string, string, string) error { return nil }
 
 // CreateOutTemp creates db.tmp empty, with target's unique indexes (the
 // in-memory collections have no other options or indexes).

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -98,13 +99,12 @@ func parseSample(arg bson.RawValue) (stage, error) {
 		if f.key != "size" {
 			return nil, mongoerr.New(mongoerr.SampleUnknownOption, "unrecognized option to $sample: %s", f.key)
 		}
-		n, ok := values.Int64(f.val)
-		if !ok {
-			if !values.IsNumber(f.val.Type) {
-				return nil, mongoerr.New(mongoerr.SampleSizeNotNumber, "size argument to $sample must be a number")
-			}
-			n = -1
+		if !values.IsNumber(f.val.Type) {
+			return nil, mongoerr.New(mongoerr.SampleSizeNotNumber, "size argument to $sample must be a number")
 		}
+		// MongoDB reads the size with safeNumberLong: 1.5 is 1, a decimal
+		// rounds half to even, NaN is 0.
+		n := expr.SafeLong(f.val)
 		if n < 0 {
 			return nil, mongoerr.New(mongoerr.SampleSizeNegative, "size argument to $sample must not be negative")
 		}

@@ -64,7 +64,7 @@ func (s *outStage) run(in Source, rt *runtime) Source {
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.agg_out." + hex.EncodeToString(suffix[:])
-		err := env.CheckOutput(s.db, s.coll)
+		err := env.CheckOutput("$out", s.db, s.coll)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +248,7 @@ func mergeOn(v bson.RawValue) ([][]string, error) {
 
 func (s *mergeStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		if err := rt.opts.Env.CheckOutput(s.db, s.coll); err != nil {
+		if err := rt.opts.Env.CheckOutput("$merge", s.db, s.coll); err != nil {
 			return nil, err
 		}
 		var inserts []bson.Raw

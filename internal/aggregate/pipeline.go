@@ -60,9 +60,9 @@ type Env interface {
 	Replace(db, coll string, id bson.RawValue, doc bson.Raw) error
 	// DropCollection drops db.coll if it exists.
 	DropCollection(db, coll string) error
-	// CheckOutput refuses db.coll as the target of $out or $merge when it
-	// cannot be written (a view).
-	CheckOutput(db, coll string) error
+	// CheckOutput refuses db.coll as the target of stage ($out or
+	// $merge) when it cannot be written (a view).
+	CheckOutput(stage, db, coll string) error
 	// CreateOutTemp creates db.tmp, the collection $out writes before it
 	// replaces db.target: with target's options and indexes when it
 	// exists, which may not be capped.

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -409,15 +411,18 @@ func (env engineEnv) DropCollection(db, coll string) error {
 	return err
 }
 
-func (env engineEnv) CheckOutput(db, coll string) error {
+func (env engineEnv) CheckOutput(stage, db, coll string) error {
 	if env.views == nil {
 		return nil
 	}
-	if _, _, isView, err := env.views(db, coll); err != nil || isView {
-		if err == nil {
-			err = viewError(db, coll)
-		}
+	on, _, isView, err := env.views(db, coll)
+	switch {
+	case err != nil:
 		return err
+	case isView && stage == "$out" && strings.HasPrefix(on, timeseries.BucketsPrefix):
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $out to a time series collection yet (%s.%s)", db, coll)
+	case isView:
+		return viewError(db, coll)
 	}
 	return nil
 }

@@ -297,4 +297,27 @@ func TestOutKeepsTargetOptions(t *testing.T) {
 	if err != nil || len(names) != 1 {
 		t.Fatalf("namespaces named view: %v (%v), want the view alone", names, err)
 	}
+
+	// A time series collection is a view of its buckets: $out into one is
+	// not implemented (MongoDB writes into it), $merge into one refused.
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "series"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stage bson.D
+		code  int
+		name  string
+	}{
+		{bson.D{{Key: "$out", Value: "series"}}, 238, "NotImplemented"},
+		{bson.D{{Key: "$merge", Value: "series"}}, 166, "CommandNotSupportedOnView"},
+	} {
+		cur, err := src.Aggregate(ctx, bson.A{c.stage})
+		if err == nil {
+			err = cur.Close(ctx)
+		}
+		requireCode(t, err, c.code, c.name)
+	}
+	if names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "series"}}); err != nil || len(names) != 1 {
+		t.Fatalf("namespaces named series: %v (%v), want the time series collection alone", names, err)
+	}
 }
