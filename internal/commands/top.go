@@ -37,15 +37,16 @@ type nsUsage struct {
 // neither are those on a namespace MongoDB refuses: top's reply has a
 // field per namespace, which must be a valid name.
 func (o *opRegistry) record(op *activeOp, d time.Duration) {
-	db, coll, ok := strings.Cut(op.ns, ".")
-	if !ok || engine.ValidateDBName(db) != nil || engine.ValidateCollName(db, coll) != nil && !strings.HasPrefix(coll, "system.") {
-		return
-	}
-	if o.top == nil {
-		o.top = map[string]*nsUsage{}
-	}
 	u := o.top[op.ns]
 	if u == nil {
+		// The name is checked once, when its entry is made.
+		db, coll, ok := strings.Cut(op.ns, ".")
+		if !ok || engine.ValidateDBName(db) != nil || engine.ValidateCollName(db, coll) != nil && !strings.HasPrefix(coll, "system.") {
+			return
+		}
+		if o.top == nil {
+			o.top = map[string]*nsUsage{}
+		}
 		u = &nsUsage{}
 		o.top[op.ns] = u
 	}
