@@ -23,9 +23,9 @@ func init() {
 		"$round":    nary(1, 2, placeOp("$round", halfEven)),
 		"$trunc":    nary(1, 2, placeOp("$trunc", truncate)),
 		"$sqrt":     unary(evalSqrt),
-		"$exp":      unary(floatOp("$exp", math.Exp, nil)),
-		"$ln":       unary(floatOp("$ln", logE, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
-		"$log10":    unary(floatOp("$log10", log10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
+		"$exp":      unary(floatOp("$exp", math.Exp, values.DecimalExp, nil)),
+		"$ln":       unary(floatOp("$ln", logE, values.DecimalLn, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
+		"$log10":    unary(floatOp("$log10", log10, values.DecimalLog10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
 		"$log":      binary(evalLog),
 		"$pow":      binary(evalPow),
 		"$rand":     compileRand,
@@ -286,9 +286,10 @@ func positive(code mongoerr.Code, op string) func(bson.RawValue) error {
 	}
 }
 
-// floatOp builds $exp, $ln and $log10: computed in double precision; a
-// decimal operand gives a decimal result.
-func floatOp(op string, fn func(float64) float64, check func(bson.RawValue) error) unaryFn {
+// floatOp builds $exp, $ln, $log10 and the trigonometric operators: fn
+// computes them in double precision, dec for a decimal operand (34
+// digits); without dec a decimal operand goes through fn.
+func floatOp(op string, fn func(float64) float64, dec func(bson.RawValue) bson.RawValue, check func(bson.RawValue) error) unaryFn {
 	return func(v bson.RawValue) (bson.RawValue, error) {
 		if ok, err := numericArg(op, v); !ok {
 			return nullValue, err
@@ -298,11 +299,13 @@ func floatOp(op string, fn func(float64) float64, check func(bson.RawValue) erro
 				return missing, err
 			}
 		}
-		r := fn(toFloat(v))
-		if v.Type == bson.TypeDecimal128 {
-			return decimalFromFloat(r), nil
+		switch {
+		case v.Type != bson.TypeDecimal128:
+			return values.DoubleValue(fn(toFloat(v))), nil
+		case dec != nil:
+			return dec(v), nil
 		}
-		return values.DoubleValue(r), nil
+		return decimalFromFloat(fn(toFloat(v))), nil
 	}
 }
 
@@ -347,11 +350,10 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
 		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", base)
 	}
-	r := logE(toFloat(x)) / logE(toFloat(base))
 	if x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128 {
-		return decimalFromFloat(r), nil
+		return values.DecimalLog(x, base), nil
 	}
-	return values.DoubleValue(r), nil
+	return values.DoubleValue(logE(toFloat(x)) / logE(toFloat(base))), nil
 }
 
 // evalPow is $pow: integer powers of integers stay exact (int, widening to
@@ -378,6 +380,9 @@ func evalPow(base, exp bson.RawValue) (bson.RawValue, error) {
 			if r, ok := values.DecimalPow(base, e); ok {
 				return r, nil
 			}
+		}
+		if r, ok := values.DecimalPowReal(base, exp); ok {
+			return r, nil
 		}
 		return decimalFromFloat(math.Pow(toFloat(base), toFloat(exp))), nil
 	case bson.TypeDouble:
