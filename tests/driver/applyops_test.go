@@ -74,6 +74,9 @@ func TestApplyOpsReplaysOplog(t *testing.T) {
 		}
 		want, got := dbState(t, applier.Database("opsrc")), dbState(t, applier.Database("opdst"))
 		if !slices.Equal(want, got) {
+			// tells a read that ended early from a replay that went wrong
+			again := findAll(t, oplog, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: last.Lookup("ts")}}}})
+			t.Logf("seed %d: the read after the workload found %d entries after %s; a second read now finds %d", seed, len(entries), last.Lookup("ts"), len(again))
 			t.Fatalf("seed %d: after %d entries, the source and the replayed database differ:\n%s", seed, applied, lineDiff(want, got))
 		}
 		if applied < 500 {
