@@ -159,19 +159,33 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 			spec.WildcardProjection = v.Document()
 		case "weights":
+			if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray && v.Type != bson.TypeString {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'weights' must be an object, but got %s", values.TypeName(v.Type))
+			}
 			spec.Text.Weights = v
-		case "default_language":
-			spec.Text.DefaultLanguage = v
-		case "language_override":
-			spec.Text.LanguageOverride = v
-		case "textIndexVersion":
-			spec.Text.Version = v
-		case "min":
-			spec.Flat.Min = v
-		case "max":
-			spec.Flat.Max = v
-		case "bits":
-			spec.Flat.Bits = v
+		case "default_language", "language_override":
+			if v.Type != bson.TypeString {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s' must be a string, but got %s", key, values.TypeName(v.Type))
+			}
+			if key == "default_language" {
+				spec.Text.DefaultLanguage = v
+			} else {
+				spec.Text.LanguageOverride = v
+			}
+		case "textIndexVersion", "min", "max", "bits":
+			if !values.IsNumber(v.Type) {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s' must be a number, but got %s", key, values.TypeName(v.Type))
+			}
+			switch key {
+			case "textIndexVersion":
+				spec.Text.Version = v
+			case "min":
+				spec.Flat.Min = v
+			case "max":
+				spec.Flat.Max = v
+			default:
+				spec.Flat.Bits = v
+			}
 		case "2dsphereIndexVersion":
 			// Folio builds version 3, which listIndexes reports.
 			switch f, _ := values.Float64(v); {
@@ -184,6 +198,11 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 		case "ns":
 			// MongoDB drops the field since 4.2.
+		case "coarsestIndexedLevel", "finestIndexedLevel":
+			if !values.IsNumber(v.Type) {
+				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s' must be a number, but got %s", key, values.TypeName(v.Type))
+			}
+			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		default:
 			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		}
