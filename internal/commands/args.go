@@ -43,6 +43,9 @@ const (
 type argType struct {
 	mask   uint32 // bit typeBit(t) for each accepted type t
 	expect string // "type 'bool'", or "types '[a, b']" (MongoDB's quotes)
+	// mismatch, when set, is the error of a value of another type, for a
+	// type whose IDL deserializer checks the type itself.
+	mismatch func() error
 }
 
 // typeBit maps a BSON type to its bit in argType.mask.
@@ -73,18 +76,20 @@ var (
 	tAny = argType{mask: ^uint32(0)}
 	// tBool is MongoDB's optionalBool: a bool, or a number (non-zero is
 	// true).
-	tBool = argType{typeMask(bson.TypeBoolean) | numberMask, "type 'bool'"}
+	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, expect: "type 'bool'"}
 	// tStrictBool is MongoDB's IDL bool: a bool only.
-	tStrictBool = argType{typeMask(bson.TypeBoolean), "type 'bool'"}
-	tLong       = argType{numberMask, "type 'long'"}
-	tInt32      = argType{typeMask(bson.TypeInt32), "type 'int'"}
-	tSafe       = argType{numberMask, "types '[long, int, decimal, double']"}
-	tDoc        = argType{typeMask(bson.TypeEmbeddedDocument), "type 'object'"}
-	tString     = argType{typeMask(bson.TypeString), "type 'string'"}
-	tArray      = argType{typeMask(bson.TypeArray), "type 'array'"}
+	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'"}
+	tLong       = argType{mask: numberMask, expect: "type 'long'"}
+	tInt32      = argType{mask: typeMask(bson.TypeInt32), expect: "type 'int'"}
+	tSafe       = argType{mask: numberMask, expect: "types '[long, int, decimal, double']"}
+	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'"}
+	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
+	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
 	// tUpdate is an update: a document of operators or a replacement, or
-	// an array (a pipeline).
-	tUpdate = argType{typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), "type 'object'"}
+	// an array (a pipeline); UpdateModification's parser refuses the rest.
+	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func() error {
+		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
+	}}
 )
 
 // argField declares one field.
@@ -205,6 +210,9 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 		if f.typ.mask&typeBit(v.Type) == 0 {
 			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
 				continue // absent, as MongoDB's IDL reads it
+			}
+			if f.typ.mismatch != nil {
+				return a, f.typ.mismatch()
 			}
 			return a, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected %s",
 				spec.path, f.name, values.TypeName(v.Type), f.typ.expect)

@@ -26,7 +26,7 @@ var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
 // dropIndexesSpec declares dropIndexes' fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/dropIndexes/
 var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
-	required("index", argType{typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), "type 'string'"}),
+	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'string'"}),
 }}
 
 // listIndexesSpec declares listIndexes' fields.

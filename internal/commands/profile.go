@@ -30,7 +30,7 @@ func init() {
 }
 
 // tObjectOrUnset is MongoDB's ObjectOrUnset: a document, or "unset".
-var tObjectOrUnset = argType{typeMask(bson.TypeEmbeddedDocument, bson.TypeString), "types '[object, string]'"}
+var tObjectOrUnset = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeString), expect: "types '[object, string]'"}
 
 // DefaultSlowMS is MongoDB's slowms default.
 const DefaultSlowMS = 100
