@@ -525,23 +525,34 @@ func (s *geoNearSource) Close() error {
 
 // geoNearFilter is the find a $geoNear stage's search runs on c: its
 // query and a $nearSphere (or, from a legacy pair without spherical, a
-// flat $near) on its key, or on the field of c's one 2dsphere index.
+// flat $near) on its key, or on the field of c's one 2d index, else of its
+// one 2dsphere index.
 func geoNearFilter(c *Collection, g *aggregate.GeoNear) (bson.Raw, error) {
 	key := g.Key
 	if key == "" && c != nil {
-		var paths []string
+		// MongoDB takes the field of the one 2d index, else of the one
+		// 2dsphere index; two of the kind it looks at are ambiguous.
+		var flat, sphere []string
 		for _, ix := range c.Indexes() {
 			if f := ix.geoField(); f >= 0 && !ix.Hidden {
-				paths = append(paths, ix.Fields[f].Path)
+				if ix.Fields[f].Flat {
+					flat = append(flat, ix.Fields[f].Path)
+				} else {
+					sphere = append(sphere, ix.Fields[f].Path)
+				}
 			}
 		}
-		switch len(paths) {
-		case 0:
-			return nil, mongoerr.New(mongoerr.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
-		case 1:
-			key = paths[0]
-		default:
+		switch {
+		case len(flat) > 1:
+			return nil, mongoerr.New(mongoerr.IndexNotFound, "There is more than one 2d index on %s.%s; unsure which to use for $geoNear", c.DB, c.Name)
+		case len(flat) == 1:
+			key = flat[0]
+		case len(sphere) > 1:
 			return nil, mongoerr.New(mongoerr.IndexNotFound, "There is more than one 2dsphere index on %s.%s; unsure which to use for $geoNear", c.DB, c.Name)
+		case len(sphere) == 1:
+			key = sphere[0]
+		default:
+			return nil, mongoerr.New(mongoerr.IndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
 		}
 	}
 	op := "$nearSphere"

@@ -437,3 +437,56 @@ func TestGeo2d(t *testing.T) {
 	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
 	requireCode(t, err, 67, "CannotCreateIndex")
 }
+
+// TestGeoNearPicksItsIndex: without key, $geoNear searches the field of the
+// collection's one 2d index, else of its one 2dsphere index; two indexes of
+// the kind it takes are ambiguous (27), as MongoDB's
+// extractKeyFieldFromIndexCatalog decides.
+func TestGeoNearPicksItsIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("pick")
+	// flat holds planar points; sphere puts the documents in the other order
+	if _, err := coll.InsertMany(ctx, []any{
+		doc("_id", 1, "flat", bson.A{0, 0}, "sphere", geoPoint(50, 50)),
+		doc("_id", 2, "flat", bson.A{3, 0}, "sphere", geoPoint(0, 0)),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	index := func(c *mongo.Collection, field, kind string) {
+		t.Helper()
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc(field, kind)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index(coll, "sphere", "2dsphere")
+	index(coll, "flat", "2d")
+	near := func(c *mongo.Collection) ([]int, error) {
+		cur, err := c.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", bson.A{0, 0}, "distanceField", "d"))})
+		if err != nil {
+			return nil, err
+		}
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+		var order []int
+		for _, d := range out {
+			n, _ := d.Lookup("_id").AsInt64OK()
+			order = append(order, int(n))
+		}
+		return order, err
+	}
+	if got, err := near(coll); err != nil || !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("2d and 2dsphere: %v %v, want the 2d index's order [1 2]", got, err)
+	}
+	index(coll, "flat2", "2d")
+	if _, err := near(coll); serverCode(err) != 27 || !strings.Contains(err.Error(), "more than one 2d index") {
+		t.Errorf("two 2d indexes: %v, want 27", err)
+	}
+	spheres := db.Collection("pick2")
+	index(spheres, "a", "2dsphere")
+	index(spheres, "b", "2dsphere")
+	if _, err := near(spheres); serverCode(err) != 27 || !strings.Contains(err.Error(), "more than one 2dsphere index") {
+		t.Errorf("two 2dsphere indexes: %v, want 27", err)
+	}
+}
