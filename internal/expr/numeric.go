@@ -291,8 +291,11 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 
 // roundNumber rounds v (any number) to place decimal places with mode,
 // keeping its type: integers round to multiples of 10^-place when place is
-// negative (missing when the result is beyond 64 bits), doubles round
-// through their shortest decimal form, decimals exactly. NaN and
+// negative (missing when the result is beyond 64 bits); doubles round
+// through their shortest decimal form (2.015 to 2 places is 2.02, as
+// MongoDB answers); decimals as MongoDB quantizes them to the exponent
+// -place: zeros padded (1.1 to 2 places is 1.10), the sign of a zero kept,
+// and NaN when the result would need more than 34 digits. NaN and
 // infinities are returned unchanged.
 func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
 	switch v.Type {
@@ -329,12 +332,32 @@ func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
 	d := v.Decimal128()
 	c, e, err := d.BigInt()
 	if err != nil {
-		return v
+		return v // NaN or an infinity
 	}
-	c, e = roundDigits(c, e, place, mode)
+	negative := c.Sign() < 0 || (c.Sign() == 0 && d.String()[0] == '-')
+	c, e, ok := quantize(c, e, place, mode)
+	if !ok {
+		return decimalString("NaN")
+	}
 	r, ok := bson.ParseDecimal128FromBigInt(c, e)
 	if !ok {
-		return v
+		return decimalString("NaN")
+	}
+	if c.Sign() == 0 && negative {
+		h, l := r.GetBytes()
+		r = bson.NewDecimal128(h|1<<63, l)
 	}
 	return values.DecimalValue(r)
+}
+
+// quantize is c×10^e with exponent -place: rounded with mode when digits
+// are dropped, padded with zeros otherwise; not ok when the coefficient
+// would need more than 34 digits.
+func quantize(c *big.Int, e, place int, mode roundMode) (*big.Int, int, bool) {
+	c, e = roundDigits(c, e, place, mode)
+	if e > -place {
+		c = new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e+place)), nil))
+		e = -place
+	}
+	return c, e, len(new(big.Int).Abs(c).String()) <= 34
 }
