@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
@@ -27,6 +28,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("timeseries", tDoc),
 	arg("viewOn", tString),
 	arg("pipeline", tArray),
+	arg("dryRun", tBool),
 	refuse("clusteredIndex", tBool, "clustered collections"),
 	refuse("cappedSize", tLong, "resizing capped collections"),
 	refuse("cappedMax", tLong, "resizing capped collections"),
@@ -37,16 +39,17 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 	arg("name", tString),
 	arg("keyPattern", tDoc),
 	arg("hidden", tBool),
-	arg("expireAfterSeconds", tAny),
-	refuse("prepareUnique", tBool, "converting an index to a unique one"),
-	refuse("unique", tBool, "converting an index to a unique one"),
+	arg("expireAfterSeconds", tSafe),
+	arg("prepareUnique", tBool),
+	arg("unique", tBool),
 	refuse("forceNonUnique", tBool, "converting a unique index to a non-unique one"),
 }}
 
-// collModCmd changes an index's hidden flag or TTL, as
-// {collMod: c, index: {name | keyPattern, hidden, expireAfterSeconds}}
-// does, and reports the old and new values. Options Folio does not
-// implement (validators, change stream images...) fail clearly.
+// collModCmd changes an index's hidden flag, TTL, prepareUnique, or makes
+// it unique, as {collMod: c, index: {name | keyPattern, ...}} does, and
+// reports the old and new values of what changed; or with dryRun, only
+// checks that an index can be made unique. Options Folio does not
+// implement fail clearly.
 func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
 	if err != nil {
@@ -87,41 +90,114 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if s.Engine.Collection(r.DB, coll) == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
-	if err := collModValidation(s, r, coll, index == nil); err != nil || index == nil {
-		return nil, err
+	dryRun := r.args.bool("dryRun")
+	if dryRun {
+		if index == nil {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "dry run mode requires an valid index modification.")
+		}
+		if u := index.Lookup("unique"); u.Type == 0 || !values.Truthy(u) {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "dry run mode requires an index modification with unique: true.")
+		}
 	}
-	c, err := parseSub(index, collModIndexSpec)
+	if index == nil {
+		return nil, collModValidation(s, r, coll, true)
+	}
+	change, name, keyPattern, err := parseIndexChange(index)
 	if err != nil {
 		return nil, err
 	}
-	name, keyPattern := c.str("name"), c.doc("keyPattern")
-	var change engine.IndexChange
-	if c.has("hidden") {
-		b := c.bool("hidden")
-		change.Hidden = &b
-	}
-	if c.has("expireAfterSeconds") {
-		n, ok := values.Int64(c.value("expireAfterSeconds"))
-		if !ok || n < 0 || n > maxTTLSeconds {
-			return nil, mongoerr.New(mongoerr.InvalidOptions, "expireAfterSeconds must be a number between 0 and %d", maxTTLSeconds)
+	// collMod's modifications: the index's, and the collection's others.
+	mods := 0
+	for _, set := range []bool{change.ExpireAfter != nil, change.Hidden != nil, change.PrepareUnique != nil, change.Unique} {
+		if set {
+			mods++
 		}
-		change.ExpireAfter = &n
 	}
-	if (name == "") == (keyPattern == nil) {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "must specify either index name or key pattern")
+	for _, f := range []string{"validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages", "expireAfterSeconds"} {
+		if r.args.has(f) {
+			mods++
+		}
+	}
+	if dryRun {
+		if mods > 1 {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "unique: true cannot be combined with any other modification in dry run mode.")
+		}
+		change.DryRun = true
+		_, _, err := s.Engine.ModifyIndex(r.DB, coll, name, keyPattern, change)
+		return nil, err
+	}
+	change.Combined = mods > 1
+	if err := collModValidation(s, r, coll, false); err != nil {
+		return nil, err
 	}
 	before, after, err := s.Engine.ModifyIndex(r.DB, coll, name, keyPattern, change)
 	if err != nil {
 		return nil, err
 	}
+	// What changed, in MongoDB's order; an unchanged hidden or
+	// prepareUnique is not reported.
 	out := bson.D{}
-	if change.Hidden != nil {
+	if change.ExpireAfter != nil {
+		if before.ExpireAfter >= 0 {
+			out = append(out, bson.E{Key: "expireAfterSeconds_old", Value: before.ExpireAfter})
+		}
+		out = append(out, bson.E{Key: "expireAfterSeconds_new", Value: after.ExpireAfter})
+	}
+	if before.Hidden != after.Hidden {
 		out = append(out, bson.E{Key: "hidden_old", Value: before.Hidden}, bson.E{Key: "hidden_new", Value: after.Hidden})
 	}
-	if change.ExpireAfter != nil {
-		out = append(out, bson.E{Key: "expireAfterSeconds_old", Value: before.ExpireAfter}, bson.E{Key: "expireAfterSeconds_new", Value: after.ExpireAfter})
+	if !before.Unique && after.Unique {
+		out = append(out, bson.E{Key: "unique_new", Value: true})
+	}
+	if change.PrepareUnique != nil && before.PrepareUnique != after.PrepareUnique && !after.Unique {
+		out = append(out, bson.E{Key: "prepareUnique_old", Value: before.PrepareUnique}, bson.E{Key: "prepareUnique_new", Value: after.PrepareUnique})
 	}
 	return marshal(out), nil
+}
+
+// parseIndexChange reads collMod's index document, as MongoDB checks it
+// before it looks the index up.
+func parseIndexChange(index bson.Raw) (change engine.IndexChange, name string, keyPattern bson.Raw, err error) {
+	c, err := parseSub(index, collModIndexSpec)
+	if err != nil {
+		return change, "", nil, err
+	}
+	name, keyPattern = c.str("name"), c.doc("keyPattern")
+	switch {
+	case c.has("name") && keyPattern != nil:
+		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
+	case !c.has("name") && keyPattern == nil:
+		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify either index name or key pattern.")
+	case !c.has("expireAfterSeconds") && !c.has("hidden") && !c.has("unique") && !c.has("prepareUnique"):
+		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
+	}
+	if c.has("hidden") {
+		b := c.bool("hidden")
+		change.Hidden = &b
+	}
+	if c.has("expireAfterSeconds") {
+		// safeInt64: a double truncated, a decimal rounded half to even,
+		// NaN 0; then the secondary TTL index range.
+		n := expr.SafeLong(c.value("expireAfterSeconds"))
+		switch {
+		case n < 0:
+			return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+		case n > maxTTLSeconds:
+			return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
+		}
+		change.ExpireAfter = &n
+	}
+	if c.has("unique") {
+		if !c.bool("unique") {
+			return change, "", nil, mongoerr.New(mongoerr.BadValue, "Cannot make index non-unique")
+		}
+		change.Unique = true
+	}
+	if c.has("prepareUnique") {
+		b := c.bool("prepareUnique")
+		change.PrepareUnique = &b
+	}
+	return change, name, keyPattern, nil
 }
 
 // checkValidatorNamespace is MongoDB's refusal (InvalidOptions) of a

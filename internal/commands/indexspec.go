@@ -28,7 +28,7 @@ var indexSpecFields = map[string]bool{
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
 	"bits": true, "min": true, "max": true, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
-	"originalSpec": false, "prepareUnique": false, "clustered": false, "_id": false,
+	"originalSpec": false, "prepareUnique": true, "clustered": false, "_id": false,
 }
 
 // idIndexSpecFields are the fields an _id index specification may hold.
@@ -93,7 +93,7 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a string, but got %s", values.TypeName(v.Type))
 			}
 			spec.Name, hasName = v.StringValue(), true
-		case "unique", "sparse", "background", "dropDups":
+		case "unique", "sparse", "background", "dropDups", "prepareUnique":
 			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", key, key, v)
 			}
@@ -102,6 +102,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				spec.Unique = values.Truthy(v)
 			case "sparse":
 				spec.Sparse = values.Truthy(v)
+			case "prepareUnique":
+				spec.PrepareUnique = values.Truthy(v)
 			}
 		case "hidden":
 			if v.Type != bson.TypeBoolean {
@@ -215,6 +217,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	}
 	if spec.Name == "" {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "index name cannot be empty")
+	}
+	if spec.Unique && spec.PrepareUnique {
+		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", doc)
 	}
 	if isIDIndexPattern(spec.Key) {
 		for _, el := range elems {

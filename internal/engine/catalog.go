@@ -331,11 +331,14 @@ type storedIndex struct {
 	// Index's coarseCells is false). Absent in entries from before it,
 	// which therefore count as holding coarser cells.
 	LeafCells bool `bson:"leafCells,omitempty"`
+	// IDKeyed: the unique index keys its entries with the record id, as
+	// it was created non-unique (collMod converted it).
+	IDKeyed bool `bson:"idKeyed,omitempty"`
 }
 
 // stored is the catalog entry of ix, as of its flags now.
 func (ix *Index) stored() storedIndex {
-	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder}
+	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, IDKeyed: ix.Unique && ix.idKeyed}
 	if ix.wild != nil {
 		si.MultikeyPaths = ix.wild.multikeyPaths()
 	}

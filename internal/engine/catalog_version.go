@@ -307,6 +307,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		return nil, err
 	}
 	ix.state, ix.builder = si.State, si.Builder
+	ix.idKeyed = ix.idKeyed || si.IDKeyed
 	ix.multikey.Store(si.Multikey)
 	ix.coarseCells.Store(!si.LeafCells)
 	if ix.wild != nil {

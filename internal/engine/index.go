@@ -32,8 +32,17 @@ type Index struct {
 	Name   string
 	Fields []IndexField
 	// Spec is the definition as listIndexes reports it.
-	Spec    bson.Raw
-	Unique  bool
+	Spec   bson.Raw
+	Unique bool
+	// PrepareUnique refuses writes that add a key another document holds,
+	// leaving the duplicates already there (MongoDB's first step of
+	// converting an index to unique with collMod).
+	PrepareUnique bool
+	// idKeyed reports that entries are keyed with the record id after the
+	// key values: every index created non-unique, including one collMod
+	// then made unique. An index created unique keys its entries by the
+	// values alone, so two documents' equal keys collide on one entry.
+	idKeyed bool
 	Sparse  bool
 	Hidden  bool
 	partial *query.Filter
@@ -90,13 +99,14 @@ func (ix *Index) Multikey() bool { return ix.multikey.Load() }
 
 // IndexSpec is a requested index, as createIndexes describes it.
 type IndexSpec struct {
-	Name        string
-	Key         bson.Raw
-	Unique      bool
-	Sparse      bool
-	Hidden      bool
-	Partial     bson.Raw
-	ExpireAfter int64 // -1: none
+	Name          string
+	Key           bson.Raw
+	Unique        bool
+	PrepareUnique bool
+	Sparse        bool
+	Hidden        bool
+	Partial       bson.Raw
+	ExpireAfter   int64 // -1: none
 	// StorageEngine holds storage engine options, kept and reported as
 	// given; they do not change how Folio stores the index.
 	StorageEngine bson.Raw
@@ -120,7 +130,8 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err != nil || len(elems) == 0 {
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be empty.")
 	}
-	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{},
+	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, PrepareUnique: spec.PrepareUnique, idKeyed: !spec.Unique,
+		Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{},
 		usage: &IndexUsage{Since: time.Now()}}
 	if fts.IsTextKey(spec.Key) {
 		if err := newTextIndex(ix, spec); err != nil {
@@ -241,6 +252,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	if ix.Unique {
 		d = bsoncore.AppendBooleanElement(d, "unique", true)
 	}
+	if ix.PrepareUnique {
+		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)
+	}
 	if ix.Sparse {
 		d = bsoncore.AppendBooleanElement(d, "sparse", true)
 	}
@@ -272,7 +286,7 @@ func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document()
 // planned is the index as the planner sees it, with its multikey flag as
 // of now.
 func (ix *Index) planned() planner.Index {
-	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique,
+	p := planner.Index{Name: ix.Name, KeyPattern: ix.keyPattern(), Fields: ix.Fields, Unique: ix.Unique, ValueKeyed: !ix.idKeyed,
 		Sparse: ix.Sparse, Partial: ix.partial, Multikey: ix.Multikey(), Ref: ix, Collation: ix.coll}
 	if ix.wild != nil {
 		p.Wildcard = ix.wild.planned()

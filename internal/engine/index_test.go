@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestIndexKeys checks the keys a document contributes to an index:
@@ -214,4 +216,125 @@ func TestConcurrentSameIndexJoins(t *testing.T) {
 		t.Errorf("%d secondary indexes, want 1", n)
 	}
 	mustValidate(t, e, "join")
+}
+
+// TestConvertToUnique runs MongoDB's conversion of an index to unique:
+// prepareUnique refuses new duplicates and keeps the old ones, the
+// conversion lists the duplicates until they are gone, and the converted
+// index, keyed with the record id as it was built, refuses duplicates and
+// answers queries after the engine is reopened.
+func TestConvertToUnique(t *testing.T) {
+	kv := testkv.Open(t)
+	e := openEngine(t, kv)
+	mustCreateIndex(t, e, "c", `{"k": 1}`, false)
+	insert := func(e *Engine, doc string) error {
+		_, werrs, err := e.Insert("test", "c", []bson.Raw{ext(t, doc)}, true, WriteOptions{})
+		if err == nil && len(werrs) > 0 {
+			err = werrs[0].Err
+		}
+		return err
+	}
+	for _, d := range []string{`{"_id": 1, "k": "a"}`, `{"_id": 2, "k": "b"}`, `{"_id": 3, "k": "a"}`} {
+		if err := insert(e, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unique := IndexChange{Unique: true}
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, unique); !mongoerr.Is(err, mongoerr.InvalidOptions) {
+		t.Fatalf("unique without prepareUnique: %v", err)
+	}
+	on := true
+	before, after, err := e.ModifyIndex("test", "c", "", ext(t, `{"k": 1}`), IndexChange{PrepareUnique: &on})
+	if err != nil || before.PrepareUnique || !after.PrepareUnique || after.Spec.Lookup("prepareUnique").Boolean() != true {
+		t.Fatalf("prepareUnique: %v %v %v", before, after, err)
+	}
+	if err := insert(e, `{"_id": 4, "k": "b"}`); !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		t.Fatalf("new duplicate under prepareUnique: %v", err)
+	}
+	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 2}`), Update: ext(t, `{"$set": {"k": "a"}}`)}); !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		t.Fatalf("update onto a held key under prepareUnique: %v", err)
+	}
+	// an old duplicate may keep its key
+	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 3}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, dry := range []bool{true, false} {
+		unique.DryRun = dry
+		_, _, err := e.ModifyIndex("test", "c", "k_1", nil, unique)
+		me := mongoerr.As(err)
+		extra, _ := bson.Marshal(me.Extra)
+		if err == nil || me.Code != mongoerr.CannotConvertIndexToUnique ||
+			bson.Raw(extra).String() != `{"violations": [{"ids": [{"$numberInt":"1"},{"$numberInt":"3"}]}]}` {
+			t.Fatalf("conversion over duplicates (dry run %v): %v %v", dry, err, me.Extra)
+		}
+	}
+	if _, err := e.Delete("test", "c", ext(t, `{"_id": 3}`), 1, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	unique.DryRun = true
+	if _, after, err := e.ModifyIndex("test", "c", "k_1", nil, unique); err != nil || after.Unique {
+		t.Fatalf("dry run without duplicates: %v %v", after, err)
+	}
+	unique.DryRun = false
+	if _, after, err = e.ModifyIndex("test", "c", "k_1", nil, unique); err != nil || !after.Unique || after.PrepareUnique {
+		t.Fatalf("conversion: %v %v", after, err)
+	}
+	mustValidate(t, e, "c")
+	e.Close()
+	e = openEngine(t, kv)
+	ix := e.Collection("test", "c").Indexes()[0]
+	if !ix.Unique || !ix.idKeyed {
+		t.Fatalf("reopened: unique %v, keyed with the record id %v", ix.Unique, ix.idKeyed)
+	}
+	if err := insert(e, `{"_id": 5, "k": "a"}`); !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		t.Fatalf("duplicate after the conversion: %v", err)
+	}
+	if err := insert(e, `{"_id": 6, "k": "c"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := findIDsIn(t, e, "c", FindOptions{Filter: ext(t, `{"k": "a"}`)}, `"k_1"`); len(got) != 1 || got[0] != 1 {
+		t.Fatalf("find k a on the converted index: %v", got)
+	}
+	mustValidate(t, e, "c")
+}
+
+// TestPrepareUniqueConcurrentWriters: writers on two engines over one store
+// insert documents with the same keys into an index refusing new
+// duplicates (keyed with the record id, so their entries differ): each key
+// ends up held by one document.
+func TestPrepareUniqueConcurrentWriters(t *testing.T) {
+	kvs := testkv.OpenShared(t, 2)
+	engines := []*Engine{openEngine(t, kvs[0]), openEngine(t, kvs[1])}
+	if _, err := engines[0].CreateIndexes("test", "p", []IndexSpec{{Key: ext(t, `{"k": 1}`), PrepareUnique: true, ExpireAfter: -1}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// each round, six writers insert one key at once
+	const keys, writers = 40, 6
+	for k := range keys {
+		var wg sync.WaitGroup
+		for w := range writers {
+			e := engines[w%2]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				doc := ext(t, fmt.Sprintf(`{"_id": %d, "k": %d}`, k*writers+w, k))
+				if _, werrs, err := e.Insert("test", "p", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
+					t.Error(err)
+				} else if len(werrs) > 0 && werrs[0].Err.Code != mongoerr.DuplicateKey {
+					t.Error(werrs[0].Err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	held := map[int32]int{}
+	for _, doc := range findDocs(t, engines[0], "p", FindOptions{}) {
+		held[doc.Lookup("k").Int32()]++
+	}
+	for k := range int32(keys) {
+		if held[k] != 1 {
+			t.Errorf("key %d held by %d documents", k, held[k])
+		}
+	}
+	mustValidate(t, engines[0], "p")
 }

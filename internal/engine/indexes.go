@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/geo"
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/values"
@@ -30,6 +31,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	s.Name = spec.Lookup("name").StringValue()
 	s.Key = spec.Lookup("key").Document()
 	s.Unique, _ = spec.Lookup("unique").BooleanOK()
+	s.PrepareUnique, _ = spec.Lookup("prepareUnique").BooleanOK()
 	s.Sparse, _ = spec.Lookup("sparse").BooleanOK()
 	s.Hidden, _ = spec.Lookup("hidden").BooleanOK()
 	if p, ok := spec.Lookup("partialFilterExpression").DocumentOK(); ok {
@@ -64,7 +66,7 @@ func sameSignature(ix *Index, spec IndexSpec) bool {
 // sameDefinition reports whether an existing index is the one spec asks
 // for: the same signature and the same other options.
 func sameDefinition(ix *Index, spec IndexSpec) bool {
-	return sameSignature(ix, spec) && ix.ExpireAfter == spec.ExpireAfter && ix.Hidden == spec.Hidden &&
+	return sameSignature(ix, spec) && ix.ExpireAfter == spec.ExpireAfter && ix.Hidden == spec.Hidden && ix.PrepareUnique == spec.PrepareUnique &&
 		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine) && sameTextOptions(ix, spec)
 }
 
@@ -367,7 +369,7 @@ const indexBuildBatch = 4096
 // encoded key, then (non-unique indexes) the encoded _id.
 func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 	k := append(indexPrefix(collID, ix.ID), key...)
-	if !ix.Unique {
+	if ix.idKeyed {
 		k = append(k, encID...)
 	}
 	return k
@@ -437,15 +439,27 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	return was, e.retireIndexes(c, ids, statePublic)
 }
 
-// IndexChange is what collMod may change of an index: whether it is hidden
-// and its TTL. A nil field is left as it is.
+// IndexChange is what collMod may change of an index: whether it is
+// hidden, its TTL, whether it refuses new duplicates (prepareUnique), and
+// whether it is unique. A nil field is left as it is.
 type IndexChange struct {
-	Hidden      *bool
-	ExpireAfter *int64
+	Hidden        *bool
+	ExpireAfter   *int64
+	PrepareUnique *bool
+	// Unique converts the index to unique: it must refuse new duplicates
+	// already and hold none. DryRun only checks that it holds none.
+	Unique, DryRun bool
+	// Combined reports that the collMod makes other modifications: a
+	// change of prepareUnique must be made alone.
+	Combined bool
 }
 
 // ModifyIndex applies change to the index of db.coll named name (or with
-// key pattern key) and returns the index as it was and as it is now.
+// key pattern key) and returns the index as it was and as it is now. As
+// MongoDB, a change to what the index already is (hiding a hidden index,
+// prepareUnique on a unique one) is a no-op; a conversion to unique of an
+// index holding duplicates fails with CannotConvertIndexToUnique, listing
+// the _ids of each group of documents that share a key (violations).
 func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexChange) (before, after *Index, err error) {
 	e.cat.mu.Lock()
 	c := e.cat.colls[nsKey(db, coll)]
@@ -469,8 +483,22 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
 	}
 	before = ixs[at]
-	if change.ExpireAfter != nil && before.ExpireAfter < 0 {
-		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds field to update")
+	if change.ExpireAfter != nil && before.ExpireAfter < 0 && len(before.Fields) != 1 {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
+	}
+	if p := change.PrepareUnique; p != nil && *p != before.PrepareUnique && !before.Unique && change.Combined {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "prepareUnique cannot be combined with any other modification.")
+	}
+	if change.Unique && !before.Unique {
+		if !before.PrepareUnique {
+			return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
+		}
+		if err := e.checkNoDuplicates(c, before); err != nil {
+			return nil, nil, err
+		}
+	}
+	if change.DryRun {
+		return before, before, nil
 	}
 	spec := storedSpec(before.Spec)
 	if change.Hidden != nil {
@@ -479,23 +507,114 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if change.ExpireAfter != nil {
 		spec.ExpireAfter = *change.ExpireAfter
 	}
+	if change.PrepareUnique != nil && !before.Unique {
+		spec.PrepareUnique = *change.PrepareUnique
+	}
+	if change.Unique && !before.Unique {
+		// MongoDB clears prepareUnique once the index is unique.
+		spec.Unique, spec.PrepareUnique = true, false
+	}
 	if after, err = newIndex(before.ID, spec); err != nil {
 		return nil, nil, err
 	}
-	// hidden and the TTL concern readers and the TTL monitor only: one
-	// catalog change, no states.
+	after.idKeyed = before.idKeyed
+	if bytes.Equal(after.Spec, before.Spec) {
+		return before, before, nil
+	}
+	// hidden and the TTL concern readers and the TTL monitor only, and
+	// writers check prepareUnique and unique on the catalog version they
+	// write at: one catalog change, no states. A conversion to unique
+	// needs none either: with prepareUnique on every frontend, no write
+	// adds a duplicate after the check.
 	if _, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		if uint32(si.ID) == before.ID {
 			if si.State != statePublic || !bytes.Equal(si.Spec, before.Spec) {
 				return false, mongoerr.New(mongoerr.IndexNotFound, "index %s of %s.%s changed meanwhile", before.Name, db, coll)
 			}
-			si.Spec = after.Spec
+			si.Spec, si.IDKeyed = after.Spec, after.Unique && after.idKeyed
 		}
 		return true, nil
 	}, nil, nil, nil); err != nil {
 		return nil, nil, err
 	}
 	return before, after, nil
+}
+
+// maxViolationBytes bounds the _ids a CannotConvertIndexToUnique error
+// lists, as MongoDB bounds them (half the largest document).
+const maxViolationBytes = 8 << 20
+
+// checkNoDuplicates fails with CannotConvertIndexToUnique when two
+// documents of c hold one key of ix (an index keyed with the record id):
+// it reads the entries in order, and lists each run of entries of one key
+// by the _ids of their documents, up to maxViolationBytes/2 of _ids.
+func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
+	prefix := indexPrefix(c.ID, ix.ID)
+	it, err := e.kv.NewIter(prefix, keyenc.PrefixEnd(prefix))
+	if err != nil {
+		return err
+	}
+	var runs [][][]byte // the record ids of each run of two or more
+	var run [][]byte
+	var prevKey []byte
+	end := func() {
+		if len(run) > 1 {
+			runs = append(runs, run)
+		}
+		run = nil
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		k, encID := it.Key(), entryID(it.Value())
+		if key := k[len(prefix) : len(k)-len(encID)]; !bytes.Equal(key, prevKey) {
+			end()
+			prevKey = append(prevKey[:0], key...)
+		}
+		run = append(run, slices.Clone(encID))
+	}
+	if err := firstErr(it.Error(), it.Close()); err != nil {
+		return err
+	}
+	end()
+	if len(runs) == 0 {
+		return nil
+	}
+	msg := "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again."
+	violations, size := bson.A{}, 0
+	var buf []byte
+	for _, r := range runs {
+		ids := bson.A{}
+		for _, encID := range r {
+			doc, found, err := getDoc(e.kv, docKeyFromEncodedID(c.ID, encID), &buf)
+			if err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+			id := doc.Lookup("_id")
+			if size += len(id.Value); size > maxViolationBytes/2 {
+				if len(violations) == 0 && len(ids) == 0 {
+					ids = append(ids, bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)})
+				}
+				if len(ids) > 0 {
+					violations = append(violations, bson.D{{Key: "ids", Value: ids}})
+				}
+				msg = "Cannot convert the index to unique. Too many conflicting documents were detected. Please resolve them and rerun collMod."
+				return cannotConvert(msg, violations)
+			}
+			ids = append(ids, bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)})
+		}
+		violations = append(violations, bson.D{{Key: "ids", Value: ids}})
+	}
+	return cannotConvert(msg, violations)
+}
+
+// cannotConvert is CannotConvertIndexToUnique with its violations, which
+// the reply carries beside the message.
+func cannotConvert(msg string, violations bson.A) error {
+	me := mongoerr.New(mongoerr.CannotConvertIndexToUnique, "%s", msg)
+	me.Extra = bson.D{{Key: "violations", Value: violations}}
+	return me
 }
 
 // countFunc counts the indexes f selects.

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -18,18 +19,40 @@ type indexChanges struct {
 	putVals [][]byte
 	// putIx are the indexes of puts, one for one.
 	putIx []*Index
-	// uniques are the added entries of unique indexes, to check for
-	// another document holding the same key.
+	// uniques are the added entries of unique indexes (and of indexes
+	// preparing to be), to check for another document holding the same
+	// key.
 	uniques []uniqueEntry
+	// guards are keys the write deletes so that two writers of one key of
+	// an index keyed with the record id conflict (uniqueGuard).
+	guards [][]byte
 	// flagged reports that the write raised an index's flag (multikey,
 	// coarse cells), which the catalog must record.
 	flagged bool
 }
 
+// uniqueEntry is an entry a write adds to an index that refuses
+// duplicates, and lock, the key its writers serialize on: the entry, or
+// for an index keyed with the record id the entry without it (the prefix
+// every entry of that key starts with).
 type uniqueEntry struct {
-	entry []byte
-	ix    *Index
-	key   indexKey
+	entry, lock []byte
+	ix          *Index
+	key         indexKey
+}
+
+// refusesDuplicates reports whether writes check that no other document
+// holds a key they add.
+func (ix *Index) refusesDuplicates() bool { return ix.Unique || ix.PrepareUnique }
+
+// uniqueGuard is the key the writers of lock, a key of an index keyed with
+// the record id, delete in their transactions: two transactions adding
+// entries of one key for two documents then write one key, and the store
+// makes the second conflict, as it does for an index keyed by value. It
+// lies in its own space, 'u' <collID:4> <indexID:4> <keyenc(k1..kn)>, and
+// is never set.
+func uniqueGuard(lock []byte) []byte {
+	return append([]byte{spaceUniqueGuard}, lock[1:]...)
 }
 
 // indexChanges computes the index entries that change when the document
@@ -74,8 +97,13 @@ func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChange
 			ch.puts = append(ch.puts, entry)
 			ch.putVals = append(ch.putVals, entryValue(encID, k))
 			ch.putIx = append(ch.putIx, ix)
-			if ix.Unique {
-				ch.uniques = append(ch.uniques, uniqueEntry{entry: entry, ix: ix, key: k})
+			if ix.refusesDuplicates() {
+				u := uniqueEntry{entry: entry, lock: entry, ix: ix, key: k}
+				if ix.idKeyed {
+					u.lock = entry[:len(entry)-len(encID)]
+					ch.guards = append(ch.guards, uniqueGuard(u.lock))
+				}
+				ch.uniques = append(ch.uniques, u)
 			}
 		}
 	}
@@ -97,7 +125,7 @@ func uniqueKeys(chs ...indexChanges) [][]byte {
 	var keys [][]byte
 	for _, ch := range chs {
 		for _, u := range ch.uniques {
-			keys = append(keys, u.entry)
+			keys = append(keys, u.lock)
 		}
 	}
 	return keys
@@ -113,18 +141,38 @@ func uniqueKeys(chs ...indexChanges) [][]byte {
 // writes the same entry.
 func (e *Engine) checkUnique(c *Collection, encID, prev []byte, ch indexChanges, staged map[string][]byte) error {
 	for _, u := range ch.uniques {
-		if other, ok := staged[string(u.entry)]; ok && !bytes.Equal(other, encID) {
+		if other, ok := staged[string(u.lock)]; ok && !bytes.Equal(other, encID) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
-		holder, ok, err := e.kv.Get(u.entry)
-		if err != nil {
-			return err
-		}
-		if ok && heldByOther(holder, encID, prev) {
+		if taken, err := u.takenIn(e.kv, encID, prev); err != nil || taken {
+			if err != nil {
+				return err
+			}
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 	}
 	return nil
+}
+
+// takenIn reports whether r holds u's key for a document other than the
+// one with record id encID, which moves from record id prev (nil: it does
+// not move): the entry's holder, or for an index keyed with the record id
+// any entry of the key.
+func (u uniqueEntry) takenIn(r storage.Reader, encID, prev []byte) (bool, error) {
+	if !u.ix.idKeyed {
+		holder, ok, err := r.Get(u.entry)
+		return ok && heldByOther(holder, encID, prev), err
+	}
+	it, err := r.NewIter(u.lock, keyenc.PrefixEnd(u.lock))
+	if err != nil {
+		return false, err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if heldByOther(it.Value(), encID, prev) {
+			return true, it.Close()
+		}
+	}
+	return false, firstErr(it.Error(), it.Close())
 }
 
 // heldByOther reports whether the unique entry whose value is holder
@@ -163,6 +211,7 @@ func (c *Collection) moveChanges(oldID, newID []byte, old, next bson.Raw) (index
 	}
 	ch, err := c.indexChanges(newID, nil, next)
 	ch.dels = gone.dels
+	ch.guards = append(ch.guards, gone.guards...)
 	return ch, err
 }
 
@@ -175,6 +224,11 @@ func (ch indexChanges) stage(tx storage.Txn) error {
 	}
 	for i, k := range ch.puts {
 		if err := tx.Set(k, ch.putVals[i]); err != nil {
+			return err
+		}
+	}
+	for _, k := range ch.guards {
+		if err := tx.Delete(k); err != nil {
 			return err
 		}
 	}

@@ -172,7 +172,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		seen[string(p.key)] = struct{}{}
 		encID := idFromDocKey(p.key)
 		for _, u := range p.ix.uniques {
-			staged[string(u.entry)] = encID
+			staged[string(u.lock)] = encID
 		}
 		if err := storage.Insert(tx, p.key, c.stored(p.doc)); err != nil {
 			return 0, err

@@ -22,12 +22,18 @@ import (
 //	                                keyenc([shard key values..., _id])
 //	                                (shard_layout.go)
 //	i <collID:4> <indexID:4> <keyenc(k1..kn)> [<record id>]
-//	                                index entry -> record id; unique
-//	                                indexes leave it out of the key, so
-//	                                equal keys of two documents collide
+//	                                index entry -> record id; indexes
+//	                                created unique leave it out of the
+//	                                key, so equal keys of two documents
+//	                                collide
 //	n <collID:4> <seq:8>            capped collections: insertion order -> keyenc(_id)
 //	s ...                           sessions' transaction records, written by
 //	                                package sessions through Recorder
+//	u <collID:4> <indexID:4> <keyenc(k1..kn)>
+//	                                never set: deleted by the writers of a
+//	                                key of a unique index keyed with the
+//	                                record id, so that they conflict
+//	                                (uniqueGuard)
 //
 // Collection ids are never reused, so dropping a collection is one range
 // deletion of its documents and nothing can resurrect them.
@@ -37,6 +43,8 @@ const (
 	spaceDoc     = 'd'
 	spaceIndex   = 'i'
 	spaceNatural = 'n'
+	// spaceUniqueGuard holds no key (uniqueGuard).
+	spaceUniqueGuard = 'u'
 )
 
 var keyNextCollID = []byte{spaceMeta, 'n', 'e', 'x', 't', 'c', 'o', 'l', 'l'}

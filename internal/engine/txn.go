@@ -158,11 +158,10 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		}
 	}
 	for _, u := range ch.uniques {
-		holder, ok, err := t.tx.Get(u.entry)
-		if err != nil {
-			return err
-		}
-		if ok && heldByOther(holder, encID, prev) {
+		if taken, err := u.takenIn(t.tx, encID, prev); err != nil || taken {
+			if err != nil {
+				return err
+			}
 			return duplicateKeyError(c, u.ix, u.key)
 		}
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), prev: prev, u: u})
@@ -245,7 +244,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	defer unlock()
 	entries := make([][]byte, len(t.uniques))
 	for i, u := range t.uniques {
-		entries[i] = u.u.entry
+		entries[i] = u.u.lock
 	}
 	if len(entries) > 0 {
 		unlockUnique := e.uniqueLocks.lock(entries...)
@@ -260,11 +259,10 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			}
 			continue
 		}
-		holder, ok, err := e.kv.Get(u.u.entry)
-		if err != nil {
-			return err
-		}
-		if ok && heldByOther(holder, u.encID, u.prev) {
+		if taken, err := u.u.takenIn(e.kv, u.encID, u.prev); err != nil || taken {
+			if err != nil {
+				return err
+			}
 			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}

@@ -37,6 +37,10 @@ type Index struct {
 	KeyPattern bson.Raw
 	Fields     []Field
 	Unique     bool
+	// ValueKeyed reports that an entry's key is the key values alone (an
+	// index created unique): a point read of a unique index is then one
+	// Get of the interval's start.
+	ValueKeyed bool
 	Sparse     bool
 	// Partial is the partial filter, nil when the index holds every
 	// document (sparse aside).

@@ -113,10 +113,10 @@ func (p *Plan) IDPoint() bool {
 }
 
 // UniquePoint reports whether the plan reads at most one entry of a
-// unique index, every field pinned to one value: the entry's key is the
-// interval's start.
+// unique index keyed by its values, every field pinned to one value: the
+// entry's key is the interval's start.
 func (p *Plan) UniquePoint() bool {
-	return p.Index != nil && p.Index.Unique && p.Index.Wildcard == nil && p.PointFields == len(p.fields) &&
+	return p.Index != nil && p.Index.Unique && p.Index.ValueKeyed && p.Index.Wildcard == nil && p.PointFields == len(p.fields) &&
 		len(p.Intervals) == 1 && p.checks == nil
 }
 

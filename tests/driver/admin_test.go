@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -118,4 +120,100 @@ func TestCurrentOpStage(t *testing.T) {
 
 func optionsTTL(seconds int32) *options.IndexOptionsBuilder {
 	return options.Index().SetExpireAfterSeconds(seconds)
+}
+
+// TestConvertIndexToUnique follows the manual's conversion of an index to
+// unique (prepareUnique, a dry run listing the duplicates, the conversion)
+// through the driver: the reply fields of each collMod, the violations
+// beside error 359, the specs listIndexes reports, and DuplicateKey for a
+// new duplicate before and after.
+func TestConvertIndexToUnique(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("apples")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "type", Value: "Delicious"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "type", Value: "Macintosh"}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "type", Value: "Delicious"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "type", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	collMod := func(index bson.D, extra ...bson.E) (bson.Raw, error) {
+		cmd := append(bson.D{{Key: "collMod", Value: "apples"}, {Key: "index", Value: index}}, extra...)
+		return db.RunCommand(ctx, cmd).Raw()
+	}
+	key := bson.E{Key: "keyPattern", Value: bson.D{{Key: "type", Value: 1}}}
+	specs := func() string {
+		t.Helper()
+		var ixs []bson.Raw
+		cur, err := coll.Indexes().List(ctx)
+		if err == nil {
+			err = cur.All(ctx, &ixs)
+		}
+		if err != nil || len(ixs) != 2 {
+			t.Fatalf("listIndexes: %v %v", ixs, err)
+		}
+		return ixs[1].String()
+	}
+	reply := func(r bson.Raw) string {
+		d := bson.D{}
+		elems, _ := r.Elements()
+		for _, el := range elems {
+			if strings.HasSuffix(el.Key(), "_old") || strings.HasSuffix(el.Key(), "_new") {
+				d = append(d, bson.E{Key: el.Key(), Value: el.Value()})
+			}
+		}
+		return mustRaw(t, d).String()
+	}
+	if _, err := collMod(bson.D{key, {Key: "unique", Value: true}}); serverCode(err) != 72 {
+		t.Fatalf("unique without prepareUnique: %v, want 72", err)
+	}
+	r, err := collMod(bson.D{key, {Key: "prepareUnique", Value: true}})
+	if err != nil || reply(r) != `{"prepareUnique_old": false,"prepareUnique_new": true}` {
+		t.Fatalf("prepareUnique: %s %v", r, err)
+	}
+	if got := specs(); got != `{"v": {"$numberInt":"2"},"key": {"type": {"$numberInt":"1"}},"name": "type_1","prepareUnique": true}` {
+		t.Fatalf("spec under prepareUnique: %s", got)
+	}
+	if r, err := collMod(bson.D{key, {Key: "prepareUnique", Value: true}}); err != nil || reply(r) != `{}` {
+		t.Fatalf("prepareUnique again (a no-op, unreported): %s %v", r, err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "type", Value: "Delicious"}}); !mongo.IsDuplicateKeyError(err) {
+		t.Fatalf("new duplicate under prepareUnique: %v", err)
+	}
+	for _, dry := range []bson.E{{Key: "dryRun", Value: true}, {Key: "dryRun", Value: false}} {
+		_, err := collMod(bson.D{key, {Key: "unique", Value: true}}, dry)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 359 || ce.Name != "CannotConvertIndexToUnique" ||
+			ce.Raw.Lookup("violations").String() != `[{"ids": [{"$numberInt":"1"},{"$numberInt":"3"}]}]` {
+			t.Fatalf("conversion over duplicates (%v): %v", dry, err)
+		}
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := collMod(bson.D{key, {Key: "unique", Value: true}}, bson.E{Key: "dryRun", Value: true}); err != nil || reply(r) != `{}` {
+		t.Fatalf("dry run: %s %v", r, err)
+	}
+	r, err = collMod(bson.D{key, {Key: "unique", Value: true}})
+	if err != nil || reply(r) != `{"unique_new": true}` {
+		t.Fatalf("conversion: %s %v", r, err)
+	}
+	if got := specs(); got != `{"v": {"$numberInt":"2"},"key": {"type": {"$numberInt":"1"}},"name": "type_1","unique": true}` {
+		t.Fatalf("spec once unique: %s", got)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "type", Value: "Macintosh"}}); !mongo.IsDuplicateKeyError(err) {
+		t.Fatalf("duplicate of a unique index: %v", err)
+	}
+	var found bson.Raw
+	if err := coll.FindOne(ctx, bson.D{{Key: "type", Value: "Macintosh"}}).Decode(&found); err != nil || found.Lookup("_id").Int32() != 2 {
+		t.Fatalf("find through the converted index: %s %v", found, err)
+	}
+	if _, err := collMod(bson.D{key, {Key: "unique", Value: false}}); serverCode(err) != 2 {
+		t.Fatalf("unique: false: %v, want 2", err)
+	}
 }

@@ -99,6 +99,8 @@ func TestRefusedInputs(t *testing.T) {
 			code: 14, codeName: "TypeMismatch", msg: "The field 'min' must be a number, but got object"},
 		{name: "2dsphere index with a string finestIndexedLevel", cmd: idx("c", spec(bson.D{{Key: "p", Value: "2dsphere"}}, "p_2dsphere", bson.E{Key: "finestIndexedLevel", Value: "x"})),
 			code: 14, codeName: "TypeMismatch", msg: "The field 'finestIndexedLevel' must be a number, but got string"},
+		{name: "unique and prepareUnique", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: true}, bson.E{Key: "prepareUnique", Value: true})),
+			code: 67, codeName: "CannotCreateIndex", msg: "cannot create an index with the 'unique' option and the 'prepareUnique' option"},
 		{name: "index version 3", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "v", Value: int32(3)})),
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot create an index with v=3"},
 		{name: "index version not a number", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "v", Value: "2"})),
