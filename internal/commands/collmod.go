@@ -279,22 +279,34 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	return s.Engine.ModifyValidation(r.DB, coll, ch)
 }
 
-// collModView runs collMod on a view: viewOn and pipeline, both given,
-// replace its definition; other options are not a view's.
+// collModView runs collMod on a view: viewOn and pipeline replace its
+// source and its pipeline, each alone or both (with access control on,
+// MongoDB's authorization check asks for both); other options are not a
+// view's.
 func collModView(s *Service, r *Request, v *viewDef) error {
 	for _, f := range r.args.present() {
 		if f != "viewOn" && f != "pipeline" {
 			return mongoerr.New(mongoerr.InvalidOptions, "option not supported on a view: %s", f)
 		}
 	}
-	if !r.args.has("viewOn") || !r.args.has("pipeline") {
+	hasOn, hasPipeline := r.args.has("viewOn"), r.args.has("pipeline")
+	if s.Access.Enabled && hasOn != hasPipeline {
 		return mongoerr.New(mongoerr.InvalidOptions, "must specify both 'viewOn' and 'pipeline' when modifying a view and auth is enabled")
 	}
-	pipeline, err := r.args.docs("pipeline")
-	if err != nil {
-		return err
+	if !hasOn && !hasPipeline {
+		return nil
 	}
-	return s.modifyView(r, v, r.args.str("viewOn"), pipeline)
+	viewOn, pipeline := v.viewOn, v.pipeline
+	if hasOn {
+		viewOn = r.args.str("viewOn")
+	}
+	if hasPipeline {
+		var err error
+		if pipeline, err = r.args.docs("pipeline"); err != nil {
+			return err
+		}
+	}
+	return s.modifyView(r, v, viewOn, pipeline)
 }
 
 // firstOf is the first of names c holds.

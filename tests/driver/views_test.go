@@ -139,6 +139,20 @@ func TestViews(t *testing.T) {
 	if n, err := view.CountDocuments(ctx, bson.D{}); err != nil || n != 5 {
 		t.Errorf("after collMod: %d %v", n, err)
 	}
+	// the pipeline alone: the source stays (with access control on,
+	// MongoDB asks for both); null viewOn and pipeline change nothing
+	pipelineOnly := bson.D{{Key: "collMod", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "amount", Value: bson.D{{Key: "$gte", Value: 170}}}}}}}}}
+	err = db.RunCommand(ctx, pipelineOnly).Err()
+	if testAuth() {
+		if serverCode(err) != 72 {
+			t.Errorf("collMod of a view's pipeline alone under access control: %v, want 72", err)
+		}
+	} else if n, cerr := view.CountDocuments(ctx, bson.D{}); err != nil || cerr != nil || n != 3 {
+		t.Errorf("after collMod of the pipeline: %d %v %v", n, err, cerr)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "big"}, {Key: "viewOn", Value: nil}, {Key: "pipeline", Value: nil}}).Err(); err != nil {
+		t.Errorf("collMod of a view with null viewOn and pipeline: %v", err)
+	}
 	// drop removes the view, not its collection
 	if err := view.Drop(ctx); err != nil {
 		t.Fatal(err)
