@@ -366,7 +366,8 @@ func bsonDoc(d bson.D) []byte {
 const indexBuildBatch = 4096
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and
-// encoded key, then (non-unique indexes) the encoded _id.
+// encoded key, then (indexes keyed with the record id, see idKeyed) the
+// record id.
 func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 	k := append(indexPrefix(collID, ix.ID), key...)
 	if ix.idKeyed {
@@ -541,13 +542,13 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 }
 
 // maxViolationBytes bounds the _ids a CannotConvertIndexToUnique error
-// lists, as MongoDB bounds them (half the largest document).
+// lists, as MongoDB bounds them (half the largest document, 16 MB).
 const maxViolationBytes = 8 << 20
 
 // checkNoDuplicates fails with CannotConvertIndexToUnique when two
 // documents of c hold one key of ix (an index keyed with the record id):
 // it reads the entries in order, and lists each run of entries of one key
-// by the _ids of their documents, up to maxViolationBytes/2 of _ids.
+// by the _ids of their documents, up to maxViolationBytes of _ids.
 func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
 	prefix := indexPrefix(c.ID, ix.ID)
 	it, err := e.kv.NewIter(prefix, keyenc.PrefixEnd(prefix))
@@ -592,7 +593,7 @@ func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
 				continue
 			}
 			id := doc.Lookup("_id")
-			if size += len(id.Value); size > maxViolationBytes/2 {
+			if size += len(id.Value); size > maxViolationBytes {
 				if len(violations) == 0 && len(ids) == 0 {
 					ids = append(ids, bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)})
 				}
