@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -30,8 +31,8 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("pipeline", tArray),
 	arg("dryRun", tBool),
 	refuse("clusteredIndex", tBool, "clustered collections"),
-	refuse("cappedSize", tLong, "resizing capped collections"),
-	refuse("cappedMax", tLong, "resizing capped collections"),
+	arg("cappedSize", tSafe),
+	arg("cappedMax", tSafe),
 }, subs: []*argSpec{collModIndexSpec, preAndPostImagesSpecs["collMod"]}}
 
 // collModIndexSpec declares collMod's index document.
@@ -251,6 +252,12 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 		}
 		changed = true
 	}
+	if err := cappedLimitsArgs(s, r, coll, &ch); err != nil {
+		return err
+	}
+	if ch.CappedSize != nil || ch.CappedMax != nil {
+		changed = true
+	}
 	if d := r.args.doc("changeStreamPreAndPostImages"); d != nil {
 		on, err := parsePreAndPostImages(d, "collMod")
 		if err != nil {
@@ -277,6 +284,41 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 		return nil
 	}
 	return s.Engine.ModifyValidation(r.DB, coll, ch)
+}
+
+// cappedLimitsArgs reads collMod's cappedSize and cappedMax, which only a
+// capped collection takes, as safeInt64 (a double truncated, a decimal
+// rounded half to even, NaN 0), checked as create checks size and max: a
+// size from 1 byte to 1 PB, a max below 2^31 (0 or less: no limit, stored
+// as 2^31-1).
+func cappedLimitsArgs(s *Service, r *Request, coll string, ch *engine.ValidationChange) error {
+	if !r.args.has("cappedSize") && !r.args.has("cappedMax") {
+		return nil
+	}
+	if c := s.Engine.Collection(r.DB, coll); c == nil || !c.Options.Capped {
+		return mongoerr.New(mongoerr.InvalidOptions, "Collection must be capped.")
+	}
+	if r.args.has("cappedSize") {
+		n := expr.SafeLong(r.args.value("cappedSize"))
+		switch {
+		case n <= 0:
+			return mongoerr.New(mongoerr.BadValue, "size has to be > 0")
+		case n > maxCappedSize:
+			return mongoerr.New(mongoerr.BadValue, "size cannot exceed 1 PB")
+		}
+		ch.CappedSize = &n
+	}
+	if r.args.has("cappedMax") {
+		n := expr.SafeLong(r.args.value("cappedMax"))
+		if n >= 1<<31 {
+			return mongoerr.New(mongoerr.BadValue, "max in a capped collection has to be < 2^31 or not set")
+		}
+		if n <= 0 {
+			n = math.MaxInt32
+		}
+		ch.CappedMax = &n
+	}
+	return nil
 }
 
 // collModView runs collMod on a view: viewOn and pipeline replace its

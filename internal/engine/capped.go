@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -24,6 +25,9 @@ import (
 type cappedState struct {
 	mu      sync.Mutex // serializes the writes of the collection
 	nextSeq uint64
+	// size and max are the collection's limits, which collMod changes
+	// (max 0: none).
+	size, max atomic.Int64
 	// inserted is closed (and replaced) after each insert, waking tailable
 	// cursors that wait for data.
 	inserted chan struct{}
@@ -73,10 +77,24 @@ func setCappedTotals(tx storage.Txn, c *Collection, size, count int64) error {
 	return tx.Set(cappedTotalsKey(c.ID), binary.BigEndian.AppendUint64(v, uint64(count)))
 }
 
+// newCappedState is the state of a capped collection with options o,
+// before its first insert.
+func newCappedState(o CollectionOptions) *cappedState {
+	st := &cappedState{inserted: make(chan struct{})}
+	st.setLimits(o)
+	return st
+}
+
+// setLimits makes the stored options' size and max the limits.
+func (st *cappedState) setLimits(o CollectionOptions) {
+	st.size.Store(o.Size)
+	st.max.Store(o.Max)
+}
+
 // loadCapped reads the next insertion number of a capped collection from
 // storage.
 func loadCapped(r storage.Reader, c *Collection) (*cappedState, error) {
-	st := &cappedState{inserted: make(chan struct{})}
+	st := newCappedState(c.Options)
 	pre := naturalPrefix(c.ID)
 	it, err := r.NewIter(pre, keyenc.PrefixEnd(pre))
 	if err != nil {
@@ -149,8 +167,9 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 		}
 		return func() {}, setCappedTotals(tx, c, size-int64(len(old)), count-1)
 	}
-	if int64(len(next)) > c.Options.Size {
-		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", c.Options.Size)
+	limit, maxDocs := st.size.Load(), st.max.Load()
+	if int64(len(next)) > limit {
+		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", limit)
 	}
 	size, count = size+int64(len(next)), count+1
 	pre := naturalPrefix(c.ID)
@@ -166,7 +185,7 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 	if it.Last() {
 		seq = max(seq, binary.BigEndian.Uint64(it.Key()[len(pre):])+1)
 	}
-	for it.First(); it.Valid() && (size > c.Options.Size || (c.Options.Max > 0 && count > c.Options.Max)); it.Next() {
+	for it.First(); it.Valid() && (size > limit || (maxDocs > 0 && count > maxDocs)); it.Next() {
 		victimKey := docKeyFromEncodedID(c.ID, it.Value())
 		var buf []byte
 		victim, found, err := getDoc(tx, victimKey, &buf)

@@ -204,6 +204,9 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 	if ts := c.timeseries.Load(); ts != nil {
 		o.Timeseries = *ts
 	}
+	if c.capped != nil {
+		o.Size, o.Max = c.capped.size.Load(), c.capped.max.Load()
+	}
 	return o
 }
 
@@ -412,7 +415,7 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 		return nil, err
 	}
 	if opts.Capped {
-		coll.capped = &cappedState{inserted: make(chan struct{})}
+		coll.capped = newCappedState(opts)
 	}
 	if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err

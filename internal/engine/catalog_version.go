@@ -193,6 +193,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		if coll.Options.Capped {
 			if prev := byID[coll.ID]; prev != nil && prev.capped != nil {
 				coll.capped = prev.capped // renamed: the same documents
+				coll.capped.setLimits(coll.Options)
 			} else if coll.capped, err = loadCapped(r, coll); err != nil {
 				return err
 			}

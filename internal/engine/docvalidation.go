@@ -146,6 +146,9 @@ type ValidationChange struct {
 	// Timeseries replaces a time series collection's options (their
 	// granularity and bucketing; timeseries.Modify checks the change).
 	Timeseries bson.Raw
+	// CappedSize and CappedMax resize a capped collection: the inserts
+	// that follow evict the oldest documents past the new limits.
+	CappedSize, CappedMax *int64
 }
 
 // ModifyValidation applies collMod's validator, validationLevel and
@@ -180,6 +183,17 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			}
 			cur.ExpireAfterSeconds = ch.TTL
 		}
+		if ch.CappedSize != nil || ch.CappedMax != nil {
+			if !c.Options.Capped {
+				return mongoerr.New(mongoerr.InvalidOptions, "Collection must be capped.")
+			}
+			if ch.CappedSize != nil {
+				cur.Size = *ch.CappedSize
+			}
+			if ch.CappedMax != nil {
+				cur.Max = *ch.CappedMax
+			}
+		}
 		if ch.Timeseries != nil {
 			if c.Options.Timeseries == nil {
 				return mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
@@ -212,6 +226,12 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if ch.Timeseries != nil {
 			mod = append(mod, bson.E{Key: "timeseries", Value: ch.Timeseries})
 		}
+		if ch.CappedSize != nil {
+			mod = append(mod, bson.E{Key: "cappedSize", Value: *ch.CappedSize})
+		}
+		if ch.CappedMax != nil {
+			mod = append(mod, bson.E{Key: "cappedMax", Value: *ch.CappedMax})
+		}
 		if err := e.logCommand(tx, db, c, mod); err != nil {
 			return err
 		}
@@ -229,6 +249,9 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 func (c *Collection) syncValidation(o CollectionOptions) error {
 	c.preImages.Store(o.PreAndPostImages)
 	c.ttl.Store(o.ExpireAfterSeconds)
+	if c.capped != nil {
+		c.capped.setLimits(o)
+	}
 	if o.Timeseries != nil && !bytes.Equal(o.Timeseries, c.CurrentOptions().Timeseries) {
 		ts := o.Timeseries
 		c.timeseries.Store(&ts)

@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +97,93 @@ func TestCloneAndConvertToCapped(t *testing.T) {
 	last := findAll(t, src, bson.D{}, options.Find().SetSort(bson.D{{Key: "$natural", Value: -1}}).SetLimit(1))
 	if n, _ := src.CountDocuments(ctx, bson.D{}); n > 1024/int64(len(docs[0])) || len(last) != 1 || last[0].Lookup("_id").AsInt64() != 1000 {
 		t.Fatalf("after an insert the capped collection holds %d documents, the newest %v", n, last)
+	}
+}
+
+// TestCollModResizesCapped: collMod's cappedMax and cappedSize change a
+// capped collection's limits, which listCollections reports; the next
+// insert evicts the oldest documents past them. Only a capped collection
+// takes them.
+func TestCollModResizesCapped(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "log", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20).SetMaxDocuments(100)); err != nil {
+		t.Fatal(err)
+	}
+	log := db.Collection("log")
+	for i := range 50 {
+		if _, err := log.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: strings.Repeat("x", 100)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	collOptions := func() bson.Raw {
+		t.Helper()
+		cur, err := db.ListCollections(ctx, bson.D{{Key: "name", Value: "log"}})
+		var specs []bson.Raw
+		if err == nil {
+			err = cur.All(ctx, &specs)
+		}
+		if err != nil || len(specs) != 1 {
+			t.Fatalf("listCollections: %v %v", specs, err)
+		}
+		return specs[0].Lookup("options").Document()
+	}
+	ids := func() []int32 {
+		t.Helper()
+		var out []int32
+		for _, d := range findAll(t, log, bson.D{}) {
+			out = append(out, d.Lookup("_id").Int32())
+		}
+		return out
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "log"}, {Key: "cappedMax", Value: 10}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := collOptions().Lookup("max").AsInt64(); got != 10 {
+		t.Fatalf("max after collMod: %d", got)
+	}
+	if got := ids(); len(got) != 50 {
+		t.Fatalf("collMod evicted at once: %d documents", len(got))
+	}
+	if _, err := log.InsertOne(ctx, bson.D{{Key: "_id", Value: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); len(got) != 10 || got[0] != 41 || got[9] != 50 {
+		t.Fatalf("after an insert under max 10: %v", got)
+	}
+	// room for 400 bytes: the padded documents take 122 bytes each, _id 50
+	// takes 14
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "log"}, {Key: "cappedSize", Value: 400}, {Key: "cappedMax", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if o := collOptions(); o.Lookup("size").AsInt64() != 400 || o.Lookup("max").AsInt64() != math.MaxInt32 {
+		t.Fatalf("options after collMod: %s", o)
+	}
+	if _, err := log.InsertOne(ctx, bson.D{{Key: "_id", Value: 51}, {Key: "pad", Value: strings.Repeat("x", 100)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); !slices.Equal(got, []int32{48, 49, 50, 51}) {
+		t.Fatalf("after an insert under size 400: %v", got)
+	}
+	for _, tc := range []struct {
+		coll string
+		mod  bson.E
+		code int
+	}{
+		{"log", bson.E{Key: "cappedSize", Value: -1}, 2},
+		{"log", bson.E{Key: "cappedSize", Value: int64(1)<<50 + 1}, 2},
+		{"log", bson.E{Key: "cappedMax", Value: int64(1) << 31}, 2},
+		{"log", bson.E{Key: "cappedMax", Value: "ten"}, 14},
+		{"plain", bson.E{Key: "cappedSize", Value: 4096}, 72},
+	} {
+		if tc.coll == "plain" {
+			if _, err := db.Collection("plain").InsertOne(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: tc.coll}, tc.mod}).Err(); serverCode(err) != tc.code {
+			t.Errorf("collMod %s %v: %v, want %d", tc.coll, tc.mod, err, tc.code)
+		}
 	}
 }
