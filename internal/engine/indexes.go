@@ -516,6 +516,10 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		spec.Unique, spec.PrepareUnique = true, false
 	}
 	if after, err = newIndex(before.ID, spec); err != nil {
+		if me := mongoerr.As(err); change.ExpireAfter != nil && me.Code == mongoerr.CannotCreateIndex {
+			// an index kind that takes no TTL (text, wildcard)
+			return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "%s", me.Msg)
+		}
 		return nil, nil, err
 	}
 	after.idKeyed = before.idKeyed

@@ -99,6 +99,14 @@ func TestCollModIndex(t *testing.T) {
 	if err := db.RunCommand(ctx, cmd).Err(); serverCode(err) != 27 {
 		t.Fatalf("collMod of a missing index: %v, want 27", err)
 	}
+	// a TTL on an index kind that takes none
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: "text"}}}); err != nil {
+		t.Fatal(err)
+	}
+	cmd = bson.D{{Key: "collMod", Value: "cm"}, {Key: "index", Value: bson.D{{Key: "name", Value: "t_text"}, {Key: "expireAfterSeconds", Value: 100}}}}
+	if err := db.RunCommand(ctx, cmd).Err(); serverCode(err) != 72 {
+		t.Fatalf("collMod TTL of a text index: %v, want 72", err)
+	}
 }
 
 // TestCurrentOpStage checks db.currentOp()'s way in: {aggregate: 1} on
