@@ -1,13 +1,11 @@
 package commands
 
 import (
-	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
-	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
@@ -123,11 +121,11 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		if mods > 1 {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "unique: true cannot be combined with any other modification in dry run mode.")
 		}
-		change.DryRun = true
+		change.DryRun, change.Ctx = true, r.Ctx
 		_, _, err := s.Engine.ModifyIndex(r.DB, coll, name, keyPattern, change)
 		return nil, err
 	}
-	change.Combined = mods > 1
+	change.Combined, change.Ctx = mods > 1, r.Ctx
 	if err := collModValidation(s, r, coll, false); err != nil {
 		return nil, err
 	}
@@ -179,7 +177,7 @@ func parseIndexChange(index bson.Raw) (change engine.IndexChange, name string, k
 	if c.has("expireAfterSeconds") {
 		// safeInt64: a double truncated, a decimal rounded half to even,
 		// NaN 0; then the secondary TTL index range.
-		n := expr.SafeLong(c.value("expireAfterSeconds"))
+		n, _ := safeInt64(c.value("expireAfterSeconds"))
 		switch {
 		case n < 0:
 			return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
@@ -299,7 +297,7 @@ func cappedLimitsArgs(s *Service, r *Request, coll string, ch *engine.Validation
 		return mongoerr.New(mongoerr.InvalidOptions, "Collection must be capped.")
 	}
 	if r.args.has("cappedSize") {
-		n := expr.SafeLong(r.args.value("cappedSize"))
+		n, _ := safeInt64(r.args.value("cappedSize"))
 		switch {
 		case n <= 0:
 			return mongoerr.New(mongoerr.BadValue, "size has to be > 0")
@@ -309,13 +307,11 @@ func cappedLimitsArgs(s *Service, r *Request, coll string, ch *engine.Validation
 		ch.CappedSize = &n
 	}
 	if r.args.has("cappedMax") {
-		n := expr.SafeLong(r.args.value("cappedMax"))
+		n, _ := safeInt64(r.args.value("cappedMax"))
 		if n >= 1<<31 {
 			return mongoerr.New(mongoerr.BadValue, "max in a capped collection has to be < 2^31 or not set")
 		}
-		if n <= 0 {
-			n = math.MaxInt32
-		}
+		n = cappedMaxDocs(n)
 		ch.CappedMax = &n
 	}
 	return nil

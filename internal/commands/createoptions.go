@@ -62,6 +62,15 @@ func checkCreateBound(field string, n, lo, hi int64) error {
 	return nil
 }
 
+// cappedMaxDocs is a capped collection's max as MongoDB stores it: 0 or
+// less (no limit) as 2^31-1.
+func cappedMaxDocs(n int64) int64 {
+	if n <= 0 {
+		return math.MaxInt32
+	}
+	return n
+}
+
 // notImplementedCreateOption is the error for a create option Folio does not
 // honour.
 func notImplementedCreateOption(name string) error {
@@ -82,10 +91,7 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if opts.Max, err = c.long("max"); err == nil {
 			err = checkCreateBound("max", opts.Max, math.MinInt64, math.MaxInt32)
 		}
-		if opts.Max <= 0 {
-			// MongoDB stores a max of 0 or less as 2^31-1.
-			opts.Max = math.MaxInt32
-		}
+		opts.Max = cappedMaxDocs(opts.Max)
 	}
 	if err != nil {
 		return opts, err

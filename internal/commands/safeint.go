@@ -1,43 +1,21 @@
 package commands
 
 import (
-	"math"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // safeInt64 reads a number as MongoDB's safeInt64 fields and
-// safeNumberLong do: a double truncated toward zero and a decimal rounded
-// half to even, NaN as 0 and values past the int64 range saturated. ok is
-// false for a value that is not a number.
+// safeNumberLong do (expr.SafeLong: a double truncated toward zero, a
+// decimal rounded half to even, NaN as 0, values past the int64 range
+// saturated). ok is false for a value that is not a number.
 func safeInt64(v bson.RawValue) (n int64, ok bool) {
-	switch v.Type {
-	case bson.TypeInt32:
-		return int64(v.Int32()), true
-	case bson.TypeInt64:
-		return v.Int64(), true
-	case bson.TypeDouble:
-		return saturate(math.Trunc(v.Double())), true
-	case bson.TypeDecimal128:
-		f, _ := values.Float64(v)
-		return saturate(math.RoundToEven(f)), true
+	if !v.IsNumber() {
+		return 0, false
 	}
-	return 0, false
-}
-
-func saturate(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
+	return expr.SafeLong(v), true
 }
 
 // nonNegative is the check MongoDB's IDL makes of a field declared with

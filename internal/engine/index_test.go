@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -257,6 +258,12 @@ func TestConvertToUnique(t *testing.T) {
 	// an old duplicate may keep its key
 	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 3}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
 		t.Fatal(err)
+	}
+	// the scan for duplicates stops with its operation
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, IndexChange{Unique: true, Ctx: cancelled}); !mongoerr.Is(err, mongoerr.Interrupted) {
+		t.Fatalf("conversion of an interrupted operation: %v", err)
 	}
 	for _, dry := range []bool{true, false} {
 		unique.DryRun = dry

@@ -453,6 +453,9 @@ type IndexChange struct {
 	// Combined reports that the collMod makes other modifications: a
 	// change of prepareUnique must be made alone.
 	Combined bool
+	// Ctx is the operation's context, which the scan for duplicates
+	// checks.
+	Ctx context.Context
 }
 
 // ModifyIndex applies change to the index of db.coll named name (or with
@@ -494,7 +497,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		if !before.PrepareUnique {
 			return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
 		}
-		if err := e.checkNoDuplicates(c, before); err != nil {
+		if err := e.checkNoDuplicates(change.Ctx, c, before); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -553,7 +556,7 @@ const maxViolationBytes = 8 << 20
 // documents of c hold one key of ix (an index keyed with the record id):
 // it reads the entries in order, and lists each run of entries of one key
 // by the _ids of their documents, up to maxViolationBytes of _ids.
-func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
+func (e *Engine) checkNoDuplicates(ctx context.Context, c *Collection, ix *Index) error {
 	prefix := indexPrefix(c.ID, ix.ID)
 	it, err := e.kv.NewIter(prefix, keyenc.PrefixEnd(prefix))
 	if err != nil {
@@ -569,6 +572,9 @@ func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
 		run = nil
 	}
 	for ok := it.First(); ok; ok = it.Next() {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return firstErr(err, it.Close())
+		}
 		k, encID := it.Key(), entryID(it.Value())
 		if key := k[len(prefix) : len(k)-len(encID)]; !bytes.Equal(key, prevKey) {
 			end()
@@ -597,9 +603,11 @@ func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
 				continue
 			}
 			id := doc.Lookup("_id")
+			id.Value = slices.Clone(id.Value)
 			if size += len(id.Value); size > maxViolationBytes {
+				// at least one _id, as MongoDB
 				if len(violations) == 0 && len(ids) == 0 {
-					ids = append(ids, bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)})
+					ids = append(ids, id)
 				}
 				if len(ids) > 0 {
 					violations = append(violations, bson.D{{Key: "ids", Value: ids}})
@@ -607,7 +615,7 @@ func (e *Engine) checkNoDuplicates(c *Collection, ix *Index) error {
 				msg = "Cannot convert the index to unique. Too many conflicting documents were detected. Please resolve them and rerun collMod."
 				return cannotConvert(msg, violations)
 			}
-			ids = append(ids, bson.RawValue{Type: id.Type, Value: slices.Clone(id.Value)})
+			ids = append(ids, id)
 		}
 		violations = append(violations, bson.D{{Key: "ids", Value: ids}})
 	}

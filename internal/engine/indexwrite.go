@@ -144,35 +144,35 @@ func (e *Engine) checkUnique(c *Collection, encID, prev []byte, ch indexChanges,
 		if other, ok := staged[string(u.lock)]; ok && !bytes.Equal(other, encID) {
 			return duplicateKeyError(c, u.ix, u.key)
 		}
-		if taken, err := u.takenIn(e.kv, encID, prev); err != nil || taken {
-			if err != nil {
-				return err
-			}
-			return duplicateKeyError(c, u.ix, u.key)
+		if err := u.checkFree(c, e.kv, encID, prev); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// takenIn reports whether r holds u's key for a document other than the
-// one with record id encID, which moves from record id prev (nil: it does
-// not move): the entry's holder, or for an index keyed with the record id
-// any entry of the key.
-func (u uniqueEntry) takenIn(r storage.Reader, encID, prev []byte) (bool, error) {
+// checkFree fails with DuplicateKey when r holds u's key (of collection
+// c) for a document other than the one with record id encID, which moves
+// from record id prev (nil: it does not move): the entry's holder, or for
+// an index keyed with the record id any entry of the key.
+func (u uniqueEntry) checkFree(c *Collection, r storage.Reader, encID, prev []byte) error {
 	if !u.ix.idKeyed {
 		holder, ok, err := r.Get(u.entry)
-		return ok && heldByOther(holder, encID, prev), err
+		if err != nil || !ok || !heldByOther(holder, encID, prev) {
+			return err
+		}
+		return duplicateKeyError(c, u.ix, u.key)
 	}
 	it, err := r.NewIter(u.lock, keyenc.PrefixEnd(u.lock))
 	if err != nil {
-		return false, err
+		return err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		if heldByOther(it.Value(), encID, prev) {
-			return true, it.Close()
+			return firstErr(it.Close(), duplicateKeyError(c, u.ix, u.key))
 		}
 	}
-	return false, firstErr(it.Error(), it.Close())
+	return firstErr(it.Error(), it.Close())
 }
 
 // heldByOther reports whether the unique entry whose value is holder

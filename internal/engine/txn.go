@@ -158,11 +158,8 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		}
 	}
 	for _, u := range ch.uniques {
-		if taken, err := u.takenIn(t.tx, encID, prev); err != nil || taken {
-			if err != nil {
-				return err
-			}
-			return duplicateKeyError(c, u.ix, u.key)
+		if err := u.checkFree(c, t.tx, encID, prev); err != nil {
+			return err
 		}
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), prev: prev, u: u})
 	}
@@ -259,11 +256,8 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			}
 			continue
 		}
-		if taken, err := u.u.takenIn(e.kv, u.encID, u.prev); err != nil || taken {
-			if err != nil {
-				return err
-			}
-			return duplicateKeyError(u.c, u.u.ix, u.u.key)
+		if err := u.u.checkFree(u.c, e.kv, u.encID, u.prev); err != nil {
+			return err
 		}
 	}
 	for _, c := range t.flagged {
