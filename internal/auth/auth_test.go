@@ -9,19 +9,21 @@ import (
 )
 
 // TestResourceMatches: which targets each resource pattern covers;
-// database and any-normal resources leave out system collections.
+// database and any-normal resources leave out system collections; only
+// any-normal and any-resource cover every normal resource at once.
 // https://www.mongodb.com/docs/manual/reference/resource-document/
 func TestResourceMatches(t *testing.T) {
 	cl, db, ns, sys := ClusterTarget(), DBTarget("app"), NSTarget("app", "c"), NSTarget("app", "system.js")
 	other, bk, otherBk := NSTarget("x", "c"), NSTarget("app", "system.buckets.c"), NSTarget("x", "system.buckets.d")
-	all := []Target{cl, db, ns, sys, other, bk, otherBk}
+	normal := AnyNormalTarget()
+	all := []Target{cl, db, ns, sys, other, bk, otherBk, normal}
 	for _, tc := range []struct {
 		res  bson.D
 		want []Target
 	}{
 		{bson.D{{Key: "anyResource", Value: true}}, all},
 		{bson.D{{Key: "cluster", Value: true}}, []Target{cl}},
-		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: ""}}, []Target{db, ns, other}},
+		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: ""}}, []Target{db, ns, other, normal}},
 		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: ""}}, []Target{db, ns}},
 		{bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: "c"}}, []Target{ns, other}},
 		{bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: "system.js"}}, []Target{sys}},

@@ -63,6 +63,10 @@ func ClusterTarget() Target { return Target{Cluster: true} }
 // DBTarget is database db.
 func DBTarget(db string) Target { return Target{DB: db} }
 
+// AnyNormalTarget is every normal resource at once: only a privilege on
+// any normal resource (or any resource) covers it.
+func AnyNormalTarget() Target { return Target{} }
+
 // NSTarget is collection db.coll.
 func NSTarget(db, coll string) Target { return Target{DB: db, Coll: coll} }
 
@@ -71,6 +75,8 @@ func (t Target) String() string {
 	switch {
 	case t.Cluster:
 		return "cluster"
+	case t == Target{}:
+		return "<all normal resources>"
 	case t.Coll == "":
 		return t.DB
 	}

@@ -45,7 +45,10 @@ type argType struct {
 	expect string // "type 'bool'", or "types '[a, b']" (MongoDB's quotes)
 	// mismatch, when set, is the error of a value of another type, for a
 	// type whose IDL deserializer checks the type itself.
-	mismatch func() error
+	mismatch func(field string, v bson.RawValue) error
+	// nullIsValue: a null is a value of the wrong type, not the field's
+	// absence (a deserializer that sees every element it is given).
+	nullIsValue bool
 }
 
 // typeBit maps a BSON type to its bit in argType.mask.
@@ -87,8 +90,13 @@ var (
 	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser refuses the rest.
-	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func() error {
+	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
+	}}
+	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
+	// a bool only, null refused too.
+	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
+		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
 	}}
 )
 
@@ -208,11 +216,11 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 		seen |= 1 << i
 		f := &spec.fields[i]
 		if f.typ.mask&typeBit(v.Type) == 0 {
-			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+			if (v.Type == bson.TypeNull || v.Type == bson.TypeUndefined) && !f.typ.nullIsValue {
 				continue // absent, as MongoDB's IDL reads it
 			}
 			if f.typ.mismatch != nil {
-				return a, f.typ.mismatch()
+				return a, f.typ.mismatch(f.name, v)
 			}
 			return a, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected %s",
 				spec.path, f.name, values.TypeName(v.Type), f.typ.expect)

@@ -95,6 +95,7 @@ func init() {
 	for _, n := range []string{"enableSharding", "enablesharding", "shardCollection", "shardcollection"} {
 		authzRules[n] = authzRule{needs: enableShardingNeeds}
 	}
+	authzRules["validateDBMetadata"] = authzRule{needs: validateDBMetadataNeeds}
 	authzRules["listShards"] = onCluster("listShards")
 	authzRules["listshards"] = authzRules["listShards"]
 }
@@ -104,6 +105,16 @@ func init() {
 func enableShardingNeeds(r *Request) ([]need, error) {
 	name, _ := r.Cmd.Index(0).Value().StringValueOK()
 	return []need{{splitNS(name), "enableSharding"}}, nil
+}
+
+// validateDBMetadataNeeds: validate on the database it names, or on every
+// normal resource when it names none.
+func validateDBMetadataNeeds(r *Request) ([]need, error) {
+	db, _ := r.Cmd.Lookup("db").StringValueOK()
+	if db == "" {
+		return []need{{auth.AnyNormalTarget(), "validate"}}, nil
+	}
+	return []need{{auth.DBTarget(db), "validate"}}, nil
 }
 
 func onCluster(action string) authzRule {

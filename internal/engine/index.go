@@ -94,6 +94,9 @@ func (u *IndexUsage) Ops() int64 { return u.ops.Load() }
 // Usage is the index's usage.
 func (ix *Index) Usage() *IndexUsage { return ix.usage }
 
+// IsText reports whether ix is a text index.
+func (ix *Index) IsText() bool { return ix.text != nil }
+
 // Multikey reports whether the index has indexed an array.
 func (ix *Index) Multikey() bool { return ix.multikey.Load() }
 

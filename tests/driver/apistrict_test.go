@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -84,5 +85,92 @@ func TestAPIStrict(t *testing.T) {
 				t.Fatalf("refused without apiStrict: %v", err)
 			}
 		})
+	}
+}
+
+// TestValidateDBMetadata: under {version: "1", strict: true} the command
+// lists, as APIStrictError entries, the text and sparse indexes of each
+// collection (in creation order) and the views whose pipeline uses a stage
+// outside version 1; other API parameters, and names that are neither
+// collections nor views, give an empty list. Its fields parse as MongoDB's
+// IDL: apiParameters and its version are required.
+// https://www.mongodb.com/docs/v7.0/reference/command/validateDBMetadata/
+func TestValidateDBMetadata(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	const dbName = "vdm"
+	db := client.Database(dbName)
+	for _, cmd := range []bson.D{
+		{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: "z", Value: 1}}}, {Key: "name", Value: "z_sparse"}, {Key: "sparse", Value: true}},
+			bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "name", Value: "b_1"}},
+			bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: "text"}}}, {Key: "name", Value: "a_text"}},
+			bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2dsphere"}}}, {Key: "name", Value: "p_2dsphere"}},
+		}}},
+		{{Key: "createIndexes", Value: "plain"}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: "h", Value: "hashed"}}}, {Key: "name", Value: "h_hashed"}},
+		}}},
+		{{Key: "create", Value: "stats"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}},
+		{{Key: "create", Value: "fine"}, {Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}}},
+	} {
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatal(cmd, err)
+		}
+	}
+	entry := func(ns, msg string) bson.D {
+		return bson.D{{Key: "ns", Value: ns}, {Key: "code", Value: int32(323)}, {Key: "codeName", Value: "APIStrictError"}, {Key: "errmsg", Value: msg}}
+	}
+	index := func(name string) bson.D {
+		return entry(dbName+".c", "The index with name "+name+" is not allowed in API version 1.")
+	}
+	view := entry(dbName+".stats", "$indexStats is not allowed with 'apiStrict: true' in API Version 1")
+	strict := bson.D{{Key: "version", Value: "1"}, {Key: "strict", Value: true}}
+	tests := []struct {
+		name   string
+		fields bson.D
+		want   bson.A
+	}{
+		{"database", bson.D{{Key: "db", Value: dbName}, {Key: "apiParameters", Value: strict}}, bson.A{view, index("z_sparse"), index("a_text")}},
+		{"collection", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "c"}, {Key: "apiParameters", Value: strict}}, bson.A{index("z_sparse"), index("a_text")}},
+		{"view", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "stats"}, {Key: "apiParameters", Value: strict}}, bson.A{view}},
+		{"fine view", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "fine"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"fine collection", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "plain"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"every database", bson.D{{Key: "collection", Value: "c"}, {Key: "apiParameters", Value: strict}}, bson.A{index("z_sparse"), index("a_text")}},
+		{"no such collection", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "C"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"no such database", bson.D{{Key: "db", Value: "nothing"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"bad name, no such database", bson.D{{Key: "db", Value: "nothing"}, {Key: "collection", Value: ""}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"not strict", bson.D{{Key: "db", Value: dbName}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}}}}, bson.A{}},
+		{"version 2", bson.D{{Key: "db", Value: dbName}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "2"}, {Key: "strict", Value: true}}}}, bson.A{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := append(bson.D{{Key: "validateDBMetadata", Value: 1}}, tc.fields...)
+			var got bson.Raw
+			if err := client.Database("admin").RunCommand(ctx, cmd).Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+			want := mustRaw(t, bson.D{{Key: "apiVersionErrors", Value: tc.want}, {Key: "ok", Value: 1.0}})
+			if !bytes.Equal(got, want) {
+				t.Fatalf("got %v\nwant %v", got, want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		cmd  bson.D
+		code int
+		name string
+	}{
+		{bson.D{{Key: "validateDBMetadata", Value: 1}}, 40414, "Location40414"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: nil}}, 40414, "Location40414"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "strict", Value: true}}}}, 40414, "Location40414"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: "1"}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: strict}, {Key: "db", Value: 1}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}, {Key: "Strict", Value: true}}}}, 40415, "Location40415"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}, {Key: "strict", Value: 1}}}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}, {Key: "deprecationErrors", Value: nil}}}}, 14, "TypeMismatch"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: strict}, {Key: "db", Value: dbName}, {Key: "collection", Value: ".c"}}, 73, "InvalidNamespace"},
+	} {
+		err := client.Database("admin").RunCommand(ctx, tc.cmd).Err()
+		requireCode(t, err, tc.code, tc.name)
 	}
 }
