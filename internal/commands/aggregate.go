@@ -39,6 +39,25 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 
 var aggregateCursorSpec = cursorSpec("aggregate")
 
+// stagesNotInTransactions are the stages a multi-document transaction may
+// not run, anywhere in its pipeline (MongoDB manual, Transactions and
+// Operations).
+var stagesNotInTransactions = map[string]bool{
+	"$collStats": true, "$currentOp": true, "$indexStats": true, "$listLocalSessions": true,
+	"$listSessions": true, "$merge": true, "$out": true, "$planCacheStats": true, "$unionWith": true,
+}
+
+// checkTxnPipeline refuses a transaction's pipeline that uses a stage
+// transactions do not run.
+func checkTxnPipeline(p bson.RawArray) error {
+	return eachStage(p, func(name string, _ bson.Raw) error {
+		if stagesNotInTransactions[name] {
+			return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Stage not supported inside of a multi-document transaction: %s", name)
+		}
+		return nil
+	})
+}
+
 // aggregateCmd runs {aggregate: <collection> | 1, pipeline, cursor, ...}.
 // A leading $match (and a $sort right after it, with a following $limit)
 // is handed to the engine's scan so it can use indexes; the rest of the
@@ -48,6 +67,11 @@ var aggregateCursorSpec = cursorSpec("aggregate")
 func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
 	b := &binding{r.Ctx}
+	if p, _ := r.args.value("pipeline").ArrayOK(); r.Txn != nil {
+		if err := checkTxnPipeline(p); err != nil {
+			return nil, err
+		}
+	}
 	a, err := parseAggregate(s, r, &r.args, b)
 	if err != nil {
 		return nil, err

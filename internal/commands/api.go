@@ -90,6 +90,26 @@ func checkAPIStrict(name string, c *cmdArgs) error {
 // of its sub-pipelines ($lookup, $unionWith, $facet), as MongoDB's
 // lite-parse of the pipeline does before anything else.
 func checkAPIStrictPipeline(p bson.RawArray) error {
+	return eachStage(p, func(name string, spec bson.Raw) error {
+		if stagesNotInAPIVersion1[name] {
+			return mongoerr.New(mongoerr.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
+		}
+		if name == "$collStats" {
+			for _, opt := range []string{"latencyStats", "storageStats", "queryExecStats"} {
+				if _, err := spec.LookupErr(opt); err == nil {
+					return mongoerr.New(mongoerr.APIStrictError, "only the 'count' option to $collStats is supported in API Version 1")
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// eachStage calls fn with the name and specification (nil when not a
+// document) of each stage of p, then of its sub-pipelines ($lookup's and
+// $unionWith's pipeline, $facet's), depth first, until fn fails. Elements
+// that are not stages are skipped: the pipeline's parse reports them.
+func eachStage(p bson.RawArray, fn func(name string, spec bson.Raw) error) error {
 	stages, _ := p.Values()
 	for _, v := range stages {
 		stage, ok := v.DocumentOK()
@@ -100,32 +120,28 @@ func checkAPIStrictPipeline(p bson.RawArray) error {
 		if err != nil {
 			continue
 		}
-		name, arg := el.Key(), el.Value()
-		if stagesNotInAPIVersion1[name] {
-			return mongoerr.New(mongoerr.APIStrictError, "%s is not allowed with 'apiStrict: true' in API Version 1", name)
+		name := el.Key()
+		spec, _ := el.Value().DocumentOK()
+		if err := fn(name, spec); err != nil {
+			return err
 		}
-		spec, _ := arg.DocumentOK()
+		var subs []bson.RawArray
 		switch name {
-		case "$collStats":
-			for _, opt := range []string{"latencyStats", "storageStats", "queryExecStats"} {
-				if _, err := spec.LookupErr(opt); err == nil {
-					return mongoerr.New(mongoerr.APIStrictError, "only the 'count' option to $collStats is supported in API Version 1")
-				}
-			}
 		case "$lookup", "$unionWith":
 			if sub, ok := spec.Lookup("pipeline").ArrayOK(); ok {
-				if err := checkAPIStrictPipeline(sub); err != nil {
-					return err
-				}
+				subs = append(subs, sub)
 			}
 		case "$facet":
 			facets, _ := spec.Elements()
 			for _, f := range facets {
 				if sub, ok := f.Value().ArrayOK(); ok {
-					if err := checkAPIStrictPipeline(sub); err != nil {
-						return err
-					}
+					subs = append(subs, sub)
 				}
+			}
+		}
+		for _, sub := range subs {
+			if err := eachStage(sub, fn); err != nil {
+				return err
 			}
 		}
 	}

@@ -88,6 +88,7 @@ var (
 	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'"}
 	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
 	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
+	tBinData    = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'"}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser refuses the rest.
 	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func(string, bson.RawValue) error {

@@ -23,11 +23,17 @@ func newReplSetService(t *testing.T, wall time.Time) *Service {
 // runCmd runs cmd on db test and decodes the reply.
 func runCmd(t *testing.T, s *Service, cmd bson.D) bson.Raw {
 	t.Helper()
-	raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: "test"}))
+	return runCmdOn(t, s, "test", cmd)
+}
+
+// runCmdOn runs cmd on db and decodes the reply.
+func runCmdOn(t *testing.T, s *Service, db string, cmd bson.D) bson.Raw {
+	t.Helper()
+	raw, err := bson.Marshal(append(cmd, bson.E{Key: "$db", Value: db}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.Run(&Request{DB: "test", Cmd: raw, Conn: &Conn{}})
+	return s.Run(&Request{DB: db, Cmd: raw, Conn: &Conn{}})
 }
 
 func code(reply bson.Raw) int32 {
@@ -370,7 +376,7 @@ func TestCommitWriteConcern(t *testing.T) {
 		t.Fatalf("statement with a write concern: %v, want 72", reply)
 	}
 	// That refusal came before the statement ran: the transaction is open.
-	reply = runCmd(t, s, append(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, txn...))
+	reply = runCmdOn(t, s, "admin", append(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 2}}}}, txn...))
 	if c, _ := reply.Lookup("writeConcernError", "code").Int32OK(); c != 100 || code(reply) != 0 {
 		t.Fatalf("commit: %v, want ok with writeConcernError 100", reply)
 	}

@@ -13,14 +13,18 @@ import (
 )
 
 func init() {
-	register(commitTransactionCmd, commitTransactionSpec, "commitTransaction")
-	register(abortTransactionCmd, abortTransactionSpec, "abortTransaction")
+	registerAdmin(commitTransactionCmd, commitTransactionSpec, "commitTransaction")
+	registerAdmin(abortTransactionCmd, abortTransactionSpec, "abortTransaction")
 	register(startSessionCmd, &argSpec{path: "startSession"}, "startSession")
-	register(refreshSessionsCmd, &argSpec{path: "refreshSessions"}, "refreshSessions")
-	register(endSessionsCmd, &argSpec{path: "endSessions"}, "endSessions")
-	register(killSessionsCmd, &argSpec{path: "killSessions"}, "killSessions")
-	register(killAllSessionsCmd, &argSpec{path: "killAllSessions"}, "killAllSessions")
+	register(refreshSessionsCmd, &argSpec{path: "refreshSessions", subs: []*argSpec{logicalSessionSpec}}, "refreshSessions")
+	register(endSessionsCmd, &argSpec{path: "endSessions", subs: []*argSpec{logicalSessionSpec}}, "endSessions")
+	register(killSessionsCmd, &argSpec{path: "killSessions", open: nonStrictStruct, subs: []*argSpec{logicalSessionSpec}}, "killSessions")
+	register(killAllSessionsCmd, &argSpec{path: "killAllSessions", open: nonStrictStruct, subs: []*argSpec{killAllSessionsUserSpec}}, "killAllSessions")
 }
+
+// nonStrictStruct says why killSessions and killAllSessions take unknown
+// fields: MongoDB parses them as IDL structs declared strict: false.
+const nonStrictStruct = "MongoDB parses the command as a non-strict IDL struct, which ignores fields it does not declare"
 
 // commitTransactionSpec and abortTransactionSpec declare the fields of
 // commitTransaction and abortTransaction.
@@ -95,13 +99,21 @@ func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
 	return true
 }
 
-// parse validates the session fields of cmd.
+// parse validates the session fields of cmd as MongoDB's
+// OperationSessionInfoFromClient and initializeOperationSessionInfo do: a
+// null field is absent; autocommit and startTransaction are bools, the
+// former only false and the latter only true; a txnNumber is not negative,
+// and without autocommit only a retryable write takes one.
 func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 	var a sessionArgs
-	if v := f.lsid; v.Type != 0 {
+	name := Name(cmd)
+	given := func(v bson.RawValue) bool {
+		return v.Type != 0 && v.Type != bson.TypeNull && v.Type != bson.TypeUndefined
+	}
+	if v := f.lsid; given(v) {
 		id, ok := v.DocumentOK()
 		if !ok {
-			return a, wrongType(Name(cmd), "lsid", v, "object")
+			return a, wrongType(name, "lsid", v, "object")
 		}
 		idv := rawdoc.Lookup(id, "id")
 		if idv.Type != bson.TypeBinary {
@@ -113,33 +125,43 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		}
 		a.lsid = string(data)
 	}
-	if v := f.txnNumber; v.Type != 0 {
+	if v := f.txnNumber; given(v) {
 		if v.Type != bson.TypeInt64 {
-			return a, wrongType(Name(cmd), "txnNumber", v, "long")
+			return a, wrongType(name, "txnNumber", v, "long")
 		}
 		a.txnNumber, a.hasTxnNumber = v.Int64(), true
 	}
-	if v := f.autocommit; v.Type != 0 {
+	if v := f.autocommit; given(v) {
 		b, ok := v.BooleanOK()
-		if !ok || b {
-			return a, mongoerr.New(mongoerr.InvalidOptions, "autocommit must be false")
+		if !ok {
+			return a, wrongType("OperationSessionInfo", "autocommit", v, "bool")
+		}
+		if b {
+			return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying autocommit=true is not allowed.")
 		}
 		a.inTxn = true
 	}
-	if v := f.startTransaction; v.Type != 0 {
+	if v := f.startTransaction; given(v) {
 		b, ok := v.BooleanOK()
-		if !ok || !b {
-			return a, mongoerr.New(mongoerr.InvalidOptions, "startTransaction must be true")
+		if !ok {
+			return a, wrongType("OperationSessionInfo", "startTransaction", v, "bool")
+		}
+		if !b {
+			return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying startTransaction=false is not allowed.")
 		}
 		a.startTransaction = true
 	}
 	switch {
 	case (a.inTxn || a.hasTxnNumber) && a.lsid == "":
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction numbers are only allowed on a replica set member or mongos")
+	case a.hasTxnNumber && a.txnNumber < 0:
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number cannot be negative")
 	case a.inTxn && !a.hasTxnNumber:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
 	case a.startTransaction && !a.inTxn:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'startTransaction' field requires 'autocommit' field to also be specified")
+	case a.hasTxnNumber && !a.inTxn && !retryable[name]:
+		return a, mongoerr.New(mongoerr.NotARetryableWriteCommand, "txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and %s is not a retryable write command.", name)
 	}
 	return a, nil
 }
@@ -213,12 +235,12 @@ func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) e
 // runInTxn runs a command of a multi-document transaction. Any failure
 // aborts the transaction, as in MongoDB.
 func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
+	if a.txnNumber < sess.TxnNumber {
+		return nil, mongoerr.New(mongoerr.TransactionTooOld,
+			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
+	}
 	if a.startTransaction {
-		switch {
-		case a.txnNumber < sess.TxnNumber:
-			return nil, mongoerr.New(mongoerr.TransactionTooOld,
-				"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
-		case a.txnNumber == sess.TxnNumber:
+		if a.txnNumber == sess.TxnNumber {
 			// On a replica set a transaction number is used once, by a
 			// transaction or by a retryable write.
 			return nil, mongoerr.New(mongoerr.ConflictingOperationInProgress, "Only servers in a sharded cluster can start a new transaction at the active transaction number")
@@ -236,9 +258,10 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	r.Txn = sess.Txn
 	var reply bson.Raw
 	var err error
+	cmdErr := checkTxnCommand(r.DB, name, a.startTransaction)
 	switch {
-	case !inTransaction[name]:
-		err = mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
+	case cmdErr != nil:
+		err = cmdErr
 	case explicitDDL[name] && sess.TxnReadConcern != "" && sess.TxnReadConcern != "local":
 		err = mongoerr.New(mongoerr.InvalidOptions, "Command %s does not support { readConcern: { level: \"%s\" } } :: caused by :: read concern not supported", name, sess.TxnReadConcern)
 	default:
@@ -258,6 +281,23 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		}
 	}
 	return reply, err
+}
+
+// checkTxnCommand refuses, in a transaction, the commands MongoDB does
+// not run there: those outside inTransaction, killCursors as the first
+// operation, and any but commitTransaction and abortTransaction on the
+// admin, config and local databases. Like any failure, the refusal aborts
+// the transaction.
+func checkTxnCommand(db, name string, first bool) error {
+	switch {
+	case !inTransaction[name]:
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
+	case first && name == "killCursors":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run killCursors as the first operation in a multi-document transaction.")
+	case (db == "admin" || db == "config" || db == "local") && name != "commitTransaction" && name != "abortTransaction":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run command against the '%s' database in a transaction.", db)
+	}
+	return nil
 }
 
 // checkTxn fails a transaction command whose transaction is not the
@@ -298,11 +338,11 @@ func hasWriteErrors(reply bson.Raw) bool {
 // transaction succeeds, also after a restart: the record says committed.
 func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 	sess := r.session
-	if r.Txn == nil && sess != nil && sess.State == sessions.TxnCommitted {
-		return nil, nil
+	if !r.Args.Session.inTxn {
+		return nil, mongoerr.New(mongoerr.CommandFailed, "commitTransaction must be run within a transaction")
 	}
-	if r.Txn == nil {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "commitTransaction must be run within a transaction")
+	if r.Txn == nil && sess.State == sessions.TxnCommitted {
+		return nil, nil // a retried commit
 	}
 	s.Cursors.KillOwned(r.Txn)
 	err := r.Txn.CommitRecorded(sess.RecordCommit())
@@ -315,7 +355,7 @@ func commitTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 
 func abortTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.Txn == nil {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "abortTransaction must be run within a transaction")
+		return nil, mongoerr.New(mongoerr.CommandFailed, "abortTransaction must be run within a transaction")
 	}
 	s.endTxn(r.session)
 	return nil, nil
@@ -333,28 +373,63 @@ func startSessionCmd(s *Service, _ *Request) (bson.Raw, error) {
 }
 
 // sessionIDs reads the session ids listed by endSessions, killSessions and
-// refreshSessions.
+// refreshSessions: an array of MongoDB's LogicalSessionFromClient, whose
+// null elements are skipped as the IDL's array parser skips them.
 func sessionIDs(r *Request) ([]string, error) {
 	name := Name(r.Cmd)
-	v := r.args.first()
-	if v.Type != bson.TypeArray {
-		return nil, wrongType(name, name, v, "array")
+	vals, err := commandArray(r, name)
+	if err != nil {
+		return nil, err
 	}
-	vals, _ := v.Array().Values()
 	var ids []string
-	for _, lsid := range vals {
-		doc, ok := lsid.DocumentOK()
+	for _, el := range vals {
+		doc, ok := el.DocumentOK()
 		if !ok {
-			return nil, wrongType(name, name, lsid, "object")
+			return nil, wrongType(name, name, el, "object")
 		}
-		idv, err := doc.LookupErr("id")
-		if err != nil || idv.Type != bson.TypeBinary {
-			continue
+		a, err := parseSub(doc, logicalSessionSpec)
+		if err != nil {
+			return nil, err
 		}
-		_, data := idv.Binary()
+		subtype, data := a.value("id").Binary()
+		switch {
+		case subtype != bson.TypeBinaryUUID:
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'LogicalSessionFromClient.id' is the wrong binData type '%d', expected type '%d'", subtype, bson.TypeBinaryUUID)
+		case len(data) != 16:
+			return nil, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+		}
 		ids = append(ids, string(data))
 	}
 	return ids, nil
+}
+
+// logicalSessionSpec declares a session id as clients list them
+// (LogicalSessionFromClient).
+var logicalSessionSpec = &argSpec{path: "LogicalSessionFromClient", fields: []argField{
+	required("id", tBinData),
+	refuse("uid", tBinData, "naming another user's session by its user digest"),
+}}
+
+// commandArray is the array a command names in its first field (MongoDB's
+// killSessions and killAllSessions parse the command as a struct whose
+// first field is that array): null is its absence, another type a type
+// mismatch.
+func commandArray(r *Request, name string) ([]bson.RawValue, error) {
+	switch v := r.args.first(); v.Type {
+	case bson.TypeArray:
+		vals, _ := v.Array().Values()
+		var out []bson.RawValue
+		for _, el := range vals {
+			if el.Type != bson.TypeNull && el.Type != bson.TypeUndefined {
+				out = append(out, el)
+			}
+		}
+		return out, nil
+	case bson.TypeNull, bson.TypeUndefined:
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", name, name)
+	default:
+		return nil, wrongType(name, name, v, "array")
+	}
 }
 
 // endSessionsCmd ends (or kills) sessions: their transactions abort.
@@ -400,19 +475,56 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	return nil, nil
 }
 
-// killAllSessionsCmd kills every session, the operations running in them
-// and their cursors. Folio's sessions are not tied to users, so it refuses
-// to kill only the sessions of listed users (a non-empty array) rather
-// than kill them all.
+// killAllSessionsCmd kills the sessions of the listed users, or of every
+// user when the list is empty (null elements are skipped, so [null] is
+// empty too): their running operations fail with
+// Interrupted, their cursors are closed, then the sessions end and their
+// transactions abort. A session belongs to the user who first used it
+// ("user@db"); without access control sessions belong to no user, so a
+// list of users kills none.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	switch v := r.args.first(); {
-	case v.Type != bson.TypeArray:
-		return nil, wrongType("killAllSessions", "killAllSessions", v, "array")
-	case len(v.Value) > 5:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "killAllSessions of given users is not implemented: Folio's sessions are not tied to users")
+	vals, err := commandArray(r, "killAllSessions")
+	if err != nil {
+		return nil, err
 	}
-	s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
-	s.Cursors.KillSessions(func(string) bool { return true })
-	s.Sessions.EndAll()
+	var users map[string]bool // nil: every user's
+	if len(vals) > 0 {
+		users = map[string]bool{}
+	}
+	for _, el := range vals {
+		doc, ok := el.DocumentOK()
+		if !ok {
+			return nil, wrongType("killAllSessions", "killAllSessions", el, "object")
+		}
+		a, err := parseSub(doc, killAllSessionsUserSpec)
+		if err != nil {
+			return nil, err
+		}
+		users[a.str("user")+"@"+a.str("db")] = true
+	}
+	if users == nil {
+		s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
+		s.Cursors.KillSessions(func(string) bool { return true })
+		s.Sessions.EndAll()
+		return nil, nil
+	}
+	kill := map[string]bool{}
+	for _, info := range s.Sessions.List() {
+		if info.Owner != "" && users[info.Owner] {
+			kill[info.ID] = true
+		}
+	}
+	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
+	s.Cursors.KillSessions(func(id string) bool { return kill[id] })
+	for id := range kill {
+		s.Sessions.End(id)
+	}
 	return nil, nil
 }
+
+// killAllSessionsUserSpec declares a user killAllSessions lists
+// (KillAllSessionsUser).
+var killAllSessionsUserSpec = &argSpec{path: "KillAllSessionsUser", fields: []argField{
+	required("user", tString),
+	required("db", tString),
+}}

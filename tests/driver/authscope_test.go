@@ -159,17 +159,75 @@ func TestAuthMechanismsParameter(t *testing.T) {
 	}
 }
 
-// TestKillAllSessionsOfUsers: killAllSessions with a list of users would
-// kill only their sessions; Folio's sessions are not tied to users, so it
-// refuses that form rather than kill every session.
+// TestKillAllSessionsOfUsers: killAllSessions with a list of users kills
+// only the sessions those users own (a session belongs to the user who
+// first used it): a cursor of ann's session is closed, bob's survives; an
+// empty list kills every session. The list's entries are parsed as
+// MongoDB's KillAllSessionsUser, and the command ignores unknown fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/killAllSessions/
 func TestKillAllSessionsOfUsers(t *testing.T) {
-	client, _ := startServer(t)
-	_, err := runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: bson.A{bson.D{{Key: "user", Value: "u"}, {Key: "db", Value: "app"}}}}})
-	requireCode(t, err, 238, "NotImplemented")
-	_, err = runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: 1}})
-	requireCode(t, err, 14, "TypeMismatch")
-	if _, err := runCmd(client, "admin", bson.D{{Key: "killAllSessions", Value: bson.A{}}}); err != nil {
-		t.Errorf("killAllSessions []: %v", err)
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	for _, u := range []string{"ann", "bob"} {
+		if _, err := runCmd(root, "app", bson.D{{Key: "createUser", Value: u}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := root.Database("app").Collection("c").InsertMany(ctx, []any{bson.D{}, bson.D{}, bson.D{}}); err != nil {
+		t.Fatal(err)
+	}
+	// cursor opens a cursor in a session of c's user.
+	cursor := func(c *mongo.Client) (*mongo.Session, int64) {
+		sess, err := c.StartSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sess.EndSession(ctx) })
+		var id int64
+		err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+			r, err := c.Database("app").RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 1}}).Raw()
+			id = r.Lookup("cursor", "id").Int64()
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sess, id
+	}
+	getMore := func(c *mongo.Client, sess *mongo.Session, id int64) error {
+		return mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+			return c.Database("app").RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 1}}).Err()
+		})
+	}
+	ann, bob := connectAs(t, in, "ann", "pw", "app", ""), connectAs(t, in, "bob", "pw", "app", "")
+	annSess, annCursor := cursor(ann)
+	bobSess, bobCursor := cursor(bob)
+	users := bson.A{bson.D{{Key: "user", Value: "ann"}, {Key: "db", Value: "app"}}, nil, bson.D{{Key: "user", Value: "bob"}, {Key: "db", Value: "other"}}}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "killAllSessions", Value: users}, {Key: "unknownField", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, getMore(ann, annSess, annCursor), 43, "CursorNotFound")
+	if err := getMore(bob, bobSess, bobCursor); err != nil {
+		t.Fatalf("bob's cursor after killing ann's sessions: %v", err)
+	}
+	if _, err := runCmd(root, "admin", bson.D{{Key: "killAllSessions", Value: bson.A{nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, getMore(bob, bobSess, bobCursor), 43, "CursorNotFound")
+
+	for _, tc := range []struct {
+		arg  any
+		code int
+		name string
+	}{
+		{1, 14, "TypeMismatch"},
+		{nil, 40414, "Location40414"},
+		{bson.A{1}, 14, "TypeMismatch"},
+		{bson.A{bson.D{{Key: "user", Value: "u"}}}, 40414, "Location40414"},
+		{bson.A{bson.D{{Key: "user", Value: "u"}, {Key: "db", Value: 1}}}, 14, "TypeMismatch"},
+		{bson.A{bson.D{{Key: "user", Value: "u"}, {Key: "db", Value: "d"}, {Key: "x", Value: 1}}}, 40415, "Location40415"},
+	} {
+		_, err := runCmd(root, "admin", bson.D{{Key: "killAllSessions", Value: tc.arg}})
+		requireCode(t, err, tc.code, tc.name)
 	}
 }

@@ -223,8 +223,11 @@ func TestRetryableWrite(t *testing.T) {
 }
 
 // TestTransactionCommands checks the raw transaction protocol: the codes
-// for unknown and finished transactions, commands a transaction may not
-// run, and a retried commit of a committed transaction succeeding.
+// for unknown, older and finished transactions, the commands, stages and
+// databases a transaction may not use, a retried commit of a committed
+// transaction succeeding, and the session fields parsed as MongoDB's
+// initializeOperationSessionInfo does.
+// https://www.mongodb.com/docs/v7.0/core/transactions-operations/
 func TestTransactionCommands(t *testing.T) {
 	client := startReplSet(t)
 	ctx := context.Background()
@@ -255,6 +258,12 @@ func TestTransactionCommands(t *testing.T) {
 		{"commit retried", commit, 2, false, 0},
 		{"abort after commit", bson.D{{Key: "abortTransaction", Value: 1}}, 2, false, 256},
 		{"an older transaction", insert, 1, true, 225},
+		{"continuing an older transaction", insert, 1, false, 225},
+		{"killCursors first", bson.D{{Key: "killCursors", Value: "tc"}, {Key: "cursors", Value: bson.A{int64(1)}}, {Key: "$db", Value: testDB}}, 3, true, 263},
+		{"$out", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "tc2"}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 4, true, 263},
+		{"$indexStats in $lookup", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}, {Key: "as", Value: "s"}}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 5, true, 263},
+		{"the config database", bson.D{{Key: "insert", Value: "tc"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "$db", Value: "config"}}, 6, true, 263},
+		{"the admin database", bson.D{{Key: "find", Value: "tc"}}, 7, true, 263},
 	}
 	for _, st := range steps {
 		err := run(st.cmd, st.txn, st.start)
@@ -264,5 +273,28 @@ func TestTransactionCommands(t *testing.T) {
 	}
 	if n, _ := db.Collection("tc").CountDocuments(ctx, bson.D{}); n != 1 {
 		t.Fatalf("%d documents, want the one committed", n)
+	}
+
+	// Session fields outside a transaction.
+	for _, tc := range []struct {
+		name string
+		db   string
+		cmd  bson.D
+		code int
+	}{
+		{"commit without autocommit", "admin", bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}}, 125},
+		{"abort without autocommit", "admin", bson.D{{Key: "abortTransaction", Value: 1}, {Key: "lsid", Value: lsid}}, 125},
+		{"commit on another database", testDB, bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}}, 13},
+		{"txnNumber on a find", testDB, bson.D{{Key: "find", Value: "tc"}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(9)}}, 50768},
+		{"negative txnNumber", testDB, bson.D{{Key: "insert", Value: "tc"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(-1)}}, 72},
+		{"autocommit of another type", "admin", bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(2)}, {Key: "autocommit", Value: 0}}, 14},
+		{"autocommit true", "admin", bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(2)}, {Key: "autocommit", Value: true}}, 72},
+		{"null autocommit is absent", "admin", bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "autocommit", Value: nil}}, 125},
+		{"startTransaction false", testDB, bson.D{{Key: "find", Value: "tc"}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(9)}, {Key: "autocommit", Value: false}, {Key: "startTransaction", Value: false}}, 72},
+	} {
+		err := client.Database(tc.db).RunCommand(ctx, tc.cmd).Err()
+		if got := serverCode(err); got != tc.code {
+			t.Errorf("%s: %v, want code %d", tc.name, err, tc.code)
+		}
 	}
 }
