@@ -20,6 +20,20 @@ func FuzzParse(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Strings that stages and expressions turn into field names, holding a
+	// NUL byte, which no BSON key can hold (each once panicked).
+	const nul = "x\x00y"
+	for _, stage := range []bson.D{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: nul}}}},
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: ""}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: "o"}}}},
+		{{Key: "$graphLookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "startWith", Value: "$a"}, {Key: "connectFromField", Value: "a"}, {Key: "connectToField", Value: "a"}, {Key: "as", Value: "g"}, {Key: "depthField", Value: nul}}}},
+		{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$a"}, {Key: "includeArrayIndex", Value: nul}}}},
+		{{Key: "$addFields", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$arrayToObject", Value: bson.A{bson.A{bson.A{nul, 1}}}}}}}}},
+		{{Key: "$addFields", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$setField", Value: bson.D{{Key: "field", Value: nul}, {Key: "input", Value: "$$ROOT"}, {Key: "value", Value: 1}}}}}}}},
+		{{Key: "$densify", Value: bson.D{{Key: "field", Value: nul}, {Key: "range", Value: bson.D{{Key: "step", Value: 1}, {Key: "bounds", Value: "full"}}}}}},
+	} {
+		f.Add([]byte(mustMarshal(bson.D{{Key: "p", Value: bson.A{stage}}})))
+	}
 	docs := []bson.Raw{
 		mustMarshal(bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{1, bson.D{{Key: "b", Value: 2}}}}}),
 		mustMarshal(bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: "x"}, {Key: "c", Value: nil}}),

@@ -103,8 +103,11 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.GeoNearDistanceFieldNotString, "$geoNear requires a 'distanceField' option as a String")
 	}
 	for _, f := range []string{g.distField, g.locsField} {
-		if strings.HasPrefix(f, "$") {
-			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		if f == "" {
+			continue
+		}
+		if err := checkFieldPath(f); err != nil {
+			return nil, err
 		}
 	}
 	return g, nil

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"strconv"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -63,6 +64,9 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			switch f.val.Type {
 			case bson.TypeString:
 				s.from = f.val.StringValue()
+				if s.from == "" || strings.IndexByte(s.from, 0) >= 0 {
+					return nil, mongoerr.New(mongoerr.InvalidNamespace, "invalid $lookup namespace: %s.%s", p.opts.DB, strings.ToValidUTF8(s.from, "\uFFFD"))
+				}
 			case bson.TypeEmbeddedDocument:
 				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $lookup from another database yet")
 			default:

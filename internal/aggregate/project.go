@@ -437,21 +437,15 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 	return &projectStage{&projection{mode: exclusion, root: pp.root}}, nil
 }
 
-// checkFieldPath applies MongoDB's FieldPath rules: no empty path or
-// component, no component starting with '$'.
+// checkFieldPath applies MongoDB's FieldPath rules to a path a stage reads
+// or writes at: not empty, and no component empty, starting with '$' or
+// holding a NUL byte (the paths stages write at become BSON keys).
 func checkFieldPath(p string) error {
 	if p == "" {
 		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 	}
-	for _, c := range strings.Split(p, ".") {
-		if c == "" {
-			return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
-		}
-		if c[0] == '$' {
-			return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-		}
-	}
-	return nil
+	_, err := expr.SplitPath(p)
+	return err
 }
 
 // replaceRootStage is $replaceRoot/$replaceWith: the document becomes the

@@ -70,6 +70,10 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 	if !strings.HasPrefix(path, "$") {
 		return nil, mongoerr.New(mongoerr.UnwindPathNotDollarPrefixed, "path option to $unwind stage should be prefixed with a '$': %s", path)
 	}
+	if strings.IndexByte(path, 0) >= 0 {
+		// Expression::removeFieldPrefix, before the path is split
+		return nil, mongoerr.New(mongoerr.FieldPathEmbeddedNull, "field path must not contain embedded null characters")
+	}
 	if err := checkFieldPath(path[1:]); err != nil {
 		return nil, err
 	}

@@ -791,7 +791,7 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 				break
 			}
 			d, ok := sortDirection(dv)
-			path, err := splitPath(string(k))
+			path, err := SplitPath(string(k))
 			if !ok || err != nil {
 				return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 			}

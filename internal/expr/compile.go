@@ -132,13 +132,15 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 }
 
 // validFieldName is MongoDB's check on the field names of an object
-// expression.
+// expression (FieldPath::uassertValidFieldName).
 func validFieldName(k string) error {
 	switch {
 	case k == "":
-		return mongoerr.New(mongoerr.ExpressionFieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
+		return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 	case strings.HasPrefix(k, "$"):
 		return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+	case strings.IndexByte(k, 0) >= 0:
+		return errFieldPathNullByte()
 	case strings.Contains(k, "."):
 		return mongoerr.New(mongoerr.ExpressionFieldPathDotted, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 	}
@@ -179,7 +181,7 @@ func compileFieldPath(p string) (*Expr, error) {
 	if p == "" {
 		return nil, mongoerr.New(mongoerr.FieldPathDollarOnly, "'$' by itself is not a valid FieldPath")
 	}
-	parts, err := splitPath(p)
+	parts, err := SplitPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -193,9 +195,9 @@ func compileFieldPath(p string) (*Expr, error) {
 	}, nil
 }
 
-// splitPath splits a dotted path, refusing empty and $-prefixed components
-// as MongoDB's FieldPath does.
-func splitPath(p string) ([]string, error) {
+// SplitPath splits a dotted path, refusing empty, $-prefixed and
+// NUL-holding components as MongoDB's FieldPath does.
+func SplitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
 	for _, f := range parts {
 		if f == "" {
@@ -204,8 +206,17 @@ func splitPath(p string) ([]string, error) {
 		if strings.HasPrefix(f, "$") {
 			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
+		if strings.IndexByte(f, 0) >= 0 {
+			return nil, errFieldPathNullByte()
+		}
 	}
 	return parts, nil
+}
+
+// errFieldPathNullByte is FieldPath's refusal of a NUL byte in a field
+// name, which no BSON key can hold.
+func errFieldPathNullByte() error {
+	return mongoerr.New(mongoerr.FieldPathNullByte, "FieldPath field names may not contain '\\0'.")
 }
 
 // WalkPath follows path from v (ExpressionFieldPath::evaluatePath): through

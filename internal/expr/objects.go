@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"strings"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -73,6 +75,9 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		}
 		if !isStr {
 			return nil, mongoerr.New(mongoerr.SetFieldFieldNotString, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(fe.value))
+		}
+		if kind != fieldGet && strings.IndexByte(field, 0) >= 0 {
+			return nil, mongoerr.New(mongoerr.SetFieldNullByte, "%s: 'field' cannot contain an embedded null byte", name)
 		}
 		input, err := c.compile(in, s)
 		if err != nil {
@@ -163,6 +168,9 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 			if k.Type != bson.TypeString {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectPairKeyNotString, "$arrayToObject requires an array of key-value pairs, where the key must be of type string. Found key type: %s", typeName(k))
 			}
+			if strings.IndexByte(k.StringValue(), 0) >= 0 {
+				return missing, mongoerr.New(mongoerr.ArrayToObjectPairKeyNullByte, "Key field cannot contain an embedded null byte")
+			}
 		case e.Type == bson.TypeEmbeddedDocument && vals[0].Type == bson.TypeEmbeddedDocument:
 			n := rawdoc.Len(e.Value)
 			k, val = rawdoc.Lookup(e.Value, "k"), rawdoc.Lookup(e.Value, "v")
@@ -174,6 +182,9 @@ func evalArrayToObject(v bson.RawValue) (bson.RawValue, error) {
 			}
 			if k.Type != bson.TypeString {
 				return missing, mongoerr.New(mongoerr.ArrayToObjectKeyNotString, "$arrayToObject requires an object with keys 'k' and 'v', where the value of 'k' must be of type string. Found type: %s", typeName(k))
+			}
+			if strings.IndexByte(k.StringValue(), 0) >= 0 {
+				return missing, mongoerr.New(mongoerr.ArrayToObjectKeyNullByte, "Key field cannot contain an embedded null byte")
 			}
 		case e.Type == bson.TypeArray && vals[0].Type == bson.TypeEmbeddedDocument:
 			return missing, mongoerr.New(mongoerr.ArrayToObjectMixedFormats, "$arrayToObject requires a consistent input format. Elements must all be arrays or all be objects. Object was detected, now found: array")

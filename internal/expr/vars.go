@@ -148,7 +148,7 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 	var path []string
 	if hasPath {
 		var err error
-		if path, err = splitPath(rest); err != nil {
+		if path, err = SplitPath(rest); err != nil {
 			return nil, err
 		}
 	}

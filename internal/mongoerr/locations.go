@@ -300,8 +300,10 @@ const (
 	ExpressionArgCountRange Code = 28667
 	// ObjectLiteralDuplicateField: an object literal with a field given twice (Folio also raises it for a repeated $group _id).
 	ObjectLiteralDuplicateField Code = 16406
-	// ExpressionFieldPathEmptyComponent: an expression field path with an empty component.
-	ExpressionFieldPathEmptyComponent Code = 16411
+	// FieldPathNullByte: a field path component containing a NUL byte.
+	FieldPathNullByte Code = 16411
+	// FieldPathEmbeddedNull: a '$'-prefixed field path containing a NUL byte, refused before it is split.
+	FieldPathEmbeddedNull Code = 16419
 	// ExpressionFieldPathDotted: an expression object field name containing '.'.
 	ExpressionFieldPathDotted Code = 16412
 	// FieldPathDollarOnly: '$' alone used as a field path.
@@ -708,6 +710,13 @@ const (
 	ArrayToObjectPairWrongSize Code = 40397
 	// ArrayToObjectElementInvalid: an $arrayToObject element that is neither an array nor an object.
 	ArrayToObjectElementInvalid Code = 40398
+	// ArrayToObjectPairKeyNullByte: an $arrayToObject pair whose key holds a NUL byte.
+	ArrayToObjectPairKeyNullByte Code = 4940400
+	// ArrayToObjectKeyNullByte: an $arrayToObject k holding a NUL byte.
+	ArrayToObjectKeyNullByte Code = 4940401
+	// SetFieldNullByte: a $setField or $unsetField field holding a NUL byte
+	// (MongoDB 8's code: 7.0 wrote the field into an invalid document).
+	SetFieldNullByte Code = 9534700
 	// GetFieldSpecNotObject: a $getField argument that is not an object (or constant string).
 	GetFieldSpecNotObject Code = 3041700
 	// GetFieldUnknownArgument: a $getField argument other than field and input.

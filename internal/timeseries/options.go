@@ -98,6 +98,9 @@ func Parse(d bson.Raw) (Options, error) {
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be empty")
 	case strings.Contains(o.TimeField, "."):
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot contain embedded fields")
+	case strings.IndexByte(o.TimeField, 0) >= 0, strings.IndexByte(o.MetaField, 0) >= 0:
+		// the fields name keys of the buckets, which no BSON key can hold
+		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' and 'metaField' cannot contain a null byte")
 	case o.TimeField == "_id":
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be '_id'")
 	case o.MetaField == "_id":

@@ -38,6 +38,8 @@ func TestParse(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "t"}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "_id"}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "a.b"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t\x00"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m\x00"}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketRoundingSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},

@@ -12,8 +12,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// TestRefusedInputs proves commands MongoDB 7.0 refuses fail with its codes
-// and leave nothing behind. Each row runs on a fresh database after its
+// TestRefusedInputs proves commands MongoDB 7.0 refuses fail with its codes,
+// leave nothing behind and leave the server serving. Each row runs on a fresh database after its
 // setup commands.
 func TestRefusedInputs(t *testing.T) {
 	idx := func(coll string, specs ...bson.D) bson.D {
@@ -29,6 +29,10 @@ func TestRefusedInputs(t *testing.T) {
 	a1 := bson.D{{Key: "a", Value: int32(1)}}
 	b1 := bson.D{{Key: "b", Value: int32(1)}}
 	insertC := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}
+	agg := func(stage bson.D) bson.D {
+		return bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{stage}}, {Key: "cursor", Value: bson.D{}}}
+	}
+	const nul = "x\x00y"
 	tests := []struct {
 		name     string
 		setup    []bson.D
@@ -200,6 +204,38 @@ func TestRefusedInputs(t *testing.T) {
 			setup: []bson.D{insertC, idx("c", spec(a1, "a_1", bson.E{Key: "hidden", Value: true}))},
 			cmd:   bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: a1}},
 			code:  2, codeName: "BadValue"},
+
+		// A NUL byte in a name a stage or expression writes at: FieldPath
+		// refuses it (field_path.cpp), as do $arrayToObject and $unwind's
+		// path; no BSON key can hold one. Each once closed the connection
+		// with an InternalError.
+		{name: "$lookup as with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: nul}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$lookup localField with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "localField", Value: nul}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: "o"}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$lookup from the empty string", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: ""}, {Key: "localField", Value: "a"}, {Key: "foreignField", Value: "a"}, {Key: "as", Value: "o"}}}}), code: 73, codeName: "InvalidNamespace"},
+		{name: "$graphLookup depthField with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$graphLookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "startWith", Value: "$a"}, {Key: "connectFromField", Value: "a"}, {Key: "connectToField", Value: "a"}, {Key: "as", Value: "g"}, {Key: "depthField", Value: nul}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$unwind includeArrayIndex with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$a"}, {Key: "includeArrayIndex", Value: nul}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$unwind path with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$unwind", Value: "$" + nul}}), code: 16419, codeName: "Location16419"},
+		{name: "$densify field with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$densify", Value: bson.D{{Key: "field", Value: nul}, {Key: "range", Value: bson.D{{Key: "step", Value: 1}, {Key: "bounds", Value: "full"}}}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$unset with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$unset", Value: nul}}), code: 16411, codeName: "Location16411"},
+		{name: "a field path expression with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: "$" + nul}}}}), code: 16411, codeName: "Location16411"},
+		{name: "$arrayToObject pair key with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$arrayToObject", Value: bson.A{bson.A{bson.A{nul, 1}}}}}}}}}), code: 4940400, codeName: "Location4940400"},
+		{name: "$arrayToObject k with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$arrayToObject", Value: bson.A{bson.A{bson.D{{Key: "k", Value: nul}, {Key: "v", Value: 1}}}}}}}}}}), code: 4940401, codeName: "Location4940401"},
+		{name: "$setField with a NUL byte", setup: []bson.D{insertC},
+			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$setField", Value: bson.D{{Key: "field", Value: nul}, {Key: "input", Value: "$$ROOT"}, {Key: "value", Value: 1}}}}}}}}), code: 9534700, codeName: "Location9534700"},
+		{name: "a time series metaField with a NUL byte",
+			cmd:  bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: nul}}}},
+			code: 72, codeName: "InvalidOptions"},
 	}
 	client, _ := startServer(t)
 	for i, tt := range tests {
@@ -219,6 +255,9 @@ func TestRefusedInputs(t *testing.T) {
 			}
 			if after := indexNames(t, db, "c"); after != before {
 				t.Fatalf("indexes changed from %q to %q", before, after)
+			}
+			if err := db.RunCommand(t.Context(), bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+				t.Fatalf("ping after the refusal: %v", err)
 			}
 		})
 	}
