@@ -64,10 +64,11 @@ func (s *Session) Call(f *Func, thisDoc bson.Raw, args ...bson.RawValue) (bson.R
 			return err
 		}
 		out, err = v.toBSON(res)
-		if err != nil {
+		var me *mongoerr.Error
+		if err != nil && !errors.As(err, &me) {
 			return mongoerr.New(mongoerr.JSInterpreterFailure, "%v", err)
 		}
-		return nil
+		return err
 	})
 	return out, err
 }

@@ -7,12 +7,14 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
@@ -163,7 +165,7 @@ func (v *vm) toBSON(val goja.Value) (bson.RawValue, error) {
 
 func (v *vm) appendValue(dst []byte, val goja.Value, depth int) (bson.Type, []byte, error) {
 	if depth > maxDepth {
-		return 0, nil, fmt.Errorf("object nested too deeply (cyclic?)")
+		return 0, nil, mongoerr.New(mongoerr.JSObjectTooDeep, "Exceeded depth limit of %d when converting js object to BSON. Do you have a cycle?", maxDepth)
 	}
 	if len(dst) > maxBSONSize {
 		return 0, nil, fmt.Errorf("BSONObj size: %d (0x%X) is invalid. Size must be between 0 and 16793600(16MB)", len(dst), len(dst))
@@ -296,6 +298,9 @@ func (v *vm) appendObject(dst []byte, o *goja.Object, depth int) ([]byte, error)
 }
 
 func (v *vm) appendElement(dst []byte, key string, val goja.Value, depth int) ([]byte, error) {
+	if strings.IndexByte(key, 0) >= 0 {
+		return nil, mongoerr.New(mongoerr.JSPropertyNullChar, "JavaScript property (name) contains a null char which is not allowed in BSON.")
+	}
 	at := len(dst)
 	dst = append(dst, 0)
 	dst = append(dst, key...)

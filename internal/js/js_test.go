@@ -166,9 +166,9 @@ func TestWhere(t *testing.T) {
 	}
 }
 
-// TestFailures: script errors, sandbox escapes, endless loops and
-// unbounded allocation fail with MongoDB's codes, and the engine keeps
-// working afterwards.
+// TestFailures: script errors, sandbox escapes, endless loops, unbounded
+// allocation and results BSON cannot hold fail with MongoDB's codes, and
+// the engine keeps working afterwards.
 func TestFailures(t *testing.T) {
 	e := New(Options{MemoryLimit: 64 << 20})
 	cases := []struct {
@@ -199,6 +199,9 @@ func TestFailures(t *testing.T) {
 		{"repeatCaught", "try { 'x'.repeat(1 << 30) } catch (e) {} return 1", nil, mongoerr.JSInterpreterFailure, "Out of memory"},
 		{"grow", "var a = []; for (;;) a.push('xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' + a.length);", nil, mongoerr.JSInterpreterFailure, "Out of memory"},
 		{"double", "var s = 'xxxxxxxx'; for (;;) s = s + s + '';", nil, mongoerr.JSInterpreterFailure, "Out of memory"},
+		// Results that are no BSON: once written as invalid documents.
+		{"nulProperty", "var o = {}; o['a' + String.fromCharCode(0)] = 1; return {x: o}", nil, mongoerr.JSPropertyNullChar, "contains a null char"},
+		{"cycle", "var o = {}; o.self = o; return o", nil, mongoerr.JSObjectTooDeep, "Do you have a cycle?"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

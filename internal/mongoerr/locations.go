@@ -996,6 +996,10 @@ const (
 	MapReduceEmitNoScriptEngine Code = 31246
 	// MapReduceReduceNoScriptEngine: a mapReduce reduce run with JavaScript disabled.
 	MapReduceReduceNoScriptEngine Code = 31241
+	// JSPropertyNullChar: a JavaScript object returned to BSON with a property name holding a NUL.
+	JSPropertyNullChar Code = 16985
+	// JSObjectTooDeep: a JavaScript object returned to BSON nested past the depth limit (a cycle).
+	JSObjectTooDeep Code = 17279
 )
 
 // $graphLookup, $redact and $setWindowFields.

@@ -233,6 +233,15 @@ func TestRefusedInputs(t *testing.T) {
 			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$arrayToObject", Value: bson.A{bson.A{bson.D{{Key: "k", Value: nul}, {Key: "v", Value: 1}}}}}}}}}}), code: 4940401, codeName: "Location4940401"},
 		{name: "$setField with a NUL byte", setup: []bson.D{insertC},
 			cmd: agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$setField", Value: bson.D{{Key: "field", Value: nul}, {Key: "input", Value: "$$ROOT"}, {Key: "value", Value: 1}}}}}}}}), code: 9534700, codeName: "Location9534700"},
+		// A script's result converted to BSON: a property name with a NUL
+		// byte and a cycle (mozjs ValueWriter's 16985 and 17279) were
+		// written as invalid documents the driver could not read.
+		{name: "$function returning a property with a NUL byte", setup: []bson.D{insertC},
+			cmd:  agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() { var o = {}; o['a' + String.fromCharCode(0)] = 1; return o }"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}}}),
+			code: 16985, codeName: "Location16985"},
+		{name: "$function returning a cycle", setup: []bson.D{insertC},
+			cmd:  agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() { var o = {}; o.self = o; return o }"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}}}),
+			code: 17279, codeName: "Location17279"},
 		{name: "a time series metaField with a NUL byte",
 			cmd:  bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: nul}}}},
 			code: 72, codeName: "InvalidOptions"},
