@@ -25,10 +25,10 @@ func init() {
 var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	required("pipeline", tArray),
 	arg("cursor", tDoc),
-	arg("allowDiskUse", tBool),
+	arg("allowDiskUse", tOptionalBool),
 	arg("hint", tAny),
 	arg("let", tDoc),
-	arg("explain", tBool),
+	arg("explain", tExplain),
 	arg("collation", tDoc),
 	arg("bypassDocumentValidation", tBool),
 	refuseTrue("fromMongos", "sharded execution"),

@@ -77,8 +77,10 @@ var numberMask = typeMask(bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.
 var (
 	// tAny is any value, null included, checked by the handler.
 	tAny = argType{mask: ^uint32(0)}
-	// tBool is MongoDB's optionalBool: a bool, or a number (non-zero is
-	// true).
+	// tBool is a bool, or a number (non-zero is true), as MongoDB's
+	// safeBool reads it. A field the IDL types optionalBool, which refuses
+	// numbers and null, is tOptionalBool; fields not yet checked against
+	// their IDL type are tBool still.
 	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, expect: "type 'bool'"}
 	// tStrictBool is MongoDB's IDL bool: a bool only.
 	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'"}
@@ -95,9 +97,14 @@ var (
 		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
 	}}
 	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
-	// a bool only, null refused too.
+	// a bool only, null refused too. (tBool is safeBool's reading.)
 	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
+	}}
+	// tExplain is aggregate's explain (parseExplainModeFromBSON): a bool,
+	// null refused.
+	tExplain = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+		return mongoerr.New(mongoerr.TypeMismatch, "explain must be a boolean")
 	}}
 )
 

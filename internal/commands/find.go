@@ -14,7 +14,8 @@ func init() {
 	register(findCmd, findSpec, "find")
 }
 
-// findSpec declares find's fields.
+// findSpec declares find's fields; find_command.idl types its flags
+// optionalBool.
 // https://www.mongodb.com/docs/v7.0/reference/command/find/
 var findSpec = &argSpec{path: "find", fields: []argField{
 	arg("filter", tDoc),
@@ -23,15 +24,15 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	arg("skip", tSafe),
 	arg("limit", tSafe),
 	withDefault("batchSize", tSafe, noBatchSize),
-	arg("singleBatch", tBool),
-	arg("tailable", tBool),
-	arg("awaitData", tBool),
-	arg("allowDiskUse", tBool),
+	arg("singleBatch", tOptionalBool),
+	arg("tailable", tOptionalBool),
+	arg("awaitData", tOptionalBool),
+	arg("allowDiskUse", tOptionalBool),
 	arg("hint", tAny),
-	arg("noCursorTimeout", tBool),
+	arg("noCursorTimeout", tOptionalBool),
 	arg("let", tDoc),
-	ignore("allowPartialResults", tBool, "only a sharded cluster has shards that can be unavailable"),
-	ignore("readOnce", tBool, "a storage cache hint"),
+	ignore("allowPartialResults", tOptionalBool, "only a sharded cluster has shards that can be unavailable"),
+	ignore("readOnce", tOptionalBool, "a storage cache hint"),
 	refuseTrue("returnKey", "index keys instead of documents"),
 	refuseTrue("showRecordId", "record ids"),
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),

@@ -58,6 +58,13 @@ func TestRefusedInputs(t *testing.T) {
 			code: 40413, codeName: "Location40413", msg: "BSON field 'delete.deletes.limit' is a duplicate field"},
 		{name: "field of the wrong type", cmd: bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: "x"}},
 			code: 14, codeName: "TypeMismatch", msg: "BSON field 'count.query' is the wrong type 'string', expected type 'object'"},
+		// optionalBool refuses numbers and null (OptionalBool::parseFromBSON).
+		{name: "find singleBatch of another type", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "singleBatch", Value: 1}},
+			code: 14, codeName: "TypeMismatch", msg: "Field 'singleBatch' should be a boolean value, but found: int"},
+		{name: "aggregate allowDiskUse null", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "allowDiskUse", Value: nil}},
+			code: 14, codeName: "TypeMismatch"},
+		{name: "aggregate explain of another type", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "explain", Value: 1}},
+			code: 14, codeName: "TypeMismatch", msg: "explain must be a boolean"},
 		// drop is parsed by IDL in MongoDB; ping is not (it ignores "x").
 		{name: "unknown field of drop", cmd: bson.D{{Key: "drop", Value: "c"}, {Key: "x", Value: 1}},
 			code: 40415, codeName: "Location40415", msg: "BSON field 'drop.x' is an unknown field."},
