@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -93,6 +94,12 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'name' must be a string, but got %s", values.TypeName(v.Type))
 			}
 			spec.Name, hasName = v.StringValue(), true
+			if strings.IndexByte(spec.Name, 0) >= 0 {
+				// MongoDB 7.0 takes such a name, then writes it as a
+				// (truncated) key in collStats' and validate's replies;
+				// Folio names indexes by key there too, so refuses it.
+				return spec, specError(doc, mongoerr.CannotCreateIndex, "The index name cannot contain a null byte")
+			}
 		case "unique", "sparse", "background", "dropDups", "prepareUnique":
 			if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", key, key, v)

@@ -249,6 +249,8 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "$function returning a cycle", setup: []bson.D{insertC},
 			cmd:  agg(bson.D{{Key: "$project", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() { var o = {}; o.self = o; return o }"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}}}),
 			code: 17279, codeName: "Location17279"},
+		{name: "an index name with a NUL byte", setup: []bson.D{insertC},
+			cmd: idx("c", spec(a1, nul)), code: 67, codeName: "CannotCreateIndex"},
 		{name: "a time series metaField with a NUL byte",
 			cmd:  bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: nul}}}},
 			code: 72, codeName: "InvalidOptions"},
