@@ -5,6 +5,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -65,6 +66,8 @@ func parseWriteConcern(a *GenericArgs, v bson.RawValue) error {
 				wc.W, wc.WMode = n, ""
 			case v.Type == bson.TypeString:
 				wc.W, wc.WMode = 0, v.StringValue()
+			case v.Type == bson.TypeEmbeddedDocument && rawdoc.Len(v.Value) == 0:
+				return mongoerr.New(mongoerr.FailedToParse, "tagged write concern requires tags")
 			case v.Type == bson.TypeEmbeddedDocument:
 				return mongoerr.New(mongoerr.NotImplemented, "Folio does not support tagged write concerns (writeConcern.w as an object)")
 			case v.Type == bson.TypeNull || v.Type == bson.TypeUndefined:

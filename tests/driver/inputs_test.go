@@ -58,6 +58,12 @@ func TestRefusedInputs(t *testing.T) {
 			code: 40413, codeName: "Location40413", msg: "BSON field 'delete.deletes.limit' is a duplicate field"},
 		{name: "field of the wrong type", cmd: bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: "x"}},
 			code: 14, codeName: "TypeMismatch", msg: "BSON field 'count.query' is the wrong type 'string', expected type 'object'"},
+		// deserializeWriteConcernW: an object is a tag set, which Folio
+		// refuses; an empty one is no tag set at all.
+		{name: "write concern w of no tags", cmd: append(insertC, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: bson.D{}}}}),
+			code: 9, codeName: "FailedToParse", msg: "tagged write concern requires tags"},
+		{name: "write concern w of tags", cmd: append(insertC, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: bson.D{{Key: "dc", Value: 1}}}}}),
+			code: 238, codeName: "NotImplemented"},
 		// optionalBool refuses numbers and null (OptionalBool::parseFromBSON).
 		{name: "find singleBatch of another type", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "singleBatch", Value: 1}},
 			code: 14, codeName: "TypeMismatch", msg: "Field 'singleBatch' should be a boolean value, but found: int"},
