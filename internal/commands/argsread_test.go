@@ -16,10 +16,12 @@ var commandReaders = map[string]string{
 	"collectionArg": "the collection in the first field, and $db for its error",
 	"parseGeneric":  "the generic arguments",
 	"begin":         "the namespace currentOp shows",
-	"parseArgs":     "the declared fields",
-	"eachExtra":     "an open command's undeclared fields",
-	"first":         "the first field",
-	"Name":          "the command name",
+	// currentOp shows a running operation's command
+	"reportedCommand": "the comment a truncated command keeps",
+	"parseArgs":       "the declared fields",
+	"eachExtra":       "an open command's undeclared fields",
+	"first":           "the first field",
+	"Name":            "the command name",
 	// the advisor reads a command as it ran, as the profiler shows it
 	"observeForAdvice": "the command's filter, sort, skip and writes",
 	"observeLookups":   "an aggregate's $lookup stages",

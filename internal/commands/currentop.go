@@ -6,6 +6,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +148,29 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	return op, nil
 }
 
+// maxReportedCommand is the size past which currentOp abbreviates a
+// command (CurOp's maxQuerySize).
+const maxReportedCommand = 1000
+
+// reportedCommand is cmd as currentOp shows it: whole, or when truncate
+// is set and cmd is larger than maxReportedCommand, as MongoDB's
+// appendAsObjOrString abbreviates it: {$truncated: <its text cut to
+// maxReportedCommand bytes, ending in "...">, comment: <its comment>}.
+func reportedCommand(cmd bson.Raw, truncate bool) any {
+	if !truncate || len(cmd) <= maxReportedCommand {
+		return cmd
+	}
+	text := values.ShellDoc(cmd)
+	if len(text) > maxReportedCommand {
+		text = text[:maxReportedCommand-3] + "..."
+	}
+	d := bson.D{{Key: "$truncated", Value: strings.ToValidUTF8(text, "\uFFFD")}}
+	if c, err := cmd.LookupErr("comment"); err == nil {
+		d = append(d, bson.E{Key: "comment", Value: c})
+	}
+	return d
+}
+
 // errMaxTimeMS is the error of an operation past its maxTimeMS.
 var errMaxTimeMS = mongoerr.New(mongoerr.MaxTimeMSExpired, "operation exceeded time limit")
 
@@ -189,8 +213,9 @@ var opKinds = map[string]string{
 	"find": "query", "insert": "insert", "update": "update", "delete": "remove", "getMore": "getmore",
 }
 
-// describe is op as currentOp reports it.
-func (op *activeOp) describe(host string) bson.D {
+// describe is op as currentOp reports it; truncate abbreviates a command
+// larger than maxReportedCommand.
+func (op *activeOp) describe(host string, truncate bool) bson.D {
 	kind := opKinds[op.name]
 	if kind == "" {
 		kind = "command"
@@ -205,7 +230,7 @@ func (op *activeOp) describe(host string) bson.D {
 		{Key: "microsecs_running", Value: running.Microseconds()},
 		{Key: "op", Value: kind},
 		{Key: "ns", Value: op.ns},
-		{Key: "command", Value: op.cmd},
+		{Key: "command", Value: reportedCommand(op.cmd, truncate)},
 		{Key: "waitingForLock", Value: op.awaitingFsync.Load()},
 	}
 	if op.ctx.Err() != nil {
@@ -241,6 +266,9 @@ func (op *activeOp) describe(host string) bson.D {
 // connections and cursors.
 type currentOpOptions struct {
 	idleConnections, idleSessions, idleCursors bool
+	// truncateOps abbreviates large commands (reportedCommand): the
+	// command's default, the stage's option.
+	truncateOps bool
 	// ownOps keeps only what belongs to user: the command's $ownOps, the
 	// stage's allUsers: false. As in MongoDB, it applies only under access
 	// control (without it, every operation is shown).
@@ -276,7 +304,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 		if !o.mine(op.conn) {
 			continue
 		}
-		out = append(out, op.describe(s.Host))
+		out = append(out, op.describe(s.Host, o.truncateOps))
 		if op.conn != nil {
 			busy[op.conn.ID] = true
 		}
@@ -342,8 +370,8 @@ func lsidDoc(id string) bson.D {
 // parseCurrentOpStage reads the options of a $currentOp stage: booleans,
 // idleSessions on by default; allUsers (false by default) says whether
 // others' operations are shown too, under access control. localOps changes
-// nothing on one node; Folio neither truncates operations nor takes
-// backtraces, so it refuses to be asked to.
+// nothing on one node; truncateOps abbreviates large commands; Folio takes
+// no backtraces, so it refuses to be asked to.
 // https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/
 func (s *Service) parseCurrentOpStage(r *Request, spec bson.Raw) (currentOpOptions, error) {
 	o := currentOpOptions{idleSessions: true}
@@ -355,7 +383,7 @@ func (s *Service) parseCurrentOpStage(r *Request, spec bson.Raw) (currentOpOptio
 	for _, el := range elems {
 		v := el.Value()
 		opt := map[string]*bool{"idleConnections": &o.idleConnections, "idleSessions": &o.idleSessions, "idleCursors": &o.idleCursors,
-			"allUsers": &allUsers, "localOps": new(bool), "truncateOps": new(bool), "backtrace": new(bool)}[el.Key()]
+			"allUsers": &allUsers, "localOps": new(bool), "truncateOps": &o.truncateOps, "backtrace": new(bool)}[el.Key()]
 		if opt == nil {
 			return o, mongoerr.New(mongoerr.FailedToParse, "Unrecognized option '%s' in $currentOp stage.", el.Key())
 		}
@@ -363,7 +391,7 @@ func (s *Service) parseCurrentOpStage(r *Request, spec bson.Raw) (currentOpOptio
 			return o, mongoerr.New(mongoerr.FailedToParse, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", el.Key(), values.TypeName(v.Type))
 		}
 		*opt = v.Boolean()
-		if *opt && (el.Key() == "truncateOps" || el.Key() == "backtrace") {
+		if *opt && el.Key() == "backtrace" {
 			return o, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the $currentOp option '%s'", el.Key())
 		}
 	}
@@ -401,7 +429,7 @@ func (s *Service) currentOpStage(r *Request, stage bson.Raw) (bson.Raw, error) {
 var currentOpSpec = &argSpec{path: "currentOp", open: "a query on the operations' descriptions", fields: []argField{
 	arg("$all", tBool),
 	arg("$ownOps", tBool),
-	ignore("$truncateOps", tBool, "Folio shows each command whole"),
+	ignore("$truncateOps", tBool, "an internal field of MongoDB's command; the command always truncates"),
 }}
 
 // currentOpCmd lists the operations in progress, with an index build's
@@ -418,7 +446,7 @@ func currentOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all")}
+	o := currentOpOptions{idleSessions: true, idleConnections: r.args.bool("$all"), truncateOps: true}
 	s.exclusive(&o, r, r.args.bool("$ownOps"))
 	inprog := bson.A{}
 	for _, d := range s.currentOps(o) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // A 2dsphere field's keys are the S2 cell ids (as NumberLongs) its
@@ -103,7 +104,7 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 		}
 		gs, err := geo.Geometries(v)
 		if err != nil {
-			return mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", shellDoc(doc), err)
+			return mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)
 		}
 		for _, g := range gs {
 			for _, c := range g.IndexCells() {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // pluginField is the index field of a key pattern entry naming an index
@@ -41,7 +42,7 @@ func checkPlugins(ix *Index, spec IndexSpec) error {
 	}
 	switch {
 	case hashed > 1:
-		return mongoerr.New(mongoerr.HashedFieldsMax, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, shellDoc(spec.Key))
+		return mongoerr.New(mongoerr.HashedFieldsMax, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, values.ShellDoc(spec.Key))
 	case hashed == 1 && ix.Unique:
 		return mongoerr.New(mongoerr.HashedUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -279,41 +278,7 @@ const MaxIndexes = 64
 
 // tooManyIndexes is MongoDB's error for an index beyond MaxIndexes.
 func tooManyIndexes(c *Collection, key bson.Raw) error {
-	return mongoerr.New(mongoerr.CannotCreateIndex, "add index fails, too many indexes for %s.%s key:%s", c.DB, c.Name, shellDoc(key))
-}
-
-// shellDoc renders a key pattern as MongoDB's BSONObj::toString does:
-// { a: 1, b: -1.0, c: "hashed" }.
-func shellDoc(d bson.Raw) string {
-	elems, _ := d.Elements()
-	if len(elems) == 0 {
-		return "{}"
-	}
-	var b strings.Builder
-	b.WriteString("{ ")
-	for i, e := range elems {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(e.Key() + ": ")
-		if v := e.Value(); v.Type == bson.TypeDouble {
-			b.WriteString(shellDouble(v.Double()))
-		} else {
-			b.WriteString(values.Display(v))
-		}
-	}
-	b.WriteString(" }")
-	return b.String()
-}
-
-// shellDouble renders a double as MongoDB does: integral values keep a
-// ".0".
-func shellDouble(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEnN") {
-		s += ".0"
-	}
-	return s
+	return mongoerr.New(mongoerr.CannotCreateIndex, "add index fails, too many indexes for %s.%s key:%s", c.DB, c.Name, values.ShellDoc(key))
 }
 
 // checkIndexConflict reports whether spec is already present, or the

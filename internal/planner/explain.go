@@ -1,11 +1,11 @@
 package planner
 
 import (
-	"math"
 	"slices"
-	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Shape is what a find does around its plan's scan, as explain shows it.
@@ -245,39 +245,5 @@ func (p *Plan) Summary(clustered, count bool) string {
 	if p.Index != nil {
 		keyPattern = p.Index.KeyPattern
 	}
-	return stage + " " + shellDoc(keyPattern)
-}
-
-// shellDoc writes a key pattern as MongoDB's logs do: { a: 1, b: "hashed" }.
-func shellDoc(d bson.Raw) string {
-	elems, _ := d.Elements()
-	if len(elems) == 0 {
-		return "{}"
-	}
-	b := []byte("{ ")
-	for i, el := range elems {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, el.Key()...)
-		b = append(b, ": "...)
-		v := el.Value()
-		switch v.Type {
-		case bson.TypeString:
-			b = strconv.AppendQuote(b, v.StringValue())
-		case bson.TypeDouble:
-			f := v.Double()
-			b = strconv.AppendFloat(b, f, 'f', -1, 64)
-			if f == math.Trunc(f) {
-				b = append(b, ".0"...)
-			}
-		case bson.TypeInt32:
-			b = strconv.AppendInt(b, int64(v.Int32()), 10)
-		case bson.TypeInt64:
-			b = strconv.AppendInt(b, v.Int64(), 10)
-		default:
-			b = append(b, v.String()...)
-		}
-	}
-	return string(append(b, " }"...))
+	return stage + " " + values.ShellDoc(keyPattern)
 }

@@ -2,10 +2,12 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestCurrentOpIdle: currentOp's $all adds the connections running
@@ -122,11 +124,74 @@ func TestCurrentOpIdle(t *testing.T) {
 	}{
 		{"unknown option", bson.D{{Key: "idle", Value: true}}, 9},
 		{"not a boolean", bson.D{{Key: "idleCursors", Value: 1}}, 9},
-		{"truncateOps", bson.D{{Key: "truncateOps", Value: true}}, 238},
+		{"backtrace", bson.D{{Key: "backtrace", Value: true}}, 238},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := viaStage(tc.opts)
 			requireCode(t, err, tc.code, "")
 		})
 	}
+}
+
+// TestCurrentOpTruncatesLargeCommands: the currentOp command shows a command
+// larger than 1000 bytes as {$truncated: <its text, cut to 1000 bytes
+// ending in "...">, comment}, as MongoDB's CurOp does; the $currentOp stage
+// does so only with truncateOps: true, and shows it whole by default.
+// https://www.mongodb.com/docs/v7.0/reference/command/currentOp/#currentop-output-fields
+func TestCurrentOpTruncatesLargeCommands(t *testing.T) {
+	client, _ := startBounded(t)
+	coll := client.Database(testDB).Collection("truncated")
+	seedSlow(t, coll)
+	const comment = "large command"
+	filter := bson.D{{Key: "$and", Value: bson.A{slowFilter(), bson.D{{Key: "pad", Value: bson.D{{Key: "$ne", Value: strings.Repeat("x", 2000)}}}}}}}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		cur, err := coll.Find(ctx, filter, options.Find().SetComment(comment).SetBatchSize(slowDocs))
+		if err == nil {
+			err = cur.Close(ctx)
+		}
+		done <- err
+	}()
+	awaitOp(t, client, comment)
+
+	truncated := func(cmd bson.Raw) bool {
+		text, ok := cmd.Lookup("$truncated").StringValueOK()
+		if !ok {
+			return false
+		}
+		if len(text) != 1000 || !strings.HasPrefix(text, `{ find: "truncated", `) || !strings.HasSuffix(text, "...") {
+			t.Errorf("$truncated is %d bytes: %.80s ... %s", len(text), text, text[max(0, len(text)-20):])
+		}
+		if c, _ := cmd.Lookup("comment").StringValueOK(); c != comment {
+			t.Errorf("truncated command's comment %v", cmd.Lookup("comment"))
+		}
+		return true
+	}
+	ops := currentOps(t, client, comment)
+	if len(ops) != 1 || !truncated(ops[0].Lookup("command").Document()) {
+		t.Fatalf("currentOp: %v, want the command truncated", ops)
+	}
+	stage := func(opts bson.D) bson.Raw {
+		cur, err := client.Database("admin").Aggregate(t.Context(), mongo.Pipeline{
+			{{Key: "$currentOp", Value: opts}}, {{Key: "$match", Value: bson.D{{Key: "command.comment", Value: comment}}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(t.Context(), &docs); err != nil || len(docs) != 1 {
+			t.Fatalf("$currentOp %v: %d operations, %v", opts, len(docs), err)
+		}
+		return docs[0].Lookup("command").Document()
+	}
+	if cmd := stage(bson.D{}); cmd.Lookup("filter").Type != bson.TypeEmbeddedDocument {
+		t.Errorf("$currentOp by default: %v, want the command whole", cmd)
+	}
+	if cmd := stage(bson.D{{Key: "truncateOps", Value: true}}); !truncated(cmd) {
+		t.Errorf("$currentOp with truncateOps: %v, want it truncated", cmd)
+	}
+	cancel()
+	<-done
 }

@@ -1,4 +1,4 @@
-package planner
+package values
 
 import (
 	"testing"
@@ -6,7 +6,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// TestShellDoc: key patterns as MongoDB's planSummary writes them.
+// TestShellDoc: documents as MongoDB's BSONObj::toString writes them
+// (planSummary's key patterns, currentOp's truncated commands).
 func TestShellDoc(t *testing.T) {
 	for _, tc := range []struct {
 		pattern bson.D
@@ -17,13 +18,14 @@ func TestShellDoc(t *testing.T) {
 		{bson.D{{Key: "a", Value: int32(1)}, {Key: "b", Value: int64(-1)}}, "{ a: 1, b: -1 }"},
 		{bson.D{{Key: "h", Value: "hashed"}, {Key: "x", Value: 2.0}, {Key: "y", Value: -1.5}}, `{ h: "hashed", x: 2.0, y: -1.5 }`},
 		{bson.D{{Key: "a.b", Value: int32(1)}}, "{ a.b: 1 }"},
+		{bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.A{int32(1), 2.0, bson.D{}}}}}, {Key: "e", Value: bson.A{}}}, `{ find: "c", filter: { a: [ 1, 2.0, {} ] }, e: [] }`},
 	} {
 		raw, err := bson.Marshal(tc.pattern)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := shellDoc(raw); got != tc.want {
-			t.Errorf("shellDoc(%v) = %s, want %s", tc.pattern, got, tc.want)
+		if got := ShellDoc(raw); got != tc.want {
+			t.Errorf("ShellDoc(%v) = %s, want %s", tc.pattern, got, tc.want)
 		}
 	}
 }
