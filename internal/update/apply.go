@@ -154,7 +154,7 @@ func (c *applyCtx) walkArray(t *tnode, s *slot) error {
 	}
 	if s.n.t != bson.TypeArray {
 		return mongoerr.New(mongoerr.BadValue,
-			"Cannot apply array updates to non-array element %s", formatElement(s.name, s.n.value()))
+			"Cannot apply array updates to non-array element %s", values.ShellElement(s.name, s.n.value()))
 	}
 	s.n.expand()
 	for i := 0; i < len(s.n.elems); i++ {
@@ -240,7 +240,7 @@ func (c *applyCtx) ensure(s *slot, child string) (*node, error) {
 
 func notViable(child string, s *slot) error {
 	return mongoerr.New(mongoerr.PathNotViable, "Cannot create field '%s' in element {%s}",
-		child, formatElement(s.name, s.n.value()))
+		child, values.ShellElement(s.name, s.n.value()))
 }
 
 // maxPadding is the most nulls MongoDB pads an array with to reach an index.
@@ -338,7 +338,7 @@ func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 				if values.Compare(v.value(), c.origID) != 0 {
 					return mongoerr.New(mongoerr.ImmutableField,
 						"After applying the update, the immutable field '_id' was found to have been altered to %s",
-						formatElement("_id", v.value()))
+						values.ShellElement("_id", v.value()))
 				}
 			} else {
 				return mongoerr.New(mongoerr.ImmutableField,

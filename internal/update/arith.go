@@ -29,7 +29,7 @@ func parseArith(path string, v bson.RawValue, mul bool) (leaf, error) {
 			verb = "multiply"
 		}
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "Cannot %s with non-numeric argument: {%s}",
-			verb, formatElement(path, v))
+			verb, values.ShellElement(path, v))
 	}
 	return arithOp{val: v, mul: mul}, nil
 }
@@ -66,7 +66,7 @@ func (o arithOp) apply(c *applyCtx, s *slot) error {
 // idString is the document's _id as MongoDB prints it in messages.
 func (c *applyCtx) idString() string {
 	if id := c.root.lookup("_id"); id != nil {
-		return formatElement("_id", id.value())
+		return values.ShellElement("_id", id.value())
 	}
 	return ""
 }
@@ -75,7 +75,7 @@ func (c *applyCtx) idString() string {
 func safeNumString(v bson.RawValue) string {
 	names := map[bson.Type]string{bson.TypeInt32: "NumberInt", bson.TypeInt64: "NumberLong",
 		bson.TypeDouble: "NumberDouble", bson.TypeDecimal128: "NumberDecimal"}
-	return "(" + names[v.Type] + ")" + formatValue(v)
+	return "(" + names[v.Type] + ")" + values.Shell(v)
 }
 
 // bitOp is $bit: a sequence of and/or/xor operations on an int32 or int64.
@@ -102,12 +102,12 @@ func parseBit(path string, v bson.RawValue) (leaf, error) {
 		if k != "and" && k != "or" && k != "xor" {
 			return nil, mongoerr.New(mongoerr.BadValue,
 				"The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
-				k, formatElement(k, e.Value()))
+				k, values.ShellElement(k, e.Value()))
 		}
 		if t := e.Value().Type; t != bson.TypeInt32 && t != bson.TypeInt64 {
 			return nil, mongoerr.New(mongoerr.BadValue,
 				"The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
-				values.TypeName(t), formatElement(k, e.Value()))
+				values.TypeName(t), values.ShellElement(k, e.Value()))
 		}
 		op.ops = append(op.ops, bitStep{kind: k, operand: e.Value()})
 	}

@@ -28,7 +28,7 @@ func parseAddToSet(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 			}
 			if n, _ := v.Document().Elements(); len(n) > 1 {
 				return nil, mongoerr.New(mongoerr.BadValue,
-					"Found unexpected fields after $each in $addToSet: %s", formatValue(v))
+					"Found unexpected fields after $each in $addToSet: %s", values.Shell(v))
 			}
 			vals = nil
 			for _, e := range arrayValues(each) {
@@ -84,11 +84,11 @@ type popOp struct{ first bool }
 
 func parsePop(path string, v bson.RawValue) (leaf, error) {
 	if !values.IsNumber(v.Type) {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s", formatElement(path, v))
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a number in: %s", values.ShellElement(path, v))
 	}
 	n, ok := values.Int64(v)
 	if !ok || (n != 1 && n != -1) {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "$pop expects 1 or -1, found: %s", formatValue(v))
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$pop expects 1 or -1, found: %s", values.Shell(v))
 	}
 	return popOp{first: n == -1}, nil
 }

@@ -56,7 +56,7 @@ func compileOperators(spec bson.Raw, filters map[string]Matcher, opts *Options) 
 		if !ok {
 			return nil, mongoerr.New(mongoerr.FailedToParse,
 				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %s}",
-				values.TypeName(e.Value().Type), op, formatValue(e.Value()))
+				values.TypeName(e.Value().Type), op, values.Shell(e.Value()))
 		}
 		// An empty operand ({$set: {}}) is a no-op since MongoDB 5.0.
 		fields, _ := args.Elements()
@@ -80,7 +80,7 @@ func compileOperators(spec bson.Raw, filters map[string]Matcher, opts *Options) 
 	for _, id := range ids {
 		if !used[id] {
 			return nil, mongoerr.New(mongoerr.FailedToParse,
-				"The array filter for identifier '%s' was not used in the update %s", id, formatValue(
+				"The array filter for identifier '%s' was not used in the update %s", id, values.Shell(
 					bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: spec}))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // renameOp is $rename, placed in the tree at the destination path (the
@@ -28,7 +29,7 @@ func (u *Update) compileRename(from string, v bson.RawValue, used map[string]boo
 	}
 	to, ok := v.StringValueOK()
 	if !ok {
-		return mongoerr.New(mongoerr.BadValue, "The 'to' field for $rename must be a string: %s", formatElement(from, v))
+		return mongoerr.New(mongoerr.BadValue, "The 'to' field for $rename must be a string: %s", values.ShellElement(from, v))
 	}
 	toParts, err := parsePath(to, u.filters, used)
 	if err != nil {
@@ -39,10 +40,10 @@ func (u *Update) compileRename(from string, v bson.RawValue, used map[string]boo
 		return mongoerr.New(mongoerr.BadValue, "The 'to' field for $rename cannot contain an embedded null byte")
 	case from == to:
 		return mongoerr.New(mongoerr.BadValue, "The source and target field for $rename must differ: %s",
-			formatElement(from, v))
+			values.ShellElement(from, v))
 	case isPrefix(fromParts, toParts) || isPrefix(toParts, fromParts):
 		return mongoerr.New(mongoerr.BadValue, "The source and target field for $rename must not be on the same path: %s",
-			formatElement(from, v))
+			values.ShellElement(from, v))
 	case isDynamic(fromParts):
 		return mongoerr.New(mongoerr.BadValue, "The source field for $rename may not be dynamic: %s", from)
 	case isDynamic(toParts):
@@ -102,7 +103,7 @@ func (c *applyCtx) findSource(parts []string) (*slot, error) {
 			if !isContainer(s.n.t) || (s.n.t == bson.TypeArray && !numeric) {
 				return nil, mongoerr.New(mongoerr.PathNotViable,
 					"cannot use the part (%s of %s) to traverse the element ({%s})",
-					parts[i-1], strings.Join(parts, "."), formatElement(s.name, s.n.value()))
+					parts[i-1], strings.Join(parts, "."), values.ShellElement(s.name, s.n.value()))
 			}
 		}
 		s = &slot{parent: s, name: p, n: s.n.lookup(p)}

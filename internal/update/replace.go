@@ -45,7 +45,7 @@ func (u *Update) applyReplacement(doc bson.Raw) (bson.Raw, error) {
 		if origErr == nil && values.Compare(id, orig) != 0 {
 			return nil, mongoerr.New(mongoerr.ImmutableField,
 				"After applying the update, the (immutable) field '_id' was found to have been altered to %s",
-				formatElement("_id", id))
+				values.ShellElement("_id", id))
 		}
 		return slices.Clone(u.replacement), nil
 	}
