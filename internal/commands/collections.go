@@ -21,13 +21,15 @@ func init() {
 	registerAdmin(renameCollectionCmd, renameCollectionSpec, "renameCollection")
 }
 
-// listCollectionsSpec declares listCollections' fields.
+// listCollectionsSpec declares listCollections' fields, typed as
+// list_collections.idl types them (nameOnly and authorizedCollections
+// bool, includePendingDrops safeBool).
 // https://www.mongodb.com/docs/v7.0/reference/command/listCollections/
 var listCollectionsSpec = &argSpec{path: "listCollections", fields: []argField{
 	arg("filter", tDoc),
-	arg("nameOnly", tBool),
+	arg("nameOnly", tStrictBool),
 	arg("cursor", tDoc),
-	arg("authorizedCollections", tBool),
+	arg("authorizedCollections", tStrictBool),
 	ignore("includePendingDrops", tBool, "Folio drops a collection at once: none is ever pending"),
 }, subs: []*argSpec{listCollectionsCursorSpec}}
 

@@ -13,12 +13,14 @@ func init() {
 	registerAdmin(listDatabasesCmd, listDatabasesSpec, "listDatabases")
 }
 
-// listDatabasesSpec declares listDatabases' fields.
+// listDatabasesSpec declares listDatabases' fields, typed as
+// list_databases.idl types them (nameOnly safeBool, authorizedDatabases
+// bool).
 // https://www.mongodb.com/docs/v7.0/reference/command/listDatabases/
 var listDatabasesSpec = &argSpec{path: "listDatabases", fields: []argField{
 	arg("filter", tDoc),
 	arg("nameOnly", tBool),
-	arg("authorizedDatabases", tBool),
+	arg("authorizedDatabases", tStrictBool),
 }}
 
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {

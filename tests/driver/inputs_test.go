@@ -64,6 +64,9 @@ func TestRefusedInputs(t *testing.T) {
 			code: 9, codeName: "FailedToParse", msg: "tagged write concern requires tags"},
 		{name: "write concern w of tags", cmd: append(insertC, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: bson.D{{Key: "dc", Value: 1}}}}}),
 			code: 238, codeName: "NotImplemented"},
+		// The IDL's bool refuses numbers; null is absence.
+		{name: "listCollections nameOnly of another type", cmd: bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: 1}},
+			code: 14, codeName: "TypeMismatch", msg: "BSON field 'listCollections.nameOnly' is the wrong type 'int', expected type 'bool'"},
 		// optionalBool refuses numbers and null (OptionalBool::parseFromBSON).
 		{name: "find singleBatch of another type", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "singleBatch", Value: 1}},
 			code: 14, codeName: "TypeMismatch", msg: "Field 'singleBatch' should be a boolean value, but found: int"},
