@@ -40,15 +40,11 @@ func register(h handler, spec *argSpec, names ...string) {
 }
 
 // registerAdmin registers commands that MongoDB runs only against the
-// admin database.
+// admin database: run refuses them elsewhere before their session or
+// transaction is touched.
 func registerAdmin(h handler, spec *argSpec, names ...string) {
 	for _, n := range names {
-		register(func(s *Service, r *Request) (bson.Raw, error) {
-			if r.DB != "admin" {
-				return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", n)
-			}
-			return h(s, r)
-		}, spec, n)
+		register(h, spec, n)
 		c := handlers[n]
 		c.admin = true
 		handlers[n] = c
@@ -138,6 +134,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	if err := s.admit(r, name); err != nil {
 		return nil, err
+	}
+	if c.admin && r.DB != "admin" {
+		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", name)
 	}
 	op, err := s.ops.begin(r, name)
 	if err != nil {

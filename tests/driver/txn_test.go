@@ -274,6 +274,18 @@ func TestTransactionCommands(t *testing.T) {
 	if n, _ := db.Collection("tc").CountDocuments(ctx, bson.D{}); n != 1 {
 		t.Fatalf("%d documents, want the one committed", n)
 	}
+	// A commit sent to another database is refused before the transaction
+	// is touched: it stays open, and commits on admin.
+	if err := run(insert, 8, true); err != nil {
+		t.Fatal(err)
+	}
+	wrongDB := bson.D{{Key: "commitTransaction", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(8)}, {Key: "autocommit", Value: false}}
+	if err := db.RunCommand(ctx, wrongDB).Err(); serverCode(err) != 13 {
+		t.Fatalf("commit on %s: %v, want 13", testDB, err)
+	}
+	if err := run(commit, 8, false); err != nil {
+		t.Fatalf("commit on admin after the refusal: %v", err)
+	}
 
 	// Session fields outside a transaction.
 	for _, tc := range []struct {
