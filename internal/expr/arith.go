@@ -220,7 +220,7 @@ func roundingOp(op string, mode roundMode) unaryFn {
 			}
 			return values.DoubleValue(math.Floor(v.Double())), nil
 		}
-		return roundNumber(v, 0, mode), nil
+		return roundNumber(v, 0, mode, false), nil
 	}
 }
 
@@ -251,7 +251,7 @@ func placeOp(op string, mode roundMode) naryFn {
 			}
 			place = n
 		}
-		r := roundNumber(v, int(place), mode)
+		r := roundNumber(v, int(place), mode, true)
 		if r.Type == 0 {
 			// An integer rounded beyond 64 bits.
 			return missing, mongoerr.New(mongoerr.RoundIntegerOverflow, "invalid conversion from Decimal128 result in %s resulting from arguments: [%d, %d]", op, toInt(v), place)

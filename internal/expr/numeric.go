@@ -294,10 +294,12 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 // negative (missing when the result is beyond 64 bits); doubles round
 // through their shortest decimal form (2.015 to 2 places is 2.02, as
 // MongoDB answers); decimals as MongoDB quantizes them to the exponent
-// -place: zeros padded (1.1 to 2 places is 1.10) unless that needs more
-// than 34 digits (the value is then returned unchanged), the sign of a
-// zero kept. NaN and infinities are returned unchanged.
-func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
+// -place: zeros padded (1.1 to 2 places is 1.10), the sign of a zero
+// kept. NaN and infinities are returned unchanged. A decimal whose result
+// needs more than 34 digits is returned as it was when keepUnpadded is
+// set (MongoDB's $round and $trunc), else as NaN ($ceil and $floor, whose
+// quantize fails).
+func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) bson.RawValue {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		if place >= 0 {
@@ -336,8 +338,11 @@ func roundNumber(v bson.RawValue, place int, mode roundMode) bson.RawValue {
 	}
 	negative := c.Sign() < 0 || (c.Sign() == 0 && d.String()[0] == '-')
 	c, e, ok := quantize(c, e, place, mode)
+	if !ok && keepUnpadded {
+		return v
+	}
 	if !ok {
-		return v // MongoDB keeps a value it cannot pad to 34 digits
+		return decimalString("NaN")
 	}
 	r, ok := bson.ParseDecimal128FromBigInt(c, e)
 	if !ok {
