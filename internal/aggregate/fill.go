@@ -3,6 +3,7 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -102,6 +103,10 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 			for _, v := range arrayValues(partitionByFields) {
 				if v.Type != bson.TypeString {
 					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
+				}
+				// each becomes a field of the partitionBy object
+				if err := expr.ValidFieldName(v.StringValue()); err != nil {
+					return nil, err
 				}
 				keys = append(keys, field{v.StringValue(), stringValue("$" + v.StringValue())})
 			}

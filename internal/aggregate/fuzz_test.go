@@ -31,6 +31,7 @@ func FuzzParse(f *testing.F) {
 		{{Key: "$addFields", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$arrayToObject", Value: bson.A{bson.A{bson.A{nul, 1}}}}}}}}},
 		{{Key: "$addFields", Value: bson.D{{Key: "o", Value: bson.D{{Key: "$setField", Value: bson.D{{Key: "field", Value: nul}, {Key: "input", Value: "$$ROOT"}, {Key: "value", Value: 1}}}}}}}},
 		{{Key: "$densify", Value: bson.D{{Key: "field", Value: nul}, {Key: "range", Value: bson.D{{Key: "step", Value: 1}, {Key: "bounds", Value: "full"}}}}}},
+		{{Key: "$fill", Value: bson.D{{Key: "partitionByFields", Value: bson.A{nul}}, {Key: "sortBy", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "output", Value: bson.D{{Key: "b", Value: bson.D{{Key: "method", Value: "locf"}}}}}}}},
 	} {
 		f.Add([]byte(mustMarshal(bson.D{{Key: "p", Value: bson.A{stage}}})))
 	}

@@ -127,6 +127,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.args, err = parse(r.Cmd, c.spec); err != nil {
 		return nil, err
 	}
+	if c.admin && r.DB != "admin" {
+		// before any privilege check, as MongoDB's
+		// checkAuthorizationImplPreParse
+		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", name)
+	}
 	if s.Access.Enabled {
 		if err := s.authorize(r, name); err != nil {
 			return nil, err
@@ -134,9 +139,6 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	if err := s.admit(r, name); err != nil {
 		return nil, err
-	}
-	if c.admin && r.DB != "admin" {
-		return nil, mongoerr.New(mongoerr.Unauthorized, "%s may only be run against the admin database.", name)
 	}
 	op, err := s.ops.begin(r, name)
 	if err != nil {

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -131,25 +132,18 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		}
 		a.txnNumber, a.hasTxnNumber = v.Int64(), true
 	}
+	var autocommit, start bson.RawValue
 	if v := f.autocommit; given(v) {
-		b, ok := v.BooleanOK()
-		if !ok {
+		if v.Type != bson.TypeBoolean {
 			return a, wrongType("OperationSessionInfo", "autocommit", v, "bool")
 		}
-		if b {
-			return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying autocommit=true is not allowed.")
-		}
-		a.inTxn = true
+		autocommit, a.inTxn = v, true
 	}
 	if v := f.startTransaction; given(v) {
-		b, ok := v.BooleanOK()
-		if !ok {
+		if v.Type != bson.TypeBoolean {
 			return a, wrongType("OperationSessionInfo", "startTransaction", v, "bool")
 		}
-		if !b {
-			return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying startTransaction=false is not allowed.")
-		}
-		a.startTransaction = true
+		start, a.startTransaction = v, true
 	}
 	switch {
 	case (a.inTxn || a.hasTxnNumber) && a.lsid == "":
@@ -158,8 +152,12 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number cannot be negative")
 	case a.inTxn && !a.hasTxnNumber:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'autocommit' field requires a transaction number to also be specified")
+	case a.inTxn && autocommit.Boolean():
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying autocommit=true is not allowed.")
 	case a.startTransaction && !a.inTxn:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'startTransaction' field requires 'autocommit' field to also be specified")
+	case a.startTransaction && !start.Boolean():
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying startTransaction=false is not allowed.")
 	case a.hasTxnNumber && !a.inTxn && !retryable[name]:
 		return a, mongoerr.New(mongoerr.NotARetryableWriteCommand, "txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and %s is not a retryable write command.", name)
 	}
@@ -232,9 +230,14 @@ func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) e
 	return nil
 }
 
-// runInTxn runs a command of a multi-document transaction. Any failure
-// aborts the transaction, as in MongoDB.
+// runInTxn runs a command of a multi-document transaction. A command
+// transactions do not run is refused before the transaction is touched
+// (MongoDB's validateSessionOptions); any failure after that aborts it, as
+// in MongoDB.
 func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
+	if err := checkTxnCommand(r.DB, name, a.startTransaction); err != nil {
+		return nil, err
+	}
 	if a.txnNumber < sess.TxnNumber {
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
@@ -258,10 +261,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	r.Txn = sess.Txn
 	var reply bson.Raw
 	var err error
-	cmdErr := checkTxnCommand(r.DB, name, a.startTransaction)
 	switch {
-	case cmdErr != nil:
-		err = cmdErr
 	case explicitDDL[name] && sess.TxnReadConcern != "" && sess.TxnReadConcern != "local":
 		err = mongoerr.New(mongoerr.InvalidOptions, "Command %s does not support { readConcern: { level: \"%s\" } } :: caused by :: read concern not supported", name, sess.TxnReadConcern)
 	default:
@@ -286,8 +286,8 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 // checkTxnCommand refuses, in a transaction, the commands MongoDB does
 // not run there: those outside inTransaction, killCursors as the first
 // operation, and any but commitTransaction and abortTransaction on the
-// admin, config and local databases. Like any failure, the refusal aborts
-// the transaction.
+// admin, config and local databases. The transaction stays as it was
+// (jstests/core/txns/commands_not_allowed_in_txn.js).
 func checkTxnCommand(db, name string, first bool) error {
 	switch {
 	case !inTransaction[name]:
@@ -394,13 +394,27 @@ func sessionIDs(r *Request) ([]string, error) {
 		subtype, data := a.value("id").Binary()
 		switch {
 		case subtype != bson.TypeBinaryUUID:
-			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'LogicalSessionFromClient.id' is the wrong binData type '%d', expected type '%d'", subtype, bson.TypeBinaryUUID)
+			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'LogicalSessionFromClient.id' is the wrong binData type '%s', expected type 'UUID'", binDataTypeName(subtype))
 		case len(data) != 16:
 			return nil, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
 		}
 		ids = append(ids, string(data))
 	}
 	return ids, nil
+}
+
+// binDataTypeName names a binary subtype as MongoDB's IDL messages do
+// ("general", "function", "UUID"), or by its number.
+func binDataTypeName(subtype byte) string {
+	switch subtype {
+	case bson.TypeBinaryGeneric:
+		return "general"
+	case bson.TypeBinaryFunction:
+		return "function"
+	case bson.TypeBinaryUUID:
+		return "UUID"
+	}
+	return strconv.Itoa(int(subtype))
 }
 
 // logicalSessionSpec declares a session id as clients list them
@@ -410,10 +424,10 @@ var logicalSessionSpec = &argSpec{path: "LogicalSessionFromClient", fields: []ar
 	refuse("uid", tBinData, "naming another user's session by its user digest"),
 }}
 
-// commandArray is the array a command names in its first field (MongoDB's
-// killSessions and killAllSessions parse the command as a struct whose
-// first field is that array): null is its absence, another type a type
-// mismatch.
+// commandArray is the array a command names in its first field (the
+// sessions of endSessions, killSessions and refreshSessions, the users of
+// killAllSessions, each parsed by MongoDB as a struct whose first field is
+// that array): null is its absence, another type a type mismatch.
 func commandArray(r *Request, name string) ([]bson.RawValue, error) {
 	switch v := r.args.first(); v.Type {
 	case bson.TypeArray:

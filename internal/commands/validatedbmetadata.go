@@ -43,7 +43,7 @@ const metadataErrorsLimit = 16 * 1024 * 1024
 // version 1. Without db it looks at every database; without collection,
 // at every view then every collection of each, collections in UUID order
 // (MongoDB's catalog order). A name that is no collection or view is no
-// error.
+// error; an invalid database name is InvalidNamespace.
 func validateDBMetadataCmd(s *Service, r *Request) (bson.Raw, error) {
 	api, err := parseSub(r.args.doc("apiParameters"), validateDBMetadataAPISpec)
 	if err != nil {
@@ -52,7 +52,11 @@ func validateDBMetadataCmd(s *Service, r *Request) (bson.Raw, error) {
 	check := metadataCheck{strictV1: api.str("version") == "1" && api.bool("strict"), errors: bson.A{}}
 	dbs := s.Engine.Databases()
 	if r.args.has("db") {
-		dbs = []string{r.args.str("db")}
+		db := r.args.str("db")
+		if err := engine.ValidateLookedUpDBName(db); err != nil {
+			return nil, err
+		}
+		dbs = []string{db}
 	}
 	for _, db := range dbs {
 		if err := mongoerr.Interruption(r.Ctx); err != nil {

@@ -16,8 +16,14 @@ const maxDBNameLen = 63
 
 // ValidateDBName applies MongoDB's database naming rules: non-empty, valid
 // UTF-8, at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL.
-func ValidateDBName(name string) error {
-	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, "/\\. \"$*<>:|?\x00") || !utf8.ValidString(name) {
+func ValidateDBName(name string) error { return validateDBName(name, "/\\. \"$*<>:|?\x00") }
+
+// ValidateLookedUpDBName is ValidateDBName for a name a command only looks
+// up, which may hold a '$' (NamespaceString's DollarInDbNameBehavior::Allow).
+func ValidateLookedUpDBName(name string) error { return validateDBName(name, "/\\. \"*<>:|?\x00") }
+
+func validateDBName(name, forbidden string) error {
+	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, forbidden) || !utf8.ValidString(name) {
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", printable(name))
 	}
 	return nil

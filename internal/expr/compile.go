@@ -103,7 +103,7 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 			break
 		}
 		k := string(kb)
-		if err := validFieldName(k); err != nil {
+		if err := ValidFieldName(k); err != nil {
 			return nil, err
 		}
 		for _, prev := range keys {
@@ -131,9 +131,9 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 	}), nil
 }
 
-// validFieldName is MongoDB's check on the field names of an object
+// ValidFieldName is MongoDB's check on the field names of an object
 // expression (FieldPath::uassertValidFieldName).
-func validFieldName(k string) error {
+func ValidFieldName(k string) error {
 	switch {
 	case k == "":
 		return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")

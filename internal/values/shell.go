@@ -16,9 +16,9 @@ func ShellElement(name string, v bson.RawValue) string {
 }
 
 // Shell prints a value as MongoDB's BSONObj::toString and
-// BSONElement::toString do, in error messages, plan summaries and
-// currentOp's truncated commands: { a: 1 }, [ 1, 2 ], "str", 1.5,
-// ObjectId('…').
+// BSONElement::toString do by default (full=false), in error messages,
+// plan summaries and currentOp's truncated commands: { a: 1 }, [ 1, 2 ],
+// "str", 1.5, ObjectId('…'); long strings and binary data abbreviated.
 func Shell(v bson.RawValue) string {
 	var b strings.Builder
 	writeValue(&b, v)
@@ -35,7 +35,13 @@ func writeValue(b *strings.Builder, v bson.RawValue) {
 	case bson.TypeDouble:
 		b.WriteString(formatDouble(v.Double()))
 	case bson.TypeString:
-		b.WriteString(strconv.Quote(v.StringValue()))
+		// abbreviated as toString(full=false) does: a string of more
+		// than 159 bytes shows its first 150
+		if s := v.StringValue(); len(s) > 159 {
+			b.WriteString(strings.TrimSuffix(strconv.Quote(s[:150]), `"`) + `..."`)
+		} else {
+			b.WriteString(strconv.Quote(s))
+		}
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
 		writeContainer(b, v)
 	case bson.TypeInt32:
@@ -63,7 +69,11 @@ func writeValue(b *strings.Builder, v bson.RawValue) {
 		b.WriteString("/" + p + "/" + o)
 	case bson.TypeBinary:
 		st, data := v.Binary()
-		b.WriteString("BinData(" + strconv.Itoa(int(st)) + ", " + strings.ToUpper(hex.EncodeToString(data)) + ")")
+		more := ""
+		if len(data) > 80 { // abbreviated: the first 70 bytes
+			data, more = data[:70], "..."
+		}
+		b.WriteString("BinData(" + strconv.Itoa(int(st)) + ", " + strings.ToUpper(hex.EncodeToString(data)) + more + ")")
 	case bson.TypeMinKey:
 		b.WriteString("MinKey")
 	case bson.TypeMaxKey:

@@ -138,6 +138,7 @@ func TestValidateDBMetadata(t *testing.T) {
 		{"every database", bson.D{{Key: "collection", Value: "c"}, {Key: "apiParameters", Value: strict}}, bson.A{index("z_sparse"), index("a_text")}},
 		{"no such collection", bson.D{{Key: "db", Value: dbName}, {Key: "collection", Value: "C"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
 		{"no such database", bson.D{{Key: "db", Value: "nothing"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
+		{"a database name with a dollar", bson.D{{Key: "db", Value: "$admin"}, {Key: "apiParameters", Value: strict}}, bson.A{}},
 		{"bad name, no such database", bson.D{{Key: "db", Value: "nothing"}, {Key: "collection", Value: ""}, {Key: "apiParameters", Value: strict}}, bson.A{}},
 		{"not strict", bson.D{{Key: "db", Value: dbName}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}}}}, bson.A{}},
 		{"version 2", bson.D{{Key: "db", Value: dbName}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "2"}, {Key: "strict", Value: true}}}}, bson.A{}},
@@ -169,6 +170,8 @@ func TestValidateDBMetadata(t *testing.T) {
 		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}, {Key: "strict", Value: 1}}}}, 14, "TypeMismatch"},
 		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: bson.D{{Key: "version", Value: "1"}, {Key: "deprecationErrors", Value: nil}}}}, 14, "TypeMismatch"},
 		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: strict}, {Key: "db", Value: dbName}, {Key: "collection", Value: ".c"}}, 73, "InvalidNamespace"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: strict}, {Key: "db", Value: ""}}, 73, "InvalidNamespace"},
+		{bson.D{{Key: "validateDBMetadata", Value: 1}, {Key: "apiParameters", Value: strict}, {Key: "db", Value: "a.b"}}, 73, "InvalidNamespace"},
 	} {
 		err := client.Database("admin").RunCommand(ctx, tc.cmd).Err()
 		requireCode(t, err, tc.code, tc.name)

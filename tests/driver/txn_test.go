@@ -252,7 +252,9 @@ func TestTransactionCommands(t *testing.T) {
 		{"commit of an unknown transaction", commit, 1, false, 251},
 		{"start", insert, 1, true, 0},
 		{"count is not allowed", bson.D{{Key: "count", Value: "tc"}, {Key: "$db", Value: testDB}}, 1, false, 263},
-		{"the failed command aborted it", commit, 1, false, 251},
+		// A command transactions do not run is refused without touching
+		// the transaction (commands_not_allowed_in_txn.js).
+		{"the refusal left it open", commit, 1, false, 0},
 		{"start again", insert, 2, true, 0},
 		{"commit", commit, 2, false, 0},
 		{"commit retried", commit, 2, false, 0},
@@ -263,6 +265,7 @@ func TestTransactionCommands(t *testing.T) {
 		{"$out", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "tc2"}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 4, true, 263},
 		{"$indexStats in $lookup", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}, {Key: "as", Value: "s"}}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 5, true, 263},
 		{"the config database", bson.D{{Key: "insert", Value: "tc"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "$db", Value: "config"}}, 6, true, 263},
+		{"a refused first command starts nothing", commit, 6, false, 251},
 		{"the admin database", bson.D{{Key: "find", Value: "tc"}}, 7, true, 263},
 	}
 	for _, st := range steps {
@@ -271,8 +274,8 @@ func TestTransactionCommands(t *testing.T) {
 			t.Fatalf("%s: %v, want code %d", st.name, err, st.code)
 		}
 	}
-	if n, _ := db.Collection("tc").CountDocuments(ctx, bson.D{}); n != 1 {
-		t.Fatalf("%d documents, want the one committed", n)
+	if n, _ := db.Collection("tc").CountDocuments(ctx, bson.D{}); n != 2 {
+		t.Fatalf("%d documents, want the two committed", n)
 	}
 	// A commit sent to another database is refused before the transaction
 	// is touched: it stays open, and commits on admin.
