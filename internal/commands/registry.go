@@ -127,6 +127,12 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.args, err = parse(r.Cmd, c.spec); err != nil {
 		return nil, err
 	}
+	if a := r.Args.Session; a.inTxn {
+		// validateSessionOptions: before the transaction is touched
+		if err := checkTxnCommand(r.DB, name, a.startTransaction); err != nil {
+			return nil, err
+		}
+	}
 	if c.admin && r.DB != "admin" {
 		// before any privilege check, as MongoDB's
 		// checkAuthorizationImplPreParse

@@ -230,14 +230,10 @@ func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) e
 	return nil
 }
 
-// runInTxn runs a command of a multi-document transaction. A command
-// transactions do not run is refused before the transaction is touched
-// (MongoDB's validateSessionOptions); any failure after that aborts it, as
-// in MongoDB.
+// runInTxn runs a command of a multi-document transaction (run has
+// refused those transactions do not run, checkTxnCommand). Any failure
+// aborts the transaction, as in MongoDB.
 func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
-	if err := checkTxnCommand(r.DB, name, a.startTransaction); err != nil {
-		return nil, err
-	}
 	if a.txnNumber < sess.TxnNumber {
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
