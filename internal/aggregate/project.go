@@ -111,13 +111,9 @@ func (pp *projParse) object(fs []field, prefix string) error {
 			return pp.fail(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
 		}
 		path := prefix + f.key
-		for _, part := range strings.Split(f.key, ".") {
-			switch {
-			case part == "":
-				return pp.fail(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
-			case part[0] == '$':
-				return pp.fail(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-			}
+		if _, err := expr.SplitPath(f.key); err != nil {
+			e := mongoerr.As(err)
+			return pp.fail(e.Code, "%s", e.Msg)
 		}
 		if err := pp.value(path, f.val); err != nil {
 			return err

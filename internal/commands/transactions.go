@@ -107,14 +107,13 @@ func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
 // and without autocommit only a retryable write takes one.
 func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 	var a sessionArgs
-	name := Name(cmd)
 	given := func(v bson.RawValue) bool {
 		return v.Type != 0 && v.Type != bson.TypeNull && v.Type != bson.TypeUndefined
 	}
 	if v := f.lsid; given(v) {
 		id, ok := v.DocumentOK()
 		if !ok {
-			return a, wrongType(name, "lsid", v, "object")
+			return a, wrongType(Name(cmd), "lsid", v, "object")
 		}
 		idv := rawdoc.Lookup(id, "id")
 		if idv.Type != bson.TypeBinary {
@@ -128,7 +127,7 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 	}
 	if v := f.txnNumber; given(v) {
 		if v.Type != bson.TypeInt64 {
-			return a, wrongType(name, "txnNumber", v, "long")
+			return a, wrongType(Name(cmd), "txnNumber", v, "long")
 		}
 		a.txnNumber, a.hasTxnNumber = v.Int64(), true
 	}
@@ -158,8 +157,8 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		return a, mongoerr.New(mongoerr.InvalidOptions, "'startTransaction' field requires 'autocommit' field to also be specified")
 	case a.startTransaction && !start.Boolean():
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Specifying startTransaction=false is not allowed.")
-	case a.hasTxnNumber && !a.inTxn && !retryable[name]:
-		return a, mongoerr.New(mongoerr.NotARetryableWriteCommand, "txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and %s is not a retryable write command.", name)
+	case a.hasTxnNumber && !a.inTxn && !retryable[Name(cmd)]:
+		return a, mongoerr.New(mongoerr.NotARetryableWriteCommand, "txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and %s is not a retryable write command.", Name(cmd))
 	}
 	return a, nil
 }
@@ -477,12 +476,19 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	for _, id := range ids {
 		kill[id] = true
 	}
+	s.killSessions(r, kill)
+	return nil, nil
+}
+
+// killSessions kills the sessions whose ids kill holds: their running
+// operations (but r's own) fail with Interrupted, their cursors close, then
+// the sessions end and their transactions abort.
+func (s *Service) killSessions(r *Request, kill map[string]bool) {
 	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
 	s.Cursors.KillSessions(func(id string) bool { return kill[id] })
-	for _, id := range ids {
+	for id := range kill {
 		s.Sessions.End(id)
 	}
-	return nil, nil
 }
 
 // killAllSessionsCmd kills the sessions of the listed users, or of every
@@ -524,11 +530,7 @@ func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 			kill[info.ID] = true
 		}
 	}
-	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
-	s.Cursors.KillSessions(func(id string) bool { return kill[id] })
-	for id := range kill {
-		s.Sessions.End(id)
-	}
+	s.killSessions(r, kill)
 	return nil, nil
 }
 

@@ -136,11 +136,7 @@ func (m *metadataCheck) view(db string, v *viewDef) bool {
 	if !m.strictV1 {
 		return true
 	}
-	stages := make(bson.A, len(v.pipeline))
-	for i, st := range v.pipeline {
-		stages[i] = st
-	}
-	_, arr, _ := bson.MarshalValue(stages)
+	_, arr, _ := bson.MarshalValue(stagesArray(v.pipeline))
 	if err := checkAPIStrictPipeline(bson.RawArray(arr)); err != nil {
 		return m.add(db+"."+v.name, mongoerr.As(err).Msg)
 	}

@@ -277,13 +277,18 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 	return err
 }
 
-// viewDoc is a view's system.views document.
-func viewDoc(db, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) bson.Raw {
+// stagesArray is a view's pipeline as an array value.
+func stagesArray(pipeline []bson.Raw) bson.A {
 	arr := make(bson.A, len(pipeline))
 	for i, st := range pipeline {
 		arr[i] = st
 	}
-	d := bson.D{{Key: "_id", Value: db + "." + name}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: arr}}
+	return arr
+}
+
+// viewDoc is a view's system.views document.
+func viewDoc(db, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) bson.Raw {
+	d := bson.D{{Key: "_id", Value: db + "." + name}, {Key: "viewOn", Value: viewOn}, {Key: "pipeline", Value: stagesArray(pipeline)}}
 	if coll != nil {
 		d = append(d, bson.E{Key: "collation", Value: coll})
 	}
@@ -377,11 +382,7 @@ func viewInfo(v *viewDef, nameOnly bool) bson.D {
 	if nameOnly {
 		return bson.D{{Key: "name", Value: v.name}, {Key: "type", Value: "view"}}
 	}
-	arr := make(bson.A, len(v.pipeline))
-	for i, st := range v.pipeline {
-		arr[i] = st
-	}
-	opts := bson.D{{Key: "viewOn", Value: v.viewOn}, {Key: "pipeline", Value: arr}}
+	opts := bson.D{{Key: "viewOn", Value: v.viewOn}, {Key: "pipeline", Value: stagesArray(v.pipeline)}}
 	if v.collation != nil {
 		opts = append(opts, bson.E{Key: "collation", Value: v.collation})
 	}
