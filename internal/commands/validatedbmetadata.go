@@ -29,7 +29,7 @@ var validateDBMetadataSpec = &argSpec{path: "validateDBMetadata", fields: []argF
 var validateDBMetadataAPISpec = &argSpec{path: "validateDBMetadata.apiParameters", fields: []argField{
 	required("version", tString),
 	arg("strict", tOptionalBool),
-	arg("deprecationErrors", tOptionalBool),
+	ignore("deprecationErrors", tOptionalBool, "nothing Folio stores is deprecated in API version 1, so there is nothing for it to report"),
 }}
 
 // metadataErrorsLimit bounds the reply's errors as MongoDB does: past it,
