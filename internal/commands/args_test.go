@@ -51,6 +51,10 @@ var argRows = []struct {
 	{"find.showRecordId", `{"find": "c", "showRecordId": false}`, 0},
 	{"find.oplogReplay", `{"find": "c", "oplogReplay": true}`, 0},
 	{"find.$_requestResumeToken", `{"find": "c", "$_requestResumeToken": false}`, 0},
+	{"find.min", `{"find": "c", "hint": "a_1", "min": {"a": 2}}`, 0},
+	{"find.min", `{"find": "c", "min": {"a": 2}}`, 51173},
+	{"find.max", `{"find": "c", "hint": "a_1", "max": {"a": 2}}`, 0},
+	{"find.max", `{"find": "c", "hint": "a_1", "min": {"a": 2}, "max": {"b": 3}}`, 51176},
 
 	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [{"$match": {"a": 1}}], "cursor": {}}`, 0},
 	{"aggregate.pipeline", `{"aggregate": "c", "cursor": {}}`, 40414},
@@ -425,11 +429,14 @@ var argRows = []struct {
 	{"LogicalSessionFromClient.id", `{"killSessions": [{"id": {"$binary": {"base64": "3q3erd6t3q3erd6t3q3erQ==", "subType": "00"}}}]}`, 14},
 	{"LogicalSessionFromClient.id", `{"endSessions": [{"id": {"$binary": {"base64": "3q3e", "subType": "04"}}}]}`, 207},
 	{"LogicalSessionFromClient.id", `{"refreshSessions": [{}]}`, 40414},
-	{"dataSize", `{"dataSize": "test.c", "unread": 1}`, 0},
 	{"dataSize.estimate", `{"dataSize": "test.c", "estimate": true}`, 0},
-	{"dataSize.keyPattern", `{"dataSize": "test.c", "keyPattern": {"_id": 1}}`, 238},
-	{"dataSize.min", `{"dataSize": "test.c", "min": {"_id": 1}}`, 238},
-	{"dataSize.max", `{"dataSize": "test.c", "max": {"_id": 1}}`, 238},
+	{"dataSize.keyPattern", `{"dataSize": "test.c", "keyPattern": {"a": 1}, "min": {"a": 1}, "max": {"a": 2}}`, 0},
+	{"dataSize.keyPattern", `{"dataSize": "test.c", "keyPattern": {"b": 1}, "min": {"b": 1}, "max": {"b": 2}}`, 96},
+	{"dataSize.min", `{"dataSize": "test.c", "min": {"_id": 1}, "max": {"_id": 2}}`, 0},
+	{"dataSize.min", `{"dataSize": "test.c", "min": {"_id": 1}}`, 2},
+	{"dataSize.max", `{"dataSize": "test.c", "min": {}, "max": {"_id": 2}}`, 2},
+	{"dataSize.maxSize", `{"dataSize": "test.c", "maxSize": 10}`, 0},
+	{"dataSize.maxObjects", `{"dataSize": "test.c", "maxObjects": 1}`, 0},
 	{"fsync", `{"fsync": 1, "unread": 1}`, 0},
 	{"fsync.async", `{"fsync": 1, "async": true}`, 0},
 	{"fsync.lock", `{"fsync": 1, "lock": false}`, 0},
@@ -673,7 +680,7 @@ func TestArgsReadDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"nope", "readOnce"} {
+	for _, name := range []string{"nope", "allowPartialResults"} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 func init() {
@@ -32,14 +33,15 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	arg("noCursorTimeout", tOptionalBool),
 	arg("let", tDoc),
 	ignore("allowPartialResults", tOptionalBool, "only a sharded cluster has shards that can be unavailable"),
-	ignore("readOnce", tOptionalBool, "a storage cache hint"),
+	// readOnce is a storage cache hint, refused in a transaction.
+	arg("readOnce", tOptionalBool),
 	refuseTrue("returnKey", "index keys instead of documents"),
 	refuseTrue("showRecordId", "record ids"),
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
 	refuseTrue("$_requestResumeToken", "resumable scans"),
 	refuse("$_resumeAfter", tDoc, "resumable scans"),
-	refuse("min", tDoc, "index bounds"),
-	refuse("max", tDoc, "index bounds"),
+	arg("min", tDoc),
+	arg("max", tDoc),
 	arg("collation", tDoc),
 }}
 
@@ -65,7 +67,11 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	o.AllowDiskUse, o.Hint = c.boolOr("allowDiskUse", allowDiskUse), c.value("hint")
 	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
 	o.Collation = c.doc("collation")
+	o.Min, o.Max = c.doc("min"), c.doc("max")
 	err := nonNegative("skip", o.Skip)
+	if err == nil && rawdoc.Len(o.Min) > 0 && rawdoc.Len(o.Max) > 0 && !rawdoc.SameKeys(o.Min, o.Max) {
+		err = mongoerr.New(mongoerr.MinMaxFieldsDiffer, "min and max must have the same field names")
+	}
 	if err == nil {
 		err = nonNegative("limit", o.Limit)
 	}
@@ -94,6 +100,12 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	a, err := parseFind(&r.args, s.allowDiskUseByDefault(), s.exprClock(r))
 	if err != nil {
 		return nil, err
+	}
+	if r.Txn != nil && a.tailable {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "It is illegal to open a tailable cursor in a transaction")
+	}
+	if r.Txn != nil && r.args.bool("readOnce") {
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "The 'readOnce' option is not supported within a transaction.")
 	}
 	// A view is read as an aggregate, which resolves its chain of views.
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {

@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -19,9 +20,8 @@ import (
 // connPoolStats and shutdown.
 func init() {
 	register(dbHashCmd, untyped("dbHash", arg("collections", tArray)), "dbHash", "dbhash")
-	register(dataSizeCmd, untyped("dataSize", refuse("keyPattern", tDoc, "dataSize of a key range"),
-		refuse("min", tDoc, "dataSize of a key range"), refuse("max", tDoc, "dataSize of a key range"),
-		ignore("estimate", tBool, "it only concerns key ranges, which Folio refuses")), "dataSize", "datasize")
+	register(dataSizeCmd, &argSpec{path: "dataSize", fields: []argField{arg("keyPattern", tDoc), arg("min", tDoc), arg("max", tDoc),
+		arg("maxSize", tSafe), arg("maxObjects", tSafe), arg("estimate", tBool)}}, "dataSize", "datasize")
 	registerAdmin(fsyncCmd, untyped("fsync", arg("lock", tBool), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")
 	registerAdmin(fsyncUnlockCmd, untyped("fsyncUnlock"), "fsyncUnlock")
 	registerAdmin(lockInfoCmd, untyped("lockInfo", ignore("includeStorageEngineDump", tBool, "Folio's store has no lock table to dump")), "lockInfo")
@@ -96,24 +96,51 @@ func dataSizeNeeds(r *Request) ([]need, error) {
 }
 
 // dataSizeCmd answers {dataSize: "db.coll"}: the bytes and number of its
-// documents, counted by a scan (a missing collection has none).
+// documents, or with min and max of those in a range of an index's keys
+// (engine.DataSize), counted by a scan.
 // https://www.mongodb.com/docs/v7.0/reference/command/dataSize/
 func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 	start := time.Now()
 	v := r.args.first()
+	if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'dataSize.dataSize' is missing but a required field")
+	}
 	ns, ok := v.StringValueOK()
 	if !ok {
 		return nil, wrongType("dataSize", "dataSize", v, "string")
+	}
+	if hasMin, hasMax := r.args.has("min"), r.args.has("max"); hasMin != hasMax {
+		if hasMin {
+			return nil, mongoerr.New(mongoerr.BadValue, "Max must be set if min is set.")
+		}
+		return nil, mongoerr.New(mongoerr.BadValue, "Max must not be set if min is not set.")
 	}
 	db, coll, ok := strings.Cut(ns, ".")
 	if !ok || db == "" || coll == "" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", ns)
 	}
-	var size, n int64
-	if err := s.Engine.ScanDocuments(r.Ctx, db, coll, func(doc []byte) { size += int64(len(doc)); n++ }); err != nil {
+	if v, err := s.lookupView(r, db, coll); err != nil {
+		return nil, err
+	} else if v != nil {
+		return nil, mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", ns)
+	}
+	estimate := r.args.bool("estimate")
+	res, err := s.Engine.DataSize(db, coll, engine.SizeOptions{
+		KeyPattern: r.args.doc("keyPattern"), Min: r.args.doc("min"), Max: r.args.doc("max"), Estimate: estimate,
+		MaxSize: r.args.safeInt("maxSize"), MaxObjects: r.args.safeInt("maxObjects"), Ctx: r.Ctx,
+	})
+	if err != nil {
 		return nil, err
 	}
-	return marshal(bson.D{{Key: "size", Value: size}, {Key: "numObjects", Value: n}, {Key: "millis", Value: time.Since(start).Milliseconds()}}), nil
+	var d bson.D
+	if !res.Empty {
+		d = append(d, bson.E{Key: "estimate", Value: estimate})
+	}
+	if res.MaxReached {
+		d = append(d, bson.E{Key: "maxReached", Value: true})
+	}
+	return marshal(append(d, bson.E{Key: "size", Value: res.Size}, bson.E{Key: "numObjects", Value: res.Objects},
+		bson.E{Key: "millis", Value: time.Since(start).Milliseconds()})), nil
 }
 
 // fsyncCmd flushes every write to disk ({fsync: 1}); with lock: true it

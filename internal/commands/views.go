@@ -12,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // Views are kept as MongoDB keeps them: a document per view in the
@@ -432,6 +433,10 @@ func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 	// refuses them on views; singleBatch is taken with a limit of 1 (a
 	// findOne), which the aggregate's cursor never outlives.
 	switch {
+	case rawdoc.Len(a.Min) > 0:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option min not supported in aggregation.")
+	case rawdoc.Len(a.Max) > 0:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option max not supported in aggregation.")
 	case a.noTimeout:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
 	case a.single && a.Limit != 1:

@@ -53,6 +53,9 @@ type FindOptions struct {
 	// GeoNear, when set, is a leading $geoNear stage's search, which
 	// replaces Filter (geoNearFilter).
 	GeoNear *aggregate.GeoNear
+	// Min and Max bound the keys of the hinted index the find reads
+	// (planKeyRange); nil or empty leaves that end open.
+	Min, Max bson.Raw
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -80,12 +83,14 @@ type compiledFind struct {
 	explain bool
 	// textScore reports that the projection or sort needs $text scores.
 	textScore bool
+	// min and max are the find's key bounds (FindOptions.Min, Max).
+	min, max bson.Raw
 }
 
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max}
 	if o.GeoNear != nil {
 		f, err := geoNearFilter(c, o.GeoNear)
 		if err != nil {
@@ -143,6 +148,9 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		return nil, nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 	case h.ix != nil && h.ix.text != nil:
 		return nil, nil, noQuerySolutions()
+	case q.keyRange():
+		p, err := planKeyRange(c, q, h)
+		return p, nil, err
 	}
 	if h.natural == 0 {
 		if p, err := planGeo(c, q, h.ix == nil && !h.idOrder); p != nil || err != nil {

@@ -1258,3 +1258,26 @@ const (
 	// SetFCVNotConfirmed: setFeatureCompatibilityVersion without confirm: true.
 	SetFCVNotConfirmed Code = 7369100
 )
+
+// Key ranges (find's min and max).
+const (
+	// MinMaxWithoutHint: min or max without a hint naming the index.
+	MinMaxWithoutHint Code = 51173
+	// MinMaxIndexIncompatible: min or max whose fields are not the hinted
+	// index's key pattern, or hold strings under another collation.
+	MinMaxIndexIncompatible Code = 51174
+	// MinNotBeforeMax: min does not come before max in the index's order.
+	MinNotBeforeMax Code = 51175
+	// MinMaxFieldsDiffer: min and max name different fields.
+	MinMaxFieldsDiffer Code = 51176
+)
+
+// dataSize's key range (KeyPattern::extendRangeBound).
+const (
+	// BoundFieldNotInKeyPattern: a bound with more fields than the index's
+	// key pattern.
+	BoundFieldNotInKeyPattern Code = 16649
+	// BoundFieldNameMismatch: a bound field that is not the key pattern's
+	// field at its position.
+	BoundFieldNameMismatch Code = 16634
+)

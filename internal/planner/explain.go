@@ -181,9 +181,13 @@ func (p *Plan) countScanStage() bson.D {
 }
 
 // explainBounds lists every field's bounds; fields the filter leaves open
-// span [MinKey, MaxKey].
+// span [MinKey, MaxKey]. A key range shows none, as MongoDB shows a
+// simple range.
 func (p *Plan) explainBounds() bson.D {
 	out := bson.D{}
+	if p.keyRange {
+		return out
+	}
 	for i, f := range p.fields {
 		var shown any = bson.A{"[MinKey, MaxKey]"}
 		if i < len(p.fieldBounds) && !p.fieldBounds[i].empty() {

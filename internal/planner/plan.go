@@ -84,6 +84,8 @@ type Plan struct {
 	covered []int
 	// distinct is the field a DistinctScan plan reads.
 	distinct string
+	// keyRange marks a KeyRange plan: its one interval is the range.
+	keyRange bool
 	// multikey is the index's multikey flag the plan was built with; the
 	// query it was built from lets it be rebuilt (Rebuilt).
 	multikey   bool
@@ -147,6 +149,12 @@ func (p *Plan) Rebuilt(multikey bool) *Plan {
 	}
 	ix := *p.Index
 	ix.Multikey = true
+	if p.keyRange {
+		r := *p
+		r.Index, r.multikey = &ix, true
+		r.sortKeyRange()
+		return &r
+	}
 	return build(&ix, p.leaves, p.sortFields, p.sortDirs)
 }
 
@@ -175,18 +183,21 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	return out
 }
 
-func candidates(cat Catalog, q Query) []*Plan {
-	// An index provides a sort only when its collation is the sort's.
-	sortFor := func(ix *Index) ([]string, []int) {
-		coll := q.IDCollation
-		if ix != nil {
-			coll = ix.Collation
-		}
-		if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) {
-			return nil, nil
-		}
-		return q.Sort.Fields()
+// sortFor is the sort a scan of ix (nil: the document store) may yield:
+// q's, when the index's collation is the sort's.
+func (q Query) sortFor(ix *Index) ([]string, []int) {
+	coll := q.IDCollation
+	if ix != nil {
+		coll = ix.Collation
 	}
+	if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) {
+		return nil, nil
+	}
+	return q.Sort.Fields()
+}
+
+func candidates(cat Catalog, q Query) []*Plan {
+	sortFor := q.sortFor
 	leaves := constraintLeaves(q.Filter.Root())
 	sortFields, sortDirs := sortFor(nil)
 	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)

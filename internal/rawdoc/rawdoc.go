@@ -86,6 +86,22 @@ func Len(doc []byte) int {
 	}
 }
 
+// SameKeys reports whether two documents name the same fields in the same
+// order.
+func SameKeys(a, b []byte) bool {
+	ia, ib := Iterate(a), Iterate(b)
+	for {
+		ka, _, oka := ia.Next()
+		kb, _, okb := ib.Next()
+		if !oka || !okb {
+			return oka == okb
+		}
+		if string(ka) != string(kb) {
+			return false
+		}
+	}
+}
+
 // FirstKey is the name of doc's first field, or "" for an empty document.
 func FirstKey(doc []byte) string {
 	it := Iterate(doc)

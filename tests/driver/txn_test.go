@@ -290,6 +290,16 @@ func TestTransactionCommands(t *testing.T) {
 	if err := run(commit, 8, false); err != nil {
 		t.Fatalf("commit on admin after the refusal: %v", err)
 	}
+	// find options a transaction does not take (FindCmd::run).
+	for i, tc := range []struct {
+		field string
+		code  int
+	}{{"readOnce", 263}, {"tailable", 72}} {
+		find := bson.D{{Key: "find", Value: "tc"}, {Key: tc.field, Value: true}, {Key: "$db", Value: testDB}}
+		if err := run(find, int64(10+i), true); serverCode(err) != tc.code {
+			t.Fatalf("find with %s in a transaction: %v, want code %d", tc.field, err, tc.code)
+		}
+	}
 
 	// Session fields outside a transaction.
 	for _, tc := range []struct {

@@ -1,0 +1,196 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// SizeOptions are what dataSize measures: the documents between Min
+// (inclusive) and Max (exclusive) in the order of an index whose key
+// pattern starts with KeyPattern (empty: inferred from Min), or with both
+// empty the whole collection; Estimate counts the average document size
+// for each; the scan stops past MaxSize bytes or MaxObjects documents (0:
+// no bound).
+type SizeOptions struct {
+	KeyPattern, Min, Max bson.Raw
+	Estimate             bool
+	MaxSize, MaxObjects  int64
+	Ctx                  context.Context
+}
+
+// SizeResult is dataSize's answer. Empty reports a collection without
+// documents (or missing), for which MongoDB reports zeros and nothing else.
+type SizeResult struct {
+	Size, Objects int64
+	MaxReached    bool
+	Empty         bool
+}
+
+// DataSize measures db.coll as MongoDB 7.0's dataSize does.
+func (e *Engine) DataSize(db, coll string, o SizeOptions) (SizeResult, error) {
+	c := e.cat.get(db, coll)
+	if c == nil {
+		return SizeResult{Empty: true}, nil
+	}
+	stats, err := e.Stats(c)
+	if err != nil || stats.Count == 0 {
+		return SizeResult{Empty: true}, err
+	}
+	whole := rawdoc.Len(o.Min) == 0
+	if whole != (rawdoc.Len(o.Max) == 0) {
+		return SizeResult{}, mongoerr.New(mongoerr.BadValue, "Only one of min or max specified")
+	}
+	if whole && o.Estimate {
+		return SizeResult{Size: stats.Size, Objects: stats.Count}, nil
+	}
+	p := planner.NaturalScan(1, false)
+	if !whole {
+		if p, err = sizeRangePlan(c, o); err != nil {
+			return SizeResult{}, err
+		}
+	}
+	scan, err := e.openScan(c, p, nil, nil, o.Ctx, opStatsOf(o.Ctx))
+	if err != nil {
+		return SizeResult{}, err
+	}
+	defer scan.src.Close()
+	avg := stats.Size / stats.Count
+	var r SizeResult
+	for {
+		doc, _, err := scan.next()
+		if doc == nil || err != nil {
+			return r, err
+		}
+		if o.Estimate {
+			r.Size += avg
+		} else {
+			r.Size += int64(len(doc))
+		}
+		r.Objects++
+		if o.MaxSize > 0 && r.Size > o.MaxSize || o.MaxObjects > 0 && r.Objects > o.MaxObjects {
+			r.MaxReached = true
+			return r, nil
+		}
+	}
+}
+
+// sizeRangePlan is the scan of dataSize's key range: over the first
+// index (the _id index first, then the catalog's order) that every
+// document is in under its one key for the key pattern's fields (not
+// sparse, partial, multikey, nor under a collation) and whose key pattern
+// starts with o's (findShardKeyPrefixedIndex), from Min to Max, each
+// filled to the index's fields with the first key of the fields it lacks
+// (KeyPattern::extendRangeBound).
+func sizeRangePlan(c *Collection, o SizeOptions) (*planner.Plan, error) {
+	kp := o.KeyPattern
+	if rawdoc.Len(kp) == 0 {
+		kp = inferKeyPattern(o.Min)
+	}
+	var ix *planner.Index
+	found := c.shard == nil && c.DefaultCollator() == nil && keyPatternPrefix(kp, planner.IDKeyPattern)
+	for _, cand := range c.Indexes() {
+		if found {
+			break
+		}
+		if cand.Hidden || cand.Sparse || cand.partial != nil || cand.coll != nil || cand.Multikey() || cand.wild != nil ||
+			!keyPatternPrefix(kp, cand.keyPattern()) {
+			continue
+		}
+		planned := cand.planned()
+		ix, found = &planned, true
+	}
+	if !found {
+		return nil, mongoerr.New(mongoerr.OperationFailed, "Couldn't find valid index containing key pattern")
+	}
+	pattern := bson.Raw(planner.IDKeyPattern)
+	if ix != nil {
+		pattern = ix.KeyPattern
+	}
+	min, err := extendRangeBound(pattern, o.Min)
+	if err != nil {
+		return nil, err
+	}
+	max, err := extendRangeBound(pattern, o.Max)
+	if err != nil {
+		return nil, err
+	}
+	lo := planner.KeyBound(ix, nil, min, false)
+	hi := planner.KeyBound(ix, nil, max, false)
+	return planner.KeyRange(ix, nil, lo, hi, planner.Query{}), nil
+}
+
+// inferKeyPattern is the ascending key pattern of min's fields
+// (Helpers::inferKeyPattern).
+func inferKeyPattern(min bson.Raw) bson.Raw {
+	start, kp := bsoncore.AppendDocumentStart(nil)
+	it := rawdoc.Iterate(min)
+	for {
+		k, _, ok := it.Next()
+		if !ok {
+			break
+		}
+		kp = bsoncore.AppendInt32Element(kp, string(k), 1)
+	}
+	kp, _ = bsoncore.AppendDocumentEnd(kp, start)
+	return kp
+}
+
+// keyPatternPrefix reports whether kp's fields are the first fields of
+// pattern, with equal values.
+func keyPatternPrefix(kp, pattern bson.Raw) bool {
+	ki, pi := rawdoc.Iterate(kp), rawdoc.Iterate(pattern)
+	for {
+		k, kv, ok := ki.Next()
+		if !ok {
+			return true
+		}
+		p, pv, ok := pi.Next()
+		if !ok || string(k) != string(p) || values.Compare(kv, pv) != 0 {
+			return false
+		}
+	}
+}
+
+// extendRangeBound is bound with the fields of pattern it lacks added, as
+// MinKey (MaxKey on a descending field): bound must name pattern's first
+// fields in order (16649, 16634), as MongoDB's massert checks.
+func extendRangeBound(pattern, bound bson.Raw) (bson.Raw, error) {
+	start, out := bsoncore.AppendDocumentStart(nil)
+	bi, pi := rawdoc.Iterate(bound), rawdoc.Iterate(pattern)
+	for {
+		k, v, ok := bi.Next()
+		if !ok {
+			break
+		}
+		p, _, ok := pi.Next()
+		if !ok {
+			return nil, mongoerr.New(mongoerr.BoundFieldNotInKeyPattern, "keyPattern must contain all fields in bound")
+		}
+		if string(k) != string(p) {
+			return nil, mongoerr.New(mongoerr.BoundFieldNameMismatch, "field names of bound and keyPattern must match")
+		}
+		out = bsoncore.AppendValueElement(out, string(k), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	}
+	for {
+		p, pv, ok := pi.Next()
+		if !ok {
+			break
+		}
+		// MongoDB reads the direction as numberInt (1 for a name such as
+		// "hashed") and fills MinKey when it is positive.
+		if n, isNum := values.Float64(pv); isNum && int64(n) <= 0 {
+			out = bsoncore.AppendMaxKeyElement(out, string(p))
+		} else {
+			out = bsoncore.AppendMinKeyElement(out, string(p))
+		}
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out, nil
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"bytes"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/rawdoc"
+)
+
+// keyRange reports whether the find bounds the keys it reads (min, max).
+func (q compiledFind) keyRange() bool {
+	return rawdoc.Len(q.min) > 0 || rawdoc.Len(q.max) > 0
+}
+
+// planKeyRange plans a find's min and max as MongoDB's planner does: they
+// need a hinted index (51173; a $natural hint has no solution), whose key
+// pattern each non-empty bound names field by field (51174), with no
+// string to compare under another collation than the index's (51174);
+// min must come before max in the index's order (51175), and the scan
+// reads the keys from min, inclusive, to max, exclusive.
+func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error) {
+	if h.natural != 0 {
+		return nil, noQuerySolutions()
+	}
+	if h.ix == nil && !h.idOrder {
+		return nil, mongoerr.New(mongoerr.MinMaxWithoutHint, "When using min()/max() a hint of which index to use must be provided")
+	}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, IDCollation: c.DefaultCollator()}
+	var ix *planner.Index
+	keyPattern, ixColl := bson.Raw(planner.IDKeyPattern), c.DefaultCollator()
+	if h.ix != nil {
+		hinted := h.ix.planned()
+		if hinted.Wildcard != nil {
+			return nil, incompatibleKeyRange()
+		}
+		if h.ix.geoField() >= 0 {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support min and max on a 2dsphere or 2d index (its keys are cells and geohashes)")
+		}
+		ix, keyPattern, ixColl = &hinted, hinted.KeyPattern, hinted.Collation
+	}
+	sameColl := collation.Equal(q.filter.Collator(), ixColl)
+	for _, bound := range []bson.Raw{q.min, q.max} {
+		if !boundFits(bound, keyPattern, sameColl) {
+			return nil, incompatibleKeyRange()
+		}
+	}
+	lo := planner.KeyBound(ix, c.DefaultCollator(), q.min, false)
+	hi := planner.KeyBound(ix, c.DefaultCollator(), q.max, true)
+	if bytes.Compare(lo, hi) >= 0 {
+		return nil, mongoerr.New(mongoerr.MinNotBeforeMax, "The value provided for min() does not come before the value provided for max() in the hinted index")
+	}
+	return planner.KeyRange(ix, c.DefaultCollator(), lo, hi, pq), nil
+}
+
+// boundFits reports whether a min or max (empty: open) names the fields of
+// keyPattern in its order, and, when the query's collation is not the
+// index's, holds no string, object or array (indexCompatibleMaxMin).
+func boundFits(bound, keyPattern bson.Raw, sameColl bool) bool {
+	if rawdoc.Len(bound) == 0 {
+		return true
+	}
+	if !rawdoc.SameKeys(bound, keyPattern) {
+		return false
+	}
+	it := rawdoc.Iterate(bound)
+	for {
+		_, v, ok := it.Next()
+		switch {
+		case !ok:
+			return true
+		case !sameColl && (v.Type == bson.TypeString || v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray):
+			return false
+		}
+	}
+}
+
+func incompatibleKeyRange() error {
+	return mongoerr.New(mongoerr.MinMaxIndexIncompatible, "The index chosen is not compatible with min/max")
+}
