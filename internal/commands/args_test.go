@@ -92,6 +92,8 @@ var argRows = []struct {
 	{"mapReduce.limit", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "limit": 1}`, 0},
 	{"mapReduce.limit", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "limit": -1}`, 2},
 	{"mapReduce.finalize", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "finalize": "function(k, v) { return v }"}`, 0},
+	{"mapReduce.collation", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "collation": {"locale": "en", "strength": 2}}`, 0},
+	{"mapReduce.collation", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "collation": {"locale": "xx"}}`, 2},
 	{"mapReduce.scope", `{"mapReduce": "c", "map": "function() { emit(x, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "scope": {"x": 1}}`, 0},
 	{"mapReduce.jsMode", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "jsMode": true}`, 0},
 	{"mapReduce.verbose", `{"mapReduce": "c", "map": "function() { emit(1, 1) }", "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}, "verbose": true}`, 0},

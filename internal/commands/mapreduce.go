@@ -36,7 +36,7 @@ var mapReduceSpec = &argSpec{path: "mapReduce", fields: []argField{
 	ignore("jsMode", tBool, "MongoDB 4.4+ ignores it: every mapReduce runs the same way"),
 	ignore("verbose", tBool, "MongoDB 4.4+ ignores it: replies carry no timing"),
 	arg("bypassDocumentValidation", tBool),
-	refuse("collation", tDoc, "collations"),
+	arg("collation", tDoc),
 }}
 
 // mrOut is where a mapReduce writes its results.
@@ -177,7 +177,14 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := engine.FindOptions{Filter: a.doc("query"), Sort: a.doc("sort"), Limit: limit, Ctx: r.Ctx}
+	// The collation (or the collection's default) applies to the query,
+	// the sort and the grouping of keys, as to the aggregation MongoDB
+	// runs a mapReduce as.
+	collator, err := aggregateCollator(s.Engine.Collection(r.DB, coll), a.doc("collation"))
+	if err != nil {
+		return nil, err
+	}
+	o := engine.FindOptions{Filter: a.doc("query"), Sort: a.doc("sort"), Limit: limit, Collation: a.doc("collation"), Ctx: r.Ctx}
 	o.Let = s.withScripts(nil, r, r.Ctx)
 	cur, err := s.Engine.Find(r.DB, coll, o)
 	if err != nil {
@@ -196,11 +203,12 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	// The emitted pairs are sorted by key (in emission order within a
-	// key), spilling past maxEmitted, then reduced one key at a time.
+	// key), spilling past maxEmitted, then reduced one key at a time;
+	// keys equal under the collation are one key, the first emitted.
 	srt := sorter.New(sorter.Options{MaxMemory: maxEmitted, AllowDisk: true})
 	defer srt.Close()
 	emit := func(k, v bson.RawValue) error {
-		return srt.Add(sorter.Entry{Key: keyenc.Encode(k), Doc: mrDoc(k, v)})
+		return srt.Add(sorter.Entry{Key: keyenc.Encode(collator.Transform(k)), Doc: mrDoc(k, v)})
 	}
 	for {
 		doc, err := cur.Next()

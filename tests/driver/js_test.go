@@ -334,6 +334,15 @@ func TestMapReduce(t *testing.T) {
 		{"objectKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit({c: this.cust.charAt(0)}, {n: 1}); }"}, {Key: "reduce", Value: "function(k, vs) { var n = 0; vs.forEach(function(v) { n += v.n; }); return {n: n}; }"}, inline},
 			`{"results": [{"_id": {"c": "a"},"value": {"n": {"$numberDouble":"3.0"}}},{"_id": {"c": "x"},"value": {"n": {"$numberDouble":"2.0"}}}],"ok": {"$numberDouble":"1.0"}}`},
 		{"emptyResult", mr(inline, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "none"}}}), `{"results": [],"ok": {"$numberDouble":"1.0"}}`},
+		// A collation applies to the query, and groups keys equal under
+		// it as one, the first emitted.
+		{"collationQuery", mr(inline, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "ABC"}}}, bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}}),
+			`{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"collationKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id % 2 ? this.cust : this.cust.toUpperCase(), this.price); }"}, {Key: "reduce", Value: reduceF}, inline,
+			{Key: "collation", Value: bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}}},
+			`{"results": [{"_id": "ABC","value": {"$numberDouble":"95.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		{"simpleKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id % 2 ? this.cust : this.cust.toUpperCase(), this.price); }"}, {Key: "reduce", Value: reduceF}, inline},
+			`{"results": [{"_id": "ABC","value": {"$numberDouble":"25.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"10.0"}},{"_id": "abc","value": {"$numberDouble":"70.0"}},{"_id": "xyz","value": {"$numberDouble":"5.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 	} {
 		reply, err := runMR(t, db, tc.cmd)
 		if err != nil || reply.String() != tc.want {
@@ -387,7 +396,6 @@ func TestMapReduce(t *testing.T) {
 		{mr(bson.E{Key: "out", Value: bson.D{{Key: "foo", Value: "t"}}}), 2},
 		{mr(bson.E{Key: "out", Value: 5}), 2},
 		{mr(bson.E{Key: "out", Value: bson.D{{Key: "replace", Value: "t"}, {Key: "db", Value: "admin"}}}), 115},
-		{mr(inline, bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}), 238},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() {}"}}, 40414},
 	} {
@@ -405,6 +413,17 @@ func TestMapReduce(t *testing.T) {
 	}
 	if got := collDocs(t, src); got != `{"_id": {"$numberDouble":"1.0"},"value": {"$numberDouble":"2.0"}}` {
 		t.Errorf("out onto the source: %s", got)
+	}
+	// A collection's default collation groups keys too.
+	if err := db.CreateCollection(ctx, "ci", options.CreateCollection().SetCollation(&options.Collation{Locale: "en", Strength: 2})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("ci").InsertMany(ctx, []any{bson.D{{Key: "k", Value: "a"}}, bson.D{{Key: "k", Value: "A"}}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err = runMR(t, db, bson.D{{Key: "mapReduce", Value: "ci"}, {Key: "map", Value: "function() { emit(this.k, 1) }"}, {Key: "reduce", Value: reduceF}, inline})
+	if err != nil || reply.String() != `{"results": [{"_id": "a","value": {"$numberDouble":"2.0"}}],"ok": {"$numberDouble":"1.0"}}` {
+		t.Errorf("default collation: %v %v", reply, err)
 	}
 	// an endless map stops at maxTimeMS
 	_, err = runMR(t, db, bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { for (;;) {} }"}, {Key: "reduce", Value: reduceF}, inline, {Key: "maxTimeMS", Value: 100}})
