@@ -3,6 +3,7 @@ package commands
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -14,26 +15,33 @@ func init() {
 }
 
 // shapeFields declares the query shape fields of the plan cache commands
-// (query, sort, projection, under the collection's default collation; a
-// collation of its own is refused), then the command's others.
+// (query, sort, projection, collation: the collection's default when
+// absent), then the command's others.
 func shapeFields(others ...argField) []argField {
 	return append([]argField{
-		arg("query", tDoc), arg("sort", tDoc), arg("projection", tDoc),
-		refuse("collation", tDoc, "a collation in plan cache commands"),
+		arg("query", tDoc), arg("sort", tDoc), arg("projection", tDoc), arg("collation", tDoc),
 	}, others...)
 }
 
 // shapeArgs are a plan cache command's query shape.
 type shapeArgs struct {
-	filter, sort, proj bson.Raw
+	engine.QueryShape
 	hasQuery, hasOther bool
 }
 
 func parseShapeArgs(c *cmdArgs) shapeArgs {
 	return shapeArgs{
-		filter: c.doc("query"), sort: c.doc("sort"), proj: c.doc("projection"),
-		hasQuery: c.has("query"), hasOther: c.has("sort") || c.has("projection"),
+		QueryShape: engine.QueryShape{Filter: c.doc("query"), Sort: c.doc("sort"), Projection: c.doc("projection"), Collation: c.doc("collation")},
+		hasQuery:   c.has("query"), hasOther: c.has("sort") || c.has("projection") || c.has("collation"),
 	}
+}
+
+// shape is the query shape a command names, nil when it names none.
+func (a *shapeArgs) shape() *engine.QueryShape {
+	if !a.hasQuery {
+		return nil
+	}
+	return &a.QueryShape
 }
 
 // planCacheClearCmd empties a collection's plan cache or, given a query
@@ -48,7 +56,7 @@ func planCacheClearCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.hasQuery && a.hasOther {
 		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
 	}
-	if err := s.Engine.PlanCacheClear(r.DB, name, a.filter, a.sort, a.proj, a.hasQuery); err != nil {
+	if err := s.Engine.PlanCacheClear(r.DB, name, a.shape()); err != nil {
 		return nil, err
 	}
 	return marshal(bson.D{}), nil
@@ -82,7 +90,7 @@ func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "each item in indexes must be an object or string")
 		}
 	}
-	if err := s.Engine.SetIndexFilter(r.DB, name, a.filter, a.sort, a.proj, indexes); err != nil {
+	if err := s.Engine.SetIndexFilter(r.DB, name, a.QueryShape, indexes); err != nil {
 		return nil, err
 	}
 	return marshal(bson.D{}), nil
@@ -99,7 +107,7 @@ func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !a.hasQuery && a.hasOther {
 		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
 	}
-	if err := s.Engine.ClearIndexFilters(r.DB, name, a.filter, a.sort, a.proj, a.hasQuery); err != nil {
+	if err := s.Engine.ClearIndexFilters(r.DB, name, a.shape()); err != nil {
 		return nil, err
 	}
 	return marshal(bson.D{}), nil

@@ -18,11 +18,23 @@ import (
 // cleared by the planCache*Filter commands; setting one empties the plan
 // cache entries of its shape.
 
-// indexFilter is the filter of one shape: the query it was set with and
-// the indexes it allows.
+// QueryShape names a query's shape in the plan cache commands: its
+// filter, sort and projection as written, under Collation (nil: the
+// collection's default).
+type QueryShape struct {
+	Filter, Sort, Projection, Collation bson.Raw
+}
+
+// compile compiles the shape's query on c.
+func (s QueryShape) compile(c *Collection) (compiledFind, error) {
+	return compileFind(FindOptions{Filter: s.Filter, Sort: s.Sort, Projection: s.Projection, Collation: s.Collation}, c)
+}
+
+// indexFilter is the filter of one shape: the query it was set with, the
+// collation it applies (nil: simple) and the indexes it allows.
 type indexFilter struct {
-	query, sort, proj bson.Raw
-	indexes           []bson.RawValue // names and key patterns, as given
+	query, sort, proj, coll bson.Raw
+	indexes                 []bson.RawValue // names and key patterns, as given
 }
 
 // allows reports whether the filter lets the planner use ix (nil: the _id
@@ -88,11 +100,11 @@ func filteredCandidates(c *Collection, q compiledFind, pq planner.Query) ([]*pla
 	return cands, true
 }
 
-// SetIndexFilter sets the index filter of the shape of a query (filter,
-// sort, projection) on db.coll to indexes (names or key patterns).
-func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, indexes []bson.RawValue) error {
+// SetIndexFilter sets the index filter of a query shape on db.coll to
+// indexes (names or key patterns).
+func (e *Engine) SetIndexFilter(db, coll string, qs QueryShape, indexes []bson.RawValue) error {
 	c := e.cat.get(db, coll)
-	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
+	q, err := qs.compile(c)
 	if err != nil {
 		return err
 	}
@@ -102,7 +114,10 @@ func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, in
 	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
 	// The filter outlives the request: it holds copies, not slices of the
 	// request's message.
-	f := &indexFilter{query: docOrEmpty(slices.Clone(filter)), sort: docOrEmpty(slices.Clone(sort)), proj: docOrEmpty(slices.Clone(proj))}
+	f := &indexFilter{query: docOrEmpty(slices.Clone(qs.Filter)), sort: docOrEmpty(slices.Clone(qs.Sort)), proj: docOrEmpty(slices.Clone(qs.Projection))}
+	if coll := q.filter.Collator(); coll != nil {
+		f.coll = coll.Document()
+	}
 	for _, v := range indexes {
 		f.indexes = append(f.indexes, bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)})
 	}
@@ -119,13 +134,14 @@ func (e *Engine) SetIndexFilter(db, coll string, filter, sort, proj bson.Raw, in
 	return nil
 }
 
-// ClearIndexFilters removes the index filters of db.coll, or given a query
-// (byShape), the filter of its shape. A missing collection has none.
-func (e *Engine) ClearIndexFilters(db, coll string, filter, sort, proj bson.Raw, byShape bool) error {
+// ClearIndexFilters removes the index filters of db.coll, or the filter
+// of a query shape (nil: all). A missing collection has none.
+func (e *Engine) ClearIndexFilters(db, coll string, qs *QueryShape) error {
 	c := e.cat.get(db, coll)
 	var shape string
+	byShape := qs != nil
 	if byShape {
-		q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
+		q, err := qs.compile(c)
 		if err != nil || c == nil {
 			return err
 		}
@@ -146,8 +162,8 @@ func (e *Engine) ClearIndexFilters(db, coll string, filter, sort, proj bson.Raw,
 }
 
 // IndexFilters lists the index filters of db.coll as planCacheListFilters
-// shows them: {query, sort, projection, indexes}. A missing collection
-// has none.
+// shows them: {query, sort, projection, collation (unless simple),
+// indexes}. A missing collection has none.
 func (e *Engine) IndexFilters(db, coll string) []bson.D {
 	c := e.cat.get(db, coll)
 	if c == nil {
@@ -167,7 +183,11 @@ func (e *Engine) IndexFilters(db, coll string) []bson.D {
 		for _, v := range f.indexes {
 			ixs = append(ixs, v)
 		}
-		out = append(out, bson.D{{Key: "query", Value: f.query}, {Key: "sort", Value: f.sort}, {Key: "projection", Value: f.proj}, {Key: "indexes", Value: ixs}})
+		d := bson.D{{Key: "query", Value: f.query}, {Key: "sort", Value: f.sort}, {Key: "projection", Value: f.proj}}
+		if f.coll != nil {
+			d = append(d, bson.E{Key: "collation", Value: f.coll})
+		}
+		out = append(out, append(d, bson.E{Key: "indexes", Value: ixs}))
 	}
 	return out
 }

@@ -152,18 +152,17 @@ func (e *Engine) PlanCacheStats(db, coll string) ([]bson.D, error) {
 	return c.plans.stats(c), nil
 }
 
-// PlanCacheClear empties db.coll's plan cache or, given a query (filter,
-// sort and projection), the entries of its shape. Clearing a missing
-// collection succeeds, as in MongoDB.
-func (e *Engine) PlanCacheClear(db, coll string, filter, sort, proj bson.Raw, byShape bool) error {
+// PlanCacheClear empties db.coll's plan cache or the entries of a query
+// shape (nil: all). Clearing a missing collection succeeds, as in MongoDB.
+func (e *Engine) PlanCacheClear(db, coll string, qs *QueryShape) error {
 	c := e.cat.get(db, coll)
-	if !byShape {
+	if qs == nil {
 		if c != nil {
 			c.plans.clear()
 		}
 		return nil
 	}
-	q, err := compileFind(FindOptions{Filter: filter, Sort: sort, Projection: proj}, c)
+	q, err := qs.compile(c)
 	if err != nil || c == nil {
 		return err
 	}

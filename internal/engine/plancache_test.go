@@ -253,13 +253,13 @@ func TestPlanCacheInvalidation(t *testing.T) {
 		t.Fatalf("explain made an entry: %d", entries())
 	}
 
-	if err := e.PlanCacheClear("test", "pc", bsonDoc(bson.D{{Key: "a", Value: int32(99)}, {Key: "b", Value: int32(98)}}), nil, nil, true); err != nil {
+	if err := e.PlanCacheClear("test", "pc", &QueryShape{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(99)}, {Key: "b", Value: int32(98)}})}); err != nil {
 		t.Fatal(err)
 	}
 	if stats := planCacheStats(t, e, "test", "pc"); len(stats) != 1 || lookupD(stats[0], "queryHash") == lookupD(qp, "queryHash") {
 		t.Fatalf("planCacheClear by shape left %v", stats)
 	}
-	if err := e.PlanCacheClear("test", "pc", nil, nil, nil, false); err != nil || entries() != 0 {
+	if err := e.PlanCacheClear("test", "pc", nil); err != nil || entries() != 0 {
 		t.Fatalf("planCacheClear: %v, %d entries", err, entries())
 	}
 
@@ -376,7 +376,7 @@ func TestPlanCacheConcurrent(t *testing.T) {
 		if _, err := e.DropIndexes("test", "pc", []string{"b_1_a_1"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.PlanCacheClear("test", "pc", nil, nil, nil, false); err != nil {
+		if err := e.PlanCacheClear("test", "pc", nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -442,7 +442,7 @@ func TestIndexFilters(t *testing.T) {
 		t.Fatalf("unfiltered: %q, filter set %v", ix, set)
 	}
 	findAll(t, e, q)
-	if err := e.SetIndexFilter("test", "pc", bsonDoc(bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(2)}}), nil, nil,
+	if err := e.SetIndexFilter("test", "pc", QueryShape{Filter: bsonDoc(bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: int32(2)}})},
 		[]bson.RawValue{{Type: bson.TypeEmbeddedDocument, Value: bsonDoc(bson.D{{Key: "a", Value: int32(1)}})}}); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestIndexFilters(t *testing.T) {
 		t.Fatalf("other shape: %q, filter set %v", ix, set)
 	}
 	// A filter naming no usable index: a collection scan.
-	if err := e.SetIndexFilter("test", "pc", bsonDoc(q), nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("nope")}}); err != nil {
+	if err := e.SetIndexFilter("test", "pc", QueryShape{Filter: bsonDoc(q)}, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("nope")}}); err != nil {
 		t.Fatal(err)
 	}
 	if ix, set := winningIndex(t, e, o); ix != "" || !set {
@@ -474,19 +474,19 @@ func TestIndexFilters(t *testing.T) {
 	if n := findAll(t, e, q); n != 1 {
 		t.Fatalf("collection scan found %d, want 1", n)
 	}
-	if err := e.SetIndexFilter("test", "pc", bsonDoc(bson.D{{Key: "b", Value: int32(1)}}), nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("a_1")}}); err != nil {
+	if err := e.SetIndexFilter("test", "pc", QueryShape{Filter: bsonDoc(bson.D{{Key: "b", Value: int32(1)}})}, []bson.RawValue{{Type: bson.TypeString, Value: bsoncoreString("a_1")}}); err != nil {
 		t.Fatal(err)
 	}
 	if fs := e.IndexFilters("test", "pc"); len(fs) != 2 {
 		t.Fatalf("%d filters listed, want 2: %v", len(fs), fs)
 	}
-	if err := e.ClearIndexFilters("test", "pc", bsonDoc(bson.D{{Key: "a", Value: int32(0)}, {Key: "b", Value: int32(0)}}), nil, nil, true); err != nil {
+	if err := e.ClearIndexFilters("test", "pc", &QueryShape{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(0)}, {Key: "b", Value: int32(0)}})}); err != nil {
 		t.Fatal(err)
 	}
 	if ix, set := winningIndex(t, e, o); ix != "b_1" || set {
 		t.Fatalf("after clearing the shape's filter: %q, filter set %v", ix, set)
 	}
-	if err := e.ClearIndexFilters("test", "pc", nil, nil, nil, false); err != nil || len(e.IndexFilters("test", "pc")) != 0 {
+	if err := e.ClearIndexFilters("test", "pc", nil); err != nil || len(e.IndexFilters("test", "pc")) != 0 {
 		t.Fatalf("clearing all filters: %v, %v left", err, e.IndexFilters("test", "pc"))
 	}
 }
@@ -535,7 +535,7 @@ func TestPlanCacheOwnsItsDocuments(t *testing.T) {
 	}
 
 	query, name := bsonDoc(bson.D{{Key: "b", Value: int32(2)}}), bsoncoreString("a_1")
-	if err := e.SetIndexFilter("test", "pc", query, nil, nil, []bson.RawValue{{Type: bson.TypeString, Value: name}}); err != nil {
+	if err := e.SetIndexFilter("test", "pc", QueryShape{Filter: query}, []bson.RawValue{{Type: bson.TypeString, Value: name}}); err != nil {
 		t.Fatal(err)
 	}
 	scribble(query)

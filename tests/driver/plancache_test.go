@@ -208,6 +208,39 @@ func TestIndexFilters(t *testing.T) {
 	if filters, _ := list.Lookup("filters").Array().Values(); len(filters) != 0 {
 		t.Fatalf("filters left: %v", list)
 	}
+
+	// A collation is part of the shape: a filter set with one applies to
+	// the queries under it alone, is listed with it, and is cleared by it.
+	ci := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	run(bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: q}, {Key: "collation", Value: ci}, {Key: "indexes", Value: bson.A{"b_1"}}})
+	list = run(bson.D{{Key: "planCacheListFilters", Value: "c"}})
+	filters, _ = list.Lookup("filters").Array().Values()
+	if len(filters) != 1 || filters[0].Document().Lookup("collation", "locale").StringValue() != "en" ||
+		filters[0].Document().Lookup("collation", "strength").AsInt64() != 2 {
+		t.Fatalf("planCacheListFilters with a collation: %v", list)
+	}
+	for _, tc := range []struct {
+		collation any
+		filtered  bool
+	}{{ci, true}, {nil, false}} {
+		find := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}
+		if tc.collation != nil {
+			find = append(find, bson.E{Key: "collation", Value: tc.collation})
+		}
+		qp := run(bson.D{{Key: "explain", Value: find}}).Lookup("queryPlanner").Document()
+		if qp.Lookup("indexFilterSet").Boolean() != tc.filtered {
+			t.Fatalf("explain with collation %v: %v, want indexFilterSet %v", tc.collation, qp, tc.filtered)
+		}
+	}
+	run(bson.D{{Key: "planCacheClearFilters", Value: "c"}, {Key: "query", Value: q}})
+	if filters, _ := run(bson.D{{Key: "planCacheListFilters", Value: "c"}}).Lookup("filters").Array().Values(); len(filters) != 1 {
+		t.Fatalf("clearing without the collation cleared the filter set with it: %d left", len(filters))
+	}
+	run(bson.D{{Key: "planCacheClearFilters", Value: "c"}, {Key: "query", Value: q}, {Key: "collation", Value: ci}})
+	if filters, _ := run(bson.D{{Key: "planCacheListFilters", Value: "c"}}).Lookup("filters").Array().Values(); len(filters) != 0 {
+		t.Fatalf("clearing with the collation left %d filters", len(filters))
+	}
+	run(bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: q}, {Key: "collation", Value: ci}})
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
