@@ -443,6 +443,8 @@ var argRows = []struct {
 	{"dataSize.max", `{"dataSize": "test.c", "min": {}, "max": {"_id": 2}}`, 2},
 	{"dataSize.maxSize", `{"dataSize": "test.c", "maxSize": 10}`, 0},
 	{"dataSize.maxObjects", `{"dataSize": "test.c", "maxObjects": 1}`, 0},
+	{"setUserWriteBlockMode.global", `{"setUserWriteBlockMode": 1, "global": false}`, 0},
+	{"setUserWriteBlockMode.global", `{"setUserWriteBlockMode": 1}`, 40414},
 	{"fsync", `{"fsync": 1, "unread": 1}`, 0},
 	{"fsync.async", `{"fsync": 1, "async": true}`, 0},
 	{"fsync.lock", `{"fsync": 1, "lock": false}`, 0},

@@ -152,6 +152,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
+	if err := s.bypassWriteBlock(r, name); err != nil {
+		return nil, err
+	}
 	noteClient(r, name)
 	if err := s.applyFailCommand(r, name); err != nil {
 		return nil, err

@@ -126,6 +126,8 @@ type Engine struct {
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
 	sortLimit atomic.Int64
+	// writesBlocked is the user write block (writeblock.go).
+	writesBlocked atomic.Bool
 	// frontendID and lease are this frontend's name and schema lease;
 	// fence is when (Unix nanoseconds) it stops writing unless the lease
 	// is renewed, jobsUntil when it stops running background jobs.
@@ -173,6 +175,9 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.heartbeat(); err != nil {
+		return nil, err
+	}
+	if err := e.loadWriteBlock(); err != nil {
 		return nil, err
 	}
 	if err := e.openOplog(); err != nil {

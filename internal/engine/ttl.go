@@ -26,6 +26,11 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	}
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
+		if e.checkUserWrite(nil, c.DB, c.Name) != nil {
+			// While user writes are blocked, MongoDB's TTL monitor fails
+			// the deletions of user collections and goes on.
+			continue
+		}
 		if ttl := c.ttl.Load(); ttl != nil {
 			path := "_id"
 			if ts := c.Options.Timeseries; ts != nil {

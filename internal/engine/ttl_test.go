@@ -69,3 +69,32 @@ func TestExpireClustered(t *testing.T) {
 		t.Fatalf("%d left (%v), want 2", left, err)
 	}
 }
+
+// TestExpireTTLUnderWriteBlock: while user writes are blocked the TTL pass
+// leaves user collections alone and still expires the internal databases'
+// documents; once the block lifts, the user collection's expire too.
+func TestExpireTTLUnderWriteBlock(t *testing.T) {
+	e := newTestEngine(t)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	old := ext(t, fmt.Sprintf(`{"_id": 1, "at": {"$date": {"$numberLong": "%d"}}}`, now.Add(-2*time.Hour).UnixMilli()))
+	for _, db := range []string{"test", "config"} {
+		if _, err := e.CreateIndexes(db, "s", []IndexSpec{{Key: ext(t, `{"at": 1}`), ExpireAfter: 60}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := e.Insert(db, "s", []bson.Raw{old}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.SetUserWritesBlocked(true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.ExpireTTL(now); err != nil || n != 1 {
+		t.Fatalf("blocked: expired %d (%v), want the config document alone", n, err)
+	}
+	if err := e.SetUserWritesBlocked(false); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.ExpireTTL(now); err != nil || n != 1 {
+		t.Fatalf("unblocked: expired %d (%v), want the test document", n, err)
+	}
+}
