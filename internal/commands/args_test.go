@@ -55,6 +55,7 @@ var argRows = []struct {
 	{"find.min", `{"find": "c", "min": {"a": 2}}`, 51173},
 	{"find.max", `{"find": "c", "hint": "a_1", "max": {"a": 2}}`, 0},
 	{"find.max", `{"find": "c", "hint": "a_1", "min": {"a": 2}, "max": {"b": 3}}`, 51176},
+	{"find.max", `{"find": "c", "hint": "a_1", "limit": -1, "min": {"a": 2}, "max": {"b": 3}}`, 51024},
 
 	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [{"$match": {"a": 1}}], "cursor": {}}`, 0},
 	{"aggregate.pipeline", `{"aggregate": "c", "cursor": {}}`, 40414},
@@ -389,6 +390,9 @@ var argRows = []struct {
 	{"planCacheClear.projection", `{"planCacheClear": "c", "query": {"a": 1}, "projection": {"a": 1}}`, 0},
 	{"planCacheClear.collation", `{"planCacheClear": "c", "query": {"a": 1}, "collation": {"locale": "fr"}}`, 0},
 	{"planCacheClear.collation", `{"planCacheClear": "c", "collation": {"locale": "fr"}}`, 2},
+	{"planCacheClear.collation", `{"planCacheClear": "c", "query": {}, "collation": {}}`, 2},
+	{"planCacheClear.collation", `{"planCacheClear": "c", "query": {}, "collation": 1}`, 2},
+	{"planCacheClear.query", `{"planCacheClear": "c", "query": 1}`, 2},
 	{"planCacheSetFilter.collation", `{"planCacheSetFilter": "c", "query": {"a": 1}, "collation": {"locale": "fr"}, "indexes": ["a_1"]}`, 0},
 	{"planCacheClearFilters.collation", `{"planCacheClearFilters": "c", "query": {"a": 1}, "collation": {"locale": "fr"}}`, 0},
 	{"planCacheSetFilter.query", `{"planCacheSetFilter": "c", "indexes": ["a_1"]}`, 2},

@@ -69,14 +69,15 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	o.Collation = c.doc("collation")
 	o.Min, o.Max = c.doc("min"), c.doc("max")
 	err := nonNegative("skip", o.Skip)
-	if err == nil && rawdoc.Len(o.Min) > 0 && rawdoc.Len(o.Max) > 0 && !rawdoc.SameKeys(o.Min, o.Max) {
-		err = mongoerr.New(mongoerr.MinMaxFieldsDiffer, "min and max must have the same field names")
-	}
 	if err == nil {
 		err = nonNegative("limit", o.Limit)
 	}
 	if err == nil && c.has("batchSize") {
 		err = nonNegative("batchSize", a.batchSize)
+	}
+	// validateFindCommandRequest, after the IDL's checks
+	if err == nil && rawdoc.Len(o.Min) > 0 && rawdoc.Len(o.Max) > 0 && !rawdoc.SameKeys(o.Min, o.Max) {
+		err = mongoerr.New(mongoerr.MinMaxFieldsDiffer, "min and max must have the same field names")
 	}
 	if err == nil && a.awaitData && !a.tailable {
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")

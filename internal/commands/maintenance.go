@@ -119,10 +119,8 @@ func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !ok || db == "" || coll == "" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", ns)
 	}
-	if v, err := s.lookupView(r, db, coll); err != nil {
+	if err := s.notOnView(r, db, coll); err != nil {
 		return nil, err
-	} else if v != nil {
-		return nil, mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s is a view, not a collection", ns)
 	}
 	estimate := r.args.bool("estimate")
 	res, err := s.Engine.DataSize(db, coll, engine.SizeOptions{

@@ -19,8 +19,20 @@ func init() {
 // absent), then the command's others.
 func shapeFields(others ...argField) []argField {
 	return append([]argField{
-		arg("query", tDoc), arg("sort", tDoc), arg("projection", tDoc), arg("collation", tDoc),
+		arg("query", shapeDoc("required")), arg("sort", shapeDoc("optional")),
+		arg("projection", shapeDoc("optional")), arg("collation", shapeDoc("optional")),
 	}, others...)
+}
+
+// shapeDoc is the type of a query shape field: a document, another type
+// failing with BadValue as MongoDB's plan_cache_commands::canonicalize
+// fails it (kind: "required" or "optional").
+func shapeDoc(kind string) argType {
+	t := tDoc
+	t.mismatch = func(field string, _ bson.RawValue) error {
+		return mongoerr.New(mongoerr.BadValue, "%s field %s must be an object", kind, field)
+	}
+	return t
 }
 
 // shapeArgs are a plan cache command's query shape.
@@ -29,11 +41,21 @@ type shapeArgs struct {
 	hasQuery, hasOther bool
 }
 
-func parseShapeArgs(c *cmdArgs) shapeArgs {
-	return shapeArgs{
+// parseShapeArgs reads a plan cache command's query shape on r's
+// collection name (a view has none: CommandNotSupportedOnView).
+func (s *Service) parseShapeArgs(r *Request, name string) (shapeArgs, error) {
+	c := &r.args
+	a := shapeArgs{
 		QueryShape: engine.QueryShape{Filter: c.doc("query"), Sort: c.doc("sort"), Projection: c.doc("projection"), Collation: c.doc("collation")},
 		hasQuery:   c.has("query"), hasOther: c.has("sort") || c.has("projection") || c.has("collation"),
 	}
+	if err := s.notOnView(r, r.DB, name); err != nil {
+		return a, err
+	}
+	if c.has("collation") && len(a.Collation) <= 5 {
+		return a, mongoerr.New(mongoerr.BadValue, "optional field collation cannot be an empty object")
+	}
+	return a, nil
 }
 
 // shape is the query shape a command names, nil when it names none.
@@ -52,7 +74,10 @@ func planCacheClearCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := parseShapeArgs(&r.args)
+	a, err := s.parseShapeArgs(r, name)
+	if err != nil {
+		return nil, err
+	}
 	if !a.hasQuery && a.hasOther {
 		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
 	}
@@ -70,7 +95,10 @@ func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := parseShapeArgs(&r.args)
+	a, err := s.parseShapeArgs(r, name)
+	if err != nil {
+		return nil, err
+	}
 	if !a.hasQuery {
 		return nil, mongoerr.New(mongoerr.BadValue, "required field query missing")
 	}
@@ -103,7 +131,10 @@ func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := parseShapeArgs(&r.args)
+	a, err := s.parseShapeArgs(r, name)
+	if err != nil {
+		return nil, err
+	}
 	if !a.hasQuery && a.hasOther {
 		return nil, mongoerr.New(mongoerr.BadValue, "sort, projection, or collation provided without query")
 	}
@@ -114,10 +145,13 @@ func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // planCacheListFiltersCmd lists a collection's index filters:
-// {filters: [{query, sort, projection, indexes}]}.
+// {filters: [{query, sort, projection, collation, indexes}]}.
 func planCacheListFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.notOnView(r, r.DB, name); err != nil {
 		return nil, err
 	}
 	filters := bson.A{}

@@ -59,12 +59,8 @@ func usefulShardKeyIndex(c *engine.Collection, ns string, sk shardKey, requireUn
 	}
 	cands := []candidate{{key: idKey, usable: true}}
 	for _, ix := range c.Indexes() {
-		spec := ix.Spec
-		_, hasFilter := spec.Lookup("partialFilterExpression").DocumentOK()
-		_, hasCollation := spec.Lookup("collation").DocumentOK()
 		cands = append(cands, candidate{
-			key: spec.Lookup("key").Document(), unique: ix.Unique, multikey: ix.Multikey(),
-			usable: !ix.Sparse && !hasFilter && !hasCollation,
+			key: ix.Spec.Lookup("key").Document(), unique: ix.Unique, multikey: ix.Multikey(), usable: ix.ServesShardKey(),
 		})
 	}
 	for _, cd := range cands {
@@ -75,7 +71,7 @@ func usefulShardKeyIndex(c *engine.Collection, ns string, sk shardKey, requireUn
 	}
 	useful, singleKey := false, false
 	for _, cd := range cands {
-		if cd.usable && keyPrefixOf(sk.doc, cd.key) {
+		if cd.usable && engine.KeyPatternPrefix(sk.doc, cd.key) {
 			useful = true
 			singleKey = singleKey || !cd.multikey
 		}
@@ -142,27 +138,11 @@ func uniqueIndexCompatible(shardKey, index bson.Raw) bool {
 	return true
 }
 
-// keyPrefixOf: the shard key's fields and values are the first of index's
-// key pattern.
-func keyPrefixOf(shardKey, index bson.Raw) bool {
-	se, _ := shardKey.Elements()
-	ie, _ := index.Elements()
-	if len(se) > len(ie) {
-		return false
-	}
-	for i := range se {
-		if se[i].Key() != ie[i].Key() || values.Compare(se[i].Value(), ie[i].Value()) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // sameShardKey: the same fields with equal values, in the same order.
 func sameShardKey(a, b bson.Raw) bool {
 	ae, _ := a.Elements()
 	be, _ := b.Elements()
-	return len(ae) == len(be) && keyPrefixOf(a, b)
+	return len(ae) == len(be) && engine.KeyPatternPrefix(a, b)
 }
 
 func isIDKey(key bson.Raw) bool {

@@ -439,6 +439,8 @@ func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option max not supported in aggregation.")
 	case a.noTimeout:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
+	case c.bool("readOnce"):
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option readOnce not supported in aggregation.")
 	case a.single && a.Limit != 1:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
 	}

@@ -81,26 +81,43 @@ func (e *Engine) DataSize(db, coll string, o SizeOptions) (SizeResult, error) {
 	}
 }
 
-// sizeRangePlan is the scan of dataSize's key range: over the first
-// index (the _id index first, then the catalog's order) that every
-// document is in under its one key for the key pattern's fields (not
-// sparse, partial, multikey, nor under a collation) and whose key pattern
-// starts with o's (findShardKeyPrefixedIndex), from Min to Max, each
-// filled to the index's fields with the first key of the fields it lacks
-// (KeyPattern::extendRangeBound).
+// sizeRangePlan is the scan of dataSize's key range. On a sharded
+// collection, keyPattern must be the shard key's (or empty) and min and
+// max name its fields, reordered to its order (BadValue otherwise). The
+// index is the first (the _id index first, then the catalog's order) that
+// holds every document under one key of the key pattern's fields
+// (ServesShardKey, not multikey) and whose key pattern starts with o's
+// (findShardKeyPrefixedIndex, which looks at hidden indexes too); the
+// scan runs from Min to Max, each filled to the index's fields with the
+// first key of the fields it lacks (KeyPattern::extendRangeBound).
 func sizeRangePlan(c *Collection, o SizeOptions) (*planner.Plan, error) {
-	kp := o.KeyPattern
+	kp, min, max := o.KeyPattern, o.Min, o.Max
+	if c.shard != nil {
+		if rawdoc.Len(kp) > 0 && !sameKeyPattern(kp, c.shard.key) {
+			return nil, mongoerr.New(mongoerr.BadValue, "keyPattern must be empty or must be an object that equals the shard key")
+		}
+		var err error
+		if min, err = normalizeShardKey(c.shard.key, min, "min"); err != nil {
+			return nil, err
+		}
+		if max, err = normalizeShardKey(c.shard.key, max, "max"); err != nil {
+			return nil, err
+		}
+	}
 	if rawdoc.Len(kp) == 0 {
-		kp = inferKeyPattern(o.Min)
+		kp = inferKeyPattern(min)
 	}
 	var ix *planner.Index
-	found := c.shard == nil && c.DefaultCollator() == nil && keyPatternPrefix(kp, planner.IDKeyPattern)
-	for _, cand := range c.Indexes() {
+	found := c.shard == nil && c.DefaultCollator() == nil && KeyPatternPrefix(kp, planner.IDKeyPattern)
+	cands := c.Indexes()
+	if c.shard != nil {
+		cands = append([]*Index{c.shard.idIndex}, cands...)
+	}
+	for _, cand := range cands {
 		if found {
 			break
 		}
-		if cand.Hidden || cand.Sparse || cand.partial != nil || cand.coll != nil || cand.Multikey() || cand.wild != nil ||
-			!keyPatternPrefix(kp, cand.keyPattern()) {
+		if !cand.ServesShardKey() || cand.Multikey() || !KeyPatternPrefix(kp, cand.keyPattern()) {
 			continue
 		}
 		planned := cand.planned()
@@ -113,11 +130,11 @@ func sizeRangePlan(c *Collection, o SizeOptions) (*planner.Plan, error) {
 	if ix != nil {
 		pattern = ix.KeyPattern
 	}
-	min, err := extendRangeBound(pattern, o.Min)
+	min, err := extendRangeBound(pattern, min)
 	if err != nil {
 		return nil, err
 	}
-	max, err := extendRangeBound(pattern, o.Max)
+	max, err = extendRangeBound(pattern, max)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +142,42 @@ func sizeRangePlan(c *Collection, o SizeOptions) (*planner.Plan, error) {
 	hi := planner.KeyBound(ix, nil, max, false)
 	return planner.KeyRange(ix, nil, lo, hi, planner.Query{}), nil
 }
+
+// normalizeShardKey is a sharded collection's dataSize bound (min or max,
+// named what) in the order of its shard key: it must name the key's
+// fields, each once, with values a shard key may hold (no array, regex or
+// undefined), as ShardKeyPattern::isShardKey checks.
+func normalizeShardKey(key, bound bson.Raw, what string) (bson.Raw, error) {
+	if rawdoc.Len(bound) == 0 {
+		return bound, nil
+	}
+	fail := mongoerr.New(mongoerr.BadValue, "%s value %s does not have shard key", what, values.ShellDoc(bound))
+	if rawdoc.Len(bound) != rawdoc.Len(key) {
+		return nil, fail
+	}
+	start, out := bsoncore.AppendDocumentStart(nil)
+	it := rawdoc.Iterate(key)
+	for {
+		k, _, ok := it.Next()
+		if !ok {
+			break
+		}
+		v, err := bound.LookupErr(string(k))
+		if err != nil || v.Type == bson.TypeArray || v.Type == bson.TypeRegex || v.Type == bson.TypeUndefined {
+			return nil, fail
+		}
+		out = bsoncore.AppendValueElement(out, string(k), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out, nil
+}
+
+// ServesShardKey reports whether ix holds every document of its
+// collection under the values at its key pattern's paths as they are: not
+// sparse, not partial, under the simple collation (MongoDB's
+// isCompatibleWithShardKey; the caller compares the key patterns and looks
+// at the multikey flag).
+func (ix *Index) ServesShardKey() bool { return !ix.Sparse && ix.partial == nil && ix.coll == nil }
 
 // inferKeyPattern is the ascending key pattern of min's fields
 // (Helpers::inferKeyPattern).
@@ -142,9 +195,9 @@ func inferKeyPattern(min bson.Raw) bson.Raw {
 	return kp
 }
 
-// keyPatternPrefix reports whether kp's fields are the first fields of
-// pattern, with equal values.
-func keyPatternPrefix(kp, pattern bson.Raw) bool {
+// KeyPatternPrefix reports whether kp's fields are the first fields of
+// pattern, with equal values (1 and 1.0 are equal).
+func KeyPatternPrefix(kp, pattern bson.Raw) bool {
 	ki, pi := rawdoc.Iterate(kp), rawdoc.Iterate(pattern)
 	for {
 		k, kv, ok := ki.Next()

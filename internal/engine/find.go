@@ -130,6 +130,10 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 	if err != nil {
 		return nil, nil, err
 	}
+	if q.keyRange() {
+		p, err := planKeyRange(c, q, h)
+		return p, nil, err
+	}
 	ts, err := q.filter.Text()
 	if err != nil {
 		return nil, nil, err
@@ -148,9 +152,6 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		return nil, nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 	case h.ix != nil && h.ix.text != nil:
 		return nil, nil, noQuerySolutions()
-	case q.keyRange():
-		p, err := planKeyRange(c, q, h)
-		return p, nil, err
 	}
 	if h.natural == 0 {
 		if p, err := planGeo(c, q, h.ix == nil && !h.idOrder); p != nil || err != nil {

@@ -2,9 +2,15 @@ package engine
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
+
+// oneValue is the number 1: {_id: 1} (or 1.0) hints the _id index; any
+// other _id key pattern names a secondary index.
+var oneValue = bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, 1)}
 
 // hintChoice is a resolved hint: an index, the _id order, or none.
 type hintChoice struct {
@@ -59,7 +65,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			}
 			return hintChoice{natural: dir}, nil
 		}
-		if len(elems) == 1 && elems[0].Key() == "_id" {
+		if len(elems) == 1 && elems[0].Key() == "_id" && values.Compare(elems[0].Value(), oneValue) == 0 {
 			return idHint(c), nil
 		}
 		var found []*Index

@@ -16,14 +16,20 @@ func (q compiledFind) keyRange() bool {
 	return rawdoc.Len(q.min) > 0 || rawdoc.Len(q.max) > 0
 }
 
-// planKeyRange plans a find's min and max as MongoDB's planner does: they
-// need a hinted index (51173; a $natural hint has no solution), whose key
-// pattern each non-empty bound names field by field (51174), with no
-// string to compare under another collation than the index's (51174);
-// min must come before max in the index's order (51175), and the scan
-// reads the keys from min, inclusive, to max, exclusive.
+// planKeyRange plans a find's min and max as MongoDB's planner does, before
+// anything else: an index filter of the query's shape drops the hint; the
+// key range needs a hinted index (51173; a $natural hint or sort has no
+// solution), whose key pattern each non-empty bound names field by field,
+// with no string to compare under another collation than the index's
+// (51174); min must come before max in the index's order (51175); the scan
+// reads the keys from min, inclusive, to max, exclusive. A $text query,
+// which only its text index's scan answers, and a geo index have no key
+// range here.
 func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error) {
-	if h.natural != 0 {
+	if c.plans.nfilters.Load() > 0 && c.plans.filterFor(shapeOf(q.filter, q.sortDoc, q.projDoc)) != nil {
+		h = hintChoice{}
+	}
+	if h.natural != 0 || q.sort != nil && q.sort.Natural() != 0 {
 		return nil, noQuerySolutions()
 	}
 	if h.ix == nil && !h.idOrder {
@@ -37,9 +43,6 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 		if hinted.Wildcard != nil {
 			return nil, incompatibleKeyRange()
 		}
-		if h.ix.geoField() >= 0 {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support min and max on a 2dsphere or 2d index (its keys are cells and geohashes)")
-		}
 		ix, keyPattern, ixColl = &hinted, hinted.KeyPattern, hinted.Collation
 	}
 	sameColl := collation.Equal(q.filter.Collator(), ixColl)
@@ -47,6 +50,12 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 		if !boundFits(bound, keyPattern, sameColl) {
 			return nil, incompatibleKeyRange()
 		}
+	}
+	if h.ix != nil && h.ix.geoField() >= 0 {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support min and max on a 2dsphere or 2d index (its keys are cells and geohashes)")
+	}
+	if ts, err := q.filter.Text(); err != nil || ts != nil || h.ix != nil && h.ix.text != nil {
+		return nil, firstErr(err, noQuerySolutions())
 	}
 	lo := planner.KeyBound(ix, c.DefaultCollator(), q.min, false)
 	hi := planner.KeyBound(ix, c.DefaultCollator(), q.max, true)

@@ -119,8 +119,9 @@ func checkKeyRange(t *testing.T, e *Engine, seed uint64, c *Collection, ix *Inde
 		}
 		return k
 	}
-	// An open bound is the first key (upper: the last, excluded), MinKey
-	// or MaxKey by each field's direction (finishMinObj, finishMaxObj).
+	// An open bound is filled as finishMinObj and finishMaxObj fill it:
+	// MinKey (upper: MaxKey) where the key pattern's value is not a number
+	// or its integer part is positive, else MaxKey (MinKey).
 	boundKey := func(b bson.Raw, upper bool) []bson.RawValue {
 		if b != nil {
 			vals, _ := b.Values()
@@ -130,7 +131,7 @@ func checkKeyRange(t *testing.T, e *Engine, seed uint64, c *Collection, ix *Inde
 		for i, el := range elems {
 			n, ok := values.Float64(el.Value())
 			k[i].Type = bson.TypeMinKey
-			if upper != (ok && n < 0) {
+			if upper == (!ok || int64(n) > 0) {
 				k[i].Type = bson.TypeMaxKey
 			}
 		}

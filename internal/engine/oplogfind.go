@@ -47,6 +47,14 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if q.keyRange() && !tailable {
+		// No index to bound (a tailable find scans, min and max aside, as
+		// MongoDB's planner does).
+		if dir != 0 || q.sort != nil && q.sort.Natural() != 0 {
+			return nil, noQuerySolutions()
+		}
+		return nil, mongoerr.New(mongoerr.MinMaxWithoutHint, "When using min()/max() a hint of which index to use must be provided")
+	}
 	if q.sort != nil {
 		switch d := q.sort.Natural(); {
 		case d != 1 && d != -1:

@@ -6,6 +6,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // KeyRange is the plan of a find's min and max, and of dataSize's range:
@@ -14,7 +15,7 @@ import (
 // order (KeyBound encodes both). MongoDB plans such a range as one simple
 // range whose explain shows no field bounds. The filter still judges
 // every document read; the scan yields q's sort when the index order is
-// that sort.
+// that sort and the index is not multikey.
 func KeyRange(ix *Index, idColl *collation.Collator, lo, hi []byte, q Query) *Plan {
 	p := &Plan{Index: ix, coll: idColl, fields: idFields, keyRange: true, Intervals: []Interval{{Lo: lo, Hi: hi}}}
 	if ix != nil {
@@ -26,30 +27,40 @@ func KeyRange(ix *Index, idColl *collation.Collator, lo, hi []byte, q Query) *Pl
 	return p
 }
 
-// sortKeyRange sets whether a key range scan yields its sort: no field
-// is bounded field by field, nor pinned.
+// sortKeyRange sets whether a key range scan yields its sort. No field is
+// pinned to one value, and every field counts as bounded: on a multikey
+// index a range of keys meets a document at a key that need not be its
+// sort key, so, as in MongoDB, it yields no sort.
 func (p *Plan) sortKeyRange() {
-	open := make([]bool, len(p.fields))
-	p.Sorted, p.Reverse = providesSort(p.fields, open, open, p.multikey, p.sortFields, p.sortDirs)
+	single, bounded := make([]bool, len(p.fields)), make([]bool, len(p.fields))
+	for i := range bounded {
+		bounded[i] = true
+	}
+	p.Sorted, p.Reverse = providesSort(p.fields, single, bounded, p.multikey, p.sortFields, p.sortDirs)
 }
 
 // KeyBound encodes a key range's bound as a key of ix (nil: the document
 // store, whose strings follow idColl): bound's values in order, their
-// strings as collation keys, as MongoDB strips their names, or
-// for an empty bound the first key of the index (or, when upper, the
-// last), as MongoDB's finishMinObj and finishMaxObj fill one with MinKey or
-// MaxKey, whichever comes first (last) in each field's direction. The caller has checked that
-// bound names the fields in order.
+// strings as collation keys, as MongoDB strips their names. An empty bound
+// is filled as MongoDB's finishMinObj and finishMaxObj fill it: a min with
+// MinKey for each field whose key pattern value is not a number or whose
+// integer part is positive, MaxKey for the others (a max the other way
+// round), which is the first (last) key of the index but for a fractional
+// value such as 0.5. The caller has checked that bound names the fields
+// in order.
 func KeyBound(ix *Index, idColl *collation.Collator, bound bson.Raw, upper bool) []byte {
-	fields, coll := idFields, idColl
+	fields, coll, pattern := idFields, idColl, bson.Raw(IDKeyPattern)
 	if ix != nil {
-		fields, coll = ix.Fields, ix.Collation
+		fields, coll, pattern = ix.Fields, ix.Collation, ix.KeyPattern
 	}
 	var key []byte
 	if len(bound) == 0 || rawdoc.Len(bound) == 0 {
+		it := rawdoc.Iterate(pattern)
 		for _, f := range fields {
+			_, dir, _ := it.Next()
+			n, isNum := values.Float64(dir)
 			end := bson.RawValue{Type: bson.TypeMinKey}
-			if upper != f.Desc {
+			if upper == (!isNum || int64(n) > 0) {
 				end.Type = bson.TypeMaxKey
 			}
 			key = keyenc.AppendField(key, end, f.Desc)

@@ -38,6 +38,7 @@ func TestDataSizeRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ix := range []mongo.IndexModel{
+		{Keys: bson.D{{Key: "h", Value: 1}}, Options: options.Index().SetHidden(true)},
 		{Keys: bson.D{{Key: "a", Value: 1}}},
 		{Keys: bson.D{{Key: "b", Value: 1}, {Key: "a", Value: -1}}},
 		{Keys: bson.D{{Key: "s", Value: 1}}, Options: options.Index().SetSparse(true)},
@@ -52,6 +53,23 @@ func TestDataSizeRanges(t *testing.T) {
 	}
 	if err := db.CreateCollection(ctx, "datasize_empty"); err != nil {
 		t.Fatal(err)
+	}
+	// A collection sharded on {k: 1, _id: 1}, with _id 0..9 and k = 9 - _id.
+	sharded := db.Collection("datasize_sh")
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "shardCollection", Value: testDB + ".datasize_sh"},
+		{Key: "key", Value: bson.D{{Key: "k", Value: 1}, {Key: "_id", Value: 1}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	shSizes := make([]int64, 10)
+	for i := range 10 {
+		d := bson.D{{Key: "_id", Value: i}, {Key: "k", Value: 9 - i}}
+		shSizes[i] = int64(len(mustRaw(t, d)))
+		if _, err := sharded.InsertOne(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := func(fields ...bson.E) bson.D {
+		return append(bson.D{{Key: "dataSize", Value: testDB + ".datasize_sh"}}, fields...)
 	}
 	sum := func(ids ...int) int64 {
 		var n int64
@@ -104,6 +122,12 @@ func TestDataSizeRanges(t *testing.T) {
 		{"no index", d(bson.E{Key: "keyPattern", Value: kv("a", -1)}, bson.E{Key: "min", Value: kv("a", 0)}, bson.E{Key: "max", Value: kv("a", 9)}), nil, 96},
 		{"bound field not the key pattern's", d(bson.E{Key: "keyPattern", Value: kv("a", 1)}, bson.E{Key: "min", Value: kv("b", 0)}, bson.E{Key: "max", Value: kv("b", 9)}), nil, 16634},
 		{"bound longer than the index", d(bson.E{Key: "keyPattern", Value: kv("a", 1)}, bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 0}, {Key: "c", Value: 0}}}, bson.E{Key: "max", Value: kv("a", 9)}), nil, 16649},
+		{"a hidden index", d(bson.E{Key: "min", Value: kv("h", 0)}, bson.E{Key: "max", Value: kv("h", 9)}),
+			bson.D{{Key: "estimate", Value: false}, {Key: "size", Value: int64(0)}, {Key: "numObjects", Value: int64(0)}}, 0},
+		{"sharded: the _id index", sh(bson.E{Key: "keyPattern", Value: kv("_id", 1)}, bson.E{Key: "min", Value: kv("_id", 2)}, bson.E{Key: "max", Value: kv("_id", 4)}), nil, 2},
+		{"sharded: bounds reordered to the shard key", sh(bson.E{Key: "min", Value: bson.D{{Key: "_id", Value: 0}, {Key: "k", Value: 5}}}, bson.E{Key: "max", Value: bson.D{{Key: "k", Value: 8}, {Key: "_id", Value: 0}}}),
+			bson.D{{Key: "estimate", Value: false}, {Key: "size", Value: shSizes[4] + shSizes[3] + shSizes[2]}, {Key: "numObjects", Value: int64(3)}}, 0},
+		{"sharded: bound without the shard key", sh(bson.E{Key: "min", Value: kv("k", 1)}, bson.E{Key: "max", Value: kv("k", 5)}), nil, 2},
 		{"view", bson.D{{Key: "dataSize", Value: testDB + ".datasize_view"}}, nil, 166},
 		{"unknown field", d(bson.E{Key: "foo", Value: 1}), nil, 40415},
 		{"null namespace", bson.D{{Key: "dataSize", Value: nil}}, nil, 40414},

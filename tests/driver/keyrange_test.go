@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // keyRangeSets are the documents the cases of testdata/keyrange.jsonl read.
@@ -27,8 +27,9 @@ var keyRangeSets = map[string][]bson.D{
 		}
 		return docs
 	}(),
-	"multi":   {{{Key: "_id", Value: 0}, {Key: "m", Value: bson.A{1, 5}}}, {{Key: "_id", Value: 1}, {Key: "m", Value: 3}}},
-	"letters": {{{Key: "_id", Value: 0}, {Key: "s", Value: "a"}}, {{Key: "_id", Value: 1}, {Key: "s", Value: "B"}}, {{Key: "_id", Value: 2}, {Key: "s", Value: "c"}}},
+	"multi":     {{{Key: "_id", Value: 0}, {Key: "m", Value: bson.A{1, 5}}}, {{Key: "_id", Value: 1}, {Key: "m", Value: 3}}},
+	"multisort": {{{Key: "_id", Value: 0}, {Key: "m", Value: bson.A{1, 5}}}, {{Key: "_id", Value: 1}, {Key: "m", Value: 4.5}}, {{Key: "_id", Value: 2}, {Key: "m", Value: 2}}},
+	"letters":   {{{Key: "_id", Value: 0}, {Key: "s", Value: "a"}}, {{Key: "_id", Value: 1}, {Key: "s", Value: "B"}}, {{Key: "_id", Value: 2}, {Key: "s", Value: "c"}}},
 }
 
 // TestFindKeyRange runs find's min and max cases (testdata/keyrange.jsonl):
@@ -61,16 +62,30 @@ func TestFindKeyRange(t *testing.T) {
 			if _, err := coll.InsertMany(ctx, docs); err != nil {
 				t.Fatal(err)
 			}
+			// createIndexes itself: the driver refuses key pattern values
+			// such as 0.5.
 			for _, key := range tc.Indexes {
-				opts := options.Index()
-				if tc.IndexCollation != nil {
-					var c options.Collation
-					if err := bson.Unmarshal(tc.IndexCollation, &c); err != nil {
-						t.Fatal(err)
+				name := ""
+				elems, _ := key.Elements()
+				for i, el := range elems {
+					if i > 0 {
+						name += "_"
 					}
-					opts.SetCollation(&c)
+					v := el.Value()
+					switch v.Type {
+					case bson.TypeString:
+						name += el.Key() + "_" + v.StringValue()
+					case bson.TypeDouble:
+						name += el.Key() + "_" + strconv.FormatFloat(v.Double(), 'g', -1, 64)
+					default:
+						name += el.Key() + "_" + strconv.FormatInt(v.AsInt64(), 10)
+					}
 				}
-				if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: key, Options: opts}); err != nil {
+				spec := bson.D{{Key: "key", Value: key}, {Key: "name", Value: name}}
+				if tc.IndexCollation != nil {
+					spec = append(spec, bson.E{Key: "collation", Value: tc.IndexCollation})
+				}
+				if err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: coll.Name()}, {Key: "indexes", Value: bson.A{spec}}}).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -140,6 +155,16 @@ func TestFindKeyRangeExplainAndView(t *testing.T) {
 	if n := out.Lookup("executionStats", "nReturned").AsInt64(); n != 6 {
 		t.Fatalf("nReturned %d, want 6", n)
 	}
+	// An index filter of the query's shape drops the hint, as in MongoDB:
+	// min then has no hint.
+	minA := bson.D{{Key: "find", Value: coll.Name()}, {Key: "filter", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "hint", Value: "a_1"}, {Key: "min", Value: bson.D{{Key: "a", Value: 2}}}}
+	if err := db.RunCommand(ctx, minA).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: coll.Name()}, {Key: "query", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, db.RunCommand(ctx, minA).Err(), 51173, "Location51173")
 	if err := db.CreateView(ctx, "keyrange_view", coll.Name(), mongo.Pipeline{}); err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +172,19 @@ func TestFindKeyRangeExplainAndView(t *testing.T) {
 		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "keyrange_view"}, {Key: "hint", Value: "a_1"},
 			{Key: field, Value: bson.D{{Key: "a", Value: 2}}}}).Err()
 		requireCode(t, err, 168, "InvalidPipelineOperator")
+	}
+	err = db.RunCommand(ctx, bson.D{{Key: "find", Value: "keyrange_view"}, {Key: "readOnce", Value: true}}).Err()
+	requireCode(t, err, 168, "InvalidPipelineOperator")
+	// The oplog has no index to bound.
+	local := db.Client().Database("local")
+	for _, tc := range []struct {
+		hint any
+		code int
+	}{{nil, 51173}, {bson.D{{Key: "$natural", Value: 1}}, 291}} {
+		find := bson.D{{Key: "find", Value: "oplog.rs"}, {Key: "min", Value: bson.D{{Key: "ts", Value: 1}}}}
+		if tc.hint != nil {
+			find = append(find, bson.E{Key: "hint", Value: tc.hint})
+		}
+		requireCode(t, local.RunCommand(ctx, find).Err(), tc.code, "")
 	}
 }

@@ -117,6 +117,9 @@ func TestPlanCacheErrors(t *testing.T) {
 	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
 	stages := func(coll string, pipeline bson.A) error {
 		_, err := db.Collection(coll).Aggregate(ctx, pipeline)
 		return err
@@ -129,9 +132,23 @@ func TestPlanCacheErrors(t *testing.T) {
 		{"clear: sort without query", func() error {
 			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}}).Err()
 		}, 2},
+		// plan_cache_commands::canonicalize's BadValue for a field of
+		// another type or an empty collation
 		{"clear: query not an object", func() error {
 			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: 1}}).Err()
-		}, 14},
+		}, 2},
+		{"setFilter: sort not an object", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "sort", Value: "a"}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"setFilter: empty collation", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "c"}, {Key: "query", Value: bson.D{}}, {Key: "collation", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 2},
+		{"setFilter: a view", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheSetFilter", Value: "v"}, {Key: "query", Value: bson.D{}}, {Key: "indexes", Value: bson.A{"a_1"}}}).Err()
+		}, 166},
+		{"listFilters: a view", func() error {
+			return db.RunCommand(ctx, bson.D{{Key: "planCacheListFilters", Value: "v"}}).Err()
+		}, 166},
 		{"clear: bad query", func() error {
 			return db.RunCommand(ctx, bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$bogus", Value: 1}}}}}}).Err()
 		}, 2},
