@@ -18,14 +18,15 @@ func init() {
 
 // batchSpec declares a write command's fields: its statements array
 // (docsField), and the fields insert, update and delete share; update and
-// delete take let.
+// delete take let. write_ops.idl types ordered, and a statement's upsert
+// and multi, bool (numbers refused), bypassDocumentValidation safeBool.
 // https://www.mongodb.com/docs/v7.0/reference/command/insert/,
 // https://www.mongodb.com/docs/v7.0/reference/command/update/,
 // https://www.mongodb.com/docs/v7.0/reference/command/delete/
 func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
 	s := &argSpec{path: cmd, fields: []argField{
 		required(docsField, tArray),
-		withDefault("ordered", tBool, 1),
+		withDefault("ordered", tStrictBool, 1),
 		arg("stmtId", tInt32),
 		arg("stmtIds", tArray),
 		arg("bypassDocumentValidation", tBool),
@@ -48,13 +49,13 @@ var (
 var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 	required("q", tDoc),
 	required("u", tUpdate),
-	arg("upsert", tBool),
-	arg("multi", tBool),
+	arg("upsert", tStrictBool),
+	arg("multi", tStrictBool),
 	arg("arrayFilters", tArray),
 	arg("hint", tAny),
 	arg("collation", tDoc),
 	arg("c", tDoc),
-	ignore("upsertSupplied", tBool, "set by a router for a sharded upsert"),
+	ignore("upsertSupplied", tOptionalBool, "set by a router for a sharded upsert"),
 	ignore("sampleId", tAny, "set by a router for query sampling"),
 }}
 
