@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -26,7 +27,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	}
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
-		if e.checkUserWrite(nil, c.DB, c.Name) != nil {
+		if e.checkUserWrite(context.Background(), c.DB, c.Name) != nil {
 			// While user writes are blocked, MongoDB's TTL monitor fails
 			// the deletions of user collections and goes on.
 			continue

@@ -33,7 +33,7 @@ func (e *Engine) UserWritesBlocked() bool { return e.writesBlocked.Load() }
 // SetUserWritesBlocked turns the user write block on or off, on disk
 // before it returns.
 func (e *Engine) SetUserWritesBlocked(on bool) error {
-	err := e.retry(nil, func(tx storage.Txn) error {
+	err := e.retry(context.Background(), func(tx storage.Txn) error {
 		var err error
 		if on {
 			err = tx.Set(keyUserWritesBlocked, []byte{1})
