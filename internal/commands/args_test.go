@@ -207,6 +207,7 @@ var argRows = []struct {
 	{"renameCollection.to", `{"renameCollection": "test.c", "to": "test.e"}`, 0},
 	{"renameCollection.to", `{"renameCollection": "test.c"}`, 40414},
 	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": true}`, 0},
+	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": 1}`, 14},
 	{"renameCollection.stayTemp", `{"renameCollection": "test.c", "to": "test.e", "stayTemp": true}`, 0},
 	{"applyOps", `{"applyOps": [], "unknownField": 1}`, 0},
 	{"cloneCollectionAsCapped", `{"cloneCollectionAsCapped": "c", "toCollection": "d", "size": 4096, "unknownField": 1}`, 0},

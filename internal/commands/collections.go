@@ -35,12 +35,13 @@ var listCollectionsSpec = &argSpec{path: "listCollections", fields: []argField{
 
 var listCollectionsCursorSpec = cursorSpec("listCollections")
 
-// renameCollectionSpec declares renameCollection's fields.
+// renameCollectionSpec declares renameCollection's fields;
+// rename_collection.idl types dropTarget and stayTemp bool.
 // https://www.mongodb.com/docs/v7.0/reference/command/renameCollection/
 var renameCollectionSpec = &argSpec{path: "renameCollection", fields: []argField{
 	required("to", tString),
-	arg("dropTarget", tBool),
-	ignore("stayTemp", tBool, "Folio refuses temporary collections (create's temp: true), so none is renamed"),
+	arg("dropTarget", tStrictBool),
+	ignore("stayTemp", tStrictBool, "Folio refuses temporary collections (create's temp: true), so none is renamed"),
 }}
 
 func createCmd(s *Service, r *Request) (bson.Raw, error) {
