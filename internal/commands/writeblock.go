@@ -42,19 +42,17 @@ var catalogWrites = map[string]bool{
 
 // bypassWriteBlock marks r's context exempt from the user write block when
 // its user holds bypassWriteBlockingMode on the cluster (under access
-// control; without it no client is exempt, as in MongoDB), and fails a
-// catalog change while the block holds.
+// control; without it no client is exempt, as in MongoDB), whether or not
+// the block holds yet, as MongoDB sets an operation's bypass when it
+// starts; and it fails a catalog change while the block holds.
 func (s *Service) bypassWriteBlock(r *Request, name string) error {
-	if !s.Engine.UserWritesBlocked() {
-		return nil
-	}
 	if s.Access.Enabled {
 		if u, err := s.privileges(r.Conn); err == nil && u != nil && u.privs.Allows(auth.ClusterTarget(), "bypassWriteBlockingMode") {
 			r.Ctx = engine.BypassWriteBlock(r.Ctx)
 			return nil
 		}
 	}
-	if !catalogWrites[name] {
+	if !catalogWrites[name] || !s.Engine.UserWritesBlocked() {
 		return nil
 	}
 	dbs := []string{r.DB}
