@@ -52,7 +52,7 @@ func (s *Service) bypassWriteBlock(r *Request, name string) error {
 			return nil
 		}
 	}
-	if !catalogWrites[name] || !s.Engine.UserWritesBlocked() {
+	if !catalogWrites[name] {
 		return nil
 	}
 	dbs := []string{r.DB}
@@ -64,8 +64,8 @@ func (s *Service) bypassWriteBlock(r *Request, name string) error {
 		dbs = []string{fromDB, toDB}
 	}
 	for _, db := range dbs {
-		if db != "admin" && db != "config" && db != "local" {
-			return mongoerr.New(mongoerr.UserWritesBlocked, "User writes blocked")
+		if err := s.Engine.CheckUserWrite(r.Ctx, db, ""); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -33,7 +33,7 @@ func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 }
 
 func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
-	if err := e.checkUserWrite(wo.Ctx, db, coll); err != nil && len(docs) > 0 {
+	if err := e.CheckUserWrite(wo.Ctx, db, coll); err != nil && len(docs) > 0 {
 		// Each document fails, the first alone when ordered.
 		werrs := []WriteError{{Index: 0, Err: mongoerr.As(err)}}
 		for i := 1; i < len(docs) && !ordered; i++ {

@@ -27,7 +27,7 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 	}
 	e.cat.mu.RUnlock()
 	for _, c := range colls {
-		if e.checkUserWrite(context.Background(), c.DB, c.Name) != nil {
+		if e.CheckUserWrite(context.Background(), c.DB, c.Name) != nil {
 			// While user writes are blocked, MongoDB's TTL monitor fails
 			// the deletions of user collections and goes on.
 			continue

@@ -123,7 +123,7 @@ func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd
 // insertOne stores one new document, failing with DuplicateKey when its _id
 // exists, and returns its _id. Outside a transaction sr records it.
 func (e *Engine) insertOne(ctx context.Context, c *Collection, doc bson.Raw, txn *Txn, sr stmtRec, bypass bool) (bson.RawValue, error) {
-	if err := e.checkUserWrite(ctx, c.DB, c.Name); err != nil {
+	if err := e.CheckUserWrite(ctx, c.DB, c.Name); err != nil {
 		return bson.RawValue{}, err
 	}
 	doc, id, err := prepareInsert(doc)

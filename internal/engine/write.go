@@ -67,7 +67,7 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 		if err != nil || what.kind == keep {
 			return nil, nil, err
 		}
-		if err := e.checkUserWrite(ctx, c.DB, c.Name); err != nil {
+		if err := e.CheckUserWrite(ctx, c.DB, c.Name); err != nil {
 			return nil, nil, err
 		}
 		if what.kind == remove {

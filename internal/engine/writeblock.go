@@ -27,9 +27,6 @@ func BypassWriteBlock(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bypassWriteBlockKey{}, true)
 }
 
-// UserWritesBlocked reports whether user writes are blocked.
-func (e *Engine) UserWritesBlocked() bool { return e.writesBlocked.Load() }
-
 // SetUserWritesBlocked turns the user write block on or off, on disk
 // before it returns.
 func (e *Engine) SetUserWritesBlocked(on bool) error {
@@ -61,9 +58,10 @@ func (e *Engine) loadWriteBlock() error {
 	return err
 }
 
-// checkUserWrite fails a write to db.coll under ctx while user writes are
-// blocked (GlobalUserWriteBlockState::checkUserWritesAllowed).
-func (e *Engine) checkUserWrite(ctx context.Context, db, coll string) error {
+// CheckUserWrite fails a write to db.coll under ctx while user writes are
+// blocked (GlobalUserWriteBlockState::checkUserWritesAllowed); coll is ""
+// for a database's catalog.
+func (e *Engine) CheckUserWrite(ctx context.Context, db, coll string) error {
 	if !e.writesBlocked.Load() || db == "admin" || db == "config" || db == "local" || coll == ProfileCollection {
 		return nil
 	}
