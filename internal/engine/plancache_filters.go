@@ -4,7 +4,9 @@ import (
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 )
@@ -19,15 +21,26 @@ import (
 // cache entries of its shape.
 
 // QueryShape names a query's shape in the plan cache commands: its
-// filter, sort and projection as written, under Collation (nil: the
-// collection's default).
+// filter, sort and projection as written, under Collation. Without one it
+// is the simple collation, not the collection's default: MongoDB's
+// plan_cache_commands::canonicalize builds the query without the
+// collection, so such a shape is that of the queries that ask for the
+// simple collation, on a collection with a default one.
 type QueryShape struct {
 	Filter, Sort, Projection, Collation bson.Raw
 }
 
+// simpleCollation asks for the simple collation over a collection's
+// default.
+var simpleCollation = bson.Raw(bsoncore.NewDocumentBuilder().AppendString("locale", collation.Simple).Build())
+
 // compile compiles the shape's query on c.
 func (s QueryShape) compile(c *Collection) (compiledFind, error) {
-	return compileFind(FindOptions{Filter: s.Filter, Sort: s.Sort, Projection: s.Projection, Collation: s.Collation}, c)
+	coll := s.Collation
+	if coll == nil {
+		coll = simpleCollation
+	}
+	return compileFind(FindOptions{Filter: s.Filter, Sort: s.Sort, Projection: s.Projection, Collation: coll}, c)
 }
 
 // indexFilter is the filter of one shape: the query it was set with, the

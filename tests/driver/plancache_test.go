@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // planCacheEntries runs $planCacheStats on coll.
@@ -258,6 +259,37 @@ func TestIndexFilters(t *testing.T) {
 		t.Fatalf("clearing with the collation left %d filters", len(filters))
 	}
 	run(bson.D{{Key: "planCacheClear", Value: "c"}, {Key: "query", Value: q}, {Key: "collation", Value: ci}})
+
+	// Without a collation a shape is under the simple one, not the
+	// collection's default (plan_cache_commands::canonicalize builds it
+	// without the collection): on a collection with a default collation it
+	// is the shape of the queries that ask for the simple collation.
+	if err := db.CreateCollection(ctx, "ci", options.CreateCollection().SetCollation(&options.Collation{Locale: "en", Strength: 2})); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, err := db.Collection("ci").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(bson.D{{Key: "planCacheSetFilter", Value: "ci"}, {Key: "query", Value: q}, {Key: "indexes", Value: bson.A{"b_1"}}})
+	filters, _ = run(bson.D{{Key: "planCacheListFilters", Value: "ci"}}).Lookup("filters").Array().Values()
+	if len(filters) != 1 || filters[0].Document().Lookup("collation").Type != 0 {
+		t.Fatalf("planCacheListFilters on a collection with a default collation: %v", filters)
+	}
+	for _, tc := range []struct {
+		collation any
+		filtered  bool
+	}{{nil, false}, {bson.D{{Key: "locale", Value: "simple"}}, true}} {
+		find := bson.D{{Key: "find", Value: "ci"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}
+		if tc.collation != nil {
+			find = append(find, bson.E{Key: "collation", Value: tc.collation})
+		}
+		qp := run(bson.D{{Key: "explain", Value: find}}).Lookup("queryPlanner").Document()
+		if qp.Lookup("indexFilterSet").Boolean() != tc.filtered {
+			t.Fatalf("explain on ci with collation %v: %v, want indexFilterSet %v", tc.collation, qp, tc.filtered)
+		}
+	}
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
