@@ -29,47 +29,65 @@ import (
 func TestKeyRangeDifferential(t *testing.T) {
 	e := newTestEngine(t)
 	for _, seed := range diffSeeds(20) {
-		g := querygen.New(seed)
-		coll := fmt.Sprintf("kr%d", seed)
-		if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
-			t.Fatal(err)
+		checkKeyRangeDataset(t, e, seed)
+	}
+}
+
+// FuzzKeyRange runs TestKeyRangeDifferential's check on the data sets of
+// fuzzed seeds, without bound.
+func FuzzKeyRange(f *testing.F) {
+	f.Add(uint64(1))
+	f.Add(uint64(20261130))
+	e := newTestEngine(f)
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		checkKeyRangeDataset(t, e, seed)
+	})
+}
+
+// checkKeyRangeDataset builds the data set of seed in a new collection of
+// e and checks 30 random key ranges under each index the oracle knows.
+func checkKeyRangeDataset(t *testing.T, e *Engine, seed uint64) {
+	t.Helper()
+	g := querygen.New(seed)
+	coll := fmt.Sprintf("kr%d", datasetCount.Add(1))
+	if err := e.CreateCollection("test", coll, CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range g.Indexes() {
+		// Errors (a wildcard index with another) leave the index out.
+		e.CreateIndexes("test", coll, []IndexSpec{{Key: bsonDoc(spec.Key), Unique: spec.Unique, ExpireAfter: -1}}, nil)
+	}
+	var docs []bson.Raw
+	for i := range 20 + g.Intn(60) {
+		d := bsonDoc(g.Doc(int32(i)))
+		if _, werrs, err := e.Insert("test", coll, []bson.Raw{d}, true, WriteOptions{}); err == nil && len(werrs) == 0 {
+			docs = append(docs, d)
 		}
-		for _, spec := range g.Indexes() {
-			// Errors (a wildcard index with another) leave the index out.
-			e.CreateIndexes("test", coll, []IndexSpec{{Key: bsonDoc(spec.Key), Unique: spec.Unique, ExpireAfter: -1}}, nil)
+	}
+	c := e.Collection("test", coll)
+	names, patterns, multikey := []string{idIndexName}, []bson.Raw{idKeyPattern}, []bool{false}
+	for _, ix := range c.Indexes() {
+		// A multikey index only on one top-level field, whose keys
+		// the oracle knows: an array's elements.
+		multiOK := len(ix.Fields) == 1 && !strings.Contains(ix.Fields[0].Path, ".") && !ix.Fields[0].Hashed
+		if (!ix.Multikey() || multiOK) && ix.wild == nil && ix.text == nil && ix.geoField() < 0 {
+			names, patterns, multikey = append(names, ix.Name), append(patterns, ix.keyPattern()), append(multikey, ix.Multikey())
 		}
-		var docs []bson.Raw
-		for i := range 20 + g.Intn(60) {
-			d := bsonDoc(g.Doc(int32(i)))
-			if _, werrs, err := e.Insert("test", coll, []bson.Raw{d}, true, WriteOptions{}); err == nil && len(werrs) == 0 {
-				docs = append(docs, d)
+	}
+	for i, name := range names {
+		for range 30 {
+			var filter bson.Raw
+			if g.Intn(2) == 0 {
+				filter = bsonDoc(g.Query())
 			}
-		}
-		c := e.Collection("test", coll)
-		names, patterns, multikey := []string{idIndexName}, []bson.Raw{idKeyPattern}, []bool{false}
-		for _, ix := range c.Indexes() {
-			// A multikey index only on one top-level field, whose keys
-			// the oracle knows: an array's elements.
-			multiOK := len(ix.Fields) == 1 && !strings.Contains(ix.Fields[0].Path, ".") && !ix.Fields[0].Hashed
-			if (!ix.Multikey() || multiOK) && ix.wild == nil && ix.text == nil && ix.geoField() < 0 {
-				names, patterns, multikey = append(names, ix.Name), append(patterns, ix.keyPattern()), append(multikey, ix.Multikey())
+			min, max := randomBound(g, patterns[i], docs), randomBound(g, patterns[i], docs)
+			if multikey[i] && min == nil && max == nil {
+				// Without a key range a filter bounds the scan, and a
+				// multikey document is read at its first key within
+				// those bounds, which the oracle does not model.
+				continue
 			}
-		}
-		for i, name := range names {
-			for range 30 {
-				var filter bson.Raw
-				if g.Intn(2) == 0 {
-					filter = bsonDoc(g.Query())
-				}
-				min, max := randomBound(g, patterns[i], docs), randomBound(g, patterns[i], docs)
-				if multikey[i] && min == nil && max == nil {
-					// Without a key range a filter bounds the scan, and a
-					// multikey document is read at its first key within
-					// those bounds, which the oracle does not model.
-					continue
-				}
-				checkKeyRange(t, e, seed, c, name, patterns[i], docs, filter, min, max)
-			}
+			checkKeyRange(t, e, seed, c, name, patterns[i], docs, filter, min, max)
 		}
 	}
 }
