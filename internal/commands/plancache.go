@@ -5,6 +5,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 func init() {
@@ -15,8 +16,8 @@ func init() {
 }
 
 // shapeFields declares the query shape fields of the plan cache commands
-// (query, sort, projection, collation: the collection's default when
-// absent), then the command's others.
+// (query, sort, projection, collation: the simple one when absent, see
+// engine.QueryShape), then the command's others.
 func shapeFields(others ...argField) []argField {
 	return append([]argField{
 		arg("query", shapeDoc("required")), arg("sort", shapeDoc("optional")),
@@ -52,7 +53,7 @@ func (s *Service) parseShapeArgs(r *Request, name string) (shapeArgs, error) {
 	if err := s.notOnView(r, r.DB, name); err != nil {
 		return a, err
 	}
-	if c.has("collation") && len(a.Collation) <= 5 {
+	if c.has("collation") && rawdoc.Len(a.Collation) == 0 {
 		return a, mongoerr.New(mongoerr.BadValue, "optional field collation cannot be an empty object")
 	}
 	return a, nil

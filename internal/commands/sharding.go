@@ -272,7 +272,7 @@ func (s *Service) alreadySharded(ns string, key bson.Raw, unique bool) (bson.Raw
 	if err != nil {
 		return nil, err
 	}
-	if old != nil && sameShardKey(old.Lookup("key").Document(), key) && old.Lookup("unique").Boolean() == unique {
+	if old != nil && engine.SameKeyPattern(old.Lookup("key").Document(), key) && old.Lookup("unique").Boolean() == unique {
 		return collectionSharded(ns), nil
 	}
 	return nil, mongoerr.New(mongoerr.AlreadyInitialized, "sharding already enabled for collection %s", ns)

@@ -79,7 +79,7 @@ func usefulShardKeyIndex(c *engine.Collection, ns string, sk shardKey, requireUn
 	if useful && requireUnique {
 		var exact *candidate
 		for i := range cands {
-			if sameShardKey(cands[i].key, sk.doc) {
+			if engine.SameKeyPattern(cands[i].key, sk.doc) {
 				exact = &cands[i]
 				break
 			}
@@ -136,13 +136,6 @@ func uniqueIndexCompatible(shardKey, index bson.Raw) bool {
 		}
 	}
 	return true
-}
-
-// sameShardKey: the same fields with equal values, in the same order.
-func sameShardKey(a, b bson.Raw) bool {
-	ae, _ := a.Elements()
-	be, _ := b.Elements()
-	return len(ae) == len(be) && engine.KeyPatternPrefix(a, b)
 }
 
 func isIDKey(key bson.Raw) bool {

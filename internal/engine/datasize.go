@@ -39,16 +39,27 @@ func (e *Engine) DataSize(db, coll string, o SizeOptions) (SizeResult, error) {
 	if c == nil {
 		return SizeResult{Empty: true}, nil
 	}
-	stats, err := e.Stats(c)
-	if err != nil || stats.Count == 0 {
+	empty, err := collectionEmpty(e.kv, c)
+	if err != nil || empty {
 		return SizeResult{Empty: true}, err
 	}
 	whole := rawdoc.Len(o.Min) == 0
 	if whole != (rawdoc.Len(o.Max) == 0) {
 		return SizeResult{}, mongoerr.New(mongoerr.BadValue, "Only one of min or max specified")
 	}
-	if whole && o.Estimate {
-		return SizeResult{Size: stats.Size, Objects: stats.Count}, nil
+	// Only an estimate needs the collection's totals, which take a scan.
+	var avg int64
+	if o.Estimate {
+		stats, err := e.Stats(c)
+		if err != nil {
+			return SizeResult{}, err
+		}
+		if whole {
+			return SizeResult{Size: stats.Size, Objects: stats.Count}, nil
+		}
+		if stats.Count > 0 {
+			avg = stats.Size / stats.Count
+		}
 	}
 	p := planner.NaturalScan(1, false)
 	if !whole {
@@ -61,7 +72,6 @@ func (e *Engine) DataSize(db, coll string, o SizeOptions) (SizeResult, error) {
 		return SizeResult{}, err
 	}
 	defer scan.src.Close()
-	avg := stats.Size / stats.Count
 	var r SizeResult
 	for {
 		doc, _, err := scan.next()
@@ -93,7 +103,7 @@ func (e *Engine) DataSize(db, coll string, o SizeOptions) (SizeResult, error) {
 func sizeRangePlan(c *Collection, o SizeOptions) (*planner.Plan, error) {
 	kp, min, max := o.KeyPattern, o.Min, o.Max
 	if c.shard != nil {
-		if rawdoc.Len(kp) > 0 && !sameKeyPattern(kp, c.shard.key) {
+		if rawdoc.Len(kp) > 0 && !SameKeyPattern(kp, c.shard.key) {
 			return nil, mongoerr.New(mongoerr.BadValue, "keyPattern must be empty or must be an object that equals the shard key")
 		}
 		var err error
@@ -172,13 +182,6 @@ func normalizeShardKey(key, bound bson.Raw, what string) (bson.Raw, error) {
 	return out, nil
 }
 
-// ServesShardKey reports whether ix holds every document of its
-// collection under the values at its key pattern's paths as they are: not
-// sparse, not partial, under the simple collation (MongoDB's
-// isCompatibleWithShardKey; the caller compares the key patterns and looks
-// at the multikey flag).
-func (ix *Index) ServesShardKey() bool { return !ix.Sparse && ix.partial == nil && ix.coll == nil }
-
 // inferKeyPattern is the ascending key pattern of min's fields
 // (Helpers::inferKeyPattern).
 func inferKeyPattern(min bson.Raw) bson.Raw {
@@ -193,22 +196,6 @@ func inferKeyPattern(min bson.Raw) bson.Raw {
 	}
 	kp, _ = bsoncore.AppendDocumentEnd(kp, start)
 	return kp
-}
-
-// KeyPatternPrefix reports whether kp's fields are the first fields of
-// pattern, with equal values (1 and 1.0 are equal).
-func KeyPatternPrefix(kp, pattern bson.Raw) bool {
-	ki, pi := rawdoc.Iterate(kp), rawdoc.Iterate(pattern)
-	for {
-		k, kv, ok := ki.Next()
-		if !ok {
-			return true
-		}
-		p, pv, ok := pi.Next()
-		if !ok || string(k) != string(p) || values.Compare(kv, pv) != 0 {
-			return false
-		}
-	}
 }
 
 // extendRangeBound is bound with the fields of pattern it lacks added, as

@@ -2,15 +2,9 @@ package engine
 
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
-
-// oneValue is the number 1: {_id: 1} (or 1.0) hints the _id index; any
-// other _id key pattern names a secondary index.
-var oneValue = bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, 1)}
 
 // hintChoice is a resolved hint: an index, the _id order, or none.
 type hintChoice struct {
@@ -65,13 +59,13 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			}
 			return hintChoice{natural: dir}, nil
 		}
-		if len(elems) == 1 && elems[0].Key() == "_id" && values.Compare(elems[0].Value(), oneValue) == 0 {
+		if SameKeyPattern(key, idKeyPattern) {
 			return idHint(c), nil
 		}
 		var found []*Index
 		if c != nil {
 			for _, ix := range c.Indexes() {
-				if !ix.Hidden && sameKeyPattern(ix.keyPattern(), key) {
+				if !ix.Hidden && SameKeyPattern(ix.keyPattern(), key) {
 					found = append(found, ix)
 				}
 			}

@@ -489,19 +489,32 @@ func indexValues(v bson.RawValue, parts []string, i int, out *[]bson.RawValue, a
 	return true
 }
 
-// sameKeyPattern reports whether two key patterns name the same fields in
+// SameKeyPattern reports whether two key patterns name the same fields in
 // the same order with equal values (1 and 1.0 are equal, as MongoDB
 // compares them).
-func sameKeyPattern(a, b bson.Raw) bool {
-	ea, errA := a.Elements()
-	eb, errB := b.Elements()
-	if errA != nil || errB != nil || len(ea) != len(eb) {
-		return false
-	}
-	for i := range ea {
-		if ea[i].Key() != eb[i].Key() || !values.Equal(ea[i].Value(), eb[i].Value()) {
+func SameKeyPattern(a, b bson.Raw) bool {
+	return rawdoc.Len(a) == rawdoc.Len(b) && KeyPatternPrefix(a, b)
+}
+
+// KeyPatternPrefix reports whether kp's fields are the first fields of
+// pattern, with equal values.
+func KeyPatternPrefix(kp, pattern bson.Raw) bool {
+	ki, pi := rawdoc.Iterate(kp), rawdoc.Iterate(pattern)
+	for {
+		k, kv, ok := ki.Next()
+		if !ok {
+			return true
+		}
+		p, pv, ok := pi.Next()
+		if !ok || string(k) != string(p) || !values.Equal(kv, pv) {
 			return false
 		}
 	}
-	return true
 }
+
+// ServesShardKey reports whether ix holds every document of its
+// collection under the values at its key pattern's paths as they are: not
+// sparse, not partial, under the simple collation (MongoDB's
+// isCompatibleWithShardKey; the caller compares the key patterns and looks
+// at the multikey flag).
+func (ix *Index) ServesShardKey() bool { return !ix.Sparse && ix.partial == nil && ix.coll == nil }

@@ -151,10 +151,10 @@ func TestIndexConflicts(t *testing.T) {
 }
 
 func TestSameKeyPattern(t *testing.T) {
-	if !sameKeyPattern(ext(t, `{"a": 1, "b": -1}`), ext(t, `{"a": 1.0, "b": {"$numberLong": "-1"}}`)) {
+	if !SameKeyPattern(ext(t, `{"a": 1, "b": -1}`), ext(t, `{"a": 1.0, "b": {"$numberLong": "-1"}}`)) {
 		t.Error("numeric directions of different types differ")
 	}
-	if sameKeyPattern(ext(t, `{"a": 1, "b": 1}`), ext(t, `{"b": 1, "a": 1}`)) {
+	if SameKeyPattern(ext(t, `{"a": 1, "b": 1}`), ext(t, `{"b": 1, "a": 1}`)) {
 		t.Error("field order ignored")
 	}
 	if !bytes.Equal(idKeyPattern, ext(t, `{"_id": 1}`)) {

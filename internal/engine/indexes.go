@@ -57,7 +57,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 // partial filter, unique and sparse, so two indexes may differ only there.
 func sameSignature(ix *Index, spec IndexSpec) bool {
 	wp, _ := ix.Spec.Lookup("wildcardProjection").DocumentOK()
-	return sameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
+	return SameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
 		bytes.Equal(partialOf(ix), spec.Partial) && sameCollation(ix, spec) &&
 		bytes.Equal(wp, spec.WildcardProjection)
 }
@@ -284,7 +284,7 @@ func tooManyIndexes(c *Collection, key bson.Raw) error {
 // checkIndexConflict reports whether spec is already present, or the
 // conflict MongoDB reports for it.
 func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
-	isIDKey := sameKeyPattern(spec.Key, idKeyPattern)
+	isIDKey := SameKeyPattern(spec.Key, idKeyPattern)
 	switch {
 	case isIDKey && spec.Name == idIndexName:
 		return true, nil
@@ -362,12 +362,12 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	drop := map[uint32]bool{}
 	switch {
 	case byKey != nil:
-		if sameKeyPattern(byKey, idKeyPattern) {
+		if SameKeyPattern(byKey, idKeyPattern) {
 			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 		}
 		var found []*Index
 		for _, ix := range existing {
-			if sameKeyPattern(ix.keyPattern(), byKey) {
+			if SameKeyPattern(ix.keyPattern(), byKey) {
 				found = append(found, ix)
 			}
 		}
@@ -438,7 +438,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	}
 	ixs := slices.Clone(c.Indexes())
 	matches := func(ix *Index) bool {
-		return name != "" && ix.Name == name || key != nil && sameKeyPattern(ix.keyPattern(), key)
+		return name != "" && ix.Name == name || key != nil && SameKeyPattern(ix.keyPattern(), key)
 	}
 	at := slices.IndexFunc(ixs, matches)
 	if at >= 0 && key != nil {

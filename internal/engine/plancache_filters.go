@@ -61,7 +61,7 @@ func (f *indexFilter) allows(ix *Index) bool {
 		if s, ok := v.StringValueOK(); ok && s == name {
 			return true
 		}
-		if d, ok := v.DocumentOK(); ok && sameKeyPattern(d, key) {
+		if d, ok := v.DocumentOK(); ok && SameKeyPattern(d, key) {
 			return true
 		}
 	}

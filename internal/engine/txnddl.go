@@ -103,7 +103,7 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 		if !own {
 			return res, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create new indexes on existing collection %s.%s in a multi-document transaction.", db, coll)
 		}
-		empty, err := t.isEmpty(c)
+		empty, err := collectionEmpty(t.tx, c)
 		if err != nil {
 			return res, err
 		}
@@ -120,10 +120,11 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 	return res, nil
 }
 
-// isEmpty reports whether c holds no document in the transaction's view.
-func (t *Txn) isEmpty(c *Collection) (bool, error) {
+// collectionEmpty reports whether r (a snapshot, a transaction's view)
+// holds no document of c.
+func collectionEmpty(r storage.Reader, c *Collection) (bool, error) {
 	lo, hi := docSpan(c.ID)
-	it, err := t.tx.NewIter(lo, hi)
+	it, err := r.NewIter(lo, hi)
 	if err != nil {
 		return false, err
 	}

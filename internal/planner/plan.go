@@ -197,9 +197,8 @@ func (q Query) sortFor(ix *Index) ([]string, []int) {
 }
 
 func candidates(cat Catalog, q Query) []*Plan {
-	sortFor := q.sortFor
 	leaves := constraintLeaves(q.Filter.Root())
-	sortFields, sortDirs := sortFor(nil)
+	sortFields, sortDirs := q.sortFor(nil)
 	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
 	if !cat.StoreByID() {
 		idPlan = build(nil, nil, nil, nil)
@@ -208,7 +207,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		return []*Plan{idPlan}
 	}
 	if q.Hint != nil {
-		sortFields, sortDirs := sortFor(q.Hint)
+		sortFields, sortDirs := q.sortFor(q.Hint)
 		if q.Hint.Wildcard != nil {
 			return hintedWildcard(q.Hint, idPlan, leaves, sortFields, sortDirs)
 		}
@@ -223,7 +222,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		// too: no other plan is tried.
 		for i := range all {
 			if ix := &all[i]; ix.Name == IDIndexName {
-				sortFields, sortDirs := sortFor(ix)
+				sortFields, sortDirs := q.sortFor(ix)
 				if p := build(ix, leaves, sortFields, sortDirs); p.UniquePoint() {
 					return []*Plan{p}
 				}
@@ -240,7 +239,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		if !holdsEveryMatch(leaves, ix) {
 			continue
 		}
-		sortFields, sortDirs := sortFor(ix)
+		sortFields, sortDirs := q.sortFor(ix)
 		if p := build(ix, leaves, sortFields, sortDirs); Score(p) > 0 {
 			out = append(out, p)
 		}
