@@ -65,11 +65,13 @@ func BenchmarkYCSBA(b *testing.B) {
 			}
 		}
 	})
+	var txnNumber int64 // the driver numbers a session's retryable writes
 	b.Run("update", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
+			txnNumber++
 			cmd := marshal(bson.D{{Key: "update", Value: "usertable"}, {Key: "ordered", Value: true},
-				{Key: "lsid", Value: lsid}, {Key: "$db", Value: "ycsb"},
+				{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: txnNumber}, {Key: "$db", Value: "ycsb"},
 				{Key: "updates", Value: bson.A{bson.D{
 					{Key: "q", Value: bson.D{{Key: "_id", Value: fmt.Sprintf("user%08d", (i*7919)%records)}}},
 					{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: fmt.Sprintf("field%d", i%10), Value: fmt.Sprintf("%0100d", i)}}}}},
