@@ -35,6 +35,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	refuseTrue("needsMerge", "sharded execution"),
 	refuseTrue("$_generateV2ResumeTokens", "resume tokens in the v2 format"),
 	refuseTrue("isMapReduceCommand", "mapReduce"),
+	collectionUUIDField,
 }, subs: []*argSpec{aggregateCursorSpec}}
 
 var aggregateCursorSpec = cursorSpec("aggregate")
@@ -74,6 +75,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	a, err := parseAggregate(s, r, &r.args, b)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAggregateUUID(r, &r.args, a); err != nil {
 		return nil, err
 	}
 	if err := s.onView(r, a); err != nil {

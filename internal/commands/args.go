@@ -49,6 +49,9 @@ type argType struct {
 	// nullIsValue: a null is a value of the wrong type, not the field's
 	// absence (a deserializer that sees every element it is given).
 	nullIsValue bool
+	// check, when set, validates a value of an accepted type as the
+	// type's deserializer does (a UUID's subtype and length).
+	check func(path, field string, v bson.RawValue) error
 }
 
 // typeBit maps a BSON type to its bit in argType.mask.
@@ -91,6 +94,10 @@ var (
 	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
 	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
 	tBinData    = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'"}
+	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
+	tUUID = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkUUID}
+	// tBoolOrUUID is the IDL's variant of bool and uuid.
+	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), expect: "types '[bool, binData']", check: checkUUID}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser refuses the rest.
 	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func(string, bson.RawValue) error {
@@ -232,6 +239,11 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 			}
 			return a, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected %s",
 				spec.path, f.name, values.TypeName(v.Type), f.typ.expect)
+		}
+		if f.typ.check != nil {
+			if err := f.typ.check(spec.path, f.name, v); err != nil {
+				return a, err
+			}
 		}
 		switch f.use {
 		case refused:

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(createCmd, createSpec, "create")
-	register(dropCmd, &argSpec{path: "drop"}, "drop")
+	register(dropCmd, &argSpec{path: "drop", fields: []argField{collectionUUIDField}}, "drop")
 	register(dropDatabaseCmd, &argSpec{path: "dropDatabase"}, "dropDatabase")
 	register(listCollectionsCmd, listCollectionsSpec, "listCollections")
 	registerAdmin(renameCollectionCmd, renameCollectionSpec, "renameCollection")
@@ -36,11 +36,13 @@ var listCollectionsSpec = &argSpec{path: "listCollections", fields: []argField{
 var listCollectionsCursorSpec = cursorSpec("listCollections")
 
 // renameCollectionSpec declares renameCollection's fields;
-// rename_collection.idl types dropTarget and stayTemp bool.
+// rename_collection.idl types stayTemp bool, and dropTarget a bool or the
+// UUID the target must have (then it is dropped).
 // https://www.mongodb.com/docs/v7.0/reference/command/renameCollection/
 var renameCollectionSpec = &argSpec{path: "renameCollection", fields: []argField{
 	required("to", tString),
-	arg("dropTarget", tStrictBool),
+	arg("dropTarget", tBoolOrUUID),
+	collectionUUIDField,
 	ignore("stayTemp", tStrictBool, "Folio refuses temporary collections (create's temp: true), so none is renamed"),
 }}
 
@@ -93,6 +95,9 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	ts, err := s.timeseriesOf(r, r.DB, name)
+	if err == nil {
+		err = s.checkDropUUID(r, name, ts != nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -257,11 +262,22 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !ok {
 		return nil, wrongType("renameCollection", "renameCollection", r.args.first(), "string")
 	}
-	to, dropTarget := r.args.str("to"), r.args.bool("dropTarget")
+	to := r.args.str("to")
 	fromDB, fromColl, ok1 := strings.Cut(from, ".")
 	toDB, toColl, ok2 := strings.Cut(to, ".")
 	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", to)
+	}
+	dropTarget, targetUUID := false, []byte(nil)
+	switch v := r.args.value("dropTarget"); v.Type {
+	case bson.TypeBoolean:
+		dropTarget = v.Boolean()
+	case bson.TypeBinary:
+		dropTarget = true
+		_, targetUUID = v.Binary()
+	}
+	if err := s.checkRenameUUIDs(r, fromDB, fromColl, toDB, toColl, targetUUID); err != nil {
+		return nil, err
 	}
 	sharded, err := s.findConfigDoc(configColls, from)
 	if err != nil {

@@ -31,6 +31,7 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	refuse("clusteredIndex", tBool, "clustered collections"),
 	arg("cappedSize", tSafe),
 	arg("cappedMax", tSafe),
+	collectionUUIDField,
 }, subs: []*argSpec{collModIndexSpec, preAndPostImagesSpecs["collMod"]}}
 
 // collModIndexSpec declares collMod's index document.
@@ -51,6 +52,9 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 // implement fail clearly.
 func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.checkCollectionUUID(r, &r.args, r.DB, coll)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,10 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	case "aggregate":
 		var a *aggregateArgs
 		if a, err = parseAggregate(s, r, &c, r.Ctx); err == nil {
-			if err = s.onView(r, a); err == nil {
+			if err = s.checkAggregateUUID(r, &c, a); err == nil {
+				err = s.onView(r, a)
+			}
+			if err == nil {
 				out, err = explainAggregate(s, r.DB, a, execute)
 			}
 		}
@@ -91,6 +94,9 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	case distinctSpec:
 		key, o.FindOptions, err = parseDistinct(c)
 	}
+	if err == nil && c.spec == findSpec {
+		err = s.checkCollectionUUID(r, c, r.DB, coll)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +126,9 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 		docsField = "deletes"
 	}
 	coll, a, err := parseBatch(s, r, c, name, docsField)
+	if err == nil {
+		err = a.uuidMismatch
+	}
 	if err != nil {
 		return nil, err
 	}

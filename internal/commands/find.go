@@ -43,6 +43,7 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	arg("min", tDoc),
 	arg("max", tDoc),
 	arg("collation", tDoc),
+	collectionUUIDField,
 }}
 
 // findArgs is a parsed find command.
@@ -107,6 +108,9 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if r.Txn != nil && r.args.bool("readOnce") {
 		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "The 'readOnce' option is not supported within a transaction.")
+	}
+	if err := s.checkCollectionUUID(r, &r.args, r.DB, coll); err != nil {
+		return nil, err
 	}
 	// A view is read as an aggregate, which resolves its chain of views.
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {

@@ -21,12 +21,14 @@ var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
 	arg("ignoreUnknownIndexOptions", tBool),
 	ignore("commitQuorum", tAny, "a one-member replica set's only member is every quorum"),
 	ignore("v", tAny, "MongoDB ignores it"),
+	collectionUUIDField,
 }}
 
 // dropIndexesSpec declares dropIndexes' fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/dropIndexes/
 var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
 	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'string'"}),
+	collectionUUIDField,
 }}
 
 // listIndexesSpec declares listIndexes' fields.
@@ -160,6 +162,9 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 // fails with CommandNotSupportedOnView.
 func (s *Service) indexTarget(r *Request) (string, *tsColl, error) {
 	coll, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.checkCollectionUUID(r, &r.args, r.DB, coll)
+	}
 	if err != nil {
 		return "", nil, err
 	}

@@ -61,7 +61,7 @@ var shardCollectionSpec = &argSpec{path: "shardCollection", fields: []argField{
 	withDefault("implicitlyCreateIndex", tBool, 1),
 	withDefault("enforceUniquenessCheck", tBool, 1),
 	refuse("timeseries", tDoc, "sharding a time series collection"),
-	refuse("collectionUUID", tAny, "checking the collection's UUID"),
+	collectionUUIDField,
 }}
 
 // enableShardingCmd registers the database in config.databases with shard
@@ -222,6 +222,9 @@ func shardCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	s.sharding.Lock()
 	defer s.sharding.Unlock()
+	if err := s.checkCollectionUUID(r, &r.args, db, coll); err != nil {
+		return nil, err
+	}
 	if old, err := s.findConfigDoc(configColls, ns); err != nil || old != nil {
 		if err != nil {
 			return nil, err

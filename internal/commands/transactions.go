@@ -2,7 +2,6 @@ package commands
 
 import (
 	"errors"
-	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -386,30 +385,13 @@ func sessionIDs(r *Request) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		subtype, data := a.value("id").Binary()
-		switch {
-		case subtype != bson.TypeBinaryUUID:
-			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'LogicalSessionFromClient.id' is the wrong binData type '%s', expected type 'UUID'", binDataTypeName(subtype))
-		case len(data) != 16:
-			return nil, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+		data, err := uuidValue("LogicalSessionFromClient.id", a.value("id"))
+		if err != nil {
+			return nil, err
 		}
 		ids = append(ids, string(data))
 	}
 	return ids, nil
-}
-
-// binDataTypeName names a binary subtype as MongoDB's IDL messages do
-// ("general", "function", "UUID"), or by its number.
-func binDataTypeName(subtype byte) string {
-	switch subtype {
-	case bson.TypeBinaryGeneric:
-		return "general"
-	case bson.TypeBinaryFunction:
-		return "function"
-	case bson.TypeBinaryUUID:
-		return "UUID"
-	}
-	return strconv.Itoa(int(subtype))
 }
 
 // logicalSessionSpec declares a session id as clients list them

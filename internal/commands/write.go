@@ -31,6 +31,7 @@ func batchSpec(cmd, docsField string, stmt *argSpec) *argSpec {
 		arg("stmtIds", tArray),
 		arg("bypassDocumentValidation", tBool),
 		arg("bypassEmptyTsReplacement", tBool),
+		collectionUUIDField,
 	}}
 	if stmt != nil {
 		s.fields = append(s.fields, arg("let", tDoc))
@@ -142,6 +143,9 @@ type batchArgs struct {
 	stmtIDs []int32
 	// let is update's or delete's let document (see statementLet).
 	let bson.Raw
+	// uuidMismatch is the CollectionUUIDMismatch of a collectionUUID the
+	// collection does not have (see uuidMismatchReply).
+	uuidMismatch error
 }
 
 // parseBatch reads a write command's common fields; docsField names its
@@ -149,16 +153,21 @@ type batchArgs struct {
 func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (string, batchArgs, error) {
 	coll, err := collectionArg(c.raw)
 	var ts *tsColl
-	if err == nil && coll == systemViews {
+	var uuidErr error
+	if err == nil {
+		// A view has no UUID: the check comes first.
+		uuidErr = s.checkCollectionUUID(r, c, r.DB, coll)
+	}
+	if err == nil && uuidErr == nil && coll == systemViews {
 		err = s.writable(r, r.DB, coll)
 	}
-	if err == nil {
+	if err == nil && uuidErr == nil {
 		ts, err = s.viewTarget(r, r.DB, coll)
 	}
 	if err != nil {
 		return "", batchArgs{}, err
 	}
-	a := batchArgs{ts: ts, ordered: c.bool("ordered")}
+	a := batchArgs{ts: ts, ordered: c.bool("ordered"), uuidMismatch: uuidErr}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
 	if cmdName != "insert" {
@@ -185,6 +194,9 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if err := mongoerr.Interruption(r.Ctx); err != nil {
 		return nil, err
+	}
+	if a.uuidMismatch != nil {
+		return uuidMismatchReply(a), nil
 	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
 	if !r.args.bool("bypassEmptyTsReplacement") {
@@ -299,6 +311,9 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			u.Update = s.fillEmptyTimestamps(u.Update)
 		}
 	}
+	if a.uuidMismatch != nil {
+		return uuidMismatchReply(a, bson.E{Key: "nModified", Value: int32(0)}), nil
+	}
 	var matched, modified int64
 	var upserted bson.A
 	var werrs []engine.WriteError
@@ -383,6 +398,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if a.uuidMismatch != nil {
+		return uuidMismatchReply(a), nil
 	}
 	var n int64
 	var werrs []engine.WriteError

@@ -1281,3 +1281,12 @@ const (
 	// field at its position.
 	BoundFieldNameMismatch Code = 16634
 )
+
+// collectionUUID (checkCollectionUUIDMismatch's callers).
+const (
+	// CollectionUUIDOnChangeStream: a change stream given a collectionUUID.
+	CollectionUUIDOnChangeStream Code = 4928900
+	// CollectionUUIDWithoutCollection: a collectionless aggregate given a
+	// collectionUUID.
+	CollectionUUIDWithoutCollection Code = 4928901
+)

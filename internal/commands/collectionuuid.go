@@ -1,0 +1,187 @@
+package commands
+
+import (
+	"bytes"
+	"strconv"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// collectionUUIDField declares collectionUUID, the UUID a command expects
+// its collection to have (MongoDB 6.0+, for cluster-to-cluster sync): find,
+// aggregate, the write commands, createIndexes, dropIndexes, collMod, drop,
+// renameCollection and shardCollection take it.
+var collectionUUIDField = arg("collectionUUID", tUUID)
+
+// checkCollectionUUID is MongoDB's checkCollectionUUIDMismatch for a
+// command c that declares collectionUUID: when c gives one, db.name must be
+// a collection with that UUID. A view (a time series collection
+// included) never has one. It runs where MongoDB acquires the collection,
+// before the command looks at whether the namespace exists or is a view.
+func (s *Service) checkCollectionUUID(r *Request, c *cmdArgs, db, name string) error {
+	if !c.given("collectionUUID") {
+		return nil
+	}
+	_, want := c.value("collectionUUID").Binary()
+	return s.expectUUID(r, db, name, want)
+}
+
+// checkAggregateUUID checks an aggregate's collectionUUID against the
+// collection it runs on (not those of $lookup or $unionWith), as
+// runAggregate does; a collectionless aggregate or a change stream cannot
+// take one.
+func (s *Service) checkAggregateUUID(r *Request, c *cmdArgs, a *aggregateArgs) error {
+	switch {
+	case !c.given("collectionUUID"):
+		return nil
+	case a.opts.Coll == "":
+		return mongoerr.New(mongoerr.CollectionUUIDWithoutCollection, "collectionUUID is not supported for a collectionless aggregation")
+	case len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream":
+		return mongoerr.New(mongoerr.CollectionUUIDOnChangeStream, "collectionUUID is not supported for a change stream")
+	}
+	return s.checkCollectionUUID(r, c, r.DB, a.opts.Coll)
+}
+
+// checkDropUUID checks drop's collectionUUID as dropCollection does: a
+// time series collection refuses one, and a database without collections
+// fails the check with its own message.
+func (s *Service) checkDropUUID(r *Request, name string, timeseries bool) error {
+	if !r.args.given("collectionUUID") {
+		return nil
+	}
+	if timeseries {
+		return mongoerr.New(mongoerr.InvalidOptions, "The collectionUUID parameter cannot be passed when dropping a time-series collection")
+	}
+	err := s.checkCollectionUUID(r, &r.args, r.DB, name)
+	if mongoerr.Is(err, mongoerr.CollectionUUIDMismatch) && len(s.Engine.Collections(r.DB)) == 0 {
+		mongoerr.As(err).Msg = "Database does not exist"
+	}
+	return err
+}
+
+// checkRenameUUIDs checks renameCollection's expected UUIDs: its
+// collectionUUID, the source's, and targetUUID (dropTarget given as a
+// UUID), the target's, in that order, as renameCollection checks them
+// before it looks at whether either is a view or exists. A rename between
+// databases takes neither.
+func (s *Service) checkRenameUUIDs(r *Request, fromDB, fromColl, toDB, toColl string, targetUUID []byte) error {
+	if !r.args.given("collectionUUID") && targetUUID == nil {
+		return nil
+	}
+	if fromDB != toDB {
+		return mongoerr.New(mongoerr.InvalidOptions, "Cannot provide an expected collection UUID when renaming between databases")
+	}
+	if err := s.checkCollectionUUID(r, &r.args, fromDB, fromColl); err != nil || targetUUID == nil {
+		return err
+	}
+	return s.expectUUID(r, toDB, toColl, targetUUID)
+}
+
+// uuidMismatchReply is the reply of an insert, update or delete whose
+// collectionUUID the collection does not have. MongoDB checks it as each
+// statement acquires the collection, so the mismatch is a write error: of
+// the first statement of an ordered command, of every statement of an
+// unordered one. extra follows the writeErrors.
+func uuidMismatchReply(a batchArgs, extra ...bson.E) bson.Raw {
+	n := len(a.docs)
+	if a.ordered {
+		n = 1
+	}
+	werrs := make([]engine.WriteError, n)
+	for i := range werrs {
+		werrs[i] = engine.WriteError{Index: i, Err: mongoerr.As(a.uuidMismatch)}
+	}
+	return writeReply(0, werrs, extra...)
+}
+
+// expectUUID fails with CollectionUUIDMismatch unless db.name is a
+// collection whose UUID is want. The error names the collection of db that
+// has that UUID, if any, as actualCollection.
+func (s *Service) expectUUID(r *Request, db, name string, want []byte) error {
+	if u, ok := s.uuidOf(r, db, name); ok && bytes.Equal(u[:], want) {
+		return nil
+	}
+	var actual any // null when no collection of db has the UUID
+	if u, ok := s.uuidOf(r, db, engine.OplogColl); ok && bytes.Equal(u[:], want) {
+		actual = engine.OplogColl
+	}
+	for _, c := range s.Engine.Collections(db) {
+		if bytes.Equal(c.UUID[:], want) {
+			actual = c.Name
+		}
+	}
+	err := mongoerr.New(mongoerr.CollectionUUIDMismatch, "Collection UUID does not match that specified")
+	err.Extra = bson.D{
+		{Key: "db", Value: db},
+		{Key: "collectionUUID", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: want}},
+		{Key: "expectedCollection", Value: name},
+		{Key: "actualCollection", Value: actual},
+	}
+	return err
+}
+
+// uuidOf is the UUID of collection db.name; false when there is no such
+// collection (none, or a view).
+func (s *Service) uuidOf(r *Request, db, name string) ([16]byte, bool) {
+	if s.Engine.IsOplog(db, name) {
+		u, _ := s.Engine.OplogInfo()
+		return u, true
+	}
+	if c := s.Engine.CollectionIn(r.Txn, db, name); c != nil {
+		return c.UUID, true
+	}
+	return [16]byte{}, false
+}
+
+// checkUUID is tUUID's check: a binData value is a UUID.
+func checkUUID(path, field string, v bson.RawValue) error {
+	if v.Type != bson.TypeBinary {
+		return nil
+	}
+	_, err := uuidValue(path+"."+field, v)
+	return err
+}
+
+// uuidValue reads a binData as the IDL's uuid type does: subtype 4 (else
+// TypeMismatch naming field), 16 bytes (else InvalidUUID).
+func uuidValue(field string, v bson.RawValue) ([]byte, error) {
+	subtype, data := v.Binary()
+	switch {
+	case subtype != bson.TypeBinaryUUID:
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s' is the wrong binData type '%s', expected type 'UUID'", field, binDataTypeName(subtype))
+	case len(data) != 16:
+		return nil, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+	}
+	return data, nil
+}
+
+// binDataTypeName names a binary subtype as MongoDB's IDL messages do
+// (typeName(BinDataType)), or by its number.
+func binDataTypeName(subtype byte) string {
+	switch subtype {
+	case bson.TypeBinaryGeneric:
+		return "general"
+	case bson.TypeBinaryFunction:
+		return "function"
+	case bson.TypeBinaryBinaryOld:
+		return "byte(deprecated)"
+	case bson.TypeBinaryUUIDOld:
+		return "UUID(deprecated)"
+	case bson.TypeBinaryUUID:
+		return "UUID"
+	case bson.TypeBinaryMD5:
+		return "MD5"
+	case bson.TypeBinaryEncrypted:
+		return "encrypt"
+	case bson.TypeBinaryColumn:
+		return "column"
+	case bson.TypeBinarySensitive:
+		return "sensitive"
+	case bson.TypeBinaryUserDefined:
+		return "Custom"
+	}
+	return strconv.Itoa(int(subtype))
+}
