@@ -96,8 +96,9 @@ var (
 	tBinData    = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'"}
 	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
 	tUUID = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkUUID}
-	// tBoolOrUUID is the IDL's variant of bool and uuid.
-	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), expect: "types '[bool, binData']", check: checkUUID}
+	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData
+	// alternative UUID::parse reads (any other subtype is InvalidUUID).
+	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), expect: "types '[bool, binData']", check: checkVariantUUID}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser refuses the rest.
 	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func(string, bson.RawValue) error {

@@ -227,7 +227,7 @@ var argRows = []struct {
 	{"renameCollection.collectionUUID", `{"renameCollection": "test.c", "to": "test.e", "collectionUUID": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`, 361},
 	{"renameCollection.collectionUUID", `{"renameCollection": "test.c", "to": "other.e", "collectionUUID": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`, 72},
 	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`, 361},
-	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "00"}}}`, 14},
+	{"renameCollection.dropTarget", `{"renameCollection": "test.c", "to": "test.e", "dropTarget": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "00"}}}`, 207},
 	{"shardCollection.collectionUUID", `{"shardCollection": "test.c", "key": {"_id": 1}, "collectionUUID": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}`, 361},
 	{"applyOps", `{"applyOps": [], "unknownField": 1}`, 0},
 	{"cloneCollectionAsCapped", `{"cloneCollectionAsCapped": "c", "toCollection": "d", "size": 4096, "unknownField": 1}`, 0},

@@ -136,13 +136,26 @@ func (s *Service) uuidOf(r *Request, db, name string) ([16]byte, bool) {
 	return [16]byte{}, false
 }
 
-// checkUUID is tUUID's check: a binData value is a UUID.
+// checkUUID is tUUID's check: the value is a UUID.
 func checkUUID(path, field string, v bson.RawValue) error {
+	_, err := uuidValue(path+"."+field, v)
+	return err
+}
+
+// checkVariantUUID is tBoolOrUUID's check: a binData is a UUID.
+func checkVariantUUID(_, _ string, v bson.RawValue) error {
 	if v.Type != bson.TypeBinary {
 		return nil
 	}
-	_, err := uuidValue(path+"."+field, v)
-	return err
+	if st, data := v.Binary(); st != bson.TypeBinaryUUID || len(data) != 16 {
+		return errInvalidUUID()
+	}
+	return nil
+}
+
+// errInvalidUUID is UUID::parse's error for a binData that is not a UUID.
+func errInvalidUUID() error {
+	return mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
 }
 
 // uuidValue reads a binData as the IDL's uuid type does: subtype 4 (else
@@ -153,7 +166,7 @@ func uuidValue(field string, v bson.RawValue) ([]byte, error) {
 	case subtype != bson.TypeBinaryUUID:
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s' is the wrong binData type '%s', expected type 'UUID'", field, binDataTypeName(subtype))
 	case len(data) != 16:
-		return nil, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+		return nil, errInvalidUUID()
 	}
 	return data, nil
 }

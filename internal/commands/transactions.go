@@ -120,7 +120,7 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		}
 		subtype, data := idv.Binary()
 		if subtype != bson.TypeBinaryUUID || len(data) != 16 {
-			return a, mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+			return a, errInvalidUUID()
 		}
 		a.lsid = string(data)
 	}

@@ -14,13 +14,14 @@ const maxNamespaceLen = 255
 // maxDBNameLen is MongoDB's limit on a database name in bytes.
 const maxDBNameLen = 63
 
-// ValidateDBName applies MongoDB's database naming rules: non-empty, valid
-// UTF-8, at most 63 bytes, none of / \ . space " $ * < > : | ? or NUL.
-func ValidateDBName(name string) error { return validateDBName(name, "/\\. \"$*<>:|?\x00") }
+// ValidateDBName applies MongoDB's database naming rules on Linux
+// (NamespaceString::validDBName; * < > : | ? are refused on Windows only):
+// non-empty, valid UTF-8, at most 63 bytes, none of / \ . space " $ or NUL.
+func ValidateDBName(name string) error { return validateDBName(name, "/\\. \"$\x00") }
 
 // ValidateLookedUpDBName is ValidateDBName for a name a command only looks
 // up, which may hold a '$' (NamespaceString's DollarInDbNameBehavior::Allow).
-func ValidateLookedUpDBName(name string) error { return validateDBName(name, "/\\. \"*<>:|?\x00") }
+func ValidateLookedUpDBName(name string) error { return validateDBName(name, "/\\. \"\x00") }
 
 func validateDBName(name, forbidden string) error {
 	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, forbidden) || !utf8.ValidString(name) {

@@ -109,6 +109,32 @@ func TestInvalidUTF8Names(t *testing.T) {
 	}
 }
 
+// TestDatabaseNameCharacters checks MongoDB's database naming rules on
+// Linux: / \ . space " $ and NUL are refused (73); * < > : | ? only on
+// Windows, so they are taken here.
+func TestDatabaseNameCharacters(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		db string
+		ok bool
+	}{
+		{"te?st", true}, {"te*st", true}, {"te<>st", true}, {"te:st", true}, {"te|st", true},
+		{"te/st", false}, {"te\\st", false}, {"te st", false}, {"te\"st", false}, {"te$st", false}, {"te\x00st", false},
+	} {
+		_, err := client.Database(c.db).Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
+		if c.ok {
+			if err != nil {
+				t.Errorf("%q: %v", c.db, err)
+			} else if err := client.Database(c.db).Drop(ctx); err != nil {
+				t.Errorf("drop %q: %v", c.db, err)
+			}
+			continue
+		}
+		requireCode(t, err, 73, "InvalidNamespace")
+	}
+}
+
 // TestIntegerExtremesKeepServing sends updates and queries whose numeric
 // arguments sit at the edges of their types through the driver: each gets
 // MongoDB's result or error, and the server keeps serving the same client.
