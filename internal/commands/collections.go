@@ -96,7 +96,7 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	ts, err := s.timeseriesOf(r, r.DB, name)
 	if err == nil {
-		err = s.checkDropUUID(r, name, ts != nil)
+		err = s.checkDropUUID(r, name, ts)
 	}
 	if err != nil {
 		return nil, err

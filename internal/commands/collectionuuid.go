@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,28 +32,58 @@ func (s *Service) checkCollectionUUID(r *Request, c *cmdArgs, db, name string) e
 
 // checkAggregateUUID checks an aggregate's collectionUUID against the
 // collection it runs on (not those of $lookup or $unionWith), as
-// runAggregate does; a collectionless aggregate or a change stream cannot
-// take one.
+// runAggregate does: a change stream cannot take one, nor a collectionless
+// aggregate reading no collection; one that reads some checks its
+// $cmd.aggregate namespace, which is no collection.
 func (s *Service) checkAggregateUUID(r *Request, c *cmdArgs, a *aggregateArgs) error {
-	switch {
-	case !c.given("collectionUUID"):
+	if !c.given("collectionUUID") {
 		return nil
-	case a.opts.Coll == "":
-		return mongoerr.New(mongoerr.CollectionUUIDWithoutCollection, "collectionUUID is not supported for a collectionless aggregation")
+	}
+	coll := a.opts.Coll
+	switch {
 	case len(a.stages) > 0 && Name(a.stages[0]) == "$changeStream":
 		return mongoerr.New(mongoerr.CollectionUUIDOnChangeStream, "collectionUUID is not supported for a change stream")
+	case coll == "" && !readsCollections(c.value("pipeline").Array()):
+		return mongoerr.New(mongoerr.CollectionUUIDWithoutCollection, "collectionUUID is not supported for a collectionless aggregation")
+	case coll == "":
+		coll = "$cmd.aggregate"
 	}
-	return s.checkCollectionUUID(r, c, r.DB, a.opts.Coll)
+	return s.checkCollectionUUID(r, c, r.DB, coll)
+}
+
+// readsCollections reports whether a pipeline involves other namespaces:
+// a $lookup or $graphLookup from a collection, or a $unionWith, at any
+// depth.
+func readsCollections(p bson.RawArray) bool {
+	errFound := errors.New("found")
+	return eachStage(p, func(name string, spec bson.Raw) error {
+		switch name {
+		case "$unionWith":
+			if spec == nil || spec.Lookup("coll").Type != 0 {
+				return errFound
+			}
+		case "$lookup", "$graphLookup":
+			if spec != nil && spec.Lookup("from").Type != 0 {
+				return errFound
+			}
+		}
+		return nil
+	}) != nil
 }
 
 // checkDropUUID checks drop's collectionUUID as dropCollection does: a
-// time series collection refuses one, and a database without collections
-// fails the check with its own message.
-func (s *Service) checkDropUUID(r *Request, name string, timeseries bool) error {
+// database without collections fails the check with its own message, and
+// a time series collection checks it against its buckets collection, then
+// refuses it.
+func (s *Service) checkDropUUID(r *Request, name string, ts *tsColl) error {
 	if !r.args.given("collectionUUID") {
 		return nil
 	}
-	if timeseries {
+	if ts != nil {
+		_, want := r.args.value("collectionUUID").Binary()
+		if err := s.expectUUID(r, r.DB, ts.buckets, want); err != nil {
+			return err
+		}
 		return mongoerr.New(mongoerr.InvalidOptions, "The collectionUUID parameter cannot be passed when dropping a time-series collection")
 	}
 	err := s.checkCollectionUUID(r, &r.args, r.DB, name)
@@ -65,11 +96,14 @@ func (s *Service) checkDropUUID(r *Request, name string, timeseries bool) error 
 // checkRenameUUIDs checks renameCollection's expected UUIDs: its
 // collectionUUID, the source's, and targetUUID (dropTarget given as a
 // UUID), the target's, in that order, as renameCollection checks them
-// before it looks at whether either is a view or exists. A rename between
-// databases takes neither.
+// after the names and before it looks at whether either is a view or
+// exists. A rename between databases takes neither.
 func (s *Service) checkRenameUUIDs(r *Request, fromDB, fromColl, toDB, toColl string, targetUUID []byte) error {
 	if !r.args.given("collectionUUID") && targetUUID == nil {
 		return nil
+	}
+	if err := engine.ValidateRename(fromDB, fromColl, toDB, toColl); err != nil {
+		return err
 	}
 	if fromDB != toDB {
 		return mongoerr.New(mongoerr.InvalidOptions, "Cannot provide an expected collection UUID when renaming between databases")
@@ -80,21 +114,17 @@ func (s *Service) checkRenameUUIDs(r *Request, fromDB, fromColl, toDB, toColl st
 	return s.expectUUID(r, toDB, toColl, targetUUID)
 }
 
-// uuidMismatchReply is the reply of an insert, update or delete whose
-// collectionUUID the collection does not have. MongoDB checks it as each
-// statement acquires the collection, so the mismatch is a write error: of
-// the first statement of an ordered command, of every statement of an
-// unordered one. extra follows the writeErrors.
-func uuidMismatchReply(a batchArgs, extra ...bson.E) bson.Raw {
-	n := len(a.docs)
-	if a.ordered {
+// uuidWriteErrors are the write errors of n insert statements failing
+// with a collectionUUID mismatch: the first one's, when ordered.
+func uuidWriteErrors(mismatch error, n int, ordered bool) []engine.WriteError {
+	if ordered {
 		n = 1
 	}
 	werrs := make([]engine.WriteError, n)
 	for i := range werrs {
-		werrs[i] = engine.WriteError{Index: i, Err: mongoerr.As(a.uuidMismatch)}
+		werrs[i] = engine.WriteError{Index: i, Err: mongoerr.As(mismatch)}
 	}
-	return writeReply(0, werrs, extra...)
+	return werrs
 }
 
 // expectUUID fails with CollectionUUIDMismatch unless db.name is a

@@ -40,7 +40,7 @@ var listIndexesSpec = &argSpec{path: "listIndexes", fields: []argField{
 var listIndexesCursorSpec = cursorSpec("listIndexes")
 
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, ts, err := s.indexTarget(r)
+	name, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -52,9 +52,6 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {
 		spec, err := parseIndexSpec(d, ignoreUnknown)
-		if err == nil && ts != nil {
-			err = ts.bucketIndex(&spec)
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -62,6 +59,27 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
+	}
+	if r.args.given("collectionUUID") {
+		// MongoDB validates the specs before it looks at the collection.
+		if err := engine.CheckNewSpecs(specs); err != nil {
+			return nil, err
+		}
+		if err := s.checkCollectionUUID(r, &r.args, r.DB, name); err != nil {
+			return nil, err
+		}
+	}
+	coll, ts, err := s.indexTarget(r, name)
+	if err != nil {
+		return nil, err
+	}
+	for i := range specs {
+		if ts == nil {
+			break
+		}
+		if err := ts.bucketIndex(&specs[i]); err != nil {
+			return nil, err
+		}
 	}
 	var res engine.CreateIndexesResult
 	if r.Txn != nil {
@@ -87,7 +105,14 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, ts, err := s.indexTarget(r)
+	name, err := collectionArg(r.Cmd)
+	if err == nil {
+		err = s.checkCollectionUUID(r, &r.args, r.DB, name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	coll, ts, err := s.indexTarget(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +145,11 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, ts, err := s.indexTarget(r)
+	name, err := collectionArg(r.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	name, ts, err := s.indexTarget(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -160,14 +189,7 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 // indexTarget is the collection an index command works on: the one it
 // names, or a time series collection's buckets (ts then set); a view
 // fails with CommandNotSupportedOnView.
-func (s *Service) indexTarget(r *Request) (string, *tsColl, error) {
-	coll, err := collectionArg(r.Cmd)
-	if err == nil {
-		err = s.checkCollectionUUID(r, &r.args, r.DB, coll)
-	}
-	if err != nil {
-		return "", nil, err
-	}
+func (s *Service) indexTarget(r *Request, coll string) (string, *tsColl, error) {
 	ts, err := s.viewTarget(r, r.DB, coll)
 	if ts != nil {
 		coll = ts.buckets

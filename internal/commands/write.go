@@ -144,7 +144,9 @@ type batchArgs struct {
 	// let is update's or delete's let document (see statementLet).
 	let bson.Raw
 	// uuidMismatch is the CollectionUUIDMismatch of a collectionUUID the
-	// collection does not have (see uuidMismatchReply).
+	// collection does not have: each statement that runs fails with it,
+	// as each acquires the collection in MongoDB (a retried statement
+	// that ran is answered from its session's record first).
 	uuidMismatch error
 }
 
@@ -154,12 +156,17 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 	coll, err := collectionArg(c.raw)
 	var ts *tsColl
 	var uuidErr error
-	if err == nil {
-		// A view has no UUID: the check comes first.
-		uuidErr = s.checkCollectionUUID(r, c, r.DB, coll)
+	if err == nil && c.given("collectionUUID") {
+		// MongoDB checks the namespace may be written (userAllowedWriteNS),
+		// then the UUID as each statement acquires the collection,
+		// before it looks for a view: a view has no UUID.
+		err = engine.ValidateCollName(r.DB, coll)
 	}
-	if err == nil && uuidErr == nil && coll == systemViews {
+	if err == nil && coll == systemViews {
 		err = s.writable(r, r.DB, coll)
+	}
+	if err == nil {
+		uuidErr = s.checkCollectionUUID(r, c, r.DB, coll)
 	}
 	if err == nil && uuidErr == nil {
 		ts, err = s.viewTarget(r, r.DB, coll)
@@ -195,9 +202,6 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := mongoerr.Interruption(r.Ctx); err != nil {
 		return nil, err
 	}
-	if a.uuidMismatch != nil {
-		return uuidMismatchReply(a), nil
-	}
 	s.Ops.Insert.Add(int64(len(a.docs)))
 	if !r.args.bool("bypassEmptyTsReplacement") {
 		for i, d := range a.docs {
@@ -232,7 +236,11 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	n := 0
 	var werrs []engine.WriteError
-	if len(docs) > 0 {
+	switch {
+	case len(docs) == 0:
+	case a.uuidMismatch != nil:
+		werrs = uuidWriteErrors(a.uuidMismatch, len(docs), a.ordered)
+	default:
 		var err error
 		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {
 			return nil, err
@@ -311,9 +319,6 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			u.Update = s.fillEmptyTimestamps(u.Update)
 		}
 	}
-	if a.uuidMismatch != nil {
-		return uuidMismatchReply(a, bson.E{Key: "nModified", Value: int32(0)}), nil
-	}
 	var matched, modified int64
 	var upserted bson.A
 	var werrs []engine.WriteError
@@ -349,9 +354,12 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		profiled := s.profileStatement(r, "update", a.docs[i])
 		var res engine.UpdateResult
-		if a.ts != nil {
+		switch {
+		case a.uuidMismatch != nil:
+			err = a.uuidMismatch
+		case a.ts != nil:
 			res, err = s.updateTimeseries(r, a.ts, u, a.let)
-		} else {
+		default:
 			res, err = updateStatementRun(s, r, coll, u, a.let)
 		}
 		w := writeCounts{n: res.Matched, nModified: res.Modified}
@@ -399,9 +407,6 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	if a.uuidMismatch != nil {
-		return uuidMismatchReply(a), nil
-	}
 	var n int64
 	var werrs []engine.WriteError
 	var retried []int32
@@ -430,6 +435,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		var removed int64
 		wo.Let, err = s.scriptVars(a.let, r, r.Ctx)
 		wo.Collation = st.collation
+		if err == nil {
+			err = a.uuidMismatch
+		}
 		if err == nil {
 			profiled := s.profileStatement(r, "remove", a.docs[i])
 			if a.ts != nil {

@@ -673,11 +673,13 @@ func (e *Engine) DropDatabase(db string) error {
 	return e.dropData(v)
 }
 
-// RenameCollection moves a collection to a new name, possibly in another
-// database. Documents are keyed by collection id, so only the catalog entry
-// moves. With dropTarget an existing target is dropped in the same catalog
-// change, its data removed after it (dropData).
-func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
+// ValidateRename checks a rename's names before any collection is looked
+// at, as renameCollection does (a rename to itself, then the target's
+// name, and system.profile either way).
+func ValidateRename(fromDB, from, toDB, to string) error {
+	if fromDB == toDB && from == to {
+		return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
+	}
 	if err := ValidateDBName(toDB); err != nil {
 		return err
 	}
@@ -687,14 +689,22 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 	if from == ProfileCollection || to == ProfileCollection {
 		return mongoerr.New(mongoerr.IllegalOperation, "renaming to or from %s is not allowed", ProfileCollection)
 	}
+	return nil
+}
+
+// RenameCollection moves a collection to a new name, possibly in another
+// database. Documents are keyed by collection id, so only the catalog entry
+// moves. With dropTarget an existing target is dropped in the same catalog
+// change, its data removed after it (dropData).
+func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool) error {
+	if err := ValidateRename(fromDB, from, toDB, to); err != nil {
+		return err
+	}
 	e.cat.mu.Lock()
 	v, err := e.catalogChange(func(tx storage.Txn) error {
 		src := e.cat.colls[nsKey(fromDB, from)]
 		if src == nil {
 			return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
-		}
-		if fromDB == toDB && from == to {
-			return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
 		}
 		target := e.cat.colls[nsKey(toDB, to)]
 		if target != nil && !dropTarget {

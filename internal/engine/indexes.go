@@ -109,7 +109,7 @@ type BuildProgress func(done, total int64) error
 // IndexBuildAlreadyInProgress (285).
 func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress BuildProgress) (CreateIndexesResult, error) {
 	var res CreateIndexesResult
-	if err := checkNewSpecs(specs); err != nil {
+	if err := CheckNewSpecs(specs); err != nil {
 		return res, err
 	}
 	res.CreatedCollection = e.cat.get(db, coll) == nil
@@ -150,12 +150,12 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	return res, nil
 }
 
-// checkNewSpecs refuses the specs MongoDB refuses before it creates the
+// CheckNewSpecs refuses the specs MongoDB refuses before it creates the
 // collection they are for, which then stays missing: each must build an
 // index, not both sparse and partial, with a partial filter MongoDB
 // indexes by. The filter is checked
 // on creation only, so that an index stored before the check still loads.
-func checkNewSpecs(specs []IndexSpec) error {
+func CheckNewSpecs(specs []IndexSpec) error {
 	for _, spec := range specs {
 		if spec.Sparse && len(spec.Partial) > 0 {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")

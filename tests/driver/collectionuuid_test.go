@@ -86,6 +86,15 @@ var uuidCases = []uuidCase{
 	{name: "aggregate collectionless", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$documents", Value: bson.A{}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 4928901},
+	{name: "aggregate collectionless reading a collection", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$documents", Value: bson.A{bson.D{}}}},
+			bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "coll"}, {Key: "pipeline", Value: bson.A{}}, {Key: "as", Value: "x"}}}},
+		}}, {Key: "cursor", Value: bson.D{}}, {Key: "collectionUUID", Value: u["coll"]}}
+	}, code: 361, expected: "$cmd.aggregate", actual: "coll"},
+	{name: "aggregate change stream of a cluster", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{{Key: "allChangesForCluster", Value: true}}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "collectionUUID", Value: u["coll"]}}
+	}, code: 4928900},
 	{name: "aggregate change stream", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "aggregate", Value: "coll"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 4928900},
@@ -104,6 +113,12 @@ var uuidCases = []uuidCase{
 	{name: "insert into a view", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "insert", Value: "view"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 361, expected: "view", actual: "coll", writeErrors: 1},
+	{name: "insert into a system namespace", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "insert", Value: "system.foo"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
+	}, code: 73},
+	{name: "explain update", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "explain", Value: bson.D{{Key: "update", Value: "coll"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}, {Key: "collectionUUID", Value: u["other"]}}}}
+	}, code: 361, expected: "coll", actual: "other"},
 	{name: "update own", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "update", Value: "coll"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "multi", Value: true}}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}},
@@ -116,6 +131,9 @@ var uuidCases = []uuidCase{
 	{name: "createIndexes own", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "createIndexes", Value: "coll"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "name", Value: "x_1"}}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}},
+	{name: "createIndexes checks its specs first", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "createIndexes", Value: "coll"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: "nope"}}}, {Key: "name", Value: "x_nope"}}}}, {Key: "collectionUUID", Value: u["other"]}}
+	}, code: 67},
 	{name: "createIndexes creates no collection", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "createIndexes", Value: "fresh"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "x", Value: 1}}}, {Key: "name", Value: "x_1"}}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 361, expected: "fresh", actual: "coll", after: wantNoCollection("fresh")},
@@ -140,12 +158,21 @@ var uuidCases = []uuidCase{
 	{name: "drop time series", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "drop", Value: "ts"}, {Key: "collectionUUID", Value: u["system.buckets.ts"]}}
 	}, code: 72, after: wantCollection("ts")},
+	{name: "drop time series by another uuid", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "drop", Value: "ts"}, {Key: "collectionUUID", Value: u["coll"]}}
+	}, code: 361, expected: "system.buckets.ts", actual: "coll", after: wantCollection("ts")},
 	{name: "drop own", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "drop", Value: "other"}, {Key: "collectionUUID", Value: u["other"]}}
 	}, after: wantNoCollection("other")},
 	{name: "rename mismatch", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".renamed"}, {Key: "collectionUUID", Value: u["other"]}}
 	}, code: 361, expected: "coll", actual: "other", after: wantCollection("coll")},
+	{name: "rename to itself", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".coll"}, {Key: "collectionUUID", Value: u["other"]}}
+	}, code: 20},
+	{name: "rename to an invalid name", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".system.x"}, {Key: "collectionUUID", Value: u["other"]}}
+	}, code: 73},
 	{name: "rename between databases", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: "uuidnodb.renamed"}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 72},
@@ -244,7 +271,6 @@ func setUpUUIDs(t *testing.T, client *mongo.Client) map[string]bson.Binary {
 // TestCollectionUUID runs uuidCases, each on fresh collections.
 func TestCollectionUUID(t *testing.T) {
 	client, _ := startServer(t)
-	ctx := context.Background()
 	for _, tc := range uuidCases {
 		t.Run(tc.name, func(t *testing.T) {
 			u := setUpUUIDs(t, client)
@@ -252,18 +278,7 @@ func TestCollectionUUID(t *testing.T) {
 			if name == "" {
 				name = testDB
 			}
-			reply, err := client.Database(name).RunCommand(ctx, tc.cmd(u)).Raw()
-			var ce mongo.CommandError
-			var we mongo.WriteException
-			switch {
-			case errors.As(err, &ce):
-				reply, err = ce.Raw, nil
-			case errors.As(err, &we):
-				reply, err = we.Raw, nil
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			reply := commandReply(t, client.Database(name), tc.cmd(u))
 			got := reply
 			if werrs, ok := reply.Lookup("writeErrors").ArrayOK(); ok {
 				vals, _ := werrs.Values()
@@ -299,6 +314,23 @@ func TestCollectionUUID(t *testing.T) {
 	}
 }
 
+// commandReply runs cmd and returns its reply, failed or not.
+func commandReply(t *testing.T, db *mongo.Database, cmd bson.D) bson.Raw {
+	t.Helper()
+	reply, err := db.RunCommand(context.Background(), cmd).Raw()
+	var ce mongo.CommandError
+	var we mongo.WriteException
+	switch {
+	case errors.As(err, &ce):
+		return ce.Raw
+	case errors.As(err, &we):
+		return we.Raw
+	case err != nil:
+		t.Fatal(err)
+	}
+	return reply
+}
+
 // checkUUIDMismatch checks a CollectionUUIDMismatch's extra fields and
 // their order (CollectionUUIDMismatchInfo::serialize), after errmsg.
 func checkUUIDMismatch(t *testing.T, got bson.Raw, db string, tc uuidCase) {
@@ -331,5 +363,47 @@ func checkUUIDMismatch(t *testing.T, got bson.Raw, db string, tc uuidCase) {
 	}
 	if st, data, ok := got.Lookup("collectionUUID").BinaryOK(); !ok || st != 4 || len(data) != 16 {
 		t.Errorf("collectionUUID %v", got.Lookup("collectionUUID"))
+	}
+}
+
+// TestCollectionUUIDRetriedWrite: a retried statement that ran is answered
+// from its session's record before the collection is looked at, so a
+// rename since does not fail it; one that did not run fails with the
+// mismatch.
+func TestCollectionUUIDRetriedWrite(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	u := setUpUUIDs(t, client)
+	insert := func(ids ...int) bson.D {
+		var docs bson.A
+		for _, id := range ids {
+			docs = append(docs, bson.D{{Key: "_id", Value: id}})
+		}
+		return inSession(bson.D{{Key: "insert", Value: "coll"}, {Key: "documents", Value: docs}, {Key: "collectionUUID", Value: u["coll"]}}, lsidFor("uuidretry-insert"), 1)
+	}
+	update := inSession(bson.D{{Key: "update", Value: "coll"}, {Key: "updates", Value: bson.A{
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}},
+	}}, {Key: "collectionUUID", Value: u["coll"]}}, lsidFor("uuidretry-update"), 1)
+	if n := mustRunRaw(t, db, insert(10)).Lookup("n").Int32(); n != 1 {
+		t.Fatalf("insert: n %d", n)
+	}
+	if n := mustRunRaw(t, db, update).Lookup("nModified").Int32(); n != 1 {
+		t.Fatalf("update: nModified %d", n)
+	}
+	ctx := context.Background()
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".moved"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "coll"); err != nil {
+		t.Fatal(err)
+	}
+	if reply := mustRunRaw(t, db, update); reply.Lookup("nModified").Int32() != 1 || reply.Lookup("writeErrors").Type != 0 {
+		t.Errorf("retried update: %v", reply)
+	}
+	// Statement 0 ran; statement 1 did not, and fails.
+	reply := commandReply(t, db, insert(10, 11))
+	werr, _ := reply.Lookup("writeErrors", "0").DocumentOK()
+	if reply.Lookup("n").Int32() != 1 || werr.Lookup("index").Int32() != 1 || werr.Lookup("code").Int32() != 361 || werr.Lookup("actualCollection").StringValue() != "moved" {
+		t.Errorf("retried insert: %v", reply)
 	}
 }
