@@ -59,6 +59,12 @@ var uuidCases = []uuidCase{
 	{name: "find time series by its buckets' uuid", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "find", Value: "ts"}, {Key: "collectionUUID", Value: u["system.buckets.ts"]}}
 	}, code: 361, expected: "ts", actual: "system.buckets.ts"},
+	{name: "find the oplog", db: "local", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "find", Value: "oplog.rs"}, {Key: "limit", Value: 1}, {Key: "collectionUUID", Value: u["oplog.rs"]}}
+	}},
+	{name: "find the oplog by another uuid", db: "local", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "find", Value: "oplog.rs"}, {Key: "collectionUUID", Value: u["coll"]}}
+	}, code: 361, expected: "oplog.rs", actual: nil},
 	{name: "find null", cmd: func(map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "find", Value: "coll"}, {Key: "collectionUUID", Value: nil}}
 	}},
@@ -113,8 +119,8 @@ var uuidCases = []uuidCase{
 	{name: "insert into a view", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "insert", Value: "view"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 361, expected: "view", actual: "coll", writeErrors: 1},
-	{name: "insert into a system namespace", cmd: func(u map[string]bson.Binary) bson.D {
-		return bson.D{{Key: "insert", Value: "system.foo"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
+	{name: "insert into an invalid namespace", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "insert", Value: "a$b"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 73},
 	{name: "explain update", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "explain", Value: bson.D{{Key: "update", Value: "coll"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}, {Key: "collectionUUID", Value: u["other"]}}}}
@@ -173,6 +179,9 @@ var uuidCases = []uuidCase{
 	{name: "rename to an invalid name", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".system.x"}, {Key: "collectionUUID", Value: u["other"]}}
 	}, code: 73},
+	{name: "rename a missing collection to itself", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "renameCollection", Value: testDB + ".missing"}, {Key: "to", Value: testDB + ".missing"}}
+	}, code: 20},
 	{name: "rename between databases", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: "uuidnodb.renamed"}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 72},
@@ -232,7 +241,7 @@ func setUpUUIDs(t *testing.T, client *mongo.Client) map[string]bson.Binary {
 	seed(t, db.Collection("coll"), []bson.Raw{mustRaw(t, bson.D{{Key: "_id", Value: 1}}), mustRaw(t, bson.D{{Key: "_id", Value: 2}})})
 	seed(t, db.Collection("other"), []bson.Raw{mustRaw(t, bson.D{{Key: "_id", Value: 1}})})
 	u := map[string]bson.Binary{"none": {Subtype: 4, Data: []byte("0123456789abcdef")}}
-	for _, d := range []*mongo.Database{db, client.Database("uuidelsewhere")} {
+	for _, d := range []*mongo.Database{db, client.Database("uuidelsewhere"), client.Database("local")} {
 		specs, err := d.ListCollectionSpecifications(ctx, bson.D{})
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +269,7 @@ func setUpUUIDs(t *testing.T, client *mongo.Client) map[string]bson.Binary {
 	for _, c := range res.Cursor.FirstBatch {
 		u[c.Name] = c.Info.UUID
 	}
-	for _, name := range []string{"coll", "other", "elsewhere", "system.buckets.ts"} {
+	for _, name := range []string{"coll", "other", "elsewhere", "system.buckets.ts", "oplog.rs"} {
 		if len(u[name].Data) != 16 {
 			t.Fatalf("no UUID for %s: %v", name, u)
 		}
