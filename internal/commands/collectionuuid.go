@@ -80,8 +80,7 @@ func (s *Service) checkDropUUID(r *Request, name string, ts *tsColl) error {
 		return nil
 	}
 	if ts != nil {
-		_, want := r.args.value("collectionUUID").Binary()
-		if err := s.expectUUID(r, r.DB, ts.buckets, want); err != nil {
+		if err := s.checkCollectionUUID(r, &r.args, r.DB, ts.buckets); err != nil {
 			return err
 		}
 		return mongoerr.New(mongoerr.InvalidOptions, "The collectionUUID parameter cannot be passed when dropping a time-series collection")

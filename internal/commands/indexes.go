@@ -73,12 +73,11 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range specs {
-		if ts == nil {
-			break
-		}
-		if err := ts.bucketIndex(&specs[i]); err != nil {
-			return nil, err
+	if ts != nil {
+		for i := range specs {
+			if err := ts.bucketIndex(&specs[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var res engine.CreateIndexesResult
