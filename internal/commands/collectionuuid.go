@@ -113,15 +113,22 @@ func (s *Service) checkRenameUUIDs(r *Request, fromDB, fromColl, toDB, toColl st
 	return s.expectUUID(r, toDB, toColl, targetUUID)
 }
 
-// uuidWriteErrors are the write errors of n insert statements failing
-// with a collectionUUID mismatch: the first one's, when ordered.
-func uuidWriteErrors(mismatch error, n int, ordered bool) []engine.WriteError {
-	if ordered {
-		n = 1
-	}
-	werrs := make([]engine.WriteError, n)
-	for i := range werrs {
-		werrs[i] = engine.WriteError{Index: i, Err: mongoerr.As(mismatch)}
+// uuidWriteErrors are the write errors of inserting docs into a collection
+// whose collectionUUID did not match: as MongoDB checks each document
+// before it acquires the collection, a document that cannot be inserted
+// fails with its own error and the others with the mismatch; an ordered
+// insert stops at the first.
+func uuidWriteErrors(mismatch error, docs []bson.Raw, ordered bool) []engine.WriteError {
+	var werrs []engine.WriteError
+	for i, d := range docs {
+		err := engine.CheckInsert(d)
+		if err == nil {
+			err = mismatch
+		}
+		werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
+		if ordered {
+			break
+		}
 	}
 	return werrs
 }

@@ -239,7 +239,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	switch {
 	case len(docs) == 0:
 	case a.uuidMismatch != nil:
-		werrs = uuidWriteErrors(a.uuidMismatch, len(docs), a.ordered)
+		werrs = uuidWriteErrors(a.uuidMismatch, docs, a.ordered)
 	default:
 		var err error
 		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {

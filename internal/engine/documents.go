@@ -15,6 +15,14 @@ const MaxDocumentSize = 16 * 1024 * 1024
 // 200-level BSON limit less 20 levels kept for the server's own use.
 const maxStorageDepth = 180
 
+// CheckInsert reports the error inserting doc fails with before any
+// collection is looked at (MongoDB's fixDocumentForInsert): its size,
+// nesting, _id.
+func CheckInsert(doc bson.Raw) error {
+	_, _, err := prepareInsert(doc)
+	return err
+}
+
 // prepareInsert validates doc for storage and returns it with _id as its
 // first field, generating an ObjectId when _id is missing, as MongoDB does.
 // A second top-level _id fails with BadValue (2); other repeated field names

@@ -113,6 +113,9 @@ var uuidCases = []uuidCase{
 	{name: "insert unordered mismatch", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "insert", Value: "coll"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: 11}}}}, {Key: "ordered", Value: false}, {Key: "collectionUUID", Value: u["other"]}}
 	}, code: 361, expected: "coll", actual: "other", writeErrors: 2, after: wantDocs("coll", 2)},
+	{name: "insert checks its documents first", cmd: func(u map[string]bson.Binary) bson.D {
+		return bson.D{{Key: "insert", Value: "coll"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: bson.A{1}}}, bson.D{{Key: "_id", Value: 11}}}}, {Key: "ordered", Value: false}, {Key: "collectionUUID", Value: u["other"]}}
+	}, code: 53, writeErrors: 2, after: wantDocs("coll", 2)},
 	{name: "insert creates no collection", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "insert", Value: "fresh"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "collectionUUID", Value: u["coll"]}}
 	}, code: 361, expected: "fresh", actual: "coll", writeErrors: 1, after: wantNoCollection("fresh")},
