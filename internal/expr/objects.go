@@ -27,8 +27,8 @@ const (
 	fieldUnset
 )
 
-// compileFieldOp builds $getField ({field, input} or a bare field name, input
-// defaulting to $$CURRENT), $setField ({field, input, value}; a value of
+// compileFieldOp builds $getField ({field, input}, or the field alone,
+// which may be an expression object, input defaulting to $$CURRENT), $setField ({field, input, value}; a value of
 // $$REMOVE removes the field) and $unsetField ({field, input}). The field
 // name is taken literally (dots and $ included) and must be a constant
 // string. A null or missing input gives null.
@@ -43,7 +43,9 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			allowed = allowed[:2]
 		}
 		var args map[string]bson.RawValue
-		if kind == fieldGet && v.Type != bson.TypeEmbeddedDocument {
+		if kind == fieldGet && (v.Type != bson.TypeEmbeddedDocument || startsWithOperator(v.Document())) {
+			// The short form: the field alone, which may be an
+			// expression ({$getField: {$literal: "$price"}}).
 			args = map[string]bson.RawValue{"field": v, "input": stringValue("$$CURRENT")}
 		} else {
 			var err error
@@ -214,4 +216,11 @@ func evalMergeObjects(args []bson.RawValue) (bson.RawValue, error) {
 		d.addDoc(a.Value)
 	}
 	return d.value(), nil
+}
+
+// startsWithOperator reports whether d's first field name starts with '$':
+// $getField reads such an object as an expression for its field.
+func startsWithOperator(d bson.Raw) bool {
+	el, err := d.IndexErr(0)
+	return err == nil && strings.HasPrefix(el.Key(), "$")
 }

@@ -201,10 +201,12 @@ func init() {
 	register(map[string]opCompiler{
 		"$let":     compileLet,
 		"$literal": compileLiteral,
+		"$const":   compileLiteral,
 	})
 }
 
-// compileLiteral: {$literal: v} is v, unparsed.
+// compileLiteral: {$literal: v} is v, unparsed. $const is its other name
+// (MongoDB's own: it serializes constants as $const).
 func compileLiteral(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	return constExpr(v), nil
 }
