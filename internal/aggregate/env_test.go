@@ -189,6 +189,16 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 }
 
 // PlanCacheStats: the in-memory Env plans nothing, so its caches are empty.
+// CollectionScans: the in-memory Env counts no scans.
+func (m *memEnv) CollectionScans(db, coll string) (int64, int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.colls[db+"."+coll]; !ok {
+		return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
+	}
+	return 0, 0, nil
+}
+
 // LatencyStats: an in-memory environment times nothing.
 func (m *memEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
 	return bson.Raw{5, 0, 0, 0, 0}

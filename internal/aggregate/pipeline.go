@@ -75,6 +75,10 @@ type Env interface {
 	// LatencyStats is db.coll's latencyStats, with the histograms when
 	// asked (MongoDB's operation latency histograms).
 	LatencyStats(db, coll string, histograms bool) bson.Raw
+	// CollectionScans counts the queries that read db.coll by a
+	// collection scan: all, and those not tailable; a missing collection
+	// is NamespaceNotFound.
+	CollectionScans(db, coll string) (total, nonTailable int64, err error)
 	// HasUniqueKeyIndex reports whether db.coll has an index proving that
 	// the values of paths identify at most one document under the
 	// collation c (nil: simple); a missing collection has only _id's.
@@ -317,6 +321,20 @@ func (p *Pipeline) LeadingSample() (n int64, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// Generates reports whether the pipeline's first stage makes its own
+// documents ($collStats, $indexStats, $planCacheStats, $documents) rather
+// than reading the collection's, which is then not scanned at all.
+func (p *Pipeline) Generates() bool {
+	if len(p.stages) == 0 {
+		return false
+	}
+	switch p.stages[0].(type) {
+	case *collStatsStage, indexStatsStage, planCacheStatsStage, *documentsStage:
+		return true
+	}
+	return false
 }
 
 // DropLeadingSample removes the leading $sample: the collection's source

@@ -14,11 +14,12 @@ import (
 )
 
 // collStatsStage is $collStats: one document describing the collection,
-// {ns, host, localTime} plus the sections asked for: count ({count: n})
-// and storageStats (sizes).
+// {ns, host, localTime} plus the sections asked for: latencyStats,
+// storageStats (sizes), count ({count: n}) and queryExecStats (its
+// collection scans), in that order.
 type collStatsStage struct {
-	count, storage bool
-	scale          int64 // storageStats' scale
+	count, storage, queryExec bool
+	scale                     int64 // storageStats' scale
 	// latency asks for latencyStats, with histograms.
 	latency, histograms bool
 }
@@ -60,7 +61,10 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 				s.histograms = g.val.Boolean()
 			}
 		case "queryExecStats":
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $collStats %s yet", f.key)
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.queryExecStats' is the wrong type '%s', expected type 'object'", typeName(f.val))
+			}
+			s.queryExec = true
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$collStats.%s' is an unknown field.", f.key)
 		}
@@ -131,6 +135,14 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 			if s.count {
 				fs = append(fs, field{"count", values.Number(st.Count)})
 			}
+		}
+		if s.queryExec {
+			total, nonTailable, err := rt.opts.Env.CollectionScans(rt.opts.DB, rt.opts.Coll)
+			if err != nil {
+				return nil, err
+			}
+			scans := buildDoc([]field{{"total", values.Int64Value(total)}, {"nonTailable", values.Int64Value(nonTailable)}})
+			fs = append(fs, field{"queryExecStats", docValue(buildDoc([]field{{"collectionScans", docValue(scans)}}))})
 		}
 		return []bson.Raw{buildDoc(fs)}, nil
 	}}

@@ -130,6 +130,8 @@ func (s *Service) openAggregate(r *Request, a *aggregateArgs) (cursors.Source, s
 	nsColl := "$cmd.aggregate"
 	if a.opts.Coll != "" {
 		nsColl = a.opts.Coll
+	}
+	if a.opts.Coll != "" && !p.Generates() {
 		cur, err := s.openPipelineScan(r, a, p)
 		if err != nil {
 			return nil, "", err
@@ -485,6 +487,26 @@ func (env engineEnv) PlanCacheStats(db, coll string) ([]bson.Raw, error) {
 // LatencyStats is db.coll's latencyStats since the server started.
 func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
 	return marshal(env.ops.latencyDoc(db+"."+coll, histograms))
+}
+
+func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
+	scans := env.e.OplogScans()
+	if !env.e.IsOplog(db, coll) {
+		if env.views != nil {
+			if _, _, isView, err := env.views(db, coll); err != nil || isView {
+				if err == nil {
+					err = viewError(db, coll)
+				}
+				return 0, 0, err
+			}
+		}
+		c := env.e.Collection(db, coll)
+		if c == nil {
+			return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
+		}
+		scans = c.Scans()
+	}
+	return scans.Total(), scans.NonTailable(), nil
 }
 
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {

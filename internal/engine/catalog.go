@@ -32,6 +32,8 @@ type Collection struct {
 	// idUsage counts the operations whose plan read the documents by _id
 	// (the _id index's usage).
 	idUsage IndexUsage
+	// scans counts the queries that read it by a collection scan.
+	scans ScanCounts
 
 	mu      sync.RWMutex
 	dropped bool // set under mu once the catalog entry is gone

@@ -39,6 +39,8 @@ type oplogState struct {
 	stamps storage.Stamps
 	limit  int64
 	uuid   [16]byte // see keyOplogUUID
+	// scans counts the finds that read the oplog.
+	scans ScanCounts
 	// staged is the bytes of the entries this engine staged since its
 	// last pass of MaintainOplog, which adds them to the count kept in the
 	// store (keyOplogSize).

@@ -75,6 +75,7 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 		src.before = last + 1
 	}
 	scan := &matchScan{src: src, filter: q.filter, ctx: o.Ctx}
+	e.oplog.scans.add(tailable)
 	return &OplogCursor{matchCursor: &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}, src: src}, nil
 }
 

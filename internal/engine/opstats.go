@@ -58,13 +58,15 @@ func (s *OpStats) ran(c *Collection, p *planner.Plan, count bool) {
 
 // used counts a use of the index scan p reads: one of c's, or its _id
 // index (a scan of the documents by _id ranges); a collection scan reads
-// none.
+// none, and is counted as one.
 func (c *Collection) used(p *planner.Plan) {
 	switch {
 	case p.Index != nil:
 		indexOf(p).usage.ops.Add(1)
 	case p.Intervals != nil:
 		c.idUsage.ops.Add(1)
+	default:
+		c.scans.add(false)
 	}
 }
 

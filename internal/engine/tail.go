@@ -57,6 +57,7 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	if left <= 0 {
 		left = -1
 	}
+	c.scans.add(true)
 	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx, skip: o.Skip, left: left}, nil
 }
 

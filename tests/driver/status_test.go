@@ -756,6 +756,116 @@ func TestCollStatsLatency(t *testing.T) {
 	}
 }
 
+// TestCollStatsQueryExecStats: $collStats' queryExecStats counts the
+// queries that read the collection by a collection scan (finds, counts,
+// aggregations, distincts, updates and deletes without an index to use),
+// and separately those that were not tailable; an _id lookup and an index
+// scan are none, nor is $collStats itself. The section comes last, after
+// count.
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/collStats/#queryexecstats-document
+func TestCollStatsQueryExecStats(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "scans", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("scans")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	scans := func() (total, nonTailable int64) {
+		t.Helper()
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}, {Key: "queryExecStats", Value: bson.D{}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+			t.Fatalf("%v %v", out, err)
+		}
+		els, _ := out[0].Elements()
+		if last := els[len(els)-1].Key(); last != "queryExecStats" || els[len(els)-2].Key() != "count" {
+			t.Fatalf("fields %v", out[0])
+		}
+		cs := out[0].Lookup("queryExecStats", "collectionScans")
+		return cs.Document().Lookup("total").Int64(), cs.Document().Lookup("nonTailable").Int64()
+	}
+	for range 2 {
+		if total, non := scans(); total != 0 || non != 0 {
+			t.Errorf("before any query: %d, %d", total, non)
+		}
+	}
+	steps := []struct {
+		name string
+		run  func() error
+		scan bool
+	}{
+		{"find by _id", func() error { return coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err() }, false},
+		{"find by an index", func() error { return coll.FindOne(ctx, bson.D{{Key: "a", Value: 2}}).Err() }, false},
+		// MongoDB reads its record count; Folio counts by a scan, and
+		// reports it.
+		{"count of everything", func() error { _, err := coll.EstimatedDocumentCount(ctx); return err }, true},
+		{"find", func() error { return coll.FindOne(ctx, bson.D{{Key: "b", Value: nil}}).Err() }, true},
+		{"countDocuments", func() error { _, err := coll.CountDocuments(ctx, bson.D{{Key: "b", Value: 1}}); return err }, true},
+		{"distinct", func() error { return coll.Distinct(ctx, "b", bson.D{}).Err() }, true},
+		{"update", func() error {
+			_, err := coll.UpdateMany(ctx, bson.D{{Key: "b", Value: nil}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 3}}}})
+			return err
+		}, true},
+		{"delete", func() error { _, err := coll.DeleteMany(ctx, bson.D{{Key: "b", Value: 7}}); return err }, true},
+	}
+	var want int64
+	for _, st := range steps {
+		if err := st.run(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if st.scan {
+			want++
+		}
+		if total, non := scans(); total != want || non != want {
+			t.Errorf("after %s: %d, %d; want %d", st.name, total, non, want)
+		}
+	}
+	// A tailable cursor counts among the scans, not the non-tailable ones.
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetCursorType(options.Tailable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Close(ctx)
+	if total, non := scans(); total != want+1 || non != want {
+		t.Errorf("after a tailable find: %d, %d; want %d, %d", total, non, want+1, want)
+	}
+	// The oplog has no index: every find of it is a scan.
+	oplog := client.Database("local").Collection("oplog.rs")
+	oplogScans := func() int64 {
+		t.Helper()
+		cur, err := oplog.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "queryExecStats", Value: bson.D{}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+			t.Fatalf("%v %v", out, err)
+		}
+		return out[0].Lookup("queryExecStats", "collectionScans", "total").Int64()
+	}
+	before := oplogScans()
+	if err := oplog.FindOne(ctx, bson.D{}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := oplogScans(); got != before+1 {
+		t.Errorf("oplog scans %d after a find, %d before", got, before)
+	}
+	_, err = db.Collection("noscans").Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "queryExecStats", Value: bson.D{}}}}}})
+	requireCode(t, err, 26, "NamespaceNotFound")
+	_, err = coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "queryExecStats", Value: 1}}}}})
+	requireCode(t, err, 14, "TypeMismatch")
+}
+
 // TestLogLevelAndTTLParameters: logLevel 1 lets debug lines into the log
 // (getLog shows them) and 0 stops them again; ttlMonitorSleepSecs makes
 // the TTL monitor run that often, and ttlMonitorEnabled: false stops it
