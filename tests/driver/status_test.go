@@ -670,19 +670,12 @@ func TestCollStatsLatency(t *testing.T) {
 	coll := client.Database(testDB).Collection("latency")
 	latency := func(histograms bool) bson.Raw {
 		t.Helper()
-		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: histograms}}}}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
-			t.Fatalf("%v %v", out, err)
-		}
-		els, _ := out[0].Elements()
+		out := collStatsOf(t, coll, bson.D{{Key: "latencyStats", Value: bson.D{{Key: "histograms", Value: histograms}}}})
+		els, _ := out.Elements()
 		if len(els) != 4 || els[0].Key() != "ns" || els[3].Key() != "latencyStats" {
-			t.Fatalf("fields %v", out[0])
+			t.Fatalf("fields %v", out)
 		}
-		return out[0].Lookup("latencyStats").Document()
+		return out.Lookup("latencyStats").Document()
 	}
 	if got := latency(false).String(); got != `{"reads": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},"writes": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},`+
 		`"commands": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}},"transactions": {"latency": {"$numberLong":"0"},"ops": {"$numberLong":"0"}}}` {
@@ -756,6 +749,21 @@ func TestCollStatsLatency(t *testing.T) {
 	}
 }
 
+// collStatsOf is the one document of {$collStats: spec} on coll.
+func collStatsOf(t *testing.T, coll *mongo.Collection, spec bson.D) bson.Raw {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+		t.Fatalf("%v %v", out, err)
+	}
+	return out[0]
+}
+
 // TestCollStatsQueryExecStats: $collStats' queryExecStats counts the
 // queries that read the collection by a collection scan (finds, counts,
 // aggregations, distincts, updates and deletes without an index to use),
@@ -779,20 +787,13 @@ func TestCollStatsQueryExecStats(t *testing.T) {
 	}
 	scans := func() (total, nonTailable int64) {
 		t.Helper()
-		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}, {Key: "queryExecStats", Value: bson.D{}}}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
-			t.Fatalf("%v %v", out, err)
-		}
-		els, _ := out[0].Elements()
+		out := collStatsOf(t, coll, bson.D{{Key: "count", Value: bson.D{}}, {Key: "queryExecStats", Value: bson.D{}}})
+		els, _ := out.Elements()
 		if last := els[len(els)-1].Key(); last != "queryExecStats" || els[len(els)-2].Key() != "count" {
-			t.Fatalf("fields %v", out[0])
+			t.Fatalf("fields %v", out)
 		}
-		cs := out[0].Lookup("queryExecStats", "collectionScans")
-		return cs.Document().Lookup("total").Int64(), cs.Document().Lookup("nonTailable").Int64()
+		cs := out.Lookup("queryExecStats", "collectionScans").Document()
+		return cs.Lookup("total").Int64(), cs.Lookup("nonTailable").Int64()
 	}
 	for range 2 {
 		if total, non := scans(); total != 0 || non != 0 {
@@ -843,15 +844,7 @@ func TestCollStatsQueryExecStats(t *testing.T) {
 	oplog := client.Database("local").Collection("oplog.rs")
 	oplogScans := func() int64 {
 		t.Helper()
-		cur, err := oplog.Aggregate(ctx, bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "queryExecStats", Value: bson.D{}}}}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
-			t.Fatalf("%v %v", out, err)
-		}
-		return out[0].Lookup("queryExecStats", "collectionScans", "total").Int64()
+		return collStatsOf(t, oplog, bson.D{{Key: "queryExecStats", Value: bson.D{}}}).Lookup("queryExecStats", "collectionScans", "total").Int64()
 	}
 	before := oplogScans()
 	if err := oplog.FindOne(ctx, bson.D{}).Err(); err != nil {
