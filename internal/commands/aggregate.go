@@ -492,21 +492,32 @@ func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
 func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
 	scans := env.e.OplogScans()
 	if !env.e.IsOplog(db, coll) {
-		if env.views != nil {
-			if _, _, isView, err := env.views(db, coll); err != nil || isView {
-				if err == nil {
-					err = viewError(db, coll)
-				}
-				return 0, 0, err
-			}
-		}
-		c := env.e.Collection(db, coll)
-		if c == nil {
-			return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
+		c, err := env.statsCollection(db, coll, "queryExecStats")
+		if err != nil {
+			return 0, 0, err
 		}
 		scans = c.Scans()
 	}
 	return scans.Total(), scans.NonTailable(), nil
+}
+
+// statsCollection is the collection a $collStats section (named what in
+// its error) describes: a view has none (CommandNotSupportedOnView), and a
+// missing collection is NamespaceNotFound.
+func (env engineEnv) statsCollection(db, coll, what string) (*engine.Collection, error) {
+	if env.views != nil {
+		if _, _, isView, err := env.views(db, coll); err != nil || isView {
+			if err == nil {
+				err = viewError(db, coll)
+			}
+			return nil, err
+		}
+	}
+	c := env.e.Collection(db, coll)
+	if c == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve %s in $collStats stage :: caused by :: Collection [%s.%s] not found.", what, db, coll)
+	}
+	return c, nil
 }
 
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {
@@ -517,16 +528,9 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		}
 		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale))}, nil
 	}
-	if env.views != nil {
-		if _, _, isView, err := env.views(db, coll); err != nil {
-			return aggregate.CollStats{}, err
-		} else if isView {
-			return aggregate.CollStats{}, viewError(db, coll)
-		}
-	}
-	c := env.e.Collection(db, coll)
-	if c == nil {
-		return aggregate.CollStats{}, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve stats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
+	c, err := env.statsCollection(db, coll, "stats")
+	if err != nil {
+		return aggregate.CollStats{}, err
 	}
 	st, err := env.e.Stats(c)
 	if err != nil {

@@ -28,10 +28,11 @@ const (
 )
 
 // compileFieldOp builds $getField ({field, input}, or the field alone,
-// which may be an expression object, input defaulting to $$CURRENT), $setField ({field, input, value}; a value of
-// $$REMOVE removes the field) and $unsetField ({field, input}). The field
-// name is taken literally (dots and $ included) and must be a constant
-// string. A null or missing input gives null.
+// which may be an expression object, input defaulting to $$CURRENT),
+// $setField ({field, input, value}; a value of $$REMOVE removes the field)
+// and $unsetField ({field, input}). The field name is taken literally
+// (dots and $ included) and must be a constant string. A null or missing
+// input gives null.
 func compileFieldOp(kind fieldOpKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		objCode, unknownCode, fieldCode, inputCode := mongoerr.SetFieldSpecNotObject, mongoerr.SetFieldUnknownArgument, mongoerr.SetFieldMissingField, mongoerr.SetFieldMissingInput

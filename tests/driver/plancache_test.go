@@ -237,19 +237,21 @@ func TestIndexFilters(t *testing.T) {
 		filters[0].Document().Lookup("collation", "strength").AsInt64() != 2 {
 		t.Fatalf("planCacheListFilters with a collation: %v", list)
 	}
-	for _, tc := range []struct {
-		collation any
-		filtered  bool
-	}{{ci, true}, {nil, false}} {
-		find := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}
-		if tc.collation != nil {
-			find = append(find, bson.E{Key: "collation", Value: tc.collation})
+	// filtered checks whether explain of {b: 5, a: 7} on coll under
+	// collation (nil: none given) says an index filter applies.
+	filtered := func(coll string, collation any, want bool) {
+		t.Helper()
+		find := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}
+		if collation != nil {
+			find = append(find, bson.E{Key: "collation", Value: collation})
 		}
 		qp := run(bson.D{{Key: "explain", Value: find}}).Lookup("queryPlanner").Document()
-		if qp.Lookup("indexFilterSet").Boolean() != tc.filtered {
-			t.Fatalf("explain with collation %v: %v, want indexFilterSet %v", tc.collation, qp, tc.filtered)
+		if qp.Lookup("indexFilterSet").Boolean() != want {
+			t.Fatalf("explain on %s with collation %v: %v, want indexFilterSet %v", coll, collation, qp, want)
 		}
 	}
+	filtered("c", ci, true)
+	filtered("c", nil, false)
 	run(bson.D{{Key: "planCacheClearFilters", Value: "c"}, {Key: "query", Value: q}})
 	if filters, _ := run(bson.D{{Key: "planCacheListFilters", Value: "c"}}).Lookup("filters").Array().Values(); len(filters) != 1 {
 		t.Fatalf("clearing without the collation cleared the filter set with it: %d left", len(filters))
@@ -277,19 +279,8 @@ func TestIndexFilters(t *testing.T) {
 	if len(filters) != 1 || filters[0].Document().Lookup("collation").Type != 0 {
 		t.Fatalf("planCacheListFilters on a collection with a default collation: %v", filters)
 	}
-	for _, tc := range []struct {
-		collation any
-		filtered  bool
-	}{{nil, false}, {bson.D{{Key: "locale", Value: "simple"}}, true}} {
-		find := bson.D{{Key: "find", Value: "ci"}, {Key: "filter", Value: bson.D{{Key: "b", Value: 5}, {Key: "a", Value: 7}}}}
-		if tc.collation != nil {
-			find = append(find, bson.E{Key: "collation", Value: tc.collation})
-		}
-		qp := run(bson.D{{Key: "explain", Value: find}}).Lookup("queryPlanner").Document()
-		if qp.Lookup("indexFilterSet").Boolean() != tc.filtered {
-			t.Fatalf("explain on ci with collation %v: %v, want indexFilterSet %v", tc.collation, qp, tc.filtered)
-		}
-	}
+	filtered("ci", nil, false)
+	filtered("ci", bson.D{{Key: "locale", Value: "simple"}}, true)
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
