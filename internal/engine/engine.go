@@ -140,12 +140,16 @@ type Engine struct {
 	heartbeatDone  chan struct{}
 	// retiring is set while retireAbandoned runs; jobs counts the
 	// background jobs Close waits for.
-	retiring  atomic.Bool
-	jobs      sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
-	stop      chan struct{}
-	done      chan struct{}
+	retiring atomic.Bool
+	jobs     sync.WaitGroup
+	// collecting serializes collectGarbage: a pass reads a dropped
+	// collection's documents (resolveDropped) that another pass may be
+	// removing.
+	collecting sync.Mutex
+	closeOnce  sync.Once
+	closeErr   error
+	stop       chan struct{}
+	done       chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after

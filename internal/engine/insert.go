@@ -182,13 +182,16 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		for _, u := range p.ix.uniques {
 			staged[string(u.lock)] = encID
 		}
-		if err := storage.Insert(tx, p.key, c.stored(p.doc)); err != nil {
-			return 0, err
+		var err error
+		if rt, ok := e.insertRefTxn(tx, c); ok {
+			err = e.insertByRef(rt, c, p.key, p.doc, sessionOf(rec, p.index))
+		} else if err = storage.Insert(tx, p.key, c.stored(p.doc)); err == nil {
+			err = e.logDoc(tx, c, nil, p.doc, replaced, sessionOf(rec, p.index))
 		}
-		if err := p.ix.stage(tx); err != nil {
-			return 0, err
+		if err == nil {
+			err = p.ix.stage(tx)
 		}
-		if err := e.logDoc(tx, c, nil, p.doc, replaced, sessionOf(rec, p.index)); err != nil {
+		if err != nil {
 			return 0, err
 		}
 		*flagged = *flagged || p.ix.flagged

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,21 @@ type oplogState struct {
 	// size (a store that builds entries at commit).
 	estimated atomic.Bool
 	truncate  sync.Mutex
+	// refs is held shared by a write that writes documents into insert
+	// entries that referred to them (resolveInsertEntry), from its look
+	// at the entries until its commit, and exclusively by a truncation's
+	// deletion: so an entry is never written back once removed.
+	refs sync.RWMutex
+	// byRef is set when the store's transactions can log inserts by
+	// reference (storage.StampRefTxn).
+	byRef bool
+	// newIDs is the first collection id this run can give: a collection
+	// with a smaller one may have entries by reference from before it.
+	// floors maps the id of each collection this run logged an insert of
+	// by reference to a stamp below all such entries (uint32 to uint64),
+	// so that resolveDropped reads the oplog from there only.
+	newIDs uint32
+	floors sync.Map
 	// measured is set once a pass measured the oplog: the first pass (the
 	// reaper's, just after start) measures it instead of start-up reading
 	// it all. truncations counts the passes that removed entries, and
@@ -94,6 +110,19 @@ func (e *Engine) openOplog() error {
 		return err
 	}
 	if err := e.oplogUUID(o); err != nil {
+		return err
+	}
+	tx, err := e.kv.Begin()
+	if err != nil {
+		return err
+	}
+	_, o.byRef = tx.(storage.StampRefTxn)
+	o.newIDs = 1
+	v, ok, err := tx.Get(keyNextCollID)
+	if ok && len(v) == 4 {
+		o.newIDs = binary.BigEndian.Uint32(v)
+	}
+	if err := firstErr(err, tx.Rollback()); err != nil {
 		return err
 	}
 	e.oplog = o
@@ -188,12 +217,22 @@ type oplogWrite struct {
 	// built is the size of the value the store had built at staging, 0
 	// until it does.
 	built int
+	// ref is the storage key of the document an insert's entry refers to
+	// instead of holding it (oplog.NewRef); nil for an entry whole. Such
+	// an entry is never joined: only a store that stamps each write on its
+	// own (storage.StampRefTxn) takes one.
+	ref []byte
 }
 
 // AppendValue implements storage.StampedValue: the entry and its
 // pre-images, as stored (oplog.Stored), and where its ts goes.
 func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	start := len(dst)
+	if w.ref != nil {
+		dst, at := oplog.NewRef(dst, w.ops[0], w.ref, w.sess, w.wall)
+		w.built = len(dst) - start
+		return dst, at
+	}
 	// room for the pre-images too, so that building copies a document once
 	dst = slices.Grow(dst, w.size())
 	var ent oplog.Entry
@@ -219,6 +258,9 @@ func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 // write outside a transaction (its change events carry no lsid).
 func (w *oplogWrite) Join(next storage.StampedValue) storage.StampedValue {
 	n := next.(*oplogWrite)
+	if w.ref != nil || n.ref != nil {
+		panic("engine: an insert's entry by reference joined")
+	}
 	j := w
 	if !w.joined {
 		// the first join copies: later ones append to the copy
@@ -255,6 +297,81 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 		w.pre = []txnPreImage{{index: 0, doc: old}}
 	}
 	return e.stageEntry(tx, w)
+}
+
+// insertRefTxn is tx as a transaction that can log c's inserts by
+// reference (oplog.NewRef): on a store that stamps each write on its own
+// (Pebble), for a collection whose documents change only by rewrite and
+// leave only by a drop: not a capped collection (its evictions) nor a
+// time series collection's buckets (stored compressed).
+func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTxn, bool) {
+	if e.oplog == nil || !e.oplog.byRef || !c.replicated() || c.capped != nil || c.Options.Timeseries != nil {
+		return nil, false
+	}
+	rt, ok := tx.(storage.StampRefTxn)
+	return rt, ok
+}
+
+// insertByRef stages in rt the insert of doc at key, stored marked, with
+// its oplog entry referring to it.
+func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, key []byte, doc bson.Raw, sess *oplog.Session) error {
+	if _, ok := e.oplog.floors.Load(c.ID); !ok {
+		// every stamp given from now on is above the latest applied
+		last, _ := e.oplog.stamps.LastStamp()
+		e.oplog.floors.LoadOrStore(c.ID, last)
+	}
+	w := &oplogWrite{ops: []oplog.Op{docOp(c, nil, doc, replaced)}, sess: sess, wall: time.Now(), ref: key}
+	if err := e.stageEntry(rt, w); err != nil {
+		return err
+	}
+	return rt.InsertStampRef(key, markedStored(doc), markStamp)
+}
+
+// resolveInsertEntry stages in tx the write of doc, stored marked with
+// stamp, into the insert entry at stamp if that entry still refers to it:
+// the first change or removal of a document inserted by reference. The
+// caller holds the oplog's refs lock shared until tx commits (see
+// lockRefs), and the document's lock.
+func (e *Engine) resolveInsertEntry(tx storage.Txn, stamp uint64, doc bson.Raw) error {
+	key := oplogKey(stamp)
+	// The latest state, not tx's snapshot: a truncation since tx began
+	// removed the entry for good. Read by an iterator, which leaves the
+	// store's row cache (Pebble's) to documents.
+	it, err := e.kv.NewIter(key, keyenc.PrefixEnd(key))
+	if err != nil {
+		return err
+	}
+	var v []byte
+	if it.First() {
+		v = slices.Clone(it.Value())
+	}
+	if err := firstErr(it.Error(), it.Close()); err != nil || v == nil {
+		return err
+	}
+	if _, isRef := oplog.Stored(v).Ref(); !isRef {
+		return nil
+	}
+	whole := oplog.Stored(v).Resolve(nil, doc)
+	if whole == nil {
+		return fmt.Errorf("engine: the oplog entry at %d is a malformed reference", stamp)
+	}
+	e.oplog.staged.Add(int64(len(whole) - len(v)))
+	return tx.Set(key, whole)
+}
+
+// lockRefs takes the oplog's refs lock shared when a write resolves
+// insert entries (see resolveInsertEntry), and returns its unlock.
+func (e *Engine) lockRefs(resolves bool) func() {
+	if !resolves || e.oplog == nil {
+		return func() {}
+	}
+	e.oplog.refs.RLock()
+	return e.oplog.refs.RUnlock
+}
+
+// oplogKey is the key of the entry at stamp.
+func oplogKey(stamp uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(make([]byte, 0, len(oplogPrefix)+8), oplogPrefix...), stamp)
 }
 
 // replicated reports whether c's changes are logged: all but those of a
@@ -407,7 +524,7 @@ func (e *Engine) OplogOldest() (uint64, error) {
 // FirstOplogStamp is the stamp of the first entry in [from, to], and
 // whether there is one.
 func (e *Engine) FirstOplogStamp(from, to uint64) (stamp uint64, ok bool, err error) {
-	err = e.scanOplog(from, to, false, func(st uint64, _ storage.Iter) (bool, error) {
+	err = scanOplog(e.kv, from, to, false, func(st uint64, _ storage.Iter) (bool, error) {
 		stamp, ok = st, true
 		return false, nil
 	})
@@ -420,10 +537,29 @@ func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, stored oplog.S
 	return e.readOplog(from, to, false, fn)
 }
 
-// readOplog is ReadOplog, newest first when reverse.
+// readOplog is ReadOplog, newest first when reverse. It reads one
+// snapshot, where an insert's entry that refers to its document finds it
+// marked with the entry's stamp (see oplog.NewRef), and gives it whole.
 func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, stored oplog.Stored) (bool, error)) error {
-	return e.scanOplog(from, to, reverse, func(stamp uint64, it storage.Iter) (bool, error) {
-		return fn(stamp, it.Value())
+	snap := e.kv.NewSnapshot()
+	defer snap.Close()
+	var buf []byte
+	return scanOplog(snap, from, to, reverse, func(stamp uint64, it storage.Iter) (bool, error) {
+		stored := oplog.Stored(it.Value())
+		if key, ok := stored.Ref(); ok {
+			v, found, err := snap.Get(key)
+			if err != nil {
+				return false, err
+			}
+			if mark, marked := insertMark(v); !found || !marked || mark != stamp {
+				return false, fmt.Errorf("engine: the oplog entry at %d refers to a document that is no longer the one inserted", stamp)
+			}
+			if buf = stored.Resolve(buf[:0], v[markHeader:]); buf == nil {
+				return false, fmt.Errorf("engine: the oplog entry at %d is a malformed reference", stamp)
+			}
+			stored = buf
+		}
+		return fn(stamp, stored)
 	})
 }
 
@@ -431,14 +567,14 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 // of each entry, in order, until fn returns false; the store need not read
 // the values (see storage.ValueLen).
 func (e *Engine) oplogSizes(fn func(stamp uint64, size int64) bool) error {
-	return e.scanOplog(0, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+	return scanOplog(e.kv, 0, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
 		return fn(stamp, int64(len(it.Key())+storage.ValueLen(it))), nil
 	})
 }
 
-// scanOplog calls fn with the iterator at each entry whose stamp is in
-// [from, to], in order or newest first, until fn returns false.
-func (e *Engine) scanOplog(from, to uint64, reverse bool, fn func(stamp uint64, it storage.Iter) (bool, error)) error {
+// scanOplog calls fn with the iterator at each entry of r whose stamp is
+// in [from, to], in order or newest first, until fn returns false.
+func scanOplog(r storage.Reader, from, to uint64, reverse bool, fn func(stamp uint64, it storage.Iter) (bool, error)) error {
 	if to < from {
 		return nil
 	}
@@ -449,7 +585,7 @@ func (e *Engine) scanOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 	} else {
 		hi = binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), to+1)
 	}
-	it, err := e.kv.NewIter(lo, hi)
+	it, err := r.NewIter(lo, hi)
 	if err != nil {
 		return err
 	}
@@ -554,7 +690,10 @@ func (e *Engine) MaintainOplog() (int64, error) {
 		return 0, e.setOplogCount(removed)
 	}
 	hi := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), cut+1)
-	if err := e.kv.DeleteRange(oplogPrefix, hi); err != nil {
+	o.refs.Lock()
+	err = e.kv.DeleteRange(oplogPrefix, hi)
+	o.refs.Unlock()
+	if err != nil {
 		return 0, err
 	}
 	o.truncations++

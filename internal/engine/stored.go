@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -15,6 +16,34 @@ import (
 // goes through docOf or getDoc, so nothing above the engine (system.buckets
 // included) sees the compressed form; index keys, the oplog and sizes are
 // those of the document.
+
+// A document whose insert's oplog entry refers to it (oplog.NewRef) is
+// stored marked, for as long as it is the document inserted: 4 zero bytes,
+// markTag, the entry's stamp (8 bytes, little-endian, written when the
+// insert commits), then its BSON. The write that first changes or removes
+// it writes it into the entry (resolveInsertEntry).
+const (
+	markTag    = 'm'
+	markStamp  = 5 // where the stamp sits
+	markHeader = markStamp + 8
+)
+
+// markedStored is doc stored marked, its stamp zero until the commit
+// writes it at markStamp.
+func markedStored(doc bson.Raw) []byte {
+	v := make([]byte, markHeader, markHeader+len(doc))
+	v[4] = markTag
+	return append(v, doc...)
+}
+
+// insertMark is the stamp of the insert entry that refers to the document
+// stored as v, if v is marked.
+func insertMark(v []byte) (uint64, bool) {
+	if len(v) < markHeader || v[4] != markTag || v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(v[markStamp:]), true
+}
 
 // stored is the value doc is stored as in c.
 func (c *Collection) stored(doc bson.Raw) []byte {
@@ -31,6 +60,9 @@ func (c *Collection) stored(doc bson.Raw) []byte {
 // decoded into *buf (reused, so the result is valid until the next call
 // with buf).
 func docOf(v []byte, buf *[]byte) (bson.Raw, error) {
+	if _, ok := insertMark(v); ok {
+		return v[markHeader:], nil
+	}
 	if !tscodec.Encoded(v) {
 		return v, nil
 	}
@@ -41,6 +73,9 @@ func docOf(v []byte, buf *[]byte) (bson.Raw, error) {
 
 // ownDoc is the document a stored value v holds, in memory of its own.
 func ownDoc(v []byte) (bson.Raw, error) {
+	if _, ok := insertMark(v); ok {
+		return bytes.Clone(v[markHeader:]), nil
+	}
 	if !tscodec.Encoded(v) {
 		return bytes.Clone(v), nil
 	}
@@ -49,16 +84,27 @@ func ownDoc(v []byte) (bson.Raw, error) {
 
 // getDoc reads the document stored at key, decoding into *buf as docOf.
 func getDoc(r storage.Reader, key []byte, buf *[]byte) (bson.Raw, bool, error) {
+	doc, _, found, err := getMarkedDoc(r, key, buf)
+	return doc, found, err
+}
+
+// getMarkedDoc is getDoc that also returns the document's insert mark (0:
+// none, see insertMark).
+func getMarkedDoc(r storage.Reader, key []byte, buf *[]byte) (bson.Raw, uint64, bool, error) {
 	v, found, err := r.Get(key)
 	if err != nil || !found {
-		return nil, found, err
+		return nil, 0, found, err
 	}
+	mark, _ := insertMark(v)
 	doc, err := docOf(v, buf)
-	return doc, err == nil, err
+	return doc, mark, err == nil, err
 }
 
 // storedLen is the length of the document a stored value v holds.
 func storedLen(v []byte) int {
+	if _, ok := insertMark(v); ok {
+		return len(v) - markHeader
+	}
 	if tscodec.Encoded(v) {
 		return tscodec.DecodedLen(v)
 	}

@@ -62,8 +62,19 @@ type Txn struct {
 	// them.
 	ops       []oplog.Op
 	preImages []txnPreImage
-	ended     bool
-	done      chan struct{} // closed when the transaction ends
+	// inserted are the documents inserted by reference that the
+	// transaction changes, as inserted, by their insert entries' stamps:
+	// the commit writes them into those entries (resolveInsertEntry).
+	inserted []insertedDoc
+	ended    bool
+	done     chan struct{} // closed when the transaction ends
+}
+
+// insertedDoc is a document as inserted by reference, and its insert
+// entry's stamp.
+type insertedDoc struct {
+	stamp uint64
+	doc   bson.Raw
 }
 
 type txnUnique struct {
@@ -176,6 +187,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		return err
 	}
 	t.wrote = true
+	if what.inserted != 0 {
+		t.inserted = append(t.inserted, insertedDoc{stamp: what.inserted, doc: slices.Clone(old)})
+	}
 	if t.e.oplog != nil {
 		if old != nil && c.preImages.Load() {
 			t.preImages = append(t.preImages, txnPreImage{index: len(t.ops), doc: old})
@@ -275,6 +289,13 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	}
 	if err := e.logTxn(t.tx, t.ops, t.preImages, sessionOf(rec, -1)); err != nil {
 		return err
+	}
+	unlockRefs := e.lockRefs(len(t.inserted) > 0)
+	defer unlockRefs()
+	for _, ins := range t.inserted {
+		if err := e.resolveInsertEntry(t.tx, ins.stamp, ins.doc); err != nil {
+			return err
+		}
 	}
 	for _, ch := range t.changes {
 		ch.invalidateHints()

@@ -15,6 +15,10 @@ import (
 type change struct {
 	kind  changeKind
 	delta []byte
+	// inserted is the stamp of the insert entry that refers to the
+	// document changed, which the change must write into it (insertMark);
+	// 0 for none.
+	inserted uint64
 }
 
 // changeKind is what a rewrite does to the document it examined.
@@ -54,7 +58,7 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 	var buf []byte
 	read := func(r storage.Reader) (old, next bson.Raw, err error) {
 		matched, what = false, kept
-		cur, found, err := getDoc(r, key, &buf)
+		cur, mark, found, err := getMarkedDoc(r, key, &buf)
 		if err != nil || !found {
 			return nil, nil, err
 		}
@@ -73,6 +77,7 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 		if what.kind == remove {
 			next = nil
 		}
+		what.inserted = mark
 		return cur, next, nil
 	}
 	if txn != nil {
@@ -176,6 +181,11 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	}
 	if err == nil {
 		err = e.logDoc(tx, c, old, next, what, sr.session())
+	}
+	unlockRefs := e.lockRefs(what.inserted != 0)
+	defer unlockRefs()
+	if err == nil && what.inserted != 0 {
+		err = e.resolveInsertEntry(tx, what.inserted, old)
 	}
 	if err == nil {
 		ch.invalidateHints()

@@ -143,6 +143,19 @@ type StampedTxn interface {
 	SetStamped(prefix []byte, value StampedValue) error
 }
 
+// StampRefTxn is a StampedTxn that can also write a value holding the
+// stamp its commit gives to the transaction's latest stamped write: how a
+// document names the oplog entry that refers to it (an insert's entry by
+// reference). A store that gives each stamped write its own stamp and
+// applies a commit alone (Pebble) implements it.
+type StampRefTxn interface {
+	StampedTxn
+	// InsertStampRef is Insert (see Inserter) of key holding value, with
+	// the stamp of the transaction's latest SetStamped write written at
+	// offset at of the value (8 bytes, little-endian) when it commits.
+	InsertStampRef(key, value []byte, at int) error
+}
+
 // StampedValue is the value of a stamped key before its stamp is known.
 type StampedValue interface {
 	// AppendValue appends the value to dst and returns it, with the offset

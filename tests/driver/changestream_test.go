@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -737,9 +738,11 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := nextEvent(t, cs).Lookup("_id").Document()
+	// updates, whose entries hold their values (an insert's refers to its
+	// document: a few dozen bytes)
 	pad := string(make([]byte, 1000))
 	for i := range 200 {
-		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: pad}}); err != nil {
+		if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: -1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "pad", Value: strconv.Itoa(i) + pad}}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package pebblekv
 
 import (
 	"encoding/binary"
+	"errors"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -33,6 +34,14 @@ type stampedWrite struct {
 	prefix     []byte
 	start, end int
 	stampAt    int
+	stamp      uint64 // given at commit
+}
+
+// stampRef is one InsertStampRef call: the batch offset where the stamp of
+// stamped write write goes.
+type stampRef struct {
+	at    int
+	write int
 }
 
 // stampedValues pools the buffers transactions build their stamped values
@@ -46,8 +55,10 @@ const maxStampedValues = 16 << 20
 func (s *stamps) apply(b *pebble.Batch, writes []stampedWrite, values []byte) (uint64, error) {
 	var st uint64
 	key := make([]byte, 0, 64)
-	for _, w := range writes {
+	for i := range writes {
+		w := &writes[i]
 		st = uint64(s.clock.Tick())
+		w.stamp = st
 		key = binary.BigEndian.AppendUint64(append(key[:0], w.prefix...), st)
 		v := values[w.start:w.end]
 		binary.LittleEndian.PutUint64(v[w.stampAt:], st)
@@ -103,7 +114,32 @@ func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	return nil
 }
 
+// InsertStampRef implements storage.StampRefTxn.
+func (t *txn) InsertStampRef(key, value []byte, at int) error {
+	if len(t.stamped) == 0 || at < 0 || at+8 > len(value) {
+		return errors.New("pebblekv: InsertStampRef needs a stamped write before it, and 8 bytes at its offset")
+	}
+	if err := t.Insert(key, value); err != nil {
+		return err
+	}
+	// The value is the batch's last bytes.
+	t.refs = append(t.refs, stampRef{at: t.b.Len() - len(value) + at, write: len(t.stamped) - 1})
+	return nil
+}
+
+// patchRefs writes their stamps into the values of the stamp references;
+// the caller holds the commit log's lock, after stamps.apply.
+func patchRefs(b *pebble.Batch, refs []stampRef, writes []stampedWrite) {
+	if len(refs) == 0 {
+		return
+	}
+	repr := b.Repr()
+	for _, r := range refs {
+		binary.LittleEndian.PutUint64(repr[r.at:], writes[r.write].stamp)
+	}
+}
+
 var (
-	_ storage.Stamps     = (*DB)(nil)
-	_ storage.StampedTxn = (*txn)(nil)
+	_ storage.Stamps      = (*DB)(nil)
+	_ storage.StampRefTxn = (*txn)(nil)
 )

@@ -102,7 +102,7 @@ func (l *commitLog) snapshot(db *pebble.DB, start uint64) *pebble.Snapshot {
 //
 // The stamped writes get their stamps under the lock, so stamps grow in the
 // order batches are applied.
-func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, fresh []uint32, stamped []stampedWrite, values []byte) error {
+func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, fresh []uint32, stamped []stampedWrite, values []byte, refs []stampRef) error {
 	db := d.db
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -131,6 +131,7 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, fresh []uint32,
 		if last, err = d.stamps.apply(b, stamped, values); err != nil {
 			return err
 		}
+		patchRefs(b, refs, stamped)
 	}
 	if err := d.apply(b, unstamped, fresh); err != nil {
 		return err
@@ -204,6 +205,8 @@ type txn struct {
 	// their values (pooled, see stampedValues).
 	stamped []stampedWrite
 	values  *[]byte
+	// refs are the InsertStampRef writes' stamps to write at commit.
+	refs []stampRef
 	// fresh are the positions in b of the writes of new keys (Insert),
 	// in order.
 	fresh []uint32
@@ -342,7 +345,7 @@ func (t *txn) Commit() error {
 	if t.values != nil {
 		values = *t.values
 	}
-	return t.d.log.commit(t.d, t.b, t.start, t.fresh, t.stamped, values)
+	return t.d.log.commit(t.d, t.b, t.start, t.fresh, t.stamped, values, t.refs)
 }
 
 // Rollback implements storage.Txn.
