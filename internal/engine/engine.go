@@ -142,10 +142,10 @@ type Engine struct {
 	// background jobs Close waits for.
 	retiring atomic.Bool
 	jobs     sync.WaitGroup
-	// collecting serializes collectGarbage: a pass reads a dropped
-	// collection's documents (resolveDropped) that another pass may be
-	// removing.
+	// collecting serializes the removals of dropped data; resolving is
+	// set while resolveGarbage runs.
 	collecting sync.Mutex
+	resolving  atomic.Bool
 	closeOnce  sync.Once
 	closeErr   error
 	stop       chan struct{}

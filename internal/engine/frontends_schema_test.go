@@ -179,6 +179,15 @@ func TestFrontendsDropIndexWhileOthersWrite(t *testing.T) {
 	}
 }
 
+// awaitGarbage removes the dropped collections whose removal a job in
+// the background may still be doing (resolveGarbage), as that job would.
+func awaitGarbage(t *testing.T, e *Engine) {
+	t.Helper()
+	if err := e.resolveGarbage(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // countKeys counts the stored keys in [lo, hi).
 func countKeys(t *testing.T, e *Engine, lo, hi []byte) int {
 	t.Helper()
@@ -226,6 +235,7 @@ func TestFrontendsDropCollectionWhileOthersWrite(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	close(stop)
 	wg.Wait()
+	awaitGarbage(t, fe[0])
 	for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
 		lo, hi := span(old)
 		if n := countKeys(t, fe[0], lo, hi); n != 0 {
@@ -512,6 +522,7 @@ func TestFrontendsDropDatabase(t *testing.T) {
 	if dbs := fe[0].Databases(); len(dbs) != 0 {
 		t.Errorf("databases after the drop: %v", dbs)
 	}
+	awaitGarbage(t, fe[0])
 	for _, id := range ids {
 		for _, span := range []func(uint32) ([]byte, []byte){docSpan, collIndexSpan} {
 			lo, hi := span(id)

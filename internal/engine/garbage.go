@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 
 	"github.com/folio-db/folio/internal/keyenc"
-	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -16,7 +14,9 @@ import (
 // still write it: the change records the dropped collection (or index) as
 // garbage, tagged with the change's version; the dropping frontend waits
 // until every live frontend has loaded that version, then deletes its
-// ranges (DeleteRange) and the record. A record left by a frontend that
+// ranges (DeleteRange) and the record. A collection that insert entries
+// may refer to is removed by a job in the background once it has made
+// them whole (resolveGarbage). A record left by a frontend that
 // stopped in between is collected by the holder of the jobs lease.
 
 // keyGarbagePrefix starts the garbage records: m gc <collID:4>
@@ -48,47 +48,92 @@ func (e *Engine) dropData(v uint64) error {
 }
 
 // collectGarbage removes the data recorded as garbage at versions every
-// live frontend has loaded.
+// live frontend has loaded. A dropped collection whose documents insert
+// entries may still refer to (it has a floor, keyRefFloor) is left to
+// a job in the background, which makes those entries whole first
+// (resolveGarbage): the drop does not wait for that.
 func (e *Engine) collectGarbage() error {
 	e.collecting.Lock()
 	defer e.collecting.Unlock()
-	_, lowest, err := e.laggingFrontends(0)
+	recs, err := e.dueGarbage()
 	if err != nil {
 		return err
+	}
+	var due []garbageRecord
+	resolve := false
+	for _, g := range recs {
+		if g.index == nil && e.hasRefFloor(g.collID) {
+			resolve = true
+			continue
+		}
+		due = append(due, g)
+	}
+	if resolve {
+		e.resolveGarbageInBackground()
+	}
+	return e.removeGarbage(due)
+}
+
+// garbageRecord is a garbage record: its key, the collection's id, and
+// the index's id (nil for the whole collection).
+type garbageRecord struct {
+	key    []byte
+	collID uint32
+	index  *uint32
+}
+
+// dueGarbage lists the garbage recorded at versions every live frontend
+// has loaded.
+func (e *Engine) dueGarbage() ([]garbageRecord, error) {
+	_, lowest, err := e.laggingFrontends(0)
+	if err != nil {
+		return nil, err
 	}
 	it, err := e.kv.NewIter(keyGarbagePrefix, keyenc.PrefixEnd(keyGarbagePrefix))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var done [][]byte
+	var out []garbageRecord
 	for it.First(); it.Valid(); it.Next() {
 		if len(it.Value()) != 8 || binary.BigEndian.Uint64(it.Value()) > lowest {
 			continue
 		}
 		rest := it.Key()[len(keyGarbagePrefix):]
-		collID := binary.BigEndian.Uint32(rest)
-		var spans [][2][]byte
+		g := garbageRecord{key: bytes.Clone(it.Key()), collID: binary.BigEndian.Uint32(rest)}
 		if len(rest) == 8 {
-			lo, hi := indexSpan(collID, binary.BigEndian.Uint32(rest[4:]))
+			id := binary.BigEndian.Uint32(rest[4:])
+			g.index = &id
+		}
+		out = append(out, g)
+	}
+	return out, errors.Join(it.Error(), it.Close())
+}
+
+// removeGarbage removes the data of recs and the records; the caller holds
+// e.collecting.
+func (e *Engine) removeGarbage(recs []garbageRecord) error {
+	var done [][]byte
+	for _, g := range recs {
+		var spans [][2][]byte
+		if g.index != nil {
+			lo, hi := indexSpan(g.collID, *g.index)
 			spans = append(spans, [2][]byte{lo, hi})
 		} else {
-			if err := e.resolveDropped(collID); err != nil {
-				it.Close()
-				return err
+			spans = collSpans(g.collID)
+			done = append(done, cappedTotalsKey(g.collID), refFloorKey(g.collID))
+			if e.oplog != nil {
+				e.oplog.floors.Delete(g.collID)
 			}
-			spans = collSpans(collID)
-			done = append(done, cappedTotalsKey(collID))
 		}
 		for _, s := range spans {
 			if err := e.kv.DeleteRange(s[0], s[1]); err != nil {
-				it.Close()
 				return err
 			}
 		}
-		done = append(done, append([]byte(nil), it.Key()...))
+		done = append(done, g.key)
 	}
-	if err := errors.Join(it.Error(), it.Close()); err != nil || len(done) == 0 {
-		return err
+	if len(done) == 0 {
+		return nil
 	}
 	return e.retry(context.Background(), func(tx storage.Txn) error {
 		for _, k := range done {
@@ -99,69 +144,3 @@ func (e *Engine) collectGarbage() error {
 		return tx.Commit()
 	})
 }
-
-// resolveDropped writes into each insert entry that refers to a document
-// of the dropped collection collID that document (see oplog.NewRef), so
-// that the entries outlive the collection's data. Nothing writes the
-// collection any more. It reads the oplog from the oldest entry, or for a
-// collection made since the engine opened from the first insert by
-// reference into it. It holds the oplog's refs lock only while it
-// writes a batch, not while it reads the oplog: writes that make entries
-// whole wait behind a truncation waiting for it.
-func (e *Engine) resolveDropped(collID uint32) error {
-	if e.oplog == nil || !e.oplog.byRef {
-		return nil
-	}
-	var from uint64
-	if collID >= e.oplog.newIDs {
-		floor, ok := e.oplog.floors.Load(collID)
-		if !ok {
-			return nil // made in this run, and never inserted into by reference
-		}
-		from = floor.(uint64)
-	}
-	lo, hi := docSpan(collID)
-	var batch []insertedDoc
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		unlock := e.lockRefs(true)
-		defer unlock()
-		err := e.retry(context.Background(), func(tx storage.Txn) error {
-			for _, d := range batch {
-				if err := e.resolveInsertEntry(tx, d.stamp, d.doc); err != nil {
-					return err
-				}
-			}
-			return tx.Commit()
-		})
-		batch = batch[:0]
-		return err
-	}
-	err := scanOplog(e.kv, from, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
-		key, ok := oplog.Stored(it.Value()).Ref()
-		if !ok || bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) >= 0 {
-			return true, nil
-		}
-		v, found, err := e.kv.Get(key)
-		if err != nil {
-			return false, err
-		}
-		if mark, marked := insertMark(v); !found || !marked || mark != stamp {
-			return false, fmt.Errorf("engine: the oplog entry at %d refers to a document that is no longer the one inserted", stamp)
-		}
-		batch = append(batch, insertedDoc{stamp: stamp, doc: bytes.Clone(v[markHeader:])})
-		if len(batch) < resolveBatch {
-			return true, nil
-		}
-		return true, flush()
-	})
-	if err != nil {
-		return err
-	}
-	return flush()
-}
-
-// resolveBatch is how many entries resolveDropped writes per transaction.
-const resolveBatch = 256

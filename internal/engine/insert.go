@@ -158,6 +158,11 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 	if err := e.kv.Exist(keys, exists); err != nil {
 		return 0, err
 	}
+	if _, ok := e.insertRefTxn(tx, c); ok {
+		if err := e.stageRefFloor(tx, c); err != nil {
+			return 0, err
+		}
+	}
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0

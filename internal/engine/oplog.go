@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,20 +49,18 @@ type oplogState struct {
 	// size (a store that builds entries at commit).
 	estimated atomic.Bool
 	truncate  sync.Mutex
-	// refs is held shared by a write that writes documents into insert
-	// entries that referred to them (resolveInsertEntry), from its look
-	// at the entries until its commit, and exclusively by a truncation's
-	// deletion: so an entry is never written back once removed.
-	refs sync.RWMutex
 	// byRef is set when the store's transactions can log inserts by
-	// reference (storage.StampRefTxn).
+	// reference (storage.StampRefTxn). refs is then the store's lock
+	// (storage.StampRefStore), held shared by a write that writes
+	// documents into insert entries that referred to them
+	// (resolveInsertEntry), from its look at the entries until its
+	// commit, and exclusively by a truncation's deletion: so an entry is
+	// never written back once removed.
 	byRef bool
-	// newIDs is the first collection id this run can give: a collection
-	// with a smaller one may have entries by reference from before it.
-	// floors maps the id of each collection this run logged an insert of
-	// by reference to a stamp below all such entries (uint32 to uint64),
-	// so that resolveDropped reads the oplog from there only.
-	newIDs uint32
+	refs  *sync.RWMutex
+	store storage.StampRefStore
+	// floors holds the ids of the collections known to have their floor
+	// (keyRefFloor) stored.
 	floors sync.Map
 	// measured is set once a pass measured the oplog: the first pass (the
 	// reaper's, just after start) measures it instead of start-up reading
@@ -116,13 +113,11 @@ func (e *Engine) openOplog() error {
 	if err != nil {
 		return err
 	}
-	_, o.byRef = tx.(storage.StampRefTxn)
-	o.newIDs = 1
-	v, ok, err := tx.Get(keyNextCollID)
-	if ok && len(v) == 4 {
-		o.newIDs = binary.BigEndian.Uint32(v)
+	_, refTxn := tx.(storage.StampRefTxn)
+	if st, ok := storage.As[storage.StampRefStore](e.kv); ok && refTxn {
+		o.byRef, o.refs, o.store = true, st.StampRefs(), st
 	}
-	if err := firstErr(err, tx.Rollback()); err != nil {
+	if err := tx.Rollback(); err != nil {
 		return err
 	}
 	e.oplog = o
@@ -299,81 +294,6 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	return e.stageEntry(tx, w)
 }
 
-// insertRefTxn is tx as a transaction that can log c's inserts by
-// reference (oplog.NewRef): on a store that stamps each write on its own
-// (Pebble), for a collection whose documents change only by rewrite and
-// leave only by a drop: not a capped collection (its evictions) nor a
-// time series collection's buckets (stored compressed).
-func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTxn, bool) {
-	if e.oplog == nil || !e.oplog.byRef || !c.replicated() || c.capped != nil || c.Options.Timeseries != nil {
-		return nil, false
-	}
-	rt, ok := tx.(storage.StampRefTxn)
-	return rt, ok
-}
-
-// insertByRef stages in rt the insert of doc at key, stored marked, with
-// its oplog entry referring to it.
-func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, key []byte, doc bson.Raw, sess *oplog.Session) error {
-	if _, ok := e.oplog.floors.Load(c.ID); !ok {
-		// every stamp given from now on is above the latest applied
-		last, _ := e.oplog.stamps.LastStamp()
-		e.oplog.floors.LoadOrStore(c.ID, last)
-	}
-	w := &oplogWrite{ops: []oplog.Op{docOp(c, nil, doc, replaced)}, sess: sess, wall: time.Now(), ref: key}
-	if err := e.stageEntry(rt, w); err != nil {
-		return err
-	}
-	return rt.InsertStampRef(key, markedStored(doc), markStamp)
-}
-
-// resolveInsertEntry stages in tx the write of doc, stored marked with
-// stamp, into the insert entry at stamp if that entry still refers to it:
-// the first change or removal of a document inserted by reference. The
-// caller holds the oplog's refs lock shared until tx commits (see
-// lockRefs), and the document's lock.
-func (e *Engine) resolveInsertEntry(tx storage.Txn, stamp uint64, doc bson.Raw) error {
-	key := oplogKey(stamp)
-	// The latest state, not tx's snapshot: a truncation since tx began
-	// removed the entry for good. Read by an iterator, which leaves the
-	// store's row cache (Pebble's) to documents.
-	it, err := e.kv.NewIter(key, keyenc.PrefixEnd(key))
-	if err != nil {
-		return err
-	}
-	var v []byte
-	if it.First() {
-		v = slices.Clone(it.Value())
-	}
-	if err := firstErr(it.Error(), it.Close()); err != nil || v == nil {
-		return err
-	}
-	if _, isRef := oplog.Stored(v).Ref(); !isRef {
-		return nil
-	}
-	whole := oplog.Stored(v).Resolve(nil, doc)
-	if whole == nil {
-		return fmt.Errorf("engine: the oplog entry at %d is a malformed reference", stamp)
-	}
-	e.oplog.staged.Add(int64(len(whole) - len(v)))
-	return tx.Set(key, whole)
-}
-
-// lockRefs takes the oplog's refs lock shared when a write resolves
-// insert entries (see resolveInsertEntry), and returns its unlock.
-func (e *Engine) lockRefs(resolves bool) func() {
-	if !resolves || e.oplog == nil {
-		return func() {}
-	}
-	e.oplog.refs.RLock()
-	return e.oplog.refs.RUnlock
-}
-
-// oplogKey is the key of the entry at stamp.
-func oplogKey(stamp uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(make([]byte, 0, len(oplogPrefix)+8), oplogPrefix...), stamp)
-}
-
 // replicated reports whether c's changes are logged: all but those of a
 // database's system.profile, which MongoDB does not replicate, and of the
 // advisor's admin.system.advise, rewritten every minute.
@@ -547,15 +467,12 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 	return scanOplog(snap, from, to, reverse, func(stamp uint64, it storage.Iter) (bool, error) {
 		stored := oplog.Stored(it.Value())
 		if key, ok := stored.Ref(); ok {
-			v, found, err := snap.Get(key)
+			doc, err := insertedDocAt(snap, stamp, key)
 			if err != nil {
 				return false, err
 			}
-			if mark, marked := insertMark(v); !found || !marked || mark != stamp {
-				return false, fmt.Errorf("engine: the oplog entry at %d refers to a document that is no longer the one inserted", stamp)
-			}
-			if buf = stored.Resolve(buf[:0], v[markHeader:]); buf == nil {
-				return false, fmt.Errorf("engine: the oplog entry at %d is a malformed reference", stamp)
+			if buf = stored.Resolve(buf[:0], doc); buf == nil {
+				return false, errMalformedRef(stamp)
 			}
 			stored = buf
 		}
@@ -690,9 +607,9 @@ func (e *Engine) MaintainOplog() (int64, error) {
 		return 0, e.setOplogCount(removed)
 	}
 	hi := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), cut+1)
-	o.refs.Lock()
+	unlock := e.lockRefs(true, true)
 	err = e.kv.DeleteRange(oplogPrefix, hi)
-	o.refs.Unlock()
+	unlock()
 	if err != nil {
 		return 0, err
 	}

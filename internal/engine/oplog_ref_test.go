@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -257,5 +258,44 @@ func TestInsertRefTruncated(t *testing.T) {
 	// the oplog reads whole: every reference resolves
 	if _, refs := oplogOf(t, e); refs == 0 {
 		t.Fatal("no entry left by reference")
+	}
+}
+
+// TestInsertRefsOfAnotherFrontend: on one Pebble store, a frontend drops a
+// collection another inserted into by reference: the removal of its data
+// makes those entries whole first (the floor is in the store, not in the
+// inserting frontend's memory), and both read the oplog whole.
+func TestInsertRefsOfAnotherFrontend(t *testing.T) {
+	testkv.SkipOnTiKV(t, "TiKV logs inserts whole")
+	fe := openFrontends(t, 2, 300*time.Millisecond)
+	for i := range 50 {
+		if _, _, err := fe[1].Insert("test", "c", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, refs := oplogOf(t, fe[0]); refs != 50 {
+		t.Fatalf("%d entries by reference, want 50", refs)
+	}
+	for deadline := time.Now().Add(5 * time.Second); fe[0].Collection("test", "c") == nil; {
+		if time.Now().After(deadline) {
+			t.Fatal("the other frontend never saw the collection")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ok, err := fe[0].DropCollection("test", "c"); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	awaitGarbage(t, fe[0])
+	for _, e := range fe {
+		got, refs := oplogOf(t, e)
+		inserts := 0
+		for _, ent := range got {
+			if ent[0].Value == "i" {
+				inserts++
+			}
+		}
+		if refs != 0 || inserts != 50 {
+			t.Fatalf("%d entries by reference and %d inserts after the drop", refs, inserts)
+		}
 	}
 }

@@ -290,7 +290,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	if err := e.logTxn(t.tx, t.ops, t.preImages, sessionOf(rec, -1)); err != nil {
 		return err
 	}
-	unlockRefs := e.lockRefs(len(t.inserted) > 0)
+	unlockRefs := e.lockRefs(len(t.inserted) > 0, false)
 	defer unlockRefs()
 	for _, ins := range t.inserted {
 		if err := e.resolveInsertEntry(t.tx, ins.stamp, ins.doc); err != nil {

@@ -182,7 +182,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if err == nil {
 		err = e.logDoc(tx, c, old, next, what, sr.session())
 	}
-	unlockRefs := e.lockRefs(what.inserted != 0)
+	unlockRefs := e.lockRefs(what.inserted != 0, false)
 	defer unlockRefs()
 	if err == nil && what.inserted != 0 {
 		err = e.resolveInsertEntry(tx, what.inserted, old)

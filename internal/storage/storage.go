@@ -6,6 +6,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"sync"
 )
 
 // KV is an ordered key-value store. Reads through KV see the latest committed
@@ -154,6 +155,21 @@ type StampRefTxn interface {
 	// the stamp of the transaction's latest SetStamped write written at
 	// offset at of the value (8 bytes, little-endian) when it commits.
 	InsertStampRef(key, value []byte, at int) error
+}
+
+// StampRefStore is a store whose transactions are StampRefTxns.
+type StampRefStore interface {
+	// StampRefs is a lock shared by every user of the store (the engines
+	// over one Pebble store in tests' frontends): a write that rewrites a
+	// stamped key holds it shared until its commit, and a deletion of
+	// stamped keys holds it exclusively, so that no stamped key is
+	// written back once deleted.
+	StampRefs() *sync.RWMutex
+	// GetStamped is Get of a stamped key in the latest state, past any
+	// cache of the store's: stamped keys are read in order by iterators,
+	// and a point read of one (an entry made whole) must not make a
+	// cache evict what point reads of other keys keep.
+	GetStamped(key []byte) ([]byte, bool, error)
 }
 
 // StampedValue is the value of a stamped key before its stamp is known.

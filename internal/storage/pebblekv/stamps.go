@@ -19,6 +19,8 @@ type stamps struct {
 	mu    sync.Mutex
 	last  uint64
 	next  chan struct{} // closed when a commit after last is applied
+	// refs is the store's storage.StampRefStore lock.
+	refs sync.RWMutex
 }
 
 func newStamps(c clock.Source) *stamps {
@@ -114,6 +116,13 @@ func (t *txn) SetStamped(prefix []byte, value storage.StampedValue) error {
 	return nil
 }
 
+// StampRefs implements storage.StampRefStore.
+func (d *DB) StampRefs() *sync.RWMutex { return &d.stamps.refs }
+
+// GetStamped implements storage.StampRefStore: a read of Pebble, not of
+// the row cache.
+func (d *DB) GetStamped(key []byte) ([]byte, bool, error) { return get(d.db.Get(key)) }
+
 // InsertStampRef implements storage.StampRefTxn.
 func (t *txn) InsertStampRef(key, value []byte, at int) error {
 	if len(t.stamped) == 0 || at < 0 || at+8 > len(value) {
@@ -140,6 +149,7 @@ func patchRefs(b *pebble.Batch, refs []stampRef, writes []stampedWrite) {
 }
 
 var (
-	_ storage.Stamps      = (*DB)(nil)
-	_ storage.StampRefTxn = (*txn)(nil)
+	_ storage.Stamps        = (*DB)(nil)
+	_ storage.StampRefTxn   = (*txn)(nil)
+	_ storage.StampRefStore = (*DB)(nil)
 )
