@@ -142,14 +142,19 @@ type Engine struct {
 	// background jobs Close waits for.
 	retiring atomic.Bool
 	jobs     sync.WaitGroup
-	// collecting serializes the removals of dropped data; resolving is
-	// set while resolveGarbage runs.
-	collecting sync.Mutex
-	resolving  atomic.Bool
-	closeOnce  sync.Once
-	closeErr   error
-	stop       chan struct{}
-	done       chan struct{}
+	// collecting serializes the removals of dropped data. resolving is
+	// set while resolveGarbage runs in the background, and resolveAgain
+	// when it should run once more. startJobs guards closed, set once
+	// Close waits for the jobs: no job starts after.
+	collecting   sync.Mutex
+	resolving    atomic.Bool
+	resolveAgain atomic.Bool
+	startJobs    sync.Mutex
+	closed       bool
+	closeOnce    sync.Once
+	closeErr     error
+	stop         chan struct{}
+	done         chan struct{}
 }
 
 // Open loads the catalog from kv. The Engine does not own kv: close kv after
@@ -203,6 +208,9 @@ func (e *Engine) Close() error {
 		close(e.stop)
 		<-e.done
 		<-e.heartbeatDone
+		e.startJobs.Lock()
+		e.closed = true
+		e.startJobs.Unlock()
 		e.jobs.Wait()
 		e.closeErr = errors.Join(e.unregister(), e.kv.Sync())
 	})

@@ -49,16 +49,18 @@ type oplogState struct {
 	// size (a store that builds entries at commit).
 	estimated atomic.Bool
 	truncate  sync.Mutex
-	// byRef is set when the store's transactions can log inserts by
-	// reference (storage.StampRefTxn). refs is then the store's lock
-	// (storage.StampRefStore), held shared by a write that writes
-	// documents into insert entries that referred to them
-	// (resolveInsertEntry), from its look at the entries until its
-	// commit, and exclusively by a truncation's deletion: so an entry is
-	// never written back once removed.
+	// store is the store, when it can hold insert entries by reference
+	// (storage.StampRefStore; nil otherwise), and byRef is set when this
+	// engine's transactions can write them (storage.StampRefTxn: not
+	// through a test's wrapper, though the store may hold some). refs is
+	// the store's lock, held shared by a write that writes documents into
+	// insert entries that referred to them (resolveInsertEntry), from its
+	// look at the entries through its commit, and exclusively by a
+	// truncation's deletion: so an entry is never written back once
+	// removed.
+	store storage.StampRefStore
 	byRef bool
 	refs  *sync.RWMutex
-	store storage.StampRefStore
 	// floors holds the ids of the collections known to have their floor
 	// (keyRefFloor) stored.
 	floors sync.Map
@@ -113,9 +115,9 @@ func (e *Engine) openOplog() error {
 	if err != nil {
 		return err
 	}
-	_, refTxn := tx.(storage.StampRefTxn)
-	if st, ok := storage.As[storage.StampRefStore](e.kv); ok && refTxn {
-		o.byRef, o.refs, o.store = true, st.StampRefs(), st
+	if st, ok := storage.As[storage.StampRefStore](e.kv); ok {
+		_, o.byRef = tx.(storage.StampRefTxn)
+		o.refs, o.store = st.StampRefs(), st
 	}
 	if err := tx.Rollback(); err != nil {
 		return err
@@ -495,12 +497,12 @@ func scanOplog(r storage.Reader, from, to uint64, reverse bool, fn func(stamp ui
 	if to < from {
 		return nil
 	}
-	lo := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), from)
+	lo := oplogKey(from)
 	var hi []byte
 	if to == ^uint64(0) {
 		hi = keyenc.PrefixEnd(oplogPrefix)
 	} else {
-		hi = binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), to+1)
+		hi = oplogKey(to + 1)
 	}
 	it, err := r.NewIter(lo, hi)
 	if err != nil {
@@ -549,7 +551,10 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 // Pebble), it removes the oldest entries while the count says the oplog
 // is larger than its bound, down to 90% of it, and reports how many bytes
 // it removed, which it takes off the count. The count is the entries'
-// bytes, but for retried commits, counted twice: the first pass, every
+// bytes as stored (an insert's entry by reference counts the reference,
+// so the bound holds more entries than it would whole; one made whole
+// counts its growth, twice when its write was retried), but for retried
+// commits, counted twice: the first pass, every
 // remeasureEvery-th truncation, and one after entries counted by a bound
 // (on TiKV, which builds them at commit) measure the whole oplog instead
 // of trusting it. (Measuring at every truncation read the whole oplog, its
@@ -606,7 +611,7 @@ func (e *Engine) MaintainOplog() (int64, error) {
 		// count was high, and removed is what the oplog holds.
 		return 0, e.setOplogCount(removed)
 	}
-	hi := binary.BigEndian.AppendUint64(append([]byte(nil), oplogPrefix...), cut+1)
+	hi := oplogKey(cut + 1)
 	unlock := e.lockRefs(true, true)
 	err = e.kv.DeleteRange(oplogPrefix, hi)
 	unlock()

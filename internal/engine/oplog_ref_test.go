@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -153,8 +154,19 @@ func refOps(t *testing.T, r *rand.Rand, n int) []func(*Engine) error {
 				}
 				return e.RenameCollection("test", "renamed", "test", "c0", false)
 			}
-		default:
+		case p < 98:
 			op = func(e *Engine) error { _, err := e.DropCollection("test", "c0"); return err }
+		default:
+			// a database of two collections inserted into, dropped
+			docs := []bson.Raw{ext(t, `{"_id": 1}`), ext(t, `{"_id": 2}`)}
+			op = func(e *Engine) error {
+				for _, c := range []string{"a", "b"} {
+					if _, _, err := e.Insert("d2", c, docs, true, WriteOptions{}); err != nil {
+						return err
+					}
+				}
+				return e.DropDatabase("d2")
+			}
 		}
 		ops = append(ops, op)
 	}
@@ -297,5 +309,96 @@ func TestInsertRefsOfAnotherFrontend(t *testing.T) {
 		if refs != 0 || inserts != 50 {
 			t.Fatalf("%d entries by reference and %d inserts after the drop", refs, inserts)
 		}
+	}
+}
+
+// TestInsertRefsSharded: shardCollection's copy of a collection inserted
+// by reference is stored unmarked (the entries name the documents under
+// the old id), the removal of the old id's data makes the entries whole,
+// and a change of a copied document writes no entry.
+func TestInsertRefsSharded(t *testing.T) {
+	testkv.SkipOnTiKV(t, "TiKV logs inserts whole")
+	e, err := Open(testkv.Open(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	for i := range 20 {
+		if _, _, err := e.Insert("test", "s", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "k": %d}`, i, i%3))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.ShardCollection(context.Background(), "test", "s", ext(t, `{"k": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	awaitGarbage(t, e)
+	lo, hi := docSpan(e.Collection("test", "s").ID)
+	it, err := e.kv.NewIter(lo, hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		if _, marked := insertMark(it.Value()); marked {
+			t.Errorf("the copy at %x is marked", it.Key())
+		}
+		n++
+	}
+	if err := errors.Join(it.Error(), it.Close()); err != nil || n != 20 {
+		t.Fatalf("%d documents copied, %v", n, err)
+	}
+	if _, err := e.Update("test", "s", UpdateSpec{Filter: ext(t, `{"_id": 4, "k": 1}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, refs := oplogOf(t, e); refs != 0 || len(got) == 0 {
+		t.Fatalf("%d entries by reference left of %d", refs, len(got))
+	}
+}
+
+// TestInsertRefsReadByAnEngineThatWritesNone: an engine whose
+// transactions cannot write references (a test's store wrapper) over a
+// store that holds some still reads them whole and makes them whole when
+// it changes their documents.
+func TestInsertRefsReadByAnEngineThatWritesNone(t *testing.T) {
+	testkv.SkipOnTiKV(t, "TiKV logs inserts whole")
+	kv := testkv.Open(t)
+	e, err := Open(kv, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, _, err := e.Insert("test", "w", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(storagetest.Conflicting(kv, 0), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	if _, err := other.Update("test", "w", UpdateSpec{Filter: ext(t, `{"_id": 1}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Delete("test", "w", ext(t, `{"_id": 2}`), 1, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Insert("test", "w", []bson.Raw{ext(t, `{"_id": 9}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, refs := oplogOf(t, other)
+	if refs != 3 {
+		t.Fatalf("%d entries by reference, want the 3 inserts not changed", refs)
+	}
+	inserts := 0
+	for _, ent := range got {
+		if ent[0].Value == "i" {
+			inserts++
+		}
+	}
+	if inserts != 6 {
+		t.Fatalf("%d inserts read, want 6", inserts)
 	}
 }

@@ -30,8 +30,9 @@ import (
 // insertRefTxn is tx as a transaction that can log c's inserts by
 // reference (oplog.NewRef): on a store that stamps each write on its own
 // (Pebble), for a collection whose documents change only by rewrite and
-// leave only by a drop: not a capped collection (its evictions) nor a
-// time series collection's buckets (stored compressed).
+// leave only by a drop (shardCollection's copy is unmarked): not a capped
+// collection (its evictions) nor a time series collection's buckets
+// (stored compressed).
 func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTxn, bool) {
 	if e.oplog == nil || !e.oplog.byRef || !c.replicated() || c.capped != nil || c.Options.Timeseries != nil {
 		return nil, false
@@ -84,7 +85,8 @@ func (e *Engine) stageRefFloor(tx storage.Txn, c *Collection) error {
 // stamp, into the insert entry at stamp if that entry still refers to it:
 // the first change or removal of a document inserted by reference. The
 // caller holds the oplog's refs lock shared until tx commits (see
-// lockRefs), and the document's lock.
+// lockRefs), and the document's lock, or the document is a dropped
+// collection's.
 func (e *Engine) resolveInsertEntry(tx storage.Txn, stamp uint64, doc bson.Raw) error {
 	// The latest state, not tx's snapshot: a truncation since tx began
 	// removed the entry for good.
@@ -127,7 +129,7 @@ func (e *Engine) entryWhole(stamp uint64) (bool, error) {
 // resolveInsertEntry), exclusive for a truncation. It returns the unlock.
 func (e *Engine) lockRefs(need, exclusive bool) func() {
 	switch {
-	case !need || e.oplog == nil || !e.oplog.byRef:
+	case !need || e.oplog == nil || e.oplog.store == nil:
 		return func() {}
 	case exclusive:
 		e.oplog.refs.Lock()
@@ -165,22 +167,40 @@ func errMalformedRef(stamp uint64) error {
 }
 
 // resolveDropped writes into each insert entry that refers to a document
-// of the dropped collection collID that document (see oplog.NewRef), so
-// that the entries outlive the collection's data. Nothing writes the
-// collection any more. It reads the oplog from the collection's floor
-// (keyRefFloor), if it has one. It holds the oplog's refs lock only while it
+// of the dropped collections collIDs that document (see oplog.NewRef), so
+// that the entries outlive the collections' data. Nothing writes the
+// collections any more. It reads the oplog once, from the lowest of their
+// floors (keyRefFloor). It holds the oplog's refs lock only while it
 // writes a batch, not while it reads the oplog: writes that make entries
 // whole wait behind a truncation waiting for it.
-func (e *Engine) resolveDropped(collID uint32) error {
-	if e.oplog == nil || !e.oplog.byRef {
+func (e *Engine) resolveDropped(collIDs []uint32) error {
+	if e.oplog == nil || e.oplog.store == nil {
 		return nil
 	}
-	floor, ok, err := e.kv.Get(refFloorKey(collID))
-	if err != nil || !ok || len(floor) != 8 {
-		return err // never inserted into by reference
+	from := ^uint64(0)
+	var spans [][2][]byte
+	for _, id := range collIDs {
+		floor, ok, err := e.kv.Get(refFloorKey(id))
+		if err != nil {
+			return err
+		}
+		if ok && len(floor) == 8 {
+			from = min(from, binary.BigEndian.Uint64(floor))
+			lo, hi := docSpan(id)
+			spans = append(spans, [2][]byte{lo, hi})
+		}
 	}
-	from := binary.BigEndian.Uint64(floor)
-	lo, hi := docSpan(collID)
+	if len(spans) == 0 {
+		return nil // never inserted into by reference
+	}
+	dropped := func(key []byte) bool {
+		for _, s := range spans {
+			if bytes.Compare(key, s[0]) >= 0 && bytes.Compare(key, s[1]) < 0 {
+				return true
+			}
+		}
+		return false
+	}
 	var batch []insertedDoc
 	flush := func() error {
 		if len(batch) == 0 {
@@ -199,9 +219,17 @@ func (e *Engine) resolveDropped(collID uint32) error {
 		batch = batch[:0]
 		return err
 	}
-	err = scanOplog(e.kv, from, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+	scanned := 0
+	err := scanOplog(e.kv, from, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+		if scanned++; scanned%1024 == 0 {
+			select {
+			case <-e.stop:
+				return false, mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown")
+			default:
+			}
+		}
 		key, ok := oplog.Stored(it.Value()).Ref()
-		if !ok || bytes.Compare(key, lo) < 0 || bytes.Compare(key, hi) >= 0 {
+		if !ok || !dropped(key) {
 			return true, nil
 		}
 		doc, err := insertedDocAt(e.kv, stamp, key)
@@ -219,11 +247,6 @@ func (e *Engine) resolveDropped(collID uint32) error {
 		if len(batch) < resolveBatch {
 			return true, nil
 		}
-		select {
-		case <-e.stop:
-			return false, mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown")
-		default:
-		}
 		return true, flush()
 	})
 	if err != nil {
@@ -238,7 +261,7 @@ const resolveBatch = 256
 // hasRefFloor reports whether the collection collID has a floor
 // (keyRefFloor): insert entries may refer to its documents.
 func (e *Engine) hasRefFloor(collID uint32) bool {
-	if e.oplog == nil || !e.oplog.byRef {
+	if e.oplog == nil || e.oplog.store == nil {
 		return false
 	}
 	_, ok, err := e.kv.Get(refFloorKey(collID))
@@ -246,48 +269,69 @@ func (e *Engine) hasRefFloor(collID uint32) bool {
 }
 
 // resolveGarbageInBackground runs resolveGarbage in a goroutine of its
-// own, one at a time.
+// own, one at a time, and once more when asked while it runs; none starts
+// once Close waits for the jobs.
 func (e *Engine) resolveGarbageInBackground() {
+	e.resolveAgain.Store(true)
 	if !e.resolving.CompareAndSwap(false, true) {
+		return
+	}
+	e.startJobs.Lock()
+	defer e.startJobs.Unlock()
+	if e.closed {
+		e.resolving.Store(false)
 		return
 	}
 	e.jobs.Add(1)
 	go func() {
 		defer e.jobs.Done()
-		defer e.resolving.Store(false)
-		if err := e.resolveGarbage(); err != nil && !mongoerr.Is(err, mongoerr.InterruptedAtShutdown) {
-			e.log.Error("removing dropped data", "err", err)
+		for {
+			for e.resolveAgain.Swap(false) {
+				if err := e.resolveGarbage(); err != nil {
+					if !mongoerr.Is(err, mongoerr.InterruptedAtShutdown) {
+						e.log.Error("removing dropped data", "err", err)
+					}
+					e.resolving.Store(false)
+					return
+				}
+			}
+			e.resolving.Store(false)
+			// a request that came after the last run, and found it running
+			if !e.resolveAgain.Load() || !e.resolving.CompareAndSwap(false, true) {
+				return
+			}
 		}
 	}()
 }
 
 // resolveGarbage removes, until none is left, the dropped collections
-// collectGarbage left: each once the insert entries that refer to its
-// documents are whole (resolveDropped).
+// collectGarbage left, once the insert entries that refer to their
+// documents are whole (resolveDropped, one read of the oplog for all the
+// collections due, a dropped database's say).
 func (e *Engine) resolveGarbage() error {
 	for {
 		recs, err := e.dueGarbage()
 		if err != nil {
 			return err
 		}
-		left := false
+		var due []garbageRecord
+		var ids []uint32
 		for _, g := range recs {
-			if g.index != nil || !e.hasRefFloor(g.collID) {
-				continue
-			}
-			left = true
-			if err := e.resolveDropped(g.collID); err != nil {
-				return err
-			}
-			e.collecting.Lock()
-			err := e.removeGarbage([]garbageRecord{g})
-			e.collecting.Unlock()
-			if err != nil {
-				return err
+			if g.index == nil && e.hasRefFloor(g.collID) {
+				due, ids = append(due, g), append(ids, g.collID)
 			}
 		}
-		if !left {
+		if len(due) == 0 {
 			return nil
+		}
+		if err := e.resolveDropped(ids); err != nil {
+			return err
+		}
+		e.collecting.Lock()
+		err = e.removeGarbage(due)
+		e.collecting.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 }

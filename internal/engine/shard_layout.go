@@ -321,7 +321,13 @@ func (e *Engine) copyDocuments(ctx context.Context, from, to *Collection) error 
 				ch, err = to.indexChanges(idFromDocKey(k), nil, doc)
 			}
 			if err == nil {
-				err = tx.Set(k, bytes.Clone(it.Value()))
+				// as stored, but unmarked: the insert entries refer to
+				// the documents under from's id (see oplog.NewRef)
+				v := it.Value()
+				if _, marked := insertMark(v); marked {
+					v = v[markHeader:]
+				}
+				err = tx.Set(k, bytes.Clone(v))
 			}
 			if err == nil {
 				err = ch.stage(tx)

@@ -12,10 +12,12 @@ import (
 
 // A document is stored as its BSON, except a time series collection's
 // bucket, which is stored compressed (tscodec): its columns of
-// measurements take a few bytes a value. Every read of a stored document
-// goes through docOf or getDoc, so nothing above the engine (system.buckets
-// included) sees the compressed form; index keys, the oplog and sizes are
-// those of the document.
+// measurements take a few bytes a value; and a document inserted by
+// reference, which is stored marked (below). Every read of a stored
+// document goes through docOf, getDoc, getMarkedDoc, ownDoc or storedLen,
+// so nothing above the engine (system.buckets included) sees the
+// compressed form or the mark; index keys, the oplog and sizes are those
+// of the document.
 
 // A document whose insert's oplog entry refers to it (oplog.NewRef) is
 // stored marked, for as long as it is the document inserted: 4 zero bytes,
@@ -95,9 +97,11 @@ func getMarkedDoc(r storage.Reader, key []byte, buf *[]byte) (bson.Raw, uint64, 
 	if err != nil || !found {
 		return nil, 0, found, err
 	}
-	mark, _ := insertMark(v)
+	if mark, ok := insertMark(v); ok {
+		return v[markHeader:], mark, true, nil
+	}
 	doc, err := docOf(v, buf)
-	return doc, mark, err == nil, err
+	return doc, 0, err == nil, err
 }
 
 // storedLen is the length of the document a stored value v holds.

@@ -291,9 +291,9 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		return err
 	}
 	unlockRefs := e.lockRefs(len(t.inserted) > 0, false)
-	defer unlockRefs()
 	for _, ins := range t.inserted {
 		if err := e.resolveInsertEntry(t.tx, ins.stamp, ins.doc); err != nil {
+			unlockRefs()
 			return err
 		}
 	}
@@ -301,6 +301,7 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 		ch.invalidateHints()
 	}
 	err = e.commit(t.tx)
+	unlockRefs()
 	for _, ch := range t.changes {
 		ch.invalidateHints()
 	}

@@ -183,7 +183,6 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 		err = e.logDoc(tx, c, old, next, what, sr.session())
 	}
 	unlockRefs := e.lockRefs(what.inserted != 0, false)
-	defer unlockRefs()
 	if err == nil && what.inserted != 0 {
 		err = e.resolveInsertEntry(tx, what.inserted, old)
 	}
@@ -192,6 +191,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 		err = e.commit(tx)
 		ch.invalidateHints()
 	}
+	unlockRefs()
 	if err != nil {
 		return err
 	}
