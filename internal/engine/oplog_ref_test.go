@@ -68,6 +68,13 @@ func TestInsertRefsDifferential(t *testing.T) {
 					t.Fatalf("entry %d by reference:\n%v\nwhole:\n%v", i, got[i], want[i])
 				}
 			}
+			// the oplog's stats count references whole, without reading
+			// their documents
+			st1, err1 := byRef.OplogStats()
+			st2, err2 := whole.OplogStats()
+			if err1 != nil || err2 != nil || st1.Count != st2.Count || st1.Size != st2.Size {
+				t.Fatalf("stats by reference %d entries, %d bytes (%v); whole %d, %d (%v)", st1.Count, st1.Size, err1, st2.Count, st2.Size, err2)
+			}
 		})
 	}
 }

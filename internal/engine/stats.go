@@ -123,13 +123,15 @@ func (e *Engine) OplogDiskSize() int64 {
 
 // OplogStats counts the oplog's entries and their total size by a scan,
 // as Stats does a collection's (the pre-images kept beside entries are not
-// entries: MongoDB keeps them in a collection of their own). The oplog
-// has no index. The engine must have an oplog.
+// entries: MongoDB keeps them in a collection of their own); an insert's
+// entry by reference counts whole, from the length it records, without a
+// read of its document. The oplog has no index. The engine must have an
+// oplog.
 func (e *Engine) OplogStats() (CollectionStats, error) {
 	var s CollectionStats
-	err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
+	err := scanOplog(e.kv, 0, ^uint64(0), false, func(_ uint64, it storage.Iter) (bool, error) {
 		s.Count++
-		s.Size += int64(len(stored.Entry()))
+		s.Size += int64(oplog.Stored(it.Value()).EntryLen())
 		return true, nil
 	})
 	if err != nil {

@@ -16,28 +16,30 @@ import (
 //
 // Stored form: 4 zero bytes (no BSON document starts so), 'r', the key
 // (uvarint length, bytes), where o's value starts in the entry (uvarint),
-// then the entry with an empty document as its o.
+// the document's length (uvarint), then the entry with an empty document
+// as its o.
 
 // refTag follows the 4 zero bytes of an entry stored by reference.
 const refTag = 'r'
 
 var emptyDoc = []byte{5, 0, 0, 0, 0}
 
-// NewRef appends to dst an insert's entry by reference to the document at
-// key, and returns dst with the offset of the entry's ts in what it
-// appended (see Entry).
+// NewRef appends to dst the entry of the insert op (its O the document) by
+// reference to the document at key, and returns dst with the offset of the
+// entry's ts in what it appended (see Entry).
 func NewRef(dst []byte, op Op, key []byte, sess *Session, wall time.Time) ([]byte, int) {
 	base := len(dst)
 	dst = append(dst, 0, 0, 0, 0, refTag)
 	dst = binary.AppendUvarint(dst, uint64(len(key)))
 	dst = append(dst, key...)
-	op.O = emptyDoc
 	// where o's value sits: after the fields appendOp writes before it
 	oAt := 4 + fieldLen("op", len(op.Kind)+5) + fieldLen("ns", len(op.NS)+5) + fieldLen("o", 0)
 	if op.UUID != nil {
 		oAt += fieldLen("ui", 5+len(op.UUID))
 	}
 	dst = binary.AppendUvarint(dst, uint64(oAt))
+	dst = binary.AppendUvarint(dst, uint64(len(op.O)))
+	op.O = emptyDoc
 	head := len(dst)
 	ent := New(dst, op, sess, wall)
 	if len(ent.Doc) <= cap(dst)-head {
@@ -51,41 +53,69 @@ func NewRef(dst []byte, op Op, key []byte, sess *Session, wall time.Time) ([]byt
 // fieldLen is the bytes of an element named name with an n-byte value.
 func fieldLen(name string, n int) int { return 1 + len(name) + 1 + n }
 
+// ref is an entry stored by reference, read.
+type ref struct {
+	key         []byte
+	oAt, docLen int
+	ent         []byte // with an empty o
+}
+
+// parseRef reads s as an entry by reference.
+func (s Stored) parseRef() (ref, bool) {
+	if len(s) < 5 || s[0] != 0 || s[1] != 0 || s[2] != 0 || s[3] != 0 || s[4] != refTag {
+		return ref{}, false
+	}
+	rest := s[5:]
+	var vals [3]uint64
+	var key []byte
+	for i := range vals {
+		v, w := binary.Uvarint(rest)
+		if w <= 0 {
+			return ref{}, false
+		}
+		vals[i], rest = v, rest[w:]
+		if i == 0 {
+			if v > uint64(len(rest)) {
+				return ref{}, false
+			}
+			key, rest = rest[:v], rest[v:]
+		}
+	}
+	oAt, docLen := vals[1], vals[2]
+	if len(rest) < 5 || oAt > uint64(len(rest)-5) || docLen > 1<<31 || string(rest[oAt:oAt+5]) != string(emptyDoc) {
+		return ref{}, false
+	}
+	return ref{key: key, oAt: int(oAt), docLen: int(docLen), ent: rest}, true
+}
+
 // Ref reports whether s is an insert's entry stored by reference, and the
 // key of the document it names.
 func (s Stored) Ref() (key []byte, ok bool) {
-	if len(s) < 5 || s[0] != 0 || s[1] != 0 || s[2] != 0 || s[3] != 0 || s[4] != refTag {
-		return nil, false
+	r, ok := s.parseRef()
+	return r.key, ok
+}
+
+// EntryLen is the length of the entry's document, whole: for an entry by
+// reference, with its document as o.
+func (s Stored) EntryLen() int {
+	if r, ok := s.parseRef(); ok {
+		return len(r.ent) - len(emptyDoc) + r.docLen
 	}
-	n, w := binary.Uvarint(s[5:])
-	if w <= 0 || uint64(len(s)-5-w) < n {
-		return nil, false
-	}
-	return s[5+w : 5+w+int(n)], true
+	return len(s.Entry())
 }
 
 // Resolve appends to dst the entry s, stored by reference, whole: doc as
-// its o. It returns nil when s is not a well-formed reference.
+// its o. It returns nil when s is not a well-formed reference or doc is
+// not as long as the document it referred to.
 func (s Stored) Resolve(dst []byte, doc bson.Raw) Stored {
-	key, ok := s.Ref()
-	if !ok {
-		return nil
-	}
-	rest := s[5+uvarintLen(uint64(len(key)))+len(key):]
-	oAt, w := binary.Uvarint(rest)
-	ent := rest[max(w, 0):]
-	if w <= 0 || len(ent) < 5 || oAt+5 > uint64(len(ent)) || string(ent[oAt:oAt+5]) != string(emptyDoc) {
+	r, ok := s.parseRef()
+	if !ok || len(doc) != r.docLen {
 		return nil
 	}
 	start := len(dst)
-	dst = append(dst, ent[:oAt]...)
+	dst = append(dst, r.ent[:r.oAt]...)
 	dst = append(dst, doc...)
-	dst = append(dst, ent[oAt+5:]...)
+	dst = append(dst, r.ent[r.oAt+len(emptyDoc):]...)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start))
 	return dst[start:]
-}
-
-func uvarintLen(n uint64) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(b[:], n)
 }

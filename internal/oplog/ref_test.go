@@ -36,6 +36,12 @@ func TestRefResolvesToTheEntry(t *testing.T) {
 			if Stored(stored).Entry() != nil {
 				t.Fatalf("a reference reads as an entry")
 			}
+			if n := Stored(stored).EntryLen(); n != len(want.Doc) {
+				t.Fatalf("EntryLen %d, want %d", n, len(want.Doc))
+			}
+			if Stored(stored).Resolve(nil, doc[:len(doc)-1]) != nil {
+				t.Fatal("resolved with a document of another length")
+			}
 			got := Stored(stored).Resolve([]byte("x"), doc)
 			if !bytes.Equal(got, want.Doc) {
 				t.Fatalf("resolved\n%v\nwant\n%v", bson.Raw(got), bson.Raw(want.Doc))
