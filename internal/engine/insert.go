@@ -158,7 +158,8 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 	if err := e.kv.Exist(keys, exists); err != nil {
 		return 0, err
 	}
-	if _, ok := e.insertRefTxn(tx, c); ok {
+	rt, byRef := e.insertRefTxn(tx, c)
+	if byRef {
 		if err := e.stageRefFloor(tx, c); err != nil {
 			return 0, err
 		}
@@ -188,7 +189,7 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 			staged[string(u.lock)] = encID
 		}
 		var err error
-		if rt, ok := e.insertRefTxn(tx, c); ok {
+		if byRef {
 			err = e.insertByRef(rt, c, p.key, p.doc, sessionOf(rec, p.index))
 		} else if err = storage.Insert(tx, p.key, c.stored(p.doc)); err == nil {
 			err = e.logDoc(tx, c, nil, p.doc, replaced, sessionOf(rec, p.index))
