@@ -142,11 +142,9 @@ type Engine struct {
 	// background jobs Close waits for.
 	retiring atomic.Bool
 	jobs     sync.WaitGroup
-	// collecting serializes the removals of dropped data. resolving is
-	// set while resolveGarbage runs in the background, and resolveAgain
-	// when it should run once more. startJobs guards closed, set once
-	// Close waits for the jobs: no job starts after.
-	collecting   sync.Mutex
+	// resolving is set while resolveGarbage runs in the background, and
+	// resolveAgain when it should run once more. startJobs guards closed,
+	// set once Close waits for the jobs: no job starts after.
 	resolving    atomic.Bool
 	resolveAgain atomic.Bool
 	startJobs    sync.Mutex

@@ -53,8 +53,6 @@ func (e *Engine) dropData(v uint64) error {
 // a job in the background, which makes those entries whole first
 // (resolveGarbage): the drop does not wait for that.
 func (e *Engine) collectGarbage() error {
-	e.collecting.Lock()
-	defer e.collecting.Unlock()
 	recs, err := e.dueGarbage()
 	if err != nil {
 		return err
@@ -109,8 +107,8 @@ func (e *Engine) dueGarbage() ([]garbageRecord, error) {
 	return out, errors.Join(it.Error(), it.Close())
 }
 
-// removeGarbage removes the data of recs and the records; the caller holds
-// e.collecting.
+// removeGarbage removes the data of recs and the records. Removals of one
+// record may run together: each step can be done twice.
 func (e *Engine) removeGarbage(recs []garbageRecord) error {
 	var done [][]byte
 	for _, g := range recs {

@@ -327,10 +327,7 @@ func (e *Engine) resolveGarbage() error {
 		if err := e.resolveDropped(ids); err != nil {
 			return err
 		}
-		e.collecting.Lock()
-		err = e.removeGarbage(due)
-		e.collecting.Unlock()
-		if err != nil {
+		if err := e.removeGarbage(due); err != nil {
 			return err
 		}
 	}
