@@ -50,17 +50,14 @@ type oplogState struct {
 	estimated atomic.Bool
 	truncate  sync.Mutex
 	// store is the store, when it can hold insert entries by reference
-	// (storage.StampRefStore; nil otherwise), and byRef is set when this
-	// engine's transactions can write them (storage.StampRefTxn: not
-	// through a test's wrapper, though the store may hold some). refs is
-	// the store's lock, held shared by a write that writes documents into
-	// insert entries that referred to them (resolveInsertEntry), from its
-	// look at the entries through its commit, and exclusively by a
-	// truncation's deletion: so an entry is never written back once
-	// removed.
+	// (storage.StampRefStore; nil otherwise): whether this engine writes
+	// them is its transactions' (storage.StampRefTxn: not through a
+	// test's wrapper, though the store may hold some). Its StampRefs lock
+	// is held shared by a write that writes documents into insert entries
+	// that referred to them (resolveInsertEntry), from its look at the
+	// entries through its commit, and exclusively by a truncation's
+	// deletion: so an entry is never written back once removed.
 	store storage.StampRefStore
-	byRef bool
-	refs  *sync.RWMutex
 	// floors holds the ids of the collections known to have their floor
 	// (keyRefFloor) stored.
 	floors sync.Map
@@ -111,16 +108,8 @@ func (e *Engine) openOplog() error {
 	if err := e.oplogUUID(o); err != nil {
 		return err
 	}
-	tx, err := e.kv.Begin()
-	if err != nil {
-		return err
-	}
 	if st, ok := storage.As[storage.StampRefStore](e.kv); ok {
-		_, o.byRef = tx.(storage.StampRefTxn)
-		o.refs, o.store = st.StampRefs(), st
-	}
-	if err := tx.Rollback(); err != nil {
-		return err
+		o.store = st
 	}
 	e.oplog = o
 	if last != 0 {

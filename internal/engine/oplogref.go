@@ -34,7 +34,7 @@ import (
 // collection (its evictions) nor a time series collection's buckets
 // (stored compressed).
 func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTxn, bool) {
-	if e.oplog == nil || !e.oplog.byRef || !c.replicated() || c.capped != nil || c.Options.Timeseries != nil {
+	if e.oplog == nil || e.oplog.store == nil || !c.replicated() || c.capped != nil || c.Options.Timeseries != nil {
 		return nil, false
 	}
 	rt, ok := tx.(storage.StampRefTxn)
@@ -84,7 +84,7 @@ func (e *Engine) stageRefFloor(tx storage.Txn, c *Collection) error {
 // resolveInsertEntry stages in tx the write of doc, stored marked with
 // stamp, into the insert entry at stamp if that entry still refers to it:
 // the first change or removal of a document inserted by reference. The
-// caller holds the oplog's refs lock shared until tx commits (see
+// caller holds the store's refs lock shared until tx commits (see
 // lockRefs), and the document's lock, or the document is a dropped
 // collection's.
 func (e *Engine) resolveInsertEntry(tx storage.Txn, stamp uint64, doc bson.Raw) error {
@@ -128,15 +128,16 @@ func (e *Engine) entryWhole(stamp uint64) (bool, error) {
 // has references: shared for a write that makes entries whole (see
 // resolveInsertEntry), exclusive for a truncation. It returns the unlock.
 func (e *Engine) lockRefs(need, exclusive bool) func() {
-	switch {
-	case !need || e.oplog == nil || e.oplog.store == nil:
+	if !need || e.oplog == nil || e.oplog.store == nil {
 		return func() {}
-	case exclusive:
-		e.oplog.refs.Lock()
-		return e.oplog.refs.Unlock
 	}
-	e.oplog.refs.RLock()
-	return e.oplog.refs.RUnlock
+	refs := e.oplog.store.StampRefs()
+	if exclusive {
+		refs.Lock()
+		return refs.Unlock
+	}
+	refs.RLock()
+	return refs.RUnlock
 }
 
 // oplogKey is the key of the entry at stamp.
@@ -170,7 +171,7 @@ func errMalformedRef(stamp uint64) error {
 // of the dropped collections collIDs that document (see oplog.NewRef), so
 // that the entries outlive the collections' data. Nothing writes the
 // collections any more. It reads the oplog once, from the lowest of their
-// floors (keyRefFloor). It holds the oplog's refs lock only while it
+// floors (keyRefFloor). It holds the store's refs lock only while it
 // writes a batch, not while it reads the oplog: writes that make entries
 // whole wait behind a truncation waiting for it.
 func (e *Engine) resolveDropped(collIDs []uint32) error {
