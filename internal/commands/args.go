@@ -2,6 +2,8 @@ package commands
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -173,14 +175,33 @@ func ignore(name string, t argType, note string) argField {
 }
 
 // cmdArgs are a command's (or sub-document's) fields parsed against its
-// spec; vals[i] is the value of spec.fields[i], Type 0 when absent.
+// spec. Only the fields given are held: bit i of set says spec.fields[i]
+// was given (not null), and vals holds their values in declaration order.
 type cmdArgs struct {
 	spec *argSpec
 	raw  bson.Raw
 	// isCommand: doc is a command (its first field and generic
 	// arguments are not its spec's).
 	isCommand bool
+	set       uint64
 	vals      []bson.RawValue
+}
+
+// val is the value of spec.fields[i], Type 0 when absent.
+func (a *cmdArgs) val(i int) bson.RawValue {
+	if a.set&(1<<i) == 0 {
+		return bson.RawValue{}
+	}
+	return a.vals[bits.OnesCount64(a.set&(1<<i-1))]
+}
+
+// put records v as the value of spec.fields[i], given once.
+func (a *cmdArgs) put(i int, v bson.RawValue) {
+	if a.vals == nil {
+		a.vals = make([]bson.RawValue, 0, min(len(a.spec.fields), 4))
+	}
+	a.vals = slices.Insert(a.vals, bits.OnesCount64(a.set&(1<<i-1)), v)
+	a.set |= 1 << i
 }
 
 // parseCommand parses cmd's own fields (all but its name and the generic
@@ -203,9 +224,6 @@ func parseSub(doc bson.Raw, spec *argSpec) (cmdArgs, error) {
 
 func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs, error) {
 	a := cmdArgs{spec: spec, raw: doc, isCommand: isCommand}
-	if len(spec.fields) > 0 {
-		a.vals = make([]bson.RawValue, len(spec.fields))
-	}
 	var seen uint64
 	it := rawdoc.Iterate(doc)
 	for first := true; ; first = false {
@@ -254,10 +272,10 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 				return a, notImplementedArg(spec.path, f)
 			}
 		}
-		a.vals[i] = v
+		a.put(i, v)
 	}
 	for i := range spec.fields {
-		if f := &spec.fields[i]; f.required && a.vals[i].Type == 0 {
+		if f := &spec.fields[i]; f.required && a.set&(1<<i) == 0 {
 			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", spec.path, f.name)
 		}
 	}
@@ -289,14 +307,14 @@ func (a *cmdArgs) at(name string) (*argField, bson.RawValue) {
 	if i < 0 || a.spec.fields[i].use != honoured {
 		panic("commands: " + a.spec.path + " reads field '" + name + "', not declared as honoured")
 	}
-	return &a.spec.fields[i], a.vals[i]
+	return &a.spec.fields[i], a.val(i)
 }
 
 // present names the declared fields given, in declaration order.
 func (a *cmdArgs) present() []string {
 	var out []string
-	for i, v := range a.vals {
-		if v.Type != 0 {
+	for i := range a.spec.fields {
+		if a.set&(1<<i) != 0 {
 			out = append(out, a.spec.fields[i].name)
 		}
 	}
@@ -320,7 +338,7 @@ func (a *cmdArgs) has(name string) bool {
 // declares it (for parsing shared by commands declaring different fields).
 func (a *cmdArgs) given(name string) bool {
 	i := a.spec.find(name)
-	return i >= 0 && a.spec.fields[i].use == honoured && a.vals[i].Type != 0
+	return i >= 0 && a.spec.fields[i].use == honoured && a.set&(1<<i) != 0
 }
 
 // value is the field's value; Type 0 when absent.

@@ -2,6 +2,7 @@ package oplog
 
 import (
 	"encoding/binary"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -113,6 +114,7 @@ func (s Stored) Resolve(dst []byte, doc bson.Raw) Stored {
 		return nil
 	}
 	start := len(dst)
+	dst = slices.Grow(dst, len(r.ent)-len(emptyDoc)+len(doc))
 	dst = append(dst, r.ent[:r.oAt]...)
 	dst = append(dst, doc...)
 	dst = append(dst, r.ent[r.oAt+len(emptyDoc):]...)
