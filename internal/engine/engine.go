@@ -175,6 +175,9 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		e.lease = DefaultSchemaLease
 	}
 	e.heartbeatDone = make(chan struct{})
+	if err := e.checkFormat(); err != nil {
+		return nil, err
+	}
 	e.cat.mu.Lock()
 	err := e.reloadLatestLocked()
 	e.cat.mu.Unlock()

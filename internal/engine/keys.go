@@ -10,11 +10,12 @@ import (
 
 // Key layout. Every key starts with a one-byte space tag:
 //
-//	m <name>                        engine metadata: the collection id counter,
-//	                                the catalog version, the frontends' schema
-//	                                leases, the jobs lease, dropped data awaiting
-//	                                removal, capped collections' totals
-//	                                (catalog_version.go, schema_lease.go,
+//	m <name>                        engine metadata: the store's format, the
+//	                                collection id counter, the catalog version,
+//	                                the frontends' schema leases, the jobs lease,
+//	                                dropped data awaiting removal, capped
+//	                                collections' totals (format.go,
+//	                                catalog_version.go, schema_lease.go,
 //	                                jobs_lease.go, garbage.go, capped.go)
 //	c <db> 0x00 <collection>        catalog entry -> collection metadata (BSON)
 //	d <collID:4> <record id>        document -> raw BSON; the record id is
