@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -357,13 +358,54 @@ func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 }
 
 // sweep checks every entry against the shard's ranges, then forgets them;
-// the caller holds mu.
+// the caller holds mu. An entry outside their union, most of them, is
+// found so by a binary search.
 func (s *rowShard) sweep() {
+	u := unionOf(s.ranges)
 	for h, e := range s.rows {
-		if e != nil {
+		switch {
+		case e == nil:
+		case u.covers(entryKey(e)):
 			s.current(h, e)
+		default:
+			setEntryChecked(e, s.checked)
 		}
 	}
 	clear(s.ranges)
 	s.ranges = s.ranges[:0]
+}
+
+// keySpans are disjoint ranges [start, end) in order; a nil end is open.
+type keySpans []deletedRange
+
+// unionOf returns the union of rs (their numbers left out).
+func unionOf(rs []*deletedRange) keySpans {
+	u := make(keySpans, 0, len(rs))
+	for _, r := range rs {
+		u = append(u, deletedRange{start: r.start, end: r.end})
+	}
+	slices.SortFunc(u, func(a, b deletedRange) int { return bytes.Compare(a.start, b.start) })
+	out := u[:0]
+	for _, r := range u {
+		if n := len(out); n > 0 && (out[n-1].end == nil || bytes.Compare(r.start, out[n-1].end) <= 0) {
+			if out[n-1].end != nil && (r.end == nil || bytes.Compare(r.end, out[n-1].end) > 0) {
+				out[n-1].end = r.end
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// covers reports whether one of the spans holds key.
+func (u keySpans) covers(key []byte) bool {
+	// the first span starting after key; the one before it may hold key
+	i, _ := slices.BinarySearchFunc(u, key, func(r deletedRange, k []byte) int {
+		if bytes.Compare(r.start, k) <= 0 {
+			return -1
+		}
+		return 1
+	})
+	return i > 0 && u[i-1].covers(key)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -355,5 +356,31 @@ func TestRowCacheConcurrentIncrements(t *testing.T) {
 	}
 	if total != writers*each {
 		t.Fatalf("counters sum to %d, want %d increments", total, writers*each)
+	}
+}
+
+// TestUnionCovers compares the union of random ranges, some with an open
+// bound, with the ranges themselves on every key of a small space.
+func TestUnionCovers(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	bound := func() []byte {
+		if r.IntN(10) == 0 {
+			return nil
+		}
+		return fmt.Appendf(nil, "k%02d", r.IntN(100))
+	}
+	for round := range 500 {
+		var rs []*deletedRange
+		for range r.IntN(8) {
+			rs = append(rs, &deletedRange{start: bound(), end: bound()})
+		}
+		u := unionOf(rs)
+		for k := range 101 {
+			key := fmt.Appendf(nil, "k%02d", k)
+			want := slices.ContainsFunc(rs, func(r *deletedRange) bool { return r.covers(key) })
+			if got := u.covers(key); got != want {
+				t.Fatalf("round %d: %s covered %v by the union %v of %v, want %v", round, key, got, u, rs, want)
+			}
+		}
 	}
 }
