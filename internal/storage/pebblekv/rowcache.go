@@ -41,8 +41,8 @@ import (
 // entry records the number of the last range it was checked against.
 // A lookup of an entry older than the shard's last range checks it
 // against the newer ones, dropping it if one covers its key. Each range
-// deletion also sweeps a few shards, checking all their entries and
-// clearing their ranges, so that a shard holds at most rangesPerShard.
+// deletion also sweeps one shard, in turn, checking all its entries and
+// clearing its ranges, so that a shard holds at most rowCacheShards.
 type rowCache struct {
 	seed   maphash.Seed
 	shards [rowCacheShards]rowShard
@@ -59,9 +59,6 @@ const (
 	// rowCacheMaxValue is the largest value kept: a few huge documents
 	// would otherwise evict thousands of small ones.
 	rowCacheMaxValue = 64 << 10
-	// rangesPerShard bounds a shard's unswept ranges: a range deletion
-	// sweeps rowCacheShards/rangesPerShard shards, each in turn.
-	rangesPerShard = 64
 )
 
 // deletedRange is a range deletion [start, end) (a nil bound open),
@@ -346,7 +343,7 @@ func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 			s.ranges = nil
 		} else {
 			s.ranges = append(s.ranges, r)
-			if (c.deleted+uint64(i))%rangesPerShard == 0 {
+			if uint64(i) == c.deleted%rowCacheShards {
 				s.sweep()
 			}
 		}
