@@ -2,6 +2,7 @@ package pebblekv
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
@@ -14,11 +15,14 @@ import (
 // skips Pebble's memtables, filters, index and blob blocks: those were a
 // fifth of a YCSB-A server's time.
 //
-// Invariant: an entry holds its key's value in the latest applied state.
+// Invariant: an entry holds its key's value in the latest applied state,
+// unless a range deletion its shard holds, numbered above the entry's
+// stamp, covers its key; such an entry is dropped before it is served.
 // Commits (and range deletes) are applied one at a time, under the commit
-// log's lock. Each calls forget on its keys before applying, which drops
-// their entries and marks their shards pending, and settle after, which
-// ends the shards' pending state; both bump the shards' versions. A read
+// log's lock. A commit calls forget on its keys before applying, which
+// drops their entries, a range delete forgetRange; both mark shards
+// pending, and settle after ends the shards' pending state; both bump the
+// shards' versions. A read
 // that missed fills its entry only if its shard is not pending and its
 // version did not move since the lookup: a value read from Pebble while a
 // commit of the shard was being applied, which may be from either side of
@@ -42,7 +46,8 @@ import (
 // A lookup of an entry older than the shard's last range checks it
 // against the newer ones, dropping it if one covers its key. Each range
 // deletion also sweeps one shard, in turn, checking all its entries and
-// clearing its ranges, so that a shard holds at most rowCacheShards.
+// clearing its ranges, so that a shard holds at most rowCacheShards
+// ranges.
 type rowCache struct {
 	seed   maphash.Seed
 	shards [rowCacheShards]rowShard
@@ -98,8 +103,9 @@ type rowShard struct {
 
 // makeEntry returns the entry of key holding v: the key's length (4 bytes,
 // little-endian), the number of the last range deletion it was checked
-// against (8 bytes, set by keep and lookup under the shard's lock, never
-// read by those reading the value), the key, the value.
+// against (its stamp: 8 bytes, set by keep, lookup and sweep under the
+// shard's lock, never read by those reading the value), the key, the
+// value.
 func makeEntry(key, v []byte) []byte {
 	e := make([]byte, entryHeader+len(key)+len(v))
 	binary.LittleEndian.PutUint32(e, uint32(len(key)))
@@ -144,9 +150,9 @@ func (c *rowCache) shard(key []byte) (*rowShard, int, uint64) {
 	return &c.shards[i], i, h
 }
 
-// lookup returns key's cached value, which no one modifies (an entry is
-// replaced, never changed), or, on a miss, the shard's version to hand to
-// fill.
+// lookup returns key's cached value, which no one modifies (an entry's
+// key and value are replaced, never changed; only its stamp changes, under
+// mu), or, on a miss, the shard's version to hand to fill.
 func (c *rowCache) lookup(key []byte) (v []byte, hit bool, version uint64) {
 	s, _, h := c.shard(key)
 	s.mu.Lock()
@@ -194,8 +200,10 @@ func (s *rowShard) current(h uint64, e []byte) bool {
 		return true
 	}
 	key := entryKey(e)
-	for _, r := range s.ranges {
-		if r.n > n && r.covers(key) {
+	// the ranges are in order: those after the entry's stamp
+	first, _ := slices.BinarySearchFunc(s.ranges, n, func(r *deletedRange, n uint64) int { return cmp.Compare(r.n, n+1) })
+	for _, r := range s.ranges[first:] {
+		if r.covers(key) {
 			s.bytes -= len(e)
 			delete(s.rows, h)
 			return false
@@ -276,9 +284,9 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	delete(s.rows, h)
 }
 
-// keep makes e, which no one modifies, the entry of the key hashed h,
-// replacing the entry there, evicting others to make room; the caller
-// holds mu.
+// keep makes e, whose key and value no one modifies, the entry of the key
+// hashed h, replacing the entry there, evicting others to make room; the
+// caller holds mu.
 func (s *rowShard) keep(h uint64, e []byte) {
 	old, had := s.rows[h]
 	if had {
@@ -354,14 +362,16 @@ func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 	}
 }
 
-// sweep checks every entry against the shard's ranges, then forgets them;
-// the caller holds mu. An entry outside their union, most of them, is
-// found so by a binary search.
+// sweep checks every entry against the shard's ranges, then forgets the
+// ranges; the caller holds mu. An entry outside their union, most of them,
+// is found so by a binary search. A placeholder left by a commit that
+// failed before applying goes too: no commit is applying meanwhile.
 func (s *rowShard) sweep() {
 	u := unionOf(s.ranges)
 	for h, e := range s.rows {
 		switch {
 		case e == nil:
+			delete(s.rows, h)
 		case u.covers(entryKey(e)):
 			s.current(h, e)
 		default:
