@@ -261,7 +261,7 @@ func TestInsertRefTruncated(t *testing.T) {
 	}
 	key := docKey(e.Collection("test", "c").ID, bson.RawValue{Type: bson.TypeInt32, Value: []byte{0, 0, 0, 0}})
 	v, _, err := e.kv.Get(key)
-	if mark, ok := insertMark(v); err != nil || !ok || mark >= oldest {
+	if _, mark, ok := insertMark(v); err != nil || !ok || mark >= oldest {
 		t.Fatalf("the first document's mark %d (%v, %v), the oplog starts at %d", mark, ok, err, oldest)
 	}
 	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 0}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
@@ -271,7 +271,7 @@ func TestInsertRefTruncated(t *testing.T) {
 		t.Fatalf("the oplog starts at %d after the update, %d before (%v)", now, oldest, err)
 	}
 	v, _, err = e.kv.Get(key)
-	if _, ok := insertMark(v); err != nil || ok {
+	if _, _, ok := insertMark(v); err != nil || ok {
 		t.Fatalf("the document changed is still marked (%v)", err)
 	}
 	// the oplog reads whole: every reference resolves
@@ -346,7 +346,7 @@ func TestInsertRefsSharded(t *testing.T) {
 	}
 	n := 0
 	for it.First(); it.Valid(); it.Next() {
-		if _, marked := insertMark(it.Value()); marked {
+		if _, _, marked := insertMark(it.Value()); marked {
 			t.Errorf("the copy at %x is marked", it.Key())
 		}
 		n++

@@ -152,10 +152,11 @@ func insertedDocAt(r storage.Reader, stamp uint64, key []byte) (bson.Raw, error)
 	if err != nil {
 		return nil, err
 	}
-	if mark, marked := insertMark(v); !found || !marked || mark != stamp {
+	doc, mark, marked := insertMark(v)
+	if !found || !marked || mark != stamp {
 		return nil, errChangedInsert
 	}
-	return v[markHeader:], nil
+	return doc, nil
 }
 
 // errChangedInsert: an insert entry by reference names a document no

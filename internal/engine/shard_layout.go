@@ -324,8 +324,8 @@ func (e *Engine) copyDocuments(ctx context.Context, from, to *Collection) error 
 				// as stored, but unmarked: the insert entries refer to
 				// the documents under from's id (see oplog.NewRef)
 				v := it.Value()
-				if _, marked := insertMark(v); marked {
-					v = v[markHeader:]
+				if doc, _, marked := insertMark(v); marked {
+					v = doc
 				}
 				err = tx.Set(k, bytes.Clone(v))
 			}

@@ -38,13 +38,13 @@ func markedStored(doc bson.Raw) []byte {
 	return append(v, doc...)
 }
 
-// insertMark is the stamp of the insert entry that refers to the document
-// stored as v, if v is marked.
-func insertMark(v []byte) (uint64, bool) {
+// insertMark is, if v is marked, the document it holds past the mark and
+// the stamp of the insert entry that refers to it.
+func insertMark(v []byte) (doc []byte, stamp uint64, marked bool) {
 	if len(v) < markHeader || v[4] != markTag || v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0 {
-		return 0, false
+		return nil, 0, false
 	}
-	return binary.LittleEndian.Uint64(v[markStamp:]), true
+	return v[markHeader:], binary.LittleEndian.Uint64(v[markStamp:]), true
 }
 
 // stored is the value doc is stored as in c.
@@ -62,8 +62,8 @@ func (c *Collection) stored(doc bson.Raw) []byte {
 // decoded into *buf (reused, so the result is valid until the next call
 // with buf).
 func docOf(v []byte, buf *[]byte) (bson.Raw, error) {
-	if _, ok := insertMark(v); ok {
-		return v[markHeader:], nil
+	if doc, _, ok := insertMark(v); ok {
+		return doc, nil
 	}
 	if !tscodec.Encoded(v) {
 		return v, nil
@@ -75,8 +75,8 @@ func docOf(v []byte, buf *[]byte) (bson.Raw, error) {
 
 // ownDoc is the document a stored value v holds, in memory of its own.
 func ownDoc(v []byte) (bson.Raw, error) {
-	if _, ok := insertMark(v); ok {
-		return bytes.Clone(v[markHeader:]), nil
+	if doc, _, ok := insertMark(v); ok {
+		return bytes.Clone(doc), nil
 	}
 	if !tscodec.Encoded(v) {
 		return bytes.Clone(v), nil
@@ -97,8 +97,8 @@ func getMarkedDoc(r storage.Reader, key []byte, buf *[]byte) (bson.Raw, uint64, 
 	if err != nil || !found {
 		return nil, 0, found, err
 	}
-	if mark, ok := insertMark(v); ok {
-		return v[markHeader:], mark, true, nil
+	if doc, mark, ok := insertMark(v); ok {
+		return doc, mark, true, nil
 	}
 	doc, err := docOf(v, buf)
 	return doc, 0, err == nil, err
@@ -106,8 +106,8 @@ func getMarkedDoc(r storage.Reader, key []byte, buf *[]byte) (bson.Raw, uint64, 
 
 // storedLen is the length of the document a stored value v holds.
 func storedLen(v []byte) int {
-	if _, ok := insertMark(v); ok {
-		return len(v) - markHeader
+	if doc, _, ok := insertMark(v); ok {
+		return len(doc)
 	}
 	if tscodec.Encoded(v) {
 		return tscodec.DecodedLen(v)

@@ -68,7 +68,7 @@ func TestStoredBuckets(t *testing.T) {
 	if d, err := docOf(plain, nil); err != nil || !bytes.Equal(d, doc) {
 		t.Fatal("the plain collection's document is not stored as it is")
 	}
-	if _, marked := insertMark(plain); marked == testkv.TiKV() {
+	if _, _, marked := insertMark(plain); marked == testkv.TiKV() {
 		t.Fatalf("marked %v on TiKV %v", marked, testkv.TiKV())
 	}
 	all := findDocs(t, e, coll, FindOptions{})
