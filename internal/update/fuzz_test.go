@@ -21,7 +21,8 @@ var extremes = []string{
 }
 
 // FuzzApply checks that compiling and applying arbitrary updates to
-// arbitrary documents never panics and, on success, yields valid BSON.
+// arbitrary documents never panics and, on success, yields valid BSON; a
+// one-field $set gives what its update tree gives.
 func FuzzApply(f *testing.F) {
 	add := func(doc, upd string, pos int) {
 		var d, u bson.Raw
@@ -36,6 +37,7 @@ func FuzzApply(f *testing.F) {
 	add(`{"_id": 1, "a": [[1], [2]]}`, `{"$pull": {"a": {"$in": [[1]]}}, "$addToSet": {"b": {"$each": [1, 1]}}}`, -1)
 	add(`{"_id": 1, "a": [1, 2]}`, `{"$mul": {"a.$[]": 2}, "$bit": {"n": {"xor": 5}}, "$min": {"m": 1}}`, -1)
 	add(`{"_id": 1}`, `{"x": 1}`, -1)
+	add(`{"_id": 1, "a": 1, "b": 2, "a": 3}`, `{"$set": {"a": "x"}}`, -1)
 	// Numeric arguments at their extremes.
 	for _, x := range extremes {
 		add(`{"_id": 1, "a": [3, 1, 2], "n": 5, "l": {"$numberLong": "9223372036854775807"}, "i": 2147483647}`,
@@ -56,6 +58,9 @@ func FuzzApply(f *testing.F) {
 		u, err := Compile(spec, Options{Compile: compileQuery})
 		if err != nil {
 			return
+		}
+		if u.set != nil {
+			sameApply(t, u, spec, doc, insert)
 		}
 		if pos > 1000 {
 			pos %= 1000

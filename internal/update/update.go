@@ -42,9 +42,10 @@ const MaxDocumentSize = 16 * 1024 * 1024
 
 // Update is a compiled update, safe for concurrent use by many Apply calls.
 type Update struct {
-	replacement bson.Raw // the replacement document, or nil for an operator update
-	repeatedID  bool     // the replacement holds _id twice
-	root        *tnode   // operator update tree
+	replacement bson.Raw  // the replacement document, or nil for an operator update
+	repeatedID  bool      // the replacement holds _id twice
+	root        *tnode    // operator update tree
+	set         *setField // the one field set, instead of root, when the update is only that
 	filters     map[string]Matcher
 }
 
@@ -58,6 +59,9 @@ func Compile(spec bson.Raw, opts Options) (*Update, error) {
 	first, err := spec.IndexErr(0)
 	if err != nil || len(first.Key()) == 0 || first.Key()[0] != '$' {
 		return compileReplacement(spec)
+	}
+	if set, ok := compileSetField(spec, &opts); ok {
+		return &Update{set: set}, nil
 	}
 	filters, err := compileArrayFilters(opts)
 	if err != nil {
@@ -90,9 +94,12 @@ func (u *Update) IsReplacement() bool { return u.replacement != nil }
 // modification. delta is the oplog diff the operators logged (see
 // delta.go), nil for a replacement, an upsert's insert, or no change.
 func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta []byte, modified bool, err error) {
-	if u.replacement != nil {
+	switch {
+	case u.replacement != nil:
 		out, err = u.applyReplacement(doc)
-	} else {
+	case u.set != nil:
+		out, delta = u.set.apply(doc, insert)
+	default:
 		out, delta, err = u.applyOperators(doc, pos, insert)
 	}
 	if err != nil {
