@@ -306,31 +306,28 @@ func (e *Engine) resolveGarbageInBackground() {
 	}()
 }
 
-// resolveGarbage removes, until none is left, the dropped collections
-// collectGarbage left, once the insert entries that refer to their
-// documents are whole (resolveDropped, one read of the oplog for all the
-// collections due, a dropped database's say).
+// resolveGarbage removes the dropped collections collectGarbage left,
+// once the insert entries that refer to their documents are whole
+// (resolveDropped, one read of the oplog for all the collections due, a
+// dropped database's say). A drop that leaves more while it runs asks for
+// another run (resolveGarbageInBackground).
 func (e *Engine) resolveGarbage() error {
-	for {
-		recs, err := e.dueGarbage()
-		if err != nil {
-			return err
-		}
-		var due []garbageRecord
-		var ids []uint32
-		for _, g := range recs {
-			if g.index == nil && e.hasRefFloor(g.collID) {
-				due, ids = append(due, g), append(ids, g.collID)
-			}
-		}
-		if len(due) == 0 {
-			return nil
-		}
-		if err := e.resolveDropped(ids); err != nil {
-			return err
-		}
-		if err := e.removeGarbage(due); err != nil {
-			return err
+	recs, err := e.dueGarbage()
+	if err != nil {
+		return err
+	}
+	var due []garbageRecord
+	var ids []uint32
+	for _, g := range recs {
+		if g.index == nil && e.hasRefFloor(g.collID) {
+			due, ids = append(due, g), append(ids, g.collID)
 		}
 	}
+	if len(due) == 0 {
+		return nil
+	}
+	if err := e.resolveDropped(ids); err != nil {
+		return err
+	}
+	return e.removeGarbage(due)
 }
