@@ -1,7 +1,8 @@
 // Command folio-bench measures a MongoDB-compatible server through the
 // official Go driver: the YCSB core workloads, the workloads of Folio's seed
 // applications, and two floors (driver round trips, and Pebble without a
-// server) that show how close the server comes to what the machine can do.
+// server) that show how close the server comes to what the machine can do;
+// -null serves a third, a server that does no database work.
 //
 // By default it starts a Folio in-process on a loopback port with its data
 // in a temporary directory, so a run needs no separate server:
@@ -42,6 +43,8 @@ type cliOptions struct {
 	progress     bool
 	cpuProfile   string
 	list         bool
+	null         string
+	nullWork     time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
@@ -62,6 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar (only when stderr is a terminal)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of each timed phase to this file (suffixed by workload and server when there are several runs); with -uri inproc it covers the server")
 	fs.BoolVar(&o.list, "list", false, "list the workloads and exit")
+	fs.StringVar(&o.null, "null", "", "instead of measuring, serve the null server on this host:port until interrupted: a server that does no database work, to measure against from another folio-bench (docs/benchmarks.md)")
+	fs.DurationVar(&o.nullWork, "null-work", 0, "with -null, spin each find and update for this long before answering")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: folio-bench [flags]\n\nfolio-bench drives a MongoDB-compatible server with the official Go driver and reports\nops/s and p50/p95/p99 latencies per operation type.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -96,12 +101,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if o.null != "" {
+		return runNull(ctx, o.null, o.nullWork, stderr)
+	}
 	specs, err := selectWorkloads(o.workloads)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 
 	var targets []*Target
 	for _, s := range []struct{ label, uri string }{{"uri", o.uri}, {"compare", o.compare}} {
