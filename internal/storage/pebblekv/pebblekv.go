@@ -58,6 +58,8 @@ type DB struct {
 	rows *rowCache
 	// stamps gives stamped writes their stamps (storage.StampedTxn).
 	stamps *stamps
+	// compact compacts the spans scans found full of hidden keys.
+	compact *compactor
 }
 
 var (
@@ -112,7 +114,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if rows == 0 {
 		rows = defaultRowCache
 	}
-	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock)}, nil
+	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger)}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -198,28 +200,12 @@ func (d *DB) Get(key []byte) ([]byte, bool, error) {
 
 // NewIter implements storage.Reader.
 func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {
-	return newIter(d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}))
-}
-
-// iter is a Pebble iterator that tells a value's length without fetching
-// a value kept in a blob file (storage.ValueLener).
-type iter struct{ *pebble.Iterator }
-
-func newIter(it *pebble.Iterator, err error) (storage.Iter, error) {
-	if err != nil {
-		return nil, err
-	}
-	return iter{it}, nil
-}
-
-// ValueLen implements storage.ValueLener.
-func (it iter) ValueLen() int {
-	v := it.LazyValue()
-	return v.Len()
+	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	return newIter(d.compact, it, err, lower, upper)
 }
 
 // NewSnapshot implements storage.KV.
-func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()} }
+func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot(), d.compact} }
 
 // batchRetained is the largest batch buffer Pebble keeps for reuse once
 // the batch is closed. Pebble's default (1 MB) is below an insert of a
@@ -259,18 +245,23 @@ func (d *DB) DiskFull() bool { return d.space != nil && d.space.stalled.Load() >
 // fatal for a WAL or MANIFEST write. DiskFull tells a caller that Close
 // waits for space.
 func (d *DB) Close() error {
+	d.compact.close()
 	err := d.db.Flush()
 	err = errors.Join(err, d.db.Close())
 	d.space.close()
 	return err
 }
 
-type snapshot struct{ s *pebble.Snapshot }
+type snapshot struct {
+	s *pebble.Snapshot
+	c *compactor
+}
 
 func (s snapshot) Get(key []byte) ([]byte, bool, error) { return get(s.s.Get(key)) }
 
 func (s snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
-	return newIter(s.s.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper}))
+	it, err := s.s.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	return newIter(s.c, it, err, lower, upper)
 }
 
 func (s snapshot) Close() error { return s.s.Close() }

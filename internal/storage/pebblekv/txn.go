@@ -250,7 +250,8 @@ func (s state) NewIter(lower, upper []byte) (storage.Iter, error) {
 			return nil, errNoState
 		}
 	}
-	return t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	return newIter(t.d.compact, it, err, lower, upper)
 }
 
 // errNoState would be the error of a transaction whose state no snapshot
