@@ -29,6 +29,59 @@ func benchDoc(b *testing.B) bson.Raw {
 	return raw
 }
 
+// ycsbRecord is a YCSB record: an _id and ten fields of 100 bytes.
+func ycsbRecord(b *testing.B) bson.Raw {
+	b.Helper()
+	d := bson.D{{Key: "_id", Value: "user6284781860667377211"}}
+	for _, f := range []string{"field0", "field1", "field2", "field3", "field4", "field5", "field6", "field7", "field8", "field9"} {
+		d = append(d, bson.E{Key: f, Value: string(make([]byte, 100))})
+	}
+	raw, err := bson.Marshal(d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return raw
+}
+
+// BenchmarkYCSBUpdate compiles and applies YCSB's update, a one-field
+// $set, as Compile does (setField) and through the update tree.
+func BenchmarkYCSBUpdate(b *testing.B) {
+	doc := ycsbRecord(b)
+	spec, err := bson.Marshal(bson.D{{Key: "$set", Value: bson.D{{Key: "field3", Value: "x" + string(make([]byte, 99))}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		compile func() *Update
+	}{
+		{"setField", func() *Update {
+			u, err := Compile(spec, Options{Compile: compileQuery})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return u
+		}},
+		{"tree", func() *Update { return treeCompile(b, spec) }},
+	} {
+		b.Run(tt.name+"/compile", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				tt.compile()
+			}
+		})
+		u := tt.compile()
+		b.Run(tt.name+"/apply", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, _, err := u.Apply(doc, -1, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkApply(b *testing.B) {
 	push := bson.A{bson.D{{Key: "t", Value: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}, {Key: "cpu", Value: 1.5}}}
 	tests := []struct {
