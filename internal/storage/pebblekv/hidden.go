@@ -34,7 +34,12 @@ type iter struct {
 	first        bool // positioned by First
 }
 
-func newIter(c *compactor, it *pebble.Iterator, err error, lower, upper []byte) (storage.Iter, error) {
+// newIter opens an iterator of r (the store, or a snapshot of it) over
+// [lower, upper), whose scans report to c.
+func newIter(c *compactor, r interface {
+	NewIter(*pebble.IterOptions) (*pebble.Iterator, error)
+}, lower, upper []byte) (storage.Iter, error) {
+	it, err := r.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return nil, err
 	}

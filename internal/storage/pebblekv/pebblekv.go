@@ -200,8 +200,7 @@ func (d *DB) Get(key []byte) ([]byte, bool, error) {
 
 // NewIter implements storage.Reader.
 func (d *DB) NewIter(lower, upper []byte) (storage.Iter, error) {
-	it, err := d.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	return newIter(d.compact, it, err, lower, upper)
+	return newIter(d.compact, d.db, lower, upper)
 }
 
 // NewSnapshot implements storage.KV.
@@ -260,8 +259,7 @@ type snapshot struct {
 func (s snapshot) Get(key []byte) ([]byte, bool, error) { return get(s.s.Get(key)) }
 
 func (s snapshot) NewIter(lower, upper []byte) (storage.Iter, error) {
-	it, err := s.s.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	return newIter(s.c, it, err, lower, upper)
+	return newIter(s.c, s.s, lower, upper)
 }
 
 func (s snapshot) Close() error { return s.s.Close() }

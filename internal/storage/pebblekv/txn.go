@@ -250,8 +250,7 @@ func (s state) NewIter(lower, upper []byte) (storage.Iter, error) {
 			return nil, errNoState
 		}
 	}
-	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	return newIter(t.d.compact, it, err, lower, upper)
+	return newIter(t.d.compact, t.snap, lower, upper)
 }
 
 // errNoState would be the error of a transaction whose state no snapshot
