@@ -63,11 +63,12 @@ func (it *iter) ValueLen() int {
 // read all of it: if it stepped over hiddenMin keys or more, and
 // hiddenRatio for each key it returned, the span is compacted.
 func (it *iter) Close() error {
+	if !it.first || it.Valid() || it.Error() != nil || it.lower == nil || it.upper == nil {
+		return it.Iterator.Close()
+	}
 	st := it.Stats()
-	whole := it.first && !it.Valid() && it.Error() == nil &&
-		st.ForwardSeekCount[pebble.InterfaceCall] == 1 && st.ReverseSeekCount[pebble.InterfaceCall] == 0 &&
-		st.ReverseStepCount[pebble.InterfaceCall] == 0
-	if whole && it.lower != nil && it.upper != nil {
+	if st.ForwardSeekCount[pebble.InterfaceCall] == 1 && st.ReverseSeekCount[pebble.InterfaceCall] == 0 &&
+		st.ReverseStepCount[pebble.InterfaceCall] == 0 {
 		returned := uint64(st.ForwardStepCount[pebble.InterfaceCall]) + 1
 		points := st.InternalStats.PointCount
 		if hidden := points - min(points, returned); hidden >= hiddenMin && hidden >= hiddenRatio*returned {
