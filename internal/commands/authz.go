@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // need is one action a command needs on one target.
@@ -565,9 +566,7 @@ func redactedCommand(cmd bson.Raw) string { return redactCommand(cmd).String() }
 // redactCommand is cmd with its secrets (a password, a SASL payload)
 // replaced, as MongoDB shows commands in currentOp and messages.
 func redactCommand(cmd bson.Raw) bson.Raw {
-	_, e1 := cmd.LookupErr("pwd")
-	_, e2 := cmd.LookupErr("payload")
-	if e1 != nil && e2 != nil {
+	if !hasSecret(cmd) {
 		return cmd
 	}
 	elems, _ := cmd.Elements()
@@ -580,6 +579,20 @@ func redactCommand(cmd bson.Raw) bson.Raw {
 		d = append(d, bson.E{Key: e.Key(), Value: e.Value()})
 	}
 	return marshal(d)
+}
+
+// hasSecret reports whether cmd has a pwd or payload field.
+func hasSecret(cmd bson.Raw) bool {
+	it := rawdoc.Iterate(cmd)
+	for {
+		k, _, ok := it.Next()
+		if !ok {
+			return false
+		}
+		if string(k) == "pwd" || string(k) == "payload" {
+			return true
+		}
+	}
 }
 
 // writesAuthCollections reports whether r may have written admin's users

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/engine"
@@ -101,16 +102,34 @@ func writeErrorDoc(we engine.WriteError) bson.D {
 // command-specific fields (update's upserted and nModified). A replica set
 // member adds electionId and opTime after n (see withOpTime).
 func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
-	d := bson.D{{Key: "n", Value: int32(n)}}
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 64))
+	out = bsoncore.AppendInt32Element(out, "n", int32(n))
 	if len(werrs) > 0 {
 		arr := make(bson.A, len(werrs))
 		for i, we := range werrs {
 			arr[i] = writeErrorDoc(we)
 		}
-		d = append(d, bson.E{Key: "writeErrors", Value: arr})
+		out = appendMarshaled(out, "writeErrors", arr)
 	}
-	d = append(d, extra...)
-	return marshal(d)
+	for _, e := range extra {
+		out = appendMarshaled(out, e.Key, e.Value)
+	}
+	out, _ = bsoncore.AppendDocumentEnd(out, start)
+	return out
+}
+
+// appendMarshaled appends the element key: v to a document being built,
+// v encoded as bson.Marshal encodes a field's value (an int32, the common
+// case, without reflection).
+func appendMarshaled(dst []byte, key string, v any) []byte {
+	if i, ok := v.(int32); ok {
+		return bsoncore.AppendInt32Element(dst, key, i)
+	}
+	t, val, err := bson.MarshalValue(v)
+	if err != nil {
+		panic(err)
+	}
+	return bsoncore.AppendValueElement(dst, key, bsoncore.Value{Type: bsoncore.Type(t), Data: val})
 }
 
 // docsArg reads an array of documents (insert's documents, update's

@@ -21,7 +21,7 @@ var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
 // MongoDB seeds a command's variables, under the operation's clock. A nil
 // let binds nothing.
 func Bind(let bson.Raw, clock Clock) (*Let, error) {
-	ctx := &Context{Clock: clock, Vars: map[string]bson.RawValue{}}
+	ctx := &Context{Clock: clock}
 	var names []string
 	if len(let) > 0 {
 		elems, err := let.Elements()
@@ -39,6 +39,9 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			}
 			if err := validateVarName(el.Key()); err != nil {
 				return nil, err
+			}
+			if ctx.Vars == nil {
+				ctx.Vars = make(map[string]bson.RawValue, len(elems))
 			}
 			ctx.Vars[el.Key()] = v
 			names = append(names, el.Key())

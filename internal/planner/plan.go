@@ -371,12 +371,21 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	if ix != nil {
 		p.fields = ix.Fields
 	}
-	prefixes := [][]byte{nil}
 	p.fieldBounds = make([]fieldBounds, len(p.fields))
-	single := make([]bool, len(p.fields))
-	bounded := make([]bool, len(p.fields))
-	var last *fieldBounds // a field bounded by ranges, ending the intervals
-	leading := true       // the fields so far are points making intervals
+	// single and bounded live on the stack for the indexes queries name
+	// (up to eight fields), as do the prefixes while they are one: a plan
+	// is built for every query.
+	var singleBuf, boundedBuf [8]bool
+	var single, bounded []bool
+	if n := len(p.fields); n <= len(singleBuf) {
+		single, bounded = singleBuf[:n], boundedBuf[:n]
+	} else {
+		single, bounded = make([]bool, n), make([]bool, n)
+	}
+	var firstBuf [1][]byte
+	prefixes := firstBuf[:]
+	var last fieldBounds // a field bounded by ranges, ending the intervals
+	leading := true      // the fields so far are points making intervals
 	for i, f := range p.fields {
 		if positional(f.Parts) {
 			leading = false
@@ -396,24 +405,37 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			continue
 		}
 		if !fb.point {
-			last, leading = &fb, false
+			last, leading = fb, false
 			p.ranged = true
 			continue
 		}
 		if f.WildcardOf == "" {
 			p.eqFields++
 		}
-		next := make([][]byte, 0, len(prefixes)*len(fb.ivs))
+		var next [][]byte
+		if len(prefixes)*len(fb.ivs) == 1 {
+			// the one prefix is read (into pre) before it is replaced
+			next = firstBuf[:0]
+		} else {
+			next = make([][]byte, 0, len(prefixes)*len(fb.ivs))
+		}
 		for _, pre := range prefixes {
 			for _, iv := range fb.ivs {
-				next = append(next, append(slices.Clip(pre), iv.lo...))
+				// The bounds' keys are never written to: a prefix
+				// that is one of them is shared, and appending to one
+				// copies it.
+				if len(pre) == 0 {
+					next = append(next, iv.lo)
+				} else {
+					next = append(next, append(slices.Clip(pre), iv.lo...))
+				}
 			}
 		}
 		prefixes = next
 	}
-	if len(prefixes[0]) > 0 || last != nil {
+	if len(prefixes[0]) > 0 || !last.empty() {
 		for _, pre := range prefixes {
-			if last == nil {
+			if last.empty() {
 				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})
 				continue
 			}

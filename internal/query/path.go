@@ -19,12 +19,15 @@ type pathPart struct {
 type fieldPath []pathPart
 
 func parsePath(p string) fieldPath {
-	names := strings.Split(p, ".")
-	fp := make(fieldPath, len(names))
-	for i, n := range names {
-		fp[i] = pathPart{name: n, index: arrayIndex(n)}
+	fp := make(fieldPath, 0, strings.Count(p, ".")+1)
+	for {
+		name, rest, more := strings.Cut(p, ".")
+		fp = append(fp, pathPart{name: name, index: arrayIndex(name)})
+		if !more {
+			return fp
+		}
+		p = rest
 	}
-	return fp
 }
 
 func arrayIndex(s string) int {
