@@ -10,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
@@ -227,11 +228,18 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		name string
 		doc  bson.Raw
 	}
+	// A filter naming one collection (drivers ask so before creating
+	// one) is answered without describing every other.
+	name, named := filterName(filter)
+	colls := s.Engine.Collections
+	if named {
+		colls = func(db string) []*engine.Collection { return s.Engine.CollectionsNamed(db, name) }
+	}
 	var all []listed
-	for _, c := range s.Engine.Collections(r.DB) {
+	for _, c := range colls(r.DB) {
 		all = append(all, listed{c.Name, marshal(collectionInfo(c, nameOnly))})
 	}
-	if s.Engine.IsOplog(r.DB, engine.OplogColl) {
+	if s.Engine.IsOplog(r.DB, engine.OplogColl) && (!named || name == engine.OplogColl) {
 		all = append(all, listed{engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
 	}
 	views, err := s.views(r, r.DB)
@@ -239,6 +247,9 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	for _, v := range views {
+		if named && v.name != name {
+			continue
+		}
 		info, isTS := s.tsInfo(r, v, nameOnly)
 		if !isTS {
 			info = viewInfo(v, nameOnly)
@@ -253,6 +264,23 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return s.serveList(r, "$cmd.listCollections", batch, batchSize)
+}
+
+// filterName is the name a listCollections filter requires, when it has a
+// top-level name field with a string value: only the collection or view
+// of that name can match it (the filter still judges that one).
+func filterName(filter bson.Raw) (string, bool) {
+	it := rawdoc.Iterate(filter)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return "", false
+		}
+		if string(k) == "name" {
+			name, isStr := v.StringValueOK()
+			return name, isStr
+		}
+	}
 }
 
 // renameCollectionCmd runs {renameCollection: "db.from", to: "db.to",

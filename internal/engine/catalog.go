@@ -74,6 +74,13 @@ type Collection struct {
 	// frozen is set, under mu held exclusively, while the collection is
 	// being sharded: writers wait until it is not.
 	frozen atomic.Bool
+
+	// storedEntry is the stored catalog entry the image last brought the
+	// collection to, and loaded the number of the reload that last found
+	// it; both belong to reloadLocked, under the catalog's lock. A reload
+	// that finds the same entry again leaves the collection as it is.
+	storedEntry []byte
+	loaded      uint64
 }
 
 // IDUsage is the usage of the collection's _id index.
@@ -361,6 +368,8 @@ type catalog struct {
 	mu      sync.RWMutex
 	colls   map[string]*Collection // by nsKey
 	version atomic.Uint64
+	// reloads numbers the reloads (see Collection.loaded).
+	reloads uint64
 }
 
 func nsKey(db, coll string) string { return db + "\x00" + coll }
@@ -762,6 +771,18 @@ func (e *Engine) Collections(db string) []*Collection {
 	e.cat.mu.RLock()
 	defer e.cat.mu.RUnlock()
 	return e.collectionsLocked(db)
+}
+
+// CollectionsNamed is Collections(db) narrowed to the collection named
+// name: it or nothing, found without listing the others.
+func (e *Engine) CollectionsNamed(db, name string) []*Collection {
+	if err := e.reloadCatalog(); err != nil {
+		e.log.Error("reloading the catalog", "err", err)
+	}
+	if c := e.cat.get(db, name); c != nil {
+		return []*Collection{c}
+	}
+	return nil
 }
 
 func (e *Engine) collectionsLocked(db string) []*Collection {

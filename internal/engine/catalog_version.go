@@ -160,26 +160,35 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 	if e.cat.colls == nil {
 		e.cat.colls = map[string]*Collection{}
 	}
-	seen := map[string]bool{}
-	byID := map[uint32]*Collection{}
-	for _, c := range e.cat.colls {
-		byID[c.ID] = c
-	}
+	e.cat.reloads++
+	pass := e.cat.reloads
+	// byID are the image's collections by id as they were before this
+	// reload, made when a capped one needs them: those still in colls and
+	// those replaced so far.
+	var byID map[uint32]*Collection
+	var replaced []*Collection
 	for it.First(); it.Valid(); it.Next() {
-		db, name, _ := strings.Cut(string(it.Key()[1:]), "\x00")
+		key, stored := it.Key()[1:], it.Value()
+		cur := e.cat.colls[string(key)]
+		if cur != nil && bytes.Equal(cur.storedEntry, stored) {
+			// Unchanged since the last reload: with thousands of
+			// collections, decoding every entry again was most of the
+			// cost of each create and drop.
+			cur.loaded = pass
+			continue
+		}
 		var ent catalogEntry
-		if err := bson.Unmarshal(it.Value(), &ent); err != nil {
+		if err := bson.Unmarshal(stored, &ent); err != nil {
 			return err
 		}
-		key := nsKey(db, name)
-		seen[key] = true
-		cur := e.cat.colls[key]
 		if cur != nil && cur.ID == uint32(ent.ID) && bytes.Equal(cur.UUID[:], ent.UUID) {
 			if err := syncCollection(cur, ent); err != nil {
 				return err
 			}
+			cur.storedEntry, cur.loaded = bytes.Clone(stored), pass
 			continue
 		}
+		db, name, _ := strings.Cut(string(key), "\x00")
 		coll := &Collection{DB: db, Name: name, ID: uint32(ent.ID), idUsage: IndexUsage{Since: time.Now()}}
 		copy(coll.UUID[:], ent.UUID)
 		if ent.Shard != nil {
@@ -191,6 +200,15 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 			return err
 		}
 		if coll.Options.Capped {
+			if byID == nil {
+				byID = map[uint32]*Collection{}
+				for _, c := range e.cat.colls {
+					byID[c.ID] = c
+				}
+				for _, c := range replaced {
+					byID[c.ID] = c
+				}
+			}
 			if prev := byID[coll.ID]; prev != nil && prev.capped != nil {
 				coll.capped = prev.capped // renamed: the same documents
 				coll.capped.setLimits(coll.Options)
@@ -200,14 +218,16 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		}
 		if cur != nil {
 			markDropped(cur)
+			replaced = append(replaced, cur)
 		}
-		e.cat.colls[key] = coll
+		coll.storedEntry, coll.loaded = bytes.Clone(stored), pass
+		e.cat.colls[string(key)] = coll
 	}
 	if err := it.Error(); err != nil {
 		return err
 	}
 	for key, c := range e.cat.colls {
-		if !seen[key] {
+		if c.loaded != pass {
 			markDropped(c)
 			delete(e.cat.colls, key)
 		}

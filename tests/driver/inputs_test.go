@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -561,6 +562,70 @@ func requireDocs(t *testing.T, coll *mongo.Collection, want ...string) {
 		}
 		if !bytesEqual(got[i], d) {
 			t.Fatalf("%s document %d is %s, want %s", coll.Name(), i, got[i], d)
+		}
+	}
+}
+
+// TestListCollectionsByName checks filters that name one collection,
+// which Folio answers without listing the others, against the whole
+// listing filtered the same way: collections, a view, a time series
+// collection, the oplog, a missing name, and a name with other conditions.
+func TestListCollectionsByName(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, c := range []bson.D{
+		{{Key: "create", Value: "plain"}},
+		{{Key: "create", Value: "capped"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
+		{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "plain"}, {Key: "pipeline", Value: bson.A{}}},
+		{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}},
+	} {
+		if err := db.RunCommand(ctx, c).Err(); err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+	}
+	list := func(db *mongo.Database, filter bson.D) []bson.Raw {
+		t.Helper()
+		cur, err := db.ListCollections(ctx, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		db     string
+		filter bson.D
+	}{
+		{testDB, bson.D{{Key: "name", Value: "plain"}}},
+		{testDB, bson.D{{Key: "name", Value: "capped"}}},
+		{testDB, bson.D{{Key: "name", Value: "v"}}},
+		{testDB, bson.D{{Key: "name", Value: "ts"}}},
+		{testDB, bson.D{{Key: "name", Value: "system.buckets.ts"}}},
+		{testDB, bson.D{{Key: "name", Value: "system.views"}}},
+		{testDB, bson.D{{Key: "name", Value: "missing"}}},
+		{testDB, bson.D{{Key: "name", Value: "plain"}, {Key: "type", Value: "view"}}},
+		{testDB, bson.D{{Key: "type", Value: "view"}, {Key: "name", Value: "v"}}},
+		{"local", bson.D{{Key: "name", Value: "oplog.rs"}}},
+	} {
+		got := list(client.Database(tc.db), tc.filter)
+		var want []bson.Raw
+		for _, info := range list(client.Database(tc.db), bson.D{}) {
+			ok := true
+			for _, e := range tc.filter {
+				if info.Lookup(e.Key).StringValue() != e.Value.(string) {
+					ok = false
+				}
+			}
+			if ok {
+				want = append(want, info)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s %v: listed %v, want %v", tc.db, tc.filter, got, want)
 		}
 	}
 }
