@@ -202,31 +202,8 @@ type read struct {
 // $sort after it and a $skip after those: what its scan is asked.
 func readOf(name string, cmd bson.Raw) read {
 	if name == "find" {
-		// one pass over the command; the first of a repeated field counts,
-		// as Lookup finds it
-		var r read
-		var seen [4]bool
-		it := rawdoc.Iterate(cmd)
-		for {
-			k, v, ok := it.Next()
-			if !ok {
-				return r
-			}
-			switch f := string(k); {
-			case f == "filter" && !seen[0]:
-				seen[0] = true
-				r.filter, _ = v.DocumentOK()
-			case f == "sort" && !seen[1]:
-				seen[1] = true
-				r.sort, _ = v.DocumentOK()
-			case f == "projection" && !seen[2]:
-				seen[2] = true
-				r.projection, _ = v.DocumentOK()
-			case f == "skip" && !seen[3]:
-				seen[3] = true
-				r.skip, _ = v.AsInt64OK()
-			}
-		}
+		skip, _ := cmd.Lookup("skip").AsInt64OK()
+		return read{filter: doc(cmd, "filter"), sort: doc(cmd, "sort"), projection: doc(cmd, "projection"), skip: skip}
 	}
 	var r read
 	stages, _ := cmd.Lookup("pipeline").ArrayOK()
