@@ -1,11 +1,10 @@
 package engine
 
 import (
-	"regexp"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/regex"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -180,11 +179,11 @@ func propertyError(name string, sub bson.Raw, v bson.RawValue) bson.D {
 func additionalPropertiesError(schema bson.Raw, spec, v bson.RawValue) bson.D {
 	doc, _ := v.DocumentOK()
 	props, _ := schema.Lookup("properties").DocumentOK()
-	var patterns []*regexp.Regexp
+	var patterns []*regex.Regexp
 	if pp, ok := schema.Lookup("patternProperties").DocumentOK(); ok {
 		elems, _ := pp.Elements()
 		for _, e := range elems {
-			if re, err := regexp.Compile(e.Key()); err == nil {
+			if re, err := regex.Compile(e.Key(), ""); err == nil {
 				patterns = append(patterns, re)
 			}
 		}
@@ -198,7 +197,7 @@ func additionalPropertiesError(schema bson.Raw, spec, v bson.RawValue) bson.D {
 		}
 		matched := false
 		for _, re := range patterns {
-			matched = matched || re.MatchString(e.Key())
+			matched = matched || re.Match([]byte(e.Key()))
 		}
 		if !matched {
 			extra = append(extra, e.Key())
@@ -310,13 +309,13 @@ func patternPropertiesErrors(spec, v bson.RawValue) bson.A {
 	props, _ := doc.Elements()
 	patterns, _ := spec.Document().Elements()
 	for _, p := range patterns {
-		re, err := regexp.Compile(p.Key())
+		re, err := regex.Compile(p.Key(), "")
 		sub, _ := p.Value().DocumentOK()
 		if err != nil {
 			continue
 		}
 		for _, prop := range props {
-			if re.MatchString(prop.Key()) && !schemaMatches(sub, prop.Value()) {
+			if re.Match([]byte(prop.Key())) && !schemaMatches(sub, prop.Value()) {
 				d := annotated(bson.D{{Key: "propertyName", Value: prop.Key()}}, sub)
 				out = append(out, append(d, bson.E{Key: "regexMatched", Value: p.Key()}, bson.E{Key: "details", Value: schemaErrors(sub, prop.Value())}))
 				break

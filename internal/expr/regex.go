@@ -2,9 +2,7 @@ package expr
 
 import (
 	"errors"
-	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/regex"
@@ -58,7 +56,7 @@ func compileRegexOp(kind regexKind) opCompiler {
 				return nil, err
 			}
 		}
-		var fixed *regexp.Regexp
+		var fixed *regex.Regexp
 		if rx.constant && opts.constant {
 			if fixed, err = evalRegex(name, rx.value, opts.value); err != nil {
 				return nil, err
@@ -90,14 +88,14 @@ func compileRegexOp(kind regexKind) opCompiler {
 					return missing, mongoerr.New(mongoerr.RegexInputNotString, "%s needs 'input' to be of type string", name)
 				}
 			}
-			return applyRegex(kind, re, subject, re == nil || isNullish(iv))
+			return applyRegex(kind, name, re, subject, re == nil || isNullish(iv))
 		}), nil
 	}
 }
 
 // evalRegex compiles the regex and options operands; a nil result (no error)
 // means the regex is null or missing.
-func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
+func evalRegex(op string, rv, ov bson.RawValue) (*regex.Regexp, error) {
 	var pattern, flags string
 	switch rv.Type {
 	case bson.TypeString:
@@ -126,38 +124,58 @@ func evalRegex(op string, rv, ov bson.RawValue) (*regexp.Regexp, error) {
 }
 
 // applyRegex computes the result for subject; null marks a null or missing
-// input or regex.
-func applyRegex(kind regexKind, re *regexp.Regexp, subject string, null bool) (bson.RawValue, error) {
+// input or regex. A match past the engine's bounds fails with 51156, as
+// PCRE2's match limit does in MongoDB.
+func applyRegex(kind regexKind, op string, re *regex.Regexp, subject string, null bool) (bson.RawValue, error) {
+	failed := func(err error) error {
+		return mongoerr.New(mongoerr.RegexExecutionFailed, "Error occurred while executing the regular expression in %s. Result code: %v", op, err)
+	}
 	switch kind {
 	case regexMatch:
-		return boolValue(!null && re.MatchString(subject)), nil
+		if null {
+			return boolValue(false), nil
+		}
+		ok, err := re.MatchString(subject)
+		if err != nil {
+			return missing, failed(err)
+		}
+		return boolValue(ok), nil
 	case regexFind:
 		if null {
 			return nullValue, nil
 		}
-		m := re.FindStringSubmatchIndex(subject)
-		if m == nil {
-			return nullValue, nil
+		found := nullValue
+		if err := re.FindAll(subject, 1, func(f regex.Found) bool {
+			found = matchDoc(f)
+			return false
+		}); err != nil {
+			return missing, failed(err)
 		}
-		return matchDoc(subject, m, utf8.RuneCountInString(subject[:m[0]])), nil
+		return found, nil
 	}
 	if null {
 		return arrayValue(nil), nil
 	}
 	// The matches are found at most as many as can fit in the output's
 	// bound, each match document taking 36 bytes and 3 per capture at the
-	// least; idx is counted on from the previous match.
-	limit := maxRegexFindAllOutput/(36+3*re.NumSubexp()) + 1
+	// least.
+	limit := maxRegexFindAllOutput/(36+3*re.Captures()) + 1
 	var out []bson.RawValue
-	size, idx, at := 0, 0, 0
-	for _, m := range re.FindAllStringSubmatchIndex(subject, limit) {
-		idx += utf8.RuneCountInString(subject[at:m[0]])
-		at = m[0]
-		d := matchDoc(subject, m, idx)
+	size := 0
+	var tooLarge error
+	if err := re.FindAll(subject, limit, func(f regex.Found) bool {
+		d := matchDoc(f)
 		if size += len(d.Value); size > maxRegexFindAllOutput {
-			return missing, mongoerr.New(mongoerr.RegexFindAllTooLarge, "$regexFindAll: the size of buffer to store output exceeded the 64MB limit")
+			tooLarge = mongoerr.New(mongoerr.RegexFindAllTooLarge, "$regexFindAll: the size of buffer to store output exceeded the 64MB limit")
+			return false
 		}
 		out = append(out, d)
+		return true
+	}); err != nil {
+		return missing, failed(err)
+	}
+	if tooLarge != nil {
+		return missing, tooLarge
 	}
 	return arrayValue(out), nil
 }
@@ -168,16 +186,15 @@ const maxRegexFindAllOutput = 64 << 20
 
 // matchDoc is {match, idx, captures}: idx counts code points up to the
 // match; an unmatched group captures null.
-func matchDoc(subject string, m []int, idx int) bson.RawValue {
+func matchDoc(f regex.Found) bson.RawValue {
 	var d docBuilder
-	d.set("match", stringValue(subject[m[0]:m[1]]))
-	d.set("idx", intValue(int64(idx)))
-	caps := make([]bson.RawValue, 0, len(m)/2-1)
-	for i := 2; i < len(m); i += 2 {
-		if m[i] < 0 {
-			caps = append(caps, nullValue)
-		} else {
-			caps = append(caps, stringValue(subject[m[i]:m[i+1]]))
+	d.set("match", stringValue(f.Match))
+	d.set("idx", intValue(int64(f.Index)))
+	caps := make([]bson.RawValue, len(f.Captures))
+	for i, c := range f.Captures {
+		caps[i] = nullValue
+		if c != nil {
+			caps[i] = stringValue(*c)
 		}
 	}
 	d.set("captures", arrayValue(caps))
@@ -186,9 +203,10 @@ func matchDoc(subject string, m []int, idx int) bson.RawValue {
 
 // compileRegex compiles the regex of the aggregation operator op with the
 // rules of package regex, reporting failures with the codes the operators
-// use: 51108 for an unknown option, 51109 for a NUL byte and 51111 for a
-// pattern that does not compile.
-func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
+// use: 51108 for an unknown option, 51109 for a NUL byte in the pattern,
+// 51110 in the options, 51111 for a
+// pattern that does not compile and 238 for PCRE2 syntax Folio does not run.
+func compileRegex(op, pattern, options string) (*regex.Regexp, error) {
 	re, err := regex.Compile(pattern, options)
 	var e *regex.Error
 	if !errors.As(err, &e) {
@@ -199,6 +217,10 @@ func compileRegex(op, pattern, options string) (*regexp.Regexp, error) {
 		return nil, mongoerr.New(mongoerr.RegexFlagInvalid, "%s invalid flag in regex options: %c", op, e.Option)
 	case regex.NullByte:
 		return nil, mongoerr.New(mongoerr.RegexEmbeddedNull, "%s: regular expression cannot contain an embedded null byte", op)
+	case regex.OptionsNullByte:
+		return nil, mongoerr.New(mongoerr.RegexOptionsEmbeddedNull, "%s: regular expression options cannot contain an embedded null byte", op)
+	case regex.Unsupported:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "%s", e.Error())
 	}
 	return nil, mongoerr.New(mongoerr.RegexInvalid, "Invalid Regex in %s: %s", op, e.Err.Error())
 }

@@ -36,3 +36,23 @@ func TestRegexFindAllLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexMatchLimit: a match that backtracks past the engine's bounds
+// fails with 51156, as PCRE2's match limit does in MongoDB; a pattern
+// Folio does not run is refused with 238.
+func TestRegexMatchLimit(t *testing.T) {
+	eval := func(op, regex string) error {
+		doc, _ := bson.Marshal(bson.D{{Key: "z", Value: strings.Repeat("a", 5000)}})
+		spec, _ := bson.Marshal(bson.D{{Key: op, Value: bson.D{{Key: "input", Value: "$z"}, {Key: "regex", Value: regex}}}})
+		_, err := exprCase{expr: bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: spec}, doc: doc}.run()
+		return err
+	}
+	for _, op := range []string{"$regexMatch", "$regexFind", "$regexFindAll"} {
+		if err := eval(op, `^(a|aa)*b$`); !mongoerr.Is(err, mongoerr.RegexExecutionFailed) {
+			t.Errorf("%s: %v, want 51156", op, err)
+		}
+		if err := eval(op, `a\Kb`); !mongoerr.Is(err, mongoerr.NotImplemented) {
+			t.Errorf("%s with \\K: %v, want 238", op, err)
+		}
+	}
+}

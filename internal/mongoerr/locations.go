@@ -670,6 +670,8 @@ const (
 	RegexOptionsInBoth Code = 51107
 	// RegexInvalid: a $regex* pattern that does not compile.
 	RegexInvalid Code = 51111
+	// RegexOptionsEmbeddedNull: a $regex* operator's options holding a NUL byte.
+	RegexOptionsEmbeddedNull Code = 51110
 	// ReplaceReplacementNotString: a $replaceOne/$replaceAll replacement that is not a string.
 	ReplaceReplacementNotString Code = 51744
 	// ReplaceFindNotString: a $replaceOne/$replaceAll find that is not a string.
@@ -1185,6 +1187,8 @@ const (
 	TextMatchNotFirst Code = 17313
 	// RegexFindAllTooLarge: $regexFindAll's match documents past 64 MB.
 	RegexFindAllTooLarge Code = 51151
+	// RegexExecutionFailed: a $regex* operator's match that failed (past the match limit).
+	RegexExecutionFailed Code = 51156
 	// MetaUnsupportedArgument: {$meta: ...} naming no metadata MongoDB knows.
 	MetaUnsupportedArgument Code = 17308
 )

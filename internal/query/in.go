@@ -1,7 +1,7 @@
 package query
 
 import (
-	"regexp"
+	"github.com/folio-db/folio/internal/regex"
 	"slices"
 
 	"github.com/folio-db/folio/internal/collation"
@@ -60,6 +60,6 @@ func (s *inSet) matches(v bson.RawValue) bool {
 }
 
 // regexNode builds a Regex node for a pattern and its options.
-func regexNode(path string, v bson.RawValue, re *regexp.Regexp) *Node {
+func regexNode(path string, v bson.RawValue, re *regex.Regexp) *Node {
 	return leaf(KindRegex, path, v, func(n *Node) { n.re = re })
 }

@@ -2,9 +2,9 @@ package query
 
 import (
 	"bytes"
+	"github.com/folio-db/folio/internal/regex"
 	"math"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -46,7 +46,7 @@ type jsonSchema struct {
 	divisorIsInf     bool
 
 	minLength, maxLength int64 // -1 when absent
-	pattern              *regexp.Regexp
+	pattern              *regex.Regexp
 
 	minItems, maxItems int64 // -1 when absent
 	uniqueItems        bool
@@ -81,7 +81,7 @@ type schemaProperty struct {
 }
 
 type schemaPattern struct {
-	re     *regexp.Regexp
+	re     *regex.Regexp
 	schema *jsonSchema
 }
 
@@ -721,7 +721,7 @@ func (s *jsonSchema) stringMatches(v bson.RawValue) bool {
 			return false
 		}
 	}
-	return s.pattern == nil || s.pattern.MatchString(str)
+	return s.pattern == nil || s.pattern.Match(v.Value[4:len(v.Value)-1])
 }
 
 // arrayMatches applies minItems, maxItems, uniqueItems (equality ignores

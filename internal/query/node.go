@@ -4,7 +4,7 @@
 package query
 
 import (
-	"regexp"
+	"github.com/folio-db/folio/internal/regex"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/geo"
@@ -95,7 +95,7 @@ type Node struct {
 	Children []*Node
 
 	walk   walker
-	re     *regexp.Regexp
+	re     *regex.Regexp
 	in     *inSet
 	types  typeSet
 	mod    [2]int64

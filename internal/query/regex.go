@@ -2,7 +2,6 @@ package query
 
 import (
 	"errors"
-	"regexp"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/regex"
@@ -11,18 +10,23 @@ import (
 // compileRegex compiles a query regex ($regex, a regex literal, a
 // $jsonSchema pattern) with the rules of package regex, reporting failures
 // with the codes the query language uses: 51108 for an unknown option,
-// 51109 for a NUL byte and 51091 for a pattern that does not compile.
-func compileRegex(pattern, options string) (*regexp.Regexp, error) {
+// 51109 for a NUL byte, 51091 for a pattern that does not compile and 238
+// for PCRE2 syntax Folio does not run.
+func compileRegex(pattern, options string) (*regex.Regexp, error) {
 	re, err := regex.Compile(pattern, options)
 	var e *regex.Error
 	if !errors.As(err, &e) {
 		return re, err
 	}
 	switch e.Kind {
+	case regex.OptionsNullByte:
+		return nil, mongoerr.New(mongoerr.RegexFlagInvalid, "invalid flag in regex options: \x00")
 	case regex.BadOption:
 		return nil, mongoerr.New(mongoerr.RegexFlagInvalid, "invalid flag in regex options: %c", e.Option)
 	case regex.NullByte:
 		return nil, mongoerr.New(mongoerr.RegexEmbeddedNull, "Regular expression cannot contain an embedded null byte")
+	case regex.Unsupported:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "%s", e.Error())
 	}
 	return nil, mongoerr.New(mongoerr.RegexPatternInvalid, "Regular expression is invalid: %s", e.Err.Error())
 }

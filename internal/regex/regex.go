@@ -1,24 +1,37 @@
-// Package regex compiles MongoDB regular expressions for Go's RE2 engine.
+// Package regex compiles and runs MongoDB regular expressions. MongoDB
+// evaluates them with PCRE2; Folio runs them on regexp2, a backtracking
+// engine, after rewriting the PCRE syntax it spells differently (see
+// translate), so that lookaround, backreferences, atomic groups,
+// possessive quantifiers and conditionals work as in MongoDB.
 //
-// MongoDB evaluates regexes with PCRE and takes the options as a separate
-// string of single-letter flags:
+// MongoDB takes the options as a separate string of single-letter flags:
 //
 //   - i: case-insensitive matching
 //   - m: ^ and $ match at line breaks as well as at the ends of the subject
 //   - s: . also matches a newline
 //   - x: extended syntax; unescaped whitespace and #-comments to the end of
 //     the line are ignored outside character classes
-//   - u: Unicode; accepted and implied (RE2 always matches UTF-8)
+//   - u: Unicode; accepted and implied (subjects are UTF-8)
 //
-// Any other letter is an error, and so is a NUL byte in the pattern. Each
+// Any other letter is an error, and so is a NUL byte in the pattern or the
+// options. Each
 // caller reports these errors with its own MongoDB code and message (the
 // query language and the aggregation operators differ), so Compile returns
 // an *Error saying which rule was broken.
+//
+// As in PCRE2 without (*UCP), \d, \w, \s, \b and the POSIX classes are
+// ASCII; $ matches at the end or before a final newline. Indexes are
+// counted in code points, as $regexFind's idx.
 package regex
 
 import (
-	"regexp"
+	"errors"
 	"strings"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/dlclark/regexp2/v2"
 )
 
 // Kind classifies a compilation failure.
@@ -29,9 +42,13 @@ const (
 	BadOption Kind = iota + 1
 	// NullByte is a NUL byte in the pattern.
 	NullByte
-	// Invalid is a pattern RE2 cannot compile: a syntax error, or a PCRE
-	// feature RE2 lacks (lookaround, backreferences).
+	// OptionsNullByte is a NUL byte in the options.
+	OptionsNullByte
+	// Invalid is a pattern that does not compile.
 	Invalid
+	// Unsupported is valid PCRE2 syntax Folio does not run (recursion,
+	// branch reset, \K, \X, newline conventions); Err names it.
+	Unsupported
 )
 
 // Error is the error Compile returns.
@@ -39,7 +56,8 @@ type Error struct {
 	Kind Kind
 	// Option is the offending option letter (BadOption).
 	Option rune
-	// Err is RE2's compilation error (Invalid).
+	// Err is the compilation error (Invalid), or names the construct
+	// (Unsupported).
 	Err error
 }
 
@@ -49,23 +67,50 @@ func (e *Error) Error() string {
 		return "invalid flag in regex options: " + string(e.Option)
 	case NullByte:
 		return "regular expression cannot contain an embedded null byte"
+	case OptionsNullByte:
+		return "regular expression options string cannot contain an embedded null byte"
+	case Unsupported:
+		return e.Err.Error()
 	}
 	return "regular expression is invalid: " + e.Err.Error()
 }
 
-// Compile compiles pattern with MongoDB's options for RE2. Repeated option
-// letters are allowed.
-func Compile(pattern, options string) (*regexp.Regexp, error) {
-	var flags []byte
-	extended := false
+// ErrMatchLimit is the error of a match that backtracked past the engine's
+// bounds, as PCRE2's match limit: the query language counts it as no match,
+// the aggregation operators fail with it.
+var ErrMatchLimit = errors.New("match limit exceeded")
+
+// matchTimeout bounds one match's time, in place of PCRE2's bound on its
+// steps (match_limit, ten million by default, some 100 ms of work).
+const matchTimeout = 100 * time.Millisecond
+
+// maxBacktrack bounds one match's backtracking stack (in regexp2's
+// slots), as PCRE2's depth and heap limits bound its memory.
+const maxBacktrack = 1 << 22
+
+// Regexp is a compiled MongoDB regular expression. It is safe for
+// concurrent use.
+type Regexp struct {
+	re *regexp2.Regexp
+}
+
+// Compile compiles pattern with MongoDB's options. Repeated option letters
+// are allowed.
+func Compile(pattern, options string) (*Regexp, error) {
+	if strings.IndexByte(options, 0) >= 0 {
+		return nil, &Error{Kind: OptionsNullByte}
+	}
+	var opts regexp2.RegexOptions
 	for _, c := range options {
 		switch c {
-		case 'i', 'm', 's':
-			if !strings.ContainsRune(string(flags), c) {
-				flags = append(flags, byte(c))
-			}
+		case 'i':
+			opts |= regexp2.IgnoreCase
+		case 'm':
+			opts |= regexp2.Multiline
+		case 's':
+			opts |= regexp2.Singleline
 		case 'x':
-			extended = true
+			opts |= regexp2.IgnorePatternWhitespace
 		case 'u':
 		default:
 			return nil, &Error{Kind: BadOption, Option: c}
@@ -74,17 +119,98 @@ func Compile(pattern, options string) (*regexp.Regexp, error) {
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return nil, &Error{Kind: NullByte}
 	}
-	if extended {
+	if opts&regexp2.IgnorePatternWhitespace != 0 {
 		pattern = stripExtended(pattern)
+		opts &^= regexp2.IgnorePatternWhitespace
 	}
-	if len(flags) > 0 {
-		pattern = "(?" + string(flags) + ")" + pattern
+	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0)
+	if err != nil {
+		return nil, err
 	}
-	re, err := regexp.Compile(pattern)
+	if !ucp {
+		opts |= regexp2.RE2 // ASCII \d, \w, \s, \b and POSIX classes
+	}
+	re, err := regexp2.Compile(translated, opts,
+		regexp2.OptionMaxBacktrackingStackSize(maxBacktrack), regexp2.OptionMaintainCaptureOrder())
 	if err != nil {
 		return nil, &Error{Kind: Invalid, Err: err}
 	}
-	return re, nil
+	re.MatchTimeout = matchTimeout
+	return &Regexp{re: re}, nil
+}
+
+// MustCompile is Compile for patterns known to compile.
+func MustCompile(pattern, options string) *Regexp {
+	re, err := Compile(pattern, options)
+	if err != nil {
+		panic(err)
+	}
+	return re
+}
+
+// Match reports whether b, UTF-8 text, holds a match; a match past the
+// engine's bounds is no match, as in MongoDB's query language.
+func (r *Regexp) Match(b []byte) bool {
+	// regexp2 reads the string into runes and keeps no reference to it.
+	ok, err := r.re.MatchString(unsafe.String(unsafe.SliceData(b), len(b)))
+	return ok && err == nil
+}
+
+// MatchString reports whether s holds a match, or ErrMatchLimit.
+func (r *Regexp) MatchString(s string) (bool, error) {
+	ok, err := r.re.MatchString(s)
+	if err != nil {
+		return false, ErrMatchLimit
+	}
+	return ok, nil
+}
+
+// Captures is the number of capturing groups.
+func (r *Regexp) Captures() int { return len(r.re.GetGroupNumbers()) - 1 }
+
+// Found is one match: its text, the code point index where it starts,
+// and each capturing group's text, nil for a group that took no part.
+type Found struct {
+	Match    string
+	Index    int
+	Captures []*string
+}
+
+// FindAll calls yield with the matches in s from its start, up to limit
+// of them (all when limit < 0), until yield returns false. As MongoDB's
+// $regexFindAll: after an empty match the next search starts one code
+// point further on, and no search starts at the end of a non-empty s.
+// It returns ErrMatchLimit for a match past the engine's bounds.
+func (r *Regexp) FindAll(s string, limit int, yield func(Found) bool) error {
+	m, err := r.re.FindStringMatch(s)
+	length := -1 // in code points, counted when needed
+	for n := 0; m != nil && err == nil && n != limit; n++ {
+		f := Found{Match: m.String(), Index: m.RuneIndex}
+		groups := m.Groups()
+		if len(groups) > 1 {
+			f.Captures = make([]*string, len(groups)-1)
+			for i, g := range groups[1:] {
+				if len(g.Captures) > 0 {
+					c := g.String()
+					f.Captures[i] = &c
+				}
+			}
+		}
+		if !yield(f) {
+			return nil
+		}
+		if length < 0 {
+			length = utf8.RuneCountInString(s)
+		}
+		if next := m.RuneIndex + max(m.RuneLength, 1); next >= length && length > 0 {
+			return nil
+		}
+		m, err = r.re.FindNextMatch(m)
+	}
+	if err != nil {
+		return ErrMatchLimit
+	}
+	return nil
 }
 
 // stripExtended applies PCRE's extended mode: whitespace, and comments from

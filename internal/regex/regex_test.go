@@ -2,6 +2,9 @@ package regex
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -27,9 +30,35 @@ func TestCompile(t *testing.T) {
 		{"a", "ix", "A", true, 0},
 		{"a", "g", "", false, BadOption},
 		{"a\x00b", "", "", false, NullByte},
-		{"(?<=a)b", "", "", false, Invalid},
-		{`(a)\1`, "", "", false, Invalid},
+		{"a", "i\x00", "", false, OptionsNullByte},
+		{"(?<=a)b", "", "ab", true, 0},
+		{`(a)\1`, "", "aa", true, 0},
 		{"(", "", "", false, Invalid},
+		{"a++", "", "", false, 0},
+		{"*", "", "", false, Invalid},
+		{`a\Kb`, "", "", false, Unsupported},
+		{"(?R)", "", "", false, Unsupported},
+		{"(*CRLF)a", "", "", false, Unsupported},
+		{"(*UTF)(*NO_START_OPT)é", "", "é", true, 0},
+		{`(*UCP)\w`, "", "é", true, 0},
+		{`\w`, "", "é", false, 0},
+		{`(*UCP)[[:alpha:]]`, "", "é", true, 0},
+		{"(*FAIL)|a", "", "a", true, 0},
+		{"(?U)a", "", "", false, Unsupported},
+		{`\Qa.b*c\E+`, "", "xa.b*cc", true, 0},
+		{`\Qa.b\E`, "", "axb", false, 0},
+		{`[\Q]\E]`, "", "]", true, 0},
+		{"a{,3}", "", "a{,3}", true, 0},
+		{"a{,3}", "", "aa", false, 0},
+		{"(?<=ab|c)d", "", "abd", true, 0},
+		{"(?<=a(?:bc|de)f)g", "", "adefg", true, 0},
+		{"(?<=a{2}[xy]\\d)b", "", "aax1b", true, 0},
+		{"(?<=(?=x)x|y)z", "", "xz", true, 0},
+		{"(?<=a+)b", "", "", false, Invalid},
+		{"(?<=a(b|cd))e", "", "", false, Invalid},
+		{"(?<=a{1,2})b", "", "", false, Invalid},
+		{`(?<=(a)\1)b`, "", "", false, Invalid},
+		{"(?<!a?)b", "", "", false, Invalid},
 	}
 	for _, tt := range tests {
 		re, err := Compile(tt.pattern, tt.options)
@@ -44,8 +73,8 @@ func TestCompile(t *testing.T) {
 			t.Errorf("Compile(%q, %q): %v", tt.pattern, tt.options, err)
 			continue
 		}
-		if got := re.MatchString(tt.subject); got != tt.match {
-			t.Errorf("%q/%q on %q = %v, want %v", tt.pattern, tt.options, tt.subject, got, tt.match)
+		if got, err := re.MatchString(tt.subject); err != nil || got != tt.match {
+			t.Errorf("%q/%q on %q = %v (%v), want %v", tt.pattern, tt.options, tt.subject, got, err, tt.match)
 		}
 	}
 }
@@ -56,4 +85,47 @@ func TestErrorOption(t *testing.T) {
 	if !errors.As(err, &e) || e.Option != 'z' || err.Error() != "invalid flag in regex options: z" {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// TestMatchLimit: a match that backtracks past the engine's bounds fails
+// with ErrMatchLimit, and Match counts it as no match.
+func TestMatchLimit(t *testing.T) {
+	re := MustCompile(`^(a|aa)*b$`, "")
+	subject := strings.Repeat("a", 5000)
+	if _, err := re.MatchString(subject); !errors.Is(err, ErrMatchLimit) {
+		t.Fatalf("got %v, want ErrMatchLimit", err)
+	}
+	if re.Match([]byte(subject)) {
+		t.Fatal("Match counted a failed match as a match")
+	}
+}
+
+// TestFindAll: after an empty match the search moves one code point on,
+// no search starts at the end, and indexes count code points.
+func TestFindAll(t *testing.T) {
+	var got []string
+	err := MustCompile("a*", "").FindAll("éaab", -1, func(f Found) bool {
+		got = append(got, fmt.Sprintf("%q@%d", f.Match, f.Index))
+		return true
+	})
+	want := []string{`""@0`, `"aa"@1`, `""@3`}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v (%v), want %v", got, err, want)
+	}
+}
+
+// FuzzCompile: no pattern panics the translation or the engine, and a
+// compiled pattern runs.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{`a++b`, `\Qa\E*+`, `(?<n>a)\k{n}`, `[[:alpha:]\h]+`, `(?(<n>)a|b)`, `\g{-1}(a)`, `(?x)a # c`, `(*UCP)\w`, `[]`, `(?`, `\o{`, `\g`} {
+		f.Add(s, "abc", "")
+	}
+	f.Fuzz(func(t *testing.T, pattern, subject, options string) {
+		re, err := Compile(pattern, options)
+		if err != nil {
+			return
+		}
+		re.Match([]byte(subject))
+		_ = re.FindAll(subject, 3, func(Found) bool { return true })
+	})
 }
