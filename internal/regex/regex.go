@@ -139,15 +139,6 @@ func Compile(pattern, options string) (*Regexp, error) {
 	return &Regexp{re: re}, nil
 }
 
-// MustCompile is Compile for patterns known to compile.
-func MustCompile(pattern, options string) *Regexp {
-	re, err := Compile(pattern, options)
-	if err != nil {
-		panic(err)
-	}
-	return re
-}
-
 // Match reports whether b, UTF-8 text, holds a match; a match past the
 // engine's bounds is no match, as in MongoDB's query language.
 func (r *Regexp) Match(b []byte) bool {
