@@ -13,7 +13,8 @@ import (
 // multiline is the m option. The rewrites:
 //
 //   - $ outside (?m) and \Z become (?=\n?\z): the end, or before a final
-//     newline (regexp2's RE2 mode reads both as the end only);
+//     newline (regexp2's RE2 mode reads both as the end only); ^ in (?m)
+//     matches after no newline that ends the subject;
 //   - a possessive quantifier (a*+, a++, a?+, a{n,m}+) becomes an atomic
 //     group around its atom and the greedy quantifier;
 //   - \Q...\E becomes the escaped literal text;
@@ -54,8 +55,10 @@ type translator struct {
 	open []group
 	// atom is where in out the last quantifiable item starts, -1 when none.
 	atom int
-	// captures counts the capturing groups opened so far.
+	// captures counts the capturing groups opened so far; names holds
+	// their names.
 	captures int
+	names    map[string]bool
 }
 
 type group struct {
@@ -124,6 +127,8 @@ func (t *translator) step() error {
 		t.quantifier(quantifierLen(t.p[t.i:]))
 	case c == '$' && !t.m:
 		t.item(`(?=\n?\z)`, 1)
+	case c == '^' && t.m:
+		t.item(`(?:\A|(?<=\n)(?!\z))`, 1)
 	case t.x && c == '#':
 		end := strings.IndexByte(t.p[t.i:], '\n')
 		if end < 0 {
@@ -179,6 +184,14 @@ func (t *translator) quantifier(n int) {
 		t.out = append(t.out[:t.atom], "(?>"+body+q+")"...)
 		t.atom = -1
 		return
+	}
+	if t.atom >= 0 && strings.Contains(string(t.out[t.atom:]), "(?>") {
+		// regexp2 merges a loop around an atomic loop of one character
+		// or class ((?>a+)*) into one atomic loop ((?>a*)), which cannot
+		// give back iterations as PCRE2's can; a neutral \G? between
+		// them keeps them apart.
+		body := string(t.out[t.atom:])
+		t.out = append(t.out[:t.atom], "(?:"+body+`\G?)`...)
 	}
 	t.emit(q)
 	t.atom = -1
@@ -521,12 +534,8 @@ func (t *translator) openGroup() error {
 			return &Error{Kind: Invalid, Err: errLookbehind}
 		}
 		t.push(s[:4], 4)
-	case c == '<' || c == '\'':
-		t.captures++
-		t.push(s[:3], 3)
-	case strings.HasPrefix(s[2:], "P<"):
-		t.captures++
-		t.push("(?<", 4)
+	case c == '<' || c == '\'' || strings.HasPrefix(s[2:], "P<"):
+		return t.namedGroup(s)
 	case strings.HasPrefix(s[2:], "P="):
 		end := strings.IndexByte(s, ')')
 		if end < 0 {
@@ -543,6 +552,34 @@ func (t *translator) openGroup() error {
 	default:
 		return t.options()
 	}
+	return nil
+}
+
+// namedGroup opens the named capturing group s starts with: (?<name>,
+// (?'name' or (?P<name>. A name given twice is an error, as in PCRE2
+// without (?J); regexp2 would merge the groups.
+func (t *translator) namedGroup(s string) error {
+	start, closing := 3, byte('>')
+	switch {
+	case s[2] == 'P':
+		start = 4
+	case s[2] == '\'':
+		closing = '\''
+	}
+	end := strings.IndexByte(s[start:], closing)
+	if end < 0 {
+		return &Error{Kind: Invalid, Err: fmt.Errorf("syntax error in subpattern name (missing terminator?)")}
+	}
+	name := s[start : start+end]
+	if t.names[name] {
+		return &Error{Kind: Invalid, Err: fmt.Errorf("two named subpatterns have the same name (PCRE2_DUPNAMES not set)")}
+	}
+	if t.names == nil {
+		t.names = map[string]bool{}
+	}
+	t.names[name] = true
+	t.captures++
+	t.push("(?<"+name+">", start+end+1)
 	return nil
 }
 
