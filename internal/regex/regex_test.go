@@ -54,6 +54,8 @@ func TestCompile(t *testing.T) {
 		{"(?<=a(?:bc|de)f)g", "", "adefg", true, 0},
 		{"(?<=a{2}[xy]\\d)b", "", "aax1b", true, 0},
 		{"(?<=(?=x)x|y)z", "", "xz", true, 0},
+		{`\W`, "i", "S", false, 0},
+		{`\W+`, "i", "k-", true, 0},
 		{"(?>a+)*a", "", "a", true, 0},
 		{"(?:a++)?a", "", "a", true, 0},
 		{`(?>\d{1,3})*\d`, "", "1", true, 0},

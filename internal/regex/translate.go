@@ -18,7 +18,8 @@ import (
 //   - a possessive quantifier (a*+, a++, a?+, a{n,m}+) becomes an atomic
 //     group around its atom and the greedy quantifier;
 //   - \Q...\E becomes the escaped literal text;
-//   - \b and \B see ASCII word characters, as PCRE2's;
+//   - \b and \B see ASCII word characters, as PCRE2's, and \W is the
+//     class of the other characters, which i does not widen;
 //   - \s also matches a vertical tab, as PCRE2's; \h, \v, \R and \N
 //     become the classes PCRE2 gives them (.NET reads \v as a vertical tab);
 //   - \g{N}, \g{-N}, \gN, \g{name}, \k{name} and (?P=name) become \k<...>;
@@ -241,6 +242,14 @@ func (t *translator) escape() error {
 			t.item(asciiBoundary, 2)
 		} else {
 			t.item(asciiNonBoundary, 2)
+		}
+	case 'W':
+		if t.ucp {
+			t.item(`\W`, 2)
+		} else {
+			// regexp2's \W under i also takes the letters whose case
+			// folds with a non-ASCII one (S with ſ, K with the Kelvin sign)
+			t.item(`[^A-Za-z0-9_]`, 2)
 		}
 	case 'h':
 		t.item("["+hSpaceClass+"]", 2)
