@@ -60,6 +60,8 @@ func TestCompile(t *testing.T) {
 		{"(?:a++)?a", "", "a", true, 0},
 		{`(?>\d{1,3})*\d`, "", "1", true, 0},
 		{"(?>a+)+a", "", "aa", false, 0},
+		{`(?:\S++){2,}+`, "", "1abSéà", false, 0},
+		{`(?:\S++){2}`, "", "ab cd", false, 0},
 		{"^x", "m", "a\nx", true, 0},
 		{"\n^", "m", "a\n", false, 0},
 		{"(?m)\n^", "", "a\n", false, 0},

@@ -176,25 +176,33 @@ func quantifierLen(s string) int {
 func (t *translator) quantifier(n int) {
 	q := t.p[t.i : t.i+n]
 	t.i += n
+	possessive := false
 	if t.i < len(t.p) && t.p[t.i] == '?' {
 		q += "?"
 		t.i++
 	} else if t.i < len(t.p) && t.p[t.i] == '+' && t.atom >= 0 {
+		possessive = true
 		t.i++
-		body := string(t.out[t.atom:])
-		t.out = append(t.out[:t.atom], "(?>"+body+q+")"...)
-		t.atom = -1
+	}
+	if t.atom < 0 {
+		t.emit(q) // regexp2 reports the quantifier without an atom
 		return
 	}
-	if t.atom >= 0 && strings.Contains(string(t.out[t.atom:]), "(?>") {
+	body := string(t.out[t.atom:])
+	if strings.Contains(body, "(?>") {
 		// regexp2 merges a loop around an atomic loop of one character
-		// or class ((?>a+)*) into one atomic loop ((?>a*)), which cannot
-		// give back iterations as PCRE2's can; a neutral \G? between
-		// them keeps them apart.
-		body := string(t.out[t.atom:])
-		t.out = append(t.out[:t.atom], "(?:"+body+`\G?)`...)
+		// or class ((?>a+)* or {2,}) into one atomic loop ((?>a*) or
+		// (?>a{2,})), which neither gives back iterations nor needs them
+		// separate as PCRE2's; a neutral \G? between them keeps them
+		// apart.
+		body = "(?:" + body + `\G?)`
 	}
-	t.emit(q)
+	if possessive {
+		body = "(?>" + body + q + ")"
+	} else {
+		body += q
+	}
+	t.out = append(t.out[:t.atom], body...)
 	t.atom = -1
 }
 
