@@ -101,6 +101,7 @@ func Compile(pattern, options string) (*Regexp, error) {
 		return nil, &Error{Kind: OptionsNullByte}
 	}
 	var opts regexp2.RegexOptions
+	extended := false
 	for _, c := range options {
 		switch c {
 		case 'i':
@@ -110,7 +111,7 @@ func Compile(pattern, options string) (*Regexp, error) {
 		case 's':
 			opts |= regexp2.Singleline
 		case 'x':
-			opts |= regexp2.IgnorePatternWhitespace
+			extended = true
 		case 'u':
 		default:
 			return nil, &Error{Kind: BadOption, Option: c}
@@ -119,9 +120,8 @@ func Compile(pattern, options string) (*Regexp, error) {
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return nil, &Error{Kind: NullByte}
 	}
-	if opts&regexp2.IgnorePatternWhitespace != 0 {
+	if extended {
 		pattern = stripExtended(pattern)
-		opts &^= regexp2.IgnorePatternWhitespace
 	}
 	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0)
 	if err != nil {
