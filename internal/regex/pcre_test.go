@@ -4,59 +4,94 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/pcre.jsonl's expected results with perl")
+var (
+	rewrite      = flag.Bool("rewrite", false, "rewrite the corpora's expected results with PCRE2 (python3 and libpcre2-8)")
+	differential = flag.Int("differential", 0, "compare this many random cases with PCRE2 instead of reading the corpora")
+	seed         = flag.Uint64("seed", 1, "the random cases' seed")
+)
 
-// corpusCase is a line of testdata/pcre.jsonl: a pattern, its options and
-// a subject, and the first match Perl finds (its regexes are PCRE's
-// model; with the a modifier \d, \w, \s, \b and the POSIX classes are
-// ASCII, as PCRE2's without UCP): nil for none. Perl differs from PCRE2 on
-// \Q...\E in a pattern it did not interpolate and on a{,n}, which
-// TestCompile covers instead.
+// corpusCase is a line of a corpus: a pattern, its options and a subject,
+// and what PCRE2 (10.42, through libpcre2-8; MongoDB 7.0 has 10.40) does
+// with them, as MongoDB compiles patterns (UTF, no UCP): the first match
+// (nil for none), or the compile error (Invalid) it refuses the pattern
+// with.
 type corpusCase struct {
 	Pattern  string  `json:"pattern"`
 	Options  string  `json:"options"`
 	Subject  string  `json:"subject"`
 	Want     *result `json:"want"`
+	Invalid  string  `json:"invalid,omitempty"`  // PCRE2's compile error
 	Refusing string  `json:"refusing,omitempty"` // Folio refuses the pattern: why
 }
 
 type result struct {
 	Match    string    `json:"match"`
-	Index    int       `json:"index"`
+	Index    int       `json:"index"` // in code points
 	Captures []*string `json:"captures"`
 }
 
-// perlOracle reads corpus cases as JSON lines and writes each one's first
-// match as a JSON line ("null" for none).
-const perlOracle = `
-use strict; no warnings; use JSON::PP;
-my $json = JSON::PP->new->canonical;
-binmode STDIN, ':encoding(UTF-8)'; binmode STDOUT, ':encoding(UTF-8)';
-while (my $line = <STDIN>) {
-	my $c = JSON::PP->new->decode($line);
-	my $re = eval { qr/(?a$c->{options})$c->{pattern}/ };
-	if (!defined $re) { print "\"error\"\n"; next; }
-	my $s = $c->{subject};
-	if ($s =~ $re) {
-		my @caps;
-		for my $i (1 .. $#+) {
-			push @caps, defined $-[$i] ? substr($s, $-[$i], $+[$i] - $-[$i]) : undef;
-		}
-		print $json->encode({match => substr($s, $-[0], $+[0] - $-[0]), index => $-[0], captures => \@caps}), "\n";
-	} else {
-		print "null\n";
-	}
-}
+// pcre2Oracle reads corpus cases as JSON lines and writes, for each, a
+// JSON line: PCRE2's first match, null for none, or {"invalid": message}.
+const pcre2Oracle = `
+import ctypes, json, sys
+from ctypes import c_void_p, c_char_p, c_size_t, c_uint32, c_int, POINTER, byref
+L = ctypes.CDLL("libpcre2-8.so.0")
+L.pcre2_compile_8.restype = c_void_p
+L.pcre2_compile_8.argtypes = [c_char_p, c_size_t, c_uint32, POINTER(c_int), POINTER(c_size_t), c_void_p]
+L.pcre2_match_data_create_from_pattern_8.restype = c_void_p
+L.pcre2_match_data_create_from_pattern_8.argtypes = [c_void_p, c_void_p]
+L.pcre2_match_8.restype = c_int
+L.pcre2_match_8.argtypes = [c_void_p, c_char_p, c_size_t, c_size_t, c_uint32, c_void_p, c_void_p]
+L.pcre2_get_ovector_pointer_8.restype = POINTER(c_size_t)
+L.pcre2_get_ovector_pointer_8.argtypes = [c_void_p]
+L.pcre2_pattern_info_8.argtypes = [c_void_p, c_uint32, c_void_p]
+L.pcre2_get_error_message_8.argtypes = [c_int, c_char_p, c_size_t]
+L.pcre2_code_free_8.argtypes = [c_void_p]
+L.pcre2_match_data_free_8.argtypes = [c_void_p]
+FLAGS = {"i": 0x8, "s": 0x20, "x": 0x80, "m": 0x400}
+UTF, UNSET = 0x80000, ctypes.c_size_t(-1).value
+def message(code):
+    buf = ctypes.create_string_buffer(256)
+    L.pcre2_get_error_message_8(code, buf, 256)
+    return buf.value.decode()
+for line in sys.stdin:
+    c = json.loads(line)
+    opts = UTF
+    for o in c["options"]:
+        opts |= FLAGS[o]
+    pat, subj = c["pattern"].encode(), c["subject"].encode()
+    err, off = c_int(), c_size_t()
+    code = L.pcre2_compile_8(pat, len(pat), opts, byref(err), byref(off), None)
+    if not code:
+        print(json.dumps({"invalid": message(err.value)}))
+        continue
+    n = c_uint32()
+    L.pcre2_pattern_info_8(code, 4, byref(n))  # PCRE2_INFO_CAPTURECOUNT
+    md = L.pcre2_match_data_create_from_pattern_8(code, None)
+    rc = L.pcre2_match_8(code, subj, len(subj), 0, 0, md, None)
+    if rc == -1:
+        out = None
+    elif rc < 0:
+        out = {"matcherror": message(rc)}
+    else:
+        ov = L.pcre2_get_ovector_pointer_8(md)
+        text = lambda i: None if i >= rc or ov[2*i] == UNSET else subj[ov[2*i]:ov[2*i+1]].decode()
+        out = {"match": text(0), "index": len(subj[:ov[0]].decode()), "captures": [text(i) for i in range(1, n.value + 1)]}
+    L.pcre2_match_data_free_8(md)
+    L.pcre2_code_free_8(code)
+    print(json.dumps(out))
 `
 
 // The corpora: hand-written cases, and random ones (randomCases) whose
@@ -66,16 +101,23 @@ const (
 	randomFile = "testdata/pcre_random.jsonl"
 )
 
-// TestPCRECorpus runs the corpora's cases and compares their first match
-// with Perl's, recorded with -rewrite.
+// TestPCRECorpus runs the corpora's cases and compares what Folio does
+// with what PCRE2 did, recorded with -rewrite; with -differential it asks
+// PCRE2 about random cases instead.
 func TestPCRECorpus(t *testing.T) {
+	if *differential > 0 {
+		for _, c := range askPCRE2(t, randomCases(*differential, *seed)) {
+			checkCase(t, c)
+		}
+		return
+	}
 	for _, file := range []string{corpusFile, randomFile} {
 		cases := readCorpus(t, file)
 		if *rewrite {
 			if file == randomFile {
-				cases = randomCases(1000)
+				cases = randomCases(1000, 1)
 			}
-			rewriteWithPerl(t, cases, file)
+			writeCorpus(t, askPCRE2(t, cases), file)
 			continue
 		}
 		for _, c := range cases {
@@ -107,13 +149,19 @@ func readCorpus(t *testing.T, file string) []corpusCase {
 func checkCase(t *testing.T, c corpusCase) {
 	t.Helper()
 	re, err := Compile(c.Pattern, c.Options)
-	if c.Refusing != "" {
+	switch {
+	case c.Refusing != "":
 		if err == nil {
 			t.Errorf("%q/%s: compiled, want it refused (%s)", c.Pattern, c.Options, c.Refusing)
 		}
 		return
-	}
-	if err != nil {
+	case c.Invalid != "":
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Invalid {
+			t.Errorf("%q/%s: got %v, PCRE2 refuses it: %s", c.Pattern, c.Options, err, c.Invalid)
+		}
+		return
+	case err != nil:
 		t.Errorf("%q/%s: %v", c.Pattern, c.Options, err)
 		return
 	}
@@ -129,19 +177,22 @@ func checkCase(t *testing.T, c corpusCase) {
 		return
 	}
 	if !reflect.DeepEqual(got, c.Want) {
-		t.Errorf("%q/%s on %q: got %s, Perl %s", c.Pattern, c.Options, c.Subject, show(got), show(c.Want))
+		t.Errorf("%q/%s on %q: got %s, PCRE2 %s", c.Pattern, c.Options, c.Subject, show(got), show(c.Want))
 	}
 }
 
-// randomCases draws n patterns that compile, from atoms, quantifiers
-// (lazy and possessive among them) and groups (capturing, atomic, named)
-// nested twice at most, each with options and a short subject.
-func randomCases(n int) []corpusCase {
-	r := rand.New(rand.NewPCG(1, 2))
+// randomCases draws n patterns Folio does not refuse as unsupported,
+// from atoms, quantifiers (lazy and possessive among them) and groups
+// (capturing, atomic, named, lookarounds, conditionals) nested twice at
+// most, each with options and a short subject.
+func randomCases(n int, seed uint64) []corpusCase {
+	r := rand.New(rand.NewPCG(seed, 2))
 	pick := func(s []string) string { return s[r.IntN(len(s))] }
-	atoms := []string{"a", "b", "c", ".", `\d`, `\w`, `\s`, "[ab]", "[^a]", "[[:alpha:]]", `\h`, "x", "é", `\n`, `\Z`, "$", "^", `\b`, "(?=a)", "(?!b)", "(?<=a)", "(?<!c)", `\1`}
-	quantifiers := []string{"", "", "", "*", "+", "?", "*?", "+?", "*+", "++", "?+", "{2}", "{1,3}", "{2,}+"}
-	groups := []string{"(", "(?:", "(?>", "(?<n%d>"}
+	atoms := []string{"a", "b", "c", ".", `\d`, `\w`, `\s`, `\D`, `\W`, `\S`, "[ab]", "[^a]", "[a-c]", "[[:alpha:]]", `\h`, `\R`, `\N`,
+		"x", "é", `\n`, `\Z`, `\z`, `\A`, `\G`, "$", "^", `\b`, `\B`, "(?=a)", "(?!b)", "(?<=a)", "(?<!c)", `\1`, `\2`, `\k<n1>`, `\Qa.\E`, `\x{e9}`, "(?i:a)"}
+	quantifiers := []string{"", "", "", "*", "+", "?", "*?", "+?", "*+", "++", "?+", "{2}", "{1,3}", "{2,}+", "{0}"}
+	anchors := strings.Fields(`^ $ \b \B \A \z \Z \G`)
+	groups := []string{"(", "(", "(?:", "(?>", "(?<n%d>", "(?<=", "(?<!", "(?=", "(?(1)", "(?(?=a)", "(?i)("}
 	var names int
 	var gen func(depth int) string
 	gen = func(depth int) string {
@@ -158,19 +209,22 @@ func randomCases(n int) []corpusCase {
 					b.WriteString("|" + gen(depth+1))
 				}
 				b.WriteString(")")
+				b.WriteString(pick(quantifiers))
+			} else if atom := pick(atoms); slices.Contains(anchors, atom) {
+				b.WriteString(atom) // PCRE2 refuses a quantifier on it
 			} else {
-				b.WriteString(pick(atoms))
+				b.WriteString(atom + pick(quantifiers))
 			}
-			b.WriteString(pick(quantifiers))
 		}
 		return b.String()
 	}
-	letters := []string{"a", "b", "c", "x", "é", "1", " ", "\n", "\u00a0", "_"}
+	letters := []string{"a", "b", "c", "A", "x", "é", "É", "1", " ", "\n", "\r", "\u00a0", "_", "\u017f", "S", "k", "\u212a"}
 	var cases []corpusCase
 	for len(cases) < n {
 		names = 0
-		c := corpusCase{Pattern: gen(0), Options: pick([]string{"", "", "i", "m", "s"})}
-		if _, err := Compile(c.Pattern, c.Options); err != nil {
+		c := corpusCase{Pattern: gen(0), Options: pick([]string{"", "", "i", "m", "s", "x", "im"})}
+		var e *Error
+		if _, err := Compile(c.Pattern, c.Options); errors.As(err, &e) && e.Kind == Unsupported {
 			continue
 		}
 		var s strings.Builder
@@ -188,13 +242,15 @@ func show(r *result) string {
 	return string(b)
 }
 
-func rewriteWithPerl(t *testing.T, cases []corpusCase, name string) {
+// askPCRE2 fills in what PCRE2 does with each case; cases Folio refuses
+// as Unsupported keep their reason and PCRE2's match.
+func askPCRE2(t *testing.T, cases []corpusCase) []corpusCase {
 	var in bytes.Buffer
 	for _, c := range cases {
 		b, _ := json.Marshal(c)
 		in.Write(append(b, '\n'))
 	}
-	cmd := exec.Command("perl", "-e", perlOracle)
+	cmd := exec.Command("python3", "-c", pcre2Oracle)
 	cmd.Stdin = &in
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -203,26 +259,41 @@ func rewriteWithPerl(t *testing.T, cases []corpusCase, name string) {
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(lines) != len(cases) {
-		t.Fatalf("perl answered %d cases of %d", len(lines), len(cases))
+		t.Fatalf("PCRE2 answered %d cases of %d", len(lines), len(cases))
 	}
-	var file bytes.Buffer
-	file.WriteString("// Written by go test -run TestPCRECorpus -rewrite; \"want\" is Perl's first match.\n")
-	for i, c := range cases {
-		c.Want = nil
-		if lines[i] == `"error"` {
-			if name == randomFile {
-				continue // a random pattern Perl refuses
-			}
-			t.Fatalf("perl does not compile %q", c.Pattern)
+	for i := range cases {
+		c := &cases[i]
+		c.Want, c.Invalid = nil, ""
+		var answer *struct {
+			result
+			Invalid    string `json:"invalid"`
+			MatchError string `json:"matcherror"`
 		}
-		if err := json.Unmarshal([]byte(lines[i]), &c.Want); err != nil {
+		if err := json.Unmarshal([]byte(lines[i]), &answer); err != nil {
 			t.Fatal(err)
 		}
-		if c.Want != nil && c.Want.Captures == nil {
-			c.Want.Captures = []*string{}
+		switch {
+		case answer == nil:
+		case answer.MatchError != "":
+			t.Fatalf("%q on %q: PCRE2 fails the match: %s", c.Pattern, c.Subject, answer.MatchError)
+		case answer.Invalid != "":
+			c.Invalid = answer.Invalid
+		default:
+			c.Want = &answer.result
+			if c.Want.Captures == nil {
+				c.Want.Captures = []*string{}
+			}
 		}
-		enc := json.NewEncoder(&file)
-		enc.SetEscapeHTML(false)
+	}
+	return cases
+}
+
+func writeCorpus(t *testing.T, cases []corpusCase, name string) {
+	var file bytes.Buffer
+	file.WriteString("// Written by go test -run TestPCRECorpus -rewrite: \"want\" is PCRE2's first match, \"invalid\" its compile error.\n")
+	enc := json.NewEncoder(&file)
+	enc.SetEscapeHTML(false)
+	for _, c := range cases {
 		if err := enc.Encode(c); err != nil {
 			t.Fatal(err)
 		}

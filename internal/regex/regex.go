@@ -123,7 +123,7 @@ func Compile(pattern, options string) (*Regexp, error) {
 	if extended {
 		pattern = stripExtended(pattern)
 	}
-	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0)
+	translated, ucp, err := translate(pattern, opts&regexp2.Multiline != 0, opts&regexp2.IgnoreCase != 0)
 	if err != nil {
 		return nil, err
 	}
@@ -236,3 +236,5 @@ func stripExtended(p string) string {
 	}
 	return b.String()
 }
+
+func (e *Error) Unwrap() error { return e.Err }

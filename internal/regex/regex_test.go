@@ -68,7 +68,12 @@ func TestCompile(t *testing.T) {
 		{"(?<=a+)b", "", "", false, Invalid},
 		{"(?<=a(b|cd))e", "", "", false, Invalid},
 		{"(?<=a{1,2})b", "", "", false, Invalid},
-		{`(?<=(a)\1)b`, "", "", false, Invalid},
+		{`(?<=(a)\1)b`, "", "aab", true, 0},
+		{`(?<=\1)(a)`, "", "aa", false, 0},
+		{`(?<=(a+)\1)b`, "", "", false, Invalid},
+		{`(?<=\1)(a+)`, "", "", false, Invalid},
+		{`(?<=(?(1)a|b))(c)`, "", "bc", true, 0},
+		{`(?<=(?(1)a|bc))(c)`, "", "", false, Invalid},
 		{"(?<!a?)b", "", "", false, Invalid},
 	}
 	for _, tt := range tests {

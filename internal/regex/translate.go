@@ -1,16 +1,18 @@
 package regex
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // translate rewrites a PCRE2 pattern for regexp2: in RE2 compatibility
 // mode (ASCII classes, POSIX classes, (?P<name>...)), or in its default
 // .NET mode when the pattern starts with (*UCP), which ucp reports.
-// multiline is the m option. The rewrites:
+// multiline and caseless are the m and i options. The rewrites:
 //
 //   - $ outside (?m) and \Z become (?=\n?\z): the end, or before a final
 //     newline (regexp2's RE2 mode reads both as the end only); ^ in (?m)
@@ -18,31 +20,58 @@ import (
 //   - a possessive quantifier (a*+, a++, a?+, a{n,m}+) becomes an atomic
 //     group around its atom and the greedy quantifier;
 //   - \Q...\E becomes the escaped literal text;
-//   - \b and \B see ASCII word characters, as PCRE2's, and \W is the
-//     class of the other characters, which i does not widen;
+//   - \b and \B see ASCII word characters, as PCRE2's; i does not widen
+//     \w, \W, \b, \B, properties, or a class made only of escapes and
+//     POSIX classes, as it does not in PCRE2 (regexp2's would match ſ and
+//     the Kelvin sign with S and K);
 //   - \s also matches a vertical tab, as PCRE2's; \h, \v, \R and \N
 //     become the classes PCRE2 gives them (.NET reads \v as a vertical tab);
 //   - \g{N}, \g{-N}, \gN, \g{name}, \k{name} and (?P=name) become \k<...>;
 //     (?(<name>)...) becomes (?(name)...); \o{...} becomes \x{...};
+//   - a conditional's assertion gets its own parenthesis, (?((?=...))...),
+//     and each of its branches is wrapped in (?:...) (regexp2 loses later
+//     captures without the one and refuses an option group without the
+//     other);
+//   - a lookbehind holding a backreference or a conditional is matched
+//     forwards from the start of each branch, as PCRE2 matches it;
 //   - (*UTF) and the start-of-pattern optimization and limit settings are
 //     dropped; (*FAIL) becomes (?!).
 //
-// A lookbehind must have branches of fixed length, as in PCRE2 10.40
-// (lookbehindFixed). What regexp2 cannot run is refused (Unsupported):
-// recursion and
+// Each branch of a lookbehind must match a fixed number of characters,
+// as in PCRE2 10.40 (the translator measures what it emits; see width),
+// and a quantifier must follow a repeatable item (not an anchor).
+// What regexp2 cannot run is refused (Unsupported): recursion and
 // subroutine calls, branch reset (?|, \K, \X, \C, backtracking verbs,
 // the U and J flags, and newline conventions other than LF.
-func translate(p string, multiline bool) (string, bool, error) {
-	t := &translator{p: p, m: multiline, atom: -1}
-	if err := t.startOptions(); err != nil {
+func translate(p string, multiline, caseless bool) (string, bool, error) {
+	t := &translator{p: p, m: multiline, fold: caseless, atom: -1}
+	err := t.run()
+	if t.forward && errors.Is(err, errLookbehind) {
+		t = &translator{p: p, m: multiline, fold: caseless, atom: -1, earlier: t}
+		err = t.run()
+	}
+	if err != nil {
 		return "", false, err
 	}
+	return string(t.out), t.ucp, nil
+}
+
+func (t *translator) run() error {
+	if err := t.startOptions(); err != nil {
+		return err
+	}
+	var refused error
 	for t.i < len(t.p) {
-		if err := t.step(); err != nil {
-			return "", false, err
+		err := t.step()
+		if t.forward && t.earlier == nil && errors.Is(err, errLookbehind) {
+			refused = err // the second pass decides once later groups are measured
+			continue
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return string(t.out), t.ucp, nil
+	return refused
 }
 
 type translator struct {
@@ -50,22 +79,86 @@ type translator struct {
 	i   int
 	out []byte
 	ucp bool
-	// m and x are the multiline and extended flags in effect.
-	m, x bool
+	// m, x and fold are the multiline, extended and caseless flags in
+	// effect.
+	m, x, fold bool
 	// open holds the groups open at i.
 	open []group
 	// atom is where in out the last quantifiable item starts, -1 when none.
 	atom int
-	// captures counts the capturing groups opened so far; names holds
-	// their names.
+	// width is the number of characters the current branch matches so
+	// far (varies when not fixed); atomWidth is the last item's part of
+	// it, added to what the branch had before it, beforeAtom; atomAhead
+	// is set when that item is a lookahead.
+	width, atomWidth, beforeAtom int
+	atomAhead                    bool
+	// captures counts the capturing groups opened so far; names maps
+	// their names to their numbers, and widths (by number) holds the
+	// width of each group closed so far.
 	captures int
-	names    map[string]bool
+	names    map[string]int
+	widths   []int
+	// earlier is the first pass over the pattern when this is the second:
+	// a backreference to a later group takes that group's width from it.
+	// forward records that a lookbehind was refused for a reference to a
+	// later group, which the second pass measures.
+	earlier *translator
+	forward bool
 }
 
 type group struct {
-	start int
-	m, x  bool // the flags in effect before the group
+	start      int
+	m, x, fold bool // the flags in effect before the group
+	kind       groupKind
+	// capture is the group's number when it captures, else 0.
+	capture int
+	// before is the enclosing branch's width when the group opened;
+	// branches is the width all the group's finished branches share
+	// (unset before the first, varies when they differ) and fixed
+	// whether each of them has a fixed width.
+	before, branches int
+	fixed            bool
+	// A lookbehind holding a backreference or a condition on a group is
+	// matched forwards (ltr), as PCRE2 matches each: regexp2 matches a
+	// lookbehind backwards, so a group captured in it is not yet set
+	// where it is referred to. bars are then the positions in out of the
+	// lookbehind's own |, and lengths the widths of its branches.
+	ltr     bool
+	bars    []int
+	lengths []int
+	// A conditional group's branches are each wrapped in (?:...) once
+	// its condition is read (wrapped): regexp2 does not read an option
+	// group, (?i:...), at the start of a branch of a conditional. ends
+	// marks the assertion that is a condition.
+	wrapped, ends bool
 }
+
+type groupKind uint8
+
+const (
+	plainGroup groupKind = iota
+	lookahead
+	lookbehind
+	conditional
+)
+
+// Widths in characters: varies stands for a width that is not fixed,
+// unset for a group with no finished branch.
+const (
+	varies = -1
+	unset  = -2
+)
+
+func addWidth(a, b int) int {
+	if a == varies || b == varies {
+		return varies
+	}
+	return min(a+b, 1<<30)
+}
+
+// errLookbehind is PCRE2's (10.40, MongoDB 7.0's) refusal of a lookbehind
+// with a branch whose width varies; regexp2 would run it.
+var errLookbehind = errors.New("lookbehind assertion is not fixed length")
 
 func unsupported(format string, args ...any) error {
 	return &Error{Kind: Unsupported, Err: fmt.Errorf("Folio does not support "+format+" in regular expressions", args...)}
@@ -100,11 +193,27 @@ func (t *translator) startOptions() error {
 
 func (t *translator) emit(s string) { t.out = append(t.out, s...) }
 
-// item emits s as a quantifiable item and moves past n bytes of pattern.
-func (t *translator) item(s string, n int) {
+// item emits s as a quantifiable item matching w characters (0, 1 or
+// varies) and moves past n bytes of pattern.
+func (t *translator) item(s string, n, w int) {
 	t.atom = len(t.out)
 	t.emit(s)
 	t.i += n
+	t.widen(w)
+}
+
+// anchor emits s, an anchor PCRE2 does not let a quantifier repeat, and
+// moves past n bytes of pattern.
+func (t *translator) anchor(s string, n int) {
+	t.emit(s)
+	t.i += n
+	t.atom = -1
+}
+
+// widen adds an item of width w to the current branch.
+func (t *translator) widen(w int) {
+	t.beforeAtom, t.atomWidth, t.atomAhead = t.width, w, false
+	t.width = addWidth(t.width, w)
 }
 
 func (t *translator) step() error {
@@ -117,19 +226,31 @@ func (t *translator) step() error {
 	case c == '(':
 		return t.openGroup()
 	case c == ')':
-		t.closeGroup()
+		return t.closeGroup()
 	case c == '|':
-		t.emit("|")
+		if len(t.open) > 0 && t.open[len(t.open)-1].wrapped {
+			t.emit(")|(?:")
+		} else {
+			t.emit("|")
+		}
 		t.atom = -1
 		t.i++
+		if len(t.open) > 0 {
+			g := &t.open[len(t.open)-1]
+			if g.kind == lookbehind {
+				g.bars = append(g.bars, len(t.out)-1)
+			}
+			g.endBranch(t.width)
+		}
+		t.width = 0
 	case c == '*' || c == '+' || c == '?':
-		t.quantifier(1)
+		return t.quantifier(1)
 	case c == '{' && quantifierLen(t.p[t.i:]) > 0:
-		t.quantifier(quantifierLen(t.p[t.i:]))
+		return t.quantifier(quantifierLen(t.p[t.i:]))
 	case c == '$' && !t.m:
-		t.item(`(?=\n?\z)`, 1)
+		t.anchor(`(?=\n?\z)`, 1)
 	case c == '^' && t.m:
-		t.item(`(?:\A|(?<=\n)(?!\z))`, 1)
+		t.anchor(`(?:\A|(?<=\n)(?!\z))`, 1)
 	case t.x && c == '#':
 		end := strings.IndexByte(t.p[t.i:], '\n')
 		if end < 0 {
@@ -140,9 +261,11 @@ func (t *translator) step() error {
 	case t.x && strings.IndexByte(" \t\n\r\f\v", c) >= 0:
 		t.emit(t.p[t.i : t.i+1])
 		t.i++
+	case c == '^' || c == '$':
+		t.anchor(t.p[t.i:t.i+1], 1)
 	default:
 		_, n := utf8.DecodeRuneInString(t.p[t.i:])
-		t.item(t.p[t.i:t.i+n], n)
+		t.item(t.p[t.i:t.i+n], n, 1)
 	}
 	return nil
 }
@@ -171,23 +294,44 @@ func quantifierLen(s string) int {
 	return 0
 }
 
+// repeatedWidth is the width of an item of width w under the quantifier q
+// (without its lazy or possessive suffix): as in PCRE2, fixed only for {n}
+// and {n,n}, whatever w, or for a lookahead, which any quantifier leaves
+// of width 0.
+func repeatedWidth(w int, q string, lookahead bool) int {
+	switch {
+	case lookahead:
+		return 0
+	case w == varies || q[0] != '{':
+		return varies
+	}
+	lo, hi, comma := strings.Cut(q[1:len(q)-1], ",")
+	if comma && hi != lo {
+		return varies
+	}
+	k, _ := strconv.Atoi(lo) // a run of digits, capped by addWidth's bound below
+	return min(w*min(k, 1<<20), 1<<30)
+}
+
 // quantifier emits the n-byte quantifier at i with its lazy or possessive
-// suffix; a possessive one wraps its atom in an atomic group.
-func (t *translator) quantifier(n int) {
+// suffix; a possessive one wraps its atom in an atomic group. Nothing
+// before it, an anchor, an option setting or another quantifier is an
+// error, as in PCRE2.
+func (t *translator) quantifier(n int) error {
 	q := t.p[t.i : t.i+n]
 	t.i += n
 	possessive := false
 	if t.i < len(t.p) && t.p[t.i] == '?' {
 		q += "?"
 		t.i++
-	} else if t.i < len(t.p) && t.p[t.i] == '+' && t.atom >= 0 {
+	} else if t.i < len(t.p) && t.p[t.i] == '+' {
 		possessive = true
 		t.i++
 	}
 	if t.atom < 0 {
-		t.emit(q) // regexp2 reports the quantifier without an atom
-		return
+		return &Error{Kind: Invalid, Err: errors.New("quantifier does not follow a repeatable item")}
 	}
+	t.width = addWidth(t.beforeAtom, repeatedWidth(t.atomWidth, q, t.atomAhead))
 	body := string(t.out[t.atom:])
 	if strings.Contains(body, "(?>") {
 		// regexp2 merges a loop around an atomic loop of one character
@@ -204,6 +348,7 @@ func (t *translator) quantifier(n int) {
 	}
 	t.out = append(t.out[:t.atom], body...)
 	t.atom = -1
+	return nil
 }
 
 // The classes PCRE2 gives \s (with the vertical tab), \h and \v, without
@@ -215,14 +360,16 @@ const (
 	lineBreakExpr = `(?>\r\n|[` + vSpaceClass + `])`
 	// regexp2 reads \b and \B with Unicode word characters even in RE2
 	// mode; PCRE2's are ASCII.
-	asciiBoundary    = `(?:(?<=[A-Za-z0-9_])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]))`
-	asciiNonBoundary = `(?:(?<=[A-Za-z0-9_])(?=[A-Za-z0-9_])|(?<![A-Za-z0-9_])(?![A-Za-z0-9_]))`
+	// (PCRE2's i does not widen them; regexp2's would add S and K for ſ
+	// and the Kelvin sign.)
+	asciiBoundary    = `(?-i:(?<=[A-Za-z0-9_])(?![A-Za-z0-9_])|(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]))`
+	asciiNonBoundary = `(?-i:(?<=[A-Za-z0-9_])(?=[A-Za-z0-9_])|(?<![A-Za-z0-9_])(?![A-Za-z0-9_]))`
 )
 
 // escape translates the escape sequence at i, outside a class.
 func (t *translator) escape() error {
 	if t.i+1 == len(t.p) {
-		t.item(`\`, 1) // regexp2 reports the trailing backslash
+		t.item(`\`, 1, 1) // regexp2 reports the trailing backslash
 		return nil
 	}
 	n := t.p[t.i+1]
@@ -232,48 +379,40 @@ func (t *translator) escape() error {
 	case 'E':
 		t.i += 2
 	case 'Z':
-		t.item(`(?=\n?\z)`, 2)
+		t.anchor(`(?=\n?\z)`, 2)
 	case 'K', 'X', 'C':
 		return unsupported(`\%c`, n)
 	case 's', 'S':
 		if t.ucp {
-			t.item(t.p[t.i:t.i+2], 2)
+			t.item(t.p[t.i:t.i+2], 2, 1)
 		} else if n == 's' {
-			t.item("["+spaceClass+"]", 2)
+			t.item("["+spaceClass+"]", 2, 1)
 		} else {
-			t.item("[^"+spaceClass+"]", 2)
+			t.item("[^"+spaceClass+"]", 2, 1)
 		}
 	case 'b', 'B':
 		if t.ucp {
-			t.item(t.p[t.i:t.i+2], 2)
+			t.anchor(t.p[t.i:t.i+2], 2)
 		} else if n == 'b' {
-			t.item(asciiBoundary, 2)
+			t.anchor(asciiBoundary, 2)
 		} else {
-			t.item(asciiNonBoundary, 2)
-		}
-	case 'W':
-		if t.ucp {
-			t.item(`\W`, 2)
-		} else {
-			// regexp2's \W under i also takes the letters whose case
-			// folds with a non-ASCII one (S with ſ, K with the Kelvin sign)
-			t.item(`[^A-Za-z0-9_]`, 2)
+			t.anchor(asciiNonBoundary, 2)
 		}
 	case 'h':
-		t.item("["+hSpaceClass+"]", 2)
+		t.item("["+hSpaceClass+"]", 2, 1)
 	case 'H':
-		t.item("[^"+hSpaceClass+"]", 2)
+		t.item("[^"+hSpaceClass+"]", 2, 1)
 	case 'v':
-		t.item("["+vSpaceClass+"]", 2)
+		t.item("["+vSpaceClass+"]", 2, 1)
 	case 'V':
-		t.item("[^"+vSpaceClass+"]", 2)
+		t.item("[^"+vSpaceClass+"]", 2, 1)
 	case 'R':
-		t.item(lineBreakExpr, 2)
+		t.item(lineBreakExpr, 2, varies)
 	case 'N':
 		if t.i+2 < len(t.p) && t.p[t.i+2] == '{' {
 			return unsupported(`\N{...}`)
 		}
-		t.item(`[^\n]`, 2)
+		t.item(`[^\n]`, 2, 1)
 	case 'g':
 		return t.backreference()
 	case 'k':
@@ -281,20 +420,37 @@ func (t *translator) escape() error {
 		closing := map[byte]byte{'{': '}', '<': '>', '\'': '\''}
 		if t.i+2 < len(t.p) && closing[t.p[t.i+2]] != 0 {
 			if end := strings.IndexByte(t.p[t.i+3:], closing[t.p[t.i+2]]); end >= 0 {
-				t.item(`\k<`+t.p[t.i+3:t.i+3+end]+`>`, 3+end+1)
+				name := t.p[t.i+3 : t.i+3+end]
+				t.item(`\k<`+name+`>`, 3+end+1, t.refWidth(name))
 				return nil
 			}
 		}
-		t.item(`\k`, 2) // regexp2 reports the malformed reference
+		t.item(`\k`, 2, varies) // regexp2 reports the malformed reference
 	case 'o':
 		return t.octal()
-	case 'p', 'P', 'x':
-		t.item(t.p[t.i:t.i+escapeLen(t.p[t.i:])], escapeLen(t.p[t.i:]))
+	case 'w', 'W', 'p', 'P':
+		// PCRE2's i does not widen \w, \W (ASCII without UCP) or a
+		// property; regexp2's would add ſ and the Kelvin sign to S and K.
+		l := 2
+		if n == 'p' || n == 'P' {
+			l = escapeLen(t.p[t.i:])
+		}
+		if t.fold && (!t.ucp || n == 'p' || n == 'P') {
+			t.item(`(?-i:`+t.p[t.i:t.i+l]+`)`, l, 1)
+		} else {
+			t.item(t.p[t.i:t.i+l], l, 1)
+		}
+	case 'x':
+		t.item(t.p[t.i:t.i+escapeLen(t.p[t.i:])], escapeLen(t.p[t.i:]), 1)
 	case 'c':
-		t.item(t.p[t.i:min(t.i+3, len(t.p))], min(3, len(t.p)-t.i))
+		t.item(t.p[t.i:min(t.i+3, len(t.p))], min(3, len(t.p)-t.i), 1)
+	case 'A', 'z', 'G':
+		t.anchor(t.p[t.i:t.i+2], 2)
+	case '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		t.item(t.p[t.i:t.i+2], 2, t.refWidth(t.p[t.i+1:t.i+2])) // a backreference
 	default:
 		_, size := utf8.DecodeRuneInString(t.p[t.i+1:])
-		t.item(t.p[t.i:t.i+1+size], 1+size)
+		t.item(t.p[t.i:t.i+1+size], 1+size, 1)
 	}
 	return nil
 }
@@ -333,6 +489,7 @@ func (t *translator) quoted() {
 	for _, r := range text {
 		t.atom = len(t.out)
 		t.out = appendLiteral(t.out, r)
+		t.widen(1)
 	}
 }
 
@@ -382,7 +539,7 @@ func (t *translator) backreference() error {
 	} else if ref == "" {
 		return &Error{Kind: Invalid, Err: fmt.Errorf(`\g is not followed by a braced, angle-bracketed, or quoted name/number or by a plain number`)}
 	}
-	t.item(`\k<`+ref+`>`, n)
+	t.item(`\k<`+ref+`>`, n, t.refWidth(ref))
 	return nil
 }
 
@@ -397,7 +554,7 @@ func (t *translator) octal() error {
 	if err != nil {
 		return &Error{Kind: Invalid, Err: fmt.Errorf(`non-octal character in \o{} (closing brace missing?)`)}
 	}
-	t.item(fmt.Sprintf(`\x{%X}`, v), 2+end+1)
+	t.item(fmt.Sprintf(`\x{%X}`, v), 2+end+1, 1)
 	return nil
 }
 
@@ -414,10 +571,16 @@ func (t *translator) class() error {
 		t.emit(`\]`)
 		t.i++
 	}
+	// sets records escapes and POSIX classes, which PCRE2's i does not
+	// widen, cased other members, which it does (a range conservatively).
+	var sets, cased bool
 	for t.i < len(t.p) && t.p[t.i] != ']' {
 		c := t.p[t.i]
 		switch {
 		case c == '\\' && t.i+1 < len(t.p):
+			n := t.p[t.i+1]
+			sets = sets || strings.IndexByte("wWdDSpP", n) >= 0
+			cased = cased || n == 'x' || n == 'Q'
 			if err := t.classEscape(); err != nil {
 				return err
 			}
@@ -429,6 +592,7 @@ func (t *translator) class() error {
 				continue
 			}
 			name := t.p[t.i+2 : t.i+end]
+			sets = true
 			if t.ucp {
 				s, ok := ucpPOSIX[name]
 				if !ok {
@@ -443,7 +607,8 @@ func (t *translator) class() error {
 			t.emit(`\[`) // .NET reads -[...] as a subtraction
 			t.i++
 		default:
-			_, n := utf8.DecodeRuneInString(t.p[t.i:])
+			r, n := utf8.DecodeRuneInString(t.p[t.i:])
+			cased = cased || r == '-' || unicode.IsLetter(r)
 			t.emit(t.p[t.i : t.i+n])
 			t.i += n
 		}
@@ -452,7 +617,12 @@ func (t *translator) class() error {
 		t.emit("]")
 		t.i++
 	}
+	if t.fold && !t.ucp && sets && !cased {
+		// regexp2's i would widen the class with ſ and the Kelvin sign
+		t.out = append(t.out[:start], "(?-i:"+string(t.out[start:])+")"...)
+	}
 	t.atom = start
+	t.widen(1)
 	return nil
 }
 
@@ -522,18 +692,19 @@ func (t *translator) openGroup() error {
 			return &Error{Kind: Invalid, Err: fmt.Errorf("(*VERB) not recognized or malformed")}
 		}
 		if name := s[2:end]; name == "FAIL" || name == "F" {
-			t.item("(?!)", end+1)
+			t.item("(?!)", end+1, 0)
 			return nil
 		}
 		return unsupported("the backtracking control verb %s", s[:end+1])
 	}
 	if !strings.HasPrefix(s, "(?") {
 		t.captures++
-		t.push("(", 1)
+		t.push("(", 1, plainGroup)
+		t.open[len(t.open)-1].capture = t.captures
 		return nil
 	}
 	if len(s) < 3 {
-		t.push("(?", 2)
+		t.push("(?", 2, plainGroup)
 		return nil
 	}
 	switch c := s[2]; {
@@ -544,13 +715,12 @@ func (t *translator) openGroup() error {
 		}
 		t.emit(s[:end+1])
 		t.i += end + 1
-	case c == ':' || c == '=' || c == '!' || c == '>':
-		t.push(s[:3], 3)
+	case c == '=' || c == '!':
+		t.push(s[:3], 3, lookahead)
+	case c == ':' || c == '>':
+		t.push(s[:3], 3, plainGroup)
 	case c == '<' && len(s) > 3 && (s[3] == '=' || s[3] == '!'):
-		if !lookbehindFixed(t.p, t.i+4) {
-			return &Error{Kind: Invalid, Err: errLookbehind}
-		}
-		t.push(s[:4], 4)
+		t.push(s[:4], 4, lookbehind)
 	case c == '<' || c == '\'' || strings.HasPrefix(s[2:], "P<"):
 		return t.namedGroup(s)
 	case strings.HasPrefix(s[2:], "P="):
@@ -558,7 +728,7 @@ func (t *translator) openGroup() error {
 		if end < 0 {
 			return &Error{Kind: Invalid, Err: fmt.Errorf("syntax error in subpattern name (missing terminator?)")}
 		}
-		t.item(`\k<`+s[4:end]+`>`, end+1)
+		t.item(`\k<`+s[4:end]+`>`, end+1, t.refWidth(s[4:end]))
 	case c == '|':
 		return unsupported("branch reset groups (?|")
 	case c == 'R' || c == '&' || c >= '0' && c <= '9' || c == '+' ||
@@ -588,44 +758,153 @@ func (t *translator) namedGroup(s string) error {
 		return &Error{Kind: Invalid, Err: fmt.Errorf("syntax error in subpattern name (missing terminator?)")}
 	}
 	name := s[start : start+end]
-	if t.names[name] {
+	if _, ok := t.names[name]; ok {
 		return &Error{Kind: Invalid, Err: fmt.Errorf("two named subpatterns have the same name (PCRE2_DUPNAMES not set)")}
 	}
 	if t.names == nil {
-		t.names = map[string]bool{}
+		t.names = map[string]int{}
 	}
-	t.names[name] = true
 	t.captures++
-	t.push("(?<"+name+">", start+end+1)
+	t.names[name] = t.captures
+	t.push("(?<"+name+">", start+end+1, plainGroup)
+	t.open[len(t.open)-1].capture = t.captures
 	return nil
 }
 
 // push opens a group written as open, n bytes of pattern.
-func (t *translator) push(open string, n int) {
-	t.open = append(t.open, group{start: len(t.out), m: t.m, x: t.x})
+func (t *translator) push(open string, n int, kind groupKind) {
+	t.open = append(t.open, group{start: len(t.out), m: t.m, x: t.x, fold: t.fold, kind: kind, before: t.width, branches: unset, fixed: true})
 	t.emit(open)
 	t.i += n
 	t.atom = -1
+	t.width = 0
 }
 
-func (t *translator) closeGroup() {
+// endBranch records the width w of a finished branch.
+func (g *group) endBranch(w int) {
+	if g.kind == lookbehind {
+		g.lengths = append(g.lengths, w)
+	}
+	g.fixed = g.fixed && w != varies
+	if g.branches == unset {
+		g.branches = w
+	} else if g.branches != w {
+		g.branches = varies
+	}
+}
+
+// closeGroup closes the innermost group, an item whose width is 0 for an
+// assertion and otherwise the width its branches share (a conditional
+// group's too).
+func (t *translator) closeGroup() error {
+	if len(t.open) > 0 && t.open[len(t.open)-1].wrapped {
+		t.emit(")")
+	}
 	t.emit(")")
 	t.i++
 	if len(t.open) == 0 {
 		t.atom = -1 // regexp2 reports the unmatched parenthesis
-		return
+		return nil
 	}
 	g := t.open[len(t.open)-1]
 	t.open = t.open[:len(t.open)-1]
-	t.m, t.x = g.m, g.x
+	g.endBranch(t.width)
+	t.m, t.x, t.fold = g.m, g.x, g.fold
 	t.atom = g.start
+	t.width = g.before
+	var err error
+	switch g.kind {
+	case lookbehind:
+		if !g.fixed {
+			err = &Error{Kind: Invalid, Err: errLookbehind}
+		} else if g.ltr {
+			t.forwards(&g)
+		}
+		t.widen(0)
+	case lookahead:
+		t.widen(0)
+		t.atomAhead = true
+	default:
+		t.widen(g.branches)
+	}
+	if g.capture > 0 {
+		for len(t.widths) <= g.capture {
+			t.widths = append(t.widths, unset)
+		}
+		t.widths[g.capture] = g.branches
+	}
+	if g.ends {
+		t.emit(")")
+		t.startBranches()
+	}
+	return err
+}
+
+// forwards rewrites the lookbehind g, just closed, to be matched forwards:
+// each branch (?<=X becomes (?<=(?=X)[\s\S]{n}, which steps back the n
+// characters X matches and then matches X from there.
+func (t *translator) forwards(g *group) {
+	head := g.start + len("(?<=")
+	body := string(t.out[head : len(t.out)-1])
+	t.out = t.out[:head]
+	from := head
+	for i, w := range g.lengths {
+		to := len(body) + head
+		if i < len(g.bars) {
+			to = g.bars[i]
+		}
+		if i > 0 {
+			t.emit("|")
+		}
+		t.emit("(?=" + body[from-head:to-head] + ")")
+		if w > 0 {
+			t.out = fmt.Appendf(t.out, `[\s\S]{%d}`, w)
+		}
+		from = to + 1
+	}
+	t.emit(")")
+}
+
+// inLookbehind marks the innermost open lookbehind to be matched forwards.
+func (t *translator) inLookbehind() {
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if t.open[i].kind == lookbehind {
+			t.open[i].ltr = true
+			return
+		}
+	}
+}
+
+// refWidth is the width of a backreference to the group named ref (a
+// number or a name): the group's, once closed (PCRE2 allows one of fixed
+// width in a lookbehind), and otherwise varies.
+func (t *translator) refWidth(ref string) int {
+	t.inLookbehind()
+	num, err := strconv.Atoi(ref)
+	if err != nil {
+		var ok bool
+		if num, ok = t.names[ref]; !ok && t.earlier != nil {
+			num = t.earlier.names[ref]
+		}
+	}
+	switch {
+	case num > 0 && num < len(t.widths) && t.widths[num] != unset:
+		return t.widths[num]
+	case num > t.captures || num == 0: // a later group
+		if t.earlier != nil && num > 0 && num < len(t.earlier.widths) && t.earlier.widths[num] != unset {
+			return t.earlier.widths[num]
+		}
+		t.forward = true
+	}
+	return varies
 }
 
 // condition translates the start of a conditional group: a group number,
 // a name ((?(<name>)...), (?('name')...) or bare) or an assertion.
 func (t *translator) condition() error {
 	s := t.p[t.i+3:]
-	t.push("(?(", 3)
+	t.inLookbehind()
+	t.push("(?(", 3, conditional)
 	switch {
 	case strings.HasPrefix(s, "<") || strings.HasPrefix(s, "'"):
 		end := strings.IndexByte(s, ')')
@@ -634,10 +913,36 @@ func (t *translator) condition() error {
 		}
 		t.emit(s[1:end-1] + ")")
 		t.i += end + 1
+		t.startBranches()
 	case strings.HasPrefix(s, "R") || strings.HasPrefix(s, "DEFINE") || strings.HasPrefix(s, "VERSION"):
 		return unsupported("the condition of (?(%s", s[:min(len(s), 6)])
+	case strings.HasPrefix(s, "?=") || strings.HasPrefix(s, "?!"):
+		// The assertion shares the condition's parenthesis in PCRE2;
+		// regexp2 loses the captures of later groups unless it has its
+		// own, (?((?=...))...).
+		t.push("(?"+s[1:2], 2, lookahead)
+		t.open[len(t.open)-1].ends = true
+	case strings.HasPrefix(s, "?<=") || strings.HasPrefix(s, "?<!"):
+		t.push("(?"+s[1:3], 3, lookbehind)
+		t.open[len(t.open)-1].ends = true
+	case !strings.HasPrefix(s, "?"): // a group number or a bare name
+		if end := strings.IndexByte(s, ')'); end >= 0 {
+			t.emit(s[:end+1])
+			t.i += end + 1
+			t.startBranches()
+		}
 	}
 	return nil
+}
+
+// startBranches opens the first branch of the conditional group at the
+// top of open, its condition read.
+func (t *translator) startBranches() {
+	if len(t.open) > 0 && t.open[len(t.open)-1].kind == conditional {
+		t.emit("(?:")
+		t.open[len(t.open)-1].wrapped = true
+		t.atom = -1
+	}
 }
 
 // options translates an inline option setting, (?imsx-imsx) for the rest
@@ -646,7 +951,7 @@ func (t *translator) options() error {
 	s := t.p[t.i:]
 	j := 2
 	on := true
-	m, x := t.m, t.x
+	m, x, fold := t.m, t.x, t.fold
 	for ; j < len(s) && s[j] != ')' && s[j] != ':'; j++ {
 		switch s[j] {
 		case '-':
@@ -655,7 +960,9 @@ func (t *translator) options() error {
 			m = on
 		case 'x':
 			x = on
-		case 'i', 's', 'n':
+		case 'i':
+			fold = on
+		case 's', 'n':
 		case 'U', 'J', '^':
 			return unsupported("the inline option (?%c)", s[j])
 		default:
@@ -666,12 +973,12 @@ func (t *translator) options() error {
 		return &Error{Kind: Invalid, Err: fmt.Errorf("missing closing parenthesis")}
 	}
 	if s[j] == ':' {
-		t.push(s[:j+1], j+1)
+		t.push(s[:j+1], j+1, plainGroup)
 	} else {
 		t.emit(s[:j+1])
 		t.i += j + 1
 		t.atom = -1
 	}
-	t.m, t.x = m, x
+	t.m, t.x, t.fold = m, x, fold
 	return nil
 }
