@@ -84,6 +84,10 @@ var ErrMatchLimit = errors.New("match limit exceeded")
 // steps (match_limit, ten million by default, some 100 ms of work).
 const matchTimeout = 100 * time.Millisecond
 
+// maxPatternLength is the longest pattern MongoDB lets PCRE2 compile, in
+// bytes.
+const maxPatternLength = 16384
+
 // maxBacktrack bounds one match's backtracking stack (in regexp2's
 // slots), as PCRE2's depth and heap limits bound its memory.
 const maxBacktrack = 1 << 22
@@ -119,6 +123,9 @@ func Compile(pattern, options string) (*Regexp, error) {
 	}
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return nil, &Error{Kind: NullByte}
+	}
+	if len(pattern) > maxPatternLength {
+		return nil, &Error{Kind: Invalid, Err: errors.New("pattern string is longer than the limit set by the application")}
 	}
 	if extended {
 		pattern = stripExtended(pattern)

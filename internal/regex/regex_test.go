@@ -154,3 +154,23 @@ func mustCompile(t *testing.T, pattern, options string) *Regexp {
 	}
 	return re
 }
+
+// TestLimits checks MongoDB's bounds on a pattern: 16,384 bytes and 250
+// nested parentheses.
+func TestLimits(t *testing.T) {
+	for _, tt := range []struct {
+		pattern string
+		ok      bool
+	}{
+		{strings.Repeat("c", 16384), true},
+		{strings.Repeat("c", 16385), false},
+		{strings.Repeat("(", 250) + "e" + strings.Repeat(")", 250), true},
+		{strings.Repeat("(", 251) + "e" + strings.Repeat(")", 251), false},
+	} {
+		_, err := Compile(tt.pattern, "")
+		var e *Error
+		if tt.ok && err != nil || !tt.ok && (!errors.As(err, &e) || e.Kind != Invalid) {
+			t.Errorf("pattern of %d bytes: %v", len(tt.pattern), err)
+		}
+	}
+}

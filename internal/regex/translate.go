@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,9 +20,9 @@ import (
 //     group around its atom and the greedy quantifier;
 //   - \Q...\E becomes the escaped literal text;
 //   - \b and \B see ASCII word characters, as PCRE2's; i does not widen
-//     \w, \W, \b, \B, properties, or a class made only of escapes and
-//     POSIX classes, as it does not in PCRE2 (regexp2's would match ſ and
-//     the Kelvin sign with S and K);
+//     \w, \W, \b, \B, properties, or the escapes and POSIX classes in a
+//     class, as it does not in PCRE2 (regexp2's would match ſ and the
+//     Kelvin sign with S and K);
 //   - \s also matches a vertical tab, as PCRE2's; \h, \v, \R and \N
 //     become the classes PCRE2 gives them (.NET reads \v as a vertical tab);
 //   - \g{N}, \g{-N}, \gN, \g{name}, \k{name} and (?P=name) become \k<...>;
@@ -331,6 +330,14 @@ func (t *translator) quantifier(n int) error {
 	if t.atom < 0 {
 		return &Error{Kind: Invalid, Err: errors.New("quantifier does not follow a repeatable item")}
 	}
+	if q[0] == '{' {
+		for _, num := range strings.Split(strings.Trim(q, "{}?"), ",") {
+			num = strings.TrimLeft(num, "0")
+			if len(num) > 5 || len(num) == 5 && num > "65535" {
+				return &Error{Kind: Invalid, Err: errors.New("number too big in {} quantifier")}
+			}
+		}
+	}
 	t.width = addWidth(t.beforeAtom, repeatedWidth(t.atomWidth, q, t.atomAhead))
 	body := string(t.out[t.atom:])
 	if strings.Contains(body, "(?>") {
@@ -563,24 +570,53 @@ func (t *translator) class() error {
 	start := len(t.out)
 	t.emit("[")
 	t.i++
-	if t.i < len(t.p) && t.p[t.i] == '^' {
+	negated := t.i < len(t.p) && t.p[t.i] == '^'
+	if negated {
 		t.emit("^")
 		t.i++
 	}
+	// PCRE2's i widens a class's characters and ranges (lits) but not its
+	// escapes and POSIX classes with letters (sets); regexp2's i widens
+	// both, adding ſ and the Kelvin sign to S and K.
+	var sets, lits []byte
 	if t.i < len(t.p) && t.p[t.i] == ']' { // a leading ] is a literal
 		t.emit(`\]`)
 		t.i++
+		lits = append(lits, `\]`...)
 	}
-	// sets records escapes and POSIX classes, which PCRE2's i does not
-	// widen, cased other members, which it does (a range conservatively).
-	var sets, cased bool
+	// last is the kind of the previous member: a set cannot end a range.
+	var last classMember
+	member := func(m classMember) error {
+		switch {
+		case m == setMember && last == rangeDash,
+			m == dashMember && last == setMember && t.i < len(t.p) && t.p[t.i] != ']':
+			return &Error{Kind: Invalid, Err: errors.New("invalid range in character class")}
+		case m == dashMember && last == literalMember:
+			last = rangeDash
+		case m != setMember && last == rangeDash:
+			last = rangeEnd
+		case m == dashMember:
+			last = literalMember
+		default:
+			last = m
+		}
+		return nil
+	}
 	for t.i < len(t.p) && t.p[t.i] != ']' {
 		c := t.p[t.i]
+		from := len(t.out)
+		cased := true
 		switch {
 		case c == '\\' && t.i+1 < len(t.p):
 			n := t.p[t.i+1]
-			sets = sets || strings.IndexByte("wWdDSpP", n) >= 0
-			cased = cased || n == 'x' || n == 'Q'
+			cased = strings.IndexByte("wWdDSpP", n) < 0
+			kind := literalMember
+			if strings.IndexByte("wWdDsShHvVpP", n) >= 0 {
+				kind = setMember
+			}
+			if err := member(kind); err != nil {
+				return err
+			}
 			if err := t.classEscape(); err != nil {
 				return err
 			}
@@ -589,10 +625,14 @@ func (t *translator) class() error {
 			if end < 0 {
 				t.emit(`\[`)
 				t.i++
+				lits = append(lits, `\[`...)
 				continue
 			}
 			name := t.p[t.i+2 : t.i+end]
-			sets = true
+			cased = false
+			if err := member(setMember); err != nil {
+				return err
+			}
 			if t.ucp {
 				s, ok := ucpPOSIX[name]
 				if !ok {
@@ -608,23 +648,65 @@ func (t *translator) class() error {
 			t.i++
 		default:
 			r, n := utf8.DecodeRuneInString(t.p[t.i:])
-			cased = cased || r == '-' || unicode.IsLetter(r)
 			t.emit(t.p[t.i : t.i+n])
 			t.i += n
+			kind := literalMember
+			if r == '-' {
+				kind = dashMember
+			}
+			if err := member(kind); err != nil {
+				return err
+			}
+		}
+		if cased {
+			lits = append(lits, t.out[from:]...)
+		} else {
+			sets = append(sets, t.out[from:]...)
 		}
 	}
 	if t.i < len(t.p) {
 		t.emit("]")
 		t.i++
-	}
-	if t.fold && !t.ucp && sets && !cased {
-		// regexp2's i would widen the class with ſ and the Kelvin sign
-		t.out = append(t.out[:start], "(?-i:"+string(t.out[start:])+")"...)
+		if t.fold && !t.ucp && len(sets) > 0 {
+			t.out = append(t.out[:start], foldClass(sets, lits, negated)...)
+		}
 	}
 	t.atom = start
 	t.widen(1)
 	return nil
 }
+
+// foldClass is a class under i whose sets i must not widen: (?-i:[sets])
+// or [lits], or for a negated class, neither.
+func foldClass(sets, lits []byte, negated bool) string {
+	hat := ""
+	if negated {
+		hat = "^"
+	}
+	if len(lits) == 0 {
+		return "(?-i:[" + hat + string(sets) + "])"
+	}
+	if lits[0] == '^' {
+		lits = append([]byte(`\`), lits...)
+	}
+	if negated {
+		return "(?:(?!(?-i:[" + string(sets) + "]))[^" + string(lits) + "])"
+	}
+	return "(?:(?-i:[" + string(sets) + "])|[" + string(lits) + "])"
+}
+
+// classMember is the kind of a character class's member, for the ranges
+// PCRE2 refuses: [\d-z], [a-\d].
+type classMember uint8
+
+const (
+	noMember      classMember = iota
+	literalMember             // a character
+	setMember                 // an escape or a POSIX class
+	dashMember                // a -
+	rangeDash                 // a - after a character: a range's
+	rangeEnd                  // the end of a range
+)
 
 // ucpPOSIX is the class body of each POSIX class with (*UCP), as PCRE2
 // gives it; the others stay ASCII.
@@ -685,6 +767,9 @@ func (t *translator) classEscape() error {
 
 // openGroup translates the group, verb or inline option setting at i.
 func (t *translator) openGroup() error {
+	if len(t.open) == maxNesting {
+		return &Error{Kind: Invalid, Err: errors.New("parentheses are too deeply nested")}
+	}
 	s := t.p[t.i:]
 	if strings.HasPrefix(s, "(*") {
 		end := strings.IndexByte(s, ')')
@@ -770,6 +855,9 @@ func (t *translator) namedGroup(s string) error {
 	t.open[len(t.open)-1].capture = t.captures
 	return nil
 }
+
+// maxNesting is how deeply MongoDB lets PCRE2 nest parentheses.
+const maxNesting = 250
 
 // push opens a group written as open, n bytes of pattern.
 func (t *translator) push(open string, n int, kind groupKind) {
