@@ -72,19 +72,11 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		}
 		return &accWindow{spec: spec, win: bounds}, nil
 	case "$covariancePop", "$covarianceSamp":
-		vals := arrayValues(arg)
-		if arg.Type != bson.TypeArray || len(vals) != 2 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "%s requires an array of two expressions", op)
-		}
-		x, err := expr.Compile(vals[0], p.scope)
+		pair, err := expr.Compile(arg, p.scope)
 		if err != nil {
 			return nil, err
 		}
-		y, err := expr.Compile(vals[1], p.scope)
-		if err != nil {
-			return nil, err
-		}
-		return &covarianceWindow{x: x, y: y, sample: op == "$covarianceSamp", win: bounds}, nil
+		return &covarianceWindow{pair: pair, sample: op == "$covarianceSamp", win: bounds}, nil
 	case "$rank", "$denseRank", "$documentNumber":
 		if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "%s must be specified with an empty object, e.g. {%s: {}}", op, op)
@@ -233,10 +225,11 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 	return nil
 }
 
-// covarianceWindow is $covariancePop/$covarianceSamp: the covariance of
-// the pairs of numbers (dates as milliseconds) in the window.
+// covarianceWindow is $covariancePop/$covarianceSamp over the pairs its
+// expression gives: an array of exactly two numbers (dates are not);
+// other values are left out.
 type covarianceWindow struct {
-	x, y   *expr.Expr
+	pair   *expr.Expr
 	sample bool
 	win    windowBounds
 }
@@ -252,52 +245,147 @@ func numberOrDate(v bson.RawValue) (float64, bool) {
 }
 
 func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
-	xs, ys := make([]float64, len(out)), make([]float64, len(out))
-	okv := make([]bool, len(out))
+	pairs := make([][]bson.RawValue, len(out))
 	for i := range out {
 		d, err := p.docs.at(i)
 		if err != nil {
 			return err
 		}
-		xv, err := c.x.Eval(p.rt.ectx, d)
+		v, err := c.pair.Eval(p.rt.ectx, d)
 		if err != nil {
 			return err
 		}
-		yv, err := c.y.Eval(p.rt.ectx, d)
-		if err != nil {
-			return err
+		if xy := arrayValues(v); v.Type == bson.TypeArray && len(xy) == 2 && values.IsNumber(xy[0].Type) && values.IsNumber(xy[1].Type) {
+			pairs[i] = []bson.RawValue{p.own(xy[0]), p.own(xy[1])}
 		}
-		x, ok1 := numberOrDate(xv)
-		y, ok2 := numberOrDate(yv)
-		xs[i], ys[i], okv[i] = x, y, ok1 && ok2
 	}
 	for i := range out {
 		lo, hi, ok, err := p.endpoints(c.win, i)
 		if err != nil {
 			return err
 		}
-		var n, mx, my, cxy float64
+		var cov covariance
 		for j := lo; ok && j <= hi; j++ {
-			if !okv[j] {
-				continue
+			if pairs[j] != nil {
+				cov.add(pairs[j][0], pairs[j][1])
 			}
-			n++
-			dx := xs[j] - mx
-			mx += dx / n
-			my += (ys[j] - my) / n
-			cxy += dx * (ys[j] - my)
 		}
-		d := n
-		if c.sample {
-			d--
-		}
-		if d <= 0 {
-			out[i] = null
-			continue
-		}
-		out[i] = values.DoubleValue(cxy / d)
+		out[i] = p.own(cov.result(c.sample))
 	}
 	return nil
+}
+
+// covariance follows MongoDB's window function step by step, so that
+// results keep its types and roundings: each finite pair updates the
+// means (sums over the count, as $avg) and adds (x - the mean of x before
+// it) * (y - the mean of y after it) to the co-moment, summed as $sum
+// sums; a pair holding an infinity or NaN changes neither count nor means
+// and only adds ±Infinity, or NaN (for a NaN or opposite infinities), to
+// the co-moment. The result is the co-moment over the count (less one for
+// the sample); 0.0 for a population of one finite pair, null when the
+// count is too small.
+type covariance struct {
+	n                    int64
+	sumX, sumY, comoment values.Sum
+}
+
+func (c *covariance) add(x, y bson.RawValue) {
+	if special, ok := nonFinitePair(x, y); ok {
+		c.comoment.Add(special)
+		return
+	}
+	meanX := c.mean(&c.sumX)
+	c.n++
+	c.sumX.Add(x)
+	c.sumY.Add(y)
+	if c.n == 1 {
+		return // x less the mean of nothing is null, and so is the product
+	}
+	dx := subtract(x, meanX)
+	dy := subtract(y, c.mean(&c.sumY))
+	if d, ok := values.Multiply(dx, dy); ok {
+		c.comoment.Add(d)
+	}
+}
+
+// mean is sum over the count: a decimal for a decimal sum, else a double.
+func (c *covariance) mean(sum *values.Sum) bson.RawValue {
+	total := sum.Result()
+	if total.Type == bson.TypeDecimal128 {
+		return values.DecimalQuo(total, values.Int64Value(c.n))
+	}
+	f, _ := values.Float64(total)
+	return values.DoubleValue(f / float64(c.n))
+}
+
+func (c *covariance) result(sample bool) bson.RawValue {
+	if c.n == 1 && !sample {
+		return values.DoubleValue(0)
+	}
+	d := float64(c.n)
+	if sample {
+		d--
+	}
+	if d <= 0 {
+		return null
+	}
+	m := c.comoment.Result()
+	if m.Type == bson.TypeDecimal128 {
+		return values.DecimalQuo(m, values.DoubleValue(d))
+	}
+	f, _ := values.Float64(m)
+	return values.DoubleValue(f / d)
+}
+
+// subtract is a-b for numbers, as $subtract gives it.
+func subtract(a, b bson.RawValue) bson.RawValue {
+	neg, ok := values.Multiply(values.Int32Value(-1), b)
+	if ok {
+		if r, ok := values.Add(a, neg); ok {
+			return r
+		}
+	}
+	fa, _ := values.Float64(a)
+	fb, _ := values.Float64(b)
+	return values.DoubleValue(fa - fb)
+}
+
+// nonFinitePair is what a pair holding an infinity or NaN adds to the
+// co-moment: NaN for a NaN or for infinities of both signs, else the
+// infinity; a decimal when either number is one. ok is false for a finite
+// pair.
+func nonFinitePair(x, y bson.RawValue) (bson.RawValue, bool) {
+	var pos, neg, nan int
+	decimal := false
+	for _, v := range []bson.RawValue{x, y} {
+		f, _ := values.Float64(v)
+		if v.Type == bson.TypeDecimal128 {
+			decimal = true
+			f = float64(v.Decimal128().IsInf()) // a finite decimal may be past a double's range
+		}
+		switch {
+		case values.IsNaN(v):
+			nan++
+		case math.IsInf(f, 1):
+			pos++
+		case math.IsInf(f, -1):
+			neg++
+		}
+	}
+	if nan+pos+neg == 0 {
+		return bson.RawValue{}, false
+	}
+	f := math.Inf(1)
+	switch {
+	case nan > 0 || pos > 0 && neg > 0:
+		f = math.NaN()
+	case neg > 0:
+		f = math.Inf(-1)
+	}
+	if decimal {
+		return values.DecimalValue(values.DecimalFromFloat(f)), true
+	}
+	return values.DoubleValue(f), true
 }
 
 // rankWindow is $rank (ties share a rank, then a gap), $denseRank (no
