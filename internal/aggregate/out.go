@@ -3,6 +3,7 @@ package aggregate
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -121,13 +122,17 @@ type mergeStage struct {
 
 func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	s := &mergeStage{on: [][]string{{"_id"}}, whenMatched: "merge", whenNotMatched: "insert"}
-	if arg.Type == bson.TypeString {
+	switch arg.Type {
+	case bson.TypeString:
+		if arg.StringValue() == "" {
+			return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid $merge target namespace: '%s.'", p.opts.DB)
+		}
 		var err error
-		s.db, s.coll, err = namespaceArg(arg, "$merge", "coll", p.opts.DB)
+		s.db, s.coll, err = mergeInto(arg, p.opts.DB)
 		return s, err
-	}
-	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.MergeSpecInvalidType, "$merge only supports a string or object argument, but found %s", typeName(arg))
+	case bson.TypeEmbeddedDocument:
+	default:
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "$merge requires a string or object argument, but found %s", typeName(arg))
 	}
 	var pipeline []bson.Raw
 	haveInto, haveOn := false, false
@@ -135,16 +140,22 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
 		case "into":
-			s.db, s.coll, err = namespaceArg(f.val, "$merge.into", "coll", p.opts.DB)
+			s.db, s.coll, err = mergeInto(f.val, p.opts.DB)
 			haveInto = true
 		case "on":
 			s.on, err = mergeOn(f.val)
 			haveOn = true
 		case "let":
+			if f.val.Type == bson.TypeNull {
+				continue // as if not given
+			}
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.let' is the wrong type '%s', expected type 'object'", typeName(f.val))
 			}
 			for _, l := range fieldsOf(f.val.Value) {
+				if l.key == "new" && (l.val.Type != bson.TypeString || l.val.StringValue() != "$$ROOT") {
+					return nil, mongoerr.New(mongoerr.MergeLetRedefinesNew, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
+				}
 				e, err := expr.Compile(l.val, p.scope)
 				if err != nil {
 					return nil, err
@@ -159,24 +170,27 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 				case "replace", "keepExisting", "merge", "fail":
 					s.whenMatched = m
 				default:
-					return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenMatched' is not a valid value.", m)
+					return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'whenMatched' is not a valid value.", m)
 				}
 			case bson.TypeArray:
 				s.whenMatched = "pipeline"
 				pipeline, err = subPipeline(f.val, mongoerr.TypeMismatch, "$merge.whenMatched")
 			default:
-				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.whenMatched' is the wrong type '%s', expected types '[string, array]'", typeName(f.val))
+				return nil, mongoerr.New(mongoerr.MergeWhenMatchedInvalidType, "$merge 'whenMatched' field  must be either a string or an array, but found %s", typeName(f.val))
 			}
 		case "whenNotMatched":
-			m := ""
-			if f.val.Type == bson.TypeString {
-				m = f.val.StringValue()
+			switch f.val.Type {
+			case bson.TypeNull:
+				continue // as if not given
+			case bson.TypeString:
+			default:
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$merge.whenNotMatched' is the wrong type '%s', expected type 'string'", typeName(f.val))
 			}
-			switch m {
+			switch m := f.val.StringValue(); m {
 			case "insert", "discard", "fail":
 				s.whenNotMatched = m
 			default:
-				return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", f.val)
+				return nil, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$merge.whenNotMatched' is not a valid value.", m)
 			}
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$merge.%s' is an unknown field.", f.key)
@@ -187,6 +201,9 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	}
 	if !haveInto {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$merge.into' is missing but a required field")
+	}
+	if !mergeModes[[2]string{s.whenMatched, s.whenNotMatched}] {
+		return nil, mongoerr.New(mongoerr.MergeModesUnsupported, "Combination of $merge modes 'whenMatched: %s' and 'whenNotMatched: %s' is not supported", s.whenMatched, s.whenNotMatched)
 	}
 	// Explicit on fields need an index proving they match one document at
 	// most (the default _id has one).
@@ -216,6 +233,58 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	return s, nil
 }
 
+// mergeModes are the whenMatched and whenNotMatched pairs $merge runs: a
+// document kept or failed on a match is inserted otherwise.
+var mergeModes = map[[2]string]bool{
+	{"replace", "insert"}: true, {"replace", "fail"}: true, {"replace", "discard"}: true,
+	{"merge", "insert"}: true, {"merge", "fail"}: true, {"merge", "discard"}: true,
+	{"pipeline", "insert"}: true, {"pipeline", "fail"}: true, {"pipeline", "discard"}: true,
+	{"keepExisting", "insert"}: true, {"fail", "insert"}: true,
+}
+
+// mergeInto reads the target of $merge: a collection name, or {db, coll}
+// where a null or missing db is defDB. A system collection or an internal
+// database is refused.
+func mergeInto(v bson.RawValue, defDB string) (db, coll string, err error) {
+	db = defDB
+	switch v.Type {
+	case bson.TypeString:
+		if coll = v.StringValue(); coll == "" {
+			return "", "", mongoerr.New(mongoerr.MergeIntoEmptyString, "$merge 'into' field cannot be an empty string")
+		}
+	case bson.TypeEmbeddedDocument:
+		for _, f := range fieldsOf(v.Value) {
+			switch {
+			case (f.key == "db" || f.key == "coll") && f.val.Type == bson.TypeNull:
+			case f.key == "db" && f.val.Type == bson.TypeString:
+				if name := f.val.StringValue(); name != "" {
+					db = name
+				}
+			case f.key == "coll" && f.val.Type == bson.TypeString:
+				coll = f.val.StringValue()
+			case f.key == "db" || f.key == "coll":
+				return "", "", mongoerr.New(mongoerr.TypeMismatch, "BSON field 'into.%s' is the wrong type '%s', expected type 'string'", f.key, typeName(f.val))
+			default:
+				return "", "", mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'into.%s' is an unknown field.", f.key)
+			}
+		}
+		if coll == "" {
+			return "", "", mongoerr.New(mongoerr.MergeIntoNoColl, "$merge 'into' field must specify a 'coll' that is not empty, null or undefined")
+		}
+	default:
+		return "", "", mongoerr.New(mongoerr.MergeIntoInvalidType, "$merge 'into' field  must be either a string or an object, but found %s", typeName(v))
+	}
+	switch {
+	case strings.ContainsAny(coll, "$\x00") || strings.ContainsAny(db, "/\\. \"$\x00") || strings.HasPrefix(coll, ".") || strings.HasSuffix(coll, "."):
+		return "", "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid $merge target namespace: '%s.%s'", db, coll)
+	case strings.HasPrefix(coll, "system."):
+		return "", "", mongoerr.New(mongoerr.MergeIntoSystemCollection, "Cannot $merge to special collection: %s", coll)
+	case db == "admin" || db == "config" || db == "local":
+		return "", "", mongoerr.New(mongoerr.MergeIntoInternalDB, "Cannot $merge to internal database: %s", db)
+	}
+	return db, coll, nil
+}
+
 // mergeOn reads the on fields of $merge: a path or a non-empty array of
 // distinct paths.
 func mergeOn(v bson.RawValue) ([][]string, error) {
@@ -237,9 +306,12 @@ func mergeOn(v bson.RawValue) ([][]string, error) {
 		return nil, mongoerr.New(mongoerr.MergeOnInvalidType, "$merge 'on' field must be either a string or an array of strings, but found %s", typeName(v))
 	}
 	var out [][]string
-	for _, p := range paths {
+	for i, p := range paths {
 		if err := checkFieldPath(p); err != nil {
 			return nil, err
+		}
+		if slices.Contains(paths[:i], p) {
+			return nil, mongoerr.New(mongoerr.MergeOnDuplicateField, "Found a duplicate field '%s'", p)
 		}
 		out = append(out, splitPath(p))
 	}

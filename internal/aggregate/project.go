@@ -437,8 +437,11 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 // or writes at: not empty, and no component empty, starting with '$' or
 // holding a NUL byte (the paths stages write at become BSON keys).
 func checkFieldPath(p string) error {
-	if p == "" {
+	switch {
+	case p == "":
 		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+	case strings.HasSuffix(p, "."):
+		return mongoerr.New(mongoerr.FieldPathTrailingDot, "FieldPath must not end with a '.'.")
 	}
 	_, err := expr.SplitPath(p)
 	return err

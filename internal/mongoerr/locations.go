@@ -52,6 +52,8 @@ const (
 const (
 	// FieldPathEmpty: a field path that is the empty string.
 	FieldPathEmpty Code = 40352
+	// FieldPathTrailingDot: a field path that ends with a dot.
+	FieldPathTrailingDot Code = 40353
 	// FieldPathEmptyComponent: a field path with an empty component ("a..b").
 	FieldPathEmptyComponent Code = 15998
 	// FieldPathDollarPrefixed: a field path component starting with '$'.
@@ -259,8 +261,6 @@ const (
 	LookupResultTooLarge Code = 4568
 	// OutSpecInvalidType: an $out argument that is neither a string nor an object.
 	OutSpecInvalidType Code = 16990
-	// MergeSpecInvalidType: a $merge argument that is neither a string nor an object.
-	MergeSpecInvalidType Code = 51182
 	// MergeLetWithInvalidWhenMatched: $merge let with a whenMatched mode that takes no variables.
 	MergeLetWithInvalidWhenMatched Code = 51199
 	// MergeOnArrayElementNotString: a $merge on array with a non-string element.
@@ -272,6 +272,24 @@ const (
 	// MergeOnFieldInvalidValue: a document whose $merge on field is missing, null, undefined or an array.
 	MergeOnFieldInvalidValue Code = 51132
 	MergeOnNoUniqueIndex     Code = 51183
+	// MergeOnDuplicateField: a $merge on naming a field twice.
+	MergeOnDuplicateField Code = 31465
+	// MergeIntoInvalidType: a $merge into that is neither a string nor an object.
+	MergeIntoInvalidType Code = 51178
+	// MergeModesUnsupported: a whenMatched and whenNotMatched pair $merge does not run.
+	MergeModesUnsupported Code = 51181
+	// MergeWhenMatchedInvalidType: a $merge whenMatched that is neither a string nor an array.
+	MergeWhenMatchedInvalidType Code = 51191
+	// MergeLetRedefinesNew: $merge let giving 'new' a value other than "$$ROOT".
+	MergeLetRedefinesNew Code = 51273
+	// MergeIntoEmptyString: a $merge into that is the empty string.
+	MergeIntoEmptyString Code = 5786800
+	// MergeIntoNoColl: a $merge into object without a non-empty coll.
+	MergeIntoNoColl Code = 5786801
+	// MergeIntoSystemCollection: $merge to a system.* collection.
+	MergeIntoSystemCollection Code = 31319
+	// MergeIntoInternalDB: $merge to admin, config or local.
+	MergeIntoInternalDB Code = 31320
 	// CollStatsSpecNotObject: a $collStats argument that is not an object.
 	CollStatsSpecNotObject Code = 40166
 	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.
