@@ -187,3 +187,33 @@ func TestCollModResizesCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateCappedOptions: size and max belong to capped collections, and
+// a capped collection needs a size (InvalidOptions); null counts as not
+// given.
+func TestCreateCappedOptions(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	for _, tt := range []struct {
+		name string
+		opts bson.D
+		ok   bool
+	}{
+		{"capped", bson.D{{Key: "capped", Value: true}}, false},
+		{"size", bson.D{{Key: "size", Value: 4096}}, false},
+		{"max", bson.D{{Key: "max", Value: 10}}, false},
+		{"notcapped", bson.D{{Key: "capped", Value: false}, {Key: "size", Value: 4096}}, false},
+		{"nullsize", bson.D{{Key: "size", Value: nil}, {Key: "max", Value: nil}}, true},
+		{"both", bson.D{{Key: "capped", Value: true}, {Key: "size", Value: 4096}, {Key: "max", Value: 10}}, true},
+	} {
+		err := db.RunCommand(ctx, append(bson.D{{Key: "create", Value: tt.name}}, tt.opts...)).Err()
+		if tt.ok {
+			if err != nil {
+				t.Errorf("%s: %v", tt.name, err)
+			}
+			continue
+		}
+		requireCode(t, err, 72, "InvalidOptions")
+	}
+}
