@@ -321,6 +321,9 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	}
 	a.opts.AllowDiskUse, a.hint, a.opts.Let, a.explain = c.boolOr("allowDiskUse", s.allowDiskUseByDefault()), c.value("hint"), c.doc("let"), c.bool("explain")
 	a.collation = c.doc("collation")
+	if a.explain && c.raw.Lookup("writeConcern").Type != 0 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Aggregation explain does not support the'writeConcern' option")
+	}
 	if a.opts.Coll == "" && len(a.stages) > 0 && Name(a.stages[0]) == "$currentOp" {
 		if a.stages[0], err = s.currentOpStage(r, a.stages[0]); err != nil {
 			return nil, err

@@ -18,8 +18,9 @@ var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
 
 // Bind evaluates a command's let document ({name: expression, ...}) once,
 // in order, each expression seeing the variables bound before it, as
-// MongoDB seeds a command's variables, under the operation's clock. A nil
-// let binds nothing.
+// MongoDB seeds a command's variables, under the operation's clock; an
+// expression that reads a document (a field path, $$ROOT, $$CURRENT) is
+// refused, as no document is there yet. A nil let binds nothing.
 func Bind(let bson.Raw, clock Clock) (*Let, error) {
 	ctx := &Context{Clock: clock}
 	var names []string
@@ -29,9 +30,12 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid let document: %v", err)
 		}
 		for _, el := range elems {
-			e, err := Compile(el.Value(), NewScope(names...))
+			e, c, err := compileRoot(el.Value(), NewScope(names...))
 			if err != nil {
 				return nil, err
+			}
+			if c.readsDoc {
+				return nil, mongoerr.New(mongoerr.LetReadsDocument, "Command let Expression tried to access a field, but this is not allowed because command let expressions run before the query examines any documents.")
 			}
 			v, err := e.Eval(ctx, emptyDocument)
 			if err != nil {

@@ -14,6 +14,9 @@ import (
 type compiler struct {
 	// slots is the number of variable slots the expression binds.
 	slots int
+	// readsDoc records a field path, $$ROOT or $$CURRENT: the expression
+	// reads the document it is evaluated on.
+	readsDoc bool
 }
 
 // opCompiler compiles the arguments of one operator.
@@ -35,20 +38,27 @@ func register(ops map[string]opCompiler) {
 // variables. Errors are *mongoerr.Error with MongoDB's code for the same
 // expression.
 func Compile(v bson.RawValue, s *Scope) (*Expr, error) {
+	e, _, err := compileRoot(v, s)
+	return e, err
+}
+
+// compileRoot compiles a root expression, returning its compiler's
+// findings too.
+func compileRoot(v bson.RawValue, s *Scope) (*Expr, *compiler, error) {
 	if s == nil {
 		s = NewScope()
 	}
 	c := &compiler{}
 	e, err := c.compile(v, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if e.slots != c.slots {
 		cp := *e
 		cp.slots = c.slots
 		e = &cp
 	}
-	return e, nil
+	return e, c, nil
 }
 
 func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
@@ -59,6 +69,7 @@ func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
 			return c.compileVariable(sv[2:], s)
 		}
 		if strings.HasPrefix(sv, "$") {
+			c.readsDoc = true
 			return compileFieldPath(sv[1:])
 		}
 	case bson.TypeEmbeddedDocument:

@@ -52,6 +52,8 @@ const (
 const (
 	// FieldPathEmpty: a field path that is the empty string.
 	FieldPathEmpty Code = 40352
+	// LetReadsDocument: a command's let expression reading a field, $$ROOT or $$CURRENT.
+	LetReadsDocument Code = 4890500
 	// FieldPathTrailingDot: a field path that ends with a dot.
 	FieldPathTrailingDot Code = 40353
 	// FieldPathEmptyComponent: a field path with an empty component ("a..b").

@@ -118,3 +118,17 @@ func TestViewCollation(t *testing.T) {
 		t.Errorf("$lookup from the view under its collation: %s", raw)
 	}
 }
+
+// TestExplainRefusesWriteConcern: an aggregate with explain takes no
+// writeConcern (FailedToParse), as MongoDB's aggregation request check.
+func TestExplainRefusesWriteConcern(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	for _, wc := range []string{`{}`, `{"w": 1}`, `{"w": "majority"}`} {
+		cmd := mustExt(t, `{"aggregate": "x", "pipeline": [], "explain": true, "writeConcern": `+wc+`}`)
+		requireCode(t, db.RunCommand(context.Background(), cmd).Err(), 9, "FailedToParse")
+	}
+	if err := db.RunCommand(context.Background(), mustExt(t, `{"aggregate": "x", "pipeline": [], "explain": true}`)).Err(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -64,6 +64,10 @@ func TestWriteLet(t *testing.T) {
 			n: 1, value: `{"_id": 2, "n": 5}`, want: `[{"_id": 1, "n": 1}, {"_id": 3, "n": 9}]`},
 		{name: "findAndModify let with an invalid name", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": {"_i": 2}}`, code: 16867},
 		{name: "findAndModify let not a document", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": []}`, code: 14},
+		// Variables::seedVariablesWithLetParameters: no document is read yet.
+		{name: "findAndModify let reading a field", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": {"i": "$n"}}`, code: 4890500},
+		{name: "update let reading $$ROOT", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": {"$set": {"m": 1}}}], "let": {"r": "$$ROOT"}}`, writeCode: 4890500},
+		{name: "aggregate let reading a field", cmd: `{"aggregate": "wlet", "pipeline": [], "cursor": {}, "let": {"v": {"$add": ["$n", 1]}}}`, code: 4890500},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
