@@ -190,7 +190,7 @@ func randomCases(n int, seed uint64) []corpusCase {
 	pick := func(s []string) string { return s[r.IntN(len(s))] }
 	atoms := []string{"a", "b", "c", ".", `\d`, `\w`, `\s`, `\D`, `\W`, `\S`, "[ab]", "[^a]", "[a-c]", "[[:alpha:]]", `\h`, `\R`, `\N`,
 		"x", "é", `\n`, `\Z`, `\z`, `\A`, `\G`, "$", "^", `\b`, `\B`, "(?=a)", "(?!b)", "(?<=a)", "(?<!c)", `\1`, `\2`, `\k<n1>`, `\Qa.\E`, `\x{e9}`, "(?i:a)", `[\wé]`, `[^\dk]`, `[a\W]`, `[^[:alpha:]s]`}
-	quantifiers := []string{"", "", "", "*", "+", "?", "*?", "+?", "*+", "++", "?+", "{2}", "{1,3}", "{2,}+", "{0}"}
+	quantifiers := []string{"", "", "", "*", "+", "?", "*?", "+?", "*+", "++", "?+", "{2}", "{2}?", "{1,3}", "{2,}+", "{0}"}
 	anchors := strings.Fields(`^ $ \b \B \A \z \Z \G`)
 	groups := []string{"(", "(", "(?:", "(?>", "(?<n%d>", "(?<=", "(?<!", "(?=", "(?(1)", "(?(?=a)", "(?i)("}
 	var names int

@@ -293,23 +293,19 @@ func quantifierLen(s string) int {
 	return 0
 }
 
-// repeatedWidth is the width of an item of width w under the quantifier q
-// (without its lazy or possessive suffix): as in PCRE2, fixed only for {n}
-// and {n,n}, whatever w, or for a lookahead, which any quantifier leaves
-// of width 0.
-func repeatedWidth(w int, q string, lookahead bool) int {
+// repeatedWidth is the width of an item of width w under a quantifier: as
+// in PCRE2, fixed only for an exact count ({n}, {n,n}; count is n's
+// digits), whatever w, or for a lookahead, which any quantifier leaves of
+// width 0.
+func repeatedWidth(w int, exact bool, count string, lookahead bool) int {
 	switch {
 	case lookahead:
 		return 0
-	case w == varies || q[0] != '{':
+	case w == varies || !exact:
 		return varies
 	}
-	lo, hi, comma := strings.Cut(q[1:len(q)-1], ",")
-	if comma && hi != lo {
-		return varies
-	}
-	k, _ := strconv.Atoi(lo) // a run of digits, capped by addWidth's bound below
-	return min(w*min(k, 1<<20), 1<<30)
+	k, _ := strconv.Atoi(count) // at most 65,535 (quantifier)
+	return min(w*k, 1<<30)
 }
 
 // quantifier emits the n-byte quantifier at i with its lazy or possessive
@@ -317,7 +313,8 @@ func repeatedWidth(w int, q string, lookahead bool) int {
 // before it, an anchor, an option setting or another quantifier is an
 // error, as in PCRE2.
 func (t *translator) quantifier(n int) error {
-	q := t.p[t.i : t.i+n]
+	bare := t.p[t.i : t.i+n] // without the lazy or possessive suffix
+	q := bare
 	t.i += n
 	possessive := false
 	if t.i < len(t.p) && t.p[t.i] == '?' {
@@ -330,15 +327,19 @@ func (t *translator) quantifier(n int) error {
 	if t.atom < 0 {
 		return &Error{Kind: Invalid, Err: errors.New("quantifier does not follow a repeatable item")}
 	}
-	if q[0] == '{' {
-		for _, num := range strings.Split(strings.Trim(q, "{}?"), ",") {
+	var lo, hi string
+	ranged := false
+	if bare[0] == '{' {
+		lo, hi, ranged = strings.Cut(bare[1:len(bare)-1], ",")
+		for _, num := range [...]string{lo, hi} {
 			num = strings.TrimLeft(num, "0")
 			if len(num) > 5 || len(num) == 5 && num > "65535" {
 				return &Error{Kind: Invalid, Err: errors.New("number too big in {} quantifier")}
 			}
 		}
 	}
-	t.width = addWidth(t.beforeAtom, repeatedWidth(t.atomWidth, q, t.atomAhead))
+	exact := bare[0] == '{' && (!ranged || hi == lo)
+	t.width = addWidth(t.beforeAtom, repeatedWidth(t.atomWidth, exact, lo, t.atomAhead))
 	body := string(t.out[t.atom:])
 	if strings.Contains(body, "(?>") {
 		// regexp2 merges a loop around an atomic loop of one character
