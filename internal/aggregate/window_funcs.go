@@ -285,8 +285,8 @@ func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
 // the sample); 0.0 for a population of one finite pair, null when the
 // count is too small.
 type covariance struct {
-	n                    int64
-	sumX, sumY, comoment values.Sum
+	meanX, meanY avgAcc // their count is the finite pairs'
+	comoment     values.Sum
 }
 
 func (c *covariance) add(x, y bson.RawValue) {
@@ -294,35 +294,25 @@ func (c *covariance) add(x, y bson.RawValue) {
 		c.comoment.Add(special)
 		return
 	}
-	meanX := c.mean(&c.sumX)
-	c.n++
-	c.sumX.Add(x)
-	c.sumY.Add(y)
-	if c.n == 1 {
+	meanX := c.meanX.result()
+	_ = c.meanX.add(nil, x)
+	_ = c.meanY.add(nil, y)
+	if c.meanX.n == 1 {
 		return // x less the mean of nothing is null, and so is the product
 	}
-	dx := subtract(x, meanX)
-	dy := subtract(y, c.mean(&c.sumY))
+	dx := expr.SubtractNumbers(x, meanX)
+	dy := expr.SubtractNumbers(y, c.meanY.result())
 	if d, ok := values.Multiply(dx, dy); ok {
 		c.comoment.Add(d)
 	}
 }
 
-// mean is sum over the count: a decimal for a decimal sum, else a double.
-func (c *covariance) mean(sum *values.Sum) bson.RawValue {
-	total := sum.Result()
-	if total.Type == bson.TypeDecimal128 {
-		return values.DecimalQuo(total, values.Int64Value(c.n))
-	}
-	f, _ := values.Float64(total)
-	return values.DoubleValue(f / float64(c.n))
-}
-
 func (c *covariance) result(sample bool) bson.RawValue {
-	if c.n == 1 && !sample {
+	n := c.meanX.n
+	if n == 1 && !sample {
 		return values.DoubleValue(0)
 	}
-	d := float64(c.n)
+	d := float64(n)
 	if sample {
 		d--
 	}
@@ -335,19 +325,6 @@ func (c *covariance) result(sample bool) bson.RawValue {
 	}
 	f, _ := values.Float64(m)
 	return values.DoubleValue(f / d)
-}
-
-// subtract is a-b for numbers, as $subtract gives it.
-func subtract(a, b bson.RawValue) bson.RawValue {
-	neg, ok := values.Multiply(values.Int32Value(-1), b)
-	if ok {
-		if r, ok := values.Add(a, neg); ok {
-			return r
-		}
-	}
-	fa, _ := values.Float64(a)
-	fb, _ := values.Float64(b)
-	return values.DoubleValue(fa - fb)
 }
 
 // nonFinitePair is what a pair holding an infinity or NaN adds to the

@@ -96,7 +96,7 @@ func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 	}
 	switch {
 	case isNumber(a) && isNumber(b):
-		return subNumbers(a, b), nil
+		return SubtractNumbers(a, b), nil
 	case a.Type == bson.TypeDateTime && b.Type == bson.TypeDateTime:
 		return values.Int64Value(a.DateTime() - b.DateTime()), nil
 	case a.Type == bson.TypeDateTime && isNumber(b):

@@ -163,8 +163,9 @@ func negate(v bson.RawValue) bson.RawValue {
 	return values.DecimalValue(bson.NewDecimal128(h^(1<<63), l))
 }
 
-// subNumbers is a-b under the promotion rules of addNumbers.
-func subNumbers(a, b bson.RawValue) bson.RawValue {
+// SubtractNumbers is a-b for numbers, as $subtract gives it: under the
+// promotion rules of addNumbers, a long that overflows becoming a double.
+func SubtractNumbers(a, b bson.RawValue) bson.RawValue {
 	if a.Type == bson.TypeInt32 && b.Type == bson.TypeInt32 {
 		return intValue(int64(a.Int32()) - int64(b.Int32()))
 	}
