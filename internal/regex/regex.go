@@ -75,6 +75,9 @@ func (e *Error) Error() string {
 	return "regular expression is invalid: " + e.Err.Error()
 }
 
+// Unwrap is the compilation error (Invalid) or the construct (Unsupported).
+func (e *Error) Unwrap() error { return e.Err }
+
 // ErrMatchLimit is the error of a match that backtracked past the engine's
 // bounds, as PCRE2's match limit: the query language counts it as no match,
 // the aggregation operators fail with it.
@@ -243,5 +246,3 @@ func stripExtended(p string) string {
 	}
 	return b.String()
 }
-
-func (e *Error) Unwrap() error { return e.Err }
