@@ -266,6 +266,53 @@ func (s *killAtEnd) Next() (bson.Raw, error) {
 	return doc, err
 }
 
+// TestWindowInterrupted checks that $setWindowFields stops once the
+// operation is killed, both while it reads its sorted input back and
+// while its functions compute a partition, which runs after the input
+// ended: each function's loop must notice the kill itself.
+func TestWindowInterrupted(t *testing.T) {
+	var docs []bson.Raw
+	for i := range 2000 {
+		doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: i}, {Key: "t", Value: i}, {Key: "v", Value: i % 7}})
+		docs = append(docs, doc)
+	}
+	outputs := []string{
+		`{"s": {"$sum": "$v", "window": {"documents": [-500, 500]}}}`,
+		`{"s": {"$sum": "$v", "window": {"range": [-500, 500]}}}`,
+		`{"s": {"$push": "$v"}}`,
+		`{"s": {"$covariancePop": ["$t", "$v"], "window": {"documents": [-500, 500]}}}`,
+		`{"s": {"$integral": {"input": "$v"}, "window": {"documents": [-500, 500]}}}`,
+		`{"s": {"$derivative": {"input": "$v"}, "window": {"documents": [-5, 5]}}}`,
+		`{"s": {"$rank": {}}}`,
+		`{"s": {"$shift": {"output": "$v", "by": 1}}}`,
+		`{"s": {"$expMovingAvg": {"input": "$v", "N": 3}}}`,
+		`{"s": {"$locf": "$v"}}`,
+		`{"s": {"$linearFill": "$v"}}`,
+	}
+	for _, out := range outputs {
+		spec := `{"$setWindowFields": {"sortBy": {"t": 1}, "output": ` + out + `}}`
+		ctx, kill := context.WithCancelCause(context.Background())
+		p, err := Parse(parseStages(t, "["+spec+"]"), Options{DB: "test", Coll: "c", Env: newMemEnv(), Ctx: ctx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := p.stages[0].(*windowStage)
+		src := s.run(&killAtEnd{SliceSource{Docs: slices.Clone(docs)}, kill}, p.rt)
+		if _, err := src.Next(); !mongoerr.Is(err, mongoerr.Interrupted) {
+			t.Errorf("%s, reading its sorted input: %v; want Interrupted", out, err)
+		}
+		part := newDocBuffer(p.rt, p.rt.holdAccount(), "$setWindowFields")
+		for _, d := range docs {
+			if err := part.add(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.compute(part, p.rt, p.rt.holdAccount()); !mongoerr.Is(err, mongoerr.Interrupted) {
+			t.Errorf("%s, computing: %v; want Interrupted", out, err)
+		}
+	}
+}
+
 // TestBucketAutoInterruptedAfterInput checks that $bucketAuto's passes over
 // its sorted documents, which run after its input ends, stop once the
 // operation is killed.

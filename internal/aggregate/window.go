@@ -124,11 +124,14 @@ type windowSource struct {
 	done    bool
 }
 
-// sortedEntries serves a sorter's entries as a Source.
-type sortedEntries struct{ it *sorter.Iterator }
+// sortedEntries serves a sorter's entries as a Source, through sortedPass:
+// they are read after the input's guard.
+type sortedEntries struct {
+	next func() (sorter.Entry, bool, error)
+}
 
 func (s sortedEntries) Next() (bson.Raw, error) {
-	e, ok, err := s.it.Next()
+	e, ok, err := s.next()
 	if !ok || err != nil {
 		return nil, err
 	}
@@ -191,11 +194,11 @@ func (w *windowSource) start() error {
 			return err
 		}
 	}
-	it, err := w.sorter.Iterate()
+	next, err := sortedPass(w.sorter, rt)
 	if err != nil {
 		return err
 	}
-	w.sorted = sortedEntries{it}
+	w.sorted = sortedEntries{next}
 	return nil
 }
 
@@ -311,7 +314,22 @@ type partition struct {
 	stage  *windowStage
 	rt     *runtime
 	sorted []bson.RawValue
+	steps  int
 }
+
+// step counts a unit of a window function's work (a document read or a
+// window position) and fails with the operation's interruption every
+// stepsPerCheck units: the functions run after the stage's input ended,
+// past its guard, and a sliding window costs its width per position.
+func (p *partition) step() error {
+	p.steps++
+	if p.steps%stepsPerCheck != 0 {
+		return nil
+	}
+	return mongoerr.Interruption(p.rt.opts.Ctx)
+}
+
+const stepsPerCheck = 256
 
 // sortValues are the values of the one sortBy field, per document.
 func (p *partition) sortValues() ([]bson.RawValue, error) {
@@ -320,7 +338,7 @@ func (p *partition) sortValues() ([]bson.RawValue, error) {
 	}
 	p.sorted = make([]bson.RawValue, p.docs.len())
 	for i := range p.sorted {
-		d, err := p.docs.at(i)
+		d, err := p.doc(i)
 		if err != nil {
 			return nil, err
 		}
@@ -331,6 +349,14 @@ func (p *partition) sortValues() ([]bson.RawValue, error) {
 		p.sorted[i] = p.own(v)
 	}
 	return p.sorted, nil
+}
+
+// doc is the document at position i, counted as a step.
+func (p *partition) doc(i int) (bson.Raw, error) {
+	if err := p.step(); err != nil {
+		return nil, err
+	}
+	return p.docs.at(i)
 }
 
 // own returns v, copied out of its document when the partition is

@@ -171,6 +171,9 @@ func rangeBound(v bson.RawValue) (windowBound, error) {
 // endpoints are the first and last positions of the window of document
 // i; ok is false for an empty window.
 func (p *partition) endpoints(w windowBounds, i int) (lo, hi int, ok bool, err error) {
+	if err := p.step(); err != nil {
+		return 0, 0, false, err
+	}
 	n := p.docs.len()
 	switch w.kind {
 	case wholePartition:

@@ -201,7 +201,7 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 			prevHi = lo - 1
 		}
 		for j := prevHi + 1; j <= hi; j++ {
-			d, err := p.docs.at(j)
+			d, err := p.doc(j)
 			if err != nil {
 				return err
 			}
@@ -247,7 +247,7 @@ func numberOrDate(v bson.RawValue) (float64, bool) {
 func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
 	pairs := make([][]bson.RawValue, len(out))
 	for i := range out {
-		d, err := p.docs.at(i)
+		d, err := p.doc(i)
 		if err != nil {
 			return err
 		}
@@ -266,6 +266,9 @@ func (c *covarianceWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		var cov covariance
 		for j := lo; ok && j <= hi; j++ {
+			if err := p.step(); err != nil {
+				return err
+			}
 			if pairs[j] != nil {
 				cov.add(pairs[j][0], pairs[j][1])
 			}
@@ -376,6 +379,9 @@ func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
 	}
 	rank, dense := 0, 0
 	for i := range out {
+		if err := p.step(); err != nil {
+			return err
+		}
 		tie := i > 0 && p.rt.opts.Collator.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
 		if !tie {
 			rank, dense = i+1, dense+1
@@ -443,7 +449,7 @@ func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
 			out[i] = w.def
 			continue
 		}
-		d, err := p.docs.at(j)
+		d, err := p.doc(j)
 		if err != nil {
 			return err
 		}
@@ -475,7 +481,7 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 	n := len(out)
 	ys := make([]bson.RawValue, n)
 	for i := range ys {
-		d, err := p.docs.at(i)
+		d, err := p.doc(i)
 		if err != nil {
 			return err
 		}
@@ -537,6 +543,9 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		sum := 0.0
 		for j := lo; j < hi; j++ {
+			if err := p.step(); err != nil {
+				return err
+			}
 			x0, err := x(j)
 			if err != nil {
 				return err
@@ -604,7 +613,7 @@ func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
 	var avg float64
 	started := false
 	for i := range out {
-		d, err := p.docs.at(i)
+		d, err := p.doc(i)
 		if err != nil {
 			return err
 		}
@@ -638,7 +647,7 @@ type fillWindow struct {
 
 func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
 	for i := range out {
-		d, err := p.docs.at(i)
+		d, err := p.doc(i)
 		if err != nil {
 			return err
 		}
