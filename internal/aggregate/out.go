@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -275,7 +276,7 @@ func mergeInto(v bson.RawValue, defDB string) (db, coll string, err error) {
 		return "", "", mongoerr.New(mongoerr.MergeIntoInvalidType, "$merge 'into' field  must be either a string or an object, but found %s", typeName(v))
 	}
 	switch {
-	case strings.ContainsAny(coll, "$\x00") || strings.ContainsAny(db, "/\\. \"$\x00") || strings.HasPrefix(coll, ".") || strings.HasSuffix(coll, "."):
+	case strings.ContainsAny(coll, "$\x00") || !nsname.ValidDB(db, false) || strings.HasPrefix(coll, ".") || strings.HasSuffix(coll, "."):
 		return "", "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid $merge target namespace: '%s.%s'", db, coll)
 	case strings.HasPrefix(coll, "system."):
 		return "", "", mongoerr.New(mongoerr.MergeIntoSystemCollection, "Cannot $merge to special collection: %s", coll)

@@ -5,26 +5,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // maxNamespaceLen is MongoDB's limit on "<db>.<collection>" in bytes.
 const maxNamespaceLen = 255
 
-// maxDBNameLen is MongoDB's limit on a database name in bytes.
-const maxDBNameLen = 63
-
-// ValidateDBName applies MongoDB's database naming rules on Linux
-// (NamespaceString::validDBName; * < > : | ? are refused on Windows only):
-// non-empty, valid UTF-8, at most 63 bytes, none of / \ . space " $ or NUL.
-func ValidateDBName(name string) error { return validateDBName(name, "/\\. \"$\x00") }
+// ValidateDBName refuses a database name that breaks MongoDB's rules
+// (nsname.ValidDB).
+func ValidateDBName(name string) error { return validateDBName(name, false) }
 
 // ValidateLookedUpDBName is ValidateDBName for a name a command only looks
 // up, which may hold a '$' (NamespaceString's DollarInDbNameBehavior::Allow).
-func ValidateLookedUpDBName(name string) error { return validateDBName(name, "/\\. \"\x00") }
+func ValidateLookedUpDBName(name string) error { return validateDBName(name, true) }
 
-func validateDBName(name, forbidden string) error {
-	if name == "" || len(name) > maxDBNameLen || strings.ContainsAny(name, forbidden) || !utf8.ValidString(name) {
+func validateDBName(name string, allowDollar bool) error {
+	if !nsname.ValidDB(name, allowDollar) {
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid database name: '%s'", printable(name))
 	}
 	return nil
