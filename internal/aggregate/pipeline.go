@@ -249,6 +249,9 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 		scope = scope.Collated(opts.Collator)
 	}
 	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == ""}
+	if p.noColl && len(stages) == 0 {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is not valid for an empty pipeline.")
+	}
 	ss, err := p.pipeline(stages)
 	if err != nil {
 		return nil, err

@@ -219,3 +219,16 @@ func TestAggregateDocuments(t *testing.T) {
 		t.Fatalf("got %v", out)
 	}
 }
+
+// A collection-less aggregate needs a first stage that reads no
+// collection: an empty pipeline is an invalid namespace, as a $match is.
+func TestAggregateCollectionlessNeedsSource(t *testing.T) {
+	db := aggDB(t)
+	for _, pipeline := range []bson.A{{}, {bson.D{{Key: "$match", Value: bson.D{}}}}} {
+		_, err := db.Aggregate(context.Background(), pipeline)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 73 {
+			t.Errorf("%v: got %v, want InvalidNamespace", pipeline, err)
+		}
+	}
+}
