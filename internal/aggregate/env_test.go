@@ -89,7 +89,7 @@ func (m *memEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (
 
 func idKey(doc bson.Raw) string { return string(keyenc.Encode(doc.Lookup("_id"))) }
 
-func (m *memEnv) Insert(db, coll string, docs []bson.Raw) error {
+func (m *memEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ns := db + "." + coll
@@ -97,7 +97,8 @@ func (m *memEnv) Insert(db, coll string, docs []bson.Raw) error {
 	if !ok {
 		m.colls[ns] = nil
 	}
-	for _, d := range docs {
+	failed, ferr := -1, error(nil)
+	for j, d := range docs {
 		if _, err := d.LookupErr("_id"); err != nil {
 			d = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(d)...))
 		}
@@ -112,12 +113,18 @@ func (m *memEnv) Insert(db, coll string, docs []bson.Raw) error {
 			return 0
 		})
 		if found || m.duplicate(ns, cur, d) {
-			return mongoerr.New(mongoerr.DuplicateKey, "E11000 duplicate key error collection: %s", ns)
+			if ferr == nil {
+				failed, ferr = j, mongoerr.New(mongoerr.DuplicateKey, "E11000 duplicate key error collection: %s", ns)
+			}
+			if ordered {
+				break
+			}
+			continue
 		}
 		cur = slices.Insert(cur, i, d)
 		m.colls[ns] = cur
 	}
-	return nil
+	return failed, ferr
 }
 
 func (m *memEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {

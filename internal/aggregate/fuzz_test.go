@@ -56,7 +56,7 @@ func FuzzParse(f *testing.F) {
 			stages = append(stages, s.Document())
 		}
 		env := newMemEnv()
-		_ = env.Insert("test", "c", docs)
+		_, _ = env.Insert("test", "c", docs, true)
 		p, err := Parse(stages, Options{DB: "test", Coll: "c", Env: env, Now: time.Unix(0, 0), MemoryLimit: 1 << 20})
 		if err != nil {
 			return

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/values"
@@ -71,7 +72,11 @@ func (s *outStage) run(in Source, rt *runtime) Source {
 			return nil, err
 		}
 		if err = env.CreateOutTemp(s.db, tmp, s.coll); err == nil {
-			err = copyInBatches(in, func(docs []bson.Raw) error { return env.Insert(s.db, tmp, docs) })
+			err = copyInBatches(in, func(docs []bson.Raw) error {
+				// Ordered: any failure drops the whole output.
+				_, err := env.Insert(s.db, tmp, docs, true)
+				return err
+			})
 		}
 		if err == nil {
 			err = env.RenameCollection(s.db, tmp, s.coll)
@@ -324,84 +329,158 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 		if err := rt.opts.Env.CheckOutput("$merge", s.db, s.coll); err != nil {
 			return nil, err
 		}
-		var inserts []bson.Raw
-		flush := func() error {
-			if len(inserts) == 0 {
-				return nil
-			}
-			err := rt.opts.Env.Insert(s.db, s.coll, inserts)
-			inserts = nil
-			if mongoerr.Is(err, mongoerr.DuplicateKey) {
-				// MongoDB gives the insert's error a context and keeps its
-				// keyPattern and keyValue.
-				e := *mongoerr.As(err)
-				e.Msg = "$merge failed due to a DuplicateKey error :: caused by :: " + e.Msg
-				return &e
-			}
-			return err
-		}
+		b := &mergeBatch{s: s, rt: rt}
 		for {
 			doc, err := in.Next()
 			if err != nil {
 				return nil, err
 			}
 			if doc == nil {
-				return nil, flush()
+				return nil, b.end()
 			}
-			ins, err := s.mergeOne(doc, rt)
-			if err != nil {
+			if err := b.add(doc); err != nil {
 				return nil, err
 			}
-			if ins != nil {
-				if inserts = append(inserts, ins); len(inserts) == outBatch {
-					if err := flush(); err != nil {
-						return nil, err
-					}
+			if b.n == outBatch {
+				if err := b.end(); err != nil {
+					return nil, err
 				}
 			}
 		}
 	}}
 }
 
-// mergeOne merges one document; it returns the document to insert, if any.
-func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
+// mergeBatch is a batch of $merge's writes. As MongoDB's, a batch is
+// unordered: a document whose write fails does not stop the others, and
+// the batch then fails with the failure of its earliest such document;
+// with whenNotMatched "fail", a batch without failures fails with
+// MergeStageNoMatchingDocument if one of its documents matched none.
+// The inserts of a batch are written together, before a later document
+// that could match one of them looks for its target.
+type mergeBatch struct {
+	s  *mergeStage
+	rt *runtime
+	n  int // documents in the batch
+	// inserts are the documents to insert, of the batch's positions
+	// insertAt, with their on values (onKey) in pending.
+	inserts  []bson.Raw
+	insertAt []int
+	pending  map[string]bool
+	err      error
+	errAt    int
+	missed   bool
+}
+
+// fail records err as the failure of the document at position at.
+func (b *mergeBatch) fail(at int, err error) {
+	if b.err == nil || at < b.errAt {
+		b.err, b.errAt = err, at
+	}
+}
+
+// add merges doc into the target. Only an invalid on value fails at once,
+// as MongoDB checks it before it batches the write.
+func (b *mergeBatch) add(doc bson.Raw) error {
+	s, rt := b.s, b.rt
+	at := b.n
+	b.n++
 	// A document without _id matched on _id gets a new one, so it is
 	// inserted.
 	if _, err := doc.LookupErr("_id"); err != nil && s.onID() {
 		doc = buildDoc(append([]field{{"_id", newObjectID()}}, fieldsOf(doc)...))
 	}
 	start, filter := bsoncore.AppendDocumentStart(nil)
+	var key []byte
 	for _, path := range s.on {
 		v := lookupPath(doc, path)
 		switch v.Type {
 		case 0, bson.TypeNull, bson.TypeUndefined, bson.TypeArray:
-			return nil, mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
+			return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
 		}
 		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
+		key = append(key, keyenc.Encode(rt.opts.Collator.Transform(v))...)
 	}
 	filter, _ = bsoncore.AppendDocumentEnd(filter, start)
+	if b.pending[string(key)] {
+		b.writeInserts()
+	}
 	target, err := s.findTarget(filter, rt)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if target == nil {
 		switch s.whenNotMatched {
 		case "insert":
-			return doc, nil
+			b.insert(at, doc, key)
 		case "fail":
-			return nil, mongoerr.New(mongoerr.MergeStageNoMatchingDocument, "$merge could not find a matching document in the target collection for at least one document in the source collection")
+			b.missed = true
 		}
-		return nil, nil
+		return nil
 	}
+	if s.whenMatched == "fail" {
+		// Inserted, as MongoDB does: the insert fails on the unique index
+		// of the on fields, with the duplicate key's pattern and value.
+		b.insert(at, doc, key)
+		return nil
+	}
+	if err := s.update(doc, target, rt); err != nil {
+		b.fail(at, err)
+	}
+	return nil
+}
+
+func (b *mergeBatch) insert(at int, doc bson.Raw, key []byte) {
+	if b.pending == nil {
+		b.pending = map[string]bool{}
+	}
+	b.inserts, b.insertAt = append(b.inserts, doc), append(b.insertAt, at)
+	b.pending[string(key)] = true
+}
+
+// writeInserts writes the batch's inserts, trying each.
+func (b *mergeBatch) writeInserts() {
+	if len(b.inserts) == 0 {
+		return
+	}
+	if i, err := b.rt.opts.Env.Insert(b.s.db, b.s.coll, b.inserts, false); err != nil {
+		at := b.n
+		if i >= 0 {
+			at = b.insertAt[i]
+		}
+		b.fail(at, err)
+	}
+	b.inserts, b.insertAt = b.inserts[:0], b.insertAt[:0]
+	clear(b.pending)
+}
+
+// end writes what the batch holds and returns its failure.
+func (b *mergeBatch) end() error {
+	b.writeInserts()
+	err, missed := b.err, b.missed
+	b.n, b.err, b.missed = 0, nil, false
+	switch {
+	case mongoerr.Is(err, mongoerr.DuplicateKey):
+		// MongoDB gives the error a context and keeps its keyPattern and
+		// keyValue.
+		e := *mongoerr.As(err)
+		e.Msg = "$merge failed due to a DuplicateKey error :: caused by :: " + e.Msg
+		return &e
+	case err != nil:
+		return err
+	case missed:
+		return mongoerr.New(mongoerr.MergeStageNoMatchingDocument, "$merge could not find a matching document in the target collection for at least one document in the source collection")
+	}
+	return nil
+}
+
+// update writes doc into target, its match, as whenMatched says
+// (keepExisting leaves it).
+func (s *mergeStage) update(doc, target bson.Raw, rt *runtime) error {
 	id := target.Lookup("_id")
 	var repl bson.Raw
 	switch s.whenMatched {
 	case "keepExisting":
-		return nil, nil
-	case "fail":
-		// Inserted, as MongoDB does: the insert fails on the unique index
-		// of the on fields, with the duplicate key's pattern and value.
-		return doc, nil
+		return nil
 	case "replace":
 		repl = doc
 	case "merge":
@@ -415,21 +494,22 @@ func (s *mergeStage) mergeOne(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 		for i, e := range s.letExprs {
 			v, err := e.Eval(rt.ectx, doc)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			vars[s.letNames[i]] = v
 		}
 		src := runStages(s.pipeline, &SliceSource{Docs: []bson.Raw{target}}, rt.withVars(vars))
+		var err error
 		repl, err = src.Next()
 		src.Close()
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if newID, err := repl.LookupErr("_id"); err == nil && !values.Equal(newID, id) {
-		return nil, mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
+		return mongoerr.New(mongoerr.ImmutableField, "$merge failed to update the matching document, did you attempt to modify the _id or the shard key? :: caused by :: Performing an update on the path '_id' would modify the immutable field '_id'")
 	}
-	return nil, rt.opts.Env.Replace(s.db, s.coll, id, repl)
+	return rt.opts.Env.Replace(s.db, s.coll, id, repl)
 }
 
 // onPaths are the on fields as dotted paths.

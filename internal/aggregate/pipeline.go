@@ -54,8 +54,11 @@ type Env interface {
 	// under the pipeline's collation, as in MongoDB.
 	Find(db, coll string, filter bson.Raw, c *collation.Collator) (Source, error)
 	// Insert stores docs in db.coll, creating the collection even when docs
-	// is empty. It fails on the first error (a DuplicateKey among others).
-	Insert(db, coll string, docs []bson.Raw) error
+	// is empty. Ordered, it stops at the first document that fails (a
+	// DuplicateKey among others); unordered, it tries every one. It
+	// returns the first failure and the position of its document, -1 for
+	// a failure of no one document.
+	Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error)
 	// Replace replaces the document of db.coll whose _id is id with doc.
 	Replace(db, coll string, id bson.RawValue, doc bson.Raw) error
 	// DropCollection drops db.coll if it exists.

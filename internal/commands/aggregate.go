@@ -412,25 +412,25 @@ func collationDoc(c *collation.Collator) bson.Raw {
 	return c.Document()
 }
 
-func (env engineEnv) Insert(db, coll string, docs []bson.Raw) error {
+func (env engineEnv) Insert(db, coll string, docs []bson.Raw, ordered bool) (int, error) {
 	if len(docs) == 0 {
 		if env.e.Collection(db, coll) != nil {
-			return nil
+			return -1, nil
 		}
 		err := env.e.CreateCollection(db, coll, engine.CollectionOptions{})
 		if err != nil && mongoerr.As(err).Code == mongoerr.NamespaceExists {
-			return nil
+			return -1, nil
 		}
-		return err
+		return -1, err
 	}
-	_, werrs, err := env.e.Insert(db, coll, docs, true, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass})
+	_, werrs, err := env.e.Insert(db, coll, docs, ordered, engine.WriteOptions{Txn: env.txn, Journal: env.journal, Ctx: env.ctx, BypassValidation: env.bypass})
 	if err != nil {
-		return err
+		return -1, err
 	}
 	if len(werrs) > 0 {
-		return werrs[0].Err
+		return werrs[0].Index, werrs[0].Err
 	}
-	return nil
+	return -1, nil
 }
 
 func (env engineEnv) Replace(db, coll string, id bson.RawValue, doc bson.Raw) error {

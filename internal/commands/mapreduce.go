@@ -351,7 +351,7 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 		env := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal}
 		err := env.CreateOutTemp(out.db, tmp, out.coll)
 		if err == nil {
-			err = env.Insert(out.db, tmp, results)
+			_, err = env.Insert(out.db, tmp, results, true)
 		}
 		if err == nil {
 			err = env.RenameCollection(out.db, tmp, out.coll)
@@ -389,7 +389,8 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 		}
 	}
 	if len(results) == 0 {
-		return engineEnv{e: s.Engine, ctx: r.Ctx}.Insert(out.db, out.coll, nil)
+		_, err := engineEnv{e: s.Engine, ctx: r.Ctx}.Insert(out.db, out.coll, nil, true)
+		return err
 	}
 	return nil
 }
