@@ -145,6 +145,9 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		op.kill(errMaxTimeMS) // already past: it ends at once
 	}
 	r.Ctx = engine.WithOpStats(op.ctx, &op.stats)
+	if r.view != nil {
+		r.Ctx = engine.WithReadView(r.Ctx, r.view)
+	}
 	return op, nil
 }
 

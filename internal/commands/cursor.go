@@ -194,6 +194,9 @@ func openCursor(r *Request, db, coll string, src *boundSource) *cursors.Cursor {
 // under b: the opening command's context, then each getMore's.
 func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Source, b *binding, fb firstBatch) (bson.Raw, error) {
 	bs := &boundSource{Source: src, ctx: b}
+	if r.view != nil {
+		bs.view, bs.unpin = r.view, s.Engine.PinView(r.view)
+	}
 	c := openCursor(r, db, coll, bs)
 	c.NoTimeout = fb.noTimeout
 	n := fb.size
@@ -215,7 +218,7 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	// id registers a cursor with documents left: the batch is filled.
 	id := func() int64 {
 		if done || fb.single {
-			_ = src.Close()
+			_ = bs.Close()
 			return 0
 		}
 		if dl, ok := r.Ctx.Deadline(); ok {
@@ -229,14 +232,14 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 	if fb.list {
 		batch, _, err := fill(nil)
 		if err != nil {
-			_ = src.Close()
+			_ = bs.Close()
 			return nil, err
 		}
 		return r.own(listReply(id(), ns, batch)), nil
 	}
 	reply, count, err := cursorReply(r, ns, "firstBatch", fill, id)
 	if err != nil {
-		_ = src.Close()
+		_ = bs.Close()
 		return nil, err
 	}
 	s.Docs.Returned.Add(int64(count))

@@ -88,6 +88,21 @@ type boundSource struct {
 	// getMore's originatingCommand, and the scans it opened count their
 	// work into its stats.
 	opener *activeOp
+	// view is the state a snapshot read's cursor reads, pinned until the
+	// cursor closes (unpin), and read by the scans its getMores open
+	// ($lookup's).
+	view  *engine.ReadView
+	unpin func()
+}
+
+// Close closes the source and lets go of its view.
+func (bs *boundSource) Close() error {
+	err := bs.Source.Close()
+	if bs.unpin != nil {
+		bs.unpin()
+		bs.unpin = nil
+	}
+	return err
 }
 
 // attach binds the cursor to the command whose context is ctx and whose
@@ -98,6 +113,9 @@ func (bs *boundSource) attach(ctx context.Context, op *activeOp) (detach func())
 	stop := context.CancelFunc(func() {})
 	if bs.limited {
 		ctx, stop = context.WithTimeoutCause(ctx, bs.left, errMaxTimeMS)
+	}
+	if bs.view != nil {
+		ctx = engine.WithReadView(ctx, bs.view)
 	}
 	bs.ctx.bind(ctx)
 	start := time.Now()

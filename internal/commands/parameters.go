@@ -102,6 +102,17 @@ const defaultMaxLogSizeKB = 10
 // shows: maxLogSizeKB.
 func (s *Service) maxLogSize() int { return int(s.logSizeOffsetKB.Load()+defaultMaxLogSizeKB) << 10 }
 
+// defaultSnapshotWindowSecs is MongoDB's minSnapshotHistoryWindowInSeconds
+// default.
+const defaultSnapshotWindowSecs = 300
+
+// SnapshotHistoryWindow is minSnapshotHistoryWindowInSeconds: how long
+// the states snapshot reads handed out stay readable after their last use
+// (engine.ReleaseViews).
+func (s *Service) SnapshotHistoryWindow() time.Duration {
+	return time.Duration(s.snapshotWindowOffset.Load()+defaultSnapshotWindowSecs) * time.Second
+}
+
 // allowDiskUseByDefault is the allowDiskUse of a find or aggregate that
 // does not give it: MongoDB 6.0+ lets blocking stages spill to disk unless
 // told not to (allowDiskUse: false, or this parameter false).
@@ -163,6 +174,11 @@ var serverParameters = map[string]serverParameter{
 			s.Access.invalidationOffset.Store(n - int64(DefaultUserCacheInvalidation/time.Second))
 		},
 		min: 1, max: 86400,
+	},
+	"minSnapshotHistoryWindowInSeconds": {
+		get: func(s *Service) any { return int32(s.SnapshotHistoryWindow() / time.Second) },
+		set: func(s *Service, n int64) { s.snapshotWindowOffset.Store(n - defaultSnapshotWindowSecs) },
+		min: 0, max: 1<<31 - 1,
 	},
 	"allowDiskUseByDefault": {
 		get:     func(s *Service) any { return s.allowDiskUseByDefault() },

@@ -14,6 +14,9 @@ type ReadConcern struct {
 	// AfterClusterTime is the causal-consistency point the read must
 	// follow; zero when none.
 	AfterClusterTime clock.Time
+	// AtClusterTime is the point in time a snapshot read reads; zero for
+	// the present.
+	AtClusterTime clock.Time
 }
 
 // readConcernLevels are the levels MongoDB accepts. On one node each is
@@ -33,8 +36,7 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.InvalidBSON, "invalid readConcern: %v", err)
 	}
 	var rc ReadConcern
-	var atClusterTime *clock.Time
-	afterGiven, unsupported := false, ""
+	afterGiven, atGiven, unsupported := false, false, ""
 	for _, el := range elems {
 		v := el.Value()
 		switch key := el.Key(); key {
@@ -53,7 +55,7 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 			t, i := v.Timestamp()
 			ct := clock.FromTimestamp(bson.Timestamp{T: t, I: i})
 			if key == "atClusterTime" {
-				atClusterTime = &ct
+				rc.AtClusterTime, atGiven = ct, true
 			} else {
 				rc.AfterClusterTime, afterGiven = ct, true
 			}
@@ -69,21 +71,16 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 		}
 	}
 	switch {
-	case afterGiven && atClusterTime != nil:
+	case afterGiven && atGiven:
 		return mongoerr.New(mongoerr.InvalidOptions, "Can not specify both afterClusterTime and atClusterTime")
 	case afterGiven && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime field can be set only if level is equal to majority, local, or snapshot")
-	case atClusterTime != nil && rc.Level != "snapshot":
+	case atGiven && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime field can be set only if level is equal to snapshot")
 	case afterGiven && rc.AfterClusterTime == 0:
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
-	case atClusterTime != nil && *atClusterTime == 0:
+	case atGiven && rc.AtClusterTime == 0:
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime cannot be a null timestamp")
-	case atClusterTime != nil:
-		// Reading at a past time needs history Folio does not keep (so a
-		// snapshot session's reads after its first fail here, rather than
-		// each reading the present).
-		unsupported = "atClusterTime"
 	}
 	if unsupported != "" {
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.%s", unsupported)
@@ -128,7 +125,16 @@ var readConcernAllLevels = map[string]bool{"find": true, "aggregate": true, "dis
 // linearizable needs.
 func (s *Service) checkReadConcern(r *Request, name string) error {
 	rc := r.Args.ReadConcern
+	if r.Args.Session.inTxn && rc.AtClusterTime != 0 {
+		// A transaction reads the state of its start.
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.atClusterTime in a transaction")
+	}
 	if rc.Level == "" || rc.Level == "local" || r.Args.Session.inTxn {
+		return nil
+	}
+	if rc.Level == "snapshot" && (name == "getMore" || name == "killCursors") {
+		// A snapshot session sends its read concern with every command;
+		// a cursor goes on reading the state it was opened at.
 		return nil
 	}
 	if reason := readConcernUnsupported(r, name, rc.Level); reason != "" {
@@ -138,7 +144,7 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 	}
 	if s.ReplSetName != "" {
 		if rc.Level == "snapshot" {
-			r.atClusterTime = r.readTime
+			return s.pinSnapshot(r)
 		}
 		return nil
 	}
@@ -148,6 +154,40 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 	case "snapshot":
 		return mongoerr.New(mongoerr.NotAReplicaSet, "node needs to be a replica set member to use readConcern: snapshot")
 	}
+	return nil
+}
+
+// pinSnapshot finds the state a read at readConcern snapshot outside a
+// transaction reads (r.view): the one held for its atClusterTime, or the
+// present, held under the time the command started, which its reply
+// names. A time not held is one no write came after (the present), or
+// history Folio no longer has: SnapshotTooOld, as MongoDB past its
+// minSnapshotHistoryWindowInSeconds. A time ahead of the clock was never
+// handed out: InvalidOptions, as for afterClusterTime.
+func (s *Service) pinSnapshot(r *Request) error {
+	at := r.Args.ReadConcern.AtClusterTime
+	now := s.Clock.Now()
+	switch {
+	case at == 0:
+		at = r.readTime
+		r.view = s.Engine.HoldView(uint64(at))
+	case at > now:
+		return mongoerr.New(mongoerr.InvalidOptions,
+			"readConcern atClusterTime value must not be greater than the current clusterTime. Requested clusterTime: { ts: %s }; current clusterTime: { ts: %s }",
+			at, now)
+	default:
+		view, ok := s.Engine.View(uint64(at))
+		switch {
+		case ok:
+			r.view = view
+		case at == now:
+			r.view = s.Engine.HoldView(uint64(at))
+		default:
+			return mongoerr.New(mongoerr.SnapshotTooOld,
+				"Read timestamp %s is older than the oldest available timestamp.", at)
+		}
+	}
+	r.atClusterTime = at
 	return nil
 }
 

@@ -85,6 +85,9 @@ type Service struct {
 	// logSizeOffsetKB is maxLogSizeKB - defaultMaxLogSizeKB, so that the
 	// zero Service has MongoDB's default.
 	logSizeOffsetKB atomic.Int64
+	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
+	// default, so that the zero Service has MongoDB's default.
+	snapshotWindowOffset atomic.Int64
 	// Advisor observes the operations for folioAdvise (nil: none).
 	Advisor *advise.Observer
 	// LogLevel is the log's level, which setParameter's logLevel changes.
@@ -222,6 +225,8 @@ type Request struct {
 	// transaction reports as its snapshot's (readTime: every write up to
 	// it is visible to the read); zero for other reads.
 	atClusterTime clock.Time
+	// view is the state such a read reads (pinSnapshot).
+	view *engine.ReadView
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

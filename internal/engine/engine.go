@@ -122,6 +122,8 @@ type Engine struct {
 	uniqueLocks lockTable
 	// intents are the documents open transactions wrote.
 	intents intents
+	// views are the states held for snapshot reads (readview.go).
+	views views
 	// dirty is set by every commit not yet synced by the journal flusher.
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
@@ -213,6 +215,7 @@ func (e *Engine) Close() error {
 		e.closed = true
 		e.startJobs.Unlock()
 		e.jobs.Wait()
+		e.ReleaseViews(time.Now(), -1)
 		e.closeErr = errors.Join(e.unregister(), e.kv.Sync())
 	})
 	return e.closeErr

@@ -276,9 +276,10 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 		hints      *seekHints
 		epoch, now uint64
 	}
+	view := readViewOf(ctx)
 	hs := make([]hinted, len(scans))
 	for i, sp := range scans {
-		if ix := indexOf(sp); ix != nil && sp.Text == nil && sp.Geo == nil && !sp.Reverse && txn == nil && e.opts.FrontendID == "" {
+		if ix := indexOf(sp); ix != nil && sp.Text == nil && sp.Geo == nil && !sp.Reverse && txn == nil && view == nil && e.opts.FrontendID == "" {
 			hs[i] = hinted{ix.hints, ix.hints.readEpoch(), hintClock.Load()}
 		}
 	}
@@ -287,6 +288,9 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 	switch {
 	case txn != nil:
 		r = txn.tx
+	case view != nil:
+		unpin := e.PinView(view)
+		r, closer = view.snap, func() error { unpin(); return nil }
 	case p.Or == nil && !p.Fetches():
 		// A scan of the document store reads through its one iterator
 		// alone, which sees the state of its creation, and a single _id is

@@ -26,8 +26,9 @@ const (
 // RandomSample serves n distinct documents of db.coll read at
 // pseudo-random positions, when MongoDB would use a random cursor for a
 // leading {$sample: {size: n}}; ok is false otherwise (no collection, a
-// transaction, or too few documents: the keys are counted up to what the
-// conditions need), and the caller samples a full scan instead.
+// transaction or a held view, or too few documents: the keys are counted
+// up to what the conditions need), and the caller samples a full scan
+// instead.
 //
 // A position is a key drawn uniformly between the collection's first and
 // last document keys; the document at or after it is taken. Documents after
@@ -38,7 +39,7 @@ const (
 // answer never fails (MongoDB would fail with 28799).
 func (e *Engine) RandomSample(ctx context.Context, db, coll string, n int64, txn *Txn) (Cursor, bool, error) {
 	c := e.lookup(txn, db, coll)
-	if c == nil || txn != nil || n <= 0 {
+	if c == nil || txn != nil || readViewOf(ctx) != nil || n <= 0 {
 		return nil, false, nil
 	}
 	lo, hi := docSpan(c.ID)

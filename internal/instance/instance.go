@@ -342,7 +342,8 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 const chunkSyncEvery = 5 * time.Second
 
 // reap closes idle cursors, aborts expired transactions, forgets expired
-// sessions, maintains the oplog, records sharded collections' chunks and
+// sessions, lets go of the states snapshot reads no longer need, maintains
+// the oplog, records sharded collections' chunks and
 // saves the advisor's observations until the instance stops.
 // It looks every period: at least every second, since the timeouts can
 // change at runtime (setParameter), and more often for a short cursor
@@ -358,6 +359,7 @@ func (in *Instance) reap(period time.Duration) {
 				in.log.Info("closed idle cursors", "count", n)
 			}
 			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
+			in.eng.ReleaseViews(time.Now(), in.svc.SnapshotHistoryWindow())
 			if _, err := in.eng.MaintainOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
 			}

@@ -3,8 +3,10 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -103,8 +105,8 @@ func TestReadConcernSupport(t *testing.T) {
 // TestSnapshotSessionReads: a read at readConcern snapshot reports the
 // cluster time its snapshot has every write up to (cursor.atClusterTime,
 // or atClusterTime beside distinct's values). A snapshot session sends
-// that time with its next reads, which would need the history at it: Folio
-// refuses them (NotImplemented) rather than reading the present.
+// that time with its next reads, which read that state whatever was
+// written since, as does any read naming it.
 func TestSnapshotSessionReads(t *testing.T) {
 	client := startReplSet(t)
 	ctx := context.Background()
@@ -146,12 +148,105 @@ func TestSnapshotSessionReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.EndSession(ctx)
-	err = mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+	x := func(ctx context.Context) any {
+		t.Helper()
 		var doc bson.M
-		if err := coll.FindOne(ctx, bson.D{}).Decode(&doc); err != nil || doc["x"] != int32(11) {
-			t.Fatalf("first snapshot read: %v, %v", doc, err)
+		if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Decode(&doc); err != nil {
+			t.Fatal(err)
 		}
-		return coll.FindOne(ctx, bson.D{}).Err()
+		return doc["x"]
+	}
+	inSession := mongo.NewSessionContext(ctx, sess)
+	if got := x(inSession); got != int32(11) {
+		t.Fatalf("first snapshot read: x = %v", got)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 33}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := x(ctx); got != int32(12) {
+		t.Fatalf("read outside the session: x = %v", got)
+	}
+	if got := x(inSession); got != int32(11) {
+		t.Fatalf("second snapshot read: x = %v, want the first read's 11", got)
+	}
+	var vals []int32
+	if err := coll.Distinct(inSession, "x", bson.D{}).Decode(&vals); err != nil || !slices.Equal(vals, []int32{11}) {
+		t.Fatalf("distinct in the session: %v, %v", vals, err)
+	}
+	n, err := coll.CountDocuments(inSession, bson.D{})
+	if err != nil || n != 1 {
+		t.Fatalf("countDocuments in the session: %d, %v", n, err)
+	}
+
+	// the session's time, named by another session
+	at := sess.SnapshotTime()
+	if at.IsZero() {
+		t.Fatal("the session has no snapshot time")
+	}
+	at2 := options.Session().SetSnapshot(true).SetSnapshotTime(at)
+	sess2, err := client.StartSession(at2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess2.EndSession(ctx)
+	if got := x(mongo.NewSessionContext(ctx, sess2)); got != int32(11) {
+		t.Fatalf("read at the saved snapshot time: x = %v", got)
+	}
+
+	// a cursor reads its state to the end
+	cur, err := coll.Find(inSession, bson.D{}, options.Find().SetBatchSize(1).SetSort(bson.D{{Key: "_id", Value: -1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	var all []bson.M
+	if err := cur.All(ctx, &all); err != nil || len(all) != 1 || all[0]["x"] != int32(11) {
+		t.Fatalf("cursor at the snapshot after a delete: %v, %v", all, err)
+	}
+
+	readAt := func(ts bson.Timestamp) error {
+		return db.RunCommand(ctx, bson.D{{Key: "find", Value: "snapreads"}, {Key: "readConcern", Value: bson.D{
+			{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: ts}}}}).Err()
+	}
+	if err := readAt(at); err != nil {
+		t.Fatalf("a read naming the held time: %v", err)
+	}
+	requireCode(t, readAt(bson.Timestamp{T: at.T, I: at.I - 1}), 239, "SnapshotTooOld")
+	requireCode(t, readAt(bson.Timestamp{T: at.T + 3600}), 72, "InvalidOptions")
+
+	// with no history window the state goes once nothing reads it: the
+	// sessions' cursors are closed
+	admin := client.Database("admin")
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "minSnapshotHistoryWindowInSeconds", Value: 0}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "minSnapshotHistoryWindowInSeconds", Value: 300}})
+	for deadline := time.Now().Add(10 * time.Second); readAt(at) == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the state of a snapshot read is still held with no history window")
+		}
+	}
+	requireCode(t, readAt(at), 239, "SnapshotTooOld")
+	// in a transaction
+	tsess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tsess.EndSession(ctx)
+	err = mongo.WithSession(ctx, tsess, func(ctx context.Context) error {
+		if err := tsess.StartTransaction(options.Transaction().SetReadConcern(nil)); err != nil {
+			return err
+		}
+		defer tsess.AbortTransaction(context.Background())
+		return db.RunCommand(ctx, bson.D{{Key: "find", Value: "snapreads"}, {Key: "readConcern", Value: bson.D{
+			{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: at}}}}).Err()
 	})
-	requireCode(t, err, 238, "NotImplemented")
+	if err == nil {
+		t.Fatal("atClusterTime in a transaction: no error")
+	}
 }
