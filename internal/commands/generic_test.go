@@ -106,6 +106,8 @@ func TestGenericArguments(t *testing.T) {
 		{name: "atClusterTime not a timestamp", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: int64(5)}}), code: 14},
 		{name: "atClusterTime without snapshot", cmd: rc(bson.D{{Key: "atClusterTime", Value: now}}), code: 72},
 		{name: "atClusterTime null", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{}}}), code: 72},
+		{name: "atClusterTime of second 0", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: bson.Timestamp{I: 1}}}), code: 72},
+		{name: "afterClusterTime of second 0", cmd: rc(bson.D{{Key: "afterClusterTime", Value: bson.Timestamp{I: 1}}}), code: 72},
 		{name: "atClusterTime and afterClusterTime", cmd: rc(bson.D{{Key: "level", Value: "snapshot"}, {Key: "atClusterTime", Value: now}, {Key: "afterClusterTime", Value: now}}), code: 72},
 		{name: "afterOpTime", cmd: rc(bson.D{{Key: "afterOpTime", Value: bson.D{}}}), code: 238},
 		// writeConcern.

@@ -77,9 +77,10 @@ func parseReadConcern(a *GenericArgs, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime field can be set only if level is equal to majority, local, or snapshot")
 	case atGiven && rc.Level != "snapshot":
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime field can be set only if level is equal to snapshot")
-	case afterGiven && rc.AfterClusterTime == 0:
+	case afterGiven && rc.AfterClusterTime.Secs() == 0:
+		// a timestamp of second 0 is null, as MongoDB's Timestamp::isNull
 		return mongoerr.New(mongoerr.InvalidOptions, "afterClusterTime cannot be a null timestamp")
-	case atGiven && rc.AtClusterTime == 0:
+	case atGiven && rc.AtClusterTime.Secs() == 0:
 		return mongoerr.New(mongoerr.InvalidOptions, "atClusterTime cannot be a null timestamp")
 	}
 	if unsupported != "" {

@@ -189,9 +189,13 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.coll, err = collation.Parse(spec.Collation); err != nil {
 			return nil, err
 		}
-		// Hashed, wildcard and 2dsphere keys are built from the values as
-		// they are.
-		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo || f.Flat })) {
+		// 2d keys are positions, which no collation orders (MongoDB
+		// refuses it); Folio builds hashed, wildcard and 2dsphere keys
+		// from the values as they are.
+		if ix.coll != nil && slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Flat }) {
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type '2d' does not support collation: %s", bson.Raw(spec.Collation))
+		}
+		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo })) {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed, wildcard or 2dsphere index with a collation other than simple is not supported (index %s)", ix.Name)
 		}
 	}

@@ -285,6 +285,25 @@ func TestCollationErrors(t *testing.T) {
 		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "c"}, {Key: "collation", Value: tc.coll}}).Err()
 		requireCode(t, err, tc.code, tc.name)
 	}
+	// 2d and text keys take no collation, given or inherited
+	en := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	if err := db.CreateCollection(ctx, "collated", options.CreateCollection().SetCollation(&options.Collation{Locale: "en"})); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		coll string
+		key  bson.D
+		opts bson.D
+	}{
+		{"c", bson.D{{Key: "loc", Value: "2d"}}, bson.D{{Key: "collation", Value: en}}},
+		{"c", bson.D{{Key: "t", Value: "text"}}, bson.D{{Key: "collation", Value: en}}},
+		{"collated", bson.D{{Key: "loc", Value: "2d"}}, nil},
+		{"collated", bson.D{{Key: "t", Value: "text"}}, nil},
+	} {
+		spec := append(bson.D{{Key: "key", Value: tc.key}, {Key: "name", Value: "i"}}, tc.opts...)
+		err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: tc.coll}, {Key: "indexes", Value: bson.A{spec}}}).Err()
+		requireCode(t, err, 67, "CannotCreateIndex")
+	}
 }
 
 // aggregate follows the collation in $match, $sort and $group's keys
