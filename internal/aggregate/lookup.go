@@ -124,6 +124,9 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$lookup with 'let' must also specify 'pipeline'")
 	}
 	for _, f := range let {
+		if err := expr.ValidateVarName(f.key); err != nil {
+			return nil, err
+		}
 		e, err := expr.Compile(f.val, p.scope)
 		if err != nil {
 			return nil, err

@@ -41,7 +41,7 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := validateVarName(el.Key()); err != nil {
+			if err := ValidateVarName(el.Key()); err != nil {
 				return nil, err
 			}
 			if ctx.Vars == nil {

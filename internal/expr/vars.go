@@ -99,10 +99,11 @@ func (s *Scope) resolve(name string) (slot int, found bool) {
 	return -1, false
 }
 
-// validateVarName checks a variable name being defined ($let vars, "as"):
+// ValidateVarName checks a variable name being defined ($let vars, "as",
+// a command's or a stage's let):
 // MongoDB requires a lowercase ASCII letter or non-ASCII character first
 // and letters, digits, '_' or non-ASCII characters after it.
-func validateVarName(name string) error {
+func ValidateVarName(name string) error {
 	if name == "" {
 		return mongoerr.New(mongoerr.VariableNameEmpty, "empty variable names are not allowed")
 	}
@@ -118,7 +119,7 @@ func validateVarName(name string) error {
 }
 
 // validateVarRef checks a variable name being referenced: as
-// validateVarName, but an uppercase first letter (system variables) is
+// ValidateVarName, but an uppercase first letter (system variables) is
 // allowed.
 func validateVarRef(name string) error {
 	if name == "" {
@@ -242,7 +243,7 @@ func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			break
 		}
 		k := string(kb)
-		if err := validateVarName(k); err != nil {
+		if err := ValidateVarName(k); err != nil {
 			return nil, err
 		}
 		e, err := c.compile(ev, s)
