@@ -51,8 +51,15 @@ var unimplementedStages = map[string]bool{
 	"$changeStreamSplitLargeEvent": true, "$listSampledQueries": true,
 }
 
+// maxPipelineLength is MongoDB's internalPipelineLengthLimit: the most
+// stages a pipeline, or a sub-pipeline, may list.
+const maxPipelineLength = 1000
+
 // pipeline parses a list of stage documents.
 func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
+	if len(docs) > maxPipelineLength {
+		return nil, mongoerr.New(mongoerr.PipelineTooLong, "Pipeline length must be no longer than %d stages.", maxPipelineLength)
+	}
 	var out []stage
 	for i, doc := range docs {
 		elems, err := doc.Elements()

@@ -80,6 +80,9 @@ const (
 const (
 	// SubPipelineDepthExceeded: sub-pipelines nested deeper than the limit.
 	SubPipelineDepthExceeded Code = 5836
+	// PipelineTooLong: a pipeline listing more stages than
+	// internalPipelineLengthLimit.
+	PipelineTooLong Code = 7749501
 	// StageSpecNotSingleField: a stage document without exactly one field.
 	StageSpecNotSingleField Code = 40323
 	// UnknownPipelineStage: a stage name MongoDB does not know.
