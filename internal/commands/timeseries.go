@@ -113,7 +113,7 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 		return err
 	}
 	doc := viewDoc(r.DB, name, buckets, unpackPipeline(o), nil)
-	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
+	_, werrs, err := s.Engine.Insert(r.DB, engine.ViewsCollection, []bson.Raw{doc}, true, engine.WriteOptions{Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
 	}
@@ -185,7 +185,7 @@ func (s *Service) collModTimeseries(r *Request, ts *tsColl, mod bson.Raw) error 
 		return err
 	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + ts.name}})
-	_, err = s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, ts.name, ts.buckets, unpackPipeline(next), nil),
+	_, err = s.Engine.Update(r.DB, engine.ViewsCollection, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, ts.name, ts.buckets, unpackPipeline(next), nil),
 		WriteOptions: engine.WriteOptions{Journal: true, Ctx: r.Ctx}})
 	return err
 }

@@ -23,9 +23,6 @@ import (
 // CommandNotSupportedOnView (166).
 // https://www.mongodb.com/docs/v7.0/core/views/
 
-// systemViews is the collection holding a database's views.
-const systemViews = "system.views"
-
 // maxViewDepth is how many views a chain may hold, as in MongoDB.
 const maxViewDepth = 20
 
@@ -41,11 +38,11 @@ type viewDef struct {
 // lookupView returns the definition of db.name when it is a view, or nil
 // (a collection, or nothing). Only a name no collection has is looked up.
 func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
-	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil || s.Engine.CollectionIn(r.Txn, db, systemViews) == nil {
+	if name == "" || strings.HasPrefix(name, "system.") || s.Engine.CollectionIn(r.Txn, db, name) != nil || s.Engine.CollectionIn(r.Txn, db, engine.ViewsCollection) == nil {
 		return nil, nil
 	}
 	key := bson.Raw(bsoncore.NewDocumentBuilder().AppendString("_id", db+"."+name).Build())
-	doc, err := findOne(s.Engine, db, systemViews, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: engine.WithOpStats(r.Ctx, nil)})
+	doc, err := findOne(s.Engine, db, engine.ViewsCollection, engine.FindOptions{Filter: key, Txn: r.Txn, Ctx: engine.WithOpStats(r.Ctx, nil)})
 	if doc == nil || err != nil {
 		return nil, err
 	}
@@ -227,7 +224,7 @@ func mergeMatches(stages []bson.Raw) []bson.Raw {
 // (CommandNotSupportedOnView), or system.views, which only view commands
 // write.
 func (s *Service) writable(r *Request, db, name string) error {
-	if name == systemViews {
+	if name == engine.ViewsCollection {
 		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, name)
 	}
 	return s.notOnView(r, db, name)
@@ -271,7 +268,7 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 		return err
 	}
 	doc := viewDoc(r.DB, name, viewOn, pipeline, coll)
-	_, werrs, err := s.Engine.Insert(r.DB, systemViews, []bson.Raw{doc}, true, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
+	_, werrs, err := s.Engine.Insert(r.DB, engine.ViewsCollection, []bson.Raw{doc}, true, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
 	if err == nil && len(werrs) > 0 {
 		err = werrs[0].Err
 	}
@@ -343,7 +340,7 @@ func (s *Service) modifyView(r *Request, v *viewDef, viewOn string, pipeline []b
 		return err
 	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
-	_, err := s.Engine.Update(r.DB, systemViews, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline, v.collation), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
+	_, err := s.Engine.Update(r.DB, engine.ViewsCollection, engine.UpdateSpec{Filter: key, Update: viewDoc(r.DB, name, viewOn, pipeline, v.collation), WriteOptions: engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx}})
 	return err
 }
 
@@ -354,16 +351,16 @@ func (s *Service) dropView(r *Request, name string) (bool, error) {
 		return false, err
 	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
-	_, err = s.Engine.Delete(r.DB, systemViews, key, 1, bson.RawValue{}, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
+	_, err = s.Engine.Delete(r.DB, engine.ViewsCollection, key, 1, bson.RawValue{}, engine.WriteOptions{Txn: r.Txn, Journal: true, Ctx: r.Ctx})
 	return true, err
 }
 
 // views lists db's views.
 func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
-	if s.Engine.CollectionIn(r.Txn, db, systemViews) == nil {
+	if s.Engine.CollectionIn(r.Txn, db, engine.ViewsCollection) == nil {
 		return nil, nil
 	}
-	cur, err := s.Engine.Find(db, systemViews, engine.FindOptions{Txn: r.Txn, Ctx: r.Ctx})
+	cur, err := s.Engine.Find(db, engine.ViewsCollection, engine.FindOptions{Txn: r.Txn, Ctx: r.Ctx})
 	if err != nil {
 		return nil, err
 	}

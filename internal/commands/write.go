@@ -181,7 +181,7 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 		// before it looks for a view: a view has no UUID.
 		err = engine.ValidateCollName(r.DB, coll)
 	}
-	if err == nil && coll == systemViews {
+	if err == nil && coll == engine.ViewsCollection {
 		err = s.writable(r, r.DB, coll)
 	}
 	if err == nil {

@@ -688,8 +688,14 @@ func (e *Engine) DropDatabase(db string) error {
 // at, as renameCollection does (a rename to itself, then the target's
 // name, and system.profile either way).
 func ValidateRename(fromDB, from, toDB, to string) error {
-	if fromDB == toDB && from == to {
+	oplogName := func(db, coll string) bool { return db == OplogDB && strings.HasPrefix(coll, "oplog.") }
+	switch {
+	case fromDB == toDB && from == to:
 		return mongoerr.New(mongoerr.IllegalOperation, "Can't rename a collection to itself")
+	case oplogName(fromDB, from):
+		return mongoerr.New(mongoerr.IllegalOperation, "can't rename live oplog while replicating")
+	case oplogName(toDB, to):
+		return mongoerr.New(mongoerr.IllegalOperation, "can't rename to live oplog while replicating")
 	}
 	if err := ValidateDBName(toDB); err != nil {
 		return err
@@ -699,6 +705,10 @@ func ValidateRename(fromDB, from, toDB, to string) error {
 	}
 	if from == ProfileCollection || to == ProfileCollection {
 		return mongoerr.New(mongoerr.IllegalOperation, "renaming to or from %s is not allowed", ProfileCollection)
+	}
+	if from == ViewsCollection || to == ViewsCollection {
+		// a database's views are its system.views documents
+		return mongoerr.New(mongoerr.IllegalOperation, "renaming system.views collection or renaming to system.views is not allowed")
 	}
 	return nil
 }

@@ -9,6 +9,10 @@ import (
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
+// ViewsCollection is the collection holding a database's views (package
+// commands keeps them).
+const ViewsCollection = "system.views"
+
 // maxNamespaceLen is MongoDB's limit on "<db>.<collection>" in bytes.
 const maxNamespaceLen = 255
 
@@ -40,7 +44,7 @@ func ValidateCollName(db, name string) error {
 	switch {
 	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.', !utf8.ValidString(name):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(name))
-	case strings.HasPrefix(name, "system.") && name != "system.views" && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles" || name == AdviseCollection)):
+	case strings.HasPrefix(name, "system.") && name != ViewsCollection && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles" || name == AdviseCollection)):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	case len(ns) > maxNamespaceLen:
 		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)

@@ -134,6 +134,25 @@ func TestRenameCollectionErrors(t *testing.T) {
 	if slices.Sort(colls); err != nil || !slices.Equal(colls, []string{"dst", "system.views"}) {
 		t.Fatalf("collections %v (%v), want [dst system.views]", colls, err)
 	}
+
+	// Neither a database's views nor the oplog move, and nothing takes
+	// their names.
+	renameNS := func(from, to string) error {
+		return admin.RunCommand(t.Context(), bson.D{{Key: "renameCollection", Value: from}, {Key: "to", Value: to}}).Err()
+	}
+	for _, tc := range [][2]string{
+		{testDB + ".dst", testDB + ".system.views"},
+		{testDB + ".system.views", testDB + ".views2"},
+		{testDB + ".dst", "local.oplog.rs"},
+		{testDB + ".dst", "local.oplog.foo"},
+		{"local.oplog.rs", "local.oplog2"},
+	} {
+		requireCode(t, renameNS(tc[0], tc[1]), 20, "IllegalOperation")
+	}
+	requireStoredIDs(t, db.Collection("dst"), "src")
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "find", Value: "v"}}).Err(); err != nil {
+		t.Fatalf("the view after refused renames: %v", err)
+	}
 }
 
 // TestCreateExistingCollection proves create succeeds again with the same
