@@ -417,6 +417,10 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 	if err := ValidateCollName(db, name); err != nil {
 		return nil, err
 	}
+	if e.IsOplog(db, name) {
+		// the engine's own, outside the catalog: nothing may shadow it
+		return nil, mongoerr.New(mongoerr.NamespaceExists, "Collection already exists. NS: %s.%s", db, name)
+	}
 	id, err := e.allocCollID()
 	if err != nil {
 		return nil, err
@@ -627,6 +631,9 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 // DropCollection removes a collection, then its documents (see dropData).
 // It reports whether the collection existed.
 func (e *Engine) DropCollection(db, name string) (bool, error) {
+	if e.IsOplog(db, name) {
+		return false, mongoerr.New(mongoerr.IllegalOperation, "can't drop live oplog while replicating")
+	}
 	e.cat.mu.Lock()
 	c := e.cat.colls[nsKey(db, name)]
 	if c == nil {

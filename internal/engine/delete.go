@@ -8,7 +8,7 @@ import (
 // only the first when limit is 1. Each removal is atomic on its own. hint,
 // when set, names the index to use.
 func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions) (int64, error) {
-	if err := userWritable(db, coll); err != nil {
+	if err := e.userWritable(db, coll); err != nil {
 		return 0, err
 	}
 	txn := wo.Txn

@@ -62,7 +62,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 			return FindAndModifyResult{}, err
 		}
 	}
-	if err := userWritable(db, coll); err != nil {
+	if err := e.userWritable(db, coll); err != nil {
 		return FindAndModifyResult{}, err
 	}
 	c, release, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert)

@@ -112,6 +112,9 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	if err := CheckNewSpecs(specs); err != nil {
 		return res, err
 	}
+	if e.IsOplog(db, coll) {
+		return res, mongoerr.New(mongoerr.NotImplemented, "Folio does not support indexes on %s.%s: its oplog is read in stamp order only", db, coll)
+	}
 	res.CreatedCollection = e.cat.get(db, coll) == nil
 	c, release, err := e.writable(context.Background(), nil, db, coll, true)
 	if err != nil {

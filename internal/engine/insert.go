@@ -26,7 +26,7 @@ const insertChunk = 1000
 // interruption (wo.Ctx) stops the batch between chunks of documents, with
 // the interruption's error: the documents stored so far stay.
 func (e *Engine) Insert(db, coll string, docs []bson.Raw, ordered bool, wo WriteOptions) (int, []WriteError, error) {
-	if err := userWritable(db, coll); err != nil {
+	if err := e.userWritable(db, coll); err != nil {
 		return 0, nil, err
 	}
 	return e.insert(db, coll, docs, ordered, wo)

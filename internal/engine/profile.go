@@ -21,10 +21,14 @@ const AdviseCollection = "system.advise"
 const DefaultProfileSize = 1 << 20
 
 // userWritable refuses the document writes of commands to a database's
-// system.profile, which only the profiler writes, as MongoDB does.
-func userWritable(db, coll string) error {
-	if coll == ProfileCollection {
+// system.profile, which only the profiler writes, as MongoDB does, and to
+// the oplog, which the engine keeps outside its catalog.
+func (e *Engine) userWritable(db, coll string) error {
+	switch {
+	case coll == ProfileCollection:
 		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, coll)
+	case e.IsOplog(db, coll):
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support writing to %s.%s: the server alone writes its oplog", db, coll)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	if err := userWritable(db, coll); err != nil {
+	if err := e.userWritable(db, coll); err != nil {
 		return UpdateResult{}, err
 	}
 	c, release, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert)

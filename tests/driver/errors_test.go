@@ -314,3 +314,48 @@ func TestDatabaseNamesDifferingInCase(t *testing.T) {
 		t.Fatalf("databases %v (%v), want only caseDB", names, err)
 	}
 }
+
+// TestOplogNotShadowed proves no command makes a collection of the
+// oplog's name beside the oplog: writes and index builds are refused, a
+// create finds it exists, a drop refuses to drop it, and the oplog still
+// reads and lists once.
+func TestOplogNotShadowed(t *testing.T) {
+	client := startReplSet(t)
+	ctx := t.Context()
+	local := client.Database("local")
+	if _, err := client.Database(testDB).Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  bson.D
+		code int
+		name string
+	}{
+		{bson.D{{Key: "insert", Value: "oplog.rs"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}}, 238, "NotImplemented"},
+		{bson.D{{Key: "update", Value: "oplog.rs"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}, 238, "NotImplemented"},
+		{bson.D{{Key: "delete", Value: "oplog.rs"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}, 238, "NotImplemented"},
+		{bson.D{{Key: "findAndModify", Value: "oplog.rs"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}, 238, "NotImplemented"},
+		{bson.D{{Key: "createIndexes", Value: "oplog.rs"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a"}}}}}, 238, "NotImplemented"},
+		{bson.D{{Key: "create", Value: "oplog.rs"}}, 48, "NamespaceExists"},
+		{bson.D{{Key: "drop", Value: "oplog.rs"}}, 20, "IllegalOperation"},
+	} {
+		reply, err := local.RunCommand(ctx, tc.cmd).Raw()
+		if err == nil {
+			// a write command's refusal is its statement's write error
+			code, _ := reply.Lookup("writeErrors", "0", "code").AsInt64OK()
+			if int(code) != tc.code {
+				t.Errorf("%v: reply %s, want code %d", tc.cmd[0].Key, reply, tc.code)
+			}
+			continue
+		}
+		requireCode(t, err, tc.code, tc.name)
+	}
+	names, err := local.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "oplog.rs"}})
+	if err != nil || len(names) != 1 {
+		t.Fatalf("local lists oplog.rs %d times (%v)", len(names), err)
+	}
+	n, err := local.Collection("oplog.rs").CountDocuments(ctx, bson.D{{Key: "ns", Value: testDB + ".c"}, {Key: "op", Value: "i"}})
+	if err != nil || n != 1 {
+		t.Fatalf("the oplog holds %d inserts of %s.c (%v)", n, testDB, err)
+	}
+}
