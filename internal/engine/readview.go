@@ -61,7 +61,32 @@ func (e *Engine) HoldView(at uint64) *ReadView {
 	}
 	v := &ReadView{snap: e.kv.NewSnapshot(), lastUsed: time.Now()}
 	e.views.byTime[at] = v
+	if len(e.views.byTime) > maxHeldViews {
+		e.views.evictLeastRecent()
+	}
 	return v
+}
+
+// maxHeldViews bounds the states held at once: each keeps the versions
+// written since it from compaction. Past it the state least recently used
+// that no scan reads goes first, as MongoDB gives up history under cache
+// pressure (its reads then fail with SnapshotTooOld).
+const maxHeldViews = 1000
+
+// evictLeastRecent lets go of the unpinned view used least recently. The
+// caller holds mu.
+func (vs *views) evictLeastRecent() {
+	var oldest *ReadView
+	var oldestAt uint64
+	for at, v := range vs.byTime {
+		if v.scans == 0 && (oldest == nil || v.lastUsed.Before(oldest.lastUsed)) {
+			oldest, oldestAt = v, at
+		}
+	}
+	if oldest != nil {
+		_ = oldest.snap.Close()
+		delete(vs.byTime, oldestAt)
+	}
 }
 
 // View returns the state held for time at, if one is.

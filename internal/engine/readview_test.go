@@ -69,3 +69,26 @@ func TestReadViews(t *testing.T) {
 		t.Fatal("a view let go is still found")
 	}
 }
+
+// TestReadViewsBounded checks that no more than maxHeldViews states are
+// held, the least recently used going first, and a pinned one never.
+func TestReadViewsBounded(t *testing.T) {
+	e := newTestEngine(t)
+	unpin := e.PinView(e.HoldView(0))
+	for at := uint64(1); at < maxHeldViews; at++ {
+		e.HoldView(at)
+	}
+	e.View(1) // used again: kept over 2, 3...
+	for at := uint64(maxHeldViews); at < maxHeldViews+10; at++ {
+		e.HoldView(at)
+	}
+	if n := len(e.views.byTime); n != maxHeldViews {
+		t.Fatalf("%d views held, want %d", n, maxHeldViews)
+	}
+	for at, want := range map[uint64]bool{0: true, 1: true, 2: false, 11: false, 12: true, maxHeldViews + 9: true} {
+		if _, ok := e.View(at); ok != want {
+			t.Errorf("view %d held: %v, want %v", at, ok, want)
+		}
+	}
+	unpin()
+}
