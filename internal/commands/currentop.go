@@ -79,6 +79,9 @@ type opRegistry struct {
 	interrupt context.CancelCauseFunc
 	draining  bool
 	top       map[string]*nsUsage
+	// lastDropped is the namespace whose top figures went last, until
+	// the next operation on it ends (record).
+	lastDropped string
 	// nextSweep is when the sweep of expired operations runs next (zero:
 	// when signalled), sweepWake its signal (see maxtime.go).
 	nextSweep time.Time

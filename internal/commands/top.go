@@ -37,6 +37,11 @@ type nsUsage struct {
 // neither are those on a namespace MongoDB refuses: top's reply has a
 // field per namespace, which must be a valid name.
 func (o *opRegistry) record(op *activeOp, d time.Duration) {
+	if op.ns == o.lastDropped {
+		// the drop's own command, as MongoDB's Top skips it
+		o.lastDropped = ""
+		return
+	}
 	u := o.top[op.ns]
 	if u == nil {
 		// The name is checked once, when its entry is made.
@@ -110,4 +115,16 @@ func topCmd(s *Service, _ *Request) (bson.Raw, error) {
 	}
 	s.ops.mu.Unlock()
 	return marshal(bson.D{{Key: "totals", Value: totals}}), nil
+}
+
+// CollectionDropped forgets top's figures of db.coll, which left the
+// catalog (engine.OnDropped), as MongoDB's Top does: they would otherwise
+// pile up with every collection ever made.
+func (s *Service) CollectionDropped(db, coll string) {
+	o := &s.ops
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ns := db + "." + coll
+	delete(o.top, ns)
+	o.lastDropped = ns
 }

@@ -218,6 +218,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		}
 		if cur != nil {
 			markDropped(cur)
+			e.notifyDropped(cur)
 			replaced = append(replaced, cur)
 		}
 		coll.storedEntry, coll.loaded = bytes.Clone(stored), pass
@@ -229,11 +230,24 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 	for key, c := range e.cat.colls {
 		if c.loaded != pass {
 			markDropped(c)
+			e.notifyDropped(c)
 			delete(e.cat.colls, key)
 		}
 	}
 	e.cat.version.Store(v)
 	return nil
+}
+
+// OnDropped sets fn to be called with each collection that leaves the
+// catalog: dropped, renamed away, or replaced by another of its name,
+// here or through another frontend. fn runs under the catalog's lock and
+// must not call the engine.
+func (e *Engine) OnDropped(fn func(db, coll string)) { e.dropped.Store(&fn) }
+
+func (e *Engine) notifyDropped(c *Collection) {
+	if fn := e.dropped.Load(); fn != nil {
+		(*fn)(c.DB, c.Name)
+	}
 }
 
 // markDropped tells the writers of c, once those in flight are done, that

@@ -124,6 +124,9 @@ type Engine struct {
 	intents intents
 	// views are the states held for snapshot reads (readview.go).
 	views views
+	// dropped is called with each collection leaving the catalog
+	// (OnDropped).
+	dropped atomic.Pointer[func(db, coll string)]
 	// dirty is set by every commit not yet synced by the journal flusher.
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.

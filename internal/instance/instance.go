@@ -232,6 +232,7 @@ func Start(cfg Config) (*Instance, error) {
 	svc.Access.Enabled = cfg.Auth
 	svc.TestCommands = cfg.TestCommands
 	svc.LogLevel = commands.LogLevel{Var: level, Base: cfg.LogLevel}
+	eng.OnDropped(svc.CollectionDropped)
 	svc.MaxConnections = server.MaxConnections(cfg.MaxConnections)
 	if cfg.MaxConnections > 0 && svc.MaxConnections < cfg.MaxConnections {
 		log.Warn("max connections reduced to 80% of the file descriptor limit", "requested", cfg.MaxConnections, "maxConnections", svc.MaxConnections)

@@ -603,6 +603,30 @@ func TestTop(t *testing.T) {
 	if err := client.Database(testDB).RunCommand(context.Background(), bson.D{{Key: "top", Value: 1}}).Err(); serverCode(err) != 13 {
 		t.Errorf("top outside admin: %v", err)
 	}
+
+	// A collection's figures go with it: dropped, or renamed away (its
+	// new name gets its own), as MongoDB's Top forgets them.
+	db := client.Database(testDB)
+	for _, name := range []string{"gone", "moved"} {
+		if _, err := db.Collection(name).InsertOne(t.Context(), bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Collection("gone").Drop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("admin").RunCommand(t.Context(), bson.D{{Key: "renameCollection", Value: testDB + ".moved"}, {Key: "to", Value: testDB + ".moved2"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	raw = replyOf(t, client, "admin", bson.D{{Key: "top", Value: 1}})
+	for _, ns := range []string{"test.gone", "test.moved"} {
+		if _, err := raw.LookupErr("totals", ns); err == nil {
+			t.Errorf("top still lists %s after it left: %s", ns, raw)
+		}
+	}
+	if _, err := raw.LookupErr("totals", "test.top"); err != nil {
+		t.Errorf("top lost test.top: %s", raw)
+	}
 }
 
 // TestDBStatsOnDisk checks dbStats' filesystem figures on a persistent
