@@ -147,6 +147,12 @@ func TestRenameCollectionErrors(t *testing.T) {
 		{testDB + ".dst", "local.oplog.foo"},
 		{"local.oplog.rs", "local.oplog2"},
 	} {
+		if testAuth() && tc[0] == testDB+".system.views" {
+			// root may not read a database's views: refused before
+			// the rename looks at its names, as MongoDB's
+			requireCode(t, renameNS(tc[0], tc[1]), 13, "Unauthorized")
+			continue
+		}
 		requireCode(t, renameNS(tc[0], tc[1]), 20, "IllegalOperation")
 	}
 	requireStoredIDs(t, db.Collection("dst"), "src")
