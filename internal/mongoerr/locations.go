@@ -165,6 +165,9 @@ const (
 	GroupUnknownAccumulator Code = 15952
 	// GroupMissingID: a $group without _id.
 	GroupMissingID Code = 15955
+	// GroupInclusionStyle: a number or boolean among the fields of an
+	// object $group _id.
+	GroupInclusionStyle Code = 17390
 	// DottedFieldInSubObject: a dotted field name inside a sub-object of a
 	// $group _id or of $addFields.
 	DottedFieldInSubObject Code = 40183
