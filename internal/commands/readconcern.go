@@ -133,8 +133,8 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 	if rc.Level == "" || rc.Level == "local" || r.Args.Session.inTxn {
 		return nil
 	}
-	if rc.Level == "snapshot" && (name == "getMore" || name == "killCursors") {
-		// A snapshot session sends its read concern with every command;
+	if rc.Level == "snapshot" && name == "getMore" {
+		// A snapshot session sends its read concern with its getMores;
 		// a cursor goes on reading the state it was opened at.
 		return nil
 	}

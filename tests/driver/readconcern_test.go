@@ -53,6 +53,10 @@ func TestReadConcernSupport(t *testing.T) {
 		{"insert local", false, insert("local"), 0},
 		{"insert majority", false, insert("majority"), 72},
 		{"insert snapshot", true, insert("snapshot"), 72},
+		{"killCursors snapshot", true, bson.D{{Key: "killCursors", Value: "rc"}, {Key: "cursors", Value: bson.A{int64(1)}}, rc("snapshot")}, 72},
+		// a snapshot session's getMores carry its read concern; a cursor
+		// reads the state it was opened at
+		{"getMore snapshot", true, bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "rc"}, rc("snapshot")}, 43},
 		{"update linearizable", true, bson.D{{Key: "update", Value: "rc"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{}}}}}, rc("linearizable")}, 72},
 		{"delete available", false, bson.D{{Key: "delete", Value: "rc"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}, rc("available")}, 72},
 		{"findAndModify majority", false, bson.D{{Key: "findAndModify", Value: "rc"}, {Key: "remove", Value: true}, rc("majority")}, 72},
