@@ -128,6 +128,13 @@ func findDocs(t *testing.T, e *Engine, coll string, o FindOptions) []bson.Raw {
 		t.Fatal(err)
 	}
 	defer cur.Close()
+	return cursorDocs(t, cur)
+}
+
+// cursorDocs reads cur to its end and returns its documents in result
+// order; the caller closes it.
+func cursorDocs(t *testing.T, cur Cursor) []bson.Raw {
+	t.Helper()
 	var out []bson.Raw
 	for {
 		doc, err := cur.Next()
@@ -171,18 +178,7 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cur.Close()
-	n := 0
-	for {
-		doc, err := cur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc == nil {
-			break
-		}
-		n++
-	}
-	if n != 2 {
+	if n := len(cursorDocs(t, cur)); n != 2 {
 		t.Errorf("found %d documents, want 2", n)
 	}
 }

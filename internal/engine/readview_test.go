@@ -44,17 +44,7 @@ func TestReadViews(t *testing.T) {
 	if left := e.ReleaseViews(time.Now().Add(time.Hour), time.Minute); left != 1 {
 		t.Fatalf("a view an open cursor reads was let go (%d left)", left)
 	}
-	var seen int
-	for {
-		doc, err := cur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc == nil {
-			break
-		}
-		seen++
-	}
+	seen := len(cursorDocs(t, cur))
 	cur.Close()
 	if seen != 2 {
 		t.Errorf("the cursor at the view read %d documents, want 2", seen)
