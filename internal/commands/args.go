@@ -96,6 +96,10 @@ var (
 	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
 	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
 	tBinData    = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'"}
+	tObjectID   = argType{mask: typeMask(bson.TypeObjectID), expect: "type 'objectId'"}
+	// tNumberLong is the IDL's long: a NumberLong only (tLong takes any
+	// number, as the IDL's safeInt64 does).
+	tNumberLong = argType{mask: typeMask(bson.TypeInt64), expect: "type 'long'"}
 	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
 	tUUID = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkUUID}
 	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/wire"
 )
@@ -56,11 +57,13 @@ var helloSpec = &argSpec{path: "hello", fields: []argField{
 	ignore("hostInfo", tString, "the client's host, for MongoDB's logs"),
 	ignore("hangUpOnStepDown", tBool, "a one-member replica set never steps down"),
 	ignore("internalClient", tDoc, "sent by cluster members to each other"),
-	refuse("topologyVersion", tDoc, "awaitable hello"),
-	refuse("maxAwaitTimeMS", tSafe, "awaitable hello"),
+	// topologyVersion and maxAwaitTimeMS make hello awaitable
+	// (topology.go).
+	arg("topologyVersion", tDoc),
+	arg("maxAwaitTimeMS", tSafe),
 	refuseTrue("loadBalanced", "load balancers"),
 	ignore("backpressure", tAny, "a driver announcing how it retries overload errors, which Folio never sends"),
-}}
+}, subs: []*argSpec{topologyVersionSpec}}
 
 // connectionStatusSpec declares connectionStatus's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/connectionStatus/
@@ -68,31 +71,47 @@ var connectionStatusSpec = &argSpec{path: "connectionStatus", fields: []argField
 	arg("showPrivileges", tBool),
 }}
 
-// helloCmd answers hello and its legacy spellings. The legacy forms report
-// ismaster; hello reports isWritablePrimary. A client's compression list is
-// answered with the compressors both sides support, in the client's order,
-// and the choice is remembered for the connection.
+// helloCmd answers hello and its legacy spellings, in MongoDB's field
+// order. The legacy forms report ismaster; hello reports isWritablePrimary.
+// A client's compression list is answered with the compressors both sides
+// support, in the client's order, and the choice is remembered for the
+// connection. An awaitable hello (topologyVersion and maxAwaitTimeMS)
+// first waits for the topology to change (topology.go); asked with
+// exhaustAllowed, it streams: the server runs it again for each next reply.
 func helloCmd(s *Service, r *Request) (bson.Raw, error) {
+	tv, err := parseTopologyVersion(r)
+	if err != nil {
+		return nil, err
+	}
+	if tv.raw != nil {
+		if r.awaited, err = s.awaitTopologyChange(r, tv, r.args.safeInt("maxAwaitTimeMS")); err != nil {
+			return nil, err
+		}
+	}
 	name := Name(r.Cmd)
+	primary := "isWritablePrimary"
+	if name != "hello" {
+		primary = "ismaster"
+	}
+	version := s.topologyVersion()
 	d := bson.D{}
 	if r.args.bool("helloOk") {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
 	}
-	if name == "hello" {
-		d = append(d, bson.E{Key: "isWritablePrimary", Value: true})
-	} else {
-		d = append(d, bson.E{Key: "ismaster", Value: true})
-	}
 	if s.ReplSetName != "" {
 		d = append(d,
+			bson.E{Key: "topologyVersion", Value: version},
+			bson.E{Key: "hosts", Value: bson.A{s.Host}},
 			bson.E{Key: "setName", Value: s.ReplSetName},
 			bson.E{Key: "setVersion", Value: int32(1)},
-			bson.E{Key: "hosts", Value: bson.A{s.Host}},
+			bson.E{Key: primary, Value: true},
+			bson.E{Key: "secondary", Value: false},
 			bson.E{Key: "primary", Value: s.Host},
 			bson.E{Key: "me", Value: s.Host},
-			bson.E{Key: "secondary", Value: false},
 			bson.E{Key: "electionId", Value: s.ProcessID},
 		)
+	} else {
+		d = append(d, bson.E{Key: primary, Value: true}, bson.E{Key: "topologyVersion", Value: version})
 	}
 	d = append(d,
 		bson.E{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
@@ -118,7 +137,44 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 			d = append(d, bson.E{Key: "compression", Value: r.Conn.Compressors})
 		}
 	}
+	if r.ExhaustAllowed {
+		if tv.raw == nil {
+			return nil, mongoerr.New(mongoerr.ExhaustHelloWithoutMaxAwait, "An isMaster or hello request with exhaust must specify 'maxAwaitTimeMS'")
+		}
+		r.Next = withField(r.Cmd, "topologyVersion", marshal(version))
+	}
 	return marshal(s.helloAuth(r, d)), nil
+}
+
+// parseTopologyVersion reads an awaitable hello's topologyVersion, nil
+// (raw) when the hello is not awaitable. MongoDB checks the IDL's types
+// first (maxAwaitTimeMS: a number, at least 0), then the counter's sign,
+// then that the two fields come together.
+func parseTopologyVersion(r *Request) (cmdArgs, error) {
+	var tv cmdArgs
+	doc := r.args.doc("topologyVersion")
+	if doc != nil {
+		var err error
+		if tv, err = parseSub(doc, topologyVersionSpec); err != nil {
+			return tv, err
+		}
+	}
+	maxAwait := r.args.value("maxAwaitTimeMS")
+	if maxAwait.Type != 0 && r.args.safeInt("maxAwaitTimeMS") < 0 {
+		return tv, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'hello.maxAwaitTimeMS' value must be >= 0, actual value '%d'", r.args.safeInt("maxAwaitTimeMS"))
+	}
+	switch {
+	case doc != nil && maxAwait.Type != 0:
+		if tv.value("counter").Int64() < 0 {
+			return tv, mongoerr.New(mongoerr.TopologyVersionNegativeCounter, "topologyVersion must have a non-negative counter")
+		}
+		return tv, nil
+	case doc != nil:
+		return tv, mongoerr.New(mongoerr.AwaitableHelloIncomplete, "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'")
+	case maxAwait.Type != 0:
+		return tv, mongoerr.New(mongoerr.AwaitableHelloIncomplete, "A request with 'maxAwaitTimeMS' must include a 'topologyVersion'")
+	}
+	return cmdArgs{}, nil
 }
 
 // buildInfoCmd answers buildInfo in MongoDB's field order. The JavaScript

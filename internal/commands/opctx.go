@@ -23,6 +23,7 @@ func (s *Service) Context() context.Context {
 // Drain refuses new operations (ShutdownInProgress) and waits until the
 // running ones return or ctx ends; it reports whether none is left.
 func (s *Service) Drain(ctx context.Context) bool {
+	s.topo.close()
 	s.ops.mu.Lock()
 	s.ops.rootContext()
 	s.ops.draining = true

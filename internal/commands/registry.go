@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -81,7 +82,7 @@ func Name(cmd bson.Raw) string {
 func (s *Service) Run(r *Request) bson.Raw {
 	start := time.Now()
 	reply, err := s.run(r)
-	d := time.Since(start)
+	d := time.Since(start) - r.awaited
 	if s.Metrics != nil {
 		s.Metrics.Command(metricsName(r.Cmd), outcome(err), d)
 	}
@@ -89,6 +90,10 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err != nil {
 		me := *mongoerr.As(err) // a copy: errors may be shared values
 		me.Labels = replyLabels(r, Name(r.Cmd), me.Labels, me.Code, mongoerr.OK)
+		if s.ReplSetName != "" && notPrimaryCodes[me.Code] {
+			// so that a driver can tell a stale error from news
+			me.Extra = append(slices.Clip(me.Extra), bson.E{Key: "topologyVersion", Value: s.topologyVersion()})
+		}
 		out := s.errorReply(&me)
 		if r.waitedForWriteConcern && !refusedBeforeRun(err) {
 			out = withWriteConcernError(out, r.Args.WriteConcern)

@@ -62,8 +62,11 @@ type Service struct {
 	// Metrics records every command (-metrics-addr); nil records nothing.
 	Metrics *metrics.Metrics
 
-	Started     time.Time
-	ProcessID   bson.ObjectID
+	Started   time.Time
+	ProcessID bson.ObjectID
+	// topo is the topology version hello reports and awaitable hellos
+	// wait on (topology.go).
+	topo        topology
 	Connections atomic.Int64 // open now
 	TotalConns  atomic.Int64 // accepted since start
 	// RejectedConns counts connections closed at accept because
@@ -227,6 +230,17 @@ type Request struct {
 	atClusterTime clock.Time
 	// view is the state such a read reads (pinSnapshot).
 	view *engine.ReadView
+	// ExhaustAllowed is set when the client accepts a stream of replies
+	// to the request (OP_MSG's exhaustAllowed).
+	ExhaustAllowed bool
+	// Next, set by a command that streams its replies (an awaitable hello
+	// the client allows to), is the command the server runs next, without
+	// a request, for the reply after this one.
+	Next bson.Raw
+	// awaited is how long the command waited for a change it was asked
+	// to wait for (an awaitable hello), which its duration (in the
+	// slow-operation log, the profiler and the metrics) leaves out.
+	awaited time.Duration
 }
 
 // own marks reply as built for r alone and returns it: nothing else holds

@@ -20,6 +20,18 @@ const (
 	APIParametersWithoutVersion Code = 4886600
 )
 
+// Awaitable hello (the streaming topology protocol).
+const (
+	// AwaitableHelloIncomplete: a hello with topologyVersion but no maxAwaitTimeMS, or the reverse.
+	AwaitableHelloIncomplete Code = 31368
+	// TopologyVersionNegativeCounter: a hello's topologyVersion with a negative counter.
+	TopologyVersionNegativeCounter Code = 31372
+	// TopologyVersionFromFuture: a hello's topologyVersion of this process with a counter above the server's.
+	TopologyVersionFromFuture Code = 31382
+	// ExhaustHelloWithoutMaxAwait: a hello allowing exhaust that is not awaitable.
+	ExhaustHelloWithoutMaxAwait Code = 51756
+)
+
 // Wire protocol.
 const (
 	// OpMsgMissingDB: an OP_MSG body without a $db field.

@@ -223,6 +223,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		cmd = bytes.Clone(cmd)
 	}
 	var reply bson.Raw
+	var r *commands.Request
 	db, derr := cmd.LookupErr("$db")
 	if derr != nil || db.Type != bson.TypeString {
 		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpMsgMissingDB, "OP_MSG requests require a $db argument"))
@@ -230,7 +231,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 		// A cursor reply is built in a pooled buffer, returned once the
 		// reply is sent (or dropped): an idle connection keeps none.
 		buf := replyBufs.Get().(*[]byte)
-		r := &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: (*buf)[:0]}
+		r = &commands.Request{DB: db.StringValue(), Cmd: cmd, Conn: &c.info, Scratch: (*buf)[:0], ExhaustAllowed: msg.ExhaustAllowed()}
 		defer func() {
 			if cap(r.Scratch) <= maxPooledReply {
 				*buf = r.Scratch[:0]
@@ -248,7 +249,33 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 	if uncompressed[commands.Name(cmd)] {
 		compressor = -1
 	}
+	if r != nil && r.Next != nil {
+		return c.stream(h, r, reply, compressor)
+	}
 	return c.reply(h, reply, compressor)
+}
+
+// stream answers a request whose command streams its replies (an exhaust
+// hello): it sends reply with moreToCome, then runs the command's next
+// invocation (r.Next) and sends its reply, unasked, as the answer to the
+// previous reply, until a run fails or no longer asks for another; the
+// last reply goes without moreToCome. The client sends nothing meanwhile.
+func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compressor int) error {
+	responseTo := h.RequestID
+	for {
+		flags := uint32(0)
+		if r.Next != nil {
+			flags = wire.MoreToCome
+		}
+		if err := c.send(h.OpCode, responseTo, flags, reply, compressor); err != nil || r.Next == nil {
+			return err
+		}
+		responseTo = c.nextID
+		r = &commands.Request{DB: r.DB, Cmd: r.Next, Conn: &c.info, ExhaustAllowed: true}
+		if reply = c.run(r); r.CloseConn {
+			return errFailPointClosed
+		}
+	}
 }
 
 // handleQuery serves the legacy OP_QUERY handshake. As in MongoDB 6+, only
@@ -298,14 +325,22 @@ func (c *conn) run(r *commands.Request) bson.Raw {
 
 // reply sends doc as the answer to the request with header h: an OP_REPLY
 // to an OP_QUERY, else an OP_MSG, compressed with compressor unless it is
-// negative. The message is built in a pooled buffer.
+// negative.
 func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
+	return c.send(h.OpCode, h.RequestID, 0, doc, compressor)
+}
+
+// send sends doc as the answer to the message responseTo, an OP_REPLY when
+// that was an OP_QUERY (op), else an OP_MSG with flags, compressed with
+// compressor unless it is negative. The message is built in a pooled
+// buffer.
+func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw, compressor int) error {
 	c.nextID++
-	if tcp, ok := c.rw.(*net.TCPConn); ok && h.OpCode != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
+	if tcp, ok := c.rw.(*net.TCPConn); ok && op != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
 		// The message's start and the reply go out in one writev,
 		// without copying the reply.
 		var start [32]byte
-		bufs := net.Buffers{wire.AppendMsgStart(start[:0], c.nextID, h.RequestID, len(doc)), doc}
+		bufs := net.Buffers{wire.AppendMsgStart(start[:0], c.nextID, responseTo, flags, len(doc)), doc}
 		n := int64(len(bufs[0]) + len(doc))
 		c.srv.svc.Net.BytesOut.Add(n)
 		c.srv.svc.Net.PhysicalBytesOut.Add(n)
@@ -314,10 +349,10 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 	}
 	buf := replyBufs.Get().(*[]byte)
 	out := (*buf)[:0]
-	if h.OpCode == wire.OpQuery {
-		out = wire.AppendReply(out, c.nextID, h.RequestID, 0, 0, 0, doc)
+	if op == wire.OpQuery {
+		out = wire.AppendReply(out, c.nextID, responseTo, 0, 0, 0, doc)
 	} else {
-		out = wire.AppendMsg(out, c.nextID, h.RequestID, 0, doc)
+		out = wire.AppendMsg(out, c.nextID, responseTo, flags, doc)
 	}
 	c.srv.svc.Net.BytesOut.Add(int64(len(out)))
 	*buf = out

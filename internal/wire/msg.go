@@ -243,12 +243,12 @@ func (m *Msg) Command() (bson.Raw, error) {
 	return bson.Raw(out), nil
 }
 
-// AppendMsgStart appends what precedes the body of an OP_MSG without
-// checksum whose kind-0 section holds bodyLen bytes: the message is
-// complete once the body is written after it.
-func AppendMsgStart(dst []byte, requestID, responseTo int32, bodyLen int) []byte {
+// AppendMsgStart appends what precedes the body of an OP_MSG with flags
+// (ChecksumPresent not among them) whose kind-0 section holds bodyLen
+// bytes: the message is complete once the body is written after it.
+func AppendMsgStart(dst []byte, requestID, responseTo int32, flags uint32, bodyLen int) []byte {
 	start := len(dst)
-	dst = appendMsgStart(dst, requestID, responseTo, 0)
+	dst = appendMsgStart(dst, requestID, responseTo, flags)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start+bodyLen))
 	return dst
 }

@@ -53,7 +53,7 @@ func (tl tally) String() string { return fmt.Sprintf("%d/%d", tl.acked, tl.attem
 // retries, so an acknowledgement comes from exactly one server response.
 func connect(t *testing.T, uri string) *mongo.Client {
 	t.Helper()
-	opts := options.Client().ApplyURI(uri).SetDirect(true).
+	opts := clientOptions(uri).
 		SetRetryWrites(false).SetRetryReads(false).
 		SetWriteConcern(writeconcern.Journaled())
 	c, err := mongo.Connect(opts)
@@ -62,6 +62,16 @@ func connect(t *testing.T, uri string) *mongo.Client {
 	}
 	t.Cleanup(func() { _ = c.Disconnect(context.Background()) })
 	return c
+}
+
+// clientOptions are the options of the tests' clients: uri, directly, and a
+// monitor that polls. A streaming monitor (the driver's default) learns at
+// once that a killed server is gone, and a client's Disconnect then waits
+// out its server selection timeout (30 s) to end its sessions, as it would
+// against MongoDB; a polling one has not looked yet, and its Disconnect
+// fails fast.
+func clientOptions(uri string) *options.ClientOptions {
+	return options.Client().ApplyURI(uri).SetDirect(true).SetServerMonitoringMode(options.ServerMonitoringModePoll)
 }
 
 // verify reads every document in the test database and checks it against

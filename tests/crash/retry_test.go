@@ -60,7 +60,7 @@ func TestRetriesApplyOnceAcrossLostRepliesAndCrashes(t *testing.T) {
 	ctx := context.Background()
 	// Journaled writes: an acknowledged write survives SIGKILL, so every
 	// acknowledged operation must be there exactly once.
-	client, err := mongo.Connect(options.Client().ApplyURI(px.URI()).SetDirect(true).
+	client, err := mongo.Connect(clientOptions(px.URI()).
 		SetWriteConcern(writeconcern.Journaled()).SetServerSelectionTimeout(exitGuard))
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func connectAs(t *testing.T, in *instance.Instance, user, pwd, db, mechanism str
 // tryConnect connects and pings, returning the error instead of failing.
 func tryConnect(t *testing.T, in *instance.Instance, cred options.Credential) error {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true).SetAuth(cred))
+	c, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true).SetAuth(cred))
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func tryConnect(t *testing.T, in *instance.Instance, cred options.Credential) er
 // anonymous is a client that does not authenticate.
 func anonymous(t *testing.T, in *instance.Instance) *mongo.Client {
 	t.Helper()
-	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
+	c, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestAuthMechanisms(t *testing.T) {
 		// The driver authenticates speculatively in its handshake (its
 		// saslContinue follows hello); rawLogin covers saslStart.
 		cred := options.Credential{Username: tc.user, Password: "secret", AuthSource: "app", AuthMechanism: tc.mech}
-		c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true).SetAuth(cred))
+		c, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true).SetAuth(cred))
 		if err != nil {
 			t.Fatal(err)
 		}

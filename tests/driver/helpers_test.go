@@ -277,7 +277,7 @@ func ensureRootUser(t testing.TB, in *instance.Instance) {
 }
 
 func addRootUser(in *instance.Instance) error {
-	c, err := mongo.Connect(options.Client().ApplyURI(in.URI()).SetDirect(true))
+	c, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true))
 	if err != nil {
 		return err
 	}
@@ -291,11 +291,21 @@ func addRootUser(in *instance.Instance) error {
 // FOLIO_TEST_AUTH=1 the root user's credentials when in runs with access
 // control.
 func clientOptions(in *instance.Instance) *options.ClientOptions {
-	o := options.Client().ApplyURI(in.URI())
+	o := uriOptions(in.URI())
 	if testAuth() && in.AuthEnabled() {
 		o.SetAuth(options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin"})
 	}
 	return o
+}
+
+// uriOptions are the options of every test client: uri, and a monitor
+// that polls. A streaming one (TestStreamingMonitor) keeps an awaitable
+// hello waiting on the server, which a client disconnecting while its
+// monitor reconnects waits out (heartbeatFrequencyMS, 10 s: the driver's
+// race, the same against MongoDB), and which a state change error a fail
+// point makes up does not end, as a real change would.
+func uriOptions(uri string) *options.ClientOptions {
+	return options.Client().ApplyURI(uri).SetServerMonitoringMode(options.ServerMonitoringModePoll)
 }
 
 // rawLogin authenticates a raw connection as the root user

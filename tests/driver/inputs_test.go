@@ -80,8 +80,10 @@ func TestRefusedInputs(t *testing.T) {
 		// drop is parsed by IDL in MongoDB; ping is not (it ignores "x").
 		{name: "unknown field of drop", cmd: bson.D{{Key: "drop", Value: "c"}, {Key: "x", Value: 1}},
 			code: 40415, codeName: "Location40415", msg: "BSON field 'drop.x' is an unknown field."},
-		{name: "refused hello option", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "topologyVersion", Value: bson.D{}}},
-			code: 238, codeName: "NotImplemented", msg: "'topologyVersion'"},
+		{name: "refused hello option", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "loadBalanced", Value: true}},
+			code: 238, codeName: "NotImplemented", msg: "'loadBalanced: true'"},
+		{name: "topologyVersion missing its counter", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "topologyVersion", Value: bson.D{{Key: "processId", Value: bson.NewObjectID()}}}, {Key: "maxAwaitTimeMS", Value: 0}},
+			code: 40414, codeName: "Location40414", msg: "BSON field 'hello.topologyVersion.counter' is missing but a required field"},
 		// insert has no let option (write_ops.idl).
 		{name: "insert with let", cmd: append(insertC[:2:2], bson.E{Key: "let", Value: bson.D{{Key: "x", Value: 1}}}),
 			code: 40415, codeName: "Location40415"},

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/server"
@@ -20,7 +19,7 @@ import (
 // ping's error.
 func pingWith(t *testing.T, in *instance.Instance, tlsConf *tls.Config) error {
 	t.Helper()
-	opts := options.Client().ApplyURI(in.URI()).SetDirect(true).SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second)
+	opts := uriOptions(in.URI()).SetDirect(true).SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second)
 	if tlsConf != nil {
 		opts.SetTLSConfig(tlsConf)
 	}

@@ -31,7 +31,7 @@ func x509Client(t *testing.T, in *instance.Instance, roots *x509.CertPool, cert 
 	if cert != nil {
 		conf.Certificates = []tls.Certificate{*cert}
 	}
-	o := options.Client().ApplyURI(in.URI()).SetDirect(true).SetTLSConfig(conf).SetMaxPoolSize(1).
+	o := uriOptions(in.URI()).SetDirect(true).SetTLSConfig(conf).SetMaxPoolSize(1).
 		SetServerSelectionTimeout(2 * time.Second).SetConnectTimeout(2 * time.Second)
 	if cred != nil {
 		o.SetAuth(*cred)
