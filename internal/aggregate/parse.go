@@ -48,8 +48,12 @@ var unimplementedStages = map[string]bool{
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
 	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
-	"$changeStreamSplitLargeEvent": true, "$listSampledQueries": true,
+	"$listSampledQueries": true,
 }
+
+// splitLargeEvent is the stage a change stream may end with (the commands
+// layer runs it), refused in any other pipeline.
+const splitLargeEvent = "$changeStreamSplitLargeEvent"
 
 // maxPipelineLength is MongoDB's internalPipelineLengthLimit: the most
 // stages a pipeline, or a sub-pipeline, may list.
@@ -145,6 +149,12 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)
 	}
+	if name == splitLargeEvent {
+		if d, ok := arg.DocumentOK(); !ok || len(d) > 5 {
+			return nil, mongoerr.New(mongoerr.SplitStageSpecNotEmpty, "$changeStreamSplitLargeEvent spec should be an empty object")
+		}
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "$changeStreamSplitLargeEvent can only be used in a $changeStream pipeline")
+	}
 	return nil, unknownStage(name)
 }
 
@@ -213,7 +223,7 @@ func init() {
 func CheckStageNames(stages []bson.Raw) error {
 	for _, st := range stages {
 		name := rawdoc.FirstKey(st)
-		if _, ok := stageParsers[name]; !ok && !unimplementedStages[name] {
+		if _, ok := stageParsers[name]; !ok && !unimplementedStages[name] && name != splitLargeEvent {
 			return unknownStage(name)
 		}
 	}

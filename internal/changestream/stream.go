@@ -45,11 +45,19 @@ type Stream struct {
 	// now, or nil (fullDocument: updateLookup).
 	Lookup func(db, coll string, key bson.Raw) (bson.Raw, error)
 	// After is the resume point: only events with later tokens are
-	// emitted.
+	// emitted, and the event a fragment's token was cut from (whose
+	// remaining fragments the caller's split returns).
 	After Token
 	// Invalidated is set once the stream emitted its invalidate event:
 	// it emits nothing more.
 	Invalidated bool
+}
+
+// after reports whether the event of tok is emitted: it follows the
+// resume point, or a fragment of it is the resume point.
+func (s *Stream) after(tok Token) bool {
+	c := tok.Compare(s.After)
+	return c > 0 || c == 0 && s.After.Split
 }
 
 // Events calls emit with each event of the entry committed at stamp (as
@@ -95,7 +103,7 @@ func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, pre bson.Raw,
 			key = e.O
 		}
 		tok.DocKey = key
-		if tok.Compare(s.After) <= 0 {
+		if !s.after(tok) {
 			return nil
 		}
 		doc, err := b.document(tok, db, coll, key)
@@ -150,7 +158,7 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	} else if !s.Scope.watches(db, coll) {
 		return nil
 	}
-	if tok.Compare(s.After) > 0 {
+	if s.after(tok) {
 		if err := emit(tok, b.command(tok, kind, db, coll, to)); err != nil {
 			return err
 		}
@@ -160,7 +168,7 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	}
 	inv := tok
 	inv.FromInvalidate = true
-	if inv.Compare(s.After) <= 0 {
+	if !s.after(inv) {
 		return nil
 	}
 	s.Invalidated = true
@@ -199,7 +207,7 @@ func (s *Stream) viewEvent(b eventBuilder, tok Token, db string, emit func(Token
 		return nil
 	}
 	tok.DocKey = key
-	if tok.Compare(s.After) <= 0 {
+	if !s.after(tok) {
 		return nil
 	}
 	d := b.head(tok, kind, false)

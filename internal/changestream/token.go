@@ -21,7 +21,9 @@ import (
 // with Event false a high-water mark, the position before every event at
 // TS. Tokens order by TS, then high-water marks before events, then the
 // operation's index in its transaction, then an event before the
-// invalidate it causes.
+// invalidate it causes; a fragment of an event split by
+// $changeStreamSplitLargeEvent (Split) orders with its event (see
+// Stream.After).
 type Token struct {
 	TS             uint64 // the commit's cluster time
 	Event          bool
@@ -29,7 +31,14 @@ type Token struct {
 	FromInvalidate bool
 	UUID           []byte   // the collection's, for an event on one
 	DocKey         bson.Raw // the event's documentKey, when it has one
+	// Split marks the token of a fragment of a split event, the
+	// FragmentNum'th (from 0).
+	Split       bool
+	FragmentNum uint32
 }
+
+// fragmentMark follows an event's documentKey in a fragment's token.
+const fragmentMark = 0xF0
 
 // Clone is t with its own copies of UUID and DocKey, which may point into
 // an oplog entry's buffer that the store reuses.
@@ -59,6 +68,9 @@ func (t Token) appendData(dst []byte) []byte {
 	b = append(b, bit(t.FromInvalidate), byte(len(t.UUID)))
 	b = append(b, t.UUID...)
 	b = append(b, t.DocKey...)
+	if t.Split {
+		b = binary.BigEndian.AppendUint32(append(b, fragmentMark), t.FragmentNum)
+	}
 	return appendHexUpper(dst, b)
 }
 
@@ -132,7 +144,14 @@ func ParseToken(v bson.RawValue, field string) (Token, error) {
 	if n > 0 {
 		t.UUID = bytes.Clone(rest[6 : 6+n])
 	}
-	if key := rest[6+n:]; len(key) > 0 {
+	key := rest[6+n:]
+	// A fragment's mark and number follow the document key, if any: a
+	// document cannot start with the mark in five bytes.
+	if k := len(key) - 5; k >= 0 && key[k] == fragmentMark && (k == 0 || int(binary.LittleEndian.Uint32(key)) == k) {
+		t.Split, t.FragmentNum = true, binary.BigEndian.Uint32(key[k+1:])
+		key = key[:k]
+	}
+	if len(key) > 0 {
 		if bsoncore.Document(key).Validate() != nil {
 			return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: the _data %q holds a malformed document key", s)
 		}

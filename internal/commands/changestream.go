@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/values"
+	"github.com/folio-db/folio/internal/wire"
 )
 
 // changeStreamStages are the stages a $changeStream may be followed by.
@@ -64,16 +65,32 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	if err := aggregate.CheckStageNames(rest); err != nil {
 		return nil, err
 	}
-	for _, st := range rest {
+	split := false
+	for i, st := range rest {
 		switch name := Name(st); {
 		case name == "$changeStream":
 			return nil, mongoerr.New(mongoerr.StageMustBeFirst, "$changeStream is only valid as the first stage in a pipeline")
 		case name == "$changeStreamSplitLargeEvent":
-			// MongoDB 7.0 allows it as a stream's last stage.
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the $changeStreamSplitLargeEvent stage yet")
+			if arg, ok := st.Lookup(name).DocumentOK(); !ok || len(arg) > 5 {
+				return nil, mongoerr.New(mongoerr.SplitStageSpecNotEmpty, "$changeStreamSplitLargeEvent spec should be an empty object")
+			}
+			if i != len(rest)-1 {
+				return nil, mongoerr.New(mongoerr.SplitStageNotLast, "$changeStreamSplitLargeEvent must be the last stage in the pipeline")
+			}
+			split = true
 		case !changeStreamStages[name]:
 			return nil, mongoerr.New(mongoerr.IllegalOperation, "%s is not permitted in a $changeStream pipeline", name)
 		}
+	}
+	if split {
+		rest = rest[:len(rest)-1] // the cursor splits what the stages return
+	}
+	resumed := spec.ResumeAfter
+	if resumed == nil {
+		resumed = spec.StartAfter
+	}
+	if resumed != nil && resumed.Split && !split {
+		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
 	}
 	if a.hint.Type != 0 {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "hint on a $changeStream pipeline is not supported by Folio: a stream reads the oplog, not an index")
@@ -131,7 +148,11 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. {_data: %q}", after.Data())
 		}
 	}
-	bs := &boundSource{Source: &changeStreamCursor{Source: p.Run(src), src: src}, ctx: b}
+	csc := &changeStreamCursor{Source: p.Run(src), src: src, split: split}
+	if resumed != nil && resumed.Split {
+		csc.resumed = resumed
+	}
+	bs := &boundSource{Source: csc, ctx: b}
 	c := openCursor(r, r.DB, nsColl, bs)
 	c.Tailable = true
 	c.Await = func(ctx context.Context, timeout time.Duration) { s.Engine.WaitOplog(ctx, src.next-1, timeout) }
@@ -209,6 +230,9 @@ type changeStreamSource struct {
 	// them ends after them (flush), and the next read fails with it.
 	err   error
 	flush bool
+	// held counts the fragments of the last event returned that its
+	// cursor still holds (see changeStreamCursor.split).
+	held int
 }
 
 type streamEvent struct {
@@ -277,7 +301,7 @@ func (cs *changeStreamSource) ended() bool { return cs.stream.Invalidated && len
 // the oplog read once every event read was returned, else the token of the
 // last event returned.
 func (cs *changeStreamSource) resumeToken() changestream.Token {
-	if len(cs.buf) == 0 && !cs.stream.Invalidated {
+	if len(cs.buf) == 0 && cs.held == 0 && !cs.stream.Invalidated {
 		hwm := changestream.Token{TS: cs.next}
 		if hwm.Compare(cs.returned) > 0 {
 			return hwm
@@ -313,10 +337,18 @@ func findOne(e *engine.Engine, db, coll string, o engine.FindOptions) (bson.Raw,
 
 // changeStreamCursor is the source of a change stream's cursor: the
 // pipeline over the events, with the stream itself for the replies'
-// postBatchResumeToken and the end after an invalidate.
+// postBatchResumeToken and the end after an invalidate; with split
+// ($changeStreamSplitLargeEvent), events too large are returned in
+// fragments.
 type changeStreamCursor struct {
 	aggregate.Source
-	src *changeStreamSource
+	src   *changeStreamSource
+	split bool
+	// resumed is the fragment's token the stream resumes after, until
+	// the stream reaches its event.
+	resumed *changestream.Token
+	// fragments are the fragments of the last event left to return.
+	fragments []changestream.Fragment
 }
 
 // Next is the pipeline's next event. Its _id must still be the resume
@@ -325,6 +357,20 @@ type changeStreamCursor struct {
 // ChangeStreamFatalError. (The stages a stream allows return at most one
 // document per event read, so the token is that of the last event read.)
 func (c *changeStreamCursor) Next() (bson.Raw, error) {
+	for {
+		if len(c.fragments) > 0 {
+			return c.nextFragment(), nil
+		}
+		doc, err := c.event()
+		if doc != nil || err != nil || len(c.fragments) == 0 {
+			return doc, err
+		}
+	}
+}
+
+// event is the pipeline's next event, within the size limits (sized); nil
+// with fragments left when it is split.
+func (c *changeStreamCursor) event() (bson.Raw, error) {
 	doc, err := c.Source.Next()
 	if doc == nil || err != nil {
 		return doc, err
@@ -340,7 +386,56 @@ func (c *changeStreamCursor) Next() (bson.Raw, error) {
 			"Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: { _id: %s } but found: %s",
 			values.Display(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: want}), found)
 	}
-	return doc, nil
+	return c.sized(doc)
+}
+
+// sized returns an event within the size limits: as it is when it fits,
+// else its first fragment with split (the event resumed from, its
+// fragments after the one resumed after), else it fails as MongoDB's
+// cursor fails a document beyond its internal limit.
+func (c *changeStreamCursor) sized(doc bson.Raw) (bson.Raw, error) {
+	tok, skip := c.src.returned, 0
+	if c.resumed != nil {
+		if tok.Compare(*c.resumed) == 0 {
+			if len(doc) <= changestream.MaxEventSize {
+				return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "Attempted to resume from a split event fragment, but the event in the resumed stream was not large enough to be split")
+			}
+			skip = int(c.resumed.FragmentNum) + 1
+		}
+		c.resumed = nil
+	}
+	if !c.split {
+		if len(doc) > wire.MaxBSONInternalSize {
+			return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB) First element: _id: %s",
+				len(doc), len(doc), wire.MaxBSONInternalSize, wire.MaxBSONInternalSize>>20, values.Display(doc.Lookup("_id")))
+		}
+		return doc, nil
+	}
+	if len(doc) <= changestream.MaxEventSize {
+		return doc, nil
+	}
+	// room is left for the reply's postBatchResumeToken
+	fragments, err := changestream.Split(doc, tok, changestream.MaxEventSize-len(tok.Doc()))
+	if err != nil {
+		return nil, err
+	}
+	if skip > len(fragments) {
+		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "Attempted to resume from a split event, but the resumed stream produced a different split. Ensure that the pipeline used to resume is the same as the original")
+	}
+	if c.fragments = fragments[skip:]; len(c.fragments) == 0 {
+		// resumed after the last fragment: on to the next event
+		return c.event()
+	}
+	return c.nextFragment(), nil
+}
+
+// nextFragment returns the next fragment of the event being split; the
+// batch's resume token is then its token.
+func (c *changeStreamCursor) nextFragment() bson.Raw {
+	f := c.fragments[0]
+	c.fragments = c.fragments[1:]
+	c.src.returned, c.src.held = f.Token, len(c.fragments)
+	return f.Doc
 }
 
 // streamOf is the change stream a cursor reads, or nil.

@@ -20,6 +20,18 @@ const (
 	APIParametersWithoutVersion Code = 4886600
 )
 
+// Change streams.
+const (
+	// SplitFragmentTooLarge: a field of a change event too large for any fragment of $changeStreamSplitLargeEvent.
+	SplitFragmentTooLarge Code = 7182500
+	// SplitEmptyEvent: a change event to split that holds nothing but its _id.
+	SplitEmptyEvent Code = 7182502
+	// SplitStageSpecNotEmpty: a $changeStreamSplitLargeEvent stage whose spec is not an empty object.
+	SplitStageSpecNotEmpty Code = 7182800
+	// SplitStageNotLast: a $changeStreamSplitLargeEvent stage that is not the pipeline's last.
+	SplitStageNotLast Code = 7182802
+)
+
 // Awaitable hello (the streaming topology protocol).
 const (
 	// AwaitableHelloIncomplete: a hello with topologyVersion but no maxAwaitTimeMS, or the reverse.

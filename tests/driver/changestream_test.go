@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -421,7 +422,10 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"not first", testDB, "c", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}, bson.D{{Key: "$changeStream", Value: bson.D{}}}}, 40602},
 		{"stage not allowed", testDB, "c", cs(bson.D{}, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}), 20},
 		{"unknown stage", testDB, "c", cs(bson.D{}, bson.D{{Key: "$unsupported", Value: "foo"}}), 40324},
-		{"split large events", testDB, "c", cs(bson.D{}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}), 238},
+		{"split stage not last", testDB, "c", cs(bson.D{}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}, bson.D{{Key: "$match", Value: bson.D{}}}), 7182802},
+		{"split stage twice", testDB, "c", cs(bson.D{}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}), 7182802},
+		{"split stage spec", testDB, "c", cs(bson.D{}, bson.D{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{{Key: "a", Value: 1}}}}), 7182800},
+		{"fragment token without the split stage", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{{Key: "_data", Value: "826B0A301900077F4F01000000000000F000000001"}}}}), 280},
 		{"admin database", "admin", 1, cs(bson.D{}), 73},
 		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
 		{"config database", "config", "c", cs(bson.D{}), 73},
@@ -1287,4 +1291,77 @@ func mustD(t *testing.T, j string) bson.D {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestChangeStreamSplitLargeEvents: an update of a 10 MB document, with
+// its updateDescription and fullDocument, is a 20 MB event. Without
+// $changeStreamSplitLargeEvent the stream fails with BSONObjectTooLarge;
+// with it the event comes in two fragments (its fields smallest first:
+// updateDescription, the larger, alone in the second), each with its own resume token, and a stream
+// resumed after the first fragment returns the second, as the Go driver's
+// own test of the stage expects.
+func TestChangeStreamSplitLargeEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("split")
+	big := func(c string) string { return c + strings.Repeat("q", 10<<20) }
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "value", Value: big("q")}}); err != nil {
+		t.Fatal(err)
+	}
+	split := mongo.Pipeline{{{Key: "$changeStreamSplitLargeEvent", Value: bson.D{}}}}
+	opts := options.ChangeStream().SetFullDocument(options.UpdateLookup)
+	whole, err := coll.Watch(ctx, mongo.Pipeline{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer whole.Close(ctx)
+	cs, err := coll.Watch(ctx, split, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "value", Value: big("z")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	first, second := nextEvent(t, cs), nextEvent(t, cs)
+	var fields []string
+	for i, f := range []bson.Raw{first, second} {
+		se := f.Lookup("splitEvent").Document()
+		if se.Lookup("fragment").Int32() != int32(i+1) || se.Lookup("of").Int32() != 2 || len(f) > 16<<20+8<<10 {
+			t.Fatalf("fragment %d: splitEvent %v, %d bytes", i+1, se, len(f))
+		}
+		fields = append(fields, keys(t, f)[2:]...)
+	}
+	// smallest first (ties by name): the larger 10 MB field comes last
+	if want := []string{"wallTime", "clusterTime", "operationType", "documentKey", "ns", "fullDocument", "updateDescription"}; !slices.Equal(fields, want) || keys(t, second)[2] != "updateDescription" {
+		t.Errorf("the fragments' fields %v, want %v (updateDescription in the second)", fields, want)
+	}
+	if got := nextEvent(t, cs); got.Lookup("operationType").StringValue() != "insert" || got.Lookup("splitEvent").Type != 0 {
+		t.Errorf("the event after the split one: %v", got)
+	}
+	// without the stage the event is too large
+	if whole.Next(ctx) || serverCode(whole.Err()) != 10334 {
+		t.Errorf("a 20 MB event without the split stage: %v", whole.Err())
+	}
+	// resumed after the first fragment, the stream returns the second
+	resumed, err := coll.Watch(ctx, split, options.ChangeStream().SetFullDocument(options.UpdateLookup).SetResumeAfter(first.Lookup("_id").Document()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close(ctx)
+	if got := nextEvent(t, resumed); !bytes.Equal(got, second) {
+		t.Errorf("resumed after the first fragment: %.200s, want the second fragment", got.String())
+	}
+	// after the last fragment: the next event
+	after, err := coll.Watch(ctx, split, options.ChangeStream().SetFullDocument(options.UpdateLookup).SetStartAfter(second.Lookup("_id").Document()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close(ctx)
+	if got := nextEvent(t, after); got.Lookup("operationType").StringValue() != "insert" {
+		t.Errorf("started after the last fragment: %v", got)
+	}
 }
