@@ -21,14 +21,21 @@ func (s *Service) Context() context.Context {
 }
 
 // Drain refuses new operations (ShutdownInProgress) and waits until the
-// running ones return or ctx ends; it reports whether none is left.
+// running ones return or ctx ends; it reports whether none is left. Once
+// none is, it ends the registry's root context, and with it the
+// maxTimeMS sweep (as Interrupt does otherwise).
 func (s *Service) Drain(ctx context.Context) bool {
 	s.topo.close()
 	s.ops.mu.Lock()
 	s.ops.rootContext()
 	s.ops.draining = true
+	stop := s.ops.interrupt
 	s.ops.mu.Unlock()
-	return s.waitIdle(ctx)
+	if !s.waitIdle(ctx) {
+		return false
+	}
+	stop(mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown"))
+	return true
 }
 
 // Interrupt ends every operation still running with InterruptedAtShutdown

@@ -82,6 +82,29 @@ func TestShutdownSequence(t *testing.T) {
 	}
 }
 
+// TestDrainEndsTheSweep: a drain that finds nothing running ends the
+// registry's root context, which the maxTimeMS sweep (started by any
+// command with a maxTimeMS) waits on: a closed service leaves no
+// goroutine behind.
+func TestDrainEndsTheSweep(t *testing.T) {
+	s := newTestService(t)
+	if reply := run(s, "admin", bson.D{{Key: "ping", Value: 1}, {Key: "maxTimeMS", Value: 60000}}); reply.Lookup("ok").Double() != 1 {
+		t.Fatal(reply)
+	}
+	s.ops.mu.Lock()
+	started := s.ops.sweepWake != nil
+	s.ops.mu.Unlock()
+	if !started {
+		t.Fatal("no sweep after a command with a maxTimeMS: the test does not test")
+	}
+	if !s.Drain(context.Background()) {
+		t.Fatal("Drain found operations running")
+	}
+	if err := s.Context().Err(); err == nil {
+		t.Fatal("the root context still open after an idle drain: the sweep runs on")
+	}
+}
+
 // TestMaxTimeEndsOperations checks the sweep that ends operations at their
 // maxTimeMS: while it waits for a deadline an hour away, operations with
 // earlier ones, begun in any order, each end at their own, never before
