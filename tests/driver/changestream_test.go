@@ -123,7 +123,7 @@ func TestChangeStreamDatabaseAndCluster(t *testing.T) {
 		return out
 	}
 	wantDB := []seen{{"insert", "csdb.a"}, {"rename", "csdb.a"}, {"drop", "csdb.a2"}, {"dropDatabase", "csdb"}, {"invalidate", ""}}
-	if got := read(dbStream, len(wantDB)); !equalSeen(got, wantDB) {
+	if got := read(dbStream, len(wantDB)); !slices.Equal(got, wantDB) {
 		t.Errorf("database stream: %v, want %v", got, wantDB)
 	}
 	if dbStream.Next(ctx) || dbStream.ID() != 0 {
@@ -131,7 +131,7 @@ func TestChangeStreamDatabaseAndCluster(t *testing.T) {
 	}
 	// The deployment's stream leaves admin out and is not invalidated.
 	wantAll := []seen{{"insert", "csdb.a"}, {"insert", "other.b"}, {"rename", "csdb.a"}, {"drop", "csdb.a2"}, {"dropDatabase", "csdb"}}
-	if got := read(all, len(wantAll)); !equalSeen(got, wantAll) {
+	if got := read(all, len(wantAll)); !slices.Equal(got, wantAll) {
 		t.Errorf("deployment stream: %v, want %v", got, wantAll)
 	}
 	if _, err := db.Collection("again").InsertOne(ctx, bson.D{{Key: "_id", Value: 4}}); err != nil {
@@ -140,18 +140,6 @@ func TestChangeStreamDatabaseAndCluster(t *testing.T) {
 	if got := read(all, 1); got[0] != (seen{"insert", "csdb.again"}) {
 		t.Errorf("deployment stream after dropDatabase: %v", got)
 	}
-}
-
-func equalSeen[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestChangeStreamResumeFromEveryToken resumes a long stream after each of
@@ -358,7 +346,7 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 		}
 		return out
 	}
-	if got := keys(cur); !equalSeen(got, []string{"firstBatch", "postBatchResumeToken", "id", "ns"}) {
+	if got := keys(cur); !slices.Equal(got, []string{"firstBatch", "postBatchResumeToken", "id", "ns"}) {
 		t.Errorf("cursor fields %v", got)
 	}
 	if _, ok := cur.Lookup("postBatchResumeToken", "_data").StringValueOK(); !ok {
@@ -376,7 +364,7 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur = more.Lookup("cursor").Document()
-	if got := keys(cur); !equalSeen(got, []string{"nextBatch", "postBatchResumeToken", "id", "ns"}) {
+	if got := keys(cur); !slices.Equal(got, []string{"nextBatch", "postBatchResumeToken", "id", "ns"}) {
 		t.Errorf("getMore cursor fields %v", got)
 	}
 	batch, _ := cur.Lookup("nextBatch").Array().Values()
