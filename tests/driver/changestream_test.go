@@ -1321,10 +1321,10 @@ func TestChangeStreamSplitLargeEvents(t *testing.T) {
 		if se.Lookup("fragment").Int32() != int32(i+1) || se.Lookup("of").Int32() != 2 || len(f) > 16<<20+8<<10 {
 			t.Fatalf("fragment %d: splitEvent %v, %d bytes", i+1, se, len(f))
 		}
-		fields = append(fields, keys(t, f)[2:]...)
+		fields = append(fields, keysOf(t, f)[2:]...)
 	}
 	// smallest first (ties by name): the larger 10 MB field comes last
-	if want := []string{"wallTime", "clusterTime", "operationType", "documentKey", "ns", "fullDocument", "updateDescription"}; !slices.Equal(fields, want) || keys(t, second)[2] != "updateDescription" {
+	if want := []string{"wallTime", "clusterTime", "operationType", "documentKey", "ns", "fullDocument", "updateDescription"}; !slices.Equal(fields, want) || keysOf(t, second)[2] != "updateDescription" {
 		t.Errorf("the fragments' fields %v, want %v (updateDescription in the second)", fields, want)
 	}
 	if got := nextEvent(t, cs); got.Lookup("operationType").StringValue() != "insert" || got.Lookup("splitEvent").Type != 0 {

@@ -37,20 +37,6 @@ func helloOf(t *testing.T, client *mongo.Client, cmd bson.D) bson.Raw {
 	return reply
 }
 
-// keys are a document's field names in order.
-func keys(t *testing.T, doc bson.Raw) []string {
-	t.Helper()
-	elems, err := doc.Elements()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range elems {
-		out = append(out, e.Key())
-	}
-	return out
-}
-
 // TestHelloTopologyVersion checks hello's topologyVersion (a process id and
 // a NumberLong counter, the same across hellos while nothing changes) and
 // the reply's field order, MongoDB 7.0's, on a replica set member and on a
@@ -68,7 +54,7 @@ func TestHelloTopologyVersion(t *testing.T) {
 		{standalone, "hello", []string{"helloOk", "isWritablePrimary", "topologyVersion", "maxBsonObjectSize"}},
 	} {
 		reply := helloOf(t, tc.client, bson.D{{Key: tc.cmd, Value: 1}, {Key: "helloOk", Value: true}})
-		if got := keys(t, reply); !slices.Equal(got[:len(tc.want)], tc.want) {
+		if got := keysOf(t, reply); !slices.Equal(got[:len(tc.want)], tc.want) {
 			t.Errorf("%s: fields %v, want them to start %v", tc.cmd, got, tc.want)
 		}
 		tv := reply.Lookup("topologyVersion").Document()
