@@ -338,15 +338,7 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := reply.Lookup("cursor").Document()
-	keys := func(d bson.Raw) []string {
-		els, _ := d.Elements()
-		var out []string
-		for _, e := range els {
-			out = append(out, e.Key())
-		}
-		return out
-	}
-	if got := keys(cur); !slices.Equal(got, []string{"firstBatch", "postBatchResumeToken", "id", "ns"}) {
+	if got := keysOf(t, cur); !slices.Equal(got, []string{"firstBatch", "postBatchResumeToken", "id", "ns"}) {
 		t.Errorf("cursor fields %v", got)
 	}
 	if _, ok := cur.Lookup("postBatchResumeToken", "_data").StringValueOK(); !ok {
@@ -364,7 +356,7 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur = more.Lookup("cursor").Document()
-	if got := keys(cur); !slices.Equal(got, []string{"nextBatch", "postBatchResumeToken", "id", "ns"}) {
+	if got := keysOf(t, cur); !slices.Equal(got, []string{"nextBatch", "postBatchResumeToken", "id", "ns"}) {
 		t.Errorf("getMore cursor fields %v", got)
 	}
 	batch, _ := cur.Lookup("nextBatch").Array().Values()

@@ -26,21 +26,13 @@ func TestRWConcernDefaults(t *testing.T) {
 		}
 		return r
 	}
-	keys := func(r bson.Raw) []string {
-		var out []string
-		els, _ := r.Elements()
-		for _, el := range els {
-			out = append(out, el.Key())
-		}
-		return out
-	}
 	r := get()
 	if got := bson.Raw(r.Lookup("defaultWriteConcern").Document()).String() + bson.Raw(r.Lookup("defaultReadConcern").Document()).String() +
 		r.Lookup("defaultWriteConcernSource").StringValue() + r.Lookup("defaultReadConcernSource").StringValue(); got !=
 		`{"w": "majority","wtimeout": {"$numberInt":"0"}}{"level": "local"}implicitimplicit` {
 		t.Errorf("implicit defaults: %s", r)
 	}
-	if got := keys(r)[:5]; !slices.Equal(got, []string{"defaultReadConcern", "defaultWriteConcern", "defaultWriteConcernSource", "defaultReadConcernSource", "localUpdateWallClockTime"}) {
+	if got := keysOf(t, r)[:5]; !slices.Equal(got, []string{"defaultReadConcern", "defaultWriteConcern", "defaultWriteConcernSource", "defaultReadConcernSource", "localUpdateWallClockTime"}) {
 		t.Errorf("fields %v", got)
 	}
 	for _, tc := range []struct {
