@@ -85,6 +85,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	if split {
 		rest = rest[:len(rest)-1] // the cursor splits what the stages return
 	}
+	// the token resumed after: resumeAfter's or startAfter's (at most one)
 	resumed := spec.ResumeAfter
 	if resumed == nil {
 		resumed = spec.StartAfter
@@ -117,10 +118,8 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		return nil, err
 	}
 	switch {
-	case spec.ResumeAfter != nil:
-		src.stream.After = *spec.ResumeAfter
-	case spec.StartAfter != nil:
-		src.stream.After = *spec.StartAfter
+	case resumed != nil:
+		src.stream.After = *resumed
 	case spec.StartAt != nil:
 		src.stream.After = changestream.Token{TS: *spec.StartAt}
 	default:
