@@ -113,7 +113,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	src := &changeStreamSource{eng: s.Engine, stream: changestream.Stream{Spec: spec, Scope: scope}}
 	src.stream.Lookup = src.lookup
 	last := s.Engine.OplogLast()
-	oldest, err := s.Engine.OplogOldest()
+	oldest, whole, err := s.Engine.OplogOldest()
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,9 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	}
 	src.next, src.returned = src.stream.After.TS, src.stream.After
 	historyLost := mongoerr.New(mongoerr.ChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
-	if src.next < oldest {
+	if src.next < oldest && !whole {
+		// Before an oplog never truncated, nothing was lost: the stream
+		// starts at its first entry.
 		return nil, historyLost
 	}
 	if after := src.stream.After; after.Event {
@@ -138,10 +140,10 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 		}
 		if !found {
 			// truncated since oldest was read?
-			if oldest, err = s.Engine.OplogOldest(); err != nil {
+			if oldest, whole, err = s.Engine.OplogOldest(); err != nil {
 				return nil, err
 			}
-			if after.TS < oldest {
+			if after.TS < oldest && !whole {
 				return nil, historyLost
 			}
 			return nil, mongoerr.New(mongoerr.ChangeStreamFatalError, "cannot resume stream; the resume token was not found. {_data: %q}", after.Data())

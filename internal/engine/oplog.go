@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -81,6 +82,9 @@ var keyOplogSize = []byte{spaceMeta, 'o', 'p', 'l', 'o', 'g', 's', 'z'}
 // bytes), made when the store's oplog starts.
 var keyOplogUUID = []byte{spaceMeta, 'o', 'p', 'l', 'o', 'g', 'i', 'd'}
 
+// initiatingSet is the object of the no-op that starts an oplog.
+var initiatingSet = bson.Raw(bsoncore.NewDocumentBuilder().AppendString("msg", "initiating set").Build())
+
 // openOplog finds the oplog's extent, makes the store's stamps follow its
 // newest entry, and starts it with MongoDB's "initiating set" no-op when
 // it is empty. Without stamping storage there is no oplog (e.oplog nil).
@@ -116,9 +120,8 @@ func (e *Engine) openOplog() error {
 		stamps.AdvanceStamp(last)
 		return nil
 	}
-	msg := bsoncore.NewDocumentBuilder().AppendString("msg", "initiating set").Build()
 	return e.retry(context.Background(), func(tx storage.Txn) error {
-		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: bson.Raw(msg)}, nil); err != nil {
+		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: initiatingSet}, nil); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -426,10 +429,23 @@ func (e *Engine) OplogLast() uint64 {
 
 // OplogOldest is the stamp of the oldest entry kept (0: none), read from
 // the store: on a shared store another frontend may have truncated the
-// oplog.
-func (e *Engine) OplogOldest() (uint64, error) {
-	oldest, _, err := e.FirstOplogStamp(0, ^uint64(0))
-	return oldest, err
+// oplog. whole reports that no entry was ever truncated: the oldest is
+// the "initiating set" no-op the oplog starts with, so nothing before it
+// was lost (MongoDB's test before ChangeStreamHistoryLost).
+func (e *Engine) OplogOldest() (oldest uint64, whole bool, err error) {
+	err = scanOplog(e.kv, 0, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+		oldest, whole = stamp, isInitiatingSet(oplog.Stored(it.Value()).Entry())
+		return false, nil
+	})
+	return oldest, whole, err
+}
+
+// isInitiatingSet reports whether entry is the no-op that starts an
+// oplog: {op: "n", o: {msg: "initiating set"}}.
+func isInitiatingSet(entry bson.Raw) bool {
+	op, _ := entry.Lookup("op").StringValueOK()
+	o, _ := entry.Lookup("o").DocumentOK()
+	return op == "n" && bytes.Equal(o, initiatingSet)
 }
 
 // FirstOplogStamp is the stamp of the first entry in [from, to], and

@@ -247,6 +247,9 @@ func TestInsertRefTruncated(t *testing.T) {
 	if _, err := e.MaintainOplog(); err != nil {
 		t.Fatal(err)
 	}
+	if _, whole, err := e.OplogOldest(); err != nil || !whole {
+		t.Fatalf("a new oplog is not whole (%v)", err)
+	}
 	for i := range 1000 {
 		if _, _, err := e.Insert("test", "c", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, i))}, true, WriteOptions{}); err != nil {
 			t.Fatal(err)
@@ -255,9 +258,9 @@ func TestInsertRefTruncated(t *testing.T) {
 	if removed, err := e.MaintainOplog(); err != nil || removed == 0 {
 		t.Fatalf("removed %d, %v", removed, err)
 	}
-	oldest, err := e.OplogOldest()
-	if err != nil {
-		t.Fatal(err)
+	oldest, whole, err := e.OplogOldest()
+	if err != nil || whole {
+		t.Fatalf("the oplog truncated is whole: %v (%v)", whole, err)
 	}
 	key := docKey(e.Collection("test", "c").ID, bson.RawValue{Type: bson.TypeInt32, Value: []byte{0, 0, 0, 0}})
 	v, _, err := e.kv.Get(key)
@@ -267,7 +270,7 @@ func TestInsertRefTruncated(t *testing.T) {
 	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 0}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if now, err := e.OplogOldest(); err != nil || now != oldest {
+	if now, _, err := e.OplogOldest(); err != nil || now != oldest {
 		t.Fatalf("the oplog starts at %d after the update, %d before (%v)", now, oldest, err)
 	}
 	v, _, err = e.kv.Get(key)

@@ -409,7 +409,6 @@ func TestChangeStreamRefusals(t *testing.T) {
 		{"admin database", "admin", 1, cs(bson.D{}), 73},
 		{"cluster outside admin", testDB, 1, cs(bson.D{{Key: "allChangesForCluster", Value: true}}), 73},
 		{"config database", "config", "c", cs(bson.D{}), 73},
-		{"history lost", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 286},
 		{"bad token", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{{Key: "_data", Value: "zz"}}}}), 9},
 		{"token of no event", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{{Key: "_data", Value: "82FFFFFFF00000000101000000000000"}}}}), 280},
 	} {
@@ -704,8 +703,10 @@ func TestChangeStreamAcrossRestart(t *testing.T) {
 	}
 }
 
-// TestChangeStreamHistoryLost: once the oplog is truncated past a token,
-// resuming from it fails with ChangeStreamHistoryLost.
+// TestChangeStreamHistoryLost: a stream may start before the oldest entry
+// of an oplog never truncated, which lost nothing; once the oplog is
+// truncated past a token or a time, resuming from it fails with
+// ChangeStreamHistoryLost.
 func TestChangeStreamHistoryLost(t *testing.T) {
 	ctx := context.Background()
 	cfg := defaultConfig()
@@ -722,6 +723,15 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := nextEvent(t, cs).Lookup("_id").Document()
+	early := options.ChangeStream().SetStartAtOperationTime(&bson.Timestamp{T: 1})
+	es, err := coll.Watch(ctx, mongo.Pipeline{}, early)
+	if err != nil {
+		t.Fatalf("a stream from before an oplog never truncated: %v", err)
+	}
+	if ev := nextEvent(t, es); ev.Lookup("documentKey", "_id").Int32() != -1 {
+		t.Errorf("the stream from the oplog's start begins with %v", ev)
+	}
+	es.Close(ctx)
 	// updates, whose entries hold their values (an insert's refers to its
 	// document: a few dozen bytes)
 	pad := string(make([]byte, 1000))
@@ -744,6 +754,8 @@ func TestChangeStreamHistoryLost(t *testing.T) {
 		requireCode(t, err, 286, "ChangeStreamHistoryLost")
 		break
 	}
+	_, err = coll.Watch(ctx, mongo.Pipeline{}, early)
+	requireCode(t, err, 286, "ChangeStreamHistoryLost")
 	// The newest entries are kept: a stream from the latest event works.
 	if _, err := coll.Watch(ctx, mongo.Pipeline{}); err != nil {
 		t.Fatal(err)
