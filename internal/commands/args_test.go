@@ -295,6 +295,8 @@ var argRows = []struct {
 	{"explain.verbosity", `{"explain": {"find": "c"}, "verbosity": "executionStats"}`, 0},
 	{"explain.verbosity", `{"explain": {"find": "c"}, "verbosity": "nope"}`, 9},
 
+	{"dropConnections.hostAndPort", `{"dropConnections": 1, "hostAndPort": ["h:27017"]}`, 0},
+	{"dropConnections.hostAndPort", `{"dropConnections": 1, "hostAndPort": ["h:0"]}`, 9},
 	{"hello.helloOk", `{"hello": 1, "helloOk": true}`, 0},
 	{"hello.compression", `{"hello": 1, "compression": ["zstd"]}`, 0},
 	{"hello.client", `{"hello": 1, "client": {"driver": {"name": "x", "version": "1"}}}`, 0},

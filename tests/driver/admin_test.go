@@ -225,3 +225,60 @@ func TestConvertIndexToUnique(t *testing.T) {
 		t.Fatalf("unique: false: %v, want 2", err)
 	}
 }
+
+// TestDropConnections: dropConnections parses its hosts as MongoDB's
+// HostAndPort and closes egress connections only, of which Folio has
+// none; the client's own connection, to the host named, stays open.
+func TestDropConnections(t *testing.T) {
+	in := startInstance(t, defaultConfig())
+	client := connect(t, in)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	created := func() int64 {
+		status, err := admin.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status.Lookup("connections", "totalCreated").AsInt64()
+	}
+	before := created()
+	if err := admin.RunCommand(ctx, bson.D{{Key: "dropConnections", Value: 1}, {Key: "hostAndPort", Value: bson.A{in.Addr()}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if after := created(); after != before {
+		t.Errorf("connections created: %d after dropConnections of the server's address, %d before", after, before)
+	}
+	for _, tc := range []struct {
+		hosts any
+		code  int
+	}{
+		{bson.A{}, 0},
+		{bson.A{"db1.example:27017", "[::1]:27018", "10.0.0.1:1", "hostonly", nil}, 0},
+		{bson.A{":27017"}, 9},
+		{bson.A{""}, 9},
+		{bson.A{"h:"}, 9},
+		{bson.A{"h:0"}, 9},
+		{bson.A{"h:65536"}, 9},
+		{bson.A{"h:-1"}, 9},
+		{bson.A{"h:8x"}, 9},
+		{bson.A{"h:1:2"}, 9},
+		{bson.A{"x[::1]:1"}, 9},
+		{bson.A{"[::1"}, 9},
+		{bson.A{"[::1]x:1"}, 9},
+		{bson.A{"h]:1"}, 9},
+		{bson.A{"h:99999999999"}, 15},
+		{bson.A{1}, 14},
+		{bson.A{"h:1", bson.A{}}, 14},
+		{"h:1", 14},
+		{nil, 40414},
+	} {
+		cmd := bson.D{{Key: "dropConnections", Value: 1}, {Key: "hostAndPort", Value: tc.hosts}}
+		if got := serverCode(admin.RunCommand(ctx, cmd).Err()); got != tc.code {
+			t.Errorf("hostAndPort %v: code %d, want %d", tc.hosts, got, tc.code)
+		}
+	}
+	unknown := bson.D{{Key: "dropConnections", Value: 1}, {Key: "hostAndPort", Value: bson.A{}}, {Key: "x", Value: 1}}
+	requireCode(t, admin.RunCommand(ctx, unknown).Err(), 40415, "Location40415")
+	elsewhere := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "dropConnections", Value: 1}, {Key: "hostAndPort", Value: bson.A{}}}).Err()
+	requireCode(t, elsewhere, 13, "Unauthorized")
+}
