@@ -33,8 +33,12 @@ type activeOp struct {
 	cmd  bson.Raw
 	// writes is set for an aggregate writing its output ($out, $merge).
 	writes bool
-	lsid   string // the session's id, empty for none
-	start  time.Time
+	// interruptedByStepDown is set for a write or a transaction's
+	// statement, which a step down interrupts (MongoDB's operations
+	// that conflict with the state transition).
+	interruptedByStepDown bool
+	lsid                  string // the session's id, empty for none
+	start                 time.Time
 	// ctx is the operation's context; kill ends it with the error the
 	// operation then fails with. deadline is its maxTimeMS's (zero:
 	// none), where the registry's sweep kills it.
@@ -105,7 +109,8 @@ func (o *opRegistry) rootContext() context.Context {
 // the operation.
 func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	op := &activeOp{conn: r.Conn, name: name, lsid: r.Args.Session.lsid, start: time.Now(),
-		writes: name == "aggregate" && hasOutputStage(&r.args)}
+		writes:                name == "aggregate" && hasOutputStage(&r.args),
+		interruptedByStepDown: secondaryRule(r, name) == never || r.Args.Session.inTxn}
 	if name != "getMore" {
 		// A getMore's maxTimeMS is how long an awaitData cursor waits;
 		// the cursor's own time limit bounds its reads.

@@ -27,6 +27,9 @@ type GenericArgs struct {
 	// ClusterTime is the $clusterTime the client gossiped; zero if none.
 	ClusterTime clock.Time
 	API         APIParams
+	// SecondaryOk: the $readPreference lets a secondary serve the command
+	// (a mode other than primary).
+	SecondaryOk bool
 }
 
 // APIParams are the Stable API parameters.
@@ -175,15 +178,14 @@ func parseMaxTimeMS(a *GenericArgs, v bson.RawValue) error {
 	return nil
 }
 
-// readPreferenceModes are the modes $readPreference may name. The primary
-// of a one-member set serves every one of them.
+// readPreferenceModes are the modes $readPreference may name.
 var readPreferenceModes = map[string]bool{
 	"primary": true, "primaryPreferred": true, "secondary": true, "secondaryPreferred": true, "nearest": true,
 }
 
 // parseReadPreference validates $readPreference: an object whose mode is
-// one of MongoDB's.
-func parseReadPreference(_ *GenericArgs, v bson.RawValue) error {
+// one of MongoDB's; any but primary lets a secondary serve the command.
+func parseReadPreference(a *GenericArgs, v bson.RawValue) error {
 	doc, ok := v.DocumentOK()
 	if !ok {
 		return extractTypeError("$readPreference", v, bson.TypeEmbeddedDocument)
@@ -198,6 +200,7 @@ func parseReadPreference(_ *GenericArgs, v bson.RawValue) error {
 	if !readPreferenceModes[mode.StringValue()] {
 		return mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '$readPreference.mode' is not a valid value.", mode.StringValue())
 	}
+	a.SecondaryOk = mode.StringValue() != "primary"
 	return nil
 }
 

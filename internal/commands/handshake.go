@@ -93,25 +93,19 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 	if name != "hello" {
 		primary = "ismaster"
 	}
-	version := s.topologyVersion()
+	st := s.state()
 	d := bson.D{}
 	if r.args.bool("helloOk") {
 		d = append(d, bson.E{Key: "helloOk", Value: true})
+		if r.Conn != nil {
+			r.Conn.HelloOk = true
+		}
 	}
 	if s.ReplSetName != "" {
-		d = append(d,
-			bson.E{Key: "topologyVersion", Value: version},
-			bson.E{Key: "hosts", Value: bson.A{s.Host}},
-			bson.E{Key: "setName", Value: s.ReplSetName},
-			bson.E{Key: "setVersion", Value: int32(1)},
-			bson.E{Key: primary, Value: true},
-			bson.E{Key: "secondary", Value: false},
-			bson.E{Key: "primary", Value: s.Host},
-			bson.E{Key: "me", Value: s.Host},
-			bson.E{Key: "electionId", Value: s.ProcessID},
-		)
+		d = append(d, bson.E{Key: "topologyVersion", Value: st.version(s)})
+		d = append(d, s.memberFields(st, primary)...)
 	} else {
-		d = append(d, bson.E{Key: primary, Value: true}, bson.E{Key: "topologyVersion", Value: version})
+		d = append(d, bson.E{Key: primary, Value: true}, bson.E{Key: "topologyVersion", Value: st.version(s)})
 	}
 	d = append(d,
 		bson.E{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONSize)},
@@ -141,7 +135,7 @@ func helloCmd(s *Service, r *Request) (bson.Raw, error) {
 		if tv.raw == nil {
 			return nil, mongoerr.New(mongoerr.ExhaustHelloWithoutMaxAwait, "An isMaster or hello request with exhaust must specify 'maxAwaitTimeMS'")
 		}
-		r.Next = withField(r.Cmd, "topologyVersion", marshal(version))
+		r.Next = withField(r.Cmd, "topologyVersion", marshal(st.version(s)))
 	}
 	return marshal(s.helloAuth(r, d)), nil
 }

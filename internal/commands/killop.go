@@ -1,12 +1,9 @@
 package commands
 
 import (
-	"math"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -31,21 +28,9 @@ func killOpCmd(s *Service, r *Request) (bson.Raw, error) {
 	if v.Type == 0 {
 		return nil, mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"op\"")
 	}
-	if !values.IsNumber(v.Type) {
-		return nil, mongoerr.New(mongoerr.TypeMismatch, "Expected field \"op\" to have numeric type, but found %s", values.TypeName(v.Type))
-	}
-	var id int64
-	switch v.Type {
-	case bson.TypeInt32:
-		id = int64(v.Int32())
-	case bson.TypeInt64:
-		id = v.Int64()
-	default:
-		f, _ := values.Float64(v)
-		if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
-			return nil, mongoerr.New(mongoerr.BadValue, "Expected field \"op\" to have a value exactly representable as a 64-bit integer, but found op: %v", f)
-		}
-		id = int64(f)
+	id, err := extractInteger("op", v)
+	if err != nil {
+		return nil, err
 	}
 	s.ops.killWhere(func(op *activeOp) bool { return op.id == id }, errKilled)
 	return marshal(bson.D{{Key: "info", Value: "attempting to kill op"}}), nil

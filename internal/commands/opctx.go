@@ -25,7 +25,7 @@ func (s *Service) Context() context.Context {
 // none is, it ends the registry's root context, and with it the
 // maxTimeMS sweep (as Interrupt does otherwise).
 func (s *Service) Drain(ctx context.Context) bool {
-	s.topo.close()
+	s.closeTopology()
 	s.ops.mu.Lock()
 	s.ops.rootContext()
 	s.ops.draining = true

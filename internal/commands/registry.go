@@ -157,6 +157,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	}
 	r.op = op
 	defer s.ops.end(op)
+	// registered before the member's role is read: a step down either
+	// finds the operation or is found
+	if err := s.checkMember(r, name); err != nil {
+		return nil, err
+	}
 	if err := s.bypassWriteBlock(r, name); err != nil {
 		return nil, err
 	}
@@ -191,7 +196,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, nil
 	}
 	if s.ReplSetName != "" && batchWrites[name] && !r.Args.Session.inTxn {
-		reply = withOpTime(reply, s.ProcessID, r.writeTime)
+		reply = withOpTime(reply, s.state().electionID, r.writeTime)
 	}
 	if r.waitedForWriteConcern {
 		reply = withWriteConcernError(reply, wc)

@@ -22,27 +22,35 @@ func (s *Service) notReplSet() error {
 }
 
 // replSetGetStatusCmd describes the one-member replica set Folio reports:
-// itself, the healthy primary.
+// itself, healthy, the primary or (after a step down) a secondary; a
+// primary's entry has its election's date.
 func replSetGetStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.notReplSet(); err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now, st := time.Now(), s.state()
+	state, stateStr := int32(1), "PRIMARY"
+	if st.role == roleSecondary {
+		state, stateStr = 2, "SECONDARY"
+	}
+	self := bson.D{
+		{Key: "_id", Value: int32(0)},
+		{Key: "name", Value: s.Host},
+		{Key: "health", Value: 1.0},
+		{Key: "state", Value: state},
+		{Key: "stateStr", Value: stateStr},
+		{Key: "uptime", Value: int64(now.Sub(s.Started).Seconds())},
+	}
+	if st.role != roleSecondary {
+		self = append(self, bson.E{Key: "electionDate", Value: bson.NewDateTimeFromTime(st.elected)})
+	}
+	self = append(self, bson.E{Key: "self", Value: true})
 	return marshal(bson.D{
 		{Key: "set", Value: s.ReplSetName},
 		{Key: "date", Value: bson.NewDateTimeFromTime(now)},
-		{Key: "myState", Value: int32(1)},
+		{Key: "myState", Value: state},
 		{Key: "term", Value: int64(1)},
-		{Key: "members", Value: bson.A{bson.D{
-			{Key: "_id", Value: int32(0)},
-			{Key: "name", Value: s.Host},
-			{Key: "health", Value: 1.0},
-			{Key: "state", Value: int32(1)},
-			{Key: "stateStr", Value: "PRIMARY"},
-			{Key: "uptime", Value: int64(now.Sub(s.Started).Seconds())},
-			{Key: "electionDate", Value: bson.NewDateTimeFromTime(s.Started)},
-			{Key: "self", Value: true},
-		}}},
+		{Key: "members", Value: bson.A{self}},
 	}), nil
 }
 

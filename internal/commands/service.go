@@ -157,6 +157,10 @@ type Conn struct {
 	Remote string
 	// Compressors is what hello negotiated with the client.
 	Compressors []string
+	// HelloOk is set once the client said, in a hello, that it knows the
+	// hello command: MongoDB then words its errors "not primary" rather
+	// than "not master".
+	HelloOk bool
 	// AppName is the application name the client's handshake gave
 	// (client.application.name), which the failCommand fail point may
 	// select connections by.

@@ -399,7 +399,7 @@ func (s *Service) syncChunks(ctx context.Context, c *engine.Collection) error {
 // lease runs it from time to time, as a balancer records splits, under
 // the service's context, which shutdown interrupts.
 func (s *Service) SyncShardChunks() error {
-	if !s.Engine.RunsJobs() || s.Engine.Collection(configDB, configChunks) == nil {
+	if !s.Engine.RunsJobs() || !s.Writable() || s.Engine.Collection(configDB, configChunks) == nil {
 		return nil
 	}
 	ctx := s.Context()

@@ -89,16 +89,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 		}},
 	}
 	if s.ReplSetName != "" {
-		d = append(d, bson.E{Key: "repl", Value: bson.D{
-			{Key: "hosts", Value: bson.A{s.Host}},
-			{Key: "setName", Value: s.ReplSetName},
-			{Key: "setVersion", Value: int32(1)},
-			{Key: "ismaster", Value: true},
-			{Key: "secondary", Value: false},
-			{Key: "primary", Value: s.Host},
-			{Key: "me", Value: s.Host},
-			{Key: "electionId", Value: s.ProcessID},
-		}})
+		d = append(d, bson.E{Key: "repl", Value: s.memberFields(s.state(), "ismaster")})
 	}
 	d = append(d,
 		bson.E{Key: "storageEngine", Value: bson.D{

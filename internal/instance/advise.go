@@ -49,6 +49,9 @@ func (in *Instance) loadAdvice() error {
 // saveAdvice saves the observations, unless they did not change since the
 // last save.
 func (in *Instance) saveAdvice() error {
+	if !in.svc.Writable() {
+		return nil // kept for the next save
+	}
 	in.adviceMu.Lock()
 	defer in.adviceMu.Unlock()
 	obs, err := in.svc.Advisor.Save()

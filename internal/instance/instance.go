@@ -413,7 +413,7 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 		t := time.NewTimer(in.svc.TTLMonitor.Sleep())
 		select {
 		case <-t.C:
-			if !in.svc.TTLMonitor.Enabled() {
+			if !in.svc.TTLMonitor.Enabled() || !in.svc.Writable() {
 				continue
 			}
 			if _, err := eng.ExpireTTL(time.Now()); err != nil {

@@ -279,6 +279,18 @@ func (r *Registry) AbortAll() {
 	}
 }
 
+// AbortIdle aborts the open transaction of every session not running a
+// command: what a step down does, having interrupted the statements of
+// the others, whose transactions end with their error.
+func (r *Registry) AbortIdle() {
+	for _, s := range r.all() {
+		if s.mu.TryLock() {
+			r.endTxn(s)
+			s.mu.Unlock()
+		}
+	}
+}
+
 // Reap aborts transactions idle for longer than the transaction lifetime
 // and forgets sessions idle for longer than timeout, deleting their
 // records, as MongoDB expires config.transactions entries with their
