@@ -96,8 +96,9 @@ func (s *Service) clusterTimeFields(r *Request) []byte {
 // with electionId and opTime.
 var batchWrites = map[string]bool{"insert": true, "update": true, "delete": true}
 
-// term is the replica set term a one-member set stays in: it never holds
-// another election.
+// term is the replica set term of Folio's one-member set: its elections
+// after a step down keep it (MongoDB's add one; drivers compare the
+// electionId, which changes).
 const term = 1
 
 // withOpTime inserts electionId and opTime {ts, t} after a write reply's

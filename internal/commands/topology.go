@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -183,7 +184,21 @@ func (s *Service) memberFields(st topologyState, writable string) bson.D {
 	if st.role != roleSecondary {
 		d = append(d, bson.E{Key: "electionId", Value: st.electionID})
 	}
+	if s.Engine.HasOplog() {
+		d = append(d, bson.E{Key: "lastWrite", Value: s.lastWrite()})
+	}
 	return d
+}
+
+// lastWrite is hello's lastWrite: the optime of the newest oplog entry
+// and its date (in whole seconds, as MongoDB gives it), which the set's
+// majority, its one member, has too.
+func (s *Service) lastWrite() bson.D {
+	last := clock.Time(s.Engine.OplogLast())
+	opTime := bson.D{{Key: "ts", Value: bson.Timestamp{T: last.Secs(), I: last.Inc()}}, {Key: "t", Value: int64(term)}}
+	date := bson.NewDateTimeFromTime(time.Unix(int64(last.Secs()), 0))
+	return bson.D{{Key: "opTime", Value: opTime}, {Key: "lastWriteDate", Value: date},
+		{Key: "majorityOpTime", Value: opTime}, {Key: "majorityWriteDate", Value: date}}
 }
 
 // version is st's topologyVersion in hello's shape.

@@ -49,8 +49,8 @@ func TestHelloTopologyVersion(t *testing.T) {
 		cmd    string
 		want   []string
 	}{
-		{rs, "hello", []string{"helloOk", "topologyVersion", "hosts", "setName", "setVersion", "isWritablePrimary", "secondary", "primary", "me", "electionId", "maxBsonObjectSize"}},
-		{rs, "isMaster", []string{"helloOk", "topologyVersion", "hosts", "setName", "setVersion", "ismaster", "secondary", "primary", "me", "electionId", "maxBsonObjectSize"}},
+		{rs, "hello", []string{"helloOk", "topologyVersion", "hosts", "setName", "setVersion", "isWritablePrimary", "secondary", "primary", "me", "electionId", "lastWrite", "maxBsonObjectSize"}},
+		{rs, "isMaster", []string{"helloOk", "topologyVersion", "hosts", "setName", "setVersion", "ismaster", "secondary", "primary", "me", "electionId", "lastWrite", "maxBsonObjectSize"}},
 		{standalone, "hello", []string{"helloOk", "isWritablePrimary", "topologyVersion", "maxBsonObjectSize"}},
 	} {
 		reply := helloOf(t, tc.client, bson.D{{Key: tc.cmd, Value: 1}, {Key: "helloOk", Value: true}})
@@ -65,6 +65,41 @@ func TestHelloTopologyVersion(t *testing.T) {
 		if !slices.Equal(again, tv) {
 			t.Errorf("%s: topologyVersion %v then %v", tc.cmd, tv, again)
 		}
+	}
+}
+
+// TestHelloLastWrite: a member's hello gives the optime and date of its
+// last write, which its one-member majority has too.
+func TestHelloLastWrite(t *testing.T) {
+	client, _ := replSetServer(t)
+	ctx := context.Background()
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	if _, err := client.Database(testDB).Collection("lastwrite").InsertOne(mongo.NewSessionContext(ctx, sess), bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	// the insert's oplog entry, the newest
+	entry, err := client.Database("local").Collection("oplog.rs").FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "$natural", Value: -1}})).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, wi := entry.Lookup("ts").Timestamp()
+	lw := helloOf(t, client, bson.D{{Key: "hello", Value: 1}}).Lookup("lastWrite").Document()
+	if got := keysOf(t, lw); !slices.Equal(got, []string{"opTime", "lastWriteDate", "majorityOpTime", "majorityWriteDate"}) {
+		t.Fatalf("lastWrite %v", lw)
+	}
+	ts, i := lw.Lookup("opTime", "ts").Timestamp()
+	if (bson.Timestamp{T: ts, I: i}).Compare(bson.Timestamp{T: wt, I: wi}) < 0 || lw.Lookup("opTime", "t").Type != bson.TypeInt64 {
+		t.Errorf("lastWrite.opTime %v before the insert's entry %v", lw.Lookup("opTime"), entry)
+	}
+	if (bson.Timestamp{T: ts, I: i}).Compare(*sess.OperationTime()) > 0 {
+		t.Errorf("lastWrite.opTime %v after the insert's operationTime %v", lw.Lookup("opTime"), sess.OperationTime())
+	}
+	if date := lw.Lookup("lastWriteDate").Time(); date.Unix() != int64(ts) || !slices.Equal(lw.Lookup("majorityOpTime").Document(), lw.Lookup("opTime").Document()) {
+		t.Errorf("lastWrite %v", lw)
 	}
 }
 
