@@ -241,3 +241,61 @@ func TestStepDownWithoutForce(t *testing.T) {
 		t.Errorf("a write after the failed step down: %v", err)
 	}
 }
+
+// TestStepDownUnderWrites: writers running through a forced step down and
+// the election after it lose no acknowledged write, and every write
+// refused or interrupted fails with a not-primary error.
+func TestStepDownUnderWrites(t *testing.T) {
+	client, _ := replSetServer(t)
+	coll := client.Database(testDB).Collection("stepdownwrites")
+	ctx := context.Background()
+	const writers = 4
+	stop := make(chan struct{})
+	acked := make([][]int, writers)
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				id := w*1_000_000 + i
+				_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: id}})
+				switch code := serverCode(err); {
+				case err == nil:
+					acked[w] = append(acked[w], id)
+				case code != 10107 && code != 11602:
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "replSetStepDown", Value: 1}, {Key: "force", Value: true}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	awaitWritable(t, client)
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Errorf("a writer: %v", err)
+		}
+	}
+	n := 0
+	for w := range writers {
+		n += len(acked[w])
+		for _, id := range acked[w] {
+			if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Err(); err != nil {
+				t.Fatalf("acknowledged insert %d: %v", id, err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no write acknowledged")
+	}
+}
