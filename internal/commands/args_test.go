@@ -301,6 +301,8 @@ var argRows = []struct {
 	{"hello.compression", `{"hello": 1, "compression": ["zstd"]}`, 0},
 	{"hello.client", `{"hello": 1, "client": {"driver": {"name": "x", "version": "1"}}}`, 0},
 	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin.u"}`, 0},
+	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin"}`, 2},
+	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin."}`, 0},
 	{"hello.speculativeAuthenticate", `{"hello": 1, "speculativeAuthenticate": {}}`, 0},
 	{"hello.forShell", `{"hello": 1, "forShell": true}`, 0},
 	{"hello.hostInfo", `{"hello": 1, "hostInfo": "h:1"}`, 0},

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -79,6 +80,10 @@ var connectionStatusSpec = &argSpec{path: "connectionStatus", fields: []argField
 // first waits for the topology to change (topology.go); asked with
 // exhaustAllowed, it streams: the server runs it again for each next reply.
 func helloCmd(s *Service, r *Request) (bson.Raw, error) {
+	if name, ok := r.args.value("saslSupportedMechs").StringValueOK(); ok && !strings.Contains(name, ".") {
+		// the IDL's UserName
+		return nil, mongoerr.New(mongoerr.BadValue, "UserName must contain a '.' separated database.user pair")
+	}
 	tv, err := parseTopologyVersion(r)
 	if err != nil {
 		return nil, err

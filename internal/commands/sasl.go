@@ -232,18 +232,11 @@ func (s *Service) speculativeAuth(r *Request, v bson.RawValue) bson.Raw {
 	return reply
 }
 
-// saslSupportedMechs answers hello's saslSupportedMechs ("db.user"): the
-// mechanisms the user has credentials for, or nil (the field left out)
-// when there is no such user.
+// saslSupportedMechs answers hello's saslSupportedMechs ("db.user",
+// helloCmd checked the dot): the mechanisms the user has credentials for,
+// or nil (the field left out) when there is no such user.
 func (s *Service) saslSupportedMechs(v bson.RawValue) []string {
-	name, ok := v.StringValueOK()
-	if !ok {
-		return nil
-	}
-	db, user, ok := strings.Cut(name, ".")
-	if !ok {
-		return nil
-	}
+	db, user, _ := strings.Cut(v.StringValue(), ".")
 	doc, err := s.userDoc(auth.UserName{User: user, DB: db})
 	if err != nil || doc == nil {
 		return nil
