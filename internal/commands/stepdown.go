@@ -31,7 +31,8 @@ var errStepDownInterrupted = mongoerr.New(mongoerr.InterruptedDueToReplStateChan
 // 0 with force) for an electable secondary to catch up. A one-member set
 // has none: without force the step down then fails with
 // ExceededTimeLimit and the member is the writable primary again; with
-// force it becomes a secondary, aborts the open transactions, and stands
+// force it becomes a secondary, aborts the open transactions (those of
+// busy sessions at their next command, see runInTxn), and stands
 // for election secs (60 when 0 or not a number) after the command began,
 // when, the only member, it is elected at once. Connections stay open and
 // cursors keep reading, as in MongoDB 4.2 and later.
@@ -113,6 +114,7 @@ func (s *Service) stepDown(ctx context.Context, catchUpUntil, until time.Time, f
 		return err
 	}
 	t.stepDownUntil = until
+	t.downs.Add(1)
 	t.setRole(roleSecondary)
 	t.scheduleElection()
 	t.mu.Unlock()

@@ -33,6 +33,9 @@ type topology struct {
 	shutdown chan struct{}
 	// now is the role, read without the lock by every command.
 	now atomic.Int32
+	// downs counts the step downs: a transaction begun before the last
+	// one is aborted at its next command (Session.TxnEpoch).
+	downs atomic.Int64
 
 	mu      sync.Mutex
 	counter int64

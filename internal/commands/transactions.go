@@ -249,8 +249,15 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 			return nil, err
 		}
 		sess.Begin(txn, r.Args.ReadConcern.Level)
-	} else if err := checkTxn(sess, a.txnNumber, name); err != nil {
-		return nil, err
+		sess.TxnEpoch = s.topo.downs.Load()
+	} else {
+		if sess.State == sessions.TxnInProgress && sess.TxnEpoch != s.topo.downs.Load() {
+			// open across a step down, its session busy then
+			s.endTxn(sess)
+		}
+		if err := checkTxn(sess, a.txnNumber, name); err != nil {
+			return nil, err
+		}
 	}
 	r.Txn = sess.Txn
 	var reply bson.Raw

@@ -54,6 +54,10 @@ type Session struct {
 	// TxnReadConcern is the read concern level the transaction of
 	// TxnNumber started with ("" when none was given).
 	TxnReadConcern string
+	// TxnEpoch is what the commands layer marks the open transaction
+	// with when it begins: the member's step downs so far, so that a
+	// transaction open across one is aborted at its next command.
+	TxnEpoch int64
 	// txnActive is when the transaction last ran a command.
 	txnActive time.Time
 	// executed are the results of the statements of TxnNumber whose
