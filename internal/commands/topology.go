@@ -81,8 +81,8 @@ func (s *Service) role() role {
 
 // Writable reports whether the server takes writes to replicated data:
 // a standalone, or the primary. The background jobs that write (the TTL
-// monitor, the advisor's and the chunks' records) pause meanwhile, as
-// MongoDB's run on the primary only.
+// monitor, the session reaper, the advisor's and the chunks' records)
+// pause meanwhile, as MongoDB's run on the primary only.
 func (s *Service) Writable() bool {
 	return s.ReplSetName == "" || s.role() == rolePrimary
 }

@@ -359,7 +359,10 @@ func (in *Instance) reap(period time.Duration) {
 			if n := in.svc.Cursors.Reap(); n > 0 {
 				in.log.Info("closed idle cursors", "count", n)
 			}
-			in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
+			if in.svc.Writable() {
+				// deletes session records: a primary's job
+				in.svc.Sessions.Reap(time.Now(), sessions.DefaultTimeout)
+			}
 			in.eng.ReleaseViews(time.Now(), in.svc.SnapshotHistoryWindow())
 			if _, err := in.eng.MaintainOplog(); err != nil {
 				in.log.Error("truncating the oplog", "err", err)
