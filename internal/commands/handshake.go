@@ -159,8 +159,10 @@ func parseTopologyVersion(r *Request) (cmdArgs, error) {
 		}
 	}
 	maxAwait := r.args.value("maxAwaitTimeMS")
-	if maxAwait.Type != 0 && r.args.safeInt("maxAwaitTimeMS") < 0 {
-		return tv, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'hello.maxAwaitTimeMS' value must be >= 0, actual value '%d'", r.args.safeInt("maxAwaitTimeMS"))
+	if maxAwait.Type != 0 {
+		if err := nonNegative("hello.maxAwaitTimeMS", r.args.safeInt("maxAwaitTimeMS")); err != nil {
+			return tv, err
+		}
 	}
 	switch {
 	case doc != nil && maxAwait.Type != 0:
