@@ -108,9 +108,10 @@ func (o *opRegistry) rootContext() context.Context {
 // reads its maxTimeMS itself: it bounds an awaitData cursor's wait, not
 // the operation.
 func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
+	rule := secondaryRule(r, name) // an aggregate is never run there when it writes
 	op := &activeOp{conn: r.Conn, name: name, lsid: r.Args.Session.lsid, start: time.Now(),
-		writes:                name == "aggregate" && hasOutputStage(&r.args),
-		interruptedByStepDown: secondaryRule(r, name) == never || r.Args.Session.inTxn}
+		writes:                name == "aggregate" && rule == never,
+		interruptedByStepDown: rule == never || r.Args.Session.inTxn}
 	if name != "getMore" {
 		// A getMore's maxTimeMS is how long an awaitData cursor waits;
 		// the cursor's own time limit bounds its reads.
