@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -153,29 +154,43 @@ func (m *memEnv) DropCollection(db, coll string) error {
 // CheckOutput takes every target: the in-memory environment has no views.
 func (m *memEnv) CheckOutput(string, string, string) error { return nil }
 
-// CreateOutTemp creates db.tmp empty, with target's unique indexes (the
-// in-memory collections have no other options or indexes).
-func (m *memEnv) CreateOutTemp(db, tmp, target string) error {
+// Out writes aside into db.tmp.agg_out, created empty with the target's
+// unique indexes (the in-memory collections have no other options or
+// indexes), renamed over the target by Commit. It has no time series
+// collections.
+func (m *memEnv) Out(db, coll string, ts *timeseries.Options) (Output, error) {
+	if ts != nil {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "the in-memory Env has no time series collections")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.colls[db+"."+tmp]; !ok {
-		m.colls[db+"."+tmp] = nil
-	}
-	m.unique[db+"."+tmp] = slices.Clone(m.unique[db+"."+target])
+	tmp := db + ".tmp.agg_out"
+	m.colls[tmp] = nil
+	m.unique[tmp] = slices.Clone(m.unique[db+"."+coll])
+	return &memOutput{m: m, db: db, tmp: "tmp.agg_out", target: coll}, nil
+}
+
+// memOutput is memEnv's Output.
+type memOutput struct {
+	m               *memEnv
+	db, tmp, target string
+}
+
+func (o *memOutput) Write(docs []bson.Raw) error {
+	_, err := o.m.Insert(o.db, o.tmp, docs, true)
+	return err
+}
+
+func (o *memOutput) Commit() error {
+	o.m.mu.Lock()
+	defer o.m.mu.Unlock()
+	o.m.colls[o.db+"."+o.target] = o.m.colls[o.db+"."+o.tmp]
+	o.m.unique[o.db+"."+o.target] = o.m.unique[o.db+"."+o.tmp]
+	delete(o.m.colls, o.db+"."+o.tmp)
 	return nil
 }
 
-func (m *memEnv) RenameCollection(db, from, to string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	docs, ok := m.colls[db+"."+from]
-	if !ok {
-		return mongoerr.New(mongoerr.NamespaceNotFound, "source namespace does not exist")
-	}
-	m.colls[db+"."+to] = docs
-	delete(m.colls, db+"."+from)
-	return nil
-}
+func (o *memOutput) Abort() { _ = o.m.DropCollection(o.db, o.tmp) }
 
 func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error) {
 	m.mu.Lock()

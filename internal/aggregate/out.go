@@ -1,8 +1,6 @@
 package aggregate
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -13,79 +11,91 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
+	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
 // outBatch is how many documents $out and $merge write at a time.
 const outBatch = 1000
 
-// namespaceArg reads the target of $out and $merge: a collection name, or
-// {db, coll}.
-func namespaceArg(v bson.RawValue, stageName, collKey string, defDB string) (db, coll string, err error) {
-	db = defDB
-	switch v.Type {
+// outStage is $out: the documents replace the content of the target
+// collection, atomically: they are written aside, then swapped in
+// (Env.Out). With timeseries options, or when the target is one, the
+// target is a time series collection (MongoDB 7.0.3). The stage outputs
+// nothing.
+type outStage struct {
+	db, coll string
+	ts       *timeseries.Options
+}
+
+// parseOut reads $out's target: a collection name, or the IDL struct
+// {db, coll, timeseries}, db and coll required (null is absent), then
+// applies MongoDB's rules on the namespace.
+func (p *parser) parseOut(arg bson.RawValue) (stage, error) {
+	s := &outStage{db: p.opts.DB}
+	switch arg.Type {
 	case bson.TypeString:
-		coll = v.StringValue()
+		s.coll = arg.StringValue()
 	case bson.TypeEmbeddedDocument:
-		for _, f := range fieldsOf(v.Value) {
+		seen := map[string]bool{}
+		for _, f := range fieldsOf(arg.Value) {
+			if f.key != "db" && f.key != "coll" && f.key != "timeseries" {
+				return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '$out.%s' is an unknown field.", f.key)
+			}
+			if seen[f.key] {
+				return nil, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '$out.%s' is a duplicate field", f.key)
+			}
+			seen[f.key] = true
 			switch {
-			case f.key == "db" && f.val.Type == bson.TypeString:
-				db = f.val.StringValue()
-			case f.key == collKey && f.val.Type == bson.TypeString:
-				coll = f.val.StringValue()
-			case f.key == "db" || f.key == collKey:
-				return "", "", mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", stageName, f.key, typeName(f.val))
+			case f.val.Type == bson.TypeNull:
+				seen[f.key] = false
+			case f.key == "timeseries":
+				if f.val.Type != bson.TypeEmbeddedDocument {
+					return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$out.timeseries' is the wrong type '%s', expected type 'object'", typeName(f.val))
+				}
+				o, err := timeseries.Parse(f.val.Document(), "$out.timeseries")
+				if err != nil {
+					return nil, err
+				}
+				s.ts = &o
+			case f.val.Type != bson.TypeString:
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$out.%s' is the wrong type '%s', expected type 'string'", f.key, typeName(f.val))
+			case f.key == "db":
+				s.db = f.val.StringValue()
 			default:
-				return "", "", mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", stageName, f.key)
+				s.coll = f.val.StringValue()
+			}
+		}
+		for _, key := range []string{"coll", "db"} {
+			if !seen[key] {
+				return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$out.%s' is missing but a required field", key)
 			}
 		}
 	default:
-		return "", "", mongoerr.New(mongoerr.OutSpecInvalidType, "%s only supports a string or object argument, but found %s", stageName, typeName(v))
+		return nil, mongoerr.New(mongoerr.OutSpecInvalidType, "$out only supports a string or object argument, but found %s", typeName(arg))
 	}
-	if coll == "" || strings.ContainsAny(coll, "$\x00") || strings.HasPrefix(coll, "system.") || db == "" {
-		return "", "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid %s target namespace, '%s.%s'", stageName, db, coll)
+	switch {
+	case s.coll == "" || s.coll[0] == '.' || strings.IndexByte(s.coll, 0) >= 0 || !nsname.ValidDB(s.db, false):
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid $out target namespace, '%s.%s'", s.db, s.coll)
+	case strings.HasPrefix(s.coll, "system."):
+		return nil, mongoerr.New(mongoerr.OutSpecialCollection, "Can't $out to special collection: %s", s.coll)
+	case s.db == "admin" || s.db == "config" || s.db == "local":
+		return nil, mongoerr.New(mongoerr.OutInternalDB, "Can't $out to internal database: %s", s.db)
 	}
-	return db, coll, nil
-}
-
-// outStage is $out: the documents replace the content of the target
-// collection, atomically: they are written to a temporary collection that
-// is then renamed over the target. The stage outputs nothing.
-type outStage struct{ db, coll string }
-
-func (p *parser) parseOut(arg bson.RawValue) (stage, error) {
-	db, coll, err := namespaceArg(arg, "$out", "coll", p.opts.DB)
-	if err != nil {
-		return nil, err
-	}
-	return &outStage{db, coll}, nil
+	return s, nil
 }
 
 func (s *outStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		env := rt.opts.Env
-		var suffix [8]byte
-		_, _ = rand.Read(suffix[:])
-		tmp := "tmp.agg_out." + hex.EncodeToString(suffix[:])
-		err := env.CheckOutput("$out", s.db, s.coll)
+		out, err := rt.opts.Env.Out(s.db, s.coll, s.ts)
 		if err != nil {
 			return nil, err
 		}
-		if err = env.CreateOutTemp(s.db, tmp, s.coll); err == nil {
-			err = copyInBatches(in, func(docs []bson.Raw) error {
-				// Ordered: any failure drops the whole output.
-				_, err := env.Insert(s.db, tmp, docs, true)
-				return err
-			})
-		}
-		if err == nil {
-			err = env.RenameCollection(s.db, tmp, s.coll)
-		}
-		if err != nil {
-			_ = env.DropCollection(s.db, tmp)
+		if err := copyInBatches(in, out.Write); err != nil {
+			out.Abort()
 			return nil, err
 		}
-		return nil, nil
+		return nil, out.Commit()
 	}}
 }
 

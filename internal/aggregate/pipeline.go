@@ -18,6 +18,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // Source is the one document stream (docsrc.Source), named here as the
@@ -66,12 +67,12 @@ type Env interface {
 	// CheckOutput refuses db.coll as the target of stage ($out or
 	// $merge) when it cannot be written (a view).
 	CheckOutput(stage, db, coll string) error
-	// CreateOutTemp creates db.tmp, the collection $out writes before it
-	// replaces db.target: with target's options and indexes when it
-	// exists, which may not be capped.
-	CreateOutTemp(db, tmp, target string) error
-	// RenameCollection renames db.from to db.to, replacing db.to.
-	RenameCollection(db, from, to string) error
+	// Out begins $out's replacement of db.coll by the documents written to
+	// the returned Output; ts (nil: none) are the timeseries options $out
+	// gave. It fails when the target cannot be replaced: a view, a capped
+	// collection, a collection that is not the time series collection ts
+	// asks for.
+	Out(db, coll string, ts *timeseries.Options) (Output, error)
 	// CollectionStats describes db.coll, its sizes divided by scale; a
 	// missing collection is NamespaceNotFound.
 	CollectionStats(db, coll string, scale int64) (CollStats, error)
@@ -89,6 +90,14 @@ type Env interface {
 	// PlanCacheStats lists the entries of db.coll's plan cache as
 	// $planCacheStats shows them, without the host.
 	PlanCacheStats(db, coll string) ([]bson.Raw, error)
+}
+
+// Output receives the documents that replace a collection ($out): they
+// are written aside and swapped in by Commit, or dropped by Abort.
+type Output interface {
+	Write(docs []bson.Raw) error
+	Commit() error
+	Abort()
 }
 
 // DefaultMemoryLimit is the memory a blocking stage ($group, $sort, ...)

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -93,7 +91,15 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	a.opts.Env = engineEnv{e: s.Engine, ops: &s.ops, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
-		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) }}
+		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) },
+		timeseries: func(db, coll string) (*tsColl, bool, error) {
+			v, err := s.lookupView(r, db, coll)
+			if err != nil || v == nil {
+				return nil, false, err
+			}
+			ts, err := s.tsOfView(r, db, v)
+			return ts, true, err
+		}}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -367,6 +373,9 @@ type engineEnv struct {
 	// views resolves a view (Service.resolveView), so that $lookup,
 	// $graphLookup and $unionWith read views; nil reads collections only.
 	views func(db, coll string) (string, []bson.Raw, bool, error)
+	// timeseries reports whether db.coll is a view and the time series
+	// collection it is (nil: another view), for $out; nil knows no views.
+	timeseries func(db, coll string) (ts *tsColl, isView bool, err error)
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -448,27 +457,11 @@ func (env engineEnv) CheckOutput(stage, db, coll string) error {
 	if env.views == nil {
 		return nil
 	}
-	on, _, isView, err := env.views(db, coll)
-	switch {
-	case err != nil:
-		return err
-	case isView && stage == "$out" && strings.HasPrefix(on, timeseries.BucketsPrefix):
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $out to a time series collection yet (%s.%s)", db, coll)
-	case isView:
-		return viewError(db, coll)
+	_, _, isView, err := env.views(db, coll)
+	if err == nil && isView {
+		err = viewError(db, coll)
 	}
-	return nil
-}
-
-func (env engineEnv) CreateOutTemp(db, tmp, target string) error {
-	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
-		return mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, target)
-	}
-	return env.e.CreateCollectionLike(db, tmp, target)
-}
-
-func (env engineEnv) RenameCollection(db, from, to string) error {
-	return env.e.RenameCollection(db, from, db, to, true)
+	return err
 }
 
 func (env engineEnv) HasUniqueKeyIndex(db, coll string, paths []string, c *collation.Collator) bool {

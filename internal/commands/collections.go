@@ -68,6 +68,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.args.has("timeseries") {
 		return nil, s.createTimeseries(r, name, opts)
 	}
+	if strings.HasPrefix(name, timeseries.BucketsPrefix) {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot create a buckets collection without timeseries options: %s.%s", r.DB, name)
+	}
 	if opts.Capped {
 		if opts.Size <= 0 {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "the 'size' field is required when 'capped' is true")

@@ -348,16 +348,15 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 		var suffix [8]byte
 		_, _ = rand.Read(suffix[:])
 		tmp := "tmp.mr." + out.coll + "_" + hex.EncodeToString(suffix[:])
-		env := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal}
-		err := env.CreateOutTemp(out.db, tmp, out.coll)
-		if err == nil {
-			_, err = env.Insert(out.db, tmp, results, true)
+		o, err := engineEnv{e: s.Engine, ctx: r.Ctx, journal: wo.Journal}.output(out.db, out.coll, tmp, nil)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			err = env.RenameCollection(out.db, tmp, out.coll)
+		if err = o.Write(results); err == nil {
+			err = o.Commit()
 		}
 		if err != nil {
-			_ = env.DropCollection(out.db, tmp)
+			o.Abort()
 		}
 		return err
 	}

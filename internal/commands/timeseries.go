@@ -50,7 +50,7 @@ func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
 	if c == nil || c.Options.Timeseries == nil {
 		return nil, nil
 	}
-	o, err := timeseries.Parse(c.CurrentOptions().Timeseries)
+	o, err := timeseries.Parse(c.CurrentOptions().Timeseries, "create.timeseries")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) viewTarget(r *Request, db, name string) (*tsColl, error) {
 // createTimeseries runs create with timeseries: the buckets collection,
 // then the view.
 func (s *Service) createTimeseries(r *Request, name string, opts engine.CollectionOptions) error {
-	o, err := timeseries.Parse(r.args.doc("timeseries"))
+	o, err := timeseries.Parse(r.args.doc("timeseries"), "create.timeseries")
 	if err != nil {
 		return err
 	}
@@ -89,6 +89,11 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a clustered index")
 	case opts.Validator != nil:
 		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a validator")
+	}
+	for _, opt := range []string{"validationLevel", "validationAction", "idIndex", "changeStreamPreAndPostImages"} {
+		if r.args.has(opt) {
+			return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with %s", opt)
+		}
 	}
 	if existing, err := s.timeseriesOf(r, r.DB, name); err != nil || existing != nil {
 		if err == nil && existing.o != o {
@@ -109,7 +114,7 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 	if err := s.Engine.CreateCollection(r.DB, buckets, bucketOptions(o, opts)); err != nil {
 		return err
 	}
-	if err := s.createDefaultTimeseriesIndex(&tsColl{name: name, buckets: buckets, o: o}, r.DB); err != nil {
+	if err := createDefaultTimeseriesIndex(s.Engine, r.DB, buckets, o); err != nil {
 		return err
 	}
 	doc := viewDoc(r.DB, name, buckets, unpackPipeline(o), nil)
@@ -139,7 +144,7 @@ func (s *Service) createBuckets(db string, create bson.Raw) error {
 	if err != nil {
 		return err
 	}
-	o, err := timeseries.Parse(args.doc("timeseries"))
+	o, err := timeseries.Parse(args.doc("timeseries"), "create.timeseries")
 	if err != nil {
 		return err
 	}
@@ -151,8 +156,9 @@ func (s *Service) createBuckets(db string, create bson.Raw) error {
 // give a new time series collection with a metaField: {<metaField>: 1,
 // <timeField>: 1}, which reads the buckets of one meta value in a time
 // range.
-func (s *Service) createDefaultTimeseriesIndex(ts *tsColl, db string) error {
-	if ts.o.MetaField == "" {
+func createDefaultTimeseriesIndex(e *engine.Engine, db, buckets string, o timeseries.Options) error {
+	ts := &tsColl{buckets: buckets, o: o}
+	if o.MetaField == "" {
 		return nil
 	}
 	key := bson.D{{Key: ts.o.MetaField, Value: 1}, {Key: ts.o.TimeField, Value: 1}}
@@ -161,7 +167,7 @@ func (s *Service) createDefaultTimeseriesIndex(ts *tsColl, db string) error {
 		err = ts.bucketIndex(&spec)
 	}
 	if err == nil {
-		_, err = s.Engine.CreateIndexes(db, ts.buckets, []engine.IndexSpec{spec}, nil)
+		_, err = e.CreateIndexes(db, buckets, []engine.IndexSpec{spec}, nil)
 	}
 	return err
 }
@@ -328,29 +334,33 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 	open := s.tsOpen.of(r.DB + "." + ts.buckets)
 	open.mu.Lock()
 	defer open.mu.Unlock()
-	byMeta := map[string]*tsPending{}
-	var order []*tsPending
 	var werrs []engine.WriteError
 	var retried []int32
 	n := 0
-	flush := func(p *tsPending) error {
-		if err := mongoerr.Interruption(r.Ctx); err != nil {
-			return err
-		}
-		wo := writeOptions(r, &r.args)
-		if r.retryable && len(p.stmts) > 0 {
-			wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
-		}
-		doc := p.b.Document(ts.o)
-		if p.isNew {
-			_, ws, err := s.Engine.Insert(r.DB, ts.buckets, []bson.Raw{doc}, true, wo)
-			if err == nil && len(ws) > 0 {
-				err = ws[0].Err
+	fill := &bucketFill{
+		o: ts.o,
+		open: func(key string, meta bson.RawValue, t time.Time) (*tsPending, error) {
+			return s.openBucket(r, ts, open, key, meta, t)
+		},
+		flush: func(p *tsPending) error {
+			if err := mongoerr.Interruption(r.Ctx); err != nil {
+				return err
 			}
+			wo := writeOptions(r, &r.args)
+			if r.retryable && len(p.stmts) > 0 {
+				wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
+			}
+			doc := p.b.Document(ts.o)
+			if p.isNew {
+				_, ws, err := s.Engine.Insert(r.DB, ts.buckets, []bson.Raw{doc}, true, wo)
+				if err == nil && len(ws) > 0 {
+					err = ws[0].Err
+				}
+				return err
+			}
+			_, err := s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: marshal(bson.D{{Key: "_id", Value: p.b.ID}}), Update: doc, WriteOptions: wo})
 			return err
-		}
-		_, err := s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: marshal(bson.D{{Key: "_id", Value: p.b.ID}}), Update: doc, WriteOptions: wo})
-		return err
+		},
 	}
 	for i, doc := range a.docs {
 		if r.retryable {
@@ -367,26 +377,8 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 			}
 			continue
 		}
-		if _, err := doc.LookupErr("_id"); err != nil {
-			doc = withID(doc)
-		}
-		key := metaKey(meta)
-		p := byMeta[key]
-		if p == nil || !p.b.Fits(ts.o, meta, t) {
-			if p != nil {
-				if err := flush(p); err != nil {
-					return nil, err
-				}
-				order = slices.DeleteFunc(order, func(q *tsPending) bool { return q == p })
-			}
-			p, err = s.openBucket(r, ts, open, key, meta, t)
-			if err != nil {
-				return nil, err
-			}
-			byMeta[key] = p
-			order = append(order, p)
-		}
-		if err := p.b.Add(ts.o, doc); err != nil {
+		p, err := fill.add(doc, t, meta)
+		if err != nil {
 			return nil, err
 		}
 		if r.retryable {
@@ -394,15 +386,65 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 		}
 		n++
 	}
-	for _, p := range order {
-		if err := flush(p); err != nil {
-			return nil, err
-		}
+	if err := fill.close(); err != nil {
+		return nil, err
+	}
+	for _, p := range fill.order {
 		open.byMeta[metaKey(p.b.Meta)] = p.b.ID
 	}
 	s.Docs.Inserted.Add(int64(n))
 	r.op.noteInserted(n)
 	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
+}
+
+// bucketFill puts measurements into buckets: each into the bucket being
+// filled for its meta value when it fits there, else into the one open
+// returns, after flush wrote the bucket it replaces.
+type bucketFill struct {
+	o      timeseries.Options
+	open   func(key string, meta bson.RawValue, t time.Time) (*tsPending, error)
+	flush  func(*tsPending) error
+	byMeta map[string]*tsPending
+	// order are the buckets being filled, in the order they were opened.
+	order []*tsPending
+}
+
+// add puts doc, a measurement at t of meta (timeseries.Measurement),
+// given an _id when it has none, into its bucket, which it returns.
+func (f *bucketFill) add(doc bson.Raw, t time.Time, meta bson.RawValue) (*tsPending, error) {
+	if _, err := doc.LookupErr("_id"); err != nil {
+		doc = withID(doc)
+	}
+	if f.byMeta == nil {
+		f.byMeta = map[string]*tsPending{}
+	}
+	key := metaKey(meta)
+	p := f.byMeta[key]
+	if p == nil || !p.b.Fits(f.o, meta, t) {
+		if p != nil {
+			if err := f.flush(p); err != nil {
+				return nil, err
+			}
+			f.order = slices.DeleteFunc(f.order, func(q *tsPending) bool { return q == p })
+		}
+		var err error
+		if p, err = f.open(key, meta, t); err != nil {
+			return nil, err
+		}
+		f.byMeta[key] = p
+		f.order = append(f.order, p)
+	}
+	return p, p.b.Add(f.o, doc)
+}
+
+// close flushes the buckets being filled.
+func (f *bucketFill) close() error {
+	for _, p := range f.order {
+		if err := f.flush(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tsPending is a bucket an insert is filling: a new one, or one read

@@ -667,6 +667,16 @@ const (
 	RoundIntegerOverflow Code = 51080
 	// OutTargetCapped: a $out into a capped collection.
 	OutTargetCapped Code = 17152
+	// OutSpecialCollection: a $out into a system.* collection.
+	OutSpecialCollection Code = 17385
+	// OutInternalDB: a $out into admin, config or local.
+	OutInternalDB Code = 31321
+	// OutTimeseriesTargetType: a $out with timeseries options into a
+	// collection or view that is not a time series collection.
+	OutTimeseriesTargetType Code = 7268700
+	// OutTimeseriesOptionsMismatch: a $out whose timeseries options differ
+	// from those of the time series collection it replaces.
+	OutTimeseriesOptionsMismatch Code = 7406103
 	// DistinctKeyNullByte: a distinct key holding a NUL.
 	DistinctKeyNullByte Code = 31032
 	// CoerceLongOutOfRange: a number with no 64-bit integer (NaN, an

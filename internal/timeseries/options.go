@@ -6,10 +6,12 @@
 package timeseries
 
 import (
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -46,61 +48,76 @@ var granularities = map[string][2]int64{
 // MongoDB accepts (365 days).
 const maxSpan = 31536000
 
-// Parse reads and checks create's timeseries document.
-func Parse(d bson.Raw) (Options, error) {
+// Parse reads and checks a timeseries options document, create's or
+// $out's, path naming it in errors ("create.timeseries"). It is an IDL
+// struct: a null field is absent, a field given twice is refused, and
+// bucketMaxSpanSeconds and bucketRoundingSeconds are safeInt (a double
+// truncated, a decimal rounded half to even) within [1, 31536000].
+func Parse(d bson.Raw, path string) (Options, error) {
 	var o Options
 	elems, err := d.Elements()
 	if err != nil {
 		return o, err
 	}
 	var hasMaxSpan, hasRounding bool
+	seen := map[string]bool{}
 	for _, el := range elems {
-		v := el.Value()
-		switch el.Key() {
+		v, key := el.Value(), el.Key()
+		if seen[key] {
+			return o, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '%s.%s' is a duplicate field", path, key)
+		}
+		seen[key] = true
+		if v.Type == bson.TypeNull && (key == "timeField" || key == "metaField" || key == "granularity" || key == "bucketMaxSpanSeconds" || key == "bucketRoundingSeconds") {
+			seen[key] = false
+			continue
+		}
+		switch key {
 		case "timeField", "metaField", "granularity":
 			s, ok := v.StringValueOK()
 			if !ok {
-				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'create.timeseries.%s' is the wrong type '%s', expected type 'string'", el.Key(), values.TypeName(v.Type))
+				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", path, key, values.TypeName(v.Type))
 			}
-			switch el.Key() {
+			switch key {
 			case "timeField":
 				o.TimeField = s
 			case "metaField":
 				o.MetaField = s
 			default:
 				if _, ok := granularities[s]; !ok {
-					return o, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field 'create.timeseries.granularity' is not a valid value.", s)
+					return o, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '%s.granularity' is not a valid value.", s, path)
 				}
 				o.Granularity = s
 			}
 		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
-			n, ok := v.AsInt64OK()
-			if !ok {
-				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'create.timeseries.%s' is the wrong type '%s', expected type 'int'", el.Key(), values.TypeName(v.Type))
+			if !v.IsNumber() {
+				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", path, key, values.TypeName(v.Type))
 			}
-			if n < 1 || n > maxSpan {
-				return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries '%s' needs to be between 1 and %d", el.Key(), maxSpan)
+			n := max(math.MinInt32, min(math.MaxInt32, expr.SafeLong(v))) // safeNumberInt
+			switch {
+			case n < 1:
+				return o, mongoerr.New(mongoerr.BadValue, "BSON field '%s.%s' value must be >= 1, actual value '%d'", path, key, n)
+			case n > maxSpan:
+				return o, mongoerr.New(mongoerr.BadValue, "BSON field '%s.%s' value must be <= %d, actual value '%d'", path, key, maxSpan, n)
 			}
-			if el.Key() == "bucketMaxSpanSeconds" {
+			if key == "bucketMaxSpanSeconds" {
 				o.BucketMaxSpanSeconds, hasMaxSpan = n, true
 			} else {
 				o.BucketRoundingSeconds, hasRounding = n, true
 			}
 		default:
-			return o, mongoerr.New(mongoerr.IDLUnknownField, "BSON field 'create.timeseries.%s' is an unknown field.", el.Key())
+			return o, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", path, key)
 		}
 	}
 	switch {
+	case !seen["timeField"]:
+		return o, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.timeField' is missing but a required field", path)
 	case o.TimeField == "":
-		if _, err := d.LookupErr("timeField"); err != nil {
-			return o, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.timeseries.timeField' is missing but a required field")
-		}
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be empty")
 	case strings.Contains(o.TimeField, "."):
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot contain embedded fields")
 	case strings.IndexByte(o.TimeField, 0) >= 0, strings.IndexByte(o.MetaField, 0) >= 0:
 		// the fields name keys of the buckets, which no BSON key can hold
-		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' and 'metaField' cannot contain a null byte")
+		return o, mongoerr.New(mongoerr.BadValue, "The 'timeField' and 'metaField' cannot contain a null byte")
 	case o.TimeField == "_id":
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'timeField' cannot be '_id'")
 	case o.MetaField == "_id":

@@ -1,6 +1,7 @@
 package timeseries
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -9,6 +10,16 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
+
+// decimal is s as a Decimal128.
+func decimal(t testing.TB, s string) bson.Decimal128 {
+	t.Helper()
+	d, err := bson.ParseDecimal128(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
 
 func doc(t testing.TB, d bson.D) bson.Raw {
 	t.Helper()
@@ -38,13 +49,26 @@ func TestParse(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "t"}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "_id"}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "a.b"}}, Options{}, mongoerr.InvalidOptions},
-		{bson.D{{Key: "timeField", Value: "t\x00"}}, Options{}, mongoerr.InvalidOptions},
-		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m\x00"}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t\x00"}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m\x00"}}, Options{}, mongoerr.BadValue},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketRoundingSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
-		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 31536001}, {Key: "bucketRoundingSeconds", Value: 31536001}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: math.NaN()}, {Key: "bucketRoundingSeconds", Value: 1}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: math.Inf(1)}, {Key: "bucketRoundingSeconds", Value: 1}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int64(1) << 32}, {Key: "bucketRoundingSeconds", Value: 1}}, Options{}, mongoerr.BadValue},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: "1"}, {Key: "bucketRoundingSeconds", Value: 1}}, Options{}, mongoerr.TypeMismatch},
+		// safeInt: a double truncated, a decimal rounded half to even
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 1.9}, {Key: "bucketRoundingSeconds", Value: decimal(t, "1.5")}}, Options{TimeField: "t", BucketMaxSpanSeconds: 1, BucketRoundingSeconds: 2}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 2.5}, {Key: "bucketRoundingSeconds", Value: decimal(t, "2.5")}}, Options{TimeField: "t", BucketMaxSpanSeconds: 2, BucketRoundingSeconds: 2}, 0},
+		// null is absent; a field given twice is refused
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: nil}, {Key: "granularity", Value: nil}, {Key: "bucketMaxSpanSeconds", Value: nil}}, Options{TimeField: "t", Granularity: "seconds", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}, 0},
+		{bson.D{{Key: "timeField", Value: nil}}, Options{}, mongoerr.IDLFailedToParse},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: nil}, {Key: "bucketRoundingSeconds", Value: 100}}, Options{}, mongoerr.InvalidOptions},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "timeField", Value: "u"}}, Options{}, mongoerr.IDLDuplicateField},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
 	} {
-		got, err := Parse(doc(t, tc.in))
+		got, err := Parse(doc(t, tc.in), "create.timeseries")
 		if tc.code != 0 {
 			if err == nil || mongoerr.As(err).Code != tc.code {
 				t.Errorf("%v: %v, want code %d", tc.in, err, tc.code)
@@ -55,7 +79,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("%v: %+v %v, want %+v", tc.in, got, err, tc.want)
 		}
 		// listCollections' form parses back to the same options.
-		back, err := Parse(doc(t, got.Document()))
+		back, err := Parse(doc(t, got.Document()), "create.timeseries")
 		if err != nil || back != got {
 			t.Errorf("%v: Document %v parses to %+v %v", tc.in, got.Document(), back, err)
 		}
@@ -199,7 +223,7 @@ func FuzzUnpack(f *testing.F) {
 		}
 		_ = Unpack(o, data, func(bson.Raw) error { return nil })
 		_, _ = LoadBucket(o, data)
-		_, _ = Parse(data)
+		_, _ = Parse(data, "create.timeseries")
 		_ = BucketFilter(o, data)
 	})
 }

@@ -60,7 +60,7 @@ func TestTranslate(t *testing.T) {
 // TestModify: collMod's changes of bucketing, MongoDB 7.0's transitions.
 func TestModify(t *testing.T) {
 	g := func(name string) Options {
-		o, err := Parse(mustDoc(bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: name}}))
+		o, err := Parse(mustDoc(bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: name}}), "create.timeseries")
 		if err != nil {
 			t.Fatal(err)
 		}

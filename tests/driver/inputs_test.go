@@ -279,7 +279,7 @@ func TestRefusedInputs(t *testing.T) {
 			code: 16985, codeName: "Location16985"},
 		{name: "a time series metaField with a NUL byte",
 			cmd:  bson.D{{Key: "create", Value: "ts"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: nul}}}},
-			code: 72, codeName: "InvalidOptions"},
+			code: 2, codeName: "BadValue"},
 	}
 	client, _ := startServer(t)
 	for i, tt := range tests {

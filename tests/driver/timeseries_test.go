@@ -234,9 +234,14 @@ func TestTimeseriesCollection(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "a.b"}}, nil, 72},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "other", Value: 1}}, nil, 40415},
 		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "capped", Value: true}, {Key: "size", Value: 4096}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "validationLevel", Value: "strict"}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, nil, 2},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "timeField", Value: "u"}}, nil, 40413},
 	} {
 		requireCode(t, create(tc.opts, tc.more...), tc.code, "")
 	}
+	requireCode(t, run(bson.D{{Key: "create", Value: "system.buckets.m"}}), 20, "IllegalOperation")
 	spec := bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "host"}, {Key: "bucketMaxSpanSeconds", Value: 600}, {Key: "bucketRoundingSeconds", Value: 600}}
 	if err := create(spec, bson.E{Key: "expireAfterSeconds", Value: 3600}); err != nil {
 		t.Fatal(err)

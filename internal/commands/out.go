@@ -1,0 +1,160 @@
+package commands
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// A $out (and mapReduce's replace) replaces its target atomically: the
+// documents go to a temporary collection made like the target (its
+// options and indexes), which is then renamed over it. A time series
+// target (MongoDB 7.0.3) is replaced the same way one level down: the
+// temporary collection holds buckets, filled as inserts fill them, and is
+// renamed over the target's buckets collection; the view is made when the
+// target is new.
+// https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/out/
+
+// output is a replacement in progress (aggregate.Output).
+type output struct {
+	env           engineEnv
+	db, coll, tmp string
+	// ts is the time series collection the target is or becomes, nil for
+	// a collection; newView: it is new, its view made by Commit.
+	ts      *tsColl
+	newView bool
+	fill    *bucketFill
+}
+
+// Out begins $out's replacement of db.coll (aggregate.Env).
+func (env engineEnv) Out(db, coll string, ts *timeseries.Options) (aggregate.Output, error) {
+	var suffix [8]byte
+	_, _ = rand.Read(suffix[:])
+	return env.output(db, coll, "tmp.agg_out."+hex.EncodeToString(suffix[:]), ts)
+}
+
+// output checks the target db.coll against the timeseries options want
+// (nil: none) and creates tmp for its replacement.
+func (env engineEnv) output(db, coll, tmp string, want *timeseries.Options) (*output, error) {
+	out := &output{env: env, db: db, coll: coll, tmp: tmp}
+	if env.timeseries != nil {
+		ts, isView, err := env.timeseries(db, coll)
+		switch {
+		case err != nil:
+			return nil, err
+		case isView && ts == nil && want != nil:
+			return nil, tsTargetError(db, coll)
+		case isView && ts == nil:
+			return nil, viewError(db, coll)
+		case ts != nil && want != nil && *want != ts.o:
+			return nil, mongoerr.New(mongoerr.OutTimeseriesOptionsMismatch, "Time-series options inputted must match the existing time-series collection. Received: %s Found: %s", values.ShellDoc(marshal(want.Document())), values.ShellDoc(marshal(ts.o.Document())))
+		}
+		out.ts = ts
+	}
+	if out.ts == nil && want != nil {
+		if env.e.Collection(db, coll) != nil {
+			return nil, tsTargetError(db, coll)
+		}
+		out.ts, out.newView = &tsColl{name: coll, buckets: timeseries.BucketsPrefix + coll, o: *want}, true
+	}
+	target := out.target()
+	// MongoDB checks the target's name when it renames the temporary
+	// collection over it.
+	if err := engine.ValidateCollName(db, target); err != nil {
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "error with target namespace: %s", mongoerr.As(err).Msg)
+	}
+	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
+		return nil, mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, coll)
+	}
+	if out.newView {
+		err := env.e.CreateCollection(db, tmp, bucketOptions(out.ts.o, engine.CollectionOptions{}))
+		if err == nil {
+			err = createDefaultTimeseriesIndex(env.e, db, tmp, out.ts.o)
+		}
+		if err != nil {
+			out.Abort()
+			return nil, err
+		}
+	} else if err := env.e.CreateCollectionLike(db, tmp, target); err != nil {
+		return nil, err
+	}
+	if out.ts != nil {
+		out.fill = &bucketFill{
+			o: out.ts.o,
+			open: func(_ string, meta bson.RawValue, t time.Time) (*tsPending, error) {
+				return &tsPending{b: timeseries.NewBucket(out.ts.o, meta, t), isNew: true}, nil
+			},
+			flush: func(p *tsPending) error {
+				_, err := env.Insert(db, tmp, []bson.Raw{p.b.Document(out.ts.o)}, true)
+				return err
+			},
+		}
+	}
+	return out, nil
+}
+
+// tsTargetError refuses timeseries options for a target that exists and
+// is not a time series collection.
+func tsTargetError(db, coll string) error {
+	return mongoerr.New(mongoerr.OutTimeseriesTargetType, "Cannot create a time-series collection over the existing collection or view %s.%s", db, coll)
+}
+
+// target is the collection tmp replaces.
+func (o *output) target() string {
+	if o.ts != nil {
+		return o.ts.buckets
+	}
+	return o.coll
+}
+
+// Write stores docs in tmp: a time series target's as measurements, a
+// missing or non-date time field failing the whole $out.
+func (o *output) Write(docs []bson.Raw) error {
+	if o.fill == nil {
+		_, err := o.env.Insert(o.db, o.tmp, docs, true)
+		return err
+	}
+	for _, doc := range docs {
+		t, meta, err := timeseries.Measurement(o.ts.o, doc)
+		if err == nil {
+			_, err = o.fill.add(doc, t, meta)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Commit renames tmp over the target, then makes a new time series
+// collection's view.
+func (o *output) Commit() error {
+	if o.fill != nil {
+		if err := o.fill.close(); err != nil {
+			return err
+		}
+	}
+	if err := o.env.e.RenameCollection(o.db, o.tmp, o.db, o.target(), true); err != nil {
+		return err
+	}
+	if !o.newView {
+		return nil
+	}
+	view := viewDoc(o.db, o.coll, o.ts.buckets, unpackPipeline(o.ts.o), nil)
+	_, werrs, err := o.env.e.Insert(o.db, engine.ViewsCollection, []bson.Raw{view}, true, engine.WriteOptions{Journal: true, Ctx: o.env.ctx})
+	if err == nil && len(werrs) > 0 {
+		err = werrs[0].Err
+	}
+	return err
+}
+
+// Abort drops tmp.
+func (o *output) Abort() { _ = o.env.DropCollection(o.db, o.tmp) }
