@@ -344,8 +344,10 @@ func rebuilt(p *planner.Plan) *planner.Plan {
 	switch {
 	case ix == nil:
 		return p
-	case ix.wild != nil && len(p.Index.Fields) == 2:
-		return p.Rebuilt(ix.wild.multikeyAt(p.Index.Fields[1].Path))
+	case ix.wild != nil && p.Index.WildcardPath() != "":
+		return p.Rebuilt(ix.wild.multikeyAt(p.Index.WildcardPath()))
+	case ix.wild != nil:
+		return p // read across every path: planned multikey
 	}
 	return p.Rebuilt(ix.Multikey())
 }

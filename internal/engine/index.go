@@ -145,12 +145,14 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.wild, err = newWildcard(spec, elems); err != nil {
 			return nil, err
 		}
-		ix.Fields = wildcardFields(elems[0].Key())
-		elems = nil
 	} else if spec.WildcardProjection != nil {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed in an 'wildcard' index")
+		return nil, mongoerr.New(mongoerr.BadValue, "The field 'wildcardProjection' is only allowed in an 'wildcard' index")
 	}
-	for _, el := range elems {
+	for i, el := range elems {
+		if ix.wild != nil && i == ix.wild.pos {
+			ix.Fields = append(ix.Fields, wildcardFields(el.Key())...)
+			continue
+		}
 		path := el.Key()
 		if path == "" || strings.HasPrefix(path, "$") || strings.Contains(path, "..") || strings.HasSuffix(path, ".") || strings.HasPrefix(path, ".") {
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", path)
@@ -178,6 +180,11 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	if err := checkPlugins(ix, spec); err != nil {
 		return nil, err
+	}
+	if ix.wild != nil {
+		if err := ix.wild.setRegular(ix.Fields); err != nil {
+			return nil, err
+		}
 	}
 	if err := newFlatIndex(ix, spec); err != nil {
 		return nil, err

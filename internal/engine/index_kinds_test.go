@@ -2,10 +2,12 @@ package engine
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -56,6 +58,55 @@ func TestWildcardKeys(t *testing.T) {
 		}
 		if mk := ix.wild.multikeyPaths(); !slices.Equal(mk, c.multikey) && (len(mk) > 0 || len(c.multikey) > 0) {
 			t.Errorf("%s on %s: multikey paths %v, want %v", c.key, c.doc, mk, c.multikey)
+		}
+	}
+}
+
+// TestCompoundWildcardKeys: a compound wildcard index's keys are the
+// wildcard's (path, value) pairs with the other fields' values around
+// them; a document with no covered path gets one key of MinKey for the
+// path and value; an array at another field is refused (7246301).
+func TestCompoundWildcardKeys(t *testing.T) {
+	cases := []struct {
+		key, doc string
+		want     []string
+		code     mongoerr.Code
+	}{
+		{`{"t": 1, "a.$**": 1}`, `{"_id": 1, "t": 5, "a": {"x": 1, "y": [2, 3]}}`,
+			[]string{`5 "a.x" 1`, `5 "a.y" 2`, `5 "a.y" 3`}, 0},
+		{`{"a.$**": 1, "t": -1, "u.v": 1}`, `{"_id": 1, "t": "s", "a": {"x": 1}}`,
+			[]string{`"a.x" 1 "s" null`}, 0},
+		{`{"t": 1, "a.$**": 1}`, `{"_id": 1, "b": 2}`,
+			[]string{`null {"$minKey":1} {"$minKey":1}`}, 0},
+		{`{"t": 1, "a.$**": 1}`, `{"_id": 1, "t": [1], "a": {"x": 1}}`, nil, mongoerr.WildcardRegularFieldMultikey},
+		{`{"t.u": 1, "a.$**": 1}`, `{"_id": 1, "t": [{"u": 1}]}`, nil, mongoerr.WildcardRegularFieldMultikey},
+	}
+	for _, c := range cases {
+		ix, err := newIndex(1, IndexSpec{Key: ext(t, c.key), ExpireAfter: -1})
+		if err != nil {
+			t.Fatalf("%s: %v", c.key, err)
+		}
+		keys, _, err := ix.keys(ext(t, c.doc))
+		if c.code != 0 {
+			if !mongoerr.Is(err, c.code) {
+				t.Errorf("%s on %s: %v, want code %d", c.key, c.doc, err, c.code)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range keys {
+			var vals []string
+			for _, v := range k.vals {
+				vals = append(vals, shown(v))
+			}
+			got = append(got, strings.Join(vals, " "))
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s on %s: keys %q, want %q", c.key, c.doc, got, c.want)
 		}
 	}
 }

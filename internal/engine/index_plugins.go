@@ -25,6 +25,8 @@ func pluginField(path, plugin string) (IndexField, error) {
 	case "geoHaystack":
 		// MongoDB 5.0 removed them.
 		return f, mongoerr.New(mongoerr.CannotCreateIndex, "GeoHaystack indexes cannot be created in version 5.0 and above")
+	case "wildcard":
+		return f, mongoerr.New(mongoerr.WildcardPluginName, "the 'wildcard' index type is named by a \"$**\" key, not %s: \"wildcard\"", path)
 	case "text", "columnstore":
 		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
 	}

@@ -18,8 +18,16 @@ import (
 
 // wildcardIndex is what a wildcard index ({"$**": 1} or {"p.$**": 1})
 // adds to an index: the paths it covers and the paths at which it met
-// arrays (MongoDB's multikey paths, which the planner asks per path).
+// arrays (MongoDB's multikey paths, which the planner asks per path). A
+// compound wildcard index (MongoDB 7.0: {a: 1, "$**": 1}) has other
+// fields, each indexing one value (never an array) beside each of the
+// wildcard's (path, value) pairs.
 type wildcardIndex struct {
+	// pos is where the wildcard stands in the key pattern; regular are
+	// the other fields, in order.
+	pos     int
+	regular []IndexField
+
 	// proj, when set, selects the covered parts of a document: the
 	// wildcardProjection, or the prefix of a "p.$**" pattern (_id is
 	// left out unless the projection includes it).
@@ -28,6 +36,8 @@ type wildcardIndex struct {
 	// prefix), exclude the excluded ones; idIncluded reports _id: 1.
 	include, exclude []string
 	idIncluded       bool
+	// projected: the spec has a wildcardProjection.
+	projected bool
 
 	mu       sync.Mutex // orders additions to multikey
 	multikey atomic.Pointer[[]string]
@@ -36,14 +46,20 @@ type wildcardIndex struct {
 // isWildcardKey reports whether a key pattern field names a wildcard.
 func isWildcardKey(path string) bool { return path == "$**" || strings.HasSuffix(path, ".$**") }
 
-// newWildcard validates a wildcard index's spec (MongoDB 7.0: one field,
-// neither unique nor sparse, a wildcardProjection only on "$**") and
-// builds its description.
+// newWildcard validates a wildcard index's spec (MongoDB 7.0: one
+// wildcard field, neither unique nor sparse, a wildcardProjection only on
+// "$**") and builds its description; setRegular adds the other fields.
 func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error) {
-	if len(elems) > 1 {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support compound wildcard indexes yet")
+	w := &wildcardIndex{pos: -1}
+	for i, el := range elems {
+		if isWildcardKey(el.Key()) {
+			if w.pos >= 0 {
+				return nil, mongoerr.New(mongoerr.WildcardMultipleFields, "wildcard indexes do not allow compounding multiple wildcard fields: %s", values.ShellDoc(spec.Key))
+			}
+			w.pos = i
+		}
 	}
-	key, v := elems[0].Key(), elems[0].Value()
+	key, v := elems[w.pos].Key(), elems[w.pos].Value()
 	if plugin, ok := v.StringValueOK(); ok {
 		// {"$**": "text"} is a text index on every string field.
 		_, err := pluginField(key, plugin)
@@ -63,7 +79,6 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	case spec.ExpireAfter >= 0:
 		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' cannot be a TTL index")
 	}
-	w := &wildcardIndex{}
 	w.multikey.Store(&[]string{})
 	projSpec := bson.D{}
 	idGiven := false // the wildcardProjection names _id
@@ -78,6 +93,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		w.include = []string{pre}
 		projSpec = bson.D{{Key: pre, Value: int32(1)}}
 	case spec.WildcardProjection != nil:
+		w.projected = true
 		var add func(prefix string, d bson.Raw) error
 		add = func(prefix string, d bson.Raw) error {
 			elems, _ := d.Elements()
@@ -94,7 +110,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 					continue
 				}
 				if !values.IsNumber(v.Type) && v.Type != bson.TypeBoolean {
-					return mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' value for '%s' must be a number or a boolean", p)
+					return mongoerr.New(mongoerr.IndexProjectionComputed, "The 'wildcardProjection' value for '%s' must be a number or a boolean: an index projection computes no field", p)
 				}
 				on := values.Truthy(v)
 				switch {
@@ -112,8 +128,10 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		if err := add("", spec.WildcardProjection); err != nil {
 			return nil, err
 		}
-		if len(w.include) > 0 && len(w.exclude) > 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot do exclusion on field %s in inclusion projection", w.exclude[0])
+		// MongoDB's projection rules: no path and a path under it, no
+		// inclusion beside an exclusion (_id aside).
+		if _, err := query.CompileProjection(spec.WildcardProjection); err != nil {
+			return nil, err
 		}
 	}
 	if !idGiven && (len(w.include) > 0 || len(w.exclude) > 0) {
@@ -130,8 +148,34 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	return w, nil
 }
 
-// wildcardFields are the fields of a wildcard index's keys: the path, then
-// the value.
+// setRegular takes the fields of a compound wildcard index other than the
+// wildcard's: plain ascending or descending fields outside the paths the
+// wildcard covers, which a wildcardProjection on "$**" must exclude.
+func (w *wildcardIndex) setRegular(fields []IndexField) error {
+	for _, f := range fields {
+		if f.Path == "$_path" || isWildcardKey(f.Path) {
+			continue
+		}
+		if f.Hashed || f.Geo || f.Flat || f.Text {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "a compound wildcard index takes ascending and descending fields only, not %q", f.Path)
+		}
+		w.regular = append(w.regular, f)
+	}
+	for _, f := range w.regular {
+		overlaps := w.covers(f.Path) || slices.ContainsFunc(w.include, func(r string) bool { return strings.HasPrefix(r, f.Path+".") })
+		switch {
+		case !overlaps:
+		case !w.projected:
+			return mongoerr.New(mongoerr.CannotCreateIndex, "the wildcard of a compound wildcard index covers its field %q: index a subtree (\"p.$**\") or exclude it with a wildcardProjection", f.Path)
+		default:
+			return mongoerr.New(mongoerr.WildcardProjectionNotExcluded, "the wildcardProjection of a compound wildcard index must exclude its field %q", f.Path)
+		}
+	}
+	return nil
+}
+
+// wildcardFields are the fields of a wildcard's part of an index's keys:
+// the path, then the value.
 func wildcardFields(key string) []IndexField {
 	return []IndexField{{Path: "$_path", Parts: []string{"$_path"}}, {Path: key, Parts: []string{key}}}
 }
@@ -191,6 +235,7 @@ func (w *wildcardIndex) planned() *planner.Wildcard {
 // in arrays as values; fields whose names hold a dot are skipped.
 // multikey reports that doc added multikey paths.
 func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
+	whole := doc
 	if w.proj != nil {
 		if doc, err = w.proj.Apply(doc, -1); err != nil {
 			return nil, false, err
@@ -243,6 +288,11 @@ func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err 
 		}
 	}
 	walk(doc, "", false)
+	if len(w.regular) > 0 {
+		if keys, err = w.compound(whole, keys); err != nil {
+			return nil, false, err
+		}
+	}
 	if len(keys) > 1 {
 		slices.SortFunc(keys, func(a, b indexKey) int { return strings.Compare(string(a.enc), string(b.enc)) })
 		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return string(a.enc) == string(b.enc) })
@@ -252,6 +302,45 @@ func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err 
 		multikey = w.addMultikey(arrays)
 	}
 	return keys, multikey, nil
+}
+
+// noPathKey is the wildcard's part of the key a compound wildcard index
+// gives a document none of whose paths it covers, so that a scan of the
+// other fields alone finds it: MinKey for the path and the value.
+var noPathKey = func() indexKey {
+	minKey := bson.RawValue{Type: bson.TypeMinKey}
+	return indexKey{enc: keyenc.AppendField(keyenc.AppendField(nil, minKey, false), minKey, false), vals: []bson.RawValue{minKey, minKey}}
+}()
+
+// compound puts the values of doc's regular fields around each of the
+// wildcard's keys; an array at a regular field is refused (7246301).
+func (w *wildcardIndex) compound(doc bson.Raw, wild []indexKey) ([]indexKey, error) {
+	if len(wild) == 0 {
+		wild = []indexKey{noPathKey}
+	}
+	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	var before, after []byte
+	var beforeVals, afterVals []bson.RawValue
+	for i, f := range w.regular {
+		var vals []bson.RawValue
+		var arrays []string
+		indexValues(root, f.Parts, 0, &vals, &arrays)
+		if len(arrays) > 0 {
+			return nil, mongoerr.New(mongoerr.WildcardRegularFieldMultikey, "a compound wildcard index cannot index the array at its field %q (at %s)", f.Path, arrays[0])
+		}
+		if i < w.pos {
+			before, beforeVals = keyenc.AppendField(before, vals[0], f.Desc), append(beforeVals, vals[0])
+		} else {
+			after, afterVals = keyenc.AppendField(after, vals[0], f.Desc), append(afterVals, vals[0])
+		}
+	}
+	keys := make([]indexKey, len(wild))
+	for i, k := range wild {
+		enc := append(append(slices.Clip(before), k.enc...), after...)
+		vals := append(append(slices.Clip(beforeVals), k.vals...), afterVals...)
+		keys[i] = indexKey{enc: enc, vals: vals}
+	}
+	return keys, nil
 }
 
 func joinPath(a, b string) string {

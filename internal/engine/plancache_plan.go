@@ -80,8 +80,8 @@ func candidateOn(cands []*planner.Plan, ix *Index, path string) *planner.Plan {
 // wildcardPath is the path a plan on a wildcard index scans, "" for any
 // other plan.
 func wildcardPath(p *planner.Plan) string {
-	if p.Index != nil && len(p.Index.Fields) == 2 && p.Index.Fields[0].WildcardOf != "" {
-		return p.Index.Fields[0].WildcardOf
+	if p.Index != nil {
+		return p.Index.WildcardPath()
 	}
 	return ""
 }

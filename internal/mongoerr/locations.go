@@ -665,6 +665,19 @@ const (
 	// RoundIntegerOverflow: an integer $round or $trunc takes beyond 64
 	// bits.
 	RoundIntegerOverflow Code = 51080
+	// IndexProjectionComputed: an index's wildcardProjection with a value
+	// other than a number or a boolean (a computed field).
+	IndexProjectionComputed Code = 51271
+	// WildcardMultipleFields: an index key pattern with two wildcard fields.
+	WildcardMultipleFields Code = 7246201
+	// WildcardPluginName: a key pattern field whose type is "wildcard".
+	WildcardPluginName Code = 7246202
+	// WildcardProjectionNotExcluded: a compound wildcard index whose
+	// wildcardProjection leaves one of its other fields in the wildcard.
+	WildcardProjectionNotExcluded Code = 7246209
+	// WildcardRegularFieldMultikey: an array at a compound wildcard
+	// index's field other than the wildcard.
+	WildcardRegularFieldMultikey Code = 7246301
 	// OutTargetCapped: a $out into a capped collection.
 	OutTargetCapped Code = 17152
 	// OutSpecialCollection: a $out into a system.* collection.

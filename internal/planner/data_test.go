@@ -114,11 +114,13 @@ func parseCatalog(t *testing.T, input string) Catalog {
 				}
 			}
 			elems, _ := ix.KeyPattern.Elements()
-			if w := testWildcard(elems[0].Key()); w != nil {
-				ix.Wildcard = w
-				elems = nil
-			}
 			for _, el := range elems {
+				if w := testWildcard(el.Key()); w != nil {
+					// a wildcard keys its paths, then their values
+					ix.Wildcard = w
+					ix.Fields = append(ix.Fields, Field{Path: "$_path", Parts: []string{"$_path"}}, Field{Path: el.Key(), Parts: []string{el.Key()}})
+					continue
+				}
 				f, _ := el.Value().AsFloat64OK()
 				plugin, _ := el.Value().StringValueOK()
 				hashed := plugin == "hashed"

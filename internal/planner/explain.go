@@ -128,14 +128,21 @@ func (p *Plan) scanStage() bson.D {
 		{Key: "direction", Value: direction},
 		{Key: "indexBounds", Value: p.explainBounds()},
 	}
-	if ix := p.Index; ix != nil && len(ix.Fields) == 2 && ix.Fields[0].WildcardOf != "" {
+	if ix := p.Index; ix != nil && ix.WildcardPath() != "" {
 		// A wildcard index's scan shows the arrays along its path, after
 		// isMultiKey.
 		paths := ix.MultikeyPaths
 		if paths == nil {
 			paths = []string{}
 		}
-		mk := bson.D{{Key: "$_path", Value: bson.A{}}, {Key: ix.Fields[1].Path, Value: paths}}
+		var mk bson.D
+		for _, f := range ix.Fields {
+			if f.Wildcard {
+				mk = append(mk, bson.E{Key: f.Path, Value: paths})
+			} else {
+				mk = append(mk, bson.E{Key: f.Path, Value: bson.A{}})
+			}
+		}
 		stage = slices.Insert(stage, 4, bson.E{Key: "multiKeyPaths", Value: mk})
 	}
 	if ix := p.Index; ix != nil && ix.Collation != nil {

@@ -56,7 +56,9 @@ func expandWildcards(indexes []Index, leaves []*query.Node) []Index {
 }
 
 // wildcardPaths are the per-path indexes of the wildcard index ix for
-// the leaves, one per distinct path, in the leaves' order.
+// the leaves, one per distinct path, in the leaves' order. A compound
+// wildcard index bounding no path is read for the leaves on its other
+// fields alone, across every path.
 func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 	var out []Index
 	var seen []string
@@ -66,17 +68,54 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 			continue
 		}
 		seen = append(seen, p)
-		key, _ := bson.Marshal(bson.D{{Key: "$_path", Value: int32(1)}, {Key: p, Value: int32(1)}})
-		out = append(out, Index{
-			Name: ix.Name, KeyPattern: key, Partial: ix.Partial, Ref: ix.Ref,
-			Fields: []Field{
-				{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p},
-				{Path: p, Parts: strings.Split(p, "."), Wildcard: true},
-			},
-			Multikey: len(ix.Wildcard.multikeyPrefixes(p)) > 0, MultikeyPaths: ix.Wildcard.multikeyPrefixes(p),
-		})
+		exp := ix.withWildcard(Field{Path: "$_path", Parts: []string{"$_path"}, WildcardOf: p}, Field{Path: p, Parts: strings.Split(p, "."), Wildcard: true}, p)
+		exp.MultikeyPaths = ix.Wildcard.multikeyPrefixes(p)
+		exp.Multikey = len(exp.MultikeyPaths) > 0
+		out = append(out, exp)
+	}
+	if len(out) == 0 && len(ix.Fields) > 2 && slices.ContainsFunc(leaves, func(n *query.Node) bool {
+		return slices.ContainsFunc(ix.Fields, func(f Field) bool { return f.Path == n.Path })
+	}) {
+		w := wildcardPos(ix.Fields)
+		exp := ix.withWildcard(ix.Fields[w], ix.Fields[w+1], ix.Fields[w+1].Path)
+		exp.Multikey = true // a document's keys: one per path
+		out = append(out, exp)
 	}
 	return out
+}
+
+// wildcardPos is the position of a wildcard index's $_path field.
+func wildcardPos(fields []Field) int {
+	return slices.IndexFunc(fields, func(f Field) bool { return f.Path == "$_path" })
+}
+
+// withWildcard is the wildcard index ix with its path and value fields
+// replaced, named valueKey in the key pattern.
+func (ix Index) withWildcard(path, value Field, valueKey string) Index {
+	w := wildcardPos(ix.Fields)
+	fields := slices.Clone(ix.Fields)
+	fields[w], fields[w+1] = path, value
+	var key bson.D
+	elems, _ := ix.KeyPattern.Elements()
+	for i, el := range elems {
+		if i == w {
+			key = append(key, bson.E{Key: "$_path", Value: int32(1)}, bson.E{Key: valueKey, Value: int32(1)})
+			continue
+		}
+		key = append(key, bson.E{Key: el.Key(), Value: el.Value()})
+	}
+	kp, _ := bson.Marshal(key)
+	return Index{Name: ix.Name, KeyPattern: kp, Partial: ix.Partial, Ref: ix.Ref, Fields: fields}
+}
+
+// WildcardPath is the path a wildcard index expanded for one path scans,
+// "" for any other index (a compound wildcard index read across every
+// path included).
+func (ix *Index) WildcardPath() string {
+	if w := wildcardPos(ix.Fields); w >= 0 {
+		return ix.Fields[w].WildcardOf
+	}
+	return ""
 }
 
 // wildcardBounds reports whether a wildcard index bounds leaf n. It holds

@@ -194,9 +194,26 @@ func (g *Gen) Indexes() []IndexSpec {
 		if g.r.IntN(8) == 0 {
 			// A wildcard index, on everything or below one path.
 			key := []string{"$**", "a.$**", "b.$**"}[g.r.IntN(3)]
+			spec := IndexSpec{Key: bson.D{{Key: key, Value: int32(1)}}}
+			if key != "$**" && g.r.IntN(2) == 0 {
+				// A compound wildcard index (MongoDB 7.0), its other
+				// field outside the wildcard's subtree, before or after
+				// it.
+				other := []string{"c", "b.x", "a.y"}[g.r.IntN(3)]
+				if strings.HasPrefix(other, key[:1]) {
+					other = "c"
+				}
+				e := bson.E{Key: other, Value: int32(1 - 2*g.r.IntN(2))}
+				if g.r.IntN(2) == 0 {
+					spec.Key = bson.D{e, spec.Key[0]}
+				} else {
+					spec.Key = append(spec.Key, e)
+				}
+				key = fmt.Sprint(spec.Key)
+			}
 			if !seen[key] {
 				seen[key] = true
-				out = append(out, IndexSpec{Key: bson.D{{Key: key, Value: int32(1)}}})
+				out = append(out, spec)
 			}
 			continue
 		}

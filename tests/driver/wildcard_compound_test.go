@@ -1,0 +1,152 @@
+package driver_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestCompoundWildcard: a compound wildcard index (MongoDB 7.0), the
+// attribute pattern's {tenant: 1, "attrs.$**": 1}, answers queries on its
+// regular field with any attribute, and on its regular field alone,
+// returning what a collection scan returns; its regular field holds no
+// array; its spec is checked as MongoDB checks it.
+// https://www.mongodb.com/docs/v7.0/core/indexes/index-types/index-wildcard/index-wildcard-compound/
+func TestCompoundWildcard(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("products")
+	var docs []any
+	for i := range 300 {
+		attrs := bson.D{{Key: "color", Value: []string{"red", "green", "blue"}[i%3]}, {Key: "size", Value: i % 7}}
+		if i%5 == 0 {
+			attrs = append(attrs, bson.E{Key: "tags", Value: bson.A{"sale", fmt.Sprint("t", i%4)}})
+		}
+		d := bson.D{{Key: "_id", Value: i}, {Key: "tenant", Value: i % 4}, {Key: "attrs", Value: attrs}}
+		if i%11 == 0 {
+			d = bson.D{{Key: "_id", Value: i}, {Key: "tenant", Value: i % 4}} // no attributes
+		}
+		docs = append(docs, d)
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	name, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.$**", Value: 1}}})
+	if err != nil || name != "tenant_1_attrs.$**_1" {
+		t.Fatalf("create: %q %v", name, err)
+	}
+	ids := func(filter bson.D, hint any) []int32 {
+		t.Helper()
+		cur, err := coll.Find(ctx, filter, options.Find().SetHint(hint).SetSort(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bson.Raw
+		if err := cur.All(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		out := []int32{}
+		for _, d := range got {
+			out = append(out, d.Lookup("_id").Int32())
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		filter bson.D
+		index  bool // the planner picks the compound wildcard index
+	}{
+		{bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}}, true},
+		{bson.D{{Key: "tenant", Value: 2}, {Key: "attrs.size", Value: bson.D{{Key: "$gte", Value: 3}, {Key: "$lt", Value: 5}}}}, true},
+		{bson.D{{Key: "tenant", Value: bson.D{{Key: "$in", Value: bson.A{0, 3}}}}, {Key: "attrs.tags", Value: "sale"}}, true},
+		{bson.D{{Key: "tenant", Value: 0}, {Key: "attrs.tags", Value: bson.D{{Key: "$exists", Value: true}}}}, true},
+		{bson.D{{Key: "tenant", Value: 3}}, true},
+		{bson.D{{Key: "tenant", Value: 3}, {Key: "attrs", Value: bson.D{{Key: "$exists", Value: false}}}}, true},
+		{bson.D{{Key: "attrs.color", Value: "blue"}}, false},
+	} {
+		want := ids(tc.filter, bson.D{{Key: "$natural", Value: 1}})
+		if len(want) == 0 {
+			t.Fatalf("%v matches nothing: a weak case", tc.filter)
+		}
+		if got := ids(tc.filter, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: %v, the collection scan %v", tc.filter, got, want)
+		}
+		if got := ids(tc.filter, name); tc.index && !reflect.DeepEqual(got, want) {
+			t.Errorf("%v hinting %s: %v, the collection scan %v", tc.filter, name, got, want)
+		}
+		var explain bson.Raw
+		if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "products"}, {Key: "filter", Value: tc.filter}}}}).Decode(&explain); err != nil {
+			t.Fatal(err)
+		}
+		if used := strings.Contains(explain.Lookup("queryPlanner", "winningPlan").String(), name); used != tc.index {
+			t.Errorf("%v: the winning plan uses %s: %v, want %v\n%s", tc.filter, name, used, tc.index, explain.Lookup("queryPlanner", "winningPlan"))
+		}
+	}
+	// A count the keys decide.
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}})
+	if want := len(ids(bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}}, bson.D{{Key: "$natural", Value: 1}})); err != nil || n != int64(want) {
+		t.Errorf("count: %d %v, want %d", n, err, want)
+	}
+
+	// The regular field holds no array: an insert or an update putting
+	// one there fails, and leaves the document as it was.
+	_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1000}, {Key: "tenant", Value: bson.A{1, 2}}})
+	requireCode(t, err, 7246301, "")
+	_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tenant", Value: bson.A{1}}}}})
+	requireCode(t, err, 7246301, "")
+	if got := ids(bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 1000}}}}, {Key: "tenant", Value: 1}}, nil); !reflect.DeepEqual(got, []int32{1}) {
+		t.Errorf("after the refused writes: %v", got)
+	}
+	arrays := db.Collection("arrays")
+	if _, err := arrays.InsertOne(ctx, bson.D{{Key: "k", Value: bson.A{1}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = arrays.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "k", Value: 1}, {Key: "v.$**", Value: 1}}})
+	requireCode(t, err, 7246301, "")
+
+	// The spec's rules.
+	create := func(key bson.D, opts *options.IndexOptionsBuilder) error {
+		_, err := db.Collection("specs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: key, Options: opts})
+		return err
+	}
+	// (the driver names an index in the options it is given: one each)
+	excludeA := func() *options.IndexOptionsBuilder {
+		return options.Index().SetWildcardProjection(bson.D{{Key: "a", Value: 0}})
+	}
+	for _, tc := range []struct {
+		name string
+		key  bson.D
+		opts *options.IndexOptionsBuilder
+		code int
+	}{
+		{"two wildcards", bson.D{{Key: "$**", Value: 1}, {Key: "s.$**", Value: 1}}, nil, 7246201},
+		{"$** over its other field", bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, nil, 67},
+		{"a projection keeping the other field", bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, options.Index().SetWildcardProjection(bson.D{{Key: "b", Value: 0}}), 7246209},
+		{"a subtree holding the other field", bson.D{{Key: "s.x", Value: 1}, {Key: "s.$**", Value: 1}}, nil, 67},
+		{"a projection on a subtree", bson.D{{Key: "a", Value: 1}, {Key: "s.$**", Value: 1}}, excludeA(), 9},
+		{"a hashed field", bson.D{{Key: "a", Value: "hashed"}, {Key: "s.$**", Value: 1}}, nil, 67},
+		{"unique", bson.D{{Key: "a", Value: 1}, {Key: "s.$**", Value: 1}}, options.Index().SetUnique(true), 67},
+		{"a field typed wildcard", bson.D{{Key: "a", Value: "wildcard"}}, nil, 7246202},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireCode(t, create(tc.key, tc.opts), tc.code, "")
+		})
+	}
+	for _, key := range []bson.D{
+		{{Key: "a", Value: 1}, {Key: "$**", Value: 1}},
+		{{Key: "$**", Value: 1}, {Key: "a", Value: -1}},
+	} {
+		if err := create(key, excludeA()); err != nil {
+			t.Errorf("%v excluding a: %v", key, err)
+		}
+	}
+	// The same key and projection under another name conflict.
+	_, err = db.Collection("specs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}, {Key: "$**", Value: 1}}, Options: excludeA().SetName("other")})
+	requireCode(t, err, 85, "IndexOptionsConflict")
+}
