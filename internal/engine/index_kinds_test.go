@@ -32,6 +32,12 @@ func TestWildcardKeys(t *testing.T) {
 			[]string{`_id 7`, `b.c 2`}, nil},
 		{`{"$**": 1}`, `{"b": 0}`, `{"_id": 7, "a": 1, "b": {"c": 2}}`,
 			[]string{`a 1`}, nil},
+		{`{"$**": 1}`, `{"_id": 1}`, `{"_id": 7, "a": 1}`,
+			[]string{`_id 7`}, nil},
+		{`{"$**": 1}`, `{"_id": 1, "a": 0}`, `{"_id": 7, "a": 1, "b": 2}`,
+			[]string{`_id 7`, `b 2`}, nil},
+		{`{"_id.$**": 1}`, ``, `{"_id": {"x": 1, "y": [2]}, "a": 1}`,
+			[]string{`_id.x 1`, `_id.y 2`}, []string{"_id.y"}},
 	}
 	for _, c := range cases {
 		spec := IndexSpec{Key: ext(t, c.key), ExpireAfter: -1}

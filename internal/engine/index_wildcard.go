@@ -92,6 +92,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		}
 		w.include = []string{pre}
 		projSpec = bson.D{{Key: pre, Value: int32(1)}}
+		idGiven = pre == "_id" || strings.HasPrefix(pre, "_id.")
 	case spec.WildcardProjection != nil:
 		w.projected = true
 		var add func(prefix string, d bson.Raw) error
@@ -121,6 +122,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 				default:
 					w.exclude = append(w.exclude, p)
 				}
+				idGiven = idGiven || strings.HasPrefix(p, "_id.")
 				projSpec = append(projSpec, bson.E{Key: p, Value: on})
 			}
 			return nil
@@ -137,7 +139,9 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	if !idGiven && (len(w.include) > 0 || len(w.exclude) > 0) {
 		projSpec = append(projSpec, bson.E{Key: "_id", Value: false})
 	}
-	if len(projSpec) > 0 && (len(w.include) > 0 || len(w.exclude) > 0) {
+	// Without a projection the walk leaves _id out; {_id: 1} alone keeps
+	// only it.
+	if len(projSpec) > 0 && (len(w.include) > 0 || len(w.exclude) > 0 || w.idIncluded) {
 		raw, _ := bson.Marshal(projSpec)
 		p, err := query.CompileProjection(raw)
 		if err != nil {
@@ -186,7 +190,8 @@ func (w *wildcardIndex) covers(path string) bool {
 	if under(path, "_id") {
 		return w.idIncluded || slices.ContainsFunc(w.include, func(r string) bool { return under(path, r) })
 	}
-	if len(w.include) > 0 {
+	if len(w.include) > 0 || w.idIncluded && len(w.exclude) == 0 {
+		// an inclusion ({_id: 1} alone included)
 		return slices.ContainsFunc(w.include, func(r string) bool { return under(path, r) })
 	}
 	return !slices.ContainsFunc(w.exclude, func(r string) bool { return under(path, r) })

@@ -387,7 +387,9 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	var last fieldBounds // a field bounded by ranges, ending the intervals
 	leading := true      // the fields so far are points making intervals
 	for i, f := range p.fields {
-		if positional(f.Parts) {
+		// (a wildcard index is expanded for such a path only where it
+		// met no array, see wildcardPaths)
+		if positional(f.Parts) && !f.Wildcard {
 			leading = false
 			continue
 		}

@@ -64,7 +64,10 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 	var seen []string
 	for _, n := range leaves {
 		p := n.Path
-		if slices.Contains(seen, p) || positional(strings.Split(p, ".")) || !ix.Wildcard.Covers(p) || !wildcardBounds(n) {
+		// A numeric component names a field, not an array position,
+		// where no array was met along the path.
+		numeric := positional(strings.Split(p, ".")) && len(ix.Wildcard.multikeyPrefixes(p)) > 0
+		if slices.Contains(seen, p) || numeric || !ix.Wildcard.Covers(p) || !wildcardBounds(n) {
 			continue
 		}
 		seen = append(seen, p)
@@ -125,14 +128,14 @@ func (ix *Index) WildcardPath() string {
 func wildcardBounds(n *query.Node) bool {
 	switch n.Kind {
 	case query.KindEq:
-		return wildcardPoint(n.Value)
+		return wildcardEq(n.Value)
 	case query.KindIn:
 		vals, err := n.Value.Array().Values()
 		if err != nil || len(vals) == 0 {
 			return false
 		}
 		for _, v := range vals {
-			if !wildcardPoint(v) {
+			if !wildcardEq(v) {
 				return false
 			}
 		}
@@ -143,6 +146,18 @@ func wildcardBounds(n *query.Node) bool {
 		return true
 	}
 	return false
+}
+
+// wildcardEq reports whether the index answers equality with v: a
+// scalar, or an empty object or array (keyed as themselves, an empty
+// array as undefined), as MongoDB's wildcard indexes do; not another
+// object or array, which MongoDB leaves to other plans.
+func wildcardEq(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		return len(v.Value) == 5
+	}
+	return wildcardPoint(v)
 }
 
 func wildcardPoint(v bson.RawValue) bool {
@@ -200,16 +215,26 @@ func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool) fieldBoun
 }
 
 // WildcardHintFits reports whether a query with filter f may hint the
-// wildcard index ix: it must bound a path the index covers (MongoDB
-// otherwise finds no query solution).
+// wildcard index ix: it must bound a path the index covers, or each
+// branch of a $or must (MongoDB otherwise finds no query solution).
 func WildcardHintFits(ix *Index, f *query.Filter) bool {
-	return len(wildcardPaths(*ix, constraintLeaves(f.Root()))) > 0
+	return hintedWildcardPlan(ix, constraintLeaves(f.Root()), nil, nil) != nil
 }
 
 // hintedWildcard plans a query hinting a wildcard index: its best
 // expansion for the query, or a collection scan when the query bounds no
 // path it covers (which callers refuse first, see WildcardHintFits).
 func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []string, sortDirs []int) []*Plan {
+	if best := hintedWildcardPlan(ix, leaves, sortFields, sortDirs); best != nil {
+		return []*Plan{best}
+	}
+	return []*Plan{idPlan}
+}
+
+// hintedWildcardPlan is the best plan of a query on the wildcard index ix
+// alone: its best expansion, else a union over a $or whose every branch
+// it bounds; nil when there is none.
+func hintedWildcardPlan(ix *Index, leaves []*query.Node, sortFields []string, sortDirs []int) *Plan {
 	var best *Plan
 	for _, exp := range wildcardPaths(*ix, leaves) {
 		p := build(&exp, leaves, sortFields, sortDirs)
@@ -218,7 +243,9 @@ func hintedWildcard(ix *Index, idPlan *Plan, leaves []*query.Node, sortFields []
 		}
 	}
 	if best == nil {
-		return []*Plan{idPlan}
+		if ors := orPlans([]Index{*ix}, leaves, nil, false); len(ors) > 0 {
+			best = ors[0]
+		}
 	}
-	return []*Plan{best}
+	return best
 }

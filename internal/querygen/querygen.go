@@ -180,6 +180,8 @@ type IndexSpec struct {
 	Unique  bool
 	Sparse  bool
 	Partial bson.D // nil: none
+	// WildcardProjection, on a "$**" index: nil for none.
+	WildcardProjection bson.D
 }
 
 // Indexes returns one to four random indexes: single-field and compound,
@@ -195,6 +197,14 @@ func (g *Gen) Indexes() []IndexSpec {
 			// A wildcard index, on everything or below one path.
 			key := []string{"$**", "a.$**", "b.$**"}[g.r.IntN(3)]
 			spec := IndexSpec{Key: bson.D{{Key: key, Value: int32(1)}}}
+			if key == "$**" && g.r.IntN(2) == 0 {
+				spec.WildcardProjection = [...]bson.D{
+					{{Key: "_id", Value: int32(1)}},
+					{{Key: "a", Value: int32(0)}},
+					{{Key: "b", Value: int32(1)}, {Key: "_id", Value: int32(1)}},
+					{{Key: "_id", Value: int32(1)}, {Key: "c", Value: false}},
+				}[g.r.IntN(4)]
+			}
 			if key != "$**" && g.r.IntN(2) == 0 {
 				// A compound wildcard index (MongoDB 7.0), its other
 				// field outside the wildcard's subtree, before or after

@@ -188,6 +188,30 @@ func TestWildcardProjection(t *testing.T) {
 	if len(noIDSpecs) != 2 || noIDSpecs[1].Lookup("wildcardProjection").String() != `{"c": true,"_id": false}` {
 		t.Errorf("wildcard index without _id: %v", noIDSpecs)
 	}
+	// {_id: 1} alone indexes _id alone; "_id.$**" the subtree of _id.
+	ids := db.Collection("wildid")
+	if _, err := ids.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: bson.D{{Key: "k", Value: 1}}}, {Key: "a", Value: 1}},
+		bson.D{{Key: "_id", Value: bson.D{{Key: "k", Value: 2}}}, {Key: "a", Value: 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mongo.IndexModel{
+		{Keys: bson.D{{Key: "$**", Value: 1}}, Options: options.Index().SetName("only_id").SetWildcardProjection(bson.D{{Key: "_id", Value: 1}})},
+		{Keys: bson.D{{Key: "_id.$**", Value: 1}}},
+	} {
+		if _, err := ids.Indexes().CreateOne(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, hint := range []string{"only_id", "_id.$**_1"} {
+		got := findAll(t, ids, bson.D{{Key: "_id.k", Value: 2}}, options.Find().SetHint(hint))
+		if len(got) != 1 || got[0].Lookup("a").Int32() != 2 {
+			t.Errorf("_id.k 2 hinting %s: %v", hint, got)
+		}
+		_, err := ids.Find(ctx, bson.D{{Key: "a", Value: 2}}, options.Find().SetHint(hint))
+		requireCode(t, err, 291, "NoQueryExecutionPlans")
+	}
 	// The nested form of a projection is its dotted form: {a: {x: 1}}
 	// covers a.x alone.
 	nested := db.Collection("wildnest")
