@@ -33,3 +33,12 @@ eq(d.products_nv.find(low).toArray().map(p => p.name), ['Hi-Fi Earbuds'], '$elem
 ixscan(d.products_nv, low, null, 'attrs.n_1_attrs.v_1');
 eq(d.products_nv.find({'attrs.n': 'rotation', 'attrs.v': 'SATA'}).toArray().map(p => p.name), ['Mini SSD Drive'],
   'without $elemMatch the pair may be split across elements');
+
+// MongoDB 7.0's compound wildcard index: a known field before any
+// attribute.
+d.products.createIndex({type: 1, 'attrs.$**': 1});
+const blackPhones = {type: 'Headphone', 'attrs.color': 'black'};
+eq(d.products.find(blackPhones).toArray().map(p => p.name), ['Bass Earbuds'], 'type and any attribute');
+ixscan(d.products, blackPhones, null, 'type_1_attrs.$**_1');
+eq(d.products.find({type: 'Hard Drive'}).hint('type_1_attrs.$**_1').toArray().map(p => p.name), ['Mini SSD Drive'],
+  'the known field alone');

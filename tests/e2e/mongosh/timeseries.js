@@ -42,6 +42,15 @@ try {
 }
 eq(code, 72, 'an update of a measurement field is refused');
 
+// $out into a time series collection (MongoDB 7.0.3): created with the
+// options, then replaced, keeping them.
+d.weather.aggregate([{$match: {'sensor.id': 0}}, {$out: {db: d.getName(), coll: 'sensor0', timeseries: {timeField: 'ts', metaField: 'sensor'}}}]);
+eq(d.getCollectionInfos({name: 'sensor0'})[0].type, 'timeseries', '$out made a time series collection');
+eq(d.sensor0.countDocuments({}), d.weather.countDocuments({'sensor.id': 0}), '$out wrote the measurements');
+d.weather.aggregate([{$match: {'sensor.id': 1}}, {$out: 'sensor0'}]);
+eq(d.sensor0.countDocuments({'sensor.id': 1}), d.weather.countDocuments({'sensor.id': 1}), '$out replaced them');
+d.sensor0.drop();
+
 d.weather.drop();
 eq(d.getCollectionNames().filter(n => n !== 'system.views'), [], 'drop');
 print('timeseries: ok');

@@ -14,9 +14,9 @@ client.drop_database("e2e_py_seed_attributes")
 d = client["e2e_py_seed_attributes"]
 
 d.products.insert_many([
-    {"sku": "ebd-123", "name": "Hi-Fi Earbuds", "attrs": {"color": "silver", "freq_low": 20, "freq_hi": 22000}},
-    {"sku": "ebd-456", "name": "Bass Earbuds", "attrs": {"color": "black", "freq_low": 40, "freq_hi": 18000}},
-    {"sku": "ssd-456", "name": "Mini SSD Drive", "attrs": {"interface": "SATA", "rotation": 7200, "form_factor": 2.5}}])
+    {"sku": "ebd-123", "name": "Hi-Fi Earbuds", "type": "Headphone", "attrs": {"color": "silver", "freq_low": 20, "freq_hi": 22000}},
+    {"sku": "ebd-456", "name": "Bass Earbuds", "type": "Headphone", "attrs": {"color": "black", "freq_low": 40, "freq_hi": 18000}},
+    {"sku": "ssd-456", "name": "Mini SSD Drive", "type": "Hard Drive", "attrs": {"interface": "SATA", "rotation": 7200, "form_factor": 2.5}}])
 d.products.create_index([("attrs.freq_low", ASCENDING), ("attrs.freq_hi", ASCENDING)], sparse=True)
 d.products.create_index([("attrs.rotation", ASCENDING)], sparse=True)
 wide = {"attrs.freq_low": {"$lte": 20}, "attrs.freq_hi": {"$gte": 20000}}
@@ -36,3 +36,11 @@ eq([p["name"] for p in d.products_nv.find(silver)], ["Hi-Fi Earbuds"], "$elemMat
 ixscan(d.products_nv, silver, None, "attrs.n_1_attrs.v_1")
 eq([p["name"] for p in d.products_nv.find({"attrs.n": "rotation", "attrs.v": "SATA"})], ["Mini SSD Drive"],
    "without $elemMatch the pair may be split across elements")
+
+# MongoDB 7.0's compound wildcard index: a known field before any attribute.
+d.products.create_index([("type", ASCENDING), ("attrs.$**", ASCENDING)])
+black_phones = {"type": "Headphone", "attrs.color": "black"}
+eq([p["name"] for p in d.products.find(black_phones)], ["Bass Earbuds"], "type and any attribute")
+ixscan(d.products, black_phones, None, "type_1_attrs.$**_1")
+eq([p["name"] for p in d.products.find({"type": "Hard Drive"}).hint("type_1_attrs.$**_1")], ["Mini SSD Drive"],
+   "the known field alone")
