@@ -74,16 +74,16 @@ func (env engineEnv) output(db, coll, tmp string, want *timeseries.Options) (*ou
 	if c := env.e.Collection(db, target); c != nil && c.CurrentOptions().Capped {
 		return nil, mongoerr.New(mongoerr.OutTargetCapped, "namespace '%s.%s' is capped so it can't be used for $out", db, coll)
 	}
+	var err error
 	if out.newView {
-		err := env.e.CreateCollection(db, tmp, bucketOptions(out.ts.o, engine.CollectionOptions{}))
-		if err == nil {
+		if err = env.e.CreateCollection(db, tmp, bucketOptions(out.ts.o, engine.CollectionOptions{})); err == nil {
 			err = createDefaultTimeseriesIndex(env.e, db, tmp, out.ts.o)
 		}
-		if err != nil {
-			out.Abort()
-			return nil, err
-		}
-	} else if err := env.e.CreateCollectionLike(db, tmp, target); err != nil {
+	} else {
+		err = env.e.CreateCollectionLike(db, tmp, target)
+	}
+	if err != nil {
+		out.Abort()
 		return nil, err
 	}
 	if out.ts != nil {
