@@ -236,10 +236,10 @@ func TestWildcardProjection(t *testing.T) {
 	}
 }
 
-// TestIndexKindsSurviveRestart: hashed and wildcard indexes, and a
-// wildcard index's multikey paths, are stored with the catalog: after a
-// restart a range on a multikey path is still not intersected, and the
-// indexes still answer.
+// TestIndexKindsSurviveRestart: hashed, wildcard and compound wildcard
+// indexes, and a wildcard index's multikey paths, are stored with the
+// catalog: after a restart a range on a multikey path is still not
+// intersected, and the indexes still answer and refuse.
 func TestIndexKindsSurviveRestart(t *testing.T) {
 	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
 	first, err := instance.Start(cfg)
@@ -251,12 +251,13 @@ func TestIndexKindsSurviveRestart(t *testing.T) {
 	if _, err := coll.Indexes().CreateMany(t.Context(), []mongo.IndexModel{
 		{Keys: bson.D{{Key: "$**", Value: 1}}, Options: options.Index().SetWildcardProjection(bson.D{{Key: "a", Value: 1}})},
 		{Keys: bson.D{{Key: "h", Value: "hashed"}}},
+		{Keys: bson.D{{Key: "n", Value: 1}, {Key: "m.$**", Value: 1}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := coll.InsertMany(t.Context(), []any{
-		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{2, 3}}, {Key: "h", Value: "x"}},
-		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2.5}, {Key: "h", Value: "y"}},
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{2, 3}}, {Key: "h", Value: "x"}, {Key: "n", Value: 1}, {Key: "m", Value: bson.D{{Key: "k", Value: 1}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2.5}, {Key: "h", Value: "y"}, {Key: "n", Value: 2}, {Key: "m", Value: bson.D{{Key: "k", Value: 2}}}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -282,6 +283,15 @@ func TestIndexKindsSurviveRestart(t *testing.T) {
 	if got := ids(findAll(t, coll, hashed)); !slices.Equal(got, []string{"2"}) {
 		t.Errorf("hashed after restart: %v", got)
 	}
+	compound := bson.D{{Key: "n", Value: 1}, {Key: "m.k", Value: 1}}
+	if name, _ := winningIndex(t, db, bson.D{{Key: "find", Value: "kinds"}, {Key: "filter", Value: compound}}, "m.k"); name != "n_1_m.$**_1" {
+		t.Errorf("compound wildcard after restart: plan scans %q", name)
+	}
+	if got := ids(findAll(t, coll, compound)); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("compound wildcard after restart: %v", got)
+	}
+	_, err = coll.InsertOne(t.Context(), bson.D{{Key: "n", Value: bson.A{3}}})
+	requireCode(t, err, 7246301, "")
 }
 
 // TestWildcardText: {"$**": "text"} is a text index on every string
