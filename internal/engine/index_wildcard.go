@@ -63,7 +63,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 	if plugin, ok := v.StringValueOK(); ok {
 		// {"$**": "text"} is a text index on every string field.
 		_, err := pluginField(key, plugin)
-		if err == nil {
+		if err == nil || mongoerr.Is(err, mongoerr.WildcardPluginName) {
 			err = mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
 		}
 		return nil, err

@@ -133,6 +133,7 @@ func TestCompoundWildcard(t *testing.T) {
 		{"a hashed field", bson.D{{Key: "a", Value: "hashed"}, {Key: "s.$**", Value: 1}}, nil, 67},
 		{"unique", bson.D{{Key: "a", Value: 1}, {Key: "s.$**", Value: 1}}, options.Index().SetUnique(true), 67},
 		{"a field typed wildcard", bson.D{{Key: "a", Value: "wildcard"}}, nil, 7246202},
+		{"$** typed wildcard", bson.D{{Key: "$**", Value: "wildcard"}}, nil, 67},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireCode(t, create(tc.key, tc.opts), tc.code, "")
