@@ -157,14 +157,13 @@ func (s *Service) createBuckets(db string, create bson.Raw) error {
 // <timeField>: 1}, which reads the buckets of one meta value in a time
 // range.
 func createDefaultTimeseriesIndex(e *engine.Engine, db, buckets string, o timeseries.Options) error {
-	ts := &tsColl{buckets: buckets, o: o}
 	if o.MetaField == "" {
 		return nil
 	}
-	key := bson.D{{Key: ts.o.MetaField, Value: 1}, {Key: ts.o.TimeField, Value: 1}}
-	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: ts.o.MetaField + "_1_" + ts.o.TimeField + "_1"}}), false)
+	key := bson.D{{Key: o.MetaField, Value: 1}, {Key: o.TimeField, Value: 1}}
+	spec, err := parseIndexSpec(marshal(bson.D{{Key: "key", Value: key}, {Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"}}), false)
 	if err == nil {
-		err = ts.bucketIndex(&spec)
+		err = (&tsColl{buckets: buckets, o: o}).bucketIndex(&spec)
 	}
 	if err == nil {
 		_, err = e.CreateIndexes(db, buckets, []engine.IndexSpec{spec}, nil)

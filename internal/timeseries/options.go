@@ -67,12 +67,12 @@ func Parse(d bson.Raw, path string) (Options, error) {
 			return o, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '%s.%s' is a duplicate field", path, key)
 		}
 		seen[key] = true
-		if v.Type == bson.TypeNull && (key == "timeField" || key == "metaField" || key == "granularity" || key == "bucketMaxSpanSeconds" || key == "bucketRoundingSeconds") {
-			seen[key] = false
-			continue
-		}
 		switch key {
 		case "timeField", "metaField", "granularity":
+			if v.Type == bson.TypeNull {
+				seen[key] = false // absent
+				continue
+			}
 			s, ok := v.StringValueOK()
 			if !ok {
 				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'string'", path, key, values.TypeName(v.Type))
@@ -89,6 +89,10 @@ func Parse(d bson.Raw, path string) (Options, error) {
 				o.Granularity = s
 			}
 		case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
+			if v.Type == bson.TypeNull {
+				seen[key] = false // absent
+				continue
+			}
 			if !v.IsNumber() {
 				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", path, key, values.TypeName(v.Type))
 			}

@@ -40,23 +40,12 @@ func TestOutTimeseries(t *testing.T) {
 		}
 		return err
 	}
-	read := func(c *mongo.Collection, filter any) []bson.Raw {
-		t.Helper()
-		cur, err := c.Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []bson.Raw
-		if err := cur.All(ctx, &got); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
 	// same compares the target's measurements with the source's documents
 	// matching filter: the same fields and values, time and meta first.
 	same := func(filter bson.D) {
 		t.Helper()
-		got, want := read(db.Collection("metrics"), bson.D{}), read(src, filter)
+		byID := options.Find().SetSort(bson.D{{Key: "_id", Value: 1}})
+		got, want := findAll(t, db.Collection("metrics"), bson.D{}, byID), findAll(t, src, filter, byID)
 		if len(got) != len(want) || !reflect.DeepEqual(unordered(t, got), unordered(t, want)) {
 			t.Fatalf("metrics holds %d measurements, want %d\n got %v\nwant %v", len(got), len(want), head(got), head(want))
 		}

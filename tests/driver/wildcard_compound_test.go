@@ -42,21 +42,10 @@ func TestCompoundWildcard(t *testing.T) {
 	if err != nil || name != "tenant_1_attrs.$**_1" {
 		t.Fatalf("create: %q %v", name, err)
 	}
-	ids := func(filter bson.D, hint any) []int32 {
+	// matching are the _ids of the documents matching filter, with hint.
+	matching := func(filter bson.D, hint any) []string {
 		t.Helper()
-		cur, err := coll.Find(ctx, filter, options.Find().SetHint(hint).SetSort(bson.D{{Key: "_id", Value: 1}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []bson.Raw
-		if err := cur.All(ctx, &got); err != nil {
-			t.Fatal(err)
-		}
-		out := []int32{}
-		for _, d := range got {
-			out = append(out, d.Lookup("_id").Int32())
-		}
-		return out
+		return ids(findAll(t, coll, filter, options.Find().SetHint(hint).SetSort(bson.D{{Key: "_id", Value: 1}})))
 	}
 	for _, tc := range []struct {
 		filter bson.D
@@ -70,14 +59,14 @@ func TestCompoundWildcard(t *testing.T) {
 		{bson.D{{Key: "tenant", Value: 3}, {Key: "attrs", Value: bson.D{{Key: "$exists", Value: false}}}}, true},
 		{bson.D{{Key: "attrs.color", Value: "blue"}}, false},
 	} {
-		want := ids(tc.filter, bson.D{{Key: "$natural", Value: 1}})
+		want := matching(tc.filter, bson.D{{Key: "$natural", Value: 1}})
 		if len(want) == 0 {
 			t.Fatalf("%v matches nothing: a weak case", tc.filter)
 		}
-		if got := ids(tc.filter, nil); !reflect.DeepEqual(got, want) {
+		if got := matching(tc.filter, nil); !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: %v, the collection scan %v", tc.filter, got, want)
 		}
-		if got := ids(tc.filter, name); tc.index && !reflect.DeepEqual(got, want) {
+		if got := matching(tc.filter, name); tc.index && !reflect.DeepEqual(got, want) {
 			t.Errorf("%v hinting %s: %v, the collection scan %v", tc.filter, name, got, want)
 		}
 		var explain bson.Raw
@@ -90,7 +79,7 @@ func TestCompoundWildcard(t *testing.T) {
 	}
 	// A count the keys decide.
 	n, err := coll.CountDocuments(ctx, bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}})
-	if want := len(ids(bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}}, bson.D{{Key: "$natural", Value: 1}})); err != nil || n != int64(want) {
+	if want := len(matching(bson.D{{Key: "tenant", Value: 1}, {Key: "attrs.color", Value: "red"}}, bson.D{{Key: "$natural", Value: 1}})); err != nil || n != int64(want) {
 		t.Errorf("count: %d %v, want %d", n, err, want)
 	}
 
@@ -100,7 +89,7 @@ func TestCompoundWildcard(t *testing.T) {
 	requireCode(t, err, 7246301, "")
 	_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tenant", Value: bson.A{1}}}}})
 	requireCode(t, err, 7246301, "")
-	if got := ids(bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 1000}}}}, {Key: "tenant", Value: 1}}, nil); !reflect.DeepEqual(got, []int32{1}) {
+	if got := matching(bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{1, 1000}}}}, {Key: "tenant", Value: 1}}, nil); !reflect.DeepEqual(got, []string{"1"}) {
 		t.Errorf("after the refused writes: %v", got)
 	}
 	arrays := db.Collection("arrays")
