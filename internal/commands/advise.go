@@ -132,7 +132,7 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 		if w := op.out.writes; w != nil {
 			obs.Wrote(op.ns, w.n)
 		}
-		if docs, ok := cmd.Lookup("documents").ArrayOK(); ok {
+		if docs, ok := rawdoc.Lookup(cmd, "documents").ArrayOK(); ok {
 			obs.Inserted(op.ns, docs)
 		}
 	case "update", "delete":
@@ -140,12 +140,12 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 		if name == "update" {
 			field, counted = "updates", "nModified"
 		}
-		stmts, _ := cmd.Lookup(field).ArrayOK()
+		stmts, _ := rawdoc.Lookup(cmd, field).ArrayOK()
 		count := int64(rawdoc.Len(stmts))
 		if count == 0 {
 			return
 		}
-		n, _ := reply.Lookup(counted).AsInt64OK()
+		n, _ := rawdoc.Lookup(reply, counted).AsInt64OK()
 		ex.KeysExamined, ex.DocsExamined, ex.Duration = ex.KeysExamined/count, ex.DocsExamined/count, d/time.Duration(count)
 		it := rawdoc.Iterate(stmts)
 		for {
@@ -158,8 +158,8 @@ func (s *Service) observeForAdvice(name string, op *activeOp, d time.Duration, r
 			}
 			st := bson.Raw(v.Value)
 			obs.Query(op.ns, name, doc(st, "q"), nil, nil, 0, ex)
-			if u, ok := st.Lookup("u").DocumentOK(); ok && name == "update" {
-				multi, _ := st.Lookup("multi").BooleanOK()
+			if u, ok := rawdoc.Lookup(st, "u").DocumentOK(); ok && name == "update" {
+				multi, _ := rawdoc.Lookup(st, "multi").BooleanOK()
 				obs.Update(op.ns, u, multi, n/count)
 			}
 		}
@@ -175,7 +175,7 @@ var lookupForeign = map[string]string{"$lookup": "foreignField", "$graphLookup":
 // aggregate by their foreign fields.
 func (s *Service) observeLookups(ns string, cmd bson.Raw) {
 	db, _, _ := strings.Cut(ns, ".")
-	stages, _ := cmd.Lookup("pipeline").ArrayOK()
+	stages, _ := rawdoc.Lookup(cmd, "pipeline").ArrayOK()
 	vals, _ := stages.Values()
 	for _, v := range vals {
 		st, _ := v.DocumentOK()
@@ -185,8 +185,8 @@ func (s *Service) observeLookups(ns string, cmd bson.Raw) {
 			continue
 		}
 		spec := doc(st, name)
-		from, _ := spec.Lookup("from").StringValueOK()
-		if foreign, ok := spec.Lookup(field).StringValueOK(); ok && from != "" {
+		from, _ := rawdoc.Lookup(spec, "from").StringValueOK()
+		if foreign, ok := rawdoc.Lookup(spec, field).StringValueOK(); ok && from != "" {
 			s.Advisor.Lookup(ns, db+"."+from, foreign)
 		}
 	}
@@ -202,11 +202,11 @@ type read struct {
 // $sort after it and a $skip after those: what its scan is asked.
 func readOf(name string, cmd bson.Raw) read {
 	if name == "find" {
-		skip, _ := cmd.Lookup("skip").AsInt64OK()
+		skip, _ := rawdoc.Lookup(cmd, "skip").AsInt64OK()
 		return read{filter: doc(cmd, "filter"), sort: doc(cmd, "sort"), projection: doc(cmd, "projection"), skip: skip}
 	}
 	var r read
-	stages, _ := cmd.Lookup("pipeline").ArrayOK()
+	stages, _ := rawdoc.Lookup(cmd, "pipeline").ArrayOK()
 	vals, _ := stages.Values()
 	for _, v := range vals {
 		st, _ := v.DocumentOK()
@@ -222,7 +222,7 @@ func readOf(name string, cmd bson.Raw) read {
 			}
 			r.sort = doc(st, "$sort")
 		case "$skip":
-			r.skip, _ = st.Lookup("$skip").AsInt64OK()
+			r.skip, _ = rawdoc.Lookup(st, "$skip").AsInt64OK()
 			return r
 		default:
 			return r
@@ -233,6 +233,6 @@ func readOf(name string, cmd bson.Raw) read {
 
 // doc is the document at key of d (nil when absent or not one).
 func doc(d bson.Raw, key string) bson.Raw {
-	v, _ := d.Lookup(key).DocumentOK()
+	v, _ := rawdoc.Lookup(d, key).DocumentOK()
 	return v
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -118,7 +119,7 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		op.deadline = r.Args.Deadline
 	}
 	ns := r.DB
-	if coll, ok := r.Cmd.Lookup(name).StringValueOK(); ok {
+	if coll, ok := rawdoc.Lookup(r.Cmd, name).StringValueOK(); ok {
 		ns += "." + coll
 	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
 		ns += "." + coll

@@ -50,7 +50,8 @@ func (e *Engine) dropData(v uint64) error {
 // collectGarbage removes the data recorded as garbage at versions every
 // live frontend has loaded. A dropped collection whose documents insert
 // entries may still refer to (it has a floor, keyRefFloor) is left to
-// a job in the background, which makes those entries whole first
+// a job in the background, which writes the documents beside those
+// entries first
 // (resolveGarbage): the drop does not wait for that.
 func (e *Engine) collectGarbage() error {
 	recs, err := e.dueGarbage()

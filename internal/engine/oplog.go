@@ -54,11 +54,20 @@ type oplogState struct {
 	// (storage.StampRefStore; nil otherwise): whether this engine writes
 	// them is its transactions' (storage.StampRefTxn: not through a
 	// test's wrapper, though the store may hold some). Its StampRefs lock
-	// is held shared by a write that writes documents into insert entries
-	// that referred to them (resolveInsertEntry), from its look at the
-	// entries through its commit, and exclusively by a truncation's
-	// deletion: so an entry is never written back once removed.
+	// is held shared by a write that writes documents beside the insert
+	// entries that refer to them (resolveInsertEntry), from its look at
+	// floor through its commit, and exclusively by a truncation's
+	// deletion and its move of floor: so no document is written beside an
+	// entry removed.
 	store storage.StampRefStore
+	// floor is the stamp below which a truncation removed every entry:
+	// the documents of insert entries by reference below it are not
+	// written beside them (resolveInsertEntry). Set under the refs lock
+	// held exclusively. Another engine over the same store (tests'
+	// frontends) does not see it move: a document it writes beside a
+	// removed entry is read by no one (scanOplog skips it) and goes with
+	// the next truncation.
+	floor atomic.Uint64
 	// floors holds the ids of the collections known to have their floor
 	// (keyRefFloor) stored.
 	floors sync.Map
@@ -102,7 +111,10 @@ func (e *Engine) openOplog() error {
 	if err != nil {
 		return err
 	}
-	var last uint64
+	var first, last uint64
+	if it.First() {
+		first = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
+	}
 	if it.Last() {
 		last = binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):])
 	}
@@ -115,6 +127,7 @@ func (e *Engine) openOplog() error {
 	if st, ok := storage.As[storage.StampRefStore](e.kv); ok {
 		o.store = st
 	}
+	o.floor.Store(first)
 	e.oplog = o
 	if last != 0 {
 		stamps.AdvanceStamp(last)
@@ -466,7 +479,8 @@ func (e *Engine) ReadOplog(from, to uint64, fn func(stamp uint64, stored oplog.S
 
 // readOplog is ReadOplog, newest first when reverse. It reads one
 // snapshot, where an insert's entry that refers to its document finds it
-// marked with the entry's stamp (see oplog.NewRef), and gives it whole.
+// marked with the entry's stamp or beside the entry (see refDoc),
+// and gives it whole.
 func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, stored oplog.Stored) (bool, error)) error {
 	snap := e.kv.NewSnapshot()
 	defer snap.Close()
@@ -474,7 +488,7 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 	return scanOplog(snap, from, to, reverse, func(stamp uint64, it storage.Iter) (bool, error) {
 		stored := oplog.Stored(it.Value())
 		if key, ok := stored.Ref(); ok {
-			doc, err := insertedDocAt(snap, stamp, key)
+			doc, _, err := refDoc(snap, stamp, key)
 			if err != nil {
 				return false, err
 			}
@@ -491,7 +505,7 @@ func (e *Engine) readOplog(from, to uint64, reverse bool, fn func(stamp uint64, 
 // of each entry, in order, until fn returns false; the store need not read
 // the values (see storage.ValueLen).
 func (e *Engine) oplogSizes(fn func(stamp uint64, size int64) bool) error {
-	return scanOplog(e.kv, 0, ^uint64(0), false, func(stamp uint64, it storage.Iter) (bool, error) {
+	return scanOplogKeys(e.kv, 0, ^uint64(0), false, true, func(stamp uint64, it storage.Iter) (bool, error) {
 		return fn(stamp, int64(len(it.Key())+storage.ValueLen(it))), nil
 	})
 }
@@ -499,6 +513,13 @@ func (e *Engine) oplogSizes(fn func(stamp uint64, size int64) bool) error {
 // scanOplog calls fn with the iterator at each entry of r whose stamp is
 // in [from, to], in order or newest first, until fn returns false.
 func scanOplog(r storage.Reader, from, to uint64, reverse bool, fn func(stamp uint64, it storage.Iter) (bool, error)) error {
+	return scanOplogKeys(r, from, to, reverse, false, fn)
+}
+
+// scanOplogKeys is scanOplog, calling fn at the documents kept beside
+// insert entries too (oplogDocKey), with their entries' stamps, when docs
+// is set.
+func scanOplogKeys(r storage.Reader, from, to uint64, reverse, docs bool, fn func(stamp uint64, it storage.Iter) (bool, error)) error {
 	if to < from {
 		return nil
 	}
@@ -518,6 +539,9 @@ func scanOplog(r storage.Reader, from, to uint64, reverse bool, fn func(stamp ui
 		first, next = it.Last, it.Prev
 	}
 	for ok := first(); ok; ok = next() {
+		if !docs && isOplogDocKey(it.Key()) {
+			continue
+		}
 		more, err := fn(binary.BigEndian.Uint64(it.Key()[len(oplogPrefix):]), it)
 		if err != nil || !more {
 			return firstErr(err, it.Close())
@@ -557,8 +581,8 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 // is larger than its bound, down to 90% of it, and reports how many bytes
 // it removed, which it takes off the count. The count is the entries'
 // bytes as stored (an insert's entry by reference counts the reference,
-// so the bound holds more entries than it would whole; one made whole
-// counts its growth, twice when its write was retried), but for retried
+// so the bound holds more entries than it would whole; a document
+// written beside one counts too, twice when its write was retried), but for retried
 // commits, counted twice: the first pass, every
 // remeasureEvery-th truncation, and one after entries counted by a bound
 // (on TiKV, which builds them at commit) measure the whole oplog instead
@@ -619,6 +643,9 @@ func (e *Engine) MaintainOplog() (int64, error) {
 	hi := oplogKey(cut + 1)
 	unlock := e.lockRefs(true, true)
 	err = e.kv.DeleteRange(oplogPrefix, hi)
+	if err == nil {
+		o.floor.Store(cut + 1)
+	}
 	unlock()
 	if err != nil {
 		return 0, err

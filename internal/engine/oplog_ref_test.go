@@ -181,7 +181,8 @@ func refOps(t *testing.T, r *rand.Rand, n int) []func(*Engine) error {
 }
 
 // oplogOf is e's oplog as read, each entry without its times and with its
-// UUIDs blanked, and how many entries are stored by reference.
+// UUIDs blanked, and how many entries stored by reference still find
+// their documents only where they were inserted (none beside them).
 func oplogOf(t *testing.T, e *Engine) ([]bson.D, int) {
 	var out []bson.D
 	err := e.ReadOplog(0, ^uint64(0), func(_ uint64, stored oplog.Stored) (bool, error) {
@@ -196,8 +197,11 @@ func oplogOf(t *testing.T, e *Engine) ([]bson.D, int) {
 		t.Fatal(err)
 	}
 	refs := 0
-	err = scanOplog(e.kv, 0, ^uint64(0), false, func(_ uint64, it storage.Iter) (bool, error) {
-		if _, ok := oplog.Stored(it.Value()).Ref(); ok {
+	err = scanOplogKeys(e.kv, 0, ^uint64(0), false, true, func(_ uint64, it storage.Iter) (bool, error) {
+		switch _, ok := oplog.Stored(it.Value()).Ref(); {
+		case isOplogDocKey(it.Key()):
+			refs-- // its entry's document is beside it
+		case ok:
 			refs++
 		}
 		return true, nil
@@ -276,6 +280,13 @@ func TestInsertRefTruncated(t *testing.T) {
 	v, _, err = e.kv.Get(key)
 	if _, _, ok := insertMark(v); err != nil || ok {
 		t.Fatalf("the document changed is still marked (%v)", err)
+	}
+	var below int
+	if err := scanOplogKeys(e.kv, 0, oldest-1, false, true, func(uint64, storage.Iter) (bool, error) {
+		below++
+		return true, nil
+	}); err != nil || below != 0 {
+		t.Fatalf("%d keys below the oplog's start after the update (%v)", below, err)
 	}
 	// the oplog reads whole: every reference resolves
 	if _, refs := oplogOf(t, e); refs == 0 {

@@ -20,12 +20,14 @@ import (
 // entry names the document's key, and the document is stored marked with
 // the entry's stamp (insertMark) for as long as it is the document
 // inserted. Invariant: in any snapshot, an entry by reference finds its
-// document marked with its stamp. So the first write that changes or
-// removes such a document writes it into its entry in the same batch
-// (resolveInsertEntry, from rewrite's commitDoc or a transaction's
-// commit), and a dropped collection's data stays until the entries that
-// refer to it are whole (resolveGarbage). readOplog gives such entries
-// whole.
+// document marked with its stamp, or beside the entry (oplogDocKey). So
+// the first write that changes or removes such a document writes it
+// beside its entry in the same batch (resolveInsertEntry, from rewrite's
+// commitDoc or a transaction's commit), without reading the entry; and a
+// dropped collection's data stays until the entries that refer to it
+// have their documents beside them (resolveDropped). readOplog gives such
+// entries whole. (Entries written whole in place by earlier versions read
+// as any entry whole.)
 
 // insertRefTxn is tx as a transaction that can log c's inserts by
 // reference (oplog.NewRef): on a store that stamps each write on its own
@@ -81,52 +83,32 @@ func (e *Engine) stageRefFloor(tx storage.Txn, c *Collection) error {
 	return tx.Set(k, binary.BigEndian.AppendUint64(nil, last))
 }
 
-// resolveInsertEntry stages in tx the write of doc, stored marked with
-// stamp, into the insert entry at stamp if that entry still refers to it:
-// the first change or removal of a document inserted by reference. The
-// caller holds the store's refs lock shared until tx commits (see
-// lockRefs), and the document's lock, or the document is a dropped
-// collection's.
+// resolveInsertEntry stages in tx the write of doc beside the insert
+// entry at stamp, unless a truncation removed the entry: the first change
+// or removal of a document inserted by reference, which the entry must
+// still find. The caller holds the store's refs lock shared until tx
+// commits (see lockRefs), and the document's lock, or the document is a
+// dropped collection's.
 func (e *Engine) resolveInsertEntry(tx storage.Txn, stamp uint64, doc bson.Raw) error {
-	// The latest state, not tx's snapshot: a truncation since tx began
-	// removed the entry for good.
-	v, err := e.latestEntry(stamp)
-	if err != nil || v == nil {
-		return err
-	}
-	if _, isRef := oplog.Stored(v).Ref(); !isRef {
+	if stamp < e.oplog.floor.Load() {
 		return nil
 	}
-	key := oplogKey(stamp)
-	whole := oplog.Stored(v).Resolve(nil, doc)
-	if whole == nil {
-		return errMalformedRef(stamp)
-	}
-	e.oplog.staged.Add(int64(len(whole) - len(v)))
-	return tx.Set(key, whole)
+	key := oplogDocKey(stamp)
+	e.oplog.staged.Add(int64(len(key) + len(doc)))
+	return tx.Set(key, doc)
 }
 
-// latestEntry is the stored entry at stamp in the latest state, nil when
-// there is none. It is read past the store's cache (GetStamped), which
-// it leaves to documents.
-func (e *Engine) latestEntry(stamp uint64) ([]byte, error) {
-	v, _, err := e.oplog.store.GetStamped(oplogKey(stamp))
-	return v, err
-}
-
-// entryWhole reports whether the entry at stamp is gone or whole.
-func (e *Engine) entryWhole(stamp uint64) (bool, error) {
-	v, err := e.latestEntry(stamp)
-	if err != nil || v == nil {
-		return err == nil, err
-	}
-	_, isRef := oplog.Stored(v).Ref()
-	return !isRef, nil
+// entryGone reports whether the entry at stamp is gone in the latest
+// state (truncated), read past the store's cache (GetStamped), which it
+// leaves to documents.
+func (e *Engine) entryGone(stamp uint64) (bool, error) {
+	_, found, err := e.oplog.store.GetStamped(oplogKey(stamp))
+	return !found, err
 }
 
 // lockRefs takes the store's refs lock when need is set and the oplog
-// has references: shared for a write that makes entries whole (see
-// resolveInsertEntry), exclusive for a truncation. It returns the unlock.
+// has references: shared for a write that writes documents beside
+// entries (see resolveInsertEntry), exclusive for a truncation. It returns the unlock.
 func (e *Engine) lockRefs(need, exclusive bool) func() {
 	if !need || e.oplog == nil || e.oplog.store == nil {
 		return func() {}
@@ -142,39 +124,54 @@ func (e *Engine) lockRefs(need, exclusive bool) func() {
 
 // oplogKey is the key of the entry at stamp.
 func oplogKey(stamp uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(make([]byte, 0, len(oplogPrefix)+8), oplogPrefix...), stamp)
+	return binary.BigEndian.AppendUint64(append(make([]byte, 0, len(oplogPrefix)+9), oplogPrefix...), stamp)
 }
 
-// insertedDocAt is the document the insert entry at stamp refers to by
-// key, read in r, which must find it marked with stamp (see oplog.NewRef).
-func insertedDocAt(r storage.Reader, stamp uint64, key []byte) (bson.Raw, error) {
+// oplogDocKey is the key of the document of the insert entry by reference
+// at stamp once the document changed: the entry's key and a zero byte, so
+// that it sorts after the entry and before the next one, and a truncation
+// removes both. It is not an entry (scanOplog).
+func oplogDocKey(stamp uint64) []byte { return append(oplogKey(stamp), 0) }
+
+// isOplogDocKey reports whether a key of the oplog's span is an
+// oplogDocKey.
+func isOplogDocKey(key []byte) bool { return len(key) == len(oplogPrefix)+9 }
+
+// refDoc is the document the insert entry by reference at stamp
+// refers to by key, read in r: at key, marked with stamp, until it
+// changed, then beside the entry (oplogDocKey), which beside reports.
+// Neither is errChangedInsert.
+func refDoc(r storage.Reader, stamp uint64, key []byte) (doc bson.Raw, beside bool, err error) {
 	v, found, err := r.Get(key)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	doc, mark, marked := insertMark(v)
-	if !found || !marked || mark != stamp {
-		return nil, errChangedInsert
+	if doc, mark, marked := insertMark(v); found && marked && mark == stamp {
+		return doc, false, nil
 	}
-	return doc, nil
+	v, found, err = r.Get(oplogDocKey(stamp))
+	if err != nil || !found {
+		return nil, false, firstErr(err, errChangedInsert)
+	}
+	return v, true, nil
 }
 
-// errChangedInsert: an insert entry by reference names a document no
-// longer the one inserted; a reader sees it only where the document's
-// change made the entry whole since it read the entry.
+// errChangedInsert: an insert entry by reference finds its document
+// neither marked nor beside it; a reader sees it only where a truncation
+// removed the entry since it read the entry.
 var errChangedInsert = errors.New("engine: an oplog entry refers to a document that is no longer the one inserted")
 
 func errMalformedRef(stamp uint64) error {
 	return fmt.Errorf("engine: the oplog entry at %d is a malformed reference", stamp)
 }
 
-// resolveDropped writes into each insert entry that refers to a document
-// of the dropped collections collIDs that document (see oplog.NewRef), so
-// that the entries outlive the collections' data. Nothing writes the
+// resolveDropped writes beside each insert entry that refers to a
+// document of the dropped collections collIDs that document (see
+// resolveInsertEntry), so that the entries outlive the collections' data. Nothing writes the
 // collections any more. It reads the oplog once, from the lowest of their
 // floors (keyRefFloor). It holds the store's refs lock only while it
-// writes a batch, not while it reads the oplog: writes that make entries
-// whole wait behind a truncation waiting for it.
+// writes a batch, not while it reads the oplog: writes beside entries wait
+// behind a truncation waiting for it.
 func (e *Engine) resolveDropped(collIDs []uint32) error {
 	if e.oplog == nil || e.oplog.store == nil {
 		return nil
@@ -234,11 +231,14 @@ func (e *Engine) resolveDropped(collIDs []uint32) error {
 		if !ok || !dropped(key) {
 			return true, nil
 		}
-		doc, err := insertedDocAt(e.kv, stamp, key)
+		doc, beside, err := refDoc(e.kv, stamp, key)
+		if beside {
+			return true, nil
+		}
 		if errors.Is(err, errChangedInsert) {
-			// another frontend's job may have made it whole and removed
-			// the collection since the scan began
-			if whole, err := e.entryWhole(stamp); err != nil || whole {
+			// a truncation may have removed the entry since the scan
+			// began
+			if gone, err := e.entryGone(stamp); err != nil || gone {
 				return err == nil, err
 			}
 		}
@@ -307,8 +307,8 @@ func (e *Engine) resolveGarbageInBackground() {
 }
 
 // resolveGarbage removes the dropped collections collectGarbage left,
-// once the insert entries that refer to their documents are whole
-// (resolveDropped, one read of the oplog for all the collections due, a
+// once the insert entries that refer to their documents have them beside
+// them (resolveDropped, one read of the oplog for all the collections due, a
 // dropped database's say). A drop that leaves more while it runs asks for
 // another run (resolveGarbageInBackground).
 func (e *Engine) resolveGarbage() error {

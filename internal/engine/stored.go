@@ -23,7 +23,7 @@ import (
 // stored marked, for as long as it is the document inserted: 4 zero bytes,
 // markTag, the entry's stamp (8 bytes, little-endian, written when the
 // insert commits), then its BSON. The write that first changes or removes
-// it writes it into the entry (resolveInsertEntry).
+// it writes it beside the entry (resolveInsertEntry).
 const (
 	markTag    = 'm'
 	markStamp  = 5 // where the stamp sits

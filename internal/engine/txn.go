@@ -64,7 +64,7 @@ type Txn struct {
 	preImages []txnPreImage
 	// inserted are the documents inserted by reference that the
 	// transaction changes, as inserted, by their insert entries' stamps:
-	// the commit writes them into those entries (resolveInsertEntry).
+	// the commit writes them beside those entries (resolveInsertEntry).
 	inserted []insertedDoc
 	ended    bool
 	done     chan struct{} // closed when the transaction ends

@@ -16,8 +16,7 @@ func Interruption(ctx context.Context) error {
 		return nil
 	}
 	cause := context.Cause(ctx)
-	var me *Error
-	if errors.As(cause, &me) {
+	if me, ok := errors.AsType[*Error](cause); ok {
 		return me
 	}
 	if errors.Is(cause, context.DeadlineExceeded) {
@@ -29,8 +28,8 @@ func Interruption(ctx context.Context) error {
 // IsInterruption reports whether err is an interruption of its operation,
 // one of MongoDB's ErrorCodes::isInterruption codes Folio raises.
 func IsInterruption(err error) bool {
-	var me *Error
-	if !errors.As(err, &me) {
+	me, ok := errors.AsType[*Error](err)
+	if !ok {
 		return false
 	}
 	switch me.Code {

@@ -46,8 +46,7 @@ func (e *Error) Error() string {
 
 // As returns err as an *Error; an error of another kind becomes InternalError.
 func As(err error) *Error {
-	var me *Error
-	if errors.As(err, &me) {
+	if me, ok := errors.AsType[*Error](err); ok {
 		return me
 	}
 	return &Error{Code: InternalError, Msg: err.Error()}
@@ -55,6 +54,6 @@ func As(err error) *Error {
 
 // Is reports whether err is a MongoDB error with the given code.
 func Is(err error, code Code) bool {
-	var me *Error
-	return errors.As(err, &me) && me.Code == code
+	me, ok := errors.AsType[*Error](err)
+	return ok && me.Code == code
 }

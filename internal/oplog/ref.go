@@ -12,8 +12,9 @@ import (
 // which it names by the storage key the document was inserted at. The
 // document, stored with the entry's stamp (its mark), is then the entry's
 // o for as long as it keeps that mark; whatever changes or removes it first
-// writes the document into the entry (Resolve). So a reader of the oplog
-// finds, in one snapshot, either the entry whole or its document marked.
+// keeps the document for the entry elsewhere (the engine, beside it). A
+// reader of the oplog finds the document in one snapshot, and makes the
+// entry whole with Resolve.
 //
 // Stored form: 4 zero bytes (no BSON document starts so), 'r', the key
 // (uvarint length, bytes), where o's value starts in the entry (uvarint),

@@ -175,11 +175,7 @@ func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 // fields (indexed as null) and undefined values. Regexes and documents
 // with operators cannot be points.
 func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
-	fb := fieldBounds{point: true}
-	add := func(v bson.RawValue) {
-		enc := keyenc.AppendField(nil, v, desc)
-		fb.ivs = append(fb.ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: v, hiVal: v, loIncl: true, hiIncl: true})
-	}
+	fb := fieldBounds{point: true, ivs: make([]fieldInterval, 0, len(vals))}
 	for _, v := range vals {
 		switch v.Type {
 		case bson.TypeRegex:
@@ -190,20 +186,27 @@ func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
 				return fieldBounds{}, false
 			}
 			if len(elems) == 0 {
-				add(undefinedValue)
+				fb.ivs = appendPoint(fb.ivs, undefinedValue, desc)
 			} else {
-				add(elems[0])
+				fb.ivs = appendPoint(fb.ivs, elems[0], desc)
 			}
 		case bson.TypeNull, bson.TypeUndefined:
-			add(undefinedValue)
-			add(nullValue)
+			fb.ivs = appendPoint(appendPoint(fb.ivs, undefinedValue, desc), nullValue, desc)
 			continue
 		}
-		add(v)
+		fb.ivs = appendPoint(fb.ivs, v, desc)
 	}
-	slices.SortFunc(fb.ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
-	fb.ivs = slices.CompactFunc(fb.ivs, func(a, b fieldInterval) bool { return bytes.Equal(a.lo, b.lo) })
+	if len(fb.ivs) > 1 {
+		slices.SortFunc(fb.ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
+		fb.ivs = slices.CompactFunc(fb.ivs, func(a, b fieldInterval) bool { return bytes.Equal(a.lo, b.lo) })
+	}
 	return fb, true
+}
+
+// appendPoint appends to ivs the interval of the keys of v alone.
+func appendPoint(ivs []fieldInterval, v bson.RawValue, desc bool) []fieldInterval {
+	enc := keyenc.AppendField(nil, v, desc)
+	return append(ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: v, hiVal: v, loIncl: true, hiIncl: true})
 }
 
 // rangeBounds turns a comparison into a range within the operand's type

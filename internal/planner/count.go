@@ -44,12 +44,22 @@ func (p *Plan) IDRangeDecides() bool { return p.idDecides }
 // decides reports whether bounds on fields (not multikey) express the
 // filter root exactly (see setExact).
 func decides(root *query.Node, fields []Field) bool {
+	// uses counts, per field (by position), the points and the ranges
+	// on it; a plan has few fields.
 	type use struct{ points, ranges int }
-	uses := map[string]*use{}
-	for _, f := range fields {
-		if !positional(f.Parts) && !f.Hashed {
-			uses[f.Path] = &use{}
+	var usesBuf [8]use
+	uses := usesBuf[:0]
+	if len(fields) > len(usesBuf) {
+		uses = make([]use, 0, len(fields))
+	}
+	uses = uses[:len(fields)]
+	of := func(path string) *use {
+		for i, f := range fields {
+			if f.Path == path && !positional(f.Parts) && !f.Hashed {
+				return &uses[i]
+			}
 		}
+		return nil
 	}
 	var walk func(n *query.Node) bool
 	walk = func(n *query.Node) bool {
@@ -61,7 +71,7 @@ func decides(root *query.Node, fields []Field) bool {
 			}
 			return true
 		}
-		u := uses[n.Path]
+		u := of(n.Path)
 		if u == nil {
 			return false
 		}

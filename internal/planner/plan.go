@@ -316,28 +316,29 @@ func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 // conjuncts, and the conditions inside $elemMatch on documents, with their
 // paths made absolute.
 func constraintLeaves(root *query.Node) []*query.Node {
-	var out []*query.Node
-	var add func(n *query.Node, prefix string)
-	add = func(n *query.Node, prefix string) {
-		switch n.Kind {
-		case query.KindAnd:
-			for _, ch := range n.Children {
-				add(ch, prefix)
-			}
-		case query.KindElemMatchObject:
-			for _, ch := range n.Children {
-				add(ch, joinPath(prefix, n.Path))
-			}
-		default:
-			if prefix != "" {
-				cp := *n
-				cp.Path = joinPath(prefix, n.Path)
-				n = &cp
-			}
-			out = append(out, n)
+	return appendConstraintLeaves(nil, root, "")
+}
+
+// appendConstraintLeaves appends to out the constraint leaves of n, whose
+// paths are relative to prefix.
+func appendConstraintLeaves(out []*query.Node, n *query.Node, prefix string) []*query.Node {
+	switch n.Kind {
+	case query.KindAnd:
+		for _, ch := range n.Children {
+			out = appendConstraintLeaves(out, ch, prefix)
 		}
+	case query.KindElemMatchObject:
+		for _, ch := range n.Children {
+			out = appendConstraintLeaves(out, ch, joinPath(prefix, n.Path))
+		}
+	default:
+		if prefix != "" {
+			cp := *n
+			cp.Path = joinPath(prefix, n.Path)
+			n = &cp
+		}
+		out = append(out, n)
 	}
-	add(root, "")
 	return out
 }
 

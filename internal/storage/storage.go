@@ -167,7 +167,7 @@ type StampRefStore interface {
 	StampRefs() *sync.RWMutex
 	// GetStamped is Get of a stamped key in the latest state, past any
 	// cache of the store's: stamped keys are read in order by iterators,
-	// and a point read of one (an entry made whole) must not make a
+	// and a point read of one (whether an entry is gone) must not make a
 	// cache evict what point reads of other keys keep.
 	GetStamped(key []byte) ([]byte, bool, error)
 }
