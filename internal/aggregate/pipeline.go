@@ -35,9 +35,14 @@ type CollStats struct {
 	// by the scale asked for: the fields of collStats after ns.
 	Storage bson.Raw
 	// Indexes are the specifications of the collection's indexes, the _id
-	// index first; Usage is each one's.
+	// index first (a time series collection's buckets have none); Usage is
+	// each one's.
 	Indexes []bson.Raw
 	Usage   []IndexUsage
+	// KeyAfterSpec puts $indexStats' key after spec: a time series
+	// collection's, converted from its buckets' (MongoDB's
+	// $_internalConvertBucketIndexStats).
+	KeyAfterSpec bool
 }
 
 // IndexUsage is how many operations used an index since when.

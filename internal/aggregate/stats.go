@@ -3,6 +3,7 @@ package aggregate
 import (
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -178,13 +179,12 @@ func (indexStatsStage) run(in Source, rt *runtime) Source {
 		var out []bson.Raw
 		for i, spec := range st.Indexes {
 			accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(st.Usage[i].Ops)}, {"since", dateValue(st.Usage[i].Since)}}))
-			out = append(out, buildDoc([]field{
-				{"name", spec.Lookup("name")},
-				{"key", spec.Lookup("key")},
-				{"host", stringValue(hostName())},
-				{"accesses", accesses},
-				{"spec", docValue(spec)},
-			}))
+			key := field{"key", spec.Lookup("key")}
+			fs := []field{{"name", spec.Lookup("name")}, key, {"host", stringValue(hostName())}, {"accesses", accesses}, {"spec", docValue(spec)}}
+			if st.KeyAfterSpec {
+				fs = append(slices.Delete(fs, 1, 2), key)
+			}
+			out = append(out, buildDoc(fs))
 		}
 		return out, nil
 	}}

@@ -488,7 +488,7 @@ func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
 func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
 	scans := env.e.OplogScans()
 	if !env.e.IsOplog(db, coll) {
-		c, err := env.statsCollection(db, coll, "queryExecStats")
+		c, _, err := env.statsCollection(db, coll, "queryExecStats")
 		if err != nil {
 			return 0, 0, err
 		}
@@ -498,22 +498,30 @@ func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
 }
 
 // statsCollection is the collection a $collStats section (named what in
-// its error) describes: a view has none (CommandNotSupportedOnView), and a
-// missing collection is NamespaceNotFound.
-func (env engineEnv) statsCollection(db, coll, what string) (*engine.Collection, error) {
-	if env.views != nil {
-		if _, _, isView, err := env.views(db, coll); err != nil || isView {
+// its error) describes: a time series collection's buckets (ts then set);
+// another view has none (CommandNotSupportedOnView), and a missing
+// collection is NamespaceNotFound.
+func (env engineEnv) statsCollection(db, coll, what string) (*engine.Collection, *tsColl, error) {
+	var ts *tsColl
+	if env.timeseries != nil {
+		var isView bool
+		var err error
+		if ts, isView, err = env.timeseries(db, coll); err != nil || isView && ts == nil {
 			if err == nil {
 				err = viewError(db, coll)
 			}
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	c := env.e.Collection(db, coll)
-	if c == nil {
-		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve %s in $collStats stage :: caused by :: Collection [%s.%s] not found.", what, db, coll)
+	name := coll
+	if ts != nil {
+		name = ts.buckets
 	}
-	return c, nil
+	c := env.e.Collection(db, name)
+	if c == nil {
+		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve %s in $collStats stage :: caused by :: Collection [%s.%s] not found.", what, db, coll)
+	}
+	return c, ts, nil
 }
 
 func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.CollStats, error) {
@@ -522,9 +530,9 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		if err != nil {
 			return aggregate.CollStats{}, err
 		}
-		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale))}, nil
+		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale, ""))}, nil
 	}
-	c, err := env.statsCollection(db, coll, "stats")
+	c, ts, err := env.statsCollection(db, coll, "stats")
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}
@@ -532,13 +540,20 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}
-	specs := []bson.Raw{marshal(idIndexSpec(c))}
-	usage := []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
-	for _, ix := range c.Indexes() {
-		specs = append(specs, ix.Spec)
-		usage = append(usage, aggregate.IndexUsage{Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
+	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale, bucketsNs(c)))}
+	if c.Options.Timeseries == nil {
+		out.Indexes = []bson.Raw{marshal(idIndexSpec(c))}
+		out.Usage = []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
 	}
-	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale)), Indexes: specs, Usage: usage}
+	for _, ix := range c.Indexes() {
+		spec := ix.Spec
+		if ts != nil {
+			spec = ts.userIndex(spec)
+		}
+		out.Indexes = append(out.Indexes, spec)
+		out.Usage = append(out.Usage, aggregate.IndexUsage{Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
+	}
+	out.KeyAfterSpec = ts != nil
 	if n, err := shardedChunks(env.e, c); err != nil {
 		return out, err
 	} else if n > 0 {

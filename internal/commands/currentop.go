@@ -16,8 +16,8 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
-	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/values"
 )
 

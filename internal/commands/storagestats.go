@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
@@ -81,23 +83,26 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale)...)
+		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale, "")...)
 		return marshal(append(out, bson.E{Key: "nchunks", Value: int32(1)})), nil
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
-		// A view has no storage (166). A time series collection answers
-		// as a missing collection: Folio does not report its buckets'
-		// statistics as MongoDB does.
+		// A view has no storage (166); a time series collection's are its
+		// buckets'.
 		if v, err := s.lookupView(r, r.DB, name); err != nil {
 			return nil, err
 		} else if v != nil {
-			if ts, err := s.tsOfView(r, r.DB, v); err != nil {
+			ts, err := s.tsOfView(r, r.DB, v)
+			if err != nil {
 				return nil, err
 			} else if ts == nil {
 				return nil, viewError(r.DB, name)
 			}
+			c = s.Engine.Collection(r.DB, ts.buckets)
 		}
+	}
+	if c == nil {
 		return marshal(bson.D{
 			{Key: "sharded", Value: false},
 			{Key: "ns", Value: ns},
@@ -124,19 +129,33 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	// As a router answers: sharded first; nchunks, the chunks holding the
 	// collection, last (an unsharded collection is whole on its primary
 	// shard, one chunk).
-	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale)...)
+	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale, bucketsNs(c))...)
 	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(max(chunks, 1))})), nil
 }
 
 // storageStats are collStats' fields after ns, which $collStats reports as
-// storageStats, of a collection with options opts.
-func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scale int64) bson.D {
-	d := bson.D{
-		{Key: "size", Value: number(st.Size / scale)},
-		{Key: "count", Value: number(st.Count)},
-	}
+// storageStats, of a collection with options opts; bucketsNs names a time
+// series collection's buckets, whose count and average size are those of
+// their timeseries section (which scale leaves alone), and which have no
+// _id index (MongoDB clusters them by _id).
+func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scale int64, bucketsNs string) bson.D {
+	d := bson.D{{Key: "size", Value: number(st.Size / scale)}}
+	var avg bson.E
 	if st.Count > 0 {
-		d = append(d, bson.E{Key: "avgObjSize", Value: int32(st.Size / st.Count)})
+		avg = bson.E{Key: "avgObjSize", Value: int32(st.Size / st.Count)}
+	}
+	if bucketsNs == "" {
+		d = append(d, bson.E{Key: "count", Value: number(st.Count)})
+		if st.Count > 0 {
+			d = append(d, avg)
+		}
+	} else {
+		ts := bson.D{{Key: "bucketsNs", Value: bucketsNs}, {Key: "bucketCount", Value: number(st.Count)}}
+		if st.Count > 0 {
+			ts = append(ts, bson.E{Key: "avgBucketSize", Value: avg.Value})
+		}
+		d = append(d, bson.E{Key: "timeseries", Value: ts})
+		st.IndexSizes = slices.DeleteFunc(slices.Clone(st.IndexSizes), func(ix engine.IndexSize) bool { return ix.Name == "_id_" })
 	}
 	d = append(d,
 		bson.E{Key: "numOrphanDocs", Value: int32(0)},
@@ -165,6 +184,15 @@ func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scal
 		bson.E{Key: "totalSize", Value: number((st.StorageSize + total) / scale)},
 		bson.E{Key: "scaleFactor", Value: int32(scale)},
 	)
+}
+
+// bucketsNs is c's namespace when it holds a time series collection's
+// buckets, else "".
+func bucketsNs(c *engine.Collection) string {
+	if c.Options.Timeseries == nil {
+		return ""
+	}
+	return c.DB + "." + c.Name
 }
 
 // dbStatsCmd answers dbStats in MongoDB 7.0's typed shape (counts int64,

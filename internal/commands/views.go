@@ -118,8 +118,14 @@ func (s *Service) onView(r *Request, a *aggregateArgs) error {
 	if len(a.stages) > 0 && Name(a.stages[0]) == "$collStats" {
 		// $collStats runs on the view's own namespace, unresolved, as in
 		// MongoDB: the view's latencyStats, while storageStats and count
-		// fail (166). A time series collection's reads its buckets.
-		if ts, err := s.tsOfView(r, r.DB, v); err != nil || ts == nil {
+		// fail (166); a time series collection's are its buckets'.
+		return nil
+	}
+	if len(a.stages) > 0 && Name(a.stages[0]) == "$indexStats" {
+		// A time series collection's $indexStats are its buckets', their
+		// keys on the measurements (the unpacking left out, as MongoDB's
+		// view resolution does).
+		if ts, err := s.tsOfView(r, r.DB, v); err != nil || ts != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"reflect"
@@ -492,4 +493,103 @@ func TestTimeseriesCollModBucketing(t *testing.T) {
 	}
 	err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "plain"}, {Key: "timeseries", Value: bson.D{{Key: "granularity", Value: "hours"}}}}).Err()
 	requireCode(t, err, 72, "InvalidOptions")
+}
+
+// TestTimeseriesStats: collStats, $collStats and $indexStats of a time
+// series collection describe its buckets, as MongoDB 7.0's do: a
+// timeseries section (bucketsNs, bucketCount, avgBucketSize, unscaled) in
+// place of count and avgObjSize, the bucket count as $collStats' count,
+// no _id index, and $indexStats' keys on the measurements, after spec.
+func TestTimeseriesStats(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsstats")
+	if err := db.CreateCollection(ctx, "m", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("host"))); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("m")
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var docs []any
+	for i := range 12 {
+		docs = append(docs, bson.D{{Key: "t", Value: base.Add(time.Duration(i) * time.Minute)}, {Key: "host", Value: i % 3}, {Key: "v", Value: i}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: -1}}}); err != nil {
+		t.Fatal(err)
+	}
+	buckets, err := db.Collection("system.buckets.m").CountDocuments(ctx, bson.D{})
+	if err != nil || buckets != 3 {
+		t.Fatalf("%d buckets (%v), want one per host", buckets, err)
+	}
+	stats := func(scale int32) bson.Raw {
+		t.Helper()
+		raw, err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "m"}, {Key: "scale", Value: scale}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	st := stats(1)
+	if got := st.Lookup("ns").StringValue(); got != "tsstats.m" {
+		t.Errorf("ns %q", got)
+	}
+	for _, absent := range []string{"count", "avgObjSize"} {
+		if _, err := st.LookupErr(absent); err == nil {
+			t.Errorf("collStats has %s: %s", absent, st)
+		}
+	}
+	ts := st.Lookup("timeseries").Document()
+	size := st.Lookup("size").AsInt64()
+	if ts.Lookup("bucketsNs").StringValue() != "tsstats.system.buckets.m" || ts.Lookup("bucketCount").AsInt64() != buckets ||
+		ts.Lookup("avgBucketSize").AsInt64() != size/buckets {
+		t.Errorf("timeseries section %s, size %d", ts, size)
+	}
+	if n := st.Lookup("nindexes").AsInt64(); n != 2 {
+		t.Errorf("nindexes %d, want the two secondary indexes", n)
+	}
+	if names := fmt.Sprint(st.Lookup("indexSizes").Document()); strings.Contains(names, "_id_") || !strings.Contains(names, "t_-1") {
+		t.Errorf("indexSizes %s", names)
+	}
+	if scaled := stats(2); !bytes.Equal(scaled.Lookup("timeseries").Value, ts) || scaled.Lookup("size").AsInt64() != size/2 {
+		t.Errorf("scaled by 2: %s", scaled)
+	}
+
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}, {Key: "storageStats", Value: bson.D{}}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.Raw
+	if err := cur.All(ctx, &got); err != nil || len(got) != 1 {
+		t.Fatalf("$collStats: %v %v", got, err)
+	}
+	if got[0].Lookup("ns").StringValue() != "tsstats.m" || got[0].Lookup("count").AsInt64() != buckets ||
+		!bytes.Equal(got[0].Lookup("storageStats", "timeseries").Value, ts) {
+		t.Errorf("$collStats: %s", got[0])
+	}
+
+	cur, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$indexStats", Value: bson.D{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, d := range got {
+		elems, _ := d.Elements()
+		var keys []string
+		for _, el := range elems {
+			keys = append(keys, el.Key())
+		}
+		shown = append(shown, fmt.Sprintf("%s %s %v", d.Lookup("name").StringValue(), d.Lookup("key"), keys))
+	}
+	want := []string{
+		`host_1_t_1 {"host": {"$numberInt":"1"},"t": {"$numberInt":"1"}} [name host accesses spec key]`,
+		`t_-1 {"t": {"$numberInt":"-1"}} [name host accesses spec key]`,
+	}
+	if strings.Join(shown, "\n") != strings.Join(want, "\n") {
+		t.Errorf("$indexStats:\n%s\nwant\n%s", strings.Join(shown, "\n"), strings.Join(want, "\n"))
+	}
 }
