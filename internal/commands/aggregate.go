@@ -90,7 +90,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.opts.Bound, err = s.scriptVars(a.opts.Let, r, b); err != nil {
 		return nil, err
 	}
-	a.opts.Env = engineEnv{e: s.Engine, ops: &s.ops, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
+	a.opts.Env = engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: r.Txn, ctx: b, journal: r.Args.WriteConcern.Journal(), bypass: r.args.bool("bypassDocumentValidation"),
 		views: func(db, coll string) (string, []bson.Raw, bool, error) { return s.resolveView(r, db, coll) },
 		timeseries: func(db, coll string) (*tsColl, bool, error) {
 			v, err := s.lookupView(r, db, coll)
@@ -303,7 +303,7 @@ type aggregateArgs struct {
 // explain), run in r's transaction, if any, under the operation context ctx.
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, ops: &s.ops, txn: txn, ctx: ctx},
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx},
 		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
@@ -376,6 +376,8 @@ type engineEnv struct {
 	// timeseries reports whether db.coll is a view and the time series
 	// collection it is (nil: another view), for $out; nil knows no views.
 	timeseries func(db, coll string) (ts *tsColl, isView bool, err error)
+	// tsOpen has the time series collections' execution statistics.
+	tsOpen *openBuckets
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -530,7 +532,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		if err != nil {
 			return aggregate.CollStats{}, err
 		}
-		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale, ""))}, nil
+		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale, nil))}, nil
 	}
 	c, ts, err := env.statsCollection(db, coll, "stats")
 	if err != nil {
@@ -540,7 +542,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}
-	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale, bucketsNs(c)))}
+	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale, bucketStatsOf(env.tsOpen, c)))}
 	if c.Options.Timeseries == nil {
 		out.Indexes = []bson.Raw{marshal(idIndexSpec(c))}
 		out.Usage = []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}

@@ -83,7 +83,7 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale, "")...)
+		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale, nil)...)
 		return marshal(append(out, bson.E{Key: "nchunks", Value: int32(1)})), nil
 	}
 	c := s.Engine.Collection(r.DB, name)
@@ -129,32 +129,32 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	// As a router answers: sharded first; nchunks, the chunks holding the
 	// collection, last (an unsharded collection is whole on its primary
 	// shard, one chunk).
-	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale, bucketsNs(c))...)
+	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale, bucketStatsOf(&s.tsOpen, c))...)
 	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(max(chunks, 1))})), nil
 }
 
 // storageStats are collStats' fields after ns, which $collStats reports as
-// storageStats, of a collection with options opts; bucketsNs names a time
-// series collection's buckets, whose count and average size are those of
-// their timeseries section (which scale leaves alone), and which have no
-// _id index (MongoDB clusters them by _id).
-func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scale int64, bucketsNs string) bson.D {
+// storageStats, of a collection with options opts; buckets describes a
+// time series collection's buckets, whose count and average size are
+// those of their timeseries section (which scale leaves alone), and which
+// have no _id index (MongoDB clusters them by _id).
+func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scale int64, buckets *bucketStats) bson.D {
 	d := bson.D{{Key: "size", Value: number(st.Size / scale)}}
 	var avg bson.E
 	if st.Count > 0 {
 		avg = bson.E{Key: "avgObjSize", Value: int32(st.Size / st.Count)}
 	}
-	if bucketsNs == "" {
+	if buckets == nil {
 		d = append(d, bson.E{Key: "count", Value: number(st.Count)})
 		if st.Count > 0 {
 			d = append(d, avg)
 		}
 	} else {
-		ts := bson.D{{Key: "bucketsNs", Value: bucketsNs}, {Key: "bucketCount", Value: number(st.Count)}}
+		ts := bson.D{{Key: "bucketsNs", Value: buckets.ns}, {Key: "bucketCount", Value: number(st.Count)}}
 		if st.Count > 0 {
 			ts = append(ts, bson.E{Key: "avgBucketSize", Value: avg.Value})
 		}
-		d = append(d, bson.E{Key: "timeseries", Value: ts})
+		d = append(d, bson.E{Key: "timeseries", Value: append(ts, buckets.exec...)})
 		st.IndexSizes = slices.DeleteFunc(slices.Clone(st.IndexSizes), func(ix engine.IndexSize) bool { return ix.Name == "_id_" })
 	}
 	d = append(d,
@@ -186,13 +186,22 @@ func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scal
 	)
 }
 
-// bucketsNs is c's namespace when it holds a time series collection's
-// buckets, else "".
-func bucketsNs(c *engine.Collection) string {
+// bucketStats are what collStats reports of a time series collection's
+// buckets beside their count and size: their namespace, and what inserts
+// did to them (tsExecStats).
+type bucketStats struct {
+	ns   string
+	exec bson.D
+}
+
+// bucketStatsOf is c's bucketStats when it holds a time series
+// collection's buckets, else nil.
+func bucketStatsOf(ob *openBuckets, c *engine.Collection) *bucketStats {
 	if c.Options.Timeseries == nil {
-		return ""
+		return nil
 	}
-	return c.DB + "." + c.Name
+	ns := c.DB + "." + c.Name
+	return &bucketStats{ns: ns, exec: ob.statsOf(ns)}
 }
 
 // dbStatsCmd answers dbStats in MongoDB 7.0's typed shape (counts int64,

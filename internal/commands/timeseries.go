@@ -3,6 +3,7 @@ package commands
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -291,10 +292,78 @@ type openBuckets struct {
 	colls map[string]*tsOpen
 }
 
-// tsOpen is one collection's open buckets.
+// tsOpen is one collection's open buckets, and what its inserts did to
+// them.
 type tsOpen struct {
 	mu     sync.Mutex
 	byMeta map[string]bson.ObjectID
+	stats  tsExecStats
+}
+
+// tsExecStats count, since the server started or the collection was
+// created, what inserts did to a time series collection's buckets: the
+// execution statistics of MongoDB's bucket catalog, which collStats
+// reports. Folio closes a bucket when it is full or a measurement falls
+// outside its span, never for its size, a change of schema or memory
+// pressure: those counts are zero.
+type tsExecStats struct {
+	bucketInserts, bucketUpdates   atomic.Int64
+	openedDueToMetadata            atomic.Int64
+	closedDueToCount               atomic.Int64
+	closedDueToTimeForward         atomic.Int64
+	closedDueToTimeBackward        atomic.Int64
+	commits, measurementsCommitted atomic.Int64
+	waits                          atomic.Int64
+}
+
+// opened counts a bucket opened for a measurement that did not belong in
+// the one its meta value had (why; OtherMeta: it had none).
+func (st *tsExecStats) opened(why timeseries.Misfit) {
+	switch why {
+	case timeseries.OtherMeta:
+		st.openedDueToMetadata.Add(1)
+	case timeseries.Full:
+		st.closedDueToCount.Add(1)
+	case timeseries.TimeForward:
+		st.closedDueToTimeForward.Add(1)
+	case timeseries.TimeBackward:
+		st.closedDueToTimeBackward.Add(1)
+	}
+}
+
+// committed counts the write of p.
+func (st *tsExecStats) committed(p *tsPending) {
+	if p.isNew {
+		st.bucketInserts.Add(1)
+	} else {
+		st.bucketUpdates.Add(1)
+	}
+	st.commits.Add(1)
+	st.measurementsCommitted.Add(int64(p.added))
+}
+
+// doc is the statistics as collStats' timeseries section ends with them,
+// in MongoDB's order.
+func (st *tsExecStats) doc() bson.D {
+	commits, measurements := st.commits.Load(), st.measurementsCommitted.Load()
+	d := bson.D{
+		{Key: "numBucketInserts", Value: number(st.bucketInserts.Load())},
+		{Key: "numBucketUpdates", Value: number(st.bucketUpdates.Load())},
+		{Key: "numBucketsOpenedDueToMetadata", Value: number(st.openedDueToMetadata.Load())},
+		{Key: "numBucketsClosedDueToCount", Value: number(st.closedDueToCount.Load())},
+		{Key: "numBucketsClosedDueToSchemaChange", Value: number(0)},
+		{Key: "numBucketsClosedDueToSize", Value: number(0)},
+		{Key: "numBucketsClosedDueToTimeForward", Value: number(st.closedDueToTimeForward.Load())},
+		{Key: "numBucketsClosedDueToTimeBackward", Value: number(st.closedDueToTimeBackward.Load())},
+		{Key: "numBucketsClosedDueToMemoryThreshold", Value: number(0)},
+		{Key: "numCommits", Value: number(commits)},
+		{Key: "numWaits", Value: number(st.waits.Load())},
+		{Key: "numMeasurementsCommitted", Value: number(measurements)},
+	}
+	if commits > 0 {
+		d = append(d, bson.E{Key: "avgNumMeasurementsPerCommit", Value: number(measurements / commits)})
+	}
+	return d
 }
 
 func (ob *openBuckets) of(ns string) *tsOpen {
@@ -309,6 +378,19 @@ func (ob *openBuckets) of(ns string) *tsOpen {
 		ob.colls[ns] = t
 	}
 	return t
+}
+
+// statsOf is the execution statistics of the time series collection whose
+// buckets are ns (collStats' timeseries section).
+func (ob *openBuckets) statsOf(ns string) bson.D {
+	ob.mu.Lock()
+	t := ob.colls[ns]
+	ob.mu.Unlock()
+	if t == nil {
+		var none tsExecStats
+		return none.doc()
+	}
+	return t.stats.doc()
 }
 
 func (ob *openBuckets) forget(ns string) {
@@ -331,14 +413,18 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot insert into a time-series collection in a multi-document transaction.")
 	}
 	open := s.tsOpen.of(r.DB + "." + ts.buckets)
-	open.mu.Lock()
+	if !open.mu.TryLock() {
+		open.stats.waits.Add(1) // behind another insert's writes
+		open.mu.Lock()
+	}
 	defer open.mu.Unlock()
 	var werrs []engine.WriteError
 	var retried []int32
 	n := 0
 	fill := &bucketFill{
-		o: ts.o,
-		open: func(key string, meta bson.RawValue, t time.Time) (*tsPending, error) {
+		o:     ts.o,
+		stats: &open.stats,
+		open: func(key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
 			return s.openBucket(r, ts, open, key, meta, t)
 		},
 		flush: func(p *tsPending) error {
@@ -350,14 +436,18 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 				wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
 			}
 			doc := p.b.Document(ts.o)
+			var err error
 			if p.isNew {
-				_, ws, err := s.Engine.Insert(r.DB, ts.buckets, []bson.Raw{doc}, true, wo)
-				if err == nil && len(ws) > 0 {
+				var ws []engine.WriteError
+				if _, ws, err = s.Engine.Insert(r.DB, ts.buckets, []bson.Raw{doc}, true, wo); err == nil && len(ws) > 0 {
 					err = ws[0].Err
 				}
-				return err
+			} else {
+				_, err = s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: marshal(bson.D{{Key: "_id", Value: p.b.ID}}), Update: doc, WriteOptions: wo})
 			}
-			_, err := s.Engine.Update(r.DB, ts.buckets, engine.UpdateSpec{Filter: marshal(bson.D{{Key: "_id", Value: p.b.ID}}), Update: doc, WriteOptions: wo})
+			if err == nil {
+				open.stats.committed(p)
+			}
 			return err
 		},
 	}
@@ -398,11 +488,14 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 
 // bucketFill puts measurements into buckets: each into the bucket being
 // filled for its meta value when it fits there, else into the one open
-// returns, after flush wrote the bucket it replaces.
+// returns (with why the collection's bucket for the meta value was not
+// taken), after flush wrote the bucket it replaces. stats, when set,
+// counts the buckets opened and why.
 type bucketFill struct {
 	o      timeseries.Options
-	open   func(key string, meta bson.RawValue, t time.Time) (*tsPending, error)
+	open   func(key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error)
 	flush  func(*tsPending) error
+	stats  *tsExecStats
 	byMeta map[string]*tsPending
 	// order are the buckets being filled, in the order they were opened.
 	order []*tsPending
@@ -419,20 +512,34 @@ func (f *bucketFill) add(doc bson.Raw, t time.Time, meta bson.RawValue) (*tsPend
 	}
 	key := metaKey(meta)
 	p := f.byMeta[key]
-	if p == nil || !p.b.Fits(f.o, meta, t) {
+	misfit := timeseries.OtherMeta
+	if p != nil {
+		misfit = p.b.Misfit(f.o, meta, t)
+	}
+	if misfit != timeseries.Fits {
 		if p != nil {
 			if err := f.flush(p); err != nil {
 				return nil, err
 			}
 			f.order = slices.DeleteFunc(f.order, func(q *tsPending) bool { return q == p })
 		}
+		// the collection's bucket for meta is p once flushed
+		filled := p != nil
 		var err error
-		if p, err = f.open(key, meta, t); err != nil {
+		var why timeseries.Misfit
+		if p, why, err = f.open(key, meta, t); err != nil {
 			return nil, err
+		}
+		if !filled {
+			misfit = why
+		}
+		if f.stats != nil && p.isNew {
+			f.stats.opened(misfit)
 		}
 		f.byMeta[key] = p
 		f.order = append(f.order, p)
 	}
+	p.added++
 	return p, p.b.Add(f.o, doc)
 }
 
@@ -452,28 +559,31 @@ type tsPending struct {
 	b     *timeseries.Bucket
 	isNew bool
 	stmts []int32
+	added int // measurements added since it was opened
 }
 
 // openBucket returns the bucket a measurement of meta at t goes into: the
 // collection's open bucket for meta, read back, when it fits, else a new
-// one.
-func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, meta bson.RawValue, t time.Time) (*tsPending, error) {
+// one, with why the open bucket did not take it (OtherMeta: there was
+// none).
+func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, meta bson.RawValue, t time.Time) (*tsPending, timeseries.Misfit, error) {
+	misfit := timeseries.OtherMeta
 	if id, ok := open.byMeta[key]; ok {
 		doc, err := findOne(s.Engine, r.DB, ts.buckets, engine.FindOptions{Filter: marshal(bson.D{{Key: "_id", Value: id}}), Ctx: r.Ctx})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if doc != nil {
 			b, err := timeseries.LoadBucket(ts.o, doc)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			if b.Fits(ts.o, meta, t) {
-				return &tsPending{b: b}, nil
+			if misfit = b.Misfit(ts.o, meta, t); misfit == timeseries.Fits {
+				return &tsPending{b: b}, misfit, nil
 			}
 		}
 	}
-	return &tsPending{b: timeseries.NewBucket(ts.o, meta, t), isNew: true}, nil
+	return &tsPending{b: timeseries.NewBucket(ts.o, meta, t), isNew: true}, misfit, nil
 }
 
 // deleteTimeseries deletes the measurements of ts matching filter, at

@@ -53,13 +53,37 @@ func NewBucket(o Options, meta bson.RawValue, t time.Time) *Bucket {
 // Len is how many measurements the bucket holds.
 func (b *Bucket) Len() int { return b.n }
 
-// Fits reports whether a measurement of meta at t belongs in b: the same
+// Misfit is why a measurement does not belong in a bucket, Fits when it
+// does: as MongoDB's bucket catalog, a bucket closes when it is full or a
+// measurement falls past (or before) its span.
+type Misfit int
+
+const (
+	Fits Misfit = iota
+	// OtherMeta: the measurement has another meta value.
+	OtherMeta
+	// Full: the bucket holds MaxMeasurements.
+	Full
+	// TimeForward: the measurement is at or after the span's end.
+	TimeForward
+	// TimeBackward: the measurement is before the bucket's start.
+	TimeBackward
+)
+
+// Misfit says whether a measurement of meta at t belongs in b: the same
 // meta value, within the bucket's span, and room left.
-func (b *Bucket) Fits(o Options, meta bson.RawValue, t time.Time) bool {
-	if b.n >= MaxMeasurements || t.Before(b.Start) || !t.Before(b.Start.Add(time.Duration(o.BucketMaxSpanSeconds)*time.Second)) {
-		return false
+func (b *Bucket) Misfit(o Options, meta bson.RawValue, t time.Time) Misfit {
+	switch {
+	case b.Meta.Type != meta.Type || !bytes.Equal(b.Meta.Value, meta.Value):
+		return OtherMeta
+	case b.n >= MaxMeasurements:
+		return Full
+	case t.Before(b.Start):
+		return TimeBackward
+	case !t.Before(b.Start.Add(time.Duration(o.BucketMaxSpanSeconds) * time.Second)):
+		return TimeForward
 	}
-	return b.Meta.Type == meta.Type && bytes.Equal(b.Meta.Value, meta.Value)
+	return Fits
 }
 
 // Measurement checks doc as a measurement of o: its time (a date) and its

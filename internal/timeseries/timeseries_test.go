@@ -106,16 +106,25 @@ func TestBucketRoundTrip(t *testing.T) {
 		}
 		m := doc(t, d)
 		tm, mv, err := Measurement(o, m)
-		if err != nil || !b.Fits(o, mv, tm) {
-			t.Fatalf("measurement %d: fits %v, %v", i, b.Fits(o, mv, tm), err)
+		if err != nil || b.Misfit(o, mv, tm) != Fits {
+			t.Fatalf("measurement %d: misfit %v, %v", i, b.Misfit(o, mv, tm), err)
 		}
 		if err := b.Add(o, m); err != nil {
 			t.Fatal(err)
 		}
 		in = append(in, doc(t, append(bson.D{d[1], d[2], d[0]}, d[3:]...)))
 	}
-	if b.Fits(o, meta, t0.Add(-time.Minute)) || b.Fits(o, meta, t0.Add(time.Hour)) || b.Fits(o, doc(t, bson.D{{Key: "m", Value: 1}}).Lookup("m"), t0) {
-		t.Error("Fits accepts a time outside the span or another meta value")
+	full := NewBucket(o, meta, t0)
+	for range MaxMeasurements {
+		if err := full.Add(o, doc(t, bson.D{{Key: "t", Value: t0}, {Key: "m", Value: bson.D{{Key: "host", Value: "a"}}}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := full.Misfit(o, meta, t0); got != Full {
+		t.Errorf("a bucket of %d measurements: misfit %v, want Full", MaxMeasurements, got)
+	}
+	if b.Misfit(o, meta, t0.Add(-time.Minute)) != TimeBackward || b.Misfit(o, meta, t0.Add(time.Hour)) != TimeForward || b.Misfit(o, doc(t, bson.D{{Key: "m", Value: 1}}).Lookup("m"), t0) != OtherMeta {
+		t.Error("Misfit accepts a time outside the span or another meta value")
 	}
 	stored := b.Document(o)
 	if got := stored.Lookup("control", "min", "t").Time(); !got.Equal(t0.Truncate(time.Minute)) {

@@ -593,3 +593,70 @@ func TestTimeseriesStats(t *testing.T) {
 		t.Errorf("$indexStats:\n%s\nwant\n%s", strings.Join(shown, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestTimeseriesExecStats: collStats' timeseries section counts what
+// inserts did to the buckets, as MongoDB's bucket catalog does: buckets
+// inserted and updated, opened for a new meta value, closed when full or
+// when a measurement falls past or before their span, commits and
+// measurements committed; a drop starts the counts again.
+func TestTimeseriesExecStats(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsexec")
+	create := func() *mongo.Collection {
+		t.Helper()
+		if err := db.CreateCollection(ctx, "m", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("host"))); err != nil {
+			t.Fatal(err)
+		}
+		return db.Collection("m")
+	}
+	coll := create()
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(host int, d time.Duration) bson.D {
+		return bson.D{{Key: "t", Value: base.Add(d)}, {Key: "host", Value: host}}
+	}
+	var docs []any
+	for i := range 12 {
+		docs = append(docs, at(i%3, time.Duration(i)*time.Minute)) // a bucket per host
+	}
+	full := make([]any, 1000)
+	for i := range full {
+		full[i] = at(2, 12*time.Minute+time.Duration(i)*time.Second) // fills host 2's, then opens one
+	}
+	for _, batch := range [][]any{docs, {at(0, 30*time.Minute)}, {at(0, 2*time.Hour)}, {at(1, -time.Hour)}, full} {
+		if _, err := coll.InsertMany(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	section := func() string {
+		t.Helper()
+		raw, err := db.RunCommand(ctx, bson.D{{Key: "collStats", Value: "m"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		elems, _ := raw.Lookup("timeseries").Document().Elements()
+		var out []string
+		for _, el := range elems {
+			if el.Key() != "bucketsNs" && el.Key() != "avgBucketSize" {
+				out = append(out, fmt.Sprintf("%s=%v", el.Key(), el.Value().AsInt64()))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	want := "bucketCount=6 numBucketInserts=6 numBucketUpdates=2 numBucketsOpenedDueToMetadata=3 numBucketsClosedDueToCount=1 " +
+		"numBucketsClosedDueToSchemaChange=0 numBucketsClosedDueToSize=0 numBucketsClosedDueToTimeForward=1 numBucketsClosedDueToTimeBackward=1 " +
+		"numBucketsClosedDueToMemoryThreshold=0 numCommits=8 numWaits=0 numMeasurementsCommitted=1015 avgNumMeasurementsPerCommit=126"
+	if got := section(); got != want {
+		t.Errorf("timeseries section\n%s\nwant\n%s", got, want)
+	}
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	create()
+	want = "bucketCount=0 numBucketInserts=0 numBucketUpdates=0 numBucketsOpenedDueToMetadata=0 numBucketsClosedDueToCount=0 " +
+		"numBucketsClosedDueToSchemaChange=0 numBucketsClosedDueToSize=0 numBucketsClosedDueToTimeForward=0 numBucketsClosedDueToTimeBackward=0 " +
+		"numBucketsClosedDueToMemoryThreshold=0 numCommits=0 numWaits=0 numMeasurementsCommitted=0"
+	if got := section(); got != want {
+		t.Errorf("after a drop\n%s\nwant\n%s", got, want)
+	}
+}
