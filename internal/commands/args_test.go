@@ -443,6 +443,8 @@ var argRows = []struct {
 	{"planCacheClearFilters.projection", `{"planCacheClearFilters": "c", "projection": {"a": 1}}`, 2},
 	{"buildInfo", `{"buildInfo": 1, "unread": 1}`, 0},
 	{"ping", `{"ping": 1, "unread": 1}`, 0},
+	{"setClusterParameter", `{"setClusterParameter": {"changeStreamOptions": {"preAndPostImages": {"expireAfterSeconds": "off"}}}, "unread": 1}`, 0},
+	{"getClusterParameter", `{"getClusterParameter": "*", "unread": 1}`, 0},
 	{"whatsmyuri", `{"whatsmyuri": 1, "unread": 1}`, 0},
 	{"hostInfo", `{"hostInfo": 1, "unread": 1}`, 0},
 	{"getCmdLineOpts", `{"getCmdLineOpts": 1, "unread": 1}`, 0},

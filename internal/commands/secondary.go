@@ -30,7 +30,7 @@ var secondaryRules = map[string]onSecondary{
 	"findAndModify": never, "findandmodify": never, "grantPrivilegesToRole": never, "grantRolesToRole": never,
 	"grantRolesToUser": never, "insert": never, "reIndex": never, "renameCollection": never,
 	"revokePrivilegesFromRole": never, "revokeRolesFromRole": never, "revokeRolesFromUser": never,
-	"setDefaultRWConcern": never, "setFeatureCompatibilityVersion": never, "setUserWriteBlockMode": never,
+	"setDefaultRWConcern": never, "setClusterParameter": never, "setFeatureCompatibilityVersion": never, "setUserWriteBlockMode": never,
 	"shardCollection": never, "shardcollection": never, "update": never, "updateRole": never, "updateUser": never,
 
 	"aggregate": optIn, "collStats": optIn, "collstats": optIn, "count": optIn, "dataSize": optIn,
@@ -42,7 +42,7 @@ var secondaryRules = map[string]onSecondary{
 	"authenticate": always, "buildInfo": always, "buildinfo": always, "clearLog": always, "compact": always,
 	"configureFailPoint": always, "connPoolStats": always, "connectionStatus": always, "currentOp": always,
 	"dbHash": always, "dbhash": always, "dropConnections": always, "endSessions": always, "folioAdvise": always,
-	"fsync": always, "fsyncUnlock": always, "getCmdLineOpts": always, "getDefaultRWConcern": always,
+	"fsync": always, "fsyncUnlock": always, "getCmdLineOpts": always, "getDefaultRWConcern": always, "getClusterParameter": always,
 	"getLog": always, "getMore": always, "getParameter": always, "hello": always, "hostInfo": always,
 	"isMaster": always, "ismaster": always, "killAllSessions": always, "killCursors": always, "killOp": always,
 	"killSessions": always, "listCommands": always, "listShards": always, "listshards": always, "lockInfo": always,

@@ -68,6 +68,10 @@ type oplogState struct {
 	// removed entry is read by no one (scanOplog skips it) and goes with
 	// the next truncation.
 	floor atomic.Uint64
+	// preImagesFrom is the stamp from which entries may still hold
+	// pre-images ExpirePreImages would remove: where its last pass
+	// stopped.
+	preImagesFrom atomic.Uint64
 	// floors holds the ids of the collections known to have their floor
 	// (keyRefFloor) stored.
 	floors sync.Map

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -239,11 +240,13 @@ func blankTimes(d bson.D) bson.D {
 }
 
 // TestInsertRefTruncated: a document whose insert entry the oplog's
-// truncation removed keeps its mark, and its first change writes no entry
-// back below the oplog's start.
+// truncation removed keeps its mark, and its first change writes nothing
+// below the oplog's start, on the engine that truncated (which moved the
+// floor) and on one opened after (which reads it from the oplog).
 func TestInsertRefTruncated(t *testing.T) {
 	testkv.SkipOnTiKV(t, "TiKV logs inserts whole")
-	e, err := Open(testkv.Open(t), Options{OplogSize: 16 << 10})
+	kv := testkv.Open(t)
+	e, err := Open(kv, Options{OplogSize: 16 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,27 +269,37 @@ func TestInsertRefTruncated(t *testing.T) {
 	if err != nil || whole {
 		t.Fatalf("the oplog truncated is whole: %v (%v)", whole, err)
 	}
-	key := docKey(e.Collection("test", "c").ID, bson.RawValue{Type: bson.TypeInt32, Value: []byte{0, 0, 0, 0}})
-	v, _, err := e.kv.Get(key)
-	if _, mark, ok := insertMark(v); err != nil || !ok || mark >= oldest {
-		t.Fatalf("the first document's mark %d (%v, %v), the oplog starts at %d", mark, ok, err, oldest)
-	}
-	if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, `{"_id": 0}`), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
-		t.Fatal(err)
-	}
-	if now, _, err := e.OplogOldest(); err != nil || now != oldest {
-		t.Fatalf("the oplog starts at %d after the update, %d before (%v)", now, oldest, err)
-	}
-	v, _, err = e.kv.Get(key)
-	if _, _, ok := insertMark(v); err != nil || ok {
-		t.Fatalf("the document changed is still marked (%v)", err)
-	}
-	var below int
-	if err := scanOplogKeys(e.kv, 0, oldest-1, false, true, func(uint64, storage.Iter) (bool, error) {
-		below++
-		return true, nil
-	}); err != nil || below != 0 {
-		t.Fatalf("%d keys below the oplog's start after the update (%v)", below, err)
+	for id := range int32(2) {
+		if id == 1 {
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if e, err = Open(kv, Options{OplogSize: 16 << 10}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		key := docKey(e.Collection("test", "c").ID, bson.RawValue{Type: bson.TypeInt32, Value: binary.LittleEndian.AppendUint32(nil, uint32(id))})
+		v, _, err := e.kv.Get(key)
+		if _, mark, ok := insertMark(v); err != nil || !ok || mark >= oldest {
+			t.Fatalf("document %d's mark %d (%v, %v), the oplog starts at %d", id, mark, ok, err, oldest)
+		}
+		if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$set": {"x": 1}}`)}); err != nil {
+			t.Fatal(err)
+		}
+		if now, _, err := e.OplogOldest(); err != nil || now != oldest {
+			t.Fatalf("the oplog starts at %d after the update, %d before (%v)", now, oldest, err)
+		}
+		v, _, err = e.kv.Get(key)
+		if _, _, ok := insertMark(v); err != nil || ok {
+			t.Fatalf("document %d changed is still marked (%v)", id, err)
+		}
+		var below int
+		if err := scanOplogKeys(e.kv, 0, oldest-1, false, true, func(uint64, storage.Iter) (bool, error) {
+			below++
+			return true, nil
+		}); err != nil || below != 0 {
+			t.Fatalf("%d keys below the oplog's start after document %d's update (%v)", below, id, err)
+		}
 	}
 	// the oplog reads whole: every reference resolves
 	if _, refs := oplogOf(t, e); refs == 0 {

@@ -57,6 +57,11 @@ type Config struct {
 	Argv []string
 	// CursorIdle is the idle cursor timeout; zero means MongoDB's 10 minutes.
 	CursorIdle time.Duration
+	// PreImageRemovalSleep is MongoDB's
+	// expiredChangeStreamPreImageRemovalJobSleepSecs: how often the
+	// pre-images older than changeStreamOptions' expireAfterSeconds are
+	// removed; zero means MongoDB's 10 seconds.
+	PreImageRemovalSleep time.Duration
 	// NoJavaScript is MongoDB's security.javascriptEnabled=false: $where,
 	// $function, $accumulator and mapReduce are refused.
 	NoJavaScript bool
@@ -260,6 +265,11 @@ func Start(cfg Config) (*Instance, error) {
 	go func() { in.served <- in.srv.Serve(ln) }()
 	in.background(func() { in.reap(min(time.Second, idle/4)) })
 	in.background(func() { in.expireTTL(eng) })
+	removal := cfg.PreImageRemovalSleep
+	if removal <= 0 {
+		removal = defaultPreImageRemovalSleep
+	}
+	in.background(func() { in.expirePreImages(eng, removal) })
 	if cfg.Auth && !eng.SoleWriter() {
 		in.background(in.pollUserChanges)
 	}
@@ -427,6 +437,45 @@ func (in *Instance) expireTTL(eng *engine.Engine) {
 		case <-in.stop:
 			t.Stop()
 			return
+		}
+	}
+}
+
+// defaultPreImageRemovalSleep is MongoDB's
+// expiredChangeStreamPreImageRemovalJobSleepSecs.
+const defaultPreImageRemovalSleep = 10 * time.Second
+
+// expirePreImages removes, every sleep until the instance stops, the
+// pre-images older than changeStreamOptions.preAndPostImages.
+// expireAfterSeconds (when set), on the engine that runs the background
+// jobs while the server takes writes.
+func (in *Instance) expirePreImages(eng *engine.Engine, sleep time.Duration) {
+	t := time.NewTicker(sleep)
+	defer t.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-in.stop:
+			cancel() // a pass in progress stops at the next entry
+		case <-ctx.Done():
+		}
+	}()
+	for {
+		select {
+		case <-t.C:
+		case <-in.stop:
+			return
+		}
+		if !eng.RunsJobs() || !in.svc.Writable() {
+			continue
+		}
+		after, ok, err := in.svc.PreImagesExpiry()
+		if err == nil && ok {
+			_, err = eng.ExpirePreImages(ctx, time.Now().Add(-after))
+		}
+		if err != nil {
+			in.log.Error("removing expired pre-images", "err", err)
 		}
 	}
 }

@@ -197,6 +197,15 @@ func (s Stored) PreImage(index int) bson.Raw {
 	return nil
 }
 
+// WithoutPreImages is s without its pre-images, and whether it had any.
+func (s Stored) WithoutPreImages() (Stored, bool) {
+	e := s.Entry()
+	if e == nil || len(e) == len(s) {
+		return s, false
+	}
+	return Stored(e), true
+}
+
 // AppendPreImage appends the document before operation index to an
 // entry's stored form.
 func AppendPreImage(dst []byte, index int, doc bson.Raw) []byte {

@@ -347,12 +347,14 @@ func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 		}
 	}
 	if v != nil && !c.insert && strings.HasPrefix(top, "$") {
-		return dollarField(top)
+		return DollarField(top)
 	}
 	return nil
 }
 
-func dollarField(name string) error {
+// DollarField is MongoDB's error for a top-level field name starting with
+// '$' in a replacement document.
+func DollarField(name string) error {
 	return mongoerr.New(mongoerr.DollarPrefixedFieldName,
 		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.",
 		name, name)

@@ -19,7 +19,7 @@ func compileReplacement(spec bson.Raw) (*Update, error) {
 	ids := 0
 	for _, e := range elems {
 		if k := e.Key(); len(k) > 0 && k[0] == '$' {
-			return nil, dollarField(k)
+			return nil, DollarField(k)
 		}
 		if e.Key() == "_id" {
 			ids++

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/storage/testkv"
+)
+
+// TestExpirePreImages: ExpirePreImages leaves the pre-images of entries
+// from its time on and removes those of older ones, keeping the entries;
+// a pass goes on from where the last one stopped, never above entries yet
+// to come.
+func TestExpirePreImages(t *testing.T) {
+	e, err := Open(testkv.Open(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
+		t.Fatal(err)
+	}
+	update := func(id int) {
+		t.Helper()
+		if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$inc": {"n": 1}}`), Upsert: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// images counts the pre-images the oplog holds (a TiKV store joins
+	// concurrent commits into one entry, each operation with its own),
+	// and its entries.
+	images := func() (held, entries int) {
+		t.Helper()
+		if _, err := e.MaintainOplog(); err != nil { // TiKV's entries into place
+			t.Fatal(err)
+		}
+		if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, s oplog.Stored) (bool, error) {
+			entries++
+			for rest := s[len(s.Entry()):]; len(rest) > 8; held++ {
+				rest = rest[4+binary.LittleEndian.Uint32(rest[4:]):]
+			}
+			return true, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return held, entries
+	}
+	for id := range 3 {
+		update(id) // an upsert: no pre-image
+		update(id)
+		update(id)
+	}
+	held, entries := images()
+	if held != 6 {
+		t.Fatalf("%d entries with pre-images, want 6", held)
+	}
+	ctx := context.Background()
+	if n, err := e.ExpirePreImages(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("expiring before an hour ago rewrote %d (%v)", n, err)
+	}
+	if now, _ := images(); now != 6 {
+		t.Fatalf("%d entries with pre-images after nothing expired", now)
+	}
+	if n, err := e.ExpirePreImages(ctx, time.Now().Add(time.Hour)); err != nil || n != 6 {
+		t.Fatalf("expiring them all rewrote %d (%v)", n, err)
+	}
+	if now, all := images(); now != 0 || all != entries {
+		t.Fatalf("%d entries with pre-images and %d entries after all expired, had %d", now, all, entries)
+	}
+	// A later entry is above where the pass stopped, though before its
+	// time: the next pass removes its image.
+	update(0)
+	if now, _ := images(); now != 1 {
+		t.Fatalf("%d entries with pre-images after a new update", now)
+	}
+	if n, err := e.ExpirePreImages(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("the next pass rewrote %d (%v)", n, err)
+	}
+	if doc := findOne(t, e, "c", `{"_id": 0}`); doc.Lookup("n").Int32() != 4 {
+		t.Fatalf("the document after expiry: %s", doc)
+	}
+}
