@@ -474,7 +474,7 @@ func (in *Instance) expirePreImages(eng *engine.Engine, sleep time.Duration) {
 		if err == nil && ok {
 			_, err = eng.ExpirePreImages(ctx, time.Now().Add(-after))
 		}
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			in.log.Error("removing expired pre-images", "err", err)
 		}
 	}
