@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -348,12 +350,16 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 }
 
 // pushdown takes the leading $match and $sort (and the $limit after it)
-// out of p for the engine's scan of the collection.
+// out of p for the engine's scan of the collection, whose documents carry
+// their index keys when a stage reads {$meta: "indexKey"}.
 func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation,
+		IndexKeys: slices.ContainsFunc(a.stages, func(st bson.Raw) bool {
+			return slices.Contains(expr.MetaNames(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: st}), "indexKey")
+		}),
 	}
 }
 

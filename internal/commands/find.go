@@ -35,7 +35,7 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	ignore("allowPartialResults", tOptionalBool, "only a sharded cluster has shards that can be unavailable"),
 	// readOnce is a storage cache hint, refused in a transaction.
 	arg("readOnce", tOptionalBool),
-	refuseTrue("returnKey", "index keys instead of documents"),
+	arg("returnKey", tOptionalBool),
 	refuseTrue("showRecordId", "record ids"),
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
 	refuseTrue("$_requestResumeToken", "resumable scans"),
@@ -69,6 +69,7 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
 	o.Collation = c.doc("collation")
 	o.Min, o.Max = c.doc("min"), c.doc("max")
+	o.ReturnKey = c.bool("returnKey")
 	err := nonNegative("skip", o.Skip)
 	if err == nil {
 		err = nonNegative("limit", o.Limit)

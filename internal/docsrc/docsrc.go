@@ -33,13 +33,18 @@ func Lend(src Source) (bson.Raw, error) {
 
 // Meta is what a document carries beside its fields, which {$meta: ...}
 // reads: the score a $text search gave it, the distance from a $near
-// search's center and the location it was measured to.
+// search's center and the location it was measured to, and the key of the
+// index entry a scan found it through.
 type Meta struct {
 	TextScore       float64
 	HasTextScore    bool
 	GeoNearDistance float64
 	GeoNearPoint    bson.RawValue
 	HasGeoNear      bool
+	// IndexKey is {$meta: "indexKey"}: the index's fields with the
+	// entry's values ({_id: ...} for the _id index); nil when the scan read
+	// no index (a collection scan) or was not asked for keys.
+	IndexKey bson.Raw
 }
 
 // MetaSource is a Source whose documents carry metadata: Meta is that of

@@ -52,7 +52,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			return nil, err
 		}
 		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
-			Clustered: c.Clustered()}
+			Clustered: c.Clustered(), ReturnKey: o.ReturnKey}
 		winning = p.Explain(shape)
 		for _, r := range rejected {
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))

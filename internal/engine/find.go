@@ -56,6 +56,13 @@ type FindOptions struct {
 	// Min and Max bound the keys of the hinted index the find reads
 	// (planKeyRange); nil or empty leaves that end open.
 	Min, Max bson.Raw
+	// IndexKeys gives the documents the keys of the index entries they
+	// were found through (docsrc.Meta.IndexKey), for a later stage's
+	// {$meta: "indexKey"}; a projection reading it asks for them itself.
+	IndexKeys bool
+	// ReturnKey is find's returnKey: each document becomes its index key,
+	// {} without one (query.ReturnKey).
+	ReturnKey bool
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for
@@ -81,8 +88,9 @@ type compiledFind struct {
 	sortDoc, projDoc bson.Raw
 	// explain plans without the plan cache.
 	explain bool
-	// textScore reports that the projection or sort needs $text scores.
-	textScore bool
+	// textScore reports that the projection or sort needs $text scores,
+	// indexKeys that the documents carry their index keys.
+	textScore, indexKeys bool
 	// min and max are the find's key bounds (FindOptions.Min, Max).
 	min, max bson.Raw
 }
@@ -118,7 +126,12 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 			return q, err
 		}
 	}
+	if o.ReturnKey {
+		// Nothing of the projection is answered: no covered plan.
+		q.proj, q.projDoc = query.ReturnKey(q.proj), nil
+	}
 	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
+	q.indexKeys = o.IndexKeys || q.proj != nil && q.proj.NeedsMeta("indexKey")
 	return q, nil
 }
 
@@ -230,6 +243,9 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
 	if err != nil {
 		return nil, err
+	}
+	if k, ok := scan.src.(keyed); ok && q.indexKeys {
+		k.giveIndexKeys(!c.Clustered())
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
 	if scan.covered() {

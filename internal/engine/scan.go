@@ -62,6 +62,13 @@ type planSource struct {
 	// last one decoded (see docOf).
 	covBuf []byte
 	docBuf []byte
+	// keys is set when the documents carry their index keys
+	// (giveIndexKeys), idIndex when the document store serves as the _id
+	// index; last is the document Next returned last, and lastKey and
+	// lastEntry the key and value of the index entry it came through.
+	keys, idIndex      bool
+	last               bson.Raw
+	lastKey, lastEntry []byte
 	// point is the document of a point plan (one _id, or one key of a
 	// unique index), read at once, and pointID its record id.
 	point     bson.Raw
@@ -95,6 +102,7 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		}
 		stats.KeysExamined++
 		s.pointID = entryID(entry)
+		s.lastKey, s.lastEntry = slices.Concat(s.prefix, p.Intervals[0].Lo), entry
 		doc, found, err := getDoc(r, docKeyFromEncodedID(collID, s.pointID), &s.docBuf)
 		s.point, s.pointDone = doc, !found
 		return s, err
@@ -187,6 +195,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if s.seen != nil && s.dup(s.pointID) {
 			return nil, nil
 		}
+		s.last = s.point
 		return s.point, nil
 	}
 	for s.advance() {
@@ -198,7 +207,9 @@ func (s *planSource) Next() (bson.Raw, error) {
 				}
 				continue
 			}
-			return docOf(s.it.Value(), &s.docBuf)
+			doc, err := docOf(s.it.Value(), &s.docBuf)
+			s.last = doc
+			return doc, err
 		}
 		encID := entryID(s.it.Value())
 		if s.seen != nil {
@@ -221,9 +232,11 @@ func (s *planSource) Next() (bson.Raw, error) {
 				continue
 			}
 		}
+		s.lastKey, s.lastEntry = s.it.Key(), s.it.Value()
 		if cov := s.p.Covered(); cov != nil {
 			doc, err := s.coveredDoc(cov, encID)
 			if doc != nil || err != nil {
+				s.last = doc
 				return doc, err
 			}
 			continue
@@ -234,6 +247,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		if found {
 			s.stats.DocsExamined++
+			s.last = doc
 			return doc, nil
 		}
 	}

@@ -19,13 +19,18 @@ var metaNames = map[string]bool{
 	"sortKey": true, "searchScoreDetails": true, "searchSequenceToken": true,
 }
 
+// IsMetaName reports whether name is an argument MongoDB 7.0 knows for
+// $meta.
+func IsMetaName(name string) bool { return metaNames[name] }
+
 // CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
 // knows (17308 otherwise), of metadata Folio keeps (textScore,
-// geoNearDistance, geoNearPoint; the others fail with NotImplemented).
+// geoNearDistance, geoNearPoint, indexKey; the others fail with
+// NotImplemented).
 func CheckMeta(arg bson.RawValue) error {
 	name, _ := arg.StringValueOK()
 	switch {
-	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint":
+	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey":
 		return nil
 	case metaNames[name]:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
@@ -57,7 +62,9 @@ func MetaNames(v bson.RawValue) []string {
 // compileMeta: {$meta: "textScore"} is the current document's $text
 // score (without one evaluation fails with 40218, as in MongoDB);
 // {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the
-// distance and location a $near or $geoNear measured (missing without).
+// distance and location a $near or $geoNear measured, {$meta: "indexKey"}
+// the key of the index entry the document was found through (missing
+// without).
 func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	if err := CheckMeta(v); err != nil {
 		return nil, err
@@ -73,9 +80,15 @@ func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error
 }
 
 // MetaValue is the metadata name of a document carrying m: missing
-// geoNear metadata is missing, a missing text score fails with 40218.
+// geoNear metadata or index key is missing, a missing text score fails
+// with 40218.
 func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 	switch name {
+	case "indexKey":
+		if m.IndexKey != nil {
+			return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: m.IndexKey}, nil
+		}
+		return bson.RawValue{}, nil
 	case "geoNearDistance":
 		if m.HasGeoNear {
 			return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.GeoNearDistance)}, nil

@@ -941,6 +941,9 @@ const (
 	SortKeyOrderInvalid Code = 15975
 	// SortMetaOnly: a sort key object other than {$meta: ...} (Folio also raises it for $natural in $sort).
 	SortMetaOnly Code = 17312
+	// SortMetaIllegal: a sort by metadata no sort may order by
+	// ({$meta: "indexKey"}; textScore, randVal and searchScore may).
+	SortMetaIllegal Code = 31138
 	// RegexOptionsInBothQuery: a $regex with options both inline and in $options.
 	RegexOptionsInBothQuery Code = 51074
 	// RegexOptionsInBothQueryRegexFirst: a $options given before a $regex that carries options.

@@ -24,12 +24,15 @@ type Shape struct {
 	// Clustered reports a clustered collection (create's clusteredIndex):
 	// a scan of its documents by _id is then MongoDB's CLUSTERED_IXSCAN.
 	Clustered bool
+	// ReturnKey is find's returnKey: a RETURN_KEY stage takes the
+	// projection's place.
+	ReturnKey bool
 }
 
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
 // IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP,
-// PROJECTION_DEFAULT (PROJECTION_COVERED) and LIMIT as the find needs them
+// PROJECTION_DEFAULT (PROJECTION_COVERED, RETURN_KEY) and LIMIT as the find needs them
 // (no LIMIT over a blocking sort, which limits itself); a
 // count's COUNT over its plan; a distinct scan's PROJECTION_COVERED over
 // DISTINCT_SCAN.
@@ -92,7 +95,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 	if s.Skip > 0 {
 		stage = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: s.Skip}, {Key: "inputStage", Value: stage}}
 	}
-	if p.covered != nil {
+	if s.ReturnKey {
+		stage = bson.D{{Key: "stage", Value: "RETURN_KEY"}, {Key: "inputStage", Value: stage}}
+	} else if p.covered != nil {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}
 	} else if len(s.Projection) > 0 {
 		stage = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: s.Projection}, {Key: "inputStage", Value: stage}}

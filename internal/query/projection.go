@@ -18,6 +18,8 @@ type Projection struct {
 	root       *projNode
 	inclusion  bool
 	positional bool
+	// returnKey makes it find's returnKey (ReturnKey).
+	returnKey bool
 	// metas are the top-level fields set to the document's metadata
 	// ({$meta: name}), added after the others; exprMetas are the metadata
 	// computed fields read.
@@ -27,11 +29,30 @@ type Projection struct {
 
 type metaField struct{ field, name string }
 
+// NeedsMeta reports whether the projection reads the document's metadata
+// name ({$meta: name}).
+func (p *Projection) NeedsMeta(name string) bool {
+	return p.returnKey && name == "indexKey" ||
+		slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == name }) ||
+		slices.Contains(p.exprMetas, name)
+}
+
 // NeedsTextScore reports whether the projection reads the document's
 // text score.
-func (p *Projection) NeedsTextScore() bool {
-	return slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == "textScore" }) ||
-		slices.Contains(p.exprMetas, "textScore")
+func (p *Projection) NeedsTextScore() bool { return p.NeedsMeta("textScore") }
+
+// ReturnKey is find's returnKey with the projection p (nil: none): each
+// document becomes the key of the index entry it was found through, {}
+// without one (a collection scan), as MongoDB's RETURN_KEY stage makes
+// it. p's fields are not applied: MongoDB keeps only its {$meta:
+// "sortKey"} fields, which Folio refuses.
+func ReturnKey(p *Projection) *Projection {
+	if p == nil {
+		p = &Projection{root: &projNode{}}
+	}
+	r := *p
+	r.returnKey = true
+	return &r
 }
 
 // UsesMeta reports whether the projection reads document metadata.
@@ -40,6 +61,12 @@ func (p *Projection) UsesMeta() bool { return len(p.metas) > 0 || len(p.exprMeta
 // ApplyMeta projects doc as Apply does, setting the $meta fields from
 // meta (expr.MetaValue: a missing text score fails with 40218).
 func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
+	if p.returnKey {
+		if meta.IndexKey == nil {
+			return bson.Raw{5, 0, 0, 0, 0}, nil
+		}
+		return meta.IndexKey, nil
+	}
 	out, err := p.apply(doc, pos, &meta)
 	if err != nil || len(p.metas) == 0 {
 		return out, err

@@ -55,11 +55,15 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		if v.Type == bson.TypeEmbeddedDocument {
 			if rawdoc.FirstKey(v.Value) == "$meta" {
 				arg := bson.Raw(v.Value).Lookup("$meta")
-				if err := expr.CheckMeta(arg); err != nil {
-					return nil, err
-				}
-				if arg.StringValue() != "textScore" {
-					return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a sort by {$meta: %q} yet", arg.StringValue())
+				switch name, _ := arg.StringValueOK(); {
+				case name == "textScore":
+				case name == "randVal", name == "searchScore":
+					return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a sort by {$meta: %q} yet", name)
+				case expr.IsMetaName(name):
+					// metadata MongoDB does not sort by
+					return nil, mongoerr.New(mongoerr.SortMetaIllegal, "Illegal $meta sort: $meta: %q", name)
+				default:
+					return nil, expr.CheckMeta(arg)
 				}
 				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: true})
 				continue

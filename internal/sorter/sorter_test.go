@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/querygen"
@@ -76,6 +77,9 @@ func run(t testing.TB, sk *SortKey, docs []bson.Raw, o Options, barrier ...func(
 		if !bytes.Equal(e.Doc, docs[e.Aux]) {
 			t.Fatalf("entry %d came back with another document", e.Aux)
 		}
+		if want := metaFor(int(e.Aux)); e.Meta.HasTextScore != want.HasTextScore || e.Meta.TextScore != want.TextScore || !bytes.Equal(e.Meta.IndexKey, want.IndexKey) {
+			t.Fatalf("entry %d came back with metadata %+v, want %+v", e.Aux, e.Meta, want)
+		}
 		out = append(out, int(e.Aux))
 	}
 }
@@ -87,11 +91,25 @@ func add(sk *SortKey, s *Sorter, docs []bson.Raw) error {
 		if err != nil {
 			continue // parallel arrays: the reference skips them too
 		}
-		if err := s.Add(Entry{Key: k, Doc: d, Aux: int64(i)}); err != nil {
+		if err := s.Add(Entry{Key: k, Doc: d, Aux: int64(i), Meta: metaFor(i)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// metaFor is the metadata add gives document i: a text score to every
+// other one, an index key to every third, so that spills carry both,
+// either or neither.
+func metaFor(i int) docsrc.Meta {
+	var m docsrc.Meta
+	if i%2 == 0 {
+		m.TextScore, m.HasTextScore = float64(i)/3, true
+	}
+	if i%3 == 0 {
+		m.IndexKey, _ = bson.Marshal(bson.D{{Key: "i", Value: int32(i)}})
+	}
+	return m
 }
 
 // TestSorterMatchesReference: in memory, spilled, top-k and top-k

@@ -49,14 +49,25 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		s.w.Write(e.Key)
 		m := binary.PutVarint(hdr[:], e.Aux)
 		s.w.Write(hdr[:m])
+		// The metadata: a byte of flags, then the text score and the
+		// index key each has.
+		var flags byte
 		if e.Meta.HasTextScore {
-			hdr[m] = 1
-			binary.LittleEndian.PutUint64(hdr[m+1:], math.Float64bits(e.Meta.TextScore))
-			s.w.Write(hdr[m : m+9])
-			m += 9
-		} else {
-			s.w.WriteByte(0)
-			m++
+			flags |= spillTextScore
+		}
+		if e.Meta.IndexKey != nil {
+			flags |= spillIndexKey
+		}
+		s.w.WriteByte(flags)
+		m++
+		if e.Meta.HasTextScore {
+			binary.LittleEndian.PutUint64(hdr[m:], math.Float64bits(e.Meta.TextScore))
+			s.w.Write(hdr[m : m+8])
+			m += 8
+		}
+		if e.Meta.IndexKey != nil {
+			s.w.Write(e.Meta.IndexKey)
+			m += len(e.Meta.IndexKey)
 		}
 		s.w.Write(e.Doc)
 		s.end += int64(n + len(e.Key) + m + len(e.Doc))
@@ -123,24 +134,44 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 	if _, err := io.ReadFull(r.r, n[:1]); err != nil {
 		return Entry{}, false, err
 	}
-	if n[0] == 1 {
+	flags := n[0]
+	if flags&spillTextScore != 0 {
 		if _, err := io.ReadFull(r.r, n[:8]); err != nil {
 			return Entry{}, false, err
 		}
 		e.Meta = docsrc.Meta{TextScore: math.Float64frombits(binary.LittleEndian.Uint64(n[:])), HasTextScore: true}
 	}
-	if _, err := io.ReadFull(r.r, n[:4]); err != nil {
+	if flags&spillIndexKey != 0 {
+		if e.Meta.IndexKey, err = readDoc(r.r); err != nil {
+			return Entry{}, false, err
+		}
+	}
+	if e.Doc, err = readDoc(r.r); err != nil {
 		return Entry{}, false, err
 	}
-	size := binary.LittleEndian.Uint32(n[:4])
+	return e, true, nil
+}
+
+// The flags of an entry's metadata in a spill file.
+const (
+	spillTextScore = 1 << iota
+	spillIndexKey
+)
+
+// readDoc reads a BSON document.
+func readDoc(r *bufio.Reader) (bson.Raw, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	size := binary.LittleEndian.Uint32(n[:])
 	if size < 5 {
-		return Entry{}, false, io.ErrUnexpectedEOF
+		return nil, io.ErrUnexpectedEOF
 	}
 	doc := make(bson.Raw, size)
-	copy(doc, n[:4])
-	if _, err := io.ReadFull(r.r, doc[4:]); err != nil {
-		return Entry{}, false, err
+	copy(doc, n[:])
+	if _, err := io.ReadFull(r, doc[4:]); err != nil {
+		return nil, err
 	}
-	e.Doc = doc
-	return e, true, nil
+	return doc, nil
 }

@@ -158,7 +158,7 @@ func TestCursorOptions(t *testing.T) {
 		{"find let with an invalid name", find(e("let", bson.D{{Key: "Cut", Value: 4}})), 16867, 0, false},
 		{"find let not a document", find(e("let", 4)), 14, 0, false},
 		{"find $_requestResumeToken", find(e("$_requestResumeToken", true)), 238, 0, false},
-		{"find returnKey", find(e("returnKey", true)), 238, 0, false},
+		{"find returnKey", find(e("returnKey", true)), 0, 10, false},
 		{"aggregate default batch", agg(bson.D{}), 0, 10, false},
 		{"aggregate batchSize 0", agg(bson.D{{Key: "batchSize", Value: 0}}), 0, 0, true},
 		{"aggregate batchSize 4", agg(bson.D{{Key: "batchSize", Value: 4}}), 0, 4, true},

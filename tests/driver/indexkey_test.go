@@ -1,0 +1,97 @@
+package driver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestIndexKeys: {$meta: "indexKey"} (find's projection and an
+// aggregation's stages) and find's returnKey give the key of the index
+// entry each document was found through, as MongoDB does: the index's
+// fields with the entry's values (the element of an array, a hashed
+// index's hash), {_id: ...} through the _id index, nothing (returnKey: {})
+// for a collection scan or a $text search; a sort by it is illegal (31138).
+func TestIndexKeys(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("indexkeys").Collection("c")
+	for _, keys := range []bson.D{{{Key: "a", Value: 1}, {Key: "b", Value: 1}}, {{Key: "tags", Value: 1}}, {{Key: "h", Value: "hashed"}}, {{Key: "s", Value: 1}}, {{Key: "txt", Value: "text"}}} {
+		opts := options.Index()
+		if keys[0].Key == "s" {
+			opts.SetSparse(true)
+		}
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys, Options: opts}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 10}, {Key: "b", Value: 20}, {Key: "tags", Value: bson.A{"x", "y"}}, {Key: "h", Value: 5}, {Key: "s", Value: 1}, {Key: "txt", Value: "apple pie"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 30}, {Key: "b", Value: 40}, {Key: "tags", Value: bson.A{"z"}}, {Key: "h", Value: 6}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "c", Value: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	show := func(docs []bson.Raw) string {
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.String())
+		}
+		return strings.Join(out, " ")
+	}
+	aggregate := func(pipeline mongo.Pipeline) string {
+		t.Helper()
+		cur, err := coll.Aggregate(ctx, pipeline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		return show(docs)
+	}
+	project := bson.D{{Key: "$project", Value: bson.D{{Key: "ik", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}
+	match := func(filter bson.D) bson.D { return bson.D{{Key: "$match", Value: filter}} }
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"compound", aggregate(mongo.Pipeline{match(bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}), project}),
+			`{"_id": {"$numberInt":"1"},"ik": {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}} {"_id": {"$numberInt":"2"},"ik": {"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}}}`},
+		{"collection scan", aggregate(mongo.Pipeline{match(bson.D{{Key: "c", Value: 1}}), project}), `{"_id": {"$numberInt":"3"}}`},
+		{"multikey", aggregate(mongo.Pipeline{match(bson.D{{Key: "tags", Value: "y"}}), project}), `{"_id": {"$numberInt":"1"},"ik": {"tags": "y"}}`},
+		{"hashed", aggregate(mongo.Pipeline{match(bson.D{{Key: "h", Value: 5}}), project}), `{"_id": {"$numberInt":"1"},"ik": {"h": {"$numberLong":"4470791281878691347"}}}`},
+		{"sparse", aggregate(mongo.Pipeline{match(bson.D{{Key: "s", Value: 1}}), project}), `{"_id": {"$numberInt":"1"},"ik": {"s": {"$numberInt":"1"}}}`},
+		{"text", aggregate(mongo.Pipeline{match(bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "apple"}}}}), project}), `{"_id": {"$numberInt":"1"}}`},
+		{"after a blocking sort", aggregate(mongo.Pipeline{match(bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}), {{Key: "$sort", Value: bson.D{{Key: "b", Value: -1}}}}, {{Key: "$addFields", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}, {{Key: "$project", Value: bson.D{{Key: "k", Value: 1}}}}}),
+			`{"_id": {"$numberInt":"2"},"k": {"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}}} {"_id": {"$numberInt":"1"},"k": {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}}`},
+		{"find projection", show(findAll(t, coll, bson.D{{Key: "tags", Value: "z"}}, options.Find().SetProjection(bson.D{{Key: "ik", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}, {Key: "a", Value: 1}}))),
+			`{"_id": {"$numberInt":"2"},"a": {"$numberInt":"30"},"ik": {"tags": "z"}}`},
+		{"returnKey", show(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetProjection(bson.D{{Key: "a", Value: 1}}))),
+			`{"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}} {"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}}`},
+		{"returnKey, sorted by another field", show(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "h", Value: -1}}))),
+			`{"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}} {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}`},
+		{"returnKey, collection scan", show(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true))), `{} {} {}`},
+		{"returnKey, one _id", show(findAll(t, coll, bson.D{{Key: "_id", Value: 2}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}}`},
+		{"returnKey, _id range", show(findAll(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 2}}}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"3"}}`},
+		{"returnKey, $or", show(findAll(t, coll, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 10}}, bson.D{{Key: "tags", Value: "z"}}}}}, options.Find().SetReturnKey(true))),
+			`{"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}} {"tags": "z"}`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+	raw, err := client.Database("indexkeys").RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: 10}}}, {Key: "returnKey", Value: true}}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stage := raw.Lookup("queryPlanner", "winningPlan", "stage").StringValue(); stage != "RETURN_KEY" {
+		t.Errorf("explain of returnKey: %s", raw.Lookup("queryPlanner", "winningPlan"))
+	}
+	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$sort", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}})
+	requireCode(t, err, 31138, "")
+}
