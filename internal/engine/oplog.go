@@ -586,9 +586,10 @@ func (e *Engine) WaitOplog(ctx context.Context, after uint64, timeout time.Durat
 // it removed, which it takes off the count. The count is the entries'
 // bytes as stored (an insert's entry by reference counts the reference,
 // so the bound holds more entries than it would whole; a document
-// written beside one counts too, twice when its write was retried), but for retried
-// commits, counted twice: the first pass, every
-// remeasureEvery-th truncation, and one after entries counted by a bound
+// written beside one counts too, twice when its write was retried; a
+// pre-image expired is taken off), but for retried commits, counted
+// twice: the first pass, every remeasureEvery-th truncation, and one
+// after entries counted by a bound
 // (on TiKV, which builds them at commit) measure the whole oplog instead
 // of trusting it. (Measuring at every truncation read the whole oplog, its
 // bound's worth of documents, each time a tenth of it was written: a

@@ -108,7 +108,8 @@ func (e *Engine) entryGone(stamp uint64) (bool, error) {
 
 // lockRefs takes the store's refs lock when need is set and the oplog
 // has references: shared for a write that writes documents beside
-// entries (see resolveInsertEntry), exclusive for a truncation. It returns the unlock.
+// entries (see resolveInsertEntry), exclusive for a truncation. It
+// returns the unlock.
 func (e *Engine) lockRefs(need, exclusive bool) func() {
 	if !need || e.oplog == nil || e.oplog.store == nil {
 		return func() {}
