@@ -1,8 +1,7 @@
 // Time series collections through the shell: db.createCollection with
 // timeseries and expireAfterSeconds, listCollections' type, inserts,
 // finds and aggregations on measurements, deletes, updates of the
-// metaField (others refused),
-// drop.
+// metaField (others refused), stats() and $indexStats, drop.
 
 load(__dirname + '/lib/checks.js');
 
@@ -50,6 +49,11 @@ eq(d.sensor0.countDocuments({}), d.weather.countDocuments({'sensor.id': 0}), '$o
 d.weather.aggregate([{$match: {'sensor.id': 1}}, {$out: 'sensor0'}]);
 eq(d.sensor0.countDocuments({'sensor.id': 1}), d.weather.countDocuments({'sensor.id': 1}), '$out replaced them');
 d.sensor0.drop();
+
+// The shell's stats() ($collStats) describes the buckets.
+const stats = d.weather.stats();
+eq([stats.timeseries.bucketsNs, stats.timeseries.bucketCount > 0, stats.count], [d.getName() + '.system.buckets.weather', true, undefined], 'stats() of a time series collection');
+eq(d.weather.aggregate([{$indexStats: {}}]).toArray().map(x => x.key), [{sensor: 1, ts: 1}], '$indexStats on the measurements');
 
 d.weather.drop();
 eq(d.getCollectionNames().filter(n => n !== 'system.views'), [], 'drop');

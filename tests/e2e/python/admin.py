@@ -1,6 +1,6 @@
 """Administrative commands through pymongo: hello, ping, buildInfo,
-serverStatus (connections, opcounters), listDatabases, dbStats and
-collStats."""
+serverStatus (connections, opcounters), listDatabases, dbStats,
+collStats, and the cluster parameter changeStreamOptions."""
 
 import sys
 
@@ -44,5 +44,12 @@ eq((ds["db"], ds["collections"], ds["objects"]), ("e2e_py_admin", 2, 4), "dbStat
 cs = d.command("collStats", "a")
 eq((cs["ns"], cs["count"]), ("e2e_py_admin.a", 3), "collStats")
 check(cs["size"] > 0, "collStats size %r" % cs["size"])
+
+params = admin.command("getClusterParameter", "changeStreamOptions")["clusterParameters"]
+eq([p["_id"] for p in params], ["changeStreamOptions"], "getClusterParameter")
+admin.command("setClusterParameter", {"changeStreamOptions": {"preAndPostImages": {"expireAfterSeconds": 3600}}})
+got = admin.command("getClusterParameter", "*")["clusterParameters"][0]["preAndPostImages"]["expireAfterSeconds"]
+eq(got, 3600, "changeStreamOptions read back")
+admin.command("setClusterParameter", {"changeStreamOptions": {"preAndPostImages": {"expireAfterSeconds": "off"}}})
 
 client.drop_database("e2e_py_admin")
