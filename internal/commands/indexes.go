@@ -166,9 +166,9 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
 	}
 	docs := []bson.Raw{marshal(idIndexSpec(c))}
-	if ts != nil {
-		// A time series collection shows its indexes on the measurements,
-		// and no _id index.
+	if c.Options.Timeseries != nil {
+		// Buckets have no _id index (MongoDB clusters them by _id); a
+		// time series collection shows its indexes on the measurements.
 		docs = docs[:0]
 	}
 	for _, ix := range c.Indexes() {

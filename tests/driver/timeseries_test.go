@@ -549,6 +549,11 @@ func TestTimeseriesStats(t *testing.T) {
 	if n := st.Lookup("nindexes").AsInt64(); n != 2 {
 		t.Errorf("nindexes %d, want the two secondary indexes", n)
 	}
+	// the buckets list the same indexes, on their own fields, and no _id
+	bucketIndexes, err := db.Collection("system.buckets.m").Indexes().ListSpecifications(ctx)
+	if err != nil || len(bucketIndexes) != 2 || bucketIndexes[0].Name != "host_1_t_1" {
+		t.Errorf("indexes of the buckets: %v (%v)", bucketIndexes, err)
+	}
 	if names := fmt.Sprint(st.Lookup("indexSizes").Document()); strings.Contains(names, "_id_") || !strings.Contains(names, "t_-1") {
 		t.Errorf("indexSizes %s", names)
 	}
