@@ -84,3 +84,79 @@ func TestExpirePreImages(t *testing.T) {
 		t.Fatalf("the document after expiry: %s", doc)
 	}
 }
+
+// TestExpirePreImagesWhileWriting: passes of ExpirePreImages running
+// beside updates lose no update and leave every entry readable; a last
+// pass leaves no pre-image.
+func TestExpirePreImagesWhileWriting(t *testing.T) {
+	e, err := Open(testkv.Open(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, updates = 4, 50
+	ctx := context.Background()
+	done := make(chan struct{})
+	expired := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-done:
+				expired <- nil
+				return
+			default:
+			}
+			if _, err := e.ExpirePreImages(ctx, time.Now().Add(time.Hour)); err != nil {
+				expired <- err
+				return
+			}
+		}
+	}()
+	errs := make(chan error, writers)
+	for w := range writers {
+		go func() {
+			for range updates {
+				if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, w)), Update: ext(t, `{"$inc": {"n": 1}}`), Upsert: true}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range writers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-expired; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.ExpirePreImages(ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.MaintainOplog(); err != nil {
+		t.Fatal(err)
+	}
+	var held int
+	if err := e.ReadOplog(0, ^uint64(0), func(_ uint64, s oplog.Stored) (bool, error) {
+		if _, had := s.WithoutPreImages(); had {
+			held++
+		}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if held != 0 {
+		t.Errorf("%d entries keep pre-images after the last pass", held)
+	}
+	for w := range writers {
+		if doc := findOne(t, e, "c", fmt.Sprintf(`{"_id": %d}`, w)); doc.Lookup("n").Int32() != updates {
+			t.Errorf("document %d: %s", w, doc)
+		}
+	}
+}
