@@ -63,7 +63,10 @@ func (s *planSource) entryKey() bson.Raw {
 		if err != nil {
 			return nil
 		}
-		rest := s.lastKey[len(s.prefix):]
+		rest := s.p.Intervals[0].Lo // a unique point's one key
+		if s.lastKey != nil {
+			rest = s.lastKey[len(s.prefix):]
+		}
 		for _, k := range keys {
 			if bytes.HasPrefix(rest, k.enc) {
 				vals = k.vals

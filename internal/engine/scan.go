@@ -65,7 +65,8 @@ type planSource struct {
 	// keys is set when the documents carry their index keys
 	// (giveIndexKeys), idIndex when the document store serves as the _id
 	// index; last is the document Next returned last, and lastKey and
-	// lastEntry the key and value of the index entry it came through.
+	// lastEntry the key and value of the index entry it came through (a
+	// unique point's key is its interval's start).
 	keys, idIndex      bool
 	last               bson.Raw
 	lastKey, lastEntry []byte
@@ -102,7 +103,7 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		}
 		stats.KeysExamined++
 		s.pointID = entryID(entry)
-		s.lastKey, s.lastEntry = slices.Concat(s.prefix, p.Intervals[0].Lo), entry
+		s.lastEntry = entry
 		doc, found, err := getDoc(r, docKeyFromEncodedID(collID, s.pointID), &s.docBuf)
 		s.point, s.pointDone = doc, !found
 		return s, err
