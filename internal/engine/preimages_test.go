@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/folio-db/folio/internal/oplog"
-	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestExpirePreImages: ExpirePreImages leaves the pre-images of entries
@@ -16,14 +15,7 @@ import (
 // a pass goes on from where the last one stopped, never above entries yet
 // to come.
 func TestExpirePreImages(t *testing.T) {
-	e, err := Open(testkv.Open(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
-		t.Fatal(err)
-	}
+	e := preImagesEngine(t)
 	update := func(id int) {
 		t.Helper()
 		if _, err := e.Update("test", "c", UpdateSpec{Filter: ext(t, fmt.Sprintf(`{"_id": %d}`, id)), Update: ext(t, `{"$inc": {"n": 1}}`), Upsert: true}); err != nil {
@@ -89,14 +81,7 @@ func TestExpirePreImages(t *testing.T) {
 // beside updates lose no update and leave every entry readable; a last
 // pass leaves no pre-image.
 func TestExpirePreImagesWhileWriting(t *testing.T) {
-	e, err := Open(testkv.Open(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
-		t.Fatal(err)
-	}
+	e := preImagesEngine(t)
 	const writers, updates = 4, 50
 	ctx := context.Background()
 	done := make(chan struct{})
@@ -159,4 +144,14 @@ func TestExpirePreImagesWhileWriting(t *testing.T) {
 			t.Errorf("document %d: %s", w, doc)
 		}
 	}
+}
+
+// preImagesEngine is a test engine with test.c recording pre-images.
+func preImagesEngine(t *testing.T) *Engine {
+	t.Helper()
+	e := newTestEngine(t)
+	if err := e.CreateCollection("test", "c", CollectionOptions{PreAndPostImages: true}); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
