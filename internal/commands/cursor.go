@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"slices"
@@ -389,6 +390,12 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	bs := c.Source().(*boundSource)
+	if bs.limited {
+		if err := s.expireAtOnce(); err != nil {
+			_ = s.Cursors.Close(c)
+			return nil, err
+		}
+	}
 	detach := bs.attach(r.Ctx, r.op)
 	var done bool
 	fill := func(out []byte) ([]byte, int, error) {
@@ -435,6 +442,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		// listCollections' and listIndexes' cursors return no documents
 		// of the database.
 		s.Docs.Returned.Add(int64(count))
+	}
+	if r.ExhaustAllowed && !closed {
+		// An exhaust getMore: the server sends the next batches unasked,
+		// each from the same getMore, until the cursor is exhausted.
+		r.Next = bytes.Clone(r.Cmd)
 	}
 	return reply, nil
 }

@@ -50,7 +50,7 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 // {times: n} (the next n times it could act), {skip: n} (all but the next
 // n) or {activationProbability: p}. The reply counts the times the fail
 // point acted before. Without test commands the command does not exist,
-// as in MongoDB; fail points other than these three are refused:
+// as in MongoDB; fail points other than these four are refused:
 //   - failCommand: a command named in data.failCommands (of the
 //     application data.appName, when given) has its connection closed
 //     (closeConnection), waits blockTimeMS (blockConnection), fails with
@@ -60,7 +60,10 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //     connection closed without a reply (unless data.closeConnection is
 //     false), or with data.failBeforeCommitExceptionCode fails unapplied;
 //   - failGetMoreAfterCursorCheckout: a getMore that found its cursor
-//     fails with data.errorCode.
+//     fails with data.errorCode;
+//   - maxTimeAlwaysTimeOut: a command with a time limit (its maxTimeMS,
+//     or for a getMore its cursor's) fails with MaxTimeMSExpired before
+//     it does anything.
 //
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
 func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -104,8 +107,10 @@ func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "failGetMoreAfterCursorCheckout needs data with a non-zero errorCode")
 		}
 		entered = s.getMoreFail.set(mode, data)
+	case "maxTimeAlwaysTimeOut":
+		entered = s.maxTimeAlways.set(mode, struct{}{})
 	default:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite and failGetMoreAfterCursorCheckout)", name)
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite, failGetMoreAfterCursorCheckout and maxTimeAlwaysTimeOut)", name)
 	}
 	return marshal(bson.D{{Key: "count", Value: entered}}), nil
 }
@@ -141,6 +146,16 @@ func (s *Service) failGetMore(r *Request) error {
 	}
 	r.CloseConn = d.closeConnection
 	return mongoerr.New(d.code, "Failing command via 'failGetMoreAfterCursorCheckout' failpoint")
+}
+
+// expireAtOnce applies the maxTimeAlwaysTimeOut fail point to a command
+// that has a time limit: MongoDB's operation then fails its first
+// interrupt check, which every command makes before its work.
+func (s *Service) expireAtOnce() error {
+	if _, ok := s.maxTimeAlways.check(nil); ok {
+		return errMaxTimeMS
+	}
+	return nil
 }
 
 // primaryWriteData is what the onPrimaryTransactionalWrite fail point does

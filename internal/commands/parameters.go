@@ -207,6 +207,11 @@ var serverParameters = map[string]serverParameter{
 	"quiet": {
 		get: func(*Service) any { return false },
 	},
+	// Set only at startup (-enable-test-commands); test suites read it to
+	// decide whether failpoints are there.
+	"enableTestCommands": {
+		get: func(s *Service) any { return s.TestCommands },
+	},
 }
 
 // value reads v as p's new value (see serverParameter).

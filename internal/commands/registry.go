@@ -169,6 +169,11 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if err := s.applyFailCommand(r, name); err != nil {
 		return nil, err
 	}
+	if !op.deadline.IsZero() {
+		if err := s.expireAtOnce(); err != nil {
+			return nil, err
+		}
+	}
 	if s.fsync.held.Load() && commits(r, name) {
 		op.awaitingFsync.Store(true)
 		err := s.fsync.wait(r.Ctx)

@@ -123,6 +123,8 @@ type Service struct {
 	primaryWrite failPoint[primaryWriteData]
 	// getMoreFail is the failGetMoreAfterCursorCheckout fail point.
 	getMoreFail failPoint[getMoreFailData]
+	// maxTimeAlways is the maxTimeAlwaysTimeOut fail point.
+	maxTimeAlways failPoint[struct{}]
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document
@@ -238,8 +240,9 @@ type Request struct {
 	// to the request (OP_MSG's exhaustAllowed).
 	ExhaustAllowed bool
 	// Next, set by a command that streams its replies (an awaitable hello
-	// the client allows to), is the command the server runs next, without
-	// a request, for the reply after this one.
+	// or a getMore the client allows to, with exhaustAllowed), is the
+	// command the server runs next, without a request, for the reply
+	// after this one.
 	Next bson.Raw
 	// awaited is how long the command waited for a change it was asked
 	// to wait for (an awaitable hello), which its duration (in the

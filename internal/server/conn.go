@@ -256,7 +256,7 @@ func (c *conn) handleMsg(h wire.Header, body []byte, staged bool, compressor int
 }
 
 // stream answers a request whose command streams its replies (an exhaust
-// hello): it sends reply with moreToCome, then runs the command's next
+// hello or getMore): it sends reply with moreToCome, then runs the command's next
 // invocation (r.Next) and sends its reply, unasked, as the answer to the
 // previous reply, until a run fails or no longer asks for another; the
 // last reply goes without moreToCome. The client sends nothing meanwhile.

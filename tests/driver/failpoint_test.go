@@ -305,3 +305,74 @@ func TestChangeStreamResumesAfterGetMoreFailure(t *testing.T) {
 		t.Fatalf("stream error %v, want code 6", cs.Err())
 	}
 }
+
+// TestMaxTimeAlwaysTimeOut: with the maxTimeAlwaysTimeOut fail point on,
+// a command with a maxTimeMS fails with MaxTimeMSExpired before doing
+// anything, and so does a getMore of a cursor opened with one; commands
+// without a time limit run. getParameter reports enableTestCommands,
+// which test suites read before using fail points.
+func TestMaxTimeAlwaysTimeOut(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	admin := client.Database("admin")
+	params, err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "enableTestCommands", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, ok := params.Lookup("enableTestCommands").BooleanOK(); !ok || !on {
+		t.Fatalf("getParameter: %s, want enableTestCommands: true", params)
+	}
+
+	coll := client.Database(testDB).Collection("maxtime")
+	docs := make([]any, 10)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := client.Database(testDB).RunCommandCursor(ctx, bson.D{{Key: "find", Value: "maxtime"}, {Key: "batchSize", Value: 2}, {Key: "maxTimeMS", Value: 60000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	plain, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+
+	setMode := func(mode any) int64 {
+		t.Helper()
+		reply, err := admin.RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "maxTimeAlwaysTimeOut"}, {Key: "mode", Value: mode}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.Lookup("count").AsInt64()
+	}
+	setMode("alwaysOn")
+	withLimit := bson.D{{Key: "count", Value: "maxtime"}, {Key: "maxTimeMS", Value: 60000}}
+	requireCode(t, client.Database(testDB).RunCommand(ctx, withLimit).Err(), 50, "MaxTimeMSExpired")
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 10 {
+		t.Fatalf("count without maxTimeMS: %d, %v", n, err)
+	}
+	for cur.TryNext(ctx) {
+	}
+	if got := serverCode(cur.Err()); got != 50 {
+		t.Fatalf("getMore of a cursor with maxTimeMS: %v, want code 50", cur.Err())
+	}
+	n := 0
+	for plain.Next(ctx) {
+		n++
+	}
+	if plain.Err() != nil || n != 10 {
+		t.Fatalf("cursor without maxTimeMS: %d documents, %v", n, plain.Err())
+	}
+	if acted := setMode(bson.D{{Key: "times", Value: 1}}); acted != 2 {
+		t.Fatalf("the fail point acted %d times, want 2", acted)
+	}
+	requireCode(t, client.Database(testDB).RunCommand(ctx, withLimit).Err(), 50, "MaxTimeMSExpired")
+	if err := client.Database(testDB).RunCommand(ctx, withLimit).Err(); err != nil {
+		t.Fatalf("after its one time: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -248,6 +249,54 @@ func TestMoreToComeGetsNoReply(t *testing.T) {
 	}
 	if n, err := client.Database(testDB).Collection("fire").CountDocuments(t.Context(), bson.D{}); err != nil || n != 2 {
 		t.Fatalf("driver count = %d, %v; want 2", n, err)
+	}
+}
+
+// TestExhaustGetMore: a getMore sent with exhaustAllowed is answered with
+// every remaining batch, unasked: each reply but the last has moreToCome
+// and answers the reply before it (the first answers the request), and
+// the last closes the cursor. The connection then takes commands again.
+func TestExhaustGetMore(t *testing.T) {
+	client, in := startServer(t)
+	docs := make([]any, 10)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}}
+	}
+	if _, err := client.Database(testDB).Collection("exhaust").InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	c := rawDial(t, in)
+	first := rawCommand(t, c, 1, bson.D{{Key: "find", Value: "exhaust"}, {Key: "batchSize", Value: int32(2)}, {Key: "$db", Value: testDB}})
+	id := first.Lookup("cursor", "id").Int64()
+	getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "exhaust"}, {Key: "batchSize", Value: int32(3)}, {Key: "$db", Value: testDB}}
+	if _, err := c.Write(message(2, opMsg, msgBody(flagExhaustAllowed, mustRaw(t, getMore)))); err != nil {
+		t.Fatal(err)
+	}
+	var got []int32
+	prev := int32(2)
+	for n := 0; ; n++ {
+		r := readReply(t, c)
+		if r.responseTo != prev {
+			t.Fatalf("reply %d answers %d, want %d", n, r.responseTo, prev)
+		}
+		prev = r.requestID
+		batch, _ := r.doc.Lookup("cursor", "nextBatch").Array().Values()
+		for _, d := range batch {
+			got = append(got, d.Document().Lookup("_id").Int32())
+		}
+		more := r.flags&flagMoreToCome != 0
+		if open := r.doc.Lookup("cursor", "id").Int64() != 0; more != open {
+			t.Fatalf("reply %d: moreToCome %v with the cursor open %v: %s", n, more, open, r.doc)
+		}
+		if !more {
+			break
+		}
+	}
+	if want := []int32{2, 3, 4, 5, 6, 7, 8, 9}; !slices.Equal(got, want) {
+		t.Fatalf("streamed %v, want %v", got, want)
+	}
+	if ok := rawCommand(t, c, 3, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok").AsFloat64(); ok != 1 {
+		t.Fatal("ping after the stream failed")
 	}
 }
 
