@@ -126,7 +126,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 // collection its cursor names (the view it was run on, if any).
 func (s *Service) openAggregate(r *Request, a *aggregateArgs) (cursors.Source, string, error) {
 	var err error
-	if a.opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+	if a.opts.Collator, err = engine.CommandCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
 		return nil, "", err
 	}
 	p, err := aggregate.Parse(a.stages, a.opts)

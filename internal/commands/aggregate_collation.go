@@ -4,21 +4,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
-	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
-
-// aggregateCollator is an aggregate's collation: the one it names (doc),
-// else its collection's default (c nil: none); nil for the simple one.
-func aggregateCollator(c *engine.Collection, doc bson.Raw) (*collation.Collator, error) {
-	switch {
-	case doc != nil:
-		return collation.Parse(doc)
-	case c != nil:
-		return c.DefaultCollator(), nil
-	}
-	return nil, nil
-}
 
 // collatedStages are the stages that follow a pipeline's collation: their
 // comparisons (filters, expressions, grouping, sorting, partitions,

@@ -20,7 +20,7 @@ import (
 // reports nReturned and executionTimeMillisEstimate.
 func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bson.D, error) {
 	var err error
-	if a.opts.Collator, err = aggregateCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
+	if a.opts.Collator, err = engine.CommandCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
 		return nil, err
 	}
 	p, err := aggregate.Parse(a.stages, a.opts)

@@ -100,7 +100,7 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	opts.Coll = nsColl
 	// The stages after $changeStream compare under the command's
 	// collation, or the watched collection's default.
-	if opts.Collator, err = aggregateCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+	if opts.Collator, err = engine.CommandCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
 		return nil, err
 	}
 	p, err := aggregate.Parse(rest, opts)

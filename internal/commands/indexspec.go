@@ -109,6 +109,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				spec.Unique = values.Truthy(v)
 			case "sparse":
 				spec.Sparse = values.Truthy(v)
+			case "background":
+				spec.Background = v
 			case "prepareUnique":
 				spec.PrepareUnique = values.Truthy(v)
 			}
@@ -155,6 +157,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 		case "collation":
 			if v.Type != bson.TypeEmbeddedDocument {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", values.TypeName(v.Type))
+			}
+			if len(v.Document()) <= 5 {
+				return spec, specError(doc, mongoerr.BadValue, "The field 'collation' cannot be an empty object.")
 			}
 			// Refused before anything is created, as MongoDB's build
 			// aborts with the collection it would have created.

@@ -180,7 +180,7 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	// The collation (or the collection's default) applies to the query,
 	// the sort and the grouping of keys, as to the aggregation MongoDB
 	// runs a mapReduce as.
-	collator, err := aggregateCollator(s.Engine.Collection(r.DB, coll), a.doc("collation"))
+	collator, err := engine.CommandCollator(s.Engine.Collection(r.DB, coll), a.doc("collation"))
 	if err != nil {
 		return nil, err
 	}

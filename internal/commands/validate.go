@@ -14,9 +14,13 @@ func init() {
 // validateSpec declares validate's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/validate/
 var validateSpec = &argSpec{path: "validate", fields: []argField{
-	ignore("full", tBool, "Folio's validate always reads every document and index entry, which is what full asks for"),
+	// Folio's validate always reads every document and index entry (what
+	// full asks for) from a snapshot, taking no lock (what background
+	// asks for); the two are read to refuse them together, as MongoDB
+	// does.
+	arg("full", tBool),
+	arg("background", tBool),
 	ignore("scandata", tBool, "Folio's validate always reads every document"),
-	ignore("background", tBool, "a locking mode; Folio's validate reads a snapshot and takes no lock"),
 	refuseTrue("repair", "repairing collections"),
 	refuseTrue("metadata", "metadata-only validation"),
 	refuseTrue("checkBSONConformance", "BSON conformance checks"),
@@ -28,6 +32,11 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	name, err := collectionArg(r.Cmd)
 	if err != nil {
 		return nil, err
+	}
+	if r.args.bool("background") && r.args.bool("full") {
+		// MongoDB's background validation cannot be full; Folio's has no
+		// modes, but the options mean the same thing to both.
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "Running the validate command with both { background: true } and { full: true } is not supported.")
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {

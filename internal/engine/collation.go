@@ -36,11 +36,12 @@ func (o CollectionOptions) collator() *collation.Collator {
 	return coll
 }
 
-// commandCollator is the collation a command on c follows: the one it
+// CommandCollator is the collation a command on c follows: the one it
 // names (doc; {locale: "simple"} opts out of the default), else c's
-// default. A missing collection (nil) has the simple default.
-func commandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
-	if doc != nil {
+// default. An empty document names none, as in MongoDB's commands. A
+// missing collection (nil) has the simple default.
+func CommandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
+	if len(doc) > 5 {
 		return collation.Parse(doc)
 	}
 	if c == nil {
@@ -53,7 +54,7 @@ func commandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
 // one it names, normalized, or the collection's default when it names
 // none; nil for the simple collation, which listIndexes does not report.
 func resolveIndexCollation(c *Collection, spec *IndexSpec) error {
-	coll, err := commandCollator(c, spec.Collation)
+	coll, err := CommandCollator(c, spec.Collation)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func sameCollation(ix *Index, spec IndexSpec) bool {
 // writeFilter compiles the filter of an update, delete or findAndModify on
 // db.coll under the command's collation or the collection's default.
 func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo WriteOptions) (*query.Filter, error) {
-	c, err := commandCollator(e.lookup(txn, db, coll), wo.Collation)
+	c, err := CommandCollator(e.lookup(txn, db, coll), wo.Collation)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 			out = append(out, v)
 		})
 	}
-	if coll, _ := commandCollator(e.lookup(o.Txn, db, coll), o.Collation); coll != nil {
+	if coll, _ := CommandCollator(e.lookup(o.Txn, db, coll), o.Collation); coll != nil {
 		return distinctCollated(out, coll), nil
 	}
 	slices.SortStableFunc(out, values.Compare)

@@ -106,7 +106,7 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		}
 		o.Filter = f
 	}
-	coll, err := commandCollator(c, o.Collation)
+	coll, err := CommandCollator(c, o.Collation)
 	if err != nil {
 		return q, err
 	}

@@ -108,8 +108,12 @@ type IndexSpec struct {
 	PrepareUnique bool
 	Sparse        bool
 	Hidden        bool
-	Partial       bson.Raw
-	ExpireAfter   int64 // -1: none
+	// Background is the background option as given (Type 0: not
+	// given); MongoDB builds every index the same way since 4.2 but keeps
+	// the option, as given, in the specification, and so does Folio.
+	Background  bson.RawValue
+	Partial     bson.Raw
+	ExpireAfter int64 // -1: none
 	// StorageEngine holds storage engine options, kept and reported as
 	// given; they do not change how Folio stores the index.
 	StorageEngine bson.Raw
@@ -271,6 +275,9 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	}
 	if ix.Sparse {
 		d = bsoncore.AppendBooleanElement(d, "sparse", true)
+	}
+	if spec.Background.Type != 0 {
+		d = rawdoc.AppendElement(d, "background", spec.Background)
 	}
 	if len(spec.Partial) > 0 {
 		d = bsoncore.AppendDocumentElement(d, "partialFilterExpression", spec.Partial)

@@ -33,6 +33,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	s.PrepareUnique, _ = spec.Lookup("prepareUnique").BooleanOK()
 	s.Sparse, _ = spec.Lookup("sparse").BooleanOK()
 	s.Hidden, _ = spec.Lookup("hidden").BooleanOK()
+	s.Background = spec.Lookup("background")
 	if p, ok := spec.Lookup("partialFilterExpression").DocumentOK(); ok {
 		s.Partial = p
 	}

@@ -137,7 +137,7 @@ func checkDataset(t *testing.T, e *Engine, seed uint64, n int) {
 		if qc := g.Collation(); qc != nil {
 			q.coll = bsonDoc(qc)
 		}
-		q.collator, _ = commandCollator(c, q.coll)
+		q.collator, _ = CommandCollator(c, q.coll)
 		if len(q.sort) > 0 && g.Intn(2) == 0 {
 			q.total = true
 			q.sort = append(q.sort, bson.E{Key: "_id", Value: int32(1)})

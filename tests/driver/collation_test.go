@@ -717,3 +717,67 @@ func TestViewCollationNotInherited(t *testing.T) {
 	_, err := db.Collection("plainview").Find(ctx, filter, options.Find().SetCollation(caseless))
 	requireCode(t, err, 167, "OptionNotSupportedOnView")
 }
+
+// TestEmptyCollation: a command's collation {} names none, so the
+// collection's default applies, in reads and writes alike, as MongoDB
+// parses a collation only when it is not empty; an index's or a new
+// collection's {} is refused (BadValue, and NoSuchKey for the missing
+// locale).
+func TestEmptyCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("coll_default")
+	seedNames(t, coll, "Ann", "ann", "Bob")
+	empty := bson.D{}
+	ann := bson.D{{Key: "name", Value: "ANN"}}
+	count := func(cmd bson.D, path ...string) int64 {
+		t.Helper()
+		raw, err := db.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		return raw.Lookup(path...).AsInt64()
+	}
+	if n := count(bson.D{{Key: "count", Value: "coll_default"}, {Key: "query", Value: ann}, {Key: "collation", Value: empty}}, "n"); n != 2 {
+		t.Errorf("count: %d, want 2", n)
+	}
+	raw, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "coll_default"}, {Key: "filter", Value: ann}, {Key: "collation", Value: empty}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := raw.Lookup("cursor", "firstBatch").Array().Values(); len(docs) != 2 {
+		t.Errorf("find: %d documents, want 2", len(docs))
+	}
+	raw, err = db.RunCommand(ctx, bson.D{{Key: "distinct", Value: "coll_default"}, {Key: "key", Value: "name"}, {Key: "collation", Value: empty}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals, _ := raw.Lookup("values").Array().Values(); len(vals) != 2 {
+		t.Errorf("distinct: %v, want two names", vals)
+	}
+	raw, err = db.RunCommand(ctx, bson.D{{Key: "aggregate", Value: "coll_default"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: ann}}}},
+		{Key: "cursor", Value: bson.D{}}, {Key: "collation", Value: empty}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, _ := raw.Lookup("cursor", "firstBatch").Array().Values(); len(docs) != 2 {
+		t.Errorf("aggregate: %d documents, want 2", len(docs))
+	}
+	if n := count(bson.D{{Key: "update", Value: "coll_default"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: ann},
+		{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "seen", Value: true}}}}}, {Key: "multi", Value: true}, {Key: "collation", Value: empty}}}}}, "nModified"); n != 2 {
+		t.Errorf("update: %d modified, want 2", n)
+	}
+	if n := count(bson.D{{Key: "delete", Value: "coll_default"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: ann},
+		{Key: "limit", Value: 0}, {Key: "collation", Value: empty}}}}}, "n"); n != 2 {
+		t.Errorf("delete: %d deleted, want 2", n)
+	}
+
+	index := bson.D{{Key: "createIndexes", Value: "coll_default"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "name", Value: 1}}},
+		{Key: "name", Value: "name_1"}, {Key: "collation", Value: empty}}}}}
+	requireCode(t, db.RunCommand(ctx, index).Err(), 2, "BadValue")
+	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "other"}, {Key: "collation", Value: empty}}).Err(), 4, "NoSuchKey")
+}

@@ -11,6 +11,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // TestRefusedInputs proves commands MongoDB 7.0 refuses fail with its codes,
@@ -49,6 +51,11 @@ func TestRefusedInputs(t *testing.T) {
 			code: 16, codeName: "InvalidLength"},
 		{name: "delete without statements", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}},
 			code: 16, codeName: "InvalidLength"},
+
+		// validate.cpp: a background validation cannot be full.
+		{name: "validate background and full", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "validate", Value: "c"}, {Key: "full", Value: true}, {Key: "background", Value: true}},
+			code: 72, codeName: "InvalidOptions", msg: "Running the validate command with both { background: true } and { full: true } is not supported."},
 
 		// Every command is parsed against its declared fields, as MongoDB's
 		// IDL parses it (idl_parser.cpp): a field given twice, a field of the
@@ -630,4 +637,60 @@ func TestListCollectionsByName(t *testing.T) {
 			t.Errorf("%s %v: listed %v, want %v", tc.db, tc.filter, got, want)
 		}
 	}
+}
+
+// TestIndexBackgroundKept: an index's background option changes nothing
+// (MongoDB builds every index the same way since 4.2) but is kept in its
+// specification as given, as MongoDB keeps it, across a restart.
+func TestIndexBackgroundKept(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	ctx := context.Background()
+	spec := func(name string, background any) bson.D {
+		return bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: name, Value: int32(1)}}}, {Key: "name", Value: name + "_1"}, {Key: "background", Value: background}}
+	}
+	want := []bson.D{spec("a", false), spec("b", true), spec("c", int32(1))}
+	check := func(in *instance.Instance) {
+		t.Helper()
+		client := dial(t, in)
+		defer client.Disconnect(ctx)
+		cur, err := client.Database(testDB).Collection("bg").Indexes().List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var specs []bson.Raw
+		if err := cur.All(ctx, &specs); err != nil {
+			t.Fatal(err)
+		}
+		if len(specs) != len(want)+1 {
+			t.Fatalf("indexes %v, want _id_ and %d more", specs, len(want))
+		}
+		for i, w := range want {
+			if !bytesEqual(specs[i+1], mustRaw(t, w)) {
+				t.Errorf("index %d is %s, want %s", i+1, specs[i+1], mustRaw(t, w))
+			}
+		}
+	}
+	first, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dial(t, first)
+	var indexes bson.A
+	for _, w := range want {
+		indexes = append(indexes, w[1:])
+	}
+	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "bg"}, {Key: "indexes", Value: indexes}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	check(first)
+	client.Disconnect(ctx)
+	if err := first.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close(ctx)
+	check(second)
 }
