@@ -130,7 +130,7 @@ func (s *Service) checkReadConcern(r *Request, name string) error {
 		// A transaction reads the state of its start.
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support readConcern.atClusterTime in a transaction")
 	}
-	if rc.Level == "" || rc.Level == "local" || r.Args.Session.inTxn {
+	if rc.Level == "" || r.Args.Session.inTxn || rc.Level == "local" && !r.onChangeStream(name) {
 		return nil
 	}
 	if rc.Level == "snapshot" && name == "getMore" {
@@ -206,6 +206,10 @@ func readConcernUnsupported(r *Request, name, level string) string {
 	switch {
 	case !readConcernAllLevels[name]:
 		return "read concern not supported"
+	case level != "majority" && r.onChangeStream(name):
+		// A change stream reads majority-committed changes: it takes
+		// that read concern, or none (which it upgrades to it).
+		return "Change stream must use majority read concern"
 	case name == "count" && level == "snapshot":
 		return "read concern snapshot not supported"
 	case name == "aggregate" && level == "linearizable" && hasOutputStage(&r.args):

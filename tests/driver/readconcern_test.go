@@ -15,7 +15,8 @@ import (
 
 // TestReadConcernSupport: outside transactions only find, aggregate,
 // distinct and count (but for snapshot) take a read concern level other
-// than local; other commands refuse it with InvalidOptions before running.
+// than local, and a change stream only majority; other commands refuse it
+// with InvalidOptions before running.
 // linearizable and snapshot need a replica set: a standalone refuses them
 // with NotAReplicaSet.
 // https://www.mongodb.com/docs/v7.0/reference/read-concern/
@@ -44,6 +45,7 @@ func TestReadConcernSupport(t *testing.T) {
 		return bson.D{{Key: "aggregate", Value: "rc"}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}, rc(level)}
 	}
 	out := bson.D{{Key: "$out", Value: "rcout"}}
+	stream := bson.D{{Key: "$changeStream", Value: bson.D{}}}
 	tests := []struct {
 		name    string
 		replSet bool
@@ -76,6 +78,10 @@ func TestReadConcernSupport(t *testing.T) {
 		{"aggregate snapshot", true, agg("snapshot"), 0},
 		{"aggregate $out linearizable", true, agg("linearizable", out), 72},
 		{"aggregate $out majority", true, agg("majority", out), 0},
+		// a change stream reads majority-committed changes only
+		{"change stream local", true, agg("local", stream), 72},
+		{"change stream snapshot", true, agg("snapshot", stream), 72},
+		{"change stream majority", true, agg("majority", stream), 0},
 		{"explain find majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "rc"}}}, rc("majority")}, 0},
 		{"explain aggregate majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "rc"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}}, rc("majority")}, 72},
 		{"explain insert majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "insert", Value: "rc"}, {Key: "documents", Value: bson.A{}}}}, rc("majority")}, 72},
