@@ -42,7 +42,8 @@ type activeOp struct {
 	start                 time.Time
 	// ctx is the operation's context; kill ends it with the error the
 	// operation then fails with. deadline is its maxTimeMS's (zero:
-	// none), where the registry's sweep kills it.
+	// none), where the registry's sweep kills it; written under the
+	// registry's lock once the operation is registered.
 	ctx      context.Context
 	kill     context.CancelCauseFunc
 	deadline time.Time
@@ -134,9 +135,6 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		o.mu.Unlock()
 	}
 	op.ctx, op.kill = context.WithCancelCause(parent)
-	if !op.deadline.IsZero() {
-		op.ctx = deadlineCtx{op.ctx, op.deadline}
-	}
 	o.mu.Lock()
 	o.rootContext()
 	if o.draining {
@@ -154,11 +152,22 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 	if !op.deadline.IsZero() && !op.deadline.After(op.start) {
 		op.kill(errMaxTimeMS) // already past: it ends at once
 	}
-	r.Ctx = engine.WithOpStats(op.ctx, &op.stats)
+	op.bind(r)
+	return op, nil
+}
+
+// bind makes r.Ctx the operation's context as its command sees it: ended
+// with op.ctx, reporting op's deadline, counting its scans' work into
+// op.stats, reading r's view.
+func (op *activeOp) bind(r *Request) {
+	ctx := op.ctx
+	if !op.deadline.IsZero() {
+		ctx = deadlineCtx{ctx, op.deadline}
+	}
+	r.Ctx = engine.WithOpStats(ctx, &op.stats)
 	if r.view != nil {
 		r.Ctx = engine.WithReadView(r.Ctx, r.view)
 	}
-	return op, nil
 }
 
 // maxReportedCommand is the size past which currentOp abbreviates a

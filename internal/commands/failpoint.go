@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -51,7 +52,8 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 // n) or {activationProbability: p}. The reply counts the times the fail
 // point acted before. Without test commands the command does not exist,
 // as in MongoDB; fail points other than these four are refused:
-//   - failCommand: a command named in data.failCommands (of the
+//   - failCommand: a command named in data.failCommands (by its name
+//     or an alias: isMaster and ismaster name one command; of the
 //     application data.appName, when given) has its connection closed
 //     (closeConnection), waits blockTimeMS (blockConnection), fails with
 //     errorCode (and errorLabels), or runs and gets writeConcernError in
@@ -365,12 +367,13 @@ func (s *Service) applyPrimaryWrite(r *Request, sess *sessions.Session) error {
 	return nil
 }
 
-// applyFailCommand applies the failCommand fail point to r, command name,
-// before it runs: an error fails the command; CloseConn, failLabels and
-// failWCE are set for Run and the server.
-func (s *Service) applyFailCommand(r *Request, name string) error {
+// applyFailCommand applies the failCommand fail point to r, a command of
+// the given names, before it runs: an error fails the command; CloseConn,
+// failLabels and failWCE are set for Run and the server.
+func (s *Service) applyFailCommand(r *Request, names []string) error {
 	d, ok := s.failCommand.check(func(d failCommandData) bool {
-		return name != "configureFailPoint" && slices.Contains(d.commands, name) &&
+		named := slices.ContainsFunc(names, func(n string) bool { return slices.Contains(d.commands, n) })
+		return names[0] != "configureFailPoint" && named &&
 			(d.appName == "" || r.Conn != nil && r.Conn.AppName == d.appName)
 	})
 	if !ok {
@@ -382,12 +385,18 @@ func (s *Service) applyFailCommand(r *Request, name string) error {
 		return mongoerr.New(mongoerr.FailCommandClosedConnection, "Failing command due to 'failCommand' failpoint")
 	}
 	if d.block > 0 {
-		t := time.NewTimer(d.block)
-		select {
-		case <-t.C:
-		case <-r.Ctx.Done():
-			t.Stop()
-			return mongoerr.Interruption(r.Ctx)
+		err := s.ops.holdDeadline(r, func(ctx context.Context) error {
+			t := time.NewTimer(d.block)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil
+			case <-ctx.Done():
+				return mongoerr.Interruption(ctx)
+			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	if d.errorCode != mongoerr.OK {

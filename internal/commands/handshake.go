@@ -34,7 +34,8 @@ var handshakeNames = []string{"hello", "isMaster", "ismaster"}
 func IsHandshake(name string) bool { return slices.Contains(handshakeNames, name) }
 
 func init() {
-	register(helloCmd, helloSpec, handshakeNames...)
+	register(helloCmd, helloSpec, "hello")
+	register(helloCmd, helloSpec, "isMaster", "ismaster")
 	register(buildInfoCmd, untyped("buildInfo"), "buildInfo", "buildinfo")
 	register(pingCmd, untyped("ping"), "ping")
 	register(whatsmyuriCmd, untyped("whatsmyuri"), "whatsmyuri")

@@ -76,3 +76,27 @@ func (o *opRegistry) sweep(wake, done <-chan struct{}) {
 		}
 	}
 }
+
+// holdDeadline runs wait (the failCommand fail point's blockConnection)
+// with op's maxTimeMS clock stopped, then moves its deadline by the time
+// wait took: MongoDB evaluates that fail point before it gives an
+// operation its time limit. killOp, a disconnect and shutdown still end
+// wait (op.ctx).
+func (o *opRegistry) holdDeadline(r *Request, wait func(ctx context.Context) error) error {
+	op := r.op
+	o.mu.Lock()
+	deadline := op.deadline
+	op.deadline = time.Time{}
+	o.mu.Unlock()
+	start := time.Now()
+	err := wait(op.ctx)
+	if deadline.IsZero() {
+		return err
+	}
+	o.mu.Lock()
+	op.deadline = deadline.Add(time.Since(start))
+	o.watchDeadline(op)
+	o.mu.Unlock()
+	op.bind(r)
+	return err
+}

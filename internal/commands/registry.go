@@ -19,8 +19,11 @@ type handler func(s *Service, r *Request) (bson.Raw, error)
 // command is a registered command: its handler and the declaration of
 // its fields, which r.args holds parsed when the handler runs.
 type command struct {
-	h     handler
-	spec  *argSpec
+	h    handler
+	spec *argSpec
+	// names are the command's name and its aliases ("isMaster" and
+	// "ismaster"): MongoDB's Command::hasAlias.
+	names []string
 	admin bool // runs only against the admin database
 	// test: a command that exists only with test commands enabled
 	// (MongoDB's enableTestCommands).
@@ -36,7 +39,7 @@ func register(h handler, spec *argSpec, names ...string) {
 		panic("commands: too many fields declared for " + spec.path)
 	}
 	for _, n := range names {
-		handlers[n] = command{h: h, spec: spec}
+		handlers[n] = command{h: h, spec: spec, names: names}
 	}
 }
 
@@ -166,7 +169,7 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	noteClient(r, name)
-	if err := s.applyFailCommand(r, name); err != nil {
+	if err := s.applyFailCommand(r, c.names); err != nil {
 		return nil, err
 	}
 	if !op.deadline.IsZero() {

@@ -110,9 +110,14 @@ func TestFailCommandConnectionAndWriteConcern(t *testing.T) {
 		t.Fatalf("insert retried after a closed connection: %v", err)
 	}
 
-	failCommand(t, client, "alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 60_000}})
-	err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "failconn"}, {Key: "maxTimeMS", Value: 50}}).Err()
-	requireCode(t, err, 50, "MaxTimeMSExpired")
+	// The block comes before the command's time limit starts, as in
+	// MongoDB: a find blocked 300 ms with a maxTimeMS of 100 runs.
+	failCommand(t, client, "alwaysOn", bson.D{{Key: "failCommands", Value: bson.A{"find"}}, {Key: "blockConnection", Value: true}, {Key: "blockTimeMS", Value: 300}})
+	start := time.Now()
+	err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "failconn"}, {Key: "maxTimeMS", Value: 100}}).Err()
+	if took := time.Since(start); err != nil || took < 300*time.Millisecond {
+		t.Fatalf("blocked find with maxTimeMS: %v after %v, want success after the block", err, took)
+	}
 	failCommand(t, client, "off", nil)
 
 	wce := bson.D{{Key: "code", Value: 91}, {Key: "errmsg", Value: "Replication is being shut down"}}
@@ -374,5 +379,31 @@ func TestMaxTimeAlwaysTimeOut(t *testing.T) {
 	requireCode(t, client.Database(testDB).RunCommand(ctx, withLimit).Err(), 50, "MaxTimeMSExpired")
 	if err := client.Database(testDB).RunCommand(ctx, withLimit).Err(); err != nil {
 		t.Fatalf("after its one time: %v", err)
+	}
+}
+
+// TestFailCommandMatchesAliases: failCommand names a command by its name
+// or any of its aliases (isMaster and ismaster, buildInfo and buildinfo),
+// as MongoDB's Command::hasAlias; hello is a command of its own.
+func TestFailCommandMatchesAliases(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	admin := client.Database("admin")
+	for _, tc := range []struct {
+		named, sent string
+		fails       bool
+	}{
+		{"isMaster", "ismaster", true},
+		{"isMaster", "isMaster", true},
+		{"isMaster", "hello", false},
+		{"buildInfo", "buildinfo", true},
+		{"ismaster", "isMaster", true},
+		{"hello", "ismaster", false},
+	} {
+		failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{tc.named}}, {Key: "errorCode", Value: 2}})
+		err := admin.RunCommand(t.Context(), bson.D{{Key: tc.sent, Value: 1}}).Err()
+		if got := serverCode(err) == 2; got != tc.fails {
+			t.Errorf("failCommands [%s], %s sent: failed %v (%v), want %v", tc.named, tc.sent, got, err, tc.fails)
+		}
+		failCommand(t, client, "off", bson.D{})
 	}
 }
