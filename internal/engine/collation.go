@@ -2,13 +2,11 @@ package engine
 
 import (
 	"bytes"
-	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // collatorBox holds a collection's parsed default collation (nil: simple).
@@ -84,20 +82,3 @@ func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo Writ
 	return query.CompileCollated(filter, wo.Let, c)
 }
 
-// distinctCollated is the distinct values of vals under coll, in its
-// order: of values equal under it (strings differing in case at strength
-// 2, say) the first seen stands for all, as MongoDB's distinct keeps one.
-func distinctCollated(vals []bson.RawValue, coll *collation.Collator) []bson.RawValue {
-	type keyed struct{ key, v bson.RawValue }
-	ks := make([]keyed, len(vals))
-	for i, v := range vals {
-		ks[i] = keyed{coll.Transform(v), v}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return values.Compare(a.key, b.key) })
-	ks = slices.CompactFunc(ks, func(a, b keyed) bool { return values.Equal(a.key, b.key) })
-	out := vals[:0]
-	for _, k := range ks {
-		out = append(out, k.v)
-	}
-	return out
-}

@@ -1,14 +1,12 @@
 package engine
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // Distinct returns the distinct values at the dotted path key among the
@@ -29,7 +27,8 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 	}
 	defer cur.Close()
 	parts := strings.Split(key, ".")
-	var out []bson.RawValue
+	collator, _ := CommandCollator(e.lookup(o.Txn, db, coll), o.Collation)
+	set := newDistinctSet(collator)
 	for {
 		doc, err := cur.Next()
 		if err != nil {
@@ -39,14 +38,15 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 			break
 		}
 		collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
-			out = append(out, v)
+			if err == nil {
+				err = set.add(v)
+			}
 		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	if coll, _ := CommandCollator(e.lookup(o.Txn, db, coll), o.Collation); coll != nil {
-		return distinctCollated(out, coll), nil
-	}
-	slices.SortStableFunc(out, values.Compare)
-	return slices.CompactFunc(out, values.Equal), nil
+	return set.sorted(), nil
 }
 
 func collectPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,7 +8,6 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // distinctPlan is the DISTINCT_SCAN plan of a distinct on key (see
@@ -54,23 +52,22 @@ func (e *Engine) distinctScan(db, coll, key string, o FindOptions, stats *OpStat
 		return nil, false, nil
 	}
 	stats.ran(c, ps.p, false)
-	if vals, err = ps.distinctValues(strings.Split(key, ".")); err != nil {
+	set := newDistinctSet(nil)
+	if err = ps.distinctValues(strings.Split(key, "."), set); err != nil {
 		return nil, false, err
 	}
-	slices.SortStableFunc(vals, values.Compare)
-	return slices.CompactFunc(vals, values.Equal), true, nil
+	return set.sorted(), true, nil
 }
 
 // distinctValues reads the values of the first index field, one entry
 // per value: the value its entry holds, or for an entry holding the _id
 // alone, or null or undefined (which a missing field indexes as too), the
 // values at parts of its fetched document.
-func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
-	var out []bson.RawValue
+func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 	desc := s.p.Index.Fields[0].Desc
 	for s.advance() {
 		if err := mongoerr.Interruption(s.ctx); err != nil {
-			return nil, err
+			return err
 		}
 		s.stats.KeysExamined++
 		k := s.it.Key()
@@ -92,25 +89,27 @@ func (s *planSource) distinctValues(parts []string) ([]bson.RawValue, error) {
 			var buf []byte
 			doc, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, entryID(s.it.Value())), &buf)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if found {
 				s.stats.DocsExamined++
 				collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
-					out = append(out, cloneValue(v))
+					if err == nil {
+						err = set.add(v)
+					}
 				})
+			}
+			if err != nil {
+				return err
 			}
 			continue
 		}
-		out = append(out, cloneValue(v))
+		if err := set.add(v); err != nil {
+			return err
+		}
 		if next := keyenc.PrefixEnd(k[:len(s.prefix)+n]); next != nil {
 			s.seekTo(next)
 		}
 	}
-	return out, s.it.Error()
-}
-
-func cloneValue(v bson.RawValue) bson.RawValue {
-	v.Value = slices.Clone(v.Value)
-	return v
+	return s.it.Error()
 }

@@ -934,6 +934,8 @@ const (
 
 // Find: sort, regex and projection.
 const (
+	// DistinctTooBig: distinct's values would pass the 16 MB cap of its reply.
+	DistinctTooBig Code = 17217
 	// SortKeyIllegal: a sort key whose order is neither a number nor a
 	// $meta document.
 	SortKeyIllegal Code = 15974
