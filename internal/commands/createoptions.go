@@ -186,6 +186,10 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if spec.Name != "_id_" {
 			return opts, notImplementedCreateOption("idIndex.name")
 		}
+		if opts.ClusteredIndex != nil {
+			// A clustered collection has no _id index to describe.
+			return opts, mongoerr.New(mongoerr.InvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
+		}
 	}
 	return opts, nil
 }

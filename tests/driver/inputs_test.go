@@ -201,6 +201,11 @@ func TestRefusedInputs(t *testing.T) {
 			code: 48, codeName: "NamespaceExists"},
 		{name: "create with a collation option Folio does not implement", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 5}, {Key: "alternate", Value: "shifted"}}}},
 			code: 238, codeName: "NotImplemented", msg: "alternate"},
+		// create_collection.cpp: a clustered collection has no _id index.
+		{name: "create a clustered collection with an idIndex", cmd: bson.D{{Key: "create", Value: "c"},
+			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
+			{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}},
+			code: 72, codeName: "InvalidOptions", msg: "The 'clusteredIndex' option is not supported with the 'idIndex' option"},
 		{name: "create an unclustered collection with expiry", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "expireAfterSeconds", Value: 60}},
 			code: 72, codeName: "InvalidOptions", msg: "requires clustering"},
 		{name: "create with change stream images but no enabled", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{}}},
