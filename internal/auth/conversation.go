@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/xdg-go/scram"
-	"github.com/xdg-go/stringprep"
 )
 
 // ErrAuthFailed is every failed authentication: wrong password, unknown
@@ -50,12 +49,9 @@ func NewConversation(mechanism string, skipEmpty bool, lookup CredentialLookup) 
 	}
 	c := &Conversation{Mechanism: mechanism, skipEmpty: skipEmpty}
 	srv, err := m.hash.NewServer(func(name string) (scram.StoredCredentials, error) {
+		// The name is used as given, SCRAM-SHA-256's too: MongoDB
+		// normalizes only the password (SERVER-34446).
 		name = decodeSASLName(name)
-		if mechanism == SHA256 {
-			if p, err := stringprep.SASLprep.Prepare(name); err == nil {
-				name = p
-			}
-		}
 		c.user = name
 		cred, found, err := lookup(name)
 		if err != nil {

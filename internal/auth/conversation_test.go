@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/xdg-go/scram"
+	"github.com/xdg-go/stringprep"
 )
 
 // converse runs a client conversation for user/password against a server
@@ -28,13 +29,14 @@ func converse(t *testing.T, mechanism, user, password string, creds map[string]C
 		sum := md5.Sum([]byte(user + ":mongo:" + password))
 		pw, hash = hex.EncodeToString(sum[:]), scram.SHA1
 	}
-	var client *scram.Client
-	var err error
-	if mechanism == SHA1 {
-		client, err = hash.NewClientUnprepped(user, pw, "")
-	} else {
-		client, err = hash.NewClient(user, pw, "")
+	if mechanism == SHA256 {
+		// As the drivers do: SASLprep the password, not the user name.
+		var err error
+		if pw, err = stringprep.SASLprep.Prepare(password); err != nil {
+			t.Fatal(err)
+		}
 	}
+	client, err := hash.NewClientUnprepped(user, pw, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +73,13 @@ func TestSCRAMConversation(t *testing.T) {
 		t.Errorf("SCRAM-SHA-256 credential: %d iterations, %d-byte salt, %d-byte key", c.Iterations, len(c.Salt), len(c.StoredKey))
 	}
 	users := map[string]Credentials{"ann": creds}
+	// Two users whose names SASLprep would make one: user names are used
+	// as given, passwords normalized (SERVER-34446).
+	for user, password := range map[string]string{"\u2168": "\u2163", "IX": "IX"} {
+		if users[user], err = NewCredentials([]string{SHA256}, user, password); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		mech, user, pw string
 		skip, ok       bool
@@ -83,6 +92,11 @@ func TestSCRAMConversation(t *testing.T) {
 		{SHA1, "ann", "pencil", false, false},
 		{SHA256, "bob", "pencil", false, false},
 		{SHA1, "bob", "pencil", true, false},
+		{SHA256, "\u2168", "\u2163", false, true},
+		{SHA256, "\u2168", "IV", false, true},
+		{SHA256, "IX", "IX", false, true},
+		{SHA256, "IX", "IV", false, false},
+		{SHA256, "\u2168", "IX", false, false},
 	} {
 		ok, err := converse(t, tc.mech, tc.user, tc.pw, users, tc.skip)
 		if ok != tc.ok {

@@ -18,7 +18,7 @@ func commits(r *Request, name string) bool {
 	switch {
 	case name == "commitTransaction":
 		return true
-	case name == "abortTransaction" || !supportsWriteConcern[name] || r.Args.Session.inTxn:
+	case name == "abortTransaction" || !takesWriteConcern(r, name) || r.Args.Session.inTxn:
 		return false
 	case name == "aggregate":
 		return hasOutputStage(&r.args)

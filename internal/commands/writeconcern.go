@@ -188,13 +188,31 @@ func withWriteConcernError(reply bson.Raw, wc WriteConcern) bson.Raw {
 }
 
 // supportsWriteConcern are the commands that take a writeConcern; others
-// refuse one, as MongoDB does.
+// refuse one, as MongoDB does (see takesWriteConcern for mapReduce).
 var supportsWriteConcern = map[string]bool{
 	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
 	"aggregate": true, "create": true, "drop": true, "dropDatabase": true, "renameCollection": true,
 	"collMod": true, "createIndexes": true, "dropIndexes": true, "deleteIndexes": true,
 	"commitTransaction": true, "abortTransaction": true, "applyOps": true,
 	"cloneCollectionAsCapped": true, "convertToCapped": true, "setDefaultRWConcern": true,
+	"setFeatureCompatibilityVersion": true,
+	// user_management_commands: every command that writes users or roles
+	"createUser": true, "updateUser": true, "dropUser": true, "dropAllUsersFromDatabase": true,
+	"grantRolesToUser": true, "revokeRolesFromUser": true, "createRole": true, "updateRole": true,
+	"dropRole": true, "dropAllRolesFromDatabase": true, "grantPrivilegesToRole": true,
+	"revokePrivilegesFromRole": true, "grantRolesToRole": true, "revokeRolesFromRole": true,
+}
+
+// takesWriteConcern reports whether command name, as r sends it, takes a
+// writeConcern: mapReduce does when it writes a collection (MongoDB's
+// mrSupportsWriteConcern), not with out: {inline: 1}.
+func takesWriteConcern(r *Request, name string) bool {
+	if name == "mapReduce" || name == "mapreduce" {
+		out := r.args.value("out")
+		doc, ok := out.DocumentOK()
+		return out.Type != 0 && !(ok && values.Truthy(doc.Lookup("inline")))
+	}
+	return supportsWriteConcern[name]
 }
 
 // checkWriteConcern refuses a write concern the command cannot take: one
@@ -206,7 +224,7 @@ func (s *Service) checkWriteConcern(r *Request, name string) error {
 	if !wc.Given {
 		return nil
 	}
-	if !supportsWriteConcern[name] {
+	if !takesWriteConcern(r, name) {
 		return mongoerr.New(mongoerr.InvalidOptions, "Command does not support writeConcern")
 	}
 	if r.Args.Session.inTxn && name != "commitTransaction" && name != "abortTransaction" {
@@ -222,7 +240,7 @@ func (s *Service) checkWriteConcern(r *Request, name string) error {
 // was sent none (or an empty one) the default, on a replica set member as
 // MongoDB does; a statement inside a transaction takes none.
 func (s *Service) applyDefaultWriteConcern(r *Request, name string) error {
-	if r.Args.WriteConcern.Given || s.ReplSetName == "" || !supportsWriteConcern[name] ||
+	if r.Args.WriteConcern.Given || s.ReplSetName == "" || !takesWriteConcern(r, name) ||
 		r.Args.Session.inTxn && name != "commitTransaction" && name != "abortTransaction" {
 		return nil
 	}

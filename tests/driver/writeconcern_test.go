@@ -220,3 +220,46 @@ func TestClusterTimeOnReplies(t *testing.T) {
 	}).Err()
 	requireCode(t, err, 72, "InvalidOptions")
 }
+
+// TestWriteConcernTakenBy: the commands that write take a writeConcern,
+// user and role management and setFeatureCompatibilityVersion among
+// them, and mapReduce when it writes a collection; a command that only
+// reads, or an inline mapReduce, refuses one (InvalidOptions), as
+// MongoDB's supportsWriteConcern says.
+func TestWriteConcernTakenBy(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.RunCommand(ctx, bson.D{{Key: "insert", Value: "wc"}, {Key: "documents", Value: bson.A{bson.D{{Key: "k", Value: 1}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	mr := func(out any) bson.D {
+		return bson.D{{Key: "mapReduce", Value: "wc"}, {Key: "map", Value: bson.JavaScript("function() { emit(this.k, 1) }")},
+			{Key: "reduce", Value: bson.JavaScript("function(k, v) { return Array.sum(v) }")}, {Key: "out", Value: out}}
+	}
+	for _, tc := range []struct {
+		db    string
+		cmd   bson.D
+		takes bool
+	}{
+		{testDB, bson.D{{Key: "createUser", Value: "wcuser"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}}, true},
+		{testDB, bson.D{{Key: "grantRolesToUser", Value: "wcuser"}, {Key: "roles", Value: bson.A{"read"}}}, true},
+		{testDB, bson.D{{Key: "createRole", Value: "wcrole"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}}, true},
+		{testDB, bson.D{{Key: "dropRole", Value: "wcrole"}}, true},
+		{testDB, bson.D{{Key: "dropUser", Value: "wcuser"}}, true},
+		{"admin", bson.D{{Key: "setFeatureCompatibilityVersion", Value: "7.0"}, {Key: "confirm", Value: true}}, true},
+		{testDB, mr("wcout"), true},
+		{testDB, mr(bson.D{{Key: "inline", Value: 1}}), false},
+		{testDB, bson.D{{Key: "usersInfo", Value: 1}}, false},
+		{testDB, bson.D{{Key: "count", Value: "wc"}}, false},
+	} {
+		cmd := append(tc.cmd, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}})
+		err := client.Database(tc.db).RunCommand(ctx, cmd).Err()
+		if tc.takes && err != nil {
+			t.Errorf("%s with a writeConcern: %v", tc.cmd[0].Key, err)
+		}
+		if !tc.takes {
+			requireCode(t, err, 72, "InvalidOptions")
+		}
+	}
+}
