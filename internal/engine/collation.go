@@ -81,4 +81,3 @@ func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo Writ
 	}
 	return query.CompileCollated(filter, wo.Let, c)
 }
-
