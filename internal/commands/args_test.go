@@ -346,6 +346,8 @@ var argRows = []struct {
 	{"onPrimaryTransactionalWrite.data.failBeforeCommitExceptionCode", `{"configureFailPoint": "onPrimaryTransactionalWrite", "mode": "off", "data": {"failBeforeCommitExceptionCode": "1"}}`, 14},
 	{"failGetMoreAfterCursorCheckout.data.errorCode", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "alwaysOn", "data": {"errorCode": 6.5}}`, 14},
 	{"failGetMoreAfterCursorCheckout.data.closeConnection", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "off", "data": {"closeConnection": "x"}}`, 14},
+	{"failGetMoreAfterCursorCheckout.data.appName", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "off", "data": {"appName": 1}}`, 14},
+	{"failGetMoreAfterCursorCheckout.data", `{"configureFailPoint": "failGetMoreAfterCursorCheckout", "mode": "off", "data": {"failCommands": ["getMore"], "errmsg": "x"}}`, 0},
 	{"failCommand.data.namespace", `{"configureFailPoint": "failCommand", "mode": "alwaysOn", "data": {"failCommands": ["find"], "namespace": "db.c"}}`, 238},
 	{"killOp.op", `{"killOp": 1}`, 4},
 	{"commitTransaction.recoveryToken", `{"commitTransaction": 1, "recoveryToken": {}}`, 125},

@@ -298,12 +298,14 @@ func (cs *changeStreamSource) Close() error { cs.buf = nil; return nil }
 // invalidate.
 func (cs *changeStreamSource) ended() bool { return cs.stream.Invalidated && len(cs.buf) == 0 }
 
-// resumeToken is the batch's postBatchResumeToken: the high-water mark of
-// the oplog read once every event read was returned, else the token of the
-// last event returned.
+// resumeToken is the batch's postBatchResumeToken: once every event read
+// was returned, the high-water mark at the last entry read when that is
+// past the last event returned (resuming after it reads that entry again,
+// which gave no event), else the token of the last event returned, as
+// MongoDB's latest-oplog-timestamp high-water mark.
 func (cs *changeStreamSource) resumeToken() changestream.Token {
 	if len(cs.buf) == 0 && cs.held == 0 && !cs.stream.Invalidated {
-		hwm := changestream.Token{TS: cs.next}
+		hwm := changestream.Token{TS: cs.next - 1}
 		if hwm.Compare(cs.returned) > 0 {
 			return hwm
 		}

@@ -62,7 +62,8 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //     connection closed without a reply (unless data.closeConnection is
 //     false), or with data.failBeforeCommitExceptionCode fails unapplied;
 //   - failGetMoreAfterCursorCheckout: a getMore that found its cursor
-//     fails with data.errorCode;
+//     (of the application data.appName, when given) fails with
+//     data.errorCode;
 //   - maxTimeAlwaysTimeOut: a command with a time limit (its maxTimeMS,
 //     or for a getMore its cursor's) fails with MaxTimeMSExpired before
 //     it does anything.
@@ -104,7 +105,7 @@ func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		code, _ := a.value("errorCode").Int32OK()
-		data := getMoreFailData{code: mongoerr.Code(code), closeConnection: a.bool("closeConnection")}
+		data := getMoreFailData{code: mongoerr.Code(code), closeConnection: a.bool("closeConnection"), appName: a.str("appName")}
 		if data.code == mongoerr.OK && mode.kind != failOff {
 			return nil, mongoerr.New(mongoerr.BadValue, "failGetMoreAfterCursorCheckout needs data with a non-zero errorCode")
 		}
@@ -129,20 +130,25 @@ var primaryWriteDataSpec = &argSpec{path: "onPrimaryTransactionalWrite.data", fi
 var getMoreFailDataSpec = &argSpec{path: "failGetMoreAfterCursorCheckout.data", fields: []argField{
 	arg("errorCode", tInt32),
 	arg("closeConnection", tBool),
-}}
+	arg("appName", tString),
+}, open: "MongoDB matches a getMore against this data as against failCommand's, with failCommands set to getMore, and reads nothing else: drivers' tests send failCommands and errmsg, which it ignores"}
 
 // getMoreFailData is what the failGetMoreAfterCursorCheckout fail point
 // does to a getMore once it found its cursor: fail it with code (which
-// ends the cursor), closing the connection if closeConnection.
+// ends the cursor), closing the connection if closeConnection; only a
+// getMore of the application appName, when given.
 type getMoreFailData struct {
 	code            mongoerr.Code
 	closeConnection bool
+	appName         string
 }
 
 // failGetMore applies the failGetMoreAfterCursorCheckout fail point to a
 // getMore that found its cursor.
 func (s *Service) failGetMore(r *Request) error {
-	d, ok := s.getMoreFail.check(nil)
+	d, ok := s.getMoreFail.check(func(d getMoreFailData) bool {
+		return d.appName == "" || r.Conn != nil && r.Conn.AppName == d.appName
+	})
 	if !ok {
 		return nil
 	}

@@ -282,10 +282,13 @@ func TestChangeStreamResumesAfterGetMoreFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close(ctx)
-	setGetMore := func(code int) {
+	setGetMore := func(code int, app string) {
 		t.Helper()
+		// failCommands and errmsg as the Node driver's tests send them:
+		// MongoDB does not read them.
 		cmd := bson.D{{Key: "configureFailPoint", Value: "failGetMoreAfterCursorCheckout"}, {Key: "mode", Value: bson.D{{Key: "times", Value: 1}}},
-			{Key: "data", Value: bson.D{{Key: "errorCode", Value: code}, {Key: "closeConnection", Value: false}}}}
+			{Key: "data", Value: bson.D{{Key: "failCommands", Value: bson.A{"getMore"}}, {Key: "errorCode", Value: code},
+				{Key: "errmsg", Value: "fail"}, {Key: "closeConnection", Value: false}, {Key: "appName", Value: app}}}}
 		if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -294,11 +297,19 @@ func TestChangeStreamResumesAfterGetMoreFailure(t *testing.T) {
 		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}}); err != nil {
 			t.Fatal(err)
 		}
-		setGetMore(code)
+		setGetMore(code, "failtest")
 		ev := nextEvent(t, cs)
 		if id := ev.Lookup("documentKey", "_id").Int32(); id != int32(i) {
 			t.Fatalf("after code %d: event of _id %d, want %d", code, id, i)
 		}
+	}
+	// A fail point for another application's getMores leaves this one's.
+	setGetMore(2, "another") // not resumable: the stream would fail
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 4}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, cs); ev.Lookup("documentKey", "_id").Int32() != 4 {
+		t.Fatalf("event %v, want _id 4", ev)
 	}
 	failCommand(t, client, bson.D{{Key: "times", Value: 1}}, bson.D{{Key: "failCommands", Value: bson.A{"getMore"}}, {Key: "errorCode", Value: 6}})
 	nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
