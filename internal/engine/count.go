@@ -17,8 +17,7 @@ func (e *Engine) Count(db, coll string, o FindOptions) (int64, error) {
 		return 0, err
 	}
 	if c == nil {
-		_, err := resolveHint(nil, o.Hint)
-		return 0, err
+		return 0, nil // a hint is not checked against a missing collection
 	}
 	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {

@@ -222,8 +222,9 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		return nil, err
 	}
 	if c == nil {
-		_, err := resolveHint(nil, o.Hint)
-		return emptyCursor{}, err
+		// MongoDB plans a missing collection's read as EOF without
+		// looking at its hint.
+		return emptyCursor{}, nil
 	}
 	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {

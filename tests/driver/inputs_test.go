@@ -699,3 +699,29 @@ func TestIndexBackgroundKept(t *testing.T) {
 	defer second.Close(ctx)
 	check(second)
 }
+
+// TestHintOnMissingCollection: a read of a collection that does not exist
+// answers nothing without checking its hint, as MongoDB plans it as EOF;
+// on an existing collection the same hint fails.
+func TestHintOnMissingCollection(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := t.Context()
+	for _, hint := range []any{"no_such_index", bson.D{{Key: "x", Value: 1}}} {
+		for _, cmd := range []bson.D{
+			{{Key: "find", Value: "missing"}, {Key: "hint", Value: hint}},
+			{{Key: "count", Value: "missing"}, {Key: "hint", Value: hint}},
+			{{Key: "distinct", Value: "missing"}, {Key: "key", Value: "x"}, {Key: "hint", Value: hint}},
+			{{Key: "aggregate", Value: "missing"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "hint", Value: hint}},
+		} {
+			if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+				t.Errorf("%v: %v", cmd, err)
+			}
+		}
+	}
+	if _, err := db.Collection("present").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "count", Value: "present"}, {Key: "hint", Value: "no_such_index"}}).Err()
+	requireCode(t, err, 2, "BadValue")
+}
