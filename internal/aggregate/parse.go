@@ -46,9 +46,15 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 // unimplementedStages are MongoDB stage names Folio does not implement.
 var unimplementedStages = map[string]bool{
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
-	"$listLocalSessions": true, "$search": true, "$searchMeta": true,
-	"$vectorSearch": true, "$listSearchIndexes": true, "$shardedDataDistribution": true,
+	"$listLocalSessions": true, "$shardedDataDistribution": true,
 	"$listSampledQueries": true,
+}
+
+// atlasSearchStages are the stages of Atlas Search, which MongoDB 7.0's
+// community server refuses as Folio does: they need a search index
+// service (mongot) neither has.
+var atlasSearchStages = map[string]bool{
+	"$search": true, "$searchMeta": true, "$vectorSearch": true, "$listSearchIndexes": true,
 }
 
 // splitLargeEvent is the stage a change stream may end with (the commands
@@ -149,6 +155,9 @@ func (p *parser) stage(name string, arg bson.RawValue) (stage, error) {
 	if unimplementedStages[name] {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s stage yet", name)
 	}
+	if atlasSearchStages[name] {
+		return nil, mongoerr.New(mongoerr.SearchOnlyOnAtlas, "%s stage is only allowed on MongoDB Atlas", name)
+	}
 	if name == splitLargeEvent {
 		if d, ok := arg.DocumentOK(); !ok || len(d) > 5 {
 			return nil, mongoerr.New(mongoerr.SplitStageSpecNotEmpty, "$changeStreamSplitLargeEvent spec should be an empty object")
@@ -223,7 +232,7 @@ func init() {
 func CheckStageNames(stages []bson.Raw) error {
 	for _, st := range stages {
 		name := rawdoc.FirstKey(st)
-		if _, ok := stageParsers[name]; !ok && !unimplementedStages[name] && name != splitLargeEvent {
+		if _, ok := stageParsers[name]; !ok && !unimplementedStages[name] && !atlasSearchStages[name] && name != splitLargeEvent {
 			return unknownStage(name)
 		}
 	}

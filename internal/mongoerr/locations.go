@@ -127,6 +127,8 @@ const (
 
 // Aggregation stages.
 const (
+	// SearchOnlyOnAtlas: an Atlas Search stage ($search, $searchMeta, $vectorSearch, $listSearchIndexes) on a server without search.
+	SearchOnlyOnAtlas Code = 6047401
 	// MatchSpecNotObject: a $match argument that is not an object.
 	MatchSpecNotObject Code = 15959
 	// SortSpecNotObject: a $sort argument that is not an object.

@@ -52,6 +52,13 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "delete without statements", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}},
 			code: 16, codeName: "InvalidLength"},
 
+		// A community server has no search index service: Atlas Search
+		// stages fail as MongoDB 7.0's do.
+		{name: "$search", cmd: agg(bson.D{{Key: "$search", Value: bson.D{{Key: "text", Value: bson.D{}}}}}),
+			code: 6047401, codeName: "Location6047401", msg: "$search stage is only allowed on MongoDB Atlas"},
+		{name: "$listSearchIndexes", cmd: agg(bson.D{{Key: "$listSearchIndexes", Value: bson.D{}}}),
+			code: 6047401, codeName: "Location6047401", msg: "$listSearchIndexes stage is only allowed on MongoDB Atlas"},
+
 		// validate.cpp: a background validation cannot be full.
 		{name: "validate background and full", setup: []bson.D{insertC},
 			cmd:  bson.D{{Key: "validate", Value: "c"}, {Key: "full", Value: true}, {Key: "background", Value: true}},
