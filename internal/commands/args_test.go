@@ -299,7 +299,7 @@ var argRows = []struct {
 	{"dropConnections.hostAndPort", `{"dropConnections": 1, "hostAndPort": ["h:0"]}`, 9},
 	{"hello.helloOk", `{"hello": 1, "helloOk": true}`, 0},
 	{"hello.compression", `{"hello": 1, "compression": ["zstd"]}`, 0},
-	{"hello.client", `{"hello": 1, "client": {"driver": {"name": "x", "version": "1"}}}`, 0},
+	{"hello.client", `{"hello": 1, "client": {"driver": {"name": "x", "version": "1"}, "os": {"type": "Linux"}}}`, 0},
 	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin.u"}`, 0},
 	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin"}`, 2},
 	{"hello.saslSupportedMechs", `{"hello": 1, "saslSupportedMechs": "admin."}`, 0},

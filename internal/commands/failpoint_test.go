@@ -28,7 +28,8 @@ func TestFailCommandSelectsHandshakeByAppName(t *testing.T) {
 		t.Fatalf("configureFailPoint: code %d", c)
 	}
 	hello := func(app string) bson.D {
-		return bson.D{{Key: "hello", Value: 1}, {Key: "client", Value: bson.D{{Key: "application", Value: bson.D{{Key: "name", Value: app}}}}}}
+		return bson.D{{Key: "hello", Value: 1}, {Key: "client", Value: bson.D{{Key: "application", Value: bson.D{{Key: "name", Value: app}}},
+			{Key: "driver", Value: bson.D{{Key: "name", Value: "d"}, {Key: "version", Value: "1"}}}, {Key: "os", Value: bson.D{{Key: "type", Value: "Linux"}}}}}}
 	}
 	mine, other := &Conn{}, &Conn{}
 	if c := code(run(mine, hello("app1"))); c != 2 {

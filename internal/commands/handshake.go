@@ -253,17 +253,84 @@ func getCmdLineOptsCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "argv", Value: s.Argv}, {Key: "parsed", Value: s.Parsed}}), nil
 }
 
-// noteClient records the application name a handshake's client metadata
-// gives (client.application.name) on its connection. Run calls it before
-// the fail points, as MongoDB reads the metadata before its failCommand
-// fail point selects connections by application name.
-func noteClient(r *Request, name string) {
+// noteClient checks a handshake's client metadata as MongoDB's
+// ClientMetadata does and records its application name
+// (client.application.name) on the connection. Run calls it before the
+// fail points, as MongoDB reads the metadata before its failCommand fail
+// point selects connections by application name.
+func noteClient(r *Request, name string) error {
 	if !IsHandshake(name) || r.Conn == nil {
-		return
+		return nil
 	}
-	if client, ok := r.args.value("client").DocumentOK(); ok {
-		if app, ok := client.Lookup("application", "name").StringValueOK(); ok {
-			r.Conn.AppName = app
+	client, ok := r.args.value("client").DocumentOK()
+	if !ok {
+		return nil
+	}
+	if r.Conn.Described {
+		return mongoerr.New(mongoerr.ClientMetadataCannotBeMutated, "The client metadata document may only be sent in the first hello")
+	}
+	app, err := checkClientMetadata(client)
+	if err != nil {
+		return err
+	}
+	r.Conn.AppName, r.Conn.Described = app, true
+	return nil
+}
+
+// Limits of a client's metadata (MongoDB's ClientMetadata).
+const (
+	maxClientMetadataSize = 512
+	maxAppNameSize        = 128
+)
+
+// checkClientMetadata validates a handshake's client document: at most
+// 512 bytes, driver.name and driver.version strings, os.type a string,
+// application.name (optional) a string of at most 128 bytes; other fields
+// are free. It returns the application name.
+func checkClientMetadata(doc bson.Raw) (string, error) {
+	if len(doc) > maxClientMetadataSize {
+		return "", mongoerr.New(mongoerr.ClientMetadataDocumentTooLarge, "The client metadata document must be less then or equal to %d bytes", maxClientMetadataSize)
+	}
+	section := func(name string, required ...string) error {
+		v := doc.Lookup(name)
+		sub, ok := v.DocumentOK()
+		if !ok {
+			if v.Type == 0 {
+				return mongoerr.New(mongoerr.ClientMetadataMissingField, "Missing required sub-document '%s' in the client metadata document", name)
+			}
+			return mongoerr.New(mongoerr.TypeMismatch, "The '%s' field is required to be a BSON document in the client metadata document", name)
+		}
+		for _, f := range required {
+			switch v := sub.Lookup(f); v.Type {
+			case bson.TypeString:
+			case 0:
+				return mongoerr.New(mongoerr.ClientMetadataMissingField, "Missing required field '%s.%s' in the client metadata document", name, f)
+			default:
+				return mongoerr.New(mongoerr.TypeMismatch, "The '%s.%s' field must be a string in the client metadata document", name, f)
+			}
+		}
+		return nil
+	}
+	var app string
+	if v := doc.Lookup("application"); v.Type != 0 {
+		sub, ok := v.DocumentOK()
+		if !ok {
+			return "", mongoerr.New(mongoerr.TypeMismatch, "The 'application' field is required to be a BSON document in the client metadata document")
+		}
+		if n := sub.Lookup("name"); n.Type != 0 {
+			if app, ok = n.StringValueOK(); !ok {
+				return "", mongoerr.New(mongoerr.TypeMismatch, "The 'application.name' field must be a string in the client metadata document")
+			}
+			if len(app) > maxAppNameSize {
+				return "", mongoerr.New(mongoerr.ClientMetadataAppNameTooLarge, "The 'application.name' field must be less then or equal to %d bytes in the client metadata document", maxAppNameSize)
+			}
 		}
 	}
+	if err := section("driver", "name", "version"); err != nil {
+		return "", err
+	}
+	if err := section("os", "type"); err != nil {
+		return "", err
+	}
+	return app, nil
 }

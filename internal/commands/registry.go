@@ -168,7 +168,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if err := s.bypassWriteBlock(r, name); err != nil {
 		return nil, err
 	}
-	noteClient(r, name)
+	if err := noteClient(r, name); err != nil {
+		return nil, err
+	}
 	if err := s.applyFailCommand(r, c.names); err != nil {
 		return nil, err
 	}

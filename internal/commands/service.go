@@ -167,6 +167,9 @@ type Conn struct {
 	// (client.application.name), which the failCommand fail point may
 	// select connections by.
 	AppName string
+	// Described is set once a hello gave the client's metadata, which
+	// MongoDB takes only once per connection.
+	Described bool
 	// PeerSubject is the subject of the client certificate the connection
 	// presented and the server verified, as MongoDB names X.509 users
 	// (auth.SubjectName); "" when there is none.
