@@ -2,8 +2,8 @@ package commands
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
