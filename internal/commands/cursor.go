@@ -396,7 +396,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	detach := bs.attach(r.Ctx, r.op)
+	detach := bs.attach(r.Ctx, r.op, bs.limited && s.neverExpire())
 	var done bool
 	fill := func(out []byte) ([]byte, int, error) {
 		out, count, d, err := fillBatch(out, c, a.batchSize, math.MaxInt64)

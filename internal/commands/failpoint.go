@@ -51,7 +51,7 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 // {times: n} (the next n times it could act), {skip: n} (all but the next
 // n) or {activationProbability: p}. The reply counts the times the fail
 // point acted before. Without test commands the command does not exist,
-// as in MongoDB; fail points other than these four are refused:
+// as in MongoDB; fail points other than these five are refused:
 //   - failCommand: a command named in data.failCommands (by its name
 //     or an alias: isMaster and ismaster name one command; of the
 //     application data.appName, when given) has its connection closed
@@ -66,7 +66,8 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //     data.errorCode;
 //   - maxTimeAlwaysTimeOut: a command with a time limit (its maxTimeMS,
 //     or for a getMore its cursor's) fails with MaxTimeMSExpired before
-//     it does anything.
+//     it does anything;
+//   - maxTimeNeverTimeOut: a command with a time limit runs without it.
 //
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
 func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -112,8 +113,10 @@ func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 		entered = s.getMoreFail.set(mode, data)
 	case "maxTimeAlwaysTimeOut":
 		entered = s.maxTimeAlways.set(mode, struct{}{})
+	case "maxTimeNeverTimeOut":
+		entered = s.maxTimeNever.set(mode, struct{}{})
 	default:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite, failGetMoreAfterCursorCheckout and maxTimeAlwaysTimeOut)", name)
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite, failGetMoreAfterCursorCheckout, maxTimeAlwaysTimeOut and maxTimeNeverTimeOut)", name)
 	}
 	return marshal(bson.D{{Key: "count", Value: entered}}), nil
 }
@@ -164,6 +167,13 @@ func (s *Service) expireAtOnce() error {
 		return errMaxTimeMS
 	}
 	return nil
+}
+
+// neverExpire applies the maxTimeNeverTimeOut fail point to a command
+// that has a time limit: the limit is not enforced.
+func (s *Service) neverExpire() bool {
+	_, ok := s.maxTimeNever.check(nil)
+	return ok
 }
 
 // primaryWriteData is what the onPrimaryTransactionalWrite fail point does

@@ -114,12 +114,13 @@ func (bs *boundSource) Close() error {
 }
 
 // attach binds the cursor to the command whose context is ctx and whose
-// operation is op, bounded by the maxTimeMS it has left; detach, called
-// when that command is done with it, charges the time spent, adds the
-// work the opener's scans did meanwhile to op's, and unbinds it.
-func (bs *boundSource) attach(ctx context.Context, op *activeOp) (detach func()) {
+// operation is op, bounded by the maxTimeMS it has left unless unbounded
+// (the maxTimeNeverTimeOut fail point); detach, called when that command
+// is done with it, charges the time spent, adds the work the opener's
+// scans did meanwhile to op's, and unbinds it.
+func (bs *boundSource) attach(ctx context.Context, op *activeOp, unbounded bool) (detach func()) {
 	stop := context.CancelFunc(func() {})
-	if bs.limited {
+	if bs.limited && !unbounded {
 		ctx, stop = context.WithTimeoutCause(ctx, bs.left, errMaxTimeMS)
 	}
 	if bs.view != nil {

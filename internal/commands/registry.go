@@ -154,6 +154,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if err := s.admit(r, name); err != nil {
 		return nil, err
 	}
+	if !r.Args.Deadline.IsZero() && s.neverExpire() {
+		r.Args.Deadline = time.Time{}
+	}
 	op, err := s.ops.begin(r, name)
 	if err != nil {
 		return nil, err

@@ -123,8 +123,10 @@ type Service struct {
 	primaryWrite failPoint[primaryWriteData]
 	// getMoreFail is the failGetMoreAfterCursorCheckout fail point.
 	getMoreFail failPoint[getMoreFailData]
-	// maxTimeAlways is the maxTimeAlwaysTimeOut fail point.
+	// maxTimeAlways and maxTimeNever are the maxTimeAlwaysTimeOut and
+	// maxTimeNeverTimeOut fail points.
 	maxTimeAlways failPoint[struct{}]
+	maxTimeNever  failPoint[struct{}]
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document

@@ -418,3 +418,28 @@ func TestFailCommandMatchesAliases(t *testing.T) {
 		failCommand(t, client, "off", bson.D{})
 	}
 }
+
+// TestMaxTimeNeverTimeOut: with the maxTimeNeverTimeOut fail point on, a
+// command runs past its maxTimeMS; off, the same command fails with
+// MaxTimeMSExpired.
+func TestMaxTimeNeverTimeOut(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if _, err := db.Collection("never").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	slow := bson.D{{Key: "find", Value: "never"}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "sleep(300) || true"}}}, {Key: "maxTimeMS", Value: 50}}
+	set := func(mode string) {
+		t.Helper()
+		if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "configureFailPoint", Value: "maxTimeNeverTimeOut"}, {Key: "mode", Value: mode}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("alwaysOn")
+	if err := db.RunCommand(ctx, slow).Err(); err != nil {
+		t.Fatalf("with maxTimeNeverTimeOut: %v", err)
+	}
+	set("off")
+	requireCode(t, db.RunCommand(ctx, slow).Err(), 50, "MaxTimeMSExpired")
+}
