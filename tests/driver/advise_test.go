@@ -126,14 +126,7 @@ func TestAdviseSurvivesRestart(t *testing.T) {
 		}
 	}
 	client.Disconnect(ctx)
-	if err := first.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	second, err := instance.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close(ctx)
+	second := restart(t, first, cfg)
 	raw, err := dial(t, second).Database("admin").RunCommand(ctx, bson.D{{Key: "folioAdvise", Value: 1}, {Key: "db", Value: "advrestart"}}).Raw()
 	if err != nil {
 		t.Fatal(err)

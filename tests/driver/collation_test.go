@@ -109,15 +109,23 @@ func TestCollationWrites(t *testing.T) {
 	}
 }
 
-func TestCollationDefaultAndIndexes(t *testing.T) {
-	client, _ := startServer(t)
-	ctx := context.Background()
-	db := client.Database(testDB)
-	if err := db.CreateCollection(ctx, "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+// caseInsensitiveNames creates coll_default in db with the
+// case-insensitive default collation, holding the names Ann, ann and Bob.
+func caseInsensitiveNames(t *testing.T, db *mongo.Database) *mongo.Collection {
+	t.Helper()
+	if err := db.CreateCollection(t.Context(), "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
 		t.Fatal(err)
 	}
 	coll := db.Collection("coll_default")
 	seedNames(t, coll, "Ann", "ann", "Bob")
+	return coll
+}
+
+func TestCollationDefaultAndIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := caseInsensitiveNames(t, db)
 	// The collection's default applies to a find naming no collation...
 	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 2 {
 		t.Errorf("default collation find: %d documents, want 2", len(got))
@@ -408,15 +416,7 @@ func TestCollationRestart(t *testing.T) {
 	}
 	seedNames(t, coll, "Ann")
 	client.Disconnect(ctx)
-	if err := first.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	second, err := instance.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close(ctx)
-	client = dial(t, second)
+	client = dial(t, restart(t, first, cfg))
 	coll = client.Database(testDB).Collection("kept")
 	if got := findAll(t, coll, bson.D{{Key: "name", Value: "ANN"}}); len(got) != 1 {
 		t.Errorf("default collation after restart: %d documents", len(got))
@@ -727,11 +727,7 @@ func TestEmptyCollation(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database(testDB)
-	if err := db.CreateCollection(ctx, "coll_default", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
-		t.Fatal(err)
-	}
-	coll := db.Collection("coll_default")
-	seedNames(t, coll, "Ann", "ann", "Bob")
+	caseInsensitiveNames(t, db)
 	empty := bson.D{}
 	ann := bson.D{{Key: "name", Value: "ANN"}}
 	count := func(cmd bson.D, path ...string) int64 {

@@ -96,6 +96,21 @@ func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions
 // dial returns a driver client for in that has answered a ping; the caller
 // disconnects it, before in closes (after, Disconnect waits for server
 // selection to time out).
+// restart closes in and starts a server again on cfg (its data
+// directory), closed when the test ends.
+func restart(t testing.TB, in *instance.Instance, cfg instance.Config) *instance.Instance {
+	t.Helper()
+	if err := in.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	again, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close(context.Background()) })
+	return again
+}
+
 func dial(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
 	t.Helper()
 	all := append([]*options.ClientOptions{clientOptions(in).SetDirect(true)}, opts...)

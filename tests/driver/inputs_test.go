@@ -696,15 +696,7 @@ func TestIndexBackgroundKept(t *testing.T) {
 	}
 	check(first)
 	client.Disconnect(ctx)
-	if err := first.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	second, err := instance.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close(ctx)
-	check(second)
+	check(restart(t, first, cfg))
 }
 
 // TestHintOnMissingCollection: a read of a collection that does not exist
