@@ -10,7 +10,6 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
@@ -367,7 +366,7 @@ func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if v.Type == 0 {
 		return nil
 	}
-	k := string(keyenc.Encode(a.coll.Transform(v)))
+	k := string(a.coll.ValueKey(v))
 	if !a.seen[k] {
 		a.seen[k] = true
 		a.vals = append(a.vals, v)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
@@ -357,7 +356,7 @@ func (s *densifyStage) partitionOf(doc bson.Raw, coll *collation.Collator) (stri
 	fs := make([]field, len(s.partitions))
 	for i, p := range s.partitions {
 		v := lookupPath(doc, splitPath(p))
-		key = keyenc.AppendValue(key, coll.Transform(nullIfMissing(v)))
+		key = coll.AppendValueKey(key, nullIfMissing(v))
 		fs[i] = field{p, v}
 	}
 	return string(key), fs

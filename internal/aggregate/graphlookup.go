@@ -8,7 +8,6 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
@@ -190,7 +189,7 @@ func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, e
 func unqueried(vals []bson.RawValue, queried map[string]bool, coll *collation.Collator) []bson.RawValue {
 	out := vals[:0:0]
 	for _, v := range vals {
-		k := string(keyenc.Encode(coll.Transform(v)))
+		k := string(coll.ValueKey(v))
 		if !queried[k] {
 			queried[k] = true
 			out = append(out, v)
@@ -222,7 +221,7 @@ func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visit
 		}
 		// Documents are told apart by _id compared as the operation's
 		// collation compares (MongoDB's visited set is keyed so too).
-		key := string(keyenc.Encode(rt.opts.Collator.Transform(id)))
+		key := string(rt.opts.Collator.ValueKey(id))
 		if visited[key] {
 			continue
 		}

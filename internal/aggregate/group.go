@@ -9,7 +9,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
@@ -269,7 +268,7 @@ func (t *groupTable) add(doc bson.Raw, rt *runtime) (int64, error) {
 		return 0, err
 	}
 	id = nullIfMissing(id)
-	k := string(keyenc.Encode(rt.opts.Collator.Transform(id)))
+	k := string(rt.opts.Collator.ValueKey(id))
 	grp := t.index[k]
 	var mem int64
 	if grp == nil {
@@ -669,7 +668,7 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 				return nil, err
 			}
 		}
-		if err := sort.Add(sorter.Entry{Key: keyenc.Encode(rt.opts.Collator.Transform(k)), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
+		if err := sort.Add(sorter.Entry{Key: rt.opts.Collator.ValueKey(k), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
 			return nil, err
 		}
 		total++

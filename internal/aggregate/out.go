@@ -8,7 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/timeseries"
@@ -408,7 +407,7 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 			return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
 		}
 		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
-		key = append(key, keyenc.Encode(rt.opts.Collator.Transform(v))...)
+		key = rt.opts.Collator.AppendValueKey(key, v)
 	}
 	filter, _ = bsoncore.AppendDocumentEnd(filter, start)
 	if b.pending[string(key)] {

@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
@@ -153,7 +152,7 @@ func (s *windowStage) partitionKey(doc bson.Raw, rt *runtime) ([]byte, error) {
 	if v.Type == bson.TypeArray {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
 	}
-	return keyenc.Encode(rt.opts.Collator.Transform(nullIfMissing(v))), nil
+	return rt.opts.Collator.ValueKey(nullIfMissing(v)), nil
 }
 
 func (w *windowSource) start() error {

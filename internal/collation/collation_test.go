@@ -77,6 +77,9 @@ func TestOrder(t *testing.T) {
 				if tc.eq[i] && got != 0 || !tc.eq[i] && got >= 0 {
 					t.Errorf("Compare(%q, %q) = %d, want equal=%v and less otherwise", tc.ordered[i], tc.ordered[i+1], got, tc.eq[i])
 				}
+				if kc := bytes.Compare(c.ValueKey(a), c.ValueKey(b)); kc != got {
+					t.Errorf("ValueKeys of %q and %q compare %d, values %d", tc.ordered[i], tc.ordered[i+1], kc, got)
+				}
 			}
 			// Keys of documents and arrays follow their strings.
 			da := c.Transform(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc(t, bson.D{{Key: "x", Value: bson.A{tc.ordered[0]}}})})
@@ -178,6 +181,30 @@ func TestConcurrentKeys(t *testing.T) {
 	for g := 0; g < 8; g++ {
 		if !<-done {
 			t.Error("keys differ across goroutines")
+		}
+	}
+}
+
+// TestValueKeyWithoutCollation: a nil collator keys strings bytewise and
+// numbers by value, as MongoDB compares them without a collation.
+func TestValueKeyWithoutCollation(t *testing.T) {
+	var c *Collator
+	num := func(v any) bson.RawValue {
+		typ, b, _ := bson.MarshalValue(v)
+		return bson.RawValue{Type: typ, Value: b}
+	}
+	for _, tc := range []struct {
+		a, b bson.RawValue
+		want int
+	}{
+		{str("a"), str("A"), 1},
+		{str("a"), str("a"), 0},
+		{num(int32(1)), num(1.0), 0},
+		{num(int64(2)), num(1.5), 1},
+		{num(int32(1)), str("1"), -1},
+	} {
+		if got := bytes.Compare(c.ValueKey(tc.a), c.ValueKey(tc.b)); got != tc.want {
+			t.Errorf("keys of %v and %v compare %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -199,6 +200,17 @@ func (c *Collator) appendTransformed(dst []byte, v bson.RawValue) []byte {
 	}
 	return append(dst, v.Value...)
 }
+
+// AppendValueKey appends v's key under the collation (a nil collator:
+// strings compared bytewise) to dst: two values have the same key exactly
+// when they compare equal under it (1 and 1.0 do), and keys order bytewise
+// as their values compare. Sets, groups and sorts of values key on it.
+func (c *Collator) AppendValueKey(dst []byte, v bson.RawValue) []byte {
+	return keyenc.AppendValue(dst, c.Transform(v))
+}
+
+// ValueKey is AppendValueKey to a new slice.
+func (c *Collator) ValueKey(v bson.RawValue) []byte { return c.AppendValueKey(nil, v) }
 
 // Compare orders a and b as MongoDB does under the collation (values'
 // order, strings by collation).

@@ -10,7 +10,6 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/js"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/values"
@@ -208,7 +207,7 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	srt := sorter.New(sorter.Options{MaxMemory: maxEmitted, AllowDisk: true})
 	defer srt.Close()
 	emit := func(k, v bson.RawValue) error {
-		return srt.Add(sorter.Entry{Key: keyenc.Encode(collator.Transform(k)), Doc: mrDoc(k, v)})
+		return srt.Add(sorter.Entry{Key: collator.ValueKey(k), Doc: mrDoc(k, v)})
 	}
 	for {
 		doc, err := cur.Next()

@@ -3,11 +3,11 @@ package engine
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -25,8 +25,8 @@ type distinctSet struct {
 	coll *collation.Collator
 	seen map[string]struct{}
 	vals []bson.RawValue
-	// keys are the values' collation keys, which order them (coll set).
-	keys []bson.RawValue
+	// keys are the values' keys under coll, which order them (coll set).
+	keys []string
 	size int
 	buf  []byte
 }
@@ -38,11 +38,7 @@ func newDistinctSet(coll *collation.Collator) *distinctSet {
 // add adds v unless an equal value is there, failing once the values
 // pass distinctCap.
 func (d *distinctSet) add(v bson.RawValue) error {
-	cmp := v
-	if d.coll != nil {
-		cmp = d.coll.Transform(v)
-	}
-	d.buf = keyenc.AppendValue(d.buf[:0], cmp)
+	d.buf = d.coll.AppendValueKey(d.buf[:0], v)
 	if _, ok := d.seen[string(d.buf)]; ok {
 		return nil
 	}
@@ -50,10 +46,11 @@ func (d *distinctSet) add(v bson.RawValue) error {
 	if d.size += 2 + decimalLen(len(d.vals)) + len(v.Value); d.size > distinctCap {
 		return mongoerr.New(mongoerr.DistinctTooBig, "distinct too big, 16mb cap")
 	}
-	d.seen[string(d.buf)] = struct{}{}
+	key := string(d.buf)
+	d.seen[key] = struct{}{}
 	d.vals = append(d.vals, bson.RawValue{Type: v.Type, Value: bytes.Clone(v.Value)})
 	if d.coll != nil {
-		d.keys = append(d.keys, bson.RawValue{Type: cmp.Type, Value: bytes.Clone(cmp.Value)})
+		d.keys = append(d.keys, key)
 	}
 	return nil
 }
@@ -69,7 +66,7 @@ func (d *distinctSet) sorted() []bson.RawValue {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(a, b int) int { return values.Compare(d.keys[a], d.keys[b]) })
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(d.keys[a], d.keys[b]) })
 	out := make([]bson.RawValue, len(idx))
 	for i, j := range idx {
 		out[i] = d.vals[j]

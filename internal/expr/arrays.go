@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/folio-db/folio/internal/collation"
-	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -295,7 +294,7 @@ func newSet(coll *collation.Collator) valueSet {
 }
 
 func (s valueSet) key(v bson.RawValue) string {
-	return string(keyenc.Encode(s.coll.Transform(v)))
+	return string(s.coll.ValueKey(v))
 }
 
 // add inserts v unless an equal value is present (the first one is kept).
