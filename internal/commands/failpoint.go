@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -58,9 +60,10 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //     (closeConnection), waits blockTimeMS (blockConnection), fails with
 //     errorCode (and errorLabels), or runs and gets writeConcernError in
 //     its reply;
-//   - onPrimaryTransactionalWrite: a retryable write runs and has its
-//     connection closed without a reply (unless data.closeConnection is
-//     false), or with data.failBeforeCommitExceptionCode fails unapplied;
+//   - onPrimaryTransactionalWrite: a statement (an insert's document) of
+//     a retryable write runs and has its connection closed without a
+//     reply (unless data.closeConnection is false), or with
+//     data.failBeforeCommitExceptionCode fails unapplied;
 //   - failGetMoreAfterCursorCheckout: a getMore that found its cursor
 //     (of the application data.appName, when given) fails with
 //     data.errorCode;
@@ -364,23 +367,36 @@ func (f *failPoint[D]) check(matches func(D) bool) (D, bool) {
 	return d, true
 }
 
-// applyPrimaryWrite applies the onPrimaryTransactionalWrite fail point to
-// a retryable write about to run in sess. As in MongoDB, it acts on an
-// attempt that writes its statements, not on a retry that finds them
-// written (and returns their results).
-func (s *Service) applyPrimaryWrite(r *Request, sess *sessions.Session) error {
-	if sess.HasExecuted() {
+// failPrimaryWrite applies the onPrimaryTransactionalWrite fail point to
+// one statement of a retryable write about to be written. MongoDB
+// evaluates it as the session records each write, so statements a retry
+// finds executed are not counted, and each document of an insert counts:
+// the connection closes without a reply (unless data.closeConnection is
+// false), and with data.failBeforeCommitExceptionCode the statement fails
+// unapplied.
+func (s *Service) failPrimaryWrite(r *Request) error {
+	if !r.retryable {
 		return nil
 	}
 	w, ok := s.primaryWrite.check(nil)
 	if !ok {
 		return nil
 	}
-	r.CloseConn = w.closeConnection
+	r.CloseConn = r.CloseConn || w.closeConnection
 	if w.failBeforeCommit != mongoerr.OK {
-		return mongoerr.New(w.failBeforeCommit, "Failing write for test before commit")
+		return mongoerr.New(w.failBeforeCommit, "Failing write for %s:%d due to failpoint. The write must not be reflected.",
+			sessionText(r.Args.Session.lsid), r.Args.Session.txnNumber)
 	}
 	return nil
+}
+
+// sessionText is a session id as MongoDB writes it in messages: its
+// UUID, then the base64 of its uid.
+func sessionText(lsid string) string {
+	var id [16]byte
+	copy(id[:], lsid)
+	h := hex.EncodeToString(id[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + " - " + base64.StdEncoding.EncodeToString(sessions.AnonymousUID[:])
 }
 
 // applyFailCommand applies the failCommand fail point to r, a command of

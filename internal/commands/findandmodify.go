@@ -46,6 +46,9 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		spec.Record = r.session.RecordStatements([]int32{stmt.first}, findAndModifyResult(spec))
 	}
+	if err := s.failPrimaryWrite(r); err != nil {
+		return nil, err
+	}
 	res, err := s.Engine.FindAndModify(r.DB, coll, spec)
 	if err != nil {
 		return nil, err

@@ -459,6 +459,9 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 			}
 		}
 		t, meta, err := timeseries.Measurement(ts.o, doc)
+		if err == nil {
+			err = s.failPrimaryWrite(r)
+		}
 		if err != nil {
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
 			if a.ordered {

@@ -196,9 +196,6 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 			return nil, err
 		}
 		r.retryable = true
-		if err := s.applyPrimaryWrite(r, sess); err != nil {
-			return nil, err
-		}
 		reply, err := h(s, r)
 		if !errors.Is(err, sessions.ErrMoved) {
 			return reply, err

@@ -235,9 +235,9 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	// pos maps the position of a document sent to the engine to its
 	// position in the command, when a retry leaves some out.
 	var pos []int
-	var retried []int32
+	var retried, ids []int32
 	if r.retryable {
-		ids := a.stmtIDs
+		ids = a.stmtIDs
 		for _, id := range a.stmtIDs {
 			if _, done := r.session.Executed(id); done {
 				retried = append(retried, id)
@@ -259,6 +259,11 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	case len(docs) == 0:
 	case a.uuidMismatch != nil:
 		werrs = uuidWriteErrors(a.uuidMismatch, docs, a.ordered)
+	case r.retryable && s.primaryWrite.on.Load():
+		var err error
+		if n, werrs, err = s.insertEach(r, coll, docs, ids, a.ordered, wo); err != nil {
+			return nil, err
+		}
 	default:
 		var err error
 		if n, werrs, err = s.Engine.Insert(r.DB, coll, docs, a.ordered, wo); err != nil {
@@ -273,6 +278,33 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
+}
+
+// insertEach inserts the documents of a retryable insert (of statement
+// ids) one at a time, each under the onPrimaryTransactionalWrite fail
+// point, which MongoDB evaluates per document.
+func (s *Service) insertEach(r *Request, coll string, docs []bson.Raw, ids []int32, ordered bool, wo engine.WriteOptions) (int, []engine.WriteError, error) {
+	n := 0
+	var werrs []engine.WriteError
+	for i := range docs {
+		if err := s.failPrimaryWrite(r); err != nil {
+			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
+		} else {
+			wo.Record = r.session.RecordStatements(ids[i:i+1], insertResult)
+			k, ws, err := s.Engine.Insert(r.DB, coll, docs[i:i+1], true, wo)
+			if n += k; err != nil {
+				return n, werrs, err
+			}
+			for _, w := range ws {
+				w.Index = i
+				werrs = append(werrs, w)
+			}
+		}
+		if ordered && len(werrs) > 0 {
+			break
+		}
+	}
+	return n, werrs, nil
 }
 
 // updateArg reads an update (tUpdate): a document (operators or a
@@ -373,9 +405,12 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		profiled := s.profileStatement(r, "update", a.docs[i])
 		var res engine.UpdateResult
+		err = a.uuidMismatch
+		if err == nil {
+			err = s.failPrimaryWrite(r)
+		}
 		switch {
-		case a.uuidMismatch != nil:
-			err = a.uuidMismatch
+		case err != nil:
 		case a.ts != nil:
 			res, err = s.updateTimeseries(r, a.ts, u, a.let)
 		default:
@@ -456,6 +491,9 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		wo.Collation = st.collation
 		if err == nil {
 			err = a.uuidMismatch
+		}
+		if err == nil {
+			err = s.failPrimaryWrite(r)
 		}
 		if err == nil {
 			profiled := s.profileStatement(r, "remove", a.docs[i])

@@ -140,10 +140,6 @@ func (s *Session) Advance(txnNumber int64) {
 	s.TxnNumber, s.State, s.executed = txnNumber, TxnNone, nil
 }
 
-// HasExecuted reports whether a statement of TxnNumber has committed its
-// write.
-func (s *Session) HasExecuted() bool { return len(s.executed) > 0 }
-
 // Executed returns the result of statement stmtID of TxnNumber when its
 // write committed.
 func (s *Session) Executed(stmtID int32) (Result, bool) {

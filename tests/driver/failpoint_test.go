@@ -268,6 +268,64 @@ func TestPrimaryWriteFailPointExactlyOnce(t *testing.T) {
 	check("closeConnection false")
 }
 
+// TestPrimaryWriteFailPointCountsStatements: onPrimaryTransactionalWrite
+// counts the statements of a retryable write (each document of an
+// insert), as MongoDB evaluates it per write the session records: with
+// {skip: n} and failBeforeCommitExceptionCode, the first n statements are
+// applied and the next fails with a write error, unapplied.
+func TestPrimaryWriteFailPointCountsStatements(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("perstatement")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: 11}}}); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(from, to int) (models []mongo.WriteModel) {
+		for i := from; i < to; i++ {
+			models = append(models, mongo.NewInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: i}}))
+		}
+		return models
+	}
+	for _, tc := range []struct {
+		name   string
+		skip   int
+		models []mongo.WriteModel
+		count  bson.D // documents matching it after the batch
+		want   int64
+	}{
+		{"insert", 3, ids(1, 5), bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 10}}}}, 3},
+		{"update", 1, []mongo.WriteModel{
+			mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: 10}}).SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}),
+			mongo.NewUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: 11}}).SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}),
+		}, bson.D{{Key: "u", Value: 1}}, 1},
+		{"delete", 1, []mongo.WriteModel{
+			mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: 1}}),
+			mongo.NewDeleteOneModel().SetFilter(bson.D{{Key: "_id", Value: 2}}),
+		}, bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 10}}}}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := bson.D{{Key: "configureFailPoint", Value: "onPrimaryTransactionalWrite"}, {Key: "mode", Value: bson.D{{Key: "skip", Value: tc.skip}}},
+				{Key: "data", Value: bson.D{{Key: "failBeforeCommitExceptionCode", Value: 1}, {Key: "closeConnection", Value: false}}}}
+			if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := coll.BulkWrite(ctx, tc.models)
+			off := bson.D{{Key: "configureFailPoint", Value: "onPrimaryTransactionalWrite"}, {Key: "mode", Value: "off"}}
+			if err := client.Database("admin").RunCommand(ctx, off).Err(); err != nil {
+				t.Fatal(err)
+			}
+			var bwe mongo.BulkWriteException
+			if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != tc.skip || bwe.WriteErrors[0].Code != 1 ||
+				!strings.Contains(bwe.WriteErrors[0].Message, "due to failpoint. The write must not be reflected.") {
+				t.Fatalf("error %v, want one write error of code 1 at index %d", err, tc.skip)
+			}
+			if n, err := coll.CountDocuments(ctx, tc.count); err != nil || n != tc.want {
+				t.Fatalf("%d documents match %v (%v), want %d", n, tc.count, err, tc.want)
+			}
+		})
+	}
+}
+
 // TestChangeStreamResumesAfterGetMoreFailure: a change stream's getMore
 // that found its cursor and failed with a resumable error carries
 // ResumableChangeStreamError, and the driver resumes the stream without
