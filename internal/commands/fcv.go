@@ -1,10 +1,12 @@
 package commands
 
 import (
+	"context"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -44,4 +46,17 @@ func setFCVCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support downgrading the featureCompatibilityVersion to %s", version)
 	}
 	return marshal(bson.D{}), nil
+}
+
+// WriteVersionDocument stores admin.system.version's
+// featureCompatibilityVersion document unless it is there, as MongoDB
+// does when it starts on a clean data directory: admin always exists.
+func (s *Service) WriteVersionDocument() error {
+	_, err := s.Engine.Update("admin", "system.version", engine.UpdateSpec{
+		Filter:       marshal(bson.D{{Key: "_id", Value: "featureCompatibilityVersion"}}),
+		Update:       marshal(bson.D{{Key: "$setOnInsert", Value: bson.D{{Key: "version", Value: fcv}}}}),
+		Upsert:       true,
+		WriteOptions: engine.WriteOptions{Ctx: context.Background()},
+	})
+	return err
 }

@@ -34,7 +34,8 @@ func validateDBName(name string, allowDollar bool) error {
 // ValidateCollName applies MongoDB's collection naming rules: non-empty,
 // valid UTF-8, no '$' or NUL, not starting with '.' or "system."
 // (reserved, but for admin.system.users and admin.system.roles, where
-// access control keeps users and roles, admin.system.advise, where the
+// access control keeps users and roles, admin.system.version, where the
+// featureCompatibilityVersion is, admin.system.advise, where the
 // advisor keeps its observations, system.views, where each database keeps
 // its views, system.profile, its profiler's, and system.buckets.<name>, a
 // time series collection's buckets), and the full namespace within 255
@@ -44,7 +45,7 @@ func ValidateCollName(db, name string) error {
 	switch {
 	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.', !utf8.ValidString(name):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(name))
-	case strings.HasPrefix(name, "system.") && name != ViewsCollection && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles" || name == AdviseCollection)):
+	case strings.HasPrefix(name, "system.") && name != ViewsCollection && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
 	case len(ns) > maxNamespaceLen:
 		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)

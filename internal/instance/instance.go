@@ -252,6 +252,9 @@ func Start(cfg Config) (*Instance, error) {
 	if err := configure(svc, cfg); err != nil {
 		return nil, errors.Join(err, ln.Close(), eng.Close(), closeKV())
 	}
+	if err := svc.WriteVersionDocument(); err != nil {
+		log.Warn("the featureCompatibilityVersion document could not be written to admin.system.version", "err", err)
+	}
 	if err := in.loadAdvice(); err != nil {
 		log.Warn("the advisor's saved observations could not be read; it starts afresh", "err", err)
 	}

@@ -93,9 +93,6 @@ func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions
 	return client
 }
 
-// dial returns a driver client for in that has answered a ping; the caller
-// disconnects it, before in closes (after, Disconnect waits for server
-// selection to time out).
 // restart closes in and starts a server again on cfg (its data
 // directory), closed when the test ends.
 func restart(t testing.TB, in *instance.Instance, cfg instance.Config) *instance.Instance {
@@ -111,6 +108,9 @@ func restart(t testing.TB, in *instance.Instance, cfg instance.Config) *instance
 	return again
 }
 
+// dial returns a driver client for in that has answered a ping; the caller
+// disconnects it, before in closes (after, Disconnect waits for server
+// selection to time out).
 func dial(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions) *mongo.Client {
 	t.Helper()
 	all := append([]*options.ClientOptions{clientOptions(in).SetDirect(true)}, opts...)

@@ -121,3 +121,30 @@ func TestRestartKeepsData(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionDocument: a server on a clean data directory stores the
+// featureCompatibilityVersion document in admin.system.version, as
+// MongoDB does, so listDatabases lists admin; a restart keeps that one
+// document.
+func TestVersionDocument(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	in, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		if round == 1 {
+			in = restart(t, in, cfg)
+		}
+		client := connect(t, in)
+		dbs, err := client.ListDatabaseNames(t.Context(), bson.D{})
+		if err != nil || !slices.Contains(dbs, "admin") {
+			t.Fatalf("round %d: databases %v (%v), want admin among them", round, dbs, err)
+		}
+		docs := findAll(t, client.Database("admin").Collection("system.version"), bson.D{})
+		want := `{"_id": "featureCompatibilityVersion","version": "7.0"}`
+		if len(docs) != 1 || docs[0].String() != want {
+			t.Fatalf("round %d: admin.system.version holds %v, want %s", round, docs, want)
+		}
+	}
+}
