@@ -14,7 +14,13 @@ var apiVersion1 = map[string]bool{
 	"findAndModify": true, "findandmodify": true, "getMore": true, "hello": true, "insert": true,
 	"killCursors": true, "listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
 	"refreshSessions": true, "update": true,
+	// test commands (testOnly), in version 1 as MongoDB declares them
+	"testVersions1And2": true, "testDeprecation": true, "testDeprecationInVersion2": true, "testRemoval": true,
 }
+
+// deprecatedInAPIVersion1 are the version 1 commands deprecated in it:
+// with apiDeprecationErrors they fail. Only a test command is.
+var deprecatedInAPIVersion1 = map[string]bool{"testDeprecation": true}
 
 // skipsAPICheck are the commands MongoDB runs whatever API parameters come
 // with them: the handshake.
@@ -22,8 +28,8 @@ var skipsAPICheck = map[string]bool{"hello": true, "isMaster": true, "ismaster":
 
 // checkAPI applies the Stable API parameters: the version must be "1";
 // with apiStrict only version 1 commands run, without the fields and
-// aggregation stages outside version 1 (checkAPIStrict). No version 1
-// command is deprecated, so apiDeprecationErrors never fails one.
+// aggregation stages outside version 1 (checkAPIStrict); with
+// apiDeprecationErrors the commands deprecated in version 1 fail.
 func checkAPI(p APIParams, name string, c *cmdArgs) error {
 	if p.Version == "" || skipsAPICheck[name] {
 		return nil
@@ -39,10 +45,39 @@ func checkAPI(p APIParams, name string, c *cmdArgs) error {
 		return mongoerr.New(mongoerr.APIStrictError,
 			"Provided apiStrict:true, but the command %s is not in API Version 1. Information on supported commands and migrations in API Version 1 can be found at https://dochub.mongodb.org/core/manual-versioned-api", name)
 	}
+	if p.DeprecationErrors && deprecatedInAPIVersion1[name] {
+		return mongoerr.New(mongoerr.APIDeprecationError, "Provided apiDeprecationErrors:true, but the command %s is deprecated in API Version 1", name)
+	}
 	if p.Strict {
 		return checkAPIStrict(name, c)
 	}
 	return nil
+}
+
+func init() {
+	for _, name := range []string{"testVersion2", "testVersions1And2", "testDeprecation", "testDeprecationInVersion2", "testRemoval"} {
+		register(apiTestCmd, &argSpec{path: name}, name)
+		testOnly(name)
+	}
+}
+
+// apiTestCmd runs MongoDB's test commands of the Stable API, which differ
+// only in the API versions they belong to (apiVersion1,
+// deprecatedInAPIVersion1; version 2 is refused): each replies with the
+// API parameters it was given.
+func apiTestCmd(_ *Service, r *Request) (bson.Raw, error) {
+	p := r.Args.API
+	d := bson.D{}
+	if p.Version != "" {
+		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
+	}
+	if p.HasStrict {
+		d = append(d, bson.E{Key: "apiStrict", Value: p.Strict})
+	}
+	if p.HasDeprecationErrors {
+		d = append(d, bson.E{Key: "apiDeprecationErrors", Value: p.DeprecationErrors})
+	}
+	return marshal(d), nil
 }
 
 // unstableFields are the fields of version 1 commands that their IDL marks

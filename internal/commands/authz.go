@@ -44,7 +44,7 @@ func init() {
 		"commitTransaction", "abortTransaction", "killSessions", "getMore",
 		// test commands, which MongoDB checks no privilege for: they
 		// exist only when the server runs with test commands
-		"configureFailPoint", "clearLog"} {
+		"configureFailPoint", "clearLog", "testVersion2", "testVersions1And2", "testDeprecation", "testDeprecationInVersion2", "testRemoval"} {
 		authzRules[n] = anyUser
 	}
 	for n, a := range map[string]string{

@@ -59,6 +59,12 @@ func registerAdmin(h handler, spec *argSpec, names ...string) {
 // service's TestCommands is set, as MongoDB's test commands do.
 func registerTest(h handler, spec *argSpec, names ...string) {
 	registerAdmin(h, spec, names...)
+	testOnly(names...)
+}
+
+// testOnly makes registered commands exist only when the service's
+// TestCommands is set.
+func testOnly(names ...string) {
 	for _, n := range names {
 		c := handlers[n]
 		c.test = true

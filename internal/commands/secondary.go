@@ -50,7 +50,8 @@ var secondaryRules = map[string]onSecondary{
 	"replSetFreeze": always, "replSetGetConfig": always, "replSetGetStatus": always, "replSetStepDown": always,
 	"replSetStepUp": always, "saslContinue": always, "saslStart": always, "serverStatus": always,
 	"setParameter": always, "shutdown": always, "startSession": always, "top": always, "validate": always,
-	"whatsmyuri": always,
+	"whatsmyuri": always, "testVersion2": always, "testVersions1And2": always, "testDeprecation": always,
+	"testDeprecationInVersion2": always, "testRemoval": always,
 }
 
 // secondaryRule is how r may run on a secondary.

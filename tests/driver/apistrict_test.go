@@ -177,3 +177,61 @@ func TestValidateDBMetadata(t *testing.T) {
 		requireCode(t, err, tc.code, tc.name)
 	}
 }
+
+// TestAPITestCommands: MongoDB's Stable API test commands (with test
+// commands on) reply with the API parameters they were given, and differ
+// in the versions they belong to: testVersion2 is outside version 1,
+// testDeprecation is deprecated in it; without test commands they do not
+// exist.
+func TestAPITestCommands(t *testing.T) {
+	client := startTestCommands(t, "apitest")
+	db := client.Database(testDB)
+	api := func(name string, params ...bson.E) bson.D { return append(bson.D{{Key: name, Value: 1}}, params...) }
+	v1 := bson.E{Key: "apiVersion", Value: "1"}
+	strict := bson.E{Key: "apiStrict", Value: true}
+	deprecation := bson.E{Key: "apiDeprecationErrors", Value: true}
+	for _, tc := range []struct {
+		cmd   bson.D
+		reply string // the reply without ok, when it runs
+		code  int
+		msg   string
+	}{
+		{cmd: api("testVersion2"), reply: `{}`},
+		{cmd: api("testVersion2", v1), reply: `{"apiVersion": "1"}`},
+		{cmd: api("testVersion2", v1, strict), code: 323, msg: "Provided apiStrict:true, but the command testVersion2 is not in API Version 1"},
+		{cmd: api("testVersions1And2", v1, strict), reply: `{"apiVersion": "1","apiStrict": true}`},
+		{cmd: api("testRemoval", v1, strict), reply: `{"apiVersion": "1","apiStrict": true}`},
+		{cmd: api("testDeprecationInVersion2", v1, strict, deprecation), reply: `{"apiVersion": "1","apiStrict": true,"apiDeprecationErrors": true}`},
+		{cmd: api("testDeprecation", v1), reply: `{"apiVersion": "1"}`},
+		{cmd: api("testDeprecation", v1, deprecation), code: 324, msg: "Provided apiDeprecationErrors:true, but the command testDeprecation is deprecated in API Version 1"},
+		{cmd: api("testVersions1And2", bson.E{Key: "apiVersion", Value: "2"}), code: 322, msg: "Cannot accept API version 2"},
+	} {
+		raw, err := db.RunCommand(t.Context(), tc.cmd).Raw()
+		if tc.code != 0 {
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || int(ce.Code) != tc.code || !strings.Contains(ce.Message, tc.msg) {
+				t.Errorf("%v: %v, want code %d with %q", tc.cmd, err, tc.code, tc.msg)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tc.cmd, err)
+			continue
+		}
+		elems, err := raw.Elements()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := bson.D{}
+		for _, e := range elems {
+			if e.Key() != "ok" && !strings.HasPrefix(e.Key(), "$") && e.Key() != "operationTime" {
+				got = append(got, bson.E{Key: e.Key(), Value: e.Value()})
+			}
+		}
+		if s := mustRaw(t, got).String(); s != tc.reply {
+			t.Errorf("%v: reply %s, want %s", tc.cmd, s, tc.reply)
+		}
+	}
+	plain, _ := startServer(t)
+	requireCode(t, plain.Database(testDB).RunCommand(t.Context(), api("testVersion2")).Err(), 59, "CommandNotFound")
+}
