@@ -97,6 +97,11 @@ func writeErrorDoc(we engine.WriteError) bson.D {
 	return append(d, we.Err.Extra...)
 }
 
+// maxReportedErrmsg is the longest message a write error keeps once two
+// errors were reported (write_ops_exec's generateError): longer ones are
+// emptied, so that a batch of large errors keeps its reply in bounds.
+const maxReportedErrmsg = 1 << 20
+
 // writeReply is the reply of insert, update and delete, in MongoDB's
 // order: n, writeErrors when any statement failed, then the
 // command-specific fields (update's upserted and nModified). A replica set
@@ -107,6 +112,11 @@ func writeReply(n int64, werrs []engine.WriteError, extra ...bson.E) bson.Raw {
 	if len(werrs) > 0 {
 		arr := make(bson.A, len(werrs))
 		for i, we := range werrs {
+			if i >= 2 && len(we.Err.Msg) > maxReportedErrmsg {
+				e := *we.Err
+				e.Msg = ""
+				we.Err = &e
+			}
 			arr[i] = writeErrorDoc(we)
 		}
 		out = appendMarshaled(out, "writeErrors", arr)

@@ -365,3 +365,29 @@ func TestOplogNotShadowed(t *testing.T) {
 		t.Fatalf("the oplog holds %d inserts of %s.c (%v)", n, testDB, err)
 	}
 }
+
+// TestLargeWriteErrorMessages: once two write errors are reported, a
+// later error's message over 1 MB is emptied, as MongoDB's generateError
+// does, keeping its code and key; smaller messages stay.
+func TestLargeWriteErrorMessages(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("largeerrors")
+	var docs []any
+	for _, c := range "abcd" {
+		docs = append(docs, bson.D{{Key: "_id", Value: strings.Repeat(string(c), 1<<20+10)}})
+	}
+	docs[3] = bson.D{{Key: "_id", Value: "small"}}
+	if _, err := coll.InsertMany(t.Context(), docs); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertMany(t.Context(), docs, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 4 {
+		t.Fatalf("error %v, want four duplicate key errors", err)
+	}
+	for i, we := range bwe.WriteErrors {
+		if we.Code != 11000 || (i == 2) != (we.Message == "") {
+			t.Errorf("error %d: code %d, message of %d bytes", i, we.Code, len(we.Message))
+		}
+	}
+}
