@@ -56,14 +56,6 @@ func TestResultTooLarge(t *testing.T) {
 	}
 }
 
-func TestPipelineNotImplemented(t *testing.T) {
-	arr, _ := bson.Marshal(bson.D{{Key: "0", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}})
-	_, err := CompileValue(bson.RawValue{Type: bson.TypeArray, Value: arr}, Options{})
-	if !mongoerr.Is(err, mongoerr.NotImplemented) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
 func TestIsReplacement(t *testing.T) {
 	if !mustCompile(t, bson.D{{Key: "a", Value: 1}}).IsReplacement() {
 		t.Error("replacement not recognised")

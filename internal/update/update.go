@@ -70,18 +70,6 @@ func Compile(spec bson.Raw, opts Options) (*Update, error) {
 	return compileOperators(spec, filters, &opts)
 }
 
-// CompileValue compiles the u field of an update statement, which is either
-// a document or an aggregation pipeline (array).
-func CompileValue(v bson.RawValue, opts Options) (*Update, error) {
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		return Compile(v.Document(), opts)
-	case bson.TypeArray:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "pipeline-style updates are not supported yet")
-	}
-	return nil, mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
-}
-
 // IsReplacement reports whether u replaces whole documents.
 func (u *Update) IsReplacement() bool { return u.replacement != nil }
 
