@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -40,17 +41,48 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 
 var aggregateCursorSpec = cursorSpec("aggregate")
 
-// stagesNotInTransactions are the stages a multi-document transaction may
-// not run, anywhere in its pipeline (MongoDB manual, Transactions and
-// Operations).
-var stagesNotInTransactions = map[string]bool{
+// localOnlyStages are the stages that read this node's own state or an
+// outside service: MongoDB refuses them, wherever they are in a pipeline,
+// under a read concern other than local and in a multi-document
+// transaction, before it parses the pipeline (their LiteParsed stages'
+// onlyReadConcernLocalSupported and transactionNotSupported).
+var localOnlyStages = map[string]bool{
 	"$collStats": true, "$currentOp": true, "$indexStats": true, "$listLocalSessions": true,
-	"$listSessions": true, "$merge": true, "$out": true, "$planCacheStats": true, "$unionWith": true,
+	"$listSessions": true, "$planCacheStats": true, "$listCatalog": true, "$listSearchIndexes": true,
+	"$search": true, "$searchMeta": true, "$vectorSearch": true, "$queryStats": true,
+	"$listSampledQueries": true, "$shardedDataDistribution": true,
 }
+
+// stagesNotInTransactions are the other stages a multi-document
+// transaction may not run, anywhere in its pipeline (MongoDB manual,
+// Transactions and Operations).
+var stagesNotInTransactions = map[string]bool{"$merge": true, "$out": true, "$unionWith": true}
+
+// firstLocalOnlyStage is the first stage of p, at any depth, that
+// localOnlyStages holds; "" for none.
+func firstLocalOnlyStage(p bson.RawArray) string {
+	var found string
+	_ = eachStage(p, func(name string, _ bson.Raw) error {
+		if localOnlyStages[name] {
+			found = name
+			return errFoundStage
+		}
+		return nil
+	})
+	return found
+}
+
+// errFoundStage ends a walk of a pipeline's stages (eachStage) that found
+// what it looked for.
+var errFoundStage = errors.New("found")
 
 // checkTxnPipeline refuses a transaction's pipeline that uses a stage
 // transactions do not run.
 func checkTxnPipeline(p bson.RawArray) error {
+	if name := firstLocalOnlyStage(p); name != "" {
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction,
+			"Operation not permitted in transaction :: caused by :: Aggregation stage %s cannot run within a multi-document transaction.", name)
+	}
 	return eachStage(p, func(name string, _ bson.Raw) error {
 		if stagesNotInTransactions[name] {
 			return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Stage not supported inside of a multi-document transaction: %s", name)

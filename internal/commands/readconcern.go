@@ -203,6 +203,11 @@ func readConcernUnsupported(r *Request, name, level string) string {
 			return "Explain for the aggregate command cannot run with a readConcern other than 'local'. Current readConcern level: " + level
 		}
 	}
+	localOnly := ""
+	if name == "aggregate" && r.args.spec != nil {
+		p, _ := r.args.value("pipeline").ArrayOK()
+		localOnly = firstLocalOnlyStage(p)
+	}
 	switch {
 	case !readConcernAllLevels[name]:
 		return "read concern not supported"
@@ -210,6 +215,8 @@ func readConcernUnsupported(r *Request, name, level string) string {
 		// A change stream reads majority-committed changes: it takes
 		// that read concern, or none (which it upgrades to it).
 		return "Change stream must use majority read concern"
+	case localOnly != "":
+		return "Aggregation stage " + localOnly + " cannot run with a readConcern other than 'local'. Current readConcern: " + level
 	case name == "count" && level == "snapshot":
 		return "read concern snapshot not supported"
 	case name == "aggregate" && level == "linearizable" && hasOutputStage(&r.args):
