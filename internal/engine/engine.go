@@ -110,6 +110,8 @@ type WriteOptions struct {
 // Engine is the database: catalog plus documents over one KV store.
 type Engine struct {
 	kv storage.KV
+	// maxKey is the longest key kv writes (storage.KeyLimit); 0 for any.
+	maxKey int
 	// oplog is nil when the store does not stamp its commits.
 	oplog *oplogState
 	opts  Options
@@ -167,7 +169,7 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{kv: kv, opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}, stop: make(chan struct{}), done: make(chan struct{})}
+	e := &Engine{kv: kv, maxKey: storage.MaxKeySize(kv), opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}, stop: make(chan struct{}), done: make(chan struct{})}
 	e.sortLimit.Store(DefaultSortMemoryLimit)
 	if opts.SortMemoryLimit > 0 {
 		e.sortLimit.Store(opts.SortMemoryLimit)

@@ -216,6 +216,23 @@ func (c *Collection) moveChanges(oldID, newID []byte, old, next bson.Raw) (index
 }
 
 // stage adds ch to tx.
+// checkKeyLengths refuses a document whose key, or one of the index
+// entries it adds, is longer than the store writes (storage.KeyLimit),
+// before any of its writes is staged.
+func (e *Engine) checkKeyLengths(key []byte, ch indexChanges) error {
+	if e.maxKey == 0 {
+		return nil
+	}
+	n := len(key)
+	for _, k := range ch.puts {
+		n = max(n, len(k))
+	}
+	if n > e.maxKey {
+		return storage.KeyTooLong(n, e.maxKey)
+	}
+	return nil
+}
+
 func (ch indexChanges) stage(tx storage.Txn) error {
 	for _, k := range ch.dels {
 		if err := tx.Delete(k); err != nil {

@@ -233,9 +233,13 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 	return n, nil
 }
 
-// checkInsert fails when p's _id exists (committed, which exists says, or
-// earlier in the batch) or one of its unique index keys is taken.
+// checkInsert fails when p's keys are too long for the store, its _id
+// exists (committed, which exists says, or earlier in the batch) or one of
+// its unique index keys is taken.
 func (e *Engine) checkInsert(c *Collection, p pendingInsert, exists bool, seen map[string]struct{}, staged map[string][]byte) error {
+	if err := e.checkKeyLengths(p.key, p.ix); err != nil {
+		return err
+	}
 	if _, dup := seen[string(p.key)]; exists || dup {
 		return duplicateIDError(c, p.id)
 	}

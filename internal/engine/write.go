@@ -146,6 +146,9 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 // flag: the catalog must record it whichever try commits.
 func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
 	newKey, prev, ch, err := c.writeChanges(key, old, next)
+	if err == nil {
+		err = e.checkKeyLengths(newKey, ch)
+	}
 	if err != nil {
 		return err
 	}

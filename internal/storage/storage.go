@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // KV is an ordered key-value store. Reads through KV see the latest committed
@@ -62,6 +64,29 @@ type Txn interface {
 // conflict.
 type Inserter interface {
 	Insert(key, value []byte) error
+}
+
+// KeyLimit is implemented by a store that refuses to write a key longer
+// than MaxKeySize bytes (TiKV's storage.max-key-size): its Txn's Set fails
+// on one, and the engine refuses the document first.
+type KeyLimit interface {
+	MaxKeySize() int
+}
+
+// MaxKeySize is the longest key kv writes; 0 for no limit.
+func MaxKeySize(kv KV) int {
+	if l, ok := kv.(KeyLimit); ok {
+		return l.MaxKeySize()
+	}
+	return 0
+}
+
+// KeyTooLong is the error of a write of a key of n bytes to a store whose
+// longest is max: a document's _id, or an index key of it, that long
+// cannot be stored there.
+func KeyTooLong(n, max int) error {
+	return mongoerr.New(mongoerr.NotImplemented,
+		"Folio's storage does not write a key of %d bytes (its longest is %d): the document's _id, or one of its index keys, is too long for it", n, max)
 }
 
 // Insert writes key, which is new (see Inserter), in tx.

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/storage/testkv"
 )
 
 // TestIndexLimit checks MongoDB's limit of 64 indexes per collection, the
@@ -299,4 +303,45 @@ func TestDocumentsNearTheSizeLimit(t *testing.T) {
 	}
 	_, err = coll.InsertOne(ctx, payload('d', 16<<20))
 	requireCode(t, err, 10334, "BSONObjectTooLarge")
+}
+
+// TestKeyLimit: on TiKV, which refuses keys over 8 KiB, a document whose
+// _id or index key is longer fails with a write error (NotImplemented)
+// and nothing of it is written, the other documents of the batch are; on
+// Pebble, which has no such limit, both are stored, as in MongoDB.
+func TestKeyLimit(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("keylimit")
+	if _, err := coll.Indexes().CreateOne(t.Context(), mongo.IndexModel{Keys: bson.D{{Key: "tag", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("k", 9000)
+	docs := []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: long}}, bson.D{{Key: "_id", Value: 2}}}
+	_, insErr := coll.InsertMany(t.Context(), docs, options.InsertMany().SetOrdered(false))
+	_, updErr := coll.UpdateOne(t.Context(), bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag", Value: long}}}})
+	n, err := coll.CountDocuments(t.Context(), bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged, err := coll.CountDocuments(t.Context(), bson.D{{Key: "tag", Value: long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !testkv.TiKV() {
+		if insErr != nil || updErr != nil || n != 3 || tagged != 1 {
+			t.Fatalf("insert: %v, update: %v, %d documents, %d tagged; want all stored", insErr, updErr, n, tagged)
+		}
+		return
+	}
+	var bwe mongo.BulkWriteException
+	if !errors.As(insErr, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != 1 || bwe.WriteErrors[0].Code != 238 {
+		t.Fatalf("insert: %v, want a NotImplemented write error for the long _id", insErr)
+	}
+	var we mongo.WriteException
+	if !errors.As(updErr, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 238 {
+		t.Fatalf("update: %v, want a NotImplemented write error for the long index key", updErr)
+	}
+	if n != 2 || tagged != 0 {
+		t.Fatalf("%d documents, %d tagged; want the two short ones, untagged", n, tagged)
+	}
 }

@@ -59,6 +59,9 @@ func (t *txn) NewIter(lower, upper []byte) (storage.Iter, error) {
 // Set implements storage.Txn; a value longer than chunkSize goes to
 // chunks (chunks.go).
 func (t *txn) Set(key, value []byte) error {
+	if len(key) > maxKeySize {
+		return storage.KeyTooLong(len(key), maxKeySize)
+	}
 	if len(value) > chunkSize {
 		t.large++
 		h, chunks := splitValue(value, t.t.StartTS(), t.large)
