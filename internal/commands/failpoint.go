@@ -2,8 +2,6 @@ package commands
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -385,18 +383,9 @@ func (s *Service) failPrimaryWrite(r *Request) error {
 	r.CloseConn = r.CloseConn || w.closeConnection
 	if w.failBeforeCommit != mongoerr.OK {
 		return mongoerr.New(w.failBeforeCommit, "Failing write for %s:%d due to failpoint. The write must not be reflected.",
-			sessionText(r.Args.Session.lsid), r.Args.Session.txnNumber)
+			sessions.Text(r.Args.Session.lsid), r.Args.Session.txnNumber)
 	}
 	return nil
-}
-
-// sessionText is a session id as MongoDB writes it in messages: its
-// UUID, then the base64 of its uid.
-func sessionText(lsid string) string {
-	var id [16]byte
-	copy(id[:], lsid)
-	h := hex.EncodeToString(id[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + " - " + base64.StdEncoding.EncodeToString(sessions.AnonymousUID[:])
 }
 
 // applyFailCommand applies the failCommand fail point to r, a command of

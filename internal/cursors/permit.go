@@ -1,9 +1,6 @@
 package cursors
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sessions"
 )
@@ -16,11 +13,11 @@ import (
 func (c *Cursor) Permit(db, coll, session string, inTxn bool, txnNumber int64) error {
 	switch {
 	case session != "" && c.Session == "":
-		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoSession, "Cannot run getMore on cursor %d, which was not created in a session, in session %s", c.ID, sessionString(session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoSession, "Cannot run getMore on cursor %d, which was not created in a session, in session %s", c.ID, sessions.Text(session))
 	case session == "" && c.Session != "":
-		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoLsid, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", c.ID, sessionString(c.Session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatchNoLsid, "Cannot run getMore on cursor %d, which was created in session %s, without an lsid", c.ID, sessions.Text(c.Session))
 	case session != c.Session:
-		return mongoerr.New(mongoerr.GetMoreSessionMismatch, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", c.ID, sessionString(c.Session), sessionString(session))
+		return mongoerr.New(mongoerr.GetMoreSessionMismatch, "Cannot run getMore on cursor %d, which was created in session %s, in session %s", c.ID, sessions.Text(c.Session), sessions.Text(session))
 	case inTxn && !c.InTxn:
 		return mongoerr.New(mongoerr.GetMoreTxnMismatchNoTxn, "Cannot run getMore on cursor %d, which was not created in a transaction, in transaction %d", c.ID, txnNumber)
 	case !inTxn && c.InTxn:
@@ -32,18 +29,4 @@ func (c *Cursor) Permit(db, coll, session string, inTxn bool, txnNumber int64) e
 			"Requested getMore on namespace '%s.%s', but cursor belongs to a different namespace %s.%s", db, coll, c.DB, c.Coll)
 	}
 	return nil
-}
-
-// anonymousUID is sessions.AnonymousUID as MongoDB's messages show it.
-var anonymousUID = base64.StdEncoding.EncodeToString(sessions.AnonymousUID[:])
-
-// sessionString shows a session as MongoDB's messages do: its id (a UUID),
-// its user digest, then the empty txnNumber and txnUUID of a client
-// session, separated by " - ".
-func sessionString(id string) string {
-	shown := hex.EncodeToString([]byte(id))
-	if len(id) == 16 {
-		shown = shown[:8] + "-" + shown[8:12] + "-" + shown[12:16] + "-" + shown[16:20] + "-" + shown[20:]
-	}
-	return shown + " - " + anonymousUID + " -  - "
 }

@@ -215,7 +215,6 @@ func (c *Collection) moveChanges(oldID, newID []byte, old, next bson.Raw) (index
 	return ch, err
 }
 
-// stage adds ch to tx.
 // checkKeyLengths refuses a document whose key, or one of the index
 // entries it adds, is longer than the store writes (storage.KeyLimit),
 // before any of its writes is staged.
@@ -233,6 +232,7 @@ func (e *Engine) checkKeyLengths(key []byte, ch indexChanges) error {
 	return nil
 }
 
+// stage adds ch to tx.
 func (ch indexChanges) stage(tx storage.Txn) error {
 	for _, k := range ch.dels {
 		if err := tx.Delete(k); err != nil {
