@@ -102,6 +102,9 @@ var (
 	tNumberLong = argType{mask: typeMask(bson.TypeInt64), expect: "type 'long'"}
 	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
 	tUUID = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkUUID}
+	// tSHA256 is the IDL's sha256Block: a generic binData of 32 bytes (a
+	// user digest).
+	tSHA256 = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkSHA256}
 	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData
 	// alternative UUID::parse reads (any other subtype is InvalidUUID).
 	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), expect: "types '[bool, binData']", check: checkVariantUUID}

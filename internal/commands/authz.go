@@ -8,6 +8,7 @@ import (
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/sessions"
 )
 
 // need is one action a command needs on one target.
@@ -51,7 +52,7 @@ func init() {
 		"serverStatus": "serverStatus", "hostInfo": "hostInfo", "getCmdLineOpts": "getCmdLineOpts",
 		"getLog": "getLog", "getParameter": "getParameter", "setParameter": "setParameter", "top": "top",
 		"replSetGetStatus": "replSetGetStatus", "replSetGetConfig": "replSetGetConfig",
-		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killOp": "killop",
+		"listDatabases": "listDatabases", "killAllSessions": "killAnySession", "killAllSessionsByPattern": "killAnySession", "killOp": "killop",
 		// Folio's own: what clusterMonitor may read, as serverStatus
 		"folioAdvise": "serverStatus",
 	} {
@@ -531,8 +532,11 @@ func (s *Service) authorize(r *Request, name string) error {
 	return nil
 }
 
-// authorizeCursors refuses a getMore of a cursor another user opened, and
-// a killCursors of one unless the user may kill any cursor.
+// authorizeCursors refuses a getMore of a cursor opened in another
+// session (unless the user may impersonate) or by another user, in
+// MongoDB's order (CursorManager::pinCursor, then the getMore command),
+// and a killCursors of another user's cursor unless the user may kill
+// any cursor.
 func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error {
 	me := u.name.String()
 	if name == "getMore" {
@@ -540,7 +544,13 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 		if !ok {
 			return nil
 		}
-		if owner, found := s.Cursors.UserOf(id); found && owner != me {
+		owner, session, found := s.Cursors.OwnerOf(id)
+		switch {
+		case !found:
+		case session != r.Args.Session.lsid && !u.privs.Allows(auth.ClusterTarget(), "impersonate"):
+			return mongoerr.New(mongoerr.Unauthorized, "Cursor session id (%s) is not the same as the operation context's session id (%s)",
+				sessionText(session), sessionText(r.Args.Session.lsid))
+		case owner != me:
 			return mongoerr.New(mongoerr.Unauthorized, "cursor id %d was not created by the authenticated user", id)
 		}
 		return nil
@@ -552,7 +562,7 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 		if !ok {
 			continue
 		}
-		if owner, found := s.Cursors.UserOf(id); found && owner != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
+		if owner, _, found := s.Cursors.OwnerOf(id); found && owner != me && !u.privs.Allows(auth.ClusterTarget(), "killAnyCursor") {
 			return mongoerr.New(mongoerr.Unauthorized, "not authorized to kill cursor on %s", commandTarget(r))
 		}
 	}
@@ -864,4 +874,13 @@ func mapReduceNeeds(r *Request) ([]need, error) {
 		return append(needs, need{ot, "remove"}), nil
 	}
 	return append(needs, need{ot, "update"}), nil
+}
+
+// sessionText shows a session key as MongoDB's messages do, "none" for
+// none.
+func sessionText(key string) string {
+	if key == "" {
+		return "none"
+	}
+	return sessions.Text(key)
 }

@@ -178,6 +178,19 @@ func checkUUID(path, field string, v bson.RawValue) error {
 	return err
 }
 
+// checkSHA256 is tSHA256's check: a generic binData (the IDL's subtype
+// check) of SHA-256's length (SHA256Block::fromBinData).
+func checkSHA256(path, field string, v bson.RawValue) error {
+	subtype, data := v.Binary()
+	if subtype != bson.TypeBinaryGeneric {
+		return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong binData type '%s', expected type 'general'", path, field, binDataTypeName(subtype))
+	}
+	if len(data) != 32 {
+		return mongoerr.New(mongoerr.UnsupportedFormat, "Unsupported SHA256Block hash length: %d", len(data))
+	}
+	return nil
+}
+
 // checkVariantUUID is tBoolOrUUID's check: a binData is a UUID.
 func checkVariantUUID(_, _ string, v bson.RawValue) error {
 	if v.Type != bson.TypeBinary {

@@ -351,7 +351,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 				{Key: "type", Value: "idleSession"},
 				{Key: "host", Value: s.Host},
 				{Key: "desc", Value: "inactive transaction"},
-				{Key: "lsid", Value: lsidDoc(t.ID)},
+				{Key: "lsid", Value: sessions.LSID(t.ID)},
 				{Key: "transaction", Value: bson.D{
 					{Key: "parameters", Value: bson.D{{Key: "txnNumber", Value: t.TxnNumber}, {Key: "autocommit", Value: false}}},
 					{Key: "timeInactiveMicros", Value: t.Inactive.Microseconds()},
@@ -367,7 +367,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 			}
 			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: s.Host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
 			if c.Session != "" {
-				d = append(d, bson.E{Key: "lsid", Value: lsidDoc(c.Session)})
+				d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(c.Session)})
 			}
 			out = append(out, append(d, bson.E{Key: "cursor", Value: bson.D{
 				{Key: "cursorId", Value: c.ID},
@@ -379,14 +379,6 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 		}
 	}
 	return out
-}
-
-// lsidDoc is a session's lsid as currentOp shows it: {id, uid}.
-func lsidDoc(id string) bson.D {
-	return bson.D{
-		{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte(id)}},
-		{Key: "uid", Value: bson.Binary{Subtype: bson.TypeBinaryGeneric, Data: sessions.AnonymousUID[:]}},
-	}
 }
 
 // parseCurrentOpStage reads the options of a $currentOp stage: booleans,

@@ -337,10 +337,12 @@ func parseGetMore(c *cmdArgs) (getMoreArgs, error) {
 		return a, wrongType("getMore", "getMore", idv, "long")
 	}
 	a.id, a.coll, a.batchSize = idv.Int64(), c.str("collection"), c.safeInt("batchSize")
-	if a.batchSize <= 0 {
-		// getMore refuses a batchSize of 0: its batches are never empty on
-		// purpose.
-		return a, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'batchSize' value must be > 0, actual value '%d'", a.batchSize)
+	switch {
+	case a.batchSize < 0:
+		return a, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'batchSize' value must be >= 0, actual value '%d'", a.batchSize)
+	case a.batchSize == 0:
+		// no limit but the reply's size, as MongoDB's getMore reads 0
+		a.batchSize = math.MaxInt64
 	}
 	if a.coll == "" {
 		db, _ := c.raw.Lookup("$db").StringValueOK()

@@ -1,13 +1,13 @@
 package commands
 
 import (
-	"crypto/sha256"
 	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/sessions"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -41,17 +41,17 @@ func (s *Service) sessionsStage(r *Request, coll string, stage bson.Raw) (_ bson
 	if err != nil {
 		return nil, true, err
 	}
+	var uids [][32]byte
+	for _, u := range users {
+		uids = append(uids, sessions.UserUID(u))
+	}
 	docs := bson.A{}
 	for _, info := range s.Sessions.List() {
-		if users != nil && !slices.Contains(users, info.Owner) {
+		if _, uid := sessions.Split(info.ID); users != nil && !slices.Contains(uids, uid) {
 			continue
 		}
-		uid := sha256.Sum256([]byte(info.Owner))
 		d := bson.D{
-			{Key: "_id", Value: bson.D{
-				{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte(info.ID)}},
-				{Key: "uid", Value: bson.Binary{Data: uid[:]}},
-			}},
+			{Key: "_id", Value: sessions.LSID(info.ID)},
 			{Key: "lastUse", Value: bson.NewDateTimeFromTime(info.LastUse)},
 		}
 		if info.Owner != "" {

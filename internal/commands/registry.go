@@ -134,6 +134,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
 		return nil, err
 	}
+	if err := s.keySession(r); err != nil {
+		return nil, err
+	}
 	parse := parseCommand
 	if r.Args.API.Strict {
 		parse = parseStrictCommand

@@ -44,7 +44,7 @@ var secondaryRules = map[string]onSecondary{
 	"dbHash": always, "dbhash": always, "dropConnections": always, "endSessions": always, "folioAdvise": always,
 	"fsync": always, "fsyncUnlock": always, "getCmdLineOpts": always, "getDefaultRWConcern": always, "getClusterParameter": always,
 	"getLog": always, "getMore": always, "getParameter": always, "hello": always, "hostInfo": always,
-	"isMaster": always, "ismaster": always, "killAllSessions": always, "killCursors": always, "killOp": always,
+	"isMaster": always, "ismaster": always, "killAllSessions": always, "killAllSessionsByPattern": always, "killCursors": always, "killOp": always,
 	"killSessions": always, "listCommands": always, "listShards": always, "listshards": always, "lockInfo": always,
 	"logRotate": always, "logout": always, "ping": always, "profile": always, "refreshSessions": always,
 	"replSetFreeze": always, "replSetGetConfig": always, "replSetGetStatus": always, "replSetStepDown": always,

@@ -8,23 +8,13 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sessions"
 )
 
 func init() {
 	registerAdmin(commitTransactionCmd, commitTransactionSpec, "commitTransaction")
 	registerAdmin(abortTransactionCmd, abortTransactionSpec, "abortTransaction")
-	register(startSessionCmd, &argSpec{path: "startSession"}, "startSession")
-	register(refreshSessionsCmd, &argSpec{path: "refreshSessions", subs: []*argSpec{logicalSessionSpec}}, "refreshSessions")
-	register(endSessionsCmd, &argSpec{path: "endSessions", subs: []*argSpec{logicalSessionSpec}}, "endSessions")
-	register(killSessionsCmd, &argSpec{path: "killSessions", open: nonStrictStruct, subs: []*argSpec{logicalSessionSpec}}, "killSessions")
-	register(killAllSessionsCmd, &argSpec{path: "killAllSessions", open: nonStrictStruct, subs: []*argSpec{killAllSessionsUserSpec}}, "killAllSessions")
 }
-
-// nonStrictStruct says why killSessions and killAllSessions take unknown
-// fields: MongoDB parses them as IDL structs declared strict: false.
-const nonStrictStruct = "MongoDB parses the command as a non-strict IDL struct, which ignores fields it does not declare"
 
 // commitTransactionSpec and abortTransactionSpec declare the fields of
 // commitTransaction and abortTransaction.
@@ -55,7 +45,7 @@ var explicitDDL = map[string]bool{"create": true, "createIndexes": true}
 // sessionless are the commands that manage sessions themselves and so do
 // not run inside one.
 var sessionless = map[string]bool{
-	"endSessions": true, "killSessions": true, "killAllSessions": true, "refreshSessions": true, "startSession": true,
+	"endSessions": true, "killSessions": true, "killAllSessions": true, "killAllSessionsByPattern": true, "refreshSessions": true, "startSession": true,
 }
 
 // retryable are the writes whose statements run at most once per lsid,
@@ -64,7 +54,12 @@ var retryable = map[string]bool{"insert": true, "update": true, "delete": true, 
 
 // sessionArgs are the session fields of a command.
 type sessionArgs struct {
+	// lsid is the key of the session (sessions.Key): the lsid's id as
+	// parsed, the user's digest added once the request's user is known
+	// (Service.keySession).
 	lsid             string
+	uid              [32]byte // the lsid's uid, when hasUID
+	hasUID           bool
 	txnNumber        int64
 	hasTxnNumber     bool
 	inTxn            bool // autocommit: false
@@ -76,6 +71,15 @@ type sessionArgs struct {
 type sessionFields struct {
 	lsid, txnNumber, autocommit, startTransaction bson.RawValue
 }
+
+// operationLSIDSpec declares a command's lsid (LogicalSessionFromClient):
+// txnNumber and txnUUID name the internal sessions of MongoDB's routers.
+var operationLSIDSpec = &argSpec{path: "OperationSessionInfo.lsid", fields: []argField{
+	required("id", tUUID),
+	arg("uid", tSHA256),
+	refuse("txnNumber", tLong, "the internal sessions of a sharded cluster's routers"),
+	refuse("txnUUID", tUUID, "the internal sessions of a sharded cluster's routers"),
+}}
 
 // take keeps v when k names a session field not yet seen, and reports
 // whether k names one.
@@ -110,19 +114,20 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		return v.Type != 0 && v.Type != bson.TypeNull && v.Type != bson.TypeUndefined
 	}
 	if v := f.lsid; given(v) {
-		id, ok := v.DocumentOK()
+		doc, ok := v.DocumentOK()
 		if !ok {
-			return a, wrongType(Name(cmd), "lsid", v, "object")
+			return a, wrongType("OperationSessionInfo", "lsid", v, "object")
 		}
-		idv := rawdoc.Lookup(id, "id")
-		if idv.Type != bson.TypeBinary {
-			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field")
+		l, err := parseSub(doc, operationLSIDSpec)
+		if err != nil {
+			return a, err
 		}
-		subtype, data := idv.Binary()
-		if subtype != bson.TypeBinaryUUID || len(data) != 16 {
-			return a, errInvalidUUID()
+		_, id := l.value("id").Binary()
+		a.lsid = string(id)
+		if uid := l.value("uid"); uid.Type != 0 {
+			_, data := uid.Binary()
+			a.uid, a.hasUID = [32]byte(data), true
 		}
-		a.lsid = string(data)
 	}
 	if v := f.txnNumber; given(v) {
 		if v.Type != bson.TypeInt64 {
@@ -358,171 +363,3 @@ func abortTransactionCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.endTxn(r.session)
 	return nil, nil
 }
-
-// startSessionCmd creates a session with a new id, as MongoDB does.
-func startSessionCmd(s *Service, _ *Request) (bson.Raw, error) {
-	id := bson.NewObjectID()
-	uuid := append(id[:], 0, 0, 0, 0)
-	s.Sessions.Get(string(uuid))
-	return marshal(bson.D{
-		{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: uuid}}}},
-		{Key: "timeoutMinutes", Value: logicalSessionTimeoutMinutes},
-	}), nil
-}
-
-// sessionIDs reads the session ids listed by endSessions, killSessions and
-// refreshSessions: an array of MongoDB's LogicalSessionFromClient, whose
-// null elements are skipped as the IDL's array parser skips them.
-func sessionIDs(r *Request) ([]string, error) {
-	name := Name(r.Cmd)
-	vals, err := commandArray(r, name)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, el := range vals {
-		doc, ok := el.DocumentOK()
-		if !ok {
-			return nil, wrongType(name, name, el, "object")
-		}
-		a, err := parseSub(doc, logicalSessionSpec)
-		if err != nil {
-			return nil, err
-		}
-		data, err := uuidValue("LogicalSessionFromClient.id", a.value("id"))
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, string(data))
-	}
-	return ids, nil
-}
-
-// logicalSessionSpec declares a session id as clients list them
-// (LogicalSessionFromClient).
-var logicalSessionSpec = &argSpec{path: "LogicalSessionFromClient", fields: []argField{
-	required("id", tBinData),
-	refuse("uid", tBinData, "naming another user's session by its user digest"),
-}}
-
-// commandArray is the array a command names in its first field (the
-// sessions of endSessions, killSessions and refreshSessions, the users of
-// killAllSessions, each parsed by MongoDB as a struct whose first field is
-// that array): null is its absence, another type a type mismatch.
-func commandArray(r *Request, name string) ([]bson.RawValue, error) {
-	switch v := r.args.first(); v.Type {
-	case bson.TypeArray:
-		vals, _ := v.Array().Values()
-		var out []bson.RawValue
-		for _, el := range vals {
-			if el.Type != bson.TypeNull && el.Type != bson.TypeUndefined {
-				out = append(out, el)
-			}
-		}
-		return out, nil
-	case bson.TypeNull, bson.TypeUndefined:
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", name, name)
-	default:
-		return nil, wrongType(name, name, v, "array")
-	}
-}
-
-// endSessionsCmd ends (or kills) sessions: their transactions abort.
-func endSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	ids, err := sessionIDs(r)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		s.Sessions.End(id)
-	}
-	return nil, nil
-}
-
-func refreshSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	ids, err := sessionIDs(r)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		s.Sessions.Acquire(id, time.Now()).Unlock()
-	}
-	return nil, nil
-}
-
-// killSessionsCmd kills sessions: their running operations fail with
-// Interrupted, their cursors are closed, then the sessions end and their
-// transactions abort.
-func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	ids, err := sessionIDs(r)
-	if err != nil {
-		return nil, err
-	}
-	kill := map[string]bool{}
-	for _, id := range ids {
-		kill[id] = true
-	}
-	s.killSessions(r, kill)
-	return nil, nil
-}
-
-// killSessions kills the sessions whose ids kill holds: their running
-// operations (but r's own) fail with Interrupted, their cursors close, then
-// the sessions end and their transactions abort.
-func (s *Service) killSessions(r *Request, kill map[string]bool) {
-	s.ops.killWhere(func(op *activeOp) bool { return kill[op.lsid] && op != r.op }, errKilled)
-	s.Cursors.KillSessions(func(id string) bool { return kill[id] })
-	for id := range kill {
-		s.Sessions.End(id)
-	}
-}
-
-// killAllSessionsCmd kills the sessions of the listed users, or of every
-// user when the list is empty (null elements are skipped, so [null] is
-// empty too): their running operations fail with
-// Interrupted, their cursors are closed, then the sessions end and their
-// transactions abort. A session belongs to the user who first used it
-// ("user@db"); without access control sessions belong to no user, so a
-// list of users kills none.
-func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	vals, err := commandArray(r, "killAllSessions")
-	if err != nil {
-		return nil, err
-	}
-	var users map[string]bool // nil: every user's
-	if len(vals) > 0 {
-		users = map[string]bool{}
-	}
-	for _, el := range vals {
-		doc, ok := el.DocumentOK()
-		if !ok {
-			return nil, wrongType("killAllSessions", "killAllSessions", el, "object")
-		}
-		a, err := parseSub(doc, killAllSessionsUserSpec)
-		if err != nil {
-			return nil, err
-		}
-		users[a.str("user")+"@"+a.str("db")] = true
-	}
-	if users == nil {
-		s.ops.killWhere(func(op *activeOp) bool { return op.lsid != "" && op != r.op }, errKilled)
-		s.Cursors.KillSessions(func(string) bool { return true })
-		s.Sessions.EndAll()
-		return nil, nil
-	}
-	kill := map[string]bool{}
-	for _, info := range s.Sessions.List() {
-		if info.Owner != "" && users[info.Owner] {
-			kill[info.ID] = true
-		}
-	}
-	s.killSessions(r, kill)
-	return nil, nil
-}
-
-// killAllSessionsUserSpec declares a user killAllSessions lists
-// (KillAllSessionsUser).
-var killAllSessionsUserSpec = &argSpec{path: "KillAllSessionsUser", fields: []argField{
-	required("user", tString),
-	required("db", tString),
-}}

@@ -172,15 +172,16 @@ func (r *Registry) Checkout(id int64) (*Cursor, error) {
 	return c, nil
 }
 
-// UserOf is the user that opened cursor id, and whether it exists.
-func (r *Registry) UserOf(id int64) (string, bool) {
+// OwnerOf is the user and the session that opened cursor id, and whether
+// it exists.
+func (r *Registry) OwnerOf(id int64) (user, session string, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.cursors[id]
 	if c == nil {
-		return "", false
+		return "", "", false
 	}
-	return c.User, true
+	return c.User, c.Session, true
 }
 
 // Return gives a checked-out cursor back for later getMores; a cursor killed

@@ -236,7 +236,7 @@ func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexe
 
 // planIndexBuild returns the indexes of specs that c (whose indexes are
 // existing) does not have yet, with their ids, or MongoDB's conflict
-// error.
+// error; a spec identical to an earlier one of specs is IndexAlreadyExists.
 func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Index, error) {
 	var build []*Index
 	for _, spec := range specs {
@@ -252,9 +252,20 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
 			return nil, err
 		}
-		dup, err := checkIndexConflict(append(existing, build...), spec)
+		dup, err := checkIndexConflict(existing, spec)
 		if err != nil {
 			return nil, err
+		}
+		if !dup {
+			// an index the same request asks for already: MongoDB finds it
+			// in progress, and refuses even an identical one
+			again, err := checkIndexConflict(build, spec)
+			if err != nil {
+				return nil, err
+			}
+			if again {
+				return nil, mongoerr.New(mongoerr.IndexAlreadyExists, "Identical index already exists: %s", spec.Name)
+			}
 		}
 		for _, ix := range c.Building() {
 			if ix.Name == spec.Name || sameSignature(ix, spec) {

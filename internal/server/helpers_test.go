@@ -90,7 +90,7 @@ func startTestServer(t testing.TB, ln net.Listener, maxConns int64) *testServer 
 		if err := <-ts.done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
-		svc.Sessions.EndAll()
+		svc.Sessions.EndWhere(func(string) bool { return true })
 		svc.Cursors.CloseAll()
 		eng.Close()
 		kv.Close()

@@ -16,7 +16,7 @@ type seenBy struct {
 // session record).
 type Info struct {
 	ID      string // the lsid's id bytes
-	Owner   string // "user@db" of the user who first used it; "" without access control
+	Owner   string // "user@db" of its user; "" without access control, or until a session loaded from its record is used
 	LastUse time.Time
 }
 

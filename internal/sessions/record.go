@@ -3,10 +3,7 @@ package sessions
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -66,24 +63,6 @@ func stmtKey(id string, txn int64, stmt int32) []byte {
 	return binary.BigEndian.AppendUint32(k, uint32(stmt))
 }
 
-// AnonymousUID is the uid (user digest) of sessions opened without
-// authentication: the SHA-256 of the empty user name, as MongoDB computes it.
-var AnonymousUID = sha256.Sum256(nil)
-
-// anonymousUIDText is AnonymousUID as MongoDB's messages show it.
-var anonymousUIDText = base64.StdEncoding.EncodeToString(AnonymousUID[:])
-
-// Text shows session id as MongoDB's messages show a LogicalSessionId:
-// its id (a UUID), its user digest, then the empty txnNumber and txnUUID
-// of a client session, separated by " - ".
-func Text(id string) string {
-	shown := hex.EncodeToString([]byte(id))
-	if len(id) == 16 {
-		shown = shown[:8] + "-" + shown[8:12] + "-" + shown[12:16] + "-" + shown[16:20] + "-" + shown[20:]
-	}
-	return shown + " - " + anonymousUIDText + " -  - "
-}
-
 // opTimes hands out increasing lastWriteOpTime timestamps: Folio has no
 // oplog, so a record's optime is the wall clock's seconds and a counter.
 var opTimes struct {
@@ -100,13 +79,6 @@ func nextOpTime(now time.Time) (uint32, uint32) {
 	}
 	opTimes.inc++
 	return opTimes.secs, opTimes.inc
-}
-
-// appendLSIDFields appends the fields of the lsid of session id, as its
-// record and oplog entries name it: {id, uid}.
-func appendLSIDFields(dst []byte, id string) []byte {
-	dst = bsoncore.AppendBinaryElement(dst, "id", bson.TypeBinaryUUID, []byte(id))
-	return bsoncore.AppendBinaryElement(dst, "uid", bson.TypeBinaryGeneric, AnonymousUID[:])
 }
 
 // appendRecord appends a session's record: {_id: {id, uid}, txnNum,

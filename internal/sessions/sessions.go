@@ -260,9 +260,12 @@ func (r *Registry) all() []*Session {
 	return all
 }
 
-// EndAll forgets every session (killAllSessions).
-func (r *Registry) EndAll() {
+// EndWhere forgets the sessions whose keys match (the kill commands).
+func (r *Registry) EndWhere(match func(key string) bool) {
 	for _, s := range r.all() {
+		if !match(s.ID) {
+			continue
+		}
 		s.mu.Lock()
 		r.forget(s)
 		s.mu.Unlock()

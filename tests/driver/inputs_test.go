@@ -179,6 +179,8 @@ func TestRefusedInputs(t *testing.T) {
 		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
 		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
 			code: 85, codeName: "IndexOptionsConflict", msg: "Index already exists with a different name: a_1"},
+		{name: "the same index twice in one request", setup: []bson.D{insertC}, cmd: idx("c", spec(a1, "a_1"), spec(a1, "a_1")),
+			code: 68, codeName: "IndexAlreadyExists", msg: "Identical index already exists: a_1"},
 		{name: "same name for another key", setup: []bson.D{idx("c", spec(a1, "x"))}, cmd: idx("c", spec(b1, "x")),
 			code: 86, codeName: "IndexKeySpecsConflict"},
 		{name: "same name and key, other TTL", setup: []bson.D{idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int32(10)}))},
