@@ -33,6 +33,21 @@ var handshakeNames = []string{"hello", "isMaster", "ismaster"}
 // IsHandshake reports whether name is one of hello's names.
 func IsHandshake(name string) bool { return slices.Contains(handshakeNames, name) }
 
+// opQueryNames are the commands MongoDB 7.0 still takes over OP_QUERY (its
+// checkAllowedOpQueryCommand): hello's names, authentication, buildInfo
+// and _isSelf (which Folio does not have: CommandNotFound, as over OP_MSG).
+var opQueryNames = append([]string{"_isSelf", "authenticate", "buildinfo", "buildInfo", "saslContinue", "saslStart"}, handshakeNames...)
+
+// CheckOpQuery refuses, with UnsupportedOpQueryCommand, a command sent
+// over OP_QUERY that MongoDB 7.0 no longer takes there.
+func CheckOpQuery(name string) error {
+	if slices.Contains(opQueryNames, name) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. "+
+		"For more details see https://dochub.mongodb.org/core/legacy-opcode-removal", name)
+}
+
 func init() {
 	register(helloCmd, helloSpec, "hello")
 	register(helloCmd, helloSpec, "isMaster", "ismaster")

@@ -50,6 +50,12 @@ const (
 	OpMsgMissingDB Code = 40571
 	// OpQueryFindUnsupported: an OP_QUERY that is a query rather than a command.
 	OpQueryFindUnsupported Code = 5739101
+	// OpQueryExhaustCommand: an OP_QUERY command with the exhaust flag.
+	OpQueryExhaustCommand Code = 18527
+	// OpQueryBadNumberToReturn: an OP_QUERY command whose numberToReturn is not 1 or -1.
+	OpQueryBadNumberToReturn Code = 16979
+	// OpQueryWithDB: an OP_QUERY command with a $db field.
+	OpQueryWithDB Code = 40621
 	// OpMsgMultipleBodies: an OP_MSG with more than one kind-0 section.
 	OpMsgMultipleBodies Code = 40430
 	// OpMsgDuplicateSequence: an OP_MSG with two document sequences of one identifier.

@@ -9,7 +9,6 @@ import (
 	"net"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -166,7 +165,7 @@ func (c *conn) handle() (err error) {
 	case wire.OpMsg:
 		return c.handleMsg(h, body, staged != nil, compressor)
 	case wire.OpQuery:
-		return c.handleQuery(h, body, staged != nil)
+		return c.handleQuery(h, body)
 	}
 	return fmt.Errorf("unsupported opcode %v", h.OpCode)
 }
@@ -278,9 +277,13 @@ func (c *conn) stream(h wire.Header, r *commands.Request, reply bson.Raw, compre
 	}
 }
 
-// handleQuery serves the legacy OP_QUERY handshake. As in MongoDB 6+, only
-// hello and isMaster may use OP_QUERY; other commands get an error reply.
-func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
+// handleQuery answers a legacy OP_QUERY as MongoDB 7.0 does: one to a
+// namespace other than <db>.$cmd (a query) gets {$err, code, ok: 0} with
+// QueryFailure set; a command is upconverted (wire.Query.Command) and, if
+// it is one MongoDB still takes over OP_QUERY (commands.CheckOpQuery), run
+// as over OP_MSG, on the connection's authentication state. Its reply, or
+// the error refusing it, goes back in an OP_REPLY.
+func (c *conn) handleQuery(h wire.Header, body []byte) error {
 	q, err := wire.ParseQuery(body)
 	if wire.TooDeep(err) {
 		return c.reply(h, commands.ErrorReply(err), -1)
@@ -288,26 +291,22 @@ func (c *conn) handleQuery(h wire.Header, body []byte, staged bool) error {
 	if err != nil {
 		return err
 	}
-	db, isCmd := strings.CutSuffix(q.FullCollectionName, ".$cmd")
-	cmd := q.Query
-	if staged {
-		cmd = bytes.Clone(cmd) // see handleMsg
+	db, isCmd := q.CommandDB()
+	if !isCmd {
+		return c.send(h.OpCode, h.RequestID, uint32(wire.ReplyQueryFailure), wire.UnsupportedOpReply(h.OpCode), -1)
 	}
-	if wrapped, err := cmd.LookupErr("$query"); err == nil && wrapped.Type == bson.TypeEmbeddedDocument {
-		cmd = wrapped.Document()
+	// cmd is a new document: nothing aliases the body's buffer
+	cmd, err := q.Command(db)
+	if err == nil {
+		err = commands.CheckOpQuery(commands.Name(cmd))
 	}
-	var reply bson.Raw
-	switch name := commands.Name(cmd); {
-	case !isCmd:
-		reply = commands.ErrorReply(mongoerr.New(mongoerr.OpQueryFindUnsupported, "OP_QUERY is no longer supported for queries; use the find command"))
-	case commands.IsHandshake(name):
-		r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
-		if reply = c.run(r); r.CloseConn {
-			return errFailPointClosed
-		}
-	default:
-		reply = commands.ErrorReply(mongoerr.New(mongoerr.UnsupportedOpQueryCommand,
-			"Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name))
+	if err != nil {
+		return c.reply(h, commands.ErrorReply(err), -1)
+	}
+	r := &commands.Request{DB: db, Cmd: cmd, Conn: &c.info}
+	reply := c.run(r)
+	if r.CloseConn {
+		return errFailPointClosed
 	}
 	return c.reply(h, reply, -1)
 }
@@ -324,16 +323,20 @@ func (c *conn) run(r *commands.Request) bson.Raw {
 }
 
 // reply sends doc as the answer to the request with header h: an OP_REPLY
-// to an OP_QUERY, else an OP_MSG, compressed with compressor unless it is
-// negative.
+// to an OP_QUERY, with AwaitCapable set as MongoDB sets it on a command's
+// reply, else an OP_MSG, compressed with compressor unless it is negative.
 func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
-	return c.send(h.OpCode, h.RequestID, 0, doc, compressor)
+	var flags uint32
+	if h.OpCode == wire.OpQuery {
+		flags = uint32(wire.ReplyAwaitCapable)
+	}
+	return c.send(h.OpCode, h.RequestID, flags, doc, compressor)
 }
 
-// send sends doc as the answer to the message responseTo, an OP_REPLY when
-// that was an OP_QUERY (op), else an OP_MSG with flags, compressed with
-// compressor unless it is negative. The message is built in a pooled
-// buffer.
+// send sends doc as the answer to the message responseTo, an OP_REPLY with
+// responseFlags flags when that was an OP_QUERY (op), else an OP_MSG with
+// flags, compressed with compressor unless it is negative. The message is
+// built in a pooled buffer.
 func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw, compressor int) error {
 	c.nextID++
 	if tcp, ok := c.rw.(*net.TCPConn); ok && op != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
@@ -350,7 +353,7 @@ func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw
 	buf := replyBufs.Get().(*[]byte)
 	out := (*buf)[:0]
 	if op == wire.OpQuery {
-		out = wire.AppendReply(out, c.nextID, responseTo, 0, 0, 0, doc)
+		out = wire.AppendReply(out, c.nextID, responseTo, int32(flags), 0, 0, doc)
 	} else {
 		out = wire.AppendMsg(out, c.nextID, responseTo, flags, doc)
 	}

@@ -1,15 +1,23 @@
 package wire
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
 
 // OP_REPLY responseFlags bits.
 const (
 	// ReplyCursorNotFound: the getMore's cursor does not exist.
 	ReplyCursorNotFound int32 = 1 << 0
-	// ReplyQueryFailure: the single document returned is {$err: ...}.
+	// ReplyQueryFailure: the single document returned is {$err: ...}
+	// (UnsupportedOpReply).
 	ReplyQueryFailure int32 = 1 << 1
-	// ReplyAwaitCapable: the server supports AwaitData; always set by
-	// servers since MongoDB 1.6.
+	// ReplyAwaitCapable: the server supports AwaitData; MongoDB sets it
+	// (alone) on every reply to a command.
 	ReplyAwaitCapable int32 = 1 << 3
 )
 
@@ -28,4 +36,17 @@ func AppendReply(dst []byte, requestID, responseTo int32, flags int32, cursorID 
 	}
 	finishLength(dst, start)
 	return dst
+}
+
+// UnsupportedOpReply is the document of MongoDB 7.0's OP_REPLY, with
+// ReplyQueryFailure alone set, to an op it no longer serves (an OP_QUERY
+// that is a query rather than a command): {$err, code: 5739101, ok: 0},
+// without errmsg or codeName.
+func UnsupportedOpReply(op OpCode) bson.Raw {
+	return bson.Raw(bsoncore.NewDocumentBuilder().
+		AppendString("$err", op.String()+" is no longer supported. The client driver may require an upgrade. "+
+			"For more details see https://dochub.mongodb.org/core/legacy-opcode-removal").
+		AppendInt32("code", int32(mongoerr.OpQueryFindUnsupported)).
+		AppendDouble("ok", 0).
+		Build())
 }

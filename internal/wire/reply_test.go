@@ -31,3 +31,12 @@ func TestAppendReply(t *testing.T) {
 		}
 	}
 }
+
+func TestUnsupportedOpReply(t *testing.T) {
+	want := doc(t, "$err", "OP_QUERY is no longer supported. The client driver may require an upgrade. "+
+		"For more details see https://dochub.mongodb.org/core/legacy-opcode-removal",
+		"code", int32(5739101), "ok", 0.0)
+	if got := UnsupportedOpReply(OpQuery); !bytes.Equal(got, want) {
+		t.Fatalf("got %s\nwant %s", got, bsoncore.Document(want))
+	}
+}
