@@ -86,7 +86,7 @@ var (
 	// safeBool reads it. A field the IDL types optionalBool, which refuses
 	// numbers and null, is tOptionalBool; fields not yet checked against
 	// their IDL type are tBool still.
-	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, expect: "type 'bool'"}
+	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, expect: "types '[bool, long, int, decimal, double']"}
 	// tStrictBool is MongoDB's IDL bool: a bool only.
 	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'"}
 	tLong       = argType{mask: numberMask, expect: "type 'long'"}

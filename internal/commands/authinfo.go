@@ -1,6 +1,10 @@
 package commands
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/auth"
@@ -147,6 +151,16 @@ func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !f.showPrivileges && !f.showRestrictions {
+		// MongoDB reads these users with a pipeline: a $match of the names
+		// given ($or, so none is its error), then a $sort on user and db
+		if !q.all && !q.forAllDBs && len(q.users) == 0 {
+			return nil, mongoerr.New(mongoerr.BadValue, "$and/$or/$nor must be a nonempty array")
+		}
+		slices.SortStableFunc(docs, func(a, b bson.Raw) int {
+			return cmp.Or(compareField(a, b, "user"), compareField(a, b, "db"))
+		})
+	}
 	if f.filter != nil && !q.all && !q.forAllDBs {
 		return nil, mongoerr.New(mongoerr.BadValue, "Filter is only allowed when retrieving all users")
 	}
@@ -166,6 +180,13 @@ func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return marshal(bson.D{{Key: "users", Value: out}}), nil
+}
+
+// compareField compares the string field name of a and b bytewise.
+func compareField(a, b bson.Raw, name string) int {
+	x, _ := a.Lookup(name).StringValueOK()
+	y, _ := b.Lookup(name).StringValueOK()
+	return strings.Compare(x, y)
 }
 
 // describeUser is a user as usersInfo shows it: its document without

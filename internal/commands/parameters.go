@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	registerAdmin(getParameterCmd, &argSpec{path: "getParameter", open: "the names of the parameters to get"}, "getParameter")
+	registerAdmin(getParameterCmd, &argSpec{path: "getParameter", open: "the names of the parameters to get", subs: []*argSpec{getParameterOptionsSpec}}, "getParameter")
 	registerAdmin(setParameterCmd, &argSpec{path: "setParameter", open: "the parameters to set"}, "setParameter")
 }
 
@@ -193,6 +193,11 @@ var serverParameters = map[string]serverParameter{
 		set: func(_ *Service, n int64) { sorter.Global().SetLimit(n) },
 		min: 0, max: 1<<63 - 1,
 	},
+	// the schema of the users' documents: 5, SCRAM-SHA-1 and SCRAM-SHA-256
+	// credentials (mongorestore reads it before restoring users)
+	"authSchemaVersion": {
+		get: func(*Service) any { return int32(5) },
+	},
 	"logicalSessionTimeoutMinutes": {
 		get: func(*Service) any { return logicalSessionTimeoutMinutes },
 	},
@@ -286,6 +291,12 @@ func parameterNames() []string {
 	return names
 }
 
+// getParameterOptionsSpec declares getParameter's options document.
+var getParameterOptionsSpec = &argSpec{path: "getParameter", fields: []argField{
+	arg("allParameters", tBool),
+	arg("showDetails", tBool),
+}}
+
 // getParameterCmd answers {getParameter: 1, name: 1, ...} with the named
 // parameters, {getParameter: "*"} or {getParameter: {allParameters: true}}
 // with all of them, and, with {getParameter: {showDetails: true}}, each as
@@ -295,9 +306,11 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	var all, details bool
 	switch v := r.args.first(); v.Type {
 	case bson.TypeEmbeddedDocument:
-		opts := v.Document()
-		all = values.Truthy(opts.Lookup("allParameters"))
-		details = values.Truthy(opts.Lookup("showDetails"))
+		opts, err := parseSub(v.Document(), getParameterOptionsSpec)
+		if err != nil {
+			return nil, err
+		}
+		all, details = opts.bool("allParameters"), opts.bool("showDetails")
 	case bson.TypeString:
 		all = v.StringValue() == "*"
 	}

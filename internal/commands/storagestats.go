@@ -72,7 +72,7 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	scale := int64(1)
-	if v := r.args.value("scale"); v.Type != 0 {
+	if v := r.args.value("scale"); v.Type != 0 && v.Type != bson.TypeNull {
 		if scale, err = collStatsScale(v); err != nil {
 			return nil, err
 		}
@@ -83,8 +83,7 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := append(bson.D{{Key: "sharded", Value: false}, {Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale, nil)...)
-		return marshal(append(out, bson.E{Key: "nchunks", Value: int32(1)})), nil
+		return marshal(append(bson.D{{Key: "ns", Value: ns}}, storageStats(oplogOptions(s.Engine), st, scale, nil)...)), nil
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
@@ -104,7 +103,6 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if c == nil {
 		return marshal(bson.D{
-			{Key: "sharded", Value: false},
 			{Key: "ns", Value: ns},
 			{Key: "size", Value: int32(0)},
 			{Key: "count", Value: int32(0)},
@@ -126,11 +124,14 @@ func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	// As a router answers: sharded first; nchunks, the chunks holding the
-	// collection, last (an unsharded collection is whole on its primary
-	// shard, one chunk).
-	out := append(bson.D{{Key: "sharded", Value: chunks > 0}, {Key: "ns", Value: ns}}, storageStats(c.Options, st, scale, bucketStatsOf(&s.tsOpen, c))...)
-	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(max(chunks, 1))})), nil
+	out := append(bson.D{{Key: "ns", Value: ns}}, storageStats(c.Options, st, scale, bucketStatsOf(&s.tsOpen, c))...)
+	if chunks == 0 {
+		return marshal(out), nil // as a replica set member answers
+	}
+	// a sharded collection as a router answers: sharded first, nchunks,
+	// the chunks holding the collection, last
+	out = append(bson.D{{Key: "sharded", Value: true}}, out...)
+	return marshal(append(out, bson.E{Key: "nchunks", Value: int32(chunks)})), nil
 }
 
 // storageStats are collStats' fields after ns, which $collStats reports as
@@ -170,14 +171,17 @@ func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scal
 			bson.E{Key: "maxSize", Value: number(opts.Size / scale)},
 		)
 	}
-	sizes := make(bson.D, 0, len(st.IndexSizes))
+	// indexDetails holds the storage engine's details of each index, of
+	// which Folio's has none to add
+	sizes, details := make(bson.D, 0, len(st.IndexSizes)), make(bson.D, 0, len(st.IndexSizes))
 	for _, ix := range st.IndexSizes {
 		sizes = append(sizes, bson.E{Key: ix.Name, Value: number(ix.Size / scale)})
+		details = append(details, bson.E{Key: ix.Name, Value: bson.D{}})
 	}
 	total := st.TotalIndexSize()
 	return append(d,
 		bson.E{Key: "nindexes", Value: int32(len(st.IndexSizes))},
-		bson.E{Key: "indexDetails", Value: bson.D{}},
+		bson.E{Key: "indexDetails", Value: details},
 		bson.E{Key: "indexBuilds", Value: bson.A{}},
 		bson.E{Key: "totalIndexSize", Value: number(total / scale)},
 		bson.E{Key: "indexSizes", Value: sizes},
@@ -209,7 +213,7 @@ func bucketStatsOf(ob *openBuckets, c *engine.Collection) *bucketStats {
 // filesystem figures are left out when the data is in memory.
 func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 	scale := int64(1)
-	if v := r.args.value("scale"); v.Type != 0 {
+	if v := r.args.value("scale"); v.Type != 0 && v.Type != bson.TypeNull {
 		var err error
 		if scale, err = dbStatsScale(v); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -64,7 +65,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 // deleteStmtSpec declares a delete statement's fields.
 var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 	required("q", tDoc),
-	required("limit", tLong),
+	required("limit", tAny),
 	arg("hint", tAny),
 	arg("collation", tDoc),
 }}
@@ -543,10 +544,15 @@ func parseDeleteStatement(d bson.Raw) (deleteStatement, error) {
 	c, err := parseSub(d, deleteStmtSpec)
 	if err == nil {
 		st.filter, st.hint, st.collation = c.doc("q"), c.value("hint"), c.doc("collation")
-		st.limit, err = c.long("limit")
-	}
-	if err == nil && st.limit != 0 && st.limit != 1 {
-		err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", st.limit)
+		// MongoDB reads limit as a double, any other type as 0 (a
+		// multi-delete), and refuses all but 0 and 1
+		limit, _ := values.Float64(c.value("limit"))
+		switch limit {
+		case 0, 1:
+			st.limit = int64(limit)
+		default:
+			err = mongoerr.New(mongoerr.FailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", strconv.FormatFloat(limit, 'g', -1, 64))
+		}
 	}
 	return st, err
 }

@@ -309,6 +309,19 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	if got := r.Lookup("users").String(); !strings.Contains(got, `"user": "ann"`) || strings.Contains(got, `"cat"`) {
 		t.Errorf("usersInfo with a filter: %s", got)
 	}
+	// users listed are sorted by user, then db (MongoDB's pipeline), and
+	// an empty list is its $or's error
+	r = must("app", bson.D{{Key: "usersInfo", Value: bson.A{"cat", bson.D{{Key: "user", Value: "root"}, {Key: "db", Value: "admin"}}, "ann"}}})
+	var order []string
+	listed, _ := r.Lookup("users").Array().Values()
+	for _, u := range listed {
+		order = append(order, u.Document().Lookup("user").StringValue())
+	}
+	if fmt.Sprint(order) != "[ann cat root]" {
+		t.Errorf("usersInfo of three users listed %v, want [ann cat root]", order)
+	}
+	_, err = runCmd(root, "app", bson.D{{Key: "usersInfo", Value: bson.A{}}})
+	requireCode(t, err, 2, "BadValue")
 	if err := root.Database("app").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "ann"}, {Key: "showCredentials", Value: true}}).Decode(&info); err != nil {
 		t.Fatal(err)
 	}

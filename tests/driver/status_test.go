@@ -160,10 +160,10 @@ func TestReplyFieldOrder(t *testing.T) {
 		{"admin", bson.D{{Key: "buildInfo", Value: 1}},
 			"version gitVersion modules allocator javascriptEngine sysInfo versionArray openssl buildEnvironment bits debug maxBsonObjectSize storageEngines ok"},
 		{testDB, bson.D{{Key: "collStats", Value: "stats"}},
-			"sharded ns size count avgObjSize numOrphanDocs storageSize freeStorageSize capped nindexes indexDetails indexBuilds totalIndexSize indexSizes totalSize scaleFactor nchunks ok"},
+			"ns size count avgObjSize numOrphanDocs storageSize freeStorageSize capped nindexes indexDetails indexBuilds totalIndexSize indexSizes totalSize scaleFactor ok"},
 		// A missing collection answers ok with zeros.
 		{testDB, bson.D{{Key: "collStats", Value: "nothere"}},
-			"sharded ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
+			"ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
 		{"nodb", bson.D{{Key: "dbStats", Value: 1}},
 			"db collections views objects avgObjSize dataSize storageSize indexes indexSize totalSize scaleFactor ok"},
 		// UpdateCommandReply serializes WriteCommandReplyBase (n,
