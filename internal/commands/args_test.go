@@ -421,6 +421,8 @@ var argRows = []struct {
 	{"saslStart.mechanism", `{"saslStart": 1, "mechanism": "PLAIN", "payload": ""}`, 334},
 	{"saslStart.payload", `{"saslStart": 1, "mechanism": "SCRAM-SHA-256", "payload": "x"}`, 18},
 	{"saslStart.options", `{"saslStart": 1, "mechanism": "SCRAM-SHA-256", "payload": "x", "options": {"skipEmptyExchange": true}}`, 18},
+	{"saslStart.options", `{"saslStart": 1, "mechanism": "SCRAM-SHA-256", "payload": "x", "options": {"skipEmptyExchange": "x"}}`, 18},
+	{"saslStart.mechanism", `{"saslStart": 1, "mechanism": "UNKNOWN", "payload": "x"}`, 334},
 	{"saslStart.db", `{"saslStart": 1, "mechanism": "SCRAM-SHA-256", "payload": "x", "db": "test"}`, 18},
 	{"saslStart.autoAuthorize", `{"saslStart": 1, "mechanism": "SCRAM-SHA-256", "payload": "x", "autoAuthorize": 1}`, 18},
 	{"saslContinue.conversationId", `{"saslContinue": 1, "conversationId": 1, "payload": "x"}`, 17},

@@ -59,7 +59,7 @@ func parseSaslStart(c *cmdArgs) (saslStartArgs, error) {
 	}
 	if sv, e := c.doc("options").LookupErr("skipEmptyExchange"); e == nil {
 		if sv.Type != bson.TypeBoolean && !values.IsNumber(sv.Type) {
-			return a, wrongType("saslStart", "options.skipEmptyExchange", sv, "bool")
+			return a, errAuthFailed() // as MongoDB answers any bad saslStart
 		}
 		a.skipEmpty = values.Truthy(sv)
 	}
@@ -106,7 +106,7 @@ func (s *Service) saslStart(r *Request, db string, a saslStartArgs) (bson.Raw, e
 		return c, ok, nil
 	})
 	if !ok {
-		return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is unknown or not enabled", a.mechanism)
+		return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is not enabled", a.mechanism)
 	}
 	ca.mu.Lock()
 	ca.conv, ca.convDB = conv, db
@@ -140,11 +140,16 @@ func saslContinueCmd(s *Service, r *Request) (bson.Raw, error) {
 	if conv == nil {
 		return nil, mongoerr.New(mongoerr.ProtocolError, "No SASL session state found")
 	}
-	if int64(cur) != id {
-		return nil, mongoerr.New(mongoerr.ProtocolError, "sasl: Mismatched conversation id")
-	}
-	if db != r.DB {
-		return nil, mongoerr.New(mongoerr.ProtocolError, "sasl: Mismatched database name")
+	if int64(cur) != id || db != r.DB {
+		// MongoDB fails the conversation's step, which ends it and answers
+		// AuthenticationFailed whatever the reason
+		ca.mu.Lock()
+		ca.conv = nil
+		ca.mu.Unlock()
+		if s.Log != nil {
+			s.Log.Info("Authentication failed", "mechanism", conv.Mechanism, "user", conv.User(), "db", db, "remote", r.Conn.Remote, "error", "saslContinue names another conversation or database")
+		}
+		return nil, errAuthFailed()
 	}
 	return s.saslStep(r, payload)
 }

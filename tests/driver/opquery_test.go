@@ -208,11 +208,13 @@ func TestOpQueryAuthenticates(t *testing.T) {
 	}
 	tests := []struct {
 		name, db, pwd string
-		wantCode      int32 // the conversation's failure, 0 when it succeeds
+		continueDB    string // where saslContinue goes, db when empty
+		wantCode      int32  // the conversation's failure, 0 when it succeeds
 	}{
 		{name: "right password", db: "app", pwd: "secret"},
 		{name: "wrong password", db: "app", pwd: "wrong", wantCode: 18},
 		{name: "wrong database", db: "admin", pwd: "secret", wantCode: 18},
+		{name: "saslContinue on another database", db: "app", pwd: "secret", continueDB: "admin", wantCode: 18},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,13 +235,14 @@ func TestOpQueryAuthenticates(t *testing.T) {
 			cmd := bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"}}
 			var reply bson.Raw
 			var server string
+			db := tt.db
 			for id := int32(2); ; id++ {
 				out, err := conv.Step(server)
 				if err != nil {
 					t.Fatalf("scram: %v", err)
 				}
 				var flags int32
-				flags, reply = rawQuery(t, c, id, 0, tt.db+".$cmd", -1, append(cmd, bson.E{Key: "payload", Value: bson.Binary{Data: []byte(out)}}))
+				flags, reply = rawQuery(t, c, id, 0, db+".$cmd", -1, append(cmd, bson.E{Key: "payload", Value: bson.Binary{Data: []byte(out)}}))
 				if flags != replyAwaitCapable {
 					t.Fatalf("responseFlags %d", flags)
 				}
@@ -249,6 +252,9 @@ func TestOpQueryAuthenticates(t *testing.T) {
 				_, data := reply.Lookup("payload").Binary()
 				server = string(data)
 				cmd = bson.D{{Key: "saslContinue", Value: 1}, {Key: "conversationId", Value: reply.Lookup("conversationId")}}
+				if tt.continueDB != "" {
+					db = tt.continueDB
+				}
 			}
 			if code, _ := reply.Lookup("code").Int32OK(); code != tt.wantCode {
 				t.Fatalf("conversation ended with %s, want code %d", reply, tt.wantCode)
