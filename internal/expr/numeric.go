@@ -231,16 +231,26 @@ func longOf(v bson.RawValue) (n int64, ok bool) {
 // Value::coerceToLong does (see longOf): a double with no 64-bit integer
 // fails (31109); a decimal's range is not checked (MongoDB checks the
 // bits of its storage as a double), and one with no 64-bit integer
-// becomes math.MinInt64, as Decimal128::toLong gives it.
+// becomes math.MinInt64, as Decimal128::toLong gives it (NumberLong).
 func coerceToLong(v bson.RawValue) (int64, error) {
-	n, ok := longOf(v)
-	switch {
-	case ok:
-		return n, nil
-	case v.Type == bson.TypeDouble:
+	if _, ok := longOf(v); !ok && v.Type == bson.TypeDouble {
 		return 0, mongoerr.New(mongoerr.CoerceLongOutOfRange, "Can't coerce out of range value %s to long", streamDouble(v.Double()))
 	}
-	return math.MinInt64, nil
+	return NumberLong(v), nil
+}
+
+// NumberLong converts a number to an integer as MongoDB's
+// BSONElement::numberLong does (see longOf): a double truncated toward
+// zero (its caller has checked that it has a 64-bit integer), a decimal
+// rounded half to even by Decimal128::toLong, which gives math.MinInt64
+// (the library's "integer indefinite") to a decimal with no 64-bit
+// integer: NaN, an infinity, or out of range after rounding.
+func NumberLong(v bson.RawValue) int64 {
+	n, ok := longOf(v)
+	if !ok && v.Type == bson.TypeDecimal128 {
+		return math.MinInt64
+	}
+	return n
 }
 
 // SafeLong converts a number to an integer as MongoDB's

@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
@@ -68,15 +69,21 @@ func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
 	return nil, mongoerr.New(mongoerr.BadValue, "%s takes an Array, a number, or a BinData but received: %s", op, v.String())
 }
 
-// bitsMatch implements BitTestMatchExpression. Numbers must be integers
-// representable as int64 and are read in two's complement (bits above 63
-// equal the sign); BinData is read little-endian with missing bytes clear.
-// Other types never match.
+// bitsMatch implements BitTestMatchExpression. Numbers are read as int64 in
+// two's complement (bits above 63 equal the sign): a double must be an
+// integer in range (NaN, a fraction or out of range never match), while a
+// decimal is converted as BSONElement::numberLong converts it, rounded half
+// to even, with NaN, infinities and values out of range read as
+// math.MinInt64 (expr.NumberLong); BinData is read little-endian with
+// missing bytes clear. Other types never match.
 func (n *Node) bitsMatch(v bson.RawValue) bool {
 	var bit func(p uint32) bool
 	switch {
 	case values.IsNumber(v.Type):
 		x, ok := values.Int64(v)
+		if v.Type == bson.TypeDecimal128 {
+			x, ok = expr.NumberLong(v), true
+		}
 		if !ok {
 			return false
 		}
