@@ -68,7 +68,7 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 		}
 	}
 	s.fieldName = fieldArg.StringValue()
-	if err := checkFieldPath(s.fieldName); err != nil {
+	if err := expr.CheckFieldPath(s.fieldName); err != nil {
 		return nil, err
 	}
 	s.field = splitPath(s.fieldName)
@@ -80,7 +80,7 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 			if v.Type != bson.TypeString {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
 			}
-			if err := checkFieldPath(v.StringValue()); err != nil {
+			if err := expr.CheckFieldPath(v.StringValue()); err != nil {
 				return nil, err
 			}
 			s.partitions = append(s.partitions, v.StringValue())

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -28,7 +29,7 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 		return nil, err
 	}
 	for _, f := range fs {
-		if err := checkFieldPath(f.key); err != nil {
+		if err := expr.CheckFieldPath(f.key); err != nil {
 			return nil, err
 		}
 		if f.val.Type != bson.TypeArray {

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -106,7 +107,7 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 		if f == "" {
 			continue
 		}
-		if err := checkFieldPath(f); err != nil {
+		if err := expr.CheckFieldPath(f); err != nil {
 			return nil, err
 		}
 	}

@@ -85,7 +85,7 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 		case "connectToField":
 			s.connectTo = v
 		case "depthField":
-			if err := checkFieldPath(v); err != nil {
+			if err := expr.CheckFieldPath(v); err != nil {
 				return nil, err
 			}
 			depthField = v
@@ -95,7 +95,7 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.GraphLookupMissingArg, "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.")
 	}
 	for _, path := range []string{as, connectFrom, s.connectTo} {
-		if err := checkFieldPath(path); err != nil {
+		if err := expr.CheckFieldPath(path); err != nil {
 			return nil, err
 		}
 	}

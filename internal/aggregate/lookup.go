@@ -99,7 +99,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 	if !haveAs {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "must specify 'as' field for a $lookup")
 	}
-	if err := checkFieldPath(as); err != nil {
+	if err := expr.CheckFieldPath(as); err != nil {
 		return nil, err
 	}
 	s.as = splitPath(as)
@@ -114,7 +114,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 	}
 	if haveLocal {
 		for _, path := range []string{local, foreign} {
-			if err := checkFieldPath(path); err != nil {
+			if err := expr.CheckFieldPath(path); err != nil {
 				return nil, err
 			}
 		}

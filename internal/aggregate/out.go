@@ -322,7 +322,7 @@ func mergeOn(v bson.RawValue) ([][]string, error) {
 	}
 	var out [][]string
 	for i, p := range paths {
-		if err := checkFieldPath(p); err != nil {
+		if err := expr.CheckFieldPath(p); err != nil {
 			return nil, err
 		}
 		if slices.Contains(paths[:i], p) {

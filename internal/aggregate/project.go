@@ -423,7 +423,7 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 	}
 	pp := &projParse{stage: "$unset", root: newProjNode()}
 	for _, path := range paths {
-		if err := checkFieldPath(path); err != nil {
+		if err := expr.CheckFieldPath(path); err != nil {
 			return nil, err
 		}
 		if err := pp.add(path, &projItem{exclude: true}); err != nil {
@@ -431,20 +431,6 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 		}
 	}
 	return &projectStage{&projection{mode: exclusion, root: pp.root}}, nil
-}
-
-// checkFieldPath applies MongoDB's FieldPath rules to a path a stage reads
-// or writes at: not empty, and no component empty, starting with '$' or
-// holding a NUL byte (the paths stages write at become BSON keys).
-func checkFieldPath(p string) error {
-	switch {
-	case p == "":
-		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
-	case strings.HasSuffix(p, "."):
-		return mongoerr.New(mongoerr.FieldPathTrailingDot, "FieldPath must not end with a '.'.")
-	}
-	_, err := expr.SplitPath(p)
-	return err
 }
 
 // replaceRootStage is $replaceRoot/$replaceWith: the document becomes the

@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -45,7 +46,7 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 				if strings.HasPrefix(idx, "$") {
 					return nil, mongoerr.New(mongoerr.UnwindIndexFieldDollarPrefixed, "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", idx)
 				}
-				if err := checkFieldPath(idx); err != nil {
+				if err := expr.CheckFieldPath(idx); err != nil {
 					return nil, err
 				}
 				s.index = splitPath(idx)
@@ -74,7 +75,7 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 		// Expression::removeFieldPrefix, before the path is split
 		return nil, mongoerr.New(mongoerr.FieldPathEmbeddedNull, "field path must not contain embedded null characters")
 	}
-	if err := checkFieldPath(path[1:]); err != nil {
+	if err := expr.CheckFieldPath(path[1:]); err != nil {
 		return nil, err
 	}
 	s.path = splitPath(path[1:])

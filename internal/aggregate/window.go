@@ -89,7 +89,7 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$setWindowFields.output' is missing but a required field")
 	}
 	for _, f := range fieldsOf(output.Value) {
-		if err := checkFieldPath(f.key); err != nil {
+		if err := expr.CheckFieldPath(f.key); err != nil {
 			return nil, err
 		}
 		fn, err := p.parseWindowFunc(s, f.key, f.val)

@@ -133,7 +133,7 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.serveTailable(r, r.DB, coll, tc, b, a.batchSize, a.awaitData, a.noTimeout)
+		return executorError(s.serveTailable(r, r.DB, coll, tc, b, a.batchSize, a.awaitData, a.noTimeout))
 	}
 	a.Txn = r.Txn
 	cur, err := s.Engine.Find(r.DB, coll, a.FindOptions)
@@ -148,7 +148,17 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 		// A single batch without a batchSize is bounded by size only.
 		fb.defaultSize = math.MaxInt64
 	}
-	return s.serveFirstBatch(r, r.DB, coll, cur, b, fb)
+	return executorError(s.serveFirstBatch(r, r.DB, coll, cur, b, fb))
+}
+
+// executorError writes MongoDB's find command's context before an error of
+// filling the first batch, which its plan executor raised
+// (engine.FindExecutorContext).
+func executorError(reply bson.Raw, err error) (bson.Raw, error) {
+	if err != nil {
+		return nil, mongoerr.AddContext(err, engine.FindExecutorContext)
+	}
+	return reply, nil
 }
 
 // findOplog is a find on local.oplog.rs: the oplog's entries in commit
@@ -159,11 +169,11 @@ func (s *Service) findOplog(r *Request, coll string, a findArgs, b *binding) (bs
 		return nil, err
 	}
 	if a.tailable {
-		return s.serveTailable(r, r.DB, coll, cur, b, a.batchSize, a.awaitData, a.noTimeout)
+		return executorError(s.serveTailable(r, r.DB, coll, cur, b, a.batchSize, a.awaitData, a.noTimeout))
 	}
 	fb := firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch, single: a.single, noTimeout: a.noTimeout, expect: a.Limit}
 	if a.single {
 		fb.defaultSize = math.MaxInt64
 	}
-	return s.serveFirstBatch(r, r.DB, coll, cur, b, fb)
+	return executorError(s.serveFirstBatch(r, r.DB, coll, cur, b, fb))
 }

@@ -9,21 +9,24 @@ import (
 	"github.com/folio-db/folio/internal/sorter"
 )
 
+// FindExecutorContext is what MongoDB's find command writes before an
+// error its plan executor raised while producing the first batch
+// (mongoerr.AddContext). The find command adds it to the errors of filling
+// that batch; sortAll, whose sort runs while Engine.Find opens the cursor
+// where MongoDB's runs for the first batch, adds it to the errors of
+// sorting.
+const FindExecutorContext = "Executor error during find command"
+
 // sortAll reads every match into a sorter and serves them in sort order,
 // then applies skip, limit and projection. With a limit only the first
 // skip+limit documents are kept (a top-k sort). Past the sort memory limit
 // (or the process-wide budget) the sort spills to tempDir when allowDiskUse
 // is on, and otherwise fails with QueryExceededMemoryLimitNoDiskUseAllowed.
+// Its errors of sorting are the find's executor's (FindExecutorContext).
 func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, tempDir string) (Cursor, error) {
 	defer m.Close()
 	m.raw = true
-	s := sorter.New(sorter.Options{
-		Limit: o.wanted(), MaxMemory: memLimit, AllowDisk: o.AllowDiskUse, TempDir: tempDir,
-		OverMemory: func(limit int64) error {
-			return mongoerr.New(mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed,
-				"Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", limit)
-		},
-	})
+	s := sorter.New(sorter.Options{Limit: o.wanted(), MaxMemory: memLimit, AllowDisk: o.AllowDiskUse, TempDir: tempDir})
 	keys := sorter.NewSortKey(sort)
 	for {
 		doc, err := m.Next()
@@ -32,13 +35,11 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 		}
 		var key []byte
 		if err == nil {
-			if key, err = keys.OfMeta(doc, m.meta); err != nil {
-				e := mongoerr.As(err)
-				err = mongoerr.New(e.Code, "Executor error during find command :: caused by :: %s", e.Msg)
+			key, err = keys.OfMeta(doc, m.meta)
+			if err == nil {
+				err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos), Meta: m.meta})
 			}
-		}
-		if err == nil {
-			err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos), Meta: m.meta})
+			err = mongoerr.AddContext(err, FindExecutorContext)
 		}
 		if err != nil {
 			s.Close()
@@ -48,7 +49,7 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 	it, err := s.Iterate()
 	if err != nil {
 		s.Close()
-		return nil, err
+		return nil, mongoerr.AddContext(err, FindExecutorContext)
 	}
 	return &sortedCursor{s: s, it: it, proj: m.proj, skip: o.Skip}, nil
 }

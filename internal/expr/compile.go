@@ -32,6 +32,14 @@ func register(ops map[string]opCompiler) {
 	}
 }
 
+// IsOperator reports whether name ("$add") names an expression operator,
+// as MongoDB's Expression::isExpressionName tells an operator document
+// from a sub-object of a projection.
+func IsOperator(name string) bool {
+	_, ok := operators[name]
+	return ok
+}
+
 // Compile parses an expression: "$a.b" field paths, "$$var.path" variables,
 // literals, {$op: args} operator documents, and documents and arrays whose
 // values are expressions. A nil scope is the root scope with no user
@@ -204,6 +212,20 @@ func compileFieldPath(p string) (*Expr, error) {
 		isPath: true,
 		parts:  parts,
 	}, nil
+}
+
+// CheckFieldPath applies the rules of MongoDB's FieldPath constructor to
+// a dotted path, in its order: not empty (40352), not ending with a dot
+// (40353), then each component as SplitPath checks it.
+func CheckFieldPath(p string) error {
+	switch {
+	case p == "":
+		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+	case strings.HasSuffix(p, "."):
+		return mongoerr.New(mongoerr.FieldPathTrailingDot, "FieldPath must not end with a '.'.")
+	}
+	_, err := SplitPath(p)
+	return err
 }
 
 // SplitPath splits a dotted path, refusing empty, $-prefixed and

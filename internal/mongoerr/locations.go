@@ -976,8 +976,6 @@ const (
 	ProjectionSliceLimitNotNumber Code = 31258
 	// ProjectionSliceLimitNotPositive: a $slice projection limit that is not positive.
 	ProjectionSliceLimitNotPositive Code = 31259
-	// ProjectionPositionalTrailing: a projection path ending in '.$.'.
-	ProjectionPositionalTrailing Code = 31270
 	// ProjectionPositionalWithObject: a positional projection with an expression or sub-object value.
 	ProjectionPositionalWithObject Code = 31271
 	// ProjectionSliceArrayInvalid: a $slice projection array that is not [skip, limit].
@@ -990,10 +988,18 @@ const (
 	ProjectionElemMatchNested Code = 31275
 	// ProjectionMultiplePositional: more than one positional projection.
 	ProjectionMultiplePositional Code = 31276
-	// ProjectionPositionalTwice: a projection path with '$' twice.
-	ProjectionPositionalTwice Code = 31287
 	// ProjectionPositionalWithLiteral: a positional projection with a literal value.
 	ProjectionPositionalWithLiteral Code = 31308
+	// ProjectionPositionalInAggregation: a positional projection (`a.$`) in an aggregation stage.
+	ProjectionPositionalInAggregation Code = 31324
+	// ProjectionUnknownExpression: a projection sub-object {$op: ...} naming no expression.
+	ProjectionUnknownExpression Code = 31325
+	// ProjectionPositionalInMiddle: a positional operator before the end of a projected path (`a.$.b`).
+	ProjectionPositionalInMiddle Code = 31394
+	// ProjectionPositionalWithExclusion: a positional projection excluding its path.
+	ProjectionPositionalWithExclusion Code = 31395
+	// ProjectionPositionalNoPath: the positional projection ".$", with no path before it.
+	ProjectionPositionalNoPath Code = 5392900
 	// ProjectionPositionalNoMatch: a positional projection with no matching array element.
 	ProjectionPositionalNoMatch Code = 51246
 	// ProjectionPositionalMismatch: a positional projection whose matched element is not in the array.

@@ -44,6 +44,18 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%d): %s", e.Code.Name(), e.Code, e.Msg)
 }
 
+// AddContext returns err with context written before its message, as
+// MongoDB's DBException::addContext writes it ("context :: caused by ::
+// message"), keeping its code, labels and extra fields; nil stays nil.
+func AddContext(err error, context string) error {
+	if err == nil {
+		return nil
+	}
+	e := *As(err)
+	e.Msg = context + " :: caused by :: " + e.Msg
+	return &e
+}
+
 // As returns err as an *Error; an error of another kind becomes InternalError.
 func As(err error) *Error {
 	if me, ok := errors.AsType[*Error](err); ok {

@@ -2,7 +2,6 @@ package query
 
 import (
 	"slices"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -15,9 +14,10 @@ import (
 
 // Projection is a compiled find() projection (MongoDB 4.4+ semantics).
 type Projection struct {
-	root       *projNode
-	inclusion  bool
-	positional bool
+	root      *projNode
+	inclusion bool
+	// posPath is the path of the positional projection (`a.b.$`), if any.
+	posPath []string
 	// returnKey makes it find's returnKey (ReturnKey).
 	returnKey bool
 	// metas are the top-level fields set to the document's metadata
@@ -98,13 +98,12 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 type projKind uint8
 
 const (
-	pkInternal   projKind = iota // a path component with children
-	pkInclude                    // field: 1
-	pkExclude                    // field: 0
-	pkSlice                      // field: {$slice: ...}
-	pkElemMatch                  // field: {$elemMatch: ...}
-	pkPositional                 // field.$: 1
-	pkExpr                       // field: literal, "$path" or {$literal: ...}
+	pkInternal  projKind = iota // a path component with children
+	pkInclude                   // field: 1
+	pkExclude                   // field: 0
+	pkSlice                     // field: {$slice: ...}
+	pkElemMatch                 // field: {$elemMatch: ...}
+	pkExpr                      // field: literal, "$path" or {$literal: ...}
 )
 
 type projNode struct {
@@ -121,9 +120,8 @@ type projNode struct {
 	filter *Filter // $elemMatch as the filter {name: {$elemMatch: ...}}
 	expr   *projExpr
 
-	// hasExpr and hasPositional mark internal nodes whose subtree holds a
-	// computed field or the positional projection.
-	hasExpr, hasPositional bool
+	// hasExpr marks internal nodes whose subtree holds a computed field.
+	hasExpr bool
 
 	// nested is false only for the root.
 	nested bool
@@ -140,7 +138,7 @@ func (n *projNode) child(name []byte) *projNode {
 
 // Positional reports whether the projection has a `field.$` element, whose
 // Apply needs the position from Filter.MatchPositional.
-func (p *Projection) Positional() bool { return p.positional }
+func (p *Projection) Positional() bool { return p.posPath != nil }
 
 // Apply projects doc; pos is the positional index from MatchPositional (for
 // `field.$`). An empty projection returns doc itself. The projection's
@@ -153,18 +151,20 @@ func (p *Projection) apply(doc bson.Raw, pos int, meta *docsrc.Meta) (bson.Raw, 
 		return doc, nil
 	}
 	if p.inclusion {
-		out, err := p.include(nil, doc, p.root, &projRun{root: doc, pos: pos, meta: meta}, false)
-		return bson.Raw(out), err
+		out, err := p.include(nil, doc, p.root, &projRun{root: doc, meta: meta})
+		if err != nil || p.posPath == nil {
+			return bson.Raw(out), err
+		}
+		return applyPositional(out, p.posPath, pos)
 	}
 	return bson.Raw(exclude(nil, doc, p.root)), nil
 }
 
 // projRun is what one inclusion projection of a document reads besides
-// the subdocument at hand: the whole document, the positional index and
-// the document's metadata (nil: none).
+// the subdocument at hand: the whole document and its metadata (nil:
+// none).
 type projRun struct {
 	root []byte
-	pos  int
 	meta *docsrc.Meta
 }
 
@@ -172,7 +172,7 @@ type projRun struct {
 // in document order, then computed fields in specification order, then (at
 // the top level) $elemMatch fields, as MongoDB 4.4+ orders them. Non-document
 // array elements are dropped under a nested inclusion.
-func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun, posDone bool) ([]byte, error) {
+func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun) ([]byte, error) {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	it := rawdoc.Iterate(doc)
 	var err error
@@ -191,30 +191,15 @@ func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun, posDon
 			dst = rawdoc.AppendElement(dst, key, v)
 		case pkSlice:
 			dst = rawdoc.AppendElement(dst, key, c.slice(v))
-		case pkPositional:
-			if v.Type == bson.TypeArray && !posDone {
-				if v, err = pickElement(v, r.pos); err != nil {
-					return nil, err
-				}
-			}
-			dst = rawdoc.AppendElement(dst, key, v)
 		case pkInternal:
-			switch {
-			case v.Type == bson.TypeArray && c.hasPositional && !posDone:
-				e, err := pickElement(v, r.pos)
-				if err != nil {
+			switch v.Type {
+			case bson.TypeArray:
+				if dst, err = p.includeArray(dst, key, v.Value, c, r); err != nil {
 					return nil, err
 				}
-				if dst, err = p.includeArray(dst, key, e.Value, c, r, true); err != nil {
-					return nil, err
-				}
-			case v.Type == bson.TypeArray:
-				if dst, err = p.includeArray(dst, key, v.Value, c, r, posDone); err != nil {
-					return nil, err
-				}
-			case v.Type == bson.TypeEmbeddedDocument:
+			case bson.TypeEmbeddedDocument:
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
-				if dst, err = p.include(dst, v.Value, c, r, posDone); err != nil {
+				if dst, err = p.include(dst, v.Value, c, r); err != nil {
 					return nil, err
 				}
 			}
@@ -233,14 +218,14 @@ func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun, posDon
 		case c.kind == pkInternal && c.hasExpr:
 			if t := rawdoc.Lookup(doc, c.name).Type; t != bson.TypeEmbeddedDocument && t != bson.TypeArray {
 				dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, c.name)
-				if dst, err = p.include(dst, emptyDoc, c, r, posDone); err != nil {
+				if dst, err = p.include(dst, emptyDoc, c, r); err != nil {
 					return nil, err
 				}
 			}
 		case c.kind == pkElemMatch:
 			if ok, i := c.filter.MatchPositional(r.root); ok && i >= 0 {
-				if e, err := pickElement(rawdoc.Lookup(r.root, c.name), i); err == nil {
-					dst = rawdoc.AppendElement(dst, c.name, e)
+				if e, ok := arrayElement(rawdoc.Lookup(r.root, c.name), i); ok {
+					dst = rawdoc.AppendElement(dst, c.name, oneElementArray(e))
 				}
 			}
 		}
@@ -252,7 +237,7 @@ var emptyDoc = []byte{5, 0, 0, 0, 0}
 
 // includeArray applies a nested inclusion to each element of an array:
 // documents are projected, nested arrays recursed, scalars dropped.
-func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, r *projRun, posDone bool) ([]byte, error) {
+func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, r *projRun) ([]byte, error) {
 	if key != "" {
 		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
 	}
@@ -267,10 +252,10 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 		switch e.Type {
 		case bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
-			dst, err = p.include(dst, e.Value, node, r, posDone)
+			dst, err = p.include(dst, e.Value, node, r)
 		case bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
-			dst, err = p.includeArray(dst, "", e.Value, node, r, posDone)
+			dst, err = p.includeArray(dst, "", e.Value, node, r)
 		default:
 			continue
 		}
@@ -375,25 +360,96 @@ func (n *projNode) slice(v bson.RawValue) bson.RawValue {
 	return bson.RawValue{Type: bson.TypeArray, Value: dst}
 }
 
-// pickElement returns the one-element array [arr[pos]] a positional or
-// $elemMatch projection produces.
-func pickElement(arr bson.RawValue, pos int) (bson.RawValue, error) {
-	if pos < 0 {
-		return bson.RawValue{}, mongoerr.New(mongoerr.ProjectionPositionalNoMatch, "positional operator '.$' couldn't find a matching element in the array")
+// applyPositional applies a positional projection of path to post, the
+// document the projection made (with path included), as MongoDB's
+// applyFindPositionalProjection does: the first array met along path in
+// post is replaced by the one-element array of its element at pos, the
+// index the filter recorded. A document (or a missing value) on the way is
+// descended into; a value of another kind is passed over, the walk going
+// on with the next name in the same document. Without an array, post is
+// unchanged; with one, a filter that recorded no index fails with 51246,
+// and an index past the array's end (its elements that are not documents
+// or arrays were dropped by a nested inclusion) with 51247. Both are
+// run-time errors: the find reports them with its executor's prefix.
+func applyPositional(post []byte, path []string, pos int) (bson.Raw, error) {
+	sub := post
+	for i, name := range path {
+		switch v := rawdoc.Lookup(sub, name); v.Type {
+		case bson.TypeArray:
+			if pos < 0 {
+				return nil, mongoerr.New(mongoerr.ProjectionPositionalNoMatch, "positional operator '.$' couldn't find a matching element in the array")
+			}
+			e, ok := arrayElement(v, pos)
+			if !ok {
+				return nil, mongoerr.New(mongoerr.ProjectionPositionalMismatch, "positional operator '.$' element mismatch")
+			}
+			return setNested(nil, post, path[:i+1], oneElementArray(e)), nil
+		case bson.TypeEmbeddedDocument:
+			sub = v.Value
+		}
 	}
-	it := rawdoc.Iterate(arr.Value)
-	for i := 0; ; i++ {
-		_, e, ok := it.Next()
+	return post, nil
+}
+
+// setNested appends to dst doc with the value at path set to v, as
+// MongoDB's MutableDocument::setNestedField sets it: a field that exists
+// keeps its place, a missing one is appended, and a value on the way that
+// is not a document becomes one.
+func setNested(dst, doc []byte, path []string, v bson.RawValue) []byte {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	set := false
+	it := rawdoc.Iterate(doc)
+	for {
+		k, e, ok := it.Next()
 		if !ok {
-			return bson.RawValue{}, mongoerr.New(mongoerr.ProjectionPositionalMismatch, "positional operator '.$' element mismatch")
+			break
 		}
-		if i == pos {
-			start, dst := bsoncore.AppendArrayStart(nil)
-			dst = rawdoc.AppendElement(dst, "0", e)
-			dst, _ = bsoncore.AppendArrayEnd(dst, start)
-			return bson.RawValue{Type: bson.TypeArray, Value: dst}, nil
+		if set || string(k) != path[0] {
+			dst = rawdoc.AppendElement(dst, string(k), e)
+			continue
+		}
+		dst = appendNested(dst, path, e, v)
+		set = true
+	}
+	if !set {
+		dst = appendNested(dst, path, bson.RawValue{}, v)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
+}
+
+// appendNested appends the field path[0], whose value was cur, with v set
+// at the rest of path.
+func appendNested(dst []byte, path []string, cur, v bson.RawValue) []byte {
+	if len(path) == 1 {
+		return rawdoc.AppendElement(dst, path[0], v)
+	}
+	inner := emptyDoc
+	if cur.Type == bson.TypeEmbeddedDocument {
+		inner = cur.Value
+	}
+	dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, path[0])
+	return setNested(dst, inner, path[1:], v)
+}
+
+// arrayElement returns the element of arr at index i.
+func arrayElement(arr bson.RawValue, i int) (bson.RawValue, bool) {
+	it := rawdoc.Iterate(arr.Value)
+	for j := 0; ; j++ {
+		_, e, ok := it.Next()
+		if !ok || j == i {
+			return e, ok
 		}
 	}
+}
+
+// oneElementArray is [e], what a positional or $elemMatch projection
+// leaves of an array.
+func oneElementArray(e bson.RawValue) bson.RawValue {
+	start, dst := bsoncore.AppendArrayStart(nil)
+	dst = rawdoc.AppendElement(dst, "0", e)
+	dst, _ = bsoncore.AppendArrayEnd(dst, start)
+	return bson.RawValue{Type: bson.TypeArray, Value: dst}
 }
 
 func itoa(i int) string {
@@ -416,10 +472,4 @@ func joinPath(parent, name string) string {
 		return name
 	}
 	return parent + "." + name
-}
-
-// hasPositionalPart reports whether a projection field path contains the
-// positional operator.
-func hasPositionalPart(key string) bool {
-	return strings.Contains(key, ".$.") || strings.HasSuffix(key, ".$") || key == "$"
 }

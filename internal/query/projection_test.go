@@ -90,6 +90,9 @@ func TestProjection(t *testing.T) {
 
 func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
 
+// positionalInMiddle is MongoDB's 31394 message.
+const positionalInMiddle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
+
 func TestProjectionErrors(t *testing.T) {
 	tests := []struct {
 		spec string
@@ -105,7 +108,20 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"a.$": 1, "b.$": 1}`, 31276, "Cannot specify more than one positional projection per query."},
 		{`{"a.$": 1, "b": {"$elemMatch": {"x": 1}}}`, 31255, "Cannot specify positional operator and $elemMatch."},
 		{`{"b": {"$elemMatch": {"x": 1}}, "a.$": 1}`, 31256, "Cannot specify positional operator and $elemMatch."},
-		{`{"a.$.b.$": 1}`, 31287, "Cannot use positional operator twice: a.$.b.$"},
+		{`{"a.$.b.$": 1}`, 31394, positionalInMiddle},
+		{`{"a.$.b": 1}`, 31394, positionalInMiddle},
+		{`{"$.a.$.b": 1}`, 31394, positionalInMiddle},
+		{`{"a.$.": 1}`, 31394, positionalInMiddle},
+		{`{"a.$.b": 0}`, 31394, positionalInMiddle},
+		{`{"a.$": false}`, 31395, "positional projection cannot be used with exclusion"},
+		{`{"a": {"b.$": 0}}`, 31395, "positional projection cannot be used with exclusion"},
+		{`{"a.$": 1, "b": 0}`, 31254, "Cannot do exclusion on field b in inclusion projection"},
+		{`{"$": 1}`, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."},
+		{`{"$.a.$": 1}`, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."},
+		{`{"a..$": 1}`, 40353, "FieldPath must not end with a '.'."},
+		{`{"a.": 1}`, 40353, "FieldPath must not end with a '.'."},
+		{`{".$": 1}`, 5392900, "Projection on field .$ is invalid"},
+		{`{"a.$": 1, "a.b": 1}`, 31249, "Path collision at a.b remaining portion b"},
 		{`{"a.$": {"$slice": 1}}`, 31271, ""},
 		{`{"a.$": "x"}`, 31308, ""},
 		{`{"a.b": {"$elemMatch": {"x": 1}}}`, 31275, "Cannot use $elemMatch projection on a nested field."},
@@ -115,7 +131,11 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"a": {"$slice": [1, 0]}}`, 31259, "$slice limit must be positive, got 0"},
 		{`{"a": {"$slice": ["x", 1]}}`, 31257, ""},
 		{`{"a": {"$elemMatch": {"$bad": 1}}}`, 2, "unknown operator: $bad"},
-		{`{"a": {"$bogus": [1, 2]}}`, 168, ""},
+		{`{"a": {"$bogus": [1, 2]}}`, 31325, "Unknown expression $bogus"},
+		{`{"a": {"$bogus.$": 1}}`, 31325, "Unknown expression $bogus.$"},
+		{`{"a": {"$type": {"$bogus": 1}}}`, 168, "Unrecognized expression '$bogus'"},
+		{`{"a": {"$type": 42, "$op": 42}}`, 16410, "FieldPath field names may not start with '$'. Consider using $getField or $setField."},
+		{`{"a": 0, "b": {"$add": [1, "$$nope"]}}`, 31252, "Cannot use expression other than $meta in exclusion projection"},
 		{`{"$a": 1}`, 16410, ""},
 		{`{"a..b": 1}`, 15998, ""},
 	}
@@ -184,6 +204,20 @@ func TestPositionalProjectionWithFilter(t *testing.T) {
 		{`{"b": [4, 5, 6]}`, `{"c.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]}`, "", 51246},
 		{`{"$nor": [{"a": -1}, {"a": -2}]}`, `{"a.$": 1}`, `{"a": [1, 2, 3]}`, "", 51246},
 		{`{"a": 3}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4]}`, "", 51247},
+		// The element is taken from the array the projection made: where a
+		// nested inclusion dropped the scalars, the index may be past its
+		// end (FerretDB's PositionalOperatorMismatch).
+		{`{"v": 42}`, `{"v.foo.$": 1}`, `{"_id": 1, "v": [42]}`, "", 51247},
+		{`{"v": 42}`, `{"v.foo.$": 1}`, `{"_id": 1, "v": 42}`, `{"_id": 1}`, 0},
+		{`{"a.b": 1}`, `{"a.b.$": 1, "_id": 0}`, `{"a": [5, {"b": 1, "c": 2}]}`, "", 51247},
+		{`{"a.b": 1}`, `{"a.b.$": 1, "_id": 0}`, `{"a": [{"b": 1, "c": 2}, 5, {"b": 2}]}`, `{"a": [{"b": 1}]}`, 0},
+		{`{"a.b": 2}`, `{"a.b.$": 1, "_id": 0}`, `{"a": [{"b": 1, "c": 2}, {"c": 3}, {"b": 2}]}`, `{"a": [{"b": 2}]}`, 0},
+		{`{"a.b": 2}`, `{"a": {"b.$": 1}, "_id": 0}`, `{"a": [{"b": 1, "c": 2}, {"b": 2}]}`, `{"a": [{"b": 2}]}`, 0},
+		// A value on the path that is neither a document nor an array is
+		// passed over: the next name is looked up in the same document, and
+		// the element found there is set at the path (MongoDB's walk).
+		{`{"b": 2}`, `{"a.b.$": 1, "b": 1, "_id": 0}`, `{"a": 5, "b": [1, 2]}`, `{"b": [1, 2], "a": {"b": [2]}}`, 0},
+		{`{"x": 1}`, `{"a.b.$": 1, "_id": 0}`, `{"x": 1, "a": {"b": 7}}`, `{"a": {"b": 7}}`, 0},
 	}
 	for _, tt := range tests {
 		what := tt.filter + " " + tt.proj

@@ -27,7 +27,10 @@ const (
 type projParse struct {
 	typ                                 projType
 	idSpecified, idIncluded, idExcluded bool
-	hasSlice, hasElemMatch, hasPos      bool
+	hasSlice, hasElemMatch              bool
+	// posPath is the full path of the positional projection (`a.b.$`
+	// projects a.b), if any.
+	posPath []string
 	// let is the command's let variables for computed fields, if any.
 	let *expr.Let
 	// coll is the command's collation, which computed fields' comparisons
@@ -87,7 +90,7 @@ func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of an exclusion projection")
 	}
 	markSubtrees(root)
-	return &Projection{root: root, inclusion: ps.typ == ptInclusion, positional: ps.hasPos, metas: ps.metas, exprMetas: ps.exprMetas}, nil
+	return &Projection{root: root, inclusion: ps.typ == ptInclusion, posPath: ps.posPath, metas: ps.metas, exprMetas: ps.exprMetas}, nil
 }
 
 // defaultType decides the kind of a projection that has only _id, $slice
@@ -119,12 +122,18 @@ func markSubtrees(n *projNode) {
 	for _, c := range n.children {
 		markSubtrees(c)
 		n.hasExpr = n.hasExpr || c.kind == pkExpr || c.hasExpr
-		n.hasPositional = n.hasPositional || c.kind == pkPositional || c.hasPositional
 	}
 }
 
+// element parses one field of a projection (parseElement). Since MongoDB
+// 4.4 the positional operator is only a trailing ".$" (`a.b.$`), which
+// includes its path; a ".$." inside a field name fails first (31394), and
+// the positional form only goes with an inclusion.
 func (ps *projParse) element(key string, v bson.RawValue, parentPath string, parent *projNode) error {
-	positional := hasPositionalPart(key)
+	positional, err := ProjectionKey(key, true)
+	if err != nil {
+		return err
+	}
 	switch {
 	case v.Type == bson.TypeEmbeddedDocument:
 		if positional {
@@ -133,7 +142,10 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 		return ps.subObject(key, v.Value, parentPath, parent)
 	case values.IsNumber(v.Type) || v.Type == bson.TypeBoolean:
 		if values.Truthy(v) {
-			return ps.inclusion(key, parentPath, parent)
+			return ps.inclusion(key, parentPath, parent, positional)
+		}
+		if positional {
+			return mongoerr.New(mongoerr.ProjectionPositionalWithExclusion, "positional projection cannot be used with exclusion")
 		}
 		return ps.exclusion(key, parent)
 	}
@@ -154,6 +166,36 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 	return nil
 }
 
+// ProjectionKey makes the first checks of MongoDB's projection parser on
+// a field name (parseElement), for find (find) or aggregation: a
+// positional path, ending in ".$", only in find (31324), then no ".$."
+// inside the name (31394: since 4.4 the positional operator ends a path).
+// positional reports the trailing ".$".
+func ProjectionKey(key string, find bool) (positional bool, err error) {
+	positional = strings.HasSuffix(key, ".$")
+	if positional && !find {
+		return false, mongoerr.New(mongoerr.ProjectionPositionalInAggregation, "Cannot use positional projection in aggregation projection")
+	}
+	if strings.Contains(key, ".$.") {
+		return false, mongoerr.New(mongoerr.ProjectionPositionalInMiddle, "As of 4.4, it's illegal to specify positional operator in the middle of a path."+
+			"Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, "+
+			"remove the parts following the '$' and the results will be equivalent.")
+	}
+	return positional, nil
+}
+
+// CheckOperatorName checks the one field op of a projection's sub-object
+// {op: ...} that starts with '$' and is none of find's $slice, $elemMatch
+// and $meta: unless op names an expression, or is a valid field path
+// (before a trailing ".$"), which makes the sub-object a sub-projection,
+// MongoDB refuses it with 31325.
+func CheckOperatorName(op string) error {
+	if expr.IsOperator(op) || expr.CheckFieldPath(strings.TrimSuffix(op, ".$")) == nil {
+		return nil
+	}
+	return mongoerr.New(mongoerr.ProjectionUnknownExpression, "Unknown expression %s", op)
+}
+
 func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent *projNode) error {
 	op := rawdoc.FirstKey(obj)
 	if strings.HasPrefix(op, "$") && countFields(obj) == 1 {
@@ -166,15 +208,23 @@ func (ps *projParse) subObject(key string, obj []byte, parentPath string, parent
 		case "$meta":
 			return ps.meta(key, arg, parentPath, parent)
 		}
-		e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
-		if err != nil {
+		if err := CheckOperatorName(op); err != nil {
 			return err
 		}
-		if ps.typ == ptExclusion {
-			return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
+		if expr.IsOperator(op) {
+			if err := expr.CheckFieldPath(key); err != nil {
+				return err
+			}
+			if ps.typ == ptExclusion {
+				return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
+			}
+			ps.typ = ptInclusion
+			e, err := ps.expr(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: obj})
+			if err != nil {
+				return err
+			}
+			return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
 		}
-		ps.typ = ptInclusion
-		return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
 	}
 	node, err := internalNode(parent, key)
 	if err != nil {
@@ -264,7 +314,7 @@ func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) 
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return mongoerr.New(mongoerr.ProjectionElemMatchNotObject, "elemMatch: Invalid argument, object required, but got %s", values.TypeName(arg.Type))
 	}
-	if ps.hasPos {
+	if ps.posPath != nil {
 		return mongoerr.New(mongoerr.ProjectionPositionalAndElemMatch, "Cannot specify positional operator and $elemMatch.")
 	}
 	if !isRoot(parent) || strings.Contains(key, ".") {
@@ -283,9 +333,12 @@ func (ps *projParse) elemMatch(key string, arg bson.RawValue, parent *projNode) 
 	return nil
 }
 
-func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
+// inclusion parses {key: true}; a positional key (`a.b.$`) includes its
+// path, and which element of the first array on it remains is chosen when
+// the projection is applied (applyPositional).
+func (ps *projParse) inclusion(key, parentPath string, parent *projNode, positional bool) error {
 	topID := key == "_id" && parentPath == ""
-	if !hasPositionalPart(key) {
+	if !positional {
 		if err := addProjNode(parent, key, &projNode{kind: pkInclude}); err != nil {
 			return err
 		}
@@ -293,23 +346,20 @@ func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
 			ps.idIncluded = true
 		}
 	} else {
-		if ps.hasPos {
+		if ps.posPath != nil {
 			return mongoerr.New(mongoerr.ProjectionMultiplePositional, "Cannot specify more than one positional projection per query.")
 		}
 		if ps.hasElemMatch {
 			return mongoerr.New(mongoerr.ProjectionElemMatchAndPositional, "Cannot specify positional operator and $elemMatch.")
 		}
-		if strings.HasSuffix(key, ".$.") {
-			return mongoerr.New(mongoerr.ProjectionPositionalTrailing, "Path cannot end with '.$.'")
+		if key == ".$" {
+			return mongoerr.New(mongoerr.ProjectionPositionalNoPath, "Projection on field %s is invalid", key)
 		}
-		begin, end := positionalSpan(key)
-		if rest := key[end:]; hasPositionalPart(rest) || rest == "$" || strings.HasPrefix(rest, "$.") {
-			return mongoerr.New(mongoerr.ProjectionPositionalTwice, "Cannot use positional operator twice: %s", key)
-		}
-		if err := addProjNode(parent, key[:begin], &projNode{kind: pkPositional}); err != nil {
+		path := strings.TrimSuffix(key, ".$")
+		if err := addProjNode(parent, path, &projNode{kind: pkInclude}); err != nil {
 			return err
 		}
-		ps.hasPos = true
+		ps.posPath = strings.Split(joinPath(parentPath, path), ".")
 	}
 	if !topID {
 		if ps.typ == ptExclusion {
@@ -318,17 +368,6 @@ func (ps *projParse) inclusion(key, parentPath string, parent *projNode) error {
 		ps.typ = ptInclusion
 	}
 	return nil
-}
-
-// positionalSpan locates the first positional operator in a projection key.
-func positionalSpan(key string) (begin, end int) {
-	if i := strings.Index(key, ".$."); i >= 0 {
-		return i, i + 3
-	}
-	if strings.HasSuffix(key, ".$") {
-		return len(key) - 2, len(key)
-	}
-	return 0, len(key)
 }
 
 func (ps *projParse) exclusion(key string, parent *projNode) error {
@@ -351,7 +390,7 @@ func isRoot(n *projNode) bool { return !n.nested }
 // addProjNode adds n at the dotted path under parent, creating internal
 // nodes; a path that overlaps an existing one fails as in MongoDB.
 func addProjNode(parent *projNode, path string, n *projNode) error {
-	if err := checkFieldPath(path); err != nil {
+	if err := expr.CheckFieldPath(path); err != nil {
 		return err
 	}
 	parts := strings.Split(path, ".")
@@ -380,7 +419,7 @@ func addProjNode(parent *projNode, path string, n *projNode) error {
 // internalNode finds or creates the internal node for a sub-projection
 // {key: {...}}.
 func internalNode(parent *projNode, key string) (*projNode, error) {
-	if err := checkFieldPath(key); err != nil {
+	if err := expr.CheckFieldPath(key); err != nil {
 		return nil, err
 	}
 	cur := parent

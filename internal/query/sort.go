@@ -2,7 +2,6 @@ package query
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
@@ -83,28 +82,11 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 			s.natural = int(dir)
 			continue
 		}
-		if err := checkFieldPath(field); err != nil {
+		if err := expr.CheckFieldPath(field); err != nil {
 			return nil, err
 		}
 		s.keys = append(s.keys, sortKey{field: field, path: parsePath(field), desc: dir < 0})
 	}
-}
-
-// checkFieldPath applies MongoDB's FieldPath rules: no empty path or
-// component, no component starting with '$'.
-func checkFieldPath(p string) error {
-	if p == "" {
-		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
-	}
-	for _, c := range strings.Split(p, ".") {
-		if c == "" {
-			return mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
-		}
-		if c[0] == '$' {
-			return mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-		}
-	}
-	return nil
 }
 
 // Natural is 1 or -1 when the sort asks for natural order, else 0.

@@ -393,3 +393,63 @@ func TestLargeWriteErrorMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectionErrorMessages: projections fail with MongoDB 7.0's codes
+// and messages, in find (its positional projection's run-time errors
+// after "Executor error during find command", sorted or not).
+func TestProjectionErrorMessages(t *testing.T) {
+	const middle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, " +
+		"for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
+	const dollar = "FieldPath field names may not start with '$'. Consider using $getField or $setField."
+	tests := []struct {
+		name       string
+		filter     bson.D
+		sort       bson.D
+		projection bson.D
+		pipeline   bson.A
+		code       int32
+		msg        string
+	}{
+		{name: "find positional element past the projected array", filter: bson.D{{Key: "v", Value: 42}}, projection: bson.D{{Key: "v.foo.$", Value: true}},
+			code: 51247, msg: "Executor error during find command :: caused by :: positional operator '.$' element mismatch"},
+		{name: "find positional without a matched element", filter: bson.D{}, projection: bson.D{{Key: "v.$", Value: 1}},
+			code: 51246, msg: "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array"},
+		{name: "sorted find positional without a matched element", filter: bson.D{}, sort: bson.D{{Key: "_id", Value: -1}}, projection: bson.D{{Key: "v.$", Value: 1}},
+			code: 51246, msg: "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array"},
+		{name: "find positional in the middle", filter: bson.D{}, projection: bson.D{{Key: "v.$.foo", Value: true}}, code: 31394, msg: middle},
+		{name: "find positional twice", filter: bson.D{}, projection: bson.D{{Key: "v.$.foo.$", Value: true}}, code: 31394, msg: middle},
+		{name: "find positional exclusion", filter: bson.D{{Key: "v", Value: 42}}, projection: bson.D{{Key: "v.$", Value: false}},
+			code: 31395, msg: "positional projection cannot be used with exclusion"},
+		{name: "find dollar alone", filter: bson.D{}, projection: bson.D{{Key: "$", Value: true}}, code: 16410, msg: dollar},
+		{name: "find positional after an empty name", filter: bson.D{}, projection: bson.D{{Key: "v..$", Value: true}},
+			code: 40353, msg: "FieldPath must not end with a '.'."},
+		{name: "find unknown expression", filter: bson.D{}, projection: bson.D{{Key: "v", Value: bson.D{{Key: "$non-existent", Value: "foo"}}}},
+			code: 31325, msg: "Unknown expression $non-existent"},
+	}
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("projerrors")
+	if _, err := coll.InsertMany(t.Context(), []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: 42}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "v", Value: bson.A{42}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			if tc.pipeline != nil {
+				_, err = coll.Aggregate(t.Context(), tc.pipeline)
+			} else {
+				opts := options.Find().SetProjection(tc.projection)
+				if tc.sort != nil {
+					opts.SetSort(tc.sort)
+				}
+				_, err = coll.Find(t.Context(), tc.filter, opts)
+			}
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || ce.Code != tc.code || ce.Message != tc.msg {
+				t.Fatalf("error %v, want %d %q", err, tc.code, tc.msg)
+			}
+		})
+	}
+}
