@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -50,7 +51,6 @@ type projection struct {
 // projParse accumulates a projection specification.
 type projParse struct {
 	p         *parser
-	stage     string
 	addFields bool
 	root      *projNode
 	// firstIn and firstEx are the first inclusion (or computed field) and
@@ -59,16 +59,16 @@ type projParse struct {
 	idItem           *projItem
 }
 
-// fail reports a specification error as MongoDB does for the stage.
-func (pp *projParse) fail(code mongoerr.Code, format string, args ...any) error {
-	e := mongoerr.New(code, format, args...)
-	e.Msg = "Invalid " + pp.stage + " :: caused by :: " + e.Msg
-	return e
+// invalidStage writes the context MongoDB gives every error of parsing a
+// projection stage's specification, expressions' included: "Invalid
+// $project :: caused by :: ..." (or the name the stage was given).
+func invalidStage(stage string, err error) error {
+	return mongoerr.AddContext(err, "Invalid "+stage)
 }
 
 // parseProjection parses the object of $project or $addFields.
 func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) (*projection, error) {
-	pp := &projParse{p: p, stage: stageName, addFields: add, root: newProjNode()}
+	pp := &projParse{p: p, addFields: add, root: newProjNode()}
 	if arg.Type != bson.TypeEmbeddedDocument {
 		if add {
 			return nil, mongoerr.New(mongoerr.AddFieldsSpecNotObject, "%s specification stage must be an object, got %s", stageName, typeName(arg))
@@ -78,12 +78,12 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 	fs := fieldsOf(arg.Value)
 	if len(fs) == 0 {
 		if add {
-			return nil, pp.fail(mongoerr.AddFieldsSpecEmpty, "specification must have at least one field")
+			return nil, invalidStage(stageName, mongoerr.New(mongoerr.AddFieldsSpecEmpty, "specification must have at least one field"))
 		}
-		return nil, pp.fail(mongoerr.ProjectionSpecEmpty, "projection specification must have at least one field")
+		return nil, invalidStage(stageName, mongoerr.New(mongoerr.ProjectionSpecEmpty, "projection specification must have at least one field"))
 	}
 	if err := pp.object(fs, ""); err != nil {
-		return nil, err
+		return nil, invalidStage(stageName, err)
 	}
 	if add {
 		return &projection{mode: addFields, root: pp.root}, nil
@@ -100,20 +100,26 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 }
 
 // object parses the fields of a (nested) specification object at prefix.
+// $project first refuses a positional name (query.ProjectionKey), as the
+// projection parser it shares with find does.
 func (pp *projParse) object(fs []field, prefix string) error {
 	for _, f := range fs {
+		if !pp.addFields {
+			if _, err := query.ProjectionKey(f.key, false); err != nil {
+				return err
+			}
+		}
 		if f.key == "" {
-			return pp.fail(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+			return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
 		}
 		if pp.addFields && prefix != "" && strings.Contains(f.key, ".") {
 			// ProjectionSpecValidator: $addFields takes no dotted name
 			// in a sub-object, where $project reads one as a path.
-			return pp.fail(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
+			return mongoerr.New(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
 		}
 		path := prefix + f.key
 		if _, err := expr.SplitPath(f.key); err != nil {
-			e := mongoerr.As(err)
-			return pp.fail(e.Code, "%s", e.Msg)
+			return err
 		}
 		if err := pp.value(path, f.val); err != nil {
 			return err
@@ -126,13 +132,20 @@ func (pp *projParse) object(fs []field, prefix string) error {
 func (pp *projParse) value(path string, v bson.RawValue) error {
 	item := &projItem{}
 	switch {
-	case v.Type == bson.TypeEmbeddedDocument && !isExpressionObject(v):
+	case v.Type == bson.TypeEmbeddedDocument:
+		op, err := pp.operatorObject(v)
+		if err != nil {
+			return err
+		}
+		if op {
+			return pp.computed(path, item, v, true)
+		}
 		fs := fieldsOf(v.Value)
 		if len(fs) == 0 {
 			if pp.addFields {
-				return pp.computed(path, item, v)
+				return pp.computed(path, item, v, false)
 			}
-			return pp.fail(mongoerr.ProjectionEmptySubObject, "An empty sub-projection is not a valid value. Found empty object at path")
+			return mongoerr.New(mongoerr.ProjectionEmptySubObject, "An empty sub-projection is not a valid value. Found empty object at path")
 		}
 		return pp.object(fs, path+".")
 	case !pp.addFields && (v.Type == bson.TypeBoolean || values.IsNumber(v.Type)):
@@ -140,7 +153,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			item.include = true
 			if path != "_id" {
 				if pp.firstEx != "" {
-					return pp.fail(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+					return mongoerr.New(mongoerr.ProjectionInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
 				}
 				if pp.firstIn == "" {
 					pp.firstIn = path
@@ -150,7 +163,7 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 			item.exclude = true
 			if path != "_id" {
 				if pp.firstIn != "" {
-					return pp.fail(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
+					return mongoerr.New(mongoerr.ProjectionExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
 				}
 				if pp.firstEx == "" {
 					pp.firstEx = path
@@ -162,18 +175,16 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 		}
 		return pp.add(path, item)
 	}
-	return pp.computed(path, item, v)
+	return pp.computed(path, item, v, false)
 }
 
-// computed parses a computed field.
-func (pp *projParse) computed(path string, item *projItem, v bson.RawValue) error {
-	if !pp.addFields {
-		if pp.firstEx != "" {
-			return pp.fail(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s in an exclusion projection", path)
-		}
-		if pp.firstIn == "" {
-			pp.firstIn = path
-		}
+// computed parses a computed field: an operator object ({$op: ...}) or
+// another value. $project refuses an operator other than $meta in an
+// exclusion projection before it parses it (31252), and a literal after
+// (31310), as MongoDB's projection parser orders them.
+func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, operator bool) error {
+	if !pp.addFields && operator && pp.firstEx != "" && fieldsOf(v.Value)[0].key != "$meta" {
+		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
 	}
 	e, err := expr.Compile(v, pp.p.scope)
 	if err != nil {
@@ -183,7 +194,18 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue) erro
 	if path == "_id" {
 		pp.idItem = item
 	}
-	return pp.add(path, item)
+	if err := pp.add(path, item); err != nil {
+		return err
+	}
+	if !pp.addFields {
+		if pp.firstEx != "" {
+			return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s in an exclusion projection", path)
+		}
+		if pp.firstIn == "" {
+			pp.firstIn = path
+		}
+	}
+	return nil
 }
 
 // add places item at path, creating the nested levels.
@@ -197,7 +219,7 @@ func (pp *projParse) add(path string, item *projItem) error {
 		cur := n.items[part]
 		if i == len(parts)-1 {
 			if cur != nil {
-				return pp.fail(mongoerr.ProjectionPathCollision, "Path collision at %s", path)
+				return mongoerr.New(mongoerr.ProjectionPathCollision, "Path collision at %s", path)
 			}
 			n.items[part] = item
 			n.order = append(n.order, part)
@@ -208,7 +230,7 @@ func (pp *projParse) add(path string, item *projItem) error {
 			n.items[part] = cur
 			n.order = append(n.order, part)
 		} else if cur.sub == nil {
-			return pp.fail(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
+			return mongoerr.New(mongoerr.ProjectionPathPrefixCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[i+1:], "."))
 		}
 		n = cur.sub
 	}
@@ -220,6 +242,33 @@ func (pp *projParse) add(path string, item *projItem) error {
 func isExpressionObject(v bson.RawValue) bool {
 	elems, err := v.Document().Elements()
 	return err == nil && len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$")
+}
+
+// operatorObject reports whether an object in a projection specification
+// is an operator expression ({$op: ...}) rather than a sub-projection. For
+// $project, as for find, that is an object of one field naming an
+// expression: one whose name starts with '$' but names no expression fails
+// (31325; $elemMatch, find's alone, 168), and objects of more fields are
+// sub-projections, whose '$'-prefixed names are invalid field paths.
+// $addFields takes any object whose first name starts with '$'.
+func (pp *projParse) operatorObject(v bson.RawValue) (bool, error) {
+	fs := fieldsOf(v.Value)
+	if len(fs) == 0 || !strings.HasPrefix(fs[0].key, "$") {
+		return false, nil
+	}
+	if pp.addFields {
+		return true, nil
+	}
+	if len(fs) > 1 {
+		return false, nil
+	}
+	if fs[0].key == "$elemMatch" {
+		return false, mongoerr.New(mongoerr.InvalidPipelineOperator, "Cannot use $elemMatch in this context")
+	}
+	if err := query.CheckOperatorName(fs[0].key); err != nil {
+		return false, err
+	}
+	return expr.IsOperator(fs[0].key), nil
 }
 
 // apply projects one document.
@@ -421,13 +470,19 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 	default:
 		return nil, mongoerr.New(mongoerr.UnsetSpecInvalidType, "$unset specification must be a string or an array")
 	}
-	pp := &projParse{stage: "$unset", root: newProjNode()}
+	pp := &projParse{root: newProjNode()}
 	for _, path := range paths {
-		if err := expr.CheckFieldPath(path); err != nil {
-			return nil, err
+		// MongoDB parses {path: false, ...} as $project does
+		// (DocumentSourceProject::createFromBson).
+		_, err := query.ProjectionKey(path, false)
+		if err == nil {
+			err = expr.CheckFieldPath(path)
 		}
-		if err := pp.add(path, &projItem{exclude: true}); err != nil {
-			return nil, err
+		if err == nil {
+			err = pp.add(path, &projItem{exclude: true})
+		}
+		if err != nil {
+			return nil, invalidStage("$unset", err)
 		}
 	}
 	return &projectStage{&projection{mode: exclusion, root: pp.root}}, nil

@@ -396,7 +396,8 @@ func TestLargeWriteErrorMessages(t *testing.T) {
 
 // TestProjectionErrorMessages: projections fail with MongoDB 7.0's codes
 // and messages, in find (its positional projection's run-time errors
-// after "Executor error during find command", sorted or not).
+// after "Executor error during find command", sorted or not) and in
+// $project and $unset (every error after "Invalid <stage>").
 func TestProjectionErrorMessages(t *testing.T) {
 	const middle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, " +
 		"for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
@@ -425,6 +426,22 @@ func TestProjectionErrorMessages(t *testing.T) {
 			code: 40353, msg: "FieldPath must not end with a '.'."},
 		{name: "find unknown expression", filter: bson.D{}, projection: bson.D{{Key: "v", Value: bson.D{{Key: "$non-existent", Value: "foo"}}}},
 			code: 31325, msg: "Unknown expression $non-existent"},
+		{name: "project positional", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v.$", Value: 1}}}}},
+			code: 31324, msg: "Invalid $project :: caused by :: Cannot use positional projection in aggregation projection"},
+		{name: "project positional exclusion", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v.$", Value: false}}}}},
+			code: 31324, msg: "Invalid $project :: caused by :: Cannot use positional projection in aggregation projection"},
+		{name: "project positional in the middle", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v.$.foo", Value: 1}}}}},
+			code: 31394, msg: "Invalid $project :: caused by :: " + middle},
+		{name: "project unknown expression", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v", Value: bson.D{{Key: "$non-existent", Value: "foo"}}}}}}},
+			code: 31325, msg: "Invalid $project :: caused by :: Unknown expression $non-existent"},
+		{name: "project two operator names", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v", Value: bson.D{{Key: "$type", Value: 42}, {Key: "$op", Value: 42}}}}}}},
+			code: 16410, msg: "Invalid $project :: caused by :: " + dollar},
+		{name: "project unknown expression inside one", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "v", Value: bson.D{{Key: "$type", Value: bson.D{{Key: "$non-existent", Value: "foo"}}}}}}}}},
+			code: 168, msg: "Invalid $project :: caused by :: Unrecognized expression '$non-existent'"},
+		{name: "project dollar as a field path", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "sum", Value: bson.D{{Key: "$sum", Value: "$"}}}}}}},
+			code: 16872, msg: "Invalid $project :: caused by :: '$' by itself is not a valid FieldPath"},
+		{name: "unset path ending with a dot", pipeline: bson.A{bson.D{{Key: "$unset", Value: "v."}}},
+			code: 40353, msg: "Invalid $unset :: caused by :: FieldPath must not end with a '.'."},
 	}
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("projerrors")
