@@ -171,6 +171,9 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 				if l.key == "new" && (l.val.Type != bson.TypeString || l.val.StringValue() != "$$ROOT") {
 					return nil, mongoerr.New(mongoerr.MergeLetRedefinesNew, "'let' may not define a value for the reserved 'new' variable other than '$$ROOT'")
 				}
+				if err := expr.ValidateVarName(l.key); err != nil {
+					return nil, err
+				}
 				e, err := expr.Compile(l.val, p.scope)
 				if err != nil {
 					return nil, err

@@ -16,6 +16,26 @@ type Let struct {
 // emptyDocument is {}, what a let expression evaluates against.
 var emptyDocument = bson.Raw{5, 0, 0, 0, 0}
 
+// systemVariables are the system variables a command's let may set, but
+// only from an internal client (MongoDB's kSystemVarValidators).
+var systemVariables = map[string]bool{"NOW": true, "CLUSTER_TIME": true, "JS_SCOPE": true, "IS_MR": true, "USER_ROLES": true}
+
+// validateLetName checks the name of a command's let variable before its
+// expression is parsed, as MongoDB's Variables::seedVariablesWithLetParameters
+// does: a name refused by ValidateVarName fails with the context "Invalid
+// 'let' parameter", unless it names a system variable, which a client
+// may not set (4738901).
+func validateLetName(name string) error {
+	err := ValidateVarName(name)
+	switch {
+	case err == nil:
+		return nil
+	case systemVariables[name]:
+		return mongoerr.New(mongoerr.LetSetsInternalConstant, "Attempt to set internal constant: %s", name)
+	}
+	return mongoerr.AddContext(err, "Invalid 'let' parameter")
+}
+
 // Bind evaluates a command's let document ({name: expression, ...}) once,
 // in order, each expression seeing the variables bound before it, as
 // MongoDB seeds a command's variables, under the operation's clock; an
@@ -30,6 +50,9 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid let document: %v", err)
 		}
 		for _, el := range elems {
+			if err := validateLetName(el.Key()); err != nil {
+				return nil, err
+			}
 			e, c, err := compileRoot(el.Value(), NewScope(names...))
 			if err != nil {
 				return nil, err
@@ -39,9 +62,6 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			}
 			v, err := e.Eval(ctx, emptyDocument)
 			if err != nil {
-				return nil, err
-			}
-			if err := ValidateVarName(el.Key()); err != nil {
 				return nil, err
 			}
 			if ctx.Vars == nil {

@@ -38,3 +38,32 @@ func TestBindRefusesDocumentReads(t *testing.T) {
 		}
 	}
 }
+
+// TestBindLetNames: a command's let names are checked before their
+// expressions, as MongoDB's seedVariablesWithLetParameters does: a name
+// no user variable may have fails with FailedToParse after "Invalid 'let'
+// parameter", one of a system variable with 4738901.
+func TestBindLetNames(t *testing.T) {
+	for _, tt := range []struct {
+		let  string
+		code mongoerr.Code
+		msg  string
+	}{
+		{`{"X": 1}`, mongoerr.FailedToParse, "Invalid 'let' parameter :: caused by :: 'X' starts with an invalid character for a user variable name"},
+		{`{"": 1}`, mongoerr.FailedToParse, "Invalid 'let' parameter :: caused by :: empty variable names are not allowed"},
+		{`{"a-b": 1}`, mongoerr.FailedToParse, "Invalid 'let' parameter :: caused by :: 'a-b' contains an invalid character for a variable name: '-'"},
+		{`{"X": "$x"}`, mongoerr.FailedToParse, "Invalid 'let' parameter :: caused by :: 'X' starts with an invalid character for a user variable name"},
+		{`{"NOW": 1}`, mongoerr.LetSetsInternalConstant, "Attempt to set internal constant: NOW"},
+		{`{"USER_ROLES": []}`, mongoerr.LetSetsInternalConstant, "Attempt to set internal constant: USER_ROLES"},
+		{`{"ROOT": 1}`, mongoerr.FailedToParse, "Invalid 'let' parameter :: caused by :: 'ROOT' starts with an invalid character for a user variable name"},
+	} {
+		var let bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tt.let), false, &let); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Bind(let, Clock{})
+		if me, ok := errors.AsType[*mongoerr.Error](err); !ok || me.Code != tt.code || me.Msg != tt.msg {
+			t.Errorf("%s: %v, want %d %q", tt.let, err, tt.code, tt.msg)
+		}
+	}
+}

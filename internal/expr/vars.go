@@ -100,37 +100,32 @@ func (s *Scope) resolve(name string) (slot int, found bool) {
 }
 
 // ValidateVarName checks a variable name being defined ($let vars, "as",
-// a command's or a stage's let):
-// MongoDB requires a lowercase ASCII letter or non-ASCII character first
-// and letters, digits, '_' or non-ASCII characters after it.
+// a command's or a stage's let), as MongoDB's
+// variableValidation::isValidNameForUserWrite does: a lowercase ASCII
+// letter or non-ASCII character first, then letters, digits, '_' or
+// non-ASCII characters. Since 5.0 every refusal is FailedToParse.
 func ValidateVarName(name string) error {
-	if name == "" {
-		return mongoerr.New(mongoerr.VariableNameEmpty, "empty variable names are not allowed")
-	}
-	if c := name[0]; !(c >= 'a' && c <= 'z') && c < 0x80 {
-		return mongoerr.New(mongoerr.VariableNameBadFirstChar, "'%s' starts with an invalid character for a user variable name", name)
-	}
-	for i := 1; i < len(name); i++ {
-		if c := name[i]; !isVarChar(c) {
-			return mongoerr.New(mongoerr.VariableNameBadChar, "'%s' contains an invalid character for a variable name: '%c'", name, c)
-		}
-	}
-	return nil
+	return validateName(name, func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 0x80 })
 }
 
-// validateVarRef checks a variable name being referenced: as
-// ValidateVarName, but an uppercase first letter (system variables) is
-// allowed.
+// validateVarRef checks a variable name being referenced ("$$name"), as
+// validateNameForUserRead does: as ValidateVarName, but an uppercase first
+// letter (system variables) is allowed.
 func validateVarRef(name string) error {
+	return validateName(name, func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 })
+}
+
+// validateName checks a variable name whose first character first allows.
+func validateName(name string, first func(byte) bool) error {
 	if name == "" {
-		return mongoerr.New(mongoerr.VariableRefEmpty, "empty variable names are not allowed")
+		return mongoerr.New(mongoerr.FailedToParse, "empty variable names are not allowed")
 	}
-	if c := name[0]; !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && c < 0x80 {
-		return mongoerr.New(mongoerr.VariableRefBadFirstChar, "'%s' starts with an invalid character for a user variable name", name)
+	if !first(name[0]) {
+		return mongoerr.New(mongoerr.FailedToParse, "'%s' starts with an invalid character for a user variable name", name)
 	}
 	for i := 1; i < len(name); i++ {
 		if c := name[i]; !isVarChar(c) {
-			return mongoerr.New(mongoerr.VariableRefBadChar, "'%s' contains an invalid character for a variable name: '%c'", name, c)
+			return mongoerr.New(mongoerr.FailedToParse, "'%s' contains an invalid character for a variable name: '%c'", name, c)
 		}
 	}
 	return nil

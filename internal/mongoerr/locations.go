@@ -378,18 +378,8 @@ const (
 	LetMissingVars Code = 16876
 	// LetMissingIn: a $let without in.
 	LetMissingIn Code = 16877
-	// VariableNameEmpty: an empty variable name in a $let vars or 'as'.
-	VariableNameEmpty Code = 16866
-	// VariableNameBadFirstChar: a user variable name not starting with a lowercase letter or non-ASCII.
-	VariableNameBadFirstChar Code = 16867
-	// VariableNameBadChar: a variable name with a character that is not a letter, digit or '_'.
-	VariableNameBadChar Code = 16868
-	// VariableRefEmpty: an empty variable name in a $$ reference.
-	VariableRefEmpty Code = 16869
-	// VariableRefBadFirstChar: a $$ reference whose name starts with an invalid character.
-	VariableRefBadFirstChar Code = 16870
-	// VariableRefBadChar: a $$ reference whose name contains an invalid character.
-	VariableRefBadChar Code = 16871
+	// LetSetsInternalConstant: a command's let setting a system variable ($$NOW...), which only internal clients may.
+	LetSetsInternalConstant Code = 4738901
 	// UndefinedVariable: a $$ reference to a variable not in scope.
 	UndefinedVariable Code = 17276
 	// ClusterTimeUnavailable: $$CLUSTER_TIME evaluated where there is no cluster clock (a standalone).

@@ -53,7 +53,7 @@ func TestWriteLet(t *testing.T) {
 			writeCode: 51198, want: `[{"_id": 1, "n": 1}, {"_id": 2, "n": 5}, {"_id": 3, "n": 9}]`},
 		{name: "update c not a document", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"m": 1}}], "c": 1}]}`, code: 14},
 		{name: "update let not a document", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": {"$set": {"m": 1}}}], "let": 1}`, code: 14},
-		{name: "update let with an invalid name", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": {"$set": {"m": 1}}}], "let": {"Cut": 1}}`, writeCode: 16867},
+		{name: "update let with an invalid name", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": {"$set": {"m": 1}}}], "let": {"Cut": 1}}`, writeCode: 9},
 		{name: "update undefined variable", cmd: `{"update": "wlet", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"m": "$$zz"}}]}]}`, writeCode: 17276},
 		{name: "delete let in $expr", cmd: `{"delete": "wlet", "deletes": [{"q": {"$expr": {"$lt": ["$n", "$$t"]}}, "limit": 0}], "let": {"t": 6}}`,
 			n: 2, want: `[{"_id": 3, "n": 9}]`},
@@ -62,7 +62,7 @@ func TestWriteLet(t *testing.T) {
 			n: 1, value: `{"_id": 3, "n": 9, "hit": 9}`},
 		{name: "findAndModify remove with let", cmd: `{"findAndModify": "wlet", "query": {"$expr": {"$eq": ["$_id", "$$i"]}}, "remove": true, "let": {"i": 2}}`,
 			n: 1, value: `{"_id": 2, "n": 5}`, want: `[{"_id": 1, "n": 1}, {"_id": 3, "n": 9}]`},
-		{name: "findAndModify let with an invalid name", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": {"_i": 2}}`, code: 16867},
+		{name: "findAndModify let with an invalid name", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": {"_i": 2}}`, code: 9},
 		{name: "findAndModify let not a document", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": []}`, code: 14},
 		// Variables::seedVariablesWithLetParameters: no document is read yet.
 		{name: "findAndModify let reading a field", cmd: `{"findAndModify": "wlet", "query": {}, "remove": true, "let": {"i": "$n"}}`, code: 4890500},
