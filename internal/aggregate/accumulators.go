@@ -41,22 +41,38 @@ type accumulator interface {
 	merge(state bson.RawValue) error
 }
 
-// parseAccumulator reads {op: arg} as the value of field name.
-func (p *parser) parseAccumulator(name string, v bson.RawValue) (*accSpec, error) {
+// parseAccumulationStatement reads name: {op: arg}, a field of $group or
+// of the output of $bucket and $bucketAuto, checking it in the order of
+// MongoDB's AccumulationStatement::parseAccumulationStatement: an object
+// whose first name starts with '$' (40234: {} and {a: 1} are not), a
+// name without '.' (40235) nor a leading '$' (40236), one field (40238),
+// whose argument is no array, whatever the accumulator (40237).
+func (p *parser) parseAccumulationStatement(name string, v bson.RawValue) (*accSpec, error) {
+	var fs []field
+	if v.Type == bson.TypeEmbeddedDocument {
+		fs = fieldsOf(v.Value)
+	}
+	if len(fs) == 0 || !strings.HasPrefix(fs[0].key, "$") {
+		return nil, mongoerr.New(mongoerr.AccumulatorFieldNotObject, "The field '%s' must be an accumulator object", name)
+	}
 	if strings.Contains(name, ".") {
 		return nil, mongoerr.New(mongoerr.AccumulatorFieldDotted, "The field name '%s' cannot contain '.'", name)
 	}
 	if strings.HasPrefix(name, "$") {
 		return nil, mongoerr.New(mongoerr.AccumulatorFieldIsOperator, "The field name '%s' cannot be an operator name", name)
 	}
-	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.AccumulatorFieldNotObject, "The field '%s' must be an accumulator object", name)
-	}
-	fs := fieldsOf(v.Value)
 	if len(fs) != 1 {
 		return nil, mongoerr.New(mongoerr.AccumulatorFieldMultiple, "The field '%s' must specify one accumulator", name)
 	}
-	op, arg := fs[0].key, fs[0].val
+	if fs[0].val.Type == bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.AccumulatorUnaryArray, "The %s accumulator is a unary operator", fs[0].key)
+	}
+	return p.parseAccumulator(name, fs[0].key, fs[0].val)
+}
+
+// parseAccumulator reads the accumulator op of argument arg, whose result
+// is the field name.
+func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec, error) {
 	a := &accSpec{field: name, op: op}
 	if op == "$accumulator" {
 		return p.parseJSAccumulator(a, arg)

@@ -46,7 +46,7 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 			g.id = e
 			continue
 		}
-		acc, err := p.parseAccumulator(f.key, f.val)
+		acc, err := p.parseAccumulationStatement(f.key, f.val)
 		if err != nil {
 			return nil, err
 		}
@@ -439,7 +439,7 @@ func (p *parser) parseOutput(v bson.RawValue, present bool, code mongoerr.Code, 
 	}
 	var accs []*accSpec
 	for _, f := range fieldsOf(v.Value) {
-		a, err := p.parseAccumulator(f.key, f.val)
+		a, err := p.parseAccumulationStatement(f.key, f.val)
 		if err != nil {
 			return nil, err
 		}

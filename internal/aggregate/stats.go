@@ -27,7 +27,7 @@ type collStatsStage struct {
 
 func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.CollStatsSpecNotObject, "$collStats must take a nested object but found: %s", arg)
+		return nil, mongoerr.New(mongoerr.CollStatsSpecNotObject, "$collStats must take a nested object but found: %s", values.ShellElement("$collStats", arg))
 	}
 	s := &collStatsStage{scale: 1}
 	for _, f := range fieldsOf(arg.Value) {

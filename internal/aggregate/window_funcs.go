@@ -63,7 +63,7 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	case "$sum", "$avg", "$min", "$max", "$count", "$push", "$addToSet", "$first", "$last",
 		"$stdDevPop", "$stdDevSamp", "$firstN", "$lastN", "$minN", "$maxN", "$topN", "$bottomN",
 		"$top", "$bottom", "$median", "$percentile":
-		spec, err := p.parseAccumulator("w", docValue(buildDoc([]field{{op, arg}})))
+		spec, err := p.parseAccumulator("w", op, arg)
 		if err != nil {
 			return nil, err
 		}

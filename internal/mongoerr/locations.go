@@ -330,8 +330,9 @@ const (
 	MergeIntoSystemCollection Code = 31319
 	// MergeIntoInternalDB: $merge to admin, config or local.
 	MergeIntoInternalDB Code = 31320
-	// CollStatsSpecNotObject: a $collStats argument that is not an object.
-	CollStatsSpecNotObject Code = 40166
+	// CollStatsSpecNotObject: a $collStats argument that is not an object, refused when the
+	// pipeline is lite-parsed (the 40166 of the full parse comes too late to be seen).
+	CollStatsSpecNotObject Code = 5447000
 	// IndexStatsSpecNotEmpty: an $indexStats argument that is not an empty object.
 	IndexStatsSpecNotEmpty Code = 28803
 	// PlanCacheStatsNoCollection: $planCacheStats on a collection that does not exist.

@@ -394,11 +394,12 @@ func TestLargeWriteErrorMessages(t *testing.T) {
 	}
 }
 
-// TestProjectionErrorMessages: projections fail with MongoDB 7.0's codes
-// and messages, in find (its positional projection's run-time errors
-// after "Executor error during find command", sorted or not) and in
-// $project and $unset (every error after "Invalid <stage>").
-func TestProjectionErrorMessages(t *testing.T) {
+// TestLanguageErrorMessages: projections, stages and expressions fail
+// with MongoDB 7.0's codes and messages: find's projection (its positional
+// projection's run-time errors after "Executor error during find command",
+// sorted or not), $project and $unset (every error after "Invalid
+// <stage>"), variable names, $group's fields and $collStats.
+func TestLanguageErrorMessages(t *testing.T) {
 	const middle = "As of 4.4, it's illegal to specify positional operator in the middle of a path.Positional projection may only be used at the end, " +
 		"for example: a.b.$. If the query previously used a form like a.b.$.d, remove the parts following the '$' and the results will be equivalent."
 	const dollar = "FieldPath field names may not start with '$'. Consider using $getField or $setField."
@@ -442,6 +443,16 @@ func TestProjectionErrorMessages(t *testing.T) {
 			code: 16872, msg: "Invalid $project :: caused by :: '$' by itself is not a valid FieldPath"},
 		{name: "unset path ending with a dot", pipeline: bson.A{bson.D{{Key: "$unset", Value: "v."}}},
 			code: 40353, msg: "Invalid $unset :: caused by :: FieldPath must not end with a '.'."},
+		{name: "project empty variable name", pipeline: bson.A{bson.D{{Key: "$project", Value: bson.D{{Key: "sum", Value: bson.D{{Key: "$sum", Value: "$$"}}}}}}},
+			code: 9, msg: "Invalid $project :: caused by :: empty variable names are not allowed"},
+		{name: "group _id of a variable named $", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$$$"}}}}},
+			code: 9, msg: "'$' starts with an invalid character for a user variable name"},
+		{name: "find $expr variable named $s", filter: bson.D{{Key: "$expr", Value: "$$$s"}},
+			code: 9, msg: "'$s' starts with an invalid character for a user variable name"},
+		{name: "group field of an empty object", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "v", Value: bson.D{}}}}}},
+			code: 40234, msg: "The field 'v' must be an accumulator object"},
+		{name: "collStats null", pipeline: bson.A{bson.D{{Key: "$collStats", Value: nil}}},
+			code: 5447000, msg: "$collStats must take a nested object but found: $collStats: null"},
 	}
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("projerrors")
@@ -457,7 +468,10 @@ func TestProjectionErrorMessages(t *testing.T) {
 			if tc.pipeline != nil {
 				_, err = coll.Aggregate(t.Context(), tc.pipeline)
 			} else {
-				opts := options.Find().SetProjection(tc.projection)
+				opts := options.Find()
+				if tc.projection != nil {
+					opts.SetProjection(tc.projection)
+				}
 				if tc.sort != nil {
 					opts.SetSort(tc.sort)
 				}
