@@ -32,10 +32,10 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	arg("explain", tExplain),
 	arg("collation", tDoc),
 	arg("bypassDocumentValidation", tBool),
-	refuseTrue("fromMongos", "sharded execution"),
-	refuseTrue("needsMerge", "sharded execution"),
-	refuseTrue("$_generateV2ResumeTokens", "resume tokens in the v2 format"),
-	refuseTrue("isMapReduceCommand", "mapReduce"),
+	refuseTrue("fromMongos", tBool, "sharded execution"),
+	refuseTrue("needsMerge", tBool, "sharded execution"),
+	refuseTrue("$_generateV2ResumeTokens", tBool, "resume tokens in the v2 format"),
+	refuseTrue("isMapReduceCommand", tBool, "mapReduce"),
 	collectionUUIDField,
 }, subs: []*argSpec{aggregateCursorSpec}}
 

@@ -95,7 +95,6 @@ var (
 	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'"}
 	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
 	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
-	tBinData    = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'"}
 	tObjectID   = argType{mask: typeMask(bson.TypeObjectID), expect: "type 'objectId'"}
 	// tNumberLong is the IDL's long: a NumberLong only (tLong takes any
 	// number, as the IDL's safeInt64 does).
@@ -174,8 +173,8 @@ func withDefault(name string, t argType, def int64) argField {
 func refuse(name string, t argType, note string) argField {
 	return argField{name: name, typ: t, use: refused, note: note}
 }
-func refuseTrue(name, note string) argField {
-	return argField{name: name, typ: tBool, use: refusedTrue, note: note}
+func refuseTrue(name string, t argType, note string) argField {
+	return argField{name: name, typ: t, use: refusedTrue, note: note}
 }
 func ignore(name string, t argType, note string) argField {
 	return argField{name: name, typ: t, use: ignored, note: note}

@@ -50,6 +50,8 @@ var argRows = []struct {
 	{"find.readOnce", `{"find": "c", "readOnce": true}`, 0},
 	{"find.returnKey", `{"find": "c", "returnKey": false}`, 0},
 	{"find.showRecordId", `{"find": "c", "showRecordId": false}`, 0},
+	{"find.showRecordId", `{"find": "c", "showRecordId": null}`, 14},
+	{"find.showRecordId", `{"find": "c", "showRecordId": 0}`, 14},
 	{"find.oplogReplay", `{"find": "c", "oplogReplay": true}`, 0},
 	{"find.$_requestResumeToken", `{"find": "c", "$_requestResumeToken": false}`, 0},
 	{"find.min", `{"find": "c", "hint": "a_1", "min": {"a": 2}}`, 0},

@@ -22,6 +22,7 @@ var commandReaders = map[string]string{
 	"eachExtra":       "an open command's undeclared fields",
 	"first":           "the first field",
 	"Name":            "the command name",
+	"withDB":          "whether the command explained names its $db",
 	// the advisor reads a command as it ran, as the profiler shows it
 	"observeForAdvice": "the command's filter, sort, skip and writes",
 	"observeLookups":   "an aggregate's $lookup stages",

@@ -26,7 +26,7 @@ var (
 	cloneCollectionAsCappedSpec = untyped("cloneCollectionAsCapped",
 		arg("toCollection", tAny),
 		arg("size", tAny),
-		refuseTrue("temp", "temporary collections"),
+		refuseTrue("temp", tBool, "temporary collections"),
 	)
 	convertToCappedSpec = untyped("convertToCapped", arg("size", tAny))
 )

@@ -19,7 +19,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("autoIndexId", tBool),
 	// Temporary collections are dropped at restart, which Folio does not
 	// do.
-	refuseTrue("temp", "temporary collections"),
+	refuseTrue("temp", tBool, "temporary collections"),
 	ignore("flags", tLong, "deprecated; MongoDB ignores it"),
 	arg("storageEngine", tDoc),
 	arg("indexOptionDefaults", tDoc),

@@ -1,7 +1,11 @@
 package commands
 
 import (
+	"net"
+	"strconv"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -74,7 +78,16 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return explainReply(s, out, inner), nil
+	return explainReply(s, out, withDB(inner, r.DB)), nil
+}
+
+// withDB is cmd as the server would have received it on its own, with its
+// $db: how an explain shows the command it explains.
+func withDB(cmd bson.Raw, db string) bson.Raw {
+	if _, err := cmd.LookupErr("$db"); err == nil {
+		return cmd
+	}
+	return appendFields(cmd, bsoncore.AppendStringElement(nil, "$db", db))
 }
 
 // explainFind explains a find, a count or a distinct of r.
@@ -200,7 +213,18 @@ func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs,
 func explainReply(s *Service, out bson.D, cmd bson.Raw) bson.Raw {
 	out = append(out,
 		bson.E{Key: "command", Value: cmd},
-		bson.E{Key: "serverInfo", Value: bson.D{{Key: "host", Value: s.Host}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}},
+		bson.E{Key: "serverInfo", Value: serverInfo(s.Host)},
 	)
 	return marshal(out)
+}
+
+// serverInfo is an explain's serverInfo: the server's host name and port
+// (of hostPort, the host:port it advertises), version and git version.
+func serverInfo(hostPort string) bson.D {
+	host, p, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		host = hostPort
+	}
+	port, _ := strconv.Atoi(p)
+	return bson.D{{Key: "host", Value: host}, {Key: "port", Value: int32(port)}, {Key: "version", Value: mongoVersion}, {Key: "gitVersion", Value: "folio"}}
 }

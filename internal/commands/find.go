@@ -36,9 +36,9 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	// readOnce is a storage cache hint, refused in a transaction.
 	arg("readOnce", tOptionalBool),
 	arg("returnKey", tOptionalBool),
-	refuseTrue("showRecordId", "record ids"),
+	refuseTrue("showRecordId", tOptionalBool, "record ids"),
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
-	refuseTrue("$_requestResumeToken", "resumable scans"),
+	refuseTrue("$_requestResumeToken", tBool, "resumable scans"),
 	refuse("$_resumeAfter", tDoc, "resumable scans"),
 	arg("min", tDoc),
 	arg("max", tDoc),

@@ -120,11 +120,15 @@ func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 	}
 	var sess sessionFields
 	var argErr error
+	var name []byte
 	it := rawdoc.Iterate(cmd)
 	for i := 0; len(it.Rest()) > 0; i++ {
 		k, v, ok := it.Next()
 		if !ok {
 			return a, invalidCommand("malformed element")
+		}
+		if i == 0 {
+			name = k
 		}
 		if i == 0 || sess.take(k, v) || argErr != nil {
 			continue
@@ -132,7 +136,9 @@ func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 		if refusedArgs[string(k)] {
 			argErr = notHonoured(string(k))
 		} else if fn := genericArgs[string(k)]; fn != nil {
-			argErr = fn(&a, v)
+			if argErr = checkDeclaredMaxTimeMS(name, k, v); argErr == nil {
+				argErr = fn(&a, v)
+			}
 		}
 	}
 	var err error
@@ -174,6 +180,26 @@ func parseMaxTimeMS(a *GenericArgs, v bson.RawValue) error {
 	a.MaxTimeMS, a.HasMaxTimeMS = ms, true
 	if ms > 0 {
 		a.Deadline = time.Now().Add(time.Duration(ms) * time.Millisecond)
+	}
+	return nil
+}
+
+// checkDeclaredMaxTimeMS applies the checks of the commands whose request
+// MongoDB declares maxTimeMS in, an IDL safeInt64 (aggregate's at least
+// 0), before the generic argument's parse: another type is a
+// TypeMismatch, a negative number aggregate's IDLValueOutOfRange.
+func checkDeclaredMaxTimeMS(cmd, key []byte, v bson.RawValue) error {
+	if string(key) != "maxTimeMS" || string(cmd) != "aggregate" && string(cmd) != "getMore" {
+		return nil
+	}
+	switch {
+	case v.Type == bson.TypeNull || v.Type == bson.TypeUndefined:
+	case !values.IsNumber(v.Type):
+		return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.maxTimeMS' is the wrong type '%s', expected types '[long, int, decimal, double']", cmd, values.TypeName(v.Type))
+	case string(cmd) == "aggregate":
+		if ms, _ := safeInt64(v); ms < 0 {
+			return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'maxTimeMS' value must be >= 0, actual value '%d'", ms)
+		}
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ var helloSpec = &argSpec{path: "hello", fields: []argField{
 	// (topology.go).
 	arg("topologyVersion", tDoc),
 	arg("maxAwaitTimeMS", tSafe),
-	refuseTrue("loadBalanced", "load balancers"),
+	refuseTrue("loadBalanced", tBool, "load balancers"),
 	ignore("backpressure", tAny, "a driver announcing how it retries overload errors, which Folio never sends"),
 }, subs: []*argSpec{topologyVersionSpec}}
 
@@ -247,9 +247,29 @@ func hostInfoCmd(*Service, *Request) (bson.Raw, error) {
 			{Key: "cpuArch", Value: runtime.GOARCH},
 			{Key: "numaEnabled", Value: false},
 		}...)},
-		{Key: "os", Value: bson.D{{Key: "type", Value: osType()}, {Key: "name", Value: runtime.GOOS}}},
+		{Key: "os", Value: osInfo()},
 		{Key: "extra", Value: bson.D{}},
 	}), nil
+}
+
+// osInfo is hostInfo's os: its type, its name and its version, which
+// MongoDB reads on Linux from /etc/os-release (PRETTY_NAME) and the
+// kernel's release ("Kernel <release>").
+func osInfo() bson.D {
+	name, version := runtime.GOOS, ""
+	if runtime.GOOS == "linux" {
+		if b, err := os.ReadFile("/etc/os-release"); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if v, ok := strings.CutPrefix(line, "PRETTY_NAME="); ok {
+					name = strings.Trim(v, `"'`)
+				}
+			}
+		}
+		if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+			version = "Kernel " + strings.TrimSpace(string(b))
+		}
+	}
+	return bson.D{{Key: "type", Value: osType()}, {Key: "name", Value: name}, {Key: "version", Value: version}}
 }
 
 func osType() string {

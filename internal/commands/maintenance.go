@@ -131,14 +131,15 @@ func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var d bson.D
-	if !res.Empty {
-		d = append(d, bson.E{Key: "estimate", Value: estimate})
-	}
 	if res.MaxReached {
 		d = append(d, bson.E{Key: "maxReached", Value: true})
 	}
-	return marshal(append(d, bson.E{Key: "size", Value: res.Size}, bson.E{Key: "numObjects", Value: res.Objects},
-		bson.E{Key: "millis", Value: time.Since(start).Milliseconds()})), nil
+	d = append(d, bson.E{Key: "size", Value: res.Size}, bson.E{Key: "numObjects", Value: res.Objects},
+		bson.E{Key: "millis", Value: time.Since(start).Milliseconds()})
+	if !res.Empty {
+		d = append(d, bson.E{Key: "estimate", Value: estimate})
+	}
+	return marshal(d), nil
 }
 
 // fsyncCmd flushes every write to disk ({fsync: 1}); with lock: true it

@@ -262,20 +262,19 @@ func dbStatsCmd(s *Service, r *Request) (bson.Raw, error) {
 		{Key: "dataSize", Value: float64(size / scale)},
 		{Key: "storageSize", Value: float64(storage / scale)},
 	}
-	// Pebble never leaves reusable free space inside its files.
-	if freeStorage {
-		d = append(d, bson.E{Key: "freeStorageSize", Value: float64(0)})
-	}
 	d = append(d,
 		bson.E{Key: "indexes", Value: indexes},
 		bson.E{Key: "indexSize", Value: float64(indexSize / scale)},
+		bson.E{Key: "totalSize", Value: float64((storage + indexSize) / scale)},
 	)
 	if freeStorage {
-		d = append(d, bson.E{Key: "indexFreeStorageSize", Value: float64(0)})
-	}
-	d = append(d, bson.E{Key: "totalSize", Value: float64((storage + indexSize) / scale)})
-	if freeStorage {
-		d = append(d, bson.E{Key: "totalFreeStorageSize", Value: float64(0)})
+		// after totalSize, as 7.0's typed reply orders them; Pebble never
+		// leaves reusable free space inside its files
+		d = append(d,
+			bson.E{Key: "freeStorageSize", Value: float64(0)},
+			bson.E{Key: "indexFreeStorageSize", Value: float64(0)},
+			bson.E{Key: "totalFreeStorageSize", Value: float64(0)},
+		)
 	}
 	d = append(d, bson.E{Key: "scaleFactor", Value: scale})
 	if s.DBPath != "" {

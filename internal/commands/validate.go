@@ -21,9 +21,9 @@ var validateSpec = &argSpec{path: "validate", fields: []argField{
 	arg("full", tBool),
 	arg("background", tBool),
 	ignore("scandata", tBool, "Folio's validate always reads every document"),
-	refuseTrue("repair", "repairing collections"),
-	refuseTrue("metadata", "metadata-only validation"),
-	refuseTrue("checkBSONConformance", "BSON conformance checks"),
+	refuseTrue("repair", tBool, "repairing collections"),
+	refuseTrue("metadata", tBool, "metadata-only validation"),
+	refuseTrue("checkBSONConformance", tBool, "BSON conformance checks"),
 }}
 
 // validateCmd checks a collection's indexes against its documents and

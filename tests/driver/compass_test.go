@@ -39,7 +39,7 @@ func TestCompassCommands(t *testing.T) {
 		{"hello", "admin", bson.D{{Key: "hello", Value: 1}}, [][]string{{"maxWireVersion"}, {"isWritablePrimary"}}},
 		{"buildInfo", "admin", bson.D{{Key: "buildInfo", Value: 1}}, [][]string{{"version"}, {"versionArray"}, {"modules"}}},
 		{"getCmdLineOpts", "admin", bson.D{{Key: "getCmdLineOpts", Value: 1}}, [][]string{{"argv"}, {"parsed"}}},
-		{"hostInfo", "admin", bson.D{{Key: "hostInfo", Value: 1}}, [][]string{{"system", "hostname"}, {"system", "numCores"}, {"system", "memSizeMB"}, {"os", "type"}}},
+		{"hostInfo", "admin", bson.D{{Key: "hostInfo", Value: 1}}, [][]string{{"system", "hostname"}, {"system", "numCores"}, {"system", "memSizeMB"}, {"os", "type"}, {"os", "name"}, {"os", "version"}}},
 		{"connectionStatus", "admin", bson.D{{Key: "connectionStatus", Value: 1}, {Key: "showPrivileges", Value: true}}, [][]string{{"authInfo", "authenticatedUsers"}}},
 		{"listDatabases", "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "authorizedDatabases", Value: true}, {Key: "nameOnly", Value: false}}, [][]string{{"databases", "0", "name"}, {"databases", "0", "sizeOnDisk"}, {"totalSize"}}},
 		{"dbStats", "compass", bson.D{{Key: "dbStats", Value: 1}}, [][]string{{"collections"}, {"objects"}, {"dataSize"}, {"indexes"}}},

@@ -27,6 +27,13 @@ func TestCommandErrors(t *testing.T) {
 		codeName string
 	}{
 		{"unknown command", testDB, bson.D{{Key: "notACommand", Value: 1}}, 59, "CommandNotFound"},
+		// maxTimeMS as a generic argument, and as aggregate and getMore
+		// declare it (an IDL safeInt64, aggregate's at least 0)
+		{"find maxTimeMS a string", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "maxTimeMS", Value: "1"}}, 2, "BadValue"},
+		{"aggregate maxTimeMS a string", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "maxTimeMS", Value: "1"}}, 14, "TypeMismatch"},
+		{"aggregate maxTimeMS negative", testDB, bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "maxTimeMS", Value: -1}}, 51024, "Location51024"},
+		{"getMore maxTimeMS a document", testDB, bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: bson.D{}}}, 14, "TypeMismatch"},
+		{"getMore maxTimeMS negative", testDB, bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: -1}}, 2, "BadValue"},
 		{"find filter wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: int32(1)}}, 14, "TypeMismatch"},
 		{"find sort wrong type", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: "x"}}, 14, "TypeMismatch"},
 		{"find unknown field", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "noSuchOption", Value: 1}}, 40415, "Location40415"},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -148,6 +150,25 @@ func TestReplyFieldTypes(t *testing.T) {
 	}
 }
 
+// TestExplainEcho: an explain's command is the command explained with its
+// $db, and serverInfo names the host and port apart.
+func TestExplainEcho(t *testing.T) {
+	client, in := startServer(t)
+	seedStats(t, client)
+	reply := replyOf(t, client, testDB, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "stats"}}}, {Key: "verbosity", Value: "queryPlanner"}})
+	if got := strings.Join(keysOf(t, reply.Lookup("command").Document()), " "); got != "find $db" {
+		t.Errorf("command fields %q, want find $db", got)
+	}
+	info := reply.Lookup("serverInfo").Document()
+	if got := strings.Join(keysOf(t, info), " "); got != "host port version gitVersion" {
+		t.Errorf("serverInfo fields %q", got)
+	}
+	_, port, _ := net.SplitHostPort(in.Addr())
+	if got := info.Lookup("port").Int32(); strconv.Itoa(int(got)) != port {
+		t.Errorf("serverInfo port %d, want %s", got, port)
+	}
+}
+
 // TestReplyFieldOrder checks replies whose field order MongoDB fixes.
 func TestReplyFieldOrder(t *testing.T) {
 	client, _ := startServer(t)
@@ -166,6 +187,10 @@ func TestReplyFieldOrder(t *testing.T) {
 			"ns size count numOrphanDocs storageSize totalSize nindexes totalIndexSize indexDetails indexSizes scaleFactor ok"},
 		{"nodb", bson.D{{Key: "dbStats", Value: 1}},
 			"db collections views objects avgObjSize dataSize storageSize indexes indexSize totalSize scaleFactor ok"},
+		// 7.0's typed reply: the free storage figures after totalSize
+		{testDB, bson.D{{Key: "dbStats", Value: 1}, {Key: "freeStorage", Value: 1}},
+			"db collections views objects avgObjSize dataSize storageSize indexes indexSize totalSize freeStorageSize indexFreeStorageSize totalFreeStorageSize scaleFactor ok"},
+		{testDB, bson.D{{Key: "dataSize", Value: testDB + ".stats"}}, "size numObjects millis estimate ok"},
 		// UpdateCommandReply serializes WriteCommandReplyBase (n,
 		// writeErrors) first, then upserted, then nModified.
 		{testDB, bson.D{{Key: "update", Value: "ord"}, {Key: "updates", Value: bson.A{
