@@ -21,6 +21,20 @@ type deadlineCtx struct {
 
 func (c deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
+// Err also reads the clock, as MongoDB's interrupt checks compare the
+// deadline with it: past the deadline, an operation polling its context
+// stops even when the sweep that ends the context runs late on a busy
+// machine.
+func (c deadlineCtx) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // watchDeadline makes the sweep end op at op.deadline. The caller holds
 // o.mu and registered op.
 func (o *opRegistry) watchDeadline(op *activeOp) {

@@ -12,10 +12,19 @@ import (
 // MongoDB cause is reported as a plain interruption, a passed deadline as
 // MaxTimeMSExpired. A nil context never ends.
 func Interruption(ctx context.Context) error {
-	if ctx == nil || ctx.Err() == nil {
+	if ctx == nil {
+		return nil
+	}
+	err := ctx.Err()
+	if err == nil {
 		return nil
 	}
 	cause := context.Cause(ctx)
+	if cause == nil {
+		// a context whose Err ends it before its cancellation does (a
+		// deadline read from the clock)
+		cause = err
+	}
 	if me, ok := errors.AsType[*Error](cause); ok {
 		return me
 	}
