@@ -274,10 +274,14 @@ func TestRetryableWriteRules(t *testing.T) {
 // retry, and between a commit and its retry: the records were stored with
 // the writes, so nothing is applied twice and the commit's retry succeeds.
 func TestRetryAfterRestart(t *testing.T) {
-	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir(), ReplSetName: "folio"}
+	// the same access control both times: a session's uid is its user's
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir(), ReplSetName: "folio", Auth: testAuth()}
 	in, err := instance.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Auth {
+		ensureRootUser(t, in)
 	}
 	client := dial(t, in)
 	db := client.Database(testDB)
