@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -54,9 +53,7 @@ func withoutUnknownIndexFields(doc bson.Raw) bson.Raw {
 // specError is MongoDB's error for an invalid index specification: the
 // reason in the context of the specification.
 func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) error {
-	e := mongoerr.New(code, format, args...)
-	e.Msg = fmt.Sprintf("Error in specification %s :: caused by :: %s", doc, e.Msg)
-	return e
+	return mongoerr.AddContext(mongoerr.New(code, format, args...), "Error in specification "+values.ShellDoc(doc))
 }
 
 // parseIndexSpec reads one entry of createIndexes' indexes array with

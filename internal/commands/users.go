@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -71,7 +72,11 @@ func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
 		for _, m := range vals {
 			ms, ok := m.StringValueOK()
 			if !ok || !slices.Contains(auth.Mechanisms, ms) {
-				return a, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", m.String())
+				name, ok := m.StringValueOK()
+				if !ok {
+					name = values.Shell(m)
+				}
+				return a, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", name)
 			}
 			a.mechanisms = append(a.mechanisms, ms)
 		}

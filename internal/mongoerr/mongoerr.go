@@ -10,6 +10,9 @@ import (
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Code is a MongoDB server error code.
@@ -32,10 +35,26 @@ type Error struct {
 	Extra  bson.D
 }
 
-// New returns an error with code and a formatted message.
+// New returns an error with code and a formatted message. BSON documents
+// and values among args are shown as MongoDB's messages show them
+// (values.Shell: { a: 1 }, "str", [ 1, 2 ]), not as Extended JSON.
 func New(code Code, format string, args ...any) *Error {
 	if len(args) == 0 {
 		return &Error{Code: code, Msg: format}
+	}
+	for i, a := range args {
+		switch v := a.(type) {
+		case bson.Raw:
+			args[i] = values.ShellDoc(v)
+		case bsoncore.Document:
+			args[i] = values.ShellDoc(bson.Raw(v))
+		case bson.RawValue:
+			args[i] = values.Shell(v)
+		case bson.D:
+			if doc, err := bson.Marshal(v); err == nil {
+				args[i] = values.ShellDoc(doc)
+			}
+		}
 	}
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }

@@ -13,41 +13,42 @@ import (
 // parseBitPositions parses the operand of the $bits* operators into bit
 // positions: a non-negative integer mask, a BinData mask (little-endian), or
 // an array of non-negative bit positions.
-func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
+func parseBitPositions(path, op string, v bson.RawValue) ([]uint32, error) {
 	var pos []uint32
 	switch {
 	case v.Type == bson.TypeArray:
 		it := rawdoc.Iterate(v.Value)
 		for {
-			_, e, ok := it.Next()
+			k, e, ok := it.Next()
 			if !ok {
 				return pos, nil
 			}
+			shown := values.ShellElement(string(k), e)
 			if !values.IsNumber(e.Type) {
-				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be an integer but got: %s", e.String())
+				return nil, mongoerr.New(mongoerr.BadValue, "Failed to parse bit position. Expected a number in: %s", shown)
 			}
 			if values.IsNaN(e) {
-				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot take a NaN: %s", e.String())
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot take a NaN: %s", shown)
 			}
 			f, _ := values.Float64(e)
 			if f > math.MaxInt32 || f < math.MinInt32 {
-				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot be represented as a 32-bit signed integer: %s", e.String())
+				return nil, mongoerr.New(mongoerr.BadValue, "bit positions cannot be represented as a 32-bit signed integer: %s", shown)
 			}
 			if f != math.Trunc(f) {
-				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be an integer but got: %s", e.String())
+				return nil, mongoerr.New(mongoerr.BadValue, "Failed to parse bit position. Expected an integer: %s", shown)
 			}
 			if f < 0 {
-				return nil, mongoerr.New(mongoerr.BadValue, "bit positions must be >= 0 but got: %s", e.String())
+				return nil, mongoerr.New(mongoerr.BadValue, "Failed to parse bit position. Expected a non-negative number in: %s", shown)
 			}
 			pos = append(pos, uint32(f))
 		}
 	case values.IsNumber(v.Type):
 		n, ok := values.Int64(v)
 		if !ok {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Expected an integer: %s", v.String())
+			return nil, mongoerr.New(mongoerr.BadValue, "Expected an integer: %s", values.ShellElement(op, v))
 		}
 		if n < 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a positive number in: %s", v.String())
+			return nil, mongoerr.New(mongoerr.BadValue, "Expected a non-negative number in: %s", values.ShellElement(op, v))
 		}
 		for b := uint32(0); b < 63; b++ {
 			if n&(1<<b) != 0 {
@@ -66,7 +67,7 @@ func parseBitPositions(op string, v bson.RawValue) ([]uint32, error) {
 		}
 		return pos, nil
 	}
-	return nil, mongoerr.New(mongoerr.BadValue, "%s takes an Array, a number, or a BinData but received: %s", op, v.String())
+	return nil, mongoerr.New(mongoerr.BadValue, "%s takes an Array, a number, or a BinData but received: %s", path, values.ShellElement(op, v))
 }
 
 // bitsMatch implements BitTestMatchExpression. Numbers are read as int64 in

@@ -253,7 +253,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		return leaf(k, path, v, nil), nil
 	}
 	if k, ok := bitKinds[op]; ok {
-		pos, err := parseBitPositions(op, v)
+		pos, err := parseBitPositions(path, op, v)
 		if err != nil {
 			return nil, err
 		}

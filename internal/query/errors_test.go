@@ -174,11 +174,13 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}, "$nearSphere": [0, 0]}}`, 2, "can't parse extra field: $nearSphere"},
 		{`{"a": {"$exists": true, "$geoWithin": {"$box": [[0, 0], [1, 1]]}}}`, 2, "can't parse extra field: $exists"},
 		{`{"a": {"$geoIntersects": {"$geometry": [0, 0]}, "$geoWithin": {"$box": [[0, 0], [1, 1]]}}}`, 2, "can't parse extra field: $geoWithin"},
-		{`{"a": {"$bitsAllSet": -1}}`, 9, ""},
-		{`{"a": {"$bitsAllSet": 1.5}}`, 9, ""},
-		{`{"a": {"$bitsAllSet": "x"}}`, 2, ""},
-		{`{"a": {"$bitsAnySet": [-1]}}`, 2, ""},
-		{`{"a": {"$bitsAnySet": ["x"]}}`, 2, ""},
+		// BadValue, each value shown with its name (MongoDB 7.0.8's replies)
+		{`{"a": {"$bitsAllSet": -1}}`, 2, "Expected a non-negative number in: $bitsAllSet: -1"},
+		{`{"a": {"$bitsAllSet": 1.5}}`, 2, "Expected an integer: $bitsAllSet: 1.5"},
+		{`{"a": {"$bitsAllSet": "x"}}`, 2, `a takes an Array, a number, or a BinData but received: $bitsAllSet: "x"`},
+		{`{"a": {"$bitsAnySet": [-1]}}`, 2, "Failed to parse bit position. Expected a non-negative number in: 0: -1"},
+		{`{"a": {"$bitsAnySet": ["x"]}}`, 2, `Failed to parse bit position. Expected a number in: 0: "x"`},
+		{`{"a": {"$bitsAnySet": [1, 1.2]}}`, 2, "Failed to parse bit position. Expected an integer: 1: 1.2"},
 		{`{"$alwaysTrue": 2}`, 9, "$alwaysTrue must be an integer value of 1"},
 		{`{"$or": [{"a": {"$bad": 1}}]}`, 2, "unknown operator: $bad"},
 	}

@@ -160,7 +160,7 @@ func (ps *projParse) element(key string, v bson.RawValue, parentPath string, par
 		return err
 	}
 	if ps.typ == ptExclusion {
-		return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s: %s in an exclusion projection", key, v.String())
+		return mongoerr.New(mongoerr.ProjectionExpressionInExclusion, "Cannot use an expression %s: %s in an exclusion projection", key, v)
 	}
 	ps.typ = ptInclusion
 	return nil

@@ -67,7 +67,7 @@ func (s *typeSet) addSpec(v bson.RawValue) error {
 	}
 	n, ok := values.Int64(v)
 	if !ok {
-		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", v.String())
+		return mongoerr.New(mongoerr.BadValue, "Invalid numerical type code: %s", v)
 	}
 	t, ok := values.TypeByNumber(int(n))
 	if !ok {
