@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -80,6 +81,11 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
+	}
+	if _, ok := errors.AsType[*mongoerr.Error](err); ok {
+		// what the plan's execution raised (a match, the update, the
+		// write), as MongoDB's findAndModify reports it
+		return res, mongoerr.AddContext(err, "Plan executor error during findAndModify")
 	}
 	if err == nil && res.N > 0 && s.Txn == nil {
 		err = e.durable(s.Journal)

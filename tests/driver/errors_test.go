@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -487,6 +488,43 @@ func TestLanguageErrorMessages(t *testing.T) {
 			var ce mongo.CommandError
 			if !errors.As(err, &ce) || ce.Code != tc.code || ce.Message != tc.msg {
 				t.Fatalf("error %v, want %d %q", err, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// TestFindAndModifyExecutorErrors: what findAndModify's execution raises
+// (its update, its write) carries MongoDB's executor context; what its
+// parse refuses does not.
+func TestFindAndModifyExecutorErrors(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	ctx := context.Background()
+	coll := db.Collection("fam_errors")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: "s"}}, bson.D{{Key: "_id", Value: 2}, {Key: "u", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "u", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		update bson.D
+		code   int
+		msg    string
+	}{
+		{"$inc of a string", bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: 1}}}}, 14,
+			"Plan executor error during findAndModify :: caused by :: Cannot apply $inc to a value of non-numeric type."},
+		{"a duplicate key", bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}, 11000,
+			"Plan executor error during findAndModify :: caused by :: E11000 duplicate key error"},
+		{"an unknown modifier", bson.D{{Key: "$nope", Value: bson.D{{Key: "v", Value: 1}}}}, 9, "Unknown modifier: $nope."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := db.RunCommand(ctx, bson.D{{Key: "findAndModify", Value: "fam_errors"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "update", Value: tc.update}}).Err()
+			requireCode(t, err, tc.code, "")
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, tc.msg) {
+				t.Errorf("message %q, want it to start with %q", ce.Message, tc.msg)
 			}
 		})
 	}
