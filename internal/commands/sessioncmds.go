@@ -254,21 +254,16 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // session when the list is empty. Without access control sessions belong
 // to no user, so a list of users kills none.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
-	docs, err := commandArray(r, "KillAllSessionsCmd.killAllSessions")
-	if err != nil {
-		return nil, err
-	}
-	patterns := []sessionPattern{{}}
-	if len(docs) > 0 {
-		patterns = nil
-	}
-	for _, doc := range docs {
+	patterns, err := listedPatterns(r, "KillAllSessionsCmd.killAllSessions", func(doc bson.Raw) (sessionPattern, error) {
 		a, err := parseSub(doc, killAllSessionsUserSpec)
 		if err != nil {
-			return nil, err
+			return sessionPattern{}, err
 		}
 		user := auth.UserName{User: a.str("user"), DB: a.str("db")}
-		patterns = append(patterns, sessionPattern{uid: sessions.UserUID(user.String()), hasUID: true})
+		return sessionPattern{uid: sessions.UserUID(user.String()), hasUID: true}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	s.killSessions(r, patterns)
 	return nil, nil
@@ -279,28 +274,39 @@ func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 // whom MongoDB audits the kill as: giving them takes the impersonate
 // privilege, and Folio, which keeps no audit log, checks them and that.
 func killAllSessionsByPatternCmd(s *Service, r *Request) (bson.Raw, error) {
-	docs, err := commandArray(r, "KillAllSessionsByPatternCmd.killAllSessionsByPattern")
+	impersonates := false
+	patterns, err := listedPatterns(r, "KillAllSessionsByPatternCmd.killAllSessionsByPattern", func(doc bson.Raw) (sessionPattern, error) {
+		p, named, err := parseSessionPattern(doc)
+		impersonates = impersonates || named
+		return p, err
+	})
 	if err != nil {
 		return nil, err
-	}
-	patterns := []sessionPattern{{}}
-	if len(docs) > 0 {
-		patterns = nil
-	}
-	impersonates := false
-	for _, doc := range docs {
-		p, named, err := parseSessionPattern(doc)
-		if err != nil {
-			return nil, err
-		}
-		impersonates = impersonates || named
-		patterns = append(patterns, p)
 	}
 	if impersonates && !s.mayActAs(r, "") {
 		return nil, mongoerr.New(mongoerr.Unauthorized, "Not authorized to impersonate in killAllSessionsByPattern")
 	}
 	s.killSessions(r, patterns)
 	return nil, nil
+}
+
+// listedPatterns reads the patterns a kill command lists in its first
+// field (path as MongoDB's messages name it), each with parse; an empty
+// list is the pattern of every session.
+func listedPatterns(r *Request, path string, parse func(bson.Raw) (sessionPattern, error)) ([]sessionPattern, error) {
+	docs, err := commandArray(r, path)
+	if err != nil || len(docs) == 0 {
+		return []sessionPattern{{}}, err
+	}
+	patterns := make([]sessionPattern, 0, len(docs))
+	for _, doc := range docs {
+		p, err := parse(doc)
+		if err != nil {
+			return nil, err
+		}
+		patterns = append(patterns, p)
+	}
+	return patterns, nil
 }
 
 // parseSessionPattern reads one KillAllSessionsByPattern; impersonates

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"io"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -49,23 +47,15 @@ func rawQuery(t *testing.T, c net.Conn, requestID, flags int32, ns string, numbe
 // readOpReply reads one OP_REPLY answering requestID and returns its
 // responseFlags and its only document.
 func readOpReply(c net.Conn, requestID int32) (int32, bson.Raw, error) {
-	if err := c.SetReadDeadline(time.Now().Add(hangGuard)); err != nil {
+	op, responseTo, body, err := readFrame(c)
+	if err != nil {
 		return 0, nil, err
 	}
-	var h [16]byte
-	if _, err := io.ReadFull(c, h[:]); err != nil {
-		return 0, nil, err
-	}
-	length := int32(binary.LittleEndian.Uint32(h[0:]))
-	if op := binary.LittleEndian.Uint32(h[12:]); op != opReply || length < 16+20+5 {
+	if op != opReply || len(body) < 20+5 {
 		return 0, nil, errors.New("reply is not an OP_REPLY")
 	}
-	if responseTo := int32(binary.LittleEndian.Uint32(h[8:])); responseTo != requestID {
+	if responseTo != requestID {
 		return 0, nil, errors.New("reply answers another request")
-	}
-	body := make([]byte, length-16)
-	if _, err := io.ReadFull(c, body); err != nil {
-		return 0, nil, err
 	}
 	flags := int32(binary.LittleEndian.Uint32(body))
 	cursorID, startingFrom := binary.LittleEndian.Uint64(body[4:]), binary.LittleEndian.Uint32(body[12:])

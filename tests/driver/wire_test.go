@@ -73,23 +73,34 @@ func msgBody(flags uint32, doc []byte) []byte {
 	return append(append(binary.LittleEndian.AppendUint32(nil, flags), 0), doc...)
 }
 
-// readMsg reads one OP_MSG reply and returns its responseTo and document.
-func readMsg(c net.Conn) (int32, bson.Raw, error) {
+// readFrame reads one message and returns its opCode, responseTo and body.
+func readFrame(c net.Conn) (op uint32, responseTo int32, body []byte, err error) {
 	if err := c.SetReadDeadline(time.Now().Add(hangGuard)); err != nil {
-		return 0, nil, err
+		return 0, 0, nil, err
 	}
 	var h [16]byte
 	if _, err := io.ReadFull(c, h[:]); err != nil {
-		return 0, nil, err
+		return 0, 0, nil, err
 	}
 	length := int32(binary.LittleEndian.Uint32(h[0:]))
-	responseTo := int32(binary.LittleEndian.Uint32(h[8:]))
-	if op := binary.LittleEndian.Uint32(h[12:]); op != opMsg || length < 21 {
-		return 0, nil, errors.New("reply is not an uncompressed OP_MSG")
+	if length < 16 {
+		return 0, 0, nil, errors.New("message shorter than its header")
 	}
-	body := make([]byte, length-16)
+	body = make([]byte, length-16)
 	if _, err := io.ReadFull(c, body); err != nil {
+		return 0, 0, nil, err
+	}
+	return binary.LittleEndian.Uint32(h[12:]), int32(binary.LittleEndian.Uint32(h[8:])), body, nil
+}
+
+// readMsg reads one OP_MSG reply and returns its responseTo and document.
+func readMsg(c net.Conn) (int32, bson.Raw, error) {
+	op, responseTo, body, err := readFrame(c)
+	if err != nil {
 		return 0, nil, err
+	}
+	if op != opMsg || len(body) < 5 {
+		return 0, nil, errors.New("reply is not an uncompressed OP_MSG")
 	}
 	doc := bson.Raw(body[5:])
 	return responseTo, doc, doc.Validate()
