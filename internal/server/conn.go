@@ -166,6 +166,9 @@ func (c *conn) handle() (err error) {
 		return c.handleMsg(h, body, staged != nil, compressor)
 	case wire.OpQuery:
 		return c.handleQuery(h, body)
+	case wire.OpGetMore:
+		// answered, as MongoDB 7.0 answers it, with the legacy error
+		return c.send(h.OpCode, h.RequestID, uint32(wire.ReplyQueryFailure), wire.UnsupportedOpReply(h.OpCode), -1)
 	}
 	return fmt.Errorf("unsupported opcode %v", h.OpCode)
 }
@@ -334,12 +337,12 @@ func (c *conn) reply(h wire.Header, doc bson.Raw, compressor int) error {
 }
 
 // send sends doc as the answer to the message responseTo, an OP_REPLY with
-// responseFlags flags when that was an OP_QUERY (op), else an OP_MSG with
+// responseFlags flags when that was a legacy op (op.Legacy), else an OP_MSG with
 // flags, compressed with compressor unless it is negative. The message is
 // built in a pooled buffer.
 func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw, compressor int) error {
 	c.nextID++
-	if tcp, ok := c.rw.(*net.TCPConn); ok && op != wire.OpQuery && compressor < 0 && len(doc) >= gatherReply {
+	if tcp, ok := c.rw.(*net.TCPConn); ok && !op.Legacy() && compressor < 0 && len(doc) >= gatherReply {
 		// The message's start and the reply go out in one writev,
 		// without copying the reply.
 		var start [32]byte
@@ -352,7 +355,7 @@ func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw
 	}
 	buf := replyBufs.Get().(*[]byte)
 	out := (*buf)[:0]
-	if op == wire.OpQuery {
+	if op.Legacy() {
 		out = wire.AppendReply(out, c.nextID, responseTo, int32(flags), 0, 0, doc)
 	} else {
 		out = wire.AppendMsg(out, c.nextID, responseTo, flags, doc)

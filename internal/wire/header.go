@@ -39,6 +39,10 @@ const (
 	OpMsg         OpCode = 2013
 )
 
+// Legacy reports whether a message with opcode c is answered with an
+// OP_REPLY (an OP_QUERY, or an OP_GET_MORE's refusal).
+func (c OpCode) Legacy() bool { return c == OpQuery || c == OpGetMore }
+
 func (c OpCode) String() string {
 	switch c {
 	case OpReply:

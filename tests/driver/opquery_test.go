@@ -14,6 +14,7 @@ import (
 // Opcode and flags of the legacy OP_QUERY and its OP_REPLY.
 const (
 	opQuery           = 2004
+	opGetMore         = 2005
 	queryExhaust      = 1 << 6
 	querySecondaryOk  = 1 << 2
 	replyQueryFailure = 1 << 1
@@ -259,5 +260,32 @@ func TestOpQueryAuthenticates(t *testing.T) {
 				t.Fatalf("after a failed conversation: authenticatedUsers %s, listCollections code %d", users, code)
 			}
 		})
+	}
+}
+
+// TestOpGetMoreRefused: MongoDB 7.0 answers a legacy OP_GET_MORE with an
+// OP_REPLY refusing it (QueryFailure, code 5739101), and the connection
+// goes on serving.
+func TestOpGetMoreRefused(t *testing.T) {
+	_, in := startServer(t)
+	c := rawDial(t, in)
+	body := binary.LittleEndian.AppendUint32(nil, 0)
+	body = append(append(body, testDB+".c"...), 0)
+	body = binary.LittleEndian.AppendUint32(body, 2)
+	body = binary.LittleEndian.AppendUint64(body, 42)
+	if _, err := c.Write(message(7, opGetMore, body)); err != nil {
+		t.Fatal(err)
+	}
+	flags, reply, err := readOpReply(c, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mustRaw(t, bson.D{{Key: "$err", Value: "OP_GET_MORE is no longer supported. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"},
+		{Key: "code", Value: int32(5739101)}, {Key: "ok", Value: 0.0}})
+	if flags != replyQueryFailure || !bytes.Equal(reply, want) {
+		t.Fatalf("flags %d, reply %s; want %d, %s", flags, reply, replyQueryFailure, want)
+	}
+	if ok := rawCommand(t, c, 8, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}).Lookup("ok"); ok.Double() != 1 {
+		t.Fatalf("ping after the refusal: %v", ok)
 	}
 }
