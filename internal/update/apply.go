@@ -332,18 +332,11 @@ func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 	top := s.top()
 	if top == "_id" {
 		c.idTouched = true
-		if c.origID.Type != 0 {
-			path := s.path()
-			if wholeValue && path == "_id" && v != nil {
-				if values.Compare(v.value(), c.origID) != 0 {
-					return mongoerr.New(mongoerr.ImmutableField,
-						"After applying the update, the immutable field '_id' was found to have been altered to %s",
-						values.ShellElement("_id", v.value()))
-				}
-			} else {
-				return mongoerr.New(mongoerr.ImmutableField,
-					"Performing an update on the path '%s' would modify the immutable field '_id'", path)
-			}
+		if path := s.path(); c.origID.Type != 0 && !(wholeValue && path == "_id" && v != nil && sameValue(v.value(), c.origID)) {
+			// only writing _id's own value again is a no-op (MongoDB
+			// compares the bytes: 1.0 for 1 is a change)
+			return mongoerr.New(mongoerr.ImmutableField,
+				"Performing an update on the path '%s' would modify the immutable field '_id'", path)
 		}
 	}
 	if v != nil && !c.insert && strings.HasPrefix(top, "$") {
@@ -370,4 +363,10 @@ func checkIDType(id *node) error {
 		return mongoerr.New(mongoerr.InvalidIdField, "The '_id' value cannot be of type %s", values.TypeName(id.t))
 	}
 	return nil
+}
+
+// sameValue reports whether a and b are the same BSON value, type and
+// bytes.
+func sameValue(a, b bson.RawValue) bool {
+	return a.Type == b.Type && bytes.Equal(a.Value, b.Value)
 }
