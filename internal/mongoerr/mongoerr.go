@@ -7,6 +7,7 @@ package mongoerr
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -42,21 +43,36 @@ func New(code Code, format string, args ...any) *Error {
 	if len(args) == 0 {
 		return &Error{Code: code, Msg: format}
 	}
+	shown := args // the caller's until an argument is shown otherwise
 	for i, a := range args {
-		switch v := a.(type) {
-		case bson.Raw:
-			args[i] = values.ShellDoc(v)
-		case bsoncore.Document:
-			args[i] = values.ShellDoc(bson.Raw(v))
-		case bson.RawValue:
-			args[i] = values.Shell(v)
-		case bson.D:
-			if doc, err := bson.Marshal(v); err == nil {
-				args[i] = values.ShellDoc(doc)
-			}
+		text, ok := shell(a)
+		if !ok {
+			continue
+		}
+		if &shown[0] == &args[0] {
+			shown = slices.Clone(args)
+		}
+		shown[i] = text
+	}
+	return &Error{Code: code, Msg: fmt.Sprintf(format, shown...)}
+}
+
+// shell is a BSON document or value as MongoDB's messages show it; ok is
+// false for an argument of another type.
+func shell(a any) (string, bool) {
+	switch v := a.(type) {
+	case bson.Raw:
+		return values.ShellDoc(v), true
+	case bsoncore.Document:
+		return values.ShellDoc(bson.Raw(v)), true
+	case bson.RawValue:
+		return values.Shell(v), true
+	case bson.D:
+		if doc, err := bson.Marshal(v); err == nil {
+			return values.ShellDoc(doc), true
 		}
 	}
-	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+	return "", false
 }
 
 func (e *Error) Error() string {
