@@ -72,11 +72,11 @@ var (
 // commandArray is the array a command names in its first field (the
 // sessions of endSessions, killSessions and refreshSessions, the users of
 // killAllSessions, the patterns of killAllSessionsByPattern, each parsed by
-// MongoDB as a struct whose first field is that array), path being how
-// MongoDB's messages name it: null is its absence, another type a type
-// mismatch. Null elements are skipped, as the IDL's array parser skips
-// them; the others must be documents.
-func commandArray(r *Request, path string) ([]bson.Raw, error) {
+// MongoDB as a struct whose first field is that array), path and elemPath
+// being how MongoDB's messages name it and its elements: null is its
+// absence, another type a type mismatch. Null elements are skipped, as the
+// IDL's array parser skips them; the others must be documents.
+func commandArray(r *Request, path, elemPath string) ([]bson.Raw, error) {
 	switch v := r.args.first(); v.Type {
 	case bson.TypeArray:
 		vals, _ := v.Array().Values()
@@ -87,7 +87,7 @@ func commandArray(r *Request, path string) ([]bson.Raw, error) {
 			}
 			doc, ok := el.DocumentOK()
 			if !ok {
-				return nil, wrongType(path, strconv.Itoa(i), el, "object")
+				return nil, wrongType(elemPath, strconv.Itoa(i), el, "object")
 			}
 			out = append(out, doc)
 		}
@@ -140,7 +140,7 @@ func startSessionCmd(s *Service, r *Request) (bson.Raw, error) {
 // spoof (killSessions' killAnySession), as in MongoDB's
 // makeLogicalSessionId; without access control any uid is allowed.
 func (s *Service) sessionKeys(r *Request, arrayPath, elemPath, spoof string) ([]string, error) {
-	docs, err := commandArray(r, arrayPath)
+	docs, err := commandArray(r, arrayPath, elemPath)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +294,7 @@ func killAllSessionsByPatternCmd(s *Service, r *Request) (bson.Raw, error) {
 // field (path as MongoDB's messages name it), each with parse; an empty
 // list is the pattern of every session.
 func listedPatterns(r *Request, path string, parse func(bson.Raw) (sessionPattern, error)) ([]sessionPattern, error) {
-	docs, err := commandArray(r, path)
+	docs, err := commandArray(r, path, path)
 	if err != nil || len(docs) == 0 {
 		return []sessionPattern{{}}, err
 	}
