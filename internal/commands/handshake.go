@@ -44,8 +44,7 @@ func CheckOpQuery(name string) error {
 	if slices.Contains(opQueryNames, name) {
 		return nil
 	}
-	return mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. The client driver may require an upgrade. "+
-		"For more details see https://dochub.mongodb.org/core/legacy-opcode-removal", name)
+	return mongoerr.New(mongoerr.UnsupportedOpQueryCommand, "Unsupported OP_QUERY command: %s. %s", name, wire.UpgradeAdvice)
 }
 
 func init() {

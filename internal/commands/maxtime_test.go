@@ -35,3 +35,27 @@ func TestDeadlineReadFromTheClock(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInterruption is the cost of the interrupt check every scan
+// makes per candidate, for an operation without and with a maxTimeMS
+// (whose check reads the clock).
+func BenchmarkInterruption(b *testing.B) {
+	live, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	var stats engine.OpStats
+	for _, bc := range []struct {
+		name string
+		ctx  context.Context
+	}{
+		{"without maxTimeMS", engine.WithOpStats(live, &stats)},
+		{"with maxTimeMS", engine.WithOpStats(deadlineCtx{live, time.Now().Add(time.Hour)}, &stats)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if mongoerr.Interruption(bc.ctx) != nil {
+					b.Fatal("the context ended")
+				}
+			}
+		})
+	}
+}

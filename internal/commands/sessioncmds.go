@@ -99,24 +99,35 @@ func commandArray(r *Request, path, elemPath string) ([]bson.Raw, error) {
 	}
 }
 
-// keySession makes the lsid r names the key of its session
-// (sessions.Key): the session of r's user, or of the uid the lsid gives,
-// which must be the user's own unless the user may impersonate.
+// keySession makes the lsid r names the key of its session (sessionKey).
 func (s *Service) keySession(r *Request) error {
 	a := &r.Args.Session
 	if a.lsid == "" {
 		return nil
 	}
+	var uid *[32]byte
+	if a.hasUID {
+		uid = &a.uid
+	}
+	key, err := s.sessionKey(r, a.lsid, uid, "")
+	a.lsid = key
+	return err
+}
+
+// sessionKey is the key (sessions.Key) of the session a client names by
+// its id and, optionally, its uid, as MongoDB's makeLogicalSessionId makes
+// it: the session of r's user, or of the uid given, which must be the
+// user's own unless the user may impersonate or holds spoof (killSessions'
+// killAnySession, "" for none); without access control any uid is allowed.
+func (s *Service) sessionKey(r *Request, id string, uid *[32]byte, spoof string) (string, error) {
 	owner, _ := s.sessionOwner(r)
-	if !a.hasUID {
-		a.lsid = sessions.Key(a.lsid, owner)
-		return nil
+	if uid == nil {
+		return sessions.Key(id, owner), nil
 	}
-	if a.uid != sessions.UserUID(owner) && !s.mayActAs(r, "") {
-		return mongoerr.New(mongoerr.Unauthorized, "Unauthorized to set user digest in LogicalSessionId")
+	if *uid != sessions.UserUID(owner) && !s.mayActAs(r, spoof) {
+		return "", mongoerr.New(mongoerr.Unauthorized, "Unauthorized to set user digest in LogicalSessionId")
 	}
-	a.lsid = sessions.KeyOf(a.lsid, a.uid)
-	return nil
+	return sessions.KeyOf(id, *uid), nil
 }
 
 // startSessionCmd creates a session with a new random id for the user.
@@ -134,11 +145,9 @@ func startSessionCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // sessionKeys reads the sessions endSessions, killSessions and
-// refreshSessions list (LogicalSessionFromClient) as the keys of the
-// user's sessions; elemPath is how MongoDB's messages name an element.
-// A uid other than the user's own takes the impersonate privilege, or
-// spoof (killSessions' killAnySession), as in MongoDB's
-// makeLogicalSessionId; without access control any uid is allowed.
+// refreshSessions list (LogicalSessionFromClient) as the keys of those
+// sessions (sessionKey, spoof the privilege that allows any uid);
+// elemPath is how MongoDB's messages name an element.
 func (s *Service) sessionKeys(r *Request, arrayPath, elemPath, spoof string) ([]string, error) {
 	docs, err := commandArray(r, arrayPath, elemPath)
 	if err != nil {
@@ -146,7 +155,6 @@ func (s *Service) sessionKeys(r *Request, arrayPath, elemPath, spoof string) ([]
 	}
 	spec := *logicalSessionSpec
 	spec.path = elemPath
-	owner, _ := s.sessionOwner(r)
 	var keys []string
 	for _, doc := range docs {
 		a, err := parseSub(doc, &spec)
@@ -154,16 +162,16 @@ func (s *Service) sessionKeys(r *Request, arrayPath, elemPath, spoof string) ([]
 			return nil, err
 		}
 		_, id := a.value("id").Binary()
+		var uid *[32]byte
 		if v := a.value("uid"); v.Type != 0 {
 			_, data := v.Binary()
-			uid := [32]byte(data)
-			if uid != sessions.UserUID(owner) && !s.mayActAs(r, spoof) {
-				return nil, mongoerr.New(mongoerr.Unauthorized, "Unauthorized to set user digest in LogicalSessionId")
-			}
-			keys = append(keys, sessions.KeyOf(string(id), uid))
-			continue
+			uid = (*[32]byte)(data)
 		}
-		keys = append(keys, sessions.Key(string(id), owner))
+		key, err := s.sessionKey(r, string(id), uid, spoof)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, key)
 	}
 	return keys, nil
 }

@@ -36,7 +36,7 @@ type Cursor struct {
 	// NoTimeout (find's noCursorTimeout) exempts the cursor from the idle
 	// timeout.
 	NoTimeout bool
-	// Session is the id of the logical session the cursor was opened in, ""
+	// Session is the key (sessions.Key) of the session the cursor was opened in, ""
 	// for none. As in MongoDB 5.0+, a cursor of a session is not closed for
 	// idleness: it lives as long as its session (Registry.SessionAlive).
 	Session string

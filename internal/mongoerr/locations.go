@@ -48,8 +48,9 @@ const (
 const (
 	// OpMsgMissingDB: an OP_MSG body without a $db field.
 	OpMsgMissingDB Code = 40571
-	// OpQueryFindUnsupported: an OP_QUERY that is a query rather than a command.
-	OpQueryFindUnsupported Code = 5739101
+	// LegacyOpUnsupported: a legacy opcode MongoDB 7.0 answers only to refuse (an
+	// OP_QUERY that is a query rather than a command, an OP_GET_MORE).
+	LegacyOpUnsupported Code = 5739101
 	// OpQueryExhaustCommand: an OP_QUERY command with the exhaust flag.
 	OpQueryExhaustCommand Code = 18527
 	// OpQueryBadNumberToReturn: an OP_QUERY command whose numberToReturn is not 1 or -1.

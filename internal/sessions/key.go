@@ -19,9 +19,9 @@ import (
 // idLen is the length of an lsid's id, a UUID.
 const idLen = 16
 
-// AnonymousUID is the uid (user digest) of sessions opened without
+// anonymousUID is the uid (user digest) of sessions opened without
 // authentication: the SHA-256 of the empty user name, as MongoDB computes it.
-var AnonymousUID = sha256.Sum256(nil)
+var anonymousUID = sha256.Sum256(nil)
 
 // UserUID is the uid of user's sessions ("user@db"; "" for none).
 func UserUID(user string) [32]byte { return sha256.Sum256([]byte(user)) }
@@ -37,7 +37,7 @@ func Key(id, user string) string {
 
 // KeyOf is the key of the session {id, uid}.
 func KeyOf(id string, uid [32]byte) string {
-	if uid == AnonymousUID {
+	if uid == anonymousUID {
 		return id
 	}
 	return id + string(uid[:])
@@ -49,7 +49,7 @@ func Split(key string) (id string, uid [32]byte) {
 		copy(uid[:], key[idLen:])
 		return key[:idLen], uid
 	}
-	return key, AnonymousUID
+	return key, anonymousUID
 }
 
 // LSID is the lsid of the session key names, {id, uid}.

@@ -15,7 +15,7 @@ type seenBy struct {
 // Info is a session as $listLocalSessions reports it (MongoDB's logical
 // session record).
 type Info struct {
-	ID      string // the lsid's id bytes
+	ID      string // the session's key (Key)
 	Owner   string // "user@db" of its user; "" without access control, or until a session loaded from its record is used
 	LastUse time.Time
 }

@@ -39,7 +39,7 @@ const (
 // use it, as drivers use a session from one operation at a time.
 type Session struct {
 	mu      sync.Mutex
-	ID      string // the lsid's id bytes
+	ID      string // the session's key (Key): its lsid's id and uid
 	lastUse time.Time
 	// ended is set, under mu, once the session was forgotten and its
 	// record deleted; Acquire then takes a fresh session for the id.

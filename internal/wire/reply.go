@@ -38,15 +38,18 @@ func AppendReply(dst []byte, requestID, responseTo int32, flags int32, cursorID 
 	return dst
 }
 
+// UpgradeAdvice ends MongoDB 7.0's refusals of what it no longer serves
+// of the legacy protocol.
+const UpgradeAdvice = "The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"
+
 // UnsupportedOpReply is the document of MongoDB 7.0's OP_REPLY, with
 // ReplyQueryFailure alone set, to an op it no longer serves (an OP_QUERY
-// that is a query rather than a command): {$err, code: 5739101, ok: 0},
-// without errmsg or codeName.
+// that is a query rather than a command, an OP_GET_MORE): {$err, code:
+// 5739101, ok: 0}, without errmsg or codeName.
 func UnsupportedOpReply(op OpCode) bson.Raw {
 	return bson.Raw(bsoncore.NewDocumentBuilder().
-		AppendString("$err", op.String()+" is no longer supported. The client driver may require an upgrade. "+
-			"For more details see https://dochub.mongodb.org/core/legacy-opcode-removal").
-		AppendInt32("code", int32(mongoerr.OpQueryFindUnsupported)).
+		AppendString("$err", op.String()+" is no longer supported. "+UpgradeAdvice).
+		AppendInt32("code", int32(mongoerr.LegacyOpUnsupported)).
 		AppendDouble("ok", 0).
 		Build())
 }
