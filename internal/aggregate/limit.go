@@ -33,7 +33,7 @@ func stageCount(stage string, arg bson.RawValue, invalid mongoerr.Code) (int64, 
 		reason = "Expected a non-negative number in"
 	}
 	if reason != "" {
-		return 0, mongoerr.New(invalid, "invalid argument to %s stage: %s: %s: %s", stage, reason, stage, values.Display(arg))
+		return 0, mongoerr.New(invalid, "invalid argument to %s stage: %s: %s: %s", stage, reason, stage, values.Shell(arg))
 	}
 	return n, nil
 }

@@ -80,7 +80,7 @@ func parseWindow(s *windowStage, v bson.RawValue) (windowBounds, error) {
 			return w, err
 		}
 		if !w.lo.unbounded && !w.hi.unbounded && w.lo.offset() > w.hi.offset() {
-			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Display(docs))
+			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Shell(docs))
 		}
 		if (!w.lo.unbounded || !w.hi.unbounded) && s.sort == nil {
 			return w, mongoerr.New(mongoerr.WindowDocumentsNeedSortBy, "Document-based bounds require a sortBy")
@@ -98,7 +98,7 @@ func parseWindow(s *windowStage, v bson.RawValue) (windowBounds, error) {
 			return w, err
 		}
 		if w.lo.v.Type != 0 && w.hi.v.Type != 0 && values.Compare(w.lo.v, w.hi.v) > 0 {
-			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Display(rng))
+			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Shell(rng))
 		}
 		if w.unit != "" {
 			for _, b := range []windowBound{w.lo, w.hi} {
@@ -132,7 +132,7 @@ func boundPair(v bson.RawValue, what string) (bson.RawValue, bson.RawValue, erro
 			return vals[0], vals[1], nil
 		}
 	}
-	return missing, missing, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be a 2-element array: %s: %s", what, values.Display(v))
+	return missing, missing, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be a 2-element array: %s: %s", what, values.Shell(v))
 }
 
 func keywordBound(v bson.RawValue) (windowBound, bool) {
@@ -153,7 +153,7 @@ func documentBound(v bson.RawValue) (windowBound, error) {
 	}
 	n, ok := values.Int64(v)
 	if !ok {
-		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Numeric document-based bounds must be an integer: %s", values.Display(v))
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Numeric document-based bounds must be an integer: %s", values.Shell(v))
 	}
 	return windowBound{n: n}, nil
 }
@@ -163,7 +163,7 @@ func rangeBound(v bson.RawValue) (windowBound, error) {
 		return b, nil
 	}
 	if !values.IsNumber(v.Type) {
-		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Range-based bounds expression must be a number: %s", values.Display(v))
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Range-based bounds expression must be a number: %s", values.Shell(v))
 	}
 	return windowBound{v: v}, nil
 }

@@ -596,13 +596,13 @@ func (p *parser) parseExpMovingAvg(arg bson.RawValue) (windowFunc, error) {
 	case nv.Type != 0:
 		n, ok := values.Int64(nv)
 		if !ok || n <= 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "'N' field must be an integer greater than zero, but found %s", values.Display(nv))
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'N' field must be an integer greater than zero, but found %s", values.Shell(nv))
 		}
 		w.alpha = 2 / (float64(n) + 1)
 	default:
 		a, ok := values.Float64(av)
 		if !ok || !(a > 0 && a < 1) {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", values.Display(av))
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", values.Shell(av))
 		}
 		w.alpha = a
 	}

@@ -383,11 +383,11 @@ func (c *changeStreamCursor) event() (bson.Raw, error) {
 	if got, err := doc.LookupErr("_id"); err != nil || got.Type != bson.TypeEmbeddedDocument || !bytes.Equal(got.Value, want) {
 		found := "{}"
 		if err == nil {
-			found = "{ _id: " + values.Display(got) + " }"
+			found = "{ _id: " + values.Shell(got) + " }"
 		}
 		return nil, mongoerr.New(mongoerr.ChangeStreamFatalError,
 			"Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: { _id: %s } but found: %s",
-			values.Display(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: want}), found)
+			values.Shell(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: want}), found)
 	}
 	return c.sized(doc)
 }
@@ -410,7 +410,7 @@ func (c *changeStreamCursor) sized(doc bson.Raw) (bson.Raw, error) {
 	if !c.split {
 		if len(doc) > wire.MaxBSONInternalSize {
 			return nil, mongoerr.New(mongoerr.BSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB) First element: _id: %s",
-				len(doc), len(doc), wire.MaxBSONInternalSize, wire.MaxBSONInternalSize>>20, values.Display(doc.Lookup("_id")))
+				len(doc), len(doc), wire.MaxBSONInternalSize, wire.MaxBSONInternalSize>>20, values.Shell(doc.Lookup("_id")))
 		}
 		return doc, nil
 	}

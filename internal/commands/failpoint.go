@@ -242,7 +242,7 @@ func parseFailMode(v bson.RawValue) (failMode, error) {
 			return failMode{kind: failProbability, p: p}, nil
 		}
 	}
-	return failMode{}, mongoerr.New(mongoerr.BadValue, "mode must be \"off\", \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}, not %s", values.Display(v))
+	return failMode{}, mongoerr.New(mongoerr.BadValue, "mode must be \"off\", \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}, not %s", values.Shell(v))
 }
 
 // failCommandData is what the failCommand fail point does.

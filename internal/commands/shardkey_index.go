@@ -156,7 +156,7 @@ func shellKey(d bson.Raw) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(e.Key() + ": " + values.Display(e.Value()))
+		b.WriteString(e.Key() + ": " + values.Shell(e.Value()))
 	}
 	b.WriteString(" }")
 	return b.String()

@@ -63,7 +63,7 @@ func dupKey(c *Collection, index string, pattern bson.Raw, coll bson.Raw, paths 
 			keyValue = append(keyValue, bson.E{Key: p, Value: h})
 			continue
 		}
-		shown.WriteString(p + ": " + values.Display(v))
+		shown.WriteString(p + ": " + values.Shell(v))
 		keyValue = append(keyValue, bson.E{Key: p, Value: v})
 	}
 	collShown := ""

@@ -46,7 +46,7 @@ func within(op string, lo, hi float64, domain string) func(bson.RawValue) error 
 			return nil
 		}
 		if x < lo || x > hi || (domain == "(-inf,inf)" && math.IsInf(x, 0)) {
-			return mongoerr.New(mongoerr.TrigOutOfDomain, "cannot apply %s to %s, value must in %s", op, values.Display(v), domain)
+			return mongoerr.New(mongoerr.TrigOutOfDomain, "cannot apply %s to %s, value must in %s", op, values.Shell(v), domain)
 		}
 		return nil
 	}

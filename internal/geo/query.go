@@ -148,7 +148,7 @@ func ParseWithin(v bson.RawValue) (*Query, error) {
 		q.flatBox = &[4]float64{c[0] - r, c[1] - r, c[0] + r, c[1] + r}
 		q.flatIn = func(x, y float64) bool { return withinRadius(x, y, c, r) }
 	default:
-		return nil, errorf("unknown geo specifier: %s: %s", shape, values.Display(arg))
+		return nil, errorf("unknown geo specifier: %s: %s", shape, values.Shell(arg))
 	}
 	return q, nil
 }
@@ -362,7 +362,7 @@ func specifierValues(shape string, v bson.RawValue) ([]bson.RawValue, error) {
 		}
 		return vals, nil
 	}
-	return nil, errorf("unknown geo specifier: %s: %s", shape, values.Display(v))
+	return nil, errorf("unknown geo specifier: %s: %s", shape, values.Shell(v))
 }
 
 // circle reads $center's or $centerSphere's [[x, y], r]: a query point

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"encoding/hex"
 	"math"
 	"slices"
 
@@ -29,20 +30,43 @@ type fieldInterval struct {
 func (iv fieldInterval) shown() string {
 	lo, hi := iv.loShown, iv.hiShown
 	if lo == "" {
-		open := "("
-		if iv.loIncl {
-			open = "["
-		}
-		lo = open + showValue(iv.loVal)
+		lo = opening(iv.loIncl) + showValue(iv.loVal)
 	}
 	if hi == "" {
-		closed := ")"
-		if iv.hiIncl {
-			closed = "]"
-		}
-		hi = showValue(iv.hiVal) + closed
+		hi = showValue(iv.hiVal) + closing(iv.hiIncl)
 	}
 	return lo + ", " + hi
+}
+
+// opening and closing are an interval's brackets.
+func opening(incl bool) string {
+	if incl {
+		return "["
+	}
+	return "("
+}
+
+func closing(incl bool) string {
+	if incl {
+		return "]"
+	}
+	return ")"
+}
+
+// showCollationKeys shows the string ends of b's intervals, which are keys
+// of a non-simple collation and not text, as MongoDB's explain does:
+// CollationKey(0x<lowercase hex>).
+func (b fieldBounds) showCollationKeys() fieldBounds {
+	for i := range b.ivs {
+		iv := &b.ivs[i]
+		if iv.loVal.Type == bson.TypeString {
+			iv.loShown = opening(iv.loIncl) + "CollationKey(0x" + hex.EncodeToString([]byte(iv.loVal.StringValue())) + ")"
+		}
+		if iv.hiVal.Type == bson.TypeString {
+			iv.hiShown = "CollationKey(0x" + hex.EncodeToString([]byte(iv.hiVal.StringValue())) + ")" + closing(iv.hiIncl)
+		}
+	}
+	return b
 }
 
 // fieldBounds is what a filter says about one indexed field: the sorted,
@@ -123,6 +147,15 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // (intersected unless the index is multikey, where different elements of
 // one array may satisfy each).
 func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
+	fb := keyBounds(leaves, f, multikey, coll)
+	if coll != nil {
+		fb = fb.showCollationKeys()
+	}
+	return fb
+}
+
+// keyBounds is boundsFor with strings under coll shown as text.
+func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
 	switch {
 	case f.Hashed:
 		return hashedBounds(fitting(leaves, coll), f)
@@ -219,10 +252,7 @@ func rangeBounds(k query.Kind, v bson.RawValue, desc bool) fieldBounds {
 	enc := keyenc.AppendField(nil, v, desc)
 	classLo, classHi := keyenc.TypeBounds(v.Type, desc)
 	incl := k == query.KindGte || k == query.KindLte
-	open, closed := "(", ")"
-	if incl {
-		open, closed = "[", "]"
-	}
+	open, closed := opening(incl), closing(incl)
 	value := showValue(v)
 	// The byte range runs from the lower value to the upper one, or in a
 	// descending field from the upper to the lower: the value bound is at
@@ -267,7 +297,7 @@ func showValue(v bson.RawValue) string {
 		pattern, opts := v.Regex()
 		return "/" + pattern + "/" + opts
 	}
-	return values.Display(v)
+	return values.Shell(v)
 }
 
 func isNaN(v bson.RawValue) bool {

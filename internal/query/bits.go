@@ -43,12 +43,13 @@ func parseBitPositions(path, op string, v bson.RawValue) ([]uint32, error) {
 			pos = append(pos, uint32(f))
 		}
 	case values.IsNumber(v.Type):
-		n, ok := values.Int64(v)
-		if !ok {
-			return nil, mongoerr.New(mongoerr.BadValue, "Expected an integer: %s", values.ShellElement(op, v))
+		// a bitmask, read as parseIntegerElementToNonNegativeLong reads it
+		n, reason := values.IntegerReason(v)
+		if reason == "" && n < 0 {
+			reason = "Expected a non-negative number in"
 		}
-		if n < 0 {
-			return nil, mongoerr.New(mongoerr.BadValue, "Expected a non-negative number in: %s", values.ShellElement(op, v))
+		if reason != "" {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "%s: %s", reason, values.ShellElement(op, v))
 		}
 		for b := uint32(0); b < 63; b++ {
 			if n&(1<<b) != 0 {

@@ -329,7 +329,7 @@ func parseSchemaCount(kw map[string]bson.RawValue, name string, dst *int64) erro
 		reason = "Expected a positive number in"
 	}
 	if reason != "" {
-		return mongoerr.New(mongoerr.FailedToParse, "%s: %s: %s", reason, name, values.Display(v))
+		return mongoerr.New(mongoerr.FailedToParse, "%s: %s: %s", reason, name, values.Shell(v))
 	}
 	*dst = n
 	return nil

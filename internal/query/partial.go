@@ -66,7 +66,7 @@ func debugNode(b *strings.Builder, n *Node, indent int) {
 		pattern, options := n.Value.Regex()
 		b.WriteString(n.Path + " regex /" + pattern + "/" + options)
 	case n.Value.Type != 0:
-		b.WriteString(n.Path + " " + n.Kind.String() + " " + values.Display(n.Value))
+		b.WriteString(n.Path + " " + n.Kind.String() + " " + values.Shell(n.Value))
 	default:
 		b.WriteString(strings.TrimSpace(n.Path + " " + n.Kind.String()))
 	}

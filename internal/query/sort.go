@@ -70,7 +70,7 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
 		}
 		if !values.IsNumber(v.Type) {
-			return nil, mongoerr.New(mongoerr.SortKeyIllegal, "Illegal key in $sort specification: %s: %s", field, values.Display(v))
+			return nil, mongoerr.New(mongoerr.SortKeyIllegal, "Illegal key in $sort specification: %s: %s", field, values.Shell(v))
 		}
 		// MongoDB reads the direction as a long: a double truncated, a
 		// decimal rounded half to even (1.999 and 0.51 are ascending).

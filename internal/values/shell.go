@@ -21,35 +21,52 @@ func ShellElement(name string, v bson.RawValue) string {
 // "str", 1.5, ObjectId('…'); long strings and binary data abbreviated.
 func Shell(v bson.RawValue) string {
 	var b strings.Builder
-	writeValue(&b, v)
+	writeValue(&b, v, -1)
 	return b.String()
 }
+
+// maxShellDepth is BSONObj::maxToStringRecursionDepth: an element nested
+// deeper prints as "...", without its name (a document's own elements are
+// at depth 0).
+const maxShellDepth = 100
 
 // ShellDoc prints a document as Shell does.
 func ShellDoc(d bson.Raw) string {
 	return Shell(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: d})
 }
 
-func writeValue(b *strings.Builder, v bson.RawValue) {
+// writeValue writes v, the value of an element at depth. Strings and code
+// are written as their bytes, unescaped, and abbreviated as
+// toString(full=false) does: a string of 160 bytes or more shows its first
+// 150, code of 80 or more its first 70, cut even inside a UTF-8 sequence.
+func writeValue(b *strings.Builder, v bson.RawValue, depth int) {
 	switch v.Type {
 	case bson.TypeDouble:
 		b.WriteString(formatDouble(v.Double()))
-	case bson.TypeString:
-		// abbreviated as toString(full=false) does: a string of more
-		// than 159 bytes shows its first 150
-		if s := v.StringValue(); len(s) > 159 {
-			b.WriteString(strings.TrimSuffix(strconv.Quote(s[:150]), `"`) + `..."`)
-		} else {
-			b.WriteString(strconv.Quote(s))
+	case bson.TypeString, bson.TypeSymbol:
+		s, ok := v.StringValueOK()
+		if !ok {
+			s = v.Symbol()
 		}
+		b.WriteString(`"` + abbreviate(s, 160, 150) + `"`)
+	case bson.TypeJavaScript:
+		b.WriteString(abbreviate(v.JavaScript(), 80, 70))
+	case bson.TypeCodeWithScope:
+		code, scope := v.CodeWithScope()
+		b.WriteString("CodeWScope( " + code + ", ")
+		writeValue(b, bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: scope}, -1)
+		b.WriteString(")")
+	case bson.TypeDBPointer:
+		ns, id := v.DBPointer()
+		b.WriteString("DBRef('" + ns + "'," + hex.EncodeToString(id[:]) + ")")
 	case bson.TypeEmbeddedDocument, bson.TypeArray:
-		writeContainer(b, v)
+		writeContainer(b, v, depth+1)
 	case bson.TypeInt32:
 		b.WriteString(strconv.FormatInt(int64(v.Int32()), 10))
 	case bson.TypeInt64:
 		b.WriteString(strconv.FormatInt(v.Int64(), 10))
 	case bson.TypeDecimal128:
-		b.WriteString(`NumberDecimal("` + v.Decimal128().String() + `")`)
+		b.WriteString(v.Decimal128().String())
 	case bson.TypeBoolean:
 		b.WriteString(strconv.FormatBool(v.Boolean()))
 	case bson.TypeNull:
@@ -69,6 +86,11 @@ func writeValue(b *strings.Builder, v bson.RawValue) {
 		b.WriteString("/" + p + "/" + o)
 	case bson.TypeBinary:
 		st, data := v.Binary()
+		if st == bson.TypeBinaryUUID && len(data) == 16 {
+			h := hex.EncodeToString(data)
+			b.WriteString(`UUID("` + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + `")`)
+			return
+		}
 		more := ""
 		if len(data) > 80 { // abbreviated: the first 70 bytes
 			data, more = data[:70], "..."
@@ -83,7 +105,16 @@ func writeValue(b *strings.Builder, v bson.RawValue) {
 	}
 }
 
-func writeContainer(b *strings.Builder, v bson.RawValue) {
+// abbreviate is s, or its first keep bytes and "..." when it has at
+// least limit bytes.
+func abbreviate(s string, limit, keep int) string {
+	if len(s) >= limit {
+		return s[:keep] + "..."
+	}
+	return s
+}
+
+func writeContainer(b *strings.Builder, v bson.RawValue, depth int) {
 	open, closing := "{", "}"
 	if v.Type == bson.TypeArray {
 		open, closing = "[", "]"
@@ -98,26 +129,34 @@ func writeContainer(b *strings.Builder, v bson.RawValue) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		if depth > maxShellDepth {
+			b.WriteString("...")
+			continue
+		}
 		if v.Type != bson.TypeArray {
 			b.WriteString(e.Key() + ": ")
 		}
-		writeValue(b, e.Value())
+		writeValue(b, e.Value(), depth)
 	}
 	b.WriteString(" " + closing)
 }
 
-// formatDouble prints a double as MongoDB does: integral values keep a ".0".
+// formatDouble prints a double as MongoDB's appendDoubleNice does: C's
+// %.16g, then ".0" unless that wrote a '.', an 'E' or an 'N' (so "1e+20.0",
+// "nan.0" and "inf.0", since %g writes those in lowercase).
 func formatDouble(f float64) string {
+	var s string
 	switch {
 	case math.IsNaN(f):
-		return "nan.0"
+		s = "nan"
 	case math.IsInf(f, 1):
-		return "inf.0"
+		s = "inf"
 	case math.IsInf(f, -1):
-		return "-inf.0"
+		s = "-inf"
+	default:
+		s = strconv.FormatFloat(f, 'g', 16, 64)
 	}
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".e") {
+	if !strings.ContainsAny(s, ".EN") {
 		s += ".0"
 	}
 	return s

@@ -10,6 +10,14 @@ import (
 // TestShellDoc: documents as MongoDB's BSONObj::toString writes them
 // (planSummary's key patterns, currentOp's truncated commands).
 func TestShellDoc(t *testing.T) {
+	// nested(n) is {a: {a: ... {a: 1}}} with n documents around the 1
+	nested := func(n int) bson.D {
+		d := bson.D{{Key: "a", Value: int32(1)}}
+		for range n - 1 {
+			d = bson.D{{Key: "a", Value: d}}
+		}
+		return d
+	}
 	for _, tc := range []struct {
 		pattern bson.D
 		want    string
@@ -23,6 +31,19 @@ func TestShellDoc(t *testing.T) {
 		{bson.D{{Key: "s", Value: strings.Repeat("x", 159)}}, `{ s: "` + strings.Repeat("x", 159) + `" }`},
 		{bson.D{{Key: "s", Value: strings.Repeat("x", 160)}}, `{ s: "` + strings.Repeat("x", 150) + `..." }`},
 		{bson.D{{Key: "b", Value: bson.Binary{Data: make([]byte, 81)}}}, `{ b: BinData(0, ` + strings.Repeat("00", 70) + `...) }`},
+		// strings are written as their bytes: no escapes, and cut inside
+		// a UTF-8 sequence (an emoji is 4 bytes; 150 is not a multiple)
+		{bson.D{{Key: "q", Value: "a\"b\\c\n"}}, "{ q: \"a\"b\\c\n\" }"},
+		{bson.D{{Key: "e", Value: strings.Repeat("\U0001F92A", 40)}}, `{ e: "` + strings.Repeat("\U0001F92A", 40)[:150] + `..." }`},
+		{bson.D{{Key: "y", Value: bson.Symbol("sym")}}, `{ y: "sym" }`},
+		{bson.D{{Key: "c", Value: bson.JavaScript("function() {}")}}, `{ c: function() {} }`},
+		{bson.D{{Key: "c", Value: bson.JavaScript(strings.Repeat("x", 79))}}, `{ c: ` + strings.Repeat("x", 79) + ` }`},
+		{bson.D{{Key: "c", Value: bson.JavaScript(strings.Repeat("x", 80))}}, `{ c: ` + strings.Repeat("x", 70) + `... }`},
+		{bson.D{{Key: "w", Value: bson.CodeWithScope{Code: "f", Scope: bson.D{{Key: "a", Value: int32(1)}}}}}, `{ w: CodeWScope( f, { a: 1 }) }`},
+		{bson.D{{Key: "u", Value: bson.Binary{Subtype: 4, Data: []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}}}}, `{ u: UUID("12345678-9abc-def0-0102-030405060708") }`},
+		{bson.D{{Key: "u", Value: bson.Binary{Subtype: 4, Data: []byte{1, 2}}}}, `{ u: BinData(4, 0102) }`},
+		{nested(101), strings.Repeat("{ a: ", 100) + "{ a: 1 }" + strings.Repeat(" }", 100)},
+		{nested(102), strings.Repeat("{ a: ", 101) + "{ ... }" + strings.Repeat(" }", 101)},
 	} {
 		raw, err := bson.Marshal(tc.pattern)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -292,6 +293,33 @@ func TestDuplicateKeyUnderCollation(t *testing.T) {
 	}
 }
 
+// TestDuplicateKeyMessageCutsLongStrings: the duplicate key message shows
+// a key string of 160 bytes or more by its first 150 bytes, cut inside a
+// UTF-8 sequence if there is one, as MongoDB's BSONElement::toString does
+// (the Node driver's tests expect that invalid UTF-8), while keyValue keeps
+// the whole string.
+func TestDuplicateKeyMessageCutsLongStrings(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	coll := client.Database(testDB).Collection("dupcut")
+	id := strings.Repeat("\U0001F92A", 100)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: id}})
+	var we mongo.WriteException
+	if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 11000 {
+		t.Fatalf("second insert: %v, want a DuplicateKey write error", err)
+	}
+	e := we.WriteErrors[0]
+	if want := `dup key: { _id: "` + id[:150] + `..." }`; !strings.HasSuffix(e.Message, want) || utf8.ValidString(e.Message) {
+		t.Errorf("message %q, want it to end %q", e.Message, want)
+	}
+	if got, _ := e.Raw.Lookup("keyValue", "_id").StringValueOK(); got != id {
+		t.Errorf("keyValue._id %q, want the whole key", got)
+	}
+}
+
 // TestDropLocalOnReplicaSet: a replica set member refuses to drop the local
 // database, which holds its oplog, as MongoDB does while replication is
 // active, and the oplog stays readable.
@@ -377,14 +405,20 @@ func TestOplogNotShadowed(t *testing.T) {
 
 // TestLargeWriteErrorMessages: once two write errors are reported, a
 // later error's message over 1 MB is emptied, as MongoDB's generateError
-// does, keeping its code and key; smaller messages stay.
+// does, keeping its code and key; smaller messages stay. The messages are
+// duplicate key errors of _ids with 100,000 fields: the message shows a
+// document whole (only long strings are cut).
 func TestLargeWriteErrorMessages(t *testing.T) {
 	testkv.SkipOnTiKV(t, "TiKV stores no key over 8 KiB, so no document has an _id of 1 MB there (TestKeyLimit)")
 	client, _ := startServer(t)
 	coll := client.Database(testDB).Collection("largeerrors")
 	var docs []any
 	for _, c := range "abcd" {
-		docs = append(docs, bson.D{{Key: "_id", Value: strings.Repeat(string(c), 1<<20+10)}})
+		id := bson.D{{Key: "which", Value: string(c)}}
+		for i := range 100_000 {
+			id = append(id, bson.E{Key: fmt.Sprintf("f%06d", i), Value: int32(1)})
+		}
+		docs = append(docs, bson.D{{Key: "_id", Value: id}})
 	}
 	docs[3] = bson.D{{Key: "_id", Value: "small"}}
 	if _, err := coll.InsertMany(t.Context(), docs); err != nil {
