@@ -25,7 +25,7 @@ func init() {
 // https://www.mongodb.com/docs/v7.0/reference/command/aggregate/
 var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	required("pipeline", tArray),
-	arg("cursor", tDoc),
+	arg("cursor", tAggregateCursor),
 	arg("allowDiskUse", tOptionalBool),
 	arg("hint", tAny),
 	arg("let", tDoc),
@@ -39,7 +39,9 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	collectionUUIDField,
 }, subs: []*argSpec{aggregateCursorSpec}}
 
-var aggregateCursorSpec = cursorSpec("aggregate")
+// aggregateCursorSpec is aggregate's cursor, which MongoDB parses as a
+// struct of its own (SimpleCursorOptions) named "cursor" in its errors.
+var aggregateCursorSpec = &argSpec{path: "cursor", fields: cursorSpec("").fields}
 
 // localOnlyStages are the stages that read this node's own state or an
 // outside service: MongoDB refuses them, wherever they are in a pipeline,

@@ -81,10 +81,10 @@ func apiTestCmd(_ *Service, r *Request) (bson.Raw, error) {
 }
 
 // unstableFields are the fields of version 1 commands that their IDL marks
-// unstable (find_command.idl, aggregate_command.idl): apiStrict refuses
-// them, given at all, as the IDL parser does.
+// unstable (find_command.idl, aggregate_command.idl), by spec path:
+// apiStrict refuses them, given at all, as the IDL parser does.
 var unstableFields = map[string]map[string]bool{
-	"find": {
+	"FindCommandRequest": {
 		"ntoreturn": true, "min": true, "max": true, "returnKey": true, "showRecordId": true,
 		"$queryOptions": true, "tailable": true, "oplogReplay": true, "noCursorTimeout": true,
 		"awaitData": true, "options": true, "term": true, "readOnce": true,

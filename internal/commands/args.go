@@ -117,6 +117,17 @@ var (
 	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
 	}}
+	// tOwnedObject is find's object_owned_nonempty_serialize, whose
+	// deserializer (parseOwnedBSON) checks the type itself, with its
+	// message as MongoDB writes it (no space before "to").
+	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'", mismatch: func(field string, _ bson.RawValue) error {
+		return mongoerr.New(mongoerr.TypeMismatch, "Expected field %sto be of type object", field)
+	}}
+	// tAggregateCursor is aggregate's cursor (parseAggregateCursorFromBSON):
+	// a document, null refused.
+	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'", nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+		return mongoerr.New(mongoerr.TypeMismatch, "cursor field must be missing or an object")
+	}}
 	// tExplain is aggregate's explain (parseExplainModeFromBSON): a bool,
 	// null refused.
 	tExplain = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(string, bson.RawValue) error {
@@ -140,8 +151,9 @@ type argField struct {
 
 // argSpec declares the fields of a command or sub-document.
 type argSpec struct {
-	// path names the command or sub-document in errors: "find",
-	// "update.updates".
+	// path names the command or sub-document in errors as MongoDB's IDL
+	// parser names it: "update.updates", "FindCommandRequest" (the struct
+	// find is parsed as).
 	path   string
 	fields []argField
 	// open, when set, says why the command takes fields it cannot
@@ -231,11 +243,17 @@ func parseSub(doc bson.Raw, spec *argSpec) (cmdArgs, error) {
 func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs, error) {
 	a := cmdArgs{spec: spec, raw: doc, isCommand: isCommand}
 	var seen uint64
+	// owner names the command or sub-document in Folio's own refusals:
+	// the command's name, which its IDL struct's (spec.path) may not be
+	owner := spec.path
 	it := rawdoc.Iterate(doc)
 	for first := true; ; first = false {
 		k, v, ok := it.Next()
 		if !ok {
 			break
+		}
+		if isCommand && first {
+			owner = string(k)
 		}
 		if isCommand && (first || isGenericArg(string(k))) {
 			continue
@@ -272,10 +290,10 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 		}
 		switch f.use {
 		case refused:
-			return a, notImplementedArg(spec.path, f)
+			return a, notImplementedArg(owner, f)
 		case refusedTrue:
 			if values.Truthy(v) {
-				return a, notImplementedArg(spec.path, f)
+				return a, notImplementedArg(owner, f)
 			}
 		}
 		a.put(i, v)
@@ -288,12 +306,13 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 	return a, nil
 }
 
-// notImplementedArg is the refusal of a field Folio does not honour.
-func notImplementedArg(path string, f *argField) error {
+// notImplementedArg is the refusal of a field Folio does not honour, given
+// to the command or sub-document named owner.
+func notImplementedArg(owner string, f *argField) error {
 	if f.use == refusedTrue {
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s: true' of %s (%s)", f.name, path, f.note)
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s: true' of %s (%s)", f.name, owner, f.note)
 	}
-	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s' of %s (%s)", f.name, path, f.note)
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option '%s' of %s (%s)", f.name, owner, f.note)
 }
 
 // find is the index of the field named name, -1 if it is not declared.

@@ -16,12 +16,13 @@ func init() {
 }
 
 // findSpec declares find's fields; find_command.idl types its flags
-// optionalBool.
+// optionalBool and its documents object_owned_nonempty_serialize. MongoDB
+// parses find as the struct FindCommandRequest, which its errors name.
 // https://www.mongodb.com/docs/v7.0/reference/command/find/
-var findSpec = &argSpec{path: "find", fields: []argField{
-	arg("filter", tDoc),
-	arg("sort", tDoc),
-	arg("projection", tDoc),
+var findSpec = &argSpec{path: "FindCommandRequest", fields: []argField{
+	arg("filter", tOwnedObject),
+	arg("sort", tOwnedObject),
+	arg("projection", tOwnedObject),
 	arg("skip", tSafe),
 	arg("limit", tSafe),
 	withDefault("batchSize", tSafe, noBatchSize),
@@ -40,9 +41,9 @@ var findSpec = &argSpec{path: "find", fields: []argField{
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
 	refuseTrue("$_requestResumeToken", tBool, "resumable scans"),
 	refuse("$_resumeAfter", tDoc, "resumable scans"),
-	arg("min", tDoc),
-	arg("max", tDoc),
-	arg("collation", tDoc),
+	arg("min", tOwnedObject),
+	arg("max", tOwnedObject),
+	arg("collation", tOwnedObject),
 	collectionUUIDField,
 }}
 

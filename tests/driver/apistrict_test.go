@@ -39,11 +39,11 @@ func TestAPIStrict(t *testing.T) {
 		msg  string // the APIStrictError's message; "" when the command runs
 	}{
 		{"find", find(bson.E{Key: "filter", Value: bson.D{}}, bson.E{Key: "limit", Value: 1}), ""},
-		{"find returnKey", find(bson.E{Key: "returnKey", Value: false}), "BSON field 'find.returnKey' is not allowed with apiStrict:true."},
-		{"find showRecordId", find(bson.E{Key: "showRecordId", Value: true}), "BSON field 'find.showRecordId' is not allowed with apiStrict:true."},
-		{"find noCursorTimeout", find(bson.E{Key: "noCursorTimeout", Value: true}), "BSON field 'find.noCursorTimeout' is not allowed with apiStrict:true."},
-		{"find tailable", find(bson.E{Key: "tailable", Value: false}), "BSON field 'find.tailable' is not allowed with apiStrict:true."},
-		{"find min", find(bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 1}}}), "BSON field 'find.min' is not allowed with apiStrict:true."},
+		{"find returnKey", find(bson.E{Key: "returnKey", Value: false}), "BSON field 'FindCommandRequest.returnKey' is not allowed with apiStrict:true."},
+		{"find showRecordId", find(bson.E{Key: "showRecordId", Value: true}), "BSON field 'FindCommandRequest.showRecordId' is not allowed with apiStrict:true."},
+		{"find noCursorTimeout", find(bson.E{Key: "noCursorTimeout", Value: true}), "BSON field 'FindCommandRequest.noCursorTimeout' is not allowed with apiStrict:true."},
+		{"find tailable", find(bson.E{Key: "tailable", Value: false}), "BSON field 'FindCommandRequest.tailable' is not allowed with apiStrict:true."},
+		{"find min", find(bson.E{Key: "min", Value: bson.D{{Key: "a", Value: 1}}}), "BSON field 'FindCommandRequest.min' is not allowed with apiStrict:true."},
 		{"aggregate", agg(stage("$match", bson.D{})), ""},
 		{"aggregate explain", append(agg(), bson.E{Key: "explain", Value: true}), "BSON field 'aggregate.explain' is not allowed with apiStrict:true."},
 		{"$currentOp", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{stage("$currentOp", bson.D{})}}, {Key: "cursor", Value: bson.D{}}}, "$currentOp is not allowed with 'apiStrict: true' in API Version 1"},

@@ -73,7 +73,7 @@ var uuidCases = []uuidCase{
 	}, code: 14},
 	{name: "find general binary", cmd: func(map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "find", Value: "coll"}, {Key: "collectionUUID", Value: bson.Binary{Data: make([]byte, 16)}}}
-	}, code: 14, errmsg: "BSON field 'find.collectionUUID' is the wrong binData type 'general', expected type 'UUID'"},
+	}, code: 14, errmsg: "BSON field 'FindCommandRequest.collectionUUID' is the wrong binData type 'general', expected type 'UUID'"},
 	{name: "find short uuid", cmd: func(map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "find", Value: "coll"}, {Key: "collectionUUID", Value: bson.Binary{Subtype: 4, Data: make([]byte, 8)}}}
 	}, code: 207},

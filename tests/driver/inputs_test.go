@@ -68,7 +68,19 @@ func TestRefusedInputs(t *testing.T) {
 		// IDL parses it (idl_parser.cpp): a field given twice, a field of the
 		// wrong type, an unknown field.
 		{name: "duplicate field", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{}}, {Key: "filter", Value: bson.D{}}},
-			code: 40413, codeName: "Location40413", msg: "BSON field 'find.filter' is a duplicate field"},
+			code: 40413, codeName: "Location40413", msg: "BSON field 'FindCommandRequest.filter' is a duplicate field"},
+		// find is parsed as the struct FindCommandRequest, whose documents'
+		// deserializer (parseOwnedBSON) checks their type itself;
+		// aggregate's cursor has a parser of its own, and its fields are
+		// the struct "cursor"'s.
+		{name: "find batchSize of the wrong type", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: true}},
+			code: 14, codeName: "TypeMismatch", msg: "BSON field 'FindCommandRequest.batchSize' is the wrong type 'bool', expected types '[long, int, decimal, double']"},
+		{name: "find sort not a document", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: 42.13}},
+			code: 14, codeName: "TypeMismatch", msg: "Expected field sortto be of type object"},
+		{name: "aggregate cursor not a document", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: "x"}},
+			code: 14, codeName: "TypeMismatch", msg: "cursor field must be missing or an object"},
+		{name: "aggregate cursor batchSize of the wrong type", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: true}}}},
+			code: 14, codeName: "TypeMismatch", msg: "BSON field 'cursor.batchSize' is the wrong type 'bool', expected types '[long, int, decimal, double']"},
 		{name: "duplicate statement field", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1}, {Key: "limit", Value: 1}}}}},
 			code: 40413, codeName: "Location40413", msg: "BSON field 'delete.deletes.limit' is a duplicate field"},
 		{name: "field of the wrong type", cmd: bson.D{{Key: "count", Value: "c"}, {Key: "query", Value: "x"}},
