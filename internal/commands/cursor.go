@@ -459,9 +459,9 @@ func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var ids []int64
 	vals, _ := r.args.value("cursors").Array().Values()
-	for _, id := range vals {
+	for i, id := range vals {
 		if id.Type != bson.TypeInt64 {
-			return nil, wrongType("killCursors", "cursors", id, "long")
+			return nil, wrongType("killCursors", "cursors."+strconv.Itoa(i), id, "long")
 		}
 		ids = append(ids, id.Int64())
 	}

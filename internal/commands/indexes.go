@@ -27,7 +27,8 @@ var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
 // dropIndexesSpec declares dropIndexes' fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/dropIndexes/
 var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
-	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'string'"}),
+	// the IDL's variant of string, object and array of strings
+	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), expect: "types '[string, object']"}),
 	collectionUUIDField,
 }}
 
@@ -131,7 +132,8 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		vals, _ := v.Array().Values()
 		for _, n := range vals {
 			if n.Type != bson.TypeString {
-				return nil, wrongType("dropIndexes", "index", n, "string")
+				// the variant's array alternative names the array
+				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'dropIndexes.index' is the wrong type 'array', expected types '[string']")
 			}
 			names = append(names, n.StringValue())
 		}
