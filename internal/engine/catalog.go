@@ -74,6 +74,11 @@ type Collection struct {
 	// frozen is set, under mu held exclusively, while the collection is
 	// being sharded: writers wait until it is not.
 	frozen atomic.Bool
+	// changed counts the commits that updated or deleted its documents,
+	// each counted once it has landed: a scan that reads it before taking
+	// its snapshot knows, at a getMore, whether the documents it still
+	// reads from that snapshot may have changed since (recheck.go).
+	changed atomic.Uint64
 
 	// storedEntry is the stored catalog entry the image last brought the
 	// collection to, and loaded the number of the reload that last found

@@ -236,7 +236,11 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scanCursor{Cursor: cur, e: e, c: c, ixs: indexesOf(p)}, nil
+	sc := &scanCursor{Cursor: cur, e: e, c: c, ixs: indexesOf(p)}
+	if m, ok := cur.(*matchCursor); ok {
+		sc.scan = m.scan
+	}
+	return sc, nil
 }
 
 // execute opens the plan's scan and the stages above it.
@@ -267,11 +271,12 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
 func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *OpStats) (*matchScan, error) {
+	rc := newRecheck(e, c, txn == nil && readViewOf(ctx) == nil && p.Covered() == nil)
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
 	}
-	return &matchScan{src: src, filter: f, ctx: ctx}, nil
+	return &matchScan{src: src, filter: f, ctx: ctx, recheck: rc}, nil
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of

@@ -25,6 +25,9 @@ type matchScan struct {
 	// ctx is the operation's context; a cursor kept between getMores is
 	// given each getMore's context in turn (see cursors.Binding).
 	ctx context.Context
+	// recheck reads the documents again at the latest state after a
+	// getMore (recheck.go).
+	recheck recheck
 }
 
 func (m *matchScan) next() (bson.Raw, int, error) {
@@ -35,6 +38,14 @@ func (m *matchScan) next() (bson.Raw, int, error) {
 		doc, err := m.src.Next()
 		if doc == nil || err != nil {
 			return nil, 0, err
+		}
+		if m.recheck.on {
+			if doc, err = m.recheck.latest(doc); err != nil {
+				return nil, 0, err
+			}
+			if doc == nil {
+				continue // deleted since the snapshot
+			}
 		}
 		if m.filter == nil {
 			return doc, 0, nil

@@ -20,6 +20,9 @@ type scanCursor struct {
 	c *Collection
 	// ixs are the indexes the plan scans (none: the document store).
 	ixs []*Index
+	// scan is the scan a streaming cursor reads on (nil for sorted
+	// results), which rechecks its documents once restored (recheck.go).
+	scan *matchScan
 }
 
 // Meta is the metadata (text score) of the document read last.
@@ -53,6 +56,9 @@ func (s *scanCursor) Restore() error {
 		if !slices.ContainsFunc(now.indexesWritten(), func(ix *Index) bool { return ix.ID == used.ID && ix.state == statePublic }) {
 			return mongoerr.New(mongoerr.QueryPlanKilled, "query plan killed :: index '%s' dropped", used.Name)
 		}
+	}
+	if s.scan != nil {
+		s.scan.recheck.restored()
 	}
 	return nil
 }

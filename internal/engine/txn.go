@@ -38,6 +38,9 @@ type Txn struct {
 	tx storage.Txn
 	// wrote is set once tx holds a write.
 	wrote bool
+	// changed are the collections whose documents it updated or deleted
+	// (Collection.changed), once per write.
+	changed []*Collection
 	// keys are the document keys written, each holding an intent.
 	keys [][]byte
 	// uniques are the unique-index entries the transaction adds, checked
@@ -187,6 +190,9 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		return err
 	}
 	t.wrote = true
+	if old != nil {
+		t.changed = append(t.changed, c)
+	}
 	if what.inserted != 0 {
 		t.inserted = append(t.inserted, insertedDoc{stamp: what.inserted, doc: slices.Clone(old)})
 	}
@@ -313,6 +319,9 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, c := range t.changed {
+		c.changed.Add(1)
 	}
 	if err := t.installCreated(); err != nil {
 		return err

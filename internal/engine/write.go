@@ -200,6 +200,9 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	}
 	sr.committed()
 	applied()
+	if old != nil {
+		c.changed.Add(1)
+	}
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // numbered returns a collection holding n documents {_id: i, n: i} for i in
@@ -220,4 +222,59 @@ func TestGetMoreErrors(t *testing.T) {
 	}
 	err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "other"}}).Err()
 	requireCode(t, err, 13, "Unauthorized")
+}
+
+// TestGetMoreReadsTheLatestState: a getMore does not return what was
+// deleted since the find, and returns an updated document as it is now
+// (still matching) or not at all (no longer matching), as MongoDB's cursors
+// do after their yield between batches; a getMore in a snapshot session
+// keeps reading its snapshot.
+func TestGetMoreReadsTheLatestState(t *testing.T) {
+	client := connect(t, startInstance(t, instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir(), ReplSetName: "rs"}))
+	ctx := t.Context()
+	coll := numbered(t, client, "latest", 6)
+	cur, err := coll.Find(ctx, bson.D{{Key: "n", Value: bson.D{{Key: "$lt", Value: 100}}}}, options.Find().SetBatchSize(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	if n := cur.RemainingBatchLength(); n != 2 {
+		t.Fatalf("first batch of %d, want 2", n)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 30}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 4}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: 400}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, cur); len(got) != 3 || got[0] != 0 || got[1] != 1 || got[2] != 30 {
+		t.Errorf("n of the documents read: %v, want [0 1 30]", got)
+	}
+	if cur.ID() != 0 {
+		t.Errorf("cursor id %d at the end, want 0", cur.ID())
+	}
+
+	sess, err := client.StartSession(options.Session().SetSnapshot(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
+	snap, err := coll.Find(sctx, bson.D{}, options.Find().SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(sctx)
+	if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, snap); len(got) != 4 {
+		t.Errorf("the snapshot session's cursor read %v, want the snapshot's 4 documents", got)
+	}
 }
