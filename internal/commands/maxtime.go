@@ -24,12 +24,14 @@ func (c deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 // Err also reads the clock, as MongoDB's interrupt checks compare the
 // deadline with it: past the deadline, an operation polling its context
 // stops even when the sweep that ends the context runs late on a busy
-// machine.
+// machine. It reads the monotonic clock alone (time.Until of a deadline
+// taken from time.Now), not the wall clock as well, since it runs at
+// every interrupt check.
 func (c deadlineCtx) Err() error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
-	if !time.Now().Before(c.deadline) {
+	if time.Until(c.deadline) <= 0 {
 		return context.DeadlineExceeded
 	}
 	return nil
