@@ -74,7 +74,7 @@ func BenchmarkYCSBA(b *testing.B) {
 				{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: txnNumber}, {Key: "$db", Value: "ycsb"},
 				{Key: "updates", Value: bson.A{bson.D{
 					{Key: "q", Value: bson.D{{Key: "_id", Value: fmt.Sprintf("user%08d", (i*7919)%records)}}},
-					{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: fmt.Sprintf("field%d", i%10), Value: fmt.Sprintf("%0100d", i)}}}}},
+					{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: fmt.Sprintf("field%d", i%10), Value: fmt.Sprintf("%0100d", txnNumber)}}}}},
 				}}}})
 			if reply := bson.Raw(s.Run(&Request{DB: "ycsb", Cmd: cmd})); reply.Lookup("ok").Double() != 1 || reply.Lookup("nModified").Int32() != 1 {
 				b.Fatal(reply)
