@@ -148,11 +148,30 @@ func ValueLen(it Iter) int {
 
 // DiskUsageEstimator is implemented by stores that can tell how much disk
 // space a key range takes (collStats' storageSize and indexSizes). Data
-// not yet flushed from memory takes none.
+// committed but not yet flushed from memory counts only as far as the
+// store is told how to group it (UnflushedGrouper).
 type DiskUsageEstimator interface {
 	// EstimateDiskUsage returns the bytes on disk of the keys in
-	// [lower, upper).
+	// [lower, upper), and those of the groups of unflushed writes that lie
+	// wholly inside it.
 	EstimateDiskUsage(lower, upper []byte) (uint64, error)
+}
+
+// UnflushedGrouper is implemented by a DiskUsageEstimator whose commits
+// reach its files some time after they land in memory (Pebble's memtable,
+// until a flush writes it out): it can count the bytes (keys and values,
+// a deletion's key) committed since into its estimates, by group.
+//
+// A key's group is its first group(key) bytes; a key for which group
+// returns 0 (or more than its length) is not counted. A group counts in
+// an estimate of [lower, upper) when every key with its prefix lies in the
+// range, and nothing otherwise: the caller's ranges should be unions of
+// groups. DeleteRange forgets the groups it covers wholly.
+type UnflushedGrouper interface {
+	// GroupUnflushed sets the grouping; until it is called nothing
+	// unflushed is counted. group must be cheap and allocate nothing: it
+	// runs for every key of every commit.
+	GroupUnflushed(group func(key []byte) int)
 }
 
 // StampedTxn is a Txn of a store that orders its commits by a clock (see

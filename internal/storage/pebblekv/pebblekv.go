@@ -60,11 +60,15 @@ type DB struct {
 	stamps *stamps
 	// compact compacts the spans scans found full of hidden keys.
 	compact *compactor
+	// unflushed counts the commits not yet flushed into tables, for
+	// EstimateDiskUsage.
+	unflushed *unflushed
 }
 
 var (
 	_ storage.KV                 = (*DB)(nil)
 	_ storage.DiskUsageEstimator = (*DB)(nil)
+	_ storage.UnflushedGrouper   = (*DB)(nil)
 )
 
 // defaultRowCache is the row cache's size unless Options set one.
@@ -86,6 +90,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	defer cache.Unref()
 	po.Cache = cache
 	Tune(po)
+	pending := &unflushed{}
+	po.EventListener = &pebble.EventListener{FlushBegin: pending.flushBegan, FlushEnd: pending.flushEnded}
 	var space *spaceGuard
 	if !opts.InMemory {
 		// The directory must exist for its filesystem to be asked.
@@ -114,7 +120,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if rows == 0 {
 		rows = defaultRowCache
 	}
-	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger)}, nil
+	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger), unflushed: pending}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -218,16 +224,23 @@ func (d *DB) Sync() error { return d.db.LogData(nil, pebble.Sync) }
 
 // EstimateDiskUsage implements storage.DiskUsageEstimator: the size of the
 // sstables holding [lower, upper), counting only the overlapping data blocks
-// of tables that straddle a bound. Memtable contents are not on disk yet and
-// count for nothing.
+// of tables that straddle a bound, plus the bytes committed into the
+// range's groups (GroupUnflushed) that no flush has written to tables yet
+// (see unflushed). Those are read first: a flush ending meanwhile counts
+// its bytes twice rather than not at all.
 func (d *DB) EstimateDiskUsage(lower, upper []byte) (uint64, error) {
 	if bytes.Compare(lower, upper) >= 0 {
 		return 0, nil
 	}
+	pending := d.unflushed.sum(lower, upper)
 	// Pebble's end bound is inclusive: a table starting exactly at upper
 	// may add a block; an estimate either way.
-	return d.db.EstimateDiskUsage(lower, upper)
+	n, err := d.db.EstimateDiskUsage(lower, upper)
+	return n + uint64(pending), err
 }
+
+// GroupUnflushed implements storage.UnflushedGrouper.
+func (d *DB) GroupUnflushed(group func(key []byte) int) { d.unflushed.setGroup(group) }
 
 // Flush writes the memtable to sstables, so that its data has a size on
 // disk.

@@ -133,7 +133,11 @@ func (l *commitLog) commit(d *DB, b *pebble.Batch, start uint64, fresh []uint32,
 		}
 		patchRefs(b, refs, stamped)
 	}
+	// Counted before Pebble applies it, so that the flush that writes it
+	// out began after and drops it (see unflushed).
+	d.unflushed.add(b, 1)
 	if err := d.apply(b, unstamped, fresh); err != nil {
+		d.unflushed.add(b, -1)
 		return err
 	}
 	if len(stamped) > 0 {
@@ -421,10 +425,12 @@ func (d *DB) apply(b *pebble.Batch, n uint32, fresh []uint32) error {
 }
 
 // DeleteRange implements storage.KV. It is applied under the commit log's
-// lock, as commits are, so that the row cache forgets around it.
+// lock, as commits are, so that the row cache forgets around it; the
+// unflushed bytes of the groups it covers stop counting.
 func (d *DB) DeleteRange(start, end []byte) error {
 	d.log.mu.Lock()
 	defer d.log.mu.Unlock()
+	d.unflushed.forget(start, end)
 	if d.rows == nil {
 		return d.db.DeleteRange(start, end, pebble.NoSync)
 	}

@@ -36,6 +36,7 @@ var cases = []struct {
 	{"DeleteRange", deleteRange},
 	{"ConcurrentIncrements", concurrentIncrements},
 	{"SnapshotUnderCommits", snapshotUnderCommits},
+	{"UnflushedSizes", unflushedSizes},
 }
 
 func set(t *testing.T, kv storage.KV, kvs ...string) {
@@ -209,6 +210,35 @@ func deleteRange(t *testing.T, kv storage.KV) {
 	must(t, kv.DeleteRange([]byte("p"), []byte("q")))
 	if got := scan(t, kv, "", ""); got != "q1=3 " {
 		t.Fatalf("after DeleteRange: %s", got)
+	}
+}
+
+// unflushedSizes checks, on a store that counts its unflushed writes in
+// its disk usage estimates (storage.UnflushedGrouper), that data takes
+// space in its group's range as soon as it is committed, and none in a
+// range holding nothing. Other stores skip it.
+func unflushedSizes(t *testing.T, kv storage.KV) {
+	est, ok := storage.As[storage.DiskUsageEstimator](kv)
+	g, grouped := storage.As[storage.UnflushedGrouper](kv)
+	if !ok || !grouped {
+		t.Skip("the store does not count unflushed writes in its estimates")
+	}
+	g.GroupUnflushed(func(key []byte) int {
+		if len(key) >= 2 && key[0] == 'g' {
+			return 2
+		}
+		return 0
+	})
+	set(t, kv, "g1a", "value", "g1b", "value", "g2", "v")
+	n, err := est.EstimateDiskUsage([]byte("g1"), []byte("g2"))
+	must(t, err)
+	if n < uint64(len("g1a")+len("value")) {
+		t.Errorf("the range of group g1 takes %d bytes", n)
+	}
+	n, err = est.EstimateDiskUsage([]byte("h"), []byte("i"))
+	must(t, err)
+	if n != 0 {
+		t.Errorf("an empty range takes %d bytes", n)
 	}
 }
 
