@@ -182,6 +182,10 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		e.lease = DefaultSchemaLease
 	}
 	e.heartbeatDone = make(chan struct{})
+	if g, ok := storage.As[storage.UnflushedGrouper](kv); ok {
+		// The size estimates count what the store has not flushed yet.
+		g.GroupUnflushed(sizeGroup)
+	}
 	if err := e.checkFormat(); err != nil {
 		return nil, err
 	}

@@ -44,6 +44,8 @@ const (
 	spaceDoc     = 'd'
 	spaceIndex   = 'i'
 	spaceNatural = 'n'
+	// spaceOplog holds the oplog's entries (oplog.go).
+	spaceOplog = 'o'
 	// spaceUniqueGuard holds no key (uniqueGuard).
 	spaceUniqueGuard = 'u'
 )
@@ -105,6 +107,32 @@ func indexPrefix(collID, indexID uint32) []byte {
 // indexSpan bounds the entries of one index.
 func indexSpan(collID, indexID uint32) (lower, upper []byte) {
 	return indexPrefix(collID, indexID), indexPrefix(collID, indexID+1)
+}
+
+// sizeGroup groups the keys of the ranges the size estimates ask about
+// (stats.go), for a store that counts its unflushed writes by group
+// (storage.UnflushedGrouper): a collection's documents and its insertion
+// order (tag and collection id), each index's entries (tag, collection
+// and index ids), the oplog (its tag). Every range stats.go asks for is a
+// union of these groups, so none is counted short; other keys (catalog,
+// metadata, sessions) are not counted.
+func sizeGroup(key []byte) int {
+	if len(key) == 0 {
+		return 0
+	}
+	n := 0
+	switch key[0] {
+	case spaceDoc, spaceNatural:
+		n = 5
+	case spaceIndex:
+		n = 9
+	case spaceOplog:
+		n = 1
+	}
+	if n > len(key) {
+		return 0
+	}
+	return n
 }
 
 // idFromDocKey is the record id part of a document key (its encoded _id

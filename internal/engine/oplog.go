@@ -30,7 +30,7 @@ import (
 // entries are removed (MaintainOplog). A store that does not stamp its
 // commits has no oplog. On TiKV, one commit's entries are joined into one
 // applyOps entry (oplogWrite.Join), as the commit has one timestamp.
-var oplogPrefix = []byte{'o'}
+var oplogPrefix = []byte{spaceOplog}
 
 // DefaultOplogSize is the oplog's size bound when Options.OplogSize is zero.
 const DefaultOplogSize = 990 << 20

@@ -89,7 +89,9 @@ func (e *Engine) IndexDiskSize(c *Collection, ix *Index) int64 {
 	return e.diskUsage(lo, hi)
 }
 
-// diskUsage is the store's estimate of the disk space of [lo, hi); a store
+// diskUsage is the store's estimate of the disk space of [lo, hi), which
+// on Pebble counts what is committed but not flushed yet, by the groups
+// sizeGroup names (every range asked for here is a union of them); a store
 // that cannot estimate reports nothing on disk.
 func (e *Engine) diskUsage(lo, hi []byte) int64 {
 	est, ok := e.kv.(storage.DiskUsageEstimator)
