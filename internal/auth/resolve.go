@@ -53,7 +53,7 @@ func Resolve(roles []RoleName, lookup RoleLookup) ([]RoleName, Privileges, error
 }
 
 // ParseRoleNames reads a command's list of roles: each a role name on db
-// or a {role, db} document.
+// or a {role, db} document (MongoDB's RoleNameOrString).
 func ParseRoleNames(v bson.RawValue, field, db string) ([]RoleName, error) {
 	arr, ok := v.ArrayOK()
 	if !ok {
@@ -66,26 +66,16 @@ func ParseRoleNames(v bson.RawValue, field, db string) ([]RoleName, error) {
 		case bson.TypeString:
 			out = append(out, RoleName{Role: e.StringValue(), DB: db})
 		case bson.TypeEmbeddedDocument:
-			r, err := ParseRoleName(e.Document())
+			r, err := ParseRoleNameDoc(e.Document(), true)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, r)
 		default:
-			return nil, mongoerr.New(mongoerr.BadValue, "Role names must be either strings or objects")
+			return nil, mongoerr.New(mongoerr.BadValue, "Role name must be either a document or string")
 		}
 	}
 	return out, nil
-}
-
-// ParseRoleName reads {role, db}.
-func ParseRoleName(d bson.Raw) (RoleName, error) {
-	role, ok1 := d.Lookup("role").StringValueOK()
-	db, ok2 := d.Lookup("db").StringValueOK()
-	if !ok1 || !ok2 {
-		return RoleName{}, mongoerr.New(mongoerr.BadValue, "Role name documents must have string fields \"role\" and \"db\"")
-	}
-	return RoleName{Role: role, DB: db}, nil
 }
 
 // ParseRoleDef reads a role document of admin.system.roles.

@@ -36,51 +36,48 @@ type infoQuery struct {
 	roles          []auth.RoleName
 }
 
-// parseInfoQuery reads usersInfo's or rolesInfo's first field: 1, a name,
-// a {user|role, db} document, {forAllDBs: true}, or an array of names.
-func parseInfoQuery(r *Request, cmdName, kind string) (infoQuery, error) {
+// parseInfoQuery reads usersInfo's or rolesInfo's first field as
+// MongoDB's UMCInfoCommandArg does (auth/umc_info_command_arg.h): a number
+// whose safeNumberLong is 1 asks for every user or role of the database;
+// for usersInfo, a document whose forAllDBs is true for those of every
+// database; otherwise a name, or an array of names, each a string (on the
+// command's database) or a document read by MongoDB's one name parser
+// (auth.ParseUserNameDoc, auth.ParseRoleNameDoc), whose errors name what
+// is wrong ("UserName must contain a field named: db"...).
+func parseInfoQuery(r *Request, user bool) (infoQuery, error) {
 	var q infoQuery
-	v := r.args.first()
 	add := func(e bson.RawValue) error {
 		switch e.Type {
 		case bson.TypeString:
-			if kind == "user" {
+			if user {
 				q.users = append(q.users, auth.UserName{User: e.StringValue(), DB: r.DB})
 			} else {
 				q.roles = append(q.roles, auth.RoleName{Role: e.StringValue(), DB: r.DB})
 			}
 			return nil
 		case bson.TypeEmbeddedDocument:
-			d := e.Document()
-			name, ok1 := d.Lookup(kind).StringValueOK()
-			db, ok2 := d.Lookup("db").StringValueOK()
-			if !ok1 || !ok2 {
-				return mongoerr.New(mongoerr.BadValue, "%s name documents must contain string fields \"%s\" and \"db\"", kind, kind)
+			if user {
+				u, err := auth.ParseUserNameDoc(e.Document())
+				q.users = append(q.users, u)
+				return err
 			}
-			if kind == "user" {
-				q.users = append(q.users, auth.UserName{User: name, DB: db})
-			} else {
-				q.roles = append(q.roles, auth.RoleName{Role: name, DB: db})
-			}
-			return nil
+			rn, err := auth.ParseRoleNameDoc(e.Document(), false)
+			q.roles = append(q.roles, rn)
+			return err
 		}
-		return mongoerr.New(mongoerr.BadValue, "%s names must be strings or documents", kind)
+		return auth.NameTypeError(user)
+	}
+	v := r.args.first()
+	if n, ok := safeInt64(v); ok && n == 1 {
+		q.all = true
+		return q, nil
 	}
 	switch v.Type {
-	case bson.TypeInt32, bson.TypeInt64, bson.TypeDouble:
-		if n, _ := v.AsFloat64OK(); n != 1 {
-			return q, mongoerr.New(mongoerr.BadValue, "%s must be 1, a name, a document or an array", cmdName)
-		}
-		q.all = true
 	case bson.TypeEmbeddedDocument:
-		if b, ok := v.Document().Lookup("forAllDBs").BooleanOK(); ok {
-			if !b {
-				return q, mongoerr.New(mongoerr.BadValue, "forAllDBs must be true")
-			}
+		if user && values.Truthy(v.Document().Lookup("forAllDBs")) {
 			q.forAllDBs = true
 			return q, nil
 		}
-		return q, add(v)
 	case bson.TypeArray:
 		vals, _ := v.Array().Values()
 		for _, e := range vals {
@@ -88,10 +85,9 @@ func parseInfoQuery(r *Request, cmdName, kind string) (infoQuery, error) {
 				return q, err
 			}
 		}
-	default:
-		return q, add(v)
+		return q, nil
 	}
-	return q, nil
+	return q, add(v)
 }
 
 // infoFlags are usersInfo's and rolesInfo's options.
@@ -123,13 +119,18 @@ func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
 }
 
 func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
-	q, err := parseInfoQuery(r, "usersInfo", "user")
+	q, err := parseInfoQuery(r, true)
 	if err != nil {
 		return nil, err
 	}
 	f, err := parseInfoFlags(r, "usersInfo")
 	if err != nil {
 		return nil, err
+	}
+	exact := !q.all && !q.forAllDBs
+	if (f.showPrivileges || f.showRestrictions) && (f.filter != nil || !exact) {
+		// MongoDB answers these from its user cache, by name
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "Privilege or restriction details require exact-match usersInfo queries")
 	}
 	var docs []bson.Raw
 	switch {
@@ -138,7 +139,14 @@ func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	case q.all:
 		docs, err = s.findAuthDocs(usersColl, bson.D{{Key: "db", Value: r.DB}}, 0)
 	default:
+		// the pipeline's $match finds each user once; the cache, asked
+		// for privileges, answers each name given
+		seen := map[auth.UserName]bool{}
 		for _, u := range q.users {
+			if seen[u] && !f.showPrivileges && !f.showRestrictions {
+				continue
+			}
+			seen[u] = true
 			d, err := s.userDoc(u)
 			if err != nil {
 				return nil, err
@@ -154,15 +162,12 @@ func usersInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	if !f.showPrivileges && !f.showRestrictions {
 		// MongoDB reads these users with a pipeline: a $match of the names
 		// given ($or, so none is its error), then a $sort on user and db
-		if !q.all && !q.forAllDBs && len(q.users) == 0 {
+		if exact && len(q.users) == 0 {
 			return nil, mongoerr.New(mongoerr.BadValue, "$and/$or/$nor must be a nonempty array")
 		}
 		slices.SortStableFunc(docs, func(a, b bson.Raw) int {
 			return cmp.Or(compareField(a, b, "user"), compareField(a, b, "db"))
 		})
-	}
-	if f.filter != nil && !q.all && !q.forAllDBs {
-		return nil, mongoerr.New(mongoerr.BadValue, "Filter is only allowed when retrieving all users")
 	}
 	match, err := query.Compile(f.filter)
 	if err != nil {
@@ -232,12 +237,9 @@ func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
 }
 
 func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
-	q, err := parseInfoQuery(r, "rolesInfo", "role")
+	q, err := parseInfoQuery(r, false)
 	if err != nil {
 		return nil, err
-	}
-	if q.forAllDBs {
-		return nil, mongoerr.New(mongoerr.BadValue, "rolesInfo does not take forAllDBs")
 	}
 	f, err := parseInfoFlags(r, "rolesInfo")
 	if err != nil {

@@ -714,7 +714,7 @@ func rolesChange(action, cmdName string) func(r *Request) ([]need, error) {
 // usersInfoNeeds: viewUser on each database asked about (the cluster for
 // forAllDBs), except that users may always see themselves.
 func usersInfoNeeds(r *Request, u *authedUser) ([]need, error) {
-	q, err := parseInfoQuery(r, "usersInfo", "user")
+	q, err := parseInfoQuery(r, true)
 	switch {
 	case err != nil:
 		return nil, err
@@ -735,7 +735,7 @@ func usersInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 // rolesInfoNeeds: viewRole on each database asked about, except for roles
 // the user holds.
 func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
-	q, err := parseInfoQuery(r, "rolesInfo", "role")
+	q, err := parseInfoQuery(r, false)
 	switch {
 	case err != nil:
 		return nil, err

@@ -535,3 +535,97 @@ func TestAuthLogAndStatus(t *testing.T) {
 		t.Errorf("find after logout: %s", reply)
 	}
 }
+
+// TestUserAndRoleNames: usersInfo's and rolesInfo's names, and the
+// roles a command grants, are read by MongoDB's one name parser
+// (AuthName<T>::parseFromBSON, auth/auth_name.cpp): its codes and
+// messages, a user name document strict about its fields and a role name
+// document not; usersInfo's other forms as UMCInfoCommandArg reads them (a
+// number whose safeNumberLong is 1, forAllDBs by its truth).
+func TestUserAndRoleNames(t *testing.T) {
+	client, _ := startServer(t)
+	const db = "names"
+	for _, cmd := range []bson.D{
+		{{Key: "createUser", Value: "one"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}},
+		{{Key: "createUser", Value: "two"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}},
+		{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
+	} {
+		if _, err := runCmd(client, db, cmd); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	one := bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: db}}
+	for _, tc := range []struct {
+		name     string
+		cmd      bson.D
+		code     int    // 0: the command succeeds
+		codeName string // and msg is its message
+		msg      string
+		users    int // usersInfo's users, rolesInfo's roles, when it succeeds (-1: any)
+	}{
+		// the forms that ask for all users
+		{name: "usersInfo 1", cmd: bson.D{{Key: "usersInfo", Value: 1}}, users: 2},
+		{name: "usersInfo 1 as a long", cmd: bson.D{{Key: "usersInfo", Value: int64(1)}}, users: 2},
+		{name: "usersInfo 1.5 truncates to 1", cmd: bson.D{{Key: "usersInfo", Value: 1.5}}, users: 2},
+		{name: "usersInfo forAllDBs 1", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "forAllDBs", Value: 1}}}}, users: -1},
+		{name: "usersInfo exact with a filter", cmd: bson.D{{Key: "usersInfo", Value: bson.A{"one", "two"}}, {Key: "filter", Value: bson.D{{Key: "user", Value: "two"}}}}, users: 1},
+		{name: "usersInfo a name twice", cmd: bson.D{{Key: "usersInfo", Value: bson.A{"one", one}}}, users: 1},
+		{name: "usersInfo a document", cmd: bson.D{{Key: "usersInfo", Value: one}}, users: 1},
+		// names that are neither strings nor documents
+		{name: "usersInfo null", cmd: bson.D{{Key: "usersInfo", Value: nil}}, code: 2, codeName: "BadValue", msg: "UserName must be either a string or an object"},
+		{name: "usersInfo true", cmd: bson.D{{Key: "usersInfo", Value: true}}, code: 2, codeName: "BadValue", msg: "UserName must be either a string or an object"},
+		{name: "usersInfo 2", cmd: bson.D{{Key: "usersInfo", Value: 2}}, code: 2, codeName: "BadValue", msg: "UserName must be either a string or an object"},
+		{name: "usersInfo array with null", cmd: bson.D{{Key: "usersInfo", Value: bson.A{"one", nil}}}, code: 2, codeName: "BadValue", msg: "UserName must be either a string or an object"},
+		// name documents
+		{name: "usersInfo without db", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a field named: db"},
+		{name: "usersInfo array without db", cmd: bson.D{{Key: "usersInfo", Value: bson.A{bson.D{{Key: "user", Value: "one"}}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a field named: db"},
+		{name: "usersInfo without user", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "db", Value: db}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a field named: user"},
+		{name: "usersInfo empty document", cmd: bson.D{{Key: "usersInfo", Value: bson.D{}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a field named: user"},
+		{name: "usersInfo user an int", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: 1}, {Key: "db", Value: db}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a string field named: user. But, has type int"},
+		{name: "usersInfo db an int", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: 1}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a string field named: db. But, has type int"},
+		{name: "usersInfo db null", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: nil}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a string field named: db. But, has type null"},
+		{name: "usersInfo unknown field", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "foo", Value: "bar"}}}}, code: 2, codeName: "BadValue", msg: "UserName contains an unknown field named: 'foo"},
+		{name: "usersInfo unknown field after the name", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: db}, {Key: "foo", Value: 1}}}}, code: 2, codeName: "BadValue", msg: "UserName contains an unknown field named: 'foo"},
+		{name: "usersInfo forAllDBs false", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "forAllDBs", Value: false}}}}, code: 2, codeName: "BadValue", msg: "UserName contains an unknown field named: 'forAllDBs"},
+		{name: "usersInfo user twice", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "user", Value: "two"}, {Key: "db", Value: db}}}}, code: 2, codeName: "BadValue", msg: "UserName has more than one field named: user"},
+		{name: "usersInfo tenant a string", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: db}, {Key: "tenant", Value: "t"}}}}, code: 2, codeName: "BadValue", msg: "UserName must contain a objectId field named: tenant. But, has type string"},
+		{name: "usersInfo tenant", cmd: bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: "one"}, {Key: "db", Value: db}, {Key: "tenant", Value: bson.NewObjectID()}}}}, code: 238, codeName: "NotImplemented", msg: "a UserName with a tenant is not implemented: Folio has no tenants"},
+		// privileges and restrictions come from the user cache, by name
+		{name: "usersInfo 1 showPrivileges", cmd: bson.D{{Key: "usersInfo", Value: 1}, {Key: "showPrivileges", Value: true}}, code: 20, codeName: "IllegalOperation", msg: "Privilege or restriction details require exact-match usersInfo queries"},
+		{name: "usersInfo filter showAuthenticationRestrictions", cmd: bson.D{{Key: "usersInfo", Value: "one"}, {Key: "filter", Value: bson.D{}}, {Key: "showAuthenticationRestrictions", Value: true}}, code: 20, codeName: "IllegalOperation", msg: "Privilege or restriction details require exact-match usersInfo queries"},
+		// role names: the same parser, not strict
+		{name: "rolesInfo a document with another field", cmd: bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: "r"}, {Key: "db", Value: db}, {Key: "foo", Value: 1}}}}, users: 1},
+		{name: "rolesInfo null", cmd: bson.D{{Key: "rolesInfo", Value: nil}}, code: 2, codeName: "BadValue", msg: "RoleName must be either a string or an object"},
+		{name: "rolesInfo without db", cmd: bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: "r"}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a field named: db"},
+		{name: "rolesInfo without role", cmd: bson.D{{Key: "rolesInfo", Value: bson.A{bson.D{{Key: "db", Value: db}}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a field named: role"},
+		{name: "rolesInfo forAllDBs", cmd: bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "forAllDBs", Value: true}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a field named: role"},
+		{name: "rolesInfo role an int", cmd: bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: 1}, {Key: "db", Value: db}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a string field named: role. But, has type int"},
+		// the roles a command grants
+		{name: "createUser roles [1]", cmd: bson.D{{Key: "createUser", Value: "three"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{1}}}, code: 2, codeName: "BadValue", msg: "Role name must be either a document or string"},
+		{name: "grantRolesToUser role without db", cmd: bson.D{{Key: "grantRolesToUser", Value: "one"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "r"}}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a field named: db"},
+		{name: "grantRolesToRole role db an int", cmd: bson.D{{Key: "grantRolesToRole", Value: "r"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: 1}}}}}, code: 2, codeName: "BadValue", msg: "RoleName must contain a string field named: db. But, has type int"},
+		// a granted role's tenant is the command's: none
+		{name: "grantRolesToUser role with a tenant", cmd: bson.D{{Key: "grantRolesToUser", Value: "one"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: db}, {Key: "tenant", Value: bson.NewObjectID()}}}}}, users: -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := runCmd(client, db, tc.cmd)
+			if tc.code != 0 {
+				requireError(t, err, tc.code, tc.codeName, tc.msg)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.users < 0 {
+				return
+			}
+			list, ok := r.Lookup("users").ArrayOK()
+			if !ok {
+				list, _ = r.Lookup("roles").ArrayOK()
+			}
+			if vals, _ := list.Values(); len(vals) != tc.users {
+				t.Errorf("%d listed, want %d: %s", len(vals), tc.users, r)
+			}
+		})
+	}
+}

@@ -204,6 +204,20 @@ func requireCode(t testing.TB, err error, code int, codeName string) {
 	}
 }
 
+// requireError fails the test unless err is a command error with code,
+// codeName and exactly the message msg.
+func requireError(t testing.TB, err error, code int, codeName, msg string) {
+	t.Helper()
+	requireCode(t, err, code, codeName)
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v, want a command error", err)
+	}
+	if ce.Message != msg {
+		t.Fatalf("got message %q, want %q", ce.Message, msg)
+	}
+}
+
 // mustRaw marshals v to BSON bytes.
 func mustRaw(t testing.TB, v any) bson.Raw {
 	t.Helper()
