@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/xdg-go/scram"
 	"github.com/xdg-go/stringprep"
@@ -22,6 +25,11 @@ const (
 
 // Mechanisms are the SASL mechanisms a user may have credentials for.
 var Mechanisms = []string{SHA1, SHA256}
+
+// DefaultAuthenticationMechanisms are the mechanisms MongoDB enables by
+// default (authenticationMechanisms; SASLGlobalParams,
+// auth/sasl_options.cpp).
+var DefaultAuthenticationMechanisms = []string{X509, SHA1, SHA256}
 
 // mech describes one SCRAM mechanism: its hash, MongoDB's default
 // iteration count (scramIterationCount, scramSHA256IterationCount) and
@@ -82,32 +90,56 @@ func ParseCredential(d bson.Raw) (Credential, error) {
 	return c, nil
 }
 
-// mechanismPassword is the string SCRAM salts and hashes for mechanism:
-// for SCRAM-SHA-1, MongoDB's digest hex(md5(user:mongo:password)); for
-// SCRAM-SHA-256, the password normalized by SASLprep.
-func mechanismPassword(mechanism, user, password string) (string, error) {
-	if mechanism == SHA1 {
-		sum := md5.Sum([]byte(user + ":mongo:" + password))
-		return hex.EncodeToString(sum[:]), nil
+// SASLprep normalizes a SCRAM-SHA-256 password as MongoDB does
+// (icuSaslPrep, util/icu.cpp: ICU's RFC 4013 profile for stored strings,
+// preflighted at each step), with MongoDB's errors, which name ICU's: an
+// empty password fails converting from UTF-8 (50687
+// U_STRING_NOT_TERMINATED_WARNING); bytes that are not UTF-8 are
+// BadValue; then normalization (50692) refuses a character unassigned in
+// Unicode 3.2 (U_STRINGPREP_UNASSIGNED_ERROR, checked first, as ICU checks
+// it while mapping), a prohibited one once mapped and normalized
+// (U_STRINGPREP_PROHIBITED_ERROR: controls, NUL included, private use,
+// non-characters...), a string breaking the bidirectional rules
+// (U_STRINGPREP_CHECK_BIDI_ERROR), and a password mapped to nothing (soft
+// hyphens alone: U_STRING_NOT_TERMINATED_WARNING again).
+func SASLprep(password string) (string, error) {
+	prepErr := func(icuErr string) error {
+		return mongoerr.New(mongoerr.SASLprepNormalization, "Error preflighting normalization: %s", icuErr)
 	}
-	p, err := stringprep.SASLprep.Prepare(password)
-	if err != nil {
-		return "", mongoerr.New(mongoerr.BadValue, "Error preflighting password: invalid SASLprep input")
+	switch {
+	case password == "":
+		return "", mongoerr.New(mongoerr.SASLprepUTF8Conversion, "Error preflighting UTF-8 conversion: U_STRING_NOT_TERMINATED_WARNING")
+	case !utf8.ValidString(password):
+		return "", mongoerr.New(mongoerr.BadValue, "Non UTF-8 data encountered")
+	}
+	for _, r := range password {
+		if stringprep.TableA1.Contains(r) {
+			return "", prepErr("U_STRINGPREP_UNASSIGNED_ERROR")
+		}
+	}
+	// U+200B is both commonly mapped to nothing (B.1) and a non-ASCII
+	// space (C.1.2); ICU's profile, unlike stringprep's, maps it to a space
+	p, err := stringprep.SASLprep.Prepare(strings.ReplaceAll(password, "\u200b", " "))
+	var se stringprep.Error
+	switch {
+	case errors.As(err, &se) && strings.HasPrefix(se.Msg, "BiDi"):
+		return "", prepErr("U_STRINGPREP_CHECK_BIDI_ERROR")
+	case err != nil:
+		return "", prepErr("U_STRINGPREP_PROHIBITED_ERROR")
+	case p == "":
+		return "", prepErr("U_STRING_NOT_TERMINATED_WARNING")
 	}
 	return p, nil
 }
 
-// NewCredential salts and hashes password for user under mechanism, with
-// a fresh random salt and MongoDB's default iteration count. It runs
-// PBKDF2 (milliseconds): callers hold no lock while it runs.
-func NewCredential(mechanism, user, password string) (Credential, error) {
+// NewCredential salts and hashes pw, the string a mechanism derives its
+// keys from (see NewCredentials), with a fresh random salt and MongoDB's
+// default iteration count. It runs PBKDF2 (milliseconds): callers hold no
+// lock while it runs.
+func NewCredential(mechanism, pw string) (Credential, error) {
 	m, ok := mechs[mechanism]
 	if !ok {
 		return Credential{}, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", mechanism)
-	}
-	pw, err := mechanismPassword(mechanism, user, password)
-	if err != nil {
-		return Credential{}, err
 	}
 	salt := make([]byte, m.saltLen)
 	if _, err := rand.Read(salt); err != nil {
@@ -131,11 +163,47 @@ func derive(m mech, pw string, salt []byte, iters int) (Credential, error) {
 // Credentials are a user's credentials by mechanism.
 type Credentials map[string]Credential
 
-// NewCredentials makes credentials for each of mechanisms.
-func NewCredentials(mechanisms []string, user, password string) (Credentials, error) {
+// md5Digest is MongoDB's password digest (createPasswordDigest):
+// hex(md5(user:mongo:password)).
+func md5Digest(user, password string) string {
+	sum := md5.Sum([]byte(user + ":mongo:" + password))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewCredentials makes user's credentials for password under each of
+// mechanisms (SCRAM-SHA-1 and SCRAM-SHA-256, in any order), as MongoDB's
+// buildCredentials does (commands/user_management_commands.cpp).
+// SCRAM-SHA-1 derives its keys from MongoDB's digest,
+// hex(md5(user:mongo:password)), or, when digest is false, from the
+// password as given (a client's digest); it never normalizes the
+// password, so any password will do, the empty one included.
+// SCRAM-SHA-256 refuses digest false (BadValue) and derives its keys from
+// the password normalized by SASLprep, whose errors are MongoDB's. Every
+// check runs before any key is derived.
+func NewCredentials(mechanisms []string, user, password string, digest bool) (Credentials, error) {
+	pw := map[string]string{}
+	for _, m := range []string{SHA1, SHA256} {
+		if !slices.Contains(mechanisms, m) {
+			continue
+		}
+		switch {
+		case m == SHA1 && digest:
+			pw[m] = md5Digest(user, password)
+		case m == SHA1:
+			pw[m] = password
+		case !digest:
+			return nil, mongoerr.New(mongoerr.BadValue, "Use of SCRAM-SHA-256 requires undigested passwords")
+		default:
+			p, err := SASLprep(password)
+			if err != nil {
+				return nil, err
+			}
+			pw[m] = p
+		}
+	}
 	out := Credentials{}
-	for _, m := range mechanisms {
-		c, err := NewCredential(m, user, password)
+	for m, p := range pw {
+		c, err := NewCredential(m, p)
 		if err != nil {
 			return nil, err
 		}

@@ -38,6 +38,18 @@ type AccessControl struct {
 	// invalidationOffset is userCacheInvalidationIntervalSecs minus its
 	// default, so that the zero value is MongoDB's.
 	invalidationOffset atomic.Int64
+	// Mechanisms are the authentication mechanisms enabled
+	// (authenticationMechanisms); nil for MongoDB's default,
+	// auth.DefaultAuthenticationMechanisms. Set before the server starts.
+	Mechanisms []string
+}
+
+// mechanisms are the authentication mechanisms enabled.
+func (a *AccessControl) mechanisms() []string {
+	if a.Mechanisms == nil {
+		return auth.DefaultAuthenticationMechanisms
+	}
+	return a.Mechanisms
 }
 
 // DefaultUserCacheInvalidation is MongoDB's userCacheInvalidationIntervalSecs.

@@ -3,13 +3,14 @@ package commands
 import (
 	"crypto/rand"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -42,17 +43,24 @@ func userRolesSpec(cmd string) *argSpec {
 
 // userArgs are createUser's and updateUser's fields.
 type userArgs struct {
-	name             string
-	pwd              string
-	hasPwd           bool
-	customData       bson.Raw
-	roles            []auth.RoleName
-	hasRoles         bool
-	mechanisms       []string
-	hasMechanisms    bool
-	hasDigestSetting bool
+	name       string
+	pwd        string
+	hasPwd     bool
+	customData bson.Raw
+	roles      []auth.RoleName
+	hasRoles   bool
+	// mechanisms are as given, checked only when credentials are built
+	// (or trimmed), as MongoDB checks them.
+	mechanisms    []string
+	hasMechanisms bool
+	digest        bool
+	// restrictions: authenticationRestrictions was given (empty: Folio
+	// refuses any other), which updateUser counts as a field to update.
+	restrictions bool
 }
 
+// parseUserArgs reads createUser's and updateUser's fields as MongoDB's
+// IDL does; every other check is the command's, in MongoDB's order.
 func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
 	var a userArgs
 	var err error
@@ -69,44 +77,56 @@ func parseUserArgs(r *Request, cmdName string) (userArgs, error) {
 	}
 	if a.hasMechanisms = c.has("mechanisms"); a.hasMechanisms {
 		vals, _ := c.value("mechanisms").Array().Values()
-		for _, m := range vals {
+		for i, m := range vals {
 			ms, ok := m.StringValueOK()
-			if !ok || !slices.Contains(auth.Mechanisms, ms) {
-				name, ok := m.StringValueOK()
-				if !ok {
-					name = values.Shell(m)
-				}
-				return a, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", name)
+			if !ok {
+				return a, wrongType(cmdName, "mechanisms."+strconv.Itoa(i), m, "string")
 			}
 			a.mechanisms = append(a.mechanisms, ms)
 		}
 	}
-	if a.hasDigestSetting = c.has("digestPassword"); !c.bool("digestPassword") {
-		return a, mongoerr.New(mongoerr.NotImplemented, "digestPassword: false is not implemented: the server digests passwords")
-	}
-	if v := c.value("authenticationRestrictions"); v.Type != 0 && len(v.Value) > 5 {
-		return a, mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
-	}
-	if a.name == "" {
-		return a, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
-	}
-	if a.hasMechanisms && len(a.mechanisms) == 0 {
-		return a, mongoerr.New(mongoerr.BadValue, "mechanisms field must not be empty")
-	}
-	if a.hasPwd && a.pwd == "" {
-		return a, mongoerr.New(mongoerr.BadValue, "Password cannot be empty")
+	a.digest = c.bool("digestPassword")
+	if v := c.value("authenticationRestrictions"); v.Type != 0 {
+		if len(v.Value) > 5 {
+			return a, mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
+		}
+		a.restrictions = true
 	}
 	return a, nil
 }
 
-// credentials salts and hashes a's password for its mechanisms (by
-// default both): this is the slow step, run before any lock is taken.
-func (a userArgs) credentials() (auth.Credentials, error) {
-	mechs := a.mechanisms
-	if len(mechs) == 0 {
-		mechs = auth.Mechanisms
+// checkMechanismsGiven refuses an empty mechanisms list.
+func checkMechanismsGiven(a userArgs) error {
+	if a.hasMechanisms && len(a.mechanisms) == 0 {
+		return mongoerr.New(mongoerr.BadValue, "mechanisms field must not be empty")
 	}
-	return auth.NewCredentials(mechs, a.name, a.pwd)
+	return nil
+}
+
+// credentials salts and hashes a's password as MongoDB's buildCredentials
+// does: for the mechanisms listed, each of which must be a SCRAM mechanism
+// (else "Unknown auth mechanism") that authenticationMechanisms enables,
+// or without a list for every SCRAM mechanism it enables. This is the
+// slow step, run before any lock is taken.
+func (a userArgs) credentials(enabled []string) (auth.Credentials, error) {
+	var mechs []string
+	for _, m := range a.mechanisms {
+		if !slices.Contains(auth.Mechanisms, m) {
+			return nil, mongoerr.New(mongoerr.BadValue, "Unknown auth mechanism '%s'", m)
+		}
+		if !slices.Contains(enabled, m) {
+			return nil, mongoerr.New(mongoerr.BadValue, "%s not supported in authMechanisms", m)
+		}
+		mechs = append(mechs, m)
+	}
+	if len(a.mechanisms) == 0 {
+		for _, m := range auth.Mechanisms {
+			if slices.Contains(enabled, m) {
+				mechs = append(mechs, m)
+			}
+		}
+	}
+	return auth.NewCredentials(mechs, a.name, a.pwd, a.digest)
 }
 
 // checkRolesExist fails with RoleNotFound unless every role is built in
@@ -194,10 +214,23 @@ func newUserID() bson.Binary {
 	return bson.Binary{Subtype: bson.TypeBinaryUUID, Data: id[:]}
 }
 
+// createUserCmd creates a user, checking in MongoDB's order: the
+// database and the name, the password's presence, the credentials (the
+// mechanisms, the password's SASLprep), the user document (a name and
+// credentials), the roles, then that the user is new.
 func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	a, err := parseUserArgs(r, "createUser")
 	if err != nil {
 		return nil, err
+	}
+	if !a.hasRoles {
+		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createUser.roles' is missing but a required field")
+	}
+	if r.DB == "local" {
+		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create users in the local database")
+	}
+	if strings.IndexByte(a.name, 0) >= 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "Username cannot contain NULL characters")
 	}
 	external := r.DB == auth.ExternalDB
 	if !a.hasPwd && !external {
@@ -206,14 +239,21 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := checkExternalPwd(a, r.DB); err != nil {
 		return nil, err
 	}
-	if !a.hasRoles {
-		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'createUser.roles' is missing but a required field")
+	if err := checkMechanismsGiven(a); err != nil {
+		return nil, err
 	}
 	var creds auth.Credentials
 	if !external {
-		if creds, err = a.credentials(); err != nil {
+		if creds, err = a.credentials(s.Access.mechanisms()); err != nil {
 			return nil, err
 		}
+	}
+	if a.name == "" {
+		return nil, mongoerr.New(mongoerr.BadValue, "User document needs 'user' field to be non-empty")
+	}
+	if !external && len(creds) == 0 {
+		// authenticationMechanisms enables no SCRAM mechanism
+		return nil, mongoerr.New(mongoerr.BadValue, "User document needs 'credentials' field to be a non-empty object")
 	}
 	name := auth.UserName{User: a.name, DB: r.DB}
 	s.Access.mu.Lock()
@@ -227,13 +267,13 @@ func createUserCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, mongoerr.New(mongoerr.Unauthorized, "Command createUser requires authentication")
 		}
 	}
+	if err := s.checkRolesExist(a.roles); err != nil {
+		return nil, err
+	}
 	if doc, err := s.userDoc(name); err != nil {
 		return nil, err
 	} else if doc != nil {
 		return nil, mongoerr.New(mongoerr.UserAlreadyExists, "User \"%s\" already exists", name)
-	}
-	if err := s.checkRolesExist(a.roles); err != nil {
-		return nil, err
 	}
 	if err := s.writeAuthDoc(usersColl, name.ID(), userDocument(name, newUserID(), creds, a.customData, a.roles), true); err != nil {
 		return nil, err
@@ -251,15 +291,24 @@ type storedUser struct {
 	roles      []auth.RoleName
 }
 
-// loadUser reads a user for a change; UserNotFound when there is none.
+// loadUser reads a user for a change; UserNotFound when there is none,
+// with the message of MongoDB's user lookup (getUserDescription), which
+// grantRolesToUser, revokeRolesFromUser and updateUser's trimming of
+// mechanisms answer.
 func (s *Service) loadUser(name auth.UserName) (storedUser, error) {
-	u := storedUser{name: name}
-	doc, err := s.userDoc(name)
-	if err != nil {
-		return u, err
+	u, found, err := s.findUser(name)
+	if err == nil && !found {
+		err = mongoerr.New(mongoerr.UserNotFound, "Could not find user \"%s\" for db \"%s\"", name.User, name.DB)
 	}
-	if doc == nil {
-		return u, mongoerr.New(mongoerr.UserNotFound, "Could not find user \"%s\" for db \"%s\"", name.User, name.DB)
+	return u, err
+}
+
+// findUser reads a user for a change; found is false when there is none.
+func (s *Service) findUser(name auth.UserName) (u storedUser, found bool, err error) {
+	u.name = name
+	doc, err := s.userDoc(name)
+	if err != nil || doc == nil {
+		return u, false, err
 	}
 	if st, data, ok := doc.Lookup("userId").BinaryOK(); ok {
 		u.userID = bson.Binary{Subtype: st, Data: data}
@@ -267,52 +316,56 @@ func (s *Service) loadUser(name auth.UserName) (storedUser, error) {
 		u.userID = newUserID()
 	}
 	if u.creds, err = userCredentials(doc); err != nil {
-		return u, err
+		return u, false, err
 	}
 	u.customData, _ = doc.Lookup("customData").DocumentOK()
 	u.roles = directRoles(doc, name.DB)
-	return u, nil
+	return u, true, nil
+}
+
+// userGone is the error of a change to a user that does not exist, as
+// MongoDB's update of the user document reports it.
+func userGone(name auth.UserName) error {
+	return mongoerr.New(mongoerr.UserNotFound, "User %s not found", name)
 }
 
 func (s *Service) saveUser(u storedUser) error {
 	return s.writeAuthDoc(usersColl, u.name.ID(), userDocument(u.name, u.userID, u.creds, u.customData, u.roles), false)
 }
 
+// updateUserCmd changes a user in MongoDB's order: the new password's
+// credentials (or, without one, the mechanisms kept, which needs the
+// user), that something changes, the roles, then the user, whose absence
+// is "User <user>@<db> not found" (an empty name included).
 func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 	a, err := parseUserArgs(r, "updateUser")
 	if err != nil {
 		return nil, err
 	}
-	if !a.hasPwd && a.customData == nil && !a.hasRoles && !a.hasMechanisms {
-		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")
+	if err := checkMechanismsGiven(a); err != nil {
+		return nil, err
 	}
 	if err := checkExternalPwd(a, r.DB); err != nil {
 		return nil, err
 	}
 	var creds auth.Credentials
 	if a.hasPwd {
-		if creds, err = a.credentials(); err != nil {
+		if creds, err = a.credentials(s.Access.mechanisms()); err != nil {
 			return nil, err
 		}
 	}
 	name := auth.UserName{User: a.name, DB: r.DB}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
-	u, err := s.loadUser(name)
-	if err != nil {
-		return nil, err
-	}
-	if a.hasRoles {
-		if err := s.checkRolesExist(a.roles); err != nil {
-			return nil, err
-		}
-		u.roles = a.roles
-	}
-	if creds != nil {
-		u.creds = creds
-	} else if a.hasMechanisms {
+	var u storedUser
+	found, trimmed := false, false
+	if !a.hasPwd && a.hasMechanisms {
 		// Without a new password, mechanisms keeps only some of the
 		// credentials the user has.
+		if u, err = s.loadUser(name); err != nil {
+			return nil, err
+		}
+		found = true
 		kept := auth.Credentials{}
 		for _, m := range a.mechanisms {
 			c, ok := u.creds[m]
@@ -321,7 +374,32 @@ func updateUserCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			kept[m] = c
 		}
+		// MongoDB unsets the SCRAM credentials not kept, which is a
+		// change even when the user had none of them
+		trimmed = len(kept) < len(auth.Mechanisms)
 		u.creds = kept
+	}
+	if !a.hasPwd && !trimmed && a.customData == nil && !a.hasRoles && !a.restrictions {
+		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateUser")
+	}
+	if a.hasRoles {
+		if err := s.checkRolesExist(a.roles); err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		if u, found, err = s.findUser(name); err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, userGone(name)
+		}
+	}
+	if a.hasRoles {
+		u.roles = a.roles
+	}
+	if creds != nil {
+		u.creds = creds
 	}
 	if a.customData != nil {
 		u.customData = a.customData
@@ -372,7 +450,9 @@ func dropAllUsersCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "n", Value: int32(n)}}), nil
 }
 
-// changeUserRoles is grantRolesToUser and revokeRolesFromUser.
+// changeUserRoles is grantRolesToUser and revokeRolesFromUser: the roles
+// must be listed, the user exist (MongoDB's user lookup reports it), then
+// the roles.
 func changeUserRoles(s *Service, r *Request, cmdName string, grant bool) (bson.Raw, error) {
 	name, err := userNameArg(r, cmdName)
 	if err != nil {
@@ -382,13 +462,16 @@ func changeUserRoles(s *Service, r *Request, cmdName string, grant bool) (bson.R
 	if err != nil {
 		return nil, err
 	}
+	if len(roles) == 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "%s command requires a non-empty \"roles\" array", cmdName)
+	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
-	if err := s.checkRolesExist(roles); err != nil {
-		return nil, err
-	}
 	u, err := s.loadUser(name)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRolesExist(roles); err != nil {
 		return nil, err
 	}
 	u.roles = changeRoleList(u.roles, roles, grant)

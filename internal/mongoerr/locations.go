@@ -1023,6 +1023,13 @@ const (
 	UserAlreadyExists Code = 51003
 	// RoleAlreadyExists: createRole of a role that exists.
 	RoleAlreadyExists Code = 51002
+	// SASLprepUTF8Conversion: a SCRAM-SHA-256 password ICU cannot convert
+	// from UTF-8 (the empty one: U_STRING_NOT_TERMINATED_WARNING).
+	SASLprepUTF8Conversion Code = 50687
+	// SASLprepNormalization: a SCRAM-SHA-256 password SASLprep refuses
+	// (unassigned or prohibited characters, bidirectional rules), or maps
+	// to nothing.
+	SASLprepNormalization Code = 50692
 )
 
 // Sharding.

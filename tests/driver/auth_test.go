@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -627,5 +629,107 @@ func TestUserAndRoleNames(t *testing.T) {
 				t.Errorf("%d listed, want %d: %s", len(vals), tc.users, r)
 			}
 		})
+	}
+}
+
+// TestUserCommandErrors: the user commands' checks, codes and messages as
+// MongoDB 7.0 has them (commands/user_management_commands.cpp), in its
+// order: a missing user is "User <user>@<db> not found" where the user's
+// document is updated (updateUser, an empty name included) and "Could not
+// find user" where the user is looked up first (grantRolesToUser,
+// revokeRolesFromUser, updateUser's mechanisms without a password); a
+// SCRAM-SHA-256 password goes through SASLprep, whose ICU errors are
+// MongoDB's (50687, 50692), SCRAM-SHA-1 alone takes any password and a
+// client's digest (digestPassword: false).
+func TestUserCommandErrors(t *testing.T) {
+	client, in := startServer(t)
+	const db = "upd"
+	if _, err := runCmd(client, db, bson.D{{Key: "createUser", Value: "ann"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum([]byte("digested:mongo:secret"))
+	for _, tc := range []struct {
+		name     string
+		db       string // db when empty
+		cmd      bson.D
+		code     int // 0: the command succeeds
+		codeName string
+		msg      string
+	}{
+		// users that do not exist
+		{name: "updateUser missing", cmd: bson.D{{Key: "updateUser", Value: "not_found"}, {Key: "pwd", Value: "password"}}, code: 11, codeName: "UserNotFound", msg: "User not_found@upd not found"},
+		{name: "updateUser empty name", cmd: bson.D{{Key: "updateUser", Value: ""}, {Key: "pwd", Value: "anewpassword"}}, code: 11, codeName: "UserNotFound", msg: "User @upd not found"},
+		{name: "updateUser missing customData", cmd: bson.D{{Key: "updateUser", Value: "not_found"}, {Key: "customData", Value: bson.D{}}}, code: 11, codeName: "UserNotFound", msg: "User not_found@upd not found"},
+		{name: "updateUser missing mechanisms", cmd: bson.D{{Key: "updateUser", Value: "not_found"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}, code: 11, codeName: "UserNotFound", msg: `Could not find user "not_found" for db "upd"`},
+		{name: "updateUser missing with a missing role", cmd: bson.D{{Key: "updateUser", Value: "not_found"}, {Key: "roles", Value: bson.A{"nosuch"}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@upd"},
+		{name: "dropUser missing", cmd: bson.D{{Key: "dropUser", Value: "not_found"}}, code: 11, codeName: "UserNotFound", msg: "User 'not_found@upd' not found"},
+		{name: "grantRolesToUser missing", cmd: bson.D{{Key: "grantRolesToUser", Value: "not_found"}, {Key: "roles", Value: bson.A{"read"}}}, code: 11, codeName: "UserNotFound", msg: `Could not find user "not_found" for db "upd"`},
+		{name: "grantRolesToUser missing with a missing role", cmd: bson.D{{Key: "grantRolesToUser", Value: "not_found"}, {Key: "roles", Value: bson.A{"nosuch"}}}, code: 11, codeName: "UserNotFound", msg: `Could not find user "not_found" for db "upd"`},
+		{name: "revokeRolesFromUser missing", cmd: bson.D{{Key: "revokeRolesFromUser", Value: "not_found"}, {Key: "roles", Value: bson.A{"read"}}}, code: 11, codeName: "UserNotFound", msg: `Could not find user "not_found" for db "upd"`},
+		{name: "grantRolesToUser a missing role", cmd: bson.D{{Key: "grantRolesToUser", Value: "ann"}, {Key: "roles", Value: bson.A{"nosuch"}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@upd"},
+		{name: "revokeRolesFromUser no roles", cmd: bson.D{{Key: "revokeRolesFromUser", Value: "ann"}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: `revokeRolesFromUser command requires a non-empty "roles" array`},
+		{name: "usersInfo missing", cmd: bson.D{{Key: "usersInfo", Value: "not_found"}}},
+		// what updateUser changes
+		{name: "updateUser nothing", cmd: bson.D{{Key: "updateUser", Value: "ann"}}, code: 2, codeName: "BadValue", msg: "Must specify at least one field to update in updateUser"},
+		{name: "updateUser every mechanism it has", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1", "SCRAM-SHA-256"}}}, code: 2, codeName: "BadValue", msg: "Must specify at least one field to update in updateUser"},
+		{name: "updateUser no mechanisms", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "mechanisms", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "mechanisms field must not be empty"},
+		{name: "updateUser a mechanism it lacks", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "mechanisms", Value: bson.A{"bad"}}}, code: 2, codeName: "BadValue", msg: "mechanisms field must be a subset of previously set mechanisms"},
+		{name: "updateUser no restrictions", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "authenticationRestrictions", Value: bson.A{}}}},
+		// passwords: SASLprep for SCRAM-SHA-256
+		{name: "createUser empty password", cmd: bson.D{{Key: "createUser", Value: "empty_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: ""}}, code: 50687, codeName: "Location50687", msg: "Error preflighting UTF-8 conversion: U_STRING_NOT_TERMINATED_WARNING"},
+		{name: "createUser NUL in the password", cmd: bson.D{{Key: "createUser", Value: "bad_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "pass\x00word"}}, code: 50692, codeName: "Location50692", msg: "Error preflighting normalization: U_STRINGPREP_PROHIBITED_ERROR"},
+		{name: "createUser unassigned character", cmd: bson.D{{Key: "createUser", Value: "bad_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "pass\u0221"}}, code: 50692, codeName: "Location50692", msg: "Error preflighting normalization: U_STRINGPREP_UNASSIGNED_ERROR"},
+		{name: "createUser mixed directions", cmd: bson.D{{Key: "createUser", Value: "bad_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "\u05d0a"}}, code: 50692, codeName: "Location50692", msg: "Error preflighting normalization: U_STRINGPREP_CHECK_BIDI_ERROR"},
+		{name: "createUser password mapped to nothing", cmd: bson.D{{Key: "createUser", Value: "bad_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "\u00ad"}}, code: 50692, codeName: "Location50692", msg: "Error preflighting normalization: U_STRING_NOT_TERMINATED_WARNING"},
+		{name: "createUser password not UTF-8", cmd: bson.D{{Key: "createUser", Value: "bad_password_user"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "pass\xffword"}}, code: 2, codeName: "BadValue", msg: "Non UTF-8 data encountered"},
+		{name: "updateUser empty password", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "pwd", Value: ""}}, code: 50687, codeName: "Location50687", msg: "Error preflighting UTF-8 conversion: U_STRING_NOT_TERMINATED_WARNING"},
+		{name: "updateUser NUL in the password", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "pwd", Value: "pass\x00word"}}, code: 50692, codeName: "Location50692", msg: "Error preflighting normalization: U_STRINGPREP_PROHIBITED_ERROR"},
+		{name: "updateUser missing, empty password", cmd: bson.D{{Key: "updateUser", Value: "not_found"}, {Key: "pwd", Value: ""}}, code: 50687, codeName: "Location50687", msg: "Error preflighting UTF-8 conversion: U_STRING_NOT_TERMINATED_WARNING"},
+		{name: "createUser empty name and password", cmd: bson.D{{Key: "createUser", Value: ""}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: ""}}, code: 50687, codeName: "Location50687", msg: "Error preflighting UTF-8 conversion: U_STRING_NOT_TERMINATED_WARNING"},
+		{name: "createUser empty name", cmd: bson.D{{Key: "createUser", Value: ""}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "password"}}, code: 2, codeName: "BadValue", msg: "User document needs 'user' field to be non-empty"},
+		// SCRAM-SHA-1 alone: no SASLprep
+		{name: "createUser SCRAM-SHA-1 empty password", cmd: bson.D{{Key: "createUser", Value: "sha1_empty"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: ""}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}},
+		{name: "createUser SCRAM-SHA-1 NUL in the password", cmd: bson.D{{Key: "createUser", Value: "sha1_nul"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "pass\x00word"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}},
+		{name: "updateUser SCRAM-SHA-1 empty password", cmd: bson.D{{Key: "updateUser", Value: "ann"}, {Key: "pwd", Value: ""}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}},
+		// digestPassword: false, SCRAM-SHA-1 only
+		{name: "createUser digestPassword false", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}, {Key: "digestPassword", Value: false}}, code: 2, codeName: "BadValue", msg: "Use of SCRAM-SHA-256 requires undigested passwords"},
+		{name: "createUser digested SCRAM-SHA-1", cmd: bson.D{{Key: "createUser", Value: "digested"}, {Key: "roles", Value: bson.A{"read"}}, {Key: "pwd", Value: hex.EncodeToString(sum[:])}, {Key: "digestPassword", Value: false}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}},
+		// createUser's other checks, in MongoDB's order
+		{name: "createUser unknown mechanism", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}, {Key: "mechanisms", Value: bson.A{"PLAIN", "BAD"}}}, code: 2, codeName: "BadValue", msg: "Unknown auth mechanism 'PLAIN'"},
+		{name: "createUser mechanism not a string", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}, {Key: "mechanisms", Value: bson.A{1}}}, code: 14, codeName: "TypeMismatch", msg: "BSON field 'createUser.mechanisms.0' is the wrong type 'int', expected type 'string'"},
+		{name: "createUser no mechanisms, no password", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "mechanisms", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db"},
+		{name: "createUser no mechanisms", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}, {Key: "mechanisms", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "mechanisms field must not be empty"},
+		{name: "createUser NUL in the name", cmd: bson.D{{Key: "createUser", Value: "a\x00b"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}}, code: 2, codeName: "BadValue", msg: "Username cannot contain NULL characters"},
+		{name: "createUser in local", db: "local", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}}, code: 2, codeName: "BadValue", msg: "Cannot create users in the local database"},
+		{name: "createUser without roles", cmd: bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: ""}}, code: 40414, codeName: "Location40414", msg: "BSON field 'createUser.roles' is missing but a required field"},
+		{name: "createUser a missing role before the user exists", cmd: bson.D{{Key: "createUser", Value: "ann"}, {Key: "roles", Value: bson.A{"nosuch"}}, {Key: "pwd", Value: "p"}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@upd"},
+		{name: "createUser exists", cmd: bson.D{{Key: "createUser", Value: "ann"}, {Key: "roles", Value: bson.A{}}, {Key: "pwd", Value: "p"}}, code: 51003, codeName: "Location51003", msg: `User "ann@upd" already exists`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.db
+			if d == "" {
+				d = db
+			}
+			_, err := runCmd(client, d, tc.cmd)
+			if tc.code != 0 {
+				requireError(t, err, tc.code, tc.codeName, tc.msg)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// a client's digest is SCRAM-SHA-1's key material: the user logs in
+	// with the password the digest was made of
+	if err := tryConnect(t, in, options.Credential{Username: "digested", Password: "secret", AuthSource: db, AuthMechanism: "SCRAM-SHA-1"}); err != nil {
+		t.Errorf("login with a digested password: %v", err)
+	}
+	// ann's SCRAM-SHA-256 credential is gone, its SCRAM-SHA-1 one takes
+	// the empty password
+	r, err := runCmd(client, db, bson.D{{Key: "usersInfo", Value: "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("users", "0", "mechanisms").String(); got != `["SCRAM-SHA-1"]` {
+		t.Errorf("ann's mechanisms %s", got)
 	}
 }
