@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,10 @@ var configOptions = map[string]configOption{
 	"storage.dbPath":                              {flag: "dbpath"},
 	"security.authorization":                      {conv: choice("auth", map[string]string{"enabled": "true", "disabled": "false"})},
 	"security.javascriptEnabled":                  {flag: "javascript-enabled"},
+	"security.authenticationMechanisms":           {flag: "authentication-mechanisms"},
 	"setParameter.enableTestCommands":             {flag: "enable-test-commands"},
+	"setParameter.authenticationMechanisms":       {flag: "authentication-mechanisms"},
+	"systemLog.quiet":                             {flag: "quiet"},
 	"replication.replSetName":                     {flag: "replset"},
 	"replication.oplogSizeMB":                     {flag: "oplog-size-mb"},
 	"operationProfiling.mode":                     {conv: choice("profile", map[string]string{"off": "0", "slowOp": "1", "all": "2"})},
@@ -154,6 +158,15 @@ func parseConfig(data []byte) (*serverConfig, error) {
 			case val.Kind == yaml.MappingNode:
 				walk(name, val)
 				continue
+			case name == "security.authenticationMechanisms" && val.Kind == yaml.SequenceNode:
+				// a list, as mongod takes it, or a comma-separated string
+				list, err := scalarList(val)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("configuration file: %s: %w", name, err))
+				} else {
+					cfg.settings = append(cfg.settings, configSetting{name, "authentication-mechanisms", list})
+				}
+				continue
 			case val.Kind != yaml.ScalarNode:
 				errs = append(errs, fmt.Errorf("configuration file: %s: want a single value", name))
 				continue
@@ -195,6 +208,11 @@ func parseConfig(data []byte) (*serverConfig, error) {
 		}
 	}
 	walk("", root.Content[0])
+	// as mongod, setParameter's authenticationMechanisms wins over
+	// security.authenticationMechanisms
+	if slices.ContainsFunc(cfg.settings, func(c configSetting) bool { return c.option == "setParameter.authenticationMechanisms" }) {
+		cfg.settings = slices.DeleteFunc(cfg.settings, func(c configSetting) bool { return c.option == "security.authenticationMechanisms" })
+	}
 	if addr.ip != "" || addr.port != "" || bindAll {
 		a, err := serverAddr(addr.ip, addr.port, bindAll)
 		if err != nil {
@@ -238,19 +256,52 @@ func serverAddr(ip, port string, all bool) (string, error) {
 	return net.JoinHostPort(ip, port), nil
 }
 
-// readParameters reads the setParameter section: name: value pairs.
+// readParameters reads the setParameter section: name: value pairs. A
+// parameter set only at startup, which a flag of Folio's stands for
+// (setParameter.<name> in configOptions), sets its flag; the others are
+// set as setParameter sets them.
 func (cfg *serverConfig) readParameters(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return errors.New("configuration file: setParameter must be a mapping of parameters")
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		v, err := yamlToBSON(n.Content[i+1])
-		if err != nil {
-			return fmt.Errorf("configuration file: setParameter.%s: %w", n.Content[i].Value, err)
+		name, val := n.Content[i].Value, n.Content[i+1]
+		if opt, ok := configOptions["setParameter."+name]; ok {
+			// mongod's setParameter values are strings: a list is
+			// comma-separated
+			v, err := scalarList(val)
+			if err != nil {
+				return fmt.Errorf("configuration file: setParameter.%s: %w", name, err)
+			}
+			cfg.settings = append(cfg.settings, configSetting{"setParameter." + name, opt.flag, v})
+			continue
 		}
-		cfg.params = append(cfg.params, bson.E{Key: n.Content[i].Value, Value: v})
+		v, err := yamlToBSON(val)
+		if err != nil {
+			return fmt.Errorf("configuration file: setParameter.%s: %w", name, err)
+		}
+		cfg.params = append(cfg.params, bson.E{Key: name, Value: v})
 	}
 	return nil
+}
+
+// scalarList reads a scalar as it is written, or a sequence of scalars
+// joined by commas.
+func scalarList(n *yaml.Node) (string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Value, nil
+	case yaml.SequenceNode:
+		var items []string
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return "", errors.New("want a list of values")
+			}
+			items = append(items, c.Value)
+		}
+		return strings.Join(items, ","), nil
+	}
+	return "", errors.New("want a value or a list of values")
 }
 
 // yamlToBSON converts a YAML value to BSON's: mappings to documents (in

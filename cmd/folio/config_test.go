@@ -61,6 +61,19 @@ setParameter: {cursorTimeoutMillis: 1000, ttlMonitorEnabled: false, folioBlockin
 				"log-level=debug", "log-rotate=reopen", "addr=0.0.0.0:27018"},
 			params: `{"cursorTimeoutMillis":{"$numberInt":"1000"},"ttlMonitorEnabled":false,"folioBlockingStagesMemoryBudgetBytes":{"$numberLong":"8589934592"}}`},
 		{name: "localhost", conf: "net: {bindIp: localhost}", settings: []string{"addr=127.0.0.1:27017"}},
+		// parameters set only at startup set their flags, setParameter's
+		// authenticationMechanisms winning over security's; quiet is
+		// set at startup as setParameter sets it
+		{name: "startup parameters", conf: `
+setParameter: {enableTestCommands: true, authenticationMechanisms: "SCRAM-SHA-1,SCRAM-SHA-256", quiet: true}
+security: {authenticationMechanisms: [SCRAM-SHA-256]}
+systemLog: {quiet: true}
+`,
+			settings: []string{"enable-test-commands=true", "authentication-mechanisms=SCRAM-SHA-1,SCRAM-SHA-256", "quiet=true"},
+			params:   `{"quiet":true}`},
+		{name: "security authenticationMechanisms list", conf: "security: {authenticationMechanisms: [SCRAM-SHA-1, MONGODB-X509]}", settings: []string{"authentication-mechanisms=SCRAM-SHA-1,MONGODB-X509"}},
+		{name: "security authenticationMechanisms string", conf: "security: {authenticationMechanisms: SCRAM-SHA-256}", settings: []string{"authentication-mechanisms=SCRAM-SHA-256"}},
+		{name: "authenticationMechanisms nested list", conf: "setParameter: {authenticationMechanisms: [[a]]}", err: "setParameter.authenticationMechanisms"},
 		{name: "unknown option", conf: "storage: {wiredTiger: {engineConfig: {cacheSizeGB: 1}}}", err: "unrecognized option: storage.wiredTiger.engineConfig.cacheSizeGB"},
 		{name: "two addresses", conf: "net: {bindIp: '127.0.0.1,10.0.0.1'}", err: "Folio listens on one address"},
 		{name: "bindIp and bindIpAll", conf: "net: {bindIp: 127.0.0.1, bindIpAll: true}", err: "mutually exclusive"},

@@ -19,6 +19,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/instance"
 	"github.com/folio-db/folio/internal/logfile"
@@ -119,6 +120,8 @@ func run(args []string, stderr io.Writer) error {
 		"free disk space in MB kept on the data directory's filesystem: below it writes fail with OutOfDiskSpace (14031) while reads go on, and writes resume once space is freed; the server does not start below it; 0 disables the check. MongoDB has no such option (env FOLIO_DISK_RESERVE_MB)")
 	authOn := fs.Bool("auth", env("FOLIO_AUTH", "") == "1",
 		"access control: clients authenticate (SCRAM-SHA-256 or SCRAM-SHA-1) and commands need their user's privileges; with no user yet, a client on a loopback address may create the first one in admin (env FOLIO_AUTH=1)")
+	authMechs := fs.String("authentication-mechanisms", env("FOLIO_AUTHENTICATION_MECHANISMS", ""),
+		"the mechanisms clients may authenticate with, comma-separated, as MongoDB's authenticationMechanisms parameter: MONGODB-X509, SCRAM-SHA-1, SCRAM-SHA-256; empty for MongoDB's default, all three. One left out is refused as MongoDB refuses it, hello's saslSupportedMechs leaves it out and createUser makes no credential for it (env FOLIO_AUTHENTICATION_MECHANISMS)")
 	defShutdown := 15 * time.Second
 	if v, ok := os.LookupEnv("FOLIO_SHUTDOWN_TIMEOUT"); ok {
 		d, err := time.ParseDuration(v)
@@ -152,6 +155,7 @@ func run(args []string, stderr io.Writer) error {
 		"a configuration file in the shape of mongod's (mongod.conf, YAML) for the options Folio has; flags given on the command line and environment variables set override it (env FOLIO_CONFIG)")
 	logPath := fs.String("log-path", env("FOLIO_LOG_PATH", ""), "write the log to this file instead of standard error, as MongoDB's systemLog.path; logRotate and SIGUSR1 rotate it (env FOLIO_LOG_PATH)")
 	logAppend := fs.Bool("log-append", env("FOLIO_LOG_APPEND", "") == "1", "append to an existing -log-path file instead of renaming it aside at start, as systemLog.logAppend (env FOLIO_LOG_APPEND=1)")
+	quiet := fs.Bool("quiet", env("FOLIO_QUIET", "") == "1", "MongoDB's quiet logging, as --quiet or systemLog.quiet (setParameter's quiet changes it at run time): connections accepted, ended or refused are not logged (env FOLIO_QUIET=1)")
 	logRotate := fs.String("log-rotate", env("FOLIO_LOG_ROTATE", "rename"), "how logRotate rotates the -log-path file, as systemLog.logRotate: rename (aside, with the time) or reopen (after a tool such as logrotate moved it) (env FOLIO_LOG_ROTATE)")
 	profileLevel := fs.Int("profile", int(envInt("FOLIO_PROFILE")), "the profiling level of every database until the profile command sets its own: 0 off, 1 operations of -slowms or more, 2 all; recorded in each database's system.profile (env FOLIO_PROFILE)")
 	sampleRate := fs.Float64("slow-op-sample-rate", 1, "the fraction of slow operations profiled and logged, as operationProfiling.slowOpSampleRate")
@@ -200,6 +204,15 @@ func run(args []string, stderr io.Writer) error {
 	}
 	if reserveMB < 0 || reserveMB > maxDiskReserveMB {
 		return fmt.Errorf("bad -disk-reserve-mb (or FOLIO_DISK_RESERVE_MB): want an integer from 0 to %d", maxDiskReserveMB)
+	}
+	var mechanisms []string
+	if *authMechs != "" {
+		for _, m := range strings.Split(*authMechs, ",") {
+			mechanisms = append(mechanisms, strings.TrimSpace(m))
+		}
+		if err := auth.CheckAuthenticationMechanisms(mechanisms); err != nil {
+			return fmt.Errorf("bad -authentication-mechanisms (or FOLIO_AUTHENTICATION_MECHANISMS): %w", err)
+		}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -258,28 +271,30 @@ func run(args []string, stderr io.Writer) error {
 		defer ln.Close()
 	}
 	in, err := instance.Start(instance.Config{
-		Addr:             *addr,
-		Storage:          *storageURL,
-		DBPath:           *dbpath,
-		InMemory:         *inMemory,
-		Durability:       dur,
-		Compressors:      comps,
-		ReplSetName:      *replSet,
-		Advertise:        *advertise,
-		MaxConnections:   *maxConns,
-		DiskReserve:      uint64(reserveMB) << 20,
-		Auth:             *authOn,
-		NoJavaScript:     !*jsEnabled,
-		TestCommands:     *testCommands,
-		SchemaLease:      *schemaLease,
-		OplogSize:        *oplogMB << 20,
-		MetricsAddr:      *metricsAddr,
-		SlowMS:           *slowMS,
-		ProfileLevel:     *profileLevel,
-		ProfileFilter:    filter,
-		SlowOpSampleRate: sampleRate,
-		Parameters:       params,
-		RotateLog:        rotateLog,
+		Addr:                     *addr,
+		Storage:                  *storageURL,
+		DBPath:                   *dbpath,
+		InMemory:                 *inMemory,
+		Durability:               dur,
+		Compressors:              comps,
+		ReplSetName:              *replSet,
+		Advertise:                *advertise,
+		MaxConnections:           *maxConns,
+		DiskReserve:              uint64(reserveMB) << 20,
+		Auth:                     *authOn,
+		AuthenticationMechanisms: mechanisms,
+		Quiet:                    *quiet,
+		NoJavaScript:             !*jsEnabled,
+		TestCommands:             *testCommands,
+		SchemaLease:              *schemaLease,
+		OplogSize:                *oplogMB << 20,
+		MetricsAddr:              *metricsAddr,
+		SlowMS:                   *slowMS,
+		ProfileLevel:             *profileLevel,
+		ProfileFilter:            filter,
+		SlowOpSampleRate:         sampleRate,
+		Parameters:               params,
+		RotateLog:                rotateLog,
 		TLS: server.TLSOptions{Mode: mode, CertificateKeyFile: *tlsCertKey, CAFile: *tlsCA,
 			AllowConnectionsWithoutCertificates: *tlsNoCert},
 		Logger:   slog.New(handler),

@@ -126,3 +126,22 @@ func TestSchemaLeaseFlag(t *testing.T) {
 		t.Errorf("FOLIO_SCHEMA_LEASE=soon: %v", err)
 	}
 }
+
+// TestAuthenticationMechanismsFlag: -authentication-mechanisms takes the
+// mechanisms Folio serves, as mongod refuses to start with one it lacks
+// ("SASL Mechanism 'X' is not supported"), spaces around each trimmed.
+func TestAuthenticationMechanismsFlag(t *testing.T) {
+	for _, c := range []struct {
+		value, want string
+	}{
+		{"PLAIN", "SASL Mechanism 'PLAIN' is not supported"},
+		{"SCRAM-SHA-1, GSSAPI", "SASL Mechanism 'GSSAPI' is not supported"},
+		{"SCRAM-SHA-1,,SCRAM-SHA-256", "SASL Mechanism '' is not supported"},
+	} {
+		var out strings.Builder
+		err := run([]string{"-in-memory", "-addr", "127.0.0.1:0", "-authentication-mechanisms", c.value}, &out)
+		if err == nil || !strings.Contains(err.Error(), "bad -authentication-mechanisms") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("-authentication-mechanisms %q: %v, want %q", c.value, err, c.want)
+		}
+	}
+}

@@ -14,9 +14,9 @@ var flagGroups = []struct {
 	{"Network", []string{"addr", "advertise", "max-connections", "compressors"}},
 	{"TLS", []string{"tls-mode", "tls-certificate-key-file", "tls-ca-file", "tls-allow-connections-without-certificates"}},
 	{"Storage", []string{"storage", "dbpath", "in-memory", "durability", "disk-reserve-mb", "oplog-size-mb", "schema-lease"}},
-	{"Security", []string{"auth", "javascript-enabled"}},
+	{"Security", []string{"auth", "authentication-mechanisms", "javascript-enabled"}},
 	{"Replication", []string{"replset"}},
-	{"Logging", []string{"log-path", "log-append", "log-rotate", "log-format", "log-level"}},
+	{"Logging", []string{"log-path", "log-append", "log-rotate", "log-format", "log-level", "quiet"}},
 	{"Profiling and slow operations", []string{"slowms", "profile", "slow-op-sample-rate", "profile-filter"}},
 	{"Operations", []string{"config", "shutdown-timeout", "metrics-addr", "pprof", "enable-test-commands"}},
 }

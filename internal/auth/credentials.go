@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -28,8 +29,34 @@ var Mechanisms = []string{SHA1, SHA256}
 
 // DefaultAuthenticationMechanisms are the mechanisms MongoDB enables by
 // default (authenticationMechanisms; SASLGlobalParams,
-// auth/sasl_options.cpp).
+// auth/sasl_options.cpp), which are the ones Folio serves.
 var DefaultAuthenticationMechanisms = []string{X509, SHA1, SHA256}
+
+// CheckAuthenticationMechanisms refuses an authenticationMechanisms list
+// naming a mechanism Folio does not serve, as mongod refuses to start
+// with one its registry lacks (ValidateSASLServerMechanismRegistry), or
+// naming none.
+func CheckAuthenticationMechanisms(ms []string) error {
+	if len(ms) == 0 {
+		return errors.New("authenticationMechanisms: at least one mechanism is needed")
+	}
+	for _, m := range ms {
+		if !slices.Contains(DefaultAuthenticationMechanisms, m) {
+			return fmt.Errorf("SASL Mechanism '%s' is not supported (Folio serves %s)", m, strings.Join(DefaultAuthenticationMechanisms, ", "))
+		}
+	}
+	return nil
+}
+
+// CountedMechanism reports whether MongoDB takes an authentication with
+// mechanism m at all, which its authentication counters decide
+// (AuthCounter::getMechanismCounter, stats/counters.cpp): those enabled,
+// and MONGODB-X509 and SCRAM-SHA-256 always, which a cluster may use for
+// its own members. The others fail with MechanismUnavailable before any
+// step.
+func CountedMechanism(enabled []string, m string) bool {
+	return m == X509 || m == SHA256 || slices.Contains(enabled, m)
+}
 
 // mech describes one SCRAM mechanism: its hash, MongoDB's default
 // iteration count (scramIterationCount, scramSHA256IterationCount) and

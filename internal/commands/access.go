@@ -13,6 +13,7 @@ import (
 
 	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // AccessControl is the server's access control state (-auth).
@@ -50,6 +51,17 @@ func (a *AccessControl) mechanisms() []string {
 		return auth.DefaultAuthenticationMechanisms
 	}
 	return a.Mechanisms
+}
+
+// mechanismEnabled reports whether authenticationMechanisms lists m.
+func (a *AccessControl) mechanismEnabled(m string) bool {
+	return slices.Contains(a.mechanisms(), m)
+}
+
+// errMechanismUnavailable is MongoDB's answer to an authentication with a
+// mechanism it does not count (auth.CountedMechanism).
+func errMechanismUnavailable(m string) error {
+	return mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is not enabled", m)
 }
 
 // DefaultUserCacheInvalidation is MongoDB's userCacheInvalidationIntervalSecs.

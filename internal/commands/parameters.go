@@ -9,7 +9,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
@@ -35,8 +34,21 @@ type serverParameter struct {
 	// log, without components, has only the top-level verbosity (-1 when
 	// the document leaves it out).
 	verbosity bool
-	startup   bool // settable at startup (a flag of Folio's)
+	// startup: settable at startup by a flag of Folio's. Every parameter
+	// settable at runtime is settable at startup too, by the
+	// configuration file's setParameter section (SetParameterAtStartup).
+	startup bool
 }
+
+// settableAtStartup reports whether p can be set when the server starts.
+func (p serverParameter) settableAtStartup() bool { return p.startup || p.set != nil }
+
+// Quiet reports MongoDB's quiet logging (the quiet parameter): the
+// server then logs no connection accepted, ended or refused.
+func (s *Service) Quiet() bool { return s.quiet.Load() }
+
+// SetQuiet sets the quiet parameter (at startup: -quiet).
+func (s *Service) SetQuiet(q bool) { s.quiet.Store(q) }
 
 // LogLevel is the log's level: Base, the level the server started with,
 // or debug while logLevel (MongoDB's verbosity, 0 to 5) is 1 or more. A
@@ -204,18 +216,27 @@ var serverParameters = map[string]serverParameter{
 	"maxBSONDepth": {
 		get: func(*Service) any { return int32(rawdoc.MaxDepth) },
 	},
-	// The SASL mechanisms clients may authenticate with (with or without
-	// -auth, as in MongoDB).
+	// The mechanisms clients may authenticate with (with or without
+	// -auth, as in MongoDB); set only at startup
+	// (-authentication-mechanisms, the configuration file's
+	// setParameter.authenticationMechanisms or
+	// security.authenticationMechanisms).
 	"authenticationMechanisms": {
-		get: func(*Service) any { return auth.Mechanisms },
+		get:     func(s *Service) any { return s.Access.mechanisms() },
+		startup: true,
 	},
+	// MongoDB's quiet logging: no connection accepted, ended or refused
+	// lines (-quiet, systemLog.quiet, or setParameter).
 	"quiet": {
-		get: func(*Service) any { return false },
+		get:     func(s *Service) any { return s.Quiet() },
+		set:     func(s *Service, n int64) { s.quiet.Store(n != 0) },
+		boolean: true,
 	},
 	// Set only at startup (-enable-test-commands); test suites read it to
 	// decide whether failpoints are there.
 	"enableTestCommands": {
-		get: func(s *Service) any { return s.TestCommands },
+		get:     func(s *Service) any { return s.TestCommands },
+		startup: true,
 	},
 }
 
@@ -330,7 +351,7 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 			val = bson.D{
 				{Key: "value", Value: val},
 				{Key: "settableAtRuntime", Value: p.set != nil},
-				{Key: "settableAtStartup", Value: p.startup},
+				{Key: "settableAtStartup", Value: p.settableAtStartup()},
 			}
 		}
 		out = append(out, bson.E{Key: name, Value: val})

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -91,8 +92,26 @@ func saslStartCmd(s *Service, r *Request) (bson.Raw, error) {
 
 // saslStart runs the first step of a conversation: for saslStart and for
 // hello's speculativeAuthenticate.
+//
+// As in MongoDB, a mechanism authenticationMechanisms does not enable
+// fails: with MechanismUnavailable unless MongoDB counts it anyway
+// (auth.CountedMechanism), SCRAM-SHA-256 then failing its first step
+// ("SCRAM-SHA-256 authentication is disabled", logged), which the client
+// learns as AuthenticationFailed.
 func (s *Service) saslStart(r *Request, db string, a saslStartArgs) (bson.Raw, error) {
+	if !auth.CountedMechanism(s.Access.mechanisms(), a.mechanism) {
+		return nil, errMechanismUnavailable(a.mechanism)
+	}
 	ca := &r.Conn.auth
+	if slices.Contains(auth.Mechanisms, a.mechanism) && !s.Access.mechanismEnabled(a.mechanism) {
+		ca.mu.Lock()
+		ca.conv = nil
+		ca.mu.Unlock()
+		if s.Log != nil {
+			s.Log.Info("Authentication failed", "mechanism", a.mechanism, "db", db, "remote", r.Conn.Remote, "error", a.mechanism+" authentication is disabled")
+		}
+		return nil, errAuthFailed()
+	}
 	conv, ok := auth.NewConversation(a.mechanism, a.skipEmpty, func(user string) (auth.Credential, bool, error) {
 		doc, err := s.userDoc(auth.UserName{User: user, DB: db})
 		if err != nil || doc == nil {
@@ -106,7 +125,7 @@ func (s *Service) saslStart(r *Request, db string, a saslStartArgs) (bson.Raw, e
 		return c, ok, nil
 	})
 	if !ok {
-		return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Received authentication for mechanism %s which is not enabled", a.mechanism)
+		return nil, errMechanismUnavailable(a.mechanism)
 	}
 	ca.mu.Lock()
 	ca.conv, ca.convDB = conv, db
@@ -238,8 +257,9 @@ func (s *Service) speculativeAuth(r *Request, v bson.RawValue) bson.Raw {
 }
 
 // saslSupportedMechs answers hello's saslSupportedMechs ("db.user",
-// helloCmd checked the dot): the mechanisms the user has credentials for,
-// or nil (the field left out) when there is no such user.
+// helloCmd checked the dot): the mechanisms the user has credentials for
+// that authenticationMechanisms enables, or nil (the field left out) when
+// there is no such user.
 func (s *Service) saslSupportedMechs(v bson.RawValue) []string {
 	db, user, _ := strings.Cut(v.StringValue(), ".")
 	doc, err := s.userDoc(auth.UserName{User: user, DB: db})
@@ -250,7 +270,9 @@ func (s *Service) saslSupportedMechs(v bson.RawValue) []string {
 	if err != nil {
 		return nil
 	}
-	return creds.Mechanisms()
+	// an existing user gets a list, empty when it has no credential of
+	// an enabled mechanism
+	return slices.DeleteFunc(append([]string{}, creds.Mechanisms()...), func(m string) bool { return !s.Access.mechanismEnabled(m) })
 }
 
 // logoutCmd forgets the connection's authenticated user.

@@ -95,6 +95,8 @@ type Service struct {
 	Advisor *advise.Observer
 	// LogLevel is the log's level, which setParameter's logLevel changes.
 	LogLevel LogLevel
+	// quiet is the quiet parameter (Quiet).
+	quiet atomic.Bool
 	// TTLMonitor is the TTL monitor's schedule.
 	TTLMonitor TTLMonitor
 	// tsOpen are the time series buckets this server fills.

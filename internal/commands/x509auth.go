@@ -24,11 +24,19 @@ var (
 )
 
 // authenticateCmd is the authenticate command, which MongoDB 7.0 keeps for
-// MONGODB-X509 only.
+// MONGODB-X509 only (authCommand, commands/authentication_commands.cpp):
+// a mechanism is needed, one MongoDB does not count
+// (auth.CountedMechanism) is MechanismUnavailable, and another counted
+// one BadValue.
 func authenticateCmd(s *Service, r *Request) (bson.Raw, error) {
 	m := r.args.str("mechanism")
-	if m != auth.X509 {
-		return nil, mongoerr.New(mongoerr.MechanismUnavailable, "Unsupported mechanism '%s' on authenticate command", m)
+	switch {
+	case m == "":
+		return nil, mongoerr.New(mongoerr.BadValue, "Auth mechanism not specified")
+	case !auth.CountedMechanism(s.Access.mechanisms(), m):
+		return nil, errMechanismUnavailable(m)
+	case m != auth.X509:
+		return nil, mongoerr.New(mongoerr.BadValue, "Unsupported mechanism: %s", m)
 	}
 	return s.authenticateX509(r, r.DB, r.args.str("user"))
 }
@@ -57,6 +65,10 @@ func (s *Service) authenticateX509(r *Request, db, user string) (bson.Raw, error
 	}
 	if db != auth.ExternalDB {
 		return nil, mongoerr.New(mongoerr.ProtocolError, "X.509 authentication must always use the $external database.")
+	}
+	if !s.Access.mechanismEnabled(auth.X509) {
+		// MONGODB-X509 left out of authenticationMechanisms
+		return nil, mongoerr.New(mongoerr.BadValue, "x.509 authentication is disabled.")
 	}
 	name := auth.UserName{User: user, DB: db}
 	if prev, ok := r.Conn.userName(); ok && prev != name {

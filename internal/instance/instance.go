@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/advise"
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/commands"
 	"github.com/folio-db/folio/internal/cursors"
@@ -88,6 +89,13 @@ type Config struct {
 	// Auth turns access control on (-auth): commands need an
 	// authenticated user holding their privileges.
 	Auth bool
+	// AuthenticationMechanisms are the mechanisms clients may
+	// authenticate with (MongoDB's authenticationMechanisms, set only at
+	// startup); nil for MongoDB's default, all three Folio serves.
+	AuthenticationMechanisms []string
+	// Quiet is MongoDB's quiet parameter at startup (--quiet,
+	// systemLog.quiet): no connection accepted, ended or refused is logged.
+	Quiet bool
 	// FreeSpace, when set, replaces the system's statfs in that guard
 	// (tests).
 	FreeSpace pebblekv.FreeSpaceFunc
@@ -175,6 +183,11 @@ func Start(cfg Config) (*Instance, error) {
 	level := new(slog.LevelVar)
 	level.Set(cfg.LogLevel)
 	log := slog.New(leveled{ring.Handler(base), level})
+	if cfg.AuthenticationMechanisms != nil {
+		if err := auth.CheckAuthenticationMechanisms(cfg.AuthenticationMechanisms); err != nil {
+			return nil, err
+		}
+	}
 	tlsSetup, err := server.LoadTLS(cfg.TLS)
 	if err != nil {
 		return nil, err
@@ -235,6 +248,8 @@ func Start(cfg Config) (*Instance, error) {
 		Advisor:     advise.NewObserver(),
 	}
 	svc.Access.Enabled = cfg.Auth
+	svc.Access.Mechanisms = cfg.AuthenticationMechanisms
+	svc.SetQuiet(cfg.Quiet)
 	svc.TestCommands = cfg.TestCommands
 	svc.LogLevel = commands.LogLevel{Var: level, Base: cfg.LogLevel}
 	eng.OnDropped(svc.CollectionDropped)
@@ -345,10 +360,18 @@ func parsedOptions(cfg Config, addr net.Addr) bson.D {
 		// as mongod's --noscripting reports itself
 		security = append(security, bson.E{Key: "javascriptEnabled", Value: false})
 	}
+	if cfg.AuthenticationMechanisms != nil {
+		security = append(security, bson.E{Key: "authenticationMechanisms", Value: cfg.AuthenticationMechanisms})
+	}
 	if security != nil {
 		d = append(d, bson.E{Key: "security", Value: security})
 	}
-	return append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
+	d = append(d, bson.E{Key: "storage", Value: bson.D{{Key: "dbPath", Value: cfg.DBPath}, {Key: "inMemory", Value: cfg.InMemory}, {Key: "durability", Value: cfg.Durability.String()}}})
+	if cfg.Quiet {
+		// as mongod's --quiet reports itself
+		d = append(d, bson.E{Key: "systemLog", Value: bson.D{{Key: "quiet", Value: true}}})
+	}
+	return d
 }
 
 // chunkSyncEvery is how often the frontend holding the jobs lease records

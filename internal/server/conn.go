@@ -94,9 +94,16 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.svc.OpenConn(&c.info)
 	defer s.svc.CloseConn(&c.info)
 	// MongoDB logs these at its default verbosity; Folio at debug level,
-	// where setParameter's logLevel 1 shows them.
-	s.log.Debug("Connection accepted", "remote", c.info.Remote, "connectionId", c.info.ID)
-	defer s.log.Debug("Connection ended", "remote", c.info.Remote, "connectionId", c.info.ID)
+	// where setParameter's logLevel 1 shows them; neither while quiet
+	// (ServiceEntryPointImpl::startSession, onClientDisconnect).
+	if !s.svc.Quiet() {
+		s.log.Debug("Connection accepted", "remote", c.info.Remote, "connectionId", c.info.ID)
+	}
+	defer func() {
+		if !s.svc.Quiet() {
+			s.log.Debug("Connection ended", "remote", c.info.Remote, "connectionId", c.info.ID)
+		}
+	}()
 	s.watchConn(c)
 	defer s.unwatchConn(c)
 	for {

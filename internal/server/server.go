@@ -95,8 +95,10 @@ func (s *Server) Serve(ln net.Listener) error {
 			return nil
 		case refused:
 			s.svc.RejectedConns.Add(1)
-			s.log.Warn("connection refused because there are too many open connections",
-				"remote", nc.RemoteAddr().String(), "connectionCount", s.svc.Connections.Load(), "maxConnections", s.max)
+			if !s.svc.Quiet() {
+				s.log.Warn("connection refused because there are too many open connections",
+					"remote", nc.RemoteAddr().String(), "connectionCount", s.svc.Connections.Load(), "maxConnections", s.max)
+			}
 			nc.Close()
 			continue
 		}

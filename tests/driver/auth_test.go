@@ -733,3 +733,76 @@ func TestUserCommandErrors(t *testing.T) {
 		t.Errorf("ann's mechanisms %s", got)
 	}
 }
+
+// TestAuthenticationMechanismsParameter: authenticationMechanisms, set at
+// startup, is honoured as MongoDB honours it: getParameter reports it,
+// hello's saslSupportedMechs names only the mechanisms it enables (so
+// that the driver picks one of them), createUser makes credentials for
+// those only and refuses another ("<mech> not supported in
+// authMechanisms"), and an authentication with another fails:
+// MechanismUnavailable for one MongoDB does not count at all
+// (SCRAM-SHA-1, PLAIN), AuthenticationFailed for SCRAM-SHA-256, which it
+// counts and whose first step then fails.
+func TestAuthenticationMechanismsParameter(t *testing.T) {
+	start := func(mechs ...string) (*mongo.Client, *instance.Instance) {
+		cfg := defaultConfig()
+		cfg.Auth = true
+		cfg.AuthenticationMechanisms = mechs
+		in := startInstance(t, cfg)
+		createRootUser(t, in)
+		// the driver picks its mechanism from saslSupportedMechs
+		return connectAs(t, in, rootUser, rootPassword, "admin", ""), in
+	}
+	sha1, in1 := start("SCRAM-SHA-1")
+	sha256, in256 := start("SCRAM-SHA-256", "MONGODB-X509")
+	for _, tc := range []struct {
+		name     string
+		client   *mongo.Client
+		db       string
+		cmd      bson.D
+		want     string // the reply's field, as JSON, when the command succeeds
+		field    string
+		code     int
+		codeName string
+		msg      string
+	}{
+		{name: "getParameter", client: sha1, db: "admin", cmd: bson.D{{Key: "getParameter", Value: 1}, {Key: "authenticationMechanisms", Value: 1}}, field: "authenticationMechanisms", want: `["SCRAM-SHA-1"]`},
+		{name: "getParameter showDetails", client: sha256, db: "admin", cmd: bson.D{{Key: "getParameter", Value: bson.D{{Key: "showDetails", Value: true}}}, {Key: "authenticationMechanisms", Value: 1}}, field: "authenticationMechanisms", want: `{"value": ["SCRAM-SHA-256","MONGODB-X509"],"settableAtRuntime": false,"settableAtStartup": true}`},
+		{name: "setParameter", client: sha1, db: "admin", cmd: bson.D{{Key: "setParameter", Value: 1}, {Key: "authenticationMechanisms", Value: "SCRAM-SHA-256"}}, code: 20, codeName: "IllegalOperation", msg: "not allowed to change [authenticationMechanisms] at runtime"},
+		{name: "saslSupportedMechs SCRAM-SHA-1", client: sha1, db: "admin", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "saslSupportedMechs", Value: "admin." + rootUser}}, field: "saslSupportedMechs", want: `["SCRAM-SHA-1"]`},
+		{name: "saslSupportedMechs SCRAM-SHA-256", client: sha256, db: "admin", cmd: bson.D{{Key: "hello", Value: 1}, {Key: "saslSupportedMechs", Value: "admin." + rootUser}}, field: "saslSupportedMechs", want: `["SCRAM-SHA-256"]`},
+		{name: "createUser default credentials", client: sha1, db: "app", cmd: bson.D{{Key: "createUser", Value: "ann"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}}},
+		{name: "usersInfo mechanisms", client: sha1, db: "app", cmd: bson.D{{Key: "usersInfo", Value: "ann"}}, field: "users.0.mechanisms", want: `["SCRAM-SHA-1"]`},
+		{name: "createUser a disabled mechanism", client: sha1, db: "app", cmd: bson.D{{Key: "createUser", Value: "bob"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1", "SCRAM-SHA-256"}}}, code: 2, codeName: "BadValue", msg: "SCRAM-SHA-256 not supported in authMechanisms"},
+		{name: "createUser without SASLprep", client: sha1, db: "app", cmd: bson.D{{Key: "createUser", Value: "cat"}, {Key: "pwd", Value: ""}, {Key: "roles", Value: bson.A{}}}},
+		{name: "updateUser a disabled mechanism", client: sha256, db: "admin", cmd: bson.D{{Key: "updateUser", Value: rootUser}, {Key: "pwd", Value: "pw"}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1"}}}, code: 2, codeName: "BadValue", msg: "SCRAM-SHA-1 not supported in authMechanisms"},
+		{name: "saslStart SCRAM-SHA-1", client: sha256, db: "admin", cmd: bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-1"}, {Key: "payload", Value: bson.Binary{Data: []byte("n,,n=root,r=abcdefghijkl")}}}, code: 334, codeName: "MechanismUnavailable", msg: "Received authentication for mechanism SCRAM-SHA-1 which is not enabled"},
+		{name: "saslStart SCRAM-SHA-256", client: sha1, db: "admin", cmd: bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-256"}, {Key: "payload", Value: bson.Binary{Data: []byte("n,,n=root,r=abcdefghijkl")}}}, code: 18, codeName: "AuthenticationFailed", msg: "Authentication failed."},
+		{name: "saslStart PLAIN", client: sha1, db: "admin", cmd: bson.D{{Key: "saslStart", Value: 1}, {Key: "mechanism", Value: "PLAIN"}, {Key: "payload", Value: bson.Binary{Data: []byte("\x00root\x00pw")}}}, code: 334, codeName: "MechanismUnavailable", msg: "Received authentication for mechanism PLAIN which is not enabled"},
+		{name: "authenticate PLAIN", client: sha1, db: "$external", cmd: bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "PLAIN"}}, code: 334, codeName: "MechanismUnavailable", msg: "Received authentication for mechanism PLAIN which is not enabled"},
+		{name: "authenticate SCRAM-SHA-1", client: sha1, db: "admin", cmd: bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "SCRAM-SHA-1"}}, code: 2, codeName: "BadValue", msg: "Unsupported mechanism: SCRAM-SHA-1"},
+		{name: "authenticate without a mechanism", client: sha1, db: "$external", cmd: bson.D{{Key: "authenticate", Value: 1}}, code: 2, codeName: "BadValue", msg: "Auth mechanism not specified"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := runCmd(tc.client, tc.db, tc.cmd)
+			if tc.code != 0 {
+				requireError(t, err, tc.code, tc.codeName, tc.msg)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.field != "" {
+				if got := r.Lookup(strings.Split(tc.field, ".")...).String(); got != tc.want {
+					t.Errorf("%s %s, want %s", tc.field, got, tc.want)
+				}
+			}
+		})
+	}
+	// through the driver: a mechanism left out fails
+	requireCode(t, tryConnect(t, in1, options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin", AuthMechanism: "SCRAM-SHA-256"}), 18, "AuthenticationFailed")
+	requireCode(t, tryConnect(t, in256, options.Credential{Username: rootUser, Password: rootPassword, AuthSource: "admin", AuthMechanism: "SCRAM-SHA-1"}), 334, "MechanismUnavailable")
+	if err := tryConnect(t, in1, options.Credential{Username: "ann", Password: "pw", AuthSource: "app"}); err != nil {
+		t.Errorf("ann, whose only credential is SCRAM-SHA-1's: %v", err)
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // replyOf runs cmd against db and returns the raw reply.
@@ -36,6 +38,21 @@ func lookupPath(doc bson.Raw, path string) (bson.RawValue, error) {
 }
 
 // keysOf lists the top-level field names of doc.
+// canonicalJSON is v as canonical extended JSON, without spaces.
+func canonicalJSON(t *testing.T, v bson.RawValue) string {
+	t.Helper()
+	doc, err := bson.Marshal(bson.D{{Key: "v", Value: v}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := bson.MarshalExtJSON(bson.Raw(doc), true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(js)
+	return s[len(`{"v":`) : len(s)-1]
+}
+
 func keysOf(t *testing.T, doc bson.Raw) []string {
 	t.Helper()
 	elems, err := doc.Elements()
@@ -405,6 +422,39 @@ func TestGetSetParameter(t *testing.T) {
 			t.Errorf("no settableAtStartup: %s", raw)
 		}
 	})
+	// Each parameter's details say how it can really be set: at runtime
+	// by setParameter, at startup by a flag or the configuration file's
+	// setParameter section (which takes every runtime parameter).
+	// MongoDB 7.0 reports quiet settable both ways and
+	// authenticationMechanisms at startup only.
+	for _, tc := range []struct {
+		name             string
+		value            string // the value as extended JSON
+		runtime, startup bool
+	}{
+		{"quiet", `false`, true, true},
+		{"authenticationMechanisms", `["MONGODB-X509","SCRAM-SHA-1","SCRAM-SHA-256"]`, false, true},
+		{"cursorTimeoutMillis", `{"$numberLong":"600000"}`, true, true},
+		{"enableTestCommands", `false`, false, true},
+		{"maxBSONDepth", `{"$numberInt":"200"}`, false, false},
+		{"featureCompatibilityVersion", `{"version":"7.0"}`, false, false},
+	} {
+		t.Run("showDetails "+tc.name, func(t *testing.T) {
+			for _, cmd := range []bson.D{
+				{{Key: "getParameter", Value: bson.D{{Key: "showDetails", Value: true}}}, {Key: tc.name, Value: 1}},
+				{{Key: "getParameter", Value: bson.D{{Key: "showDetails", Value: true}, {Key: "allParameters", Value: true}}}},
+			} {
+				raw, err := get(cmd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := `{"value":` + tc.value + `,"settableAtRuntime":` + strconv.FormatBool(tc.runtime) + `,"settableAtStartup":` + strconv.FormatBool(tc.startup) + `}`
+				if got := canonicalJSON(t, raw.Lookup(tc.name)); got != want {
+					t.Errorf("%v: %s, want %s", cmd, got, want)
+				}
+			}
+		})
+	}
 	errCases := []struct {
 		name string
 		db   string
@@ -415,6 +465,7 @@ func TestGetSetParameter(t *testing.T) {
 		{"get outside admin", testDB, bson.D{{Key: "getParameter", Value: "*"}}, 13},
 		{"set unknown", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "nosuch", Value: 1}}, 72},
 		{"set startup only", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "maxBSONDepth", Value: 10}}, 20},
+		{"set authenticationMechanisms", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "authenticationMechanisms", Value: "SCRAM-SHA-1"}}, 20},
 		{"set nothing", "admin", bson.D{{Key: "setParameter", Value: 1}}, 72},
 		{"set wrong type", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "cursorTimeoutMillis", Value: "1000"}}, 2},
 		{"set below minimum", "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 0}}, 2},
@@ -1013,5 +1064,82 @@ func TestLogLevelAndTTLParameters(t *testing.T) {
 	set("ttlMonitorEnabled", true)
 	if !gone(10 * time.Second) {
 		t.Error("the expired document stayed with ttlMonitorSleepSecs 1")
+	}
+}
+
+// TestQuietParameter: quiet is MongoDB's quiet logging, settable at
+// runtime (setParameter) and at startup (Config.Quiet, which -quiet and
+// systemLog.quiet set, or the configuration file's setParameter): while
+// it holds, no connection accepted or ended is logged, as mongod logs
+// none (ServiceEntryPointImpl::startSession, onClientDisconnect).
+func TestQuietParameter(t *testing.T) {
+	var logBuf lockedBuffer
+	cfg := defaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.LogLevel = slog.LevelDebug // where Folio logs connections
+	in := startInstance(t, cfg)
+	admin := connect(t, in).Database("admin")
+	connectOnce := func() {
+		t.Helper()
+		c := dial(t, in)
+		if err := c.Ping(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Disconnect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(what string) int { return strings.Count(logBuf.String(), what) }
+	waitFor := func(what string, n int) {
+		t.Helper()
+		for range 200 {
+			if count(what) >= n {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("%d %q lines, want %d:\n%s", count(what), what, n, logBuf.String())
+	}
+	connectOnce()
+	waitFor("Connection ended", 1)
+	raw, err := admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "quiet", Value: true}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if was := raw.Lookup("was"); was.Type != bson.TypeBoolean || was.Boolean() {
+		t.Errorf("was %v, want false", was)
+	}
+	accepted, ended := count("Connection accepted"), count("Connection ended")
+	connectOnce()
+	time.Sleep(100 * time.Millisecond)
+	if count("Connection accepted") != accepted || count("Connection ended") != ended {
+		t.Errorf("connections logged while quiet:\n%s", logBuf.String())
+	}
+	raw, err = admin.RunCommand(context.Background(), bson.D{{Key: "getParameter", Value: 1}, {Key: "quiet", Value: 1}}).Raw()
+	if err != nil || !raw.Lookup("quiet").Boolean() {
+		t.Fatalf("getParameter quiet: %s %v", raw, err)
+	}
+	if _, err := admin.RunCommand(context.Background(), bson.D{{Key: "setParameter", Value: 1}, {Key: "quiet", Value: 0}}).Raw(); err != nil {
+		t.Fatal(err)
+	}
+	connectOnce()
+	waitFor("Connection ended", ended+1)
+
+	// at startup: the flag's field (reported by getCmdLineOpts as
+	// mongod's --quiet), or a setParameter of the configuration file
+	for _, c := range []instance.Config{{Quiet: true}, {Parameters: bson.D{{Key: "quiet", Value: true}}}} {
+		c.Addr, c.InMemory = "127.0.0.1:0", true
+		cl := connect(t, startInstance(t, c))
+		raw, err := cl.Database("admin").RunCommand(context.Background(), bson.D{{Key: "getParameter", Value: 1}, {Key: "quiet", Value: 1}}).Raw()
+		if err != nil || !raw.Lookup("quiet").Boolean() {
+			t.Errorf("%+v: getParameter quiet: %s %v", c, raw, err)
+		}
+		opts, err := cl.Database("admin").RunCommand(context.Background(), bson.D{{Key: "getCmdLineOpts", Value: 1}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := opts.Lookup("parsed", "systemLog").String(), `{"quiet": true}`; c.Quiet && got != want {
+			t.Errorf("getCmdLineOpts parsed.systemLog %s, want %s", got, want)
+		}
 	}
 }

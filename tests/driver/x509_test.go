@@ -188,12 +188,62 @@ func TestX509Auth(t *testing.T) {
 	if _, err := c.Database("x509db").Collection("c").CountDocuments(context.Background(), bson.D{}); err != nil {
 		t.Errorf("count after speculative authentication: %v", err)
 	}
-	// saslSupportedMechs of the X.509 user names no SASL mechanism.
+	// saslSupportedMechs of the X.509 user names no SASL mechanism: an
+	// empty list, as MongoDB answers for every user it finds
+	// (advertiseMechanismNamesForUser).
 	reply, err = runCmd(c, "admin", bson.D{{Key: "hello", Value: 1}, {Key: "saslSupportedMechs", Value: "$external." + x509Subject}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := reply.LookupErr("saslSupportedMechs"); err == nil {
-		t.Errorf("saslSupportedMechs %s for an X.509 user", v)
+	if v := reply.Lookup("saslSupportedMechs").String(); v != "[]" {
+		t.Errorf("saslSupportedMechs %s for an X.509 user, want []", v)
+	}
+}
+
+// TestX509Disabled: with MONGODB-X509 left out of authenticationMechanisms
+// a verified certificate's user is refused as MongoDB refuses it, after
+// the certificate and database checks: BadValue "x.509 authentication is
+// disabled." (its speculative form answers nothing); MongoDB still counts
+// the mechanism, so it is not MechanismUnavailable.
+func TestX509Disabled(t *testing.T) {
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "folio test CA")
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.PEM)
+	cfg := defaultConfig()
+	cfg.Auth = true
+	cfg.AuthenticationMechanisms = []string{"SCRAM-SHA-1", "SCRAM-SHA-256"}
+	cfg.TLS = server.TLSOptions{
+		Mode: server.TLSAllow, CertificateKeyFile: testcerts.Write(t, dir, "server.pem", ca.Server(t)),
+		CAFile: testcerts.Write(t, dir, "ca.pem", ca.PEM), AllowConnectionsWithoutCertificates: true,
+	}
+	in := startInstance(t, cfg)
+	createRootUser(t, in)
+	root := connectAs(t, in, rootUser, rootPassword, "admin", "")
+	if _, err := runCmd(root, "$external", bson.D{{Key: "createUser", Value: "CN=client"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+		t.Fatal(err)
+	}
+	cert := keyPair(t, ca.Client(t, "client"))
+	c := x509Client(t, in, roots, cert, nil)
+	for _, k := range []struct {
+		db       string
+		cmd      bson.D
+		code     int
+		codeName string
+		msg      string
+	}{
+		{"admin", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}, 17, "ProtocolError", "X.509 authentication must always use the $external database."},
+		{"$external", bson.D{{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}}, 2, "BadValue", "x.509 authentication is disabled."},
+	} {
+		_, err := runCmd(c, k.db, k.cmd)
+		requireError(t, err, k.code, k.codeName, k.msg)
+	}
+	reply, err := runCmd(c, "admin", bson.D{{Key: "hello", Value: 1}, {Key: "speculativeAuthenticate", Value: bson.D{
+		{Key: "authenticate", Value: 1}, {Key: "mechanism", Value: "MONGODB-X509"}, {Key: "db", Value: "$external"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := reply.LookupErr("speculativeAuthenticate"); err == nil {
+		t.Errorf("speculativeAuthenticate %s with MONGODB-X509 disabled", v)
 	}
 }
