@@ -92,7 +92,7 @@ func (p *parser) parseFill(arg bson.RawValue) (stage, error) {
 		switch {
 		case partitionBy.Type != 0:
 			if partitionBy.Type != bson.TypeString && partitionBy.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$fill.partitionBy' is the wrong type '%s', expected types '[string, object']", typeName(partitionBy))
+				return nil, mongoerr.WrongTypes("$fill.partitionBy", typeName(partitionBy), "string", "object")
 			}
 			spec = append(spec, field{"partitionBy", partitionBy})
 		case partitionByFields.Type != 0:

@@ -81,7 +81,14 @@ func canonicalAll(docs []bson.Raw) []string {
 }
 
 // runCase runs a case's pipeline over a fresh memEnv.
-func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
+func runCase(c stageCase) ([]bson.Raw, *memEnv, error) { return runCaseOn(c, "") }
+
+// runCaseOn is runCase with the pipeline run on test.<coll> ("c" when
+// empty), which may not exist.
+func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
+	if coll == "" {
+		coll = "c"
+	}
 	env := newMemEnv()
 	if _, err := env.Insert("test", "c", c.Docs, true); err != nil {
 		return nil, nil, err
@@ -94,7 +101,7 @@ func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
 	for name, keys := range c.UniqueIndexes {
 		env.declareUnique("test", name, keys)
 	}
-	opts := Options{DB: "test", Coll: "c", Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
+	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
 		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
@@ -112,7 +119,7 @@ func runCase(c stageCase) ([]bson.Raw, *memEnv, error) {
 	}
 	var src Source
 	if !c.Collectionless {
-		if src, err = env.Find("test", "c", nil, opts.Collator); err != nil {
+		if src, err = env.Find("test", coll, nil, opts.Collator); err != nil {
 			return nil, env, err
 		}
 	}

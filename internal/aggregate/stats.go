@@ -83,7 +83,7 @@ func storageStatsScale(spec bson.Raw) (int64, error) {
 		case "scale":
 			v, ok := values.Float64(f.val)
 			if !ok {
-				return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$collStats.storageStats.scale' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(f.val))
+				return 0, mongoerr.WrongNumberType("$collStats.storageStats.scale", typeName(f.val))
 			}
 			if math.IsNaN(v) {
 				v = 0

@@ -43,8 +43,11 @@ const (
 // argType is a declared field's accepted BSON types and how MongoDB's type
 // error names them.
 type argType struct {
-	mask   uint32 // bit typeBit(t) for each accepted type t
-	expect string // "type 'bool'", or "types '[a, b']" (MongoDB's quotes)
+	mask uint32 // bit typeBit(t) for each accepted type t
+	// want names the accepted types as MongoDB's type error lists them:
+	// one type alone (checkAndAssertType), several as a list
+	// (throwBadType); see mongoerr.WrongType and WrongTypes.
+	want []string
 	// mismatch, when set, is the error of a value of another type, for a
 	// type whose IDL deserializer checks the type itself.
 	mismatch func(field string, v bson.RawValue) error
@@ -54,6 +57,14 @@ type argType struct {
 	// check, when set, validates a value of an accepted type as the
 	// type's deserializer does (a UUID's subtype and length).
 	check func(path, field string, v bson.RawValue) error
+}
+
+// wrongType is MongoDB's type error of v, the value of the field at path.
+func (t *argType) wrongType(path string, v bson.RawValue) error {
+	if len(t.want) == 1 {
+		return mongoerr.WrongType(path, values.TypeName(v.Type), t.want[0])
+	}
+	return mongoerr.WrongTypes(path, values.TypeName(v.Type), t.want...)
 }
 
 // typeBit maps a BSON type to its bit in argType.mask.
@@ -86,51 +97,51 @@ var (
 	// safeBool reads it. A field the IDL types optionalBool, which refuses
 	// numbers and null, is tOptionalBool; fields not yet checked against
 	// their IDL type are tBool still.
-	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, expect: "types '[bool, long, int, decimal, double']"}
+	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, want: append([]string{"bool"}, mongoerr.NumberTypes()...)}
 	// tStrictBool is MongoDB's IDL bool: a bool only.
-	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'"}
-	tLong       = argType{mask: numberMask, expect: "type 'long'"}
-	tInt32      = argType{mask: typeMask(bson.TypeInt32), expect: "type 'int'"}
-	tSafe       = argType{mask: numberMask, expect: "types '[long, int, decimal, double']"}
-	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'"}
-	tString     = argType{mask: typeMask(bson.TypeString), expect: "type 'string'"}
-	tArray      = argType{mask: typeMask(bson.TypeArray), expect: "type 'array'"}
-	tObjectID   = argType{mask: typeMask(bson.TypeObjectID), expect: "type 'objectId'"}
+	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}}
+	tLong       = argType{mask: numberMask, want: []string{"long"}}
+	tInt32      = argType{mask: typeMask(bson.TypeInt32), want: []string{"int"}}
+	tSafe       = argType{mask: numberMask, want: mongoerr.NumberTypes()}
+	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}}
+	tString     = argType{mask: typeMask(bson.TypeString), want: []string{"string"}}
+	tArray      = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}}
+	tObjectID   = argType{mask: typeMask(bson.TypeObjectID), want: []string{"objectId"}}
 	// tNumberLong is the IDL's long: a NumberLong only (tLong takes any
 	// number, as the IDL's safeInt64 does).
-	tNumberLong = argType{mask: typeMask(bson.TypeInt64), expect: "type 'long'"}
+	tNumberLong = argType{mask: typeMask(bson.TypeInt64), want: []string{"long"}}
 	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
-	tUUID = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkUUID}
+	tUUID = argType{mask: typeMask(bson.TypeBinary), want: []string{"binData"}, check: checkUUID}
 	// tSHA256 is the IDL's sha256Block: a generic binData of 32 bytes (a
 	// user digest).
-	tSHA256 = argType{mask: typeMask(bson.TypeBinary), expect: "type 'binData'", check: checkSHA256}
+	tSHA256 = argType{mask: typeMask(bson.TypeBinary), want: []string{"binData"}, check: checkSHA256}
 	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData
 	// alternative UUID::parse reads (any other subtype is InvalidUUID).
-	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), expect: "types '[bool, binData']", check: checkVariantUUID}
+	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), want: []string{"bool", "binData"}, check: checkVariantUUID}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser refuses the rest.
-	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), expect: "type 'object'", mismatch: func(string, bson.RawValue) error {
+	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), want: []string{"object"}, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
 	}}
 	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
 	// a bool only, null refused too. (tBool is safeBool's reading.)
-	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
+	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
 	}}
 	// tOwnedObject is find's object_owned_nonempty_serialize, whose
 	// deserializer (parseOwnedBSON) checks the type itself, with its
 	// message as MongoDB writes it (no space before "to").
-	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'", mismatch: func(field string, _ bson.RawValue) error {
+	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, mismatch: func(field string, _ bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Expected field %sto be of type object", field)
 	}}
 	// tAggregateCursor is aggregate's cursor (parseAggregateCursorFromBSON):
 	// a document, null refused.
-	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), expect: "type 'object'", nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, nullIsValue: true, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "cursor field must be missing or an object")
 	}}
 	// tExplain is aggregate's explain (parseExplainModeFromBSON): a bool,
 	// null refused.
-	tExplain = argType{mask: typeMask(bson.TypeBoolean), expect: "type 'bool'", nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+	tExplain = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, nullIsValue: true, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "explain must be a boolean")
 	}}
 )
@@ -280,8 +291,7 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 			if f.typ.mismatch != nil {
 				return a, f.typ.mismatch(f.name, v)
 			}
-			return a, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected %s",
-				spec.path, f.name, values.TypeName(v.Type), f.typ.expect)
+			return a, f.typ.wrongType(spec.path+"."+f.name, v)
 		}
 		if f.typ.check != nil {
 			if err := f.typ.check(spec.path, f.name, v); err != nil {
@@ -470,8 +480,7 @@ func (a *cmdArgs) eachExtra(fn func(key string, v bson.RawValue) error) error {
 
 // wrongType is MongoDB's error for a command field of the wrong BSON type.
 func wrongType(cmd, field string, v bson.RawValue, want string) error {
-	return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type '%s'",
-		cmd, field, values.TypeName(v.Type), want)
+	return mongoerr.WrongType(cmd+"."+field, values.TypeName(v.Type), want)
 }
 
 // collectionArg reads the collection name a command names in its first

@@ -111,7 +111,7 @@ func parsePreImagesExpiry(v bson.Raw) (preImagesExpiry, error) {
 		}
 		return preImagesExpiry(n), nil
 	}
-	return 0, failed("BSON field 'changeStreamOptions.preAndPostImages.expireAfterSeconds' is the wrong type '%s', expected types '[string, long]'", values.TypeName(after.Type))
+	return 0, failed("%s", mongoerr.WrongTypes("changeStreamOptions.preAndPostImages.expireAfterSeconds", values.TypeName(after.Type), "string", "long").Msg)
 }
 
 // clusterParametersOnReplSet refuses the commands on a standalone, as
@@ -204,7 +204,7 @@ func getClusterParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 			names = append(names, v.StringValue())
 		}
 	default:
-		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'getClusterParameter.getClusterParameter' is the wrong type '%s', expected types '[string, array]'", values.TypeName(body.Type))
+		return nil, mongoerr.WrongTypes("getClusterParameter.getClusterParameter", values.TypeName(body.Type), "string", "array")
 	}
 	var out bson.A
 	for _, name := range names {

@@ -195,7 +195,7 @@ func checkDeclaredMaxTimeMS(cmd, key []byte, v bson.RawValue) error {
 	switch {
 	case v.Type == bson.TypeNull || v.Type == bson.TypeUndefined:
 	case !values.IsNumber(v.Type):
-		return mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.maxTimeMS' is the wrong type '%s', expected types '[long, int, decimal, double']", cmd, values.TypeName(v.Type))
+		return mongoerr.WrongNumberType(string(cmd)+".maxTimeMS", values.TypeName(v.Type))
 	case string(cmd) == "aggregate":
 		if ms, _ := safeInt64(v); ms < 0 {
 			return mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'maxTimeMS' value must be >= 0, actual value '%d'", ms)

@@ -28,7 +28,7 @@ var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
 // https://www.mongodb.com/docs/v7.0/reference/command/dropIndexes/
 var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
 	// the IDL's variant of string, object and array of strings
-	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), expect: "types '[string, object']"}),
+	required("index", argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument, bson.TypeArray), want: []string{"string", "object"}}),
 	collectionUUIDField,
 }}
 
@@ -133,7 +133,7 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		for _, n := range vals {
 			if n.Type != bson.TypeString {
 				// the variant's array alternative names the array
-				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'dropIndexes.index' is the wrong type 'array', expected types '[string']")
+				return nil, mongoerr.WrongTypes("dropIndexes.index", "array", "string")
 			}
 			names = append(names, n.StringValue())
 		}

@@ -123,7 +123,7 @@ func mrFunc(name string, v bson.RawValue) (*js.Func, error) {
 	case bson.TypeCodeWithScope:
 		return nil, mongoerr.New(mongoerr.BadValue, "'%s' must not have a scope: MongoDB 4.4+ takes the scope field instead", name)
 	default:
-		return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'mapReduce.%s' is the wrong type '%s', expected types '[javascript, string]'", name, values.TypeName(v.Type))
+		return nil, mongoerr.WrongTypes("mapReduce."+name, values.TypeName(v.Type), "javascript", "string")
 	}
 	return js.Compile(src)
 }

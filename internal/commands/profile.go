@@ -30,7 +30,7 @@ func init() {
 }
 
 // tObjectOrUnset is MongoDB's ObjectOrUnset: a document, or "unset".
-var tObjectOrUnset = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeString), expect: "types '[object, string]'"}
+var tObjectOrUnset = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeString), want: []string{"object", "string"}}
 
 // DefaultSlowMS is MongoDB's slowms default.
 const DefaultSlowMS = 100

@@ -31,16 +31,12 @@ var collStatsSpec = &argSpec{path: "collStats", fields: []argField{
 	ignore("numericOnly", tBool, "leaves out the storage engine's non-numeric details, which Folio does not report"),
 }}
 
-// numericTypes is how MongoDB's IDL names the types a numeric field takes.
-const numericTypes = "[long, int, decimal, double]"
-
 // collStatsScale reads collStats' scale: any number, truncated toward zero,
 // which must then be at least 1 (MongoDB's StorageStatsSpec).
 func collStatsScale(v bson.RawValue) (int64, error) {
 	n, ok := safeInt32(v)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'collStats.scale' is the wrong type '%s', expected types '%s'",
-			values.TypeName(v.Type), numericTypes)
+		return 0, mongoerr.WrongNumberType("collStats.scale", values.TypeName(v.Type))
 	}
 	if n < 1 {
 		return 0, mongoerr.New(mongoerr.IDLValueOutOfRange, "BSON field 'scale' value must be >= 1, actual value '%d'", n)
@@ -53,8 +49,7 @@ func collStatsScale(v bson.RawValue) (int64, error) {
 func dbStatsScale(v bson.RawValue) (int64, error) {
 	n, ok := safeInt64(v)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.TypeMismatch, "BSON field 'dbStats.scale' is the wrong type '%s', expected types '%s'",
-			values.TypeName(v.Type), numericTypes)
+		return 0, mongoerr.WrongNumberType("dbStats.scale", values.TypeName(v.Type))
 	}
 	if n <= 0 {
 		return 0, mongoerr.New(mongoerr.BadValue, "Scale factor must be greater than zero")

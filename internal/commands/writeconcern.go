@@ -114,9 +114,7 @@ func safeBool(where, field string, v bson.RawValue) (bool, error) {
 	if v.Type == bson.TypeBoolean || values.IsNumber(v.Type) {
 		return values.Truthy(v), nil
 	}
-	return false, mongoerr.New(mongoerr.TypeMismatch,
-		"BSON field '%s.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double']",
-		where, field, values.TypeName(v.Type))
+	return false, mongoerr.WrongTypes(where+"."+field, values.TypeName(v.Type), append([]string{"bool"}, mongoerr.NumberTypes()...)...)
 }
 
 // Journal reports whether the write must be on disk when acknowledged: j

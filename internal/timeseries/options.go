@@ -94,7 +94,7 @@ func Parse(d bson.Raw, path string) (Options, error) {
 				continue
 			}
 			if !v.IsNumber() {
-				return o, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", path, key, values.TypeName(v.Type))
+				return o, mongoerr.WrongNumberType(path+"."+key, values.TypeName(v.Type))
 			}
 			n := max(math.MinInt32, min(math.MaxInt32, expr.SafeLong(v))) // safeNumberInt
 			switch {

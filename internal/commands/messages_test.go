@@ -1,0 +1,72 @@
+package commands
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestErrorMessages: commands refused with MongoDB 7.0's code and text.
+// Each command (Extended JSON) runs on a fresh service with test.c seeded
+// (argsService), on db test unless db says otherwise.
+func TestErrorMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		db   string
+		cmd  string
+		code int32
+		msg  string
+	}{
+		// IDL type errors of fields of several types: the closing quote
+		// inside the bracket (throwBadType)
+		{"collStats scale a string", "", `{"collStats": "c", "scale": "x"}`, 14,
+			"BSON field 'collStats.scale' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{"collStats scale an object", "", `{"collStats": "c", "scale": {"a": 1}}`, 14,
+			"BSON field 'collStats.scale' is the wrong type 'object', expected types '[long, int, decimal, double']"},
+		{"dbStats scale a string", "", `{"dbStats": 1, "scale": "1"}`, 14,
+			"BSON field 'dbStats.scale' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{"dbStats scale an object", "", `{"dbStats": 1, "scale": {"a": 1}}`, 14,
+			"BSON field 'dbStats.scale' is the wrong type 'object', expected types '[long, int, decimal, double']"},
+		{"aggregate storageStats scale a string", "", `{"aggregate": "c", "pipeline": [{"$collStats": {"storageStats": {"scale": "x"}}}], "cursor": {}}`, 14,
+			"BSON field '$collStats.storageStats.scale' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{"aggregate maxTimeMS a string", "", `{"aggregate": "c", "pipeline": [], "cursor": {}, "maxTimeMS": "1"}`, 14,
+			"BSON field 'aggregate.maxTimeMS' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{"getParameter showDetails a string", "admin", `{"getParameter": {"showDetails": "1"}, "quiet": true}`, 14,
+			"BSON field 'getParameter.showDetails' is the wrong type 'string', expected types '[bool, long, int, decimal, double']"},
+		{"profile filter a number", "", `{"profile": -1, "filter": 1}`, 14,
+			"BSON field 'profile.filter' is the wrong type 'int', expected types '[object, string']"},
+		{"mapReduce map a number", "", `{"mapReduce": "c", "map": 1, "reduce": "function(k, v) { return 1 }", "out": {"inline": 1}}`, 14,
+			"BSON field 'mapReduce.map' is the wrong type 'int', expected types '[javascript, string']"},
+		{"timeseries bucketMaxSpanSeconds a string", "", `{"create": "ts", "timeseries": {"timeField": "t", "bucketMaxSpanSeconds": "x"}}`, 14,
+			"BSON field 'create.timeseries.bucketMaxSpanSeconds' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cmd bson.Raw
+			if err := bson.UnmarshalExtJSON([]byte(tc.cmd), true, &cmd); err != nil {
+				t.Fatal(err)
+			}
+			reply := runOn(t, argsService(t), tc.db, cmd)
+			if got, msg := code(reply), errmsg(reply); got != tc.code || msg != tc.msg {
+				t.Errorf("%s: %d %q, want %d %q", tc.cmd, got, msg, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// runOn runs cmd (its $db added) on db, or where runArgs runs it when db
+// is empty.
+func runOn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {
+	t.Helper()
+	if db == "" {
+		return runArgs(t, s, cmd)
+	}
+	var d bson.D
+	if err := bson.Unmarshal(cmd, &d); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bson.Marshal(append(d, bson.E{Key: "$db", Value: db}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Run(&Request{DB: db, Cmd: raw, Conn: &Conn{}})
+}

@@ -1,0 +1,69 @@
+package driver_test
+
+import (
+	"errors"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// msgCase is a command refused with MongoDB 7.0's code and message (the
+// expectations of FerretDB's integration suite, run against MongoDB
+// 7.0.8, and MongoDB's source), run on db (testDB when empty) holding
+// the collection c with {_id: 1}.
+type msgCase struct {
+	name string
+	db   string
+	cmd  bson.D
+	code int32
+	msg  string
+}
+
+// runMessageCases runs cases on one server and checks each error's code
+// and whole message.
+func runMessageCases(t *testing.T, cases []msgCase) {
+	t.Helper()
+	client, _ := startServer(t)
+	if _, err := client.Database(testDB).Collection("c").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db := tc.db
+			if db == "" {
+				db = testDB
+			}
+			err := client.Database(db).RunCommand(t.Context(), tc.cmd).Err()
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || ce.Code != tc.code || ce.Message != tc.msg {
+				t.Fatalf("error %v, want %d %q", err, tc.code, tc.msg)
+			}
+		})
+	}
+}
+
+// TestIDLTypeMessages: a field of several types names them as MongoDB's
+// IDL does, the closing quote inside the bracket.
+func TestIDLTypeMessages(t *testing.T) {
+	numbers := "expected types '[long, int, decimal, double']"
+	runMessageCases(t, []msgCase{
+		{name: "collStats scale a string", cmd: bson.D{{Key: "collStats", Value: "c"}, {Key: "scale", Value: "x"}}, code: 14,
+			msg: "BSON field 'collStats.scale' is the wrong type 'string', " + numbers},
+		{name: "collStats scale an object", cmd: bson.D{{Key: "collStats", Value: "c"}, {Key: "scale", Value: bson.D{{Key: "a", Value: 1}}}}, code: 14,
+			msg: "BSON field 'collStats.scale' is the wrong type 'object', " + numbers},
+		{name: "dbStats scale a string", cmd: bson.D{{Key: "dbStats", Value: 1}, {Key: "scale", Value: "1"}}, code: 14,
+			msg: "BSON field 'dbStats.scale' is the wrong type 'string', " + numbers},
+		{name: "dbStats scale an object", cmd: bson.D{{Key: "dbStats", Value: 1}, {Key: "scale", Value: bson.D{{Key: "a", Value: 1}}}}, code: 14,
+			msg: "BSON field 'dbStats.scale' is the wrong type 'object', " + numbers},
+		{name: "$collStats storageStats scale a string", cmd: bson.D{{Key: "aggregate", Value: "c"},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{{Key: "scale", Value: "x"}}}}}}}},
+			{Key: "cursor", Value: bson.D{}}}, code: 14,
+			msg: "BSON field '$collStats.storageStats.scale' is the wrong type 'string', " + numbers},
+		{name: "aggregate maxTimeMS a string", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}},
+			{Key: "cursor", Value: bson.D{}}, {Key: "maxTimeMS", Value: "1"}}, code: 14,
+			msg: "BSON field 'aggregate.maxTimeMS' is the wrong type 'string', " + numbers},
+		{name: "getParameter showDetails a string", db: "admin", cmd: bson.D{{Key: "getParameter", Value: bson.D{{Key: "showDetails", Value: "1"}}}, {Key: "quiet", Value: true}}, code: 14,
+			msg: "BSON field 'getParameter.showDetails' is the wrong type 'string', expected types '[bool, long, int, decimal, double']"},
+	})
+}
