@@ -25,6 +25,32 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$collStats.storageStats.scale' is the wrong type 'object', expected types '[long, int, decimal, double']"},
 		{"fill partitionBy a number", `[{"$fill": {"sortBy": {"_id": 1}, "partitionBy": 1, "output": {"a": {"method": "locf"}}}}]`, "", 14,
 			"BSON field '$fill.partitionBy' is the wrong type 'int', expected types '[string, object']"},
+		// Expression::parseExpression
+		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
+			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
+		{"group accumulator argument of two operators", `[{"$group": {"_id": null, "s": {"$sum": {"$add": [1], "$op": 42}}}}]`, "", 15983,
+			"An object representing an expression must have exactly one field: { $add: [ 1 ], $op: 42 }"},
+		{"match $expr of two operators", `[{"$match": {"$expr": {"$type": 42, "$op": 42}}}]`, "", 15983,
+			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
+		// $project's parser reads an object of more fields as a
+		// sub-projection, whose '$' names are not field paths
+		{"project two operators", `[{"$project": {"v": {"$type": 42, "$op": 42}}}]`, "", 16410,
+			"Invalid $project :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField."},
+		// $addFields' ProjectionSpecValidator, before anything is parsed
+		{"addFields two operators", `[{"$addFields": {"v": {"$type": 42, "$op": 42}}}]`, "", 40181,
+			"Invalid $addFields :: caused by :: an expression specification must contain exactly one field, the name of the expression. Found 2 fields in { $type: 42, $op: 42 }, while parsing object { v: { $type: 42, $op: 42 } }"},
+		{"set an operator after a field", `[{"$set": {"v": {"a": {"b": 1, "$op": 42}}}}]`, "", 40181,
+			"Invalid $set :: caused by :: an expression specification must contain exactly one field, the name of the expression. Found 2 fields in { b: 1, $op: 42 }, while parsing object { v: { a: { b: 1, $op: 42 } } }"},
+		{"addFields validated before parsed", `[{"$addFields": {"a": {"$nope": 1}, "b": {"$x": 1, "$y": 2}}}]`, "", 40181,
+			"Invalid $addFields :: caused by :: an expression specification must contain exactly one field, the name of the expression. Found 2 fields in { $x: 1, $y: 2 }, while parsing object { a: { $nope: 1 }, b: { $x: 1, $y: 2 } }"},
+		{"addFields a path inside one given", `[{"$addFields": {"a": 1, "a.b": 1}}]`, "", 40176,
+			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a': { a: 1, a.b: 1 }"},
+		{"addFields a path holding one given", `[{"$addFields": {"a.b": 1, "a-c": 1, "a": 1}}]`, "", 40176,
+			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a' and 'a.b': { a.b: 1, a-c: 1, a: 1 }"},
+		{"addFields a nested path given twice", `[{"$addFields": {"a": {"b": 1}, "a.b": {"$add": [1]}}}]`, "", 40176,
+			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a.b': { a: { b: 1 }, a.b: { $add: [ 1 ] } }"},
+		{"set a dotted name in a sub-object", `[{"$set": {"a": {"x.y": 1}}}]`, "", 40183,
+			"Invalid $set :: caused by :: cannot use dotted field name 'x.y' in a sub object: { a: { x.y: 1 } }"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

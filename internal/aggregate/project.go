@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -82,6 +83,11 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 		}
 		return nil, invalidStage(stageName, mongoerr.New(mongoerr.ProjectionSpecEmpty, "projection specification must have at least one field"))
 	}
+	if add {
+		if err := validateAddFields(arg.Document()); err != nil {
+			return nil, invalidStage(stageName, err)
+		}
+	}
 	if err := pp.object(fs, ""); err != nil {
 		return nil, invalidStage(stageName, err)
 	}
@@ -109,23 +115,129 @@ func (pp *projParse) object(fs []field, prefix string) error {
 				return err
 			}
 		}
-		if f.key == "" {
-			return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
-		}
-		if pp.addFields && prefix != "" && strings.Contains(f.key, ".") {
-			// ProjectionSpecValidator: $addFields takes no dotted name
-			// in a sub-object, where $project reads one as a path.
-			return mongoerr.New(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
-		}
-		path := prefix + f.key
-		if _, err := expr.SplitPath(f.key); err != nil {
+		if err := checkFieldPath(f.key); err != nil {
 			return err
 		}
+		path := prefix + f.key
 		if err := pp.value(path, f.val); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// checkFieldPath is MongoDB's FieldPath constructor's check of a
+// specification's name.
+func checkFieldPath(key string) error {
+	if key == "" {
+		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+	}
+	_, err := expr.SplitPath(key)
+	return err
+}
+
+// validateAddFields is MongoDB's ProjectionSpecValidator, which checks a
+// whole $addFields/$set specification before any of it is parsed: each
+// top-level name a field path; no path given twice or inside another
+// (40176); in a sub-object, an expression ({$op: ...}) alone (40181) and
+// no dotted name (40183). Its messages show the whole specification.
+func validateAddFields(spec bson.Raw) error {
+	v := addFieldsValidator{spec: spec}
+	for _, f := range fieldsOf(spec) {
+		if err := checkFieldPath(f.key); err != nil {
+			return err
+		}
+		if err := v.element(f.key, f.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addFieldsValidator holds the paths validateAddFields has seen, in
+// MongoDB's path order (comparePaths), where a path and those inside it
+// are neighbours.
+type addFieldsValidator struct {
+	spec bson.Raw
+	seen []string
+}
+
+func (v *addFieldsValidator) element(path string, val bson.RawValue) error {
+	if val.Type == bson.TypeEmbeddedDocument {
+		return v.nested(val.Document(), path)
+	}
+	return v.ensure(path)
+}
+
+func (v *addFieldsValidator) nested(doc bson.Raw, prefix string) error {
+	fs := fieldsOf(doc)
+	for _, f := range fs {
+		if strings.HasPrefix(f.key, "$") {
+			if len(fs) != 1 {
+				return mongoerr.New(mongoerr.AddFieldsExpressionNotSingleField,
+					"an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s, while parsing object %s",
+					len(fs), doc, v.spec)
+			}
+			if err := v.ensure(prefix); err != nil {
+				return err
+			}
+			continue
+		}
+		if strings.Contains(f.key, ".") {
+			return mongoerr.New(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object: %s", f.key, v.spec)
+		}
+		if err := v.element(prefix+"."+f.key, f.val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensure records path, refusing it when it was seen, or a path seen is
+// inside it or holds it (ensurePathDoesNotConflictOrThrow).
+func (v *addFieldsValidator) ensure(path string) error {
+	i, found := slices.BinarySearchFunc(v.seen, path, comparePaths)
+	conflict := ""
+	switch {
+	case found:
+		conflict = path
+	case i > 0 && isPathPrefix(v.seen[i-1], path):
+		conflict = v.seen[i-1]
+	case i < len(v.seen) && isPathPrefix(path, v.seen[i]):
+		conflict = v.seen[i]
+	}
+	if !found {
+		v.seen = slices.Insert(v.seen, i, path)
+	}
+	if conflict != "" {
+		return mongoerr.New(mongoerr.AddFieldsConflictingPaths, "specification contains two conflicting paths. Cannot specify both '%s' and '%s': %s", path, conflict, v.spec)
+	}
+	return nil
+}
+
+// comparePaths orders paths as MongoDB's PathComparator: bytewise, with
+// '.' before every other byte, so that a path is followed by those
+// inside it.
+func comparePaths(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		switch x, y := a[i], b[i]; {
+		case x == y:
+		case x == '.':
+			return -1
+		case y == '.':
+			return 1
+		case x < y:
+			return -1
+		default:
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+// isPathPrefix reports whether path is inside prefix ("a" holds "a.b").
+func isPathPrefix(prefix, path string) bool {
+	return len(path) > len(prefix) && path[len(prefix)] == '.' && strings.HasPrefix(path, prefix)
 }
 
 // value parses the specification of one path.

@@ -105,7 +105,10 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 			n++
 		}
 		if n > 1 {
-			return nil, mongoerr.New(mongoerr.ExpressionSpecNotSingleField, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", n, bson.Raw(doc))
+			// Expression::parseExpression. ($addFields refuses such an
+			// object earlier, with its own text: aggregate's
+			// validateAddFields.)
+			return nil, mongoerr.New(mongoerr.ExpressionSpecNotSingleField, "An object representing an expression must have exactly one field: %s", bson.Raw(doc))
 		}
 		op, ok := operators[first]
 		if !ok {

@@ -23,8 +23,9 @@ var testNow = time.Date(2024, 1, 2, 3, 4, 5, 678e6, time.UTC)
 var testClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: []byte{7, 0, 0, 0, 0x25, 0x7d, 0x93, 0x65}}
 
 // exprCase is one line of testdata/*.jsonl: {expr, doc, result} (the
-// expected value, compared with its exact type), {expr, doc, error: code},
-// or {expr, doc, missing: true}. An optional "vars" document supplies user
+// expected value, compared with its exact type), {expr, doc, error: code}
+// (with message, the error's whole text when given), or {expr, doc,
+// missing: true}. An optional "vars" document supplies user
 // variables, an optional "collation" the collation comparisons follow.
 type exprCase struct {
 	where   string
@@ -34,6 +35,7 @@ type exprCase struct {
 	coll    bson.Raw // a collation document
 	result  bson.RawValue
 	code    int32
+	msg     string
 	missing bool
 }
 
@@ -72,6 +74,7 @@ func loadCases(t testing.TB) []exprCase {
 				c.result = r
 			} else if code, ok := rec.Lookup("error").AsInt64OK(); ok {
 				c.code = int32(code)
+				c.msg, _ = rec.Lookup("message").StringValueOK()
 			} else if rec.Lookup("missing").Type == bson.TypeBoolean {
 				c.missing = true
 			} else {
@@ -124,8 +127,8 @@ func TestCorpus(t *testing.T) {
 		switch {
 		case c.code != 0:
 			var me *mongoerr.Error
-			if !errors.As(err, &me) || int32(me.Code) != c.code {
-				t.Errorf("%s: %s = %s, %v; want error %d", c.where, c.expr, got, err, c.code)
+			if !errors.As(err, &me) || int32(me.Code) != c.code || c.msg != "" && me.Msg != c.msg {
+				t.Errorf("%s: %s = %s, %v; want error %d %q", c.where, c.expr, got, err, c.code, c.msg)
 			}
 		case err != nil:
 			t.Errorf("%s: %s: %v", c.where, c.expr, err)

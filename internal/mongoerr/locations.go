@@ -164,6 +164,12 @@ const (
 	AddFieldsSpecNotObject Code = 40272
 	// AddFieldsSpecEmpty: an $addFields/$set with no fields.
 	AddFieldsSpecEmpty Code = 40177
+	// AddFieldsConflictingPaths: an $addFields/$set naming a path and a
+	// path inside it, or one path twice.
+	AddFieldsConflictingPaths Code = 40176
+	// AddFieldsExpressionNotSingleField: an $addFields/$set object holding
+	// a '$' name beside other fields.
+	AddFieldsExpressionNotSingleField Code = 40181
 	// UnsetSpecInvalidType: an $unset argument that is neither a string nor an array.
 	UnsetSpecInvalidType Code = 31002
 	// UnsetSpecEmpty: an $unset with an empty array.

@@ -67,3 +67,32 @@ func TestIDLTypeMessages(t *testing.T) {
 			msg: "BSON field 'getParameter.showDetails' is the wrong type 'string', expected types '[bool, long, int, decimal, double']"},
 	})
 }
+
+// aggregateCmd is an aggregate of pipeline on c.
+func aggregateCmd(pipeline ...bson.D) bson.D {
+	stages := bson.A{}
+	for _, st := range pipeline {
+		stages = append(stages, st)
+	}
+	return bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: stages}, {Key: "cursor", Value: bson.D{}}}
+}
+
+// TestExpressionObjectMessages: an expression object of several fields is
+// refused with Expression::parseExpression's text, and in $addFields or
+// $set first by its specification's validator, which shows the whole
+// specification.
+func TestExpressionObjectMessages(t *testing.T) {
+	twoOps := bson.D{{Key: "$type", Value: 42}, {Key: "$op", Value: 42}}
+	runMessageCases(t, []msgCase{
+		{name: "group _id", cmd: aggregateCmd(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: twoOps}}}}), code: 15983,
+			msg: "An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
+		{name: "find $expr", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$expr", Value: twoOps}}}}, code: 15983,
+			msg: "An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
+		{name: "addFields", cmd: aggregateCmd(bson.D{{Key: "$addFields", Value: bson.D{{Key: "v", Value: twoOps}}}}), code: 40181,
+			msg: "Invalid $addFields :: caused by :: an expression specification must contain exactly one field, the name of the expression. Found 2 fields in { $type: 42, $op: 42 }, while parsing object { v: { $type: 42, $op: 42 } }"},
+		{name: "set conflicting paths", cmd: aggregateCmd(bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}, {Key: "a.b", Value: 1}}}}), code: 40176,
+			msg: "Invalid $set :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a': { a: 1, a.b: 1 }"},
+		{name: "project", cmd: aggregateCmd(bson.D{{Key: "$project", Value: bson.D{{Key: "v", Value: twoOps}}}}), code: 16410,
+			msg: "Invalid $project :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField."},
+	})
+}
