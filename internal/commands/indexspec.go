@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
@@ -57,14 +58,19 @@ func specError(doc bson.Raw, code mongoerr.Code, format string, args ...any) err
 }
 
 // parseIndexSpec reads one entry of createIndexes' indexes array with
-// MongoDB 7.0's validation (index_key_validate::validateIndexSpec, then the
-// _id index and reserved name rules).
+// MongoDB 7.0's validation, in its order: index_key_validate's
+// validateIndexSpec, whose errors show the specification as given; then,
+// on the specification as it returns it (fixedIndexSpec: with its default
+// v: 2), the _id index and reserved name rules, the TTL rules, the
+// collation, and the checks of the index catalog's _isSpecOk (an empty
+// name, storageEngine), whose errors show that specification.
 func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) {
 	if ignoreUnknown {
 		doc = withoutUnknownIndexFields(doc)
 	}
 	spec := engine.IndexSpec{ExpireAfter: -1}
 	hasName := false
+	var storageEngine bson.RawValue
 	elems, err := doc.Elements()
 	if err != nil {
 		return spec, mongoerr.New(mongoerr.InvalidBSON, "invalid index specification: %v", err)
@@ -123,13 +129,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 			spec.Partial = v.Document()
 		case "storageEngine":
-			if v.Type != bson.TypeEmbeddedDocument {
-				return spec, specError(doc, mongoerr.CannotCreateIndex, "\"storageEngine\" options must be a document if present")
-			}
-			if len(v.Document()) <= 5 {
-				return spec, specError(doc, mongoerr.CannotCreateIndex, "Empty \"storageEngine\" options are invalid. Please remove the field or include valid options.")
-			}
-			spec.StorageEngine = v.Document()
+			// checked by _isSpecOk, below
+			storageEngine = v
 		case "expireAfterSeconds":
 			n, err := ttlSeconds(v)
 			if err != nil {
@@ -157,11 +158,6 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 			if len(v.Document()) <= 5 {
 				return spec, specError(doc, mongoerr.BadValue, "The field 'collation' cannot be an empty object.")
-			}
-			// Refused before anything is created, as MongoDB's build
-			// aborts with the collection it would have created.
-			if _, err := collation.Parse(v.Document()); err != nil {
-				return spec, err
 			}
 			spec.Collation = v.Document()
 		case "wildcardProjection":
@@ -224,37 +220,80 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	if !hasName {
 		return spec, specError(doc, mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
 	}
-	if spec.Name == "" {
-		return spec, specError(doc, mongoerr.CannotCreateIndex, "index name cannot be empty")
-	}
 	if spec.Unique && spec.PrepareUnique {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", doc)
 	}
+	fixed := fixedIndexSpec(doc)
 	if isIDIndexPattern(spec.Key) {
-		for _, el := range elems {
+		fixedElems, _ := fixed.Elements()
+		for _, el := range fixedElems {
 			if !idIndexSpecFields[el.Key()] {
 				return spec, mongoerr.New(mongoerr.InvalidIndexSpecificationOption,
-					"The field '%s' is not valid for an _id index specification. Specification: %s", el.Key(), doc)
+					"The field '%s' is not valid for an _id index specification. Specification: %s", el.Key(), fixed)
 			}
 		}
 		if f, _ := values.Float64(spec.Key.Index(0).Value()); f != 1 {
 			return spec, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
 		}
-		return spec, nil
-	}
-	switch spec.Name {
-	case "_id_":
-		return spec, mongoerr.New(mongoerr.BadValue,
-			"The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", spec.Key)
-	case "*":
-		return spec, mongoerr.New(mongoerr.BadValue, "The index name '*' is not valid.")
-	}
-	if spec.ExpireAfter >= 0 {
-		if elems, _ := spec.Key.Elements(); len(elems) != 1 {
-			return spec, mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", doc)
+	} else {
+		switch spec.Name {
+		case "_id_":
+			return spec, mongoerr.New(mongoerr.BadValue,
+				"The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", spec.Key)
+		case "*":
+			return spec, mongoerr.New(mongoerr.BadValue, "The index name '*' is not valid.")
+		}
+		if spec.ExpireAfter >= 0 {
+			if elems, _ := spec.Key.Elements(); len(elems) != 1 {
+				return spec, mongoerr.New(mongoerr.CannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fixed)
+			}
 		}
 	}
+	if spec.Collation != nil {
+		// Refused before anything is created, as MongoDB's build
+		// aborts with the collection it would have created.
+		if _, err := collation.Parse(spec.Collation); err != nil {
+			return spec, err
+		}
+	}
+	// IndexCatalogImpl::_isSpecOk, in its "Error in specification"
+	// context with the specification the command made.
+	if spec.Name == "" {
+		return spec, specError(fixed, mongoerr.CannotCreateIndex, "index name cannot be empty")
+	}
+	if storageEngine.Type != 0 {
+		if storageEngine.Type != bson.TypeEmbeddedDocument {
+			return spec, specError(fixed, mongoerr.CannotCreateIndex, "\"storageEngine\" options must be a document if present")
+		}
+		if len(storageEngine.Document()) <= 5 {
+			return spec, specError(fixed, mongoerr.CannotCreateIndex, "Empty \"storageEngine\" options are invalid. Please remove the field or include valid options.")
+		}
+		spec.StorageEngine = storageEngine.Document()
+	}
 	return spec, nil
+}
+
+// fixedIndexSpec is an index specification as validateIndexSpec returns
+// it to createIndexes: without the ns field MongoDB dropped in 4.2, with
+// the default index version, v: 2, appended when it has none.
+func fixedIndexSpec(doc bson.Raw) bson.Raw {
+	elems, _ := doc.Elements()
+	out := bsoncore.NewDocumentBuilder()
+	hasV := false
+	for _, el := range elems {
+		switch el.Key() {
+		case "ns":
+			continue
+		case "v":
+			hasV = true
+		}
+		v := el.Value()
+		out.AppendValue(el.Key(), bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+	}
+	if !hasV {
+		out.AppendInt32("v", 2)
+	}
+	return bson.Raw(out.Build())
 }
 
 // ttlSeconds reads an index's expireAfterSeconds with MongoDB's rules for

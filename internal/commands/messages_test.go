@@ -39,6 +39,29 @@ func TestErrorMessages(t *testing.T) {
 			"BSON field 'mapReduce.map' is the wrong type 'int', expected types '[javascript, string']"},
 		{"timeseries bucketMaxSpanSeconds a string", "", `{"create": "ts", "timeseries": {"timeField": "t", "bucketMaxSpanSeconds": "x"}}`, 14,
 			"BSON field 'create.timeseries.bucketMaxSpanSeconds' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		// index specifications: validateIndexSpec's errors show the
+		// specification as given; the _id index's, the TTL's and
+		// _isSpecOk's the one it returns, ns dropped and v: 2 added
+		{"index without a key", "", `{"createIndexes": "c", "indexes": [{}]}`, 9,
+			"Error in specification {} :: caused by :: The 'key' field is a required property of an index specification"},
+		{"index without a name", "", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}}]}`, 9,
+			"Error in specification { key: { v: 1 } } :: caused by :: The 'name' field is a required property of an index specification"},
+		{"index unique an object", "", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "unique_index", "unique": {}}]}`, 14,
+			"Error in specification { key: { v: 1 }, name: \"unique_index\", unique: {} } :: caused by :: The field 'unique has value unique: {}, which is not convertible to bool"},
+		{"index name empty", "", `{"createIndexes": "c", "indexes": [{"key": {"v": -1}, "name": ""}]}`, 67,
+			"Error in specification { key: { v: -1 }, name: \"\", v: 2 } :: caused by :: index name cannot be empty"},
+		{"index name empty with v and ns", "", `{"createIndexes": "c", "indexes": [{"v": 2, "key": {"a": 1}, "ns": "test.c", "name": ""}]}`, 67,
+			"Error in specification { v: 2, key: { a: 1 }, name: \"\" } :: caused by :: index name cannot be empty"},
+		{"index name empty after the _id index's rules", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": ""}]}`, 67,
+			"Error in specification { key: { _id: 1 }, name: \"\", v: 2 } :: caused by :: index name cannot be empty"},
+		{"_id index unique", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "unique": true}]}`, 197,
+			"The field 'unique' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: \"_id_\", unique: true, v: 2 }"},
+		{"TTL index of two fields", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "ab", "expireAfterSeconds": 10}]}`, 67,
+			"TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { a: 1, b: 1 }, name: \"ab\", expireAfterSeconds: 10, v: 2 }"},
+		{"index storageEngine a number", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a", "storageEngine": 1}]}`, 67,
+			"Error in specification { key: { a: 1 }, name: \"a\", storageEngine: 1, v: 2 } :: caused by :: \"storageEngine\" options must be a document if present"},
+		{"index storageEngine after the name", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "storageEngine": 1}]}`, 9,
+			"Error in specification { key: { a: 1 }, storageEngine: 1 } :: caused by :: The 'name' field is a required property of an index specification"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw

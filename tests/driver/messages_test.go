@@ -96,3 +96,24 @@ func TestExpressionObjectMessages(t *testing.T) {
 			msg: "Invalid $project :: caused by :: FieldPath field names may not start with '$'. Consider using $getField or $setField."},
 	})
 }
+
+// TestIndexSpecMessages: createIndexes' messages show an index
+// specification as given when validateIndexSpec refuses it, and as that
+// returns it (ns dropped, the default v: 2 added) when a later check does.
+func TestIndexSpecMessages(t *testing.T) {
+	create := func(spec bson.D) bson.D {
+		return bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{spec}}}
+	}
+	runMessageCases(t, []msgCase{
+		{name: "empty name", cmd: create(bson.D{{Key: "key", Value: bson.D{{Key: "v", Value: -1}}}, {Key: "name", Value: ""}}), code: 67,
+			msg: `Error in specification { key: { v: -1 }, name: "", v: 2 } :: caused by :: index name cannot be empty`},
+		{name: "_id index unique", cmd: create(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}, {Key: "unique", Value: true}}), code: 197,
+			msg: `The field 'unique' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: "_id_", unique: true, v: 2 }`},
+		{name: "missing name", cmd: create(bson.D{{Key: "key", Value: bson.D{{Key: "v", Value: 1}}}}), code: 9,
+			msg: `Error in specification { key: { v: 1 } } :: caused by :: The 'name' field is a required property of an index specification`},
+		{name: "missing key", cmd: create(bson.D{}), code: 9,
+			msg: `Error in specification {} :: caused by :: The 'key' field is a required property of an index specification`},
+		{name: "unique an object", cmd: create(bson.D{{Key: "key", Value: bson.D{{Key: "v", Value: 1}}}, {Key: "name", Value: "unique_index"}, {Key: "unique", Value: bson.D{}}}), code: 14,
+			msg: `Error in specification { key: { v: 1 }, name: "unique_index", unique: {} } :: caused by :: The field 'unique has value unique: {}, which is not convertible to bool`},
+	})
+}
