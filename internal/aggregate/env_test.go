@@ -216,7 +216,7 @@ func (m *memEnv) CollectionScans(db, coll string) (int64, int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.colls[db+"."+coll]; !ok {
-		return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [%s.%s] not found.", db, coll)
+		return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
 	}
 	return 0, 0, nil
 }

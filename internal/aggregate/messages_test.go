@@ -51,6 +51,15 @@ func TestStageMessages(t *testing.T) {
 			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a.b': { a: { b: 1 }, a.b: { $add: [ 1 ] } }"},
 		{"set a dotted name in a sub-object", `[{"$set": {"a": {"x.y": 1}}}]`, "", 40183,
 			"Invalid $set :: caused by :: cannot use dotted field name 'x.y' in a sub object: { a: { x.y: 1 } }"},
+		// makeStatsForNs: each section's error in its context
+		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
+			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		{"collStats count and storageStats of a missing collection", `[{"$collStats": {"count": {}, "storageStats": {}}}]`, "nope", 26,
+			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		{"collStats count of a missing collection", `[{"$collStats": {"count": {}}}]`, "nope", 26,
+			"Unable to retrieve count in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		{"collStats queryExecStats of a missing collection", `[{"$collStats": {"latencyStats": {}, "queryExecStats": {}}}]`, "nope", 26,
+			"Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrapped bson.Raw

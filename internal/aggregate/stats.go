@@ -119,7 +119,13 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 		if s.count || s.storage {
 			var err error
 			if st, err = rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, s.scale); err != nil {
-				return nil, err
+				// MongoDB retrieves storageStats, then count, each in
+				// its context
+				section := "count"
+				if s.storage {
+					section = "storageStats"
+				}
+				return nil, collStatsError(section, err)
 			}
 			if st.Shard != "" {
 				fs = append(fs, field{"shard", stringValue(st.Shard)})
@@ -140,13 +146,19 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 		if s.queryExec {
 			total, nonTailable, err := rt.opts.Env.CollectionScans(rt.opts.DB, rt.opts.Coll)
 			if err != nil {
-				return nil, err
+				return nil, collStatsError("queryExecStats", err)
 			}
 			scans := buildDoc([]field{{"total", values.Int64Value(total)}, {"nonTailable", values.Int64Value(nonTailable)}})
 			fs = append(fs, field{"queryExecStats", docValue(buildDoc([]field{{"collectionScans", docValue(scans)}}))})
 		}
 		return []bson.Raw{buildDoc(fs)}, nil
 	}}
+}
+
+// collStatsError is err, met retrieving a section of $collStats, in the
+// context MongoDB's makeStatsForNs gives it.
+func collStatsError(section string, err error) error {
+	return mongoerr.AddContext(err, "Unable to retrieve "+section+" in $collStats stage")
 }
 
 // dateValue is a BSON date.

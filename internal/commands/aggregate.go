@@ -153,8 +153,20 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.serveFirstBatch(r, r.DB, nsColl, src, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	reply, err := s.serveFirstBatch(r, r.DB, nsColl, src, b, firstBatch{size: a.batchSize, defaultSize: defaultFirstBatch})
+	if err != nil {
+		// run_aggregate's context for what the pipeline's executor
+		// raised while filling the first batch
+		return nil, mongoerr.AddContext(err, aggregateExecutorContext)
+	}
+	return reply, nil
 }
+
+// aggregateExecutorContext is what MongoDB's aggregate writes before an
+// error its pipeline raised while producing the first batch (as the find
+// command writes engine.FindExecutorContext): a stage's failure at run
+// time, an interruption; not what parsing the pipeline refused.
+const aggregateExecutorContext = "PlanExecutor error during aggregation"
 
 // openAggregate opens the pipeline a and returns its results and the
 // collection its cursor names (the view it was run on, if any).
@@ -390,7 +402,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
-		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation,
+		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation, ExecutorContext: aggregateExecutorContext,
 		IndexKeys: slices.ContainsFunc(a.stages, func(st bson.Raw) bool {
 			return slices.Contains(expr.MetaNames(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: st}), "indexKey")
 		}),
@@ -530,7 +542,7 @@ func (env engineEnv) LatencyStats(db, coll string, histograms bool) bson.Raw {
 func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
 	scans := env.e.OplogScans()
 	if !env.e.IsOplog(db, coll) {
-		c, _, err := env.statsCollection(db, coll, "queryExecStats")
+		c, _, err := env.statsCollection(db, coll)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -539,11 +551,11 @@ func (env engineEnv) CollectionScans(db, coll string) (int64, int64, error) {
 	return scans.Total(), scans.NonTailable(), nil
 }
 
-// statsCollection is the collection a $collStats section (named what in
-// its error) describes: a time series collection's buckets (ts then set);
-// another view has none (CommandNotSupportedOnView), and a missing
-// collection is NamespaceNotFound.
-func (env engineEnv) statsCollection(db, coll, what string) (*engine.Collection, *tsColl, error) {
+// statsCollection is the collection a $collStats section describes: a
+// time series collection's buckets (ts then set); another view has none
+// (CommandNotSupportedOnView), and a missing collection is
+// NamespaceNotFound (the stage says which section it was retrieving).
+func (env engineEnv) statsCollection(db, coll string) (*engine.Collection, *tsColl, error) {
 	var ts *tsColl
 	if env.timeseries != nil {
 		var isView bool
@@ -561,7 +573,7 @@ func (env engineEnv) statsCollection(db, coll, what string) (*engine.Collection,
 	}
 	c := env.e.Collection(db, name)
 	if c == nil {
-		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "Unable to retrieve %s in $collStats stage :: caused by :: Collection [%s.%s] not found.", what, db, coll)
+		return nil, nil, mongoerr.New(mongoerr.NamespaceNotFound, "Collection [%s.%s] not found.", db, coll)
 	}
 	return c, ts, nil
 }
@@ -574,7 +586,7 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		}
 		return aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(oplogOptions(env.e), st, scale, nil))}, nil
 	}
-	c, ts, err := env.statsCollection(db, coll, "stats")
+	c, ts, err := env.statsCollection(db, coll)
 	if err != nil {
 		return aggregate.CollStats{}, err
 	}

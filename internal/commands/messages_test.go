@@ -62,6 +62,22 @@ func TestErrorMessages(t *testing.T) {
 			"Error in specification { key: { a: 1 }, name: \"a\", storageEngine: 1, v: 2 } :: caused by :: \"storageEngine\" options must be a document if present"},
 		{"index storageEngine after the name", "", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "storageEngine": 1}]}`, 9,
 			"Error in specification { key: { a: 1 }, storageEngine: 1 } :: caused by :: The 'name' field is a required property of an index specification"},
+		// $collStats on a missing namespace: its section's context, then
+		// the aggregate's executor's
+		{"collStats storageStats of a missing collection", "", `{"aggregate": "nope", "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}}`, 26,
+			"PlanExecutor error during aggregation :: caused by :: Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		{"collStats storageStats of a missing database", "nodb", `{"aggregate": "c", "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}}`, 26,
+			"PlanExecutor error during aggregation :: caused by :: Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [nodb.c] not found."},
+		{"collStats count of a missing collection", "", `{"aggregate": "nope", "pipeline": [{"$collStats": {"count": {}}}], "cursor": {}}`, 26,
+			"PlanExecutor error during aggregation :: caused by :: Unable to retrieve count in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		{"collStats queryExecStats of a missing collection", "", `{"aggregate": "nope", "pipeline": [{"$collStats": {"queryExecStats": {}}}], "cursor": {}}`, 26,
+			"PlanExecutor error during aggregation :: caused by :: Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
+		// a stage's error at run time: the executor's context; at parse
+		// time: none
+		{"aggregate divide by zero", "", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$divide": ["$a", {"$subtract": ["$a", "$a"]}]}}}], "cursor": {}}`, 2,
+			"PlanExecutor error during aggregation :: caused by :: can't $divide by zero"},
+		{"aggregate unknown stage", "", `{"aggregate": "c", "pipeline": [{"$nope": {}}], "cursor": {}}`, 40324,
+			"Unrecognized pipeline stage name: '$nope'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw

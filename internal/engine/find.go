@@ -63,6 +63,19 @@ type FindOptions struct {
 	// ReturnKey is find's returnKey: each document becomes its index key,
 	// {} without one (query.ReturnKey).
 	ReturnKey bool
+	// ExecutorContext is written before the errors of the sort Find runs
+	// as it opens the cursor, which the command's executor raises in
+	// MongoDB: FindExecutorContext when empty, the aggregate's for a
+	// pipeline's leading $sort.
+	ExecutorContext string
+}
+
+// executorContext is o.ExecutorContext, FindExecutorContext by default.
+func (o FindOptions) executorContext() string {
+	if o.ExecutorContext != "" {
+		return o.ExecutorContext
+	}
+	return FindExecutorContext
 }
 
 // wanted is how many matches the find reads: skip plus limit, or 0 for

@@ -22,7 +22,8 @@ const FindExecutorContext = "Executor error during find command"
 // skip+limit documents are kept (a top-k sort). Past the sort memory limit
 // (or the process-wide budget) the sort spills to tempDir when allowDiskUse
 // is on, and otherwise fails with QueryExceededMemoryLimitNoDiskUseAllowed.
-// Its errors of sorting are the find's executor's (FindExecutorContext).
+// Its errors of sorting are the find's executor's (FindExecutorContext, or
+// the one o names).
 func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, tempDir string) (Cursor, error) {
 	defer m.Close()
 	m.raw = true
@@ -39,7 +40,7 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 			if err == nil {
 				err = s.Add(sorter.Entry{Key: key, Doc: doc, Aux: int64(m.lastPos), Meta: m.meta})
 			}
-			err = mongoerr.AddContext(err, FindExecutorContext)
+			err = mongoerr.AddContext(err, o.executorContext())
 		}
 		if err != nil {
 			s.Close()
@@ -49,7 +50,7 @@ func sortAll(m *matchCursor, sort *query.Sort, o FindOptions, memLimit int64, te
 	it, err := s.Iterate()
 	if err != nil {
 		s.Close()
-		return nil, mongoerr.AddContext(err, FindExecutorContext)
+		return nil, mongoerr.AddContext(err, o.executorContext())
 	}
 	return &sortedCursor{s: s, it: it, proj: m.proj, skip: o.Skip}, nil
 }

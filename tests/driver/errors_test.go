@@ -236,7 +236,8 @@ func TestErrorResponses(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("aggregate: %v, want a command error", err)
 	}
-	const prefix = "$merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
+	// run_aggregate's context for an error of the executor
+	const prefix = "PlanExecutor error during aggregation :: caused by :: $merge failed due to a DuplicateKey error :: caused by :: E11000 duplicate key error collection: " + testDB + ".errresp index: _id_ dup key: { _id: 2 }"
 	if ce.Message != prefix {
 		t.Errorf("message %q, want %q", ce.Message, prefix)
 	}

@@ -117,3 +117,24 @@ func TestIndexSpecMessages(t *testing.T) {
 			msg: `Error in specification { key: { v: 1 }, name: "unique_index", unique: {} } :: caused by :: The field 'unique has value unique: {}, which is not convertible to bool`},
 	})
 }
+
+// TestCollStatsMissingNamespaceMessages: $collStats of a missing database
+// or collection fails in the context of the section it was retrieving,
+// then of the aggregate's executor, as in MongoDB.
+func TestCollStatsMissingNamespaceMessages(t *testing.T) {
+	collStats := func(coll string, spec bson.D) bson.D {
+		return bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$collStats", Value: spec}}}}, {Key: "cursor", Value: bson.D{}}}
+	}
+	storage := bson.D{{Key: "storageStats", Value: bson.D{}}}
+	prefix := "PlanExecutor error during aggregation :: caused by :: "
+	runMessageCases(t, []msgCase{
+		{name: "storageStats, missing database", db: "nonexistent", cmd: collStats("c", storage), code: 26,
+			msg: prefix + "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [nonexistent.c] not found."},
+		{name: "storageStats, missing collection", cmd: collStats("nonexistent", storage), code: 26,
+			msg: prefix + "Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nonexistent] not found."},
+		{name: "count", cmd: collStats("nonexistent", bson.D{{Key: "count", Value: bson.D{}}}), code: 26,
+			msg: prefix + "Unable to retrieve count in $collStats stage :: caused by :: Collection [test.nonexistent] not found."},
+		{name: "queryExecStats", cmd: collStats("nonexistent", bson.D{{Key: "queryExecStats", Value: bson.D{}}}), code: 26,
+			msg: prefix + "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nonexistent] not found."},
+	})
+}

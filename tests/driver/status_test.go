@@ -538,6 +538,15 @@ func TestSetParameterTakesEffect(t *testing.T) {
 		set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
 		if err := tc.run(); tc.sorted {
 			requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+			// the context of the command's executor
+			want := "PlanExecutor error during aggregation :: caused by :: Sort exceeded memory limit"
+			if tc.name == "find sort" {
+				want = "Executor error during find command :: caused by :: Sort exceeded memory limit"
+			}
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, want) {
+				t.Errorf("%s: %v, want a message starting %q", tc.name, err, want)
+			}
 		} else if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
