@@ -24,7 +24,7 @@ func init() {
 // aggregateSpec declares aggregate's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/aggregate/
 var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
-	required("pipeline", tArray),
+	required("pipeline", tPipeline),
 	arg("cursor", tAggregateCursor),
 	arg("allowDiskUse", tOptionalBool),
 	arg("hint", tAny),

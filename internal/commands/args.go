@@ -51,9 +51,9 @@ type argType struct {
 	// mismatch, when set, is the error of a value of another type, for a
 	// type whose IDL deserializer checks the type itself.
 	mismatch func(field string, v bson.RawValue) error
-	// nullIsValue: a null is a value of the wrong type, not the field's
-	// absence (a deserializer that sees every element it is given).
-	nullIsValue bool
+	// null is how a null or undefined value is read when the type does
+	// not accept it.
+	null nullReading
 	// check, when set, validates a value of an accepted type as the
 	// type's deserializer does (a UUID's subtype and length).
 	check func(path, field string, v bson.RawValue) error
@@ -66,6 +66,24 @@ func (t *argType) wrongType(path string, v bson.RawValue) error {
 	}
 	return mongoerr.WrongTypes(path, values.TypeName(v.Type), t.want...)
 }
+
+// nullReading is how MongoDB's IDL reads a null (or undefined) value of a
+// field whose type does not take null.
+type nullReading uint8
+
+const (
+	// nullAbsent: the field's absence; checkAndAssertType skips null
+	// and undefined, so a required field is then missing (40414).
+	nullAbsent nullReading = iota
+	// nullWrongType: a value of the wrong type, for a deserializer that
+	// sees every element it is given.
+	nullWrongType
+	// nullNotObject: an IDL array<T> field's. Its type check skips the
+	// null, but its array parser still reads the element with
+	// BSONElement::Obj(), which refuses it with 10065 "invalid parameter:
+	// expected an object (<field>)".
+	nullNotObject
+)
 
 // typeBit maps a BSON type to its bit in argType.mask.
 func typeBit(t bson.Type) uint32 {
@@ -89,7 +107,8 @@ func typeMask(ts ...bson.Type) uint32 {
 var numberMask = typeMask(bson.TypeInt32, bson.TypeInt64, bson.TypeDouble, bson.TypeDecimal128)
 
 // The declared types. As in MongoDB's IDL, a null or undefined value of a
-// typed field counts as the field's absence.
+// typed field counts as the field's absence, but for an array<T> field
+// (tArray) and the types whose null is a wrong type.
 var (
 	// tAny is any value, null included, checked by the handler.
 	tAny = argType{mask: ^uint32(0)}
@@ -105,8 +124,27 @@ var (
 	tSafe       = argType{mask: numberMask, want: mongoerr.NumberTypes()}
 	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}}
 	tString     = argType{mask: typeMask(bson.TypeString), want: []string{"string"}}
-	tArray      = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}}
-	tObjectID   = argType{mask: typeMask(bson.TypeObjectID), want: []string{"objectId"}}
+	// tArray is the IDL's array<T>: null is refused (nullNotObject).
+	tArray = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}, null: nullNotObject}
+	// tLooseArray is an array a command reads without an IDL (or a fail
+	// point reads from its data): null is absent.
+	tLooseArray = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}}
+	// tPipeline is aggregate's pipeline, a field of type any which
+	// parsePipelineFromBSON reads: an array of documents, null refused.
+	tPipeline = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}, null: nullWrongType,
+		mismatch: func(string, bson.RawValue) error {
+			return mongoerr.New(mongoerr.TypeMismatch, "'pipeline' option must be specified as an array")
+		},
+		check: func(_, _ string, v bson.RawValue) error {
+			vals, _ := v.Array().Values()
+			for _, el := range vals {
+				if el.Type != bson.TypeEmbeddedDocument {
+					return mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+				}
+			}
+			return nil
+		}}
+	tObjectID = argType{mask: typeMask(bson.TypeObjectID), want: []string{"objectId"}}
 	// tNumberLong is the IDL's long: a NumberLong only (tLong takes any
 	// number, as the IDL's safeInt64 does).
 	tNumberLong = argType{mask: typeMask(bson.TypeInt64), want: []string{"long"}}
@@ -125,7 +163,7 @@ var (
 	}}
 	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
 	// a bool only, null refused too. (tBool is safeBool's reading.)
-	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, nullIsValue: true, mismatch: func(field string, v bson.RawValue) error {
+	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, null: nullWrongType, mismatch: func(field string, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
 	}}
 	// tOwnedObject is find's object_owned_nonempty_serialize, whose
@@ -136,12 +174,12 @@ var (
 	}}
 	// tAggregateCursor is aggregate's cursor (parseAggregateCursorFromBSON):
 	// a document, null refused.
-	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "cursor field must be missing or an object")
 	}}
 	// tExplain is aggregate's explain (parseExplainModeFromBSON): a bool,
 	// null refused.
-	tExplain = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, nullIsValue: true, mismatch: func(string, bson.RawValue) error {
+	tExplain = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "explain must be a boolean")
 	}}
 )
@@ -167,6 +205,10 @@ type argSpec struct {
 	// find is parsed as).
 	path   string
 	fields []argField
+	// value, when set, declares the command's own value (its first
+	// field), for a command whose IDL types it (namespace: type): its
+	// name is the command's; a null is read as its type's null is.
+	value *argField
 	// open, when set, says why the command takes fields it cannot
 	// declare (parameter names, a filter): they reach the handler through
 	// cmdArgs.eachExtra instead of failing with 40415.
@@ -214,6 +256,9 @@ type cmdArgs struct {
 	isCommand bool
 	set       uint64
 	vals      []bson.RawValue
+	// cmdValue is the command's own value as spec.value declares it,
+	// Type 0 when that is absent or spec.value is nil.
+	cmdValue bson.RawValue
 }
 
 // val is the value of spec.fields[i], Type 0 when absent.
@@ -257,6 +302,7 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 	// owner names the command or sub-document in Folio's own refusals:
 	// the command's name, which its IDL struct's (spec.path) may not be
 	owner := spec.path
+	var cmdValue bson.RawValue
 	it := rawdoc.Iterate(doc)
 	for first := true; ; first = false {
 		k, v, ok := it.Next()
@@ -265,8 +311,10 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 		}
 		if isCommand && first {
 			owner = string(k)
+			cmdValue = v
+			continue
 		}
-		if isCommand && (first || isGenericArg(string(k))) {
+		if isCommand && isGenericArg(string(k)) {
 			continue
 		}
 		if apiStrict && unstableFields[spec.path][string(k)] {
@@ -285,8 +333,13 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 		seen |= 1 << i
 		f := &spec.fields[i]
 		if f.typ.mask&typeBit(v.Type) == 0 {
-			if (v.Type == bson.TypeNull || v.Type == bson.TypeUndefined) && !f.typ.nullIsValue {
-				continue // absent, as MongoDB's IDL reads it
+			if v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
+				switch f.typ.null {
+				case nullAbsent:
+					continue // absent, as MongoDB's IDL reads it
+				case nullNotObject:
+					return a, mongoerr.ExpectedObject(f.name)
+				}
 			}
 			if f.typ.mismatch != nil {
 				return a, f.typ.mismatch(f.name, v)
@@ -310,10 +363,54 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 	}
 	for i := range spec.fields {
 		if f := &spec.fields[i]; f.required && a.set&(1<<i) == 0 {
-			return a, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", spec.path, f.name)
+			return a, missingArg(spec.path, f.name)
+		}
+	}
+	// the IDL parses the command's own value after its fields
+	if f := spec.value; f != nil {
+		if err := a.readValue(cmdValue); err != nil {
+			return a, err
+		}
+		if f.required && a.cmdValue.Type == 0 {
+			return a, missingArg(spec.path, f.name)
 		}
 	}
 	return a, nil
+}
+
+// missingArg is the IDL's refusal of a required field not given.
+func missingArg(path, name string) error {
+	return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '%s.%s' is missing but a required field", path, name)
+}
+
+// readValue reads the command's own value v as a.spec.value declares it.
+func (a *cmdArgs) readValue(v bson.RawValue) error {
+	f := a.spec.value
+	if f.typ.mask&typeBit(v.Type) == 0 {
+		if (v.Type == bson.TypeNull || v.Type == bson.TypeUndefined) && f.typ.null == nullAbsent {
+			return nil // missing: the IDL's command field check skips it
+		}
+		if f.typ.mismatch != nil {
+			return f.typ.mismatch(f.name, v)
+		}
+		return f.typ.wrongType(a.spec.path+"."+f.name, v)
+	}
+	if f.typ.check != nil {
+		if err := f.typ.check(a.spec.path, f.name, v); err != nil {
+			return err
+		}
+	}
+	a.cmdValue = v
+	return nil
+}
+
+// commandValue is the command's own value as its spec declares it
+// (argSpec.value); Type 0 when absent or null.
+func (a *cmdArgs) commandValue() bson.RawValue {
+	if a.spec.value == nil {
+		panic("commands: " + a.spec.path + " reads its value, not declared")
+	}
+	return a.cmdValue
 }
 
 // notImplementedArg is the refusal of a field Folio does not honour, given

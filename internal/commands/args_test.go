@@ -64,6 +64,8 @@ var argRows = []struct {
 
 	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [{"$match": {"a": 1}}], "cursor": {}}`, 0},
 	{"aggregate.pipeline", `{"aggregate": "c", "cursor": {}}`, 40414},
+	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": null, "cursor": {}}`, 14},
+	{"aggregate.pipeline", `{"aggregate": "c", "pipeline": [1], "cursor": {}}`, 14},
 	{"aggregate.cursor", `{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": 1}}`, 0},
 	{"aggregate.cursor", `{"aggregate": "c", "pipeline": [], "cursor": "x"}`, 14},
 	{"aggregate.cursor", `{"aggregate": "c", "pipeline": [], "cursor": null}`, 14},
@@ -129,6 +131,7 @@ var argRows = []struct {
 
 	{"insert.documents", `{"insert": "c", "documents": [{"a": 3}]}`, 0},
 	{"insert.documents", `{"insert": "c"}`, 40414},
+	{"insert.documents", `{"insert": "c", "documents": null}`, 10065},
 	{"insert.ordered", `{"insert": "c", "documents": [{"_id": 3}, {"_id": 4}], "ordered": false}`, 0},
 	{"insert.ordered", `{"insert": "c", "documents": [{"_id": 3}], "ordered": 0}`, 14},
 	{"insert.stmtId", `{"insert": "c", "documents": [{"a": 3}], "stmtId": 5}`, 0},
@@ -333,6 +336,8 @@ var argRows = []struct {
 	{"connectionStatus.showPrivileges", `{"connectionStatus": 1, "showPrivileges": true}`, 0},
 	{"createIndexes.indexes", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`, 0},
 	{"createIndexes.indexes", `{"createIndexes": "c", "indexes": []}`, 2},
+	{"createIndexes.indexes", `{"createIndexes": "c", "indexes": null}`, 10065},
+	{"createIndexes.indexes", `{"createIndexes": "c"}`, 40414},
 	{"createIndexes.ignoreUnknownIndexOptions", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1", "x": 1}], "ignoreUnknownIndexOptions": true}`, 0},
 	{"createIndexes.commitQuorum", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}], "commitQuorum": "majority"}`, 0},
 	{"createIndexes.v", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}], "v": 2}`, 0},
@@ -391,6 +396,7 @@ var argRows = []struct {
 	{"createUser.pwd", `{"createUser": "u2", "pwd": "", "roles": [], "mechanisms": ["SCRAM-SHA-1"]}`, 0},
 	{"createUser.customData", `{"createUser": "u1", "pwd": "p", "roles": [], "customData": {"a": 1}}`, 0},
 	{"createUser.roles", `{"createUser": "u1", "pwd": "p", "roles": ["nosuch"]}`, 31},
+	{"createUser.roles", `{"createUser": "u1", "pwd": "p", "roles": null}`, 10065},
 	{"createUser.mechanisms", `{"createUser": "u1", "pwd": "p", "roles": [], "mechanisms": ["SCRAM-SHA-256"]}`, 0},
 	{"createUser.mechanisms", `{"createUser": "u1", "pwd": "p", "roles": [], "mechanisms": ["PLAIN"]}`, 2},
 	{"createUser.mechanisms", `{"createUser": "u1", "pwd": "p", "roles": [], "mechanisms": [1]}`, 14},
@@ -585,6 +591,9 @@ var argRows = []struct {
 	{"setDefaultRWConcern.defaultReadConcern", `{"setDefaultRWConcern": 1, "defaultReadConcern": {"level": "snapshot"}}`, 2},
 	{"setDefaultRWConcern.defaultWriteConcern", `{"setDefaultRWConcern": 1, "defaultWriteConcern": {"w": "majority"}}`, 0},
 	{"setDefaultRWConcern.defaultWriteConcern", `{"setDefaultRWConcern": 1, "defaultWriteConcern": {"w": 2}}`, 100},
+	{"getLog.getLog", `{"getLog": "global"}`, 0},
+	{"getLog.getLog", `{"getLog": null}`, 40414},
+	{"getLog.getLog", `{"getLog": 1}`, 14},
 }
 
 // argsService is a fresh service with test.c seeded for argRows.
@@ -721,6 +730,21 @@ func TestArgSpecs(t *testing.T) {
 			reply := run(bson.D{{Key: name, Value: 1}, {Key: "noSuchField", Value: 1}})
 			if code(reply) != 40415 || !strings.Contains(errmsg(reply), spec.path+".noSuchField") {
 				t.Errorf("%s: unknown field answered %v", name, reply)
+			}
+		}
+		if f := spec.value; f != nil {
+			// the command's own value, declared: covered, and its type
+			// checked
+			key := spec.path + "." + f.name
+			declared[key] = true
+			if !covered[key] {
+				t.Errorf("%s: declared without a row in argRows", key)
+			}
+			if _, bad, typed := sampleOf(f.typ); typed && f.typ.mismatch == nil {
+				reply := run(bson.D{{Key: name, Value: bad}})
+				if code(reply) != 14 || !strings.Contains(errmsg(reply), "BSON field '"+key+"' is the wrong type") {
+					t.Errorf("%s: wrong type answered %v", key, reply)
+				}
 			}
 		}
 		dupDone := false
@@ -880,7 +904,9 @@ command's ` + "`argSpec`" + `, registered with its handler). Before the handler
 runs, the command is parsed against its declaration, as MongoDB's IDL
 parses it: an unknown field fails with 40415, a field given twice with
 40413, a field of the wrong type with TypeMismatch (14), a missing required
-field with 40414; a null typed field counts as absent. The generic
+field with 40414; a null typed field counts as absent, but for an array
+field, which MongoDB's IDL still reads as an array (10065), and the fields
+whose deserializer reads any value (a wrong type). The generic
 arguments (` + "`$db`, `lsid`, `txnNumber`, `autocommit`, `startTransaction`, `$readPreference`, `readConcern`, `writeConcern`, `maxTimeMS`, `comment`, `apiVersion`, `$clusterTime`" + `...)
 are parsed once, for every command (generic.go).
 

@@ -31,10 +31,10 @@ var configureFailPointSpec = func() *argSpec {
 
 // failCommandDataSpec declares the data of the failCommand fail point.
 var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
-	arg("failCommands", tArray),
+	arg("failCommands", tLooseArray),
 	arg("closeConnection", tBool),
 	arg("errorCode", tInt32),
-	arg("errorLabels", tArray),
+	arg("errorLabels", tLooseArray),
 	arg("writeConcernError", tDoc),
 	arg("blockConnection", tBool),
 	arg("blockTimeMS", tLong),

@@ -247,7 +247,7 @@ const maxClockDriftSecs = 365 * 24 * 60 * 60
 func parseClusterTime(a *GenericArgs, v bson.RawValue) error {
 	doc, ok := v.DocumentOK()
 	if !ok {
-		return mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ($clusterTime)")
+		return mongoerr.ExpectedObject("$clusterTime")
 	}
 	ctv, err := doc.LookupErr("clusterTime")
 	if err != nil {

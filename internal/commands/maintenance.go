@@ -19,7 +19,7 @@ import (
 // The maintenance commands tools send: dbHash, dataSize, fsync, compact,
 // connPoolStats and shutdown.
 func init() {
-	register(dbHashCmd, untyped("dbHash", arg("collections", tArray)), "dbHash", "dbhash")
+	register(dbHashCmd, untyped("dbHash", arg("collections", tLooseArray)), "dbHash", "dbhash")
 	register(dataSizeCmd, &argSpec{path: "dataSize", fields: []argField{arg("keyPattern", tDoc), arg("min", tDoc), arg("max", tDoc),
 		arg("maxSize", tSafe), arg("maxObjects", tSafe), arg("estimate", tBool)}}, "dataSize", "datasize")
 	registerAdmin(fsyncCmd, untyped("fsync", arg("lock", tBool), ignore("async", tBool, "deprecated; every fsync is synchronous")), "fsync")

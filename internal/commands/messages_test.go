@@ -78,6 +78,29 @@ func TestErrorMessages(t *testing.T) {
 			"PlanExecutor error during aggregation :: caused by :: can't $divide by zero"},
 		{"aggregate unknown stage", "", `{"aggregate": "c", "pipeline": [{"$nope": {}}], "cursor": {}}`, 40324,
 			"Unrecognized pipeline stage name: '$nope'"},
+		// null: absent for a scalar IDL field, refused by an array<T>
+		// field's BSONElement::Obj(), a wrong type for a type read whole
+		{"createIndexes indexes null", "", `{"createIndexes": "c", "indexes": null}`, 10065,
+			"invalid parameter: expected an object (indexes)"},
+		{"createIndexes indexes undefined", "", `{"createIndexes": "c", "indexes": {"$undefined": true}}`, 10065,
+			"invalid parameter: expected an object (indexes)"},
+		{"createIndexes indexes missing", "", `{"createIndexes": "c"}`, 40414,
+			"BSON field 'createIndexes.indexes' is missing but a required field"},
+		{"createUser roles null", "", `{"createUser": "u", "pwd": "p", "roles": null}`, 10065,
+			"invalid parameter: expected an object (roles)"},
+		{"update arrayFilters null", "", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}, "arrayFilters": null}]}`, 10065,
+			"invalid parameter: expected an object (arrayFilters)"},
+		{"getLog null", "admin", `{"getLog": null}`, 40414,
+			"BSON field 'getLog.getLog' is missing but a required field"},
+		{"getLog a number", "admin", `{"getLog": 1}`, 14,
+			"BSON field 'getLog.getLog' is the wrong type 'int', expected type 'string'"},
+		{"getLog an unknown field before its null value", "admin", `{"getLog": null, "x": 1}`, 40415,
+			"BSON field 'getLog.x' is an unknown field."},
+		{"aggregate pipeline null", "", `{"aggregate": "c", "pipeline": null, "cursor": {}}`, 14,
+			"'pipeline' option must be specified as an array"},
+		{"aggregate pipeline of a number", "", `{"aggregate": "c", "pipeline": [1], "cursor": {}}`, 14,
+			"Each element of the 'pipeline' array must be an object"},
+		{"find filter null", "", `{"find": "c", "filter": null}`, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw

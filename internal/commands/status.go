@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(serverStatusCmd, serverStatusSpec, "serverStatus")
-	registerAdmin(getLogCmd, &argSpec{path: "getLog"}, "getLog")
+	registerAdmin(getLogCmd, &argSpec{path: "getLog", value: &getLogValue}, "getLog")
 	registerTest(clearLogCmd, &argSpec{path: "clearLog"}, "clearLog")
 	registerAdmin(logRotateCmd, &argSpec{path: "logRotate"}, "logRotate")
 	authzRules["logRotate"] = onCluster("logRotate")
@@ -268,11 +268,12 @@ func clearLogCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{}), nil
 }
 
+// getLogValue declares getLog's value: the name of a log (get_log.idl's
+// command type), required, so a null is missing (40414).
+var getLogValue = required("getLog", tString)
+
 func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
-	v := r.args.first()
-	if v.Type != bson.TypeString {
-		return nil, wrongType("getLog", "getLog", v, "string")
-	}
+	v := r.args.commandValue()
 	switch v.StringValue() {
 	case "*":
 		return marshal(bson.D{{Key: "names", Value: bson.A{"global", "startupWarnings"}}}), nil

@@ -227,7 +227,7 @@ func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 		return nil, mongoerr.New(mongoerr.LetMissingIn, "Missing 'in' parameter to $let")
 	}
 	if varsDoc.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (vars)")
+		return nil, mongoerr.ExpectedObject("vars")
 	}
 	var names []string
 	var inits []*Expr

@@ -37,3 +37,11 @@ func NumberTypes() []string { return []string{"long", "int", "decimal", "double"
 // holding a value of type got: "expected types '[long, int, decimal,
 // double']".
 func WrongNumberType(path, got string) *Error { return WrongTypes(path, got, NumberTypes()...) }
+
+// ExpectedObject is BSONElement::Obj()'s refusal of a value that is
+// neither a document nor an array (embeddedObjectUserCheck), naming its
+// field: "invalid parameter: expected an object (indexes)". The IDL reads
+// an array field with it, so a null array field fails with it (10065).
+func ExpectedObject(field string) *Error {
+	return &Error{Code: ExpectedObjectParameter, Msg: "invalid parameter: expected an object (" + field + ")"}
+}

@@ -21,6 +21,7 @@ func TestIDLTypeErrors(t *testing.T) {
 			"BSON field '$fill.partitionBy' is the wrong type 'int', expected types '[string, object']"},
 		{WrongTypes("x.y", "bool", "string"), TypeMismatch,
 			"BSON field 'x.y' is the wrong type 'bool', expected types '[string']"},
+		{ExpectedObject("indexes"), ExpectedObjectParameter, "invalid parameter: expected an object (indexes)"},
 	} {
 		if tc.err.Code != tc.code || tc.err.Msg != tc.msg {
 			t.Errorf("got %d %q, want %d %q", tc.err.Code, tc.err.Msg, tc.code, tc.msg)

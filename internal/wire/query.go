@@ -108,7 +108,7 @@ func (q *Query) Command(db string) (bson.Raw, error) {
 	var readPref bson.RawValue
 	if opts, err := q.Query.LookupErr("$queryOptions"); err == nil {
 		if opts.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ($queryOptions)")
+			return nil, mongoerr.ExpectedObject("$queryOptions")
 		}
 		if readPref, err = opts.Document().LookupErr("$readPreference"); err == nil && hasReadPref {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "Duplicate readPreference found in command object.")

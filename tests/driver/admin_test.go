@@ -270,7 +270,9 @@ func TestDropConnections(t *testing.T) {
 		{bson.A{1}, 14},
 		{bson.A{"h:1", bson.A{}}, 14},
 		{"h:1", 14},
-		{nil, 40414},
+		// hostAndPort is an IDL array<HostAndPort>, whose parser reads
+		// a null with BSONElement::Obj()
+		{nil, 10065},
 	} {
 		cmd := bson.D{{Key: "dropConnections", Value: 1}, {Key: "hostAndPort", Value: tc.hosts}}
 		if got := serverCode(admin.RunCommand(ctx, cmd).Err()); got != tc.code {

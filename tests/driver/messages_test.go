@@ -138,3 +138,21 @@ func TestCollStatsMissingNamespaceMessages(t *testing.T) {
 			msg: prefix + "Unable to retrieve queryExecStats in $collStats stage :: caused by :: Collection [test.nonexistent] not found."},
 	})
 }
+
+// TestNullFieldMessages: a null field is read as MongoDB's IDL reads it:
+// an array field's null fails its BSONElement::Obj() (10065), a required
+// scalar's is missing (40414), and a type read whole refuses it.
+func TestNullFieldMessages(t *testing.T) {
+	runMessageCases(t, []msgCase{
+		{name: "createIndexes indexes", cmd: bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: nil}}, code: 10065,
+			msg: "invalid parameter: expected an object (indexes)"},
+		{name: "createUser roles", cmd: bson.D{{Key: "createUser", Value: "nullroles"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: nil}}, code: 10065,
+			msg: "invalid parameter: expected an object (roles)"},
+		{name: "insert documents", cmd: bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: nil}}, code: 10065,
+			msg: "invalid parameter: expected an object (documents)"},
+		{name: "getLog", db: "admin", cmd: bson.D{{Key: "getLog", Value: nil}}, code: 40414,
+			msg: "BSON field 'getLog.getLog' is missing but a required field"},
+		{name: "aggregate pipeline", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: nil}, {Key: "cursor", Value: bson.D{}}}, code: 14,
+			msg: "'pipeline' option must be specified as an array"},
+	})
+}
