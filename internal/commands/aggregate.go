@@ -19,6 +19,7 @@ import (
 
 func init() {
 	register(aggregateCmd, aggregateSpec, "aggregate")
+	namesCollection("aggregate")
 }
 
 // aggregateSpec declares aggregate's fields.
@@ -356,7 +357,7 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
-		if a.opts.Coll, err = collectionArg(c.raw); err != nil {
+		if a.opts.Coll, err = collectionArg(c.raw, r.DB); err != nil {
 			return nil, err
 		}
 	case values.IsNumber(collv.Type) && values.Compare(collv, values.Int32Value(1)) == 0:

@@ -4,11 +4,11 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -580,9 +580,9 @@ func wrongType(cmd, field string, v bson.RawValue, want string) error {
 	return mongoerr.WrongType(cmd+"."+field, values.TypeName(v.Type), want)
 }
 
-// collectionArg reads the collection name a command names in its first
-// field, validating it as MongoDB does.
-func collectionArg(cmd bson.Raw) (string, error) {
+// collectionArg reads the collection name a command on db names in its
+// first field, validating the namespace as MongoDB does.
+func collectionArg(cmd bson.Raw, db string) (string, error) {
 	el, err := cmd.IndexErr(0)
 	if err != nil {
 		return "", mongoerr.New(mongoerr.FailedToParse, "Empty command object")
@@ -592,11 +592,9 @@ func collectionArg(cmd bson.Raw) (string, error) {
 		return "", mongoerr.New(mongoerr.InvalidNamespace,
 			"collection name has invalid type %s", values.TypeName(v.Type))
 	}
-	// NamespaceString::validCollectionName: not empty, not starting with
-	// '.', no NUL.
-	if name := v.StringValue(); name == "" || name[0] == '.' || strings.IndexByte(name, 0) >= 0 {
-		db, _ := cmd.Lookup("$db").StringValueOK()
-		return "", mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s.%s'", db, strings.ToValidUTF8(name, "\uFFFD"))
+	// NamespaceString's constructor and isValid
+	if err := nsname.CheckSpecified(db, v.StringValue()); err != nil {
+		return "", err
 	}
 	return v.StringValue(), nil
 }

@@ -13,7 +13,7 @@ import (
 // commandReaders are the functions that may read a command document
 // directly, and why: everything else reads its parsed fields (cmdArgs).
 var commandReaders = map[string]string{
-	"collectionArg": "the collection in the first field, and $db for its error",
+	"collectionArg": "the collection in the first field",
 	"parseGeneric":  "the generic arguments",
 	"begin":         "the namespace currentOp shows",
 	// currentOp shows a running operation's command

@@ -16,6 +16,7 @@ import (
 func init() {
 	register(cloneCollectionAsCappedCmd, cloneCollectionAsCappedSpec, "cloneCollectionAsCapped")
 	register(convertToCappedCmd, convertToCappedSpec, "convertToCapped")
+	namesCollection("convertToCapped")
 }
 
 // cloneCollectionAsCapped and convertToCapped are MongoDB commands without
@@ -58,7 +59,7 @@ func cloneCollectionAsCappedCmd(s *Service, r *Request) (bson.Raw, error) {
 // does: it clones it as capped into a temporary collection, which then
 // replaces it. Indexes other than _id's are not kept.
 func convertToCappedCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

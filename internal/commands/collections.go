@@ -17,6 +17,7 @@ import (
 func init() {
 	register(createCmd, createSpec, "create")
 	register(dropCmd, &argSpec{path: "drop", fields: []argField{collectionUUIDField}}, "drop")
+	namesCollection("create", "drop")
 	register(dropDatabaseCmd, &argSpec{path: "dropDatabase"}, "dropDatabase")
 	register(listCollectionsCmd, listCollectionsSpec, "listCollections")
 	registerAdmin(renameCollectionCmd, renameCollectionSpec, "renameCollection")
@@ -48,7 +49,7 @@ var renameCollectionSpec = &argSpec{path: "renameCollection", fields: []argField
 }}
 
 func createCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +98,7 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 func init() {
 	register(collModCmd, collModSpec, "collMod")
+	namesCollection("collMod")
 }
 
 // collModSpec declares collMod's fields.
@@ -51,7 +52,7 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 // checks that an index can be made unique. Options Folio does not
 // implement fail clearly.
 func collModCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err == nil {
 		err = s.checkCollectionUUID(r, &r.args, r.DB, coll)
 	}

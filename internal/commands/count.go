@@ -12,6 +12,7 @@ import (
 func init() {
 	register(countCmd, countSpec, "count")
 	register(distinctCmd, distinctSpec, "distinct")
+	namesCollection("count", "distinct")
 }
 
 // countSpec declares count's fields.
@@ -51,7 +52,7 @@ func parseCount(c *cmdArgs) (engine.FindOptions, error) {
 
 func countCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func parseDistinct(c *cmdArgs) (key string, o engine.FindOptions, err error) {
 
 func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

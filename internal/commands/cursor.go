@@ -15,6 +15,7 @@ import (
 	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/wire"
 )
 
@@ -28,6 +29,7 @@ const noBatchSize = -1
 func init() {
 	register(getMoreCmd, getMoreSpec, "getMore")
 	register(killCursorsCmd, killCursorsSpec, "killCursors")
+	namesCollection("killCursors")
 }
 
 // cursorReply builds {cursor: {<batchField>: docs, id, ns}}: the order of
@@ -311,11 +313,16 @@ const defaultAwaitTime = time.Second
 // getMoreSpec declares getMore's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/getMore/
 var getMoreSpec = &argSpec{path: "getMore", fields: []argField{
-	required("collection", tString),
+	required("collection", tGetMoreCollection),
 	withDefault("batchSize", tSafe, math.MaxInt64),
 	ignore("term", tLong, "sent by replica set members to each other"),
 	ignore("lastKnownCommittedOpTime", tDoc, "sent by replica set members to each other"),
 }}
+
+// tGetMoreCollection is getMore's collection: a string its IDL validator
+// checks (validateGetMoreCollectionName).
+var tGetMoreCollection = argType{mask: typeMask(bson.TypeString), want: []string{"string"},
+	check: func(_, _ string, v bson.RawValue) error { return nsname.CheckGetMoreCollection(v.StringValue()) }}
 
 // killCursorsSpec declares killCursors' fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/killCursors/
@@ -343,10 +350,6 @@ func parseGetMore(c *cmdArgs) (getMoreArgs, error) {
 	case a.batchSize == 0:
 		// no limit but the reply's size, as MongoDB's getMore reads 0
 		a.batchSize = math.MaxInt64
-	}
-	if a.coll == "" {
-		db, _ := c.raw.Lookup("$db").StringValueOK()
-		return a, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace for getMore: %s.", db)
 	}
 	return a, nil
 }
@@ -454,7 +457,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func killCursorsCmd(s *Service, r *Request) (bson.Raw, error) {
-	if _, err := collectionArg(r.Cmd); err != nil {
+	if _, err := collectionArg(r.Cmd, r.DB); err != nil {
 		return nil, err
 	}
 	var ids []int64

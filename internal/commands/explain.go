@@ -92,7 +92,7 @@ func withDB(cmd bson.Raw, db string) bson.Raw {
 
 // explainFind explains a find, a count or a distinct of r.
 func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
-	coll, err := collectionArg(c.raw)
+	coll, err := collectionArg(c.raw, r.DB)
 	if err != nil {
 		return nil, err
 	}

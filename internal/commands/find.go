@@ -13,6 +13,7 @@ import (
 
 func init() {
 	register(findCmd, findSpec, "find")
+	namesCollection("find")
 }
 
 // findSpec declares find's fields; find_command.idl types its flags
@@ -97,7 +98,7 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 
 func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	s.Ops.Query.Add(1)
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

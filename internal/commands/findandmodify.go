@@ -9,6 +9,7 @@ import (
 
 func init() {
 	register(findAndModifyCmd, findAndModifySpec, "findAndModify", "findandmodify")
+	namesCollection("findAndModify", "findandmodify")
 }
 
 // findAndModifySpec declares findAndModify's fields.
@@ -69,7 +70,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 func parseFindAndModify(s *Service, r *Request, c *cmdArgs) (string, engine.FindAndModifySpec, stmtArgs, error) {
 	var spec engine.FindAndModifySpec
 	var stmt stmtArgs
-	coll, err := collectionArg(c.raw)
+	coll, err := collectionArg(c.raw, r.DB)
 	if err == nil {
 		err = s.writable(r, r.DB, coll)
 	}

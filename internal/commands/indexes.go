@@ -12,6 +12,7 @@ func init() {
 	register(createIndexesCmd, createIndexesSpec, "createIndexes")
 	register(dropIndexesCmd, dropIndexesSpec, "dropIndexes", "deleteIndexes")
 	register(listIndexesCmd, listIndexesSpec, "listIndexes")
+	namesCollection("createIndexes", "dropIndexes", "deleteIndexes", "listIndexes")
 }
 
 // createIndexesSpec declares createIndexes' fields.
@@ -41,7 +42,7 @@ var listIndexesSpec = &argSpec{path: "listIndexes", fields: []argField{
 var listIndexesCursorSpec = cursorSpec("listIndexes")
 
 func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err == nil {
 		err = s.checkCollectionUUID(r, &r.args, r.DB, name)
 	}
@@ -146,7 +147,7 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

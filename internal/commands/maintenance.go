@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 )
 
 // The maintenance commands tools send: dbHash, dataSize, fsync, compact,
@@ -27,6 +28,7 @@ func init() {
 	registerAdmin(lockInfoCmd, untyped("lockInfo", ignore("includeStorageEngineDump", tBool, "Folio's store has no lock table to dump")), "lockInfo")
 	authzRules["lockInfo"] = onCluster("serverStatus")
 	register(compactCmd, untyped("compact", ignore("force", tBool, "needed by MongoDB before 6.0 on a primary; a single Folio needs no permission")), "compact")
+	namesCollection("compact")
 	registerAdmin(connPoolStatsCmd, untyped("connPoolStats"), "connPoolStats")
 	registerAdmin(shutdownCmd, untyped("shutdown",
 		ignore("force", tBool, "forces a shutdown without caught-up secondaries; one node has none"),
@@ -115,10 +117,11 @@ func dataSizeCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return nil, mongoerr.New(mongoerr.BadValue, "Max must not be set if min is not set.")
 	}
-	db, coll, ok := strings.Cut(ns, ".")
-	if !ok || db == "" || coll == "" {
-		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", ns)
+	// NamespaceString's, then the collection lock's checks
+	if err := nsname.CheckFullName(ns); err != nil {
+		return nil, err
 	}
+	db, coll, _ := strings.Cut(ns, ".")
 	if err := s.notOnView(r, db, coll); err != nil {
 		return nil, err
 	}
@@ -270,7 +273,7 @@ func (l *fsyncLock) wait(ctx context.Context) error {
 // store and reports the disk space freed.
 // https://www.mongodb.com/docs/v7.0/reference/command/compact/
 func compactCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err == nil {
 		err = s.notOnView(r, r.DB, coll)
 	}

@@ -17,6 +17,7 @@ import (
 
 func init() {
 	register(mapReduceCmd, mapReduceSpec, "mapReduce", "mapreduce")
+	namesCollection("mapReduce", "mapreduce")
 	authzRules["mapReduce"] = authzRule{needs: mapReduceNeeds}
 	authzRules["mapreduce"] = authzRules["mapReduce"]
 }
@@ -143,7 +144,7 @@ const maxReduceBatch = 16 << 20
 // results inline or writes them to the out collection.
 // https://www.mongodb.com/docs/v7.0/reference/command/mapReduce/
 func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
-	coll, err := collectionArg(r.Cmd)
+	coll, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

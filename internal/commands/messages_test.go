@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -101,6 +102,35 @@ func TestErrorMessages(t *testing.T) {
 		{"aggregate pipeline of a number", "", `{"aggregate": "c", "pipeline": [1], "cursor": {}}`, 14,
 			"Each element of the 'pipeline' array must be an object"},
 		{"find filter null", "", `{"find": "c", "filter": null}`, 0, ""},
+		// namespaces: DatabaseName's rules for every command, then the
+		// namespace's for a command naming a collection, the
+		// dispatcher's for the others, create's and the writes' own
+		{"create in a db of 64 bytes", strings.Repeat("a", 64), `{"create": "c"}`, 73, "db name must be at most 63 characters, found: 64"},
+		{"create in a db with a dot", "database.test", `{"create": "c"}`, 73, "'.' is an invalid character in a db name: database.test"},
+		{"create in a db with a slash", "/", `{"create": "c"}`, 73, "Invalid namespace specified '/.c'"},
+		{"create in a db with a backslash", `\`, `{"create": "c"}`, 73, "Invalid namespace specified '\\.c'"},
+		{"create in a db with a space", "data base", `{"create": "c"}`, 73, "Invalid namespace specified 'data base.c'"},
+		{"create in a db with a $", "name_with_a-$", `{"create": "c"}`, 73, "Invalid namespace: name_with_a-$.c"},
+		{"create a collection with a NUL", "", `{"create": "\u0000"}`, 73, "namespaces cannot have embedded null characters"},
+		{"create a collection starting with a dot", "", `{"create": ".collection.."}`, 73, "Collection names cannot start with '.': .collection.."},
+		{"create an empty collection", "", `{"create": ""}`, 73, "Invalid namespace specified 'test.'"},
+		{"create a collection with a $", "", `{"create": "a$b"}`, 73, "Invalid collection name: a$b"},
+		{"find in a db with a space", "a b", `{"find": "c"}`, 73, "Invalid namespace specified 'a b.c'"},
+		{"find in a db with a $", "a$b", `{"find": "c"}`, 0, ""},
+		{"aggregate of 1 in a db with a space", "a b", `{"aggregate": 1, "pipeline": [], "cursor": {}}`, 73, "Invalid database name: 'a b'"},
+		{"listCollections in a db with a space", "a b", `{"listCollections": 1}`, 73, "Invalid database name: 'a b'"},
+		{"insert in a db with a $", "a$b", `{"insert": "c", "documents": [{}]}`, 73, "Invalid namespace: a$b.c"},
+		{"delete in a db with a $", "a$b", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`, 73, "Invalid namespace: a$b.c"},
+		{"delete of a collection with a $", "", `{"delete": "a$b", "deletes": [{"q": {}, "limit": 0}]}`, 73, "Invalid collection name: a$b"},
+		{"findAndModify of a system collection", "", `{"findAndModify": "system.foo", "remove": true}`, 73, "Invalid system namespace: test.system.foo"},
+		{"dataSize without a collection", "", `{"dataSize": "invalid"}`, 73, "Namespace invalid is not a valid collection name"},
+		{"dataSize of an empty collection", "", `{"dataSize": "test."}`, 73, "Namespace test. is not a valid collection name"},
+		{"dataSize with a NUL", "", `{"dataSize": "test.\u0000"}`, 73, "namespaces cannot have embedded null characters"},
+		{"getMore of an empty collection", "", `{"getMore": {"$numberLong": "1"}, "collection": ""}`, 73, "Collection names cannot be empty"},
+		{"getMore of a collection starting with a dot", "", `{"getMore": {"$numberLong": "1"}, "collection": ".c"}`, 73, "Collection names cannot start with '.': .c"},
+		{"getMore of a collection with a NUL", "", `{"getMore": {"$numberLong": "1"}, "collection": "c\u0000"}`, 73, "Collection names cannot have embedded null characters"},
+		{"compact in a missing db", "nodb", `{"compact": "c"}`, 26, "database does not exist"},
+		{"compact of a missing collection", "", `{"compact": "nope"}`, 26, "collection does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw

@@ -13,6 +13,7 @@ func init() {
 	register(planCacheSetFilterCmd, &argSpec{path: "planCacheSetFilter", fields: shapeFields(arg("indexes", tAny))}, "planCacheSetFilter")
 	register(planCacheClearFiltersCmd, &argSpec{path: "planCacheClearFilters", fields: shapeFields()}, "planCacheClearFilters")
 	register(planCacheListFiltersCmd, &argSpec{path: "planCacheListFilters"}, "planCacheListFilters")
+	namesCollection("planCacheClear", "planCacheSetFilter", "planCacheClearFilters", "planCacheListFilters")
 }
 
 // shapeFields declares the query shape fields of the plan cache commands
@@ -71,7 +72,7 @@ func (a *shapeArgs) shape() *engine.QueryShape {
 // (with its sort and projection), the entries of that query's shape
 // (manual, planCacheClear). A missing collection has nothing to clear.
 func planCacheClearCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func planCacheClearCmd(s *Service, r *Request) (bson.Raw, error) {
 // planner then considers only the listed indexes (names or key patterns)
 // for queries of that shape (manual, planCacheSetFilter).
 func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func planCacheSetFilterCmd(s *Service, r *Request) (bson.Raw, error) {
 // planCacheClearFiltersCmd removes a collection's index filters, or given
 // a query, the filter of its shape (manual, planCacheClearFilters).
 func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func planCacheClearFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
 // planCacheListFiltersCmd lists a collection's index filters:
 // {filters: [{query, sort, projection, collation, indexes}]}.
 func planCacheListFiltersCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

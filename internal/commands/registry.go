@@ -8,9 +8,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/folio-db/folio/internal/auth"
-	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 )
 
 // handler runs one command and returns its reply without the ok field.
@@ -28,6 +27,10 @@ type command struct {
 	// test: a command that exists only with test commands enabled
 	// (MongoDB's enableTestCommands).
 	test bool
+	// collection: the command names a collection of its database in its
+	// first field (MongoDB's namespace: concatenate_with_db, or
+	// CommandHelpers::parseNsCollectionRequired).
+	collection bool
 }
 
 // handlers maps command names to their commands; filled by each command
@@ -70,6 +73,33 @@ func testOnly(names ...string) {
 		c.test = true
 		handlers[n] = c
 	}
+}
+
+// namesCollection marks registered commands as naming a collection in
+// their first field: their database is checked with it (checkNamespace).
+func namesCollection(names ...string) {
+	for _, n := range names {
+		c := handlers[n]
+		c.collection = true
+		handlers[n] = c
+	}
+}
+
+// checkNamespace applies what MongoDB checks of a command's database once
+// the command is parsed (DatabaseName's rules came first, in run): for a
+// command naming a collection (as a string), the namespace's
+// (NamespaceString's and isValid), for the others the command
+// dispatcher's. A '$' in the name is allowed here
+// (DollarInDbNameBehavior::Allow), so that $external, where X.509 users
+// live, takes commands; creating or writing a collection refuses it
+// (engine.ValidateNamespace).
+func checkNamespace(r *Request, c command) error {
+	if c.collection {
+		if coll, ok := r.args.first().StringValueOK(); ok {
+			return nsname.CheckSpecified(r.DB, coll)
+		}
+	}
+	return nsname.CheckCommandDatabase(r.DB)
 }
 
 // available reports whether the command c exists on s.
@@ -123,12 +153,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.CommandNotFound, "no such command: '%s'", name)
 	}
 	s.Ops.Command.Add(1)
-	// $external, where X.509 users live, takes commands though no
-	// collection may be created in it.
-	if r.DB != auth.ExternalDB {
-		if err := engine.ValidateDBName(r.DB); err != nil {
-			return nil, err
-		}
+	// DatabaseName's rules, which MongoDB applies as it reads the
+	// request
+	if err := nsname.CheckDatabaseName(r.DB); err != nil {
+		return nil, err
 	}
 	var err error
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
@@ -142,6 +170,9 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		parse = parseStrictCommand
 	}
 	if r.args, err = parse(r.Cmd, c.spec); err != nil {
+		return nil, err
+	}
+	if err := checkNamespace(r, c); err != nil {
 		return nil, err
 	}
 	if a := r.Args.Session; a.inTxn {

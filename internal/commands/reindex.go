@@ -8,6 +8,7 @@ import (
 
 func init() {
 	register(reIndexCmd, untyped("reIndex"), "reIndex")
+	namesCollection("reIndex")
 	authzRules["reIndex"] = onNamespace("reIndex")
 }
 
@@ -16,7 +17,7 @@ func init() {
 // does not rebuild indexes in place, so it refuses too.
 // https://www.mongodb.com/docs/v7.0/reference/command/reIndex/
 func reIndexCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 func init() {
 	register(dbStatsCmd, dbStatsSpec, "dbStats", "dbstats")
 	register(collStatsCmd, collStatsSpec, "collStats", "collstats")
+	namesCollection("collStats", "collstats")
 }
 
 // dbStatsSpec declares dbStats' fields.
@@ -62,7 +63,7 @@ func dbStatsScale(v bson.RawValue) (int64, error) {
 // appendNumber types them. A missing collection answers ok with zeros, as
 // MongoDB does.
 func collStatsCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 func init() {
 	register(validateCmd, validateSpec, "validate")
+	namesCollection("validate")
 }
 
 // validateSpec declares validate's fields.
@@ -29,7 +30,7 @@ var validateSpec = &argSpec{path: "validate", fields: []argField{
 // validateCmd checks a collection's indexes against its documents and
 // reports what is wrong, in MongoDB's reply shape.
 func validateCmd(s *Service, r *Request) (bson.Raw, error) {
-	name, err := collectionArg(r.Cmd)
+	name, err := collectionArg(r.Cmd, r.DB)
 	if err != nil {
 		return nil, err
 	}

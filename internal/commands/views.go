@@ -230,10 +230,20 @@ func mergeMatches(stages []bson.Raw) []bson.Raw {
 // (CommandNotSupportedOnView), or system.views, which only view commands
 // write.
 func (s *Service) writable(r *Request, db, name string) error {
+	if err := writeAllowed(db, name); err != nil {
+		return err
+	}
+	return s.notOnView(r, db, name)
+}
+
+// writeAllowed is MongoDB's userAllowedWriteNS: a database's views are
+// not written as a collection, and the namespace must be one a client may
+// create (engine.ValidateNamespace).
+func writeAllowed(db, name string) error {
 	if name == engine.ViewsCollection {
 		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to '%s.%s'", db, name)
 	}
-	return s.notOnView(r, db, name)
+	return engine.ValidateNamespace(db, name)
 }
 
 // notOnView fails with CommandNotSupportedOnView when db.name is a view:

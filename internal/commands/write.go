@@ -16,6 +16,7 @@ func init() {
 	register(insertCmd, insertSpec, "insert")
 	register(updateCmd, updateSpec, "update")
 	register(deleteCmd, deleteSpec, "delete")
+	namesCollection("insert", "update", "delete")
 }
 
 // batchSpec declares a write command's fields: its statements array
@@ -183,17 +184,14 @@ type batchArgs struct {
 // parseBatch reads a write command's common fields; docsField names its
 // statements array. A view cannot be written.
 func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (string, batchArgs, error) {
-	coll, err := collectionArg(c.raw)
+	coll, err := collectionArg(c.raw, r.DB)
 	var ts *tsColl
 	var uuidErr error
-	if err == nil && c.given("collectionUUID") {
-		// MongoDB checks the namespace may be written (userAllowedWriteNS),
-		// then the UUID as each statement acquires the collection,
-		// before it looks for a view: a view has no UUID.
-		err = engine.ValidateCollName(r.DB, coll)
-	}
-	if err == nil && coll == engine.ViewsCollection {
-		err = s.writable(r, r.DB, coll)
+	if err == nil {
+		// MongoDB checks the namespace may be written (userAllowedWriteNS,
+		// a command error), then the UUID as each statement acquires the
+		// collection, before it looks for a view: a view has no UUID.
+		err = writeAllowed(r.DB, coll)
 	}
 	if err == nil {
 		uuidErr = s.checkCollectionUUID(r, c, r.DB, coll)

@@ -416,10 +416,7 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 // newCollection makes the catalog entry of a new collection with a fresh
 // id, for the caller to store or discard.
 func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collection, error) {
-	if err := ValidateDBName(db); err != nil {
-		return nil, err
-	}
-	if err := ValidateCollName(db, name); err != nil {
+	if err := ValidateNamespace(db, name); err != nil {
 		return nil, err
 	}
 	if e.IsOplog(db, name) {
@@ -709,10 +706,7 @@ func ValidateRename(fromDB, from, toDB, to string) error {
 	case oplogName(toDB, to):
 		return mongoerr.New(mongoerr.IllegalOperation, "can't rename to live oplog while replicating")
 	}
-	if err := ValidateDBName(toDB); err != nil {
-		return err
-	}
-	if err := ValidateCollName(toDB, to); err != nil {
+	if err := ValidateNamespace(toDB, to); err != nil {
 		return err
 	}
 	if from == ProfileCollection || to == ProfileCollection {

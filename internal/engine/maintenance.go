@@ -54,6 +54,10 @@ func (e *Engine) CollectionHash(ctx context.Context, db, coll string) (string, e
 func (e *Engine) Compact(ctx context.Context, db, coll string) (before, after int64, err error) {
 	c := e.cat.get(db, coll)
 	if c == nil {
+		// compactCollection's checks: the database, then the collection
+		if len(e.Collections(db)) == 0 {
+			return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "database does not exist")
+		}
 		return 0, 0, mongoerr.New(mongoerr.NamespaceNotFound, "collection does not exist")
 	}
 	cp, ok := e.kv.(storage.Compacter)

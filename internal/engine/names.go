@@ -2,7 +2,6 @@ package engine
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
@@ -12,9 +11,6 @@ import (
 // ViewsCollection is the collection holding a database's views (package
 // commands keeps them).
 const ViewsCollection = "system.views"
-
-// maxNamespaceLen is MongoDB's limit on "<db>.<collection>" in bytes.
-const maxNamespaceLen = 255
 
 // ValidateDBName refuses a database name that breaks MongoDB's rules
 // (nsname.ValidDB).
@@ -31,26 +27,30 @@ func validateDBName(name string, allowDollar bool) error {
 	return nil
 }
 
-// ValidateCollName applies MongoDB's collection naming rules: non-empty,
-// valid UTF-8, no '$' or NUL, not starting with '.' or "system."
-// (reserved, but for admin.system.users and admin.system.roles, where
-// access control keeps users and roles, admin.system.version, where the
-// featureCompatibilityVersion is, admin.system.advise, where the
-// advisor keeps its observations, system.views, where each database keeps
-// its views, system.profile, its profiler's, and system.buckets.<name>, a
-// time series collection's buckets), and the full namespace within 255
-// bytes. Hyphens and digits are fine ("stats-2011").
-func ValidateCollName(db, name string) error {
-	ns := db + "." + name
+// ValidateNamespace is MongoDB's userAllowedCreateNS (nsname.CheckCreate):
+// whether db.name may be created or written, with its errors.
+func ValidateNamespace(db, name string) error { return nsname.CheckCreate(db, name, legalSystemNS) }
+
+// ValidateCollName applies MongoDB's collection naming rules
+// (nsname.CheckCollection): non-empty, valid UTF-8, no '$' or NUL, not
+// starting with '.', no ".system." inside, not starting with "system."
+// but for the system collections Folio keeps (legalSystemNS), and the full
+// namespace within 255 bytes. Hyphens and digits are fine ("stats-2011").
+func ValidateCollName(db, name string) error { return nsname.CheckCollection(db, name, legalSystemNS) }
+
+// legalSystemNS reports whether a client may create db.name, a system.*
+// collection: admin.system.users and admin.system.roles, where access
+// control keeps users and roles, admin.system.version, where the
+// featureCompatibilityVersion is, admin.system.advise, where the advisor
+// keeps its observations, system.views, where each database keeps its
+// views, system.profile, its profiler's, and system.buckets.<name>, a time
+// series collection's buckets.
+func legalSystemNS(db, name string) bool {
 	switch {
-	case name == "", strings.ContainsAny(name, "$\x00"), name[0] == '.', !utf8.ValidString(name):
-		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(name))
-	case strings.HasPrefix(name, "system.") && name != ViewsCollection && name != ProfileCollection && !strings.HasPrefix(name, timeseries.BucketsPrefix) && !(db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)):
-		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", ns)
-	case len(ns) > maxNamespaceLen:
-		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %d", ns, maxNamespaceLen)
+	case name == ViewsCollection, name == ProfileCollection, strings.HasPrefix(name, timeseries.BucketsPrefix):
+		return true
 	}
-	return nil
+	return db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)
 }
 
 // printable is a name as error messages show it: invalid UTF-8 replaced, so

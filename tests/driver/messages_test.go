@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -155,4 +156,49 @@ func TestNullFieldMessages(t *testing.T) {
 		{name: "aggregate pipeline", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: nil}, {Key: "cursor", Value: bson.D{}}}, code: 14,
 			msg: "'pipeline' option must be specified as an array"},
 	})
+}
+
+// TestNamespaceMessages: a namespace is refused with the text of the
+// MongoDB 7.0 check that refuses it: DatabaseName's (any command), the
+// namespace's (a command naming a collection), the dispatcher's (the
+// others), create's and the writes' (userAllowedCreateNS), dataSize's,
+// getMore's and compact's own.
+func TestNamespaceMessages(t *testing.T) {
+	create := bson.D{{Key: "create", Value: "TestCreateCollectionDatabaseName-Err"}}
+	runMessageCases(t, []msgCase{
+		{name: "create, db too long", db: strings.Repeat("a", 64), cmd: create, code: 73,
+			msg: "db name must be at most 63 characters, found: 64"},
+		{name: "create, db with a slash", db: "/", cmd: create, code: 73,
+			msg: "Invalid namespace specified '/.TestCreateCollectionDatabaseName-Err'"},
+		{name: "create, db with a backslash", db: `\`, cmd: create, code: 73,
+			msg: `Invalid namespace specified '\.TestCreateCollectionDatabaseName-Err'`},
+		{name: "create, db with a $", db: "name_with_a-$", cmd: create, code: 73,
+			msg: "Invalid namespace: name_with_a-$.TestCreateCollectionDatabaseName-Err"},
+		{name: "create, db with a space", db: "data base", cmd: create, code: 73,
+			msg: "Invalid namespace specified 'data base.TestCreateCollectionDatabaseName-Err'"},
+		{name: "create, db with a dot", db: "database.test", cmd: create, code: 73,
+			msg: "'.' is an invalid character in a db name: database.test"},
+		{name: "create, collection with a NUL", cmd: bson.D{{Key: "create", Value: "\x00"}}, code: 73,
+			msg: "namespaces cannot have embedded null characters"},
+		{name: "create, collection starting with a dot", cmd: bson.D{{Key: "create", Value: ".collection.."}}, code: 73,
+			msg: "Collection names cannot start with '.': .collection.."},
+		{name: "ping, db with a space", db: "a b", cmd: bson.D{{Key: "ping", Value: 1}}, code: 73,
+			msg: "Invalid database name: 'a b'"},
+		{name: "delete, db with a $", db: "a$b", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}, code: 73,
+			msg: "Invalid namespace: a$b.c"},
+		{name: "dataSize, no collection", cmd: bson.D{{Key: "dataSize", Value: "invalid"}}, code: 73,
+			msg: "Namespace invalid is not a valid collection name"},
+		{name: "getMore, empty collection", cmd: bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: ""}}, code: 73,
+			msg: "Collection names cannot be empty"},
+		{name: "compact, missing database", db: "nonexistentdb", cmd: bson.D{{Key: "compact", Value: "c"}}, code: 26,
+			msg: "database does not exist"},
+		{name: "compact, missing collection", cmd: bson.D{{Key: "compact", Value: "nonexistent"}}, code: 26,
+			msg: "collection does not exist"},
+	})
+	// a '$' in a database name is refused to what creates or writes, not
+	// to what reads
+	client, _ := startServer(t)
+	if err := client.Database("a$b").RunCommand(t.Context(), bson.D{{Key: "find", Value: "c"}}).Err(); err != nil {
+		t.Errorf("find in a$b: %v", err)
+	}
 }
