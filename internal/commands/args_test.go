@@ -619,6 +619,12 @@ func runArgs(t *testing.T, s *Service, cmd bson.Raw) bson.Raw {
 	if handlers[Name(cmd)].admin {
 		db = "admin"
 	}
+	return runIn(t, s, db, cmd)
+}
+
+// runIn runs cmd on database db, which it names as its $db.
+func runIn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {
+	t.Helper()
 	var d bson.D
 	if err := bson.Unmarshal(cmd, &d); err != nil {
 		t.Fatal(err)

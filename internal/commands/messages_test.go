@@ -152,13 +152,5 @@ func runOn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {
 	if db == "" {
 		return runArgs(t, s, cmd)
 	}
-	var d bson.D
-	if err := bson.Unmarshal(cmd, &d); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := bson.Marshal(append(d, bson.E{Key: "$db", Value: db}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.Run(&Request{DB: db, Cmd: raw, Conn: &Conn{}})
+	return runIn(t, s, db, cmd)
 }

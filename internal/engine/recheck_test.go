@@ -105,14 +105,7 @@ func TestRecheckAfterGetMore(t *testing.T) {
 				}
 			}
 			var got []string
-			for {
-				doc, err := cur.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if doc == nil {
-					break
-				}
+			for _, doc := range cursorDocs(t, cur) {
 				got = append(got, fmt.Sprintf("%d:%d,%d", doc.Lookup("_id").Int32(), doc.Lookup("a").Int32(), doc.Lookup("b").Int32()))
 			}
 			if !slices.Equal(got, want) {
@@ -164,18 +157,7 @@ func TestRecheckKeepsSnapshots(t *testing.T) {
 	if err := cur.(*scanCursor).Restore(); err != nil {
 		t.Fatal(err)
 	}
-	n := 1
-	for {
-		doc, err := cur.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if doc == nil {
-			break
-		}
-		n++
-	}
-	if n != 4 {
+	if n := 1 + len(cursorDocs(t, cur)); n != 4 {
 		t.Errorf("the transaction's cursor read %d documents, want its snapshot's 4", n)
 	}
 }

@@ -53,6 +53,27 @@ func keyPair(t *testing.T, pemData []byte) *tls.Certificate {
 	return &c
 }
 
+// startX509Instance starts a server under access control that takes TLS,
+// with or without a client certificate, from a test CA, enabling the
+// authentication mechanisms mechs (nil: the default); it returns the CA,
+// whose clients' certificates the server verifies, and the roots that
+// verify the server's.
+func startX509Instance(t *testing.T, mechs []string) (*instance.Instance, *testcerts.CA, *x509.CertPool) {
+	t.Helper()
+	dir := t.TempDir()
+	ca := testcerts.NewCA(t, "folio test CA")
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.PEM)
+	cfg := defaultConfig()
+	cfg.Auth = true
+	cfg.AuthenticationMechanisms = mechs
+	cfg.TLS = server.TLSOptions{
+		Mode: server.TLSAllow, CertificateKeyFile: testcerts.Write(t, dir, "server.pem", ca.Server(t)),
+		CAFile: testcerts.Write(t, dir, "ca.pem", ca.PEM), AllowConnectionsWithoutCertificates: true,
+	}
+	return startInstance(t, cfg), ca, roots
+}
+
 // TestX509Auth authenticates clients by their certificates as MongoDB's
 // MONGODB-X509 mechanism does (manual, "Use x.509 Certificates to
 // Authenticate Clients"): the user is created on $external under the
@@ -62,17 +83,7 @@ func keyPair(t *testing.T, pemData []byte) *tls.Certificate {
 // roles then apply.
 // https://www.mongodb.com/docs/v7.0/tutorial/configure-x509-client-authentication/
 func TestX509Auth(t *testing.T) {
-	dir := t.TempDir()
-	ca := testcerts.NewCA(t, "folio test CA")
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(ca.PEM)
-	cfg := defaultConfig()
-	cfg.Auth = true
-	cfg.TLS = server.TLSOptions{
-		Mode: server.TLSAllow, CertificateKeyFile: testcerts.Write(t, dir, "server.pem", ca.Server(t)),
-		CAFile: testcerts.Write(t, dir, "ca.pem", ca.PEM), AllowConnectionsWithoutCertificates: true,
-	}
-	in := startInstance(t, cfg)
+	in, ca, roots := startX509Instance(t, nil)
 	createRootUser(t, in)
 	root := connectAs(t, in, rootUser, rootPassword, "admin", "")
 	cert := keyPair(t, ca.ClientSubject(t, pkix.Name{
@@ -206,18 +217,7 @@ func TestX509Auth(t *testing.T) {
 // disabled." (its speculative form answers nothing); MongoDB still counts
 // the mechanism, so it is not MechanismUnavailable.
 func TestX509Disabled(t *testing.T) {
-	dir := t.TempDir()
-	ca := testcerts.NewCA(t, "folio test CA")
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(ca.PEM)
-	cfg := defaultConfig()
-	cfg.Auth = true
-	cfg.AuthenticationMechanisms = []string{"SCRAM-SHA-1", "SCRAM-SHA-256"}
-	cfg.TLS = server.TLSOptions{
-		Mode: server.TLSAllow, CertificateKeyFile: testcerts.Write(t, dir, "server.pem", ca.Server(t)),
-		CAFile: testcerts.Write(t, dir, "ca.pem", ca.PEM), AllowConnectionsWithoutCertificates: true,
-	}
-	in := startInstance(t, cfg)
+	in, ca, roots := startX509Instance(t, []string{"SCRAM-SHA-1", "SCRAM-SHA-256"})
 	createRootUser(t, in)
 	root := connectAs(t, in, rootUser, rootPassword, "admin", "")
 	if _, err := runCmd(root, "$external", bson.D{{Key: "createUser", Value: "CN=client"}, {Key: "roles", Value: bson.A{}}}); err != nil {
