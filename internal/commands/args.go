@@ -157,8 +157,10 @@ var (
 	// alternative UUID::parse reads (any other subtype is InvalidUUID).
 	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), want: []string{"bool", "binData"}, check: checkVariantUUID}
 	// tUpdate is an update: a document of operators or a replacement, or
-	// an array (a pipeline); UpdateModification's parser refuses the rest.
-	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), want: []string{"object"}, mismatch: func(string, bson.RawValue) error {
+	// an array (a pipeline); UpdateModification's parser, which the IDL
+	// calls on every element (its type is any), refuses the rest, null
+	// included.
+	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), want: []string{"object"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
 	}}
 	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
