@@ -412,6 +412,10 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 		}
 		done = d
+		if err != nil {
+			// getmore_cmd's context for what the executor raised
+			err = mongoerr.AddContext(err, "Executor error during getMore")
+		}
 		return out, count, err
 	}
 	var closed bool

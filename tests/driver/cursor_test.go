@@ -1,6 +1,8 @@
 package driver_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -276,5 +278,31 @@ func TestGetMoreReadsTheLatestState(t *testing.T) {
 	}
 	if got := drain(t, snap); len(got) != 4 {
 		t.Errorf("the snapshot session's cursor read %v, want the snapshot's 4 documents", got)
+	}
+}
+
+// TestGetMoreExecutorError: what a cursor's pipeline raises while a
+// getMore fills its batch carries getmore_cmd's context, "Executor error
+// during getMore", with the stage's code.
+func TestGetMoreExecutorError(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	coll := client.Database(testDB).Collection("gmerr")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "d", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "d", Value: 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+		{{Key: "$project", Value: bson.D{{Key: "q", Value: bson.D{{Key: "$divide", Value: bson.A{1, "$d"}}}}}}},
+	}, options.Aggregate().SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	for cur.Next(ctx) {
+	}
+	var ce mongo.ServerError
+	if err := cur.Err(); !errors.As(err, &ce) || !ce.HasErrorCode(2) || !strings.Contains(err.Error(), "Executor error during getMore :: caused by :: can't $divide by zero") {
+		t.Errorf("getMore: %v, want BadValue with getMore's executor context", err)
 	}
 }
