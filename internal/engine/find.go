@@ -245,12 +245,15 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	}
 	st := opStatsOf(o.Ctx)
 	st.ran(c, p, false)
+	// read before execute takes the scan's snapshot (recheck.go)
+	rc := newRecheck(e, c, o.Txn == nil && readViewOf(o.Ctx) == nil && p.Covered() == nil)
 	cur, err := e.execute(c, q, p, o, st)
 	if err != nil {
 		return nil, err
 	}
 	sc := &scanCursor{Cursor: cur, e: e, c: c, ixs: indexesOf(p)}
 	if m, ok := cur.(*matchCursor); ok {
+		m.scan.recheck = rc
 		sc.scan = m.scan
 	}
 	return sc, nil
@@ -284,12 +287,11 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 // openScan opens the scan-and-match loop of a plan with filter f, under
 // the operation context ctx.
 func (e *Engine) openScan(c *Collection, p *planner.Plan, f *query.Filter, txn *Txn, ctx context.Context, stats *OpStats) (*matchScan, error) {
-	rc := newRecheck(e, c, txn == nil && readViewOf(ctx) == nil && p.Covered() == nil)
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
 		return nil, err
 	}
-	return &matchScan{src: src, filter: f, ctx: ctx, recheck: rc}, nil
+	return &matchScan{src: src, filter: f, ctx: ctx}, nil
 }
 
 // openSource opens the scan of a plan on a new snapshot, or on the view of

@@ -26,7 +26,8 @@ type matchScan struct {
 	// given each getMore's context in turn (see cursors.Binding).
 	ctx context.Context
 	// recheck reads the documents again at the latest state after a
-	// getMore (recheck.go).
+	// getMore (recheck.go); a find's cursor sets it, other scans leave it
+	// off.
 	recheck recheck
 }
 

@@ -60,13 +60,17 @@ func (b fieldBounds) showCollationKeys() fieldBounds {
 	for i := range b.ivs {
 		iv := &b.ivs[i]
 		if iv.loVal.Type == bson.TypeString {
-			iv.loShown = opening(iv.loIncl) + "CollationKey(0x" + hex.EncodeToString([]byte(iv.loVal.StringValue())) + ")"
+			iv.loShown = opening(iv.loIncl) + collationKeyShown(iv.loVal)
 		}
 		if iv.hiVal.Type == bson.TypeString {
-			iv.hiShown = "CollationKey(0x" + hex.EncodeToString([]byte(iv.hiVal.StringValue())) + ")" + closing(iv.hiIncl)
+			iv.hiShown = collationKeyShown(iv.hiVal) + closing(iv.hiIncl)
 		}
 	}
 	return b
+}
+
+func collationKeyShown(v bson.RawValue) string {
+	return "CollationKey(0x" + hex.EncodeToString([]byte(v.StringValue())) + ")"
 }
 
 // fieldBounds is what a filter says about one indexed field: the sorted,
