@@ -398,15 +398,19 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 
 // pushdown takes the leading $match and $sort (and the $limit after it)
 // out of p for the engine's scan of the collection, whose documents carry
-// their index keys when a stage reads {$meta: "indexKey"}.
+// their index keys and record ids when a stage reads {$meta: "indexKey"}
+// and {$meta: "recordId"}.
 func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
+	reads := func(name string) bool {
+		return slices.ContainsFunc(a.stages, func(st bson.Raw) bool {
+			return slices.Contains(expr.MetaNames(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: st}), name)
+		})
+	}
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation, ExecutorContext: aggregateExecutorContext,
-		IndexKeys: slices.ContainsFunc(a.stages, func(st bson.Raw) bool {
-			return slices.Contains(expr.MetaNames(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: st}), "indexKey")
-		}),
+		IndexKeys: reads("indexKey"), RecordIDs: reads("recordId"),
 	}
 }
 

@@ -240,13 +240,31 @@ func (s *Service) serveFirstBatch(r *Request, db, coll string, src cursors.Sourc
 		}
 		return r.own(listReply(id(), ns, batch)), nil
 	}
-	reply, count, err := cursorReply(r, ns, "firstBatch", fill, id)
+	reply, count, err := cursorReplyWith(r, ns, "firstBatch", fill, resumeTokenOf(c), id)
 	if err != nil {
 		_ = bs.Close()
 		return nil, err
 	}
 	s.Docs.Returned.Add(int64(count))
 	return reply, nil
+}
+
+// resumeTokenOf appends the postBatchResumeToken of a find with
+// $_requestResumeToken to a reply of c's (nil for another cursor): the
+// record its scan reached, or the last one the batch holds when c holds
+// back a document that did not fit.
+func resumeTokenOf(c *cursors.Cursor) func([]byte) []byte {
+	src := c.Source()
+	if bs, ok := src.(*boundSource); ok {
+		src = bs.Source
+	}
+	rc, ok := src.(engine.ResumableCursor)
+	if !ok {
+		return nil
+	}
+	return func(out []byte) []byte {
+		return bsoncore.AppendDocumentElement(out, "postBatchResumeToken", rc.PostBatchResumeToken(c.Holding()))
+	}
 }
 
 // serveTailable opens a tailable cursor, read under b: it stays open when it
@@ -420,7 +438,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	var closed bool
 	stream := streamOf(c.Source())
-	var after func([]byte) []byte
+	after := resumeTokenOf(c)
 	if stream != nil {
 		after = stream.appendResumeToken
 	}

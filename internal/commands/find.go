@@ -38,10 +38,10 @@ var findSpec = &argSpec{path: "FindCommandRequest", fields: []argField{
 	// readOnce is a storage cache hint, refused in a transaction.
 	arg("readOnce", tOptionalBool),
 	arg("returnKey", tOptionalBool),
-	refuseTrue("showRecordId", tOptionalBool, "record ids"),
+	arg("showRecordId", tOptionalBool),
 	ignore("oplogReplay", tBool, "ignored by MongoDB since 4.4: a scan of local.oplog.rs starts at its ts bound without it"),
-	refuseTrue("$_requestResumeToken", tBool, "resumable scans"),
-	refuse("$_resumeAfter", tDoc, "resumable scans"),
+	arg("$_requestResumeToken", tBool),
+	arg("$_resumeAfter", tDoc),
 	arg("min", tOwnedObject),
 	arg("max", tOwnedObject),
 	arg("collation", tOwnedObject),
@@ -71,7 +71,8 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	o.Skip, o.Limit = c.safeInt("skip"), c.safeInt("limit")
 	o.Collation = c.doc("collation")
 	o.Min, o.Max = c.doc("min"), c.doc("max")
-	o.ReturnKey = c.bool("returnKey")
+	o.ReturnKey, o.ShowRecordID = c.bool("returnKey"), c.bool("showRecordId")
+	o.ResumeToken = c.bool("$_requestResumeToken")
 	err := nonNegative("skip", o.Skip)
 	if err == nil {
 		err = nonNegative("limit", o.Limit)
@@ -88,6 +89,9 @@ func parseFind(c *cmdArgs, allowDiskUse bool, clock expr.Clock) (findArgs, error
 	}
 	if err == nil && a.tailable && a.single {
 		err = mongoerr.New(mongoerr.BadValue, "cannot use tailable option with the 'singleBatch' option")
+	}
+	if err == nil {
+		err = checkResumable(c, o)
 	}
 	if let := c.doc("let"); err == nil && let != nil {
 		// The variables are evaluated once the command has parsed.
@@ -178,4 +182,39 @@ func (s *Service) findOplog(r *Request, coll string, a findArgs, b *binding) (bs
 		fb.defaultSize = math.MaxInt64
 	}
 	return executorError(s.serveFirstBatch(r, r.DB, coll, cur, b, fb))
+}
+
+// checkResumable is validateFindCommandRequest's check of a resumable
+// scan: $_requestResumeToken asks for a forward natural scan, from the
+// record $_resumeAfter names, which needs it; it sets o.ResumeAfter.
+func checkResumable(c *cmdArgs, o *engine.FindOptions) error {
+	after := c.doc("$_resumeAfter")
+	if !o.ResumeToken {
+		if rawdoc.Len(after) > 0 {
+			return mongoerr.New(mongoerr.BadValue, "'requestResumeToken' must be true if 'resumeAfter' is specified")
+		}
+		return nil
+	}
+	if h, ok := o.Hint.DocumentOK(); !ok || !naturalForward(h) {
+		return mongoerr.New(mongoerr.BadValue, "hint must be {$natural:1} if 'requestResumeToken' is enabled")
+	}
+	if rawdoc.Len(o.Sort) > 0 && !naturalForward(o.Sort) {
+		return mongoerr.New(mongoerr.BadValue, "sort must be unset or {$natural:1} if 'requestResumeToken' is enabled")
+	}
+	if rawdoc.Len(after) == 0 {
+		return nil
+	}
+	rid, err := after.LookupErr("$recordId")
+	if rawdoc.Len(after) != 1 || err != nil || rid.Type != bson.TypeInt64 && rid.Type != bson.TypeBinary && rid.Type != bson.TypeNull {
+		return mongoerr.New(mongoerr.BadValue, "Malformed resume token: the '_resumeAfter' object must contain exactly one field named '$recordId', of type NumberLong, BinData or jstNULL.")
+	}
+	o.ResumeAfter = rid
+	return nil
+}
+
+// naturalForward reports whether doc is {$natural: 1}, as MongoDB compares
+// documents (any number type equal to 1).
+func naturalForward(doc bson.Raw) bool {
+	n, ok := doc.Lookup("$natural").AsFloat64OK()
+	return ok && n == 1 && rawdoc.Len(doc) == 1
 }

@@ -450,12 +450,18 @@ func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option min not supported in aggregation.")
 	case rawdoc.Len(a.Max) > 0:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option max not supported in aggregation.")
+	case a.ReturnKey:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option returnKey not supported in aggregation.")
+	case a.ShowRecordID:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option showRecordId not supported in aggregation.")
 	case a.noTimeout:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
-	case c.bool("readOnce"):
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option readOnce not supported in aggregation.")
 	case a.single && a.Limit != 1:
 		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
+	case c.bool("readOnce"):
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option readOnce not supported in aggregation.")
+	case a.ResumeToken:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option $_requestResumeToken not supported in aggregation.")
 	}
 	stages := queryStages(a.FindOptions)
 	if len(a.Projection) > 5 {

@@ -33,8 +33,8 @@ func Lend(src Source) (bson.Raw, error) {
 
 // Meta is what a document carries beside its fields, which {$meta: ...}
 // reads: the score a $text search gave it, the distance from a $near
-// search's center and the location it was measured to, and the key of the
-// index entry a scan found it through.
+// search's center and the location it was measured to, the key of the
+// index entry a scan found it through, and its record id.
 type Meta struct {
 	TextScore       float64
 	HasTextScore    bool
@@ -45,6 +45,11 @@ type Meta struct {
 	// entry's values ({_id: ...} for the _id index); nil when the scan read
 	// no index (a collection scan) or was not asked for keys.
 	IndexKey bson.Raw
+	// RecordID is {$meta: "recordId"}: the document's record id, the
+	// storage encoding of its _id (keyenc), which orders the documents as
+	// a collection scan reads them; nil when the read was not asked for
+	// record ids or the document is computed (a group's).
+	RecordID []byte
 }
 
 // MetaSource is a Source whose documents carry metadata: Meta is that of

@@ -63,6 +63,19 @@ type FindOptions struct {
 	// ReturnKey is find's returnKey: each document becomes its index key,
 	// {} without one (query.ReturnKey).
 	ReturnKey bool
+	// ShowRecordID is find's showRecordId: each document ends with its
+	// record id as $recordId (query.ShowRecordID).
+	ShowRecordID bool
+	// RecordIDs gives the documents their record ids
+	// (docsrc.Meta.RecordID), for a later stage's {$meta: "recordId"}; a
+	// projection reading it asks for them itself.
+	RecordIDs bool
+	// ResumeToken is find's $_requestResumeToken, on a forward natural
+	// scan: its cursor reports the record its scan reached
+	// (resumeCursor). ResumeAfter, when set, is $_resumeAfter's $recordId:
+	// the scan starts after that record (startAfter).
+	ResumeToken bool
+	ResumeAfter bson.RawValue
 	// ExecutorContext is written before the errors of the sort Find runs
 	// as it opens the cursor, which the command's executor raises in
 	// MongoDB: FindExecutorContext when empty, the aggregate's for a
@@ -102,8 +115,9 @@ type compiledFind struct {
 	// explain plans without the plan cache.
 	explain bool
 	// textScore reports that the projection or sort needs $text scores,
-	// indexKeys that the documents carry their index keys.
-	textScore, indexKeys bool
+	// indexKeys and recordIDs that the documents carry their index keys
+	// and record ids.
+	textScore, indexKeys, recordIDs bool
 	// min and max are the find's key bounds (FindOptions.Min, Max).
 	min, max bson.Raw
 }
@@ -144,7 +158,12 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		q.proj, q.projDoc = query.ReturnKey(q.proj), nil
 	}
 	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
+	if o.ShowRecordID {
+		// The record id is not in an index's keys: no covered plan.
+		q.proj, q.projDoc = query.ShowRecordID(q.proj), nil
+	}
 	q.indexKeys = o.IndexKeys || q.proj != nil && q.proj.NeedsMeta("indexKey")
+	q.recordIDs = o.RecordIDs || o.ResumeToken || q.proj != nil && q.proj.NeedsMeta("recordId")
 	return q, nil
 }
 
@@ -243,6 +262,9 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.startAfter(c, p, o); err != nil {
+		return nil, err
+	}
 	st := opStatsOf(o.Ctx)
 	st.ran(c, p, false)
 	// read before execute takes the scan's snapshot (recheck.go)
@@ -256,6 +278,10 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		m.scan.recheck = rc
 		sc.scan = m.scan
 	}
+	if o.ResumeToken {
+		from, _ := recordIDOf(o.ResumeAfter)
+		return &resumeCursor{scanCursor: sc, from: from}, nil
+	}
 	return sc, nil
 }
 
@@ -267,6 +293,9 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	}
 	if k, ok := scan.src.(keyed); ok && q.indexKeys {
 		k.giveIndexKeys(!c.Clustered())
+	}
+	if r, ok := scan.src.(recorded); ok && q.recordIDs {
+		r.giveRecordIDs()
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
 	if scan.covered() {

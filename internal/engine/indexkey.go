@@ -26,25 +26,30 @@ func (u *unionSource) giveIndexKeys(idIndex bool) {
 	}
 }
 
-// Meta is the index key of the document Next returned last, when asked
-// for (giveIndexKeys): an index scan's {field: value, ...} in the index's
-// order; a read of the document store by _id (one _id or ranges) {_id:
-// ...}; none for a collection scan.
+// Meta is the index key and the record id of the document Next returned
+// last, each when asked for (giveIndexKeys, giveRecordIDs). The key is an
+// index scan's {field: value, ...} in the index's order; a read of the
+// document store by _id (one _id or ranges) {_id: ...}; none for a
+// collection scan.
 func (s *planSource) Meta() docsrc.Meta {
+	var m docsrc.Meta
+	if s.ids && s.last != nil {
+		m.RecordID = bytes.Clone(s.lastID)
+	}
 	if !s.keys || s.last == nil {
-		return docsrc.Meta{}
+		return m
 	}
 	p := s.p
 	switch {
 	case p.Natural || p.Index == nil && (p.Intervals == nil || !s.idIndex):
-		return docsrc.Meta{}
 	case p.Index == nil:
 		start, out := bsoncore.AppendDocumentStart(nil)
 		out = rawdoc.AppendElement(out, "_id", s.last.Lookup("_id"))
-		out, _ = bsoncore.AppendDocumentEnd(out, start)
-		return docsrc.Meta{IndexKey: out}
+		m.IndexKey, _ = bsoncore.AppendDocumentEnd(out, start)
+	default:
+		m.IndexKey = s.entryKey()
 	}
-	return docsrc.Meta{IndexKey: s.entryKey()}
+	return m
 }
 
 // entryKey is the key of the index entry the scan is at, as a document of

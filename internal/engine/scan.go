@@ -70,6 +70,11 @@ type planSource struct {
 	keys, idIndex      bool
 	last               bson.Raw
 	lastKey, lastEntry []byte
+	// ids is set when the documents carry their record ids
+	// (giveRecordIDs); lastID is then the record id (encoded _id) of the
+	// document Next returned last.
+	ids    bool
+	lastID []byte
 	// point is the document of a point plan (one _id, or one key of a
 	// unique index), read at once, and pointID its record id.
 	point     bson.Raw
@@ -196,7 +201,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if s.seen != nil && s.dup(s.pointID) {
 			return nil, nil
 		}
-		s.last = s.point
+		s.setLast(s.point, s.pointID)
 		return s.point, nil
 	}
 	for s.advance() {
@@ -209,7 +214,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 				continue
 			}
 			doc, err := docOf(s.it.Value(), &s.docBuf)
-			s.last = doc
+			s.setLast(doc, s.it.Key()[len(s.prefix):])
 			return doc, err
 		}
 		encID := entryID(s.it.Value())
@@ -237,7 +242,7 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if cov := s.p.Covered(); cov != nil {
 			doc, err := s.coveredDoc(cov, encID)
 			if doc != nil || err != nil {
-				s.last = doc
+				s.setLast(doc, encID)
 				return doc, err
 			}
 			continue
@@ -248,11 +253,19 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		if found {
 			s.stats.DocsExamined++
-			s.last = doc
+			s.setLast(doc, encID)
 			return doc, nil
 		}
 	}
 	return nil, s.it.Error()
+}
+
+// setLast notes doc, of record id id, as the document Next returns.
+func (s *planSource) setLast(doc bson.Raw, id []byte) {
+	s.last = doc
+	if s.ids {
+		s.lastID = append(s.lastID[:0], id...)
+	}
 }
 
 // dup reports whether the document of encID was yielded before, and

@@ -25,12 +25,12 @@ func IsMetaName(name string) bool { return metaNames[name] }
 
 // CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
 // knows (17308 otherwise), of metadata Folio keeps (textScore,
-// geoNearDistance, geoNearPoint, indexKey; the others fail with
+// geoNearDistance, geoNearPoint, indexKey, recordId; the others fail with
 // NotImplemented).
 func CheckMeta(arg bson.RawValue) error {
 	name, _ := arg.StringValueOK()
 	switch {
-	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey":
+	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey", name == "recordId":
 		return nil
 	case metaNames[name]:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
@@ -63,8 +63,8 @@ func MetaNames(v bson.RawValue) []string {
 // score (without one evaluation fails with 40218, as in MongoDB);
 // {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the
 // distance and location a $near or $geoNear measured, {$meta: "indexKey"}
-// the key of the index entry the document was found through (missing
-// without).
+// the key of the index entry the document was found through, {$meta:
+// "recordId"} its record id (both missing without).
 func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	if err := CheckMeta(v); err != nil {
 		return nil, err
@@ -80,10 +80,15 @@ func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error
 }
 
 // MetaValue is the metadata name of a document carrying m: missing
-// geoNear metadata or index key is missing, a missing text score fails
-// with 40218.
+// geoNear metadata, index key or record id is missing, a missing text
+// score fails with 40218.
 func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 	switch name {
+	case "recordId":
+		if m.RecordID != nil {
+			return RecordIDValue(m.RecordID), nil
+		}
+		return bson.RawValue{}, nil
 	case "indexKey":
 		if m.IndexKey != nil {
 			return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: m.IndexKey}, nil
@@ -104,4 +109,12 @@ func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 		return bson.RawValue{}, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 	}
 	return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.TextScore)}, nil
+}
+
+// RecordIDValue is how a record id shows in documents ($recordId,
+// postBatchResumeToken): as MongoDB serializes the record ids of a
+// clustered collection, which are the encoding of the _id as Folio's are,
+// binary data of subtype 0.
+func RecordIDValue(id []byte) bson.RawValue {
+	return bson.RawValue{Type: bson.TypeBinary, Value: bsoncore.AppendBinary(nil, bson.TypeBinaryGeneric, id)}
 }

@@ -129,6 +129,12 @@ func (p *Plan) Fetches() bool { return p.Index != nil || p.Natural }
 // HasChecks reports whether the scan must test keys with CheckKey.
 func (p *Plan) HasChecks() bool { return p.checks != nil }
 
+// StartAfter makes p, a forward scan of the document store, start after
+// the document whose encoded _id is id (a resumed scan).
+func (p *Plan) StartAfter(id []byte) {
+	p.Intervals = []Interval{{Lo: append(slices.Clip(id), 0)}}
+}
+
 // UseNatural turns a plain scan of a capped collection into a scan of its
 // insertion order, which is its natural order.
 func (p *Plan) UseNatural() {

@@ -18,8 +18,9 @@ type Projection struct {
 	inclusion bool
 	// posPath is the path of the positional projection (`a.b.$`), if any.
 	posPath []string
-	// returnKey makes it find's returnKey (ReturnKey).
-	returnKey bool
+	// returnKey makes it find's returnKey (ReturnKey), showRecordID
+	// find's showRecordId (ShowRecordID).
+	returnKey, showRecordID bool
 	// metas are the top-level fields set to the document's metadata
 	// ({$meta: name}), added after the others; exprMetas are the metadata
 	// computed fields read.
@@ -32,7 +33,7 @@ type metaField struct{ field, name string }
 // NeedsMeta reports whether the projection reads the document's metadata
 // name ({$meta: name}).
 func (p *Projection) NeedsMeta(name string) bool {
-	return p.returnKey && name == "indexKey" ||
+	return p.returnKey && name == "indexKey" || p.showRecordID && name == "recordId" ||
 		slices.ContainsFunc(p.metas, func(m metaField) bool { return m.name == name }) ||
 		slices.Contains(p.exprMetas, name)
 }
@@ -55,21 +56,44 @@ func ReturnKey(p *Projection) *Projection {
 	return &r
 }
 
+// ShowRecordID is find's showRecordId with the projection p (nil: none):
+// each document ends with $recordId, its record id, as MongoDB adds
+// {$recordId: {$meta: "recordId"}} to the projection, after returnKey's
+// key too.
+func ShowRecordID(p *Projection) *Projection {
+	if p == nil {
+		p = &Projection{root: &projNode{}}
+	}
+	r := *p
+	r.showRecordID = true
+	return &r
+}
+
 // UsesMeta reports whether the projection reads document metadata.
 func (p *Projection) UsesMeta() bool { return len(p.metas) > 0 || len(p.exprMetas) > 0 }
 
 // ApplyMeta projects doc as Apply does, setting the $meta fields from
 // meta (expr.MetaValue: a missing text score fails with 40218).
 func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
-	if p.returnKey {
-		if meta.IndexKey == nil {
-			return bson.Raw{5, 0, 0, 0, 0}, nil
+	var out bson.Raw
+	metas := p.metas
+	switch {
+	case p.returnKey:
+		out, metas = meta.IndexKey, nil
+		if out == nil {
+			out = bson.Raw{5, 0, 0, 0, 0}
 		}
-		return meta.IndexKey, nil
+	default:
+		var err error
+		if out, err = p.apply(doc, pos, &meta); err != nil {
+			return nil, err
+		}
 	}
-	out, err := p.apply(doc, pos, &meta)
-	if err != nil || len(p.metas) == 0 {
-		return out, err
+	if p.showRecordID {
+		metas = append(slices.Clip(metas), metaField{field: "$recordId", name: "recordId"})
+	}
+	if len(metas) == 0 {
+		return out, nil
 	}
 	start, dst := bsoncore.AppendDocumentStart(nil)
 	it := rawdoc.Iterate(out)
@@ -78,11 +102,11 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 		if !ok {
 			break
 		}
-		if !slices.ContainsFunc(p.metas, func(m metaField) bool { return m.field == string(k) }) {
+		if !slices.ContainsFunc(metas, func(m metaField) bool { return m.field == string(k) }) {
 			dst = rawdoc.AppendElement(dst, string(k), v)
 		}
 	}
-	for _, m := range p.metas {
+	for _, m := range metas {
 		v, err := expr.MetaValue(meta, m.name)
 		if err != nil {
 			return nil, err

@@ -115,7 +115,7 @@ func (s *Sorter) Add(e Entry) error {
 			s.popRoot()
 		}
 	}
-	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.IndexKey))
+	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.IndexKey)+len(e.Meta.RecordID))
 	if !s.acct.Grow(n) {
 		if !s.opts.AllowDisk {
 			return s.overMemory()

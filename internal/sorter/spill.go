@@ -49,14 +49,17 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		s.w.Write(e.Key)
 		m := binary.PutVarint(hdr[:], e.Aux)
 		s.w.Write(hdr[:m])
-		// The metadata: a byte of flags, then the text score and the
-		// index key each has.
+		// The metadata: a byte of flags, then the text score, the index
+		// key and the record id (its length, then its bytes) each has.
 		var flags byte
 		if e.Meta.HasTextScore {
 			flags |= spillTextScore
 		}
 		if e.Meta.IndexKey != nil {
 			flags |= spillIndexKey
+		}
+		if e.Meta.RecordID != nil {
+			flags |= spillRecordID
 		}
 		s.w.WriteByte(flags)
 		m++
@@ -68,6 +71,12 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		if e.Meta.IndexKey != nil {
 			s.w.Write(e.Meta.IndexKey)
 			m += len(e.Meta.IndexKey)
+		}
+		if e.Meta.RecordID != nil {
+			l := binary.PutUvarint(hdr[:], uint64(len(e.Meta.RecordID)))
+			s.w.Write(hdr[:l])
+			s.w.Write(e.Meta.RecordID)
+			m += l + len(e.Meta.RecordID)
 		}
 		s.w.Write(e.Doc)
 		s.end += int64(n + len(e.Key) + m + len(e.Doc))
@@ -146,6 +155,16 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 			return Entry{}, false, err
 		}
 	}
+	if flags&spillRecordID != 0 {
+		l, err := binary.ReadUvarint(r.r)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		e.Meta.RecordID = make([]byte, l)
+		if _, err := io.ReadFull(r.r, e.Meta.RecordID); err != nil {
+			return Entry{}, false, err
+		}
+	}
 	if e.Doc, err = readDoc(r.r); err != nil {
 		return Entry{}, false, err
 	}
@@ -156,6 +175,7 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 const (
 	spillTextScore = 1 << iota
 	spillIndexKey
+	spillRecordID
 )
 
 // readDoc reads a BSON document.
