@@ -29,6 +29,9 @@ type Spec struct {
 	// modify events, collectionUUID, and updateDescription's
 	// disambiguatedPaths.
 	ShowExpandedEvents bool
+	// ShowSystemEvents adds the events of the system collections MongoDB
+	// shows with it (shownSystem).
+	ShowSystemEvents bool
 }
 
 // ParseSpec reads the $changeStream stage's argument.
@@ -75,7 +78,9 @@ func ParseSpec(v bson.RawValue) (Spec, error) {
 			s.AllChangesForCluster, err = boolField(name, f)
 		case "showExpandedEvents":
 			s.ShowExpandedEvents, err = boolField(name, f)
-		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS", "showSystemEvents", "showRawUpdateDescription":
+		case "showSystemEvents":
+			s.ShowSystemEvents, err = boolField(name, f)
+		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS", "showRawUpdateDescription":
 			var on bool
 			if on, err = boolField(name, f); err == nil && on {
 				return s, mongoerr.New(mongoerr.NotImplemented, "$changeStream.%s is not supported by Folio", name)

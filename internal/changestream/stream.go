@@ -21,8 +21,9 @@ type Scope struct {
 }
 
 // watches reports whether an event on db.coll (coll empty: on the
-// database) belongs to the stream.
-func (s Scope) watches(db, coll string) bool {
+// database) belongs to the stream: a system collection's only with
+// system, and only the few MongoDB's showSystemEvents shows (shownSystem).
+func (s Scope) watches(db, coll string, system bool) bool {
 	switch {
 	case s.DB == "":
 		if db == "admin" || db == "config" || db == "local" {
@@ -33,7 +34,20 @@ func (s Scope) watches(db, coll string) bool {
 	case s.Coll != "":
 		return coll == s.Coll
 	}
-	return !strings.HasPrefix(coll, "system.")
+	return !strings.HasPrefix(coll, "system.") || system && shownSystem(coll)
+}
+
+// shownSystem reports whether showSystemEvents shows the events of the
+// system collection coll: system.js, and the resharding and time series
+// buckets collections, as MongoDB 7.0's namespace filter has it.
+func shownSystem(coll string) bool {
+	return coll == "system.js" || strings.HasPrefix(coll, "system.resharding.") || strings.HasPrefix(coll, "system.buckets.")
+}
+
+// watches reports whether an event on db.coll belongs to the stream, under
+// its showSystemEvents.
+func (s *Stream) watches(db, coll string) bool {
+	return s.Scope.watches(db, coll, s.Spec.ShowSystemEvents)
 }
 
 // Stream turns oplog entries into the events of one change stream, after
@@ -95,7 +109,7 @@ func (s *Stream) event(stamp uint64, opIndex uint32, e oplog.Read, pre bson.Raw,
 		if coll == systemViews {
 			return s.viewEvent(b, tok, db, emit)
 		}
-		if !s.Scope.watches(db, coll) {
+		if !s.watches(db, coll) {
 			return nil
 		}
 		key := e.O2
@@ -152,10 +166,10 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 		return nil
 	}
 	if kind == "dropDatabase" {
-		if s.Scope.Coll != "" || !s.Scope.watches(db, "") {
+		if s.Scope.Coll != "" || !s.watches(db, "") {
 			return nil
 		}
-	} else if !s.Scope.watches(db, coll) {
+	} else if !s.watches(db, coll) {
 		return nil
 	}
 	if s.after(tok) {
@@ -187,7 +201,7 @@ const systemViews = "system.views"
 // on their buckets, included). Collection streams do not, even on the
 // view's name.
 func (s *Stream) viewEvent(b eventBuilder, tok Token, db string, emit func(Token, bson.Raw) error) error {
-	if !s.Spec.ShowExpandedEvents || s.Scope.Coll != "" || !s.Scope.watches(db, "") {
+	if !s.Spec.ShowExpandedEvents || s.Scope.Coll != "" || !s.watches(db, "") {
 		return nil
 	}
 	e := b.e

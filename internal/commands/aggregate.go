@@ -56,17 +56,24 @@ var localOnlyStages = map[string]bool{
 	"$listSampledQueries": true, "$shardedDataDistribution": true,
 }
 
+// anyReadConcernStages are the localOnlyStages that take any read concern
+// (their LiteParsed stages leave supportsReadConcern as it is) though
+// transactions refuse them: migration tools read $collStats under
+// majority read concern.
+var anyReadConcernStages = map[string]bool{"$collStats": true, "$indexStats": true}
+
 // stagesNotInTransactions are the other stages a multi-document
 // transaction may not run, anywhere in its pipeline (MongoDB manual,
 // Transactions and Operations).
 var stagesNotInTransactions = map[string]bool{"$merge": true, "$out": true, "$unionWith": true}
 
 // firstLocalOnlyStage is the first stage of p, at any depth, that
-// localOnlyStages holds; "" for none.
-func firstLocalOnlyStage(p bson.RawArray) string {
+// localOnlyStages holds, but for those of anyReadConcernStages when
+// readConcern; "" for none.
+func firstLocalOnlyStage(p bson.RawArray, readConcern bool) string {
 	var found string
 	_ = eachStage(p, func(name string, _ bson.Raw) error {
-		if localOnlyStages[name] {
+		if localOnlyStages[name] && !(readConcern && anyReadConcernStages[name]) {
 			found = name
 			return errFoundStage
 		}
@@ -82,7 +89,7 @@ var errFoundStage = errors.New("found")
 // checkTxnPipeline refuses a transaction's pipeline that uses a stage
 // transactions do not run.
 func checkTxnPipeline(p bson.RawArray) error {
-	if name := firstLocalOnlyStage(p); name != "" {
+	if name := firstLocalOnlyStage(p, false); name != "" {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction,
 			"Operation not permitted in transaction :: caused by :: Aggregation stage %s cannot run within a multi-document transaction.", name)
 	}

@@ -206,7 +206,7 @@ func readConcernUnsupported(r *Request, name, level string) string {
 	localOnly := ""
 	if name == "aggregate" && r.args.spec != nil {
 		p, _ := r.args.value("pipeline").ArrayOK()
-		localOnly = firstLocalOnlyStage(p)
+		localOnly = firstLocalOnlyStage(p, true)
 	}
 	switch {
 	case !readConcernAllLevels[name]:

@@ -27,7 +27,7 @@ var secondaryRules = map[string]onSecondary{
 	"createRole": never, "createUser": never, "delete": never, "deleteIndexes": never, "drop": never,
 	"dropAllRolesFromDatabase": never, "dropAllUsersFromDatabase": never, "dropDatabase": never,
 	"dropIndexes": never, "dropRole": never, "dropUser": never, "enableSharding": never, "enablesharding": never,
-	"findAndModify": never, "findandmodify": never, "grantPrivilegesToRole": never, "grantRolesToRole": never,
+	"appendOplogNote": never, "findAndModify": never, "findandmodify": never, "grantPrivilegesToRole": never, "grantRolesToRole": never,
 	"grantRolesToUser": never, "insert": never, "reIndex": never, "renameCollection": never,
 	"revokePrivilegesFromRole": never, "revokeRolesFromRole": never, "revokeRolesFromUser": never,
 	"setDefaultRWConcern": never, "setClusterParameter": never, "setFeatureCompatibilityVersion": never, "setUserWriteBlockMode": never,

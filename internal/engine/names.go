@@ -43,11 +43,12 @@ func ValidateCollName(db, name string) error { return nsname.CheckCollection(db,
 // control keeps users and roles, admin.system.version, where the
 // featureCompatibilityVersion is, admin.system.advise, where the advisor
 // keeps its observations, system.views, where each database keeps its
-// views, system.profile, its profiler's, and system.buckets.<name>, a time
-// series collection's buckets.
+// views, system.profile, its profiler's, system.buckets.<name>, a time
+// series collection's buckets, and system.js, which MongoDB lets clients
+// write (stored functions).
 func legalSystemNS(db, name string) bool {
 	switch {
-	case name == ViewsCollection, name == ProfileCollection, strings.HasPrefix(name, timeseries.BucketsPrefix):
+	case name == ViewsCollection, name == ProfileCollection, name == "system.js", strings.HasPrefix(name, timeseries.BucketsPrefix):
 		return true
 	}
 	return db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/keyenc"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
@@ -702,5 +703,21 @@ func (e *Engine) setOplogCount(n int64) error {
 			return err
 		}
 		return tx.Commit()
+	})
+}
+
+// AppendOplogNote writes a no-op entry holding data to the oplog, as
+// appendOplogNote does: tools write one to advance the cluster time (and
+// a change stream's high-water mark) without changing data. A store
+// without an oplog has none to write to (NoReplicationEnabled).
+func (e *Engine) AppendOplogNote(ctx context.Context, data bson.Raw) error {
+	if e.oplog == nil {
+		return mongoerr.New(mongoerr.NoReplicationEnabled, "Must have replication set up to run \"appendOplogNote\"")
+	}
+	return e.retry(ctx, func(tx storage.Txn) error {
+		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: data}, nil); err != nil {
+			return err
+		}
+		return e.commit(tx)
 	})
 }

@@ -176,6 +176,8 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		return parseText(v)
 	case "$jsonSchema":
 		return parseJSONSchemaOperator(v)
+	case "$sampleRate":
+		return parseSampleRate(v, env)
 	}
 	return nil, mongoerr.New(mongoerr.BadValue, "unknown top level operator: %s", key)
 }

@@ -186,6 +186,9 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$bitsAnySet": ["x"]}}`, 2, `Failed to parse bit position. Expected a number in: 0: "x"`},
 		{`{"a": {"$bitsAnySet": [1, 1.2]}}`, 2, "Failed to parse bit position. Expected an integer: 1: 1.2"},
 		{`{"$alwaysTrue": 2}`, 9, "$alwaysTrue must be an integer value of 1"},
+		{`{"$sampleRate": "0.5"}`, 2, "argument to $sampleRate must be a numeric type"},
+		{`{"$sampleRate": 1.5}`, 2, "numeric argument to $sampleRate must be in [0, 1]"},
+		{`{"$sampleRate": {"$numberDouble": "NaN"}}`, 2, "numeric argument to $sampleRate must be in [0, 1]"},
 		{`{"$or": [{"a": {"$bad": 1}}]}`, 2, "unknown operator: $bad"},
 	}
 	for _, tt := range tests {
@@ -211,6 +214,35 @@ func TestWalkTree(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}
+
+// TestSampleRate: $sampleRate matches nothing at 0, everything at 1, and
+// each document with the rate's probability between.
+func TestSampleRate(t *testing.T) {
+	doc := ext(t, `{"a": 1}`)
+	for _, tt := range []struct {
+		filter    string
+		low, high int // matches of 1000 tries
+	}{
+		{`{"$sampleRate": 0}`, 0, 0},
+		{`{"$sampleRate": {"$numberLong": "1"}}`, 1000, 1000},
+		{`{"$sampleRate": 0.25, "a": 1}`, 150, 350},
+		{`{"$sampleRate": 0.25, "a": 2}`, 0, 0},
+	} {
+		f, err := Compile(ext(t, tt.filter))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for range 1000 {
+			if f.Match(doc) {
+				n++
+			}
+		}
+		if n < tt.low || n > tt.high {
+			t.Errorf("%s matched %d of 1000, want %d to %d", tt.filter, n, tt.low, tt.high)
 		}
 	}
 }

@@ -3,10 +3,13 @@ package query
 import (
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // exprMatch is a compiled {$expr: <expression>} clause. $$NOW is fixed when
@@ -33,6 +36,30 @@ func parseExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*Node,
 		return nil, err
 	}
 	return &Node{Kind: KindExpr, Value: v, expr: &exprMatch{e: e, ctx: ctx}}, nil
+}
+
+// parseSampleRate is {$sampleRate: rate}: each document matches with
+// probability rate, as MongoDB rewrites it, {$expr: {$lt: [{$rand: {}},
+// rate]}}, a constant false at 0 and true at 1.
+func parseSampleRate(v bson.RawValue, env *parseEnv) (*Node, error) {
+	if !values.IsNumber(v.Type) {
+		return nil, mongoerr.New(mongoerr.BadValue, "argument to $sampleRate must be a numeric type")
+	}
+	rate, _ := values.Float64(v)
+	var e bson.RawValue
+	switch {
+	case !(rate >= 0 && rate <= 1):
+		return nil, mongoerr.New(mongoerr.BadValue, "numeric argument to $sampleRate must be in [0, 1]")
+	case rate == 0 || rate == 1:
+		e = bson.RawValue{Type: bson.TypeBoolean, Value: bsoncore.AppendBoolean(nil, rate == 1)}
+	default:
+		doc, err := bson.Marshal(bson.D{{Key: "$lt", Value: bson.A{bson.D{{Key: "$rand", Value: bson.D{}}}, rate}}})
+		if err != nil {
+			return nil, err
+		}
+		e = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	}
+	return parseExpr(e, env.let, env.coll)
 }
 
 // exprFailure carries an evaluation error out of a match: MongoDB fails the

@@ -1370,3 +1370,37 @@ func TestChangeStreamSplitLargeEvents(t *testing.T) {
 		t.Errorf("started after the last fragment: %v", got)
 	}
 }
+
+// TestChangeStreamShowSystemEvents: a database's stream reports the writes
+// of system.js only with showSystemEvents, as MongoDB 7.0's namespace
+// filter has it.
+func TestChangeStreamShowSystemEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("cssys")
+	plain, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	system, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetCustomPipeline(bson.M{"showSystemEvents": true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer system.Close(ctx)
+	for _, coll := range []string{"system.js", "plain"} {
+		if _, err := db.Collection(coll).InsertOne(ctx, bson.D{{Key: "_id", Value: coll}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []struct {
+		cs    *mongo.ChangeStream
+		colls []string
+	}{{plain, []string{"plain"}}, {system, []string{"system.js", "plain"}}} {
+		for _, coll := range want.colls {
+			if got := nextEvent(t, want.cs).Lookup("ns", "coll").StringValue(); got != coll {
+				t.Fatalf("event on %s, want %s", got, coll)
+			}
+		}
+	}
+}

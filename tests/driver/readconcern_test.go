@@ -82,12 +82,15 @@ func TestReadConcernSupport(t *testing.T) {
 		{"change stream local", true, agg("local", stream), 72},
 		{"change stream snapshot", true, agg("snapshot", stream), 72},
 		{"change stream majority", true, agg("majority", stream), 0},
-		// stages of this node's own state take local only, nested too
+		// stages of this node's own state take local only, nested too;
+		// $collStats and $indexStats take any (migration tools read them
+		// under majority)
 		{"$collStats local", true, agg("local", bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}}}}), 0},
-		{"$collStats snapshot", true, agg("snapshot", bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}}}}), 72},
-		{"$indexStats majority", false, agg("majority", bson.D{{Key: "$indexStats", Value: bson.D{}}}), 72},
+		{"$collStats majority", true, agg("majority", bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}}}}), 0},
+		{"$indexStats majority", false, agg("majority", bson.D{{Key: "$indexStats", Value: bson.D{}}}), 0},
+		{"$planCacheStats majority", false, agg("majority", bson.D{{Key: "$planCacheStats", Value: bson.D{}}}), 72},
 		{"$listSearchIndexes snapshot", true, agg("snapshot", bson.D{{Key: "$listSearchIndexes", Value: bson.D{}}}), 72},
-		{"$indexStats in $unionWith majority", false, agg("majority", bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "rc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}}}}), 72},
+		{"$planCacheStats in $unionWith majority", false, agg("majority", bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "rc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{}}}}}}}}), 72},
 		{"explain find majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "rc"}}}, rc("majority")}, 0},
 		{"explain aggregate majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "rc"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}}, rc("majority")}, 72},
 		{"explain insert majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "insert", Value: "rc"}, {Key: "documents", Value: bson.A{}}}}, rc("majority")}, 72},
