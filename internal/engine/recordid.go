@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -136,8 +137,7 @@ func (r *resumeCursor) PostBatchResumeToken(holding bool) bson.Raw {
 	if id == nil {
 		out = bsoncore.AppendNullElement(out, "$recordId")
 	} else {
-		v := expr.RecordIDValue(id)
-		out = bsoncore.AppendValueElement(out, "$recordId", bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		out = rawdoc.AppendElement(out, "$recordId", expr.RecordIDValue(id))
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
