@@ -130,6 +130,8 @@ func TestErrorMessages(t *testing.T) {
 		{"getMore of a collection starting with a dot", "", `{"getMore": {"$numberLong": "1"}, "collection": ".c"}`, 73, "Collection names cannot start with '.': .c"},
 		{"getMore of a collection with a NUL", "", `{"getMore": {"$numberLong": "1"}, "collection": "c\u0000"}`, 73, "Collection names cannot have embedded null characters"},
 		{"compact in a missing db", "nodb", `{"compact": "c"}`, 26, "database does not exist"},
+		{"a search index command", "", `{"createSearchIndexes": "c", "indexes": [{"definition": {}}]}`, 115, "Search index commands are only supported with Atlas."},
+		{"a search index entry without its definition", "", `{"createSearchIndexes": "c", "indexes": [{}]}`, 40414, "BSON field 'createSearchIndexes.indexes.definition' is missing but a required field"},
 		{"compact of a missing collection", "", `{"compact": "nope"}`, 26, "collection does not exist"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
