@@ -186,6 +186,10 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if spec.Name != "_id_" {
 			return opts, notImplementedCreateOption("idIndex.name")
 		}
+		if spec.Version == 1 {
+			// Folio's _id index is the documents' own order, of version 2.
+			return opts, notImplementedCreateOption("idIndex.v")
+		}
 		if opts.ClusteredIndex != nil {
 			// A clustered collection has no _id index to describe.
 			return opts, mongoerr.New(mongoerr.InvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")

@@ -145,13 +145,10 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			switch {
 			case f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32:
 				return spec, specError(doc, mongoerr.BadValue, "Index version must be representable as a 32-bit integer, but got %s", v)
-			case f == 1:
-				// Version 1 indexes order some keys differently; Folio
-				// builds version 2 only.
-				return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support index version 1 (v: 1) yet")
-			case f != 2:
+			case f != 1 && f != 2:
 				return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%d", doc, int32(f))
 			}
+			spec.Version = int32(f)
 		case "collation":
 			if v.Type != bson.TypeEmbeddedDocument {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'collation' must be an object, but got %s", values.TypeName(v.Type))
@@ -219,6 +216,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	}
 	if !hasName {
 		return spec, specError(doc, mongoerr.FailedToParse, "The 'name' field is a required property of an index specification")
+	}
+	if spec.Collation != nil && spec.Version == 1 {
+		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", doc)
 	}
 	if spec.Unique && spec.PrepareUnique {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", doc)

@@ -50,8 +50,14 @@ func CommandCollator(c *Collection, doc bson.Raw) (*collation.Collator, error) {
 
 // resolveIndexCollation settles the collation of a requested index: the
 // one it names, normalized, or the collection's default when it names
-// none; nil for the simple collation, which listIndexes does not report.
+// none; nil for the simple collation, which listIndexes does not report,
+// and for every index of version 1.
 func resolveIndexCollation(c *Collection, spec *IndexSpec) error {
+	if spec.Version == 1 {
+		// A version 1 index has no collation and does not inherit
+		// the collection's (MongoDB's validateIndexSpecCollation).
+		return nil
+	}
 	coll, err := CommandCollator(c, spec.Collation)
 	if err != nil {
 		return err

@@ -68,6 +68,8 @@ type Index struct {
 	// coll is the index's collation (nil: simple); its string keys are
 	// collation keys, so ranges, uniqueness and order follow it.
 	coll *collation.Collator
+	// v1: the index is of version 1 (IndexSpec.Version).
+	v1 bool
 	// wild is set on a wildcard index (index_wildcard.go).
 	wild *wildcardIndex
 	// text is set on a text index (index_text.go).
@@ -126,6 +128,18 @@ type IndexSpec struct {
 	Text fts.Options
 	// Flat are a 2d index's min, max and bits.
 	Flat geo.FlatOptions
+	// Version is the index version, v: 1 or 2 (0 is 2, the default). A
+	// version 1 index has no collation and refuses decimal keys, as
+	// MongoDB's KeyString V0 does; its keys order as version 2's.
+	Version int32
+}
+
+// version is the index version listIndexes reports: 2 unless 1 was asked.
+func (spec IndexSpec) version() int32 {
+	if spec.Version == 1 {
+		return 1
+	}
+	return 2
 }
 
 // idIndexName is the name of the _id index every collection has.
@@ -184,6 +198,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	if err := checkPlugins(ix, spec); err != nil {
 		return nil, err
+	}
+	if ix.v1 = spec.Version == 1; ix.v1 && ix.wild != nil {
+		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' is not allowed with index version v: 1")
 	}
 	if ix.wild != nil {
 		if err := ix.wild.setRegular(ix.Fields); err != nil {
@@ -250,7 +267,7 @@ func numberValue(v bson.RawValue) float64 {
 // indexSpecDoc builds the document listIndexes reports for ix.
 func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	start, d := bsoncore.AppendDocumentStart(nil)
-	d = bsoncore.AppendInt32Element(d, "v", 2)
+	d = bsoncore.AppendInt32Element(d, "v", spec.version())
 	d = bsoncore.AppendDocumentElement(d, "key", spec.Key)
 	d = bsoncore.AppendStringElement(d, "name", ix.Name)
 	if ix.text != nil {
@@ -404,6 +421,9 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 			vals = []bson.RawValue{v}
 		default:
 			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
+			if ix.v1 && slices.ContainsFunc(vals, holdsDecimal) {
+				return nil, false, errV1Decimal
+			}
 		}
 		if !missing {
 			allMissing = false
@@ -435,6 +455,23 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		keys = slices.CompactFunc(keys, func(a, b indexKey) bool { return bytes.Equal(a.enc, b.enc) })
 	}
 	return keys, len(seenArrays) > 0, nil
+}
+
+// errV1Decimal refuses a decimal key in a version 1 index, whose
+// KeyString (V0) has no encoding for it; MongoDB refuses every decimal,
+// nested ones included.
+var errV1Decimal = mongoerr.New(mongoerr.UnsupportedFormat, "Index version does not support NumberDecimal")
+
+// holdsDecimal reports whether v is or holds a Decimal128.
+func holdsDecimal(v bson.RawValue) bool {
+	switch v.Type {
+	case bson.TypeDecimal128:
+		return true
+	case bson.TypeEmbeddedDocument, bson.TypeArray:
+		vals, _ := bson.Raw(v.Value).Values()
+		return slices.ContainsFunc(vals, holdsDecimal)
+	}
+	return false
 }
 
 // nested reports whether array paths a and b are the same array or one

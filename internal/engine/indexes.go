@@ -48,6 +48,9 @@ func storedSpec(spec bson.Raw) IndexSpec {
 		s.WildcardProjection = p
 	}
 	s.Flat = geo.FlatOptions{Min: spec.Lookup("min"), Max: spec.Lookup("max"), Bits: spec.Lookup("bits")}
+	if v, ok := spec.Lookup("v").Int32OK(); ok {
+		s.Version = v
+	}
 	s.Text = fts.Options{Weights: spec.Lookup("weights"), DefaultLanguage: spec.Lookup("default_language"),
 		LanguageOverride: spec.Lookup("language_override"), Version: spec.Lookup("textIndexVersion")}
 	return s
