@@ -261,6 +261,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	if spec.Name == "" {
 		return spec, specError(fixed, mongoerr.CannotCreateIndex, "index name cannot be empty")
 	}
+	if spec.Version == 1 && engine.IsWildcardPattern(spec.Key) {
+		return spec, specError(fixed, mongoerr.CannotCreateIndex, "Index type 'wildcard' is not allowed with index version v: 1")
+	}
 	if storageEngine.Type != 0 {
 		if storageEngine.Type != bson.TypeEmbeddedDocument {
 			return spec, specError(fixed, mongoerr.CannotCreateIndex, "\"storageEngine\" options must be a document if present")

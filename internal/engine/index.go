@@ -199,9 +199,7 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err := checkPlugins(ix, spec); err != nil {
 		return nil, err
 	}
-	if ix.v1 = spec.Version == 1; ix.v1 && ix.wild != nil {
-		return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'wildcard' is not allowed with index version v: 1")
-	}
+	ix.v1 = spec.Version == 1
 	if ix.wild != nil {
 		if err := ix.wild.setRegular(ix.Fields); err != nil {
 			return nil, err

@@ -46,6 +46,15 @@ type wildcardIndex struct {
 // isWildcardKey reports whether a key pattern field names a wildcard.
 func isWildcardKey(path string) bool { return path == "$**" || strings.HasSuffix(path, ".$**") }
 
+// IsWildcardPattern reports whether key is a wildcard index's pattern (a
+// wildcard field with a number; {"$**": "text"} is a text index's).
+func IsWildcardPattern(key bson.Raw) bool {
+	elems, _ := key.Elements()
+	return slices.ContainsFunc(elems, func(el bson.RawElement) bool {
+		return isWildcardKey(el.Key()) && values.IsNumber(el.Value().Type)
+	})
+}
+
 // newWildcard validates a wildcard index's spec (MongoDB 7.0: one
 // wildcard field, neither unique nor sparse, a wildcardProjection only on
 // "$**") and builds its description; setRegular adds the other fields.

@@ -165,7 +165,7 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "index version 1 with a collation", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "v", Value: int32(1)}, bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "simple"}}})),
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot create an index with the 'collation' option and v=1"},
 		{name: "wildcard index of version 1", cmd: idx("c", spec(bson.D{{Key: "$**", Value: int32(1)}}, "w", bson.E{Key: "v", Value: int32(1)})),
-			code: 67, codeName: "CannotCreateIndex", msg: "Index type 'wildcard' is not allowed with index version v: 1"},
+			code: 67, codeName: "CannotCreateIndex", msg: `Error in specification { key: { $**: 1 }, name: "w", v: 1 } :: caused by :: Index type 'wildcard' is not allowed with index version v: 1`},
 		{name: "TTL not a number", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: "1"})),
 			code: 67, codeName: "CannotCreateIndex", msg: "must be numeric"},
 		{name: "TTL negative", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "expireAfterSeconds", Value: int32(-1)})),
