@@ -257,20 +257,17 @@ type failCommandData struct {
 	block       time.Duration
 }
 
+// parseFailCommandData reads the failCommand fail point's data. Without
+// failCommands (or without data) the fail point is set and matches no
+// command, as MongoDB's, which looks a command up in failCommands only.
 func parseFailCommandData(doc bson.Raw) (failCommandData, error) {
 	var d failCommandData
-	if doc == nil {
-		return d, mongoerr.New(mongoerr.BadValue, "the failCommand fail point needs data with failCommands")
-	}
 	a, err := parseSub(doc, failCommandDataSpec)
 	if err != nil {
 		return d, err
 	}
 	if d.commands, err = stringsArg(a.value("failCommands"), "failCommands"); err != nil {
 		return d, err
-	}
-	if len(d.commands) == 0 {
-		return d, mongoerr.New(mongoerr.BadValue, "failCommand needs a non-empty failCommands array")
 	}
 	d.appName, d.closeConnection = a.str("appName"), a.bool("closeConnection")
 	if a.has("errorCode") {
@@ -297,8 +294,11 @@ func parseFailCommandData(doc bson.Raw) (failCommandData, error) {
 	return d, nil
 }
 
-// stringsArg reads an array of strings.
+// stringsArg reads an array of strings; none when v is absent.
 func stringsArg(v bson.RawValue, name string) ([]string, error) {
+	if v.Type == 0 {
+		return nil, nil
+	}
 	vals, _ := v.Array().Values()
 	var out []string
 	for _, e := range vals {

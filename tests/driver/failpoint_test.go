@@ -172,6 +172,31 @@ func TestFailPointRefusals(t *testing.T) {
 	requireCode(t, client.Database(testDB).RunCommand(ctx, cmd("failCommand", bson.D{{Key: "failCommands", Value: bson.A{"find"}}})).Err(), 13, "Unauthorized")
 }
 
+// TestFailCommandWithoutCommands: a failCommand fail point whose data
+// names no command (no failCommands, as pymongo's pool tests set it to
+// close a connection; or no data at all) is set, as in MongoDB, and fails
+// nothing: MongoDB looks a command up in failCommands only.
+func TestFailCommandWithoutCommands(t *testing.T) {
+	client := startTestCommands(t, "failtest")
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("nofail")
+	for _, cmd := range []bson.D{
+		{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: bson.D{{Key: "times", Value: 1}}}, {Key: "data", Value: bson.D{{Key: "closeConnection", Value: true}}}},
+		{{Key: "configureFailPoint", Value: "failCommand"}, {Key: "mode", Value: "alwaysOn"}},
+	} {
+		if err := client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		if _, err := coll.InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatalf("insert under %v: %v", cmd, err)
+		}
+		if err := coll.FindOne(ctx, bson.D{}).Err(); err != nil {
+			t.Fatalf("find under %v: %v", cmd, err)
+		}
+	}
+	failCommand(t, client, "off", bson.D{})
+}
+
 // TestClearLog: the test command clearLog empties the global log getLog
 // serves, and only that one.
 func TestClearLog(t *testing.T) {
