@@ -21,7 +21,7 @@ func (e *Engine) distinctPlan(c *Collection, key string, o FindOptions) (*planne
 	if err != nil || h.natural != 0 {
 		return nil, err
 	}
-	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator()}
+	pq := planner.Query{Filter: q.filter, HintID: h.idOrder, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
 	if h.ix != nil {
 		hinted := h.ix.planned()
 		pq.Hint = &hinted

@@ -214,7 +214,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator()}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
 	cands, filtered := filteredCandidates(c, q, pq)
 	if !filtered {
 		pq.HintID = h.idOrder

@@ -35,7 +35,7 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 	if h.ix == nil && !h.idOrder {
 		return nil, mongoerr.New(mongoerr.MinMaxWithoutHint, "When using min()/max() a hint of which index to use must be provided")
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, IDCollation: c.DefaultCollator()}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
 	var ix *planner.Index
 	keyPattern, ixColl := bson.Raw(planner.IDKeyPattern), c.DefaultCollator()
 	if h.ix != nil {

@@ -50,9 +50,10 @@ func TestKeyChecks(t *testing.T) {
 		// result lies past one failing key).
 		{`{"a": 1, "c": {"$lte": 7}}`, `{"b": 1, "c": 1}`, 9,
 			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 7]"]}`, 10, 9},
-		// Backward: per b, seek below c = 9 past the keys above it.
+		// Backward: per b, seek below c = 9 past the keys above it. The
+		// bounds show in the scan's order.
 		{`{"a": 1, "c": {"$lte": 1}}`, `{"b": -1, "c": -1}`, 0,
-			`{"a": ["[1, 1]"], "b": ["[MinKey, MaxKey]"], "c": ["[-inf.0, 1]"]}`, 60, 40},
+			`{"a": ["[1, 1]"], "b": ["[MaxKey, MinKey]"], "c": ["[1, -inf.0]"]}`, 60, 40},
 		// Equality, range, equality: per b, seek to c = 3, then past b.
 		{`{"a": 2, "b": {"$gte": 5, "$lt": 15}, "c": 3}`, ``, 0,
 			`{"a": ["[2, 2]"], "b": ["[5, 15)"], "c": ["[3, 3]"]}`, 30, 10},

@@ -28,14 +28,29 @@ type fieldInterval struct {
 }
 
 func (iv fieldInterval) shown() string {
-	lo, hi := iv.loShown, iv.hiShown
+	lo, hi := iv.ends()
+	return lo + ", " + hi
+}
+
+// shownBackward is the interval as a backward scan meets it, from its
+// upper end to its lower, as MongoDB's explain shows it: (1, 5] is
+// [5, 1).
+func (iv fieldInterval) shownBackward() string {
+	lo, hi := iv.ends()
+	return opening(hi[len(hi)-1] == ']') + hi[:len(hi)-1] + ", " + lo[1:] + closing(lo[0] == '[')
+}
+
+// ends are the interval's ends as explain shows them, each with its
+// bracket.
+func (iv fieldInterval) ends() (lo, hi string) {
+	lo, hi = iv.loShown, iv.hiShown
 	if lo == "" {
 		lo = opening(iv.loIncl) + showValue(iv.loVal)
 	}
 	if hi == "" {
 		hi = showValue(iv.hiVal) + closing(iv.hiIncl)
 	}
-	return lo + ", " + hi
+	return lo, hi
 }
 
 // opening and closing are an interval's brackets.
@@ -90,13 +105,19 @@ func (b fieldBounds) empty() bool { return len(b.ivs) == 0 }
 // single reports whether the bounds pin the field to one value.
 func (b fieldBounds) single() bool { return b.point && len(b.ivs) == 1 }
 
-func (b fieldBounds) shown() []string {
+// shown are the intervals as explain shows them, in the order a scan
+// meets them: backward, the last first and each reversed.
+func (b fieldBounds) shown(backward bool) []string {
 	if b.none {
 		return []string{}
 	}
 	out := make([]string, len(b.ivs))
 	for i, iv := range b.ivs {
-		out[i] = iv.shown()
+		if backward {
+			out[len(out)-1-i] = iv.shownBackward()
+		} else {
+			out[i] = iv.shown()
+		}
 	}
 	return out
 }

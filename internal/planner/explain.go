@@ -71,9 +71,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 			scans = append(scans, br.scanStage())
 		}
 		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: scans}}
-		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: or}}
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(s.Filter)...), bson.E{Key: "inputStage", Value: or})
 	case p.Index == nil && p.Intervals == nil:
-		stage = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: s.Filter}, {Key: "direction", Value: direction}}
+		stage = append(append(bson.D{{Key: "stage", Value: "COLLSCAN"}}, filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
 	case p.Index == nil && s.Clustered:
 		stage = p.clusteredScanStage(s.Filter, direction)
 	case p.Index == nil && p.PointFields == 1:
@@ -81,7 +81,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 	case p.covered != nil:
 		stage = p.scanStage()
 	default:
-		stage = bson.D{{Key: "stage", Value: "FETCH"}, {Key: "filter", Value: s.Filter}, {Key: "inputStage", Value: p.scanStage()}}
+		stage = append(append(bson.D{{Key: "stage", Value: "FETCH"}}, filterOf(s.Filter)...), bson.E{Key: "inputStage", Value: p.scanStage()})
 	}
 	blockingSort := len(s.Sort) > 0 && !p.Sorted
 	if blockingSort {
@@ -192,22 +192,36 @@ func (p *Plan) countScanStage() bson.D {
 	}})
 }
 
-// explainBounds lists every field's bounds; fields the filter leaves open
-// span [MinKey, MaxKey]. A key range shows none, as MongoDB shows a
-// simple range.
+// explainBounds lists every field's bounds in the order the scan meets
+// them; fields the filter leaves open span [MinKey, MaxKey] ([MaxKey,
+// MinKey] backward). A key range shows none, as MongoDB shows a simple
+// range.
 func (p *Plan) explainBounds() bson.D {
 	out := bson.D{}
 	if p.keyRange {
 		return out
 	}
+	open := "[MinKey, MaxKey]"
+	if p.Reverse {
+		open = "[MaxKey, MinKey]"
+	}
 	for i, f := range p.fields {
-		var shown any = bson.A{"[MinKey, MaxKey]"}
+		var shown any = bson.A{open}
 		if i < len(p.fieldBounds) && !p.fieldBounds[i].empty() {
-			shown = p.fieldBounds[i].shown()
+			shown = p.fieldBounds[i].shown(p.Reverse)
 		}
 		out = append(out, bson.E{Key: f.Path, Value: shown})
 	}
 	return out
+}
+
+// filterOf is a stage's filter field, none when the query has no filter:
+// MongoDB's stages show one only when they apply one.
+func filterOf(filter bson.Raw) bson.D {
+	if len(filter) <= 5 {
+		return nil
+	}
+	return bson.D{{Key: "filter", Value: filter}}
 }
 
 // clusteredScanStage is the CLUSTERED_IXSCAN of a scan of a clustered
@@ -215,7 +229,7 @@ func (p *Plan) explainBounds() bson.D {
 // _id bounds are one interval with values at both ends, the least and
 // greatest _id it reads (minRecord, maxRecord).
 func (p *Plan) clusteredScanStage(filter bson.Raw, direction string) bson.D {
-	stage := bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}, {Key: "filter", Value: filter}, {Key: "direction", Value: direction}}
+	stage := append(append(bson.D{{Key: "stage", Value: "CLUSTERED_IXSCAN"}}, filterOf(filter)...), bson.E{Key: "direction", Value: direction})
 	if len(p.fieldBounds) == 1 && len(p.fieldBounds[0].ivs) == 1 {
 		iv := p.fieldBounds[0].ivs[0]
 		if iv.loVal.Type != 0 && iv.hiVal.Type != 0 {

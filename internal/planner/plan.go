@@ -34,6 +34,9 @@ type Query struct {
 	// IDCollation is the collation of the _id order (the collection's
 	// default; nil: simple).
 	IDCollation *collation.Collator
+	// Clustered reports a clustered collection: MongoDB scans its
+	// documents by _id as a collection scan, with no _id index.
+	Clustered bool
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -103,7 +106,7 @@ func (p *Plan) Bounds() bson.D {
 	var out bson.D
 	for i, fb := range p.fieldBounds {
 		if !fb.empty() {
-			out = append(out, bson.E{Key: p.fields[i].Path, Value: fb.shown()})
+			out = append(out, bson.E{Key: p.fields[i].Path, Value: fb.shown(p.Reverse)})
 		}
 	}
 	return out
@@ -206,8 +209,14 @@ func candidates(cat Catalog, q Query) []*Plan {
 	leaves := constraintLeaves(q.Filter.Root())
 	sortFields, sortDirs := q.sortFor(nil)
 	idPlan := buildWith(nil, q.IDCollation, leaves, sortFields, sortDirs)
-	if !cat.StoreByID() {
+	switch {
+	case !cat.StoreByID():
 		idPlan = build(nil, nil, nil, nil)
+	case idPlan.Intervals == nil && (idPlan.Sorted || q.HintID) && !q.Clustered:
+		// MongoDB reads a sort by _id, or a hint of the _id index,
+		// through the whole _id index (an IXSCAN, whose keys returnKey
+		// gives), not a collection scan.
+		idPlan.Intervals = []Interval{{}}
 	}
 	if q.HintID {
 		return []*Plan{idPlan}

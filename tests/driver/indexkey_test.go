@@ -77,6 +77,8 @@ func TestIndexKeys(t *testing.T) {
 			`{"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}} {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}`},
 		{"returnKey, collection scan", show(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true))), `{} {} {}`},
 		{"returnKey, one _id", show(findAll(t, coll, bson.D{{Key: "_id", Value: 2}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}}`},
+		{"returnKey, sorted by _id (the whole _id index)", show(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "_id", Value: -1}}))),
+			`{"_id": {"$numberInt":"3"}} {"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"1"}}`},
 		{"returnKey, _id range", show(findAll(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 2}}}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"3"}}`},
 		{"returnKey, $or", show(findAll(t, coll, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 10}}, bson.D{{Key: "tags", Value: "z"}}}}}, options.Find().SetReturnKey(true))),
 			`{"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}} {"tags": "z"}`},

@@ -118,6 +118,38 @@ func TestExplainIndexUnionCountScanCovered(t *testing.T) {
 	}
 }
 
+// TestExplainSortByID: with no filter a find is a COLLSCAN, which shows
+// no filter; sorted by _id (here backward) or hinted to the _id index it
+// reads the whole _id index, its bounds shown in the scan's order, as
+// MongoDB's planner does for a non-clustered collection.
+func TestExplainSortByID(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if _, err := db.Collection("byid").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		find bson.D
+		want string
+	}{
+		{bson.D{{Key: "find", Value: "byid"}},
+			`{"stage": "COLLSCAN","direction": "forward"}`},
+		{bson.D{{Key: "find", Value: "byid"}, {Key: "sort", Value: bson.D{{Key: "_id", Value: -1}}}},
+			`{"stage": "FETCH","inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "backward","indexBounds": {"_id": ["[MaxKey, MinKey]"]}}}`},
+		{bson.D{{Key: "find", Value: "byid"}, {Key: "filter", Value: bson.D{{Key: "x", Value: bson.D{{Key: "$eq", Value: 1}}}}}, {Key: "hint", Value: "_id_"}},
+			`{"stage": "FETCH","filter": {"x": {"$eq": {"$numberInt":"1"}}},"inputStage": {"stage": "IXSCAN","keyPattern": {"_id": {"$numberInt":"1"}},"indexName": "_id_","isMultiKey": false,"isUnique": true,"isSparse": false,"isPartial": false,"indexVersion": {"$numberInt":"2"},"direction": "forward","indexBounds": {"_id": ["[MinKey, MaxKey]"]}}}`},
+	} {
+		out, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: tc.find}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Lookup("queryPlanner", "winningPlan").Document().String(); got != tc.want {
+			t.Errorf("%v: winning plan\n%s\nwant\n%s", tc.find, got, tc.want)
+		}
+	}
+}
+
 // TestExplainWrites: an update or a delete of one statement is explained
 // as an UPDATE or DELETE stage over the plan that finds its documents;
 // with executionStats the plan runs and the counts say what the write
