@@ -64,7 +64,7 @@ type FindOptions struct {
 	// {} without one (query.ReturnKey).
 	ReturnKey bool
 	// ShowRecordID is find's showRecordId: each document ends with its
-	// record id as $recordId (query.ShowRecordID).
+	// record id as $recordId (query.ShowRecordID), unless ReturnKey.
 	ShowRecordID bool
 	// RecordIDs gives the documents their record ids
 	// (docsrc.Meta.RecordID), for a later stage's {$meta: "recordId"}; a
@@ -158,8 +158,10 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		q.proj, q.projDoc = query.ReturnKey(q.proj), nil
 	}
 	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
-	if o.ShowRecordID {
-		// The record id is not in an index's keys: no covered plan.
+	if o.ShowRecordID && !o.ReturnKey {
+		// MongoDB adds showRecordId's {$recordId: {$meta: "recordId"}}
+		// to the projection, which returnKey replaces. The record id is
+		// not in an index's keys: no covered plan.
 		q.proj, q.projDoc = query.ShowRecordID(q.proj), nil
 	}
 	q.indexKeys = o.IndexKeys || q.proj != nil && q.proj.NeedsMeta("indexKey")

@@ -58,8 +58,7 @@ func ReturnKey(p *Projection) *Projection {
 
 // ShowRecordID is find's showRecordId with the projection p (nil: none):
 // each document ends with $recordId, its record id, as MongoDB adds
-// {$recordId: {$meta: "recordId"}} to the projection, after returnKey's
-// key too.
+// {$recordId: {$meta: "recordId"}} to the projection.
 func ShowRecordID(p *Projection) *Projection {
 	if p == nil {
 		p = &Projection{root: &projNode{}}
