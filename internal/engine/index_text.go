@@ -101,6 +101,9 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 		if len(arrays) > 0 {
 			return nil, mongoerr.New(mongoerr.TextArrayInCompoundKey, "cannot have a multi-key as a prefix to a text index")
 		}
+		if ix.v1 && holdsDecimal(vals[0]) {
+			return nil, errV1Decimal
+		}
 		if text {
 			suffix = append(suffix, vals[0])
 		} else {

@@ -94,6 +94,20 @@ func TestIndexVersion1(t *testing.T) {
 	}}}).Raw()
 	requireError(t, err, 12, "UnsupportedFormat", "Index version does not support NumberDecimal")
 
+	// nor can a version 1 text index's other fields hold one, when the
+	// document has terms to index
+	if _, err := db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "v1text"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: int32(1)}, {Key: "t", Value: "text"}}}, {Key: "name", Value: "p_text"}, {Key: "v", Value: int32(1)}},
+	}}}).Raw(); err != nil {
+		t.Fatal(err)
+	}
+	texts := db.Collection("v1text")
+	_, err = texts.InsertOne(ctx, bson.D{{Key: "p", Value: decimal}, {Key: "t", Value: "some words"}})
+	requireWriteError(t, err, 12, "Index version does not support NumberDecimal")
+	if _, err := texts.InsertOne(ctx, bson.D{{Key: "p", Value: decimal}, {Key: "t", Value: "the"}}); err != nil {
+		t.Errorf("a document with no terms holds no key, so its decimal is stored: %v", err)
+	}
+
 	// v is not part of an index's identity: asking again for a version 1
 	// index as version 2 (on a collection without a default collation,
 	// which a version 2 index would inherit) finds it
