@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"fmt"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/clock"
@@ -34,19 +32,13 @@ func appendOplogNoteCmd(s *Service, r *Request) (bson.Raw, error) {
 		if !ok {
 			return nil, extractTypeError("maxClusterTime", max, bson.TypeTimestamp)
 		}
-		if last := s.Clock.Now(); clock.FromTimestamp(bson.Timestamp{T: t, I: i}) <= last {
-			return marshal(bson.D{{Key: "info", Value: "Requested maxClusterTime " + logicalTime(t, i) +
-				" is less or equal to the last primary OpTime: " + logicalTime(last.Secs(), last.Inc())}}), nil
+		if asked, last := clock.FromTimestamp(bson.Timestamp{T: t, I: i}), s.Clock.Now(); asked <= last {
+			return marshal(bson.D{{Key: "info", Value: "Requested maxClusterTime " + asked.String() +
+				" is less or equal to the last primary OpTime: " + last.String()}}), nil
 		}
 	}
 	if err := s.Engine.AppendOplogNote(r.Ctx, data); err != nil {
 		return nil, err
 	}
 	return marshal(bson.D{}), nil
-}
-
-// logicalTime shows a cluster time as MongoDB's LogicalTime::toString:
-// Timestamp(secs, inc).
-func logicalTime(secs, inc uint32) string {
-	return fmt.Sprintf("Timestamp(%d, %d)", secs, inc)
 }
