@@ -262,13 +262,40 @@ func numberValue(v bson.RawValue) float64 {
 	return f
 }
 
-// indexSpecDoc builds the document listIndexes reports for ix.
+// indexSpecDoc builds the document listIndexes reports for ix. MongoDB
+// passes every spec through its ListIndexesReplyItem declaration, which
+// fixes the fields' order and their types: flags are booleans, counts
+// 32-bit integers (expireAfterSeconds, bits, the index versions) and the
+// 2d bounds doubles.
 func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	start, d := bsoncore.AppendDocumentStart(nil)
 	d = bsoncore.AppendInt32Element(d, "v", spec.version())
 	d = bsoncore.AppendDocumentElement(d, "key", spec.Key)
 	d = bsoncore.AppendStringElement(d, "name", ix.Name)
+	if spec.Background.Type != 0 {
+		d = bsoncore.AppendBooleanElement(d, "background", values.Truthy(spec.Background))
+	}
+	if ix.Unique {
+		d = bsoncore.AppendBooleanElement(d, "unique", true)
+	}
+	if ix.Hidden {
+		d = bsoncore.AppendBooleanElement(d, "hidden", true)
+	}
+	if len(spec.Partial) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "partialFilterExpression", spec.Partial)
+	}
+	if ix.Sparse {
+		d = bsoncore.AppendBooleanElement(d, "sparse", true)
+	}
+	if ix.ExpireAfter >= 0 {
+		// ttlSeconds keeps it within 32 bits
+		d = bsoncore.AppendInt32Element(d, "expireAfterSeconds", int32(ix.ExpireAfter))
+	}
+	if len(spec.StorageEngine) > 0 {
+		d = bsoncore.AppendDocumentElement(d, "storageEngine", spec.StorageEngine)
+	}
 	if ix.text != nil {
+		// weights, default_language, language_override, textIndexVersion
 		elems, _ := ix.text.options.Elements()
 		for _, el := range elems {
 			d = rawdoc.AppendElement(d, el.Key(), el.Value())
@@ -277,40 +304,24 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	if ix.sphereField() >= 0 {
 		d = bsoncore.AppendInt32Element(d, "2dsphereIndexVersion", 3)
 	}
-	if elems, _ := ix.flatOptions.Elements(); len(elems) > 0 {
-		for _, el := range elems {
-			d = rawdoc.AppendElement(d, el.Key(), el.Value())
+	if v := ix.flatOptions.Lookup("bits"); v.Type != 0 {
+		n, _ := values.Float64(v)
+		d = bsoncore.AppendInt32Element(d, "bits", int32(n))
+	}
+	for _, name := range []string{"min", "max"} {
+		if v := ix.flatOptions.Lookup(name); v.Type != 0 {
+			f, _ := values.Float64(v)
+			d = bsoncore.AppendDoubleElement(d, name, f)
 		}
-	}
-	if ix.Unique {
-		d = bsoncore.AppendBooleanElement(d, "unique", true)
-	}
-	if ix.PrepareUnique {
-		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)
-	}
-	if ix.Sparse {
-		d = bsoncore.AppendBooleanElement(d, "sparse", true)
-	}
-	if spec.Background.Type != 0 {
-		d = rawdoc.AppendElement(d, "background", spec.Background)
-	}
-	if len(spec.Partial) > 0 {
-		d = bsoncore.AppendDocumentElement(d, "partialFilterExpression", spec.Partial)
-	}
-	if ix.ExpireAfter >= 0 {
-		d = bsoncore.AppendInt64Element(d, "expireAfterSeconds", ix.ExpireAfter)
-	}
-	if ix.Hidden {
-		d = bsoncore.AppendBooleanElement(d, "hidden", true)
-	}
-	if len(spec.StorageEngine) > 0 {
-		d = bsoncore.AppendDocumentElement(d, "storageEngine", spec.StorageEngine)
 	}
 	if ix.coll != nil {
 		d = bsoncore.AppendDocumentElement(d, "collation", ix.coll.Document())
 	}
 	if len(spec.WildcardProjection) > 0 {
 		d = bsoncore.AppendDocumentElement(d, "wildcardProjection", spec.WildcardProjection)
+	}
+	if ix.PrepareUnique {
+		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)
 	}
 	d, _ = bsoncore.AppendDocumentEnd(d, start)
 	return d

@@ -37,7 +37,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	if p, ok := spec.Lookup("partialFilterExpression").DocumentOK(); ok {
 		s.Partial = p
 	}
-	if v, ok := spec.Lookup("expireAfterSeconds").Int64OK(); ok {
+	if v, ok := spec.Lookup("expireAfterSeconds").AsInt64OK(); ok {
 		s.ExpireAfter = v
 	}
 	s.StorageEngine = storageEngineOf(spec)

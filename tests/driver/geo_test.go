@@ -427,7 +427,7 @@ func TestGeo2d(t *testing.T) {
 	var ixs []bson.Raw
 	c, _ := flat.Indexes().List(ctx)
 	c.All(ctx, &ixs)
-	if got := ixs[1].String(); got != `{"v": {"$numberInt":"2"},"key": {"p": "2d"},"name": "p_2d","min": {"$numberDouble":"-200.0"},"max": {"$numberDouble":"200.0"},"bits": {"$numberInt":"20"}}` {
+	if got := ixs[1].String(); got != `{"v": {"$numberInt":"2"},"key": {"p": "2d"},"name": "p_2d","bits": {"$numberInt":"20"},"min": {"$numberDouble":"-200.0"},"max": {"$numberDouble":"200.0"}}` {
 		t.Errorf("listIndexes: %s", got)
 	}
 	_, err = flat.InsertOne(ctx, doc("p", bson.A{250, 0}))

@@ -675,14 +675,15 @@ func TestListCollectionsByName(t *testing.T) {
 
 // TestIndexBackgroundKept: an index's background option changes nothing
 // (MongoDB builds every index the same way since 4.2) but is kept in its
-// specification as given, as MongoDB keeps it, across a restart.
+// specification, across a restart; listIndexes reports it as a boolean,
+// as MongoDB's ListIndexesReplyItem declares it (safeBool).
 func TestIndexBackgroundKept(t *testing.T) {
 	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
 	ctx := context.Background()
 	spec := func(name string, background any) bson.D {
 		return bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: name, Value: int32(1)}}}, {Key: "name", Value: name + "_1"}, {Key: "background", Value: background}}
 	}
-	want := []bson.D{spec("a", false), spec("b", true), spec("c", int32(1))}
+	want := []bson.D{spec("a", false), spec("b", true), spec("c", true)}
 	check := func(in *instance.Instance) {
 		t.Helper()
 		client := dial(t, in)
@@ -710,7 +711,7 @@ func TestIndexBackgroundKept(t *testing.T) {
 	}
 	client := dial(t, first)
 	var indexes bson.A
-	for _, w := range want {
+	for _, w := range append(want[:2:2], spec("c", int32(1))) {
 		indexes = append(indexes, w[1:])
 	}
 	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "bg"}, {Key: "indexes", Value: indexes}}).Err(); err != nil {
@@ -745,4 +746,51 @@ func TestHintOnMissingCollection(t *testing.T) {
 	}
 	err := db.RunCommand(ctx, bson.D{{Key: "count", Value: "present"}, {Key: "hint", Value: "no_such_index"}}).Err()
 	requireCode(t, err, 2, "BadValue")
+}
+
+// TestListIndexesDeclaredShape: listIndexes reports each specification
+// as MongoDB's ListIndexesReplyItem declares it, whatever types and order
+// createIndexes was given: fields in the declaration's order, flags as
+// booleans, expireAfterSeconds and bits as 32-bit integers, 2d bounds as
+// doubles (mongorestore rebuilds TTL indexes from these, and MongoDB's
+// own tools expect expireAfterSeconds as an int32).
+func TestListIndexesDeclaredShape(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("shape")
+	given := bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "sparse", Value: 1.0},
+			{Key: "expireAfterSeconds", Value: int64(1000)}, {Key: "unique", Value: int64(1)}, {Key: "background", Value: int32(0)}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "b", Value: 1}}}, {Key: "name", Value: "b_1"}, {Key: "expireAfterSeconds", Value: 10.7},
+			{Key: "partialFilterExpression", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 1}}}}}, {Key: "hidden", Value: true}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}, {Key: "max", Value: int64(100)},
+			{Key: "min", Value: int32(-100)}, {Key: "bits", Value: 20.0}},
+	}
+	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "shape"}, {Key: "indexes", Value: given}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []bson.D{
+		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "background", Value: false},
+			{Key: "unique", Value: true}, {Key: "sparse", Value: true}, {Key: "expireAfterSeconds", Value: int32(1000)}},
+		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "b", Value: int32(1)}}}, {Key: "name", Value: "b_1"}, {Key: "hidden", Value: true},
+			{Key: "partialFilterExpression", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: int32(1)}}}}}, {Key: "expireAfterSeconds", Value: int32(10)}},
+		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}, {Key: "bits", Value: int32(20)},
+			{Key: "min", Value: -100.0}, {Key: "max", Value: 100.0}},
+	}
+	cur, err := coll.Indexes().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []bson.Raw
+	if err := cur.All(ctx, &specs); err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != len(want)+1 {
+		t.Fatalf("indexes %v, want _id_ and %d more", specs, len(want))
+	}
+	for i, w := range want {
+		if !bytesEqual(specs[i+1], mustRaw(t, w)) {
+			t.Errorf("index %d is %s, want %s", i+1, specs[i+1], mustRaw(t, w))
+		}
+	}
 }
