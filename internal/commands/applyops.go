@@ -194,8 +194,6 @@ func checkCommandOp(op *applyOp, depth int) error {
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not apply the oplog command '%s' (%s)", name, oplogCommandsRefused[name])
 	case !oplogCommands[name]:
 		return mongoerr.New(mongoerr.FailedToParse, "Unrecognized command in op: %s", printableName(name))
-	case name == "create" && op.ui.Type != 0:
-		return mongoerr.New(mongoerr.NotImplemented, "Folio does not create a collection with a given UUID (applyOps create with ui)")
 	case name == "applyOps":
 		if depth+1 >= maxApplyOpsDepth {
 			return mongoerr.New(mongoerr.FailedToParse, "Too many nested applyOps")
@@ -327,7 +325,8 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 }
 
 // applyCommandOp runs a command entry as the command it logs (see
-// oplogCommand), checking that its ui names the collection it concerns.
+// oplogCommand), checking that its ui names the collection it concerns; a
+// create entry's ui is the UUID the collection is created with.
 func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 	if err := engine.ValidateDBName(op.db); err != nil {
 		return err
@@ -337,7 +336,13 @@ func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 		return err
 	}
 	name, sub := oplogCommand(op)
-	if op.ui.Type != 0 {
+	if name == "create" && op.ui.Type != 0 {
+		// the collection is created with the entry's UUID
+		var uuid [16]byte
+		_, data := op.ui.Binary()
+		copy(uuid[:], data)
+		sub.createUUID = &uuid
+	} else if op.ui.Type != 0 {
 		coll, _ := op.o.Index(0).Value().StringValueOK()
 		if name == "renameCollection" {
 			coll = strings.TrimPrefix(coll, op.db+".")
@@ -350,6 +355,9 @@ func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 	if coll, _ := op.o.Index(0).Value().StringValueOK(); name == "create" && strings.HasPrefix(coll, timeseries.BucketsPrefix) {
 		// a time series collection's buckets, its view being a write
 		// of system.views
+		if sub.createUUID != nil {
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not create a time series collection's buckets with a given UUID (applyOps create with ui)")
+		}
 		return s.createBuckets(op.db, op.o)
 	}
 	h := handlers[name]

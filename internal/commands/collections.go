@@ -53,6 +53,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.createUUID != nil && (r.args.has("viewOn") || r.args.has("pipeline") || r.args.has("timeseries")) {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not create a view or time series collection with a given UUID (applyOps create with ui)")
+	}
 	if r.args.has("viewOn") || r.args.has("pipeline") {
 		return nil, createViewCmd(s, r, name)
 	}
@@ -91,8 +94,11 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return nil, err
 	}
-	if r.Txn != nil {
+	switch {
+	case r.Txn != nil:
 		return nil, r.Txn.CreateCollection(r.DB, name, opts)
+	case r.createUUID != nil:
+		return nil, s.Engine.CreateCollectionWithUUID(r.DB, name, opts, *r.createUUID)
 	}
 	return nil, s.Engine.CreateCollection(r.DB, name, opts)
 }

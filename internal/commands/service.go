@@ -197,6 +197,9 @@ type Request struct {
 	args cmdArgs
 	// Txn is the transaction the command runs in, if any.
 	Txn *engine.Txn
+	// createUUID, set by applyOps for a create entry with a ui, is the
+	// UUID the collection is created with.
+	createUUID *[16]byte
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
 	// retryable is set for a retryable write: its statements already

@@ -415,7 +415,7 @@ func (e *Engine) lookup(txn *Txn, db, name string) *Collection {
 
 // newCollection makes the catalog entry of a new collection with a fresh
 // id, for the caller to store or discard.
-func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collection, error) {
+func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[16]byte) (*Collection, error) {
 	if err := ValidateNamespace(db, name); err != nil {
 		return nil, err
 	}
@@ -434,7 +434,9 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions) (*Collec
 	if opts.Capped {
 		coll.capped = newCappedState(opts)
 	}
-	if _, err := rand.Read(coll.UUID[:]); err != nil {
+	if uuid != nil {
+		coll.UUID = *uuid
+	} else if _, err := rand.Read(coll.UUID[:]); err != nil {
 		return nil, err
 	}
 	return coll, nil
@@ -465,11 +467,11 @@ func (e *Engine) allocCollID() (uint32, error) {
 
 // createLocked adds a collection, or returns the one of that name another
 // frontend created meanwhile; the caller holds e.cat.mu.
-func (e *Engine) createLocked(db, name string, opts CollectionOptions) (*Collection, error) {
+func (e *Engine) createLocked(db, name string, opts CollectionOptions, uuid *[16]byte) (*Collection, error) {
 	if err := e.checkDBCase(db); err != nil {
 		return nil, err
 	}
-	coll, err := e.newCollection(db, name, opts)
+	coll, err := e.newCollection(db, name, opts, uuid)
 	if err != nil {
 		return nil, err
 	}
@@ -549,7 +551,7 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	c := e.cat.colls[nsKey(db, name)]
 	if c == nil {
 		var err error
-		if c, err = e.createLocked(db, name, opts); err != nil {
+		if c, err = e.createLocked(db, name, opts, nil); err != nil {
 			return err
 		}
 	}
@@ -557,6 +559,30 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 		return nil
 	}
 	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
+}
+
+// CreateCollectionWithUUID creates db.name with the given UUID, as
+// applyOps applies a create entry with a ui (mongorestore --preserveUUID
+// and --oplogReplay send them). A collection that has that UUID under
+// that name is left as it is, as MongoDB applies the entry again. MongoDB
+// moves aside a collection of that name with another UUID, and renames
+// one of another name with that UUID; Folio refuses both.
+func (e *Engine) CreateCollectionWithUUID(db, name string, opts CollectionOptions, uuid [16]byte) error {
+	e.cat.mu.Lock()
+	defer e.cat.mu.Unlock()
+	if c := e.cat.colls[nsKey(db, name)]; c != nil {
+		if c.UUID == uuid {
+			return nil
+		}
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not move aside %s.%s (UUID %s) to create a collection with UUID %s (applyOps create with ui)", db, name, uuidString(c.UUID), uuidString(uuid))
+	}
+	for _, c := range e.cat.colls {
+		if c.UUID == uuid {
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not rename %s.%s, which has UUID %s, to %s.%s (applyOps create with ui)", c.DB, c.Name, uuidString(uuid), db, name)
+		}
+	}
+	_, err := e.createLocked(db, name, opts, &uuid)
+	return err
 }
 
 // CreateCollectionLike creates db.name with the options and indexes of
@@ -604,7 +630,7 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 				e.cat.mu.Lock()
 				c = e.cat.colls[nsKey(db, name)]
 				if c == nil {
-					c, err = e.createLocked(db, name, CollectionOptions{})
+					c, err = e.createLocked(db, name, CollectionOptions{}, nil)
 				}
 				e.cat.mu.Unlock()
 			}

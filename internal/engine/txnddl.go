@@ -24,7 +24,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	if t.ended {
 		return nil, mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
-	c, err := t.e.newCollection(db, name, opts)
+	c, err := t.e.newCollection(db, name, opts, nil)
 	if err != nil {
 		return nil, err
 	}

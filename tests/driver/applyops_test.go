@@ -16,6 +16,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/folio-db/folio/internal/instance"
 )
 
 // TestApplyOpsReplaysOplog is a differential test of applyOps against the
@@ -409,5 +411,56 @@ func TestApplyOpsCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestApplyOpsCreateWithUUID: a create entry with a ui creates the
+// collection with that UUID (mongorestore --preserveUUID and
+// --oplogReplay send them), which listCollections then reports and later
+// entries' ui match, also after a restart; the same entry applied again
+// changes nothing. The cases where MongoDB would move another collection
+// aside or rename one are refused with NotImplemented.
+func TestApplyOpsCreateWithUUID(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	in := startInstance(t, cfg)
+	client := dial(t, in)
+	ctx := context.Background()
+	const db = "applyops_uuid"
+	u1 := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("0123456789abcdef")}
+	u2 := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: []byte("fedcba9876543210")}
+	apply := func(client *mongo.Client, ops ...bson.D) error {
+		return client.Database("admin").RunCommand(ctx, bson.D{{Key: "applyOps", Value: ops}}).Err()
+	}
+	create := func(coll string, ui bson.Binary) bson.D {
+		return bson.D{{Key: "op", Value: "c"}, {Key: "ns", Value: db + ".$cmd"}, {Key: "ui", Value: ui}, {Key: "o", Value: bson.D{{Key: "create", Value: coll}}}}
+	}
+	insert := bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: db + ".a"}, {Key: "ui", Value: u1}, {Key: "o", Value: bson.D{{Key: "_id", Value: 1}}}}
+	for range 2 {
+		if err := apply(client, create("a", u1), insert); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requireCode(t, apply(client, create("b", u1)), 238, "NotImplemented")
+	requireCode(t, apply(client, create("a", u2)), 238, "NotImplemented")
+	check := func(client *mongo.Client) {
+		t.Helper()
+		specs, err := client.Database(db).ListCollectionSpecifications(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(specs) != 1 || specs[0].Name != "a" || specs[0].UUID == nil || !bytes.Equal(specs[0].UUID.Data, u1.Data) {
+			t.Fatalf("collections %+v, want a alone with UUID %x", specs, u1.Data)
+		}
+		if n, err := client.Database(db).Collection("a").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
+			t.Fatalf("a holds %d documents (%v), want 1", n, err)
+		}
+	}
+	check(client)
+	client.Disconnect(ctx)
+	client = dial(t, restart(t, in, cfg))
+	defer client.Disconnect(ctx)
+	check(client)
+	if err := apply(client, insert); err != nil {
+		t.Fatalf("an entry with the collection's ui after a restart: %v", err)
 	}
 }
