@@ -255,11 +255,17 @@ func (s *Service) findByID(coll, id string) (bson.Raw, error) {
 // findAuthDocs reads the documents of admin.coll matching filter, at most
 // limit of them (0: all), in _id order.
 func (s *Service) findAuthDocs(coll string, filter bson.D, limit int64) ([]bson.Raw, error) {
+	return s.findDocs("admin", coll, filter, limit)
+}
+
+// findDocs reads the documents of db.coll matching filter, at most limit
+// of them (0: all), in _id order.
+func (s *Service) findDocs(db, coll string, filter bson.D, limit int64) ([]bson.Raw, error) {
 	f, err := bson.Marshal(filter)
 	if err != nil {
 		return nil, err
 	}
-	cur, err := s.Engine.Find("admin", coll, engine.FindOptions{Filter: f, Limit: limit, Sort: bson.Raw(idAscending)})
+	cur, err := s.Engine.Find(db, coll, engine.FindOptions{Filter: f, Limit: limit, Sort: bson.Raw(idAscending)})
 	if err != nil {
 		return nil, err
 	}

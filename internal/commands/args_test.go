@@ -623,6 +623,13 @@ var argRows = []struct {
 	{"getLog.getLog", `{"getLog": "global"}`, 0},
 	{"getLog.getLog", `{"getLog": null}`, 40414},
 	{"getLog.getLog", `{"getLog": 1}`, 14},
+	{"_mergeAuthzCollections.tempUsersCollection", `{"_mergeAuthzCollections": 1, "tempUsersCollection": "admin.none", "db": ""}`, 0},
+	{"_mergeAuthzCollections.tempUsersCollection", `{"_mergeAuthzCollections": 1, "tempUsersCollection": 1, "db": ""}`, 14},
+	{"_mergeAuthzCollections.tempRolesCollection", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none", "db": "x"}`, 0},
+	{"_mergeAuthzCollections.tempRolesCollection", `{"_mergeAuthzCollections": 1, "db": "x"}`, 2},
+	{"_mergeAuthzCollections.db", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none"}`, 40414},
+	{"_mergeAuthzCollections.drop", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none", "db": "", "drop": "yes"}`, 14},
+	{"_mergeAuthzCollections.drop", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none", "db": "", "drop": true}`, 0},
 }
 
 // argsService is a fresh service with test.c seeded for argRows.

@@ -208,7 +208,7 @@ var serverParameters = map[string]serverParameter{
 	// the schema of the users' documents: 5, SCRAM-SHA-1 and SCRAM-SHA-256
 	// credentials (mongorestore reads it before restoring users)
 	"authSchemaVersion": {
-		get: func(*Service) any { return int32(5) },
+		get: func(*Service) any { return int32(authSchemaVersion) },
 	},
 	"logicalSessionTimeoutMinutes": {
 		get: func(*Service) any { return logicalSessionTimeoutMinutes },

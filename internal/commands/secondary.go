@@ -22,7 +22,7 @@ const (
 // none is missing). An aggregate writing its output and a mapReduce
 // writing a collection are writes (secondaryRule).
 var secondaryRules = map[string]onSecondary{
-	"abortTransaction": never, "applyOps": never, "cloneCollectionAsCapped": never, "collMod": never,
+	"_mergeAuthzCollections": never, "abortTransaction": never, "applyOps": never, "cloneCollectionAsCapped": never, "collMod": never,
 	"commitTransaction": never, "convertToCapped": never, "create": never, "createIndexes": never,
 	"createRole": never, "createUser": never, "delete": never, "deleteIndexes": never, "drop": never,
 	"dropAllRolesFromDatabase": never, "dropAllUsersFromDatabase": never, "dropDatabase": never,

@@ -153,6 +153,9 @@ func (s *Service) checkRolesExist(roles []auth.RoleName) error {
 func (s *Service) writeAuthDoc(coll, id string, doc bson.D, insert bool) error {
 	raw := marshal(doc)
 	defer s.Access.changed()
+	if err := s.writeAuthSchema(); err != nil {
+		return err
+	}
 	if insert {
 		_, werrs, err := s.Engine.Insert("admin", coll, []bson.Raw{raw}, true, engine.WriteOptions{Journal: true})
 		if err != nil {
@@ -166,6 +169,24 @@ func (s *Service) writeAuthDoc(coll, id string, doc bson.D, insert bool) error {
 	_, err := s.Engine.Update("admin", coll, engine.UpdateSpec{
 		Filter:       marshal(bson.D{{Key: "_id", Value: id}}),
 		Update:       raw,
+		WriteOptions: engine.WriteOptions{Journal: true},
+	})
+	return err
+}
+
+// authSchemaVersion is the schema of the user documents Folio writes:
+// MongoDB's 5, SCRAM-SHA-1 and SCRAM-SHA-256 credentials.
+const authSchemaVersion = 5
+
+// writeAuthSchema stores admin.system.version's authSchema document
+// unless it is there, as MongoDB (before 8.1) does before its first write
+// of a user or role: mongodump and mongorestore read the users' schema
+// there.
+func (s *Service) writeAuthSchema() error {
+	_, err := s.Engine.Update("admin", "system.version", engine.UpdateSpec{
+		Filter:       marshal(bson.D{{Key: "_id", Value: "authSchema"}}),
+		Update:       marshal(bson.D{{Key: "$setOnInsert", Value: bson.D{{Key: "currentVersion", Value: int32(authSchemaVersion)}}}}),
+		Upsert:       true,
 		WriteOptions: engine.WriteOptions{Journal: true},
 	})
 	return err

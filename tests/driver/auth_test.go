@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -805,4 +806,71 @@ func TestAuthenticationMechanismsParameter(t *testing.T) {
 	if err := tryConnect(t, in1, options.Credential{Username: "ann", Password: "pw", AuthSource: "app"}); err != nil {
 		t.Errorf("ann, whose only credential is SCRAM-SHA-1's: %v", err)
 	}
+}
+
+// TestMergeAuthzCollections: mongorestore's internal command merges the
+// users of a temporary collection into admin.system.users: without drop
+// it adds those missing and keeps the others as they are; with drop it
+// replaces those of the same name and removes the database's users the
+// temporary collection does not hold.
+func TestMergeAuthzCollections(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	for _, u := range []string{"u1", "u2"} {
+		if err := client.Database("m").RunCommand(ctx, bson.D{{Key: "createUser", Value: u}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var u2 bson.D
+	if err := admin.Collection("system.users").FindOne(ctx, bson.D{{Key: "_id", Value: "m.u2"}}).Decode(&u2); err != nil {
+		t.Fatal(err)
+	}
+	with := func(d bson.D, key string, v any) bson.D {
+		out := bson.D{}
+		for _, e := range d {
+			if e.Key != key {
+				out = append(out, e)
+			}
+		}
+		return append(out, bson.E{Key: key, Value: v})
+	}
+	u3 := with(with(u2, "_id", "m.u3"), "user", "u3")
+	u1 := with(with(with(u2, "_id", "m.u1"), "user", "u1"), "customData", bson.D{{Key: "v", Value: 2}})
+	if _, err := admin.Collection("tempusers").InsertMany(ctx, []any{u1, u3}); err != nil {
+		t.Fatal(err)
+	}
+	users := func() map[string]bool {
+		t.Helper()
+		cur, err := admin.Collection("system.users").Find(ctx, bson.D{{Key: "db", Value: "m"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, d := range docs {
+			out[d.Lookup("user").StringValue()] = d.Lookup("customData").Type != 0
+		}
+		return out
+	}
+	merge := func(drop bool) {
+		t.Helper()
+		if err := admin.RunCommand(ctx, bson.D{{Key: "_mergeAuthzCollections", Value: 1}, {Key: "tempUsersCollection", Value: "admin.tempusers"}, {Key: "db", Value: "m"}, {Key: "drop", Value: drop},
+			{Key: "writeConcern", Value: bson.D{{Key: "w", Value: "majority"}}}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge(false)
+	if got, want := users(), map[string]bool{"u1": false, "u2": false, "u3": false}; !maps.Equal(got, want) {
+		t.Fatalf("merged without drop: users (with customData) %v, want %v", got, want)
+	}
+	merge(true)
+	if got, want := users(), map[string]bool{"u1": true, "u3": false}; !maps.Equal(got, want) {
+		t.Fatalf("merged with drop: users (with customData) %v, want %v", got, want)
+	}
+	err := client.Database("m").RunCommand(ctx, bson.D{{Key: "_mergeAuthzCollections", Value: 1}, {Key: "db", Value: "m"}}).Err()
+	requireCode(t, err, 13, "Unauthorized")
 }

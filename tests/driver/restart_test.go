@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -125,7 +126,8 @@ func TestRestartKeepsData(t *testing.T) {
 // TestVersionDocument: a server on a clean data directory stores the
 // featureCompatibilityVersion document in admin.system.version, as
 // MongoDB does, so listDatabases lists admin; a restart keeps that one
-// document.
+// document. The first user written adds the authSchema document
+// (currentVersion 5), which mongodump and mongorestore read.
 func TestVersionDocument(t *testing.T) {
 	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
 	in, err := instance.Start(cfg)
@@ -146,5 +148,15 @@ func TestVersionDocument(t *testing.T) {
 		if len(docs) != 1 || docs[0].String() != want {
 			t.Fatalf("round %d: admin.system.version holds %v, want %s", round, docs, want)
 		}
+	}
+	client := connect(t, in)
+	for i := range 2 {
+		if err := client.Database("test").RunCommand(t.Context(), bson.D{{Key: "createUser", Value: "u" + strconv.Itoa(i)}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs := findAll(t, client.Database("admin").Collection("system.version"), bson.D{{Key: "_id", Value: "authSchema"}})
+	if want := `{"_id": "authSchema","currentVersion": {"$numberInt":"5"}}`; len(docs) != 1 || docs[0].String() != want {
+		t.Fatalf("after createUser admin.system.version holds %v, want %s", docs, want)
 	}
 }
