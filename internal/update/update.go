@@ -77,8 +77,9 @@ func (u *Update) IsReplacement() bool { return u.replacement != nil }
 // of the array element the query matched, for the positional $ operator, or
 // -1. insert is true when doc is the seed of an upsert ($setOnInsert applies
 // then, and dollar-prefixed top-level fields may be created). modified is
-// false when the result is byte-for-byte the original document, which is
-// MongoDB's nModified rule: setting a field to its current value is no
+// false when the result is byte-for-byte the original document (for a
+// replacement: when the replacement as given is), which is MongoDB's
+// nModified rule: setting a field to its current value is no
 // modification. delta is the oplog diff the operators logged (see
 // delta.go), nil for a replacement, an upsert's insert, or no change.
 func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta []byte, modified bool, err error) {
@@ -97,7 +98,10 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta 
 		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge,
 			"Resulting document after update is larger than %d", MaxDocumentSize)
 	}
-	if bytes.Equal(out, doc) {
+	// A replacement is a no-op only when it equals the document as given,
+	// as MongoDB compares them: one without _id always changes it, also
+	// when the rest is the same (and counts in nModified).
+	if u.replacement != nil && bytes.Equal(u.replacement, doc) || u.replacement == nil && bytes.Equal(out, doc) {
 		return out, nil, false, nil
 	}
 	return out, delta, true, nil

@@ -297,6 +297,20 @@ func TestUpdate(t *testing.T) {
 		{name: "replaceOne", matched: 1, modified: 1, run: func(c *mongo.Collection) (*mongo.UpdateResult, error) {
 			return c.ReplaceOne(t.Context(), bson.D{{Key: "item", Value: "paper"}}, bson.D{{Key: "item", Value: "card"}})
 		}, checkFilter: bson.D{{Key: "_id", Value: 3}}, wantDoc: bson.D{{Key: "_id", Value: int32(3)}, {Key: "item", Value: "card"}}},
+		// MongoDB compares the replacement as given with the document: one
+		// without _id changes it even when the rest is the same
+		{name: "replaceOne with the same fields", matched: 1, modified: 1, run: func(c *mongo.Collection) (*mongo.UpdateResult, error) {
+			if _, err := c.ReplaceOne(t.Context(), bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "item", Value: "card"}}); err != nil {
+				return nil, err
+			}
+			return c.ReplaceOne(t.Context(), bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "item", Value: "card"}})
+		}},
+		{name: "replaceOne with the same document", matched: 1, modified: 0, run: func(c *mongo.Collection) (*mongo.UpdateResult, error) {
+			if _, err := c.ReplaceOne(t.Context(), bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "item", Value: "card"}}); err != nil {
+				return nil, err
+			}
+			return c.ReplaceOne(t.Context(), bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: int32(3)}, {Key: "item", Value: "card"}})
+		}},
 		{name: "replaceOne upsert", upserted: 1, wantUpsertedID: int32(42), run: func(c *mongo.Collection) (*mongo.UpdateResult, error) {
 			return c.ReplaceOne(t.Context(), bson.D{{Key: "_id", Value: int32(42)}}, bson.D{{Key: "item", Value: "answer"}},
 				options.Replace().SetUpsert(true))
