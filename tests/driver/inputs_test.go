@@ -688,22 +688,7 @@ func TestIndexBackgroundKept(t *testing.T) {
 		t.Helper()
 		client := dial(t, in)
 		defer client.Disconnect(ctx)
-		cur, err := client.Database(testDB).Collection("bg").Indexes().List(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var specs []bson.Raw
-		if err := cur.All(ctx, &specs); err != nil {
-			t.Fatal(err)
-		}
-		if len(specs) != len(want)+1 {
-			t.Fatalf("indexes %v, want _id_ and %d more", specs, len(want))
-		}
-		for i, w := range want {
-			if !bytesEqual(specs[i+1], mustRaw(t, w)) {
-				t.Errorf("index %d is %s, want %s", i+1, specs[i+1], mustRaw(t, w))
-			}
-		}
+		requireIndexSpecs(t, client.Database(testDB).Collection("bg"), want)
 	}
 	first, err := instance.Start(cfg)
 	if err != nil {
@@ -777,12 +762,19 @@ func TestListIndexesDeclaredShape(t *testing.T) {
 		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}, {Key: "bits", Value: int32(20)},
 			{Key: "min", Value: -100.0}, {Key: "max", Value: 100.0}},
 	}
-	cur, err := coll.Indexes().List(ctx)
+	requireIndexSpecs(t, coll, want)
+}
+
+// requireIndexSpecs fails unless listIndexes reports _id_ and then want,
+// byte for byte.
+func requireIndexSpecs(t *testing.T, coll *mongo.Collection, want []bson.D) {
+	t.Helper()
+	cur, err := coll.Indexes().List(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var specs []bson.Raw
-	if err := cur.All(ctx, &specs); err != nil {
+	if err := cur.All(t.Context(), &specs); err != nil {
 		t.Fatal(err)
 	}
 	if len(specs) != len(want)+1 {
