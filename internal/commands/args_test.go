@@ -216,6 +216,8 @@ var argRows = []struct {
 	{"create.validator", `{"create": "v2", "validator": {"a": {"$bogus": 1}}}`, 2},
 	{"create.idIndex", `{"create": "d", "idIndex": {"key": {"_id": 1}, "name": "_id_"}}`, 0},
 	{"create.idIndex", `{"create": "d", "idIndex": {"key": {"a": 1}, "name": "_id_"}}`, 2},
+	{"create.idIndex", `{"create": "d1", "idIndex": {"v": 1, "key": {"_id": 1}, "name": "_id_"}}`, 0},
+	{"create.idIndex", `{"create": "d2", "idIndex": {"v": 1, "key": {"_id": 1}, "name": "_id_"}, "collation": {"locale": "fr"}}`, 238},
 
 	{"listCollections.filter", `{"listCollections": 1, "filter": {"name": "c"}}`, 0},
 	{"listCollections.nameOnly", `{"listCollections": 1, "nameOnly": true}`, 0},

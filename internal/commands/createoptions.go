@@ -186,13 +186,17 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		if spec.Name != "_id_" {
 			return opts, notImplementedCreateOption("idIndex.name")
 		}
-		if spec.Version == 1 {
-			// Folio's _id index is the documents' own order, of version 2.
-			return opts, notImplementedCreateOption("idIndex.v")
-		}
 		if opts.ClusteredIndex != nil {
 			// A clustered collection has no _id index to describe.
 			return opts, mongoerr.New(mongoerr.InvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
+		}
+		if spec.Version == 1 {
+			if opts.Collation != nil {
+				// the _id index would take the collection's collation,
+				// which a version 1 index cannot have
+				return opts, notImplementedCreateOption("idIndex.v: 1 with a collation")
+			}
+			opts.IDIndexV1 = true
 		}
 	}
 	return opts, nil

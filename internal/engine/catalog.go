@@ -191,6 +191,11 @@ type CollectionOptions struct {
 	// buckets (system.buckets.<name>), is its timeseries options as
 	// listCollections shows them.
 	Timeseries bson.Raw `bson:"timeseries,omitempty"`
+	// IDIndexV1 is set for a collection created with idIndex {v: 1} (a dump
+	// of an old server restored with its index versions): its _id index
+	// is reported as version 1 and, as in MongoDB, takes no _id holding a
+	// Decimal128.
+	IDIndexV1 bool `bson:"idIndexV1,omitempty"`
 	// PreAndPostImages is changeStreamPreAndPostImages.enabled: the oplog
 	// keeps the document before each update, replace and delete, for
 	// change streams' fullDocumentBeforeChange and post-images.
@@ -241,7 +246,7 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 		bytes.Equal(o.Validator, p.Validator) &&
 		o.ValidationLevel == p.ValidationLevel && o.ValidationAction == p.ValidationAction &&
 		bytes.Equal(o.Collation, p.Collation) && bytes.Equal(o.ClusteredIndex, p.ClusteredIndex) && bytes.Equal(o.Timeseries, p.Timeseries) &&
-		o.PreAndPostImages == p.PreAndPostImages &&
+		o.PreAndPostImages == p.PreAndPostImages && o.IDIndexV1 == p.IDIndexV1 &&
 		(o.ExpireAfterSeconds == nil) == (p.ExpireAfterSeconds == nil) && (o.ExpireAfterSeconds == nil || *o.ExpireAfterSeconds == *p.ExpireAfterSeconds)
 }
 
@@ -303,7 +308,11 @@ func (o CollectionOptions) IDIndex() bson.D {
 	if len(o.ClusteredIndex) > 0 {
 		return nil
 	}
-	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+	v := int32(2)
+	if o.IDIndexV1 {
+		v = 1
+	}
+	d := bson.D{{Key: "v", Value: v}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
 	if len(o.Collation) > 0 {
 		d = append(d, bson.E{Key: "collation", Value: o.Collation})
 	}

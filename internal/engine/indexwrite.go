@@ -62,6 +62,10 @@ func uniqueGuard(lock []byte) []byte {
 // (index_states.go): a delete-only index only loses entries.
 func (c *Collection) indexChanges(encID []byte, old, next bson.Raw) (indexChanges, error) {
 	var ch indexChanges
+	if old == nil && next != nil && c.Options.IDIndexV1 && holdsDecimal(next.Lookup("_id")) {
+		// a new document's key in a version 1 _id index
+		return ch, errV1Decimal
+	}
 	for _, ix := range c.indexesWritten() {
 		var oldKeys, newKeys []indexKey
 		var err error

@@ -164,3 +164,48 @@ func indexSpecs(t *testing.T, coll *mongo.Collection) map[string]bson.Raw {
 	}
 	return specs
 }
+
+// TestIDIndexVersion1: create with idIndex {v: 1}, as mongorestore sends
+// it for an old server's dump with --keepIndexVersion or --preserveUUID,
+// makes a collection whose _id index is version 1, in listIndexes and
+// listCollections and across a restart, which refuses a new document
+// whose _id holds a Decimal128 (UnsupportedFormat), by insert and by
+// upsert; other fields may hold decimals. With a collation it is refused.
+func TestIDIndexVersion1(t *testing.T) {
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	in := startInstance(t, cfg)
+	client := dial(t, in)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	idIndex := bson.D{{Key: "v", Value: int32(1)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "id1"}, {Key: "idIndex", Value: idIndex}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "id1c"}, {Key: "idIndex", Value: idIndex},
+		{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}}).Err()
+	requireCode(t, err, 238, "NotImplemented")
+	dec, _ := bson.ParseDecimal128("1.5")
+	check := func(client *mongo.Client) {
+		t.Helper()
+		coll := client.Database(testDB).Collection("id1")
+		if v := indexSpecs(t, coll)["_id_"].Lookup("v"); v.Int32() != 1 {
+			t.Errorf("_id_ index version %s, want 1", v)
+		}
+		specs, err := client.Database(testDB).ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "id1"}})
+		if err != nil || len(specs) != 1 || specs[0].IDIndex.Version != 1 {
+			t.Errorf("listCollections: %+v (%v), want idIndex v 1", specs, err)
+		}
+		_, err = coll.InsertOne(ctx, bson.D{{Key: "_id", Value: bson.D{{Key: "n", Value: dec}}}})
+		requireCode(t, err, 12, "UnsupportedFormat")
+		_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: dec}}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}, options.UpdateOne().SetUpsert(true))
+		requireCode(t, err, 12, "UnsupportedFormat")
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "x", Value: dec}}); err != nil {
+			t.Errorf("a decimal outside _id: %v", err)
+		}
+	}
+	check(client)
+	client.Disconnect(ctx)
+	client = dial(t, restart(t, in, cfg))
+	defer client.Disconnect(ctx)
+	check(client)
+}
