@@ -22,8 +22,9 @@ func init() {
 // https://www.mongodb.com/docs/v7.0/reference/command/applyOps/
 var applyOpsSpec = &argSpec{path: "applyOps", open: "MongoDB's declaration of it is not strict: it ignores fields it does not know", fields: []argField{
 	arg("bypassDocumentValidation", tBool),
-	// alwaysUpsert: false or null is the default; true is refused with
-	// MongoDB's own code, as MongoDB 6.2+ refuses it.
+	// alwaysUpsert: absent or null, updates are upserts; false, they are
+	// not; true is refused with MongoDB's own code, as MongoDB 6.2+
+	// refuses it.
 	arg("alwaysUpsert", tAny),
 	arg("preCondition", tAny),
 	arg("prepare", tAny),
@@ -38,10 +39,12 @@ const maxApplyOpsDepth = 10
 
 // applyOpsCmd applies oplog entries, as mongorestore --oplogReplay sends
 // them: one by one, not atomically. An insert of an _id that exists
-// replaces the document, an update that matches nothing fails only its
-// entry (results false, and the command then fails with UnknownError), a
-// delete of nothing succeeds, and any other error stops the command, with
-// the entries applied so far in its reply.
+// replaces the document, an update is an upsert (as MongoDB applies
+// updates before 8.1, SERVER-88158) unless alwaysUpsert is false, when
+// one that matches nothing fails only its entry (results false, and the
+// command then fails with UnknownError), a delete of nothing succeeds,
+// and any other error stops the command, with the entries applied so far
+// in its reply.
 func applyOpsCmd(s *Service, r *Request) (bson.Raw, error) {
 	c := &r.args
 	upsert := c.value("alwaysUpsert")
@@ -61,11 +64,33 @@ func applyOpsCmd(s *Service, r *Request) (bson.Raw, error) {
 	case c.has("count"):
 		return nil, mongoerr.New(mongoerr.ApplyOpsCount, "applyOps command can't have 'count' field.")
 	}
-	ops, err := parseApplyOps(r.args.first(), 0)
+	ops, err := parseApplyOpsCmd(r.args.first(), upsert)
 	if err != nil {
 		return nil, err
 	}
 	return s.applyOps(r, ops)
+}
+
+// parseApplyOpsCmd parses an applyOps command's entries, its updates
+// upserts unless alwaysUpsert is false.
+func parseApplyOpsCmd(entries, alwaysUpsert bson.RawValue) ([]applyOp, error) {
+	ops, err := parseApplyOps(entries, 0)
+	if err == nil {
+		upsertUpdates(ops, alwaysUpsert.Type != bson.TypeBoolean)
+	}
+	return ops, err
+}
+
+// upsertUpdates makes the update entries of ops upserts when all is set
+// (alwaysUpsert not false); a nested applyOps has its own alwaysUpsert,
+// not given, so its updates are upserts.
+func upsertUpdates(ops []applyOp, all bool) {
+	for i := range ops {
+		if ops[i].kind == 'u' && all {
+			ops[i].upsert = true
+		}
+		upsertUpdates(ops[i].nested, true)
+	}
 }
 
 // applyOp is one parsed applyOps entry.

@@ -239,7 +239,7 @@ func renameNeeds(r *Request) ([]need, error) {
 // UUID. An empty applyOps, or create or renameCollection among other
 // entries, needs every privilege (anyAction on the cluster).
 func applyOpsNeeds(r *Request) ([]need, error) {
-	ops, err := parseApplyOps(r.Cmd.Index(0).Value(), 0)
+	ops, err := parseApplyOpsCmd(r.Cmd.Index(0).Value(), r.Cmd.Lookup("alwaysUpsert"))
 	if err != nil {
 		return nil, err
 	}

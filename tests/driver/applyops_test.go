@@ -436,7 +436,11 @@ func TestApplyOpsCreateWithUUID(t *testing.T) {
 	}
 	insert := bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: db + ".a"}, {Key: "ui", Value: u1}, {Key: "o", Value: bson.D{{Key: "_id", Value: 1}}}}
 	for range 2 {
-		if err := apply(client, create("a", u1), insert); err != nil {
+		// a create among other entries needs every privilege
+		if err := apply(client, create("a", u1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := apply(client, insert); err != nil {
 			t.Fatal(err)
 		}
 	}
