@@ -585,10 +585,8 @@ func (e *Engine) CreateCollectionWithUUID(db, name string, opts CollectionOption
 		}
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not move aside %s.%s (UUID %s) to create a collection with UUID %s (applyOps create with ui)", db, name, uuidString(c.UUID), uuidString(uuid))
 	}
-	for _, c := range e.cat.colls {
-		if c.UUID == uuid {
-			return mongoerr.New(mongoerr.NotImplemented, "Folio does not rename %s.%s, which has UUID %s, to %s.%s (applyOps create with ui)", c.DB, c.Name, uuidString(uuid), db, name)
-		}
+	if c := e.cat.byUUIDLocked(uuid); c != nil {
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not rename %s.%s, which has UUID %s, to %s.%s (applyOps create with ui)", c.DB, c.Name, uuidString(uuid), db, name)
 	}
 	_, err := e.createLocked(db, name, opts, &uuid)
 	return err

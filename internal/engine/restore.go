@@ -67,6 +67,11 @@ func (s *scanCursor) Restore() error {
 func (c *catalog) byUUID(uuid [16]byte) *Collection {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.byUUIDLocked(uuid)
+}
+
+// byUUIDLocked is byUUID for a caller that holds c.mu.
+func (c *catalog) byUUIDLocked(uuid [16]byte) *Collection {
 	for _, coll := range c.colls {
 		if coll.UUID == uuid {
 			return coll
