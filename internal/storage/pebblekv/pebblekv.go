@@ -172,6 +172,7 @@ func Tune(po *pebble.Options) {
 	for i := range po.TargetFileSizes {
 		po.TargetFileSizes[i] = 32 << 20
 	}
+	po.Experimental.SpanPolicyFunc = keySpaceEnd
 	po.L0CompactionThreshold = 8
 	po.L0StopWritesThreshold = 24
 	po.LBaseMaxBytes = 256 << 20
@@ -180,6 +181,25 @@ func Tune(po *pebble.Options) {
 		po.Levels[i].BlockSize = 32 << 10
 		po.Levels[i].IndexBlockSize = 256 << 10
 	}
+}
+
+// keySpaceEnd, as Pebble's span policy, ends a flush's or compaction's
+// output table where the first byte of the keys changes: a table holds the
+// keys of one space (the engine tags documents, index entries, oplog
+// entries and session records each with their own first byte), so a flush
+// writes at most a table per space. A space written in key order (a
+// collection whose _id grows, the oplog) then gets tables that overlap none
+// in the lower levels, and compacting them writes them once; mixed with the
+// other spaces, each table spanned the keys between them and its
+// compaction rewrote every lower table in that span. Loading 1.5M 1 KB
+// documents with their oplog entries wrote 27 MB of tables in compactions
+// instead of 116 MB, and the server spends about a tenth less CPU per
+// document of a bulk insert (docs/benchmarks.md).
+func keySpaceEnd(start []byte) (pebble.SpanPolicy, []byte, error) {
+	if len(start) == 0 || start[0] == 0xff {
+		return pebble.SpanPolicy{}, nil, nil
+	}
+	return pebble.SpanPolicy{}, []byte{start[0] + 1}, nil
 }
 
 // Get implements storage.Reader.
