@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,7 +32,9 @@ var mergeAuthzSpec = &argSpec{path: "_mergeAuthzCollections", fields: []argField
 // replace the users and roles of the same names, and the users and roles
 // of db the temporary collections do not hold are removed afterwards (so
 // that there is never a moment without users). A document that cannot be
-// written is skipped, as MongoDB logs it and goes on.
+// written is skipped, as MongoDB logs it and goes on. An interruption
+// (killOp, maxTimeMS, a disconnect) stops the merge between documents:
+// what was merged stays.
 func mergeAuthzCmd(s *Service, r *Request) (bson.Raw, error) {
 	users, roles := r.args.str("tempUsersCollection"), r.args.str("tempRolesCollection")
 	if users == "" && roles == "" {
@@ -43,7 +46,7 @@ func mergeAuthzCmd(s *Service, r *Request) (bson.Raw, error) {
 		if m.temp == "" {
 			continue
 		}
-		if err := s.mergeAuthzDocs(m.temp, m.coll, m.nameField, db, drop); err != nil {
+		if err := s.mergeAuthzDocs(r.Ctx, m.temp, m.coll, m.nameField, db, drop); err != nil {
 			return nil, err
 		}
 	}
@@ -51,8 +54,9 @@ func mergeAuthzCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // mergeAuthzDocs merges the documents of the namespace temp into
-// admin.coll; their _id is <db>.<name>, name held in nameField.
-func (s *Service) mergeAuthzDocs(temp, coll, nameField, db string, drop bool) error {
+// admin.coll; their _id is <db>.<name>, name held in nameField. It checks
+// ctx before each document it writes or removes.
+func (s *Service) mergeAuthzDocs(ctx context.Context, temp, coll, nameField, db string, drop bool) error {
 	filter := bson.D{}
 	if db != "" {
 		filter = bson.D{{Key: "db", Value: db}}
@@ -73,6 +77,9 @@ func (s *Service) mergeAuthzDocs(temp, coll, nameField, db string, drop bool) er
 		return err
 	}
 	for _, d := range docs {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return err
+		}
 		name, _ := d.Lookup(nameField).StringValueOK()
 		ownDB, _ := d.Lookup("db").StringValueOK()
 		id := ownDB + "." + name
@@ -87,6 +94,9 @@ func (s *Service) mergeAuthzDocs(temp, coll, nameField, db string, drop bool) er
 		delete(toDrop, id)
 	}
 	for id := range toDrop {
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return err
+		}
 		if _, err := s.deleteAuthDocs(coll, bson.D{{Key: "_id", Value: id}}); err != nil {
 			return err
 		}
