@@ -22,35 +22,36 @@ func TestMergeAuthzInterrupted(t *testing.T) {
 		}
 		return reply
 	}
-	run("m", bson.D{{Key: "createUser", Value: "u9"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}})
-	docs, err := s.findAuthDocs(usersColl, bson.D{{Key: "_id", Value: "m.u9"}}, 0)
-	if err != nil || len(docs) != 1 {
-		t.Fatalf("the user's document: %v, %v", docs, err)
-	}
-	run("m", bson.D{{Key: "dropUser", Value: "u9"}})
-	run("admin", bson.D{{Key: "insert", Value: "tempusers"}, {Key: "documents", Value: bson.A{docs[0]}}})
-	merged := func() int {
+	// the documents of admin.system.users holding user m.u9
+	stored := func() []bson.Raw {
 		t.Helper()
 		docs, err := s.findAuthDocs(usersColl, bson.D{{Key: "_id", Value: "m.u9"}}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(docs)
+		return docs
 	}
+	run("m", bson.D{{Key: "createUser", Value: "u9"}, {Key: "pwd", Value: "p"}, {Key: "roles", Value: bson.A{}}})
+	docs := stored()
+	if len(docs) != 1 {
+		t.Fatalf("the user's documents: %v", docs)
+	}
+	run("m", bson.D{{Key: "dropUser", Value: "u9"}})
+	run("admin", bson.D{{Key: "insert", Value: "tempusers"}, {Key: "documents", Value: bson.A{docs[0]}}})
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(mongoerr.New(mongoerr.Interrupted, "operation was interrupted"))
-	err = s.mergeAuthzDocs(ctx, "admin.tempusers", usersColl, "user", "m", false)
+	err := s.mergeAuthzDocs(ctx, "admin.tempusers", usersColl, "user", "m", false)
 	if mongoerr.As(err).Code != mongoerr.Interrupted {
 		t.Fatalf("interrupted merge: %v, want Interrupted", err)
 	}
-	if n := merged(); n != 0 {
+	if n := len(stored()); n != 0 {
 		t.Fatalf("interrupted merge wrote %d users", n)
 	}
 	if err := s.mergeAuthzDocs(context.Background(), "admin.tempusers", usersColl, "user", "m", false); err != nil {
 		t.Fatal(err)
 	}
-	if n := merged(); n != 1 {
+	if n := len(stored()); n != 1 {
 		t.Fatalf("merge wrote %d users, want 1", n)
 	}
 }

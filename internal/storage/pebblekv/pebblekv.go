@@ -186,8 +186,8 @@ func Tune(po *pebble.Options) {
 // keySpaceEnd, as Pebble's span policy, ends a flush's or compaction's
 // output table where the first byte of the keys changes: a table holds the
 // keys of one space (the engine tags documents, index entries, oplog
-// entries and session records each with their own first byte), so a flush
-// writes at most a table per space. A space written in key order (a
+// entries and session records each with their own first byte); tables
+// are still cut at the level's target size within a space. A space written in key order (a
 // collection whose _id grows, the oplog) then gets tables that overlap none
 // in the lower levels, and compacting them writes them once; mixed with the
 // other spaces, each table spanned the keys between them and its
