@@ -32,15 +32,13 @@ func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
 			"object to insert too large. size in bytes: %d, max size: %d", len(doc), MaxDocumentSize)
 	}
-	if depth(doc, 0) > maxStorageDepth {
-		return nil, bson.RawValue{}, mongoerr.New(mongoerr.Overflow,
-			"cannot insert document because it exceeds %d levels of nesting", maxStorageDepth)
-	}
 	// Documents are well-formed (the wire layer validates what clients
-	// send); walk doc in place, without allocating. idAt is the offset of
-	// the _id element idEl.
+	// send); walk doc in place, without allocating, once: its nesting
+	// depth (doc is level 1), then its _id. idAt is the offset of the _id
+	// element idEl.
 	idAt := -1
 	var idEl []byte
+	deep, twoIDs := false, false
 	it := rawdoc.Iterate(doc)
 	for {
 		rest := it.Rest()
@@ -48,12 +46,20 @@ func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 		if !ok {
 			break
 		}
+		if (v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray) && depth(v.Value, 1) > maxStorageDepth {
+			deep = true
+		}
 		if string(k) == "_id" {
-			if idAt >= 0 {
-				return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
-			}
+			twoIDs = twoIDs || idAt >= 0
 			idAt, idEl, id = len(doc)-1-len(rest), rest[:len(rest)-len(it.Rest())], v
 		}
+	}
+	switch {
+	case deep:
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.Overflow,
+			"cannot insert document because it exceeds %d levels of nesting", maxStorageDepth)
+	case twoIDs:
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue, "can't have multiple _id fields in one document")
 	}
 	if idAt == 4 {
 		return doc, id, validateID(id)

@@ -21,10 +21,13 @@ func TestPrepareInsert(t *testing.T) {
 		}
 		return b
 	}
-	deep := bson.D{{Key: "x", Value: 1}}
-	for range maxStorageDepth {
-		deep = bson.D{{Key: "x", Value: deep}}
+	// limit nests maxStorageDepth levels, the most MongoDB stores; deep
+	// one more.
+	limit := bson.D{{Key: "x", Value: 1}}
+	for range maxStorageDepth - 1 {
+		limit = bson.D{{Key: "x", Value: limit}}
 	}
+	deep := bson.D{{Key: "x", Value: limit}}
 	for _, tc := range []struct {
 		name string
 		in   bson.D
@@ -42,6 +45,9 @@ func TestPrepareInsert(t *testing.T) {
 		{"array id", bson.D{{Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
 		{"array id, moved", bson.D{{Key: "a", Value: 1}, {Key: "_id", Value: bson.A{1}}}, nil, mongoerr.InvalidIdField},
 		{"too deep", deep, nil, mongoerr.Overflow},
+		{"too deep in an array", bson.D{{Key: "a", Value: 1}, {Key: "y", Value: bson.A{limit}}}, nil, mongoerr.Overflow},
+		{"deepest stored", append(bson.D{{Key: "_id", Value: 1}}, limit...), append(bson.D{{Key: "_id", Value: 1}}, limit...), 0},
+		{"too deep and two ids", bson.D{{Key: "_id", Value: 1}, {Key: "_id", Value: 2}, {Key: "x", Value: limit}}, nil, mongoerr.Overflow},
 		{"$ in id", bson.D{{Key: "_id", Value: bson.D{{Key: "$a", Value: 1}}}}, nil, mongoerr.DollarPrefixedFieldName},
 		{"$ in id, deeper", bson.D{{Key: "_id", Value: bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}, {Key: "$c", Value: 1}}}}}}}, nil, mongoerr.DollarPrefixedFieldName},
 		{"$ in id, code scope", bson.D{{Key: "_id", Value: bson.D{{Key: "f", Value: bson.CodeWithScope{Code: "x", Scope: bson.D{{Key: "$s", Value: 1}}}}}}}, nil, mongoerr.DollarPrefixedFieldName},

@@ -50,7 +50,7 @@ func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, key []byte, 
 	if err := e.stageEntry(rt, w); err != nil {
 		return err
 	}
-	return rt.InsertStampRef(key, markedStored(doc), markStamp)
+	return rt.InsertStampRef(key, markHead[:], doc, markStamp)
 }
 
 // keyRefFloor starts the floors of collections' insert entries by

@@ -30,13 +30,9 @@ const (
 	markHeader = markStamp + 8
 )
 
-// markedStored is doc stored marked, its stamp zero until the commit
-// writes it at markStamp.
-func markedStored(doc bson.Raw) []byte {
-	v := make([]byte, markHeader, markHeader+len(doc))
-	v[4] = markTag
-	return append(v, doc...)
-}
+// markHead is what precedes a document stored marked, its stamp zero
+// until the commit writes it at markStamp. It is never written to.
+var markHead = [markHeader]byte{4: markTag}
 
 // insertMark is, if v is marked, the document it holds past the mark and
 // the stamp of the insert entry that refers to it.

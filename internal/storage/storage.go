@@ -195,10 +195,12 @@ type StampedTxn interface {
 // applies a commit alone (Pebble) implements it.
 type StampRefTxn interface {
 	StampedTxn
-	// InsertStampRef is Insert (see Inserter) of key holding value, with
-	// the stamp of the transaction's latest SetStamped write written at
-	// offset at of the value (8 bytes, little-endian) when it commits.
-	InsertStampRef(key, value []byte, at int) error
+	// InsertStampRef is Insert (see Inserter) of key holding head
+	// followed by body, with the stamp of the transaction's latest
+	// SetStamped write written at offset at of head (8 bytes,
+	// little-endian) when it commits. The store copies head and body
+	// into its write once: the caller need not join them.
+	InsertStampRef(key, head, body []byte, at int) error
 }
 
 // StampRefStore is a store whose transactions are StampRefTxns.

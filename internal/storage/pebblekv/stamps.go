@@ -124,15 +124,15 @@ func (d *DB) StampRefs() *sync.RWMutex { return &d.stamps.refs }
 func (d *DB) GetStamped(key []byte) ([]byte, bool, error) { return get(d.db.Get(key)) }
 
 // InsertStampRef implements storage.StampRefTxn.
-func (t *txn) InsertStampRef(key, value []byte, at int) error {
-	if len(t.stamped) == 0 || at < 0 || at+8 > len(value) {
-		return errors.New("pebblekv: InsertStampRef needs a stamped write before it, and 8 bytes at its offset")
+func (t *txn) InsertStampRef(key, head, body []byte, at int) error {
+	if len(t.stamped) == 0 || at < 0 || at+8 > len(head) {
+		return errors.New("pebblekv: InsertStampRef needs a stamped write before it, and 8 bytes of its head at its offset")
 	}
-	if err := t.Insert(key, value); err != nil {
+	if err := t.insert(key, head, body); err != nil {
 		return err
 	}
 	// The value is the batch's last bytes.
-	t.refs = append(t.refs, stampRef{at: t.b.Len() - len(value) + at, write: len(t.stamped) - 1})
+	t.refs = append(t.refs, stampRef{at: t.b.Len() - len(head) - len(body) + at, write: len(t.stamped) - 1})
 	return nil
 }
 

@@ -31,15 +31,14 @@ func TestInsertStampRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := tx.(storage.StampRefTxn)
-	if err := rt.InsertStampRef([]byte("k0"), make([]byte, 12), 0); err == nil {
+	if err := rt.InsertStampRef([]byte("k0"), make([]byte, 8), nil, 0); err == nil {
 		t.Fatal("a reference without a stamped write before it was taken")
 	}
 	for i := range 3 {
 		if err := rt.SetStamped([]byte("o"), stampValue{}); err != nil {
 			t.Fatal(err)
 		}
-		v := []byte("head........tail")
-		if err := rt.InsertStampRef([]byte{'k', byte('1' + i)}, v, 4); err != nil {
+		if err := rt.InsertStampRef([]byte{'k', byte('1' + i)}, []byte("head........"), []byte("tail"), 4); err != nil {
 			t.Fatal(err)
 		}
 	}

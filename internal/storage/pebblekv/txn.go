@@ -288,13 +288,16 @@ func (t *txn) batch() *pebble.Batch {
 // Set implements storage.Txn: the batch copies key and value once, and the
 // overlay indexes that copy (it stays valid as the batch grows: Pebble
 // grows a batch into a new buffer).
-func (t *txn) Set(key, value []byte) error {
+func (t *txn) Set(key, value []byte) error { return t.set(key, value, nil) }
+
+// set is Set of key holding head followed by body.
+func (t *txn) set(key, head, body []byte) error {
 	if t.done {
 		return errEnded
 	}
-	op := t.batch().SetDeferred(len(key), len(value))
+	op := t.batch().SetDeferred(len(key), len(head)+len(body))
 	copy(op.Key, key)
-	copy(op.Value, value)
+	copy(op.Value[copy(op.Value, head):], body)
 	if err := op.Finish(); err != nil {
 		return err
 	}
@@ -304,12 +307,15 @@ func (t *txn) Set(key, value []byte) error {
 
 // Insert implements storage.Inserter: the commit gives key, new, an entry
 // in the row cache only if its shard has room, without looking for one.
-func (t *txn) Insert(key, value []byte) error {
+func (t *txn) Insert(key, value []byte) error { return t.insert(key, value, nil) }
+
+// insert is Insert of key holding head followed by body.
+func (t *txn) insert(key, head, body []byte) error {
 	var at uint32
 	if t.b != nil {
 		at = t.b.Count()
 	}
-	if err := t.Set(key, value); err != nil {
+	if err := t.set(key, head, body); err != nil {
 		return err
 	}
 	t.fresh = append(t.fresh, at)
