@@ -111,6 +111,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	tuneClientGC(o.uri, o.compare)
 	var targets []*Target
 	for _, s := range []struct{ label, uri string }{{"uri", o.uri}, {"compare", o.compare}} {
 		if s.uri == "" {
