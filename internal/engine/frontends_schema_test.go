@@ -57,7 +57,10 @@ func explainUses(t *testing.T, e *Engine, coll, filter, name string) bool {
 // concurrently; afterwards the entries match the documents exactly and
 // every frontend plans with the new indexes.
 func TestFrontendsIndexBuildWhileOthersWrite(t *testing.T) {
-	fe := openFrontends(t, 3, time.Second)
+	// A 3 s lease: with 1 s, CI's race run once saw the building
+	// frontend's heartbeats starved for the 875 ms its lease allows, and
+	// the build fail with NotWritablePrimary.
+	fe := openFrontends(t, 3, 3*time.Second)
 	const docs = 3000
 	var batch []bson.Raw
 	for i := range docs {
