@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"runtime/debug"
-	"strings"
 )
 
 // clientGCPercent is folio-bench's GOGC when every server it measures runs
@@ -22,7 +21,7 @@ func tuneClientGC(uris ...string) {
 		return
 	}
 	for _, u := range uris {
-		if u != "" && !strings.HasPrefix(u, "mongodb://") && !strings.HasPrefix(u, "mongodb+srv://") {
+		if inProcess(u) {
 			return
 		}
 	}

@@ -45,6 +45,13 @@ func isInproc(uri string) bool {
 // mock TiKV cluster and N Folio frontends, the clients spread over them.
 const playgroundPrefix = "playground:"
 
+// inProcess reports whether uri names servers openTarget starts in this
+// process (an in-process Folio or a playground); any other is reached
+// over the network.
+func inProcess(uri string) bool {
+	return isInproc(uri) || strings.HasPrefix(uri, playgroundPrefix)
+}
+
 // openTarget connects to uri, first starting an in-process Folio for
 // "inproc", "inproc-always" and "inproc-never", or a playground for
 // "playground:N" (the target's URI then says so). Several mongodb:// URIs
