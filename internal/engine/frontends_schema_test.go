@@ -380,50 +380,6 @@ func TestFrontendsTTLOnOneFrontend(t *testing.T) {
 	}
 }
 
-// TestFrontendsLeaseLapseDuringBuild lets the building frontend's lease
-// run out in the middle of its backfill: the build fails with the
-// retryable NotWritablePrimary and leaves no index, and the same
-// createIndexes, once the lease is renewed, builds it whole.
-func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
-	const lease = 200 * time.Millisecond
-	fe := openFrontends(t, 2, lease)
-	var batch []bson.Raw
-	for i := range 2 * indexBuildBatch {
-		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
-	}
-	if _, _, err := fe[0].Insert("test", "c", batch, true, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	spec := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
-	lapsed := false
-	_, err := fe[0].CreateIndexes("test", "c", spec, func(done, total int64) error {
-		if !lapsed && done > 0 && done < total {
-			lapsed = true
-			fe[0].pauseHeartbeat.Store(true)
-			time.Sleep(lease + 50*time.Millisecond)
-		}
-		return nil
-	})
-	if !lapsed || !mongoerr.Is(err, mongoerr.NotWritablePrimary) {
-		t.Fatalf("build across a lapsed lease (lapsed: %v): %v, want NotWritablePrimary", lapsed, err)
-	}
-	fe[0].pauseHeartbeat.Store(false)
-	if err := fe[0].heartbeat(); err != nil {
-		t.Fatal(err)
-	}
-	for i, e := range fe {
-		if c := e.Collection("test", "c"); c.FindIndex("a_1") != nil || len(c.Building()) != 0 {
-			t.Fatalf("frontend %d still has the failed build's index (%d building)", i, len(c.Building()))
-		}
-	}
-	if _, err := fe[0].CreateIndexes("test", "c", spec, nil); err != nil {
-		t.Fatalf("the retried build: %v", err)
-	}
-	if res := mustValidate(t, fe[0], "c"); res.KeysPerIndex["a_1"] != res.Records {
-		t.Errorf("a_1 holds %d keys for %d documents", res.KeysPerIndex["a_1"], res.Records)
-	}
-}
-
 // TestFrontendsExpiredLeaseRefusesWrites cuts a frontend off (its
 // heartbeat stops): once its lease expired it refuses writes with a
 // retryable error, the others' DDL no longer waits for it, and once it
