@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -584,7 +585,7 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	if _, err := fe[1].changeIndexes(c, nil, []*Index{ix}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
+	if _, err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); !mongoerr.Is(err, mongoerr.IndexBuildAlreadyInProgress) {
@@ -603,6 +604,80 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	mustCreateIndex(t, fe[0], "ab", `{"a": 1}`, false)
 	if res := mustValidate(t, fe[0], "ab"); res.KeysPerIndex["a_1"] != 1 {
 		t.Errorf("a_1 holds %d keys, want 1", res.KeysPerIndex["a_1"])
+	}
+}
+
+// TestFrontendsLeaseLapseDuringBuild lets the building frontend's lease
+// run out in the middle of its backfill, and holds the jobs-lease holder's
+// retirement of the abandoned build in its middle (delete-only, waiting
+// for a third frontend to load it): the builder's next batch fails with
+// the retryable NotWritablePrimary, and its own retirement of the build,
+// which finds it moved on, leaves it to the other frontend and says
+// nothing of it. Once the lease is renewed, the same createIndexes builds
+// the index whole.
+func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
+	// long enough that no lease lapses on its own on a busy machine
+	const lease = 2 * time.Second
+	fe := openFrontends(t, 3, lease)
+	if !fe[0].RunsJobs() {
+		t.Fatal("the first frontend does not hold the jobs lease")
+	}
+	builder, lagging := fe[1], fe[2]
+	var batch []bson.Raw
+	for i := range 2 * indexBuildBatch {
+		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
+	}
+	if _, _, err := builder.Insert("test", "c", batch, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	await := func(what string, cond func() bool) error {
+		for deadline := time.Now().Add(3 * lease); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return errors.New(what)
+			}
+		}
+		return nil
+	}
+	spec := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
+	held := false
+	_, err := builder.CreateIndexes("test", "c", spec, func(done, total int64) error {
+		if held || done == 0 || done == total {
+			return nil
+		}
+		held = true
+		builder.pauseHeartbeat.Store(true)
+		if err := await("the builder's lease did not lapse", func() bool { return builder.checkLease() != nil }); err != nil {
+			return err
+		}
+		lagging.pauseHeartbeat.Store(true)
+		return await("the jobs-lease holder did not start retiring the build", func() bool {
+			b := fe[0].Collection("test", "c").Building()
+			return len(b) == 1 && b[0].state == stateDeleteOnly
+		})
+	})
+	if !held {
+		t.Fatalf("the backfill reported no progress: %v", err)
+	}
+	if !mongoerr.Is(err, mongoerr.NotWritablePrimary) || strings.Contains(err.Error(), "changed state") {
+		t.Fatalf("build across a lapsed lease: %v, want NotWritablePrimary alone", err)
+	}
+	if b := fe[0].Collection("test", "c").Building(); len(b) != 1 || b[0].state != stateDeleteOnly {
+		t.Fatal("the jobs-lease holder's retirement went on before the build failed")
+	}
+	lagging.pauseHeartbeat.Store(false)
+	builder.pauseHeartbeat.Store(false)
+	if err := await("the retirement did not reach every frontend", func() bool {
+		return len(fe[0].Collection("test", "c").Building())+len(builder.Collection("test", "c").Building()) == 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := builder.CreateIndexes("test", "c", spec, nil); err != nil {
+		t.Fatalf("the retried build: %v", err)
+	}
+	for i, e := range fe {
+		if res := mustValidate(t, e, "c"); res.KeysPerIndex["a_1"] != res.Records {
+			t.Errorf("frontend %d: a_1 holds %d keys for %d documents", i, res.KeysPerIndex["a_1"], res.Records)
+		}
 	}
 }
 

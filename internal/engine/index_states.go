@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -114,17 +115,24 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 	})
 }
 
+// errStateChanged marks the failure of an index change that found one of
+// its indexes gone or in another state than it expected: another frontend
+// moved it meanwhile (a concurrent drop, or the retirement of a build
+// whose builder's lease had lapsed).
+var errStateChanged = errors.New("index changed state")
+
 // moveIndexes moves the indexes ids of c from state from to state to, in
 // one catalog change, then waits until every live frontend loaded it. A
 // build that turns public is logged as createIndexes, a drop that leaves
-// public as dropIndexes.
-func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) error {
+// public as dropIndexes. It returns the state the indexes are stored in:
+// to once the change committed, even if the wait then fails.
+func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (indexState, error) {
 	var moved []bson.Raw
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
 				if si.State != from {
-					return false, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name)
+					return false, stateChanged(c, id)
 				}
 				si.State, si.Builder = to, e.frontendID
 				if to == statePublic {
@@ -136,6 +144,9 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) e
 		return true, nil
 	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
 		defer func() { moved = moved[:0] }()
+		if len(moved) < len(ids) {
+			return stateChanged(c, ids[len(moved)])
+		}
 		for _, spec := range moved {
 			var err error
 			switch {
@@ -151,9 +162,14 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) e
 		return nil
 	})
 	if err != nil {
-		return err
+		return from, err
 	}
-	return e.awaitVersion(v)
+	return to, e.awaitVersion(v)
+}
+
+// stateChanged is errStateChanged for index id of c, as IndexNotFound.
+func stateChanged(c *Collection, id uint32) error {
+	return fmt.Errorf("%w: %w", errStateChanged, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name))
 }
 
 // retireIndexes drops the indexes ids of c, now in state from, through
@@ -164,19 +180,27 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 		if steps[i] != from {
 			continue
 		}
-		if err := e.moveIndexes(c, ids, from, steps[i+1]); err != nil {
+		var err error
+		if from, err = e.moveIndexes(c, ids, from, steps[i+1]); err != nil {
 			return err
 		}
-		from = steps[i+1]
 	}
+	removed := 0
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
+				removed++
 				return false, nil
 			}
 		}
 		return true, nil
-	}, nil, ids, nil)
+	}, nil, ids, func(storage.Txn, *Collection) error {
+		defer func() { removed = 0 }()
+		if removed < len(ids) {
+			return stateChanged(c, ids[0])
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -201,22 +225,29 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 	state := stateDeleteOnly
 	err = e.awaitVersion(v)
 	if err == nil {
-		if err = e.moveIndexes(c, ids, stateDeleteOnly, stateWriteOnly); err == nil {
-			state = stateWriteOnly
-		}
+		state, err = e.moveIndexes(c, ids, state, stateWriteOnly)
 	}
 	if err == nil {
 		err = e.backfill(c, ids, progress)
 	}
 	if err == nil {
-		if err = e.moveIndexes(c, ids, stateWriteOnly, statePublic); err == nil {
-			return nil
-		}
+		state, err = e.moveIndexes(c, ids, state, statePublic)
 	}
-	if errors.Is(err, errDropped) || mongoerr.Is(err, mongoerr.NamespaceNotFound) {
+	switch {
+	case err == nil || state == statePublic:
+		// Built; at worst the wait for the other frontends to load it
+		// failed.
+		return err
+	case errors.Is(err, errDropped), mongoerr.Is(err, mongoerr.NamespaceNotFound), errors.Is(err, errStateChanged):
 		return err
 	}
-	return errors.Join(err, e.retireIndexes(c, ids, state))
+	retire := e.retireIndexes(c, ids, state)
+	if errors.Is(retire, errStateChanged) {
+		// This frontend's lease lapsed and another one retires the
+		// build as abandoned (retireAbandoned).
+		retire = nil
+	}
+	return errors.Join(err, retire)
 }
 
 // errDropped stops a backfill whose collection was dropped.
@@ -384,7 +415,11 @@ func (e *Engine) retireAbandoned() error {
 				continue
 			}
 			e.log.Warn("retiring an index its builder abandoned", "ns", c.DB+"."+c.Name, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
-			errs = append(errs, e.retireIndexes(c, []uint32{ix.ID}, ix.state))
+			if err := e.retireIndexes(c, []uint32{ix.ID}, ix.state); !errors.Is(err, errStateChanged) {
+				// errStateChanged: its builder, back, or another
+				// frontend retires it.
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errors.Join(errs...)
