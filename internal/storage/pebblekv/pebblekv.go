@@ -50,8 +50,10 @@ type Options struct {
 
 // DB is a Pebble-backed storage.KV.
 type DB struct {
-	db    *pebble.DB
-	space *spaceGuard
+	db *pebble.DB
+	// inMemory: the store lives in memory, without a write-ahead log.
+	inMemory bool
+	space    *spaceGuard
 	// log orders commits and detects transactions' write conflicts.
 	log *commitLog
 	// rows caches values of the latest state for Get; nil when disabled.
@@ -79,7 +81,10 @@ const defaultRowCache = 128 << 20
 func Open(dir string, opts Options) (*DB, error) {
 	po := &pebble.Options{Logger: pebbleLogger{opts.Logger}}
 	if opts.InMemory {
-		po.FS = vfs.NewMem()
+		// Nothing in memory outlives the process, so a write-ahead log
+		// would only be written, never read: it cost an in-memory store
+		// most of a one-document write's CPU (its file grows by copying).
+		po.FS, po.DisableWAL = vfs.NewMem(), true
 		dir = ""
 	}
 	size := opts.CacheSize
@@ -120,7 +125,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if rows == 0 {
 		rows = defaultRowCache
 	}
-	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger), unflushed: pending}, nil
+	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger), unflushed: pending, inMemory: opts.InMemory}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -239,8 +244,14 @@ func (d *DB) NewSnapshot() storage.Snapshot { return snapshot{d.db.NewSnapshot()
 const batchRetained = 4 << 20
 
 // Sync implements storage.KV: an empty synced WAL record forces every
-// earlier commit to disk.
-func (d *DB) Sync() error { return d.db.LogData(nil, pebble.Sync) }
+// earlier commit to disk. An in-memory store has no log and nothing to
+// make durable.
+func (d *DB) Sync() error {
+	if d.inMemory {
+		return nil
+	}
+	return d.db.LogData(nil, pebble.Sync)
+}
 
 // EstimateDiskUsage implements storage.DiskUsageEstimator: the size of the
 // sstables holding [lower, upper), counting only the overlapping data blocks

@@ -33,6 +33,7 @@ var cases = []struct {
 	{"BlindWriteConflicts", blindWriteConflicts},
 	{"DisjointTxnsCommit", disjointTxnsCommit},
 	{"RollbackDiscards", rollbackDiscards},
+	{"SyncAfterCommits", syncAfterCommits},
 	{"DeleteRange", deleteRange},
 	{"ConcurrentIncrements", concurrentIncrements},
 	{"SnapshotUnderCommits", snapshotUnderCommits},
@@ -203,6 +204,18 @@ func rollbackDiscards(t *testing.T, kv storage.KV) {
 	}
 	// A rolled back transaction does not make later ones conflict.
 	set(t, kv, "r", "2")
+}
+
+// syncAfterCommits: Sync succeeds, with commits before it or none, and
+// changes nothing a reader sees.
+func syncAfterCommits(t *testing.T, kv storage.KV) {
+	must(t, kv.Sync())
+	set(t, kv, "s1", "1", "s2", "2")
+	must(t, kv.Sync())
+	must(t, kv.Sync())
+	if got := scan(t, kv, "", ""); got != "s1=1 s2=2 " {
+		t.Fatalf("after Sync: %s", got)
+	}
 }
 
 func deleteRange(t *testing.T, kv storage.KV) {
