@@ -681,6 +681,54 @@ func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
 	}
 }
 
+// TestFrontendsBuildPublicBeforeShutdown shuts a building frontend down
+// while it waits for a lagging frontend to load the build's last state
+// (public), already committed: the build returns InterruptedAtShutdown
+// and nothing else, and leaves the index built rather than retiring it
+// from the state it was in before.
+func TestFrontendsBuildPublicBeforeShutdown(t *testing.T) {
+	const lease = 4 * time.Second // the lagging frontend stays live meanwhile
+	fe := openFrontends(t, 2, lease)
+	builder, lagging := fe[0], fe[1]
+	var batch []bson.Raw
+	for i := range 2 * indexBuildBatch {
+		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
+	}
+	if _, _, err := builder.Insert("test", "c", batch, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	spec := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
+	_, err := builder.CreateIndexes("test", "c", spec, func(done, total int64) error {
+		if done == 0 || done != total {
+			return nil
+		}
+		lagging.pauseHeartbeat.Store(true)
+		go func() {
+			for builder.Collection("test", "c").FindIndex("a_1") == nil {
+				time.Sleep(5 * time.Millisecond)
+			}
+			closed <- builder.Close()
+		}()
+		return nil
+	})
+	if !mongoerr.Is(err, mongoerr.InterruptedAtShutdown) || strings.Contains(err.Error(), "changed state") {
+		t.Fatalf("build cut short after turning public: %v, want InterruptedAtShutdown alone", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	lagging.pauseHeartbeat.Store(false)
+	for deadline := time.Now().Add(3 * lease); lagging.Collection("test", "c").FindIndex("a_1") == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the other frontend never saw the index")
+		}
+	}
+	if res := mustValidate(t, lagging, "c"); res.KeysPerIndex["a_1"] != res.Records {
+		t.Errorf("a_1 holds %d keys for %d documents", res.KeysPerIndex["a_1"], res.Records)
+	}
+}
+
 // TestFrontendsValidatorChange: once collMod's validator returns on one
 // frontend, every frontend enforces it, and a frontend restarted later reads it.
 func TestFrontendsValidatorChange(t *testing.T) {
