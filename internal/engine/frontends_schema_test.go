@@ -616,8 +616,9 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 // nothing of it. Once the lease is renewed, the same createIndexes builds
 // the index whole.
 func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
-	// long enough that no lease lapses on its own on a busy machine
-	const lease = 2 * time.Second
+	// long enough that no lease lapses on its own on a busy machine, and
+	// that the lagging frontend stays live until the build has failed
+	const lease = 3 * time.Second
 	fe := openFrontends(t, 3, lease)
 	if !fe[0].RunsJobs() {
 		t.Fatal("the first frontend does not hold the jobs lease")
