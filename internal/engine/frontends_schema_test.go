@@ -607,6 +607,20 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	}
 }
 
+// insertTwoBuildBatches inserts into test.coll through e two index build
+// batches of documents {_id: i, a: i}, so that a build of {a: 1} reports
+// its progress once in the middle.
+func insertTwoBuildBatches(t *testing.T, e *Engine, coll string) {
+	t.Helper()
+	var batch []bson.Raw
+	for i := range 2 * indexBuildBatch {
+		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
+	}
+	if _, _, err := e.Insert("test", coll, batch, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFrontendsLeaseLapseDuringBuild lets the building frontend's lease
 // run out in the middle of its backfill, and holds the jobs-lease holder's
 // retirement of the abandoned build in its middle (delete-only, waiting
@@ -624,13 +638,7 @@ func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
 		t.Fatal("the first frontend does not hold the jobs lease")
 	}
 	builder, lagging := fe[1], fe[2]
-	var batch []bson.Raw
-	for i := range 2 * indexBuildBatch {
-		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
-	}
-	if _, _, err := builder.Insert("test", "c", batch, true, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	insertTwoBuildBatches(t, builder, "c")
 	await := func(what string, cond func() bool) error {
 		for deadline := time.Now().Add(3 * lease); !cond(); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
@@ -691,13 +699,7 @@ func TestFrontendsBuildPublicBeforeShutdown(t *testing.T) {
 	const lease = 4 * time.Second // the lagging frontend stays live meanwhile
 	fe := openFrontends(t, 2, lease)
 	builder, lagging := fe[0], fe[1]
-	var batch []bson.Raw
-	for i := range 2 * indexBuildBatch {
-		batch = append(batch, ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i)))
-	}
-	if _, _, err := builder.Insert("test", "c", batch, true, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	insertTwoBuildBatches(t, builder, "c")
 	closed := make(chan error, 1)
 	spec := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
 	_, err := builder.CreateIndexes("test", "c", spec, func(done, total int64) error {

@@ -128,6 +128,7 @@ var errStateChanged = errors.New("index changed state")
 // to once the change committed, even if the wait then fails.
 func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (indexState, error) {
 	var moved []bson.Raw
+	var seen []uint32
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
@@ -138,14 +139,14 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (
 				if to == statePublic {
 					si.Builder = ""
 				}
-				moved = append(moved, si.Spec)
+				moved, seen = append(moved, si.Spec), append(seen, id)
 			}
 		}
 		return true, nil
 	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
-		defer func() { moved = moved[:0] }()
-		if len(moved) < len(ids) {
-			return stateChanged(c, ids[len(moved)])
+		defer func() { moved, seen = moved[:0], seen[:0] }()
+		if id, gone := unseen(ids, seen); gone {
+			return stateChanged(c, id)
 		}
 		for _, spec := range moved {
 			var err error
@@ -167,6 +168,17 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (
 	return to, e.awaitVersion(v)
 }
 
+// unseen is an id of ids that seen lacks: an index a change expected and
+// did not find.
+func unseen(ids, seen []uint32) (uint32, bool) {
+	for _, id := range ids {
+		if !slices.Contains(seen, id) {
+			return id, true
+		}
+	}
+	return 0, false
+}
+
 // stateChanged is errStateChanged for index id of c, as IndexNotFound.
 func stateChanged(c *Collection, id uint32) error {
 	return fmt.Errorf("%w: %w", errStateChanged, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name))
@@ -185,19 +197,19 @@ func (e *Engine) retireIndexes(c *Collection, ids []uint32, from indexState) err
 			return err
 		}
 	}
-	removed := 0
+	var seen []uint32
 	v, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		for _, id := range ids {
 			if uint32(si.ID) == id {
-				removed++
+				seen = append(seen, id)
 				return false, nil
 			}
 		}
 		return true, nil
 	}, nil, ids, func(storage.Txn, *Collection) error {
-		defer func() { removed = 0 }()
-		if removed < len(ids) {
-			return stateChanged(c, ids[0])
+		defer func() { seen = seen[:0] }()
+		if id, gone := unseen(ids, seen); gone {
+			return stateChanged(c, id)
 		}
 		return nil
 	})
