@@ -7,19 +7,13 @@ import (
 	"github.com/folio-db/folio/internal/sorter"
 )
 
-// gcPercent is the server's GOGC unless the environment sets one: the
-// default 100 spent about a seventh of a YCSB-A server's CPU in the
-// collector, and 200 gave 15% more operations per second (docs/benchmarks.md).
-const gcPercent = 200
-
-// tuneGC trades memory for CPU unless the operator tuned the collector
-// (GOGC or GOMEMLIMIT set): the heap may grow to three times the live data
-// before a collection, under a soft limit of half the machine's memory
-// (when known), near which the collector runs as often as it must.
+// tuneGC puts the collector under a soft limit of half the machine's
+// memory (when known), near which it runs as often as it must, unless the
+// operator set GOMEMLIMIT. GOGC stays at the runtime's default (100): with
+// the row cache's 128 MB live, GOGC=200 let the heap grow to three times
+// that, and each page it touched for the first time cost the server a
+// page fault (about 10 µs on the benchmark machine); see docs/benchmarks.md.
 func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(gcPercent)
-	}
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		if mem := sorter.PhysicalMemory(); mem > 0 {
 			debug.SetMemoryLimit(mem / 2)
