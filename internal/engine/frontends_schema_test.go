@@ -556,12 +556,10 @@ func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo, hi := docSpan(c.ID)
-	deadline := time.Now().Add(3 * time.Second)
-	for countKeys(t, fe[0], lo, hi) != 0 || countKeys(t, fe[0], keyGarbagePrefix, []byte{spaceMeta, 'g', 'c', 1}) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the dropped collection's data was not removed by the jobs lease holder")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := awaitCond(3*time.Second, "the dropped collection's data was not removed by the jobs lease holder", func() bool {
+		return countKeys(t, fe[0], lo, hi) == 0 && countKeys(t, fe[0], keyGarbagePrefix, []byte{spaceMeta, 'g', 'c', 1}) == 0
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -594,12 +592,10 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	if err := fe[1].Close(); err != nil { // stops midway
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for len(fe[0].Collection("test", "ab").Building()) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the abandoned build was not retired")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := awaitCond(3*time.Second, "the abandoned build was not retired", func() bool {
+		return len(fe[0].Collection("test", "ab").Building()) == 0
+	}); err != nil {
+		t.Fatal(err)
 	}
 	mustCreateIndex(t, fe[0], "ab", `{"a": 1}`, false)
 	if res := mustValidate(t, fe[0], "ab"); res.KeysPerIndex["a_1"] != 1 {
@@ -621,6 +617,17 @@ func insertTwoBuildBatches(t *testing.T, e *Engine, coll string) {
 	}
 }
 
+// awaitCond polls cond every 10 ms until it holds, or fails with what
+// once within has passed.
+func awaitCond(within time.Duration, what string, cond func() bool) error {
+	for deadline := time.Now().Add(within); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return errors.New(what)
+		}
+	}
+	return nil
+}
+
 // TestFrontendsLeaseLapseDuringBuild lets the building frontend's lease
 // run out in the middle of its backfill, and holds the jobs-lease holder's
 // retirement of the abandoned build in its middle (delete-only, waiting
@@ -639,14 +646,6 @@ func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
 	}
 	builder, lagging := fe[1], fe[2]
 	insertTwoBuildBatches(t, builder, "c")
-	await := func(what string, cond func() bool) error {
-		for deadline := time.Now().Add(3 * lease); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				return errors.New(what)
-			}
-		}
-		return nil
-	}
 	spec := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
 	held := false
 	_, err := builder.CreateIndexes("test", "c", spec, func(done, total int64) error {
@@ -655,11 +654,11 @@ func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
 		}
 		held = true
 		builder.pauseHeartbeat.Store(true)
-		if err := await("the builder's lease did not lapse", func() bool { return builder.checkLease() != nil }); err != nil {
+		if err := awaitCond(3*lease, "the builder's lease did not lapse", func() bool { return builder.checkLease() != nil }); err != nil {
 			return err
 		}
 		lagging.pauseHeartbeat.Store(true)
-		return await("the jobs-lease holder did not start retiring the build", func() bool {
+		return awaitCond(3*lease, "the jobs-lease holder did not start retiring the build", func() bool {
 			b := fe[0].Collection("test", "c").Building()
 			return len(b) == 1 && b[0].state == stateDeleteOnly
 		})
@@ -675,7 +674,7 @@ func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
 	}
 	lagging.pauseHeartbeat.Store(false)
 	builder.pauseHeartbeat.Store(false)
-	if err := await("the retirement did not reach every frontend", func() bool {
+	if err := awaitCond(3*lease, "the retirement did not reach every frontend", func() bool {
 		return len(fe[0].Collection("test", "c").Building())+len(builder.Collection("test", "c").Building()) == 0
 	}); err != nil {
 		t.Fatal(err)
@@ -722,10 +721,10 @@ func TestFrontendsBuildPublicBeforeShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	lagging.pauseHeartbeat.Store(false)
-	for deadline := time.Now().Add(3 * lease); lagging.Collection("test", "c").FindIndex("a_1") == nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the other frontend never saw the index")
-		}
+	if err := awaitCond(3*lease, "the other frontend never saw the index", func() bool {
+		return lagging.Collection("test", "c").FindIndex("a_1") != nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if res := mustValidate(t, lagging, "c"); res.KeysPerIndex["a_1"] != res.Records {
 		t.Errorf("a_1 holds %d keys for %d documents", res.KeysPerIndex["a_1"], res.Records)
