@@ -595,8 +595,9 @@ func collectionArg(cmd bson.Raw, db string) (string, error) {
 			"collection name has invalid type %s", values.TypeName(v.Type))
 	}
 	// NamespaceString's constructor and isValid
-	if err := nsname.CheckSpecified(db, v.StringValue()); err != nil {
+	name := v.StringValue()
+	if err := nsname.CheckSpecified(db, name); err != nil {
 		return "", err
 	}
-	return v.StringValue(), nil
+	return name, nil
 }

@@ -50,15 +50,15 @@ func hasOutputStage(c *cmdArgs) bool {
 // constants: $$NOW, and on a replica set member $$CLUSTER_TIME, the
 // cluster time (a standalone has no cluster clock, as in MongoDB).
 func (s *Service) exprClock(r *Request) expr.Clock {
-	if r.clock == nil {
-		c := expr.Clock{Now: time.Now()}
+	if !r.clockTaken {
+		r.clock = expr.Clock{Now: time.Now()}
 		if s.ReplSetName != "" {
 			t := s.Clock.Now()
-			c.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(nil, t.Secs(), t.Inc())}
+			r.clock.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(r.clusterTime[:0], t.Secs(), t.Inc())}
 		}
-		r.clock = &c
+		r.clockTaken = true
 	}
-	return *r.clock
+	return r.clock
 }
 
 // zeroSignature is the $clusterTime signature of a node without

@@ -559,7 +559,11 @@ func parseDeleteStatement(d bson.Raw) (deleteStatement, error) {
 // operator ($set...) rather than being a replacement.
 func isOperatorDoc(d bson.Raw) bool {
 	el, err := d.IndexErr(0)
-	return err == nil && len(el.Key()) > 0 && el.Key()[0] == '$'
+	if err != nil {
+		return false
+	}
+	k := bsoncore.Element(el).KeyBytes()
+	return len(k) > 0 && k[0] == '$'
 }
 
 // updateStatementRun runs one update statement with its variables: the

@@ -16,9 +16,19 @@ import (
 // of them took 3% of the server's time in bulk inserts).
 type lockTable struct {
 	mu sync.Mutex
-	// held maps the hash of each locked key to a channel its holder closes
-	// on release.
-	held map[uint64]chan struct{}
+	// held maps the hash of each locked key to its holder.
+	held map[uint64]*hold
+}
+
+// hold is one writer's locks: the hashes of its keys (in one, for a
+// single key, so that a lock is one allocation), and the channel it closes
+// on release, made by the first writer to wait for it. Its fields other
+// than t and hashes are guarded by t.mu.
+type hold struct {
+	t      *lockTable
+	hashes []uint64
+	one    [1]uint64
+	freed  chan struct{}
 }
 
 // lockSeed seeds the hashes of locked keys.
@@ -26,38 +36,52 @@ var lockSeed = maphash.MakeSeed()
 
 // lock locks keys (repeats allowed) and returns the unlock function.
 func (t *lockTable) lock(keys ...[]byte) func() {
-	hashes := make([]uint64, len(keys))
-	for i, k := range keys {
-		hashes[i] = maphash.Bytes(lockSeed, k)
+	h := &hold{t: t}
+	h.hashes = h.one[:0]
+	if len(keys) > 1 {
+		h.hashes = make([]uint64, 0, len(keys))
 	}
-	if len(hashes) > 1 {
-		slices.Sort(hashes)
-		hashes = slices.Compact(hashes)
+	for _, k := range keys {
+		h.hashes = append(h.hashes, maphash.Bytes(lockSeed, k))
 	}
-	release := make(chan struct{})
+	if len(h.hashes) > 1 {
+		slices.Sort(h.hashes)
+		h.hashes = slices.Compact(h.hashes)
+	}
 	t.mu.Lock()
 	if t.held == nil {
-		t.held = map[uint64]chan struct{}{}
+		t.held = map[uint64]*hold{}
 	}
-	for _, h := range hashes {
+	for _, x := range h.hashes {
 		for {
-			busy, ok := t.held[h]
+			busy, ok := t.held[x]
 			if !ok {
 				break
 			}
+			if busy.freed == nil {
+				busy.freed = make(chan struct{})
+			}
+			freed := busy.freed
 			t.mu.Unlock()
-			<-busy
+			<-freed
 			t.mu.Lock()
 		}
-		t.held[h] = release
+		t.held[x] = h
 	}
 	t.mu.Unlock()
-	return func() {
-		t.mu.Lock()
-		for _, h := range hashes {
-			delete(t.held, h)
-		}
-		t.mu.Unlock()
-		close(release)
+	return h.unlock
+}
+
+// unlock releases h's keys and wakes the writers waiting for them.
+func (h *hold) unlock() {
+	t := h.t
+	t.mu.Lock()
+	for _, x := range h.hashes {
+		delete(t.held, x)
+	}
+	freed := h.freed
+	t.mu.Unlock()
+	if freed != nil {
+		close(freed)
 	}
 }

@@ -397,7 +397,10 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 // sharded collection its shard key fields (those it has, by their paths)
 // then _id, as MongoDB's documentKey does.
 func (c *Collection) documentKey(doc bson.Raw) bson.Raw {
-	start, out := bsoncore.AppendDocumentStart(nil)
+	id := documentID(doc)
+	// {_id} in one allocation: its length, _id's type and name, the
+	// value, the end
+	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 4+1+len("_id\x00")+len(id.Value)+1))
 	if c.shard != nil {
 		for _, f := range c.shard.values.Fields {
 			if f.Path == "_id" {
@@ -408,7 +411,7 @@ func (c *Collection) documentKey(doc bson.Raw) bson.Raw {
 			}
 		}
 	}
-	out = rawdoc.AppendElement(out, "_id", documentID(doc))
+	out = rawdoc.AppendElement(out, "_id", id)
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
 }

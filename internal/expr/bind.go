@@ -3,6 +3,7 @@ package expr
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -11,6 +12,17 @@ import (
 type Let struct {
 	Scope *Scope
 	Ctx   *Context
+	// scope, ctx and js are where Scope, Ctx and Ctx.JS point: a command
+	// binds its variables in one allocation.
+	scope Scope
+	ctx   Context
+	js    js.Op
+}
+
+// SetJS makes op the operation's script context (Ctx.JS).
+func (l *Let) SetJS(op js.Op) {
+	l.js = op
+	l.Ctx.JS = &l.js
 }
 
 // emptyDocument is {}, what a let expression evaluates against.
@@ -42,7 +54,9 @@ func validateLetName(name string) error {
 // expression that reads a document (a field path, $$ROOT, $$CURRENT) is
 // refused, as no document is there yet. A nil let binds nothing.
 func Bind(let bson.Raw, clock Clock) (*Let, error) {
-	ctx := &Context{Clock: clock}
+	l := &Let{ctx: Context{Clock: clock}}
+	l.Ctx = &l.ctx
+	ctx := l.Ctx
 	var names []string
 	if len(let) > 0 {
 		elems, err := let.Elements()
@@ -71,5 +85,7 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 			names = append(names, el.Key())
 		}
 	}
-	return &Let{Scope: NewScope(names...), Ctx: ctx}, nil
+	l.scope.init(nil, names)
+	l.Scope = &l.scope
+	return l, nil
 }

@@ -37,14 +37,23 @@ func NewScope(userVars ...string) *Scope {
 // With returns a child scope adding names whose values the caller supplies
 // in Context.Vars at evaluation; they shadow same-named outer variables.
 func (s *Scope) With(names ...string) *Scope {
-	c := &Scope{parent: s, names: names, slots: make([]int, len(names))}
-	for i := range c.slots {
-		c.slots[i] = -1
-	}
-	if s != nil {
-		c.bound, c.coll = s.bound, s.coll
-	}
+	c := new(Scope)
+	c.init(s, names)
 	return c
+}
+
+// init makes c the child of parent (nil: a root) adding names (see With).
+func (c *Scope) init(parent *Scope, names []string) {
+	*c = Scope{parent: parent, names: names}
+	if len(names) > 0 {
+		c.slots = make([]int, len(names))
+		for i := range c.slots {
+			c.slots[i] = -1
+		}
+	}
+	if parent != nil {
+		c.bound, c.coll = parent.bound, parent.coll
+	}
 }
 
 // Collated returns a child scope whose comparisons ($eq, $in, the set

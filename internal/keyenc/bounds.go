@@ -14,14 +14,21 @@ import (
 // v in the next field, and the inclusive lower bound of the keys whose next
 // field is greater than v.
 func PrefixEnd(prefix []byte) []byte {
+	end, _ := AppendPrefixEnd(nil, prefix)
+	return end
+}
+
+// AppendPrefixEnd appends PrefixEnd(prefix) to dst; ok is false, and dst
+// unchanged, when there is none.
+func AppendPrefixEnd(dst, prefix []byte) (_ []byte, ok bool) {
 	for i := len(prefix) - 1; i >= 0; i-- {
 		if prefix[i] != 0xFF {
-			end := append([]byte(nil), prefix[:i+1]...)
-			end[i]++
-			return end
+			dst = append(dst, prefix[:i+1]...)
+			dst[len(dst)-1]++
+			return dst, true
 		}
 	}
-	return nil
+	return dst, false
 }
 
 // TypeBounds returns single-byte bounds of the type class of t (values.Rank)

@@ -37,6 +37,7 @@ package keyenc
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -209,6 +210,8 @@ func appendBody(dst []byte, tag byte, v bson.RawValue) []byte {
 // terminator 0x00 0x01. The escape keeps the byte order of s and the
 // terminator sorts below every continuation, so a prefix sorts first.
 func appendString(dst, s []byte) []byte {
+	// room for the common string without a zero byte, grown once
+	dst = slices.Grow(dst, len(s)+2)
 	for {
 		i := bytes.IndexByte(s, 0)
 		if i < 0 {

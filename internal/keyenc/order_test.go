@@ -306,4 +306,12 @@ func TestBounds(t *testing.T) {
 	if PrefixEnd([]byte{0xFF, 0xFF}) != nil || !bytes.Equal(PrefixEnd([]byte{1, 0xFF}), []byte{2}) {
 		t.Error("PrefixEnd edge cases")
 	}
+	// AppendPrefixEnd appends the same end after what dst holds, and
+	// leaves dst alone when there is none.
+	if got, ok := AppendPrefixEnd([]byte{9}, []byte{1, 2, 0xFF}); !ok || !bytes.Equal(got, []byte{9, 1, 3}) {
+		t.Errorf("AppendPrefixEnd([9], [1 2 ff]) = %v, %v", got, ok)
+	}
+	if got, ok := AppendPrefixEnd([]byte{9}, []byte{0xFF}); ok || !bytes.Equal(got, []byte{9}) {
+		t.Errorf("AppendPrefixEnd([9], [ff]) = %v, %v", got, ok)
+	}
 }

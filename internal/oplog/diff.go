@@ -2,6 +2,7 @@ package oplog
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -23,10 +24,16 @@ func UpdateO(dst []byte, old, next bson.Raw) []byte {
 	return DeltaO(dst, docDiff(old, next))
 }
 
+// deltaOverhead is the size of a DeltaO document without its diff.
+const deltaOverhead = 4 + 1 + len("$v\x00") + 4 + 1 + len("diff\x00") + 1
+
 // DeltaO is the o of an update entry whose document diff is diff, as an
 // update's operators logged it (MongoDB logs operator updates so, and diffs
 // the documents of replacement-free pipeline updates).
 func DeltaO(dst, diff []byte) []byte {
+	// the o's own bytes around diff: its length, $v: 2, the diff's name
+	// and type, and its end
+	dst = slices.Grow(dst, len(diff)+deltaOverhead)
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	dst = bsoncore.AppendInt32Element(dst, "$v", 2)
 	dst = bsoncore.AppendDocumentElement(dst, "diff", diff)

@@ -93,7 +93,8 @@ func collationKeyShown(v bson.RawValue) string {
 // under it. An empty list leaves the field unbounded.
 type fieldBounds struct {
 	ivs []fieldInterval
-	// point reports that each interval holds a single value.
+	// point reports that each interval holds a single value: its hi is
+	// keyenc.PrefixEnd(lo).
 	point bool
 	// none reports that no value satisfies the filter (ivs is then one
 	// zero-width interval).
@@ -263,8 +264,15 @@ func pointBounds(vals []bson.RawValue, desc bool) (fieldBounds, bool) {
 
 // appendPoint appends to ivs the interval of the keys of v alone.
 func appendPoint(ivs []fieldInterval, v bson.RawValue, desc bool) []fieldInterval {
-	enc := keyenc.AppendField(nil, v, desc)
-	return append(ivs, fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loVal: v, hiVal: v, loIncl: true, hiIncl: true})
+	// The key and its end share one array when the value's encoding (its
+	// bytes, a tag and a terminator or two) leaves room for both.
+	enc := keyenc.AppendField(make([]byte, 0, 2*(len(v.Value)+4)), v, desc)
+	lo := enc[:len(enc):len(enc)]
+	hi, ok := keyenc.AppendPrefixEnd(enc[len(enc):], lo)
+	if !ok {
+		hi = nil
+	}
+	return append(ivs, fieldInterval{lo: lo, hi: hi, loVal: v, hiVal: v, loIncl: true, hiIncl: true})
 }
 
 // rangeBounds turns a comparison into a range within the operand's type

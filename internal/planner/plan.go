@@ -95,6 +95,10 @@ type Plan struct {
 	leaves     []*query.Node
 	sortFields []string
 	sortDirs   []int
+	// oneInterval and oneBounds back Intervals and fieldBounds when there
+	// is one of each (every read by _id): such a plan is one allocation.
+	oneInterval [1]Interval
+	oneBounds   [1]fieldBounds
 }
 
 // Interval is a run of whole keys, [Lo, Hi).
@@ -387,7 +391,11 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	if ix != nil {
 		p.fields = ix.Fields
 	}
-	p.fieldBounds = make([]fieldBounds, len(p.fields))
+	if len(p.fields) == 1 {
+		p.fieldBounds = p.oneBounds[:]
+	} else {
+		p.fieldBounds = make([]fieldBounds, len(p.fields))
+	}
 	// single and bounded live on the stack for the indexes queries name
 	// (up to eight fields), as do the prefixes while they are one: a plan
 	// is built for every query.
@@ -400,6 +408,9 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	}
 	var firstBuf [1][]byte
 	prefixes := firstBuf[:]
+	// soleEnd is the end of the keys starting with the one prefix when
+	// that prefix is one point's key: the point's hi.
+	var soleEnd []byte
 	var last fieldBounds // a field bounded by ranges, ending the intervals
 	leading := true      // the fields so far are points making intervals
 	for i, f := range p.fields {
@@ -431,6 +442,10 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			p.eqFields++
 		}
 		var next [][]byte
+		soleEnd = nil
+		if len(prefixes)*len(fb.ivs) == 1 && len(prefixes[0]) == 0 {
+			soleEnd = fb.ivs[0].hi
+		}
 		if len(prefixes)*len(fb.ivs) == 1 {
 			// the one prefix is read (into pre) before it is replaced
 			next = firstBuf[:0]
@@ -452,9 +467,14 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		prefixes = next
 	}
 	if len(prefixes[0]) > 0 || !last.empty() {
+		p.Intervals = p.oneInterval[:0]
 		for _, pre := range prefixes {
 			if last.empty() {
-				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})
+				end := soleEnd
+				if end == nil {
+					end = keyenc.PrefixEnd(pre)
+				}
+				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: end})
 				continue
 			}
 			for _, iv := range last.ivs {

@@ -56,7 +56,10 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 // parseFilter parses a filter document into an And of its clauses (or the
 // single clause) in env.
 func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
-	and := &Node{Kind: KindAnd}
+	// The clauses gather on the stack: a filter of one clause (most are)
+	// is that clause, with no And node or list of children made for it.
+	var buf [4]*Node
+	clauses := buf[:0]
 	it := rawdoc.Iterate(doc)
 	for {
 		k, v, ok := it.Next()
@@ -71,28 +74,31 @@ func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
 				return nil, err
 			}
 			if n != nil {
-				and.Children = append(and.Children, n)
+				clauses = append(clauses, n)
 			}
 		case isOperatorDocument(v, false):
 			nodes, err := parseOperators(key, v.Value)
 			if err != nil {
 				return nil, err
 			}
-			and.Children = append(and.Children, nodes...)
+			clauses = append(clauses, nodes...)
 		case v.Type == bson.TypeRegex:
 			n, err := regexFromValue(key, v)
 			if err != nil {
 				return nil, err
 			}
-			and.Children = append(and.Children, n)
+			clauses = append(clauses, n)
 		default:
-			and.Children = append(and.Children, leaf(KindEq, key, v, nil))
+			clauses = append(clauses, leaf(KindEq, key, v, nil))
 		}
 	}
-	if len(and.Children) == 1 {
-		return and.Children[0], nil
+	switch len(clauses) {
+	case 0:
+		return &Node{Kind: KindAnd}, nil
+	case 1:
+		return clauses[0], nil
 	}
-	return and, nil
+	return &Node{Kind: KindAnd, Children: append([]*Node(nil), clauses...)}, nil
 }
 
 // isOperatorDocument is MongoDB's isExpressionDocument: a non-empty object
