@@ -21,7 +21,7 @@ type lockTable struct {
 }
 
 // hold is one writer's locks: the hashes of its keys (in one, for a
-// single key, so that a lock is one allocation), and the channel it closes
+// single key, so that no slice is made for it), and the channel it closes
 // on release, made by the first writer to wait for it. Its fields other
 // than t and hashes are guarded by t.mu.
 type hold struct {
