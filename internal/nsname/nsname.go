@@ -149,16 +149,17 @@ func CheckCreate(db, coll string, legalSystem func(db, coll string) bool) error 
 // system collection but those legalSystem allows, the namespace within
 // 255 bytes, and no ".system." inside the name.
 func CheckCollection(db, coll string, legalSystem func(db, coll string) bool) error {
-	ns := db + "." + coll
+	// the namespace is made only for an error's message
+	ns := func() string { return db + "." + coll }
 	switch {
 	case coll == "", coll[0] == '.', strings.ContainsAny(coll, "$\x00"), !utf8.ValidString(coll):
 		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid collection name: %s", printable(coll))
 	case strings.HasPrefix(coll, "system.") && !legalSystem(db, coll):
-		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", printable(ns))
-	case len(ns) > MaxNamespaceLen:
-		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %s", printable(ns), strconv.Itoa(MaxNamespaceLen))
+		return mongoerr.New(mongoerr.InvalidNamespace, "Invalid system namespace: %s", printable(ns()))
+	case len(db)+1+len(coll) > MaxNamespaceLen:
+		return mongoerr.New(mongoerr.InvalidNamespace, "Fully qualified namespace is too long. Namespace: %s Max: %s", printable(ns()), strconv.Itoa(MaxNamespaceLen))
 	case strings.Contains(coll, ".system.") && !(db == "config" && strings.HasPrefix(coll, "cache.chunks.")):
-		return mongoerr.New(mongoerr.BadValue, "Invalid namespace: %s", printable(ns))
+		return mongoerr.New(mongoerr.BadValue, "Invalid namespace: %s", printable(ns()))
 	}
 	return nil
 }
