@@ -50,13 +50,12 @@ func hasOutputStage(c *cmdArgs) bool {
 // constants: $$NOW, and on a replica set member $$CLUSTER_TIME, the
 // cluster time (a standalone has no cluster clock, as in MongoDB).
 func (s *Service) exprClock(r *Request) expr.Clock {
-	if !r.clockTaken {
+	if r.clock.Now.IsZero() {
 		r.clock = expr.Clock{Now: time.Now()}
 		if s.ReplSetName != "" {
 			t := s.Clock.Now()
 			r.clock.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(r.clusterTime[:0], t.Secs(), t.Inc())}
 		}
-		r.clockTaken = true
 	}
 	return r.clock
 }

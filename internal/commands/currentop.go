@@ -120,10 +120,10 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		op.deadline = r.Args.Deadline
 	}
 	ns := r.DB
-	if coll, ok := rawdoc.StringBytes(rawdoc.Lookup(r.Cmd, name)); ok {
-		ns += "." + string(coll)
-	} else if coll, ok := rawdoc.StringBytes(rawdoc.Lookup(r.Cmd, "collection")); ok && name == "getMore" {
-		ns += "." + string(coll)
+	if coll, ok := rawdoc.Lookup(r.Cmd, name).StringValueOK(); ok {
+		ns += "." + coll
+	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
+		ns += "." + coll
 	}
 	op.ns, op.cmd = ns, redactCommand(r.Cmd)
 	var parent context.Context

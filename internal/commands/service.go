@@ -217,10 +217,9 @@ type Request struct {
 	// latter, else the former.
 	readTime, writeTime clock.Time
 	// clock is what the command's expressions read as the time, taken
-	// once (exprClock, which sets clockTaken); clusterTime holds its
+	// once (exprClock; zero until then); clusterTime holds its
 	// $$CLUSTER_TIME's bytes.
 	clock       expr.Clock
-	clockTaken  bool
 	clusterTime [8]byte
 	// Scratch, when set, is a buffer a cursor reply may be built in,
 	// which the caller reuses (a pooled buffer) once the reply is sent:

@@ -93,8 +93,7 @@ func collationKeyShown(v bson.RawValue) string {
 // under it. An empty list leaves the field unbounded.
 type fieldBounds struct {
 	ivs []fieldInterval
-	// point reports that each interval holds a single value: its hi is
-	// keyenc.PrefixEnd(lo).
+	// point reports that each interval holds a single value.
 	point bool
 	// none reports that no value satisfies the filter (ivs is then one
 	// zero-width interval).

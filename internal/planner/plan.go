@@ -408,9 +408,6 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 	}
 	var firstBuf [1][]byte
 	prefixes := firstBuf[:]
-	// soleEnd is the end of the keys starting with the one prefix when
-	// that prefix is one point's key: the point's hi.
-	var soleEnd []byte
 	var last fieldBounds // a field bounded by ranges, ending the intervals
 	leading := true      // the fields so far are points making intervals
 	for i, f := range p.fields {
@@ -442,10 +439,6 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 			p.eqFields++
 		}
 		var next [][]byte
-		soleEnd = nil
-		if len(prefixes)*len(fb.ivs) == 1 && len(prefixes[0]) == 0 {
-			soleEnd = fb.ivs[0].hi
-		}
 		if len(prefixes)*len(fb.ivs) == 1 {
 			// the one prefix is read (into pre) before it is replaced
 			next = firstBuf[:0]
@@ -470,11 +463,7 @@ func buildWith(ix *Index, ixColl *collation.Collator, leaves []*query.Node, sort
 		p.Intervals = p.oneInterval[:0]
 		for _, pre := range prefixes {
 			if last.empty() {
-				end := soleEnd
-				if end == nil {
-					end = keyenc.PrefixEnd(pre)
-				}
-				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: end})
+				p.Intervals = append(p.Intervals, Interval{Lo: pre, Hi: keyenc.PrefixEnd(pre)})
 				continue
 			}
 			for _, iv := range last.ivs {

@@ -11,8 +11,6 @@
 package rawdoc
 
 import (
-	"encoding/binary"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -116,18 +114,4 @@ func FirstKey(doc []byte) string {
 func AppendElement(dst []byte, key string, v bson.RawValue) []byte {
 	dst = bsoncore.AppendHeader(dst, bsoncore.Type(v.Type), key)
 	return append(dst, v.Value...)
-}
-
-// StringBytes is the text of the string v without its length and
-// terminator, or ok false when v is not a well-formed string: a name
-// joined into another string is then copied once.
-func StringBytes(v bson.RawValue) (_ []byte, ok bool) {
-	if v.Type != bson.TypeString || len(v.Value) < 5 {
-		return nil, false
-	}
-	n := int(binary.LittleEndian.Uint32(v.Value))
-	if n < 1 || n != len(v.Value)-4 || v.Value[len(v.Value)-1] != 0 {
-		return nil, false
-	}
-	return v.Value[4 : len(v.Value)-1], true
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 func TestLookupLenFirstKey(t *testing.T) {
@@ -38,32 +37,5 @@ func TestMalformedStops(t *testing.T) {
 	}
 	if n := Len([]byte{1, 2}); n != 0 {
 		t.Fatalf("Len of short input = %d", n)
-	}
-}
-
-// TestStringBytes checks StringBytes against the driver's reading of
-// strings, and that malformed or other values are refused.
-func TestStringBytes(t *testing.T) {
-	for _, tc := range []struct {
-		v    bson.RawValue
-		want string
-		ok   bool
-	}{
-		{bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, "coll")}, "coll", true},
-		{bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, "")}, "", true},
-		{bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, "a\x00b")}, "a\x00b", true},
-		{bson.RawValue{Type: bson.TypeSymbol, Value: bsoncore.AppendString(nil, "coll")}, "", false},
-		{bson.RawValue{Type: bson.TypeString, Value: []byte{5, 0, 0, 0, 'a', 'b', 0}}, "", false},   // length past the end
-		{bson.RawValue{Type: bson.TypeString, Value: []byte{3, 0, 0, 0, 'a', 'b', 'c'}}, "", false}, // no terminator
-		{bson.RawValue{Type: bson.TypeString, Value: []byte{0, 0, 0, 0, 0}}, "", false},             // length 0
-		{bson.RawValue{Type: bson.TypeString, Value: []byte{1, 0, 0}}, "", false},
-	} {
-		got, ok := StringBytes(tc.v)
-		if ok != tc.ok || string(got) != tc.want {
-			t.Errorf("StringBytes(%x) = %q, %v; want %q, %v", tc.v.Value, got, ok, tc.want, tc.ok)
-		}
-		if s, dok := tc.v.StringValueOK(); ok && (!dok || s != string(got)) {
-			t.Errorf("StringBytes(%x) = %q; the driver reads %q, %v", tc.v.Value, got, s, dok)
-		}
 	}
 }
