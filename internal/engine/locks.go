@@ -22,8 +22,8 @@ type lockTable struct {
 
 // hold is one writer's locks: the hashes of its keys (in one, for a
 // single key, so that no slice is made for it), and the channel it closes
-// on release, made by the first writer to wait for it. Its fields other
-// than t and hashes are guarded by t.mu.
+// on release, made by the first writer to wait for it. freed is guarded by
+// t.mu; the other fields are set before the hold is published.
 type hold struct {
 	t      *lockTable
 	hashes []uint64
