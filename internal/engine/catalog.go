@@ -29,6 +29,9 @@ type Collection struct {
 	UUID    [16]byte
 	Options CollectionOptions
 
+	// ns is DB.Name, as the oplog names the collection.
+	ns string
+
 	// idUsage counts the operations whose plan read the documents by _id
 	// (the _id index's usage).
 	idUsage IndexUsage
@@ -86,6 +89,11 @@ type Collection struct {
 	// that finds the same entry again leaves the collection as it is.
 	storedEntry []byte
 	loaded      uint64
+}
+
+// newCollection is the entry of collection db.name with storage id id.
+func newCollection(db, name string, id uint32) *Collection {
+	return &Collection{DB: db, Name: name, ns: db + "." + name, ID: id}
 }
 
 // IDUsage is the usage of the collection's _id index.
@@ -436,7 +444,8 @@ func (e *Engine) newCollection(db, name string, opts CollectionOptions, uuid *[1
 	if err != nil {
 		return nil, err
 	}
-	coll := &Collection{DB: db, Name: name, ID: id, Options: opts, nextIndexID: 1, idUsage: IndexUsage{Since: time.Now()}}
+	coll := newCollection(db, name, id)
+	coll.Options, coll.nextIndexID, coll.idUsage.Since = opts, 1, time.Now()
 	if err := coll.initValidation(); err != nil {
 		return nil, err
 	}
@@ -796,7 +805,8 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if src.frozen.Load() {
 			return mongoerr.New(mongoerr.ConflictingOperationInProgress, "%s.%s is being sharded", fromDB, from)
 		}
-		moved := &Collection{DB: toDB, Name: to, ID: src.ID, UUID: src.UUID, Options: src.Options, nextIndexID: src.nextIndexID, shard: src.shard}
+		moved := newCollection(toDB, to, src.ID)
+		moved.UUID, moved.Options, moved.nextIndexID, moved.shard = src.UUID, src.Options, src.nextIndexID, src.shard
 		moved.indexes.Store(src.indexes.Load())
 		moved.building.Store(src.building.Load())
 		moved.validation.Store(src.validation.Load())

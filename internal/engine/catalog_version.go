@@ -189,7 +189,8 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 			continue
 		}
 		db, name, _ := strings.Cut(string(key), "\x00")
-		coll := &Collection{DB: db, Name: name, ID: uint32(ent.ID), idUsage: IndexUsage{Since: time.Now()}}
+		coll := newCollection(db, name, uint32(ent.ID))
+		coll.idUsage.Since = time.Now()
 		copy(coll.UUID[:], ent.UUID)
 		if ent.Shard != nil {
 			if coll.shard, err = newShardLayout(ent.Shard.Key, uint32(ent.Shard.IDIndex), ent.Options.Collation); err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"unsafe"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -164,6 +165,10 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 			return 0, err
 		}
 	}
+	var entries []oplogWrite // the oplog entries by reference, one allocation
+	if byRef {
+		entries = make([]oplogWrite, len(pending))
+	}
 	seen := make(map[string]struct{}, len(pending))
 	staged := map[string][]byte{}
 	n := 0
@@ -183,14 +188,15 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 			}
 			continue
 		}
-		seen[string(p.key)] = struct{}{}
+		// p.key is not changed after: the map may name its bytes
+		seen[unsafe.String(unsafe.SliceData(p.key), len(p.key))] = struct{}{}
 		encID := idFromDocKey(p.key)
 		for _, u := range p.ix.uniques {
 			staged[string(u.lock)] = encID
 		}
 		var err error
 		if byRef {
-			err = e.insertByRef(rt, c, p.key, p.doc, sessionOf(rec, p.index))
+			err = e.insertByRef(rt, c, &entries[i], p.key, p.doc, sessionOf(rec, p.index))
 		} else if err = storage.Insert(tx, p.key, c.stored(p.doc)); err == nil {
 			err = e.logDoc(tx, c, nil, p.doc, replaced, sessionOf(rec, p.index))
 		}

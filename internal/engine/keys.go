@@ -63,8 +63,11 @@ func catalogKey(db, coll string) []byte {
 // catalogSpan bounds every catalog key.
 func catalogSpan() (lower, upper []byte) { return []byte{spaceCatalog}, []byte{spaceCatalog + 1} }
 
-func docPrefix(collID uint32) []byte {
-	return binary.BigEndian.AppendUint32([]byte{spaceDoc}, collID)
+func docPrefix(collID uint32) []byte { return docPrefixRoom(collID, 0) }
+
+// docPrefixRoom is docPrefix with room for n more bytes.
+func docPrefixRoom(collID uint32, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(make([]byte, 0, 5+n), spaceDoc), collID)
 }
 
 // docSpan bounds the documents of one collection.
@@ -73,7 +76,8 @@ func docSpan(collID uint32) (lower, upper []byte) {
 }
 
 func docKey(collID uint32, id bson.RawValue) []byte {
-	return keyenc.AppendValue(docPrefix(collID), id)
+	// room for most encodings: a tag, the value's bytes, a few more
+	return keyenc.AppendValue(docPrefixRoom(collID, len(id.Value)+8), id)
 }
 
 // collNaturalSpan bounds the insertion-order entries of one collection.
@@ -141,5 +145,5 @@ func idFromDocKey(key []byte) []byte { return key[5:] }
 
 // docKeyFromEncodedID rebuilds a document key from a record id.
 func docKeyFromEncodedID(collID uint32, encID []byte) []byte {
-	return append(docPrefix(collID), encID...)
+	return append(docPrefixRoom(collID, len(encID)), encID...)
 }

@@ -139,7 +139,7 @@ func (e *Engine) openOplog() error {
 		return nil
 	}
 	return e.retry(context.Background(), func(tx storage.Txn) error {
-		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: initiatingSet}, nil); err != nil {
+		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: initiatingSet}, oplog.Session{}); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -175,11 +175,11 @@ func (e *Engine) oplogUUID(o *oplogState) error {
 }
 
 // logOp stages op's entry in tx; sess is the session of the write.
-func (e *Engine) logOp(tx storage.Txn, op oplog.Op, sess *oplog.Session) error {
+func (e *Engine) logOp(tx storage.Txn, op oplog.Op, sess oplog.Session) error {
 	if e.oplog == nil {
 		return nil
 	}
-	return e.stageEntry(tx, &oplogWrite{ops: []oplog.Op{op}, sess: sess, wall: time.Now()})
+	return e.stageEntry(tx, new(oplogWrite).of(op, sess))
 }
 
 // stageEntry stages an entry, stamped at commit.
@@ -214,8 +214,11 @@ type oplogWrite struct {
 	ops []oplog.Op
 	// pre are the documents before operations, of collections that
 	// record pre-images.
-	pre  []txnPreImage
-	sess *oplog.Session
+	pre []txnPreImage
+	// one holds ops' operation when the entry has one (of).
+	one [1]oplog.Op
+	// sess is the session of the write, its LSID nil for none.
+	sess oplog.Session
 	// applyOps: the entry is an applyOps even with one operation.
 	applyOps bool
 	// joined: the write is the join of others, and owns its slices.
@@ -231,12 +234,27 @@ type oplogWrite struct {
 	ref []byte
 }
 
+// of makes w the entry of op alone, written in sess, and returns it.
+func (w *oplogWrite) of(op oplog.Op, sess oplog.Session) *oplogWrite {
+	w.one[0], w.sess, w.wall = op, sess, time.Now()
+	w.ops = w.one[:]
+	return w
+}
+
+// session is the entry's session, nil for none.
+func (w *oplogWrite) session() *oplog.Session {
+	if w.sess.LSID == nil {
+		return nil
+	}
+	return &w.sess
+}
+
 // AppendValue implements storage.StampedValue: the entry and its
 // pre-images, as stored (oplog.Stored), and where its ts goes.
 func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	start := len(dst)
 	if w.ref != nil {
-		dst, at := oplog.NewRef(dst, w.ops[0], w.ref, w.sess, w.wall)
+		dst, at := oplog.NewRef(dst, w.ops[0], w.ref, w.session(), w.wall)
 		w.built = len(dst) - start
 		return dst, at
 	}
@@ -244,9 +262,9 @@ func (w *oplogWrite) AppendValue(dst []byte) ([]byte, int) {
 	dst = slices.Grow(dst, w.size())
 	var ent oplog.Entry
 	if len(w.ops) == 1 && !w.applyOps {
-		ent = oplog.New(dst, w.ops[0], w.sess, w.wall)
+		ent = oplog.New(dst, w.ops[0], w.session(), w.wall)
 	} else {
-		ent = oplog.NewApplyOps(dst, w.ops, w.sess, w.wall)
+		ent = oplog.NewApplyOps(dst, w.ops, w.session(), w.wall)
 	}
 	if len(ent.Doc) <= cap(dst)-start {
 		dst = dst[:start+len(ent.Doc)] // built in place
@@ -295,11 +313,11 @@ func (w *oplogWrite) size() int {
 // logDoc stages the entry of one document's change outside a transaction.
 // A collection that records pre-images keeps the document before an
 // update, replace or delete with the entry.
-func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what change, sess *oplog.Session) error {
+func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what change, sess oplog.Session) error {
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
-	w := &oplogWrite{ops: []oplog.Op{docOp(c, old, next, what)}, sess: sess, wall: time.Now()}
+	w := new(oplogWrite).of(docOp(c, old, next, what), sess)
 	if old != nil && c.preImages.Load() {
 		w.pre = []txnPreImage{{index: 0, doc: old}}
 	}
@@ -315,7 +333,7 @@ func (c *Collection) replicated() bool {
 
 // logTxn stages the applyOps entry of a transaction's commit, with the
 // pre-images of its operations on collections that record them.
-func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess *oplog.Session) error {
+func (e *Engine) logTxn(tx storage.Txn, ops []oplog.Op, pre []txnPreImage, sess oplog.Session) error {
 	if e.oplog == nil || len(ops) == 0 {
 		return nil
 	}
@@ -343,7 +361,7 @@ func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) 
 	if c != nil {
 		op.UUID = c.UUID[:]
 	}
-	return e.logOp(tx, op, nil)
+	return e.logOp(tx, op, oplog.Session{})
 }
 
 // logIndex stages the entry of an index's creation (kind createIndexes:
@@ -365,14 +383,14 @@ func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.
 	}
 	o, _ = bsoncore.AppendDocumentEnd(o, start)
 	op.O = o
-	return e.logOp(tx, op, nil)
+	return e.logOp(tx, op, oplog.Session{})
 }
 
 // docOp is the oplog operation of a document's change from old to next
 // (nil for absent) in c: an insert, a delete, a replacement (what is
 // substitute) or an update, logged as MongoDB's $v: 2 delta.
 func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
-	op := oplog.Op{NS: c.DB + "." + c.Name, UUID: c.UUID[:]}
+	op := oplog.Op{NS: c.ns, UUID: c.UUID[:]}
 	doc := old // an update names the document as it was (a new shard key value moves it)
 	if doc == nil {
 		doc = next
@@ -420,19 +438,19 @@ func (c *Collection) documentKey(doc bson.Raw) bson.Raw {
 // session as the oplog names it, for the statement at position index of
 // the engine call (-1: a transaction's commit).
 type OplogSession interface {
-	OplogSession(index int) *oplog.Session
+	OplogSession(index int) oplog.Session
 }
 
 // sessionOf is rec's session, or nil.
-func sessionOf(rec Recorder, index int) *oplog.Session {
+func sessionOf(rec Recorder, index int) oplog.Session {
 	if s, ok := rec.(OplogSession); ok {
 		return s.OplogSession(index)
 	}
-	return nil
+	return oplog.Session{}
 }
 
 // session is the oplog session of the statement sr records.
-func (s stmtRec) session() *oplog.Session { return sessionOf(s.rec, s.index) }
+func (s stmtRec) session() oplog.Session { return sessionOf(s.rec, s.index) }
 
 // HasOplog reports whether the engine keeps an oplog.
 func (e *Engine) HasOplog() bool { return e.oplog != nil }
@@ -718,7 +736,7 @@ func (e *Engine) AppendOplogNote(ctx context.Context, data bson.Raw) error {
 		return mongoerr.New(mongoerr.NoReplicationEnabled, "Must have replication set up to run \"appendOplogNote\"")
 	}
 	return e.retry(ctx, func(tx storage.Txn) error {
-		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: data}, nil); err != nil {
+		if err := e.logOp(tx, oplog.Op{Kind: oplog.Noop, O: data}, oplog.Session{}); err != nil {
 			return err
 		}
 		return e.commit(tx)

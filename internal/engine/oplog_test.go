@@ -24,7 +24,7 @@ func TestOplogWriteJoin(t *testing.T) {
 		b, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: v}})
 		return b
 	}
-	sess := &oplog.Session{LSID: doc(0), TxnNumber: 3, StmtID: 0}
+	sess := oplog.Session{LSID: doc(0), TxnNumber: 3, StmtID: 0}
 	wall := time.UnixMilli(1_700_000_000_000)
 	ins := &oplogWrite{ops: []oplog.Op{{Kind: oplog.Insert, NS: "db.c", O: doc(1)}}, sess: sess, wall: wall}
 	upd := &oplogWrite{ops: []oplog.Op{{Kind: oplog.Update, NS: "db.c", O: doc(2), O2: doc(0)}}, pre: []txnPreImage{{doc: doc(1)}}, sess: sess, wall: wall}

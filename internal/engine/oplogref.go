@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -44,9 +43,9 @@ func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTx
 }
 
 // insertByRef stages in rt the insert of doc at key, stored marked, with
-// its oplog entry referring to it.
-func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, key []byte, doc bson.Raw, sess *oplog.Session) error {
-	w := &oplogWrite{ops: []oplog.Op{docOp(c, nil, doc, replaced)}, sess: sess, wall: time.Now(), ref: key}
+// its oplog entry, w, referring to it.
+func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, w *oplogWrite, key []byte, doc bson.Raw, sess oplog.Session) error {
+	w.of(docOp(c, nil, doc, replaced), sess).ref = key
 	if err := e.stageEntry(rt, w); err != nil {
 		return err
 	}

@@ -261,7 +261,8 @@ func (e *Engine) ShardCollection(ctx context.Context, db, name string, key bson.
 	if err != nil {
 		return e.abortSharding(db, name, oldID, newID, err)
 	}
-	next := &Collection{DB: db, Name: name, ID: newID, UUID: c.UUID, Options: c.Options, shard: layout}
+	next := newCollection(db, name, newID)
+	next.UUID, next.Options, next.shard = c.UUID, c.Options, layout
 	copied := slices.Clone(c.Indexes())
 	next.indexes.Store(&copied)
 	if err := e.copyDocuments(ctx, c, next); err != nil {

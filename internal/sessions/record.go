@@ -575,7 +575,7 @@ func (s *Session) addRun(r run) bool {
 // OplogSession implements engine.OplogSession: the lsid as the session's
 // record names it, the transaction number and the statement at position
 // index (-1: a transaction's commit, which has none).
-func (r *Recorder) OplogSession(index int) *oplog.Session {
+func (r *Recorder) OplogSession(index int) oplog.Session {
 	if r.lsid == nil {
 		start, lsid := bsoncore.AppendDocumentStart(nil)
 		r.lsid, _ = bsoncore.AppendDocumentEnd(appendLSIDFields(lsid, r.s.ID), start)
@@ -584,5 +584,5 @@ func (r *Recorder) OplogSession(index int) *oplog.Session {
 	if index >= 0 && index < len(r.stmtIDs) {
 		stmt = r.stmtIDs[index]
 	}
-	return &oplog.Session{LSID: r.lsid, TxnNumber: r.s.TxnNumber, StmtID: stmt}
+	return oplog.Session{LSID: r.lsid, TxnNumber: r.s.TxnNumber, StmtID: stmt}
 }
