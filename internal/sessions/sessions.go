@@ -137,7 +137,13 @@ func (s *Session) EndTxn() {
 // stored records are replaced in the batch of the next recorded write).
 func (s *Session) Advance(txnNumber int64) {
 	s.EndTxn()
-	s.TxnNumber, s.State, s.executed = txnNumber, TxnNone, nil
+	s.TxnNumber, s.State = txnNumber, TxnNone
+	// A retryable write's one run reuses the array; a batch's many runs
+	// are let go.
+	if cap(s.executed) > 4 {
+		s.executed = nil
+	}
+	s.executed = s.executed[:0]
 }
 
 // Executed returns the result of statement stmtID of TxnNumber when its
