@@ -144,7 +144,10 @@ type Engine struct {
 	jobsUntil  atomic.Int64
 	// pauseHeartbeat stops renewals (tests: a frontend cut off).
 	pauseHeartbeat atomic.Bool
-	heartbeatDone  chan struct{}
+	// beforeBackfillCommit, when set, runs before each backfill batch
+	// commits (tests: a batch that commits late).
+	beforeBackfillCommit func()
+	heartbeatDone        chan struct{}
 	// retiring is set while retireAbandoned runs; jobs counts the
 	// background jobs Close waits for.
 	retiring atomic.Bool

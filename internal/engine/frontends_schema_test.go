@@ -807,3 +807,58 @@ func TestFrontendsSeeOthersInsertsPastDeletedHead(t *testing.T) {
 		t.Fatalf("after another frontend's insert: found %d, want 51", n)
 	}
 }
+
+// TestFrontendsBackfillBatchCommitsLate holds a backfill batch after its
+// lease check, before its commit, while the builder's lease lapses and
+// the jobs-lease holder retires the abandoned build and removes its
+// entries: the batch must then fail, not commit entries under the
+// index's dead id that nothing would ever remove.
+func TestFrontendsBackfillBatchCommitsLate(t *testing.T) {
+	const lease = 500 * time.Millisecond
+	fe := openFrontends(t, 2, lease)
+	if !fe[0].RunsJobs() {
+		t.Fatal("the first frontend does not hold the jobs lease")
+	}
+	builder := fe[1]
+	if _, _, err := builder.Insert("test", "late", []bson.Raw{ext(t, `{"_id": 1, "a": 1}`), ext(t, `{"_id": 2, "a": 2}`)}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	builder.beforeBackfillCommit = func() {
+		once.Do(func() {
+			close(held)
+			<-release
+		})
+	}
+	built := make(chan error, 1)
+	go func() {
+		_, err := builder.CreateIndexes("test", "late", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil)
+		built <- err
+	}()
+	<-held
+	c := builder.Collection("test", "late")
+	b := c.Building()
+	if len(b) != 1 {
+		t.Fatalf("%d indexes building, want 1", len(b))
+	}
+	lo, hi := indexSpan(c.ID, b[0].ID)
+	builder.pauseHeartbeat.Store(true)
+	err := awaitCond(10*lease, "the jobs-lease holder did not retire the abandoned build", func() bool {
+		return len(fe[0].Collection("test", "late").Building()) == 0 &&
+			countKeys(t, fe[0], keyGarbagePrefix, []byte{spaceMeta, 'g', 'c', 1}) == 0
+	})
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-built; err == nil {
+		t.Fatal("the build whose lease lapsed succeeded")
+	} else {
+		t.Logf("the build: %v", err)
+	}
+	if n := countKeys(t, fe[0], lo, hi); n != 0 {
+		t.Errorf("%d entries under the retired index's id", n)
+	}
+	builder.pauseHeartbeat.Store(false)
+}

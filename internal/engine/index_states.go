@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +44,13 @@ import (
 // batch's snapshot (the batch indexes its new state), or after it, when
 // it removes entries the batch adds (the same keys: one of the two
 // transactions fails with a write conflict and runs again) or removes
-// none, when the keys the batch adds are all keys of the new state.
+// none, when the keys the batch adds are all keys of the new state. A
+// batch also fails unless its snapshot holds the indexes write-only and
+// built by its frontend, and rewrites the collection's catalog entry as
+// it read it (fenceBackfill): a state change committed after the batch
+// began, such as the retirement of a build whose frontend's lease lapsed,
+// makes it fail with a write conflict, so that no batch adds entries
+// after the index's were removed.
 
 // indexState is an index's schema state; public is 0 so that entries
 // stored before states existed read as public.
@@ -328,6 +335,12 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			if err := e.checkLease(); err != nil {
 				return err
 			}
+			if err := e.fenceBackfill(tx, c, ids); err != nil {
+				return err
+			}
+			if e.beforeBackfillCommit != nil {
+				e.beforeBackfillCommit()
+			}
 			return tx.Commit()
 		})
 		c.mu.RUnlock()
@@ -348,6 +361,39 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 		}
 	}
 	return nil
+}
+
+// fenceBackfill stages in tx, a backfill batch of c's indexes ids, what
+// keeps it from committing entries once the build moved on (its lease
+// lapsed, another frontend retired it and removed its entries): it fails
+// unless tx's snapshot holds them write-only and built here, and it
+// rewrites c's catalog entry as read, which every change of c's indexes
+// writes too, so that one committed after tx began fails tx with a write
+// conflict.
+func (e *Engine) fenceBackfill(tx storage.Txn, c *Collection, ids []uint32) error {
+	key := catalogKey(c.DB, c.Name)
+	raw, ok, err := tx.Get(key)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errDropped
+	}
+	raw = bytes.Clone(raw)
+	var ent catalogEntry
+	if err := bson.Unmarshal(raw, &ent); err != nil {
+		return err
+	}
+	if ent.ID != int64(c.ID) {
+		return errDropped
+	}
+	for _, id := range ids {
+		i := slices.IndexFunc(ent.Indexes, func(si storedIndex) bool { return si.ID == int64(id) })
+		if i < 0 || ent.Indexes[i].State != stateWriteOnly || ent.Indexes[i].Builder != e.frontendID {
+			return stateChanged(c, id)
+		}
+	}
+	return tx.Set(key, raw)
 }
 
 // buildingIndexes are the indexes ids of c as c's image holds them now.
