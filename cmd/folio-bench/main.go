@@ -45,6 +45,7 @@ type cliOptions struct {
 	list         bool
 	null         string
 	nullWork     time.Duration
+	rounds       int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
@@ -60,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.Int64Var(&o.cfg.Records, "records", 100_000, "records loaded: YCSB records, preloaded queue jobs, Pebble keys")
 	fs.Int64Var(&o.cfg.Comments, "comments", 100_000, "comments loaded for the comments workload, 1000 per discussion")
 	fs.Uint64Var(&o.cfg.Seed, "seed", 1, "random seed")
+	fs.IntVar(&o.rounds, "rounds", 1, "run the workloads this many times over, one round after another, and summarize each workload's median; on a noisy machine one run's ops/s, and its share of ping, vary more than most differences measured")
 	fs.StringVar(&o.jsonOut, "json", "", "write the report as JSON to this file")
 	fs.StringVar(&o.svgOut, "svg", "", "write a bar chart of ops/s per workload and server to this SVG file")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar (only when stderr is a terminal)")
@@ -83,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
 		return nil, errors.New("-duration must be positive")
 	case o.cfg.Records < 1 || o.cfg.Comments < 1:
 		return nil, errors.New("-records and -comments must be at least 1")
+	case o.rounds < 1:
+		return nil, errors.New("-rounds must be at least 1")
 	}
 	return o, nil
 }
@@ -136,24 +140,32 @@ func run(args []string, stdout, stderr io.Writer) error {
 		r.progress = stderr
 	}
 	if o.cpuProfile != "" {
-		r.measure = profiler(o.cpuProfile, stderr, countRuns(specs, len(targets)) > 1)
+		r.measure = profiler(o.cpuProfile, stderr, o.rounds*countRuns(specs, len(targets)) > 1)
 	}
 	rep := &Report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), Args: args, Clients: o.cfg.Clients, Records: o.cfg.Records}
-	for _, spec := range specs {
-		on := targets
-		if spec.serverless {
-			on = []*Target{nil}
+	if o.rounds > 1 {
+		rep.Rounds = o.rounds
+	}
+	for round := range o.rounds {
+		if o.rounds > 1 {
+			r.round = round + 1
 		}
-		for _, t := range on {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		for _, spec := range specs {
+			on := targets
+			if spec.serverless {
+				on = []*Target{nil}
 			}
-			res, err := r.run(ctx, spec, t)
-			if err != nil {
-				return err
+			for _, t := range on {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				res, err := r.run(ctx, spec, t)
+				if err != nil {
+					return err
+				}
+				printRun(stdout, res)
+				rep.Runs = append(rep.Runs, res)
 			}
-			printRun(stdout, res)
-			rep.Runs = append(rep.Runs, res)
 		}
 	}
 	rep.finish()

@@ -46,11 +46,11 @@ func TestNullServer(t *testing.T) {
 	}
 
 	var out, log bytes.Buffer
-	if err := run([]string{"-uri", uri, "-workload", "ping,ycsb-a", "-clients", "2", "-records", "2000", "-duration", "300ms"}, &out, &log); err != nil {
+	if err := run([]string{"-uri", uri, "-workload", "ping,ycsb-a", "-clients", "2", "-records", "2000", "-duration", "300ms", "-rounds", "2"}, &out, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	if !strings.Contains(out.String(), "ycsb-a") {
-		t.Errorf("no ycsb-a run in\n%s", out.String())
+	if !strings.Contains(out.String(), "ycsb-a") || !strings.Contains(out.String(), "median of 2 rounds") {
+		t.Errorf("no ycsb-a runs or no medians in\n%s", out.String())
 	}
 	cancel()
 	if err := <-served; err != nil {

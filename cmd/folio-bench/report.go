@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +22,12 @@ type Report struct {
 	Clients   int       `json:"clients"`
 	Records   int64     `json:"records"`
 	Runs      []*Run    `json:"runs"`
-	// Ratios compare the two servers of a -compare invocation.
+	// Rounds is -rounds when above 1; Medians then summarize each
+	// workload's runs on each server.
+	Rounds  int      `json:"rounds,omitempty"`
+	Medians []Median `json:"medians,omitempty"`
+	// Ratios compare the two servers of a -compare invocation: with
+	// several rounds, their medians.
 	Ratios []Ratio `json:"ratios,omitempty"`
 }
 
@@ -30,6 +36,7 @@ type Run struct {
 	Workload    string  `json:"workload"`
 	Server      string  `json:"server"` // "uri", "compare", or "local" for serverless workloads
 	URI         string  `json:"uri,omitempty"`
+	Round       int     `json:"round,omitempty"` // with -rounds, from 1
 	Clients     int     `json:"clients"`
 	LoadSeconds float64 `json:"load_seconds"`
 	Seconds     float64 `json:"seconds"`
@@ -38,7 +45,7 @@ type Run struct {
 	Items       int64   `json:"items"`
 	ItemsPerSec float64 `json:"items_per_sec"`
 	// PctOfPing is OpsPerSec as a percentage of the ping workload's on the
-	// same server in the same invocation, when ping ran.
+	// same server in the same round, when ping ran.
 	PctOfPing  float64    `json:"pct_of_ping,omitempty"`
 	Errors     int64      `json:"errors"`
 	FirstError string     `json:"first_error,omitempty"`
@@ -61,6 +68,20 @@ type OpReport struct {
 	MaxMs     float64 `json:"max_ms"`
 }
 
+// Median is the median of one workload's runs on one server over the
+// rounds (of an even number, the mean of the middle two), and the range
+// of its share of ping.
+type Median struct {
+	Workload    string  `json:"workload"`
+	Server      string  `json:"server"`
+	Runs        int     `json:"runs"`
+	OpsPerSec   float64 `json:"ops_per_sec"`
+	ItemsPerSec float64 `json:"items_per_sec"`
+	PctOfPing   float64 `json:"pct_of_ping,omitempty"`
+	MinPct      float64 `json:"min_pct_of_ping,omitempty"`
+	MaxPct      float64 `json:"max_pct_of_ping,omitempty"`
+}
+
 // Ratio is a workload's ops/s on the -uri server divided by its ops/s on
 // the -compare server.
 type Ratio struct {
@@ -68,32 +89,78 @@ type Ratio struct {
 	Ratio    float64 `json:"uri_over_compare"`
 }
 
-// finish computes the derived figures: percentages of ping and ratios.
+// finish computes the derived figures: percentages of ping, medians and
+// ratios.
 func (r *Report) finish() {
-	ping := map[string]float64{}
+	type serverRound struct {
+		server string
+		round  int
+	}
+	ping := map[serverRound]float64{}
 	for _, run := range r.Runs {
 		if run.Workload == "ping" {
-			ping[run.Server] = run.OpsPerSec
+			ping[serverRound{run.Server, run.Round}] = run.OpsPerSec
 		}
 	}
-	byServer := map[string]map[string]float64{}
-	var order []string
+	type workloadServer struct{ workload, server string }
+	groups := map[workloadServer][]*Run{}
+	var order []workloadServer
 	for _, run := range r.Runs {
-		if p := ping[run.Server]; p > 0 && run.Workload != "ping" {
+		if p := ping[serverRound{run.Server, run.Round}]; p > 0 && run.Workload != "ping" {
 			run.PctOfPing = 100 * run.OpsPerSec / p
 		}
-		if byServer[run.Workload] == nil {
-			byServer[run.Workload] = map[string]float64{}
-			order = append(order, run.Workload)
+		k := workloadServer{run.Workload, run.Server}
+		if groups[k] == nil {
+			order = append(order, k)
 		}
-		byServer[run.Workload][run.Server] = run.OpsPerSec
+		groups[k] = append(groups[k], run)
 	}
-	for _, wl := range order {
+	byServer := map[string]map[string]float64{}
+	var workloads []string
+	for _, k := range order {
+		m := medianOf(groups[k])
+		if r.Rounds > 1 {
+			r.Medians = append(r.Medians, m)
+		}
+		if byServer[k.workload] == nil {
+			byServer[k.workload] = map[string]float64{}
+			workloads = append(workloads, k.workload)
+		}
+		byServer[k.workload][k.server] = m.OpsPerSec
+	}
+	for _, wl := range workloads {
 		s := byServer[wl]
 		if a, b := s["uri"], s["compare"]; a > 0 && b > 0 {
 			r.Ratios = append(r.Ratios, Ratio{wl, a / b})
 		}
 	}
+}
+
+// medianOf summarizes runs, one workload's on one server.
+func medianOf(runs []*Run) Median {
+	m := Median{Workload: runs[0].Workload, Server: runs[0].Server, Runs: len(runs)}
+	var ops, items, pcts []float64
+	for _, run := range runs {
+		ops, items = append(ops, run.OpsPerSec), append(items, run.ItemsPerSec)
+		if run.PctOfPing > 0 {
+			pcts = append(pcts, run.PctOfPing)
+		}
+	}
+	m.OpsPerSec, m.ItemsPerSec = median(ops), median(items)
+	if len(pcts) > 0 {
+		m.PctOfPing, m.MinPct, m.MaxPct = median(pcts), slices.Min(pcts), slices.Max(pcts)
+	}
+	return m
+}
+
+// median is the middle of v, or the mean of its middle two; it sorts v.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // printRun writes one run's figures as a table.
@@ -124,12 +191,20 @@ func printRun(w io.Writer, run *Run) {
 	}
 }
 
-// printSummary writes one line per run, then the ratios.
+// printSummary writes one line per run, then the medians of the rounds
+// and the ratios.
 func printSummary(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "\nsummary (%s, %d CPUs, %d clients)\n", r.GoVersion, r.CPUs, r.Clients)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "workload\tserver\tops/s\titems/s\t% of ping\tp99 ms\tcheck")
+	round := ""
+	if r.Rounds > 1 {
+		round = "round\t"
+	}
+	fmt.Fprintln(tw, round+"workload\tserver\tops/s\titems/s\t% of ping\tp99 ms\tcheck")
 	for _, run := range r.Runs {
+		if r.Rounds > 1 {
+			fmt.Fprintf(tw, "%d\t", run.Round)
+		}
 		pct, p99, check := "", "", "ok"
 		if run.PctOfPing > 0 {
 			pct = fmt.Sprintf("%.0f%%", run.PctOfPing)
@@ -143,6 +218,19 @@ func printSummary(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\t%s\n", run.Workload, run.Server, run.OpsPerSec, run.ItemsPerSec, pct, p99, check)
 	}
 	tw.Flush()
+	if len(r.Medians) > 0 {
+		fmt.Fprintf(w, "\nmedian of %d rounds\n", r.Rounds)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "workload\tserver\tops/s\titems/s\t% of ping\trange")
+		for _, m := range r.Medians {
+			pct, span := "", ""
+			if m.PctOfPing > 0 {
+				pct, span = fmt.Sprintf("%.0f%%", m.PctOfPing), fmt.Sprintf("%.0f–%.0f%%", m.MinPct, m.MaxPct)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%s\t%s\n", m.Workload, m.Server, m.OpsPerSec, m.ItemsPerSec, pct, span)
+		}
+		tw.Flush()
+	}
 	for _, q := range r.Ratios {
 		fmt.Fprintf(w, "ratio %-14s uri/compare = %.2f\n", q.Workload, q.Ratio)
 	}

@@ -102,6 +102,8 @@ type runner struct {
 	// measure, if set, is called when the timed phase of a run starts; the
 	// function it returns is called when it ends (CPU profiling).
 	measure func(run string) func()
+	// round numbers the runs of -rounds from 1; 0 for a single round.
+	round int
 }
 
 // run runs workload spec once against t (nil for serverless workloads).
@@ -120,11 +122,15 @@ func (r *runner) run(ctx context.Context, spec workloadSpec, t *Target) (*Run, e
 		_, ferr := w.Finish(ctx)
 		return nil, errors.Join(fmt.Errorf("%s setup: %w", spec.name, err), ferr)
 	}
-	rep := &Run{Workload: spec.name, Server: label, URI: uri, Clients: r.cfg.Clients, LoadSeconds: time.Since(loadStart).Seconds()}
+	rep := &Run{Workload: spec.name, Server: label, URI: uri, Round: r.round, Clients: r.cfg.Clients, LoadSeconds: time.Since(loadStart).Seconds()}
 
 	var stop func()
 	if r.measure != nil {
-		stop = r.measure(spec.name + "." + label)
+		name := spec.name + "." + label
+		if r.round > 0 {
+			name += fmt.Sprintf(".%d", r.round)
+		}
+		stop = r.measure(name)
 	}
 	perClient, elapsed := r.drive(ctx, w, spec.name+" @ "+label)
 	if stop != nil {
