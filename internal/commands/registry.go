@@ -20,6 +20,8 @@ type handler func(s *Service, r *Request) (bson.Raw, error)
 type command struct {
 	h    handler
 	spec *argSpec
+	// name is the name it is registered under, the one Name returns.
+	name string
 	// names are the command's name and its aliases ("isMaster" and
 	// "ismaster"): MongoDB's Command::hasAlias.
 	names []string
@@ -42,7 +44,7 @@ func register(h handler, spec *argSpec, names ...string) {
 		panic("commands: too many fields declared for " + spec.path)
 	}
 	for _, n := range names {
-		handlers[n] = command{h: h, spec: spec, names: names}
+		handlers[n] = command{h: h, spec: spec, name: n, names: names}
 	}
 }
 
@@ -105,11 +107,16 @@ func checkNamespace(r *Request, c command) error {
 // available reports whether the command c exists on s.
 func (s *Service) available(c command) bool { return !c.test || s.TestCommands }
 
-// Name is the command name of cmd: its first field.
+// Name is the command name of cmd: its first field. A registered name
+// is the registry's string, not a copy (several layers ask it of each
+// command).
 func Name(cmd bson.Raw) string {
 	el, err := cmd.IndexErr(0)
 	if err != nil {
 		return ""
+	}
+	if c, ok := handlers[string(bsoncore.Element(el).KeyBytes())]; ok {
+		return c.name
 	}
 	return el.Key()
 }
