@@ -215,8 +215,10 @@ type oplogWrite struct {
 	// pre are the documents before operations, of collections that
 	// record pre-images.
 	pre []txnPreImage
-	// one holds ops' operation when the entry has one (of).
+	// one holds ops' operation when the entry has one (of), key the room
+	// for its document's key (docOp).
 	one [1]oplog.Op
+	key [48]byte
 	// sess is the session of the write, its LSID nil for none.
 	sess oplog.Session
 	// applyOps: the entry is an applyOps even with one operation.
@@ -317,7 +319,8 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
-	w := new(oplogWrite).of(docOp(c, old, next, what), sess)
+	w := new(oplogWrite)
+	w.of(docOp(c, old, next, what, w.key[:0]), sess)
 	if old != nil && c.preImages.Load() {
 		w.pre = []txnPreImage{{index: 0, doc: old}}
 	}
@@ -388,14 +391,15 @@ func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.
 
 // docOp is the oplog operation of a document's change from old to next
 // (nil for absent) in c: an insert, a delete, a replacement (what is
-// substitute) or an update, logged as MongoDB's $v: 2 delta.
-func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
+// substitute) or an update, logged as MongoDB's $v: 2 delta. The
+// document's key is built in keyBuf's room when it fits.
+func docOp(c *Collection, old, next bson.Raw, what change, keyBuf []byte) oplog.Op {
 	op := oplog.Op{NS: c.ns, UUID: c.UUID[:]}
 	doc := old // an update names the document as it was (a new shard key value moves it)
 	if doc == nil {
 		doc = next
 	}
-	key := c.documentKey(doc)
+	key := c.appendDocumentKey(keyBuf, doc)
 	switch {
 	case old == nil:
 		op.Kind, op.O, op.O2 = oplog.Insert, next, key
@@ -411,14 +415,15 @@ func docOp(c *Collection, old, next bson.Raw, what change) oplog.Op {
 	return op
 }
 
-// documentKey is how the oplog and change events name doc: {_id}, or on a
-// sharded collection its shard key fields (those it has, by their paths)
-// then _id, as MongoDB's documentKey does.
-func (c *Collection) documentKey(doc bson.Raw) bson.Raw {
+// appendDocumentKey appends how the oplog and change events name doc:
+// {_id}, or on a sharded collection its shard key fields (those it has, by
+// their paths) then _id, as MongoDB's documentKey does.
+func (c *Collection) appendDocumentKey(dst []byte, doc bson.Raw) bson.Raw {
 	id := documentID(doc)
-	// {_id} in one allocation: its length, _id's type and name, the
-	// value, the end
-	start, out := bsoncore.AppendDocumentStart(make([]byte, 0, 4+1+len("_id\x00")+len(id.Value)+1))
+	// {_id} in at most one allocation: its length, _id's type and name,
+	// the value, the end
+	dst = slices.Grow(dst, 4+1+len("_id\x00")+len(id.Value)+1)
+	start, out := bsoncore.AppendDocumentStart(dst)
 	if c.shard != nil {
 		for _, f := range c.shard.values.Fields {
 			if f.Path == "_id" {

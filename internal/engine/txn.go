@@ -200,7 +200,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		if old != nil && c.preImages.Load() {
 			t.preImages = append(t.preImages, txnPreImage{index: len(t.ops), doc: old})
 		}
-		t.ops = append(t.ops, docOp(c, old, next, what))
+		t.ops = append(t.ops, docOp(c, old, next, what, nil))
 	}
 	if ch.flagged {
 		t.flagged = append(t.flagged, c)
