@@ -215,10 +215,10 @@ type oplogWrite struct {
 	// pre are the documents before operations, of collections that
 	// record pre-images.
 	pre []txnPreImage
-	// one holds ops' operation when the entry has one (of), key the room
-	// for its document's key (docOp).
-	one [1]oplog.Op
-	key [48]byte
+	// one holds ops' operation when the entry has one (of), keyRoom the
+	// bytes of its document's key when they fit (docOp).
+	one     [1]oplog.Op
+	keyRoom [48]byte
 	// sess is the session of the write, its LSID nil for none.
 	sess oplog.Session
 	// applyOps: the entry is an applyOps even with one operation.
@@ -320,7 +320,7 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 		return nil
 	}
 	w := new(oplogWrite)
-	w.of(docOp(c, old, next, what, w.key[:0]), sess)
+	w.of(docOp(c, old, next, what, w.keyRoom[:0]), sess)
 	if old != nil && c.preImages.Load() {
 		w.pre = []txnPreImage{{index: 0, doc: old}}
 	}

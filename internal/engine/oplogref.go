@@ -45,7 +45,7 @@ func (e *Engine) insertRefTxn(tx storage.Txn, c *Collection) (storage.StampRefTx
 // insertByRef stages in rt the insert of doc at key, stored marked, with
 // its oplog entry, w, referring to it.
 func (e *Engine) insertByRef(rt storage.StampRefTxn, c *Collection, w *oplogWrite, key []byte, doc bson.Raw, sess oplog.Session) error {
-	w.of(docOp(c, nil, doc, replaced, w.key[:0]), sess).ref = key
+	w.of(docOp(c, nil, doc, replaced, w.keyRoom[:0]), sess).ref = key
 	if err := e.stageEntry(rt, w); err != nil {
 		return err
 	}
