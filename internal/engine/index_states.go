@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -371,20 +370,11 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 // writes too, so that one committed after tx began fails tx with a write
 // conflict.
 func (e *Engine) fenceBackfill(tx storage.Txn, c *Collection, ids []uint32) error {
-	key := catalogKey(c.DB, c.Name)
-	raw, ok, err := tx.Get(key)
+	raw, ent, ok, err := storedEntryOf(tx, c)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return errDropped
-	}
-	raw = bytes.Clone(raw)
-	var ent catalogEntry
-	if err := bson.Unmarshal(raw, &ent); err != nil {
-		return err
-	}
-	if ent.ID != int64(c.ID) {
 		return errDropped
 	}
 	for _, id := range ids {
@@ -393,7 +383,7 @@ func (e *Engine) fenceBackfill(tx storage.Txn, c *Collection, ids []uint32) erro
 			return stateChanged(c, id)
 		}
 	}
-	return tx.Set(key, raw)
+	return tx.Set(catalogKey(c.DB, c.Name), raw)
 }
 
 // buildingIndexes are the indexes ids of c as c's image holds them now.

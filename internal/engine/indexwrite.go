@@ -284,20 +284,28 @@ func (e *Engine) persistIndexFlags(_ storage.Txn, c *Collection) error {
 	return e.awaitVersion(v)
 }
 
+// storedEntryOf is c's catalog entry as tx reads it, raw (a copy) and
+// decoded; ok is false when there is none or it is another collection's
+// (c was dropped, the name reused).
+func storedEntryOf(tx storage.Txn, c *Collection) (raw []byte, ent catalogEntry, ok bool, err error) {
+	raw, ok, err = tx.Get(catalogKey(c.DB, c.Name))
+	if err != nil || !ok {
+		return nil, ent, false, err
+	}
+	raw = bytes.Clone(raw)
+	if err := bson.Unmarshal(raw, &ent); err != nil {
+		return nil, ent, false, err
+	}
+	return raw, ent, uint32(ent.ID) == c.ID, nil
+}
+
 // stageIndexFlags stages in tx the stored entry of c with the flags
 // of c's image, and the next catalog version, which it returns, unless the
 // entry has them already (or c was dropped).
 func stageIndexFlags(tx storage.Txn, c *Collection) (uint64, bool, error) {
-	raw, ok, err := tx.Get(catalogKey(c.DB, c.Name))
+	_, ent, ok, err := storedEntryOf(tx, c)
 	if err != nil || !ok {
 		return 0, false, err
-	}
-	var ent catalogEntry
-	if err := bson.Unmarshal(raw, &ent); err != nil {
-		return 0, false, err
-	}
-	if uint32(ent.ID) != c.ID {
-		return 0, false, nil
 	}
 	changed := false
 	mine := append(slices.Clone(c.Indexes()), c.Building()...)
