@@ -356,7 +356,7 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			if err := report(); err != nil {
 				return err
 			}
-			e.log.Info("index build progress", "ns", c.DB+"."+c.Name, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
+			e.log.Info("index build progress", "ns", c.ns, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
 		}
 	}
 	return nil
@@ -462,7 +462,7 @@ func (e *Engine) retireAbandoned() error {
 			if live[ix.builder] {
 				continue
 			}
-			e.log.Warn("retiring an index its builder abandoned", "ns", c.DB+"."+c.Name, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
+			e.log.Warn("retiring an index its builder abandoned", "ns", c.ns, "index", ix.Name, "state", ix.state.String(), "builder", ix.builder)
 			if err := e.retireIndexes(c, []uint32{ix.ID}, ix.state); !errors.Is(err, errStateChanged) {
 				// errStateChanged: its builder, back, or another
 				// frontend retires it.

@@ -84,7 +84,7 @@ func (e *Engine) expireBefore(c *Collection, path, index string, cutoff time.Tim
 	}
 	n, err := e.Delete(c.DB, c.Name, filter, 0, hint, WriteOptions{})
 	if n > 0 {
-		e.log.Info("TTL monitor deleted expired documents", "ns", c.DB+"."+c.Name, "index", index, "count", n)
+		e.log.Info("TTL monitor deleted expired documents", "ns", c.ns, "index", index, "count", n)
 	}
 	return n, err
 }
