@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage/testkv"
@@ -191,32 +192,49 @@ func TestIndexBuildProgress(t *testing.T) {
 
 // TestConcurrentSameIndexJoins: concurrent createIndexes of one index on
 // one frontend all succeed (the later ones join the build under way, as in
-// MongoDB) and build it once.
+// MongoDB) and build it once, however each request spells the index: its
+// default name given or not, the simple collation named or left out (as
+// mongorestore sends an index its oplog entry created), a text index's
+// key as given or as stored.
 func TestConcurrentSameIndexJoins(t *testing.T) {
-	e := newTestEngine(t)
-	var docs []bson.Raw
-	for i := range 2000 {
-		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d}`, i, i%97)))
+	k, text := ext(t, `{"k": 1}`), ext(t, `{"t": "text"}`)
+	for _, tc := range []struct {
+		name     string
+		variants []IndexSpec
+	}{
+		{"same", []IndexSpec{{Key: k}}},
+		{"spelled", []IndexSpec{{Key: k}, {Key: k, Name: "k_1"}, {Key: k, Collation: ext(t, `{"locale": "simple"}`)}}},
+		{"text", []IndexSpec{{Key: text}, {Key: ext(t, `{"_fts": "text", "_ftsx": 1}`), Name: "t_text", Text: fts.Options{Weights: bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: ext(t, `{"t": 1}`)}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			var docs []bson.Raw
+			for i := range 2000 {
+				docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "k": %d, "t": "w%d"}`, i, i%97, i%89)))
+			}
+			if _, _, err := e.Insert("test", "join", docs, true, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			errs := make(chan error, 6)
+			for i := range 6 {
+				go func() {
+					spec := tc.variants[i%len(tc.variants)]
+					spec.ExpireAfter = -1
+					_, err := e.CreateIndexes("test", "join", []IndexSpec{spec}, nil)
+					errs <- err
+				}()
+			}
+			for range 6 {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			if n := len(e.Collection("test", "join").Indexes()); n != 1 {
+				t.Errorf("%d secondary indexes, want 1", n)
+			}
+			mustValidate(t, e, "join")
+		})
 	}
-	if _, _, err := e.Insert("test", "join", docs, true, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	errs := make(chan error, 6)
-	for range 6 {
-		go func() {
-			_, err := e.CreateIndexes("test", "join", []IndexSpec{{Key: ext(t, `{"k": 1}`)}}, nil)
-			errs <- err
-		}()
-	}
-	for range 6 {
-		if err := <-errs; err != nil {
-			t.Error(err)
-		}
-	}
-	if n := len(e.Collection("test", "join").Indexes()); n != 1 {
-		t.Errorf("%d secondary indexes, want 1", n)
-	}
-	mustValidate(t, e, "join")
 }
 
 // TestConvertToUnique runs MongoDB's conversion of an index to unique:

@@ -243,13 +243,7 @@ func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexe
 func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Index, error) {
 	var build []*Index
 	for _, spec := range specs {
-		if spec.Name == "" {
-			spec.Name = DefaultIndexName(spec.Key)
-		}
-		if err := resolveIndexCollation(c, &spec); err != nil {
-			return nil, err
-		}
-		if err := fixTextSpec(&spec); err != nil {
+		if err := resolveSpec(c, &spec); err != nil {
 			return nil, err
 		}
 		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
@@ -628,12 +622,25 @@ func countFunc(ixs []*Index, f func(*Index) bool) int {
 // way looks whether it ended.
 const joinPoll = 2 * time.Millisecond
 
+// resolveSpec gives spec the name, collation and text options the index
+// it asks for is stored with, so that requests for one index compare equal
+// however they spell it.
+func resolveSpec(c *Collection, spec *IndexSpec) error {
+	if spec.Name == "" {
+		spec.Name = DefaultIndexName(spec.Key)
+	}
+	if err := resolveIndexCollation(c, spec); err != nil {
+		return err
+	}
+	return fixTextSpec(spec)
+}
+
 // buildingSame reports whether this frontend is building an index of
 // specs with the same name and definition, which the request then joins.
 func buildingSame(c *Collection, specs []IndexSpec, frontend string) bool {
 	for _, spec := range specs {
-		if spec.Name == "" {
-			spec.Name = DefaultIndexName(spec.Key)
+		if resolveSpec(c, &spec) != nil {
+			continue
 		}
 		for _, ix := range c.Building() {
 			if ix.Name == spec.Name && sameSignature(ix, spec) && ix.builder == frontend {

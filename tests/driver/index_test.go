@@ -120,6 +120,50 @@ func TestConcurrentUpsertsOnUniqueKey(t *testing.T) {
 	}
 }
 
+// TestConcurrentCreateIndexJoins: application instances starting together
+// each create their indexes, spelled their own way (name given or not, the
+// simple collation named or not, as mongorestore sends an index its oplog
+// entry created, a text index): every createIndexes succeeds, as MongoDB's
+// waits for the build of the same index under way, and each index is
+// built once.
+func TestConcurrentCreateIndexJoins(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("starts")
+	docs := make([]any, 5000)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "k", Value: i % 97}, {Key: "t", Value: fmt.Sprintf("word%d", i%89)}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	models := [][]mongo.IndexModel{
+		{{Keys: bson.D{{Key: "k", Value: 1}}}, {Keys: bson.D{{Key: "t", Value: "text"}}}},
+		{{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetName("k_1")}},
+		{{Keys: bson.D{{Key: "k", Value: 1}}, Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})}, {Keys: bson.D{{Key: "t", Value: "text"}}, Options: options.Index().SetName("t_text")}},
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if _, err := coll.Indexes().CreateMany(ctx, models[i%len(models)]); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	specs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	if fmt.Sprint(names) != "[_id_ k_1 t_text]" {
+		t.Fatalf("indexes %v, want [_id_ k_1 t_text]", names)
+	}
+}
+
 // TestCurrentOp checks that currentOp lists the operations in progress,
 // filtered like a query: here, itself.
 func TestCurrentOp(t *testing.T) {
