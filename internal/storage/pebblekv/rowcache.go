@@ -47,7 +47,7 @@ import (
 // against the newer ones, dropping it if one covers its key. Each range
 // deletion also sweeps one shard, in turn, checking all its entries and
 // clearing its ranges, so that a shard holds at most rowCacheShards
-// ranges.
+// ranges; a shard short of room for an entry sweeps itself first.
 type rowCache struct {
 	seed   maphash.Seed
 	shards [rowCacheShards]rowShard
@@ -240,7 +240,7 @@ const (
 func (c *rowCache) forget(key, v []byte, set, isNew bool, touched *shardSet) entryState {
 	s, i, h := c.shard(key)
 	s.mu.Lock()
-	room := set && len(v) <= rowCacheMaxValue && s.bytes+entrySize(key, v) <= s.limit
+	room := set && len(v) <= rowCacheMaxValue && s.hasRoom(entrySize(key, v))
 	if isNew && !room {
 		s.mu.Unlock()
 		return noEntry
@@ -276,7 +276,7 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 	if !ok {
 		return
 	}
-	if set && len(v) <= rowCacheMaxValue && (state == kept || s.bytes-len(old)+entrySize(key, v) <= s.limit) {
+	if set && len(v) <= rowCacheMaxValue && (state == kept || s.hasRoom(entrySize(key, v)-len(old))) {
 		s.keep(h, makeEntry(key, v)) // v is in the commit's batch
 		return
 	}
@@ -288,22 +288,16 @@ func (c *rowCache) rewrite(key, v []byte, set bool, state entryState) {
 // hashed h, replacing the entry there, evicting others to make room; the
 // caller holds mu.
 func (s *rowShard) keep(h uint64, e []byte) {
-	old, had := s.rows[h]
-	if had {
+	if old, had := s.rows[h]; had {
 		s.bytes -= len(old)
+		delete(s.rows, h)
 	}
 	if len(e) > s.limit {
-		if had {
-			delete(s.rows, h)
-		}
 		return
 	}
-	if s.bytes+len(e) > s.limit {
+	if !s.hasRoom(len(e)) {
 		// Map iteration starts at a random entry: this evicts at random.
 		for k, o := range s.rows {
-			if k == h {
-				continue
-			}
 			s.bytes -= len(o)
 			delete(s.rows, k)
 			if s.bytes+len(e) <= s.limit {
@@ -352,7 +346,7 @@ func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 		} else {
 			s.ranges = append(s.ranges, r)
 			if uint64(i) == c.deleted%rowCacheShards {
-				s.sweep()
+				s.sweep(true)
 			}
 		}
 		s.mu.Unlock()
@@ -362,16 +356,36 @@ func (c *rowCache) forgetRange(start, end []byte, touched *shardSet) {
 	}
 }
 
+// hasRoom reports whether the shard can take n more bytes, first dropping
+// the entries its range deletions cover when it cannot: the entries of a
+// dropped collection would otherwise hold the room until reads evicted
+// them, and commits of new keys, which do not evict, would find none
+// (the inserts of a collection created after a drop went uncached, and
+// its reads to Pebble). The caller holds mu.
+func (s *rowShard) hasRoom(n int) bool {
+	if s.bytes+n <= s.limit {
+		return true
+	}
+	if len(s.ranges) == 0 {
+		return false
+	}
+	s.sweep(false)
+	return s.bytes+n <= s.limit
+}
+
 // sweep checks every entry against the shard's ranges, then forgets the
 // ranges; the caller holds mu. An entry outside their union, most of them,
-// is found so by a binary search. A placeholder left by a commit that
-// failed before applying goes too: no commit is applying meanwhile.
-func (s *rowShard) sweep() {
+// is found so by a binary search. With placeholders, one left by a commit
+// that failed before applying goes too, which only a caller no commit is
+// applying beside may ask.
+func (s *rowShard) sweep(placeholders bool) {
 	u := unionOf(s.ranges)
 	for h, e := range s.rows {
 		switch {
 		case e == nil:
-			delete(s.rows, h)
+			if placeholders {
+				delete(s.rows, h)
+			}
 		case u.covers(entryKey(e)):
 			s.current(h, e)
 		default:

@@ -195,6 +195,66 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 	}
 }
 
+// TestRowCacheDropFreesRoom checks that the room a range deletion frees
+// goes to the keys written after it: a collection created after a bigger
+// one was dropped has its inserted documents cached, and reads of them
+// hit, while the dropped keys' entries are still in the shards.
+func TestRowCacheDropFreesRoom(t *testing.T) {
+	const limit = 220 // three entries of a key of up to 9 bytes and a 60-byte value (makeEntry)
+	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	value := bytes.Repeat([]byte{'v'}, 60)
+	insert := func(keys [][]byte) {
+		t.Helper()
+		tx := begin(t, db)
+		for _, k := range keys {
+			if err := tx.(storage.Inserter).Insert(k, value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(prefix string) [][]byte {
+		var out [][]byte
+		for n := range 3000 {
+			out = append(out, fmt.Appendf(nil, "%s%d", prefix, n))
+		}
+		return out
+	}
+	insert(keys("a")) // more than the cache holds: every shard fills
+	must(t, db.DeleteRange([]byte("a"), []byte("b")))
+	fresh := keys("c")
+	insert(fresh)
+	h, m := db.rows.stats()
+	for _, k := range fresh {
+		if _, found, err := db.Get(k); err != nil || !found {
+			t.Fatalf("Get %q: %v, %v", k, found, err)
+		}
+	}
+	hits, misses := db.rows.stats()
+	// The cache holds three entries to a shard: about 768 of the 3000.
+	if got := hits - h; got < 500 {
+		t.Fatalf("%d of %d reads of keys inserted after a drop hit the cache (%d missed)", got, len(fresh), misses-m)
+	}
+	for i := range db.rows.shards {
+		s := &db.rows.shards[i]
+		in, n := shardEntries(t, db.rows, i)
+		if n != s.bytes || n > s.limit {
+			t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
+		}
+		for k := range in {
+			if k[0] == 'a' {
+				t.Fatalf("shard %d keeps %q, which the range deletion covers", i, k)
+			}
+		}
+	}
+}
+
 // TestRowCacheAgainstUncached runs one random sequence of commits (sets,
 // inserts of new keys and deletions, several writes of a key in one
 // batch), range deletions (enough for each shard to be swept several
