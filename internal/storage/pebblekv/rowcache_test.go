@@ -107,18 +107,41 @@ func shardEntries(t *testing.T, c *rowCache, i int) (keys map[string]bool, n int
 	return keys, n
 }
 
+// tinyRowCache opens an in-memory store whose row cache shards hold three
+// entries of a key of up to 9 bytes and a 60-byte value (makeEntry), and
+// returns it with such a value.
+func tinyRowCache(t *testing.T) (*DB, []byte) {
+	const limit = 220
+	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, bytes.Repeat([]byte{'v'}, 60)
+}
+
+// heldKeys returns the keys the cache holds, checking that each shard's
+// byte count is the sum of its entries and within its limit.
+func heldKeys(t *testing.T, db *DB) map[string]bool {
+	t.Helper()
+	keys := map[string]bool{}
+	for i := range db.rows.shards {
+		s := &db.rows.shards[i]
+		in, n := shardEntries(t, db.rows, i)
+		if n != s.bytes || n > s.limit {
+			t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
+		}
+		maps.Copy(keys, in)
+	}
+	return keys
+}
+
 // TestRowCacheWritesDoNotEvict checks that commits writing new keys give
 // them entries only where their shard has room, one key to a commit or
 // many, and that only reads evict; each shard's byte count stays the sum
 // of its entries and within its limit.
 func TestRowCacheWritesDoNotEvict(t *testing.T) {
-	const limit = 220 // three entries of a key of up to 9 bytes and a 60-byte value (makeEntry)
-	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	value := bytes.Repeat([]byte{'v'}, 60)
+	db, value := tinyRowCache(t)
 	commit := func(keys ...[]byte) {
 		t.Helper()
 		tx := begin(t, db)
@@ -131,19 +154,6 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	heldAll := func() map[string]bool {
-		t.Helper()
-		keys := map[string]bool{}
-		for i := range db.rows.shards {
-			s := &db.rows.shards[i]
-			in, n := shardEntries(t, db.rows, i)
-			if n != s.bytes || n > s.limit {
-				t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
-			}
-			maps.Copy(keys, in)
-		}
-		return keys
-	}
 	// One key in each shard, written one to a commit, leaves room for two.
 	var first [rowCacheShards][]byte
 	for n, left := 0, rowCacheShards; left > 0; n++ {
@@ -154,7 +164,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 			left--
 		}
 	}
-	before := heldAll()
+	before := heldKeys(t, db)
 	if len(before) != rowCacheShards {
 		t.Fatalf("the cache holds %d entries after one write to each shard; want %d", len(before), rowCacheShards)
 	}
@@ -168,7 +178,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 	for n := range 2000 {
 		commit(fmt.Appendf(nil, "newer%d", n))
 	}
-	after := heldAll()
+	after := heldKeys(t, db)
 	for k := range before {
 		if !after[k] {
 			t.Fatalf("writing new keys evicted %q", k)
@@ -184,7 +194,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 		}
 	}
 	evicted := 0
-	final := heldAll()
+	final := heldKeys(t, db)
 	for k := range before {
 		if !final[k] {
 			evicted++
@@ -200,13 +210,7 @@ func TestRowCacheWritesDoNotEvict(t *testing.T) {
 // one was dropped has its inserted documents cached, and reads of them
 // hit, while the dropped keys' entries are still in the shards.
 func TestRowCacheDropFreesRoom(t *testing.T) {
-	const limit = 220 // three entries of a key of up to 9 bytes and a 60-byte value (makeEntry)
-	db, err := Open("", Options{InMemory: true, RowCacheSize: rowCacheShards * limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	value := bytes.Repeat([]byte{'v'}, 60)
+	db, value := tinyRowCache(t)
 	insert := func(keys [][]byte) {
 		t.Helper()
 		tx := begin(t, db)
@@ -241,16 +245,9 @@ func TestRowCacheDropFreesRoom(t *testing.T) {
 	if got := hits - h; got < 500 {
 		t.Fatalf("%d of %d reads of keys inserted after a drop hit the cache (%d missed)", got, len(fresh), misses-m)
 	}
-	for i := range db.rows.shards {
-		s := &db.rows.shards[i]
-		in, n := shardEntries(t, db.rows, i)
-		if n != s.bytes || n > s.limit {
-			t.Fatalf("shard %d holds %d bytes and counts %d, limit %d", i, n, s.bytes, s.limit)
-		}
-		for k := range in {
-			if k[0] == 'a' {
-				t.Fatalf("shard %d keeps %q, which the range deletion covers", i, k)
-			}
+	for k := range heldKeys(t, db) {
+		if k[0] == 'a' {
+			t.Fatalf("the cache keeps %q, which the range deletion covers", k)
 		}
 	}
 }
