@@ -14,6 +14,9 @@ var apiVersion1 = map[string]bool{
 	"findAndModify": true, "findandmodify": true, "getMore": true, "hello": true, "insert": true,
 	"killCursors": true, "listCollections": true, "listDatabases": true, "listIndexes": true, "ping": true,
 	"refreshSessions": true, "update": true,
+	// the authentication commands: drivers send the declared API
+	// parameters with them (versioned-api spec), so a strict client logs in
+	"saslStart": true, "saslContinue": true, "authenticate": true,
 	// test commands (testOnly), in version 1 as MongoDB declares them
 	"testVersions1And2": true, "testDeprecation": true, "testDeprecationInVersion2": true, "testRemoval": true,
 }
