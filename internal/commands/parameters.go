@@ -232,6 +232,13 @@ var serverParameters = map[string]serverParameter{
 		set:     func(s *Service, n int64) { s.quiet.Store(n != 0) },
 		boolean: true,
 	},
+	// Commands that do not declare apiVersion fail, the handshake's too
+	// (MongoDB's enforceRequireAPIVersion; Folio has no internal clients).
+	"requireApiVersion": {
+		get:     func(s *Service) any { return s.requireAPIVersion.Load() },
+		set:     func(s *Service, n int64) { s.requireAPIVersion.Store(n != 0) },
+		boolean: true,
+	},
 	// Set only at startup (-enable-test-commands); test suites read it to
 	// decide whether failpoints are there.
 	"enableTestCommands": {

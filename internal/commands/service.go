@@ -97,6 +97,9 @@ type Service struct {
 	LogLevel LogLevel
 	// quiet is the quiet parameter (Quiet).
 	quiet atomic.Bool
+	// requireAPIVersion is the requireApiVersion parameter: every command
+	// must declare apiVersion.
+	requireAPIVersion atomic.Bool
 	// TTLMonitor is the TTL monitor's schedule.
 	TTLMonitor TTLMonitor
 	// tsOpen are the time series buckets this server fills.

@@ -18,6 +18,8 @@ const (
 	ExpectedObjectParameter Code = 10065
 	// APIParametersWithoutVersion: apiStrict or apiDeprecationErrors given without apiVersion.
 	APIParametersWithoutVersion Code = 4886600
+	// APIVersionRequired: a command without apiVersion while the requireApiVersion parameter is set.
+	APIVersionRequired Code = 498870
 )
 
 // Change streams.

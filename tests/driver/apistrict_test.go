@@ -6,9 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestAPIStrict: with apiVersion "1" and apiStrict true, commands outside
@@ -234,4 +236,51 @@ func TestAPITestCommands(t *testing.T) {
 	}
 	plain, _ := startServer(t)
 	requireCode(t, plain.Database(testDB).RunCommand(t.Context(), api("testVersion2")).Err(), 59, "CommandNotFound")
+}
+
+// TestRequireAPIVersion: with the requireApiVersion parameter set, a
+// command that does not declare apiVersion fails with 498870, the
+// handshake's included, so a client without an API version cannot
+// connect; clients that declare one run as before, getMore included.
+// https://www.mongodb.com/docs/v7.0/reference/parameters/#mongodb-parameter-param.requireApiVersion
+func TestRequireAPIVersion(t *testing.T) {
+	in := startInstance(t, defaultConfig())
+	ctx := context.Background()
+	v1 := connect(t, in, options.Client().SetServerAPIOptions(options.ServerAPI(options.ServerAPIVersion1)))
+	plain := connect(t, in)
+	coll := v1.Database(testDB).Collection("req")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "i", Value: 1}}, bson.D{{Key: "i", Value: 2}}, bson.D{{Key: "i", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "requireApiVersion", Value: true}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	err := plain.Database(testDB).RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+	requireCode(t, err, 498870, "Location498870")
+	late, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true).SetServerSelectionTimeout(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = late.Disconnect(ctx) }()
+	if err := late.Ping(ctx, nil); err == nil || !strings.Contains(err.Error(), "The apiVersion parameter is required") {
+		t.Errorf("a client without an API version connected: %v", err)
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.M
+	if err := cur.All(ctx, &docs); err != nil || len(docs) != 3 {
+		t.Errorf("find through getMore: %d documents, %v", len(docs), err)
+	}
+	var got bson.M
+	if err := v1.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "requireApiVersion", Value: 1}}).Decode(&got); err != nil || got["requireApiVersion"] != true {
+		t.Errorf("getParameter: %v %v", got, err)
+	}
+	if err := v1.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "requireApiVersion", Value: false}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Database(testDB).RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
+		t.Errorf("after requireApiVersion false: %v", err)
+	}
 }
