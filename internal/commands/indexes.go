@@ -87,7 +87,9 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		res, err = r.Txn.CreateIndexes(r.DB, coll, specs)
 	} else {
 		res, err = s.Engine.CreateIndexes(r.DB, coll, specs, func(done, total int64) error {
-			r.op.setProgress("Index Build: scanning collection", done, total)
+			if total > 0 { // not a wait for the same build under way
+				r.op.setProgress("Index Build: scanning collection", done, total)
+			}
 			return mongoerr.Interruption(r.Ctx)
 		})
 	}

@@ -564,8 +564,9 @@ func TestFrontendsGarbageOfAStoppedDropper(t *testing.T) {
 }
 
 // TestFrontendsAbandonedBuildRetired leaves an index half built by a
-// frontend that then stops: the jobs-lease holder retires it, and the
-// index can be built again.
+// frontend that then stops: a request for the same index through another
+// frontend waits for that build, the jobs-lease holder retires it, and
+// the waiting request then builds the index.
 func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	fe := openFrontends(t, 2, 200*time.Millisecond)
 	if !fe[0].RunsJobs() {
@@ -586,20 +587,88 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 	if _, err := fe[1].moveIndexes(c, []uint32{ix.ID}, stateDeleteOnly, stateWriteOnly); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil); !mongoerr.Is(err, mongoerr.IndexBuildAlreadyInProgress) {
-		t.Fatalf("build while another is in progress: %v", err)
+	// the same index requested through the other frontend waits for the
+	// build under way
+	joined := make(chan error, 1)
+	go func() {
+		_, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil)
+		joined <- err
+	}()
+	select {
+	case err := <-joined:
+		t.Fatalf("createIndexes returned while another frontend builds the index: %v", err)
+	case <-time.After(100 * time.Millisecond):
 	}
 	if err := fe[1].Close(); err != nil { // stops midway
 		t.Fatal(err)
 	}
-	if err := awaitCond(3*time.Second, "the abandoned build was not retired", func() bool {
-		return len(fe[0].Collection("test", "ab").Building()) == 0
-	}); err != nil {
-		t.Fatal(err)
+	// once the abandoned build is retired, the waiting request builds it
+	select {
+	case err := <-joined:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the abandoned build was not retired, or its waiter did not build the index")
 	}
-	mustCreateIndex(t, fe[0], "ab", `{"a": 1}`, false)
 	if res := mustValidate(t, fe[0], "ab"); res.KeysPerIndex["a_1"] != 1 {
 		t.Errorf("a_1 holds %d keys, want 1", res.KeysPerIndex["a_1"])
+	}
+}
+
+// TestFrontendsSameIndexJoins: a createIndexes of an index another
+// frontend is building waits for that build and succeeds (MongoDB's
+// createIndexes joins the build under way) instead of failing with
+// IndexBuildAlreadyInProgress; an error from its progress (its operation
+// interrupted) ends the wait, and the build goes on.
+func TestFrontendsSameIndexJoins(t *testing.T) {
+	fe := openFrontends(t, 2, 3*time.Second)
+	insertTwoBuildBatches(t, fe[0], "sj")
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	built := make(chan error, 1)
+	go func() {
+		_, err := fe[0].CreateIndexes("test", "sj", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
+			once.Do(func() { close(started); <-release })
+			return nil
+		})
+		built <- err
+	}()
+	<-started
+	interrupted := errors.New("interrupted")
+	polls := 0
+	_, err := fe[1].CreateIndexes("test", "sj", []IndexSpec{{Key: ext(t, `{"a": 1}`), Name: "a_1", ExpireAfter: -1}}, func(done, total int64) error {
+		if polls++; polls == 3 {
+			return interrupted
+		}
+		return nil
+	})
+	if !errors.Is(err, interrupted) {
+		t.Fatalf("an interrupted wait: %v", err)
+	}
+	joined := make(chan error, 1)
+	go func() {
+		_, err := fe[1].CreateIndexes("test", "sj", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil)
+		joined <- err
+	}()
+	select {
+	case err := <-joined:
+		t.Fatalf("createIndexes returned while another frontend builds the index: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	for _, ch := range []chan error{built, joined} {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range fe {
+		if n := len(e.Collection("test", "sj").Indexes()); n != 1 {
+			t.Errorf("%d secondary indexes, want 1", n)
+		}
+	}
+	if res := mustValidate(t, fe[1], "sj"); res.KeysPerIndex["a_1"] != 2*indexBuildBatch {
+		t.Errorf("a_1 holds %d keys, want %d", res.KeysPerIndex["a_1"], 2*indexBuildBatch)
 	}
 }
 

@@ -105,9 +105,10 @@ type BuildProgress func(done, total int64) error
 // of an online build (index_states.go); the indexes become visible with
 // the catalog change that ends the build, and CreateIndexes returns once
 // every live frontend has loaded it. Requesting an index that exists with
-// the same definition is a no-op, and so is one for an index this
-// frontend is building with the same definition, once that build ended
-// (MongoDB's createIndexes joins the build under way); MongoDB's conflicts
+// the same definition is a no-op, and so is one for an index being built
+// with the same definition, here or by another frontend, once that build
+// ended (MongoDB's createIndexes joins the build under way; the wait calls
+// progress with 0, 0 between polls, and its error ends it); MongoDB's conflicts
 // fail with IndexOptionsConflict (85) or IndexKeySpecsConflict (86), a
 // request for another index being built or dropped with
 // IndexBuildAlreadyInProgress (285).
@@ -126,7 +127,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	release()
 	for {
-		build, err := e.planJoining(c, specs, &res)
+		build, err := e.planJoining(c, specs, &res, progress)
 		if err != nil {
 			return res, err
 		}
@@ -218,7 +219,7 @@ func (c *Collection) IndexCount() int { return catalogIndexCount(c, c.Indexes())
 
 // planJoining plans the build of specs on c, first waiting for the end of
 // a build of the same indexes this frontend has under way.
-func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexesResult) ([]*Index, error) {
+func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexesResult, progress BuildProgress) ([]*Index, error) {
 	for {
 		e.cat.mu.Lock()
 		if c.dropped {
@@ -228,10 +229,15 @@ func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexe
 		existing := c.Indexes()
 		res.Before = catalogIndexCount(c, existing)
 		build, err := planIndexBuild(c, existing, specs)
-		joining := err != nil && buildingSame(c, specs, e.frontendID)
+		joining := err != nil && buildingSame(c, specs)
 		e.cat.mu.Unlock()
 		if !joining {
 			return build, err
+		}
+		if progress != nil {
+			if err := progress(0, 0); err != nil {
+				return nil, err
+			}
 		}
 		time.Sleep(joinPoll)
 	}
@@ -635,15 +641,17 @@ func resolveSpec(c *Collection, spec *IndexSpec) error {
 	return fixTextSpec(spec)
 }
 
-// buildingSame reports whether this frontend is building an index of
-// specs with the same name and definition, which the request then joins.
-func buildingSame(c *Collection, specs []IndexSpec, frontend string) bool {
+// buildingSame reports whether an index of specs with the same name and
+// definition is being built (or dropped), by this frontend or another,
+// which the request then waits for: the catalog image shows its end, or
+// the retirement of a build its frontend abandoned.
+func buildingSame(c *Collection, specs []IndexSpec) bool {
 	for _, spec := range specs {
 		if resolveSpec(c, &spec) != nil {
 			continue
 		}
 		for _, ix := range c.Building() {
-			if ix.Name == spec.Name && sameSignature(ix, spec) && ix.builder == frontend {
+			if ix.Name == spec.Name && sameSignature(ix, spec) {
 				return true
 			}
 		}

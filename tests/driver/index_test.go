@@ -125,11 +125,23 @@ func TestConcurrentUpsertsOnUniqueKey(t *testing.T) {
 // simple collation named or not, as mongorestore sends an index its oplog
 // entry created, a text index): every createIndexes succeeds, as MongoDB's
 // waits for the build of the same index under way, and each index is
-// built once.
+// built once; the same through two frontends of one store, where a
+// request waits for the build another frontend started.
 func TestConcurrentCreateIndexJoins(t *testing.T) {
-	client, _ := startServer(t)
+	t.Run("one server", func(t *testing.T) {
+		client, _ := startServer(t)
+		createIndexJoins(t, []*mongo.Client{client})
+	})
+	t.Run("two frontends", func(t *testing.T) {
+		createIndexJoins(t, startFrontends(t, 2))
+	})
+}
+
+// createIndexJoins runs TestConcurrentCreateIndexJoins' requests through
+// clients in turn.
+func createIndexJoins(t *testing.T, clients []*mongo.Client) {
 	ctx := context.Background()
-	coll := client.Database(testDB).Collection("starts")
+	coll := clients[0].Database(testDB).Collection("starts")
 	docs := make([]any, 5000)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "k", Value: i % 97}, {Key: "t", Value: fmt.Sprintf("word%d", i%89)}}
@@ -149,7 +161,8 @@ func TestConcurrentCreateIndexJoins(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
-			if _, err := coll.Indexes().CreateMany(ctx, models(i)); err != nil {
+			c := clients[i%len(clients)].Database(testDB).Collection("starts")
+			if _, err := c.Indexes().CreateMany(ctx, models(i)); err != nil {
 				t.Error(err)
 			}
 		})
