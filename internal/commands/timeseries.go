@@ -128,9 +128,13 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 
 // bucketOptions are the options of the collection of a time series
 // collection's buckets, created with opts: its timeseries options as
-// listCollections shows them, its expiry and its collation.
+// listCollections shows them, its expiry, its collation, and MongoDB's
+// validator of bucket documents (timeseries.Validator), so that a write
+// of a malformed bucket straight to the buckets collection (an
+// application's, mongorestore's) fails with DocumentValidationFailure.
 func bucketOptions(o timeseries.Options, opts engine.CollectionOptions) engine.CollectionOptions {
-	return engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation}
+	return engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation,
+		Validator: timeseries.Validator(o.TimeField)}
 }
 
 // createBuckets creates the collection of a time series collection's
@@ -432,6 +436,7 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 				return err
 			}
 			wo := writeOptions(r, &r.args)
+			wo.BypassValidation = true // a bucket built here has the validator's shape
 			if r.retryable && len(p.stmts) > 0 {
 				wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}
 			}
@@ -601,6 +606,7 @@ func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limi
 	if err != nil {
 		return 0, err
 	}
+	wo.BypassValidation = true // the buckets it rewrites are built here
 	open := s.tsOpen.of(r.DB + "." + ts.buckets)
 	open.mu.Lock()
 	defer open.mu.Unlock()

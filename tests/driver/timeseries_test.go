@@ -665,3 +665,71 @@ func TestTimeseriesExecStats(t *testing.T) {
 		t.Errorf("after a drop\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestTimeseriesBucketValidator: the buckets collection of a time series
+// collection has MongoDB's validator of bucket documents, which
+// listCollections shows; the buckets Folio writes (inserts, a delete's
+// rewrite, a meta update) all pass it, and a malformed bucket written
+// straight to the buckets collection (mongorestore's testdata has such a
+// dump) fails with DocumentValidationFailure unless validation is
+// bypassed.
+func TestTimeseriesBucketValidator(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsv")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(ctx, "v", opts); err != nil {
+		t.Fatal(err)
+	}
+	coll, buckets := db.Collection("v"), db.Collection("system.buckets.v")
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var docs []any
+	for i := range 500 {
+		d := bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * 17 * time.Minute)}, {Key: "v", Value: i}}
+		if i%3 != 0 {
+			d = append(d, bson.E{Key: "m", Value: bson.D{{Key: "host", Value: i % 3}}})
+		}
+		if i%5 == 0 {
+			d = append(d, bson.E{Key: "nested", Value: bson.D{{Key: "a", Value: bson.A{1, "x"}}}})
+		}
+		docs = append(docs, d)
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.DeleteMany(ctx, bson.D{{Key: "v", Value: bson.D{{Key: "$mod", Value: bson.A{7, 0}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.UpdateMany(ctx, bson.D{{Key: "m.host", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "m.host", Value: 4}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var info bson.Raw
+	cur, err := db.ListCollections(ctx, bson.D{{Key: "name", Value: "system.buckets.v"}})
+	if err == nil && cur.Next(ctx) {
+		info = cur.Current
+		cur.Close(ctx)
+	}
+	validator, ok := info.Lookup("options", "validator").DocumentOK()
+	const want = `{"$jsonSchema": {"bsonType": "object","required": ["_id","control","data"],"properties": {"_id": {"bsonType": "objectId"},` +
+		`"control": {"bsonType": "object","required": ["version","min","max"],"properties": {"version": {"bsonType": "number"},` +
+		`"min": {"bsonType": "object","required": ["t"],"properties": {"t": {"bsonType": "date"}}},` +
+		`"max": {"bsonType": "object","required": ["t"],"properties": {"t": {"bsonType": "date"}}},` +
+		`"closed": {"bsonType": "bool"},"count": {"bsonType": "number","minimum": {"$numberInt":"1"}}},"additionalProperties": false},` +
+		`"data": {"bsonType": "object"},"meta": {}},"additionalProperties": false}}`
+	if !ok || validator.String() != want {
+		t.Fatalf("system.buckets.v's validator: %s (%v)", info, err)
+	}
+	total, err := buckets.CountDocuments(ctx, bson.D{})
+	if err != nil || total < 10 {
+		t.Fatalf("%d buckets, %v", total, err)
+	}
+	if n, err := buckets.CountDocuments(ctx, bson.D{{Key: "$nor", Value: bson.A{validator}}}); err != nil || n != 0 {
+		t.Errorf("%d of %d buckets fail the validator, %v", n, total, err)
+	}
+	bad := bson.D{{Key: "_id", Value: bson.NewObjectID()}, {Key: "x", Value: 1}}
+	_, err = buckets.InsertOne(ctx, bad)
+	requireCode(t, err, 121, "DocumentValidationFailure")
+	if _, err := buckets.InsertOne(ctx, bad, options.InsertOne().SetBypassDocumentValidation(true)); err != nil {
+		t.Errorf("a bucket written with bypassDocumentValidation: %v", err)
+	}
+}
