@@ -94,9 +94,10 @@ type CreateIndexesResult struct {
 }
 
 // BuildProgress receives an index build's progress: documents indexed so
-// far, of total, every indexBuildBatch documents. An error it returns (the
-// build's operation was interrupted) stops the build: its partial entries
-// are removed and the catalog is left unchanged.
+// far, of total, every indexBuildBatch documents; a request waiting for a
+// build of the same index under way gets 0, 0 between its polls. An error
+// it returns (the operation was interrupted) stops the build (its partial
+// entries are removed and the catalog is left unchanged) or the wait.
 type BuildProgress func(done, total int64) error
 
 // CreateIndexes builds the requested indexes on db.coll, creating the
