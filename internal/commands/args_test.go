@@ -286,6 +286,8 @@ var argRows = []struct {
 	{"collMod.cappedMax", `{"collMod": "c", "cappedMax": 10}`, 72},
 	{"collMod.index.forceNonUnique", `{"collMod": "c", "index": {"name": "a_1", "forceNonUnique": true}}`, 238},
 	{"collMod.timeseries", `{"collMod": "c", "timeseries": {"granularity": "hours"}}`, 72},
+	{"collMod.timeseriesBucketsMayHaveMixedSchemaData", `{"collMod": "c", "timeseriesBucketsMayHaveMixedSchemaData": true}`, 72},
+	{"collMod.timeseriesBucketsMayHaveMixedSchemaData", `{"collMod": "c", "timeseriesBucketsMayHaveMixedSchemaData": "yes"}`, 14},
 	{"folioAdvise.db", `{"folioAdvise": 1, "db": "test"}`, 0},
 	{"folioAdvise.reset", `{"folioAdvise": 1, "reset": true}`, 0},
 	{"folioAdvise.reset", `{"folioAdvise": 1, "reset": "yes"}`, 14},

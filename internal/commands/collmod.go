@@ -26,6 +26,11 @@ var collModSpec = &argSpec{path: "collMod", fields: []argField{
 	arg("changeStreamPreAndPostImages", tDoc),
 	arg("expireAfterSeconds", tAny),
 	arg("timeseries", tDoc),
+	// Folio reads the control fields of any bucket, however its fields'
+	// types mix, so the buckets may always hold mixed-schema data (as
+	// buckets MongoDB 5.1 and earlier wrote, which mongorestore brings,
+	// do): the flag is checked, and holds either way.
+	arg("timeseriesBucketsMayHaveMixedSchemaData", tBool),
 	arg("viewOn", tString),
 	arg("pipeline", tArray),
 	arg("dryRun", tBool),
@@ -68,7 +73,7 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		// A time series collection's options are its buckets': the expiry
 		// of its measurements and its bucketing change.
 		for _, f := range r.args.present() {
-			if f != "expireAfterSeconds" && f != "timeseries" {
+			if f != "expireAfterSeconds" && f != "timeseries" && f != "timeseriesBucketsMayHaveMixedSchemaData" {
 				return nil, mongoerr.New(mongoerr.InvalidOptions, "option not supported on a time-series collection: %s", f)
 			}
 		}
@@ -79,8 +84,8 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return nil, collModValidation(s, r, ts.buckets, false)
 	}
-	if r.args.has("timeseries") {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
+	if f := firstOf(&r.args, "timeseries", "timeseriesBucketsMayHaveMixedSchemaData"); f != "" {
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: %s", f)
 	}
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {

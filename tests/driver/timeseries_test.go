@@ -733,3 +733,82 @@ func TestTimeseriesBucketValidator(t *testing.T) {
 		t.Errorf("a bucket written with bypassDocumentValidation: %v", err)
 	}
 }
+
+// TestTimeseriesMixedSchemaBuckets: a bucket whose field holds values of
+// several types (as buckets MongoDB 5.1 and earlier wrote; mongorestore
+// brings them, after collMod's timeseriesBucketsMayHaveMixedSchemaData)
+// answers queries as a plain collection of its measurements does, so
+// collMod takes the flag, true or false, on a time series collection only.
+func TestTimeseriesMixedSchemaBuckets(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsmix")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(ctx, "mix", opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "plain"); err != nil {
+		t.Fatal(err)
+	}
+	collMod := func(coll string, v any) error {
+		return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: coll}, {Key: "timeseriesBucketsMayHaveMixedSchemaData", Value: v}}).Err()
+	}
+	for _, v := range []bool{true, false, true} {
+		if err := collMod("mix", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requireCode(t, collMod("mix", "yes"), 14, "TypeMismatch")
+	requireCode(t, collMod("plain", true), 72, "InvalidOptions")
+	// the bucket of mongo-tools' mixed-schema test: a is "a" and 1
+	var bucket bson.D
+	const bucketJSON = `{"_id":{"$oid":"65a6eb806ffc9fa4280ecac4"},"control":{"version":1,"min":{"_id":{"$oid":"65a6eba7e6d2e848e08c3750"},"t":{"$date":"2024-01-16T20:48:00Z"},"a":1},` +
+		`"max":{"_id":{"$oid":"65a6eba7e6d2e848e08c3751"},"t":{"$date":"2024-01-16T20:48:39.448Z"},"a":"a"}},"meta":0,` +
+		`"data":{"_id":{"0":{"$oid":"65a6eba7e6d2e848e08c3750"},"1":{"$oid":"65a6eba7e6d2e848e08c3751"}},"t":{"0":{"$date":"2024-01-16T20:48:39.448Z"},"1":{"$date":"2024-01-16T20:48:39.448Z"}},"a":{"0":"a","1":1}}}`
+	if err := bson.UnmarshalExtJSON([]byte(bucketJSON), false, &bucket); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("system.buckets.mix").InsertOne(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := db.Collection("mix").Find(ctx, bson.D{})
+	var all []bson.D
+	if err == nil {
+		err = cur.All(ctx, &all)
+	}
+	if err != nil || len(all) != 2 {
+		t.Fatalf("the bucket's measurements: %v, %v", all, err)
+	}
+	for _, m := range all {
+		if _, err := db.Collection("plain").InsertOne(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, filter := range []bson.D{
+		{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}},
+		{{Key: "a", Value: bson.D{{Key: "$lt", Value: "b"}}}},
+		{{Key: "a", Value: bson.D{{Key: "$gte", Value: 1}, {Key: "$lte", Value: 1}}}},
+		{{Key: "a", Value: "a"}},
+		{{Key: "a", Value: bson.D{{Key: "$type", Value: "string"}}}},
+		{{Key: "a", Value: bson.D{{Key: "$lt", Value: 1}}}},
+		{{Key: "a", Value: bson.D{{Key: "$gt", Value: "a"}}}},
+	} {
+		var got, want []bson.Raw
+		for _, c := range []struct {
+			name string
+			out  *[]bson.Raw
+		}{{"mix", &got}, {"plain", &want}} {
+			// (a plain collection stores _id first)
+			cur, err := db.Collection(c.name).Find(ctx, filter, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}).SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}))
+			if err == nil {
+				err = cur.All(ctx, c.out)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%v: time series %v, plain %v", filter, got, want)
+		}
+	}
+}
