@@ -29,6 +29,16 @@ var deprecatedInAPIVersion1 = map[string]bool{"testDeprecation": true}
 // with them: the handshake.
 var skipsAPICheck = map[string]bool{"hello": true, "isMaster": true, "ismaster": true}
 
+// checkAPIDeclared applies the requireApiVersion parameter: while it is
+// set, every command must declare apiVersion, the handshake's too (as
+// MongoDB's, before the command's privileges are checked).
+func (s *Service) checkAPIDeclared(p APIParams) error {
+	if p.Version == "" && s.requireAPIVersion.Load() {
+		return mongoerr.New(mongoerr.APIVersionRequired, "The apiVersion parameter is required, please configure your MongoClient's API version")
+	}
+	return nil
+}
+
 // checkAPI applies the Stable API parameters: the version must be "1";
 // with apiStrict only version 1 commands run, without the fields and
 // aggregation stages outside version 1 (checkAPIStrict); with

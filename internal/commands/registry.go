@@ -169,8 +169,8 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if r.Args, err = parseGeneric(r.Cmd); err != nil {
 		return nil, err
 	}
-	if r.Args.API.Version == "" && s.requireAPIVersion.Load() {
-		return nil, mongoerr.New(mongoerr.APIVersionRequired, "The apiVersion parameter is required, please configure your MongoClient's API version")
+	if err := s.checkAPIDeclared(r.Args.API); err != nil {
+		return nil, err
 	}
 	if err := s.keySession(r); err != nil {
 		return nil, err

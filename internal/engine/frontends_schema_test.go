@@ -594,11 +594,7 @@ func TestFrontendsAbandonedBuildRetired(t *testing.T) {
 		_, err := fe[0].CreateIndexes("test", "ab", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil)
 		joined <- err
 	}()
-	select {
-	case err := <-joined:
-		t.Fatalf("createIndexes returned while another frontend builds the index: %v", err)
-	case <-time.After(100 * time.Millisecond):
-	}
+	stillWaiting(t, joined)
 	if err := fe[1].Close(); err != nil { // stops midway
 		t.Fatal(err)
 	}
@@ -651,11 +647,7 @@ func TestFrontendsSameIndexJoins(t *testing.T) {
 		_, err := fe[1].CreateIndexes("test", "sj", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, nil)
 		joined <- err
 	}()
-	select {
-	case err := <-joined:
-		t.Fatalf("createIndexes returned while another frontend builds the index: %v", err)
-	case <-time.After(100 * time.Millisecond):
-	}
+	stillWaiting(t, joined)
 	close(release)
 	for _, ch := range []chan error{built, joined} {
 		if err := <-ch; err != nil {
@@ -669,6 +661,18 @@ func TestFrontendsSameIndexJoins(t *testing.T) {
 	}
 	if res := mustValidate(t, fe[1], "sj"); res.KeysPerIndex["a_1"] != 2*indexBuildBatch {
 		t.Errorf("a_1 holds %d keys, want %d", res.KeysPerIndex["a_1"], 2*indexBuildBatch)
+	}
+}
+
+// stillWaiting fails the test if the createIndexes whose result joined
+// receives returns within 100 ms: it should be waiting for another
+// frontend's build of its index.
+func stillWaiting(t *testing.T, joined <-chan error) {
+	t.Helper()
+	select {
+	case err := <-joined:
+		t.Fatalf("createIndexes returned while another frontend builds the index: %v", err)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
 

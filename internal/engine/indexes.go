@@ -219,7 +219,8 @@ func catalogIndexCount(c *Collection, ixs []*Index) int {
 func (c *Collection) IndexCount() int { return catalogIndexCount(c, c.Indexes()) }
 
 // planJoining plans the build of specs on c, first waiting for the end of
-// a build of the same indexes this frontend has under way.
+// a build of the same indexes under way, by this frontend or another
+// (buildingSame), as long as progress returns no error.
 func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexesResult, progress BuildProgress) ([]*Index, error) {
 	for {
 		e.cat.mu.Lock()

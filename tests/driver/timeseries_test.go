@@ -666,6 +666,16 @@ func TestTimeseriesExecStats(t *testing.T) {
 	}
 }
 
+// createTSColl creates the time series collection db.name with time
+// field t and meta field m.
+func createTSColl(t *testing.T, db *mongo.Database, name string) {
+	t.Helper()
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+	if err := db.CreateCollection(context.Background(), name, opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTimeseriesBucketValidator: the buckets collection of a time series
 // collection has MongoDB's validator of bucket documents, which
 // listCollections shows; the buckets Folio writes (inserts, a delete's
@@ -677,10 +687,7 @@ func TestTimeseriesBucketValidator(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database("tsv")
-	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
-	if err := db.CreateCollection(ctx, "v", opts); err != nil {
-		t.Fatal(err)
-	}
+	createTSColl(t, db, "v")
 	coll, buckets := db.Collection("v"), db.Collection("system.buckets.v")
 	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var docs []any
@@ -743,10 +750,7 @@ func TestTimeseriesMixedSchemaBuckets(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database("tsmix")
-	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
-	if err := db.CreateCollection(ctx, "mix", opts); err != nil {
-		t.Fatal(err)
-	}
+	createTSColl(t, db, "mix")
 	if err := db.CreateCollection(ctx, "plain"); err != nil {
 		t.Fatal(err)
 	}
