@@ -607,8 +607,8 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 		return aggregate.CollStats{}, err
 	}
 	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale, bucketStatsOf(env.tsOpen, c)))}
-	if c.Options.Timeseries == nil {
-		out.Indexes = []bson.Raw{marshal(idIndexSpec(c))}
+	if id := idIndexSpec(c); id != nil {
+		out.Indexes = []bson.Raw{marshal(id)}
 		out.Usage = []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
 	}
 	for _, ix := range c.Indexes() {

@@ -10,7 +10,6 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
-	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -376,14 +375,6 @@ func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 		if _, data := op.ui.Binary(); c == nil || !bytes.Equal(c.UUID[:], data) {
 			return mongoerr.New(mongoerr.ApplyOpsUUIDMismatch, "Namespace '%s.%s' and UUID '%s' point to different collections", op.db, coll, op.ui)
 		}
-	}
-	if coll, _ := op.o.Index(0).Value().StringValueOK(); name == "create" && strings.HasPrefix(coll, timeseries.BucketsPrefix) {
-		// a time series collection's buckets, its view being a write
-		// of system.views
-		if sub.createUUID != nil {
-			return mongoerr.New(mongoerr.NotImplemented, "Folio does not create a time series collection's buckets with a given UUID (applyOps create with ui)")
-		}
-		return s.createBuckets(op.db, op.o)
 	}
 	h := handlers[name]
 	sub.Conn, sub.Args, sub.Ctx, sub.op = r.Conn, r.Args, r.Ctx, r.op

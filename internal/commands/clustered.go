@@ -16,12 +16,23 @@ import (
 // https://www.mongodb.com/docs/v7.0/core/clustered-collections/
 
 // parseClusteredIndex reads create's clusteredIndex: {key: {_id: 1},
-// unique: true, name?, v?}, returned normalized.
-func parseClusteredIndex(v bson.RawValue) (bson.Raw, error) {
+// unique: true, name?, v?}, returned normalized; or the boolean form,
+// which returns nil. MongoDB keeps the boolean form (clusteredIndex: true)
+// for the collections it clusters itself, a time series collection's
+// buckets, and refuses each form where the other belongs; false asks for
+// a collection that is not clustered.
+func parseClusteredIndex(v bson.RawValue, buckets bool) (bson.Raw, error) {
+	legacyFormat := mongoerr.New(mongoerr.ClusteredIndexLegacyFormat, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
 	spec, ok := v.DocumentOK()
-	if !ok {
-		// The boolean form is MongoDB's internal one (time series buckets).
-		return nil, notImplementedCreateOption("clusteredIndex: " + v.String())
+	switch {
+	case ok && buckets, !ok && v.Boolean() && !buckets:
+		return nil, legacyFormat
+	case !ok && !v.Boolean() && buckets:
+		// Folio clusters every time series collection's buckets by their
+		// timeseries options.
+		return nil, notImplementedCreateOption("clusteredIndex: false on a time series buckets collection")
+	case !ok:
+		return nil, nil
 	}
 	var key bson.Raw
 	var unique, haveUnique bool

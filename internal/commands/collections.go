@@ -53,13 +53,13 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.createUUID != nil && (r.args.has("viewOn") || r.args.has("pipeline") || r.args.has("timeseries")) {
+	if r.createUUID != nil && (r.args.has("viewOn") || r.args.has("pipeline") || r.args.has("timeseries") && !strings.HasPrefix(name, timeseries.BucketsPrefix)) {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not create a view or time series collection with a given UUID (applyOps create with ui)")
 	}
 	if r.args.has("viewOn") || r.args.has("pipeline") {
 		return nil, createViewCmd(s, r, name)
 	}
-	opts, err := parseCreateOptions(&r.args)
+	opts, err := parseCreateOptions(&r.args, name)
 	if err != nil {
 		return nil, err
 	}
@@ -181,10 +181,10 @@ func collectionInfo(c *engine.Collection, nameOnly bool) bson.D {
 			{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}},
 		}},
 	}
-	if len(c.Options.ClusteredIndex) == 0 {
+	if id := c.Options.IDIndex(); id != nil {
 		// A clustered collection's _id index is its clustered index,
 		// given in its options.
-		d = append(d, bson.E{Key: "idIndex", Value: idIndexSpec(c)})
+		d = append(d, bson.E{Key: "idIndex", Value: id})
 	}
 	return d
 }
@@ -212,7 +212,8 @@ func (s *Service) oplogInfo(nameOnly bool) bson.D {
 
 // idIndexSpec is the _id index of c as listIndexes reports it: with the
 // collection's default collation, which orders its _id values; a clustered
-// collection's is its clustered index.
+// collection's is its clustered index; a time series collection's buckets
+// have none (nil), as in MongoDB, which clusters them itself.
 func idIndexSpec(c *engine.Collection) bson.D {
 	if d := clusteredIndexSpec(c); d != nil {
 		return d

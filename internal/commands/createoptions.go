@@ -2,12 +2,14 @@ package commands
 
 import (
 	"math"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // createSpec declares create's fields.
@@ -30,7 +32,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("pipeline", tArray),
 	arg("timeseries", tDoc),
 	arg("validator", tDoc),
-	arg("clusteredIndex", tAny),
+	arg("clusteredIndex", tBoolOrDoc),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
 	arg("changeStreamPreAndPostImages", tDoc),
@@ -77,8 +79,9 @@ func notImplementedCreateOption(name string) error {
 	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the create option '%s' yet", name)
 }
 
-// parseCreateOptions reads create's parsed fields.
-func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
+// parseCreateOptions reads the parsed fields of a create of the
+// collection name.
+func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, error) {
 	var opts engine.CollectionOptions
 	var err error
 	opts.Capped = c.bool("capped")
@@ -153,10 +156,14 @@ func parseCreateOptions(c *cmdArgs) (engine.CollectionOptions, error) {
 		opts.Validator = v
 	}
 	if c.has("clusteredIndex") {
-		if opts.ClusteredIndex, err = parseClusteredIndex(c.value("clusteredIndex")); err != nil {
+		buckets := strings.HasPrefix(name, timeseries.BucketsPrefix)
+		if c.has("timeseries") && !buckets {
+			return opts, mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a clustered index")
+		}
+		if opts.ClusteredIndex, err = parseClusteredIndex(c.value("clusteredIndex"), buckets); err != nil {
 			return opts, err
 		}
-		if opts.Capped {
+		if opts.Capped && opts.ClusteredIndex != nil {
 			return opts, notImplementedCreateOption("clusteredIndex with capped")
 		}
 	}

@@ -170,11 +170,9 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if c == nil {
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist: %s.%s", r.DB, name)
 	}
-	docs := []bson.Raw{marshal(idIndexSpec(c))}
-	if c.Options.Timeseries != nil {
-		// Buckets have no _id index (MongoDB clusters them by _id); a
-		// time series collection shows its indexes on the measurements.
-		docs = docs[:0]
+	var docs []bson.Raw
+	if id := idIndexSpec(c); id != nil {
+		docs = append(docs, marshal(id))
 	}
 	for _, ix := range c.Indexes() {
 		spec := ix.Spec

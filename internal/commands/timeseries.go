@@ -2,6 +2,7 @@ package commands
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,26 +76,36 @@ func (s *Service) viewTarget(r *Request, db, name string) (*tsColl, error) {
 }
 
 // createTimeseries runs create with timeseries: the buckets collection,
-// then the view.
+// then the view. Named system.buckets.<name>, as an oplog entry names it,
+// it creates the buckets collection alone, with the validator it is given
+// and clusteredIndex: true (parseClusteredIndex), as MongoDB does.
 func (s *Service) createTimeseries(r *Request, name string, opts engine.CollectionOptions) error {
 	o, err := timeseries.Parse(r.args.doc("timeseries"), "create.timeseries")
 	if err != nil {
 		return err
 	}
+	alone := strings.HasPrefix(name, timeseries.BucketsPrefix)
 	switch {
 	case r.Txn != nil:
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create a time-series collection in a multi-document transaction.")
 	case opts.Capped:
 		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collection cannot be capped")
-	case opts.ClusteredIndex != nil:
-		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a clustered index")
-	case opts.Validator != nil:
+	case opts.Validator != nil && !alone:
 		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a validator")
+	case alone && !r.args.has("clusteredIndex"):
+		return mongoerr.New(mongoerr.NotImplemented, "Folio does not create a time series buckets collection that is not clustered (create of %s.%s without clusteredIndex: true)", r.DB, name)
 	}
 	for _, opt := range []string{"validationLevel", "validationAction", "idIndex", "changeStreamPreAndPostImages"} {
 		if r.args.has(opt) {
 			return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with %s", opt)
 		}
+	}
+	if alone {
+		opts.Timeseries = marshal(o.Document())
+		if r.createUUID != nil {
+			return s.Engine.CreateCollectionWithUUID(r.DB, name, opts, *r.createUUID)
+		}
+		return s.Engine.CreateCollection(r.DB, name, opts)
 	}
 	if existing, err := s.timeseriesOf(r, r.DB, name); err != nil || existing != nil {
 		if err == nil && existing.o != o {
@@ -135,26 +146,6 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 func bucketOptions(o timeseries.Options, opts engine.CollectionOptions) engine.CollectionOptions {
 	return engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation,
 		Validator: timeseries.Validator(o.TimeField)}
-}
-
-// createBuckets creates the collection of a time series collection's
-// buckets alone, as the oplog logs it (create of system.buckets.<name>
-// with its timeseries options): applyOps.
-func (s *Service) createBuckets(db string, create bson.Raw) error {
-	args, err := parseCommand(create, createSpec)
-	if err != nil {
-		return err
-	}
-	opts, err := parseCreateOptions(&args)
-	if err != nil {
-		return err
-	}
-	o, err := timeseries.Parse(args.doc("timeseries"), "create.timeseries")
-	if err != nil {
-		return err
-	}
-	name, _ := create.Index(0).Value().StringValueOK()
-	return s.Engine.CreateCollection(db, name, bucketOptions(o, opts))
 }
 
 // createDefaultTimeseriesIndex creates the index MongoDB 6.3 and later

@@ -238,11 +238,16 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 }
 
 // Clustered reports whether c's documents are a clustered index on _id, as
-// MongoDB calls them: a collection created with clusteredIndex, or a time
-// series collection's buckets (MongoDB clusters those too). A scan of its
-// _id is then a CLUSTERED_IXSCAN.
-func (c *Collection) Clustered() bool {
-	return c.Options.ClusteredIndex != nil || c.Options.Timeseries != nil
+// MongoDB calls them (CollectionOptions.Clustered). A scan of its _id is
+// then a CLUSTERED_IXSCAN.
+func (c *Collection) Clustered() bool { return c.Options.Clustered() }
+
+// Clustered reports options of a collection MongoDB clusters by _id: one
+// created with clusteredIndex, or a time series collection's buckets,
+// which MongoDB clusters itself ({clusteredIndex: true}). Such a
+// collection has no _id index: its clustered index holds its documents.
+func (o CollectionOptions) Clustered() bool {
+	return len(o.ClusteredIndex) > 0 || len(o.Timeseries) > 0
 }
 
 // Equal reports whether two option sets are the same.
@@ -259,8 +264,10 @@ func (o CollectionOptions) Equal(p CollectionOptions) bool {
 }
 
 // Doc is the options document listCollections reports, in MongoDB's order
-// (CollectionOptions::toBSON); numbers are int32 when they fit, as
-// MongoDB's appendNumber makes them.
+// (CollectionOptions::appendBSON); numbers are int32 when they fit, as
+// MongoDB's appendNumber makes them. A time series collection's buckets
+// show clusteredIndex: true, the boolean form MongoDB keeps for the
+// collections it clusters itself.
 func (o CollectionOptions) Doc() bson.D {
 	d := bson.D{}
 	if o.Capped {
@@ -274,6 +281,9 @@ func (o CollectionOptions) Doc() bson.D {
 	}
 	if o.Temp {
 		d = append(d, bson.E{Key: "temp", Value: true})
+	}
+	if o.PreAndPostImages {
+		d = append(d, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
 	}
 	if len(o.StorageEngine) > 0 {
 		d = append(d, bson.E{Key: "storageEngine", Value: o.StorageEngine})
@@ -293,27 +303,26 @@ func (o CollectionOptions) Doc() bson.D {
 	if len(o.Collation) > 0 {
 		d = append(d, bson.E{Key: "collation", Value: o.Collation})
 	}
-	if len(o.ClusteredIndex) > 0 {
+	switch {
+	case len(o.ClusteredIndex) > 0:
 		d = append(d, bson.E{Key: "clusteredIndex", Value: o.ClusteredIndex})
-	}
-	if len(o.Timeseries) > 0 {
-		d = append(d, bson.E{Key: "timeseries", Value: o.Timeseries})
+	case len(o.Timeseries) > 0:
+		d = append(d, bson.E{Key: "clusteredIndex", Value: true})
 	}
 	if o.ExpireAfterSeconds != nil {
 		d = append(d, bson.E{Key: "expireAfterSeconds", Value: *o.ExpireAfterSeconds})
 	}
-	if o.PreAndPostImages {
-		d = append(d, bson.E{Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}})
+	if len(o.Timeseries) > 0 {
+		d = append(d, bson.E{Key: "timeseries", Value: o.Timeseries})
 	}
 	return d
 }
 
 // IDIndex is the _id index of a collection with these options as MongoDB
 // describes it (listIndexes, create's idIndex): with the default
-// collation, which orders _id values. A clustered collection has none: its
-// clustered index holds its documents.
+// collation, which orders _id values; nil for a clustered collection.
 func (o CollectionOptions) IDIndex() bson.D {
-	if len(o.ClusteredIndex) > 0 {
+	if o.Clustered() {
 		return nil
 	}
 	v := int32(2)

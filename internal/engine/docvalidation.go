@@ -178,7 +178,7 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			cur.PreAndPostImages = *ch.PreImages
 		}
 		if ch.SetTTL {
-			if c.Options.ClusteredIndex == nil && c.Options.Timeseries == nil {
+			if !c.Options.Clustered() {
 				return mongoerr.New(mongoerr.InvalidOptions, "'expireAfterSeconds' option is only supported on clustered and time-series collections")
 			}
 			cur.ExpireAfterSeconds = ch.TTL

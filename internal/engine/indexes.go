@@ -208,7 +208,7 @@ func checkNewKeyPattern(key bson.Raw) error {
 // time series collection's buckets, which MongoDB clusters), whose
 // clustered index is not in its catalog.
 func catalogIndexCount(c *Collection, ixs []*Index) int {
-	if len(c.Options.ClusteredIndex) > 0 || len(c.Options.Timeseries) > 0 {
+	if c.Options.Clustered() {
 		return len(ixs)
 	}
 	return len(ixs) + 1

@@ -472,6 +472,11 @@ const (
 const (
 	// ClusteredIndexNotUnique: a clusteredIndex without unique: true.
 	ClusteredIndexNotUnique Code = 5979700
+	// ClusteredIndexLegacyFormat: clusteredIndex: true (the form MongoDB
+	// keeps for the collections it clusters itself, a time series
+	// collection's buckets) on another collection, or a clusteredIndex
+	// document on those.
+	ClusteredIndexLegacyFormat Code = 5979703
 )
 
 // Expressions: comparison and conditionals.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -814,5 +815,100 @@ func TestTimeseriesMixedSchemaBuckets(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%v: time series %v, plain %v", filter, got, want)
 		}
+	}
+}
+
+// TestTimeseriesBucketsClustered: MongoDB clusters a time series
+// collection's buckets by _id and says so in the form it keeps for the
+// collections it clusters itself: listCollections shows clusteredIndex:
+// true among the options in MongoDB's order and no idIndex, listIndexes
+// no _id index, and the oplog's create entry the same options, which
+// create takes back to make the buckets collection alone (applyOps,
+// mongorestore). Each form of clusteredIndex is refused where the other
+// belongs.
+func TestTimeseriesBucketsClustered(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("tsclu")
+	opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m")).SetExpireAfterSeconds(86400)
+	if err := db.CreateCollection(ctx, "w", opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("w").InsertOne(ctx, bson.D{{Key: "t", Value: time.Now()}, {Key: "m", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	listed := func(name string) bson.Raw {
+		t.Helper()
+		specs, err := db.ListCollections(ctx, bson.D{{Key: "name", Value: name}})
+		if err != nil || !specs.Next(ctx) {
+			t.Fatalf("listCollections %s: %v", name, err)
+		}
+		defer specs.Close(ctx)
+		return specs.Current
+	}
+	keys := func(d bson.Raw) []string {
+		elems, _ := d.Elements()
+		var out []string
+		for _, e := range elems {
+			out = append(out, e.Key())
+		}
+		return out
+	}
+	info := listed("system.buckets.w")
+	bucketOpts := info.Lookup("options").Document()
+	if got := keys(bucketOpts); !slices.Equal(got, []string{"validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) || !bucketOpts.Lookup("clusteredIndex").Boolean() {
+		t.Errorf("options of system.buckets.w: %s", bucketOpts)
+	}
+	if _, err := info.LookupErr("idIndex"); err == nil {
+		t.Errorf("system.buckets.w lists an idIndex: %s", info)
+	}
+	specs, err := db.Collection("system.buckets.w").Indexes().ListSpecifications(ctx)
+	if err != nil || len(specs) != 1 || specs[0].Name != "m_1_t_1" {
+		t.Errorf("indexes of system.buckets.w: %v %v", specs, err)
+	}
+	var entry bson.Raw
+	err = client.Database("local").Collection("oplog.rs").FindOne(ctx, bson.D{{Key: "ns", Value: "tsclu.$cmd"}, {Key: "o.create", Value: "system.buckets.w"}}).Decode(&entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := entry.Lookup("o").Document()
+	if got := keys(create); !slices.Equal(got, []string{"create", "validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) {
+		t.Errorf("the oplog's create of system.buckets.w: %s", create)
+	}
+	// The entry's command creates the buckets collection alone.
+	cmd := bson.D{{Key: "create", Value: "system.buckets.alone"}}
+	elems, _ := create.Elements()
+	for _, e := range elems[1:] {
+		cmd = append(cmd, bson.E{Key: e.Key(), Value: e.Value()})
+	}
+	if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+		t.Fatal(err)
+	}
+	alone := listed("system.buckets.alone")
+	if !bytes.Equal(alone.Lookup("options").Value, bucketOpts) {
+		t.Errorf("options of system.buckets.alone %s, want %s", alone.Lookup("options"), bucketOpts)
+	}
+	if names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "alone"}}); err != nil || len(names) != 0 {
+		t.Errorf("create of system.buckets.alone made %v, %v", names, err)
+	}
+	var bucket bson.Raw
+	if err := db.Collection("system.buckets.w").FindOne(ctx, bson.D{}).Decode(&bucket); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("system.buckets.alone").InsertOne(ctx, bucket); err != nil {
+		t.Errorf("a bucket of w into system.buckets.alone: %v", err)
+	}
+	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }
+	ts := bson.E{Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}
+	spec := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}
+	requireCode(t, run(bson.D{{Key: "create", Value: "plain"}, {Key: "clusteredIndex", Value: true}}), 5979703, "Location5979703")
+	requireCode(t, run(bson.D{{Key: "create", Value: "system.buckets.b"}, {Key: "clusteredIndex", Value: spec}, ts}), 5979703, "Location5979703")
+	requireCode(t, run(bson.D{{Key: "create", Value: "system.buckets.b"}, ts}), 238, "NotImplemented")
+	requireCode(t, run(bson.D{{Key: "create", Value: "tsc"}, {Key: "clusteredIndex", Value: true}, ts}), 72, "InvalidOptions")
+	if err := run(bson.D{{Key: "create", Value: "plain"}, {Key: "clusteredIndex", Value: false}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := listed("plain").LookupErr("idIndex"); err != nil {
+		t.Errorf("a collection created with clusteredIndex: false has no idIndex: %s", listed("plain"))
 	}
 }
