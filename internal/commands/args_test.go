@@ -189,6 +189,8 @@ var argRows = []struct {
 	{"create.clusteredIndex", `{"create": "cl3", "clusteredIndex": {"key": {"a": 1}, "unique": true}}`, 197},
 	{"create.clusteredIndex", `{"create": "cl4", "clusteredIndex": {"key": {"_id": 1}}}`, 40414},
 	{"create.clusteredIndex", `{"create": "cl5", "clusteredIndex": {"key": {"_id": 1}, "unique": true, "bogus": 1}}`, 40415},
+	{"rotateCertificates.message", `{"rotateCertificates": 1, "message": "new certificates"}`, 0},
+	{"rotateCertificates.message", `{"rotateCertificates": 1, "message": 1}`, 14},
 	{"create.clusteredIndex", `{"create": "cl6", "clusteredIndex": true}`, 5979703},
 	{"create.clusteredIndex", `{"create": "cl7", "clusteredIndex": false}`, 0},
 	{"create.clusteredIndex", `{"create": "cl8", "clusteredIndex": "yes"}`, 14},

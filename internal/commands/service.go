@@ -59,6 +59,9 @@ type Service struct {
 	// RotateLog rotates the log file (logRotate); nil when the log goes to
 	// a stream.
 	RotateLog func() error
+	// RotateCertificates reads the TLS files again (rotateCertificates);
+	// nil without TLS.
+	RotateCertificates func() error
 	// Metrics records every command (-metrics-addr); nil records nothing.
 	Metrics *metrics.Metrics
 

@@ -280,6 +280,9 @@ func Start(cfg Config) (*Instance, error) {
 		}
 	}
 	in.srv.UseTLS(tlsSetup)
+	if tlsSetup != nil {
+		svc.RotateCertificates = tlsSetup.Rotate
+	}
 	go func() { in.served <- in.srv.Serve(ln) }()
 	in.background(func() { in.reap(min(time.Second, idle/4)) })
 	in.background(func() { in.expireTTL(eng) })

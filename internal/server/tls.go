@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/folio-db/folio/internal/auth"
@@ -62,10 +63,12 @@ type TLSOptions struct {
 	AllowConnectionsWithoutCertificates bool
 }
 
-// TLS is a server's loaded TLS setup.
+// TLS is a server's loaded TLS setup. Its files are read again by Rotate
+// (rotateCertificates): new connections use what was read last.
 type TLS struct {
 	Mode   TLSMode
-	config *tls.Config
+	opts   TLSOptions
+	config atomic.Pointer[tls.Config]
 }
 
 // LoadTLS checks o as mongod checks its TLS options at startup and loads
@@ -83,29 +86,43 @@ func LoadTLS(o TLSOptions) (*TLS, error) {
 	if o.CAFile == "" {
 		return nil, errors.New("the use of TLS without specifying a chain of trust is no longer supported: give a TLS CA file")
 	}
+	t := &TLS{Mode: o.Mode, opts: o}
+	if err := t.Rotate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Rotate reads the certificate key file and the CA file again, as
+// MongoDB's rotateCertificates does: connections made after it succeeded
+// use the files' new content, those already made go on with the old. When
+// either file cannot be used, the setup in use stays.
+func (t *TLS) Rotate() error {
+	o := t.opts
 	cert, err := tls.LoadX509KeyPair(o.CertificateKeyFile, o.CertificateKeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("can not set up PEM key file %s: %w", o.CertificateKeyFile, err)
+		return fmt.Errorf("can not set up PEM key file %s: %w", o.CertificateKeyFile, err)
 	}
 	pem, err := os.ReadFile(o.CAFile)
 	if err != nil {
-		return nil, fmt.Errorf("can not read the TLS CA file: %w", err)
+		return fmt.Errorf("can not read the TLS CA file: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("the TLS CA file %s holds no PEM certificate", o.CAFile)
+		return fmt.Errorf("the TLS CA file %s holds no PEM certificate", o.CAFile)
 	}
 	auth := tls.RequireAndVerifyClientCert
 	if o.AllowConnectionsWithoutCertificates {
 		auth = tls.VerifyClientCertIfGiven
 	}
-	return &TLS{Mode: o.Mode, config: &tls.Config{
+	t.config.Store(&tls.Config{
 		Certificates: []tls.Certificate{cert},
 		ClientCAs:    pool,
 		ClientAuth:   auth,
 		// MongoDB disables TLS 1.0 and 1.1 by default.
 		MinVersion: tls.VersionTLS12,
-	}}, nil
+	})
+	return nil
 }
 
 // tlsHandshakeTimeout bounds a TLS handshake, so that a client that stops
@@ -138,7 +155,7 @@ func (s *Server) secure(nc net.Conn) (io.ReadWriter, error) {
 		}
 		return pc, nil
 	}
-	tc := tls.Server(pc, s.tls.config)
+	tc := tls.Server(pc, s.tls.config.Load())
 	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
 	defer cancel()
 	if err := tc.HandshakeContext(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/folio-db/folio/internal/instance"
@@ -117,5 +118,82 @@ func TestTLSStartupChecks(t *testing.T) {
 			in.Close(context.Background())
 			t.Errorf("%s: started", c.name)
 		}
+	}
+}
+
+// TestTLSRotateCertificates: rotateCertificates reads the certificate key
+// file and the CA file again (MongoDB manual, rotateCertificates): new
+// connections get the new server certificate and client certificates are
+// verified against the new CA, a connection already open goes on, files
+// that cannot be used fail the rotation with InvalidSSLConfiguration and
+// leave the certificates in use, and a server without TLS has nothing to
+// rotate.
+func TestTLSRotateCertificates(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	oldCA, newCA := testcerts.NewCA(t, "old CA"), testcerts.NewCA(t, "new CA")
+	caFile := testcerts.Write(t, dir, "ca.pem", oldCA.PEM)
+	serverPEM := testcerts.Write(t, dir, "server.pem", oldCA.Server(t))
+	cfg := defaultConfig()
+	cfg.TLS = server.TLSOptions{Mode: server.TLSPrefer, CertificateKeyFile: serverPEM, CAFile: caFile, AllowConnectionsWithoutCertificates: true}
+	in := startInstance(t, cfg)
+	admin := connect(t, in) // a plain connection, which preferTLS serves
+	rotate := func() error {
+		return admin.Database("admin").RunCommand(ctx, bson.D{{Key: "rotateCertificates", Value: 1}, {Key: "message", Value: "test rotation"}}).Err()
+	}
+	// trusting is a client configuration that trusts ca's server
+	// certificates and presents the client certificate signed by by, if
+	// any.
+	trusting := func(ca, by *testcerts.CA) *tls.Config {
+		roots := x509.NewCertPool()
+		roots.AppendCertsFromPEM(ca.PEM)
+		conf := &tls.Config{RootCAs: roots}
+		if by != nil {
+			pair := by.Client(t, "client")
+			cert, err := tls.X509KeyPair(pair, pair)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+		}
+		return conf
+	}
+	check := func(when string, conf *tls.Config, ok bool) {
+		t.Helper()
+		if err := pingWith(t, in, conf); (err == nil) != ok {
+			t.Errorf("%s: ping error %v, want success %v", when, err, ok)
+		}
+	}
+	open, err := mongo.Connect(uriOptions(in.URI()).SetDirect(true).SetTLSConfig(trusting(oldCA, nil)).SetMaxPoolSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Disconnect(ctx)
+	if err := open.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	testcerts.Write(t, dir, "ca.pem", newCA.PEM)
+	testcerts.Write(t, dir, "server.pem", newCA.Server(t))
+	check("files replaced, before the rotation: a client trusting the old CA", trusting(oldCA, nil), true)
+	check("files replaced, before the rotation: a client trusting the new CA", trusting(newCA, nil), false)
+	if err := rotate(); err != nil {
+		t.Fatal(err)
+	}
+	check("after the rotation: a client trusting the new CA", trusting(newCA, nil), true)
+	check("after the rotation: a client trusting the old CA", trusting(oldCA, nil), false)
+	check("after the rotation: a client certificate of the new CA", trusting(newCA, newCA), true)
+	check("after the rotation: a client certificate of the old CA", trusting(newCA, oldCA), false)
+	if err := open.Ping(ctx, nil); err != nil {
+		t.Errorf("the connection opened before the rotation: %v", err)
+	}
+
+	testcerts.Write(t, dir, "server.pem", []byte("not a certificate"))
+	requireCode(t, rotate(), 140, "InvalidSSLConfiguration")
+	check("after a failed rotation: a client trusting the new CA", trusting(newCA, nil), true)
+
+	plain, _ := startServer(t)
+	if err := plain.Database("admin").RunCommand(ctx, bson.D{{Key: "rotateCertificates", Value: 1}}).Err(); err != nil {
+		t.Errorf("rotateCertificates without TLS: %v", err)
 	}
 }
