@@ -47,7 +47,7 @@ var secondaryRules = map[string]onSecondary{
 	"getLog": always, "getMore": always, "getParameter": always, "hello": always, "hostInfo": always,
 	"isMaster": always, "ismaster": always, "killAllSessions": always, "killAllSessionsByPattern": always, "killCursors": always, "killOp": always,
 	"killSessions": always, "listCommands": always, "listShards": always, "listshards": always, "lockInfo": always,
-	"logRotate": always, "logout": always, "ping": always, "profile": always, "refreshSessions": always,
+	"logRotate": always, "logout": always, "ping": always, "profile": always, "refreshSessions": always, "rotateCertificates": always,
 	"replSetFreeze": always, "replSetGetConfig": always, "replSetGetStatus": always, "replSetStepDown": always,
 	"replSetStepUp": always, "saslContinue": always, "saslStart": always, "serverStatus": always,
 	"setParameter": always, "shutdown": always, "startSession": always, "top": always, "validate": always,
