@@ -260,6 +260,14 @@ func (p pipelineSource) Restore() error {
 	return p.scan.Restore()
 }
 
+// Park parks the collection scan the pipeline still holds (see
+// cursors.Parker).
+func (p pipelineSource) Park() {
+	if pk, ok := p.scan.(cursors.Parker); ok {
+		pk.Park()
+	}
+}
+
 // restorerOf is src's check for a getMore, or nil when it has none.
 func restorerOf(src aggregate.Source) cursors.Restorer {
 	r, _ := src.(cursors.Restorer)
@@ -331,6 +339,13 @@ func (c *collectionSource) load() error {
 }
 
 func (c *collectionSource) Close() error { return c.src.Close() }
+
+// Park parks the scan, until it ends (see cursors.Parker).
+func (c *collectionSource) Park() {
+	if p, ok := c.src.(cursors.Parker); ok && !c.ended {
+		p.Park()
+	}
+}
 
 // Restore checks the scan as a find's cursor is checked, until it ends.
 func (c *collectionSource) Restore() error {

@@ -144,8 +144,24 @@ func New(db, coll string, src Source) *Cursor {
 	return &Cursor{DB: db, Coll: coll, src: src}
 }
 
+// Parker is a Source that gives up what it holds of the store while it
+// waits for a getMore (a storage iterator, which keeps the memory of the
+// writes before it), taking it again when next read.
+type Parker interface {
+	Park()
+}
+
+// park parks c's source, when it can be: before c is idle, by the
+// goroutine that used it.
+func (c *Cursor) park() {
+	if p, ok := c.src.(Parker); ok {
+		p.Park()
+	}
+}
+
 // Add registers c, idle, under a fresh positive id, for later getMores.
 func (r *Registry) Add(c *Cursor) {
+	c.park()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id := rand.Int64N(1<<62) + 1
@@ -187,6 +203,7 @@ func (r *Registry) OwnerOf(id int64) (user, session string, ok bool) {
 // Return gives a checked-out cursor back for later getMores; a cursor killed
 // while it was checked out is closed instead.
 func (r *Registry) Return(c *Cursor) {
+	c.park()
 	r.mu.Lock()
 	live := r.cursors[c.ID] == c
 	c.inUse = false

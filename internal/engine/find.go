@@ -392,6 +392,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 		if hs[i].hints != nil {
 			src.hints, src.hintEpoch, src.hintNow = hs[i].hints, hs[i].epoch, hs[i].now
 		}
+		src.parkable = txn == nil
 		srcs = append(srcs, src)
 	}
 	if p.Or == nil {

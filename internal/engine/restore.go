@@ -63,6 +63,20 @@ func (s *scanCursor) Restore() error {
 	return nil
 }
 
+// Park gives up the scan's storage iterators while the cursor waits for a
+// getMore (planSource.park); its next read opens them again. A cursor of
+// sorted results holds none: its sort read the scan to its end.
+func (s *scanCursor) Park() {
+	if s.scan != nil {
+		if p, ok := s.scan.src.(parker); ok {
+			p.park()
+		}
+	}
+}
+
+// parker is a scan that can give up its iterators between reads.
+type parker interface{ park() }
+
 // byUUID returns the collection with uuid, or nil.
 func (c *catalog) byUUID(uuid [16]byte) *Collection {
 	c.mu.RLock()

@@ -80,6 +80,13 @@ type planSource struct {
 	point     bson.Raw
 	pointID   []byte
 	pointDone bool
+	// parkable is set for a scan outside a transaction, which its cursor
+	// parks between getMores (park); parked is then set until the next
+	// read, parkKey is the key the iterator was at (nil: past its
+	// interval) and parkErr the error closing it returned.
+	parkable, parked bool
+	parkKey          []byte
+	parkErr          error
 }
 
 func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *OpStats, closer func() error) (*planSource, error) {
@@ -192,6 +199,11 @@ func (s *planSource) advance() bool {
 }
 
 func (s *planSource) Next() (bson.Raw, error) {
+	if s.parked {
+		if err := s.unpark(); err != nil {
+			return nil, err
+		}
+	}
 	if s.it == nil {
 		if s.pointDone {
 			return nil, nil
@@ -287,6 +299,66 @@ func (s *planSource) seekTo(key []byte) {
 		s.it.SeekGE(key)
 	}
 	s.sought = true
+}
+
+// park closes the scan's iterator while its cursor waits for a getMore.
+// An open iterator holds on to the memory of the writes made before it
+// was opened (Pebble's memtables and large batches), however long the
+// cursor stays idle; idle cursors opened at different times would hold a
+// memtable each. The next read opens another iterator on the same reader
+// (the scan's snapshot, or the store itself for a scan of the documents,
+// whose recheck reads the latest state anyway) and seeks back to the key
+// the scan was at (unpark).
+func (s *planSource) park() {
+	if !s.parkable || s.parked || s.it == nil {
+		return
+	}
+	s.parkKey = nil
+	if (s.inRange || s.sought) && s.it.Valid() {
+		s.parkKey = bytes.Clone(s.it.Key())
+	}
+	s.parkErr = s.it.Close()
+	// What the iterator lent goes with it.
+	s.it, s.parked = nil, true
+	s.last, s.lastKey, s.lastEntry = nil, nil, nil
+}
+
+// unpark opens a parked scan's iterator again where park left it. A key
+// the scan was at that is gone since (a scan of the store itself) leaves
+// the iterator at the next key, which advance then looks at without
+// stepping (sought).
+func (s *planSource) unpark() error {
+	s.parked = false
+	if s.parkErr != nil {
+		return s.parkErr
+	}
+	end := keyenc.PrefixEnd(s.prefix)
+	it, err := s.r.NewIter(s.prefix, end)
+	if err != nil {
+		return err
+	}
+	s.it = it
+	if !s.inRange && !s.sought {
+		return nil // the next interval's seek positions it
+	}
+	switch {
+	case s.parkKey == nil:
+		// The scan was past its interval's keys; so is the iterator.
+		if s.p.Reverse {
+			it.SeekLT(s.prefix)
+		} else {
+			it.SeekGE(end)
+		}
+	case s.p.Reverse:
+		// the last key up to parkKey: before parkKey's successor
+		it.SeekLT(append(bytes.Clone(s.parkKey), 0))
+	default:
+		it.SeekGE(s.parkKey)
+	}
+	if !s.sought && !(it.Valid() && bytes.Equal(it.Key(), s.parkKey)) {
+		s.sought = true
+	}
+	return nil
 }
 
 func (s *planSource) Close() error {

@@ -22,6 +22,13 @@ func (u *unionSource) Next() (bson.Raw, error) {
 	return nil, nil
 }
 
+// park parks each scan of the union (see planSource.park).
+func (u *unionSource) park() {
+	for _, s := range u.srcs {
+		s.park()
+	}
+}
+
 func (u *unionSource) Close() error {
 	var err error
 	for _, s := range u.srcs {
