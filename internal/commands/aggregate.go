@@ -262,10 +262,9 @@ func (p pipelineSource) Restore() error {
 
 // Park parks the collection scan the pipeline still holds (see
 // cursors.Parker).
-func (p pipelineSource) Park() {
-	if pk, ok := p.scan.(cursors.Parker); ok {
-		pk.Park()
-	}
+func (p pipelineSource) Park() bool {
+	pk, ok := p.scan.(cursors.Parker)
+	return ok && pk.Park()
 }
 
 // restorerOf is src's check for a getMore, or nil when it has none.
@@ -340,11 +339,11 @@ func (c *collectionSource) load() error {
 
 func (c *collectionSource) Close() error { return c.src.Close() }
 
-// Park parks the scan, until it ends (see cursors.Parker).
-func (c *collectionSource) Park() {
-	if p, ok := c.src.(cursors.Parker); ok && !c.ended {
-		p.Park()
-	}
+// Park parks the scan (see cursors.Parker), ended or not: an ended scan
+// still holds its iterator until the cursor closes.
+func (c *collectionSource) Park() bool {
+	p, ok := c.src.(cursors.Parker)
+	return ok && p.Park()
 }
 
 // Restore checks the scan as a find's cursor is checked, until it ends.

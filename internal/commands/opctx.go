@@ -145,10 +145,9 @@ func (bs *boundSource) attach(ctx context.Context, op *activeOp, unbounded bool)
 
 // Park parks the source between commands, through the wrapper (see
 // cursors.Parker).
-func (bs *boundSource) Park() {
-	if p, ok := bs.Source.(cursors.Parker); ok {
-		p.Park()
-	}
+func (bs *boundSource) Park() bool {
+	p, ok := bs.Source.(cursors.Parker)
+	return ok && p.Park()
 }
 
 // Restore revalidates the source after a yield between commands (a dropped

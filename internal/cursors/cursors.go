@@ -54,6 +54,9 @@ type Cursor struct {
 	held     bson.Raw
 	lastUsed time.Time
 	inUse    bool
+	// parked is set once Reap parked the cursor's source, until its next
+	// use.
+	parked bool
 }
 
 // Restorer is a Source that can tell, before a getMore resumes it, that
@@ -144,24 +147,22 @@ func New(db, coll string, src Source) *Cursor {
 	return &Cursor{DB: db, Coll: coll, src: src}
 }
 
-// Parker is a Source that gives up what it holds of the store while it
-// waits for a getMore (a storage iterator, which keeps the memory of the
-// writes before it), taking it again when next read.
+// Parker is a Source that can give up what it holds of the store while
+// it waits for a getMore (a storage iterator, which keeps the memory of
+// the writes before it), taking it again when next read. Park reports
+// whether it gave up something.
 type Parker interface {
-	Park()
+	Park() bool
 }
 
-// park parks c's source, when it can be: before c is idle, by the
-// goroutine that used it.
-func (c *Cursor) park() {
-	if p, ok := c.src.(Parker); ok {
-		p.Park()
-	}
-}
+// ParkAfter is how long a cursor stays idle before Reap parks its source:
+// a client reading a cursor through keeps its iterators (reopening one
+// costs about as much as a small batch), one that leaves it waiting gives
+// them up.
+const ParkAfter = time.Second
 
 // Add registers c, idle, under a fresh positive id, for later getMores.
 func (r *Registry) Add(c *Cursor) {
-	c.park()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id := rand.Int64N(1<<62) + 1
@@ -203,10 +204,9 @@ func (r *Registry) OwnerOf(id int64) (user, session string, ok bool) {
 // Return gives a checked-out cursor back for later getMores; a cursor killed
 // while it was checked out is closed instead.
 func (r *Registry) Return(c *Cursor) {
-	c.park()
 	r.mu.Lock()
 	live := r.cursors[c.ID] == c
-	c.inUse = false
+	c.inUse, c.parked = false, false
 	c.lastUsed = r.now()
 	r.mu.Unlock()
 	if !live {
@@ -269,20 +269,29 @@ func (r *Registry) killWhere(match func(*Cursor) bool) {
 
 // Reap closes the cursors MongoDB would close on its own: those outside a
 // session idle for longer than the timeout (unless NoTimeout), and those
-// whose session has ended or expired. Cursors in use are left alone.
+// whose session has ended or expired. It parks the sources of the others
+// idle for ParkAfter (Parker), under the registry's lock, which their
+// getMores need to check them out. Cursors in use are left alone.
 func (r *Registry) Reap() int {
 	r.mu.Lock()
 	var stale []*Cursor
 	sessions := map[string]bool{}
-	cutoff := r.now().Add(-r.idle)
+	now := r.now()
+	cutoff, parkCutoff := now.Add(-r.idle), now.Add(-ParkAfter)
 	for id, c := range r.cursors {
 		switch {
 		case c.inUse:
+			continue
 		case c.Session != "":
 			sessions[c.Session] = true
 		case !c.NoTimeout && c.lastUsed.Before(cutoff):
 			stale = append(stale, c)
 			delete(r.cursors, id)
+			continue
+		}
+		if p, ok := c.src.(Parker); ok && !c.parked && c.lastUsed.Before(parkCutoff) {
+			p.Park()
+			c.parked = true
 		}
 	}
 	r.timedOut += int64(len(stale))

@@ -164,6 +164,63 @@ func TestReapTimeouts(t *testing.T) {
 	}
 }
 
+// parkingSource is a source that counts its parkings.
+type parkingSource struct {
+	source
+	parks int
+}
+
+func (p *parkingSource) Park() bool { p.parks++; return true }
+
+// TestReapParks: Reap parks the source of a cursor idle for ParkAfter,
+// once until its next use, in a session or not; a cursor in use or used
+// within ParkAfter keeps its source as it is.
+func TestReapParks(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := NewRegistry(time.Hour)
+	r.now = func() time.Time { return now }
+	r.SessionAlive = func(string) bool { return true }
+	open := func(session string) (*Cursor, *parkingSource) {
+		src := &parkingSource{}
+		c := New("db", "coll", src)
+		c.Session = session
+		r.Add(c)
+		return c, src
+	}
+	idle, idleSrc := open("")
+	_, sessionSrc := open("S")
+	busy, busySrc := open("")
+	if _, err := r.Checkout(busy.ID); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(ParkAfter / 2)
+	r.Reap()
+	if idleSrc.parks+sessionSrc.parks+busySrc.parks != 0 {
+		t.Fatalf("parked before ParkAfter: %d %d %d", idleSrc.parks, sessionSrc.parks, busySrc.parks)
+	}
+	now = now.Add(ParkAfter)
+	r.Reap()
+	r.Reap()
+	if idleSrc.parks != 1 || sessionSrc.parks != 1 || busySrc.parks != 0 {
+		t.Fatalf("after ParkAfter, two reaps: idle parked %d times, in a session %d, in use %d; want 1, 1, 0", idleSrc.parks, sessionSrc.parks, busySrc.parks)
+	}
+	// used again, then idle again: parked again
+	if _, err := r.Checkout(idle.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.Return(idle)
+	r.Return(busy)
+	r.Reap()
+	if idleSrc.parks != 1 || busySrc.parks != 0 {
+		t.Fatalf("parked just after use: %d, %d", idleSrc.parks, busySrc.parks)
+	}
+	now = now.Add(2 * ParkAfter)
+	r.Reap()
+	if idleSrc.parks != 2 || busySrc.parks != 1 || sessionSrc.parks != 1 {
+		t.Fatalf("idle again: parked %d, %d, %d times; want 2, 1, 1", idleSrc.parks, busySrc.parks, sessionSrc.parks)
+	}
+}
+
 // TestPermit checks getMore's ownership rules and MongoDB's codes for
 // them, and that the session appears in messages as MongoDB shows it.
 func TestPermit(t *testing.T) {

@@ -66,16 +66,17 @@ func (s *scanCursor) Restore() error {
 // Park gives up the scan's storage iterators while the cursor waits for a
 // getMore (planSource.park); its next read opens them again. A cursor of
 // sorted results holds none: its sort read the scan to its end.
-func (s *scanCursor) Park() {
-	if s.scan != nil {
-		if p, ok := s.scan.src.(parker); ok {
-			p.park()
-		}
+func (s *scanCursor) Park() bool {
+	if s.scan == nil {
+		return false
 	}
+	p, ok := s.scan.src.(parker)
+	return ok && p.park()
 }
 
-// parker is a scan that can give up its iterators between reads.
-type parker interface{ park() }
+// parker is a scan that can give up its iterators between reads; park
+// reports whether it closed one.
+type parker interface{ park() bool }
 
 // byUUID returns the collection with uuid, or nil.
 func (c *catalog) byUUID(uuid [16]byte) *Collection {

@@ -309,9 +309,9 @@ func (s *planSource) seekTo(key []byte) {
 // (the scan's snapshot, or the store itself for a scan of the documents,
 // whose recheck reads the latest state anyway) and seeks back to the key
 // the scan was at (unpark).
-func (s *planSource) park() {
+func (s *planSource) park() bool {
 	if !s.parkable || s.parked || s.it == nil {
-		return
+		return false
 	}
 	s.parkKey = nil
 	if (s.inRange || s.sought) && s.it.Valid() {
@@ -321,6 +321,7 @@ func (s *planSource) park() {
 	// What the iterator lent goes with it.
 	s.it, s.parked = nil, true
 	s.last, s.lastKey, s.lastEntry = nil, nil, nil
+	return true
 }
 
 // unpark opens a parked scan's iterator again where park left it. A key

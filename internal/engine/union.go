@@ -23,10 +23,12 @@ func (u *unionSource) Next() (bson.Raw, error) {
 }
 
 // park parks each scan of the union (see planSource.park).
-func (u *unionSource) park() {
+func (u *unionSource) park() bool {
+	parked := false
 	for _, s := range u.srcs {
-		s.park()
+		parked = s.park() || parked
 	}
+	return parked
 }
 
 func (u *unionSource) Close() error {
