@@ -156,9 +156,9 @@ type Parker interface {
 }
 
 // ParkAfter is how long a cursor stays idle before Reap parks its source:
-// a client reading a cursor through keeps its iterators (reopening one
-// costs about as much as a small batch), one that leaves it waiting gives
-// them up.
+// a client reading a cursor through keeps its iterators (reopening them
+// added about 20 µs to a getMore of 10 small documents, docs/benchmarks.md),
+// one that leaves it waiting gives them up.
 const ParkAfter = time.Second
 
 // Add registers c, idle, under a fresh positive id, for later getMores.
