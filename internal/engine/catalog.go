@@ -640,8 +640,12 @@ func (e *Engine) CreateCollectionLike(db, name, like string) error {
 // collection does not exist and create is false. Another frontend creating
 // the collection meanwhile makes this creation use theirs. A write outside
 // a transaction waits while the collection is being sharded, until ctx
-// (nil: never) ends.
+// (nil: never) ends; one starting while this frontend's schema lease has
+// lapsed waits for its renewal first (awaitLease).
 func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, func(), error) {
+	if err := e.awaitLease(ctx); err != nil {
+		return nil, nil, err
+	}
 	for {
 		c := e.lookup(txn, db, name)
 		if c == nil {

@@ -142,6 +142,10 @@ type Engine struct {
 	lease      time.Duration
 	fence      atomic.Int64
 	jobsUntil  atomic.Int64
+	// renewed is closed, and replaced, at each renewal of the lease;
+	// leaseWaiters counts the callers awaitLease holds (tests).
+	renewed      atomic.Pointer[chan struct{}]
+	leaseWaiters atomic.Int32
 	// pauseHeartbeat stops renewals (tests: a frontend cut off).
 	pauseHeartbeat atomic.Bool
 	// beforeBackfillCommit, when set, runs before each backfill batch
@@ -185,6 +189,8 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 		e.lease = DefaultSchemaLease
 	}
 	e.heartbeatDone = make(chan struct{})
+	renewed := make(chan struct{})
+	e.renewed.Store(&renewed)
 	if g, ok := storage.As[storage.UnflushedGrouper](kv); ok {
 		// The size estimates count what the store has not flushed yet.
 		g.GroupUnflushed(sizeGroup)

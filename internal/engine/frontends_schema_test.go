@@ -701,11 +701,60 @@ func awaitCond(within time.Duration, what string, cond func() bool) error {
 	return nil
 }
 
+// TestLeaseLapseWaits lets a frontend's lease run out in the middle of a
+// backfill and starts an insert meanwhile: the build's next batch and the
+// insert wait for the renewal rather than fail, and both go on once a
+// heartbeat succeeds; the index then holds every document's entry.
+func TestLeaseLapseWaits(t *testing.T) {
+	const lease = 2 * time.Second // the waits end after a second
+	e := openFrontends(t, 1, lease)[0]
+	insertTwoBuildBatches(t, e, "c")
+	lapsed := make(chan struct{})
+	built := make(chan error, 1)
+	go func() {
+		held := false
+		_, err := e.CreateIndexes("test", "c", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
+			if held || done == 0 || done == total {
+				return nil
+			}
+			held = true
+			e.pauseHeartbeat.Store(true)
+			err := awaitCond(3*lease, "the lease did not lapse", func() bool { return e.checkLease() != nil })
+			close(lapsed)
+			return err
+		})
+		built <- err
+	}()
+	<-lapsed
+	inserted := make(chan error, 1)
+	go func() {
+		_, _, err := e.Insert("test", "c", []bson.Raw{ext(t, `{"_id": "late", "a": -1}`)}, true, WriteOptions{})
+		inserted <- err
+	}()
+	if err := awaitCond(lease/4, "the build and the insert do not both wait for the lease", func() bool { return e.leaseWaiters.Load() == 2 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.heartbeat(); err != nil {
+		t.Fatal(err)
+	}
+	e.pauseHeartbeat.Store(false)
+	if err := <-built; err != nil {
+		t.Fatalf("the build across the lapse: %v", err)
+	}
+	if err := <-inserted; err != nil {
+		t.Fatalf("the insert during the lapse: %v", err)
+	}
+	if res := mustValidate(t, e, "c"); res.Records != 2*indexBuildBatch+1 || res.KeysPerIndex["a_1"] != res.Records {
+		t.Errorf("a_1 holds %d keys for %d documents, want %d", res.KeysPerIndex["a_1"], res.Records, 2*indexBuildBatch+1)
+	}
+}
+
 // TestFrontendsLeaseLapseDuringBuild lets the building frontend's lease
 // run out in the middle of its backfill, and holds the jobs-lease holder's
 // retirement of the abandoned build in its middle (delete-only, waiting
-// for a third frontend to load it): the builder's next batch fails with
-// the retryable NotWritablePrimary, and its own retirement of the build,
+// for a third frontend to load it): the builder's next batch waits half a
+// lease for a renewal that does not come, then fails with the retryable
+// NotWritablePrimary, and its own retirement of the build,
 // which finds it moved on, leaves it to the other frontend and says
 // nothing of it. Once the lease is renewed, the same createIndexes builds
 // the index whole.

@@ -274,7 +274,10 @@ var errDropped = mongoerr.New(mongoerr.NamespaceNotFound, "collection dropped du
 // backfill writes the entries of the write-only indexes ids of c for every
 // document, a batch of documents per storage transaction (see the proof
 // above), holding c's lock shared like any writer so that no batch runs
-// once this frontend has seen c dropped.
+// once this frontend has seen c dropped. A batch waits while this
+// frontend's lease has lapsed (awaitLease), and one the lapse failed runs
+// again; fenceBackfill fails it if another frontend retired the build
+// meanwhile.
 func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) error {
 	stats, err := e.Stats(c)
 	if err != nil {
@@ -295,6 +298,9 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 	}
 	limit := int64(backfillBatch)
 	for from != nil {
+		if err := e.awaitLease(context.Background()); err != nil {
+			return err
+		}
 		var next []byte
 		var n int64
 		tries := 0
@@ -343,6 +349,9 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 			return tx.Commit()
 		})
 		c.mu.RUnlock()
+		if mongoerr.Is(err, mongoerr.NotWritablePrimary) {
+			continue // the lease lapsed during the batch: run it again once renewed
+		}
 		if err != nil {
 			return err
 		}

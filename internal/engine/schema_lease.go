@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"time"
@@ -16,8 +17,10 @@ import (
 // reloading the image first when the catalog changed; its transaction also
 // rewrites the catalog version key, so a heartbeat overtaken by a catalog
 // change conflicts and runs again on the new catalog rather than renew a
-// lease on an old one. A frontend whose lease ran out refuses writes
-// (NotWritablePrimary, retryable) until a heartbeat succeeds again.
+// lease on an old one. A frontend whose lease ran out refuses to commit
+// writes (NotWritablePrimary, retryable) until a heartbeat succeeds again;
+// a write or a backfill batch starting meanwhile waits for that heartbeat
+// (awaitLease) rather than fail at once.
 //
 // Invariant: a state change of the schema committed as version v+1 is
 // only made once every frontend whose lease is live has loaded v (a
@@ -64,6 +67,8 @@ func (e *Engine) heartbeat() error {
 		}
 		if err == nil {
 			e.fence.Store(start.Add(e.lease - e.leaseMargin()).UnixNano())
+			next := make(chan struct{})
+			close(*e.renewed.Swap(&next))
 		}
 		return err
 	}
@@ -102,6 +107,42 @@ func (e *Engine) checkLease() error {
 	err := mongoerr.New(mongoerr.NotWritablePrimary, "frontend %s has not renewed its schema lease: writes wait until it reloads the catalog", e.frontendID)
 	err.Labels = []string{RetryableWriteError}
 	return err
+}
+
+// awaitLease returns at once while this frontend's lease is live. Once it
+// lapsed, it waits for a heartbeat to renew it: for at most half a lease
+// (the heartbeat tries again every lease/4 at most), until ctx (nil: none)
+// ends or the engine closes. It fails as checkLease does when the wait
+// ends without a renewal. Callers hold no lock the heartbeat takes.
+func (e *Engine) awaitLease(ctx context.Context) error {
+	var timeout <-chan time.Time
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	for {
+		renewed := *e.renewed.Load()
+		err := e.checkLease()
+		if err == nil {
+			return nil
+		}
+		if timeout == nil {
+			t := time.NewTimer(e.lease / 2)
+			defer t.Stop()
+			timeout = t.C
+			e.leaseWaiters.Add(1)
+			defer e.leaseWaiters.Add(-1)
+		}
+		select {
+		case <-renewed:
+		case <-timeout:
+			return err
+		case <-done:
+			return mongoerr.Interruption(ctx)
+		case <-e.stop:
+			return mongoerr.New(mongoerr.InterruptedAtShutdown, "interrupted at shutdown")
+		}
+	}
 }
 
 // runHeartbeat renews the lease (and the jobs lease) every lease/4 until
