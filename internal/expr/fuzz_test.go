@@ -5,18 +5,21 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // FuzzEval compiles and evaluates arbitrary expressions against arbitrary
 // documents: neither may panic. Inputs are BSON documents {e: <expr>} and
-// the document to evaluate against; the corpus seeds both.
+// the document to evaluate against, well-formed as the server accepts
+// them (rawdoc.Validate); the corpus seeds both.
 func FuzzEval(f *testing.F) {
 	for _, c := range loadCases(f) {
 		wrapped, _ := bson.Marshal(bson.D{{Key: "e", Value: c.expr}})
 		f.Add([]byte(wrapped), []byte(c.doc))
 	}
 	f.Fuzz(func(t *testing.T, exprDoc, doc []byte) {
-		if bsoncore.Document(exprDoc).Validate() != nil || bsoncore.Document(doc).Validate() != nil {
+		if rawdoc.Validate(exprDoc) != nil || rawdoc.Validate(doc) != nil { // as the wire layer checks them
 			return
 		}
 		v := bson.Raw(exprDoc).Lookup("e")

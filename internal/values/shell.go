@@ -46,7 +46,7 @@ func writeValue(b *strings.Builder, v bson.RawValue, depth int) {
 	case bson.TypeString, bson.TypeSymbol:
 		s, ok := v.StringValueOK()
 		if !ok {
-			s = v.Symbol()
+			s, _ = v.SymbolOK() // "" for a malformed value: never a panic
 		}
 		b.WriteString(`"` + abbreviate(s, 160, 150) + `"`)
 	case bson.TypeJavaScript:

@@ -54,3 +54,13 @@ func TestShellDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestShellMalformedString: a string whose length word is 0 (no room for
+// its terminating null; the wire layer refuses it) prints empty rather
+// than panic, as the expression fuzzer first found through an error
+// message.
+func TestShellMalformedString(t *testing.T) {
+	if got := Shell(bson.RawValue{Type: bson.TypeString, Value: []byte{0, 0, 0, 0}}); got != `""` {
+		t.Errorf("Shell of a zero-length string word = %s, want \"\"", got)
+	}
+}
