@@ -67,8 +67,15 @@ func (s indexState) String() string {
 
 // backfillBatch bounds the documents one backfill transaction indexes; a
 // batch that conflicts with writers runs again with half as many, and
-// batches grow back while they commit.
-const backfillBatch = 256
+// batches grow back while they commit. backfillEntries bounds the index
+// entries it writes (a batch ends after the document that reaches it):
+// documents of many keys (text, long arrays) make short transactions, and
+// the build's progress, reported after each batch, is where an
+// interruption stops it.
+const (
+	backfillBatch   = 256
+	backfillEntries = 4096
+)
 
 // changeIndexes makes one catalog change of c's stored index list: edit
 // sees each index (state, multikey) and says whether it stays; added ones
@@ -320,16 +327,18 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 				return err
 			}
 			var buf []byte
-			for it.First(); it.Valid() && n < limit; it.Next() {
+			entries := 0
+			for it.First(); it.Valid() && n < limit && entries < backfillEntries; it.Next() {
 				doc, err := docOf(it.Value(), &buf)
+				var k int
 				if err == nil {
-					err = e.indexDoc(tx, c, ixs, it.Key(), doc)
+					k, err = e.indexDoc(tx, c, ixs, it.Key(), doc)
 				}
 				if err != nil {
 					it.Close()
 					return err
 				}
-				n++
+				n, entries = n+1, entries+k
 			}
 			if it.Valid() {
 				next = append([]byte(nil), it.Key()...)
@@ -361,10 +370,10 @@ func (e *Engine) backfill(c *Collection, ids []uint32, progress BuildProgress) e
 		}
 		done += n
 		from = next
+		if err := report(); err != nil {
+			return err
+		}
 		if done/indexBuildBatch > (done-n)/indexBuildBatch {
-			if err := report(); err != nil {
-				return err
-			}
 			e.log.Info("index build progress", "ns", c.ns, "documents", done, "of", stats.Count, "elapsed", time.Since(start).String())
 		}
 	}
@@ -408,14 +417,16 @@ func buildingIndexes(c *Collection, ids []uint32) []*Index {
 	return out
 }
 
-// indexDoc stages in tx the entries of ixs for the document at key: a
-// unique key another document holds fails with DuplicateKey.
-func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc []byte) error {
+// indexDoc stages in tx the entries of ixs for the document at key and
+// returns how many: a unique key another document holds fails with
+// DuplicateKey.
+func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc []byte) (int, error) {
 	encID := idFromDocKey(key)
+	n := 0
 	for _, ix := range ixs {
 		keys, multikey, err := ix.keys(doc)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if multikey {
 			ix.multikey.Store(true)
@@ -426,18 +437,19 @@ func (e *Engine) indexDoc(tx storage.Txn, c *Collection, ixs []*Index, key, doc 
 			if ix.Unique {
 				holder, ok, err := tx.Get(entry)
 				if err != nil {
-					return err
+					return 0, err
 				}
 				if ok && heldByOther(holder, encID, nil) {
-					return duplicateKeyError(c, ix, k)
+					return 0, duplicateKeyError(c, ix, k)
 				}
 			}
 			if err := tx.Set(entry, entryValue(encID, k)); err != nil {
-				return err
+				return 0, err
 			}
 		}
+		n += len(keys)
 	}
-	return nil
+	return n, nil
 }
 
 // putEntry stores a catalog entry.

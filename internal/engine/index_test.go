@@ -164,7 +164,9 @@ func TestSameKeyPattern(t *testing.T) {
 }
 
 // TestIndexBuildProgress checks that a build on existing documents reports
-// its progress, from 0 to every batch, against the collection's size.
+// its progress, from 0 to every batch, against the collection's size: a
+// batch ends at backfillBatch documents, or sooner once it wrote
+// backfillEntries index entries.
 func TestIndexBuildProgress(t *testing.T) {
 	e := newTestEngine(t)
 	var docs []bson.Raw
@@ -183,9 +185,39 @@ func TestIndexBuildProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	total := int64(len(docs))
-	want := [][2]int64{{0, total}, {indexBuildBatch, total}, {2 * indexBuildBatch, total}}
+	want := [][2]int64{{0, total}}
+	for done := int64(backfillBatch); ; done += backfillBatch {
+		want = append(want, [2]int64{min(done, total), total})
+		if done >= total {
+			break
+		}
+	}
 	if fmt.Sprint(seen) != fmt.Sprint(want) {
 		t.Fatalf("progress %v, want %v", seen, want)
+	}
+	mustValidate(t, e, "b")
+
+	// 40 keys a document: a batch ends after the document that reaches
+	// backfillEntries entries.
+	seen = seen[:0]
+	const perDoc = 40
+	var arr bson.A
+	for i := range perDoc {
+		arr = append(arr, int32(i))
+	}
+	set, _ := bson.Marshal(bson.D{{Key: "$set", Value: bson.D{{Key: "arr", Value: arr}}}})
+	if _, err := e.Update("test", "b", UpdateSpec{Filter: ext(t, `{}`), Update: set, Multi: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.CreateIndexes("test", "b", []IndexSpec{{Key: ext(t, `{"arr": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
+		seen = append(seen, [2]int64{done, total})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	step := int64((backfillEntries + perDoc - 1) / perDoc)
+	if len(seen) < 2 || seen[1][0] != step {
+		t.Fatalf("progress %v, want batches of %d documents", seen, step)
 	}
 	mustValidate(t, e, "b")
 }

@@ -94,7 +94,7 @@ type CreateIndexesResult struct {
 }
 
 // BuildProgress receives an index build's progress: documents indexed so
-// far, of total, every indexBuildBatch documents; a request waiting for a
+// far, of total, after each backfill batch; a request waiting for a
 // build of the same index under way gets 0, 0 between its polls. An error
 // it returns (the operation was interrupted) stops the build (its partial
 // entries are removed and the catalog is left unchanged) or the wait.
@@ -347,7 +347,7 @@ func bsonDoc(d bson.D) []byte {
 }
 
 // indexBuildBatch is how many documents an index build indexes between
-// two progress reports.
+// two lines of its progress in the log.
 const indexBuildBatch = 4096
 
 // indexEntryKey is the storage key of one entry of ix: the index prefix and

@@ -5,18 +5,27 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// textBenchSpec is the text index of the text benchmarks.
+func textBenchSpec(b *testing.B) []IndexSpec {
+	return []IndexSpec{{Name: "body_text", Key: ext(b, `{"body": "text"}`), ExpireAfter: -1}}
+}
+
 // textBenchEngine holds n documents of about 1 KB of words drawn from a
-// 5,000-word vocabulary under a text index; one in 1,000 also holds
-// "zebra", one in 1,000 "quokka".
-func textBenchEngine(b *testing.B, n int) *Engine {
+// 5,000-word vocabulary, inserted 500 at a time under a text index (when
+// indexed is set); one in 1,000 also holds "zebra", one in 1,000
+// "quokka".
+func textBenchEngine(b *testing.B, n int, indexed bool) *Engine {
 	b.Helper()
 	e := newTestEngine(b)
-	if _, err := e.CreateIndexes("test", "bench", []IndexSpec{{Name: "body_text", Key: ext(b, `{"body": "text"}`), ExpireAfter: -1}}, nil); err != nil {
-		b.Fatal(err)
+	if indexed {
+		if _, err := e.CreateIndexes("test", "bench", textBenchSpec(b), nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	vocab := make([]string, 5000)
@@ -55,7 +64,7 @@ func textBenchEngine(b *testing.B, n int) *Engine {
 // the matches (n/500), not with the collection.
 func BenchmarkTextSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		e := textBenchEngine(b, n)
+		e := textBenchEngine(b, n, true)
 		filter := ext(b, `{"$text": {"$search": "zebra quokka"}}`)
 		b.Run(fmt.Sprintf("docs=%d", n), func(b *testing.B) {
 			var got int
@@ -68,4 +77,40 @@ func BenchmarkTextSearch(b *testing.B) {
 			b.ReportMetric(float64(got), "matches")
 		})
 	}
+}
+
+// BenchmarkTextIndexed measures, per document, inserting 10,000 documents
+// of about 1 KB of words into a text-indexed collection (some 170 index
+// entries each, 500 documents a transaction) and building the text index
+// over the same documents; the build also reports the longest wait
+// between two of its progress reports, which is how late an interrupted
+// build stops.
+func BenchmarkTextIndexed(b *testing.B) {
+	const n = 10_000
+	b.Run("insert", func(b *testing.B) {
+		for b.Loop() {
+			textBenchEngine(b, n, true)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/doc")
+	})
+	b.Run("build", func(b *testing.B) {
+		var build, longest time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			e := textBenchEngine(b, n, false)
+			b.StartTimer()
+			start := time.Now()
+			last := start
+			if _, err := e.CreateIndexes("test", "bench", textBenchSpec(b), func(int64, int64) error {
+				longest = max(longest, time.Since(last))
+				last = time.Now()
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			build += time.Since(start)
+		}
+		b.ReportMetric(float64(build.Nanoseconds())/float64(b.N*n), "ns/doc")
+		b.ReportMetric(float64(longest.Microseconds())/1000, "ms-between-reports")
+	})
 }

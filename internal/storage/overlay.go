@@ -3,20 +3,39 @@ package storage
 import (
 	"bytes"
 	"sort"
+
+	"github.com/google/btree"
 )
 
 // Overlay is a write buffer over a Reader: reads through it see its own
 // writes over the base, as a transaction sees its writes over its snapshot.
 // It is not safe for concurrent use.
+//
+// The writes are kept sorted by key: in a slice while each new key lands
+// near its end (a single document's write, no allocation; an insertMany
+// of ascending _ids), in a B-tree from the first that would move more than
+// maxSliceShift others, so that a transaction of many writes in no key
+// order (an index build's batch, a multi-document transaction) costs
+// O(log n) per write, not O(n).
 type Overlay struct {
 	base Reader
-	// keys are sorted; vals[i] is nil for a deletion of keys[i].
+	// keys are sorted; vals[i] is nil for a deletion of keys[i]. Empty
+	// once tree holds the writes.
 	keys [][]byte
 	vals [][]byte
+	tree *btree.BTreeG[write]
 	// The first writes go here, sparing the allocations of a single
-	// document's write (document, index entries, session record).
+	// document's write.
 	keyBuf, valBuf [4][]byte
 }
+
+// write is a buffered write; a nil val is a deletion.
+type write struct{ key, val []byte }
+
+func writeLess(a, b write) bool { return bytes.Compare(a.key, b.key) < 0 }
+
+// maxSliceShift is how many writes a write into the sorted slice may move.
+const maxSliceShift = 64
 
 // NewOverlay returns an empty overlay over base.
 func NewOverlay(base Reader) *Overlay {
@@ -25,15 +44,30 @@ func NewOverlay(base Reader) *Overlay {
 	return o
 }
 
-func (o *Overlay) find(key []byte) (int, bool) {
+// search is the position of the first key >= key in the slice, and
+// whether it is key.
+func (o *Overlay) search(key []byte) (int, bool) {
 	i := sort.Search(len(o.keys), func(i int) bool { return bytes.Compare(o.keys[i], key) >= 0 })
 	return i, i < len(o.keys) && bytes.Equal(o.keys[i], key)
 }
 
 func (o *Overlay) put(key, val []byte) {
-	i, found := o.find(key)
+	if o.tree != nil {
+		o.tree.ReplaceOrInsert(write{key, val})
+		return
+	}
+	i, found := o.search(key)
 	if found {
 		o.vals[i] = val
+		return
+	}
+	if len(o.keys)-i > maxSliceShift {
+		o.tree = btree.NewG(32, writeLess)
+		for j := range o.keys {
+			o.tree.ReplaceOrInsert(write{o.keys[j], o.vals[j]})
+		}
+		o.keys, o.vals = nil, nil
+		o.tree.ReplaceOrInsert(write{key, val})
 		return
 	}
 	o.keys = append(o.keys, nil)
@@ -43,6 +77,58 @@ func (o *Overlay) put(key, val []byte) {
 	o.keys[i], o.vals[i] = key, val
 }
 
+// get is the buffered write of key, if any.
+func (o *Overlay) get(key []byte) (write, bool) {
+	if o.tree != nil {
+		return o.tree.Get(write{key: key})
+	}
+	if i, found := o.search(key); found {
+		return write{o.keys[i], o.vals[i]}, true
+	}
+	return write{}, false
+}
+
+// ceil is the buffered write of the smallest key >= key.
+func (o *Overlay) ceil(key []byte) (w write, ok bool) {
+	if o.tree != nil {
+		o.tree.AscendGreaterOrEqual(write{key: key}, func(x write) bool {
+			w, ok = x, true
+			return false
+		})
+		return w, ok
+	}
+	if i, _ := o.search(key); i < len(o.keys) {
+		return write{o.keys[i], o.vals[i]}, true
+	}
+	return write{}, false
+}
+
+// below is the buffered write of the largest key < key (key nil: the
+// largest key).
+func (o *Overlay) below(key []byte) (w write, ok bool) {
+	if o.tree != nil {
+		if key == nil {
+			return o.tree.Max()
+		}
+		o.tree.DescendLessOrEqual(write{key: key}, func(x write) bool {
+			if bytes.Equal(x.key, key) {
+				return true
+			}
+			w, ok = x, true
+			return false
+		})
+		return w, ok
+	}
+	i := len(o.keys)
+	if key != nil {
+		i, _ = o.search(key)
+	}
+	if i == 0 {
+		return write{}, false
+	}
+	return write{o.keys[i-1], o.vals[i-1]}, true
+}
+
 // Put buffers key = value (a nil value: the deletion of key) without
 // copying them: the caller leaves both unchanged while the overlay is used
 // (a store's write batch holds the copy they point into).
@@ -50,8 +136,8 @@ func (o *Overlay) Put(key, value []byte) { o.put(key, value) }
 
 // Get implements Reader.
 func (o *Overlay) Get(key []byte) ([]byte, bool, error) {
-	if i, found := o.find(key); found {
-		return o.vals[i], o.vals[i] != nil, nil
+	if w, found := o.get(key); found {
+		return w.val, w.val != nil, nil
 	}
 	return o.base.Get(key)
 }
@@ -89,18 +175,18 @@ func (it *overlayIter) seekGE(k []byte) bool {
 		} else {
 			baseOK = it.base.SeekGE(k)
 		}
-		i, _ := it.o.find(k)
-		ovOK := i < len(it.o.keys) && it.inBounds(it.o.keys[i])
+		w, ovOK := it.o.ceil(k)
+		ovOK = ovOK && it.inBounds(w.key)
 		switch {
 		case !baseOK && !ovOK:
 			it.valid = false
 			return false
-		case ovOK && (!baseOK || bytes.Compare(it.o.keys[i], it.base.Key()) <= 0):
-			if it.o.vals[i] == nil {
-				k = append(append([]byte(nil), it.o.keys[i]...), 0)
+		case ovOK && (!baseOK || bytes.Compare(w.key, it.base.Key()) <= 0):
+			if w.val == nil {
+				k = append(append([]byte(nil), w.key...), 0)
 				continue
 			}
-			it.key, it.val = it.o.keys[i], it.o.vals[i]
+			it.key, it.val = w.key, w.val
 		default:
 			it.key, it.val = it.base.Key(), it.base.Value()
 		}
@@ -113,25 +199,23 @@ func (it *overlayIter) seekGE(k []byte) bool {
 func (it *overlayIter) seekLT(k []byte) bool {
 	for {
 		var baseOK bool
-		var i int
 		if k == nil {
-			baseOK, i = it.base.Last(), len(it.o.keys)
+			baseOK = it.base.Last()
 		} else {
 			baseOK = it.base.SeekLT(k)
-			i, _ = it.o.find(k)
 		}
-		i--
-		ovOK := i >= 0 && it.inBounds(it.o.keys[i])
+		w, ovOK := it.o.below(k)
+		ovOK = ovOK && it.inBounds(w.key)
 		switch {
 		case !baseOK && !ovOK:
 			it.valid = false
 			return false
-		case ovOK && (!baseOK || bytes.Compare(it.o.keys[i], it.base.Key()) >= 0):
-			if it.o.vals[i] == nil {
-				k = it.o.keys[i]
+		case ovOK && (!baseOK || bytes.Compare(w.key, it.base.Key()) >= 0):
+			if w.val == nil {
+				k = w.key
 				continue
 			}
-			it.key, it.val = it.o.keys[i], it.o.vals[i]
+			it.key, it.val = w.key, w.val
 		default:
 			it.key, it.val = it.base.Key(), it.base.Value()
 		}

@@ -14,27 +14,33 @@ import (
 // TestOverlayMatchesModel writes random keys to a base store and random
 // sets and deletes to an overlay over its snapshot, then checks every
 // iterator move, in both directions and with bounds, against a sorted
-// model of the merged state.
+// model of the merged state: with a few writes (the overlay's slice) and
+// with many (its B-tree).
 func TestOverlayMatchesModel(t *testing.T) {
-	for seed := uint64(0); seed < 20; seed++ {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkOverlay(t, seed) })
+	for _, size := range []struct{ space, writes int }{{40, 25}, {1000, 600}} {
+		for seed := uint64(0); seed < 20; seed++ {
+			t.Run(fmt.Sprint(size.writes, "/", seed), func(t *testing.T) { checkOverlay(t, seed, size.space, size.writes) })
+		}
 	}
 }
 
-func checkOverlay(t *testing.T, seed uint64) {
+// checkOverlay is one case of TestOverlayMatchesModel: keys are drawn from
+// space, and the base and the overlay get writes of them each.
+func checkOverlay(t *testing.T, seed uint64, space, writes int) {
 	rng := rand.New(rand.NewPCG(seed, 9))
 	db, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	key := func() []byte { return []byte(fmt.Sprintf("k%02d", rng.IntN(40))) }
+	name := func(i int) []byte { return []byte(fmt.Sprintf("k%04d", i)) }
+	key := func() []byte { return name(rng.IntN(space)) }
 	model := map[string]string{}
 	b, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 25 {
+	for range writes {
 		k := key()
 		v := fmt.Sprint("base", rng.IntN(100))
 		b.Set(k, []byte(v))
@@ -46,7 +52,7 @@ func checkOverlay(t *testing.T, seed uint64) {
 	snap := db.NewSnapshot()
 	defer snap.Close()
 	ov := storage.NewOverlay(snap)
-	for range 25 {
+	for range writes {
 		k := key()
 		if rng.IntN(3) == 0 {
 			ov.Put(k, nil)
@@ -62,14 +68,14 @@ func checkOverlay(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 40 {
-		late.Set([]byte(fmt.Sprintf("k%02d", i)), []byte("late"))
+	for i := range space {
+		late.Set(name(i), []byte("late"))
 	}
 	if err := late.Commit(); err != nil {
 		t.Fatal(err)
 	}
 
-	lower, upper := []byte("k05"), []byte("k35")
+	lower, upper := name(space/8), name(space*7/8)
 	var keys []string
 	for k := range model {
 		if k >= string(lower) && k < string(upper) {
@@ -93,7 +99,7 @@ func checkOverlay(t *testing.T, seed uint64) {
 			t.Fatalf("%s: at %s=%s, want %s=%s", op, it.Key(), it.Value(), keys[pos], model[keys[pos]])
 		}
 	}
-	for range 200 {
+	for range 8 * writes {
 		switch op := rng.IntN(6); op {
 		case 0:
 			it.First()
@@ -129,6 +135,32 @@ func checkOverlay(t *testing.T, seed uint64) {
 			i, _ := slices.BinarySearch(keys, string(k))
 			pos = i - 1
 			check("SeekLT " + string(k))
+		}
+	}
+}
+
+// BenchmarkOverlayPut writes n keys into an overlay in ascending order (an
+// insertMany's documents) and in random order (an index build's entries).
+func BenchmarkOverlayPut(b *testing.B) {
+	for _, n := range []int{1000, 20000} {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = []byte(fmt.Sprintf("key%08d", i))
+		}
+		shuffled := slices.Clone(keys)
+		rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		for _, order := range []struct {
+			name string
+			keys [][]byte
+		}{{"ascending", keys}, {"random", shuffled}} {
+			b.Run(fmt.Sprint(order.name, "/", n), func(b *testing.B) {
+				for b.Loop() {
+					ov := storage.NewOverlay(nil)
+					for _, k := range order.keys {
+						ov.Put(k, k)
+					}
+				}
+			})
 		}
 	}
 }
