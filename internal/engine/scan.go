@@ -131,7 +131,7 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		}
 		s.ivs = append(s.ivs, abs)
 	}
-	it, err := r.NewIter(s.prefix, end)
+	it, err := s.openIter()
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +140,12 @@ func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *plan
 		s.seen = map[string]struct{}{}
 	}
 	return s, nil
+}
+
+// openIter opens an iterator over the scan's whole key space (its
+// prefix), which its intervals then seek in: at the start and on unpark.
+func (s *planSource) openIter() (storage.Iter, error) {
+	return s.r.NewIter(s.prefix, keyenc.PrefixEnd(s.prefix))
 }
 
 // interval is a run of whole storage keys, [lo, hi).
@@ -333,8 +339,7 @@ func (s *planSource) unpark() error {
 	if s.parkErr != nil {
 		return s.parkErr
 	}
-	end := keyenc.PrefixEnd(s.prefix)
-	it, err := s.r.NewIter(s.prefix, end)
+	it, err := s.openIter()
 	if err != nil {
 		return err
 	}
@@ -348,7 +353,7 @@ func (s *planSource) unpark() error {
 		if s.p.Reverse {
 			it.SeekLT(s.prefix)
 		} else {
-			it.SeekGE(end)
+			it.SeekGE(keyenc.PrefixEnd(s.prefix))
 		}
 	case s.p.Reverse:
 		// the last key up to parkKey: before parkKey's successor
