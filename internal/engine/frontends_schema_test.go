@@ -24,9 +24,19 @@ import (
 // lease lease.
 func openFrontends(t *testing.T, n int, lease time.Duration) []*Engine {
 	t.Helper()
-	kvs := testkv.OpenShared(t, n)
+	leases := make([]time.Duration, n)
+	for i := range leases {
+		leases[i] = lease
+	}
+	return openFrontendsLeased(t, leases...)
+}
+
+// openFrontendsLeased opens a frontend per lease over one store.
+func openFrontendsLeased(t *testing.T, leases ...time.Duration) []*Engine {
+	t.Helper()
+	kvs := testkv.OpenShared(t, len(leases))
 	var out []*Engine
-	for i := range n {
+	for i, lease := range leases {
 		e, err := Open(kvs[i], Options{FrontendID: fmt.Sprintf("f%d", i), SchemaLease: lease})
 		if err != nil {
 			t.Fatal(err)
@@ -759,10 +769,13 @@ func TestLeaseLapseWaits(t *testing.T) {
 // nothing of it. Once the lease is renewed, the same createIndexes builds
 // the index whole.
 func TestFrontendsLeaseLapseDuringBuild(t *testing.T) {
-	// long enough that no lease lapses on its own on a busy machine, and
-	// that the lagging frontend stays live until the build has failed
+	// long enough that no lease lapses on its own on a busy machine; the
+	// lagging frontend's, five times longer, keeps it live (and so the
+	// retirement at its first step) until the build has failed: the build
+	// waits up to half a lease for its own lease, then fails. With one
+	// lease for all, CI once saw the lagging lease expire first.
 	const lease = 3 * time.Second
-	fe := openFrontends(t, 3, lease)
+	fe := openFrontendsLeased(t, lease, lease, 5*lease)
 	if !fe[0].RunsJobs() {
 		t.Fatal("the first frontend does not hold the jobs lease")
 	}
