@@ -99,8 +99,6 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 		if a.q, err = expr.CompileQuantiles(op, arg, p.scope, true); err == nil {
 			a.arg = a.q.Input
 		}
-	case "$concatArrays", "$setUnion":
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the %s accumulator yet", op)
 	default:
 		return nil, mongoerr.New(mongoerr.GroupUnknownAccumulator, "unknown group operator '%s'", op)
 	}

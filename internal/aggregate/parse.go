@@ -47,7 +47,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 var unimplementedStages = map[string]bool{
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$shardedDataDistribution": true,
-	"$listSampledQueries": true,
+	"$listSampledQueries": true, "$listCatalog": true,
 }
 
 // atlasSearchStages are the stages of Atlas Search, which MongoDB 7.0's
