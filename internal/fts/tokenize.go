@@ -50,7 +50,8 @@ var asciiDelimiter = func() (t [utf8.RuneSelf]bool) {
 // tokens calls fn with each token of text in l, as MongoDB's tokenizer
 // makes them: a word is lower-cased (the Turkish way in Turkish), dropped
 // if it is a stop word (when asked), stemmed (in its original case when
-// caseSensitive), and stripped of diacritics unless diacriticSensitive.
+// caseSensitive), and stripped of diacritics unless diacriticSensitive;
+// a word that leaves nothing (combining marks alone) is no token.
 func (l *Language) tokens(text string, opts tokenOptions, fn func(token string)) {
 	for len(text) > 0 {
 		i := strings.IndexFunc(text, func(r rune) bool { return !l.isDelimiter(r) })
@@ -76,7 +77,9 @@ func (l *Language) tokens(text string, opts tokenOptions, fn func(token string))
 		if opts&diacriticSensitive == 0 {
 			w = stripDiacritics(w)
 		}
-		fn(w)
+		if w != "" {
+			fn(w)
+		}
 	}
 }
 
