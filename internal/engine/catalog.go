@@ -368,6 +368,8 @@ type storedIndex struct {
 	// Builder is the frontend moving a non-public index through its
 	// states (index_states.go).
 	Builder string `bson:"builder,omitempty"`
+	// Build is the Index's build: set while it is being built.
+	Build int64 `bson:"build,omitempty"`
 	// MultikeyPaths are a wildcard index's multikey paths.
 	MultikeyPaths []string `bson:"multikeyPaths,omitempty"`
 	// LeafCells: every key of the 2dsphere index is a leaf cell (the
@@ -381,7 +383,7 @@ type storedIndex struct {
 
 // stored is the catalog entry of ix, as of its flags now.
 func (ix *Index) stored() storedIndex {
-	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, IDKeyed: ix.Unique && ix.idKeyed}
+	si := storedIndex{ID: int64(ix.ID), Spec: ix.Spec, Multikey: ix.Multikey(), State: ix.state, Builder: ix.builder, Build: int64(ix.build), IDKeyed: ix.Unique && ix.idKeyed}
 	if ix.wild != nil {
 		si.MultikeyPaths = ix.wild.multikeyPaths()
 	}

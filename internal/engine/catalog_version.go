@@ -326,7 +326,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 			prev = ix
 		}
 	}
-	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State && prev.builder == si.Builder {
+	if prev != nil && bytes.Equal(prev.Spec, si.Spec) && prev.state == si.State && prev.builder == si.Builder && int64(prev.build) == si.Build {
 		if si.Multikey {
 			prev.multikey.Store(true)
 		}
@@ -342,7 +342,7 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.state, ix.builder = si.State, si.Builder
+	ix.state, ix.builder, ix.build = si.State, si.Builder, uint32(si.Build)
 	ix.idKeyed = ix.idKeyed || si.IDKeyed
 	ix.multikey.Store(si.Multikey)
 	ix.coarseCells.Store(!si.LeafCells)

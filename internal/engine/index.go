@@ -62,6 +62,10 @@ type Index struct {
 	// builder is the frontend moving a non-public index through its
 	// states.
 	builder string
+	// build, while the index is being built, is the id of the first index
+	// of its build (the createIndexes that started it), which dropIndexes
+	// aborts whole; 0 once public and while being dropped.
+	build uint32
 	// hints let forward scans skip the deleted entries at the head of a
 	// range; a modified index (collMod) keeps its hints.
 	hints *seekHints

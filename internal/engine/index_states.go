@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -95,6 +96,9 @@ func (e *Engine) changeIndexes(c *Collection, edit func(si *storedIndex) (bool, 
 			// another frontend may have changed the indexes since the
 			// build was planned.
 			ix.ID = cur.nextIndexID + uint32(i)
+			if ix.state != statePublic {
+				ix.build = cur.nextIndexID
+			}
 			for _, o := range append(slices.Clone(cur.Indexes()), cur.Building()...) {
 				if o.Name == ix.Name {
 					return mongoerr.New(mongoerr.IndexBuildAlreadyInProgress, "Index build already in progress (or done) on another frontend: %s on %s.%s", ix.Name, c.DB, c.Name)
@@ -152,6 +156,9 @@ func (e *Engine) moveIndexes(c *Collection, ids []uint32, from, to indexState) (
 				if to == statePublic {
 					si.Builder = ""
 				}
+				if to != stateWriteOnly || from == statePublic {
+					si.Build = 0 // public, or being dropped
+				}
 				moved, seen = append(moved, si.Spec), append(seen, id)
 			}
 		}
@@ -195,6 +202,16 @@ func unseen(ids, seen []uint32) (uint32, bool) {
 // stateChanged is errStateChanged for index id of c, as IndexNotFound.
 func stateChanged(c *Collection, id uint32) error {
 	return fmt.Errorf("%w: %w", errStateChanged, mongoerr.New(mongoerr.IndexNotFound, "index %d of %s.%s changed state during the index change", id, c.DB, c.Name))
+}
+
+// buildAborted is the error of a build another operation retired, as
+// MongoDB's createIndexes fails when dropIndexes aborts its build.
+func buildAborted(c *Collection, build []*Index) error {
+	names := make([]string, len(build))
+	for i, ix := range build {
+		names[i] = ix.Name
+	}
+	return mongoerr.New(mongoerr.IndexBuildAborted, "Index build aborted: %s on %s.%s: dropIndexes aborted it, or another frontend retired it while this one's schema lease had lapsed", strings.Join(names, ", "), c.DB, c.Name)
 }
 
 // retireIndexes drops the indexes ids of c, now in state from, through
@@ -263,8 +280,12 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		// Built; at worst the wait for the other frontends to load it
 		// failed.
 		return err
-	case errors.Is(err, errDropped), mongoerr.Is(err, mongoerr.NamespaceNotFound), errors.Is(err, errStateChanged):
+	case errors.Is(err, errDropped), mongoerr.Is(err, mongoerr.NamespaceNotFound):
 		return err
+	case errors.Is(err, errStateChanged):
+		// Another operation retired the build: dropIndexes aborted it,
+		// or the jobs-lease holder found its lease lapsed.
+		return buildAborted(c, build)
 	}
 	retire := e.retireIndexes(c, ids, state)
 	if errors.Is(retire, errStateChanged) {

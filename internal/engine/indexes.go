@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -362,7 +364,12 @@ func indexEntryKey(collID uint32, ix *Index, key, encID []byte) []byte {
 }
 
 // DropIndexes drops the named indexes of db.coll ("*": every secondary
-// index) and returns how many indexes (with _id) there were.
+// index) and returns how many indexes (with _id, and those being built)
+// there were. As MongoDB, it aborts the builds under way of the indexes it
+// names, whose createIndexes then fails with IndexBuildAborted: a build is
+// aborted whole, so every index of it must be named
+// (BackgroundOperationInProgressForNamespace otherwise), and "*" aborts
+// every build on the collection.
 func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (int, error) {
 	e.cat.mu.Lock()
 	locked := true
@@ -377,16 +384,16 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	if c == nil {
 		return 0, mongoerr.New(mongoerr.NamespaceNotFound, "ns not found %s.%s", db, coll)
 	}
-	existing := c.Indexes()
-	was := catalogIndexCount(c, existing)
-	drop := map[uint32]bool{}
+	existing, building := c.Indexes(), c.underConstruction()
+	was := catalogIndexCount(c, existing) + len(building)
+	var drop, abort []*Index
 	switch {
 	case byKey != nil:
 		if SameKeyPattern(byKey, idKeyPattern) {
 			return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 		}
 		var found []*Index
-		for _, ix := range existing {
+		for _, ix := range append(slices.Clone(existing), building...) {
 			if SameKeyPattern(ix.keyPattern(), byKey) {
 				found = append(found, ix)
 			}
@@ -395,34 +402,132 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 		case 0:
 			return was, mongoerr.New(mongoerr.IndexNotFound, "can't find index with key: %s", byKey)
 		case 1:
-			drop[found[0].ID] = true
+			drop = found
 		default:
 			return was, mongoerr.New(mongoerr.AmbiguousIndexKeyPattern,
 				"%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), byKey, found[0].Spec, found[1].Spec)
 		}
 	case len(names) == 1 && names[0] == "*":
-		for _, ix := range existing {
-			drop[ix.ID] = true
-		}
+		drop, abort = existing, building
 	default:
 		for _, n := range names {
 			if n == idIndexName {
 				return was, mongoerr.New(mongoerr.InvalidOptions, "cannot drop _id index")
 			}
-			ix := c.FindIndex(n)
-			if ix == nil {
+			i := slices.IndexFunc(building, func(ix *Index) bool { return ix.Name == n })
+			switch ix := c.FindIndex(n); {
+			case ix != nil:
+				drop = append(drop, ix)
+			case i >= 0:
+				drop = append(drop, building[i])
+			default:
 				return was, mongoerr.New(mongoerr.IndexNotFound, "index not found with name [%s]", n)
 			}
-			drop[ix.ID] = true
 		}
 	}
-	ids := make([]uint32, 0, len(drop))
-	for id := range drop {
-		ids = append(ids, id)
+	if abort == nil {
+		drop, abort = splitBuilding(drop)
+		for _, ix := range building {
+			if slices.ContainsFunc(abort, func(a *Index) bool { return a.build == ix.build }) && !slices.Contains(abort, ix) {
+				return was, mongoerr.New(mongoerr.BackgroundOperationInProgressForNamespace,
+					"cannot perform operation: an index build is currently running for collection %s.%s that also builds %s: name every index of the build to abort it", db, coll, ix.Name)
+			}
+		}
+	}
+	unlock()
+	for len(abort) > 0 {
+		i := 0
+		for i < len(abort) && abort[i].build == abort[0].build {
+			i++
+		}
+		if err := e.abortBuild(c, indexIDs(abort[:i])); err != nil {
+			return was, err
+		}
+		abort = abort[i:]
+	}
+	if len(drop) == 0 {
+		return was, nil
+	}
+	return was, e.retireIndexes(c, indexIDs(drop), statePublic)
+}
+
+// underConstruction are the indexes of c being built (not those being
+// dropped), ordered by build.
+func (c *Collection) underConstruction() []*Index {
+	var out []*Index
+	for _, ix := range c.Building() {
+		if ix.build != 0 {
+			out = append(out, ix)
+		}
+	}
+	sortByBuild(out)
+	return out
+}
+
+// sortByBuild orders indexes being built by build, keeping their order
+// within one.
+func sortByBuild(ixs []*Index) {
+	slices.SortStableFunc(ixs, func(a, b *Index) int { return cmp.Compare(a.build, b.build) })
+}
+
+// splitBuilding splits ixs into the public indexes and those being built,
+// the latter ordered by build.
+func splitBuilding(ixs []*Index) (public, building []*Index) {
+	for _, ix := range ixs {
+		if ix.build != 0 {
+			building = append(building, ix)
+		} else {
+			public = append(public, ix)
+		}
+	}
+	sortByBuild(building)
+	return public, building
+}
+
+// indexIDs are the ids of ixs, in order, each once (a name given twice).
+func indexIDs(ixs []*Index) []uint32 {
+	ids := make([]uint32, len(ixs))
+	for i, ix := range ixs {
+		ids[i] = ix.ID
 	}
 	slices.Sort(ids)
-	unlock()
-	return was, e.retireIndexes(c, ids, statePublic)
+	return slices.Compact(ids)
+}
+
+// abortBuild retires the indexes ids of one build under way on c from the
+// state they are in. A build that moves on meanwhile is retired from its
+// next state; one that ended first is dropped as a public index (as
+// MongoDB drops the ready indexes a build it aborted left); one that
+// another operation retired is left to it.
+func (e *Engine) abortBuild(c *Collection, ids []uint32) error {
+	for tries := 0; ; tries++ {
+		cur := e.cat.get(c.DB, c.Name)
+		if cur == nil || cur.ID != c.ID {
+			return mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index change", c.DB, c.Name)
+		}
+		state, ok := statePublic, false
+		for _, ix := range cur.Building() {
+			if slices.Contains(ids, ix.ID) {
+				state, ok = ix.state, true
+			}
+		}
+		if !ok {
+			var public []uint32
+			for _, ix := range cur.Indexes() {
+				if slices.Contains(ids, ix.ID) {
+					public = append(public, ix.ID)
+				}
+			}
+			if len(public) == 0 {
+				return nil
+			}
+			ids = public
+		}
+		err := e.retireIndexes(cur, ids, state)
+		if !errors.Is(err, errStateChanged) || tries == 3 {
+			return err
+		}
+	}
 }
 
 // IndexChange is what collMod may change of an index: whether it is

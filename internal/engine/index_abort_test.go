@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// TestDropIndexesAbortsBuild runs dropIndexes while a build of a_1 and b_1
+// waits between two backfill batches, beside a public x_1. Naming every
+// index of the build (by name, "*", or the key pattern of a one-index
+// build) aborts it as MongoDB does: dropIndexes succeeds counting the
+// indexes being built in nIndexesWas, the createIndexes fails with
+// IndexBuildAborted, and neither an index nor an entry of the build is
+// left; the same build then runs again to the end. Naming part of the
+// build fails with BackgroundOperationInProgressForNamespace and leaves
+// it to finish.
+func TestDropIndexesAbortsBuild(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build []string // key patterns
+		names []string
+		key   string
+		// want is dropIndexes' error code (0: none); kept are the
+		// secondary indexes left once the build returned
+		want int32
+		kept []string
+	}{
+		{name: "every index of the build", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"b_1", "a_1"}, kept: []string{"x_1"}},
+		{name: "wildcard", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"*"}},
+		{name: "key pattern", build: []string{`{"a": 1}`}, key: `{"a": 1}`, kept: []string{"x_1"}},
+		{name: "part of the build", build: []string{`{"a": 1}`, `{"b": 1}`}, names: []string{"a_1"},
+			want: int32(mongoerr.BackgroundOperationInProgressForNamespace), kept: []string{"x_1", "a_1", "b_1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			insertTwoBuildBatches(t, e, "c")
+			mustCreateIndex(t, e, "c", `{"x": 1}`, false)
+			var specs []IndexSpec
+			for _, k := range tc.build {
+				specs = append(specs, IndexSpec{Key: ext(t, k), ExpireAfter: -1})
+			}
+			held, release := make(chan struct{}), make(chan struct{})
+			built := make(chan error, 1)
+			go func() {
+				first := true
+				_, err := e.CreateIndexes("test", "c", specs, func(done, total int64) error {
+					if first && done > 0 && done < total {
+						first = false
+						close(held)
+						<-release
+					}
+					return nil
+				})
+				built <- err
+			}()
+			<-held
+			c := e.Collection("test", "c")
+			ids := indexIDs(c.underConstruction())
+			var key []byte
+			if tc.key != "" {
+				key = ext(t, tc.key)
+			}
+			was, err := e.DropIndexes("test", "c", tc.names, key)
+			close(release)
+			buildErr := <-built
+			if code := codeOf(err); code != tc.want {
+				t.Fatalf("dropIndexes: %v, want code %d", err, tc.want)
+			}
+			if want := 2 + len(tc.build); was != want {
+				t.Errorf("nIndexesWas %d, want %d", was, want)
+			}
+			if tc.want == 0 && !mongoerr.Is(buildErr, mongoerr.IndexBuildAborted) {
+				t.Errorf("the aborted build: %v, want IndexBuildAborted", buildErr)
+			}
+			if tc.want != 0 && buildErr != nil {
+				t.Errorf("the build dropIndexes left: %v", buildErr)
+			}
+			var kept []string
+			for _, ix := range c.Indexes() {
+				kept = append(kept, ix.Name)
+			}
+			if len(c.Building()) != 0 || !equalStrings(kept, tc.kept) {
+				t.Fatalf("indexes %v with %d building, want %v", kept, len(c.Building()), tc.kept)
+			}
+			for _, id := range ids {
+				if lo, hi := indexSpan(c.ID, id); tc.want == 0 && countKeys(t, e, lo, hi) != 0 {
+					t.Errorf("entries left under the aborted index %d", id)
+				}
+			}
+			if tc.want == 0 {
+				if _, err := e.CreateIndexes("test", "c", specs, nil); err != nil {
+					t.Fatalf("the build again: %v", err)
+				}
+			}
+			res := mustValidate(t, e, "c")
+			for _, ix := range c.Indexes() {
+				if res.KeysPerIndex[ix.Name] != res.Records {
+					t.Errorf("%s holds %d keys for %d documents", ix.Name, res.KeysPerIndex[ix.Name], res.Records)
+				}
+			}
+		})
+	}
+}
+
+// codeOf is err's MongoDB code, 0 for none.
+func codeOf(err error) int32 {
+	if err == nil {
+		return 0
+	}
+	if me := mongoerr.As(err); me != nil {
+		return int32(me.Code)
+	}
+	return -1
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFrontendsDropIndexesAbortsBuild aborts, by a dropIndexes on one
+// frontend, the build another frontend runs: the builder's createIndexes
+// fails with IndexBuildAborted once its next batch finds the build
+// retired, and no frontend is left with the index or its entries.
+func TestFrontendsDropIndexesAbortsBuild(t *testing.T) {
+	fe := openFrontends(t, 2, 3*time.Second)
+	dropper, builder := fe[0], fe[1]
+	insertTwoBuildBatches(t, builder, "c")
+	held, release := make(chan struct{}), make(chan struct{})
+	built := make(chan error, 1)
+	go func() {
+		first := true
+		_, err := builder.CreateIndexes("test", "c", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
+			if first && done > 0 && done < total {
+				first = false
+				close(held)
+				<-release
+			}
+			return nil
+		})
+		built <- err
+	}()
+	<-held
+	c := builder.Collection("test", "c")
+	ids := indexIDs(c.underConstruction())
+	_, err := dropper.DropIndexes("test", "c", []string{"a_1"}, nil)
+	close(release)
+	if err != nil {
+		t.Fatalf("dropIndexes on the other frontend: %v", err)
+	}
+	if err := <-built; !mongoerr.Is(err, mongoerr.IndexBuildAborted) {
+		t.Fatalf("the aborted build: %v, want IndexBuildAborted", err)
+	}
+	for i, e := range fe {
+		c := e.Collection("test", "c")
+		if c.FindIndex("a_1") != nil || len(c.Building()) != 0 {
+			t.Errorf("frontend %d still has a_1", i)
+		}
+		if res := mustValidate(t, e, "c"); len(res.KeysPerIndex) != 1 {
+			t.Errorf("frontend %d: indexes %v", i, res.KeysPerIndex)
+		}
+	}
+	for _, id := range ids {
+		if lo, hi := indexSpan(c.ID, id); countKeys(t, dropper, lo, hi) != 0 {
+			t.Errorf("entries left under the aborted index %d", id)
+		}
+	}
+}
+
+// TestDropIndexesNameTwice drops an index named twice in one dropIndexes
+// once: the drop's oplog entry is written once.
+func TestDropIndexesNameTwice(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "c", `{"x": 1}`, false)
+	if was, err := e.DropIndexes("test", "c", []string{"x_1", "x_1"}, nil); err != nil || was != 2 {
+		t.Fatalf("dropIndexes: %d, %v", was, err)
+	}
+	if n := len(e.Collection("test", "c").Indexes()); n != 0 {
+		t.Fatalf("%d indexes left", n)
+	}
+	entries, _ := oplogOf(t, e)
+	drops := 0
+	for _, d := range entries {
+		if strings.Contains(fmt.Sprint(d), "dropIndexes") {
+			drops++
+		}
+	}
+	if drops != 1 {
+		t.Errorf("%d dropIndexes entries in the oplog, want 1", drops)
+	}
+}
