@@ -37,6 +37,8 @@ var dropIndexesSpec = &argSpec{path: "dropIndexes", fields: []argField{
 // https://www.mongodb.com/docs/v7.0/reference/command/listIndexes/
 var listIndexesSpec = &argSpec{path: "listIndexes", fields: []argField{
 	arg("cursor", tDoc),
+	refuseTrue("includeBuildUUIDs", tBool, "build UUIDs: an index being built records its build by the id of its first index"),
+	refuseTrue("includeIndexBuildInfo", tBool, "build UUIDs: an index being built records its build by the id of its first index"),
 }, subs: []*argSpec{listIndexesCursorSpec}}
 
 var listIndexesCursorSpec = cursorSpec("listIndexes")
@@ -174,7 +176,7 @@ func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if id := idIndexSpec(c); id != nil {
 		docs = append(docs, marshal(id))
 	}
-	for _, ix := range c.Indexes() {
+	for _, ix := range c.Listed() {
 		spec := ix.Spec
 		if ts != nil {
 			spec = ts.userIndex(spec)

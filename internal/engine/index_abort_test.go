@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,13 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			<-held
 			c := e.Collection("test", "c")
 			ids := indexIDs(c.underConstruction())
+			listed := []string{"x_1"}
+			for _, spec := range specs {
+				listed = append(listed, DefaultIndexName(spec.Key))
+			}
+			if got := indexNames(c.Listed()); !slices.Equal(got, listed) {
+				t.Errorf("listIndexes during the build: %v, want %v", got, listed)
+			}
 			var key []byte
 			if tc.key != "" {
 				key = ext(t, tc.key)
@@ -79,11 +87,8 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			if tc.want != 0 && buildErr != nil {
 				t.Errorf("the build dropIndexes left: %v", buildErr)
 			}
-			var kept []string
-			for _, ix := range c.Indexes() {
-				kept = append(kept, ix.Name)
-			}
-			if len(c.Building()) != 0 || !equalStrings(kept, tc.kept) {
+			kept := indexNames(c.Indexes())
+			if len(c.Building()) != 0 || !slices.Equal(kept, tc.kept) {
 				t.Fatalf("indexes %v with %d building, want %v", kept, len(c.Building()), tc.kept)
 			}
 			for _, id := range ids {
@@ -117,16 +122,12 @@ func codeOf(err error) int32 {
 	return -1
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+func indexNames(ixs []*Index) []string {
+	var out []string
+	for _, ix := range ixs {
+		out = append(out, ix.Name)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // TestFrontendsDropIndexesAbortsBuild aborts, by a dropIndexes on one

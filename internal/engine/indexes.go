@@ -451,6 +451,15 @@ func (e *Engine) DropIndexes(db, coll string, names []string, byKey bson.Raw) (i
 	return was, e.retireIndexes(c, indexIDs(drop), statePublic)
 }
 
+// Listed are the indexes listIndexes shows, as MongoDB's: the public ones
+// and those being built (not those being dropped), in the order they were
+// created.
+func (c *Collection) Listed() []*Index {
+	out := append(slices.Clone(c.Indexes()), c.underConstruction()...)
+	slices.SortFunc(out, func(a, b *Index) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
 // underConstruction are the indexes of c being built (not those being
 // dropped), ordered by build.
 func (c *Collection) underConstruction() []*Index {
