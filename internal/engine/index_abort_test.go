@@ -44,21 +44,7 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			for _, k := range tc.build {
 				specs = append(specs, IndexSpec{Key: ext(t, k), ExpireAfter: -1})
 			}
-			held, release := make(chan struct{}), make(chan struct{})
-			built := make(chan error, 1)
-			go func() {
-				first := true
-				_, err := e.CreateIndexes("test", "c", specs, func(done, total int64) error {
-					if first && done > 0 && done < total {
-						first = false
-						close(held)
-						<-release
-					}
-					return nil
-				})
-				built <- err
-			}()
-			<-held
+			release, built := buildHeld(t, e, specs)
 			c := e.Collection("test", "c")
 			ids := indexIDs(c.underConstruction())
 			listed := []string{"x_1"}
@@ -73,7 +59,7 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 				key = ext(t, tc.key)
 			}
 			was, err := e.DropIndexes("test", "c", tc.names, key)
-			close(release)
+			release()
 			buildErr := <-built
 			if code := codeOf(err); code != tc.want {
 				t.Fatalf("dropIndexes: %v, want code %d", err, tc.want)
@@ -111,6 +97,33 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 	}
 }
 
+// buildHeld starts a build of specs on test.c through e that waits after
+// its first backfill batch until release is called, and returns once it
+// waits; built then gives the build's result.
+func buildHeld(t *testing.T, e *Engine, specs []IndexSpec) (release func(), built <-chan error) {
+	t.Helper()
+	held, rel := make(chan struct{}), make(chan struct{})
+	out := make(chan error, 1)
+	go func() {
+		first := true
+		_, err := e.CreateIndexes("test", "c", specs, func(done, total int64) error {
+			if first && done > 0 && done < total {
+				first = false
+				close(held)
+				<-rel
+			}
+			return nil
+		})
+		out <- err
+	}()
+	select {
+	case <-held:
+	case err := <-out:
+		t.Fatalf("the build ended before its first batch was done: %v", err)
+	}
+	return func() { close(rel) }, out
+}
+
 // codeOf is err's MongoDB code, 0 for none.
 func codeOf(err error) int32 {
 	if err == nil {
@@ -138,25 +151,11 @@ func TestFrontendsDropIndexesAbortsBuild(t *testing.T) {
 	fe := openFrontends(t, 2, 3*time.Second)
 	dropper, builder := fe[0], fe[1]
 	insertTwoBuildBatches(t, builder, "c")
-	held, release := make(chan struct{}), make(chan struct{})
-	built := make(chan error, 1)
-	go func() {
-		first := true
-		_, err := builder.CreateIndexes("test", "c", []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}, func(done, total int64) error {
-			if first && done > 0 && done < total {
-				first = false
-				close(held)
-				<-release
-			}
-			return nil
-		})
-		built <- err
-	}()
-	<-held
+	release, built := buildHeld(t, builder, []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}})
 	c := builder.Collection("test", "c")
 	ids := indexIDs(c.underConstruction())
 	_, err := dropper.DropIndexes("test", "c", []string{"a_1"}, nil)
-	close(release)
+	release()
 	if err != nil {
 		t.Fatalf("dropIndexes on the other frontend: %v", err)
 	}
