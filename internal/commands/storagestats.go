@@ -174,11 +174,15 @@ func storageStats(opts engine.CollectionOptions, st engine.CollectionStats, scal
 		sizes = append(sizes, bson.E{Key: ix.Name, Value: number(ix.Size / scale)})
 		details = append(details, bson.E{Key: ix.Name, Value: bson.D{}})
 	}
+	builds := bson.A{}
+	for _, name := range st.Builds {
+		builds = append(builds, name)
+	}
 	total := st.TotalIndexSize()
 	return append(d,
 		bson.E{Key: "nindexes", Value: int32(len(st.IndexSizes))},
 		bson.E{Key: "indexDetails", Value: details},
-		bson.E{Key: "indexBuilds", Value: bson.A{}},
+		bson.E{Key: "indexBuilds", Value: builds},
 		bson.E{Key: "totalIndexSize", Value: number(total / scale)},
 		bson.E{Key: "indexSizes", Value: sizes},
 		bson.E{Key: "totalSize", Value: number((st.StorageSize + total) / scale)},

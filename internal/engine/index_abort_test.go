@@ -14,7 +14,8 @@ import (
 // build) aborts it as MongoDB does: dropIndexes succeeds counting the
 // indexes being built in nIndexesWas, the createIndexes fails with
 // IndexBuildAborted, and neither an index nor an entry of the build is
-// left; the same build then runs again to the end. Naming part of the
+// left; the same build then runs again to the end. Meanwhile listIndexes
+// and collStats' indexBuilds show the indexes being built. Naming part of the
 // build fails with BackgroundOperationInProgressForNamespace and leaves
 // it to finish.
 func TestDropIndexesAbortsBuild(t *testing.T) {
@@ -51,6 +52,9 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			}
 			if got := indexNames(c.Listed()); !slices.Equal(got, listed) {
 				t.Errorf("listIndexes during the build: %v, want %v", got, listed)
+			}
+			if st, err := e.Stats(c); err != nil || !slices.Equal(st.Builds, listed[1:]) {
+				t.Errorf("collStats' indexBuilds during the build: %v (%v), want %v", st.Builds, err, listed[1:])
 			}
 			var key []byte
 			if tc.key != "" {

@@ -18,6 +18,9 @@ type CollectionStats struct {
 	// so the _id index is their keys: its size is the share of the
 	// documents' disk space that their keys take.
 	IndexSizes []IndexSize
+	// Builds are the names of the indexes being built, in the order they
+	// were created (collStats' indexBuilds).
+	Builds []string
 }
 
 // IndexSize is one index's size on disk.
@@ -78,6 +81,11 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})
 	for _, ix := range ixs {
 		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.IndexDiskSize(c, ix)})
+	}
+	for _, ix := range c.Listed() {
+		if ix.build != 0 {
+			s.Builds = append(s.Builds, ix.Name)
+		}
 	}
 	return s, nil
 }
