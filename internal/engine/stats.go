@@ -19,7 +19,8 @@ type CollectionStats struct {
 	// documents' disk space that their keys take.
 	IndexSizes []IndexSize
 	// Builds are the names of the indexes being built, in the order they
-	// were created (collStats' indexBuilds).
+	// were created: a build is numbered by its first index's id, and its
+	// indexes' ids ascend (collStats' indexBuilds).
 	Builds []string
 }
 
@@ -82,10 +83,8 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	for _, ix := range ixs {
 		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.IndexDiskSize(c, ix)})
 	}
-	for _, ix := range c.Listed() {
-		if ix.build != 0 {
-			s.Builds = append(s.Builds, ix.Name)
-		}
+	for _, ix := range c.underConstruction() {
+		s.Builds = append(s.Builds, ix.Name)
 	}
 	return s, nil
 }
