@@ -138,7 +138,8 @@ func TestAuthCursorOwnership(t *testing.T) {
 	}
 	a := connectAs(t, in, "a", "pw", "app", "")
 	b := connectAs(t, in, "b", "pw", "app", "")
-	r, err := runCmd(a, "app", bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}})
+	inA := sessionCtx(t, a)
+	r, err := a.Database("app").RunCommand(inA, bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}).Raw()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestAuthCursorOwnership(t *testing.T) {
 	requireCode(t, err, 13, "Unauthorized")
 	_, err = runCmd(b, "app", bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}})
 	requireCode(t, err, 13, "Unauthorized")
-	if _, err := runCmd(a, "app", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 2}}); err != nil {
+	if err := a.Database("app").RunCommand(inA, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 2}}).Err(); err != nil {
 		t.Errorf("owner's getMore: %v", err)
 	}
 	if _, err := runCmd(a, "app", bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{id}}}); err != nil {

@@ -69,11 +69,12 @@ func TestChangeStreamCollectionEvents(t *testing.T) {
 	}
 }
 
-// watchRaw opens a change stream with the aggregate command itself, so
-// that the reply's shape can be checked.
+// aggregateRaw runs a change stream's aggregate or getMore command itself,
+// in the test's session (sessionCtx), so that the reply's shape can be
+// checked.
 func aggregateRaw(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
 	t.Helper()
-	return db.RunCommand(context.Background(), cmd).Raw()
+	return db.RunCommand(sessionCtx(t, db.Client()), cmd).Raw()
 }
 
 func TestChangeStreamDatabaseAndCluster(t *testing.T) {

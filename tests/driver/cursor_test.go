@@ -211,10 +211,11 @@ func TestGetMoreErrors(t *testing.T) {
 	numbered(t, client, "owner", 20)
 	db := client.Database(testDB)
 
-	err := db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: int64(123456789)}, {Key: "collection", Value: "owner"}}).Err()
+	ctx := sessionCtx(t, client)
+	err := db.RunCommand(ctx, bson.D{{Key: "getMore", Value: int64(123456789)}, {Key: "collection", Value: "owner"}}).Err()
 	requireCode(t, err, 43, "CursorNotFound")
 
-	reply, err := db.RunCommand(t.Context(), bson.D{{Key: "find", Value: "owner"}, {Key: "batchSize", Value: 2}}).Raw()
+	reply, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "owner"}, {Key: "batchSize", Value: 2}}).Raw()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestGetMoreErrors(t *testing.T) {
 	if id == 0 {
 		t.Fatal("cursor id is 0 with documents left")
 	}
-	err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "other"}}).Err()
+	err = db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "other"}}).Err()
 	requireCode(t, err, 13, "Unauthorized")
 }
 

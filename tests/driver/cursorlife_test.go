@@ -264,7 +264,7 @@ func TestQueryPlanKilled(t *testing.T) {
 				if tt.hint != nil {
 					cmd = append(cmd, bson.E{Key: "hint", Value: tt.hint})
 				}
-				reply, err := db.RunCommand(t.Context(), cmd).Raw()
+				reply, err := runRaw(t, db, cmd)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -273,7 +273,7 @@ func TestQueryPlanKilled(t *testing.T) {
 					t.Fatal(err)
 				}
 				getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "k"}}
-				reply, err = db.RunCommand(t.Context(), getMore).Raw()
+				reply, err = runRaw(t, db, getMore)
 				if tt.wantMsg == "" {
 					if err != nil {
 						t.Fatalf("getMore after dropping an index the plan does not use: %v", err)
@@ -288,7 +288,7 @@ func TestQueryPlanKilled(t *testing.T) {
 				if !errors.As(err, &ce) || !strings.HasPrefix(ce.Message, tt.wantMsg) {
 					t.Errorf("message %v, want prefix %q", err, tt.wantMsg)
 				}
-				err = db.RunCommand(t.Context(), getMore).Err()
+				_, err = runRaw(t, db, getMore)
 				requireCode(t, err, 43, "CursorNotFound")
 			})
 		}
@@ -327,8 +327,8 @@ func TestAggregateCursorAfterItsScan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			reply, err := db.RunCommand(t.Context(), bson.D{{Key: "aggregate", Value: "drained"},
-				{Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}}).Raw()
+			reply, err := runRaw(t, db, bson.D{{Key: "aggregate", Value: "drained"},
+				{Key: "pipeline", Value: tc.pipeline}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 2}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +336,7 @@ func TestAggregateCursorAfterItsScan(t *testing.T) {
 			if err := coll.Drop(t.Context()); err != nil {
 				t.Fatal(err)
 			}
-			reply, err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "drained"}}).Raw()
+			reply, err = runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "drained"}})
 			if tc.killed {
 				requireCode(t, err, 175, "QueryPlanKilled")
 				return

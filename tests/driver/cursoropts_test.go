@@ -9,10 +9,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// runRaw runs cmd on db and returns the reply, or the error.
+// runRaw runs cmd on db, in the test's session (sessionCtx), and returns
+// the reply, or the error.
 func runRaw(t *testing.T, db *mongo.Database, cmd bson.D) (bson.Raw, error) {
 	t.Helper()
-	return db.RunCommand(t.Context(), cmd).Raw()
+	return db.RunCommand(sessionCtx(t, db.Client()), cmd).Raw()
 }
 
 // batchOf returns the first or next batch of a cursor reply and its id.
@@ -286,7 +287,7 @@ func TestTailableCursors(t *testing.T) {
 		if len(batch) != 1 || id == 0 {
 			t.Fatalf("awaitData %v: %d documents, id %d; want 1 and an open cursor", await, len(batch), id)
 		}
-		err = db.RunCommand(t.Context(), bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10}}).Err()
+		_, err = runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "capped"}, {Key: "maxTimeMS", Value: 10}})
 		if await {
 			if err != nil {
 				t.Fatalf("getMore with maxTimeMS on an awaitData cursor: %v", err)

@@ -93,6 +93,32 @@ func connect(t testing.TB, in *instance.Instance, opts ...*options.ClientOptions
 	return client
 }
 
+// sessionCtx is t's context in one explicit session of c, the same for
+// every call until the test that first asked for it ends. Raw commands
+// that open a cursor and then page it need it: MongoDB ties a cursor to
+// the session that opened it, and the driver may give each command
+// another implicit session (its pool, for one, drops a returned session
+// when the topology description it last read has no session timeout).
+func sessionCtx(t testing.TB, c *mongo.Client) context.Context {
+	t.Helper()
+	if s, ok := pinnedSessions.Load(c); ok {
+		return mongo.NewSessionContext(t.Context(), s.(*mongo.Session))
+	}
+	s, err := c.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinnedSessions.Store(c, s)
+	t.Cleanup(func() {
+		pinnedSessions.Delete(c)
+		s.EndSession(context.Background())
+	})
+	return mongo.NewSessionContext(t.Context(), s)
+}
+
+// pinnedSessions holds sessionCtx's session of each client.
+var pinnedSessions sync.Map
+
 // restart closes in and starts a server again on cfg (its data
 // directory), closed when the test ends.
 func restart(t testing.TB, in *instance.Instance, cfg instance.Config) *instance.Instance {

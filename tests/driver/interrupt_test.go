@@ -350,7 +350,7 @@ func TestMaxTimeMSAcrossGetMores(t *testing.T) {
 	client, _ := startBounded(t)
 	db := client.Database(testDB)
 	seedSlow(t, db.Collection("slow"))
-	ctx := context.Background()
+	ctx := sessionCtx(t, client)
 	open := func(filter bson.D) int64 {
 		t.Helper()
 		var res struct{ Cursor struct{ ID int64 } }

@@ -260,7 +260,9 @@ func TestRetryableWriteRules(t *testing.T) {
 		t.Errorf("a transaction at a retryable write's txnNumber: %v, want 117 ConflictingOperationInProgress", err)
 	}
 	startTxn = append(inSession(inc, lsid, 9), bson.E{Key: "autocommit", Value: false}, bson.E{Key: "startTransaction", Value: true})
-	runRaw(t, db, startTxn)
+	if err := db.RunCommand(t.Context(), startTxn).Err(); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.RunCommand(t.Context(), inSession(inc, lsid, 9)).Err(); serverCode(err) != 217 {
 		t.Errorf("a retryable write at a transaction's txnNumber: %v, want 217 IncompleteTransactionHistory", err)
 	}
