@@ -206,7 +206,7 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 	}
 	st.Storage, _ = bson.Marshal(bson.D{{Key: "size", Value: size / scale}, {Key: "count", Value: st.Count}})
 	idSpec, _ := bson.Marshal(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}})
-	st.Indexes, st.Usage = []bson.Raw{idSpec}, []IndexUsage{{}}
+	st.Indexes = []IndexStat{{Spec: idSpec}}
 	return st, nil
 }
 

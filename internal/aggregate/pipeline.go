@@ -34,21 +34,23 @@ type CollStats struct {
 	// Storage is the storageStats document of $collStats, sizes divided
 	// by the scale asked for: the fields of collStats after ns.
 	Storage bson.Raw
-	// Indexes are the specifications of the collection's indexes, the _id
-	// index first (a time series collection's buckets have none); Usage is
-	// each one's.
-	Indexes []bson.Raw
-	Usage   []IndexUsage
+	// Indexes are the collection's indexes, the _id index first (a time
+	// series collection's buckets have none), then the others in creation
+	// order, those being built included.
+	Indexes []IndexStat
 	// KeyAfterSpec puts $indexStats' key after spec: a time series
 	// collection's, converted from its buckets' (MongoDB's
 	// $_internalConvertBucketIndexStats).
 	KeyAfterSpec bool
 }
 
-// IndexUsage is how many operations used an index since when.
-type IndexUsage struct {
-	Ops   int64
-	Since time.Time
+// IndexStat is an index as $indexStats reports it: its specification,
+// how many operations used it since when, and whether it is being built.
+type IndexStat struct {
+	Spec     bson.Raw
+	Ops      int64
+	Since    time.Time
+	Building bool
 }
 
 // Env is the engine as the pipeline sees it.

@@ -169,7 +169,8 @@ func dateValue(t time.Time) bson.RawValue {
 // indexStatsStage is $indexStats: one document per index of the
 // collection, {name, key, host, accesses: {ops, since}, spec}, ops
 // counting the operations whose plan read the index since the index was
-// created or the server started; a missing collection has none.
+// created or the server started, and building: true after spec for an
+// index being built; a missing collection has none.
 type indexStatsStage struct{}
 
 func (p *parser) parseIndexStats(arg bson.RawValue) (stage, error) {
@@ -189,12 +190,15 @@ func (indexStatsStage) run(in Source, rt *runtime) Source {
 			return nil, err
 		}
 		var out []bson.Raw
-		for i, spec := range st.Indexes {
-			accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(st.Usage[i].Ops)}, {"since", dateValue(st.Usage[i].Since)}}))
-			key := field{"key", spec.Lookup("key")}
-			fs := []field{{"name", spec.Lookup("name")}, key, {"host", stringValue(hostName())}, {"accesses", accesses}, {"spec", docValue(spec)}}
+		for _, ix := range st.Indexes {
+			accesses := docValue(buildDoc([]field{{"ops", values.Int64Value(ix.Ops)}, {"since", dateValue(ix.Since)}}))
+			key := field{"key", ix.Spec.Lookup("key")}
+			fs := []field{{"name", ix.Spec.Lookup("name")}, key, {"host", stringValue(hostName())}, {"accesses", accesses}, {"spec", docValue(ix.Spec)}}
 			if st.KeyAfterSpec {
 				fs = append(slices.Delete(fs, 1, 2), key)
+			}
+			if ix.Building {
+				fs = append(fs, field{"building", bson.RawValue{Type: bson.TypeBoolean, Value: []byte{1}}})
 			}
 			out = append(out, buildDoc(fs))
 		}

@@ -622,16 +622,14 @@ func (env engineEnv) CollectionStats(db, coll string, scale int64) (aggregate.Co
 	}
 	out := aggregate.CollStats{Count: st.Count, Storage: marshal(storageStats(c.Options, st, scale, bucketStatsOf(env.tsOpen, c)))}
 	if id := idIndexSpec(c); id != nil {
-		out.Indexes = []bson.Raw{marshal(id)}
-		out.Usage = []aggregate.IndexUsage{{Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
+		out.Indexes = []aggregate.IndexStat{{Spec: marshal(id), Ops: c.IDUsage().Ops(), Since: c.IDUsage().Since}}
 	}
-	for _, ix := range c.Indexes() {
+	for _, ix := range c.Listed() {
 		spec := ix.Spec
 		if ts != nil {
 			spec = ts.userIndex(spec)
 		}
-		out.Indexes = append(out.Indexes, spec)
-		out.Usage = append(out.Usage, aggregate.IndexUsage{Ops: ix.Usage().Ops(), Since: ix.Usage().Since})
+		out.Indexes = append(out.Indexes, aggregate.IndexStat{Spec: spec, Ops: ix.Usage().Ops(), Since: ix.Usage().Since, Building: ix.UnderConstruction()})
 	}
 	out.KeyAfterSpec = ts != nil
 	if n, err := shardedChunks(env.e, c); err != nil {

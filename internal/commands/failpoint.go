@@ -68,7 +68,10 @@ var failCommandDataSpec = &argSpec{path: "failCommand.data", fields: []argField{
 //   - maxTimeAlwaysTimeOut: a command with a time limit (its maxTimeMS,
 //     or for a getMore its cursor's) fails with MaxTimeMSExpired before
 //     it does anything;
-//   - maxTimeNeverTimeOut: a command with a time limit runs without it.
+//   - maxTimeNeverTimeOut: a command with a time limit runs without it;
+//   - hangAfterStartingIndexBuild: an index build whose indexes are in
+//     the catalog waits, before it reads the collection, until the fail
+//     point is off or its operation is interrupted.
 //
 // https://github.com/mongodb/mongo/wiki/The-%22failCommand%22-fail-point
 func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -116,8 +119,10 @@ func configureFailPointCmd(s *Service, r *Request) (bson.Raw, error) {
 		entered = s.maxTimeAlways.set(mode, struct{}{})
 	case "maxTimeNeverTimeOut":
 		entered = s.maxTimeNever.set(mode, struct{}{})
+	case "hangAfterStartingIndexBuild":
+		entered = s.hangBuild.set(mode, struct{}{})
 	default:
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite, failGetMoreAfterCursorCheckout, maxTimeAlwaysTimeOut and maxTimeNeverTimeOut)", name)
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the fail point '%s' (only failCommand, onPrimaryTransactionalWrite, failGetMoreAfterCursorCheckout, maxTimeAlwaysTimeOut, maxTimeNeverTimeOut and hangAfterStartingIndexBuild)", name)
 	}
 	return marshal(bson.D{{Key: "count", Value: entered}}), nil
 }
@@ -176,6 +181,29 @@ func (s *Service) neverExpire() bool {
 	_, ok := s.maxTimeNever.check(nil)
 	return ok
 }
+
+// hangAfterStartingBuild applies the hangAfterStartingIndexBuild fail
+// point to a build whose indexes are in the catalog: it waits while the
+// fail point is on, or until ctx ends.
+func (s *Service) hangAfterStartingBuild(ctx context.Context) error {
+	if _, ok := s.hangBuild.check(nil); !ok {
+		return nil
+	}
+	t := time.NewTicker(failPointPoll)
+	defer t.Stop()
+	for s.hangBuild.on.Load() {
+		select {
+		case <-ctx.Done():
+			return mongoerr.Interruption(ctx)
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// failPointPoll is how often an operation a fail point holds looks
+// whether it was turned off.
+const failPointPoll = 10 * time.Millisecond
 
 // primaryWriteData is what the onPrimaryTransactionalWrite fail point does
 // to a retryable write: fail it before its commit, so that it is not

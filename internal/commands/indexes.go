@@ -89,8 +89,13 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		res, err = r.Txn.CreateIndexes(r.DB, coll, specs)
 	} else {
 		res, err = s.Engine.CreateIndexes(r.DB, coll, specs, func(done, total int64) error {
-			if total > 0 { // not a wait for the same build under way
+			if total > 0 {
 				r.op.setProgress("Index Build: scanning collection", done, total)
+			}
+			if done == 0 && total != engine.BuildWaiting {
+				if err := s.hangAfterStartingBuild(r.Ctx); err != nil {
+					return err
+				}
 			}
 			return mongoerr.Interruption(r.Ctx)
 		})

@@ -135,6 +135,8 @@ type Service struct {
 	// maxTimeNeverTimeOut fail points.
 	maxTimeAlways failPoint[struct{}]
 	maxTimeNever  failPoint[struct{}]
+	// hangBuild is the hangAfterStartingIndexBuild fail point.
+	hangBuild failPoint[struct{}]
 }
 
 // DocumentCounters count documents, as serverStatus.metrics.document

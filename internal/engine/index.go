@@ -100,6 +100,10 @@ func (u *IndexUsage) Ops() int64 { return u.ops.Load() }
 // Usage is the index's usage.
 func (ix *Index) Usage() *IndexUsage { return ix.usage }
 
+// UnderConstruction reports whether the index is being built (not public,
+// and not being dropped).
+func (ix *Index) UnderConstruction() bool { return ix.build != 0 }
+
 // IsText reports whether ix is a text index.
 func (ix *Index) IsText() bool { return ix.text != nil }
 

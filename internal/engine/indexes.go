@@ -96,11 +96,16 @@ type CreateIndexesResult struct {
 }
 
 // BuildProgress receives an index build's progress: documents indexed so
-// far, of total, after each backfill batch; a request waiting for a
-// build of the same index under way gets 0, 0 between its polls. An error
-// it returns (the operation was interrupted) stops the build (its partial
+// far, of total, once the build's indexes are in the catalog and then
+// after each backfill batch; a request waiting for a build of the same
+// index under way gets 0, BuildWaiting between its polls. An error it
+// returns (the operation was interrupted) stops the build (its partial
 // entries are removed and the catalog is left unchanged) or the wait.
 type BuildProgress func(done, total int64) error
+
+// BuildWaiting is the total BuildProgress gets while its request waits
+// for a build of the same index under way.
+const BuildWaiting = -1
 
 // CreateIndexes builds the requested indexes on db.coll, creating the
 // collection if needed, reporting progress (when not nil) as it goes.
@@ -239,7 +244,7 @@ func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexe
 			return build, err
 		}
 		if progress != nil {
-			if err := progress(0, 0); err != nil {
+			if err := progress(0, BuildWaiting); err != nil {
 				return nil, err
 			}
 		}
