@@ -193,3 +193,58 @@ func TestDropIndexesNameTwice(t *testing.T) {
 		t.Fatalf("%d indexes left", n)
 	}
 }
+
+// TestDropAbortsBuild drops the collection, or its database, while a
+// build of a_1 waits between two backfill batches and a second request
+// for the same index waits for that build: as in MongoDB, the drop
+// succeeds and aborts the build, whose createIndexes fails with
+// IndexBuildAborted, as does the request waiting for it, and nothing of
+// the collection is left. A createIndexes after the drop creates the
+// collection again.
+func TestDropAbortsBuild(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		drop func(e *Engine) error
+	}{
+		{"collection", func(e *Engine) error { _, err := e.DropCollection("test", "c"); return err }},
+		{"database", func(e *Engine) error { return e.DropDatabase("test") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			insertTwoBuildBatches(t, e, "c")
+			specs := []IndexSpec{{Key: ext(t, `{"a": 1}`), ExpireAfter: -1}}
+			release, built := buildHeld(t, e, specs)
+			c := e.Collection("test", "c")
+			joined := make(chan error, 1)
+			go func() {
+				_, err := e.CreateIndexes("test", "c", specs, nil)
+				joined <- err
+			}()
+			stillWaiting(t, joined)
+			err := tc.drop(e)
+			release()
+			if err != nil {
+				t.Fatalf("the drop: %v", err)
+			}
+			if err := <-built; !mongoerr.Is(err, mongoerr.IndexBuildAborted) {
+				t.Errorf("the build the drop aborted: %v, want IndexBuildAborted", err)
+			}
+			if err := <-joined; !mongoerr.Is(err, mongoerr.IndexBuildAborted) {
+				t.Errorf("the request waiting for that build: %v, want IndexBuildAborted", err)
+			}
+			if e.Collection("test", "c") != nil {
+				t.Fatal("the dropped collection is back")
+			}
+			awaitGarbage(t, e)
+			for _, span := range collSpans(c.ID) {
+				if n := countKeys(t, e, span[0], span[1]); n != 0 {
+					t.Errorf("%d keys of the dropped collection are left in [%x, %x)", n, span[0], span[1])
+				}
+			}
+			res, err := e.CreateIndexes("test", "c", specs, nil)
+			if err != nil || !res.CreatedCollection || res.After != 2 {
+				t.Fatalf("createIndexes after the drop: %+v, %v", res, err)
+			}
+		})
+	}
+}

@@ -205,14 +205,21 @@ func stateChanged(c *Collection, id uint32) error {
 }
 
 // buildAborted is the error of a build another operation retired, as
-// MongoDB's createIndexes fails when dropIndexes aborts its build.
-func buildAborted(c *Collection, build []*Index) error {
+// MongoDB's createIndexes fails when dropIndexes, or a drop of the
+// collection or its database, aborts its build; why says which.
+func buildAborted(c *Collection, build []*Index, why string) error {
 	names := make([]string, len(build))
 	for i, ix := range build {
 		names[i] = ix.Name
 	}
-	return mongoerr.New(mongoerr.IndexBuildAborted, "Index build aborted: %s on %s.%s: dropIndexes aborted it, or another frontend retired it while this one's schema lease had lapsed", strings.Join(names, ", "), c.DB, c.Name)
+	return mongoerr.New(mongoerr.IndexBuildAborted, "Index build aborted: %s on %s.%s: %s", strings.Join(names, ", "), c.DB, c.Name, why)
 }
+
+// Why buildAborted aborted a build.
+const (
+	abortedByDropIndexes = "dropIndexes aborted it, or another frontend retired it while this one's schema lease had lapsed"
+	abortedByDrop        = "the collection was dropped"
+)
 
 // retireIndexes drops the indexes ids of c, now in state from, through
 // the remaining states of a drop, and removes their entries.
@@ -281,11 +288,11 @@ func (e *Engine) buildOnline(c *Collection, build []*Index, progress BuildProgre
 		// failed.
 		return err
 	case errors.Is(err, errDropped), mongoerr.Is(err, mongoerr.NamespaceNotFound):
-		return err
+		return buildAborted(c, build, abortedByDrop)
 	case errors.Is(err, errStateChanged):
 		// Another operation retired the build: dropIndexes aborted it,
 		// or the jobs-lease holder found its lease lapsed.
-		return buildAborted(c, build)
+		return buildAborted(c, build, abortedByDropIndexes)
 	}
 	retire := e.retireIndexes(c, ids, state)
 	if errors.Is(retire, errStateChanged) {

@@ -128,12 +128,29 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	if e.IsOplog(db, coll) {
 		return res, mongoerr.New(mongoerr.NotImplemented, "Folio does not support indexes on %s.%s: its oplog is read in stamp order only", db, coll)
 	}
-	res.CreatedCollection = e.cat.get(db, coll) == nil
-	c, release, err := e.writable(context.Background(), nil, db, coll, true)
-	if err != nil {
-		return res, err
+	for {
+		res.CreatedCollection = e.cat.get(db, coll) == nil
+		c, release, err := e.writable(context.Background(), nil, db, coll, true)
+		if err != nil {
+			return res, err
+		}
+		release()
+		res, err = e.createIndexesOn(c, specs, res, progress)
+		if !errors.Is(err, errRecreate) {
+			return res, err
+		}
 	}
-	release()
+}
+
+// errRecreate is planJoining's error for a collection dropped before the
+// request planned its build: CreateIndexes creates it again, as
+// MongoDB's createIndexes, which holds the collection's lock from its
+// creation on, would have found no drop in between.
+var errRecreate = errors.New("collection dropped before the index build was planned")
+
+// createIndexesOn builds specs on c, joining a build of the same indexes
+// under way.
+func (e *Engine) createIndexesOn(c *Collection, specs []IndexSpec, res CreateIndexesResult, progress BuildProgress) (CreateIndexesResult, error) {
 	for {
 		build, err := e.planJoining(c, specs, &res, progress)
 		if err != nil {
@@ -143,7 +160,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 			break
 		}
 		for _, ix := range build {
-			e.log.Info("index build started", "ns", db+"."+coll, "index", ix.Name)
+			e.log.Info("index build started", "ns", c.DB+"."+c.Name, "index", ix.Name)
 		}
 		start := time.Now()
 		if err := e.buildOnline(c, build, progress); err != nil {
@@ -158,7 +175,7 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 			return res, err
 		}
 		for _, ix := range build {
-			e.log.Info("index built", "ns", db+"."+coll, "index", ix.Name, "elapsed", time.Since(start).String())
+			e.log.Info("index built", "ns", c.DB+"."+c.Name, "index", ix.Name, "elapsed", time.Since(start).String())
 		}
 		break
 	}
@@ -227,13 +244,18 @@ func (c *Collection) IndexCount() int { return catalogIndexCount(c, c.Indexes())
 
 // planJoining plans the build of specs on c, first waiting for the end of
 // a build of the same indexes under way, by this frontend or another
-// (buildingSame), as long as progress returns no error.
+// (buildingSame), as long as progress returns no error. The wait fails as
+// that build does if c is dropped meanwhile; errRecreate tells the caller
+// c was dropped before any wait.
 func (e *Engine) planJoining(c *Collection, specs []IndexSpec, res *CreateIndexesResult, progress BuildProgress) ([]*Index, error) {
-	for {
+	for waited := false; ; waited = true {
 		e.cat.mu.Lock()
 		if c.dropped {
 			e.cat.mu.Unlock()
-			return nil, mongoerr.New(mongoerr.NamespaceNotFound, "collection %s.%s was dropped during the index build", c.DB, c.Name)
+			if !waited {
+				return nil, errRecreate
+			}
+			return nil, mongoerr.New(mongoerr.IndexBuildAborted, "Index build aborted: the build of the same indexes on %s.%s this request waited for: %s", c.DB, c.Name, abortedByDrop)
 		}
 		existing := c.Indexes()
 		res.Before = catalogIndexCount(c, existing)

@@ -39,12 +39,13 @@ func indexStatsOf(t *testing.T, coll *mongo.Collection, name string) bson.Raw {
 	return docs[0]
 }
 
-// TestIndexStatsDuringBuild: an index held by hangAfterStartingIndexBuild
+// TestHeldIndexBuild: an index held by hangAfterStartingIndexBuild
 // is in $indexStats with its spec and building: true after it, as
 // MongoDB's jstests/noPassthrough/index_stats_output.js checks, and
 // without the field once built; the held build ends when its operation's
-// maxTimeMS runs out, leaving no index.
-func TestIndexStatsDuringBuild(t *testing.T) {
+// maxTimeMS runs out, leaving no index; a drop of the collection aborts a
+// held build, whose createIndexes fails with IndexBuildAborted.
+func TestHeldIndexBuild(t *testing.T) {
 	client := startTestCommands(t, "indexstats")
 	db := client.Database(testDB)
 	coll := numbered(t, client, "isb", 100)
@@ -114,4 +115,13 @@ func TestIndexStatsDuringBuild(t *testing.T) {
 	if st := indexStatsOf(t, coll, "timedOut"); st != nil {
 		t.Errorf("the interrupted build left its index: %s", st)
 	}
+
+	hangBuilds(t, client, "alwaysOn")
+	built = create("dropped", "c")
+	held("dropped")
+	if err := coll.Drop(t.Context()); err != nil {
+		t.Fatalf("drop during the build: %v", err)
+	}
+	hangBuilds(t, client, "off")
+	requireCode(t, <-built, 276, "IndexBuildAborted")
 }
