@@ -73,15 +73,7 @@ func TestHeldIndexBuild(t *testing.T) {
 	hangBuilds(t, client, "alwaysOn")
 	built := create("testIndex", "a")
 	st := held("testIndex")
-	keys := func(d bson.Raw) []string {
-		elems, _ := d.Elements()
-		var out []string
-		for _, e := range elems {
-			out = append(out, e.Key())
-		}
-		return out
-	}
-	if got, want := keys(st), []string{"name", "key", "host", "accesses", "spec", "building"}; !slices.Equal(got, want) {
+	if got, want := keysOf(t, st), []string{"name", "key", "host", "accesses", "spec", "building"}; !slices.Equal(got, want) {
 		t.Errorf("fields of a building index's $indexStats: %v, want %v", got, want)
 	}
 	if b, ok := st.Lookup("building").BooleanOK(); !ok || !b {

@@ -846,17 +846,9 @@ func TestTimeseriesBucketsClustered(t *testing.T) {
 		defer specs.Close(ctx)
 		return specs.Current
 	}
-	keys := func(d bson.Raw) []string {
-		elems, _ := d.Elements()
-		var out []string
-		for _, e := range elems {
-			out = append(out, e.Key())
-		}
-		return out
-	}
 	info := listed("system.buckets.w")
 	bucketOpts := info.Lookup("options").Document()
-	if got := keys(bucketOpts); !slices.Equal(got, []string{"validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) || !bucketOpts.Lookup("clusteredIndex").Boolean() {
+	if got := keysOf(t, bucketOpts); !slices.Equal(got, []string{"validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) || !bucketOpts.Lookup("clusteredIndex").Boolean() {
 		t.Errorf("options of system.buckets.w: %s", bucketOpts)
 	}
 	if _, err := info.LookupErr("idIndex"); err == nil {
@@ -872,7 +864,7 @@ func TestTimeseriesBucketsClustered(t *testing.T) {
 		t.Fatal(err)
 	}
 	create := entry.Lookup("o").Document()
-	if got := keys(create); !slices.Equal(got, []string{"create", "validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) {
+	if got := keysOf(t, create); !slices.Equal(got, []string{"create", "validator", "clusteredIndex", "expireAfterSeconds", "timeseries"}) {
 		t.Errorf("the oplog's create of system.buckets.w: %s", create)
 	}
 	// The entry's command creates the buckets collection alone.
