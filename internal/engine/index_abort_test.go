@@ -14,8 +14,8 @@ import (
 // build) aborts it as MongoDB does: dropIndexes succeeds counting the
 // indexes being built in nIndexesWas, the createIndexes fails with
 // IndexBuildAborted, and neither an index nor an entry of the build is
-// left; the same build then runs again to the end. Meanwhile listIndexes
-// and collStats' indexBuilds show the indexes being built. Naming part of the
+// left; the same build then runs again to the end. Meanwhile listIndexes,
+// collStats' indexBuilds and its indexSizes show the indexes being built. Naming part of the
 // build fails with BackgroundOperationInProgressForNamespace and leaves
 // it to finish.
 func TestDropIndexesAbortsBuild(t *testing.T) {
@@ -53,8 +53,16 @@ func TestDropIndexesAbortsBuild(t *testing.T) {
 			if got := indexNames(c.Listed()); !slices.Equal(got, listed) {
 				t.Errorf("listIndexes during the build: %v, want %v", got, listed)
 			}
-			if st, err := e.Stats(c); err != nil || !slices.Equal(st.Builds, listed[1:]) {
+			st, err := e.Stats(c)
+			if err != nil || !slices.Equal(st.Builds, listed[1:]) {
 				t.Errorf("collStats' indexBuilds during the build: %v (%v), want %v", st.Builds, err, listed[1:])
+			}
+			var sized []string
+			for _, ix := range st.IndexSizes {
+				sized = append(sized, ix.Name)
+			}
+			if want := append([]string{"_id_"}, listed...); !slices.Equal(sized, want) {
+				t.Errorf("collStats' indexSizes during the build: %v, want %v", sized, want)
 			}
 			var key []byte
 			if tc.key != "" {

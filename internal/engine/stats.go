@@ -14,9 +14,11 @@ type CollectionStats struct {
 	// collection's insertion order) as the store estimates it.
 	StorageSize int64
 	// IndexSizes are the disk sizes of the indexes, _id_ first, then the
-	// secondary indexes in catalog order. Documents are clustered by _id,
-	// so the _id index is their keys: its size is the share of the
-	// documents' disk space that their keys take.
+	// secondary indexes in creation order, those being built included, as
+	// MongoDB counts them in collStats' nindexes and indexSizes and in
+	// dbStats. Documents are clustered by _id, so the _id index is their
+	// keys: its size is the share of the documents' disk space that their
+	// keys take.
 	IndexSizes []IndexSize
 	// Builds are the names of the indexes being built, in the order they
 	// were created: a build is numbered by its first index's id, and its
@@ -70,7 +72,7 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 		nlo, nhi := collNaturalSpan(c.ID)
 		s.StorageSize += e.diskUsage(nlo, nhi)
 	}
-	ixs := c.Indexes()
+	ixs := c.Listed()
 	s.IndexSizes = make([]IndexSize, 0, len(ixs)+1)
 	var idSize int64
 	switch {

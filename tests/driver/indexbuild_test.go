@@ -42,7 +42,10 @@ func indexStatsOf(t *testing.T, coll *mongo.Collection, name string) bson.Raw {
 // TestHeldIndexBuild: an index held by hangAfterStartingIndexBuild
 // is in $indexStats with its spec and building: true after it, as
 // MongoDB's jstests/noPassthrough/index_stats_output.js checks, and
-// without the field once built; the held build ends when its operation's
+// without the field once built; collStats counts it in nindexes,
+// indexSizes and indexDetails, as MongoDB's (numIndexesTotal, and its
+// iterators over ready and unfinished indexes), and names it in
+// indexBuilds; the held build ends when its operation's
 // maxTimeMS runs out, leaving no index; a drop of the collection aborts a
 // held build, whose createIndexes fails with IndexBuildAborted.
 func TestHeldIndexBuild(t *testing.T) {
@@ -81,6 +84,17 @@ func TestHeldIndexBuild(t *testing.T) {
 	}
 	if u, ok := st.Lookup("spec", "unique").BooleanOK(); !ok || !u || st.Lookup("spec", "name").StringValue() != "testIndex" {
 		t.Errorf("spec of the building index: %s", st.Lookup("spec"))
+	}
+	stats, err := db.RunCommand(t.Context(), bson.D{{Key: "collStats", Value: "isb"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := stats.Lookup("nindexes").AsInt64OK(); n != 2 ||
+		!slices.Equal(keysOf(t, stats.Lookup("indexSizes").Document()), []string{"_id_", "testIndex"}) ||
+		!slices.Equal(keysOf(t, stats.Lookup("indexDetails").Document()), []string{"_id_", "testIndex"}) ||
+		stats.Lookup("indexBuilds").String() != `["testIndex"]` {
+		t.Errorf("collStats during the build: nindexes %s, indexSizes %s, indexDetails %s, indexBuilds %s, want the index being built counted in each",
+			stats.Lookup("nindexes"), stats.Lookup("indexSizes"), stats.Lookup("indexDetails"), stats.Lookup("indexBuilds"))
 	}
 	select {
 	case err := <-built:
