@@ -84,9 +84,9 @@ func (e *Engine) Stats(c *Collection) (CollectionStats, error) {
 	s.IndexSizes = append(s.IndexSizes, IndexSize{Name: idIndexName, Size: idSize})
 	for _, ix := range ixs {
 		s.IndexSizes = append(s.IndexSizes, IndexSize{Name: ix.Name, Size: e.IndexDiskSize(c, ix)})
-	}
-	for _, ix := range c.underConstruction() {
-		s.Builds = append(s.Builds, ix.Name)
+		if ix.UnderConstruction() {
+			s.Builds = append(s.Builds, ix.Name)
+		}
 	}
 	return s, nil
 }
