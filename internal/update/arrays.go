@@ -123,26 +123,30 @@ type pullOp struct {
 // parsePull builds $pull's condition as MongoDB does: a document whose first
 // field is a field name or a query-level operator ($or, $and, $nor...) is a
 // query each document element must match; a document of value operators
-// ({$gte: 6}, {$elemMatch: ...}) is a condition on the element itself; any
-// other value selects equal elements.
+// ({$gte: 6}, {$elemMatch: ...}) and a regular expression are conditions on
+// the element itself, as in a query ({v: /^a/} matches the strings it
+// matches); any other value selects equal elements.
 func parsePull(v bson.RawValue, o *Options) (leaf, error) {
-	if v.Type != bson.TypeEmbeddedDocument {
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeRegex {
 		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return o.Collator.Compare(e, v) == 0 }}, nil
 	}
 	compile := o.Compile
-	doc := v.Document()
 	if compile == nil {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "$pull with a condition requires a query compiler")
 	}
-	first, err := doc.IndexErr(0)
-	if err == nil && isOperatorName(first.Key()) && !queryOperators[first.Key()] {
+	onElement := v.Type == bson.TypeRegex
+	if !onElement {
+		first, err := v.Document().IndexErr(0)
+		onElement = err == nil && isOperatorName(first.Key()) && !queryOperators[first.Key()]
+	}
+	if onElement {
 		m, err := compile(wrap(pullField, v))
 		if err != nil {
 			return nil, err
 		}
 		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return m.Match(wrap(pullField, e)) }}, nil
 	}
-	m, err := compile(doc)
+	m, err := compile(v.Document())
 	if err != nil {
 		return nil, err
 	}

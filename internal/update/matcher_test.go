@@ -2,6 +2,7 @@ package update
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -96,6 +97,17 @@ func expand(cands []bson.RawValue) []bson.RawValue {
 func matchCond(cond bson.RawValue, cands []bson.RawValue) bool {
 	d, ok := cond.DocumentOK()
 	first, err := d.IndexErr(0)
+	if cond.Type == bson.TypeRegex {
+		pattern, options := cond.Regex()
+		if strings.Contains(options, "i") {
+			pattern = "(?i)" + pattern
+		}
+		re := regexp.MustCompile(pattern)
+		return anyOf(expand(cands), func(c bson.RawValue) bool {
+			s, isString := c.StringValueOK()
+			return isString && re.MatchString(s) || values.Equal(c, cond)
+		})
+	}
 	if !ok || err != nil || !strings.HasPrefix(first.Key(), "$") {
 		return anyOf(expand(cands), func(c bson.RawValue) bool { return values.Equal(c, cond) })
 	}
