@@ -257,9 +257,8 @@ func errFieldPathNullByte() error {
 
 // WalkPath follows path from v (ExpressionFieldPath::evaluatePath): through
 // documents by name and, at an array, over every element with the rest of
-// the path: documents contribute their non-missing results, nested arrays
-// the array of theirs, other values nothing. A path through a scalar is
-// missing.
+// the path: documents contribute their non-missing results, other values
+// (nested arrays too) nothing. A path through a scalar is missing.
 func WalkPath(v bson.RawValue, path []string) bson.RawValue {
 	for i, name := range path {
 		switch v.Type {
@@ -286,7 +285,7 @@ func walkArray(arr []byte, path []string) bson.RawValue {
 		if !ok {
 			break
 		}
-		if e.Type != bson.TypeEmbeddedDocument && e.Type != bson.TypeArray {
+		if e.Type != bson.TypeEmbeddedDocument {
 			continue
 		}
 		if r := WalkPath(e, path); r.Type != 0 {
