@@ -1,6 +1,7 @@
 package query
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/folio-db/folio/internal/expr"
@@ -58,8 +59,7 @@ func parseBitPositions(path, op string, v bson.RawValue) ([]uint32, error) {
 		}
 		return pos, nil
 	case v.Type == bson.TypeBinary:
-		_, data, _ := v.BinaryOK()
-		for i, c := range data {
+		for i, c := range binaryBytes(v) {
 			for b := uint32(0); b < 8; b++ {
 				if c&(1<<b) != 0 {
 					pos = append(pos, uint32(i)*8+b)
@@ -77,7 +77,8 @@ func parseBitPositions(path, op string, v bson.RawValue) ([]uint32, error) {
 // decimal is converted as BSONElement::numberLong converts it, rounded half
 // to even, with NaN, infinities and values out of range read as
 // math.MinInt64 (expr.NumberLong); BinData is read little-endian with
-// missing bytes clear. Other types never match.
+// missing bytes clear, from its stored bytes (binaryBytes). Other types
+// never match.
 func (n *Node) bitsMatch(v bson.RawValue) bool {
 	var bit func(p uint32) bool
 	switch {
@@ -96,7 +97,7 @@ func (n *Node) bitsMatch(v bson.RawValue) bool {
 			return x&(1<<p) != 0
 		}
 	case v.Type == bson.TypeBinary:
-		_, data, _ := v.BinaryOK()
+		data := binaryBytes(v)
 		bit = func(p uint32) bool {
 			i := int(p / 8)
 			return i < len(data) && data[i]&(1<<(p%8)) != 0
@@ -116,4 +117,19 @@ func (n *Node) bitsMatch(v bson.RawValue) bool {
 		}
 	}
 	return all
+}
+
+// binaryBytes returns a BinData value's bytes as stored, which are what
+// MongoDB's bit tests read (BSONElement::binData): for the old binary
+// subtype 2 they begin with its own 4-byte length, which the driver's
+// accessors strip.
+func binaryBytes(v bson.RawValue) []byte {
+	if len(v.Value) < 5 {
+		return nil
+	}
+	n := int(binary.LittleEndian.Uint32(v.Value))
+	if n < 0 || n > len(v.Value)-5 {
+		return nil
+	}
+	return v.Value[5 : 5+n]
 }
