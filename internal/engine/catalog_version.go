@@ -317,8 +317,8 @@ func syncCollection(c *Collection, ent catalogEntry) error {
 
 // syncIndex returns the index si describes: the one of old with the same
 // id, spec and state (its multikey flag raised when si's is), else a new
-// one that keeps the hints and multikey flag of the index of old with its
-// id (collMod changed it, or its build advanced).
+// one that keeps the hints, multikey flag and usage of the index of old
+// with its id (collMod changed it, or its build advanced).
 func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 	var prev *Index
 	for _, ix := range old {
@@ -350,7 +350,12 @@ func syncIndex(old []*Index, si storedIndex) (*Index, error) {
 		ix.wild.addMultikey(si.MultikeyPaths)
 	}
 	if prev != nil {
-		ix.hints, ix.usage = prev.hints, prev.usage
+		ix.hints = prev.hints
+		// Hiding or unhiding an index resets its $indexStats, as
+		// MongoDB's collMod does.
+		if ix.Hidden == prev.Hidden {
+			ix.usage = prev.usage
+		}
 		if prev.Multikey() {
 			ix.multikey.Store(true)
 		}

@@ -83,7 +83,7 @@ type Index struct {
 	flat        *geo.Flat
 	flatOptions bson.Raw
 	// usage counts the operations that read the index; a modified index
-	// keeps it.
+	// keeps it unless hidden or unhidden.
 	usage *IndexUsage
 }
 

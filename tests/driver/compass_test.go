@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -100,6 +101,37 @@ func TestCompassCommands(t *testing.T) {
 	for _, s := range stats {
 		if s.Lookup("name").StringValue() == "_id_" && s.Lookup("accesses", "ops").AsInt64() != 1 {
 			t.Errorf("_id_ after one find by _id: %s", s)
+		}
+	}
+	// Hiding and unhiding an index resets its accesses and their start;
+	// another index keeps its own.
+	for _, hidden := range []bool{true, false} {
+		before := time.Now()
+		if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: coll.Name()}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: hidden}}}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		cur, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$indexStats", Value: bson.D{}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cur.All(ctx, &stats); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stats {
+			ops, since := s.Lookup("accesses", "ops").AsInt64(), s.Lookup("accesses", "since").Time()
+			switch s.Lookup("name").StringValue() {
+			case "a_1":
+				if ops != 0 || since.Before(before.Truncate(time.Millisecond)) {
+					t.Errorf("a_1 after collMod hidden %v: %s", hidden, s)
+				}
+			case "_id_":
+				if ops != 1 {
+					t.Errorf("_id_ after collMod of a_1: %s", s)
+				}
+			}
+		}
+		if _, err := coll.Find(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
