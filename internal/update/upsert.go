@@ -11,7 +11,8 @@ import (
 
 // UpsertSeed builds the document an upsert starts from, as MongoDB's
 // extractEqualityMatches and addEqualitiesToDoc: the query's equality
-// conditions, top level and inside $and, become fields; a dotted path creates
+// conditions, top level and inside $and or an $or of one clause (which
+// MongoDB's optimizer makes its clause), become fields; a dotted path creates
 // subdocuments. {f: v}, {f: {$eq: v}} and {f: {$in: [v]}} are equalities;
 // $ne, ranges, regexes and multi-value $in are not. Paths are created in
 // sorted order, _id first. Two equalities on one path, or on a path and its
@@ -56,12 +57,15 @@ func collectEqualities(filter bson.Raw, eq map[string]bson.RawValue) error {
 	}
 	for _, e := range elems {
 		k, v := e.Key(), e.Value()
-		if k == "$and" {
+		if k == "$and" || k == "$or" {
 			arr, ok := v.ArrayOK()
 			if !ok {
 				continue
 			}
 			subs, _ := arr.Values()
+			if k == "$or" && len(subs) != 1 {
+				continue
+			}
 			for _, sub := range subs {
 				if d, ok := sub.DocumentOK(); ok {
 					if err := collectEqualities(d, eq); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // corpusLines returns the Extended JSON lines of the pure packages' test
@@ -99,6 +100,7 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 	for name, text := range corpusLines(t, "../../internal/update/testdata/*.jsonl") {
 		var tc struct {
 			Doc          bson.Raw   `bson:"doc"`
+			Filter       bson.Raw   `bson:"filter"`
 			Update       bson.Raw   `bson:"update"`
 			Pos          *int       `bson:"pos"`
 			Insert       bool       `bson:"insert"`
@@ -108,6 +110,10 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 		}
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		if tc.Filter != nil {
+			t.Run(name, func(t *testing.T) { checkUpsertSeed(t, coll, tc.Filter, tc.Result, tc.Code) })
+			continue
 		}
 		id, err := tc.Doc.LookupErr("_id")
 		if tc.Update == nil || tc.Pos != nil || tc.Insert || err != nil {
@@ -144,5 +150,37 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 				t.Fatalf("update %s on %s:\n got %s\nwant %s", tc.Update, tc.Doc, got, tc.Result)
 			}
 		})
+	}
+}
+
+// checkUpsertSeed upserts with filter into the empty collection coll and an
+// empty $set, and checks the document inserted (its generated _id left
+// out) against result, or the write error's code.
+func checkUpsertSeed(t *testing.T, coll *mongo.Collection, filter, result bson.Raw, code int) {
+	ctx := context.Background()
+	if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{}}}, options.UpdateOne().SetUpsert(true))
+	if code != 0 {
+		var we mongo.WriteException
+		if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != code {
+			t.Fatalf("upsert %s: got %v, want write error %d", filter, err, code)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("upsert %s: %v", filter, err)
+	}
+	opts := options.FindOne()
+	if _, err := result.LookupErr("_id"); err != nil {
+		opts.SetProjection(bson.D{{Key: "_id", Value: 0}})
+	}
+	got, err := coll.FindOne(ctx, bson.D{}, opts).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(result) {
+		t.Fatalf("upsert %s:\n got %s\nwant %s", filter, got, result)
 	}
 }
