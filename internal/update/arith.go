@@ -60,7 +60,18 @@ func (o arithOp) apply(c *applyCtx, s *slot) error {
 			"Failed to apply %s operations to current value (%s) for document {%s}",
 			o.name(), safeNumString(cur), c.idString())
 	}
+	if identicalNumbers(cur, v) {
+		return nil
+	}
 	return c.set(s, rawNode(v), false)
+}
+
+// identicalNumbers reports whether a $inc or $mul result equals the value it
+// replaces in type and number, which makes the update a no-op that keeps
+// the value's form (SafeNum::isIdentical): -0.0 incremented by 0 stays
+// -0.0, and a decimal keeps its trailing zeros. NaN is identical to nothing.
+func identicalNumbers(cur, next bson.RawValue) bool {
+	return cur.Type == next.Type && !values.IsNaN(cur) && !values.IsNaN(next) && values.Compare(cur, next) == 0
 }
 
 // idString is the document's _id as MongoDB prints it in messages.
