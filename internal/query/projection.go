@@ -291,7 +291,9 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 }
 
 // exclude builds the exclusion projection of doc under node, keeping
-// document order; $slice fields are sliced in place.
+// document order; $slice fields are sliced in place, and a (top-level)
+// $elemMatch field becomes its first matching element in place, or is
+// dropped when none matches, as MongoDB adds it to an exclusion's result.
 func exclude(dst, doc []byte, node *projNode) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	it := rawdoc.Iterate(doc)
@@ -308,6 +310,12 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 		case c.kind == pkExclude:
 		case c.kind == pkSlice:
 			dst = rawdoc.AppendElement(dst, key, c.slice(v))
+		case c.kind == pkElemMatch:
+			if ok, i := c.filter.MatchPositional(doc); ok && i >= 0 {
+				if e, ok := arrayElement(v, i); ok {
+					dst = rawdoc.AppendElement(dst, key, oneElementArray(e))
+				}
+			}
 		case c.kind == pkInternal && v.Type == bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
 			dst = exclude(dst, v.Value, c)
