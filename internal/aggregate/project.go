@@ -58,6 +58,9 @@ type projParse struct {
 	// exclusion, _id aside, that decide the mode.
 	firstIn, firstEx string
 	idItem           *projItem
+	// idSubfield is set once a path below _id ("_id.x") is named: an
+	// inclusion then keeps only what names _id's fields.
+	idSubfield bool
 }
 
 // invalidStage writes the context MongoDB gives every error of parsing a
@@ -98,7 +101,7 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 	if pp.firstEx != "" || (pp.firstIn == "" && pp.idItem != nil && pp.idItem.exclude) {
 		pr.mode = exclusion
 	}
-	if pr.mode == inclusion && pp.idItem == nil {
+	if pr.mode == inclusion && pp.idItem == nil && !pp.idSubfield {
 		pp.root.items["_id"] = &projItem{include: true}
 		pp.root.order = append(pp.root.order, "_id")
 	}
@@ -322,6 +325,7 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 
 // add places item at path, creating the nested levels.
 func (pp *projParse) add(path string, item *projItem) error {
+	pp.idSubfield = pp.idSubfield || strings.HasPrefix(path, "_id.")
 	parts := strings.Split(path, ".")
 	n := pp.root
 	for i, part := range parts {
@@ -406,7 +410,10 @@ func (pr *projection) apply(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 
 // include keeps the included fields of doc, in document order. Through
 // arrays a nested projection applies to each subdocument, and other
-// elements are dropped.
+// elements are dropped. Where the nested projection computes fields, other
+// values (scalars, in arrays too) stay in place for compute to replace with
+// a document of the computed fields, as MongoDB's projection leaves them
+// missing there for its expressions to fill.
 func (n *projNode) include(doc []byte) []field {
 	var out []field
 	for _, f := range fieldsOf(doc) {
@@ -421,6 +428,10 @@ func (n *projNode) include(doc []byte) []field {
 				out = append(out, field{f.key, docValue(buildDoc(it.sub.include(f.val.Value)))})
 			case bson.TypeArray:
 				out = append(out, field{f.key, it.sub.includeArray(f.val)})
+			default:
+				if it.sub.computed {
+					out = append(out, f)
+				}
 			}
 		}
 	}
@@ -435,6 +446,10 @@ func (n *projNode) includeArray(arr bson.RawValue) bson.RawValue {
 			out = append(out, docValue(buildDoc(n.include(el.Value))))
 		case bson.TypeArray:
 			out = append(out, n.includeArray(el))
+		default:
+			if n.computed {
+				out = append(out, el)
+			}
 		}
 	}
 	return buildArray(out)
