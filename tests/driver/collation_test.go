@@ -366,15 +366,7 @@ func TestCollationAggregate(t *testing.T) {
 		if c != nil {
 			opts.SetCollation(c)
 		}
-		cur, err := coll.Aggregate(ctx, pipeline, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return aggregateAll(t, coll, pipeline, opts)
 	}
 	lookup := bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "coll_agg_x"}, {Key: "localField", Value: "name"}, {Key: "foreignField", Value: "name"}, {Key: "as", Value: "m"}}}}
 	onlyMatched := bson.D{{Key: "$match", Value: bson.D{{Key: "m.0", Value: bson.D{{Key: "$exists", Value: true}}}}}}

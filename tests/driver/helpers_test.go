@@ -293,6 +293,21 @@ func findAll(t testing.TB, coll *mongo.Collection, filter any, opts ...options.L
 	return out
 }
 
+// aggregateAll returns the documents coll.Aggregate(pipeline, opts)
+// yields.
+func aggregateAll(t testing.TB, coll *mongo.Collection, pipeline any, opts ...options.Lister[options.AggregateOptions]) []bson.Raw {
+	t.Helper()
+	cur, err := coll.Aggregate(context.Background(), pipeline, opts...)
+	if err != nil {
+		t.Fatalf("aggregate %v: %v", pipeline, err)
+	}
+	var out []bson.Raw
+	if err := cur.All(context.Background(), &out); err != nil {
+		t.Fatalf("aggregate %v: %v", pipeline, err)
+	}
+	return out
+}
+
 // ids returns the _id of each document for comparison: integers in
 // decimal, other values as Extended JSON.
 func ids(docs []bson.Raw) []string {

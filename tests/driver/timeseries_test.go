@@ -66,18 +66,6 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if got := keysOf(t, m); !reflect.DeepEqual(got, []string{"ts", "meta", "_id", "temp", "note"}) {
 		t.Errorf("a measurement's fields: %v", got)
 	}
-	all := func(c *mongo.Collection, pipeline mongo.Pipeline) []bson.Raw {
-		t.Helper()
-		cur, err := c.Aggregate(ctx, pipeline)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	bySort := bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}
 	queries := []mongo.Pipeline{
 		{{{Key: "$match", Value: bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: bson.D{{Key: "$gte", Value: t0.Add(100 * time.Minute)}, {Key: "$lt", Value: t0.Add(160 * time.Minute)}}}}}}, bySort},
@@ -90,7 +78,7 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 		{{{Key: "$count", Value: "n"}}},
 	}
 	for i, q := range queries {
-		got, want := all(ts, q), all(plain, q)
+		got, want := aggregateAll(t, ts, q), aggregateAll(t, plain, q)
 		// A measurement's fields come time and meta first; compare the
 		// fields, not their order.
 		if len(want) == 0 || !reflect.DeepEqual(unordered(t, got), unordered(t, want)) {
@@ -102,7 +90,7 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	all(ts, queries[0])
+	aggregateAll(t, ts, queries[0])
 	entries := profileEntries(t, db)
 	// The buckets of the hour and the hour before (the buckets are an
 	// hour long), of each of the 3 sensors: the default index, on the
@@ -131,7 +119,7 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := all(ts, queries[0]), all(plain, queries[0]); !reflect.DeepEqual(unordered(t, got), unordered(t, want)) {
+	if got, want := aggregateAll(t, ts, queries[0]), aggregateAll(t, plain, queries[0]); !reflect.DeepEqual(unordered(t, got), unordered(t, want)) {
 		t.Errorf("query 0 through the index: %d results, plain %d", len(got), len(want))
 	}
 	entries = profileEntries(t, db)
@@ -145,7 +133,7 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	all(ts, queries[0])
+	aggregateAll(t, ts, queries[0])
 	entries = profileEntries(t, db)
 	if last := entries[len(entries)-1]; last.Lookup("planSummary").StringValue() != "CLUSTERED_IXSCAN" {
 		t.Errorf("a one-hour range without an index: %s", last)
@@ -184,8 +172,8 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 			t.Errorf("delete %v: time series %d, plain %d", del.filter, counts[0], counts[1])
 		}
 	}
-	if del := all(ts, mongo.Pipeline{bySort}); !reflect.DeepEqual(len(del), len(all(plain, mongo.Pipeline{bySort}))) {
-		t.Errorf("after the deletes: %d measurements, plain %d", len(del), len(all(plain, mongo.Pipeline{bySort})))
+	if del := aggregateAll(t, ts, mongo.Pipeline{bySort}); !reflect.DeepEqual(len(del), len(aggregateAll(t, plain, mongo.Pipeline{bySort}))) {
+		t.Errorf("after the deletes: %d measurements, plain %d", len(del), len(aggregateAll(t, plain, mongo.Pipeline{bySort})))
 	}
 	// The deleted one is the first of sensor 1 in either.
 	for _, c := range []*mongo.Collection{ts, plain} {
