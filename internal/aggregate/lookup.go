@@ -257,8 +257,12 @@ func (s *lookupStage) equalityFilter(doc bson.Raw) bson.Raw {
 	return d
 }
 
-// valuesAtPath lists the values a query would compare at path: arrays on
-// the way are traversed, and an array at the end contributes its elements.
+// valuesAtPath lists the values at path in v, as MongoDB's $lookup and
+// $graphLookup read localField and connectFromField
+// (document_path_support::visitAllValuesAtPath): the first component names
+// a field; canonical numeric components right after an array are positions
+// in it; a further component looks into the documents of an array (not
+// into nested arrays); an array at the end contributes its elements.
 func valuesAtPath(v bson.RawValue, path []string) []bson.RawValue {
 	if len(path) == 0 {
 		if v.Type == bson.TypeArray {
@@ -266,23 +270,35 @@ func valuesAtPath(v bson.RawValue, path []string) []bson.RawValue {
 		}
 		return []bson.RawValue{v}
 	}
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		c, err := v.Document().LookupErr(path[0])
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil
+	}
+	c, err := v.Document().LookupErr(path[0])
+	if err != nil {
+		return nil
+	}
+	path = path[1:]
+	for len(path) > 0 && c.Type == bson.TypeArray {
+		i := query.ArrayIndex(path[0])
+		if i < 0 {
+			break
+		}
+		el, err := bson.Raw(c.Value).IndexErr(uint(i))
 		if err != nil {
 			return nil
 		}
-		return valuesAtPath(c, path[1:])
-	case bson.TypeArray:
-		var out []bson.RawValue
-		for _, el := range arrayValues(v) {
-			if el.Type == bson.TypeEmbeddedDocument {
-				out = append(out, valuesAtPath(el, path)...)
-			}
-		}
-		return out
+		c, path = el.Value(), path[1:]
 	}
-	return nil
+	if len(path) == 0 || c.Type != bson.TypeArray {
+		return valuesAtPath(c, path)
+	}
+	var out []bson.RawValue
+	for _, el := range arrayValues(c) {
+		if el.Type == bson.TypeEmbeddedDocument {
+			out = append(out, valuesAtPath(el, path)...)
+		}
+	}
+	return out
 }
 
 // unionWithStage is $unionWith: the input documents, then those of

@@ -22,7 +22,7 @@ func parsePath(p string) fieldPath {
 	fp := make(fieldPath, 0, strings.Count(p, ".")+1)
 	for {
 		name, rest, more := strings.Cut(p, ".")
-		fp = append(fp, pathPart{name: name, index: arrayIndex(name)})
+		fp = append(fp, pathPart{name: name, index: ArrayIndex(name)})
 		if !more {
 			return fp
 		}
@@ -30,7 +30,10 @@ func parsePath(p string) fieldPath {
 	}
 }
 
-func arrayIndex(s string) int {
+// ArrayIndex is the array offset a path component names when it is written
+// in canonical decimal form ("0", "12", not "01" or "-1"), else -1
+// (MongoDB's isNumericPathComponentStrict).
+func ArrayIndex(s string) int {
 	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
 		return -1
 	}
