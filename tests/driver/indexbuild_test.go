@@ -22,14 +22,7 @@ func hangBuilds(t *testing.T, client *mongo.Client, mode string) {
 // indexStatsOf is $indexStats' document of the index named name, or nil.
 func indexStatsOf(t *testing.T, coll *mongo.Collection, name string) bson.Raw {
 	t.Helper()
-	cur, err := coll.Aggregate(t.Context(), bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}, bson.D{{Key: "$match", Value: bson.D{{Key: "name", Value: name}}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []bson.Raw
-	if err := cur.All(t.Context(), &docs); err != nil {
-		t.Fatal(err)
-	}
+	docs := aggregateAll(t, coll, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}, bson.D{{Key: "$match", Value: bson.D{{Key: "name", Value: name}}}}})
 	if len(docs) > 1 {
 		t.Fatalf("$indexStats has %d documents for %s", len(docs), name)
 	}
