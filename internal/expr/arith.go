@@ -24,8 +24,8 @@ func init() {
 		"$trunc":    nary(1, 2, placeOp("$trunc", truncate)),
 		"$sqrt":     unary(evalSqrt),
 		"$exp":      unary(floatOp("$exp", math.Exp, values.DecimalExp, nil)),
-		"$ln":       unary(floatOp("$ln", logE, values.DecimalLn, positive(mongoerr.LnArgumentNotPositive, "$ln"))),
-		"$log10":    unary(floatOp("$log10", log10, values.DecimalLog10, positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
+		"$ln":       unary(floatOp("$ln", logE, positiveDecimal(values.DecimalLn), positive(mongoerr.LnArgumentNotPositive, "$ln"))),
+		"$log10":    unary(floatOp("$log10", log10, positiveDecimal(values.DecimalLog10), positive(mongoerr.Log10ArgumentNotPositive, "$log10"))),
 		"$log":      binary(evalLog),
 		"$pow":      binary(evalPow),
 		"$rand":     compileRand,
@@ -198,17 +198,23 @@ func evalAbs(v bson.RawValue) (bson.RawValue, error) {
 	if v.Type == bson.TypeInt64 && v.Int64() == math.MinInt64 {
 		return missing, mongoerr.New(mongoerr.AbsLongMin, "can't take $abs of long long min")
 	}
+	switch v.Type {
+	case bson.TypeDouble:
+		return values.DoubleValue(math.Abs(v.Double())), nil
+	case bson.TypeDecimal128:
+		// Decimal128::toAbs clears the sign bit: -0 and -NaN lose it too.
+		h, l := v.Decimal128().GetBytes()
+		return values.DecimalValue(bson.NewDecimal128(h&^(1<<63), l)), nil
+	}
 	if numSign(v) < 0 {
 		return negate(v), nil
-	}
-	if v.Type == bson.TypeDouble {
-		return values.DoubleValue(math.Abs(v.Double())), nil
 	}
 	return v, nil
 }
 
 // roundingOp builds $ceil and $floor: integers are unchanged, doubles and
-// decimals are rounded to an integral value of the same type.
+// decimals are rounded to an integral value of the same type (a decimal
+// quantized to exponent 0, which makes an infinity NaN).
 func roundingOp(op string, mode roundMode) unaryFn {
 	return func(v bson.RawValue) (bson.RawValue, error) {
 		if ok, err := numericArg(op, v); !ok {
@@ -286,6 +292,18 @@ func positive(code mongoerr.Code, op string) func(bson.RawValue) error {
 	}
 }
 
+// positiveDecimal is the decimal form of $ln and $log10, which MongoDB
+// takes only of a decimal above zero: a NaN that passed the domain check
+// goes through the double form, giving a double NaN.
+func positiveDecimal(dec func(bson.RawValue) bson.RawValue) func(bson.RawValue) bson.RawValue {
+	return func(v bson.RawValue) bson.RawValue {
+		if values.IsNaN(v) {
+			return values.DoubleValue(math.NaN())
+		}
+		return dec(v)
+	}
+}
+
 // floatOp builds $exp, $ln, $log10 and the trigonometric operators: fn
 // computes them in double precision, dec for a decimal operand (34
 // digits); without dec a decimal operand goes through fn.
@@ -350,7 +368,9 @@ func evalLog(x, base bson.RawValue) (bson.RawValue, error) {
 	if b := toFloat(base); (b <= 0 || b == 1) && !values.IsNaN(base) {
 		return missing, mongoerr.New(mongoerr.LogBaseInvalid, "$log's base must be a positive number not equal to 1, but is %s", base)
 	}
-	if x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128 {
+	// MongoDB takes the decimal logarithm only of operands above zero (and
+	// a base other than 1): a NaN goes through the doubles.
+	if (x.Type == bson.TypeDecimal128 || base.Type == bson.TypeDecimal128) && !values.IsNaN(x) && !values.IsNaN(base) {
 		return values.DecimalLog(x, base), nil
 	}
 	return values.DoubleValue(logE(toFloat(x)) / logE(toFloat(base))), nil

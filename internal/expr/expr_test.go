@@ -4,15 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"github.com/folio-db/folio/internal/collation"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
-	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -144,9 +144,10 @@ func TestCorpus(t *testing.T) {
 }
 
 // sameValue reports whether a and b are the same value of the same type,
-// element by element for documents and arrays (numbers compare by value
-// within one type, NaN equals NaN; decimals compare by representation too,
-// as drivers do: 2.50 is not 2.5).
+// element by element for documents and arrays (doubles compare by value
+// and the sign of a zero, NaN equals NaN; decimals compare by
+// representation, as drivers do: 2.50 is not 2.5, -0 is not 0, -NaN is
+// not NaN).
 func sameValue(a, b bson.RawValue) bool {
 	if a.Type != b.Type {
 		return false
@@ -167,11 +168,9 @@ func sameValue(a, b bson.RawValue) bool {
 				return false
 			}
 		}
-	case bson.TypeDouble, bson.TypeDecimal128:
-		if values.IsNaN(a) || values.IsNaN(b) {
-			return values.IsNaN(a) && values.IsNaN(b)
-		}
-		return values.Compare(a, b) == 0 && (a.Type == bson.TypeDouble || bytes.Equal(a.Value, b.Value))
+	case bson.TypeDouble:
+		x, y := a.Double(), b.Double()
+		return x == y && math.Signbit(x) == math.Signbit(y) || x != x && y != y
 	}
 	return bytes.Equal(a.Value, b.Value)
 }

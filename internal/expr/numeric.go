@@ -165,22 +165,27 @@ func negate(v bson.RawValue) bson.RawValue {
 
 // SubtractNumbers is a-b for numbers, as $subtract gives it: under the
 // promotion rules of addNumbers, a long that overflows becoming a double.
+// Doubles and decimals subtract b converted to the result's type, so that
+// -0 - 0 is -0 (a NaN b passes on its own sign).
 func SubtractNumbers(a, b bson.RawValue) bson.RawValue {
-	if a.Type == bson.TypeInt32 && b.Type == bson.TypeInt32 {
-		return intValue(int64(a.Int32()) - int64(b.Int32()))
-	}
-	if a.Type == bson.TypeInt64 && b.Type != bson.TypeDecimal128 && b.Type != bson.TypeDouble {
-		x, y := a.Int64(), toInt(b)
-		r := x - y
-		if (x >= 0) != (y >= 0) && (r >= 0) != (x >= 0) {
-			return values.DoubleValue(float64(x) - float64(y))
+	switch widest(a.Type, b.Type) {
+	case bson.TypeDecimal128:
+		if values.IsNaN(b) {
+			return addNumbers(toDecimalValue(a), toDecimalValue(b))
 		}
-		return values.Int64Value(r)
-	}
-	if b.Type == bson.TypeInt64 && b.Int64() == math.MinInt64 && a.Type != bson.TypeDecimal128 {
+		return addNumbers(toDecimalValue(a), negate(toDecimalValue(b)))
+	case bson.TypeDouble:
 		return values.DoubleValue(toFloat(a) - toFloat(b))
 	}
-	return addNumbers(a, negate(b))
+	x, y := toInt(a), toInt(b)
+	if a.Type == bson.TypeInt32 && b.Type == bson.TypeInt32 {
+		return intValue(x - y)
+	}
+	r := x - y
+	if (x >= 0) != (y >= 0) && (r >= 0) != (x >= 0) {
+		return values.DoubleValue(float64(x) - float64(y))
+	}
+	return values.Int64Value(r)
 }
 
 // longOf converts a number to an integer as MongoDB's conversions to long
@@ -345,6 +350,9 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 	d := v.Decimal128()
 	c, e, err := d.BigInt()
 	if err != nil {
+		if d.IsInf() != 0 && !keepUnpadded {
+			return decimalString("NaN") // quantizing an infinity
+		}
 		return v // NaN or an infinity
 	}
 	negative := c.Sign() < 0 || (c.Sign() == 0 && d.String()[0] == '-')

@@ -124,12 +124,42 @@ func DecimalFromFloat(f float64) bson.Decimal128 {
 }
 
 // decimal is a decimal128 operand: a finite value coef×10^exp, or a special
-// value (NaN, ±Inf) with coef nil.
+// value (NaN, ±Inf) with coef nil. neg is its sign bit, which only it
+// carries for a zero (-0) and NaN: IEEE 754 arithmetic, as Intel's library
+// computes it for MongoDB, gives a zero result a sign and passes a NaN
+// operand's sign on.
 type decimal struct {
 	coef *big.Int
 	exp  int
 	nan  bool
 	inf  int
+	neg  bool
+}
+
+// isZero reports whether d is a (signed) zero.
+func (d decimal) isZero() bool { return d.coef != nil && d.coef.Sign() == 0 }
+
+// withSign is d with its sign bit set to neg.
+func withSign(d bson.Decimal128, neg bool) bson.Decimal128 {
+	h, l := d.GetBytes()
+	if neg {
+		h |= 1 << 63
+	} else {
+		h &^= 1 << 63
+	}
+	return bson.NewDecimal128(h, l)
+}
+
+// nanOf is the quiet NaN an operation passes on from its NaN operand d.
+func nanOf(d decimal) bson.Decimal128 { return withSign(decimalNaN, d.neg) }
+
+// zeroSigned is r, a result of coef×10^exp, with the sign neg when coef
+// is exactly zero (a nonzero coefficient carries its own sign).
+func zeroSigned(r bson.Decimal128, coef *big.Int, neg bool) bson.Decimal128 {
+	if coef.Sign() == 0 && neg {
+		return withSign(r, true)
+	}
+	return r
 }
 
 // toDecimal converts a number to decimal as MongoDB does (doubles as
@@ -138,36 +168,46 @@ func toDecimal(v bson.RawValue) decimal {
 	switch v.Type {
 	case bson.TypeDecimal128:
 		d := v.Decimal128()
+		h, _ := d.GetBytes()
+		neg := h>>63 == 1
 		if d.IsNaN() {
-			return decimal{nan: true}
+			return decimal{nan: true, neg: neg}
 		}
 		if s := d.IsInf(); s != 0 {
-			return decimal{inf: s}
+			return decimal{inf: s, neg: neg}
 		}
 		c, e, err := d.BigInt()
 		if err != nil {
 			return decimal{nan: true}
 		}
-		return decimal{coef: c, exp: e}
+		return decimal{coef: c, exp: e, neg: neg}
 	case bson.TypeDouble:
 		return toDecimal(DecimalValue(DecimalFromFloat(v.Double())))
 	}
-	return decimal{coef: big.NewInt(intValue(v))}
+	n := intValue(v)
+	return decimal{coef: big.NewInt(n), neg: n < 0}
 }
 
+// decimalArith is x+y, or x*y when mul is set. A zero product is negative
+// when one operand is; an exact zero sum only when both are (rounding half
+// to even).
 func decimalArith(x, y decimal, mul bool) bson.Decimal128 {
-	if x.nan || y.nan {
-		return decimalNaN
+	switch {
+	case x.nan:
+		return nanOf(x)
+	case y.nan:
+		return nanOf(y)
 	}
 	if mul {
+		neg := x.neg != y.neg
 		if x.inf != 0 || y.inf != 0 {
-			sx, sy := decimalSign(x), decimalSign(y)
-			if sx == 0 || sy == 0 {
+			if x.isZero() || y.isZero() {
 				return decimalNaN
 			}
-			return decimalInf(sx * sy)
+			return decimalInf(signOf(neg))
 		}
-		return roundDecimal(new(big.Int).Mul(x.coef, y.coef), x.exp+y.exp)
+		p := new(big.Int).Mul(x.coef, y.coef)
+		return zeroSigned(roundDecimal(p, x.exp+y.exp), p, neg)
 	}
 	switch {
 	case x.inf != 0 && y.inf != 0 && x.inf != y.inf:
@@ -179,14 +219,7 @@ func decimalArith(x, y decimal, mul bool) bson.Decimal128 {
 	}
 	e := min(x.exp, y.exp)
 	sum := new(big.Int).Add(scale(x.coef, x.exp-e), scale(y.coef, y.exp-e))
-	return roundDecimal(sum, e)
-}
-
-func decimalSign(d decimal) int {
-	if d.inf != 0 {
-		return d.inf
-	}
-	return d.coef.Sign()
+	return zeroSigned(roundDecimal(sum, e), sum, x.neg && y.neg)
 }
 
 var (
@@ -211,6 +244,7 @@ func scale(c *big.Int, digits int) *big.Int {
 
 // roundDecimal fits coef×10^exp into decimal128: 34 significant digits
 // rounded half to even, exponents in [-6176, 6111], ±Inf beyond the range.
+// A nonzero coefficient that rounds to zero keeps its sign.
 func roundDecimal(coef *big.Int, exp int) bson.Decimal128 {
 	c := coef
 	drop := len(new(big.Int).Abs(c).String()) - 34
@@ -237,7 +271,7 @@ func roundDecimal(coef *big.Int, exp int) bson.Decimal128 {
 	if !ok {
 		return decimalNaN
 	}
-	return d
+	return zeroSigned(d, c, coef.Sign() < 0)
 }
 
 // divRoundEven divides c by 10^digits, rounding half to even.

@@ -14,50 +14,62 @@ import (
 // even.
 
 // DecimalQuo is a/b (ideal exponent exp(a)-exp(b)). A zero divisor gives
-// ±Infinity, or NaN for 0/0.
+// ±Infinity, or NaN for 0/0; a zero or infinite quotient is negative when
+// one operand is.
 func DecimalQuo(a, b bson.RawValue) bson.RawValue {
 	x, y := toDecimal(a), toDecimal(b)
+	neg := x.neg != y.neg
 	switch {
-	case x.nan || y.nan || (x.inf != 0 && y.inf != 0):
+	case x.nan:
+		return DecimalValue(nanOf(x))
+	case y.nan:
+		return DecimalValue(nanOf(y))
+	case x.inf != 0 && y.inf != 0:
 		return DecimalValue(decimalNaN)
 	case x.inf != 0:
-		return DecimalValue(decimalInf(x.inf * signOr1(y.coef.Sign())))
+		return DecimalValue(decimalInf(signOf(neg)))
 	case y.inf != 0:
-		return DecimalValue(roundDecimal(new(big.Int), bson.MinDecimal128Exp))
-	case y.coef.Sign() == 0:
-		if x.coef.Sign() == 0 {
+		return DecimalValue(withSign(roundDecimal(new(big.Int), bson.MinDecimal128Exp), neg))
+	case y.isZero():
+		if x.isZero() {
 			return DecimalValue(decimalNaN)
 		}
-		return DecimalValue(decimalInf(x.coef.Sign()))
+		return DecimalValue(decimalInf(signOf(neg)))
 	}
 	q := new(big.Rat).Quo(decimalRat(x), decimalRat(y))
-	return DecimalValue(decimalFromRat(q, x.exp-y.exp))
+	return DecimalValue(zeroSigned(decimalFromRat(q, x.exp-y.exp), q.Num(), neg))
 }
 
-// DecimalRem is the remainder of a/b truncated toward zero, with a's sign
-// (ideal exponent min(exp(a), exp(b))); a zero divisor or an infinite
-// dividend gives NaN, an infinite divisor gives a.
+// DecimalRem is the remainder of a/b truncated toward zero, with a's sign,
+// a zero too (ideal exponent min(exp(a), exp(b))); a zero divisor or an
+// infinite dividend gives NaN, an infinite divisor gives a.
 func DecimalRem(a, b bson.RawValue) bson.RawValue {
 	x, y := toDecimal(a), toDecimal(b)
 	switch {
-	case x.nan || y.nan || x.inf != 0 || (y.inf == 0 && y.coef.Sign() == 0):
+	case x.nan:
+		return DecimalValue(nanOf(x))
+	case y.nan:
+		return DecimalValue(nanOf(y))
+	case x.inf != 0 || y.isZero():
 		return DecimalValue(decimalNaN)
 	case y.inf != 0:
-		return DecimalValue(roundDecimal(x.coef, x.exp))
+		return DecimalValue(zeroSigned(roundDecimal(x.coef, x.exp), x.coef, x.neg))
 	}
 	rx, ry := decimalRat(x), decimalRat(y)
 	q := new(big.Rat).Quo(rx, ry)
 	t := new(big.Int).Quo(q.Num(), q.Denom()) // truncated toward zero
 	r := new(big.Rat).Sub(rx, new(big.Rat).Mul(new(big.Rat).SetInt(t), ry))
-	return DecimalValue(decimalFromRat(r, min(x.exp, y.exp)))
+	return DecimalValue(zeroSigned(decimalFromRat(r, min(x.exp, y.exp)), r.Num(), x.neg))
 }
 
 // DecimalSqrt is the square root of a non-negative number (ideal exponent
-// floor(exp(a)/2)); a negative one gives NaN.
+// floor(exp(a)/2)), -0 for -0; a negative one gives NaN.
 func DecimalSqrt(a bson.RawValue) bson.RawValue {
 	x := toDecimal(a)
 	switch {
-	case x.nan || x.inf < 0 || (x.inf == 0 && x.coef.Sign() < 0):
+	case x.nan:
+		return DecimalValue(nanOf(x))
+	case x.inf < 0 || (x.inf == 0 && x.coef.Sign() < 0):
 		return DecimalValue(decimalNaN)
 	case x.inf > 0:
 		return DecimalValue(decimalInf(1))
@@ -69,7 +81,7 @@ func DecimalSqrt(a bson.RawValue) bson.RawValue {
 		n := scale(x.coef, x.exp-2*f)
 		s := new(big.Int).Sqrt(n)
 		if new(big.Int).Mul(s, s).Cmp(n) == 0 {
-			return DecimalValue(roundDecimal(s, f))
+			return DecimalValue(zeroSigned(roundDecimal(s, f), s, x.neg))
 		}
 		if s.Cmp(maxCoef) > 0 {
 			// Inexact (and never a tie): a sticky digit keeps the
@@ -126,8 +138,9 @@ func stickyDigit(c *big.Int) *big.Int {
 	return out.Add(out, big.NewInt(1))
 }
 
-func signOr1(s int) int {
-	if s < 0 {
+// signOf is -1 for a negative sign, else 1.
+func signOf(neg bool) int {
+	if neg {
 		return -1
 	}
 	return 1

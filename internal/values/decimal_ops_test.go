@@ -1,6 +1,7 @@
 package values
 
 import (
+	"math"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -65,5 +66,43 @@ func TestDecimalOps(t *testing.T) {
 	}
 	if s := DecimalFromFloat(2.5).String(); s != "2.50000000000000" {
 		t.Errorf("Decimal128(2.5) = %s, want 2.50000000000000", s)
+	}
+}
+
+// TestDecimalNaNSign checks that a NaN operand's sign passes to the result,
+// the first operand's when both are NaN, as Intel's library gives it (the
+// driver's extended JSON reads "-NaN" as NaN, so the corpora cannot say it).
+func TestDecimalNaNSign(t *testing.T) {
+	nan, negNaN := DecimalValue(decimalNaN), DecimalValue(withSign(decimalNaN, true))
+	add := func(a, b bson.RawValue) bson.RawValue { r, _ := Add(a, b); return r }
+	mul := func(a, b bson.RawValue) bson.RawValue { r, _ := Multiply(a, b); return r }
+	sum := func(a, b bson.RawValue) bson.RawValue {
+		var s Sum
+		s.Add(a)
+		s.Add(b)
+		return s.Result()
+	}
+	ops := map[string]func(a, b bson.RawValue) bson.RawValue{"add": add, "mul": mul, "quo": DecimalQuo, "rem": DecimalRem, "sum": sum}
+	for name, op := range ops {
+		for _, tc := range []struct {
+			a, b bson.RawValue
+			neg  bool
+		}{
+			{negNaN, Int32Value(1), true},
+			{Int32Value(1), negNaN, true},
+			{negNaN, nan, true},
+			{nan, negNaN, false},
+			{negNaN, DoubleValue(math.NaN()), true},
+			{DecimalValue(decimalInf(-1)), negNaN, true},
+		} {
+			got := op(tc.a, tc.b)
+			h, _ := got.Decimal128().GetBytes()
+			if !got.Decimal128().IsNaN() || (h>>63 == 1) != tc.neg {
+				t.Errorf("%s(%s, %s) = %x, want NaN with sign bit %v", name, tc.a, tc.b, h, tc.neg)
+			}
+		}
+	}
+	if h, _ := DecimalSqrt(negNaN).Decimal128().GetBytes(); h>>63 != 1 {
+		t.Errorf("sqrt(-NaN) lost the sign: %x", h)
 	}
 }

@@ -72,7 +72,7 @@ func DecimalLog(a, b bson.RawValue) bson.RawValue {
 		}
 		return DecimalValue(roundDecimal(new(big.Int), 0))
 	case x.inf != 0:
-		return DecimalValue(decimalInf(signOr1(lnFloat(base).Sign())))
+		return DecimalValue(decimalInf(signOf(lnFloat(base).Sign() < 0)))
 	case isOne(x):
 		return DecimalValue(roundDecimal(new(big.Int), 0))
 	}
