@@ -29,7 +29,8 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 		return nil, err
 	}
 	for _, f := range fs {
-		if err := expr.CheckFieldPath(f.key); err != nil {
+		// An output field's name is one field name, not a path.
+		if err := expr.ValidFieldName(f.key); err != nil {
 			return nil, err
 		}
 		if f.val.Type != bson.TypeArray {

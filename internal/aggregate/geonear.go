@@ -80,7 +80,7 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 			if !ok || !values.IsNumber(v.Type) {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "%s must be a number", el.Key())
 			}
-			if f < 0 {
+			if !(f >= 0) { // NaN too
 				return nil, mongoerr.New(mongoerr.BadValue, "%s must be nonnegative", el.Key())
 			}
 			switch el.Key() {

@@ -207,6 +207,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err := checkPlugins(ix, spec); err != nil {
 		return nil, err
 	}
+	if keys, _ := spec.Key.Elements(); len(keys) > query.MaxCompoundFields {
+		return nil, mongoerr.New(mongoerr.TooManyCompoundKeys, "too many compound keys")
+	}
 	ix.v1 = spec.Version == 1
 	if ix.wild != nil {
 		if err := ix.wild.setRegular(ix.Fields); err != nil {

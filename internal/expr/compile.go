@@ -217,6 +217,10 @@ func compileFieldPath(p string) (*Expr, error) {
 	}, nil
 }
 
+// maxPathDepth is the most components a field path may have: MongoDB's
+// BSON depth limit (maxBSONDepth).
+const maxPathDepth = 200
+
 // CheckFieldPath applies the rules of MongoDB's FieldPath constructor to
 // a dotted path, in its order: not empty (40352), not ending with a dot
 // (40353), then each component as SplitPath checks it.
@@ -231,10 +235,14 @@ func CheckFieldPath(p string) error {
 	return err
 }
 
-// SplitPath splits a dotted path, refusing empty, $-prefixed and
-// NUL-holding components as MongoDB's FieldPath does.
+// SplitPath splits a dotted path, refusing more than maxPathDepth
+// components, then empty, $-prefixed and NUL-holding ones, as MongoDB's
+// FieldPath does.
 func SplitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
+	if len(parts) > maxPathDepth {
+		return nil, mongoerr.New(mongoerr.Overflow, "FieldPath is too long")
+	}
 	for _, f := range parts {
 		if f == "" {
 			return nil, mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")

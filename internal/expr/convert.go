@@ -75,7 +75,8 @@ func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr,
 			return nullValue, nil
 		}
 		r, err := convert(in, t)
-		if err != nil && args["onError"] != nil {
+		// onError answers a failed conversion (ConversionFailure) only.
+		if mongoerr.Is(err, mongoerr.ConversionFailure) && args["onError"] != nil {
 			return args["onError"].eval(st)
 		}
 		return r, err
@@ -181,7 +182,10 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		case bson.TypeDouble:
 			return stringValue(formatDouble(v.Double())), nil
 		case bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128, bson.TypeDateTime, bson.TypeSymbol:
-			s, _ := coerceToString(v)
+			s, err := coerceToString(v)
+			if err != nil {
+				return missing, err
+			}
 			return stringValue(s), nil
 		case bson.TypeBoolean:
 			return stringValue(strconv.FormatBool(v.Boolean())), nil

@@ -35,7 +35,8 @@ func init() {
 // coerceToString is MongoDB's Value::coerceToString, used by $substr*,
 // $toUpper, $toLower and $strcasecmp: strings (and code) as they are,
 // integers in decimal, doubles as C++ streams print them (6 significant
-// digits, see streamDouble), dates in ISO-8601 with milliseconds,
+// digits, see streamDouble), dates in ISO-8601 with milliseconds (a year
+// outside 0-9999 is error 18537),
 // timestamps as MongoDB prints them ("Jan  1 00:00:00:1": the server's
 // local time of the seconds, then the increment), and null or missing as
 // the empty string; other types are error 16007.
@@ -53,7 +54,7 @@ func coerceToString(v bson.RawValue) (string, error) {
 	case bson.TypeDecimal128:
 		return v.Decimal128().String(), nil
 	case bson.TypeDateTime:
-		return time.UnixMilli(v.DateTime()).UTC().Format("2006-01-02T15:04:05.000Z"), nil
+		return formatDate("%Y-%m-%dT%H:%M:%S.%LZ", time.UnixMilli(v.DateTime()).UTC())
 	case bson.TypeTimestamp:
 		t, i := v.Timestamp()
 		return time.Unix(int64(t), 0).In(time.Local).Format("Jan _2 15:04:05") + ":" + strconv.FormatUint(uint64(i), 10), nil

@@ -200,6 +200,9 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 		if !ok {
 			return nil, errorf("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", v)
 		}
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+			return nil, errorf("Point coordinates must be finite numbers")
+		}
 		q.Center, q.Legacy, q.CenterX, q.CenterY = point(x, y), op == "$near", x, y
 		boundsDoc = ops
 	}

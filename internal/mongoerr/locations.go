@@ -954,6 +954,9 @@ const (
 	SortKeyIllegal Code = 15974
 	// SortKeyOrderInvalid: a sort key order other than 1 or -1.
 	SortKeyOrderInvalid Code = 15975
+	// TooManyCompoundKeys: an index key pattern or a sort of more than 32
+	// fields (Ordering::make).
+	TooManyCompoundKeys Code = 13103
 	// SortMetaOnly: a sort key object other than {$meta: ...} (Folio also raises it for $natural in $sort).
 	SortMetaOnly Code = 17312
 	// SortMetaIllegal: a sort by metadata no sort may order by

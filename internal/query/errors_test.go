@@ -164,6 +164,8 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$geoWithin": {"$box": [[0, {"$numberDouble": "NaN"}], [1, 1]]}}}`, 2, "Point coordinates must be finite numbers"},
 		{`{"a": {"$geoWithin": {"$polygon": [[0, 0], [1, 1, 1], [1, 0]]}}}`, 2, "Point must only contain two numeric elements"},
 		{`{"a": {"$geoWithin": {"$center": [[0, 0], {"$numberDouble": "NaN"}]}}}`, 2, "radius must be a non-negative number"},
+		{`{"a": {"$near": [{"$numberDouble": "NaN"}, 0]}}`, 2, "Point coordinates must be finite numbers"},
+		{`{"a": {"$nearSphere": [0, {"$numberDouble": "-Infinity"}]}}`, 2, "Point coordinates must be finite numbers"},
 		{`{"a": {"$geoWithin": {"$centerSphere": [[0, 91], 1]}}}`, 2, "longitude/latitude is out of bounds, lng: 0 lat: 91"},
 		{`{"a": {"$maxDistance": 1}}`, 2, "unknown operator: $maxDistance"},
 		{`{"a": {"$nearSphere": [0, 0], "$maxDistance": -1}}`, 16896, "$maxDistance must be non-negative"},

@@ -36,6 +36,10 @@ type sortKey struct {
 	textScore bool
 }
 
+// MaxCompoundFields is the most fields a sort or an index key pattern may
+// name (Ordering's kMaxCompoundIndexKeys).
+const MaxCompoundFields = 32
+
 // CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
 // must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
 // and is reported by Natural; {$meta: ...} sorts are refused.
@@ -44,6 +48,7 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
 	}
 	s := &Sort{}
+	fields := 0 // the keys by a field, which MongoDB's Ordering counts
 	it := rawdoc.Iterate(spec)
 	for {
 		k, v, ok := it.Next()
@@ -84,6 +89,9 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		}
 		if err := expr.CheckFieldPath(field); err != nil {
 			return nil, err
+		}
+		if fields++; fields > MaxCompoundFields {
+			return nil, mongoerr.New(mongoerr.TooManyCompoundKeys, "too many compound keys")
 		}
 		s.keys = append(s.keys, sortKey{field: field, path: parsePath(field), desc: dir < 0})
 	}

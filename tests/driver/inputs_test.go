@@ -131,6 +131,11 @@ func TestRefusedInputs(t *testing.T) {
 			code: 2, codeName: "BadValue", msg: "The index name '*' is not valid."},
 		{name: "index named _id_ on another key", cmd: idx("c", spec(a1, "_id_")),
 			code: 2, codeName: "BadValue", msg: "The index name '_id_' is reserved for the _id index"},
+		// Ordering::make: at most 32 fields.
+		{name: "index of 33 fields", cmd: idx("c", spec(fieldsKey(33), "k33")),
+			code: 13103, codeName: "Location13103", msg: "too many compound keys"},
+		{name: "find sorted by 33 fields", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: fieldsKey(33)}},
+			code: 13103, codeName: "Location13103", msg: "too many compound keys"},
 		{name: "index with an unknown option", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "someField", Value: "x"})),
 			code: 197, codeName: "InvalidIndexSpecificationOption", msg: "The field 'someField' is not valid for an index specification"},
 		{name: "unknown option with ignoreUnknownIndexOptions false",
@@ -785,4 +790,13 @@ func requireIndexSpecs(t *testing.T, coll *mongo.Collection, want []bson.D) {
 			t.Errorf("index %d is %s, want %s", i+1, specs[i+1], mustRaw(t, w))
 		}
 	}
+}
+
+// fieldsKey is {f0: 1, ..., f(n-1): 1}, an index key or sort of n fields.
+func fieldsKey(n int) bson.D {
+	var d bson.D
+	for i := range n {
+		d = append(d, bson.E{Key: fmt.Sprintf("f%d", i), Value: int32(1)})
+	}
+	return d
 }
