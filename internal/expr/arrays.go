@@ -730,7 +730,7 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			out[j] = arrayValue(row)
 		}
 		return arrayValue(out), nil
-	}), nil
+	})
 }
 
 // sortSpec is a $sortArray sortBy: a direction for whole elements, or
@@ -818,7 +818,7 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 		vals := elems(a)
 		slices.SortStableFunc(vals, spec.compare)
 		return arrayValue(vals), nil
-	}), nil
+	})
 }
 
 // nKind selects which n elements $firstN, $lastN, $maxN and $minN keep.
@@ -893,6 +893,6 @@ func compileN(op string, kind nKind) opCompiler {
 				})
 			}
 			return arrayValue(vals[:min(int64(len(vals)), n)]), nil
-		}), nil
+		})
 	}
 }

@@ -88,7 +88,7 @@ func compileAndOr(isOr bool) opCompiler {
 				}
 			}
 			return boolValue(!isOr), nil
-		}), nil
+		})
 	}
 }
 
@@ -138,7 +138,7 @@ func compileCond(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, er
 			return args[1].eval(st)
 		}
 		return args[2].eval(st)
-	}), nil
+	})
 }
 
 // compileIfNull builds $ifNull: the first operand that is not null, missing
@@ -162,7 +162,7 @@ func compileIfNull(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, err
 			}
 		}
 		return args[len(args)-1].eval(st)
-	}), nil
+	})
 }
 
 // compileSwitch builds $switch: {branches: [{case, then}, ...], default}.
@@ -248,5 +248,5 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			return missing, mongoerr.New(mongoerr.SwitchNoMatchingBranch, "$switch could not find a matching branch for an input, and no default was specified.")
 		}
 		return def.eval(st)
-	}), nil
+	})
 }

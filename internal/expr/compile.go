@@ -150,7 +150,7 @@ func (c *compiler) compileDocument(doc []byte, s *Scope) (*Expr, error) {
 			d.set(keys[i], v)
 		}
 		return d.value(), nil
-	}), nil
+	})
 }
 
 // ValidFieldName is MongoDB's check on the field names of an object
@@ -195,7 +195,7 @@ func (c *compiler) compileArray(v bson.RawValue, s *Scope) (*Expr, error) {
 			vals[i] = r
 		}
 		return arrayValue(vals), nil
-	}), nil
+	})
 }
 
 // compileFieldPath compiles "$a.b" (given without the "$").
@@ -307,19 +307,21 @@ func walkArray(arr []byte, path []string) bson.RawValue {
 }
 
 // fold wraps fn as an expression over args. When every argument is constant
-// the expression is evaluated once now and becomes a constant; an
-// evaluation error is left to surface when the expression is evaluated.
-func (c *compiler) fold(args []*Expr, fn evalFn) *Expr {
+// the expression is evaluated once now and becomes a constant, and an
+// evaluation error is the compilation's: MongoDB's optimize evaluates
+// constant subexpressions when it parses, so {$cond: [false, {$divide:
+// [1, 0]}, 1]} fails before any document is read.
+func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 	for _, a := range args {
 		if !a.constant {
-			return &Expr{eval: fn}
+			return &Expr{eval: fn}, nil
 		}
 	}
 	v, err := fn(&state{ctx: &Context{}})
 	if err != nil {
-		return &Expr{eval: fn}
+		return nil, err
 	}
-	return constExpr(v)
+	return constExpr(v), nil
 }
 
 // argList compiles an operator's operand list: an array of expressions, or a
@@ -398,7 +400,7 @@ func unary(fn unaryFn) opCompiler {
 				return missing, err
 			}
 			return fn(x)
-		}), nil
+		})
 	}
 }
 
@@ -423,7 +425,7 @@ func binary(fn binaryFn) opCompiler {
 				return missing, err
 			}
 			return fn(x, y)
-		}), nil
+		})
 	}
 }
 
@@ -444,7 +446,7 @@ func nary(min, max int, fn naryFn) opCompiler {
 				return missing, err
 			}
 			return fn(vals)
-		}), nil
+		})
 	}
 }
 

@@ -80,7 +80,7 @@ func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr,
 			return args["onError"].eval(st)
 		}
 		return r, err
-	}), nil
+	})
 }
 
 // targetType resolves $convert's "to": a type name or a type number.

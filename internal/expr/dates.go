@@ -90,7 +90,7 @@ func compileDatePart(part func(time.Time) int, long bool) opCompiler {
 				return values.Int64Value(int64(part(t))), nil
 			}
 			return values.Int32Value(int32(part(t))), nil
-		}), nil
+		})
 	}
 }
 
@@ -177,7 +177,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 			return missing, err
 		}
 		return stringValue(out), nil
-	}), nil
+	})
 }
 
 // checkFormat validates a $dateToString format string.
@@ -325,7 +325,7 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 			return failure(err)
 		}
 		return dateValue(t.UnixMilli()), nil
-	}), nil
+	})
 }
 
 // isoLayouts are the date forms accepted without a format, once
@@ -484,7 +484,7 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 			t = time.Date(int(p[0]), time.Month(p[1]), int(p[2]), int(p[3]), int(p[4]), int(p[5]), int(p[6])*1e6, loc)
 		}
 		return dateValue(t.UnixMilli()), nil
-	}), nil
+	})
 }
 
 // compileDateToParts is $dateToParts: {date, timezone, iso8601} → a document
@@ -526,7 +526,7 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 		d.set("second", values.Int32Value(int32(t.Second())))
 		d.set("millisecond", values.Int32Value(int32(t.Nanosecond()/1e6)))
 		return d.value(), nil
-	}), nil
+	})
 }
 
 // unitArg reads a time unit operand (errors 5439013 and 5439014).
@@ -615,7 +615,7 @@ func compileDateAdd(sign int64) opCompiler {
 				return missing, mongoerr.New(mongoerr.DateAddOverflow, "%s overflowed", name)
 			}
 			return dateValue(r.UnixMilli()), nil
-		}), nil
+		})
 	}
 }
 
@@ -726,7 +726,7 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 			n = floorDiv(localMillis(b), u) - floorDiv(localMillis(a), u) + int64(offA-offB)*1000/u
 		}
 		return values.Int64Value(n), nil
-	}), nil
+	})
 }
 
 // compileDateTrunc is $dateTrunc: {date, unit, binSize, timezone,
@@ -803,7 +803,7 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			r = time.UnixMilli(t.UnixMilli() - (lm - floorDiv(lm-localMillis(ref), u)*u - localMillis(ref)))
 		}
 		return dateValue(r.UnixMilli()), nil
-	}), nil
+	})
 }
 
 // AddUnits adds n time units ("millisecond" to "year") to t as $dateAdd

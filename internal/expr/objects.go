@@ -121,7 +121,7 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			d.addDoc(iv.Value)
 			d.set(field, nv)
 			return d.value(), nil
-		}), nil
+		})
 	}
 }
 

@@ -213,7 +213,7 @@ func compileQuantileExpr(c *compiler, name string, v bson.RawValue, s *Scope) (*
 			}
 		}
 		return q.Result(samples), nil
-	}), nil
+	})
 }
 
 func init() {

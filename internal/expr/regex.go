@@ -89,7 +89,7 @@ func compileRegexOp(kind regexKind) opCompiler {
 				}
 			}
 			return applyRegex(kind, name, re, subject, re == nil || isNullish(iv))
-		}), nil
+		})
 	}
 }
 
@@ -273,6 +273,6 @@ func compileReplace(all bool) opCompiler {
 				return stringValue(strings.ReplaceAll(strs[0], strs[1], strs[2])), nil
 			}
 			return stringValue(strings.Replace(strs[0], strs[1], strs[2], 1)), nil
-		}), nil
+		})
 	}
 }

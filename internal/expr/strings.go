@@ -444,6 +444,6 @@ func compileTrim(left, right bool) opCompiler {
 				str1 = strings.TrimRight(str1, cut)
 			}
 			return stringValue(str1), nil
-		}), nil
+		})
 	}
 }
