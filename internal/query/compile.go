@@ -213,7 +213,20 @@ func parseLogical(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	if len(n.Children) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "$and/$or/$nor must be a nonempty array")
 	}
+	n.orIn = n.Kind == KindOr && equalitiesOnOnePath(n.Children)
 	return n, nil
+}
+
+// equalitiesOnOnePath reports whether clauses are two or more equalities
+// (to anything but a regex) or regexes on one path, the $or MongoDB
+// rewrites as {path: {$in: [...]}} (OrMatchExpression's optimizer).
+func equalitiesOnOnePath(clauses []*Node) bool {
+	for _, c := range clauses {
+		if c.Kind != KindEq && c.Kind != KindRegex || c.Kind == KindEq && c.Value.Type == bson.TypeRegex || c.Path != clauses[0].Path {
+			return false
+		}
+	}
+	return len(clauses) > 1
 }
 
 // fieldOperators are the operators that apply to a field path.
@@ -457,16 +470,24 @@ func parseMod(path string, v bson.RawValue) (*Node, error) {
 	case !values.IsNumber(args[1].Type):
 		return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, remainder not a number")
 	}
+	// MongoDB coerces each to a long (BSONElement::tryCoerce): a fraction
+	// truncated, NaN, infinities and values beyond ±2^63 refused; 2^63
+	// itself passes its range check and converts to the minimum long.
 	var mod [2]int64
 	for i, what := range []string{"divisor", "remainder"} {
 		f, _ := values.Float64(args[i])
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid", what)
+		switch {
+		case math.IsNaN(f) || math.IsInf(f, 0):
+			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type", what)
+		case f > 0x1p63 || f < -0x1p63:
+			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid :: caused by :: Out of bounds coercing to integral value", what)
 		}
 		if x, ok := values.Int64(args[i]); ok {
 			mod[i] = x
+		} else if f == 0x1p63 {
+			mod[i] = math.MinInt64
 		} else {
-			mod[i] = saturate(f)
+			mod[i] = int64(f)
 		}
 	}
 	if mod[0] == 0 {

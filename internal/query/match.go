@@ -31,12 +31,26 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		}
 		return true, pos
 	case KindOr:
+		// MongoDB's $or records no position (its clauses match without
+		// MatchDetails), unless its optimizer made it its only clause or
+		// an $in: that one reports the first element any clause matches.
+		if len(n.Children) == 1 {
+			return n.Children[0].matchDoc(doc)
+		}
+		matched, pos := false, -1
 		for _, c := range n.Children {
-			if ok, p := c.matchDoc(doc); ok {
-				return true, p
+			ok, p := c.matchDoc(doc)
+			if ok && !n.orIn {
+				return true, -1
+			}
+			if ok {
+				matched = true
+				if p >= 0 && (pos < 0 || p < pos) {
+					pos = p
+				}
 			}
 		}
-		return false, -1
+		return matched, pos
 	case KindNor:
 		for _, c := range n.Children {
 			if ok, _ := c.matchDoc(doc); ok {

@@ -111,6 +111,9 @@ type Node struct {
 	where    *whereMatch
 	text     *TextSearch
 	geo      *geo.Query
+	// orIn marks an $or that MongoDB's optimizer rewrites into one $in:
+	// two or more equalities (not to a regex) or regexes on one path.
+	orIn bool
 }
 
 // Walk calls fn for n and, while fn returns true, for each node below it in
