@@ -308,8 +308,9 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 // roundNumber rounds v (any number) to place decimal places with mode,
 // keeping its type: integers round to multiples of 10^-place when place is
 // negative (missing when the result is beyond 64 bits); doubles round
-// through their shortest decimal form (2.015 to 2 places is 2.02, as
-// MongoDB answers); decimals as MongoDB quantizes them to the exponent
+// through their exact value to 34 digits, as MongoDB converts them
+// (kRoundTo34Digits: 1.255 is 1.25499…, so 2 places make 1.25, and 0.29
+// truncated to 2 places is 0.28); decimals as MongoDB quantizes them to the exponent
 // -place: zeros padded (1.1 to 2 places is 1.10), the sign of a zero
 // kept. NaN and infinities are returned unchanged. A decimal whose result
 // needs more than 34 digits is returned as it was when keepUnpadded is
@@ -335,11 +336,7 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
 			return v
 		}
-		d, err := bson.ParseDecimal128(strconv.FormatFloat(f, 'e', -1, 64))
-		if err != nil {
-			return v
-		}
-		c, e, _ := d.BigInt()
+		c, e, _ := values.DecimalFromFloatExact(f).BigInt()
 		c, e = roundDigits(c, e, place, mode)
 		r, _ := strconv.ParseFloat(c.String()+"e"+strconv.Itoa(e), 64)
 		if r == 0 && f < 0 {

@@ -153,12 +153,20 @@ func (s *Sum) Float() float64 {
 	return hi + lo
 }
 
-// exactDecimal converts a double to decimal exactly, rounded to 34 digits
-// and without trailing zeros (2.5 is 2.5, 2^63 is 9223372036854775808), as
-// MongoDB converts a sum's double part (kRoundTo34Digits).
+// exactDecimal is DecimalFromFloatExact as an operand.
 func exactDecimal(f float64) decimal {
+	return toDecimal(DecimalValue(DecimalFromFloatExact(f)))
+}
+
+// DecimalFromFloatExact converts a double as MongoDB's Decimal128(double,
+// kRoundTo34Digits) does (a sum's double part, $round and $trunc of a
+// double): its exact value rounded to 34 digits, half to even, without
+// trailing zeros (2.5 is 2.5, 2^63 is 9223372036854775808, 0.29 is
+// 0.2899999999999999800159855567471823). NaN and the infinities convert
+// as they are.
+func DecimalFromFloatExact(f float64) bson.Decimal128 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return toDecimal(DecimalValue(DecimalFromFloat(f)))
+		return DecimalFromFloat(f)
 	}
 	text := new(big.Float).SetPrec(200).SetFloat64(f).Text('e', 33)
 	mant, exp, _ := strings.Cut(text, "e")
@@ -167,7 +175,7 @@ func exactDecimal(f float64) decimal {
 	}
 	d, err := bson.ParseDecimal128(mant + "E" + exp)
 	if err != nil {
-		return decimal{nan: true}
+		return decimalNaN
 	}
-	return toDecimal(DecimalValue(d))
+	return d
 }
