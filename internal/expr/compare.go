@@ -185,28 +185,36 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			if ev.Type != bson.TypeArray {
 				return nil, mongoerr.New(mongoerr.SwitchBranchesNotArray, "$switch expected an array for 'branches', found: %s", typeName(ev))
 			}
+			// MongoDB's optimize drops a branch whose case is constant
+			// and false, and every branch after one whose case is
+			// constant and true, without folding them: their constant
+			// errors do not fail the command (see fold), their syntax
+			// errors do.
+			decided := false
 			for _, b := range elems(ev) {
 				if b.Type != bson.TypeEmbeddedDocument {
 					return nil, mongoerr.New(mongoerr.SwitchBranchNotObject, "$switch expected each branch to be an object, found: %s", typeName(b))
 				}
 				var cs, th *Expr
+				var then bson.RawValue
 				bi := rawdoc.Iterate(b.Value)
 				for {
 					bk, bv, ok := bi.Next()
 					if !ok {
 						break
 					}
-					e, err := c.compile(bv, s)
+					key := string(bk)
+					if key != "case" && key != "then" {
+						return nil, mongoerr.New(mongoerr.SwitchBranchUnknownArgument, "$switch found an unknown argument to a branch: %s", key)
+					}
+					e, err := c.compileDeferringFolds(bv, s, decided || key == "then")
 					if err != nil {
 						return nil, err
 					}
-					switch string(bk) {
-					case "case":
+					if key == "case" {
 						cs = e
-					case "then":
-						th = e
-					default:
-						return nil, mongoerr.New(mongoerr.SwitchBranchUnknownArgument, "$switch found an unknown argument to a branch: %s", string(bk))
+					} else {
+						th, then = e, bv
 					}
 				}
 				if cs == nil {
@@ -215,6 +223,13 @@ func compileSwitch(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 				if th == nil {
 					return nil, mongoerr.New(mongoerr.SwitchBranchMissingThen, "$switch requires each branch have a 'then' expression.")
 				}
+				if !decided && (!cs.constant || values.Truthy(cs.value)) {
+					var err error
+					if th, err = c.compile(then, s); err != nil {
+						return nil, err
+					}
+				}
+				decided = decided || cs.constant && values.Truthy(cs.value)
 				cases, thens = append(cases, cs), append(thens, th)
 			}
 		case "default":

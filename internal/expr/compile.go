@@ -17,6 +17,19 @@ type compiler struct {
 	// readsDoc records a field path, $$ROOT or $$CURRENT: the expression
 	// reads the document it is evaluated on.
 	readsDoc bool
+	// deferFolds is set while compiling what MongoDB's optimize skips
+	// (see compileDeferringFolds).
+	deferFolds bool
+}
+
+// compileDeferringFolds compiles v, with constant subexpressions that fail
+// left to fail when evaluated when deferring is set: MongoDB parses such
+// a subexpression but does not optimize it.
+func (c *compiler) compileDeferringFolds(v bson.RawValue, s *Scope, deferring bool) (*Expr, error) {
+	saved := c.deferFolds
+	c.deferFolds = saved || deferring
+	defer func() { c.deferFolds = saved }()
+	return c.compile(v, s)
 }
 
 // opCompiler compiles the arguments of one operator.
@@ -308,7 +321,7 @@ func walkArray(arr []byte, path []string) bson.RawValue {
 
 // fold wraps fn as an expression over args. When every argument is constant
 // the expression is evaluated once now and becomes a constant, and an
-// evaluation error is the compilation's: MongoDB's optimize evaluates
+// evaluation error is the compilation's (unless deferFolds): MongoDB's optimize evaluates
 // constant subexpressions when it parses, so {$cond: [false, {$divide:
 // [1, 0]}, 1]} fails before any document is read.
 func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
@@ -318,7 +331,10 @@ func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 		}
 	}
 	v, err := fn(&state{ctx: &Context{}})
-	if err != nil {
+	switch {
+	case err != nil && c.deferFolds:
+		return &Expr{eval: fn}, nil
+	case err != nil:
 		return nil, err
 	}
 	return constExpr(v), nil
