@@ -156,8 +156,9 @@ var (
 	// tBoolOrUUID is the IDL's variant of bool and uuid, whose binData
 	// alternative UUID::parse reads (any other subtype is InvalidUUID).
 	tBoolOrUUID = argType{mask: typeMask(bson.TypeBoolean, bson.TypeBinary), want: []string{"bool", "binData"}, check: checkVariantUUID}
-	// tBoolOrDoc is the IDL's variant of bool and object.
-	tBoolOrDoc = argType{mask: typeMask(bson.TypeBoolean, bson.TypeEmbeddedDocument), want: []string{"bool", "object"}}
+	// tSafeBoolOrDoc is the IDL's variant of safeBool (see tBool) and
+	// object.
+	tSafeBoolOrDoc = argType{mask: tBool.mask | typeMask(bson.TypeEmbeddedDocument), want: append(append([]string{}, tBool.want...), "object")}
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser, which the IDL
 	// calls on every element (its type is any), refuses the rest, null

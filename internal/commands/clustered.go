@@ -17,17 +17,19 @@ import (
 
 // parseClusteredIndex reads create's clusteredIndex: {key: {_id: 1},
 // unique: true, name?, v?}, returned normalized; or the boolean form,
-// which returns nil. MongoDB keeps the boolean form (clusteredIndex: true)
+// which returns nil. MongoDB keeps the boolean form (clusteredIndex: true,
+// or a number other than 0, its IDL type being safeBool)
 // for the collections it clusters itself, a time series collection's
 // buckets, and refuses each form where the other belongs; false asks for
 // a collection that is not clustered.
 func parseClusteredIndex(v bson.RawValue, buckets bool) (bson.Raw, error) {
 	legacyFormat := mongoerr.New(mongoerr.ClusteredIndexLegacyFormat, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
 	spec, ok := v.DocumentOK()
+	on := !ok && values.Truthy(v) // safeBool: a number is true unless zero
 	switch {
-	case ok && buckets, !ok && v.Boolean() && !buckets:
+	case ok && buckets, on && !buckets:
 		return nil, legacyFormat
-	case !ok && !v.Boolean() && buckets:
+	case !ok && !on && buckets:
 		// Folio clusters every time series collection's buckets by their
 		// timeseries options.
 		return nil, notImplementedCreateOption("clusteredIndex: false on a time series buckets collection")

@@ -32,7 +32,7 @@ var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("pipeline", tArray),
 	arg("timeseries", tDoc),
 	arg("validator", tDoc),
-	arg("clusteredIndex", tBoolOrDoc),
+	arg("clusteredIndex", tSafeBoolOrDoc),
 	refuse("encryptedFields", tDoc, "queryable encryption"),
 	arg("collation", tDoc),
 	arg("changeStreamPreAndPostImages", tDoc),

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,6 +74,22 @@ func TestClusteredCollection(t *testing.T) {
 		err := db.CreateCollection(ctx, "clu2", options.CreateCollection().SetClusteredIndex(tc.spec))
 		requireCode(t, err, tc.code, "")
 	}
+	// The boolean form is a safeBool: a zero of any numeric type asks for
+	// a collection that is not clustered; other numbers, like true, for
+	// the legacy form only MongoDB's own collections take.
+	for i, zero := range []any{false, int32(0), int64(0), 0.0, bson.NewDecimal128(0x3040000000000000, 0)} {
+		name := fmt.Sprintf("plain%d", i)
+		if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: name}, {Key: "clusteredIndex", Value: zero}}).Err(); err != nil {
+			t.Fatalf("clusteredIndex: %v: %v", zero, err)
+		}
+		if specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: name}}); err != nil || len(specs) != 1 || specs[0].IDIndex.Name != "_id_" {
+			t.Errorf("clusteredIndex: %v made %+v (%v), want a collection with an _id index", zero, specs, err)
+		}
+	}
+	for _, truthy := range []any{true, 1.0, int64(2)} {
+		requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "legacy"}, {Key: "clusteredIndex", Value: truthy}}).Err(), 5979703, "")
+	}
+	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "legacy"}, {Key: "clusteredIndex", Value: "x"}}).Err(), 14, "TypeMismatch")
 }
 
 // TestClusteredExplain: on a clustered collection a query by _id scans the
