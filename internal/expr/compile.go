@@ -321,9 +321,9 @@ func walkArray(arr []byte, path []string) bson.RawValue {
 
 // fold wraps fn as an expression over args. When every argument is constant
 // the expression is evaluated once now and becomes a constant, and an
-// evaluation error is the compilation's (unless deferFolds): MongoDB's optimize evaluates
-// constant subexpressions when it parses, so {$cond: [false, {$divide:
-// [1, 0]}, 1]} fails before any document is read.
+// evaluation error is the compilation's, unless deferFolds: MongoDB's
+// optimize evaluates constant subexpressions when it parses, so {$cond:
+// [false, {$divide: [1, 0]}, 1]} fails before any document is read.
 func (c *compiler) fold(args []*Expr, fn evalFn) (*Expr, error) {
 	for _, a := range args {
 		if !a.constant {
