@@ -116,10 +116,22 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	if dropped, err := s.dropView(r, name); dropped || err != nil {
-		if ts != nil && err == nil {
-			err = s.dropTimeseries(r, ts)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		// A view's drop answers its ns; a time series collection's also
+		// its buckets' nIndexesWas (MongoDB's _dropView and the buckets'
+		// drop fill one reply).
+		var reply bson.D
+		if ts != nil {
+			if b := s.Engine.Collection(r.DB, ts.buckets); b != nil {
+				reply = append(reply, bson.E{Key: "nIndexesWas", Value: int32(b.IndexCount())})
+			}
+			if err := s.dropTimeseries(r, ts); err != nil {
+				return nil, err
+			}
+		}
+		return marshal(append(reply, bson.E{Key: "ns", Value: r.DB + "." + name})), nil
 	}
 	if name == engine.ProfileCollection && s.prof.of(r.DB).level > 0 {
 		return nil, mongoerr.New(mongoerr.IllegalOperation, "turn off profiling before dropping system.profile collection")

@@ -230,4 +230,22 @@ func TestClusteredIndexCounts(t *testing.T) {
 	if n := reply.Lookup("nIndexesWas").Int32(); n != 1 {
 		t.Errorf("drop of the clustered collection: nIndexesWas %d, want 1", n)
 	}
+	// A time series collection's drop counts its buckets' indexes (the
+	// default one on m and t, and m) and names the collection, as a
+	// view's drop does.
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "cl"}, {Key: "pipeline", Value: bson.A{}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"ts": `{"nIndexesWas": {"$numberInt":"2"},"ns": "` + testDB + `.ts","ok": {"$numberDouble":"1.0"}}`,
+		"v":  `{"ns": "` + testDB + `.v","ok": {"$numberDouble":"1.0"}}`,
+	} {
+		reply, err := runRaw(t, db, bson.D{{Key: "drop", Value: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withoutClusterTime(t, reply).String(); got != want {
+			t.Errorf("drop of %s: %s, want %s", name, got, want)
+		}
+	}
 }
