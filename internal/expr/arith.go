@@ -203,8 +203,7 @@ func evalAbs(v bson.RawValue) (bson.RawValue, error) {
 		return values.DoubleValue(math.Abs(v.Double())), nil
 	case bson.TypeDecimal128:
 		// Decimal128::toAbs clears the sign bit: -0 and -NaN lose it too.
-		h, l := v.Decimal128().GetBytes()
-		return values.DecimalValue(bson.NewDecimal128(h&^(1<<63), l)), nil
+		return values.DecimalValue(values.DecimalWithSign(v.Decimal128(), false)), nil
 	}
 	if numSign(v) < 0 {
 		return negate(v), nil

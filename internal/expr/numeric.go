@@ -159,8 +159,8 @@ func negate(v bson.RawValue) bson.RawValue {
 	case bson.TypeDouble:
 		return values.DoubleValue(-v.Double())
 	}
-	h, l := v.Decimal128().GetBytes()
-	return values.DecimalValue(bson.NewDecimal128(h^(1<<63), l))
+	d := v.Decimal128()
+	return values.DecimalValue(values.DecimalWithSign(d, !values.DecimalSignbit(d)))
 }
 
 // SubtractNumbers is a-b for numbers, as $subtract gives it: under the
@@ -310,12 +310,12 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 // negative (missing when the result is beyond 64 bits); doubles round
 // through their exact value to 34 digits, as MongoDB converts them
 // (kRoundTo34Digits: 1.255 is 1.25499…, so 2 places make 1.25, and 0.29
-// truncated to 2 places is 0.28); decimals as MongoDB quantizes them to the exponent
-// -place: zeros padded (1.1 to 2 places is 1.10), the sign of a zero
-// kept. NaN and infinities are returned unchanged. A decimal whose result
-// needs more than 34 digits is returned as it was when keepUnpadded is
-// set (MongoDB's $round and $trunc), else as NaN ($ceil and $floor, whose
-// quantize fails).
+// truncated to 2 places is 0.28); decimals as MongoDB quantizes them to
+// the exponent -place: zeros padded (1.1 to 2 places is 1.10), the sign of
+// a zero kept. NaN is returned unchanged. An infinity, or a decimal whose
+// result needs more than 34 digits, is returned as it was when
+// keepUnpadded is set (MongoDB's $round and $trunc), else as NaN ($ceil
+// and $floor, whose quantize fails).
 func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) bson.RawValue {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
@@ -352,7 +352,7 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 		}
 		return v // NaN or an infinity
 	}
-	negative := c.Sign() < 0 || (c.Sign() == 0 && d.String()[0] == '-')
+	negative := values.DecimalSignbit(d)
 	c, e, ok := quantize(c, e, place, mode)
 	if !ok && keepUnpadded {
 		return v
@@ -365,8 +365,7 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 		return decimalString("NaN")
 	}
 	if c.Sign() == 0 && negative {
-		h, l := r.GetBytes()
-		r = bson.NewDecimal128(h|1<<63, l)
+		r = values.DecimalWithSign(r, true)
 	}
 	return values.DecimalValue(r)
 }

@@ -139,8 +139,15 @@ type decimal struct {
 // isZero reports whether d is a (signed) zero.
 func (d decimal) isZero() bool { return d.coef != nil && d.coef.Sign() == 0 }
 
-// withSign is d with its sign bit set to neg.
-func withSign(d bson.Decimal128, neg bool) bson.Decimal128 {
+// DecimalSignbit reports whether d's sign bit is set: a negative number,
+// -0, -Infinity or a NaN of negative sign.
+func DecimalSignbit(d bson.Decimal128) bool {
+	h, _ := d.GetBytes()
+	return h>>63 == 1
+}
+
+// DecimalWithSign is d with its sign bit set to neg.
+func DecimalWithSign(d bson.Decimal128, neg bool) bson.Decimal128 {
 	h, l := d.GetBytes()
 	if neg {
 		h |= 1 << 63
@@ -151,13 +158,13 @@ func withSign(d bson.Decimal128, neg bool) bson.Decimal128 {
 }
 
 // nanOf is the quiet NaN an operation passes on from its NaN operand d.
-func nanOf(d decimal) bson.Decimal128 { return withSign(decimalNaN, d.neg) }
+func nanOf(d decimal) bson.Decimal128 { return DecimalWithSign(decimalNaN, d.neg) }
 
 // zeroSigned is r, a result of coef×10^exp, with the sign neg when coef
 // is exactly zero (a nonzero coefficient carries its own sign).
 func zeroSigned(r bson.Decimal128, coef *big.Int, neg bool) bson.Decimal128 {
 	if coef.Sign() == 0 && neg {
-		return withSign(r, true)
+		return DecimalWithSign(r, true)
 	}
 	return r
 }
@@ -168,8 +175,7 @@ func toDecimal(v bson.RawValue) decimal {
 	switch v.Type {
 	case bson.TypeDecimal128:
 		d := v.Decimal128()
-		h, _ := d.GetBytes()
-		neg := h>>63 == 1
+		neg := DecimalSignbit(d)
 		if d.IsNaN() {
 			return decimal{nan: true, neg: neg}
 		}

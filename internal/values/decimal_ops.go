@@ -29,7 +29,7 @@ func DecimalQuo(a, b bson.RawValue) bson.RawValue {
 	case x.inf != 0:
 		return DecimalValue(decimalInf(signOf(neg)))
 	case y.inf != 0:
-		return DecimalValue(withSign(roundDecimal(new(big.Int), bson.MinDecimal128Exp), neg))
+		return DecimalValue(DecimalWithSign(roundDecimal(new(big.Int), bson.MinDecimal128Exp), neg))
 	case y.isZero():
 		if x.isZero() {
 			return DecimalValue(decimalNaN)

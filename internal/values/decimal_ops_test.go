@@ -73,7 +73,7 @@ func TestDecimalOps(t *testing.T) {
 // the first operand's when both are NaN, as Intel's library gives it (the
 // driver's extended JSON reads "-NaN" as NaN, so the corpora cannot say it).
 func TestDecimalNaNSign(t *testing.T) {
-	nan, negNaN := DecimalValue(decimalNaN), DecimalValue(withSign(decimalNaN, true))
+	nan, negNaN := DecimalValue(decimalNaN), DecimalValue(DecimalWithSign(decimalNaN, true))
 	add := func(a, b bson.RawValue) bson.RawValue { r, _ := Add(a, b); return r }
 	mul := func(a, b bson.RawValue) bson.RawValue { r, _ := Multiply(a, b); return r }
 	sum := func(a, b bson.RawValue) bson.RawValue {
