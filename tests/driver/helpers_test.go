@@ -283,14 +283,7 @@ func seed(t testing.TB, coll *mongo.Collection, docs []bson.Raw) {
 func findAll(t testing.TB, coll *mongo.Collection, filter any, opts ...options.Lister[options.FindOptions]) []bson.Raw {
 	t.Helper()
 	cur, err := coll.Find(context.Background(), filter, opts...)
-	if err != nil {
-		t.Fatalf("find %v: %v", filter, err)
-	}
-	var out []bson.Raw
-	if err := cur.All(context.Background(), &out); err != nil {
-		t.Fatalf("find %v: %v", filter, err)
-	}
-	return out
+	return cursorDocs(t, cur, err, "find", filter)
 }
 
 // aggregateAll returns the documents coll.Aggregate(pipeline, opts)
@@ -298,12 +291,19 @@ func findAll(t testing.TB, coll *mongo.Collection, filter any, opts ...options.L
 func aggregateAll(t testing.TB, coll *mongo.Collection, pipeline any, opts ...options.Lister[options.AggregateOptions]) []bson.Raw {
 	t.Helper()
 	cur, err := coll.Aggregate(context.Background(), pipeline, opts...)
+	return cursorDocs(t, cur, err, "aggregate", pipeline)
+}
+
+// cursorDocs returns the documents of cur, the cursor (or error err) that the
+// command op opened with arg; either failure fails t.
+func cursorDocs(t testing.TB, cur *mongo.Cursor, err error, op string, arg any) []bson.Raw {
+	t.Helper()
 	if err != nil {
-		t.Fatalf("aggregate %v: %v", pipeline, err)
+		t.Fatalf("%s %v: %v", op, arg, err)
 	}
 	var out []bson.Raw
 	if err := cur.All(context.Background(), &out); err != nil {
-		t.Fatalf("aggregate %v: %v", pipeline, err)
+		t.Fatalf("%s %v: %v", op, arg, err)
 	}
 	return out
 }
