@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
+	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -27,7 +28,7 @@ var indexSpecFields = map[string]bool{
 	"background": true, "dropDups": true, "partialFilterExpression": true, "expireAfterSeconds": true,
 	"storageEngine": true, "collation": true, "weights": true, "default_language": true,
 	"language_override": true, "textIndexVersion": true, "2dsphereIndexVersion": true,
-	"bits": true, "min": true, "max": true, "coarsestIndexedLevel": false, "finestIndexedLevel": false,
+	"bits": true, "min": true, "max": true, "coarsestIndexedLevel": true, "finestIndexedLevel": true,
 	"wildcardProjection": true, "columnstoreProjection": false, "columnstoreCompressor": false,
 	"originalSpec": false, "prepareUnique": true, "clustered": false, "_id": false,
 }
@@ -116,6 +117,8 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				spec.Background = v
 			case "prepareUnique":
 				spec.PrepareUnique = values.Truthy(v)
+			case "dropDups":
+				spec.DropDups = v
 			}
 		case "hidden":
 			if v.Type != bson.TypeBoolean {
@@ -176,7 +179,10 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			} else {
 				spec.Text.LanguageOverride = v
 			}
-		case "textIndexVersion", "min", "max", "bits":
+		case "textIndexVersion", "min", "max", "bits", "2dsphereIndexVersion", "coarsestIndexedLevel", "finestIndexedLevel":
+			// Only their type is checked here, whatever the index's type:
+			// the index type they belong to reads them (engine.newIndex);
+			// on another, they are kept and reported, with no effect.
 			if !values.IsNumber(v.Type) {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s' must be a number, but got %s", key, values.TypeName(v.Type))
 			}
@@ -187,26 +193,17 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				spec.Flat.Min = v
 			case "max":
 				spec.Flat.Max = v
-			default:
+			case "bits":
 				spec.Flat.Bits = v
-			}
-		case "2dsphereIndexVersion":
-			// Folio builds version 3, which listIndexes reports.
-			switch f, _ := values.Float64(v); {
-			case !values.IsNumber(v.Type):
-				return spec, specError(doc, mongoerr.TypeMismatch, "The field '2dsphereIndexVersion' must be a number, but got %s", values.TypeName(v.Type))
-			case f == 1 || f == 2:
-				return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support 2dsphereIndexVersion %d; it builds version 3", int(f))
-			case f != 3:
-				return spec, mongoerr.New(mongoerr.CannotCreateIndex, "unsupported geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", v)
+			case "2dsphereIndexVersion":
+				spec.Sphere.Version = v
+			case "coarsestIndexedLevel":
+				spec.Sphere.Coarsest = v
+			default:
+				spec.Sphere.Finest = v
 			}
 		case "ns":
 			// MongoDB drops the field since 4.2.
-		case "coarsestIndexedLevel", "finestIndexedLevel":
-			if !values.IsNumber(v.Type) {
-				return spec, specError(doc, mongoerr.TypeMismatch, "The field '%s' must be a number, but got %s", key, values.TypeName(v.Type))
-			}
-			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		default:
 			return spec, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' yet", key)
 		}
@@ -219,6 +216,9 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	}
 	if spec.Collation != nil && spec.Version == 1 {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", doc)
+	}
+	if spec.Text.Weights.Type != 0 && !fts.IsTextKey(spec.Key) {
+		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; the field 'weights' can only be specified with text indexes", doc)
 	}
 	if spec.Unique && spec.PrepareUnique {
 		return spec, specError(doc, mongoerr.CannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", doc)

@@ -78,10 +78,8 @@ type Index struct {
 	wild *wildcardIndex
 	// text is set on a text index (index_text.go).
 	text *textIndex
-	// flat is set on a 2d index: its plane (index_geo.go); flatOptions
-	// are its min, max and bits as given.
-	flat        *geo.Flat
-	flatOptions bson.Raw
+	// flat is set on a 2d index: its plane (index_geo.go).
+	flat *geo.Flat
 	// usage counts the operations that read the index; a modified index
 	// keeps it unless hidden or unhidden.
 	usage *IndexUsage
@@ -132,10 +130,17 @@ type IndexSpec struct {
 	Collation bson.Raw
 	// WildcardProjection selects the paths of a {"$**": 1} index.
 	WildcardProjection bson.Raw
-	// Text are a text index's options (fixTextSpec normalizes them).
-	Text fts.Options
-	// Flat are a 2d index's min, max and bits.
-	Flat geo.FlatOptions
+	// Text are a text index's options (fixTextSpec normalizes them),
+	// Flat a 2d index's min, max and bits, Sphere a 2dsphere index's. On
+	// an index of another type they are kept and reported as given and
+	// change nothing, as in MongoDB, which checks only their types there
+	// (weights excepted: only a text index takes them).
+	Text   fts.Options
+	Flat   geo.FlatOptions
+	Sphere SphereOptions
+	// DropDups is the dropDups option as given: MongoDB ignores it since
+	// 3.0 but keeps it in the specification, and so does Folio.
+	DropDups bson.RawValue
 	// Version is the index version, v: 1 or 2 (0 is 2, the default). A
 	// version 1 index has no collation and refuses decimal keys, as
 	// MongoDB's KeyString V0 does; its keys order as version 2's.
@@ -219,6 +224,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	if err := newFlatIndex(ix, spec); err != nil {
 		return nil, err
 	}
+	if err := checkSphereOptions(ix, spec); err != nil {
+		return nil, err
+	}
 	if ix.Name == "" {
 		ix.Name = DefaultIndexName(spec.Key)
 	}
@@ -244,6 +252,46 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	}
 	ix.Spec = indexSpecDoc(ix, spec)
 	return ix, nil
+}
+
+// reportedTypes are the types ListIndexesReplyItem declares for the
+// options kept as given: safeInt (int32, truncated), safeDouble, string.
+var reportedTypes = map[string]bson.Type{
+	"textIndexVersion": bson.TypeInt32, "2dsphereIndexVersion": bson.TypeInt32, "bits": bson.TypeInt32,
+	"coarsestIndexedLevel": bson.TypeInt32, "finestIndexedLevel": bson.TypeInt32,
+	"min": bson.TypeDouble, "max": bson.TypeDouble,
+	"default_language": bson.TypeString, "language_override": bson.TypeString,
+}
+
+// givenOption is an index option by name, as given (unset: Type 0).
+type givenOption struct {
+	name string
+	v    bson.RawValue
+}
+
+// appendReported appends option name, when given (v, of a type
+// createIndexes checked), as listIndexes reports it (reported).
+func appendReported(d []byte, name string, v bson.RawValue) []byte {
+	if r := reported(name, v); r.Type != 0 {
+		return rawdoc.AppendElement(d, name, r)
+	}
+	return d
+}
+
+// reported is option name's value v as listIndexes reports it: of its
+// declared type; unset when v is.
+func reported(name string, v bson.RawValue) bson.RawValue {
+	if v.Type == 0 {
+		return v
+	}
+	f, _ := values.Float64(v)
+	switch reportedTypes[name] {
+	case bson.TypeInt32:
+		return bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, int32(f))}
+	case bson.TypeDouble:
+		return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, f)}
+	}
+	return v
 }
 
 // DefaultIndexName is the name drivers and MongoDB give an index: each
@@ -311,25 +359,32 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 		for _, el := range elems {
 			d = rawdoc.AppendElement(d, el.Key(), el.Value())
 		}
+	} else {
+		// as requested (requestedSpec), or given to an index of another
+		// type, which cannot take weights
+		d = appendReported(d, "weights", spec.Text.Weights)
+		d = appendReported(d, "default_language", spec.Text.DefaultLanguage)
+		d = appendReported(d, "language_override", spec.Text.LanguageOverride)
+		d = appendReported(d, "textIndexVersion", spec.Text.Version)
 	}
 	if ix.sphereField() >= 0 {
 		d = bsoncore.AppendInt32Element(d, "2dsphereIndexVersion", 3)
+	} else {
+		d = appendReported(d, "2dsphereIndexVersion", spec.Sphere.Version)
 	}
-	if v := ix.flatOptions.Lookup("bits"); v.Type != 0 {
-		n, _ := values.Float64(v)
-		d = bsoncore.AppendInt32Element(d, "bits", int32(n))
-	}
-	for _, name := range []string{"min", "max"} {
-		if v := ix.flatOptions.Lookup(name); v.Type != 0 {
-			f, _ := values.Float64(v)
-			d = bsoncore.AppendDoubleElement(d, name, f)
-		}
-	}
+	d = appendReported(d, "bits", spec.Flat.Bits)
+	d = appendReported(d, "min", spec.Flat.Min)
+	d = appendReported(d, "max", spec.Flat.Max)
 	if ix.coll != nil {
 		d = bsoncore.AppendDocumentElement(d, "collation", ix.coll.Document())
 	}
 	if len(spec.WildcardProjection) > 0 {
 		d = bsoncore.AppendDocumentElement(d, "wildcardProjection", spec.WildcardProjection)
+	}
+	d = appendReported(d, "coarsestIndexedLevel", spec.Sphere.Coarsest)
+	d = appendReported(d, "finestIndexedLevel", spec.Sphere.Finest)
+	if spec.DropDups.Type != 0 {
+		d = bsoncore.AppendBooleanElement(d, "dropDups", values.Truthy(spec.DropDups))
 	}
 	if ix.PrepareUnique {
 		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)

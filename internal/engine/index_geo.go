@@ -33,23 +33,37 @@ func (ix *Index) geoField() int {
 	return -1
 }
 
-// newFlatIndex sets up a 2d index (MongoDB: its 2d field first, one of
-// them) and refuses its options on any other.
-func newFlatIndex(ix *Index, spec IndexSpec) error {
-	opts := bson.D{}
-	for _, o := range []struct {
-		name string
-		v    bson.RawValue
-	}{{"min", spec.Flat.Min}, {"max", spec.Flat.Max}, {"bits", spec.Flat.Bits}} {
-		if o.v.Type != 0 {
-			opts = append(opts, bson.E{Key: o.name, Value: o.v})
+// SphereOptions are a 2dsphere index's options as given (unset: 0).
+type SphereOptions struct{ Version, Coarsest, Finest bson.RawValue }
+
+// checkSphereOptions refuses the 2dsphere options ix cannot honour when it
+// is a 2dsphere index: Folio builds version 3 (MongoDB's default) and its
+// default cell levels only.
+func checkSphereOptions(ix *Index, spec IndexSpec) error {
+	if ix.sphereField() < 0 {
+		return nil
+	}
+	if v := spec.Sphere.Version; v.Type != 0 {
+		switch f, _ := values.Float64(v); {
+		case f == 1 || f == 2:
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support 2dsphereIndexVersion %d; it builds version 3", int(f))
+		case f != 3:
+			return mongoerr.New(mongoerr.CannotCreateIndex, "unsupported geo index version { 2dsphereIndexVersion : %s }, only versions: [1,2,3] are supported", v)
 		}
 	}
+	for _, o := range []givenOption{{"coarsestIndexedLevel", spec.Sphere.Coarsest}, {"finestIndexedLevel", spec.Sphere.Finest}} {
+		if o.v.Type != 0 {
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support the index option '%s' on a 2dsphere index yet", o.name)
+		}
+	}
+	return nil
+}
+
+// newFlatIndex sets up a 2d index (MongoDB: its 2d field first, one of
+// them); another index keeps the 2d options as given (IndexSpec.Flat).
+func newFlatIndex(ix *Index, spec IndexSpec) error {
 	g := ix.geoField()
 	if g < 0 || !ix.Fields[g].Flat {
-		if len(opts) > 0 {
-			return mongoerr.New(mongoerr.CannotCreateIndex, "the options min, max and bits are only allowed on a 2d index")
-		}
 		return nil
 	}
 	if g != 0 {
@@ -64,7 +78,7 @@ func newFlatIndex(ix *Index, spec IndexSpec) error {
 	if err != nil {
 		return mongoerr.New(mongoerr.CannotCreateIndex, "%v", err)
 	}
-	ix.flat, ix.flatOptions = flat, bsonDoc(opts)
+	ix.flat = flat
 	return nil
 }
 

@@ -35,9 +35,6 @@ type textIndex struct {
 // specs are left alone.
 func fixTextSpec(spec *IndexSpec) error {
 	if !fts.IsTextKey(spec.Key) {
-		if t := spec.Text; t.Weights.Type != 0 || t.DefaultLanguage.Type != 0 || t.LanguageOverride.Type != 0 || t.Version.Type != 0 {
-			return mongoerr.New(mongoerr.CannotCreateIndex, "the options weights, default_language, language_override and textIndexVersion are only allowed on a text index")
-		}
 		return nil
 	}
 	_, key, opts, err := fts.NewSpec(spec.Key, spec.Text)
@@ -156,15 +153,16 @@ func sameTextOptions(ix *Index, spec IndexSpec) bool {
 		o.Lookup("language_override").Equal(t.LanguageOverride)
 }
 
-// oneTextIndex is MongoDB's rule of one text index per collection: a
-// request for a text index other than the one there (the same name and
-// definition is a no-op) fails with CannotCreateIndex.
+// oneTextIndex is MongoDB's rule of one text index per collection: a new
+// text index fails with CannotCreateIndex while another exists or is
+// being built. As in MongoDB, it is checked after the conflicts with the
+// indexes there by name or key pattern (checkIndexConflict).
 func oneTextIndex(indexes []*Index, spec IndexSpec) error {
 	if spec.Text.Weights.Type == 0 {
 		return nil
 	}
 	for _, ix := range indexes {
-		if ix.text != nil && !(ix.Name == spec.Name && sameDefinition(ix, spec)) {
+		if ix.text != nil {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", ix.Name)
 		}
 	}

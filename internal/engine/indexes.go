@@ -55,6 +55,9 @@ func storedSpec(spec bson.Raw) IndexSpec {
 	}
 	s.Text = fts.Options{Weights: spec.Lookup("weights"), DefaultLanguage: spec.Lookup("default_language"),
 		LanguageOverride: spec.Lookup("language_override"), Version: spec.Lookup("textIndexVersion")}
+	s.Sphere = SphereOptions{Version: spec.Lookup("2dsphereIndexVersion"),
+		Coarsest: spec.Lookup("coarsestIndexedLevel"), Finest: spec.Lookup("finestIndexedLevel")}
+	s.DropDups = spec.Lookup("dropDups")
 	return s
 }
 
@@ -72,7 +75,25 @@ func sameSignature(ix *Index, spec IndexSpec) bool {
 // for: the same signature and the same other options.
 func sameDefinition(ix *Index, spec IndexSpec) bool {
 	return sameSignature(ix, spec) && ix.ExpireAfter == spec.ExpireAfter && ix.Hidden == spec.Hidden && ix.PrepareUnique == spec.PrepareUnique &&
-		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine) && sameTextOptions(ix, spec)
+		bytes.Equal(storageEngineOf(ix.Spec), spec.StorageEngine) && sameTextOptions(ix, spec) && sameKeptOptions(ix, spec)
+}
+
+// sameKeptOptions reports whether spec gives the options kept as given
+// (IndexSpec.Text, Flat, Sphere) that MongoDB compares, the index versions
+// excepted, as ix has them.
+func sameKeptOptions(ix *Index, spec IndexSpec) bool {
+	kept := []givenOption{{"bits", spec.Flat.Bits}, {"min", spec.Flat.Min}, {"max", spec.Flat.Max},
+		{"coarsestIndexedLevel", spec.Sphere.Coarsest}, {"finestIndexedLevel", spec.Sphere.Finest}}
+	if ix.text == nil {
+		// a text index's own are compared normalized (sameTextOptions)
+		kept = append(kept, givenOption{"default_language", spec.Text.DefaultLanguage}, givenOption{"language_override", spec.Text.LanguageOverride})
+	}
+	for _, o := range kept {
+		if !ix.Spec.Lookup(o.name).Equal(reported(o.name, o.v)) {
+			return false
+		}
+	}
+	return true
 }
 
 func partialOf(ix *Index) []byte {
@@ -283,9 +304,6 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err := resolveSpec(c, &spec); err != nil {
 			return nil, err
 		}
-		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
-			return nil, err
-		}
 		dup, err := checkIndexConflict(existing, spec)
 		if err != nil {
 			return nil, err
@@ -311,6 +329,9 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		}
 		if len(existing)+len(c.Building())+len(build)+1 >= MaxIndexes {
 			return nil, tooManyIndexes(c, spec.Key)
+		}
+		if err := oneTextIndex(append(append(existing, c.Building()...), build...), spec); err != nil {
+			return nil, err
 		}
 		ix, err := newIndex(c.nextIndexID+uint32(len(build)), spec)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,6 +162,15 @@ func TestRefusedInputs(t *testing.T) {
 			code: 14, codeName: "TypeMismatch", msg: "The field 'min' must be a number, but got object"},
 		{name: "2dsphere index with a string finestIndexedLevel", cmd: idx("c", spec(bson.D{{Key: "p", Value: "2dsphere"}}, "p_2dsphere", bson.E{Key: "finestIndexedLevel", Value: "x"})),
 			code: 14, codeName: "TypeMismatch", msg: "The field 'finestIndexedLevel' must be a number, but got string"},
+		{name: "weights on an index other than text", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "weights", Value: bson.D{{Key: "a", Value: 1}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "the field 'weights' can only be specified with text indexes"},
+		// Folio builds 2dsphere version 3 with the default cell levels.
+		{name: "2dsphere index of version 1", cmd: idx("c", spec(bson.D{{Key: "p", Value: "2dsphere"}}, "p_2dsphere", bson.E{Key: "2dsphereIndexVersion", Value: int32(1)})),
+			code: 238, codeName: "NotImplemented", msg: "2dsphereIndexVersion 1"},
+		{name: "2dsphere index of version 4", cmd: idx("c", spec(bson.D{{Key: "p", Value: "2dsphere"}}, "p_2dsphere", bson.E{Key: "2dsphereIndexVersion", Value: int32(4)})),
+			code: 67, codeName: "CannotCreateIndex", msg: "unsupported geo index version"},
+		{name: "2dsphere index with coarsestIndexedLevel", cmd: idx("c", spec(bson.D{{Key: "p", Value: "2dsphere"}}, "p_2dsphere", bson.E{Key: "coarsestIndexedLevel", Value: int32(5)})),
+			code: 238, codeName: "NotImplemented", msg: "coarsestIndexedLevel"},
 		{name: "unique and prepareUnique", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "unique", Value: true}, bson.E{Key: "prepareUnique", Value: true})),
 			code: 67, codeName: "CannotCreateIndex", msg: "cannot create an index with the 'unique' option and the 'prepareUnique' option"},
 		{name: "index version 3", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "v", Value: int32(3)})),
@@ -741,13 +751,18 @@ func TestHintOnMissingCollection(t *testing.T) {
 // TestListIndexesDeclaredShape: listIndexes reports each specification
 // as MongoDB's ListIndexesReplyItem declares it, whatever types and order
 // createIndexes was given: fields in the declaration's order, flags as
-// booleans, expireAfterSeconds and bits as 32-bit integers, 2d bounds as
-// doubles (mongorestore rebuilds TTL indexes from these, and MongoDB's
-// own tools expect expireAfterSeconds as an int32).
+// booleans, expireAfterSeconds, bits and the index versions as 32-bit
+// integers, 2d bounds as doubles (mongorestore rebuilds TTL indexes from
+// these, and MongoDB's own tools expect expireAfterSeconds as an int32).
+// The options of another index type (validateIndexSpec checks only their
+// types), and dropDups, are kept as given, also across a restart.
 func TestListIndexesDeclaredShape(t *testing.T) {
-	client, _ := startServer(t)
+	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
+	in, err := instance.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	coll := client.Database(testDB).Collection("shape")
 	given := bson.A{
 		bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "sparse", Value: 1.0},
 			{Key: "expireAfterSeconds", Value: int64(1000)}, {Key: "unique", Value: int64(1)}, {Key: "background", Value: int32(0)}},
@@ -755,9 +770,12 @@ func TestListIndexesDeclaredShape(t *testing.T) {
 			{Key: "partialFilterExpression", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 1}}}}}, {Key: "hidden", Value: true}},
 		bson.D{{Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}, {Key: "max", Value: int64(100)},
 			{Key: "min", Value: int32(-100)}, {Key: "bits", Value: 20.0}},
-	}
-	if err := client.Database(testDB).RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "shape"}, {Key: "indexes", Value: given}}).Err(); err != nil {
-		t.Fatal(err)
+		bson.D{{Key: "key", Value: bson.D{{Key: "c", Value: -1}}}, {Key: "name", Value: "c_-1"}, {Key: "dropDups", Value: int32(1)},
+			{Key: "finestIndexedLevel", Value: int64(20)}, {Key: "coarsestIndexedLevel", Value: 5.0}, {Key: "bits", Value: 2.9},
+			{Key: "max", Value: int64(10)}, {Key: "min", Value: int32(1)}, {Key: "2dsphereIndexVersion", Value: int32(1)},
+			{Key: "textIndexVersion", Value: 1.0}, {Key: "language_override", Value: "lang"}, {Key: "default_language", Value: "french"}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: "text"}}}, {Key: "name", Value: "t_text"}, {Key: "bits", Value: int32(2)},
+			{Key: "2dsphereIndexVersion", Value: int64(2)}, {Key: "min", Value: 1.5}},
 	}
 	want := []bson.D{
 		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "a", Value: int32(1)}}}, {Key: "name", Value: "a_1"}, {Key: "background", Value: false},
@@ -766,8 +784,50 @@ func TestListIndexesDeclaredShape(t *testing.T) {
 			{Key: "partialFilterExpression", Value: bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: int32(1)}}}}}, {Key: "expireAfterSeconds", Value: int32(10)}},
 		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "p", Value: "2d"}}}, {Key: "name", Value: "p_2d"}, {Key: "bits", Value: int32(20)},
 			{Key: "min", Value: -100.0}, {Key: "max", Value: 100.0}},
+		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "c", Value: int32(-1)}}}, {Key: "name", Value: "c_-1"},
+			{Key: "default_language", Value: "french"}, {Key: "language_override", Value: "lang"}, {Key: "textIndexVersion", Value: int32(1)},
+			{Key: "2dsphereIndexVersion", Value: int32(1)}, {Key: "bits", Value: int32(2)}, {Key: "min", Value: 1.0}, {Key: "max", Value: 10.0},
+			{Key: "coarsestIndexedLevel", Value: int32(5)}, {Key: "finestIndexedLevel", Value: int32(20)}, {Key: "dropDups", Value: true}},
+		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_fts", Value: "text"}, {Key: "_ftsx", Value: int32(1)}}}, {Key: "name", Value: "t_text"},
+			{Key: "weights", Value: bson.D{{Key: "t", Value: int32(1)}}}, {Key: "default_language", Value: "english"}, {Key: "language_override", Value: "language"},
+			{Key: "textIndexVersion", Value: int32(3)}, {Key: "2dsphereIndexVersion", Value: int32(2)}, {Key: "bits", Value: int32(2)}, {Key: "min", Value: 1.5}},
 	}
-	requireIndexSpecs(t, coll, want)
+	client := dial(t, in)
+	db := client.Database(testDB)
+	create := bson.D{{Key: "createIndexes", Value: "shape"}, {Key: "indexes", Value: given}}
+	if err := db.RunCommand(ctx, create).Err(); err != nil {
+		t.Fatal(err)
+	}
+	requireIndexSpecs(t, db.Collection("shape"), want)
+	// Asked again, the index versions and dropDups aside, a kept option
+	// that differs is another definition (compareIndexOptions).
+	again := func(name string, field bson.E) error {
+		for _, g := range given {
+			if spec := g.(bson.D); spec[1].Value == name {
+				spec = slices.DeleteFunc(slices.Clone(spec), func(e bson.E) bool { return e.Key == field.Key })
+				spec = append(spec, field)
+				return db.RunCommand(ctx, bson.D{{Key: "createIndexes", Value: "shape"}, {Key: "indexes", Value: bson.A{spec}}}).Err()
+			}
+		}
+		t.Fatalf("no index %s", name)
+		return nil
+	}
+	for _, f := range []bson.E{{Key: "2dsphereIndexVersion", Value: int32(3)}, {Key: "textIndexVersion", Value: int32(2)}, {Key: "dropDups", Value: false}} {
+		if err := again("c_-1", f); err != nil {
+			t.Errorf("c_-1 again with %v: %v", f, err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		field bson.E
+	}{{"c_-1", bson.E{Key: "bits", Value: int32(3)}}, {"c_-1", bson.E{Key: "default_language", Value: "none"}},
+		{"p_2d", bson.E{Key: "bits", Value: int32(21)}}, {"t_text", bson.E{Key: "max", Value: int32(1)}}} {
+		requireCode(t, again(c.name, c.field), 85, "IndexOptionsConflict")
+	}
+	client.Disconnect(ctx)
+	client = dial(t, restart(t, in, cfg))
+	defer client.Disconnect(ctx)
+	requireIndexSpecs(t, client.Database(testDB).Collection("shape"), want)
 }
 
 // requireIndexSpecs fails unless listIndexes reports _id_ and then want,
