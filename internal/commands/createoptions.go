@@ -16,8 +16,8 @@ import (
 // https://www.mongodb.com/docs/v7.0/reference/command/create/
 var createSpec = &argSpec{path: "create", fields: []argField{
 	arg("capped", tBool),
-	arg("size", tLong),
-	arg("max", tLong),
+	arg("size", tSafe),
+	arg("max", tSafe),
 	arg("autoIndexId", tBool),
 	// Temporary collections are dropped at restart, which Folio does not
 	// do.
@@ -85,15 +85,14 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 	var opts engine.CollectionOptions
 	var err error
 	opts.Capped = c.bool("capped")
+	// size and max are safeInt64s: a fraction is truncated.
 	if c.has("size") {
-		if opts.Size, err = c.long("size"); err == nil {
-			err = checkCreateBound("size", opts.Size, 1, maxCappedSize)
-		}
+		opts.Size = c.safeInt("size")
+		err = checkCreateBound("size", opts.Size, 1, maxCappedSize)
 	}
 	if err == nil && c.has("max") {
-		if opts.Max, err = c.long("max"); err == nil {
-			err = checkCreateBound("max", opts.Max, math.MinInt64, math.MaxInt32)
-		}
+		opts.Max = c.safeInt("max")
+		err = checkCreateBound("max", opts.Max, math.MinInt64, math.MaxInt32)
 		opts.Max = cappedMaxDocs(opts.Max)
 	}
 	if err != nil {

@@ -485,6 +485,8 @@ func TestListCollectionsOptions(t *testing.T) {
 		{{Key: "create", Value: "capped"}, {Key: "max", Value: int64(10)}, {Key: "size", Value: int64(1000)}, {Key: "capped", Value: true}},
 		{{Key: "create", Value: "big"}, {Key: "capped", Value: true}, {Key: "size", Value: float64(5 << 30)}},
 		{{Key: "create", Value: "zeromax"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(0)}},
+		// size and max are safeInt64s: a fraction is truncated.
+		{{Key: "create", Value: "fractions"}, {Key: "capped", Value: true}, {Key: "size", Value: 1000.7}, {Key: "max", Value: 10.9}},
 		{{Key: "create", Value: "tuned"}, {Key: "validationAction", Value: "warn"}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}}, {Key: "autoIndexId", Value: true},
 			{Key: "validationLevel", Value: "moderate"},
@@ -504,7 +506,8 @@ func TestListCollectionsOptions(t *testing.T) {
 		"capped": {{Key: "capped", Value: true}, {Key: "size", Value: int32(1024)}, {Key: "max", Value: int32(10)}},
 		"big":    {{Key: "capped", Value: true}, {Key: "size", Value: int64(5 << 30)}},
 		// MongoDB stores a max of 0 or less as 2^31-1 (CollectionOptions' adjustCappedMaxDocs).
-		"zeromax": {{Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(1<<31 - 1)}},
+		"zeromax":   {{Key: "capped", Value: true}, {Key: "size", Value: int32(256)}, {Key: "max", Value: int32(1<<31 - 1)}},
+		"fractions": {{Key: "capped", Value: true}, {Key: "size", Value: int32(1024)}, {Key: "max", Value: int32(10)}},
 		"tuned": {{Key: "autoIndexId", Value: true}, {Key: "storageEngine", Value: storage},
 			{Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: storage}}},
 			{Key: "validationLevel", Value: "moderate"}, {Key: "validationAction", Value: "warn"}},
@@ -541,8 +544,8 @@ func TestListCollectionsOptions(t *testing.T) {
 		filter bson.D
 		want   []string
 	}{
-		{bson.D{{Key: "options.capped", Value: true}}, []string{"big", "capped", "zeromax"}},
-		{bson.D{{Key: "options.size", Value: bson.D{{Key: "$lt", Value: 2000}}}}, []string{"capped", "zeromax"}},
+		{bson.D{{Key: "options.capped", Value: true}}, []string{"big", "capped", "fractions", "zeromax"}},
+		{bson.D{{Key: "options.size", Value: bson.D{{Key: "$lt", Value: 2000}}}}, []string{"capped", "fractions", "zeromax"}},
 		{bson.D{{Key: "options.validationLevel", Value: "moderate"}}, []string{"tuned"}},
 		{bson.D{{Key: "info.readOnly", Value: false}, {Key: "name", Value: bson.D{{Key: "$regex", Value: "^p"}}}}, []string{"plain"}},
 		{bson.D{{Key: "type", Value: "view"}}, nil},
