@@ -376,8 +376,13 @@ func checkIndexConflict(existing []*Index, spec IndexSpec) (bool, error) {
 			return false, mongoerr.New(mongoerr.IndexKeySpecsConflict,
 				"An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s",
 				requestedSpec(spec), ix.Spec)
-		case sameSignature(ix, spec):
+		case sameDefinition(ix, spec):
 			return false, mongoerr.New(mongoerr.IndexOptionsConflict, "Index already exists with a different name: %s", ix.Name)
+		case sameSignature(ix, spec):
+			// two text indexes on their text fields alone, for one
+			return false, mongoerr.New(mongoerr.IndexOptionsConflict,
+				"An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s",
+				requestedSpec(spec), ix.Spec)
 		}
 	}
 	return false, nil

@@ -214,6 +214,13 @@ func TestRefusedInputs(t *testing.T) {
 		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
 		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
 			code: 85, codeName: "IndexOptionsConflict", msg: "Index already exists with a different name: a_1"},
+		// Text indexes on their text fields alone share the key pattern
+		// {_fts: "text", _ftsx: 1}; another key pattern meets the one text
+		// index rule.
+		{name: "second text index", setup: []bson.D{idx("c", spec(bson.D{{Key: "t", Value: "text"}}, "t_text"))}, cmd: idx("c", spec(bson.D{{Key: "u", Value: "text"}}, "u_text")),
+			code: 85, codeName: "IndexOptionsConflict", msg: "An equivalent index already exists with a different name and options. Requested index: { v: 2, key: { _fts: \"text\", _ftsx: 1 }, name: \"u_text\", weights: { u: 1 }"},
+		{name: "second text index of another key pattern", setup: []bson.D{idx("c", spec(bson.D{{Key: "t", Value: "text"}}, "t_text"))}, cmd: idx("c", spec(bson.D{{Key: "a", Value: int32(1)}, {Key: "u", Value: "text"}}, "a_u")),
+			code: 67, codeName: "CannotCreateIndex", msg: `only one text index per collection allowed, found existing text index "t_text"`},
 		{name: "the same index twice in one request", setup: []bson.D{insertC}, cmd: idx("c", spec(a1, "a_1"), spec(a1, "a_1")),
 			code: 68, codeName: "IndexAlreadyExists", msg: "Identical index already exists: a_1"},
 		{name: "same name for another key", setup: []bson.D{idx("c", spec(a1, "x"))}, cmd: idx("c", spec(b1, "x")),

@@ -35,13 +35,25 @@ eq(agg, [{_id: 1, title: 'Coffee', score: 5}], 'aggregate with the score');
 const plan = d.articles.find({$text: {$search: 'coffee cake'}}).explain().queryPlanner.winningPlan;
 eq([plan.stage, plan.parsedTextQuery.terms], ['TEXT_MATCH', ['cake', 'coffe']], 'explain');
 
+// Every text index on the text fields alone has the key pattern
+// {_fts: 'text', _ftsx: 1}: a second one is an equivalent index with
+// another name and options (85). One with another key pattern meets the
+// one-text-index rule (67).
 let code = 0;
+let msg = '';
 try {
   d.articles.createIndex({other: 'text'});
 } catch (e) {
+  [code, msg] = [e.code, e.message];
+}
+eq([code, msg.startsWith('An equivalent index already exists with a different name and options.')], [85, true], 'a second text index');
+code = 0;
+try {
+  d.articles.createIndex({lang: 1, other: 'text'});
+} catch (e) {
   code = e.code;
 }
-eq(code, 67, 'a second text index');
+eq(code, 67, 'a second text index of another key pattern');
 code = 0;
 d.plain.insertOne({a: 'x'});
 try {
