@@ -21,6 +21,7 @@ import (
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/metrics"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/wire"
 )
 
 // Service holds what command handlers share for the life of a server.
@@ -156,6 +157,16 @@ type OpCounters struct {
 // what crossed the socket.
 type NetworkCounters struct {
 	BytesIn, BytesOut, PhysicalBytesIn, PhysicalBytesOut, NumRequests atomic.Int64
+	// Compression counts each compressor's bytes, by its id
+	// (wire.CompressorSnappy, ...).
+	Compression [wire.CompressorZstd + 1]CompressionCounters
+}
+
+// CompressionCounters count the bytes one compressor took in and gave
+// out, compressing replies and decompressing requests: message bodies, as
+// MongoDB's MessageCompressorBase counts them.
+type CompressionCounters struct {
+	CompressorIn, CompressorOut, DecompressorIn, DecompressorOut atomic.Int64
 }
 
 // AssertCounters count the assertions serverStatus.asserts reports: user

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
+	"github.com/folio-db/folio/internal/wire"
 )
 
 func init() {
@@ -69,6 +70,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 			{Key: "numSlowDNSOperations", Value: int64(0)},
 			{Key: "numSlowSSLOperations", Value: int64(0)},
 			{Key: "numRequests", Value: s.Net.NumRequests.Load()},
+			{Key: "compression", Value: s.compressionStatus()},
 		}},
 		{Key: "opcounters", Value: bson.D{
 			{Key: "insert", Value: s.Ops.Insert.Load()},
@@ -289,4 +291,23 @@ func getLogCmd(s *Service, r *Request) (bson.Raw, error) {
 		return marshal(bson.D{{Key: "totalLinesWritten", Value: int32(total)}, {Key: "log", Value: lines}}), nil
 	}
 	return nil, mongoerr.New(mongoerr.OperationFailed, "No log named '%s'", v.StringValue())
+}
+
+// statusCompressors are the compressors serverStatus.network.compression
+// lists, in the order of MongoDB's default net.compression.compressors.
+var statusCompressors = []byte{wire.CompressorSnappy, wire.CompressorZstd, wire.CompressorZlib}
+
+// compressionStatus is serverStatus.network.compression: for each
+// compressor, the bytes its compressor and decompressor took in and gave
+// out.
+func (s *Service) compressionStatus() bson.D {
+	d := make(bson.D, 0, len(statusCompressors))
+	for _, id := range statusCompressors {
+		c := &s.Net.Compression[id]
+		d = append(d, bson.E{Key: wire.CompressorName(id), Value: bson.D{
+			{Key: "compressor", Value: bson.D{{Key: "bytesIn", Value: c.CompressorIn.Load()}, {Key: "bytesOut", Value: c.CompressorOut.Load()}}},
+			{Key: "decompressor", Value: bson.D{{Key: "bytesIn", Value: c.DecompressorIn.Load()}, {Key: "bytesOut", Value: c.DecompressorOut.Load()}}},
+		}})
+	}
+	return d
 }

@@ -171,10 +171,13 @@ func (c *conn) handle() (err error) {
 		if err != nil {
 			return err
 		}
+		in := len(body) - wire.CompressedPrefix
 		if h, body, _, err = wire.Decompress(h, body); err != nil {
 			return err
 		}
 		compressor = int(id)
+		traffic.Compression[id].DecompressorIn.Add(int64(in))
+		traffic.Compression[id].DecompressorOut.Add(int64(len(body)))
 	}
 	traffic.BytesIn.Add(int64(h.Length))
 	switch h.OpCode {
@@ -384,10 +387,14 @@ func (c *conn) send(op wire.OpCode, responseTo int32, flags uint32, doc bson.Raw
 		}
 	}()
 	if compressor >= 0 {
+		in := len(out) - wire.HeaderSize
 		var err error
 		if out, err = wire.Compress(nil, out, byte(compressor), -1); err != nil {
 			return err
 		}
+		counts := &c.srv.svc.Net.Compression[compressor]
+		counts.CompressorIn.Add(int64(in))
+		counts.CompressorOut.Add(int64(len(out) - wire.HeaderSize - wire.CompressedPrefix))
 	}
 	c.srv.svc.Net.PhysicalBytesOut.Add(int64(len(out)))
 	_, err := c.rw.Write(out)

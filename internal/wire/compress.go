@@ -21,9 +21,10 @@ const (
 	CompressorZstd   byte = 3
 )
 
-// compressedPrefix is the OP_COMPRESSED body before the compressed bytes:
-// int32 originalOpcode, int32 uncompressedSize, uint8 compressorId.
-const compressedPrefix = 9
+// CompressedPrefix is the OP_COMPRESSED body before the compressed bytes:
+// int32 originalOpcode, int32 uncompressedSize, uint8 compressorId. A
+// compressor's input is the original body, its output what follows.
+const CompressedPrefix = 9
 
 var compressorNames = [...]string{CompressorNoop: "noop", CompressorSnappy: "snappy", CompressorZlib: "zlib", CompressorZstd: "zstd"}
 
@@ -127,7 +128,7 @@ func Decompress(h Header, body []byte) (Header, []byte, byte, error) {
 	if h.OpCode != OpCompressed {
 		return Header{}, nil, 0, fmt.Errorf("%w: %v is not OP_COMPRESSED", ErrProtocol, h.OpCode)
 	}
-	if len(body) < compressedPrefix {
+	if len(body) < CompressedPrefix {
 		return Header{}, nil, 0, fmt.Errorf("%w: OP_COMPRESSED of %d bytes is truncated", ErrProtocol, len(body))
 	}
 	orig := Header{
@@ -136,7 +137,7 @@ func Decompress(h Header, body []byte) (Header, []byte, byte, error) {
 		OpCode:     OpCode(binary.LittleEndian.Uint32(body)),
 	}
 	size := int(int32(binary.LittleEndian.Uint32(body[4:])))
-	id, data := body[8], body[compressedPrefix:]
+	id, data := body[8], body[CompressedPrefix:]
 	if orig.OpCode == OpCompressed {
 		return Header{}, nil, 0, fmt.Errorf("%w: OP_COMPRESSED wraps OP_COMPRESSED", ErrProtocol)
 	}
@@ -183,10 +184,10 @@ func atEOF(r io.Reader, size int) error {
 // PeekCompressor returns the compressor id of an OP_COMPRESSED body, so that
 // a server can refuse a compressor it did not negotiate before decompressing.
 func PeekCompressor(body []byte) (byte, bool) {
-	if len(body) < compressedPrefix {
+	if len(body) < CompressedPrefix {
 		return 0, false
 	}
-	return body[compressedPrefix-1], true
+	return body[CompressedPrefix-1], true
 }
 
 // growLen extends dst by n bytes of unspecified content.

@@ -117,7 +117,7 @@ func TestInterop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			back, err := tt.decompress(ours[HeaderSize+compressedPrefix:])
+			back, err := tt.decompress(ours[HeaderSize+CompressedPrefix:])
 			if err != nil || !bytes.Equal(back, payload) {
 				t.Fatalf("the library decompressing ours: %v", err)
 			}

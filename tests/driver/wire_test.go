@@ -343,9 +343,11 @@ func TestUnacknowledgedDriverWrites(t *testing.T) {
 }
 
 // opcodeTap counts the messages a client receives, by whether they are
-// compressed.
+// compressed, and the compressed bytes of the compressed ones (after the
+// OP_COMPRESSED prefix), all and the last message's.
 type opcodeTap struct {
-	compressed, plain atomic.Int64
+	compressed, plain               atomic.Int64
+	compressedBytes, lastCompressed atomic.Int64
 }
 
 // DialContext dials and wraps the connection so its replies are counted.
@@ -382,6 +384,9 @@ func (c *tappedConn) Read(p []byte) (int, error) {
 		if len(c.hdr) == 16 {
 			if binary.LittleEndian.Uint32(c.hdr[12:]) == opCompressed {
 				c.tap.compressed.Add(1)
+				n := int64(binary.LittleEndian.Uint32(c.hdr[0:])) - 16 - 9
+				c.tap.compressedBytes.Add(n)
+				c.tap.lastCompressed.Store(n)
 			} else {
 				c.tap.plain.Add(1)
 			}
@@ -427,6 +432,37 @@ func TestCompression(t *testing.T) {
 			}
 			if tap.compressed.Load() == 0 {
 				t.Fatalf("no compressed reply among %d; want %s replies", tap.plain.Load(), compressor)
+			}
+			// serverStatus counts the replies sent before its own: the
+			// compressed bytes the client read, less its reply's.
+			var status bson.Raw
+			if err := client.Database("admin").RunCommand(t.Context(), bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err != nil {
+				t.Fatal(err)
+			}
+			compression := status.Lookup("network", "compression").Document()
+			var names []string
+			elems, _ := compression.Elements()
+			for _, el := range elems {
+				names = append(names, el.Key())
+			}
+			if !slices.Equal(names, []string{"snappy", "zstd", "zlib"}) {
+				t.Fatalf("network.compression lists %v", names)
+			}
+			counts := func(side, dir string) int64 {
+				v := compression.Lookup(compressor, side, dir)
+				if v.Type != bson.TypeInt64 {
+					t.Fatalf("%s.%s.%s is %v", compressor, side, dir, v)
+				}
+				return v.Int64()
+			}
+			if got, want := counts("compressor", "bytesOut"), tap.compressedBytes.Load()-tap.lastCompressed.Load(); got != want {
+				t.Errorf("compressor.bytesOut %d, want the %d compressed bytes the client read before", got, want)
+			}
+			if in, out := counts("decompressor", "bytesIn"), counts("decompressor", "bytesOut"); in == 0 || out <= in {
+				t.Errorf("decompressor bytesIn %d, bytesOut %d: want requests that decompress to more", in, out)
+			}
+			if in, out := counts("compressor", "bytesIn"), counts("compressor", "bytesOut"); out == 0 || in <= out {
+				t.Errorf("compressor bytesIn %d, bytesOut %d: want replies that compress to less", in, out)
 			}
 		})
 	}
