@@ -119,11 +119,14 @@ var (
 	tBool = argType{mask: typeMask(bson.TypeBoolean) | numberMask, want: append([]string{"bool"}, mongoerr.NumberTypes()...)}
 	// tStrictBool is MongoDB's IDL bool: a bool only.
 	tStrictBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}}
-	tLong       = argType{mask: numberMask, want: []string{"long"}}
-	tInt32      = argType{mask: typeMask(bson.TypeInt32), want: []string{"int"}}
-	tSafe       = argType{mask: numberMask, want: mongoerr.NumberTypes()}
-	tDoc        = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}}
-	tString     = argType{mask: typeMask(bson.TypeString), want: []string{"string"}}
+	// tLong is any number whose value is whole (cmdArgs.long refuses a
+	// fraction); tSafe is the IDL's safeInt64 (or safeInt): any number,
+	// a fraction truncated (cmdArgs.safeInt).
+	tLong   = argType{mask: numberMask, want: []string{"long"}}
+	tInt32  = argType{mask: typeMask(bson.TypeInt32), want: []string{"int"}}
+	tSafe   = argType{mask: numberMask, want: mongoerr.NumberTypes()}
+	tDoc    = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}}
+	tString = argType{mask: typeMask(bson.TypeString), want: []string{"string"}}
 	// tArray is the IDL's array<T>: null is refused (nullNotObject).
 	tArray = argType{mask: typeMask(bson.TypeArray), want: []string{"array"}, null: nullNotObject}
 	// tLooseArray is an array a command reads without an IDL (or a fail
@@ -145,8 +148,8 @@ var (
 			return nil
 		}}
 	tObjectID = argType{mask: typeMask(bson.TypeObjectID), want: []string{"objectId"}}
-	// tNumberLong is the IDL's long: a NumberLong only (tLong takes any
-	// number, as the IDL's safeInt64 does).
+	// tNumberLong is the IDL's long: a NumberLong only (tLong and tSafe
+	// take any number).
 	tNumberLong = argType{mask: typeMask(bson.TypeInt64), want: []string{"long"}}
 	// tUUID is the IDL's uuid: a binData of subtype 4 and 16 bytes.
 	tUUID = argType{mask: typeMask(bson.TypeBinary), want: []string{"binData"}, check: checkUUID}
