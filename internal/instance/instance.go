@@ -705,7 +705,7 @@ func openStorage(cfg Config, log *slog.Logger) (storage.KV, error) {
 		if err != nil {
 			return nil, err
 		}
-		return tikvkv.Open(pds)
+		return tikvkv.Open(pds, log)
 	}
 	return nil, fmt.Errorf("bad storage %q: want pebble or %shost:port[,host:port...]", cfg.Storage, tikvkv.Scheme)
 }

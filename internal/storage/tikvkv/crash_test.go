@@ -1,11 +1,15 @@
 package tikvkv
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +104,12 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 			if !locked {
 				t.Fatal("the interrupted commit left no lock in 5 attempts: the test does not test")
 			}
+			// Any hold is worth a warning here (the mock cluster resolves
+			// a dead writer's lock within a second); the default waits
+			// longer.
+			var warnings bytes.Buffer
+			other.log = slog.New(slog.NewTextHandler(&warnings, nil))
+			other.stamps.holdWarning = 0
 			// The staged key's lock, which no read meets, is resolved by
 			// the stamps' horizon: at once when the primary committed
 			// (the write was acknowledged, its entry must be readable),
@@ -114,6 +124,10 @@ func TestFrontendDiesMidCommit(t *testing.T) {
 					t.Fatalf("the horizon stays at %x, below the stamp %x of the interrupted start", h, stampOf(startTS))
 				}
 				h, _ = other.LastStamp()
+			}
+			// The warning names the transaction that held the horizon.
+			if warned := strings.Contains(warnings.String(), fmt.Sprintf("startTS=%d ", startTS)); warned == tc.wantWritten {
+				t.Errorf("held-horizon warning %v, want %v: %q", warned, !tc.wantWritten, warnings.String())
 			}
 			seqs := 0
 			it, err := other.NewIter(testPrefix, []byte("p"))

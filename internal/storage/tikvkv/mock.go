@@ -49,7 +49,7 @@ func (m *MockCluster) Open() (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStore(kv), nil
+	return newStore(kv, nil), nil
 }
 
 // Close stops the cluster; its Stores must be closed first. A request

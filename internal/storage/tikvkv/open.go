@@ -3,6 +3,7 @@ package tikvkv
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"time"
@@ -40,8 +41,9 @@ func ParseURL(u string) ([]string, error) {
 // Open connects to the TiKV cluster whose PD servers are pdAddrs, through
 // client-go's transactional client. It fails when no PD answers (after
 // a TCP dial of each address bounded by dialTimeout: client-go itself
-// retries for more than a minute before it gives up).
-func Open(pdAddrs []string) (*Store, error) {
+// retries for more than a minute before it gives up). log receives the
+// Store's warnings; nil discards them.
+func Open(pdAddrs []string, log *slog.Logger) (*Store, error) {
 	quietLogs(zapcore.WarnLevel)
 	if err := probe(pdAddrs); err != nil {
 		return nil, fmt.Errorf("tikv: cannot reach PD at %s: %w", strings.Join(pdAddrs, ","), err)
@@ -50,7 +52,7 @@ func Open(pdAddrs []string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tikv: cannot reach PD at %s: %w", strings.Join(pdAddrs, ","), err)
 	}
-	return newStore(c.KVStore), nil
+	return newStore(c.KVStore, log), nil
 }
 
 // dialTimeout bounds the reachability probe of each PD address.

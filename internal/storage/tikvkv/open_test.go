@@ -43,7 +43,7 @@ func TestOpenUnreachablePD(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
 	start := time.Now()
-	s, err := Open([]string{addr})
+	s, err := Open([]string{addr}, nil)
 	if err == nil {
 		s.Close()
 		t.Fatal("Open succeeded with no PD")

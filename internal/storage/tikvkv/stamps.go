@@ -103,9 +103,14 @@ func placed(staged []byte, stamp uint64) (key, value []byte, err error) {
 
 // stamps is a Store's view of its stamps.
 type stamps struct {
-	// placing serializes the Store's moves of staged values.
+	// placing serializes the Store's moves of staged values, and guards
+	// warned.
 	placing sync.Mutex
-	mu      sync.Mutex
+	// warned is when the horizon last made a warning; holdWarning is how
+	// long a lock holds it back before one, and how often one is made.
+	warned      time.Time
+	holdWarning time.Duration
+	mu          sync.Mutex
 	// last is the latest horizon found.
 	last uint64
 	// next is closed at the next time to look, or at a local stamped
@@ -168,8 +173,26 @@ func (s *Store) placeStaged() (uint64, error) {
 	for n := 0; ; n++ {
 		h, err := s.placeStagedOnce()
 		if !errors.Is(err, storage.ErrWriteConflict) || n == 10 {
+			if err != nil {
+				s.warnHorizon("the oplog's horizon was not moved", "err", err)
+			}
 			return h, err
 		}
+	}
+}
+
+// defaultHoldWarning is how long a transaction's lock may hold the
+// horizon back before the Store says so: each reader of the oplog (a
+// change stream) waits for it. client-go gives a small transaction's locks
+// 3 s to live, plus the time it ran before its commit.
+const defaultHoldWarning = 10 * time.Second
+
+// warnHorizon logs why the horizon did not move, at most every
+// holdWarning; the caller holds placing.
+func (s *Store) warnHorizon(msg string, args ...any) {
+	if now := time.Now(); now.Sub(s.stamps.warned) >= s.stamps.holdWarning {
+		s.stamps.warned = now
+		s.log.Warn(msg, args...)
 	}
 }
 
@@ -185,6 +208,9 @@ func (s *Store) placeStagedOnce() (uint64, error) {
 	}
 	if oldest != 0 {
 		horizon = min(horizon, stampOf(oldest)-1)
+		if held := time.Duration(oracle.ExtractPhysical(ts)-oracle.ExtractPhysical(oldest)) * time.Millisecond; held >= s.stamps.holdWarning {
+			s.warnHorizon("the oplog's horizon is held back by a transaction still locked", "startTS", oldest, "for", held)
+		}
 	}
 	moves, err := s.committedStaged(ts)
 	if err != nil {

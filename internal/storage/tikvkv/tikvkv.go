@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	tikverr "github.com/tikv/client-go/v2/error"
@@ -39,6 +40,8 @@ type Store struct {
 	closeFn func() error
 	stamps  stamps
 	clock   tsoClock
+	// log receives the Store's warnings (stamps.go).
+	log *slog.Logger
 }
 
 var (
@@ -46,8 +49,12 @@ var (
 	_ storage.Sweeper = (*Store)(nil)
 )
 
-func newStore(kv *tikv.KVStore) *Store {
-	s := &Store{kv: kv, timeout: DefaultTimeout}
+func newStore(kv *tikv.KVStore, log *slog.Logger) *Store {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{kv: kv, timeout: DefaultTimeout, log: log}
+	s.stamps.holdWarning = defaultHoldWarning
 	s.clock.s = s
 	if ts, err := s.timestamp(); err == nil {
 		s.clock.cur.Store(stampOf(ts))
