@@ -5,7 +5,10 @@
 package testkv
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +52,8 @@ func OpenShared(tb testing.TB, n int) []storage.KV {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	warnings := &testLog{tb: tb}
+	m.Log = slog.New(slog.NewTextHandler(warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	splitter, err := m.Open()
 	if err != nil {
 		tb.Fatal(err)
@@ -56,6 +61,7 @@ func OpenShared(tb testing.TB, n int) []storage.KV {
 	stop := m.AutoSplit(splitter, SplitPeriod, SplitKeys)
 	var stores []*tikvkv.Store
 	tb.Cleanup(func() {
+		warnings.close()
 		stop()
 		splitter.Close()
 		for _, s := range stores {
@@ -72,6 +78,29 @@ func OpenShared(tb testing.TB, n int) []storage.KV {
 		kvs[i] = s
 	}
 	return kvs
+}
+
+// testLog writes the stores' warnings to the test's log, shown when it
+// fails, until the test's cleanup closes it.
+type testLog struct {
+	tb     testing.TB
+	mu     sync.Mutex
+	closed bool
+}
+
+func (l *testLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.tb.Logf("tikv: %s", bytes.TrimSuffix(p, []byte("\n")))
+	}
+	return len(p), nil
+}
+
+func (l *testLog) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
 }
 
 // SkipOnTiKV skips a test that depends on Pebble (its data directory, the

@@ -3,6 +3,7 @@ package tikvkv
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type MockCluster struct {
 	// Stores are the ids of the cluster's stores; each region has a peer
 	// on every store.
 	Stores []uint64
+	// Log receives the warnings of the Stores opened later; nil discards
+	// them.
+	Log *slog.Logger
 }
 
 // NewMockCluster starts an in-memory cluster with the given number of
@@ -49,7 +53,7 @@ func (m *MockCluster) Open() (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newStore(kv, nil), nil
+	return newStore(kv, m.Log), nil
 }
 
 // Close stops the cluster; its Stores must be closed first. A request
