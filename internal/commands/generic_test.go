@@ -292,23 +292,6 @@ func TestUpdateReplyOrder(t *testing.T) {
 	}
 }
 
-// TestUnacknowledgedReply: w: 0 answers only ok (a driver sends it with
-// moreToCome and reads nothing), and the write is applied.
-func TestUnacknowledgedReply(t *testing.T) {
-	s := newReplSetService(t, time.Unix(1_700_000_000, 0))
-	reply := runCmd(t, s, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: bson.D{{Key: "w", Value: 0}}}})
-	if first, _ := reply.IndexErr(0); first.Key() != "ok" {
-		t.Fatalf("reply %v, want ok first", reply)
-	}
-	if _, err := reply.LookupErr("n"); err == nil {
-		t.Fatalf("w: 0 reply carries n: %v", reply)
-	}
-	count := runCmd(t, s, bson.D{{Key: "count", Value: "c"}})
-	if n, _ := count.Lookup("n").Int32OK(); n != 1 {
-		t.Fatalf("count %v, want 1", count)
-	}
-}
-
 // TestClusterTimeReplies: every reply of a replica set member, errors
 // included, carries $clusterTime {clusterTime, signature {hash: 20 zero
 // bytes, keyId: 0}} and operationTime; a write's operationTime is newer

@@ -253,10 +253,13 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	wc := r.Args.WriteConcern
-	if wc.Unacknowledged() {
-		// w: 0: the client asked for no answer; one that still reads the
-		// reply gets only ok.
-		return nil, nil
+	if wc.Unacknowledged() && batchWrites[name] {
+		// w: 0: the client asked for no answer (a driver sends it with
+		// moreToCome and reads none). One that still reads it gets, from
+		// insert, update and delete, only their reply's fields with
+		// defaults (MongoDB's shouldSkipOutput); any other command answers
+		// in full.
+		return unacknowledgedReply(name), nil
 	}
 	if s.ReplSetName != "" && batchWrites[name] && !r.Args.Session.inTxn {
 		reply = withOpTime(reply, s.state().electionID, r.writeTime)

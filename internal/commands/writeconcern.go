@@ -256,6 +256,22 @@ func waitsForWriteConcern(r *Request, name string) bool {
 	return commits(r, name) || name == "abortTransaction"
 }
 
+// unacknowledgedReply is the reply of insert, update or delete (name)
+// under w: 0: n (and for update nModified) at their defaults, 0, whatever
+// the command did, as write_ops.idl declares them and populateReply leaves
+// them.
+func unacknowledgedReply(name string) bson.Raw {
+	if name == "update" {
+		return unacknowledgedUpdate
+	}
+	return unacknowledgedWrite
+}
+
+var (
+	unacknowledgedWrite  = bson.Raw(bsoncore.NewDocumentBuilder().AppendInt32("n", 0).Build())
+	unacknowledgedUpdate = bson.Raw(bsoncore.NewDocumentBuilder().AppendInt32("n", 0).AppendInt32("nModified", 0).Build())
+)
+
 // refusedBeforeRun reports whether err refuses the command before it runs,
 // so before any wait for its write concern, as MongoDB does: its IDL parse
 // (unknown, duplicate, missing or mistyped fields, an empty or oversized

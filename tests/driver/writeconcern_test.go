@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,51 @@ func TestWriteConcernJournalAndUnacknowledged(t *testing.T) {
 			t.Fatalf("w: 0 insert never stored: %d, %v", n, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+
+	// A command that carries w: 0 in its body is read like any other
+	// (RunCommand sends no moreToCome). As in MongoDB 7.0, insert, update
+	// and delete answer their reply's fields at their defaults whatever
+	// they did (write_commands.cpp's shouldSkipOutput, write_ops.idl), a
+	// duplicate key included; other commands answer in full. The writes
+	// are applied: findAndModify finds the insert and the update.
+	n0 := bson.D{{Key: "n", Value: int32(0)}, {Key: "ok", Value: 1.0}}
+	for _, tc := range []struct {
+		cmd  bson.D
+		want bson.D
+	}{
+		{bson.D{{Key: "insert", Value: "w0"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 8}}}}}, n0},
+		{bson.D{{Key: "insert", Value: "w0"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 8}}}}}, n0},
+		{bson.D{{Key: "update", Value: "w0"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 8}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}}}}},
+			bson.D{{Key: "n", Value: int32(0)}, {Key: "nModified", Value: int32(0)}, {Key: "ok", Value: 1.0}}},
+		{bson.D{{Key: "delete", Value: "w0"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 7}}}, {Key: "limit", Value: 1}}}}}, n0},
+		{bson.D{{Key: "findAndModify", Value: "w0"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 8}}}, {Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "new", Value: true}},
+			bson.D{{Key: "lastErrorObject", Value: bson.D{{Key: "n", Value: int32(1)}, {Key: "updatedExisting", Value: true}}}, {Key: "value", Value: bson.D{{Key: "_id", Value: int32(8)}, {Key: "x", Value: int32(2)}}}, {Key: "ok", Value: 1.0}}},
+		{bson.D{{Key: "drop", Value: "w0"}},
+			bson.D{{Key: "nIndexesWas", Value: int32(1)}, {Key: "ns", Value: db.Name() + ".w0"}, {Key: "ok", Value: 1.0}}},
+	} {
+		cmd := append(tc.cmd, bson.E{Key: "writeConcern", Value: bson.D{{Key: "w", Value: 0}}})
+		reply, err := db.RunCommand(ctx, cmd).Raw()
+		if err != nil {
+			t.Fatalf("%s with w: 0: %v", cmd[0].Key, err)
+		}
+		elems, err := reply.Elements()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bson.D
+		for _, e := range elems {
+			if k := e.Key(); k != "$clusterTime" && k != "operationTime" {
+				var v any
+				if err := e.Value().Unmarshal(&v); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, bson.E{Key: k, Value: v})
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s with w: 0 answered %v, want %v", cmd[0].Key, got, tc.want)
+		}
 	}
 }
 
