@@ -174,10 +174,11 @@ var (
 	tOptionalBool = argType{mask: typeMask(bson.TypeBoolean), want: []string{"bool"}, null: nullWrongType, mismatch: func(field string, v bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Field '%s' should be a boolean value, but found: %s", field, values.TypeName(v.Type))
 	}}
-	// tOwnedObject is find's object_owned_nonempty_serialize, whose
-	// deserializer (parseOwnedBSON) checks the type itself, with its
-	// message as MongoDB writes it (no space before "to").
-	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, mismatch: func(field string, _ bson.RawValue) error {
+	// tOwnedObject is find's object_owned_nonempty_serialize, of type
+	// any: the IDL checks no type, and its deserializer (parseOwnedBSON)
+	// refuses anything but a document, null included, with its message as
+	// MongoDB writes it (no space before "to").
+	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, null: nullWrongType, mismatch: func(field string, _ bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Expected field %sto be of type object", field)
 	}}
 	// tAggregateCursor is aggregate's cursor (parseAggregateCursorFromBSON):

@@ -885,10 +885,10 @@ func TestArgsReadDeclared(t *testing.T) {
 
 // TestArgsNullIsAbsent: as MongoDB's IDL, a null typed field is absent.
 func TestArgsNullIsAbsent(t *testing.T) {
-	raw, _ := bson.Marshal(bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: nil}, {Key: "limit", Value: nil}})
+	raw, _ := bson.Marshal(bson.D{{Key: "find", Value: "c"}, {Key: "let", Value: nil}, {Key: "limit", Value: nil}})
 	c, err := parseCommand(raw, findSpec)
-	if err != nil || c.has("filter") || c.has("limit") {
-		t.Fatalf("null fields: err %v, filter %v, limit %v", err, c.has("filter"), c.has("limit"))
+	if err != nil || c.has("let") || c.has("limit") {
+		t.Fatalf("null fields: err %v, let %v, limit %v", err, c.has("let"), c.has("limit"))
 	}
 }
 

@@ -101,7 +101,11 @@ func TestErrorMessages(t *testing.T) {
 			"'pipeline' option must be specified as an array"},
 		{"aggregate pipeline of a number", "", `{"aggregate": "c", "pipeline": [1], "cursor": {}}`, 14,
 			"Each element of the 'pipeline' array must be an object"},
-		{"find filter null", "", `{"find": "c", "filter": null}`, 0, ""},
+		// find's documents are of type any (object_owned_nonempty_serialize):
+		// the IDL skips no null, and parseOwnedBSON refuses it.
+		{"find filter null", "", `{"find": "c", "filter": null}`, 14,
+			"Expected field filterto be of type object"},
+		{"find let null", "", `{"find": "c", "let": null}`, 0, ""},
 		// namespaces: DatabaseName's rules for every command, then the
 		// namespace's for a command naming a collection, the
 		// dispatcher's for the others, create's and the writes' own

@@ -78,6 +78,10 @@ func TestRefusedInputs(t *testing.T) {
 			code: 14, codeName: "TypeMismatch", msg: "BSON field 'FindCommandRequest.batchSize' is the wrong type 'bool', expected types '[long, int, decimal, double']"},
 		{name: "find sort not a document", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: 42.13}},
 			code: 14, codeName: "TypeMismatch", msg: "Expected field sortto be of type object"},
+		// Its type is any, so null is not absence as for the IDL's typed
+		// fields: parseOwnedBSON refuses null and undefined as well.
+		{name: "find projection undefined", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "projection", Value: bson.Undefined{}}},
+			code: 14, codeName: "TypeMismatch", msg: "Expected field projectionto be of type object"},
 		{name: "aggregate cursor not a document", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: "x"}},
 			code: 14, codeName: "TypeMismatch", msg: "cursor field must be missing or an object"},
 		{name: "aggregate cursor batchSize of the wrong type", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: true}}}},
