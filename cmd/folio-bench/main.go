@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
@@ -42,6 +43,8 @@ type cliOptions struct {
 	svgOut       string
 	progress     bool
 	cpuProfile   string
+	phaseStart   string
+	phaseEnd     string
 	list         bool
 	null         string
 	nullWork     time.Duration
@@ -66,6 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (*cliOptions, error) {
 	fs.StringVar(&o.svgOut, "svg", "", "write a bar chart of ops/s per workload and server to this SVG file")
 	fs.BoolVar(&o.progress, "progress", false, "show a progress bar (only when stderr is a terminal)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of each timed phase to this file (suffixed by workload and server when there are several runs); with -uri inproc it covers the server")
+	fs.StringVar(&o.phaseStart, "phase-start", "", "a shell command run before each timed phase, after the loading (FOLIO_BENCH_RUN names the run): to zero a counter of the server's, such as callgrind_control -z <pid> (docs/benchmarks.md)")
+	fs.StringVar(&o.phaseEnd, "phase-end", "", "a shell command run after each timed phase (FOLIO_BENCH_RUN names the run): to read that counter, such as callgrind_control -d <pid>")
 	fs.BoolVar(&o.list, "list", false, "list the workloads and exit")
 	fs.StringVar(&o.null, "null", "", "instead of measuring, serve the null server on this host:port until interrupted: a server that does no database work, to measure against from another folio-bench (docs/benchmarks.md)")
 	fs.DurationVar(&o.nullWork, "null-work", 0, "with -null, spin each find and update for this long before answering")
@@ -141,6 +146,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if o.cpuProfile != "" {
 		r.measure = profiler(o.cpuProfile, stderr, o.rounds*countRuns(specs, len(targets)) > 1)
+	}
+	if o.phaseStart != "" || o.phaseEnd != "" {
+		r.measure = around(phaseCommands(o.phaseStart, o.phaseEnd, stderr), r.measure)
 	}
 	rep := &Report{Started: time.Now(), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), Args: args, Clients: o.cfg.Clients, Records: o.cfg.Records}
 	if o.rounds > 1 {
@@ -224,6 +232,44 @@ func profiler(path string, log io.Writer, suffix bool) func(run string) func() {
 			if err := f.Close(); err != nil {
 				fmt.Fprintln(log, "folio-bench: cpu profile:", err)
 			}
+		}
+	}
+}
+
+// phaseCommands returns a runner.measure function that runs the shell
+// command start before each timed phase and end after it (either may be
+// empty), with FOLIO_BENCH_RUN set to the run's name. A command that fails
+// is reported on log; the run goes on.
+func phaseCommands(start, end string, log io.Writer) func(run string) func() {
+	sh := func(command, run string) {
+		if command == "" {
+			return
+		}
+		cmd := exec.Command("sh", "-c", command)
+		cmd.Env = append(os.Environ(), "FOLIO_BENCH_RUN="+run)
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(log, "folio-bench: %q: %v\n", command, err)
+		}
+	}
+	return func(run string) func() {
+		sh(start, run)
+		return func() { sh(end, run) }
+	}
+}
+
+// around runs inner (nil: none) inside outer: outer starts first and
+// stops last, so a profile does not cover the phase commands.
+func around(outer, inner func(run string) func()) func(run string) func() {
+	if inner == nil {
+		return outer
+	}
+	return func(run string) func() {
+		stopOuter := outer(run)
+		stopInner := inner(run)
+		return func() {
+			stopInner()
+			stopOuter()
 		}
 	}
 }
