@@ -59,11 +59,10 @@ func newTextIndex(ix *Index, spec IndexSpec) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case spec.Unique:
+	// An expireAfterSeconds is kept, as MongoDB keeps it (only a wildcard
+	// index refuses it); the TTL monitor skips the index.
+	if spec.Unique {
 		return mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'text' does not support the unique option")
-	case spec.ExpireAfter >= 0:
-		return mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'text' cannot be a TTL index")
 	}
 	ix.text = &textIndex{spec: s, options: bsonDoc(opts)}
 	fields := make([]IndexField, 0, len(s.Prefix)+1+len(s.Suffix))

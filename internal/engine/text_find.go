@@ -36,7 +36,7 @@ func bindText(c *Collection, ts *query.TextSearch) (*Index, *fts.Query, error) {
 	lang := spec.DefaultLanguage()
 	if ts.Language != "" {
 		var err error
-		if lang, err = fts.LookupLanguage(ts.Language); err != nil {
+		if lang, err = spec.Language(ts.Language); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -70,7 +70,7 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 	}
-	scan := &planner.TextScan{Terms: fq.Terms, Prefix: shown, Score: q.textScore, Parsed: bson.D{
+	scan := &planner.TextScan{Terms: fq.Terms, Prefix: shown, Score: q.textScore, Version: int32(spec.Version()), Parsed: bson.D{
 		{Key: "terms", Value: orEmpty(fq.PositiveTerms())},
 		{Key: "negatedTerms", Value: orEmpty(fq.NegatedTerms())},
 		{Key: "phrases", Value: orEmpty(fq.Phrases)},

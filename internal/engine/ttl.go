@@ -45,7 +45,9 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 			}
 		}
 		for _, ix := range c.Indexes() {
-			if ix.ExpireAfter < 0 {
+			// MongoDB's TTL monitor skips a key pattern of more than one
+			// field, as a text index's stored {_fts, _ftsx} is.
+			if ix.ExpireAfter < 0 || ix.text != nil {
 				continue
 			}
 			if !e.RunsJobs() {

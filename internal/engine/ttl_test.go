@@ -98,3 +98,23 @@ func TestExpireTTLUnderWriteBlock(t *testing.T) {
 		t.Fatalf("unblocked: expired %d (%v), want the test document", n, err)
 	}
 }
+
+// TestExpireTTLSkipsText: a text index keeps an expireAfterSeconds, as
+// MongoDB's does, and the TTL pass skips it, as MongoDB's TTL monitor
+// skips a stored key pattern of more than one field ({_fts, _ftsx}), even
+// for a document whose _fts field is an old date.
+func TestExpireTTLSkipsText(t *testing.T) {
+	e := newTestEngine(t)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := e.CreateIndexes("test", "tx", []IndexSpec{{Key: ext(t, `{"body": "text"}`), Name: "body_text", ExpireAfter: 3600}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	doc := ext(t, fmt.Sprintf(`{"_id": 1, "body": "words", "_fts": {"$date": {"$numberLong": "%d"}}}`, now.Add(-2*time.Hour).UnixMilli()))
+	if _, _, err := e.Insert("test", "tx", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := e.ExpireTTL(now); err != nil || n != 0 {
+		t.Fatalf("expired %d (%v), want 0", n, err)
+	}
+	mustValidate(t, e, "tx")
+}

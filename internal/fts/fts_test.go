@@ -1,12 +1,14 @@
 package fts
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/fts/ftstest"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -26,14 +28,15 @@ func extDoc(t *testing.T, j []byte) bson.Raw {
 func TestSearchCorpus(t *testing.T) {
 	for _, c := range ftstest.Load(t, "testdata/search.json") {
 		ix := extDoc(t, c.Index)
-		spec, _, _, err := NewSpec(ix.Lookup("key").Document(), Options{DefaultLanguage: ix.Lookup("default_language")})
+		spec, _, _, err := NewSpec(ix.Lookup("key").Document(), Options{Weights: ix.Lookup("weights"), DefaultLanguage: ix.Lookup("default_language"),
+			LanguageOverride: ix.Lookup("language_override"), Version: ix.Lookup("textIndexVersion")})
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
 		for _, q := range c.Queries {
 			lang := spec.DefaultLanguage()
 			if q.Language != "" {
-				if lang, err = LookupLanguage(q.Language); err != nil {
+				if lang, err = spec.Language(q.Language); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -62,56 +65,81 @@ func TestSearchCorpus(t *testing.T) {
 }
 
 // Tokens are lower-cased words without stop words, stemmed by the
-// language's Snowball stemmer, without diacritics.
+// language's Snowball stemmer, without diacritics in version 3. Versions 1
+// and 2 split words on ASCII white space and punctuation only, lower-case
+// ASCII letters only and keep diacritics; version 1 knows a language by
+// the name it was given, and only an English name has stop words.
 func TestTokens(t *testing.T) {
 	for _, tt := range []struct {
+		version    int
 		lang, text string
 		opts       tokenOptions
 		want       string
 	}{
-		{"english", "The runners were running", filterStopWords, "runner run"},
-		{"english", "The runners were running", 0, "the runner were run"},
-		{"english", "don't stop-believing", filterStopWords, "stop believ"},
-		{"english", "Café au lait, s'il vous plaît!", filterStopWords, "cafe au lait s'il vous plait"},
-		{"english", "Café", filterStopWords | diacriticSensitive, "café"},
-		{"english", "Jumped Over", filterStopWords | caseSensitive, "Jump"},
-		{"french", "Les chevaux mangeaient", filterStopWords, "cheval mang"},
-		{"french", "l'homme", filterStopWords, "homm"},
-		{"german", "Die Häuser sind schön", filterStopWords, "haus schon"},
-		{"spanish", "Los niños corrían rápidamente", filterStopWords, "nin corr rapid"},
-		{"russian", "Красивые девушки", filterStopWords, "красив девушк"},
-		{"turkish", "KİTAPLAR", filterStopWords, "kitap"},
-		{"none", "The runners", filterStopWords, "the runners"},
-		{"english", "a.b,c;d:e?f!g(h)i[j]k{l}m\"n", filterStopWords, "b c d e f g h j k l m n"},
+		{2, "none", "ÉCOLE Vôo_x a-b\x01c", filterStopWords, "École vôo_x a b\x01c"},
+		{2, "english", "Café au lait", filterStopWords | caseSensitive, "Café au lait"},
+		{3, "none", "ÉCOLE Vôo_x a-b", filterStopWords, "ecole voo_x a b"},
+		{2, "french", "l'homme", 0, "l homm"},
+		{1, "english", "The don't", filterStopWords, ""},
+		{1, "en", "The don't", filterStopWords, "the don t"},
+		{1, "eng", "running", filterStopWords, "run"},
+		{1, "EN", "running", filterStopWords, "running"},
+		{1, "klingon", "The running", filterStopWords, "the running"},
+		{1, "english", "generously", 0, "generous"},
+		{1, "porter", "generously", 0, "gener"},
+		{3, "english", "The runners were running", filterStopWords, "runner run"},
+		{3, "english", "The runners were running", 0, "the runner were run"},
+		{3, "english", "don't stop-believing", filterStopWords, "stop believ"},
+		{3, "english", "Café au lait, s'il vous plaît!", filterStopWords, "cafe au lait s'il vous plait"},
+		{3, "english", "Café", filterStopWords | diacriticSensitive, "café"},
+		{3, "english", "Jumped Over", filterStopWords | caseSensitive, "Jump"},
+		{3, "french", "Les chevaux mangeaient", filterStopWords, "cheval mang"},
+		{3, "french", "l'homme", filterStopWords, "homm"},
+		{3, "german", "Die Häuser sind schön", filterStopWords, "haus schon"},
+		{3, "spanish", "Los niños corrían rápidamente", filterStopWords, "nin corr rapid"},
+		{3, "russian", "Красивые девушки", filterStopWords, "красив девушк"},
+		{3, "turkish", "KİTAPLAR", filterStopWords, "kitap"},
+		{3, "none", "The runners", filterStopWords, "the runners"},
+		{3, "english", "a.b,c;d:e?f!g(h)i[j]k{l}m\"n", filterStopWords, "b c d e f g h j k l m n"},
+		{2, "english", "a.b,c;d:e?f!g(h)i[j]k{l}m\"n", filterStopWords, "b c d e f g h j k l m n"},
 	} {
-		l, err := LookupLanguage(tt.lang)
+		l, err := lookupLanguage(tt.lang, tt.version)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
 		l.tokens(tt.text, tt.opts, func(tok string) { got = append(got, tok) })
 		if strings.Join(got, " ") != tt.want {
-			t.Errorf("%s %q: got %q, want %q", tt.lang, tt.text, strings.Join(got, " "), tt.want)
+			t.Errorf("version %d %s %q: got %q, want %q", tt.version, tt.lang, tt.text, strings.Join(got, " "), tt.want)
 		}
 	}
 }
 
-// Every language MongoDB's text index version 3 names, by name and code.
+// Every language MongoDB's text index versions 2 and 3 name, by name and
+// code in any case; version 1's names as written, others being none.
 func TestLanguages(t *testing.T) {
-	for _, name := range []string{"danish", "da", "dutch", "nl", "english", "en", "EN", "finnish", "fi", "french", "fr",
-		"german", "de", "hungarian", "hu", "italian", "it", "norwegian", "nb", "portuguese", "pt", "romanian", "ro",
-		"russian", "ru", "spanish", "es", "swedish", "sv", "turkish", "tr", "none"} {
-		if _, err := LookupLanguage(name); err != nil {
-			t.Errorf("%s: %v", name, err)
+	for _, version := range []int{2, 3} {
+		for _, name := range []string{"danish", "da", "dutch", "nl", "english", "en", "EN", "finnish", "fi", "french", "fr",
+			"german", "de", "hungarian", "hu", "italian", "it", "norwegian", "nb", "portuguese", "pt", "romanian", "ro",
+			"russian", "ru", "spanish", "es", "swedish", "sv", "turkish", "tr", "none"} {
+			if _, err := lookupLanguage(name, version); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		if _, err := lookupLanguage("klingon", version); !mongoerr.Is(err, mongoerr.BadValue) ||
+			!strings.HasSuffix(err.Error(), fmt.Sprintf(`unsupported language: "klingon" for text index version %d`, version)) {
+			t.Errorf("klingon: %v", err)
+		}
+		for lang, stop := range map[string]string{"english": "the", "french": "les", "german": "und", "spanish": "los", "russian": "и", "danish": "og"} {
+			l, _ := lookupLanguage(lang, version)
+			if !l.isStopWord(stop) {
+				t.Errorf("%s: %q is not a stop word", lang, stop)
+			}
 		}
 	}
-	if _, err := LookupLanguage("klingon"); !mongoerr.Is(err, mongoerr.BadValue) {
-		t.Errorf("klingon: %v", err)
-	}
-	for lang, stop := range map[string]string{"english": "the", "french": "les", "german": "und", "spanish": "los", "russian": "и", "danish": "og"} {
-		l, _ := LookupLanguage(lang)
-		if !l.isStopWord(stop) {
-			t.Errorf("%s: %q is not a stop word", lang, stop)
+	for name, want := range map[string]string{"dan": "dan", "nld": "nld", "porter": "porter", "rum": "rum", "no": "no", "nb": "none", "En": "none", "klingon": "none"} {
+		if l, err := lookupLanguage(name, 1); err != nil || l.Name != want {
+			t.Errorf("version 1 %s: %v %v, want %s", name, l, err, want)
 		}
 	}
 }
@@ -140,26 +168,55 @@ func TestScores(t *testing.T) {
 	}
 }
 
+// A text index MongoDB's FTSSpec::fixSpec refuses fails with
+// CannotCreateIndex and its message; version 1 checks far less.
 func TestNewSpecErrors(t *testing.T) {
 	str := func(s string) bson.RawValue { return bson.RawValue{Type: bson.TypeString, Value: bsonString(s)} }
+	i32 := func(n int32) bson.RawValue {
+		return bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, n)}
+	}
+	doc := func(j string) bson.RawValue {
+		return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: extDoc(t, []byte(j))}
+	}
 	for _, tt := range []struct {
 		key  string
 		opts Options
-		code mongoerr.Code
+		msg  string // "" for none
 	}{
-		{`{"a": "text", "b": 1, "c": "text"}`, Options{}, mongoerr.TextFieldsNotAdjacent},
-		{`{"a": "text", "b": 2}`, Options{}, mongoerr.TextCompoundNotDirection},
-		{`{"_fts": "x", "_ftsx": 1}`, Options{}, mongoerr.TextFTSNotText},
-		{`{"_fts": "text", "_ftsx": 2}`, Options{}, mongoerr.TextFTSXNotOne},
-		{`{"a": "text"}`, Options{Weights: str("a")}, mongoerr.TextWeightsNotObject},
-		{`{"a": "text"}`, Options{DefaultLanguage: bson.RawValue{Type: bson.TypeInt32, Value: []byte{1, 0, 0, 0}}}, mongoerr.TextDefaultLanguageNotString},
-		{`{"a": "text"}`, Options{DefaultLanguage: str("klingon")}, mongoerr.BadValue},
-		{`{"a": "text"}`, Options{LanguageOverride: str("$lang")}, mongoerr.TextLanguageOverrideInvalid},
-		{`{"a": "text"}`, Options{Version: bson.RawValue{Type: bson.TypeInt32, Value: []byte{4, 0, 0, 0}}}, mongoerr.TextIndexVersionUnsupported},
-		{`{"a": "text"}`, Options{Version: bson.RawValue{Type: bson.TypeInt32, Value: []byte{2, 0, 0, 0}}}, mongoerr.NotImplemented},
+		{`{"a": "text", "b": 1, "c": "text"}`, Options{}, "'text' fields in index must all be adjacent"},
+		{`{"a": "text", "b": 2}`, Options{}, "expected value 1 or -1 for non-text key in compound index"},
+		{`{"a": "text", "b": 1.5}`, Options{}, ""},
+		{`{"_fts": "x", "_ftsx": 1}`, Options{}, `expecting _fts:"text"`},
+		{`{"_fts": "text", "_ftsx": 2}`, Options{}, "expecting _ftsx:1"},
+		{`{"a": 1, "_fts": "text", "b": 1}`, Options{Weights: doc(`{"t": 1}`)}, "expected _ftsx after _fts"},
+		{`{"a": 1, "_fts": "text", "_ftsx": 1}`, Options{}, "text index option 'weights' must specify fields or the wildcard"},
+		{`{"a": 1, "_fts": "text", "_ftsx": 1}`, Options{Weights: doc(`{}`)}, "text index option 'weights' must specify fields or the wildcard"},
+		{`{"a": "text"}`, Options{Weights: str("a")}, "text index option 'weights' must be an object"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"b": "x"}`)}, "weight for text index needs numeric type"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"b": 100000}`)}, "text index weight must be in the exclusive interval (0,100000) but found: 100000"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"b": 0.5}`)}, "text index weight must be in the exclusive interval (0,100000) but found: 0"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"b..c": 1}`)}, "weight cannot have empty path component"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"b.$c": 1}`)}, "weight cannot have path component with $ prefix"},
+		{`{"a": "text"}`, Options{Weights: doc(`{"": 1}`)}, "weight cannot be on an empty field"},
+		{`{"a": "text"}`, Options{DefaultLanguage: i32(1)}, "default_language needs a string type"},
+		{`{"a": "text"}`, Options{DefaultLanguage: str("klingon")}, "default_language is not valid"},
+		{`{"a": "text"}`, Options{DefaultLanguage: str("eng")}, "default_language is not valid"},
+		{`{"a": "text"}`, Options{LanguageOverride: str("$lang")}, "language_override is not valid"},
+		{`{"a": "text"}`, Options{Version: i32(4)}, "bad textIndexVersion: 4"},
+		{`{"a": "text"}`, Options{Version: i32(0)}, "bad textIndexVersion: 0"},
+		{`{"a": "text"}`, Options{Version: i32(2), DefaultLanguage: str("EN")}, ""},
+		// Version 1.
+		{`{"a": "text", "b": 2}`, Options{Version: i32(1), DefaultLanguage: str("klingon"), LanguageOverride: str("$x"), Weights: str("b")}, ""},
+		{`{"a": "text"}`, Options{Version: i32(1), Weights: doc(`{"b": "x"}`)}, "text index weight must be in the exclusive interval (0,100000) but found: 0"},
+		{`{"a": "text"}`, Options{Version: bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, 1.9)}, Weights: doc(`{"b": 100000}`)},
+			"text index weight must be in the exclusive interval (0,100000) but found: 100000"},
 	} {
-		if _, _, _, err := NewSpec(extDoc(t, []byte(tt.key)), tt.opts); !mongoerr.Is(err, tt.code) {
-			t.Errorf("%s %+v: %v, want %d", tt.key, tt.opts, err, tt.code)
+		_, _, _, err := NewSpec(extDoc(t, []byte(tt.key)), tt.opts)
+		switch {
+		case tt.msg == "" && err != nil:
+			t.Errorf("%s %+v: %v", tt.key, tt.opts, err)
+		case tt.msg != "" && (!mongoerr.Is(err, mongoerr.CannotCreateIndex) || !strings.HasSuffix(err.Error(), tt.msg)):
+			t.Errorf("%s %+v: %v, want CannotCreateIndex %q", tt.key, tt.opts, err, tt.msg)
 		}
 	}
 	// The stored form reads back as itself.
@@ -185,4 +242,49 @@ func TestNewSpecErrors(t *testing.T) {
 func bsonString(s string) []byte {
 	b, _ := bson.Marshal(bson.D{{Key: "s", Value: s}})
 	return bson.Raw(b).Lookup("s").Value
+}
+
+// Version 1 reads a document as MongoDB's legacy scoring does: a weighted
+// path as extractElementAtPath finds it (no array traversal, a dotted
+// field name itself first, an array's documents searched for the whole
+// path again), and on a wildcard index every string weighted by its bare
+// field name; the language is only ever the top-level override's.
+func TestTermsV1(t *testing.T) {
+	for _, tt := range []struct {
+		key, weights, doc string
+		want              map[string]float64
+	}{
+		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}]}`, map[string]float64{}},
+		{`{"a.b": "text"}`, ``, `{"a": {"b": "x"}}`, map[string]float64{"x": 1.1}},
+		{`{"a.b": "text"}`, ``, `{"a.b": "x", "a": {"b": "y"}}`, map[string]float64{"x": 1.1}},
+		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}, "y"], "b": "z"}`, map[string]float64{}},
+		{`{"a": "text"}`, ``, `{"a": [{"a": "x"}, "y", {"b": "z"}]}`, map[string]float64{"x": 1.1, "y": 1.1}},
+		{`{"a.1": "text"}`, ``, `{"a": ["x", "y"]}`, map[string]float64{"y": 1.1}},
+		{`{"$**": "text"}`, `{"b": 5}`, `{"a": {"b": "x"}, "language": "none", "c": ["y"], "d": {"language": "z"}}`, map[string]float64{"x": 5.5, "y": 1.1}},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": "english"}`, map[string]float64{"run": 1}},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": "fre"}`, map[string]float64{"the": 0.75, "running": 0.75}},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": 3}`, map[string]float64{"run": 1}},
+	} {
+		opts := Options{Version: bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, 1)}}
+		if tt.weights != "" {
+			opts.Weights = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: extDoc(t, []byte(tt.weights))}
+		}
+		spec, _, _, err := NewSpec(extDoc(t, []byte(tt.key)), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := spec.Terms(extDoc(t, []byte(tt.doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("%s %s: %v, want %v", tt.key, tt.doc, got, tt.want)
+			continue
+		}
+		for term, w := range tt.want {
+			if math.Abs(got[term]-w) > 1e-12 {
+				t.Errorf("%s %s: %v, want %v", tt.key, tt.doc, got, tt.want)
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package fts
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,7 +94,7 @@ func (s *Spec) languageOf(doc bson.Raw, enclosing *Language) (*Language, error) 
 	if !ok {
 		return nil, mongoerr.New(mongoerr.TextLanguageNotString, "found language override field in document with non-string type")
 	}
-	l, err := LookupLanguage(name)
+	l, err := lookupLanguage(name, s.version)
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.TextLanguageUnsupported, "language override unsupported: %s", name)
 	}
@@ -104,37 +105,120 @@ func (s *Spec) languageOf(doc bson.Raw, enclosing *Language) (*Language, error) 
 // scores them: in each string read with weight w, a term met n times
 // among the string's N tokens (stop words left out) scores
 // w × (1 + 1/2 + … + 1/2^(n-1)) × (0.5 + 0.5·n/N), times 1.1 when the term
-// is the whole string; a term's scores add up over the strings.
+// is the whole string (up to ASCII case); a term's scores add up over the
+// strings. Version 1 reads the strings its own way (visitTextV1).
 func (s *Spec) Terms(doc bson.Raw) (map[string]float64, error) {
 	scores := map[string]float64{}
+	add := func(text string, lang *Language, w float64) { scoreString(scores, text, lang, w) }
+	if s.version == 1 {
+		s.visitTextV1(doc, add)
+		return scores, nil
+	}
+	return scores, s.visitText(doc, add)
+}
+
+// scoreString adds the scores of text's terms, read in lang with weight
+// w, to scores.
+func scoreString(scores map[string]float64, text string, lang *Language, w float64) {
 	type count struct {
 		n    int
 		freq float64
 		exp  float64
 	}
-	err := s.visitText(doc, func(text string, lang *Language, w float64) {
-		counts := map[string]*count{}
-		tokens := 0
-		lang.tokens(text, filterStopWords, func(term string) {
-			c := counts[term]
-			if c == nil {
-				c = &count{exp: 1}
-				counts[term] = c
-			} else {
-				c.exp *= 2
-			}
-			c.n++
-			c.freq += 1 / c.exp
-			tokens++
-		})
-		for term, c := range counts {
-			coeff := 0.5*float64(c.n)/float64(tokens) + 0.5
-			adjust := 1.0
-			if len(text) == len(term) && strings.EqualFold(text, term) {
-				adjust += 0.1
-			}
-			scores[term] += w * c.freq * coeff * adjust
+	counts := map[string]*count{}
+	tokens := 0
+	lang.tokens(text, filterStopWords, func(term string) {
+		c := counts[term]
+		if c == nil {
+			c = &count{exp: 1}
+			counts[term] = c
+		} else {
+			c.exp *= 2
 		}
+		c.n++
+		c.freq += 1 / c.exp
+		tokens++
 	})
-	return scores, err
+	for term, c := range counts {
+		coeff := 0.5*float64(c.n)/float64(tokens) + 0.5
+		adjust := 1.0
+		if len(text) == len(term) && asciiLower(text) == asciiLower(term) {
+			adjust += 0.1
+		}
+		scores[term] += w * c.freq * coeff * adjust
+	}
+}
+
+// visitTextV1 calls fn with every string a version 1 index reads in doc,
+// its language and weight, as MongoDB's legacy scoring does: the language
+// is the top-level override field's when it is a non-empty string, else
+// the default one (sub-documents cannot change it); on a wildcard index
+// every string is read, below sub-documents and arrays too, except those
+// of fields named as the override field, each weighted by the weight of
+// its bare field name, else 1; otherwise each weighted path is looked up
+// as extractElementAtPath does (elementAtPath), and is read if a string,
+// or, if an array, so are its strings, and in each of its sub-documents
+// (or arrays) the string at the same whole path.
+func (s *Spec) visitTextV1(doc bson.Raw, fn func(text string, lang *Language, w float64)) {
+	lang := s.defaultLanguage
+	if name, ok := doc.Lookup(s.languageOverride).StringValueOK(); ok && name != "" {
+		lang, _ = lookupLanguage(name, 1)
+	}
+	if s.wildcard {
+		s.walkV1(doc, lang, fn)
+		return
+	}
+	for _, w := range s.weights {
+		switch e := elementAtPath(doc, w.path); e.Type {
+		case bson.TypeString:
+			fn(e.StringValue(), lang, w.w)
+		case bson.TypeArray:
+			vals, _ := bson.Raw(e.Value).Values()
+			for _, x := range vals {
+				if x.Type == bson.TypeEmbeddedDocument || x.Type == bson.TypeArray {
+					x = elementAtPath(x.Value, w.path)
+				}
+				if x.Type == bson.TypeString {
+					fn(x.StringValue(), lang, w.w)
+				}
+			}
+		}
+	}
+}
+
+func (s *Spec) walkV1(doc bson.Raw, lang *Language, fn func(text string, lang *Language, w float64)) {
+	elems, _ := doc.Elements()
+	for _, el := range elems {
+		name, v := el.Key(), el.Value()
+		switch {
+		case name == s.languageOverride:
+		case v.Type == bson.TypeString:
+			w := 1.0
+			if i, ok := slices.BinarySearchFunc(s.weights, name, func(w weight, name string) int { return strings.Compare(w.path, name) }); ok {
+				w = s.weights[i].w
+			}
+			fn(v.StringValue(), lang, w)
+		case v.Type == bson.TypeEmbeddedDocument || v.Type == bson.TypeArray:
+			s.walkV1(v.Value, lang, fn)
+		}
+	}
+}
+
+// elementAtPath is MongoDB's extractElementAtPath: the field of obj named
+// path itself if there is one, else, splitting path at its first dot, the
+// rest of the path within the non-empty document or array (whose fields
+// are its positions) named by the first part.
+func elementAtPath(obj bson.Raw, path string) bson.RawValue {
+	if v, err := obj.LookupErr(path); err == nil {
+		return v
+	}
+	first, rest, ok := strings.Cut(path, ".")
+	if !ok {
+		return bson.RawValue{}
+	}
+	sub, err := obj.LookupErr(first)
+	if err != nil || sub.Type != bson.TypeEmbeddedDocument && sub.Type != bson.TypeArray || len(sub.Value) <= 5 {
+		return bson.RawValue{}
+	}
+	return elementAtPath(sub.Value, rest)
 }

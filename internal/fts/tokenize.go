@@ -28,16 +28,24 @@ var delimiters = []*unicode.RangeTable{
 	unicode.Terminal_Punctuation, unicode.Pattern_Syntax, unicode.Sentence_Terminal,
 }
 
+// basicDelimiters are the bytes that separate words in text index
+// versions 1 and 2: ASCII white space, the apostrophe and punctuation
+// (but not the underscore); every other byte, non-ASCII ones included,
+// is part of a word.
+const basicDelimiters = " \f\v\t\r\n'~`!@#$%^&*()-=+[]{}|\\;:\"<>,./?"
+
 // isDelimiter reports whether r separates words in l; English keeps the
 // apostrophe inside words.
 func (l *Language) isDelimiter(r rune) bool {
-	if r == '\'' && l.english {
+	switch {
+	case r == '\'' && l.english:
 		return false
-	}
-	if r < utf8.RuneSelf {
+	case r < utf8.RuneSelf && l.basic:
+		return strings.IndexByte(basicDelimiters, byte(r)) >= 0
+	case r < utf8.RuneSelf:
 		return asciiDelimiter[r]
 	}
-	return unicode.IsOneOf(delimiters, r)
+	return !l.basic && unicode.IsOneOf(delimiters, r)
 }
 
 var asciiDelimiter = func() (t [utf8.RuneSelf]bool) {
@@ -47,11 +55,11 @@ var asciiDelimiter = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// tokens calls fn with each token of text in l, as MongoDB's tokenizer
-// makes them: a word is lower-cased (the Turkish way in Turkish), dropped
-// if it is a stop word (when asked), stemmed (in its original case when
-// caseSensitive), and stripped of diacritics unless diacriticSensitive;
-// a word that leaves nothing (combining marks alone) is no token.
+// tokens calls fn with each token of text in l, as MongoDB's tokenizers
+// make them: a word is lower-cased, dropped if it is a stop word (when
+// asked), stemmed (in its original case when caseSensitive), and, in
+// version 3, stripped of diacritics unless diacriticSensitive; a word
+// that leaves nothing (combining marks alone) is no token.
 func (l *Language) tokens(text string, opts tokenOptions, fn func(token string)) {
 	for len(text) > 0 {
 		i := strings.IndexFunc(text, func(r rune) bool { return !l.isDelimiter(r) })
@@ -74,7 +82,7 @@ func (l *Language) tokens(text string, opts tokenOptions, fn func(token string))
 			w = word
 		}
 		w = l.stemWord(w)
-		if opts&diacriticSensitive == 0 {
+		if opts&diacriticSensitive == 0 && !l.basic {
 			w = stripDiacritics(w)
 		}
 		if w != "" {
@@ -83,8 +91,12 @@ func (l *Language) tokens(text string, opts tokenOptions, fn func(token string))
 	}
 }
 
-// lower is s in lower case, by the language's rules.
+// lower is s in lower case, by the language's rules: ASCII letters only
+// in versions 1 and 2.
 func (l *Language) lower(s string) string {
+	if l.basic {
+		return asciiLower(s)
+	}
 	if l.turkish {
 		return strings.ToLowerSpecial(unicode.TurkishCase, s)
 	}
@@ -115,13 +127,30 @@ func stripDiacritics(s string) string {
 	return norm.NFC.String(b.String())
 }
 
+// asciiLower is s with its ASCII letters in lower case.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
 // fold is s prepared for a phrase comparison: lower-cased unless
-// caseSensitive, without diacritics unless diacriticSensitive.
+// caseSensitive, and in version 3 without diacritics unless
+// diacriticSensitive.
 func (l *Language) fold(s string, opts tokenOptions) string {
 	if opts&caseSensitive == 0 {
 		s = l.lower(s)
 	}
-	if opts&diacriticSensitive == 0 {
+	if opts&diacriticSensitive == 0 && !l.basic {
 		s = stripDiacritics(s)
 	}
 	return s

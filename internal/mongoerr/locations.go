@@ -1236,28 +1236,6 @@ const (
 	HashedUnique Code = 16764
 	// HashedFieldsMax: a key pattern with more than one hashed field.
 	HashedFieldsMax Code = 31303
-	// TextFTSNotText: a text key pattern whose _fts field is not "text".
-	TextFTSNotText Code = 17271
-	// TextFTSXNotOne: a text key pattern whose _ftsx field is not 1.
-	TextFTSXNotOne Code = 17272
-	// TextCompoundNotDirection: a non-text field of a text index that is not 1 or -1.
-	TextCompoundNotDirection Code = 17273
-	// TextFieldsNotAdjacent: the text fields of a key pattern separated by another field.
-	TextFieldsNotAdjacent Code = 17389
-	// TextReservedField: a compound text index naming _fts or _ftsx as a field.
-	TextReservedField Code = 17289
-	// TextWeightNotNumber: a text index weight that is not a number.
-	TextWeightNotNumber Code = 17283
-	// TextWeightsNotObject: text index weights that are neither a document nor "$**".
-	TextWeightsNotObject Code = 17284
-	// TextWeightOutOfRange: a text index weight not in (0, 100000).
-	TextWeightOutOfRange Code = 16674
-	// TextDefaultLanguageNotString: a default_language that is not a string.
-	TextDefaultLanguageNotString Code = 17263
-	// TextLanguageOverrideInvalid: a language_override that is empty, starts with $ or holds a dot.
-	TextLanguageOverrideInvalid Code = 17136
-	// TextIndexVersionUnsupported: a textIndexVersion other than 1, 2 or 3.
-	TextIndexVersionUnsupported Code = 17364
 	// TextLanguageNotString: a document whose language override field is not a string.
 	TextLanguageNotString Code = 17261
 	// TextLanguageUnsupported: a document whose language override names no supported language.

@@ -17,6 +17,8 @@ type TextScan struct {
 	// textScore projection or sort): MongoDB's TEXT_OR, else an OR of the
 	// term scans under a FETCH.
 	Score bool
+	// Version is the index's textIndexVersion.
+	Version int32
 }
 
 // TextPlan is the plan reading ix, a text index, for a $text query: one
@@ -52,7 +54,7 @@ func (p *Plan) textStage(s Shape) bson.D {
 		{Key: "indexPrefix", Value: prefix},
 		{Key: "indexName", Value: p.Index.Name},
 		{Key: "parsedTextQuery", Value: p.Text.Parsed},
-		{Key: "textIndexVersion", Value: int32(3)},
+		{Key: "textIndexVersion", Value: p.Text.Version},
 		{Key: "inputStage", Value: in},
 	}
 }

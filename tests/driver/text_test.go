@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -225,11 +226,17 @@ func TestTextIndexSpecs(t *testing.T) {
 		opts *options.IndexOptionsBuilder
 		code int
 	}{
-		{doc("a", "text", "b", 1, "c", "text"), nil, 17389},
-		{doc("a", "text", "b", 2), nil, 17273},
-		{doc("a", "text"), options.Index().SetDefaultLanguage("klingon"), 2},
-		{doc("a", "text"), options.Index().SetLanguageOverride("a.b"), 17136},
-		{doc("a", "text"), options.Index().SetWeights(doc("a", 100000)), 16674},
+		// MongoDB's FTSSpec::fixSpec answers CannotCreateIndex to each
+		// (MongoDB's fts_index.js checks the weight and direction ones).
+		{doc("a", "text", "b", 1, "c", "text"), nil, 67},
+		{doc("a", "text", "b", 2), nil, 67},
+		{doc("a", "text"), options.Index().SetWeights(doc("b", math.MaxFloat64)), 67},
+		{doc("a", "text"), options.Index().SetWeights(doc("b", -math.MaxFloat64)), 67},
+		{doc("a", 1, "_fts", "text", "_ftsx", 1, "c", 1), options.Index().SetWeights(bson.D{}), 67},
+		{doc("a", "text"), options.Index().SetTextVersion(4), 67},
+		{doc("a", "text"), options.Index().SetDefaultLanguage("klingon"), 67},
+		{doc("a", "text"), options.Index().SetLanguageOverride("a.b"), 67},
+		{doc("a", "text"), options.Index().SetWeights(doc("a", 100000)), 67},
 		{doc("a", "text"), options.Index().SetUnique(true), 67},
 		{doc("a", "text"), options.Index().SetCollation(&options.Collation{Locale: "fr"}), 67},
 		{doc("a", 1), options.Index().SetWeights(doc("a", 2)), 67},
@@ -240,6 +247,57 @@ func TestTextIndexSpecs(t *testing.T) {
 			t.Errorf("%v: %v, want code %d", tt.keys, err, tt.code)
 		}
 	}
+}
+
+// Text index versions 1 and 2, as MongoDB 7.0 still builds them: listed
+// with their version, named in explain, and the same index as a version
+// 3 one with the same fields and options (MongoDB's fts_index.js).
+func TestTextIndexVersions(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := textColl(t, client, "", doc("a", "text"), options.Index().SetTextVersion(1).SetDefaultLanguage("eng"),
+		doc("_id", 1, "a", "The running man"))
+	requireIndexSpecs(t, coll, []bson.D{{{Key: "v", Value: int32(2)}, {Key: "key", Value: doc("_fts", "text", "_ftsx", int32(1))}, {Key: "name", Value: "a_text"},
+		{Key: "weights", Value: doc("a", int32(1))}, {Key: "default_language", Value: "eng"}, {Key: "language_override", Value: "language"},
+		{Key: "textIndexVersion", Value: int32(1)}}})
+	// "eng" stems as English but has no stop words: "the" is a term.
+	for search, want := range map[string][]string{"run": {"1"}, "the": {"1"}, "runs": {"1"}, "walk": {}} {
+		if got := ids(findAll(t, coll, doc("$text", doc("$search", search)))); !slices.Equal(got, want) {
+			t.Errorf("%q: %v, want %v", search, got, want)
+		}
+	}
+	var ex bson.Raw
+	if err := coll.Database().RunCommand(ctx, doc("explain", doc("find", coll.Name(), "filter", doc("$text", doc("$search", "run"))))).Decode(&ex); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := ex.LookupErr("queryPlanner", "winningPlan", "textIndexVersion"); err != nil || v.Int32() != 1 {
+		t.Errorf("explain's textIndexVersion: %v %v", v, err)
+	}
+	// The versions of one index are the same index.
+	same := textColl(t, client, "same", doc("a", "text"), options.Index().SetTextVersion(1))
+	for _, v := range []int32{2, 3, 1} {
+		if _, err := same.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", "text"), Options: options.Index().SetTextVersion(v)}); err != nil {
+			t.Fatalf("version %d again: %v", v, err)
+		}
+	}
+	if n, err := same.Indexes().ListSpecifications(ctx); err != nil || len(n) != 2 {
+		t.Errorf("indexes after the same index in each version: %v %v", n, err)
+	}
+	// A text index keeps an expireAfterSeconds, as MongoDB's does (the Go
+	// driver's TestIndexView creates one); the TTL monitor skips it.
+	ttl := textColl(t, client, "ttl", doc("a", "text"), options.Index().SetExpireAfterSeconds(10))
+	if got, err := ttl.Indexes().ListSpecifications(ctx); err != nil || len(got) != 2 || got[1].ExpireAfterSeconds == nil || *got[1].ExpireAfterSeconds != 10 {
+		t.Errorf("text index with a TTL: %v %v", got, err)
+	}
+	// Version 2 knows languages by name and code only.
+	c2 := client.Database("text").Collection("v2")
+	_, err := c2.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", "text"), Options: options.Index().SetTextVersion(2).SetDefaultLanguage("eng")})
+	requireCode(t, err, 67, "CannotCreateIndex")
+	if _, err = c2.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", "text"), Options: options.Index().SetTextVersion(2)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c2.Find(ctx, doc("$text", doc("$search", "x", "$language", "eng")))
+	requireCode(t, err, 2, "BadValue")
 }
 
 // A compound text index needs equality on its prefix fields; documents
