@@ -132,9 +132,6 @@ var languagesV1 = func() map[string]*Language {
 	} {
 		sb := snowballs[name]
 		m[name] = &Language{Name: name, stem: sb, stops: sb, basic: true, english: name == "english"}
-		if name == "porter" {
-			m[name].stops = nil
-		}
 		for _, a := range aliases {
 			m[a] = &Language{Name: a, stem: sb, basic: true}
 		}
