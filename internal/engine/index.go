@@ -396,6 +396,14 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 // keyPatternDoc is the index's key pattern.
 func (ix *Index) keyPattern() bson.Raw { return ix.Spec.Lookup("key").Document() }
 
+// ttlKey reports whether the stored key pattern has the one field a TTL
+// index expires by, as MongoDB's TTL rules ask of it (a text index's is
+// {_fts, _ftsx}).
+func (ix *Index) ttlKey() bool {
+	elems, _ := ix.keyPattern().Elements()
+	return len(elems) == 1
+}
+
 // planned is the index as the planner sees it, with its multikey flag as
 // of now.
 func (ix *Index) planned() planner.Index {

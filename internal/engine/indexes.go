@@ -639,8 +639,7 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
 	}
 	before = ixs[at]
-	// The stored key pattern counts: a text index's is {_fts, _ftsx}.
-	if keys, _ := before.Spec.Lookup("key").Document().Elements(); change.ExpireAfter != nil && before.ExpireAfter < 0 && len(keys) != 1 {
+	if change.ExpireAfter != nil && before.ExpireAfter < 0 && !before.ttlKey() {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
 	}
 	if p := change.PrepareUnique; p != nil && *p != before.PrepareUnique && !before.Unique && change.Combined {

@@ -46,8 +46,8 @@ func (e *Engine) ExpireTTL(now time.Time) (int64, error) {
 		}
 		for _, ix := range c.Indexes() {
 			// MongoDB's TTL monitor skips a key pattern of more than one
-			// field, as a text index's stored {_fts, _ftsx} is.
-			if ix.ExpireAfter < 0 || ix.text != nil {
+			// field (only a text index keeps a TTL with one).
+			if ix.ExpireAfter < 0 || !ix.ttlKey() {
 				continue
 			}
 			if !e.RunsJobs() {
