@@ -41,18 +41,21 @@ func (l *Language) isDelimiter(r rune) bool {
 	case r == '\'' && l.english:
 		return false
 	case r < utf8.RuneSelf && l.basic:
-		return strings.IndexByte(basicDelimiters, byte(r)) >= 0
+		return basicDelimiter[r]
 	case r < utf8.RuneSelf:
 		return asciiDelimiter[r]
 	}
 	return !l.basic && unicode.IsOneOf(delimiters, r)
 }
 
-var asciiDelimiter = func() (t [utf8.RuneSelf]bool) {
+// asciiDelimiter and basicDelimiter answer isDelimiter for ASCII in
+// version 3 and in versions 1 and 2.
+var asciiDelimiter, basicDelimiter = func() (v3, basic [utf8.RuneSelf]bool) {
 	for r := range rune(utf8.RuneSelf) {
-		t[r] = unicode.IsOneOf(delimiters, r)
+		v3[r] = unicode.IsOneOf(delimiters, r)
+		basic[r] = strings.ContainsRune(basicDelimiters, r)
 	}
-	return t
+	return v3, basic
 }()
 
 // tokens calls fn with each token of text in l, as MongoDB's tokenizers
