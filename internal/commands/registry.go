@@ -136,8 +136,10 @@ func (s *Service) Run(r *Request) bson.Raw {
 	if err != nil {
 		me := *mongoerr.As(err) // a copy: errors may be shared values
 		me.Labels = replyLabels(r, Name(r.Cmd), me.Labels, me.Code, mongoerr.OK)
-		if s.ReplSetName != "" && notPrimaryCodes[me.Code] {
-			// so that a driver can tell a stale error from news
+		if s.ReplSetName != "" && mongoerr.NotPrimary(me.Code) {
+			// a replica set member's not-primary errors carry the
+			// topologyVersion, so that a driver can tell a stale error from
+			// news
 			me.Extra = append(slices.Clip(me.Extra), bson.E{Key: "topologyVersion", Value: s.topologyVersion()})
 		}
 		out := s.errorReply(&me)

@@ -209,18 +209,6 @@ func (st topologyState) version(s *Service) bson.D {
 	return bson.D{{Key: "processId", Value: s.ProcessID}, {Key: "counter", Value: st.counter}}
 }
 
-// notPrimaryCodes are the errors that say the server is not (or no longer)
-// a writable primary: on a replica set member their replies carry the
-// topologyVersion, which drivers compare with the one they know to
-// ignore a stale error (MongoDB's NotPrimaryError category).
-var notPrimaryCodes = map[mongoerr.Code]bool{
-	mongoerr.NotWritablePrimary:              true,
-	mongoerr.NotPrimaryNoSecondaryOk:         true,
-	mongoerr.NotPrimaryOrSecondary:           true,
-	mongoerr.InterruptedDueToReplStateChange: true,
-	mongoerr.PrimarySteppedDown:              true,
-}
-
 // topologyVersionSpec declares hello's topologyVersion (MongoDB's
 // topology_version.idl).
 var topologyVersionSpec = &argSpec{path: "hello.topologyVersion", fields: []argField{

@@ -81,12 +81,16 @@ func writeOptions(r *Request, c *cmdArgs) engine.WriteOptions {
 }
 
 // failsBatch reports whether a statement's error fails the whole write
-// command rather than being one of its writeErrors: a write conflict, or an
+// command rather than being one of its writeErrors: a write conflict; an
 // interruption (killOp, maxTimeMS, disconnect, shutdown), which in MongoDB
-// "have always failed the whole batch". Statements applied before it stay
-// applied.
+// "have always failed the whole batch"; or a not-primary error (a
+// frontend whose schema lease lapsed), which MongoDB raises for the whole
+// command, before its statements, or as the interruption of a stepdown, so
+// that a driver retries it, where a writeError is never retried.
+// Statements applied before it stay applied.
 func failsBatch(err error) bool {
-	return mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err)
+	return mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err) ||
+		err != nil && mongoerr.NotPrimary(mongoerr.As(err).Code)
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.

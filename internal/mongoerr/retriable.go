@@ -13,3 +13,15 @@ func Retriable(c Code) bool {
 	}
 	return false
 }
+
+// NotPrimary reports whether c is in MongoDB's NotPrimaryError category:
+// the node was not (or stopped being) a writable primary while it
+// processed the request.
+func NotPrimary(c Code) bool {
+	switch c {
+	case NotWritablePrimary, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary, InterruptedDueToReplStateChange,
+		PrimarySteppedDown:
+		return true
+	}
+	return false
+}
