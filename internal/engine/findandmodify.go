@@ -152,7 +152,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 }
 
 func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
-	seed, err := update.UpsertSeed(s.Filter)
+	seed, err := update.UpsertSeed(s.Filter, isReplacement(upd))
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -24,10 +24,17 @@ type updater interface {
 // changeOf is the change upd makes to a document it modifies, with the
 // delta Apply returned: substitute for a replacement document.
 func changeOf(upd updater, delta []byte) change {
-	if u, ok := upd.(*update.Update); ok && u.IsReplacement() {
+	if isReplacement(upd) {
 		return substituted
 	}
 	return change{kind: replace, delta: delta}
+}
+
+// isReplacement reports whether upd replaces whole documents (not an
+// update pipeline nor operators).
+func isReplacement(upd updater) bool {
+	u, ok := upd.(*update.Update)
+	return ok && u.IsReplacement()
 }
 
 // compileUpdate compiles an update document (pipeline false) with the

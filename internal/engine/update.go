@@ -109,7 +109,7 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 // upsert inserts the document an update builds from the filter's equality
 // conditions, returning its _id.
 func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec, bypass bool) (bson.RawValue, error) {
-	seed, err := update.UpsertSeed(filter)
+	seed, err := update.UpsertSeed(filter, isReplacement(upd))
 	if err != nil {
 		return bson.RawValue{}, err
 	}

@@ -75,7 +75,8 @@ func FuzzApply(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		_, _ = UpsertSeed(spec)
+		_, _ = UpsertSeed(spec, false)
+		_, _ = UpsertSeed(spec, true)
 	})
 }
 

@@ -26,6 +26,7 @@ type testCase struct {
 	Doc          bson.Raw   `bson:"doc"`
 	Update       bson.Raw   `bson:"update"`
 	Filter       bson.Raw   `bson:"filter"`
+	Replacement  bool       `bson:"replacement"` // with filter: the seed of a replacement
 	Pos          *int       `bson:"pos"`
 	Insert       bool       `bson:"insert"`
 	ArrayFilters []bson.Raw `bson:"arrayFilters"`
@@ -70,7 +71,7 @@ func runCase(t *testing.T, text string) {
 	var modified bool
 	var err error
 	if tc.Filter != nil {
-		out, err = UpsertSeed(tc.Filter)
+		out, err = UpsertSeed(tc.Filter, tc.Replacement)
 	} else {
 		out, delta, modified, err = apply(tc)
 	}

@@ -10,16 +10,20 @@ import (
 )
 
 // UpsertSeed builds the document an upsert starts from, as MongoDB's
-// extractEqualityMatches and addEqualitiesToDoc: the query's equality
-// conditions, top level and inside $and or an $or of one clause (which
-// MongoDB's optimizer makes its clause), become fields; a dotted path creates
-// subdocuments. {f: v}, {f: {$eq: v}} and {f: {$in: [v]}} are equalities;
-// $ne, ranges, regexes and multi-value $in are not. Paths are created in
-// sorted order, _id first. Two equalities on one path, or on a path and its
-// prefix, are NotSingleValueField errors.
-func UpsertSeed(filter bson.Raw) (bson.Raw, error) {
+// populateDocumentWithQueryFields: the query's equality conditions, top
+// level and inside $and or an $or of one clause (which MongoDB's optimizer
+// makes its clause), become fields; a dotted path creates subdocuments.
+// {f: v}, {f: {$eq: v}} (a regex too), {f: {$in: [v]}} and each element of
+// {f: {$all: [...]}} are equalities; $ne, ranges, a regex literal, a regex
+// or several values in $in are not. Paths are created in sorted order, _id
+// first. Two equalities on one path, or on a path and its prefix, are
+// NotSingleValueField errors. A replacement (replacement set) takes the
+// _id alone (extractFullEqualityMatches on the immutable path): other paths
+// are ignored, and a condition on a path inside _id is a NotExactValueField
+// error.
+func UpsertSeed(filter bson.Raw, replacement bool) (bson.Raw, error) {
 	eq := map[string]bson.RawValue{}
-	if err := collectEqualities(filter, eq); err != nil {
+	if err := collectEqualities(filter, eq, replacement); err != nil {
 		return nil, err
 	}
 	paths := make([]string, 0, len(eq))
@@ -50,7 +54,7 @@ func UpsertSeed(filter bson.Raw) (bson.Raw, error) {
 	return bson.Raw(root.appendValue(nil)), nil
 }
 
-func collectEqualities(filter bson.Raw, eq map[string]bson.RawValue) error {
+func collectEqualities(filter bson.Raw, eq map[string]bson.RawValue, replacement bool) error {
 	elems, err := filter.Elements()
 	if err != nil {
 		return mongoerr.New(mongoerr.BadValue, "invalid query: %v", err)
@@ -68,7 +72,7 @@ func collectEqualities(filter bson.Raw, eq map[string]bson.RawValue) error {
 			}
 			for _, sub := range subs {
 				if d, ok := sub.DocumentOK(); ok {
-					if err := collectEqualities(d, eq); err != nil {
+					if err := collectEqualities(d, eq, replacement); err != nil {
 						return err
 					}
 				}
@@ -78,41 +82,68 @@ func collectEqualities(filter bson.Raw, eq map[string]bson.RawValue) error {
 		if strings.HasPrefix(k, "$") {
 			continue
 		}
-		val, ok := equalityValue(v)
-		if !ok {
-			continue
-		}
-		if err := addEquality(eq, k, val); err != nil {
-			return err
+		for _, val := range equalityValues(v) {
+			if replacement && k != "_id" {
+				if strings.HasPrefix(k, "_id.") {
+					// MongoDB's message, without a space before "found"
+					return mongoerr.New(mongoerr.NotExactValueField,
+						"field at '_id' must be exactly specified, field at sub-path '%s'found", k)
+				}
+				continue
+			}
+			if err := addEquality(eq, k, val); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// equalityValue extracts the value a field condition requires equality with.
-func equalityValue(v bson.RawValue) (bson.RawValue, bool) {
+// equalityValues are the values a field condition v requires equality
+// with, one per equality the condition parses into.
+func equalityValues(v bson.RawValue) []bson.RawValue {
 	switch v.Type {
 	case bson.TypeRegex:
-		return bson.RawValue{}, false
+		return nil
 	case bson.TypeEmbeddedDocument:
 		first, err := v.Document().IndexErr(0)
 		if err != nil || !isOperatorName(first.Key()) {
-			return v, true
+			return []bson.RawValue{v}
 		}
-		if eqv, err := v.Document().LookupErr("$eq"); err == nil {
-			return eqv, eqv.Type != bson.TypeRegex
-		}
-		if in, err := v.Document().LookupErr("$in"); err == nil {
-			if arr, ok := in.ArrayOK(); ok {
-				vals, _ := arr.Values()
-				if len(vals) == 1 && vals[0].Type != bson.TypeRegex {
-					return vals[0], true
+	default:
+		return []bson.RawValue{v}
+	}
+	elems, _ := v.Document().Elements()
+	var vals []bson.RawValue
+	for _, e := range elems {
+		switch e.Key() {
+		case "$eq":
+			vals = append(vals, e.Value())
+		case "$in":
+			if arr, ok := e.Value().ArrayOK(); ok {
+				if in, _ := arr.Values(); len(in) == 1 && in[0].Type != bson.TypeRegex {
+					vals = append(vals, in[0])
+				}
+			}
+		case "$all":
+			// {$all: [a, b]} is {$and: [{$eq: a}, {$eq: b}]}, unless its
+			// elements are $elemMatch conditions
+			if arr, ok := e.Value().ArrayOK(); ok {
+				all, _ := arr.Values()
+				for _, a := range all {
+					if d, ok := a.DocumentOK(); ok {
+						if f, err := d.IndexErr(0); err == nil && f.Key() == "$elemMatch" {
+							return vals
+						}
+					}
+					if a.Type != bson.TypeRegex {
+						vals = append(vals, a)
+					}
 				}
 			}
 		}
-		return bson.RawValue{}, false
 	}
-	return v, true
+	return vals
 }
 
 func addEquality(eq map[string]bson.RawValue, path string, v bson.RawValue) error {
