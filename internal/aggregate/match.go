@@ -13,11 +13,16 @@ import (
 
 // matchStage is $match: it keeps the documents a query filter matches.
 // Top-level $expr conditions (which the query language leaves to
-// aggregation) are evaluated as expressions and must all be true.
+// aggregation) are evaluated as expressions and must all be true. An $expr
+// nested in the filter ($or, $and, $nor) sees the pipeline's variables as
+// well: such a filter (scoped) is compiled again for each run, against the
+// run's variable values.
 type matchStage struct {
-	spec   bson.Raw // the query filter without its $expr conditions
+	spec   bson.Raw // the query filter without its top-level $expr conditions
 	filter *query.Filter
 	exprs  []*expr.Expr
+	scope  *expr.Scope // the pipeline's variables, where the filter was parsed
+	scoped bool        // the filter holds an $expr
 }
 
 func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
@@ -42,9 +47,14 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 		m.exprs = append(m.exprs, e)
 	}
 	m.spec, _ = bsoncore.AppendDocumentEnd(rest, start)
-	if m.filter, err = query.CompileCollated(m.spec, nil, p.opts.Collator); err != nil {
+	m.scope = p.scope
+	if m.filter, err = query.CompileCollated(m.spec, &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator); err != nil {
 		return nil, err
 	}
+	query.Walk(m.filter.Root(), func(n *query.Node) bool {
+		m.scoped = m.scoped || n.Kind == query.KindExpr
+		return !m.scoped
+	})
 	if m.filter.HasNear() {
 		return nil, mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data; without a sort, $geoWithin selects the same documents")
 	}
@@ -52,9 +62,17 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 }
 
 func (m *matchStage) run(in Source, rt *runtime) Source {
+	filter, compiled := m.filter, !m.scoped
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
-		if !m.filter.Match(doc) {
-			return nil, nil
+		if !compiled {
+			f, err := query.CompileCollated(m.spec, &expr.Let{Scope: m.scope, Ctx: rt.ectx}, rt.opts.Collator)
+			if err != nil {
+				return nil, err
+			}
+			filter, compiled = f, true
+		}
+		if ok, _, err := filter.MatchErr(doc); !ok || err != nil {
+			return nil, err
 		}
 		for _, e := range m.exprs {
 			v, err := e.Eval(rt.ectx, doc)
