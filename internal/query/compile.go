@@ -89,6 +89,9 @@ func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
 			}
 			clauses = append(clauses, n)
 		default:
+			if err := comparable(v); err != nil {
+				return nil, err
+			}
 			clauses = append(clauses, leaf(KindEq, key, v, nil))
 		}
 	}
@@ -271,6 +274,9 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		if v.Type == bson.TypeRegex {
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have RegEx as arg to predicate over field '%s'.", path)
 		}
+		if err := comparable(v); err != nil {
+			return nil, err
+		}
 		return leaf(k, path, v, nil), nil
 	}
 	if k, ok := bitKinds[op]; ok {
@@ -282,10 +288,16 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 	}
 	switch op {
 	case "$eq":
+		if err := comparable(v); err != nil {
+			return nil, err
+		}
 		return leaf(KindEq, path, v, nil), nil
 	case "$ne":
 		if v.Type == bson.TypeRegex {
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have regex as arg to $ne.")
+		}
+		if err := comparable(v); err != nil {
+			return nil, err
 		}
 		return not(leaf(KindEq, path, v, nil)), nil
 	case "$in", "$nin":
@@ -345,6 +357,15 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 	return nil, mongoerr.New(mongoerr.BadValue, "unknown operator: %s", op)
 }
 
+// comparable refuses undefined as the operand of an equality or a
+// comparison, as MongoDB's ComparisonMatchExpression does.
+func comparable(v bson.RawValue) error {
+	if v.Type == bson.TypeUndefined {
+		return mongoerr.New(mongoerr.BadValue, "cannot compare to undefined")
+	}
+	return nil
+}
+
 // leaf builds a leaf node; setup fills in its compiled operand.
 func leaf(k Kind, path string, v bson.RawValue, setup func(*Node)) *Node {
 	n := &Node{Kind: k, Path: path, Value: v}
@@ -378,6 +399,8 @@ func parseIn(path, op string, v bson.RawValue) (*Node, error) {
 		switch {
 		case isOperatorDocument(e, false):
 			return nil, mongoerr.New(mongoerr.BadValue, "cannot nest $ under $in")
+		case e.Type == bson.TypeUndefined:
+			return nil, mongoerr.New(mongoerr.BadValue, "InMatchExpression equality cannot be undefined")
 		case e.Type == bson.TypeRegex:
 			r, err := regexFromValue("", e)
 			if err != nil {
@@ -621,6 +644,7 @@ func parseAll(path string, v bson.RawValue) (*Node, error) {
 		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[rawdoc.FirstKey(e.Value)]:
 			return nil, mongoerr.New(mongoerr.BadValue, "no $ expressions in $all")
 		default:
+			err = comparable(e)
 			n = leaf(KindEq, path, e, nil)
 		}
 		if err != nil {

@@ -36,6 +36,14 @@ func TestCompileErrors(t *testing.T) {
 		msg    string
 	}{
 		{`{"$foo": 1}`, 2, "unknown top level operator: $foo"},
+		// undefined is no operand of an equality or a comparison
+		{`{"a": {"$undefined": true}}`, 2, "cannot compare to undefined"},
+		{`{"a": {"$eq": {"$undefined": true}}}`, 2, "cannot compare to undefined"},
+		{`{"a": {"$ne": {"$undefined": true}}}`, 2, "cannot compare to undefined"},
+		{`{"a": {"$lte": {"$undefined": true}}}`, 2, "cannot compare to undefined"},
+		{`{"a": {"$all": [1, {"$undefined": true}]}}`, 2, "cannot compare to undefined"},
+		{`{"a": {"$in": [1, {"$undefined": true}]}}`, 2, "InMatchExpression equality cannot be undefined"},
+		{`{"a": {"$nin": [{"$undefined": true}]}}`, 2, "InMatchExpression equality cannot be undefined"},
 		{`{"a": {"$foo": 1}}`, 2, "unknown operator: $foo"},
 		{`{"a": {"$gt": 1, "b": 1}}`, 2, "unknown operator: b"},
 		{`{"a": {"$in": 1}}`, 2, "$in needs an array"},
