@@ -51,10 +51,7 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	if m.filter, err = query.CompileCollated(m.spec, &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator); err != nil {
 		return nil, err
 	}
-	query.Walk(m.filter.Root(), func(n *query.Node) bool {
-		m.scoped = m.scoped || n.Kind == query.KindExpr
-		return !m.scoped
-	})
+	m.scoped = m.filter.UsesExpr()
 	if m.filter.HasNear() {
 		return nil, mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data; without a sort, $geoWithin selects the same documents")
 	}

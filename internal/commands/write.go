@@ -59,7 +59,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 	arg("hint", tAny),
 	arg("collation", tDoc),
 	arg("c", tDoc),
-	ignore("upsertSupplied", tOptionalBool, "set by a router for a sharded upsert"),
+	arg("upsertSupplied", tOptionalBool),
 	ignore("sampleId", tAny, "set by a router for query sampling"),
 }}
 
@@ -333,6 +333,7 @@ type updateStatement struct {
 	engine.UpdateSpec
 	constants bson.Raw
 	collation bson.Raw
+	supplied  bool // upsertSupplied
 }
 
 // parseUpdateStatement reads one entry of update's updates array.
@@ -358,7 +359,7 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 			return u, err
 		}
 	}
-	u.constants, u.collation = c.doc("c"), c.doc("collation")
+	u.constants, u.collation, u.supplied = c.doc("c"), c.doc("collation"), c.bool("upsertSupplied")
 	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return u, err
 	}
@@ -576,6 +577,22 @@ func isOperatorDoc(d bson.Raw) bool {
 func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, let bson.Raw) (engine.UpdateResult, error) {
 	if err := s.bindUpdateVars(r, &u, let); err != nil {
 		return engine.UpdateResult{}, err
+	}
+	if u.supplied {
+		// upsertSupplied: an upsert inserts the statement's constant new
+		// (ParsedUpdate::parseRequest's checks)
+		if !u.Upsert {
+			return engine.UpdateResult{}, mongoerr.New(mongoerr.FailedToParse, "cannot specify 'upsertSupplied: true' for a non-upsert operation")
+		}
+		var doc bson.Raw
+		var ok bool
+		if u.constants != nil {
+			doc, ok = u.constants.Lookup("new").DocumentOK()
+		}
+		if !ok {
+			return engine.UpdateResult{}, mongoerr.New(mongoerr.FailedToParse, "the parameter 'upsertSupplied' is set to 'true', but no document was supplied")
+		}
+		u.Supplied = doc
 	}
 	return s.Engine.Update(r.DB, coll, u.UpdateSpec)
 }

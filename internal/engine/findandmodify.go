@@ -40,6 +40,9 @@ type FindAndModifyResult struct {
 // receive the same document.
 func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndModifyResult, error) {
 	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
+	if err == nil && s.Upsert {
+		err = upsertFilter(f)
+	}
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

@@ -23,6 +23,9 @@ type UpdateSpec struct {
 	Hint         bson.RawValue
 	Multi        bool
 	Upsert       bool
+	// Supplied (upsertSupplied) is the document an upsert inserts in
+	// place of the update's result: a replacement of the query's seed.
+	Supplied bson.Raw
 	WriteOptions
 }
 
@@ -42,6 +45,9 @@ const maxUpsertAttempts = 3
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
+	if err == nil && u.Upsert {
+		err = upsertFilter(f)
+	}
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -68,7 +74,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(u.Ctx, c, u.Filter, upd, u.Txn, stmtRec{rec: u.Record}, u.BypassValidation)
+		res.UpsertedID, err = e.upsert(u.Ctx, c, u, upd)
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
@@ -106,18 +112,32 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 	return res, err
 }
 
+// upsertFilter refuses an upsert's filter holding $expr, whose equalities
+// MongoDB cannot extract.
+func upsertFilter(f *query.Filter) error {
+	if f.UsesExpr() {
+		return mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
+	}
+	return nil
+}
+
 // upsert inserts the document an update builds from the filter's equality
-// conditions, returning its _id.
-func (e *Engine) upsert(ctx context.Context, c *Collection, filter bson.Raw, upd updater, txn *Txn, sr stmtRec, bypass bool) (bson.RawValue, error) {
-	seed, err := update.UpsertSeed(filter, isReplacement(upd))
+// conditions (or u.Supplied replacing them), returning its _id.
+func (e *Engine) upsert(ctx context.Context, c *Collection, u UpdateSpec, upd updater) (bson.RawValue, error) {
+	seed, err := update.UpsertSeed(u.Filter, isReplacement(upd))
 	if err != nil {
 		return bson.RawValue{}, err
+	}
+	if u.Supplied != nil {
+		if upd, err = update.Compile(u.Supplied, update.Options{}); err != nil {
+			return bson.RawValue{}, err
+		}
 	}
 	doc, _, _, err := upd.Apply(seed, -1, true)
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(ctx, c, doc, txn, sr, bypass)
+	return e.insertOne(ctx, c, doc, u.Txn, stmtRec{rec: u.Record}, u.BypassValidation)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id

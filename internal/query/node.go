@@ -162,6 +162,16 @@ func (f *Filter) MatchPositional(doc bson.Raw) (matched bool, pos int) {
 	return ok, pos
 }
 
+// UsesExpr reports whether the filter holds an $expr clause, at any depth.
+func (f *Filter) UsesExpr() bool {
+	found := false
+	Walk(f.root, func(n *Node) bool {
+		found = found || n.Kind == KindExpr
+		return !found
+	})
+	return found
+}
+
 // MatchErr is MatchPositional that also reports an $expr evaluation error,
 // which in MongoDB fails the query.
 func (f *Filter) MatchErr(doc bson.Raw) (matched bool, pos int, err error) {

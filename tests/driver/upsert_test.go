@@ -1,0 +1,107 @@
+package driver_test
+
+import (
+	"context"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestUpsertStatements runs update and findAndModify commands that upsert
+// and compares the write error (or command error) code and the collection
+// afterwards with MongoDB's, as jstests/core/write/update/upsert_fields.js,
+// update_with_pipeline.js and core/query/expr/expr.js state them.
+func TestUpsertStatements(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("ups")
+	tests := []struct {
+		name string
+		docs string // the collection before, an array
+		cmd  string
+		code int    // of the command or its one write error; 0: none
+		want string // the collection after, an array in _id order
+	}{
+		{"upsertSupplied inserts c.new with the query's _id", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": "s"}, "u": [{"$set": {"x": 1}}], "upsert": true, "upsertSupplied": true, "c": {"new": {"supplied": true}}}]}`,
+			0, `[{"_id": "s", "supplied": true}]`},
+		{"upsertSupplied with a match updates", `[{"_id": "s"}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": "s"}, "u": [{"$set": {"x": 1}}], "upsert": true, "upsertSupplied": true, "c": {"new": {"supplied": true}}}]}`,
+			0, `[{"_id": "s", "x": 1}]`},
+		{"upsertSupplied without upsert", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": "s"}, "u": [{"$set": {"x": 1}}], "upsertSupplied": true, "c": {"new": {}}}]}`,
+			9, `[]`},
+		{"upsertSupplied without c.new", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": "s"}, "u": [{"$set": {"x": 1}}], "upsert": true, "upsertSupplied": true, "c": {"new": "x"}}]}`,
+			9, `[]`},
+		{"$expr in an upsert's query", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 0, "$expr": {"$eq": ["$a", 5]}}, "u": {"$set": {"b": 6}}, "upsert": true}]}`,
+			224, `[]`},
+		{"$expr in an upserting findAndModify", `[]`,
+			`{"findAndModify": "ups", "query": {"$or": [{"$expr": {"$eq": ["$a", 5]}}]}, "update": {"$set": {"b": 6}}, "upsert": true}`,
+			224, `[]`},
+		{"$expr in a plain update", `[{"_id": 0, "a": 5}]`,
+			`{"update": "ups", "updates": [{"q": {"$expr": {"$eq": ["$a", 5]}}, "u": {"$set": {"b": 6}}}]}`,
+			0, `[{"_id": 0, "a": 5, "b": 6}]`},
+		{"a replacement takes the _id alone", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1, "x": [1, {"x": 1}], "x.x": 1}, "u": {"y": 2}, "upsert": true}]}`,
+			0, `[{"_id": 1, "y": 2}]`},
+		{"a replacement with a path inside _id", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id.x": 1, "_id.y": 2}, "u": {}, "upsert": true}]}`,
+			111, `[]`},
+		{"an operator update takes $all's value", `[]`,
+			`{"update": "ups", "updates": [{"q": {"_id": {"$all": [1]}, "x.x": {"$all": [2]}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
+			0, `[{"_id": 1, "x": {"x": 2}, "a": 1}]`},
+		{"undefined in the query", `[]`,
+			`{"update": "ups", "updates": [{"q": {"x": {"$undefined": true}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
+			2, `[]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := coll.Drop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var before struct{ D []bson.Raw }
+			if err := bson.UnmarshalExtJSON([]byte(`{"D": `+tc.docs+`}`), false, &before); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range before.D {
+				if _, err := coll.InsertOne(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var reply struct {
+				WriteErrors []struct{ Code int } `bson:"writeErrors"`
+			}
+			err := db.RunCommand(ctx, mustExt(t, tc.cmd)).Decode(&reply)
+			code := serverCode(err)
+			if err == nil && len(reply.WriteErrors) > 0 {
+				code = reply.WriteErrors[0].Code
+			}
+			if code != tc.code {
+				t.Fatalf("got code %d (%v), want %d", code, err, tc.code)
+			}
+			cur, err := coll.Find(ctx, bson.D{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var after []bson.Raw
+			if err := cur.All(ctx, &after); err != nil {
+				t.Fatal(err)
+			}
+			var want struct{ D []bson.Raw }
+			if err := bson.UnmarshalExtJSON([]byte(`{"D": `+tc.want+`}`), false, &want); err != nil {
+				t.Fatal(err)
+			}
+			if len(after) != len(want.D) {
+				t.Fatalf("collection %v, want %v", after, want.D)
+			}
+			for i := range after {
+				if after[i].String() != want.D[i].String() {
+					t.Fatalf("collection %v, want %v", after, want.D)
+				}
+			}
+		})
+	}
+}
