@@ -238,6 +238,31 @@ func (c *applyCtx) ensure(s *slot, child string) (*node, error) {
 	return d, nil
 }
 
+// checkViable is MongoDB's checkViability for the operators that leave a
+// missing path alone ($pop, $pull, $pullAll): they still fail when the path
+// could not be created, because the deepest element on it is neither a
+// document nor an array whose next part is an index.
+func checkViable(s *slot) error {
+	e, next := s, s.name
+	for e.n == nil {
+		next, e = e.name, e.parent
+	}
+	if e.n.t == bson.TypeEmbeddedDocument || e.n.t == bson.TypeArray && allDigits(next) {
+		return nil
+	}
+	return mongoerr.New(mongoerr.PathNotViable, "Cannot use the part (%s) of (%s) to traverse the element ({%s})",
+		next, s.path(), values.ShellElement(e.name, e.n.value()))
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func notViable(child string, s *slot) error {
 	return mongoerr.New(mongoerr.PathNotViable, "Cannot create field '%s' in element {%s}",
 		child, values.ShellElement(s.name, s.n.value()))

@@ -95,7 +95,7 @@ func parsePop(path string, v bson.RawValue) (leaf, error) {
 
 func (o popOp) apply(c *applyCtx, s *slot) error {
 	if s.n == nil {
-		return nil
+		return checkViable(s)
 	}
 	if s.n.t != bson.TypeArray {
 		return mongoerr.New(mongoerr.TypeMismatch, "Path '%s' contains an element of non-array type '%s'",
@@ -184,7 +184,7 @@ func parsePullAll(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 
 func (o pullOp) apply(c *applyCtx, s *slot) error {
 	if s.n == nil {
-		return nil
+		return checkViable(s)
 	}
 	if s.n.t != bson.TypeArray {
 		return mongoerr.New(mongoerr.BadValue, "Cannot apply %s to a non-array value", o.name)
