@@ -60,6 +60,10 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		if proj.UsesMeta() {
 			return FindAndModifyResult{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in a findAndModify projection yet")
 		}
+		// the query's match details need not hold for the updated document
+		if proj.Positional() && s.New && !s.Remove {
+			return FindAndModifyResult{}, mongoerr.New(mongoerr.BadValue, "cannot use a positional projection and return the new document")
+		}
 	}
 	if len(s.Sort) > 0 {
 		if _, err := query.CompileSort(s.Sort); err != nil {

@@ -7,11 +7,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// TestUpsertStatements runs update and findAndModify commands that upsert
-// and compares the write error (or command error) code and the collection
-// afterwards with MongoDB's, as jstests/core/write/update/upsert_fields.js,
-// update_with_pipeline.js and core/query/expr/expr.js state them.
-func TestUpsertStatements(t *testing.T) {
+// TestWriteStatements runs update and findAndModify commands and compares
+// the write error (or command error) code and the collection afterwards
+// with MongoDB's, as jstests/core/write/update/upsert_fields.js,
+// update_with_pipeline.js, update_modifier_pop.js, update_arrayFilters.js,
+// find_and_modify_server6865.js and core/query/expr/expr.js state them.
+func TestWriteStatements(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database(testDB)
@@ -53,6 +54,18 @@ func TestUpsertStatements(t *testing.T) {
 		{"an operator update takes $all's value", `[]`,
 			`{"update": "ups", "updates": [{"q": {"_id": {"$all": [1]}, "x.x": {"$all": [2]}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
 			0, `[{"_id": 1, "x": {"x": 2}, "a": 1}]`},
+		{"$pop through a scalar", `[{"_id": 0, "a": {"b": 1}}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 0}, "u": {"$pop": {"a.b.c": 1}}}]}`,
+			28, `[{"_id": 0, "a": {"b": 1}}]`},
+		{"findAndModify remove with arrayFilters", `[{"_id": 0}]`,
+			`{"findAndModify": "ups", "query": {"_id": 0}, "remove": true, "arrayFilters": [{"i": 0}]}`,
+			9, `[{"_id": 0}]`},
+		{"findAndModify positional projection of the new document", `[{"_id": 42, "a": [1, 2]}]`,
+			`{"findAndModify": "ups", "query": {"a": 2}, "fields": {"a.$": 1}, "update": {"$set": {"b": 1}}, "new": true}`,
+			2, `[{"_id": 42, "a": [1, 2]}]`},
+		{"findAndModify positional projection of the old document", `[{"_id": 42, "a": [1, 2]}]`,
+			`{"findAndModify": "ups", "query": {"a": 2}, "fields": {"a.$": 1}, "update": {"$set": {"b": 1}}}`,
+			0, `[{"_id": 42, "a": [1, 2], "b": 1}]`},
 		{"undefined in the query", `[]`,
 			`{"update": "ups", "updates": [{"q": {"x": {"$undefined": true}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
 			2, `[]`},
