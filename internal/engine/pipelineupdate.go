@@ -52,7 +52,11 @@ func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll s
 	return update.Compile(spec, update.Options{
 		ArrayFilters: arrayFilters,
 		Compile: func(filter bson.Raw) (update.Matcher, error) {
-			return query.CompileCollated(filter, nil, c)
+			f, err := query.CompileCollated(filter, nil, c)
+			if err == nil {
+				err = f.BannedFeature()
+			}
+			return f, err
 		},
 		Collator: c,
 	})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/geo"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -170,6 +171,30 @@ func (f *Filter) UsesExpr() bool {
 		return !found
 	})
 	return found
+}
+
+// BannedFeature is MongoDB's error for the first clause of f that a
+// filter parsed without special features (kBanAllSpecialFeatures: array
+// filters, $pull conditions) may not hold: $expr, $where, $text,
+// $jsonSchema or a $near; nil when there is none.
+func (f *Filter) BannedFeature() error {
+	var err error
+	Walk(f.root, func(n *Node) bool {
+		switch {
+		case n.Kind == KindExpr:
+			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in this context")
+		case n.Kind == KindJSONSchema:
+			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$jsonSchema is not allowed in this context")
+		case n.Kind == KindWhere:
+			err = mongoerr.New(mongoerr.BadValue, "$where is not allowed in this context")
+		case n.Kind == KindText:
+			err = mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context")
+		case n.Kind == KindGeo && n.geo.Op == geo.Near:
+			err = mongoerr.New(mongoerr.BadValue, "$geoNear, $near, and $nearSphere are not allowed in this context")
+		}
+		return err == nil
+	})
+	return err
 }
 
 // MatchErr is MatchPositional that also reports an $expr evaluation error,

@@ -15,6 +15,15 @@ import (
 func compileArrayFilters(opts Options) (map[string]Matcher, error) {
 	filters := map[string]Matcher{}
 	for _, f := range opts.ArrayFilters {
+		if opts.Compile == nil {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "arrayFilters require a query compiler")
+		}
+		// the filter parses first, as MongoDB's ExpressionWithPlaceholder
+		// does: its errors come before those of its identifier
+		m, err := opts.Compile(f)
+		if err != nil {
+			return nil, err
+		}
 		id, err := filterID(f)
 		if err != nil {
 			return nil, err
@@ -22,13 +31,6 @@ func compileArrayFilters(opts Options) (map[string]Matcher, error) {
 		if _, dup := filters[id]; dup {
 			return nil, mongoerr.New(mongoerr.FailedToParse,
 				"Found multiple array filters with the same top-level field name %s", id)
-		}
-		if opts.Compile == nil {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "arrayFilters require a query compiler")
-		}
-		m, err := opts.Compile(f)
-		if err != nil {
-			return nil, err
 		}
 		filters[id] = m
 	}
