@@ -475,7 +475,7 @@ func (c *compiler) iterSpec(name string, v bson.RawValue, s *Scope, objCode, unk
 		if as, ok = str(a); !ok {
 			return nil, mongoerr.New(unknownCode, "'as' parameter to %s must be a string", name)
 		}
-		if err := ValidateVarName(as); err != nil {
+		if err := validateBindName(as); err != nil {
 			return nil, err
 		}
 	}

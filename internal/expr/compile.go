@@ -90,6 +90,10 @@ func (c *compiler) compile(v bson.RawValue, s *Scope) (*Expr, error) {
 			return c.compileVariable(sv[2:], s)
 		}
 		if strings.HasPrefix(sv, "$") {
+			if _, rebound := s.resolve("CURRENT"); rebound && len(sv) > 1 {
+				// field paths read $$CURRENT, which $let or an "as" rebound
+				return c.compileVariable("CURRENT."+sv[1:], s)
+			}
 			c.readsDoc = true
 			return compileFieldPath(sv[1:])
 		}

@@ -117,6 +117,16 @@ func ValidateVarName(name string) error {
 	return validateName(name, func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 0x80 })
 }
 
+// validateBindName checks the name a $let variable or an "as" binds, as
+// isValidNameForUserWrite: ValidateVarName's names and CURRENT, the one
+// system variable an expression may rebind (field paths then read it).
+func validateBindName(name string) error {
+	if name == "CURRENT" {
+		return nil
+	}
+	return ValidateVarName(name)
+}
+
 // validateVarRef checks a variable name being referenced ("$$name"), as
 // validateNameForUserRead does: as ValidateVarName, but an uppercase first
 // letter (system variables) is allowed.
@@ -247,7 +257,7 @@ func compileLet(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 			break
 		}
 		k := string(kb)
-		if err := ValidateVarName(k); err != nil {
+		if err := validateBindName(k); err != nil {
 			return nil, err
 		}
 		e, err := c.compile(ev, s)
