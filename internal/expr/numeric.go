@@ -312,11 +312,11 @@ func roundDigits(coef *big.Int, exp, place int, mode roundMode) (*big.Int, int) 
 // (kRoundTo34Digits: 1.255 is 1.25499…, so 2 places make 1.25, and 0.29
 // truncated to 2 places is 0.28); decimals as MongoDB quantizes them to
 // the exponent -place: zeros padded (1.1 to 2 places is 1.10), the sign of
-// a zero kept. NaN is returned unchanged. An infinity, or a decimal whose
-// result needs more than 34 digits, is returned as it was when
-// keepUnpadded is set (MongoDB's $round and $trunc), else as NaN ($ceil
-// and $floor, whose quantize fails).
-func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) bson.RawValue {
+// a zero kept. NaN is returned unchanged. An infinity is returned as it
+// was, and a decimal whose result needs more than 34 digits as its value
+// with 34 digits, when roundOrTrunc is set (MongoDB's $round and $trunc),
+// else as NaN ($ceil and $floor, whose quantize fails).
+func roundNumber(v bson.RawValue, place int, mode roundMode, roundOrTrunc bool) bson.RawValue {
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		if place >= 0 {
@@ -347,15 +347,19 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 	d := v.Decimal128()
 	c, e, err := d.BigInt()
 	if err != nil {
-		if d.IsInf() != 0 && !keepUnpadded {
+		if d.IsInf() != 0 && !roundOrTrunc {
 			return decimalString("NaN") // quantizing an infinity
 		}
 		return v // NaN or an infinity
 	}
 	negative := values.DecimalSignbit(d)
+	c0, e0 := c, e
 	c, e, ok := quantize(c, e, place, mode)
-	if !ok && keepUnpadded {
-		return v
+	if !ok && roundOrTrunc {
+		// MongoDB's Decimal128::quantize: a result beyond 34 digits is the
+		// value normalized, its coefficient padded to 34 digits
+		c, e = normalizeDecimal(c0, e0)
+		ok = true
 	}
 	if !ok {
 		return decimalString("NaN")
@@ -368,6 +372,14 @@ func roundNumber(v bson.RawValue, place int, mode roundMode, keepUnpadded bool) 
 		r = values.DecimalWithSign(r, true)
 	}
 	return values.DecimalValue(r)
+}
+
+// normalizeDecimal is c×10^e (c not zero) with its coefficient padded
+// with zeros to 34 digits, as MongoDB's Decimal128::normalize makes it;
+// roundNumber calls it only for exponents far above the least (-6176).
+func normalizeDecimal(c *big.Int, e int) (*big.Int, int) {
+	pad := 34 - len(new(big.Int).Abs(c).String())
+	return new(big.Int).Mul(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(pad)), nil)), e - pad
 }
 
 // quantize is c×10^e with exponent -place: rounded with mode when digits
