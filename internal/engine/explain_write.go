@@ -24,7 +24,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts, nil)
 }
 
 // explainUpdateCounts applies upd to the documents an explained update
@@ -60,7 +60,7 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 		return nil, err
 	}
 	visit, counts := explainDeleteCounts(limit != 1)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts, nil)
 }
 
 // explainDeleteCounts counts the documents an explained delete finds (all
@@ -97,26 +97,35 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, exec
 			return nil, err
 		}
 	}
+	// the write stage returns the document it found (nReturned)
+	var found int64
+	returning := func(visit func(bson.Raw, int) (bool, error)) func(bson.Raw, int) (bool, error) {
+		return func(doc bson.Raw, pos int) (bool, error) {
+			found++
+			return visit(doc, pos)
+		}
+	}
 	if s.Remove {
 		visit, counts := explainDeleteCounts(false)
-		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, visit, counts)
+		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, returning(visit), counts, &found)
 	}
 	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator())
 	if err != nil {
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, false, s.Upsert)
-	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, visit, counts)
+	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, returning(visit), counts, &found)
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
 // whose query q (filter as given) finds its documents: the queryPlanner
 // section, and with execute the executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
-// visit returns false, the write stage then reporting counts. A sorted
+// visit returns false, the write stage then reporting counts and
+// returning *returned documents (nil: none, as update and delete). A sorted
 // write takes the first document in order.
 func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
-	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E) (bson.D, error) {
+	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returned *int64) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
 	}
@@ -167,5 +176,9 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		}
 	}
 	stages := append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
-	return append(out, executionStats(0, start, stats, stages)), nil
+	var n int64
+	if returned != nil {
+		n = *returned
+	}
+	return append(out, executionStats(n, start, stats, stages)), nil
 }

@@ -209,21 +209,26 @@ func TestExplainWrites(t *testing.T) {
 		t.Fatalf("sorted findAndModify: winning plan %s, want DELETE over a SORT of limit 1 over COLLSCAN", win)
 	}
 	for _, c := range []struct {
-		cmd    bson.D
-		stage  string
-		counts bson.D
+		cmd      bson.D
+		stage    string
+		counts   bson.D
+		returned int32 // nReturned: the document findAndModify's stage returns
 	}{
-		{update(a2, set("b", 1), true, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(2)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
-		{update(a2, set("b", 1), false, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
-		{update(bson.D{{Key: "a", Value: 9}}, set("b", 1), false, true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}},
-		{remove(a2, 0), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(2)}}},
-		{remove(bson.D{}, 1), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}},
-		{fam(a2, -1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(0)}}},
-		{fam(a2, 1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}},
-		{fam(bson.D{{Key: "a", Value: 9}}, 1, set("b", 1), true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}},
-		{fam(a2, 1, nil, false), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}},
+		{update(a2, set("b", 1), true, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(2)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}, 0},
+		{update(a2, set("b", 1), false, false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}, 0},
+		{update(bson.D{{Key: "a", Value: 9}}, set("b", 1), false, true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}, 0},
+		{remove(a2, 0), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(2)}}, 0},
+		{remove(bson.D{}, 1), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}, 0},
+		{fam(a2, -1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(0)}}, 1},
+		{fam(a2, 1, set("b", 1), false), "UPDATE", bson.D{{Key: "nMatched", Value: int64(1)}, {Key: "nWouldModify", Value: int64(1)}, {Key: "nWouldUpsert", Value: int64(0)}}, 1},
+		{fam(bson.D{{Key: "a", Value: 9}}, 1, set("b", 1), true), "UPDATE", bson.D{{Key: "nMatched", Value: int64(0)}, {Key: "nWouldModify", Value: int64(0)}, {Key: "nWouldUpsert", Value: int64(1)}}, 0},
+		{fam(a2, 1, nil, false), "DELETE", bson.D{{Key: "nWouldDelete", Value: int64(1)}}, 1},
 	} {
-		stages := explain("executionStats", c.cmd).Lookup("executionStats", "executionStages").Document()
+		stats := explain("executionStats", c.cmd).Lookup("executionStats").Document()
+		if n := stats.Lookup("nReturned"); n.Type != bson.TypeInt32 || n.Int32() != c.returned {
+			t.Errorf("%v: nReturned %v, want %d", c.cmd, n, c.returned)
+		}
+		stages := stats.Lookup("executionStages").Document()
 		if stages.Lookup("stage").StringValue() != c.stage {
 			t.Errorf("%v: executionStages %s", c.cmd, stages)
 		}
