@@ -101,6 +101,7 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 		var tc struct {
 			Doc          bson.Raw   `bson:"doc"`
 			Filter       bson.Raw   `bson:"filter"`
+			Replacement  bool       `bson:"replacement"`
 			Update       bson.Raw   `bson:"update"`
 			Pos          *int       `bson:"pos"`
 			Insert       bool       `bson:"insert"`
@@ -112,7 +113,7 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if tc.Filter != nil {
-			t.Run(name, func(t *testing.T) { checkUpsertSeed(t, coll, tc.Filter, tc.Result, tc.Code) })
+			t.Run(name, func(t *testing.T) { checkUpsertSeed(t, coll, tc.Filter, tc.Replacement, tc.Result, tc.Code) })
 			continue
 		}
 		id, err := tc.Doc.LookupErr("_id")
@@ -154,14 +155,20 @@ func TestUpdateCorpusThroughDriver(t *testing.T) {
 }
 
 // checkUpsertSeed upserts with filter into the empty collection coll and an
-// empty $set, and checks the document inserted (its generated _id left
+// empty $set (or with replacement an empty replacement, which keeps the
+// seed's _id), and checks the document inserted (its generated _id left
 // out) against result, or the write error's code.
-func checkUpsertSeed(t *testing.T, coll *mongo.Collection, filter, result bson.Raw, code int) {
+func checkUpsertSeed(t *testing.T, coll *mongo.Collection, filter bson.Raw, replacement bool, result bson.Raw, code int) {
 	ctx := context.Background()
 	if _, err := coll.DeleteMany(ctx, bson.D{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := coll.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{}}}, options.UpdateOne().SetUpsert(true))
+	var err error
+	if replacement {
+		_, err = coll.ReplaceOne(ctx, filter, bson.D{}, options.Replace().SetUpsert(true))
+	} else {
+		_, err = coll.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{}}}, options.UpdateOne().SetUpsert(true))
+	}
 	if code != 0 {
 		var we mongo.WriteException
 		if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != code {
