@@ -230,18 +230,39 @@ func CheckNewSpecs(specs []IndexSpec) error {
 
 // checkNewKeyPattern applies the rules of MongoDB's validateKeyPattern that
 // an index stored before Folio checked them would break on load: no NaN
-// value, and no path component starting with '$' but a final "$**".
+// value, and key paths as checkKeyPath takes them.
 func checkNewKeyPattern(key bson.Raw) error {
 	elems, _ := key.Elements()
 	for _, el := range elems {
-		if f, ok := values.Float64(el.Value()); ok && math.IsNaN(f) {
+		v := el.Value()
+		if f, ok := values.Float64(v); ok && math.IsNaN(f) {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "Values in the index key pattern can't be NaN.")
 		}
-		parts := strings.Split(el.Key(), ".")
-		for i, part := range parts {
-			if strings.HasPrefix(part, "$") && (part != "$**" || i != len(parts)-1) {
-				return mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", el.Key())
-			}
+		s, isString := v.StringValueOK()
+		if err := checkKeyPath(el.Key(), values.IsNumber(v.Type) || isString && s == "text"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkKeyPath is validateKeyPattern's rule for the path of one key: not
+// empty, no empty part, and no part starting with '$' but a DBRef field
+// ($ref, $id, $db) after the first part, or, in a wildcard or text key
+// (wild), a final "$**".
+func checkKeyPath(path string, wild bool) error {
+	if path == "" {
+		return mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot be an empty field.")
+	}
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		if part == "" {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Index keys cannot contain an empty field.")
+		}
+		dbRef := i > 0 && (part == "$ref" || part == "$id" || part == "$db")
+		wildcard := wild && i == len(parts)-1 && part == "$**"
+		if part[0] == '$' && !dbRef && !wildcard {
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
 		}
 	}
 	return nil

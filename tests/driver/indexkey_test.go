@@ -97,3 +97,37 @@ func TestIndexKeys(t *testing.T) {
 	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$sort", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}})
 	requireCode(t, err, 31138, "")
 }
+
+// TestDBRefIndexKey: a key path may name a DBRef's fields ($ref, $id, $db)
+// after its first part, as validateKeyPattern allows; the index serves an
+// equality on them (jstests/core/write/update/update_arraymatch8.js).
+func TestDBRefIndexKey(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("dbrefkeys").Collection("c")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "owner.$id", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "owner", Value: bson.D{{Key: "$ref", Value: "users"}, {Key: "$id", Value: 7}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "owner", Value: bson.D{{Key: "$ref", Value: "users"}, {Key: "$id", Value: 8}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	filter := bson.D{{Key: "owner.$id", Value: 8}}
+	var got []bson.M
+	cur, err := coll.Find(ctx, filter)
+	if err == nil {
+		err = cur.All(ctx, &got)
+	}
+	if err != nil || len(got) != 1 || got[0]["_id"] != int32(2) {
+		t.Fatalf("find by owner.$id: %v, %v", got, err)
+	}
+	var plan bson.Raw
+	if plan, err = client.Database("dbrefkeys").RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: filter}}}}).Raw(); err != nil {
+		t.Fatal(err)
+	}
+	if s := plan.Lookup("queryPlanner", "winningPlan").String(); !strings.Contains(s, "owner.$id_1") {
+		t.Fatalf("winning plan %s, want the owner.$id_1 index", s)
+	}
+}
