@@ -640,6 +640,11 @@ func (t *translator) class() error {
 					return unsupported("[:%s:] with (*UCP)", name)
 				}
 				t.emit(s)
+			} else if body, ok := asciiPOSIX[name]; ok {
+				if t.fold && (name == "upper" || name == "lower") {
+					body = `a-zA-Z` // i widens them to both cases, and no further
+				}
+				t.emit(body)
 			} else {
 				t.emit(t.p[t.i : t.i+end+2]) // regexp2's RE2 mode reads it
 			}
@@ -708,6 +713,16 @@ const (
 	rangeDash                 // a - after a character: a range's
 	rangeEnd                  // the end of a range
 )
+
+// asciiPOSIX is the class body of each POSIX class without (*UCP): PCRE2
+// keeps them ASCII, where regexp2 reads [:digit:] as every decimal digit
+// and [:space:] as every space.
+var asciiPOSIX = map[string]string{
+	"alpha": `a-zA-Z`, "lower": `a-z`, "upper": `A-Z`, "digit": `0-9`, "alnum": `a-zA-Z0-9`,
+	"word": `a-zA-Z0-9_`, "space": `\t\n\x0B\f\r `, "blank": `\t `, "xdigit": `0-9A-Fa-f`,
+	"cntrl": `\x00-\x1F\x7F`, "punct": `!-/:-@\[-` + "`" + `{-~`, "graph": `!-~`, "print": ` -~`,
+	"ascii": `\x00-\x7F`,
+}
 
 // ucpPOSIX is the class body of each POSIX class with (*UCP), as PCRE2
 // gives it; the others stay ASCII.
