@@ -39,6 +39,8 @@ func TestCompile(t *testing.T) {
 		{`a\Kb`, "", "", false, Unsupported},
 		{"(?R)", "", "", false, Unsupported},
 		{"(*CRLF)a", "", "", false, Unsupported},
+		{"(*LIMIT_MATCH=1)a", "", "", false, Unsupported},
+		{"(*LIMIT_DEPTH=10)(*UCP)a", "", "", false, Unsupported},
 		{"(*UTF)(*NO_START_OPT)é", "", "é", true, 0},
 		{`(*UCP)\w`, "", "é", true, 0},
 		{`\w`, "", "é", false, 0},
