@@ -100,10 +100,10 @@ func parseFindAndModify(s *Service, r *Request, c *cmdArgs) (string, engine.Find
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both an update and remove=true")
 	case !spec.Remove && !hasUpdate:
 		err = mongoerr.New(mongoerr.FailedToParse, "Either an update or remove=true must be specified")
-	case spec.Remove && spec.New:
-		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	case spec.Remove && spec.Upsert:
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both upsert=true and remove=true ")
+	case spec.Remove && spec.New:
+		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	case spec.Remove && c.has("arrayFilters"):
 		err = mongoerr.New(mongoerr.FailedToParse, "Cannot specify arrayFilters and remove=true")
 	}

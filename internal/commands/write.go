@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"slices"
+
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -83,14 +85,14 @@ func writeOptions(r *Request, c *cmdArgs) engine.WriteOptions {
 // failsBatch reports whether a statement's error fails the whole write
 // command rather than being one of its writeErrors: a write conflict; an
 // interruption (killOp, maxTimeMS, disconnect, shutdown), which in MongoDB
-// "have always failed the whole batch"; or a not-primary error (a
-// frontend whose schema lease lapsed), which MongoDB raises for the whole
-// command, before its statements, or as the interruption of a stepdown, so
-// that a driver retries it, where a writeError is never retried.
-// Statements applied before it stay applied.
+// "have always failed the whole batch"; or an error the engine already
+// labelled RetryableWriteError (its frontend's schema lease lapsed before
+// the statement committed, as a stepdown interrupts a MongoDB write), which
+// a driver retries only as the command's error. Statements applied before
+// it stay applied.
 func failsBatch(err error) bool {
-	return mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err) ||
-		err != nil && mongoerr.NotPrimary(mongoerr.As(err).Code)
+	return err != nil && (mongoerr.Is(err, mongoerr.WriteConflict) || mongoerr.IsInterruption(err) ||
+		slices.Contains(mongoerr.As(err).Labels, engine.RetryableWriteError))
 }
 
 // writeErrorDoc is one entry of a write reply's writeErrors.
@@ -578,30 +580,28 @@ func updateStatementRun(s *Service, r *Request, coll string, u updateStatement, 
 	if err := s.bindUpdateVars(r, &u, let); err != nil {
 		return engine.UpdateResult{}, err
 	}
-	if u.supplied {
-		// upsertSupplied: an upsert inserts the statement's constant new
-		// (ParsedUpdate::parseRequest's checks)
-		if !u.Upsert {
-			return engine.UpdateResult{}, mongoerr.New(mongoerr.FailedToParse, "cannot specify 'upsertSupplied: true' for a non-upsert operation")
-		}
-		var doc bson.Raw
-		var ok bool
-		if u.constants != nil {
-			doc, ok = u.constants.Lookup("new").DocumentOK()
-		}
-		if !ok {
-			return engine.UpdateResult{}, mongoerr.New(mongoerr.FailedToParse, "the parameter 'upsertSupplied' is set to 'true', but no document was supplied")
-		}
-		u.Supplied = doc
-	}
 	return s.Engine.Update(r.DB, coll, u.UpdateSpec)
 }
 
 // bindUpdateVars binds u's variables: the command's let and u's
-// constants, which MongoDB allows only on a pipeline update.
+// constants, which MongoDB allows only on a pipeline update; with
+// upsertSupplied, the constant new is the document an upsert inserts
+// (ParsedUpdate::parseRequest's checks).
 func (s *Service) bindUpdateVars(r *Request, u *updateStatement, let bson.Raw) error {
 	if u.constants != nil && !u.Pipeline {
 		return mongoerr.New(mongoerr.UpdateConstantsNotPipeline, "Constant values may only be specified for pipeline updates")
+	}
+	if u.supplied {
+		if !u.Upsert {
+			return mongoerr.New(mongoerr.FailedToParse, "cannot specify 'upsertSupplied: true' for a non-upsert operation")
+		}
+		var ok bool
+		if u.constants != nil {
+			u.Supplied, ok = u.constants.Lookup("new").DocumentOK()
+		}
+		if !ok {
+			return mongoerr.New(mongoerr.FailedToParse, "the parameter 'upsertSupplied' is set to 'true', but no document was supplied")
+		}
 	}
 	var err error
 	u.Let, err = s.scriptVars(statementLet(let, u.constants), r, r.Ctx)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -18,8 +19,9 @@ func TestFailsBatch(t *testing.T) {
 		{mongoerr.New(mongoerr.WriteConflict, "conflict"), true},
 		{mongoerr.New(mongoerr.Interrupted, "killed"), true},
 		{mongoerr.New(mongoerr.MaxTimeMSExpired, "too long"), true},
-		{mongoerr.New(mongoerr.NotWritablePrimary, "a lapsed schema lease"), true},
-		{mongoerr.New(mongoerr.InterruptedDueToReplStateChange, "stepped down"), true},
+		{&mongoerr.Error{Code: mongoerr.NotWritablePrimary, Msg: "a lapsed schema lease", Labels: []string{engine.RetryableWriteError}}, true},
+		// a fail point's not-primary error is the statement's, as in MongoDB
+		{mongoerr.New(mongoerr.NotWritablePrimary, "failBeforeCommitExceptionCode"), false},
 		{mongoerr.New(mongoerr.DuplicateKey, "dup"), false},
 		{mongoerr.New(mongoerr.DocumentValidationFailure, "invalid"), false},
 		{errors.New("not a MongoDB error"), false},

@@ -20,7 +20,7 @@ func Retriable(c Code) bool {
 func NotPrimary(c Code) bool {
 	switch c {
 	case NotWritablePrimary, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary, InterruptedDueToReplStateChange,
-		PrimarySteppedDown:
+		PrimarySteppedDown, LegacyNotPrimary:
 		return true
 	}
 	return false
