@@ -16,6 +16,9 @@ import (
 // nWouldUpsert; nothing is written.
 func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bson.D, error) {
 	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
+	if err == nil && u.Upsert {
+		err = upsertFilter(f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +27,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts, nil)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts, false)
 }
 
 // explainUpdateCounts applies upd to the documents an explained update
@@ -60,7 +63,7 @@ func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint
 		return nil, err
 	}
 	visit, counts := explainDeleteCounts(limit != 1)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts, nil)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts, false)
 }
 
 // explainDeleteCounts counts the documents an explained delete finds (all
@@ -80,6 +83,9 @@ func explainDeleteCounts(multi bool) (func(bson.Raw, int) (bool, error), func() 
 // document in memory and reports the stage's counts; nothing is written.
 func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, execute bool) (bson.D, error) {
 	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
+	if err == nil && s.Upsert {
+		err = upsertFilter(f)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,40 +98,30 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, exec
 			q.sort = q.sort.Collated(f.Collator())
 		}
 	}
-	if len(s.Fields) > 0 {
-		if _, err := query.CompileProjectionLet(s.Fields, s.Let, f.Collator()); err != nil {
-			return nil, err
-		}
-	}
-	// the write stage returns the document it found (nReturned)
-	var found int64
-	returning := func(visit func(bson.Raw, int) (bool, error)) func(bson.Raw, int) (bool, error) {
-		return func(doc bson.Raw, pos int) (bool, error) {
-			found++
-			return visit(doc, pos)
-		}
+	if _, err := s.projection(f); err != nil {
+		return nil, err
 	}
 	if s.Remove {
 		visit, counts := explainDeleteCounts(false)
-		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, returning(visit), counts, &found)
+		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, visit, counts, true)
 	}
 	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator())
 	if err != nil {
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, false, s.Upsert)
-	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, returning(visit), counts, &found)
+	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, visit, counts, true)
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
 // whose query q (filter as given) finds its documents: the queryPlanner
 // section, and with execute the executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
-// visit returns false, the write stage then reporting counts and
-// returning *returned documents (nil: none, as update and delete). A sorted
-// write takes the first document in order.
+// visit returns false, the write stage then reporting counts and, with
+// returnsDoc (findAndModify's), returning each document it visited
+// (nReturned). A sorted write takes the first document in order.
 func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
-	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returned *int64) (bson.D, error) {
+	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returnsDoc bool) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
 	}
@@ -152,6 +148,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	}
 	stats := &OpStats{}
 	start := time.Now()
+	var returned int64
 	if c != nil {
 		cur, err := e.execute(c, q, p, o, stats)
 		if err != nil {
@@ -170,15 +167,14 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 			if err == nil {
 				more, err = visit(doc, pos)
 			}
+			if err == nil && returnsDoc {
+				returned++
+			}
 			if err != nil {
 				return nil, err
 			}
 		}
 	}
 	stages := append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
-	var n int64
-	if returned != nil {
-		n = *returned
-	}
-	return append(out, executionStats(n, start, stats, stages)), nil
+	return append(out, executionStats(returned, start, stats, stages)), nil
 }

@@ -52,18 +52,9 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 			return FindAndModifyResult{}, err
 		}
 	}
-	var proj *query.Projection
-	if len(s.Fields) > 0 {
-		if proj, err = query.CompileProjectionLet(s.Fields, s.Let, f.Collator()); err != nil {
-			return FindAndModifyResult{}, err
-		}
-		if proj.UsesMeta() {
-			return FindAndModifyResult{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in a findAndModify projection yet")
-		}
-		// the query's match details need not hold for the updated document
-		if proj.Positional() && s.New && !s.Remove {
-			return FindAndModifyResult{}, mongoerr.New(mongoerr.BadValue, "cannot use a positional projection and return the new document")
-		}
+	proj, err := s.projection(f)
+	if err != nil {
+		return FindAndModifyResult{}, err
 	}
 	if len(s.Sort) > 0 {
 		if _, err := query.CompileSort(s.Sort); err != nil {
@@ -156,6 +147,26 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 	}
 	return res, nil
+}
+
+// projection compiles s's fields (nil when none) as MongoDB's
+// getExecutorUpdate and getExecutorDelete accept them.
+func (s FindAndModifySpec) projection(f *query.Filter) (*query.Projection, error) {
+	if len(s.Fields) == 0 {
+		return nil, nil
+	}
+	proj, err := query.CompileProjectionLet(s.Fields, s.Let, f.Collator())
+	if err != nil {
+		return nil, err
+	}
+	if proj.UsesMeta() {
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in a findAndModify projection yet")
+	}
+	// the query's match details need not hold for the updated document
+	if proj.Positional() && s.New && !s.Remove {
+		return nil, mongoerr.New(mongoerr.BadValue, "cannot use a positional projection and return the new document")
+	}
+	return proj, nil
 }
 
 func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd updater, proj *query.Projection) (FindAndModifyResult, error) {
