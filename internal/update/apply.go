@@ -247,20 +247,11 @@ func checkViable(s *slot) error {
 	for e.n == nil {
 		next, e = e.name, e.parent
 	}
-	if e.n.t == bson.TypeEmbeddedDocument || e.n.t == bson.TypeArray && allDigits(next) {
+	if _, index := arrayIndex(next); e.n.t == bson.TypeEmbeddedDocument || e.n.t == bson.TypeArray && index {
 		return nil
 	}
 	return mongoerr.New(mongoerr.PathNotViable, "Cannot use the part (%s) of (%s) to traverse the element ({%s})",
 		next, s.path(), values.ShellElement(e.name, e.n.value()))
-}
-
-func allDigits(s string) bool {
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func notViable(child string, s *slot) error {

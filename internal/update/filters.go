@@ -9,6 +9,10 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
+// arrayFilterContext starts the messages of an array filter's parse and
+// identifier errors, as parsedUpdateArrayFilters adds it.
+const arrayFilterContext = "Error parsing array filter"
+
 // compileArrayFilters parses arrayFilters: each filter is a query on exactly
 // one identifier (the first component of its field paths), a lowercase
 // letter followed by letters and digits, and identifiers are unique.
@@ -18,11 +22,11 @@ func compileArrayFilters(opts Options) (map[string]Matcher, error) {
 		if opts.Compile == nil {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "arrayFilters require a query compiler")
 		}
-		// the filter parses first, as MongoDB's ExpressionWithPlaceholder
+		// the filter parses first, as MongoDB's parsedUpdateArrayFilters
 		// does: its errors come before those of its identifier
 		m, err := opts.Compile(f)
 		if err != nil {
-			return nil, err
+			return nil, mongoerr.AddContext(err, arrayFilterContext)
 		}
 		id, err := filterID(f)
 		if err != nil {
@@ -71,15 +75,14 @@ func filterID(f bson.Raw) (string, error) {
 		return "", mongoerr.New(mongoerr.FailedToParse,
 			"Cannot use an expression without a top-level field name in arrayFilters")
 	case len(order) > 1:
-		return "", mongoerr.New(mongoerr.FailedToParse,
-			"Error parsing array filter :: caused by :: Expected a single top-level field name, found '%s' and '%s'",
-			order[0], order[1])
+		return "", mongoerr.AddContext(mongoerr.New(mongoerr.FailedToParse,
+			"Expected a single top-level field name, found '%s' and '%s'", order[0], order[1]), arrayFilterContext)
 	}
 	id := order[0]
 	if !validIdentifier(id) {
-		return "", mongoerr.New(mongoerr.BadValue,
-			"Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '%s'",
-			id)
+		return "", mongoerr.AddContext(mongoerr.New(mongoerr.BadValue,
+			"The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '%s'",
+			id), arrayFilterContext)
 	}
 	return id, nil
 }
