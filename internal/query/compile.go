@@ -42,10 +42,13 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 	}
 	f := &Filter{root: root, doc: filter}
 	Walk(root, func(n *Node) bool {
-		if n.Kind == KindExpr || n.Kind == KindWhere || n.Kind == KindText {
+		switch n.Kind {
+		case KindExpr:
+			f.hasExpr, f.usesExpr = true, true
+		case KindWhere, KindText:
 			f.hasExpr = true
 		}
-		return !f.hasExpr
+		return !f.usesExpr
 	})
 	if coll != nil {
 		f.collate(coll)

@@ -131,10 +131,12 @@ func Walk(n *Node, fn func(*Node) bool) {
 // Filter is a compiled query filter; safe for concurrent use by many
 // goroutines.
 type Filter struct {
-	root    *Node
-	doc     bson.Raw // the filter as written
-	hasExpr bool     // the filter holds an $expr or $where, whose evaluation may fail
-	coll    *collation.Collator
+	root *Node
+	doc  bson.Raw // the filter as written
+	// hasExpr: the filter holds an $expr, $where or $text, whose
+	// evaluation may fail; usesExpr: it holds an $expr
+	hasExpr, usesExpr bool
+	coll              *collation.Collator
 }
 
 // Collator is the collation the filter's comparisons follow, nil for the
@@ -164,14 +166,7 @@ func (f *Filter) MatchPositional(doc bson.Raw) (matched bool, pos int) {
 }
 
 // UsesExpr reports whether the filter holds an $expr clause, at any depth.
-func (f *Filter) UsesExpr() bool {
-	found := false
-	Walk(f.root, func(n *Node) bool {
-		found = found || n.Kind == KindExpr
-		return !found
-	})
-	return found
-}
+func (f *Filter) UsesExpr() bool { return f.usesExpr }
 
 // BannedFeature is MongoDB's error for the first clause of f that a
 // filter parsed without special features (kBanAllSpecialFeatures: array
