@@ -643,10 +643,7 @@ func (t *translator) class() error {
 					return unsupported("[:%s:] with (*UCP)", name)
 				}
 				t.emit(s)
-			} else if body, ok := asciiPOSIX[name]; ok {
-				if t.fold && (name == "upper" || name == "lower") {
-					body = `a-zA-Z` // i widens them to both cases, and no further
-				}
+			} else if body, ok := asciiClass(name, t.fold); ok {
 				t.emit(body)
 			} else {
 				t.emit(t.p[t.i : t.i+end+2]) // regexp2's RE2 mode reads it
@@ -717,14 +714,61 @@ const (
 	rangeEnd                  // the end of a range
 )
 
-// asciiPOSIX is the class body of each POSIX class without (*UCP): PCRE2
-// keeps them ASCII, where regexp2 reads [:digit:] as every decimal digit
-// and [:space:] as every space.
-var asciiPOSIX = map[string]string{
-	"alpha": `a-zA-Z`, "lower": `a-z`, "upper": `A-Z`, "digit": `0-9`, "alnum": `a-zA-Z0-9`,
-	"word": `a-zA-Z0-9_`, "space": `\t\n\x0B\f\r `, "blank": `\t `, "xdigit": `0-9A-Fa-f`,
-	"cntrl": `\x00-\x1F\x7F`, "punct": `!-/:-@\[-` + "`" + `{-~`, "graph": `!-~`, "print": ` -~`,
-	"ascii": `\x00-\x7F`,
+// asciiPOSIX is each POSIX class without (*UCP): PCRE2 keeps them ASCII,
+// where regexp2 reads [:digit:] as every decimal digit and [:space:] as
+// every space.
+var asciiPOSIX = map[string]func(c byte) bool{
+	"alpha": func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' },
+	"lower": func(c byte) bool { return c >= 'a' && c <= 'z' },
+	"upper": func(c byte) bool { return c >= 'A' && c <= 'Z' },
+	"digit": func(c byte) bool { return c >= '0' && c <= '9' },
+	"alnum": func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' },
+	"word":  func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' || c == '_' },
+	"space": func(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' },
+	"blank": func(c byte) bool { return c == ' ' || c == '\t' },
+	"xdigit": func(c byte) bool {
+		return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
+	},
+	"cntrl": func(c byte) bool { return c < 0x20 || c == 0x7F },
+	"punct": func(c byte) bool {
+		return c > ' ' && c < 0x7F && !(c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9')
+	},
+	"graph": func(c byte) bool { return c > ' ' && c < 0x7F },
+	"print": func(c byte) bool { return c >= ' ' && c < 0x7F },
+	"ascii": func(c byte) bool { return c < 0x80 },
+}
+
+// asciiClass is the class body of the POSIX class name ("^name" negated)
+// without (*UCP), as ranges of code points; under i (fold) upper and lower
+// are alpha, as PCRE2 makes them, and i widens nothing further (the caller
+// keeps the body out of regexp2's folding).
+func asciiClass(name string, fold bool) (string, bool) {
+	negated := strings.HasPrefix(name, "^")
+	name = strings.TrimPrefix(name, "^")
+	if fold && (name == "upper" || name == "lower") {
+		name = "alpha"
+	}
+	in, ok := asciiPOSIX[name]
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for lo := 0; lo < 0x80; {
+		if in(byte(lo)) == negated {
+			lo++
+			continue
+		}
+		hi := lo
+		for hi+1 < 0x80 && in(byte(hi+1)) != negated {
+			hi++
+		}
+		fmt.Fprintf(&b, `\x{%X}-\x{%X}`, lo, hi)
+		lo = hi + 1
+	}
+	if negated {
+		b.WriteString(`\x{80}-\x{10FFFF}`)
+	}
+	return b.String(), true
 }
 
 // ucpPOSIX is the class body of each POSIX class with (*UCP), as PCRE2
