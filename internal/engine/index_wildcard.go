@@ -73,7 +73,7 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		// {"$**": "text"} is a text index on every string field.
 		_, err := pluginField(key, plugin)
 		if err == nil || mongoerr.Is(err, mongoerr.WildcardPluginName) {
-			err = mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
+			err = checkKeyPath(key, false)
 		}
 		return nil, err
 	}
@@ -96,8 +96,8 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}")
 	case key != "$**":
 		pre := strings.TrimSuffix(key, ".$**")
-		if pre == "" || strings.Contains(pre, "$") || strings.Contains(pre, "..") || strings.HasPrefix(pre, ".") {
-			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index key contains an illegal field name: %q", key)
+		if err := checkKeyPath(pre, false); err != nil {
+			return nil, err
 		}
 		w.include = []string{pre}
 		projSpec = bson.D{{Key: pre, Value: int32(1)}}

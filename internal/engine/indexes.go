@@ -238,8 +238,9 @@ func checkNewKeyPattern(key bson.Raw) error {
 		if f, ok := values.Float64(v); ok && math.IsNaN(f) {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "Values in the index key pattern can't be NaN.")
 		}
+		// a final "$**" is a wildcard's, or a text index's whole key
 		s, isString := v.StringValueOK()
-		if err := checkKeyPath(el.Key(), values.IsNumber(v.Type) || isString && s == "text"); err != nil {
+		if err := checkKeyPath(el.Key(), values.IsNumber(v.Type) || isString && s == "text" && el.Key() == "$**"); err != nil {
 			return err
 		}
 	}
