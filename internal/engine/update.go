@@ -74,7 +74,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 		if err != nil || res.Matched > 0 || !u.Upsert {
 			break
 		}
-		res.UpsertedID, err = e.upsert(u.Ctx, c, u, upd)
+		res.UpsertedID, err = e.upsert(c, u, upd)
 		if !mongoerr.Is(err, mongoerr.DuplicateKey) || attempt == maxUpsertAttempts {
 			break
 		}
@@ -123,7 +123,7 @@ func upsertFilter(f *query.Filter) error {
 
 // upsert inserts the document an update builds from the filter's equality
 // conditions (or u.Supplied replacing them), returning its _id.
-func (e *Engine) upsert(ctx context.Context, c *Collection, u UpdateSpec, upd updater) (bson.RawValue, error) {
+func (e *Engine) upsert(c *Collection, u UpdateSpec, upd updater) (bson.RawValue, error) {
 	seed, err := update.UpsertSeed(u.Filter, isReplacement(upd))
 	if err != nil {
 		return bson.RawValue{}, err
@@ -137,7 +137,7 @@ func (e *Engine) upsert(ctx context.Context, c *Collection, u UpdateSpec, upd up
 	if err != nil {
 		return bson.RawValue{}, err
 	}
-	return e.insertOne(ctx, c, doc, u.Txn, stmtRec{rec: u.Record}, u.BypassValidation)
+	return e.insertOne(u.Ctx, c, doc, u.Txn, stmtRec{rec: u.Record}, u.BypassValidation)
 }
 
 // insertOne stores one new document, failing with DuplicateKey when its _id
