@@ -15,14 +15,13 @@ import (
 // Top-level $expr conditions (which the query language leaves to
 // aggregation) are evaluated as expressions and must all be true. An $expr
 // nested in the filter ($or, $and, $nor) sees the pipeline's variables as
-// well: such a filter (scoped) is compiled again for each run, against the
-// run's variable values.
+// well: such a filter is compiled again for each run, against the run's
+// variable values.
 type matchStage struct {
 	spec   bson.Raw // the query filter without its top-level $expr conditions
 	filter *query.Filter
 	exprs  []*expr.Expr
 	scope  *expr.Scope // the pipeline's variables, where the filter was parsed
-	scoped bool        // the filter holds an $expr
 }
 
 func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
@@ -51,7 +50,6 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 	if m.filter, err = query.CompileCollated(m.spec, &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator); err != nil {
 		return nil, err
 	}
-	m.scoped = m.filter.UsesExpr()
 	if m.filter.HasNear() {
 		return nil, mongoerr.New(mongoerr.GeoNearNotAllowedHere, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data; without a sort, $geoWithin selects the same documents")
 	}
@@ -59,7 +57,7 @@ func (p *parser) parseMatch(arg bson.RawValue) (stage, error) {
 }
 
 func (m *matchStage) run(in Source, rt *runtime) Source {
-	filter, compiled := m.filter, !m.scoped
+	filter, compiled := m.filter, !m.filter.UsesExpr()
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
 		if !compiled {
 			f, err := query.CompileCollated(m.spec, &expr.Let{Scope: m.scope, Ctx: rt.ectx}, rt.opts.Collator)

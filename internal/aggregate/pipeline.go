@@ -320,7 +320,7 @@ func (p *Pipeline) TakePushdown() Pushdown {
 			pd.GeoNear = &g.search
 			return pd
 		}
-		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.scoped {
+		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.filter.UsesExpr() {
 			pd.Filter = m.spec
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
 		}
