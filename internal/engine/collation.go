@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
 
@@ -79,11 +80,17 @@ func sameCollation(ix *Index, spec IndexSpec) bool {
 }
 
 // writeFilter compiles the filter of an update, delete or findAndModify on
-// db.coll under the command's collation or the collection's default.
-func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo WriteOptions) (*query.Filter, error) {
+// db.coll under the command's collation or the collection's default. An
+// upsert's filter may not hold $expr, whose equalities MongoDB cannot
+// extract.
+func (e *Engine) writeFilter(txn *Txn, db, coll string, filter bson.Raw, wo WriteOptions, upsert bool) (*query.Filter, error) {
 	c, err := CommandCollator(e.lookup(txn, db, coll), wo.Collation)
 	if err != nil {
 		return nil, err
 	}
-	return query.CompileCollated(filter, wo.Let, c)
+	f, err := query.CompileCollated(filter, wo.Let, c)
+	if err == nil && upsert && f.UsesExpr() {
+		return nil, mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
+	}
+	return f, err
 }

@@ -12,7 +12,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		return 0, err
 	}
 	txn := wo.Txn
-	f, err := e.writeFilter(txn, db, coll, filter, wo)
+	f, err := e.writeFilter(txn, db, coll, filter, wo, false)
 	if err != nil {
 		return 0, err
 	}

@@ -15,10 +15,7 @@ import (
 // document it finds, in memory only, reporting nMatched, nWouldModify and
 // nWouldUpsert; nothing is written.
 func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bson.D, error) {
-	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
-	if err == nil && u.Upsert {
-		err = upsertFilter(f)
-	}
+	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions, u.Upsert)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +55,7 @@ func explainUpdateCounts(upd updater, multi, upsert bool) (func(bson.Raw, int) (
 // first match only) runs, as ExplainUpdate does an update: a DELETE stage,
 // and with execute nWouldDelete.
 func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions, execute bool) (bson.D, error) {
-	f, err := e.writeFilter(wo.Txn, db, coll, filter, wo)
+	f, err := e.writeFilter(wo.Txn, db, coll, filter, wo, false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,10 +79,7 @@ func explainDeleteCounts(multi bool) (func(bson.Raw, int) (bool, error), func() 
 // one document when it sorts). With execute it applies the write to that
 // document in memory and reports the stage's counts; nothing is written.
 func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, execute bool) (bson.D, error) {
-	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
-	if err == nil && s.Upsert {
-		err = upsertFilter(f)
-	}
+	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions, s.Upsert)
 	if err != nil {
 		return nil, err
 	}

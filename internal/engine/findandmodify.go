@@ -39,10 +39,7 @@ type FindAndModifyResult struct {
 // order and each is re-checked under its lock, so concurrent callers never
 // receive the same document.
 func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndModifyResult, error) {
-	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions)
-	if err == nil && s.Upsert {
-		err = upsertFilter(f)
-	}
+	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions, s.Upsert)
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

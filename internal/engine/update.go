@@ -44,10 +44,7 @@ const maxUpsertAttempts = 3
 // Update applies one update statement to db.coll. Each matching document
 // is updated atomically on its own; Modified counts only real changes.
 func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
-	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions)
-	if err == nil && u.Upsert {
-		err = upsertFilter(f)
-	}
+	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions, u.Upsert)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -110,15 +107,6 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 		return err == nil && (u.Multi || res.Matched == 0), err
 	})
 	return res, err
-}
-
-// upsertFilter refuses an upsert's filter holding $expr, whose equalities
-// MongoDB cannot extract.
-func upsertFilter(f *query.Filter) error {
-	if f.UsesExpr() {
-		return mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert")
-	}
-	return nil
 }
 
 // upsert inserts the document an update builds from the filter's equality
