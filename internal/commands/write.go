@@ -2,7 +2,6 @@ package commands
 
 import (
 	"slices"
-
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"

@@ -92,10 +92,11 @@ func parseFilter(doc []byte, env *parseEnv) (*Node, error) {
 			}
 			clauses = append(clauses, n)
 		default:
-			if err := comparable(v); err != nil {
+			n, err := comparison(KindEq, key, v)
+			if err != nil {
 				return nil, err
 			}
-			clauses = append(clauses, leaf(KindEq, key, v, nil))
+			clauses = append(clauses, n)
 		}
 	}
 	switch len(clauses) {
@@ -277,10 +278,7 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		if v.Type == bson.TypeRegex {
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have RegEx as arg to predicate over field '%s'.", path)
 		}
-		if err := comparable(v); err != nil {
-			return nil, err
-		}
-		return leaf(k, path, v, nil), nil
+		return comparison(k, path, v)
 	}
 	if k, ok := bitKinds[op]; ok {
 		pos, err := parseBitPositions(path, op, v)
@@ -291,18 +289,16 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 	}
 	switch op {
 	case "$eq":
-		if err := comparable(v); err != nil {
-			return nil, err
-		}
-		return leaf(KindEq, path, v, nil), nil
+		return comparison(KindEq, path, v)
 	case "$ne":
 		if v.Type == bson.TypeRegex {
 			return nil, mongoerr.New(mongoerr.BadValue, "Can't have regex as arg to $ne.")
 		}
-		if err := comparable(v); err != nil {
+		n, err := comparison(KindEq, path, v)
+		if err != nil {
 			return nil, err
 		}
-		return not(leaf(KindEq, path, v, nil)), nil
+		return not(n), nil
 	case "$in", "$nin":
 		n, err := parseIn(path, op, v)
 		if err != nil {
@@ -360,13 +356,14 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 	return nil, mongoerr.New(mongoerr.BadValue, "unknown operator: %s", op)
 }
 
-// comparable refuses undefined as the operand of an equality or a
-// comparison, as MongoDB's ComparisonMatchExpression does.
-func comparable(v bson.RawValue) error {
+// comparison is the leaf of an equality or a comparison of kind k with
+// operand v, which may not be undefined, as MongoDB's
+// ComparisonMatchExpression rules.
+func comparison(k Kind, path string, v bson.RawValue) (*Node, error) {
 	if v.Type == bson.TypeUndefined {
-		return mongoerr.New(mongoerr.BadValue, "cannot compare to undefined")
+		return nil, mongoerr.New(mongoerr.BadValue, "cannot compare to undefined")
 	}
-	return nil
+	return leaf(k, path, v, nil), nil
 }
 
 // leaf builds a leaf node; setup fills in its compiled operand.
@@ -647,8 +644,7 @@ func parseAll(path string, v bson.RawValue) (*Node, error) {
 		case e.Type == bson.TypeEmbeddedDocument && fieldOperators[rawdoc.FirstKey(e.Value)]:
 			return nil, mongoerr.New(mongoerr.BadValue, "no $ expressions in $all")
 		default:
-			err = comparable(e)
-			n = leaf(KindEq, path, e, nil)
+			n, err = comparison(KindEq, path, e)
 		}
 		if err != nil {
 			return nil, err
