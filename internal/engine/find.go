@@ -141,6 +141,9 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		return q, err
 	}
 	if len(o.Sort) > 0 {
+		if err := checkNaturalSort(o.Sort, o.Hint); err != nil {
+			return q, err
+		}
 		if q.sort, err = query.CompileSort(o.Sort); err != nil {
 			return q, err
 		}

@@ -54,7 +54,11 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 		return FindAndModifyResult{}, err
 	}
 	if len(s.Sort) > 0 {
-		if _, err := query.CompileSort(s.Sort); err != nil {
+		err := checkNaturalSort(s.Sort, s.Hint)
+		if err == nil {
+			_, err = query.CompileSort(s.Sort)
+		}
+		if err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}

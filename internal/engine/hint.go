@@ -4,6 +4,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // hintChoice is a resolved hint: an index, the _id order, or none.
@@ -52,6 +54,9 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 		if len(elems) == 0 {
 			return hintChoice{}, nil
 		}
+		if err := query.CheckNatural(key, "hint"); err != nil {
+			return hintChoice{}, err
+		}
 		if len(elems) == 1 && elems[0].Key() == "$natural" {
 			dir := 1
 			if numberValue(elems[0].Value()) < 0 {
@@ -81,4 +86,28 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			found[0].Spec, found[1].Spec)
 	}
 	return hintChoice{}, mongoerr.New(mongoerr.FailedToParse, "hint must be a string or an object")
+}
+
+// checkNaturalSort applies MongoDB's rules to a find's sort holding
+// $natural, before the sort is parsed: it is {$natural: ±1} alone, and a
+// hint beside it must be $natural in the same direction (BadValue).
+func checkNaturalSort(sort bson.Raw, hint bson.RawValue) error {
+	dir := rawdoc.Lookup(sort, "$natural")
+	if err := query.CheckNatural(sort, "sort"); err != nil || dir.Type == 0 {
+		return err
+	}
+	if hint.Type == 0 || hint.Type == bson.TypeEmbeddedDocument && rawdoc.Len(hint.Value) == 0 {
+		return nil
+	}
+	h := bson.RawValue{}
+	if hint.Type == bson.TypeEmbeddedDocument {
+		h = rawdoc.Lookup(hint.Value, "$natural")
+	}
+	switch {
+	case h.Type == 0:
+		return mongoerr.New(mongoerr.BadValue, "index hint not allowed with $natural sort order")
+	case int(numberValue(h)) != int(numberValue(dir)):
+		return mongoerr.New(mongoerr.BadValue, "$natural hint must be in the same direction as $natural sort order")
+	}
+	return nil
 }

@@ -303,7 +303,9 @@ func (q diffQuery) compare(got, want diffResult) string {
 			s = s.Collated(q.collator)
 		}
 		for i := range min(len(got.docs), len(want.docs)) {
-			if s.Compare(got.docs[i], want.docs[i]) != 0 {
+			kg, errg := s.KeysErr(got.docs[i])
+			kw, errw := s.KeysErr(want.docs[i])
+			if (errg == nil) != (errw == nil) || errg == nil && s.CompareKeys(kg, kw) != 0 {
 				return fmt.Sprintf("sort keys differ at %d: got%s\nscan got%s", i, show(got.docs), show(want.docs))
 			}
 		}

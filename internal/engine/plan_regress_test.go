@@ -119,12 +119,23 @@ var planRegressions = []struct {
 	},
 	{
 		// Sorting by fields that reach two arrays fails, index or not.
-		name:    "positional path parallel sort",
+		name:    "parallel sort",
+		docs:    []string{`{"a": [1], "b": [2]}`},
+		indexes: []IndexSpec{{Key: bson.Raw(bsonDoc(bson.D{{Key: "a", Value: 1}}))}},
+		filter:  `{}`,
+		sort:    `{"a": 1, "b": 1}`,
+		wantErr: 2,
+	},
+	{
+		// a.0 selects the first element of a, which a.x expands too, and
+		// does not expand it: no parallel arrays, index or not. Keys
+		// (a.x, a.0): 0 (null, [1]) and (1, [1]); 1 (2, {x: 2}).
+		name:    "positional path beside its array in a sort",
 		docs:    []string{`{"a": [[1], {"x": 1}]}`, `{"a": [{"x": 2}]}`},
 		indexes: []IndexSpec{{Key: bson.Raw(bsonDoc(bson.D{{Key: "a.x", Value: -1}, {Key: "a.0", Value: 1}}))}},
 		filter:  `{}`,
 		sort:    `{"a.x": -1, "a.0": 1}`,
-		wantErr: 2,
+		want:    []int32{1, 0},
 	},
 }
 

@@ -57,9 +57,6 @@ const (
 	leafExpand leafMode = iota
 	// leafWhole yields only the array itself ($size, $elemMatch).
 	leafWhole
-	// leafElements yields each element only, and undefined for an empty
-	// array (sort keys).
-	leafElements
 )
 
 // visitor receives the values a path walk yields. off is the offset in the
@@ -78,10 +75,7 @@ type visitor interface {
 type walker struct {
 	path fieldPath
 	mode leafMode
-	// scalarsMissing makes non-document elements of an array met before the
-	// path ends yield a missing value, as index key generation does.
-	scalarsMissing bool
-	vis            visitor
+	vis  visitor
 }
 
 func (w *walker) walkDoc(doc []byte, i, off int) (bool, int) {
@@ -119,13 +113,7 @@ func (w *walker) leafArray(arr bson.RawValue, off int) (bool, int) {
 		}
 		idx++
 	}
-	switch {
-	case w.mode == leafExpand:
-		return w.vis.visit(arr, off)
-	case idx == 0:
-		return w.vis.visit(bson.RawValue{Type: bson.TypeUndefined}, off)
-	}
-	return false, -1
+	return w.vis.visit(arr, off)
 }
 
 func (w *walker) walkArray(arr []byte, i, off int) (bool, int) {
@@ -141,10 +129,6 @@ func (w *walker) walkArray(arr []byte, i, off int) (bool, int) {
 			if stop, pos := w.walkDoc(e.Value, i, outer(off, idx)); stop {
 				return true, pos
 			}
-		case w.scalarsMissing && part.index != idx:
-			if stop, pos := w.vis.visit(bson.RawValue{}, outer(off, idx)); stop {
-				return true, pos
-			}
 		}
 		if part.index != idx {
 			continue
@@ -158,8 +142,6 @@ func (w *walker) walkArray(arr []byte, i, off int) (bool, int) {
 			stop, pos = w.walkDoc(e.Value, i+1, off)
 		case e.Type == bson.TypeArray:
 			stop, pos = w.walkArray(e.Value, i+1, off)
-		case w.scalarsMissing:
-			stop, pos = w.vis.visit(bson.RawValue{}, off)
 		}
 		if stop {
 			return true, pos

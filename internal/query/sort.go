@@ -97,6 +97,22 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 	}
 }
 
+// CheckNatural applies MongoDB's rule on a find's sort or hint (what names
+// which) that holds $natural: it must be exactly {$natural: 1} or
+// {$natural: -1}, the number of any numeric type (BadValue otherwise, also
+// beside other fields).
+func CheckNatural(spec bson.Raw, what string) error {
+	v := rawdoc.Lookup(spec, "$natural")
+	if v.Type == 0 {
+		return nil
+	}
+	if !values.IsNumber(v.Type) || rawdoc.Len(spec) != 1 ||
+		values.Compare(v, values.Int32Value(1)) != 0 && values.Compare(v, values.Int32Value(-1)) != 0 {
+		return mongoerr.New(mongoerr.BadValue, "$natural %s cannot be set to a value other than -1 or 1.", what)
+	}
+	return nil
+}
+
 // Natural is 1 or -1 when the sort asks for natural order, else 0.
 func (s *Sort) Natural() int { return s.natural }
 
@@ -116,55 +132,6 @@ func (s *Sort) Fields() (fields []string, dirs []int) {
 
 // Empty reports whether the sort has no field keys.
 func (s *Sort) Empty() bool { return len(s.keys) == 0 }
-
-// Compare orders two documents by the sort (negative when a sorts first).
-func (s *Sort) Compare(a, b bson.Raw) int {
-	return s.CompareKeys(s.Keys(a), s.Keys(b))
-}
-
-// Keys extracts the sort key of doc once so large sorts don't re-walk
-// documents. Following MongoDB, a field whose path reaches several values
-// (through arrays) sorts by the smallest of them when ascending and the
-// largest when descending; a missing field sorts as null, and an empty array
-// as undefined, which is below null. Keys does not check for parallel
-// arrays; KeysErr does.
-func (s *Sort) Keys(doc bson.Raw) []bson.RawValue {
-	keys := make([]bson.RawValue, len(s.keys))
-	for i, k := range s.keys {
-		if k.textScore {
-			keys[i] = bson.RawValue{Type: bson.TypeNull}
-			continue
-		}
-		c := keyCollector{desc: k.desc, coll: s.coll}
-		w := walker{path: k.path, mode: leafElements, scalarsMissing: true, vis: &c}
-		w.walkDoc(doc, 0, -1)
-		if !c.found || c.best.Type == 0 {
-			c.best = bson.RawValue{Type: bson.TypeNull}
-		}
-		keys[i] = c.best
-	}
-	return keys
-}
-
-// KeysErr is Keys that fails, as MongoDB does, when two sort fields reach
-// different arrays in doc ("parallel arrays", BadValue): MongoDB builds a
-// sort key the way it builds a compound index key, which cannot expand two
-// arrays at once. Fields reaching the same array ({"a.x": 1, "a.y": 1} on
-// a: [{x, y}]) are not parallel; the check repeats inside its elements.
-func (s *Sort) KeysErr(doc bson.Raw) ([]bson.RawValue, error) {
-	if len(s.keys) > 1 {
-		paths := make([]fieldPath, 0, len(s.keys))
-		for _, k := range s.keys {
-			if !k.textScore {
-				paths = append(paths, k.path)
-			}
-		}
-		if parallelArrays(doc, paths) {
-			return nil, mongoerr.New(mongoerr.BadValue, "cannot sort with keys that are parallel arrays")
-		}
-	}
-	return s.Keys(doc), nil
-}
 
 // NeedsTextScore reports whether the sort orders by {$meta: "textScore"}.
 func (s *Sort) NeedsTextScore() bool {
@@ -190,65 +157,7 @@ func (s *Sort) KeysMeta(doc bson.Raw, meta docsrc.Meta) ([]bson.RawValue, error)
 	return keys, nil
 }
 
-// parallelArrays reports whether paths, followed from doc, expand two
-// different arrays, at this level or inside the elements of the one array
-// they share.
-func parallelArrays(doc []byte, paths []fieldPath) bool {
-	var arr []byte
-	var rests []fieldPath
-	for _, p := range paths {
-		a, rest, ok := firstArray(doc, p)
-		if !ok {
-			continue
-		}
-		if arr != nil && &a[0] != &arr[0] {
-			return true
-		}
-		arr = a
-		if len(rest) > 0 {
-			rests = append(rests, rest)
-		}
-	}
-	if len(rests) < 2 {
-		return false
-	}
-	it := rawdoc.Iterate(arr)
-	for {
-		_, e, ok := it.Next()
-		if !ok {
-			return false
-		}
-		if e.Type == bson.TypeEmbeddedDocument && parallelArrays(e.Value, rests) {
-			return true
-		}
-	}
-}
-
-// firstArray follows path from doc to the first array it expands: one met
-// at the end of the path, or before a component that is not an array
-// index. An index component selects that element instead. rest is the path
-// after the array.
-func firstArray(doc []byte, path fieldPath) (arr []byte, rest fieldPath, ok bool) {
-	v := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
-	for i := 0; i < len(path); i++ {
-		switch {
-		case v.Type == bson.TypeEmbeddedDocument:
-			v = rawdoc.Lookup(v.Value, path[i].name)
-		case v.Type == bson.TypeArray && path[i].index < 0:
-			return v.Value, path[i:], true
-		case v.Type == bson.TypeArray:
-			v = rawdoc.Lookup(v.Value, path[i].name)
-		default:
-			return nil, nil, false
-		}
-	}
-	if v.Type == bson.TypeArray {
-		return v.Value, nil, true
-	}
-	return nil, nil, false
-}
-
-// CompareKeys compares two keys produced by Keys.
+// CompareKeys compares two keys produced by KeysErr.
 func (s *Sort) CompareKeys(a, b []bson.RawValue) int {
 	for i, k := range s.keys {
 		if c := values.Compare(sortValue(a[i]), sortValue(b[i])); c != 0 {
@@ -267,26 +176,4 @@ func sortValue(v bson.RawValue) bson.RawValue {
 		return bson.RawValue{Type: bson.TypeNull}
 	}
 	return v
-}
-
-// keyCollector keeps the smallest (or, descending, the largest) value a path
-// yields.
-type keyCollector struct {
-	desc  bool
-	found bool
-	best  bson.RawValue
-	coll  *collation.Collator
-}
-
-func (c *keyCollector) visit(v bson.RawValue, _ int) (bool, int) {
-	v = c.coll.Transform(sortValue(v))
-	if !c.found {
-		c.best, c.found = v, true
-		return false, -1
-	}
-	cmp := values.Compare(v, c.best)
-	if (c.desc && cmp > 0) || (!c.desc && cmp < 0) {
-		c.best = v
-	}
-	return false, -1
 }

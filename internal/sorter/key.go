@@ -8,10 +8,10 @@ import (
 	"github.com/folio-db/folio/internal/query"
 )
 
-// SortKey turns a compiled sort into byte keys: each field's sort value
-// (query.Sort.KeysErr: the smallest array element ascending, the largest
-// descending, missing as null) in keyenc's order, inverted when
-// descending, so bytes compare as the sort does.
+// SortKey turns a compiled sort into byte keys: the document's sort key
+// (query.Sort.KeysErr: the index key of the sort's pattern that sorts
+// first), each field's value in keyenc's order, inverted when descending,
+// so bytes compare as the sort does.
 type SortKey struct {
 	sort *query.Sort
 	desc []bool

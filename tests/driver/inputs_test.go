@@ -289,6 +289,30 @@ func TestRefusedInputs(t *testing.T) {
 			cmd:  bson.D{{Key: "collMod", Value: "nope"}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
 			code: 26, codeName: "NamespaceNotFound"},
 
+		// query_request_helper's hasInvalidNaturalParam and
+		// validateAndGetAvailableMetadata (jstests natural.js,
+		// natural_validation.js): $natural is exactly 1 or -1, alone, and a
+		// hint beside a $natural sort is $natural the same way.
+		{name: "$natural sort of 1.1", cmd: bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 1.1}}}},
+			code: 2, codeName: "BadValue", msg: "$natural sort cannot be set to a value other than -1 or 1."},
+		{name: "$natural sort of a string", cmd: bson.D{{Key: "findAndModify", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: "-1"}}}, {Key: "remove", Value: true}},
+			code: 2, codeName: "BadValue", msg: "$natural sort cannot be set"},
+		{name: "$natural in a compound sort", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}, {Key: "$natural", Value: 1}}}},
+			code: 2, codeName: "BadValue", msg: "$natural sort cannot be set"},
+		{name: "$natural hint of 0", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "count", Value: "c"}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 0}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set to a value other than -1 or 1."},
+		{name: "$natural in a compound hint", setup: []bson.D{insertC, idx("c", spec(a1, "a_1"))},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: bson.D{{Key: "a", Value: 1}, {Key: "$natural", Value: 1}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint cannot be set"},
+		{name: "index hint with a $natural sort", setup: []bson.D{insertC, idx("c", spec(a1, "a_1"))},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: 1}}}, {Key: "hint", Value: a1}},
+			code: 2, codeName: "BadValue", msg: "index hint not allowed with $natural sort order"},
+		{name: "$natural hint against the $natural sort", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: -1}}}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 1}}}},
+			code: 2, codeName: "BadValue", msg: "$natural hint must be in the same direction as $natural sort order"},
+
 		// Hidden indexes cannot be hinted (manual, Hidden Indexes: "You cannot cursor.hint() a hidden index").
 		{name: "hint of a hidden index by name",
 			setup: []bson.D{insertC, idx("c", spec(a1, "a_1", bson.E{Key: "hidden", Value: true}))},
