@@ -368,6 +368,23 @@ func nonFinitePair(x, y bson.RawValue) (bson.RawValue, bool) {
 	return values.DoubleValue(f), true
 }
 
+// sameRank reports whether two sortBy values tie for a rank, as MongoDB's
+// rank accumulators decide: null, missing and undefined all tie, an array
+// ties with what has its sort key, anything else with an equal value.
+func (p *partition) sameRank(a, b bson.RawValue) bool {
+	nullish := func(v bson.RawValue) bool {
+		return v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined
+	}
+	if nullish(a) && nullish(b) {
+		return true
+	}
+	if a.Type == bson.TypeArray || b.Type == bson.TypeArray {
+		srt := p.stage.sort
+		return values.Compare(srt.ValueKey(0, a), srt.ValueKey(0, b)) == 0
+	}
+	return p.rt.opts.Collator.Compare(a, b) == 0
+}
+
 // rankWindow is $rank (ties share a rank, then a gap), $denseRank (no
 // gap) and $documentNumber (the position), from 1, as ints.
 type rankWindow struct{ op string }
@@ -382,8 +399,7 @@ func (r *rankWindow) compute(p *partition, out []bson.RawValue) error {
 		if err := p.step(); err != nil {
 			return err
 		}
-		tie := i > 0 && p.rt.opts.Collator.Compare(nullIfMissing(vals[i]), nullIfMissing(vals[i-1])) == 0
-		if !tie {
+		if i == 0 || !p.sameRank(vals[i-1], vals[i]) {
 			rank, dense = i+1, dense+1
 		}
 		switch r.op {

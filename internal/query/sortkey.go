@@ -64,6 +64,18 @@ func (s *Sort) KeysErr(doc bson.Raw) ([]bson.RawValue, error) {
 	return g.best, nil
 }
 
+// ValueKey is the key sort field i has in a document whose field holds v:
+// an array's smallest element ascending, its largest descending, undefined
+// when empty; a missing value is null.
+func (s *Sort) ValueKey(i int, v bson.RawValue) bson.RawValue {
+	if v.Type == 0 {
+		return nullKey
+	}
+	g := keyGen{s: s, cur: make([]bson.RawValue, len(s.keys)), best: make([]bson.RawValue, len(s.keys))}
+	g.gen([]keyField{{key: i, v: v, at: len(s.keys[i].path)}})
+	return g.best[i]
+}
+
 // gen follows fields down to a value or an array each. Fields ending on
 // values set them in cur; those reaching the same array then take each of
 // its elements in turn, the ones whose path goes on continuing inside it.
