@@ -180,15 +180,16 @@ func (p *Projection) apply(doc bson.Raw, pos int, meta *docsrc.Meta) (bson.Raw, 
 		}
 		return applyPositional(out, p.posPath, pos)
 	}
-	return bson.Raw(exclude(nil, doc, p.root)), nil
+	return bson.Raw(exclude(nil, doc, p.root, false)), nil
 }
 
 // projRun is what one inclusion projection of a document reads besides
 // the subdocument at hand: the whole document and its metadata (nil:
-// none).
+// none), and whether the walk is inside an array nested in an array.
 type projRun struct {
-	root []byte
-	meta *docsrc.Meta
+	root   []byte
+	meta   *docsrc.Meta
+	nested bool
 }
 
 // include builds the inclusion projection of doc under node: included fields
@@ -213,7 +214,7 @@ func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun) ([]byt
 		case pkInclude:
 			dst = rawdoc.AppendElement(dst, key, v)
 		case pkSlice:
-			dst = rawdoc.AppendElement(dst, key, c.slice(v))
+			dst = rawdoc.AppendElement(dst, key, c.slice(v, r.nested))
 		case pkInternal:
 			switch v.Type {
 			case bson.TypeArray:
@@ -259,7 +260,9 @@ func (p *Projection) include(dst, doc []byte, node *projNode, r *projRun) ([]byt
 var emptyDoc = []byte{5, 0, 0, 0, 0}
 
 // includeArray applies a nested inclusion to each element of an array:
-// documents are projected, nested arrays recursed, scalars dropped.
+// documents are projected, nested arrays recursed, scalars dropped, or,
+// when the inclusion computes fields, replaced by a document of them (as
+// MongoDB's applyExpressionsToValue: {"a.b": 1} over a: [2] gives a: [{b: 1}]).
 func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *projNode, r *projRun) ([]byte, error) {
 	if key != "" {
 		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
@@ -278,9 +281,16 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 			dst, err = p.include(dst, e.Value, node, r)
 		case bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
+			outer := r.nested
+			r.nested = true
 			dst, err = p.includeArray(dst, "", e.Value, node, r)
+			r.nested = outer
 		default:
-			continue
+			if !node.hasExpr {
+				continue
+			}
+			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
+			dst, err = p.include(dst, emptyDoc, node, r)
 		}
 		if err != nil {
 			return nil, err
@@ -291,10 +301,11 @@ func (p *Projection) includeArray(dst []byte, key string, arr []byte, node *proj
 }
 
 // exclude builds the exclusion projection of doc under node, keeping
-// document order; $slice fields are sliced in place, and a (top-level)
+// document order; $slice fields are sliced in place (but not inside an
+// array nested in an array: nested says the walk is), and a (top-level)
 // $elemMatch field becomes its first matching element in place, or is
 // dropped when none matches, as MongoDB adds it to an exclusion's result.
-func exclude(dst, doc []byte, node *projNode) []byte {
+func exclude(dst, doc []byte, node *projNode, nested bool) []byte {
 	start, dst := bsoncore.AppendDocumentStart(dst)
 	it := rawdoc.Iterate(doc)
 	for {
@@ -309,7 +320,7 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 			dst = rawdoc.AppendElement(dst, key, v)
 		case c.kind == pkExclude:
 		case c.kind == pkSlice:
-			dst = rawdoc.AppendElement(dst, key, c.slice(v))
+			dst = rawdoc.AppendElement(dst, key, c.slice(v, nested))
 		case c.kind == pkElemMatch:
 			if ok, i := c.filter.MatchPositional(doc); ok && i >= 0 {
 				if e, ok := arrayElement(v, i); ok {
@@ -318,10 +329,10 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 			}
 		case c.kind == pkInternal && v.Type == bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
-			dst = exclude(dst, v.Value, c)
+			dst = exclude(dst, v.Value, c, nested)
 		case c.kind == pkInternal && v.Type == bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
-			dst = excludeArray(dst, v.Value, c)
+			dst = excludeArray(dst, v.Value, c, nested)
 		default:
 			dst = rawdoc.AppendElement(dst, key, v)
 		}
@@ -332,7 +343,7 @@ func exclude(dst, doc []byte, node *projNode) []byte {
 
 // excludeArray applies a nested exclusion to each document element of an
 // array, recursing into nested arrays and keeping scalars.
-func excludeArray(dst, arr []byte, node *projNode) []byte {
+func excludeArray(dst, arr []byte, node *projNode, nested bool) []byte {
 	start, dst := bsoncore.AppendArrayStart(dst)
 	it := rawdoc.Iterate(arr)
 	for i := 0; ; i++ {
@@ -343,10 +354,10 @@ func excludeArray(dst, arr []byte, node *projNode) []byte {
 		switch e.Type {
 		case bson.TypeEmbeddedDocument:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, itoa(i))
-			dst = exclude(dst, e.Value, node)
+			dst = exclude(dst, e.Value, node, nested)
 		case bson.TypeArray:
 			dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, itoa(i))
-			dst = excludeArray(dst, e.Value, node)
+			dst = excludeArray(dst, e.Value, node, true)
 		default:
 			dst = rawdoc.AppendElement(dst, itoa(i), e)
 		}
@@ -355,9 +366,11 @@ func excludeArray(dst, arr []byte, node *projNode) []byte {
 	return dst
 }
 
-// slice applies $slice to an array value; other values are unchanged.
-func (n *projNode) slice(v bson.RawValue) bson.RawValue {
-	if v.Type != bson.TypeArray {
+// slice applies $slice to an array value; other values are unchanged, as
+// is everything inside an array nested in an array (nested): MongoDB's
+// find $slice walks one array level per path component.
+func (n *projNode) slice(v bson.RawValue, nested bool) bson.RawValue {
+	if v.Type != bson.TypeArray || nested {
 		return v
 	}
 	size := rawdoc.Len(v.Value)
