@@ -90,11 +90,9 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "$count takes no arguments, i.e. $count:{}")
 		}
 	case "$firstN", "$lastN", "$maxN", "$minN":
-		err = p.nArgs(a, arg, "input", false)
-	case "$topN", "$bottomN":
-		err = p.nArgs(a, arg, "output", true)
-	case "$top", "$bottom":
-		err = p.nArgs(a, arg, "output", true)
+		err = p.nArgs(a, arg)
+	case "$topN", "$bottomN", "$top", "$bottom":
+		err = p.topBottomArgs(a, arg)
 	case "$median", "$percentile":
 		if a.q, err = expr.CompileQuantiles(op, arg, p.scope, true); err == nil {
 			a.arg = a.q.Input
@@ -108,60 +106,120 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 	return a, nil
 }
 
-// nArgs reads the object argument of the N and top/bottom accumulators:
-// {input|output, n, sortBy}; $top and $bottom take no n.
-func (p *parser) nArgs(a *accSpec, arg bson.RawValue, operand string, sorted bool) error {
+// nArgs reads the argument of $firstN, $lastN, $maxN and $minN, {input,
+// n}, in the order of MongoDB's AccumulatorN::parseArgs: an object
+// (5787900 for $minN/$maxN, 5787801 for $firstN/$lastN), no other field
+// (5787901), then n (5787906) and input (5787907) present.
+func (p *parser) nArgs(a *accSpec, arg bson.RawValue) error {
 	if arg.Type != bson.TypeEmbeddedDocument {
-		return mongoerr.New(mongoerr.AccumulatorNSpecNotObject, "specification must be an object; found %s", typeName(arg))
+		code := mongoerr.FirstLastNSpecNotObject
+		if a.op == "$minN" || a.op == "$maxN" {
+			code = mongoerr.MinMaxNSpecNotObject
+		}
+		return mongoerr.New(code, "specification must be an object; found %s", typeName(arg))
 	}
-	wantN := a.op != "$top" && a.op != "$bottom"
+	var err error
+	for _, f := range fieldsOf(arg.Value) {
+		switch f.key {
+		case "input":
+			a.arg, err = expr.Compile(f.val, p.scope)
+		case "n":
+			a.n, err = expr.Compile(f.val, p.scope)
+		default:
+			return mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for 'n' operator: %s", f.key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.n == nil {
+		return mongoerr.New(mongoerr.AccumulatorNMissingN, "Missing value for 'n'")
+	}
+	if a.arg == nil {
+		return mongoerr.New(mongoerr.AccumulatorNMissingInput, "Missing value for 'input'")
+	}
+	return nil
+}
+
+// topBottomArgs reads the argument of $topN, $bottomN, $top and $bottom,
+// {n, output, sortBy} ($top and $bottom take no n), in the order of
+// MongoDB's parser: an object (5788001); as each field is read, sortBy an
+// object (10065) and no other field (5788002); then n (5788003), output
+// (5788004) and sortBy (5788005) present; then the sort pattern.
+func (p *parser) topBottomArgs(a *accSpec, arg bson.RawValue) error {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.TopBottomSpecNotObject, "specification must be an object; found %s", typeName(arg))
+	}
+	wantN := a.op == "$topN" || a.op == "$bottomN"
+	var sortBy bson.RawValue
 	var err error
 	for _, f := range fieldsOf(arg.Value) {
 		switch {
-		case f.key == operand:
-			a.arg, err = expr.Compile(f.val, p.scope)
 		case f.key == "n" && wantN:
 			a.n, err = expr.Compile(f.val, p.scope)
-		case f.key == "sortBy" && sorted:
+		case f.key == "output":
+			a.arg, err = expr.Compile(f.val, p.scope)
+		case f.key == "sortBy":
 			if f.val.Type != bson.TypeEmbeddedDocument {
-				return mongoerr.New(mongoerr.AccumulatorNSortByNotObject, "expected 'sortBy' to already be an object in the arguments to %s", a.op)
+				return mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (sortBy)")
 			}
-			if a.sort, err = query.CompileSort(f.val.Document()); err == nil && p.opts.Collator != nil {
-				a.sort = a.sort.Collated(p.opts.Collator)
-			}
+			sortBy = f.val
 		default:
-			return mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for %s: %s", a.op, f.key)
+			return mongoerr.New(mongoerr.TopBottomUnknownArgument, "Unknown argument to %s '%s'", a.op, f.key)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	switch {
-	case a.arg == nil:
-		return mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an '%s' field", a.op, operand)
 	case wantN && a.n == nil:
-		return mongoerr.New(mongoerr.AccumulatorNMissingN, "%s requires an 'n' field", a.op)
-	case sorted && a.sort == nil:
-		return mongoerr.New(mongoerr.AccumulatorNMissingSortBy, "%s requires a 'sortBy' field", a.op)
+		return mongoerr.New(mongoerr.TopBottomMissingN, "Missing value for 'n'")
+	case a.arg == nil:
+		return mongoerr.New(mongoerr.TopBottomMissingOutput, "Missing value for 'output'")
+	case sortBy.Type == 0:
+		return mongoerr.New(mongoerr.TopBottomMissingSortBy, "Missing value for 'sortBy'")
+	}
+	if a.sort, err = query.CompileSort(sortBy.Document()); err != nil {
+		return err
+	}
+	if p.opts.Collator != nil {
+		a.sort = a.sort.Collated(p.opts.Collator)
 	}
 	return nil
 }
 
-// newAccumulator starts an accumulator for a group whose _id is id (the n
-// of the N accumulators may depend on it).
+// initializerRoot is the document an accumulator's initializer (the n of
+// the N accumulators, the initArgs of $accumulator) is evaluated against
+// when the group whose _id is id starts: as in MongoDB, the group key when
+// it is a document (with _id: {st: "$state"}, n may read "$st"), an empty
+// document otherwise.
+func initializerRoot(id bson.RawValue) bson.Raw {
+	if id.Type == bson.TypeEmbeddedDocument {
+		return id.Document()
+	}
+	return emptyDoc
+}
+
+// initializer is the expression evaluated once as a group starts: the n
+// of the N accumulators or the initArgs of $accumulator; nil for others.
+func (a *accSpec) initializer() *expr.Expr {
+	if a.js != nil {
+		return a.js.initArgs
+	}
+	return a.n
+}
+
+// newAccumulator starts an accumulator for a group whose _id is id (see
+// initializerRoot); window functions pass a null id.
 func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, error) {
 	var n int64
 	if a.n != nil {
-		v, err := a.n.Eval(rt.ectx, buildDoc([]field{{"_id", id}}))
+		v, err := a.n.Eval(rt.ectx, initializerRoot(id))
 		if err != nil {
 			return nil, err
 		}
-		var ok bool
-		if n, ok = values.Int64(v); !ok {
-			return nil, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", v)
-		}
-		if n <= 0 {
-			return nil, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
+		if n, err = expr.NValue(v); err != nil {
+			return nil, err
 		}
 	}
 	if a.js != nil {

@@ -623,6 +623,13 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 	if s.accs, err = p.parseOutput(output, haveOutput, mongoerr.BucketAutoOutputNotObject, "$bucketAuto"); err != nil {
 		return nil, err
 	}
+	// A bucket has no group key for an initializer to read: MongoDB
+	// requires it constant.
+	for _, a := range s.accs {
+		if init := a.initializer(); init != nil && !init.IsConstant() {
+			return nil, mongoerr.New(mongoerr.BucketAutoInitializerNotConstant, "Can't refer to the group key in $bucketAuto")
+		}
+	}
 	return s, nil
 }
 

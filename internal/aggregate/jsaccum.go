@@ -11,7 +11,7 @@ import (
 
 // jsAccSpec is {$accumulator: {init, initArgs, accumulate, accumulateArgs,
 // merge, finalize, lang: "js"}}: a group's state starts as
-// init(...initArgs) (initArgs evaluated on {_id: <group key>}), each
+// init(...initArgs) (initArgs evaluated as initializerRoot says), each
 // document folds in as accumulate(state, ...accumulateArgs), partial
 // states combine with merge(state1, state2), and the result is
 // finalize(state) (the state itself without finalize).
@@ -98,7 +98,7 @@ func (s *jsAccSpec) start(id bson.RawValue, rt *runtime) (accumulator, error) {
 	}
 	var args []bson.RawValue
 	if s.initArgs != nil {
-		v, err := s.initArgs.Eval(rt.ectx, buildDoc([]field{{"_id", id}}))
+		v, err := s.initArgs.Eval(rt.ectx, initializerRoot(id))
 		if err != nil {
 			return nil, err
 		}

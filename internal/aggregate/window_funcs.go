@@ -67,9 +67,6 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		if err != nil {
 			return nil, err
 		}
-		if spec.n != nil && !spec.n.IsConstant() {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "'n' must be a constant for %s in $setWindowFields", op)
-		}
 		return &accWindow{spec: spec, win: bounds}, nil
 	case "$covariancePop", "$covarianceSamp":
 		pair, err := expr.Compile(arg, p.scope)

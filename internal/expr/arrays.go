@@ -831,25 +831,48 @@ const (
 	nMin
 )
 
+// NValue checks the n of the N accumulators, window functions and
+// expressions ($firstN, $minN, $topN...) as MongoDB's AccumulatorN::validateN:
+// a number (5787902), whole and within a 64-bit integer (5787903), greater
+// than 0 (5787908).
+func NValue(v bson.RawValue) (int64, error) {
+	if !isNumber(v) {
+		return 0, mongoerr.New(mongoerr.AccumulatorNNotNumeric, "Value for 'n' must be of integral type, but found %s", v)
+	}
+	n, ok := values.Int64(v)
+	if !ok {
+		return 0, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", v)
+	}
+	if n <= 0 {
+		return 0, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
+	}
+	return n, nil
+}
+
 // compileN builds the array forms of $firstN, $lastN, $maxN and $minN:
 // {input, n}. $maxN and $minN skip null and missing elements. n must be a
-// positive integer.
+// positive integer (see NValue). As MongoDB's parser, a missing n is
+// reported before a missing input.
 func compileN(op string, kind nKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(mongoerr.NExpressionSpecNotObject, "specification must be an object; found %s", typeName(v))
+		notObject := mongoerr.FirstLastNSpecNotObject
+		if kind == nMax || kind == nMin {
+			notObject = mongoerr.MinMaxNSpecNotObject
 		}
-		args, err := namedArgs(name, v, mongoerr.NExpressionSpecNotObject, mongoerr.AccumulatorNUnknownArgument, "input", "n")
+		if v.Type != bson.TypeEmbeddedDocument {
+			return nil, mongoerr.New(notObject, "specification must be an object; found %s", typeName(v))
+		}
+		args, err := namedArgs(name, v, notObject, mongoerr.AccumulatorNUnknownArgument, "input", "n")
 		if err != nil {
 			return nil, err
-		}
-		in, ok := args["input"]
-		if !ok {
-			return nil, mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an 'input' field", op)
 		}
 		nArg, ok := args["n"]
 		if !ok {
 			return nil, mongoerr.New(mongoerr.AccumulatorNMissingN, "%s requires an 'n' field", op)
+		}
+		in, ok := args["input"]
+		if !ok {
+			return nil, mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an 'input' field", op)
 		}
 		input, err := c.compile(in, s)
 		if err != nil {
@@ -864,12 +887,9 @@ func compileN(op string, kind nKind) opCompiler {
 			if err != nil {
 				return missing, err
 			}
-			n, ok := values.Int64(nv)
-			if !isNumber(nv) || !ok {
-				return missing, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", nv)
-			}
-			if n <= 0 {
-				return missing, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)
+			n, err := NValue(nv)
+			if err != nil {
+				return missing, err
 			}
 			a, err := input.eval(st)
 			if err != nil || isNullish(a) {

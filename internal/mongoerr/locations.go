@@ -222,22 +222,39 @@ const (
 	AccumulatorUnaryArray Code = 40237
 	// AccumulatorFieldMultiple: a $group output field with more than one accumulator.
 	AccumulatorFieldMultiple Code = 40238
-	// AccumulatorNSpecNotObject: an n-accumulator ($firstN...) argument that is not an object.
-	AccumulatorNSpecNotObject Code = 5787801
+	// FirstLastNSpecNotObject: a $firstN/$lastN argument (accumulator, window
+	// function or expression) that is not an object.
+	FirstLastNSpecNotObject Code = 5787801
+	// MinMaxNSpecNotObject: a $minN/$maxN argument (accumulator, window
+	// function or expression) that is not an object.
+	MinMaxNSpecNotObject Code = 5787900
 	// AccumulatorNUnknownArgument: an n-accumulator or n-expression argument it does not take.
 	AccumulatorNUnknownArgument Code = 5787901
-	// AccumulatorNNotIntegral: an n that is not integral.
-	AccumulatorNNotIntegral Code = 5787902
+	// AccumulatorNNotNumeric: an n that is not a number.
+	AccumulatorNNotNumeric Code = 5787902
+	// AccumulatorNNotIntegral: a numeric n that is not a whole number a
+	// 64-bit integer holds.
+	AccumulatorNNotIntegral Code = 5787903
 	// AccumulatorNMissingN: an n-accumulator without n.
 	AccumulatorNMissingN Code = 5787906
-	// AccumulatorNMissingInput: an n-accumulator without its input/output field.
+	// AccumulatorNMissingInput: an n-accumulator without its input field.
 	AccumulatorNMissingInput Code = 5787907
 	// AccumulatorNNotPositive: an n that is not positive.
 	AccumulatorNNotPositive Code = 5787908
-	// AccumulatorNMissingSortBy: a $topN/$bottomN without sortBy.
-	AccumulatorNMissingSortBy Code = 5788005
-	// AccumulatorNSortByNotObject: a $top/$bottom sortBy that is not an object.
-	AccumulatorNSortByNotObject Code = 5788604
+	// TopBottomSpecNotObject: a $top/$bottom/$topN/$bottomN argument that is not an object.
+	TopBottomSpecNotObject Code = 5788001
+	// TopBottomUnknownArgument: a $top/$bottom/$topN/$bottomN argument it
+	// does not take (n, for $top and $bottom).
+	TopBottomUnknownArgument Code = 5788002
+	// TopBottomMissingN: a $topN/$bottomN without n.
+	TopBottomMissingN Code = 5788003
+	// TopBottomMissingOutput: a $top/$bottom/$topN/$bottomN without output.
+	TopBottomMissingOutput Code = 5788004
+	// TopBottomMissingSortBy: a $top/$bottom/$topN/$bottomN without sortBy.
+	TopBottomMissingSortBy Code = 5788005
+	// BucketAutoInitializerNotConstant: a $bucketAuto accumulator whose n is
+	// not constant (it cannot depend on a group key).
+	BucketAutoInitializerNotConstant Code = 4544714
 	// CountFieldEmpty: a $count field that is not a non-empty string.
 	CountFieldEmpty Code = 40156
 	// CountFieldDollarPrefixed: a $count field starting with '$'.
@@ -643,8 +660,6 @@ const (
 	SortArrayInputNotArray Code = 2942504
 	// SortArraySortByInvalid: a $sortArray sortBy that is not 1, -1 or a sort document.
 	SortArraySortByInvalid Code = 2942505
-	// NExpressionSpecNotObject: a $firstN/$lastN/$maxN/$minN expression argument that is not an object.
-	NExpressionSpecNotObject Code = 5787900
 	// NExpressionInputNotArray: a $firstN/$lastN/$maxN/$minN expression input that is not an array.
 	NExpressionInputNotArray Code = 5788200
 )

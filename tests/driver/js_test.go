@@ -465,7 +465,7 @@ func TestAccumulator(t *testing.T) {
 	acc := func(extra ...bson.E) bson.D {
 		return bson.D{{Key: "$accumulator", Value: append(bson.D{
 			{Key: "init", Value: "function(base) { return {count: 0, sum: base}; }"},
-			{Key: "initArgs", Value: bson.A{"$_id"}},
+			{Key: "initArgs", Value: bson.A{"$g"}}, // read from the group key document
 			{Key: "accumulate", Value: bson.JavaScript("function(st, x) { return {count: st.count + 1, sum: st.sum + x}; }")},
 			{Key: "accumulateArgs", Value: bson.A{"$x"}},
 			{Key: "merge", Value: "function(a, b) { return {count: a.count + b.count, sum: a.sum + b.sum}; }"},
@@ -474,7 +474,7 @@ func TestAccumulator(t *testing.T) {
 	}
 	run := func(a bson.D) ([]bson.Raw, error) {
 		cur, err := coll.Aggregate(ctx, mongo.Pipeline{
-			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$g"}, {Key: "r", Value: a}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "g", Value: "$g"}}}, {Key: "r", Value: a}}}},
 			{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
 		})
 		if err != nil {
@@ -489,11 +489,11 @@ func TestAccumulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	// group 0: 2+4+6 over base 0; group 1: 1+3+5 over base 1
-	if fmt.Sprint(out) != `[{"_id": {"$numberInt":"0"},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"12.0"}}} {"_id": {"$numberInt":"1"},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"10.0"}}}]` {
+	if fmt.Sprint(out) != `[{"_id": {"g": {"$numberInt":"0"}},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"12.0"}}} {"_id": {"g": {"$numberInt":"1"}},"r": {"count": {"$numberDouble":"3.0"},"sum": {"$numberDouble":"10.0"}}}]` {
 		t.Errorf("state: %v", out)
 	}
 	out, err = run(acc(bson.E{Key: "finalize", Value: "function(st) { return st.sum / st.count; }"}))
-	if err != nil || fmt.Sprint(out) != `[{"_id": {"$numberInt":"0"},"r": {"$numberDouble":"4.0"}} {"_id": {"$numberInt":"1"},"r": {"$numberDouble":"3.3333333333333335"}}]` {
+	if err != nil || fmt.Sprint(out) != `[{"_id": {"g": {"$numberInt":"0"}},"r": {"$numberDouble":"4.0"}} {"_id": {"g": {"$numberInt":"1"}},"r": {"$numberDouble":"3.3333333333333335"}}]` {
 		t.Errorf("finalize: %v %v", out, err)
 	}
 	for _, tc := range []struct {
