@@ -28,17 +28,24 @@ const (
 )
 
 // compileFieldOp builds $getField ({field, input}, or the field alone,
-// which may be an expression object, input defaulting to $$CURRENT),
+// which may be an expression object, input then being $$CURRENT),
 // $setField ({field, input, value}; a value of $$REMOVE removes the field)
-// and $unsetField ({field, input}). The field name is taken literally
-// (dots and $ included) and must be a constant string. A null or missing
-// input gives null.
+// and $unsetField ({field, input}). As MongoDB's parsers, it checks that
+// field, then value ($setField), then input are given, then that field is
+// written as a constant string (see literalField): not a field path
+// (5654600, 4161108), nor an expression, even one that would fold to a
+// constant (5654601, 4161106), nor another constant (5654602, 4161107).
+// The field name is taken literally (dots and $ included). A null input
+// gives null; $getField gives missing for a missing input or one that is
+// not an object, where $setField and $unsetField fail (4161105).
 func compileFieldOp(kind fieldOpKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		objCode, unknownCode, fieldCode, inputCode := mongoerr.SetFieldSpecNotObject, mongoerr.SetFieldUnknownArgument, mongoerr.SetFieldMissingField, mongoerr.SetFieldMissingInput
+		pathCode, exprCode, typeCode := mongoerr.SetFieldFieldPath, mongoerr.SetFieldFieldNotConstant, mongoerr.SetFieldFieldNotString
 		allowed := []string{"field", "input", "value"}
 		if kind == fieldGet {
 			objCode, unknownCode, fieldCode, inputCode = mongoerr.GetFieldSpecNotObject, mongoerr.GetFieldUnknownArgument, mongoerr.GetFieldMissingField, mongoerr.GetFieldMissingInput
+			pathCode, exprCode, typeCode = mongoerr.GetFieldFieldPath, mongoerr.GetFieldFieldNotConstant, mongoerr.GetFieldFieldNotString
 		}
 		if kind != fieldSet {
 			allowed = allowed[:2]
@@ -58,26 +65,27 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		if !ok {
 			return nil, mongoerr.New(fieldCode, "%s requires 'field' to be specified", name)
 		}
+		val, haveValue := args["value"]
+		if kind == fieldSet && !haveValue {
+			return nil, mongoerr.New(mongoerr.SetFieldMissingValue, "$setField requires 'value' to be specified")
+		}
 		in, ok := args["input"]
 		if !ok {
-			if kind != fieldGet {
-				return nil, mongoerr.New(inputCode, "%s requires 'input' to be specified", name)
-			}
-			in = stringValue("$$CURRENT")
+			return nil, mongoerr.New(inputCode, "%s requires 'input' to be specified", name)
 		}
-		fe, err := c.compile(f, s)
-		if err != nil {
+		if _, err := c.compile(f, s); err != nil {
 			return nil, err
 		}
-		field, isStr := str(fe.value)
-		if kind == fieldGet && (!fe.constant || !isStr) {
-			return nil, mongoerr.New(mongoerr.GetFieldFieldNotString, "$getField requires 'field' to evaluate to type String, but got %s", typeName(fe.value))
+		fv, form := literalField(f)
+		switch form {
+		case fieldPathForm:
+			return nil, mongoerr.New(pathCode, "%s requires 'field' to be a string constant, but got a field path or variable %s; wrap it in $literal to use it as a name", name, f.StringValue())
+		case expressionForm:
+			return nil, mongoerr.New(exprCode, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
 		}
-		if !fe.constant {
-			return nil, mongoerr.New(mongoerr.SetFieldFieldNotConstant, "%s requires 'field' to evaluate to a constant, but got a non-constant argument", name)
-		}
+		field, isStr := str(fv)
 		if !isStr {
-			return nil, mongoerr.New(mongoerr.SetFieldFieldNotString, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(fe.value))
+			return nil, mongoerr.New(typeCode, "%s requires 'field' to evaluate to type String, but got %s", name, typeName(fv))
 		}
 		if kind != fieldGet && strings.IndexByte(field, 0) >= 0 {
 			return nil, mongoerr.New(mongoerr.SetFieldNullByte, "%s: 'field' cannot contain an embedded null byte", name)
@@ -88,10 +96,6 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 		}
 		value := constExpr(missing)
 		if kind == fieldSet {
-			val, ok := args["value"]
-			if !ok {
-				return nil, mongoerr.New(mongoerr.SetFieldMissingValue, "$setField requires 'value' to be specified")
-			}
 			if value, err = c.compile(val, s); err != nil {
 				return nil, err
 			}
@@ -101,12 +105,15 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			if err != nil {
 				return missing, err
 			}
+			if iv.Type == 0 && kind == fieldGet {
+				return missing, nil
+			}
 			if isNullish(iv) {
 				return nullValue, nil
 			}
 			if iv.Type != bson.TypeEmbeddedDocument {
 				if kind == fieldGet {
-					return missing, mongoerr.New(mongoerr.GetFieldInputNotObject, "$getField requires 'input' to evaluate to type Object, but got %s", typeName(iv))
+					return missing, nil
 				}
 				return missing, mongoerr.New(mongoerr.SetFieldInputNotObject, "%s requires 'input' to evaluate to type Object", name)
 			}
@@ -123,6 +130,37 @@ func compileFieldOp(kind fieldOpKind) opCompiler {
 			return d.value(), nil
 		})
 	}
+}
+
+// The forms literalField tells apart.
+const (
+	constantForm = iota
+	fieldPathForm
+	expressionForm
+)
+
+// literalField reads the field argument of $getField, $setField and
+// $unsetField as MongoDB's parser sees it, before any constant folding: a
+// string starting with '$' is a field path (or a variable); {$literal: v}
+// or {$const: v}, or a value that is neither an object nor an array, is the
+// constant v; anything else (an object, an array, an operator such as
+// {$concat: [...]}) is an expression.
+func literalField(v bson.RawValue) (bson.RawValue, int) {
+	switch v.Type {
+	case bson.TypeString:
+		if strings.HasPrefix(v.StringValue(), "$") {
+			return v, fieldPathForm
+		}
+	case bson.TypeArray:
+		return v, expressionForm
+	case bson.TypeEmbeddedDocument:
+		fs, _ := v.Document().Elements()
+		if len(fs) == 1 && (fs[0].Key() == "$literal" || fs[0].Key() == "$const") {
+			return fs[0].Value(), constantForm
+		}
+		return v, expressionForm
+	}
+	return v, constantForm
 }
 
 // evalObjectToArray is $objectToArray: a document as [{k, v}, ...].

@@ -828,10 +828,12 @@ const (
 	GetFieldMissingField Code = 3041702
 	// GetFieldMissingInput: a $getField without input.
 	GetFieldMissingInput Code = 3041703
-	// GetFieldFieldNotString: a $getField field that does not evaluate to a string.
-	GetFieldFieldNotString Code = 3041704
-	// GetFieldInputNotObject: a $getField input that does not evaluate to an object.
-	GetFieldInputNotObject Code = 3041705
+	// GetFieldFieldPath: a $getField field written as a field path or variable ("$a").
+	GetFieldFieldPath Code = 5654600
+	// GetFieldFieldNotConstant: a $getField field written as an expression.
+	GetFieldFieldNotConstant Code = 5654601
+	// GetFieldFieldNotString: a $getField field that is a constant other than a string.
+	GetFieldFieldNotString Code = 5654602
 	// SetFieldSpecNotObject: a $setField/$unsetField argument that is not an object.
 	SetFieldSpecNotObject Code = 4161100
 	// SetFieldUnknownArgument: a $setField/$unsetField argument it does not take.
@@ -842,10 +844,12 @@ const (
 	SetFieldMissingValue Code = 4161103
 	// SetFieldInputNotObject: a $setField/$unsetField input that is not an object.
 	SetFieldInputNotObject Code = 4161105
-	// SetFieldFieldNotConstant: a $setField/$unsetField field that is not a constant.
+	// SetFieldFieldNotConstant: a $setField/$unsetField field written as an expression.
 	SetFieldFieldNotConstant Code = 4161106
-	// SetFieldFieldNotString: a $setField/$unsetField field that is not a string.
+	// SetFieldFieldNotString: a $setField/$unsetField field that is a constant other than a string.
 	SetFieldFieldNotString Code = 4161107
+	// SetFieldFieldPath: a $setField/$unsetField field written as a field path or variable ("$a").
+	SetFieldFieldPath Code = 4161108
 	// SetFieldMissingInput: a $setField/$unsetField without input.
 	SetFieldMissingInput Code = 4161109
 )
