@@ -24,7 +24,8 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	}
 	var op string
 	var arg, win bson.RawValue
-	for _, f := range fieldsOf(v.Value) {
+	fs := fieldsOf(v.Value)
+	for _, f := range fs {
 		if f.key == "window" {
 			win = f.val
 			continue
@@ -36,6 +37,9 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	}
 	if op == "" {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a window function for field '%s'", name)
+	}
+	if isRankOp(op) {
+		return parseRank(s, op, arg, len(fs))
 	}
 	var bounds windowBounds
 	if win.Type != 0 {
@@ -74,17 +78,6 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 			return nil, err
 		}
 		return &covarianceWindow{pair: pair, sample: op == "$covarianceSamp", win: bounds}, nil
-	case "$rank", "$denseRank", "$documentNumber":
-		if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "%s must be specified with an empty object, e.g. {%s: {}}", op, op)
-		}
-		if win.Type != 0 {
-			return nil, mongoerr.New(mongoerr.WindowRankTakesNoWindow, "Rank style window functions take no other arguments")
-		}
-		if s.sortField == "" {
-			return nil, mongoerr.New(mongoerr.WindowRankNeedsOneSortField, "%s must be specified with a top level sortBy expression with exactly one element", op)
-		}
-		return &rankWindow{op: op}, nil
 	case "$shift":
 		return p.parseShift(s, arg, win)
 	case "$derivative", "$integral":
@@ -107,8 +100,8 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		}
 		var unit time.Duration
 		if u := args["unit"]; u.Type != 0 {
-			if unit = fixedUnits[stringOf(u)]; unit == 0 {
-				return nil, mongoerr.New(mongoerr.FailedToParse, "%s 'unit' must be one of week, day, hour, minute, second, millisecond", op)
+			if unit, err = parseRateUnit(u); err != nil {
+				return nil, err
 			}
 		}
 		return &rateWindow{integral: op == "$integral", input: input, unit: unit, win: bounds}, nil
@@ -142,6 +135,46 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 var fixedUnits = map[string]time.Duration{
 	"week": 7 * 24 * time.Hour, "day": 24 * time.Hour, "hour": time.Hour,
 	"minute": time.Minute, "second": time.Second, "millisecond": time.Millisecond,
+}
+
+// parseRateUnit reads the unit of $derivative and $integral: a string
+// naming a time unit, week or smaller; month, quarter and year, whose
+// length varies, fail with 5490710, as in MongoDB.
+func parseRateUnit(u bson.RawValue) (time.Duration, error) {
+	if u.Type != bson.TypeString {
+		return 0, mongoerr.New(mongoerr.FailedToParse, "'unit' must be a string, but got %s", typeName(u))
+	}
+	switch name := u.StringValue(); name {
+	case "year", "quarter", "month":
+		return 0, mongoerr.New(mongoerr.WindowUnitTooLarge, "unit must be 'week' or smaller")
+	default:
+		if d, ok := fixedUnits[name]; ok {
+			return d, nil
+		}
+		return 0, mongoerr.New(mongoerr.FailedToParse, "unknown time unit value: %s", name)
+	}
+}
+
+// isRankOp reports whether op is one of the rank window functions.
+func isRankOp(op string) bool {
+	return op == "$rank" || op == "$denseRank" || op == "$documentNumber"
+}
+
+// parseRank reads $rank, $denseRank and $documentNumber, whose spec (of
+// nFields fields) is the function alone, as MongoDB checks it: no window
+// nor other field (5371601, before the window is read), an argument of {}
+// (5371603), a sortBy of one field (5371602).
+func parseRank(s *windowStage, op string, arg bson.RawValue, nFields int) (windowFunc, error) {
+	if nFields != 1 {
+		return nil, mongoerr.New(mongoerr.WindowRankTakesNoWindow, "Rank style window functions take no other arguments")
+	}
+	if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
+		return nil, mongoerr.New(mongoerr.WindowRankArgNotEmpty, "%s must be specified with '{}' as the value", op)
+	}
+	if s.sortField == "" {
+		return nil, mongoerr.New(mongoerr.WindowRankNeedsOneSortField, "%s must be specified with a top level sortBy expression with exactly one element", op)
+	}
+	return &rankWindow{op: op}, nil
 }
 
 func stringOf(v bson.RawValue) string {
@@ -478,7 +511,9 @@ func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
 // rateWindow is $derivative (the change of input between the window's
 // first and last documents per unit of sortBy) and $integral (the
 // trapezoidal area under input over the window's sortBy values). With a
-// unit the sortBy values are dates and differences are divided by it.
+// unit the sortBy values are dates: as MongoDB, the result is computed over
+// their differences in milliseconds, then the derivative multiplied by the
+// unit's milliseconds and the integral divided by them.
 type rateWindow struct {
 	integral bool
 	input    *expr.Expr
@@ -504,6 +539,7 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		ys[i] = p.own(v)
 	}
+	unitMs := float64(r.unit / time.Millisecond)
 	x := func(i int) (float64, error) {
 		v := xs[i]
 		if r.unit != 0 {
@@ -513,7 +549,7 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 				}
 				return 0, mongoerr.New(mongoerr.DerivativeUnitNeedsDate, "$derivative with unit expects the sortBy field to be a Date")
 			}
-			return float64(v.DateTime()) / float64(r.unit/time.Millisecond), nil
+			return float64(v.DateTime()), nil
 		}
 		if v.Type == bson.TypeDateTime {
 			if r.integral {
@@ -551,7 +587,11 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 				out[i] = null
 				continue
 			}
-			out[i] = values.DoubleValue((y1 - y0) / (x1 - x0))
+			d := (y1 - y0) / (x1 - x0)
+			if r.unit != 0 {
+				d *= unitMs
+			}
+			out[i] = values.DoubleValue(d)
 			continue
 		}
 		sum := 0.0
@@ -575,6 +615,9 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		if _, err := x(hi); err != nil {
 			return err
+		}
+		if r.unit != 0 {
+			sum /= unitMs
 		}
 		out[i] = values.DoubleValue(sum)
 	}

@@ -1161,8 +1161,11 @@ const (
 	WindowDocumentsNeedSortBy Code = 5339901
 	// WindowRangeNeedsOneSortField: a range window without a sortBy of exactly one field.
 	WindowRangeNeedsOneSortField Code = 5339902
-	// WindowRankTakesNoWindow: $rank, $denseRank or $documentNumber given a window.
+	// WindowRankTakesNoWindow: $rank, $denseRank or $documentNumber given a
+	// window or any other field beside it.
 	WindowRankTakesNoWindow Code = 5371601
+	// WindowRankArgNotEmpty: a $rank, $denseRank or $documentNumber argument other than {}.
+	WindowRankArgNotEmpty Code = 5371603
 	// WindowRankNeedsOneSortField: $rank, $denseRank or $documentNumber without a sortBy of exactly one field.
 	WindowRankNeedsOneSortField Code = 5371602
 	// WindowRangeDateNeedsUnit: a range window without unit over a date.
@@ -1179,6 +1182,8 @@ const (
 	DerivativeUnitNeedsDate Code = 5624900
 	// DerivativeDateNeedsUnit: $derivative without unit over a date sortBy.
 	DerivativeDateNeedsUnit Code = 5624901
+	// WindowUnitTooLarge: a $derivative or $integral unit of month, quarter or year.
+	WindowUnitTooLarge Code = 5490710
 )
 
 // $fill.
