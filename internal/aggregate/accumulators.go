@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -260,15 +261,15 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$minN":
 		return &extremeNAcc{n: n, sign: -1, coll: coll}, nil
 	case "$top":
-		return &sortedNAcc{n: 1, sort: a.sort, single: true}, nil
+		return &sortedNAcc{n: 1, sort: a.sort, single: true, meta: rt.ectx.Meta}, nil
 	case "$bottom":
-		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true}, nil
+		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true, meta: rt.ectx.Meta}, nil
 	case "$topN":
-		return &sortedNAcc{n: n, sort: a.sort}, nil
+		return &sortedNAcc{n: n, sort: a.sort, meta: rt.ectx.Meta}, nil
 	case "$median", "$percentile":
 		return &quantileAcc{q: a.q}, nil
 	}
-	return &sortedNAcc{n: n, sort: a.sort, bottom: true}, nil // $bottomN
+	return &sortedNAcc{n: n, sort: a.sort, bottom: true, meta: rt.ectx.Meta}, nil // $bottomN
 }
 
 // sumAcc is $sum: numbers add as MongoDB adds them (values.Sum); other
@@ -638,6 +639,10 @@ type sortedNAcc struct {
 	sort           *query.Sort
 	single, bottom bool
 	items          []sortedItem
+	// meta is the metadata of the document being added (the stage reads
+	// its input through a guard that sets it), for a sortBy on
+	// {$meta: "textScore"}.
+	meta *docsrc.Meta
 }
 
 type sortedItem struct {
@@ -646,7 +651,7 @@ type sortedItem struct {
 }
 
 func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
-	keys, err := s.sort.KeysErr(doc)
+	keys, err := s.sort.KeysMeta(doc, *s.meta)
 	if err != nil {
 		return err
 	}

@@ -161,6 +161,16 @@ func TestTextScores(t *testing.T) {
 	}
 	_, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", "$title")), doc("$project", doc("s", scoreMeta))})
 	requireCode(t, err, 40218, "Location40218")
+	// $topN and $bottom in $group order by the score of each document
+	// (highest first); without $text there is no score.
+	docs, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", nil,
+		"top", doc("$topN", doc("n", 2, "output", "$_id", "sortBy", doc("s", scoreMeta))),
+		"bottom", doc("$bottom", doc("output", "$_id", "sortBy", doc("s", scoreMeta)))))})
+	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": null,"top": [{"$numberInt":"1"},{"$numberInt":"2"}],"bottom": {"$numberInt":"2"}}` {
+		t.Fatalf("$topN by score: %v, %v", docs, err)
+	}
+	_, err = agg(bson.A{doc("$group", doc("_id", nil, "top", doc("$top", doc("output", "$_id", "sortBy", doc("s", scoreMeta)))))})
+	requireCode(t, err, 40218, "Location40218")
 	_, err = agg(bson.A{doc("$project", doc("s", scoreMeta))})
 	requireCode(t, err, 40218, "Location40218")
 	for _, o := range []*options.FindOptionsBuilder{
