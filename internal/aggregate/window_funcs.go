@@ -181,13 +181,6 @@ func parseRank(s *windowStage, op string, arg bson.RawValue, nFields int) (windo
 	return &rankWindow{op: op}, nil
 }
 
-func stringOf(v bson.RawValue) string {
-	if v.Type == bson.TypeString {
-		return v.StringValue()
-	}
-	return ""
-}
-
 // namedArgs reads an object of arguments, refusing others.
 func namedArgs(arg bson.RawValue, op string, allowed ...string) (map[string]bson.RawValue, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
