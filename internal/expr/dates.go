@@ -529,14 +529,15 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 	})
 }
 
-// unitArg reads a time unit operand (errors 5439013 and 5439014).
-func unitArg(v bson.RawValue) (string, error) {
+// unitArg reads the unit of $dateDiff and $dateTrunc (errors 5439013 and
+// 5439014).
+func unitArg(name string, v bson.RawValue) (string, error) {
 	u, ok := str(v)
 	if !ok {
-		return "", mongoerr.New(mongoerr.TimeUnitNotString, "unit must be a string, but got %s", typeName(v))
+		return "", mongoerr.New(mongoerr.TimeUnitNotString, "%s requires 'unit' to be a string, but got %s", name, typeName(v))
 	}
 	if _, ok := dateUnits[u]; !ok {
-		return "", mongoerr.New(mongoerr.TimeUnitInvalid, "unit parameter must be a valid time unit, but got %s", u)
+		return "", mongoerr.New(mongoerr.TimeUnitInvalid, "%s parameter 'unit' value cannot be recognized as a time unit: %s", name, u)
 	}
 	return u, nil
 }
@@ -584,24 +585,24 @@ func compileDateAdd(sign int64) opCompiler {
 			}
 		}
 		return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-			var vals [4]bson.RawValue
-			if err := args.getEach(st, vals[:], "startDate", "unit", "amount", "timezone"); err != nil {
-				return missing, err
+			var vals [3]bson.RawValue
+			if null, err := args.leading(st, vals[:], "startDate", "unit", "amount"); err != nil || null {
+				return nullValue, err
 			}
-			loc, nullTZ, err := parseTimezone(vals[3])
-			if err != nil {
-				return missing, err
-			}
-			if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ {
-				return nullValue, nil
+			loc, nullTZ, err := args.zone(st)
+			if err != nil || nullTZ {
+				return nullValue, err
 			}
 			if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
 				return missing, mongoerr.New(mongoerr.DateAddStartDateInvalidType, "%s requires startDate to be convertible to a date", name)
 			}
 			t, _ := toTime(vals[0])
 			u, ok := str(vals[1])
-			if _, known := dateUnits[u]; !ok || !known {
+			if !ok {
 				return missing, mongoerr.New(mongoerr.DateAddUnitNotString, "%s expects string defining the time unit", name)
+			}
+			if _, known := dateUnits[u]; !known {
+				return missing, mongoerr.New(mongoerr.FailedToParse, "unknown time unit value: %s", u)
 			}
 			n, ok := values.Int64(vals[2])
 			if !isNumber(vals[2]) || !ok {
@@ -619,18 +620,19 @@ func compileDateAdd(sign int64) opCompiler {
 	}
 }
 
-// startOfWeekArg reads startOfWeek (default Sunday).
-func startOfWeekArg(v bson.RawValue) (time.Weekday, error) {
+// startOfWeekArg reads the startOfWeek of $dateDiff and $dateTrunc
+// (errors 5439015 and 5439016); missing is Sunday.
+func startOfWeekArg(name string, v bson.RawValue) (time.Weekday, error) {
 	if v.Type == 0 {
 		return time.Sunday, nil
 	}
 	s, ok := str(v)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.StartOfWeekNotString, "startOfWeek must be a string, but got %s", typeName(v))
+		return 0, mongoerr.New(mongoerr.StartOfWeekNotString, "%s requires 'startOfWeek' to be a string, but got %s", name, typeName(v))
 	}
 	d, ok := parseWeekday(s)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.StartOfWeekInvalid, "startOfWeek parameter must evaluate to a valid day of the week, but got %s", s)
+		return 0, mongoerr.New(mongoerr.StartOfWeekInvalid, "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", name, s)
 	}
 	return d, nil
 }
@@ -671,16 +673,17 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 		}
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-		var vals [5]bson.RawValue
-		if err := args.getEach(st, vals[:], "startDate", "endDate", "unit", "timezone", "startOfWeek"); err != nil {
-			return missing, err
+		var vals [3]bson.RawValue
+		if null, err := args.leading(st, vals[:], "startDate", "endDate", "unit"); err != nil || null {
+			return nullValue, err
 		}
-		loc, nullTZ, err := parseTimezone(vals[3])
-		if err != nil {
-			return missing, err
+		sow, null, err := args.weekStartValue(st, vals[2])
+		if err != nil || null {
+			return nullValue, err
 		}
-		if isNullish(vals[0]) || isNullish(vals[1]) || isNullish(vals[2]) || nullTZ || (args["startOfWeek"] != nil && isNullish(vals[4])) {
-			return nullValue, nil
+		loc, nullTZ, err := args.zone(st)
+		if err != nil || nullTZ {
+			return nullValue, mongoerr.AddContext(err, "$dateDiff parameter 'timezone' value parsing failed")
 		}
 		var ts [2]time.Time
 		for i := range ts {
@@ -690,11 +693,11 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 			t, _ := toTime(vals[i])
 			ts[i] = t.In(loc)
 		}
-		unit, err := unitArg(vals[2])
+		unit, err := unitArg(name, vals[2])
 		if err != nil {
 			return missing, err
 		}
-		week, err := startOfWeekArg(vals[4])
+		week, err := startOfWeekArg(name, sow)
 		if err != nil {
 			return missing, err
 		}
@@ -746,23 +749,28 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 		return nil, mongoerr.New(mongoerr.DateTruncMissingUnit, "Missing 'unit' parameter to $dateTrunc")
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-		var vals [5]bson.RawValue
-		if err := args.getEach(st, vals[:], "date", "unit", "binSize", "timezone", "startOfWeek"); err != nil {
-			return missing, err
+		names := []string{"date", "unit", "binSize"}
+		if args["binSize"] == nil {
+			names = names[:2]
 		}
-		loc, nullTZ, err := parseTimezone(vals[3])
-		if err != nil {
-			return missing, err
+		var vals [3]bson.RawValue
+		if null, err := args.leading(st, vals[:], names...); err != nil || null {
+			return nullValue, err
 		}
-		if isNullish(vals[0]) || isNullish(vals[1]) || nullTZ || (args["binSize"] != nil && isNullish(vals[2])) || (args["startOfWeek"] != nil && isNullish(vals[4])) {
-			return nullValue, nil
+		sow, null, err := args.weekStartValue(st, vals[1])
+		if err != nil || null {
+			return nullValue, err
+		}
+		loc, nullTZ, err := args.zone(st)
+		if err != nil || nullTZ {
+			return nullValue, mongoerr.AddContext(err, "$dateTrunc parameter 'timezone' value parsing failed")
 		}
 		if vals[0].Type != bson.TypeDateTime && vals[0].Type != bson.TypeTimestamp && vals[0].Type != bson.TypeObjectID {
 			return missing, mongoerr.New(mongoerr.DateTruncDateInvalidType, "$dateTrunc requires 'date' to be a date, but got %s", typeName(vals[0]))
 		}
 		t, _ := toTime(vals[0])
 		t = t.In(loc)
-		unit, err := unitArg(vals[1])
+		unit, err := unitArg(name, vals[1])
 		if err != nil {
 			return missing, err
 		}
@@ -777,7 +785,7 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			}
 			bin = n
 		}
-		week, err := startOfWeekArg(vals[4])
+		week, err := startOfWeekArg(name, sow)
 		if err != nil {
 			return missing, err
 		}

@@ -54,18 +54,44 @@ func (n namedExprs) get(st *state, k string) (bson.RawValue, error) {
 	return e.eval(st)
 }
 
-// getEach evaluates the arguments names into vals, in order (vals is at
-// least as long as names); absent arguments are missing. It stops at the
-// first error.
-func (n namedExprs) getEach(st *state, vals []bson.RawValue, names ...string) error {
+// leading evaluates the arguments names into vals, in order (vals is at
+// least as long as names), and reports null at the first that is null or
+// missing without evaluating the rest: $dateAdd, $dateDiff and $dateTrunc
+// return null there before they evaluate their timezone or check a type.
+func (n namedExprs) leading(st *state, vals []bson.RawValue, names ...string) (null bool, err error) {
 	for i, k := range names {
 		v, err := n.get(st, k)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if isNullish(v) {
+			return true, nil
 		}
 		vals[i] = v
 	}
-	return nil
+	return false, nil
+}
+
+// zone evaluates the timezone argument (UTC when absent) as MongoDB's
+// makeTimeZone does: null or missing reports null, a non-string is 40517,
+// an unknown zone 40485.
+func (n namedExprs) zone(st *state) (loc *time.Location, null bool, err error) {
+	v, err := n.get(st, "timezone")
+	if err != nil {
+		return nil, false, err
+	}
+	return parseTimezone(v)
+}
+
+// weekStartValue evaluates startOfWeek for a unit of "week", the only
+// unit MongoDB evaluates it for: with another unit, or when absent, it is
+// missing and null is false.
+func (n namedExprs) weekStartValue(st *state, unit bson.RawValue) (v bson.RawValue, null bool, err error) {
+	if u, ok := str(unit); !ok || u != "week" || n["startOfWeek"] == nil {
+		return missing, false, nil
+	}
+	v, err = n["startOfWeek"].eval(st)
+	return v, err == nil && isNullish(v), err
 }
 
 func (n namedExprs) list() []*Expr {
