@@ -413,7 +413,11 @@ func parseDate(s, format string, loc *time.Location) (time.Time, error) {
 // compileDateFromParts is $dateFromParts: {year, month, day, hour, minute,
 // second, millisecond, timezone} or the ISO form {isoWeekYear, isoWeek,
 // isoDayOfWeek, ...}. Parts out of their natural range carry into the next
-// unit; a null or missing part gives null.
+// unit. As MongoDB, it evaluates hour, minute, second and millisecond,
+// then the timezone, then the date parts, returning null at the first null
+// or missing one; month, day, hour, minute, isoWeek and isoDayOfWeek must
+// be in [-32768, 32767] (31034), second and millisecond may be any 64-bit
+// integer, but milliseconds must fit a 64-bit count of microseconds (159).
 func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	args, err := c.compileNamed(name, v, s, mongoerr.DateFromPartsSpecNotObject, mongoerr.DateFromPartsUnknownArgument, "year", "month", "day", "isoWeekYear", "isoWeek", "isoDayOfWeek", "hour", "minute", "second", "millisecond", "timezone")
 	if err != nil {
@@ -421,68 +425,75 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 	}
 	args.defaultTimezone()
 	iso := args["isoWeekYear"] != nil
-	if !iso && args["year"] == nil {
+	switch {
+	case !iso && args["year"] == nil:
 		return nil, mongoerr.New(mongoerr.DateFromPartsMissingYear, "%s requires either 'year' or 'isoWeekYear' to be present", name)
-	}
-	if iso && (args["year"] != nil || args["month"] != nil || args["day"] != nil) || !iso && (args["isoWeek"] != nil || args["isoDayOfWeek"] != nil) {
+	case args["year"] != nil && (iso || args["isoWeek"] != nil || args["isoDayOfWeek"] != nil):
 		return nil, mongoerr.New(mongoerr.DateFromPartsMixedISO, "%s does not allow mixing natural dates with ISO dates", name)
+	case iso && (args["month"] != nil || args["day"] != nil):
+		return nil, mongoerr.New(mongoerr.DateFromPartsMixedNatural, "%s does not allow mixing ISO dates with natural dates", name)
 	}
-	names := []string{"year", "month", "day", "hour", "minute", "second", "millisecond"}
-	defaults := []int64{0, 1, 1, 0, 0, 0, 0}
+	date := [3]string{"year", "month", "day"}
 	if iso {
-		names[0], names[1], names[2] = "isoWeekYear", "isoWeek", "isoDayOfWeek"
+		date = [3]string{"isoWeekYear", "isoWeek", "isoDayOfWeek"}
+	}
+	// part evaluates the part k (def when absent); null reports null or missing.
+	part := func(st *state, k string, def int64, bounded bool) (x int64, null bool, err error) {
+		if args[k] == nil {
+			return def, false, nil
+		}
+		pv, err := args[k].eval(st)
+		if err != nil || isNullish(pv) {
+			return 0, err == nil, err
+		}
+		x, ok := values.Int64(pv)
+		if !isNumber(pv) || !ok {
+			return 0, false, mongoerr.New(mongoerr.DateFromPartsPartNotInteger, "'%s' must evaluate to an integer, found %s with value %s", k, typeName(pv), pv)
+		}
+		if bounded && (x < -32768 || x > 32767) {
+			return 0, false, mongoerr.New(mongoerr.DateFromPartsOutOfRange, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", k, x)
+		}
+		return x, false, nil
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
+		// hour, minute, second, millisecond, then year, month, day.
 		var p [7]int64
-		null := false
-		for i, n := range names {
-			p[i] = defaults[i]
-			if args[n] == nil {
-				continue
+		for i, k := range [4]string{"hour", "minute", "second", "millisecond"} {
+			x, null, err := part(st, k, 0, i < 2)
+			if err != nil || null {
+				return nullValue, err
 			}
-			pv, err := args[n].eval(st)
-			if err != nil {
-				return missing, err
-			}
-			if isNullish(pv) {
-				null = true
-				continue
-			}
-			x, ok := values.Int64(pv)
-			if !isNumber(pv) || !ok {
-				return missing, mongoerr.New(mongoerr.DateFromPartsPartNotInteger, "'%s' must evaluate to an integer, found %s with value %s", n, typeName(pv), pv)
-			}
-			if i == 0 && (x < 1 || x > 9999) {
-				if iso {
-					return missing, mongoerr.New(mongoerr.DateFromPartsISOWeekYearOutOfRange, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", x)
-				}
-				return missing, mongoerr.New(mongoerr.DateFromPartsYearOutOfRange, "'year' must evaluate to an integer in the range 1 to 9999, found %d", x)
-			}
-			if i > 0 && (x < -32768 || x > 32767) {
-				return missing, mongoerr.New(mongoerr.DateFromPartsOutOfRange, "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", n, x)
+			p[3+i] = x
+		}
+		loc, nullTZ, err := args.zone(st)
+		if err != nil || nullTZ {
+			return nullValue, err
+		}
+		for i, k := range date {
+			x, null, err := part(st, k, 1, i > 0)
+			if err != nil || null {
+				return nullValue, err
 			}
 			p[i] = x
 		}
-		zv, err := args.get(st, "timezone")
-		if err != nil {
-			return missing, err
+		if p[0] < 1 || p[0] > 9999 {
+			if iso {
+				return missing, mongoerr.New(mongoerr.DateFromPartsISOWeekYearOutOfRange, "'isoWeekYear' must evaluate to an integer in the range 1 to 9999, found %d", p[0])
+			}
+			return missing, mongoerr.New(mongoerr.DateFromPartsYearOutOfRange, "'year' must evaluate to an integer in the range 1 to 9999, found %d", p[0])
 		}
-		loc, nullTZ, err := parseTimezone(zv)
-		if err != nil {
-			return missing, err
+		if p[6] > math.MaxInt64/1000 || p[6] < math.MinInt64/1000 {
+			return missing, mongoerr.New(mongoerr.DurationOverflow, "Overflow casting from a lower-precision duration to a higher-precision duration")
 		}
-		if null || nullTZ {
-			return nullValue, nil
-		}
-		var t time.Time
+		sec, ms := p[5]+floorDiv(p[6], 1000), p[6]-floorDiv(p[6], 1000)*1000
+		y, m, d := int(p[0]), time.Month(p[1]), int(p[2])
 		if iso {
 			// Monday of ISO week 1 is the Monday on or before January 4.
-			jan4 := time.Date(int(p[0]), 1, 4, 0, 0, 0, 0, loc)
+			jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
 			week1 := jan4.AddDate(0, 0, 1-isoWeekday(jan4))
-			t = time.Date(week1.Year(), week1.Month(), week1.Day()+int((p[1]-1)*7+p[2]-1), int(p[3]), int(p[4]), int(p[5]), int(p[6])*1e6, loc)
-		} else {
-			t = time.Date(int(p[0]), time.Month(p[1]), int(p[2]), int(p[3]), int(p[4]), int(p[5]), int(p[6])*1e6, loc)
+			y, m, d = week1.Year(), week1.Month(), week1.Day()+int((p[1]-1)*7+p[2]-1)
 		}
+		t := time.Date(y, m, d, int(p[3]), int(p[4]), int(sec), int(ms)*1e6, loc)
 		return dateValue(t.UnixMilli()), nil
 	})
 }

@@ -878,7 +878,7 @@ const (
 	DateFromPartsISOWeekYearOutOfRange Code = 31095
 	// TimezoneUnknown: a timezone that is not an Olson identifier or UTC offset.
 	TimezoneUnknown Code = 40485
-	// DateFromPartsMixedISO: a $dateFromParts mixing natural and ISO date parts.
+	// DateFromPartsMixedISO: a $dateFromParts with year and an ISO date part.
 	DateFromPartsMixedISO Code = 40489
 	// DateFromPartsPartNotInteger: a $dateFromParts part that is not an integer.
 	DateFromPartsPartNotInteger Code = 40515
@@ -900,6 +900,8 @@ const (
 	DateFromPartsYearOutOfRange Code = 40523
 	// DateToPartsSpecNotObject: a $dateToParts argument that is not an object.
 	DateToPartsSpecNotObject Code = 40524
+	// DateFromPartsMixedNatural: a $dateFromParts with isoWeekYear and a natural date part (month or day).
+	DateFromPartsMixedNatural Code = 40525
 	// DatePartUnknownArgument: a date part operator ($year...) object with an argument other than date and timezone.
 	DatePartUnknownArgument Code = 40535
 	// DatePartArrayArity: a date part operator given an array of other than one element.
