@@ -47,9 +47,11 @@ func init() {
 }
 
 // compileDatePart builds $year, $month, ... $isoDayOfWeek: the operand is a
-// date expression, a one-element array, or {date, timezone}. A null or
-// missing date or timezone gives null. The part is an int, or a long when
-// long is set: MongoDB's $isoWeekYear is a long, the others ints.
+// date expression, a one-element array, or {date, timezone}. As MongoDB,
+// it evaluates and converts the date before the timezone: a null or
+// missing date, then timezone, gives null, and a timezone that is not a
+// string is 40533. The part is an int, or a long when long is set:
+// MongoDB's $isoWeekYear is a long, the others ints.
 func compileDatePart(part func(time.Time) int, long bool) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 		var date, tz *Expr
@@ -82,10 +84,26 @@ func compileDatePart(part func(time.Time) int, long bool) opCompiler {
 			tz = utcZone
 		}
 		return c.fold([]*Expr{date, tz}, func(st *state) (bson.RawValue, error) {
-			t, null, err := evalDateTZ(st, date, tz)
-			if err != nil || null {
+			dv, err := date.eval(st)
+			if err != nil || isNullish(dv) {
 				return nullValue, err
 			}
+			t, err := toTime(dv)
+			if err != nil {
+				return missing, err
+			}
+			zv, err := tz.eval(st)
+			if err != nil || isNullish(zv) {
+				return nullValue, err
+			}
+			if zv.Type != bson.TypeString {
+				return missing, mongoerr.New(mongoerr.DatePartTimezoneNotString, "%s requires a string for the timezone argument, but was given a %s (%s)", name, typeName(zv), zv)
+			}
+			loc, _, err := parseTimezone(zv)
+			if err != nil {
+				return missing, err
+			}
+			t = t.In(loc)
 			if long {
 				return values.Int64Value(int64(part(t))), nil
 			}
@@ -94,33 +112,10 @@ func compileDatePart(part func(time.Time) int, long bool) opCompiler {
 	}
 }
 
-// evalDateTZ evaluates a date and timezone pair into the local time; null
-// reports a null or missing date or timezone.
-func evalDateTZ(st *state, date, tz *Expr) (t time.Time, null bool, err error) {
-	dv, err := date.eval(st)
-	if err != nil {
-		return t, false, err
-	}
-	zv, err := tz.eval(st)
-	if err != nil {
-		return t, false, err
-	}
-	loc, nullTZ, err := parseTimezone(zv)
-	if err != nil {
-		return t, false, err
-	}
-	if isNullish(dv) || nullTZ {
-		return t, true, nil
-	}
-	if t, err = toTime(dv); err != nil {
-		return t, false, err
-	}
-	return t.In(loc), false, nil
-}
-
 // compileDateToString is $dateToString: {date, format, timezone, onNull}.
-// The default format is "%Y-%m-%dT%H:%M:%S.%LZ"; a null or missing date
-// gives onNull (or null).
+// The default format is "%Y-%m-%dT%H:%M:%S.%LZ". As MongoDB, it checks the
+// format and the timezone first; then a null or missing date gives onNull
+// (or null), before a null timezone or format gives null.
 func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	args, err := c.compileNamed(name, v, s, mongoerr.DateToStringSpecNotObject, mongoerr.DateToStringUnknownArgument, "date", "format", "timezone", "onNull")
 	if err != nil {
@@ -140,25 +135,28 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 		}
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-		format := "%Y-%m-%dT%H:%M:%S.%LZ"
-		if args["format"] != nil {
-			fv, err := args["format"].eval(st)
-			if err != nil {
-				return missing, err
-			}
-			if isNullish(fv) {
-				return nullValue, nil
-			}
-			fs, ok := str(fv)
-			if !ok {
-				return missing, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
-			}
-			if err := checkFormat(fs); err != nil {
-				return missing, err
-			}
-			format = fs
-		}
 		dv, err := args.get(st, "date")
+		if err != nil {
+			return missing, err
+		}
+		format := "%Y-%m-%dT%H:%M:%S.%LZ"
+		var fv bson.RawValue
+		if args["format"] != nil {
+			if fv, err = args["format"].eval(st); err != nil {
+				return missing, err
+			}
+			if !isNullish(fv) {
+				fs, ok := str(fv)
+				if !ok {
+					return missing, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+				}
+				if err := checkFormat(fs); err != nil {
+					return missing, err
+				}
+				format = fs
+			}
+		}
+		loc, nullTZ, err := args.zone(st)
 		if err != nil {
 			return missing, err
 		}
@@ -168,11 +166,14 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 			}
 			return nullValue, nil
 		}
-		t, null, err := evalDateTZ(st, args["date"], args["timezone"])
-		if err != nil || null {
-			return nullValue, err
+		if nullTZ || args["format"] != nil && isNullish(fv) {
+			return nullValue, nil
 		}
-		out, err := formatDate(format, t)
+		t, err := toTime(dv)
+		if err != nil {
+			return missing, err
+		}
+		out, err := formatDate(format, t.In(loc))
 		if err != nil {
 			return missing, err
 		}
@@ -187,7 +188,7 @@ func checkFormat(f string) error {
 			continue
 		}
 		if i+1 == len(f) {
-			return mongoerr.New(mongoerr.DateFormatTrailingPercent, "Unmatched '%%' at end of format string")
+			return mongoerr.New(mongoerr.DateFormatTrailingPercent, "Unmatched '%' at end of format string")
 		}
 		i++
 		if !strings.ContainsRune("bBdGHjLmMSuUVwYzZ%", rune(f[i])) {
@@ -499,7 +500,8 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 }
 
 // compileDateToParts is $dateToParts: {date, timezone, iso8601} → a document
-// of the date's parts.
+// of the date's parts. As MongoDB, a null or missing timezone, then
+// iso8601, then date gives null.
 func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	args, err := c.compileNamed(name, v, s, mongoerr.DateToPartsSpecNotObject, mongoerr.DateToPartsUnknownArgument, "date", "timezone", "iso8601")
 	if err != nil {
@@ -510,19 +512,33 @@ func compileDateToParts(c *compiler, name string, v bson.RawValue, s *Scope) (*E
 		return nil, mongoerr.New(mongoerr.DateToPartsMissingDate, "Missing 'date' parameter to %s", name)
 	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-		iv, err := args.get(st, "iso8601")
+		dv, err := args.get(st, "date")
 		if err != nil {
 			return missing, err
 		}
-		if iv.Type != 0 && iv.Type != bson.TypeBoolean && !isNullish(iv) {
-			return missing, mongoerr.New(mongoerr.DateToPartsISO8601NotBool, "iso8601 must evaluate to a bool, found %s", typeName(iv))
-		}
-		t, null, err := evalDateTZ(st, args["date"], args["timezone"])
-		if err != nil || null || (iv.Type != 0 && isNullish(iv)) {
+		loc, nullTZ, err := args.zone(st)
+		if err != nil || nullTZ {
 			return nullValue, err
 		}
+		iv := bson.RawValue{Type: bson.TypeBoolean, Value: []byte{0}}
+		if args["iso8601"] != nil {
+			if iv, err = args["iso8601"].eval(st); err != nil || isNullish(iv) {
+				return nullValue, err
+			}
+			if iv.Type != bson.TypeBoolean {
+				return missing, mongoerr.New(mongoerr.DateToPartsISO8601NotBool, "iso8601 must evaluate to a bool, found %s", typeName(iv))
+			}
+		}
+		if isNullish(dv) {
+			return nullValue, nil
+		}
+		t, err := toTime(dv)
+		if err != nil {
+			return missing, err
+		}
+		t = t.In(loc)
 		var d docBuilder
-		if iv.Type == bson.TypeBoolean && iv.Boolean() {
+		if iv.Boolean() {
 			y, w := t.ISOWeek()
 			d.set("isoWeekYear", values.Int32Value(int32(y)))
 			d.set("isoWeek", values.Int32Value(int32(w)))

@@ -902,6 +902,8 @@ const (
 	DateToPartsSpecNotObject Code = 40524
 	// DateFromPartsMixedNatural: a $dateFromParts with isoWeekYear and a natural date part (month or day).
 	DateFromPartsMixedNatural Code = 40525
+	// DatePartTimezoneNotString: a date part operator ($year...) timezone that does not evaluate to a string.
+	DatePartTimezoneNotString Code = 40533
 	// DatePartUnknownArgument: a date part operator ($year...) object with an argument other than date and timezone.
 	DatePartUnknownArgument Code = 40535
 	// DatePartArrayArity: a date part operator given an array of other than one element.
