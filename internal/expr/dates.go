@@ -3,7 +3,6 @@ package expr
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -127,7 +126,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 	}
 	if f := args["format"]; f != nil && f.constant {
 		if fs, ok := str(f.value); ok {
-			if err := checkFormat(fs); err != nil {
+			if err := checkFormat(fs, toStringSpecifiers); err != nil {
 				return nil, err
 			}
 		} else if !isNullish(f.value) {
@@ -150,7 +149,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 				if !ok {
 					return missing, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
 				}
-				if err := checkFormat(fs); err != nil {
+				if err := checkFormat(fs, toStringSpecifiers); err != nil {
 					return missing, err
 				}
 				format = fs
@@ -181,8 +180,12 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 	})
 }
 
-// checkFormat validates a $dateToString format string.
-func checkFormat(f string) error {
+// toStringSpecifiers are the % specifiers of a $dateToString format.
+const toStringSpecifiers = "bBdGHjLmMSuUVwYzZ"
+
+// checkFormat validates a format string: each % is followed by one of
+// specifiers or another %.
+func checkFormat(f, specifiers string) error {
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			continue
@@ -191,7 +194,7 @@ func checkFormat(f string) error {
 			return mongoerr.New(mongoerr.DateFormatTrailingPercent, "Unmatched '%' at end of format string")
 		}
 		i++
-		if !strings.ContainsRune("bBdGHjLmMSuUVwYzZ%", rune(f[i])) {
+		if f[i] != '%' && !strings.ContainsRune(specifiers, rune(f[i])) {
 			return mongoerr.New(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", f[i])
 		}
 	}
@@ -268,8 +271,11 @@ func formatDate(f string, t time.Time) (string, error) {
 }
 
 // compileDateFromString is $dateFromString: {dateString, format, timezone,
-// onError, onNull}. Without a format, ISO-8601 forms are accepted; a
-// failure to parse is error 241 unless onError is given.
+// onError, onNull}. As MongoDB, it checks the format and the timezone
+// first (errors onError does not catch); then a null or missing dateString
+// gives onNull (or null); then a dateString that is not a string, or does
+// not parse, gives onError, or error 241, before a null timezone or format
+// gives null.
 func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
 	args, err := c.compileNamed(name, v, s, mongoerr.DateFromStringSpecNotObject, mongoerr.DateFromStringUnknownArgument, "dateString", "format", "timezone", "onError", "onNull")
 	if err != nil {
@@ -284,30 +290,31 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		if err != nil {
 			return missing, err
 		}
-		zv, err := args.get(st, "timezone")
-		if err != nil {
-			return missing, err
-		}
-		loc, nullTZ, err := parseTimezone(zv)
-		if err != nil {
-			return missing, err
-		}
-		fv, err := args.get(st, "format")
-		if err != nil {
-			return missing, err
-		}
-		if fv.Type != 0 && !isNullish(fv) {
-			if _, ok := str(fv); !ok {
-				return missing, mongoerr.New(mongoerr.DateFromStringFormatNotString, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+		var fv bson.RawValue
+		format := ""
+		if args["format"] != nil {
+			if fv, err = args["format"].eval(st); err != nil {
+				return missing, err
 			}
+			if !isNullish(fv) {
+				fs, ok := str(fv)
+				if !ok {
+					return missing, mongoerr.New(mongoerr.DateFromStringFormatNotString, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
+				}
+				if err := checkFormat(fs, fromStringSpecifiers); err != nil {
+					return missing, err
+				}
+				format = fs
+			}
+		}
+		loc, nullTZ, err := args.zone(st)
+		if err != nil {
+			return missing, err
 		}
 		if isNullish(sv) {
 			if args["onNull"] != nil {
 				return args["onNull"].eval(st)
 			}
-			return nullValue, nil
-		}
-		if nullTZ || (fv.Type != 0 && isNullish(fv)) {
 			return nullValue, nil
 		}
 		failure := func(err error) (bson.RawValue, error) {
@@ -320,95 +327,15 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		if !ok {
 			return failure(mongoerr.New(mongoerr.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(sv), sv))
 		}
-		format, _ := str(fv)
+		if nullTZ || args["format"] != nil && isNullish(fv) {
+			return nullValue, nil
+		}
 		t, err := parseDate(ds, format, loc)
 		if err != nil {
 			return failure(err)
 		}
 		return dateValue(t.UnixMilli()), nil
 	})
-}
-
-// isoLayouts are the date forms accepted without a format, once
-// isoNormal has rewritten the string.
-var isoLayouts = []string{
-	"2006-01-02T15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z0700",
-	"2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04:05.999999999",
-	"2006-01-02T15:04Z07:00", "2006-01-02T15:04",
-	"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z0700",
-	"2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999",
-	"2006-01-02", "2006/01/02 15:04:05.999999999", "2006/01/02",
-}
-
-// zoneAfterSpace is a time followed by blanks and a zone ("Z", "+hh",
-// "+hhmm" or "+hh:mm").
-var zoneAfterSpace = regexp.MustCompile(`^(.*\d)[ \t]+(Z|[+-]\d\d(?::?\d\d)?)$`)
-
-// isoNormal rewrites a date string the way MongoDB's date parser reads it
-// without a format: blanks around it (spaces, tabs, line breaks, NUL and
-// no-break spaces) are ignored, a tab may separate the date from the
-// time, and blanks may come before the zone.
-func isoNormal(s string) string {
-	s = strings.Trim(s, " \t\n\r\x00\u00a0")
-	s = strings.ReplaceAll(s, "\t", " ")
-	return zoneAfterSpace.ReplaceAllString(s, "$1$2")
-}
-
-// parseDate parses s with a MongoDB format (or the ISO forms when format is
-// empty), in loc unless s carries its own offset.
-func parseDate(s, format string, loc *time.Location) (time.Time, error) {
-	if format == "" {
-		norm := isoNormal(s)
-		for _, l := range isoLayouts {
-			if t, err := time.ParseInLocation(l, norm, loc); err == nil {
-				return t, nil
-			}
-		}
-		return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
-	}
-	var layout strings.Builder
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' || i+1 == len(format) {
-			layout.WriteByte(format[i])
-			continue
-		}
-		i++
-		switch format[i] {
-		case 'b':
-			layout.WriteString("Jan")
-		case 'B':
-			layout.WriteString("January")
-		case 'Y':
-			layout.WriteString("2006")
-		case 'm':
-			layout.WriteString("01")
-		case 'd':
-			layout.WriteString("02")
-		case 'H':
-			layout.WriteString("15")
-		case 'M':
-			layout.WriteString("04")
-		case 'S':
-			layout.WriteString("05")
-		case 'L':
-			layout.WriteString("000")
-		case 'j':
-			layout.WriteString("002")
-		case 'z':
-			layout.WriteString("-0700")
-		case 'Z':
-			layout.WriteString("Z07:00")
-		case '%':
-			layout.WriteByte('%')
-		default:
-			return time.Time{}, mongoerr.New(mongoerr.DateFormatInvalidSpecifier, "Invalid format character '%%%c' in format string", format[i])
-		}
-	}
-	t, err := time.ParseInLocation(layout.String(), s, loc)
-	if err != nil {
-		return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s' with format '%s'", s, format)
-	}
-	return t, nil
 }
 
 // compileDateFromParts is $dateFromParts: {year, month, day, hour, minute,

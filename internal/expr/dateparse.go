@@ -1,0 +1,447 @@
+package expr
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+)
+
+// $dateFromString's parsing, after MongoDB's (timelib's strtotime without
+// a format, parse_from_format with one).
+
+// unset marks a date field a string did not give.
+const unset = -1 << 31
+
+// parsedDate is what a date string gives: local fields (unset where it
+// gave none), milliseconds, and the zone it named, if any.
+type parsedDate struct {
+	y, m, d, h, i, s, ms int
+	zone                 *dateZone
+}
+
+// dateZone is a zone named in a date string: an offset ("+02:00",
+// "GMT+02", a %Z count of minutes) or an abbreviation ("UTC", "CEST", a
+// military letter), which abbr names.
+type dateZone struct {
+	offset int // seconds east of UTC
+	abbr   string
+}
+
+func newParsedDate() parsedDate {
+	return parsedDate{y: unset, m: unset, d: unset, h: unset, i: unset, s: unset, ms: unset}
+}
+
+// zoneAbbrs are the zone abbreviations a date string may end in, with
+// their offsets in hours (a subset of timelib's table: the universal ones,
+// North America's and Europe's).
+var zoneAbbrs = map[string]float64{
+	"utc": 0, "ut": 0, "gmt": 0, "z": 0, "wet": 0, "west": 1, "bst": 1, "ist": 1,
+	"cet": 1, "cest": 2, "met": 1, "mest": 2, "eet": 2, "eest": 3, "msk": 3,
+	"ast": -4, "adt": -3, "est": -5, "edt": -4, "cst": -6, "cdt": -5,
+	"mst": -7, "mdt": -6, "pst": -8, "pdt": -7, "akst": -9, "akdt": -8,
+	"hst": -10, "nst": -3.5, "ndt": -2.5, "jst": 9, "kst": 9, "hkt": 8,
+	"aest": 10, "aedt": 11, "acst": 9.5, "acdt": 10.5, "awst": 8, "nzst": 12, "nzdt": 13,
+}
+
+// militaryZone is the offset in hours of a one-letter military zone: A-I
+// are +1 to +9, K-M +10 to +12, N-Y -1 to -12, Z 0 (J is local time,
+// which a date string cannot name).
+func militaryZone(c byte) (int, bool) {
+	switch {
+	case c >= 'a' && c <= 'i':
+		return int(c-'a') + 1, true
+	case c >= 'k' && c <= 'm':
+		return int(c-'k') + 10, true
+	case c >= 'n' && c <= 'y':
+		return -int(c-'n') - 1, true
+	case c == 'z':
+		return 0, true
+	}
+	return 0, false
+}
+
+// parseZone reads a zone at s[p:] as timelib does: blanks and "(" first,
+// then an offset ("+h", "+hh", "+hmm", "+hhmm", "+hh:mm", with or without
+// "GMT" before it) or an abbreviation, and a closing ")". It returns the
+// position after the zone; ok is false when none is there.
+func parseZone(s string, p int) (z dateZone, next int, ok bool) {
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t' || s[p] == '(') {
+		p++
+	}
+	if strings.HasPrefix(s[p:], "GMT") && p+3 < len(s) && (s[p+3] == '+' || s[p+3] == '-') {
+		p += 3
+	}
+	if p < len(s) && (s[p] == '+' || s[p] == '-') {
+		sign := 1
+		if s[p] == '-' {
+			sign = -1
+		}
+		q := p + 1
+		for q < len(s) && (s[q] >= '0' && s[q] <= '9' || s[q] == ':') {
+			q++
+		}
+		body := s[p+1 : q]
+		var h, m int
+		var err1, err2 error
+		switch hh, mm, colon := strings.Cut(body, ":"); {
+		case colon && len(hh) >= 1 && len(hh) <= 2 && len(mm) == 2:
+			h, err1 = strconv.Atoi(hh)
+			m, err2 = strconv.Atoi(mm)
+		case !colon && len(body) >= 1 && len(body) <= 2:
+			h, err1 = strconv.Atoi(body)
+		case !colon && (len(body) == 3 || len(body) == 4):
+			h, err1 = strconv.Atoi(body[:len(body)-2])
+			m, err2 = strconv.Atoi(body[len(body)-2:])
+		default:
+			return z, p, false
+		}
+		if err1 != nil || err2 != nil {
+			return z, p, false
+		}
+		return dateZone{offset: sign * (h*3600 + m*60)}, closeParen(s, q), true
+	}
+	q := p
+	for q < len(s) && (s[q] >= 'a' && s[q] <= 'z' || s[q] >= 'A' && s[q] <= 'Z') {
+		q++
+	}
+	name := strings.ToLower(s[p:q])
+	if off, known := zoneAbbrs[name]; known {
+		return dateZone{offset: int(off * 3600), abbr: s[p:q]}, closeParen(s, q), true
+	}
+	if len(name) == 1 {
+		if off, known := militaryZone(name[0]); known {
+			return dateZone{offset: off * 3600, abbr: s[p:q]}, closeParen(s, q), true
+		}
+	}
+	return z, p, false
+}
+
+func closeParen(s string, p int) int {
+	if p < len(s) && s[p] == ')' {
+		p++
+	}
+	return p
+}
+
+// freeDate is the date forms $dateFromString reads without a format: the
+// date (yyyy-mm-dd, yyyy/mm/dd, m/d/yy[yy] or dd-mm-yyyy), then, after
+// "T" or blanks, a time whose hours, minutes and seconds are separated by
+// ":" or "." with a fraction after "." or ",", then the rest, a zone.
+var freeDate = regexp.MustCompile(`^(?:(\d{4})[-/](\d{1,2})[-/](\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})|(\d{1,2})-(\d{1,2})-(\d{4}))` +
+	`(?:(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?)?(.*)$`)
+
+// freeTime is a time alone, which MongoDB finds incomplete.
+var freeTime = regexp.MustCompile(`^[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?$`)
+
+// parseFree parses s without a format.
+func parseFree(s string) (parsedDate, error) {
+	norm := strings.Trim(s, " \t\n\r\x00\u00a0")
+	failed := func() (parsedDate, error) {
+		if freeTime.MatchString(norm) {
+			return parsedDate{}, incompleteDate(s)
+		}
+		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
+	}
+	g := freeDate.FindStringSubmatch(norm)
+	if g == nil {
+		return failed()
+	}
+	atoi := func(i int) int {
+		n, _ := strconv.Atoi(g[i])
+		return n
+	}
+	p := newParsedDate()
+	switch {
+	case g[1] != "":
+		p.y, p.m, p.d = atoi(1), atoi(2), atoi(3)
+	case g[4] != "":
+		p.m, p.d, p.y = atoi(4), atoi(5), atoi(6)
+		if len(g[6]) == 2 {
+			// timelib's two-digit years: 00-69 are 2000-2069, 70-99 1970-1999.
+			if p.y < 70 {
+				p.y += 2000
+			} else {
+				p.y += 1900
+			}
+		}
+	default:
+		p.d, p.m, p.y = atoi(7), atoi(8), atoi(9)
+	}
+	if g[10] != "" {
+		p.h, p.i, p.s = atoi(10), atoi(11), 0
+		if g[12] != "" {
+			p.s = atoi(12)
+		}
+		if g[13] != "" {
+			p.ms, _ = strconv.Atoi((g[13] + "00")[:3])
+		}
+	}
+	if rest := g[14]; strings.TrimSpace(rest) != "" {
+		z, next, ok := parseZone(rest, 0)
+		if !ok || strings.TrimSpace(rest[next:]) != "" {
+			return failed()
+		}
+		p.zone = &z
+	}
+	if !validDate(p.y, p.m, p.d) || p.h != unset && !validTime(p.h, p.i, p.s) {
+		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: The parsed date was invalid", s, len(s))
+	}
+	return p, nil
+}
+
+func validDate(y, m, d int) bool {
+	return m >= 1 && m <= 12 && d >= 1 && d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+func validTime(h, i, s int) bool {
+	return h >= 0 && h <= 23 && i >= 0 && i <= 59 && s >= 0 && s <= 59
+}
+
+func incompleteDate(s string) error {
+	return mongoerr.New(mongoerr.ConversionFailure, "an incomplete date/time string has been found, with elements missing: \"%s\"", s)
+}
+
+// fromStringSpecifiers are the % specifiers of a $dateFromString format.
+const fromStringSpecifiers = "bBdGHLmMSuVYzZ"
+
+// parseFormat parses s with a $dateFromString format (checked by
+// checkFormat) as timelib's parse_from_format does: a literal must match
+// the string's byte; a number specifier skips what is not a digit before
+// its digits; the string and format end at a NUL. The errors name the
+// position where parsing stopped.
+func parseFormat(s, format string) (parsedDate, error) {
+	str, fmtStr := s, format
+	if i := strings.IndexByte(str, 0); i >= 0 {
+		str = str[:i]
+	}
+	if i := strings.IndexByte(fmtStr, 0); i >= 0 {
+		fmtStr = fmtStr[:i]
+	}
+	fail := func(pos int, msg string) (parsedDate, error) {
+		c := ""
+		if pos < len(str) {
+			c = str[pos : pos+1]
+		}
+		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'; %d: %s '%s'", s, pos, msg, c)
+	}
+	p := newParsedDate()
+	isoYear, isoWeek, isoDay := unset, unset, unset
+	pos, f := 0, 0
+	// number reads up to max digits after any non-digits; exact asks for
+	// exactly max.
+	number := func(max int, exact bool) (int, bool) {
+		for pos < len(str) && (str[pos] < '0' || str[pos] > '9') {
+			pos++
+		}
+		start := pos
+		for pos < len(str) && pos-start < max && str[pos] >= '0' && str[pos] <= '9' {
+			pos++
+		}
+		if pos == start || exact && pos-start != max {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(str[start:pos])
+		return n, true
+	}
+	startsDigit := func() bool { return pos < len(str) && str[pos] >= '0' && str[pos] <= '9' }
+	for f < len(fmtStr) && pos < len(str) {
+		begin := pos
+		if fmtStr[f] != '%' || f+1 == len(fmtStr) {
+			if str[pos] != fmtStr[f] {
+				return fail(pos, "Format literal not found")
+			}
+			pos++
+			f++
+			continue
+		}
+		spec := fmtStr[f+1]
+		f += 2
+		var ok bool
+		switch spec {
+		case '%':
+			if ok = str[pos] == '%'; ok {
+				pos++
+			}
+			if !ok {
+				return fail(pos, "Format literal not found")
+			}
+		case 'b', 'B':
+			q := pos
+			for q < len(str) && (str[q] >= 'a' && str[q] <= 'z' || str[q] >= 'A' && str[q] <= 'Z') {
+				q++
+			}
+			for m := time.January; m <= time.December; m++ {
+				if name := str[pos:q]; strings.EqualFold(name, m.String()) || strings.EqualFold(name, m.String()[:3]) {
+					p.m, ok = int(m), true
+				}
+			}
+			if !ok {
+				return fail(begin, "A textual month could not be found")
+			}
+			pos = q
+		case 'd', 'm', 'H':
+			what := map[byte]string{'d': "day", 'm': "month", 'H': "hour"}[spec]
+			if !startsDigit() {
+				return fail(begin, "Unexpected data found.")
+			}
+			n, ok := number(2, false)
+			if !ok {
+				return fail(begin, "A two digit "+what+" could not be found")
+			}
+			switch spec {
+			case 'd':
+				p.d = n
+			case 'm':
+				p.m = n
+			default:
+				p.h = n
+			}
+		case 'M', 'S':
+			what := map[byte]string{'M': "minute", 'S': "second"}[spec]
+			n, ok := number(2, true)
+			if !ok {
+				return fail(begin, "A two digit "+what+" could not be found")
+			}
+			if spec == 'M' {
+				p.i = n
+			} else {
+				p.s = n
+			}
+		case 'Y':
+			if !startsDigit() {
+				return fail(begin, "Unexpected data found.")
+			}
+			if p.y, ok = number(4, false); !ok {
+				return fail(begin, "A four digit year could not be found")
+			}
+		case 'L':
+			if !startsDigit() {
+				return fail(begin, "Unexpected data found.")
+			}
+			start := pos
+			n, _ := number(3, false)
+			for range 3 - (pos - start) {
+				n *= 10
+			}
+			p.ms = n
+		case 'G':
+			if isoYear, ok = number(4, false); !ok {
+				return fail(begin, "A four digit ISO year could not be found")
+			}
+		case 'V':
+			if isoWeek, ok = number(2, false); !ok {
+				return fail(begin, "A two digit ISO week could not be found")
+			}
+			if isoWeek < 1 || isoWeek > 53 {
+				return fail(begin, "ISO Week must be between 1 and 53")
+			}
+		case 'u':
+			if isoDay, ok = number(1, false); !ok {
+				return fail(begin, "A single digit day of week could not be found")
+			}
+			if isoDay < 1 || isoDay > 7 {
+				return fail(begin, "Day of week must be between 1 and 7")
+			}
+		case 'z':
+			z, next, ok := parseZone(str, pos)
+			if !ok {
+				return fail(begin, "The timezone could not be found in the database")
+			}
+			p.zone, pos = &z, next
+		case 'Z':
+			for pos < len(str) && str[pos] != '+' && str[pos] != '-' && (str[pos] < '0' || str[pos] > '9') {
+				pos++
+			}
+			sign := 1
+			for pos < len(str) && (str[pos] == '+' || str[pos] == '-') {
+				if str[pos] == '-' {
+					sign = -sign
+				}
+				pos++
+			}
+			n, ok := number(4, false)
+			if !ok {
+				return fail(begin, "A timezone offset in minutes could not be found")
+			}
+			p.zone = &dateZone{offset: sign * n * 60}
+		}
+	}
+	if pos < len(str) {
+		return fail(pos, "Trailing data")
+	}
+	if f < len(fmtStr) {
+		return fail(pos, "Data missing")
+	}
+	iso := isoYear != unset || isoWeek != unset || isoDay != unset
+	if iso && (p.y != unset || p.m != unset || p.d != unset) {
+		return fail(pos, "Mixing of ISO dates with natural dates is not allowed")
+	}
+	if iso {
+		if isoYear == unset {
+			return fail(pos, "The parsed date was invalid")
+		}
+		isoWeek, isoDay = max(isoWeek, 1), max(isoDay, 1)
+		// Monday of ISO week 1 is the Monday on or before January 4.
+		jan4 := time.Date(isoYear, 1, 4, 0, 0, 0, 0, time.UTC)
+		t := jan4.AddDate(0, 0, 1-isoWeekday(jan4)+(isoWeek-1)*7+isoDay-1)
+		p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
+	}
+	if p.h != unset || p.i != unset || p.s != unset || p.ms != unset {
+		p.h, p.i, p.s, p.ms = max(p.h, 0), max(p.i, 0), max(p.s, 0), max(p.ms, 0)
+		if !validTime(p.h, p.i, p.s) {
+			return fail(pos, "The parsed time was invalid")
+		}
+	}
+	if (p.y != unset || p.m != unset || p.d != unset) && !validDate(p.y, p.m, p.d) {
+		return fail(pos, "The parsed date was invalid")
+	}
+	return p, nil
+}
+
+// parseDate parses s with a $dateFromString format (or, when format is
+// empty, in the forms read without one) into a time in loc, or in the zone
+// s names; as MongoDB, a string that names a zone is ConversionFailure
+// with a timezone argument other than UTC, and one without a date or with
+// only part of a time is incomplete.
+func parseDate(s, format string, loc *time.Location) (time.Time, error) {
+	var p parsedDate
+	var err error
+	if format == "" {
+		p, err = parseFree(s)
+	} else {
+		p, err = parseFormat(s, format)
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	if p.h == unset && p.i == unset && p.s == unset {
+		p.h, p.i, p.s, p.ms = 0, 0, 0, 0
+	}
+	if p.y == unset || p.m == unset || p.d == unset || p.h == unset || p.i == unset || p.s == unset {
+		return time.Time{}, incompleteDate(s)
+	}
+	if p.zone != nil {
+		if !isUTC(loc) {
+			if p.zone.abbr != "" {
+				return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "you cannot pass in a date/time string with time zone information ('%s') together with a timezone argument", p.zone.abbr)
+			}
+			return time.Time{}, mongoerr.New(mongoerr.ConversionFailure, "you cannot pass in a date/time string with GMT offset together with a timezone argument")
+		}
+		loc = time.FixedZone("", p.zone.offset)
+	}
+	return time.Date(p.y, time.Month(p.m), p.d, p.h, p.i, p.s, max(p.ms, 0)*1e6, loc), nil
+}
+
+// isUTC reports whether loc is MongoDB's UTC zone: no timezone argument,
+// "UTC", or a UTC offset of zero.
+func isUTC(loc *time.Location) bool {
+	if loc == time.UTC {
+		return true
+	}
+	name := loc.String()
+	_, off := time.Date(2000, 1, 1, 0, 0, 0, 0, loc).Zone()
+	return off == 0 && (strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-"))
+}
