@@ -277,6 +277,9 @@ func formatDate(f string, t time.Time) (string, error) {
 // not parse, gives onError, or error 241, before a null timezone or format
 // gives null.
 func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.DateFromStringSpecNotObject, "$dateFromString only supports an object as an argument, found: %s", typeName(v))
+	}
 	args, err := c.compileNamed(name, v, s, mongoerr.DateFromStringSpecNotObject, mongoerr.DateFromStringUnknownArgument, "dateString", "format", "timezone", "onError", "onNull")
 	if err != nil {
 		return nil, err
