@@ -126,40 +126,65 @@ func closeParen(s string, p int) int {
 	return p
 }
 
-// freeDate is the date forms $dateFromString reads without a format: the
-// date (yyyy-mm-dd, yyyy/mm/dd, m/d/yy[yy] or dd-mm-yyyy), then, after
-// "T" or blanks, a time whose hours, minutes and seconds are separated by
-// ":" or "." with a fraction after "." or ",", then the rest, a zone.
-var freeDate = regexp.MustCompile(`^(?:(\d{4})[-/](\d{1,2})[-/](\d{1,2})|(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})|(\d{1,2})-(\d{1,2})-(\d{4}))` +
-	`(?:(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?)?(.*)$`)
+// freeDates are the dates $dateFromString reads without a format, each
+// giving the year, month and day groups: yyyy-mm-dd, yyyy/mm/dd, m/d/yy[yy],
+// dd-mm-yyyy, "July 4th, 2017" and "2017-Jul-04".
+var freeDates = []struct {
+	re      *regexp.Regexp
+	y, m, d int
+}{
+	{regexp.MustCompile(`^(\d{4})[-/](\d{1,2})[-/](\d{1,2})`), 1, 2, 3},
+	{regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`), 3, 1, 2},
+	{regexp.MustCompile(`^(\d{1,2})-(\d{1,2})-(\d{4})`), 3, 2, 1},
+	{regexp.MustCompile(`^([A-Za-z]{3,9})[ \t.-]*(\d{1,2})(?:st|nd|rd|th)?[ \t,.]+(\d{4})`), 3, 1, 2},
+	{regexp.MustCompile(`^(\d{4})-([A-Za-z]{3,9})-(\d{1,2})`), 1, 2, 3},
+}
 
-// freeTime is a time alone, which MongoDB finds incomplete.
-var freeTime = regexp.MustCompile(`^[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?$`)
+// freeTimes are the times that may follow the date: hours, minutes and
+// seconds separated by ":" or "." after "T" or blanks, with a fraction
+// after "." or ","; an hour with am or pm; noon and midnight.
+var (
+	freeClock    = regexp.MustCompile(`^(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?`)
+	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})[ \t]*([AaPp])\.?[Mm]\.?`)
+	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
+)
 
-// parseFree parses s without a format.
+// freePartial is a time alone, or a month and day without a year, which
+// MongoDB finds incomplete.
+var freePartial = regexp.MustCompile(`^(?:[Tt]?\d{1,2}[:.]\d{2}(?:[:.]\d{2}(?:[.,]\d+)?)?|([A-Za-z]{3,9})[ \t.-]*\d{1,2}(?:st|nd|rd|th)?)$`)
+
+// monthNumber reads a month's full or three-letter English name, in any
+// case.
+func monthNumber(name string) (int, bool) {
+	for m := time.January; m <= time.December; m++ {
+		if strings.EqualFold(name, m.String()) || strings.EqualFold(name, m.String()[:3]) {
+			return int(m), true
+		}
+	}
+	return 0, false
+}
+
+// parseFree parses s without a format: a date, a time and a zone, in
+// that order, the time and the zone optional.
 func parseFree(s string) (parsedDate, error) {
 	norm := strings.Trim(s, " \t\n\r\x00\u00a0")
 	failed := func() (parsedDate, error) {
-		if freeTime.MatchString(norm) {
-			return parsedDate{}, incompleteDate(s)
+		if g := freePartial.FindStringSubmatch(norm); g != nil {
+			if _, month := monthNumber(g[1]); g[1] == "" || month {
+				return parsedDate{}, incompleteDate(s)
+			}
 		}
 		return parsedDate{}, mongoerr.New(mongoerr.ConversionFailure, "Error parsing date string '%s'", s)
 	}
-	g := freeDate.FindStringSubmatch(norm)
-	if g == nil {
-		return failed()
-	}
-	atoi := func(i int) int {
-		n, _ := strconv.Atoi(g[i])
-		return n
-	}
 	p := newParsedDate()
-	switch {
-	case g[1] != "":
-		p.y, p.m, p.d = atoi(1), atoi(2), atoi(3)
-	case g[4] != "":
-		p.m, p.d, p.y = atoi(4), atoi(5), atoi(6)
-		if len(g[6]) == 2 {
+	rest := ""
+	for _, f := range freeDates {
+		g := f.re.FindStringSubmatch(norm)
+		if g == nil {
+			continue
+		}
+		p.y, _ = strconv.Atoi(g[f.y])
+		if len(g[f.y]) == 2 {
 			// timelib's two-digit years: 00-69 are 2000-2069, 70-99 1970-1999.
 			if p.y < 70 {
 				p.y += 2000
@@ -167,19 +192,41 @@ func parseFree(s string) (parsedDate, error) {
 				p.y += 1900
 			}
 		}
-	default:
-		p.d, p.m, p.y = atoi(7), atoi(8), atoi(9)
-	}
-	if g[10] != "" {
-		p.h, p.i, p.s = atoi(10), atoi(11), 0
-		if g[12] != "" {
-			p.s = atoi(12)
+		var ok bool
+		if p.m, ok = monthNumber(g[f.m]); !ok {
+			p.m, _ = strconv.Atoi(g[f.m])
 		}
-		if g[13] != "" {
-			p.ms, _ = strconv.Atoi((g[13] + "00")[:3])
-		}
+		p.d, _ = strconv.Atoi(g[f.d])
+		rest = norm[len(g[0]):]
+		break
 	}
-	if rest := g[14]; strings.TrimSpace(rest) != "" {
+	if p.y == unset {
+		return failed()
+	}
+	atoi := func(v string) int {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	if g := freeClock.FindStringSubmatch(rest); g != nil {
+		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
+		if g[4] != "" {
+			p.ms = atoi((g[4] + "00")[:3])
+		}
+		rest = rest[len(g[0]):]
+	} else if g := freeMeridian.FindStringSubmatch(rest); g != nil {
+		p.h, p.i, p.s = atoi(g[1])%12, 0, 0
+		if g[2] == "p" || g[2] == "P" {
+			p.h += 12
+		}
+		rest = rest[len(g[0]):]
+	} else if g := freeNoon.FindStringSubmatch(rest); g != nil {
+		p.h, p.i, p.s = 0, 0, 0
+		if g[1] != "" {
+			p.h = 12
+		}
+		rest = rest[len(g[0]):]
+	}
+	if strings.TrimSpace(rest) != "" {
 		z, next, ok := parseZone(rest, 0)
 		if !ok || strings.TrimSpace(rest[next:]) != "" {
 			return failed()
@@ -273,12 +320,7 @@ func parseFormat(s, format string) (parsedDate, error) {
 			for q < len(str) && (str[q] >= 'a' && str[q] <= 'z' || str[q] >= 'A' && str[q] <= 'Z') {
 				q++
 			}
-			for m := time.January; m <= time.December; m++ {
-				if name := str[pos:q]; strings.EqualFold(name, m.String()) || strings.EqualFold(name, m.String()[:3]) {
-					p.m, ok = int(m), true
-				}
-			}
-			if !ok {
+			if p.m, ok = monthNumber(str[pos:q]); !ok {
 				return fail(begin, "A textual month could not be found")
 			}
 			pos = q
