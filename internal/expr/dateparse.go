@@ -309,12 +309,10 @@ func parseFormat(s, format string) (parsedDate, error) {
 		var ok bool
 		switch spec {
 		case '%':
-			if ok = str[pos] == '%'; ok {
-				pos++
-			}
-			if !ok {
+			if str[pos] != '%' {
 				return fail(pos, "Format literal not found")
 			}
+			pos++
 		case 'b', 'B':
 			q := pos
 			for q < len(str) && (str[q] >= 'a' && str[q] <= 'z' || str[q] >= 'A' && str[q] <= 'Z') {
