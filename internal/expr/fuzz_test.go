@@ -2,6 +2,7 @@ package expr
 
 import (
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -64,4 +65,19 @@ func BenchmarkAdd(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzParseDate runs $dateFromString's parser over arbitrary strings and
+// formats: it may refuse them, never panic.
+func FuzzParseDate(f *testing.F) {
+	for _, s := range [][2]string{
+		{"2017-07-04T11:56:02.813Z", ""}, {"July 4th, 2017 12:39:30 BST", ""}, {"2017-07-04 12:48:07 GMT+0545", ""},
+		{"4/26/1992:+0445", "%m/%d/%Y:%z"}, {"2017, Week 53", "%G, Week %V"}, {"53.7.2017", "%V.%u.%G"},
+		{"2017-07-04T11:56:02.81Z", "%Y-%m-%dT%H:%M:%S.%LZ"}, {"2017-Jul-04 noon", ""}, {"%%", "%%"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, s, format string) {
+		_, _ = parseDate(s, format, time.UTC)
+	})
 }
