@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
+	"github.com/folio-db/folio/internal/query"
 )
 
 // OplogDB and OplogColl name the oplog as a collection: local.oplog.rs,
@@ -38,6 +39,11 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 	dir := 0 // the hinted direction
 	if o.Hint.Type != 0 {
 		// The oplog has no index: only a $natural hint names a scan of it.
+		if o.Hint.Type == bson.TypeEmbeddedDocument {
+			if err := query.CheckNatural(o.Hint.Document(), "hint"); err != nil {
+				return nil, err
+			}
+		}
 		h, err := resolveHint(nil, o.Hint)
 		if dir = h.natural; err != nil || dir == 0 {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a hint on local.oplog.rs other than {$natural: 1} or {$natural: -1} is not supported by Folio: the oplog has no indexes")
@@ -56,14 +62,12 @@ func (e *Engine) FindOplog(o FindOptions, tailable bool) (*OplogCursor, error) {
 		return nil, mongoerr.New(mongoerr.MinMaxWithoutHint, "When using min()/max() a hint of which index to use must be provided")
 	}
 	if q.sort != nil {
-		switch d := q.sort.Natural(); {
-		case d != 1 && d != -1:
+		// compileFind checked a $natural sort against the hint
+		d := q.sort.Natural()
+		if d == 0 {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "a sort of local.oplog.rs other than $natural is not supported by Folio")
-		case dir != 0 && d != dir:
-			return nil, mongoerr.New(mongoerr.NotImplemented, "a $natural sort of local.oplog.rs against its $natural hint is not supported by Folio")
-		default:
-			dir = d
 		}
+		dir = d
 	}
 	reverse := dir == -1
 	if tailable && reverse {

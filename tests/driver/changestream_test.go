@@ -952,7 +952,9 @@ func TestOplogCollection(t *testing.T) {
 		t.Errorf("hinted $natural: 1: %v", hinted)
 	}
 	_, err = oplog.Find(ctx, bson.D{}, options.Find().SetHint(bson.D{{Key: "$natural", Value: 1}}).SetSort(bson.D{{Key: "$natural", Value: -1}}))
-	requireCode(t, err, 238, "NotImplemented")
+	requireCode(t, err, 2, "BadValue")
+	_, err = oplog.Find(ctx, bson.D{}, options.Find().SetHint(bson.D{{Key: "$natural", Value: 0}}))
+	requireCode(t, err, 2, "BadValue")
 	// listed as MongoDB lists a replica set member's oplog: capped, with no
 	// index at all
 	specs, err := client.Database("local").ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: "oplog.rs"}})
