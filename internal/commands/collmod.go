@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -233,7 +234,7 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	changed := false
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
-		if _, err := engine.CompileValidator(v, nil); err != nil {
+		if _, err := query.CompileValidator(v, nil); err != nil {
 			return err
 		}
 		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/timeseries"
 )
 
@@ -149,7 +150,7 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		}
 	}
 	if v := c.doc("validator"); len(v) > 5 {
-		if _, err := engine.CompileValidator(v, nil); err != nil {
+		if _, err := query.CompileValidator(v, nil); err != nil {
 			return opts, err
 		}
 		opts.Validator = v

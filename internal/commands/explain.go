@@ -165,6 +165,9 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 	}
 	u, err := parseUpdateStatement(a.docs[0])
 	if err == nil {
+		err = u.replacementMulti()
+	}
+	if err == nil {
 		err = s.bindUpdateVars(r, &u, a.let)
 	}
 	if err != nil {

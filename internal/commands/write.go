@@ -364,10 +364,17 @@ func parseUpdateStatement(doc bson.Raw) (updateStatement, error) {
 	if u.ArrayFilters, err = c.docs("arrayFilters"); err != nil {
 		return u, err
 	}
-	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
-		return u, mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
-	}
 	return u, nil
+}
+
+// replacementMulti is MongoDB's UpdateDriver rule, checked as the
+// statement runs (a write error of that statement, not of the command): a
+// replacement updates one document.
+func (u *updateStatement) replacementMulti() error {
+	if u.Multi && !u.Pipeline && !isOperatorDoc(u.Update) {
+		return mongoerr.New(mongoerr.FailedToParse, "multi update is not supported for replacement-style update")
+	}
+	return nil
 }
 
 func updateCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -423,6 +430,9 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		err = a.uuidMismatch
 		if err == nil {
 			err = s.failPrimaryWrite(r)
+		}
+		if err == nil {
+			err = u.replacementMulti()
 		}
 		switch {
 		case err != nil:

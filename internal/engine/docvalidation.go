@@ -40,22 +40,6 @@ type validation struct {
 	validator *docValidator
 }
 
-// CompileValidator checks a validator document as create and collMod do,
-// compiling it with the collection's default collation (coll, nil for
-// simple), which its comparisons follow as in MongoDB. MongoDB refuses
-// $where, $text and the geo proximity operators in validators: $text
-// here, the others wherever no script or index serves them.
-func CompileValidator(spec bson.Raw, coll *collation.Collator) (*query.Filter, error) {
-	f, err := query.CompileCollated(spec, nil, coll)
-	if err != nil {
-		return nil, err
-	}
-	if ts, err := f.Text(); err != nil || ts != nil {
-		return nil, firstErr(err, mongoerr.New(mongoerr.BadValue, "$text is not allowed in this context"))
-	}
-	return f, nil
-}
-
 // newValidation compiles the validation options of o, under the
 // collection's default collation (coll).
 func newValidation(spec bson.Raw, level, action string, coll *collation.Collator) (*validation, error) {
@@ -63,7 +47,7 @@ func newValidation(spec bson.Raw, level, action string, coll *collation.Collator
 	if len(spec) <= 5 {
 		return v, nil
 	}
-	f, err := CompileValidator(spec, coll)
+	f, err := query.CompileValidator(spec, coll)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,9 @@ func init() {
 // the operation's script context; without one, or with JavaScript
 // disabled, it fails when evaluated, as MongoDB's does.
 func compileFunction(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if s != nil && s.validator {
+		return nil, mongoerr.New(mongoerr.FunctionInValidator, "$function cannot be used inside a validator.")
+	}
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FunctionNotObject, "$function requires an object as an argument, found: %s", typeName(v))
 	}

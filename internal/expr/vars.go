@@ -17,7 +17,10 @@ import (
 // Scopes are immutable and may be shared between compilations.
 type Scope struct {
 	parent *Scope
-	names  []string
+	// validator marks a collection validator's expressions, where MongoDB
+	// refuses $function; children inherit it.
+	validator bool
+	names     []string
 	// slots[i] is the evaluation slot of names[i]; -1 marks a variable whose
 	// value the caller supplies in Context.Vars.
 	slots []int
@@ -52,8 +55,16 @@ func (c *Scope) init(parent *Scope, names []string) {
 		}
 	}
 	if parent != nil {
-		c.bound, c.coll = parent.bound, parent.coll
+		c.bound, c.coll, c.validator = parent.bound, parent.coll, parent.validator
 	}
+}
+
+// InValidator returns a child scope for a collection validator's
+// expressions.
+func (s *Scope) InValidator() *Scope {
+	c := s.With()
+	c.validator = true
+	return c
 }
 
 // Collated returns a child scope whose comparisons ($eq, $in, the set

@@ -29,6 +29,23 @@ func CompileLet(filter bson.Raw, let *expr.Let) (*Filter, error) {
 // CompileCollated parses a query filter whose string comparisons follow
 // coll (nil: the simple collation).
 func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (*Filter, error) {
+	return compile(filter, &parseEnv{let: let, coll: coll})
+}
+
+// CompileValidator compiles a collection validator under the collection's
+// default collation (coll, nil: simple) as MongoDB parses one: without
+// $where, $text or the geo proximity operators (BadValue), and with
+// $function refused in its $expr (4660800).
+func CompileValidator(spec bson.Raw, coll *collation.Collator) (*Filter, error) {
+	f, err := compile(spec, &parseEnv{coll: coll, validator: true})
+	if err != nil {
+		return nil, err
+	}
+	return f, f.bannedFeature(false)
+}
+
+// compile parses filter in env.
+func compile(filter bson.Raw, env *parseEnv) (*Filter, error) {
 	filter = bytes.Clone(filter)
 	if len(filter) == 0 {
 		filter = bson.Raw{5, 0, 0, 0, 0}
@@ -36,7 +53,7 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 	if rawdoc.Validate(filter) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in filter document")
 	}
-	root, err := parseFilter(filter, &parseEnv{let: let, coll: coll})
+	root, err := parseFilter(filter, env)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +67,8 @@ func CompileCollated(filter bson.Raw, let *expr.Let, coll *collation.Collator) (
 		}
 		return !f.usesExpr
 	})
-	if coll != nil {
-		f.collate(coll)
+	if env.coll != nil {
+		f.collate(env.coll)
 	}
 	return f, nil
 }
@@ -152,6 +169,7 @@ type parseEnv struct {
 	inElemMatch bool
 	let         *expr.Let
 	coll        *collation.Collator // $expr's comparisons follow it
+	validator   bool                // a collection validator's (see CompileValidator)
 }
 
 // inElemMatch is the environment of a filter nested in $elemMatch.
@@ -184,7 +202,7 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 			return nil, mongoerr.New(mongoerr.BadValue, "%s can only be applied to the top-level document", key)
 		}
 		if key == "$expr" {
-			return parseExpr(v, env.let, env.coll)
+			return parseExpr(v, env)
 		}
 		return parseText(v)
 	case "$jsonSchema":

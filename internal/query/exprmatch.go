@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
-	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -21,15 +20,19 @@ type exprMatch struct {
 }
 
 // parseExpr compiles the operand of $expr as an aggregation expression in
-// the scope of the command's let variables (the root scope when let is
-// nil), its comparisons following the filter's collation.
-func parseExpr(v bson.RawValue, let *expr.Let, coll *collation.Collator) (*Node, error) {
+// the scope of the command's let variables (the root scope when there are
+// none), its comparisons following the filter's collation, in a
+// validator's scope for a validator.
+func parseExpr(v bson.RawValue, env *parseEnv) (*Node, error) {
 	scope, ctx := expr.NewScope(), &expr.Context{Clock: expr.Clock{Now: time.Now()}}
-	if let != nil {
-		scope, ctx = let.Scope, let.Ctx
+	if env.let != nil {
+		scope, ctx = env.let.Scope, env.let.Ctx
 	}
-	if coll != nil {
-		scope = scope.Collated(coll)
+	if env.coll != nil {
+		scope = scope.Collated(env.coll)
+	}
+	if env.validator {
+		scope = scope.InValidator()
 	}
 	e, err := expr.Compile(v, scope)
 	if err != nil {
@@ -59,7 +62,7 @@ func parseSampleRate(v bson.RawValue, env *parseEnv) (*Node, error) {
 		}
 		e = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	}
-	return parseExpr(e, env.let, env.coll)
+	return parseExpr(e, env)
 }
 
 // exprFailure carries an evaluation error out of a match: MongoDB fails the

@@ -172,13 +172,18 @@ func (f *Filter) UsesExpr() bool { return f.usesExpr }
 // filter parsed without special features (kBanAllSpecialFeatures: array
 // filters, $pull conditions) may not hold: $expr, $where, $text,
 // $jsonSchema or a $near; nil when there is none.
-func (f *Filter) BannedFeature() error {
+func (f *Filter) BannedFeature() error { return f.bannedFeature(true) }
+
+// bannedFeature is BannedFeature, and with all false the error for what
+// MongoDB's default feature set (kDefaultSpecialFeatures) leaves out:
+// $where, $text and $near.
+func (f *Filter) bannedFeature(all bool) error {
 	var err error
 	Walk(f.root, func(n *Node) bool {
 		switch {
-		case n.Kind == KindExpr:
+		case all && n.Kind == KindExpr:
 			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in this context")
-		case n.Kind == KindJSONSchema:
+		case all && n.Kind == KindJSONSchema:
 			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$jsonSchema is not allowed in this context")
 		case n.Kind == KindWhere:
 			err = mongoerr.New(mongoerr.BadValue, "$where is not allowed in this context")

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -158,6 +159,28 @@ func TestValidatorQueryOperators(t *testing.T) {
 	var ce mongo.CommandError
 	if !errors.As(err, &ce) || ce.Code != 2 {
 		t.Errorf("bad validator: %v", err)
+	}
+	// MongoDB parses a validator with its default features: no $where,
+	// $text or $near, and no $function in its $expr.
+	for _, bad := range []struct {
+		validator bson.D
+		code      int
+		msg       string
+	}{
+		{bson.D{{Key: "$where", Value: "true"}}, 2, "$where is not allowed in this context"},
+		{bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "x"}}}}, 2, "$text is not allowed in this context"},
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$near", Value: bson.A{0, 0}}}}}, 2, "$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{bson.D{{Key: "$expr", Value: bson.D{{Key: "$function", Value: bson.D{{Key: "body", Value: "function() {return true}"}, {Key: "args", Value: bson.A{}}, {Key: "lang", Value: "js"}}}}}}, 4660800, "$function cannot be used inside a validator."},
+	} {
+		for _, cmd := range []bson.D{
+			{{Key: "create", Value: "bad"}, {Key: "validator", Value: bad.validator}},
+			{{Key: "collMod", Value: "q"}, {Key: "validator", Value: bad.validator}},
+		} {
+			err := db.RunCommand(ctx, cmd).Err()
+			if serverCode(err) != bad.code || !strings.Contains(errText(err), bad.msg) {
+				t.Errorf("%v: %v, want %d %q", cmd, err, bad.code, bad.msg)
+			}
+		}
 	}
 	err = db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "q"}, {Key: "validationLevel", Value: "sometimes"}}).Err()
 	if !errors.As(err, &ce) || ce.Code != 2 {

@@ -63,6 +63,11 @@ func TestWriteStatements(t *testing.T) {
 		{"an operator update takes $all's value", `[]`,
 			`{"update": "ups", "updates": [{"q": {"_id": {"$all": [1]}, "x.x": {"$all": [2]}}, "u": {"$set": {"a": 1}}, "upsert": true}]}`,
 			0, `[{"_id": 1, "x": {"x": 2}, "a": 1}]`},
+		// UpdateDriver refuses a multi replacement as the statement runs:
+		// the others apply (an unordered batch goes on past it).
+		{"a multi replacement fails its statement alone", `[{"_id": 1}, {"_id": 2}]`,
+			`{"update": "ups", "ordered": false, "updates": [{"q": {"_id": 1}, "u": {"$set": {"a": 1}}}, {"q": {}, "u": {"x": 1}, "multi": true}, {"q": {"_id": 2}, "u": {"$set": {"b": 1}}}]}`,
+			9, `[{"_id": 1, "a": 1}, {"_id": 2, "b": 1}]`},
 		{"$pop through a scalar", `[{"_id": 0, "a": {"b": 1}}]`,
 			`{"update": "ups", "updates": [{"q": {"_id": 0}, "u": {"$pop": {"a.b.c": 1}}}]}`,
 			28, `[{"_id": 0, "a": {"b": 1}}]`},
