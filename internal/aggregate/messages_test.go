@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -51,6 +52,9 @@ func TestStageMessages(t *testing.T) {
 			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a.b': { a: { b: 1 }, a.b: { $add: [ 1 ] } }"},
 		{"set a dotted name in a sub-object", `[{"$set": {"a": {"x.y": 1}}}]`, "", 40183,
 			"Invalid $set :: caused by :: cannot use dotted field name 'x.y' in a sub object: { a: { x.y: 1 } }"},
+		// ExpressionContext::copyForSubPipeline
+		{"sub-pipelines nested too deep", `[{"$facet": {"f": [{"$lookup": {"from": "o", "as": "x", "pipeline": [{"$unionWith": {"coll": "o", "pipeline": [` + strings.Repeat(`{"$lookup": {"from": "o", "as": "x", "pipeline": [`, 18) + strings.Repeat(`]}}`, 18) + `]}}]}}]}}]`, "", 232,
+			"Maximum number of nested sub-pipelines exceeded. Limit is 20"},
 		// makeStatsForNs: each section's error in its context
 		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
 			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},

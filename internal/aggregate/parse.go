@@ -20,7 +20,8 @@ const (
 )
 
 // maxSubPipelineDepth bounds nested $lookup/$unionWith/$facet pipelines,
-// as MongoDB's kMaxSubPipelineDepth does.
+// as MongoDB's internalMaxSubPipelineViewDepth does: one nested deeper fails
+// with MaxSubPipelineDepthExceeded.
 const maxSubPipelineDepth = 20
 
 // parser holds what parsing a (sub-)pipeline needs: the options, the
@@ -38,7 +39,7 @@ type parser struct {
 // sub returns a parser for a nested pipeline.
 func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 	if p.depth+1 > maxSubPipelineDepth {
-		return nil, mongoerr.New(mongoerr.SubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
+		return nil, mongoerr.New(mongoerr.MaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
 	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, depth: p.depth + 1}, nil
 }

@@ -111,8 +111,6 @@ const (
 
 // Aggregation pipeline structure.
 const (
-	// SubPipelineDepthExceeded: sub-pipelines nested deeper than the limit.
-	SubPipelineDepthExceeded Code = 5836
 	// PipelineTooLong: a pipeline listing more stages than
 	// internalPipelineLengthLimit.
 	PipelineTooLong Code = 7749501
