@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,7 +58,20 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		return f.val.StringValue(), nil
 	}
 	var err error
-	for _, f := range fieldsOf(arg.Value) {
+	// MongoDB's lite parse reads from, then pipeline, before the full parse
+	// reads the other arguments.
+	fields := fieldsOf(arg.Value)
+	liteRank := func(key string) int {
+		switch key {
+		case "from":
+			return 0
+		case "pipeline":
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(fields, func(a, b field) int { return liteRank(a.key) - liteRank(b.key) })
+	for _, f := range fields {
 		switch f.key {
 		case "from":
 			haveFrom = true
@@ -87,7 +101,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			}
 			let = fieldsOf(f.val.Value)
 		case "pipeline":
-			pipeline, err = subPipeline(f.val, mongoerr.FailedToParse, "$lookup argument 'pipeline'")
+			pipeline, err = pipelineOption(f.val)
 			havePipeline = true
 		default:
 			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $lookup: %s", f.key)

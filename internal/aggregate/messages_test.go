@@ -52,6 +52,11 @@ func TestStageMessages(t *testing.T) {
 			"Invalid $addFields :: caused by :: specification contains two conflicting paths. Cannot specify both 'a.b' and 'a.b': { a: { b: 1 }, a.b: { $add: [ 1 ] } }"},
 		{"set a dotted name in a sub-object", `[{"$set": {"a": {"x.y": 1}}}]`, "", 40183,
 			"Invalid $set :: caused by :: cannot use dotted field name 'x.y' in a sub object: { a: { x.y: 1 } }"},
+		// parsePipelineFromBSON, in $lookup's lite parse
+		{"lookup pipeline an object", `[{"$lookup": {"from": "o", "pipeline": {}, "as": "r"}}]`, "", 14,
+			"'pipeline' option must be specified as an array"},
+		{"lookup pipeline of a number", `[{"$lookup": {"from": "o", "pipeline": [1], "as": "r"}}]`, "", 14,
+			"Each element of the 'pipeline' array must be an object"},
 		// ExpressionContext::copyForSubPipeline
 		{"sub-pipelines nested too deep", `[{"$facet": {"f": [{"$lookup": {"from": "o", "as": "x", "pipeline": [{"$unionWith": {"coll": "o", "pipeline": [` + strings.Repeat(`{"$lookup": {"from": "o", "as": "x", "pipeline": [`, 18) + strings.Repeat(`]}}`, 18) + `]}}]}}]}}]`, "", 232,
 			"Maximum number of nested sub-pipelines exceeded. Limit is 20"},

@@ -245,10 +245,33 @@ func subPipeline(v bson.RawValue, errCode mongoerr.Code, what string) ([]bson.Ra
 	if v.Type != bson.TypeArray {
 		return nil, mongoerr.New(errCode, "%s must be an array of stages, found %s", what, typeName(v))
 	}
+	docs, bad := stageDocs(v)
+	if bad != nil {
+		return nil, mongoerr.New(errCode, "%s must be an array of objects, found an element of type %s", what, typeName(*bad))
+	}
+	return docs, nil
+}
+
+// pipelineOption reads a 'pipeline' option as MongoDB's
+// parsePipelineFromBSON does: an array of objects, else TypeMismatch.
+func pipelineOption(v bson.RawValue) ([]bson.Raw, error) {
+	if v.Type != bson.TypeArray {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "'pipeline' option must be specified as an array")
+	}
+	docs, bad := stageDocs(v)
+	if bad != nil {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+	}
+	return docs, nil
+}
+
+// stageDocs returns the documents of an array of stages, or the first
+// element that is not a document.
+func stageDocs(v bson.RawValue) ([]bson.Raw, *bson.RawValue) {
 	var docs []bson.Raw
 	for _, el := range arrayValues(v) {
 		if el.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(errCode, "%s must be an array of objects, found an element of type %s", what, typeName(el))
+			return nil, &el
 		}
 		docs = append(docs, el.Document())
 	}
