@@ -60,6 +60,9 @@ func TestStageMessages(t *testing.T) {
 		// ExpressionContext::copyForSubPipeline
 		{"sub-pipelines nested too deep", `[{"$facet": {"f": [{"$lookup": {"from": "o", "as": "x", "pipeline": [{"$unionWith": {"coll": "o", "pipeline": [` + strings.Repeat(`{"$lookup": {"from": "o", "as": "x", "pipeline": [`, 18) + strings.Repeat(`]}}`, 18) + `]}}]}}]}}]`, "", 232,
 			"Maximum number of nested sub-pipelines exceeded. Limit is 20"},
+		// DocumentSourceUnwind::createFromBson: a path missing or empty
+		{"unwind an empty path", `[{"$unwind": ""}]`, "", 28812, "no path specified to $unwind stage"},
+		{"unwind an empty path option", `[{"$unwind": {"path": ""}}]`, "", 28812, "no path specified to $unwind stage"},
 		// makeStatsForNs: each section's error in its context
 		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
 			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},

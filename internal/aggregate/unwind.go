@@ -30,14 +30,13 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 	case bson.TypeString:
 		path = arg.StringValue()
 	case bson.TypeEmbeddedDocument:
-		havePath := false
 		for _, f := range fieldsOf(arg.Value) {
 			switch f.key {
 			case "path":
 				if f.val.Type != bson.TypeString {
 					return nil, mongoerr.New(mongoerr.UnwindPathNotString, "expected a string as the path for $unwind stage, got %s", typeName(f.val))
 				}
-				path, havePath = f.val.StringValue(), true
+				path = f.val.StringValue()
 			case "includeArrayIndex":
 				if f.val.Type != bson.TypeString || f.val.StringValue() == "" {
 					return nil, mongoerr.New(mongoerr.UnwindIndexFieldNotString, "expected a non-empty string for the includeArrayIndex  option to $unwind stage, got %s", typeName(f.val))
@@ -59,14 +58,12 @@ func parseUnwind(arg bson.RawValue) (stage, error) {
 				return nil, mongoerr.New(mongoerr.UnwindUnknownOption, "unrecognized option to $unwind stage: %s", f.key)
 			}
 		}
-		if !havePath {
-			return nil, mongoerr.New(mongoerr.UnwindMissingPath, "no path specified to $unwind stage")
-		}
 	default:
 		return nil, mongoerr.New(mongoerr.UnwindSpecInvalidType, "expected either a string or an object as specification for $unwind stage, got %s", typeName(arg))
 	}
 	if path == "" {
-		return nil, mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
+		// a path missing or empty, alike
+		return nil, mongoerr.New(mongoerr.UnwindMissingPath, "no path specified to $unwind stage")
 	}
 	if !strings.HasPrefix(path, "$") {
 		return nil, mongoerr.New(mongoerr.UnwindPathNotDollarPrefixed, "path option to $unwind stage should be prefixed with a '$': %s", path)

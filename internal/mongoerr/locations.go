@@ -192,7 +192,7 @@ const (
 	UnwindIndexFieldNotString Code = 28810
 	// UnwindUnknownOption: an $unwind option MongoDB does not know.
 	UnwindUnknownOption Code = 28811
-	// UnwindMissingPath: an $unwind object without path.
+	// UnwindMissingPath: an $unwind without a path, or with an empty one.
 	UnwindMissingPath Code = 28812
 	// UnwindPathNotDollarPrefixed: an $unwind path without the leading '$'.
 	UnwindPathNotDollarPrefixed Code = 28818
