@@ -367,13 +367,16 @@ func growsWithInput(op string) bool {
 }
 
 // parseCount reads {$count: "name"}: a $group counting every document into
-// name, without _id.
+// name, without _id. The name is a string (40156), not empty (40157), with
+// neither a leading '$', a null byte nor a '.'.
 func parseCount(arg bson.RawValue) (stage, error) {
-	if arg.Type != bson.TypeString || arg.StringValue() == "" {
-		return nil, mongoerr.New(mongoerr.CountFieldEmpty, "the count field must be a non-empty string")
+	if arg.Type != bson.TypeString {
+		return nil, mongoerr.New(mongoerr.CountFieldNotString, "the count field must be a non-empty string")
 	}
 	name := arg.StringValue()
 	switch {
+	case name == "":
+		return nil, mongoerr.New(mongoerr.CountFieldEmpty, "the count field must be a non-empty string")
 	case name[0] == '$':
 		return nil, mongoerr.New(mongoerr.CountFieldDollarPrefixed, "the count field cannot be a $-prefixed path")
 	case strings.Contains(name, "\x00"):

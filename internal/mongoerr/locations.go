@@ -253,8 +253,10 @@ const (
 	// BucketAutoInitializerNotConstant: a $bucketAuto accumulator whose n is
 	// not constant (it cannot depend on a group key).
 	BucketAutoInitializerNotConstant Code = 4544714
-	// CountFieldEmpty: a $count field that is not a non-empty string.
-	CountFieldEmpty Code = 40156
+	// CountFieldNotString: a $count field that is not a string.
+	CountFieldNotString Code = 40156
+	// CountFieldEmpty: a $count field that is the empty string.
+	CountFieldEmpty Code = 40157
 	// CountFieldDollarPrefixed: a $count field starting with '$'.
 	CountFieldDollarPrefixed Code = 40158
 	// CountFieldNullByte: a $count field containing a null byte.
