@@ -392,14 +392,19 @@ func parseCount(arg bson.RawValue) (stage, error) {
 }
 
 // parseSortByCount reads {$sortByCount: expr}: a $group by the expression
-// counting into "count", then a $sort by count descending.
+// counting into "count", then a $sort by count descending. The expression
+// is a '$'-prefixed path (else 40148) or an object whose first name starts
+// with '$' (else 40147); any other type fails with 40149.
 func (p *parser) parseSortByCount(arg bson.RawValue) (stage, error) {
-	switch {
-	case arg.Type == bson.TypeString:
+	switch arg.Type {
+	case bson.TypeString:
 		if !strings.HasPrefix(arg.StringValue(), "$") {
-			return nil, mongoerr.New(mongoerr.SortByCountInvalidPath, "the sortByCount field must be defined as a $-prefixed path or an expression")
+			return nil, mongoerr.New(mongoerr.SortByCountInvalidPath, "the sortByCount field must be defined as a $-prefixed path or an expression inside an object")
 		}
-	case arg.Type == bson.TypeEmbeddedDocument && isExpressionObject(arg):
+	case bson.TypeEmbeddedDocument:
+		if !isExpressionObject(arg) {
+			return nil, mongoerr.New(mongoerr.SortByCountInvalidObject, "the sortByCount field must be defined as a $-prefixed path or an expression inside an object")
+		}
 	default:
 		return nil, mongoerr.New(mongoerr.SortByCountInvalidType, "the sortByCount field must be specified as a string or as an object")
 	}

@@ -63,6 +63,11 @@ func TestStageMessages(t *testing.T) {
 		// DocumentSourceUnwind::createFromBson: a path missing or empty
 		{"unwind an empty path", `[{"$unwind": ""}]`, "", 28812, "no path specified to $unwind stage"},
 		{"unwind an empty path option", `[{"$unwind": {"path": ""}}]`, "", 28812, "no path specified to $unwind stage"},
+		// DocumentSourceSortByCount::createFromBson
+		{"sortByCount an object of a field", `[{"$sortByCount": {"a": 1}}]`, "", 40147,
+			"the sortByCount field must be defined as a $-prefixed path or an expression inside an object"},
+		{"sortByCount a path without $", `[{"$sortByCount": "a"}]`, "", 40148,
+			"the sortByCount field must be defined as a $-prefixed path or an expression inside an object"},
 		// makeStatsForNs: each section's error in its context
 		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
 			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},

@@ -263,6 +263,9 @@ const (
 	CountFieldNullByte Code = 40159
 	// CountFieldDotted: a $count field containing '.'.
 	CountFieldDotted Code = 40160
+	// SortByCountInvalidObject: a $sortByCount object whose first field name
+	// does not start with '$'.
+	SortByCountInvalidObject Code = 40147
 	// SortByCountInvalidPath: a $sortByCount string that is not a $-prefixed path.
 	SortByCountInvalidPath Code = 40148
 	// SortByCountInvalidType: a $sortByCount argument that is neither a string nor an object.
