@@ -38,9 +38,7 @@ func init() {
 		"$setDifference": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetDifference(coll, a, b) })
 		}),
-		"$setEquals": collated(func(coll *collation.Collator) opCompiler {
-			return nary(2, -1, func(args []bson.RawValue) (bson.RawValue, error) { return evalSetEquals(coll, args) })
-		}),
+		"$setEquals": collated(compileSetEquals),
 		"$setIsSubset": collated(func(coll *collation.Collator) opCompiler {
 			return binary(func(a, b bson.RawValue) (bson.RawValue, error) { return evalSetIsSubset(coll, a, b) })
 		}),
@@ -398,6 +396,22 @@ func evalSetDifference(coll *collation.Collator, a, b bson.RawValue) (bson.RawVa
 		}
 	}
 	return arrayValue(out), nil
+}
+
+// compileSetEquals builds $setEquals, which needs at least two operands
+// and says so with a code of its own (17045), as MongoDB's
+// ExpressionSetEquals::validateArguments.
+func compileSetEquals(coll *collation.Collator) opCompiler {
+	return func(c *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+		args, err := c.argList(v, s)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) < 2 {
+			return nil, mongoerr.New(mongoerr.SetEqualsTooFewArguments, "$setEquals needs at least two arguments had: %d", len(args))
+		}
+		return c.foldNary(args, func(vals []bson.RawValue) (bson.RawValue, error) { return evalSetEquals(coll, vals) })
+	}
 }
 
 // evalSetEquals is $setEquals: whether all operand arrays hold the same

@@ -460,14 +460,19 @@ func nary(min, max int, fn naryFn) opCompiler {
 		if err := arity(name, len(args), min, max); err != nil {
 			return nil, err
 		}
-		return c.fold(args, func(st *state) (bson.RawValue, error) {
-			vals, err := evalArgs(st, args)
-			if err != nil {
-				return missing, err
-			}
-			return fn(vals)
-		})
+		return c.foldNary(args, fn)
 	}
+}
+
+// foldNary builds the expression computing fn over the values of args.
+func (c *compiler) foldNary(args []*Expr, fn naryFn) (*Expr, error) {
+	return c.fold(args, func(st *state) (bson.RawValue, error) {
+		vals, err := evalArgs(st, args)
+		if err != nil {
+			return missing, err
+		}
+		return fn(vals)
+	})
 }
 
 // namedArgs reads the argument document of an operator with named

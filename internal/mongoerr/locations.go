@@ -541,6 +541,8 @@ const (
 	SetUnionArgumentNotArray Code = 17043
 	// SetEqualsArgumentNotArray: a $setEquals operand that is not an array.
 	SetEqualsArgumentNotArray Code = 17044
+	// SetEqualsTooFewArguments: a $setEquals of fewer than two operands.
+	SetEqualsTooFewArguments Code = 17045
 	// SetIntersectionArgumentNotArray: a $setIntersection operand that is not an array.
 	SetIntersectionArgumentNotArray Code = 17047
 	// SetDifferenceFirstNotArray: a $setDifference first operand that is not an array.
