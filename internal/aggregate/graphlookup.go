@@ -40,6 +40,9 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "the $graphLookup stage specification must be an object, but found %s", typeName(arg))
 	}
+	if err := p.graphLookupFrom(arg.Document()); err != nil {
+		return nil, err
+	}
 	s := &graphLookupStage{maxDepth: -1}
 	var as, from, connectFrom, depthField string
 	for _, f := range fieldsOf(arg.Value) {
@@ -104,6 +107,24 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 		s.depthField = splitPath(depthField)
 	}
 	return s, nil
+}
+
+// graphLookupFrom checks from as MongoDB's lite parse does, before the
+// other arguments: present, a string naming a valid namespace.
+func (p *parser) graphLookupFrom(spec bson.Raw) error {
+	from, err := spec.LookupErr("from")
+	switch {
+	case err != nil:
+		return mongoerr.New(mongoerr.FailedToParse, "missing 'from' option to $graphLookup stage specification: %s", spec)
+	case from.Type == bson.TypeString:
+		return p.checkForeignNamespace("$graphLookup", from.StringValue())
+	case from.Type == bson.TypeEmbeddedDocument:
+		// {db, coll}: MongoDB takes only an internal namespace Folio lacks
+		db, _ := from.Document().Lookup("db").StringValueOK()
+		coll, _ := from.Document().Lookup("coll").StringValueOK()
+		return mongoerr.New(mongoerr.FailedToParse, "$graphLookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
+	}
+	return mongoerr.New(mongoerr.FailedToParse, "$graphLookup 'from' field must be a string, but found %s", typeName(from))
 }
 
 // graphMaxDepth reads maxDepth: a non-negative whole number.

@@ -78,8 +78,8 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 			switch f.val.Type {
 			case bson.TypeString:
 				s.from = f.val.StringValue()
-				if s.from == "" || strings.IndexByte(s.from, 0) >= 0 {
-					return nil, mongoerr.New(mongoerr.InvalidNamespace, "invalid $lookup namespace: %s.%s", p.opts.DB, strings.ToValidUTF8(s.from, "\uFFFD"))
+				if err := p.checkForeignNamespace("$lookup", s.from); err != nil {
+					return nil, err
 				}
 			case bson.TypeEmbeddedDocument:
 				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $lookup from another database yet")
@@ -158,6 +158,16 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkForeignNamespace checks the collection a stage ($lookup,
+// $graphLookup) reads, in the pipeline's database: a valid namespace names
+// a collection, without a null byte, else InvalidNamespace.
+func (p *parser) checkForeignNamespace(stageName, coll string) error {
+	if coll == "" || strings.IndexByte(coll, 0) >= 0 {
+		return mongoerr.New(mongoerr.InvalidNamespace, "invalid %s namespace: %s.%s", stageName, p.opts.DB, strings.ToValidUTF8(coll, "\uFFFD"))
+	}
+	return nil
 }
 
 // startsWithDocuments reports whether a pipeline's first stage is

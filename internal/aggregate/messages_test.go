@@ -68,6 +68,13 @@ func TestStageMessages(t *testing.T) {
 			"the sortByCount field must be defined as a $-prefixed path or an expression inside an object"},
 		{"sortByCount a path without $", `[{"$sortByCount": "a"}]`, "", 40148,
 			"the sortByCount field must be defined as a $-prefixed path or an expression inside an object"},
+		// $graphLookup's lite parse: from, before the other arguments
+		{"graphLookup missing from", `[{"$graphLookup": {"startWith": "$s", "as": "r"}}]`, "", 9,
+			`missing 'from' option to $graphLookup stage specification: { startWith: "$s", as: "r" }`},
+		{"graphLookup from a number", `[{"$graphLookup": {"from": 1, "as": 2}}]`, "", 9,
+			"$graphLookup 'from' field must be a string, but found int"},
+		{"graphLookup from empty", `[{"$graphLookup": {"from": ""}}]`, "", 73,
+			"invalid $graphLookup namespace: test."},
 		// makeStatsForNs: each section's error in its context
 		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
 			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},
