@@ -33,8 +33,18 @@ type graphLookupStage struct {
 	connectTo   string
 	depthField  []string
 	maxDepth    int64 // -1: unbounded
-	restrict    bson.Raw
+	// restrict is restrictSearchWithMatch, which each level's read applies,
+	// unless it holds an $expr (restrictExpr): that may read the pipeline's
+	// variables, which the read does not see, so the stage matches the
+	// documents read against the filter compiled with each run's values.
+	restrict     bson.Raw
+	restrictExpr bool
+	scope        *expr.Scope
 }
+
+// restrictContext starts the messages of restrictSearchWithMatch's parse
+// errors, as MongoDB adds it.
+const restrictContext = "Failed to parse 'restrictSearchWithMatch' option to $graphLookup"
 
 func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
@@ -43,7 +53,7 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 	if err := p.graphLookupFrom(arg.Document()); err != nil {
 		return nil, err
 	}
-	s := &graphLookupStage{maxDepth: -1}
+	s := &graphLookupStage{maxDepth: -1, scope: p.scope}
 	var as, from, connectFrom, depthField string
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
@@ -65,10 +75,16 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 			if f.val.Type != bson.TypeEmbeddedDocument {
 				return nil, mongoerr.New(mongoerr.GraphLookupRestrictNotObject, "restrictSearchWithMatch must be an object, found %s", typeName(f.val))
 			}
-			if _, err := query.Compile(f.val.Document()); err != nil {
-				return nil, err
+			// parsed as a $match is, with the pipeline's variables; MongoDB's
+			// default features leave out $where, $text and $near
+			filter, err := query.CompileCollated(f.val.Document(), &expr.Let{Scope: p.scope, Ctx: &expr.Context{}}, p.opts.Collator)
+			if err == nil {
+				err = filter.DefaultBannedFeature()
 			}
-			s.restrict = f.val.Document()
+			if err != nil {
+				return nil, mongoerr.AddContext(err, restrictContext)
+			}
+			s.restrict, s.restrictExpr = f.val.Document(), filter.UsesExpr()
 			continue
 		case "from", "as", "connectFromField", "connectToField", "depthField":
 			if f.val.Type != bson.TypeString {
@@ -144,8 +160,16 @@ func graphMaxDepth(v bson.RawValue) (int64, error) {
 }
 
 func (s *graphLookupStage) run(in Source, rt *runtime) Source {
+	var keep *query.Filter // restrictSearchWithMatch with this run's variables
 	return &funcSource{in: in, apply: func(doc bson.Raw) ([]bson.Raw, error) {
-		found, err := s.search(doc, rt)
+		if s.restrictExpr && keep == nil {
+			f, err := query.CompileCollated(s.restrict, &expr.Let{Scope: s.scope, Ctx: rt.ectx}, rt.opts.Collator)
+			if err != nil {
+				return nil, err
+			}
+			keep = f
+		}
+		found, err := s.search(doc, rt, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -158,8 +182,9 @@ func (s *graphLookupStage) run(in Source, rt *runtime) Source {
 const graphValueSize = 64
 
 // search runs the breadth-first search of one input document and returns
-// the documents reached, in the order they were reached.
-func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, error) {
+// the documents reached, in the order they were reached. keep, when not
+// nil, is restrictSearchWithMatch, which the stage applies itself.
+func (s *graphLookupStage) search(doc bson.Raw, rt *runtime, keep *query.Filter) ([]bson.RawValue, error) {
 	acct := sorter.NewAccount(rt.memoryLimit(), rt.opts.Budget)
 	defer acct.Release()
 	grow := func(n int) error {
@@ -191,11 +216,11 @@ func (s *graphLookupStage) search(doc bson.Raw, rt *runtime) ([]bson.RawValue, e
 		for len(level) > 0 {
 			batch := level[:min(len(level), graphLookupBatch)]
 			level = level[len(batch):]
-			src, err := rt.find(s.from, s.levelFilter(batch))
+			src, err := rt.find(s.from, s.levelFilter(batch, keep == nil))
 			if err != nil {
 				return nil, err
 			}
-			if frontier, out, err = s.readLevel(src, rt, depth, visited, frontier, out, grow); err != nil {
+			if frontier, out, err = s.readLevel(src, rt, keep, depth, visited, frontier, out, grow); err != nil {
 				return nil, err
 			}
 		}
@@ -224,8 +249,9 @@ func unqueried(vals []bson.RawValue, queried map[string]bool, coll *collation.Co
 const graphLookupBatch = 256
 
 // readLevel reads the documents of one read of a level: those not yet
-// visited join out and their connectFromField values the next frontier.
-func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visited map[string]bool,
+// visited (and kept by keep, when not nil) join out and their
+// connectFromField values the next frontier.
+func (s *graphLookupStage) readLevel(src Source, rt *runtime, keep *query.Filter, depth int64, visited map[string]bool,
 	frontier, out []bson.RawValue, grow func(int) error) ([]bson.RawValue, []bson.RawValue, error) {
 	defer src.Close()
 	for {
@@ -235,6 +261,15 @@ func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visit
 		}
 		if d == nil {
 			return frontier, out, nil
+		}
+		if keep != nil {
+			ok, _, err := keep.MatchErr(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				continue
+			}
 		}
 		id, err := d.LookupErr("_id")
 		if err != nil {
@@ -266,16 +301,17 @@ func (s *graphLookupStage) readLevel(src Source, rt *runtime, depth int64, visit
 }
 
 // levelFilter is the query of one level of the search:
-// {$and: [restrictSearchWithMatch, {connectToField: {$in: frontier}}]}.
+// {$and: [restrictSearchWithMatch, {connectToField: {$in: frontier}}]},
+// without restrictSearchWithMatch unless withRestrict.
 // $in on null also matches a missing field and undefined, which MongoDB's
 // search never follows: those are excluded unless asked for.
-func (s *graphLookupStage) levelFilter(frontier []bson.RawValue) bson.Raw {
+func (s *graphLookupStage) levelFilter(frontier []bson.RawValue, withRestrict bool) bson.Raw {
 	var matchNull, matchUndefined bool
 	start, d := bsoncore.AppendDocumentStart(nil)
 	and, d := bsoncore.AppendArrayElementStart(d, "$and")
 	i := 0
 	next := func() string { i++; return strconv.Itoa(i - 1) }
-	if s.restrict != nil {
+	if s.restrict != nil && withRestrict {
 		d = bsoncore.AppendDocumentElement(d, next(), s.restrict)
 	}
 	c, d := bsoncore.AppendDocumentElementStart(d, next())

@@ -75,6 +75,13 @@ func TestStageMessages(t *testing.T) {
 			"$graphLookup 'from' field must be a string, but found int"},
 		{"graphLookup from empty", `[{"$graphLookup": {"from": ""}}]`, "", 73,
 			"invalid $graphLookup namespace: test."},
+		// restrictSearchWithMatch: MatchExpressionParser's default features
+		{"graphLookup restrictSearchWithMatch $text", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"$text": {"$search": "x"}}}}]`, "", 2,
+			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $text is not allowed in this context"},
+		{"graphLookup restrictSearchWithMatch $near", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"a": {"$near": [0, 0]}}}}]`, "", 2,
+			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: $geoNear, $near, and $nearSphere are not allowed in this context"},
+		{"graphLookup restrictSearchWithMatch unknown operator", `[{"$graphLookup": {"from": "g", "startWith": "$s", "connectFromField": "x", "connectToField": "n", "as": "r", "restrictSearchWithMatch": {"a": {"$bogus": 1}}}}]`, "", 2,
+			"Failed to parse 'restrictSearchWithMatch' option to $graphLookup :: caused by :: unknown operator: $bogus"},
 		// makeStatsForNs: each section's error in its context
 		{"collStats storageStats of a missing collection", `[{"$collStats": {"storageStats": {}}}]`, "nope", 26,
 			"Unable to retrieve storageStats in $collStats stage :: caused by :: Collection [test.nope] not found."},

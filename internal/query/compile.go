@@ -41,7 +41,7 @@ func CompileValidator(spec bson.Raw, coll *collation.Collator) (*Filter, error) 
 	if err != nil {
 		return nil, err
 	}
-	return f, f.bannedFeature(false)
+	return f, f.DefaultBannedFeature()
 }
 
 // compile parses filter in env.

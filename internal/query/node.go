@@ -172,18 +172,21 @@ func (f *Filter) UsesExpr() bool { return f.usesExpr }
 // filter parsed without special features (kBanAllSpecialFeatures: array
 // filters, $pull conditions) may not hold: $expr, $where, $text,
 // $jsonSchema or a $near; nil when there is none.
-func (f *Filter) BannedFeature() error { return f.bannedFeature(true) }
+func (f *Filter) BannedFeature() error { return f.bannedFeature(false) }
 
-// bannedFeature is BannedFeature, and with all false the error for what
-// MongoDB's default feature set (kDefaultSpecialFeatures) leaves out:
-// $where, $text and $near.
-func (f *Filter) bannedFeature(all bool) error {
+// DefaultBannedFeature is BannedFeature for a filter parsed with MongoDB's
+// default special features (kDefaultSpecialFeatures: $graphLookup's
+// restrictSearchWithMatch, collection validators), which allow $expr and
+// $jsonSchema: the first $where, $text or $near of f.
+func (f *Filter) DefaultBannedFeature() error { return f.bannedFeature(true) }
+
+func (f *Filter) bannedFeature(allowExprAndSchema bool) error {
 	var err error
 	Walk(f.root, func(n *Node) bool {
 		switch {
-		case all && n.Kind == KindExpr:
+		case n.Kind == KindExpr && !allowExprAndSchema:
 			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$expr is not allowed in this context")
-		case all && n.Kind == KindJSONSchema:
+		case n.Kind == KindJSONSchema && !allowExprAndSchema:
 			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "$jsonSchema is not allowed in this context")
 		case n.Kind == KindWhere:
 			err = mongoerr.New(mongoerr.BadValue, "$where is not allowed in this context")
