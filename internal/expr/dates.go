@@ -138,22 +138,12 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 		if err != nil {
 			return missing, err
 		}
-		format := "%Y-%m-%dT%H:%M:%S.%LZ"
-		var fv bson.RawValue
-		if args["format"] != nil {
-			if fv, err = args["format"].eval(st); err != nil {
-				return missing, err
-			}
-			if !isNullish(fv) {
-				fs, ok := str(fv)
-				if !ok {
-					return missing, mongoerr.New(mongoerr.DateToStringFormatNotString, "$dateToString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
-				}
-				if err := checkFormat(fs, toStringSpecifiers); err != nil {
-					return missing, err
-				}
-				format = fs
-			}
+		format, nullFormat, err := args.format(st, "$dateToString", mongoerr.DateToStringFormatNotString, toStringSpecifiers)
+		if err != nil {
+			return missing, err
+		}
+		if format == "" {
+			format = "%Y-%m-%dT%H:%M:%S.%LZ"
 		}
 		loc, nullTZ, err := args.zone(st)
 		if err != nil {
@@ -165,7 +155,7 @@ func compileDateToString(c *compiler, name string, v bson.RawValue, s *Scope) (*
 			}
 			return nullValue, nil
 		}
-		if nullTZ || args["format"] != nil && isNullish(fv) {
+		if nullTZ || nullFormat {
 			return nullValue, nil
 		}
 		t, err := toTime(dv)
@@ -293,22 +283,9 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		if err != nil {
 			return missing, err
 		}
-		var fv bson.RawValue
-		format := ""
-		if args["format"] != nil {
-			if fv, err = args["format"].eval(st); err != nil {
-				return missing, err
-			}
-			if !isNullish(fv) {
-				fs, ok := str(fv)
-				if !ok {
-					return missing, mongoerr.New(mongoerr.DateFromStringFormatNotString, "$dateFromString requires that 'format' be a string, found: %s with value %s", typeName(fv), fv)
-				}
-				if err := checkFormat(fs, fromStringSpecifiers); err != nil {
-					return missing, err
-				}
-				format = fs
-			}
+		format, nullFormat, err := args.format(st, "$dateFromString", mongoerr.DateFromStringFormatNotString, fromStringSpecifiers)
+		if err != nil {
+			return missing, err
 		}
 		loc, nullTZ, err := args.zone(st)
 		if err != nil {
@@ -330,7 +307,7 @@ func compileDateFromString(c *compiler, name string, v bson.RawValue, s *Scope) 
 		if !ok {
 			return failure(mongoerr.New(mongoerr.ConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", typeName(sv), sv))
 		}
-		if nullTZ || args["format"] != nil && isNullish(fv) {
+		if nullTZ || nullFormat {
 			return nullValue, nil
 		}
 		t, err := parseDate(ds, format, loc)

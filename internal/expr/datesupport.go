@@ -83,6 +83,25 @@ func (n namedExprs) zone(st *state) (loc *time.Location, null bool, err error) {
 	return parseTimezone(v)
 }
 
+// format evaluates the format argument of op ($dateToString,
+// $dateFromString): "" when absent, null when null or missing; a
+// non-string fails with code, a format with a specifier outside
+// specifiers as checkFormat says.
+func (n namedExprs) format(st *state, op string, code mongoerr.Code, specifiers string) (format string, null bool, err error) {
+	if n["format"] == nil {
+		return "", false, nil
+	}
+	v, err := n["format"].eval(st)
+	if err != nil || isNullish(v) {
+		return "", err == nil, err
+	}
+	f, ok := str(v)
+	if !ok {
+		return "", false, mongoerr.New(code, "%s requires that 'format' be a string, found: %s with value %s", op, typeName(v), v)
+	}
+	return f, false, checkFormat(f, specifiers)
+}
+
 // weekStartValue evaluates startOfWeek for a unit of "week", the only
 // unit MongoDB evaluates it for: with another unit, or when absent, it is
 // missing and null is false.
