@@ -467,7 +467,8 @@ type indexKey struct {
 // filter). Missing fields index as null; arrays index one key per element
 // (an empty array indexes as undefined); a compound key is the product of
 // its fields' values, and at most one array may be expanded (171
-// otherwise). multikey reports that an array was expanded.
+// otherwise); an index with a hashed field expands none (16766,
+// hashedIndexValue). multikey reports that an array was expanded.
 func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
 	if ix.partial != nil && !ix.partial.Match(doc) {
 		return nil, false, nil
@@ -483,6 +484,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	keys = []indexKey{{}}
 	allMissing := true
 	var seenArrays []string // array paths expanded by earlier fields
+	hashed := ix.hashed()
 	for _, f := range ix.Fields {
 		var vals []bson.RawValue
 		var arrays []string
@@ -496,9 +498,9 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 				// 2dsphere indexes hold no document without geometry.
 				return nil, false, nil
 			}
-		case f.Hashed:
+		case hashed:
 			var v bson.RawValue
-			if v, missing, err = hashedValue(root, f); err != nil {
+			if v, missing, err = hashedIndexValue(root, f); err != nil {
 				return nil, false, err
 			}
 			vals = []bson.RawValue{v}

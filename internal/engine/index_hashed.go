@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -10,11 +11,12 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
-// hashedValue is the key value of a hashed field in doc: MongoDB's hash of
-// the value at its path (of null when missing, which missing reports), as
-// a NumberLong. An array anywhere along the path fails with 16766, as
-// MongoDB's hashed indexes hold no arrays.
-func hashedValue(doc bson.RawValue, f IndexField) (v bson.RawValue, missing bool, err error) {
+// hashedIndexValue is the key value of field f of a hashed index in doc:
+// the value at its path (null when missing, which missing reports), as a
+// NumberLong of MongoDB's hash when f is the hashed field. A hashed index
+// holds no arrays, in any of its fields: an array anywhere along the path
+// fails with 16766 (MongoDB's getHashKeys reads every field so).
+func hashedIndexValue(doc bson.RawValue, f IndexField) (v bson.RawValue, missing bool, err error) {
 	cur := doc
 	for i, part := range f.Parts {
 		if cur.Type == bson.TypeArray {
@@ -37,7 +39,15 @@ func hashedValue(doc bson.RawValue, f IndexField) (v bson.RawValue, missing bool
 	if missing {
 		cur = nullValue
 	}
+	if !f.Hashed {
+		return cur, missing, nil
+	}
 	return bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, hashkey.Hash(cur))}, missing, nil
+}
+
+// hashed reports whether ix has a hashed field.
+func (ix *Index) hashed() bool {
+	return slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed })
 }
 
 func hashedArrayError(parts []string) error {

@@ -18,8 +18,9 @@ import (
 
 // TestIndexKeys checks the keys a document contributes to an index:
 // missing fields index as null, arrays as one key per element, an empty
-// array as undefined, compound keys as products, and parallel arrays fail
-// with 171.
+// array as undefined, compound keys as products, parallel arrays fail
+// with 171, and an index with a hashed field takes no array in any field
+// (16766).
 func TestIndexKeys(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -46,6 +47,15 @@ func TestIndexKeys(t *testing.T) {
 		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, mongoerr.CannotIndexParallelArrays},
 		{"numbers of any type are one key", `{"a": 1}`, false, `{"a": [1, 1.0, {"$numberLong": "1"}]}`, []string{`[1]`}, 0},
 		{"whole subdocument", `{"a": 1}`, false, `{"a": {"x": 1}}`, []string{`[{"x": 1}]`}, 0},
+		{"hashed compound keeps other values", `{"a": 1, "b": "hashed"}`, false, `{"a": 5}`,
+			[]string{`[5, {"$numberLong": "2338878944348059895"}]`}, 0},
+		{"hashed compound: array in another field", `{"a": 1, "b": "hashed", "c": 1}`, false, `{"c": []}`, nil, mongoerr.HashedArrayValue},
+		{"hashed compound: array along another path", `{"field1.field2.0.field4": "hashed", "field2.0.field4": 1}`, false,
+			`{"field2": []}`, nil, mongoerr.HashedArrayValue},
+		{"hashed compound: array inside another path", `{"field1.field2.0.field4": "hashed", "field2.0.field4": 1}`, false,
+			`{"field2": {"0": [0]}}`, nil, mongoerr.HashedArrayValue},
+		{"hashed compound: array at another path", `{"field1.field2.0.field4": "hashed", "field2.0.field4": 1}`, false,
+			`{"field2": {"0": {"field4": []}}}`, nil, mongoerr.HashedArrayValue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,8 @@ func winningIndex(t *testing.T, db *mongo.Database, find bson.D, field string) (
 
 // TestHashedIndexes: a hashed index keys MongoDB's hash of the value
 // (https://www.mongodb.com/docs/v7.0/core/indexes/index-types/index-hashed/),
-// serves equality and $in, not ranges or sorts, and refuses arrays.
+// serves equality and $in, not ranges or sorts, and refuses arrays in any
+// of its fields.
 func TestHashedIndexes(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -54,7 +55,7 @@ func TestHashedIndexes(t *testing.T) {
 	docs := []any{
 		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}, {Key: "b", Value: 1}, {Key: "c", Value: "x"}},
 		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 1.5}, {Key: "b", Value: 1}, {Key: "c", Value: "y"}},
-		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: "one"}, {Key: "b", Value: []int{1, 2}}, {Key: "c", Value: "x"}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: "one"}, {Key: "b", Value: 1}, {Key: "c", Value: "x"}, {Key: "d", Value: []int{1, 2}}},
 		bson.D{{Key: "_id", Value: 4}, {Key: "a", Value: bson.D{{Key: "x", Value: 1}}}},
 		bson.D{{Key: "_id", Value: 5}, {Key: "a", Value: nil}},
 		bson.D{{Key: "_id", Value: 6}, {Key: "a", Value: int64(2)}, {Key: "b", Value: 2}, {Key: "c", Value: "x"}},
@@ -96,10 +97,13 @@ func TestHashedIndexes(t *testing.T) {
 	if !slices.Equal(got, []string{"6", "2", "1"}) {
 		t.Errorf("sorted: %v", got)
 	}
-	// Arrays on the hashed path are refused, the document left out.
+	// Arrays on the hashed path, or on the path of another field of a
+	// hashed index, are refused, the document left out.
 	for _, doc := range []bson.D{
 		{{Key: "_id", Value: 10}, {Key: "a", Value: bson.A{1, 2}}},
 		{{Key: "_id", Value: 11}, {Key: "c", Value: bson.A{"x"}}},
+		{{Key: "_id", Value: 12}, {Key: "b", Value: bson.A{}}},
+		{{Key: "_id", Value: 13}, {Key: "b", Value: bson.A{1, 2}}, {Key: "c", Value: "x"}},
 	} {
 		_, err := coll.InsertOne(ctx, doc)
 		requireCode(t, err, 16766, "")
@@ -107,14 +111,19 @@ func TestHashedIndexes(t *testing.T) {
 			t.Errorf("message: %v", err)
 		}
 	}
-	_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: bson.A{1}}}}})
-	requireCode(t, err, 16766, "")
+	for _, set := range []bson.D{{{Key: "a", Value: bson.A{1}}}, {{Key: "b", Value: bson.A{}}}} {
+		_, err = coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: set}})
+		requireCode(t, err, 16766, "")
+	}
 	if n, _ := coll.CountDocuments(ctx, bson.D{}); n != 7 {
 		t.Errorf("count %d, want 7", n)
 	}
-	// An index build over an array fails the same way.
-	_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "b", Value: "hashed"}}})
-	requireCode(t, err, 16766, "")
+	// An index build over an array, in the hashed field or another, fails
+	// the same way.
+	for _, keys := range []bson.D{{{Key: "d", Value: "hashed"}}, {{Key: "d", Value: 1}, {Key: "e", Value: "hashed"}}} {
+		_, err = coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys})
+		requireCode(t, err, 16766, "")
+	}
 }
 
 // TestHashedIndexSpecs: MongoDB's rules on hashed key patterns.
