@@ -16,13 +16,11 @@ const partialMaxDepth = 4
 // ranges, {$exists: true}, $type, $in and $geoWithin or $geoIntersects,
 // under $and and $or, at most partialMaxDepth levels deep. Negations ($ne,
 // $nin, $not, $nor, {$exists: false}) and the other operators are refused.
+// Every $and counts as a level, one of a single clause too: the root is
+// the filter's only clause when it has one, as MongoDB's parse returns it,
+// so {$and: [{$and: [{$and: [{x: 3}]}]}]} is four levels deep.
 func (f *Filter) CheckPartial() error {
-	root := f.root
-	if root.Kind == KindAnd && len(root.Children) == 1 {
-		// MongoDB's parse returns a filter's only clause as the root.
-		root = root.Children[0]
-	}
-	return checkPartial(root, 0)
+	return checkPartial(f.root, 0)
 }
 
 func checkPartial(n *Node, level int) error {

@@ -36,6 +36,8 @@ func TestCheckPartial(t *testing.T) {
 		{`{"a": {"$bitsAllSet": 1}}`, false},
 		{`{"$or": [{"a": {"$ne": 1}}]}`, false},
 		{`{"$and": [{"$or": [{"$and": [{"$or": [{"a": 1}, {"b": 1}]}, {"c": 1}]}, {"d": 1}]}, {"e": 1}]}`, false},
+		{`{"$and": [{"$and": [{"$and": [{"x": 3}]}]}]}`, true},
+		{`{"$and": [{"$and": [{"$and": [{"$and": [{"x": 3}]}]}]}]}`, false},
 	} {
 		var doc bson.Raw
 		if err := bson.UnmarshalExtJSON([]byte(tc.filter), false, &doc); err != nil {

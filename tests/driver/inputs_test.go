@@ -36,6 +36,7 @@ func TestRefusedInputs(t *testing.T) {
 	agg := func(stage bson.D) bson.D {
 		return bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{stage}}, {Key: "cursor", Value: bson.D{}}}
 	}
+	and := func(clause bson.D) bson.D { return bson.D{{Key: "$and", Value: bson.A{clause}}} }
 	const nul = "x\x00y"
 	tests := []struct {
 		name     string
@@ -217,6 +218,8 @@ func TestRefusedInputs(t *testing.T) {
 			code: 67, codeName: "CannotCreateIndex", msg: "Expression not supported in partial index: b regex /x/\n"},
 		{name: "partial filter too deep", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "$or", Value: bson.A{
 			bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 1}}, bson.D{{Key: "b", Value: 1}}}}}, bson.D{{Key: "c", Value: 1}}}}}, bson.D{{Key: "d", Value: 1}}}}}, bson.D{{Key: "e", Value: 1}}}}}})),
+			code: 67, codeName: "CannotCreateIndex", msg: "partialFilterExpression depth may not exceed 4"},
+		{name: "partial filter of four nested $and", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "partialFilterExpression", Value: and(and(and(and(bson.D{{Key: "x", Value: 3}}))))})),
 			code: 67, codeName: "CannotCreateIndex", msg: "partialFilterExpression depth may not exceed 4"},
 		{name: "index collation option Folio does not implement", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "ja"}, {Key: "strength", Value: 4}, {Key: "alternate", Value: "shifted"}}})),
 			code: 238, codeName: "NotImplemented", msg: "alternate"},
