@@ -14,11 +14,12 @@ import (
 	"github.com/folio-db/folio/internal/storage"
 )
 
-// textIndexOf is c's text index (a collection has at most one), nil when
-// it has none the planner may use.
+// textIndexOf is c's text index (a collection has at most one), hidden
+// or not: MongoDB binds a $text clause to the catalog's text index, and
+// only its planner leaves a hidden one out (planText).
 func textIndexOf(c *Collection) *Index {
 	for _, ix := range c.Indexes() {
-		if ix.text != nil && !ix.Hidden {
+		if ix.text != nil {
 			return ix
 		}
 	}
@@ -57,12 +58,17 @@ func bindFilterText(c *Collection, f *query.Filter) error {
 }
 
 // planText plans a $text query: it binds the clause to c's text index
-// and reads the index's keys of each search term under the equality
+// (NoQueryExecutionPlans when it is hidden) and reads the index's keys of each search term under the equality
 // values the filter gives its prefix fields.
 func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Plan, error) {
 	ix, fq, err := bindText(c, ts)
 	if err != nil {
 		return nil, err
+	}
+	if ix.Hidden {
+		// The planner sees no text index, as MongoDB's counts none.
+		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
+			"error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 	}
 	spec := ix.text.spec
 	prefix, shown, ok := equalityPrefix(q.filter, spec.Prefix)
