@@ -161,6 +161,11 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 			}
 			spec.Collation = v.Document()
 		case "wildcardProjection":
+			// Only a wildcard index's key pattern takes one, checked
+			// before its type; {"$**": "text"} is a text index's.
+			if k, _ := doc.Lookup("key").DocumentOK(); !engine.IsWildcardPattern(k) {
+				return spec, specError(doc, mongoerr.BadValue, "The field 'wildcardProjection' is only allowed in 'wildcard' indexes")
+			}
 			if v.Type != bson.TypeEmbeddedDocument {
 				return spec, specError(doc, mongoerr.TypeMismatch, "The field 'wildcardProjection' must be an object, but got %s", values.TypeName(v.Type))
 			}

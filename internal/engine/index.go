@@ -128,7 +128,8 @@ type IndexSpec struct {
 	// Collation is the collation document as requested; nil inherits the
 	// collection's default (see resolveIndexCollation).
 	Collation bson.Raw
-	// WildcardProjection selects the paths of a {"$**": 1} index.
+	// WildcardProjection selects the paths of a {"$**": 1} index; createIndexes
+	// refuses it on any other.
 	WildcardProjection bson.Raw
 	// Text are a text index's options (fixTextSpec normalizes them),
 	// Flat a 2d index's min, max and bits, Sphere a 2dsphere index's. On
@@ -176,8 +177,6 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 		if ix.wild, err = newWildcard(spec, elems); err != nil {
 			return nil, err
 		}
-	} else if spec.WildcardProjection != nil {
-		return nil, mongoerr.New(mongoerr.BadValue, "The field 'wildcardProjection' is only allowed in an 'wildcard' index")
 	}
 	for i, el := range elems {
 		if ix.wild != nil && i == ix.wild.pos {

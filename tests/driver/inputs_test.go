@@ -196,6 +196,12 @@ func TestRefusedInputs(t *testing.T) {
 		// index_key_validate::validateKeyPattern.
 		{name: "index key NaN", cmd: idx("c", spec(bson.D{{Key: "a", Value: math.NaN()}}, "a_nan")),
 			code: 67, codeName: "CannotCreateIndex", msg: "can't be NaN"},
+		// index_key_validate::validateIndexSpec: a wildcardProjection only
+		// on a wildcard key pattern, whatever its type.
+		{name: "wildcardProjection on a text index", cmd: idx("c", spec(bson.D{{Key: "$**", Value: "text"}}, "t", bson.E{Key: "wildcardProjection", Value: bson.D{{Key: "a", Value: 1}}})),
+			code: 2, codeName: "BadValue", msg: `Error in specification { key: { $**: "text" }, name: "t", wildcardProjection: { a: 1 } } :: caused by :: The field 'wildcardProjection' is only allowed in 'wildcard' indexes`},
+		{name: "wildcardProjection not an object on a regular index", cmd: idx("c", spec(a1, "a_1", bson.E{Key: "wildcardProjection", Value: 1})),
+			code: 2, codeName: "BadValue", msg: "The field 'wildcardProjection' is only allowed in 'wildcard' indexes"},
 		{name: "wildcard key NaN", cmd: idx("c", spec(bson.D{{Key: "$**", Value: math.NaN()}}, "w")),
 			code: 67, codeName: "CannotCreateIndex", msg: "can't be NaN"},
 		{name: "wildcard not the last component", cmd: idx("c", spec(bson.D{{Key: "a.$**.b", Value: 1}}, "w")),
