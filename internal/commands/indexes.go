@@ -52,6 +52,13 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.DB == configDB && name == "transactions" {
+		// MongoDB's sessions write config.transactions without
+		// maintaining other indexes: it refuses any, before reading the
+		// specs (its own internal parentLsid index aside, which Folio
+		// has no use for).
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "not allowed to create index on %s.%s", r.DB, name)
+	}
 	ignoreUnknown := r.args.bool("ignoreUnknownIndexOptions")
 	specs := make([]engine.IndexSpec, 0, len(docs))
 	for _, d := range docs {

@@ -40,6 +40,7 @@ func TestRefusedInputs(t *testing.T) {
 	const nul = "x\x00y"
 	tests := []struct {
 		name     string
+		db       string // the database, when not the row's own
 		setup    []bson.D
 		cmd      bson.D
 		code     int
@@ -322,6 +323,15 @@ func TestRefusedInputs(t *testing.T) {
 			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: -1}}}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 1}}}},
 			code: 2, codeName: "BadValue", msg: "$natural hint must be in the same direction as $natural sort order"},
 
+		// create_indexes.cpp: sessions maintain no index of
+		// config.transactions beside their own.
+		{name: "createIndexes on config.transactions", db: "config",
+			cmd:  bson.D{{Key: "createIndexes", Value: "transactions"}, {Key: "indexes", Value: bson.A{spec(a1, "a_1")}}},
+			code: 20, codeName: "IllegalOperation", msg: "not allowed to create index on config.transactions"},
+		{name: "createIndexes of no index on config.transactions", db: "config",
+			cmd:  bson.D{{Key: "createIndexes", Value: "transactions"}, {Key: "indexes", Value: bson.A{}}},
+			code: 20, codeName: "IllegalOperation"},
+
 		// Hidden indexes cannot be hinted (manual, Hidden Indexes: "You cannot cursor.hint() a hidden index").
 		{name: "hint of a hidden index by name",
 			setup: []bson.D{insertC, idx("c", spec(a1, "a_1", bson.E{Key: "hidden", Value: true}))},
@@ -391,6 +401,9 @@ func TestRefusedInputs(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			db := client.Database("refused" + string(rune('a'+i/26)) + string(rune('a'+i%26)))
+			if tt.db != "" {
+				db = client.Database(tt.db)
+			}
 			for _, s := range tt.setup {
 				if err := db.RunCommand(t.Context(), s).Err(); err != nil {
 					t.Fatalf("setup %v: %v", s, err)
