@@ -66,6 +66,11 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.Lookup("hidden").Type != 0 {
+			if err := engine.HidingRefused(name); err != nil {
+				return nil, err
+			}
+		}
 		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {

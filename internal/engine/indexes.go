@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -657,6 +658,9 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 				key, 1+countFunc(ixs[at+1:], matches), ixs[at].Spec, ixs[at+1+other].Spec)
 		}
 	}
+	if at < 0 && !c.Options.Clustered() && (name == idIndexName || key != nil && SameKeyPattern(key, idKeyPattern)) {
+		return modifyIDIndex(coll, change)
+	}
 	if at < 0 {
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
 	}
@@ -664,13 +668,18 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if change.ExpireAfter != nil && before.ExpireAfter < 0 && !before.ttlKey() {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
 	}
+	if change.Unique && !before.Unique && !before.PrepareUnique {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
+	}
+	if change.Hidden != nil {
+		if err := HidingRefused(coll); err != nil {
+			return nil, nil, err
+		}
+	}
 	if p := change.PrepareUnique; p != nil && *p != before.PrepareUnique && !before.Unique && change.Combined {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "prepareUnique cannot be combined with any other modification.")
 	}
 	if change.Unique && !before.Unique {
-		if !before.PrepareUnique {
-			return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
-		}
 		if err := e.checkNoDuplicates(change.Ctx, c, before); err != nil {
 			return nil, nil, err
 		}
@@ -720,6 +729,34 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return nil, nil, err
 	}
 	return before, after, nil
+}
+
+// modifyIDIndex is collMod's change to the _id index of coll, which it
+// finds by name or key pattern as any other: it takes no TTL
+// (InvalidOptions) and may not be hidden (BadValue); as it is unique,
+// unique and prepareUnique change nothing.
+func modifyIDIndex(coll string, change IndexChange) (before, after *Index, err error) {
+	if change.ExpireAfter != nil {
+		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "the _id field does not support TTL indexes")
+	}
+	if change.Hidden != nil {
+		if err := HidingRefused(coll); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, mongoerr.New(mongoerr.BadValue, "can't hide _id index")
+	}
+	ix, err := newIndex(0, IndexSpec{Key: idKeyPattern, Name: idIndexName, Unique: true, ExpireAfter: -1})
+	return ix, ix, err
+}
+
+// HidingRefused is MongoDB's refusal (BadValue) to hide or unhide an
+// index of a system collection other than a time series' buckets, by
+// createIndexes (given hidden at all) or collMod.
+func HidingRefused(coll string) error {
+	if strings.HasPrefix(coll, "system.") && !strings.HasPrefix(coll, timeseries.BucketsPrefix) {
+		return mongoerr.New(mongoerr.BadValue, "Can't hide index on system collection")
+	}
+	return nil
 }
 
 // maxViolationBytes bounds the _ids a CannotConvertIndexToUnique error

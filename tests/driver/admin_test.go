@@ -107,6 +107,13 @@ func TestCollModIndex(t *testing.T) {
 	if err := db.RunCommand(ctx, cmd).Err(); serverCode(err) != 72 {
 		t.Fatalf("collMod TTL of a text index: %v, want 72", err)
 	}
+	// The _id index is found, and is unique already: nothing changes.
+	for _, change := range []bson.E{{Key: "unique", Value: true}, {Key: "prepareUnique", Value: true}} {
+		cmd = bson.D{{Key: "collMod", Value: "cm"}, {Key: "index", Value: bson.D{{Key: "name", Value: "_id_"}, change}}}
+		if out, err := db.RunCommand(ctx, cmd).Raw(); err != nil || out.Lookup("unique_new").Type != 0 || out.Lookup("prepareUnique_new").Type != 0 {
+			t.Fatalf("collMod %s of the _id index: %v %v", change.Key, out, err)
+		}
+	}
 }
 
 // TestCurrentOpStage checks db.currentOp()'s way in: {aggregate: 1} on

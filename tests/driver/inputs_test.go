@@ -323,6 +323,29 @@ func TestRefusedInputs(t *testing.T) {
 			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: -1}}}, {Key: "hint", Value: bson.D{{Key: "$natural", Value: 1}}}},
 			code: 2, codeName: "BadValue", msg: "$natural hint must be in the same direction as $natural sort order"},
 
+		// Indexes of system collections, a time series' buckets aside,
+		// are not hidden or unhidden (create_indexes.cpp and coll_mod.cpp;
+		// hidden_index.js), even with hidden: false; nor is the _id index,
+		// which takes no TTL either (collmod_convert_to_ttl.js).
+		{name: "createIndexes hidden on a system collection", db: "admin",
+			cmd:  bson.D{{Key: "createIndexes", Value: "system.version"}, {Key: "indexes", Value: bson.A{spec(a1, "a_1", bson.E{Key: "hidden", Value: true})}}},
+			code: 2, codeName: "BadValue", msg: "Can't hide index on system collection"},
+		{name: "createIndexes hidden false on a system collection", db: "admin",
+			cmd:  bson.D{{Key: "createIndexes", Value: "system.version"}, {Key: "indexes", Value: bson.A{spec(b1, "b_1", bson.E{Key: "hidden", Value: false})}}},
+			code: 2, codeName: "BadValue", msg: "Can't hide index on system collection"},
+		{name: "collMod hidden on a system collection", db: "admin",
+			setup: []bson.D{{{Key: "createIndexes", Value: "system.version"}, {Key: "indexes", Value: bson.A{spec(a1, "a_1")}}}},
+			cmd:   bson.D{{Key: "collMod", Value: "system.version"}, {Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
+			code:  2, codeName: "BadValue", msg: "Can't hide index on system collection"},
+		{name: "collMod hiding the _id index", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "name", Value: "_id_"}, {Key: "hidden", Value: true}}}},
+			code: 2, codeName: "BadValue", msg: "can't hide _id index"},
+		{name: "collMod TTL on the _id index by key", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "expireAfterSeconds", Value: 100}}}},
+			code: 72, codeName: "InvalidOptions", msg: "the _id field does not support TTL indexes"},
+		{name: "collMod TTL on the _id index by name", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "collMod", Value: "c"}, {Key: "index", Value: bson.D{{Key: "name", Value: "_id_"}, {Key: "expireAfterSeconds", Value: 100}}}},
+			code: 72, codeName: "InvalidOptions", msg: "the _id field does not support TTL indexes"},
 		// create_indexes.cpp: sessions maintain no index of
 		// config.transactions beside their own.
 		{name: "createIndexes on config.transactions", db: "config",
