@@ -323,32 +323,26 @@ func parseFormat(s, format string) (parsedDate, error) {
 			}
 			pos = q
 		case 'd', 'm', 'H':
-			what := map[byte]string{'d': "day", 'm': "month", 'H': "hour"}[spec]
+			what, dst := "hour", &p.h
+			switch spec {
+			case 'd':
+				what, dst = "day", &p.d
+			case 'm':
+				what, dst = "month", &p.m
+			}
 			if !startsDigit() {
 				return fail(begin, "Unexpected data found.")
 			}
-			n, ok := number(2, false)
-			if !ok {
+			if *dst, ok = number(2, false); !ok {
 				return fail(begin, "A two digit "+what+" could not be found")
-			}
-			switch spec {
-			case 'd':
-				p.d = n
-			case 'm':
-				p.m = n
-			default:
-				p.h = n
 			}
 		case 'M', 'S':
-			what := map[byte]string{'M': "minute", 'S': "second"}[spec]
-			n, ok := number(2, true)
-			if !ok {
-				return fail(begin, "A two digit "+what+" could not be found")
+			what, dst := "minute", &p.i
+			if spec == 'S' {
+				what, dst = "second", &p.s
 			}
-			if spec == 'M' {
-				p.i = n
-			} else {
-				p.s = n
+			if *dst, ok = number(2, true); !ok {
+				return fail(begin, "A two digit "+what+" could not be found")
 			}
 		case 'Y':
 			if !startsDigit() {
@@ -424,9 +418,7 @@ func parseFormat(s, format string) (parsedDate, error) {
 			return fail(pos, "The parsed date was invalid")
 		}
 		isoWeek, isoDay = max(isoWeek, 1), max(isoDay, 1)
-		// Monday of ISO week 1 is the Monday on or before January 4.
-		jan4 := time.Date(isoYear, 1, 4, 0, 0, 0, 0, time.UTC)
-		t := jan4.AddDate(0, 0, 1-isoWeekday(jan4)+(isoWeek-1)*7+isoDay-1)
+		t := isoWeekOne(isoYear, time.UTC).AddDate(0, 0, (isoWeek-1)*7+isoDay-1)
 		p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
 	}
 	if p.h != unset || p.i != unset || p.s != unset || p.ms != unset {

@@ -396,9 +396,7 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 		sec, ms := p[5]+floorDiv(p[6], 1000), p[6]-floorDiv(p[6], 1000)*1000
 		y, m, d := int(p[0]), time.Month(p[1]), int(p[2])
 		if iso {
-			// Monday of ISO week 1 is the Monday on or before January 4.
-			jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, loc)
-			week1 := jan4.AddDate(0, 0, 1-isoWeekday(jan4))
+			week1 := isoWeekOne(y, loc)
 			y, m, d = week1.Year(), week1.Month(), week1.Day()+int((p[1]-1)*7+p[2]-1)
 		}
 		t := time.Date(y, m, d, int(p[3]), int(p[4]), int(sec), int(ms)*1e6, loc)
@@ -682,11 +680,11 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 	if args["unit"] == nil {
 		return nil, mongoerr.New(mongoerr.DateTruncMissingUnit, "Missing 'unit' parameter to $dateTrunc")
 	}
+	names := []string{"date", "unit", "binSize"}
+	if args["binSize"] == nil {
+		names = names[:2]
+	}
 	return c.fold(args.list(), func(st *state) (bson.RawValue, error) {
-		names := []string{"date", "unit", "binSize"}
-		if args["binSize"] == nil {
-			names = names[:2]
-		}
 		var vals [3]bson.RawValue
 		if null, err := args.leading(st, vals[:], names...); err != nil || null {
 			return nullValue, err

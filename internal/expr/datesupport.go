@@ -189,6 +189,13 @@ func fixedOffset(s string) (*time.Location, bool) {
 	return time.FixedZone(s, off), true
 }
 
+// isoWeekOne is the Monday of ISO week 1 of year in loc: the Monday on or
+// before January 4.
+func isoWeekOne(year int, loc *time.Location) time.Time {
+	jan4 := time.Date(year, 1, 4, 0, 0, 0, 0, loc)
+	return jan4.AddDate(0, 0, 1-isoWeekday(jan4))
+}
+
 // isoWeekday is 1 (Monday) to 7 (Sunday).
 func isoWeekday(t time.Time) int {
 	if t.Weekday() == time.Sunday {
