@@ -264,7 +264,11 @@ type cmdArgs struct {
 	// arguments are not its spec's).
 	isCommand bool
 	set       uint64
-	vals      []bson.RawValue
+	// The values of the fields set, in the order of spec.fields: in inl
+	// while there are at most len(inl) (most commands and sub-documents
+	// give no more, and they then need no allocation), else all in more.
+	inl  [4]bson.RawValue
+	more []bson.RawValue
 	// cmdValue is the command's own value as spec.value declares it,
 	// Type 0 when that is absent or spec.value is nil.
 	cmdValue bson.RawValue
@@ -275,16 +279,27 @@ func (a *cmdArgs) val(i int) bson.RawValue {
 	if a.set&(1<<i) == 0 {
 		return bson.RawValue{}
 	}
-	return a.vals[bits.OnesCount64(a.set&(1<<i-1))]
+	rank := bits.OnesCount64(a.set & (1<<i - 1))
+	if a.more != nil {
+		return a.more[rank]
+	}
+	return a.inl[rank]
 }
 
 // put records v as the value of spec.fields[i], given once.
 func (a *cmdArgs) put(i int, v bson.RawValue) {
-	if a.vals == nil {
-		a.vals = make([]bson.RawValue, 0, min(len(a.spec.fields), 4))
-	}
-	a.vals = slices.Insert(a.vals, bits.OnesCount64(a.set&(1<<i-1)), v)
+	rank, n := bits.OnesCount64(a.set&(1<<i-1)), bits.OnesCount64(a.set)
 	a.set |= 1 << i
+	switch {
+	case a.more != nil:
+		a.more = slices.Insert(a.more, rank, v)
+	case n < len(a.inl):
+		copy(a.inl[rank+1:n+1], a.inl[rank:n])
+		a.inl[rank] = v
+	default:
+		a.more = slices.Insert(append(make([]bson.RawValue, 0, 2*n), a.inl[:n]...), rank, v)
+		a.inl = [len(a.inl)]bson.RawValue{}
+	}
 }
 
 // parseCommand parses cmd's own fields (all but its name and the generic

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -889,6 +890,33 @@ func TestArgsNullIsAbsent(t *testing.T) {
 	c, err := parseCommand(raw, findSpec)
 	if err != nil || c.has("let") || c.has("limit") {
 		t.Fatalf("null fields: err %v, let %v, limit %v", err, c.has("let"), c.has("limit"))
+	}
+}
+
+// TestArgsValues: each field's value is found whatever the order and the
+// number given, kept in place up to four and in a slice past that.
+func TestArgsValues(t *testing.T) {
+	spec := untyped("t", arg("a", tAny), arg("b", tAny), arg("c", tAny), arg("d", tAny), arg("e", tAny), arg("f", tAny), arg("g", tAny))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		names := []string{"a", "b", "c", "d", "e", "f", "g"}
+		rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+		names = names[:rng.IntN(len(names)+1)]
+		d := bson.D{{Key: "t", Value: 1}}
+		for _, n := range names {
+			d = append(d, bson.E{Key: n, Value: n + "!"})
+		}
+		raw, _ := bson.Marshal(d)
+		c, err := parseCommand(raw, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range spec.fields {
+			got, ok := c.value(f.name).StringValueOK()
+			if want := slices.Contains(names, f.name); ok != want || want && got != f.name+"!" {
+				t.Fatalf("%v: %s is %q (%v)", names, f.name, got, ok)
+			}
+		}
 	}
 }
 

@@ -174,6 +174,9 @@ func (s *Service) uuidOf(r *Request, db, name string) ([16]byte, bool) {
 
 // checkUUID is tUUID's check: the value is a UUID.
 func checkUUID(path, field string, v bson.RawValue) error {
+	if subtype, data := v.Binary(); subtype == bson.TypeBinaryUUID && len(data) == 16 {
+		return nil // the path is for the message
+	}
 	_, err := uuidValue(path+"."+field, v)
 	return err
 }

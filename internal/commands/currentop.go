@@ -120,9 +120,9 @@ func (o *opRegistry) begin(r *Request, name string) (*activeOp, error) {
 		op.deadline = r.Args.Deadline
 	}
 	ns := r.DB
-	if coll, ok := rawdoc.Lookup(r.Cmd, name).StringValueOK(); ok {
+	if coll, ok := rawdoc.StringView(rawdoc.Lookup(r.Cmd, name)); ok {
 		ns += "." + coll
-	} else if coll, ok := r.Cmd.Lookup("collection").StringValueOK(); ok && name == "getMore" {
+	} else if coll, ok := rawdoc.StringView(rawdoc.Lookup(r.Cmd, "collection")); ok && name == "getMore" {
 		ns += "." + coll
 	}
 	op.ns, op.cmd = ns, redactCommand(r.Cmd)

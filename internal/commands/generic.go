@@ -110,13 +110,14 @@ func isGenericArg(key string) bool {
 	return ok || refusedArgs[key]
 }
 
-// parseGeneric reads cmd's generic arguments in one pass over its fields,
-// without allocating. The session fields' errors come before the others'
-// (the first of those in field order), as when they were read first.
-func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
-	var a GenericArgs
+// parseGeneric reads cmd's generic arguments into a in one pass over its
+// fields, without allocating. The session fields' errors come before the
+// others' (the first of those in field order), as when they were read
+// first.
+func parseGeneric(cmd bson.Raw, a *GenericArgs) error {
+	*a = GenericArgs{}
 	if len(cmd) < 5 || int(binary.LittleEndian.Uint32(cmd)) != len(cmd) || cmd[len(cmd)-1] != 0 {
-		return a, invalidCommand("length prefix does not match the document")
+		return invalidCommand("length prefix does not match the document")
 	}
 	var sess sessionFields
 	var argErr error
@@ -125,7 +126,7 @@ func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 	for i := 0; len(it.Rest()) > 0; i++ {
 		k, v, ok := it.Next()
 		if !ok {
-			return a, invalidCommand("malformed element")
+			return invalidCommand("malformed element")
 		}
 		if i == 0 {
 			name = k
@@ -137,21 +138,21 @@ func parseGeneric(cmd bson.Raw) (GenericArgs, error) {
 			argErr = notHonoured(string(k))
 		} else if fn := genericArgs[string(k)]; fn != nil {
 			if argErr = checkDeclaredMaxTimeMS(name, k, v); argErr == nil {
-				argErr = fn(&a, v)
+				argErr = fn(a, v)
 			}
 		}
 	}
 	var err error
 	if a.Session, err = sess.parse(cmd); err != nil {
-		return a, err
+		return err
 	}
 	if argErr != nil {
-		return a, argErr
+		return argErr
 	}
 	if (a.API.HasStrict || a.API.HasDeprecationErrors) && a.API.Version == "" {
-		return a, mongoerr.New(mongoerr.APIParametersWithoutVersion, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
+		return mongoerr.New(mongoerr.APIParametersWithoutVersion, "Provided apiStrict and/or apiDeprecationErrors without passing apiVersion")
 	}
-	return a, nil
+	return nil
 }
 
 func invalidCommand(why string) error {

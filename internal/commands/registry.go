@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/nsname"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // handler runs one command and returns its reply without the ok field.
@@ -97,8 +98,8 @@ func namesCollection(names ...string) {
 // (engine.ValidateNamespace).
 func checkNamespace(r *Request, c command) error {
 	if c.collection {
-		if coll, ok := r.args.first().StringValueOK(); ok {
-			return nsname.CheckSpecified(r.DB, coll)
+		if coll, ok := rawdoc.StringView(r.args.first()); ok {
+			return nsname.CheckSpecified(r.DB, coll) // keeps no part of coll
 		}
 	}
 	return nsname.CheckCommandDatabase(r.DB)
@@ -167,10 +168,10 @@ func (s *Service) run(r *Request) (bson.Raw, error) {
 	if err := nsname.CheckDatabaseName(r.DB); err != nil {
 		return nil, err
 	}
-	var err error
-	if r.Args, err = parseGeneric(r.Cmd); err != nil {
+	if err := parseGeneric(r.Cmd, &r.Args); err != nil {
 		return nil, err
 	}
+	var err error
 	if err := s.checkAPIDeclared(r.Args.API); err != nil {
 		return nil, err
 	}

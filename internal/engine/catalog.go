@@ -637,22 +637,22 @@ func (e *Engine) CreateCollectionLike(db, name, like string) error {
 
 // writable returns the collection for a write, as txn (when not nil) sees
 // it, creating it when it is missing and create is set (inside txn, as
-// one of txn's own collections), with its mu read-locked; the caller calls
-// the returned release. It returns nil (and a no-op release) when the
-// collection does not exist and create is false. Another frontend creating
-// the collection meanwhile makes this creation use theirs. A write outside
-// a transaction waits while the collection is being sharded, until ctx
-// (nil: never) ends; one starting while this frontend's schema lease has
-// lapsed waits for its renewal first (awaitLease).
-func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, func(), error) {
+// one of txn's own collections), with its mu read-locked for the caller to
+// unlock. It returns nil when the collection does not exist and create is
+// false. Another frontend creating the collection meanwhile makes this
+// creation use theirs. A write outside a transaction waits while the
+// collection is being sharded, until ctx (nil: never) ends; one starting
+// while this frontend's schema lease has lapsed waits for its renewal
+// first (awaitLease).
+func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, error) {
 	if err := e.awaitLease(ctx); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for {
 		c := e.lookup(txn, db, name)
 		if c == nil {
 			if !create {
-				return nil, func() {}, nil
+				return nil, nil
 			}
 			var err error
 			if txn != nil {
@@ -666,22 +666,22 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 				e.cat.mu.Unlock()
 			}
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		c.mu.RLock()
 		if c.frozen.Load() {
 			c.mu.RUnlock()
 			if txn != nil {
-				return nil, nil, writeConflict()
+				return nil, writeConflict()
 			}
 			if err := e.awaitThaw(ctx, db, name); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			continue
 		}
 		if !c.dropped {
-			return c, c.mu.RUnlock, nil
+			return c, nil
 		}
 		c.mu.RUnlock()
 	}

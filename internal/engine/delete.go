@@ -16,11 +16,11 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	if err != nil {
 		return 0, err
 	}
-	c, release, err := e.writable(wo.Ctx, txn, db, coll, false)
+	c, err := e.writable(wo.Ctx, txn, db, coll, false)
 	if err != nil || c == nil {
 		return 0, err
 	}
-	defer release()
+	defer c.mu.RUnlock()
 	var n int64
 	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte) (bool, error) {
 		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {

@@ -65,11 +65,11 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	if err := e.userWritable(db, coll); err != nil {
 		return FindAndModifyResult{}, err
 	}
-	c, release, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert)
+	c, err := e.writable(s.Ctx, s.Txn, db, coll, s.Upsert)
 	if err != nil || c == nil {
 		return FindAndModifyResult{}, err
 	}
-	defer release()
+	defer c.mu.RUnlock()
 	var res FindAndModifyResult
 	for attempt := 1; ; attempt++ {
 		res, err = e.claimFirst(c, s, f, upd, proj)

@@ -152,11 +152,11 @@ func (e *Engine) CreateIndexes(db, coll string, specs []IndexSpec, progress Buil
 	}
 	for {
 		res.CreatedCollection = e.cat.get(db, coll) == nil
-		c, release, err := e.writable(context.Background(), nil, db, coll, true)
+		c, err := e.writable(context.Background(), nil, db, coll, true)
 		if err != nil {
 			return res, err
 		}
-		release()
+		c.mu.RUnlock()
 		res, err = e.createIndexesOn(c, specs, res, progress)
 		if !errors.Is(err, errRecreate) {
 			return res, err

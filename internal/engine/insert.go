@@ -43,11 +43,11 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 		return 0, werrs, nil
 	}
 	txn := wo.Txn
-	c, release, err := e.writable(wo.Ctx, txn, db, coll, true)
+	c, err := e.writable(wo.Ctx, txn, db, coll, true)
 	if err != nil {
 		return 0, nil, err
 	}
-	defer release()
+	defer c.mu.RUnlock()
 	if c.capped != nil || txn != nil {
 		n, werrs, err := e.insertEach(wo.Ctx, c, docs, ordered, txn, wo.Record, wo.BypassValidation)
 		if err == nil && n > 0 && txn == nil {
@@ -121,14 +121,14 @@ func (e *Engine) insertChunk(ctx context.Context, c *Collection, docs []bson.Raw
 	if len(pending) == 0 {
 		return 0, werrs, nil
 	}
-	unlock, err := e.lockWritable(ctx, keys...)
+	held, err := e.lockWritable(ctx, keys...)
 	if err != nil {
 		return 0, werrs, err
 	}
-	defer unlock()
+	defer held.unlock()
 	if len(uniques) > 0 {
-		unlockUnique := e.uniqueLocks.lock(uniques...)
-		defer unlockUnique()
+		heldUnique := e.uniqueLocks.lock(uniques...)
+		defer heldUnique.unlock()
 	}
 	var n int
 	var chunkErrs []WriteError

@@ -34,8 +34,9 @@ type hold struct {
 // lockSeed seeds the hashes of locked keys.
 var lockSeed = maphash.MakeSeed()
 
-// lock locks keys (repeats allowed) and returns the unlock function.
-func (t *lockTable) lock(keys ...[]byte) func() {
+// lock locks keys (repeats allowed) and returns the hold that unlock
+// releases.
+func (t *lockTable) lock(keys ...[]byte) *hold {
 	h := &hold{t: t}
 	h.hashes = h.one[:0]
 	if len(keys) > 1 {
@@ -69,7 +70,7 @@ func (t *lockTable) lock(keys ...[]byte) func() {
 		t.held[x] = h
 	}
 	t.mu.Unlock()
-	return h.unlock
+	return h
 }
 
 // unlock releases h's keys and wakes the writers waiting for them.

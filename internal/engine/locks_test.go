@@ -16,9 +16,9 @@ func TestLockTable(t *testing.T) {
 	k := func(s string) []byte { return []byte(s) }
 
 	// Disjoint keys: the second lock does not wait for the first.
-	unlockA := lt.lock(k("a"), k("b"), k("a"))
+	heldA := lt.lock(k("a"), k("b"), k("a"))
 	done := make(chan struct{})
-	go func() { lt.lock(k("c"), k("d"))(); close(done) }()
+	go func() { lt.lock(k("c"), k("d")).unlock(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
@@ -26,13 +26,13 @@ func TestLockTable(t *testing.T) {
 	}
 	// A common key: the second lock waits until the first is released.
 	got := make(chan struct{})
-	go func() { lt.lock(k("z"), k("b"))(); close(got) }()
+	go func() { lt.lock(k("z"), k("b")).unlock(); close(got) }()
 	select {
 	case <-got:
 		t.Fatal("a lock of a held key did not wait")
 	case <-time.After(50 * time.Millisecond):
 	}
-	unlockA()
+	heldA.unlock()
 	select {
 	case <-got:
 	case <-time.After(5 * time.Second):
@@ -57,10 +57,10 @@ func TestLockTable(t *testing.T) {
 				if n%2 == 1 {
 					a, b = b, a
 				}
-				unlock := lt.lock(k(a), k(b))
+				held := lt.lock(k(a), k(b))
 				*counters[a]++
 				*counters[b]++
-				unlock()
+				held.unlock()
 			}
 		}()
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"slices"
 	"sync"
@@ -115,8 +114,8 @@ func writeConflict() *mongoerr.Error {
 // document changed since the snapshot.
 func (t *Txn) claim(key []byte) error {
 	e := t.e
-	unlock := e.locks.lock(key)
-	defer unlock()
+	held := e.locks.lock(key)
+	defer held.unlock()
 	e.intents.mu.Lock()
 	owner := e.intents.owner[string(key)]
 	e.intents.mu.Unlock()
@@ -257,15 +256,15 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			unlockImages()
 		}
 	}()
-	unlock := e.locks.lock(t.keys...)
-	defer unlock()
+	held := e.locks.lock(t.keys...)
+	defer held.unlock()
 	entries := make([][]byte, len(t.uniques))
 	for i, u := range t.uniques {
 		entries[i] = u.u.lock
 	}
 	if len(entries) > 0 {
-		unlockUnique := e.uniqueLocks.lock(entries...)
-		defer unlockUnique()
+		heldUnique := e.uniqueLocks.lock(entries...)
+		defer heldUnique.unlock()
 	}
 	for _, u := range t.uniques {
 		// The entry must still be ours in the view: a later write of the
@@ -355,36 +354,15 @@ func (t *Txn) end() {
 	t.tx.Rollback()
 }
 
-// waitForIntents is what a writer outside any transaction does before it
-// writes keys: while an open transaction holds one of them, release the
-// locks (through unlock), wait for that transaction to end, and lock again
-// (through relock). The caller holds the keys' locks on entry, and on exit
-// unless the wait is interrupted: then it fails with ctx's interruption,
-// the locks released.
-func (e *Engine) waitForIntents(ctx context.Context, keys [][]byte, unlock func(), relock func()) error {
-	for {
-		var owner *Txn
-		e.intents.mu.Lock()
-		for _, k := range keys {
-			if o := e.intents.owner[string(k)]; o != nil {
-				owner = o
-				break
-			}
+// intentOwner is the open transaction holding an intent on one of keys,
+// nil for none.
+func (e *Engine) intentOwner(keys [][]byte) *Txn {
+	e.intents.mu.Lock()
+	defer e.intents.mu.Unlock()
+	for _, k := range keys {
+		if o := e.intents.owner[string(k)]; o != nil {
+			return o
 		}
-		e.intents.mu.Unlock()
-		if owner == nil {
-			return nil
-		}
-		unlock()
-		var interrupted <-chan struct{}
-		if ctx != nil {
-			interrupted = ctx.Done()
-		}
-		select {
-		case <-owner.done:
-		case <-interrupted:
-			return mongoerr.Interruption(ctx)
-		}
-		relock()
 	}
+	return nil
 }

@@ -60,11 +60,11 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if err := e.userWritable(db, coll); err != nil {
 		return UpdateResult{}, err
 	}
-	c, release, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert)
+	c, err := e.writable(u.Ctx, u.Txn, db, coll, u.Upsert)
 	if err != nil || c == nil {
 		return UpdateResult{}, err
 	}
-	defer release()
+	defer c.mu.RUnlock()
 	var res UpdateResult
 	for attempt := 1; ; attempt++ {
 		res, err = e.updateMatching(c, u, f, upd)

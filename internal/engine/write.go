@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -95,16 +96,26 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 }
 
 // lockWritable locks keys for a write outside any transaction, once no open
-// transaction holds an intent on them; it returns the unlock function. The
+// transaction holds an intent on them; it returns the hold to release. The
 // wait for a transaction ends early, nothing locked, when ctx ends.
-func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), error) {
-	var unlock func()
-	lock := func() { unlock = e.locks.lock(keys...) }
-	lock()
-	if err := e.waitForIntents(ctx, keys, func() { unlock() }, lock); err != nil {
-		return nil, err
+func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (*hold, error) {
+	for {
+		h := e.locks.lock(keys...)
+		owner := e.intentOwner(keys)
+		if owner == nil {
+			return h, nil
+		}
+		h.unlock()
+		var interrupted <-chan struct{}
+		if ctx != nil {
+			interrupted = ctx.Done()
+		}
+		select {
+		case <-owner.done:
+		case <-interrupted:
+			return nil, mongoerr.Interruption(ctx)
+		}
 	}
-	return unlock, nil
 }
 
 // writeOne is a write of the document at key outside a multi-document
@@ -115,11 +126,11 @@ func (e *Engine) lockWritable(ctx context.Context, keys ...[]byte) (func(), erro
 // commitDoc commits the change with sr's record.
 func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stmtRec,
 	read func(tx storage.Txn) (old, next bson.Raw, what change, err error)) error {
-	unlock, err := e.lockWritable(ctx, key)
+	h, err := e.lockWritable(ctx, key)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer h.unlock()
 	if c.capped != nil {
 		c.capped.mu.Lock()
 		defer c.capped.mu.Unlock()
@@ -155,8 +166,8 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	encID, moved := idFromDocKey(newKey), prev != nil
 	*flagged = *flagged || ch.flagged
 	if len(ch.uniques) > 0 {
-		unlock := e.uniqueLocks.lock(uniqueKeys(ch)...)
-		defer unlock()
+		held := e.uniqueLocks.lock(uniqueKeys(ch)...)
+		defer held.unlock()
 		if err := e.checkUnique(c, encID, prev, ch, nil); err != nil {
 			return err
 		}

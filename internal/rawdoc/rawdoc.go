@@ -2,8 +2,9 @@
 // documents and arrays.
 //
 // Invariants shared by everything here:
-//   - Nothing allocates: keys and values are slices of the input, which the
-//     caller must not modify while it uses them.
+//   - Nothing allocates: keys and values are slices of the input (a
+//     StringView a string over it), which the caller must not modify while
+//     it uses them.
 //   - Nothing validates or panics: the first malformed element (an
 //     unterminated key, a value running past the end) stops the walk as if
 //     the document ended there, so a malformed document reads as the
@@ -11,6 +12,9 @@
 package rawdoc
 
 import (
+	"encoding/binary"
+	"unsafe"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -114,4 +118,19 @@ func FirstKey(doc []byte) string {
 func AppendElement(dst []byte, key string, v bson.RawValue) []byte {
 	dst = bsoncore.AppendHeader(dst, bsoncore.Type(v.Type), key)
 	return append(dst, v.Value...)
+}
+
+// StringView is the text of v when it is a well-formed BSON string, as a
+// string sharing v's bytes: it is valid only while they are unchanged, so
+// the caller keeps it no longer than the document (a copy, such as a
+// concatenation or an error message, may outlive it).
+func StringView(v bson.RawValue) (string, bool) {
+	if v.Type != bson.TypeString || len(v.Value) < 5 {
+		return "", false
+	}
+	n := int(int32(binary.LittleEndian.Uint32(v.Value)))
+	if n < 1 || n != len(v.Value)-4 || v.Value[len(v.Value)-1] != 0 {
+		return "", false
+	}
+	return unsafe.String(&v.Value[4], n-1), true
 }

@@ -39,3 +39,32 @@ func TestMalformedStops(t *testing.T) {
 		t.Fatalf("Len of short input = %d", n)
 	}
 }
+
+// TestStringView: a well-formed string reads as the driver reads it; any
+// other value, or a string whose length prefix or terminator is wrong, is
+// not one.
+func TestStringView(t *testing.T) {
+	str := func(b ...byte) bson.RawValue { return bson.RawValue{Type: bson.TypeString, Value: b} }
+	for _, tt := range []struct {
+		v    bson.RawValue
+		want string
+		ok   bool
+	}{
+		{str(4, 0, 0, 0, 'a', 'b', 'c', 0), "abc", true},
+		{str(1, 0, 0, 0, 0), "", true},
+		{str(4, 0, 0, 0, 'a', 'b', 'c', 'd'), "", false}, // no terminator
+		{str(5, 0, 0, 0, 'a', 'b', 'c', 0), "", false},   // length past the value
+		{str(0, 0, 0, 0, 0), "", false},
+		{str(0xff, 0xff, 0xff, 0xff, 0), "", false},
+		{str(1, 0, 0), "", false},
+		{bson.RawValue{Type: bson.TypeSymbol, Value: []byte{2, 0, 0, 0, 'a', 0}}, "", false},
+	} {
+		got, ok := StringView(tt.v)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("StringView(% x) = %q, %v; want %q, %v", tt.v.Value, got, ok, tt.want, tt.ok)
+		}
+		if want, wantOK := tt.v.StringValueOK(); tt.ok && (got != want || !wantOK) {
+			t.Errorf("StringView(% x) = %q; the driver reads %q", tt.v.Value, got, want)
+		}
+	}
+}

@@ -23,7 +23,11 @@ type Info struct {
 // Claim records owner as the user of s, unless one already is. The caller
 // holds s.
 func (s *Session) Claim(owner string) {
-	s.seen.owner.CompareAndSwap(nil, &owner)
+	if s.seen.owner.Load() != nil {
+		return
+	}
+	o := owner // a copy made only for a session's first claim
+	s.seen.owner.CompareAndSwap(nil, &o)
 }
 
 // List describes the sessions the registry holds, busy ones included.

@@ -59,7 +59,7 @@ func FuzzApply(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if u.set != nil {
+		if u.set.name != "" {
 			sameApply(t, u, spec, doc, insert)
 		}
 		if pos > 1000 {

@@ -23,21 +23,21 @@ type setField struct {
 }
 
 // compileSetField returns spec as a setField when it has that shape.
-func compileSetField(spec bson.Raw, opts *Options) (*setField, bool) {
+func compileSetField(spec bson.Raw, opts *Options) (setField, bool) {
 	if len(opts.ArrayFilters) > 0 || rawdoc.Len(spec) != 1 {
-		return nil, false
+		return setField{}, false
 	}
 	op := spec.Index(0)
 	args, ok := op.Value().DocumentOK()
 	if op.Key() != "$set" || !ok || rawdoc.Len(args) != 1 {
-		return nil, false
+		return setField{}, false
 	}
 	f := args.Index(0)
 	name := f.Key()
 	if name == "" || name == "_id" || name[0] == '$' || strings.IndexByte(name, '.') >= 0 {
-		return nil, false
+		return setField{}, false
 	}
-	return &setField{name: name, val: f.Value()}, true
+	return setField{name: name, val: f.Value()}, true
 }
 
 // apply returns doc with the field set, and unless insert the delta: the
@@ -60,23 +60,32 @@ func (s *setField) apply(doc bson.Raw, insert bool) (bson.Raw, []byte) {
 		}
 		off = next
 	}
-	out := make([]byte, 0, len(doc)-(end-start)+2+len(s.name)+len(s.val.Value))
-	out = append(out, doc[:start]...)
-	out = bsoncore.AppendValueElement(out, s.name, bsoncore.Value{Type: bsoncore.Type(s.val.Type), Data: s.val.Value})
-	out = append(out, doc[end:]...)
-	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	docSize := len(doc) - (end - start) + 2 + len(s.name) + len(s.val.Value)
 	if insert {
-		return out, nil
+		return s.appendDoc(make([]byte, 0, docSize), doc, start, end), nil
 	}
 	section := "u"
 	if end == start {
 		section = "i"
 	}
-	// {<section>: {<name>: <value>}}: two headers, two ends and the element
-	open, delta := bsoncore.AppendDocumentStart(make([]byte, 0, 16+len(s.name)+len(s.val.Value)))
+	// {<section>: {<name>: <value>}}: two headers, two ends and the
+	// element, in the document's allocation
+	buf := make([]byte, 0, docSize+16+len(s.name)+len(s.val.Value))
+	out := s.appendDoc(buf[:0:docSize], doc, start, end)
+	open, delta := bsoncore.AppendDocumentStart(buf[docSize:docSize])
 	sub, delta := bsoncore.AppendDocumentElementStart(delta, section)
 	delta = bsoncore.AppendValueElement(delta, s.name, bsoncore.Value{Type: bsoncore.Type(s.val.Type), Data: s.val.Value})
 	delta, _ = bsoncore.AppendDocumentEnd(delta, sub)
 	delta, _ = bsoncore.AppendDocumentEnd(delta, open)
 	return out, delta
+}
+
+// appendDoc appends to out doc with its element doc[start:end] (empty at
+// the end) replaced by the field set.
+func (s *setField) appendDoc(out []byte, doc bson.Raw, start, end int) []byte {
+	out = append(out, doc[:start]...)
+	out = bsoncore.AppendValueElement(out, s.name, bsoncore.Value{Type: bsoncore.Type(s.val.Type), Data: s.val.Value})
+	out = append(out, doc[end:]...)
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out
 }

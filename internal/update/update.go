@@ -42,10 +42,10 @@ const MaxDocumentSize = 16 * 1024 * 1024
 
 // Update is a compiled update, safe for concurrent use by many Apply calls.
 type Update struct {
-	replacement bson.Raw  // the replacement document, or nil for an operator update
-	repeatedID  bool      // the replacement holds _id twice
-	root        *tnode    // operator update tree
-	set         *setField // the one field set, instead of root, when the update is only that
+	replacement bson.Raw // the replacement document, or nil for an operator update
+	repeatedID  bool     // the replacement holds _id twice
+	root        *tnode   // operator update tree
+	set         setField // the one field set (named), instead of root, when the update is only that
 	filters     map[string]Matcher
 }
 
@@ -86,7 +86,7 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta 
 	switch {
 	case u.replacement != nil:
 		out, err = u.applyReplacement(doc)
-	case u.set != nil:
+	case u.set.name != "":
 		out, delta = u.set.apply(doc, insert)
 	default:
 		out, delta, err = u.applyOperators(doc, pos, insert)
