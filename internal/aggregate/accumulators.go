@@ -108,38 +108,11 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 }
 
 // nArgs reads the argument of $firstN, $lastN, $maxN and $minN, {input,
-// n}, in the order of MongoDB's AccumulatorN::parseArgs: an object
-// (5787900 for $minN/$maxN, 5787801 for $firstN/$lastN), no other field
-// (5787901), then n (5787906) and input (5787907) present.
+// n}, as their expression forms do (expr.NArgs).
 func (p *parser) nArgs(a *accSpec, arg bson.RawValue) error {
-	if arg.Type != bson.TypeEmbeddedDocument {
-		code := mongoerr.FirstLastNSpecNotObject
-		if a.op == "$minN" || a.op == "$maxN" {
-			code = mongoerr.MinMaxNSpecNotObject
-		}
-		return mongoerr.New(code, "specification must be an object; found %s", typeName(arg))
-	}
 	var err error
-	for _, f := range fieldsOf(arg.Value) {
-		switch f.key {
-		case "input":
-			a.arg, err = expr.Compile(f.val, p.scope)
-		case "n":
-			a.n, err = expr.Compile(f.val, p.scope)
-		default:
-			return mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for 'n' operator: %s", f.key)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if a.n == nil {
-		return mongoerr.New(mongoerr.AccumulatorNMissingN, "Missing value for 'n'")
-	}
-	if a.arg == nil {
-		return mongoerr.New(mongoerr.AccumulatorNMissingInput, "Missing value for 'input'")
-	}
-	return nil
+	a.arg, a.n, err = expr.NArgs(a.op, arg, func(v bson.RawValue) (*expr.Expr, error) { return expr.Compile(v, p.scope) })
+	return err
 }
 
 // topBottomArgs reads the argument of $topN, $bottomN, $top and $bottom,

@@ -863,36 +863,53 @@ func NValue(v bson.RawValue) (int64, error) {
 	return n, nil
 }
 
+// NArgs reads {input, n}, the argument of $firstN, $lastN, $maxN and $minN
+// both as accumulators and as expressions, as MongoDB's
+// AccumulatorN::parseArgs does: an object (5787900 for $minN and $maxN,
+// 5787801 for $firstN and $lastN), each field compiled in order and any
+// other failing (5787901), then n (5787906) and input (5787907) present.
+func NArgs(op string, v bson.RawValue, compile func(bson.RawValue) (*Expr, error)) (input, n *Expr, err error) {
+	if v.Type != bson.TypeEmbeddedDocument {
+		code := mongoerr.FirstLastNSpecNotObject
+		if op == "$minN" || op == "$maxN" {
+			code = mongoerr.MinMaxNSpecNotObject
+		}
+		return nil, nil, mongoerr.New(code, "specification must be an object; found %s", typeName(v))
+	}
+	it := rawdoc.Iterate(v.Value)
+	for {
+		k, fv, ok := it.Next()
+		if !ok {
+			break
+		}
+		switch string(k) {
+		case "input":
+			input, err = compile(fv)
+		case "n":
+			n, err = compile(fv)
+		default:
+			return nil, nil, mongoerr.New(mongoerr.AccumulatorNUnknownArgument, "Unknown argument for 'n' operator: %s", k)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if n == nil {
+		return nil, nil, mongoerr.New(mongoerr.AccumulatorNMissingN, "Missing value for 'n'")
+	}
+	if input == nil {
+		return nil, nil, mongoerr.New(mongoerr.AccumulatorNMissingInput, "Missing value for 'input'")
+	}
+	return input, n, nil
+}
+
 // compileN builds the array forms of $firstN, $lastN, $maxN and $minN:
 // {input, n}. $maxN and $minN skip null and missing elements. n must be a
 // positive integer (see NValue). As MongoDB's parser, a missing n is
 // reported before a missing input.
 func compileN(op string, kind nKind) opCompiler {
 	return func(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, error) {
-		notObject := mongoerr.FirstLastNSpecNotObject
-		if kind == nMax || kind == nMin {
-			notObject = mongoerr.MinMaxNSpecNotObject
-		}
-		if v.Type != bson.TypeEmbeddedDocument {
-			return nil, mongoerr.New(notObject, "specification must be an object; found %s", typeName(v))
-		}
-		args, err := namedArgs(name, v, notObject, mongoerr.AccumulatorNUnknownArgument, "input", "n")
-		if err != nil {
-			return nil, err
-		}
-		nArg, ok := args["n"]
-		if !ok {
-			return nil, mongoerr.New(mongoerr.AccumulatorNMissingN, "%s requires an 'n' field", op)
-		}
-		in, ok := args["input"]
-		if !ok {
-			return nil, mongoerr.New(mongoerr.AccumulatorNMissingInput, "%s requires an 'input' field", op)
-		}
-		input, err := c.compile(in, s)
-		if err != nil {
-			return nil, err
-		}
-		nExpr, err := c.compile(nArg, s)
+		input, nExpr, err := NArgs(op, v, func(v bson.RawValue) (*Expr, error) { return c.compile(v, s) })
 		if err != nil {
 			return nil, err
 		}
