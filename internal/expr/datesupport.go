@@ -15,7 +15,9 @@ import (
 type namedExprs map[string]*Expr
 
 // compileNamed compiles the argument document of an operator with named
-// parameters.
+// parameters, in the order of allowed (MongoDB reads the fields first and
+// then compiles them in an order of its own, not the document's), so that
+// of two arguments that fail the same one always reports.
 func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode, unknownCode mongoerr.Code, allowed ...string) (namedExprs, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(objCode, "%s only supports an object as its argument", name)
@@ -25,9 +27,11 @@ func (c *compiler) compileNamed(name string, v bson.RawValue, s *Scope, objCode,
 		return nil, err
 	}
 	out := namedExprs{}
-	for k, a := range raw {
-		if out[k], err = c.compile(a, s); err != nil {
-			return nil, err
+	for _, k := range allowed {
+		if a, ok := raw[k]; ok {
+			if out[k], err = c.compile(a, s); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
