@@ -475,6 +475,23 @@ func (c *compiler) foldNary(args []*Expr, fn naryFn) (*Expr, error) {
 	})
 }
 
+// unknownArgWording is the message format (the operator's name, then the
+// field's) in which MongoDB's parser of an operator with named arguments
+// refuses one it does not take; each parser words it its own way.
+func unknownArgWording(op string) string {
+	switch op {
+	case "$reduce", "$zip", "$sortArray", "$convert", "$getField",
+		"$trim", "$ltrim", "$rtrim", "$regexFind", "$regexFindAll", "$regexMatch", "$replaceOne", "$replaceAll":
+		return "%s found an unknown argument: %s"
+	case "$dateFromParts", "$dateToParts", "$dateFromString", "$dateToString", "$dateDiff":
+		return "Unrecognized argument to %s: %s"
+	case "$year", "$month", "$dayOfMonth", "$hour", "$minute", "$second", "$millisecond", "$dayOfYear",
+		"$dayOfWeek", "$week", "$isoWeekYear", "$isoWeek", "$isoDayOfWeek":
+		return "unrecognized option to %s: \"%s\""
+	}
+	return "Unrecognized parameter to %s: %s" // $cond, $filter, $map, $let
+}
+
 // namedArgs reads the argument document of an operator with named
 // parameters, refusing names not in allowed with unknownCode.
 func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode mongoerr.Code, allowed ...string) (map[string]bson.RawValue, error) {
@@ -496,7 +513,7 @@ func namedArgs(name string, v bson.RawValue, notObjectCode, unknownCode mongoerr
 			}
 		}
 		if !known {
-			return nil, mongoerr.New(unknownCode, "Unrecognized parameter to %s: %s", name, k)
+			return nil, mongoerr.New(unknownCode, unknownArgWording(name), name, k)
 		}
 		out[k] = ev
 	}
