@@ -24,6 +24,10 @@ type applyCtx struct {
 	// events are the changes logged for the delta, of an update that is
 	// not an upsert's insert (an insert has no delta).
 	events []deltaEvent
+	// forced is set by an operator MongoDB counts as a modification even
+	// when the document's bytes stay the same ($push with $sort, $inc or
+	// $mul of a NaN).
+	forced bool
 }
 
 // log records a change at s, unless the update is an insert.
@@ -61,24 +65,24 @@ func (s *slot) top() string {
 
 // applyOperators applies the operators to doc and, unless insert, returns
 // their delta.
-func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (bson.Raw, []byte, error) {
+func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (_ bson.Raw, _ []byte, forced bool, err error) {
 	c := &applyCtx{u: u, root: rawNode(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}),
 		pos: pos, insert: insert, now: time.Now()}
 	c.origID, _ = doc.LookupErr("_id")
 	if err := c.walk(u.root, &slot{n: c.root}); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	if c.idTouched {
 		if err := checkIDType(c.root.lookup("_id")); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
 	// The result is usually about the size of the document.
 	out := bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64)))
 	if insert {
-		return out, nil, nil
+		return out, nil, c.forced, nil
 	}
-	return out, buildDelta(c.events), nil
+	return out, buildDelta(c.events), c.forced, nil
 }
 
 // walk applies the update tree t to the value at s.
@@ -327,8 +331,9 @@ func (c *applyCtx) remove(s *slot) error {
 	return nil
 }
 
-// modified records an in-place change of the array at s (array
-// operators): appended elements added at its end, else any change.
+// modified records an in-place change of the value at s (an array
+// operator's, or an arithmetic one's that kept its bytes): appended
+// elements added at its end, else any change.
 func (c *applyCtx) modified(s *slot, appended int) error {
 	if err := c.checkWrite(s, s.n, false); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package update
 
 import (
+	"bytes"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -62,6 +63,12 @@ func (o arithOp) apply(c *applyCtx, s *slot) error {
 	}
 	if identicalNumbers(cur, v) {
 		return nil
+	}
+	if cur.Type == v.Type && bytes.Equal(cur.Value, v.Value) {
+		// A NaN stays NaN: not identical, so MongoDB counts and logs
+		// a change of the same bytes.
+		c.forced = true
+		return c.modified(s, 0)
 	}
 	return c.set(s, rawNode(v), false)
 }

@@ -19,8 +19,11 @@ type addToSetOp struct {
 
 func parseAddToSet(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 	vals := []bson.RawValue{v}
+	// Only a document whose first field is $each is the clause (MongoDB's
+	// AddToSetNode::init); {x: 1, $each: [...]} is a value like any other.
 	if v.Type == bson.TypeEmbeddedDocument {
-		if each, err := v.Document().LookupErr("$each"); err == nil {
+		if first, err := v.Document().IndexErr(0); err == nil && first.Key() == "$each" {
+			each := first.Value()
 			if each.Type != bson.TypeArray {
 				return nil, mongoerr.New(mongoerr.TypeMismatch,
 					"The argument to $each in $addToSet must be an array but it was of type %s",
@@ -116,7 +119,6 @@ func (o popOp) apply(c *applyCtx, s *slot) error {
 // pullOp is $pull and $pullAll: removes every element that the condition
 // selects. name is the operator, for messages.
 type pullOp struct {
-	name  string
 	match func(v bson.RawValue) bool
 }
 
@@ -128,7 +130,7 @@ type pullOp struct {
 // matches); any other value selects equal elements.
 func parsePull(v bson.RawValue, o *Options) (leaf, error) {
 	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeRegex {
-		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return o.Collator.Compare(e, v) == 0 }}, nil
+		return pullOp{match: func(e bson.RawValue) bool { return o.Collator.Compare(e, v) == 0 }}, nil
 	}
 	compile := o.Compile
 	if compile == nil {
@@ -144,13 +146,13 @@ func parsePull(v bson.RawValue, o *Options) (leaf, error) {
 		if err != nil {
 			return nil, err
 		}
-		return pullOp{name: "$pull", match: func(e bson.RawValue) bool { return m.Match(wrap(pullField, e)) }}, nil
+		return pullOp{match: func(e bson.RawValue) bool { return m.Match(wrap(pullField, e)) }}, nil
 	}
 	m, err := compile(v.Document())
 	if err != nil {
 		return nil, err
 	}
-	return pullOp{name: "$pull", match: func(e bson.RawValue) bool {
+	return pullOp{match: func(e bson.RawValue) bool {
 		return e.Type == bson.TypeEmbeddedDocument && m.Match(e.Document())
 	}}, nil
 }
@@ -179,7 +181,7 @@ func parsePullAll(v bson.RawValue, coll *collation.Collator) (leaf, error) {
 			values.TypeName(v.Type))
 	}
 	list := arrayValues(v)
-	return pullOp{name: "$pullAll", match: func(e bson.RawValue) bool { return containsValue(coll, list, e) }}, nil
+	return pullOp{match: func(e bson.RawValue) bool { return containsValue(coll, list, e) }}, nil
 }
 
 func (o pullOp) apply(c *applyCtx, s *slot) error {
@@ -187,7 +189,8 @@ func (o pullOp) apply(c *applyCtx, s *slot) error {
 		return checkViable(s)
 	}
 	if s.n.t != bson.TypeArray {
-		return mongoerr.New(mongoerr.BadValue, "Cannot apply %s to a non-array value", o.name)
+		// $pull's words for $pullAll too: MongoDB's ArrayCullingNode
+		return mongoerr.New(mongoerr.BadValue, "Cannot apply $pull to a non-array value")
 	}
 	s.n.expand()
 	kept := s.n.elems[:0:0]

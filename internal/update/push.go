@@ -150,7 +150,11 @@ func (o pushOp) apply(c *applyCtx, s *slot) error {
 	s.n.expand()
 	n := len(s.n.elems)
 	o.perform(s.n)
-	if after := s.n.value(); after.Equal(before) {
+	if o.sort != nil {
+		// MongoDB's PushNode counts a sort as a change, even of an array
+		// already in order.
+		c.forced = true
+	} else if after := s.n.value(); after.Equal(before) {
 		return nil
 	}
 	return c.modified(s, o.appended(n, len(s.n.elems)))

@@ -80,16 +80,18 @@ func (u *Update) IsReplacement() bool { return u.replacement != nil }
 // false when the result is byte-for-byte the original document (for a
 // replacement: when the replacement as given is), which is MongoDB's
 // nModified rule: setting a field to its current value is no
-// modification. delta is the oplog diff the operators logged (see
+// modification; but a $push with $sort, and $inc or $mul of a NaN, always
+// are, as MongoDB's nodes report them. delta is the oplog diff the operators logged (see
 // delta.go), nil for a replacement, an upsert's insert, or no change.
 func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta []byte, modified bool, err error) {
+	forced := false
 	switch {
 	case u.replacement != nil:
 		out, err = u.applyReplacement(doc)
 	case u.set.name != "":
 		out, delta = u.set.apply(doc, insert)
 	default:
-		out, delta, err = u.applyOperators(doc, pos, insert)
+		out, delta, forced, err = u.applyOperators(doc, pos, insert)
 	}
 	if err != nil {
 		return nil, nil, false, err
@@ -101,7 +103,7 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta 
 	// A replacement is a no-op only when it equals the document as given,
 	// as MongoDB compares them: one without _id always changes it, also
 	// when the rest is the same (and counts in nModified).
-	if u.replacement != nil && bytes.Equal(u.replacement, doc) || u.replacement == nil && bytes.Equal(out, doc) {
+	if u.replacement != nil && bytes.Equal(u.replacement, doc) || u.replacement == nil && !forced && bytes.Equal(out, doc) {
 		return out, nil, false, nil
 	}
 	return out, delta, true, nil
