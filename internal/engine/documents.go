@@ -153,6 +153,16 @@ func dollarPrefixed(doc []byte) (string, bool) {
 	}
 }
 
+// checkUpdatedDepth refuses an updated document nested deeper than
+// maxStorageDepth, as MongoDB's storage validation of an update's result
+// (modifier, replacement or pipeline) does.
+func checkUpdatedDepth(doc bson.Raw) error {
+	if depth(doc, 0) > maxStorageDepth {
+		return mongoerr.New(mongoerr.Overflow, "Document exceeds maximum nesting depth of %d", maxStorageDepth)
+	}
+	return nil
+}
+
 // depth is the nesting depth of documents and arrays within doc.
 func depth(doc []byte, level int) int {
 	max := level + 1

@@ -119,6 +119,9 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 				return nil, removed, nil
 			}
 			next, delta, modified, err := upd.Apply(old, pos, false)
+			if err == nil && modified {
+				err = checkUpdatedDepth(next)
+			}
 			if err != nil {
 				return nil, kept, err
 			}

@@ -88,6 +88,9 @@ func (e *Engine) updateMatching(c *Collection, u UpdateSpec, f *query.Filter, up
 		matched, what, err := e.rewrite(u.Ctx, c, key, f, u.Txn, u.Record, func(cur bson.Raw, pos int) (bson.Raw, change, error) {
 			next, delta, modified, err := upd.Apply(cur, pos, false)
 			if err == nil && modified {
+				err = checkUpdatedDepth(next)
+			}
+			if err == nil && modified {
 				err = e.validate(c, cur, next, u.BypassValidation)
 			}
 			if err == nil && modified {

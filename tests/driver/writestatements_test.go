@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -17,6 +18,8 @@ func TestWriteStatements(t *testing.T) {
 	ctx := context.Background()
 	db := client.Database(testDB)
 	coll := db.Collection("ups")
+	// nested(n) is n documents {"a": ...} around 1.
+	nested := func(n int) string { return strings.Repeat(`{"a": `, n) + "1" + strings.Repeat("}", n) }
 	tests := []struct {
 		name string
 		docs string // the collection before, an array
@@ -54,6 +57,23 @@ func TestWriteStatements(t *testing.T) {
 		{"$expr in a plain update", `[{"_id": 0, "a": 5}]`,
 			`{"update": "ups", "updates": [{"q": {"$expr": {"$eq": ["$a", 5]}}, "u": {"$set": {"b": 6}}}]}`,
 			0, `[{"_id": 0, "a": 5, "b": 6}]`},
+		// MongoDB's storage validation of an update's result: no more
+		// than 180 levels, the document itself the first
+		{"$set of a path 180 levels deep", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1}, "u": {"$set": {"` + strings.Repeat("a.", 179) + `a": 1}}}]}`,
+			0, `[{"_id": 1, "a": ` + nested(179) + `}]`},
+		{"$set of a path 181 levels deep", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1}, "u": {"$set": {"` + strings.Repeat("a.", 180) + `a": 1}}}]}`,
+			15, `[{"_id": 1}]`},
+		{"findAndModify to 181 levels", `[{"_id": 1}]`,
+			`{"findAndModify": "ups", "query": {"_id": 1}, "update": {"$set": {"x": ` + nested(180) + `}}}`,
+			15, `[{"_id": 1}]`},
+		{"a replacement 181 levels deep", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1}, "u": {"x": ` + nested(180) + `}}]}`,
+			15, `[{"_id": 1}]`},
+		{"a pipeline to 181 levels", `[{"_id": 1}]`,
+			`{"update": "ups", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"x": {"$literal": ` + nested(180) + `}}}]}]}`,
+			15, `[{"_id": 1}]`},
 		{"a replacement takes the _id alone", `[]`,
 			`{"update": "ups", "updates": [{"q": {"_id": 1, "x": [1, {"x": 1}], "x.x": 1}, "u": {"y": 2}, "upsert": true}]}`,
 			0, `[{"_id": 1, "y": 2}]`},
