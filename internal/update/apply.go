@@ -2,6 +2,7 @@ package update
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,9 @@ type applyCtx struct {
 	// when the document's bytes stay the same ($push with $sort, $inc or
 	// $mul of a NaN).
 	forced bool
+	// dollarTops are the top-level fields starting with '$' the update
+	// wrote (outside an upsert's insert).
+	dollarTops []string
 }
 
 // log records a change at s, unless the update is an insert.
@@ -79,6 +83,9 @@ func (u *Update) applyOperators(doc bson.Raw, pos int, insert bool) (_ bson.Raw,
 	}
 	// The result is usually about the size of the document.
 	out := bson.Raw(c.root.appendValue(make([]byte, 0, len(doc)+len(doc)/8+64)))
+	if err := checkTopLevelDollars(out, c.dollarTops); err != nil {
+		return nil, nil, false, err
+	}
 	if insert {
 		return out, nil, c.forced, nil
 	}
@@ -347,8 +354,8 @@ func (c *applyCtx) modified(s *slot, appended int) error {
 }
 
 // checkWrite enforces the rules for writing v at s (nil v removes): _id is
-// immutable, and outside an upsert's insert no top-level field name may
-// start with '$'.
+// immutable, and outside an upsert's insert a top-level field starting with
+// '$' is noted for checkTopLevelDollars.
 func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 	top := s.top()
 	if top == "_id" {
@@ -360,8 +367,8 @@ func (c *applyCtx) checkWrite(s *slot, v *node, wholeValue bool) error {
 				"Performing an update on the path '%s' would modify the immutable field '_id'", path)
 		}
 	}
-	if v != nil && !c.insert && strings.HasPrefix(top, "$") {
-		return DollarField(top)
+	if v != nil && !c.insert && strings.HasPrefix(top, "$") && !slices.Contains(c.dollarTops, top) {
+		c.dollarTops = append(c.dollarTops, top) // checked in the result
 	}
 	return nil
 }

@@ -11,15 +11,16 @@ import (
 )
 
 // compileReplacement accepts a replacement document: no top-level field may
-// start with '$' (MongoDB 5.0+ storage rules for replacements), and _id must
-// be storable. A second _id is refused when the replacement is applied, as
+// start with '$' but a DBRef's (MongoDB 5.0+ storage rules for
+// replacements, checkTopLevelDollars), and _id must be storable. A second _id is refused when the replacement is applied, as
 // MongoDB's storage validation of the new document does.
 func compileReplacement(spec bson.Raw) (*Update, error) {
 	elems, _ := spec.Elements()
 	ids := 0
+	var dollars []string
 	for _, e := range elems {
 		if k := e.Key(); len(k) > 0 && k[0] == '$' {
-			return nil, DollarField(k)
+			dollars = append(dollars, k)
 		}
 		if e.Key() == "_id" {
 			ids++
@@ -27,6 +28,9 @@ func compileReplacement(spec bson.Raw) (*Update, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := checkTopLevelDollars(spec, dollars); err != nil {
+		return nil, err
 	}
 	return &Update{replacement: spec, repeatedID: ids > 1}, nil
 }

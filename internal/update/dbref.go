@@ -1,0 +1,73 @@
+package update
+
+import (
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/values"
+)
+
+// checkTopLevelDollars applies MongoDB's storage rule for the top-level
+// fields of an updated or replacement document that start with '$'
+// (validateDollarPrefixElement): only a DBRef's $ref, $id and $db may,
+// in that order ($ref a string followed by $id, $db a string after $id);
+// any other fails with DollarPrefixedFieldName. names are the fields to
+// check, those the update wrote.
+func checkTopLevelDollars(doc bson.Raw, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var keys []string
+	var types []bson.Type
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		keys, types = append(keys, string(k)), append(types, v.Type)
+	}
+	for i, k := range keys {
+		if len(k) == 0 || k[0] != '$' || !slices.Contains(names, k) {
+			continue
+		}
+		if err := checkDollarField(keys, types, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDollarField checks the field keys[i], which starts with '$', with
+// its siblings.
+func checkDollarField(keys []string, types []bson.Type, i int) error {
+	name, j := keys[i], i
+	if name == "$db" {
+		if types[j] != bson.TypeString {
+			return mongoerr.New(mongoerr.InvalidDBRef, "The DBRef $db field must be a String, not a %s", values.TypeName(types[j]))
+		}
+		if j--; j < 0 || keys[j] != "$id" {
+			return mongoerr.New(mongoerr.InvalidDBRef, "Found $db field without a $id before it, which is invalid.")
+		}
+		name = "$id"
+	}
+	if name == "$id" {
+		if j--; j < 0 || keys[j] != "$ref" {
+			return mongoerr.New(mongoerr.InvalidDBRef, "Found $id field without a $ref before it, which is invalid.")
+		}
+		name = "$ref"
+	}
+	if name != "$ref" {
+		return DollarField(keys[i])
+	}
+	if types[j] != bson.TypeString {
+		return mongoerr.New(mongoerr.InvalidDBRef, "The DBRef $ref field must be a String, not a %s", values.TypeName(types[j]))
+	}
+	if j+1 >= len(keys) || keys[j+1] != "$id" {
+		return mongoerr.New(mongoerr.InvalidDBRef, "The DBRef $ref field must be followed by a $id field")
+	}
+	return nil
+}
