@@ -41,6 +41,12 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	} else {
 		s.Ops.Update.Add(1)
 	}
+	if spec.Pipeline {
+		s.cmdStats.famPipeline.Add(1)
+	}
+	if spec.ArrayFilters != nil {
+		s.cmdStats.famArrayFilters.Add(1)
+	}
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
 			return retriedFindAndModify(spec, stmt.first, res)

@@ -130,6 +130,7 @@ func (s *Service) Run(r *Request) bson.Raw {
 	start := time.Now()
 	reply, err := s.run(r)
 	d := time.Since(start) - r.awaited
+	s.countCommand(Name(r.Cmd), err)
 	if s.Metrics != nil {
 		s.Metrics.Command(metricsName(r.Cmd), outcome(err), d)
 	}

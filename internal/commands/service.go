@@ -79,6 +79,7 @@ type Service struct {
 	// MaxConnections is the most connections served at once.
 	MaxConnections int64
 	Ops            OpCounters
+	cmdStats       commandStats
 	Docs           DocumentCounters
 	Net            NetworkCounters
 	Asserts        AssertCounters

@@ -126,6 +126,7 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 func (s *Service) metrics() bson.D {
 	total, noTimeout, pinned := s.Cursors.OpenCounts()
 	return bson.D{
+		{Key: "commands", Value: s.cmdStats.section(s)},
 		{Key: "cursor", Value: bson.D{
 			{Key: "timedOut", Value: s.Cursors.TimedOut()},
 			{Key: "open", Value: bson.D{

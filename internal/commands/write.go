@@ -392,6 +392,14 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			u.Update = s.fillEmptyTimestamps(u.Update)
 		}
 	}
+	for _, u := range specs {
+		if u.Pipeline {
+			s.cmdStats.updatePipeline.Add(1)
+		}
+		if u.ArrayFilters != nil {
+			s.cmdStats.updateArrayFilters.Add(1)
+		}
+	}
 	var matched, modified int64
 	var upserted bson.A
 	var werrs []engine.WriteError

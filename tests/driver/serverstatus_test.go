@@ -138,3 +138,49 @@ func TestServerStatusDocumentMetrics(t *testing.T) {
 		t.Errorf("metrics.cursor.open.pinned %d after the getMore, want 0", got)
 	}
 }
+
+// TestServerStatusCommandMetrics: metrics.commands counts each command's
+// runs and failures under its first name (aliases with it), the unknown
+// ones under <UNKNOWN>, and, as jstests update_metrics.js and
+// find_and_modify_metrics.js, the update statements and findAndModify
+// commands with a pipeline or arrayFilters.
+func TestServerStatusCommandMetrics(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	status := func() bson.Raw { return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}) }
+	num := func(doc bson.Raw, path ...string) int64 {
+		return doc.Lookup(append([]string{"metrics", "commands"}, path...)...).AsInt64()
+	}
+	run := func(cmd string) { _ = db.RunCommand(context.Background(), extJSON(t, []byte(cmd))).Err() }
+	before := status()
+	run(`{"insert": "cm", "documents": [{"_id": 1, "a": [1, 2]}]}`)
+	run(`{"update": "cm", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"b": 1}}]}, {"q": {"_id": 1}, "u": {"$set": {"a.$[x]": 0}}, "arrayFilters": [{"x": 1}]}, {"q": {"_id": 1}, "u": {"$set": {"c": 1}}}]}`)
+	run(`{"findAndModify": "cm", "query": {"_id": 1}, "update": [{"$set": {"d": 1}}]}`)
+	run(`{"findandmodify": "cm", "query": {"_id": 1}, "update": {"$set": {"a.$[x]": 5}}, "arrayFilters": [{"x": 2}]}`)
+	run(`{"find": "cm", "filter": {"$bogus": 1}}`)
+	run(`{"noSuchCommand": 1}`)
+	after := status()
+	for _, tc := range []struct {
+		path []string
+		want int64
+	}{
+		{[]string{"insert", "total"}, 1},
+		{[]string{"update", "total"}, 1},
+		{[]string{"update", "failed"}, 0},
+		{[]string{"update", "pipeline"}, 1},
+		{[]string{"update", "arrayFilters"}, 1},
+		{[]string{"findAndModify", "total"}, 2},
+		{[]string{"findAndModify", "pipeline"}, 1},
+		{[]string{"findAndModify", "arrayFilters"}, 1},
+		{[]string{"find", "total"}, 1},
+		{[]string{"find", "failed"}, 1},
+		{[]string{"<UNKNOWN>"}, 1},
+	} {
+		if d := num(after, tc.path...) - num(before, tc.path...); d != tc.want {
+			t.Errorf("metrics.commands.%v grew by %d, want %d", tc.path, d, tc.want)
+		}
+	}
+	if _, err := after.LookupErr("metrics", "commands", "findandmodify"); err == nil {
+		t.Error("an alias has its own counters")
+	}
+}
