@@ -154,3 +154,34 @@ func TestNearRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinBoundary: as MongoDB's GeometryContainer::contains, a point on
+// a polygon's vertex or edge, a line along its edges and a point on the
+// rim of a $centerSphere are within; a chord between two vertices outside
+// a concave polygon is not (geo_s2polywithholes.js, geo_s2within.js).
+func TestWithinBoundary(t *testing.T) {
+	square := `{"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}}`
+	concave := `{"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [4, 0], [4, 4], [2, 1], [0, 4], [0, 0]]]}}`
+	for _, tc := range []struct {
+		within, doc string
+		want        bool
+	}{
+		{square, bsonPoint(0, 0), true},
+		{square, bsonPoint(0, 0.5), true},
+		{square, bsonPoint(0.5, 0.5), true},
+		{square, bsonPoint(1.5, 0.5), false},
+		{square, `{"type": "LineString", "coordinates": [[0, 0], [1, 0], [1, 1]]}`, true},
+		{square, `{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}`, true},
+		{square, `{"type": "LineString", "coordinates": [[0, 0], [2, 0]]}`, false},
+		{concave, `{"type": "LineString", "coordinates": [[4, 4], [0, 4]]}`, false},
+		{concave, `{"type": "LineString", "coordinates": [[0, 0], [4, 0]]}`, true},
+	} {
+		q, err := ParseWithin(raw(t, tc.within))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Matches(raw(t, tc.doc)); got != tc.want {
+			t.Errorf("%s within %s = %v, want %v", tc.doc, tc.within, got, tc.want)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func withinPolygons(g *Geometry, ps []*s2.Polygon) bool {
 		return false
 	}
 	for _, pt := range g.Points {
-		if !inOne(func(p *s2.Polygon) bool { return p.ContainsPoint(pt) }) {
+		if !inOne(func(p *s2.Polygon) bool { return pointInPolygon(pt, p) }) {
 			return false
 		}
 	}
@@ -136,10 +136,22 @@ func withinPolygons(g *Geometry, ps []*s2.Polygon) bool {
 	return true
 }
 
-// lineInPolygon: every vertex inside and no edge crossing the boundary.
+// pointInPolygon is MongoDB's containsPoint: inside p, or on its boundary
+// (p meets the leaf cell of the point), so that the vertices and edges of
+// a polygon are within it.
+func pointInPolygon(pt s2.Point, p *s2.Polygon) bool {
+	return p.ContainsPoint(pt) || p.IntersectsCell(s2.CellFromPoint(pt))
+}
+
+// lineInPolygon: every vertex, and the middle of every edge, inside or on
+// the boundary (pointInPolygon), and no edge crossing the boundary; an
+// edge along the boundary, vertex to vertex, is within.
 func lineInPolygon(l s2.Polyline, p *s2.Polygon) bool {
-	for _, v := range l {
-		if !p.ContainsPoint(v) {
+	for i, v := range l {
+		if !pointInPolygon(v, p) {
+			return false
+		}
+		if i > 0 && !pointInPolygon(s2.Interpolate(0.5, l[i-1], v), p) {
 			return false
 		}
 	}
@@ -165,7 +177,8 @@ func lineCrossesPolygon(l s2.Polyline, p *s2.Polygon) bool {
 // than a hemisphere holds the geodesic edges between its points).
 func withinCap(g *Geometry, c s2.Cap) bool {
 	for _, p := range g.Points {
-		if !c.ContainsPoint(p) {
+		// MongoDB's test of a point: the cap meets the point's leaf cell
+		if !c.IntersectsCell(s2.CellFromPoint(p)) {
 			return false
 		}
 	}
