@@ -45,8 +45,11 @@ func FuzzParse(f *testing.F) {
 		}
 		_, _ = Geometries(v)
 		for _, parse := range []func(bson.RawValue) (*Query, error){
-			ParseWithin, ParseIntersects,
-			func(v bson.RawValue) (*Query, error) { return ParseNear("$nearSphere", v, d) },
+			func(v bson.RawValue) (*Query, error) { return ParseWithin("$within", v) }, ParseIntersects,
+			func(v bson.RawValue) (*Query, error) {
+				ops, _ := bson.Marshal(bson.D{{Key: "$nearSphere", Value: v}})
+				return ParseNear("$nearSphere", ops)
+			},
 		} {
 			if q, err := parse(v); err == nil {
 				_ = Ranges(q.Region())

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/golang/geo/s1"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/geo/geotest"
@@ -58,7 +59,7 @@ func TestWithinPolygons(t *testing.T) {
 			coords = append(coords, bson.A{p[0], p[1]})
 		}
 		spec, _ := bson.MarshalExtJSON(bson.D{{Key: "$geometry", Value: bson.D{{Key: "type", Value: "Polygon"}, {Key: "coordinates", Value: bson.A{coords}}}}}, false, false)
-		q, err := ParseWithin(raw(t, string(spec)))
+		q, err := ParseWithin("$geoWithin", raw(t, string(spec)))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -176,12 +177,59 @@ func TestWithinBoundary(t *testing.T) {
 		{concave, `{"type": "LineString", "coordinates": [[4, 4], [0, 4]]}`, false},
 		{concave, `{"type": "LineString", "coordinates": [[0, 0], [4, 0]]}`, true},
 	} {
-		q, err := ParseWithin(raw(t, tc.within))
+		q, err := ParseWithin("$geoWithin", raw(t, tc.within))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := q.Matches(raw(t, tc.doc)); got != tc.want {
 			t.Errorf("%s within %s = %v, want %v", tc.doc, tc.within, got, tc.want)
+		}
+	}
+}
+
+// ParseNear reads the forms MongoDB's GeoNearExpression accepts, with
+// their units: a legacy pair (plane units for $near, radians for
+// $nearSphere), [x, y, maxDistance], a GeoJSON point bare or under
+// $geometry (meters), and $geoNear as $near.
+func TestParseNear(t *testing.T) {
+	tests := []struct {
+		op, ops        string
+		legacy, meters bool
+		x, y, min, max float64 // max -1: none
+	}{
+		{"$near", `{"$near": [1, 2]}`, true, false, 1, 2, 0, -1},
+		{"$near", `{"$near": [1, 2, 3]}`, true, false, 1, 2, 0, 3},
+		{"$near", `{"$near": {"x": 1, "y": 2, "d": 3}}`, true, false, 1, 2, 0, 3},
+		{"$near", `{"$near": [1, 2, 3], "$maxDistance": 5}`, true, false, 1, 2, 0, 5},
+		{"$near", `{"$maxDistance": 5, "$near": [1, 2, 3]}`, true, false, 1, 2, 0, 3},
+		{"$geoNear", `{"$geoNear": [1, 2], "$minDistance": 1}`, true, false, 1, 2, 1, -1},
+		{"$nearSphere", `{"$nearSphere": [1, 2], "$maxDistance": 0.5}`, false, false, 1, 2, 0, 0.5},
+		{"$nearSphere", `{"$nearSphere": {"type": "Point", "coordinates": [1, 2]}, "$minDistance": 10}`, false, true, 1, 2, 10, -1},
+		{"$near", `{"$near": {"type": "Point", "coordinates": [1, 2]}, "$maxDistance": 10, "$uniqueDocs": true}`, false, true, 1, 2, 0, 10},
+		{"$near", `{"$near": {"$geometry": {"type": "Point", "coordinates": [1, 2]}, "$maxDistance": 10}}`, false, true, 1, 2, 0, 10},
+		{"$geoNear", `{"$geoNear": {"$geometry": {"type": "Point", "coordinates": [1, 2]}}}`, false, true, 1, 2, 0, -1},
+	}
+	for _, tc := range tests {
+		var ops bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.ops), false, &ops); err != nil {
+			t.Fatal(err)
+		}
+		q, err := ParseNear(tc.op, ops)
+		if err != nil {
+			t.Errorf("%s: %v", tc.ops, err)
+			continue
+		}
+		units := 1.0
+		if tc.meters {
+			units = EarthRadiusMeters
+		}
+		max := float64(q.Max) * units
+		if q.Max == s1.InfAngle() {
+			max = -1
+		}
+		if q.Legacy != tc.legacy || q.Meters != tc.meters || q.CenterX != tc.x || q.CenterY != tc.y ||
+			math.Abs(float64(q.Min)*units-tc.min) > 1e-9 || math.Abs(max-tc.max) > 1e-9 {
+			t.Errorf("%s: legacy %v meters %v center (%g, %g) min %g max %g", tc.ops, q.Legacy, q.Meters, q.CenterX, q.CenterY, float64(q.Min)*units, max)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package geo
 
 import (
 	"math"
-	"strings"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -69,16 +68,28 @@ func (q *Query) Region() s2.Region { return q.region }
 // ParseWithin reads $geoWithin's operand: {$geometry: Polygon or
 // MultiPolygon}, {$centerSphere: [[x, y], radians]}, or the flat shapes
 // of legacy pairs {$box: [[x1, y1], [x2, y2]]}, {$polygon: [[x, y], ...]},
-// {$center: [[x, y], r]}.
-func ParseWithin(v bson.RawValue) (*Query, error) {
+// {$center: [[x, y], r]}. As in MongoDB's GeoExpression::parseQuery, the
+// deprecated $uniqueDocs beside the shape is ignored, $geoWithin (op)
+// refuses anything after its shape and the old $within takes the last of
+// several.
+func ParseWithin(op string, v bson.RawValue) (*Query, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, errorf("$geoWithin not an object: %s", v)
 	}
 	elems, _ := v.Document().Elements()
-	if len(elems) != 1 {
-		return nil, errorf("$geoWithin must have exactly one shape: %s", v)
+	var shapeElem bson.RawElement
+	for _, el := range elems {
+		if shapeElem != nil && op == "$geoWithin" {
+			return nil, errorf("$geoWithin doesn't accept multiple shapes $geoWithin: %s", values.Shell(v))
+		}
+		if el.Key() != "$uniqueDocs" {
+			shapeElem = el
+		}
 	}
-	shape, arg := elems[0].Key(), elems[0].Value()
+	if shapeElem == nil {
+		return nil, errorf("geo query doesn't have any geometry")
+	}
+	shape, arg := shapeElem.Key(), shapeElem.Value()
 	q := &Query{Op: Within}
 	switch shape {
 	case "$geometry":
@@ -170,77 +181,28 @@ func ParseIntersects(v bson.RawValue) (*Query, error) {
 	return &Query{Op: Intersects, region: regionOf(g), geom: g}, nil
 }
 
-// ParseNear reads $near or $nearSphere (op) with operand v: a GeoJSON
-// point under $geometry with $minDistance and $maxDistance in meters
-// beside it, or a legacy pair with them (in radians) in ops, the
-// operator document holding it.
-func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
-	q := &Query{Op: Near, Max: s1.InfAngle()}
-	var boundsDoc bson.Raw
-	if d, ok := v.DocumentOK(); ok && operatorDoc(d) {
-		if d.Lookup("$geometry").Type == 0 {
-			return nil, errorf("%s requires a GeoJSON point in $geometry, given %s", op, d)
-		}
-		elems, _ := d.Elements()
-		for _, el := range elems {
-			if k := el.Key(); k != "$geometry" && k != "$minDistance" && k != "$maxDistance" {
-				return nil, errorf("invalid argument in geo near query: %s", k)
-			}
-		}
-		g, err := queryGeometry(d.Lookup("$geometry"))
-		if err != nil {
-			return nil, err
-		}
-		if g.Type != "Point" || len(g.Points) != 1 || g.Legacy {
-			return nil, errorf("invalid point in geo near query $geometry argument: %s", d.Lookup("$geometry"))
-		}
-		q.Center, q.Meters, boundsDoc = g.Points[0], true, d
-	} else {
-		x, y, ok := LegacyPair(v)
-		if !ok {
-			return nil, errorf("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", v)
-		}
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
-			return nil, errorf("Point coordinates must be finite numbers")
-		}
-		q.Center, q.Legacy, q.CenterX, q.CenterY = point(x, y), op == "$near", x, y
-		boundsDoc = ops
+// ParseNear reads $near, $nearSphere or $geoNear (op; MongoDB's alias of
+// $near) from ops, the operator document holding it, as MongoDB's
+// GeoNearExpression does. The legacy form comes first: the operand a
+// point (a legacy pair, or a GeoJSON point without $geometry) or
+// [x, y, maxDistance], its bounds the siblings $minDistance and
+// $maxDistance (16893-16896), $uniqueDocs ignored. Failing that, the
+// GeoJSON form: ops holds only op, whose operand is {$geometry: GeoJSON
+// point, $minDistance, $maxDistance} (BadValue). Distances are meters
+// from a GeoJSON point, radians from a legacy pair for $nearSphere and
+// plane units for $near.
+func ParseNear(op string, ops bson.Raw) (*Query, error) {
+	q, err := parseLegacyNear(ops)
+	if q == nil && err == nil {
+		q, err = parseNewNear(ops)
 	}
-	// A legacy pair's bounds fail with MongoDB's codes of the legacy
-	// parser; a GeoJSON point's with BadValue.
-	bound := func(name string, notNumber, negative mongoerr.Code) (float64, bool, error) {
-		b, err := boundsDoc.LookupErr(name)
-		if err != nil {
-			return 0, false, nil
-		}
-		f, ok := values.Float64(b)
-		if !ok || !values.IsNumber(b.Type) {
-			return 0, false, codedf(q.Meters, notNumber, "%s must be a number", name)
-		}
-		if !(f >= 0) {
-			return 0, false, codedf(q.Meters, negative, "%s must be non-negative", name)
-		}
-		return f, true, nil
+	if err != nil {
+		return nil, err
 	}
-	for _, b := range []struct {
-		name                string
-		notNumber, negative mongoerr.Code
-		dst                 *s1.Angle
-	}{
-		{"$minDistance", mongoerr.NearMinDistanceNotNumber, mongoerr.NearMinDistanceNegative, &q.Min},
-		{"$maxDistance", mongoerr.NearMaxDistanceNotNumber, mongoerr.NearMaxDistanceNegative, &q.Max},
-	} {
-		f, ok, err := bound(b.name, b.notNumber, b.negative)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if q.Meters {
-				f /= EarthRadiusMeters
-			}
-			*b.dst = s1.Angle(f)
-		}
+	if op == "$nearSphere" && !q.Meters && !validLngLat(q.CenterX, q.CenterY) {
+		return nil, errorf("Legacy point is out of bounds for spherical query")
 	}
+	q.Legacy = op != "$nearSphere" && !q.Meters
 	switch {
 	case q.Legacy:
 		q.region = s2.FullCap()
@@ -256,22 +218,178 @@ func ParseNear(op string, v bson.RawValue, ops bson.Raw) (*Query, error) {
 	return q, nil
 }
 
-// operatorDoc reports whether a $near operand document is the GeoJSON
-// form, {$geometry, $minDistance, $maxDistance}, rather than a legacy
-// pair such as {x: 1, y: 2}.
-func operatorDoc(d bson.Raw) bool {
-	elems, _ := d.Elements()
-	return len(elems) > 0 && strings.HasPrefix(elems[0].Key(), "$")
+// nearQuery is a $near query centered on (x, y), a GeoJSON point when
+// meters, with bounds min and max in meters or the legacy units.
+func nearQuery(x, y float64, meters bool, min, max float64) *Query {
+	q := &Query{Op: Near, Min: s1.Angle(min), Max: s1.InfAngle(), Meters: meters, CenterX: x, CenterY: y, Center: point(x, y)}
+	if meters {
+		q.Min /= EarthRadiusMeters
+	}
+	if max < math.MaxFloat64 {
+		q.Max = s1.Angle(max)
+		if meters {
+			q.Max /= EarthRadiusMeters
+		}
+	}
+	return q
 }
 
-// codedf is errorf with MongoDB's code for the legacy form (unless
-// geoJSON, whose errors are BadValue).
-func codedf(geoJSON bool, code mongoerr.Code, format string, args ...any) error {
-	err := errorf(format, args...).(*Error)
-	if !geoJSON {
-		err.Code = code
+// parseLegacyNear is MongoDB's GeoNearExpression::parseLegacyQuery: nil
+// without error when ops is not of the legacy form.
+func parseLegacyNear(ops bson.Raw) (*Query, error) {
+	var x, y float64
+	var meters, found bool
+	lo, hi := 0.0, math.MaxFloat64
+	elems, _ := ops.Elements()
+	for _, el := range elems {
+		v := el.Value()
+		switch el.Key() {
+		case "$near", "$nearSphere", "$geoNear":
+			if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+				return nil, nil
+			}
+			if px, py, gj, err := nearPoint(v); err == nil {
+				x, y, meters, found = px, py, gj, true
+			} else if vals, _ := specifierValues("", v); len(vals) == 3 && allNumbers(vals) {
+				x, _ = values.Float64(vals[0])
+				y, _ = values.Float64(vals[1])
+				hi, _ = values.Float64(vals[2])
+				meters, found = false, true
+				if !(hi >= 0) {
+					return nil, &Error{Code: mongoerr.NearMaxDistanceArgNegative, Msg: "max distance must be non-negative"}
+				}
+			}
+		case "$minDistance":
+			f, ok := values.Float64(v)
+			if !ok || !values.IsNumber(v.Type) {
+				return nil, &Error{Code: mongoerr.NearMinDistanceNotNumber, Msg: "$minDistance must be a number"}
+			}
+			if lo = f; !(lo >= 0) {
+				return nil, &Error{Code: mongoerr.NearMinDistanceNegative, Msg: "$minDistance must be non-negative"}
+			}
+		case "$maxDistance":
+			f, ok := values.Float64(v)
+			if !ok || !values.IsNumber(v.Type) {
+				return nil, &Error{Code: mongoerr.NearMaxDistanceNotNumber, Msg: "$maxDistance must be a number"}
+			}
+			if hi = f; !(hi >= 0) {
+				return nil, &Error{Code: mongoerr.NearMaxDistanceNegative, Msg: "$maxDistance must be non-negative"}
+			}
+		case "$uniqueDocs":
+			// deprecated, ignored
+		default:
+			return nil, &Error{Code: mongoerr.GeoNearMixedWithOperators, Msg: "invalid argument in geo near query: " + el.Key()}
+		}
 	}
-	return err
+	if !found {
+		return nil, nil
+	}
+	return nearQuery(x, y, meters, lo, hi), nil
+}
+
+// parseNewNear is MongoDB's GeoNearExpression::parseNewQuery: ops holds
+// only the near operator, {$geometry: GeoJSON point, $minDistance,
+// $maxDistance} (meters, finite and not negative).
+func parseNewNear(ops bson.Raw) (*Query, error) {
+	elems, _ := ops.Elements()
+	switch {
+	case len(elems) == 0:
+		return nil, errorf("empty geo near query object")
+	case len(elems) > 1:
+		return nil, errorf("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s: %s", elems[1].Key(), values.Shell(elems[1].Value()))
+	}
+	arg := elems[0].Value()
+	if arg.Type != bson.TypeEmbeddedDocument && arg.Type != bson.TypeArray {
+		return nil, errorf("geo near query argument is not an object")
+	}
+	var x, y float64
+	var found bool
+	lo, hi := 0.0, math.MaxFloat64
+	args, _ := bson.Raw(arg.Value).Elements()
+	for _, el := range args {
+		v := el.Value()
+		switch el.Key() {
+		case "$geometry":
+			if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+				continue
+			}
+			// (MongoDB shows the operand as an object, an array too)
+			obj := values.Shell(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: v.Value})
+			px, py, gj, err := nearPoint(v)
+			if err != nil {
+				return nil, errorf("invalid point in geo near query $geometry argument: %s  %s", obj, err)
+			}
+			if !gj {
+				return nil, errorf("$near requires geojson point, given %s", obj)
+			}
+			x, y, found = px, py, true
+		case "$minDistance", "$maxDistance":
+			f, ok := values.Float64(v)
+			if !ok || !values.IsNumber(v.Type) {
+				return nil, errorf("%s must be a number", el.Key())
+			}
+			if !(f >= 0) || math.IsInf(f, 0) {
+				return nil, errorf("%s must be non-negative", el.Key())
+			}
+			if el.Key() == "$minDistance" {
+				lo = f
+			} else {
+				hi = f
+			}
+		default:
+			return nil, errorf("invalid argument in geo near query: %s", el.Key())
+		}
+	}
+	if !found {
+		return nil, errorf("$geometry is required for geo near query")
+	}
+	return nearQuery(x, y, true, lo, hi), nil
+}
+
+// nearPoint reads a near query's point as MongoDB's
+// GeoParser::parseQueryPoint: an array, or a document whose first value
+// is a number, is a legacy pair (exactly two finite numbers); another
+// document is a GeoJSON point (geoJSON true), read from its crs and
+// coordinates alone, which must lie on the sphere.
+func nearPoint(v bson.RawValue) (x, y float64, geoJSON bool, err error) {
+	d, isDoc := v.DocumentOK()
+	if elems, _ := d.Elements(); !isDoc || len(elems) > 0 && values.IsNumber(elems[0].Value().Type) {
+		p, err := queryPoint(v)
+		return p[0], p[1], false, err
+	}
+	if strict, err := strictCRS(d); err != nil || strict {
+		if err == nil {
+			err = errorf("Strict winding order is only supported by polygon")
+		}
+		return 0, 0, true, err
+	}
+	c := d.Lookup("coordinates")
+	if c.Type != bson.TypeArray && c.Type != bson.TypeEmbeddedDocument {
+		return 0, 0, true, errorf("Point must be an array or object, instead got type %s", values.TypeName(c.Type))
+	}
+	vals, _ := specifierValues("", c)
+	if len(vals) < 2 || !allNumbers(vals[:2]) {
+		return 0, 0, true, errorf("Point must only contain numeric elements")
+	}
+	x, _ = values.Float64(vals[0])
+	y, _ = values.Float64(vals[1])
+	if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) {
+		return 0, 0, true, errorf("Point coordinates must be finite numbers")
+	}
+	if !validLngLat(x, y) {
+		return 0, 0, true, errorf("longitude/latitude is out of bounds, lng: %g lat: %g", x, y)
+	}
+	return x, y, true, nil
+}
+
+// allNumbers reports whether every value is a number.
+func allNumbers(vals []bson.RawValue) bool {
+	for _, v := range vals {
+		if !values.IsNumber(v.Type) {
+			return false
+		}
+	}
+	return true
 }
 
 // queryGeometry reads a query's $geometry: a GeoJSON geometry, whose crs

@@ -1301,6 +1301,8 @@ const (
 	NearMaxDistanceNotNumber Code = 16895
 	// NearMaxDistanceNegative: a legacy $near or $nearSphere whose $maxDistance is negative or NaN.
 	NearMaxDistanceNegative Code = 16896
+	// NearMaxDistanceArgNegative: a legacy $near's [x, y, maxDistance] whose maxDistance is negative or NaN.
+	NearMaxDistanceArgNegative Code = 18522
 	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, or in a sub-pipeline.
 	TextMatchNotFirst Code = 17313
 	// RegexFindAllTooLarge: $regexFindAll's match documents past 64 MB.

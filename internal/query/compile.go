@@ -359,15 +359,14 @@ func parseOperator(path, op string, v bson.RawValue, ops []byte) (*Node, error) 
 		return parseElemMatch(path, v)
 	case "$all":
 		return parseAll(path, v)
-	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within":
+	case "$near", "$nearSphere", "$geoNear", "$geoWithin", "$geoIntersects", "$within":
+		// $geoNear is MongoDB's alias of $near (GeoNearExpression).
 		return parseGeo(path, op, v, ops)
-	case "$minDistance", "$maxDistance":
+	case "$minDistance", "$maxDistance", "$uniqueDocs":
 		if nearBound(ops) {
 			return nil, nil
 		}
 		return nil, mongoerr.New(mongoerr.BadValue, "unknown operator: %s", op)
-	case "$geoNear":
-		return nil, mongoerr.New(mongoerr.NotImplemented, "%s is not supported", op)
 	case "$where":
 		return nil, mongoerr.New(mongoerr.BadValue, "$where cannot be applied to a field")
 	}

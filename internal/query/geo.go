@@ -12,7 +12,7 @@ import (
 )
 
 // parseGeo parses $geoWithin (and its old name $within), $geoIntersects,
-// $near and $nearSphere on path; ops is the operator document, which
+// $near (and its alias $geoNear) and $nearSphere on path; ops is the operator document, which
 // also holds a legacy $near's $minDistance and $maxDistance.
 func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
 	if err := geoSiblings(op, ops); err != nil {
@@ -22,11 +22,11 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
 	var err error
 	switch op {
 	case "$geoWithin", "$within":
-		q, err = geo.ParseWithin(v)
+		q, err = geo.ParseWithin(op, v)
 	case "$geoIntersects":
 		q, err = geo.ParseIntersects(v)
 	default:
-		q, err = geo.ParseNear(op, v, ops)
+		q, err = geo.ParseNear(op, ops)
 	}
 	if err != nil {
 		var unsupported *geo.UnsupportedError
@@ -44,10 +44,10 @@ func parseGeo(path, op string, v bson.RawValue, ops []byte) (*Node, error) {
 // geoSiblings checks what sits beside geo operator op in its operator
 // document ops. MongoDB parses a geo operator from the whole document:
 // $geoWithin and $geoIntersects stand alone, and $near or $nearSphere
-// take only $minDistance and $maxDistance beside them (34413 otherwise;
-// a second near operator is BadValue).
+// take only $minDistance, $maxDistance and the ignored $uniqueDocs
+// beside them (34413 otherwise; a second near operator is BadValue).
 func geoSiblings(op string, ops []byte) error {
-	near := op == "$near" || op == "$nearSphere"
+	near := op == "$near" || op == "$nearSphere" || op == "$geoNear"
 	it := rawdoc.Iterate(ops)
 	for {
 		k, _, ok := it.Next()
@@ -55,7 +55,7 @@ func geoSiblings(op string, ops []byte) error {
 			return nil
 		}
 		key := string(k)
-		if key == op || near && (key == "$minDistance" || key == "$maxDistance") {
+		if key == op || near && (key == "$minDistance" || key == "$maxDistance" || key == "$uniqueDocs") {
 			continue
 		}
 		if near && key != "$near" && key != "$nearSphere" && key != "$geoNear" {
@@ -65,10 +65,12 @@ func geoSiblings(op string, ops []byte) error {
 	}
 }
 
-// nearBound reports whether a $minDistance or $maxDistance in ops sits
-// beside a legacy $near or $nearSphere, which reads it.
+// nearBound reports whether a $minDistance, $maxDistance or $uniqueDocs
+// in ops sits beside a legacy $near, $nearSphere or $geoNear, which reads
+// it.
 func nearBound(ops []byte) bool {
-	return rawdoc.Lookup(ops, "$near").Type != 0 || rawdoc.Lookup(ops, "$nearSphere").Type != 0
+	return rawdoc.Lookup(ops, "$near").Type != 0 || rawdoc.Lookup(ops, "$nearSphere").Type != 0 ||
+		rawdoc.Lookup(ops, "$geoNear").Type != 0
 }
 
 // Geo is a geo node's query.
