@@ -77,7 +77,9 @@ func nearBound(ops []byte) bool {
 func (n *Node) Geo() *geo.Query { return n.geo }
 
 // GeoNear is the filter's $near or $nearSphere node, or nil. MongoDB
-// allows one, at the top level (or in a top-level $and).
+// allows one, at the top level (or in a top-level $and) once the filter
+// is normalized, where an $and or $or of one clause is that clause
+// (CanonicalQuery::isValidNormalized, MatchExpression::normalize).
 func (f *Filter) GeoNear() (*Node, error) {
 	var found *Node
 	var err error
@@ -93,7 +95,7 @@ func (f *Filter) GeoNear() (*Node, error) {
 			found = n
 		}
 		for _, c := range n.Children {
-			visit(c, top && n.Kind == KindAnd)
+			visit(c, top && (n.Kind == KindAnd || n.Kind == KindOr && len(n.Children) == 1))
 		}
 	}
 	visit(f.root, true)

@@ -233,6 +233,9 @@ func TestGeoErrors(t *testing.T) {
 		{plain, doc("loc", doc("$near", doc("$geometry", geoPoint(0, 0)))), 291},
 		{coll, doc("loc", doc("$near", bson.A{0, 0})), 291},
 		{coll, doc("$or", bson.A{doc("loc", doc("$nearSphere", bson.A{0, 0})), doc("kind", "p")}), 2},
+		// an $or of one clause is that clause (MongoDB normalizes it)
+		{coll, doc("$or", bson.A{doc("loc", doc("$nearSphere", bson.A{0, 0}))}), 0},
+		{coll, doc("$nor", bson.A{doc("loc", doc("$nearSphere", bson.A{0, 0}))}), 2},
 		{coll, doc("loc", doc("$geoWithin", doc("$geometry", geoPoint(0, 0)))), 2},
 		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name", "properties", doc("name", "urn:x-mongodb:crs:strictwinding:EPSG:4326")))))), 238},
 		{coll, doc("loc", doc("$geoIntersects", doc("$geometry", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}}, "crs", doc("type", "name"))))), 2},
