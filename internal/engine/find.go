@@ -140,6 +140,9 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	if q.filter, err = query.CompileCollated(o.Filter, o.Let, coll); err != nil {
 		return q, err
 	}
+	if err := checkNearNatural(q.filter, o.Sort, o.Hint); err != nil {
+		return q, err
+	}
 	if len(o.Sort) > 0 {
 		if err := checkNaturalSort(o.Sort, o.Hint); err != nil {
 			return q, err

@@ -111,3 +111,20 @@ func checkNaturalSort(sort bson.Raw, hint bson.RawValue) error {
 	}
 	return nil
 }
+
+// checkNearNatural applies MongoDB's rule that a $near (one, top-level)
+// takes no $natural sort nor $natural hint (BadValue,
+// CanonicalQuery::isValid).
+func checkNearNatural(f *query.Filter, sort bson.Raw, hint bson.RawValue) error {
+	near, err := f.GeoNear()
+	if err != nil || near == nil {
+		return err
+	}
+	if rawdoc.Lookup(sort, "$natural").Type != 0 && query.CheckNatural(sort, "sort") == nil {
+		return mongoerr.New(mongoerr.BadValue, "geoNear expression not allowed with $natural sort order")
+	}
+	if hint.Type == bson.TypeEmbeddedDocument && rawdoc.Lookup(hint.Value, "$natural").Type != 0 {
+		return mongoerr.New(mongoerr.BadValue, "geoNear expression not allowed with $natural hint")
+	}
+	return nil
+}

@@ -42,6 +42,9 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if near, _ := q.filter.GeoNear(); near != nil {
+		return nil, mongoerr.New(mongoerr.BadValue, "Tailable cursors and geo $near cannot be used together")
+	}
 	if q.sort != nil {
 		// {} and {$natural: 1} read in insertion order; any other sort,
 		// one naming $natural among other keys too, is refused

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -244,6 +245,27 @@ func TestGeoErrors(t *testing.T) {
 		_, err := tt.c.Find(ctx, tt.f)
 		if serverCode(err) != tt.code {
 			t.Errorf("%v: %v, want %d", tt.f, err, tt.code)
+		}
+	}
+	// A $near takes no $natural sort or hint, and no tailable cursor
+	// (CanonicalQuery::isValid).
+	if err := db.CreateCollection(ctx, "cappedgeo", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+		t.Fatal(err)
+	}
+	near := doc("loc", doc("$near", bson.A{0, 0}))
+	for _, tt := range []struct {
+		c    *mongo.Collection
+		opts *options.FindOptionsBuilder
+		msg  string
+	}{
+		{coll, options.Find().SetSort(doc("$natural", 1)), "geoNear expression not allowed with $natural sort order"},
+		{coll, options.Find().SetHint(doc("$natural", -1)), "geoNear expression not allowed with $natural hint"},
+		{db.Collection("cappedgeo"), options.Find().SetCursorType(options.Tailable), "Tailable cursors and geo $near cannot be used together"},
+	} {
+		_, err := tt.c.Find(ctx, near, tt.opts)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 2 || ce.Message != tt.msg {
+			t.Errorf("$near with %s: %v, want 2 %q", tt.msg, err, tt.msg)
 		}
 	}
 	for _, tt := range []struct {
