@@ -40,14 +40,31 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$geoNear argument must be an object")
 	}
 	g := &geoNearStage{multiplier: 1}
-	elems, _ := arg.Document().Elements()
+	// Options older versions took are refused first, then a missing near
+	// (DocumentSourceGeoNear::parseOptions).
+	d := arg.Document()
+	for _, old := range []struct {
+		name string
+		code mongoerr.Code
+		msg  string
+	}{
+		{"collation", mongoerr.GeoNearCollation, "$geoNear does not accept the 'collation' parameter. Instead, specify a collation for the entire aggregation command."},
+		{"limit", mongoerr.GeoNearLimit, "$geoNear no longer supports the 'limit' parameter. Use a $limit stage instead."},
+		{"num", mongoerr.GeoNearNum, "$geoNear no longer supports the 'num' parameter. Use a $limit stage instead."},
+		{"start", mongoerr.GeoNearStart, "$geoNear no longer supports the 'start' argument."},
+	} {
+		if d.Lookup(old.name).Type != 0 {
+			return nil, mongoerr.New(old.code, "%s", old.msg)
+		}
+	}
+	if d.Lookup("near").Type == 0 {
+		return nil, mongoerr.New(mongoerr.GeoNearNoNear, "$geoNear requires a 'near' argument")
+	}
+	elems, _ := d.Elements()
 	for _, el := range elems {
 		v := el.Value()
 		switch el.Key() {
 		case "near":
-			if v.Type != bson.TypeArray && v.Type != bson.TypeEmbeddedDocument {
-				return nil, mongoerr.New(mongoerr.GeoNearNearNotArray, "$geoNear requires a 'near' option as an Array")
-			}
 			g.search.Near = v
 		case "distanceField":
 			s, ok := v.StringValueOK()
@@ -63,8 +80,11 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 			g.locsField = s
 		case "key":
 			s, ok := v.StringValueOK()
-			if !ok || s == "" {
+			if !ok {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "$geoNear parameter 'key' must be of type string but found type: %s", values.TypeName(v.Type))
+			}
+			if s == "" {
+				return nil, mongoerr.New(mongoerr.BadValue, "$geoNear parameter 'key' cannot be the empty string")
 			}
 			g.search.Key = s
 		case "spherical":
@@ -91,14 +111,14 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 			default:
 				g.multiplier = f
 			}
-		case "num", "limit", "start", "uniqueDocs":
-			return nil, mongoerr.New(mongoerr.FailedToParse, "%s is not a valid option of $geoNear", el.Key())
+		case "uniqueDocs":
+			// deprecated, ignored
 		default:
 			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $geoNear: %s", el.Key())
 		}
 	}
-	if g.search.Near.Type == 0 {
-		return nil, mongoerr.New(mongoerr.GeoNearNearNotArray, "$geoNear requires a 'near' option as an Array")
+	if t := g.search.Near.Type; t != bson.TypeArray && t != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.GeoNearNearNotPoint, "$geoNear requires near argument to be a GeoJSON object or a legacy point(array)")
 	}
 	if g.distField == "" {
 		return nil, mongoerr.New(mongoerr.GeoNearDistanceFieldNotString, "$geoNear requires a 'distanceField' option as a String")

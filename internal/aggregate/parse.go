@@ -139,10 +139,17 @@ func (p *parser) checkPosition(name string, i, n int) error {
 			return mongoerr.New(mongoerr.FacetStageNotAllowed, "$facet is not allowed to be used within a $facet stage")
 		}
 	case "$geoNear":
-		// The collection scan runs its search (TakePushdown); a
-		// sub-pipeline's first stage reads no collection scan here.
-		if i != 0 || p.where != topLevel {
+		// MongoDB refuses $geoNear in $facet and allows it first in a
+		// $lookup or $unionWith sub-pipeline, whose first stage reads
+		// no collection scan here: the collection scan runs its search
+		// (TakePushdown).
+		switch {
+		case p.where == inFacet:
+			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
+		case i != 0:
 			return mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
+		case p.where != topLevel:
+			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $geoNear in a sub-pipeline yet")
 		}
 	}
 	return nil

@@ -1283,8 +1283,18 @@ const (
 	FlatLocationMalformed Code = 16804
 	// FlatPointOutOfBounds: a legacy pair outside a 2d index's [min, max).
 	FlatPointOutOfBounds Code = 13027
-	// GeoNearNearNotArray: a $geoNear without 'near', or whose 'near' is not an array or document.
-	GeoNearNearNotArray Code = 16605
+	// GeoNearNoNear: a $geoNear without 'near'.
+	GeoNearNoNear Code = 5860400
+	// GeoNearNearNotPoint: a $geoNear whose 'near' is not a document or an array.
+	GeoNearNearNotPoint Code = 5860401
+	// GeoNearCollation: a $geoNear with 'collation', which the aggregate command sets instead.
+	GeoNearCollation Code = 40227
+	// GeoNearLimit: a $geoNear with the 'limit' of older versions.
+	GeoNearLimit Code = 50858
+	// GeoNearNum: a $geoNear with the 'num' of older versions.
+	GeoNearNum Code = 50857
+	// GeoNearStart: a $geoNear with the 'start' of older versions.
+	GeoNearStart Code = 50856
 	// GeoNearDistanceFieldNotString: a $geoNear without a string 'distanceField'.
 	GeoNearDistanceFieldNotString Code = 16606
 	// GeoNearIncludeLocsNotString: a $geoNear whose 'includeLocs' is not a string.

@@ -274,7 +274,10 @@ func TestGeoErrors(t *testing.T) {
 		code     int
 	}{
 		{coll, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0)))}, 16606},
-		{coll, bson.A{doc("$geoNear", doc("distanceField", "d"))}, 16605},
+		{coll, bson.A{doc("$geoNear", doc("distanceField", "d"))}, 5860400},
+		{coll, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d", "limit", 1))}, 50858},
+		// the deprecated uniqueDocs is ignored
+		{coll, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d", "uniqueDocs", true))}, 0},
 		{coll, bson.A{doc("$match", doc()), doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 40602},
 		{plain, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 27},
 	} {
