@@ -207,7 +207,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		return nil, nil, noQuerySolutions()
 	}
 	if h.natural == 0 {
-		if p, err := planGeo(c, q, h.ix == nil && !h.idOrder); p != nil || err != nil {
+		if p, err := planGeo(c, q, h); p != nil || err != nil {
 			return p, nil, err
 		}
 	}

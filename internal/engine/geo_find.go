@@ -24,10 +24,11 @@ import (
 )
 
 // geoIndexFor is a geo index of the kind asked (2dsphere when flat is
-// false, 2d when true) on path whose fields before it the filter pins by
-// equality, with those values encoded; nil when none.
-func geoIndexFor(c *Collection, f *query.Filter, path string, flat bool) (*Index, []byte) {
-	for _, ix := range c.Indexes() {
+// false, 2d when true) among ixs on path whose fields before it the
+// filter pins by equality, with those values encoded; nil when none.
+// unpinned is such an index whose fields before path are not pinned.
+func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
+	for _, ix := range ixs {
 		g := ix.geoField()
 		if ix.Hidden || g < 0 || ix.Fields[g].Path != path || ix.Fields[g].Flat != flat {
 			continue
@@ -38,38 +39,55 @@ func geoIndexFor(c *Collection, f *query.Filter, path string, flat bool) (*Index
 		}
 		vals, _, ok := equalityPrefix(f, fields)
 		if !ok {
+			unpinned = ix
 			continue
 		}
 		var enc []byte
 		for _, v := range vals {
 			enc = keyenc.AppendField(enc, v, false)
 		}
-		return ix, enc
+		return ix, enc, nil
 	}
-	return nil, nil
+	return nil, nil, unpinned
 }
 
 // planGeo plans a geo query an index serves. $near and $nearSphere need
 // one on their path (291 otherwise): a GeoJSON point a 2dsphere index, a
-// legacy $near (plane distances) a 2d index, a legacy $nearSphere either.
-// $geoWithin reads a 2dsphere or 2d index on its path, $geoIntersects a
-// 2dsphere one, when there is one. A nil plan leaves the query to the
-// planner (the filter then tests the geometry of each document it reads),
-// as does a hint (unhinted false) for $geoWithin and $geoIntersects.
-func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error) {
+// legacy $near (plane distances) a 2d index, a legacy $nearSphere either;
+// a hint (h) leaves only the hinted index, as MongoDB's planner does, and
+// a hinted geo index whose fields before the geo field the filter does not
+// pin by equality is not supported. $geoWithin reads a 2dsphere or 2d
+// index on its path, $geoIntersects a 2dsphere one, when there is one. A
+// nil plan leaves the query to the planner (the filter then tests the
+// geometry of each document it reads), as does a hint for $geoWithin and
+// $geoIntersects.
+func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error) {
 	near, err := q.filter.GeoNear()
 	if err != nil {
 		return nil, err
 	}
+	unhinted := h.ix == nil && !h.idOrder
 	if near != nil {
 		gq := near.Geo()
-		var ix *Index
+		ixs := c.Indexes()
+		if !unhinted {
+			ixs = nil
+			if h.ix != nil {
+				ixs = []*Index{h.ix}
+			}
+		}
+		var ix, unpinned *Index
 		var prefix []byte
 		if !gq.Legacy {
-			ix, prefix = geoIndexFor(c, q.filter, near.Path, false)
+			ix, prefix, unpinned = geoIndexFor(ixs, q.filter, near.Path, false)
 		}
 		if ix == nil && (gq.Legacy || !gq.Meters) {
-			ix, prefix = geoIndexFor(c, q.filter, near.Path, true)
+			var u *Index
+			ix, prefix, u = geoIndexFor(ixs, q.filter, near.Path, true)
+			unpinned = cmp.Or(unpinned, u)
+		}
+		if ix == nil && !unhinted && unpinned != nil {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a $near on the hinted index %s, whose fields before %s the query does not pin by equality", unpinned.Name, near.Path)
 		}
 		if ix == nil {
 			return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
@@ -94,9 +112,9 @@ func planGeo(c *Collection, q compiledFind, unhinted bool) (*planner.Plan, error
 		var ix *Index
 		var prefix []byte
 		var ranges [][2]int64
-		if ix, prefix = geoIndexFor(c, q.filter, n.Path, false); ix != nil {
+		if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, false); ix != nil {
 			ranges = cellRanges(geo.Ranges(n.Geo().Region()))
-		} else if ix, prefix = geoIndexFor(c, q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
+		} else if ix, prefix, _ = geoIndexFor(c.Indexes(), q.filter, n.Path, true); ix != nil && n.Geo().Op == geo.Within {
 			ranges = hashRanges(ix.flat.Ranges(n.Geo().FlatBox()))
 		} else {
 			continue

@@ -518,3 +518,55 @@ func TestGeoNearPicksItsIndex(t *testing.T) {
 		t.Errorf("two 2dsphere indexes: %v, want 27", err)
 	}
 }
+
+// A $geoNear's hint leaves the planner only the hinted index, as in
+// MongoDB: a usable one is used ($indexStats counts it), another fails
+// (291), and a compound geo index whose fields before the geo field the
+// query does not pin by equality is refused (238) (geonear_hint.js).
+func TestGeoNearHint(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("geohint")
+	if _, err := coll.InsertOne(ctx, doc("_id", "1", "state", "ACTIVE", "location", bson.A{106, 10})); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []mongo.IndexModel{
+		{Keys: doc("_id", 1, "location", "2dsphere", "state", 1), Options: options.Index().SetName("compound")},
+		{Keys: doc("location", "2dsphere"), Options: options.Index().SetName("simple")},
+		{Keys: doc("state", 1), Options: options.Index().SetName("plain")},
+	} {
+		if _, err := coll.Indexes().CreateOne(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pipeline := bson.A{doc("$geoNear", doc("query", doc("_id", doc("$in", bson.A{"1", "2"}), "state", "ACTIVE"), "spherical", true,
+		"near", geoPoint(106.65, 10.78), "distanceField", "d", "key", "location"))}
+	for _, tt := range []struct {
+		hint string
+		code int
+	}{{"simple", 0}, {"plain", 291}, {"compound", 238}} {
+		cur, err := coll.Aggregate(ctx, pipeline, options.Aggregate().SetHint(tt.hint))
+		if serverCode(err) != tt.code {
+			t.Errorf("hint %s: %v, want %d", tt.hint, err, tt.code)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil || len(out) != 1 {
+			t.Errorf("hint %s: %v %v", tt.hint, out, err)
+		}
+	}
+	cur, err := coll.Aggregate(ctx, bson.A{doc("$indexStats", doc()), doc("$match", doc("name", "simple"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []bson.Raw
+	if err := cur.All(ctx, &stats); err != nil || len(stats) != 1 {
+		t.Fatal(stats, err)
+	}
+	if ops, _ := stats[0].Lookup("accesses", "ops").AsInt64OK(); ops != 1 {
+		t.Errorf("the hinted index's ops: %d, want 1", ops)
+	}
+}
