@@ -35,7 +35,7 @@ type geoNearStage struct {
 	multiplier float64
 }
 
-func parseGeoNear(arg bson.RawValue) (stage, error) {
+func (p *parser) parseGeoNear(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$geoNear argument must be an object")
 	}
@@ -115,6 +115,20 @@ func parseGeoNear(arg bson.RawValue) (stage, error) {
 			// deprecated, ignored
 		default:
 			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $geoNear: %s", el.Key())
+		}
+	}
+	if s, ok := g.search.Near.StringValueOK(); ok && strings.HasPrefix(s, "$") {
+		// near is an expression MongoDB evaluates once optimized to a
+		// constant: a variable of the command's let.
+		if root, _, _ := strings.Cut(s, "."); !strings.HasPrefix(s, "$$") || root == "$$ROOT" || root == "$$CURRENT" {
+			return nil, mongoerr.New(mongoerr.GeoNearNearNotConstant, "$geoNear requires a constant near argument")
+		}
+		e, err := expr.Compile(g.search.Near, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		if g.search.Near, err = e.Eval(p.ctx, emptyDoc); err != nil {
+			return nil, err
 		}
 	}
 	if t := g.search.Near.Type; t != bson.TypeArray && t != bson.TypeEmbeddedDocument {

@@ -34,6 +34,9 @@ type parser struct {
 	// $documents.
 	noColl bool
 	depth  int
+	// ctx holds the values of the command's let variables, which are
+	// constants while the pipeline is parsed.
+	ctx *expr.Context
 }
 
 // sub returns a parser for a nested pipeline.
@@ -41,7 +44,7 @@ func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
 	if p.depth+1 > maxSubPipelineDepth {
 		return nil, mongoerr.New(mongoerr.MaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, depth: p.depth + 1}, nil
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, depth: p.depth + 1, ctx: p.ctx}, nil
 }
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
@@ -192,7 +195,7 @@ func init() {
 	}
 	stageParsers = map[string]stageParser{
 		"$match":       (*parser).parseMatch,
-		"$geoNear":     plain(parseGeoNear),
+		"$geoNear":     (*parser).parseGeoNear,
 		"$skip":        plain(parseSkip),
 		"$limit":       plain(parseLimit),
 		"$count":       plain(parseCount),

@@ -1287,6 +1287,8 @@ const (
 	GeoNearNoNear Code = 5860400
 	// GeoNearNearNotPoint: a $geoNear whose 'near' is not a document or an array.
 	GeoNearNearNotPoint Code = 5860401
+	// GeoNearNearNotConstant: a $geoNear whose 'near' is an expression that is not constant (a field path).
+	GeoNearNearNotConstant Code = 5860402
 	// GeoNearCollation: a $geoNear with 'collation', which the aggregate command sets instead.
 	GeoNearCollation Code = 40227
 	// GeoNearLimit: a $geoNear with the 'limit' of older versions.

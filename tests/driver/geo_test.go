@@ -286,6 +286,31 @@ func TestGeoErrors(t *testing.T) {
 			t.Errorf("%v: %v, want %d", tt.pipeline, err, tt.code)
 		}
 	}
+	// near may be a variable of the command's let, a constant once
+	// MongoDB optimizes the stage (geonear_let.js).
+	for _, tt := range []struct {
+		near any
+		let  bson.D
+		code int
+	}{
+		{"$$pt", doc("pt", geoPoint(1, 1)), 0},
+		{"$$pt", doc("pt", 5), 5860401},
+		{"$loc", nil, 5860402},
+	} {
+		opts := options.Aggregate()
+		if tt.let != nil {
+			opts.SetLet(tt.let)
+		}
+		cur, err := coll.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", tt.near, "distanceField", "d")), doc("$limit", 1)}, opts)
+		if serverCode(err) != tt.code {
+			t.Errorf("near %v let %v: %v, want %d", tt.near, tt.let, err, tt.code)
+			continue
+		}
+		var out []bson.Raw
+		if err == nil && (cur.All(ctx, &out) != nil || len(out) != 1 || out[0].Lookup("d").Double() != 0) {
+			t.Errorf("near %v let %v: %v", tt.near, tt.let, out)
+		}
+	}
 	for _, tt := range []struct {
 		keys bson.D
 		opts *options.IndexOptionsBuilder
