@@ -272,3 +272,32 @@ func TestSampleRate(t *testing.T) {
 		}
 	}
 }
+
+// MongoDB allows one $near, top-level once the filter is normalized
+// (CanonicalQuery::isValid, isValidNormalized).
+func TestGeoNearPlacement(t *testing.T) {
+	for _, tc := range []struct {
+		filter string
+		msg    string // "": allowed
+	}{
+		{`{"a": {"$near": [0, 0]}}`, ""},
+		{`{"$and": [{"b": 1}, {"a": {"$near": [0, 0]}}]}`, ""},
+		{`{"$or": [{"a": {"$near": [0, 0]}}]}`, ""},
+		{`{"$or": [{"a": {"$near": [0, 0]}}, {"b": 1}]}`, "geo $near must be top-level expr"},
+		{`{"$nor": [{"a": {"$near": [0, 0]}}]}`, "geo $near must be top-level expr"},
+		{`{"a": {"$near": [0, 0]}, "b": {"$nearSphere": [0, 0]}}`, "Too many geoNear expressions"},
+	} {
+		f, err := Compile(ext(t, tc.filter))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.filter, err)
+		}
+		_, err = f.GeoNear()
+		if tc.msg == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.filter, err)
+			}
+			continue
+		}
+		checkErr(t, tc.filter, err, 2, tc.msg)
+	}
+}

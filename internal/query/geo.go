@@ -90,7 +90,7 @@ func (f *Filter) GeoNear() (*Node, error) {
 			case found != nil:
 				err = mongoerr.New(mongoerr.BadValue, "Too many geoNear expressions")
 			case !top:
-				err = mongoerr.New(mongoerr.BadValue, "geoNear must be top-level expr")
+				err = mongoerr.New(mongoerr.BadValue, "geo $near must be top-level expr")
 			}
 			found = n
 		}
