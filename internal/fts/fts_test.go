@@ -249,23 +249,29 @@ func bsonString(s string) []byte {
 // field name itself first, an array's documents searched for the whole
 // path again), and on a wildcard index every string weighted by its bare
 // field name; the language is only ever the top-level override's.
-func TestTermsV1(t *testing.T) {
+// Versions 2 and 3 (FTSElementIterator) weight a string on a wildcard
+// index by its own path's weight only, else 1 (SERVER-45363).
+func TestTerms(t *testing.T) {
 	for _, tt := range []struct {
 		key, weights, doc string
 		want              map[string]float64
+		version           int32
 	}{
-		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}]}`, map[string]float64{}},
-		{`{"a.b": "text"}`, ``, `{"a": {"b": "x"}}`, map[string]float64{"x": 1.1}},
-		{`{"a.b": "text"}`, ``, `{"a.b": "x", "a": {"b": "y"}}`, map[string]float64{"x": 1.1}},
-		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}, "y"], "b": "z"}`, map[string]float64{}},
-		{`{"a": "text"}`, ``, `{"a": [{"a": "x"}, "y", {"b": "z"}]}`, map[string]float64{"x": 1.1, "y": 1.1}},
-		{`{"a.1": "text"}`, ``, `{"a": ["x", "y"]}`, map[string]float64{"y": 1.1}},
-		{`{"$**": "text"}`, `{"b": 5}`, `{"a": {"b": "x"}, "language": "none", "c": ["y"], "d": {"language": "z"}}`, map[string]float64{"x": 5.5, "y": 1.1}},
-		{`{"a": "text"}`, ``, `{"a": "the running", "language": "english"}`, map[string]float64{"run": 1}},
-		{`{"a": "text"}`, ``, `{"a": "the running", "language": "fre"}`, map[string]float64{"the": 0.75, "running": 0.75}},
-		{`{"a": "text"}`, ``, `{"a": "the running", "language": 3}`, map[string]float64{"run": 1}},
+		{`{"$**": "text"}`, `{"name": 500}`, `{"name": "Spot", "guardian": "Kevin"}`, map[string]float64{"spot": 550, "kevin": 1.1}, 3},
+		{`{"$**": "text"}`, `{"name": 500, "tag": 250}`, `{"special": "Kevin", "tag": "Nice", "a": {"name": "x"}, "name": ["y"]}`, map[string]float64{"kevin": 1.1, "nice": 275, "x": 1.1, "y": 550}, 3},
+		{`{"$**": "text"}`, `{"a.b": 5}`, `{"a": {"b": "x", "a": "z"}}`, map[string]float64{"x": 5.5, "z": 1.1}, 2},
+		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}]}`, map[string]float64{}, 1},
+		{`{"a.b": "text"}`, ``, `{"a": {"b": "x"}}`, map[string]float64{"x": 1.1}, 1},
+		{`{"a.b": "text"}`, ``, `{"a.b": "x", "a": {"b": "y"}}`, map[string]float64{"x": 1.1}, 1},
+		{`{"a.b": "text"}`, ``, `{"a": [{"b": "x"}, "y"], "b": "z"}`, map[string]float64{}, 1},
+		{`{"a": "text"}`, ``, `{"a": [{"a": "x"}, "y", {"b": "z"}]}`, map[string]float64{"x": 1.1, "y": 1.1}, 1},
+		{`{"a.1": "text"}`, ``, `{"a": ["x", "y"]}`, map[string]float64{"y": 1.1}, 1},
+		{`{"$**": "text"}`, `{"b": 5}`, `{"a": {"b": "x"}, "language": "none", "c": ["y"], "d": {"language": "z"}}`, map[string]float64{"x": 5.5, "y": 1.1}, 1},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": "english"}`, map[string]float64{"run": 1}, 1},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": "fre"}`, map[string]float64{"the": 0.75, "running": 0.75}, 1},
+		{`{"a": "text"}`, ``, `{"a": "the running", "language": 3}`, map[string]float64{"run": 1}, 1},
 	} {
-		opts := Options{Version: bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, 1)}}
+		opts := Options{Version: bson.RawValue{Type: bson.TypeInt32, Value: bsoncore.AppendInt32(nil, tt.version)}}
 		if tt.weights != "" {
 			opts.Weights = bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: extDoc(t, []byte(tt.weights))}
 		}

@@ -13,8 +13,8 @@ import (
 // visitText calls fn with every string the index reads in doc, its
 // language and weight, walking as MongoDB's FTSElementIterator does: a
 // (sub)document's language override field sets the language below it; a
-// string is read at a weighted path (any path on a wildcard index, whose
-// weight is then that of the first weighted path not before it, or 1);
+// string is read at a weighted path with its weight (on a wildcard index
+// at any path, weighted 1 unless it is a weighted path: SERVER-45363);
 // sub-documents are entered on the way to a weighted path, arrays from
 // outside arrays (anything on a wildcard index).
 func (s *Spec) visitText(doc bson.Raw, fn func(text string, lang *Language, w float64)) error {
@@ -53,7 +53,7 @@ func (s *Spec) walk(doc bson.Raw, parent string, isArray bool, lang *Language, f
 		}
 		exact := possible && s.weights[i].path == dotted
 		w := 1.0
-		if possible {
+		if exact {
 			w = s.weights[i].w
 		}
 		switch v.Type {
