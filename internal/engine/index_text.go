@@ -12,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/fts"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // A text index's key is MongoDB's: the prefix fields' values, the term
@@ -77,12 +78,11 @@ func newTextIndex(ix *Index, spec IndexSpec) error {
 	return nil
 }
 
-// textKeys are doc's keys in a text index.
+// textKeys are doc's keys in a text index. As MongoDB's
+// FTSIndexFormat::getKeys, the index's other fields are read first, and
+// one holding an array (a position named in the path aside) fails with
+// CannotBuildIndexKeys (extractNonFTSKeyElement).
 func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
-	terms, err := t.spec.Terms(doc)
-	if err != nil || len(terms) == 0 {
-		return nil, err
-	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	var prefix, suffix []bson.RawValue
 	text := false
@@ -95,7 +95,7 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 		var arrays []string
 		indexValues(root, f.Parts, 0, &vals, &arrays)
 		if len(arrays) > 0 {
-			return nil, mongoerr.New(mongoerr.TextArrayInCompoundKey, "cannot have a multi-key as a prefix to a text index")
+			return nil, mongoerr.New(mongoerr.CannotBuildIndexKeys, "Field '%s' of text index contains an array in document: %s", f.Path, values.ShellDoc(doc))
 		}
 		if ix.v1 && holdsDecimal(vals[0]) {
 			return nil, errV1Decimal
@@ -105,6 +105,10 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 		} else {
 			prefix = append(prefix, vals[0])
 		}
+	}
+	terms, err := t.spec.Terms(doc)
+	if err != nil || len(terms) == 0 {
+		return nil, err
 	}
 	keys := make([]indexKey, 0, len(terms))
 	for term, score := range terms {

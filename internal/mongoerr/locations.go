@@ -1273,8 +1273,6 @@ const (
 	TextLanguageNotString Code = 17261
 	// TextLanguageUnsupported: a document whose language override names no supported language.
 	TextLanguageUnsupported Code = 17262
-	// TextArrayInCompoundKey: an array in a compound text index's other fields.
-	TextArrayInCompoundKey Code = 16675
 	// TextScoreUnavailable: {$meta: "textScore"} in a query or pipeline without $text.
 	TextScoreUnavailable Code = 40218
 	// GeoExtractKeys: a document whose 2dsphere field holds a malformed geometry.

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -338,8 +339,21 @@ func TestTextCompoundAndDocuments(t *testing.T) {
 	}
 	_, err := coll.Find(ctx, doc("$text", doc("$search", "apple")))
 	requireCode(t, err, 291, "NoQueryExecutionPlans")
-	_, err = coll.InsertOne(ctx, doc("shop", bson.A{"a", "b"}, "name", "x"))
-	requireCode(t, err, 16675, "Location16675")
+	// extractNonFTSKeyElement: before the text is read, for prefix and
+	// suffix fields alike.
+	for _, c := range []struct {
+		d   bson.D
+		msg string
+	}{
+		{doc("_id", 9, "shop", bson.A{"a", "b"}, "name", "x"), `Field 'shop' of text index contains an array in document: { _id: 9, shop: [ "a", "b" ], name: "x" }`},
+		{doc("_id", 9, "shop", "a", "name", 5, "price", bson.A{}), `Field 'price' of text index contains an array in document: { _id: 9, shop: "a", name: 5, price: [] }`},
+	} {
+		_, err = coll.InsertOne(ctx, c.d)
+		var we mongo.WriteException
+		if !errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 201 || we.WriteErrors[0].Message != c.msg {
+			t.Errorf("%v: got %v, want CannotBuildIndexKeys %q", c.d, err, c.msg)
+		}
+	}
 
 	lang := textColl(t, client, "lang", doc("q", "text"), nil)
 	_, err = lang.InsertOne(ctx, doc("q", "hola", "language", 1))
