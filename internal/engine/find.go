@@ -179,6 +179,10 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 // by the plan cache or a trial run when several qualify (see choosePlan),
 // and returns it with the candidates it rejected.
 func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
+	ts, err := checkTextQuery(q, hint)
+	if err != nil {
+		return nil, nil, err
+	}
 	h, err := resolveHint(c, hint)
 	if err != nil {
 		return nil, nil, err
@@ -187,18 +191,8 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		p, err := planKeyRange(c, q, h)
 		return p, nil, err
 	}
-	ts, err := q.filter.Text()
-	if err != nil {
-		return nil, nil, err
-	}
 	switch {
 	case ts != nil:
-		if near, _ := q.filter.GeoNear(); near != nil {
-			return nil, nil, mongoerr.New(mongoerr.BadValue, "text and geoNear not allowed in same query")
-		}
-		if h.natural != 0 || h.idOrder || h.ix != nil && h.ix.text == nil || q.sort != nil && q.sort.Natural() != 0 {
-			return nil, nil, noQuerySolutions()
-		}
 		p, err := planText(c, q, ts)
 		return p, nil, err
 	case q.textScore:
@@ -245,6 +239,27 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		p.UseNatural()
 	}
 	return p, rejected, nil
+}
+
+// checkTextQuery returns the $text of q's filter, if any, after MongoDB's
+// CanonicalQuery::isValid rules for it, checked before the hint is
+// resolved: one $text, not under $nor (query.Filter.Text), and not with
+// $near, a $natural sort or any hint (BadValue).
+func checkTextQuery(q compiledFind, hint bson.RawValue) (*query.TextSearch, error) {
+	ts, err := q.filter.Text()
+	if err != nil || ts == nil {
+		return nil, err
+	}
+	if near, _ := q.filter.GeoNear(); near != nil {
+		return nil, mongoerr.New(mongoerr.BadValue, "text and geoNear not allowed in same query")
+	}
+	if q.sort != nil && q.sort.Natural() != 0 {
+		return nil, mongoerr.New(mongoerr.BadValue, "text expression not allowed with $natural sort order")
+	}
+	if hint.Type == bson.TypeString || hint.Type == bson.TypeEmbeddedDocument && len(hint.Value) > 5 {
+		return nil, mongoerr.New(mongoerr.BadValue, "text and hint not allowed in same query")
+	}
+	return ts, nil
 }
 
 // noQuerySolutions is MongoDB's error for a query no plan can answer (a

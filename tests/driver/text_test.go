@@ -380,19 +380,26 @@ func TestTextErrors(t *testing.T) {
 		filter bson.D
 		opts   *options.FindOptionsBuilder
 		code   int
+		msg    string
 	}{
-		{doc("$nor", bson.A{textQuery("x", "", false, false)}), nil, 2},
-		{doc("$and", bson.A{textQuery("x", "", false, false), textQuery("y", "", false, false)}), nil, 2},
-		{textQuery("x", "klingon", false, false), nil, 2},
-		{textQuery("x", "", false, false), options.Find().SetHint(doc("b", 1)), 291},
-		{textQuery("x", "", false, false), options.Find().SetSort(doc("$natural", 1)), 291},
-		{doc("b", 1), options.Find().SetHint("a_text"), 291},
-		{doc("$or", bson.A{textQuery("x", "", false, false), doc("b", 1)}), nil, 238},
-		{doc("$text", doc("$search", "x"), "g", doc("$nearSphere", bson.A{0, 0})), nil, 2},
+		{doc("$nor", bson.A{textQuery("x", "", false, false)}), nil, 2, ""},
+		{doc("$and", bson.A{textQuery("x", "", false, false), textQuery("y", "", false, false)}), nil, 2, ""},
+		{textQuery("x", "klingon", false, false), nil, 2, ""},
+		// CanonicalQuery::isValid: no hint at all, not even the text
+		// index's, and no $natural sort.
+		{textQuery("x", "", false, false), options.Find().SetHint(doc("b", 1)), 2, "text and hint not allowed in same query"},
+		{textQuery("x", "", false, false), options.Find().SetHint("a_text"), 2, "text and hint not allowed in same query"},
+		{textQuery("x", "", false, false), options.Find().SetHint(doc("$natural", 1)), 2, "text and hint not allowed in same query"},
+		{textQuery("x", "", false, false), options.Find().SetHint("nosuchindex"), 2, "text and hint not allowed in same query"},
+		{textQuery("x", "", false, false), options.Find().SetSort(doc("$natural", 1)), 2, "text expression not allowed with $natural sort order"},
+		{doc("b", 1), options.Find().SetHint("a_text"), 291, ""},
+		{doc("$or", bson.A{textQuery("x", "", false, false), doc("b", 1)}), nil, 238, ""},
+		{doc("$text", doc("$search", "x"), "g", doc("$nearSphere", bson.A{0, 0})), nil, 2, ""},
 	} {
 		_, err := coll.Find(ctx, tt.filter, tt.opts)
-		if serverCode(err) != tt.code {
-			t.Errorf("%v: %v, want %d", tt.filter, err, tt.code)
+		var ce mongo.CommandError
+		if serverCode(err) != tt.code || tt.msg != "" && (!errors.As(err, &ce) || ce.Message != tt.msg) {
+			t.Errorf("%v: %v, want %d %s", tt.filter, err, tt.code, tt.msg)
 		}
 	}
 	_, err = coll.Aggregate(ctx, bson.A{doc("$limit", 5), doc("$match", textQuery("x", "", false, false))})
