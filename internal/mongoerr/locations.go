@@ -987,9 +987,15 @@ const (
 	TooManyCompoundKeys Code = 13103
 	// SortMetaOnly: a sort key object other than {$meta: ...} (Folio also raises it for $natural in $sort).
 	SortMetaOnly Code = 17312
-	// SortMetaIllegal: a sort by metadata no sort may order by
-	// ({$meta: "indexKey"}; textScore, randVal and searchScore may).
+	// SortMetaIllegal: a sort by {$meta: x} for x other than textScore,
+	// randVal, geoNearDistance, searchScore and searchHighlights
+	// (SortPattern).
 	SortMetaIllegal Code = 31138
+	// SortMetaSearchScore: a sort by {$meta: "searchScore"} (SortPattern).
+	SortMetaSearchScore Code = 31218
+	// SortMetaSearchHighlights: a sort by {$meta: "searchHighlights"}
+	// (SortPattern).
+	SortMetaSearchHighlights Code = 31219
 	// RegexOptionsInBothQuery: a $regex with options both inline and in $options.
 	RegexOptionsInBothQuery Code = 51074
 	// RegexOptionsInBothQueryRegexFirst: a $options given before a $regex that carries options.

@@ -42,7 +42,8 @@ const MaxCompoundFields = 32
 
 // CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
 // must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
-// and is reported by Natural; {$meta: ...} sorts are refused.
+// and is reported by Natural; {$meta: "textScore"} sorts by the text
+// score, highest first.
 func CompileSort(spec bson.Raw) (*Sort, error) {
 	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
@@ -58,16 +59,21 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 		field := string(k)
 		if v.Type == bson.TypeEmbeddedDocument {
 			if rawdoc.FirstKey(v.Value) == "$meta" {
+				// MongoDB's SortPattern: {$meta} alone, then the name.
+				if rawdoc.Len(v.Value) != 1 {
+					return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot have additional keys in a $meta sort specification")
+				}
 				arg := bson.Raw(v.Value).Lookup("$meta")
-				switch name, _ := arg.StringValueOK(); {
-				case name == "textScore":
-				case name == "randVal", name == "searchScore":
+				switch name, _ := arg.StringValueOK(); name {
+				case "textScore":
+				case "randVal":
 					return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a sort by {$meta: %q} yet", name)
-				case expr.IsMetaName(name):
-					// metadata MongoDB does not sort by
-					return nil, mongoerr.New(mongoerr.SortMetaIllegal, "Illegal $meta sort: $meta: %q", name)
+				case "searchScore":
+					return nil, mongoerr.New(mongoerr.SortMetaSearchScore, "$meta sort by 'searchScore' metadata is not supported")
+				case "searchHighlights":
+					return nil, mongoerr.New(mongoerr.SortMetaSearchHighlights, "$meta sort by 'searchHighlights' metadata is not supported")
 				default:
-					return nil, expr.CheckMeta(arg)
+					return nil, mongoerr.New(mongoerr.SortMetaIllegal, "Illegal $meta sort: %s", values.ShellElement("$meta", arg))
 				}
 				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: true})
 				continue

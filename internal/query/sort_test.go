@@ -85,26 +85,35 @@ func TestSortSpec(t *testing.T) {
 	tests := []struct {
 		spec string
 		code mongoerr.Code
+		msg  string
 	}{
-		{`{"a": 2}`, 15975},
-		{`{"a": 0}`, 15975},
-		{`{"a": "x"}`, 15974},
-		{`{"a": true}`, 15974},
-		{`{"a": 0.999}`, 15975},
-		{`{"a": {"$numberDecimal": "0.5"}}`, 15975},
-		{`{"a": {"$numberDecimal": "1.5"}}`, 15975},
-		{`{"a": {"$numberLong": "9223372036854775807"}}`, 15975},
-		{`{"a": {"$numberDouble": "NaN"}}`, 15975},
-		{`{"a": {"$meta": "randVal"}}`, mongoerr.NotImplemented},
-		{`{"a": {"$meta": "bogus"}}`, mongoerr.MetaUnsupportedArgument},
-		{`{"a": {"x": 1}}`, 17312},
-		{`{"": 1}`, 40352},
-		{`{"a..b": 1}`, 15998},
-		{`{"$a": 1}`, 16410},
+		{`{"a": 2}`, 15975, ""},
+		{`{"a": 0}`, 15975, ""},
+		{`{"a": "x"}`, 15974, ""},
+		{`{"a": true}`, 15974, ""},
+		{`{"a": 0.999}`, 15975, ""},
+		{`{"a": {"$numberDecimal": "0.5"}}`, 15975, ""},
+		{`{"a": {"$numberDecimal": "1.5"}}`, 15975, ""},
+		{`{"a": {"$numberLong": "9223372036854775807"}}`, 15975, ""},
+		{`{"a": {"$numberDouble": "NaN"}}`, 15975, ""},
+		{`{"a": {"$meta": "randVal"}}`, mongoerr.NotImplemented, ""},
+		// SortPattern: $meta first, alone, then one of the names it sorts by.
+		{`{"a": {"$meta": "bogus"}}`, 31138, `Illegal $meta sort: $meta: "bogus"`},
+		{`{"a": {"$meta": 1}}`, 31138, `Illegal $meta sort: $meta: 1`},
+		{`{"a": {"$meta": "indexKey"}}`, 31138, `Illegal $meta sort: $meta: "indexKey"`},
+		{`{"a": {"$meta": "searchScore"}}`, 31218, "$meta sort by 'searchScore' metadata is not supported"},
+		{`{"a": {"$meta": "searchHighlights"}}`, 31219, "$meta sort by 'searchHighlights' metadata is not supported"},
+		{`{"a": {"$meta": "textScore", "extra": 1}}`, 9, "Cannot have additional keys in a $meta sort specification"},
+		{`{"a": {"$meta": "bogus", "extra": 1}}`, 9, "Cannot have additional keys in a $meta sort specification"},
+		{`{"a": {"extra": 1, "$meta": "textScore"}}`, 17312, "$meta is the only expression supported by $sort right now"},
+		{`{"a": {"x": 1}}`, 17312, ""},
+		{`{"": 1}`, 40352, ""},
+		{`{"a..b": 1}`, 15998, ""},
+		{`{"$a": 1}`, 16410, ""},
 	}
 	for _, tt := range tests {
 		_, err := CompileSort(ext(t, tt.spec))
-		checkErr(t, tt.spec, err, tt.code, "")
+		checkErr(t, tt.spec, err, tt.code, tt.msg)
 	}
 }
 
