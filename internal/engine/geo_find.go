@@ -37,7 +37,7 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 		for _, pf := range ix.Fields[:g] {
 			fields = append(fields, pf.Path)
 		}
-		vals, _, ok := equalityPrefix(f, fields)
+		vals, _, ok := equalityPrefix(f, fields, false)
 		if !ok {
 			unpinned = ix
 			continue

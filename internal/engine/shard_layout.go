@@ -138,7 +138,7 @@ func (c *Collection) checkShardKeyUpdate(old, next bson.Raw, f *query.Filter, mu
 	for i, f := range c.shard.values.Fields {
 		paths[i] = f.Path
 	}
-	if _, _, pinned := equalityPrefix(f, paths); !pinned {
+	if _, _, pinned := equalityPrefix(f, paths, false); !pinned {
 		return mongoerr.New(mongoerr.ShardKeyUpdateWithoutFullKey, "Shard key update is not allowed without specifying the full shard key in the query")
 	}
 	if multi {

@@ -71,7 +71,7 @@ func planText(c *Collection, q compiledFind, ts *query.TextSearch) (*planner.Pla
 			"error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 	}
 	spec := ix.text.spec
-	prefix, shown, ok := equalityPrefix(q.filter, spec.Prefix)
+	prefix, shown, ok := equalityPrefix(q.filter, spec.Prefix, true)
 	if !ok {
 		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans,
 			"error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
@@ -101,8 +101,11 @@ func orEmpty(s []string) []string {
 // equalityPrefix are the values the filter pins fields to by equality
 // among its top-level clauses (a text or 2dsphere index's fields before
 // its special one), and the same as explain shows them; ok is false when
-// a field is not pinned.
-func equalityPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, shown bson.D, ok bool) {
+// a field is not pinned. An equality to an array pins a field only when
+// arrays is set: a text index's prefix, which holds no arrays, takes the
+// array as its value and so reads no keys (MongoDB's planner builds the
+// text prefix from the equality's value; jstests fts_trailing_fields.js).
+func equalityPrefix(f *query.Filter, fields []string, arrays bool) (vals []bson.RawValue, shown bson.D, ok bool) {
 	if len(fields) == 0 {
 		return nil, nil, true
 	}
@@ -113,7 +116,7 @@ func equalityPrefix(f *query.Filter, fields []string) (vals []bson.RawValue, sho
 	for _, path := range fields {
 		found := false
 		for _, n := range clauses {
-			if n.Kind == query.KindEq && n.Path == path && n.Value.Type != bson.TypeArray && n.Value.Type != bson.TypeRegex {
+			if n.Kind == query.KindEq && n.Path == path && (arrays || n.Value.Type != bson.TypeArray) && n.Value.Type != bson.TypeRegex {
 				vals = append(vals, n.Value)
 				shown = append(shown, bson.E{Key: path, Value: n.Value})
 				found = true

@@ -339,6 +339,11 @@ func TestTextCompoundAndDocuments(t *testing.T) {
 	}
 	_, err := coll.Find(ctx, doc("$text", doc("$search", "apple")))
 	requireCode(t, err, 291, "NoQueryExecutionPlans")
+	// An equality to an array pins the prefix to a value no key holds
+	// (fts_trailing_fields.js).
+	if got := ids(findAll(t, coll, doc("shop", bson.A{"a", "b"}, "$text", doc("$search", "apple")))); len(got) != 0 {
+		t.Errorf("prefix [a, b]: %v", got)
+	}
 	// extractNonFTSKeyElement: before the text is read, for prefix and
 	// suffix fields alike.
 	for _, c := range []struct {
