@@ -180,7 +180,85 @@ func (p *Projection) apply(doc bson.Raw, pos int, meta *docsrc.Meta) (bson.Raw, 
 		}
 		return applyPositional(out, p.posPath, pos)
 	}
-	return bson.Raw(exclude(nil, doc, p.root, false)), nil
+	out := exclude(nil, doc, p.root, false)
+	if !p.root.hasExpr {
+		return bson.Raw(out), nil
+	}
+	return p.setComputed(nil, out, p.root, &projRun{root: doc, meta: meta})
+}
+
+// setComputed sets the computed fields under node (the {$meta} fields
+// below the top level of an exclusion projection) in out, the document
+// the exclusion left, as MongoDB's ProjectionNode::applyExpressions does
+// after the exclusion: a field already in out takes its value in place, a
+// new one is appended in specification order; the walk goes on in a
+// document, in each element of an array, and replaces a value of another
+// kind (or a missing one) by a document of the computed fields.
+func (p *Projection) setComputed(dst, out []byte, node *projNode, r *projRun) ([]byte, error) {
+	start, dst := bsoncore.AppendDocumentStart(dst)
+	set := make(map[*projNode]bool)
+	it := rawdoc.Iterate(out)
+	var err error
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			break
+		}
+		c := node.child(k)
+		if c == nil || !c.computed() {
+			dst = rawdoc.AppendElement(dst, string(k), v)
+			continue
+		}
+		set[c] = true
+		if dst, err = p.setComputedField(dst, string(k), v, c, r); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range node.children {
+		if c.computed() && !set[c] {
+			if dst, err = p.setComputedField(dst, c.name, bson.RawValue{}, c, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return bsoncore.AppendDocumentEnd(dst, start)
+}
+
+// computed reports whether n is a computed field or holds one.
+func (n *projNode) computed() bool { return n.kind == pkExpr || n.kind == pkInternal && n.hasExpr }
+
+// setComputedField appends key with the value the computed node c gives
+// it, v being its value before (setComputed).
+func (p *Projection) setComputedField(dst []byte, key string, v bson.RawValue, c *projNode, r *projRun) ([]byte, error) {
+	if c.kind == pkExpr {
+		nv, ok, err := c.expr.eval(r.root, r.meta)
+		if err != nil || !ok {
+			return dst, err
+		}
+		return rawdoc.AppendElement(dst, key, nv), nil
+	}
+	switch v.Type {
+	case bson.TypeEmbeddedDocument:
+		dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
+		return p.setComputed(dst, v.Value, c, r)
+	case bson.TypeArray:
+		dst = bsoncore.AppendHeader(dst, bsoncore.TypeArray, key)
+		start, dst := bsoncore.AppendArrayStart(dst)
+		it := rawdoc.Iterate(v.Value)
+		var err error
+		for i := 0; ; i++ {
+			_, e, ok := it.Next()
+			if !ok {
+				break
+			}
+			if dst, err = p.setComputedField(dst, itoa(i), e, c, r); err != nil {
+				return nil, err
+			}
+		}
+		return bsoncore.AppendArrayEnd(dst, start)
+	}
+	dst = bsoncore.AppendHeader(dst, bsoncore.TypeEmbeddedDocument, key)
+	return p.setComputed(dst, emptyDoc, c, r)
 }
 
 // projRun is what one inclusion projection of a document reads besides

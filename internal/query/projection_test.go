@@ -3,6 +3,7 @@ package query
 import (
 	"testing"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -86,6 +87,13 @@ func TestProjection(t *testing.T) {
 		{`{"x": "$$REMOVE", "a": 1}`, `{"_id": 1, "a": 1}`, -1, `{"_id": 1, "a": 1}`},
 		{`{"comments": {"$slice": [0, 2]}}`, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}, {"t": 3}], "title": "x"}`, -1, `{"_id": 1, "comments": [{"t": 1}, {"t": 2}], "title": "x"}`},
 		{`{"count": 1, "comments": {"$slice": [1, 1]}}`, `{"_id": 1, "count": 3, "comments": [{"t": 1}, {"t": 2}], "x": 1}`, -1, `{"_id": 1, "count": 3, "comments": [{"t": 2}]}`},
+		// A $meta below the top level of an exclusion projection is set
+		// after the exclusion (ProjectionNode::applyExpressions): in place,
+		// else appended; through arrays; over a scalar.
+		{`{"o": {"$meta": "textScore"}, "n.s": {"$meta": "textScore"}, "b": 0}`, `{"_id": 1, "b": 2, "n": {"s": "old", "a": 1}, "c": 3}`, -1, `{"_id": 1, "n": {"s": 1.5, "a": 1}, "c": 3, "o": 1.5}`},
+		{`{"n.s": {"$meta": "textScore"}}`, `{"_id": 1, "n": 5, "c": 3}`, -1, `{"_id": 1, "n": {"s": 1.5}, "c": 3}`},
+		{`{"n.s": {"$meta": "textScore"}, "n.t.u": {"$meta": "textScore"}}`, `{"_id": 1, "c": 3}`, -1, `{"_id": 1, "c": 3, "n": {"s": 1.5, "t": {"u": 1.5}}}`},
+		{`{"n.s": {"$meta": "textScore"}, "n.a": 0}`, `{"_id": 1, "n": [{"a": 1, "b": 2}, 7]}`, -1, `{"_id": 1, "n": [{"b": 2, "s": 1.5}, {"s": 1.5}]}`},
 	}
 	for _, tt := range tests {
 		p, err := CompileProjection(ext(t, tt.spec))
@@ -93,7 +101,7 @@ func TestProjection(t *testing.T) {
 			t.Errorf("%s: %v", tt.spec, err)
 			continue
 		}
-		got, err := p.Apply(ext(t, tt.doc), tt.pos)
+		got, err := p.ApplyMeta(ext(t, tt.doc), tt.pos, docsrc.Meta{TextScore: 1.5, HasTextScore: true})
 		if err != nil {
 			t.Errorf("%s on %s: %v", tt.spec, tt.doc, err)
 			continue

@@ -38,11 +38,8 @@ type projParse struct {
 	coll *collation.Collator
 	// metas are the top-level fields set to a document's metadata.
 	metas []metaField
-	// nestedMeta marks a $meta below the top level, a computed field of
-	// an inclusion projection; exprMetas are the metadata the computed
-	// fields read.
-	nestedMeta bool
-	exprMetas  []string
+	// exprMetas are the metadata the computed fields read.
+	exprMetas []string
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -85,9 +82,6 @@ func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator
 	}
 	if ps.typ == ptExclusion && ps.idIncluded {
 		root.children = removeChild(root.children, "_id")
-	}
-	if ps.nestedMeta && ps.typ == ptExclusion {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta below the top level of an exclusion projection")
 	}
 	markSubtrees(root)
 	return &Projection{root: root, inclusion: ps.typ == ptInclusion, posPath: ps.posPath, metas: ps.metas, exprMetas: ps.exprMetas}, nil
@@ -438,7 +432,7 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 
 // meta records {key: {$meta: name}}: at the top level, a field set to the
 // document's metadata, in an inclusion or exclusion projection alike;
-// below it, a computed field (of an inclusion projection only, in Folio).
+// below it, a computed field (an exclusion projection's only kind).
 func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string, parent *projNode) error {
 	if err := expr.CheckMeta(arg); err != nil {
 		return err
@@ -451,7 +445,6 @@ func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string, pare
 	if err != nil {
 		return err
 	}
-	ps.nestedMeta = true
 	return addProjNode(parent, key, &projNode{kind: pkExpr, expr: e})
 }
 
