@@ -4,6 +4,7 @@ import (
 	"errors"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/update"
@@ -107,6 +108,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		if cand == nil || err != nil {
 			return res, err
 		}
+		meta := docsrc.MetaOf(cur)
 		key, err := c.recordKey(cand)
 		if err != nil {
 			return res, err
@@ -145,7 +147,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		if claimed {
 			res.N = 1
 			res.UpdatedExisting = !s.Remove
-			if res.Value, err = project(proj, out, outPos); err != nil {
+			if res.Value, err = project(proj, out, outPos, meta); err != nil {
 				return res, err
 			}
 		}
@@ -163,8 +165,19 @@ func (s FindAndModifySpec) projection(f *query.Filter) (*query.Projection, error
 	if err != nil {
 		return nil, err
 	}
-	if proj.UsesMeta() {
-		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in a findAndModify projection yet")
+	// The text score of the document found, as a find projects it
+	// (fts_find_and_modify.js); 40218 without $text, as MongoDB's
+	// canonical query refuses it.
+	for _, name := range proj.MetaNames() {
+		if name != "textScore" {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} in a findAndModify projection yet", name)
+		}
+		if ts, err := f.Text(); err == nil && ts == nil {
+			return nil, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		}
+		if s.Upsert {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $meta in the projection of a findAndModify upsert yet")
+		}
 	}
 	// the query's match details need not hold for the updated document
 	if proj.Positional() && s.New && !s.Remove {
@@ -192,14 +205,15 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 	}
 	res := FindAndModifyResult{N: 1, UpsertedID: id}
 	if s.New {
-		res.Value, err = project(proj, doc, -1)
+		res.Value, err = project(proj, doc, -1, docsrc.Meta{})
 	}
 	return res, err
 }
 
-func project(p *query.Projection, doc bson.Raw, pos int) (bson.Raw, error) {
+// project projects doc, found with meta, by p (nil: none).
+func project(p *query.Projection, doc bson.Raw, pos int, meta docsrc.Meta) (bson.Raw, error) {
 	if p == nil {
 		return doc, nil
 	}
-	return p.Apply(doc, pos)
+	return p.ApplyMeta(doc, pos, meta)
 }

@@ -38,6 +38,18 @@ func (p *Projection) NeedsMeta(name string) bool {
 		slices.Contains(p.exprMetas, name)
 }
 
+// MetaNames are the metadata the projection reads ({$meta: name}), once
+// each.
+func (p *Projection) MetaNames() []string {
+	var names []string
+	for _, m := range p.metas {
+		names = append(names, m.name)
+	}
+	names = append(names, p.exprMetas...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // NeedsTextScore reports whether the projection reads the document's
 // text score.
 func (p *Projection) NeedsTextScore() bool { return p.NeedsMeta("textScore") }

@@ -202,9 +202,22 @@ func TestTextScores(t *testing.T) {
 	if len(got) != 1 || got[0].String() != `{"_id": {"$numberInt":"1"},"title": "Coffee","m": {"s": {"$numberDouble":"10.0"}}}` {
 		t.Fatalf("nested $meta in an exclusion: %v", got)
 	}
-	// Folio refuses what it does not do: $meta in findAndModify's
-	// projection.
-	err = coll.FindOneAndUpdate(ctx, filter, doc("$set", doc("x", 1)), options.FindOneAndUpdate().SetProjection(doc("s", scoreMeta))).Err()
+	// findAndModify projects the score of the document it found, old or
+	// new (fts_find_and_modify.js); without $text, 40218.
+	var fm bson.Raw
+	if err := coll.FindOneAndUpdate(ctx, filter, doc("$set", doc("x", 1)), options.FindOneAndUpdate().SetSort(doc("s", scoreMeta)).
+		SetProjection(doc("s", scoreMeta, "body", 0)).SetReturnDocument(options.After)).Decode(&fm); err != nil ||
+		fm.String() != `{"_id": {"$numberInt":"1"},"title": "Coffee","x": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}}` {
+		t.Fatalf("findAndModify with the score: %v %v", fm, err)
+	}
+	if err := coll.FindOneAndDelete(ctx, textQuery("tea", "", false, false), options.FindOneAndDelete().SetProjection(doc("s", scoreMeta, "title", 1))).Decode(&fm); err != nil ||
+		fm.String() != `{"_id": {"$numberInt":"2"},"title": "Tea","s": {"$numberDouble":"11.0"}}` {
+		t.Fatalf("findAndModify remove with the score: %v %v", fm, err)
+	}
+	err = coll.FindOneAndUpdate(ctx, doc("_id", 3), doc("$set", doc("x", 1)), options.FindOneAndUpdate().SetProjection(doc("s", scoreMeta))).Err()
+	requireCode(t, err, 40218, "Location40218")
+	// Folio refuses what it does not do: the score of an upsert.
+	err = coll.FindOneAndUpdate(ctx, filter, doc("$set", doc("x", 1)), options.FindOneAndUpdate().SetProjection(doc("s", scoreMeta)).SetUpsert(true)).Err()
 	requireCode(t, err, 238, "NotImplemented")
 }
 
