@@ -467,7 +467,10 @@ type indexKey struct {
 // (an empty array indexes as undefined); a compound key is the product of
 // its fields' values, and at most one array may be expanded (171
 // otherwise); an index with a hashed field expands none (16766,
-// hashedIndexValue). multikey reports that an array was expanded.
+// hashedIndexValue). A 2dsphere or 2d index holds only documents with a
+// geometry in one of its geo fields (getS2Keys, get2DKeys); another
+// 2dsphere field without one keys null. multikey reports that an array
+// was expanded.
 func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) {
 	if ix.partial != nil && !ix.partial.Match(doc) {
 		return nil, false, nil
@@ -481,9 +484,10 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 	}
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	keys = []indexKey{{}}
-	allMissing := true
+	allMissing, anyGeo := true, false
 	var seenArrays []string // array paths expanded by earlier fields
 	hashed := ix.hashed()
+	geoIx := ix.geoField() >= 0
 	for _, f := range ix.Fields {
 		var vals []bson.RawValue
 		var arrays []string
@@ -494,8 +498,15 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 				return nil, false, err
 			}
 			if len(vals) == 0 {
-				// 2dsphere indexes hold no document without geometry.
-				return nil, false, nil
+				if f.Flat {
+					// get2DKeys: no location, no key.
+					return nil, false, nil
+				}
+				// getS2Keys: a 2dsphere field without geometry keys
+				// null; the document needs one field with geometry.
+				vals = []bson.RawValue{nullValue}
+			} else {
+				anyGeo = true
 			}
 		case hashed:
 			var v bson.RawValue
@@ -531,7 +542,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		}
 		keys = next
 	}
-	if ix.Sparse && allMissing {
+	if ix.Sparse && allMissing || geoIx && !anyGeo {
 		return nil, false, nil
 	}
 	if len(keys) > 1 {

@@ -14,8 +14,9 @@ import (
 
 // A 2dsphere field's keys are the S2 cell ids (as NumberLongs) its
 // geometry is keyed by (geo.Geometry.IndexCells): a document has one key
-// per cell of each geometry at the path, and none when the path holds no
-// geometry (2dsphere indexes are sparse, as MongoDB's version 2 and 3
+// per cell of each geometry at the path, null when the path holds no
+// geometry, and no key at all when none of the index's 2dsphere fields
+// holds one (2dsphere indexes are sparse, as MongoDB's version 2 and 3
 // are); a malformed geometry fails the write with 16755.
 
 // A 2d field's keys are the geohashes (geo.Flat, as NumberLongs with the

@@ -595,3 +595,48 @@ func TestGeoNearHint(t *testing.T) {
 		t.Errorf("the hinted index's ops: %d, want 1", ops)
 	}
 }
+
+// TestGeoCompoundIndexes: a compound 2dsphere or 2d index holds the keys
+// MongoDB's getS2Keys and get2DKeys make, so that a query it serves
+// returns what a collection scan returns; keys is the index's key count
+// (validate's keysPerIndex).
+func TestGeoCompoundIndexes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geocompound")
+	pt := geoPoint(5, 5)
+	near := doc("$geoWithin", doc("$centerSphere", bson.A{bson.A{5, 5}, 0.01}))
+	for i, tt := range []struct {
+		index  bson.D
+		docs   []any
+		filter bson.D
+		want   []int
+		keys   int
+	}{
+		// A document with geometry in either 2dsphere field is indexed,
+		// the other field keyed null; one with neither is not.
+		{doc("a", "2dsphere", "b", "2dsphere"), []any{doc("_id", 1, "a", pt), doc("_id", 2, "b", pt), doc("_id", 3, "a", pt, "b", pt), doc("_id", 4, "c", 1)},
+			doc("a", near), []int{1, 3}, 3},
+	} {
+		c := db.Collection("c" + strconv.Itoa(i))
+		name, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.index})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.InsertMany(ctx, tt.docs); err != nil {
+			t.Fatalf("%v: %v", tt.index, err)
+		}
+		indexed := idSet(findAll(t, c, tt.filter))
+		scanned := idSet(findAll(t, c, tt.filter, options.Find().SetHint(doc("$natural", 1))))
+		if !slices.Equal(indexed, tt.want) || !slices.Equal(scanned, tt.want) {
+			t.Errorf("%v %v: indexed %v, scanned %v, want %v", tt.index, tt.filter, indexed, scanned, tt.want)
+		}
+		var v bson.Raw
+		if err := db.RunCommand(ctx, doc("validate", c.Name())).Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := v.Lookup("keysPerIndex", name).AsInt64OK(); int(n) != tt.keys {
+			t.Errorf("%v: %d keys, want %d", tt.index, n, tt.keys)
+		}
+	}
+}
