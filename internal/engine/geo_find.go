@@ -25,8 +25,9 @@ import (
 
 // geoIndexFor is a geo index of the kind asked (2dsphere when flat is
 // false, 2d when true) among ixs on path whose fields before it the
-// filter pins by equality, with those values encoded; nil when none.
-// unpinned is such an index whose fields before path are not pinned.
+// filter pins by equality, with those values encoded in each field's
+// direction; nil when none. unpinned is such an index whose fields before
+// path are not pinned.
 func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
 	for _, ix := range ixs {
 		g := ix.geoField()
@@ -43,8 +44,8 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 			continue
 		}
 		var enc []byte
-		for _, v := range vals {
-			enc = keyenc.AppendField(enc, v, false)
+		for i, v := range vals {
+			enc = keyenc.AppendField(enc, v, ix.Fields[i].Desc)
 		}
 		return ix, enc, nil
 	}

@@ -617,6 +617,9 @@ func TestGeoCompoundIndexes(t *testing.T) {
 		// the other field keyed null; one with neither is not.
 		{doc("a", "2dsphere", "b", "2dsphere"), []any{doc("_id", 1, "a", pt), doc("_id", 2, "b", pt), doc("_id", 3, "a", pt, "b", pt), doc("_id", 4, "c", 1)},
 			doc("a", near), []int{1, 3}, 3},
+		// A descending field before the geo field (geo_s2descindex.js).
+		{doc("f", -1, "a", "2dsphere"), []any{doc("_id", 1, "f", 1, "a", pt), doc("_id", 2, "f", 2, "a", pt)},
+			doc("a", near, "f", 1), []int{1}, 2},
 	} {
 		c := db.Collection("c" + strconv.Itoa(i))
 		name, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.index})
