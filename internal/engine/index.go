@@ -466,8 +466,9 @@ type indexKey struct {
 // filter). Missing fields index as null; arrays index one key per element
 // (an empty array indexes as undefined); a compound key is the product of
 // its fields' values, and at most one array may be expanded (171
-// otherwise); an index with a hashed field expands none (16766,
-// hashedIndexValue). A 2dsphere or 2d index holds only documents with a
+// otherwise; a 2dsphere or 2d index takes the product of any, as
+// getS2Keys and get2DKeys check none); an index with a hashed field
+// expands none (16766, hashedIndexValue). A 2dsphere or 2d index holds only documents with a
 // geometry in one of its geo fields (getS2Keys, get2DKeys); another
 // 2dsphere field without one keys null. multikey reports that an array
 // was expanded.
@@ -525,7 +526,7 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 		}
 		for _, a := range arrays {
 			for _, b := range seenArrays {
-				if !nested(a, b) {
+				if !nested(a, b) && !geoIx {
 					return nil, false, mongoerr.New(mongoerr.CannotIndexParallelArrays, "cannot index parallel arrays [%s] [%s]", lastPart(a), lastPart(b))
 				}
 			}
