@@ -22,7 +22,7 @@ import (
 // A 2d field's keys are the geohashes (geo.Flat, as NumberLongs with the
 // top bit flipped) of the legacy pairs at its path; a document without
 // one is not indexed; a value that is no pair fails with 16804, a pair
-// outside [min, max) with 13027.
+// outside [min, max] with 13027.
 
 // geoField is the position of ix's 2dsphere or 2d field, or -1.
 func (ix *Index) geoField() int {
@@ -115,7 +115,7 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 			return nil
 		}
 		if f.Flat {
-			return ix.flatKeys(v, &out)
+			return ix.flatKeys(v, doc, &out)
 		}
 		gs, err := geo.Geometries(v)
 		if err != nil {
@@ -163,7 +163,7 @@ func eachGeoValue(v bson.RawValue, parts []string, fn func(bson.RawValue) error)
 }
 
 // flatKeys appends the geohashes of the legacy pairs of v to out.
-func (ix *Index) flatKeys(v bson.RawValue, out *[]bson.RawValue) error {
+func (ix *Index) flatKeys(v bson.RawValue, doc bson.Raw, out *[]bson.RawValue) error {
 	pairs := geo.LegacyPairs(v)
 	if len(pairs) == 0 {
 		return mongoerr.New(mongoerr.FlatLocationMalformed, "location object expected, location array not in correct format")
@@ -171,7 +171,7 @@ func (ix *Index) flatKeys(v bson.RawValue, out *[]bson.RawValue) error {
 	for _, p := range pairs {
 		h, err := ix.flat.Hash(p[0], p[1])
 		if err != nil {
-			return mongoerr.New(mongoerr.FlatPointOutOfBounds, "%v", err)
+			return mongoerr.New(mongoerr.FlatPointOutOfBounds, "%v :: caused by :: %s", err, values.ShellDoc(doc))
 		}
 		*out = append(*out, int64Value(hashKey(h)))
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // Flat is a 2d index's plane: legacy pairs with both coordinates in
-// [Min, Max), each quantized to Bits bits and interleaved into a geohash
+// [Min, Max], each quantized to Bits bits and interleaved into a geohash
 // (x's bit first), so that a square of the plane is a run of hashes.
 type Flat struct {
 	Min, Max float64
@@ -54,11 +54,12 @@ func NewFlat(o FlatOptions) (*Flat, error) {
 // Cells is the number of cells along each axis.
 func (f *Flat) Cells() float64 { return math.Exp2(float64(f.Bits)) }
 
-// Hash is the geohash of (x, y), or MongoDB's 13027 reason when the point
-// is outside [Min, Max).
+// Hash is the geohash of (x, y), or MongoDB's reason when the point is
+// outside [Min, Max], both bounds inclusive as GeoHashConverter::hash
+// checks them (a coordinate at Max falls in the last cell).
 func (f *Flat) Hash(x, y float64) (uint64, error) {
-	if !(x >= f.Min && x < f.Max && y >= f.Min && y < f.Max) {
-		return 0, errorf("point not in interval of [ %g, %g ) :: caused by :: [ %g, %g ]", f.Min, f.Max, x, y)
+	if !(x >= f.Min && x <= f.Max && y >= f.Min && y <= f.Max) {
+		return 0, errorf("point not in interval of [ %g, %g ]", f.Min, f.Max)
 	}
 	return interleave(f.cell(x), f.cell(y)), nil
 }
@@ -89,7 +90,7 @@ const maxFlatCells = 64
 func (f *Flat) Ranges(x0, y0, x1, y1 float64) []HashRange {
 	cx0, cx1 := f.cell(math.Max(x0, f.Min)), f.cell(math.Min(x1, f.Max))
 	cy0, cy1 := f.cell(math.Max(y0, f.Min)), f.cell(math.Min(y1, f.Max))
-	if x1 < f.Min || y1 < f.Min || x0 >= f.Max || y0 >= f.Max || x0 > x1 || y0 > y1 {
+	if x1 < f.Min || y1 < f.Min || x0 > f.Max || y0 > f.Max || x0 > x1 || y0 > y1 {
 		return nil
 	}
 	type quad struct {

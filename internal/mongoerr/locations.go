@@ -1285,7 +1285,7 @@ const (
 	GeoExtractKeys Code = 16755
 	// FlatLocationMalformed: a 2d index's field holding something other than legacy pairs.
 	FlatLocationMalformed Code = 16804
-	// FlatPointOutOfBounds: a legacy pair outside a 2d index's [min, max).
+	// FlatPointOutOfBounds: a legacy pair outside a 2d index's [min, max].
 	FlatPointOutOfBounds Code = 13027
 	// GeoNearNoNear: a $geoNear without 'near'.
 	GeoNearNoNear Code = 5860400

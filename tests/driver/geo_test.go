@@ -483,8 +483,18 @@ func TestGeo2d(t *testing.T) {
 	if got := ixs[1].String(); got != `{"v": {"$numberInt":"2"},"key": {"p": "2d"},"name": "p_2d","bits": {"$numberInt":"20"},"min": {"$numberDouble":"-200.0"},"max": {"$numberDouble":"200.0"}}` {
 		t.Errorf("listIndexes: %s", got)
 	}
-	_, err = flat.InsertOne(ctx, doc("p", bson.A{250, 0}))
+	_, err = flat.InsertOne(ctx, doc("_id", "out", "p", bson.A{250, 0}))
 	requireCode(t, err, 13027, "Location13027")
+	if want := `point not in interval of [ -200, 200 ] :: caused by :: { _id: "out", p: [ 250, 0 ] }`; !strings.Contains(err.Error(), want) {
+		t.Errorf("out of bounds: %v, want %s", err, want)
+	}
+	// Both bounds are inside (GeoHashConverter::hash).
+	if _, err := flat.InsertOne(ctx, doc("_id", "max", "p", bson.A{200, 200})); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(findAll(t, flat, doc("p", doc("$geoWithin", doc("$box", bson.A{bson.A{190, 190}, bson.A{200, 200}}))))); !slices.Equal(got, []string{`"max"`}) {
+		t.Errorf("$box at max: %v", got)
+	}
 	_, err = flat.InsertOne(ctx, doc("p", "here"))
 	requireCode(t, err, 16804, "Location16804")
 	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
