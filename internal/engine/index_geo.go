@@ -20,9 +20,8 @@ import (
 // are); a malformed geometry fails the write with 16755.
 
 // A 2d field's keys are the geohashes (geo.Flat, as NumberLongs with the
-// top bit flipped) of the legacy pairs at its path; a document without
-// one is not indexed; a value that is no pair fails with 16804, a pair
-// outside [min, max] with 13027.
+// top bit flipped) of the legacy pairs at its path (flatKeys); a document
+// without one is not indexed.
 
 // geoField is the position of ix's 2dsphere or 2d field, or -1.
 func (ix *Index) geoField() int {
@@ -162,14 +161,43 @@ func eachGeoValue(v bson.RawValue, parts []string, fn func(bson.RawValue) error)
 	return nil
 }
 
-// flatKeys appends the geohashes of the legacy pairs of v to out.
+// flatKeys appends the geohashes of the locations of v to out, as
+// MongoDB's get2DKeys reads them: v is one location when its first
+// value is a number, else each of its values is one (16804 when one is
+// no array or document); a value that is no array or document, and an
+// empty location, key nothing. A location is the pair of its first two
+// values (13068 with one, 13026 when they are not numbers, 13027 outside
+// the index's bounds: GeoHashConverter::hash).
 func (ix *Index) flatKeys(v bson.RawValue, doc bson.Raw, out *[]bson.RawValue) error {
-	pairs := geo.LegacyPairs(v)
-	if len(pairs) == 0 {
-		return mongoerr.New(mongoerr.FlatLocationMalformed, "location object expected, location array not in correct format")
+	if v.Type != bson.TypeEmbeddedDocument && v.Type != bson.TypeArray {
+		return nil
 	}
-	for _, p := range pairs {
-		h, err := ix.flat.Hash(p[0], p[1])
+	vals, _ := bson.Raw(v.Value).Values()
+	if len(vals) == 0 {
+		return nil
+	}
+	locs := [][]bson.RawValue{vals}
+	if !values.IsNumber(vals[0].Type) {
+		locs = locs[:0]
+		for _, l := range vals {
+			if l.Type != bson.TypeEmbeddedDocument && l.Type != bson.TypeArray {
+				return mongoerr.New(mongoerr.FlatLocationMalformed, "location object expected, location array not in correct format")
+			}
+			if lv, _ := bson.Raw(l.Value).Values(); len(lv) > 0 {
+				locs = append(locs, lv)
+			}
+		}
+	}
+	for _, l := range locs {
+		if len(l) == 1 {
+			return mongoerr.New(mongoerr.FlatLocationOneValue, "geo field only has 1 element :: caused by :: %s", values.ShellDoc(doc))
+		}
+		if !values.IsNumber(l[0].Type) || !values.IsNumber(l[1].Type) {
+			return mongoerr.New(mongoerr.FlatLocationNotNumbers, "geo values must be 'legacy coordinate pairs' for 2d indexes :: caused by :: %s", values.ShellDoc(doc))
+		}
+		x, _ := values.Float64(l[0])
+		y, _ := values.Float64(l[1])
+		h, err := ix.flat.Hash(x, y)
 		if err != nil {
 			return mongoerr.New(mongoerr.FlatPointOutOfBounds, "%v :: caused by :: %s", err, values.ShellDoc(doc))
 		}

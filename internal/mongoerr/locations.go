@@ -1301,6 +1301,10 @@ const (
 	GeoNearNum Code = 50857
 	// GeoNearStart: a $geoNear with the 'start' of older versions.
 	GeoNearStart Code = 50856
+	// FlatLocationOneValue: a 2d index's location with a single value.
+	FlatLocationOneValue Code = 13068
+	// FlatLocationNotNumbers: a 2d index's location whose first two values are not both numbers.
+	FlatLocationNotNumbers Code = 13026
 	// GeoNearDistanceFieldNotString: a $geoNear without a string 'distanceField'.
 	GeoNearDistanceFieldNotString Code = 16606
 	// GeoNearIncludeLocsNotString: a $geoNear whose 'includeLocs' is not a string.

@@ -477,6 +477,9 @@ func TestGeo2d(t *testing.T) {
 			t.Errorf("$geoNear spherical: %s at %g, want %g in order", dd, got, w)
 		}
 	}
+	if _, err := db.Collection("skip").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("p", "2d")}); err != nil {
+		t.Fatal(err)
+	}
 	var ixs []bson.Raw
 	c, _ := flat.Indexes().List(ctx)
 	c.All(ctx, &ixs)
@@ -495,8 +498,20 @@ func TestGeo2d(t *testing.T) {
 	if got := ids(findAll(t, flat, doc("p", doc("$geoWithin", doc("$box", bson.A{bson.A{190, 190}, bson.A{200, 200}}))))); !slices.Equal(got, []string{`"max"`}) {
 		t.Errorf("$box at max: %v", got)
 	}
-	_, err = flat.InsertOne(ctx, doc("p", "here"))
-	requireCode(t, err, 16804, "Location16804")
+	// get2DKeys: what holds no location keys nothing; a location is read
+	// from its first two values.
+	for _, tt := range []struct {
+		p    any
+		code int
+	}{
+		{"here", 0}, {5, 0}, {bson.A{}, 0}, {doc(), 0}, {bson.A{bson.A{}}, 0}, {bson.A{1, 2, 3}, 0}, {doc("a", doc("x", 1, "y", 2)), 0},
+		{bson.A{1}, 13068}, {bson.A{bson.A{1}}, 13068}, {bson.A{1, "a"}, 13026}, {bson.A{bson.A{1, 2}, 5}, 16804},
+	} {
+		_, err := db.Collection("skip").InsertOne(ctx, doc("p", tt.p))
+		if serverCode(err) != tt.code {
+			t.Errorf("insert %v: %v, want %d", tt.p, err, tt.code)
+		}
+	}
 	_, err = db.Collection("x").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1, "p", "2d")})
 	requireCode(t, err, 67, "CannotCreateIndex")
 }
