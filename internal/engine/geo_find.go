@@ -21,6 +21,7 @@ import (
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/storage"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // geoIndexFor is a geo index of the kind asked (2dsphere when flat is
@@ -57,10 +58,11 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 // legacy $near (plane distances) a 2d index, a legacy $nearSphere either;
 // a hint (h) leaves only the hinted index, as MongoDB's planner does, and
 // a hinted geo index whose fields before the geo field the filter does not
-// pin by equality is not supported. $geoWithin reads a 2dsphere or 2d
-// index on its path, $geoIntersects a 2dsphere one, when there is one. A
-// nil plan leaves the query to the planner (the filter then tests the
-// geometry of each document it reads), as does a hint for $geoWithin and
+// pin by equality is not supported; on a 2d index the center must lie
+// within its bounds (16433). $geoWithin reads a 2dsphere or 2d index on
+// its path, $geoIntersects a 2dsphere one, when there is one. A nil plan
+// leaves the query to the planner (the filter then tests the geometry of
+// each document it reads), as does a hint for $geoWithin and
 // $geoIntersects.
 func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error) {
 	near, err := q.filter.GeoNear()
@@ -92,6 +94,13 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		}
 		if ix == nil {
 			return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
+		}
+		if ix.flat != nil {
+			// GeoNear2DStage hashes the center (GeoHashConverter::hash).
+			if _, err := ix.flat.Hash(gq.CenterX, gq.CenterY); err != nil {
+				center := bsoncore.NewArrayBuilder().AppendDouble(gq.CenterX).AppendDouble(gq.CenterY).Build()
+				return nil, mongoerr.New(mongoerr.FlatNearOutOfBounds, "%v :: caused by :: %s", err, values.Shell(bson.RawValue{Type: bson.TypeArray, Value: center}))
+			}
 		}
 		planned := ix.planned()
 		ns := newNearScan(ix, prefix, gq)

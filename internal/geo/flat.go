@@ -59,7 +59,7 @@ func (f *Flat) Cells() float64 { return math.Exp2(float64(f.Bits)) }
 // checks them (a coordinate at Max falls in the last cell).
 func (f *Flat) Hash(x, y float64) (uint64, error) {
 	if !(x >= f.Min && x <= f.Max && y >= f.Min && y <= f.Max) {
-		return 0, errorf("point not in interval of [ %g, %g ]", f.Min, f.Max)
+		return 0, errorf("point not in interval of [ %.6g, %.6g ]", f.Min, f.Max)
 	}
 	return interleave(f.cell(x), f.cell(y)), nil
 }

@@ -1301,6 +1301,8 @@ const (
 	GeoNearNum Code = 50857
 	// GeoNearStart: a $geoNear with the 'start' of older versions.
 	GeoNearStart Code = 50856
+	// FlatNearOutOfBounds: a $near, $nearSphere or $geoNear on a 2d index whose center is outside the index's [min, max].
+	FlatNearOutOfBounds Code = 16433
 	// FlatLocationOneValue: a 2d index's location with a single value.
 	FlatLocationOneValue Code = 13068
 	// FlatLocationNotNumbers: a 2d index's location whose first two values are not both numbers.

@@ -491,6 +491,17 @@ func TestGeo2d(t *testing.T) {
 	if want := `point not in interval of [ -200, 200 ] :: caused by :: { _id: "out", p: [ 250, 0 ] }`; !strings.Contains(err.Error(), want) {
 		t.Errorf("out of bounds: %v, want %s", err, want)
 	}
+	// A $near, $nearSphere or $geoNear centered outside the bounds fails
+	// (GeoNear2DStage hashes its center).
+	for _, f := range []bson.D{doc("p", doc("$near", bson.A{200.5, 0})), doc("p", doc("$nearSphere", bson.A{0, -200.5}))} {
+		_, err := flat.Find(ctx, f)
+		requireCode(t, err, 16433, "Location16433")
+	}
+	_, err = flat.Aggregate(ctx, bson.A{doc("$geoNear", doc("near", bson.A{200.5, 1}, "distanceField", "d"))})
+	requireCode(t, err, 16433, "Location16433")
+	if want := "point not in interval of [ -200, 200 ] :: caused by :: [ 200.5, 1.0 ]"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("$geoNear out of bounds: %v, want %s", err, want)
+	}
 	// Both bounds are inside (GeoHashConverter::hash).
 	if _, err := flat.InsertOne(ctx, doc("_id", "max", "p", bson.A{200, 200})); err != nil {
 		t.Fatal(err)
