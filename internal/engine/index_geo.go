@@ -109,25 +109,36 @@ func (ix *Index) raiseCoarseCells(keys []indexKey) bool {
 // cell ids, or a 2d index's geohashes.
 func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([]bson.RawValue, error) {
 	var out []bson.RawValue
-	err := eachGeoValue(root, f.Parts, func(v bson.RawValue) error {
+	var found []bson.RawValue
+	eachGeoValue(root, f.Parts, func(v bson.RawValue) error { found = append(found, v); return nil })
+	if len(found) == 1 && !f.Flat && (found[0].Type == bson.TypeEmbeddedDocument || found[0].Type == bson.TypeArray) {
+		if vals, _ := bson.Raw(found[0].Value).Values(); len(vals) == 0 {
+			// getS2Keys: a field whose one value is an empty document
+			// or array holds no geometry, as null does.
+			return nil, nil
+		}
+	}
+	for _, v := range found {
 		if v.Type == 0 || v.Type == bson.TypeNull || v.Type == bson.TypeUndefined {
-			return nil
+			continue
 		}
 		if f.Flat {
-			return ix.flatKeys(v, doc, &out)
+			if err := ix.flatKeys(v, doc, &out); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		gs, err := geo.Geometries(v)
 		if err != nil {
-			return mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)
+			return nil, mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)
 		}
 		for _, g := range gs {
 			for _, c := range g.IndexCells() {
 				out = append(out, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))})
 			}
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // eachGeoValue calls fn with each value at parts below v, the values a geo

@@ -632,7 +632,7 @@ func TestGeoNearHint(t *testing.T) {
 	}
 }
 
-// TestGeoCompoundIndexes: a compound 2dsphere or 2d index holds the keys
+// TestGeoCompoundIndexes: a 2dsphere or 2d index, compound or not, holds the keys
 // MongoDB's getS2Keys and get2DKeys make, so that a query it serves
 // returns what a collection scan returns; keys is the index's key count
 // (validate's keysPerIndex; -1: not checked, as Folio's 2d keys expand
@@ -654,6 +654,9 @@ func TestGeoCompoundIndexes(t *testing.T) {
 		// the other field keyed null; one with neither is not.
 		{doc("a", "2dsphere", "b", "2dsphere"), []any{doc("_id", 1, "a", pt), doc("_id", 2, "b", pt), doc("_id", 3, "a", pt, "b", pt), doc("_id", 4, "c", 1)},
 			doc("a", near), []int{1, 3}, 3},
+		// An empty document holds no geometry, as null does (geo_s2sparse.js).
+		{doc("a", "2dsphere"), []any{doc("_id", 1, "a", doc()), doc("_id", 2, "a", bson.A{}), doc("_id", 3, "a", nil), doc("_id", 4, "a", pt)},
+			doc("a", near), []int{4}, 1},
 		// A descending field before the geo field (geo_s2descindex.js).
 		{doc("f", -1, "a", "2dsphere"), []any{doc("_id", 1, "f", 1, "a", pt), doc("_id", 2, "f", 2, "a", pt)},
 			doc("a", near, "f", 1), []int{1}, 2},
