@@ -111,6 +111,8 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, v := range []string{
 		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], [[1, 1], [2, 1], [2, 2], [1, 1]]]}`,
+		// Repeated vertices are dropped, the closing one too (geo_s2dupe_points.js).
+		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0], [0, 0]], [[1, 1], [1, 1], [2, 1], [2, 2], [1, 1], [1, 1]]]}`,
 		`{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}`,
 		`{"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [0, 0]}, {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}]}`,
 		`{"x": 1, "y": 2}`,

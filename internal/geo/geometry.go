@@ -256,8 +256,9 @@ func polygon(v bson.RawValue) (*s2.Polygon, error) {
 		if pts[0] != pts[len(pts)-1] {
 			return errorf("Loop is not closed, first vertex does not equal last vertex: %s", ring)
 		}
-		pts = dedup(pts[:len(pts)-1])
-		if len(pts) < 3 {
+		// GeoParser drops repeated vertices, then the closing one.
+		pts = dedup(pts)
+		if pts = pts[:len(pts)-1]; len(pts) < 3 {
 			return errorf("Loop must have at least 3 different vertices: %s", ring)
 		}
 		l := s2.LoopFromPoints(pts)
