@@ -168,6 +168,9 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 	ix := &Index{ID: id, Name: spec.Name, Unique: spec.Unique, PrepareUnique: spec.PrepareUnique, idKeyed: !spec.Unique,
 		Sparse: spec.Sparse, Hidden: spec.Hidden, ExpireAfter: spec.ExpireAfter, hints: &seekHints{},
 		usage: &IndexUsage{Since: time.Now()}}
+	if err := onePlugin(elems); err != nil {
+		return nil, err
+	}
 	if fts.IsTextKey(spec.Key) {
 		if err := newTextIndex(ix, spec); err != nil {
 			return nil, err

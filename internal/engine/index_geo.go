@@ -70,7 +70,7 @@ func newFlatIndex(ix *Index, spec IndexSpec) error {
 		return mongoerr.New(mongoerr.CannotCreateIndex, "2d has to be first in index")
 	}
 	for _, f := range ix.Fields[1:] {
-		if f.Flat || f.Geo {
+		if f.Flat {
 			return mongoerr.New(mongoerr.CannotCreateIndex, "can't have 2 geo fields")
 		}
 	}

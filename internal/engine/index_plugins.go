@@ -3,6 +3,8 @@ package engine
 import (
 	"strings"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -31,6 +33,26 @@ func pluginField(path, plugin string) (IndexField, error) {
 		return f, mongoerr.New(mongoerr.NotImplemented, "Folio does not support %q indexes yet", plugin)
 	}
 	return f, mongoerr.New(mongoerr.CannotCreateIndex, "Unknown index plugin '%s'", plugin)
+}
+
+// onePlugin refuses a key pattern naming two index types, as MongoDB's
+// validateKeyPattern: the index's type is its first string value, or
+// wildcard when a wildcard field comes first (findPluginName), and every
+// string value must name it.
+func onePlugin(elems []bson.RawElement) error {
+	plugin := ""
+	for _, el := range elems {
+		name, isString := el.Value().StringValueOK()
+		switch {
+		case isString && plugin == "":
+			plugin = name
+		case isString && name != plugin:
+			return mongoerr.New(mongoerr.CannotCreateIndex, "Can't use more than one index plugin for a single index.")
+		case plugin == "" && isWildcardKey(el.Key()):
+			plugin = "wildcard"
+		}
+	}
+	return nil
 }
 
 // checkPlugins applies MongoDB's rules on an index's typed fields: at most

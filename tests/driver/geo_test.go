@@ -319,6 +319,10 @@ func TestGeoErrors(t *testing.T) {
 		{doc("p", "geoHaystack"), nil, 67},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(2), 238},
 		{doc("p", "2dsphere"), options.Index().SetSphereVersion(9), 67},
+		// One index type per index (validateKeyPattern).
+		{doc("p", "2dsphere", "q", "2d"), nil, 67},
+		{doc("p", "2d", "q", "2dsphere"), nil, 67},
+		{doc("p", "2dsphere", "q", "hashed"), nil, 67},
 	} {
 		_, err := db.Collection("ixerrs").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.keys, Options: tt.opts})
 		if serverCode(err) != tt.code {
