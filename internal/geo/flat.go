@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/golang/geo/s2"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,8 +23,9 @@ type Flat struct {
 // FlatOptions are a 2d index's min, max and bits as given (unset: 0).
 type FlatOptions struct{ Min, Max, Bits bson.RawValue }
 
-// NewFlat reads a 2d index's options as MongoDB checks them (defaults
-// -180, 180 and 26 bits).
+// NewFlat reads a 2d index's options as MongoDB's
+// GeoHashConverter::createFromDoc checks them (defaults -180, 180 and 26
+// bits).
 func NewFlat(o FlatOptions) (*Flat, error) {
 	f := &Flat{Min: -180, Max: 180, Bits: 26}
 	for _, opt := range []struct {
@@ -39,16 +41,33 @@ func NewFlat(o FlatOptions) (*Flat, error) {
 		}
 	}
 	if o.Bits.Type != 0 {
+		// Read as an int, truncated.
 		n, ok := values.Float64(o.Bits)
-		if !ok || n < 1 || n > 32 {
-			return nil, errorf("bits for hash must be > 0 and <= 32, but %s bits were specified", o.Bits)
+		if !ok || n < 1 || n >= 33 {
+			return nil, errorf("bits for hash must be > 0 and <= 32, but %d bits were specified", int64(max(math.MinInt32, min(n, math.MaxInt32))))
 		}
 		f.Bits = int(n)
 	}
-	if !(f.Max > f.Min) || math.IsInf(f.Max-f.Min, 0) {
-		return nil, errorf("max must be > min")
+	if !(f.Min < f.Max) || math.IsInf(f.Min, 0) || math.IsInf(f.Max, 0) {
+		return nil, errorf("region for hash must be valid and have positive area, but [%s, %s] was specified", cfmt(f.Min), cfmt(f.Max))
+	}
+	if scaling := 4 * 1024 * 1024 * 1024 / (f.Max - f.Min); scaling <= 0 || math.IsInf(scaling, 0) {
+		return nil, errorf("range [%s, %s] is too small.", cfmt(f.Min), cfmt(f.Max))
 	}
 	return f, nil
+}
+
+// cfmt prints x as MongoDB's messages do (C's %g).
+func cfmt(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
 // Cells is the number of cells along each axis.
@@ -59,7 +78,7 @@ func (f *Flat) Cells() float64 { return math.Exp2(float64(f.Bits)) }
 // checks them (a coordinate at Max falls in the last cell).
 func (f *Flat) Hash(x, y float64) (uint64, error) {
 	if !(x >= f.Min && x <= f.Max && y >= f.Min && y <= f.Max) {
-		return 0, errorf("point not in interval of [ %.6g, %.6g ]", f.Min, f.Max)
+		return 0, errorf("point not in interval of [ %s, %s ]", cfmt(f.Min), cfmt(f.Max))
 	}
 	return interleave(f.cell(x), f.cell(y)), nil
 }

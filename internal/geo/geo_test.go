@@ -235,3 +235,26 @@ func TestParseNear(t *testing.T) {
 		}
 	}
 }
+
+// A 2d index's options fail as GeoHashConverter::createFromDoc words it.
+func TestNewFlatErrors(t *testing.T) {
+	num := func(j string) bson.RawValue { return raw(t, j) }
+	for _, tt := range []struct {
+		o   FlatOptions
+		msg string
+	}{
+		{FlatOptions{Bits: num(`33`)}, "bits for hash must be > 0 and <= 32, but 33 bits were specified"},
+		{FlatOptions{Bits: num(`0.5`)}, "bits for hash must be > 0 and <= 32, but 0 bits were specified"},
+		{FlatOptions{Min: num(`1`), Max: num(`1`)}, "region for hash must be valid and have positive area, but [1, 1] was specified"},
+		{FlatOptions{Min: num(`10`), Max: num(`9.5`)}, "region for hash must be valid and have positive area, but [10, 9.5] was specified"},
+		{FlatOptions{Min: num(`{"$numberDouble": "-Infinity"}`)}, "region for hash must be valid and have positive area, but [-inf, 180] was specified"},
+		{FlatOptions{Min: num(`-1e308`), Max: num(`1e308`)}, "range [-1e+308, 1e+308] is too small."},
+	} {
+		if _, err := NewFlat(tt.o); err == nil || err.Error() != tt.msg {
+			t.Errorf("%v: %v, want %q", tt.o, err, tt.msg)
+		}
+	}
+	if f, err := NewFlat(FlatOptions{Bits: num(`32.5`)}); err != nil || f.Bits != 32 {
+		t.Errorf("bits 32.5: %v %v", f, err)
+	}
+}
