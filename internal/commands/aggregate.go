@@ -125,6 +125,9 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := s.onView(r, a); err != nil {
 		return nil, err
 	}
+	if err := s.resolveInvolved(r, a.stages); err != nil {
+		return nil, err
+	}
 	if err := s.checkViewCollations(r, a); err != nil {
 		return nil, err
 	}

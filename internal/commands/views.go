@@ -79,9 +79,11 @@ func (s *Service) resolveView(r *Request, db, name string) (coll string, stages 
 }
 
 // resolveFrom is resolveView of db.name, whose definition v (nil: no
-// view) was looked up.
+// view) was looked up. As MongoDB's view_catalog_helpers::resolveView, it
+// follows at most maxViewDepth views: a chain of that many fails even
+// when the last one is on a collection.
 func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll string, stages []bson.Raw, isView bool, err error) {
-	for depth := 0; ; depth++ {
+	for depth := 0; depth < maxViewDepth; depth++ {
 		if depth > 0 {
 			if v, err = s.lookupView(r, db, name); err != nil {
 				return "", nil, false, err
@@ -90,12 +92,42 @@ func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll str
 		if v == nil {
 			return name, stages, depth > 0, nil
 		}
-		if depth == maxViewDepth {
-			return "", nil, false, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
-		}
 		stages = append(slices.Clone(v.pipeline), stages...)
 		name = v.viewOn
 	}
+	return "", nil, false, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected; maximum depth is %d", maxViewDepth)
+}
+
+// resolveInvolved resolves, before an aggregation runs, every view its
+// stages read ($lookup, $graphLookup, $unionWith, nested too) and those
+// the views' pipelines read in turn, each once, as MongoDB's
+// resolveInvolvedNamespaces does: a view that does not resolve fails the
+// aggregation before it reads anything.
+func (s *Service) resolveInvolved(r *Request, stages []bson.Raw) error {
+	queue := involvedNamespaces(r.DB, stages)
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		v, err := s.lookupView(r, r.DB, name)
+		if err != nil || v == nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		_, resolved, _, err := s.resolveFrom(r, r.DB, name, v)
+		if err != nil {
+			e := mongoerr.As(err)
+			return mongoerr.New(e.Code, "Failed to resolve view '%s.%s :: caused by :: %s", r.DB, name, e.Msg)
+		}
+		queue = append(queue, involvedNamespaces(r.DB, resolved)...)
+	}
+	return nil
 }
 
 // onView rewrites the aggregation a when it runs on a view: on the
@@ -261,19 +293,11 @@ func viewError(db, name string) error {
 	return mongoerr.New(mongoerr.CommandNotSupportedOnView, "Namespace %s.%s is a view, not a collection", db, name)
 }
 
-// createView runs create with viewOn: it checks the pipeline (it must
-// parse, hold no $out or $merge, and not make a cycle) and the collation
-// (a view on a view has its collation), and stores the definition.
+// createView runs create with viewOn: the name must be free, the
+// pipeline must parse and hold no $out or $merge, and the definition must
+// pass MongoDB's view graph checks (validateView: cycles, depth, the
+// collations of the views it reads); then the definition is stored.
 func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) error {
-	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
-		return err
-	}
-	if under, err := s.lookupView(r, r.DB, viewOn); err != nil || under != nil && !sameCollation(under.collation, coll) && (under.collation != nil || coll != nil) {
-		if err == nil {
-			err = mongoerr.New(mongoerr.OptionNotSupportedOnView, "View %s.%s has a different collation than the view it is defined on, %s.%s", r.DB, name, r.DB, viewOn)
-		}
-		return err
-	}
 	if s.Engine.CollectionIn(r.Txn, r.DB, name) != nil {
 		return mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
 	}
@@ -281,6 +305,12 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 		if err == nil {
 			err = mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
 		}
+		return err
+	}
+	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+		return err
+	}
+	if err := s.validateView(r, &viewDef{name: name, viewOn: viewOn, pipeline: pipeline, collation: coll}); err != nil {
 		return err
 	}
 	doc := viewDoc(r.DB, name, viewOn, pipeline, coll)
@@ -309,7 +339,8 @@ func viewDoc(db, name, viewOn string, pipeline []bson.Raw, coll bson.Raw) bson.R
 	return marshal(d)
 }
 
-// checkView applies MongoDB's rules to a view definition.
+// checkView applies MongoDB's rules to a view definition's viewOn and
+// pipeline.
 func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw) error {
 	if viewOn == "" {
 		return mongoerr.New(mongoerr.InvalidNamespace, "invalid namespace: viewOn must not be empty")
@@ -326,25 +357,6 @@ func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw
 	if _, err := aggregate.Parse(pipeline, aggregate.Options{DB: r.DB, Coll: viewOn}); err != nil {
 		return mongoerr.New(mongoerr.As(err).Code, "Invalid pipeline for view %s.%s :: caused by :: %s", r.DB, name, mongoerr.As(err).Msg)
 	}
-	// The chain under the view must not lead back to it.
-	chain := []string{r.DB + "." + name}
-	for on := viewOn; ; {
-		chain = append(chain, r.DB+"."+on)
-		if on == name {
-			return mongoerr.New(mongoerr.GraphContainsCycle, "View cycle detected: %s", strings.Join(chain, " => "))
-		}
-		v, err := s.lookupView(r, r.DB, on)
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			break
-		}
-		if len(chain) > maxViewDepth {
-			return mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
-		}
-		on = v.viewOn
-	}
 	return nil
 }
 
@@ -353,6 +365,9 @@ func (s *Service) checkView(r *Request, name, viewOn string, pipeline []bson.Raw
 func (s *Service) modifyView(r *Request, v *viewDef, viewOn string, pipeline []bson.Raw) error {
 	name := v.name
 	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
+		return err
+	}
+	if err := s.validateView(r, &viewDef{name: name, viewOn: viewOn, pipeline: pipeline, collation: v.collation}); err != nil {
 		return err
 	}
 	key := marshal(bson.D{{Key: "_id", Value: r.DB + "." + name}})
