@@ -364,6 +364,14 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 // createViewCmd runs create with viewOn (and pipeline): options other than
 // those are not a view's; a view's own collation is not supported.
 func createViewCmd(s *Service, r *Request, name string) error {
+	// The name is one a client may create (userAllowedCreateNS), and not
+	// system.profile or system.views, as MongoDB's _createView refuses.
+	if err := engine.ValidateNamespace(r.DB, name); err != nil {
+		return err
+	}
+	if name == engine.ProfileCollection {
+		return mongoerr.New(mongoerr.IllegalOperation, "Cannot create system.profile as a view")
+	}
 	if r.Txn != nil {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create a view in a multi-document transaction.")
 	}
@@ -376,6 +384,9 @@ func createViewCmd(s *Service, r *Request, name string) error {
 		default:
 			return mongoerr.New(mongoerr.InvalidOptions, "option not supported on a view: %s", f)
 		}
+	}
+	if name == engine.ViewsCollection {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Cannot create a view called '%s': this is a reserved system namespace", name)
 	}
 	var pipeline []bson.Raw
 	if r.args.has("pipeline") {

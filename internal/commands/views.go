@@ -13,6 +13,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 // Views are kept as MongoDB keeps them: a document per view in the
@@ -306,6 +307,9 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 			err = mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
 		}
 		return err
+	}
+	if strings.HasPrefix(viewOn, timeseries.BucketsPrefix) {
+		return mongoerr.New(mongoerr.InvalidNamespace, "Cannot create view on a system.buckets namespace except by creating a time-series collection")
 	}
 	if err := s.checkView(r, name, viewOn, pipeline); err != nil {
 		return err

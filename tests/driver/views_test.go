@@ -126,6 +126,11 @@ func TestViews(t *testing.T) {
 		{"capped view", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "orders"}, {Key: "capped", Value: true}}, 72},
 		{"noCursorTimeout", bson.D{{Key: "find", Value: "big"}, {Key: "noCursorTimeout", Value: true}}, 168},
 		{"singleBatch", bson.D{{Key: "find", Value: "big"}, {Key: "singleBatch", Value: true}}, 168},
+		{"view named system.foo", bson.D{{Key: "create", Value: "system.foo"}, {Key: "viewOn", Value: "orders"}}, 73},
+		{"view named with a $", bson.D{{Key: "create", Value: "dollar$"}, {Key: "viewOn", Value: "orders"}}, 73},
+		{"view named system.views", bson.D{{Key: "create", Value: "system.views"}, {Key: "viewOn", Value: "orders"}}, 73},
+		{"view named system.profile", bson.D{{Key: "create", Value: "system.profile"}, {Key: "viewOn", Value: "orders"}}, 20},
+		{"view on buckets", bson.D{{Key: "create", Value: "bad"}, {Key: "viewOn", Value: "system.buckets.orders"}}, 73},
 		{"change stream", bson.D{{Key: "aggregate", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, 166},
 	} {
 		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != tc.code {
