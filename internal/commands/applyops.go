@@ -294,16 +294,17 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 			return mongoerr.New(mongoerr.ApplyOpsUUIDMismatch, "Namespace '%s.%s' and UUID '%s' point to different collections", op.db, op.coll, op.ui)
 		}
 	}
+	// a view is refused before the collection is looked for, as
+	// AutoGetCollection refuses views (CommandNotSupportedOnView); system.views
+	// takes the writes that define views, as the oplog logs them
+	if err := s.notOnView(r, op.db, op.coll); err != nil {
+		return err
+	}
 	if c == nil {
 		if op.kind == 'd' {
 			return nil // deleting from a collection that is not there: done
 		}
 		return mongoerr.New(mongoerr.NamespaceNotFound, "cannot apply insert or update operation on a non-existent namespace %s.%s: %s", op.db, op.coll, op.o)
-	}
-	// system.views takes the writes that define views, as the oplog logs
-	// them; a view itself takes none
-	if err := s.notOnView(r, op.db, op.coll); err != nil {
-		return err
 	}
 	wo := writeOptions(r, &r.args)
 	switch op.kind {

@@ -177,6 +177,12 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
+		if err == nil {
+			err = mongoerr.New(mongoerr.CommandNotSupportedOnView, "mapReduce on a view is not supported")
+		}
+		return nil, err
+	}
 	// The collation (or the collection's default) applies to the query,
 	// the sort and the grouping of keys, as to the aggregation MongoDB
 	// runs a mapReduce as.

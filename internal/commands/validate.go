@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 func init() {
@@ -41,6 +44,13 @@ func validateCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	c := s.Engine.Collection(r.DB, name)
 	if c == nil {
+		// a view other than a time series collection's is refused, as
+		// MongoDB's ValidateState does
+		if v, err := s.lookupView(r, r.DB, name); err != nil {
+			return nil, err
+		} else if v != nil && !strings.HasPrefix(v.viewOn, timeseries.BucketsPrefix) {
+			return nil, mongoerr.New(mongoerr.CommandNotSupportedOnView, "Cannot validate a view")
+		}
 		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "Collection '%s.%s' does not exist to validate.", r.DB, name)
 	}
 	res, err := s.Engine.Validate(c)
