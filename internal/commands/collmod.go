@@ -85,20 +85,23 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return nil, collModValidation(s, r, ts.buckets, false)
 	}
+	// A namespace that is neither a collection nor a view fails before
+	// the options are looked at, as MongoDB's _collModInternal does.
+	v, err := s.lookupView(r, r.DB, coll)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil && s.Engine.Collection(r.DB, coll) == nil {
+		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
+	}
 	if f := firstOf(&r.args, "timeseries", "timeseriesBucketsMayHaveMixedSchemaData"); f != "" {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: %s", f)
 	}
-	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
-		if err != nil {
-			return nil, err
-		}
+	if v != nil {
 		return nil, collModView(s, r, v)
 	}
 	if r.args.has("viewOn") || r.args.has("pipeline") {
 		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a view: %s", firstOf(&r.args, "viewOn", "pipeline"))
-	}
-	if s.Engine.Collection(r.DB, coll) == nil {
-		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 	}
 	dryRun := r.args.bool("dryRun")
 	if dryRun {

@@ -134,6 +134,7 @@ func TestViews(t *testing.T) {
 		{"mapReduce", bson.D{{Key: "mapReduce", Value: "big"}, {Key: "map", Value: bson.JavaScript("function(){emit(1,1)}")}, {Key: "reduce", Value: bson.JavaScript("function(k,v){return 1}")}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}}, 166},
 		{"validate", bson.D{{Key: "validate", Value: "big"}}, 166},
 		{"applyOps", bson.D{{Key: "applyOps", Value: bson.A{bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "views.big"}, {Key: "o", Value: bson.D{{Key: "_id", Value: 1}}}}}}}, 166},
+		{"collMod of nothing", bson.D{{Key: "collMod", Value: "nothere"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{}}}, 26},
 		{"change stream", bson.D{{Key: "aggregate", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, 166},
 	} {
 		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != tc.code {
