@@ -869,7 +869,7 @@ func TestArgsReadDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"nope", "allowPartialResults"} {
+	for _, name := range []string{"nope", "oplogReplay"} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -34,7 +34,10 @@ var findSpec = &argSpec{path: "FindCommandRequest", fields: []argField{
 	arg("hint", tAny),
 	arg("noCursorTimeout", tOptionalBool),
 	arg("let", tDoc),
-	ignore("allowPartialResults", tOptionalBool, "only a sharded cluster has shards that can be unavailable"),
+	// allowPartialResults means nothing but in a sharded cluster, whose
+	// shards can be unavailable; a find on a view refuses it, as MongoDB's
+	// asAggregationCommand does.
+	arg("allowPartialResults", tOptionalBool),
 	// readOnce is a storage cache hint, refused in a transaction.
 	arg("readOnce", tOptionalBool),
 	arg("returnKey", tOptionalBool),

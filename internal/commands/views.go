@@ -458,29 +458,38 @@ func (s *Service) findView(r *Request, view string, a findArgs) (bson.Raw, error
 // view's pipeline: its stages and the aggregate's other fields; c are the
 // find's fields.
 func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
-	if a.tailable {
-		return nil, nil, mongoerr.New(mongoerr.OptionNotSupportedOnView, "tailable cursors are not supported on views")
+	// The find options an aggregate has no counterpart for, refused in
+	// the order MongoDB's asAggregationCommand refuses them; singleBatch is
+	// taken with a limit of 1 (a findOne), which the aggregate's cursor
+	// never outlives.
+	notSupported := func(option string) error {
+		return mongoerr.New(mongoerr.InvalidPipelineOperator, "Option %s not supported in aggregation.", option)
 	}
-	// The find options an aggregate has no counterpart for, as MongoDB
-	// refuses them on views; singleBatch is taken with a limit of 1 (a
-	// findOne), which the aggregate's cursor never outlives.
 	switch {
 	case rawdoc.Len(a.Min) > 0:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option min not supported in aggregation.")
+		return nil, nil, notSupported("min")
 	case rawdoc.Len(a.Max) > 0:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option max not supported in aggregation.")
+		return nil, nil, notSupported("max")
 	case a.ReturnKey:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option returnKey not supported in aggregation.")
+		return nil, nil, notSupported("returnKey")
 	case a.ShowRecordID:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option showRecordId not supported in aggregation.")
+		return nil, nil, notSupported("showRecordId")
+	case a.tailable:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Tailable cursors are not supported in aggregation.")
 	case a.noTimeout:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option noCursorTimeout not supported in aggregation.")
+		return nil, nil, notSupported("noCursorTimeout")
+	case c.bool("allowPartialResults"):
+		return nil, nil, notSupported("allowPartialResults")
+	case a.Sort.Lookup("$natural").Type != 0:
+		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Sort option $natural not supported in aggregation.")
 	case a.single && a.Limit != 1:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option singleBatch not supported in aggregation.")
+		return nil, nil, notSupported("singleBatch")
 	case c.bool("readOnce"):
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option readOnce not supported in aggregation.")
+		return nil, nil, notSupported("readOnce")
 	case a.ResumeToken:
-		return nil, nil, mongoerr.New(mongoerr.InvalidPipelineOperator, "Option $_requestResumeToken not supported in aggregation.")
+		return nil, nil, notSupported("$_requestResumeToken")
+	case rawdoc.Len(c.doc("$_resumeAfter")) > 0:
+		return nil, nil, notSupported("$_resumeAfter")
 	}
 	stages := queryStages(a.FindOptions)
 	if len(a.Projection) > 5 {
