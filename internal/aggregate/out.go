@@ -406,8 +406,10 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 	for _, path := range s.on {
 		v := lookupPath(doc, path)
 		switch v.Type {
-		case 0, bson.TypeNull, bson.TypeUndefined, bson.TypeArray:
-			return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field cannot be missing, null, undefined or an array")
+		case bson.TypeArray:
+			return mongoerr.New(mongoerr.MergeOnFieldArray, "$merge write error: 'on' field '%s' is an array", strings.Join(path, "."))
+		case 0, bson.TypeNull, bson.TypeUndefined:
+			return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", strings.Join(path, "."))
 		}
 		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
 		key = rt.opts.Collator.AppendValueKey(key, v)

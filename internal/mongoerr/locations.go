@@ -338,9 +338,11 @@ const (
 	MergeOnEmpty Code = 51187
 	// MergeOnInvalidType: a $merge on that is neither a string nor an array of strings.
 	MergeOnInvalidType Code = 51186
-	// MergeOnFieldInvalidValue: a document whose $merge on field is missing, null, undefined or an array.
+	// MergeOnFieldInvalidValue: a document whose $merge on field is missing, null or undefined.
 	MergeOnFieldInvalidValue Code = 51132
-	MergeOnNoUniqueIndex     Code = 51183
+	// MergeOnFieldArray: a document whose $merge on field is an array.
+	MergeOnFieldArray    Code = 51185
+	MergeOnNoUniqueIndex Code = 51183
 	// MergeOnDuplicateField: a $merge on naming a field twice.
 	MergeOnDuplicateField Code = 31465
 	// MergeIntoInvalidType: a $merge into that is neither a string nor an object.
