@@ -119,13 +119,16 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		switch p.where {
 		case inFacet:
 			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
-		case inLookup:
-			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", name)
 		case inUnion:
 			return mongoerr.New(mongoerr.UnionWithSubPipelineStageNotAllowed, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
 		if i != n-1 {
 			return mongoerr.New(mongoerr.StageMustBeLast, "%s can only be the final stage in the pipeline", name)
+		}
+		// In a $lookup's sub-pipeline the position is checked first, as
+		// MongoDB does (out_in_lookup_not_allowed.js).
+		if p.where == inLookup {
+			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", name)
 		}
 	case "$collStats", "$indexStats", "$planCacheStats", "$documents", "$currentOp", "$listLocalSessions", "$listSessions":
 		if p.where == inFacet {
