@@ -232,23 +232,33 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.MergeLetWithInvalidWhenMatched, "Cannot use 'let' variables with 'whenMatched: %s' mode", s.whenMatched)
 	}
 	if s.whenMatched == "pipeline" {
-		sp, err := p.sub(inLookup, false, p.scope.With(append([]string{"new"}, s.letNames...)...))
+		// An update pipeline, parsed as MongoDB's PipelineExecutor parses
+		// one: a pipeline of its own, then each stage one an update allows.
+		sp, err := p.sub(topLevel, false, p.scope.With(append([]string{"new"}, s.letNames...)...))
 		if err != nil {
 			return nil, err
 		}
 		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
 			return nil, err
 		}
-		for _, st := range s.pipeline {
-			switch st.(type) {
-			case *projectStage, *replaceRootStage:
-			default:
-				return nil, mongoerr.New(mongoerr.InvalidOptions,
-					"Only $addFields, $set, $project, $unset and $replaceRoot/$replaceWith are allowed in a $merge whenMatched pipeline")
+		for _, st := range pipeline {
+			if name := st.Index(0).Key(); !AllowedInUpdate(name) {
+				return nil, mongoerr.New(mongoerr.InvalidOptions, "%s is not allowed to be used within an update", name)
 			}
 		}
 	}
 	return s, nil
+}
+
+// AllowedInUpdate reports whether an update pipeline (an update's, or a
+// $merge whenMatched one) may hold the stage named name, as MongoDB's
+// isAllowedWithinUpdatePipeline constraint says.
+func AllowedInUpdate(name string) bool {
+	switch name {
+	case "$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith":
+		return true
+	}
+	return false
 }
 
 // mergeModes are the whenMatched and whenNotMatched pairs $merge runs: a

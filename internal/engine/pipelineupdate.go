@@ -62,12 +62,6 @@ func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll s
 	})
 }
 
-// pipelineUpdateStages are the stages MongoDB allows in an update
-// pipeline.
-var pipelineUpdateStages = map[string]bool{
-	"$addFields": true, "$set": true, "$project": true, "$unset": true, "$replaceRoot": true, "$replaceWith": true,
-}
-
 // pipelineUpdate is an update given as an aggregation pipeline (MongoDB
 // 4.2+), run on each document on its own. The _id may not change.
 type pipelineUpdate struct {
@@ -86,7 +80,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let, c *collati
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
 		}
 		el, err := doc.IndexErr(0)
-		if err == nil && !pipelineUpdateStages[el.Key()] {
+		if err == nil && !aggregate.AllowedInUpdate(el.Key()) {
 			return nil, mongoerr.New(mongoerr.InvalidOptions, "%s is not allowed to be used within an update", el.Key())
 		}
 		stages[i] = doc
