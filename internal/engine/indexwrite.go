@@ -157,26 +157,33 @@ func (e *Engine) checkUnique(c *Collection, encID, prev []byte, ch indexChanges,
 
 // checkFree fails with DuplicateKey when r holds u's key (of collection
 // c) for a document other than the one with record id encID, which moves
-// from record id prev (nil: it does not move): the entry's holder, or for
-// an index keyed with the record id any entry of the key.
+// from record id prev (nil: it does not move).
 func (u uniqueEntry) checkFree(c *Collection, r storage.Reader, encID, prev []byte) error {
+	taken, err := u.heldBy(r, func(holder []byte) bool { return heldByOther(holder, encID, prev) })
+	if err != nil || !taken {
+		return err
+	}
+	return duplicateKeyError(c, u.ix, u.key)
+}
+
+// heldBy reports whether r holds u's key for a document other reports
+// true of (given the entry's value): the entry's holder, or for an index
+// keyed with the record id any entry of the key.
+func (u uniqueEntry) heldBy(r storage.Reader, other func(holder []byte) bool) (bool, error) {
 	if !u.ix.idKeyed {
 		holder, ok, err := r.Get(u.entry)
-		if err != nil || !ok || !heldByOther(holder, encID, prev) {
-			return err
-		}
-		return duplicateKeyError(c, u.ix, u.key)
+		return err == nil && ok && other(holder), err
 	}
 	it, err := r.NewIter(u.lock, keyenc.PrefixEnd(u.lock))
 	if err != nil {
-		return err
+		return false, err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		if heldByOther(it.Value(), encID, prev) {
-			return firstErr(it.Close(), duplicateKeyError(c, u.ix, u.key))
+		if other(it.Value()) {
+			return true, it.Close()
 		}
 	}
-	return firstErr(it.Error(), it.Close())
+	return false, firstErr(it.Error(), it.Close())
 }
 
 // heldByOther reports whether the unique entry whose value is holder

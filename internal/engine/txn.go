@@ -43,8 +43,10 @@ type Txn struct {
 	// keys are the document keys written, each holding an intent.
 	keys [][]byte
 	// uniques are the unique-index entries the transaction adds, checked
-	// again at commit.
-	uniques []txnUnique
+	// again at commit; uniqueKeys the keys (uniqueEntry.lock) it holds an
+	// intent on (claimUnique).
+	uniques    []txnUnique
+	uniqueKeys [][]byte
 	// flagged are the collections whose indexes' flags (multikey, coarse
 	// cells) the transaction raised, whose catalog entries the commit
 	// records.
@@ -87,7 +89,8 @@ type txnUnique struct {
 	u           uniqueEntry
 }
 
-// intents records which open transaction wrote each document key.
+// intents records which open transaction wrote each document key, and
+// which added each key of a unique index (uniqueEntry.lock).
 type intents struct {
 	mu    sync.Mutex
 	owner map[string]*Txn
@@ -144,6 +147,53 @@ func (t *Txn) claim(key []byte) error {
 	return nil
 }
 
+// claimUnique checks the entry u that the document with record id encID
+// (moving from prev, nil: it does not move) adds to a unique index of c,
+// and takes the write intent on its key. A holder the transaction sees
+// fails the write with DuplicateKey; another open transaction holding the
+// intent, or a commit since the snapshot giving the key to a document the
+// transaction did not write, fails it with WriteConflict, as MongoDB's
+// unique indexes conflict on the key's entry
+// (jstests/core/txns/transactions_write_conflicts_unique_indexes.js).
+func (t *Txn) claimUnique(c *Collection, u uniqueEntry, encID, prev []byte) error {
+	e := t.e
+	held := e.uniqueLocks.lock(u.lock)
+	defer held.unlock()
+	if owner := e.intentOwner([][]byte{u.lock}); owner != nil && owner != t {
+		return writeConflict()
+	}
+	if err := u.checkFree(c, t.tx, encID, prev); err != nil {
+		return err
+	}
+	taken, err := u.heldBy(e.kv, t.takenFrom(c, encID, prev))
+	if err != nil {
+		return err
+	}
+	if taken {
+		return writeConflict()
+	}
+	e.intents.mu.Lock()
+	if e.intents.owner[string(u.lock)] == nil {
+		e.intents.owner[string(u.lock)] = t
+		t.uniqueKeys = append(t.uniqueKeys, slices.Clone(u.lock))
+	}
+	e.intents.mu.Unlock()
+	return nil
+}
+
+// takenFrom reports, of a unique entry's value in the latest committed
+// state, whether it holds the key for a document other than the one with
+// record id encID (moving from prev) that the transaction did not write:
+// one whose entry its view no longer has, it removed itself.
+func (t *Txn) takenFrom(c *Collection, encID, prev []byte) func(holder []byte) bool {
+	return func(holder []byte) bool {
+		if !heldByOther(holder, encID, prev) {
+			return false
+		}
+		return t.e.intentOwner([][]byte{docKeyFromEncodedID(c.ID, entryID(holder))}) != t
+	}
+}
+
 // write buffers one document's change from old to next (nil for absent)
 // with its index entries, after claiming the document and checking unique
 // indexes against the transaction's view.
@@ -171,7 +221,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		}
 	}
 	for _, u := range ch.uniques {
-		if err := u.checkFree(c, t.tx, encID, prev); err != nil {
+		if err := t.claimUnique(c, u, encID, prev); err != nil {
 			return err
 		}
 		t.uniques = append(t.uniques, txnUnique{c: c, encID: slices.Clone(encID), prev: prev, u: u})
@@ -275,8 +325,12 @@ func (t *Txn) CommitRecorded(rec Recorder) error {
 			}
 			continue
 		}
-		if err := u.u.checkFree(u.c, e.kv, u.encID, u.prev); err != nil {
+		taken, err := u.u.heldBy(e.kv, t.takenFrom(u.c, u.encID, u.prev))
+		if err != nil {
 			return err
+		}
+		if taken {
+			return duplicateKeyError(u.c, u.u.ix, u.u.key)
 		}
 	}
 	for _, c := range t.flagged {
@@ -344,7 +398,7 @@ func (t *Txn) end() {
 	t.ended = true
 	e := t.e
 	e.intents.mu.Lock()
-	for _, k := range t.keys {
+	for _, k := range slices.Concat(t.keys, t.uniqueKeys) {
 		if e.intents.owner[string(k)] == t {
 			delete(e.intents.owner, string(k))
 		}

@@ -123,3 +123,62 @@ func TestTransactionUniqueKeyTakenMeanwhile(t *testing.T) {
 	}
 	mustValidate(t, e, "u")
 }
+
+// TestTransactionUniqueKeyConflicts checks that two transactions adding
+// one key to a unique index conflict at the second's write, as in MongoDB
+// (jstests/core/txns/transactions_write_conflicts_unique_indexes.js):
+// with WriteConflict whether the first is open or committed since the
+// second's snapshot, while a transaction may give a key it removed to
+// another document.
+func TestTransactionUniqueKeyConflicts(t *testing.T) {
+	e := newTestEngine(t)
+	mustCreateIndex(t, e, "u", `{"x": 1}`, true)
+	insert := func(txn *Txn, doc string) error {
+		_, werrs, err := e.Insert("test", "u", []bson.Raw{ext(t, doc)}, true, WriteOptions{Txn: txn})
+		if err == nil && len(werrs) > 0 {
+			err = werrs[0].Err
+		}
+		return err
+	}
+	// T1 writes first and is open.
+	t1, t2 := mustBegin(t, e), mustBegin(t, e)
+	if err := insert(t1, `{"_id": 1, "x": 1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(t2, `{"_id": 2, "x": 1}`); !mongoerr.Is(err, mongoerr.WriteConflict) {
+		t.Fatalf("second transaction's insert: %v, want WriteConflict", err)
+	}
+	t2.Abort()
+	if err := t1.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// T2 began before T1's commit gave the key away.
+	t3 := mustBegin(t, e)
+	if _, err := e.Delete("test", "u", ext(t, `{}`), 0, bson.RawValue{}, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t1, t2 = mustBegin(t, e), mustBegin(t, e)
+	if err := insert(t2, `{"_id": 2, "x": 2}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := t2.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(t1, `{"_id": 1, "x": 2}`); !mongoerr.Is(err, mongoerr.WriteConflict) {
+		t.Fatalf("insert of a key committed since the snapshot: %v, want WriteConflict", err)
+	}
+	t1.Abort()
+	t3.Abort()
+	// A key the transaction removed goes to another document.
+	t4 := mustBegin(t, e)
+	if _, err := e.Delete("test", "u", ext(t, `{"_id": 2}`), 1, bson.RawValue{}, WriteOptions{Txn: t4}); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(t4, `{"_id": 3, "x": 2}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := t4.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	mustValidate(t, e, "u")
+}

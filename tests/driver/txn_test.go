@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // startReplSet starts a Folio that reports itself as a one-member replica
@@ -180,6 +181,41 @@ func TestWriteConflict(t *testing.T) {
 	// The conflict aborted the second transaction.
 	err = s2.CommitTransaction(ctx)
 	if !errors.As(err, &se) || !se.HasErrorCode(251) {
+		t.Fatalf("commit of the aborted transaction: %v, want 251 NoSuchTransaction", err)
+	}
+}
+
+// TestUniqueIndexWriteConflict checks that the second of two open
+// transactions adding one key to a unique index fails at its write with
+// WriteConflict (112) and TransientTransactionError, and its commit with
+// NoSuchTransaction, as MongoDB's
+// jstests/core/txns/transactions_write_conflicts_unique_indexes.js expects.
+func TestUniqueIndexWriteConflict(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("uwc")
+	unique := mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}, Options: options.Index().SetUnique(true)}
+	if _, err := coll.Indexes().CreateOne(ctx, unique); err != nil {
+		t.Fatal(err)
+	}
+	s1, _ := client.StartSession()
+	s2, _ := client.StartSession()
+	defer s1.EndSession(ctx)
+	defer s2.EndSession(ctx)
+	s1.StartTransaction()
+	s2.StartTransaction()
+	if _, err := coll.InsertOne(mongo.NewSessionContext(ctx, s1), bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := coll.InsertOne(mongo.NewSessionContext(ctx, s2), bson.D{{Key: "_id", Value: 2}, {Key: "x", Value: 1}})
+	var se mongo.ServerError
+	if !errors.As(err, &se) || !se.HasErrorCode(112) || !se.HasErrorLabel("TransientTransactionError") {
+		t.Fatalf("second transaction's insert: %v, want 112 with TransientTransactionError", err)
+	}
+	if err := s1.CommitTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s2.CommitTransaction(ctx); !errors.As(err, &se) || !se.HasErrorCode(251) {
 		t.Fatalf("commit of the aborted transaction: %v, want 251 NoSuchTransaction", err)
 	}
 }
