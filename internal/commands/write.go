@@ -207,7 +207,10 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 	if err != nil {
 		return "", batchArgs{}, err
 	}
-	a := batchArgs{ts: ts, ordered: c.bool("ordered"), uuidMismatch: uuidErr}
+	// In a transaction the first failing statement ends the batch, ordered
+	// or not, and the transaction (write_ops_exec.cpp handleError: "If we
+	// are in a transaction, we must fail the whole batch").
+	a := batchArgs{ts: ts, ordered: c.bool("ordered") || r.Txn != nil, uuidMismatch: uuidErr}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
 	if cmdName != "insert" {

@@ -220,6 +220,41 @@ func TestUniqueIndexWriteConflict(t *testing.T) {
 	}
 }
 
+// TestUnorderedWriteInTransaction checks that an unordered write batch in
+// a transaction stops at its first failing statement and aborts the
+// transaction, as MongoDB's write_ops_exec.cpp handleError does
+// (jstests/core/txns/multi_statement_transaction_write_error.js).
+func TestUnorderedWriteInTransaction(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if _, err := db.Collection("uwt").InsertOne(ctx, bson.D{{Key: "_id", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte("unordered-in-txn")}}}
+	session := bson.D{{Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}
+	insert := append(bson.D{{Key: "insert", Value: "uwt"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 0}}, bson.D{{Key: "_id", Value: 6}}}},
+		{Key: "ordered", Value: false}, {Key: "startTransaction", Value: true}}, session...)
+	var reply struct {
+		N           int32
+		WriteErrors []struct{ Index, Code int32 } `bson:"writeErrors"`
+	}
+	raw, _ := db.RunCommand(ctx, insert).Raw()
+	if err := bson.Unmarshal(raw, &reply); err != nil {
+		t.Fatal(err)
+	}
+	if reply.N != 1 || len(reply.WriteErrors) != 1 || reply.WriteErrors[0].Index != 1 || reply.WriteErrors[0].Code != 11000 {
+		t.Fatalf("reply %+v, want n 1 and the one write error of statement 1", reply)
+	}
+	commit := append(bson.D{{Key: "commitTransaction", Value: 1}}, session...)
+	if err := client.Database("admin").RunCommand(ctx, commit).Err(); serverCode(err) != 251 {
+		t.Fatalf("commit: %v, want 251 NoSuchTransaction", err)
+	}
+	if n, _ := db.Collection("uwt").CountDocuments(ctx, bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+}
+
 // TestRetryableWrite sends one insert twice with the same lsid and
 // txnNumber: it is applied once, and the second reply is the first with the
 // statement listed in retriedStmtIds, as MongoDB answers.
