@@ -137,6 +137,11 @@ func TestErrorMessages(t *testing.T) {
 		{"a search index command", "", `{"createSearchIndexes": "c", "indexes": [{"definition": {}}]}`, 115, "Search index commands are only supported with Atlas."},
 		{"a search index entry without its definition", "", `{"createSearchIndexes": "c", "indexes": [{}]}`, 40414, "BSON field 'createSearchIndexes.indexes.definition' is missing but a required field"},
 		{"compact of a missing collection", "", `{"compact": "nope"}`, 26, "collection does not exist"},
+		// validateSessionOptions
+		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
+			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},
+		{"a transaction started by a commit", "admin", `{"commitTransaction": 1, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263, "Cannot start a transaction with a commit"},
+		{"a transaction started by an abort", "admin", `{"abortTransaction": 1, "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263, "Cannot start a transaction with an abort"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cmd bson.Raw

@@ -287,18 +287,26 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 }
 
 // checkTxnCommand refuses, in a transaction, the commands MongoDB does
-// not run there: those outside inTransaction, killCursors as the first
-// operation, and any but commitTransaction and abortTransaction on the
-// admin, config and local databases. The transaction stays as it was
-// (jstests/core/txns/commands_not_allowed_in_txn.js).
+// not run there, in validateSessionOptions' order: count (with its own
+// message) and the others outside inTransaction, any but
+// commitTransaction and abortTransaction on the admin, config and local
+// databases; and as the first statement, killCursors, commitTransaction
+// and abortTransaction. The transaction stays as it was
+// (jstests/core/txns/commands_not_allowed_in_txn.js, empty_commit_abort.js).
 func checkTxnCommand(db, name string, first bool) error {
 	switch {
+	case name == "count":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative.")
 	case !inTransaction[name]:
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run '%s' in a multi-document transaction.", name)
-	case first && name == "killCursors":
-		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run killCursors as the first operation in a multi-document transaction.")
 	case (db == "admin" || db == "config" || db == "local") && name != "commitTransaction" && name != "abortTransaction":
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run command against the '%s' database in a transaction.", db)
+	case first && name == "killCursors":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run killCursors as the first operation in a multi-document transaction.")
+	case first && name == "commitTransaction":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot start a transaction with a commit")
+	case first && name == "abortTransaction":
+		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot start a transaction with an abort")
 	}
 	return nil
 }

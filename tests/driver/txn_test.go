@@ -336,6 +336,8 @@ func TestTransactionCommands(t *testing.T) {
 		{"$out", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "tc2"}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 4, true, 263},
 		{"$indexStats in $lookup", bson.D{{Key: "aggregate", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "tc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}}}, {Key: "as", Value: "s"}}}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "$db", Value: testDB}}, 5, true, 263},
 		{"the config database", bson.D{{Key: "insert", Value: "tc"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "$db", Value: "config"}}, 6, true, 263},
+		{"commit as the first statement", commit, 6, true, 263},
+		{"abort as the first statement", bson.D{{Key: "abortTransaction", Value: 1}}, 6, true, 263},
 		{"a refused first command starts nothing", commit, 6, false, 251},
 		{"the local database", bson.D{{Key: "find", Value: "tc"}, {Key: "$db", Value: "local"}}, 9, true, 263},
 		{"the admin database", bson.D{{Key: "find", Value: "tc"}}, 7, true, 263},
