@@ -95,6 +95,9 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	switch {
+	case r.Txn != nil && strings.HasPrefix(name, "system."):
+		// createCollection
+		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create system collection %s.%s within a transaction.", r.DB, name)
 	case r.Txn != nil:
 		return nil, r.Txn.CreateCollection(r.DB, name, opts)
 	case r.createUUID != nil:

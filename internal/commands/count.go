@@ -118,6 +118,9 @@ func distinctCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := txnReadAllowed(r, coll); err != nil {
+		return nil, err
+	}
 	// A view is read as an aggregate, which resolves its chain of views.
 	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
 		if err != nil {

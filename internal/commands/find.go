@@ -119,6 +119,9 @@ func findCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.Txn != nil && r.args.bool("readOnce") {
 		return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "The 'readOnce' option is not supported within a transaction.")
 	}
+	if err := txnReadAllowed(r, coll); err != nil {
+		return nil, err
+	}
 	if err := s.checkCollectionUUID(r, &r.args, r.DB, coll); err != nil {
 		return nil, err
 	}

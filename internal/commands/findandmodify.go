@@ -78,6 +78,9 @@ func parseFindAndModify(s *Service, r *Request, c *cmdArgs) (string, engine.Find
 	var stmt stmtArgs
 	coll, err := collectionArg(c.raw, r.DB)
 	if err == nil {
+		err = txnWriteAllowed(r, r.DB, coll)
+	}
+	if err == nil {
 		err = s.writable(r, r.DB, coll)
 	}
 	if err != nil {

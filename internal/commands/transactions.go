@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,6 +10,7 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/timeseries"
 )
 
 func init() {
@@ -307,6 +309,26 @@ func checkTxnCommand(db, name string, first bool) error {
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot start a transaction with a commit")
 	case first && name == "abortTransaction":
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot start a transaction with an abort")
+	}
+	return nil
+}
+
+// txnWriteAllowed is MongoDB's doTransactionValidationForWrites, which
+// insert, update, delete and findAndModify run first: a transaction
+// writes no system collection but a time series' buckets (the privilege
+// collections are on admin, where a transaction does not run).
+func txnWriteAllowed(r *Request, db, coll string) error {
+	if r.Txn != nil && strings.HasPrefix(coll, "system.") && !strings.HasPrefix(coll, timeseries.BucketsPrefix) {
+		return mongoerr.New(mongoerr.SystemCollectionWriteInTransaction, "Cannot write to system collection %s.%s within a transaction.", db, coll)
+	}
+	return nil
+}
+
+// txnReadAllowed is getLockModeForQuery's check as a read acquires its
+// collection: a transaction does not read system.views.
+func txnReadAllowed(r *Request, coll string) error {
+	if r.Txn != nil && coll == engine.ViewsCollection {
+		return mongoerr.New(mongoerr.SystemViewsReadInTransaction, "Cannot query system.views within a transaction")
 	}
 	return nil
 }

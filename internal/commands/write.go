@@ -196,6 +196,10 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 		// MongoDB checks the namespace may be written (userAllowedWriteNS,
 		// a command error), then the UUID as each statement acquires the
 		// collection, before it looks for a view: a view has no UUID.
+		// A transaction's checks come first (typedRun).
+		err = txnWriteAllowed(r, r.DB, coll)
+	}
+	if err == nil {
 		err = writeAllowed(r.DB, coll)
 	}
 	if err == nil {

@@ -1438,3 +1438,13 @@ const (
 	// collectionUUID.
 	CollectionUUIDWithoutCollection Code = 4928901
 )
+
+// Transactions.
+const (
+	// SystemCollectionWriteInTransaction: a write to a system collection
+	// in a transaction (doTransactionValidationForWrites).
+	SystemCollectionWriteInTransaction Code = 50791
+	// SystemViewsReadInTransaction: a read of system.views in a
+	// transaction (getLockModeForQuery).
+	SystemViewsReadInTransaction Code = 51071
+)

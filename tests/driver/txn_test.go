@@ -373,6 +373,34 @@ func TestTransactionCommands(t *testing.T) {
 			t.Fatalf("find with %s in a transaction: %v, want code %d", tc.field, err, tc.code)
 		}
 	}
+	// System collections (doTransactionValidationForWrites,
+	// createCollection, getLockModeForQuery); each failure aborts the
+	// transaction.
+	sys := func(cmd string, v any, rest ...bson.E) bson.D {
+		return append(append(bson.D{{Key: cmd, Value: v}}, rest...), bson.E{Key: "$db", Value: testDB})
+	}
+	for i, tc := range []struct {
+		name string
+		cmd  bson.D
+		code int
+	}{
+		{"insert into system.js", sys("insert", "system.js", bson.E{Key: "documents", Value: bson.A{bson.D{}}}), 50791},
+		{"update of system.js", sys("update", "system.js", bson.E{Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{}}, {Key: "upsert", Value: true}}}}), 50791},
+		{"delete from system.js", sys("delete", "system.js", bson.E{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}), 50791},
+		{"findAndModify of system.js", sys("findAndModify", "system.js", bson.E{Key: "remove", Value: true}), 50791},
+		{"insert into system.views", sys("insert", "system.views", bson.E{Key: "documents", Value: bson.A{bson.D{}}}), 50791},
+		{"create of system.js", sys("create", "system.js"), 263},
+		{"find on system.views", sys("find", "system.views"), 51071},
+		{"distinct on system.views", sys("distinct", "system.views", bson.E{Key: "key", Value: "a"}), 51071},
+	} {
+		txn := int64(20 + i)
+		if err := run(tc.cmd, txn, true); serverCode(err) != tc.code {
+			t.Fatalf("%s in a transaction: %v, want code %d", tc.name, err, tc.code)
+		}
+		if err := run(commit, txn, false); serverCode(err) != 251 {
+			t.Fatalf("commit after %s: %v, want 251", tc.name, err)
+		}
+	}
 
 	// Session fields outside a transaction.
 	for _, tc := range []struct {
