@@ -236,6 +236,9 @@ func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) e
 // refused those transactions do not run, checkTxnCommand). Any failure
 // aborts the transaction, as in MongoDB.
 func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, name string, h handler) (bson.Raw, error) {
+	if err := checkTxnReadConcern(r.Args.ReadConcern, a.startTransaction); err != nil {
+		return nil, err
+	}
 	if a.txnNumber < sess.TxnNumber {
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
@@ -286,6 +289,20 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		}
 	}
 	return reply, err
+}
+
+// checkTxnReadConcern refuses, before the transaction is begun or
+// touched, a read concern given by a statement but the first
+// (service_entry_point_common.cpp) and a first statement's level other
+// than local, majority and snapshot (_extractReadConcern).
+func checkTxnReadConcern(rc ReadConcern, start bool) error {
+	switch {
+	case !start && rc != ReadConcern{}:
+		return mongoerr.New(mongoerr.InvalidOptions, "Only the first command in a transaction may specify a readConcern")
+	case start && rc.Level != "" && rc.Level != "local" && rc.Level != "majority" && rc.Level != "snapshot":
+		return mongoerr.New(mongoerr.InvalidOptions, "The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction")
+	}
+	return nil
 }
 
 // checkTxnCommand refuses, in a transaction, the commands MongoDB does

@@ -401,6 +401,31 @@ func TestTransactionCommands(t *testing.T) {
 			t.Fatalf("commit after %s: %v, want 251", tc.name, err)
 		}
 	}
+	// Read concern: only the first statement gives one (a later one is
+	// refused, the transaction stays usable), of level local, majority
+	// or snapshot (else nothing starts).
+	rc := func(level string) bson.E {
+		return bson.E{Key: "readConcern", Value: bson.D{{Key: "level", Value: level}}}
+	}
+	for _, st := range []struct {
+		name  string
+		cmd   bson.D
+		txn   int64
+		start bool
+		code  int
+	}{
+		{"start", sys("find", "tc"), 30, true, 0},
+		{"a read concern on a later statement", sys("find", "tc", rc("majority")), 30, false, 72},
+		{"the refusal left it open", commit, 30, false, 0},
+		{"start with available", sys("find", "tc", rc("available")), 31, true, 72},
+		{"available started nothing", commit, 31, false, 251},
+		{"start with linearizable", sys("find", "tc", rc("linearizable")), 32, true, 72},
+		{"linearizable started nothing", bson.D{{Key: "abortTransaction", Value: 1}}, 32, false, 251},
+	} {
+		if err := run(st.cmd, st.txn, st.start); serverCode(err) != st.code {
+			t.Fatalf("%s: %v, want code %d", st.name, err, st.code)
+		}
+	}
 
 	// Session fields outside a transaction.
 	for _, tc := range []struct {
