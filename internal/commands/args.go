@@ -338,7 +338,9 @@ func parseArgs(doc bson.Raw, spec *argSpec, isCommand, apiStrict bool) (cmdArgs,
 			cmdValue = v
 			continue
 		}
-		if isCommand && isGenericArg(string(k)) {
+		if isCommand && isGenericArg(string(k)) && spec.find(string(k)) < 0 {
+			// a generic argument the command does not declare itself
+			// (the writes declare stmtId)
 			continue
 		}
 		if apiStrict && unstableFields[spec.path][string(k)] {

@@ -50,7 +50,10 @@ var genericArgs = map[string]genericArg{
 	// The server reads $db; sessionFields reads the session fields.
 	"$db": nil, "lsid": nil, "txnNumber": nil, "autocommit": nil, "startTransaction": nil,
 	// comment is any value; currentOp shows it with the command.
-	"comment":         nil,
+	"comment": nil,
+	// stmtId is any value: the retryable writes, which use it, declare
+	// it (retry.go); MongoDB's other commands ignore it.
+	"stmtId":          nil,
 	"maxTimeMS":       parseMaxTimeMS,
 	"readConcern":     parseReadConcern,
 	"writeConcern":    parseWriteConcern,

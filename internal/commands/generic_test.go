@@ -78,6 +78,11 @@ func TestGenericArguments(t *testing.T) {
 		{name: "autocommit true", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "autocommit", true), code: 72},
 		{name: "startTransaction without autocommit", cmd: with(with(with(insert, "lsid", lsid), "txnNumber", int64(1)), "startTransaction", true), code: 72},
 		{name: "stmtId", cmd: with(insert, "stmtId", int32(0))},
+		{name: "stmtId of an insert a string", cmd: with(insert, "stmtId", "0"), code: 14},
+		// stmtId: any value where the command does not declare it.
+		{name: "stmtId on find", cmd: with(find, "stmtId", int32(0))},
+		{name: "stmtId on ping", cmd: with(ping, "stmtId", "x")},
+		{name: "stmtId on aggregate", cmd: with(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}, "stmtId", int32(1))},
 		// comment: any value.
 		{name: "comment string", cmd: with(find, "comment", "hi")},
 		{name: "comment document", cmd: with(find, "comment", bson.D{{Key: "a", Value: 1}})},
