@@ -99,8 +99,10 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	opts := a.opts
 	opts.Coll = nsColl
 	// The stages after $changeStream compare under the command's
-	// collation, or the watched collection's default.
-	if opts.Collator, err = engine.CommandCollator(s.Engine.CollectionIn(r.Txn, r.DB, a.opts.Coll), a.collation); err != nil {
+	// collation, else the simple one: as MongoDB's, a stream does not
+	// inherit the watched collection's default, which a stream resuming
+	// from before the collection existed could not know.
+	if opts.Collator, err = engine.CommandCollator(nil, a.collation); err != nil {
 		return nil, err
 	}
 	p, err := aggregate.Parse(rest, opts)

@@ -331,6 +331,22 @@ func TestChangeStreamStagesAndReply(t *testing.T) {
 	if e := nextEvent(t, ci); e.Lookup("documentKey", "_id").Int32() != 21 {
 		t.Errorf("collated $match on a change stream: %s", e)
 	}
+	// Without one they compare under the simple collation, not the
+	// collection's default.
+	if err := db.CreateCollection(ctx, "stagesci", options.CreateCollection().SetCollation(&options.Collation{Locale: "en_US", Strength: 2})); err != nil {
+		t.Fatal(err)
+	}
+	simple, err := db.Collection("stagesci").Watch(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "fullDocument.text", Value: "abc"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer simple.Close(ctx)
+	if _, err := db.Collection("stagesci").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 0}, {Key: "text", Value: "aBc"}}, bson.D{{Key: "_id", Value: 1}, {Key: "text", Value: "abc"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if e := nextEvent(t, simple); e.Lookup("documentKey", "_id").Int32() != 1 {
+		t.Errorf("a stream took its collection's default collation: %s", e)
+	}
 
 	// The reply: the batch, then postBatchResumeToken, id and ns; the
 	// getMore's too.
