@@ -137,6 +137,7 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 	var kind, coll string
 	var invalidates bool
 	var to bson.Raw
+	var toDB, toColl string // a rename's target
 	expanded := false
 	switch first := rawdoc.FirstKey(o); first {
 	case "create":
@@ -152,10 +153,12 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 		var from string
 		from = o.Lookup("renameCollection").StringValue()
 		_, coll, _ = strings.Cut(from, ".")
-		toDB, toColl, _ := strings.Cut(o.Lookup("to").StringValue(), ".")
+		toDB, toColl, _ = strings.Cut(o.Lookup("to").StringValue(), ".")
 		to = nsDoc(toDB, toColl)
 		kind = "rename"
-		invalidates = s.Scope.Coll == coll && s.Scope.DB == db
+		// MongoDB's invalidation filter: the watched collection renamed,
+		// or another renamed onto it (dropTarget, $out).
+		invalidates = s.Scope.Coll == coll && s.Scope.DB == db || s.Scope.Coll == toColl && s.Scope.DB == toDB
 	case "dropDatabase":
 		kind = "dropDatabase"
 		invalidates = s.Scope.Coll == "" && s.Scope.DB == db
@@ -169,7 +172,9 @@ func (s *Stream) command(b eventBuilder, tok Token, db string, emit func(Token, 
 		if s.Scope.Coll != "" || !s.watches(db, "") {
 			return nil
 		}
-	} else if !s.watches(db, coll) {
+	} else if !s.watches(db, coll) && (toColl == "" || !s.watches(toDB, toColl)) {
+		// a rename is the stream's when it watches its source or its
+		// target (MongoDB's "o.to" namespace filter)
 		return nil
 	}
 	if s.after(tok) {

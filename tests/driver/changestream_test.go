@@ -1423,3 +1423,47 @@ func TestChangeStreamShowSystemEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamRenameOntoWatched: a collection's stream sees another
+// collection renamed onto it (also with dropTarget, and by $out) as a
+// rename event and is invalidated, as MongoDB's filters match "o.to".
+func TestChangeStreamRenameOntoWatched(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	src := db.Collection("ontosrc")
+	rename := func(dropTarget bool) error {
+		cmd := bson.D{{Key: "renameCollection", Value: testDB + ".ontosrc"}, {Key: "to", Value: testDB + ".onto"}, {Key: "dropTarget", Value: dropTarget}}
+		return client.Database("admin").RunCommand(ctx, cmd).Err()
+	}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"rename", func() error { return rename(false) }},
+		{"rename dropTarget", func() error { return rename(true) }},
+		{"$out", func() error {
+			_, err := src.Aggregate(ctx, mongo.Pipeline{{{Key: "$out", Value: "onto"}}})
+			return err
+		}},
+	} {
+		if _, err := src.InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := db.Collection("onto").Watch(ctx, mongo.Pipeline{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.run(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ev := nextEvent(t, cs)
+		if ev.Lookup("operationType").StringValue() != "rename" || ev.Lookup("to", "coll").StringValue() != "onto" {
+			t.Errorf("%s: %s, want a rename onto the watched collection", c.name, ev)
+		}
+		if ev := nextEvent(t, cs); ev.Lookup("operationType").StringValue() != "invalidate" {
+			t.Errorf("%s: %s, want invalidate", c.name, ev)
+		}
+		cs.Close(ctx)
+	}
+}
