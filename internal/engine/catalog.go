@@ -403,6 +403,11 @@ type catalog struct {
 	version atomic.Uint64
 	// reloads numbers the reloads (see Collection.loaded).
 	reloads uint64
+	// opened are the databases that held a collection since the engine
+	// started or their last dropDatabase: as MongoDB's open Database
+	// objects, which outlive their last collection's drop, their
+	// dropDatabase is logged even when no collection is left.
+	opened map[string]bool
 }
 
 func nsKey(db, coll string) string { return db + "\x00" + coll }
@@ -729,7 +734,7 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 				return err
 			}
 		}
-		if n == 0 {
+		if n == 0 && (dbDropped == "" || !e.cat.opened[dbDropped]) {
 			return errNoChange
 		}
 		if dbDropped != "" {
@@ -743,6 +748,9 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 func (e *Engine) DropDatabase(db string) error {
 	e.cat.mu.Lock()
 	v, err := e.dropLocked(e.collectionsLocked(db), db)
+	if err == nil {
+		delete(e.cat.opened, db)
+	}
 	e.cat.mu.Unlock()
 	if err != nil {
 		return err

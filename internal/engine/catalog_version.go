@@ -158,7 +158,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 	}
 	defer it.Close()
 	if e.cat.colls == nil {
-		e.cat.colls = map[string]*Collection{}
+		e.cat.colls, e.cat.opened = map[string]*Collection{}, map[string]bool{}
 	}
 	e.cat.reloads++
 	pass := e.cat.reloads
@@ -224,6 +224,7 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		}
 		coll.storedEntry, coll.loaded = bytes.Clone(stored), pass
 		e.cat.colls[string(key)] = coll
+		e.cat.opened[db] = true
 	}
 	if err := it.Error(); err != nil {
 		return err

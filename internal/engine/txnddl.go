@@ -169,6 +169,7 @@ func (t *Txn) installCreated() error {
 	}
 	for _, c := range t.createdOrder {
 		t.e.cat.colls[nsKey(c.DB, c.Name)] = c
+		t.e.cat.opened[c.DB] = true
 		c.pending.Store(false)
 	}
 	_, err := t.e.catalogChange(func(storage.Txn) error { return nil })

@@ -1467,3 +1467,49 @@ func TestChangeStreamRenameOntoWatched(t *testing.T) {
 		cs.Close(ctx)
 	}
 }
+
+// TestChangeStreamDropEmptyDatabase: dropping a database whose last
+// collection was dropped before still logs dropDatabase (MongoDB's
+// Database outlives its collections), which ends the database's stream;
+// a database that never held a collection logs nothing.
+func TestChangeStreamDropEmptyDatabase(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("csemptydb")
+	if err := db.CreateCollection(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	all, err := client.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close(ctx)
+	if err := db.Collection("c").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("csneverdb").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("csemptydb2").Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"drop", "dropDatabase", "invalidate"} {
+		if ev := nextEvent(t, cs); ev.Lookup("operationType").StringValue() != want {
+			t.Fatalf("database stream: %s, want %s", ev, want)
+		}
+	}
+	for _, want := range []string{"drop csemptydb", "dropDatabase csemptydb", "insert csemptydb2"} {
+		ev := nextEvent(t, all)
+		if got := ev.Lookup("operationType").StringValue() + " " + ev.Lookup("ns", "db").StringValue(); got != want {
+			t.Fatalf("deployment stream: %s, want %s", got, want)
+		}
+	}
+}
