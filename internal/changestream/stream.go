@@ -55,9 +55,10 @@ func (s *Stream) watches(db, coll string) bool {
 type Stream struct {
 	Spec  Spec
 	Scope Scope
-	// Lookup returns the document of db.coll whose _id is key's as it is
-	// now, or nil (fullDocument: updateLookup).
-	Lookup func(db, coll string, key bson.Raw) (bson.Raw, error)
+	// Lookup returns the document whose _id is key's as it is now in the
+	// collection of db with the event's uuid (coll when uuid is nil), or
+	// nil (fullDocument: updateLookup).
+	Lookup func(db, coll string, uuid []byte, key bson.Raw) (bson.Raw, error)
 	// After is the resume point: only events with later tokens are
 	// emitted, and the event a fragment's token was cut from (whose
 	// remaining fragments the caller's split returns).
@@ -334,7 +335,7 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 		switch b.s.Spec.FullDocument {
 		case "updateLookup":
 			var err error
-			if full, err = b.s.Lookup(db, coll, key); err != nil {
+			if full, err = b.s.Lookup(db, coll, e.UUID, key); err != nil {
 				return nil, err
 			}
 		case "whenAvailable", "required":

@@ -320,8 +320,25 @@ func (cs *changeStreamSource) appendResumeToken(out []byte) []byte {
 	return bsoncore.AppendDocumentElement(out, "postBatchResumeToken", cs.resumeToken().Doc())
 }
 
-// lookup is updateLookup's read of a document as it is now.
-func (cs *changeStreamSource) lookup(db, coll string, key bson.Raw) (bson.Raw, error) {
+// lookup is updateLookup's read of a document as it is now. As MongoDB's
+// lookupSingleDocument, it reads the collection of the event's UUID: none
+// once that collection was dropped, though another took its name.
+func (cs *changeStreamSource) lookup(db, coll string, uuid []byte, key bson.Raw) (bson.Raw, error) {
+	if uuid != nil {
+		c := cs.eng.Collection(db, coll)
+		if c == nil || !bytes.Equal(c.UUID[:], uuid) {
+			// renamed within db, or gone
+			coll = ""
+			for _, c := range cs.eng.Collections(db) {
+				if bytes.Equal(c.UUID[:], uuid) {
+					coll = c.Name
+				}
+			}
+			if coll == "" {
+				return nil, nil
+			}
+		}
+	}
 	return findOne(cs.eng, db, coll, engine.FindOptions{Filter: key})
 }
 

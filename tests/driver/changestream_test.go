@@ -1513,3 +1513,50 @@ func TestChangeStreamDropEmptyDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamUpdateLookupByUUID: updateLookup reads the collection of
+// the event's UUID, as MongoDB's lookupSingleDocument: renamed, it still
+// finds the document; dropped and recreated, fullDocument is null.
+func TestChangeStreamUpdateLookupByUUID(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("lookupuuid")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	// a database stream outlives the drop and the rename
+	cs, err := db.Watch(ctx, mongo.Pipeline{{{Key: "$match", Value: bson.D{{Key: "operationType", Value: "update"}}}}}, options.ChangeStream().SetFullDocument(options.UpdateLookup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	update := func() {
+		t.Helper()
+		if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update()
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: testDB + ".lookupuuid"}, {Key: "to", Value: testDB + ".lookupuuid2"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "other", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	update()
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "third", Value: true}}); err != nil {
+		t.Fatal(err)
+	}
+	// read after all of it: the first update's document is in lookupuuid2,
+	// the second's collection is gone
+	if ev := nextEvent(t, cs); ev.Lookup("fullDocument").Type != bson.TypeEmbeddedDocument || ev.Lookup("fullDocument", "n").Type != bson.TypeInt32 || ev.Lookup("fullDocument", "other").Type != 0 {
+		t.Errorf("update before the rename: %s", ev)
+	}
+	if ev := nextEvent(t, cs); ev.Lookup("fullDocument").Type != bson.TypeNull {
+		t.Errorf("update of a collection since dropped: %s, want fullDocument null", ev)
+	}
+}
