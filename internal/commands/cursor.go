@@ -421,10 +421,20 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	detach := bs.attach(r.Ctx, r.op, bs.limited && s.neverExpire())
 	var done bool
+	stream := streamOf(c.Source())
 	fill := func(out []byte) ([]byte, int, error) {
 		out, count, d, err := fillBatch(out, c, a.batchSize, math.MaxInt64)
-		if err == nil && count == 0 && c.Await != nil {
-			c.Await(r.Ctx, await)
+		// An awaitData getMore waits until it has a result or its time
+		// is up: what woke it but gave nothing (a change stream's
+		// irrelevant entries, a capped insert the filter refuses) does not
+		// end it, as MongoDB's executor waits again until its deadline
+		// once no result was returned.
+		for deadline := time.Now().Add(await); err == nil && count == 0 && c.Await != nil && (stream == nil || !stream.ended()); {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			c.Await(r.Ctx, left)
 			if err = mongoerr.Interruption(r.Ctx); err == nil {
 				out, count, d, err = fillBatch(out, c, a.batchSize, math.MaxInt64)
 			}
@@ -437,7 +447,6 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return out, count, err
 	}
 	var closed bool
-	stream := streamOf(c.Source())
 	after := resumeTokenOf(c)
 	if stream != nil {
 		after = stream.appendResumeToken

@@ -1560,3 +1560,67 @@ func TestChangeStreamUpdateLookupByUUID(t *testing.T) {
 		t.Errorf("update of a collection since dropped: %s, want fullDocument null", ev)
 	}
 }
+
+// TestChangeStreamGetMoreWaitsForRelevantChanges: an awaitData getMore
+// woken by writes its stream does not show (another collection, an event
+// its $match drops) keeps waiting until maxTimeMS, as MongoDB's
+// (only_wake_getmore_for_relevant_changes.js).
+func TestChangeStreamGetMoreWaitsForRelevantChanges(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	reply, err := aggregateRaw(t, db, bson.D{{Key: "aggregate", Value: "wake"}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$changeStream", Value: bson.D{}}},
+		bson.D{{Key: "$match", Value: bson.D{{Key: "fullDocument.keep", Value: true}}}},
+	}}, {Key: "cursor", Value: bson.D{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := reply.Lookup("cursor", "id").Int64()
+	writes := make(chan error, 1)
+	go func() {
+		for i := range 5 {
+			time.Sleep(50 * time.Millisecond)
+			coll := "wakeother"
+			if i%2 == 1 {
+				coll = "wake"
+			}
+			if _, err := db.Collection(coll).InsertOne(ctx, bson.D{{Key: "keep", Value: false}}); err != nil {
+				writes <- err
+				return
+			}
+		}
+		writes <- nil
+	}()
+	start := time.Now()
+	more, err := aggregateRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "wake"}, {Key: "maxTimeMS", Value: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-writes; err != nil {
+		t.Fatal(err)
+	}
+	if vals, _ := more.Lookup("cursor", "nextBatch").Array().Values(); len(vals) != 0 {
+		t.Errorf("batch %s, want empty", more.Lookup("cursor", "nextBatch"))
+	}
+	if took := time.Since(start); took < 900*time.Millisecond {
+		t.Errorf("getMore returned after %v, before its maxTimeMS of 1s", took)
+	}
+	// a relevant change ends the wait
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		_, err := db.Collection("wake").InsertOne(ctx, bson.D{{Key: "keep", Value: true}})
+		writes <- err
+	}()
+	start = time.Now()
+	more, err = aggregateRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "wake"}, {Key: "maxTimeMS", Value: 5000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-writes; err != nil {
+		t.Fatal(err)
+	}
+	if vals, _ := more.Lookup("cursor", "nextBatch").Array().Values(); len(vals) != 1 || time.Since(start) > 4*time.Second {
+		t.Errorf("batch %v after %v, want the insert at once", vals, time.Since(start))
+	}
+}
