@@ -34,7 +34,8 @@ const changeStreamReadBatch = 256
 // changeStream runs an aggregate whose pipeline starts with $changeStream:
 // a tailable, awaitData cursor over the events of the oplog after the
 // stream's start, through the rest of the pipeline. Every batch carries
-// postBatchResumeToken; after an invalidate event the cursor closes.
+// postBatchResumeToken; the batch that reads past an invalidate event
+// closes the cursor.
 func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.Raw, error) {
 	if a.explain {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "explain of a $changeStream pipeline is not supported by Folio")
@@ -163,15 +164,17 @@ func (s *Service) changeStream(r *Request, a *aggregateArgs, b *binding) (bson.R
 	if n == noBatchSize {
 		n = defaultFirstBatch
 	}
-	var ended bool
+	var ended, readAll bool
 	reply, count, err := cursorReplyWith(r, r.DB+"."+nsColl, "firstBatch", func(out []byte) ([]byte, int, error) {
 		if n <= 0 {
 			return out, 0, nil
 		}
-		out, count, _, err := fillBatch(out, c, n, math.MaxInt64)
+		out, count, d, err := fillBatch(out, c, n, math.MaxInt64)
+		readAll = d
 		return out, count, err
 	}, src.appendResumeToken, func() int64 {
-		if ended = src.ended() && !c.Holding(); ended {
+		// closed once the batch read past the invalidate (see getMore)
+		if ended = readAll && src.ended() && !c.Holding(); ended {
 			return 0
 		}
 		b.bind(context.Background())

@@ -454,9 +454,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	id := func() int64 {
 		detach()
 		if c.Tailable {
-			// A tailable cursor stays open; a change stream's until it
-			// returned its invalidate.
-			done = stream != nil && stream.ended() && !c.Holding()
+			// A tailable cursor stays open; a change stream's until the
+			// batch read past its invalidate (one that ends with it
+			// leaves the cursor open, as MongoDB's, whose next read
+			// throws ChangeStreamInvalidated).
+			done = done && stream != nil && stream.ended() && !c.Holding()
 		}
 		if done {
 			closed = true

@@ -1624,3 +1624,73 @@ func TestChangeStreamGetMoreWaitsForRelevantChanges(t *testing.T) {
 		t.Errorf("batch %v after %v, want the insert at once", vals, time.Since(start))
 	}
 }
+
+// TestChangeStreamInvalidateBatchSizeOne: a batch that ends with the
+// invalidate leaves the cursor open; the next read past it closes it, as
+// MongoDB's ChangeStreamInvalidated on the read after the invalidate.
+func TestChangeStreamInvalidateBatchSizeOne(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "b1"); err != nil {
+		t.Fatal(err)
+	}
+	open := func(spec bson.D) bson.Raw {
+		t.Helper()
+		reply, err := aggregateRaw(t, db, bson.D{{Key: "aggregate", Value: "b1"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: spec}}}}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 1}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.Lookup("cursor").Document()
+	}
+	// batch reads the cursor's batches of one: their operationType (""
+	// for an empty one) and whether the cursor stayed open
+	batch := func(cur bson.Raw) (string, bool) {
+		t.Helper()
+		b, ok := cur.Lookup("firstBatch").ArrayOK()
+		if !ok {
+			b = cur.Lookup("nextBatch").Array()
+		}
+		vals, _ := b.Values()
+		op := ""
+		if len(vals) > 0 {
+			op = vals[0].Document().Lookup("operationType").StringValue()
+		}
+		return op, cur.Lookup("id").Int64() != 0
+	}
+	getMore := func(id int64) bson.Raw {
+		t.Helper()
+		reply, err := aggregateRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "b1"}, {Key: "batchSize", Value: 1}, {Key: "maxTimeMS", Value: 200}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.Lookup("cursor").Document()
+	}
+	cur := open(bson.D{})
+	id := cur.Lookup("id").Int64()
+	if err := db.Collection("b1").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var dropToken bson.Raw
+	for _, want := range []struct {
+		op   string
+		open bool
+	}{{"drop", true}, {"invalidate", true}, {"", false}} {
+		cur := getMore(id)
+		if op, open := batch(cur); op != want.op || open != want.open {
+			t.Fatalf("getMore: %s open %v, want %q open %v", op, open, want.op, want.open)
+		}
+		if want.op == "drop" {
+			dropToken = cur.Lookup("nextBatch", "0", "_id").Document()
+		}
+	}
+	// startAfter the drop: the first batch is the invalidate, the cursor
+	// open until the next read
+	cur = open(bson.D{{Key: "startAfter", Value: dropToken}})
+	if op, open := batch(cur); op != "invalidate" || !open {
+		t.Fatalf("startAfter the drop: %s open %v, want invalidate, open", op, open)
+	}
+	if op, open := batch(getMore(cur.Lookup("id").Int64())); op != "" || open {
+		t.Fatalf("getMore after the invalidate: %s open %v, want nothing, closed", op, open)
+	}
+}
