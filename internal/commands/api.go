@@ -123,7 +123,8 @@ var stagesNotInAPIVersion1 = map[string]bool{
 }
 
 // checkAPIStrict refuses, under apiStrict, in an aggregate, the stages
-// outside version 1 and the $collStats options other than count (the
+// outside version 1, the $collStats options other than count and
+// $changeStream's showExpandedEvents and showRawUpdateDescription (the
 // commands' unstable fields are refused by their parse, parseStrictCommand).
 func checkAPIStrict(name string, c *cmdArgs) error {
 	if name == "aggregate" {
@@ -146,6 +147,14 @@ func checkAPIStrictPipeline(p bson.RawArray) error {
 			for _, opt := range []string{"latencyStats", "storageStats", "queryExecStats"} {
 				if _, err := spec.LookupErr(opt); err == nil {
 					return mongoerr.New(mongoerr.APIStrictError, "only the 'count' option to $collStats is supported in API Version 1")
+				}
+			}
+		}
+		if name == "$changeStream" {
+			// these options are not in version 1, even false
+			for _, opt := range []string{"showExpandedEvents", "showRawUpdateDescription"} {
+				if _, err := spec.LookupErr(opt); err == nil {
+					return mongoerr.New(mongoerr.APIStrictError, "The '%s' parameter to $changeStream is not supported in API Version 1", opt)
 				}
 			}
 		}

@@ -169,6 +169,8 @@ func TestGenericArguments(t *testing.T) {
 		{name: "apiStrict without apiVersion", cmd: with(find, "apiStrict", false), code: 4886600},
 		{name: "apiStrict on a version 1 command", cmd: with(with(find, "apiVersion", "1"), "apiStrict", true)},
 		{name: "apiStrict on another command", cmd: with(with(bson.D{{Key: "buildInfo", Value: 1}}, "apiVersion", "1"), "apiStrict", true), code: 323},
+		{name: "apiStrict $changeStream showExpandedEvents", cmd: with(with(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{{Key: "showExpandedEvents", Value: false}}}}}}, {Key: "cursor", Value: bson.D{}}}, "apiVersion", "1"), "apiStrict", true), code: 323},
+		{name: "apiStrict $changeStream", cmd: with(with(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, "apiVersion", "1"), "apiStrict", true)},
 		{name: "apiStrict not a bool", cmd: with(with(find, "apiVersion", "1"), "apiStrict", 1), code: 14},
 		{name: "apiDeprecationErrors", cmd: with(with(find, "apiVersion", "1"), "apiDeprecationErrors", true)},
 		{name: "hello skips the API check", cmd: with(bson.D{{Key: "hello", Value: 1}}, "apiVersion", "9")},
