@@ -111,6 +111,17 @@ func (p *parser) checkPosition(name string, i, n int) error {
 	}
 	switch name {
 	case "$changeStream":
+		// In a sub-pipeline, MongoDB's first stage of a stream, its oplog
+		// match, is refused wherever it stands.
+		const oplogMatch = "$_internalChangeStreamOplogMatch"
+		switch p.where {
+		case inFacet:
+			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", oplogMatch)
+		case inLookup:
+			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", oplogMatch)
+		case inUnion:
+			return mongoerr.New(mongoerr.UnionWithSubPipelineStageNotAllowed, "%s is not allowed within a $unionWith's sub-pipeline", oplogMatch)
+		}
 		// A leading $changeStream is the command's (commands/changestream.go).
 		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
