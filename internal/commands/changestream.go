@@ -264,7 +264,7 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 		if cs.next > last {
 			return nil, nil
 		}
-		read := 0
+		read, lazy := 0, false
 		err := cs.eng.ReadOplog(cs.next, last, func(stamp uint64, stored oplog.Stored) (bool, error) {
 			read++
 			cs.next = stamp + 1
@@ -274,14 +274,18 @@ func (cs *changeStreamSource) Next() (bson.Raw, error) {
 				cs.buf = append(cs.buf, streamEvent{tok: tok.Clone(), doc: doc})
 				return nil
 			})
-			return err == nil && read < changeStreamReadBatch && !cs.stream.Invalidated, err
+			// updateLookup reads the document when its event is
+			// returned, as MongoDB's pipeline pulls it: the read stops at
+			// the first entry that gave events
+			lazy = cs.stream.Spec.FullDocument == "updateLookup" && len(cs.buf) > 0
+			return err == nil && read < changeStreamReadBatch && !cs.stream.Invalidated && !lazy, err
 		})
 		if err != nil {
 			// the events before the failing one come first
 			cs.err = err
 			continue
 		}
-		if read < changeStreamReadBatch && !cs.stream.Invalidated {
+		if read < changeStreamReadBatch && !cs.stream.Invalidated && !lazy {
 			// every entry up to last was read (or truncated away
 			// meanwhile): caught up, though on TiKV last has moved on
 			cs.next = last + 1

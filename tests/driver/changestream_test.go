@@ -1559,6 +1559,33 @@ func TestChangeStreamUpdateLookupByUUID(t *testing.T) {
 	if ev := nextEvent(t, cs); ev.Lookup("fullDocument").Type != bson.TypeNull {
 		t.Errorf("update of a collection since dropped: %s, want fullDocument null", ev)
 	}
+
+	// The lookup is made when the event is returned: a batch of one
+	// leaves the update's for the next getMore, after the drop.
+	one, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetFullDocument(options.UpdateLookup).SetBatchSize(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	update5 := bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 5}}, update5); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, one); ev.Lookup("operationType").StringValue() != "insert" {
+		t.Fatalf("%s, want the insert", ev)
+	}
+	if err := coll.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 5}, {Key: "u", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, one); ev.Lookup("operationType").StringValue() != "update" || ev.Lookup("fullDocument").Type != bson.TypeNull {
+		t.Errorf("update read after its collection's drop: %s, want fullDocument null", ev)
+	}
 }
 
 // TestChangeStreamGetMoreWaitsForRelevantChanges: an awaitData getMore
