@@ -85,7 +85,7 @@ func newTextIndex(ix *Index, spec IndexSpec) error {
 func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 	var prefix, suffix []bson.RawValue
-	text := false
+	text, decimal := false, false
 	for _, f := range ix.Fields {
 		if f.Text {
 			text = true
@@ -97,9 +97,7 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 		if len(arrays) > 0 {
 			return nil, mongoerr.New(mongoerr.CannotBuildIndexKeys, "Field '%s' of text index contains an array in document: %s", f.Path, values.ShellDoc(doc))
 		}
-		if ix.v1 && holdsDecimal(vals[0]) {
-			return nil, errV1Decimal
-		}
+		decimal = decimal || ix.v1 && holdsDecimal(vals[0])
 		if text {
 			suffix = append(suffix, vals[0])
 		} else {
@@ -109,6 +107,11 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 	terms, err := t.spec.Terms(doc)
 	if err != nil || len(terms) == 0 {
 		return nil, err
+	}
+	if decimal {
+		// a version 1 key cannot hold a decimal; a document without
+		// terms has no key to hold one
+		return nil, errV1Decimal
 	}
 	keys := make([]indexKey, 0, len(terms))
 	for term, score := range terms {
