@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -394,8 +395,14 @@ func TestTransactionCommands(t *testing.T) {
 		{"distinct on system.views", sys("distinct", "system.views", bson.E{Key: "key", Value: "a"}), 51071},
 	} {
 		txn := int64(20 + i)
-		if err := run(tc.cmd, txn, true); serverCode(err) != tc.code {
-			t.Fatalf("%s in a transaction: %v, want code %d", tc.name, err, tc.code)
+		want := tc.code
+		if testAuth() && strings.HasSuffix(tc.name, "system.views") {
+			// root may not read or write a database's views: refused
+			// before the transaction is looked at, as MongoDB's
+			want = 13
+		}
+		if err := run(tc.cmd, txn, true); serverCode(err) != want {
+			t.Fatalf("%s in a transaction: %v, want code %d", tc.name, err, want)
 		}
 		if err := run(commit, txn, false); serverCode(err) != 251 {
 			t.Fatalf("commit after %s: %v, want 251", tc.name, err)

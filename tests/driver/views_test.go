@@ -140,8 +140,14 @@ func TestViews(t *testing.T) {
 		{"collMod of nothing", bson.D{{Key: "collMod", Value: "nothere"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{}}}, 26},
 		{"change stream", bson.D{{Key: "aggregate", Value: "big"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$changeStream", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}}, 166},
 	} {
-		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != tc.code {
-			t.Errorf("%s: code %d, want %d", tc.name, got, tc.code)
+		want := tc.code
+		if testAuth() && (tc.name == "view named system.foo" || tc.name == "view named system.views") {
+			// root may not create system collections other than a few:
+			// refused before create looks at the name, as MongoDB's
+			want = 13
+		}
+		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != want {
+			t.Errorf("%s: code %d, want %d", tc.name, got, want)
 		}
 	}
 	// collMod replaces the definition
