@@ -37,11 +37,10 @@ func (c *commandStats) counts() map[string]*commandCount {
 	return c.byName
 }
 
-// countCommand counts a run of the command name (as the request named it), failed
-// when err is set.
-func (s *Service) countCommand(name string, err error) {
-	c, ok := handlers[name]
-	if !ok || !s.available(c) {
+// countCommand counts a run of the command c (unknown unless known),
+// failed when err is set.
+func (s *Service) countCommand(c command, known bool, err error) {
+	if !known {
 		s.cmdStats.unknown.Add(1)
 		return
 	}

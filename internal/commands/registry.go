@@ -128,16 +128,19 @@ func Name(cmd bson.Raw) string {
 // context (r.Ctx) is made.
 func (s *Service) Run(r *Request) bson.Raw {
 	start := time.Now()
-	reply, err := s.run(r)
+	name := Name(r.Cmd)
+	c, known := handlers[name]
+	known = known && s.available(c)
+	reply, err := s.run(r, name, c, known)
 	d := time.Since(start) - r.awaited
-	s.countCommand(Name(r.Cmd), err)
+	s.countCommand(c, known, err)
 	if s.Metrics != nil {
-		s.Metrics.Command(metricsName(r.Cmd), outcome(err), d)
+		s.Metrics.Command(metricsName(name, known), outcome(err), d)
 	}
-	s.observe(r, Name(r.Cmd), d, reply, err)
+	s.observe(r, name, d, reply, err)
 	if err != nil {
 		me := *mongoerr.As(err) // a copy: errors may be shared values
-		me.Labels = replyLabels(r, Name(r.Cmd), me.Labels, me.Code, mongoerr.OK)
+		me.Labels = replyLabels(r, name, me.Labels, me.Code, mongoerr.OK)
 		if s.ReplSetName != "" && mongoerr.NotPrimary(me.Code) {
 			// a replica set member's not-primary errors carry the
 			// topologyVersion, so that a driver can tell a stale error from
@@ -153,11 +156,10 @@ func (s *Service) Run(r *Request) bson.Raw {
 	return withOK(reply, s.clusterTimeFields(r), len(reply) > 0 && &reply[0] == r.ownedReply)
 }
 
-// run parses r's generic arguments, admits it and runs its handler.
-func (s *Service) run(r *Request) (bson.Raw, error) {
-	name := Name(r.Cmd)
-	c, ok := handlers[name]
-	if !ok || !s.available(c) {
+// run parses r's generic arguments, admits it and runs its handler: c,
+// the command r names (name), when known (registered and available).
+func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw, error) {
+	if !known {
 		if name == "" {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "Empty command object")
 		}
@@ -377,11 +379,11 @@ func marshal(d bson.D) bson.Raw {
 	return b
 }
 
-// metricsName is the command's name as metrics label it: a registered
-// command's, or "unknown", so that clients cannot add labels at will.
-func metricsName(cmd bson.Raw) string {
-	name := Name(cmd)
-	if _, ok := handlers[name]; !ok {
+// metricsName is the command's name as metrics label it: a known
+// command's name, else "unknown" (so that garbage cannot grow the label
+// set).
+func metricsName(name string, known bool) string {
+	if !known {
 		return "unknown"
 	}
 	return name

@@ -119,9 +119,7 @@ func (t *Txn) claim(key []byte) error {
 	e := t.e
 	held := e.locks.lock(key)
 	defer held.unlock()
-	e.intents.mu.Lock()
-	owner := e.intents.owner[string(key)]
-	e.intents.mu.Unlock()
+	owner := e.intentOwner([][]byte{key})
 	if owner == t {
 		return nil
 	}

@@ -240,6 +240,7 @@ func parseLegacyNear(ops bson.Raw) (*Query, error) {
 	var x, y float64
 	var meters, found bool
 	lo, hi := 0.0, math.MaxFloat64
+	var err error
 	elems, _ := ops.Elements()
 	for _, el := range elems {
 		v := el.Value()
@@ -260,20 +261,12 @@ func parseLegacyNear(ops bson.Raw) (*Query, error) {
 				}
 			}
 		case "$minDistance":
-			f, ok := values.Float64(v)
-			if !ok || !values.IsNumber(v.Type) {
-				return nil, &Error{Code: mongoerr.NearMinDistanceNotNumber, Msg: "$minDistance must be a number"}
-			}
-			if lo = f; !(lo >= 0) {
-				return nil, &Error{Code: mongoerr.NearMinDistanceNegative, Msg: "$minDistance must be non-negative"}
+			if lo, err = legacyNearBound(el.Key(), v, mongoerr.NearMinDistanceNotNumber, mongoerr.NearMinDistanceNegative); err != nil {
+				return nil, err
 			}
 		case "$maxDistance":
-			f, ok := values.Float64(v)
-			if !ok || !values.IsNumber(v.Type) {
-				return nil, &Error{Code: mongoerr.NearMaxDistanceNotNumber, Msg: "$maxDistance must be a number"}
-			}
-			if hi = f; !(hi >= 0) {
-				return nil, &Error{Code: mongoerr.NearMaxDistanceNegative, Msg: "$maxDistance must be non-negative"}
+			if hi, err = legacyNearBound(el.Key(), v, mongoerr.NearMaxDistanceNotNumber, mongoerr.NearMaxDistanceNegative); err != nil {
+				return nil, err
 			}
 		case "$uniqueDocs":
 			// deprecated, ignored
@@ -285,6 +278,20 @@ func parseLegacyNear(ops bson.Raw) (*Query, error) {
 		return nil, nil
 	}
 	return nearQuery(x, y, meters, lo, hi), nil
+}
+
+// legacyNearBound reads a legacy near query's $minDistance or
+// $maxDistance (key): a number (else notNumber), not negative (else
+// negative).
+func legacyNearBound(key string, v bson.RawValue, notNumber, negative mongoerr.Code) (float64, error) {
+	f, ok := values.Float64(v)
+	if !ok || !values.IsNumber(v.Type) {
+		return 0, &Error{Code: notNumber, Msg: key + " must be a number"}
+	}
+	if !(f >= 0) {
+		return 0, &Error{Code: negative, Msg: key + " must be non-negative"}
+	}
+	return f, nil
 }
 
 // parseNewNear is MongoDB's GeoNearExpression::parseNewQuery: ops holds
