@@ -180,6 +180,7 @@ func openCursor(r *Request, db, coll string, src *boundSource) *cursors.Cursor {
 	src.opener = r.op
 	c := cursors.New(db, coll, src)
 	c.User = r.Conn.ownerKey()
+	c.API = r.Args.API.String()
 	if r.session != nil {
 		c.Session = r.session.ID
 	}
@@ -393,6 +394,10 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err := c.Permit(r.DB, a.coll, session, r.Txn != nil, txnNumber); err != nil {
 		s.Cursors.Return(c)
 		return nil, err
+	}
+	if api := r.Args.API.String(); api != c.API {
+		s.Cursors.Return(c)
+		return nil, mongoerr.New(mongoerr.APIMismatchError, "API parameter mismatch: getMore used params %s, the cursor-creating command used %s", api, c.API)
 	}
 	r.streamCursor = streamOf(c.Source()) != nil
 	if err := s.failGetMore(r); err != nil {

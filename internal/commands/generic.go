@@ -39,6 +39,27 @@ type APIParams struct {
 	HasDeprecationErrors, DeprecationErrors bool
 }
 
+// String is p as MongoDB prints a request's API parameters in its
+// APIMismatchError messages: the parameters given, in the order
+// apiVersion, apiStrict, apiDeprecationErrors, "{}" for none. Two
+// requests' parameters are equal exactly when their strings are.
+func (p APIParams) String() string {
+	if p == (APIParams{}) {
+		return "{}"
+	}
+	var d bson.D
+	if p.Version != "" {
+		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
+	}
+	if p.HasStrict {
+		d = append(d, bson.E{Key: "apiStrict", Value: p.Strict})
+	}
+	if p.HasDeprecationErrors {
+		d = append(d, bson.E{Key: "apiDeprecationErrors", Value: p.DeprecationErrors})
+	}
+	return values.ShellDoc(marshal(d))
+}
+
 // genericArg parses one generic argument into a; nil for those parsed
 // elsewhere or that need nothing (see genericArgs).
 type genericArg func(a *GenericArgs, v bson.RawValue) error

@@ -239,6 +239,11 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	if err := checkTxnReadConcern(r.Args.ReadConcern, a.startTransaction); err != nil {
 		return nil, err
 	}
+	if api := r.Args.API.String(); !a.startTransaction && sess.State == sessions.TxnInProgress && a.txnNumber == sess.TxnNumber && api != sess.TxnAPI {
+		// the open transaction's commands give the parameters its first
+		// gave (service_entry_point_common.cpp)
+		return nil, mongoerr.New(mongoerr.APIMismatchError, "API parameter mismatch: %s used params %s, the transaction's first command used %s", name, api, sess.TxnAPI)
+	}
 	if a.txnNumber < sess.TxnNumber {
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
 			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
@@ -256,6 +261,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 			return nil, err
 		}
 		sess.Begin(txn, r.Args.ReadConcern.Level)
+		sess.TxnAPI = r.Args.API.String()
 		sess.TxnEpoch = s.topo.downs.Load()
 	} else {
 		if sess.State == sessions.TxnInProgress && sess.TxnEpoch != s.topo.downs.Load() {

@@ -49,7 +49,11 @@ type Cursor struct {
 	// User is the authenticated user that opened the cursor ("" for none):
 	// under access control only that user may use it.
 	User string
-	src  Source
+	// API is the Stable API parameters of the command that opened the
+	// cursor, as the commands layer prints them: its getMores must give
+	// the same.
+	API string
+	src Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw
 	lastUsed time.Time

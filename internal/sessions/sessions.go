@@ -54,6 +54,10 @@ type Session struct {
 	// TxnReadConcern is the read concern level the transaction of
 	// TxnNumber started with ("" when none was given).
 	TxnReadConcern string
+	// TxnAPI is the Stable API parameters of the command that started the
+	// open transaction, as the commands layer prints them: the
+	// transaction's other commands must give the same.
+	TxnAPI string
 	// TxnEpoch is what the commands layer marks the open transaction
 	// with when it begins: the member's step downs so far, so that a
 	// transaction open across one is aborted at its next command.

@@ -284,3 +284,43 @@ func TestRequireAPIVersion(t *testing.T) {
 		t.Errorf("after requireApiVersion false: %v", err)
 	}
 }
+
+// TestAPIMismatch: the commands continuing a transaction give the Stable
+// API parameters of its first command, and a cursor's getMores those of
+// the command that opened it, else APIMismatchError (347), the
+// transaction left open and the cursor usable
+// (jstests/core/txns/api_params_transaction.js; getmore_cmd.cpp). Giving
+// apiStrict: false is not giving none.
+func TestAPIMismatch(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	v1 := bson.E{Key: "apiVersion", Value: "1"}
+	docs := bson.A{bson.D{}, bson.D{}, bson.D{}}
+	mustRunRaw(t, db, bson.D{{Key: "insert", Value: "apimis"}, {Key: "documents", Value: docs}})
+
+	opened := mustRunRaw(t, db, bson.D{{Key: "find", Value: "apimis"}, {Key: "batchSize", Value: 1}, v1})
+	getMore := bson.D{{Key: "getMore", Value: opened.Lookup("cursor", "id").Int64()}, {Key: "collection", Value: "apimis"}, {Key: "batchSize", Value: 1}}
+	err := db.RunCommand(t.Context(), getMore).Err()
+	requireError(t, err, 347, "APIMismatchError", `API parameter mismatch: getMore used params {}, the cursor-creating command used { apiVersion: "1" }`)
+	mustRunRaw(t, db, append(getMore, v1))
+
+	lsid := lsidFor("apimismatch")
+	txn := func(cmd bson.D, params ...bson.E) bson.D {
+		return append(append(inSession(cmd, lsid, 1), bson.E{Key: "autocommit", Value: false}), params...)
+	}
+	insert := bson.D{{Key: "insert", Value: "apimis"}, {Key: "documents", Value: bson.A{bson.D{}}}}
+	mustRunRaw(t, db, append(txn(insert, v1), bson.E{Key: "startTransaction", Value: true}))
+	err = db.RunCommand(t.Context(), txn(insert)).Err()
+	requireError(t, err, 347, "APIMismatchError", `API parameter mismatch: insert used params {}, the transaction's first command used { apiVersion: "1" }`)
+	admin := client.Database("admin")
+	commit := bson.D{{Key: "commitTransaction", Value: 1}}
+	err = admin.RunCommand(t.Context(), txn(commit, v1, bson.E{Key: "apiStrict", Value: false})).Err()
+	requireError(t, err, 347, "APIMismatchError", `API parameter mismatch: commitTransaction used params { apiVersion: "1", apiStrict: false }, the transaction's first command used { apiVersion: "1" }`)
+	mustRunRaw(t, db, txn(insert, v1))
+	mustRunRaw(t, admin, txn(commit, v1))
+	// a committed transaction's commit retried: nothing open to match
+	mustRunRaw(t, admin, txn(commit))
+	if n, err := db.Collection("apimis").CountDocuments(t.Context(), bson.D{}); err != nil || n != 5 {
+		t.Errorf("documents: %d (%v), want 5", n, err)
+	}
+}
