@@ -525,22 +525,25 @@ func countViewStages(o engine.FindOptions) bson.A {
 }
 
 // distinctViewStages are the stages a distinct of key on a view runs
-// after the view's.
+// after the view's, as MongoDB's ParsedDistinct::asAggregationCommand
+// builds them: each document replaced by the values at key (read as a
+// distinct on a collection reads them), unwound, then gathered.
 func distinctViewStages(key string, o engine.FindOptions) bson.A {
+	const unwound = "_internalUnwoundArray"
 	return append(queryStages(engine.FindOptions{Filter: o.Filter}),
-		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + key}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
-		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "values", Value: bson.D{{Key: "$addToSet", Value: "$" + key}}}}}})
+		bson.D{{Key: "$replaceRoot", Value: bson.D{{Key: "newRoot", Value: bson.D{{Key: unwound, Value: bson.D{{Key: "$_internalFindAllValuesAtPath", Value: key}}}}}}}},
+		bson.D{{Key: "$unwind", Value: bson.D{{Key: "path", Value: "$" + unwound}, {Key: "preserveNullAndEmptyArrays", Value: true}}}},
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "distinct", Value: bson.D{{Key: "$addToSet", Value: "$" + unwound}}}}}})
 }
 
-// distinctView runs a distinct on a view: the values of key (arrays
-// unwound one level) in the documents its aggregation yields after the
-// query.
+// distinctView runs a distinct on a view: the values at key in the
+// documents its aggregation yields after the query.
 func (s *Service) distinctView(r *Request, view, key string, o engine.FindOptions) (bson.Raw, error) {
 	first, err := s.viewResult(r, view, distinctViewStages(key, o))
 	if err != nil {
 		return nil, err
 	}
-	values := first.Lookup("values")
+	values := first.Lookup("distinct")
 	if values.Type != bson.TypeArray {
 		values = bson.RawValue{Type: bson.TypeArray, Value: bsoncore.NewArrayBuilder().Build()}
 	}

@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // Distinct returns the distinct values at the dotted path key among the
@@ -37,7 +37,7 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 		if doc == nil {
 			break
 		}
-		collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+		rawdoc.AllAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
 			if err == nil {
 				err = set.add(v)
 			}
@@ -47,37 +47,4 @@ func (e *Engine) Distinct(db, coll, key string, o FindOptions) ([]bson.RawValue,
 		}
 	}
 	return set.sorted(), nil
-}
-
-func collectPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
-	if len(parts) == 0 {
-		if v.Type != bson.TypeArray {
-			add(v)
-			return
-		}
-		elems, _ := v.Array().Values()
-		for _, el := range elems {
-			add(el)
-		}
-		return
-	}
-	switch v.Type {
-	case bson.TypeEmbeddedDocument:
-		if child, err := v.Document().LookupErr(parts[0]); err == nil {
-			collectPath(child, parts[1:], add)
-		}
-	case bson.TypeArray:
-		if i, err := strconv.Atoi(parts[0]); err == nil {
-			if child, err := v.Array().IndexErr(uint(i)); err == nil {
-				collectPath(child, parts[1:], add)
-			}
-			return
-		}
-		elems, _ := v.Array().Values()
-		for _, el := range elems {
-			if el.Type == bson.TypeEmbeddedDocument {
-				collectPath(el, parts, add)
-			}
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // distinctPlan is the DISTINCT_SCAN plan of a distinct on key (see
@@ -93,7 +94,7 @@ func (s *planSource) distinctValues(parts []string, set *distinctSet) error {
 			}
 			if found {
 				s.stats.DocsExamined++
-				collectPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
+				rawdoc.AllAlongPath(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, parts, func(v bson.RawValue) {
 					if err == nil {
 						err = set.add(v)
 					}

@@ -225,3 +225,46 @@ func TestViewNamesAreNotShadowed(t *testing.T) {
 		t.Fatalf("namespaces v and ts: %v (%v), want one each", names, err)
 	}
 }
+
+// TestViewDistinctPaths: a distinct on a view reads the values at its key
+// as a distinct on a collection does (arrays on the way traversed, a
+// trailing array expanded, a numeric part indexing), so that a view with
+// an empty pipeline answers as its collection
+// (jstests/core/views/views_distinct_with_arrays.js).
+func TestViewDistinctPaths(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("vdp")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{bson.D{{Key: "b", Value: 1}}, bson.D{{Key: "b", Value: 2}}}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: bson.D{{Key: "b", Value: bson.A{3, bson.A{4}}}}}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: bson.A{bson.A{bson.D{{Key: "b", Value: 5}}}}}},
+		bson.D{{Key: "_id", Value: 4}, {Key: "x", Value: bson.A{1, bson.A{2}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "vdpv", "vdp", bson.A{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"a.b", "a", "x", "a.0.b", "a.0", "nothere"} {
+		var want, got []bson.RawValue
+		if err := coll.Distinct(ctx, key, bson.D{}).Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Collection("vdpv").Distinct(ctx, key, bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 10}}}}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		sorted := func(vs []bson.RawValue) []string {
+			out := make([]string, len(vs))
+			for i, v := range vs {
+				out[i] = v.String()
+			}
+			slices.Sort(out)
+			return out
+		}
+		if w, g := sorted(want), sorted(got); !slices.Equal(w, g) {
+			t.Errorf("distinct %q on the view: %v, on the collection %v", key, g, w)
+		}
+	}
+}
