@@ -253,8 +253,8 @@ func CheckFieldPath(p string) error {
 }
 
 // SplitPath splits a dotted path, refusing more than maxPathDepth
-// components, then empty, $-prefixed and NUL-holding ones, as MongoDB's
-// FieldPath does.
+// components, then empty, $-prefixed (but DBRef's $id, $ref and $db, and
+// $sortKey) and NUL-holding ones, as MongoDB's FieldPath does.
 func SplitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
 	if len(parts) > maxPathDepth {
@@ -264,7 +264,7 @@ func SplitPath(p string) ([]string, error) {
 		if f == "" {
 			return nil, mongoerr.New(mongoerr.FieldPathEmptyComponent, "FieldPath field names may not be empty strings.")
 		}
-		if strings.HasPrefix(f, "$") {
+		if strings.HasPrefix(f, "$") && !dollarFieldAllowed[f] {
 			return nil, mongoerr.New(mongoerr.FieldPathDollarPrefixed, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		if strings.IndexByte(f, 0) >= 0 {
@@ -273,6 +273,11 @@ func SplitPath(p string) ([]string, error) {
 	}
 	return parts, nil
 }
+
+// dollarFieldAllowed are the $-prefixed names a field path may hold
+// (FieldPath's kAllowedDollarPrefixedFields): DBRef's fields, and the sort
+// key a sharded find projects.
+var dollarFieldAllowed = map[string]bool{"$id": true, "$ref": true, "$db": true, "$sortKey": true}
 
 // errFieldPathNullByte is FieldPath's refusal of a NUL byte in a field
 // name, which no BSON key can hold.
