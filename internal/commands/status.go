@@ -243,12 +243,20 @@ func logRotateCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // transactionStatus is serverStatus.transactions: the transactions open
-// now and those started, committed and aborted since the server started.
+// now, running a command (active) or not, and those started, committed
+// and aborted since the server started.
 func (s *Service) transactionStatus() bson.D {
 	t := &s.Sessions.Txns
+	active := t.Active.Load()
 	started, committed, aborted := t.Started.Load(), t.Committed.Load(), t.Aborted.Load()
+	open := started - committed - aborted
+	// a transaction ending is no longer open a moment before it is no
+	// longer active
+	active = min(active, open)
 	return bson.D{
-		{Key: "currentOpen", Value: started - committed - aborted},
+		{Key: "currentActive", Value: active},
+		{Key: "currentInactive", Value: open - active},
+		{Key: "currentOpen", Value: open},
 		{Key: "totalAborted", Value: aborted},
 		{Key: "totalCommitted", Value: committed},
 		{Key: "totalStarted", Value: started},

@@ -273,6 +273,8 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		}
 	}
 	r.Txn = sess.Txn
+	s.Sessions.Txns.Active.Add(1)
+	defer s.Sessions.Txns.Active.Add(-1)
 	var reply bson.Raw
 	var err error
 	switch {

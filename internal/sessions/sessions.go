@@ -85,6 +85,9 @@ type Session struct {
 // conflict (the commands layer adds them).
 type TxnCounters struct {
 	Started, Committed, Aborted, Conflicts atomic.Int64
+	// Active counts the open transactions running a command now (the
+	// commands layer marks them); the others open are inactive.
+	Active atomic.Int64
 }
 
 // Begin opens txn as the session's transaction of TxnNumber, read at the

@@ -137,6 +137,54 @@ func TestMetrics(t *testing.T) {
 	if after["folio_connections"] < 1 {
 		t.Errorf("folio_connections %v with a client connected", after["folio_connections"])
 	}
+
+	// D stays open: inactive between its commands, active while one runs.
+	d, dctx := txnSession()
+	if _, err := coll.InsertOne(dctx, bson.D{{Key: "_id", Value: "d"}}); err != nil {
+		t.Fatal(err)
+	}
+	current := func() [3]int64 {
+		status, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx := status.Lookup("transactions").Document()
+		return [3]int64{tx.Lookup("currentActive").AsInt64(), tx.Lookup("currentInactive").AsInt64(), tx.Lookup("currentOpen").AsInt64()}
+	}
+	if got := current(); got != [3]int64{0, 1, 1} {
+		t.Errorf("an open transaction between commands: currentActive, currentInactive, currentOpen %v, want 0 1 1", got)
+	}
+	// a find of D's that takes a second, tried until serverStatus saw it
+	var seen bool
+	for try := 0; try < 5 && !seen; try++ {
+		done := make(chan error, 1)
+		go func() { done <- coll.FindOne(dctx, bson.D{{Key: "$where", Value: "sleep(1000) || true"}}).Err() }()
+		for running := true; running && !seen; {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+				running = false
+			default:
+				seen = current() == [3]int64{1, 0, 1}
+			}
+		}
+		if seen {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !seen {
+		t.Error("serverStatus never showed the transaction active while its find ran")
+	}
+	if err := d.AbortTransaction(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := current(); got != [3]int64{0, 0, 0} {
+		t.Errorf("after the abort: currentActive, currentInactive, currentOpen %v, want 0 0 0", got)
+	}
 }
 
 // TestGrafanaDashboard: every folio_ metric docs/grafana-dashboard.json
