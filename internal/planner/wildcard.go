@@ -124,11 +124,18 @@ func (ix *Index) WildcardPath() string {
 // wildcardBounds reports whether a wildcard index bounds leaf n. It holds
 // no key for a missing field, and an object or array value only through
 // its leaves, so it answers neither null, nor equality with an object or
-// an array, nor comparisons with them (MongoDB's wildcard restrictions).
+// an array, nor comparisons with them (MongoDB's wildcard restrictions,
+// planner_ixselect's canUseWildcardIndex), except $lte: {}, which type
+// bracketing makes equality with the empty object the index keys.
 func wildcardBounds(n *query.Node) bool {
 	switch n.Kind {
 	case query.KindEq:
 		return wildcardEq(n.Value)
+	case query.KindLte:
+		if n.Value.Type == bson.TypeEmbeddedDocument {
+			return len(n.Value.Value) == 5
+		}
+		return wildcardPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
 	case query.KindIn:
 		vals, err := n.Value.Array().Values()
 		if err != nil || len(vals) == 0 {
@@ -140,7 +147,7 @@ func wildcardBounds(n *query.Node) bool {
 			}
 		}
 		return true
-	case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+	case query.KindGt, query.KindGte, query.KindLt:
 		return wildcardPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
 	case query.KindRegex, query.KindExists:
 		return true

@@ -53,6 +53,10 @@ func TestWildcardIndexes(t *testing.T) {
 		{bson.D{{Key: "b", Value: bson.D{{Key: "$exists", Value: true}}}}, true, []string{"1", "3", "4"}},
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}, true, []string{"1", "2", "3", "5", "6"}},
 		{bson.D{{Key: "b.d", Value: bson.D{{Key: "$gt", Value: 1}}}}, true, []string{"4"}},
+		// $lte: {} is equality with the empty object, keyed as itself
+		// (planner_ixselect's canUseWildcardIndex); $gte: {} is not.
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$lte", Value: bson.D{}}}}}, true, []string{"3"}},
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: bson.D{}}}}}, false, []string{"2", "3"}},
 		{bson.D{{Key: "a", Value: bson.A{1, 2}}}, false, []string{"5"}},
 		{bson.D{{Key: "a", Value: nil}}, false, []string{"4", "6"}},
 		{bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: "x"}}}}, false, []string{"1"}},
