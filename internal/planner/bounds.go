@@ -215,6 +215,11 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
 			fb = regexBounds(n.Value, f.Desc)
+		case query.KindElemMatchValue:
+			fb = elemMatchValueBounds(n, f, coll)
+			if fb.point {
+				return fb
+			}
 		}
 		switch {
 		case fb.empty():
@@ -225,6 +230,22 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		}
 	}
 	return rng
+}
+
+// elemMatchValueBounds are the bounds of {path: {$elemMatch: {<ops>}}}:
+// those its operators put on one element, which the index keys as
+// itself, so they intersect even on a multikey index (MongoDB's
+// index_bounds_builder intersects the children of ELEM_MATCH_VALUE).
+// Operators with no bounds leave the element unbounded by them; the
+// filter still judges each fetched document.
+func elemMatchValueBounds(n *query.Node, f Field, coll *collation.Collator) fieldBounds {
+	children := make([]*query.Node, 0, len(n.Children))
+	for _, ch := range n.Children {
+		cp := *ch
+		cp.Path = n.Path
+		children = append(children, &cp)
+	}
+	return keyBounds(children, f, false, coll)
 }
 
 // pointBounds turns equality values into key points. An array value also

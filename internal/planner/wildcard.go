@@ -151,6 +151,15 @@ func wildcardBounds(n *query.Node) bool {
 		return wildcardPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
 	case query.KindRegex, query.KindExists:
 		return true
+	case query.KindElemMatchValue:
+		// Every operator must be one the index answers (planner_ixselect's
+		// _compatible for ELEM_MATCH_VALUE); $exists inside bounds nothing.
+		for _, ch := range n.Children {
+			if ch.Kind == query.KindExists || !wildcardBounds(ch) {
+				return false
+			}
+		}
+		return len(n.Children) > 0
 	}
 	return false
 }

@@ -204,3 +204,40 @@ func TestCurrentOp(t *testing.T) {
 		t.Fatalf("currentOp outside admin: %v, want 13", err)
 	}
 }
+
+// TestElemMatchValueUsesIndex: {a: {$elemMatch: {<ops>}}} is bounded by
+// what its operators say of one element, intersected even on a multikey
+// index (MongoDB's index_bounds_builder for ELEM_MATCH_VALUE;
+// jstests/core/index/wildcard/wildcard_index_multikey.js expects an
+// IXSCAN for {a: {$elemMatch: {$gte: 10, $lte: 40}}}).
+func TestElemMatchValueUsesIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("emv")
+	docs := make([]any, 200)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: bson.A{i, i + 1000}}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	filter := bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gte", Value: 10}, {Key: "$lt", Value: 20}}}}}}
+	index, keys, examined, n := explainStats(t, db, bson.D{{Key: "find", Value: "emv"}, {Key: "filter", Value: filter}})
+	if index != "a_1" || n != 10 || keys != 10 || examined != 10 {
+		t.Fatalf("index %q returned %d, examined %d keys and %d documents; want a_1 and 10 of each", index, n, keys, examined)
+	}
+	// Outside $elemMatch, different elements may satisfy each bound:
+	// [5, 1005] matches a > 900 and a < 10.
+	got := ids(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 900}, {Key: "$lt", Value: 10}}}}))
+	if len(got) != 10 {
+		t.Fatalf("range outside $elemMatch matched %v", got)
+	}
+	got = ids(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gt", Value: 900}, {Key: "$lt", Value: 10}}}}}}))
+	if len(got) != 0 {
+		t.Fatalf("$elemMatch matched %v", got)
+	}
+}

@@ -57,6 +57,7 @@ func TestWildcardIndexes(t *testing.T) {
 		// (planner_ixselect's canUseWildcardIndex); $gte: {} is not.
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$lte", Value: bson.D{}}}}}, true, []string{"3"}},
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: bson.D{}}}}}, false, []string{"2", "3"}},
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gte", Value: 2}, {Key: "$lt", Value: 3}}}}}}, true, []string{"2"}},
 		{bson.D{{Key: "a", Value: bson.A{1, 2}}}, false, []string{"5"}},
 		{bson.D{{Key: "a", Value: nil}}, false, []string{"4", "6"}},
 		{bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: "x"}}}}, false, []string{"1"}},
