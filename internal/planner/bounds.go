@@ -215,6 +215,8 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
 			fb = regexBounds(n.Value, f.Desc)
+		case query.KindType:
+			fb = typeBounds(n.Types(), f.Desc)
 		case query.KindElemMatchValue:
 			fb = elemMatchValueBounds(n, f, coll)
 			if fb.point {
@@ -230,6 +232,53 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 		}
 	}
 	return rng
+}
+
+// typeClassShown are the type classes $type bounds, each as MongoDB's
+// explain shows its interval (appendMinForType to appendMaxForType).
+var typeClassShown = map[bson.Type][2]string{
+	bson.TypeDouble:           {"[nan.0", "inf.0]"},
+	bson.TypeString:           {`[""`, "{})"},
+	bson.TypeEmbeddedDocument: {"[{}", "[])"},
+	bson.TypeBoolean:          {"[false", "true]"},
+	bson.TypeNull:             {"[null", "null]"},
+	bson.TypeDateTime:         {"[new Date(-9223372036854775808)", "new Date(9223372036854775807)]"},
+	bson.TypeObjectID:         {"[ObjectId('000000000000000000000000')", "ObjectId('ffffffffffffffffffffffff')]"},
+	bson.TypeTimestamp:        {"[Timestamp(0, 0)", "Timestamp(4294967295, 4294967295)]"},
+	bson.TypeMinKey:           {"[MinKey", "MinKey]"},
+	bson.TypeMaxKey:           {"[MaxKey", "MaxKey]"},
+}
+
+// typeBounds are the bounds of {$type: types}: the class of each type
+// (all numbers one), as MongoDB's index_bounds_builder bounds
+// TYPE_OPERATOR; none when the types include array, whose documents are
+// keyed by their elements, or a type whose class this table lacks. The
+// filter judges each fetched document (a class holds other types).
+func typeBounds(types []bson.Type, desc bool) fieldBounds {
+	var ivs []fieldInterval
+	for _, t := range types {
+		if values.IsNumber(t) {
+			t = bson.TypeDouble
+		}
+		shown, ok := typeClassShown[t]
+		if !ok {
+			return fieldBounds{}
+		}
+		lo, hi := keyenc.TypeBounds(t, desc)
+		iv := fieldInterval{lo: []byte{lo}, hi: []byte{hi}, loShown: shown[0], hiShown: shown[1]}
+		if desc {
+			// A descending field meets the class from its top.
+			iv.loShown = opening(shown[1][len(shown[1])-1] == ']') + shown[1][:len(shown[1])-1]
+			iv.hiShown = shown[0][1:] + closing(shown[0][0] == '[')
+		}
+		ivs = append(ivs, iv)
+	}
+	if len(ivs) == 0 {
+		return fieldBounds{}
+	}
+	slices.SortFunc(ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
+	ivs = slices.CompactFunc(ivs, func(a, b fieldInterval) bool { return bytes.Equal(a.lo, b.lo) })
+	return fieldBounds{ivs: ivs}
 }
 
 // elemMatchValueBounds are the bounds of {path: {$elemMatch: {<ops>}}}:

@@ -149,13 +149,13 @@ func wildcardBounds(n *query.Node) bool {
 		return true
 	case query.KindGt, query.KindGte, query.KindLt:
 		return wildcardPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
-	case query.KindRegex, query.KindExists:
+	case query.KindRegex, query.KindExists, query.KindType:
 		return true
 	case query.KindElemMatchValue:
 		// Every operator must be one the index answers (planner_ixselect's
-		// _compatible for ELEM_MATCH_VALUE); $exists inside bounds nothing.
+		// _compatible for ELEM_MATCH_VALUE) and bounds the element's values.
 		for _, ch := range n.Children {
-			if ch.Kind == query.KindExists || !wildcardBounds(ch) {
+			if wildcardSubpaths(ch) || !wildcardBounds(ch) {
 				return false
 			}
 		}
@@ -193,7 +193,7 @@ func wildcardPathBounds(leaves []*query.Node, path string) fieldBounds {
 		if n.Path != path || !wildcardBounds(n) {
 			continue
 		}
-		if n.Kind != query.KindExists {
+		if !wildcardSubpaths(n) {
 			return pathPoint(path)
 		}
 		exists = true
@@ -217,13 +217,27 @@ func pathPoint(path string) fieldBounds {
 	return fb
 }
 
+// wildcardSubpaths reports whether leaf n holds of a path whose object
+// or array value the index keys only below it: $exists, and $type naming
+// object or array (whose values it then leaves unbounded).
+func wildcardSubpaths(n *query.Node) bool {
+	switch n.Kind {
+	case query.KindExists:
+		return true
+	case query.KindType:
+		types := n.Types()
+		return slices.Contains(types, bson.TypeEmbeddedDocument) || slices.Contains(types, bson.TypeArray)
+	}
+	return false
+}
+
 // wildcardValueBounds are the bounds on the values of a wildcard index's
 // path: those of its equalities, $in lists, ranges and prefix regexes as
 // on any field, leaving out the conditions the index cannot answer.
 func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool) fieldBounds {
 	var usable []*query.Node
 	for _, n := range leaves {
-		if n.Path == f.Path && n.Kind != query.KindExists && wildcardBounds(n) {
+		if n.Path == f.Path && !wildcardSubpaths(n) && wildcardBounds(n) {
 			usable = append(usable, n)
 		}
 	}

@@ -24,6 +24,21 @@ func (s typeSet) has(t bson.Type) bool {
 
 func (s typeSet) empty() bool { return s.bits == [4]uint64{} }
 
+// Types lists the BSON types a $type node matches, in type number order
+// (nil for any other node).
+func (n *Node) Types() []bson.Type {
+	if n.Kind != KindType {
+		return nil
+	}
+	var out []bson.Type
+	for t := 1; t < 256; t++ {
+		if n.types.has(bson.Type(t)) {
+			out = append(out, bson.Type(t))
+		}
+	}
+	return out
+}
+
 // parseTypeSet parses a $type operand: a type alias, a type number, or an
 // array of those (MatcherTypeSet::parse).
 func parseTypeSet(op string, v bson.RawValue) (typeSet, error) {

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -239,5 +240,43 @@ func TestElemMatchValueUsesIndex(t *testing.T) {
 	got = ids(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gt", Value: 900}, {Key: "$lt", Value: 10}}}}}}))
 	if len(got) != 0 {
 		t.Fatalf("$elemMatch matched %v", got)
+	}
+}
+
+// TestTypeUsesIndex: {a: {$type: <t>}} scans the class of each type it
+// names (MongoDB's index_bounds_builder for TYPE_OPERATOR: explain shows
+// ["", {}) for strings), the filter then judging each document.
+func TestTypeUsesIndex(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("tyx")
+	docs := make([]any, 300)
+	for i := range docs {
+		var v any = i
+		switch i % 3 {
+		case 1:
+			v = fmt.Sprint(i)
+		case 2:
+			v = bson.A{true, fmt.Sprint(i)}
+		}
+		docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "a", Value: v}}
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	find := bson.D{{Key: "find", Value: "tyx"}, {Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "string"}}}}}}
+	index, keys, examined, n := explainStats(t, db, find)
+	if index != "a_1" || n != 200 || keys != 200 || examined != 200 {
+		t.Fatalf("index %q returned %d, examined %d keys and %d documents; want a_1 and 200 of each", index, n, keys, examined)
+	}
+	if _, bounds := winningIndex(t, db, find, "a"); !slices.Equal(bounds, []string{`["", {})`}) {
+		t.Fatalf("bounds %v", bounds)
+	}
+	if got := ids(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "bool"}}}})); len(got) != 100 {
+		t.Fatalf("$type bool matched %d", len(got))
 	}
 }

@@ -58,6 +58,10 @@ func TestWildcardIndexes(t *testing.T) {
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$lte", Value: bson.D{}}}}}, true, []string{"3"}},
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: bson.D{}}}}}, false, []string{"2", "3"}},
 		{bson.D{{Key: "a", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "$gte", Value: 2}, {Key: "$lt", Value: 3}}}}}}, true, []string{"2"}},
+		// $type bounds the path's values; an object is keyed below it
+		// (jstests/core/index/wildcard/wildcard_index_type.js).
+		{bson.D{{Key: "a", Value: bson.D{{Key: "$type", Value: "number"}}}}, true, []string{"1", "2"}},
+		{bson.D{{Key: "b", Value: bson.D{{Key: "$type", Value: "object"}}}}, true, []string{"1", "4"}},
 		{bson.D{{Key: "a", Value: bson.A{1, 2}}}, false, []string{"5"}},
 		{bson.D{{Key: "a", Value: nil}}, false, []string{"4", "6"}},
 		{bson.D{{Key: "b", Value: bson.D{{Key: "c", Value: "x"}}}}, false, []string{"1"}},
