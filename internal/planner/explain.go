@@ -172,13 +172,18 @@ func (p *Plan) countScanStage() bson.D {
 		}
 		return bson.RawValue{Type: bson.TypeMinKey}
 	}
+	// points: the fields so far (a wildcard's $_path among them) are each
+	// pinned to one value.
+	points := true
 	for i, f := range p.fields {
 		fb := p.fieldBounds[i]
-		if fb.empty() || len(fb.ivs) != 1 || i > p.eqFields || (!startIncl || !endIncl) {
+		if fb.empty() || len(fb.ivs) != 1 || !points || (!startIncl || !endIncl) {
+			points = false
 			start = append(start, bson.E{Key: f.Path, Value: extreme(f, !startIncl)})
 			end = append(end, bson.E{Key: f.Path, Value: extreme(f, endIncl)})
 			continue
 		}
+		points = fb.single()
 		iv := fb.ivs[0]
 		start = append(start, bson.E{Key: f.Path, Value: iv.loVal})
 		end = append(end, bson.E{Key: f.Path, Value: iv.hiVal})

@@ -367,6 +367,14 @@ func TestWildcardCountCoveredMultikey(t *testing.T) {
 		if stage := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "stage").StringValue(); stage != "COUNT_SCAN" && (f[0].Key != "s.x" || stage != "IXSCAN") {
 			t.Errorf("count %v: %s", f, ex.Lookup("queryPlanner", "winningPlan"))
 		}
+		// A range's COUNT_SCAN starts and ends at its values under the
+		// pinned path.
+		if r, ok := f[0].Value.(bson.D); ok && f[0].Key == "n" && r[0].Key == "$gte" {
+			b := ex.Lookup("queryPlanner", "winningPlan", "inputStage", "indexBounds")
+			if b.Document().String() != `{"startKey": {"$_path": "n","n": {"$numberInt":"2"}},"startKeyInclusive": true,"endKey": {"$_path": "n","n": {"$numberInt":"5"}},"endKeyInclusive": false}` {
+				t.Errorf("count %v: COUNT_SCAN bounds %s", f, b)
+			}
+		}
 		if got, err := indexed.CountDocuments(ctx, f); err != nil || got != want {
 			t.Errorf("count %v: %d %v, want %d", f, got, err, want)
 		}
