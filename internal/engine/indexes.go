@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -68,7 +69,7 @@ func storedSpec(spec bson.Raw) IndexSpec {
 func sameSignature(ix *Index, spec IndexSpec) bool {
 	wp, _ := ix.Spec.Lookup("wildcardProjection").DocumentOK()
 	return SameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
-		bytes.Equal(partialOf(ix), spec.Partial) && sameCollation(ix, spec) &&
+		samePartial(ix, spec) && sameCollation(ix, spec) &&
 		bytes.Equal(wp, spec.WildcardProjection)
 }
 
@@ -95,6 +96,20 @@ func sameKeptOptions(ix *Index, spec IndexSpec) bool {
 		}
 	}
 	return true
+}
+
+// samePartial reports whether spec asks for ix's partial filter: none
+// for none, else one equivalent once normalized (query.Filter.Equivalent),
+// as MongoDB's compareIndexOptions compares them.
+func samePartial(ix *Index, spec IndexSpec) bool {
+	if ix.partial == nil || len(spec.Partial) == 0 {
+		return ix.partial == nil && len(spec.Partial) == 0
+	}
+	if bytes.Equal(partialOf(ix), spec.Partial) {
+		return true
+	}
+	f, err := query.CompileCollated(spec.Partial, nil, ix.coll)
+	return err == nil && ix.partial.Equivalent(f)
 }
 
 func partialOf(ix *Index) []byte {

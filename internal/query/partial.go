@@ -1,7 +1,10 @@
 package query
 
 import (
+	"slices"
 	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -69,4 +72,83 @@ func debugNode(b *strings.Builder, n *Node, indent int) {
 		b.WriteString(strings.TrimSpace(n.Path + " " + n.Kind.String()))
 	}
 	b.WriteString("\n")
+}
+
+// Equivalent reports whether f and o are one filter once MongoDB
+// normalizes them (parseAndNormalize, then MatchExpression::equivalent),
+// as index signatures compare partial filters: a $and or $or within one
+// of its kind is flattened into it, one of a single clause is that
+// clause, clauses match in any order, and operands compare as values (2
+// and 2.0 alike, a $in as a set, a $type as its types).
+func (f *Filter) Equivalent(o *Filter) bool {
+	return equivalentNodes(normalizedNode(f.root), normalizedNode(o.root))
+}
+
+func normalizedNode(n *Node) *Node {
+	if n.Kind != KindAnd && n.Kind != KindOr {
+		return n
+	}
+	kids := make([]*Node, 0, len(n.Children))
+	for _, c := range n.Children {
+		if c = normalizedNode(c); c.Kind == n.Kind {
+			kids = append(kids, c.Children...)
+		} else {
+			kids = append(kids, c)
+		}
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	cp := *n
+	cp.Children = kids
+	return &cp
+}
+
+func equivalentNodes(a, b *Node) bool {
+	if a.Kind != b.Kind || a.Path != b.Path {
+		return false
+	}
+	switch a.Kind {
+	case KindAnd, KindOr:
+		if len(a.Children) != len(b.Children) {
+			return false
+		}
+		used := make([]bool, len(b.Children))
+	next:
+		for _, ca := range a.Children {
+			for j, cb := range b.Children {
+				if !used[j] && equivalentNodes(ca, cb) {
+					used[j] = true
+					continue next
+				}
+			}
+			return false
+		}
+		return true
+	case KindEq, KindLt, KindLte, KindGt, KindGte:
+		return sameValue(a.Value, b.Value)
+	case KindIn:
+		av, err1 := a.Value.Array().Values()
+		bv, err2 := b.Value.Array().Values()
+		return err1 == nil && err2 == nil && subsetOf(av, bv) && subsetOf(bv, av)
+	case KindType:
+		return a.types == b.types
+	case KindExists:
+		return values.Truthy(a.Value) == values.Truthy(b.Value)
+	}
+	return a.Value.Equal(b.Value)
+}
+
+// sameValue reports whether two operands compare equal, as woCompare does.
+func sameValue(a, b bson.RawValue) bool {
+	return values.Compare(a, b) == 0
+}
+
+func subsetOf(a, b []bson.RawValue) bool {
+	for _, v := range a {
+		if !slices.ContainsFunc(b, func(w bson.RawValue) bool { return sameValue(v, w) }) {
+			return false
+		}
+	}
+	return true
 }

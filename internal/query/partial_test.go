@@ -53,3 +53,51 @@ func TestCheckPartial(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterEquivalent: the partial filters an index signature takes for
+// one (MongoDB compares them normalized: MatchExpression::equivalent after
+// parseAndNormalize).
+func TestFilterEquivalent(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"a": {"$gt": 2}}`, `{"a": {"$gt": 2}}`, true},
+		{`{"a": {"$gt": 2}}`, `{"$and": [{"a": {"$gt": 2}}]}`, true},
+		{`{"a": {"$gt": 2}}`, `{"a": {"$gt": 2.0}}`, true},
+		{`{"a": {"$gt": 2}}`, `{"a": {"$gte": 2}}`, false},
+		{`{"a": {"$gt": 2}}`, `{"a": {"$gt": "2"}}`, false},
+		{`{"a": 1, "b": 2}`, `{"b": 2, "a": 1}`, true},
+		{`{"a": 1, "b": 2}`, `{"$and": [{"a": 1}, {"$and": [{"b": 2}]}]}`, true},
+		{`{"a": 1, "b": 2}`, `{"a": 1}`, false},
+		{`{"$or": [{"a": 1}, {"b": 2}]}`, `{"$or": [{"b": 2}, {"$or": [{"a": 1}]}]}`, true},
+		{`{"$or": [{"a": 1}, {"b": 2}]}`, `{"a": 1, "b": 2}`, false},
+		{`{"a": {"$in": [1, 2]}}`, `{"a": {"$in": [2, 1, 2]}}`, true},
+		{`{"a": {"$in": [1, 2]}}`, `{"a": {"$in": [1, 3]}}`, false},
+		{`{"a": {"$type": ["string", "int"]}}`, `{"a": {"$type": [16, "string"]}}`, true},
+		{`{"a": {"$exists": true}}`, `{"a": {"$exists": 1}}`, true},
+		{`{"a": 1}`, `{"b": 1}`, false},
+	} {
+		var a, b bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.a), false, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := bson.UnmarshalExtJSON([]byte(tc.b), false, &b); err != nil {
+			t.Fatal(err)
+		}
+		fa, err := Compile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, err := Compile(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fa.Equivalent(fb); got != tc.same {
+			t.Errorf("%s vs %s: %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+		if got := fb.Equivalent(fa); got != tc.same {
+			t.Errorf("%s vs %s: %v, want %v", tc.b, tc.a, got, tc.same)
+		}
+	}
+}

@@ -234,6 +234,11 @@ func TestRefusedInputs(t *testing.T) {
 		// Index conflicts (IndexCatalogImpl::_doesSpecConflictWithExisting).
 		{name: "second name for the same key and options", setup: []bson.D{idx("c", spec(a1, "a_1"))}, cmd: idx("c", spec(a1, "other")),
 			code: 85, codeName: "IndexOptionsConflict", msg: "Index already exists with a different name: a_1"},
+		// Partial filters compare normalized (compareIndexOptions:
+		// MatchExpression::equivalent after parseAndNormalize).
+		{name: "second name for an equivalent partial filter", setup: []bson.D{idx("c", spec(a1, "a_p", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 2}}}, {Key: "b", Value: 1}}}))},
+			cmd:  idx("c", spec(a1, "a_q", bson.E{Key: "partialFilterExpression", Value: bson.D{{Key: "$and", Value: bson.A{bson.D{{Key: "b", Value: 1.0}}, and(bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 2}}}})}}}})),
+			code: 85, codeName: "IndexOptionsConflict", msg: "Index already exists with a different name: a_p"},
 		// Text indexes on their text fields alone share the key pattern
 		// {_fts: "text", _ftsx: 1}; another key pattern meets the one text
 		// index rule.
