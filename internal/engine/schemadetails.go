@@ -90,7 +90,8 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 					n, _ := v.Array().Values()
 					d = append(d, bson.E{Key: "numberOfItems", Value: int32(len(n))})
 				case "uniqueItems":
-					d = append(d, bson.E{Key: "duplicatedValue", Value: firstDuplicate(v)})
+					dup, _ := query.FirstDuplicateItem(v.Value)
+					d = append(d, bson.E{Key: "duplicatedValue", Value: dup})
 				}
 			}
 			out = append(out, d)
@@ -285,19 +286,6 @@ func itemsError(schema bson.Raw, k string, spec, v bson.RawValue) bson.D {
 		extra = append(extra, e)
 	}
 	return append(out, bson.E{Key: "specifiedAs", Value: bson.D{{Key: k, Value: spec}}}, bson.E{Key: "reason", Value: "found additional items"}, bson.E{Key: "additionalItems", Value: extra})
-}
-
-// firstDuplicate is the first item of the array v equal to an earlier one.
-func firstDuplicate(v bson.RawValue) bson.RawValue {
-	elems, _ := v.Array().Values()
-	for i, e := range elems {
-		for _, prev := range elems[:i] {
-			if values.Compare(prev, e) == 0 {
-				return e
-			}
-		}
-	}
-	return bson.RawValue{}
 }
 
 // patternPropertiesErrors lists, for each pattern in order, the first

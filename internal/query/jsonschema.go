@@ -634,7 +634,7 @@ func (s *jsonSchema) parseLogicalKeywords(kw map[string]bson.RawValue) error {
 		if len(s.enum) == 0 {
 			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'enum' cannot be an empty array")
 		}
-		if !distinct(slices.Clone(s.enum)) {
+		if _, dup := FirstDuplicateItem(v.Value); dup {
 			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'enum' array cannot contain duplicate values.")
 		}
 		s.hasEnum = true
@@ -760,26 +760,43 @@ func (s *jsonSchema) arrayMatches(arr []byte) bool {
 
 // distinctElements reports whether no two elements of arr are equal.
 func distinctElements(arr []byte) bool {
-	var elems []bson.RawValue
-	it := rawdoc.Iterate(arr)
-	for {
-		_, e, ok := it.Next()
-		if !ok {
-			return distinct(elems)
-		}
-		elems = append(elems, sortedFields(e))
-	}
+	_, dup := FirstDuplicateItem(arr)
+	return !dup
 }
 
-// distinct reports whether no two of vs compare equal; it sorts vs.
-func distinct(vs []bson.RawValue) bool {
-	slices.SortFunc(vs, values.Compare)
-	for i := 1; i < len(vs); i++ {
-		if values.Compare(vs[i-1], vs[i]) == 0 {
-			return false
+// FirstDuplicateItem is the first element of the array arr equal to an
+// earlier one, as uniqueItems compares them (the order of fields in
+// embedded documents ignored), as it appears in arr: what MongoDB's
+// uniqueItems reports as the duplicatedValue of a failed validation.
+func FirstDuplicateItem(arr []byte) (bson.RawValue, bool) {
+	type item struct {
+		key, elem bson.RawValue
+		i         int
+	}
+	var items []item
+	it := rawdoc.Iterate(arr)
+	for i := 0; ; i++ {
+		_, e, ok := it.Next()
+		if !ok {
+			break
+		}
+		items = append(items, item{sortedFields(e), e, i})
+	}
+	// Equal items sort together in array order; the second of each run is
+	// a duplicate, and the first in the array of those is the answer.
+	slices.SortStableFunc(items, func(a, b item) int { return values.Compare(a.key, b.key) })
+	best := -1
+	for j := 1; j < len(items); j++ {
+		if values.Compare(items[j-1].key, items[j].key) == 0 && (j < 2 || values.Compare(items[j-2].key, items[j].key) != 0) {
+			if best < 0 || items[j].i < items[best].i {
+				best = j
+			}
 		}
 	}
-	return true
+	if best < 0 {
+		return bson.RawValue{}, false
+	}
+	return items[best].elem, true
 }
 
 // objectMatches applies the object keywords. A field named in properties
