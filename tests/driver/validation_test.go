@@ -345,3 +345,37 @@ func TestOutKeepsTargetOptions(t *testing.T) {
 		t.Fatalf("namespaces named series: %v (%v), want the time series collection alone", names, err)
 	}
 }
+
+// TestMapReduceBypassValidation checks that mapReduce's
+// bypassDocumentValidation applies to every output mode: its replace
+// output, like $out, is refused by the target's validator unless bypassed
+// (jstests/core/doc_validation/bypass_doc_validation.js).
+func TestMapReduceBypassValidation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if _, err := db.Collection("src").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	validator := bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}
+	if err := db.CreateCollection(ctx, "out", options.CreateCollection().SetValidator(validator)); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"replace", "merge", "reduce"} {
+		cmd := func(bypass bool) bson.D {
+			return bson.D{{Key: "mapReduce", Value: "src"}, {Key: "map", Value: "function() { emit(1, 1); }"},
+				{Key: "reduce", Value: "function() { return 'mapReduce'; }"}, {Key: "out", Value: bson.D{{Key: mode, Value: "out"}}},
+				{Key: "bypassDocumentValidation", Value: bypass}}
+		}
+		validationErr(t, db.RunCommand(ctx, cmd(false)).Err())
+		if err := db.RunCommand(ctx, cmd(true)).Err(); err != nil {
+			t.Errorf("%s with bypassDocumentValidation: %v", mode, err)
+		}
+		if n, err := db.Collection("out").CountDocuments(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil || n != 1 {
+			t.Errorf("%s: %d documents written, %v", mode, n, err)
+		}
+		if _, err := db.Collection("out").DeleteMany(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
