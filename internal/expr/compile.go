@@ -69,7 +69,10 @@ func compileRoot(v bson.RawValue, s *Scope) (*Expr, *compiler, error) {
 	if s == nil {
 		s = NewScope()
 	}
-	c := &compiler{}
+	// A collection validator is parsed but not optimized (MongoDB's
+	// parseValidator), so a constant subexpression that fails, such as
+	// {$divide: [10, 0]}, fails each write it checks, not the collMod.
+	c := &compiler{deferFolds: s.validator}
 	e, err := c.compile(v, s)
 	if err != nil {
 		return nil, nil, err

@@ -18,7 +18,8 @@ import (
 type Scope struct {
 	parent *Scope
 	// validator marks a collection validator's expressions, where MongoDB
-	// refuses $function; children inherit it.
+	// refuses $function and folds no failing constant; children inherit
+	// it.
 	validator bool
 	names     []string
 	// slots[i] is the evaluation slot of names[i]; -1 marks a variable whose

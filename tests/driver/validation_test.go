@@ -379,3 +379,37 @@ func TestMapReduceBypassValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatorFailingConstant checks that a validator is parsed but not
+// optimized, as MongoDB's parseValidator does: an $expr whose constant
+// subexpression fails is accepted by create and collMod, fails each write
+// it checks (the write is refused, or with validationAction warn
+// accepted), and the find filter it would be is refused when optimized
+// (jstests/core/doc_validation/doc_validation_options.js).
+func TestValidatorFailingConstant(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	failing := bson.D{{Key: "$expr", Value: bson.D{{Key: "$divide", Value: bson.A{10, 0}}}}}
+	if err := db.CreateCollection(ctx, "v", options.CreateCollection().SetValidator(failing)); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	v := db.Collection("v")
+	_, err := v.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
+	info := validationErr(t, err)
+	if r := info.Lookup("details", "reason").StringValue(); r != "failed to evaluate aggregation expression" {
+		t.Errorf("reason %q", r)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "v"}, {Key: "validator", Value: bson.D{{Key: "a", Value: 1}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "v"}, {Key: "validator", Value: failing}, {Key: "validationAction", Value: "warn"}}).Err(); err != nil {
+		t.Fatalf("collMod: %v", err)
+	}
+	if _, err := v.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Errorf("warn insert: %v", err)
+	}
+	if err := v.FindOne(ctx, failing).Err(); serverCode(err) != 2 {
+		t.Errorf("find: %v, want BadValue", err)
+	}
+}
