@@ -150,6 +150,9 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"a.$": "x"}`, 31308, ""},
 		{`{"a.b": {"$elemMatch": {"x": 1}}}`, 31275, "Cannot use $elemMatch projection on a nested field."},
 		{`{"a": {"$elemMatch": 1}}`, 31274, ""},
+		// An $elemMatch projection is parsed without special features
+		// (kBanAllSpecialFeatures).
+		{`{"a": {"$elemMatch": {"$jsonSchema": {}}}}`, 224, "$jsonSchema is not allowed in this context"},
 		{`{"a": {"$slice": "x"}}`, 31273, "$slice only supports numbers and [skip, limit] arrays"},
 		{`{"a": {"$slice": [1]}}`, 31272, "$slice array argument should be of form [skip, limit]"},
 		{`{"a": {"$slice": [1, 0]}}`, 31259, "$slice limit must be positive, got 0"},
