@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -41,7 +42,8 @@ const maxApplyOpsDepth = 10
 // replaces the document, an update is an upsert (as MongoDB applies
 // updates before 8.1, SERVER-88158) unless alwaysUpsert is false, when
 // one that matches nothing fails only its entry (results false, and the
-// command then fails with UnknownError), a delete of nothing succeeds,
+// command then fails with UnknownError), as does an insert refused other
+// than as a duplicate _id (by the validator), a delete of nothing succeeds,
 // and any other error stops the command, with the entries applied so far
 // in its reply.
 func applyOpsCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -260,9 +262,10 @@ func (s *Service) applyOps(r *Request, ops []applyOp) (bson.Raw, error) {
 		}
 		applied++
 		results = append(results, err == nil)
+		var ef entryFailure
 		switch {
 		case err == nil:
-		case mongoerr.Is(err, mongoerr.UpdateOperationFailed):
+		case errors.As(err, &ef):
 			// the entry fails, and the command goes on
 			failed++
 		default:
@@ -276,6 +279,14 @@ func (s *Service) applyOps(r *Request, ops []applyOp) (bson.Raw, error) {
 	}
 	return marshal(extra()), nil
 }
+
+// entryFailure is an entry's error that fails only that entry (MongoDB's
+// applyOperation_inlock returns it as a status rather than throwing): an
+// update that matches nothing, an insert refused other than as a duplicate
+// _id (by the validator, say).
+type entryFailure struct{ error }
+
+func (e entryFailure) Unwrap() error { return e.error }
 
 // applyOne applies one entry other than a no-op.
 func (s *Service) applyOne(r *Request, op applyOp) error {
@@ -314,11 +325,14 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 			return mongoerr.New(mongoerr.NoSuchKey, "Missing expected field \"_id\"")
 		}
 		_, werrs, err := s.Engine.Insert(op.db, op.coll, []bson.Raw{op.o}, true, wo)
-		if err == nil && len(werrs) > 0 {
-			err = werrs[0].Err
-		}
-		if !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		if err != nil {
 			return err
+		}
+		if len(werrs) == 0 {
+			return nil
+		}
+		if err = werrs[0].Err; !mongoerr.Is(err, mongoerr.DuplicateKey) {
+			return entryFailure{err}
 		}
 		// An insert of an _id that exists replaces the document, as
 		// MongoDB applies inserts (a unique index other than _id's still
@@ -340,7 +354,7 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 		}
 		res, err := s.Engine.Update(op.db, op.coll, u)
 		if err == nil && res.Matched == 0 && res.UpsertedID.Type == 0 {
-			return mongoerr.New(mongoerr.UpdateOperationFailed, "Failed to apply update: no document matches %s in %s.%s", op.o2, op.db, op.coll)
+			return entryFailure{mongoerr.New(mongoerr.UpdateOperationFailed, "Failed to apply update: no document matches %s in %s.%s", op.o2, op.db, op.coll)}
 		}
 		return err
 	default: // 'd'

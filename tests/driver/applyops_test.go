@@ -336,22 +336,23 @@ func dbState(t *testing.T, db *mongo.Database) []string {
 
 // applyOpsCase is one row of testdata/applyops.json: the documents and
 // unique indexes of applyops.c before (none: the collection does not
-// exist), the command, run against admin, and the reply fields, code, or
+// exist) and its validator, the command, run against admin, and the reply fields, code, or
 // documents of applyops.c after that it must give; authCode is the code
 // under access control when it differs (an empty applyOps needs every
 // privilege, which root lacks).
 type applyOpsCase struct {
-	Name     string     `bson:"name"`
-	NoColl   bool       `bson:"noColl"`
-	Docs     []bson.Raw `bson:"docs"`
-	Unique   []string   `bson:"unique"`
-	Cmd      bson.Raw   `bson:"cmd"`
-	Code     int        `bson:"code"`
-	AuthCode int        `bson:"authCode"`
-	Reply    bson.Raw   `bson:"reply"`
-	After    []bson.Raw `bson:"after"`
-	Indexes  []string   `bson:"indexes"`
-	Colls    []string   `bson:"colls"`
+	Name      string     `bson:"name"`
+	NoColl    bool       `bson:"noColl"`
+	Docs      []bson.Raw `bson:"docs"`
+	Unique    []string   `bson:"unique"`
+	Validator bson.Raw   `bson:"validator"`
+	Cmd       bson.Raw   `bson:"cmd"`
+	Code      int        `bson:"code"`
+	AuthCode  int        `bson:"authCode"`
+	Reply     bson.Raw   `bson:"reply"`
+	After     []bson.Raw `bson:"after"`
+	Indexes   []string   `bson:"indexes"`
+	Colls     []string   `bson:"colls"`
 }
 
 // TestApplyOpsCases runs testdata/applyops.json: the replies, codes and
@@ -377,7 +378,11 @@ func TestApplyOpsCases(t *testing.T) {
 			}
 			c := db.Collection("c")
 			if !tc.NoColl {
-				if err := db.CreateCollection(ctx, "c"); err != nil {
+				opts := options.CreateCollection()
+				if tc.Validator != nil {
+					opts.SetValidator(tc.Validator)
+				}
+				if err := db.CreateCollection(ctx, "c", opts); err != nil {
 					t.Fatal(err)
 				}
 				for _, f := range tc.Unique {
