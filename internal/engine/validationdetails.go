@@ -202,18 +202,28 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 			}
 		}
 		return append(out, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"})
+	case "$alwaysFalse", "$alwaysTrue":
+		return bson.D{{Key: "operatorName", Value: c.op}, {Key: "specifiedAs", Value: c.spec},
+			{Key: "reason", Value: reason([2]string{"expression always evaluates to false", "expression always evaluates to true"}, inv)}}
 	}
 	out := bson.D{{Key: "operatorName", Value: c.op}, {Key: "specifiedAs", Value: c.spec}}
 	vals, found := consideredValues(doc, c.path, c.op)
 	switch {
 	case c.op == "$exists":
-		// $exists: false is a negation of $exists: true.
-		out = append(out, bson.E{Key: "reason", Value: reason(leafReasons["$exists"], inv == values.Truthy(c.arg))})
-		if !found {
-			return out
-		}
+		// $exists: false is a negation of $exists: true; it reports no
+		// values.
+		return append(out, bson.E{Key: "reason", Value: reason(leafReasons["$exists"], inv == values.Truthy(c.arg))})
 	case !found:
 		return append(out, bson.E{Key: "reason", Value: "field was missing"})
+	case expectedTypes[c.op] != nil && !slices.ContainsFunc(vals, func(v any) bool { return slices.Contains(expectedTypes[c.op], values.TypeName(v.(bson.RawValue).Type)) }):
+		// None of the values is of a type the operator applies to.
+		out = append(out, bson.E{Key: "reason", Value: "type did not match"})
+		out = appendConsideredTypes(out, vals)
+		if types := expectedTypes[c.op]; len(types) == 1 {
+			out = append(out, bson.E{Key: "expectedType", Value: types[0]})
+		} else {
+			out = append(out, bson.E{Key: "expectedTypes", Value: types})
+		}
 	case leafReasons[c.op] != [2]string{}:
 		out = append(out, bson.E{Key: "reason", Value: reason(leafReasons[c.op], inv)})
 	}
@@ -226,6 +236,17 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		out = appendConsideredTypes(out, vals)
 	}
 	return out
+}
+
+// expectedTypes are the types (sorted names) of the values the leaf
+// operators that apply to some types only test; when none of the values
+// considered is of one of them, MongoDB reports a type mismatch.
+var expectedTypes = map[string][]string{
+	"$regex": {"regex", "string", "symbol"},
+	"$mod":   {"decimal", "double", "int", "long"},
+	"$size":  {"array"}, "$elemMatch": {"array"},
+	"$bitsAllSet": {"binData", "decimal", "double", "int", "long"}, "$bitsAnySet": {"binData", "decimal", "double", "int", "long"},
+	"$bitsAllClear": {"binData", "decimal", "double", "int", "long"}, "$bitsAnyClear": {"binData", "decimal", "double", "int", "long"},
 }
 
 // appendConsideredTypes adds the type names of vals: consideredType for
@@ -245,27 +266,53 @@ func appendConsideredTypes(out bson.D, vals bson.A) bson.D {
 	return append(out, bson.E{Key: "consideredTypes", Value: types})
 }
 
-// consideredValues are the values a leaf operator examined at path: an
-// array's elements (the operators that test whole arrays see the array),
-// reports whether anything was there.
-func consideredValues(doc bson.Raw, path, op string) (bson.A, bool) {
-	v, err := doc.LookupErr(strings.Split(path, ".")...)
-	if err != nil {
-		return nil, false
+// consideredValues are the values a leaf operator examined at path, as
+// MongoDB's element path iterates them: through the arrays on the path,
+// and at its end an array's elements, or the array itself for the
+// operators that test whole arrays ($size, $elemMatch, $all); found
+// reports whether the path exists (an empty array at its end has no
+// values).
+func consideredValues(doc bson.Raw, path, op string) (vals bson.A, found bool) {
+	wholeArrays := op == "$size" || op == "$elemMatch" || op == "$all"
+	var walk func(v bson.RawValue, parts []string)
+	walk = func(v bson.RawValue, parts []string) {
+		if len(parts) == 0 {
+			found = true
+			arr, isArr := v.ArrayOK()
+			if !isArr || wholeArrays {
+				vals = append(vals, v)
+				return
+			}
+			elems, _ := arr.Values()
+			for _, e := range elems {
+				vals = append(vals, e)
+			}
+			return
+		}
+		switch v.Type {
+		case bson.TypeEmbeddedDocument:
+			if child, err := v.Document().LookupErr(parts[0]); err == nil {
+				walk(child, parts[1:])
+			}
+		case bson.TypeArray:
+			// An array on the path: each document in it, and the element
+			// a numeric component names.
+			elems, _ := v.Array().Values()
+			for _, e := range elems {
+				if e.Type == bson.TypeEmbeddedDocument {
+					walk(e, parts)
+				}
+			}
+			if child, err := bson.Raw(v.Array()).LookupErr(parts[0]); err == nil {
+				walk(child, parts[1:])
+			}
+		}
 	}
-	arr, isArr := v.ArrayOK()
-	if !isArr || op == "$size" || op == "$elemMatch" || op == "$all" || op == "$exists" {
-		return bson.A{v}, true
+	walk(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}, strings.Split(path, "."))
+	if vals == nil {
+		vals = bson.A{}
 	}
-	elems, _ := arr.Values()
-	out := make(bson.A, 0, len(elems))
-	for _, e := range elems {
-		out = append(out, e)
-	}
-	if len(out) == 0 {
-		out = append(out, v)
-	}
-	return out, true
+	return vals, found
 }
 
 func rawToD(r bson.Raw) bson.D {

@@ -65,6 +65,29 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$and","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison succeeded","consideredValue": {"$numberInt":"1"}}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$ne","specifiedAs": {"b": {"$ne": {"$numberInt":"3"}}},"reason": "comparison failed","consideredValue": {"$numberInt":"2"}}}]}},{"index": {"$numberInt":"1"},"details": {"operatorName": "$or","clausesSatisfied": [{"index": {"$numberInt":"1"},"details": {"operatorName": "$exists","specifiedAs": {"d": {"$exists": false}},"reason": "path does not exist"}}]}}]}`},
 		{"nor of nor", `{"$nor": [{"$nor": [{"a": 1}]}]}`, `{"a": 0}`,
 			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$nor","clausesNotSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$eq","specifiedAs": {"a": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": {"$numberInt":"0"}}}]}}]}`},
+		// Values are gathered through the arrays on the path; one value is
+		// consideredValue, none or several consideredValues
+		// (doc_validation_error_test.cpp).
+		{"eq through array of documents", `{"a.b": {"$eq": 2}}`, `{"a": [{"b": 3}]}`,
+			`{"operatorName": "$eq","specifiedAs": {"a.b": {"$eq": {"$numberInt":"2"}}},"reason": "comparison failed","consideredValue": {"$numberInt":"3"}}`},
+		{"eq through nested arrays", `{"a.b": {"$eq": 0}}`, `{"a": [{"b": [1, 2]}, {"b": [3, 4]}]}`,
+			`{"operatorName": "$eq","specifiedAs": {"a.b": {"$eq": {"$numberInt":"0"}}},"reason": "comparison failed","consideredValues": [{"$numberInt":"1"},{"$numberInt":"2"},{"$numberInt":"3"},{"$numberInt":"4"}]}`},
+		{"eq empty array", `{"a": {"$eq": [1, 2]}}`, `{"a": []}`,
+			`{"operatorName": "$eq","specifiedAs": {"a": {"$eq": [{"$numberInt":"1"},{"$numberInt":"2"}]}},"reason": "comparison failed","consideredValues": []}`},
+		{"eq by array index", `{"a.1.b": 5}`, `{"a": [{"b": 1}, {"b": 2}]}`,
+			`{"operatorName": "$eq","specifiedAs": {"a.1.b": {"$numberInt":"5"}},"reason": "comparison failed","consideredValue": {"$numberInt":"2"}}`},
+		// An operator none of whose values is of a type it tests reports
+		// the types.
+		{"regex type mismatch", `{"a": {"$regex": "^x"}}`, `{"a": [0, 1]}`,
+			`{"operatorName": "$regex","specifiedAs": {"a": {"$regex": "^x"}},"reason": "type did not match","consideredType": "int","expectedTypes": ["regex","string","symbol"],"consideredValues": [{"$numberInt":"0"},{"$numberInt":"1"}]}`},
+		{"bits type mismatch", `{"a": {"$bitsAnyClear": 3}}`, `{"a": "s"}`,
+			`{"operatorName": "$bitsAnyClear","specifiedAs": {"a": {"$bitsAnyClear": {"$numberInt":"3"}}},"reason": "type did not match","consideredType": "string","expectedTypes": ["binData","decimal","double","int","long"],"consideredValue": "s"}`},
+		{"size of a non-array", `{"a": {"$size": 2}}`, `{"a": 1}`,
+			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "type did not match","consideredType": "int","expectedType": "array","consideredValue": {"$numberInt":"1"}}`},
+		{"exists false reports no value", `{"a": {"$exists": false}}`, `{"a": 1}`,
+			`{"operatorName": "$exists","specifiedAs": {"a": {"$exists": false}},"reason": "path does exist"}`},
+		{"alwaysFalse", `{"$alwaysFalse": 1}`, `{"a": 1}`,
+			`{"operatorName": "$alwaysFalse","specifiedAs": {"$alwaysFalse": {"$numberInt":"1"}},"reason": "expression always evaluates to false"}`},
 		{"size", `{"a": {"$size": 2}}`, `{"a": [1]}`,
 			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "array length was not equal to given size","consideredValue": [{"$numberInt":"1"}]}`},
 	} {
