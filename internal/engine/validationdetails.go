@@ -186,6 +186,12 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		}
 	case "$jsonSchema":
 		schema, _ := c.arg.DocumentOK()
+		if !allowsObjects(schema) {
+			// MongoDB parses a schema whose top-level type excludes
+			// objects to $alwaysFalse, explained as such.
+			return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "specifiedAs", Value: c.spec},
+				{Key: "reason", Value: reason([2]string{"expression always evaluates to false", "expression always evaluates to true"}, inv)}}
+		}
 		root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
 		return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "schemaRulesNotSatisfied", Value: schemaErrors(schema, root)}}
 	case "$expr":
@@ -236,6 +242,23 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		out = appendConsideredTypes(out, vals)
 	}
 	return out
+}
+
+// allowsObjects reports whether the top-level type or bsonType of schema,
+// if it has one, admits documents.
+func allowsObjects(schema bson.Raw) bool {
+	for _, k := range [...]string{"type", "bsonType"} {
+		v, err := schema.LookupErr(k)
+		if err != nil {
+			continue
+		}
+		if s, ok := v.StringValueOK(); ok {
+			return s == "object"
+		}
+		names, _ := v.Array().Values()
+		return slices.ContainsFunc(names, func(n bson.RawValue) bool { s, _ := n.StringValueOK(); return s == "object" })
+	}
+	return true
 }
 
 // expectedTypes are the types (sorted names) of the values the leaf
