@@ -186,6 +186,10 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 		}
 	case "$jsonSchema":
 		schema, _ := c.arg.DocumentOK()
+		if inv && allowsObjects(schema) {
+			// Under a negation MongoDB does not explain a matching schema.
+			return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "reason", Value: "schema matched"}}
+		}
 		if !allowsObjects(schema) {
 			// MongoDB parses a schema whose top-level type excludes
 			// objects to $alwaysFalse, explained as such.

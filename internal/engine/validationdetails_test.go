@@ -90,6 +90,8 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$alwaysFalse","specifiedAs": {"$alwaysFalse": {"$numberInt":"1"}},"reason": "expression always evaluates to false"}`},
 		{"schema of a type other than object", `{"$jsonSchema": {"bsonType": ["string", "int"]}}`, `{"a": 1}`,
 			`{"operatorName": "$jsonSchema","specifiedAs": {"$jsonSchema": {"bsonType": ["string","int"]}},"reason": "expression always evaluates to false"}`},
+		{"nor of a schema", `{"$nor": [{"$jsonSchema": {"minimum": 1}}]}`, `{"a": 2}`,
+			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$jsonSchema","reason": "schema matched"}}]}`},
 		{"size", `{"a": {"$size": 2}}`, `{"a": [1]}`,
 			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "array length was not equal to given size","consideredValue": [{"$numberInt":"1"}]}`},
 	} {
