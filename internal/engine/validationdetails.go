@@ -197,7 +197,9 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 				{Key: "reason", Value: reason([2]string{"expression always evaluates to false", "expression always evaluates to true"}, inv)}}
 		}
 		root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
-		return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "schemaRulesNotSatisfied", Value: schemaErrors(schema, root)}}
+		// The top-level schema's title and description annotate it too.
+		out := annotated(bson.D{{Key: "operatorName", Value: "$jsonSchema"}}, schema)
+		return append(out, bson.E{Key: "schemaRulesNotSatisfied", Value: schemaErrors(schema, root)})
 	case "$expr":
 		out := bson.D{{Key: "operatorName", Value: "$expr"}, {Key: "specifiedAs", Value: c.spec}}
 		e, err := expr.Compile(c.arg, nil)

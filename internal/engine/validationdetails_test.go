@@ -92,6 +92,8 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","specifiedAs": {"$jsonSchema": {"bsonType": ["string","int"]}},"reason": "expression always evaluates to false"}`},
 		{"nor of a schema", `{"$nor": [{"$jsonSchema": {"minimum": 1}}]}`, `{"a": 2}`,
 			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$jsonSchema","reason": "schema matched"}}]}`},
+		{"schema title and description", `{"$jsonSchema": {"description": "D", "title": "T", "required": ["x"]}}`, `{"a": 1}`,
+			`{"operatorName": "$jsonSchema","title": "T","description": "D","schemaRulesNotSatisfied": [{"operatorName": "required","specifiedAs": {"required": ["x"]},"missingProperties": ["x"]}]}`},
 		{"size", `{"a": {"$size": 2}}`, `{"a": [1]}`,
 			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "array length was not equal to given size","consideredValue": [{"$numberInt":"1"}]}`},
 	} {
