@@ -163,3 +163,23 @@ func TestAnyActionAllowsEvery(t *testing.T) {
 		t.Error("anyAction granted an action on another collection")
 	}
 }
+
+// TestPrivilegeDocEmptyActions: a privilege without actions is stored and
+// shown with actions: [], never null, so that the role stays readable.
+func TestPrivilegeDocEmptyActions(t *testing.T) {
+	p := Privilege{Resource: Resource{Pattern: Database, DB: "app"}}
+	raw, err := bson.Marshal(p.Doc())
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParsePrivilege(raw)
+	if err != nil {
+		t.Fatalf("%s does not parse back: %v", bson.Raw(raw), err)
+	}
+	if got := bson.Raw(raw).Lookup("actions").String(); got != "[]" {
+		t.Errorf("actions %s, want []", got)
+	}
+	if len(back.Actions) != 0 {
+		t.Errorf("actions %v", back.Actions)
+	}
+}

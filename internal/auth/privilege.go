@@ -15,9 +15,15 @@ type Privilege struct {
 	Actions []string
 }
 
-// Doc is the privilege as MongoDB shows it: {resource, actions}.
+// Doc is the privilege as MongoDB shows and stores it: {resource,
+// actions}, actions an array even when empty (a privilege granted with
+// actions: [] is kept so, as MongoDB's Privilege::toBSON writes it).
 func (p Privilege) Doc() bson.D {
-	return bson.D{{Key: "resource", Value: p.Resource.Doc()}, {Key: "actions", Value: p.Actions}}
+	actions := p.Actions
+	if actions == nil {
+		actions = []string{}
+	}
+	return bson.D{{Key: "resource", Value: p.Resource.Doc()}, {Key: "actions", Value: actions}}
 }
 
 // ParsePrivilege reads {resource, actions}; every action must be one
