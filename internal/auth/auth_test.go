@@ -62,7 +62,8 @@ func TestResourceMatches(t *testing.T) {
 }
 
 // TestResolveBuiltin: built-in roles resolve to MongoDB's privileges,
-// inherited roles included, and only admin defines the cluster roles.
+// inherited roles included, and only admin defines the cluster roles
+// (enableSharding is on every database).
 // https://www.mongodb.com/docs/manual/reference/built-in-roles/
 func TestResolveBuiltin(t *testing.T) {
 	none := func(RoleName) (RoleDef, bool, error) { return RoleDef{}, false, nil }
@@ -109,6 +110,16 @@ func TestResolveBuiltin(t *testing.T) {
 				t Target
 				a string
 			}{{NSTarget("app", "c"), "find"}}},
+		// enableSharding exists on every database (SERVER-42522)
+		{RoleName{"enableSharding", "app"},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("x", "c"), "enableSharding"}, {NSTarget("app", "c"), "reshardCollection"}},
+			[]struct {
+				t Target
+				a string
+			}{{NSTarget("app", "c"), "find"}, {ClusterTarget(), "serverStatus"}}},
 	} {
 		_, privs, err := Resolve([]RoleName{tc.role}, none)
 		if err != nil {

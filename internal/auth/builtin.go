@@ -75,14 +75,18 @@ func onBuckets(acts ...[]string) rolePriv {
 func acts(a ...string) []string { return a }
 
 // builtinRoles are MongoDB's built-in roles. The database user and
-// administration roles exist on every database, the others only on admin.
+// administration roles and enableSharding exist on every database, the
+// others only on admin.
 var builtinRoles = map[string]builtinRole{
 	"read":      {privs: []rolePriv{onDB("", readActions), onNS("", "system.js", readActions)}},
 	"readWrite": {privs: []rolePriv{onDB("", readWriteActions), onNS("", "system.js", readWriteActions)}},
 	"userAdmin": {privs: []rolePriv{onDB("", userAdminActions)}},
 	"dbAdmin":   {privs: []rolePriv{onDB("", dbAdminActions), onNS("", "system.profile", profileActions)}},
 	"dbOwner":   {roles: []RoleName{{Role: "readWrite"}, {Role: "dbAdmin"}, {Role: "userAdmin"}}},
-	"enableSharding": {adminOnly: true, privs: []rolePriv{
+	// enableSharding is defined on every database, as in MongoDB's
+	// builtin_roles.yml (SERVER-42522), its privileges on any normal
+	// collection whichever database it is granted on.
+	"enableSharding": {privs: []rolePriv{
 		onNormal(acts("analyzeShardKey", "enableSharding", "refineCollectionShardKey", "reshardCollection"))}},
 	"readAnyDatabase": {adminOnly: true, privs: []rolePriv{
 		onNormal(readActions), onCluster(acts("listDatabases")), onColl("system.js", readActions), onBuckets(readActions)}},
