@@ -65,10 +65,7 @@ func parseRoleArgs(r *Request, cmdName string) (roleArgs, error) {
 	if c.given("authenticationRestrictions") && len(c.value("authenticationRestrictions").Value) > 5 {
 		return a, mongoerr.New(mongoerr.NotImplemented, "authenticationRestrictions are not implemented")
 	}
-	if n == "" {
-		return a, mongoerr.New(mongoerr.BadValue, "Role name must be non-empty")
-	}
-	return a, checkPrivilegesScope(a.name, a.privileges)
+	return a, nil
 }
 
 // checkPrivilegesScope applies MongoDB's rule that a role defined outside
@@ -98,19 +95,39 @@ func roleDocument(def auth.RoleDef) bson.D {
 	}
 }
 
-// checkNoCycle fails when role would inherit itself through roles.
-func (s *Service) checkNoCycle(role auth.RoleName, roles []auth.RoleName) error {
+// checkGrantRoles is MongoDB's checkOkayToGrantRolesToRole: a role is
+// not granted itself, a role outside admin only roles of its own
+// database, and every role granted exists and does not inherit role (a
+// cycle).
+func (s *Service) checkGrantRoles(role auth.RoleName, roles []auth.RoleName) error {
 	for _, r := range roles {
 		if r == role {
-			return mongoerr.New(mongoerr.InvalidRoleModification, "Granting %s to %s would introduce a cycle", r, role)
+			return mongoerr.New(mongoerr.InvalidRoleModification, "Cannot grant role %s to itself.", role)
 		}
-		all, _, err := auth.Resolve([]auth.RoleName{r}, s.roleDef)
-		if err != nil {
-			return err
+		if role.DB != "admin" && r.DB != role.DB {
+			return mongoerr.New(mongoerr.InvalidRoleModification,
+				"Roles on the '%s' database cannot be granted roles from other databases", role.DB)
 		}
-		if slices.Contains(all, role) {
-			return mongoerr.New(mongoerr.InvalidRoleModification, "Granting %s to %s would introduce a cycle", r, role)
-		}
+	}
+	all, _, err := auth.Resolve(roles, s.roleDef)
+	if err == nil {
+		err = s.checkRolesExist(roles)
+	}
+	if err != nil {
+		e := mongoerr.As(err)
+		return mongoerr.New(e.Code, "Cannot grant roles to '%s': %s", role, e.Msg)
+	}
+	if slices.Contains(all, role) {
+		return mongoerr.New(mongoerr.InvalidRoleModification, "Granting roles to %s would introduce a cycle in the role graph", role)
+	}
+	return nil
+}
+
+// checkNotBuiltin refuses to change a built-in role, as MongoDB's
+// grant/revoke privileges/roles commands and dropRole do.
+func checkNotBuiltin(name auth.RoleName) error {
+	if auth.IsBuiltin(name) {
+		return mongoerr.New(mongoerr.BadValue, "%s is a built-in role and cannot be modified", name)
 	}
 	return nil
 }
@@ -120,32 +137,36 @@ func createRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	if auth.IsBuiltinName(a.name.Role) {
+	switch {
+	case a.name.Role == "":
+		return nil, mongoerr.New(mongoerr.BadValue, "Role name must be non-empty")
+	case r.DB == "local":
+		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles in the local database")
+	case r.DB == auth.ExternalDB:
+		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles in the $external database")
+	case auth.IsBuiltinName(a.name.Role):
 		return nil, mongoerr.New(mongoerr.BadValue, "Cannot create roles with the same name as a built-in role")
 	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
+	if err := s.checkGrantRoles(a.name, a.roles); err != nil {
+		return nil, err
+	}
+	if err := checkPrivilegesScope(a.name, a.privileges); err != nil {
+		return nil, err
+	}
 	if _, found, err := s.roleDef(a.name); err != nil {
 		return nil, err
 	} else if found {
 		return nil, mongoerr.New(mongoerr.RoleAlreadyExists, "Role \"%s\" already exists", a.name)
-	}
-	if err := s.checkRolesExist(a.roles); err != nil {
-		return nil, err
-	}
-	if err := s.checkNoCycle(a.name, a.roles); err != nil {
-		return nil, err
 	}
 	def := auth.RoleDef{Name: a.name, Privileges: auth.Merge(a.privileges), Roles: a.roles}
 	return nil, s.writeAuthDoc(rolesColl, a.name.ID(), roleDocument(def), true)
 }
 
 // loadRole reads a user-defined role for a change: RoleNotFound when there
-// is none, InvalidRoleModification for a built-in role.
+// is none.
 func (s *Service) loadRole(name auth.RoleName) (auth.RoleDef, error) {
-	if auth.IsBuiltin(name) {
-		return auth.RoleDef{}, mongoerr.New(mongoerr.InvalidRoleModification, "Cannot update built-in role: %s", name)
-	}
 	def, found, err := s.roleDef(name)
 	if err != nil {
 		return def, err
@@ -156,26 +177,64 @@ func (s *Service) loadRole(name auth.RoleName) (auth.RoleDef, error) {
 	return def, nil
 }
 
-// changeRole loads the role r's command names, applies change and
-// stores it.
+// changeRole applies a role command to the role it names and stores it,
+// with MongoDB's checks in its order: the privileges or roles given are
+// not empty and the role is not built-in (but updateRole's), roles granted
+// pass checkGrantRoles and privileges granted checkPrivilegesScope before
+// the role itself is looked for.
 func changeRole(s *Service, r *Request, cmdName string, change func(a roleArgs, def *auth.RoleDef) error) (bson.Raw, error) {
 	a, err := parseRoleArgs(r, cmdName)
 	if err != nil {
 		return nil, err
 	}
+	grantsRoles, grantsPrivileges := a.hasRoles, a.hasPrivileges
+	switch cmdName {
+	case "updateRole":
+		if !a.hasPrivileges && !a.hasRoles {
+			return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateRole")
+		}
+	case "grantPrivilegesToRole", "revokePrivilegesFromRole":
+		if len(a.privileges) == 0 {
+			return nil, mongoerr.New(mongoerr.BadValue, "%s command requires a non-empty \"privileges\" array", cmdName)
+		}
+		grantsPrivileges = cmdName == "grantPrivilegesToRole"
+	case "grantRolesToRole", "revokeRolesFromRole":
+		if len(a.roles) == 0 {
+			return nil, mongoerr.New(mongoerr.BadValue, "%s command requires a non-empty \"roles\" array", cmdName)
+		}
+		grantsRoles = cmdName == "grantRolesToRole"
+	}
+	if cmdName != "updateRole" {
+		if err := checkNotBuiltin(a.name); err != nil {
+			return nil, err
+		}
+	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
+	if cmdName == "updateRole" && !auth.IsBuiltin(a.name) {
+		if _, err := s.loadRole(a.name); err != nil {
+			return nil, err
+		}
+	}
+	if grantsRoles {
+		if err := s.checkGrantRoles(a.name, a.roles); err != nil {
+			return nil, err
+		}
+	}
+	if grantsPrivileges {
+		if err := checkPrivilegesScope(a.name, a.privileges); err != nil {
+			return nil, err
+		}
+	}
+	if auth.IsBuiltin(a.name) {
+		// updateRole finds no document of a built-in role to update
+		return nil, mongoerr.New(mongoerr.RoleNotFound, "Role %s not found", a.name)
+	}
 	def, err := s.loadRole(a.name)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkRolesExist(a.roles); err != nil {
-		return nil, err
-	}
 	if err := change(a, &def); err != nil {
-		return nil, err
-	}
-	if err := s.checkNoCycle(def.Name, def.Roles); err != nil {
 		return nil, err
 	}
 	return nil, s.writeAuthDoc(rolesColl, def.Name.ID(), roleDocument(def), false)
@@ -183,9 +242,6 @@ func changeRole(s *Service, r *Request, cmdName string, change func(a roleArgs, 
 
 func updateRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 	return changeRole(s, r, "updateRole", func(a roleArgs, def *auth.RoleDef) error {
-		if !a.hasPrivileges && !a.hasRoles {
-			return mongoerr.New(mongoerr.BadValue, "Must specify at least one field to update in updateRole")
-		}
 		if a.hasPrivileges {
 			def.Privileges = auth.Merge(a.privileges)
 		}
@@ -276,6 +332,9 @@ func dropRoleCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	name := auth.RoleName{Role: n, DB: r.DB}
+	if err := checkNotBuiltin(name); err != nil {
+		return nil, err
+	}
 	s.Access.mu.Lock()
 	defer s.Access.mu.Unlock()
 	if _, err := s.loadRole(name); err != nil {

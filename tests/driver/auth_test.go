@@ -735,6 +735,79 @@ func TestUserCommandErrors(t *testing.T) {
 	}
 }
 
+// TestRoleCommandErrors: the role commands' checks, codes and messages,
+// in MongoDB's order (user_management_commands.cpp: createRole refuses
+// local and $external, checkOkayToGrantRolesToRole, the non-empty arrays
+// of the grant and revoke commands, built-in roles not modified).
+func TestRoleCommandErrors(t *testing.T) {
+	client, _ := startServer(t)
+	const db = "rolerr"
+	priv := func(db, coll string, actions ...string) bson.D {
+		a := bson.A{}
+		for _, x := range actions {
+			a = append(a, x)
+		}
+		return bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: db}, {Key: "collection", Value: coll}}}, {Key: "actions", Value: a}}
+	}
+	for _, cmd := range []bson.D{
+		{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"read"}}},
+		{{Key: "createRole", Value: "r2"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"r"}}},
+	} {
+		if _, err := runCmd(client, db, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		db       string // db when empty
+		cmd      bson.D
+		code     int // 0: the command succeeds
+		codeName string
+		msg      string
+	}{
+		{name: "createRole in local", db: "local", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "Cannot create roles in the local database"},
+		{name: "createRole in $external", db: "$external", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "Cannot create roles in the $external database"},
+		{name: "createRole empty name", cmd: bson.D{{Key: "createRole", Value: ""}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: "Role name must be non-empty"},
+		{name: "createRole itself", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"x"}}}, code: 49, codeName: "InvalidRoleModification", msg: "Cannot grant role x@rolerr to itself."},
+		{name: "createRole a role of another database", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "other"}}}}}, code: 49, codeName: "InvalidRoleModification", msg: "Roles on the 'rolerr' database cannot be granted roles from other databases"},
+		{name: "createRole a missing role", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"nosuch"}}}, code: 31, codeName: "RoleNotFound", msg: "Cannot grant roles to 'x@rolerr': Could not find role: nosuch@rolerr"},
+		{name: "createRole a privilege on another database", cmd: bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{priv("other", "", "find")}}, {Key: "roles", Value: bson.A{}}}, code: 49, codeName: "InvalidRoleModification", msg: "Roles on the 'rolerr' database cannot be granted privileges that target other databases or the cluster"},
+		{name: "createRole exists, a missing role first", cmd: bson.D{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{"nosuch"}}}, code: 31, codeName: "RoleNotFound", msg: "Cannot grant roles to 'r@rolerr': Could not find role: nosuch@rolerr"},
+		{name: "createRole exists", cmd: bson.D{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}}, code: 51002, codeName: "Location51002", msg: `Role "r@rolerr" already exists`},
+		{name: "grantRolesToRole a cycle", cmd: bson.D{{Key: "grantRolesToRole", Value: "r"}, {Key: "roles", Value: bson.A{"r2"}}}, code: 49, codeName: "InvalidRoleModification", msg: "Granting roles to r@rolerr would introduce a cycle in the role graph"},
+		{name: "updateRole a cycle", cmd: bson.D{{Key: "updateRole", Value: "r"}, {Key: "roles", Value: bson.A{"r2"}}}, code: 49, codeName: "InvalidRoleModification", msg: "Granting roles to r@rolerr would introduce a cycle in the role graph"},
+		{name: "grantRolesToRole itself", cmd: bson.D{{Key: "grantRolesToRole", Value: "r"}, {Key: "roles", Value: bson.A{"r"}}}, code: 49, codeName: "InvalidRoleModification", msg: "Cannot grant role r@rolerr to itself."},
+		{name: "grantRolesToRole missing role", cmd: bson.D{{Key: "grantRolesToRole", Value: "nosuch"}, {Key: "roles", Value: bson.A{"read"}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@rolerr"},
+		{name: "grantRolesToRole no roles", cmd: bson.D{{Key: "grantRolesToRole", Value: "r"}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: `grantRolesToRole command requires a non-empty "roles" array`},
+		{name: "revokeRolesFromRole no roles", cmd: bson.D{{Key: "revokeRolesFromRole", Value: "r"}, {Key: "roles", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: `revokeRolesFromRole command requires a non-empty "roles" array`},
+		{name: "grantPrivilegesToRole no privileges", cmd: bson.D{{Key: "grantPrivilegesToRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: `grantPrivilegesToRole command requires a non-empty "privileges" array`},
+		{name: "revokePrivilegesFromRole no privileges", cmd: bson.D{{Key: "revokePrivilegesFromRole", Value: "r"}, {Key: "privileges", Value: bson.A{}}}, code: 2, codeName: "BadValue", msg: `revokePrivilegesFromRole command requires a non-empty "privileges" array`},
+		{name: "revokePrivilegesFromRole on another database", cmd: bson.D{{Key: "revokePrivilegesFromRole", Value: "r"}, {Key: "privileges", Value: bson.A{priv("other", "", "find")}}}},
+		{name: "revokeRolesFromRole a missing role", cmd: bson.D{{Key: "revokeRolesFromRole", Value: "r"}, {Key: "roles", Value: bson.A{"nosuch"}}}},
+		{name: "grantPrivilegesToRole built-in", cmd: bson.D{{Key: "grantPrivilegesToRole", Value: "read"}, {Key: "privileges", Value: bson.A{priv(db, "", "find")}}}, code: 2, codeName: "BadValue", msg: "read@rolerr is a built-in role and cannot be modified"},
+		{name: "revokePrivilegesFromRole built-in", cmd: bson.D{{Key: "revokePrivilegesFromRole", Value: "read"}, {Key: "privileges", Value: bson.A{priv(db, "", "find")}}}, code: 2, codeName: "BadValue", msg: "read@rolerr is a built-in role and cannot be modified"},
+		{name: "grantRolesToRole built-in", cmd: bson.D{{Key: "grantRolesToRole", Value: "read"}, {Key: "roles", Value: bson.A{"r"}}}, code: 2, codeName: "BadValue", msg: "read@rolerr is a built-in role and cannot be modified"},
+		{name: "revokeRolesFromRole built-in", cmd: bson.D{{Key: "revokeRolesFromRole", Value: "read"}, {Key: "roles", Value: bson.A{"r"}}}, code: 2, codeName: "BadValue", msg: "read@rolerr is a built-in role and cannot be modified"},
+		{name: "dropRole built-in", cmd: bson.D{{Key: "dropRole", Value: "read"}}, code: 2, codeName: "BadValue", msg: "read@rolerr is a built-in role and cannot be modified"},
+		{name: "updateRole built-in", cmd: bson.D{{Key: "updateRole", Value: "read"}, {Key: "roles", Value: bson.A{}}}, code: 31, codeName: "RoleNotFound", msg: "Role read@rolerr not found"},
+		{name: "updateRole missing", cmd: bson.D{{Key: "updateRole", Value: "nosuch"}, {Key: "roles", Value: bson.A{}}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@rolerr"},
+		{name: "dropRole missing", cmd: bson.D{{Key: "dropRole", Value: "nosuch"}}, code: 31, codeName: "RoleNotFound", msg: "Could not find role: nosuch@rolerr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.db
+			if d == "" {
+				d = db
+			}
+			_, err := runCmd(client, d, tc.cmd)
+			if tc.code != 0 {
+				requireError(t, err, tc.code, tc.codeName, tc.msg)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestAuthenticationMechanismsParameter: authenticationMechanisms, set at
 // startup, is honoured as MongoDB honours it: getParameter reports it,
 // hello's saslSupportedMechs names only the mechanisms it enables (so
