@@ -522,7 +522,8 @@ func (s *Service) authorize(r *Request, name string) error {
 	}
 	for _, n := range needs {
 		if !u.privs.Allows(n.target, n.action) {
-			return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command %s", r.DB, redactedCommand(r.Cmd))
+			// the command as BSONObj::toString shows it: { find: "c", ... }
+			return mongoerr.New(mongoerr.Unauthorized, "not authorized on %s to execute command %s", r.DB, redactCommand(r.Cmd))
 		}
 	}
 	switch name {
@@ -568,10 +569,6 @@ func (s *Service) authorizeCursors(r *Request, name string, u *authedUser) error
 	}
 	return nil
 }
-
-// redactedCommand shows a command in an error message, its secrets left
-// out.
-func redactedCommand(cmd bson.Raw) string { return redactCommand(cmd).String() }
 
 // redactCommand is cmd with its secrets (a password, a SASL payload)
 // replaced, as MongoDB shows commands in currentOp and messages.

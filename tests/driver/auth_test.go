@@ -808,6 +808,29 @@ func TestRoleCommandErrors(t *testing.T) {
 	}
 }
 
+// TestUnauthorizedMessage: Unauthorized names the command as MongoDB's
+// BSONObj::toString shows it ({ find: "c", ... }), its password hidden.
+func TestUnauthorizedMessage(t *testing.T) {
+	root, in := startAuthServer(t)
+	if _, err := runCmd(root, "admin", bson.D{{Key: "createUser", Value: "nobody"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}}); err != nil {
+		t.Fatal(err)
+	}
+	c := connectAs(t, in, "nobody", "pw", "admin", "")
+	for _, tc := range []struct {
+		cmd    bson.D
+		prefix string
+	}{
+		{bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "a", Value: int32(1)}}}}, `not authorized on app to execute command { find: "c", filter: { a: 1 }, `},
+		{bson.D{{Key: "createUser", Value: "x"}, {Key: "pwd", Value: "secret"}, {Key: "roles", Value: bson.A{}}}, `not authorized on app to execute command { createUser: "x", pwd: "xxx", roles: [], `},
+	} {
+		_, err := runCmd(c, "app", tc.cmd)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 13 || !strings.HasPrefix(ce.Message, tc.prefix) || !strings.Contains(ce.Message, `$db: "app"`) {
+			t.Errorf("%v: got %v, want Unauthorized %q...", tc.cmd, err, tc.prefix)
+		}
+	}
+}
+
 // TestAuthenticationMechanismsParameter: authenticationMechanisms, set at
 // startup, is honoured as MongoDB honours it: getParameter reports it,
 // hello's saslSupportedMechs names only the mechanisms it enables (so
