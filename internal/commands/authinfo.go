@@ -196,7 +196,8 @@ func compareField(a, b bson.Raw, name string) int {
 
 // describeUser is a user as usersInfo shows it: its document without
 // credentials (unless asked), with its mechanisms, and with
-// showPrivileges its inherited roles and privileges.
+// showPrivileges or showAuthenticationRestrictions its inherited roles and
+// privileges.
 func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
 	var name auth.UserName
 	name.User, _ = doc.Lookup("user").StringValueOK()
@@ -222,7 +223,10 @@ func (s *Service) describeUser(doc bson.Raw, f infoFlags) (bson.D, error) {
 		// createUser refuses restrictions: every user has none.
 		out = append(out, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
 	}
-	if f.showPrivileges {
+	if f.showPrivileges || f.showRestrictions {
+		// MongoDB answers either from the user's full description
+		// (getUserDescription, User::reportForUsersInfo), which holds
+		// its inherited roles, privileges and restrictions
 		roles, privs, err := auth.Resolve(directRoles(doc, name.DB), s.roleDef)
 		if err != nil {
 			return nil, err

@@ -305,6 +305,14 @@ func TestAuthUsersAndRoles(t *testing.T) {
 	if u["credentials"] != nil || fmt.Sprint(u["mechanisms"]) != "[SCRAM-SHA-1 SCRAM-SHA-256]" || u["inheritedPrivileges"] == nil {
 		t.Errorf("usersInfo user %v", u)
 	}
+	// showAuthenticationRestrictions alone shows the inherited roles and
+	// privileges too (user_management_commands_lib.js: 1 role, 2 privileges)
+	r0 := must("app", bson.D{{Key: "usersInfo", Value: "ann"}, {Key: "showAuthenticationRestrictions", Value: true}})
+	for _, f := range []string{"inheritedRoles", "inheritedPrivileges", "inheritedAuthenticationRestrictions", "authenticationRestrictions"} {
+		if _, err := r0.LookupErr("users", "0", f); err != nil {
+			t.Errorf("usersInfo showAuthenticationRestrictions lacks %s: %s", f, r0)
+		}
+	}
 	_, err = runCmd(ann, "app", bson.D{{Key: "usersInfo", Value: 1}})
 	requireCode(t, err, 13, "Unauthorized")
 	must("app", bson.D{{Key: "createUser", Value: "cat"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}})
