@@ -94,20 +94,21 @@ func parseInfoQuery(r *Request, user bool) (infoQuery, error) {
 type infoFlags struct {
 	showPrivileges, showCredentials, showBuiltinRoles bool
 	hideCustomData, showRestrictions                  bool
-	filter                                            bson.Raw
+	// asUserFragment: rolesInfo's showPrivileges: "asUserFragment"
+	asUserFragment bool
+	filter         bson.Raw
 }
 
 func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
 	var f infoFlags
 	c := &r.args
 	if v := c.value("showPrivileges"); v.Type != 0 {
-		if s, ok := v.StringValueOK(); ok && s == "asUserFragment" {
-			return f, mongoerr.New(mongoerr.NotImplemented, "showPrivileges: \"asUserFragment\" is not implemented")
-		}
-		if v.Type != bson.TypeBoolean && !values.IsNumber(v.Type) {
+		if s, ok := v.StringValueOK(); ok && s == "asUserFragment" && cmdName == "rolesInfo" {
+			f.asUserFragment = true
+		} else if v.Type != bson.TypeBoolean && !values.IsNumber(v.Type) {
 			return f, wrongType(cmdName, "showPrivileges", v, "bool")
 		}
-		f.showPrivileges = values.Truthy(v)
+		f.showPrivileges = !f.asUserFragment && values.Truthy(v)
 	}
 	if cmdName == "usersInfo" {
 		f.showCredentials, f.filter = c.bool("showCredentials"), c.doc("filter")
@@ -249,6 +250,12 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.asUserFragment {
+		if q.all {
+			return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot get user fragment for all roles in a database")
+		}
+		return s.rolesAsUserFragment(q.roles)
+	}
 	var defs []auth.RoleDef
 	builtin := map[auth.RoleName]bool{}
 	if q.all {
@@ -295,6 +302,27 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 		out = append(out, d)
 	}
 	return marshal(bson.D{{Key: "roles", Value: out}}), nil
+}
+
+// rolesAsUserFragment is rolesInfo's answer with showPrivileges:
+// "asUserFragment", as MongoDB's getRolesAsUserFragment builds it: the
+// roles as a user holding them would be shown, {userFragment: {roles,
+// inheritedRoles (the roles and those they inherit), inheritedPrivileges}}.
+func (s *Service) rolesAsUserFragment(roles []auth.RoleName) (bson.Raw, error) {
+	all, privs, err := auth.Resolve(roles, s.roleDef)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range roles {
+		if !slices.Contains(all, r) {
+			all = append(all, r)
+		}
+	}
+	return marshal(bson.D{{Key: "userFragment", Value: bson.D{
+		{Key: "roles", Value: auth.RoleDocs(roles)},
+		{Key: "inheritedRoles", Value: auth.RoleDocs(all)},
+		{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)},
+	}}}), nil
 }
 
 // describeRole is a role as rolesInfo shows it.

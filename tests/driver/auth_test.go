@@ -814,6 +814,35 @@ func TestRoleCommandErrors(t *testing.T) {
 			}
 		})
 	}
+	// rolesInfo's showPrivileges: "asUserFragment" shows the roles as a
+	// user holding them (role_management_commands_lib.js)
+	r, err := runCmd(client, db, bson.D{{Key: "rolesInfo", Value: bson.A{"r2", "r"}}, {Key: "showPrivileges", Value: "asUserFragment"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("userFragment", "roles").String(); got != `[{"role": "r2","db": "rolerr"},{"role": "r","db": "rolerr"}]` {
+		t.Errorf("userFragment.roles %s", got)
+	}
+	inherited := r.Lookup("userFragment", "inheritedRoles").String()
+	for _, want := range []string{`{"role": "r2","db": "rolerr"}`, `{"role": "r","db": "rolerr"}`, `{"role": "read","db": "rolerr"}`} {
+		if !strings.Contains(inherited, want) {
+			t.Errorf("userFragment.inheritedRoles %s lacks %s", inherited, want)
+		}
+	}
+	if privs, ok := r.Lookup("userFragment", "inheritedPrivileges").ArrayOK(); !ok || len(mustValues(privs)) == 0 {
+		t.Errorf("userFragment.inheritedPrivileges %s", r)
+	}
+	if _, err := r.LookupErr("roles"); err == nil {
+		t.Errorf("asUserFragment answers roles too: %s", r)
+	}
+	_, err = runCmd(client, db, bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showPrivileges", Value: "asUserFragment"}})
+	requireError(t, err, 20, "IllegalOperation", "Cannot get user fragment for all roles in a database")
+}
+
+// mustValues are an array's values (none when it is malformed).
+func mustValues(a bson.RawArray) []bson.RawValue {
+	v, _ := a.Values()
+	return v
 }
 
 // TestUnauthorizedMessage: Unauthorized names the command as MongoDB's
