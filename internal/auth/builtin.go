@@ -231,7 +231,7 @@ var validActions = func() map[string]bool {
 	}
 	for _, a := range []string{"anyAction", "internal", "killAnyCursor", "listCachedAndActiveUsers",
 		"bypassDefaultMaxTimeMS", "impersonate", "cpuProfiler", "setFreeMonitoring", "checkFreeMonitoringStatus",
-		"listCollections", "viewUser", "viewRole"} {
+		"listCollections", "viewUser", "viewRole", "changeOwnPassword", "changeOwnCustomData"} {
 		m[a] = true
 	}
 	return m

@@ -89,6 +89,7 @@ func init() {
 	for n, f := range userAdminRules {
 		authzRules[n] = authzRule{needs: f}
 	}
+	authzRules["updateUser"] = authzRule{userNeeds: updateUserNeeds}
 	authzRules["usersInfo"] = authzRule{userNeeds: usersInfoNeeds}
 	authzRules["listDatabases"] = authzRule{userNeeds: listDatabasesNeeds}
 	authzRules["currentOp"] = authzRule{needs: currentOpNeeds}
@@ -632,22 +633,6 @@ var userAdminRules = map[string]func(r *Request) ([]need, error){
 		a, err := parseUserArgs(r, "createUser")
 		return append([]need{{auth.DBTarget(r.DB), "createUser"}}, roleGrants("grantRole", a.roles)...), err
 	},
-	"updateUser": func(r *Request) ([]need, error) {
-		a, err := parseUserArgs(r, "updateUser")
-		var needs []need
-		db := auth.DBTarget(r.DB)
-		if a.hasPwd {
-			needs = append(needs, need{db, "changePassword"})
-		}
-		if a.customData != nil {
-			needs = append(needs, need{db, "changeCustomData"})
-		}
-		if a.hasRoles {
-			needs = append(needs, need{db, "revokeRole"})
-			needs = append(needs, roleGrants("grantRole", a.roles)...)
-		}
-		return needs, err
-	},
 	"grantRolesToUser":    rolesChange("grantRole", "grantRolesToUser"),
 	"revokeRolesFromUser": rolesChange("revokeRole", "revokeRolesFromUser"),
 	"grantRolesToRole":    rolesChange("grantRole", "grantRolesToRole"),
@@ -658,8 +643,10 @@ var userAdminRules = map[string]func(r *Request) ([]need, error){
 		return append(needs, privilegeGrants("grantRole", a.privileges)...), err
 	},
 	"updateRole": func(r *Request) ([]need, error) {
+		// what it takes away is unknown: revokeRole on any role of the
+		// system, as MongoDB asks
 		a, err := parseRoleArgs(r, "updateRole")
-		needs := []need{{auth.DBTarget(r.DB), "grantRole"}, {auth.DBTarget(r.DB), "revokeRole"}}
+		needs := []need{{auth.AnyNormalTarget(), "revokeRole"}}
 		needs = append(needs, roleGrants("grantRole", a.roles)...)
 		return append(needs, privilegeGrants("grantRole", a.privileges)...), err
 	},
@@ -684,11 +671,11 @@ func roleGrants(action string, roles []auth.RoleName) []need {
 
 // privilegeGrants: action on the database of each privilege's resource;
 // a resource beyond one database (the cluster, every database) needs the
-// action on every database.
+// action on admin, as MongoDB's checkAuthorizedToGrantPrivilege asks.
 func privilegeGrants(action string, privs []auth.Privilege) []need {
 	out := make([]need, len(privs))
 	for i, p := range privs {
-		t := auth.DBTarget("")
+		t := auth.DBTarget("admin")
 		if p.Resource.Pattern == auth.Database || p.Resource.Pattern == auth.ExactNamespace {
 			t = auth.DBTarget(p.Resource.DB)
 		}
@@ -727,6 +714,29 @@ func usersInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 		}
 	}
 	return needs, nil
+}
+
+// updateUserNeeds are MongoDB's checkAuthForTypedCommand(UpdateUserCommand):
+// changePassword and changeCustomData on the user's database, unless the
+// user changes itself and holds changeOwnPassword or changeOwnCustomData
+// there; for roles, revokeRole on any role of the system (what it takes
+// away is unknown) and grantRole on each role's database.
+func updateUserNeeds(r *Request, u *authedUser) ([]need, error) {
+	a, err := parseUserArgs(r, "updateUser")
+	db := auth.DBTarget(r.DB)
+	self := !u.gone && u.name == auth.UserName{User: a.name, DB: r.DB}
+	var needs []need
+	if a.hasPwd && !(self && u.privs.Allows(db, "changeOwnPassword")) {
+		needs = append(needs, need{db, "changePassword"})
+	}
+	if a.customData != nil && !(self && u.privs.Allows(db, "changeOwnCustomData")) {
+		needs = append(needs, need{db, "changeCustomData"})
+	}
+	if a.hasRoles {
+		needs = append(needs, need{auth.AnyNormalTarget(), "revokeRole"})
+		needs = append(needs, roleGrants("grantRole", a.roles)...)
+	}
+	return needs, err
 }
 
 // rolesInfoNeeds: viewRole on each database asked about, except for roles

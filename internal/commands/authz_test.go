@@ -98,7 +98,13 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "dropUser", Value: "u"}}, []need{{db, "dropUser"}}},
 		{bson.D{{Key: "revokeRolesFromUser", Value: "u"}, {Key: "roles", Value: bson.A{"r"}}}, []need{{db, "revokeRole"}}},
 		{bson.D{{Key: "createRole", Value: "r"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "cluster", Value: true}}}, {Key: "actions", Value: bson.A{"inprog"}}}}}, {Key: "roles", Value: bson.A{}}},
-			[]need{{db, "createRole"}, {auth.DBTarget(""), "grantRole"}}},
+			[]need{{db, "createRole"}, {auth.DBTarget("admin"), "grantRole"}}},
+		// updateUser and updateRole may revoke any role: revokeRole on any
+		// normal resource (user_management_commands_common.cpp)
+		{bson.D{{Key: "updateUser", Value: "u"}, {Key: "roles", Value: bson.A{"read"}}}, []need{{auth.AnyNormalTarget(), "revokeRole"}, {db, "grantRole"}}},
+		{bson.D{{Key: "updateRole", Value: "r"}, {Key: "roles", Value: bson.A{}}}, []need{{auth.AnyNormalTarget(), "revokeRole"}}},
+		{bson.D{{Key: "revokePrivilegesFromRole", Value: "r"}, {Key: "privileges", Value: bson.A{bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: ""}, {Key: "collection", Value: ""}}}, {Key: "actions", Value: bson.A{"find"}}}}}},
+			[]need{{auth.DBTarget("admin"), "revokeRole"}}},
 		{bson.D{{Key: "dropRole", Value: "r"}}, []need{{db, "dropRole"}}},
 	} {
 		cmd, _ := bson.Marshal(tc.cmd)

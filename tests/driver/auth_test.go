@@ -839,6 +839,53 @@ func TestRoleCommandErrors(t *testing.T) {
 	requireError(t, err, 20, "IllegalOperation", "Cannot get user fragment for all roles in a database")
 }
 
+// TestUpdateUserAuthorization: updateUser's checks, as MongoDB's
+// checkAuthForTypedCommand(UpdateUserCommand): a user holding
+// changeOwnPassword / changeOwnCustomData on its database changes its own
+// password and customData, not another's nor its roles; setting roles
+// needs revokeRole on any role of the system, so a database's userAdmin
+// may not; grantRole on admin covers privileges on the cluster.
+func TestUpdateUserAuthorization(t *testing.T) {
+	root, in := startAuthServer(t)
+	must := func(db string, cmd bson.D) {
+		t.Helper()
+		if _, err := runCmd(root, db, cmd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must("admin", bson.D{{Key: "createRole", Value: "changeOwn"}, {Key: "roles", Value: bson.A{}}, {Key: "privileges", Value: bson.A{
+		bson.D{{Key: "resource", Value: bson.D{{Key: "db", Value: "app"}, {Key: "collection", Value: ""}}}, {Key: "actions", Value: bson.A{"changeOwnPassword", "changeOwnCustomData"}}}}}})
+	must("app", bson.D{{Key: "createUser", Value: "self"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "changeOwn"}, {Key: "db", Value: "admin"}}}}})
+	must("app", bson.D{{Key: "createUser", Value: "other"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{}}})
+	must("app", bson.D{{Key: "createUser", Value: "appAdmin"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"userAdmin"}}})
+	must("admin", bson.D{{Key: "createUser", Value: "adminAdmin"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"userAdmin"}}})
+	self := connectAs(t, in, "self", "pw", "app", "")
+	for _, tc := range []struct {
+		c   *mongo.Client
+		db  string
+		cmd bson.D
+		ok  bool
+	}{
+		{self, "app", bson.D{{Key: "updateUser", Value: "self"}, {Key: "pwd", Value: "pw2"}}, true},
+		{self, "app", bson.D{{Key: "updateUser", Value: "self"}, {Key: "customData", Value: bson.D{{Key: "a", Value: 1}}}}, true},
+		{self, "app", bson.D{{Key: "updateUser", Value: "self"}, {Key: "roles", Value: bson.A{}}}, false},
+		{self, "app", bson.D{{Key: "updateUser", Value: "other"}, {Key: "pwd", Value: "x"}}, false},
+		{connectAs(t, in, "appAdmin", "pw", "app", ""), "app", bson.D{{Key: "updateUser", Value: "other"}, {Key: "roles", Value: bson.A{"read"}}}, false},
+		{connectAs(t, in, "adminAdmin", "pw", "admin", ""), "admin", bson.D{{Key: "createRole", Value: "clusterReader"}, {Key: "roles", Value: bson.A{}}, {Key: "privileges", Value: bson.A{
+			bson.D{{Key: "resource", Value: bson.D{{Key: "cluster", Value: true}}}, {Key: "actions", Value: bson.A{"serverStatus"}}}}}}, true},
+	} {
+		_, err := runCmd(tc.c, tc.db, tc.cmd)
+		if tc.ok && err != nil {
+			t.Errorf("%v: %v", tc.cmd, err)
+		} else if !tc.ok {
+			requireCode(t, err, 13, "Unauthorized")
+		}
+	}
+	if err := tryConnect(t, in, options.Credential{Username: "self", Password: "pw2", AuthSource: "app"}); err != nil {
+		t.Errorf("self's new password: %v", err)
+	}
+}
+
 // mustValues are an array's values (none when it is malformed).
 func mustValues(a bson.RawArray) []bson.RawValue {
 	v, _ := a.Values()
