@@ -740,7 +740,8 @@ func updateUserNeeds(r *Request, u *authedUser) ([]need, error) {
 }
 
 // rolesInfoNeeds: viewRole on each database asked about, except for roles
-// the user holds.
+// granted to the user itself (User::hasRole: its direct roles, not those
+// they inherit).
 func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 	q, err := parseInfoQuery(r, false)
 	switch {
@@ -751,7 +752,7 @@ func rolesInfoNeeds(r *Request, u *authedUser) ([]need, error) {
 	}
 	var needs []need
 	for _, n := range q.roles {
-		if !slices.Contains(u.roles, n) {
+		if !slices.Contains(u.direct, n) {
 			needs = append(needs, need{auth.DBTarget(n.DB), "viewRole"})
 		}
 	}

@@ -69,6 +69,7 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "usersInfo", Value: "me"}}, nil},
 		{bson.D{{Key: "usersInfo", Value: bson.A{"me", "other"}}}, []need{{db, "viewUser"}}},
 		{bson.D{{Key: "rolesInfo", Value: "mine"}}, nil},
+		{bson.D{{Key: "rolesInfo", Value: "inherited"}}, []need{{db, "viewRole"}}},
 		{bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: "r"}, {Key: "db", Value: "o"}}}}, []need{{auth.DBTarget("o"), "viewRole"}}},
 		{bson.D{{Key: "setParameter", Value: 1}}, []need{{cl, "setParameter"}}},
 		{bson.D{{Key: "killAllSessions", Value: bson.A{}}}, []need{{cl, "killAnySession"}}},
@@ -126,7 +127,8 @@ func TestAuthzNeeds(t *testing.T) {
 		rule := authzRules[Name(cmd)]
 		var got []need
 		if rule.userNeeds != nil {
-			me := &authedUser{name: auth.UserName{User: "me", DB: "db"}, roles: []auth.RoleName{{Role: "mine", DB: "db"}}}
+			me := &authedUser{name: auth.UserName{User: "me", DB: "db"}, direct: []auth.RoleName{{Role: "mine", DB: "db"}},
+				roles: []auth.RoleName{{Role: "mine", DB: "db"}, {Role: "inherited", DB: "db"}}}
 			got, err = rule.userNeeds(r, me)
 		} else {
 			got, err = rule.needs(r)

@@ -884,6 +884,17 @@ func TestUpdateUserAuthorization(t *testing.T) {
 	if err := tryConnect(t, in, options.Credential{Username: "self", Password: "pw2", AuthSource: "app"}); err != nil {
 		t.Errorf("self's new password: %v", err)
 	}
+	// rolesInfo without viewRole: the roles granted to oneself only, not
+	// those they inherit (User::hasRole)
+	must("app", bson.D{{Key: "createRole", Value: "inner"}, {Key: "roles", Value: bson.A{}}, {Key: "privileges", Value: bson.A{}}})
+	must("app", bson.D{{Key: "createRole", Value: "outer"}, {Key: "roles", Value: bson.A{"inner"}}, {Key: "privileges", Value: bson.A{}}})
+	must("app", bson.D{{Key: "createUser", Value: "holder"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"outer"}}})
+	holder := connectAs(t, in, "holder", "pw", "app", "")
+	if _, err := runCmd(holder, "app", bson.D{{Key: "rolesInfo", Value: "outer"}}); err != nil {
+		t.Errorf("rolesInfo of its own role: %v", err)
+	}
+	_, err := runCmd(holder, "app", bson.D{{Key: "rolesInfo", Value: "inner"}})
+	requireCode(t, err, 13, "Unauthorized")
 }
 
 // mustValues are an array's values (none when it is malformed).
