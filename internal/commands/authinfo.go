@@ -24,7 +24,7 @@ func init() {
 	register(rolesInfoCmd, &argSpec{path: "rolesInfo", fields: []argField{
 		arg("showPrivileges", tAny),
 		arg("showBuiltinRoles", tBool),
-		ignore("showAuthenticationRestrictions", tBool, "roles hold no authentication restrictions in Folio (createRole refuses them)"),
+		arg("showAuthenticationRestrictions", tBool),
 	}}, "rolesInfo")
 }
 
@@ -114,7 +114,7 @@ func parseInfoFlags(r *Request, cmdName string) (infoFlags, error) {
 		f.showCredentials, f.filter = c.bool("showCredentials"), c.doc("filter")
 		f.hideCustomData, f.showRestrictions = !c.bool("showCustomData"), c.bool("showAuthenticationRestrictions")
 	} else {
-		f.showBuiltinRoles = c.bool("showBuiltinRoles")
+		f.showBuiltinRoles, f.showRestrictions = c.bool("showBuiltinRoles"), c.bool("showAuthenticationRestrictions")
 	}
 	return f, nil
 }
@@ -254,7 +254,7 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 		if q.all {
 			return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot get user fragment for all roles in a database")
 		}
-		return s.rolesAsUserFragment(q.roles)
+		return s.rolesAsUserFragment(q.roles, f.showRestrictions)
 	}
 	var defs []auth.RoleDef
 	builtin := map[auth.RoleName]bool{}
@@ -295,7 +295,7 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	out := bson.A{}
 	for _, def := range defs {
-		d, err := s.describeRole(def, builtin[def.Name], f.showPrivileges)
+		d, err := s.describeRole(def, builtin[def.Name], f)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +308,7 @@ func rolesInfoCmd(s *Service, r *Request) (bson.Raw, error) {
 // "asUserFragment", as MongoDB's getRolesAsUserFragment builds it: the
 // roles as a user holding them would be shown, {userFragment: {roles,
 // inheritedRoles (the roles and those they inherit), inheritedPrivileges}}.
-func (s *Service) rolesAsUserFragment(roles []auth.RoleName) (bson.Raw, error) {
+func (s *Service) rolesAsUserFragment(roles []auth.RoleName, showRestrictions bool) (bson.Raw, error) {
 	all, privs, err := auth.Resolve(roles, s.roleDef)
 	if err != nil {
 		return nil, err
@@ -318,15 +318,24 @@ func (s *Service) rolesAsUserFragment(roles []auth.RoleName) (bson.Raw, error) {
 			all = append(all, r)
 		}
 	}
-	return marshal(bson.D{{Key: "userFragment", Value: bson.D{
+	fragment := bson.D{
 		{Key: "roles", Value: auth.RoleDocs(roles)},
 		{Key: "inheritedRoles", Value: auth.RoleDocs(all)},
 		{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)},
-	}}}), nil
+	}
+	if showRestrictions {
+		// roles hold no restrictions in Folio (createRole refuses them)
+		fragment = append(fragment, bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+	}
+	return marshal(bson.D{{Key: "userFragment", Value: fragment}}), nil
 }
 
-// describeRole is a role as rolesInfo shows it.
-func (s *Service) describeRole(def auth.RoleDef, builtin, showPrivileges bool) (bson.D, error) {
+// describeRole is a role as rolesInfo shows it; with
+// showAuthenticationRestrictions its own and inherited restrictions, none
+// in Folio (createRole refuses them), as MongoDB's filterAndMapRole and
+// serializeResolvedRoles show a role without any: empty arrays.
+func (s *Service) describeRole(def auth.RoleDef, builtin bool, f infoFlags) (bson.D, error) {
+	showPrivileges := f.showPrivileges
 	all, privs, err := auth.Resolve([]auth.RoleName{def.Name}, s.roleDef)
 	if err != nil {
 		return nil, err
@@ -350,13 +359,19 @@ func (s *Service) describeRole(def auth.RoleDef, builtin, showPrivileges bool) (
 	if showPrivileges {
 		d = append(d, bson.E{Key: "privileges", Value: auth.PrivilegeDocs(own)})
 	}
+	d = append(d, bson.E{Key: "roles", Value: auth.RoleDocs(direct)})
+	if f.showRestrictions {
+		d = append(d, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
+	}
 	d = append(d,
-		bson.E{Key: "roles", Value: auth.RoleDocs(direct)},
 		bson.E{Key: "isBuiltin", Value: builtin},
 		bson.E{Key: "inheritedRoles", Value: auth.RoleDocs(all[1:])},
 	)
 	if showPrivileges {
 		d = append(d, bson.E{Key: "inheritedPrivileges", Value: auth.PrivilegeDocs(privs)})
+	}
+	if f.showRestrictions {
+		d = append(d, bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
 	}
 	return d, nil
 }

@@ -837,6 +837,19 @@ func TestRoleCommandErrors(t *testing.T) {
 	}
 	_, err = runCmd(client, db, bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showPrivileges", Value: "asUserFragment"}})
 	requireError(t, err, 20, "IllegalOperation", "Cannot get user fragment for all roles in a database")
+	// showAuthenticationRestrictions: each role's own and inherited
+	// restrictions, empty arrays for roles without any
+	r, err = runCmd(client, db, bson.D{{Key: "rolesInfo", Value: bson.A{"r", "read"}}, {Key: "showAuthenticationRestrictions", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []string{"0", "1"} {
+		for _, f := range []string{"authenticationRestrictions", "inheritedAuthenticationRestrictions"} {
+			if got := r.Lookup("roles", i, f).String(); got != "[]" {
+				t.Errorf("rolesInfo showAuthenticationRestrictions: role %s %s %q: %s", i, f, got, r)
+			}
+		}
+	}
 }
 
 // TestUpdateUserAuthorization: updateUser's checks, as MongoDB's
