@@ -137,23 +137,25 @@ func (e *Engine) insertEach(ctx context.Context, c *Collection, docs []bson.Raw,
 // stageCapped adds to tx what a write of a capped collection changes beyond
 // the document and its indexes: the insertion-order entry of a new
 // document, the eviction of the oldest documents past the limits, or the
-// removal of a deleted document's entry, read in tx. It fails when an
-// update would change a document's size, as MongoDB does. The caller holds
-// st.mu, taken before tx began, and runs the returned function once tx
-// committed. (An eviction by another engine of a document tx changes makes
+// removal of a deleted document's entry, read in tx. An update may change
+// a document's size (MongoDB refuses that only below FCV 5.3): it changes
+// the totals and evicts nothing, the next insert does. A new document
+// larger than the size limit is kept, every older one evicted, as
+// MongoDB's capped delete never removes the document just inserted. The
+// caller holds st.mu, taken before tx began, and runs the returned
+// function once tx committed. (An eviction by another engine of a document tx changes makes
 // tx's commit conflict: it writes the same document key.)
 func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, next bson.Raw) (func(), error) {
 	st := c.capped
-	switch {
-	case old != nil && next != nil:
-		if len(old) != len(next) {
-			return nil, mongoerr.New(mongoerr.CannotGrowDocumentInCappedNamespace, "Cannot change the size of a document in a capped collection: %d != %d", len(old), len(next))
-		}
+	if old != nil && next != nil && len(old) == len(next) {
 		return func() {}, nil
 	}
 	size, count, err := cappedTotals(tx, c)
 	if err != nil {
 		return nil, err
+	}
+	if old != nil && next != nil {
+		return func() {}, setCappedTotals(tx, c, size+int64(len(next))-int64(len(old)), count)
 	}
 	if old != nil {
 		key, err := findNatural(tx, c, encID)
@@ -168,9 +170,6 @@ func (e *Engine) stageCapped(tx storage.Txn, c *Collection, encID []byte, old, n
 		return func() {}, setCappedTotals(tx, c, size-int64(len(old)), count-1)
 	}
 	limit, maxDocs := st.size.Load(), st.max.Load()
-	if int64(len(next)) > limit {
-		return nil, mongoerr.New(mongoerr.BadValue, "document is larger than the capped collection size %d", limit)
-	}
 	size, count = size+int64(len(next)), count+1
 	pre := naturalPrefix(c.ID)
 	it, err := tx.NewIter(pre, keyenc.PrefixEnd(pre))

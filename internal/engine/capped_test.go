@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,8 +40,10 @@ func cappedIDs(t *testing.T, e *Engine, coll string, sort string) []string {
 }
 
 // TestCappedLimits checks that max and size evict the oldest documents at
-// every insert, that reads follow insertion order both ways, and that an
-// update may not change a document's size.
+// every insert, that reads follow insertion order both ways, that an
+// update may change a document's size (MongoDB refuses it only below FCV
+// 5.3), the totals following it, and that a document larger than the size
+// limit is kept alone.
 func TestCappedLimits(t *testing.T) {
 	e := newTestEngine(t)
 	if err := e.CreateCollection("test", "m", CollectionOptions{Capped: true, Size: 1 << 20, Max: 3}); err != nil {
@@ -59,10 +62,10 @@ func TestCappedLimits(t *testing.T) {
 		t.Fatalf("reverse natural order %v", got)
 	}
 	mustValidate(t, e, "m")
-	_, err := e.Update("test", "m", UpdateSpec{Filter: ext(t, `{"_id": "a"}`), Update: ext(t, `{"$set": {"grown": "yes"}}`)})
-	if !mongoerr.Is(err, 10003) {
+	if _, err := e.Update("test", "m", UpdateSpec{Filter: ext(t, `{"_id": "a"}`), Update: ext(t, `{"$set": {"grown": "yes"}}`)}); err != nil {
 		t.Fatalf("size-changing update: %v", err)
 	}
+	mustValidate(t, e, "m")
 	if _, err := e.Delete("test", "m", ext(t, `{"_id": "b"}`), 1, bson.RawValue{}, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +87,27 @@ func TestCappedLimits(t *testing.T) {
 	if got := cappedIDs(t, e, "s", ""); !slices.Equal(got, []string{"6", "7", "8", "9"}) {
 		t.Fatalf("size-limited %v", got)
 	}
+	// Growing "9" by 300 bytes puts the collection over its size; the next
+	// insert evicts the oldest until it fits: "9" and "10" remain.
+	if _, err := e.Update("test", "s", UpdateSpec{Filter: ext(t, `{"_id": "9"}`), Update: ext(t, fmt.Sprintf(`{"$set": {"q": %q}}`, strings.Repeat("q", 300)))}); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: "10"}, {Key: "p", Value: pad}})
+	if _, _, err := e.Insert("test", "s", []bson.Raw{doc}, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cappedIDs(t, e, "s", ""); !slices.Equal(got, []string{"9", "10"}) {
+		t.Fatalf("after a grown document %v", got)
+	}
+	// A document larger than the whole collection is kept, alone.
+	big, _ := bson.Marshal(bson.D{{Key: "_id", Value: "big"}, {Key: "p", Value: string(make([]byte, 2000))}})
+	if _, _, err := e.Insert("test", "s", []bson.Raw{big}, true, WriteOptions{}); err != nil {
+		t.Fatalf("oversized document: %v", err)
+	}
+	if got := cappedIDs(t, e, "s", ""); !slices.Equal(got, []string{"big"}) {
+		t.Fatalf("after an oversized document %v", got)
+	}
+	mustValidate(t, e, "s")
 }
 
 // TestTailableCursor checks that a tailable cursor returns documents

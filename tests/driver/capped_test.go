@@ -217,3 +217,49 @@ func TestCreateCappedOptions(t *testing.T) {
 		requireCode(t, err, 72, "InvalidOptions")
 	}
 }
+
+// TestCappedDocumentSizes: MongoDB 7.0 lets an update change the size of a
+// document of a capped collection (it refused that below FCV 5.3,
+// SERVER-58865), and keeps a document larger than the whole collection,
+// evicting every older one (its capped delete never removes the document
+// just inserted; jstests capped_update.js, capped_resize.js).
+func TestCappedDocumentSizes(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "small", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+		t.Fatal(err)
+	}
+	small := db.Collection("small")
+	for i := range 3 {
+		if _, err := small.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: "abc"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := small.UpdateOne(ctx, bson.D{{Key: "_id", Value: 0}}, bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: "abcdef"}}}}); err != nil {
+		t.Fatalf("growing update: %v", err)
+	}
+	if _, err := small.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$unset", Value: bson.D{{Key: "s", Value: 1}}}}); err != nil {
+		t.Fatalf("shrinking update: %v", err)
+	}
+	var got bson.M
+	err := small.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: "xyz"}}}},
+		options.FindOneAndUpdate().SetReturnDocument(options.After)).Decode(&got)
+	if err != nil || got["t"] != "xyz" {
+		t.Fatalf("growing findAndModify: %v %v", got, err)
+	}
+	big := strings.Repeat("a", 10*1024)
+	if _, err := small.InsertOne(ctx, bson.D{{Key: "_id", Value: "big"}, {Key: "key", Value: big}}); err != nil {
+		t.Fatalf("a document larger than the collection: %v", err)
+	}
+	docs := findAll(t, small, bson.D{})
+	if len(docs) != 1 || docs[0].Lookup("_id").StringValue() != "big" {
+		t.Fatalf("after the large insert the collection holds %d documents", len(docs))
+	}
+	if _, err := small.InsertOne(ctx, bson.D{{Key: "_id", Value: "next"}}); err != nil {
+		t.Fatal(err)
+	}
+	if docs := findAll(t, small, bson.D{}); len(docs) != 1 || docs[0].Lookup("_id").StringValue() != "next" {
+		t.Fatalf("the next insert leaves %d documents", len(docs))
+	}
+}
