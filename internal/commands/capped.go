@@ -52,7 +52,19 @@ func cloneCollectionAsCappedCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.cappedDBExists(r); err != nil {
+		return nil, err
+	}
 	return nil, s.cloneAsCapped(r, from, to, size)
+}
+
+// cappedDBExists fails as cloneCollectionAsCapped and convertToCapped do,
+// before they look for the collection, when the database holds nothing.
+func (s *Service) cappedDBExists(r *Request) error {
+	if len(s.Engine.Collections(r.DB)) == 0 {
+		return mongoerr.New(mongoerr.NamespaceNotFound, "database %s not found", r.DB)
+	}
+	return nil
 }
 
 // convertToCappedCmd turns a collection into a capped one, as MongoDB
@@ -65,6 +77,9 @@ func convertToCappedCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	size, err := cappedSizeArg(&r.args)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.cappedDBExists(r); err != nil {
 		return nil, err
 	}
 	if s.Engine.Collection(r.DB, name) == nil {

@@ -87,6 +87,27 @@ func TestCloneAndConvertToCapped(t *testing.T) {
 			t.Errorf("%v: %v, want code %d", tc.cmd, err, tc.code)
 		}
 	}
+	// In a database that holds nothing, both fail on the database first
+	// (jstests core/ddl/convert_to_capped_nonexistant.js,
+	// clone_as_capped_nonexistant.js).
+	other := client.Database(testDB + "_capped_nodb")
+	for _, exists := range []bool{false, true} {
+		want := "database " + other.Name() + " not found"
+		if exists {
+			if _, err := other.Collection("coll").InsertOne(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			want = "source collection " + other.Name() + ".foo does not exist"
+		}
+		for _, cmd := range []bson.D{
+			{{Key: "convertToCapped", Value: "foo"}, {Key: "size", Value: 1024}},
+			{{Key: "cloneCollectionAsCapped", Value: "foo"}, {Key: "toCollection", Value: "bar"}, {Key: "size", Value: 1024}},
+		} {
+			if err := other.RunCommand(ctx, cmd).Err(); serverCode(err) != 26 || errMsg(err) != want {
+				t.Errorf("%v: %v, want 26 %q", cmd, err, want)
+			}
+		}
+	}
 	// a capped collection made so evicts its oldest documents
 	if err := run(bson.D{{Key: "convertToCapped", Value: "src"}, {Key: "size", Value: 1000}}); err != nil {
 		t.Fatal(err)
