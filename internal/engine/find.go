@@ -120,12 +120,14 @@ type compiledFind struct {
 	textScore, indexKeys, recordIDs bool
 	// min and max are the find's key bounds (FindOptions.Min, Max).
 	min, max bson.Raw
+	// noIDHack: a skip or showRecordId (planner.Query.NoIDHack).
+	noIDHack bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max, noIDHack: o.Skip > 0 || o.ShowRecordID}
 	if o.GeoNear != nil {
 		f, err := geoNearFilter(c, o.GeoNear)
 		if err != nil {
@@ -216,7 +218,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(), Clustered: c.Clustered()}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(), Clustered: c.Clustered(), NoIDHack: q.noIDHack}
 	cands, filtered := filteredCandidates(c, q, pq)
 	if !filtered {
 		pq.HintID = h.idOrder

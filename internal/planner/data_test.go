@@ -222,6 +222,7 @@ func planCase(t *testing.T, catalog Catalog, input string) string {
 			q.ProjectionSpec = shape.Projection
 		case "skip":
 			shape.Skip = ext(t, `{"n": `+arg+`}`).Lookup("n").AsInt64()
+			q.NoIDHack = shape.Skip > 0
 		case "limit":
 			shape.Limit = ext(t, `{"n": `+arg+`}`).Lookup("n").AsInt64()
 		case "hint":

@@ -76,7 +76,7 @@ func (p *Plan) Explain(s Shape) bson.D {
 		stage = append(append(bson.D{{Key: "stage", Value: "COLLSCAN"}}, filterOf(s.Filter)...), bson.E{Key: "direction", Value: direction})
 	case p.Index == nil && s.Clustered:
 		stage = p.clusteredScanStage(s.Filter, direction)
-	case p.Index == nil && p.PointFields == 1:
+	case p.idHack:
 		stage = bson.D{{Key: "stage", Value: "IDHACK"}}
 	case p.covered != nil:
 		stage = p.scanStage()
@@ -264,7 +264,7 @@ func (p *Plan) Summary(clustered, count bool) string {
 		return "COLLSCAN"
 	case p.Index == nil && clustered:
 		return "CLUSTERED_IXSCAN"
-	case p.Index == nil && p.PointFields == 1 && p.covered == nil && !count:
+	case p.idHack && p.covered == nil && !count:
 		return "IDHACK"
 	}
 	stage := "IXSCAN"

@@ -37,6 +37,10 @@ type Query struct {
 	// Clustered reports a clustered collection: MongoDB scans its
 	// documents by _id as a collection scan, with no _id index.
 	Clustered bool
+	// NoIDHack reports a find with a skip or showRecordId: MongoDB reads
+	// its _id point through the _id index, not by IDHACK
+	// (isIdHackEligibleQuery), as it does under a hint.
+	NoIDHack bool
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -64,6 +68,9 @@ type Plan struct {
 	Geo *GeoScan
 	// PointFields counts the leading fields pinned to a single value.
 	PointFields int
+	// idHack reports MongoDB's IDHACK: a read of one _id by a filter on
+	// _id alone, without hint, skip or showRecordId (candidates).
+	idHack bool
 	// coll is the collation of the scanned keys (nil: simple).
 	coll   *collation.Collator
 	fields []Field
@@ -233,6 +240,7 @@ func candidates(cat Catalog, q Query) []*Plan {
 		return []*Plan{build(q.Hint, leaves, sortFields, sortDirs)}
 	}
 	if idPlan.IDPoint() {
+		idPlan.idHack = !q.NoIDHack && simpleIDQuery(q.Filter.Doc())
 		return []*Plan{idPlan}
 	}
 	all := cat.Indexes()
@@ -554,4 +562,33 @@ func leavesCollator(leaves []*query.Node) *collation.Collator {
 		}
 	}
 	return nil
+}
+
+// simpleIDQuery is MongoDB's CanonicalQuery::isSimpleIdQuery, the filters
+// an IDHACK answers: fields named _id only, each a value that gives exact
+// index bounds (Indexability::isExactBoundsGenerating) or a document
+// that is not an operator expression ({_id: {$eq: 1}} is not one).
+func simpleIDQuery(filter bson.Raw) bool {
+	elems, err := filter.Elements()
+	if err != nil || len(elems) == 0 {
+		return false
+	}
+	for _, e := range elems {
+		if e.Key() != "_id" {
+			return false
+		}
+		v := e.Value()
+		switch v.Type {
+		case bson.TypeEmbeddedDocument:
+			if first, err := v.Document().IndexErr(0); err == nil && strings.HasPrefix(first.Key(), "$") {
+				return false
+			}
+		case bson.TypeInt64, bson.TypeDouble, bson.TypeInt32, bson.TypeDecimal128, bson.TypeString, bson.TypeBoolean,
+			bson.TypeDateTime, bson.TypeTimestamp, bson.TypeObjectID, bson.TypeBinary, bson.TypeJavaScript,
+			bson.TypeCodeWithScope, bson.TypeMinKey, bson.TypeMaxKey:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -208,6 +208,15 @@ func TestExplainWrites(t *testing.T) {
 		win.Lookup("inputStage", "limitAmount").AsInt64() != 1 || win.Lookup("inputStage", "inputStage", "stage").StringValue() != "COLLSCAN" {
 		t.Fatalf("sorted findAndModify: winning plan %s, want DELETE over a SORT of limit 1 over COLLSCAN", win)
 	}
+	// A hint keeps MongoDB from IDHACK, even a hint of the _id index
+	// (isIdHackEligibleQuery; jstests find_and_modify_hint.js).
+	for _, hint := range []any{bson.D{{Key: "_id", Value: 1}}, "_id_"} {
+		win = explain("queryPlanner", bson.D{{Key: "findAndModify", Value: "explainw"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 1}}},
+			{Key: "update", Value: bson.D{}}, {Key: "hint", Value: hint}}).Lookup("queryPlanner", "winningPlan").Document()
+		if win.Lookup("inputStage", "stage").StringValue() != "FETCH" || win.Lookup("inputStage", "inputStage", "indexName").StringValue() != "_id_" {
+			t.Fatalf("findAndModify hinting %v: winning plan %s, want UPDATE over FETCH over the _id_ IXSCAN", hint, win)
+		}
+	}
 	for _, c := range []struct {
 		cmd      bson.D
 		stage    string
