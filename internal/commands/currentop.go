@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/cursors"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -59,6 +60,35 @@ type activeOp struct {
 	mu          sync.Mutex
 	msg         string
 	done, total int64
+	// cursor is the cursor a getMore reads (setCursor), nil for none.
+	cursor bson.D
+}
+
+// setCursor records the cursor a getMore reads, which currentOp reports
+// under "cursor" as MongoDB's CurOp reports its generic cursor: origin is
+// the command that opened it (originatingCommand).
+func (op *activeOp) setCursor(c cursors.IdleCursor, origin bson.Raw) {
+	if op == nil {
+		return
+	}
+	d := cursorReport(c)
+	if origin != nil {
+		d = append(d, bson.E{Key: "originatingCommand", Value: origin})
+	}
+	op.mu.Lock()
+	op.cursor = append(d, bson.E{Key: "operationUsingCursorId", Value: op.id})
+	op.mu.Unlock()
+}
+
+// cursorReport is the "cursor" document currentOp shows of an open cursor.
+func cursorReport(c cursors.IdleCursor) bson.D {
+	return bson.D{
+		{Key: "cursorId", Value: c.ID},
+		{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.LastUsed)},
+		{Key: "noCursorTimeout", Value: c.NoTimeout},
+		{Key: "tailable", Value: c.Tailable},
+		{Key: "awaitData", Value: c.AwaitData},
+	}
 }
 
 // setProgress records a long operation's progress (an index build).
@@ -272,6 +302,9 @@ func (op *activeOp) describe(host string, truncate bool) bson.D {
 	}
 	op.mu.Lock()
 	defer op.mu.Unlock()
+	if op.cursor != nil {
+		d = append(d, bson.E{Key: "cursor", Value: op.cursor})
+	}
 	if op.msg != "" {
 		d = append(d,
 			bson.E{Key: "msg", Value: op.msg},
@@ -369,13 +402,7 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 			if c.Session != "" {
 				d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(c.Session)})
 			}
-			out = append(out, append(d, bson.E{Key: "cursor", Value: bson.D{
-				{Key: "cursorId", Value: c.ID},
-				{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.LastUsed)},
-				{Key: "noCursorTimeout", Value: c.NoTimeout},
-				{Key: "tailable", Value: c.Tailable},
-				{Key: "awaitData", Value: c.AwaitData},
-			}}))
+			out = append(out, append(d, bson.E{Key: "cursor", Value: cursorReport(c)}))
 		}
 	}
 	return out

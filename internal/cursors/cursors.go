@@ -367,14 +367,20 @@ type IdleCursor struct {
 	LastUsed                       time.Time
 }
 
+// Info is c as currentOp reports it; for a checked-out cursor, by the
+// command using it (LastUsed is then the end of its previous use).
+func (c *Cursor) Info() IdleCursor {
+	return IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session, User: c.User,
+		NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed}
+}
+
 // Idle lists the open cursors not checked out, by id.
 func (r *Registry) Idle() []IdleCursor {
 	r.mu.Lock()
 	var out []IdleCursor
 	for _, c := range r.cursors {
 		if !c.inUse {
-			out = append(out, IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session, User: c.User,
-				NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed})
+			out = append(out, c.Info())
 		}
 	}
 	r.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -195,4 +196,72 @@ func TestCurrentOpTruncatesLargeCommands(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestCurrentOpGetMoreCursor: a running getMore shows the cursor it reads
+// under "cursor", with the command that opened it (originatingCommand),
+// as MongoDB's CurOp reports its generic cursor, so that currentOp can
+// find a getMore by the find's comment (jstests awaitdata_getmore_cmd.js).
+func TestCurrentOpGetMoreCursor(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "tail", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096)); err != nil {
+		t.Fatal(err)
+	}
+	tail := db.Collection("tail")
+	if _, err := tail.InsertOne(ctx, bson.D{{Key: "x", Value: 0}}); err != nil {
+		t.Fatal(err)
+	}
+	// find and getMore in one session: the driver's implicit ones differ.
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	sctx := mongo.NewSessionContext(ctx, sess)
+	reply, err := db.RunCommand(sctx, bson.D{{Key: "find", Value: "tail"}, {Key: "filter", Value: bson.D{{Key: "x", Value: 1}}},
+		{Key: "tailable", Value: true}, {Key: "awaitData", Value: true}, {Key: "comment", Value: "getmore_cursor"}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := reply.Lookup("cursor", "id").Int64()
+	done := make(chan error, 1)
+	go func() {
+		done <- db.RunCommand(sctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "tail"}, {Key: "maxTimeMS", Value: 20000}}).Err()
+	}()
+	admin := client.Database("admin")
+	var op bson.Raw
+	for i := 0; i < 400 && op == nil; i++ {
+		var out struct{ Inprog []bson.Raw }
+		if err := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}, {Key: "op", Value: "getmore"},
+			{Key: "cursor.originatingCommand.comment", Value: "getmore_cursor"}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Inprog) == 1 {
+			op = out.Inprog[0]
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if op == nil {
+		select {
+		case err := <-done:
+			t.Fatalf("getMore ended: %v", err)
+		default:
+		}
+		all, _ := admin.RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}}).Raw()
+		t.Fatalf("currentOp does not find the getMore by its cursor's originating command: %s", all)
+	}
+	c := op.Lookup("cursor").Document()
+	if c.Lookup("cursorId").Int64() != id || !c.Lookup("tailable").Boolean() || !c.Lookup("awaitData").Boolean() ||
+		c.Lookup("originatingCommand", "find").StringValue() != "tail" || c.Lookup("operationUsingCursorId").Int64() != op.Lookup("opid").Int64() {
+		t.Fatalf("getMore's cursor: %s", c)
+	}
+	if _, err := tail.InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
