@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 
@@ -58,9 +59,35 @@ func (s *scanCursor) Restore() error {
 		}
 	}
 	if s.scan != nil {
+		if err := s.cappedPosition(); err != nil {
+			return err
+		}
 		s.scan.recheck.restored()
 	}
 	return nil
+}
+
+// cappedPosition fails, as MongoDB's collection scan does when it
+// restores, a scan of a capped collection in insertion order whose last
+// returned document is gone since (evicted or deleted): it would skip
+// what it never saw. A scan that keeps its snapshot (in a transaction, at
+// a snapshot read concern: no recheck) still holds its position.
+func (s *scanCursor) cappedPosition() error {
+	ps, ok := s.scan.src.(*planSource)
+	if !ok || s.c.capped == nil || !s.scan.recheck.able || ps.lastNatural == nil {
+		return nil
+	}
+	_, found, err := s.e.kv.Get(ps.lastNatural)
+	if err != nil || found {
+		return err
+	}
+	return cappedPositionLost(binary.BigEndian.Uint64(ps.lastNatural[len(ps.lastNatural)-8:]))
+}
+
+// cappedPositionLost is MongoDB's error for a scan of a capped collection
+// whose position, the record seq, was deleted.
+func cappedPositionLost(seq uint64) error {
+	return mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", seq)
 }
 
 // Park gives up the scan's storage iterators while the cursor waits for a

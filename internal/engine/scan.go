@@ -75,6 +75,10 @@ type planSource struct {
 	// document Next returned last.
 	ids    bool
 	lastID []byte
+	// lastNatural is, on a natural scan, the insertion-order key of the
+	// document Next returned last, which a capped collection's cursor
+	// must find again when it resumes (scanCursor.Restore).
+	lastNatural []byte
 	// point is the document of a point plan (one _id, or one key of a
 	// unique index), read at once, and pointID its record id.
 	point     bson.Raw
@@ -272,6 +276,9 @@ func (s *planSource) Next() (bson.Raw, error) {
 		if found {
 			s.stats.DocsExamined++
 			s.setLast(doc, encID)
+			if s.p.Natural {
+				s.lastNatural = append(s.lastNatural[:0], s.it.Key()...)
+			}
 			return doc, nil
 		}
 	}

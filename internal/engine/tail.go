@@ -115,7 +115,7 @@ func (t *TailCursor) refill() (bool, error) {
 			it.Close()
 			snap.Close()
 			if err == nil {
-				err = mongoerr.New(mongoerr.CappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: %d", t.next-1)
+				err = cappedPositionLost(t.next - 1)
 			}
 			return false, err
 		}

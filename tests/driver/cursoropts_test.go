@@ -471,3 +471,53 @@ func TestTailableCursorOptions(t *testing.T) {
 	_, _, err = getMore(id)
 	requireCode(t, err, 175, "QueryPlanKilled")
 }
+
+// TestCappedScanPositionLost: a plain find over a capped collection, in
+// insertion order, fails its getMore with CappedPositionLost (136) once
+// the last document it returned was evicted, as MongoDB's collection scan
+// does when it cannot restore its position (jstests capped_max1.js); one
+// whose position survives carries on with the documents still there.
+func TestCappedScanPositionLost(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "cmax"}, {Key: "capped", Value: true}, {Key: "size", Value: 65536}, {Key: "max", Value: 10}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("cmax")
+	insert := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			if _, err := coll.InsertOne(t.Context(), bson.D{{Key: "_id", Value: i}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	insert(0, 10)
+	open := func() int64 {
+		t.Helper()
+		reply, err := runRaw(t, db, bson.D{{Key: "find", Value: "cmax"}, {Key: "batchSize", Value: 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, id := batchOf(t, reply)
+		return id
+	}
+	getMore := func(id int64) (bson.Raw, error) {
+		return runRaw(t, db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "cmax"}})
+	}
+	// Two evictions leave document 3, the last returned: the scan goes on.
+	id := open()
+	insert(10, 12)
+	reply, err := getMore(id)
+	if err != nil {
+		t.Fatalf("getMore with its position kept: %v", err)
+	}
+	if batch, _ := batchOf(t, reply); len(batch) == 0 || batch[0].Document().Lookup("_id").AsInt64() != 4 {
+		t.Fatalf("getMore returned %v, want to go on from 4", batch)
+	}
+	// Evicting every document, the last returned (5) too, loses the position.
+	id = open()
+	insert(12, 30)
+	_, err = getMore(id)
+	requireCode(t, err, 136, "CappedPositionLost")
+}
