@@ -11,7 +11,8 @@ import (
 // comparisons (filters, expressions, grouping, sorting, partitions,
 // bucket boundaries, accumulators) and their reads of other collections
 // ($lookup, $graphLookup, $unionWith, $merge's target) use it, or they
-// compare nothing.
+// compare nothing. A $geoNear, only ever first, hands its query to the
+// engine's find, which compiles it under the pipeline's collation.
 var collatedStages = map[string]bool{
 	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
 	"$replaceRoot": true, "$replaceWith": true, "$redact": true, "$group": true,
@@ -20,6 +21,7 @@ var collatedStages = map[string]bool{
 	"$lookup": true, "$graphLookup": true, "$unionWith": true, "$facet": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$documents": true,
 	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
+	"$geoNear": true,
 }
 
 // checkPipelineCollation refuses, under a collation other than simple, a

@@ -769,3 +769,45 @@ func TestEmptyCollation(t *testing.T) {
 	requireCode(t, db.RunCommand(ctx, index).Err(), 2, "BadValue")
 	requireCode(t, db.RunCommand(ctx, bson.D{{Key: "create", Value: "other"}, {Key: "collation", Value: empty}}).Err(), 4, "NoSuchKey")
 }
+
+// TestGeoNearFollowsCollation: $geoNear's query compares strings under
+// the aggregation's collation, the command's or the collection's default
+// (jstests/core/collation.js, "$geoNear should return correct results").
+func TestGeoNearFollowsCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	stage := doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "dist", "spherical", true, "query", doc("str", "ABC")))
+	place := doc("geo", geoPoint(0, 0), "str", "abc")
+	plain := db.Collection("geonear_coll")
+	if _, err := plain.InsertOne(ctx, place); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("geo", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(aggregateAll(t, plain, bson.A{stage})); n != 0 {
+		t.Errorf("simple collation: %d documents, want 0", n)
+	}
+	if n := len(aggregateAll(t, plain, bson.A{stage}, options.Aggregate().SetCollation(caseInsensitive))); n != 1 {
+		t.Errorf("caseless collation: %d documents, want 1", n)
+	}
+	// A collection's default collation leaves its geo index simple here
+	// (created with the simple collation), and the query follows it.
+	if err := db.CreateCollection(ctx, "geonear_ci", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	ci := db.Collection("geonear_ci")
+	if _, err := ci.InsertOne(ctx, place); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ci.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("geo", "2dsphere"), Options: options.Index().SetCollation(&options.Collation{Locale: "simple"})}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(aggregateAll(t, ci, bson.A{stage})); n != 1 {
+		t.Errorf("collection default: %d documents, want 1", n)
+	}
+	if n := len(aggregateAll(t, ci, bson.A{stage}, options.Aggregate().SetCollation(&options.Collation{Locale: "simple"}))); n != 0 {
+		t.Errorf("simple over the default: %d documents, want 0", n)
+	}
+}
