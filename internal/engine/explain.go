@@ -45,6 +45,9 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 	var winning bson.D
 	rejectedPlans := bson.A{}
 	if c == nil {
+		if o.GeoNear != nil {
+			return nil, geoNearMissing(db, coll)
+		}
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
 	} else {
 		var rejected []*planner.Plan

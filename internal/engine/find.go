@@ -279,6 +279,9 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		return nil, err
 	}
 	if c == nil {
+		if o.GeoNear != nil {
+			return nil, geoNearMissing(db, coll)
+		}
 		// MongoDB plans a missing collection's read as EOF without
 		// looking at its hint.
 		return emptyCursor{}, nil

@@ -551,6 +551,13 @@ func (s *geoNearSource) Close() error {
 	return nil
 }
 
+// geoNearMissing is MongoDB's refusal of a $geoNear on a collection that
+// does not exist (PipelineD::buildInnerQueryExecutorGeoNear), where other
+// reads of it find nothing.
+func geoNearMissing(db, coll string) error {
+	return mongoerr.New(mongoerr.NamespaceNotFound, "$geoNear requires a geo index to run, but %s.%s does not exist", db, coll)
+}
+
 // geoNearFilter is the find a $geoNear stage's search runs on c: its
 // query and a $nearSphere (or, from a legacy pair without spherical, a
 // flat $near) on its key, or on the field of c's one 2d index, else of its

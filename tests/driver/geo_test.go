@@ -280,6 +280,9 @@ func TestGeoErrors(t *testing.T) {
 		{coll, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d", "uniqueDocs", true))}, 0},
 		{coll, bson.A{doc("$match", doc()), doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 40602},
 		{plain, bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 27},
+		// a missing collection is refused, not read as empty
+		// (PipelineD::buildInnerQueryExecutorGeoNear)
+		{db.Collection("nogeo"), bson.A{doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d"))}, 26},
 	} {
 		_, err := tt.c.Aggregate(ctx, tt.pipeline)
 		if serverCode(err) != tt.code {
