@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/geo"
 	"github.com/folio-db/folio/internal/keyenc"
@@ -27,8 +28,10 @@ import (
 // geoIndexFor is a geo index of the kind asked (2dsphere when flat is
 // false, 2d when true) among ixs on path whose fields before it the
 // filter pins by equality, with those values encoded in each field's
-// direction; nil when none. unpinned is such an index whose fields before
-// path are not pinned.
+// direction as the index's collation keys; nil when none. A string
+// (or a value holding one) pins a field only under the index's collation,
+// as MongoDB's planner bounds it. unpinned is such an index whose fields
+// before path are not pinned.
 func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Index, enc []byte, unpinned *Index) {
 	for _, ix := range ixs {
 		g := ix.geoField()
@@ -40,13 +43,13 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 			fields = append(fields, pf.Path)
 		}
 		vals, _, ok := equalityPrefix(f, fields, false)
-		if !ok {
+		if !ok || !collation.Equal(f.Collator(), ix.coll) && slices.ContainsFunc(vals, collation.Collatable) {
 			unpinned = ix
 			continue
 		}
 		var enc []byte
 		for i, v := range vals {
-			enc = keyenc.AppendField(enc, v, ix.Fields[i].Desc)
+			enc = keyenc.AppendField(enc, ix.coll.Transform(v), ix.Fields[i].Desc)
 		}
 		return ix, enc, nil
 	}

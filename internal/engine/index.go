@@ -237,13 +237,14 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 			return nil, err
 		}
 		// 2d keys are positions, which no collation orders (MongoDB
-		// refuses it); Folio builds hashed, wildcard and 2dsphere keys
-		// from the values as they are.
+		// refuses it); Folio builds hashed and wildcard keys from the
+		// values as they are. A 2dsphere index's S2 cells are numbers,
+		// its other fields' strings collation keys.
 		if ix.coll != nil && slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Flat }) {
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type '2d' does not support collation: %s", bson.Raw(spec.Collation))
 		}
-		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed || f.Geo })) {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed, wildcard or 2dsphere index with a collation other than simple is not supported (index %s)", ix.Name)
+		if ix.coll != nil && (ix.wild != nil || slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Hashed })) {
+			return nil, mongoerr.New(mongoerr.NotImplemented, "a hashed or wildcard index with a collation other than simple is not supported (index %s)", ix.Name)
 		}
 	}
 	if len(spec.Partial) > 0 {

@@ -811,3 +811,52 @@ func TestGeoNearFollowsCollation(t *testing.T) {
 		t.Errorf("simple over the default: %d documents, want 0", n)
 	}
 }
+
+// TestGeoIndexCollation: a 2dsphere index takes a collation, its own or
+// the collection's default; its S2 cells are numbers, its other fields'
+// strings collation keys, which an equality before the geo field pins
+// only under the same collation (jstests/core/collation.js, $geoNear and
+// $nearSphere sections).
+func TestGeoIndexCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "geo_ci", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("geo_ci")
+	if _, err := coll.InsertMany(ctx, []any{
+		doc("_id", 1, "str", "abc", "geo", geoPoint(0, 0)),
+		doc("_id", 2, "str", "ABC", "geo", geoPoint(1, 1)),
+		doc("_id", 3, "str", "x", "geo", geoPoint(0, 0)),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, keys := range []bson.D{doc("geo", "2dsphere"), doc("str", 1, "geo", "2dsphere")} {
+		if err := coll.Indexes().DropAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys}); err != nil {
+			t.Fatalf("%v under the collection's collation: %v", keys, err)
+		}
+		near := doc("str", "ABC", "geo", doc("$nearSphere", doc("$geometry", geoPoint(0, 0))))
+		if got := idSet(findAll(t, coll, near)); !slices.Equal(got, []int{1, 2}) {
+			t.Errorf("%v: $nearSphere found %v, want [1 2]", keys, got)
+		}
+		stage := doc("$geoNear", doc("near", geoPoint(0, 0), "distanceField", "d", "query", doc("str", "ABC")))
+		if got := idSet(aggregateAll(t, coll, bson.A{stage})); !slices.Equal(got, []int{1, 2}) {
+			t.Errorf("%v: $geoNear found %v, want [1 2]", keys, got)
+		}
+		within := doc("str", "ABC", "geo", doc("$geoWithin", doc("$centerSphere", bson.A{bson.A{0, 0}, 0.1})))
+		if got := idSet(findAll(t, coll, within, options.Find().SetCollation(&options.Collation{Locale: "simple"}))); !slices.Equal(got, []int{2}) {
+			t.Errorf("%v: simple $geoWithin found %v, want [2]", keys, got)
+		}
+		var v bson.Raw
+		if err := db.RunCommand(ctx, doc("validate", "geo_ci")).Decode(&v); err != nil || !v.Lookup("valid").Boolean() {
+			t.Errorf("%v: validate %s %v", keys, v, err)
+		}
+	}
+	// Hashed and wildcard keys are still built from the values as they are.
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("str", "hashed")})
+	requireCode(t, err, 238, "NotImplemented")
+}
