@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/planner"
 )
 
@@ -61,7 +62,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			rejectedPlans = append(rejectedPlans, r.Explain(shape))
 		}
 	}
-	out := queryPlanner(ns, filter, c, id, winning, rejectedPlans)
+	out := queryPlanner(ns, filter, q.filter.Collator(), c, id, winning, rejectedPlans)
 	if !execute {
 		return out, nil
 	}
@@ -122,7 +123,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 		return nil, err
 	}
 	winning := p.Explain(planner.Shape{Filter: filter, Clustered: c.Clustered()})
-	out := queryPlanner(db+"."+coll, filter, c, identify(c, q), winning, bson.A{})
+	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, identify(c, q), winning, bson.A{})
 	if !execute {
 		return out, nil
 	}
@@ -135,19 +136,26 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	return append(out, executionStats(int64(len(vals)), start, stats, winning)), nil
 }
 
-// queryPlanner is the queryPlanner section of an explain.
-func queryPlanner(ns string, filter bson.Raw, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
+// queryPlanner is the queryPlanner section of an explain; a query under a
+// collation other than simple (the command's or the collection's default)
+// shows it after parsedQuery (generatePlannerInfo).
+func queryPlanner(ns string, filter bson.Raw, coll *collation.Collator, c *Collection, id cacheIdentity, winning bson.D, rejected bson.A) bson.D {
+	planner := bson.D{
+		{Key: "namespace", Value: ns},
+		{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.shape) != nil},
+		{Key: "parsedQuery", Value: filter},
+	}
+	if coll != nil {
+		planner = append(planner, bson.E{Key: "collation", Value: coll.Document()})
+	}
+	planner = append(planner,
+		bson.E{Key: "queryHash", Value: id.queryHash},
+		bson.E{Key: "planCacheKey", Value: id.cacheKey},
+		bson.E{Key: "winningPlan", Value: winning},
+		bson.E{Key: "rejectedPlans", Value: rejected})
 	return bson.D{
 		{Key: "explainVersion", Value: "1"},
-		{Key: "queryPlanner", Value: bson.D{
-			{Key: "namespace", Value: ns},
-			{Key: "indexFilterSet", Value: c != nil && c.plans.filterFor(id.shape) != nil},
-			{Key: "parsedQuery", Value: filter},
-			{Key: "queryHash", Value: id.queryHash},
-			{Key: "planCacheKey", Value: id.cacheKey},
-			{Key: "winningPlan", Value: winning},
-			{Key: "rejectedPlans", Value: rejected},
-		}},
+		{Key: "queryPlanner", Value: planner},
 	}
 }
 

@@ -136,7 +136,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		input = p.Explain(planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()})
 	}
 	winning := bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
-	out := queryPlanner(db+"."+coll, filter, c, id, winning, bson.A{})
+	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, bson.A{})
 	if !execute {
 		return out, nil
 	}

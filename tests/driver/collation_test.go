@@ -258,8 +258,24 @@ func TestCollationIndexScan(t *testing.T) {
 	if !strings.Contains(out.Lookup("queryPlanner", "winningPlan").String(), `"collation"`) {
 		t.Errorf("IXSCAN without collation: %s", out.Lookup("queryPlanner", "winningPlan"))
 	}
+	// queryPlanner shows the query's collation after parsedQuery, fully
+	// spelled (collation.js "Explain of find should include query
+	// collation"), and none under the simple collation.
+	qp := out.Lookup("queryPlanner").Document()
+	keys := []string{}
+	if els, err := qp.Elements(); err == nil {
+		for _, e := range els[:4] {
+			keys = append(keys, e.Key())
+		}
+	}
+	if s := qp.Lookup("collation", "strength"); !slices.Equal(keys, []string{"namespace", "indexFilterSet", "parsedQuery", "collation"}) || s.AsInt64() != 2 || qp.Lookup("collation", "version").StringValue() != "57.1" {
+		t.Errorf("queryPlanner %v: %s", keys, qp)
+	}
 	// The simple collation cannot use the strength-2 index for a string.
 	out = explain(&options.Collation{Locale: "simple"})
+	if _, err := out.LookupErr("queryPlanner", "collation"); err == nil {
+		t.Errorf("simple query with a collation: %s", out.Lookup("queryPlanner"))
+	}
 	if s := out.Lookup("queryPlanner", "winningPlan").String(); strings.Contains(s, "IXSCAN") {
 		t.Errorf("simple query used the collated index: %s", s)
 	}
