@@ -113,6 +113,11 @@ func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res
 	shape := planner.Shape{Filter: filter, Sort: sortDoc, Projection: projDoc, Limit: limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()}
 	from := bson.D{{Key: "query", Value: filter}}
 	from = append(from, bson.E{Key: "sort", Value: docOrEmpty(sortDoc)}, bson.E{Key: "projection", Value: docOrEmpty(projDoc)})
+	if coll := q.filter.Collator(); coll != nil {
+		// A query under a collation other than simple records it too
+		// (PlanCacheEntry's CreatedFromQuery).
+		from = append(from, bson.E{Key: "collation", Value: coll.Document()})
+	}
 	ent := &planCacheEntry{
 		key: id.key, shape: id.shape, queryHash: id.queryHash, cacheKey: id.cacheKey,
 		ix: indexOf(res.winner), path: wildcardPath(res.winner), works: res.runs[0].works, created: time.Now(),

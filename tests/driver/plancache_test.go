@@ -284,3 +284,39 @@ func TestIndexFilters(t *testing.T) {
 }
 
 func bsonEqual(a, b bson.Raw) bool { return string(a) == string(b) }
+
+// TestPlanCacheCollation follows jstests/core/collation_plan_cache.js: an
+// entry made by a query under a collation records it in
+// createdFromQuery, fully spelled.
+func TestPlanCacheCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("pccoll")
+	coll := db.Collection("c")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "a", Value: "foo"}, {Key: "b", Value: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	enUS := &options.Collation{Locale: "en_US"}
+	for _, ix := range []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a", Value: 1}}, Options: options.Index().SetCollation(enUS)},
+		{Keys: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}, Options: options.Index().SetCollation(enUS)},
+		{Keys: bson.D{{Key: "b", Value: 1}}, Options: options.Index().SetCollation(&options.Collation{Locale: "fr_CA"})},
+	} {
+		if _, err := coll.Indexes().CreateOne(ctx, ix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := bson.D{{Key: "a", Value: "foo"}, {Key: "b", Value: 5}}
+	findAll(t, coll, q, options.Find().SetCollation(enUS))
+	entries := planCacheEntries(t, coll)
+	if len(entries) != 1 {
+		t.Fatalf("%d entries, want 1", len(entries))
+	}
+	from := entries[0].Lookup("createdFromQuery").Document()
+	want := mustRaw(t, bson.D{{Key: "locale", Value: "en_US"}, {Key: "caseLevel", Value: false}, {Key: "caseFirst", Value: "off"}, {Key: "strength", Value: int32(3)},
+		{Key: "numericOrdering", Value: false}, {Key: "alternate", Value: "non-ignorable"}, {Key: "maxVariable", Value: "punct"}, {Key: "normalization", Value: false},
+		{Key: "backwards", Value: false}, {Key: "version", Value: "57.1"}})
+	if got, ok := from.Lookup("collation").DocumentOK(); !ok || !bsonEqual(got, want) {
+		t.Errorf("createdFromQuery %s, want its collation %s", from, want)
+	}
+}
