@@ -24,7 +24,7 @@ func identify(c *Collection, q compiledFind) cacheIdentity {
 	shape := shapeOf(q.filter, q.sortDoc, q.projDoc)
 	key := shape + "@"
 	if c != nil {
-		key = planKey(c, shape, planner.Usable(q.filter))
+		key = planKey(c, shape, planner.Usable(q.filter), planner.CollationFits(q.filter))
 	}
 	return cacheIdentity{shape: shape, key: key, queryHash: shapeHash(shape), cacheKey: shapeHash(key)}
 }

@@ -277,8 +277,9 @@ func encodeProjection(b *strings.Builder, projDoc bson.Raw) {
 // planKey is the key of a query's entry in its collection's plan cache:
 // the shape, then which indexes the query may use (an index is usable by
 // one query of a shape and not by another when it is hidden, partial or
-// sparse, as MongoDB's index discriminators record).
-func planKey(c *Collection, shape string, usable func(*planner.Index) bool) string {
+// sparse, as MongoDB's index discriminators record) and, for each, which
+// of the query's conditions on its fields fit its collation.
+func planKey(c *Collection, shape string, usable func(*planner.Index) bool, fits func(*planner.Index) string) string {
 	var b strings.Builder
 	b.WriteString(shape)
 	b.WriteByte('@')
@@ -286,10 +287,11 @@ func planKey(c *Collection, shape string, usable func(*planner.Index) bool) stri
 		if ix.Hidden {
 			continue
 		}
-		if pi := ix.planned(); !usable(&pi) {
+		pi := ix.planned()
+		if !usable(&pi) {
 			continue
 		}
-		fmt.Fprintf(&b, "<%d>", ix.ID)
+		fmt.Fprintf(&b, "<%d>%s", ix.ID, fits(&pi))
 	}
 	return b.String()
 }

@@ -320,6 +320,44 @@ func Usable(f *query.Filter) func(ix *Index) bool {
 	return func(ix *Index) bool { return holdsEveryMatch(leaves, ix) }
 }
 
+// CollationFits is, for an index, whether each leaf of f on one of its
+// fields (in the index's order) may bound it under its collation
+// (collationFits), one '1' or '0' per such leaf: the discriminator
+// MongoDB's plan cache key records per index
+// (PlanCacheIndexabilityState::processIndexCollation), so that two queries
+// of one shape (one queryHash) whose strings sit on other fields have
+// other planCacheKeys.
+func CollationFits(f *query.Filter) func(ix *Index) string {
+	var leaves []*query.Node
+	query.Walk(f.Root(), func(n *query.Node) bool {
+		if len(n.Children) == 0 && n.Path != "" {
+			leaves = append(leaves, n)
+		}
+		return true
+	})
+	return func(ix *Index) string {
+		var b []byte
+		for i, fl := range ix.Fields {
+			if slices.ContainsFunc(ix.Fields[:i], func(g Field) bool { return g.Path == fl.Path }) {
+				continue
+			}
+			for _, n := range leaves {
+				if n.Path == fl.Path {
+					b = append(b, "01"[btoi(collationFits(n, ix.Collation))])
+				}
+			}
+		}
+		return string(b)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 	if ix.Partial != nil && (!collation.Equal(ix.Collation, leavesCollator(leaves)) || !implies(leaves, ix.Partial)) {
 		// A partial filter follows the index's collation: only a query

@@ -319,4 +319,21 @@ func TestPlanCacheCollation(t *testing.T) {
 	if got, ok := from.Lookup("collation").DocumentOK(); !ok || !bsonEqual(got, want) {
 		t.Errorf("createdFromQuery %s, want its collation %s", from, want)
 	}
+	// A string where the fr_CA index on b cannot take it keeps the shape
+	// (queryHash) but not the plan cache key: the index discriminators
+	// record which conditions fit each index's collation.
+	keys := func(filter bson.D) (string, string) {
+		var out bson.Raw
+		cmd := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: filter}, {Key: "collation", Value: enUS}}
+		if err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "queryPlanner"}}).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Lookup("queryPlanner", "queryHash").StringValue(), out.Lookup("queryPlanner", "planCacheKey").StringValue()
+	}
+	h1, k1 := keys(q)
+	h2, k2 := keys(bson.D{{Key: "a", Value: "foo"}, {Key: "b", Value: "bar"}})
+	h3, k3 := keys(bson.D{{Key: "a", Value: "x"}, {Key: "b", Value: 7}})
+	if h1 != h2 || k1 == k2 || h1 != h3 || k1 != k3 {
+		t.Errorf("queryHash %s %s %s, planCacheKey %s %s %s: want one hash, the string b's key apart", h1, h2, h3, k1, k2, k3)
+	}
 }
