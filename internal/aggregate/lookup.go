@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -31,6 +32,10 @@ const maxDocumentSize = 16 * 1024 * 1024
 //     runs over.
 //
 // Without from, the pipeline must start with $documents.
+//
+// _internalCollation, when not empty, is the collation of the foreign
+// side (the equality match and the sub-pipeline) in place of the
+// pipeline's (DocumentSourceLookUp's fromCollator).
 type lookupStage struct {
 	from         string
 	as           []string
@@ -39,6 +44,9 @@ type lookupStage struct {
 	letNames     []string
 	letExprs     []*expr.Expr
 	pipeline     []stage
+	// foreignOpts are the options of the foreign side under
+	// _internalCollation; nil: the pipeline's.
+	foreignOpts *Options
 }
 
 func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
@@ -103,6 +111,19 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		case "pipeline":
 			pipeline, err = pipelineOption(f.val)
 			havePipeline = true
+		case "_internalCollation":
+			if f.val.Type != bson.TypeEmbeddedDocument {
+				return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object (_internalCollation)")
+			}
+			if spec := f.val.Document(); len(spec) > 5 {
+				coll, err := collation.Parse(spec)
+				if err != nil {
+					return nil, err
+				}
+				o := *p.opts
+				o.Collator = coll
+				s.foreignOpts = &o
+			}
 		default:
 			return nil, mongoerr.New(mongoerr.FailedToParse, "unknown argument to $lookup: %s", f.key)
 		}
@@ -149,9 +170,16 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		s.letExprs = append(s.letExprs, e)
 	}
 	if havePipeline {
-		sp, err := p.sub(inLookup, !haveFrom, p.scope.With(s.letNames...))
+		scope := p.scope.With(s.letNames...)
+		if s.foreignOpts != nil {
+			scope = scope.Collated(s.foreignOpts.Collator)
+		}
+		sp, err := p.sub(inLookup, !haveFrom, scope)
 		if err != nil {
 			return nil, err
+		}
+		if s.foreignOpts != nil {
+			sp.opts = s.foreignOpts
 		}
 		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
 			return nil, err
@@ -195,6 +223,19 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 	var src Source
 	var err error
 	pipeline := s.pipeline
+	vars := make(map[string]bson.RawValue, len(s.letNames))
+	for i, e := range s.letExprs {
+		v, err := e.Eval(rt.ectx, doc)
+		if err != nil {
+			return nil, err
+		}
+		vars[s.letNames[i]] = v
+	}
+	if s.foreignOpts != nil {
+		// The let variables are the local document's, under the
+		// pipeline's collation; the foreign side reads under its own.
+		rt = &runtime{opts: s.foreignOpts, ectx: rt.ectx}
+	}
 	switch {
 	case s.from == "":
 		// The equality match applies to the documents of the leading
@@ -216,15 +257,6 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		return nil, err
 	}
 	if pipeline != nil {
-		vars := make(map[string]bson.RawValue, len(s.letNames))
-		for i, e := range s.letExprs {
-			v, err := e.Eval(rt.ectx, doc)
-			if err != nil {
-				src.Close()
-				return nil, err
-			}
-			vars[s.letNames[i]] = v
-		}
 		src = runStages(pipeline, src, rt.withVars(vars))
 	}
 	defer src.Close()

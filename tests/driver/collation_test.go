@@ -876,3 +876,81 @@ func TestGeoIndexCollation(t *testing.T) {
 	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("str", "hashed")})
 	requireCode(t, err, 238, "NotImplemented")
 }
+
+// TestLookupInternalCollation follows
+// jstests/aggregation/sources/lookup/lookup_foreign_collation.js: a
+// $lookup's _internalCollation, when given, is the collation of its
+// foreign side (the equality match and the sub-pipeline), whatever the
+// command's or the collections' defaults; nested $lookups each take their
+// own.
+func TestLookupInternalCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	strength1 := &options.Collation{Locale: "en_US", Strength: 1}
+	simple := &options.Collation{Locale: "simple"}
+	for _, name := range []string{"lfc_local", "lfc_local_ci", "lfc_foreign", "lfc_foreign_ci"} {
+		opts := options.CreateCollection()
+		if strings.HasSuffix(name, "_ci") {
+			opts.SetCollation(strength1)
+		}
+		if err := db.CreateCollection(ctx, name, opts); err != nil {
+			t.Fatal(err)
+		}
+		ids := "abcde"
+		if strings.HasPrefix(name, "lfc_foreign") {
+			ids = "aBcDe"
+		}
+		for _, id := range ids {
+			if _, err := db.Collection(name).InsertOne(ctx, doc("_id", string(id))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	matched := func(local string, cmd *options.Collation, lookup bson.D) string {
+		t.Helper()
+		opts := options.Aggregate()
+		if cmd != nil {
+			opts.SetCollation(cmd)
+		}
+		var b strings.Builder
+		for _, d := range aggregateAll(t, db.Collection(local), bson.A{doc("$lookup", lookup), doc("$sort", doc("_id", 1))}, opts) {
+			vals, _ := d.Lookup("m").Array().Values()
+			b.WriteString(strconv.Itoa(len(vals)))
+		}
+		return b.String()
+	}
+	for _, local := range []string{"lfc_local", "lfc_local_ci"} {
+		for _, foreign := range []string{"lfc_foreign", "lfc_foreign_ci"} {
+			for _, cmd := range []*options.Collation{nil, simple, strength1} {
+				for _, tt := range []struct {
+					coll *options.Collation
+					want string
+				}{{strength1, "11111"}, {simple, "10101"}} {
+					eqForm := doc("from", foreign, "localField", "_id", "foreignField", "_id", "as", "m", "_internalCollation", tt.coll)
+					pipeForm := doc("from", foreign, "let", doc("l", "$_id"), "pipeline", bson.A{doc("$match", doc("$expr", doc("$eq", bson.A{"$_id", "$$l"})))}, "as", "m", "_internalCollation", tt.coll)
+					for _, lookup := range []bson.D{eqForm, pipeForm} {
+						if got := matched(local, cmd, lookup); got != tt.want {
+							t.Errorf("%s -> %s, command %v, $lookup %v: matches %s, want %s", local, foreign, cmd, tt.coll, got, tt.want)
+						}
+					}
+				}
+			}
+		}
+	}
+	// A nested $lookup under the simple collation inside a caseless one.
+	inner := doc("from", "lfc_local", "let", doc("l", "$_id"), "pipeline", bson.A{doc("$match", doc("$expr", doc("$eq", bson.A{"$_id", "$$l"})))}, "as", "m2", "_internalCollation", simple)
+	outer := doc("from", "lfc_foreign", "let", doc("l", "$_id"), "as", "m", "_internalCollation", strength1,
+		"pipeline", bson.A{doc("$match", doc("$expr", doc("$eq", bson.A{"$_id", "$$l"}))), doc("$lookup", inner)})
+	var got []string
+	for _, d := range aggregateAll(t, db.Collection("lfc_local"), bson.A{doc("$lookup", outer), doc("$sort", doc("_id", 1))}) {
+		m := d.Lookup("m", "0")
+		vals, _ := m.Document().Lookup("m2").Array().Values()
+		got = append(got, m.Document().Lookup("_id").StringValue()+strconv.Itoa(len(vals)))
+	}
+	if want := []string{"a1", "B0", "c1", "D0", "e1"}; !slices.Equal(got, want) {
+		t.Errorf("nested $lookups: %v, want %v", got, want)
+	}
+	_, err := db.Collection("lfc_local").Aggregate(ctx, bson.A{doc("$lookup", doc("from", "lfc_foreign", "localField", "_id", "foreignField", "_id", "as", "m", "_internalCollation", "en"))})
+	requireCode(t, err, 10065, "")
+}
