@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -13,7 +14,9 @@ import (
 // key in its intervals that passes its key checks is the key of one
 // matching document, so a count need fetch nothing (MongoDB's COUNT_SCAN,
 // or a COUNT over an IXSCAN without FETCH).
-func (p *Plan) CountScan() bool { return p.exact }
+// Under an index's collation, the collation keys of its bounds decide
+// the filter too, as MongoDB counts them with a COUNT_SCAN.
+func (p *Plan) CountScan() bool { return p.exact || p.countExact }
 
 // setExact decides p.exact for the filter root: p scans a secondary index
 // that is not multikey (a document has one key, and ranges intersect),
@@ -24,10 +27,13 @@ func (p *Plan) CountScan() bool { return p.exact }
 // regexes or NaN among the values.
 func (p *Plan) setExact(root *query.Node) {
 	if collated(root) || p.coll != nil {
-		// Collation keys are not the values: the filter judges each
-		// document, and a covered read or a distinct scan could not
-		// answer with the strings (MongoDB fetches too).
+		// Collation keys are not the values: a covered read or a
+		// distinct scan could not answer with the strings (MongoDB
+		// fetches too). They decide a filter whose every comparison
+		// bounds the index (its collation, or no string), for a count.
 		p.exact, p.idDecides = false, false
+		p.countExact = p.coll != nil && p.Index != nil && !p.multikey && p.Or == nil && p.checks == nil &&
+			allFit(root, p.coll) && decides(root, p.fields)
 		return
 	}
 	p.exact = p.Index != nil && !p.multikey && p.Or == nil && decides(root, p.fields)
@@ -176,6 +182,20 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 		return
 	}
 	p.covered = out
+}
+
+// allFit reports whether every condition of a filter may bound an index
+// whose keys follow coll (collationFits): the same collation, or no
+// string among its operands.
+func allFit(root *query.Node, coll *collation.Collator) bool {
+	fit := true
+	query.Walk(root, func(n *query.Node) bool {
+		if len(n.Children) == 0 && n.Path != "" && !collationFits(n, coll) {
+			fit = false
+		}
+		return fit
+	})
+	return fit
 }
 
 // collated reports whether a filter's comparisons follow a collation.

@@ -46,9 +46,9 @@ func (p *Plan) Explain(s Shape) bson.D {
 	if s.Count {
 		var in bson.D
 		switch {
-		case p.exact && len(p.Intervals) <= 1 && p.checks == nil:
+		case p.countScanShown():
 			in = p.countScanStage()
-		case p.exact:
+		case p.CountScan():
 			in = p.scanStage()
 		default:
 			in = p.Explain(Shape{Filter: s.Filter})
@@ -160,6 +160,26 @@ func (p *Plan) scanStage() bson.D {
 // countScanStage is the COUNT_SCAN stage of an exact scan of one interval:
 // its bounds are the keys it starts and ends at. Past the last bounded
 // field, an exclusive end extends to the fields after it.
+// countScanShown reports whether a count plan shows as a COUNT_SCAN: one
+// interval of keys it counts. A scan of collation keys whose bounds hold
+// strings shows as the IXSCAN it is (its bounds shown as collation keys),
+// not a COUNT_SCAN, whose start and end keys would be the keys' bytes.
+func (p *Plan) countScanShown() bool {
+	if !p.CountScan() || len(p.Intervals) > 1 || p.checks != nil {
+		return false
+	}
+	if p.countExact {
+		for _, fb := range p.fieldBounds {
+			for _, iv := range fb.ivs {
+				if iv.loVal.Type == bson.TypeString || iv.hiVal.Type == bson.TypeString {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 func (p *Plan) countScanStage() bson.D {
 	stage := p.scanStage()
 	stage = stage[:slices.IndexFunc(stage, func(e bson.E) bool { return e.Key == "direction" })] // IXSCAN's before the direction
@@ -273,7 +293,7 @@ func (p *Plan) Summary(clustered, count bool) string {
 		stage = p.nearStage()
 	case p.distinct != "":
 		stage = "DISTINCT_SCAN"
-	case count && p.exact && len(p.Intervals) <= 1 && p.checks == nil:
+	case count && p.countScanShown():
 		stage = "COUNT_SCAN"
 	}
 	keyPattern := IDKeyPattern

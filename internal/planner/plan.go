@@ -86,6 +86,10 @@ type Plan struct {
 	eqFields int
 	// exact reports that the keys alone decide the filter (CountScan).
 	exact bool
+	// countExact reports that the keys of an index with a collation
+	// decide a filter under the same collation: a count may count them,
+	// but they are collation keys, not the values (CountScan).
+	countExact bool
 	// idDecides reports that the _id ranges decide the filter
 	// (IDRangeDecides).
 	idDecides bool

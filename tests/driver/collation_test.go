@@ -954,3 +954,61 @@ func TestLookupInternalCollation(t *testing.T) {
 	_, err := db.Collection("lfc_local").Aggregate(ctx, bson.A{doc("$lookup", doc("from", "lfc_foreign", "localField", "_id", "foreignField", "_id", "as", "m", "_internalCollation", "en"))})
 	requireCode(t, err, 10065, "")
 }
+
+// TestCountScanUnderCollation: a count whose every condition bounds an
+// index with a collation (its collation, or no string) counts its keys
+// without fetching: a COUNT_SCAN showing the index's collation
+// (jstests/core/collation.js "Explain of COUNT_SCAN stage should include
+// index collation"), or, over strings, the IXSCAN of collation keys.
+func TestCountScanUnderCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "countscan_ci", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("countscan_ci")
+	for i, v := range []any{"foo", "FOO", "Foo", "bar", 5, 5, 6} {
+		if _, err := coll.InsertOne(ctx, doc("_id", i, "a", v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query bson.D
+		coll  *options.Collation
+		n     int64
+		stage string
+	}{
+		{doc("a", 5), nil, 2, "COUNT_SCAN"},
+		{doc("a", 5), &options.Collation{Locale: "simple"}, 2, "COUNT_SCAN"},
+		{doc("a", "foo"), nil, 3, "IXSCAN"},
+		{doc("a", doc("$gte", "BAR")), nil, 4, "IXSCAN"},
+		// the simple collation cannot take the index's keys for a string
+		{doc("a", "foo"), &options.Collation{Locale: "simple"}, 1, "COLLSCAN"},
+	} {
+		cmd := bson.D{{Key: "count", Value: "countscan_ci"}, {Key: "query", Value: tt.query}}
+		if tt.coll != nil {
+			cmd = append(cmd, bson.E{Key: "collation", Value: tt.coll})
+		}
+		var out bson.Raw
+		if err := db.RunCommand(ctx, doc("explain", cmd, "verbosity", "executionStats")).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		stages := out.Lookup("executionStats", "executionStages")
+		in := stages.Document().Lookup("inputStage").Document()
+		if n := stages.Document().Lookup("nCounted").AsInt64(); n != tt.n || in.Lookup("stage").StringValue() != tt.stage {
+			t.Errorf("%v %v: counted %d over %s, want %d over %s", tt.query, tt.coll, n, in.Lookup("stage"), tt.n, tt.stage)
+		}
+		if tt.stage != "COLLSCAN" {
+			if c, ok := in.Lookup("collation", "strength").AsInt64OK(); !ok || c != 2 {
+				t.Errorf("%v: %s without the index's collation", tt.query, in)
+			}
+			if d := out.Lookup("executionStats", "totalDocsExamined").AsInt64(); d != 0 {
+				t.Errorf("%v: %d documents examined, want none", tt.query, d)
+			}
+		}
+	}
+}
