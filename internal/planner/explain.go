@@ -157,9 +157,6 @@ func (p *Plan) scanStage() bson.D {
 	return stage
 }
 
-// countScanStage is the COUNT_SCAN stage of an exact scan of one interval:
-// its bounds are the keys it starts and ends at. Past the last bounded
-// field, an exclusive end extends to the fields after it.
 // countScanShown reports whether a count plan shows as a COUNT_SCAN: one
 // interval of keys it counts. A scan of collation keys whose bounds hold
 // strings shows as the IXSCAN it is (its bounds shown as collation keys),
@@ -180,6 +177,9 @@ func (p *Plan) countScanShown() bool {
 	return true
 }
 
+// countScanStage is the COUNT_SCAN stage of an exact scan of one interval:
+// its bounds are the keys it starts and ends at. Past the last bounded
+// field, an exclusive end extends to the fields after it.
 func (p *Plan) countScanStage() bson.D {
 	stage := p.scanStage()
 	stage = stage[:slices.IndexFunc(stage, func(e bson.E) bool { return e.Key == "direction" })] // IXSCAN's before the direction
