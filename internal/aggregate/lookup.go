@@ -184,6 +184,11 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
 			return nil, err
 		}
+		// MongoDB puts the equality match before the pipeline's stages,
+		// so that a $text match is no longer first.
+		if haveLocal && len(s.pipeline) > 0 && isTextMatch(s.pipeline[0]) {
+			return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
+		}
 	}
 	return s, nil
 }
@@ -251,7 +256,9 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 	case s.localField != nil:
 		src, err = rt.find(s.from, s.equalityFilter(doc))
 	default:
-		src, err = rt.find(s.from, nil)
+		var filter bson.Raw
+		filter, pipeline = leadingText(pipeline)
+		src, err = rt.find(s.from, filter)
 	}
 	if err != nil {
 		return nil, err
@@ -409,13 +416,16 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 func (s *unionWithStage) run(in Source, rt *runtime) Source {
 	return &unionSource{first: in, open: func() (Source, error) {
 		var src Source = &SliceSource{}
+		stages := s.pipeline
 		if s.coll != "" {
+			var filter bson.Raw
+			filter, stages = leadingText(stages)
 			var err error
-			if src, err = rt.find(s.coll, nil); err != nil {
+			if src, err = rt.find(s.coll, filter); err != nil {
 				return nil, err
 			}
 		}
-		return runStages(s.pipeline, src, rt), nil
+		return runStages(stages, src, rt), nil
 	}}
 }
 

@@ -88,10 +88,12 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		if m, ok := s.(*matchStage); ok && (i > 0 || p.where != topLevel) {
-			if ts, _ := m.filter.Text(); ts != nil {
-				return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
-			}
+		// As MongoDB (Pipeline::validateCommon), each pipeline may start
+		// with a $match on $text: a $lookup's or $unionWith's sub-pipeline
+		// reads its collection's text index with it (leadingText); a
+		// $facet's has no collection to read (DocumentSourceMatch::setSource).
+		if isTextMatch(s) && (i > 0 || p.where == inFacet) {
+			return nil, mongoerr.New(mongoerr.TextMatchNotFirst, "$match with $text is only allowed as the first pipeline stage")
 		}
 		// $sort followed by $limit keeps only the top documents.
 		if l, ok := s.(*limitStage); ok && len(out) > 0 {

@@ -334,6 +334,29 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	return pd
 }
 
+// isTextMatch reports whether s is a $match with a $text clause.
+func isTextMatch(s stage) bool {
+	m, ok := s.(*matchStage)
+	if !ok {
+		return false
+	}
+	ts, _ := m.filter.Text()
+	return ts != nil
+}
+
+// leadingText splits a sub-pipeline's leading $match on $text off its
+// stages: as the first $match of a pipeline (TakePushdown), it is the
+// query of the collection's read, which matches it through the text index
+// and gives each document its score.
+func leadingText(stages []stage) (bson.Raw, []stage) {
+	if len(stages) > 0 && isTextMatch(stages[0]) {
+		if m := stages[0].(*matchStage); len(m.exprs) == 0 && !m.filter.UsesExpr() {
+			return m.spec, stages[1:]
+		}
+	}
+	return nil, stages
+}
+
 // LeadingSample is the size of a $sample the pipeline starts with; ok is
 // false when it starts otherwise.
 func (p *Pipeline) LeadingSample() (n int64, ok bool) {

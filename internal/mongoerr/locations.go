@@ -1327,7 +1327,7 @@ const (
 	NearMaxDistanceNegative Code = 16896
 	// NearMaxDistanceArgNegative: a legacy $near's [x, y, maxDistance] whose maxDistance is negative or NaN.
 	NearMaxDistanceArgNegative Code = 18522
-	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, or in a sub-pipeline.
+	// TextMatchNotFirst: a $match with $text after a pipeline's first stage, in a $facet, or in a $lookup sub-pipeline with localField (after its equality match).
 	TextMatchNotFirst Code = 17313
 	// RegexFindAllTooLarge: $regexFindAll's match documents past 64 MB.
 	RegexFindAllTooLarge Code = 51151

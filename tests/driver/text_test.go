@@ -426,7 +426,33 @@ func TestTextErrors(t *testing.T) {
 	}
 	_, err = coll.Aggregate(ctx, bson.A{doc("$limit", 5), doc("$match", textQuery("x", "", false, false))})
 	requireCode(t, err, 17313, "Location17313")
-	_, err = coll.Aggregate(ctx, bson.A{doc("$lookup", doc("from", coll.Name(), "pipeline", bson.A{doc("$match", textQuery("x", "", false, false))}, "as", "l"))})
+	// A $lookup's or $unionWith's sub-pipeline may start with $text, read
+	// with the foreign collection's text index (text_search_requires_index.js);
+	// not after $lookup's equality match, nor in a $facet.
+	textMatch := bson.A{doc("$match", textQuery("x", "", false, false))}
+	for _, tt := range []struct {
+		stage bson.D
+		want  string
+	}{
+		{doc("$lookup", doc("from", coll.Name(), "pipeline", append(textMatch, doc("$project", doc("s", scoreMeta))), "as", "l")),
+			`{"_id": {"$numberInt":"2"},"a": "z","l": [{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"0.75"}}]}`},
+		{doc("$unionWith", doc("coll", coll.Name(), "pipeline", append(textMatch, doc("$project", doc("s", scoreMeta))))),
+			`{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"0.75"}}`},
+	} {
+		cur, err := coll.Aggregate(ctx, bson.A{doc("$match", doc("_id", 2)), tt.stage})
+		var docs []bson.Raw
+		if err == nil {
+			err = cur.All(ctx, &docs)
+		}
+		if err != nil || len(docs) == 0 || docs[len(docs)-1].String() != tt.want {
+			t.Errorf("%v: %v %v, want last %s", tt.stage, docs, err, tt.want)
+		}
+	}
+	_, err = plain.Aggregate(ctx, bson.A{doc("$lookup", doc("from", "plain", "pipeline", textMatch, "as", "l"))})
+	requireCode(t, err, 27, "IndexNotFound")
+	_, err = coll.Aggregate(ctx, bson.A{doc("$lookup", doc("from", coll.Name(), "localField", "a", "foreignField", "a", "pipeline", textMatch, "as", "l"))})
+	requireCode(t, err, 17313, "Location17313")
+	_, err = coll.Aggregate(ctx, bson.A{doc("$facet", doc("f", textMatch))})
 	requireCode(t, err, 17313, "Location17313")
 	// A hidden text index serves no $text: the planner, which leaves it
 	// out, finds none (hidden_index.js).
