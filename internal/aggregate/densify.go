@@ -133,7 +133,12 @@ func (s *densifyStage) parseRange(rng bson.RawValue) error {
 		}
 		return mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$densify.range.%s' is missing but a required field", missingName)
 	}
-	if !values.IsNumber(s.step.Type) || values.Compare(s.step, values.Int32Value(0)) <= 0 {
+	// The IDL reads step as a numeric type (RangeSpec.step: numeric)
+	// before RangeStatement::parse checks its sign.
+	if !values.IsNumber(s.step.Type) {
+		return mongoerr.WrongNumberType("$densify.range.step", typeName(s.step))
+	}
+	if values.Compare(s.step, values.Int32Value(0)) <= 0 {
 		return mongoerr.New(mongoerr.DensifyStepNotPositive, "The step parameter in a range statement must be a strictly positive numeric value")
 	}
 	if s.unit != "" {

@@ -26,6 +26,11 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$collStats.storageStats.scale' is the wrong type 'object', expected types '[long, int, decimal, double']"},
 		{"fill partitionBy a number", `[{"$fill": {"sortBy": {"_id": 1}, "partitionBy": 1, "output": {"a": {"method": "locf"}}}}]`, "", 14,
 			"BSON field '$fill.partitionBy' is the wrong type 'int', expected types '[string, object']"},
+		// RangeSpec.step: a numeric IDL field (densify/libs/parse_util.js)
+		{"densify step a string", `[{"$densify": {"field": "a", "range": {"step": "invalid", "bounds": "full"}}}]`, "", 14,
+			"BSON field '$densify.range.step' is the wrong type 'string', expected types '[long, int, decimal, double']"},
+		{"densify step null", `[{"$densify": {"field": "a", "range": {"step": null, "bounds": [0, 1]}}}]`, "", 14,
+			"BSON field '$densify.range.step' is the wrong type 'null', expected types '[long, int, decimal, double']"},
 		// Expression::parseExpression
 		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},
