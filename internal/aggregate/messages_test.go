@@ -31,6 +31,13 @@ func TestStageMessages(t *testing.T) {
 			"BSON field '$densify.range.step' is the wrong type 'string', expected types '[long, int, decimal, double']"},
 		{"densify step null", `[{"$densify": {"field": "a", "range": {"step": null, "bounds": [0, 1]}}}]`, "", 14,
 			"BSON field '$densify.range.step' is the wrong type 'null', expected types '[long, int, decimal, double']"},
+		// ExpressionLinearFill::parse, ExpressionFromLeftUnboundedWindowFunction
+		{"linearFill without sortBy", `[{"$setWindowFields": {"output": {"v": {"$linearFill": "$v"}}}}]`, "", 605001,
+			"$linearFill must be specified with a top level sortBy expression with exactly one element"},
+		{"linearFill with a window", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$linearFill": "$v", "window": {}}}}}]`, "", 9,
+			"'window' field is not allowed in $linearFill"},
+		{"locf with a window", `[{"$setWindowFields": {"output": {"v": {"$locf": "$v", "window": 1}}}}]`, "", 9,
+			"'window' field is not allowed in $locf"},
 		// Expression::parseExpression
 		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},

@@ -41,8 +41,12 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	if isRankOp(op) {
 		return parseRank(s, op, arg, len(fs))
 	}
+	// $locf and $linearFill take no window: MongoDB refuses one without
+	// reading it (ExpressionFromLeftUnboundedWindowFunction,
+	// ExpressionLinearFill).
+	fill := op == "$locf" || op == "$linearFill"
 	var bounds windowBounds
-	if win.Type != 0 {
+	if win.Type != 0 && !fill {
 		var err error
 		if bounds, err = parseWindow(s, win); err != nil {
 			return nil, err
@@ -118,13 +122,12 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		}
 		return p.parseExpMovingAvg(arg)
 	case "$locf", "$linearFill":
-		if err := noWindow(); err != nil {
-			return nil, err
+		if win.Type != 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'window' field is not allowed in %s", op)
 		}
-		if op == "$linearFill" {
-			if err := needSort(); err != nil {
-				return nil, err
-			}
+		// $linearFill interpolates along the one field of the sort.
+		if op == "$linearFill" && (s.sort == nil || s.sortField == "") {
+			return nil, mongoerr.New(mongoerr.LinearFillNeedsSingleSort, "%s must be specified with a top level sortBy expression with exactly one element", op)
 		}
 		input, err := expr.Compile(arg, p.scope)
 		if err != nil {

@@ -1201,6 +1201,9 @@ const (
 	DerivativeDateNeedsUnit Code = 5624901
 	// WindowUnitTooLarge: a $derivative or $integral unit of month, quarter or year.
 	WindowUnitTooLarge Code = 5490710
+	// LinearFillNeedsSingleSort: $linearFill (or $fill's method linear)
+	// without a sortBy of exactly one field.
+	LinearFillNeedsSingleSort Code = 605001
 )
 
 // $fill.
