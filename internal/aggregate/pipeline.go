@@ -17,6 +17,7 @@ import (
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/sorter"
 	"github.com/folio-db/folio/internal/timeseries"
 )
@@ -323,6 +324,10 @@ func (p *Pipeline) TakePushdown() Pushdown {
 		if m, ok := p.stages[0].(*matchStage); ok && len(m.exprs) == 0 && !m.filter.UsesExpr() {
 			pd.Filter = m.spec
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
+		} else if filter, rest := leadingText(p.stages); filter != nil {
+			// The $expr conditions of a $text match stay a stage, which
+			// explain lists as the $match written.
+			pd.Filter, p.stages = filter, rest
 		}
 	}
 	if len(p.stages) > 0 {
@@ -344,17 +349,28 @@ func isTextMatch(s stage) bool {
 	return ts != nil
 }
 
-// leadingText splits a sub-pipeline's leading $match on $text off its
-// stages: as the first $match of a pipeline (TakePushdown), it is the
-// query of the collection's read, which matches it through the text index
-// and gives each document its score.
+// leadingText splits a pipeline's leading $match on $text off its stages:
+// its filter is the query of the collection's read, which matches it
+// through the text index and gives each document its score; its top-level
+// $expr conditions, which the query leaves to aggregation, remain as the
+// first stage.
 func leadingText(stages []stage) (bson.Raw, []stage) {
-	if len(stages) > 0 && isTextMatch(stages[0]) {
-		if m := stages[0].(*matchStage); len(m.exprs) == 0 && !m.filter.UsesExpr() {
-			return m.spec, stages[1:]
-		}
+	if len(stages) == 0 || !isTextMatch(stages[0]) {
+		return nil, stages
 	}
-	return nil, stages
+	m := stages[0].(*matchStage)
+	if m.filter.UsesExpr() {
+		return nil, stages
+	}
+	if len(m.exprs) == 0 {
+		return m.spec, stages[1:]
+	}
+	all, err := query.Compile(emptyDoc)
+	if err != nil {
+		return nil, stages
+	}
+	rest := &matchStage{spec: emptyDoc, filter: all, exprs: m.exprs, scope: m.scope}
+	return m.spec, append([]stage{rest}, stages[1:]...)
 }
 
 // LeadingSample is the size of a $sample the pipeline starts with; ok is

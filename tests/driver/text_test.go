@@ -154,6 +154,25 @@ func TestTextScores(t *testing.T) {
 	if err != nil || len(docs) != 2 || docs[0].String() != `{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}}` {
 		t.Fatalf("aggregate: %v, %v", docs, err)
 	}
+	// A top-level $expr beside $text filters the text search's documents,
+	// in a sub-pipeline with its let variables too.
+	withExpr := doc("$match", doc("$text", doc("$search", "coffee"), "$expr", doc("$eq", bson.A{"$_id", "$$want"})))
+	docs, err = agg(bson.A{withExpr, doc("$project", doc("s", scoreMeta))})
+	if err == nil || serverCode(err) != 17276 {
+		t.Fatalf("undefined $$want: %v %v", docs, err)
+	}
+	docs, err = agg(bson.A{doc("$match", doc("_id", 3)), doc("$lookup", doc("from", coll.Name(), "let", doc("want", 2),
+		"pipeline", bson.A{withExpr, doc("$project", doc("s", scoreMeta))}, "as", "l")), doc("$project", doc("l", 1))})
+	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": {"$numberInt":"3"},"l": [{"_id": {"$numberInt":"2"},"s": {"$numberDouble":"1.875"}}]}` {
+		t.Fatalf("$text with $expr in $lookup: %v, %v", docs, err)
+	}
+	cur, err := coll.Aggregate(ctx, bson.A{withExpr, doc("$project", doc("s", scoreMeta))}, options.Aggregate().SetLet(doc("want", 1)))
+	if err == nil {
+		err = cur.All(ctx, &docs)
+	}
+	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}}` {
+		t.Fatalf("$text with $expr: %v, %v", docs, err)
+	}
 	// The score survives $project, $sort (also by the score itself) and
 	// $limit; not $group.
 	docs, err = agg(bson.A{doc("$match", filter), doc("$project", doc("title", 1)), doc("$sort", doc("x", scoreMeta)), doc("$limit", 1), doc("$set", doc("s", scoreMeta))})
