@@ -34,8 +34,9 @@ type densifyStage struct {
 	sort       *query.Sort
 }
 
-// maxDensifyDocs is MongoDB's internalQueryMaxAllowedDensifyDocs.
-const maxDensifyDocs = 500000
+// DefaultMaxDensifyDocs is the default of MongoDB's
+// internalQueryMaxAllowedDensifyDocs.
+const DefaultMaxDensifyDocs = 500000
 
 func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
@@ -230,11 +231,11 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 	if err != nil {
 		return err
 	}
-	generated := 0
+	generated, maxDocs := int64(0), rt.maxDensifyDocs()
 	emit := func(d bson.Raw, gen bool) error {
 		if gen {
-			if generated++; generated > maxDensifyDocs {
-				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDensifyDocs)
+			if generated++; generated > maxDocs {
+				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDocs)
 			}
 		}
 		return out.add(d)

@@ -136,6 +136,10 @@ type Options struct {
 	// SortMemoryLimit, when positive, is the budget of a $sort instead
 	// (MongoDB's internalQueryMaxBlockingSortMemoryUsageBytes).
 	SortMemoryLimit int64
+	// MaxDensifyDocs, when positive, is the most documents a $densify may
+	// generate instead of DefaultMaxDensifyDocs (MongoDB's
+	// internalQueryMaxAllowedDensifyDocs).
+	MaxDensifyDocs int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
 	// Budget bounds the memory the blocking stages of all operations hold
@@ -189,6 +193,14 @@ func (rt *runtime) memoryLimit() int64 {
 		return rt.opts.MemoryLimit
 	}
 	return DefaultMemoryLimit
+}
+
+// maxDensifyDocs is the most documents one $densify may generate.
+func (rt *runtime) maxDensifyDocs() int64 {
+	if rt.opts.MaxDensifyDocs > 0 {
+		return rt.opts.MaxDensifyDocs
+	}
+	return DefaultMaxDensifyDocs
 }
 
 // sortMemoryLimit is the budget of one $sort.

@@ -33,6 +33,7 @@ type stageCase struct {
 	Let            bson.Raw              `bson:"let"`
 	After          map[string][]bson.Raw `bson:"after"`
 	MemoryLimit    int64                 `bson:"memoryLimit"`
+	MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
 	AllowDiskUse   bool                  `bson:"allowDiskUse"`
 	Collation      bson.Raw              `bson:"collation"`
 }
@@ -101,7 +102,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 	for name, keys := range c.UniqueIndexes {
 		env.declareUnique("test", name, keys)
 	}
-	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit,
+	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
 		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)

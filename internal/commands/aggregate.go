@@ -376,8 +376,10 @@ type aggregateArgs struct {
 // explain), run in r's transaction, if any, under the operation context ctx.
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
-	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx, Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx},
-		SortMemoryLimit: s.Engine.SortMemoryLimit()}}
+	maxDensify := s.maxDensifyDocs()
+	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
+		Env:             engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify},
+		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -459,6 +461,9 @@ type engineEnv struct {
 	timeseries func(db, coll string) (ts *tsColl, isView bool, err error)
 	// tsOpen has the time series collections' execution statistics.
 	tsOpen *openBuckets
+	// maxDensifyDocs is internalQueryMaxAllowedDensifyDocs, for the
+	// pipelines of views read.
+	maxDensifyDocs int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -481,7 +486,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	if len(filter) > 5 {
 		stages = append(stages, marshal(bson.D{{Key: "$match", Value: filter}}))
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit()})
+	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(), MaxDensifyDocs: env.maxDensifyDocs})
 	if err != nil {
 		return nil, err
 	}

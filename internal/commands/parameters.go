@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
@@ -130,6 +131,11 @@ func (s *Service) SnapshotHistoryWindow() time.Duration {
 // told not to (allowDiskUse: false, or this parameter false).
 func (s *Service) allowDiskUseByDefault() bool { return !s.noDiskUseByDefault.Load() }
 
+// maxDensifyDocs is internalQueryMaxAllowedDensifyDocs.
+func (s *Service) maxDensifyDocs() int64 {
+	return aggregate.DefaultMaxDensifyDocs + s.densifyDocsOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -150,6 +156,12 @@ var serverParameters = map[string]serverParameter{
 		get: func(s *Service) any { return int32(s.Engine.SortMemoryLimit()) },
 		set: func(s *Service, n int64) { s.Engine.SetSortMemoryLimit(n) },
 		min: 0, max: 1<<31 - 1,
+	},
+	// The most documents one $densify may generate (5897900 beyond).
+	"internalQueryMaxAllowedDensifyDocs": {
+		get: func(s *Service) any { return int32(s.maxDensifyDocs()) },
+		set: func(s *Service, n int64) { s.densifyDocsOffset.Store(n - aggregate.DefaultMaxDensifyDocs) },
+		min: 1, max: 1<<31 - 1,
 	},
 	"logLevel": {
 		get: func(s *Service) any { return s.LogLevel.verbosity.Load() },

@@ -93,6 +93,10 @@ type Service struct {
 	// logSizeOffsetKB is maxLogSizeKB - defaultMaxLogSizeKB, so that the
 	// zero Service has MongoDB's default.
 	logSizeOffsetKB atomic.Int64
+	// densifyDocsOffset is internalQueryMaxAllowedDensifyDocs -
+	// aggregate.DefaultMaxDensifyDocs, so that the zero Service has
+	// MongoDB's default.
+	densifyDocsOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

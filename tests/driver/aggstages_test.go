@@ -154,13 +154,14 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			Let            bson.Raw              `bson:"let"`
 			After          map[string][]bson.Raw `bson:"after"`
 			MemoryLimit    int64                 `bson:"memoryLimit"`
+			MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
 		}
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -310,4 +311,48 @@ func TestSampleRandomCursor(t *testing.T) {
 			t.Fatalf("size %d: %d documents", tc.size, len(seen))
 		}
 	}
+}
+
+// TestDensifyDocsLimitParameter: internalQueryMaxAllowedDensifyDocs bounds
+// the documents one $densify generates, counted across its partitions,
+// the documents read not counted (densify/generated_limit.js).
+func TestDensifyDocsLimitParameter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	set := func(n int) {
+		t.Helper()
+		if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryMaxAllowedDensifyDocs", Value: n}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got struct {
+		N int32 `bson:"internalQueryMaxAllowedDensifyDocs"`
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxAllowedDensifyDocs", Value: 1}}).Decode(&got); err != nil || got.N != 500000 {
+		t.Fatalf("default: %d %v", got.N, err)
+	}
+	err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryMaxAllowedDensifyDocs", Value: 0}}).Err()
+	requireCode(t, err, 2, "BadValue")
+	coll := client.Database("densifylimit").Collection("c")
+	densify := func(bounds any) error {
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$densify", Value: bson.D{{Key: "field", Value: "val"},
+			{Key: "range", Value: bson.D{{Key: "step", Value: 1}, {Key: "bounds", Value: bounds}}}}}}})
+		if err == nil {
+			err = cur.All(ctx, &[]bson.Raw{})
+		}
+		return err
+	}
+	set(10)
+	requireCode(t, densify(bson.A{0, 11}), 5897900, "Location5897900")
+	if err := densify(bson.A{0, 10}); err != nil {
+		t.Fatal(err)
+	}
+	coll.InsertMany(ctx, []any{bson.D{{Key: "val", Value: 0}}, bson.D{{Key: "val", Value: 12}}})
+	requireCode(t, densify("full"), 5897900, "Location5897900")
+	coll.InsertOne(ctx, bson.D{{Key: "val", Value: 5}})
+	if err := densify("full"); err != nil {
+		t.Fatal(err)
+	}
+	set(500000)
 }

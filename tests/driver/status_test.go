@@ -153,6 +153,7 @@ func TestReplyFieldTypes(t *testing.T) {
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "transactionLifetimeLimitSeconds", Value: 1}}, "transactionLifetimeLimitSeconds", bson.TypeInt32},
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: 1}}, "internalQueryMaxBlockingSortMemoryUsageBytes", bson.TypeInt32},
 		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "allowDiskUseByDefault", Value: 1}}, "allowDiskUseByDefault", bson.TypeBoolean},
+		{"admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "internalQueryMaxAllowedDensifyDocs", Value: 1}}, "internalQueryMaxAllowedDensifyDocs", bson.TypeInt32},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd[0].Key+"."+tc.path, func(t *testing.T) {
