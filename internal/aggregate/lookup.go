@@ -203,6 +203,17 @@ func (p *parser) checkForeignNamespace(stageName, coll string) error {
 	return nil
 }
 
+// startsWithDocumentsStage reports whether parsed stages begin with
+// $documents, which generates the documents of a sub-pipeline: its
+// $lookup or $unionWith reads no collection.
+func startsWithDocumentsStage(stages []stage) bool {
+	if len(stages) == 0 {
+		return false
+	}
+	_, ok := stages[0].(*documentsStage)
+	return ok
+}
+
 // startsWithDocuments reports whether a pipeline's first stage is
 // $documents.
 func startsWithDocuments(docs []bson.Raw) bool {
@@ -242,7 +253,7 @@ func (s *lookupStage) lookup(doc bson.Raw, rt *runtime) ([]bson.RawValue, error)
 		rt = &runtime{opts: s.foreignOpts, ectx: rt.ectx}
 	}
 	switch {
-	case s.from == "":
+	case s.from == "" || startsWithDocumentsStage(pipeline):
 		// The equality match applies to the documents of the leading
 		// $documents stage.
 		src = &SliceSource{}
@@ -417,7 +428,7 @@ func (s *unionWithStage) run(in Source, rt *runtime) Source {
 	return &unionSource{first: in, open: func() (Source, error) {
 		var src Source = &SliceSource{}
 		stages := s.pipeline
-		if s.coll != "" {
+		if s.coll != "" && !startsWithDocumentsStage(stages) {
 			var filter bson.Raw
 			filter, stages = leadingText(stages)
 			var err error

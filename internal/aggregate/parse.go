@@ -150,7 +150,10 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 		}
-		if name == "$documents" && !p.noColl {
+		// MongoDB 7.0 refuses $documents in a pipeline on a collection,
+		// not in a $lookup's or $unionWith's sub-pipeline naming one
+		// (SERVER-94144 did, after 7.0), which then reads no collection.
+		if name == "$documents" && !p.noColl && p.where == topLevel {
 			return mongoerr.New(mongoerr.InvalidNamespace, "$documents' is not allowed in user requests against a collection; use {aggregate: 1}")
 		}
 	case "$facet":
