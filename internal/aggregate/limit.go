@@ -150,3 +150,20 @@ func (s *sampleStage) run(in Source, rt *runtime) Source {
 		return res, nil
 	}}
 }
+
+// inhibitStage is $_internalInhibitOptimization: it passes its input on,
+// and, standing between stages, keeps the collection read from taking the
+// ones after it (TakePushdown takes only leading ones).
+type inhibitStage struct{}
+
+func parseInhibitOptimization(arg bson.RawValue) (stage, error) {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "$_internalInhibitOptimization must take a nested object but found: $_internalInhibitOptimization: %s", values.Shell(arg))
+	}
+	if len(arg.Document()) > 5 {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "$_internalInhibitOptimization must take an empty object but found: %s", values.Shell(arg))
+	}
+	return inhibitStage{}, nil
+}
+
+func (inhibitStage) run(in Source, _ *runtime) Source { return in }

@@ -38,6 +38,11 @@ func TestStageMessages(t *testing.T) {
 			"'window' field is not allowed in $linearFill"},
 		{"locf with a window", `[{"$setWindowFields": {"output": {"v": {"$locf": "$v", "window": 1}}}}]`, "", 9,
 			"'window' field is not allowed in $locf"},
+		// DocumentSourceInternalInhibitOptimization::createFromBson
+		{"inhibit optimization a number", `[{"$_internalInhibitOptimization": 1}]`, "", 14,
+			"$_internalInhibitOptimization must take a nested object but found: $_internalInhibitOptimization: 1"},
+		{"inhibit optimization not empty", `[{"$_internalInhibitOptimization": {"a": 1}}]`, "", 9,
+			"$_internalInhibitOptimization must take an empty object but found: { a: 1 }"},
 		// Expression::parseExpression
 		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},

@@ -252,6 +252,8 @@ func init() {
 		"$fill":                  (*parser).parseFill,
 		"$densify":               (*parser).parseDensify,
 		"$_internalUnpackBucket": plain(parseUnpackBucket),
+		// Registered in every MongoDB build, used by its tests.
+		"$_internalInhibitOptimization": plain(parseInhibitOptimization),
 	}
 }
 
