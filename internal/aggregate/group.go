@@ -443,7 +443,12 @@ func (p *parser) parseOutput(v bson.RawValue, present bool, code mongoerr.Code, 
 		return []*accSpec{{field: "count", op: "$sum", arg: constExpr(values.Int32Value(1))}}, nil
 	}
 	if v.Type != bson.TypeEmbeddedDocument {
-		return nil, mongoerr.New(code, "The %s 'output' field must be an object, but found type: %s", stageName, typeName(v))
+		// $bucket's message ends with a period, $bucketAuto's not.
+		msg := "The %s 'output' field must be an object, but found type: %s"
+		if stageName == "$bucket" {
+			msg += "."
+		}
+		return nil, mongoerr.New(code, msg, stageName, typeName(v))
 	}
 	var accs []*accSpec
 	for _, f := range fieldsOf(v.Value) {
@@ -462,6 +467,9 @@ func (p *parser) groupByExpr(v bson.RawValue, code mongoerr.Code, stageName stri
 	ok := (v.Type == bson.TypeString && strings.HasPrefix(v.StringValue(), "$")) ||
 		(v.Type == bson.TypeEmbeddedDocument && isExpressionObject(v))
 	if !ok {
+		if stageName == "$bucketAuto" {
+			return nil, mongoerr.New(code, "The $bucketAuto 'groupBy' field must be defined as a $-prefixed path or an expression object, but found: %s", v)
+		}
 		return nil, mongoerr.New(code, "The %s 'groupBy' field must be defined as a $-prefixed path or an expression, but found: %s.", stageName, v)
 	}
 	return expr.Compile(v, p.scope)
@@ -607,7 +615,7 @@ func (p *parser) parseBucketAuto(arg bson.RawValue) (stage, error) {
 			}
 			s.granularity = g
 		default:
-			return nil, mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s.", f.key)
+			return nil, mongoerr.New(mongoerr.BucketAutoUnknownOption, "Unrecognized option to $bucketAuto: %s", f.key)
 		}
 	}
 	if groupBy.Type == 0 || buckets.Type == 0 {
