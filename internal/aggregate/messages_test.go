@@ -56,6 +56,11 @@ func TestStageMessages(t *testing.T) {
 			"Unrecognized option to $bucketAuto: x"},
 		{"bucket unknown option", `[{"$bucket": {"groupBy": "$a", "boundaries": [0, 5], "x": 1}}]`, "", 40197,
 			"Unrecognized option to $bucket: x."},
+		// ReplaceRootTransformation::applyTransformation, named by the stage
+		{"replaceRoot to a number", `[{"$replaceRoot": {"newRoot": "$_id"}}]`, "", 40228,
+			"'newRoot' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
+		{"replaceWith a number", `[{"$replaceWith": "$_id"}]`, "", 40228,
+			"'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
 		// Expression::parseExpression
 		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},

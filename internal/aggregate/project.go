@@ -617,7 +617,12 @@ func parseUnset(arg bson.RawValue) (stage, error) {
 
 // replaceRootStage is $replaceRoot/$replaceWith: the document becomes the
 // value of an expression, which must be a document.
-type replaceRootStage struct{ newRoot *expr.Expr }
+type replaceRootStage struct {
+	newRoot *expr.Expr
+	// what names newRoot in the error of a value that is not a document
+	// (ReplaceRootTransformation's errMsgContextForNonObject).
+	what string
+}
 
 func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
@@ -633,17 +638,19 @@ func (p *parser) parseReplaceRoot(arg bson.RawValue) (stage, error) {
 	if root.Type == 0 {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 	}
-	return p.replaceRoot(root)
+	return p.replaceRoot(root, "'newRoot' expression")
 }
 
-func (p *parser) parseReplaceWith(arg bson.RawValue) (stage, error) { return p.replaceRoot(arg) }
+func (p *parser) parseReplaceWith(arg bson.RawValue) (stage, error) {
+	return p.replaceRoot(arg, "'replacement document'")
+}
 
-func (p *parser) replaceRoot(v bson.RawValue) (stage, error) {
+func (p *parser) replaceRoot(v bson.RawValue, what string) (stage, error) {
 	e, err := expr.Compile(v, p.scope)
 	if err != nil {
 		return nil, err
 	}
-	return &replaceRootStage{e}, nil
+	return &replaceRootStage{newRoot: e, what: what}, nil
 }
 
 func (s *replaceRootStage) run(in Source, rt *runtime) Source {
@@ -654,8 +661,8 @@ func (s *replaceRootStage) run(in Source, rt *runtime) Source {
 		}
 		if v.Type != bson.TypeEmbeddedDocument {
 			return nil, mongoerr.New(mongoerr.ReplaceRootNotObject,
-				"'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				v, typeName(v), doc)
+				"%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				s.what, v, typeName(v), doc)
 		}
 		return []bson.Raw{v.Document()}, nil
 	}}
