@@ -61,6 +61,11 @@ func TestStageMessages(t *testing.T) {
 			"'newRoot' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
 		{"replaceWith a number", `[{"$replaceWith": "$_id"}]`, "", 40228,
 			"'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
+		// WindowFunctionExecLinearFill::getNext
+		{"linearFill a string value", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$linearFill": "x"}}}}]`, "", 14,
+			"Value to be filled must be numeric or nullish, but found string"},
+		{"linearFill a missing sortBy value", `[{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"v": {"$linearFill": "$v"}}}}]`, "", 14,
+			"Value of the sortBy field must be numeric or a date, but found missing"},
 		// Expression::parseExpression
 		{"group _id of two operators", `[{"$group": {"_id": {"$type": 42, "$op": 42}}}]`, "", 15983,
 			"An object representing an expression must have exactly one field: { $type: 42, $op: 42 }"},

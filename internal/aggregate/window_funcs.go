@@ -692,6 +692,20 @@ func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
 	return nil
 }
 
+// linearFillX is the position of a $linearFill sortBy value: a number,
+// or a value MongoDB coerces to a date (Value::coercibleToDate: a date,
+// a timestamp's seconds or an ObjectId's), in milliseconds.
+func linearFillX(v bson.RawValue) (float64, bool) {
+	switch v.Type {
+	case bson.TypeTimestamp:
+		t, _ := v.Timestamp()
+		return float64(t) * 1000, true
+	case bson.TypeObjectID:
+		return float64(v.ObjectID().Timestamp().Unix()) * 1000, true
+	}
+	return numberOrDate(v)
+}
+
 // fillWindow is $locf (the last non-null value so far, null before any)
 // and $linearFill (a null or missing value between two numbers gets the
 // value on the line between them at its sortBy position; values before
@@ -728,24 +742,44 @@ func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
 	if err != nil {
 		return err
 	}
+	// MongoDB checks each document in order
+	// (WindowFunctionExecLinearFill::getNext): a numeric or nullish
+	// value, a numeric or date sort value, not the previous document's
+	// sort value, nor of the other kind.
+	var last bson.RawValue
+	for i, v := range out {
+		if v.Type == bson.TypeUndefined {
+			v, out[i] = null, null
+		}
+		if v.Type != bson.TypeNull && !values.IsNumber(v.Type) {
+			return mongoerr.New(mongoerr.TypeMismatch, "Value to be filled must be numeric or nullish, but found %s", typeName(v))
+		}
+		x := xs[i]
+		if _, ok := linearFillX(x); !ok {
+			return mongoerr.New(mongoerr.TypeMismatch, "Value of the sortBy field must be numeric or a date, but found %s", typeName(x))
+		}
+		if last.Type != 0 {
+			if values.Compare(x, last) == 0 {
+				return mongoerr.New(mongoerr.LinearFillRepeatedSortValue, "There can be no repeated values in the sort field in the same partition")
+			}
+			if values.IsNumber(x.Type) != values.IsNumber(last.Type) {
+				return mongoerr.New(mongoerr.TypeMismatch, "Conflicting sort value types, previously received type %s, but found %s", typeName(last), typeName(x))
+			}
+		}
+		last = x
+	}
 	prev := -1
 	for i, v := range out {
 		if v.Type == bson.TypeNull {
 			continue
 		}
-		if !values.IsNumber(v.Type) {
-			return mongoerr.New(mongoerr.TypeMismatch, "Expected the input to $linearFill to be a numeric type, but got %s", typeName(v))
-		}
 		if prev >= 0 && i-prev > 1 {
-			x0, ok0 := numberOrDate(xs[prev])
-			x1, ok1 := numberOrDate(xs[i])
+			x0, _ := linearFillX(xs[prev])
+			x1, _ := linearFillX(xs[i])
 			y0, _ := values.Float64(out[prev])
 			y1, _ := values.Float64(v)
 			for j := prev + 1; j < i; j++ {
-				xj, okj := numberOrDate(xs[j])
-				if !ok0 || !ok1 || !okj || x1 == x0 {
-					return mongoerr.New(mongoerr.TypeMismatch, "$linearFill requires numeric or date sortBy values that are unique within a partition")
-				}
+				xj, _ := linearFillX(xs[j])
 				out[j] = values.DoubleValue(y0 + (y1-y0)*(xj-x0)/(x1-x0))
 			}
 		}

@@ -1204,6 +1204,9 @@ const (
 	// LinearFillNeedsSingleSort: $linearFill (or $fill's method linear)
 	// without a sortBy of exactly one field.
 	LinearFillNeedsSingleSort Code = 605001
+	// LinearFillRepeatedSortValue: two documents of a $linearFill
+	// partition with the same sortBy value.
+	LinearFillRepeatedSortValue Code = 6050106
 )
 
 // $fill.
