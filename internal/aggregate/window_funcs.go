@@ -725,6 +725,10 @@ func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
 		if err != nil {
 			return err
 		}
+		// Both fill the nullish values: null, missing and undefined.
+		if v.Type == bson.TypeUndefined {
+			v = null
+		}
 		out[i] = p.own(nullIfMissing(v))
 	}
 	if !f.linear {
@@ -748,9 +752,6 @@ func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
 	// sort value, nor of the other kind.
 	var last bson.RawValue
 	for i, v := range out {
-		if v.Type == bson.TypeUndefined {
-			v, out[i] = null, null
-		}
 		if v.Type != bson.TypeNull && !values.IsNumber(v.Type) {
 			return mongoerr.New(mongoerr.TypeMismatch, "Value to be filled must be numeric or nullish, but found %s", typeName(v))
 		}
