@@ -22,6 +22,7 @@ var collatedStages = map[string]bool{
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$documents": true,
 	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
 	"$geoNear": true,
+	"$_internalInhibitOptimization": true,
 }
 
 // checkPipelineCollation refuses, under a collation other than simple, a

@@ -52,6 +52,7 @@ func TestAPIStrict(t *testing.T) {
 		{"$indexStats", agg(stage("$indexStats", bson.D{})), "$indexStats is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$listSessions", agg(stage("$listSessions", bson.D{})), "$listSessions is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$planCacheStats", agg(stage("$planCacheStats", bson.D{})), "$planCacheStats is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$_internalInhibitOptimization", agg(stage("$_internalInhibitOptimization", bson.D{})), "$_internalInhibitOptimization is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$collStats count", agg(stage("$collStats", bson.D{{Key: "count", Value: bson.D{}}})), ""},
 		// $setWindowFields, $graphLookup and $redact are in API version 1
 		// (registered AllowedWithApiStrict::kAlways).
