@@ -69,10 +69,6 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 		}
 	}
 	s.fieldName = fieldArg.StringValue()
-	if err := expr.CheckFieldPath(s.fieldName); err != nil {
-		return nil, err
-	}
-	s.field = splitPath(s.fieldName)
 	if parts.Type != 0 {
 		if parts.Type != bson.TypeArray {
 			return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'array'", typeName(parts))
@@ -81,15 +77,23 @@ func (p *parser) parseDensify(arg bson.RawValue) (stage, error) {
 			if v.Type != bson.TypeString {
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '$densify.partitionByFields' is the wrong type '%s', expected type 'string'", typeName(v))
 			}
-			if err := expr.CheckFieldPath(v.StringValue()); err != nil {
-				return nil, err
-			}
 			s.partitions = append(s.partitions, v.StringValue())
 		}
 	}
+	// As MongoDB: the range first (RangeStatement::parse), then the
+	// partition fields' and the field's paths (FieldPath).
 	if err := s.parseRange(rng); err != nil {
 		return nil, err
 	}
+	for _, part := range s.partitions {
+		if err := expr.CheckFieldPath(part); err != nil {
+			return nil, err
+		}
+	}
+	if err := expr.CheckFieldPath(s.fieldName); err != nil {
+		return nil, err
+	}
+	s.field = splitPath(s.fieldName)
 	if s.bounds == "partition" && len(s.partitions) == 0 {
 		return nil, mongoerr.New(mongoerr.DensifyPartitionNeedsFields, "One cannot specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.")
 	}
