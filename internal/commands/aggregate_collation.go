@@ -21,7 +21,7 @@ var collatedStages = map[string]bool{
 	"$lookup": true, "$graphLookup": true, "$unionWith": true, "$facet": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$documents": true,
 	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
-	"$geoNear": true,
+	"$geoNear":                      true,
 	"$_internalInhibitOptimization": true,
 }
 
