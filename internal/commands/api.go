@@ -79,18 +79,7 @@ func init() {
 // deprecatedInAPIVersion1; version 2 is refused): each replies with the
 // API parameters it was given.
 func apiTestCmd(_ *Service, r *Request) (bson.Raw, error) {
-	p := r.Args.API
-	d := bson.D{}
-	if p.Version != "" {
-		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
-	}
-	if p.HasStrict {
-		d = append(d, bson.E{Key: "apiStrict", Value: p.Strict})
-	}
-	if p.HasDeprecationErrors {
-		d = append(d, bson.E{Key: "apiDeprecationErrors", Value: p.DeprecationErrors})
-	}
-	return marshal(d), nil
+	return marshal(r.Args.API.doc()), nil
 }
 
 // unstableFields are the fields of version 1 commands that their IDL marks

@@ -40,14 +40,19 @@ type APIParams struct {
 }
 
 // String is p as MongoDB prints a request's API parameters in its
-// APIMismatchError messages: the parameters given, in the order
-// apiVersion, apiStrict, apiDeprecationErrors, "{}" for none. Two
-// requests' parameters are equal exactly when their strings are.
+// APIMismatchError messages: "{}" for none. Two requests' parameters are
+// equal exactly when their strings are.
 func (p APIParams) String() string {
 	if p == (APIParams{}) {
 		return "{}"
 	}
-	var d bson.D
+	return values.ShellDoc(marshal(p.doc()))
+}
+
+// doc is the parameters given, in the order apiVersion, apiStrict,
+// apiDeprecationErrors (MongoDB's APIParameters::toBSON).
+func (p APIParams) doc() bson.D {
+	d := bson.D{}
 	if p.Version != "" {
 		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
 	}
@@ -57,7 +62,7 @@ func (p APIParams) String() string {
 	if p.HasDeprecationErrors {
 		d = append(d, bson.E{Key: "apiDeprecationErrors", Value: p.DeprecationErrors})
 	}
-	return values.ShellDoc(marshal(d))
+	return d
 }
 
 // genericArg parses one generic argument into a; nil for those parsed
