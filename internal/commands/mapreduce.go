@@ -140,7 +140,9 @@ const maxReduceBatch = 16 << 20
 
 // mapReduceCmd runs the map function over the documents the query, sort
 // and limit select, groups the emitted values by key, reduces each key's
-// values (a key emitted once is not reduced), finalizes, and answers the
+// values (even a key emitted once: MongoDB 4.4+ always calls reduce, its
+// mrEnableSingleReduceOptimization being off by default), finalizes, and
+// answers the
 // results inline or writes them to the out collection.
 // https://www.mongodb.com/docs/v7.0/reference/command/mapReduce/
 func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -250,8 +252,7 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 			return err
 		}
 		vals, size = nil, 0
-		if out.mode != "reduce" && finalizeF != nil {
-			// reduce output finalizes after reducing with the stored value
+		if finalizeF != nil {
 			if v, err = sess.Call(finalizeF, nil, k, v); err != nil {
 				return err
 			}
@@ -304,30 +305,31 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 	return marshal(bson.D{{Key: "result", Value: out.coll}}), nil
 }
 
-// mrReduce reduces one key's values: a single value is its own result;
-// more are passed to reduce in batches of at most maxReduceBatch bytes,
-// each batch's result joining the next.
+// mrReduce reduces one key's values as MongoDB's $_internalJsReduce
+// does: reduce is called even for a single value; the values go to it
+// last first, as many as fit in maxReduceBatch bytes, and while some are
+// left the result joins them at the end for the next call.
 func mrReduce(sess *js.Session, f *js.Func, key bson.RawValue, vals []bson.RawValue) (bson.RawValue, error) {
-	for len(vals) > 1 {
-		if sess == nil {
-			return bson.RawValue{}, mongoerr.New(mongoerr.MapReduceReduceNoScriptEngine, "Cannot run server-side javascript without the javascript engine enabled")
-		}
-		n, size := 0, 0
-		for n < len(vals) && (n < 2 || size+len(vals[n].Value) <= maxReduceBatch) {
-			size += len(vals[n].Value)
-			n++
-		}
+	if sess == nil {
+		return bson.RawValue{}, mongoerr.New(mongoerr.MapReduceReduceNoScriptEngine, "Cannot run server-side javascript without the javascript engine enabled")
+	}
+	for {
 		arr := bsoncore.NewArrayBuilder()
-		for _, v := range vals[:n] {
+		left, size := len(vals), 0
+		for ; left > 0; left-- {
+			v := vals[left-1]
+			if left < len(vals) && size+len(v.Value) > maxReduceBatch {
+				break
+			}
+			size += len(v.Value)
 			arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
 		}
 		res, err := sess.Call(f, nil, key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
-		if err != nil {
-			return bson.RawValue{}, err
+		if err != nil || left == 0 {
+			return res, err
 		}
-		vals = append([]bson.RawValue{res}, vals[n:]...)
+		vals = append(vals[:left:left], res)
 	}
-	return vals[0], nil
 }
 
 // mrDoc is a result document {_id: key, value: v}.
@@ -340,9 +342,9 @@ func mrDoc(key, v bson.RawValue) bson.Raw {
 
 // writeMROut writes results to the out collection: replace swaps in a
 // collection holding only them (written aside, then renamed over the
-// target); merge replaces or inserts each by _id; reduce first reduces
-// a result with the stored document of its key (stored value first),
-// then finalizes.
+// target); merge replaces or inserts each by _id; reduce reduces a
+// result with the stored document of its key, reduce(key, [stored, new]),
+// then finalizes it again (MongoDB's $merge whenMatched pipeline).
 func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js.Session, reduceF, finalizeF *js.Func) error {
 	if err := s.notOnView(r, out.db, out.coll); err != nil {
 		return err
@@ -375,14 +377,19 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 				return err
 			}
 			old, err := cur.Next()
-			if err == nil && old != nil {
-				v, err = mrReduce(sess, reduceF, key, []bson.RawValue{bytesClone(old).Lookup("value"), v})
+			matched := err == nil && old != nil
+			if matched {
+				arr := bsoncore.NewArrayBuilder()
+				for _, x := range []bson.RawValue{bytesClone(old).Lookup("value"), v} {
+					arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(x.Type), Data: x.Value})
+				}
+				v, err = sess.Call(reduceF, nil, key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
 			}
 			cur.Close()
 			if err != nil {
 				return err
 			}
-			if finalizeF != nil {
+			if matched && finalizeF != nil {
 				if v, err = sess.Call(finalizeF, nil, key, v); err != nil {
 					return err
 				}

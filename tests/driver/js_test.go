@@ -343,6 +343,12 @@ func TestMapReduce(t *testing.T) {
 			`{"results": [{"_id": "ABC","value": {"$numberDouble":"95.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 		{"simpleKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id % 2 ? this.cust : this.cust.toUpperCase(), this.price); }"}, {Key: "reduce", Value: reduceF}, inline},
 			`{"results": [{"_id": "ABC","value": {"$numberDouble":"25.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"10.0"}},{"_id": "abc","value": {"$numberDouble":"70.0"}},{"_id": "xyz","value": {"$numberDouble":"5.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		// reduce runs even for a key emitted once (jstests mr_single_reduce.js).
+		{"singleValueReduced", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: mapF}, {Key: "reduce", Value: "function(k, vs) { return 'reduced ' + vs.length; }"}, inline, {Key: "query", Value: bson.D{{Key: "cust", Value: "ant"}}}},
+			`{"results": [{"_id": "ant","value": "reduced 1"}],"ok": {"$numberDouble":"1.0"}}`},
+		// reduce gets a key's values last emitted first, as $_internalJsReduce passes them.
+		{"valuesLastFirst", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(1, this._id); }"}, {Key: "reduce", Value: "function(k, vs) { return vs.join(','); }"}, inline, {Key: "sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+			`{"results": [{"_id": {"$numberDouble":"1.0"},"value": "4,3,2,1,0"}],"ok": {"$numberDouble":"1.0"}}`},
 	} {
 		reply, err := runMR(t, db, tc.cmd)
 		if err != nil || reply.String() != tc.want {
@@ -377,8 +383,11 @@ func TestMapReduce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reduce: %v", err)
 	}
-	// stored value first, then finalize: abc 95+95 -> 1900, xyz 15+15 -> 300, ant 1 -> 10
-	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"1900.0"}}{"_id": "ant","value": {"$numberDouble":"10.0"}}{"_id": "xyz","value": {"$numberDouble":"300.0"}}` {
+	// Each key is finalized, then reduced with the stored value (stored
+	// first) and finalized again: abc (95 + 950) * 10, xyz (15 + 150) *
+	// 10; ant is not stored: 1 * 10 (MongoDB's $merge whenMatched
+	// pipeline of reduce then finalize, after the $group's finalize).
+	if got := collDocs(t, out); got != `{"_id": "abc","value": {"$numberDouble":"10450.0"}}{"_id": "ant","value": {"$numberDouble":"10.0"}}{"_id": "xyz","value": {"$numberDouble":"1650.0"}}` {
 		t.Fatalf("after reduce: %s", got)
 	}
 	if got := collDocs(t, client.Database("mrout").Collection("totals")); !strings.Contains(got, `"abc","value": {"$numberDouble":"95.0"}`) {
@@ -398,6 +407,8 @@ func TestMapReduce(t *testing.T) {
 		{mr(bson.E{Key: "out", Value: bson.D{{Key: "replace", Value: "t"}, {Key: "db", Value: "admin"}}}), 115},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() {}"}}, 40414},
+		// reduce runs, and fails, for a key emitted once.
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 	} {
 		if _, err := runMR(t, db, tc.cmd); serverCode(err) != tc.code {
 			t.Errorf("%v: %v, want %d", tc.cmd, err, tc.code)
