@@ -95,14 +95,28 @@ func (s *Session) Test(f *Func, doc bson.Raw) (bool, error) {
 }
 
 // Map calls the map function with this bound to doc and emit routed to
-// emit; keys and values arrive as BSON.
+// emit; keys and values arrive as BSON. As MongoDB's emit: it takes
+// exactly two arguments (31220), and an undefined key is null.
 func (s *Session) Map(f *Func, doc bson.Raw, emit func(key, value bson.RawValue) error) error {
 	var emitErr error
-	s.v.emit = func(k, val goja.Value) {
+	s.v.emit = func(args []goja.Value) {
 		if emitErr != nil {
 			return
 		}
-		kb, err := s.v.toBSON(k)
+		var kb bson.RawValue
+		var err error
+		switch {
+		case len(args) != 2:
+			err = mongoerr.New(mongoerr.MapReduceEmitArgs, "emit takes 2 args")
+		case goja.IsUndefined(args[0]):
+			kb = bson.RawValue{Type: bson.TypeNull}
+		default:
+			kb, err = s.v.toBSON(args[0])
+		}
+		val := goja.Undefined()
+		if len(args) > 1 {
+			val = args[1]
+		}
 		if err == nil {
 			var vb bson.RawValue
 			if vb, err = s.v.toBSON(val); err == nil {

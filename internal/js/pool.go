@@ -25,8 +25,9 @@ type vm struct {
 	dateCtor, regexpCtor goja.Value
 	ctors                struct{ objectID, numberLong, numberDecimal, binData, timestamp, code, bsonRegExp goja.Value }
 	funcs                map[string]goja.Callable
-	// emit receives mapReduce's emit(key, value) calls; nil outside a map.
-	emit func(key, value goja.Value)
+	// emit receives the arguments of mapReduce's emit(key, value) calls;
+	// nil outside a map.
+	emit func(args []goja.Value)
 	// mem is the memory account of the script running, if any.
 	mem *account
 	// ctx is the context of the session holding the VM.
@@ -69,7 +70,7 @@ func newVM() *vm {
 		if v.emit == nil {
 			panic(rt.NewTypeError("emit is only available in a mapReduce map function"))
 		}
-		v.emit(c.Argument(0), c.Argument(1))
+		v.emit(c.Arguments)
 		return goja.Undefined()
 	})
 	if _, err := rt.RunProgram(preludeProgram()); err != nil {

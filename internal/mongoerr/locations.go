@@ -1141,6 +1141,8 @@ const (
 	MapReduceEmitNoScriptEngine Code = 31246
 	// MapReduceReduceNoScriptEngine: a mapReduce reduce run with JavaScript disabled.
 	MapReduceReduceNoScriptEngine Code = 31241
+	// MapReduceEmitArgs: a mapReduce map function called emit with other than two arguments.
+	MapReduceEmitArgs Code = 31220
 	// JSPropertyNullChar: a JavaScript object returned to BSON with a property name holding a NUL.
 	JSPropertyNullChar Code = 16985
 	// JSObjectTooDeep: a JavaScript object returned to BSON nested past the depth limit (a cycle).

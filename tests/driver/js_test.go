@@ -349,6 +349,9 @@ func TestMapReduce(t *testing.T) {
 		// reduce gets a key's values last emitted first, as $_internalJsReduce passes them.
 		{"valuesLastFirst", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(1, this._id); }"}, {Key: "reduce", Value: "function(k, vs) { return vs.join(','); }"}, inline, {Key: "sort", Value: bson.D{{Key: "_id", Value: 1}}}},
 			`{"results": [{"_id": {"$numberDouble":"1.0"},"value": "4,3,2,1,0"}],"ok": {"$numberDouble":"1.0"}}`},
+		// An undefined key is null.
+		{"undefinedKey", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.missing, 1); }"}, {Key: "reduce", Value: reduceF}, inline, {Key: "query", Value: bson.D{{Key: "cust", Value: "ant"}}}},
+			`{"results": [{"_id": null,"value": {"$numberDouble":"1.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 	} {
 		reply, err := runMR(t, db, tc.cmd)
 		if err != nil || reply.String() != tc.want {
@@ -407,6 +410,8 @@ func TestMapReduce(t *testing.T) {
 		{mr(bson.E{Key: "out", Value: bson.D{{Key: "replace", Value: "t"}, {Key: "db", Value: "admin"}}}), 115},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() {}"}}, 40414},
+		// emit takes exactly two arguments (jstests mr_fail_invalid_js.js).
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust) }"}, {Key: "reduce", Value: reduceF}, inline}, 31220},
 		// reduce runs, and fails, for a key emitted once.
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 	} {
