@@ -163,7 +163,9 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	var finalizeF *js.Func
-	if a.has("finalize") {
+	// finalize may be an explicit null, as no finalize (MongoDB's
+	// MapReduceJavascriptCodeOrNull: drivers send null for it).
+	if a.has("finalize") && a.value("finalize").Type != bson.TypeNull {
 		if finalizeF, err = mrFunc("finalize", a.value("finalize")); err != nil {
 			return nil, err
 		}

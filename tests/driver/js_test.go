@@ -343,6 +343,9 @@ func TestMapReduce(t *testing.T) {
 			`{"results": [{"_id": "ABC","value": {"$numberDouble":"95.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 		{"simpleKeys", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id % 2 ? this.cust : this.cust.toUpperCase(), this.price); }"}, {Key: "reduce", Value: reduceF}, inline},
 			`{"results": [{"_id": "ABC","value": {"$numberDouble":"25.0"}},{"_id": "ANT","value": {"$numberDouble":"1.0"}},{"_id": "XYZ","value": {"$numberDouble":"10.0"}},{"_id": "abc","value": {"$numberDouble":"70.0"}},{"_id": "xyz","value": {"$numberDouble":"5.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		// finalize, query, sort and scope may be null (jstests mr_null_arguments.js).
+		{"nullArguments", mr(inline, bson.E{Key: "finalize", Value: nil}, bson.E{Key: "query", Value: nil}, bson.E{Key: "sort", Value: nil}, bson.E{Key: "scope", Value: nil}),
+			`{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}},{"_id": "ant","value": {"$numberDouble":"1.0"}},{"_id": "xyz","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 		// reduce runs even for a key emitted once (jstests mr_single_reduce.js).
 		{"singleValueReduced", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: mapF}, {Key: "reduce", Value: "function(k, vs) { return 'reduced ' + vs.length; }"}, inline, {Key: "query", Value: bson.D{{Key: "cust", Value: "ant"}}}},
 			`{"results": [{"_id": "ant","value": "reduced 1"}],"ok": {"$numberDouble":"1.0"}}`},
