@@ -130,6 +130,7 @@ func TestConstructors(t *testing.T) {
 		{"DBRef('c', 1)", bson.D{{Key: "$ref", Value: "c"}, {Key: "$id", Value: 1.0}}},
 		{"({b: 1, a: [2]})", bson.D{{Key: "b", Value: 1.0}, {Key: "a", Value: bson.A{2.0}}}},
 		{"NumberLong(5) + 1", 6.0},
+		{"hex_md5('abc')", "900150983cd24fb0d6963f7d28e17f72"},
 	}
 	for _, c := range cases {
 		got, err := op.Call(mustCompile(t, c.src), nil)

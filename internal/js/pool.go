@@ -2,6 +2,8 @@ package js
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"sync"
 	"time"
 
@@ -50,6 +52,15 @@ func newVM() *vm {
 			panic(rt.NewTypeError(err.Error()))
 		}
 		return rt.ToValue(len(doc))
+	})
+	// hex_md5(string) is one of MongoDB's global utilities
+	// (installGlobalUtils): the hex MD5 digest of a string.
+	_ = rt.Set("hex_md5", func(c goja.FunctionCall) goja.Value {
+		if len(c.Arguments) != 1 || !isJSString(c.Argument(0)) {
+			panic(rt.NewTypeError("hex_md5 takes a single string argument -- hex_md5(string)"))
+		}
+		sum := md5.Sum([]byte(c.Argument(0).String()))
+		return rt.ToValue(hex.EncodeToString(sum[:]))
 	})
 	// sleep(ms) is MongoDB's server-side sleep; it ends early when the
 	// operation does (the interrupt then stops the script).
@@ -121,4 +132,10 @@ func (e *Engine) put(key string, v *vm, clean bool) {
 	case e.pool(key) <- v:
 	default:
 	}
+}
+
+// isJSString reports whether v is a JavaScript string primitive.
+func isJSString(v goja.Value) bool {
+	_, ok := v.Export().(string)
+	return ok
 }
