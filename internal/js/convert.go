@@ -29,7 +29,7 @@ const maxBSONSize = 16 << 20
 // numbers, int64 NumberLong, decimal NumberDecimal, dates Date, regular
 // expressions RegExp (BSONRegExp for options JavaScript lacks), binary
 // BinData, documents objects with their field order, arrays arrays,
-// undefined and null themselves, symbols strings.
+// undefined and null themselves, symbols strings, code functions.
 func (v *vm) toJS(val bson.RawValue) goja.Value {
 	rt := v.rt
 	switch val.Type {
@@ -73,7 +73,16 @@ func (v *vm) toJS(val bson.RawValue) goja.Value {
 		}
 		return v.construct(v.ctors.bsonRegExp, rt.ToValue(pattern), rt.ToValue(options))
 	case bson.TypeJavaScript:
-		return v.construct(v.ctors.code, rt.ToValue(val.JavaScript()))
+		// MongoDB's ValueReader makes code a function (newFunction).
+		f, err := Compile(val.JavaScript())
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		fn, err := rt.RunProgram(f.prog)
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		return fn
 	case bson.TypeSymbol:
 		return rt.ToValue(val.Symbol())
 	case bson.TypeCodeWithScope:

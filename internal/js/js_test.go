@@ -148,16 +148,18 @@ func TestConstructors(t *testing.T) {
 // TestWhere: this and obj are the document.
 func TestWhere(t *testing.T) {
 	op := &Op{Engine: New(Options{}), Ctx: context.Background()}
-	doc, _ := bson.Marshal(bson.D{{Key: "a", Value: int32(2)}, {Key: "b", Value: "x"}})
+	doc, _ := bson.Marshal(bson.D{{Key: "a", Value: int32(2)}, {Key: "b", Value: "x"}, {Key: "f", Value: bson.JavaScript("function(x) { return x * 2; }")}})
 	cases := []struct {
 		src  string
 		want bool
 	}{
+		// code is a function, as MongoDB's ValueReader makes it
+		{"typeof this.f == 'function' && this.f(3) == 6", true},
 		{"this.a == 2", true},
 		{"obj.a == 2 && obj.b == 'x'", true},
 		{"return this.a > 5", false},
 		{"function() { return this.b.length === 1; }", true},
-		{"var n = 0; for (var k in this) n++; return n == 2", true},
+		{"var n = 0; for (var k in this) n++; return n == 3", true},
 	}
 	for _, c := range cases {
 		got, err := op.Test(mustCompile(t, c.src), doc)

@@ -346,6 +346,9 @@ func TestMapReduce(t *testing.T) {
 		// finalize, query, sort and scope may be null (jstests mr_null_arguments.js).
 		{"nullArguments", mr(inline, bson.E{Key: "finalize", Value: nil}, bson.E{Key: "query", Value: nil}, bson.E{Key: "sort", Value: nil}, bson.E{Key: "scope", Value: nil}),
 			`{"results": [{"_id": "abc","value": {"$numberDouble":"95.0"}},{"_id": "ant","value": {"$numberDouble":"1.0"}},{"_id": "xyz","value": {"$numberDouble":"15.0"}}],"ok": {"$numberDouble":"1.0"}}`},
+		// a code value of scope is a function
+		{"scopeFunction", mr(inline, bson.E{Key: "finalize", Value: "function(k, v) { return f(v); }"}, bson.E{Key: "scope", Value: bson.D{{Key: "f", Value: bson.JavaScript("function(x) { return x * 2; }")}}}, bson.E{Key: "query", Value: bson.D{{Key: "cust", Value: "ant"}}}),
+			`{"results": [{"_id": "ant","value": {"$numberDouble":"2.0"}}],"ok": {"$numberDouble":"1.0"}}`},
 		// reduce runs even for a key emitted once (jstests mr_single_reduce.js).
 		{"singleValueReduced", bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: mapF}, {Key: "reduce", Value: "function(k, vs) { return 'reduced ' + vs.length; }"}, inline, {Key: "query", Value: bson.D{{Key: "cust", Value: "ant"}}}},
 			`{"results": [{"_id": "ant","value": "reduced 1"}],"ok": {"$numberDouble":"1.0"}}`},
