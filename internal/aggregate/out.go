@@ -400,6 +400,19 @@ func (b *mergeBatch) fail(at int, err error) {
 	}
 }
 
+// MergeOnValue checks the value of a $merge on field (mapReduce's merge
+// and reduce outputs too, merging on _id): it may not be an array
+// (51185), missing, null or undefined (51132).
+func MergeOnValue(path string, v bson.RawValue) error {
+	switch v.Type {
+	case bson.TypeArray:
+		return mongoerr.New(mongoerr.MergeOnFieldArray, "$merge write error: 'on' field '%s' is an array", path)
+	case 0, bson.TypeNull, bson.TypeUndefined:
+		return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", path)
+	}
+	return nil
+}
+
 // add merges doc into the target. Only an invalid on value fails at once,
 // as MongoDB checks it before it batches the write.
 func (b *mergeBatch) add(doc bson.Raw) error {
@@ -415,11 +428,8 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 	var key []byte
 	for _, path := range s.on {
 		v := lookupPath(doc, path)
-		switch v.Type {
-		case bson.TypeArray:
-			return mongoerr.New(mongoerr.MergeOnFieldArray, "$merge write error: 'on' field '%s' is an array", strings.Join(path, "."))
-		case 0, bson.TypeNull, bson.TypeUndefined:
-			return mongoerr.New(mongoerr.MergeOnFieldInvalidValue, "$merge write error: 'on' field '%s' cannot be missing, null, undefined or an array", strings.Join(path, "."))
+		if err := MergeOnValue(strings.Join(path, "."), v); err != nil {
+			return err
 		}
 		filter = bsoncore.AppendDocumentElement(filter, strings.Join(path, "."), buildDoc([]field{{"$eq", v}}))
 		key = rt.opts.Collator.AppendValueKey(key, v)

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/aggregate"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -369,6 +370,13 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 			o.Abort()
 		}
 		return err
+	}
+	// merge and reduce run as a $merge on _id, which checks each key
+	// before it writes.
+	for _, d := range results {
+		if err := aggregate.MergeOnValue("_id", d.Lookup("_id")); err != nil {
+			return err
+		}
 	}
 	for _, d := range results {
 		key, v := d.Lookup("_id"), d.Lookup("value")

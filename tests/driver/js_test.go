@@ -418,6 +418,9 @@ func TestMapReduce(t *testing.T) {
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust, 1) }"}, {Key: "reduce", Value: "function() {}"}}, 40414},
 		// emit takes exactly two arguments (jstests mr_fail_invalid_js.js).
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.cust) }"}, {Key: "reduce", Value: reduceF}, inline}, 31220},
+		// merge and reduce output as $merge on _id: no null or array key (jstests mr_fail_invalid_js.js, 7.0)
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this.missing, 1) }"}, {Key: "reduce", Value: reduceF}, {Key: "out", Value: bson.D{{Key: "merge", Value: "nullKeys"}}}}, 51132},
+		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit([1], 1) }"}, {Key: "reduce", Value: reduceF}, {Key: "out", Value: bson.D{{Key: "reduce", Value: "nullKeys"}}}}, 51185},
 		// reduce runs, and fails, for a key emitted once.
 		{bson.D{{Key: "mapReduce", Value: "orders"}, {Key: "map", Value: "function() { emit(this._id, 1) }"}, {Key: "reduce", Value: "function() { throw new Error('x') }"}, inline}, 139},
 	} {
