@@ -23,6 +23,7 @@ var commandReaders = map[string]string{
 	"first":           "the first field",
 	"Name":            "the command name",
 	"withDB":          "whether the command explained names its $db",
+	"explainedDB":     "the $db of the command explained",
 	// the advisor reads a command as it ran, as the profiler shows it
 	"observeForAdvice": "the command's filter, sort, skip and writes",
 	"observeLookups":   "an aggregate's $lookup stages",

@@ -42,16 +42,35 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
 	}
+	if err := explainedDB(inner, r.DB); err != nil {
+		return nil, err
+	}
 	var out bson.D
 	name := Name(inner)
+	if h, ok := handlers[name]; ok {
+		name = h.names[0] // findandmodify is findAndModify
+	}
 	switch name {
 	case "find", "count", "distinct", "aggregate", "update", "delete", "findAndModify":
-	default:
+	case "mapReduce":
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not explain %s yet", name)
+	default:
+		// A command MongoDB does not know fails with CommandNotFound;
+		// one it knows but cannot explain, with IllegalOperation
+		// (CommandInvocation::explain).
+		if _, ok := handlers[name]; !ok {
+			return nil, mongoerr.New(mongoerr.CommandNotFound, "Explain failed due to unknown command: %s", name)
+		}
+		return nil, mongoerr.New(mongoerr.IllegalOperation, "Cannot explain cmd: %s", name)
 	}
 	c, err := parseCommand(inner, handlers[name].spec)
 	if err != nil {
 		return nil, err
+	}
+	// An aggregate's own explain option cannot go with the explain
+	// command's verbosity (aggregation_request_helper::parseFromBSON).
+	if name == "aggregate" && c.has("explain") {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "The 'explain' option is illegal when a explain verbosity is also provided")
 	}
 	switch name {
 	case "aggregate":
@@ -79,6 +98,17 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	return explainReply(s, out, withDB(inner, r.DB)), nil
+}
+
+// explainedDB checks that the command explained names no $db but the
+// explain's (ExplainCmd::parse).
+func explainedDB(cmd bson.Raw, db string) error {
+	if v, err := cmd.LookupErr("$db"); err == nil {
+		if got, _ := v.StringValueOK(); got != db {
+			return mongoerr.New(mongoerr.InvalidNamespace, "Mismatched $db in explain command. Expected %s but got %s", db, got)
+		}
+	}
+	return nil
 }
 
 // withDB is cmd as the server would have received it on its own, with its

@@ -116,6 +116,16 @@ func TestRefusedInputs(t *testing.T) {
 			code: 14, codeName: "TypeMismatch"},
 		{name: "aggregate explain of another type", cmd: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "explain", Value: 1}},
 			code: 14, codeName: "TypeMismatch", msg: "explain must be a boolean"},
+		// ExplainCmd::parse, CommandInvocation::explain and
+		// aggregation_request_helper::parseFromBSON (explain_db_mismatch.js).
+		{name: "explain of another $db", cmd: bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "$db", Value: "not_my_db"}}}},
+			code: 73, codeName: "InvalidNamespace", msg: "Mismatched $db in explain command. Expected "},
+		{name: "explain of an unknown command", cmd: bson.D{{Key: "explain", Value: bson.D{{Key: "foo", Value: "c"}}}},
+			code: 59, codeName: "CommandNotFound", msg: "Explain failed due to unknown command: foo"},
+		{name: "explain of an insert", cmd: bson.D{{Key: "explain", Value: insertC}},
+			code: 20, codeName: "IllegalOperation", msg: "Cannot explain cmd: insert"},
+		{name: "explain of an aggregate with explain", cmd: bson.D{{Key: "explain", Value: append(agg(bson.D{{Key: "$match", Value: bson.D{}}}), bson.E{Key: "explain", Value: false})}},
+			code: 9, codeName: "FailedToParse", msg: "The 'explain' option is illegal when a explain verbosity is also provided"},
 		// drop is parsed by IDL in MongoDB; ping is not (it ignores "x").
 		{name: "unknown field of drop", cmd: bson.D{{Key: "drop", Value: "c"}, {Key: "x", Value: 1}},
 			code: 40415, codeName: "Location40415", msg: "BSON field 'drop.x' is an unknown field."},
