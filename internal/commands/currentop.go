@@ -65,30 +65,32 @@ type activeOp struct {
 }
 
 // setCursor records the cursor a getMore reads, which currentOp reports
-// under "cursor" as MongoDB's CurOp reports its generic cursor: origin is
-// the command that opened it (originatingCommand).
-func (op *activeOp) setCursor(c cursors.IdleCursor, origin bson.Raw) {
+// under "cursor" as MongoDB's CurOp reports its generic cursor.
+func (op *activeOp) setCursor(c cursors.IdleCursor) {
 	if op == nil {
 		return
 	}
 	d := cursorReport(c)
-	if origin != nil {
-		d = append(d, bson.E{Key: "originatingCommand", Value: origin})
-	}
 	op.mu.Lock()
 	op.cursor = append(d, bson.E{Key: "operationUsingCursorId", Value: op.id})
 	op.mu.Unlock()
 }
 
-// cursorReport is the "cursor" document currentOp shows of an open cursor.
+// cursorReport is the "cursor" document currentOp shows of an open cursor,
+// idle or read by a getMore (GenericCursor): with the command that opened
+// it (originatingCommand).
 func cursorReport(c cursors.IdleCursor) bson.D {
-	return bson.D{
+	d := bson.D{
 		{Key: "cursorId", Value: c.ID},
 		{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.LastUsed)},
 		{Key: "noCursorTimeout", Value: c.NoTimeout},
 		{Key: "tailable", Value: c.Tailable},
 		{Key: "awaitData", Value: c.AwaitData},
 	}
+	if bs, ok := c.Source.(*boundSource); ok && bs.opener != nil && bs.opener.cmd != nil {
+		d = append(d, bson.E{Key: "originatingCommand", Value: bs.opener.cmd})
+	}
+	return d
 }
 
 // setProgress records a long operation's progress (an index build).

@@ -418,11 +418,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	bs := c.Source().(*boundSource)
-	var origin bson.Raw
-	if bs.opener != nil {
-		origin = bs.opener.cmd
-	}
-	r.op.setCursor(c.Info(), origin)
+	r.op.setCursor(c.Info())
 	if bs.limited {
 		if err := s.expireAtOnce(); err != nil {
 			_ = s.Cursors.Close(c)

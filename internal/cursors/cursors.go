@@ -365,13 +365,16 @@ type IdleCursor struct {
 	DB, Coll, Session, User        string
 	NoTimeout, Tailable, AwaitData bool
 	LastUsed                       time.Time
+	// Source is what the cursor reads, for what its opener tells of it
+	// (the command that opened it).
+	Source Source
 }
 
 // Info is c as currentOp reports it; for a checked-out cursor, by the
 // command using it (LastUsed is then the end of its previous use).
 func (c *Cursor) Info() IdleCursor {
 	return IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session, User: c.User,
-		NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed}
+		NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed, Source: c.src}
 }
 
 // Idle lists the open cursors not checked out, by id.

@@ -15,7 +15,7 @@ import (
 // nothing, and both it and the $currentOp stage (idleSessions on by
 // default) list the open transactions no command runs in; the stage's
 // idleConnections and idleCursors add the idle connections and the cursors
-// between getMores (type "idleCursor"); bad stage options are refused.
+// between getMores (type "idleCursor", with their originatingCommand); bad stage options are refused.
 // https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
 // https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/
 func TestCurrentOpIdle(t *testing.T) {
@@ -29,7 +29,7 @@ func TestCurrentOpIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An idle cursor, and an open transaction between its statements.
-	reply, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "cop"}, {Key: "batchSize", Value: 1}}).Raw()
+	reply, err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "cop"}, {Key: "batchSize", Value: 1}, {Key: "comment", Value: "idle"}}).Raw()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,10 @@ func TestCurrentOpIdle(t *testing.T) {
 		return d.Lookup("type").StringValue() == "idleSession" && d.Lookup("transaction", "parameters", "txnNumber").AsInt64() >= 1
 	}
 	idleCursor := func(d bson.Raw) bool {
-		return d.Lookup("type").StringValue() == "idleCursor" && d.Lookup("cursor", "cursorId").Int64() == cursorID && d.Lookup("ns").StringValue() == testDB+".cop"
+		// with the command that opened it (currentop_cursors.js)
+		comment, _ := d.Lookup("cursor", "originatingCommand", "comment").StringValueOK()
+		return d.Lookup("type").StringValue() == "idleCursor" && d.Lookup("cursor", "cursorId").Int64() == cursorID && d.Lookup("ns").StringValue() == testDB+".cop" &&
+			comment == "idle"
 	}
 	mustStage := func(opts bson.D) []bson.Raw {
 		docs, err := viaStage(opts)
