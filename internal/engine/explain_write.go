@@ -113,7 +113,8 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, exec
 // matching document (with its positional match) passed to visit until
 // visit returns false, the write stage then reporting counts and, with
 // returnsDoc (findAndModify's), returning each document it visited
-// (nReturned). A sorted write takes the first document in order.
+// (nReturned). A sorted write takes the first document in order. On a
+// missing collection the plan is an EOF stage alone.
 func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
 	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returnsDoc bool) (bson.D, error) {
 	if filter == nil {
@@ -135,7 +136,12 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 		}
 		input = p.Explain(planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()})
 	}
-	winning := bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
+	// A missing collection is an empty one: the plan is an EOF stage
+	// alone, with no write stage (getExecutorDelete, getExecutorUpdate).
+	winning := input
+	if c != nil {
+		winning = bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
+	}
 	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, bson.A{})
 	if !execute {
 		return out, nil
@@ -169,6 +175,9 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 			}
 		}
 	}
-	stages := append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
+	stages := winning
+	if c != nil {
+		stages = append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
+	}
 	return append(out, executionStats(returned, start, stats, stages)), nil
 }

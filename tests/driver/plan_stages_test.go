@@ -258,6 +258,26 @@ func TestExplainWrites(t *testing.T) {
 		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}, bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}}}).Err()
 	requireCode(t, err, 16, "InvalidLength")
 
+	// On a missing collection the plan is an EOF stage alone, and the
+	// explain creates nothing, even of an upsert
+	// (explain_writecmd_nonexistent_collection.js).
+	missing := func(cmd bson.D) bson.D {
+		cmd[0].Value = "explainw_missing"
+		return cmd
+	}
+	for _, cmd := range []bson.D{missing(remove(a2, 0)), missing(update(a2, set("b", 1), false, false)), missing(update(a2, set("b", 1), false, true)),
+		missing(fam(a2, 1, nil, false))} {
+		out := explain("executionStats", cmd)
+		for _, path := range [][]string{{"queryPlanner", "winningPlan"}, {"executionStats", "executionStages"}} {
+			if plan := out.Lookup(path...).Document(); plan.Lookup("stage").StringValue() != "EOF" || plan.Lookup("inputStage").Type != 0 {
+				t.Errorf("%v on a missing collection: %s %s, want an EOF stage alone", cmd, path[1], plan)
+			}
+		}
+	}
+	if names, err := db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: "explainw_missing"}}); err != nil || len(names) != 0 {
+		t.Fatalf("explains created the missing collection: %v (%v)", names, err)
+	}
+
 	// The command's default verbosity is allPlansExecution: it runs the
 	// plan, and its counts are ints while they fit, as MongoDB appends them.
 	out, err = db.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "explainw"}}}}).Raw()
