@@ -50,6 +50,11 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			return nil, geoNearMissing(db, coll)
 		}
 		winning = bson.D{{Key: "stage", Value: "EOF"}}
+		if count {
+			// A count's plan is always a COUNT stage, here over the EOF
+			// of a missing collection (getExecutorCount).
+			winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: winning}}
+		}
 	} else {
 		var rejected []*planner.Plan
 		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
@@ -71,10 +76,12 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 	start := time.Now()
 	stages := winning
 	switch {
-	case c != nil && count:
-		counted, err := e.count(c, p, q.filter, o, stats)
-		if err != nil {
-			return nil, err
+	case count:
+		var counted int64
+		if c != nil {
+			if counted, err = e.count(c, p, q.filter, o, stats); err != nil {
+				return nil, err
+			}
 		}
 		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: explainCount(counted)})
 	case c != nil:

@@ -288,3 +288,30 @@ func TestExplainWrites(t *testing.T) {
 		t.Fatalf("explain without verbosity: executionStats.nReturned %v, want int 3", n)
 	}
 }
+
+// TestExplainCountOfMissingCollection: a count of a missing collection is
+// explained as a COUNT stage over an EOF stage, counting nothing, whatever
+// its query, skip and limit (getExecutorCount; explain_count.js).
+func TestExplainCountOfMissingCollection(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	for _, cmd := range []bson.D{
+		{{Key: "count", Value: "count_missing"}},
+		{{Key: "count", Value: "count_missing"}, {Key: "skip", Value: 3}},
+		{{Key: "count", Value: "count_missing"}, {Key: "query", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "limit", Value: -3}, {Key: "skip", Value: 4}},
+	} {
+		out, err := db.RunCommand(t.Context(), bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range [][]string{{"queryPlanner", "winningPlan"}, {"executionStats", "executionStages"}} {
+			plan := out.Lookup(path...).Document()
+			if plan.Lookup("stage").StringValue() != "COUNT" || plan.Lookup("inputStage", "stage").StringValue() != "EOF" {
+				t.Errorf("%v: %s %s, want COUNT over EOF", cmd, path[1], plan)
+			}
+		}
+		if n, ok := out.Lookup("executionStats", "executionStages", "nCounted").AsInt64OK(); !ok || n != 0 {
+			t.Errorf("%v: nCounted %v, want 0", cmd, out.Lookup("executionStats", "executionStages", "nCounted"))
+		}
+	}
+}
