@@ -302,6 +302,11 @@ func (op *activeOp) describe(host string, truncate bool) bson.D {
 			d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{u.Doc()}})
 		}
 	}
+	if op.lsid != "" {
+		// the session it runs in, as an idle cursor's (CurOp's
+		// reportCurrentOpForClient)
+		d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(op.lsid)})
+	}
 	op.mu.Lock()
 	defer op.mu.Unlock()
 	if op.cursor != nil {

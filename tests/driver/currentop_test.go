@@ -15,7 +15,8 @@ import (
 // nothing, and both it and the $currentOp stage (idleSessions on by
 // default) list the open transactions no command runs in; the stage's
 // idleConnections and idleCursors add the idle connections and the cursors
-// between getMores (type "idleCursor", with their originatingCommand); bad stage options are refused.
+// between getMores (type "idleCursor", with their originatingCommand); a
+// running operation shows its session (lsid); bad stage options are refused.
 // https://www.mongodb.com/docs/v7.0/reference/command/currentOp/
 // https://www.mongodb.com/docs/v7.0/reference/operator/aggregation/currentOp/
 func TestCurrentOpIdle(t *testing.T) {
@@ -120,6 +121,20 @@ func TestCurrentOpIdle(t *testing.T) {
 				t.Errorf("idle cursor listed: %v, want %v (%v)", got, tc.cursor, tc.docs)
 			}
 		})
+	}
+	// A running operation shows the session it runs in (lsid).
+	sess2, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess2.EndSession(ctx)
+	var mine struct{ Inprog []bson.Raw }
+	if err := admin.RunCommand(mongo.NewSessionContext(ctx, sess2), bson.D{{Key: "currentOp", Value: 1},
+		{Key: "command.currentOp", Value: bson.D{{Key: "$exists", Value: true}}}}).Decode(&mine); err != nil {
+		t.Fatal(err)
+	}
+	if len(mine.Inprog) != 1 || !mine.Inprog[0].Lookup("lsid", "id").Equal(sess2.ID().Lookup("id")) {
+		t.Errorf("currentOp in a session: %v, want its own operation with the session's lsid %s", mine.Inprog, sess2.ID())
 	}
 	for _, tc := range []struct {
 		name string
