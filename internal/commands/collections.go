@@ -56,6 +56,11 @@ func createCmd(s *Service, r *Request) (bson.Raw, error) {
 	if r.createUUID != nil && (r.args.has("viewOn") || r.args.has("pipeline") || r.args.has("timeseries") && !strings.HasPrefix(name, timeseries.BucketsPrefix)) {
 		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not create a view or time series collection with a given UUID (applyOps create with ui)")
 	}
+	if r.args.has("timeseries") {
+		if err := checkTimeseriesCreateOptions(r, name); err != nil {
+			return nil, err
+		}
+	}
 	if r.args.has("viewOn") || r.args.has("pipeline") {
 		return nil, createViewCmd(s, r, name)
 	}

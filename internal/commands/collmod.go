@@ -283,8 +283,11 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 		case v.Type == bson.TypeString && v.StringValue() == "off":
 		case v.IsNumber():
 			n, ok := values.Int64(v)
-			if !ok || n < 0 {
-				return mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+			if !ok {
+				n = -1
+			}
+			if err := checkClusteredTTL(n); err != nil {
+				return err
 			}
 			ch.TTL = &n
 		default:

@@ -3,6 +3,7 @@ package commands
 import (
 	"math"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -156,10 +157,9 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		opts.Validator = v
 	}
 	if c.has("clusteredIndex") {
+		// (with timeseries, only a buckets collection's:
+		// checkTimeseriesCreateOptions)
 		buckets := strings.HasPrefix(name, timeseries.BucketsPrefix)
-		if c.has("timeseries") && !buckets {
-			return opts, mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a clustered index")
-		}
 		if opts.ClusteredIndex, err = parseClusteredIndex(c.value("clusteredIndex"), buckets); err != nil {
 			return opts, err
 		}
@@ -177,8 +177,8 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		if err != nil {
 			return opts, err
 		}
-		if n < 0 {
-			return opts, mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+		if err := checkClusteredTTL(n); err != nil {
+			return opts, err
 		}
 		opts.ExpireAfterSeconds = &n
 	}
@@ -207,6 +207,20 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		}
 	}
 	return opts, nil
+}
+
+// checkClusteredTTL applies MongoDB's check of a clustered (or time
+// series) collection's expireAfterSeconds (validateExpireAfterSeconds,
+// kClusteredTTLIndex): not negative, and, in milliseconds, neither
+// overflowing nor beyond the time since the epoch (InvalidOptions).
+func checkClusteredTTL(n int64) error {
+	switch {
+	case n < 0:
+		return mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0")
+	case n > math.MaxInt64/1000 || n*1000 > time.Now().UnixMilli():
+		return mongoerr.New(mongoerr.InvalidOptions, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number")
+	}
+	return nil
 }
 
 // preAndPostImagesSpecs declare changeStreamPreAndPostImages of create and

@@ -75,6 +75,27 @@ func (s *Service) viewTarget(r *Request, db, name string) (*tsColl, error) {
 	return ts, err
 }
 
+// timeseriesCreateOptions are the options create takes with timeseries,
+// MongoDB's timeseries::kAllowedCollectionCreationOptions (temp, which
+// Folio refuses, aside).
+var timeseriesCreateOptions = map[string]bool{"timeseries": true, "storageEngine": true, "indexOptionDefaults": true, "collation": true, "expireAfterSeconds": true, "temp": true}
+
+// checkTimeseriesCreateOptions refuses, as MongoDB's create command does
+// before anything else of a create with timeseries, any option but those
+// (InvalidOptions): capped unless false, and validator and clusteredIndex
+// unless name is a buckets collection's (a restore of one).
+func checkTimeseriesCreateOptions(r *Request, name string) error {
+	alone := strings.HasPrefix(name, timeseries.BucketsPrefix)
+	for _, f := range r.args.present() {
+		switch {
+		case timeseriesCreateOptions[f], f == "capped" && !r.args.bool("capped"), alone && (f == "validator" || f == "clusteredIndex"):
+			continue
+		}
+		return mongoerr.New(mongoerr.InvalidOptions, "%s.%s: 'timeseries' is not allowed with '%s'", r.DB, name, f)
+	}
+	return nil
+}
+
 // createTimeseries runs create with timeseries: the buckets collection,
 // then the view. Named system.buckets.<name>, as an oplog entry names it,
 // it creates the buckets collection alone, with the validator it is given
@@ -88,17 +109,8 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 	switch {
 	case r.Txn != nil:
 		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot create a time-series collection in a multi-document transaction.")
-	case opts.Capped:
-		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collection cannot be capped")
-	case opts.Validator != nil && !alone:
-		return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with a validator")
 	case alone && !r.args.has("clusteredIndex"):
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not create a time series buckets collection that is not clustered (create of %s.%s without clusteredIndex: true)", r.DB, name)
-	}
-	for _, opt := range []string{"validationLevel", "validationAction", "idIndex", "changeStreamPreAndPostImages"} {
-		if r.args.has(opt) {
-			return mongoerr.New(mongoerr.InvalidOptions, "Time-series collections cannot be created with %s", opt)
-		}
 	}
 	if alone {
 		opts.Timeseries = marshal(o.Document())

@@ -228,6 +228,15 @@ func TestTimeseriesCollection(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}}, 72},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: 0}, {Key: "bucketRoundingSeconds", Value: 0}}, nil, 2},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "timeField", Value: "u"}}, nil, 40413},
+		// timeseries takes no option but storageEngine,
+		// indexOptionDefaults, collation and expireAfterSeconds
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "validator", Value: bson.D{}}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "autoIndexId", Value: true}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "size", Value: 4096}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "viewOn", Value: "x"}, {Key: "pipeline", Value: bson.A{}}}, 72},
+		// an expiry in milliseconds beyond the time since the epoch
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "expireAfterSeconds", Value: int64(1) << 62}}, 72},
+		{bson.D{{Key: "timeField", Value: "t"}}, []bson.E{{Key: "expireAfterSeconds", Value: int64(1) << 40}}, 72},
 	} {
 		requireCode(t, create(tc.opts, tc.more...), tc.code, "")
 	}
@@ -240,6 +249,13 @@ func TestTimeseriesCollection(t *testing.T) {
 		t.Errorf("creating it again with the same options: %v", err)
 	}
 	requireCode(t, create(bson.D{{Key: "timeField", Value: "t2"}}), 48, "NamespaceExists")
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "m"}, {Key: "expireAfterSeconds", Value: int64(1) << 40}}), 72, "InvalidOptions")
+	if err := run(bson.D{{Key: "create", Value: "m2"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}, {Key: "capped", Value: false}}); err != nil {
+		t.Errorf("create with timeseries and capped: false: %v", err)
+	}
+	if err := db.Collection("m2").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	cur, err := db.ListCollections(ctx, bson.D{})
 	if err != nil {
 		t.Fatal(err)
