@@ -72,9 +72,9 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if ts != nil {
 		// A time series collection's options are its buckets': the expiry
-		// of its measurements and its bucketing change.
+		// of its measurements, its bucketing, and its indexes change.
 		for _, f := range r.args.present() {
-			if f != "expireAfterSeconds" && f != "timeseries" && f != "timeseriesBucketsMayHaveMixedSchemaData" {
+			if f != "expireAfterSeconds" && f != "timeseries" && f != "timeseriesBucketsMayHaveMixedSchemaData" && f != "index" {
 				return nil, mongoerr.New(mongoerr.InvalidOptions, "option not supported on a time-series collection: %s", f)
 			}
 		}
@@ -83,25 +83,30 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 				return nil, err
 			}
 		}
-		return nil, collModValidation(s, r, ts.buckets, false)
-	}
-	// A namespace that is neither a collection nor a view fails before
-	// the options are looked at, as MongoDB's _collModInternal does.
-	v, err := s.lookupView(r, r.DB, coll)
-	if err != nil {
-		return nil, err
-	}
-	if v == nil && s.Engine.Collection(r.DB, coll) == nil {
-		return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
-	}
-	if f := firstOf(&r.args, "timeseries", "timeseriesBucketsMayHaveMixedSchemaData"); f != "" {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: %s", f)
-	}
-	if v != nil {
-		return nil, collModView(s, r, v)
-	}
-	if r.args.has("viewOn") || r.args.has("pipeline") {
-		return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a view: %s", firstOf(&r.args, "viewOn", "pipeline"))
+		if index == nil {
+			return nil, collModValidation(s, r, ts.buckets, false)
+		}
+		coll = ts.buckets
+	} else {
+		// A namespace that is neither a collection nor a view fails
+		// before the options are looked at, as MongoDB's _collModInternal
+		// does.
+		v, err := s.lookupView(r, r.DB, coll)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil && s.Engine.Collection(r.DB, coll) == nil {
+			return nil, mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
+		}
+		if f := firstOf(&r.args, "timeseries", "timeseriesBucketsMayHaveMixedSchemaData"); f != "" {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: %s", f)
+		}
+		if v != nil {
+			return nil, collModView(s, r, v)
+		}
+		if r.args.has("viewOn") || r.args.has("pipeline") {
+			return nil, mongoerr.New(mongoerr.InvalidOptions, "option only supported on a view: %s", firstOf(&r.args, "viewOn", "pipeline"))
+		}
 	}
 	dryRun := r.args.bool("dryRun")
 	if dryRun {
@@ -116,6 +121,9 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, collModValidation(s, r, coll, true)
 	}
 	change, name, keyPattern, err := parseIndexChange(index)
+	if err == nil && ts != nil {
+		keyPattern, err = ts.collModIndex(change, keyPattern)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -243,6 +243,27 @@ func (ts *tsColl) bucketIndex(spec *engine.IndexSpec) error {
 	return err
 }
 
+// collModIndex checks collMod's change of an index of ts and returns the
+// buckets' key of its keyPattern (nil when it names the index), as
+// MongoDB's collMod on a time series collection does: a TTL refused
+// (InvalidOptions), a key pattern no index of the measurements has
+// IndexNotFound.
+func (ts *tsColl) collModIndex(change engine.IndexChange, keyPattern bson.Raw) (bson.Raw, error) {
+	switch {
+	case change.ExpireAfter != nil:
+		return nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for time-series collections. Please use the expireAfterSeconds option on the collection instead.")
+	case change.Unique || change.PrepareUnique != nil:
+		return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not make an index of a time series collection unique (collMod index.unique, index.prepareUnique)")
+	case keyPattern == nil:
+		return nil, nil
+	}
+	key, err := timeseries.BucketIndexKey(ts.o, keyPattern)
+	if err != nil {
+		return nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s", keyPattern, ts.name)
+	}
+	return key, nil
+}
+
 // userIndex is a buckets' index spec as listIndexes shows it on the time
 // series collection: its key on the measurements.
 func (ts *tsColl) userIndex(spec bson.Raw) bson.Raw {

@@ -126,6 +126,26 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if last := entries[len(entries)-2]; last.Lookup("docsExamined").AsInt64() > 9 || last.Lookup("keysExamined").AsInt64() == 0 || last.Lookup("planSummary").StringValue() != "IXSCAN { meta.sensor: 1, control.min.ts: 1, control.max.ts: 1 }" {
 		t.Errorf("a one-hour range of one sensor with an index: %s", last)
 	}
+	// collMod changes an index of the measurements by its key or name;
+	// a TTL is refused (jstests/core/timeseries/timeseries_collmod.js).
+	collModIndex := func(index bson.D) (bson.Raw, error) {
+		return db.RunCommand(ctx, bson.D{{Key: "collMod", Value: ts.Name()}, {Key: "index", Value: index}}).Raw()
+	}
+	byKey := bson.E{Key: "keyPattern", Value: bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: 1}}}
+	if res, err := collModIndex(bson.D{byKey, {Key: "hidden", Value: true}}); err != nil || !res.Lookup("hidden_new").Boolean() {
+		t.Errorf("collMod hiding an index by its key: %s %v", res, err)
+	}
+	var hidden []bson.Raw
+	if cur, err := ts.Indexes().List(ctx); err != nil || cur.All(ctx, &hidden) != nil || len(hidden) != 2 || !hidden[1].Lookup("hidden").Boolean() {
+		t.Errorf("listIndexes after hiding: %v %v", hidden, err)
+	}
+	if res, err := collModIndex(bson.D{{Key: "name", Value: "meta.sensor_1_ts_1"}, {Key: "hidden", Value: false}}); err != nil || res.Lookup("hidden_new").Boolean() {
+		t.Errorf("collMod showing an index by its name: %s %v", res, err)
+	}
+	_, err = collModIndex(bson.D{byKey, {Key: "expireAfterSeconds", Value: 100}})
+	requireCode(t, err, 72, "InvalidOptions")
+	_, err = collModIndex(bson.D{{Key: "keyPattern", Value: bson.D{{Key: "meta", Value: -1}}}, {Key: "hidden", Value: true}})
+	requireCode(t, err, 27, "IndexNotFound")
 	if err := ts.Indexes().DropWithKey(ctx, bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: 1}}); err != nil {
 		t.Errorf("dropIndex by key: %v", err)
 	}
