@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"sync"
@@ -120,7 +121,8 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 		return s.Engine.CreateCollection(r.DB, name, opts)
 	}
 	if existing, err := s.timeseriesOf(r, r.DB, name); err != nil || existing != nil {
-		if err == nil && existing.o != o {
+		if c := s.Engine.CollectionIn(r.Txn, r.DB, existing.buckets); err == nil &&
+			(c == nil || !bytes.Equal(marshal(tsListedOptions(c.CurrentOptions())), marshal(tsListedOptions(bucketOptions(o, opts))))) {
 			err = mongoerr.New(mongoerr.NamespaceExists, "A timeseries collection already exists. NS: %s.%s", r.DB, name)
 		}
 		return err
@@ -157,7 +159,21 @@ func (s *Service) createTimeseries(r *Request, name string, opts engine.Collecti
 // application's, mongorestore's) fails with DocumentValidationFailure.
 func bucketOptions(o timeseries.Options, opts engine.CollectionOptions) engine.CollectionOptions {
 	return engine.CollectionOptions{Timeseries: marshal(o.Document()), ExpireAfterSeconds: opts.ExpireAfterSeconds, Collation: opts.Collation,
-		Validator: timeseries.Validator(o.TimeField)}
+		StorageEngine: opts.StorageEngine, IndexStorageEngine: opts.IndexStorageEngine, Validator: timeseries.Validator(o.TimeField)}
+}
+
+// tsListedOptions are the options of a time series collection whose
+// buckets have options b, as listCollections shows them and create
+// compares them with those asked for: MongoDB's buckets' options (in
+// their order) restricted to those create takes with timeseries.
+func tsListedOptions(b engine.CollectionOptions) bson.D {
+	var d bson.D
+	for _, e := range b.Doc() {
+		if timeseriesCreateOptions[e.Key] {
+			d = append(d, e)
+		}
+	}
+	return d
 }
 
 // createDefaultTimeseriesIndex creates the index MongoDB 6.3 and later
@@ -212,12 +228,11 @@ func (s *Service) tsInfo(r *Request, v *viewDef, nameOnly bool) (bson.D, bool) {
 	if nameOnly {
 		return bson.D{{Key: "name", Value: v.name}, {Key: "type", Value: "timeseries"}}, true
 	}
-	opts := bson.D{{Key: "timeseries", Value: ts.o.Document()}}
-	if c := s.Engine.Collection(r.DB, ts.buckets); c != nil {
-		if ttl := c.CurrentOptions().ExpireAfterSeconds; ttl != nil {
-			opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: *ttl})
-		}
+	c := s.Engine.CollectionIn(r.Txn, r.DB, ts.buckets)
+	if c == nil {
+		return nil, false
 	}
+	opts := tsListedOptions(c.CurrentOptions())
 	return bson.D{
 		{Key: "name", Value: v.name},
 		{Key: "type", Value: "timeseries"},

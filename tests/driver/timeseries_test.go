@@ -269,6 +269,27 @@ func TestTimeseriesCollection(t *testing.T) {
 		t.Errorf("creating it again with the same options: %v", err)
 	}
 	requireCode(t, create(bson.D{{Key: "timeField", Value: "t2"}}), 48, "NamespaceExists")
+	// the same timeseries options, other storage options
+	requireCode(t, create(spec), 48, "NamespaceExists")
+	requireCode(t, create(spec, bson.E{Key: "expireAfterSeconds", Value: 3600}, bson.E{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}), 48, "NamespaceExists")
+	// listCollections shows the options create takes with timeseries, in
+	// MongoDB's order.
+	se := bson.D{{Key: "wiredTiger", Value: bson.D{}}}
+	if err := run(bson.D{{Key: "create", Value: "se"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}, {Key: "expireAfterSeconds", Value: 60},
+		{Key: "storageEngine", Value: se}, {Key: "indexOptionDefaults", Value: bson.D{{Key: "storageEngine", Value: se}}}, {Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	var seInfo []bson.Raw
+	if cur, err := db.ListCollections(ctx, bson.D{{Key: "name", Value: "se"}}); err != nil || cur.All(ctx, &seInfo) != nil || len(seInfo) != 1 {
+		t.Fatalf("listCollections se: %v %v", seInfo, err)
+	}
+	if opts := seInfo[0].Lookup("options").Document(); !slices.Equal(keysOf(t, opts), []string{"storageEngine", "indexOptionDefaults", "collation", "expireAfterSeconds", "timeseries"}) ||
+		opts.Lookup("collation", "locale").StringValue() != "fr" || opts.Lookup("storageEngine").String() != `{"wiredTiger": {}}` {
+		t.Errorf("listCollections options of se: %s", opts)
+	}
+	if err := db.Collection("se").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	requireCode(t, run(bson.D{{Key: "collMod", Value: "m"}, {Key: "expireAfterSeconds", Value: int64(1) << 40}}), 72, "InvalidOptions")
 	if err := run(bson.D{{Key: "create", Value: "m2"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}, {Key: "capped", Value: false}}); err != nil {
 		t.Errorf("create with timeseries and capped: false: %v", err)
