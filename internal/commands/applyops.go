@@ -392,7 +392,7 @@ func (s *Service) applyCommandOp(r *Request, op applyOp) error {
 		}
 	}
 	h := handlers[name]
-	sub.Conn, sub.Args, sub.Ctx, sub.op = r.Conn, r.Args, r.Ctx, r.op
+	sub.Conn, sub.Args, sub.Ctx, sub.op, sub.fromOplog = r.Conn, r.Args, r.Ctx, r.op, true
 	var err error
 	if sub.args, err = parseCommand(sub.Cmd, h.spec); err != nil {
 		return err

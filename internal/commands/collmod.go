@@ -65,6 +65,10 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.HasPrefix(coll, timeseries.BucketsPrefix) && !r.fromOplog {
+		// It would put the buckets out of step with their view.
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "collMod on a time-series collection's underlying buckets collection is not supported.")
+	}
 	index := r.args.doc("index")
 	ts, err := s.timeseriesOf(r, r.DB, coll)
 	if err != nil {

@@ -224,6 +224,9 @@ type Request struct {
 	// createUUID, set by applyOps for a create entry with a ui, is the
 	// UUID the collection is created with.
 	createUUID *[16]byte
+	// fromOplog is set by applyOps for the command of a command entry,
+	// which MongoDB applies without its command's user-facing checks.
+	fromOplog bool
 	// session is the command's session, locked while it runs.
 	session *sessions.Session
 	// retryable is set for a retryable write: its statements already

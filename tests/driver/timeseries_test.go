@@ -291,6 +291,7 @@ func TestTimeseriesCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireCode(t, run(bson.D{{Key: "collMod", Value: "m"}, {Key: "expireAfterSeconds", Value: int64(1) << 40}}), 72, "InvalidOptions")
+	requireCode(t, run(bson.D{{Key: "collMod", Value: "system.buckets.m"}, {Key: "expireAfterSeconds", Value: 10}}), 73, "InvalidNamespace")
 	if err := run(bson.D{{Key: "create", Value: "m2"}, {Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}}}, {Key: "capped", Value: false}}); err != nil {
 		t.Errorf("create with timeseries and capped: false: %v", err)
 	}
