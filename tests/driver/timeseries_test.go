@@ -142,6 +142,18 @@ func TestTimeseriesAgainstPlain(t *testing.T) {
 	if res, err := collModIndex(bson.D{{Key: "name", Value: "meta.sensor_1_ts_1"}, {Key: "hidden", Value: false}}); err != nil || res.Lookup("hidden_new").Boolean() {
 		t.Errorf("collMod showing an index by its name: %s %v", res, err)
 	}
+	// A hint of the key on the measurements names the index.
+	hinted, err := ts.Find(ctx, bson.D{{Key: "meta.sensor", Value: 1}}, options.Find().SetHint(bson.D{{Key: "meta.sensor", Value: 1}, {Key: "ts", Value: 1}}))
+	if n := 0; err == nil {
+		for hinted.Next(ctx) {
+			n++
+		}
+		if n != 1000 {
+			t.Errorf("a find hinting the index: %d measurements of sensor 1, want 1000", n)
+		}
+	} else {
+		t.Errorf("a find hinting the index by its key: %v", err)
+	}
 	_, err = collModIndex(bson.D{byKey, {Key: "expireAfterSeconds", Value: 100}})
 	requireCode(t, err, 72, "InvalidOptions")
 	_, err = collModIndex(bson.D{{Key: "keyPattern", Value: bson.D{{Key: "meta", Value: -1}}}, {Key: "hidden", Value: true}})
