@@ -130,16 +130,18 @@ func Parse(d bson.Raw, path string) (Options, error) {
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'metaField' cannot contain embedded fields")
 	case o.MetaField != "" && o.MetaField == o.TimeField:
 		return o, mongoerr.New(mongoerr.InvalidOptions, "The 'metaField' cannot be the same as the 'timeField'")
-	case hasMaxSpan && !hasRounding && o.Granularity != "" && o.BucketMaxSpanSeconds == granularities[o.Granularity][0]:
-		// listCollections' form, {granularity, bucketMaxSpanSeconds}, as
-		// mongorestore sends it back.
+	case o.Granularity != "" && hasMaxSpan && o.BucketMaxSpanSeconds != granularities[o.Granularity][0]:
+		// With a granularity, the bucketing parameters may only be its
+		// own (listCollections' form, as mongorestore sends it back).
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default of %d for the provided granularity", granularities[o.Granularity][0])
+	case o.Granularity != "" && hasRounding && o.BucketRoundingSeconds != granularities[o.Granularity][1]:
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' is not configurable to a value other than the default of %d for the provided granularity", granularities[o.Granularity][1])
+	case o.Granularity != "":
 		hasMaxSpan = false
 	case hasMaxSpan != hasRounding:
 		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
-	case hasMaxSpan && o.Granularity != "":
-		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' is not allowed with 'granularity'")
 	case hasMaxSpan && o.BucketMaxSpanSeconds != o.BucketRoundingSeconds:
-		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' fields must be equal")
+		return o, mongoerr.New(mongoerr.InvalidOptions, "Timeseries 'bucketRoundingSeconds' needs to be equal to 'bucketMaxSpanSeconds'")
 	}
 	if !hasMaxSpan {
 		if o.Granularity == "" {

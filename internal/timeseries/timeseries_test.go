@@ -67,6 +67,10 @@ func TestParse(t *testing.T) {
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: nil}, {Key: "bucketRoundingSeconds", Value: 100}}, Options{}, mongoerr.InvalidOptions},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "timeField", Value: "u"}}, Options{}, mongoerr.IDLDuplicateField},
 		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
+		// a granularity with its own bucketing parameters (MongoDB 7.0)
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 86400}, {Key: "bucketRoundingSeconds", Value: 3600}}, Options{TimeField: "t", Granularity: "minutes", BucketMaxSpanSeconds: 86400, BucketRoundingSeconds: 3600}, 0},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: 86400}}, Options{TimeField: "t", Granularity: "hours", BucketMaxSpanSeconds: 2592000, BucketRoundingSeconds: 86400}, 0},
+		{bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: 86400}, {Key: "bucketRoundingSeconds", Value: 60}}, Options{}, mongoerr.InvalidOptions},
 	} {
 		got, err := Parse(doc(t, tc.in), "create.timeseries")
 		if tc.code != 0 {
