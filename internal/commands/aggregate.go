@@ -28,7 +28,7 @@ var aggregateSpec = &argSpec{path: "aggregate", fields: []argField{
 	required("pipeline", tPipeline),
 	arg("cursor", tAggregateCursor),
 	arg("allowDiskUse", tOptionalBool),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("let", tDoc),
 	arg("explain", tExplain),
 	arg("collation", tDoc),

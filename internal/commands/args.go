@@ -181,6 +181,13 @@ var (
 	tOwnedObject = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, null: nullWrongType, mismatch: func(field string, _ bson.RawValue) error {
 		return mongoerr.New(mongoerr.TypeMismatch, "Expected field %sto be of type object", field)
 	}}
+	// tHint is the IDL's indexHint, which parseHint reads
+	// (hint_parser.cpp): an index name or a key pattern; anything else,
+	// null included, fails the command with FailedToParse (find, count,
+	// aggregate, findAndModify, and each update and delete statement).
+	tHint = argType{mask: typeMask(bson.TypeString, bson.TypeEmbeddedDocument), want: []string{"string", "object"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {
+		return mongoerr.New(mongoerr.FailedToParse, "Hint must be a string or an object")
+	}}
 	// tAggregateCursor is aggregate's cursor (parseAggregateCursorFromBSON):
 	// a document, null refused.
 	tAggregateCursor = argType{mask: typeMask(bson.TypeEmbeddedDocument), want: []string{"object"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {

@@ -47,6 +47,8 @@ var argRows = []struct {
 	{"FindCommandRequest.collation", `{"find": "c", "collation": {"locale": "en", "strength": 2}}`, 0},
 	{"FindCommandRequest.collation", `{"find": "c", "collation": {"locale": "en", "strength": 0}}`, 9},
 	{"FindCommandRequest.hint", `{"find": "c", "hint": "nope"}`, 2},
+	{"FindCommandRequest.hint", `{"find": "c", "hint": null}`, 9},
+	{"FindCommandRequest.hint", `{"find": "c", "hint": 1}`, 9},
 	{"FindCommandRequest.noCursorTimeout", `{"find": "c", "noCursorTimeout": true}`, 0},
 	{"FindCommandRequest.let", `{"find": "c", "let": {"x": 1}, "filter": {"$expr": {"$eq": ["$a", "$$x"]}}}`, 0},
 	{"FindCommandRequest.allowPartialResults", `{"find": "c", "allowPartialResults": true}`, 0},
@@ -177,6 +179,7 @@ var argRows = []struct {
 	{"delete.deletes.limit", `{"delete": "c", "deletes": [{"q": {}, "limit": "1"}]}`, 0},
 	{"delete.deletes.limit", `{"delete": "c", "deletes": [{"q": {}, "limit": {"$numberDecimal": "1"}}]}`, 0},
 	{"delete.deletes.hint", `{"delete": "c", "deletes": [{"q": {}, "limit": 0, "hint": {"a": 1}}]}`, 0},
+	{"delete.deletes.hint", `{"delete": "c", "deletes": [{"q": {}, "limit": 0, "hint": null}]}`, 9},
 	{"delete.deletes.collation", `{"delete": "c", "deletes": [{"q": {}, "limit": 0, "collation": {"locale": "en"}}]}`, 0},
 
 	{"create.capped", `{"create": "d", "capped": true, "size": 4096}`, 0},

@@ -21,7 +21,7 @@ var countSpec = &argSpec{path: "count", fields: []argField{
 	arg("query", tDoc),
 	arg("skip", tLong),
 	arg("limit", tLong),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("collation", tDoc),
 	ignore("fields", tDoc, "MongoDB accepts and ignores it (a legacy option)"),
 }}
@@ -31,7 +31,7 @@ var countSpec = &argSpec{path: "count", fields: []argField{
 var distinctSpec = &argSpec{path: "distinct", fields: []argField{
 	required("key", tString),
 	arg("query", tDoc),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("collation", tDoc),
 }}
 

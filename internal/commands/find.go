@@ -31,7 +31,7 @@ var findSpec = &argSpec{path: "FindCommandRequest", fields: []argField{
 	arg("tailable", tOptionalBool),
 	arg("awaitData", tOptionalBool),
 	arg("allowDiskUse", tOptionalBool),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("noCursorTimeout", tOptionalBool),
 	arg("let", tDoc),
 	// allowPartialResults means nothing but in a sharded cluster, whose

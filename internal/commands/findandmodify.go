@@ -23,7 +23,7 @@ var findAndModifySpec = &argSpec{path: "findAndModify", fields: []argField{
 	arg("new", tBool),
 	arg("upsert", tBool),
 	arg("arrayFilters", tArray),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("stmtId", tInt32),
 	arg("collation", tDoc),
 	arg("let", tDoc),

@@ -57,7 +57,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 	arg("upsert", tStrictBool),
 	arg("multi", tStrictBool),
 	arg("arrayFilters", tArray),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("collation", tDoc),
 	arg("c", tDoc),
 	arg("upsertSupplied", tOptionalBool),
@@ -68,7 +68,7 @@ var updateStmtSpec = &argSpec{path: "update.updates", fields: []argField{
 var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 	required("q", tDoc),
 	required("limit", tAny),
-	arg("hint", tAny),
+	arg("hint", tHint),
 	arg("collation", tDoc),
 }}
 

@@ -85,7 +85,7 @@ func resolveHint(c *Collection, hint bson.RawValue) (hintChoice, error) {
 			"error processing query: planner returned error :: caused by :: Hint matched multiple indexes, must hint by index name. Matched: %s and %s",
 			found[0].Spec, found[1].Spec)
 	}
-	return hintChoice{}, mongoerr.New(mongoerr.FailedToParse, "hint must be a string or an object")
+	return hintChoice{}, mongoerr.New(mongoerr.FailedToParse, "Hint must be a string or an object")
 }
 
 // checkNaturalSort applies MongoDB's rules to a find's sort holding

@@ -55,6 +55,22 @@ func TestRefusedInputs(t *testing.T) {
 		{name: "delete without statements", cmd: bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}},
 			code: 16, codeName: "InvalidLength"},
 
+		// hint is the IDL's indexHint (write_ops.idl, find_command.idl...),
+		// which parseHint reads: a string or an object, else the whole
+		// command fails, nothing written (delete_hint.js, update_hint.js).
+		{name: "update with a bool hint", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: 1}}}}}, {Key: "hint", Value: true}}}}},
+			code: 9, codeName: "FailedToParse", msg: "Hint must be a string or an object"},
+		{name: "delete with a number hint", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}, {Key: "hint", Value: 1}}}}},
+			code: 9, codeName: "FailedToParse", msg: "Hint must be a string or an object"},
+		{name: "find with a null hint", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "find", Value: "c"}, {Key: "hint", Value: nil}},
+			code: 9, codeName: "FailedToParse", msg: "Hint must be a string or an object"},
+		{name: "findAndModify with a number hint", setup: []bson.D{insertC},
+			cmd:  bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: true}, {Key: "hint", Value: 1}},
+			code: 9, codeName: "FailedToParse", msg: "Hint must be a string or an object"},
+
 		// A community server has no search index service: Atlas Search
 		// stages fail as MongoDB 7.0's do.
 		{name: "$search", cmd: agg(bson.D{{Key: "$search", Value: bson.D{{Key: "text", Value: bson.D{}}}}}),
