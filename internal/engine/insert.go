@@ -43,9 +43,14 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 		return 0, werrs, nil
 	}
 	txn := wo.Txn
-	c, err := e.writable(wo.Ctx, txn, db, coll, true)
-	if err != nil {
-		return 0, nil, err
+	create := e.lookup(txn, db, coll) != nil
+	var refused []WriteError
+	if !create {
+		refused, create = storable(docs, ordered)
+	}
+	c, err := e.writable(wo.Ctx, txn, db, coll, create)
+	if err != nil || c == nil {
+		return 0, refused, err
 	}
 	defer c.mu.RUnlock()
 	if c.capped != nil || txn != nil {
@@ -78,6 +83,26 @@ func (e *Engine) insert(db, coll string, docs []bson.Raw, ordered bool, wo Write
 		}
 	}
 	return inserted, werrs, nil
+}
+
+// storable reports whether a document of docs reaches the collection:
+// MongoDB creates a missing collection only for a batch holding a document
+// that passed fixDocumentForInsert (write_ops_exec.cpp performInserts
+// flushes the documents before a refused one, and an empty batch creates
+// nothing). When none does (an ordered batch's first document, or every
+// document of an unordered one, is refused), refused are their errors.
+func storable(docs []bson.Raw, ordered bool) (refused []WriteError, ok bool) {
+	for i, d := range docs {
+		_, _, err := prepareInsert(d)
+		if err == nil {
+			return nil, true
+		}
+		refused = append(refused, WriteError{Index: i, Err: mongoerr.As(err)})
+		if ordered {
+			break
+		}
+	}
+	return refused, false
 }
 
 type pendingInsert struct {

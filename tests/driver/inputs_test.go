@@ -533,6 +533,47 @@ func TestDuplicateIDRefused(t *testing.T) {
 	}
 }
 
+// TestRefusedInsertCreatesNoCollection proves an insert none of whose
+// documents reaches storage (each refused as MongoDB's
+// fixDocumentForInsert refuses it) leaves a missing collection missing, as
+// insert1.js and insert_id_undefined.js check; one stored document creates
+// it, and an ordered batch stops at its refused first document.
+func TestRefusedInsertCreatesNoCollection(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	exists := func(name string) bool {
+		names, err := db.ListCollectionNames(t.Context(), bson.D{{Key: "name", Value: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(names) == 1
+	}
+	insert := func(name string, ordered bool, docs ...any) int {
+		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A(docs)}, {Key: "ordered", Value: ordered}}
+		var we mongo.WriteException
+		if err := db.RunCommand(t.Context(), cmd).Err(); !errors.As(err, &we) {
+			t.Fatalf("insert into %s: %v, want write errors", name, err)
+		}
+		for _, e := range we.WriteErrors {
+			if e.Code != 53 {
+				t.Fatalf("insert into %s: %+v, want InvalidIdField", name, e)
+			}
+		}
+		return len(we.WriteErrors)
+	}
+	regexID := bson.D{{Key: "_id", Value: bson.Regex{Pattern: "x"}}}
+	arrayID := bson.D{{Key: "_id", Value: bson.A{1}}}
+	if n := insert("none", false, regexID, arrayID); n != 2 || exists("none") {
+		t.Fatalf("%d errors, collection created %v; want 2 errors and no collection", n, exists("none"))
+	}
+	if n := insert("first", true, regexID, bson.D{{Key: "_id", Value: 1}}); n != 1 || exists("first") {
+		t.Fatalf("ordered: %d errors, collection created %v; want 1 error and no collection", n, exists("first"))
+	}
+	if n := insert("some", false, regexID, bson.D{{Key: "_id", Value: 1}}); n != 1 || !exists("some") {
+		t.Fatalf("unordered: %d errors, collection created %v; want 1 error and the collection", n, exists("some"))
+	}
+}
+
 // TestCreateIndexesOptions proves ignoreUnknownIndexOptions drops unknown
 // fields (as mongorestore relies on), storageEngine is kept and reported,
 // and indexes that differ only in uniqueness or sparseness coexist (they
