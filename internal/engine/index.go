@@ -520,6 +520,9 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 			}
 			vals = []bson.RawValue{v}
 		default:
+			if err = ambiguousPositional(root, f.Parts, 0); err != nil {
+				return nil, false, err
+			}
 			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
 			if ix.v1 && slices.ContainsFunc(vals, holdsDecimal) {
 				return nil, false, errV1Decimal
@@ -642,6 +645,51 @@ func indexValues(v bson.RawValue, parts []string, i int, out *[]bson.RawValue, a
 	}
 	*out = append(*out, nullValue)
 	return true
+}
+
+// ambiguousPositional refuses, as MongoDB's key generator does
+// (btree_key_generator.cpp _extractNextElement, 16746), an array reached
+// at parts[i-1] whose element parts[i] exists when one of its embedded
+// documents also has a field parts[i]: the path could mean either. It
+// walks parts below v as indexValues does.
+func ambiguousPositional(v bson.RawValue, parts []string, i int) error {
+	for ; i < len(parts); i++ {
+		switch v.Type {
+		case bson.TypeEmbeddedDocument:
+			child, err := v.Document().LookupErr(parts[i])
+			if err != nil {
+				return nil
+			}
+			v = child
+			continue
+		case bson.TypeArray:
+		default:
+			return nil
+		}
+		elems, _ := v.Array().Values()
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 || n >= len(elems) || strconv.Itoa(n) != parts[i] {
+			for _, el := range elems {
+				if el.Type == bson.TypeEmbeddedDocument {
+					if err := ambiguousPositional(el, parts, i); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		for _, el := range elems {
+			if el.Type == bson.TypeEmbeddedDocument {
+				if _, err := el.Document().LookupErr(parts[i]); err == nil {
+					return mongoerr.New(mongoerr.AmbiguousArrayField,
+						"Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '%s' for array: %s",
+						parts[i], values.ShellDoc(v.Value))
+				}
+			}
+		}
+		v = elems[n]
+	}
+	return nil
 }
 
 // SameKeyPattern reports whether two key patterns name the same fields in

@@ -19,7 +19,7 @@ import (
 // TestIndexKeys checks the keys a document contributes to an index:
 // missing fields index as null, arrays as one key per element, an empty
 // array as undefined, compound keys as products, parallel arrays fail
-// with 171, and an index with a hashed field takes no array in any field
+// with 171, an ambiguous numeric path component with 16746, and an index with a hashed field takes no array in any field
 // (16766).
 func TestIndexKeys(t *testing.T) {
 	tests := []struct {
@@ -45,6 +45,12 @@ func TestIndexKeys(t *testing.T) {
 			`{"attrs": [{"n": "color", "v": "red"}, {"n": "size", "v": 9}]}`,
 			[]string{`["color", "red"]`, `["color", 9]`, `["size", "red"]`, `["size", 9]`}, 0},
 		{"parallel arrays", `{"a": 1, "b": 1}`, false, `{"a": [1], "b": [2]}`, nil, mongoerr.CannotIndexParallelArrays},
+		// A numeric component naming both an element and an embedded
+		// document's field is ambiguous (update_numeric_field_name.js).
+		{"ambiguous positional", `{"a.0.c": 1}`, false, `{"a": [{"0": 1}]}`, nil, mongoerr.AmbiguousArrayField},
+		{"ambiguous positional, later element", `{"a.0.c": 1}`, false, `{"a": [{"c": 1}, {"0": {"c": 2}}]}`, nil, mongoerr.AmbiguousArrayField},
+		{"ambiguous positional, deeper", `{"a.0.c": 1}`, false, `{"a": [{"0": {"0": 1}}, 5]}`, nil, mongoerr.AmbiguousArrayField},
+		{"positional past the end uses fields", `{"a.5": 1}`, false, `{"a": [{"5": 1}]}`, []string{`[1]`}, 0},
 		{"numbers of any type are one key", `{"a": 1}`, false, `{"a": [1, 1.0, {"$numberLong": "1"}]}`, []string{`[1]`}, 0},
 		{"whole subdocument", `{"a": 1}`, false, `{"a": {"x": 1}}`, []string{`[{"x": 1}]`}, 0},
 		{"hashed compound keeps other values", `{"a": 1, "b": "hashed"}`, false, `{"a": 5}`,

@@ -1279,6 +1279,10 @@ const (
 
 // Hashed, wildcard and text indexes.
 const (
+	// AmbiguousArrayField: a document whose index path reaches an array by
+	// a numeric component (a.0) that both indexes an element and names a
+	// field of one of its embedded documents.
+	AmbiguousArrayField Code = 16746
 	// HashedArrayValue: a document holding an array on a hashed index's path.
 	HashedArrayValue Code = 16766
 	// HashedUnique: a unique hashed index.

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -129,5 +130,46 @@ func TestDBRefIndexKey(t *testing.T) {
 	}
 	if s := plan.Lookup("queryPlanner", "winningPlan").String(); !strings.Contains(s, "owner.$id_1") {
 		t.Fatalf("winning plan %s, want the owner.$id_1 index", s)
+	}
+}
+
+// TestAmbiguousNumericFieldIndexKey follows update_numeric_field_name.js:
+// with an index on a.0.c, a document in which "0" both indexes a's first
+// element and names a field of one of a's embedded documents is refused
+// with 16746 (btree_key_generator.cpp), on update and insert, and the
+// stored document stays as it was.
+func TestAmbiguousNumericFieldIndexKey(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("numeric_field_name")
+	ctx := t.Context()
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}, {Key: "a", Value: bson.A{bson.D{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a.0.c", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	ambiguous := func(err error) bool {
+		var we mongo.WriteException
+		return errors.As(err, &we) && len(we.WriteErrors) == 1 && we.WriteErrors[0].Code == 16746 &&
+			strings.HasPrefix(we.WriteErrors[0].Message, "Ambiguous field name found in array")
+	}
+	for _, path := range []string{"a.0.0", "a.0.0.b"} {
+		_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 0}}, bson.D{{Key: "$set", Value: bson.D{{Key: path, Value: 1}}}})
+		if !ambiguous(err) {
+			t.Fatalf("$set %s: %v, want 16746", path, err)
+		}
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{bson.D{{Key: "0", Value: 1}}}}}); !ambiguous(err) {
+		t.Fatalf("insert: %v, want 16746", err)
+	}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 0}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a.1.b.0.0", Value: 1}}}}); err != nil {
+		t.Fatalf("$set a.1.b.0.0: %v", err)
+	}
+	var got bson.Raw
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 0}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"_id": {"$numberInt":"0"},"a": [{},{"b": {"0": {"0": {"$numberInt":"1"}}}}]}`; got.String() != want {
+		t.Fatalf("stored %s, want %s", got, want)
 	}
 }
