@@ -23,13 +23,29 @@ func CheckInsert(doc bson.Raw) error {
 	return err
 }
 
+// checkUpsertSize refuses, as MongoDB's upsert stage does (17420), the
+// new document of an upsert over the size limit once the _id it lacks (an
+// ObjectId element, 17 bytes) is added.
+func checkUpsertSize(doc bson.Raw) error {
+	n := len(doc)
+	if _, err := doc.LookupErr("_id"); err != nil {
+		n += 17
+	}
+	if n > MaxDocumentSize {
+		return mongoerr.New(mongoerr.UpsertResultTooLarge, "Document to upsert is larger than %d", MaxDocumentSize)
+	}
+	return nil
+}
+
 // prepareInsert validates doc for storage and returns it with _id as its
 // first field, generating an ObjectId when _id is missing, as MongoDB does.
 // A second top-level _id fails with BadValue (2); other repeated field names
-// are stored as given, which MongoDB's insert path also allows.
+// are stored as given, which MongoDB's insert path also allows. A document
+// over the size limit fails with BadValue, as fixDocumentForInsert refuses
+// it (jstests/core/max_doc_size.js).
 func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 	if len(doc) > MaxDocumentSize {
-		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue,
 			"object to insert too large. size in bytes: %d, max size: %d", len(doc), MaxDocumentSize)
 	}
 	// Documents are well-formed (the wire layer validates what clients
@@ -84,7 +100,7 @@ func prepareInsert(doc bson.Raw) (_ bson.Raw, id bson.RawValue, _ error) {
 	out = append(out, 0)
 	out = bsoncore.UpdateLength(out, start, int32(len(out)-int(start)))
 	if len(out) > MaxDocumentSize {
-		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BSONObjectTooLarge,
+		return nil, bson.RawValue{}, mongoerr.New(mongoerr.BadValue,
 			"object to insert too large. size in bytes: %d, max size: %d", len(out), MaxDocumentSize)
 	}
 	return out, id, nil

@@ -192,6 +192,9 @@ func (e *Engine) findAndModifyUpsert(c *Collection, s FindAndModifySpec, upd upd
 		return FindAndModifyResult{}, err
 	}
 	doc, _, _, err := upd.Apply(seed, -1, true)
+	if err == nil {
+		err = checkUpsertSize(doc)
+	}
 	if err != nil {
 		return FindAndModifyResult{}, err
 	}

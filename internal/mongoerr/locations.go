@@ -75,6 +75,8 @@ const (
 const (
 	// UpdateResultTooLarge: an update whose resulting document exceeds the BSON size limit.
 	UpdateResultTooLarge Code = 17419
+	// UpsertResultTooLarge: an upsert whose new document exceeds the BSON size limit.
+	UpsertResultTooLarge Code = 17420
 	// UpdateConstantsNotPipeline: an update statement's constants (c) on an update that is not a pipeline.
 	UpdateConstantsNotPipeline Code = 51198
 	// ShardKeyUpdateWithoutFullKey: an update changing a document's shard key value whose filter does not pin the whole shard key by equality.

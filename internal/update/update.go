@@ -96,7 +96,9 @@ func (u *Update) Apply(doc bson.Raw, pos int, insert bool) (out bson.Raw, delta 
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if len(out) > MaxDocumentSize {
+	// An upsert's new document is checked once its _id is added
+	// (UpsertResultTooLarge, by the engine).
+	if !insert && len(out) > MaxDocumentSize {
 		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge,
 			"Resulting document after update is larger than %d", MaxDocumentSize)
 	}

@@ -253,7 +253,8 @@ func TestMaxTimeMSRangeEveryCommand(t *testing.T) {
 // TestDocumentsNearTheSizeLimit stores documents close to MongoDB's 16 MiB
 // limit, whose size passes TiKV's raft entry limit (8 MiB): insert, read,
 // replace, update, a transaction's write and delete all work, and a
-// document over the limit is refused with 10334 BSONObjectTooLarge.
+// document over the limit is refused with BadValue, as MongoDB's
+// fixDocumentForInsert does (jstests/core/max_doc_size.js).
 func TestDocumentsNearTheSizeLimit(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -302,7 +303,7 @@ func TestDocumentsNearTheSizeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = coll.InsertOne(ctx, payload('d', 16<<20))
-	requireCode(t, err, 10334, "BSONObjectTooLarge")
+	requireCode(t, err, 2, "BadValue")
 }
 
 // TestKeyLimit: on TiKV, which refuses keys over 8 KiB, a document whose

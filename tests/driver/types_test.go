@@ -2,11 +2,13 @@ package driver_test
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
@@ -150,8 +152,9 @@ func maxDocument(t *testing.T, size int) bson.Raw {
 }
 
 // TestMaxSizeDocument proves a document of exactly 16 MiB is stored and
-// returned intact, and one byte more is refused with BSONObjectTooLarge
-// (10334) when the driver lets it through to the server.
+// returned intact, and one byte more is refused with BadValue (2), as
+// MongoDB's fixDocumentForInsert refuses it (jstests/core/max_doc_size.js),
+// when the driver lets it through to the server.
 func TestMaxSizeDocument(t *testing.T) {
 	const maxBSON = 16 * 1024 * 1024
 	if testkv.TiKV() {
@@ -184,16 +187,37 @@ func TestMaxSizeDocument(t *testing.T) {
 	}).Raw()
 	switch {
 	case serverCode(err) != 0:
-		requireCode(t, err, 10334, "")
+		requireCode(t, err, 2, "")
 	case err != nil:
 		t.Logf("the driver refused the raw insert: %v", err)
 	default:
 		code, ok := reply.Lookup("writeErrors", "0", "code").AsInt64OK()
-		if !ok || code != 10334 {
-			t.Fatalf("raw insert of a %d-byte document: reply %v, want write error 10334 BSONObjectTooLarge", len(tooBig), reply)
+		if !ok || code != 2 {
+			t.Fatalf("raw insert of a %d-byte document: reply %v, want write error 2 BadValue", len(tooBig), reply)
 		}
 	}
 	if n, err := client.Database(testDB).Collection("big2").CountDocuments(t.Context(), bson.D{}); err != nil || n != 0 {
 		t.Fatalf("big2 holds %d documents (%v), want 0", n, err)
+	}
+
+	// max_doc_size.js: an upsert whose new document is over the limit
+	// fails with 17420 (the upsert stage), an update's result with 17419.
+	over := strings.Repeat("x", maxBSON-21)
+	writeCode := func(cmd bson.D) int64 {
+		var we mongo.WriteException
+		if err := client.Database(testDB).RunCommand(t.Context(), cmd).Err(); !errors.As(err, &we) || len(we.WriteErrors) != 1 {
+			t.Fatalf("%v: %v, want a write error", cmd[0], err)
+		}
+		return int64(we.WriteErrors[0].Code)
+	}
+	upsert := bson.D{{Key: "update", Value: "big3"}, {Key: "updates", Value: bson.A{bson.D{
+		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: over}}}, {Key: "upsert", Value: true}}}}}
+	if code := writeCode(upsert); code != 17420 {
+		t.Fatalf("oversized upsert: code %d, want 17420", code)
+	}
+	set := bson.D{{Key: "update", Value: "big"}, {Key: "updates", Value: bson.A{bson.D{
+		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: over}}}}}}}}}
+	if code := writeCode(set); code != 17419 {
+		t.Fatalf("oversized $set: code %d, want 17419", code)
 	}
 }
