@@ -96,7 +96,7 @@ func compilePipelineUpdate(spec bson.Raw, coll string, let *expr.Let, c *collati
 // document's; one with another _id fails with ImmutableField (66). There
 // is no delta: the oplog diffs the two documents, as MongoDB does for
 // pipeline updates.
-func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, []byte, bool, error) {
+func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, insert bool) (bson.Raw, []byte, bool, error) {
 	out, err := u.p.Run(&oneDoc{doc: doc}).Next()
 	if err != nil {
 		return nil, nil, false, err
@@ -114,7 +114,8 @@ func (u *pipelineUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, []byte, b
 				"Performing an update on the path '_id' would modify the immutable field '_id'")
 		}
 	}
-	if len(out) > MaxDocumentSize {
+	// An upsert's new document is checked by the upsert (checkUpsertSize).
+	if !insert && len(out) > MaxDocumentSize {
 		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return out, nil, !bytes.Equal(out, doc), nil

@@ -215,6 +215,11 @@ func TestMaxSizeDocument(t *testing.T) {
 	if code := writeCode(upsert); code != 17420 {
 		t.Fatalf("oversized upsert: code %d, want 17420", code)
 	}
+	pipelineUpsert := bson.D{{Key: "update", Value: "big4"}, {Key: "updates", Value: bson.A{bson.D{
+		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: over}}}}}}, {Key: "upsert", Value: true}}}}}
+	if code := writeCode(pipelineUpsert); code != 17420 {
+		t.Fatalf("oversized pipeline upsert: code %d, want 17420", code)
+	}
 	set := bson.D{{Key: "update", Value: "big"}, {Key: "updates", Value: bson.A{bson.D{
 		{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: over}}}}}}}}}
 	if code := writeCode(set); code != 17419 {
