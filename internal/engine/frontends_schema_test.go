@@ -239,7 +239,11 @@ func TestFrontendsDropCollectionWhileOthersWrite(t *testing.T) {
 				return
 			default:
 			}
-			if _, _, err := fe[1].Insert("test", "x", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i))}, true, WriteOptions{}); err != nil && !mongoerr.Is(err, mongoerr.DuplicateKey) {
+			_, _, err := fe[1].Insert("test", "x", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d, "a": %d}`, i, i))}, true, WriteOptions{})
+			// A loaded machine can delay a lease renewal past the short
+			// lease: the frontend then refuses writes until it renews,
+			// by design, and the writer tries again.
+			if err != nil && !mongoerr.Is(err, mongoerr.DuplicateKey) && !mongoerr.Is(err, mongoerr.NotWritablePrimary) {
 				t.Error(err)
 				return
 			}
