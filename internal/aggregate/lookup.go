@@ -12,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sorter"
 )
 
@@ -353,7 +354,7 @@ func valuesAtPath(v bson.RawValue, path []string) []bson.RawValue {
 	}
 	path = path[1:]
 	for len(path) > 0 && c.Type == bson.TypeArray {
-		i := query.ArrayIndex(path[0])
+		i := rawdoc.ArrayIndex(path[0])
 		if i < 0 {
 			break
 		}

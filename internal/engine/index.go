@@ -520,10 +520,12 @@ func (ix *Index) keys(doc bson.Raw) (keys []indexKey, multikey bool, err error) 
 			}
 			vals = []bson.RawValue{v}
 		default:
-			if err = ambiguousPositional(root, f.Parts, 0); err != nil {
-				return nil, false, err
+			var fv fieldValues
+			missing = fv.collect(root, f.Parts, 0)
+			if fv.ambiguous != nil {
+				return nil, false, fv.ambiguous
 			}
-			missing = indexValues(root, f.Parts, 0, &vals, &arrays)
+			vals, arrays = fv.vals, fv.arrays
 			if ix.v1 && slices.ContainsFunc(vals, holdsDecimal) {
 				return nil, false, errV1Decimal
 			}
@@ -595,99 +597,83 @@ var (
 	undefinedValue = bson.RawValue{Type: bson.TypeUndefined}
 )
 
-// indexValues appends the values at parts[i:] below v to out, recording in
-// arrays the path of every array it expands. It reports whether the path
-// was missing everywhere (the values are then a single null).
-func indexValues(v bson.RawValue, parts []string, i int, out *[]bson.RawValue, arrays *[]string) bool {
+// fieldValues collects what one index field takes from a document.
+type fieldValues struct {
+	// vals are the field's key values.
+	vals []bson.RawValue
+	// arrays are the paths of the arrays expanded on the way.
+	arrays []string
+	// ambiguous is set, as MongoDB's btree key generator refuses it
+	// (btree_key_generator.cpp _extractNextElement, 16746), when a
+	// positional part names an element of an array one of whose
+	// documents also has a field of that name: the path could mean either.
+	// The walk goes on through the element, as a plain path lookup does.
+	ambiguous error
+}
+
+// collect appends the values at parts[i:] below v. It reports whether the
+// path was missing everywhere (the values are then a single null).
+func (f *fieldValues) collect(v bson.RawValue, parts []string, i int) bool {
 	if i == len(parts) {
 		if v.Type != bson.TypeArray {
-			*out = append(*out, v)
+			f.vals = append(f.vals, v)
 			return false
 		}
-		*arrays = append(*arrays, strings.Join(parts[:i], "."))
+		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
 		elems, _ := v.Array().Values()
 		if len(elems) == 0 {
-			*out = append(*out, undefinedValue)
+			f.vals = append(f.vals, undefinedValue)
 		}
-		*out = append(*out, elems...)
+		f.vals = append(f.vals, elems...)
 		return false
 	}
 	switch v.Type {
 	case bson.TypeEmbeddedDocument:
 		child, err := v.Document().LookupErr(parts[i])
 		if err != nil {
-			*out = append(*out, nullValue)
+			f.vals = append(f.vals, nullValue)
 			return true
 		}
-		return indexValues(child, parts, i+1, out, arrays)
+		return f.collect(child, parts, i+1)
 	case bson.TypeArray:
-		if n, err := strconv.Atoi(parts[i]); err == nil && n >= 0 {
-			if child, err := v.Array().IndexErr(uint(n)); err == nil {
-				return indexValues(child, parts, i+1, out, arrays)
-			}
-		}
-		*arrays = append(*arrays, strings.Join(parts[:i], "."))
 		elems, _ := v.Array().Values()
+		if n := rawdoc.ArrayIndex(parts[i]); n >= 0 && n < len(elems) {
+			if f.ambiguous == nil {
+				f.ambiguous = ambiguousPositional(v, elems, parts[i])
+			}
+			return f.collect(elems[n], parts, i+1)
+		}
+		f.arrays = append(f.arrays, strings.Join(parts[:i], "."))
 		missing := true
 		for _, el := range elems {
 			if el.Type == bson.TypeEmbeddedDocument {
-				if !indexValues(el, parts, i, out, arrays) {
+				if !f.collect(el, parts, i) {
 					missing = false
 				}
 				continue
 			}
-			*out = append(*out, nullValue)
+			f.vals = append(f.vals, nullValue)
 		}
 		if len(elems) == 0 {
-			*out = append(*out, nullValue)
+			f.vals = append(f.vals, nullValue)
 		}
 		return missing
 	}
-	*out = append(*out, nullValue)
+	f.vals = append(f.vals, nullValue)
 	return true
 }
 
-// ambiguousPositional refuses, as MongoDB's key generator does
-// (btree_key_generator.cpp _extractNextElement, 16746), an array reached
-// at parts[i-1] whose element parts[i] exists when one of its embedded
-// documents also has a field parts[i]: the path could mean either. It
-// walks parts below v as indexValues does.
-func ambiguousPositional(v bson.RawValue, parts []string, i int) error {
-	for ; i < len(parts); i++ {
-		switch v.Type {
-		case bson.TypeEmbeddedDocument:
-			child, err := v.Document().LookupErr(parts[i])
-			if err != nil {
-				return nil
-			}
-			v = child
-			continue
-		case bson.TypeArray:
-		default:
-			return nil
-		}
-		elems, _ := v.Array().Values()
-		n, err := strconv.Atoi(parts[i])
-		if err != nil || n < 0 || n >= len(elems) || strconv.Itoa(n) != parts[i] {
-			for _, el := range elems {
-				if el.Type == bson.TypeEmbeddedDocument {
-					if err := ambiguousPositional(el, parts, i); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		}
-		for _, el := range elems {
-			if el.Type == bson.TypeEmbeddedDocument {
-				if _, err := el.Document().LookupErr(parts[i]); err == nil {
-					return mongoerr.New(mongoerr.AmbiguousArrayField,
-						"Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '%s' for array: %s",
-						parts[i], values.ShellDoc(v.Value))
-				}
+// ambiguousPositional is the 16746 error when a document among elems
+// (those of the array arr) has a field named part, else nil.
+func ambiguousPositional(arr bson.RawValue, elems []bson.RawValue, part string) error {
+	for _, el := range elems {
+		if el.Type == bson.TypeEmbeddedDocument {
+			if _, err := el.Document().LookupErr(part); err == nil {
+				return mongoerr.New(mongoerr.AmbiguousArrayField,
+					"Ambiguous field name found in array (do not use numeric field names in embedded elements in an array), field: '%s' for array: %s",
+					part, values.ShellDoc(arr.Value))
 			}
 		}
-		v = elems[n]
 	}
 	return nil
 }

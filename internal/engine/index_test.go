@@ -50,6 +50,9 @@ func TestIndexKeys(t *testing.T) {
 		{"ambiguous positional", `{"a.0.c": 1}`, false, `{"a": [{"0": 1}]}`, nil, mongoerr.AmbiguousArrayField},
 		{"ambiguous positional, later element", `{"a.0.c": 1}`, false, `{"a": [{"c": 1}, {"0": {"c": 2}}]}`, nil, mongoerr.AmbiguousArrayField},
 		{"ambiguous positional, deeper", `{"a.0.c": 1}`, false, `{"a": [{"0": {"0": 1}}, 5]}`, nil, mongoerr.AmbiguousArrayField},
+		// "01" names no element (elements are named "0", "1", ...), so it is
+		// a field of the array's documents.
+		{"non-canonical positional is a field", `{"a.01": 1}`, false, `{"a": [{"01": 1}, 5]}`, []string{`[null]`, `[1]`}, 0},
 		{"positional past the end uses fields", `{"a.5": 1}`, false, `{"a": [{"5": 1}]}`, []string{`[1]`}, 0},
 		{"numbers of any type are one key", `{"a": 1}`, false, `{"a": [1, 1.0, {"$numberLong": "1"}]}`, []string{`[1]`}, 0},
 		{"whole subdocument", `{"a": 1}`, false, `{"a": {"x": 1}}`, []string{`[{"x": 1}]`}, 0},

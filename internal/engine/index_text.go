@@ -91,9 +91,9 @@ func (t *textIndex) keys(ix *Index, doc bson.Raw) ([]indexKey, error) {
 			text = true
 			continue
 		}
-		var vals []bson.RawValue
-		var arrays []string
-		indexValues(root, f.Parts, 0, &vals, &arrays)
+		var fv fieldValues
+		fv.collect(root, f.Parts, 0)
+		vals, arrays := fv.vals, fv.arrays
 		if len(arrays) > 0 {
 			return nil, mongoerr.New(mongoerr.CannotBuildIndexKeys, "Field '%s' of text index contains an array in document: %s", f.Path, values.ShellDoc(doc))
 		}

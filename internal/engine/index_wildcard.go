@@ -336,9 +336,9 @@ func (w *wildcardIndex) compound(doc bson.Raw, wild []indexKey) ([]indexKey, err
 	var before, after []byte
 	var beforeVals, afterVals []bson.RawValue
 	for i, f := range w.regular {
-		var vals []bson.RawValue
-		var arrays []string
-		indexValues(root, f.Parts, 0, &vals, &arrays)
+		var fv fieldValues
+		fv.collect(root, f.Parts, 0)
+		vals, arrays := fv.vals, fv.arrays
 		if len(arrays) > 0 {
 			return nil, mongoerr.New(mongoerr.WildcardRegularFieldMultikey, "a compound wildcard index cannot index the array at its field %q (at %s)", f.Path, arrays[0])
 		}

@@ -22,30 +22,12 @@ func parsePath(p string) fieldPath {
 	fp := make(fieldPath, 0, strings.Count(p, ".")+1)
 	for {
 		name, rest, more := strings.Cut(p, ".")
-		fp = append(fp, pathPart{name: name, index: ArrayIndex(name)})
+		fp = append(fp, pathPart{name: name, index: rawdoc.ArrayIndex(name)})
 		if !more {
 			return fp
 		}
 		p = rest
 	}
-}
-
-// ArrayIndex is the array offset a path component names when it is written
-// in canonical decimal form ("0", "12", not "01" or "-1"), else -1
-// (MongoDB's isNumericPathComponentStrict).
-func ArrayIndex(s string) int {
-	if s == "" || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
-		return -1
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // leafMode says what a path walk yields for an array found at the end of

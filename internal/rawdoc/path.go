@@ -1,16 +1,44 @@
 package rawdoc
 
 import (
-	"strconv"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// ArrayIndex is the array offset a path component names when it is written
+// in canonical decimal form ("0", "12", not "01", "+1" or "-1"), else -1:
+// an array's elements are named so, and MongoDB looks positional
+// components up by name (isNumericPathComponentStrict).
+func ArrayIndex(s string) int {
+	if !AllDigits(s) || len(s) > 9 || (s[0] == '0' && len(s) > 1) {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+	}
+	return n
+}
+
+// AllDigits reports whether s is a non-empty run of decimal digits: the
+// components MongoDB's extractAllElementsAlongPath takes as positions in
+// an array rather than as fields of its documents.
+func AllDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // AllAlongPath calls add with each value at the dotted path parts of v, as
 // MongoDB's extractAllElementsAlongPath finds them for distinct: arrays on
-// the way are traversed (their documents' fields, or the element a numeric
-// part names), and an array at the end of the path gives its elements,
-// not itself.
+// the way are traversed (their documents' fields, or the element an
+// all-digits part names, if it names one), and an array at the end of the
+// path gives its elements, not itself.
 func AllAlongPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
 	if len(parts) == 0 {
 		if v.Type != bson.TypeArray {
@@ -29,9 +57,11 @@ func AllAlongPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
 			AllAlongPath(child, parts[1:], add)
 		}
 	case bson.TypeArray:
-		if i, err := strconv.Atoi(parts[0]); err == nil {
-			if child, err := v.Array().IndexErr(uint(i)); err == nil {
-				AllAlongPath(child, parts[1:], add)
+		if AllDigits(parts[0]) {
+			if i := ArrayIndex(parts[0]); i >= 0 {
+				if child, err := v.Array().IndexErr(uint(i)); err == nil {
+					AllAlongPath(child, parts[1:], add)
+				}
 			}
 			return
 		}

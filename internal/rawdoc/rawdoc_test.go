@@ -1,6 +1,8 @@
 package rawdoc
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -65,6 +67,39 @@ func TestStringView(t *testing.T) {
 		}
 		if want, wantOK := tt.v.StringValueOK(); tt.ok && (got != want || !wantOK) {
 			t.Errorf("StringView(% x) = %q; the driver reads %q", tt.v.Value, got, want)
+		}
+	}
+}
+
+// AllAlongPath takes an all-digits part as a position and looks it up by
+// name, as extractAllElementsAlongPath does: "01" names no element; other
+// parts are fields of the array's documents.
+func TestAllAlongPath(t *testing.T) {
+	doc, _ := bson.Marshal(bson.M{"a": bson.A{bson.M{"b": 1, "01": 2, "+1": 3}, bson.M{"b": 4}, 5}})
+	root := bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{"a.b", "[1 4]"},
+		{"a.1.b", "[4]"},
+		{"a.2", "[5]"},
+		{"a.3", "[]"},
+		{"a.01", "[]"},
+		{"a.+1", "[3]"},
+	} {
+		var got []string
+		AllAlongPath(root, strings.Split(tc.path, "."), func(v bson.RawValue) { got = append(got, fmt.Sprint(v.Int32())) })
+		if s := fmt.Sprint(got); s != tc.want {
+			t.Errorf("%s: %s, want %s", tc.path, s, tc.want)
+		}
+	}
+}
+
+func TestArrayIndex(t *testing.T) {
+	for s, want := range map[string]int{"0": 0, "12": 12, "01": -1, "+1": -1, "-1": -1, "": -1, "1a": -1, "1234567890": -1} {
+		if got := ArrayIndex(s); got != want {
+			t.Errorf("ArrayIndex(%q) = %d, want %d", s, got, want)
 		}
 	}
 }
