@@ -3,6 +3,7 @@ package commands
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/apiparams"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -32,7 +33,7 @@ var skipsAPICheck = map[string]bool{"hello": true, "isMaster": true, "ismaster":
 // checkAPIDeclared applies the requireApiVersion parameter: while it is
 // set, every command must declare apiVersion, the handshake's too (as
 // MongoDB's, before the command's privileges are checked).
-func (s *Service) checkAPIDeclared(p APIParams) error {
+func (s *Service) checkAPIDeclared(p apiparams.Params) error {
 	if p.Version == "" && s.requireAPIVersion.Load() {
 		return mongoerr.New(mongoerr.APIVersionRequired, "The apiVersion parameter is required, please configure your MongoClient's API version")
 	}
@@ -43,7 +44,7 @@ func (s *Service) checkAPIDeclared(p APIParams) error {
 // with apiStrict only version 1 commands run, without the fields and
 // aggregation stages outside version 1 (checkAPIStrict); with
 // apiDeprecationErrors the commands deprecated in version 1 fail.
-func checkAPI(p APIParams, name string, c *cmdArgs) error {
+func checkAPI(p apiparams.Params, name string, c *cmdArgs) error {
 	if p.Version == "" || skipsAPICheck[name] {
 		return nil
 	}
@@ -79,7 +80,7 @@ func init() {
 // deprecatedInAPIVersion1; version 2 is refused): each replies with the
 // API parameters it was given.
 func apiTestCmd(_ *Service, r *Request) (bson.Raw, error) {
-	return marshal(r.Args.API.doc()), nil
+	return marshal(r.Args.API.Doc()), nil
 }
 
 // unstableFields are the fields of version 1 commands that their IDL marks

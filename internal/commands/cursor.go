@@ -180,7 +180,7 @@ func openCursor(r *Request, db, coll string, src *boundSource) *cursors.Cursor {
 	src.opener = r.op
 	c := cursors.New(db, coll, src)
 	c.User = r.Conn.ownerKey()
-	c.API = r.Args.API.String()
+	c.API = r.Args.API
 	if r.session != nil {
 		c.Session = r.session.ID
 	}
@@ -395,7 +395,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 		s.Cursors.Return(c)
 		return nil, err
 	}
-	if api := r.Args.API.String(); api != c.API {
+	if api := r.Args.API; api != c.API {
 		s.Cursors.Return(c)
 		return nil, mongoerr.New(mongoerr.APIMismatchError, "API parameter mismatch: getMore used params %s, the cursor-creating command used %s", api, c.API)
 	}

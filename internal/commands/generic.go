@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/apiparams"
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
@@ -26,43 +27,10 @@ type GenericArgs struct {
 	Deadline     time.Time
 	// ClusterTime is the $clusterTime the client gossiped; zero if none.
 	ClusterTime clock.Time
-	API         APIParams
+	API         apiparams.Params
 	// SecondaryOk: the $readPreference lets a secondary serve the command
 	// (a mode other than primary).
 	SecondaryOk bool
-}
-
-// APIParams are the Stable API parameters.
-type APIParams struct {
-	Version                                 string
-	HasStrict, Strict                       bool
-	HasDeprecationErrors, DeprecationErrors bool
-}
-
-// String is p as MongoDB prints a request's API parameters in its
-// APIMismatchError messages: "{}" for none. Two requests' parameters are
-// equal exactly when their strings are.
-func (p APIParams) String() string {
-	if p == (APIParams{}) {
-		return "{}"
-	}
-	return values.ShellDoc(marshal(p.doc()))
-}
-
-// doc is the parameters given, in the order apiVersion, apiStrict,
-// apiDeprecationErrors (MongoDB's APIParameters::toBSON).
-func (p APIParams) doc() bson.D {
-	d := bson.D{}
-	if p.Version != "" {
-		d = append(d, bson.E{Key: "apiVersion", Value: p.Version})
-	}
-	if p.HasStrict {
-		d = append(d, bson.E{Key: "apiStrict", Value: p.Strict})
-	}
-	if p.HasDeprecationErrors {
-		d = append(d, bson.E{Key: "apiDeprecationErrors", Value: p.DeprecationErrors})
-	}
-	return d
 }
 
 // genericArg parses one generic argument into a; nil for those parsed

@@ -239,7 +239,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 	if err := checkTxnReadConcern(r.Args.ReadConcern, a.startTransaction); err != nil {
 		return nil, err
 	}
-	if api := r.Args.API.String(); !a.startTransaction && sess.State == sessions.TxnInProgress && a.txnNumber == sess.TxnNumber && api != sess.TxnAPI {
+	if api := r.Args.API; !a.startTransaction && sess.State == sessions.TxnInProgress && a.txnNumber == sess.TxnNumber && api != sess.TxnAPI {
 		// the open transaction's commands give the parameters its first
 		// gave (service_entry_point_common.cpp)
 		return nil, mongoerr.New(mongoerr.APIMismatchError, "API parameter mismatch: %s used params %s, the transaction's first command used %s", name, api, sess.TxnAPI)
@@ -261,7 +261,7 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 			return nil, err
 		}
 		sess.Begin(txn, r.Args.ReadConcern.Level)
-		sess.TxnAPI = r.Args.API.String()
+		sess.TxnAPI = r.Args.API
 		sess.TxnEpoch = s.topo.downs.Load()
 	} else {
 		if sess.State == sessions.TxnInProgress && sess.TxnEpoch != s.topo.downs.Load() {

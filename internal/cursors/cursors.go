@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/apiparams"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -50,9 +51,8 @@ type Cursor struct {
 	// under access control only that user may use it.
 	User string
 	// API is the Stable API parameters of the command that opened the
-	// cursor, as the commands layer prints them: its getMores must give
-	// the same.
-	API string
+	// cursor: its getMores must give the same.
+	API apiparams.Params
 	src Source
 	// held is a document read but not yet returned (it did not fit a batch).
 	held     bson.Raw

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/folio-db/folio/internal/apiparams"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -55,9 +56,9 @@ type Session struct {
 	// TxnNumber started with ("" when none was given).
 	TxnReadConcern string
 	// TxnAPI is the Stable API parameters of the command that started the
-	// open transaction, as the commands layer prints them: the
-	// transaction's other commands must give the same.
-	TxnAPI string
+	// open transaction: the transaction's other commands must give the
+	// same.
+	TxnAPI apiparams.Params
 	// TxnEpoch is what the commands layer marks the open transaction
 	// with when it begins: the member's step downs so far, so that a
 	// transaction open across one is aborted at its next command.
