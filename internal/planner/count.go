@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -188,14 +189,7 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 // whose keys follow coll (collationFits): the same collation, or no
 // string among its operands.
 func allFit(root *query.Node, coll *collation.Collator) bool {
-	fit := true
-	query.Walk(root, func(n *query.Node) bool {
-		if len(n.Children) == 0 && n.Path != "" && !collationFits(n, coll) {
-			fit = false
-		}
-		return fit
-	})
-	return fit
+	return !slices.ContainsFunc(pathLeaves(root), func(n *query.Node) bool { return !collationFits(n, coll) })
 }
 
 // collated reports whether a filter's comparisons follow a collation.

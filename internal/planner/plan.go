@@ -312,10 +312,6 @@ func Score(p *Plan) int {
 	return s
 }
 
-// holdsEveryMatch reports whether ix holds an entry for every document the
-// query (given by its conjunct leaves) can match: a partial index only
-// when the query implies its filter, a sparse one only when the query
-// cannot match a document missing all of its fields.
 // Usable returns the test of whether an index may answer queries with
 // filter f: a partial or sparse index only when f proves it holds every
 // match (what MongoDB's plan cache records as index discriminators).
@@ -332,13 +328,7 @@ func Usable(f *query.Filter) func(ix *Index) bool {
 // of one shape (one queryHash) whose strings sit on other fields have
 // other planCacheKeys.
 func CollationFits(f *query.Filter) func(ix *Index) string {
-	var leaves []*query.Node
-	query.Walk(f.Root(), func(n *query.Node) bool {
-		if len(n.Children) == 0 && n.Path != "" {
-			leaves = append(leaves, n)
-		}
-		return true
-	})
+	leaves := pathLeaves(f.Root())
 	return func(ix *Index) string {
 		var b []byte
 		for i, fl := range ix.Fields {
@@ -355,6 +345,20 @@ func CollationFits(f *query.Filter) func(ix *Index) string {
 	}
 }
 
+// pathLeaves are the conditions on a field anywhere in a filter (under
+// $or, $not and $elemMatch too), whose operands decide whether an index
+// with a collation may answer them (collationFits).
+func pathLeaves(root *query.Node) []*query.Node {
+	var leaves []*query.Node
+	query.Walk(root, func(n *query.Node) bool {
+		if len(n.Children) == 0 && n.Path != "" {
+			leaves = append(leaves, n)
+		}
+		return true
+	})
+	return leaves
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
@@ -362,6 +366,10 @@ func btoi(b bool) int {
 	return 0
 }
 
+// holdsEveryMatch reports whether ix holds an entry for every document the
+// query (given by its conjunct leaves) can match: a partial index only
+// when the query implies its filter, a sparse one only when the query
+// cannot match a document missing all of its fields.
 func holdsEveryMatch(leaves []*query.Node, ix *Index) bool {
 	if ix.Partial != nil && (!collation.Equal(ix.Collation, leavesCollator(leaves)) || !implies(leaves, ix.Partial)) {
 		// A partial filter follows the index's collation: only a query
