@@ -232,12 +232,7 @@ func TestCurrentOpGetMoreCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	// find and getMore in one session: the driver's implicit ones differ.
-	sess, err := client.StartSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.EndSession(ctx)
-	sctx := mongo.NewSessionContext(ctx, sess)
+	sctx := sessionCtx(t, client)
 	reply, err := db.RunCommand(sctx, bson.D{{Key: "find", Value: "tail"}, {Key: "filter", Value: bson.D{{Key: "x", Value: 1}}},
 		{Key: "tailable", Value: true}, {Key: "awaitData", Value: true}, {Key: "comment", Value: "getmore_cursor"}}).Raw()
 	if err != nil {

@@ -402,14 +402,9 @@ func TestTailableCursorInterrupted(t *testing.T) {
 	// The cursor belongs to the session that opened it: find and getMores
 	// share one explicit session, so the driver cannot hand the getMore
 	// another pooled session while awaitOp runs currentOp.
-	sess, err := client.StartSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.EndSession(ctx)
-	sctx := mongo.NewSessionContext(ctx, sess)
+	sctx := sessionCtx(t, client)
 	var res struct{ Cursor struct{ ID int64 } }
-	err = db.RunCommand(sctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Decode(&res)
+	err := db.RunCommand(sctx, bson.D{{Key: "find", Value: "capped"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Decode(&res)
 	if err != nil || res.Cursor.ID == 0 {
 		t.Fatalf("tailable find: %v, cursor %d", err, res.Cursor.ID)
 	}

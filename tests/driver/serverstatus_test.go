@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
@@ -109,12 +108,7 @@ func TestServerStatusDocumentMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One session for the find and its getMore.
-	sess, err := client.StartSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.EndSession(ctx)
-	sctx := mongo.NewSessionContext(ctx, sess)
+	sctx := sessionCtx(t, client)
 	raw, err := db.RunCommand(sctx, bson.D{{Key: "find", Value: "docmcap"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}).Raw()
 	if err != nil {
 		t.Fatal(err)
