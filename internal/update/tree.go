@@ -79,6 +79,8 @@ func (t *tnode) add(name string, child *tnode) {
 // merge combines two trees that apply to the same element (the positional $
 // and an explicit index, or several array filters matching one element), as
 // MongoDB's createUpdateNodeByMerging: two operators at one path conflict.
+// The conflict's path names an array node's child as $[<identifier>] ($[]
+// for the all-positional), as createUpdateNodeMapByMerging writes it.
 func merge(a, b *tnode, path string) (*tnode, error) {
 	if a.leaf != nil || b.leaf != nil || a.array != b.array {
 		return nil, mongoerr.New(mongoerr.ConflictingUpdateOperators,
@@ -90,7 +92,11 @@ func merge(a, b *tnode, path string) (*tnode, error) {
 	}
 	for _, name := range b.order {
 		if prev, ok := m.children[name]; ok {
-			merged, err := merge(prev, b.children[name], path+"."+name)
+			part := name
+			if m.array {
+				part = "$[" + name + "]"
+			}
+			merged, err := merge(prev, b.children[name], path+"."+part)
 			if err != nil {
 				return nil, err
 			}
