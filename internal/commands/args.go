@@ -138,15 +138,7 @@ var (
 		mismatch: func(string, bson.RawValue) error {
 			return mongoerr.New(mongoerr.TypeMismatch, "'pipeline' option must be specified as an array")
 		},
-		check: func(_, _ string, v bson.RawValue) error {
-			vals, _ := v.Array().Values()
-			for _, el := range vals {
-				if el.Type != bson.TypeEmbeddedDocument {
-					return mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
-				}
-			}
-			return nil
-		}}
+		check: checkPipelineStages}
 	tObjectID = argType{mask: typeMask(bson.TypeObjectID), want: []string{"objectId"}}
 	// tNumberLong is the IDL's long: a NumberLong only (tLong and tSafe
 	// take any number).
@@ -165,9 +157,15 @@ var (
 	// tUpdate is an update: a document of operators or a replacement, or
 	// an array (a pipeline); UpdateModification's parser, which the IDL
 	// calls on every element (its type is any), refuses the rest, null
-	// included.
+	// included, and reads a pipeline with parsePipelineFromBSON, so a
+	// stage that is not a document fails the command too.
 	tUpdate = argType{mask: typeMask(bson.TypeEmbeddedDocument, bson.TypeArray), want: []string{"object"}, null: nullWrongType, mismatch: func(string, bson.RawValue) error {
 		return mongoerr.New(mongoerr.FailedToParse, "Update argument must be either an object or an array")
+	}, check: func(path, field string, v bson.RawValue) error {
+		if v.Type != bson.TypeArray {
+			return nil
+		}
+		return checkPipelineStages(path, field, v)
 	}}
 	// tOptionalBool is the IDL's optionalBool as its own parser reads it:
 	// a bool only, null refused too. (tBool is safeBool's reading.)
@@ -631,4 +629,16 @@ func collectionArg(cmd bson.Raw, db string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// checkPipelineStages is MongoDB's parsePipelineFromBSON: every element of
+// a pipeline is a document.
+func checkPipelineStages(_, _ string, v bson.RawValue) error {
+	vals, _ := v.Array().Values()
+	for _, el := range vals {
+		if el.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+	}
+	return nil
 }

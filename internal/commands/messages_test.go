@@ -101,6 +101,15 @@ func TestErrorMessages(t *testing.T) {
 			"'pipeline' option must be specified as an array"},
 		{"aggregate pipeline of a number", "", `{"aggregate": "c", "pipeline": [1], "cursor": {}}`, 14,
 			"Each element of the 'pipeline' array must be an object"},
+		// an update's u is read by UpdateModification's parser as the
+		// command is parsed: a pipeline stage that is not a document fails
+		// the command, not the statement (parsePipelineFromBSON)
+		{"update pipeline of a number", "", `{"update": "c", "updates": [{"q": {}, "u": [1]}]}`, 14,
+			"Each element of the 'pipeline' array must be an object"},
+		{"update pipeline of a number in a later statement", "", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}}, {"q": {}, "u": [{"$set": {"b": 1}}, "x"]}]}`, 14,
+			"Each element of the 'pipeline' array must be an object"},
+		{"findAndModify pipeline of a number", "", `{"findAndModify": "c", "query": {}, "update": [1]}`, 14,
+			"Each element of the 'pipeline' array must be an object"},
 		// find's documents are of type any (object_owned_nonempty_serialize):
 		// the IDL skips no null, and parseOwnedBSON refuses it.
 		{"find filter null", "", `{"find": "c", "filter": null}`, 14,
