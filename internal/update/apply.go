@@ -270,7 +270,8 @@ func notViable(child string, s *slot) error {
 		child, values.ShellElement(s.name, s.n.value()))
 }
 
-// maxPadding is the most nulls MongoDB pads an array with to reach an index.
+// maxPadding is the most nulls MongoDB pads an array with to reach an index;
+// more is CannotBackfillArray (path_support.cpp maybePadTo).
 const maxPadding = 1500000
 
 // addChild creates the missing child name in the container parent (whose
@@ -286,7 +287,7 @@ func addChild(parent *node, ps *slot, name string, v *node) error {
 		return notViable(name, ps)
 	}
 	if i-len(parent.elems) > maxPadding {
-		return mongoerr.New(mongoerr.BadValue, "can't backfill more than %d elements", maxPadding)
+		return mongoerr.New(mongoerr.CannotBackfillArray, "can't backfill more than %d elements", maxPadding)
 	}
 	for len(parent.elems) < i {
 		parent.elems = append(parent.elems, &node{t: bson.TypeNull, raw: []byte{}})
