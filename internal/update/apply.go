@@ -201,6 +201,9 @@ func (c *applyCtx) set(s *slot, v *node, wholeValue bool) error {
 	if s.n != nil && s.n.t == v.t && !s.n.expanded && !v.expanded && bytes.Equal(s.n.raw, v.raw) {
 		return nil
 	}
+	if s.n == nil && c.origID.Type != 0 && s.top() == "_id" {
+		return c.createUnderID(s, v)
+	}
 	if err := c.checkWrite(s, v, wholeValue); err != nil {
 		return err
 	}
@@ -224,6 +227,26 @@ func (c *applyCtx) set(s *slot, v *node, wholeValue bool) error {
 	s.n = v
 	c.log(created, deltaCreate, 0)
 	return nil
+}
+
+// createUnderID fails the creation of s, a missing path below an existing
+// _id, as MongoDB's ModifierNode::applyToNonexistentElement does: once the
+// path is created (a path that cannot be is PathNotViable first), the error
+// names the deepest element that existed, with its new value.
+func (c *applyCtx) createUnderID(s *slot, v *node) error {
+	existing := s.parent
+	for existing.n == nil {
+		existing = existing.parent
+	}
+	parent, err := c.ensure(s.parent, s.name)
+	if err != nil {
+		return err
+	}
+	if err := addChild(parent, s.parent, s.name, v); err != nil {
+		return err
+	}
+	return mongoerr.New(mongoerr.ImmutableField, "Updating the path '%s' to %s would modify the immutable field '_id'",
+		existing.path(), values.ShellElement(existing.name, existing.n.value()))
 }
 
 // ensure returns the container at s, creating it (and its missing parents)
