@@ -1,6 +1,7 @@
 package update
 
 import (
+	"math"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -114,9 +115,9 @@ func (n *node) appendElement(dst []byte, key string) []byte {
 }
 
 // arrayIndex parses a path component as an array index: decimal digits only,
-// as MongoDB's parseUnsignedBase10Integer.
+// of a value an unsigned int holds, as MongoDB's parseUnsignedBase10Integer.
 func arrayIndex(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
+	if s == "" {
 		return 0, false
 	}
 	i := 0
@@ -125,6 +126,9 @@ func arrayIndex(s string) (int, bool) {
 			return 0, false
 		}
 		i = i*10 + int(c-'0')
+		if i > math.MaxUint32 {
+			return 0, false
+		}
 	}
 	return i, true
 }
