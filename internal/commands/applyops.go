@@ -317,7 +317,7 @@ func (s *Service) applyOne(r *Request, op applyOp) error {
 		}
 		return mongoerr.New(mongoerr.NamespaceNotFound, "cannot apply insert or update operation on a non-existent namespace %s.%s: %s", op.db, op.coll, op.o)
 	}
-	wo := writeOptions(r, &r.args)
+	wo := writeOptions(s, r, &r.args)
 	switch op.kind {
 	case 'i':
 		id := op.o.Lookup("_id")

@@ -119,7 +119,7 @@ func parseFindAndModify(s *Service, r *Request, c *cmdArgs) (string, engine.Find
 	if err != nil {
 		return "", spec, stmt, err
 	}
-	spec.WriteOptions = writeOptions(r, c)
+	spec.WriteOptions = writeOptions(s, r, c)
 	spec.Collation = c.doc("collation")
 	spec.Let, err = s.scriptVars(let, r, r.Ctx)
 	return coll, spec, stmt, err

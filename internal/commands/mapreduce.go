@@ -352,7 +352,7 @@ func (s *Service) writeMROut(r *Request, out mrOut, results []bson.Raw, sess *js
 	if err := s.notOnView(r, out.db, out.coll); err != nil {
 		return err
 	}
-	wo := writeOptions(r, &r.args)
+	wo := writeOptions(s, r, &r.args)
 	switch out.mode {
 	case "replace":
 		// As $out: written aside, with the target's options and indexes.

@@ -474,7 +474,7 @@ func (s *Service) insertTimeseries(r *Request, ts *tsColl, a batchArgs) (bson.Ra
 			if err := mongoerr.Interruption(r.Ctx); err != nil {
 				return err
 			}
-			wo := writeOptions(r, &r.args)
+			wo := writeOptions(s, r, &r.args)
 			wo.BypassValidation = true // a bucket built here has the validator's shape
 			if r.retryable && len(p.stmts) > 0 {
 				wo.Record = bucketRecorder{r.session.RecordStatements(p.stmts, insertResult), len(p.stmts)}

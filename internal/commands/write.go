@@ -75,11 +75,15 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 // writeOptions are the transaction, write concern and
 // bypassDocumentValidation of a write command: the write must be durable
 // when acknowledged if its write concern asks for the journal (see
-// WriteConcern.Journal).
-func writeOptions(r *Request, c *cmdArgs) engine.WriteOptions {
+// WriteConcern.Journal). Its updates take their timestamps from the
+// cluster clock.
+func writeOptions(s *Service, r *Request, c *cmdArgs) engine.WriteOptions {
 	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
-		BypassValidation: c.bool("bypassDocumentValidation")}
+		BypassValidation: c.bool("bypassDocumentValidation"), Tick: s.tick}
 }
+
+// tick issues a new cluster time.
+func (s *Service) tick() bson.Timestamp { return s.Clock.Tick().Timestamp() }
 
 // failsBatch reports whether a statement's error fails the whole write
 // command rather than being one of its writeErrors: a write conflict; an
@@ -251,7 +255,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	if a.ts != nil {
 		return s.insertTimeseries(r, a.ts, a)
 	}
-	wo := writeOptions(r, &r.args)
+	wo := writeOptions(s, r, &r.args)
 	docs := a.docs
 	// pos maps the position of a document sent to the engine to its
 	// position in the command, when a retry leaves some out.
@@ -418,7 +422,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		s.Ops.Update.Add(1)
-		u.WriteOptions = writeOptions(r, &r.args)
+		u.WriteOptions = writeOptions(s, r, &r.args)
 		u.Collation = u.collation
 		if r.retryable {
 			id := a.stmtIDs[i]
@@ -509,7 +513,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 		s.Ops.Delete.Add(1)
-		wo := writeOptions(r, &r.args)
+		wo := writeOptions(s, r, &r.args)
 		if r.retryable {
 			id := a.stmtIDs[i]
 			if res, done := r.session.Executed(id); done {

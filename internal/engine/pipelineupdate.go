@@ -41,8 +41,9 @@ func isReplacement(upd updater) bool {
 // query language as the matcher of $pull conditions and array filters, or
 // an update pipeline (pipeline true: spec holds the stages as an array)
 // seeing the variables of let. Both follow the statement's collation
-// (coll, nil for simple), as the filter does.
-func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let, c *collation.Collator) (updater, error) {
+// (coll, nil for simple), as the filter does. tick is the cluster clock
+// (WriteOptions.Tick) of the operators' timestamps.
+func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let, c *collation.Collator, tick func() bson.Timestamp) (updater, error) {
 	if pipeline {
 		if len(arrayFilters) > 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "arrayFilters may not be specified for pipeline-style updates")
@@ -59,6 +60,7 @@ func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll s
 			return f, err
 		},
 		Collator: c,
+		Tick:     tick,
 	})
 }
 

@@ -46,6 +46,34 @@ func TestCurrentDate(t *testing.T) {
 	}
 }
 
+// TestCurrentDateTicks: each timestamp $currentDate sets takes a new time
+// from Options.Tick, for each field and each document (MongoDB ticks its
+// cluster clock for every one: current_date_node.cpp).
+func TestCurrentDateTicks(t *testing.T) {
+	var inc uint32
+	tick := func() bson.Timestamp { inc++; return bson.Timestamp{T: 7, I: inc} }
+	spec, _ := bson.Marshal(bson.D{{Key: "$currentDate", Value: bson.D{
+		{Key: "b", Value: bson.D{{Key: "$type", Value: "timestamp"}}},
+		{Key: "a", Value: bson.D{{Key: "$type", Value: "timestamp"}}},
+	}}})
+	u, err := Compile(spec, Options{Compile: compileQuery, Tick: tick})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := bson.Marshal(bson.D{{Key: "_id", Value: 1}})
+	for n, want := range [][2]uint32{{1, 2}, {3, 4}} {
+		out, _, _, err := u.Apply(doc, -1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range []string{"a", "b"} {
+			if ts, i2 := out.Lookup(f).Timestamp(); ts != 7 || i2 != want[i] {
+				t.Errorf("document %d: %s = Timestamp(%d, %d), want Timestamp(7, %d)", n, f, ts, i2, want[i])
+			}
+		}
+	}
+}
+
 func TestResultTooLarge(t *testing.T) {
 	big := strings.Repeat("x", MaxDocumentSize/2)
 	u := mustCompile(t, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: big}, {Key: "b", Value: big}}}})

@@ -86,8 +86,11 @@ func parseCurrentDate(v bson.RawValue) (leaf, error) {
 
 func (o currentDateOp) apply(c *applyCtx, s *slot) error {
 	if o.timestamp {
-		return c.set(s, &node{t: bson.TypeTimestamp,
-			raw: bsoncore.AppendTimestamp(nil, uint32(c.now.Unix()), 1)}, false)
+		ts := bson.Timestamp{T: uint32(c.now.Unix()), I: 1}
+		if c.u.tick != nil {
+			ts = c.u.tick()
+		}
+		return c.set(s, &node{t: bson.TypeTimestamp, raw: bsoncore.AppendTimestamp(nil, ts.T, ts.I)}, false)
 	}
 	return c.set(s, &node{t: bson.TypeDateTime, raw: bsoncore.AppendDateTime(nil, c.now.UnixMilli())}, false)
 }

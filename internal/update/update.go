@@ -35,6 +35,11 @@ type Options struct {
 	// $pull and $pullAll follow when they compare values, $min and $max
 	// when they order them, and $push when it sorts.
 	Collator *collation.Collator
+	// Tick, when set, issues cluster times: each $currentDate of type
+	// timestamp takes a new one, as MongoDB ticks its cluster clock for
+	// each (current_date_node.cpp), so such timestamps are unique on the
+	// server. Without it they are the wall clock's second, increment 1.
+	Tick func() bson.Timestamp
 }
 
 // MaxDocumentSize is the largest document an update may produce.
@@ -47,6 +52,7 @@ type Update struct {
 	root        *tnode   // operator update tree
 	set         setField // the one field set (named), instead of root, when the update is only that
 	filters     map[string]Matcher
+	tick        func() bson.Timestamp // Options.Tick
 }
 
 // Compile parses an update document. A document whose first field starts
