@@ -79,11 +79,8 @@ var deleteStmtSpec = &argSpec{path: "delete.deletes", fields: []argField{
 // cluster clock.
 func writeOptions(s *Service, r *Request, c *cmdArgs) engine.WriteOptions {
 	return engine.WriteOptions{Txn: r.Txn, Journal: r.Args.WriteConcern.Journal(), Ctx: r.Ctx,
-		BypassValidation: c.bool("bypassDocumentValidation"), Tick: s.tick}
+		BypassValidation: c.bool("bypassDocumentValidation"), Clock: s.Clock}
 }
-
-// tick issues a new cluster time.
-func (s *Service) tick() bson.Timestamp { return s.Clock.Tick().Timestamp() }
 
 // failsBatch reports whether a statement's error fails the whole write
 // command rather than being one of its writeErrors: a write conflict; an

@@ -17,8 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/storage"
 )
@@ -107,10 +106,10 @@ type WriteOptions struct {
 	// BypassValidation skips the collection's document validation
 	// (bypassDocumentValidation).
 	BypassValidation bool
-	// Tick issues cluster times, one for each timestamp an update's
-	// $currentDate sets; nil leaves them to the wall clock (see
-	// update.Options.Tick).
-	Tick func() bson.Timestamp
+	// Clock is the cluster clock, which an update's $currentDate ticks
+	// for each timestamp it sets; nil leaves them to the wall clock (see
+	// update.Options.Clock).
+	Clock clock.Source
 }
 
 // Engine is the database: catalog plus documents over one KV store.

@@ -19,7 +19,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 	if err != nil {
 		return nil, err
 	}
-	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let, f.Collator(), u.Tick)
+	upd, err := compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let, f.Collator(), u.Clock)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, exec
 		visit, counts := explainDeleteCounts(false)
 		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, visit, counts, true)
 	}
-	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Tick)
+	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Clock)
 	if err != nil {
 		return nil, err
 	}

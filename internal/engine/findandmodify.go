@@ -46,7 +46,7 @@ func (e *Engine) FindAndModify(db, coll string, s FindAndModifySpec) (FindAndMod
 	}
 	var upd updater
 	if !s.Remove {
-		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Tick); err != nil {
+		if upd, err = compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Clock); err != nil {
 			return FindAndModifyResult{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/aggregate"
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -41,9 +42,9 @@ func isReplacement(upd updater) bool {
 // query language as the matcher of $pull conditions and array filters, or
 // an update pipeline (pipeline true: spec holds the stages as an array)
 // seeing the variables of let. Both follow the statement's collation
-// (coll, nil for simple), as the filter does. tick is the cluster clock
-// (WriteOptions.Tick) of the operators' timestamps.
-func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let, c *collation.Collator, tick func() bson.Timestamp) (updater, error) {
+// (coll, nil for simple), as the filter does. clk is the cluster clock
+// (WriteOptions.Clock) of the operators' timestamps.
+func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll string, let *expr.Let, c *collation.Collator, clk clock.Source) (updater, error) {
 	if pipeline {
 		if len(arrayFilters) > 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "arrayFilters may not be specified for pipeline-style updates")
@@ -60,7 +61,7 @@ func compileUpdate(spec bson.Raw, arrayFilters []bson.Raw, pipeline bool, coll s
 			return f, err
 		},
 		Collator: c,
-		Tick:     tick,
+		Clock:    clk,
 	})
 }
 

@@ -52,7 +52,7 @@ func (e *Engine) Update(db, coll string, u UpdateSpec) (UpdateResult, error) {
 	if u.OplogDiff {
 		upd, err = compileDiffUpdate(u.Update)
 	} else {
-		upd, err = compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let, f.Collator(), u.Tick)
+		upd, err = compileUpdate(u.Update, u.ArrayFilters, u.Pipeline, coll, u.Let, f.Collator(), u.Clock)
 	}
 	if err != nil {
 		return UpdateResult{}, err

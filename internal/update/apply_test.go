@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -47,16 +48,15 @@ func TestCurrentDate(t *testing.T) {
 }
 
 // TestCurrentDateTicks: each timestamp $currentDate sets takes a new time
-// from Options.Tick, for each field and each document (MongoDB ticks its
+// from Options.Clock, for each field and each document (MongoDB ticks its
 // cluster clock for every one: current_date_node.cpp).
 func TestCurrentDateTicks(t *testing.T) {
-	var inc uint32
-	tick := func() bson.Timestamp { inc++; return bson.Timestamp{T: 7, I: inc} }
+	clk := clock.New(func() time.Time { return time.Unix(7, 0) })
 	spec, _ := bson.Marshal(bson.D{{Key: "$currentDate", Value: bson.D{
 		{Key: "b", Value: bson.D{{Key: "$type", Value: "timestamp"}}},
 		{Key: "a", Value: bson.D{{Key: "$type", Value: "timestamp"}}},
 	}}})
-	u, err := Compile(spec, Options{Compile: compileQuery, Tick: tick})
+	u, err := Compile(spec, Options{Compile: compileQuery, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

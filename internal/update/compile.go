@@ -42,7 +42,7 @@ var operators = map[string]parseFunc{
 // top-level field must be a known modifier whose argument is a document of
 // path: argument pairs (possibly empty); every array filter must be used.
 func compileOperators(spec bson.Raw, filters map[string]Matcher, opts *Options) (*Update, error) {
-	u := &Update{root: &tnode{}, filters: filters, tick: opts.Tick}
+	u := &Update{root: &tnode{}, filters: filters, clock: opts.Clock}
 	used := map[string]bool{}
 	elems, _ := spec.Elements()
 	for _, e := range elems {

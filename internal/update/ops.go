@@ -87,8 +87,8 @@ func parseCurrentDate(v bson.RawValue) (leaf, error) {
 func (o currentDateOp) apply(c *applyCtx, s *slot) error {
 	if o.timestamp {
 		ts := bson.Timestamp{T: uint32(c.now.Unix()), I: 1}
-		if c.u.tick != nil {
-			ts = c.u.tick()
+		if c.u.clock != nil {
+			ts = c.u.clock.Tick().Timestamp()
 		}
 		return c.set(s, &node{t: bson.TypeTimestamp, raw: bsoncore.AppendTimestamp(nil, ts.T, ts.I)}, false)
 	}

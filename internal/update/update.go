@@ -7,6 +7,7 @@ package update
 
 import (
 	"bytes"
+	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/rawdoc"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -35,11 +36,11 @@ type Options struct {
 	// $pull and $pullAll follow when they compare values, $min and $max
 	// when they order them, and $push when it sorts.
 	Collator *collation.Collator
-	// Tick, when set, issues cluster times: each $currentDate of type
+	// Clock, when set, is the cluster clock: each $currentDate of type
 	// timestamp takes a new one, as MongoDB ticks its cluster clock for
 	// each (current_date_node.cpp), so such timestamps are unique on the
 	// server. Without it they are the wall clock's second, increment 1.
-	Tick func() bson.Timestamp
+	Clock clock.Source
 }
 
 // MaxDocumentSize is the largest document an update may produce.
@@ -52,7 +53,7 @@ type Update struct {
 	root        *tnode   // operator update tree
 	set         setField // the one field set (named), instead of root, when the update is only that
 	filters     map[string]Matcher
-	tick        func() bson.Timestamp // Options.Tick
+	clock       clock.Source // Options.Clock
 }
 
 // Compile parses an update document. A document whose first field starts
