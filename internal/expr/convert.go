@@ -83,9 +83,15 @@ func compileConvert(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr,
 	})
 }
 
-// targetType resolves $convert's "to": a type name or a type number.
+// targetType resolves $convert's "to": a type name or a type number. The
+// name "missing", which $type returns, is accepted as MongoDB's
+// ExpressionConvert accepts it: no conversion reaches it, so it fails as an
+// unsupported conversion (241), which onError answers.
 func targetType(v bson.RawValue) (bson.Type, error) {
 	if s, ok := str(v); ok {
+		if s == "missing" {
+			return 0, nil
+		}
 		if t, ok := values.TypeByName(s); ok {
 			return t, nil
 		}
