@@ -32,40 +32,88 @@ func init() {
 	})
 }
 
-// evalAdd is $add: the sum of numbers, or a date plus numbers (milliseconds,
-// rounded) giving a date. A null or missing operand makes the result null;
-// other types are error 16554, a second date error 16612.
+// evalAdd is $add: the sum of numbers, or a date plus numbers giving a
+// date. A null or missing operand makes the result null; other types are
+// error 16554, a second date error 16612. The operands are summed in order
+// as MongoDB's AddState sums them: a date as its milliseconds, integers
+// in an int64 (a result that fits is an int while only ints were seen),
+// promoted to a double on overflow or at the first double, and to a
+// decimal at the first decimal (a double sum by its exact value to 34
+// digits, later doubles to 15). A date result is the sum rounded: a
+// double one to the nearest, halves away from zero (llround; one out of
+// range is error 15), a decimal one half to even (Decimal128::toLong,
+// unchecked).
 func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
-	total := values.Int32Value(0)
-	var date *int64
+	var (
+		widestType = bson.TypeInt32
+		long       int64
+		double     float64
+		dec        bson.RawValue
+		isDate     bool
+	)
 	for _, a := range args {
+		val := a
 		switch {
 		case isNullish(a):
 			return nullValue, nil
-		case isNumber(a):
-			total = addNumbers(total, a)
 		case a.Type == bson.TypeDateTime:
-			if date != nil {
+			if isDate {
 				return missing, mongoerr.New(mongoerr.AddMultipleDates, "only one date allowed in an $add expression")
 			}
-			ms := a.DateTime()
-			date = &ms
+			isDate = true
+			val = values.Int64Value(a.DateTime())
+		case isNumber(a):
+			old := widestType
+			widestType = widest(widestType, a.Type)
+			if old != widestType {
+				switch {
+				case widestType == bson.TypeDouble:
+					double = float64(long)
+				case widestType == bson.TypeDecimal128 && old == bson.TypeDouble:
+					dec = values.DecimalValue(values.DecimalFromFloatExact(double))
+				case widestType == bson.TypeDecimal128:
+					dec = toDecimalValue(values.Int64Value(long))
+				}
+			}
 		default:
 			return missing, mongoerr.New(mongoerr.AddInvalidType, "$add only supports numeric or date types, not %s", typeName(a))
 		}
+		switch widestType {
+		case bson.TypeInt32, bson.TypeInt64:
+			x := toInt(val)
+			if r := long + x; (x >= 0) == (long >= 0) && (r >= 0) != (long >= 0) {
+				widestType = bson.TypeDouble
+				double = float64(long) + float64(x)
+			} else {
+				long = r
+			}
+		case bson.TypeDouble:
+			double += toFloat(val)
+		default:
+			dec = addNumbers(dec, toDecimalValue(val))
+		}
 	}
-	if date == nil {
-		return total, nil
+	if isDate {
+		switch widestType {
+		case bson.TypeInt32, bson.TypeInt64:
+			return dateValue(long), nil
+		case bson.TypeDouble:
+			if !(double >= -9.223372036854775808e18 && double < 9.223372036854775808e18) {
+				return missing, dateOverflow("$add")
+			}
+			return dateValue(int64(math.Round(double))), nil
+		}
+		return dateValue(NumberLong(dec)), nil
 	}
-	ms, err := millisOf(total, "$add")
-	if err != nil {
-		return missing, err
+	switch widestType {
+	case bson.TypeInt32:
+		return intValue(long), nil
+	case bson.TypeInt64:
+		return values.Int64Value(long), nil
+	case bson.TypeDouble:
+		return values.DoubleValue(double), nil
 	}
-	sum := *date + ms
-	if (ms > 0 && sum < *date) || (ms < 0 && sum > *date) {
-		return missing, dateOverflow("$add")
-	}
-	return dateValue(sum), nil
+	return dec, nil
 }
 
 // dateOverflow is the error for date arithmetic beyond the int64
@@ -117,20 +165,67 @@ func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 }
 
 // evalMultiply is $multiply: the product of numbers (1 for none), null if
-// any operand is null or missing; other types are error 16555.
+// any operand is null or missing; other types are error 16555. The
+// operands are multiplied in order as MongoDB's MultiplyState does: a
+// double product and an int64 one side by side (a result that fits is an
+// int while only ints were seen; an int64 overflow leaves the double
+// product), and a decimal one from the first decimal on (the double
+// product converted to 15 digits).
 func evalMultiply(args []bson.RawValue) (bson.RawValue, error) {
-	product := values.Int32Value(1)
+	var (
+		productType = bson.TypeInt32
+		double      = 1.0
+		long        = int64(1)
+		dec         bson.RawValue
+	)
 	for _, a := range args {
 		switch {
 		case isNullish(a):
 			return nullValue, nil
-		case isNumber(a):
-			product = mulNumbers(product, a)
-		default:
+		case !isNumber(a):
 			return missing, mongoerr.New(mongoerr.MultiplyInvalidType, "$multiply only supports numeric types, not %s", typeName(a))
 		}
+		old := productType
+		productType = widest(productType, a.Type)
+		if productType == bson.TypeDecimal128 {
+			if old == bson.TypeDouble {
+				dec = decimalFromFloat(double)
+			} else if old != bson.TypeDecimal128 {
+				dec = toDecimalValue(values.Int64Value(long))
+			}
+			dec = mulNumbers(dec, toDecimalValue(a))
+			continue
+		}
+		double *= toFloat(a)
+		if productType != bson.TypeDouble {
+			if r, ok := mulInt64(long, toInt(a)); ok {
+				long = r
+			} else {
+				productType = bson.TypeDouble
+			}
+		}
 	}
-	return product, nil
+	switch productType {
+	case bson.TypeInt32:
+		return intValue(long), nil
+	case bson.TypeInt64:
+		return values.Int64Value(long), nil
+	case bson.TypeDouble:
+		return values.DoubleValue(double), nil
+	}
+	return dec, nil
+}
+
+// mulInt64 is x*y, not ok when it overflows an int64.
+func mulInt64(x, y int64) (int64, bool) {
+	if x == 0 || y == 0 {
+		return 0, true
+	}
+	r := x * y
+	if r/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+		return 0, false
+	}
+	return r, true
 }
 
 // evalDivide is $divide: a double quotient, or a decimal one when either
