@@ -47,17 +47,39 @@ func hasOutputStage(c *cmdArgs) bool {
 
 // exprClock is the clock r's expressions read, taken once per command,
 // so that all its statements see the same values, as MongoDB's runtime
-// constants: $$NOW, and on a replica set member $$CLUSTER_TIME, the
-// cluster time (a standalone has no cluster clock, as in MongoDB).
+// constants: $$NOW, on a replica set member $$CLUSTER_TIME, the cluster
+// time (a standalone has no cluster clock, as in MongoDB), and
+// $$USER_ROLES, the roles of the connection's user (userRoles).
 func (s *Service) exprClock(r *Request) expr.Clock {
 	if r.clock.Now.IsZero() {
-		r.clock = expr.Clock{Now: time.Now()}
+		r.clock = expr.Clock{Now: time.Now(), UserRoles: s.userRoles(r)}
 		if s.ReplSetName != "" {
 			t := s.Clock.Now()
 			r.clock.ClusterTime = bson.RawValue{Type: bson.TypeTimestamp, Value: bsoncore.AppendTimestamp(r.clusterTime[:0], t.Secs(), t.Inc())}
 		}
 	}
 	return r.clock
+}
+
+// userRoles is $$USER_ROLES for r: as MongoDB's Variables::defineUserRoles
+// marshals the session's authenticated role names, which are the user's
+// roles and those they inherit (User::getIndirectRoles), a
+// {_id: "<db>.<role>", role, db} document for each; none (the empty
+// array) without an authenticated user.
+func (s *Service) userRoles(r *Request) bson.RawValue {
+	u, err := s.privileges(r.Conn)
+	if err != nil || u == nil {
+		return bson.RawValue{}
+	}
+	roles := bson.A{}
+	for _, rn := range u.roles {
+		roles = append(roles, bson.D{{Key: "_id", Value: rn.DB + "." + rn.Role}, {Key: "role", Value: rn.Role}, {Key: "db", Value: rn.DB}})
+	}
+	t, v, err := bson.MarshalValue(roles)
+	if err != nil {
+		return bson.RawValue{}
+	}
+	return bson.RawValue{Type: t, Value: v}
 }
 
 // zeroSignature is the $clusterTime signature of a node without

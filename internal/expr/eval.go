@@ -28,14 +28,17 @@ type Context struct {
 	Meta *docsrc.Meta
 }
 
-// Clock is what an operation's expressions read as the time, fixed when
-// the operation starts so that every document sees the same values: Now
-// is $$NOW (the zero time: the time of evaluation) and ClusterTime
-// $$CLUSTER_TIME, a timestamp, which a deployment without a cluster clock
-// (a standalone) does not have (zero).
+// Clock is what an operation's expressions read as its runtime constants,
+// fixed when the operation starts so that every document sees the same
+// values: Now is $$NOW (the zero time: the time of evaluation) and
+// ClusterTime $$CLUSTER_TIME, a timestamp, which a deployment without a
+// cluster clock (a standalone) does not have (zero). UserRoles is
+// $$USER_ROLES, the roles of the operation's user as {_id: "db.role",
+// role, db} documents (zero: none, the empty array).
 type Clock struct {
 	Now         time.Time
 	ClusterTime bson.RawValue
+	UserRoles   bson.RawValue
 }
 
 // state is the per-evaluation environment: the document bound to $$ROOT and

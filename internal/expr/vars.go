@@ -217,9 +217,23 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 	case "CLUSTER_TIME":
 		return &Expr{eval: func(st *state) (bson.RawValue, error) {
 			if st.ctx.ClusterTime.Type == 0 {
-				return missing, mongoerr.New(mongoerr.ClusterTimeUnavailable, "Builtin variable '$$CLUSTER_TIME' is not available")
+				return missing, mongoerr.New(mongoerr.BuiltinVariableUnavailable, "Builtin variable '$$CLUSTER_TIME' is not available")
 			}
 			return WalkPath(st.ctx.ClusterTime, path), nil
+		}}, nil
+	case "USER_ROLES":
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
+			if st.ctx.UserRoles.Type == 0 {
+				return WalkPath(arrayValue(nil), path), nil
+			}
+			return WalkPath(st.ctx.UserRoles, path), nil
+		}}, nil
+	case "JS_SCOPE", "IS_MR":
+		// MongoDB's builtins of its mapReduce, which Folio runs without
+		// them: a reference parses, and fails when evaluated, as one
+		// without a value does in Variables::getValue.
+		return &Expr{eval: func(st *state) (bson.RawValue, error) {
+			return missing, mongoerr.New(mongoerr.BuiltinVariableUnavailable, "Builtin variable '$$%s' is not available", name)
 		}}, nil
 	}
 	return nil, mongoerr.New(mongoerr.UndefinedVariable, "Use of undefined variable: %s", name)

@@ -416,8 +416,9 @@ const (
 	LetSetsInternalConstant Code = 4738901
 	// UndefinedVariable: a $$ reference to a variable not in scope.
 	UndefinedVariable Code = 17276
-	// ClusterTimeUnavailable: $$CLUSTER_TIME evaluated where there is no cluster clock (a standalone).
-	ClusterTimeUnavailable Code = 51144
+	// BuiltinVariableUnavailable: a system variable evaluated without a value: $$CLUSTER_TIME where there is
+	// no cluster clock (a standalone), $$JS_SCOPE and $$IS_MR outside mapReduce (Variables::getValue).
+	BuiltinVariableUnavailable Code = 51144
 )
 
 // Expressions: arithmetic.

@@ -11,11 +11,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// clockDependent reports whether a corpus case reads the clock or chance,
-// which the pure packages fix and a server does not, or runs JavaScript,
+// clockDependent reports whether a corpus case reads the clock, chance or
+// the connection's user ($$USER_ROLES: none in the pure packages, the root
+// user under FOLIO_TEST_AUTH), which the pure packages fix and a server
+// does not, or runs JavaScript,
 // which the pure packages do without and the test server has.
 func clockDependent(text string) bool {
-	for _, s := range []string{"$$NOW", "$$CLUSTER_TIME", "$rand", "$sample", "$sampleRate", "$function", "$accumulator", "$where"} {
+	for _, s := range []string{"$$NOW", "$$CLUSTER_TIME", "$$USER_ROLES", "$rand", "$sample", "$sampleRate", "$function", "$accumulator", "$where"} {
 		if strings.Contains(text, s) {
 			return true
 		}
