@@ -34,7 +34,7 @@ func init() {
 
 // evalAdd is $add: the sum of numbers, or a date plus numbers giving a
 // date. A null or missing operand makes the result null; other types are
-// error 16554, a second date error 16612. The operands are summed in order
+// TypeMismatch, a second date error 16612. The operands are summed in order
 // as MongoDB's AddState sums them: a date as its milliseconds, integers
 // in an int64 (a result that fits is an int while only ints were seen),
 // promoted to a double on overflow or at the first double, and to a
@@ -76,7 +76,7 @@ func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
 				}
 			}
 		default:
-			return missing, mongoerr.New(mongoerr.AddInvalidType, "$add only supports numeric or date types, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.TypeMismatch, "$add only supports numeric or date types, not %s", typeName(a))
 		}
 		switch widestType {
 		case bson.TypeInt32, bson.TypeInt64:
@@ -137,7 +137,8 @@ func millisOf(n bson.RawValue, op string) (int64, error) {
 }
 
 // evalSubtract is $subtract: number-number, date-date (milliseconds as a
-// long) or date-number (a date). Null or missing gives null.
+// long) or date-number (a date). Null or missing gives null; other types
+// are TypeMismatch.
 func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 	if isNullish(a) || isNullish(b) {
 		return nullValue, nil
@@ -159,13 +160,13 @@ func evalSubtract(a, b bson.RawValue) (bson.RawValue, error) {
 		}
 		return dateValue(diff), nil
 	case a.Type == bson.TypeDateTime:
-		return missing, mongoerr.New(mongoerr.SubtractFromDateInvalidType, "can't $subtract %s from date", typeName(b))
+		return missing, mongoerr.New(mongoerr.TypeMismatch, "can't $subtract %s from Date", typeName(b))
 	}
-	return missing, mongoerr.New(mongoerr.SubtractInvalidTypes, "can't $subtract %s from %s", typeName(b), typeName(a))
+	return missing, mongoerr.New(mongoerr.TypeMismatch, "can't $subtract %s from %s", typeName(b), typeName(a))
 }
 
 // evalMultiply is $multiply: the product of numbers (1 for none), null if
-// any operand is null or missing; other types are error 16555. The
+// any operand is null or missing; other types are TypeMismatch. The
 // operands are multiplied in order as MongoDB's MultiplyState does: a
 // double product and an int64 one side by side (a result that fits is an
 // int while only ints were seen; an int64 overflow leaves the double
@@ -183,7 +184,7 @@ func evalMultiply(args []bson.RawValue) (bson.RawValue, error) {
 		case isNullish(a):
 			return nullValue, nil
 		case !isNumber(a):
-			return missing, mongoerr.New(mongoerr.MultiplyInvalidType, "$multiply only supports numeric types, not %s", typeName(a))
+			return missing, mongoerr.New(mongoerr.TypeMismatch, "$multiply only supports numeric types, not %s", typeName(a))
 		}
 		old := productType
 		productType = widest(productType, a.Type)
@@ -235,7 +236,7 @@ func evalDivide(a, b bson.RawValue) (bson.RawValue, error) {
 		return nullValue, nil
 	}
 	if !isNumber(a) || !isNumber(b) {
-		return missing, mongoerr.New(mongoerr.DivideInvalidType, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
+		return missing, mongoerr.New(mongoerr.TypeMismatch, "$divide only supports numeric types, not %s and %s", typeName(a), typeName(b))
 	}
 	if numSign(b) == 0 && !values.IsNaN(b) {
 		return missing, mongoerr.New(mongoerr.BadValue, "can't $divide by zero")
@@ -246,8 +247,13 @@ func evalDivide(a, b bson.RawValue) (bson.RawValue, error) {
 	return values.DoubleValue(toFloat(a) / toFloat(b)), nil
 }
 
-// evalMod is $mod: the remainder with the dividend's sign, typed as the
-// widest operand. A zero divisor is error 16610.
+// evalMod is $mod as MongoDB's ExpressionMod::apply computes it: with a
+// decimal operand the decimal remainder (a zero divisor is error 5733415);
+// otherwise a zero divisor is error 16610, a double dividend or a double
+// divisor that is not a 32-bit integer give fmod as a double, and else the
+// integer remainder, a long when either operand is a long, an int
+// otherwise ({$mod: [5, 2.0]} is the int 1). The remainder has the
+// dividend's sign.
 func evalMod(a, b bson.RawValue) (bson.RawValue, error) {
 	if isNullish(a) || isNullish(b) {
 		return nullValue, nil
@@ -255,22 +261,34 @@ func evalMod(a, b bson.RawValue) (bson.RawValue, error) {
 	if !isNumber(a) || !isNumber(b) {
 		return missing, mongoerr.New(mongoerr.ModInvalidType, "$mod only supports numeric types, not %s and %s", typeName(a), typeName(b))
 	}
-	if numSign(b) == 0 && !values.IsNaN(b) {
+	if a.Type == bson.TypeDecimal128 || b.Type == bson.TypeDecimal128 {
+		if numSign(b) == 0 && !values.IsNaN(b) {
+			return missing, mongoerr.New(mongoerr.ModByZeroDecimal, "can't $mod by zero")
+		}
+		return values.DecimalRem(a, b), nil
+	}
+	right := toFloat(b)
+	if right == 0 {
 		return missing, mongoerr.New(mongoerr.ModByZero, "can't $mod by zero")
 	}
-	switch widest(a.Type, b.Type) {
-	case bson.TypeInt32:
-		return values.Int32Value(int32(int64(a.Int32()) % int64(b.Int32()))), nil
-	case bson.TypeInt64:
-		x, y := toInt(a), toInt(b)
+	if a.Type == bson.TypeDouble || (b.Type == bson.TypeDouble && (right != math.Trunc(right) || right < math.MinInt32 || right > math.MaxInt32)) {
+		return values.DoubleValue(math.Mod(toFloat(a), right)), nil
+	}
+	if a.Type == bson.TypeInt64 || b.Type == bson.TypeInt64 {
+		x, y := toInt(a), int64(right)
+		if b.Type == bson.TypeInt64 {
+			y = b.Int64()
+		}
 		if y == -1 {
 			return values.Int64Value(0), nil
 		}
 		return values.Int64Value(x % y), nil
-	case bson.TypeDouble:
-		return values.DoubleValue(math.Mod(toFloat(a), toFloat(b))), nil
 	}
-	return values.DecimalRem(a, b), nil
+	x, y := int32(toInt(a)), int32(right)
+	if y == -1 {
+		return values.Int32Value(0), nil
+	}
+	return values.Int32Value(x % y), nil
 }
 
 // numericArg checks the operand of a single-argument numeric operator:

@@ -423,22 +423,17 @@ const (
 
 // Expressions: arithmetic.
 const (
-	// AddInvalidType: an $add operand that is neither a number nor a date.
-	AddInvalidType Code = 16554
-	// MultiplyInvalidType: a $multiply operand that is not a number.
-	MultiplyInvalidType Code = 16555
-	// SubtractInvalidTypes: a $subtract of incompatible types.
-	SubtractInvalidTypes Code = 16556
-	// DivideInvalidType: a $divide operand that is not a number.
-	DivideInvalidType Code = 16609
-	// ModByZero: a $mod with divisor zero.
+	// (Since MongoDB 6.1 an operand of the wrong type of $add, $subtract,
+	// $multiply and $divide is TypeMismatch, no longer 16554-16556, 16609
+	// and 16613.)
+	// ModByZero: a $mod of numbers that are not decimals with divisor zero.
 	ModByZero Code = 16610
+	// ModByZeroDecimal: a $mod with a decimal operand and divisor zero.
+	ModByZeroDecimal Code = 5733415
 	// ModInvalidType: a $mod operand that is not a number.
 	ModInvalidType Code = 16611
 	// AddMultipleDates: an $add with more than one date.
 	AddMultipleDates Code = 16612
-	// SubtractFromDateInvalidType: a $subtract of a non-number, non-date from a date.
-	SubtractFromDateInvalidType Code = 16613
 	// AbsLongMin: $abs of the minimum 64-bit integer.
 	AbsLongMin Code = 28680
 	// SqrtNegative: a $sqrt of a negative number.
