@@ -128,6 +128,8 @@ type authedUser struct {
 	direct []auth.RoleName // granted to the user
 	roles  []auth.RoleName // direct and inherited
 	privs  auth.Privileges
+	// rolesVar is roles as the expressions' $$USER_ROLES (rolesVariable).
+	rolesVar bson.RawValue
 	// gone is set when the user no longer exists: it keeps its name on the
 	// connection but holds no privileges.
 	gone bool
@@ -211,6 +213,7 @@ func (s *Service) resolveUser(name auth.UserName, gen uint64) (*authedUser, erro
 	}
 	u.direct = direct
 	u.roles, u.privs, err = auth.Resolve(direct, s.roleDef)
+	u.rolesVar = rolesVariable(u.roles)
 	return u, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/auth"
 	"github.com/folio-db/folio/internal/clock"
 	"github.com/folio-db/folio/internal/expr"
 )
@@ -61,23 +62,29 @@ func (s *Service) exprClock(r *Request) expr.Clock {
 	return r.clock
 }
 
-// userRoles is $$USER_ROLES for r: as MongoDB's Variables::defineUserRoles
-// marshals the session's authenticated role names, which are the user's
-// roles and those they inherit (User::getIndirectRoles), a
-// {_id: "<db>.<role>", role, db} document for each; none (the empty
-// array) without an authenticated user.
+// userRoles is $$USER_ROLES for r: the roles of the connection's user
+// (authedUser.rolesVar); none (the empty array) without one.
 func (s *Service) userRoles(r *Request) bson.RawValue {
 	u, err := s.privileges(r.Conn)
 	if err != nil || u == nil {
 		return bson.RawValue{}
 	}
-	roles := bson.A{}
-	for _, rn := range u.roles {
-		roles = append(roles, bson.D{{Key: "_id", Value: rn.DB + "." + rn.Role}, {Key: "role", Value: rn.Role}, {Key: "db", Value: rn.DB}})
+	return u.rolesVar
+}
+
+// rolesVariable is the value of $$USER_ROLES for a user holding roles,
+// as MongoDB's Variables::defineUserRoles marshals the session's
+// authenticated role names, the user's roles and those they inherit
+// (User::getIndirectRoles): a {_id: "<db>.<role>", role, db} document for
+// each.
+func rolesVariable(roles []auth.RoleName) bson.RawValue {
+	arr := bson.A{}
+	for _, rn := range roles {
+		arr = append(arr, bson.D{{Key: "_id", Value: rn.DB + "." + rn.Role}, {Key: "role", Value: rn.Role}, {Key: "db", Value: rn.DB}})
 	}
-	t, v, err := bson.MarshalValue(roles)
+	t, v, err := bson.MarshalValue(arr)
 	if err != nil {
-		return bson.RawValue{}
+		panic(err) // an array of documents of strings always marshals
 	}
 	return bson.RawValue{Type: t, Value: v}
 }
