@@ -32,6 +32,10 @@ type Spec struct {
 	// ShowSystemEvents adds the events of the system collections MongoDB
 	// shows with it (shownSystem).
 	ShowSystemEvents bool
+	// ShowRawUpdateDescription gives update events the oplog entry's
+	// update ({$v: 2, diff: ...}) as rawUpdateDescription in place of
+	// updateDescription (change_stream_event_transform.cpp).
+	ShowRawUpdateDescription bool
 }
 
 // ParseSpec reads the $changeStream stage's argument.
@@ -80,7 +84,9 @@ func ParseSpec(v bson.RawValue) (Spec, error) {
 			s.ShowExpandedEvents, err = boolField(name, f)
 		case "showSystemEvents":
 			s.ShowSystemEvents, err = boolField(name, f)
-		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS", "showRawUpdateDescription":
+		case "showRawUpdateDescription":
+			s.ShowRawUpdateDescription, err = boolField(name, f)
+		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS":
 			var on bool
 			if on, err = boolField(name, f); err == nil && on {
 				return s, mongoerr.New(mongoerr.NotImplemented, "$changeStream.%s is not supported by Folio", name)

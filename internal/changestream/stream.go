@@ -322,7 +322,11 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 	d.b = bsoncore.AppendDocumentElement(d.b, "ns", nsDoc(db, coll))
 	d.b = bsoncore.AppendDocumentElement(d.b, "documentKey", key)
 	if kind == "update" {
-		d.b = appendUpdateDescription(d.b, diff, b.s.Spec.ShowExpandedEvents)
+		if b.s.Spec.ShowRawUpdateDescription {
+			d.b = bsoncore.AppendDocumentElement(d.b, "rawUpdateDescription", e.O)
+		} else {
+			d.b = appendUpdateDescription(d.b, diff, b.s.Spec.ShowExpandedEvents)
+		}
 	}
 	if kind != "insert" && b.s.Spec.FullDocumentBeforeChange != "off" {
 		if b.pre == nil && b.s.Spec.FullDocumentBeforeChange == "required" {

@@ -1721,3 +1721,73 @@ func TestChangeStreamInvalidateBatchSizeOne(t *testing.T) {
 		t.Fatalf("getMore after the invalidate: %s open %v, want nothing, closed", op, open)
 	}
 }
+
+// TestChangeStreamRawUpdateDescription: with showRawUpdateDescription an
+// update event carries the oplog entry's update ({$v: 2, diff}) as
+// rawUpdateDescription instead of updateDescription; other events are
+// unchanged (jstests/change_streams/show_raw_update_description.js).
+func TestChangeStreamRawUpdateDescription(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database("rawupd").Collection("c")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 3}, {Key: "a", Value: 5}, {Key: "b", Value: 1}},
+		bson.D{{Key: "_id", Value: 8}, {Key: "a", Value: 2}, {Key: "b", Value: bson.D{{Key: "c", Value: 1}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetCustomPipeline(bson.M{"showRawUpdateDescription": true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	update := func(id int, u string) func() error {
+		return func() error {
+			_, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, extJSON(t, []byte(u)))
+			return err
+		}
+	}
+	steps := []struct {
+		run  func() error
+		kind string
+		raw  string // rawUpdateDescription, for updates
+	}{
+		{func() error {
+			_, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}})
+			return err
+		}, "insert", ""},
+		{func() error {
+			_, err := coll.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "a", Value: 3}})
+			return err
+		}, "replace", ""},
+		{update(3, `{"$inc": {"b": 2}}`), "update", `{"$v": {"$numberInt": "2"}, "diff": {"u": {"b": {"$numberInt": "3"}}}}`},
+		{update(3, `{"$unset": {"b": ""}}`), "update", `{"$v": {"$numberInt": "2"}, "diff": {"d": {"b": false}}}`},
+		{update(8, `{"$set": {"b.d": 2}}`), "update", `{"$v": {"$numberInt": "2"}, "diff": {"sb": {"i": {"d": {"$numberInt": "2"}}}}}`},
+		{func() error {
+			_, err := coll.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}})
+			return err
+		}, "delete", ""},
+	}
+	for i, s := range steps {
+		if err := s.run(); err != nil {
+			t.Fatal(err)
+		}
+		ev := nextEvent(t, cs)
+		if got := ev.Lookup("operationType").StringValue(); got != s.kind {
+			t.Fatalf("step %d: %s event, want %s: %s", i, got, s.kind, ev)
+		}
+		if _, err := ev.LookupErr("updateDescription"); err == nil {
+			t.Errorf("step %d: updateDescription present: %s", i, ev)
+		}
+		raw, err := ev.LookupErr("rawUpdateDescription")
+		if s.raw == "" {
+			if err == nil {
+				t.Errorf("step %d: rawUpdateDescription on a %s event: %s", i, s.kind, ev)
+			}
+			continue
+		}
+		if want := extJSON(t, []byte(s.raw)); err != nil || !bytes.Equal(raw.Document(), want) {
+			t.Errorf("step %d: rawUpdateDescription %v, want %s", i, raw, want)
+		}
+	}
+}
