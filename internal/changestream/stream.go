@@ -310,8 +310,11 @@ func (b eventBuilder) document(tok Token, db, coll string, key bson.Raw) (bson.R
 	case oplog.Insert:
 		kind = "insert"
 	case oplog.Update:
+		// A replacement's o is the document, with its _id; else a $v: 2
+		// delta (update_oplog_entry::extractUpdateType): a document may
+		// hold a field $v of its own.
 		kind = "replace"
-		if v, ok := e.O.Lookup("$v").AsInt64OK(); ok && v == 2 {
+		if v, ok := e.O.Lookup("$v").AsInt64OK(); ok && v == 2 && e.O.Lookup("_id").Type == 0 {
 			kind, diff = "update", e.O.Lookup("diff").Document()
 		}
 	}

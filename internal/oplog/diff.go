@@ -11,18 +11,29 @@ import (
 	"github.com/folio-db/folio/internal/rawdoc"
 )
 
-// UpdateO is the o of an update entry that changed old into next: MongoDB's
-// $v: 2 delta, {$v: 2, diff: D}. A document diff D holds d (fields
-// removed: false), u (fields whose value changed), i (fields added) and,
-// for an embedded document or array that changed in part, s<field>: the
-// sub-diff. An array diff holds a: true, l (the new length, when the array
-// shrank), u<index> (a new element value) and s<index> (an element's
-// sub-diff). An embedded document that stays one is always diffed, as the
-// dotted paths update operators name; an array is replaced whole when its
-// diff would be larger than it.
+// UpdateO is the o of an update entry that changed old into next, as
+// MongoDB logs an update pipeline's change (pipeline_executor.cpp,
+// doc_diff::computeOplogDiff): its $v: 2 delta, {$v: 2, diff: D}, or next
+// itself (a replacement) when D with the delta's own fields
+// (deltaMetadata) would not be smaller than next. A document diff D holds
+// d (fields removed: false), u (fields whose value changed), i (fields
+// added) and, for an embedded document or array that changed in part,
+// s<field>: the sub-diff. An array diff holds a: true, l (the new length,
+// when the array shrank), u<index> (a new element value) and s<index> (an
+// element's sub-diff). An embedded document or array is replaced whole (u)
+// when its diff would not be smaller than it.
 func UpdateO(dst []byte, old, next bson.Raw) []byte {
-	return DeltaO(dst, docDiff(old, next))
+	diff := docDiff(old, next)
+	if len(diff)+deltaMetadata >= len(next) {
+		return append(dst, next...)
+	}
+	return DeltaO(dst, diff)
 }
+
+// deltaMetadata is the room MongoDB counts for a delta's $v and diff
+// fields when it weighs a diff against the document
+// (update_oplog_entry::kSizeOfDeltaOplogEntryMetadata).
+const deltaMetadata = 15
 
 // deltaOverhead is the size of a DeltaO document without its diff.
 const deltaOverhead = 4 + 1 + len("$v\x00") + 4 + 1 + len("diff\x00") + 1
@@ -129,22 +140,30 @@ func pairDiff(a, b bson.Raw) []byte {
 }
 
 // diffField appends the change of field name from was to v, values that
-// differ: to subs as a sub-diff of an embedded document (always) or of an
-// array (when smaller than the array), else to ups as the new value.
+// differ: to subs as the sub-diff of an embedded document or array when
+// it is smaller than the new value (subDiff), else to ups as the new value.
 func diffField(ups, subs []byte, name string, was, v bson.RawValue) ([]byte, []byte) {
+	if sub := subDiff(was, v); sub != nil {
+		return ups, bsoncore.AppendDocumentElement(subs, "s"+name, sub)
+	}
+	return rawdoc.AppendElement(ups, name, v), subs
+}
+
+// subDiff is the diff from was to v, both embedded documents or both
+// arrays, when it is smaller than v; else nil: v is logged whole, as
+// MongoDB's computeDocDiff and computeArrayDiff do.
+func subDiff(was, v bson.RawValue) []byte {
+	var sub []byte
 	switch {
 	case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
-		subs = bsoncore.AppendDocumentElement(subs, "s"+name, docDiff(was.Document(), v.Document()))
+		sub = docDiff(was.Document(), v.Document())
 	case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
-		if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
-			subs = bsoncore.AppendDocumentElement(subs, "s"+name, sub)
-		} else {
-			ups = bsoncore.AppendArrayElement(ups, name, v.Value)
-		}
-	default:
-		ups = rawdoc.AppendElement(ups, name, v)
+		sub = arrayDiff(was.Array(), v.Array())
 	}
-	return ups, subs
+	if sub == nil || len(sub) >= len(v.Value) {
+		return nil
+	}
+	return sub
 }
 
 // appendDiff is a document diff of its sections, in MongoDB's order.
@@ -187,19 +206,12 @@ func arrayDiff(a, b bson.RawArray) []byte {
 			out = rawdoc.AppendElement(out, "u"+idx, v)
 			continue
 		}
-		was := av[i]
-		switch {
-		case was.Equal(v):
-		case was.Type == bson.TypeEmbeddedDocument && v.Type == bson.TypeEmbeddedDocument:
-			out = bsoncore.AppendDocumentElement(out, "s"+idx, docDiff(was.Document(), v.Document()))
-		case was.Type == bson.TypeArray && v.Type == bson.TypeArray:
-			if sub := arrayDiff(was.Array(), v.Array()); len(sub) < len(v.Value) {
+		if was := av[i]; !was.Equal(v) {
+			if sub := subDiff(was, v); sub != nil {
 				out = bsoncore.AppendDocumentElement(out, "s"+idx, sub)
-				continue
+			} else {
+				out = rawdoc.AppendElement(out, "u"+idx, v)
 			}
-			out = bsoncore.AppendArrayElement(out, "u"+idx, v.Value)
-		default:
-			out = rawdoc.AppendElement(out, "u"+idx, v)
 		}
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)

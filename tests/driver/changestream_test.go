@@ -1791,3 +1791,60 @@ func TestChangeStreamRawUpdateDescription(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamPipelineUpdateEvents: an update pipeline's change is
+// logged as its delta only when that is smaller than the new document,
+// else as a replacement (a replace event), as MongoDB's
+// pipeline_executor.cpp; a replacement is told from a delta by its _id,
+// so a document's own $v field does not make it an update
+// (jstests/change_streams/events_containing_version_literals.js).
+func TestChangeStreamPipelineUpdateEvents(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	coll := client.Database("pipeupd").Collection("c")
+	long := strings.Repeat("*", 100)
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 0}, {Key: "$v", Value: 1}},
+		bson.D{{Key: "_id", Value: 1}, {Key: "$v", Value: "x"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "s", Value: long}, {Key: "a", Value: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	for _, tc := range []struct {
+		id   int
+		pipe string
+		kind string
+		want string // fullDocument of a replace, updatedFields of an update
+	}{
+		{0, `[{"$replaceWith": {"$literal": {"_id": 0, "$v": "test"}}}]`, "replace", `{"_id": 0, "$v": "test"}`},
+		{1, `[{"$replaceWith": {"$literal": {"_id": 1, "$v": 2}}}]`, "replace", `{"_id": 1, "$v": 2}`},
+		{2, `[{"$set": {"a": 2}}]`, "update", `{"a": 2}`},
+	} {
+		var pipe bson.A
+		if err := bson.UnmarshalExtJSON([]byte(tc.pipe), false, &pipe); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: tc.id}}, pipe); err != nil {
+			t.Fatal(err)
+		}
+		ev := nextEvent(t, cs)
+		for ev.Lookup("operationType").StringValue() == "insert" {
+			ev = nextEvent(t, cs)
+		}
+		if got := ev.Lookup("operationType").StringValue(); got != tc.kind {
+			t.Fatalf("%s: %s event, want %s: %s", tc.pipe, got, tc.kind, ev)
+		}
+		got := ev.Lookup("fullDocument")
+		if tc.kind == "update" {
+			got = ev.Lookup("updateDescription", "updatedFields")
+		}
+		if want := extJSON(t, []byte(tc.want)); !bytes.Equal(got.Document(), want) {
+			t.Errorf("%s: %s, want %s", tc.pipe, got, want)
+		}
+	}
+}
