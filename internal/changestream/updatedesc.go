@@ -17,9 +17,9 @@ type description struct {
 	removed   []string
 	truncated []byte // array elements
 	nTrunc    int
-	// ambiguous are the paths whose dotted form is ambiguous (an array
-	// index, a numeric field name, a field name holding a dot), with
-	// their components (indexes as ints): disambiguatedPaths.
+	// ambiguous are the paths whose dotted form is ambiguous (a numeric
+	// field name after the first, a field name holding a dot; see note),
+	// with their components (indexes as ints): disambiguatedPaths.
 	ambiguous []byte
 }
 
@@ -48,11 +48,13 @@ func dotted(path []component) string {
 	return b.String()
 }
 
-// note records path as ambiguous when it is.
+// note records path as ambiguous when it is: when a field name in it
+// other than the first is numeric, or any holds a dot; an array index
+// alone makes no path ambiguous (change_stream_document_diff_parser.cpp).
 func (d *description) note(path []component) {
 	amb := false
-	for _, c := range path {
-		if c.isIdx || strings.Contains(c.name, ".") || isNumeric(c.name) {
+	for i, c := range path {
+		if !c.isIdx && (i > 0 && isNumeric(c.name) || strings.Contains(c.name, ".")) {
 			amb = true
 			break
 		}
@@ -72,8 +74,10 @@ func (d *description) note(path []component) {
 	d.ambiguous = bsoncore.AppendArrayElement(d.ambiguous, dotted(path), arr)
 }
 
+// isNumeric reports whether s is a number of digits without a leading
+// zero (FieldRef::isNumericPathComponentStrict).
 func isNumeric(s string) bool {
-	if s == "" {
+	if s == "" || len(s) > 1 && s[0] == '0' {
 		return false
 	}
 	for _, r := range s {

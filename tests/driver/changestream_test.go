@@ -1273,15 +1273,21 @@ func TestChangeStreamUpdateDescription(t *testing.T) {
 		{`{"a": [{"1": 1}]}`, `{"$set": {"a.0.1": 2}}`,
 			`{"updatedFields": {"a.0.1": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.0.1": ["a", 0, "1"]}}`},
 		{`{"a": [1, 2]}`, `{"$push": {"a": 3}}`,
-			`{"updatedFields": {"a.2": 3}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.2": ["a", 2]}}`},
+			`{"updatedFields": {"a.2": 3}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
 		{`{"a": [1]}`, `{"$addToSet": {"a": {"$each": [1, 2]}}}`,
-			`{"updatedFields": {"a.1": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"a.1": ["a", 1]}}`},
+			`{"updatedFields": {"a.1": 2}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
 		{`{"a": [1, 2, 3, 4, 5, 6, 7, 8]}`, `{"$pull": {"a": 8}}`,
 			`{"updatedFields": {"a": [1, 2, 3, 4, 5, 6, 7]}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
 		{`{"a": [1, 2]}`, `{"$push": {"a": {"$each": [0], "$position": 0}}}`,
 			`{"updatedFields": {"a": [0, 1, 2]}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
 		{`{"a": 1, "b": {"c": [1, 2]}}`, `{"$unset": {"a": "", "b.c.1": ""}, "$set": {"x.y": 1}}`,
-			`{"updatedFields": {"x": {"y": 1}, "b.c.1": null}, "removedFields": ["a"], "truncatedArrays": [], "disambiguatedPaths": {"b.c.1": ["b", "c", 1]}}`},
+			`{"updatedFields": {"x": {"y": 1}, "b.c.1": null}, "removedFields": ["a"], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		// jstests/change_streams/expanded_update_description.js: array
+		// indexes alone are not ambiguous, a numeric field name is
+		{`{"t": [{"s": [0, [0, [{"b": [1, 2]}]]]}]}`, `{"$set": {"t.0.s.1.1.0.b.1": 3}}`,
+			`{"updatedFields": {"t.0.s.1.1.0.b.1": 3}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {}}`},
+		{`{"o": {"0": {"1": "n"}}}`, `{"$set": {"o.0.1": "u"}}`,
+			`{"updatedFields": {"o.0.1": "u"}, "removedFields": [], "truncatedArrays": [], "disambiguatedPaths": {"o.0.1": ["o", "0", "1"]}}`},
 	}
 	for i, tc := range cases {
 		cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
