@@ -375,6 +375,12 @@ func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.
 	if e.oplog == nil || !c.replicated() {
 		return nil
 	}
+	return e.logOp(tx, indexOp(c, kind, spec), oplog.Session{})
+}
+
+// indexOp is the oplog operation of an index's creation or drop (see
+// logIndex).
+func indexOp(c *Collection, kind string, spec bson.Raw) oplog.Op {
 	start, o := bsoncore.AppendDocumentStart(nil)
 	o = bsoncore.AppendStringElement(o, kind, c.Name)
 	op := oplog.Op{Kind: oplog.Command, NS: c.DB + ".$cmd", UUID: c.UUID[:]}
@@ -386,7 +392,7 @@ func (e *Engine) logIndex(tx storage.Txn, c *Collection, kind string, spec bson.
 	}
 	o, _ = bsoncore.AppendDocumentEnd(o, start)
 	op.O = o
-	return e.logOp(tx, op, oplog.Session{})
+	return op
 }
 
 // docOp is the oplog operation of a document's change from old to next

@@ -115,6 +115,14 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 		all := append(append([]*Index(nil), existing...), build...)
 		c.nextIndexID += uint32(len(build))
 		c.indexes.Store(&all)
+		// Each index's createIndexes entry joins the transaction's
+		// applyOps, as MongoDB's onCreateIndex logs it there (a
+		// change stream's createIndexes event).
+		if t.e.oplog != nil {
+			for _, ix := range build {
+				t.ops = append(t.ops, indexOp(c, "createIndexes", ix.Spec))
+			}
+		}
 	}
 	res.After = len(c.Indexes()) + 1
 	return res, nil

@@ -1854,3 +1854,51 @@ func TestChangeStreamPipelineUpdateEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamCreateIndexesInTransaction: createIndexes in a
+// transaction, which creates the collection, logs the create and then one
+// createIndexes entry per index in the transaction's applyOps: a stream
+// with showExpandedEvents sees both events, with the transaction's lsid
+// and txnNumber (jstests/change_streams/ddl_create_index_txn.js).
+func TestChangeStreamCreateIndexesInTransaction(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("cidxtxn")
+	cs, err := db.Collection("c").Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	_, err = sess.WithTransaction(ctx, func(sc context.Context) (any, error) {
+		return db.Collection("c").Indexes().CreateMany(sc, []mongo.IndexModel{
+			{Keys: bson.D{{Key: "a", Value: 1}}}, {Keys: bson.D{{Key: "b", Value: 1}}},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, cs); ev.Lookup("operationType").StringValue() != "create" {
+		t.Fatalf("first event: %s", ev)
+	}
+	for _, name := range []string{"a_1", "b_1"} {
+		ev := nextEvent(t, cs)
+		if ev.Lookup("operationType").StringValue() != "createIndexes" {
+			t.Fatalf("want createIndexes of %s: %s", name, ev)
+		}
+		idx := ev.Lookup("operationDescription", "indexes", "0").Document()
+		if got := idx.Lookup("name").StringValue(); got != name {
+			t.Errorf("index %s, want %s: %s", got, name, ev)
+		}
+		if _, err := ev.LookupErr("txnNumber"); err != nil {
+			t.Errorf("no txnNumber: %s", ev)
+		}
+		if _, err := ev.LookupErr("lsid"); err != nil {
+			t.Errorf("no lsid: %s", ev)
+		}
+	}
+}
