@@ -10,9 +10,9 @@ import (
 )
 
 // diffUpdate applies an update oplog entry's $v: 2 diff, as applyOps
-// does (UpdateSpec.OplogDiff). Its entry is the diff of the document
-// before and after, not the diff as given, which may name fields the
-// document lacks.
+// does (UpdateSpec.OplogDiff). Its entry is the diff as given, always a
+// delta, as MongoDB's DeltaExecutor logs it (a change stream's update
+// event, however small the document).
 type diffUpdate struct {
 	diff bson.Raw
 }
@@ -38,5 +38,5 @@ func (u *diffUpdate) Apply(doc bson.Raw, _ int, _ bool) (bson.Raw, []byte, bool,
 	if len(out) > MaxDocumentSize {
 		return nil, nil, false, mongoerr.New(mongoerr.UpdateResultTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
-	return out, nil, !bytes.Equal(out, doc), nil
+	return out, u.diff, !bytes.Equal(out, doc), nil
 }

@@ -1902,3 +1902,49 @@ func TestChangeStreamCreateIndexesInTransaction(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamApplyOpsDiff: applyOps applying an update entry's $v: 2
+// diff logs that diff as given, as MongoDB's DeltaExecutor: an update
+// event (with the pre- and post-images), however small the document
+// (jstests/change_streams/lookup_pit_pre_and_post_image_in_transaction.js).
+func TestChangeStreamApplyOpsDiff(t *testing.T) {
+	client := startStreams(t)
+	ctx := context.Background()
+	db := client.Database("aodiff")
+	if err := db.CreateCollection(ctx, "c", options.CreateCollection().SetChangeStreamPreAndPostImages(bson.D{{Key: "enabled", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 5}, {Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := db.Collection("c").Watch(ctx, mongo.Pipeline{}, options.ChangeStream().
+		SetFullDocument(options.WhenAvailable).SetFullDocumentBeforeChange(options.WhenAvailable).
+		SetCustomPipeline(bson.M{"showRawUpdateDescription": true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	diff := bson.D{{Key: "$v", Value: 2}, {Key: "diff", Value: bson.D{{Key: "u", Value: bson.D{{Key: "a", Value: 2}}}}}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "applyOps", Value: bson.A{bson.D{
+		{Key: "op", Value: "u"}, {Key: "ns", Value: "aodiff.c"}, {Key: "o2", Value: bson.D{{Key: "_id", Value: 5}}}, {Key: "o", Value: diff},
+	}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	ev := nextEvent(t, cs)
+	if got := ev.Lookup("operationType").StringValue(); got != "update" {
+		t.Fatalf("%s event, want update: %s", got, ev)
+	}
+	want, _ := bson.Marshal(diff)
+	for _, c := range []struct {
+		field string
+		want  string
+	}{
+		{"rawUpdateDescription", bson.Raw(want).String()},
+		{"fullDocumentBeforeChange", `{"_id": {"$numberInt":"5"},"a": {"$numberInt":"1"}}`},
+		{"fullDocument", `{"_id": {"$numberInt":"5"},"a": {"$numberInt":"2"}}`},
+	} {
+		if got := ev.Lookup(c.field).String(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.field, got, c.want)
+		}
+	}
+}
