@@ -255,7 +255,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 // isAllowedWithinUpdatePipeline constraint says.
 func AllowedInUpdate(name string) bool {
 	switch name {
-	case "$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith":
+	case "$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith", applyOplogUpdate:
 		return true
 	}
 	return false

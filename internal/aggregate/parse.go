@@ -252,6 +252,7 @@ func init() {
 		"$fill":                  (*parser).parseFill,
 		"$densify":               (*parser).parseDensify,
 		"$_internalUnpackBucket": plain(parseUnpackBucket),
+		applyOplogUpdate:         plain(parseApplyOplogUpdate),
 		// Registered in every MongoDB build, used by its tests.
 		"$_internalInhibitOptimization": plain(parseInhibitOptimization),
 	}

@@ -32,6 +32,12 @@ const (
 	SplitStageSpecNotEmpty Code = 7182800
 	// SplitStageNotLast: a $changeStreamSplitLargeEvent stage that is not the pipeline's last.
 	SplitStageNotLast Code = 7182802
+	// ApplyOplogUpdateSpecNotObject: a $_internalApplyOplogUpdate stage whose argument is not an object.
+	ApplyOplogUpdateSpecNotObject Code = 6315901
+	// OplogUpdateWithoutVersion: an update oplog entry's o with neither _id (a replacement) nor $v: 2.
+	OplogUpdateWithoutVersion Code = 4772600
+	// OplogUpdateDiffNotObject: a $v: 2 update oplog entry's o whose diff is not an object.
+	OplogUpdateDiffNotObject Code = 4772601
 )
 
 // Awaitable hello (the streaming topology protocol).

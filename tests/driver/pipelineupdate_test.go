@@ -1,6 +1,7 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -81,4 +82,29 @@ func toPipeline(stages bson.A) []bson.D {
 		out[i] = s.(bson.D)
 	}
 	return out
+}
+
+// TestPipelineUpdateApplyOplogUpdate: an update pipeline's
+// $_internalApplyOplogUpdate applies a change stream's
+// rawUpdateDescription to a copy of the document
+// (jstests/change_streams/show_raw_update_description.js).
+func TestPipelineUpdateApplyOplogUpdate(t *testing.T) {
+	client := connect(t, startInstance(t, defaultConfig()))
+	ctx := context.Background()
+	coll := client.Database(testDB).Collection("applyoplogupdate")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 8}, {Key: "a", Value: 2}, {Key: "b", Value: bson.D{{Key: "c", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	raw := extJSON(t, []byte(`{"$v": 2, "diff": {"d": {"a": false}, "sb": {"i": {"d": 2}}}}`))
+	pipe := bson.A{bson.D{{Key: "$_internalApplyOplogUpdate", Value: bson.D{{Key: "oplogUpdate", Value: raw}}}}}
+	if _, err := coll.UpdateOne(ctx, bson.D{{Key: "_id", Value: 8}}, pipe); err != nil {
+		t.Fatal(err)
+	}
+	got, err := coll.FindOne(ctx, bson.D{}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := extJSON(t, []byte(`{"_id": 8, "b": {"c": 1, "d": 2}}`)); !bytes.Equal(got, want) {
+		t.Errorf("got %s, want %s", got, want)
+	}
 }
