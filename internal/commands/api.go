@@ -110,7 +110,7 @@ var stagesNotInAPIVersion1 = map[string]bool{
 	"$planCacheStats": true, "$listCatalog": true, "$search": true, "$fill": true,
 	"$searchMeta": true, "$vectorSearch": true, "$listSearchIndexes": true,
 	"$shardedDataDistribution": true, "$listSampledQueries": true, "$queryStats": true,
-	"$_internalInhibitOptimization": true,
+	"$_internalInhibitOptimization": true, "$_internalApplyOplogUpdate": true,
 }
 
 // checkAPIStrict refuses, under apiStrict, in an aggregate, the stages

@@ -53,6 +53,7 @@ func TestAPIStrict(t *testing.T) {
 		{"$listSessions", agg(stage("$listSessions", bson.D{})), "$listSessions is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$planCacheStats", agg(stage("$planCacheStats", bson.D{})), "$planCacheStats is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$_internalInhibitOptimization", agg(stage("$_internalInhibitOptimization", bson.D{})), "$_internalInhibitOptimization is not allowed with 'apiStrict: true' in API Version 1"},
+		{"$_internalApplyOplogUpdate", agg(stage("$_internalApplyOplogUpdate", bson.D{{Key: "oplogUpdate", Value: bson.D{{Key: "$v", Value: 2}, {Key: "diff", Value: bson.D{}}}}})), "$_internalApplyOplogUpdate is not allowed with 'apiStrict: true' in API Version 1"},
 		{"$collStats count", agg(stage("$collStats", bson.D{{Key: "count", Value: bson.D{}}})), ""},
 		// $setWindowFields, $graphLookup and $redact are in API version 1
 		// (registered AllowedWithApiStrict::kAlways).
