@@ -57,6 +57,7 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	res, err := s.Engine.FindAndModify(r.DB, coll, spec)
+	r.op.noteFindAndModify(spec.Remove, res)
 	if err != nil {
 		return nil, err
 	}

@@ -57,6 +57,25 @@ func (op *activeOp) noteInserted(n int) {
 	}
 }
 
+// noteFindAndModify records a findAndModify's counts, as MongoDB's
+// profiler shows them: ndeleted of a remove, else nMatched, nModified and
+// nUpserted (find_and_modify.cpp, recordUpdateResultInOpDebug).
+func (op *activeOp) noteFindAndModify(remove bool, res engine.FindAndModifyResult) {
+	if op == nil {
+		return
+	}
+	w := &writeCounts{kind: "update", n: res.N}
+	switch {
+	case remove:
+		w.kind = "remove"
+	case res.UpsertedID.Type != 0:
+		w.n, w.nUpserted = 0, 1
+	case res.Modified:
+		w.nModified = 1
+	}
+	op.out.writes = w
+}
+
 // opRecord is one operation as the profiler and the slow log describe it.
 type opRecord struct {
 	op     string // query, getmore, insert, update, remove or command

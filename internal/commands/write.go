@@ -276,6 +276,8 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 		wo.Record = r.session.RecordStatements(ids, insertResult)
 	}
 	n := 0
+	// An insert that fails as a whole shows ninserted: 0.
+	r.op.noteInserted(0)
 	var werrs []engine.WriteError
 	switch {
 	case len(docs) == 0:

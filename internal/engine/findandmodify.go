@@ -34,6 +34,8 @@ type FindAndModifyResult struct {
 	N               int64
 	UpdatedExisting bool
 	UpsertedID      bson.RawValue
+	// Modified reports whether the update changed the document found.
+	Modified bool
 }
 
 // FindAndModify claims one document atomically: candidates are taken in sort
@@ -133,6 +135,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 			if !modified {
 				return nil, kept, nil
 			}
+			res.Modified = true
 			if err := e.validate(c, old, next, s.BypassValidation); err != nil {
 				return nil, kept, err
 			}

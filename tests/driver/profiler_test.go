@@ -2,9 +2,12 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -286,5 +289,80 @@ func TestStartupProfilingParametersAndLogRotate(t *testing.T) {
 	if in, err := instance.Start(bad); err == nil {
 		_ = in.Close(ctx)
 		t.Error("started with an unknown startup parameter")
+	}
+}
+
+// TestProfilerFindAndModifyAndFailedInsert: a findAndModify's entry holds
+// its counts, ndeleted of a remove, else nMatched, nModified and nUpserted,
+// and an insert failing as a whole (a write conflict in a transaction)
+// shows ninserted: 0, as MongoDB's profiler
+// (jstests/core/txns/transactions_profiling.js).
+func TestProfilerFindAndModifyAndFailedInsert(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database("proffam")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}
+	if err := c.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, set).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, set).Err(); err != nil { // no change
+		t.Fatal(err)
+	}
+	if err := c.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 3}}, set, options.FindOneAndUpdate().SetUpsert(true)).Err(); err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		t.Fatal(err)
+	}
+	if err := c.FindOneAndDelete(ctx, bson.D{{Key: "_id", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	err = mongo.WithSession(ctx, sess, func(sc context.Context) error {
+		if err := sess.StartTransaction(); err != nil {
+			return err
+		}
+		if err := c.FindOne(sc, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+			return err
+		}
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "conflict"}}); err != nil {
+			return err
+		}
+		_, err := c.InsertOne(sc, bson.D{{Key: "_id", Value: "conflict"}})
+		requireCode(t, err, 112, "WriteConflict")
+		return sess.AbortTransaction(sc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range profileEntries(t, db) {
+		if _, err := e.LookupErr("command", "findAndModify"); err == nil {
+			s := ""
+			for _, f := range []string{"nMatched", "nModified", "nUpserted", "ndeleted"} {
+				if v, err := e.LookupErr(f); err == nil {
+					s += f + ":" + strconv.FormatInt(v.AsInt64(), 10) + " "
+				}
+			}
+			got = append(got, s)
+		}
+		if v, err := e.LookupErr("errCode"); err == nil && v.AsInt64() == 112 && e.Lookup("op").StringValue() == "insert" {
+			if n, err := e.LookupErr("ninserted"); err != nil || n.AsInt64() != 0 {
+				t.Errorf("failed insert entry without ninserted: 0: %s", e)
+			}
+			got = append(got, "failed insert")
+		}
+	}
+	want := []string{"nMatched:1 nModified:1 nUpserted:0 ", "nMatched:1 nModified:0 nUpserted:0 ", "nMatched:0 nModified:0 nUpserted:1 ", "ndeleted:1 ", "failed insert"}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries %q, want %q", got, want)
 	}
 }
