@@ -1,8 +1,6 @@
 package query
 
 import (
-	"math"
-
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -195,36 +193,18 @@ func (n *Node) regexMatches(v bson.RawValue) bool {
 	return false
 }
 
-// modMatches implements $mod: numeric values are truncated toward zero and
-// compared by remainder; NaN and infinities never match.
+// modMatches implements $mod (ModMatchExpression::matchesSingleElement):
+// doubles and decimals are truncated toward zero; NaN, infinities and
+// values whose truncation no int64 holds never match.
 func (n *Node) modMatches(v bson.RawValue) bool {
-	var x int64
-	switch v.Type {
-	case bson.TypeInt32:
-		x = int64(v.Int32())
-	case bson.TypeInt64:
-		x = v.Int64()
-	case bson.TypeDouble, bson.TypeDecimal128:
-		f, _ := values.Float64(v)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return false
-		}
-		x = saturate(f)
-	default:
+	if !values.IsNumber(v.Type) {
+		return false
+	}
+	x, ok := values.TruncInt64(v)
+	if !ok {
 		return false
 	}
 	return x%n.mod[0] == n.mod[1]
-}
-
-// saturate truncates f toward zero, clamping to the int64 range.
-func saturate(f float64) int64 {
-	switch {
-	case f >= 9223372036854775807.0:
-		return math.MaxInt64
-	case f <= -9223372036854775808.0:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 // elemMatch implements $elemMatch: v must be an array with an element that

@@ -46,14 +46,38 @@ func Int64(v bson.RawValue) (i int64, ok bool) {
 		}
 		return int64(f), true
 	case bson.TypeDecimal128:
-		return decimalInt64(v.Decimal128())
+		return decimalInt64(v.Decimal128(), false)
+	}
+	return 0, false
+}
+
+// TruncInt64 converts a numeric value to an int64 after truncating it toward
+// zero, as MongoDB's representAs<long long>(trunc(x)) does for doubles and
+// Decimal128::round(kRoundTowardZero) for decimals: ok is false for NaN,
+// infinities, values whose truncation is outside the int64 range and
+// non-numeric values. A decimal is truncated exactly, not through a double.
+func TruncInt64(v bson.RawValue) (int64, bool) {
+	switch v.Type {
+	case bson.TypeInt32:
+		return int64(v.Int32()), true
+	case bson.TypeInt64:
+		return v.Int64(), true
+	case bson.TypeDouble:
+		f := math.Trunc(v.Double())
+		if math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
+			return 0, false
+		}
+		return int64(f), true
+	case bson.TypeDecimal128:
+		return decimalInt64(v.Decimal128(), true)
 	}
 	return 0, false
 }
 
 // decimalInt64 converts d to an int64 if its value is a whole number in
-// range; NaN and the infinities are not.
-func decimalInt64(d bson.Decimal128) (int64, bool) {
+// range (with trunc, after truncating its fraction toward zero); NaN and
+// the infinities are not.
+func decimalInt64(d bson.Decimal128, trunc bool) (int64, bool) {
 	c, exp, err := d.BigInt()
 	switch {
 	case err != nil:
@@ -67,7 +91,7 @@ func decimalInt64(d bson.Decimal128) (int64, bool) {
 	case exp < 0:
 		var rem big.Int
 		c.QuoRem(c, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-exp)), nil), &rem)
-		if rem.Sign() != 0 {
+		if rem.Sign() != 0 && !trunc {
 			return 0, false
 		}
 	}
