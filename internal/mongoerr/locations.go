@@ -1010,7 +1010,8 @@ const (
 	RegexPatternInvalid Code = 51091
 	// RegexFlagInvalid: a query regex option flag MongoDB does not know.
 	RegexFlagInvalid Code = 51108
-	// RegexEmbeddedNull: a query regex containing a null byte.
+	// RegexEmbeddedNull: a regex of $regexMatch, $regexFind or $regexFindAll
+	// containing a null byte (a query $regex with one is BadValue).
 	RegexEmbeddedNull Code = 51109
 	// ProjectionExpressionInExclusionMeta: an expression other than $meta in an exclusion projection.
 	ProjectionExpressionInExclusionMeta Code = 31252

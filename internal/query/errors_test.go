@@ -64,6 +64,7 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$regex": {"$regularExpression": {"pattern": "x", "options": "i"}}, "$options": "i"}}`, 51075, "options set in both $regex and $options"},
 		{`{"a": {"$regex": "x", "$options": "z"}}`, 51108, "invalid flag in regex options: z"},
 		{`{"a": {"$regex": "(?<=a"}}`, 51091, ""},
+		{`{"a": {"$regex": "ab\u0000c"}}`, 2, "Regular expression cannot contain an embedded null byte"},
 		{`{"a": {"$regex": "a\\Kb"}}`, 238, ""},
 		{`{"a": {"$not": 1}}`, 2, "$not needs a regex or a document"},
 		{`{"a": {"$not": {}}}`, 2, "$not cannot be empty"},
