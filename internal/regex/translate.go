@@ -23,6 +23,10 @@ import (
 //     \w, \W, \b, \B, properties, or the escapes and POSIX classes in a
 //     class, as it does not in PCRE2 (regexp2's would match ſ and the
 //     Kelvin sign with S and K);
+//   - PCRE2's special properties \p{Xan}, \p{Xwd}, \p{Xsp}, \p{Xps},
+//     \p{Xuc}, \p{L&} and \p{Any} (and their \P and \p{^...} negations)
+//     become the classes PCRE2 gives them (a negated one inside a class
+//     is refused);
 //   - \s also matches a vertical tab, as PCRE2's; \h, \v, \R and \N
 //     become the classes PCRE2 gives them (.NET reads \v as a vertical tab);
 //   - \g{N}, \g{-N}, \gN, \g{name}, \k{name} and (?P=name) become \k<...>;
@@ -440,6 +444,14 @@ func (t *translator) escape() error {
 	case 'o':
 		return t.octal()
 	case 'w', 'W', 'p', 'P':
+		if body, negated, l, ok := specialProperty(t.p[t.i:]); ok {
+			hat := ""
+			if negated {
+				hat = "^"
+			}
+			t.item("["+hat+body+"]", l, 1)
+			return nil
+		}
 		// PCRE2's i does not widen \w, \W (ASCII without UCP) or a
 		// property; regexp2's would add ſ and the Kelvin sign to S and K.
 		l := 2
@@ -464,6 +476,38 @@ func (t *translator) escape() error {
 		t.item(t.p[t.i:t.i+1+size], 1+size, 1)
 	}
 	return nil
+}
+
+// pcreProperties are the class bodies of PCRE2's special properties, which
+// regexp2 does not know: Xan (alphanumeric), Xsp and Xps (Perl and POSIX
+// space: Z and the ASCII spaces), Xwd (word: alphanumeric and _), Xuc (what
+// a universal character name can stand for), L& (a cased letter) and Any.
+// PCRE2 matches them with Unicode properties with or without (*UCP).
+var pcreProperties = map[string]string{
+	"Xan": `\p{L}\p{N}`, "Xwd": `\p{L}\p{N}_`,
+	"Xsp": `\p{Z}\t\n\x0B\f\r`, "Xps": `\p{Z}\t\n\x0B\f\r`,
+	"Xuc": `$@` + "`" + `\x{A0}-\x{D7FF}\x{E000}-\x{10FFFF}`,
+	"L&":  `\p{Lu}\p{Ll}\p{Lt}`, "Any": `\x{0}-\x{10FFFF}`,
+}
+
+// specialProperty reads the \p{...} or \P{...} escape s starts with when it
+// names one of pcreProperties (\p{^...} negates, as \P): the class body,
+// whether the escape is negated, and its length.
+func specialProperty(s string) (body string, negated bool, n int, ok bool) {
+	if len(s) < 4 || s[2] != '{' {
+		return "", false, 0, false
+	}
+	end := strings.IndexByte(s, '}')
+	if end < 0 {
+		return "", false, 0, false
+	}
+	name := s[3:end]
+	negated = s[1] == 'P'
+	if strings.HasPrefix(name, "^") {
+		name, negated = name[1:], !negated
+	}
+	body, ok = pcreProperties[name]
+	return body, negated, end + 1, ok
 }
 
 // escapeLen is the length of the \p, \P or \x escape s starts with: its
@@ -817,6 +861,14 @@ func (t *translator) classEscape() error {
 		}
 		return nil
 	case 'p', 'P', 'x':
+		if body, negated, l, ok := specialProperty(t.p[t.i:]); ok {
+			if negated {
+				return unsupported("%s in a character class", t.p[t.i:t.i+l])
+			}
+			t.emit(body)
+			t.i += l
+			return nil
+		}
 		l := escapeLen(t.p[t.i:])
 		t.emit(t.p[t.i : t.i+l])
 		t.i += l
