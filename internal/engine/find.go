@@ -161,6 +161,18 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 			return q, err
 		}
 	}
+	if q.proj != nil && q.proj.NeedsMeta("sortKey") {
+		if len(o.Sort) == 0 {
+			return q, mongoerr.New(mongoerr.BadValue, "cannot use sortKey $meta projection without a sort")
+		}
+		if coll != nil {
+			// MongoDB shows ICU's sort key bytes, which Folio's collation
+			// keys are not.
+			return q, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} with a collation yet")
+		}
+		// The keys are read from the whole document: no covered plan.
+		q.proj, q.projDoc = q.proj.WithSortKey(q.sort), nil
+	}
 	if o.ReturnKey {
 		// Nothing of the projection is answered: no covered plan.
 		q.proj, q.projDoc = query.ReturnKey(q.proj), nil

@@ -172,6 +172,9 @@ func (s FindAndModifySpec) projection(f *query.Filter) (*query.Projection, error
 	// (fts_find_and_modify.js); 40218 without $text, as MongoDB's
 	// canonical query refuses it.
 	for _, name := range proj.MetaNames() {
+		if name == "sortKey" {
+			return nil, mongoerr.New(mongoerr.BadValue, "Cannot use a $meta sortKey projection in findAndModify commands.")
+		}
 		if name != "textScore" {
 			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} in a findAndModify projection yet", name)
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -26,6 +27,9 @@ type Projection struct {
 	// computed fields read.
 	metas     []metaField
 	exprMetas []string
+	// sortKey is the find's sort, whose keys {$meta: "sortKey"} fields
+	// show (WithSortKey).
+	sortKey *Sort
 }
 
 type metaField struct{ field, name string }
@@ -57,8 +61,8 @@ func (p *Projection) NeedsTextScore() bool { return p.NeedsMeta("textScore") }
 // ReturnKey is find's returnKey with the projection p (nil: none): each
 // document becomes the key of the index entry it was found through, {}
 // without one (a collection scan), as MongoDB's RETURN_KEY stage makes
-// it. p's fields are not applied: MongoDB keeps only its {$meta:
-// "sortKey"} fields, which Folio refuses.
+// it. p's fields are not applied, but for its {$meta: "sortKey"} ones,
+// which MongoDB keeps.
 func ReturnKey(p *Projection) *Projection {
 	if p == nil {
 		p = &Projection{root: &projNode{}}
@@ -80,6 +84,34 @@ func ShowRecordID(p *Projection) *Projection {
 	return &r
 }
 
+// WithSortKey is p showing the keys of the find's sort s in its {$meta:
+// "sortKey"} fields: an array of each sort field's key, as the sort
+// compares the document (an array's smallest element ascending, its
+// largest descending, null for a missing field; the text score for a
+// {$meta: "textScore"} key).
+func (p *Projection) WithSortKey(s *Sort) *Projection {
+	r := *p
+	r.sortKey = s
+	return &r
+}
+
+// sortKeyValue is doc's sort key as a {$meta: "sortKey"} field shows it.
+func (p *Projection) sortKeyValue(doc bson.Raw, meta docsrc.Meta) (bson.RawValue, error) {
+	if p.sortKey == nil {
+		return bson.RawValue{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} here yet")
+	}
+	keys, err := p.sortKey.KeysMeta(doc, meta)
+	if err != nil {
+		return bson.RawValue{}, err
+	}
+	start, arr := bsoncore.AppendArrayStart(nil)
+	for i, k := range keys {
+		arr = rawdoc.AppendElement(arr, strconv.Itoa(i), sortValue(k))
+	}
+	arr, _ = bsoncore.AppendArrayEnd(arr, start)
+	return bson.RawValue{Type: bson.TypeArray, Value: arr}, nil
+}
+
 // UsesMeta reports whether the projection reads document metadata.
 func (p *Projection) UsesMeta() bool { return len(p.metas) > 0 || len(p.exprMetas) > 0 }
 
@@ -90,7 +122,8 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 	metas := p.metas
 	switch {
 	case p.returnKey:
-		out, metas = meta.IndexKey, nil
+		out = meta.IndexKey
+		metas = slices.DeleteFunc(slices.Clone(metas), func(m metaField) bool { return m.name != "sortKey" })
 		if out == nil {
 			out = bson.Raw{5, 0, 0, 0, 0}
 		}
@@ -118,7 +151,13 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 		}
 	}
 	for _, m := range metas {
-		v, err := expr.MetaValue(meta, m.name)
+		var v bson.RawValue
+		var err error
+		if m.name == "sortKey" {
+			v, err = p.sortKeyValue(doc, meta)
+		} else {
+			v, err = expr.MetaValue(meta, m.name)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -112,6 +112,46 @@ func TestProjection(t *testing.T) {
 	}
 }
 
+// TestProjectionSortKey: a {$meta: "sortKey"} field shows the find's
+// sort key, an array of each sort field's key as the sort compares the
+// document (sortl.js: {b: [2]} for a sort by {a: 1} of {a: 2}); under
+// returnKey it is kept beside the index key.
+func TestProjectionSortKey(t *testing.T) {
+	tests := []struct {
+		spec, sort, doc string
+		returnKey       bool
+		want            string
+	}{
+		{`{"b": {"$meta": "sortKey"}}`, `{"a": 1}`, `{"_id": 1, "a": 2}`, false, `{"_id": 1, "a": 2, "b": [2]}`},
+		{`{"k": {"$meta": "sortKey"}, "_id": 0}`, `{"a": 1, "b": -1}`, `{"_id": 1, "a": [3, 1, 2], "b": 5}`, false, `{"a": [3, 1, 2], "b": 5, "k": [1, 5]}`},
+		{`{"k": {"$meta": "sortKey"}, "a": 1}`, `{"a": -1, "c.d": 1}`, `{"_id": 1, "a": [3, 1, 2]}`, false, `{"_id": 1, "a": [3, 1, 2], "k": [3, null]}`},
+		{`{"k": {"$meta": "sortKey"}, "_id": 0, "a": 1}`, `{"s": {"$meta": "textScore"}, "a": 1}`, `{"_id": 1, "a": "x"}`, false, `{"a": "x", "k": [1.5, "x"]}`},
+		{`{"k": {"$meta": "sortKey"}, "t": {"$meta": "textScore"}}`, `{"a": 1}`, `{"_id": 1, "a": 4}`, true, `{"a": 4, "k": [4]}`},
+	}
+	for _, tt := range tests {
+		p, err := CompileProjection(ext(t, tt.spec))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.spec, err)
+		}
+		s, err := CompileSort(ext(t, tt.sort))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sort, err)
+		}
+		if p = p.WithSortKey(s); tt.returnKey {
+			p = ReturnKey(p)
+		}
+		meta := docsrc.Meta{TextScore: 1.5, HasTextScore: true, IndexKey: ext(t, `{"a": 4}`)}
+		got, err := p.ApplyMeta(ext(t, tt.doc), -1, meta)
+		if err != nil {
+			t.Errorf("%s sorted by %s on %s: %v", tt.spec, tt.sort, tt.doc, err)
+			continue
+		}
+		if want := ext(t, tt.want); !bytesEqual(got, want) {
+			t.Errorf("%s sorted by %s on %s:\n got %s\nwant %s", tt.spec, tt.sort, tt.doc, got, want)
+		}
+	}
+}
+
 func bytesEqual(a, b bson.Raw) bool { return string(a) == string(b) }
 
 // positionalInMiddle is MongoDB's 31394 message.
@@ -165,6 +205,9 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"a": 0, "b": {"$add": [1, "$$nope"]}}`, 31252, "Cannot use expression other than $meta in exclusion projection"},
 		{`{"$a": 1}`, 16410, ""},
 		{`{"a..b": 1}`, 15998, ""},
+		// sortKey is taken at the top level only
+		{`{"a.b": {"$meta": "sortKey"}}`, 238, ""},
+		{`{"a": {"$concatArrays": [{"$meta": "sortKey"}]}}`, 238, ""},
 	}
 	for _, tt := range tests {
 		_, err := CompileProjection(ext(t, tt.spec))

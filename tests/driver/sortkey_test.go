@@ -1,0 +1,61 @@
+package driver_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// TestSortKeyProjection: a find's {$meta: "sortKey"} field is the
+// document's key under the find's sort, an array of each sort field's key
+// as the sort compares it (jstests/core/query/sort/sortl.js), whether the
+// sort is in memory or an index's, kept under returnKey; without a sort
+// it is BadValue, and findAndModify refuses it (BadValue, as
+// getExecutorUpdate and getExecutorDelete do).
+func TestSortKeyProjection(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("sortkeyproj")
+	coll := db.Collection("c")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{1, 9}}, {Key: "b", Value: 1}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}, {Key: "b", Value: 0}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "b", Value: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	show := func(docs []bson.Raw) string {
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.String())
+		}
+		return strings.Join(out, " ")
+	}
+	sk := bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "sortKey"}}}}
+	for _, tc := range []struct {
+		name, got, want string
+	}{
+		{"in memory, descending", show(findAll(t, coll, bson.D{}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "a", Value: -1}}))),
+			`{"_id": {"$numberInt":"1"},"k": [{"$numberInt":"9"}]} {"_id": {"$numberInt":"2"},"k": [{"$numberInt":"2"}]} {"_id": {"$numberInt":"3"},"k": [null]}`},
+		{"by an index", show(findAll(t, coll, bson.D{{Key: "b", Value: 1}}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}).SetHint("b_1_a_1"))),
+			`{"_id": {"$numberInt":"3"},"k": [{"$numberInt":"1"},null]} {"_id": {"$numberInt":"1"},"k": [{"$numberInt":"1"},{"$numberInt":"1"}]}`},
+		{"returnKey", show(findAll(t, coll, bson.D{{Key: "b", Value: 0}}, options.Find().SetProjection(sk).SetSort(bson.D{{Key: "_id", Value: 1}}).SetHint("b_1_a_1").SetReturnKey(true))),
+			`{"b": {"$numberInt":"0"},"a": {"$numberInt":"2"},"k": [{"$numberInt":"2"}]}`},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, tc.got, tc.want)
+		}
+	}
+	_, err := coll.Find(ctx, bson.D{}, options.Find().SetProjection(sk))
+	requireCode(t, err, 2, "BadValue") // cannot use sortKey $meta projection without a sort
+	err = db.RunCommand(ctx, bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 2}}},
+		{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "fields", Value: sk}}).Err()
+	requireCode(t, err, 2, "BadValue")
+}
