@@ -122,12 +122,15 @@ type compiledFind struct {
 	min, max bson.Raw
 	// noIDHack: a skip or showRecordId (planner.Query.NoIDHack).
 	noIDHack bool
+	// allowDiskUse: an in-memory sort may spill rather than fail past
+	// its memory limit (FindOptions.AllowDiskUse).
+	allowDiskUse bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max, noIDHack: o.Skip > 0 || o.ShowRecordID}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max, noIDHack: o.Skip > 0 || o.ShowRecordID, allowDiskUse: o.AllowDiskUse}
 	if o.GeoNear != nil {
 		f, err := geoNearFilter(c, o.GeoNear)
 		if err != nil {

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
+	"github.com/folio-db/folio/internal/sorter"
 )
 
 // Trial runs choose among the candidate plans of a query the way MongoDB's
@@ -13,7 +15,10 @@ import (
 // reached its end, or after trialWorks works; the plan most productive
 // over the period (results per work) wins. A plan whose sort runs in
 // memory produces nothing before its input ends; one that yields the sort
-// gets a small bonus, and ties go to the better static score.
+// gets a small bonus, and ties go to the better static score. A plan that
+// fails during its trial (its in-memory sort past the memory limit, without
+// allowDiskUse) loses to any that does not, as MongoDB's multi-planner
+// drops a failed candidate while another remains.
 const (
 	trialResults = 101   // internalQueryPlanEvaluationMaxResults
 	trialWorks   = 10000 // internalQueryPlanEvaluationWorks
@@ -24,6 +29,7 @@ const (
 type trialRun struct {
 	resultAt   []int64
 	ended      bool
+	failed     bool // its in-memory sort failed
 	works      int64
 	keys, docs int64 // keys and documents examined
 }
@@ -53,12 +59,12 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 		if q.sort != nil && !p.Sorted {
 			pw = budget + 1
 		}
-		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget)
+		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget, limit)
 		if err != nil {
 			return nil, err
 		}
 		runs[i] = r
-		if r.ended || int64(len(r.resultAt)) >= pw {
+		if !r.failed && (r.ended || int64(len(r.resultAt)) >= pw) {
 			budget = min(budget, r.works)
 		}
 	}
@@ -66,6 +72,9 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 	scores := make([]float64, len(cands))
 	for i, p := range cands {
 		scores[i] = trialScore(runs[i], budget, q.sort != nil && !p.Sorted, p.Sorted)
+		if runs[i].failed {
+			scores[i] = -0.5 // it wins only when every plan failed
+		}
 		if scores[i] > bestScore {
 			best, bestScore = i, scores[i]
 		}
@@ -79,9 +88,19 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 
 // trialRun works p until it has want results, ends, or has done budget
 // works (keys or documents examined); it stops with the interruption's
-// error once ctx ends, as the scan-and-match loop does.
-func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget int64) (trialRun, error) {
+// error once ctx ends, as the scan-and-match loop does. A plan whose sort
+// runs in memory without allowDiskUse feeds its results to a sorter as
+// sortAll would (keeping the first limit, when not 0), and fails once that
+// sort would.
+func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget, limit int64) (trialRun, error) {
 	var r trialRun
+	var sort *sorter.Sorter
+	var keys *sorter.SortKey
+	if q.sort != nil && !p.Sorted && !q.allowDiskUse {
+		sort = sorter.New(sorter.Options{Limit: limit, MaxMemory: e.SortMemoryLimit()})
+		defer sort.Close()
+		keys = sorter.NewSortKey(q.sort)
+	}
 	stats := &OpStats{}
 	src, err := e.openSource(ctx, c, p, txn, stats)
 	if err != nil {
@@ -113,6 +132,16 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 		}
 		if ok, _, _ := q.filter.MatchErr(doc); ok || covered {
 			r.resultAt = append(r.resultAt, r.works)
+			if sort != nil {
+				key, err := keys.OfMeta(doc, docsrc.MetaOf(src))
+				if err == nil {
+					err = sort.Add(sorter.Entry{Key: key, Doc: doc})
+				}
+				if err != nil {
+					r.failed = true
+					break
+				}
+			}
 		}
 	}
 	return r, nil

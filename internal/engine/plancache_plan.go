@@ -88,7 +88,7 @@ func wildcardPath(p *planner.Plan) string {
 
 // cachedPlanHolds runs the cached plan p as MongoDB's cached plan stage
 // does: it holds if it produces the trial's results (or ends) within
-// cacheEvictionRatio times the entry's works.
+// cacheEvictionRatio times the entry's works, and does not fail.
 func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, limit, works int64) (bool, error) {
 	budget := max(cacheEvictionRatio*works, 1)
 	want := int64(trialResults)
@@ -98,8 +98,8 @@ func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledF
 	if q.sort != nil && !p.Sorted {
 		want = budget + 1 // an in-memory sort returns nothing before its input ends
 	}
-	r, err := e.trialRun(ctx, c, q, p, txn, want, budget)
-	if err != nil {
+	r, err := e.trialRun(ctx, c, q, p, txn, want, budget, limit)
+	if err != nil || r.failed { // a failing cached plan is replanned
 		return false, err
 	}
 	return r.ended && r.works <= budget || int64(len(r.resultAt)) >= want, nil

@@ -105,3 +105,57 @@ func TestSortMemoryLimit(t *testing.T) {
 		t.Fatalf("%d sort files left behind", len(left))
 	}
 }
+
+// TestTrialDropsFailingSort: a candidate whose in-memory sort passes the
+// memory limit during its trial loses to one that provides the sort, as
+// MongoDB's multi-planner drops a failed candidate
+// (jstests/core/query/sort/sortg.js: {b: null} sorted by _id with indexes
+// on a and b succeeds); with every candidate sorting in memory the find
+// fails with 292.
+func TestTrialDropsFailingSort(t *testing.T) {
+	kv := testkv.Open(t)
+	e, err := Open(kv, Options{SortMemoryLimit: 16 << 10, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, k := range []string{`{"a": 1}`, `{"b": 1}`, `{"c": 1}`} {
+		mustCreateIndex(t, e, "g", k, false)
+	}
+	var docs []bson.Raw
+	for i := 0; i < 100; i++ {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "b": 0}`, i)))
+	}
+	for i := 100; i < 210; i++ {
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "a": 0, "x": "%0400d"}`, i, i)))
+	}
+	if _, _, err := e.Insert("test", "g", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, filter := range []string{`{"b": null}`, `{"b": null, "a": 0}`} {
+		cur, err := e.Find("test", "g", FindOptions{Filter: ext(t, filter), Sort: ext(t, `{"_id": 1}`)})
+		if err != nil {
+			t.Fatalf("%s sorted by _id: %v", filter, err)
+		}
+		n := 0
+		for ; ; n++ {
+			doc, err := cur.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc == nil {
+				break
+			}
+			if id := doc.Lookup("_id").Int32(); id != int32(100+n) {
+				t.Fatalf("%s: document %d is %d", filter, n, id)
+			}
+		}
+		cur.Close()
+		if n != 110 {
+			t.Fatalf("%s: %d documents, want 110", filter, n)
+		}
+	}
+	if _, err := e.Find("test", "g", FindOptions{Filter: ext(t, `{"b": null, "c": null}`), Sort: ext(t, `{"d": 1}`)}); !mongoerr.Is(err, mongoerr.QueryExceededMemoryLimitNoDiskUseAllowed) {
+		t.Fatalf("every plan sorting in memory: %v", err)
+	}
+}
