@@ -100,6 +100,11 @@ func (p *Projection) sortKeyValue(doc bson.Raw, meta docsrc.Meta) (bson.RawValue
 	if p.sortKey == nil {
 		return bson.RawValue{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} here yet")
 	}
+	if p.sortKey.Empty() {
+		// A {$natural: ±1} sort is a hint in MongoDB: no sort key is
+		// generated, and the field is left out.
+		return bson.RawValue{}, nil
+	}
 	keys, err := p.sortKey.KeysMeta(doc, meta)
 	if err != nil {
 		return bson.RawValue{}, err

@@ -127,6 +127,7 @@ func TestProjectionSortKey(t *testing.T) {
 		{`{"k": {"$meta": "sortKey"}, "a": 1}`, `{"a": -1, "c.d": 1}`, `{"_id": 1, "a": [3, 1, 2]}`, false, `{"_id": 1, "a": [3, 1, 2], "k": [3, null]}`},
 		{`{"k": {"$meta": "sortKey"}, "_id": 0, "a": 1}`, `{"s": {"$meta": "textScore"}, "a": 1}`, `{"_id": 1, "a": "x"}`, false, `{"a": "x", "k": [1.5, "x"]}`},
 		{`{"k": {"$meta": "sortKey"}, "t": {"$meta": "textScore"}}`, `{"a": 1}`, `{"_id": 1, "a": 4}`, true, `{"a": 4, "k": [4]}`},
+		{`{"k": {"$meta": "sortKey"}}`, `{"$natural": -1}`, `{"_id": 1, "a": 4}`, false, `{"_id": 1, "a": 4}`},
 	}
 	for _, tt := range tests {
 		p, err := CompileProjection(ext(t, tt.spec))
