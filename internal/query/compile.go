@@ -513,16 +513,21 @@ func parseMod(path string, v bson.RawValue) (*Node, error) {
 	// MongoDB coerces each to a long (BSONElement::tryCoerce): a fraction
 	// truncated, NaN, infinities and values beyond ±2^63 refused; 2^63
 	// itself passes its range check and converts to the minimum long.
+	// A decimal is truncated toward zero exactly, then range checked.
 	var mod [2]int64
 	for i, what := range []string{"divisor", "remainder"} {
 		f, _ := values.Float64(args[i])
+		x, exact := values.TruncInt64(args[i])
 		switch {
 		case math.IsNaN(f) || math.IsInf(f, 0):
 			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type", what)
-		case f > 0x1p63 || f < -0x1p63:
+		case args[i].Type == bson.TypeDecimal128 && !exact,
+			f > 0x1p63 || f < -0x1p63:
 			return nil, mongoerr.New(mongoerr.BadValue, "malformed mod, %s value is invalid :: caused by :: Out of bounds coercing to integral value", what)
 		}
-		if x, ok := values.Int64(args[i]); ok {
+		if args[i].Type == bson.TypeDecimal128 {
+			mod[i] = x
+		} else if x, ok := values.Int64(args[i]); ok {
 			mod[i] = x
 		} else if f == 0x1p63 {
 			mod[i] = math.MinInt64

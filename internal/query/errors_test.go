@@ -73,6 +73,7 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$mod": [1]}}`, 2, "malformed mod, not enough elements"},
 		{`{"a": {"$mod": [1, 2, 3]}}`, 2, "malformed mod, too many elements"},
 		{`{"a": {"$mod": [0, 1]}}`, 2, "divisor cannot be 0"},
+		{`{"a": {"$mod": [{"$numberDecimal": "9223372036854775808.5"}, 1]}}`, 2, "malformed mod, divisor value is invalid :: caused by :: Out of bounds coercing to integral value"},
 		{`{"a": {"$mod": ["a", 1]}}`, 2, "malformed mod, divisor not a number"},
 		{`{"a": {"$mod": [1, "a"]}}`, 2, "malformed mod, remainder not a number"},
 		{`{"a": {"$mod": [{"$numberDouble": "NaN"}, 1]}}`, 2, "malformed mod, divisor value is invalid :: caused by :: Unable to coerce NaN/Inf to integral type"},
