@@ -66,6 +66,9 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			if srt.Empty() {
 				return nil, mongoerr.New(mongoerr.SortSpecEmpty, "$sort stage must have at least one sort key")
 			}
+			if srt.NeedsRandVal() {
+				return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support $setWindowFields sorted by {$meta: \"randVal\"} yet")
+			}
 			if c := p.opts.Collator; c != nil {
 				srt = srt.Collated(c)
 			}

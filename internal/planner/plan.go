@@ -208,13 +208,14 @@ func Candidates(cat Catalog, q Query) []*Plan {
 }
 
 // sortFor is the sort a scan of ix (nil: the document store) may yield:
-// q's, when the index's collation is the sort's.
+// q's, when the index's collation is the sort's and it has no {$meta}
+// key.
 func (q Query) sortFor(ix *Index) ([]string, []int) {
 	coll := q.IDCollation
 	if ix != nil {
 		coll = ix.Collation
 	}
-	if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) {
+	if q.Sort == nil || !collation.Equal(coll, q.Sort.Collator()) || q.Sort.ByMeta() {
 		return nil, nil
 	}
 	return q.Sort.Fields()

@@ -32,9 +32,15 @@ type sortKey struct {
 	field string
 	path  fieldPath
 	desc  bool
-	// textScore sorts by the document's text score, highest first.
-	textScore bool
+	// textScore sorts by the document's text score, highest first;
+	// randVal by its randVal metadata, which no document of a find or of
+	// a stage other than $sample carries (a missing key).
+	textScore, randVal bool
 }
+
+// byMeta reports whether the key is a {$meta} one, read from the
+// document's metadata rather than from a path.
+func (k sortKey) byMeta() bool { return k.textScore || k.randVal }
 
 // MaxCompoundFields is the most fields a sort or an index key pattern may
 // name (Ordering's kMaxCompoundIndexKeys).
@@ -43,7 +49,9 @@ const MaxCompoundFields = 32
 // CompileSort parses a sort specification such as {a: 1, b: -1}. Each value
 // must be 1 or -1 (any numeric type); {$natural: ±1} requests natural order
 // and is reported by Natural; {$meta: "textScore"} sorts by the text
-// score, highest first.
+// score, highest first, and {$meta: "randVal"} by the randVal metadata
+// (SortPattern takes both), which Folio's documents never carry: its keys
+// are all missing.
 func CompileSort(spec bson.Raw) (*Sort, error) {
 	if len(spec) > 0 && rawdoc.Validate(spec) != nil {
 		return nil, mongoerr.New(mongoerr.InvalidBSON, "invalid BSON in sort document")
@@ -64,10 +72,9 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 					return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot have additional keys in a $meta sort specification")
 				}
 				arg := bson.Raw(v.Value).Lookup("$meta")
-				switch name, _ := arg.StringValueOK(); name {
-				case "textScore":
-				case "randVal":
-					return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a sort by {$meta: %q} yet", name)
+				name, _ := arg.StringValueOK()
+				switch name {
+				case "textScore", "randVal":
 				case "searchScore":
 					return nil, mongoerr.New(mongoerr.SortMetaSearchScore, "$meta sort by 'searchScore' metadata is not supported")
 				case "searchHighlights":
@@ -75,7 +82,7 @@ func CompileSort(spec bson.Raw) (*Sort, error) {
 				default:
 					return nil, mongoerr.New(mongoerr.SortMetaIllegal, "Illegal $meta sort: %s", values.ShellElement("$meta", arg))
 				}
-				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: true})
+				s.keys = append(s.keys, sortKey{field: field, desc: true, textScore: name == "textScore", randVal: name == "randVal"})
 				continue
 			}
 			return nil, mongoerr.New(mongoerr.SortMetaOnly, "$meta is the only expression supported by $sort right now")
@@ -136,8 +143,17 @@ func (s *Sort) Fields() (fields []string, dirs []int) {
 	return fields, dirs
 }
 
+// ByMeta reports whether the sort has a {$meta} key, which no index
+// order provides.
+func (s *Sort) ByMeta() bool { return slices.ContainsFunc(s.keys, sortKey.byMeta) }
+
 // Empty reports whether the sort has no field keys.
 func (s *Sort) Empty() bool { return len(s.keys) == 0 }
+
+// NeedsRandVal reports whether the sort orders by {$meta: "randVal"}.
+func (s *Sort) NeedsRandVal() bool {
+	return slices.ContainsFunc(s.keys, func(k sortKey) bool { return k.randVal })
+}
 
 // NeedsTextScore reports whether the sort orders by {$meta: "textScore"}.
 func (s *Sort) NeedsTextScore() bool {

@@ -96,7 +96,6 @@ func TestSortSpec(t *testing.T) {
 		{`{"a": {"$numberDecimal": "1.5"}}`, 15975, ""},
 		{`{"a": {"$numberLong": "9223372036854775807"}}`, 15975, ""},
 		{`{"a": {"$numberDouble": "NaN"}}`, 15975, ""},
-		{`{"a": {"$meta": "randVal"}}`, mongoerr.NotImplemented, ""},
 		// SortPattern: $meta first, alone, then one of the names it sorts by.
 		{`{"a": {"$meta": "bogus"}}`, 31138, `Illegal $meta sort: $meta: "bogus"`},
 		{`{"a": {"$meta": 1}}`, 31138, `Illegal $meta sort: $meta: 1`},

@@ -51,7 +51,7 @@ func (s *Sort) KeysErr(doc bson.Raw) ([]bson.RawValue, error) {
 	g := keyGen{s: s, cur: make([]bson.RawValue, n), best: make([]bson.RawValue, n)}
 	start := make([]keyField, 0, n)
 	for i, k := range s.keys {
-		if k.textScore {
+		if k.byMeta() {
 			g.cur[i] = nullKey
 			continue
 		}
@@ -197,7 +197,7 @@ func (g *keyGen) emit() {
 // before reports whether key a sorts before key b.
 func (g *keyGen) before(a, b []bson.RawValue) bool {
 	for i, k := range g.s.keys {
-		if k.textScore {
+		if k.byMeta() {
 			continue
 		}
 		if c := values.Compare(a[i], b[i]); c != 0 {

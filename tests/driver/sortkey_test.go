@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,4 +59,65 @@ func TestSortKeyProjection(t *testing.T) {
 	err = db.RunCommand(ctx, bson.D{{Key: "findAndModify", Value: "c"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 2}}},
 		{Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "fields", Value: sk}}).Err()
 	requireCode(t, err, 2, "BadValue")
+}
+
+// TestSortByRandVal: a sort by {$meta: "randVal"} is taken, as MongoDB's
+// SortPattern takes it (jstests/core/query/sort/sort_with_meta_operator.js):
+// the documents of a find or an aggregation carry no randVal metadata, so
+// its keys are all missing and the other keys order the documents, which
+// no index order stands in for.
+func TestSortByRandVal(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("sortrandval").Collection("c")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "p", Value: 1}}, bson.D{{Key: "_id", Value: -1}, {Key: "p", Value: -2}},
+		bson.D{{Key: "_id", Value: -2}, {Key: "p", Value: -1}}, bson.D{{Key: "_id", Value: 2}, {Key: "p", Value: 2}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// An index whose order a sort by {_id: randVal, p: 1} would take
+	// were the randVal key read as _id.
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "_id", Value: -1}, {Key: "p", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	rv := bson.D{{Key: "$meta", Value: "randVal"}}
+	ids := func(docs []bson.Raw) []int32 {
+		var out []int32
+		for _, d := range docs {
+			out = append(out, d.Lookup("_id").Int32())
+		}
+		return out
+	}
+	agg := func(sort bson.D) []bson.Raw {
+		cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$sort", Value: sort}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatal(err)
+		}
+		return docs
+	}
+	byP := []int32{-1, -2, 1, 2}
+	for _, tc := range []struct {
+		name string
+		got  []int32
+		want []int32
+	}{
+		{"find, randVal alone", ids(findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: rv}}))), nil},
+		{"find, after p", ids(findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "p", Value: 1}, {Key: "_id", Value: rv}}))), byP},
+		{"find, before p (not the _id index's order)", ids(findAll(t, coll, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: rv}, {Key: "p", Value: 1}}))), byP},
+		{"aggregate, after p", ids(agg(bson.D{{Key: "p", Value: 1}, {Key: "_id", Value: rv}})), byP},
+		{"aggregate, randVal twice", ids(agg(bson.D{{Key: "p", Value: rv}, {Key: "_id", Value: rv}})), nil},
+	} {
+		if tc.want == nil {
+			if len(tc.got) != 4 {
+				t.Errorf("%s: %v", tc.name, tc.got)
+			}
+		} else if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
 }
