@@ -38,6 +38,27 @@ func TestStageMessages(t *testing.T) {
 			"'window' field is not allowed in $linearFill"},
 		{"locf with a window", `[{"$setWindowFields": {"output": {"v": {"$locf": "$v", "window": 1}}}}]`, "", 9,
 			"'window' field is not allowed in $locf"},
+		// window_function::Expression::parse: the first $-prefixed field
+		// names the function (jstests/aggregation/sources/setWindowFields/parse.js)
+		{"window function without $", `[{"$setWindowFields": {"output": {"a": {"b": {"$sum": "$a"}}}}}]`, "", 9,
+			"Expected a $-prefixed window function, b"},
+		{"window function empty", `[{"$setWindowFields": {"output": {"a": {}}}}]`, "", 9,
+			"Expected a $-prefixed window function"},
+		{"unknown window function before window", `[{"$setWindowFields": {"output": {"t": {"$summ": "$x", "window": {"documents": ["unbounded", "current"]}}}}}]`, "", 9,
+			"Unrecognized window function, $summ"},
+		{"unknown window function not first", `[{"$setWindowFields": {"output": {"t": {"sum": "$x", "$summ": 1}}}}]`, "", 9,
+			"Unrecognized window function, $summ"},
+		// WindowBounds::parse
+		{"window bounds backwards", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"documents": [1, -1]}}}}}]`, "", 5339900,
+			"Lower bound must not exceed upper bound: [1, -1]"},
+		{"window range current above", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"range": ["current", -1]}}}}}]`, "", 5339900,
+			"Lower bound must not exceed upper bound: [0, -1]"},
+		{"window bound not constant", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"documents": [{"$add": ["$a", 1]}, 1]}}}}}]`, "", 9,
+			"Window bounds expression must be a constant."},
+		{"window bound a string", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"documents": ["x", 1]}}}}}]`, "", 9,
+			"Window bounds must be 'unbounded', 'current', or a number."},
+		{"window bound constant not integral", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"documents": [{"$const": "current"}, 3]}}}}}]`, "", 9,
+			"Numeric document-based bounds must be an integer"},
 		// DocumentSourceInternalInhibitOptimization::createFromBson
 		{"inhibit optimization a number", `[{"$_internalInhibitOptimization": 1}]`, "", 14,
 			"$_internalInhibitOptimization must take a nested object but found: $_internalInhibitOptimization: 1"},

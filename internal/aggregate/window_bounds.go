@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"math"
 	"sort"
 	"time"
 
@@ -42,80 +43,123 @@ type windowBound struct {
 	v                  bson.RawValue // range offset
 }
 
-// parseWindow reads a window function's window field.
-func parseWindow(s *windowStage, v bson.RawValue) (windowBounds, error) {
+// parseWindow reads a window function's window field as MongoDB's
+// WindowBounds::parse: {} is the whole partition; documents alone, or
+// range with an optional unit; each bound 'unbounded', 'current' or a
+// constant expression; a lower bound above the upper one (with 'current'
+// as 0) fails with 5339900, then a documents window other than the whole
+// partition needs a sortBy (5339901) and a range window a sortBy of one
+// field (5339902).
+func (p *parser) parseWindow(s *windowStage, v bson.RawValue) (windowBounds, error) {
 	var w windowBounds
 	if v.Type != bson.TypeEmbeddedDocument {
 		return w, mongoerr.New(mongoerr.FailedToParse, "'window' field must be an object")
 	}
-	var docs, rng bson.RawValue
-	for _, f := range fieldsOf(v.Value) {
+	fs := fieldsOf(v.Value)
+	var docs, rng, unit bson.RawValue
+	for _, f := range fs {
 		switch f.key {
 		case "documents":
 			docs = f.val
 		case "range":
 			rng = f.val
 		case "unit":
-			if f.val.Type != bson.TypeString || !expr.IsTimeUnit(f.val.StringValue()) {
-				return w, mongoerr.New(mongoerr.FailedToParse, "'unit' must be one of the following: year, quarter, month, week, day, hour, minute, second, millisecond")
-			}
-			w.unit = f.val.StringValue()
-		default:
-			return w, mongoerr.New(mongoerr.FailedToParse, "'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field")
+			unit = f.val
 		}
 	}
 	switch {
-	case docs.Type != 0 && (rng.Type != 0 || w.unit != ""):
-		return w, mongoerr.New(mongoerr.FailedToParse, "'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field")
+	case docs.Type != 0 && rng.Type != 0:
+		return w, mongoerr.New(mongoerr.FailedToParse, "Window bounds can specify either 'documents' or 'unit', not both.")
+	case rng.Type == 0 && unit.Type != 0:
+		return w, mongoerr.New(mongoerr.FailedToParse, "Window bounds can only specify 'unit' with range-based bounds.")
+	case rng.Type == 0 && docs.Type == 0:
+		if len(fs) != 0 {
+			return w, mongoerr.New(mongoerr.FailedToParse, "'window' field can only contain 'documents' as the only argument or 'range' with an optional 'unit' field")
+		}
+		return w, nil
 	case docs.Type != 0:
+		if len(fs) != 1 {
+			return w, mongoerr.New(mongoerr.FailedToParse, "'window' field that specifies documents cannot have other fields")
+		}
 		w.kind = byDocuments
 		lo, hi, err := boundPair(docs, "documents")
 		if err != nil {
 			return w, err
 		}
-		if w.lo, err = documentBound(lo); err != nil {
+		if w.lo, err = p.windowBound(lo, documentOffset); err != nil {
 			return w, err
 		}
-		if w.hi, err = documentBound(hi); err != nil {
+		if w.hi, err = p.windowBound(hi, documentOffset); err != nil {
 			return w, err
 		}
-		if !w.lo.unbounded && !w.hi.unbounded && w.lo.offset() > w.hi.offset() {
-			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Shell(docs))
+		if err := checkBoundsForward(w.lo, w.hi); err != nil {
+			return w, err
 		}
 		if (!w.lo.unbounded || !w.hi.unbounded) && s.sort == nil {
 			return w, mongoerr.New(mongoerr.WindowDocumentsNeedSortBy, "Document-based bounds require a sortBy")
 		}
-	case rng.Type != 0:
-		w.kind = byRange
-		lo, hi, err := boundPair(rng, "range")
-		if err != nil {
-			return w, err
+		return w, nil
+	}
+	w.kind = byRange
+	lo, hi, err := boundPair(rng, "range")
+	if err != nil {
+		return w, err
+	}
+	check := rangeOffset
+	if unit.Type != 0 {
+		if len(fs) != 2 {
+			return w, mongoerr.New(mongoerr.FailedToParse, "'window' field that specifies unit cannot have other fields besides 'range'")
 		}
-		if w.lo, err = rangeBound(lo); err != nil {
-			return w, err
+		if unit.Type != bson.TypeString {
+			return w, mongoerr.New(mongoerr.FailedToParse, "'unit' must be a string")
 		}
-		if w.hi, err = rangeBound(hi); err != nil {
-			return w, err
+		check = timeOffset
+	} else if len(fs) != 1 {
+		return w, mongoerr.New(mongoerr.FailedToParse, "'window' field that specifies range cannot have other fields besides 'unit'")
+	}
+	if w.lo, err = p.windowBound(lo, check); err != nil {
+		return w, err
+	}
+	if w.hi, err = p.windowBound(hi, check); err != nil {
+		return w, err
+	}
+	if err := checkBoundsForward(w.lo, w.hi); err != nil {
+		return w, err
+	}
+	if unit.Type != 0 {
+		if !expr.IsTimeUnit(unit.StringValue()) {
+			return w, mongoerr.New(mongoerr.FailedToParse, "unknown time unit value: %s", unit.StringValue())
 		}
-		if w.lo.v.Type != 0 && w.hi.v.Type != 0 && values.Compare(w.lo.v, w.hi.v) > 0 {
-			return w, mongoerr.New(mongoerr.FailedToParse, "Lower bound must not exceed upper bound: %s", values.Shell(rng))
-		}
-		if w.unit != "" {
-			for _, b := range []windowBound{w.lo, w.hi} {
-				if _, ok := values.Int64(b.v); b.v.Type != 0 && !ok {
-					return w, mongoerr.New(mongoerr.FailedToParse, "With 'unit', range-based bounds must be an integer")
-				}
-			}
-		}
-		if s.sortField == "" {
-			return w, mongoerr.New(mongoerr.WindowRangeNeedsOneSortField, "Range-based window require sortBy a single field")
-		}
-	case w.unit != "":
-		return w, mongoerr.New(mongoerr.FailedToParse, "'unit' is only allowed with 'range'")
-	default:
-		return w, mongoerr.New(mongoerr.FailedToParse, "'window' field that is empty is not allowed")
+		w.unit = unit.StringValue()
+	}
+	if s.sortField == "" {
+		return w, mongoerr.New(mongoerr.WindowRangeNeedsOneSortField, "Range-based bounds require sortBy a single field")
 	}
 	return w, nil
+}
+
+// checkBoundsForward refuses a lower bound above the upper one, 'current'
+// counting as 0 (MongoDB's checkBoundsForward).
+func checkBoundsForward(lo, hi windowBound) error {
+	if lo.unbounded || hi.unbounded {
+		return nil
+	}
+	l, h := lo.value(), hi.value()
+	if values.Compare(l, h) > 0 {
+		return mongoerr.New(mongoerr.WindowBoundsBackwards, "Lower bound must not exceed upper bound: [%s, %s]", values.Shell(l), values.Shell(h))
+	}
+	return nil
+}
+
+// value is a bounded end as a number: its offset, 0 for 'current'.
+func (b windowBound) value() bson.RawValue {
+	switch {
+	case b.current:
+		return values.Int32Value(0)
+	case b.v.Type != 0:
+		return b.v
+	}
+	return values.Int64Value(b.n)
 }
 
 // offset is a documents bound as a position offset.
@@ -135,35 +179,53 @@ func boundPair(v bson.RawValue, what string) (bson.RawValue, bson.RawValue, erro
 	return missing, missing, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be a 2-element array: %s: %s", what, values.Shell(v))
 }
 
-func keywordBound(v bson.RawValue) (windowBound, bool) {
+// windowBound reads one bound: the keyword 'unbounded' or 'current', or
+// an expression MongoDB folds to a constant, which check turns into an
+// offset.
+func (p *parser) windowBound(v bson.RawValue, check func(bson.RawValue) (windowBound, error)) (windowBound, error) {
 	if v.Type == bson.TypeString {
 		switch v.StringValue() {
 		case "unbounded":
-			return windowBound{unbounded: true}, true
+			return windowBound{unbounded: true}, nil
 		case "current":
-			return windowBound{current: true}, true
+			return windowBound{current: true}, nil
 		}
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Window bounds must be 'unbounded', 'current', or a number.")
 	}
-	return windowBound{}, false
+	e, err := expr.Compile(v, p.scope)
+	if err != nil {
+		return windowBound{}, err
+	}
+	if !e.IsConstant() {
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Window bounds expression must be a constant.")
+	}
+	return check(e.Constant())
 }
 
-func documentBound(v bson.RawValue) (windowBound, error) {
-	if b, ok := keywordBound(v); ok {
-		return b, nil
-	}
+// documentOffset is a documents bound: a number holding a 32-bit integer
+// (Value::integral).
+func documentOffset(v bson.RawValue) (windowBound, error) {
 	n, ok := values.Int64(v)
-	if !ok {
-		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Numeric document-based bounds must be an integer: %s", values.Shell(v))
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Numeric document-based bounds must be an integer")
 	}
 	return windowBound{n: n}, nil
 }
 
-func rangeBound(v bson.RawValue) (windowBound, error) {
-	if b, ok := keywordBound(v); ok {
-		return b, nil
-	}
+// rangeOffset is a range bound without unit: any number.
+func rangeOffset(v bson.RawValue) (windowBound, error) {
 	if !values.IsNumber(v.Type) {
-		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Range-based bounds expression must be a number: %s", values.Shell(v))
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "Range-based bounds expression must be a number")
+	}
+	return windowBound{v: v}, nil
+}
+
+// timeOffset is a range bound with a unit: a number holding a 32-bit
+// integer.
+func timeOffset(v bson.RawValue) (windowBound, error) {
+	n, ok := values.Int64(v)
+	if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+		return windowBound{}, mongoerr.New(mongoerr.FailedToParse, "With 'unit', range-based bounds must be an integer")
 	}
 	return windowBound{v: v}, nil
 }

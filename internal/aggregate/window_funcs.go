@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -17,29 +18,56 @@ type windowFunc interface {
 	compute(p *partition, out []bson.RawValue) error
 }
 
+// windowFuncNames are the window functions of MongoDB 7.0.
+var windowFuncNames = map[string]bool{
+	"$sum": true, "$avg": true, "$min": true, "$max": true, "$count": true, "$push": true,
+	"$addToSet": true, "$first": true, "$last": true, "$stdDevPop": true, "$stdDevSamp": true,
+	"$firstN": true, "$lastN": true, "$minN": true, "$maxN": true, "$topN": true, "$bottomN": true,
+	"$top": true, "$bottom": true, "$median": true, "$percentile": true, "$covariancePop": true,
+	"$covarianceSamp": true, "$shift": true, "$derivative": true, "$integral": true,
+	"$expMovingAvg": true, "$locf": true, "$linearFill": true, "$rank": true, "$denseRank": true,
+	"$documentNumber": true,
+}
+
 // parseWindowFunc reads {<function>: <args>, window: {...}}.
 func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (windowFunc, error) {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "The field '%s' must be an object", name)
 	}
+	// As MongoDB's window_function::Expression::parse, the function is the
+	// first $-prefixed field; the other fields are its window or unknown.
 	var op string
 	var arg, win bson.RawValue
 	fs := fieldsOf(v.Value)
 	for _, f := range fs {
-		if f.key == "window" {
-			win = f.val
-			continue
+		if strings.HasPrefix(f.key, "$") {
+			op, arg = f.key, f.val
+			break
 		}
-		if op != "" {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "Window function found an unknown argument: %s", f.key)
-		}
-		op, arg = f.key, f.val
 	}
 	if op == "" {
-		return nil, mongoerr.New(mongoerr.FailedToParse, "Expected a window function for field '%s'", name)
+		msg := "Expected a $-prefixed window function"
+		if len(fs) > 0 && fs[0].key != "" {
+			msg += ", " + fs[0].key
+		}
+		return nil, mongoerr.New(mongoerr.FailedToParse, "%s", msg)
+	}
+	if !windowFuncNames[op] {
+		return nil, mongoerr.New(mongoerr.FailedToParse, "Unrecognized window function, %s", op)
 	}
 	if isRankOp(op) {
 		return parseRank(s, op, arg, len(fs))
+	}
+	for _, f := range fs {
+		switch {
+		case f.key == op:
+		case f.key == "window":
+			win = f.val
+		case windowFuncNames[f.key]:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Cannot specify multiple functions in window function spec")
+		default:
+			return nil, mongoerr.New(mongoerr.FailedToParse, "Window function found an unknown argument: %s", f.key)
+		}
 	}
 	// $locf and $linearFill take no window: MongoDB refuses one without
 	// reading it (ExpressionFromLeftUnboundedWindowFunction,
@@ -48,7 +76,7 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	var bounds windowBounds
 	if win.Type != 0 && !fill {
 		var err error
-		if bounds, err = parseWindow(s, win); err != nil {
+		if bounds, err = p.parseWindow(s, win); err != nil {
 			return nil, err
 		}
 	}

@@ -1181,6 +1181,9 @@ const (
 
 // $setWindowFields.
 const (
+	// WindowBoundsBackwards: a window whose lower bound exceeds its upper
+	// bound ('current' counting as 0).
+	WindowBoundsBackwards Code = 5339900
 	// WindowDocumentsNeedSortBy: a bounded documents window without sortBy.
 	WindowDocumentsNeedSortBy Code = 5339901
 	// WindowRangeNeedsOneSortField: a range window without a sortBy of exactly one field.
