@@ -59,6 +59,9 @@ func TestStageMessages(t *testing.T) {
 			"Window bounds must be 'unbounded', 'current', or a number."},
 		{"window bound constant not integral", `[{"$setWindowFields": {"sortBy": {"a": 1}, "output": {"v": {"$sum": "$a", "window": {"documents": [{"$const": "current"}, 3]}}}}}]`, "", 9,
 			"Numeric document-based bounds must be an integer"},
+		// document_source_set_window_fields::createFromBson
+		{"window output conflicting paths", `[{"$setWindowFields": {"output": {"a": {"$sum": 1}, "a.b": {"$sum": 1}}}}]`, "", 6307900,
+			"$setWindowFields 'output' specification contains two conflicting paths"},
 		// DocumentSourceInternalInhibitOptimization::createFromBson
 		{"inhibit optimization a number", `[{"$_internalInhibitOptimization": 1}]`, "", 14,
 			"$_internalInhibitOptimization must take a nested object but found: $_internalInhibitOptimization: 1"},

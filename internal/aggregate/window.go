@@ -91,7 +91,16 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 	if output.Type == 0 {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field '$setWindowFields.output' is missing but a required field")
 	}
+	var seen []string
 	for _, f := range fieldsOf(output.Value) {
+		// MongoDB's FieldRefSet refuses an output path equal to, inside or
+		// holding one before it, each checked before its function is read.
+		for _, prev := range seen {
+			if prev == f.key || isPathPrefix(prev, f.key) || isPathPrefix(f.key, prev) {
+				return nil, mongoerr.New(mongoerr.WindowOutputConflictingPaths, "$setWindowFields 'output' specification contains two conflicting paths")
+			}
+		}
+		seen = append(seen, f.key)
 		if err := expr.CheckFieldPath(f.key); err != nil {
 			return nil, err
 		}

@@ -1181,6 +1181,9 @@ const (
 
 // $setWindowFields.
 const (
+	// WindowOutputConflictingPaths: two $setWindowFields output paths of
+	// which one is, or is inside, the other.
+	WindowOutputConflictingPaths Code = 6307900
 	// WindowBoundsBackwards: a window whose lower bound exceeds its upper
 	// bound ('current' counting as 0).
 	WindowBoundsBackwards Code = 5339900
