@@ -29,10 +29,12 @@ const (
 )
 
 // removable reports whether documents leave the window as it moves: all
-// but the whole partition and a window from its start to the current
-// document, which MongoDB computes with the plain accumulators.
+// but the whole partition and the windows from its start (whatever their
+// upper bound), which MongoDB computes with the plain accumulators
+// (translateDocumentWindow: "A left unbounded window will always be
+// non-removable regardless of the upper bound").
 func (w windowBounds) removable() bool {
-	return w.kind != wholePartition && !(w.lo.unbounded && (w.hi.current || w.hi.unbounded))
+	return w.kind != wholePartition && !w.lo.unbounded
 }
 
 // windowBound is one end of a window: unbounded, the current document, or

@@ -274,13 +274,30 @@ func (a *accWindow) compute(p *partition, out []bson.RawValue) error {
 			}
 		}
 		prevLo, prevHi = lo, hi
-		if sd, ok := acc.(*stdDevAcc); ok && a.win.removable() {
-			out[i] = sd.windowResult()
-			continue
+		res := acc.result()
+		if a.win.removable() {
+			switch x := acc.(type) {
+			case *stdDevAcc:
+				res = x.windowResult()
+			case *sumAcc:
+				res = removableSum(res)
+			}
 		}
-		out[i] = p.own(acc.result())
+		out[i] = p.own(res)
 	}
 	return nil
+}
+
+// removableSum is the result of MongoDB's removable $sum (RemovableSum):
+// a long that an int holds is narrowed to an int, whatever the window's
+// numbers were.
+func removableSum(v bson.RawValue) bson.RawValue {
+	if v.Type == bson.TypeInt64 {
+		if n := v.Int64(); n >= math.MinInt32 && n <= math.MaxInt32 {
+			return values.Int32Value(int32(n))
+		}
+	}
+	return v
 }
 
 // covarianceWindow is $covariancePop/$covarianceSamp over the pairs its
