@@ -36,7 +36,8 @@ func TestWindowSpillMatchesMemory(t *testing.T) {
 		`{"c": {"$covariancePop": ["$x", "$y"], "window": {"documents": [-4, 0]}}}`,
 		`{"r": {"$rank": {}}, "dr": {"$denseRank": {}}, "n": {"$documentNumber": {}}}`,
 		`{"sh": {"$shift": {"output": "$pad", "by": -2, "default": "none"}}}`,
-		`{"d": {"$derivative": {"input": "$y"}, "window": {"range": [-3, 0]}}, "i": {"$integral": {"input": "$y"}, "window": {"documents": [-2, 0]}}}`,
+		// ($derivative and $integral refuse a missing input)
+		`{"d": {"$derivative": {"input": {"$ifNull": ["$y", 0]}}, "window": {"range": [-3, 0]}}, "i": {"$integral": {"input": {"$ifNull": ["$y", 0]}}, "window": {"documents": [-2, 0]}}}`,
 		`{"e": {"$expMovingAvg": {"input": "$x", "N": 3}}}`,
 		`{"l": {"$locf": "$y"}, "lf": {"$linearFill": "$y"}}`,
 		`{"md": {"$median": {"input": "$y", "method": "approximate"}, "window": {"documents": [-5, 5]}}}`,

@@ -555,10 +555,11 @@ func (w *shiftWindow) compute(p *partition, out []bson.RawValue) error {
 
 // rateWindow is $derivative (the change of input between the window's
 // first and last documents per unit of sortBy) and $integral (the
-// trapezoidal area under input over the window's sortBy values). With a
-// unit the sortBy values are dates: as MongoDB, the result is computed over
-// their differences in milliseconds, then the derivative multiplied by the
-// unit's milliseconds and the integral divided by them.
+// trapezoidal area under input over the window's sortBy values),
+// computed as MongoDB does with $subtract, $add, $multiply and $divide, so
+// that decimals give decimals. With a unit the sortBy values are dates,
+// whose differences are milliseconds: the derivative is then multiplied
+// by the unit's milliseconds and the integral divided by them.
 type rateWindow struct {
 	integral bool
 	input    *expr.Expr
@@ -584,89 +585,125 @@ func (r *rateWindow) compute(p *partition, out []bson.RawValue) error {
 		}
 		ys[i] = p.own(v)
 	}
-	unitMs := float64(r.unit / time.Millisecond)
-	x := func(i int) (float64, error) {
-		v := xs[i]
-		if r.unit != 0 {
-			if v.Type != bson.TypeDateTime {
-				if r.integral {
-					return 0, mongoerr.New(mongoerr.IntegralUnitNeedsDate, "$integral with unit expects the sortBy field to be a Date")
-				}
-				return 0, mongoerr.New(mongoerr.DerivativeUnitNeedsDate, "$derivative with unit expects the sortBy field to be a Date")
-			}
-			return float64(v.DateTime()), nil
-		}
-		if v.Type == bson.TypeDateTime {
-			if r.integral {
-				return 0, mongoerr.New(mongoerr.IntegralDateNeedsUnit, "$integral where the sortBy is a Date requires an 'unit'")
-			}
-			return 0, mongoerr.New(mongoerr.DerivativeDateNeedsUnit, "$derivative where the sortBy is a Date requires an 'unit'")
-		}
-		f, ok := numberOrDate(v)
-		if !ok {
-			return math.NaN(), nil
-		}
-		return f, nil
-	}
+	unitMs := values.Int64Value(int64(r.unit / time.Millisecond))
 	for i := range out {
 		lo, hi, ok, err := p.endpoints(r.win, i)
 		if err != nil {
 			return err
 		}
-		if !ok || (!r.integral && lo == hi) {
+		switch {
+		case !ok:
 			out[i] = null
-			continue
+		case r.integral:
+			out[i], err = r.integrate(p, xs, ys, lo, hi, unitMs)
+		default:
+			out[i], err = r.derive(xs[lo], xs[hi], ys[lo], ys[hi], unitMs)
 		}
-		if !r.integral {
-			x0, err := x(lo)
-			if err != nil {
-				return err
-			}
-			x1, err := x(hi)
-			if err != nil {
-				return err
-			}
-			y0, ok0 := numberOrDate(ys[lo])
-			y1, ok1 := numberOrDate(ys[hi])
-			if !ok0 || !ok1 || math.IsNaN(x0) || math.IsNaN(x1) || x1 == x0 {
-				out[i] = null
-				continue
-			}
-			d := (y1 - y0) / (x1 - x0)
-			if r.unit != 0 {
-				d *= unitMs
-			}
-			out[i] = values.DoubleValue(d)
-			continue
-		}
-		sum := 0.0
-		for j := lo; j < hi; j++ {
-			if err := p.step(); err != nil {
-				return err
-			}
-			x0, err := x(j)
-			if err != nil {
-				return err
-			}
-			x1, err := x(j + 1)
-			if err != nil {
-				return err
-			}
-			y0, ok0 := numberOrDate(ys[j])
-			y1, ok1 := numberOrDate(ys[j+1])
-			if ok0 && ok1 && !math.IsNaN(x0) && !math.IsNaN(x1) {
-				sum += (x1 - x0) * (y0 + y1) / 2
-			}
-		}
-		if _, err := x(hi); err != nil {
+		if err != nil {
 			return err
 		}
-		if r.unit != 0 {
-			sum /= unitMs
-		}
-		out[i] = values.DoubleValue(sum)
+		out[i] = p.own(out[i])
 	}
 	return nil
+}
+
+// derive is WindowFunctionExecDerivative::getNext over the window's end
+// documents: the sortBy values must both be dates with a unit, both
+// numbers without (5624900, 5624901, 5624902); input that is null or
+// missing is 5624903, another non-number $subtract's error; a zero run is
+// null.
+func (r *rateWindow) derive(x0, x1, y0, y1, unitMs bson.RawValue) (bson.RawValue, error) {
+	if r.unit != 0 {
+		if x0.Type != bson.TypeDateTime || x1.Type != bson.TypeDateTime {
+			return missing, mongoerr.New(mongoerr.DerivativeUnitNeedsDate, "$derivative with 'unit' expects the sortBy field to be a Date")
+		}
+	} else {
+		if x0.Type == bson.TypeDateTime || x1.Type == bson.TypeDateTime {
+			return missing, mongoerr.New(mongoerr.DerivativeDateNeedsUnit, "$derivative where the sortBy is a Date requires an 'unit'")
+		}
+		if !values.IsNumber(x0.Type) || !values.IsNumber(x1.Type) {
+			return missing, mongoerr.New(mongoerr.DerivativeSortByNotNumber, "$derivative (with no 'unit') expects the sortBy field to be numeric")
+		}
+	}
+	run, err := expr.Subtract(x1, x0)
+	if err != nil {
+		return missing, err
+	}
+	rise, err := expr.Subtract(y1, y0)
+	if err != nil {
+		return missing, err
+	}
+	if rise.Type == 0 || rise.Type == bson.TypeNull {
+		return missing, mongoerr.New(mongoerr.DerivativeInputNullish, "$derivative input must not be null or missing")
+	}
+	d, err := expr.Divide(rise, run)
+	if mongoerr.Is(err, mongoerr.BadValue) {
+		return null, nil
+	}
+	if err != nil || r.unit == 0 {
+		return d, err
+	}
+	return expr.Multiply(d, unitMs)
+}
+
+// integrate is WindowFunctionIntegral over documents lo to hi: each point
+// must be a number over a number or a date (5423900), a date with a unit
+// (5423901), a number without (5423902); the areas of neighbouring points
+// are summed as MongoDB's removable $sum, a pair with a NaN counting 0
+// and making the result NaN.
+func (r *rateWindow) integrate(p *partition, xs, ys []bson.RawValue, lo, hi int, unitMs bson.RawValue) (bson.RawValue, error) {
+	var sum values.Sum
+	nan := false
+	for j := lo; j <= hi; j++ {
+		if err := p.step(); err != nil {
+			return missing, err
+		}
+		x, y := xs[j], ys[j]
+		if !values.IsNumber(y.Type) || !(values.IsNumber(x.Type) || x.Type == bson.TypeDateTime) {
+			return missing, mongoerr.New(mongoerr.IntegralInputInvalid, "The input value of $integral window function must be a vector of 2 value, the first value must be numeric or date type and the second must be numeric.")
+		}
+		if r.unit != 0 && x.Type != bson.TypeDateTime {
+			return missing, mongoerr.New(mongoerr.IntegralUnitNeedsDate, "$integral with 'outputUnit' expects the sortBy field to be a Date")
+		}
+		if r.unit == 0 && !values.IsNumber(x.Type) {
+			return missing, mongoerr.New(mongoerr.IntegralDateNeedsUnit, "$integral (with no 'outputUnit') expects the sortBy field to be numeric")
+		}
+		if values.IsNaN(x) || values.IsNaN(y) {
+			nan = true
+		}
+		if j == lo {
+			continue
+		}
+		x0, y0 := xs[j-1], ys[j-1]
+		if values.IsNaN(x0) || values.IsNaN(y0) || values.IsNaN(x) || values.IsNaN(y) {
+			sum.Add(values.Int32Value(0))
+			continue
+		}
+		delta, err := expr.Subtract(x, x0)
+		if err != nil {
+			return missing, err
+		}
+		sumY, err := expr.Add(y, y0)
+		if err != nil {
+			return missing, err
+		}
+		area, err := expr.Multiply(sumY, delta)
+		if err != nil {
+			return missing, err
+		}
+		if area, err = expr.Divide(area, values.DoubleValue(2)); err != nil {
+			return missing, err
+		}
+		sum.Add(area)
+	}
+	if nan {
+		return values.DoubleValue(math.NaN()), nil
+	}
+	total := removableSum(sum.Result())
+	if r.unit == 0 {
+		return total, nil
+	}
+	return expr.Divide(total, unitMs)
 }
 
 // expMovingAvgWindow is $expMovingAvg: the first number is its own

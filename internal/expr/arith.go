@@ -564,3 +564,20 @@ func compileRand(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error
 		return values.DoubleValue(rand.Float64()), nil
 	}}, nil
 }
+
+// Subtract, Add, Multiply and Divide are $subtract, $add, $multiply and
+// $divide of two values: the arithmetic MongoDB's $derivative and
+// $integral window functions compute with (exec::expression::evaluate*).
+func Subtract(a, b bson.RawValue) (bson.RawValue, error) { return evalSubtract(a, b) }
+
+// Add is $add of two values (see Subtract).
+func Add(a, b bson.RawValue) (bson.RawValue, error) { return evalAdd([]bson.RawValue{a, b}) }
+
+// Multiply is $multiply of two values (see Subtract).
+func Multiply(a, b bson.RawValue) (bson.RawValue, error) {
+	return evalMultiply([]bson.RawValue{a, b})
+}
+
+// Divide is $divide of two values (see Subtract); a zero divisor is
+// BadValue.
+func Divide(a, b bson.RawValue) (bson.RawValue, error) { return evalDivide(a, b) }

@@ -1210,6 +1210,15 @@ const (
 	IntegralDateNeedsUnit Code = 5423902
 	// DerivativeUnitNeedsDate: $derivative with unit over a sortBy that is not a date.
 	DerivativeUnitNeedsDate Code = 5624900
+	// DerivativeSortByNotNumber: $derivative without unit over a sortBy
+	// that is not a number.
+	DerivativeSortByNotNumber Code = 5624902
+	// DerivativeInputNullish: a $derivative whose input is null or missing
+	// at an end of its window.
+	DerivativeInputNullish Code = 5624903
+	// IntegralInputInvalid: an $integral point whose input is not a
+	// number, or whose sortBy is neither a number nor a date.
+	IntegralInputInvalid Code = 5423900
 	// DerivativeDateNeedsUnit: $derivative without unit over a date sortBy.
 	DerivativeDateNeedsUnit Code = 5624901
 	// WindowUnitTooLarge: a $derivative or $integral unit of month, quarter or year.
