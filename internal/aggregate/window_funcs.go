@@ -706,13 +706,15 @@ func (r *rateWindow) integrate(p *partition, xs, ys []bson.RawValue, lo, hi int,
 	return expr.Divide(total, unitMs)
 }
 
-// expMovingAvgWindow is $expMovingAvg: the first number is its own
-// average, each next one weighs alpha (2/(N+1) when given N) against the
-// previous average; a document whose input is not a number gets null and
-// leaves the average as it was.
+// expMovingAvgWindow is $expMovingAvg as MongoDB's
+// AccumulatorExpMovingAvg: in decimal, the first number is its own
+// average and each next one weighs alpha (2/(N+1) when given N) against
+// the previous average; a document whose input is not a number keeps the
+// average so far (null before the first number). The average is a double
+// until a decimal has been read.
 type expMovingAvgWindow struct {
 	input *expr.Expr
-	alpha float64
+	alpha bson.RawValue // a decimal
 }
 
 func (p *parser) parseExpMovingAvg(arg bson.RawValue) (windowFunc, error) {
@@ -736,20 +738,33 @@ func (p *parser) parseExpMovingAvg(arg bson.RawValue) (windowFunc, error) {
 		if !ok || n <= 0 {
 			return nil, mongoerr.New(mongoerr.FailedToParse, "'N' field must be an integer greater than zero, but found %s", values.Shell(nv))
 		}
-		w.alpha = 2 / (float64(n) + 1)
+		// Decimal128(2).divide(Decimal128(N + 1))
+		w.alpha = values.DecimalQuo(values.Int32Value(2), values.Int64Value(n+1))
 	default:
-		a, ok := values.Float64(av)
-		if !ok || !(a > 0 && a < 1) {
-			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number between 0 and 1 (exclusive), but found %s", values.Shell(av))
+		if !values.IsNumber(av.Type) {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be a number")
+		}
+		// BSONElement::numberDecimal: a double to 15 digits
+		a, _ := expr.Add(av, decimalZero)
+		if values.Compare(a, values.Int32Value(0)) <= 0 || values.Compare(a, values.Int32Value(1)) >= 0 {
+			return nil, mongoerr.New(mongoerr.FailedToParse, "'alpha' must be between 0 and 1 (exclusive), found alpha: %s", values.Shell(av))
 		}
 		w.alpha = a
 	}
 	return w, nil
 }
 
+// decimalZero is the decimal 0, added to a number to convert it to
+// decimal as MongoDB's coerceToDecimal does.
+var decimalZero = values.DecimalValue(values.DecimalFromFloat(0))
+
 func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
-	var avg float64
-	started := false
+	oneMinus, err := expr.Subtract(values.Int32Value(1), w.alpha)
+	if err != nil {
+		return err
+	}
+	var avg bson.RawValue
+	isDecimal := false
 	for i := range out {
 		d, err := p.doc(i)
 		if err != nil {
@@ -759,19 +774,41 @@ func (w *expMovingAvgWindow) compute(p *partition, out []bson.RawValue) error {
 		if err != nil {
 			return err
 		}
-		if !values.IsNumber(v.Type) {
+		if values.IsNumber(v.Type) {
+			isDecimal = isDecimal || v.Type == bson.TypeDecimal128
+			if avg.Type == 0 {
+				avg, err = expr.Add(v, decimalZero)
+			} else {
+				avg, err = emaStep(v, w.alpha, avg, oneMinus)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		switch {
+		case avg.Type == 0:
 			out[i] = null
-			continue
+		case isDecimal:
+			out[i] = p.own(avg)
+		default:
+			f, _ := values.Float64(avg)
+			out[i] = values.DoubleValue(f)
 		}
-		x, _ := values.Float64(v)
-		if !started {
-			avg, started = x, true
-		} else {
-			avg = x*w.alpha + avg*(1-w.alpha)
-		}
-		out[i] = values.DoubleValue(avg)
 	}
 	return nil
+}
+
+// emaStep is x*alpha + avg*(1-alpha) in decimal.
+func emaStep(x, alpha, avg, oneMinus bson.RawValue) (bson.RawValue, error) {
+	a, err := expr.Multiply(x, alpha)
+	if err != nil {
+		return missing, err
+	}
+	b, err := expr.Multiply(avg, oneMinus)
+	if err != nil {
+		return missing, err
+	}
+	return expr.Add(a, b)
 }
 
 // linearFillX is the position of a $linearFill sortBy value: a number,
