@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +190,81 @@ func checkUpsertSeed(t *testing.T, coll *mongo.Collection, filter bson.Raw, repl
 	}
 	if string(got) != string(result) {
 		t.Fatalf("upsert %s:\n got %s\nwant %s", filter, got, result)
+	}
+}
+
+// TestWindowCorpusThroughDriver runs the aggregate package's
+// $setWindowFields corpus through the driver: each case's documents are
+// stored in a fresh collection and its pipeline sent with aggregate; the
+// output (in order, or as a multiset when the case says unordered) or the
+// error code must be what the case says MongoDB gives. Cases that need
+// other collections or options of the in-memory runner are left out.
+func TestWindowCorpusThroughDriver(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("windowcorpus")
+	ctx := context.Background()
+	for name, text := range corpusLines(t, "../../internal/aggregate/testdata/window.jsonl") {
+		t.Run(name, func(t *testing.T) {
+			var tc struct {
+				Docs      []bson.Raw `bson:"docs"`
+				Pipeline  []bson.Raw `bson:"pipeline"`
+				Expected  []bson.Raw `bson:"expected"`
+				Error     int        `bson:"error"`
+				Unordered bool       `bson:"unordered"`
+				Other     bson.Raw   `bson:"colls"`
+				Let       bson.Raw   `bson:"let"`
+				Memory    int64      `bson:"memoryLimit"`
+				Collation bson.Raw   `bson:"collation"`
+			}
+			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
+				t.Fatal(err)
+			}
+			if tc.Other != nil || tc.Let != nil || tc.Memory != 0 || tc.Collation != nil {
+				t.Skip("needs the in-memory runner's options")
+			}
+			if err := coll.Drop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.Docs) > 0 {
+				if _, err := coll.InsertMany(ctx, tc.Docs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cur, err := coll.Aggregate(ctx, tc.Pipeline)
+			var got []bson.Raw
+			if err == nil {
+				for cur.Next(ctx) {
+					got = append(got, append(bson.Raw(nil), cur.Current...))
+				}
+				err = cur.Err()
+				cur.Close(ctx)
+			}
+			if tc.Error != 0 {
+				if serverCode(err) != tc.Error {
+					t.Fatalf("%s: got %v, want error %d", tc.Pipeline, err, tc.Error)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.Pipeline, err)
+			}
+			canon := func(docs []bson.Raw) []string {
+				out := make([]string, len(docs))
+				for i, d := range docs {
+					b, err := bson.MarshalExtJSON(d, true, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[i] = string(b)
+				}
+				if tc.Unordered {
+					slices.Sort(out)
+				}
+				return out
+			}
+			if g, w := canon(got), canon(tc.Expected); !slices.Equal(g, w) {
+				t.Fatalf("%s:\n got %v\nwant %v", tc.Pipeline, g, w)
+			}
+		})
 	}
 }
