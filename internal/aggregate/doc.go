@@ -134,6 +134,32 @@ func setPath(doc []byte, path []string, v bson.RawValue) bson.Raw {
 	return buildDoc(setField(fs, path[0], v))
 }
 
+// setComputedPath returns doc with the dotted path set to v as $addFields
+// sets a computed field (InclusionNode): through an array the rest of the
+// path is set in each element, an element that is not a document (nor an
+// array) replaced by a document, as is a missing or scalar parent.
+func setComputedPath(doc []byte, path []string, v bson.RawValue) bson.Raw {
+	fs := fieldsOf(doc)
+	if len(path) > 1 {
+		v = setComputedIn(getField(fs, path[0]), path[1:], v)
+	}
+	return buildDoc(setField(fs, path[0], v))
+}
+
+func setComputedIn(cur bson.RawValue, path []string, v bson.RawValue) bson.RawValue {
+	switch cur.Type {
+	case bson.TypeArray:
+		vals := arrayValues(cur)
+		for i, el := range vals {
+			vals[i] = setComputedIn(el, path, v)
+		}
+		return buildArray(vals)
+	case bson.TypeEmbeddedDocument:
+		return docValue(setComputedPath(cur.Value, path, v))
+	}
+	return docValue(setComputedPath(emptyDoc, path, v))
+}
+
 // emptyDoc is {}.
 var emptyDoc = bson.Raw{5, 0, 0, 0, 0}
 

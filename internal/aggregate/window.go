@@ -273,8 +273,10 @@ func (w *windowSource) Next() (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	// MongoDB sets the outputs as $addFields sets computed fields (through
+	// arrays), each output a constant (document_source_set_window_fields.cpp).
 	for i, o := range w.stage.outputs {
-		d = setPath(d, o.path, nullIfMissing(w.results[i][w.pos]))
+		d = setComputedPath(d, o.path, nullIfMissing(w.results[i][w.pos]))
 	}
 	w.pos++
 	return d, nil
