@@ -41,6 +41,7 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 	}
 	s := &windowStage{}
 	var output bson.RawValue
+	constArray := false
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
 		case "partitionBy":
@@ -49,10 +50,10 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 				return nil, err
 			}
 			if e.IsConstant() {
-				if e.Constant().Type == bson.TypeArray {
-					return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
-				}
-				continue // one partition
+				// one partition; an array is refused once the outputs
+				// are read (document_source_set_window_fields::create)
+				constArray = e.Constant().Type == bson.TypeArray
+				continue
 			}
 			s.partition = e
 		case "sortBy":
@@ -109,6 +110,9 @@ func (p *parser) parseSetWindowFields(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 		s.outputs = append(s.outputs, &windowOutput{path: splitPath(f.key), fn: fn})
+	}
+	if constArray {
+		return nil, mongoerr.New(mongoerr.TypeMismatch, "An expression used to partition cannot evaluate to value of type array")
 	}
 	return s, nil
 }

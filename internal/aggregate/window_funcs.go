@@ -72,13 +72,16 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	// $locf and $linearFill take no window: MongoDB refuses one without
 	// reading it (ExpressionFromLeftUnboundedWindowFunction,
 	// ExpressionLinearFill).
-	fill := op == "$locf" || op == "$linearFill"
+	// The window is read by the functions that take one, after the checks
+	// MongoDB's parser of each makes first.
 	var bounds windowBounds
-	if win.Type != 0 && !fill {
-		var err error
-		if bounds, err = p.parseWindow(s, win); err != nil {
-			return nil, err
+	readWindow := func() error {
+		if win.Type == 0 {
+			return nil
 		}
+		var err error
+		bounds, err = p.parseWindow(s, win)
+		return err
 	}
 	noWindow := func() error {
 		if win.Type != 0 {
@@ -99,6 +102,9 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 	case "$sum", "$avg", "$min", "$max", "$count", "$push", "$addToSet", "$first", "$last",
 		"$stdDevPop", "$stdDevSamp", "$firstN", "$lastN", "$minN", "$maxN", "$topN", "$bottomN",
 		"$top", "$bottom", "$median", "$percentile":
+		if err := readWindow(); err != nil {
+			return nil, err
+		}
 		spec, err := p.parseAccumulator("w", op, arg)
 		if err != nil {
 			return nil, err
@@ -109,6 +115,9 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		}
 		return &accWindow{spec: spec, win: bounds}, nil
 	case "$covariancePop", "$covarianceSamp":
+		if err := readWindow(); err != nil {
+			return nil, err
+		}
 		pair, err := expr.Compile(arg, p.scope)
 		if err != nil {
 			return nil, err
@@ -118,6 +127,9 @@ func (p *parser) parseWindowFunc(s *windowStage, name string, v bson.RawValue) (
 		return p.parseShift(s, arg, win)
 	case "$derivative", "$integral":
 		if err := needSort(); err != nil {
+			return nil, err
+		}
+		if err := readWindow(); err != nil {
 			return nil, err
 		}
 		if op == "$derivative" && win.Type == 0 {
