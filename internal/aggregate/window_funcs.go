@@ -837,6 +837,32 @@ func linearFillX(v bson.RawValue) (float64, bool) {
 	return numberOrDate(v)
 }
 
+// interpolate is y1 + (x - x1) * ((y2 - y1) / (x2 - x1)) computed as
+// MongoDB's $linearFill computes it, with $add, $subtract, $multiply and
+// $divide (dates subtract to milliseconds, decimals stay decimal).
+func interpolate(x1, y1, x2, y2, x bson.RawValue) (bson.RawValue, error) {
+	dy, err := expr.Subtract(y2, y1)
+	if err != nil {
+		return missing, err
+	}
+	dx, err := expr.Subtract(x2, x1)
+	if err != nil {
+		return missing, err
+	}
+	slope, err := expr.Divide(dy, dx)
+	if err != nil {
+		return missing, err
+	}
+	off, err := expr.Subtract(x, x1)
+	if err != nil {
+		return missing, err
+	}
+	if off, err = expr.Multiply(off, slope); err != nil {
+		return missing, err
+	}
+	return expr.Add(y1, off)
+}
+
 // fillWindow is $locf (the last non-null value so far, null before any)
 // and $linearFill (a null or missing value between two numbers gets the
 // value on the line between them at its sortBy position; values before
@@ -906,13 +932,12 @@ func (f *fillWindow) compute(p *partition, out []bson.RawValue) error {
 			continue
 		}
 		if prev >= 0 && i-prev > 1 {
-			x0, _ := linearFillX(xs[prev])
-			x1, _ := linearFillX(xs[i])
-			y0, _ := values.Float64(out[prev])
-			y1, _ := values.Float64(v)
 			for j := prev + 1; j < i; j++ {
-				xj, _ := linearFillX(xs[j])
-				out[j] = values.DoubleValue(y0 + (y1-y0)*(xj-x0)/(x1-x0))
+				y, err := interpolate(xs[prev], out[prev], xs[i], v, xs[j])
+				if err != nil {
+					return err
+				}
+				out[j] = p.own(y)
 			}
 		}
 		prev = i
