@@ -11,6 +11,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
+	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/values"
@@ -25,6 +26,7 @@ type accSpec struct {
 	n     *expr.Expr // the N accumulators' n
 	sort  *query.Sort
 	js    *jsAccSpec // $accumulator
+	red   *js.Func   // $_internalJsReduce's eval
 	q     *expr.Quantiles
 }
 
@@ -98,6 +100,8 @@ func (p *parser) parseAccumulator(name, op string, arg bson.RawValue) (*accSpec,
 		if a.q, err = expr.CompileQuantiles(op, arg, p.scope, true); err == nil {
 			a.arg = a.q.Input
 		}
+	case "$_internalJsReduce":
+		err = p.jsReduceArgs(a, arg)
 	default:
 		return nil, mongoerr.New(mongoerr.GroupUnknownAccumulator, "unknown group operator '%s'", op)
 	}
@@ -241,6 +245,12 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 		return &sortedNAcc{n: n, sort: a.sort, meta: rt.ectx.Meta}, nil
 	case "$median", "$percentile":
 		return &quantileAcc{q: a.q}, nil
+	case "$_internalJsReduce":
+		op, err := expr.Script(rt.ectx)
+		if err != nil {
+			return nil, err
+		}
+		return &jsReduceAcc{f: a.red, op: op}, nil
 	}
 	return &sortedNAcc{n: n, sort: a.sort, bottom: true, meta: rt.ectx.Meta}, nil // $bottomN
 }

@@ -360,7 +360,7 @@ func (s *groupSource) mergeStates(grp *group, rec bson.Raw) error {
 // document.
 func growsWithInput(op string) bool {
 	switch op {
-	case "$push", "$addToSet", "$mergeObjects", "$lastN", "$median", "$percentile":
+	case "$push", "$addToSet", "$mergeObjects", "$lastN", "$median", "$percentile", "$_internalJsReduce":
 		return true
 	}
 	return false

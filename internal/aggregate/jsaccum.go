@@ -7,6 +7,7 @@ import (
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/js"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // jsAccSpec is {$accumulator: {init, initArgs, accumulate, accumulateArgs,
@@ -180,3 +181,104 @@ func (s scriptFailures) Next() (doc bson.Raw, err error) {
 	}()
 	return s.Source.Next()
 }
+
+// jsReduceArgs reads {$_internalJsReduce: {data, eval}}, the accumulator
+// of mapReduce's reduce, as AccumulatorInternalJsReduce::parse: a
+// document (31326) of eval, a string or code (31244), and data, an
+// expression (others: 31243), both required (31245, 31349).
+func (p *parser) jsReduceArgs(a *accSpec, arg bson.RawValue) error {
+	if arg.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.JsReduceNotObject, "$_internalJsReduce requires a document argument, but found %s", typeName(arg))
+	}
+	for _, f := range fieldsOf(arg.Value) {
+		var err error
+		switch f.key {
+		case "eval":
+			var src string
+			switch f.val.Type {
+			case bson.TypeString:
+				src = f.val.StringValue()
+			case bson.TypeJavaScript:
+				src = f.val.JavaScript()
+			default:
+				return mongoerr.New(mongoerr.JsReduceEvalType, "$_internalJsReduce requires the 'eval' argument to be of type string, or code but found %s", typeName(f.val))
+			}
+			a.red, err = js.Compile(src)
+		case "data":
+			a.arg, err = expr.Compile(f.val, p.scope)
+		default:
+			return mongoerr.New(mongoerr.JsReduceUnknownField, "Invalid argument specified to $_internalJsReduce: %s", values.ShellElement(f.key, f.val))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.red == nil {
+		return mongoerr.New(mongoerr.JsReduceNoEval, "$_internalJsReduce requires 'eval' argument, recieved input: %s", values.Shell(arg))
+	}
+	if a.arg == nil {
+		return mongoerr.New(mongoerr.JsReduceNoData, "$_internalJsReduce requires 'data' argument, recieved input: %s", values.Shell(arg))
+	}
+	return nil
+}
+
+// jsReduceAcc is one group's $_internalJsReduce: each document's data,
+// {k, v}, gives the key and one more value (missing data is skipped,
+// anything else but a document of exactly k and v fails: 31242, 31251);
+// the result is the key's values reduced (js.Session.Reduce), missing
+// without values.
+type jsReduceAcc struct {
+	f    *js.Func
+	op   *js.Op
+	key  bson.RawValue
+	vals []bson.RawValue
+}
+
+func (a *jsReduceAcc) add(_ bson.Raw, v bson.RawValue) error {
+	if v.Type == 0 {
+		return nil
+	}
+	if v.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.JsReduceDataNotObject, "$_internalJsReduce requires a document argument, but found %s", typeName(v))
+	}
+	fs := fieldsOf(v.Value)
+	k, val := getField(fs, "k"), getField(fs, "v")
+	if len(fs) != 2 || k.Type == 0 || val.Type == 0 {
+		return mongoerr.New(mongoerr.JsReduceDataNotKV, "$_internalJsReduce requires the 'data' argument to have a 'k' and 'v' field. Instead found%s", values.Shell(v))
+	}
+	a.key = k
+	a.vals = append(a.vals, val)
+	return nil
+}
+
+// reduce is the values reduced to one; a failing reduce is carried out
+// as a finalize failure is (jsAccFailure).
+func (a *jsReduceAcc) reduce() bson.RawValue {
+	sess := a.op.Session()
+	defer sess.Close()
+	v, err := sess.Reduce(a.f, a.key, a.vals)
+	if err != nil {
+		panic(jsAccFailure{err})
+	}
+	return v
+}
+
+func (a *jsReduceAcc) result() bson.RawValue {
+	if len(a.vals) == 0 {
+		return missing
+	}
+	return a.reduce()
+}
+
+// state is {k, v} with the values reduced, which merge folds in as one
+// more value (getValue(toBeMerged)).
+func (a *jsReduceAcc) state() bson.RawValue {
+	if len(a.vals) == 0 {
+		return missing
+	}
+	v := a.reduce()
+	a.vals = []bson.RawValue{v}
+	return docValue(buildDoc([]field{{"k", a.key}, {"v", v}}))
+}
+
+func (a *jsReduceAcc) merge(st bson.RawValue) error { return a.add(nil, st) }

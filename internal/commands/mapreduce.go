@@ -137,7 +137,7 @@ var maxEmitted int64 = 100 << 20
 
 // maxReduceBatch is the most bytes of values one reduce call receives;
 // the rest are reduced with its result in the next call, as MongoDB does.
-const maxReduceBatch = 16 << 20
+const maxReduceBatch = js.ReduceBatchBytes
 
 // mapReduceCmd runs the map function over the documents the query, sort
 // and limit select, groups the emitted values by key, reduces each key's
@@ -309,30 +309,12 @@ func mapReduceCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // mrReduce reduces one key's values as MongoDB's $_internalJsReduce
-// does: reduce is called even for a single value; the values go to it
-// last first, as many as fit in maxReduceBatch bytes, and while some are
-// left the result joins them at the end for the next call.
+// does (js.Session.Reduce).
 func mrReduce(sess *js.Session, f *js.Func, key bson.RawValue, vals []bson.RawValue) (bson.RawValue, error) {
 	if sess == nil {
 		return bson.RawValue{}, mongoerr.New(mongoerr.MapReduceReduceNoScriptEngine, "Cannot run server-side javascript without the javascript engine enabled")
 	}
-	for {
-		arr := bsoncore.NewArrayBuilder()
-		left, size := len(vals), 0
-		for ; left > 0; left-- {
-			v := vals[left-1]
-			if left < len(vals) && size+len(v.Value) > maxReduceBatch {
-				break
-			}
-			size += len(v.Value)
-			arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
-		}
-		res, err := sess.Call(f, nil, key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
-		if err != nil || left == 0 {
-			return res, err
-		}
-		vals = append(vals[:left:left], res)
-	}
+	return sess.Reduce(f, key, vals)
 }
 
 // mrDoc is a result document {_id: key, value: v}.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
 )
@@ -263,6 +264,40 @@ func (op *Op) Test(f *Func, doc bson.Raw) (bool, error) {
 	s := op.Session()
 	defer s.Close()
 	return s.Test(f, doc)
+}
+
+// ReduceBatchBytes is the most bytes of the key and values one reduce
+// call receives (BSONObjMaxUserSize).
+const ReduceBatchBytes = 16 << 20
+
+// Reduce reduces key's values as MongoDB's $_internalJsReduce does
+// (AccumulatorInternalJsReduce::getValue): reduce(key, values) is called
+// even for one value; the values go to it last first, as many as fit in
+// ReduceBatchBytes with the key, and while some are left the result
+// joins them at the end for the next call. A batch that holds one value
+// or none before the next would pass the limit fails with 31392, as no
+// call could make progress.
+func (s *Session) Reduce(f *Func, key bson.RawValue, vals []bson.RawValue) (bson.RawValue, error) {
+	for {
+		arr := bsoncore.NewArrayBuilder()
+		left, size := len(vals), 0
+		for ; left > 0; left-- {
+			v := vals[left-1]
+			if size+len(key.Value)+len(v.Value) > ReduceBatchBytes {
+				if len(vals)-left <= 1 {
+					return bson.RawValue{}, mongoerr.New(mongoerr.ReduceValueTooLarge, "Value too large to reduce")
+				}
+				break
+			}
+			size += len(v.Value)
+			arr.AppendValue(bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		}
+		res, err := s.Call(f, nil, key, bson.RawValue{Type: bson.TypeArray, Value: arr.Build()})
+		if err != nil || left == 0 {
+			return res, err
+		}
+		vals = append(vals[:left:left], res)
+	}
 }
 
 // SetGlobals defines each field of scope as a global variable of the

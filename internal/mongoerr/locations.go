@@ -1181,6 +1181,24 @@ const (
 
 // $setWindowFields.
 const (
+	// JsReduceNotObject: a $_internalJsReduce argument that is not a document.
+	JsReduceNotObject Code = 31326
+	// JsReduceUnknownField: a $_internalJsReduce argument other than eval and data.
+	JsReduceUnknownField Code = 31243
+	// JsReduceEvalType: a $_internalJsReduce eval that is not a string or code.
+	JsReduceEvalType Code = 31244
+	// JsReduceNoEval: a $_internalJsReduce without eval.
+	JsReduceNoEval Code = 31245
+	// JsReduceNoData: a $_internalJsReduce without data.
+	JsReduceNoData Code = 31349
+	// JsReduceDataNotObject: a $_internalJsReduce data that evaluates to
+	// something other than a document.
+	JsReduceDataNotObject Code = 31242
+	// JsReduceDataNotKV: a $_internalJsReduce data document other than {k, v}.
+	JsReduceDataNotKV Code = 31251
+	// ReduceValueTooLarge: a reduce whose batch of values could hold only
+	// one value under the 16 MiB limit.
+	ReduceValueTooLarge Code = 31392
 	// WindowOutputConflictingPaths: two $setWindowFields output paths of
 	// which one is, or is inside, the other.
 	WindowOutputConflictingPaths Code = 6307900

@@ -539,3 +539,56 @@ func TestAccumulator(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalJsReduce checks $_internalJsReduce, the accumulator of
+// mapReduce's reduce (jstests/aggregation/accumulators/internal_js_reduce.js):
+// each group's {k, v} data reduced by eval, a null key too, and its parse
+// and run-time errors.
+func TestInternalJsReduce(t *testing.T) {
+	client, _ := startServer(t)
+	coll := client.Database(testDB).Collection("jsreduce")
+	ctx := context.Background()
+	for _, w := range []any{"hello", "world", "world", "hello", "hi", nil} {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "word", Value: w}, {Key: "val", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reduce := bson.JavaScript("function(key, values) { return Array.sum(values); }")
+	run := func(spec any) ([]bson.Raw, error) {
+		cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$word"}, {Key: "n", Value: bson.D{{Key: "$_internalJsReduce", Value: spec}}}}}},
+			{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+		})
+		if err != nil {
+			return nil, err
+		}
+		var out []bson.Raw
+		err = cur.All(ctx, &out)
+		return out, err
+	}
+	data := bson.D{{Key: "k", Value: "$word"}, {Key: "v", Value: "$val"}}
+	for _, eval := range []any{reduce, string(reduce)} {
+		out, err := run(bson.D{{Key: "data", Value: data}, {Key: "eval", Value: eval}})
+		if err != nil || fmt.Sprint(out) != `[{"_id": null,"n": {"$numberDouble":"1.0"}} {"_id": "hello","n": {"$numberDouble":"2.0"}} {"_id": "hi","n": {"$numberDouble":"1.0"}} {"_id": "world","n": {"$numberDouble":"2.0"}}]` {
+			t.Errorf("eval %T: %v %v", eval, out, err)
+		}
+	}
+	for _, tc := range []struct {
+		spec any
+		code int
+	}{
+		{1, 31326},
+		{bson.D{{Key: "data", Value: data}, {Key: "eval", Value: 5}}, 31244},
+		{bson.D{{Key: "notEval", Value: 1}, {Key: "notData", Value: 1}}, 31243},
+		{bson.D{{Key: "data", Value: data}}, 31245},
+		{bson.D{{Key: "eval", Value: reduce}}, 31349},
+		{bson.D{{Key: "data", Value: 5}, {Key: "eval", Value: reduce}}, 31242},
+		{bson.D{{Key: "data", Value: bson.D{{Key: "v", Value: 1}}}, {Key: "eval", Value: reduce}}, 31251},
+		{bson.D{{Key: "data", Value: bson.D{{Key: "key", Value: 1}, {Key: "value", Value: 1}}}, {Key: "eval", Value: reduce}}, 31251},
+		{bson.D{{Key: "data", Value: data}, {Key: "eval", Value: "UDFs are great!"}}, 139},
+	} {
+		if _, err := run(tc.spec); serverCode(err) != tc.code {
+			t.Errorf("%v: %v, want %d", tc.spec, err, tc.code)
+		}
+	}
+}
