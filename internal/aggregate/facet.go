@@ -24,7 +24,7 @@ func (p *parser) parseFacet(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.FacetSpecInvalid, "the $facet specification must be a non-empty object, but found: %s", arg)
 	}
 	s := &facetStage{}
-	sp, err := p.sub(inFacet, false, p.scope)
+	sp, err := p.sub(inFacet, false, p.coll, p.scope)
 	if err != nil {
 		return nil, err
 	}

@@ -175,7 +175,7 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		if s.foreignOpts != nil {
 			scope = scope.Collated(s.foreignOpts.Collator)
 		}
-		sp, err := p.sub(inLookup, !haveFrom, scope)
+		sp, err := p.sub(inLookup, !haveFrom, s.from, scope)
 		if err != nil {
 			return nil, err
 		}
@@ -415,7 +415,7 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	if !haveColl && !(havePipeline && startsWithDocuments(docs)) {
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$unionWith stage without explicit collection must have a pipeline with $documents as first stage")
 	}
-	sp, err := p.sub(inUnion, !haveColl, p.scope)
+	sp, err := p.sub(inUnion, !haveColl, s.coll, p.scope)
 	if err != nil {
 		return nil, err
 	}

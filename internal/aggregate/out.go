@@ -234,7 +234,7 @@ func (p *parser) parseMerge(arg bson.RawValue) (stage, error) {
 	if s.whenMatched == "pipeline" {
 		// An update pipeline, parsed as MongoDB's PipelineExecutor parses
 		// one: a pipeline of its own, then each stage one an update allows.
-		sp, err := p.sub(topLevel, false, p.scope.With(append([]string{"new"}, s.letNames...)...))
+		sp, err := p.sub(topLevel, false, p.coll, p.scope.With(append([]string{"new"}, s.letNames...)...))
 		if err != nil {
 			return nil, err
 		}

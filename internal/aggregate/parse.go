@@ -33,18 +33,23 @@ type parser struct {
 	// noColl marks a pipeline without a collection, which must start with
 	// $documents.
 	noColl bool
-	depth  int
+	// coll is the collection the pipeline reads: the command's, or the
+	// foreign collection of a $lookup's or $unionWith's sub-pipeline
+	// (MongoDB gives the sub-pipeline that namespace), which $collStats,
+	// $indexStats and $planCacheStats describe.
+	coll  string
+	depth int
 	// ctx holds the values of the command's let variables, which are
 	// constants while the pipeline is parsed.
 	ctx *expr.Context
 }
 
-// sub returns a parser for a nested pipeline.
-func (p *parser) sub(w where, noColl bool, scope *expr.Scope) (*parser, error) {
+// sub returns a parser for a nested pipeline reading coll.
+func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*parser, error) {
 	if p.depth+1 > maxSubPipelineDepth {
 		return nil, mongoerr.New(mongoerr.MaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, depth: p.depth + 1, ctx: p.ctx}, nil
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, depth: p.depth + 1, ctx: p.ctx}, nil
 }
 
 // unimplementedStages are MongoDB stage names Folio does not implement.

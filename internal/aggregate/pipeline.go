@@ -280,7 +280,7 @@ func Parse(stages []bson.Raw, opts Options) (*Pipeline, error) {
 	if opts.Collator != nil {
 		scope = scope.Collated(opts.Collator)
 	}
-	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == "", ctx: ectx}
+	p := &parser{opts: o, scope: scope, where: topLevel, noColl: opts.Coll == "", coll: opts.Coll, ctx: ectx}
 	if p.noColl && len(stages) == 0 {
 		return nil, mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is not valid for an empty pipeline.")
 	}

@@ -10,7 +10,7 @@ import (
 // collection's plan cache, each with the host it was read on (manual,
 // $planCacheStats). It must be the pipeline's first stage and takes an
 // empty document.
-type planCacheStatsStage struct{}
+type planCacheStatsStage struct{ coll string }
 
 func (p *parser) parsePlanCacheStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
@@ -20,12 +20,12 @@ func (p *parser) parsePlanCacheStats(arg bson.RawValue) (stage, error) {
 		// MongoDB names the argument's type here, not the field found.
 		return nil, mongoerr.New(mongoerr.FailedToParse, "$planCacheStats parameters object must be empty. Found: object")
 	}
-	return planCacheStatsStage{}, nil
+	return planCacheStatsStage{p.coll}, nil
 }
 
-func (planCacheStatsStage) run(in Source, rt *runtime) Source {
+func (s planCacheStatsStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		entries, err := rt.opts.Env.PlanCacheStats(rt.opts.DB, rt.opts.Coll)
+		entries, err := rt.opts.Env.PlanCacheStats(rt.opts.DB, s.coll)
 		if err != nil {
 			return nil, err
 		}

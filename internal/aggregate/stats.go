@@ -19,6 +19,7 @@ import (
 // storageStats (sizes), count ({count: n}) and queryExecStats (its
 // collection scans), in that order.
 type collStatsStage struct {
+	coll                      string // the collection described
 	count, storage, queryExec bool
 	scale                     int64 // storageStats' scale
 	// latency asks for latencyStats, with histograms.
@@ -29,7 +30,7 @@ func (p *parser) parseCollStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.CollStatsSpecNotObject, "$collStats must take a nested object but found: %s", values.ShellElement("$collStats", arg))
 	}
-	s := &collStatsStage{scale: 1}
+	s := &collStatsStage{coll: p.coll, scale: 1}
 	for _, f := range fieldsOf(arg.Value) {
 		switch f.key {
 		case "count":
@@ -113,12 +114,12 @@ func hostName() string {
 func (s *collStatsStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
 		fs := []field{
-			{"ns", stringValue(rt.opts.DB + "." + rt.opts.Coll)},
+			{"ns", stringValue(rt.opts.DB + "." + s.coll)},
 		}
 		var st CollStats
 		if s.count || s.storage {
 			var err error
-			if st, err = rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, s.scale); err != nil {
+			if st, err = rt.opts.Env.CollectionStats(rt.opts.DB, s.coll, s.scale); err != nil {
 				// MongoDB retrieves storageStats, then count, each in
 				// its context
 				section := "count"
@@ -133,7 +134,7 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 		}
 		fs = append(fs, field{"host", stringValue(hostName())}, field{"localTime", dateValue(time.Now())})
 		if s.latency {
-			fs = append(fs, field{"latencyStats", docValue(rt.opts.Env.LatencyStats(rt.opts.DB, rt.opts.Coll, s.histograms))})
+			fs = append(fs, field{"latencyStats", docValue(rt.opts.Env.LatencyStats(rt.opts.DB, s.coll, s.histograms))})
 		}
 		if s.count || s.storage {
 			if s.storage {
@@ -144,7 +145,7 @@ func (s *collStatsStage) run(in Source, rt *runtime) Source {
 			}
 		}
 		if s.queryExec {
-			total, nonTailable, err := rt.opts.Env.CollectionScans(rt.opts.DB, rt.opts.Coll)
+			total, nonTailable, err := rt.opts.Env.CollectionScans(rt.opts.DB, s.coll)
 			if err != nil {
 				return nil, collStatsError("queryExecStats", err)
 			}
@@ -171,18 +172,18 @@ func dateValue(t time.Time) bson.RawValue {
 // counting the operations whose plan read the index since the index was
 // created or the server started, and building: true after spec for an
 // index being built; a missing collection has none.
-type indexStatsStage struct{}
+type indexStatsStage struct{ coll string }
 
 func (p *parser) parseIndexStats(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeEmbeddedDocument || len(fieldsOf(arg.Value)) != 0 {
 		return nil, mongoerr.New(mongoerr.IndexStatsSpecNotEmpty, "The $indexStats stage specification must be an empty object")
 	}
-	return indexStatsStage{}, nil
+	return indexStatsStage{p.coll}, nil
 }
 
-func (indexStatsStage) run(in Source, rt *runtime) Source {
+func (s indexStatsStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
-		st, err := rt.opts.Env.CollectionStats(rt.opts.DB, rt.opts.Coll, 1)
+		st, err := rt.opts.Env.CollectionStats(rt.opts.DB, s.coll, 1)
 		if err != nil {
 			if mongoerr.As(err).Code == mongoerr.NamespaceNotFound {
 				return nil, nil
