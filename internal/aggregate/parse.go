@@ -37,8 +37,11 @@ type parser struct {
 	// foreign collection of a $lookup's or $unionWith's sub-pipeline
 	// (MongoDB gives the sub-pipeline that namespace), which $collStats,
 	// $indexStats and $planCacheStats describe.
-	coll  string
-	depth int
+	coll string
+	// facetStage, in a sub-pipeline inside a $facet's pipeline, is the
+	// stage of that pipeline ($lookup, $unionWith) it belongs to.
+	facetStage string
+	depth      int
 	// ctx holds the values of the command's let variables, which are
 	// constants while the pipeline is parsed.
 	ctx *expr.Context
@@ -49,7 +52,27 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 	if p.depth+1 > maxSubPipelineDepth {
 		return nil, mongoerr.New(mongoerr.MaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, depth: p.depth + 1, ctx: p.ctx}, nil
+	facetStage := p.facetStage
+	if p.where == inFacet {
+		switch w {
+		case inLookup:
+			facetStage = "$lookup"
+		case inUnion:
+			facetStage = "$unionWith"
+		}
+	}
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: p.depth + 1, ctx: p.ctx}, nil
+}
+
+// notInFacet are the stages MongoDB refuses in a $facet's pipeline
+// (FacetRequirement::kNotAllowed). A $lookup or $unionWith takes the
+// strictest requirement of its sub-pipeline's stages
+// (StageConstraints::getStrictestConstraints), so one of these anywhere
+// below it makes the $facet refuse the $lookup or $unionWith itself.
+var notInFacet = map[string]bool{
+	"$changeStream": true, "$out": true, "$merge": true, "$facet": true, "$geoNear": true,
+	"$collStats": true, "$indexStats": true, "$planCacheStats": true, "$documents": true,
+	"$currentOp": true, "$listLocalSessions": true, "$listSessions": true,
 }
 
 // unimplementedStages are MongoDB stage names Folio does not implement.
@@ -93,6 +116,9 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.facetStage != "" && notInFacet[name] {
+			return nil, mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", p.facetStage)
+		}
 		// As MongoDB (Pipeline::validateCommon), each pipeline may start
 		// with a $match on $text: a $lookup's or $unionWith's sub-pipeline
 		// reads its collection's text index with it (leadingText); a
@@ -116,14 +142,18 @@ func (p *parser) checkPosition(name string, i, n int) error {
 	if i == 0 && p.noColl && name != "$documents" {
 		return mongoerr.New(mongoerr.InvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", name)
 	}
+	// In a sub-pipeline, MongoDB's first stage of a change stream, its
+	// oplog match, is refused wherever it stands.
+	const oplogMatch = "$_internalChangeStreamOplogMatch"
+	if p.where == inFacet && notInFacet[name] {
+		if name == "$changeStream" {
+			name = oplogMatch
+		}
+		return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
+	}
 	switch name {
 	case "$changeStream":
-		// In a sub-pipeline, MongoDB's first stage of a stream, its oplog
-		// match, is refused wherever it stands.
-		const oplogMatch = "$_internalChangeStreamOplogMatch"
 		switch p.where {
-		case inFacet:
-			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", oplogMatch)
 		case inLookup:
 			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", oplogMatch)
 		case inUnion:
@@ -134,10 +164,7 @@ func (p *parser) checkPosition(name string, i, n int) error {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 		}
 	case "$out", "$merge":
-		switch p.where {
-		case inFacet:
-			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
-		case inUnion:
+		if p.where == inUnion {
 			return mongoerr.New(mongoerr.UnionWithSubPipelineStageNotAllowed, "%s is not allowed within a $unionWith's sub-pipeline", name)
 		}
 		if i != n-1 {
@@ -149,9 +176,6 @@ func (p *parser) checkPosition(name string, i, n int) error {
 			return mongoerr.New(mongoerr.LookupSubPipelineStageNotAllowed, "%s is not allowed within a $lookup's sub-pipeline", name)
 		}
 	case "$collStats", "$indexStats", "$planCacheStats", "$documents", "$currentOp", "$listLocalSessions", "$listSessions":
-		if p.where == inFacet {
-			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
-		}
 		if i != 0 {
 			return mongoerr.New(mongoerr.StageMustBeFirst, "%s is only valid as the first stage in a pipeline", name)
 		}
@@ -161,21 +185,15 @@ func (p *parser) checkPosition(name string, i, n int) error {
 		if name == "$documents" && !p.noColl && p.where == topLevel {
 			return mongoerr.New(mongoerr.InvalidNamespace, "$documents' is not allowed in user requests against a collection; use {aggregate: 1}")
 		}
-	case "$facet":
-		if p.where == inFacet {
-			return mongoerr.New(mongoerr.FacetStageNotAllowed, "$facet is not allowed to be used within a $facet stage")
-		}
 	case "$geoNear":
-		// MongoDB refuses $geoNear in $facet and allows it first in a
-		// $lookup or $unionWith sub-pipeline, whose first stage reads
-		// no collection scan here: the collection scan runs its search
-		// (TakePushdown).
+		// MongoDB allows $geoNear first in a $lookup or $unionWith
+		// sub-pipeline, whose first stage reads no collection scan here:
+		// the collection scan runs its search (TakePushdown). Inside a
+		// $facet, it refuses the $lookup or $unionWith (pipeline).
 		switch {
-		case p.where == inFacet:
-			return mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", name)
 		case i != 0:
 			return mongoerr.New(mongoerr.StageMustBeFirst, "$geoNear is only valid as the first stage in a pipeline")
-		case p.where != topLevel:
+		case p.where != topLevel && p.facetStage == "":
 			return mongoerr.New(mongoerr.NotImplemented, "Folio does not support $geoNear in a sub-pipeline yet")
 		}
 	}
