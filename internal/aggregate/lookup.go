@@ -195,8 +195,9 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 }
 
 // checkForeignNamespace checks the collection a stage ($lookup,
-// $graphLookup) reads, in the pipeline's database: a valid namespace names
-// a collection, without a null byte, else InvalidNamespace.
+// $graphLookup, $unionWith) reads, in the pipeline's database: a valid
+// namespace names a collection, without a null byte, else
+// InvalidNamespace.
 func (p *parser) checkForeignNamespace(stageName, coll string) error {
 	if coll == "" || strings.IndexByte(coll, 0) >= 0 {
 		return mongoerr.New(mongoerr.InvalidNamespace, "invalid %s namespace: %s.%s", stageName, p.opts.DB, strings.ToValidUTF8(coll, "\uFFFD"))
@@ -388,7 +389,7 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	switch arg.Type {
 	case bson.TypeString:
 		s.coll = arg.StringValue()
-		return s, nil
+		return s, p.checkForeignNamespace("$unionWith", s.coll)
 	case bson.TypeEmbeddedDocument:
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "the $unionWith stage specification must be an object or string, but found %s", typeName(arg))
@@ -421,6 +422,13 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	}
 	if s.pipeline, err = sp.pipeline(docs); err != nil {
 		return nil, err
+	}
+	if haveColl {
+		// MongoDB finds the namespace invalid once the sub-pipeline is
+		// parsed, when it reads the collection.
+		if err := p.checkForeignNamespace("$unionWith", s.coll); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
