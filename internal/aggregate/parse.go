@@ -80,6 +80,7 @@ var unimplementedStages = map[string]bool{
 	"$changeStream": true, "$currentOp": true, "$listSessions": true,
 	"$listLocalSessions": true, "$shardedDataDistribution": true,
 	"$listSampledQueries": true, "$listCatalog": true,
+	"$listCachedAndActiveUsers": true, "$operationMetrics": true,
 }
 
 // atlasSearchStages are the stages of Atlas Search, which MongoDB 7.0's
