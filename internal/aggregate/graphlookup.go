@@ -143,13 +143,15 @@ func (p *parser) graphLookupFrom(spec bson.Raw) error {
 	return mongoerr.New(mongoerr.FailedToParse, "$graphLookup 'from' field must be a string, but found %s", typeName(from))
 }
 
-// graphMaxDepth reads maxDepth: a non-negative whole number.
+// graphMaxDepth reads maxDepth: a non-negative whole number. As
+// MongoDB, it takes the number's safeNumberLong (NaN is 0, a value out of
+// range the nearest bound) and then requires it to equal the number.
 func graphMaxDepth(v bson.RawValue) (int64, error) {
 	f, ok := values.Float64(v)
 	if !values.IsNumber(v.Type) || !ok {
 		return 0, mongoerr.New(mongoerr.GraphLookupMaxDepthNotNumber, "maxDepth must be numeric, found type: %s", typeName(v))
 	}
-	n := int64(f)
+	n := expr.SafeLong(v)
 	if n < 0 {
 		return 0, mongoerr.New(mongoerr.GraphLookupMaxDepthNegative, "maxDepth requires a nonnegative argument, found: %d", n)
 	}
