@@ -122,7 +122,7 @@ func TestStageMessages(t *testing.T) {
 		{"lookup pipeline of a number", `[{"$lookup": {"from": "o", "pipeline": [1], "as": "r"}}]`, "", 14,
 			"Each element of the 'pipeline' array must be an object"},
 		// ExpressionContext::copyForSubPipeline
-		{"sub-pipelines nested too deep", `[{"$facet": {"f": [{"$lookup": {"from": "o", "as": "x", "pipeline": [{"$unionWith": {"coll": "o", "pipeline": [` + strings.Repeat(`{"$lookup": {"from": "o", "as": "x", "pipeline": [`, 18) + strings.Repeat(`]}}`, 18) + `]}}]}}]}}]`, "", 232,
+		{"sub-pipelines nested too deep", `[{"$facet": {"f": [{"$lookup": {"from": "o", "as": "x", "pipeline": [{"$unionWith": {"coll": "o", "pipeline": [` + strings.Repeat(`{"$lookup": {"from": "o", "as": "x", "pipeline": [`, 19) + strings.Repeat(`]}}`, 19) + `]}}]}}]}}]`, "", 232,
 			"Maximum number of nested sub-pipelines exceeded. Limit is 20"},
 		// DocumentSourceUnwind::createFromBson: a path missing or empty
 		{"unwind an empty path", `[{"$unwind": ""}]`, "", 28812, "no path specified to $unwind stage"},

@@ -19,9 +19,11 @@ const (
 	inUnion
 )
 
-// maxSubPipelineDepth bounds nested $lookup/$unionWith/$facet pipelines,
-// as MongoDB's internalMaxSubPipelineViewDepth does: one nested deeper fails
-// with MaxSubPipelineDepthExceeded.
+// maxSubPipelineDepth bounds nested $lookup/$unionWith pipelines, as
+// MongoDB's internalMaxSubPipelineViewDepth does: one nested deeper fails
+// with MaxSubPipelineDepthExceeded. A $facet's pipelines do not count: MongoDB
+// parses them in the $facet's own context (Pipeline::parseFacetPipeline),
+// not a copy for a sub-pipeline.
 const maxSubPipelineDepth = 20
 
 // parser holds what parsing a (sub-)pipeline needs: the options, the
@@ -49,7 +51,11 @@ type parser struct {
 
 // sub returns a parser for a nested pipeline reading coll.
 func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*parser, error) {
-	if p.depth+1 > maxSubPipelineDepth {
+	depth := p.depth
+	if w != inFacet {
+		depth++
+	}
+	if depth > maxSubPipelineDepth {
 		return nil, mongoerr.New(mongoerr.MaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
 	}
 	facetStage := p.facetStage
@@ -61,7 +67,7 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 			facetStage = "$unionWith"
 		}
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: p.depth + 1, ctx: p.ctx}, nil
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx}, nil
 }
 
 // notInFacet are the stages MongoDB refuses in a $facet's pipeline
