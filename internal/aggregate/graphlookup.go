@@ -118,6 +118,11 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 			return nil, err
 		}
 	}
+	// MongoDB reads the foreign collection in a copy of the context made
+	// for a sub-pipeline (copyForSubPipeline), one level deeper.
+	if _, err := p.sub(inLookup, false, from, p.scope); err != nil {
+		return nil, err
+	}
 	s.from, s.as, s.connectFrom = from, splitPath(as), splitPath(connectFrom)
 	if depthField != "" {
 		s.depthField = splitPath(depthField)
