@@ -22,10 +22,13 @@ type memEnv struct {
 	mu     sync.Mutex
 	colls  map[string][]bson.Raw        // by "db.coll"
 	unique map[string][]map[string]bool // by "db.coll"
+	// views are the stages of views, by "db.coll", which only the parse
+	// reads (ResolveView): Find reads no views.
+	views map[string][]bson.Raw
 }
 
 func newMemEnv() *memEnv {
-	return &memEnv{colls: map[string][]bson.Raw{}, unique: map[string][]map[string]bool{}}
+	return &memEnv{colls: map[string][]bson.Raw{}, unique: map[string][]map[string]bool{}, views: map[string][]bson.Raw{}}
 }
 
 // declareUnique declares unique indexes of db.coll by their key patterns.
@@ -208,6 +211,13 @@ func (m *memEnv) CollectionStats(db, coll string, scale int64) (CollStats, error
 	idSpec, _ := bson.Marshal(bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}})
 	st.Indexes = []IndexStat{{Spec: idSpec}}
 	return st, nil
+}
+
+func (m *memEnv) ResolveView(db, coll string) ([]bson.Raw, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	stages, ok := m.views[db+"."+coll]
+	return stages, ok, nil
 }
 
 // PlanCacheStats: the in-memory Env plans nothing, so its caches are empty.

@@ -120,7 +120,11 @@ func (p *parser) parseGraphLookup(arg bson.RawValue) (stage, error) {
 	}
 	// MongoDB reads the foreign collection in a copy of the context made
 	// for a sub-pipeline (copyForSubPipeline), one level deeper.
-	if _, err := p.sub(inLookup, false, from, p.scope); err != nil {
+	sp, err := p.sub(inLookup, false, from, p.scope)
+	if err == nil {
+		err = sp.checkViewNesting(from)
+	}
+	if err != nil {
 		return nil, err
 	}
 	s.from, s.as, s.connectFrom = from, splitPath(as), splitPath(connectFrom)

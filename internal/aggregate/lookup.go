@@ -170,18 +170,24 @@ func (p *parser) parseLookup(arg bson.RawValue) (stage, error) {
 		s.letNames = append(s.letNames, f.key)
 		s.letExprs = append(s.letExprs, e)
 	}
+	// MongoDB copies the context for the foreign side, a sub-pipeline
+	// level, with a pipeline or without (copyForSubPipeline); a view read
+	// brings its stages into it.
+	scope := p.scope.With(s.letNames...)
+	if s.foreignOpts != nil {
+		scope = scope.Collated(s.foreignOpts.Collator)
+	}
+	sp, err := p.sub(inLookup, !haveFrom, s.from, scope)
+	if err != nil {
+		return nil, err
+	}
+	if s.foreignOpts != nil {
+		sp.opts = s.foreignOpts
+	}
+	if err := sp.checkViewNesting(s.from); err != nil {
+		return nil, err
+	}
 	if havePipeline {
-		scope := p.scope.With(s.letNames...)
-		if s.foreignOpts != nil {
-			scope = scope.Collated(s.foreignOpts.Collator)
-		}
-		sp, err := p.sub(inLookup, !haveFrom, s.from, scope)
-		if err != nil {
-			return nil, err
-		}
-		if s.foreignOpts != nil {
-			sp.opts = s.foreignOpts
-		}
 		if s.pipeline, err = sp.pipeline(pipeline); err != nil {
 			return nil, err
 		}
@@ -389,6 +395,13 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	switch arg.Type {
 	case bson.TypeString:
 		s.coll = arg.StringValue()
+		sp, err := p.sub(inUnion, false, s.coll, p.scope)
+		if err == nil {
+			err = sp.checkViewNesting(s.coll)
+		}
+		if err != nil {
+			return nil, err
+		}
 		return s, p.checkForeignNamespace("$unionWith", s.coll)
 	case bson.TypeEmbeddedDocument:
 	default:
@@ -418,6 +431,9 @@ func (p *parser) parseUnionWith(arg bson.RawValue) (stage, error) {
 	}
 	sp, err := p.sub(inUnion, !haveColl, s.coll, p.scope)
 	if err != nil {
+		return nil, err
+	}
+	if err := sp.checkViewNesting(s.coll); err != nil {
 		return nil, err
 	}
 	if s.pipeline, err = sp.pipeline(docs); err != nil {

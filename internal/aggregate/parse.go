@@ -70,6 +70,27 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx}, nil
 }
 
+// checkViewNesting parses the stages of the view coll names, when it is
+// one, at the depth of this sub-pipeline reading it, for their nesting
+// only: MongoDB resolves the views a pipeline involves before parsing it
+// and parses a view's stages into the sub-pipeline that reads it, so the
+// $lookups, $graphLookups and $unionWiths inside views count toward
+// maxSubPipelineDepth. The views' other errors are met when they are read.
+func (p *parser) checkViewNesting(coll string) error {
+	if p.opts.Env == nil || coll == "" {
+		return nil
+	}
+	stages, isView, err := p.opts.Env.ResolveView(p.opts.DB, coll)
+	if err != nil || !isView {
+		return nil
+	}
+	vp := *p
+	if _, err := vp.pipeline(stages); err != nil && mongoerr.As(err).Code == mongoerr.MaxSubPipelineDepthExceeded {
+		return err
+	}
+	return nil
+}
+
 // notInFacet are the stages MongoDB refuses in a $facet's pipeline
 // (FacetRequirement::kNotAllowed). A $lookup or $unionWith takes the
 // strictest requirement of its sub-pipeline's stages

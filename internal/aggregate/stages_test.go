@@ -19,7 +19,9 @@ import (
 // collection "c" (and of other collections), a pipeline, and MongoDB's
 // output or error code. unordered compares the output as a multiset;
 // after lists the expected content of collections the pipeline writes;
-// uniqueIndexes are the key patterns of unique indexes of those collections.
+// uniqueIndexes are the key patterns of unique indexes of those collections;
+// views are views to create, in order, each on a collection or an earlier
+// view.
 type stageCase struct {
 	Name           string                `bson:"name"`
 	Docs           []bson.Raw            `bson:"docs"`
@@ -36,6 +38,14 @@ type stageCase struct {
 	MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
 	AllowDiskUse   bool                  `bson:"allowDiskUse"`
 	Collation      bson.Raw              `bson:"collation"`
+	Views          []viewCase            `bson:"views"`
+}
+
+// viewCase is a view of a case: its name, what it is on, its pipeline.
+type viewCase struct {
+	Name     string     `bson:"name"`
+	ViewOn   string     `bson:"viewOn"`
+	Pipeline []bson.Raw `bson:"pipeline"`
 }
 
 // loadCases reads a JSON-lines file of Extended JSON cases.
@@ -101,6 +111,10 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 	}
 	for name, keys := range c.UniqueIndexes {
 		env.declareUnique("test", name, keys)
+	}
+	for _, v := range c.Views {
+		under, _, _ := env.ResolveView("test", v.ViewOn)
+		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
 		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}

@@ -481,6 +481,15 @@ func (env engineEnv) Find(db, coll string, filter bson.Raw, c *collation.Collato
 	return env.e.Find(db, coll, engine.FindOptions{Filter: filter, Txn: env.txn, Ctx: env.ctx, Collation: collationDoc(c)})
 }
 
+// ResolveView follows db.coll's chain of views (Service.resolveView).
+func (env engineEnv) ResolveView(db, coll string) ([]bson.Raw, bool, error) {
+	if env.views == nil {
+		return nil, false, nil
+	}
+	_, stages, isView, err := env.views(db, coll)
+	return stages, isView, err
+}
+
 // findView runs a view's stages (then a $match of filter) on base.
 func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
 	if len(filter) > 5 {

@@ -159,6 +159,11 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
+			Views          []struct {
+				Name     string     `bson:"name"`
+				ViewOn   string     `bson:"viewOn"`
+				Pipeline []bson.Raw `bson:"pipeline"`
+			} `bson:"views"`
 		}
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -182,6 +187,15 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 					continue
 				}
 				if _, err := db.Collection(k).InsertMany(ctx, docs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, v := range tc.Views {
+				pipeline := make(bson.A, len(v.Pipeline))
+				for i, s := range v.Pipeline {
+					pipeline[i] = s
+				}
+				if err := db.CreateView(ctx, v.Name, v.ViewOn, pipeline); err != nil {
 					t.Fatal(err)
 				}
 			}
