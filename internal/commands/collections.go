@@ -141,10 +141,12 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		return marshal(append(reply, bson.E{Key: "ns", Value: r.DB + "." + name})), nil
 	}
-	if name == engine.ProfileCollection && s.prof.of(r.DB).level > 0 {
-		return nil, mongoerr.New(mongoerr.IllegalOperation, "turn off profiling before dropping system.profile collection")
-	}
 	c := s.Engine.Collection(r.DB, name)
+	if c != nil && !r.fromOplog {
+		if err := s.checkDroppable(r, name); err != nil {
+			return nil, err
+		}
+	}
 	existed, err := s.Engine.DropCollection(r.DB, name)
 	if err != nil || !existed || c == nil {
 		return nil, err
@@ -153,6 +155,37 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, err
 	}
 	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(c.IndexCount())}, {Key: "ns", Value: r.DB + "." + name}}), nil
+}
+
+// checkDroppable is the drop command's refusal of an existing system
+// collection (MongoDB's DatabaseImpl::dropCollection, which applyOps'
+// drops skip): system.profile while the database is profiled,
+// system.views while time series collections are defined in it, and a
+// system collection engine.DroppableSystemCollection does not list.
+func (s *Service) checkDroppable(r *Request, name string) error {
+	switch {
+	case !strings.HasPrefix(name, "system."):
+		return nil
+	case name == engine.ProfileCollection:
+		if s.prof.of(r.DB).level > 0 {
+			return mongoerr.New(mongoerr.IllegalOperation, "turn off profiling before dropping system.profile collection")
+		}
+		return nil
+	case name == engine.ViewsCollection:
+		views, err := s.views(r, r.DB)
+		if err != nil {
+			return err
+		}
+		for _, v := range views {
+			if strings.HasPrefix(v.viewOn, timeseries.BucketsPrefix) {
+				return mongoerr.New(mongoerr.CommandFailed, "cannot drop collection %s.%s when time-series collections are present.", r.DB, name)
+			}
+		}
+		return nil
+	case !engine.DroppableSystemCollection(r.DB, name):
+		return mongoerr.New(mongoerr.IllegalOperation, "can't drop system collection %s.%s", r.DB, name)
+	}
+	return nil
 }
 
 // dropDatabaseCmd drops r.DB. Its parameter must be 1, read as a

@@ -54,6 +54,31 @@ func legalSystemNS(db, name string) bool {
 	return db == "admin" && (name == "system.users" || name == "system.roles" || name == "system.version" || name == AdviseCollection)
 }
 
+// DroppableSystemCollection reports whether the drop command may drop
+// db.name, a system.* collection other than system.profile (refused only
+// while profiling) and system.views (refused while time series
+// collections use it), as MongoDB 7.0's DatabaseImpl::dropCollection
+// decides: local.system.healthlog, config.system.sessions,
+// admin.system.keys, a resharding temporary collection, a time series
+// collection's buckets, config.system.preimages,
+// local.system.collections_to_restore, a change collection and
+// system.js; any other (admin.system.users, admin.system.version...) is
+// IllegalOperation.
+func DroppableSystemCollection(db, name string) bool {
+	switch {
+	case strings.HasPrefix(name, timeseries.BucketsPrefix), strings.HasPrefix(name, "system.resharding."),
+		name == "system.js", name == "system.change_collection":
+		return true
+	case db == "local":
+		return name == "system.healthlog" || name == "system.collections_to_restore"
+	case db == "config":
+		return name == "system.sessions" || name == "system.preimages"
+	case db == "admin":
+		return name == "system.keys"
+	}
+	return false
+}
+
 // printable is a name as error messages show it: invalid UTF-8 replaced, so
 // that the reply stays valid BSON.
 func printable(name string) string { return strings.ToValidUTF8(name, "\uFFFD") }
