@@ -9,7 +9,6 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/query"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/timeseries"
 )
@@ -283,7 +282,7 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 			return nil, err
 		}
 	}
-	f, err := query.Compile(filter)
+	f, err := compileCatalogFilter(filter)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +325,14 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	slices.SortFunc(all, func(a, b listed) int { return strings.Compare(a.name, b.name) })
 	var batch []bson.Raw
 	for _, l := range all {
-		if mayList(l.name) && f.Match(l.doc) {
+		if !mayList(l.name) {
+			continue
+		}
+		matched, _, err := f.MatchErr(l.doc)
+		if err != nil {
+			return nil, err
+		}
+		if matched {
 			batch = append(batch, l.doc)
 		}
 	}

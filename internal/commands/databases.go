@@ -25,7 +25,7 @@ var listDatabasesSpec = &argSpec{path: "listDatabases", fields: []argField{
 
 func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 	filter, nameOnly := r.args.doc("filter"), r.args.bool("nameOnly")
-	f, err := query.Compile(filter)
+	f, err := compileCatalogFilter(filter)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +52,11 @@ func listDatabasesCmd(s *Service, r *Request) (bson.Raw, error) {
 			empty := len(s.Engine.Collections(name)) == 0 && !s.Engine.IsOplog(name, engine.OplogColl)
 			d = append(d, bson.E{Key: "sizeOnDisk", Value: size}, bson.E{Key: "empty", Value: empty})
 		}
-		if f.Match(marshal(d)) {
+		matched, _, err := f.MatchErr(marshal(d))
+		if err != nil {
+			return nil, err
+		}
+		if matched {
 			dbs = append(dbs, d)
 			total += size
 		}
@@ -77,4 +81,17 @@ func (s *Service) dbDiskSize(db string) int64 {
 		size += s.Engine.OplogDiskSize()
 	}
 	return size
+}
+
+// compileCatalogFilter parses the filter of listDatabases or
+// listCollections as MongoDB's MatchExpressionParser::parse does with its
+// default features: $expr and $jsonSchema, but no $where, $text or $near
+// (BadValue). An $expr that fails on a database or collection fails the
+// command (MatchErr).
+func compileCatalogFilter(filter bson.Raw) (*query.Filter, error) {
+	f, err := query.Compile(filter)
+	if err != nil {
+		return nil, err
+	}
+	return f, f.DefaultBannedFeature()
 }

@@ -146,6 +146,15 @@ func TestErrorMessages(t *testing.T) {
 		{"a search index command", "", `{"createSearchIndexes": "c", "indexes": [{"definition": {}}]}`, 115, "Search index commands are only supported with Atlas."},
 		{"a search index entry without its definition", "", `{"createSearchIndexes": "c", "indexes": [{}]}`, 40414, "BSON field 'createSearchIndexes.indexes.definition' is missing but a required field"},
 		{"compact of a missing collection", "", `{"compact": "nope"}`, 26, "collection does not exist"},
+		// listDatabases and listCollections parse their filter with the
+		// default features (no $text or $near), and an $expr failing on a
+		// database or collection fails the command
+		{"listDatabases filter with $text", "admin", `{"listDatabases": 1, "filter": {"$text": {"$search": "x"}}}`, 2, "$text is not allowed in this context"},
+		{"listDatabases filter with $nearSphere", "admin", `{"listDatabases": 1, "filter": {"a": {"$nearSphere": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}}`, 2,
+			"$geoNear, $near, and $nearSphere are not allowed in this context"},
+		{"listDatabases filter failing", "admin", `{"listDatabases": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
+		{"listCollections filter with $text", "", `{"listCollections": 1, "filter": {"$text": {"$search": "x"}}}`, 2, "$text is not allowed in this context"},
+		{"listCollections filter failing", "", `{"listCollections": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},
