@@ -231,6 +231,12 @@ var argRows = []struct {
 	{"create.idIndex", `{"create": "d", "idIndex": {"key": {"a": 1}, "name": "_id_"}}`, 2},
 	{"create.idIndex", `{"create": "d1", "idIndex": {"v": 1, "key": {"_id": 1}, "name": "_id_"}}`, 0},
 	{"create.idIndex", `{"create": "d2", "idIndex": {"v": 1, "key": {"_id": 1}, "name": "_id_"}, "collation": {"locale": "fr"}}`, 238},
+	{"create.idIndex", `{"create": "d3", "idIndex": {"key": {"_id": 1}, "name": "a_1"}}`, 0},
+	{"create.idIndex", `{"create": "d4", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "en_US"}}}`, 2},
+	{"create.idIndex", `{"create": "d5", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "en_US"}}, "collation": {"locale": "fr_CA"}}`, 2},
+	{"create.idIndex", `{"create": "d6", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "simple"}}, "collation": {"locale": "fr_CA"}}`, 2},
+	{"create.idIndex", `{"create": "d7", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "en_US"}}, "collation": {"locale": "en_US", "strength": 3}}`, 0},
+	{"create.idIndex", `{"create": "d8", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "simple"}}}`, 0},
 
 	{"listCollections.filter", `{"listCollections": 1, "filter": {"name": "c"}}`, 0},
 	{"listCollections.nameOnly", `{"listCollections": 1, "nameOnly": true}`, 0},

@@ -140,14 +140,14 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 			return opts, err
 		}
 	}
+	var defaultColl *collation.Collator
 	if d := c.doc("collation"); d != nil {
-		coll, err := collation.Parse(d)
-		if err != nil {
+		if defaultColl, err = collation.Parse(d); err != nil {
 			return opts, err
 		}
 		// The simple collation is the default: nothing is stored.
-		if coll != nil {
-			opts.Collation = coll.Document()
+		if defaultColl != nil {
+			opts.Collation = defaultColl.Document()
 		}
 	}
 	if v := c.doc("validator"); len(v) > 5 {
@@ -190,8 +190,18 @@ func parseCreateOptions(c *cmdArgs, name string) (engine.CollectionOptions, erro
 		if !isIDIndexPattern(spec.Key) {
 			return opts, mongoerr.New(mongoerr.BadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", spec.Key)
 		}
-		if spec.Name != "_id_" {
-			return opts, notImplementedCreateOption("idIndex.name")
+		// Its name is always _id_ (IndexCatalogImpl::_fixIndexSpec names
+		// an index of key {_id: 1} so), and its collation, given, must
+		// be the collection's: the simple one when the collection has
+		// none.
+		if spec.Collation != nil {
+			idColl, err := collation.Parse(spec.Collation)
+			if err != nil {
+				return opts, err
+			}
+			if !collation.Equal(defaultColl, idColl) {
+				return opts, mongoerr.New(mongoerr.BadValue, "'idIndex' must have the same collation as the collection.")
+			}
 		}
 		if opts.ClusteredIndex != nil {
 			// A clustered collection has no _id index to describe.

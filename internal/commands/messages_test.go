@@ -155,6 +155,8 @@ func TestErrorMessages(t *testing.T) {
 		{"listDatabases filter failing", "admin", `{"listDatabases": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
 		{"listCollections filter with $text", "", `{"listCollections": 1, "filter": {"$text": {"$search": "x"}}}`, 2, "$text is not allowed in this context"},
 		{"listCollections filter failing", "", `{"listCollections": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
+		{"create with an idIndex of another collation", "", `{"create": "d", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "en_US"}}}`, 2,
+			"'idIndex' must have the same collation as the collection."},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},

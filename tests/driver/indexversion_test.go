@@ -209,3 +209,24 @@ func TestIDIndexVersion1(t *testing.T) {
 	defer client.Disconnect(ctx)
 	check(client)
 }
+
+// TestIDIndexNamed: create's idIndex may name the _id index otherwise; the
+// index is named _id_ all the same (IndexCatalogImpl::_fixIndexSpec), and
+// an idIndex whose collation is not the collection's is refused.
+func TestIDIndexNamed(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	idIndex := bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "a_1"}}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "idnamed"}, {Key: "idIndex", Value: idIndex}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	specs := indexSpecs(t, db.Collection("idnamed"))
+	if _, ok := specs["_id_"]; !ok || len(specs) != 1 {
+		t.Errorf("indexes %v, want _id_ alone", specs)
+	}
+	idIndex = bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"},
+		{Key: "collation", Value: bson.D{{Key: "locale", Value: "en_US"}}}}
+	err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "idcoll"}, {Key: "idIndex", Value: idIndex}}).Err()
+	requireCode(t, err, 2, "BadValue")
+}
