@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/timeseries"
 )
@@ -364,10 +365,15 @@ func renameCollectionCmd(s *Service, r *Request) (bson.Raw, error) {
 		return nil, wrongType("renameCollection", "renameCollection", r.args.first(), "string")
 	}
 	to := r.args.str("to")
-	fromDB, fromColl, ok1 := strings.Cut(from, ".")
-	toDB, toColl, ok2 := strings.Cut(to, ".")
-	if !ok1 || !ok2 || fromColl == "" || toColl == "" {
-		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid namespace specified '%s'", to)
+	// Each name is valid as NamespaceString::isValid has it: a valid
+	// database name (a '$' allowed) and a collection.
+	fromDB, fromColl, _ := strings.Cut(from, ".")
+	toDB, toColl, _ := strings.Cut(to, ".")
+	if !nsname.ValidDB(fromDB, true) || fromColl == "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid source namespace: %s", strings.ToValidUTF8(from, "\uFFFD"))
+	}
+	if !nsname.ValidDB(toDB, true) || toColl == "" {
+		return nil, mongoerr.New(mongoerr.InvalidNamespace, "Invalid target namespace: %s", strings.ToValidUTF8(to, "\uFFFD"))
 	}
 	dropTarget, targetUUID := false, []byte(nil)
 	switch v := r.args.value("dropTarget"); v.Type {

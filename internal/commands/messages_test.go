@@ -157,6 +157,20 @@ func TestErrorMessages(t *testing.T) {
 		{"listCollections filter failing", "", `{"listCollections": 1, "filter": {"$expr": {"$abs": "$name"}}}`, 28765, "$abs only supports numeric types, not string"},
 		{"create with an idIndex of another collation", "", `{"create": "d", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": {"locale": "en_US"}}}`, 2,
 			"'idIndex' must have the same collation as the collection."},
+		// renameCollection: names valid (NamespaceString::isValid), then
+		// each one a client may write (validateNamespacesForRenameCollection)
+		{"rename of a database", "admin", `{"renameCollection": "test", "to": "test.d"}`, 73, "Invalid source namespace: test"},
+		{"rename to an empty collection", "admin", `{"renameCollection": "test.c", "to": "test."}`, 73, "Invalid target namespace: test."},
+		{"rename to a system collection", "admin", `{"renameCollection": "test.c", "to": "test.system.foo"}`, 20,
+			"error with target namespace: Invalid system namespace: test.system.foo"},
+		{"rename of a missing system collection", "admin", `{"renameCollection": "test.system.foo", "to": "test.d"}`, 20,
+			"error with source namespace: Invalid system namespace: test.system.foo"},
+		{"rename to system.users outside admin", "admin", `{"renameCollection": "test.c", "to": "test.system.users"}`, 20,
+			"error with target namespace: Invalid system namespace: test.system.users"},
+		{"rename to system.profile", "admin", `{"renameCollection": "test.c", "to": "test.system.profile"}`, 20,
+			"error with target namespace: cannot write to test.system.profile"},
+		{"rename of admin.system.version", "admin", `{"renameCollection": "admin.system.version", "to": "admin.v"}`, 20,
+			"renaming the server configuration collection (admin.system.version) is not allowed"},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},

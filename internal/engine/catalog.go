@@ -759,8 +759,13 @@ func (e *Engine) DropDatabase(db string) error {
 }
 
 // ValidateRename checks a rename's names before any collection is looked
-// at, as renameCollection does (a rename to itself, then the target's
-// name, and system.profile either way).
+// at, as MongoDB 7.0's renameCollection and
+// validateNamespacesForRenameCollection do: not a rename to itself, the
+// oplog neither renamed nor renamed to, then each name one a client may
+// write (userAllowedWriteNS: system.profile and system.views refused
+// beside what userAllowedCreateNS refuses), its problem reported as
+// IllegalOperation "error with source namespace" or "error with target
+// namespace", and the server configuration collection never renamed.
 func ValidateRename(fromDB, from, toDB, to string) error {
 	oplogName := func(db, coll string) bool { return db == OplogDB && strings.HasPrefix(coll, "oplog.") }
 	switch {
@@ -771,17 +776,25 @@ func ValidateRename(fromDB, from, toDB, to string) error {
 	case oplogName(toDB, to):
 		return mongoerr.New(mongoerr.IllegalOperation, "can't rename to live oplog while replicating")
 	}
-	if err := ValidateNamespace(toDB, to); err != nil {
-		return err
+	for _, ns := range []struct{ which, db, coll string }{{"source", fromDB, from}, {"target", toDB, to}} {
+		if err := validateWritable(ns.db, ns.coll); err != nil {
+			return mongoerr.New(mongoerr.IllegalOperation, "error with %s namespace: %s", ns.which, mongoerr.As(err).Msg)
+		}
 	}
-	if from == ProfileCollection || to == ProfileCollection {
-		return mongoerr.New(mongoerr.IllegalOperation, "renaming to or from %s is not allowed", ProfileCollection)
-	}
-	if from == ViewsCollection || to == ViewsCollection {
-		// a database's views are its system.views documents
-		return mongoerr.New(mongoerr.IllegalOperation, "renaming system.views collection or renaming to system.views is not allowed")
+	if fromDB == "admin" && from == "system.version" {
+		return mongoerr.New(mongoerr.IllegalOperation, "renaming the server configuration collection (admin.system.version) is not allowed")
 	}
 	return nil
+}
+
+// validateWritable is MongoDB's userAllowedWriteNS: a collection a client
+// may write, which system.profile and system.views are not (their
+// writers are the profiler and the view commands).
+func validateWritable(db, coll string) error {
+	if coll == ProfileCollection || coll == ViewsCollection {
+		return mongoerr.New(mongoerr.InvalidNamespace, "cannot write to %s.%s", printable(db), printable(coll))
+	}
+	return ValidateNamespace(db, coll)
 }
 
 // RenameCollection moves a collection to a new name, possibly in another

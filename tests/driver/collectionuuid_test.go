@@ -181,7 +181,7 @@ var uuidCases = []uuidCase{
 	}, code: 20},
 	{name: "rename to an invalid name", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".coll"}, {Key: "to", Value: testDB + ".system.x"}, {Key: "collectionUUID", Value: u["other"]}}
-	}, code: 73},
+	}, code: 20},
 	{name: "rename a missing collection to itself", db: "admin", cmd: func(u map[string]bson.Binary) bson.D {
 		return bson.D{{Key: "renameCollection", Value: testDB + ".missing"}, {Key: "to", Value: testDB + ".missing"}}
 	}, code: 20},
