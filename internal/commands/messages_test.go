@@ -171,6 +171,9 @@ func TestErrorMessages(t *testing.T) {
 			"error with target namespace: cannot write to test.system.profile"},
 		{"rename of admin.system.version", "admin", `{"renameCollection": "admin.system.version", "to": "admin.v"}`, 20,
 			"renaming the server configuration collection (admin.system.version) is not allowed"},
+		{"collMod of an index by a missing key pattern", "", `{"collMod": "c", "index": {"keyPattern": {"nope": 1}, "hidden": true}}`, 27,
+			"cannot find index { nope: 1 } for ns test.c"},
+		{"collMod of an index by a missing name", "", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27, "cannot find index nope for ns test.c"},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},

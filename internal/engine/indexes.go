@@ -677,6 +677,10 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return modifyIDIndex(coll, change)
 	}
 	if at < 0 {
+		// named by its name, or by its key pattern
+		if key != nil {
+			return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", key, db, coll)
+		}
 		return nil, nil, mongoerr.New(mongoerr.IndexNotFound, "cannot find index %s for ns %s.%s", name, db, coll)
 	}
 	before = ixs[at]
