@@ -36,12 +36,14 @@ var authzRules = map[string]authzRule{}
 
 func init() {
 	open := authzRule{open: true}
+	// the commands whose requiresAuth is false in MongoDB (listCommands'
+	// too: ListCommandsCmd)
 	for _, n := range []string{"hello", "isMaster", "ismaster", "buildInfo", "buildinfo", "ping",
-		"saslStart", "saslContinue", "authenticate", "logout", "connectionStatus"} {
+		"saslStart", "saslContinue", "authenticate", "logout", "connectionStatus", "listCommands"} {
 		authzRules[n] = open
 	}
 	anyUser := authzRule{needs: func(*Request) ([]need, error) { return nil, nil }}
-	for _, n := range []string{"whatsmyuri", "listCommands", "startSession", "endSessions", "refreshSessions",
+	for _, n := range []string{"whatsmyuri", "startSession", "endSessions", "refreshSessions",
 		"commitTransaction", "abortTransaction", "killSessions", "getMore",
 		// test commands, which MongoDB checks no privilege for: they
 		// exist only when the server runs with test commands

@@ -76,7 +76,7 @@ func TestAuthLocalhostException(t *testing.T) {
 	cfg.Auth = true
 	in := startInstance(t, cfg)
 	anon := anonymous(t, in)
-	for _, cmd := range []bson.D{{{Key: "ping", Value: 1}}, {{Key: "hello", Value: 1}}, {{Key: "buildInfo", Value: 1}}, {{Key: "connectionStatus", Value: 1}}} {
+	for _, cmd := range []bson.D{{{Key: "ping", Value: 1}}, {{Key: "hello", Value: 1}}, {{Key: "buildInfo", Value: 1}}, {{Key: "connectionStatus", Value: 1}}, {{Key: "listCommands", Value: 1}}} {
 		if _, err := runCmd(anon, "admin", cmd); err != nil {
 			t.Errorf("%v without a user: %v", cmd, err)
 		}
