@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,6 +15,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // Views are kept as MongoDB keeps them: a document per view in the
@@ -315,6 +317,9 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 	if v, err := s.lookupView(r, r.DB, name); err != nil || v != nil {
 		if err == nil {
 			err = mongoerr.New(mongoerr.NamespaceExists, "Collection %s.%s already exists.", r.DB, name)
+			if r.Txn == nil {
+				err = sameView(r.DB, v, viewOn, pipeline, coll)
+			}
 		}
 		return err
 	}
@@ -333,6 +338,41 @@ func (s *Service) createView(r *Request, name, viewOn string, pipeline []bson.Ra
 		err = werrs[0].Err
 	}
 	return err
+}
+
+// sameView is create's answer when the view it would create exists
+// (outside a transaction): success when the existing view has the same
+// viewOn, pipeline and collation, else NamespaceExists saying which
+// differs, as MongoDB's checkCollectionOptions does.
+func sameView(db string, v *viewDef, viewOn string, pipeline []bson.Raw, coll bson.Raw) error {
+	if v.viewOn != viewOn {
+		return mongoerr.New(mongoerr.NamespaceExists, "namespace %s.%s already exists, but is a view on %s.%s rather than %s.%s", db, v.name, db, v.viewOn, db, viewOn)
+	}
+	existing, wanted := stagesDoc(v.pipeline), stagesDoc(pipeline)
+	if values.CompareDocuments(existing, wanted) != 0 {
+		return mongoerr.New(mongoerr.NamespaceExists, "namespace %s.%s already exists, but with pipeline %s rather than %s", db, v.name, existing, wanted)
+	}
+	// both are normalized collation documents (nil: the simple one)
+	if !bytes.Equal(v.collation, coll) {
+		orEmpty := func(d bson.Raw) bson.Raw {
+			if d == nil {
+				return bson.Raw{5, 0, 0, 0, 0}
+			}
+			return d
+		}
+		return mongoerr.New(mongoerr.NamespaceExists, "namespace %s.%s already exists, but with collation: %s rather than %s", db, v.name, orEmpty(v.collation), orEmpty(coll))
+	}
+	return nil
+}
+
+// stagesDoc is a pipeline as the document of its stages keyed "0", "1"...
+// (a BSON array's body), as MongoDB compares and prints one.
+func stagesDoc(pipeline []bson.Raw) bson.Raw {
+	d := make(bson.D, len(pipeline))
+	for i, st := range pipeline {
+		d[i] = bson.E{Key: strconv.Itoa(i), Value: st}
+	}
+	return marshal(d)
 }
 
 // stagesArray is a view's pipeline as an array value.
