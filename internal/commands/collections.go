@@ -172,7 +172,12 @@ func (s *Service) checkDroppable(r *Request, name string) error {
 		}
 		return nil
 	case name == engine.ViewsCollection:
+		// (invalid view definitions do not keep system.views, which
+		// holds them, from being dropped)
 		views, err := s.views(r, r.DB)
+		if mongoerr.Is(err, mongoerr.InvalidViewDefinition) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

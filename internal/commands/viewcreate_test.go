@@ -39,3 +39,48 @@ func TestCreateExistingView(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidViewDefinitions: a system.views document MongoDB's view
+// catalog would not load makes listCollections fail with
+// InvalidViewDefinition, leaves commands on collections working, and
+// system.views may still be dropped (invalid_system_views.js).
+func TestInvalidViewDefinitions(t *testing.T) {
+	for _, bad := range []string{
+		`{"_id": "test.badViewStringPipeline", "viewOn": "c", "pipeline": "bad"}`,
+		`{"_id": "test.badViewEmptyObjectPipeline", "viewOn": "c", "pipeline": {}}`,
+		`{"_id": "test.badViewArrayWithIntegerPipeline", "viewOn": "c", "pipeline": [1]}`,
+		`{"_id": "test.badViewArrayWithEmptyArrayPipeline", "viewOn": "c", "pipeline": [[]]}`,
+		`{"_id": 7, "viewOn": "c", "pipeline": []}`,
+		`{"_id": "test.embedded\u0000null", "viewOn": "c", "pipeline": []}`,
+		`{"_id": "invalidNotFullyQualifiedNs", "viewOn": "c", "pipeline": []}`,
+		`{"_id": "test.missingViewOnField", "pipeline": []}`,
+		`{"_id": "test.extraField", "viewOn": "c", "pipeline": [], "x": 1}`,
+	} {
+		t.Run(bad, func(t *testing.T) {
+			s := argsService(t)
+			var doc bson.Raw
+			if err := bson.UnmarshalExtJSON([]byte(bad), true, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "v"}, {Key: "viewOn", Value: "c"}})); c != 0 {
+				t.Fatalf("create: %d", c)
+			}
+			ops := bson.A{bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "test.system.views"}, {Key: "o", Value: doc}}}
+			if c := code(runCmdOn(t, s, "admin", bson.D{{Key: "applyOps", Value: ops}})); c != 0 {
+				t.Fatalf("applyOps: %d", c)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}})); c != 182 {
+				t.Errorf("listCollections: %d, want 182", c)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "c"}})); c != 0 {
+				t.Errorf("find on a collection: %d", c)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "drop", Value: "system.views"}})); c != 0 {
+				t.Errorf("drop system.views: %d", c)
+			}
+			if c := code(runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}})); c != 0 {
+				t.Errorf("listCollections after the drop: %d", c)
+			}
+		})
+	}
+}

@@ -456,8 +456,60 @@ func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
 		if doc == nil || err != nil {
 			return out, err
 		}
+		if !validViewDoc(db, doc) {
+			return nil, mongoerr.New(mongoerr.InvalidViewDefinition,
+				"Invalid view definition detected in the view catalog. Remove the invalid view manually to prevent disallowing any further usage of the view catalog.")
+		}
 		out = append(out, parseViewDoc(db, doc))
 	}
+}
+
+// validViewDoc is whether a system.views document defines a view MongoDB
+// loads into its view catalog (DurableViewCatalogImpl's
+// _validateViewDefinition, then ViewDefinition's stages): no fields but
+// _id, viewOn, pipeline, collation and timeseries; an _id naming a valid
+// collection of db; viewOn a valid collection name; pipeline an array of
+// documents; collation and timeseries documents when present. One that
+// does not makes the database's views unusable (InvalidViewDefinition)
+// until it is removed.
+func validViewDoc(db string, doc bson.Raw) bool {
+	elems, err := doc.Elements()
+	if err != nil {
+		return false
+	}
+	for _, e := range elems {
+		switch e.Key() {
+		case "_id", "viewOn", "pipeline", "collation", "timeseries":
+		default:
+			return false
+		}
+	}
+	validColl := func(c string) bool { return c != "" && c[0] != '.' && !strings.ContainsRune(c, 0) }
+	id, _ := doc.Lookup("_id").StringValueOK()
+	idDB, idColl, ok := strings.Cut(id, ".")
+	viewOn, _ := doc.Lookup("viewOn").StringValueOK()
+	if !ok || idDB != db || !validColl(idColl) || !validColl(viewOn) {
+		return false
+	}
+	stages, ok := doc.Lookup("pipeline").ArrayOK()
+	if !ok {
+		return false
+	}
+	vals, err := stages.Values()
+	if err != nil {
+		return false
+	}
+	for _, st := range vals {
+		if st.Type != bson.TypeEmbeddedDocument {
+			return false
+		}
+	}
+	for _, f := range []string{"collation", "timeseries"} {
+		if v := doc.Lookup(f); v.Type != 0 && v.Type != bson.TypeEmbeddedDocument {
+			return false
+		}
+	}
+	return true
 }
 
 // viewInfo is a view as listCollections describes it.
