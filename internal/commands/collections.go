@@ -12,6 +12,7 @@ import (
 	"github.com/folio-db/folio/internal/nsname"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/timeseries"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -314,9 +315,12 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	if s.Engine.IsOplog(r.DB, engine.OplogColl) && (!named || name == engine.OplogColl) {
 		all = append(all, listed{engine.OplogColl, marshal(s.oplogInfo(nameOnly))})
 	}
-	views, err := s.views(r, r.DB)
-	if err != nil {
-		return nil, err
+	var views []*viewDef
+	if !selectsCollectionsOnly(filter) {
+		var err error
+		if views, err = s.views(r, r.DB); err != nil {
+			return nil, err
+		}
 	}
 	for _, v := range views {
 		if named && v.name != name {
@@ -343,6 +347,21 @@ func listCollectionsCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 	}
 	return s.serveList(r, "$cmd.listCollections", batch, batchSize)
+}
+
+// collectionsOnlyFilter is the filter with which listCollections leaves
+// the views out without reading them (ListCollectionsFilter's
+// makeTypeCollectionFilter, which collection cloners send): given it,
+// invalid view definitions do not fail the command.
+var collectionsOnlyFilter = marshal(bson.D{{Key: "$or", Value: bson.A{
+	bson.D{{Key: "type", Value: "collection"}},
+	bson.D{{Key: "type", Value: bson.D{{Key: "$exists", Value: false}}}},
+}}})
+
+// selectsCollectionsOnly reports whether filter is collectionsOnlyFilter,
+// compared as MongoDB's SimpleBSONObjComparator compares documents.
+func selectsCollectionsOnly(filter bson.Raw) bool {
+	return len(filter) > 5 && values.CompareDocuments(filter, collectionsOnlyFilter) == 0
 }
 
 // filterName is the name a listCollections filter requires, when it has a

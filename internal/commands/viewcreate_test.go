@@ -43,7 +43,9 @@ func TestCreateExistingView(t *testing.T) {
 // TestInvalidViewDefinitions: a system.views document MongoDB's view
 // catalog would not load makes listCollections fail with
 // InvalidViewDefinition, leaves commands on collections working, and
-// system.views may still be dropped (invalid_system_views.js).
+// system.views may still be dropped (invalid_system_views.js); a
+// listCollections selecting only collections by the cloners' filter reads
+// no view (list_collections_no_views.js).
 func TestInvalidViewDefinitions(t *testing.T) {
 	for _, bad := range []string{
 		`{"_id": "test.badViewStringPipeline", "viewOn": "c", "pipeline": "bad"}`,
@@ -71,6 +73,17 @@ func TestInvalidViewDefinitions(t *testing.T) {
 			}
 			if c := code(runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}})); c != 182 {
 				t.Errorf("listCollections: %d, want 182", c)
+			}
+			// the cloners' filter of collections reads no view
+			collsOnly := bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "type", Value: "collection"}}, bson.D{{Key: "type", Value: bson.D{{Key: "$exists", Value: false}}}}}}}
+			reply := runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: collsOnly}})
+			listed, _ := reply.Lookup("cursor", "firstBatch").Array().Values()
+			if c := code(reply); c != 0 || len(listed) == 0 {
+				t.Errorf("listCollections of collections only: %d %s", c, reply)
+			}
+			typeView := bson.D{{Key: "type", Value: "view"}}
+			if c := code(runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: typeView}})); c != 182 {
+				t.Errorf("listCollections of views: %d, want 182", c)
 			}
 			if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "c"}})); c != 0 {
 				t.Errorf("find on a collection: %d", c)
