@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -84,6 +85,12 @@ func TestInvalidViewDefinitions(t *testing.T) {
 			typeView := bson.D{{Key: "type", Value: "view"}}
 			if c := code(runCmd(t, s, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: typeView}})); c != 182 {
 				t.Errorf("listCollections of views: %d, want 182", c)
+			}
+			// an invalid definition is no view to read
+			if id, ok := doc.Lookup("_id").StringValueOK(); ok && strings.HasPrefix(id, "test.") && !strings.ContainsRune(id, 0) {
+				if c := code(runCmd(t, s, bson.D{{Key: "find", Value: strings.TrimPrefix(id, "test.")}})); c != 182 {
+					t.Errorf("find on the invalid view: %d, want 182", c)
+				}
 			}
 			if c := code(runCmd(t, s, bson.D{{Key: "find", Value: "c"}})); c != 0 {
 				t.Errorf("find on a collection: %d", c)

@@ -49,7 +49,18 @@ func (s *Service) lookupView(r *Request, db, name string) (*viewDef, error) {
 	if doc == nil || err != nil {
 		return nil, err
 	}
+	if !validViewDoc(db, doc) {
+		return nil, invalidViewCatalog()
+	}
 	return parseViewDoc(db, doc), nil
+}
+
+// invalidViewCatalog is MongoDB's error for using the views of a database
+// whose system.views holds a definition its view catalog would not load
+// (validViewDoc).
+func invalidViewCatalog() error {
+	return mongoerr.New(mongoerr.InvalidViewDefinition,
+		"Invalid view definition detected in the view catalog. Remove the invalid view manually to prevent disallowing any further usage of the view catalog.")
 }
 
 // parseViewDoc reads a system.views document.
@@ -457,8 +468,7 @@ func (s *Service) views(r *Request, db string) ([]*viewDef, error) {
 			return out, err
 		}
 		if !validViewDoc(db, doc) {
-			return nil, mongoerr.New(mongoerr.InvalidViewDefinition,
-				"Invalid view definition detected in the view catalog. Remove the invalid view manually to prevent disallowing any further usage of the view catalog.")
+			return nil, invalidViewCatalog()
 		}
 		out = append(out, parseViewDoc(db, doc))
 	}
