@@ -117,6 +117,11 @@ func dropCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The drop command refuses the oplog of a replica set member first
+	// (CmdDrop's typedRun, ns().isOplog()).
+	if r.DB == engine.OplogDB && strings.HasPrefix(name, "oplog.") && s.ReplSetName != "" && !r.fromOplog {
+		return nil, mongoerr.New(mongoerr.DropLiveOplog, "can't drop live oplog while replicating")
+	}
 	ts, err := s.timeseriesOf(r, r.DB, name)
 	if err == nil {
 		err = s.checkDropUUID(r, name, ts)

@@ -174,6 +174,7 @@ func TestErrorMessages(t *testing.T) {
 		{"collMod of an index by a missing key pattern", "", `{"collMod": "c", "index": {"keyPattern": {"nope": 1}, "hidden": true}}`, 27,
 			"cannot find index { nope: 1 } for ns test.c"},
 		{"collMod of an index by a missing name", "", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27, "cannot find index nope for ns test.c"},
+		{"drop of the oplog", "local", `{"drop": "oplog.rs"}`, 5255000, "can't drop live oplog while replicating"},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},

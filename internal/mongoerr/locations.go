@@ -1403,10 +1403,13 @@ const (
 	FailCommandClosedConnection Code = 50985
 )
 
-// dropDatabase.
+// dropDatabase and drop.
 const (
 	// DropDatabaseNotOne: dropDatabase's parameter other than 1.
 	DropDatabaseNotOne Code = 5255100
+	// DropLiveOplog: drop of the oplog (local.oplog.*) on a replica set
+	// member.
+	DropLiveOplog Code = 5255000
 )
 
 // Oplog entries applied by applyOps.

@@ -381,7 +381,7 @@ func TestOplogNotShadowed(t *testing.T) {
 		{bson.D{{Key: "findAndModify", Value: "oplog.rs"}, {Key: "query", Value: bson.D{}}, {Key: "remove", Value: true}}, 238, "NotImplemented"},
 		{bson.D{{Key: "createIndexes", Value: "oplog.rs"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a"}}}}}, 238, "NotImplemented"},
 		{bson.D{{Key: "create", Value: "oplog.rs"}}, 48, "NamespaceExists"},
-		{bson.D{{Key: "drop", Value: "oplog.rs"}}, 20, "IllegalOperation"},
+		{bson.D{{Key: "drop", Value: "oplog.rs"}}, 5255000, "Location5255000"},
 	} {
 		reply, err := local.RunCommand(ctx, tc.cmd).Raw()
 		if err == nil {
