@@ -104,3 +104,19 @@ func TestInvalidViewDefinitions(t *testing.T) {
 		})
 	}
 }
+
+// TestCreateExistingCollection: creating a collection that exists with
+// other options fails with NamespaceExists showing the existing options,
+// uuid first (checkCollectionOptions, CollectionOptions::toBSON).
+func TestCreateExistingCollection(t *testing.T) {
+	s := argsService(t)
+	if c := code(runCmd(t, s, bson.D{{Key: "create", Value: "d"}, {Key: "validationLevel", Value: "moderate"}})); c != 0 {
+		t.Fatalf("create: %d", c)
+	}
+	reply := runCmd(t, s, bson.D{{Key: "create", Value: "d"}})
+	msg := errmsg(reply)
+	if code(reply) != 48 || !strings.HasPrefix(msg, `namespace test.d already exists, but with different options: { uuid: UUID("`) ||
+		!strings.HasSuffix(msg, `"), validationLevel: "moderate" }`) {
+		t.Errorf("%d %q", code(reply), msg)
+	}
+}

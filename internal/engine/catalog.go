@@ -589,10 +589,18 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 			return err
 		}
 	}
-	if c.CurrentOptions().Equal(opts) {
+	current := c.CurrentOptions()
+	if current.Equal(opts) {
 		return nil
 	}
-	return mongoerr.New(mongoerr.NamespaceExists, "namespace already exists, but with different options")
+	// The message shows the collection's options as MongoDB's
+	// CollectionOptions::toBSON does: its uuid first.
+	shown := append(bson.D{{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}}}, current.Doc()...)
+	raw, err := bson.Marshal(shown)
+	if err != nil {
+		return err
+	}
+	return mongoerr.New(mongoerr.NamespaceExists, "namespace %s.%s already exists, but with different options: %s", db, name, bson.Raw(raw))
 }
 
 // CreateCollectionWithUUID creates db.name with the given UUID, as
