@@ -623,7 +623,7 @@ func findViewAggregate(c *cmdArgs, a findArgs) (bson.A, bson.D, error) {
 // countView runs a count on a view: the number of documents its
 // aggregation yields after the count's query, skip and limit.
 func (s *Service) countView(r *Request, view string, o engine.FindOptions) (bson.Raw, error) {
-	first, err := s.viewResult(r, view, countViewStages(o))
+	first, err := s.viewResult(r, view, countViewStages(o), countViewFields(&r.args))
 	if err != nil {
 		return nil, err
 	}
@@ -651,7 +651,7 @@ func distinctViewStages(key string, o engine.FindOptions) bson.A {
 // distinctView runs a distinct on a view: the values at key in the
 // documents its aggregation yields after the query.
 func (s *Service) distinctView(r *Request, view, key string, o engine.FindOptions) (bson.Raw, error) {
-	first, err := s.viewResult(r, view, distinctViewStages(key, o))
+	first, err := s.viewResult(r, view, distinctViewStages(key, o), viewResultFields(&r.args))
 	if err != nil {
 		return nil, err
 	}
@@ -664,8 +664,8 @@ func (s *Service) distinctView(r *Request, view, key string, o engine.FindOption
 
 // viewResult is the first document of an aggregation on a view that
 // yields at most one (nil for none).
-func (s *Service) viewResult(r *Request, view string, stages bson.A) (bson.Raw, error) {
-	reply, err := s.aggregateView(r, view, stages, viewResultFields(&r.args))
+func (s *Service) viewResult(r *Request, view string, stages bson.A, more bson.D) (bson.Raw, error) {
+	reply, err := s.aggregateView(r, view, stages, more)
 	if err != nil {
 		return nil, err
 	}
@@ -679,6 +679,19 @@ func viewResultFields(c *cmdArgs) bson.D {
 	more := bson.D{{Key: "cursor", Value: bson.D{}}}
 	if v := c.value("collation"); v.Type != 0 {
 		more = append(more, bson.E{Key: "collation", Value: v})
+	}
+	return more
+}
+
+// countViewFields are the aggregate fields of a count on a view with
+// fields c: viewResultFields and the count's hint, which MongoDB's
+// countCommandAsAggregationCommand hands to the aggregation, so that it
+// picks the index of the collection under the view (a bad hint refused,
+// a sparse one's count taken as it is).
+func countViewFields(c *cmdArgs) bson.D {
+	more := viewResultFields(c)
+	if v := c.value("hint"); v.Type != 0 {
+		more = append(more, bson.E{Key: "hint", Value: v})
 	}
 	return more
 }

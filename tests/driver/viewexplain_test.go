@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestExplainOnView: a find, count, distinct or aggregate on a view is
@@ -131,4 +132,42 @@ func TestExplainRefusesWriteConcern(t *testing.T) {
 	if err := db.RunCommand(context.Background(), mustExt(t, `{"aggregate": "x", "pipeline": [], "explain": true}`)).Err(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCountOnViewHint: a count on a view hands its hint to the aggregation
+// it runs, as MongoDB's countCommandAsAggregationCommand does: a hint of a
+// sparse index of the collection under the view is followed even when it
+// misses documents (jstests/core/query/count/count_hint.js), one naming no
+// index is refused with BadValue.
+func TestCountOnViewHint(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("countviewhint")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "i", Value: 1}}, bson.D{{Key: "i", Value: 2}, {Key: "x", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "x", Value: 1}}, Options: options.Index().SetSparse(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(hint any) (int64, error) {
+		raw, err := db.RunCommand(ctx, bson.D{{Key: "count", Value: "v"}, {Key: "hint", Value: hint}}).Raw()
+		if err != nil {
+			return 0, err
+		}
+		return raw.Lookup("n").AsInt64(), nil
+	}
+	for _, hint := range []any{"x_1", bson.D{{Key: "x", Value: 1}}} {
+		if n, err := count(hint); err != nil || n != 1 {
+			t.Errorf("count on the view hinting the sparse index %v: %d %v, want 1", hint, n, err)
+		}
+	}
+	if n, err := count(bson.D{{Key: "$natural", Value: 1}}); err != nil || n != 2 {
+		t.Errorf("count on the view hinting $natural: %d %v, want 2", n, err)
+	}
+	_, err := count(bson.D{{Key: "bad", Value: 1}, {Key: "hint", Value: 1}})
+	requireCode(t, err, 2, "BadValue")
 }
