@@ -202,6 +202,10 @@ func readConcernUnsupported(r *Request, name, level string) string {
 		if name = Name(inner); name == "aggregate" {
 			return "Explain for the aggregate command cannot run with a readConcern other than 'local'. Current readConcern level: " + level
 		}
+	} else if name == "aggregate" && r.args.spec != nil && r.args.bool("explain") {
+		// so does an aggregate with explain: true (LiteParsedPipeline's
+		// supportsReadConcern, before its stages')
+		return "Explain for the aggregate command cannot run with a readConcern other than 'local'. Current readConcern level: " + level
 	}
 	localOnly := ""
 	if name == "aggregate" && r.args.spec != nil {

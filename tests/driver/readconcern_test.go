@@ -93,6 +93,9 @@ func TestReadConcernSupport(t *testing.T) {
 		{"$planCacheStats in $unionWith majority", false, agg("majority", bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "rc"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$planCacheStats", Value: bson.D{}}}}}}}}), 72},
 		{"explain find majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "rc"}}}, rc("majority")}, 0},
 		{"explain aggregate majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "rc"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}}}, rc("majority")}, 72},
+		{"aggregate explain majority", false, append(agg("majority"), bson.E{Key: "explain", Value: true}), 72},
+		{"aggregate explain snapshot", true, append(agg("snapshot"), bson.E{Key: "explain", Value: true}), 72},
+		{"aggregate explain local", false, append(agg("local"), bson.E{Key: "explain", Value: true}), 0},
 		{"explain insert majority", false, bson.D{{Key: "explain", Value: bson.D{{Key: "insert", Value: "rc"}, {Key: "documents", Value: bson.A{}}}}, rc("majority")}, 72},
 	}
 	for _, tc := range tests {
