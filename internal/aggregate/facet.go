@@ -3,13 +3,16 @@ package aggregate
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
 // facetStage is $facet: every sub-pipeline runs over all the input
-// documents, and the stage outputs one document holding each
-// sub-pipeline's results as an array under its name.
+// documents, with their metadata (MongoDB's TeeBuffer hands each
+// sub-pipeline the input Documents, metadata included: a $text search's
+// score is there to {$meta: "textScore"}), and the stage outputs one
+// document holding each sub-pipeline's results as an array under its name.
 type facetStage struct {
 	names     []string
 	pipelines [][]stage
@@ -58,14 +61,26 @@ func (s *facetStage) run(in Source, rt *runtime) Source {
 	return &lazySource{in: in, compute: func() ([]bson.Raw, error) {
 		acct := rt.holdAccount()
 		defer acct.Release()
-		docs, err := drain(in, rt, acct, "$facet")
-		if err != nil {
-			return nil, err
+		var docs []bson.Raw
+		var metas []docsrc.Meta
+		for {
+			doc, err := in.Next()
+			if err != nil {
+				return nil, err
+			}
+			if doc == nil {
+				break
+			}
+			if !acct.Grow(heldDocSize(doc)) {
+				return nil, rt.refused("$facet")
+			}
+			docs = append(docs, doc)
+			metas = append(metas, docsrc.MetaOf(in))
 		}
 		out := make([]field, len(s.names))
 		size := 0
 		for i, ss := range s.pipelines {
-			src := runStages(ss, &SliceSource{Docs: docs}, rt)
+			src := runStages(ss, &SliceSource{Docs: docs, Metas: metas}, rt)
 			results, err := drain(src, rt, acct, "$facet")
 			src.Close()
 			if err != nil {

@@ -487,8 +487,13 @@ func (s *statsSource) Close() error { return s.in.Close() }
 // Meta is the metadata of the document read last.
 func (s *statsSource) Meta() docsrc.Meta { return docsrc.MetaOf(s.in) }
 
-// SliceSource yields documents gathered in advance.
-type SliceSource struct{ Docs []bson.Raw }
+// SliceSource yields documents gathered in advance. Metas, when set, are
+// the metadata of each of Docs.
+type SliceSource struct {
+	Docs  []bson.Raw
+	Metas []docsrc.Meta
+	meta  docsrc.Meta
+}
 
 func (s *SliceSource) Next() (bson.Raw, error) {
 	if len(s.Docs) == 0 {
@@ -496,13 +501,19 @@ func (s *SliceSource) Next() (bson.Raw, error) {
 	}
 	d := s.Docs[0]
 	s.Docs = s.Docs[1:]
+	if len(s.Metas) > 0 {
+		s.meta, s.Metas = s.Metas[0], s.Metas[1:]
+	}
 	return d, nil
 }
+
+// Meta is the metadata of the document returned last.
+func (s *SliceSource) Meta() docsrc.Meta { return s.meta }
 
 // Exhausted reports that every document was returned.
 func (s *SliceSource) Exhausted() bool { return len(s.Docs) == 0 }
 
-func (s *SliceSource) Close() error { s.Docs = nil; return nil }
+func (s *SliceSource) Close() error { s.Docs, s.Metas = nil, nil; return nil }
 
 // lazySource computes a blocking stage's output on first read.
 type lazySource struct {

@@ -179,6 +179,11 @@ func TestTextScores(t *testing.T) {
 	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": {"$numberInt":"1"},"title": "Coffee","s": {"$numberDouble":"10.0"}}` {
 		t.Fatalf("aggregate through stages: %v, %v", docs, err)
 	}
+	// $facet's sub-pipelines see each input document's score.
+	docs, err = agg(bson.A{doc("$match", filter), doc("$facet", doc("f", bson.A{doc("$project", doc("s", scoreMeta)), doc("$sort", doc("_id", 1))}))})
+	if err != nil || len(docs) != 1 || docs[0].String() != `{"f": [{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}},{"_id": {"$numberInt":"2"},"s": {"$numberDouble":"1.875"}}]}` {
+		t.Fatalf("score in $facet: %v, %v", docs, err)
+	}
 	_, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", "$title")), doc("$project", doc("s", scoreMeta))})
 	requireCode(t, err, 40218, "Location40218")
 	// $topN and $bottom in $group order by the score of each document
