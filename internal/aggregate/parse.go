@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/expr"
@@ -47,6 +49,9 @@ type parser struct {
 	// ctx holds the values of the command's let variables, which are
 	// constants while the pipeline is parsed.
 	ctx *expr.Context
+	// textScore is whether the stage being parsed may read {$meta:
+	// "textScore"}, which a $facet's sub-pipelines inherit.
+	textScore bool
 }
 
 // sub returns a parser for a nested pipeline reading coll.
@@ -67,7 +72,7 @@ func (p *parser) sub(w where, noColl bool, coll string, scope *expr.Scope) (*par
 			facetStage = "$unionWith"
 		}
 	}
-	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx}, nil
+	return &parser{opts: p.opts, scope: scope, where: w, noColl: noColl, coll: coll, facetStage: facetStage, depth: depth, ctx: p.ctx, textScore: w == inFacet && p.textScore}, nil
 }
 
 // checkViewNesting parses the stages of the view coll names, when it is
@@ -131,6 +136,14 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		return nil, mongoerr.New(mongoerr.PipelineTooLong, "Pipeline length must be no longer than %d stages.", maxPipelineLength)
 	}
 	var out []stage
+	// textScore: as MongoDB's Pipeline::getDependencies, the stages up to
+	// the first that rebuilds its documents ($group and the stages made of
+	// one, $bucketAuto, $facet) may read the text score only when the
+	// pipeline starts with a $match on $text (or the $facet holding it
+	// may): otherwise they fail with 40218 (DepsTracker::setNeedsMetadata).
+	// Later stages are not checked; there a document without a score has
+	// it missing (ExpressionMeta::evaluate).
+	textScore := p.textScore
 	for i, doc := range docs {
 		elems, err := doc.Elements()
 		if err != nil || len(elems) != 1 {
@@ -140,12 +153,36 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		if err := p.checkPosition(name, i, len(docs)); err != nil {
 			return nil, err
 		}
+		p.textScore = textScore
 		s, err := p.stage(name, arg)
 		if err != nil {
 			return nil, err
 		}
 		if p.facetStage != "" && notInFacet[name] {
 			return nil, mongoerr.New(mongoerr.FacetStageNotAllowed, "%s is not allowed to be used within a $facet stage", p.facetStage)
+		}
+		if i == 0 && isTextMatch(s) {
+			textScore = true
+		}
+		switch name {
+		case "$lookup", "$unionWith", "$facet":
+			// Their sub-pipelines were checked as they were parsed.
+		default:
+			if !textScore && slices.Contains(expr.MetaNames(arg), "textScore") {
+				err := mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+				if p.where != inLookup && p.where != inUnion {
+					return nil, err
+				}
+				// MongoDB analyses a $lookup's or $unionWith's
+				// sub-pipeline as it prepares it to run
+				// (lookup_subpipeline_text_score.js: a missing text
+				// index of the outer $text search fails first).
+				s = failingStage{err}
+			}
+		}
+		switch name {
+		case "$group", "$bucket", "$bucketAuto", "$count", "$sortByCount", "$facet":
+			textScore = true
 		}
 		// As MongoDB (Pipeline::validateCommon), each pipeline may start
 		// with a $match on $text: a $lookup's or $unionWith's sub-pipeline
@@ -360,3 +397,17 @@ func stageDocs(v bson.RawValue) ([]bson.Raw, *bson.RawValue) {
 	}
 	return docs, nil
 }
+
+// failingStage fails as it runs.
+type failingStage struct{ err error }
+
+func (f failingStage) run(in Source, _ *runtime) Source { return &failingSource{in: in, err: f.err} }
+
+type failingSource struct {
+	in  Source
+	err error
+}
+
+func (f *failingSource) Next() (bson.Raw, error) { return nil, f.err }
+
+func (f *failingSource) Close() error { return f.in.Close() }

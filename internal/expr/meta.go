@@ -60,7 +60,10 @@ func MetaNames(v bson.RawValue) []string {
 }
 
 // compileMeta: {$meta: "textScore"} is the current document's $text
-// score (without one evaluation fails with 40218, as in MongoDB);
+// score: missing on a document without one (ExpressionMeta::evaluate), as
+// after a $group of a $text pipeline, whose parse checked that it has a
+// score to read (40218 otherwise, as DepsTracker::setNeedsMetadata); an
+// evaluation without metadata at all fails with 40218;
 // {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the
 // distance and location a $near or $geoNear measured, {$meta: "indexKey"}
 // the key of the index entry the document was found through, {$meta:
@@ -73,15 +76,17 @@ func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error
 	return &Expr{eval: func(st *state) (bson.RawValue, error) {
 		m := st.ctx.Meta
 		if m == nil {
+			if name == "textScore" {
+				return bson.RawValue{}, errTextScoreUnavailable()
+			}
 			m = &docsrc.Meta{}
 		}
 		return MetaValue(*m, name)
 	}}, nil
 }
 
-// MetaValue is the metadata name of a document carrying m: missing
-// geoNear metadata, index key or record id is missing, a missing text
-// score fails with 40218.
+// MetaValue is the metadata name of a document carrying m, missing when m
+// has none.
 func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 	switch name {
 	case "recordId":
@@ -106,9 +111,15 @@ func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 		return bson.RawValue{}, nil
 	}
 	if !m.HasTextScore {
-		return bson.RawValue{}, mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
+		return bson.RawValue{}, nil
 	}
 	return bson.RawValue{Type: bson.TypeDouble, Value: bsoncore.AppendDouble(nil, m.TextScore)}, nil
+}
+
+// errTextScoreUnavailable is MongoDB's refusal of {$meta: "textScore"}
+// where no $text search gives a score.
+func errTextScoreUnavailable() error {
+	return mongoerr.New(mongoerr.TextScoreUnavailable, "query requires text score metadata, but it is not available")
 }
 
 // RecordIDValue is how a record id shows in documents ($recordId,

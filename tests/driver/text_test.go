@@ -174,7 +174,7 @@ func TestTextScores(t *testing.T) {
 		t.Fatalf("$text with $expr: %v, %v", docs, err)
 	}
 	// The score survives $project, $sort (also by the score itself) and
-	// $limit; not $group.
+	// $limit; not $group, after which it is missing (server11675.js).
 	docs, err = agg(bson.A{doc("$match", filter), doc("$project", doc("title", 1)), doc("$sort", doc("x", scoreMeta)), doc("$limit", 1), doc("$set", doc("s", scoreMeta))})
 	if err != nil || len(docs) != 1 || docs[0].String() != `{"_id": {"$numberInt":"1"},"title": "Coffee","s": {"$numberDouble":"10.0"}}` {
 		t.Fatalf("aggregate through stages: %v, %v", docs, err)
@@ -184,7 +184,28 @@ func TestTextScores(t *testing.T) {
 	if err != nil || len(docs) != 1 || docs[0].String() != `{"f": [{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}},{"_id": {"$numberInt":"2"},"s": {"$numberDouble":"1.875"}}]}` {
 		t.Fatalf("score in $facet: %v, %v", docs, err)
 	}
-	_, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", "$title")), doc("$project", doc("s", scoreMeta))})
+	docs, err = agg(bson.A{doc("$match", filter), doc("$group", doc("_id", "$title")), doc("$project", doc("s", scoreMeta)), doc("$sort", doc("_id", 1))})
+	if err != nil || len(docs) != 2 || docs[0].String() != `{"_id": "Coffee"}` {
+		t.Fatalf("score after $group: %v, %v", docs, err)
+	}
+	// Without $text, the stages up to a $group fail as the pipeline is
+	// parsed, even on no collection; a $lookup's sub-pipeline as it runs,
+	// after its outer $text search found its index.
+	empty := client.Database(coll.Database().Name()).Collection("noSuchColl")
+	for _, p := range []bson.A{
+		{doc("$project", doc("s", scoreMeta))},
+		{doc("$sort", doc("s", scoreMeta))},
+		{doc("$facet", doc("f", bson.A{doc("$project", doc("s", scoreMeta))}))},
+	} {
+		_, err = empty.Aggregate(ctx, p)
+		requireCode(t, err, 40218, "Location40218")
+	}
+	if _, err := empty.InsertOne(ctx, doc("_id", 1)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = empty.Aggregate(ctx, bson.A{doc("$match", filter), doc("$lookup", doc("from", coll.Name(), "pipeline", bson.A{doc("$project", doc("s", scoreMeta))}, "as", "l"))})
+	requireCode(t, err, 27, "IndexNotFound")
+	_, err = agg(bson.A{doc("$match", filter), doc("$lookup", doc("from", coll.Name(), "pipeline", bson.A{doc("$project", doc("s", scoreMeta))}, "as", "l"))})
 	requireCode(t, err, 40218, "Location40218")
 	// $topN and $bottom in $group order by the score of each document
 	// (highest first); without $text there is no score.
