@@ -144,6 +144,7 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 	// Later stages are not checked; there a document without a score has
 	// it missing (ExpressionMeta::evaluate).
 	textScore := p.textScore
+	defer func(inherited bool) { p.textScore = inherited }(p.textScore)
 	for i, doc := range docs {
 		elems, err := doc.Elements()
 		if err != nil || len(elems) != 1 {

@@ -196,6 +196,7 @@ func TestTextScores(t *testing.T) {
 		{doc("$project", doc("s", scoreMeta))},
 		{doc("$sort", doc("s", scoreMeta))},
 		{doc("$facet", doc("f", bson.A{doc("$project", doc("s", scoreMeta))}))},
+		{doc("$facet", doc("f", bson.A{doc("$group", doc("_id", 1)), doc("$count", "n")}, "g", bson.A{doc("$project", doc("s", scoreMeta))}))},
 	} {
 		_, err = empty.Aggregate(ctx, p)
 		requireCode(t, err, 40218, "Location40218")
