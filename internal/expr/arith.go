@@ -105,15 +105,22 @@ func evalAdd(args []bson.RawValue) (bson.RawValue, error) {
 		}
 		return dateValue(NumberLong(dec)), nil
 	}
-	switch widestType {
+	return numericResult(widestType, long, double, dec), nil
+}
+
+// numericResult is the result of $add or $multiply, whose operands were
+// accumulated in all three of an int64, a double and a decimal: the one
+// of type t (an int when t is int32).
+func numericResult(t bson.Type, long int64, double float64, dec bson.RawValue) bson.RawValue {
+	switch t {
 	case bson.TypeInt32:
-		return intValue(long), nil
+		return intValue(long)
 	case bson.TypeInt64:
-		return values.Int64Value(long), nil
+		return values.Int64Value(long)
 	case bson.TypeDouble:
-		return values.DoubleValue(double), nil
+		return values.DoubleValue(double)
 	}
-	return dec, nil
+	return dec
 }
 
 // dateOverflow is the error for date arithmetic beyond the int64
@@ -206,15 +213,7 @@ func evalMultiply(args []bson.RawValue) (bson.RawValue, error) {
 			}
 		}
 	}
-	switch productType {
-	case bson.TypeInt32:
-		return intValue(long), nil
-	case bson.TypeInt64:
-		return values.Int64Value(long), nil
-	case bson.TypeDouble:
-		return values.DoubleValue(double), nil
-	}
-	return dec, nil
+	return numericResult(productType, long, double, dec), nil
 }
 
 // mulInt64 is x*y, not ok when it overflows an int64.
