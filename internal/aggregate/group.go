@@ -37,13 +37,14 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 	for _, f := range fieldsOf(arg.Value) {
 		if f.key == "_id" {
 			if g.id != nil {
-				return nil, mongoerr.New(mongoerr.ObjectLiteralDuplicateField, "duplicate _id in $group")
+				return nil, mongoerr.New(mongoerr.GroupDuplicateID, "a group's _id may only be specified once")
 			}
 			e, err := p.groupID(f.val)
 			if err != nil {
 				return nil, err
 			}
 			g.id = e
+			g.key = singleFieldIDKey(f.val, e)
 			continue
 		}
 		acc, err := p.parseAccumulationStatement(f.key, f.val)
@@ -76,6 +77,33 @@ func (p *parser) groupID(v bson.RawValue) (*expr.Expr, error) {
 		}
 	}
 	return expr.Compile(v, p.scope)
+}
+
+// singleFieldIDKey is the group key of an _id that is an object literal of
+// one field, {name: <expression>}, nil for any other _id. MongoDB groups on
+// the values of an object _id's expressions and builds the object only for
+// the output; a missing value is null when there is a single expression, so
+// that {_id: {a: "$a"}} gives {a: null} for a document without a
+// (DocumentSourceGroup::computeId, groupMissing.js "Bug, see SERVER-21992"),
+// while with several fields a missing one is left out of the _id.
+func singleFieldIDKey(v bson.RawValue, compiled *expr.Expr) func(bson.Raw, *runtime) (bson.RawValue, error) {
+	if v.Type != bson.TypeEmbeddedDocument || isExpressionObject(v) {
+		return nil
+	}
+	fs := fieldsOf(v.Value)
+	if len(fs) != 1 {
+		return nil
+	}
+	return func(doc bson.Raw, rt *runtime) (bson.RawValue, error) {
+		id, err := compiled.Eval(rt.ectx, doc)
+		if err != nil || id.Type != bson.TypeEmbeddedDocument {
+			return id, err
+		}
+		if _, err := id.Document().LookupErr(fs[0].key); err == nil {
+			return id, nil
+		}
+		return docValue(buildDoc([]field{{fs[0].key, null}})), nil
+	}
 }
 
 // group is one group being accumulated.

@@ -208,6 +208,8 @@ const (
 	UnwindIndexFieldDollarPrefixed Code = 28822
 	// GroupSpecNotObject: a $group argument that is not an object.
 	GroupSpecNotObject Code = 15947
+	// GroupDuplicateID: a $group giving _id twice.
+	GroupDuplicateID Code = 15948
 	// GroupUnknownAccumulator: a $group accumulator MongoDB does not know.
 	GroupUnknownAccumulator Code = 15952
 	// GroupMissingID: a $group without _id.
@@ -396,7 +398,7 @@ const (
 	ExpressionArgCountAtLeast Code = 16021
 	// ExpressionArgCountRange: an operator given a number of arguments outside its range.
 	ExpressionArgCountRange Code = 28667
-	// ObjectLiteralDuplicateField: an object literal with a field given twice (Folio also raises it for a repeated $group _id).
+	// ObjectLiteralDuplicateField: an object literal with a field given twice.
 	ObjectLiteralDuplicateField Code = 16406
 	// FieldPathNullByte: a field path component containing a NUL byte.
 	FieldPathNullByte Code = 16411

@@ -494,6 +494,8 @@ func TestLanguageErrorMessages(t *testing.T) {
 			code: 9, msg: "'$s' starts with an invalid character for a user variable name"},
 		{name: "group field of an empty object", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "v", Value: bson.D{}}}}}},
 			code: 40234, msg: "The field 'v' must be an accumulator object"},
+		{name: "group _id given twice", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: 1}, {Key: "_id", Value: 2}}}}},
+			code: 15948, msg: "a group's _id may only be specified once"},
 		{name: "collStats null", pipeline: bson.A{bson.D{{Key: "$collStats", Value: nil}}},
 			code: 5447000, msg: "$collStats must take a nested object but found: $collStats: null"},
 	}
