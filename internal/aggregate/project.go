@@ -118,7 +118,7 @@ func (pp *projParse) object(fs []field, prefix string) error {
 				return err
 			}
 		}
-		if err := checkFieldPath(f.key); err != nil {
+		if err := expr.CheckFieldPath(f.key); err != nil {
 			return err
 		}
 		path := prefix + f.key
@@ -129,16 +129,6 @@ func (pp *projParse) object(fs []field, prefix string) error {
 	return nil
 }
 
-// checkFieldPath is MongoDB's FieldPath constructor's check of a
-// specification's name.
-func checkFieldPath(key string) error {
-	if key == "" {
-		return mongoerr.New(mongoerr.FieldPathEmpty, "FieldPath cannot be constructed with empty string")
-	}
-	_, err := expr.SplitPath(key)
-	return err
-}
-
 // validateAddFields is MongoDB's ProjectionSpecValidator, which checks a
 // whole $addFields/$set specification before any of it is parsed: each
 // top-level name a field path; no path given twice or inside another
@@ -147,7 +137,7 @@ func checkFieldPath(key string) error {
 func validateAddFields(spec bson.Raw) error {
 	v := addFieldsValidator{spec: spec}
 	for _, f := range fieldsOf(spec) {
-		if err := checkFieldPath(f.key); err != nil {
+		if err := expr.CheckFieldPath(f.key); err != nil {
 			return err
 		}
 		if err := v.element(f.key, f.val); err != nil {
