@@ -396,7 +396,8 @@ func growsWithInput(op string) bool {
 
 // parseCount reads {$count: "name"}: a $group counting every document into
 // name, without _id. The name is a string (40156), not empty (40157), with
-// neither a leading '$', a null byte nor a '.'.
+// neither a leading '$', a null byte nor a '.', and not "_id"
+// (DocumentSourceCount::createFromBson).
 func parseCount(arg bson.RawValue) (stage, error) {
 	if arg.Type != bson.TypeString {
 		return nil, mongoerr.New(mongoerr.CountFieldNotString, "the count field must be a non-empty string")
@@ -411,6 +412,10 @@ func parseCount(arg bson.RawValue) (stage, error) {
 		return nil, mongoerr.New(mongoerr.CountFieldNullByte, "the count field cannot contain a null byte")
 	case strings.Contains(name, "."):
 		return nil, mongoerr.New(mongoerr.CountFieldDotted, "the count field cannot contain '.'")
+	case name == "_id":
+		// MongoDB builds {$group: {_id: null, <name>: {$sum: 1}}}, which
+		// then gives _id twice.
+		return nil, mongoerr.New(mongoerr.GroupDuplicateID, "a group's _id may only be specified once")
 	}
 	return &groupStage{
 		key:  func(bson.Raw, *runtime) (bson.RawValue, error) { return null, nil },

@@ -500,6 +500,8 @@ func TestLanguageErrorMessages(t *testing.T) {
 			code: 40234, msg: "The field 'v' must be an accumulator object"},
 		{name: "group _id given twice", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: 1}, {Key: "_id", Value: 2}}}}},
 			code: 15948, msg: "a group's _id may only be specified once"},
+		{name: "count named _id", pipeline: bson.A{bson.D{{Key: "$count", Value: "_id"}}},
+			code: 15948, msg: "a group's _id may only be specified once"},
 		{name: "collStats null", pipeline: bson.A{bson.D{{Key: "$collStats", Value: nil}}},
 			code: 5447000, msg: "$collStats must take a nested object but found: $collStats: null"},
 	}
