@@ -61,6 +61,10 @@ type projParse struct {
 	// idSubfield is set once a path below _id ("_id.x") is named: an
 	// inclusion then keeps only what names _id's fields.
 	idSubfield bool
+	// hasMeta is set by a {$meta: ...} field, which $project allows in an
+	// exclusion projection and which decides neither mode; without any
+	// inclusion or exclusion it makes an inclusion.
+	hasMeta bool
 }
 
 // invalidStage writes the context MongoDB gives every error of parsing a
@@ -98,7 +102,7 @@ func (p *parser) parseProjection(stageName string, arg bson.RawValue, add bool) 
 		return &projection{mode: addFields, root: pp.root}, nil
 	}
 	pr := &projection{mode: inclusion, root: pp.root}
-	if pp.firstEx != "" || (pp.firstIn == "" && pp.idItem != nil && pp.idItem.exclude) {
+	if pp.firstEx != "" || (pp.firstIn == "" && !pp.hasMeta && pp.idItem != nil && pp.idItem.exclude) {
 		pr.mode = exclusion
 	}
 	if pr.mode == inclusion && pp.idItem == nil && !pp.idSubfield {
@@ -286,9 +290,14 @@ func (pp *projParse) value(path string, v bson.RawValue) error {
 // computed parses a computed field: an operator object ({$op: ...}) or
 // another value. $project refuses an operator other than $meta in an
 // exclusion projection before it parses it (31252), and a literal after
-// (31310), as MongoDB's projection parser orders them.
+// (31310), as MongoDB's projection parser orders them. A $meta field
+// belongs to either kind of projection and decides neither
+// (projection_parser.cpp's attemptToParseGenericExpression); in an
+// exclusion it is computed after the exclusions, as MongoDB's
+// ExclusionNode applies its expressions.
 func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, operator bool) error {
-	if !pp.addFields && operator && pp.firstEx != "" && fieldsOf(v.Value)[0].key != "$meta" {
+	meta := !pp.addFields && operator && fieldsOf(v.Value)[0].key == "$meta"
+	if !pp.addFields && operator && pp.firstEx != "" && !meta {
 		return mongoerr.New(mongoerr.ProjectionExpressionInExclusionMeta, "Cannot use expression other than $meta in exclusion projection")
 	}
 	e, err := expr.Compile(v, pp.p.scope)
@@ -301,6 +310,10 @@ func (pp *projParse) computed(path string, item *projItem, v bson.RawValue, oper
 	}
 	if err := pp.add(path, item); err != nil {
 		return err
+	}
+	if meta {
+		pp.hasMeta = true
+		return nil
 	}
 	if !pp.addFields {
 		if pp.firstEx != "" {
@@ -382,7 +395,7 @@ func (pr *projection) apply(doc bson.Raw, rt *runtime) (bson.Raw, error) {
 	var fs []field
 	switch pr.mode {
 	case exclusion:
-		return buildDoc(pr.root.exclude(doc)), nil
+		fs = pr.root.exclude(doc)
 	case inclusion:
 		fs = pr.root.include(doc)
 	default:
@@ -446,13 +459,14 @@ func (n *projNode) includeArray(arr bson.RawValue) bson.RawValue {
 }
 
 // exclude drops the excluded fields of doc; through arrays it applies to
-// each subdocument and keeps other elements.
+// each subdocument and keeps other elements. A computed ($meta) field is
+// kept for compute to set.
 func (n *projNode) exclude(doc []byte) []field {
 	var out []field
 	for _, f := range fieldsOf(doc) {
 		it := n.items[f.key]
 		switch {
-		case it == nil || it.include:
+		case it == nil || it.include || it.expr != nil:
 			out = append(out, f)
 		case it.exclude:
 		case f.val.Type == bson.TypeEmbeddedDocument:

@@ -154,6 +154,22 @@ func TestTextScores(t *testing.T) {
 	if err != nil || len(docs) != 2 || docs[0].String() != `{"_id": {"$numberInt":"1"},"s": {"$numberDouble":"10.0"}}` {
 		t.Fatalf("aggregate: %v, %v", docs, err)
 	}
+	// $project takes $meta in an exclusion projection, the score after the
+	// fields left (match_on_meta_exclusion_projection.js); with no
+	// inclusion or exclusion but _id's, $meta makes an inclusion.
+	for _, c := range []struct {
+		proj bson.D
+		want string
+	}{
+		{doc("body", 0, "score", scoreMeta), `{"_id": {"$numberInt":"1"},"title": "Coffee","score": {"$numberDouble":"10.0"}}`},
+		{doc("score", scoreMeta, "body", 0), `{"_id": {"$numberInt":"1"},"title": "Coffee","score": {"$numberDouble":"10.0"}}`},
+		{doc("_id", 0, "score", scoreMeta), `{"score": {"$numberDouble":"10.0"}}`},
+	} {
+		docs, err = agg(bson.A{doc("$match", filter), doc("$sort", doc("_id", 1)), doc("$project", c.proj), doc("$limit", 1)})
+		if err != nil || len(docs) != 1 || docs[0].String() != c.want {
+			t.Fatalf("$project %v: %v, %v", c.proj, docs, err)
+		}
+	}
 	// A top-level $expr beside $text filters the text search's documents,
 	// in a sub-pipeline with its let variables too.
 	withExpr := doc("$match", doc("$text", doc("$search", "coffee"), "$expr", doc("$eq", bson.A{"$_id", "$$want"})))
