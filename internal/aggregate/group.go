@@ -62,17 +62,13 @@ func (p *parser) parseGroup(arg bson.RawValue) (stage, error) {
 // groupID compiles the _id of $group. An object _id is a document of
 // expressions (its field names may not be operators unless it is one),
 // none of them a number or a boolean, which would read as a projection's
-// inclusion.
+// inclusion (17390), then compiled as an object literal, whose field names
+// are checked as such (a dotted one fails with 16412; parseIdExpression).
 func (p *parser) groupID(v bson.RawValue) (*expr.Expr, error) {
 	if v.Type == bson.TypeEmbeddedDocument && !isExpressionObject(v) {
 		for _, f := range fieldsOf(v.Value) {
 			if values.IsNumber(f.val.Type) || f.val.Type == bson.TypeBoolean {
 				return nil, mongoerr.New(mongoerr.GroupInclusionStyle, "$group does not support inclusion-style expressions")
-			}
-		}
-		for _, f := range fieldsOf(v.Value) {
-			if strings.Contains(f.key, ".") {
-				return nil, mongoerr.New(mongoerr.DottedFieldInSubObject, "cannot use dotted field name '%s' in a sub object", f.key)
 			}
 		}
 	}

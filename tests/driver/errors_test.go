@@ -502,6 +502,8 @@ func TestLanguageErrorMessages(t *testing.T) {
 			code: 15948, msg: "a group's _id may only be specified once"},
 		{name: "count named _id", pipeline: bson.A{bson.D{{Key: "$count", Value: "_id"}}},
 			code: 15948, msg: "a group's _id may only be specified once"},
+		{name: "group object _id with a dotted name", pipeline: bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "a.b", Value: "$v"}}}}}}},
+			code: 16412, msg: "FieldPath field names may not contain '.'. Consider using $getField or $setField."},
 		{name: "collStats null", pipeline: bson.A{bson.D{{Key: "$collStats", Value: nil}}},
 			code: 5447000, msg: "$collStats must take a nested object but found: $collStats: null"},
 	}
