@@ -117,9 +117,10 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 				spec.Background = v
 			case "prepareUnique":
 				spec.PrepareUnique = values.Truthy(v)
-			case "dropDups":
-				spec.DropDups = v
 			}
+			// dropDups is checked, then dropped: MongoDB ignores it and
+			// removes it from the specification (IndexCatalogImpl::
+			// _fixIndexSpec, SERVER-14710).
 		case "hidden":
 			if v.Type != bson.TypeBoolean {
 				// MongoDB names the 'name' field in this message.

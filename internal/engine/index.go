@@ -139,9 +139,6 @@ type IndexSpec struct {
 	Text   fts.Options
 	Flat   geo.FlatOptions
 	Sphere SphereOptions
-	// DropDups is the dropDups option as given: MongoDB ignores it since
-	// 3.0 but keeps it in the specification, and so does Folio.
-	DropDups bson.RawValue
 	// Version is the index version, v: 1 or 2 (0 is 2, the default). A
 	// version 1 index has no collation and refuses decimal keys, as
 	// MongoDB's KeyString V0 does; its keys order as version 2's.
@@ -386,9 +383,6 @@ func indexSpecDoc(ix *Index, spec IndexSpec) bson.Raw {
 	}
 	d = appendReported(d, "coarsestIndexedLevel", spec.Sphere.Coarsest)
 	d = appendReported(d, "finestIndexedLevel", spec.Sphere.Finest)
-	if spec.DropDups.Type != 0 {
-		d = bsoncore.AppendBooleanElement(d, "dropDups", values.Truthy(spec.DropDups))
-	}
 	if ix.PrepareUnique {
 		d = bsoncore.AppendBooleanElement(d, "prepareUnique", true)
 	}

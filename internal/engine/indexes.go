@@ -59,7 +59,6 @@ func storedSpec(spec bson.Raw) IndexSpec {
 		LanguageOverride: spec.Lookup("language_override"), Version: spec.Lookup("textIndexVersion")}
 	s.Sphere = SphereOptions{Version: spec.Lookup("2dsphereIndexVersion"),
 		Coarsest: spec.Lookup("coarsestIndexedLevel"), Finest: spec.Lookup("finestIndexedLevel")}
-	s.DropDups = spec.Lookup("dropDups")
 	return s
 }
 

@@ -916,7 +916,8 @@ func TestHintOnMissingCollection(t *testing.T) {
 // integers, 2d bounds as doubles (mongorestore rebuilds TTL indexes from
 // these, and MongoDB's own tools expect expireAfterSeconds as an int32).
 // The options of another index type (validateIndexSpec checks only their
-// types), and dropDups, are kept as given, also across a restart.
+// types) are kept as given, also across a restart; dropDups is removed
+// (IndexCatalogImpl::_fixIndexSpec, index_dropdups_ignore.js).
 func TestListIndexesDeclaredShape(t *testing.T) {
 	cfg := instance.Config{Addr: "127.0.0.1:0", DBPath: t.TempDir()}
 	in, err := instance.Start(cfg)
@@ -948,7 +949,7 @@ func TestListIndexesDeclaredShape(t *testing.T) {
 		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "c", Value: int32(-1)}}}, {Key: "name", Value: "c_-1"},
 			{Key: "default_language", Value: "french"}, {Key: "language_override", Value: "lang"}, {Key: "textIndexVersion", Value: int32(1)},
 			{Key: "2dsphereIndexVersion", Value: int32(1)}, {Key: "bits", Value: int32(2)}, {Key: "min", Value: 1.0}, {Key: "max", Value: 10.0},
-			{Key: "coarsestIndexedLevel", Value: int32(5)}, {Key: "finestIndexedLevel", Value: int32(20)}, {Key: "dropDups", Value: true}},
+			{Key: "coarsestIndexedLevel", Value: int32(5)}, {Key: "finestIndexedLevel", Value: int32(20)}},
 		{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_fts", Value: "text"}, {Key: "_ftsx", Value: int32(1)}}}, {Key: "name", Value: "t_text"},
 			{Key: "weights", Value: bson.D{{Key: "t", Value: int32(1)}}}, {Key: "default_language", Value: "english"}, {Key: "language_override", Value: "language"},
 			{Key: "textIndexVersion", Value: int32(3)}, {Key: "2dsphereIndexVersion", Value: int32(2)}, {Key: "bits", Value: int32(2)}, {Key: "min", Value: 1.5}},
