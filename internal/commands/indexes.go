@@ -164,7 +164,12 @@ func dropIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshal(bson.D{{Key: "nIndexesWas", Value: int32(was)}}), nil
+	d := bson.D{{Key: "nIndexesWas", Value: int32(was)}}
+	if len(names) == 1 && names[0] == "*" {
+		// dropReadyIndexes: dropping every index says so.
+		d = append(d, bson.E{Key: "msg", Value: "non-_id indexes dropped for collection"})
+	}
+	return marshal(d), nil
 }
 
 func listIndexesCmd(s *Service, r *Request) (bson.Raw, error) {

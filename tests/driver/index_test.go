@@ -280,3 +280,31 @@ func TestTypeUsesIndex(t *testing.T) {
 		t.Fatalf("$type bool matched %d", len(got))
 	}
 }
+
+// TestDropIndexesReply: dropIndexes answers nIndexesWas, and when it drops
+// every index ("*") also msg, as MongoDB's dropReadyIndexes does
+// (drop_indexes.cpp).
+func TestDropIndexesReply(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	coll := db.Collection("dropreply")
+	if _, err := coll.Indexes().CreateMany(context.Background(), []mongo.IndexModel{{Keys: bson.D{{Key: "a", Value: 1}}}, {Keys: bson.D{{Key: "b", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		index any
+		want  string
+	}{
+		{"a_1", `{"nIndexesWas": {"$numberInt":"3"},"ok": {"$numberDouble":"1.0"}}`},
+		{"*", `{"nIndexesWas": {"$numberInt":"2"},"msg": "non-_id indexes dropped for collection","ok": {"$numberDouble":"1.0"}}`},
+		{"*", `{"nIndexesWas": {"$numberInt":"1"},"msg": "non-_id indexes dropped for collection","ok": {"$numberDouble":"1.0"}}`},
+	} {
+		reply, err := runRaw(t, db, bson.D{{Key: "dropIndexes", Value: "dropreply"}, {Key: "index", Value: c.index}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withoutClusterTime(t, reply).String(); got != c.want {
+			t.Errorf("dropIndexes %v: %s, want %s", c.index, got, c.want)
+		}
+	}
+}
