@@ -78,7 +78,7 @@ func parseClusteredIndex(v bson.RawValue, buckets bool) (bson.Raw, error) {
 		return nil, mongoerr.New(mongoerr.IDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
 	case !unique:
 		return nil, mongoerr.New(mongoerr.ClusteredIndexNotUnique, "The clusteredIndex option requires unique: true to be specified")
-	case !isIDIndexPattern(key):
+	case !clusterKeyOnID(key):
 		return nil, mongoerr.New(mongoerr.InvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
 	}
 	return marshal(bson.D{
@@ -87,6 +87,19 @@ func parseClusteredIndex(v bson.RawValue, buckets bool) (bson.Raw, error) {
 		{Key: "name", Value: name},
 		{Key: "unique", Value: true},
 	}), nil
+}
+
+// clusterKeyOnID reports whether a clusteredIndex key is {_id: 1}:
+// MongoDB's validateClusteredIndexSpec compares the key with
+// BSON("_id" << 1) as BSON (numbers by value), so {_id: 1.0} is one and
+// {_id: -1} or {_id: 1.5} are not.
+func clusterKeyOnID(key bson.Raw) bool {
+	elems, err := key.Elements()
+	if err != nil || len(elems) != 1 || elems[0].Key() != "_id" {
+		return false
+	}
+	f, ok := values.Float64(elems[0].Value())
+	return ok && f == 1
 }
 
 // clusteredIndexSpec is the _id index of a clustered collection c as

@@ -308,6 +308,13 @@ func TestRefusedInputs(t *testing.T) {
 			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}}},
 			{Key: "idIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "name", Value: "_id_"}}}},
 			code: 72, codeName: "InvalidOptions", msg: "The 'clusteredIndex' option is not supported with the 'idIndex' option"},
+		// validateClusteredIndexSpec: the key must be {_id: 1} itself.
+		{name: "create clustered on _id descending", cmd: bson.D{{Key: "create", Value: "c"},
+			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: -1}}}, {Key: "unique", Value: true}}}},
+			code: 197, codeName: "InvalidIndexSpecificationOption", msg: "The clusteredIndex option is only supported for key: {_id: 1}"},
+		{name: "create clustered on _id 1.5", cmd: bson.D{{Key: "create", Value: "c"},
+			{Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1.5}}}, {Key: "unique", Value: true}}}},
+			code: 197, codeName: "InvalidIndexSpecificationOption", msg: "The clusteredIndex option is only supported for key: {_id: 1}"},
 		{name: "create an unclustered collection with expiry", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "expireAfterSeconds", Value: 60}},
 			code: 72, codeName: "InvalidOptions", msg: "requires clustering"},
 		{name: "create with change stream images but no enabled", cmd: bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{}}},
