@@ -267,6 +267,12 @@ func parseIndexSpec(doc bson.Raw, ignoreUnknown bool) (engine.IndexSpec, error) 
 	if spec.Name == "" {
 		return spec, specError(fixed, mongoerr.CannotCreateIndex, "index name cannot be empty")
 	}
+	if isIDIndexPattern(spec.Key) {
+		// Then IndexCatalogImpl::_fixIndexSpec names an index of an _id
+		// key pattern _id_ whatever name it was given, so asking for one
+		// under another name asks for the _id index itself.
+		spec.Name = "_id_"
+	}
 	if spec.Version == 1 && engine.IsWildcardPattern(spec.Key) {
 		return spec, specError(fixed, mongoerr.CannotCreateIndex, "Index type 'wildcard' is not allowed with index version v: 1")
 	}

@@ -621,6 +621,19 @@ func TestCreateIndexesOptions(t *testing.T) {
 	if err := db.RunCommand(t.Context(), cmd).Decode(&res); err != nil || res.Before != 4 || res.After != 4 || res.Note != "all indexes already exist" {
 		t.Fatalf("again: %+v %v", res, err)
 	}
+	// An index of key {_id: 1} is named _id_ whatever name it is given
+	// (IndexCatalogImpl::_fixIndexSpec): it is the _id index, which
+	// exists.
+	idAgain := bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
+		bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "myid"}}}}}
+	res = struct {
+		Before int32  `bson:"numIndexesBefore"`
+		After  int32  `bson:"numIndexesAfter"`
+		Note   string `bson:"note"`
+	}{}
+	if err := db.RunCommand(t.Context(), idAgain).Decode(&res); err != nil || res.Before != 4 || res.After != 4 || res.Note != "all indexes already exist" {
+		t.Fatalf("_id index under another name: %+v %v", res, err)
+	}
 	// With two of the three hidden, the key pattern names one index a hint
 	// can use.
 	for _, name := range []string{"a_1", "a_1_sparse"} {
