@@ -53,6 +53,11 @@ func TestErrorMessages(t *testing.T) {
 			"Error in specification { key: { v: -1 }, name: \"\", v: 2 } :: caused by :: index name cannot be empty"},
 		{"index name empty with v and ns", "", `{"createIndexes": "c", "indexes": [{"v": 2, "key": {"a": 1}, "ns": "test.c", "name": ""}]}`, 67,
 			"Error in specification { v: 2, key: { a: 1 }, name: \"\" } :: caused by :: index name cannot be empty"},
+		// wildcardIndexSpecProjectionPolicies ban find-only features.
+		{"wildcardProjection with a positional path", "", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "wildcardProjection": {"a.$": 1}}]}`, 31324,
+			"Cannot use positional projection in aggregation projection"},
+		{"wildcardProjection with a nested positional path", "", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "wildcardProjection": {"a": {"b.$": 1}}}]}`, 31324,
+			"Cannot use positional projection in aggregation projection"},
 		{"index name empty after the _id index's rules", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": ""}]}`, 67,
 			"Error in specification { key: { _id: 1 }, name: \"\", v: 2 } :: caused by :: index name cannot be empty"},
 		{"_id index unique", "", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "unique": true}]}`, 197,

@@ -111,6 +111,12 @@ func newWildcard(spec IndexSpec, elems []bson.RawElement) (*wildcardIndex, error
 				return mongoerr.New(mongoerr.FailedToParse, "The 'wildcardProjection' field can't be an empty object")
 			}
 			for _, el := range elems {
+				// The projection is parsed with find-only features banned
+				// (wildcardIndexSpecProjectionPolicies): no positional
+				// path "a.$" (31324).
+				if _, err := query.ProjectionKey(el.Key(), false); err != nil {
+					return err
+				}
 				p, v := prefix+el.Key(), el.Value()
 				if sub, ok := v.DocumentOK(); ok {
 					// {a: {b: 1}} is {"a.b": 1}.
