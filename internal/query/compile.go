@@ -210,7 +210,14 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 	case "$sampleRate":
 		return parseSampleRate(v, env)
 	}
-	return nil, mongoerr.New(mongoerr.BadValue, "unknown top level operator: %s", key)
+	// MatchExpressionParser::parse adds a hint to the message: $not is
+	// a path operator, so {$not: ...} is pointed at $nor; any other name is
+	// pointed at $getField/$setField for fields whose names start with '$'.
+	hint := "If you have a field name that starts with a '$' symbol, consider using $getField or $setField."
+	if key == "$not" {
+		hint = "If you are trying to negate an entire expression, use $nor."
+	}
+	return nil, mongoerr.New(mongoerr.BadValue, "unknown top level operator: %s. %s", key, hint)
 }
 
 // parseLogical parses $and, $or and $nor: a non-empty array of filter

@@ -35,7 +35,9 @@ func TestCompileErrors(t *testing.T) {
 		code   mongoerr.Code
 		msg    string
 	}{
-		{`{"$foo": 1}`, 2, "unknown top level operator: $foo"},
+		{`{"$foo": 1}`, 2, "unknown top level operator: $foo. If you have a field name that starts with a '$' symbol, consider using $getField or $setField."},
+		{`{"$and": [{"$in": [1]}]}`, 2, "unknown top level operator: $in. If you have a field name that starts with a '$' symbol, consider using $getField or $setField."},
+		{`{"$not": {"a": 1}}`, 2, "unknown top level operator: $not. If you are trying to negate an entire expression, use $nor."},
 		// undefined is no operand of an equality or a comparison
 		{`{"a": {"$undefined": true}}`, 2, "cannot compare to undefined"},
 		{`{"a": {"$eq": {"$undefined": true}}}`, 2, "cannot compare to undefined"},
