@@ -212,6 +212,10 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 				return fb
 			}
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
+			if t := n.Value.Type; t == bson.TypeMinKey || t == bson.TypeMaxKey {
+				fb = extremeBounds(n.Kind, t, f.Desc, multikey)
+				break
+			}
 			fb = rangeBounds(n.Kind, coll.Transform(n.Value), f.Desc)
 		case query.KindRegex:
 			fb = regexBounds(n.Value, f.Desc)
@@ -342,6 +346,46 @@ func appendPoint(ivs []fieldInterval, v bson.RawValue, desc bool) []fieldInterva
 		hi = nil
 	}
 	return append(ivs, fieldInterval{lo: lo, hi: hi, loVal: v, hiVal: v, loIncl: true, hiIncl: true})
+}
+
+// extremeBounds are the bounds of a comparison with MinKey or MaxKey (t),
+// which sort below and above every type, as MongoDB's
+// IndexBoundsBuilder::translate makes them: every key for $gte MinKey and
+// $lte MaxKey; every key but the operand's for $gt MinKey and $lt MaxKey,
+// though on a multikey index every key, for the array [MinKey] ([MaxKey])
+// is keyed by the element it compares unequal to; the operand's key alone
+// for $lte MinKey and $gte MaxKey; none for $lt MinKey and $gt MaxKey.
+func extremeBounds(k query.Kind, t bson.Type, desc, multikey bool) fieldBounds {
+	minLo, minHi := keyenc.TypeBounds(bson.TypeMinKey, desc)
+	maxLo, maxHi := keyenc.TypeBounds(bson.TypeMaxKey, desc)
+	minKey, maxKey := bson.RawValue{Type: bson.TypeMinKey}, bson.RawValue{Type: bson.TypeMaxKey}
+	isMin := t == bson.TypeMinKey
+	switch {
+	case isMin && k == query.KindLt, !isMin && k == query.KindGt:
+		lo := []byte{minLo}
+		return fieldBounds{ivs: []fieldInterval{{lo: lo, hi: lo}}, none: true}
+	case isMin && k == query.KindLte:
+		return fieldBounds{point: true, ivs: appendPoint(nil, minKey, desc)}
+	case !isMin && k == query.KindGte:
+		return fieldBounds{point: true, ivs: appendPoint(nil, maxKey, desc)}
+	}
+	// A range over every type: in byte order from MinKey's class to
+	// MaxKey's, or the reverse in a descending field.
+	iv := fieldInterval{lo: []byte{minLo}, hi: []byte{maxHi}, loVal: minKey, hiVal: maxKey, loIncl: true, hiIncl: true}
+	if desc {
+		iv = fieldInterval{lo: []byte{maxLo}, hi: []byte{minHi}, loVal: maxKey, hiVal: minKey, loIncl: true, hiIncl: true}
+	}
+	// $gt MinKey leaves out the MinKey end, $lt MaxKey the MaxKey end.
+	if !multikey && (k == query.KindGt || k == query.KindLt) {
+		if (k == query.KindGt) != desc {
+			iv.lo, iv.loIncl = []byte{iv.lo[0] + 1}, false
+		} else {
+			iv.hi, iv.hiIncl = []byte{iv.hi[0] - 1}, false
+		}
+	}
+	iv.loShown = opening(iv.loIncl) + showValue(iv.loVal)
+	iv.hiShown = showValue(iv.hiVal) + closing(iv.hiIncl)
+	return fieldBounds{ivs: []fieldInterval{iv}}
 }
 
 // rangeBounds turns a comparison into a range within the operand's type

@@ -100,7 +100,7 @@ func decides(root *query.Node, fields []Field) bool {
 			return true
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 			u.ranges++
-			return exactPoint(n.Value) && n.Value.Type != bson.TypeMinKey && n.Value.Type != bson.TypeMaxKey
+			return exactPoint(n.Value)
 		}
 		return false
 	}
