@@ -219,18 +219,21 @@ func (p *Plan) countScanStage() bson.D {
 
 // explainBounds lists every field's bounds in the order the scan meets
 // them; fields the filter leaves open span [MinKey, MaxKey] ([MaxKey,
-// MinKey] backward). A key range shows none, as MongoDB shows a simple
+// MinKey] where the scan meets the field descending). A key range shows none, as MongoDB shows a simple
 // range.
 func (p *Plan) explainBounds() bson.D {
 	out := bson.D{}
 	if p.keyRange {
 		return out
 	}
-	open := "[MinKey, MaxKey]"
-	if p.Reverse {
-		open = "[MaxKey, MinKey]"
-	}
 	for i, f := range p.fields {
+		// IndexBoundsBuilder::alignBounds turns the intervals of a field
+		// the scan meets descending (a descending field scanned forward,
+		// an ascending one backward) end for end.
+		open := "[MinKey, MaxKey]"
+		if f.Desc != p.Reverse {
+			open = "[MaxKey, MinKey]"
+		}
 		var shown any = bson.A{open}
 		if i < len(p.fieldBounds) && !p.fieldBounds[i].empty() {
 			shown = p.fieldBounds[i].shown(p.Reverse)
