@@ -59,10 +59,10 @@ func geoIndexFor(ixs []*Index, f *query.Filter, path string, flat bool) (ix *Ind
 // planGeo plans a geo query an index serves. $near and $nearSphere need
 // one on their path (291 otherwise): a GeoJSON point a 2dsphere index, a
 // legacy $near (plane distances) a 2d index, a legacy $nearSphere either;
-// a hint (h) leaves only the hinted index, as MongoDB's planner does, and
-// a hinted geo index whose fields before the geo field the filter does not
-// pin by equality is not supported; on a 2d index the center must lie
-// within its bounds (16433). $geoWithin reads a 2dsphere or 2d index on
+// a hint (h) leaves only the hinted index, as MongoDB's planner does; an
+// index whose fields before the geo field the filter does not pin by
+// equality serves it when no other does, reading all its keys; on a 2d
+// index the center must lie within its bounds (16433). $geoWithin reads a 2dsphere or 2d index on
 // its path, $geoIntersects a 2dsphere one, when there is one. A nil plan
 // leaves the query to the planner (the filter then tests the geometry of
 // each document it reads), as does a hint for $geoWithin and
@@ -92,8 +92,14 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 			ix, prefix, u = geoIndexFor(ixs, q.filter, near.Path, true)
 			unpinned = cmp.Or(unpinned, u)
 		}
-		if ix == nil && !unhinted && unpinned != nil {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support a $near on the hinted index %s, whose fields before %s the query does not pin by equality", unpinned.Name, near.Path)
+		wholeIndex := false
+		if ix == nil && unpinned != nil {
+			// A 2dsphere index serves a $near whatever bounds its fields
+			// before the geo field get (all values when the query has
+			// none), as MongoDB's planner assigns it the $near alone
+			// (stripInvalidAssignmentsTo2dsphereIndices needs a geo
+			// field's predicate only; multikey_geonear.js).
+			ix, wholeIndex = unpinned, true
 		}
 		if ix == nil {
 			return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
@@ -107,6 +113,7 @@ func planGeo(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, error)
 		}
 		planned := ix.planned()
 		ns := newNearScan(ix, prefix, gq)
+		ns.wholeIndex = wholeIndex
 		scan := &planner.GeoScan{Field: near.Path, Near: true, Flat: ix.flat != nil, Ref: ns,
 			FirstRound: func() [][2]int64 { r, _ := ns.ranges(float64(gq.Min) + ns.initial); return r }}
 		return planner.GeoPlan(&planned, scan, nil), nil
@@ -206,6 +213,10 @@ type nearScan struct {
 	// bound, when set, is a lower bound of the distance of the document
 	// an index entry keys, from its key alone (0 without it).
 	bound func(value []byte) float64
+	// wholeIndex, for an index whose fields before the geo field the
+	// query does not pin, reads every key of the index in one round,
+	// each a candidate by its cell's distance.
+	wholeIndex bool
 }
 
 // newNearScan describes the $near q on ix, a 2dsphere index (spherical
@@ -428,6 +439,10 @@ const nearRead = -1.0
 // candidate unless its document was read or lies beyond $maxDistance.
 func (s *geoNearSource) round() error {
 	ns := s.ns
+	if ns.wholeIndex {
+		s.done, s.radius = true, math.Inf(1)
+		return scanEntries(s.ctx, s.r, s.prefix, []planner.Interval{{}}, s.stats, s.candidate)
+	}
 	maxD := float64(ns.q.Max)
 	radius := s.radius * 2
 	if s.radius < 0 {
@@ -457,22 +472,26 @@ func (s *geoNearSource) round() error {
 	s.radius = covered
 	var fresh [][2]int64
 	fresh, s.scanned = subtractRanges(ranges, s.scanned)
-	return scanEntries(s.ctx, s.r, s.prefix, keyIntervals(ns.prefix, fresh), s.stats, func(value []byte) {
-		id := string(entryID(value))
-		b := 0.0
-		if ns.bound != nil {
-			b = ns.bound(value)
-		}
-		if b > maxD {
-			return
-		}
-		if old, ok := s.bounds[id]; ok && old <= b {
-			return // a smaller bound is pushed, or the document was read
-		}
-		s.bounds[id] = b
-		s.seq++
-		s.cands.push(nearCand{id: id, bound: b, seq: s.seq})
-	})
+	return scanEntries(s.ctx, s.r, s.prefix, keyIntervals(ns.prefix, fresh), s.stats, s.candidate)
+}
+
+// candidate makes an index entry's document a candidate, unless it was
+// read or lies beyond $maxDistance.
+func (s *geoNearSource) candidate(value []byte) {
+	id := string(entryID(value))
+	b := 0.0
+	if s.ns.bound != nil {
+		b = s.ns.bound(value)
+	}
+	if b > float64(s.ns.q.Max) {
+		return
+	}
+	if old, ok := s.bounds[id]; ok && old <= b {
+		return // a smaller bound is pushed, or the document was read
+	}
+	s.bounds[id] = b
+	s.seq++
+	s.cands.push(nearCand{id: id, bound: b, seq: s.seq})
 }
 
 // subtractRanges are the parts of ranges (sorted, inclusive) outside

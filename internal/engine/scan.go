@@ -390,7 +390,7 @@ func (s *planSource) Close() error {
 // key order, counting each as examined and looking at the operation's
 // context every 256 entries. It serves the reads that gather an index's
 // entries before yielding documents: a $text search's terms, a $near's
-// rounds.
+// rounds. An interval whose Hi is nil runs to the index's last entry.
 func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []planner.Interval, stats *OpStats, fn func(value []byte)) error {
 	it, err := r.NewIter(prefix, keyenc.PrefixEnd(prefix))
 	if err != nil {
@@ -400,7 +400,10 @@ func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []pla
 	n := 0
 	for _, iv := range ivs {
 		lo, hi := append(bytes.Clone(prefix), iv.Lo...), append(bytes.Clone(prefix), iv.Hi...)
-		for it.SeekGE(lo); it.Valid() && bytes.Compare(it.Key(), hi) < 0; it.Next() {
+		if iv.Hi == nil {
+			hi = keyenc.PrefixEnd(prefix)
+		}
+		for it.SeekGE(lo); it.Valid() && (hi == nil || bytes.Compare(it.Key(), hi) < 0); it.Next() {
 			if n++; n%256 == 0 {
 				if err := mongoerr.Interruption(ctx); err != nil {
 					return err

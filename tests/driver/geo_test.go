@@ -590,8 +590,8 @@ func TestGeoNearPicksItsIndex(t *testing.T) {
 
 // A $geoNear's hint leaves the planner only the hinted index, as in
 // MongoDB: a usable one is used ($indexStats counts it), another fails
-// (291), and a compound geo index whose fields before the geo field the
-// query does not pin by equality is refused (238) (geonear_hint.js).
+// (291), and a compound geo index serves it whether or not the query pins
+// its fields before the geo field (geonear_hint.js).
 func TestGeoNearHint(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -613,7 +613,7 @@ func TestGeoNearHint(t *testing.T) {
 	for _, tt := range []struct {
 		hint string
 		code int
-	}{{"simple", 0}, {"plain", 291}, {"compound", 238}} {
+	}{{"simple", 0}, {"plain", 291}, {"compound", 0}} {
 		cur, err := coll.Aggregate(ctx, pipeline, options.Aggregate().SetHint(tt.hint))
 		if serverCode(err) != tt.code {
 			t.Errorf("hint %s: %v, want %d", tt.hint, err, tt.code)
@@ -694,6 +694,51 @@ func TestGeoCompoundIndexes(t *testing.T) {
 		}
 		if n, _ := v.Lookup("keysPerIndex", name).AsInt64OK(); tt.keys >= 0 && int(n) != tt.keys {
 			t.Errorf("%v: %d keys, want %d", tt.index, n, tt.keys)
+		}
+	}
+}
+
+// A $near reads a compound 2dsphere index whose fields before the geo
+// field the query bounds by a range or not at all, in order of distance,
+// with the other predicates applied, a multikey prefix field's document
+// once; as MongoDB's planner gives the index the $near whatever its prefix
+// fields' bounds (multikey_geonear.js).
+func TestGeoNearUnpinnedPrefix(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("geounpinned")
+	for i, tt := range []struct {
+		index  bson.D
+		docs   []any
+		filter bson.D
+		want   []int
+	}{
+		{doc("a", 1, "b", "2dsphere"),
+			[]any{doc("_id", 0, "a", 0, "b", geoPoint(0, 0)), doc("_id", 1, "a", 0, "b", geoPoint(1, 1)), doc("_id", 2, "a", 0, "b", geoPoint(2, 2)),
+				doc("_id", 3, "a", bson.A{"multi", "key"}, "b", geoPoint(-1, -1)), doc("_id", 4, "a", bson.A{5, 6}, "b", geoPoint(3, 3))},
+			doc("a", doc("$gte", 0), "b", doc("$near", doc("$geometry", geoPoint(2, 2)))), []int{2, 4, 1, 0}},
+		{doc("a", 1, "b", "2dsphere"),
+			[]any{doc("_id", 0, "a", 0, "b", geoPoint(0, 0)), doc("_id", 1, "a", "x", "b", geoPoint(1, 1)), doc("_id", 2, "b", geoPoint(2, 2))},
+			doc("b", doc("$nearSphere", doc("$geometry", geoPoint(2, 2), "$maxDistance", 200000))), []int{2, 1}},
+		{doc("a.b", 1, "a.c", "2dsphere"),
+			[]any{doc("_id", 0, "a", bson.A{doc("b", 0), doc("c", geoPoint(0, 0))}), doc("_id", 1, "a", bson.A{doc("b", 1), doc("c", geoPoint(1, 1))}),
+				doc("_id", 3, "a", bson.A{doc("b", 10), doc("b", -1), doc("c", geoPoint(0, 0))})},
+			doc("a.b", doc("$lt", 0, "$gt", 9), "a.c", doc("$near", doc("$geometry", geoPoint(0, 0)))), []int{3}},
+	} {
+		c := db.Collection("c" + strconv.Itoa(i))
+		if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: tt.index}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.InsertMany(ctx, tt.docs); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, d := range findAll(t, c, tt.filter) {
+			n, _ := d.Lookup("_id").AsInt64OK()
+			got = append(got, int(n))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%v %v: %v, want %v", tt.index, tt.filter, got, tt.want)
 		}
 	}
 }
