@@ -128,14 +128,14 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 			}
 			continue
 		}
-		gs, err := geo.Geometries(v)
+		// getS2Keys does not expand an array at the path's end: the
+		// value is one geometry (an array of them is malformed).
+		g, err := geo.Parse(v)
 		if err != nil {
 			return nil, mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)
 		}
-		for _, g := range gs {
-			for _, c := range g.IndexCells() {
-				out = append(out, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))})
-			}
+		for _, c := range g.IndexCells() {
+			out = append(out, bson.RawValue{Type: bson.TypeInt64, Value: bsoncore.AppendInt64(nil, int64(c))})
 		}
 	}
 	return out, nil

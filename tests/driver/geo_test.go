@@ -216,6 +216,11 @@ func TestGeoErrors(t *testing.T) {
 		doc("loc", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}}})),
 		doc("loc", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{2, 2}, bson.A{2, 0}, bson.A{0, 2}, bson.A{0, 0}}})),
 		doc("loc", "here"),
+		// An array at the indexed path is one geometry, not a list of
+		// them (getS2Keys does not expand it; geo_allowedcomparisons.js,
+		// geo_s2indexoldformat.js).
+		doc("loc", bson.A{geoPoint(0, 0), geoPoint(1, 1)}),
+		doc("loc", bson.A{bson.A{0, 0}, bson.A{1, 1}}),
 	} {
 		_, err := coll.InsertOne(ctx, bad)
 		requireCode(t, err, 16755, "Location16755")
@@ -346,17 +351,19 @@ func TestGeoErrors(t *testing.T) {
 	if got := out[0].Lookup("km").Double(); math.Abs(got-wantKm) > 1e-6 || out[0].Lookup("at").String() != `{"type": "Point","coordinates": [{"$numberDouble":"1.0"},{"$numberDouble":"1.0"}]}` {
 		t.Errorf("$geoNear with options: %s, want km %g", out[0], wantKm)
 	}
-	// includeLocs of a multi-location field is the closest location: an
-	// element of an array of points or of legacy pairs, a MultiPoint whole.
+	// includeLocs of a multi-location field is the closest location: one
+	// of the points or legacy pairs an array on the path leads to, a
+	// MultiPoint whole. (A 2dsphere index takes no array at the end of its
+	// path: geo_allowedcomparisons.js.)
 	multi := db.Collection("multiloc")
-	if _, err := multi.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+	if _, err := multi.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc.p", "2dsphere")}); err != nil {
 		t.Fatal(err)
 	}
 	multiPoint := doc("type", "MultiPoint", "coordinates", bson.A{bson.A{5.0, 5.0}, bson.A{0.5, 0.0}})
 	if _, err := multi.InsertMany(ctx, []any{
-		doc("_id", 1, "loc", bson.A{geoPoint(3, 3), geoPoint(0.1, 0), geoPoint(2, 2)}),
-		doc("_id", 2, "loc", bson.A{bson.A{4.0, 4.0}, bson.A{0.0, 0.2}}),
-		doc("_id", 3, "loc", multiPoint),
+		doc("_id", 1, "loc", bson.A{doc("p", geoPoint(3, 3)), doc("p", geoPoint(0.1, 0)), doc("p", geoPoint(2, 2))}),
+		doc("_id", 2, "loc", bson.A{doc("p", bson.A{4.0, 4.0}), doc("p", bson.A{0.0, 0.2})}),
+		doc("_id", 3, "loc", doc("p", multiPoint)),
 	}); err != nil {
 		t.Fatal(err)
 	}
