@@ -3,6 +3,7 @@ package geo
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/golang/geo/s1"
@@ -109,8 +110,25 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tt.v, err, tt.msg)
 		}
 	}
+	// GeoParser refuses a hole sharing more than one vertex with the loop
+	// around it (S2Polygon::IsNormalized) and a hole within a hole
+	// (geo_s2polywithholes.js).
+	for _, tt := range []struct{ v, prefix string }{
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]], [[0, 0], [0.1, 0.9], [1, 1], [0.9, 0.1], [0, 0]]]}`,
+			"Loop 1 shares more than one vertex with its parent loop 0: "},
+		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]], [[0.1, 0.1], [0.1, 0.9], [0.9, 0.9], [0.9, 0.1], [0.1, 0.1]], [[0.2, 0.2], [0.2, 0.8], [0.8, 0.8], [0.8, 0.2], [0.2, 0.2]]]}`,
+			"Polygon interior loops cannot be nested: "},
+	} {
+		if _, err := Parse(raw(t, tt.v)); err == nil || !strings.HasPrefix(err.Error(), tt.prefix) {
+			t.Errorf("%s: %v, want %q...", tt.v, err, tt.prefix)
+		}
+	}
 	for _, v := range []string{
 		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], [[1, 1], [2, 1], [2, 2], [1, 1]]]}`,
+		// A hole may touch its shell at one vertex.
+		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], [[0, 0], [2, 1], [1, 2], [0, 0]]]}`,
+		// Two holes side by side.
+		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0]], [[0.5, 0.5], [1, 0.5], [1, 1], [0.5, 0.5]], [[2, 2], [2.5, 2], [2.5, 2.5], [2, 2]]]}`,
 		// Repeated vertices are dropped, the closing one too (geo_s2dupe_points.js).
 		`{"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 3], [0, 0], [0, 0]], [[1, 1], [1, 1], [2, 1], [2, 2], [1, 1], [1, 1]]]}`,
 		`{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}`,

@@ -240,7 +240,8 @@ func lineString(v bson.RawValue) (*s2.Polyline, error) {
 }
 
 // polygon reads a GeoJSON polygon: closed rings of at least 4 positions,
-// the first the shell, the others holes inside it. A ring encloses the
+// the first the shell, the others holes inside it, none inside another
+// hole nor sharing more than one vertex with the loop around it. A ring encloses the
 // smaller of the two areas it bounds, as MongoDB reads polygons without a
 // big-polygon CRS.
 func polygon(v bson.RawValue) (*s2.Polygon, error) {
@@ -283,11 +284,62 @@ func polygon(v bson.RawValue) (*s2.Polygon, error) {
 			return nil, errorf("Secondary loops not contained by first exterior loop - secondary loops must be holes: %s", v)
 		}
 	}
+	parents := loopParents(loops)
 	p := s2.PolygonFromLoops(loops)
 	if err := p.Validate(); err != nil {
 		return nil, errorf("Polygon is not valid: %v %s", err, v)
 	}
+	// S2Polygon::IsNormalized, then the nesting GeoJSON allows.
+	for i, pl := range parents {
+		if i > 0 && sharedVertices(pl.loop, pl.hole) > 1 {
+			return nil, errorf("Loop %d shares more than one vertex with its parent loop %d: %s", i, pl.parent, v)
+		}
+	}
+	for _, pl := range parents[1:] {
+		if pl.parent != 0 {
+			return nil, errorf("Polygon interior loops cannot be nested: %s", v)
+		}
+	}
 	return p, nil
+}
+
+// loopParent is a hole with the loop immediately around it.
+type loopParent struct {
+	hole, loop *s2.Loop
+	parent     int
+}
+
+// loopParents are the polygon's loops (the shell first, every hole within
+// it) each with the innermost other loop that contains it.
+func loopParents(loops []*s2.Loop) []loopParent {
+	out := make([]loopParent, len(loops))
+	for i, l := range loops {
+		out[i] = loopParent{hole: l, loop: loops[0]}
+		if i == 0 {
+			continue
+		}
+		for j, o := range loops[1:] {
+			if j+1 != i && o.Contains(l) && o.Area() < out[i].loop.Area() {
+				out[i].loop, out[i].parent = o, j+1
+			}
+		}
+	}
+	return out
+}
+
+// sharedVertices counts the vertices of a that b has too.
+func sharedVertices(a, b *s2.Loop) int {
+	vertices := map[s2.Point]bool{}
+	for _, v := range a.Vertices() {
+		vertices[v] = true
+	}
+	n := 0
+	for _, v := range b.Vertices() {
+		if vertices[v] {
+			n++
+		}
+	}
+	return n
 }
 
 // selfCrossing finds two edges of a loop that cross.
