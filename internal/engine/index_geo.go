@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/golang/geo/s2"
@@ -131,6 +132,9 @@ func (ix *Index) geoKeyValues(root bson.RawValue, f IndexField, doc bson.Raw) ([
 		// getS2Keys does not expand an array at the path's end: the
 		// value is one geometry (an array of them is malformed).
 		g, err := geo.Parse(v)
+		if err == nil && g.BigPolygon {
+			err = errors.New("can't project geometry into spherical CRS: " + values.Shell(v))
+		}
 		if err != nil {
 			return nil, mongoerr.New(mongoerr.GeoExtractKeys, "Can't extract geo keys: %s  %v", values.ShellDoc(doc), err)
 		}

@@ -103,6 +103,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"type": "Polygon", "coordinates": [[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]}`, ""},
 		{`{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]], [[5, 5], [6, 5], [6, 6], [5, 5]]]}`, ""},
 		{`[0, 91]`, "longitude/latitude is out of bounds, lng: 0 lat: 91"},
+		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name", "properties": {"name": "EPSG:2000"}}}`, "Unknown CRS name: EPSG:2000"},
+		{`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name"}}`, `CRS must have field "properties" which is an object`},
 		{`"x"`, ""},
 	} {
 		_, err := Parse(raw(t, tt.v))
@@ -134,6 +136,7 @@ func TestParseErrors(t *testing.T) {
 		`{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}`,
 		`{"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [0, 0]}, {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}]}`,
 		`{"x": 1, "y": 2}`,
+		`{"type": "Point", "coordinates": [40, 5], "crs": {"type": "name", "properties": {"name": "EPSG:4326"}}}`,
 	} {
 		if _, err := Parse(raw(t, v)); err != nil {
 			t.Errorf("%s: %v", v, err)

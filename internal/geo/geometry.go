@@ -33,6 +33,9 @@ type Geometry struct {
 	Points   []s2.Point
 	Lines    []*s2.Polyline
 	Polygons []*s2.Polygon
+	// BigPolygon is a stored Polygon naming the strict-winding crs,
+	// which a 2dsphere index cannot key (S2GetKeysForElement).
+	BigPolygon bool
 }
 
 // Error is why a value is no geometry; the caller wraps it in the code of
@@ -53,7 +56,21 @@ func Parse(v bson.RawValue) (*Geometry, error) {
 	if v.Type == bson.TypeEmbeddedDocument {
 		d := v.Document()
 		if t, err := d.LookupErr("type"); err == nil && t.Type == bson.TypeString {
-			return parseGeoJSON(d)
+			// GeoParser reads a stored object's crs as a query's: an
+			// unknown one is malformed, and only a Polygon may name the
+			// strict-winding one (a big polygon).
+			strict, err := strictCRS(d)
+			if err != nil {
+				return nil, err
+			}
+			if strict && t.StringValue() != "Polygon" {
+				return nil, errorf("strict winding order is only supported by Polygon: %s", d)
+			}
+			g, err := parseGeoJSON(d)
+			if g != nil {
+				g.BigPolygon = strict
+			}
+			return g, err
 		}
 	}
 	x, y, ok := LegacyPair(v)

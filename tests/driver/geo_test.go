@@ -221,6 +221,11 @@ func TestGeoErrors(t *testing.T) {
 		// geo_s2indexoldformat.js).
 		doc("loc", bson.A{geoPoint(0, 0), geoPoint(1, 1)}),
 		doc("loc", bson.A{bson.A{0, 0}, bson.A{1, 1}}),
+		// A crs MongoDB does not know, and a big polygon, which a
+		// 2dsphere index cannot key (geo_s2index.js, geo_big_polygon.js).
+		doc("loc", doc("type", "Point", "coordinates", bson.A{40, 5}, "crs", doc("type", "name", "properties", doc("name", "EPSG:2000")))),
+		doc("loc", doc("type", "Polygon", "coordinates", bson.A{bson.A{bson.A{0, 0}, bson.A{1, 0}, bson.A{1, 1}, bson.A{0, 0}}},
+			"crs", doc("type", "name", "properties", doc("name", "urn:x-mongodb:crs:strictwinding:EPSG:4326")))),
 	} {
 		_, err := coll.InsertOne(ctx, bad)
 		requireCode(t, err, 16755, "Location16755")
