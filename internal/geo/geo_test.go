@@ -186,6 +186,9 @@ func TestNearRanges(t *testing.T) {
 func TestWithinBoundary(t *testing.T) {
 	square := `{"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]}}`
 	concave := `{"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [4, 0], [4, 4], [2, 1], [0, 4], [0, 0]]]}}`
+	bigCap := `{"$centerSphere": [[-59.80246852929814, -2.3633072488322853], 2.768403272464979]}`
+	bigCap2 := `{"$centerSphere": [[-61.52266094410311, 17.79937981451866], 2.9592242752161573]}`
+	smallCap := `{"$centerSphere": [[0, 0], 0.1]}`
 	for _, tc := range []struct {
 		within, doc string
 		want        bool
@@ -199,6 +202,13 @@ func TestWithinBoundary(t *testing.T) {
 		{square, `{"type": "LineString", "coordinates": [[0, 0], [2, 0]]}`, false},
 		{concave, `{"type": "LineString", "coordinates": [[4, 4], [0, 4]]}`, false},
 		{concave, `{"type": "LineString", "coordinates": [[0, 0], [4, 0]]}`, true},
+		// A cap larger than a hemisphere holding a line's or a polygon's
+		// vertices but not its edges (geo_s2within_line_polygon_sphere.js).
+		{bigCap, `{"type": "LineString", "coordinates": [[96.328125, 5.61598581915534], [153.984375, -6.315298538330033]]}`, false},
+		{bigCap2, `{"type": "Polygon", "coordinates": [[[98.96484375, -11.350796722383672], [135.35156249999997, -11.350796722383672], [135.35156249999997, 0.8788717828324276], [98.96484375, 0.8788717828324276], [98.96484375, -11.350796722383672]]]}`, false},
+		{bigCap, `{"type": "LineString", "coordinates": [[-60, 0], [-50, 0]]}`, true},
+		{smallCap, `{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}`, true},
+		{smallCap, `{"type": "LineString", "coordinates": [[0, 0], [10, 0]]}`, false},
 	} {
 		q, err := ParseWithin("$geoWithin", raw(t, tc.within))
 		if err != nil {

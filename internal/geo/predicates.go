@@ -173,8 +173,11 @@ func lineCrossesPolygon(l s2.Polyline, p *s2.Polygon) bool {
 	return false
 }
 
-// withinCap reports whether every vertex of g lies in c (a cap no larger
-// than a hemisphere holds the geodesic edges between its points).
+// withinCap reports whether g lies in c: each point's leaf cell meets
+// it, and no line or polygon comes nearer to the center of c's complement
+// than the complement's radius, as MongoDB's GeometryContainer::contains
+// tests a $centerSphere (a cap larger than a hemisphere may hold every
+// vertex of a line whose edges leave it).
 func withinCap(g *Geometry, c s2.Cap) bool {
 	for _, p := range g.Points {
 		// MongoDB's test of a point: the cap meets the point's leaf cell
@@ -182,20 +185,15 @@ func withinCap(g *Geometry, c s2.Cap) bool {
 			return false
 		}
 	}
+	comp := c.Complement()
 	for _, l := range g.Lines {
-		for _, v := range *l {
-			if !c.ContainsPoint(v) {
-				return false
-			}
+		if lineDistance(comp.Center(), *l) < comp.Radius() {
+			return false
 		}
 	}
 	for _, poly := range g.Polygons {
-		for _, loop := range poly.Loops() {
-			for _, v := range loop.Vertices() {
-				if !c.ContainsPoint(v) {
-					return false
-				}
-			}
+		if (&Geometry{Polygons: []*s2.Polygon{poly}}).Distance(comp.Center()) < comp.Radius() {
+			return false
 		}
 	}
 	return true
