@@ -33,7 +33,17 @@ func Float64(v bson.RawValue) (f float64, ok bool) {
 // an int64 represents exactly; doubles and decimals with a fraction, NaN,
 // infinities and out-of-range values report ok false. A decimal converts
 // without rounding, as Decimal128::toLongExact.
-func Int64(v bson.RawValue) (i int64, ok bool) {
+func Int64(v bson.RawValue) (i int64, ok bool) { return int64Of(v, false) }
+
+// TruncInt64 converts a numeric value to an int64 after truncating it toward
+// zero, as MongoDB's representAs<long long>(trunc(x)) does for doubles and
+// Decimal128::round(kRoundTowardZero) for decimals: ok is false for NaN,
+// infinities, values whose truncation is outside the int64 range and
+// non-numeric values. A decimal is truncated exactly, not through a double.
+func TruncInt64(v bson.RawValue) (int64, bool) { return int64Of(v, true) }
+
+// int64Of is Int64, or with trunc TruncInt64.
+func int64Of(v bson.RawValue, trunc bool) (int64, bool) {
 	switch v.Type {
 	case bson.TypeInt32:
 		return int64(v.Int32()), true
@@ -41,35 +51,16 @@ func Int64(v bson.RawValue) (i int64, ok bool) {
 		return v.Int64(), true
 	case bson.TypeDouble:
 		f := v.Double()
+		if trunc {
+			f = math.Trunc(f)
+		}
+		// NaN is unequal to itself, so it fails the first test.
 		if f != math.Trunc(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
 			return 0, false
 		}
 		return int64(f), true
 	case bson.TypeDecimal128:
-		return decimalInt64(v.Decimal128(), false)
-	}
-	return 0, false
-}
-
-// TruncInt64 converts a numeric value to an int64 after truncating it toward
-// zero, as MongoDB's representAs<long long>(trunc(x)) does for doubles and
-// Decimal128::round(kRoundTowardZero) for decimals: ok is false for NaN,
-// infinities, values whose truncation is outside the int64 range and
-// non-numeric values. A decimal is truncated exactly, not through a double.
-func TruncInt64(v bson.RawValue) (int64, bool) {
-	switch v.Type {
-	case bson.TypeInt32:
-		return int64(v.Int32()), true
-	case bson.TypeInt64:
-		return v.Int64(), true
-	case bson.TypeDouble:
-		f := math.Trunc(v.Double())
-		if math.IsNaN(f) || f >= 9223372036854775808.0 || f < -9223372036854775808.0 {
-			return 0, false
-		}
-		return int64(f), true
-	case bson.TypeDecimal128:
-		return decimalInt64(v.Decimal128(), true)
+		return decimalInt64(v.Decimal128(), trunc)
 	}
 	return 0, false
 }
