@@ -378,7 +378,10 @@ func (s *mergeStage) run(in Source, rt *runtime) Source {
 // with whenNotMatched "fail", a batch without failures fails with
 // MergeStageNoMatchingDocument if one of its documents matched none.
 // The inserts of a batch are written together, before a later document
-// that could match one of them looks for its target.
+// that could match one of them looks for its target and before a later
+// document's update, so that the writes land in their documents' order,
+// as MongoDB applies its batch of upserts (batch_writes.js: an update
+// freeing a unique key does not let an earlier insert of that key in).
 type mergeBatch struct {
 	s  *mergeStage
 	rt *runtime
@@ -456,6 +459,9 @@ func (b *mergeBatch) add(doc bson.Raw) error {
 		// of the on fields, with the duplicate key's pattern and value.
 		b.insert(at, doc, key)
 		return nil
+	}
+	if s.whenMatched != "keepExisting" {
+		b.writeInserts()
 	}
 	if err := s.update(doc, target, rt); err != nil {
 		b.fail(at, err)
