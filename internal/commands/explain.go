@@ -170,7 +170,7 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 	}
 	coll, a, err := parseBatch(s, r, c, name, docsField)
 	if err == nil {
-		err = a.uuidMismatch
+		err = a.acquireErr
 	}
 	if err != nil {
 		return nil, err

@@ -180,19 +180,24 @@ type batchArgs struct {
 	stmtIDs []int32
 	// let is update's or delete's let document (see statementLet).
 	let bson.Raw
-	// uuidMismatch is the CollectionUUIDMismatch of a collectionUUID the
-	// collection does not have: each statement that runs fails with it,
-	// as each acquires the collection in MongoDB (a retried statement
-	// that ran is answered from its session's record first).
-	uuidMismatch error
+	// acquireErr is the error of acquiring the collection: the
+	// CollectionUUIDMismatch of a collectionUUID the collection does not
+	// have, or CommandNotSupportedOnView for a view. Each statement that
+	// runs fails with it, as each acquires the collection in MongoDB
+	// (write_ops_exec.cpp handles the acquisition's error as the
+	// statement's write error); a retried statement that ran is answered
+	// from its session's record first.
+	acquireErr error
 }
 
 // parseBatch reads a write command's common fields; docsField names its
-// statements array. A view cannot be written.
+// statements array. A view cannot be written: each statement fails with
+// CommandNotSupportedOnView (a time series collection's view writes its
+// buckets).
 func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (string, batchArgs, error) {
 	coll, err := collectionArg(c.raw, r.DB)
 	var ts *tsColl
-	var uuidErr error
+	var acquireErr error
 	if err == nil {
 		// MongoDB checks the namespace may be written (userAllowedWriteNS,
 		// a command error), then the UUID as each statement acquires the
@@ -204,10 +209,13 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 		err = writeAllowed(r.DB, coll)
 	}
 	if err == nil {
-		uuidErr = s.checkCollectionUUID(r, c, r.DB, coll)
+		acquireErr = s.checkCollectionUUID(r, c, r.DB, coll)
 	}
-	if err == nil && uuidErr == nil {
+	if err == nil && acquireErr == nil {
 		ts, err = s.viewTarget(r, r.DB, coll)
+		if mongoerr.Is(err, mongoerr.CommandNotSupportedOnView) {
+			acquireErr, err = err, nil
+		}
 	}
 	if err != nil {
 		return "", batchArgs{}, err
@@ -215,7 +223,7 @@ func parseBatch(s *Service, r *Request, c *cmdArgs, cmdName, docsField string) (
 	// In a transaction the first failing statement ends the batch, ordered
 	// or not, and the transaction (write_ops_exec.cpp handleError: "If we
 	// are in a transaction, we must fail the whole batch").
-	a := batchArgs{ts: ts, ordered: c.bool("ordered") || r.Txn != nil, uuidMismatch: uuidErr}
+	a := batchArgs{ts: ts, ordered: c.bool("ordered") || r.Txn != nil, acquireErr: acquireErr}
 	var stmts stmtArgs
 	a.docs, err = c.docs(docsField)
 	if cmdName != "insert" {
@@ -281,8 +289,8 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 	var werrs []engine.WriteError
 	switch {
 	case len(docs) == 0:
-	case a.uuidMismatch != nil:
-		werrs = uuidWriteErrors(a.uuidMismatch, docs, a.ordered)
+	case a.acquireErr != nil:
+		werrs = acquireWriteErrors(a.acquireErr, docs, a.ordered)
 	case r.retryable && s.primaryWrite.on.Load():
 		var err error
 		if n, werrs, err = s.insertEach(r, coll, docs, ids, a.ordered, wo); err != nil {
@@ -445,7 +453,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		profiled := s.profileStatement(r, "update", a.docs[i])
 		var res engine.UpdateResult
-		err = a.uuidMismatch
+		err = a.acquireErr
 		if err == nil {
 			err = s.failPrimaryWrite(r)
 		}
@@ -533,7 +541,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		wo.Let, err = s.scriptVars(a.let, r, r.Ctx)
 		wo.Collation = st.collation
 		if err == nil {
-			err = a.uuidMismatch
+			err = a.acquireErr
 		}
 		if err == nil {
 			err = s.failPrimaryWrite(r)

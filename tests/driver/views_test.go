@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -113,9 +114,6 @@ func TestViews(t *testing.T) {
 		cmd  bson.D
 		code int
 	}{
-		{"insert", bson.D{{Key: "insert", Value: "big"}, {Key: "documents", Value: bson.A{bson.D{}}}}, 166},
-		{"update", bson.D{{Key: "update", Value: "big"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}}}}}, 166},
-		{"delete", bson.D{{Key: "delete", Value: "big"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}}, 166},
 		{"findAndModify", bson.D{{Key: "findAndModify", Value: "big"}, {Key: "remove", Value: true}}, 166},
 		{"createIndexes", bson.D{{Key: "createIndexes", Value: "big"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}}}}}, 166},
 		{"listIndexes", bson.D{{Key: "listIndexes", Value: "big"}}, 166},
@@ -149,6 +147,27 @@ func TestViews(t *testing.T) {
 		if got := serverCode(db.RunCommand(ctx, tc.cmd).Err()); got != want {
 			t.Errorf("%s: code %d, want %d", tc.name, got, want)
 		}
+	}
+	// insert, update and delete fail each statement as it acquires the
+	// collection: write errors of an ok reply (write_ops_exec.cpp), an
+	// unordered batch trying every statement
+	for _, cmd := range []bson.D{
+		{{Key: "insert", Value: "big"}, {Key: "documents", Value: bson.A{bson.D{}, bson.D{}}}, {Key: "ordered", Value: false}},
+		{{Key: "update", Value: "big"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}}}}}},
+		{{Key: "delete", Value: "big"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 0}}}}},
+	} {
+		err := db.RunCommand(ctx, cmd).Err()
+		var we mongo.WriteException
+		want := 1
+		if cmd[0].Key == "insert" {
+			want = 2
+		}
+		if !errors.As(err, &we) || len(we.WriteErrors) != want || we.WriteErrors[0].Code != 166 {
+			t.Errorf("%s on a view: %v, want %d write errors of code 166", cmd[0].Key, err, want)
+		}
+	}
+	if _, err := db.Collection("big").InsertOne(ctx, bson.D{}); serverCode(err) != 166 {
+		t.Errorf("InsertOne on a view: %v, want 166", err)
 	}
 	// collMod replaces the definition
 	if err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "big"}, {Key: "viewOn", Value: "orders"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "amount", Value: bson.D{{Key: "$gte", Value: 150}}}}}}}}}).Err(); err != nil {
