@@ -95,7 +95,9 @@ func (s *Service) resolveView(r *Request, db, name string) (coll string, stages 
 // resolveFrom is resolveView of db.name, whose definition v (nil: no
 // view) was looked up. As MongoDB's view_catalog_helpers::resolveView, it
 // follows at most maxViewDepth views: a chain of that many fails even
-// when the last one is on a collection.
+// when the last one is on a collection; and it stops at a view whose
+// pipeline starts with $collStats, returning the namespace that view is
+// on, view or not, since $collStats describes that namespace itself.
 func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll string, stages []bson.Raw, isView bool, err error) {
 	for depth := 0; depth < maxViewDepth; depth++ {
 		if depth > 0 {
@@ -108,6 +110,9 @@ func (s *Service) resolveFrom(r *Request, db, name string, v *viewDef) (coll str
 		}
 		stages = append(slices.Clone(v.pipeline), stages...)
 		name = v.viewOn
+		if len(v.pipeline) > 0 && Name(v.pipeline[0]) == "$collStats" {
+			return name, stages, true, nil
+		}
 	}
 	return "", nil, false, mongoerr.New(mongoerr.ViewDepthLimitExceeded, "View depth too deep or view cycle detected; maximum depth is %d", maxViewDepth)
 }

@@ -287,3 +287,34 @@ func TestViewDistinctPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestViewCollStatsStopsResolution: resolving a view stops at a view
+// whose pipeline starts with $collStats, which then describes the
+// namespace that view is on, itself a view or not, as MongoDB's
+// view_catalog_helpers::resolveView returns early
+// (jstests/core/views/views_coll_stats.js).
+func TestViewCollStatsStopsResolution(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	collStats := bson.D{{Key: "$collStats", Value: bson.D{{Key: "latencyStats", Value: bson.D{}}}}}
+	if err := db.CreateView(ctx, "csa", "csb", bson.A{collStats, bson.D{{Key: "$match", Value: bson.D{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "csb", "csc", bson.A{collStats}); err != nil {
+		t.Fatal(err)
+	}
+	for view, want := range map[string]string{"csa": "csb", "csb": "csc"} {
+		cur, err := db.Collection(view).Aggregate(ctx, bson.A{})
+		if err != nil {
+			t.Fatalf("aggregate on %s: %v", view, err)
+		}
+		var docs []bson.Raw
+		if err := cur.All(ctx, &docs); err != nil {
+			t.Fatalf("aggregate on %s: %v", view, err)
+		}
+		if len(docs) != 1 || docs[0].Lookup("ns").StringValue() != testDB+"."+want {
+			t.Errorf("aggregate on %s: %v, want the latencyStats of %s", view, docs, want)
+		}
+	}
+}
