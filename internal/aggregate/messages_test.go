@@ -19,6 +19,10 @@ func TestStageMessages(t *testing.T) {
 		code     mongoerr.Code
 		msg      string
 	}{
+		// MatchExpressionParser's parseGeo without kGeoNear: a $match's
+		// $near, also the one a find on a view brings
+		{"match near", `[{"$match": {"loc": {"$near": [0, 0]}}}]`, "", 5626500,
+			"$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details."},
 		// StorageStatsSpec's scale: a numeric IDL field
 		{"collStats scale a string", `[{"$collStats": {"storageStats": {"scale": "x"}}}]`, "", 14,
 			"BSON field '$collStats.storageStats.scale' is the wrong type 'string', expected types '[long, int, decimal, double']"},
