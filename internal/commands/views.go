@@ -270,14 +270,16 @@ func sameCollation(a, b bson.Raw) bool {
 
 // mergeMatches joins adjacent $match stages into one ($and of their
 // filters), as MongoDB's optimizer does: a view's $match and the query's
-// are then pushed down together, so that an index of either serves.
+// are then pushed down together, so that an index of either serves. A
+// $match on $text is left apart: MongoDB checks that it comes first
+// (17313) when it parses the pipeline, before it optimizes it.
 func mergeMatches(stages []bson.Raw) []bson.Raw {
 	out := stages[:0:0]
 	for _, st := range stages {
 		if n := len(out); n > 0 && Name(st) == "$match" && Name(out[n-1]) == "$match" {
 			prev, ok1 := out[n-1].Lookup("$match").DocumentOK()
 			cur, ok2 := st.Lookup("$match").DocumentOK()
-			if ok1 && ok2 {
+			if ok1 && ok2 && !hasText(cur) {
 				out[n-1] = marshal(bson.D{{Key: "$match", Value: bson.D{{Key: "$and", Value: bson.A{prev, cur}}}}})
 				continue
 			}
@@ -285,6 +287,27 @@ func mergeMatches(stages []bson.Raw) []bson.Raw {
 		out = append(out, st)
 	}
 	return out
+}
+
+// hasText reports whether a filter holds $text, which may stand at its
+// top level or in the clauses of $and, $or and $nor.
+func hasText(filter bson.Raw) bool {
+	elems, _ := filter.Elements()
+	for _, e := range elems {
+		switch e.Key() {
+		case "$text":
+			return true
+		case "$and", "$or", "$nor":
+			arr, _ := e.Value().ArrayOK()
+			clauses, _ := arr.Values()
+			for _, c := range clauses {
+				if d, ok := c.DocumentOK(); ok && hasText(d) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // writable fails when a write command may not write db.name: a view

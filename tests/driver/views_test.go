@@ -318,3 +318,39 @@ func TestViewCollStatsStopsResolution(t *testing.T) {
 		}
 	}
 }
+
+// TestViewTextAfterMatch: a find on $text over a view whose pipeline ends
+// with a $match fails with 17313, as MongoDB checks the place of a $match
+// on $text when it parses the resolved pipeline, before its optimizer joins
+// adjacent $match stages; over a view with an empty pipeline it searches.
+func TestViewTextAfterMatch(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	coll := db.Collection("vtext")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: "hello world"}}, bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: "bye"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "t", Value: "text"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "vtextm", "vtext", bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "vtexti", "vtext", bson.A{}); err != nil {
+		t.Fatal(err)
+	}
+	text := bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "hello"}}}}
+	for _, filter := range []bson.D{text, {{Key: "$and", Value: bson.A{text}}}} {
+		err := db.RunCommand(ctx, bson.D{{Key: "find", Value: "vtextm"}, {Key: "filter", Value: filter}}).Err()
+		requireCode(t, err, 17313, "Location17313")
+	}
+	cur, err := db.Collection("vtexti").Find(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil || len(docs) != 1 || docs[0].Lookup("_id").Int32() != 1 {
+		t.Errorf("$text over an identity view: %v %v", docs, err)
+	}
+}
