@@ -9,6 +9,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/values"
 )
 
 // need is one action a command needs on one target.
@@ -156,10 +157,18 @@ func onNamespace(actions ...string) authzRule {
 
 // bypassNeed adds bypassDocumentValidation when the command asks for it.
 func bypassNeed(r *Request, t auth.Target, needs []need) []need {
-	if b, ok := r.Cmd.Lookup("bypassDocumentValidation").BooleanOK(); ok && b {
+	if bypassAsked(r) {
 		needs = append(needs, need{t, "bypassDocumentValidation"})
 	}
 	return needs
+}
+
+// bypassAsked reports whether the command asks to bypass document
+// validation: MongoDB reads the flag as its trueValue
+// (shouldBypassDocumentValidationForCommand; the write commands' IDL
+// safeBool), so a non-zero number asks too.
+func bypassAsked(r *Request) bool {
+	return values.Truthy(r.Cmd.Lookup("bypassDocumentValidation"))
 }
 
 func insertNeeds(r *Request) ([]need, error) {
@@ -246,8 +255,7 @@ func applyOpsNeeds(r *Request) ([]need, error) {
 	if err != nil {
 		return nil, err
 	}
-	bypass, _ := r.Cmd.Lookup("bypassDocumentValidation").BooleanOK()
-	return entriesNeeds(ops, bypass)
+	return entriesNeeds(ops, bypassAsked(r))
 }
 
 func entriesNeeds(ops []applyOp, bypass bool) ([]need, error) {
@@ -338,7 +346,10 @@ func splitNS(ns string) auth.Target {
 // starts with a stage that reads no collection or needs its own action),
 // then what each stage needs, nested pipelines included: find on the
 // collections $lookup, $graphLookup and $unionWith read; insert and remove
-// on $out's target; insert and update on $merge's.
+// on $out's target; insert and update on $merge's; bypassDocumentValidation
+// on that target, not on the aggregated collection, when the command asks
+// for it (auth::getPrivilegesForAggregate passes the flag to each stage's
+// requiredPrivileges).
 func aggregateNeeds(r *Request) ([]need, error) {
 	pipeline, _ := r.Cmd.Lookup("pipeline").ArrayOK()
 	t := commandTarget(r)
@@ -376,8 +387,7 @@ func aggregateNeeds(r *Request) ([]need, error) {
 			needs = append(needs, need{t, "find"})
 		}
 	}
-	needs = pipelineNeeds(r.DB, pipeline, needs)
-	return bypassNeed(r, t, needs), nil
+	return pipelineNeeds(r.DB, pipeline, needs, bypassAsked(r)), nil
 }
 
 // listsOthersSessions reports whether a $listLocalSessions or
@@ -403,7 +413,7 @@ func listsOthersSessions(r *Request, spec bson.RawValue) bool {
 }
 
 // pipelineNeeds adds what the stages of pipeline need, run on db.
-func pipelineNeeds(db string, pipeline bson.RawArray, needs []need) []need {
+func pipelineNeeds(db string, pipeline bson.RawArray, needs []need, bypass bool) []need {
 	if pipeline == nil {
 		return needs
 	}
@@ -426,7 +436,7 @@ func pipelineNeeds(db string, pipeline bson.RawArray, needs []need) []need {
 				needs = append(needs, need{auth.NSTarget(fdb, fc), "find"})
 			}
 			if p, ok := d.Lookup("pipeline").ArrayOK(); ok {
-				needs = pipelineNeeds(db, p, needs)
+				needs = pipelineNeeds(db, p, needs, bypass)
 			}
 		case "$unionWith":
 			if c, ok := spec.StringValueOK(); ok {
@@ -436,7 +446,7 @@ func pipelineNeeds(db string, pipeline bson.RawArray, needs []need) []need {
 					needs = append(needs, need{auth.NSTarget(db, c), "find"})
 				}
 				if p, ok := d.Lookup("pipeline").ArrayOK(); ok {
-					needs = pipelineNeeds(db, p, needs)
+					needs = pipelineNeeds(db, p, needs, bypass)
 				}
 			}
 		case "$facet":
@@ -444,22 +454,24 @@ func pipelineNeeds(db string, pipeline bson.RawArray, needs []need) []need {
 			fields, _ := d.Elements()
 			for _, f := range fields {
 				if p, ok := f.Value().ArrayOK(); ok {
-					needs = pipelineNeeds(db, p, needs)
+					needs = pipelineNeeds(db, p, needs, bypass)
 				}
 			}
 		case "$out":
 			t := outTarget(db, spec, "coll")
 			needs = append(needs, need{t, "insert"}, need{t, "remove"})
-		case "$merge":
-			key := "into"
-			if _, ok := spec.StringValueOK(); ok {
-				t := auth.NSTarget(db, spec.StringValue())
-				needs = append(needs, need{t, "insert"}, need{t, "update"})
-				continue
+			if bypass {
+				needs = append(needs, need{t, "bypassDocumentValidation"})
 			}
-			d, _ := spec.DocumentOK()
-			t := outTarget(db, d.Lookup(key), "coll")
+		case "$merge":
+			t := outTarget(db, spec, "coll")
+			if d, ok := spec.DocumentOK(); ok {
+				t = outTarget(db, d.Lookup("into"), "coll")
+			}
 			needs = append(needs, need{t, "insert"}, need{t, "update"})
+			if bypass {
+				needs = append(needs, need{t, "bypassDocumentValidation"})
+			}
 		}
 	}
 	return needs
@@ -881,9 +893,13 @@ func mapReduceNeeds(r *Request) ([]need, error) {
 	ot := auth.NSTarget(out.db, out.coll)
 	needs = append(needs, need{ot, "insert"})
 	if out.mode == "replace" {
-		return append(needs, need{ot, "remove"}), nil
+		needs = append(needs, need{ot, "remove"})
+	} else {
+		needs = append(needs, need{ot, "update"})
 	}
-	return append(needs, need{ot, "update"}), nil
+	// bypassDocumentValidation is needed on the output collection
+	// (mr::addPrivilegesRequiredForMapReduce).
+	return bypassNeed(r, ot, needs), nil
 }
 
 // sessionText shows a session key as MongoDB's messages do, "none" for

@@ -39,6 +39,25 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}}, []need{{ns("c"), "find"}}},
 		{bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "insert"}, {ns("c"), "bypassDocumentValidation"}}},
 		{bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{{Key: "upsert", Value: true}}}}}, []need{{ns("c"), "update"}, {ns("c"), "insert"}}},
+		// bypassDocumentValidation is read as its trueValue: a non-zero
+		// number asks for it (shouldBypassDocumentValidationForCommand)
+		{bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{}}, {Key: "bypassDocumentValidation", Value: 1}}, []need{{ns("c"), "update"}, {ns("c"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "bypassDocumentValidation", Value: 1.5}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{}}, {Key: "bypassDocumentValidation", Value: int64(0)}}, []need{{ns("c"), "insert"}}},
+		{bson.D{{Key: "applyOps", Value: bson.A{bson.D{{Key: "op", Value: "i"}, {Key: "ns", Value: "db.c"}, {Key: "o", Value: bson.D{}}}}}, {Key: "bypassDocumentValidation", Value: 1}},
+			[]need{{ns("c"), "insert"}, {ns("c"), "bypassDocumentValidation"}}},
+		// an aggregation needs it on the collection $out or $merge writes,
+		// not on the one it reads (DocumentSourceOut/Merge requiredPrivileges)
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "o"}}}}, {Key: "bypassDocumentValidation", Value: true}},
+			[]need{{ns("c"), "find"}, {ns("o"), "insert"}, {ns("o"), "remove"}, {ns("o"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: "m"}}}}, {Key: "bypassDocumentValidation", Value: 1}},
+			[]need{{ns("c"), "find"}, {ns("m"), "insert"}, {ns("m"), "update"}, {ns("m"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "find"}}},
+		// mapReduce needs it on its output (mr::addPrivilegesRequiredForMapReduce)
+		{bson.D{{Key: "mapReduce", Value: "c"}, {Key: "map", Value: "function(){}"}, {Key: "reduce", Value: "function(){}"}, {Key: "out", Value: "o"}, {Key: "bypassDocumentValidation", Value: true}},
+			[]need{{ns("c"), "find"}, {ns("o"), "insert"}, {ns("o"), "remove"}, {ns("o"), "bypassDocumentValidation"}}},
+		{bson.D{{Key: "mapReduce", Value: "c"}, {Key: "map", Value: "function(){}"}, {Key: "reduce", Value: "function(){}"}, {Key: "out", Value: bson.D{{Key: "inline", Value: 1}}}, {Key: "bypassDocumentValidation", Value: true}},
+			[]need{{ns("c"), "find"}}},
 		{bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}}, []need{{ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "upsert", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "insert"}}},

@@ -40,7 +40,7 @@ func involvedNamespaces(db string, stages []bson.Raw) []string {
 		arr.AppendDocument(st)
 	}
 	var out []string
-	for _, n := range pipelineNeeds(db, bson.RawArray(arr.Build()), nil) {
+	for _, n := range pipelineNeeds(db, bson.RawArray(arr.Build()), nil, false) {
 		if n.action == "find" && n.target.DB == db && n.target.Coll != "" {
 			out = append(out, n.target.Coll)
 		}

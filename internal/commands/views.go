@@ -226,7 +226,7 @@ func (s *Service) checkViewCollations(r *Request, a *aggregateArgs) error {
 			op = c.Options.Collation
 		}
 	}
-	for _, n := range pipelineNeeds(r.DB, pipeline, nil) {
+	for _, n := range pipelineNeeds(r.DB, pipeline, nil, false) {
 		if n.action != "find" {
 			continue
 		}

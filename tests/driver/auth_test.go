@@ -1112,3 +1112,41 @@ func TestAuthStableAPIStrict(t *testing.T) {
 		t.Errorf("authenticate: %v", err)
 	}
 }
+
+// TestBypassDocumentValidationPrivilege: a user without the
+// bypassDocumentValidation action (readWrite) may not bypass a validator,
+// however the flag is spelled (1 is true: shouldBypassDocumentValidationForCommand),
+// through mapReduce's output (mr::addPrivilegesRequiredForMapReduce), nor
+// through $out; the action is needed on the collection written, so an
+// aggregation without $out may carry the flag (getPrivilegesForAggregate).
+func TestBypassDocumentValidationPrivilege(t *testing.T) {
+	root, in := startAuthServer(t)
+	ctx := context.Background()
+	app := root.Database("app")
+	if err := app.CreateCollection(ctx, "v", options.CreateCollection().SetValidator(bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.Collection("src").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCmd(root, "app", bson.D{{Key: "createUser", Value: "rw"}, {Key: "pwd", Value: "pw"}, {Key: "roles", Value: bson.A{"readWrite"}}}); err != nil {
+		t.Fatal(err)
+	}
+	c := connectAs(t, in, "rw", "pw", "app", "")
+	for _, cmd := range []bson.D{
+		{{Key: "insert", Value: "v"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "bypassDocumentValidation", Value: 1}},
+		{{Key: "findAndModify", Value: "v"}, {Key: "query", Value: bson.D{}}, {Key: "update", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: 1}}}}}, {Key: "upsert", Value: true}, {Key: "bypassDocumentValidation", Value: 1.5}},
+		{{Key: "mapReduce", Value: "src"}, {Key: "map", Value: "function() { emit(this._id, 1) }"}, {Key: "reduce", Value: "function(k, v) { return 1 }"}, {Key: "out", Value: bson.D{{Key: "replace", Value: "v"}}}, {Key: "bypassDocumentValidation", Value: true}},
+		{{Key: "aggregate", Value: "src"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$out", Value: "v"}}}}, {Key: "cursor", Value: bson.D{}}, {Key: "bypassDocumentValidation", Value: true}},
+	} {
+		if _, err := runCmd(c, "app", cmd); serverCode(err) != 13 {
+			t.Errorf("%v: %v, want Unauthorized", cmd, err)
+		}
+	}
+	if n, _ := app.Collection("v").CountDocuments(ctx, bson.D{}); n != 0 {
+		t.Errorf("%d documents bypassed the validator", n)
+	}
+	if _, err := runCmd(c, "app", bson.D{{Key: "aggregate", Value: "src"}, {Key: "pipeline", Value: bson.A{}}, {Key: "cursor", Value: bson.D{}}, {Key: "bypassDocumentValidation", Value: true}}); err != nil {
+		t.Errorf("aggregate without $out: %v", err)
+	}
+}
