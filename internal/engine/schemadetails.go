@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/query"
@@ -81,6 +83,16 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 				{Key: "reason", Value: "specified number of properties was not satisfied"}, {Key: "numberOfProperties", Value: int32(len(elems))}})
 		default:
 			d := bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}}
+			if types := keywordExpectedTypes[k]; types != nil && restrictsAll(schema, k) && !ofRestrictedKind(k, v) {
+				d = append(d, bson.E{Key: "reason", Value: "type did not match"}, bson.E{Key: "consideredType", Value: values.TypeName(v.Type)})
+				if len(types) == 1 {
+					d = append(d, bson.E{Key: "expectedType", Value: types[0]})
+				} else {
+					d = append(d, bson.E{Key: "expectedTypes", Value: types})
+				}
+				out = append(out, append(d, bson.E{Key: "consideredValue", Value: v}))
+				continue
+			}
 			if r := schemaKeywordReasons[k]; r != "" {
 				d = append(d, bson.E{Key: "reason", Value: r}, bson.E{Key: "consideredValue", Value: v})
 				switch k {
@@ -104,6 +116,9 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 // its companions: exclusiveMinimum beside minimum, patternProperties and
 // properties beside additionalProperties).
 func keywordFails(schema bson.Raw, k string, spec, v bson.RawValue) bool {
+	if restrictsAll(schema, k) && !ofRestrictedKind(k, v) {
+		return true
+	}
 	sub := bson.D{{Key: k, Value: spec}}
 	if k == "additionalItems" {
 		// additionalItems counts from the end of an items array.
@@ -120,6 +135,64 @@ func keywordFails(schema bson.Raw, k string, spec, v bson.RawValue) bool {
 		}
 	}
 	return !schemaMatches(sub, v)
+}
+
+// restrictedKind is the kind of value each keyword restricting one kind
+// of value applies to: numbers or strings.
+var restrictedKind = map[string]string{
+	"minimum": "number", "maximum": "number", "multipleOf": "number",
+	"minLength": "string", "maxLength": "string", "pattern": "string",
+}
+
+// keywordExpectedTypes are the types MongoDB names when such a keyword,
+// applied to a value of another kind, fails it (doc_validation_error.cpp:
+// generateStringLengthError, RegexMatchExpression's and
+// InternalSchemaFmodMatchExpression's expected types; a comparison names
+// none).
+var keywordExpectedTypes = map[string][]string{
+	"minLength": {"string"}, "maxLength": {"string"},
+	"pattern": expectedTypes["$regex"], "multipleOf": expectedTypes["$mod"],
+}
+
+// restrictsAll reports whether keyword k of schema applies to values of
+// every type: when the schema's type or bsonType names one type (number
+// counting as one) of the kind k restricts, MongoDB's makeRestriction
+// keeps k's expression as it is, failing values of other kinds, instead
+// of letting them pass (json_schema_parser.cpp).
+func restrictsAll(schema bson.Raw, k string) bool {
+	kind := restrictedKind[k]
+	if kind == "" {
+		return false
+	}
+	for _, tk := range [...]string{"type", "bsonType"} {
+		t, err := schema.LookupErr(tk)
+		if err != nil {
+			continue
+		}
+		name, ok := t.StringValueOK()
+		if arr, isArr := t.ArrayOK(); isArr {
+			if vals, _ := arr.Values(); len(vals) == 1 {
+				name, ok = vals[0].StringValueOK()
+			}
+		}
+		if !ok {
+			return false
+		}
+		if kind == "string" {
+			return name == "string"
+		}
+		return slices.Contains([]string{"number", "int", "long", "double", "decimal"}, name)
+	}
+	return false
+}
+
+// ofRestrictedKind reports whether v is of the kind keyword k restricts
+// (a symbol, which a pattern tests too, counting as a string).
+func ofRestrictedKind(k string, v bson.RawValue) bool {
+	if restrictedKind[k] == "number" {
+		return values.IsNumber(v.Type)
+	}
+	return v.Type == bson.TypeString || (k == "pattern" && v.Type == bson.TypeSymbol)
 }
 
 // schemaMatches applies a schema to v as the value of a property, through

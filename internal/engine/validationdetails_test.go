@@ -96,6 +96,20 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","title": "T","description": "D","schemaRulesNotSatisfied": [{"operatorName": "required","specifiedAs": {"required": ["x"]},"missingProperties": ["x"]}]}`},
 		{"size", `{"a": {"$size": 2}}`, `{"a": [1]}`,
 			`{"operatorName": "$size","specifiedAs": {"a": {"$size": {"$numberInt":"2"}}},"reason": "array length was not equal to given size","consideredValue": [{"$numberInt":"1"}]}`},
+		// a keyword of the one type a subschema states applies to values of
+		// other types too, and explains its own failure before the type's
+		// (doc_validation_error_json_schema_test.cpp MinLengthNonString,
+		// PatternNonString, MultipleOfNonNumeric)
+		{"schema minLength beside its type", `{"$jsonSchema": {"properties": {"a": {"type": "string", "minLength": 4}}}}`, `{"a": 1}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "minLength","specifiedAs": {"minLength": {"$numberInt":"4"}},"reason": "type did not match","consideredType": "int","expectedType": "string","consideredValue": {"$numberInt":"1"}},{"operatorName": "type","specifiedAs": {"type": "string"},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}]}]}]}`},
+		{"schema pattern beside its bsonType", `{"$jsonSchema": {"properties": {"a": {"bsonType": ["string"], "pattern": "^S"}}}}`, `{"a": 1}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "pattern","specifiedAs": {"pattern": "^S"},"reason": "type did not match","consideredType": "int","expectedTypes": ["regex","string","symbol"],"consideredValue": {"$numberInt":"1"}},{"operatorName": "bsonType","specifiedAs": {"bsonType": ["string"]},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}]}]}]}`},
+		{"schema multipleOf and minimum beside number", `{"$jsonSchema": {"properties": {"a": {"type": "number", "multipleOf": 2, "minimum": 1}}}}`, `{"a": "foo"}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "multipleOf","specifiedAs": {"multipleOf": {"$numberInt":"2"}},"reason": "type did not match","consideredType": "string","expectedTypes": ["decimal","double","int","long"],"consideredValue": "foo"},{"operatorName": "minimum","specifiedAs": {"minimum": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": "foo"},{"operatorName": "type","specifiedAs": {"type": "number"},"reason": "type did not match","consideredValue": "foo","consideredType": "string"}]}]}]}`},
+		{"schema minLength beside several types", `{"$jsonSchema": {"properties": {"a": {"bsonType": ["string", "null"], "minLength": 4}}}}`, `{"a": 1}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": ["string","null"]},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}]}]}]}`},
+		{"schema minimum beside bsonType int", `{"$jsonSchema": {"properties": {"a": {"bsonType": "int", "maximum": 3}}}}`, `{"a": "x"}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "maximum","specifiedAs": {"maximum": {"$numberInt":"3"}},"reason": "comparison failed","consideredValue": "x"},{"operatorName": "bsonType","specifiedAs": {"bsonType": "int"},"reason": "type did not match","consideredValue": "x","consideredType": "string"}]}]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v, d bson.Raw
