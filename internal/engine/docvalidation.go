@@ -52,6 +52,14 @@ func newValidation(spec bson.Raw, level, action string, coll *collation.Collator
 		return nil, err
 	}
 	v.validator = &docValidator{filter: f, level: orDefault(level, ValidationStrict), action: orDefault(action, ValidationError)}
+	if v.validator.level == ValidationModerate || v.validator.action == ValidationWarn {
+		// MongoDB's CollectionImpl::parseValidator allows no encryption
+		// keywords then: create and collMod (of the validator, the level
+		// or the action) fail with QueryFeatureNotAllowed.
+		if err := f.EncryptionBanned(); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
 }
 

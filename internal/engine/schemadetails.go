@@ -31,7 +31,7 @@ var exclusiveOf = map[string]string{"minimum": "exclusiveMinimum", "maximum": "e
 // its schemaRulesNotSatisfied follows.
 var schemaRuleOrder = [...]string{
 	"pattern", "maxLength", "minLength", "multipleOf", "maximum", "minimum",
-	"minItems", "maxItems", "uniqueItems", "items", "additionalItems",
+	"minItems", "maxItems", "uniqueItems", "items", "additionalItems", "encrypt",
 	"properties", "additionalProperties", "patternProperties", "required", "minProperties", "maxProperties", "dependencies",
 	"allOf", "anyOf", "oneOf", "not", "enum",
 	"bsonType", "type",
@@ -76,6 +76,13 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "reason", Value: "child expression matched"}})
 		case "dependencies":
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "failingDependencies", Value: dependenciesErrors(spec, v)}})
+		case "encrypt":
+			// not a BinData of subtype 6, or not one of encrypt's bsonType
+			reason := "value was not encrypted"
+			if sub, _, _ := v.BinaryOK(); v.Type == bson.TypeBinary && sub == bson.TypeBinaryEncrypted {
+				reason = "encrypted value has wrong type"
+			}
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "reason", Value: reason}})
 		case "minProperties", "maxProperties":
 			doc, _ := v.DocumentOK()
 			elems, _ := doc.Elements()

@@ -251,8 +251,11 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 }
 
 // allowsObjects reports whether the top-level type or bsonType of schema,
-// if it has one, admits documents.
+// if it has one, admits documents (encrypt implies BinData).
 func allowsObjects(schema bson.Raw) bool {
+	if _, err := schema.LookupErr("encrypt"); err == nil {
+		return false
+	}
 	for _, k := range [...]string{"type", "bsonType"} {
 		v, err := schema.LookupErr(k)
 		if err != nil {

@@ -108,6 +108,14 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "multipleOf","specifiedAs": {"multipleOf": {"$numberInt":"2"}},"reason": "type did not match","consideredType": "string","expectedTypes": ["decimal","double","int","long"],"consideredValue": "foo"},{"operatorName": "minimum","specifiedAs": {"minimum": {"$numberInt":"1"}},"reason": "comparison failed","consideredValue": "foo"},{"operatorName": "type","specifiedAs": {"type": "number"},"reason": "type did not match","consideredValue": "foo","consideredType": "string"}]}]}]}`},
 		{"schema minLength beside several types", `{"$jsonSchema": {"properties": {"a": {"bsonType": ["string", "null"], "minLength": 4}}}}`, `{"a": 1}`,
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": ["string","null"]},"reason": "type did not match","consideredValue": {"$numberInt":"1"},"consideredType": "int"}]}]}]}`},
+		// encrypt (doc_validation_error_json_schema_test.cpp BasicEncrypt,
+		// EncryptWithSubtypeFailsDueToMismatchedSubtype)
+		{"schema encrypt", `{"$jsonSchema": {"bsonType": "object", "properties": {"a": {"encrypt": {}}}}}`, `{"a": {"$binary": {"base64": "YWJj", "subType": "00"}}}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "encrypt","reason": "value was not encrypted"}]}]}]}`},
+		{"schema encrypt of a type", `{"$jsonSchema": {"bsonType": "object", "properties": {"a": {"encrypt": {"bsonType": "number"}}}}}`, `{"a": {"$binary": {"base64": "AQAAAAAAAAAAAAAAAAAAAAAC", "subType": "06"}}}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "encrypt","reason": "encrypted value has wrong type"}]}]}]}`},
+		{"schema encrypt at the top", `{"$jsonSchema": {"encrypt": {}}}`, `{"a": 1}`,
+			`{"operatorName": "$jsonSchema","specifiedAs": {"$jsonSchema": {"encrypt": {}}},"reason": "expression always evaluates to false"}`},
 		{"schema minimum beside bsonType int", `{"$jsonSchema": {"properties": {"a": {"bsonType": "int", "maximum": 3}}}}`, `{"a": "x"}`,
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "maximum","specifiedAs": {"maximum": {"$numberInt":"3"}},"reason": "comparison failed","consideredValue": "x"},{"operatorName": "bsonType","specifiedAs": {"bsonType": "int"},"reason": "type did not match","consideredValue": "x","consideredType": "string"}]}]}]}`},
 	} {

@@ -22,6 +22,14 @@ const (
 	APIVersionRequired Code = 498870
 )
 
+// $jsonSchema's encrypt keyword.
+const (
+	// EncryptKeyIDNotUUID: an element of an encrypt keyId array that is not a UUID.
+	EncryptKeyIDNotUUID Code = 51084
+	// EncryptKeyIDType: an encrypt keyId neither a string nor an array of UUIDs.
+	EncryptKeyIDType Code = 51085
+)
+
 // Change streams.
 const (
 	// SplitFragmentTooLarge: a field of a change event too large for any fragment of $changeStreamSplitLargeEvent.

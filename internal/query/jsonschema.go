@@ -66,6 +66,15 @@ type jsonSchema struct {
 	not                 *jsonSchema
 	enum                []bson.RawValue // with document fields sorted, see sortedFields
 	hasEnum             bool
+
+	// encrypt: the value must be encrypted, a BinData of subtype 6; with
+	// encrypt's bsonType (hasEncryptedTypes), a deterministic or random
+	// encryption of a value of one of encryptedTypes.
+	encrypt           bool
+	encryptedTypes    typeSet
+	hasEncryptedTypes bool
+	// usesEncryption: the schema has encrypt or encryptMetadata.
+	usesEncryption bool
 }
 
 // schemaBound is minimum or maximum as the comparison it makes: $gte or $gt
@@ -166,7 +175,7 @@ func parseJSONSchema(doc []byte) (*jsonSchema, error) {
 		return nil, err
 	}
 	for _, parse := range []func(map[string]bson.RawValue) error{
-		s.parseScalarKeywords, s.parseArrayKeywords, parseEncryptKeywords,
+		s.parseScalarKeywords, s.parseArrayKeywords, s.parseEncryptKeywords,
 		s.parseObjectKeywords, s.parseLogicalKeywords,
 	} {
 		if err := parse(kw); err != nil {
@@ -181,15 +190,42 @@ func parseJSONSchema(doc []byte) (*jsonSchema, error) {
 func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 	typ, hasType := kw["type"]
 	bsonType, hasBSONType := kw["bsonType"]
+	_, hasEncrypt := kw["encrypt"]
 	name := "type"
 	switch {
 	case hasType && hasBSONType:
 		return mongoerr.New(mongoerr.FailedToParse, "Cannot specify both $jsonSchema keywords 'type' and 'bsonType'")
+	case hasEncrypt && (hasType || hasBSONType):
+		if hasBSONType {
+			name = "bsonType"
+		}
+		return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'encrypt' cannot be used in conjunction with '%s', 'encrypt' implies type 'bsonType::BinData'", name)
+	case hasEncrypt:
+		// encrypt implies the type BinData
+		s.types.add(bson.TypeBinary)
+		s.hasTypes = true
+		return nil
 	case hasBSONType:
 		typ, name = bsonType, "bsonType"
 	case !hasType:
 		return nil
 	}
+	types, err := parseSchemaTypes(typ, name)
+	if err != nil {
+		return err
+	}
+	if types.empty() {
+		return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' must name at least one type", name)
+	}
+	s.types, s.hasTypes = types, true
+	return nil
+}
+
+// parseSchemaTypes parses the types of type (JSON type names) or bsonType
+// ($type aliases), named name: a name or an array of distinct names
+// (JSONSchemaParser::parseTypeSet).
+func parseSchemaTypes(typ bson.RawValue, name string) (typeSet, error) {
+	var types typeSet
 	var aliases []string
 	seen := map[string]bool{}
 	add := func(a string) error {
@@ -206,7 +242,7 @@ func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 	switch typ.Type {
 	case bson.TypeString:
 		if err := add(typ.StringValue()); err != nil {
-			return err
+			return types, err
 		}
 	case bson.TypeArray:
 		it := rawdoc.Iterate(typ.Value)
@@ -217,19 +253,19 @@ func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 			}
 			a, isString := e.StringValueOK()
 			if !isString {
-				return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' array elements must be strings", name)
+				return types, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' array elements must be strings", name)
 			}
 			if err := add(a); err != nil {
-				return err
+				return types, err
 			}
 		}
 	default:
-		return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be either a string or an array of strings", name)
+		return types, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be either a string or an array of strings", name)
 	}
 	for _, a := range aliases {
 		if a == "number" {
 			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
-				s.types.add(t)
+				types.add(t)
 			}
 			continue
 		}
@@ -238,15 +274,11 @@ func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 			t, ok = values.TypeByName(a)
 		}
 		if !ok {
-			return mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", a)
+			return types, mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", a)
 		}
-		s.types.add(t)
+		types.add(t)
 	}
-	if s.types.empty() {
-		return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' must name at least one type", name)
-	}
-	s.hasTypes = true
-	return nil
+	return types, nil
 }
 
 // parseScalarKeywords parses pattern, maxLength, minLength, multipleOf,
@@ -407,15 +439,131 @@ func parseBoolOrSchema(v bson.RawValue) (*jsonSchema, error) {
 	return parseJSONSchema(v.Value)
 }
 
-// parseEncryptKeywords refuses encrypt and encryptMetadata: client-side
-// field level encryption is not supported.
-func parseEncryptKeywords(kw map[string]bson.RawValue) error {
-	for _, name := range []string{"encrypt", "encryptMetadata"} {
-		if _, ok := kw[name]; ok {
-			return mongoerr.New(mongoerr.NotImplemented, "$jsonSchema keyword '%s' is not supported", name)
+// parseEncryptKeywords parses encrypt and encryptMetadata, which may not
+// appear together: objects of the fields MongoDB's EncryptionInfo and
+// EncryptionMetadata (IDL, strict) hold; encryptMetadata has no effect on
+// matching, and may not be empty (translateEncryptionKeywords).
+func (s *jsonSchema) parseEncryptKeywords(kw map[string]bson.RawValue) error {
+	enc, hasEnc := kw["encrypt"]
+	meta, hasMeta := kw["encryptMetadata"]
+	if hasEnc && hasMeta {
+		return mongoerr.New(mongoerr.FailedToParse, "Cannot specify both $jsonSchema keywords 'encrypt' and 'encryptMetadata'")
+	}
+	s.usesEncryption = hasEnc || hasMeta
+	if hasMeta {
+		if meta.Type != bson.TypeEmbeddedDocument {
+			return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'encryptMetadata' must be an object ")
+		}
+		if len(meta.Value) <= 5 {
+			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'encryptMetadata' cannot be an empty object ")
+		}
+		_, _, err := parseEncryptionInfo(meta.Value, "encryptMetadata")
+		return err
+	}
+	if !hasEnc {
+		return nil
+	}
+	if enc.Type != bson.TypeEmbeddedDocument {
+		return mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword 'encrypt' must be an object ")
+	}
+	var err error
+	s.encrypt = true
+	s.encryptedTypes, s.hasEncryptedTypes, err = parseEncryptionInfo(enc.Value, "encrypt")
+	return err
+}
+
+// fleAlgorithms are the encryption algorithms of encrypt and
+// encryptMetadata (the IDL enum FleAlgorithm).
+var fleAlgorithms = []string{"AEAD_AES_256_CBC_HMAC_SHA_512-Deterministic", "AEAD_AES_256_CBC_HMAC_SHA_512-Random"}
+
+// parseEncryptionInfo checks the fields of encrypt or encryptMetadata
+// (name) as the IDL parses them: algorithm, initializationVector (BinData
+// of subtype 0), keyId (a string, or an array of UUIDs) and, for encrypt,
+// bsonType (type aliases, as the keyword's); it returns encrypt's types.
+func parseEncryptionInfo(doc []byte, name string) (types typeSet, hasTypes bool, err error) {
+	seen := map[string]bool{}
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return types, hasTypes, nil
+		}
+		f := string(k)
+		path := name + "." + f
+		if seen[f] {
+			return types, false, mongoerr.New(mongoerr.IDLDuplicateField, "BSON field '%s' is a duplicate field", path)
+		}
+		seen[f] = true
+		known := f == "algorithm" || f == "initializationVector" || f == "keyId" || (f == "bsonType" && name == "encrypt")
+		if known && (v.Type == bson.TypeNull || v.Type == bson.TypeUndefined) {
+			// the IDL reads a null field as absent
+			continue
+		}
+		switch {
+		case f == "bsonType" && name == "encrypt":
+			if types, err = parseSchemaTypes(v, "bsonType"); err != nil {
+				return types, false, err
+			}
+			hasTypes = true
+		case f == "algorithm":
+			if v.Type != bson.TypeString {
+				return types, false, mongoerr.WrongType(path, values.TypeName(v.Type), "string")
+			}
+			if !slices.Contains(fleAlgorithms, v.StringValue()) {
+				return types, false, mongoerr.New(mongoerr.BadValue, "Enumeration value '%s' for field '%s' is not a valid value.", v.StringValue(), path)
+			}
+		case f == "initializationVector":
+			if v.Type != bson.TypeBinary {
+				return types, false, mongoerr.WrongType(path, values.TypeName(v.Type), "binData")
+			}
+			if sub, _ := v.Binary(); sub != 0 {
+				return types, false, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s' is the wrong bindData type '%s', expected type 'general'", path, binDataTypeName(sub))
+			}
+		case f == "keyId":
+			if err := parseEncryptKeyID(v); err != nil {
+				return types, false, err
+			}
+		default:
+			return types, false, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s' is an unknown field.", path)
 		}
 	}
-	return nil
+}
+
+// binDataTypeName is MongoDB's typeName of a BinData subtype.
+func binDataTypeName(sub byte) string {
+	names := []string{"general", "function", "byte(deprecated)", "uuid(deprecated)", "uuid", "md5", "encrypt", "column", "sensitive"}
+	switch {
+	case int(sub) < len(names):
+		return names[sub]
+	case sub == 0x80:
+		return "Custom"
+	}
+	return "invalid"
+}
+
+// parseEncryptKeyID checks keyId: a string (a JSON pointer to the key), or
+// an array of UUIDs (EncryptSchemaKeyId::parseFromBSON).
+func parseEncryptKeyID(v bson.RawValue) error {
+	switch v.Type {
+	case bson.TypeString:
+		return nil
+	case bson.TypeArray:
+		it := rawdoc.Iterate(v.Value)
+		for {
+			_, e, ok := it.Next()
+			if !ok {
+				return nil
+			}
+			sub, data, isBin := e.BinaryOK()
+			if !isBin || sub != bson.TypeBinaryUUID {
+				return mongoerr.New(mongoerr.EncryptKeyIDNotUUID, "Array elements must have type UUID, found %d", sub)
+			}
+			if len(data) != 16 {
+				return mongoerr.New(mongoerr.InvalidUUID, "uuid must be a 16-byte binary field with UUID (4) subtype")
+			}
+		}
+	}
+	return mongoerr.New(mongoerr.EncryptKeyIDType, "Expected either string or array of UUID for EncryptSchemaKeyId, found %s", values.TypeName(v.Type))
 }
 
 // parseObjectKeywords parses required, properties, patternProperties,
@@ -657,10 +805,50 @@ func (s *jsonSchema) matches(v bson.RawValue) bool {
 		ok = s.arrayMatches(v.Value)
 	case v.Type == bson.TypeEmbeddedDocument:
 		ok = s.objectMatches(v.Value)
+	case v.Type == bson.TypeBinary:
+		ok = !s.encrypt || s.encryptedMatches(v)
 	default:
 		ok = true
 	}
 	return ok && s.logicalMatches(v)
+}
+
+// encryptedMatches applies encrypt to the BinData v: of subtype 6, and
+// with encrypt's bsonType a deterministic (1) or random (2) encryption
+// whose header (the subtype byte, the key's 16-byte UUID, the original
+// type) names one of its types
+// (InternalSchemaBinDataEncryptedTypeExpression, FleBlobHeader).
+func (s *jsonSchema) encryptedMatches(v bson.RawValue) bool {
+	sub, data, _ := v.BinaryOK()
+	if sub != bson.TypeBinaryEncrypted {
+		return false
+	}
+	if !s.hasEncryptedTypes {
+		return true
+	}
+	return len(data) >= 18 && (data[0] == 1 || data[0] == 2) && s.encryptedTypes.has(bson.Type(data[17]))
+}
+
+// UsesEncryption reports whether the schema, or one nested in it, has
+// encrypt or encryptMetadata.
+func (s *jsonSchema) UsesEncryption() bool {
+	if s == nil {
+		return false
+	}
+	if s.usesEncryption || s.items.UsesEncryption() || s.additionalItems.UsesEncryption() || s.additional.UsesEncryption() || s.not.UsesEncryption() {
+		return true
+	}
+	subs := append(append(append(slices.Clone(s.tuple), s.allOf...), s.anyOf...), s.oneOf...)
+	for _, p := range s.properties {
+		subs = append(subs, p.schema)
+	}
+	for _, p := range s.patterns {
+		subs = append(subs, p.schema)
+	}
+	for _, d := range s.dependencies {
+		subs = append(subs, d.schema)
+	}
+	return slices.ContainsFunc(subs, (*jsonSchema).UsesEncryption)
 }
 
 // numberMatches applies minimum, maximum and multipleOf, comparing as the

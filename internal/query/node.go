@@ -200,6 +200,22 @@ func (f *Filter) bannedFeature(allowExprAndSchema bool) error {
 	return err
 }
 
+// EncryptionBanned is MongoDB's error for a filter parsed without the
+// encryption keywords (kEncryptKeywords, which a validator whose action is
+// warn or whose level is moderate lacks, lest plaintext reach the log)
+// that holds a $jsonSchema with encrypt or encryptMetadata; nil when
+// there is none.
+func (f *Filter) EncryptionBanned() error {
+	var err error
+	Walk(f.root, func(n *Node) bool {
+		if n.Kind == KindJSONSchema && n.schema.UsesEncryption() {
+			err = mongoerr.New(mongoerr.QueryFeatureNotAllowed, "Encryption-related validator keywords are not allowed in this context")
+		}
+		return err == nil
+	})
+	return err
+}
+
 // MatchErr is MatchPositional that also reports an $expr evaluation error,
 // which in MongoDB fails the query.
 func (f *Filter) MatchErr(doc bson.Raw) (matched bool, pos int, err error) {

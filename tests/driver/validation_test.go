@@ -413,3 +413,47 @@ func TestValidatorFailingConstant(t *testing.T) {
 		t.Errorf("find: %v, want BadValue", err)
 	}
 }
+
+// TestValidatorEncryptKeywords: $jsonSchema's encrypt matches an
+// encrypted value (BinData of subtype 6), and a validator may use encrypt
+// or encryptMetadata only while its action is error and its level not
+// moderate: create and collMod (of the validator, the action or the
+// level) fail with QueryFeatureNotAllowed otherwise, leaving the options
+// as they were (jstests/core/doc_validation/doc_validation_encrypt_keywords.js,
+// jstests/core/json_schema/encrypt.js).
+func TestValidatorEncryptKeywords(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	encrypted := bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{{Key: "s", Value: bson.D{{Key: "encrypt", Value: bson.D{}}}}}}}}}
+	metadata := bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "encryptMetadata", Value: bson.D{{Key: "algorithm", Value: "AEAD_AES_256_CBC_HMAC_SHA_512-Random"}}}}}}
+	refused := func(what string, cmd bson.D) {
+		t.Helper()
+		err := db.RunCommand(ctx, cmd).Err()
+		if serverCode(err) != 224 || !strings.Contains(errText(err), "Encryption-related validator keywords are not allowed in this context") {
+			t.Errorf("%s: %v, want QueryFeatureNotAllowed", what, err)
+		}
+	}
+	for _, v := range []bson.D{encrypted, metadata} {
+		refused("create warn", bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationAction", Value: "warn"}})
+		refused("create moderate", bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationLevel", Value: "moderate"}})
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "w"}, {Key: "validationAction", Value: "warn"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	refused("collMod validator under warn", bson.D{{Key: "collMod", Value: "w"}, {Key: "validator", Value: encrypted}})
+	if err := db.CreateCollection(ctx, "e", options.CreateCollection().SetValidator(encrypted)); err != nil {
+		t.Fatal(err)
+	}
+	refused("collMod action", bson.D{{Key: "collMod", Value: "e"}, {Key: "validationAction", Value: "warn"}})
+	refused("collMod level", bson.D{{Key: "collMod", Value: "e"}, {Key: "validationLevel", Value: "moderate"}})
+	e := db.Collection("e")
+	_, err := e.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "plain"}})
+	details := validationErr(t, err).Lookup("details").String()
+	if !strings.Contains(details, `"operatorName": "encrypt","reason": "value was not encrypted"`) {
+		t.Errorf("details %s", details)
+	}
+	if _, err := e.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}, {Key: "s", Value: bson.Binary{Subtype: 6, Data: []byte{1, 2, 3}}}}); err != nil {
+		t.Errorf("encrypted insert: %v", err)
+	}
+}
