@@ -199,11 +199,13 @@ func updateNeeds(r *Request) ([]need, error) {
 func findAndModifyNeeds(r *Request) ([]need, error) {
 	t := commandTarget(r)
 	needs := []need{{t, "find"}}
-	if rm, ok := r.Cmd.Lookup("remove").BooleanOK(); ok && rm {
+	// remove and upsert are safeBool: a non-zero number is true, as the
+	// command reads them
+	if values.Truthy(r.Cmd.Lookup("remove")) {
 		needs = append(needs, need{t, "remove"})
 	} else {
 		needs = append(needs, need{t, "update"})
-		if u, ok := r.Cmd.Lookup("upsert").BooleanOK(); ok && u {
+		if values.Truthy(r.Cmd.Lookup("upsert")) {
 			needs = append(needs, need{t, "insert"})
 		}
 	}

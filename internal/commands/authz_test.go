@@ -61,6 +61,8 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{}}}, []need{{ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "remove"}}},
 		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "upsert", Value: true}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "insert"}}},
+		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "remove", Value: 1}}, []need{{ns("c"), "find"}, {ns("c"), "remove"}}},
+		{bson.D{{Key: "findAndModify", Value: "c"}, {Key: "upsert", Value: 1.0}}, []need{{ns("c"), "find"}, {ns("c"), "update"}, {ns("c"), "insert"}}},
 		{bson.D{{Key: "create", Value: "c"}}, []need{{ns("c"), "createCollection"}}},
 		{bson.D{{Key: "drop", Value: "c"}}, []need{{ns("c"), "dropCollection"}}},
 		{bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{}}}, []need{{ns("c"), "createIndex"}}},
