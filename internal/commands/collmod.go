@@ -250,7 +250,8 @@ func collModValidation(s *Service, r *Request, coll string, always bool) error {
 	if r.args.has("validator") {
 		v := r.args.doc("validator")
 		if _, err := query.CompileValidator(v, nil); err != nil {
-			return err
+			// CollectionImpl::parseValidator's context
+			return mongoerr.AddContext(err, engine.ValidatorParseContext)
 		}
 		if err := checkValidatorNamespace(r.DB, coll, v); err != nil {
 			return err

@@ -143,6 +143,41 @@ type ValidationChange struct {
 	CappedSize, CappedMax *int64
 }
 
+// ValidatorParseContext prefixes the error of a validator collMod cannot
+// parse, as MongoDB's CollectionImpl::parseValidator does (create parses
+// it without).
+const ValidatorParseContext = "Parsing of collection validator failed"
+
+// checkValidationChange checks collMod's change ch of the options cur as
+// MongoDB applies it: the new validator is parsed under the current level
+// and action, then the validator is parsed again under the new action
+// and under the new level, whose failures collMod reports as failing to
+// set them (CollectionImpl::setValidationAction and setValidationLevel,
+// coll_mod.cpp): a validator with encryption keywords and an action warn
+// or a level moderate fail at the change that brings them together.
+func checkValidationChange(cur CollectionOptions, ch ValidationChange) error {
+	validator, level, action := cur.Validator, cur.ValidationLevel, cur.ValidationAction
+	if ch.Validator != nil {
+		validator = ch.Validator
+		if _, err := newValidation(validator, level, action, nil); err != nil {
+			return mongoerr.AddContext(err, ValidatorParseContext)
+		}
+	}
+	if ch.Action != nil {
+		action = *ch.Action
+		if _, err := newValidation(validator, level, action, nil); err != nil {
+			return mongoerr.AddContext(mongoerr.AddContext(err, ValidatorParseContext), "Failed to set validationAction")
+		}
+	}
+	if ch.Level != nil {
+		level = *ch.Level
+		if _, err := newValidation(validator, level, action, nil); err != nil {
+			return mongoerr.AddContext(mongoerr.AddContext(err, ValidatorParseContext), "Failed to set validationLevel")
+		}
+	}
+	return nil
+}
+
 // ModifyValidation applies collMod's validator, validationLevel and
 // validationAction to db.name: a catalog change, which every frontend has
 // loaded when it returns.
@@ -154,6 +189,9 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			return mongoerr.New(mongoerr.NamespaceNotFound, "ns does not exist")
 		}
 		cur := c.CurrentOptions()
+		if err := checkValidationChange(cur, ch); err != nil {
+			return err
+		}
 		if ch.Validator != nil {
 			cur.Validator = ch.Validator
 			if len(ch.Validator) <= 5 {
@@ -191,9 +229,6 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 				return mongoerr.New(mongoerr.InvalidOptions, "option only supported on a time-series collection: timeseries")
 			}
 			cur.Timeseries = ch.Timeseries
-		}
-		if _, err := newValidation(cur.Validator, cur.ValidationLevel, cur.ValidationAction, nil); err != nil {
-			return err
 		}
 		mod := bson.D{{Key: "collMod", Value: name}}
 		if ch.Validator != nil {

@@ -427,28 +427,40 @@ func TestValidatorEncryptKeywords(t *testing.T) {
 	db := client.Database(testDB)
 	encrypted := bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "properties", Value: bson.D{{Key: "s", Value: bson.D{{Key: "encrypt", Value: bson.D{}}}}}}}}}
 	metadata := bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "encryptMetadata", Value: bson.D{{Key: "algorithm", Value: "AEAD_AES_256_CBC_HMAC_SHA_512-Random"}}}}}}
-	refused := func(what string, cmd bson.D) {
+	// collMod reports the failure in the context of the step that failed:
+	// parsing the new validator, or setting the action or the level
+	const msg = "Encryption-related validator keywords are not allowed in this context"
+	const parsing = "Parsing of collection validator failed :: caused by :: "
+	refused := func(cmd bson.D, want string) {
 		t.Helper()
 		err := db.RunCommand(ctx, cmd).Err()
-		if serverCode(err) != 224 || !strings.Contains(errText(err), "Encryption-related validator keywords are not allowed in this context") {
-			t.Errorf("%s: %v, want QueryFeatureNotAllowed", what, err)
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 224 || ce.Message != want {
+			t.Errorf("%v: %v, want QueryFeatureNotAllowed %q", cmd, err, want)
 		}
 	}
 	for _, v := range []bson.D{encrypted, metadata} {
-		refused("create warn", bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationAction", Value: "warn"}})
-		refused("create moderate", bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationLevel", Value: "moderate"}})
+		refused(bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationAction", Value: "warn"}}, msg)
+		refused(bson.D{{Key: "create", Value: "e"}, {Key: "validator", Value: v}, {Key: "validationLevel", Value: "moderate"}}, msg)
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "w"}, {Key: "validationAction", Value: "warn"}}).Err(); err != nil {
 		t.Fatal(err)
 	}
-	refused("collMod validator under warn", bson.D{{Key: "collMod", Value: "w"}, {Key: "validator", Value: encrypted}})
+	refused(bson.D{{Key: "collMod", Value: "w"}, {Key: "validator", Value: encrypted}}, parsing+msg)
+	refused(bson.D{{Key: "collMod", Value: "w"}, {Key: "validator", Value: encrypted}, {Key: "validationAction", Value: "error"}}, parsing+msg)
 	if err := db.CreateCollection(ctx, "e", options.CreateCollection().SetValidator(encrypted)); err != nil {
 		t.Fatal(err)
 	}
-	refused("collMod action", bson.D{{Key: "collMod", Value: "e"}, {Key: "validationAction", Value: "warn"}})
-	refused("collMod level", bson.D{{Key: "collMod", Value: "e"}, {Key: "validationLevel", Value: "moderate"}})
+	refused(bson.D{{Key: "collMod", Value: "e"}, {Key: "validationAction", Value: "warn"}}, "Failed to set validationAction :: caused by :: "+parsing+msg)
+	refused(bson.D{{Key: "collMod", Value: "e"}, {Key: "validationLevel", Value: "moderate"}}, "Failed to set validationLevel :: caused by :: "+parsing+msg)
+	// any validator collMod cannot parse is reported in that context
+	err := db.RunCommand(ctx, bson.D{{Key: "collMod", Value: "e"}, {Key: "validator", Value: bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "bogus", Value: 1}}}}}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 9 || ce.Message != parsing+"Unknown $jsonSchema keyword: bogus" {
+		t.Errorf("collMod bad validator: %v", err)
+	}
 	e := db.Collection("e")
-	_, err := e.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "plain"}})
+	_, err = e.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "plain"}})
 	details := validationErr(t, err).Lookup("details").String()
 	if !strings.Contains(details, `"operatorName": "encrypt","reason": "value was not encrypted"`) {
 		t.Errorf("details %s", details)
