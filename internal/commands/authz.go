@@ -467,16 +467,42 @@ func pipelineNeeds(db string, pipeline bson.RawArray, needs []need, bypass bool)
 			}
 		case "$merge":
 			t := outTarget(db, spec, "coll")
+			actions := mergeActions("merge", "insert")
 			if d, ok := spec.DocumentOK(); ok {
 				t = outTarget(db, d.Lookup("into"), "coll")
+				matched, _ := d.Lookup("whenMatched").StringValueOK()
+				if _, isPipeline := d.Lookup("whenMatched").ArrayOK(); isPipeline || matched == "" {
+					matched = "merge"
+				}
+				notMatched, ok := d.Lookup("whenNotMatched").StringValueOK()
+				if !ok {
+					notMatched = "insert"
+				}
+				actions = mergeActions(matched, notMatched)
 			}
-			needs = append(needs, need{t, "insert"}, need{t, "update"})
+			for _, a := range actions {
+				needs = append(needs, need{t, a})
+			}
 			if bypass {
 				needs = append(needs, need{t, "bypassDocumentValidation"})
 			}
 		}
 	}
 	return needs
+}
+
+// mergeActions are the actions $merge needs on its target for its
+// whenMatched and whenNotMatched modes (a pipeline counting as merge), as
+// MongoDB's merge strategy descriptors list them: insert alone when a
+// match fails, update alone when no document is inserted, both otherwise.
+func mergeActions(whenMatched, whenNotMatched string) []string {
+	switch {
+	case whenNotMatched != "insert":
+		return []string{"update"}
+	case whenMatched == "fail":
+		return []string{"insert"}
+	}
+	return []string{"insert", "update"}
 }
 
 // outTarget is the collection $out or $merge writes: a name in db, or a

@@ -53,6 +53,13 @@ func TestAuthzNeeds(t *testing.T) {
 		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: "m"}}}}, {Key: "bypassDocumentValidation", Value: 1}},
 			[]need{{ns("c"), "find"}, {ns("m"), "insert"}, {ns("m"), "update"}, {ns("m"), "bypassDocumentValidation"}}},
 		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{}}, {Key: "bypassDocumentValidation", Value: true}}, []need{{ns("c"), "find"}}},
+		// $merge needs what its modes write (getMergeStrategyDescriptors)
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "m"}, {Key: "whenMatched", Value: "fail"}}}}}}},
+			[]need{{ns("c"), "find"}, {ns("m"), "insert"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "m"}, {Key: "whenMatched", Value: bson.A{}}, {Key: "whenNotMatched", Value: "discard"}}}}}}},
+			[]need{{ns("c"), "find"}, {ns("m"), "update"}}},
+		{bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "m"}, {Key: "whenMatched", Value: "keepExisting"}}}}}}},
+			[]need{{ns("c"), "find"}, {ns("m"), "insert"}, {ns("m"), "update"}}},
 		// mapReduce needs it on its output (mr::addPrivilegesRequiredForMapReduce)
 		{bson.D{{Key: "mapReduce", Value: "c"}, {Key: "map", Value: "function(){}"}, {Key: "reduce", Value: "function(){}"}, {Key: "out", Value: "o"}, {Key: "bypassDocumentValidation", Value: true}},
 			[]need{{ns("c"), "find"}, {ns("o"), "insert"}, {ns("o"), "remove"}, {ns("o"), "bypassDocumentValidation"}}},
