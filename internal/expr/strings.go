@@ -102,6 +102,31 @@ func streamDouble(f float64) string {
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
+// streamValue prints a scalar as MongoDB's Value::toString does (a C++
+// stream of the Value) in error messages: numbers as streams print them
+// (doubles with 6 significant digits, see streamDouble), strings quoted,
+// true, false, null and undefined; other types print as %s does.
+func streamValue(v bson.RawValue) string {
+	switch v.Type {
+	case bson.TypeInt32, bson.TypeInt64:
+		return strconv.FormatInt(toInt(v), 10)
+	case bson.TypeDouble:
+		return streamDouble(v.Double())
+	case bson.TypeDecimal128:
+		return v.Decimal128().String()
+	case bson.TypeString:
+		s, _ := str(v)
+		return `"` + s + `"`
+	case bson.TypeBoolean:
+		return strconv.FormatBool(v.Boolean())
+	case bson.TypeNull:
+		return "null"
+	case bson.TypeUndefined:
+		return "undefined"
+	}
+	return v.String()
+}
+
 // evalConcat is $concat: null if any operand is null or missing; operands
 // must be strings (error 16702).
 func evalConcat(args []bson.RawValue) (bson.RawValue, error) {
@@ -355,16 +380,22 @@ func runeOffset(s string, n int) int {
 // indexBounds reads the optional start and end indexes of $indexOfBytes,
 // $indexOfCP and $indexOfArray: non-negative integers (errors 40096 and
 // 40097), end defaulting to and capped at length. start is -1 when the
-// range is empty and nothing can match.
+// range is empty and nothing can match. The messages are MongoDB's
+// uassertIfNotIntegralAndNonNegative's, naming the "starting index" or the
+// "ending index", the first without a space after the operator's name.
 func indexBounds(op string, args []bson.RawValue, length int) (start, end int, err error) {
 	end = length
 	for i := 2; i < len(args); i++ {
+		what := "starting index"
+		if i == 3 {
+			what = "ending index"
+		}
 		n, ok := values.Int64(args[i])
 		if !isNumber(args[i]) || !ok || n < -1<<31 || n >= 1<<31 {
-			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNotIntegral, "%s requires an integral starting index, found a value of type: %s, with value: %s", op, typeName(args[i]), args[i])
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNotIntegral, "%srequires an integral %s, found a value of type: %s, with value: %s", op, what, typeName(args[i]), streamValue(args[i]))
 		}
 		if n < 0 {
-			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNegative, "%s requires a nonnegative start index, found: %d", op, n)
+			return -1, 0, mongoerr.New(mongoerr.IndexOfStartNegative, "%s requires a nonnegative %s, found: %s", op, what, streamValue(args[i]))
 		}
 		if i == 2 {
 			start = int(n)
