@@ -213,11 +213,12 @@ func convert(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
 		case bson.TypeInt64:
 			return dateValue(v.Int64()), nil
 		case bson.TypeDouble, bson.TypeDecimal128:
-			f := toFloat(v)
-			if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-				return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+			// MongoDB converts the number to a long first, with its errors.
+			n, err := convertInt(v, bson.TypeInt64)
+			if err != nil {
+				return missing, err
 			}
-			return dateValue(int64(f)), nil
+			return dateValue(n.Int64()), nil
 		case bson.TypeObjectID, bson.TypeTimestamp:
 			tm, _ := toTime(v)
 			return dateValue(tm.UnixMilli()), nil
@@ -248,35 +249,62 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// convertInt converts a number to int32 or int64, truncating fractions;
-// NaN, infinities and out-of-range values fail.
+// convertInt converts a number to int32 or int64, truncating fractions, as
+// MongoDB's performCastDoubleToInt/Long, performCastDecimalToInt and
+// performCastLongToInt do: NaN and infinities fail with their own
+// messages; a double out of the target's range (checked before truncating,
+// so 2147483647.5 is no int) fails naming it as a C++ stream prints it, a
+// decimal naming it as it prints, and a long too large for an int naming
+// nothing (MongoDB's message ends at the colon).
 func convertInt(v bson.RawValue, t bson.Type) (bson.RawValue, error) {
+	overflow := func(shown string) (bson.RawValue, error) {
+		return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", shown)
+	}
 	var n int64
 	switch v.Type {
 	case bson.TypeInt32, bson.TypeInt64:
 		n = toInt(v)
+		if t == bson.TypeInt32 && (n < math.MinInt32 || n > math.MaxInt32) {
+			return overflow("")
+		}
 	case bson.TypeDecimal128:
+		d := v.Decimal128()
+		if err := nonFiniteToInteger(d.IsNaN(), d.IsInf() != 0); err != nil {
+			return missing, err
+		}
 		// Exactly: near the int64 limits a double rounds across them.
 		b, ok := toBig(v)
 		var i *big.Int
 		if ok {
 			i, _ = b.Int(nil)
 		}
-		if i == nil || !i.IsInt64() {
-			return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+		if i == nil || !i.IsInt64() || t == bson.TypeInt32 && (i.Int64() < math.MinInt32 || i.Int64() > math.MaxInt32) {
+			return overflow(d.String())
 		}
 		n = i.Int64()
 	default:
 		f := toFloat(v)
-		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-			return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
+		if err := nonFiniteToInteger(math.IsNaN(f), math.IsInf(f, 0)); err != nil {
+			return missing, err
+		}
+		if t == bson.TypeInt32 && (f < math.MinInt32 || f > math.MaxInt32) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+			return overflow(streamDouble(f))
 		}
 		n = int64(f)
 	}
-	if t == bson.TypeInt32 && (n < math.MinInt32 || n > math.MaxInt32) {
-		return missing, mongoerr.New(mongoerr.ConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", v)
-	}
 	return intOfType(n, t), nil
+}
+
+// nonFiniteToInteger is MongoDB's error for a NaN or an infinity converted
+// to an integer type (or a date).
+func nonFiniteToInteger(nan, inf bool) error {
+	switch {
+	case nan:
+		return mongoerr.New(mongoerr.ConversionFailure, "Attempt to convert NaN value to integer type in $convert with no onError value")
+	case inf:
+		return mongoerr.New(mongoerr.ConversionFailure, "Attempt to convert infinity value to integer type in $convert with no onError value")
+	}
+	return nil
 }
 
 // parseNumber parses a string to a double as $convert does (its parser
