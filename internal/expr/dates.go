@@ -649,7 +649,12 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 		case "day":
 			n = localDays(b) - localDays(a)
 		case "millisecond":
+			// MongoDB's dateDiffMillisecond: a difference past a long
+			// is error 5166308.
 			n = b.UnixMilli() - a.UnixMilli()
+			if (n < b.UnixMilli()) != (a.UnixMilli() > 0) {
+				return missing, mongoerr.New(mongoerr.DateDiffOverflow, "dateDiff overflowed")
+			}
 		default:
 			// Hours, minutes and seconds: the boundaries crossed in local
 			// time, corrected by the change of UTC offset in whole units,

@@ -951,6 +951,9 @@ const (
 	DateDiffMissingUnit Code = 5166305
 	// DateDiffDateInvalidType: a $dateDiff startDate or endDate that is not a date.
 	DateDiffDateInvalidType Code = 5166307
+	// DateDiffOverflow: a $dateDiff in milliseconds whose difference does
+	// not fit in a long.
+	DateDiffOverflow Code = 5166308
 	// DateAddSpecNotObject: a $dateAdd/$dateSubtract argument that is not an object.
 	DateAddSpecNotObject Code = 5166400
 	// DateAddUnknownArgument: a $dateAdd/$dateSubtract argument it does not take.
