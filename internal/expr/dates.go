@@ -476,8 +476,10 @@ func unitArg(name string, v bson.RawValue) (string, error) {
 
 // addUnits adds n units to t (in its location). Calendar units clamp the
 // day to the end of a shorter month, as MongoDB does; day and week move the
-// local date; smaller units are absolute durations.
-func addUnits(t time.Time, unit string, n int64) time.Time {
+// local date; smaller units are exact milliseconds (a time.Duration, in
+// nanoseconds, would overflow past 292 years). ok is false when the
+// milliseconds overflow.
+func addUnits(t time.Time, unit string, n int64) (r time.Time, ok bool) {
 	months := int64(0)
 	switch unit {
 	case "year":
@@ -487,11 +489,15 @@ func addUnits(t time.Time, unit string, n int64) time.Time {
 	case "month":
 		months = n
 	case "day":
-		return t.AddDate(0, 0, int(n))
+		return t.AddDate(0, 0, int(n)), true
 	case "week":
-		return t.AddDate(0, 0, int(7*n))
+		return t.AddDate(0, 0, int(7*n)), true
 	default:
-		return t.Add(dateUnits[unit] * time.Duration(n))
+		u := dateUnits[unit].Milliseconds()
+		d := n * u
+		ms := t.UnixMilli() + d
+		ok := d/u == n && (d >= 0) == (ms >= t.UnixMilli())
+		return time.UnixMilli(ms).In(t.Location()), ok
 	}
 	total := int64(t.Year())*12 + int64(t.Month()) - 1 + months
 	y, m := int(total/12), time.Month(total%12+1)
@@ -499,7 +505,20 @@ func addUnits(t time.Time, unit string, n int64) time.Time {
 		y, m = int(total/12)-1, time.Month(total%12+13)
 	}
 	day := min(t.Day(), time.Date(y, m+1, 0, 0, 0, 0, 0, t.Location()).Day())
-	return time.Date(y, m, day, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+	return time.Date(y, m, day, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location()), true
+}
+
+// dateAddAmountValid is MongoDB's isDateAddAmountValid: an amount of a
+// unit other than millisecond must be below what spans the range of a
+// date (2^64 milliseconds, in days of 24 hours and years of 365 days).
+func dateAddAmountValid(n int64, unit string) bool {
+	const maxDays = math.MaxUint64/(24*3600*1000) + 1
+	const maxYears = maxDays/365 + 1
+	limit := map[string]int64{
+		"year": maxYears, "quarter": maxYears * 4, "month": maxYears * 12, "week": maxDays / 7,
+		"day": maxDays, "hour": maxDays * 24, "minute": maxDays * 24 * 60, "second": maxDays * 24 * 3600,
+	}[unit]
+	return -limit < n && n < limit
 }
 
 // compileDateAdd builds $dateAdd (sign 1) and $dateSubtract (sign -1):
@@ -540,12 +559,16 @@ func compileDateAdd(sign int64) opCompiler {
 			if !isNumber(vals[2]) || !ok {
 				return missing, mongoerr.New(mongoerr.DateAddAmountNotInteger, "%s expects integer amount of time units", name)
 			}
-			if n > math.MaxInt32*1000 || n < -math.MaxInt32*1000 {
-				return missing, mongoerr.New(mongoerr.DateAddOverflow, "%s overflowed", name)
+			if sign < 0 && n == math.MinInt64 {
+				return missing, mongoerr.New(mongoerr.DateSubtractAmountInvalid, "invalid $dateSubtract 'amount' parameter value: %d", n)
 			}
-			r := addUnits(t.In(loc), u, sign*n)
-			if r.Year() < -292000000 || r.Year() > 292000000 {
-				return missing, mongoerr.New(mongoerr.DateAddOverflow, "%s overflowed", name)
+			n *= sign
+			if u != "millisecond" && !dateAddAmountValid(n, u) {
+				return missing, mongoerr.New(mongoerr.DateAddAmountInvalid, "invalid dateAdd 'amount' parameter value: %d %s", n, u)
+			}
+			r, ok := addUnits(t.In(loc), u, n)
+			if sec := r.Unix(); !ok || sec > math.MaxInt64/1000 || sec < math.MinInt64/1000 {
+				return missing, mongoerr.New(mongoerr.DateAddOverflow, "dateAdd overflowed")
 			}
 			return dateValue(r.UnixMilli()), nil
 		})
@@ -753,7 +776,10 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 
 // AddUnits adds n time units ("millisecond" to "year") to t as $dateAdd
 // does in UTC; $setWindowFields' time-range windows move by it.
-func AddUnits(t time.Time, unit string, n int64) time.Time { return addUnits(t, unit, n) }
+func AddUnits(t time.Time, unit string, n int64) time.Time {
+	r, _ := addUnits(t, unit, n)
+	return r
+}
 
 // IsTimeUnit reports whether u is one of $dateAdd's units.
 func IsTimeUnit(u string) bool { _, ok := dateUnits[u]; return ok }

@@ -968,6 +968,12 @@ const (
 	DateAddAmountNotInteger Code = 5166405
 	// DateAddOverflow: a $dateAdd/$dateSubtract result that overflows.
 	DateAddOverflow Code = 5166406
+	// DateAddAmountInvalid: a $dateAdd/$dateSubtract amount of a unit
+	// larger than millisecond that spans more than the range of a date.
+	DateAddAmountInvalid Code = 5976500
+	// DateSubtractAmountInvalid: a $dateSubtract amount that cannot be
+	// negated (the smallest long).
+	DateSubtractAmountInvalid Code = 6045000
 	// DateTruncSpecNotObject: a $dateTrunc argument that is not an object.
 	DateTruncSpecNotObject Code = 5439007
 	// DateTruncUnknownArgument: a $dateTrunc argument it does not take.
