@@ -750,6 +750,12 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			return missing, err
 		}
 		ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
+		if unitMs := dateUnits[unit].Milliseconds(); unitMs > 0 && unitMs < 24*3600*1000 {
+			return truncateMillis(t, loc, unitMs, bin)
+		}
+		if bin > 100_000_000_000 {
+			return missing, mongoerr.New(mongoerr.DateTruncBinSizeUnsupported, "dateTrunc unsupported binSize value")
+		}
 		var r time.Time
 		switch unit {
 		case "year", "quarter", "month":
@@ -765,13 +771,40 @@ func compileDateTrunc(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 			}
 			d := floorDiv(localDays(t)-localDays(ref), days) * days
 			r = time.Date(ref.Year(), ref.Month(), ref.Day()+int(d), 0, 0, 0, 0, loc)
-		default:
-			u := dateUnits[unit].Milliseconds() * bin
-			lm := localMillis(t)
-			r = time.UnixMilli(t.UnixMilli() - (lm - floorDiv(lm-localMillis(ref), u)*u - localMillis(ref)))
+		}
+		if sec := r.Unix(); sec > math.MaxInt64/1000 || sec < math.MinInt64/1000 {
+			return missing, mongoerr.New(mongoerr.DateAddOverflow, "dateAdd overflowed")
 		}
 		return dateValue(r.UnixMilli()), nil
 	})
+}
+
+// truncateMillis is $dateTrunc in milliseconds, seconds, minutes and hours,
+// MongoDB's truncateDateMillis: bins of binSize units on the UTC timeline
+// from 2000-01-01T00:00 in the timezone's offset of that instant, so that
+// a later change of offset (DST) does not move them. The arithmetic's
+// overflows are errors 5439002, 5439000 and 5439001.
+func truncateMillis(t time.Time, loc *time.Location, unitMs, bin int64) (bson.RawValue, error) {
+	const refUTC = 946684800000 // 2000-01-01T00:00:00Z
+	if bin > math.MaxInt64/unitMs {
+		return missing, mongoerr.New(mongoerr.DateTruncBinOverflow, "dateTrunc overflowed")
+	}
+	size := unitMs * bin
+	_, off := time.UnixMilli(refUTC).In(loc).Zone()
+	ref := refUTC - int64(off)*1000
+	ms := t.UnixMilli()
+	shifted := ms - ref
+	if (shifted < ms) != (ref > 0) {
+		return missing, mongoerr.New(mongoerr.DateTruncShiftOverflow, "dateTrunc overflowed")
+	}
+	rem := shifted % size
+	if rem < 0 {
+		rem += size
+	}
+	if ms-rem > ms {
+		return missing, mongoerr.New(mongoerr.DateTruncResultOverflow, "dateTrunc overflowed")
+	}
+	return dateValue(ms - rem), nil
 }
 
 // AddUnits adds n time units ("millisecond" to "year") to t as $dateAdd

@@ -974,6 +974,18 @@ const (
 	// DateSubtractAmountInvalid: a $dateSubtract amount that cannot be
 	// negated (the smallest long).
 	DateSubtractAmountInvalid Code = 6045000
+	// DateTruncShiftOverflow: a $dateTrunc in units up to an hour whose
+	// date minus the reference point overflows a long.
+	DateTruncShiftOverflow Code = 5439000
+	// DateTruncResultOverflow: a $dateTrunc in units up to an hour whose
+	// bin's lower bound overflows a long.
+	DateTruncResultOverflow Code = 5439001
+	// DateTruncBinOverflow: a $dateTrunc binSize that in milliseconds
+	// overflows a long.
+	DateTruncBinOverflow Code = 5439002
+	// DateTruncBinSizeUnsupported: a $dateTrunc binSize of days or larger
+	// units over 100,000,000,000.
+	DateTruncBinSizeUnsupported Code = 5439006
 	// DateTruncSpecNotObject: a $dateTrunc argument that is not an object.
 	DateTruncSpecNotObject Code = 5439007
 	// DateTruncUnknownArgument: a $dateTrunc argument it does not take.
