@@ -393,13 +393,35 @@ func compileDateFromParts(c *compiler, name string, v bson.RawValue, s *Scope) (
 		if p[6] > math.MaxInt64/1000 || p[6] < math.MinInt64/1000 {
 			return missing, mongoerr.New(mongoerr.DurationOverflow, "Overflow casting from a lower-precision duration to a higher-precision duration")
 		}
-		sec, ms := p[5]+floorDiv(p[6], 1000), p[6]-floorDiv(p[6], 1000)*1000
-		y, m, d := int(p[0]), time.Month(p[1]), int(p[2])
+		// The parts carry into larger ones as timelib normalizes them:
+		// second and millisecond are unbounded, so carry in int64 (Go's
+		// time.Date would overflow on a huge second) and refuse a date
+		// past the range of milliseconds, as MongoDB converting the
+		// seconds since the epoch to milliseconds (DurationOverflow).
+		overflow := mongoerr.New(mongoerr.DurationOverflow, "Overflow casting from a lower-precision duration to a higher-precision duration")
+		carry := floorDiv(p[6], 1000)
+		sec, ms := p[5]+carry, p[6]-carry*1000
+		if (sec < p[5]) != (carry < 0) {
+			return missing, overflow
+		}
+		minute := p[4] + floorDiv(sec, 60)
+		sec -= floorDiv(sec, 60) * 60
+		hour := p[3] + floorDiv(minute, 60)
+		minute -= floorDiv(minute, 60) * 60
+		days := floorDiv(hour, 24)
+		hour -= days * 24
+		y, m, d := int(p[0]), time.Month(p[1]), p[2]
 		if iso {
 			week1 := isoWeekOne(y, loc)
-			y, m, d = week1.Year(), week1.Month(), week1.Day()+int((p[1]-1)*7+p[2]-1)
+			y, m, d = week1.Year(), week1.Month(), int64(week1.Day())+(p[1]-1)*7+p[2]-1
 		}
-		t := time.Date(y, m, d, int(p[3]), int(p[4]), int(sec), int(ms)*1e6, loc)
+		if days += d; days > 1<<38 || days < -1<<38 {
+			return missing, overflow
+		}
+		t := time.Date(y, m, int(days), int(hour), int(minute), int(sec), int(ms)*1e6, loc)
+		if u := t.Unix(); u > math.MaxInt64/1000 || u < math.MinInt64/1000 {
+			return missing, overflow
+		}
 		return dateValue(t.UnixMilli()), nil
 	})
 }
