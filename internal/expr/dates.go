@@ -620,10 +620,11 @@ func localDays(t time.Time) int64 {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
 }
 
-// localMillis is t's local wall time in milliseconds since the epoch.
-func localMillis(t time.Time) int64 {
+// localSeconds is t's local wall time in seconds since the epoch (in
+// seconds, not milliseconds, so that the extreme dates do not overflow).
+func localSeconds(t time.Time) int64 {
 	_, off := t.Zone()
-	return t.UnixMilli() + int64(off)*1000
+	return t.Unix() + int64(off)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -705,10 +706,10 @@ func compileDateDiff(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr
 			// time, corrected by the change of UTC offset in whole units,
 			// so that a DST change does not count (MongoDB's
 			// utcOffsetCorrectionFor*).
-			u := dateUnits[unit].Milliseconds()
+			u := int64(dateUnits[unit] / time.Second)
 			_, offA := a.Zone()
 			_, offB := b.Zone()
-			n = floorDiv(localMillis(b), u) - floorDiv(localMillis(a), u) + int64(offA-offB)*1000/u
+			n = floorDiv(localSeconds(b), u) - floorDiv(localSeconds(a), u) + int64(offA-offB)/u
 		}
 		return values.Int64Value(n), nil
 	})
