@@ -127,27 +127,52 @@ func closeParen(s string, p int) int {
 }
 
 // freeDates are the dates $dateFromString reads without a format, each
-// giving the year, month and day groups: yyyy-mm-dd, yyyy/mm/dd, m/d/yy[yy],
-// dd-mm-yyyy, "July 4th, 2017" and "2017-Jul-04".
+// giving the year, month and day groups (day 0 when the form has none,
+// which is the first): timelib's iso8601date4 and dateslash (yyyy-mm-dd,
+// yyyy/mm/dd), datenocolon (yyyymmdd), american (m/d/yy[yy]), pointed
+// (dd-mm-yyyy, dd.mm.yyyy) and pointed2 (dd.mm.yy), datetextual ("July
+// 4th, 2017"), datefull ("4 July 2017", "04-Jul-2017"), pgtextreverse
+// ("2017-Jul-04"), gnudateshorter ("2017-07"), datenoday ("July 2017") and
+// datenodayrev ("2017 July"). As timelib's longest match, a form is not
+// taken when a digit follows it.
 var freeDates = []struct {
 	re      *regexp.Regexp
 	y, m, d int
 }{
 	{regexp.MustCompile(`^(\d{4})[-/](\d{1,2})[-/](\d{1,2})`), 1, 2, 3},
-	{regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`), 3, 1, 2},
-	{regexp.MustCompile(`^(\d{1,2})-(\d{1,2})-(\d{4})`), 3, 2, 1},
+	{regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})`), 1, 2, 3},
+	{regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})`), 3, 1, 2},
+	{regexp.MustCompile(`^(\d{1,2})[-.\t](\d{1,2})[-.](\d{4})`), 3, 2, 1},
+	{regexp.MustCompile(`^(\d{1,2})[.\t](\d{1,2})\.(\d{2})`), 3, 2, 1},
 	{regexp.MustCompile(`^([A-Za-z]{3,9})[ \t.-]*(\d{1,2})(?:st|nd|rd|th)?[ \t,.]+(\d{4})`), 3, 1, 2},
+	{regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?[ \t.-]*([A-Za-z]{3,9})[ \t.-]*(\d{4}|\d{2})`), 3, 2, 1},
 	{regexp.MustCompile(`^(\d{4})-([A-Za-z]{3,9})-(\d{1,2})`), 1, 2, 3},
+	{regexp.MustCompile(`^(\d{4})-(\d{1,2})`), 1, 2, 0},
+	{regexp.MustCompile(`^([A-Za-z]{3,9})[ \t.-]*(\d{4})`), 2, 1, 0},
+	{regexp.MustCompile(`^(\d{4})[ \t.-]*([A-Za-z]{3,9})`), 1, 2, 0},
 }
 
 // freeTimes are the times that may follow the date: hours, minutes and
 // seconds separated by ":" or "." after "T" or blanks, with a fraction
-// after "." or ","; an hour with am or pm; noon and midnight.
+// after "." or ","; the same without separators after "T" (xmlrpc's
+// "T115602", "T1156"); a 12-hour clock with am or pm, with or without
+// minutes and seconds; noon and midnight.
 var (
 	freeClock    = regexp.MustCompile(`^(?:[Tt]|[ \t]+)(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:[.,](\d+))?)?`)
-	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})[ \t]*([AaPp])\.?[Mm]\.?`)
+	freeCompact  = regexp.MustCompile(`^[Tt](\d{2})(\d{2})(\d{2})?`)
+	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})(?:[:.](\d{2})(?:[:.](\d{2}))?)?[ \t]*([AaPp])\.?[Mm]\.?(?:$|[ \t])`)
 	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
 )
+
+// matchNoDigit is re's submatches at the start of s when no digit follows
+// the match.
+func matchNoDigit(re *regexp.Regexp, s string) []string {
+	g := re.FindStringSubmatch(s)
+	if g == nil || len(g[0]) < len(s) && s[len(g[0])] >= '0' && s[len(g[0])] <= '9' {
+		return nil
+	}
+	return g
+}
 
 // freePartial is a time alone, or a month and day without a year, which
 // MongoDB finds incomplete.
@@ -179,9 +204,16 @@ func parseFree(s string) (parsedDate, error) {
 	p := newParsedDate()
 	rest := ""
 	for _, f := range freeDates {
-		g := f.re.FindStringSubmatch(norm)
+		g := matchNoDigit(f.re, norm)
 		if g == nil {
 			continue
+		}
+		var ok bool
+		if p.m, ok = monthNumber(g[f.m]); !ok {
+			var err error
+			if p.m, err = strconv.Atoi(g[f.m]); err != nil {
+				continue // a word that is no month
+			}
 		}
 		p.y, _ = strconv.Atoi(g[f.y])
 		if len(g[f.y]) == 2 {
@@ -192,11 +224,10 @@ func parseFree(s string) (parsedDate, error) {
 				p.y += 1900
 			}
 		}
-		var ok bool
-		if p.m, ok = monthNumber(g[f.m]); !ok {
-			p.m, _ = strconv.Atoi(g[f.m])
+		p.d = 1
+		if f.d != 0 {
+			p.d, _ = strconv.Atoi(g[f.d])
 		}
-		p.d, _ = strconv.Atoi(g[f.d])
 		rest = norm[len(g[0]):]
 		break
 	}
@@ -207,17 +238,24 @@ func parseFree(s string) (parsedDate, error) {
 		n, _ := strconv.Atoi(v)
 		return n
 	}
-	if g := freeClock.FindStringSubmatch(rest); g != nil {
+	if g := freeMeridian.FindStringSubmatch(rest); g != nil {
+		// hour12 is 1 to 12: 12am is midnight, 12pm noon.
+		if h := atoi(g[1]); h < 1 || h > 12 {
+			return failed()
+		}
+		p.h, p.i, p.s = atoi(g[1])%12, atoi(g[2]), atoi(g[3])
+		if g[4] == "p" || g[4] == "P" {
+			p.h += 12
+		}
+		rest = rest[len(g[0]):]
+	} else if g := freeClock.FindStringSubmatch(rest); g != nil {
 		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
 		if g[4] != "" {
 			p.ms = atoi((g[4] + "00")[:3])
 		}
 		rest = rest[len(g[0]):]
-	} else if g := freeMeridian.FindStringSubmatch(rest); g != nil {
-		p.h, p.i, p.s = atoi(g[1])%12, 0, 0
-		if g[2] == "p" || g[2] == "P" {
-			p.h += 12
-		}
+	} else if g := matchNoDigit(freeCompact, rest); g != nil {
+		p.h, p.i, p.s = atoi(g[1]), atoi(g[2]), atoi(g[3])
 		rest = rest[len(g[0]):]
 	} else if g := freeNoon.FindStringSubmatch(rest); g != nil {
 		p.h, p.i, p.s = 0, 0, 0
