@@ -130,8 +130,8 @@ func closeParen(s string, p int) int {
 // giving the year, month and day groups (day 0 when the form has none,
 // which is the first): timelib's iso8601date4 and dateslash (yyyy-mm-dd,
 // yyyy/mm/dd), datenocolon (yyyymmdd), american (m/d/yy[yy]), pointed
-// (dd-mm-yyyy, dd.mm.yyyy) and pointed2 (dd.mm.yy), datetextual ("July
-// 4th, 2017"), datefull ("4 July 2017", "04-Jul-2017"), pgtextreverse
+// (dd-mm-yyyy, dd.mm.yyyy) and pointed2 (dd.mm.yy), gnudateshort
+// (yy-mm-dd), datetextual ("July 4th, 2017"), datefull ("4 July 2017", "04-Jul-2017"), pgtextreverse
 // ("2017-Jul-04"), gnudateshorter ("2017-07"), datenoday ("July 2017") and
 // datenodayrev ("2017 July"). As timelib's longest match, a form is not
 // taken when a digit follows it.
@@ -144,6 +144,7 @@ var freeDates = []struct {
 	{regexp.MustCompile(`^(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})`), 3, 1, 2},
 	{regexp.MustCompile(`^(\d{1,2})[-.\t](\d{1,2})[-.](\d{4})`), 3, 2, 1},
 	{regexp.MustCompile(`^(\d{1,2})[.\t](\d{1,2})\.(\d{2})`), 3, 2, 1},
+	{regexp.MustCompile(`^(\d{1,4})-(\d{1,2})-(\d{1,2})`), 1, 2, 3},
 	{regexp.MustCompile(`^([A-Za-z]{3,9})[ \t.-]*(\d{1,2})(?:st|nd|rd|th)?[ \t,.]+(\d{4})`), 3, 1, 2},
 	{regexp.MustCompile(`^(\d{1,2})(?:st|nd|rd|th)?[ \t.-]*([A-Za-z]{3,9})[ \t.-]*(\d{4}|\d{2})`), 3, 2, 1},
 	{regexp.MustCompile(`^(\d{4})-([A-Za-z]{3,9})-(\d{1,2})`), 1, 2, 3},
@@ -163,6 +164,10 @@ var (
 	freeMeridian = regexp.MustCompile(`^[ \t]+(\d{1,2})(?:[:.](\d{2})(?:[:.](\d{2}))?)?[ \t]*([AaPp])\.?[Mm]\.?(?:$|[ \t])`)
 	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
 )
+
+// freeISOWeek is timelib's isoweekday and isoweek: "2017-W27-2",
+// "2017W272", "2017-W27" (the Monday); day 0 is the Sunday before it.
+var freeISOWeek = regexp.MustCompile(`^(\d{4})-?W(0[1-9]|[1-4]\d|5[0-3])(?:-?([0-7]))?`)
 
 // matchNoDigit is re's submatches at the start of s when no digit follows
 // the match.
@@ -203,7 +208,28 @@ func parseFree(s string) (parsedDate, error) {
 	}
 	p := newParsedDate()
 	rest := ""
+	atoi := func(v string) int {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	if g := matchNoDigit(freeISOWeek, norm); g != nil {
+		// timelib_daynr_from_weeknr: days from January 1st.
+		y, w, id := atoi(g[1]), atoi(g[2]), 1
+		if g[3] != "" {
+			id = atoi(g[3])
+		}
+		dow := int(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).Weekday())
+		if dow > 4 {
+			dow -= 7
+		}
+		t := time.Date(y, 1, 1-dow+(w-1)*7+id, 0, 0, 0, 0, time.UTC)
+		p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
+		rest = norm[len(g[0]):]
+	}
 	for _, f := range freeDates {
+		if p.y != unset {
+			break
+		}
 		g := matchNoDigit(f.re, norm)
 		if g == nil {
 			continue
@@ -216,8 +242,9 @@ func parseFree(s string) (parsedDate, error) {
 			}
 		}
 		p.y, _ = strconv.Atoi(g[f.y])
-		if len(g[f.y]) == 2 {
-			// timelib's two-digit years: 00-69 are 2000-2069, 70-99 1970-1999.
+		if len(g[f.y]) < 4 && p.y < 100 {
+			// timelib's process_year: a year of fewer than four digits
+			// under 100 is 2000-2069 (00-69) or 1970-1999 (70-99).
 			if p.y < 70 {
 				p.y += 2000
 			} else {
@@ -233,10 +260,6 @@ func parseFree(s string) (parsedDate, error) {
 	}
 	if p.y == unset {
 		return failed()
-	}
-	atoi := func(v string) int {
-		n, _ := strconv.Atoi(v)
-		return n
 	}
 	if g := freeMeridian.FindStringSubmatch(rest); g != nil {
 		// hour12 is 1 to 12: 12am is midnight, 12pm noon.
