@@ -165,6 +165,10 @@ var (
 	freeNoon     = regexp.MustCompile(`^[ \t]+(?i:(noon)|midnight)\b`)
 )
 
+// freeTimestamp is timelib's timestamp: "@" and seconds since the epoch,
+// a UTC offset of 0.
+var freeTimestamp = regexp.MustCompile(`^@(-?\d{1,12})$`)
+
 // freeISOWeek is timelib's isoweekday and isoweek: "2017-W27-2",
 // "2017W272", "2017-W27" (the Monday); day 0 is the Sunday before it.
 var freeISOWeek = regexp.MustCompile(`^(\d{4})-?W(0[1-9]|[1-4]\d|5[0-3])(?:-?([0-7]))?`)
@@ -211,6 +215,13 @@ func parseFree(s string) (parsedDate, error) {
 	atoi := func(v string) int {
 		n, _ := strconv.Atoi(v)
 		return n
+	}
+	if g := freeTimestamp.FindStringSubmatch(norm); g != nil {
+		n, _ := strconv.ParseInt(g[1], 10, 64)
+		t := time.Unix(n, 0).UTC()
+		p.y, p.m, p.d, p.h, p.i, p.s = t.Year(), int(t.Month()), t.Day(), t.Hour(), t.Minute(), t.Second()
+		p.zone = &dateZone{}
+		return p, nil
 	}
 	if g := matchNoDigit(freeISOWeek, norm); g != nil {
 		// timelib_daynr_from_weeknr: days from January 1st.
