@@ -169,6 +169,21 @@ var (
 // a UTC offset of 0.
 var freeTimestamp = regexp.MustCompile(`^@(-?\d{1,12})$`)
 
+// freeDateTimes are timelib's forms that carry their time: exif
+// ("2017:07:04 11:56:02") and clf ("10/Oct/2000:13:55:36", its zone after
+// a blank); groups year, month, day, hour, minute, second.
+var freeDateTimes = []struct {
+	re                 *regexp.Regexp
+	y, m, d, h, i, sec int
+}{
+	{regexp.MustCompile(`^(\d{4}):(\d{2}):(\d{2}) (\d{2}):(\d{2}):(\d{2})`), 1, 2, 3, 4, 5, 6},
+	{regexp.MustCompile(`^(\d{1,2})/([A-Za-z]{3})/(\d{4}):(\d{2}):(\d{2}):(\d{2})`), 3, 2, 1, 4, 5, 6},
+}
+
+// freeDayOfYear is timelib's pgydotd: a year and a day of the year
+// ("2017.185", "2017185").
+var freeDayOfYear = regexp.MustCompile(`^(\d{4})\.?(00[1-9]|0[1-9]\d|[12]\d\d|3[0-5]\d|36[0-6])`)
+
 // freeISOWeek is timelib's isoweekday and isoweek: "2017-W27-2",
 // "2017W272", "2017-W27" (the Monday); day 0 is the Sunday before it.
 var freeISOWeek = regexp.MustCompile(`^(\d{4})-?W(0[1-9]|[1-4]\d|5[0-3])(?:-?([0-7]))?`)
@@ -223,7 +238,22 @@ func parseFree(s string) (parsedDate, error) {
 		p.zone = &dateZone{}
 		return p, nil
 	}
-	if g := matchNoDigit(freeISOWeek, norm); g != nil {
+	for _, f := range freeDateTimes {
+		if g := matchNoDigit(f.re, norm); g != nil && p.y == unset {
+			m, ok := monthNumber(g[f.m])
+			if !ok {
+				m = atoi(g[f.m])
+			}
+			p.y, p.m, p.d, p.h, p.i, p.s = atoi(g[f.y]), m, atoi(g[f.d]), atoi(g[f.h]), atoi(g[f.i]), atoi(g[f.sec])
+			rest = norm[len(g[0]):]
+		}
+	}
+	if g := matchNoDigit(freeDayOfYear, norm); g != nil && p.y == unset {
+		t := time.Date(atoi(g[1]), 1, atoi(g[2]), 0, 0, 0, 0, time.UTC)
+		p.y, p.m, p.d = t.Year(), int(t.Month()), t.Day()
+		rest = norm[len(g[0]):]
+	}
+	if g := matchNoDigit(freeISOWeek, norm); g != nil && p.y == unset {
 		// timelib_daynr_from_weeknr: days from January 1st.
 		y, w, id := atoi(g[1]), atoi(g[2]), 1
 		if g[3] != "" {
