@@ -313,7 +313,11 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 			return err
 		}
 		if p.next.Type != 0 && values.Compare(p.next, v) == 0 {
-			p.next = s.increment(p.next)
+			// A document on the grid becomes the value the grid steps
+			// from, as MongoDB's _current: the values generated after it
+			// take its type (an int after Decimal128s, a double after
+			// Decimal128s with a double step).
+			p.next = s.increment(v)
 		}
 		if err := emit(doc, false); err != nil {
 			return err
@@ -343,16 +347,17 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 	return nil
 }
 
-// checkType checks a field value against the range: numbers without a
-// unit, dates with one.
+// checkType checks a field value against the range, as MongoDB's
+// DensifyValue::getFromValue (5733201) then assertDensifyType (6053600):
+// a number or a date, numbers without a unit, dates with one.
 func (s *densifyStage) checkType(v bson.RawValue) error {
 	switch {
-	case v.Type == bson.TypeDateTime && s.unit == "":
-		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be numeric: a date needs a unit")
-	case v.Type != bson.TypeDateTime && s.unit != "":
-		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be a date when a unit is given, found %s", typeName(v))
 	case v.Type != bson.TypeDateTime && !values.IsNumber(v.Type):
 		return mongoerr.New(mongoerr.DensifyValueType, "Densify field type must be numeric or a date")
+	case v.Type == bson.TypeDateTime && s.unit == "":
+		return mongoerr.New(mongoerr.DensifyUnitMismatch, "Encountered date densify value in collection when step does not have a date unit.")
+	case v.Type != bson.TypeDateTime && s.unit != "":
+		return mongoerr.New(mongoerr.DensifyUnitMismatch, "Encountered numeric densify value in collection when step has a date unit.")
 	}
 	return nil
 }

@@ -1326,6 +1326,8 @@ const (
 	DensifyTooManyDocs Code = 5897900
 	// DensifyDateStepNotWhole: a date step that is not a whole number.
 	DensifyDateStepNotWhole Code = 6586400
+	// DensifyUnitMismatch: a densified number with a unit, or date without one.
+	DensifyUnitMismatch Code = 6053600
 )
 
 // Expression operators: trigonometry, sizes, timestamps.
