@@ -220,9 +220,9 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$last":
 		return &lastAcc{}, nil
 	case "$push":
-		return &pushAcc{}, nil
+		return &pushAcc{limit: rt.maxPushBytes()}, nil
 	case "$addToSet":
-		return &addToSetAcc{coll: coll, seen: map[string]bool{}}, nil
+		return &addToSetAcc{coll: coll, seen: map[string]bool{}, limit: rt.maxAddToSetBytes()}, nil
 	case "$mergeObjects":
 		return &mergeObjectsAcc{}, nil
 	case "$stdDevPop":
@@ -391,12 +391,31 @@ func (l *lastAcc) state() bson.RawValue { return nullIfMissing(l.v) }
 
 func (l *lastAcc) merge(st bson.RawValue) error { return l.add(nil, st) }
 
-// pushAcc is $push: every value, missing ones left out.
-type pushAcc struct{ vals []bson.RawValue }
+// DefaultMaxAccumulatorBytes is the memory one $push or $addToSet may
+// hold: MongoDB's internalQueryMaxPushBytes and
+// internalQueryMaxAddToSetBytes, 100 MiB. These accumulators cannot spill.
+const DefaultMaxAccumulatorBytes = 100 * 1024 * 1024
+
+// approxValueBytes is the memory a value held by an accumulator counts
+// for, as MongoDB's Value::getApproximateSize: the value's own 16 bytes
+// and its BSON.
+func approxValueBytes(v bson.RawValue) int64 { return 16 + int64(len(v.Value)) }
+
+// pushAcc is $push: every value, missing ones left out. Past limit bytes
+// (approxValueBytes of the values) it fails with ExceededMemoryLimit, as
+// MongoDB's AccumulatorPush does.
+type pushAcc struct {
+	vals       []bson.RawValue
+	mem, limit int64
+}
 
 func (p *pushAcc) add(_ bson.Raw, v bson.RawValue) error {
-	if v.Type != 0 {
-		p.vals = append(p.vals, v)
+	if v.Type == 0 {
+		return nil
+	}
+	p.vals = append(p.vals, v)
+	if p.mem += approxValueBytes(v); p.mem > p.limit {
+		return mongoerr.New(mongoerr.ExceededMemoryLimit, "$push used too much memory and cannot spill to disk. Memory limit: %d bytes", p.limit)
 	}
 	return nil
 }
@@ -405,17 +424,17 @@ func (p *pushAcc) result() bson.RawValue { return buildArray(p.vals) }
 
 func (p *pushAcc) state() bson.RawValue { return p.result() }
 
-func (p *pushAcc) merge(st bson.RawValue) error {
-	p.vals = append(p.vals, arrayValues(st)...)
-	return nil
-}
+func (p *pushAcc) merge(st bson.RawValue) error { return addEach(p, st) }
 
 // addToSetAcc is $addToSet: the distinct values (by MongoDB equality),
-// missing ones left out.
+// missing ones left out. Past limit bytes of distinct values
+// (approxValueBytes) it fails with ExceededMemoryLimit, as MongoDB's
+// AccumulatorAddToSet does.
 type addToSetAcc struct {
-	coll *collation.Collator // values equal under it are one element
-	vals []bson.RawValue
-	seen map[string]bool
+	coll       *collation.Collator // values equal under it are one element
+	vals       []bson.RawValue
+	seen       map[string]bool
+	mem, limit int64
 }
 
 func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
@@ -423,9 +442,13 @@ func (a *addToSetAcc) add(_ bson.Raw, v bson.RawValue) error {
 		return nil
 	}
 	k := string(a.coll.ValueKey(v))
-	if !a.seen[k] {
-		a.seen[k] = true
-		a.vals = append(a.vals, v)
+	if a.seen[k] {
+		return nil
+	}
+	a.seen[k] = true
+	a.vals = append(a.vals, v)
+	if a.mem += approxValueBytes(v); a.mem > a.limit {
+		return mongoerr.New(mongoerr.ExceededMemoryLimit, "$addToSet used too much memory and cannot spill to disk. Used: %d bytes. Memory limit: %d bytes", a.mem, a.limit)
 	}
 	return nil
 }

@@ -144,6 +144,11 @@ type Options struct {
 	// generate instead of DefaultMaxDensifyDocs (MongoDB's
 	// internalQueryMaxAllowedDensifyDocs).
 	MaxDensifyDocs int64
+	// MaxPushBytes and MaxAddToSetBytes, when positive, are the memory one
+	// $push or $addToSet may hold instead of DefaultMaxAccumulatorBytes
+	// (MongoDB's internalQueryMaxPushBytes and
+	// internalQueryMaxAddToSetBytes).
+	MaxPushBytes, MaxAddToSetBytes int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
 	// Budget bounds the memory the blocking stages of all operations hold
@@ -205,6 +210,22 @@ func (rt *runtime) maxDensifyDocs() int64 {
 		return rt.opts.MaxDensifyDocs
 	}
 	return DefaultMaxDensifyDocs
+}
+
+// maxPushBytes is the memory one $push may hold.
+func (rt *runtime) maxPushBytes() int64 {
+	if rt.opts.MaxPushBytes > 0 {
+		return rt.opts.MaxPushBytes
+	}
+	return DefaultMaxAccumulatorBytes
+}
+
+// maxAddToSetBytes is the memory one $addToSet may hold.
+func (rt *runtime) maxAddToSetBytes() int64 {
+	if rt.opts.MaxAddToSetBytes > 0 {
+		return rt.opts.MaxAddToSetBytes
+	}
+	return DefaultMaxAccumulatorBytes
 }
 
 // sortMemoryLimit is the budget of one $sort.

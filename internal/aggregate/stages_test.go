@@ -23,22 +23,24 @@ import (
 // views are views to create, in order, each on a collection or an earlier
 // view.
 type stageCase struct {
-	Name           string                `bson:"name"`
-	Docs           []bson.Raw            `bson:"docs"`
-	Colls          map[string][]bson.Raw `bson:"colls"`
-	UniqueIndexes  map[string][]bson.Raw `bson:"uniqueIndexes"`
-	Pipeline       []bson.Raw            `bson:"pipeline"`
-	Expected       []bson.Raw            `bson:"expected"`
-	Error          int32                 `bson:"error"`
-	Unordered      bool                  `bson:"unordered"`
-	Collectionless bool                  `bson:"collectionless"`
-	Let            bson.Raw              `bson:"let"`
-	After          map[string][]bson.Raw `bson:"after"`
-	MemoryLimit    int64                 `bson:"memoryLimit"`
-	MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
-	AllowDiskUse   bool                  `bson:"allowDiskUse"`
-	Collation      bson.Raw              `bson:"collation"`
-	Views          []viewCase            `bson:"views"`
+	Name             string                `bson:"name"`
+	Docs             []bson.Raw            `bson:"docs"`
+	Colls            map[string][]bson.Raw `bson:"colls"`
+	UniqueIndexes    map[string][]bson.Raw `bson:"uniqueIndexes"`
+	Pipeline         []bson.Raw            `bson:"pipeline"`
+	Expected         []bson.Raw            `bson:"expected"`
+	Error            int32                 `bson:"error"`
+	Unordered        bool                  `bson:"unordered"`
+	Collectionless   bool                  `bson:"collectionless"`
+	Let              bson.Raw              `bson:"let"`
+	After            map[string][]bson.Raw `bson:"after"`
+	MemoryLimit      int64                 `bson:"memoryLimit"`
+	MaxDensifyDocs   int64                 `bson:"maxDensifyDocs"`
+	MaxPushBytes     int64                 `bson:"maxPushBytes"`
+	MaxAddToSetBytes int64                 `bson:"maxAddToSetBytes"`
+	AllowDiskUse     bool                  `bson:"allowDiskUse"`
+	Collation        bson.Raw              `bson:"collation"`
+	Views            []viewCase            `bson:"views"`
 }
 
 // viewCase is a view of a case: its name, what it is on, its pipeline.
@@ -117,7 +119,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
-		AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
 		if err != nil {

@@ -146,7 +146,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			}
 			ts, err := s.tsOfView(r, db, v)
 			return ts, true, err
-		}}
+		},
+		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -376,10 +377,11 @@ type aggregateArgs struct {
 // explain), run in r's transaction, if any, under the operation context ctx.
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
-	maxDensify := s.maxDensifyDocs()
+	maxDensify, maxPush, maxAddToSet := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
-		Env:             engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify},
-		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify}}
+		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet},
+		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -464,6 +466,9 @@ type engineEnv struct {
 	// maxDensifyDocs is internalQueryMaxAllowedDensifyDocs, for the
 	// pipelines of views read.
 	maxDensifyDocs int64
+	// maxPushBytes and maxAddToSetBytes are internalQueryMaxPushBytes and
+	// internalQueryMaxAddToSetBytes, likewise.
+	maxPushBytes, maxAddToSetBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -495,7 +500,8 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	if len(filter) > 5 {
 		stages = append(stages, marshal(bson.D{{Key: "$match", Value: filter}}))
 	}
-	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(), MaxDensifyDocs: env.maxDensifyDocs})
+	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
+		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -136,6 +136,16 @@ func (s *Service) maxDensifyDocs() int64 {
 	return aggregate.DefaultMaxDensifyDocs + s.densifyDocsOffset.Load()
 }
 
+// maxPushBytes is internalQueryMaxPushBytes.
+func (s *Service) maxPushBytes() int64 {
+	return aggregate.DefaultMaxAccumulatorBytes + s.pushBytesOffset.Load()
+}
+
+// maxAddToSetBytes is internalQueryMaxAddToSetBytes.
+func (s *Service) maxAddToSetBytes() int64 {
+	return aggregate.DefaultMaxAccumulatorBytes + s.addToSetBytesOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -161,6 +171,17 @@ var serverParameters = map[string]serverParameter{
 	"internalQueryMaxAllowedDensifyDocs": {
 		get: func(s *Service) any { return int32(s.maxDensifyDocs()) },
 		set: func(s *Service, n int64) { s.densifyDocsOffset.Store(n - aggregate.DefaultMaxDensifyDocs) },
+		min: 1, max: 1<<31 - 1,
+	},
+	// The memory one $push or $addToSet may hold (146 beyond).
+	"internalQueryMaxPushBytes": {
+		get: func(s *Service) any { return int32(s.maxPushBytes()) },
+		set: func(s *Service, n int64) { s.pushBytesOffset.Store(n - aggregate.DefaultMaxAccumulatorBytes) },
+		min: 1, max: 1<<31 - 1,
+	},
+	"internalQueryMaxAddToSetBytes": {
+		get: func(s *Service) any { return int32(s.maxAddToSetBytes()) },
+		set: func(s *Service, n int64) { s.addToSetBytesOffset.Store(n - aggregate.DefaultMaxAccumulatorBytes) },
 		min: 1, max: 1<<31 - 1,
 	},
 	"logLevel": {

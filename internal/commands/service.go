@@ -97,6 +97,11 @@ type Service struct {
 	// aggregate.DefaultMaxDensifyDocs, so that the zero Service has
 	// MongoDB's default.
 	densifyDocsOffset atomic.Int64
+	// pushBytesOffset and addToSetBytesOffset are internalQueryMaxPushBytes
+	// and internalQueryMaxAddToSetBytes less
+	// aggregate.DefaultMaxAccumulatorBytes, so that the zero Service has
+	// MongoDB's defaults.
+	pushBytesOffset, addToSetBytesOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

@@ -157,6 +157,8 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			After          map[string][]bson.Raw `bson:"after"`
 			MemoryLimit    int64                 `bson:"memoryLimit"`
 			MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
+			MaxPushBytes   int64                 `bson:"maxPushBytes"`
+			MaxAddToSet    int64                 `bson:"maxAddToSetBytes"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
 			Views          []struct {
@@ -168,7 +170,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -371,4 +373,49 @@ func TestDensifyDocsLimitParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	set(500000)
+}
+
+// TestAccumulatorBytesParameters: internalQueryMaxPushBytes and
+// internalQueryMaxAddToSetBytes bound the memory one $push or $addToSet
+// holds; past them the aggregate fails ExceededMemoryLimit (146), a
+// $group's spilling notwithstanding (accumulator_push.cpp,
+// accumulator_add_to_set.cpp). $addToSet counts its distinct values only.
+func TestAccumulatorBytesParameters(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	for _, name := range []string{"internalQueryMaxPushBytes", "internalQueryMaxAddToSetBytes"} {
+		var got bson.Raw
+		if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Lookup(name).Int32OK(); !ok || v != 100*1024*1024 {
+			t.Fatalf("%s default: %v", name, got)
+		}
+		if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1000}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+		defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 100 * 1024 * 1024}})
+	}
+	coll := client.Database("accbytes").Collection("c")
+	for i := range 20 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: strings.Repeat("x", 100)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := func(acc bson.D) error {
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "a", Value: acc}}}}})
+		if err == nil {
+			err = cur.All(ctx, &[]bson.Raw{})
+		}
+		return err
+	}
+	requireCode(t, group(bson.D{{Key: "$push", Value: "$s"}}), 146, "ExceededMemoryLimit")
+	requireCode(t, group(bson.D{{Key: "$addToSet", Value: bson.D{{Key: "$concat", Value: bson.A{"$s", bson.D{{Key: "$toString", Value: "$_id"}}}}}}}), 146, "ExceededMemoryLimit")
+	if err := group(bson.D{{Key: "$addToSet", Value: "$s"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := group(bson.D{{Key: "$push", Value: "$_id"}}); err != nil {
+		t.Fatal(err)
+	}
 }
