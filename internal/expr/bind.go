@@ -50,7 +50,8 @@ func validateLetName(name string) error {
 
 // Bind evaluates a command's let document ({name: expression, ...}) once,
 // in order, each expression seeing the variables bound before it, as
-// MongoDB seeds a command's variables, under the operation's clock; an
+// MongoDB seeds a command's variables, under the operation's clock; the
+// variables are constants of the expressions compiled in Scope. An
 // expression that reads a document (a field path, $$ROOT, $$CURRENT) is
 // refused, as no document is there yet. A nil let binds nothing.
 func Bind(let bson.Raw, clock Clock) (*Let, error) {
@@ -86,6 +87,7 @@ func Bind(let bson.Raw, clock Clock) (*Let, error) {
 		}
 	}
 	l.scope.init(nil, names)
+	l.scope.consts = ctx.Vars
 	l.Scope = &l.scope
 	return l, nil
 }

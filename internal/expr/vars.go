@@ -25,6 +25,11 @@ type Scope struct {
 	// slots[i] is the evaluation slot of names[i]; -1 marks a variable whose
 	// value the caller supplies in Context.Vars.
 	slots []int
+	// consts, when set, holds the values of the caller-supplied names,
+	// known as the expression compiles: a command's let variables, which
+	// MongoDB binds as constants (Variables::setConstantValue), so that a
+	// reference folds as a literal would (ExpressionFieldPath::optimize).
+	consts map[string]bson.RawValue
 	// bound is the number of slots used by this scope and its ancestors.
 	bound int
 	// coll is the collation comparisons follow (nil: simple); children
@@ -108,16 +113,23 @@ func (s *Scope) slot(name string) int {
 }
 
 // resolve finds name: found reports whether it is in scope, slot is its
-// evaluation slot or -1 for a caller-supplied variable.
+// evaluation slot or -1 for a caller-supplied variable, and the scope
+// binding it.
 func (s *Scope) resolve(name string) (slot int, found bool) {
+	slot, _, found = s.lookup(name)
+	return slot, found
+}
+
+// lookup is resolve, also returning the scope that binds name.
+func (s *Scope) lookup(name string) (slot int, in *Scope, found bool) {
 	for ; s != nil; s = s.parent {
 		for i := len(s.names) - 1; i >= 0; i-- {
 			if s.names[i] == name {
-				return s.slots[i], true
+				return s.slots[i], s, true
 			}
 		}
 	}
-	return -1, false
+	return -1, nil, false
 }
 
 // ValidateVarName checks a variable name being defined ($let vars, "as",
@@ -179,11 +191,14 @@ func (c *compiler) compileVariable(ref string, s *Scope) (*Expr, error) {
 			return nil, err
 		}
 	}
-	if slot, found := s.resolve(name); found {
+	if slot, in, found := s.lookup(name); found {
 		if slot >= 0 {
 			return &Expr{eval: func(st *state) (bson.RawValue, error) {
 				return WalkPath(st.vars[slot], path), nil
 			}}, nil
+		}
+		if v, ok := in.consts[name]; ok {
+			return constExpr(WalkPath(v, path)), nil
 		}
 		return &Expr{eval: func(st *state) (bson.RawValue, error) {
 			return WalkPath(st.ctx.Vars[name], path), nil
