@@ -230,19 +230,19 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 	case "$stdDevSamp":
 		return &stdDevAcc{sample: true}, nil
 	case "$firstN":
-		return &firstNAcc{n: n}, nil
+		return &firstNAcc{n: n, mem: rt.nAccMem(a.op)}, nil
 	case "$lastN":
-		return &lastNAcc{n: n}, nil
+		return &lastNAcc{n: n, mem: rt.nAccMem(a.op)}, nil
 	case "$maxN":
-		return &extremeNAcc{n: n, sign: 1, coll: coll}, nil
+		return &extremeNAcc{n: n, sign: 1, coll: coll, mem: rt.nAccMem(a.op)}, nil
 	case "$minN":
-		return &extremeNAcc{n: n, sign: -1, coll: coll}, nil
+		return &extremeNAcc{n: n, sign: -1, coll: coll, mem: rt.nAccMem(a.op)}, nil
 	case "$top":
-		return &sortedNAcc{n: 1, sort: a.sort, single: true, meta: rt.ectx.Meta}, nil
+		return &sortedNAcc{n: 1, sort: a.sort, single: true, meta: rt.ectx.Meta, mem: rt.nAccMem(a.op)}, nil
 	case "$bottom":
-		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true, meta: rt.ectx.Meta}, nil
+		return &sortedNAcc{n: 1, sort: a.sort, single: true, bottom: true, meta: rt.ectx.Meta, mem: rt.nAccMem(a.op)}, nil
 	case "$topN":
-		return &sortedNAcc{n: n, sort: a.sort, meta: rt.ectx.Meta}, nil
+		return &sortedNAcc{n: n, sort: a.sort, meta: rt.ectx.Meta, mem: rt.nAccMem(a.op)}, nil
 	case "$median", "$percentile":
 		return &quantileAcc{q: a.q}, nil
 	case "$_internalJsReduce":
@@ -252,7 +252,7 @@ func (a *accSpec) newAccumulator(id bson.RawValue, rt *runtime) (accumulator, er
 		}
 		return &jsReduceAcc{f: a.red, op: op}, nil
 	}
-	return &sortedNAcc{n: n, sort: a.sort, bottom: true, meta: rt.ectx.Meta}, nil // $bottomN
+	return &sortedNAcc{n: n, sort: a.sort, bottom: true, meta: rt.ectx.Meta, mem: rt.nAccMem(a.op)}, nil // $bottomN
 }
 
 // sumAcc is $sum: numbers add as MongoDB adds them (values.Sum); other
@@ -391,9 +391,11 @@ func (l *lastAcc) state() bson.RawValue { return nullIfMissing(l.v) }
 
 func (l *lastAcc) merge(st bson.RawValue) error { return l.add(nil, st) }
 
-// DefaultMaxAccumulatorBytes is the memory one $push or $addToSet may
-// hold: MongoDB's internalQueryMaxPushBytes and
-// internalQueryMaxAddToSetBytes, 100 MiB. These accumulators cannot spill.
+// DefaultMaxAccumulatorBytes is the memory one $push, $addToSet or N
+// accumulator ($firstN, $topN...) may hold: MongoDB's
+// internalQueryMaxPushBytes, internalQueryMaxAddToSetBytes and
+// internalQueryTopNAccumulatorBytes, 100 MiB. These accumulators cannot
+// spill.
 const DefaultMaxAccumulatorBytes = 100 * 1024 * 1024
 
 // approxValueBytes is the memory a value held by an accumulator counts
@@ -572,11 +574,34 @@ func (s *stdDevAcc) merge(st bson.RawValue) error {
 type firstNAcc struct {
 	n    int64
 	vals []bson.RawValue
+	mem  nAccMem
+}
+
+// nAccMem is the memory the values kept by an N accumulator ($firstN,
+// $lastN, $minN, $maxN, $top, $bottom, $topN, $bottomN) count for
+// (approxValueBytes); at limit it fails ExceededMemoryLimit, as MongoDB's
+// AccumulatorN::updateAndCheckMemUsage against
+// internalQueryTopNAccumulatorBytes.
+type nAccMem struct {
+	op          string
+	used, limit int64
+}
+
+// add counts b more bytes.
+func (m *nAccMem) add(b int64) error {
+	if m.used += b; m.used >= m.limit {
+		return mongoerr.New(mongoerr.ExceededMemoryLimit, "%s used too much memory and spilling to disk cannot reduce memory consumption any further. Memory limit: %d bytes", m.op, m.limit)
+	}
+	return nil
 }
 
 func (f *firstNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if int64(len(f.vals)) < f.n {
-		f.vals = append(f.vals, nullIfMissing(v))
+		v = nullIfMissing(v)
+		if err := f.mem.add(approxValueBytes(v)); err != nil {
+			return err
+		}
+		f.vals = append(f.vals, v)
 	}
 	return nil
 }
@@ -591,13 +616,19 @@ func (f *firstNAcc) merge(st bson.RawValue) error { return addEach(f, st) }
 type lastNAcc struct {
 	n    int64
 	vals []bson.RawValue
+	mem  nAccMem
 }
 
 func (l *lastNAcc) add(_ bson.Raw, v bson.RawValue) error {
-	l.vals = append(l.vals, nullIfMissing(v))
-	if int64(len(l.vals)) > l.n {
+	v = nullIfMissing(v)
+	if int64(len(l.vals)) == l.n {
+		l.mem.used -= approxValueBytes(l.vals[0])
 		l.vals = l.vals[1:]
 	}
+	if err := l.mem.add(approxValueBytes(v)); err != nil {
+		return err
+	}
+	l.vals = append(l.vals, v)
 	return nil
 }
 
@@ -614,6 +645,7 @@ type extremeNAcc struct {
 	sign int
 	coll *collation.Collator
 	vals []bson.RawValue
+	mem  nAccMem
 }
 
 func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
@@ -624,10 +656,14 @@ func (e *extremeNAcc) add(_ bson.Raw, v bson.RawValue) error {
 	if int64(i) >= e.n {
 		return nil
 	}
-	e.vals = slices.Insert(e.vals, i, v)
-	if int64(len(e.vals)) > e.n {
-		e.vals = e.vals[:e.n]
+	if int64(len(e.vals)) == e.n {
+		e.mem.used -= approxValueBytes(e.vals[e.n-1])
+		e.vals = e.vals[:e.n-1]
 	}
+	if err := e.mem.add(approxValueBytes(v)); err != nil {
+		return err
+	}
+	e.vals = slices.Insert(e.vals, i, v)
 	return nil
 }
 
@@ -649,6 +685,7 @@ type sortedNAcc struct {
 	// its input through a guard that sets it), for a sortBy on
 	// {$meta: "textScore"}.
 	meta *docsrc.Meta
+	mem  nAccMem
 }
 
 type sortedItem struct {
@@ -661,33 +698,44 @@ func (s *sortedNAcc) add(doc bson.Raw, v bson.RawValue) error {
 	if err != nil {
 		return err
 	}
-	s.insert(sortedItem{keys: keys, v: nullIfMissing(v)})
-	return nil
+	return s.insert(sortedItem{keys: keys, v: nullIfMissing(v)})
 }
 
-// insert places it among the kept items, after those with equal keys.
-func (s *sortedNAcc) insert(it sortedItem) {
-	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
-	if s.bottom {
-		// Ties keep arrival order, so among equal keys the later one is
-		// further toward the bottom.
-		i := upperBound(s.items, it, cmp)
-		ownKeys(it.keys)
-		s.items = slices.Insert(s.items, i, it)
-		if int64(len(s.items)) > s.n {
-			s.items = s.items[1:]
-		}
-		return
+// bytes is what an item counts for against the memory limit: its sort
+// key values and output.
+func (it sortedItem) bytes() int64 {
+	n := approxValueBytes(it.v)
+	for _, k := range it.keys {
+		n += approxValueBytes(k)
 	}
+	return n
+}
+
+// insert places it among the kept items, after those with equal keys
+// (ties keep arrival order, so among equal keys the later one is further
+// toward the bottom); when n are kept, the one it displaces goes first.
+func (s *sortedNAcc) insert(it sortedItem) error {
+	cmp := func(a, b sortedItem) int { return s.sort.CompareKeys(a.keys, b.keys) }
 	i := upperBound(s.items, it, cmp)
-	if int64(i) >= s.n {
-		return
+	if int64(len(s.items)) == s.n {
+		switch {
+		case s.bottom && i == 0, !s.bottom && int64(i) == s.n:
+			return nil
+		case s.bottom:
+			s.mem.used -= s.items[0].bytes()
+			s.items = s.items[1:]
+			i--
+		default:
+			s.mem.used -= s.items[s.n-1].bytes()
+			s.items = s.items[:s.n-1]
+		}
+	}
+	if err := s.mem.add(it.bytes()); err != nil {
+		return err
 	}
 	ownKeys(it.keys)
 	s.items = slices.Insert(s.items, i, it)
-	if int64(len(s.items)) > s.n {
-		s.items = s.items[:s.n]
-	}
+	return nil
 }
 
 // ownKeys copies sort keys out of the document they were read from, so a
@@ -741,7 +789,9 @@ func (s *sortedNAcc) merge(st bson.RawValue) error {
 		if len(kv) != 2 {
 			return mongoerr.New(mongoerr.InternalError, "corrupt $group spill file")
 		}
-		s.insert(sortedItem{keys: arrayValues(kv[0]), v: kv[1]})
+		if err := s.insert(sortedItem{keys: arrayValues(kv[0]), v: kv[1]}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -149,6 +149,10 @@ type Options struct {
 	// (MongoDB's internalQueryMaxPushBytes and
 	// internalQueryMaxAddToSetBytes).
 	MaxPushBytes, MaxAddToSetBytes int64
+	// MaxTopNBytes, when positive, is the memory one N accumulator ($firstN,
+	// $topN, $maxN...) may hold instead of DefaultMaxAccumulatorBytes
+	// (MongoDB's internalQueryTopNAccumulatorBytes).
+	MaxTopNBytes int64
 	// TempDir holds spill files; "" is the system's temporary directory.
 	TempDir string
 	// Budget bounds the memory the blocking stages of all operations hold
@@ -226,6 +230,15 @@ func (rt *runtime) maxAddToSetBytes() int64 {
 		return rt.opts.MaxAddToSetBytes
 	}
 	return DefaultMaxAccumulatorBytes
+}
+
+// nAccMem is the memory budget of a new N accumulator op.
+func (rt *runtime) nAccMem(op string) nAccMem {
+	limit := rt.opts.MaxTopNBytes
+	if limit <= 0 {
+		limit = DefaultMaxAccumulatorBytes
+	}
+	return nAccMem{op: op, limit: limit}
 }
 
 // sortMemoryLimit is the budget of one $sort.

@@ -38,6 +38,7 @@ type stageCase struct {
 	MaxDensifyDocs   int64                 `bson:"maxDensifyDocs"`
 	MaxPushBytes     int64                 `bson:"maxPushBytes"`
 	MaxAddToSetBytes int64                 `bson:"maxAddToSetBytes"`
+	MaxTopNBytes     int64                 `bson:"maxTopNBytes"`
 	AllowDiskUse     bool                  `bson:"allowDiskUse"`
 	Collation        bson.Raw              `bson:"collation"`
 	Views            []viewCase            `bson:"views"`
@@ -119,7 +120,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
-		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
 		if err != nil {

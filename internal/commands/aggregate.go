@@ -147,7 +147,8 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			ts, err := s.tsOfView(r, db, v)
 			return ts, true, err
 		},
-		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes}
+		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
+		maxTopNBytes: a.opts.MaxTopNBytes}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -377,11 +378,12 @@ type aggregateArgs struct {
 // explain), run in r's transaction, if any, under the operation context ctx.
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
-	maxDensify, maxPush, maxAddToSet := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes()
+	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
-			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet},
-		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet}}
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN},
+		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
+		MaxTopNBytes: maxTopN}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -469,6 +471,8 @@ type engineEnv struct {
 	// maxPushBytes and maxAddToSetBytes are internalQueryMaxPushBytes and
 	// internalQueryMaxAddToSetBytes, likewise.
 	maxPushBytes, maxAddToSetBytes int64
+	// maxTopNBytes is internalQueryTopNAccumulatorBytes, likewise.
+	maxTopNBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -501,7 +505,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 		stages = append(stages, marshal(bson.D{{Key: "$match", Value: filter}}))
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
-		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes})
+		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -146,6 +146,11 @@ func (s *Service) maxAddToSetBytes() int64 {
 	return aggregate.DefaultMaxAccumulatorBytes + s.addToSetBytesOffset.Load()
 }
 
+// maxTopNBytes is internalQueryTopNAccumulatorBytes.
+func (s *Service) maxTopNBytes() int64 {
+	return aggregate.DefaultMaxAccumulatorBytes + s.topNBytesOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -182,6 +187,12 @@ var serverParameters = map[string]serverParameter{
 	"internalQueryMaxAddToSetBytes": {
 		get: func(s *Service) any { return int32(s.maxAddToSetBytes()) },
 		set: func(s *Service, n int64) { s.addToSetBytesOffset.Store(n - aggregate.DefaultMaxAccumulatorBytes) },
+		min: 1, max: 1<<31 - 1,
+	},
+	// The memory one N accumulator ($firstN, $topN, $maxN...) may hold.
+	"internalQueryTopNAccumulatorBytes": {
+		get: func(s *Service) any { return int32(s.maxTopNBytes()) },
+		set: func(s *Service, n int64) { s.topNBytesOffset.Store(n - aggregate.DefaultMaxAccumulatorBytes) },
 		min: 1, max: 1<<31 - 1,
 	},
 	"logLevel": {

@@ -102,6 +102,9 @@ type Service struct {
 	// aggregate.DefaultMaxAccumulatorBytes, so that the zero Service has
 	// MongoDB's defaults.
 	pushBytesOffset, addToSetBytesOffset atomic.Int64
+	// topNBytesOffset is internalQueryTopNAccumulatorBytes less
+	// aggregate.DefaultMaxAccumulatorBytes, likewise.
+	topNBytesOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

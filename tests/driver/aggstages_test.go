@@ -159,6 +159,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			MaxDensifyDocs int64                 `bson:"maxDensifyDocs"`
 			MaxPushBytes   int64                 `bson:"maxPushBytes"`
 			MaxAddToSet    int64                 `bson:"maxAddToSetBytes"`
+			MaxTopN        int64                 `bson:"maxTopNBytes"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
 			Views          []struct {
@@ -170,7 +171,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -375,16 +376,18 @@ func TestDensifyDocsLimitParameter(t *testing.T) {
 	set(500000)
 }
 
-// TestAccumulatorBytesParameters: internalQueryMaxPushBytes and
-// internalQueryMaxAddToSetBytes bound the memory one $push or $addToSet
-// holds; past them the aggregate fails ExceededMemoryLimit (146), a
-// $group's spilling notwithstanding (accumulator_push.cpp,
-// accumulator_add_to_set.cpp). $addToSet counts its distinct values only.
+// TestAccumulatorBytesParameters: internalQueryMaxPushBytes,
+// internalQueryMaxAddToSetBytes and internalQueryTopNAccumulatorBytes bound
+// the memory one $push, $addToSet or N accumulator holds; past them the
+// aggregate fails ExceededMemoryLimit (146), a $group's spilling
+// notwithstanding (accumulator_push.cpp, accumulator_add_to_set.cpp,
+// accumulator_multi.cpp). $addToSet counts its distinct values only, an N
+// accumulator the values it keeps.
 func TestAccumulatorBytesParameters(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	admin := client.Database("admin")
-	for _, name := range []string{"internalQueryMaxPushBytes", "internalQueryMaxAddToSetBytes"} {
+	for _, name := range []string{"internalQueryMaxPushBytes", "internalQueryMaxAddToSetBytes", "internalQueryTopNAccumulatorBytes"} {
 		var got bson.Raw
 		if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
 			t.Fatal(err)
@@ -416,6 +419,11 @@ func TestAccumulatorBytesParameters(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := group(bson.D{{Key: "$push", Value: "$_id"}}); err != nil {
+		t.Fatal(err)
+	}
+	requireCode(t, group(bson.D{{Key: "$firstN", Value: bson.D{{Key: "n", Value: 20}, {Key: "input", Value: "$s"}}}}), 146, "ExceededMemoryLimit")
+	requireCode(t, group(bson.D{{Key: "$topN", Value: bson.D{{Key: "n", Value: 20}, {Key: "sortBy", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "output", Value: "$s"}}}}), 146, "ExceededMemoryLimit")
+	if err := group(bson.D{{Key: "$lastN", Value: bson.D{{Key: "n", Value: 2}, {Key: "input", Value: "$s"}}}}); err != nil {
 		t.Fatal(err)
 	}
 }
