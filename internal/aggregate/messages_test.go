@@ -86,9 +86,21 @@ func TestStageMessages(t *testing.T) {
 			"Unrecognized option to $bucket: x."},
 		// ReplaceRootTransformation::applyTransformation, named by the stage
 		{"replaceRoot to a number", `[{"$replaceRoot": {"newRoot": "$_id"}}]`, "", 40228,
-			"'newRoot' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
+			"'newRoot' expression must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
+		{"replaceRoot to a missing field", `[{"$replaceRoot": {"newRoot": "$nope"}}]`, "", 40228,
+			"'newRoot' expression must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'. Input document: {_id: 1}"},
+		{"replaceWith an array", `[{"$replaceWith": ["$_id", {"a": "x"}]}]`, "", 40228,
+			"'replacement document' must evaluate to an object, but resulting value was: [1, {a: \"x\"}]. Type of resulting value: 'array'. Input document: {_id: 1}"},
 		{"replaceWith a number", `[{"$replaceWith": "$_id"}]`, "", 40228,
-			"'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: { _id: 1 }"},
+			"'replacement document' must evaluate to an object, but resulting value was: 1. Type of resulting value: 'int'. Input document: {_id: 1}"},
+		// DocumentSourceRedact::redactValue and AccumulatorN::validateN show
+		// the value as Value::toString does (value.cpp operator<<)
+		{"redact returns a document", `[{"$redact": {"$literal": {"b": [1, "x"]}}}]`, "", 17053,
+			"$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned {b: [1, \"x\"]}"},
+		{"firstN n missing", `[{"$group": {"_id": null, "a": {"$firstN": {"n": "$nope", "input": "$_id"}}}}]`, "", 5787902,
+			"Value for 'n' must be of integral type, but found MISSING"},
+		{"firstN n a fraction", `[{"$group": {"_id": null, "a": {"$firstN": {"n": 1.5, "input": "$_id"}}}}]`, "", 5787903,
+			"Value for 'n' must be of integral type, but found 1.5"},
 		// WindowFunctionExecLinearFill::getNext
 		{"linearFill a string value", `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$linearFill": "x"}}}}]`, "", 14,
 			"Value to be filled must be numeric or nullish, but found string"},

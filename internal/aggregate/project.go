@@ -666,7 +666,7 @@ func (s *replaceRootStage) run(in Source, rt *runtime) Source {
 		if v.Type != bson.TypeEmbeddedDocument {
 			return nil, mongoerr.New(mongoerr.ReplaceRootNotObject,
 				"%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				s.what, v, typeName(v), doc)
+				s.what, values.ValueString(v), typeName(v), values.ValueString(docValue(doc)))
 		}
 		return []bson.Raw{v.Document()}, nil
 	}}

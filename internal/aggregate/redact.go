@@ -56,7 +56,7 @@ func (s *redactStage) redact(rt *runtime, root, cur bson.Raw) (bson.Raw, bool, e
 	case v.Type == bson.TypeString && values.Equal(v, redactDescend):
 	default:
 		return nil, false, mongoerr.New(mongoerr.RedactBadResult,
-			"$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned %s", values.Shell(v))
+			"$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned %s", values.ValueString(v))
 	}
 	fs := fieldsOf(cur)
 	out := fs[:0]

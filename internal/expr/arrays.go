@@ -848,14 +848,14 @@ const (
 // NValue checks the n of the N accumulators, window functions and
 // expressions ($firstN, $minN, $topN...) as MongoDB's AccumulatorN::validateN:
 // a number (5787902), whole and within a 64-bit integer (5787903), greater
-// than 0 (5787908).
+// than 0 (5787908); the first two show n as Value::toString does.
 func NValue(v bson.RawValue) (int64, error) {
 	if !isNumber(v) {
-		return 0, mongoerr.New(mongoerr.AccumulatorNNotNumeric, "Value for 'n' must be of integral type, but found %s", v)
+		return 0, mongoerr.New(mongoerr.AccumulatorNNotNumeric, "Value for 'n' must be of integral type, but found %s", values.ValueString(v))
 	}
 	n, ok := values.Int64(v)
 	if !ok {
-		return 0, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", v)
+		return 0, mongoerr.New(mongoerr.AccumulatorNNotIntegral, "Value for 'n' must be of integral type, but found %s", values.ValueString(v))
 	}
 	if n <= 0 {
 		return 0, mongoerr.New(mongoerr.AccumulatorNNotPositive, "'n' must be greater than 0, found %d", n)

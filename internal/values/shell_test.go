@@ -1,8 +1,10 @@
 package values
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -62,5 +64,41 @@ func TestShellDoc(t *testing.T) {
 func TestShellMalformedString(t *testing.T) {
 	if got := Shell(bson.RawValue{Type: bson.TypeString, Value: []byte{0, 0, 0, 0}}); got != `""` {
 		t.Errorf("Shell of a zero-length string word = %s, want \"\"", got)
+	}
+}
+
+// TestValueString: values as MongoDB's Value operator<< and
+// Document::toString write them in aggregation messages ($replaceRoot's
+// 40228, $redact's 17053): value.cpp, document.cpp.
+func TestValueString(t *testing.T) {
+	oid, _ := bson.ObjectIDFromHex("6b154068247075138a364c58")
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{bson.D{}, "{}"},
+		{bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: "x"}}, `{_id: 1, a: "x"}`},
+		{bson.A{bson.D{{Key: "a", Value: int32(4)}}, bson.D{{Key: "a", Value: int64(5)}}}, "[{a: 4}, {a: 5}]"},
+		{bson.A{}, "[]"},
+		{oid, "6b154068247075138a364c58"},
+		{1.5, "1.5"}, {2.0, "2"}, {1234567.0, "1.23457e+06"}, {0.00001, "1e-05"}, {math.NaN(), "nan"}, {math.Inf(-1), "-inf"},
+		{true, "true"}, {bson.Null{}, "null"}, {bson.Undefined{}, "undefined"},
+		{bson.NewDateTimeFromTime(time.Date(2021, 1, 2, 3, 4, 5, 6e6, time.UTC)), "2021-01-02T03:04:05.006Z"},
+		{bson.Timestamp{T: 1, I: 2}, "Timestamp(1, 2)"},
+		{bson.Regex{Pattern: "a.b", Options: "i"}, "/a.b/i"},
+		{bson.Symbol("s"), `Symbol("s")`}, {bson.JavaScript("f()"), `Code("f()")`},
+		{bson.Binary{Subtype: 4, Data: []byte{1, 0xab}}, "BinData(4, 01AB)"},
+		{bson.MinKey{}, "MinKey"},
+	} {
+		typ, data, err := bson.MarshalValue(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ValueString(bson.RawValue{Type: typ, Value: data}); got != tc.want {
+			t.Errorf("ValueString(%v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+	if got := ValueString(bson.RawValue{}); got != "MISSING" {
+		t.Errorf("missing: %s", got)
 	}
 }
