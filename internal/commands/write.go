@@ -558,14 +558,17 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		if failsBatch(err) {
 			return nil, err
 		}
-		n += removed
 		s.Docs.Deleted.Add(removed)
 		if err != nil {
+			// a failed statement adds nothing to n (performDeletes keeps
+			// no result for it)
 			werrs = append(werrs, engine.WriteError{Index: i, Err: mongoerr.As(err)})
 			if a.ordered {
 				break
 			}
+			continue
 		}
+		n += removed
 	}
 	return writeReply(n, werrs, retriedField(retried)...), nil
 }

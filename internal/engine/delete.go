@@ -26,7 +26,7 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, removed, nil
 		})
-		if removed {
+		if removed && err == nil {
 			n++
 		}
 		return err == nil && (limit != 1 || n == 0), err

@@ -206,7 +206,11 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		if ordered && len(*werrs) > 0 && (*werrs)[len(*werrs)-1].Index < p.index {
 			break
 		}
-		if err := e.checkInsert(c, p, exists[i], seen, staged); err != nil {
+		err := e.checkInsert(c, p, exists[i], seen, staged)
+		if err == nil && rec != nil {
+			err = unloggedRetryable(c)
+		}
+		if err != nil {
 			fail(p.index, err)
 			if ordered {
 				break
@@ -219,7 +223,6 @@ func (e *Engine) commitInserts(tx storage.Txn, c *Collection, pending []pendingI
 		for _, u := range p.ix.uniques {
 			staged[string(u.lock)] = encID
 		}
-		var err error
 		if byRef {
 			err = e.insertByRef(rt, c, &entries[i], p.key, p.doc, sessionOf(rec, p.index))
 		} else if err = storage.Insert(tx, p.key, c.stored(p.doc)); err == nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/storage"
 )
 
@@ -41,6 +42,20 @@ func (s stmtRec) stage(tx storage.Txn, old, next bson.Raw) error {
 		return nil
 	}
 	return s.rec.Stage(tx, []Write{{Index: s.index, Old: old, New: next}})
+}
+
+// unloggedRetryable is MongoDB's refusal of a recorded (retryable) write's
+// change to a collection whose writes its oplog does not log, those of the
+// local database and of a database's system.profile
+// (NamespaceString::isReplicated): the op observer fails a write carrying
+// a statement id there (OpObserverImpl::onInserts, logOperation), so the
+// statement fails once its document and index checks passed, and nothing
+// is written.
+func unloggedRetryable(c *Collection) error {
+	if c.DB != "local" && c.Name != ProfileCollection {
+		return nil
+	}
+	return mongoerr.New(mongoerr.IllegalOperation, "retryable writes is not supported for unreplicated ns: %s.%s", c.DB, c.Name)
 }
 
 func (s stmtRec) committed() {

@@ -190,6 +190,9 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if err == nil && *flagged {
 		err = e.persistIndexFlags(tx, c)
 	}
+	if err == nil && sr.rec != nil {
+		err = unloggedRetryable(c)
+	}
 	if err == nil {
 		err = sr.stage(tx, old, next)
 	}

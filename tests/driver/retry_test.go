@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -345,5 +346,70 @@ func TestRetryAfterRestart(t *testing.T) {
 	badCommit := txnCmd(bson.D{{Key: "commitTransaction", Value: 1}, {Key: "recoveryToken", Value: 1}}, false)
 	if err := admin.RunCommand(t.Context(), badCommit).Err(); serverCode(err) != 14 {
 		t.Errorf("retried commit with a wrong argument type: %v, want 14 TypeMismatch", err)
+	}
+}
+
+// TestRetryableWriteUnloggedNamespace writes the local database in
+// retryable writes: MongoDB logs no oplog entry there, so each statement
+// that would change a document fails with IllegalOperation and writes
+// nothing, one that changes none succeeds, and findAndModify fails
+// (jstests/sharding/retryable_writes.js runInvalidTests).
+func TestRetryableWriteUnloggedNamespace(t *testing.T) {
+	client, _ := startServer(t)
+	local := client.Database("local")
+	lsid := lsidFor(t.Name())
+	codes := func(reply bson.Raw) []int32 {
+		var r struct {
+			WriteErrors []struct{ Index, Code int32 }
+		}
+		if err := bson.Unmarshal(reply, &r); err != nil {
+			t.Fatal(err)
+		}
+		var out []int32
+		for _, we := range r.WriteErrors {
+			out = append(out, we.Index, we.Code)
+		}
+		return out
+	}
+	// a reply with write errors is an error to the driver
+	run := func(cmd bson.D) bson.Raw {
+		t.Helper()
+		reply, err := local.RunCommand(t.Context(), cmd).Raw()
+		if reply == nil {
+			t.Fatalf("%v: %v", cmd[0].Key, err)
+		}
+		return reply
+	}
+	check := func(what string, reply bson.Raw, n int32, want ...int32) {
+		t.Helper()
+		if got, _ := reply.Lookup("n").Int32OK(); got != n || !slices.Equal(codes(reply), want) {
+			t.Errorf("%s: %s, want n %d and write errors (index, code) %v", what, reply, n, want)
+		}
+	}
+	ins := bson.D{{Key: "insert", Value: "unlogged"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}}, {Key: "ordered", Value: false}}
+	check("retryable insert", run(inSession(ins, lsid, 1)), 0, 0, 20, 1, 20)
+	// without a txnNumber the write is an ordinary one
+	check("insert", run(ins), 2)
+	// the duplicate key is found first, as the op observer runs last
+	ins[1].Value = bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 3}}}
+	check("retryable insert of a duplicate", run(inSession(ins, lsid, 2)), 0, 0, 11000, 1, 20)
+	upd := bson.D{{Key: "update", Value: "unlogged"}, {Key: "updates", Value: bson.A{
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}},
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 9}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}},
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 8}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}},
+	}}, {Key: "ordered", Value: false}}
+	check("retryable update", run(inSession(upd, lsid, 3)), 0, 0, 20, 2, 20)
+	del := bson.D{{Key: "delete", Value: "unlogged"}, {Key: "deletes", Value: bson.A{
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 9}}}, {Key: "limit", Value: 1}},
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 2}}}, {Key: "limit", Value: 1}},
+	}}}
+	check("retryable delete", run(inSession(del, lsid, 4)), 0, 1, 20)
+	fam := bson.D{{Key: "findAndModify", Value: "unlogged"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}}
+	if err := local.RunCommand(t.Context(), inSession(fam, lsid, 5)).Err(); serverCode(err) != 20 {
+		t.Errorf("retryable findAndModify: %v, want 20 IllegalOperation", err)
+	}
+	got := findAll(t, local.Collection("unlogged"), bson.D{})
+	if len(got) != 2 || got[0].Lookup("x").Type != 0 || got[1].Lookup("x").Type != 0 {
+		t.Errorf("documents %v, want {_id: 1} and {_id: 2} unchanged", got)
 	}
 }
