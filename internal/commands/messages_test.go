@@ -180,6 +180,11 @@ func TestErrorMessages(t *testing.T) {
 			"cannot find index { nope: 1 } for ns test.c"},
 		{"collMod of an index by a missing name", "", `{"collMod": "c", "index": {"name": "nope", "hidden": true}}`, 27, "cannot find index nope for ns test.c"},
 		{"drop of the oplog", "local", `{"drop": "oplog.rs"}`, 5255000, "can't drop live oplog while replicating"},
+		// initializeOperationSessionInfo
+		{"txnNumber without lsid", "", `{"insert": "c", "documents": [{}], "txnNumber": {"$numberLong": "1"}}`, 72,
+			"Transaction number requires a session ID to also be specified"},
+		{"autocommit without lsid nor txnNumber", "", `{"insert": "c", "documents": [{}], "autocommit": false}`, 72,
+			"'autocommit' field requires a transaction number to also be specified"},
 		// validateSessionOptions
 		{"count in a transaction", "", `{"count": "c", "lsid": {"id": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAA==", "subType": "04"}}}, "txnNumber": {"$numberLong": "1"}, "autocommit": false, "startTransaction": true}`, 263,
 			"Cannot run 'count' in a multi-document transaction. Please see http://dochub.mongodb.org/core/transaction-count for a recommended alternative."},

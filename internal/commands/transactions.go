@@ -151,8 +151,8 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 		start, a.startTransaction = v, true
 	}
 	switch {
-	case (a.inTxn || a.hasTxnNumber) && a.lsid == "":
-		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction numbers are only allowed on a replica set member or mongos")
+	case a.hasTxnNumber && a.lsid == "":
+		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number requires a session ID to also be specified")
 	case a.hasTxnNumber && a.txnNumber < 0:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number cannot be negative")
 	case a.inTxn && !a.hasTxnNumber:
