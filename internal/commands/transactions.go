@@ -219,8 +219,13 @@ func (s *Service) runInSession(r *Request, name string, h handler) (bson.Raw, er
 // session's and moves the session to it.
 func moveToRetryableWrite(s *Service, sess *sessions.Session, txnNumber int64) error {
 	if txnNumber < sess.TxnNumber {
+		newer := "retryable write"
+		if sess.State != sessions.TxnNone {
+			newer = "transaction"
+		}
 		return mongoerr.New(mongoerr.TransactionTooOld,
-			"Retryable write with txnNumber %d is prohibited on session because a newer retryable write with txnNumber %d has already started on this session.", txnNumber, sess.TxnNumber)
+			"Retryable write with txnNumber %d is prohibited on session %s because a newer %s with txnNumber %d has already started on this session.",
+			txnNumber, sessions.Text(sess.ID), newer, sess.TxnNumber)
 	}
 	switch {
 	case txnNumber > sess.TxnNumber:
@@ -245,8 +250,15 @@ func (s *Service) runInTxn(sess *sessions.Session, a sessionArgs, r *Request, na
 		return nil, mongoerr.New(mongoerr.APIMismatchError, "API parameter mismatch: %s used params %s, the transaction's first command used %s", name, api, sess.TxnAPI)
 	}
 	if a.txnNumber < sess.TxnNumber {
+		// the newer one's txnRetryCounter: 0 for a transaction, -1 (none)
+		// for a retryable write
+		newer, counter := "transaction", 0
+		if sess.State == sessions.TxnNone {
+			newer, counter = "retryable write", -1
+		}
 		return nil, mongoerr.New(mongoerr.TransactionTooOld,
-			"Cannot start transaction %d on session because a newer transaction %d has already started.", a.txnNumber, sess.TxnNumber)
+			"Cannot start transaction with { txnNumber: %d } on session %s because a newer %s with txnNumberAndRetryCounter { txnNumber: %d, txnRetryCounter: %d } has already started on this session.",
+			a.txnNumber, sessions.Text(sess.ID), newer, sess.TxnNumber, counter)
 	}
 	if a.startTransaction {
 		if a.txnNumber == sess.TxnNumber {

@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"errors"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -412,4 +414,34 @@ func TestRetryableWriteUnloggedNamespace(t *testing.T) {
 	if len(got) != 2 || got[0].Lookup("x").Type != 0 || got[1].Lookup("x").Type != 0 {
 		t.Errorf("documents %v, want {_id: 1} and {_id: 2} unchanged", got)
 	}
+}
+
+// TestTxnNumberTooOldMessages checks TransactionTooOld's messages, which
+// name the session and whether the newer txnNumber is a retryable write
+// or a transaction (TransactionParticipant::beginOrContinue; a retryable
+// write has txnRetryCounter -1, a transaction 0).
+func TestTxnNumberTooOldMessages(t *testing.T) {
+	client := startReplSet(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	// the session as MongoDB shows a LogicalSessionId: id - uid -  -
+	session := `[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} - [A-Za-z0-9+/]{43}= -  - `
+	inc := bson.D{{Key: "update", Value: "tooold"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}
+	txn := func(n int64) bson.D {
+		return append(inSession(inc, lsid, n), bson.E{Key: "autocommit", Value: false}, bson.E{Key: "startTransaction", Value: true})
+	}
+	refused := func(cmd bson.D, want string) {
+		t.Helper()
+		err := db.RunCommand(t.Context(), cmd).Err()
+		var ce mongo.CommandError
+		if !errors.As(err, &ce) || ce.Code != 225 || !regexp.MustCompile("^"+want+"$").MatchString(ce.Message) {
+			t.Errorf("got %v, want 225 TransactionTooOld %q", err, want)
+		}
+	}
+	mustRunRaw(t, db, inSession(inc, lsid, 5))
+	refused(inSession(inc, lsid, 4), `Retryable write with txnNumber 4 is prohibited on session `+session+` because a newer retryable write with txnNumber 5 has already started on this session\.`)
+	refused(txn(4), `Cannot start transaction with \{ txnNumber: 4 \} on session `+session+` because a newer retryable write with txnNumberAndRetryCounter \{ txnNumber: 5, txnRetryCounter: -1 \} has already started on this session\.`)
+	mustRunRaw(t, db, txn(6))
+	refused(inSession(inc, lsid, 5), `Retryable write with txnNumber 5 is prohibited on session `+session+` because a newer transaction with txnNumber 6 has already started on this session\.`)
+	refused(txn(5), `Cannot start transaction with \{ txnNumber: 5 \} on session `+session+` because a newer transaction with txnNumberAndRetryCounter \{ txnNumber: 6, txnRetryCounter: 0 \} has already started on this session\.`)
 }
