@@ -49,6 +49,8 @@ func findAndModifyCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	if r.retryable {
 		if res, done := r.session.Executed(stmt.first); done {
+			s.Sessions.Txns.RetriedCommands.Add(1)
+			s.Sessions.Txns.RetriedStatements.Add(1)
 			return retriedFindAndModify(spec, stmt.first, res)
 		}
 		spec.Record = r.session.RecordStatements([]int32{stmt.first}, findAndModifyResult(spec))

@@ -74,11 +74,14 @@ func (a stmtArgs) resolve(n int) ([]int32, error) {
 	return ids, nil
 }
 
-// retriedField is retriedStmtIds when some statements were retried.
-func retriedField(retried []int32) []bson.E {
+// retriedField is retriedStmtIds when some statements were retried, which
+// serverStatus counts.
+func (s *Service) retriedField(retried []int32) []bson.E {
 	if len(retried) == 0 {
 		return nil
 	}
+	s.Sessions.Txns.RetriedCommands.Add(1)
+	s.Sessions.Txns.RetriedStatements.Add(int64(len(retried)))
 	return []bson.E{{Key: "retriedStmtIds", Value: retried}}
 }
 

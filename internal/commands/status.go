@@ -242,9 +242,10 @@ func logRotateCmd(s *Service, r *Request) (bson.Raw, error) {
 	return nil, nil
 }
 
-// transactionStatus is serverStatus.transactions: the transactions open
-// now, running a command (active) or not, and those started, committed
-// and aborted since the server started.
+// transactionStatus is serverStatus.transactions: the retryable writes'
+// counts (RetryableWritesStats), then the transactions open now, running
+// a command (active) or not, and those started, committed and aborted
+// since the server started.
 func (s *Service) transactionStatus() bson.D {
 	t := &s.Sessions.Txns
 	active := t.Active.Load()
@@ -254,6 +255,9 @@ func (s *Service) transactionStatus() bson.D {
 	// longer active
 	active = min(active, open)
 	return bson.D{
+		{Key: "retriedCommandsCount", Value: t.RetriedCommands.Load()},
+		{Key: "retriedStatementsCount", Value: t.RetriedStatements.Load()},
+		{Key: "transactionsCollectionWriteCount", Value: t.RecordWrites.Load()},
 		{Key: "currentActive", Value: active},
 		{Key: "currentInactive", Value: open - active},
 		{Key: "currentOpen", Value: open},

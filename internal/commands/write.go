@@ -309,7 +309,7 @@ func insertCmd(s *Service, r *Request) (bson.Raw, error) {
 			werrs[i].Index = pos[werrs[i].Index]
 		}
 	}
-	return writeReply(int64(n+len(retried)), werrs, retriedField(retried)...), nil
+	return writeReply(int64(n+len(retried)), werrs, s.retriedField(retried)...), nil
 }
 
 // insertEach inserts the documents of a retryable insert (of statement
@@ -497,7 +497,7 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		extra = append(extra, bson.E{Key: "upserted", Value: upserted})
 	}
 	extra = append(extra, bson.E{Key: "nModified", Value: int32(modified)})
-	return writeReply(matched, werrs, append(extra, retriedField(retried)...)...), nil
+	return writeReply(matched, werrs, append(extra, s.retriedField(retried)...)...), nil
 }
 
 func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
@@ -570,7 +570,7 @@ func deleteCmd(s *Service, r *Request) (bson.Raw, error) {
 		}
 		n += removed
 	}
-	return writeReply(n, werrs, retriedField(retried)...), nil
+	return writeReply(n, werrs, s.retriedField(retried)...), nil
 }
 
 // deleteStatement is one entry of delete's deletes array.

@@ -536,6 +536,9 @@ func (r *Recorder) Stage(tx storage.Txn, writes []engine.Write) error {
 // Committed implements engine.Recorder.
 func (r *Recorder) Committed() {
 	s := r.s
+	if s.counts != nil {
+		s.counts.RecordWrites.Add(1)
+	}
 	fresh := s.stored.fresh(s.TxnNumber)
 	if fresh {
 		s.stored = storedRecord{exists: true, txn: s.TxnNumber, firsts: s.stored.firsts[:0], raw: s.stored.raw}

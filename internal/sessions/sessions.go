@@ -86,6 +86,11 @@ type Session struct {
 // conflict (the commands layer adds them).
 type TxnCounters struct {
 	Started, Committed, Aborted, Conflicts atomic.Int64
+	// RetriedCommands and RetriedStatements count the retryable writes
+	// that found statements executed, and those statements;
+	// RecordWrites the writes of session records (MongoDB's
+	// RetryableWritesStats: each update of config.transactions).
+	RetriedCommands, RetriedStatements, RecordWrites atomic.Int64
 	// Active counts the open transactions running a command now (the
 	// commands layer marks them); the others open are inactive.
 	Active atomic.Int64

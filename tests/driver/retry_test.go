@@ -445,3 +445,56 @@ func TestTxnNumberTooOldMessages(t *testing.T) {
 	refused(inSession(inc, lsid, 5), `Retryable write with txnNumber 5 is prohibited on session `+session+` because a newer transaction with txnNumber 6 has already started on this session\.`)
 	refused(txn(5), `Cannot start transaction with \{ txnNumber: 5 \} on session `+session+` because a newer transaction with txnNumberAndRetryCounter \{ txnNumber: 6, txnRetryCounter: 0 \} has already started on this session\.`)
 }
+
+// TestRetryableWriteStats checks serverStatus.transactions' retryable
+// write counts, as jstests/sharding/retryable_writes.js does: a retried
+// command, its retried statements, and each write of a session record
+// (config.transactions in MongoDB: one per insert batch, one per update or
+// delete statement).
+func TestRetryableWriteStats(t *testing.T) {
+	client := startReplSet(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	stats := func() [3]int64 {
+		t.Helper()
+		status := mustRunRaw(t, client.Database("admin"), bson.D{{Key: "serverStatus", Value: 1}})
+		elems, err := status.Lookup("transactions").Document().Elements()
+		if err != nil || len(elems) < 3 {
+			t.Fatalf("serverStatus.transactions: %v %v", elems, err)
+		}
+		var out [3]int64
+		for i, name := range []string{"retriedCommandsCount", "retriedStatementsCount", "transactionsCollectionWriteCount"} {
+			if elems[i].Key() != name {
+				t.Fatalf("serverStatus.transactions field %d is %s, want %s", i, elems[i].Key(), name)
+			}
+			out[i] = elems[i].Value().Int64()
+		}
+		return out
+	}
+	for n, tc := range []struct {
+		name string
+		cmd  bson.D
+		want [3]int64 // new retried commands, retried statements, record writes
+	}{
+		{"insert", bson.D{{Key: "insert", Value: "stats"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 10}}, bson.D{{Key: "_id", Value: 30}}}}, {Key: "ordered", Value: false}}, [3]int64{1, 2, 1}},
+		{"update", bson.D{{Key: "update", Value: "stats"}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 10}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}},
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 20}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "y", Value: 1}}}}}, {Key: "upsert", Value: true}},
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 30}}}, {Key: "u", Value: bson.D{{Key: "z", Value: 1}}}},
+		}}, {Key: "ordered", Value: false}}, [3]int64{1, 3, 3}},
+		{"delete", bson.D{{Key: "delete", Value: "stats"}, {Key: "deletes", Value: bson.A{
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 10}}}, {Key: "limit", Value: 1}},
+			bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 20}}}, {Key: "limit", Value: 1}},
+		}}}, [3]int64{1, 2, 2}},
+		{"findAndModify", bson.D{{Key: "findAndModify", Value: "stats"}, {Key: "query", Value: bson.D{{Key: "_id", Value: 60}}}, {Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "x", Value: 1}}}}}, {Key: "upsert", Value: true}}, [3]int64{1, 1, 1}},
+	} {
+		before := stats()
+		for range 2 {
+			mustRunRaw(t, db, inSession(tc.cmd, lsid, int64(n+1)))
+		}
+		after := stats()
+		if got := [3]int64{after[0] - before[0], after[1] - before[1], after[2] - before[2]}; got != tc.want {
+			t.Errorf("%s and its retry: retried commands, retried statements, record writes %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
