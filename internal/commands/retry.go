@@ -93,18 +93,22 @@ func docID(doc bson.Raw) bson.RawValue {
 }
 
 // insertResult is what an inserted document's statement did.
-func insertResult(engine.Write) sessions.Result { return sessions.Result{N: 1} }
+func insertResult(engine.Write) sessions.Result {
+	return sessions.Result{Op: sessions.OpInsert, N: 1}
+}
 
 // deleteResult is what a delete statement did.
-func deleteResult(engine.Write) sessions.Result { return sessions.Result{N: 1} }
+func deleteResult(engine.Write) sessions.Result {
+	return sessions.Result{Op: sessions.OpDelete, N: 1}
+}
 
 // updateResult is what an update statement did: modify a document, or
 // insert one as an upsert.
 func updateResult(w engine.Write) sessions.Result {
 	if w.Old == nil {
-		return sessions.Result{N: 1, Upserted: docID(w.New)}
+		return sessions.Result{Op: sessions.OpInsert, N: 1, Upserted: docID(w.New)}
 	}
-	return sessions.Result{N: 1, NModified: 1}
+	return sessions.Result{Op: sessions.OpUpdate, N: 1, NModified: 1}
 }
 
 // findAndModifyResult returns what a findAndModify statement did; the
@@ -114,15 +118,15 @@ func findAndModifyResult(spec engine.FindAndModifySpec) func(engine.Write) sessi
 	return func(w engine.Write) sessions.Result {
 		switch {
 		case spec.Remove:
-			return sessions.Result{N: 1, Value: slices.Clone(w.Old)}
+			return sessions.Result{Op: sessions.OpDelete, N: 1, Value: slices.Clone(w.Old)}
 		case w.Old == nil:
-			r := sessions.Result{N: 1, Upserted: docID(w.New)}
+			r := sessions.Result{Op: sessions.OpInsert, N: 1, Upserted: docID(w.New)}
 			if spec.New {
 				r.Value = slices.Clone(w.New)
 			}
 			return r
 		}
-		r := sessions.Result{N: 1, UpdatedExisting: true, Value: slices.Clone(w.Old)}
+		r := sessions.Result{Op: sessions.OpUpdate, N: 1, UpdatedExisting: true, Value: slices.Clone(w.Old)}
 		if spec.New {
 			r.Value = slices.Clone(w.New)
 		}
@@ -130,8 +134,62 @@ func findAndModifyResult(spec engine.FindAndModifySpec) func(engine.Write) sessi
 	}
 }
 
-// retriedFindAndModify rebuilds the reply of an executed findAndModify.
+// retriedUpdate is what an executed statement did for an update retrying
+// it, as MongoDB's parseOplogEntryForUpdate reads the statement's oplog
+// entry: an insert was an upsert, an update modified its document, and a
+// delete cannot have been an update. A record written before Folio kept
+// the kind of change is taken as it is.
+func retriedUpdate(res sessions.Result) (sessions.Result, error) {
+	switch res.Op {
+	case sessions.OpInsert:
+		return sessions.Result{Op: res.Op, N: 1, Upserted: res.Upserted}, nil
+	case sessions.OpUpdate:
+		return sessions.Result{Op: res.Op, N: 1, NModified: 1}, nil
+	case sessions.OpDelete:
+		return res, mongoerr.New(mongoerr.RetryUpdateOfDelete, "update retry request is not compatible with previous write in the transaction of type: d")
+	}
+	return res, nil
+}
+
+// checkFindAndModifyRetry refuses a findAndModify retrying a statement
+// whose change it could not have made, or whose document the record did
+// not keep (validateFindAndModifyRetryability): a delete only by a
+// remove, an insert only by an upsert; a delete or an update not made by
+// findAndModify kept no image of its document.
+func checkFindAndModifyRetry(spec engine.FindAndModifySpec, res sessions.Result) error {
+	const incompatible = "findAndModify retry request is not compatible with previous write in the transaction of type: %c"
+	switch {
+	case res.Op == sessions.OpDelete && !spec.Remove:
+		return mongoerr.New(mongoerr.RetryFindAndModifyOfDelete, incompatible, res.Op)
+	case res.Op == sessions.OpDelete && res.Value == nil:
+		return mongoerr.New(mongoerr.RetryFindAndModifyNoPreImage, "No pre-image available for findAndModify retry request")
+	case res.Op == sessions.OpInsert && !spec.Upsert:
+		return mongoerr.New(mongoerr.RetryFindAndModifyOfInsert, incompatible, res.Op)
+	case res.Op == sessions.OpUpdate && res.Value == nil && spec.New:
+		return mongoerr.New(mongoerr.RetryFindAndModifyNoPostImage, "findAndModify retry request wants the document after update returned, but only before update document is stored")
+	case res.Op == sessions.OpUpdate && res.Value == nil:
+		return mongoerr.New(mongoerr.RetryFindAndModifyNoPreImageOfUpdate, "findAndModify retry request wants the document before update returned, but only after update document is stored")
+	}
+	return nil
+}
+
+// retriedFindAndModify rebuilds the reply of an executed findAndModify
+// from the change its statement made (parseOplogEntryForFindAndModify): a
+// delete's or an update's stored document, an update's updatedExisting
+// even to a remove, an insert's _id and, to a retry asking for the new
+// document, the document it stored.
 func retriedFindAndModify(spec engine.FindAndModifySpec, stmt int32, res sessions.Result) (bson.Raw, error) {
+	if err := checkFindAndModifyRetry(spec, res); err != nil {
+		return nil, err
+	}
+	switch res.Op {
+	case sessions.OpUpdate:
+		spec.Remove = false
+	case sessions.OpInsert:
+		if !spec.New {
+			res.Value = nil
+		}
+	}
 	out := engine.FindAndModifyResult{N: int64(res.N), UpdatedExisting: res.UpdatedExisting, UpsertedID: res.Upserted, Value: res.Value}
 	if out.Value != nil && len(spec.Fields) > 0 {
 		proj, err := query.CompileProjection(spec.Fields)

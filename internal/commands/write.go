@@ -434,6 +434,10 @@ func updateCmd(s *Service, r *Request) (bson.Raw, error) {
 		if r.retryable {
 			id := a.stmtIDs[i]
 			if res, done := r.session.Executed(id); done {
+				res, err := retriedUpdate(res)
+				if err != nil {
+					return nil, err
+				}
 				retried = append(retried, id)
 				matched += int64(res.N)
 				modified += int64(res.NModified)

@@ -1534,3 +1534,26 @@ const (
 	// transaction (getLockModeForQuery).
 	SystemViewsReadInTransaction Code = 51071
 )
+
+// Retryable writes (write_ops_retryability.cpp): a statement retried by a
+// command whose kind does not fit the write its first execution logged.
+const (
+	// RetryFindAndModifyOfDelete: a findAndModify retry without remove of
+	// a statement that deleted a document.
+	RetryFindAndModifyOfDelete Code = 40606
+	// RetryFindAndModifyNoPreImage: a findAndModify remove's retry of a
+	// delete that kept no image of the document.
+	RetryFindAndModifyNoPreImage Code = 40607
+	// RetryFindAndModifyOfInsert: a findAndModify retry without upsert of
+	// a statement that inserted a document.
+	RetryFindAndModifyOfInsert Code = 40608
+	// RetryFindAndModifyNoPostImage: a findAndModify retry with new of an
+	// update that kept no image of the document.
+	RetryFindAndModifyNoPostImage Code = 40611
+	// RetryFindAndModifyNoPreImageOfUpdate: a findAndModify retry without
+	// new of an update that kept no image of the document.
+	RetryFindAndModifyNoPreImageOfUpdate Code = 40612
+	// RetryUpdateOfDelete: an update retry of a statement that deleted a
+	// document.
+	RetryUpdateOfDelete Code = 40638
+)

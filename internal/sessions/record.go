@@ -136,12 +136,16 @@ type run struct {
 // extends reports whether statement stmt with result res continues r.
 func (r run) extends(stmt int32, res Result) bool {
 	return int64(stmt) == int64(r.last)+1 && r.res.plain() && res.plain() &&
-		r.res.N == res.N && r.res.NModified == res.NModified && r.res.UpdatedExisting == res.UpdatedExisting
+		r.res.Op == res.Op && r.res.N == res.N && r.res.NModified == res.NModified && r.res.UpdatedExisting == res.UpdatedExisting
 }
 
 // Result is what one executed statement did, enough to rebuild its reply
 // (MongoDB rebuilds it from the statement's oplog entry).
 type Result struct {
+	// Op is the kind of change the statement made, as its oplog entry's
+	// op: OpInsert (an upsert's too), OpUpdate or OpDelete; 0 in a record
+	// written before Folio kept it.
+	Op        byte
 	N         int32
 	NModified int32
 	// Upserted is the _id the statement inserted as an upsert (Type 0 when
@@ -152,6 +156,13 @@ type Result struct {
 	UpdatedExisting bool
 	Value           bson.Raw
 }
+
+// The kinds of change a statement made (Result.Op).
+const (
+	OpInsert = 'i'
+	OpUpdate = 'u'
+	OpDelete = 'd'
+)
 
 // plain reports whether r names no document, so that statements with
 // equal results can share a run.
@@ -170,6 +181,9 @@ func (r run) appendFields(dst []byte) []byte {
 		dst = bsoncore.AppendInt32Element(dst, "lastStmtId", r.last)
 	}
 	res := r.res
+	if res.Op != 0 {
+		dst = bsoncore.AppendStringElement(dst, "op", string(rune(res.Op)))
+	}
 	dst = bsoncore.AppendInt32Element(dst, "n", res.N)
 	if res.NModified != 0 {
 		dst = bsoncore.AppendInt32Element(dst, "nModified", res.NModified)
@@ -202,6 +216,10 @@ func decodeRun(first int32, doc bson.Raw) (run, error) {
 			out.first, out.last = v.Int32(), v.Int32()
 		case "lastStmtId":
 			out.last = v.Int32()
+		case "op":
+			if op := v.StringValue(); len(op) == 1 {
+				r.Op = op[0]
+			}
 		case "n":
 			r.N = v.Int32()
 		case "nModified":

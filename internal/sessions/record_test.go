@@ -216,7 +216,8 @@ func TestRecordRunsAgainstModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := reg.Acquire("rrrrrrrrrrrrrrrr", time.Now())
 	defer s.Unlock()
-	results := []Result{{N: 1}, {N: 1, NModified: 1}, {N: 0}, {N: 1, UpdatedExisting: true}}
+	results := []Result{{N: 1}, {N: 1, NModified: 1}, {N: 0}, {N: 1, UpdatedExisting: true},
+		{Op: OpInsert, N: 1}, {Op: OpDelete, N: 1}, {Op: OpUpdate, N: 1, NModified: 1}}
 	upserted := func(i int) Result {
 		return Result{N: 1, Upserted: bson.RawValue{Type: bson.TypeInt32, Value: []byte{byte(i), 0, 0, 0}}}
 	}

@@ -498,3 +498,55 @@ func TestRetryableWriteStats(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryByAnotherKindOfCommand retries statements with commands of
+// another kind than the first execution's: the retry is answered from the
+// change the statement made, or refused when that change does not fit it,
+// as MongoDB reads the statement's oplog entry (write_ops_retryability.cpp
+// parseOplogEntryForUpdate, validateFindAndModifyRetryability).
+func TestRetryByAnotherKindOfCommand(t *testing.T) {
+	client := startReplSet(t)
+	db := client.Database(testDB)
+	lsid := lsidFor(t.Name())
+	if _, err := db.Collection("kinds").InsertMany(t.Context(), []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	update := bson.D{{Key: "update", Value: "kinds"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}}}}}
+	del := func(id int) bson.D {
+		return bson.D{{Key: "delete", Value: "kinds"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "limit", Value: 1}}}}}
+	}
+	fam := func(id int, extra ...bson.E) bson.D {
+		return append(bson.D{{Key: "findAndModify", Value: "kinds"}, {Key: "query", Value: bson.D{{Key: "_id", Value: id}}}}, extra...)
+	}
+	inc := bson.E{Key: "update", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}
+	insert := bson.D{{Key: "insert", Value: "kinds"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 4}}}}}
+	for i, tc := range []struct {
+		name         string
+		first, retry bson.D
+		code         int    // the retry's error
+		reply        string // or a field of its reply, as Extended JSON
+		field        string
+	}{
+		{"update of a delete", del(2), update, 40638, "", ""},
+		{"findAndModify of an update", update, fam(1, inc), 40612, "", ""},
+		{"findAndModify new of an update", update, fam(1, inc, bson.E{Key: "new", Value: true}), 40611, "", ""},
+		{"findAndModify update of a findAndModify remove", fam(3, bson.E{Key: "remove", Value: true}), fam(3, inc), 40606, "", ""},
+		{"findAndModify of an insert", insert, fam(4, inc), 40608, "", ""},
+		{"update of a findAndModify update", fam(1, inc), update, 0, `{"$numberInt":"1"}`, "nModified"},
+		{"findAndModify remove of a findAndModify update", fam(1, inc), fam(1, bson.E{Key: "remove", Value: true}), 0,
+			`{"n": {"$numberInt":"1"},"updatedExisting": true}`, "lastErrorObject"},
+	} {
+		txn := int64(i + 1)
+		mustRunRaw(t, db, inSession(tc.first, lsid, txn))
+		reply, err := db.RunCommand(t.Context(), inSession(tc.retry, lsid, txn)).Raw()
+		if tc.code != 0 {
+			if serverCode(err) != tc.code {
+				t.Errorf("%s: %v %s, want code %d", tc.name, err, reply, tc.code)
+			}
+			continue
+		}
+		if err != nil || reply.Lookup(tc.field).String() != tc.reply {
+			t.Errorf("%s: %s %v, want %s %s", tc.name, reply, err, tc.field, tc.reply)
+		}
+	}
+}
