@@ -286,9 +286,11 @@ func (s *graphLookupStage) readLevel(src Source, rt *runtime, keep *query.Filter
 		if err != nil {
 			return nil, nil, mongoerr.New(mongoerr.GraphLookupNoID, "Documents in the '%s.%s' namespace must contain an _id for de-duplication in $graphLookup", rt.opts.DB, s.from)
 		}
-		// Documents are told apart by _id compared as the operation's
-		// collation compares (MongoDB's visited set is keyed so too).
-		key := string(rt.opts.Collator.ValueKey(id))
+		// Documents are told apart by _id compared under the simple
+		// collation, whatever the operation's: _ids equal only under it
+		// ("foo", "FOO") are distinct documents (MongoDB keys _visited with
+		// ValueComparator::kInstance, not the expression context's).
+		key := string((*collation.Collator)(nil).ValueKey(id))
 		if visited[key] {
 			continue
 		}
