@@ -183,7 +183,7 @@ func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
 	switch {
 	case f.Hashed:
-		return hashedBounds(fitting(leaves, coll), f)
+		return hashedBounds(fitting(leaves, coll), f, coll)
 	case f.WildcardOf != "":
 		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf)
 	case f.Wildcard:

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/hashkey"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
@@ -17,8 +18,10 @@ import (
 // by hash, so it bounds neither ranges nor regexes and yields no sort
 // (MongoDB's planner uses it for equality and $in only); values that
 // collide or truncate to one hash (1 and 1.5) share a point, and the
-// filter still judges every document fetched.
-func hashedBounds(leaves []*query.Node, f Field) fieldBounds {
+// filter still judges every document fetched. An index with a collation
+// coll hashes its strings' collation keys, so the operands are hashed so
+// too (leaves holds only those that fit coll).
+func hashedBounds(leaves []*query.Node, f Field, coll *collation.Collator) fieldBounds {
 	for _, n := range leaves {
 		if n.Path != f.Path {
 			continue
@@ -34,6 +37,9 @@ func hashedBounds(leaves []*query.Node, f Field) fieldBounds {
 			}
 		default:
 			continue
+		}
+		for i := range vals {
+			vals[i] = coll.Transform(vals[i])
 		}
 		if fb, ok := hashedPoints(vals); ok {
 			return fb

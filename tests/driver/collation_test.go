@@ -872,9 +872,82 @@ func TestGeoIndexCollation(t *testing.T) {
 			t.Errorf("%v: validate %s %v", keys, v, err)
 		}
 	}
-	// Hashed and wildcard keys are still built from the values as they are.
-	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("str", "hashed")})
+	// Wildcard keys are still built from the values as they are.
+	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("$**", 1)})
 	requireCode(t, err, 238, "NotImplemented")
+}
+
+// TestHashedIndexCollation follows jstests/core/index/hashed/
+// hashed_index_collation.js: a hashed index takes a collation, its own or
+// the collection's default, and hashes its strings' collation keys, so an
+// equality under the same collation finds every string equal under it
+// through the index; a query under another collation cannot use the
+// hashed bounds for a string, and field names stay case sensitive.
+func TestHashedIndexCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	strength1 := &options.Collation{Locale: "en_US", Strength: 1}
+	coll := db.Collection("hashed_coll")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("a.b", "hashed", "a.c", 1, "a.e", -1), Options: options.Index().SetCollation(strength1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertMany(ctx, []any{
+		doc("_id", 0, "a", doc("b", "string", "c", "STRING", "e", 5)),
+		doc("_id", 1, "a", doc("b", "STRING", "c", "string", "e", 5)),
+		doc("_id", 2, "A", doc("B", "string", "C", "STRING", "E", 5)),
+		doc("_id", 3, "a", doc("b", "strinG", "c", "other", "e", 5)),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	hint := "a.b_hashed_a.c_1_a.e_-1"
+	for _, tc := range []struct {
+		filter bson.D
+		opts   *options.FindOptionsBuilder
+		want   []int
+	}{
+		{doc("a.b", "string", "a.c", "string"), options.Find().SetCollation(strength1), []int{0, 1}},
+		{doc("a.b", "String"), options.Find().SetCollation(strength1), []int{0, 1, 3}},
+		{doc("a.b", doc("$in", bson.A{"STRINg", 7})), options.Find().SetCollation(strength1), []int{0, 1, 3}},
+		{doc("a.b", "string"), options.Find(), []int{0}},
+		{doc("A.B", "STRING"), options.Find().SetCollation(strength1), []int{2}},
+	} {
+		for _, h := range []any{nil, hint, doc("$natural", 1)} {
+			opts := *tc.opts
+			if h != nil {
+				opts.SetHint(h)
+			}
+			if got := idSet(findAll(t, coll, tc.filter, &opts)); !slices.Equal(got, tc.want) {
+				t.Errorf("%v hint %v: found %v, want %v", tc.filter, h, got, tc.want)
+			}
+		}
+	}
+	// The index bounds the hashed field only under its own collation.
+	var plan bson.Raw
+	if err := db.RunCommand(ctx, doc("explain", doc("find", "hashed_coll", "filter", doc("a.b", "STRING"), "collation", doc("locale", "en_US", "strength", 1)))).Decode(&plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.String(), `"IXSCAN"`) {
+		t.Errorf("no IXSCAN under the index's collation: %s", plan)
+	}
+	// A hashed index on a collection with a default collation inherits it.
+	if err := db.CreateCollection(ctx, "hashed_ci", options.CreateCollection().SetCollation(caseInsensitive)); err != nil {
+		t.Fatal(err)
+	}
+	ci := db.Collection("hashed_ci")
+	if _, err := ci.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("h", "hashed")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ci.InsertMany(ctx, []any{doc("_id", 0, "h", "abc"), doc("_id", 1, "h", "ABC"), doc("_id", 2, "h", "abd")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := idSet(findAll(t, ci, doc("h", "aBc"), options.Find().SetHint("h_hashed"))); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("default collation: found %v, want [0 1]", got)
+	}
+	var v bson.Raw
+	if err := db.RunCommand(ctx, doc("validate", "hashed_ci")).Decode(&v); err != nil || !v.Lookup("valid").Boolean() {
+		t.Errorf("validate %s %v", v, err)
+	}
 }
 
 // TestLookupInternalCollation follows
