@@ -234,15 +234,15 @@ func newIndex(id uint32, spec IndexSpec) (*Index, error) {
 			return nil, err
 		}
 		// 2d keys are positions, which no collation orders (MongoDB
-		// refuses it); Folio builds wildcard keys from the values as they
-		// are. A hashed field hashes its value's collation key, a
-		// 2dsphere index's S2 cells are numbers, their other fields'
-		// strings are collation keys.
+		// refuses it). A hashed field hashes its value's collation key,
+		// a wildcard index keys its values' strings by it (not its
+		// paths), a 2dsphere index's S2 cells are numbers; their other
+		// fields' strings are collation keys.
 		if ix.coll != nil && slices.ContainsFunc(ix.Fields, func(f IndexField) bool { return f.Flat }) {
 			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Index type '2d' does not support collation: %s", bson.Raw(spec.Collation))
 		}
-		if ix.coll != nil && ix.wild != nil {
-			return nil, mongoerr.New(mongoerr.NotImplemented, "a wildcard index with a collation other than simple is not supported (index %s)", ix.Name)
+		if ix.wild != nil {
+			ix.wild.coll = ix.coll
 		}
 	}
 	if len(spec.Partial) > 0 {

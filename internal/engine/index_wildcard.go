@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
@@ -38,6 +39,9 @@ type wildcardIndex struct {
 	idIncluded       bool
 	// projected: the spec has a wildcardProjection.
 	projected bool
+	// coll is the index's collation: the values' strings are keyed by
+	// it, the paths ($_path) compare bytewise whatever it is.
+	coll *collation.Collator
 
 	mu       sync.Mutex // orders additions to multikey
 	multikey atomic.Pointer[[]string]
@@ -265,7 +269,7 @@ func (w *wildcardIndex) keys(doc bson.Raw) (keys []indexKey, multikey bool, err 
 	var walk func(d bson.Raw, path string, inArray bool)
 	add := func(path string, v bson.RawValue) {
 		p := bson.RawValue{Type: bson.TypeString, Value: bsoncore.AppendString(nil, path)}
-		enc := keyenc.AppendField(keyenc.AppendField(nil, p, false), v, false)
+		enc := keyenc.AppendField(keyenc.AppendField(nil, p, false), w.coll.Transform(v), false)
 		keys = append(keys, indexKey{enc: enc, vals: []bson.RawValue{p, v}})
 	}
 	walk = func(d bson.Raw, path string, inArray bool) {
@@ -349,9 +353,9 @@ func (w *wildcardIndex) compound(doc bson.Raw, wild []indexKey) ([]indexKey, err
 			return nil, mongoerr.New(mongoerr.WildcardRegularFieldMultikey, "a compound wildcard index cannot index the array at its field %q (at %s)", f.Path, arrays[0])
 		}
 		if i < w.pos {
-			before, beforeVals = keyenc.AppendField(before, vals[0], f.Desc), append(beforeVals, vals[0])
+			before, beforeVals = keyenc.AppendField(before, w.coll.Transform(vals[0]), f.Desc), append(beforeVals, vals[0])
 		} else {
-			after, afterVals = keyenc.AppendField(after, vals[0], f.Desc), append(afterVals, vals[0])
+			after, afterVals = keyenc.AppendField(after, w.coll.Transform(vals[0]), f.Desc), append(afterVals, vals[0])
 		}
 	}
 	keys := make([]indexKey, len(wild))

@@ -173,7 +173,7 @@ func (b fieldBounds) intersect(o fieldBounds) fieldBounds {
 // one array may satisfy each).
 func boundsFor(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
 	fb := keyBounds(leaves, f, multikey, coll)
-	if coll != nil {
+	if coll != nil && f.WildcardOf == "" {
 		fb = fb.showCollationKeys()
 	}
 	return fb
@@ -187,7 +187,7 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 	case f.WildcardOf != "":
 		return wildcardPathBounds(fitting(leaves, coll), f.WildcardOf)
 	case f.Wildcard:
-		return wildcardValueBounds(fitting(leaves, coll), f, multikey)
+		return wildcardValueBounds(fitting(leaves, coll), f, multikey, coll)
 	}
 	var rng fieldBounds
 	for _, n := range leaves {

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/keyenc"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -67,7 +68,7 @@ func wildcardPaths(ix Index, leaves []*query.Node) []Index {
 		// A numeric component names a field, not an array position,
 		// where no array was met along the path.
 		numeric := positional(strings.Split(p, ".")) && len(ix.Wildcard.multikeyPrefixes(p)) > 0
-		if slices.Contains(seen, p) || numeric || !ix.Wildcard.Covers(p) || !wildcardBounds(n) {
+		if slices.Contains(seen, p) || numeric || !ix.Wildcard.Covers(p) || !wildcardBounds(n) || !collationFits(n, ix.Collation) {
 			continue
 		}
 		seen = append(seen, p)
@@ -108,7 +109,7 @@ func (ix Index) withWildcard(path, value Field, valueKey string) Index {
 		key = append(key, bson.E{Key: el.Key(), Value: el.Value()})
 	}
 	kp, _ := bson.Marshal(key)
-	return Index{Name: ix.Name, KeyPattern: kp, Partial: ix.Partial, Ref: ix.Ref, Fields: fields}
+	return Index{Name: ix.Name, KeyPattern: kp, Partial: ix.Partial, Ref: ix.Ref, Fields: fields, Collation: ix.Collation}
 }
 
 // WildcardPath is the path a wildcard index expanded for one path scans,
@@ -233,15 +234,16 @@ func wildcardSubpaths(n *query.Node) bool {
 
 // wildcardValueBounds are the bounds on the values of a wildcard index's
 // path: those of its equalities, $in lists, ranges and prefix regexes as
-// on any field, leaving out the conditions the index cannot answer.
-func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool) fieldBounds {
+// on any field (strings as keys of coll, the index's collation), leaving
+// out the conditions the index cannot answer.
+func wildcardValueBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Collator) fieldBounds {
 	var usable []*query.Node
 	for _, n := range leaves {
 		if n.Path == f.Path && !wildcardSubpaths(n) && wildcardBounds(n) {
 			usable = append(usable, n)
 		}
 	}
-	return boundsFor(usable, Field{Path: f.Path, Parts: f.Parts}, multikey, nil)
+	return keyBounds(usable, Field{Path: f.Path, Parts: f.Parts}, multikey, coll)
 }
 
 // WildcardHintFits reports whether a query with filter f may hint the

@@ -872,9 +872,72 @@ func TestGeoIndexCollation(t *testing.T) {
 			t.Errorf("%v: validate %s %v", keys, v, err)
 		}
 	}
-	// Wildcard keys are still built from the values as they are.
-	_, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("$**", 1)})
-	requireCode(t, err, 238, "NotImplemented")
+}
+
+// TestWildcardIndexCollation follows jstests/core/index/wildcard/
+// wildcard_index_collation.js: a wildcard index inherits the collection's
+// default collation and keys its values' strings by it, while its paths
+// compare bytewise ("a.b" is not "A.B"); a query under another collation
+// reads no string bounds from it. Every plan answers alike.
+func TestWildcardIndexCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	strength1 := &options.Collation{Locale: "en_US", Strength: 1}
+	if err := db.CreateCollection(ctx, "wild_ci", options.CreateCollection().SetCollation(strength1)); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("wild_ci")
+	if _, err := coll.InsertMany(ctx, []any{
+		doc("_id", 1, "a", doc("b", "string", "c", "STRING"), "d", "sTrInG", "e", 5),
+		doc("_id", 2, "a", doc("b", "STRING", "c", "string"), "d", "StRiNg", "e", 5),
+		doc("_id", 3, "A", doc("B", "string", "C", "STRING"), "d", "sTrInG", "E", 5),
+		doc("_id", 4, "A", doc("B", "STRING", "C", "string"), "d", "other", "E", 5),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, keys := range []bson.D{doc("$**", 1), doc("$**", 1, "b", 1)} {
+		if err := coll.Indexes().DropAll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		opts := options.Index()
+		if len(keys) > 1 {
+			opts.SetWildcardProjection(doc("b", 0))
+		}
+		name, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys, Options: opts})
+		if err != nil {
+			t.Fatalf("%v under the collection's collation: %v", keys, err)
+		}
+		for _, tc := range []struct {
+			filter bson.D
+			simple bool
+			want   []int
+		}{
+			{doc("a.b", "string"), false, []int{1, 2}},
+			{doc("A.B", "string"), false, []int{3, 4}},
+			{doc("d", "STRING"), false, []int{1, 2, 3}},
+			{doc("d", doc("$gt", "otheR")), false, []int{1, 2, 3}},
+			{doc("e", 5), false, []int{1, 2}},
+			{doc("d", "sTrInG"), true, []int{1, 3}},
+		} {
+			for _, h := range []any{nil, name, doc("$natural", 1)} {
+				fo := options.Find()
+				if tc.simple {
+					fo.SetCollation(&options.Collation{Locale: "simple"})
+				}
+				if h != nil && !(tc.simple && h == name) {
+					fo.SetHint(h)
+				}
+				if got := idSet(findAll(t, coll, tc.filter, fo)); !slices.Equal(got, tc.want) {
+					t.Errorf("%v: %v hint %v: found %v, want %v", keys, tc.filter, h, got, tc.want)
+				}
+			}
+		}
+		var v bson.Raw
+		if err := db.RunCommand(ctx, doc("validate", "wild_ci")).Decode(&v); err != nil || !v.Lookup("valid").Boolean() {
+			t.Errorf("%v: validate %s %v", keys, v, err)
+		}
+	}
 }
 
 // TestHashedIndexCollation follows jstests/core/index/hashed/
