@@ -637,11 +637,18 @@ func (s *Service) openBucket(r *Request, ts *tsColl, open *tsOpen, key string, m
 // most one with limit 1: each bucket that may hold a match
 // (timeseries.BucketFilter) is unpacked and rewritten without its
 // matches, or deleted when none is left. It returns how many it deleted.
+// The filter compares under the statement's collation (wo.Collation),
+// else the collection's default, as any delete's does; the buckets are
+// selected under it too.
 func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limit int64, wo engine.WriteOptions) (int64, error) {
 	if r.Txn != nil {
 		return 0, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot delete from a time-series collection in a multi-document transaction.")
 	}
-	f, err := query.Compile(filter)
+	coll, err := engine.CommandCollator(s.Engine.Collection(r.DB, ts.buckets), wo.Collation)
+	if err != nil {
+		return 0, err
+	}
+	f, err := query.CompileCollated(filter, nil, coll)
 	if err != nil {
 		return 0, err
 	}
@@ -649,7 +656,7 @@ func (s *Service) deleteTimeseries(r *Request, ts *tsColl, filter bson.Raw, limi
 	open := s.tsOpen.of(r.DB + "." + ts.buckets)
 	open.mu.Lock()
 	defer open.mu.Unlock()
-	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: timeseries.BucketFilter(ts.o, filter), Ctx: r.Ctx})
+	cur, err := s.Engine.Find(r.DB, ts.buckets, engine.FindOptions{Filter: timeseries.BucketFilter(ts.o, filter), Collation: wo.Collation, Ctx: r.Ctx})
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -1146,5 +1147,47 @@ func TestCountScanUnderCollation(t *testing.T) {
 				t.Errorf("%v: %d documents examined, want none", tt.query, d)
 			}
 		}
+	}
+}
+
+// TestTimeseriesCollation: a time series collection's deletes follow the
+// collection's default collation, or the command's: a delete matches its
+// measurements under it, as any delete does, instead of bytewise.
+func TestTimeseriesCollation(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	setup := func(name string, def *options.Collation) *mongo.Collection {
+		t.Helper()
+		opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
+		if def != nil {
+			opts.SetCollation(def)
+		}
+		if err := db.CreateCollection(ctx, name, opts); err != nil {
+			t.Fatal(err)
+		}
+		coll := db.Collection(name)
+		base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i, m := range []string{"a", "A", "b", "B", "a"} {
+			if _, err := coll.InsertOne(ctx, doc("t", base.Add(time.Duration(i)*time.Minute), "m", m, "v", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return coll
+	}
+	ci := setup("ts_ci", caseInsensitive)
+	res, err := ci.DeleteMany(ctx, doc("m", "A", "v", doc("$gte", 0)))
+	if err != nil || res.DeletedCount != 3 {
+		t.Fatalf("delete under the default: %+v %v, want 3", res, err)
+	}
+	plain := setup("ts_plain", nil)
+	if res, err := plain.DeleteMany(ctx, doc("m", "B"), options.DeleteMany().SetCollation(caseInsensitive)); err != nil || res.DeletedCount != 2 {
+		t.Errorf("delete under the command's collation: %+v %v, want 2", res, err)
+	}
+	if res, err := plain.DeleteMany(ctx, doc("m", "A")); err != nil || res.DeletedCount != 1 {
+		t.Errorf("delete under simple: %+v %v, want 1", res, err)
+	}
+	if n, err := plain.CountDocuments(ctx, doc()); err != nil || n != 2 {
+		t.Errorf("left: %d %v, want 2", n, err)
 	}
 }
