@@ -12,7 +12,11 @@ import (
 // bucket boundaries, accumulators) and their reads of other collections
 // ($lookup, $graphLookup, $unionWith, $merge's target) use it, or they
 // compare nothing. A $geoNear, only ever first, hands its query to the
-// engine's find, which compiles it under the pipeline's collation.
+// engine's find, which compiles it under the pipeline's collation. A time
+// series collection's $_internalUnpackBucket compares nothing; the bucket
+// filter put before it (timeseries.BucketFilter) compares the buckets'
+// meta, which is their measurements', and dates, so under any collation
+// it selects every bucket holding a match.
 var collatedStages = map[string]bool{
 	"$match": true, "$project": true, "$addFields": true, "$set": true, "$unset": true,
 	"$replaceRoot": true, "$replaceWith": true, "$redact": true, "$group": true,
@@ -23,6 +27,7 @@ var collatedStages = map[string]bool{
 	"$out": true, "$merge": true, "$collStats": true, "$indexStats": true, "$planCacheStats": true,
 	"$geoNear":                      true,
 	"$_internalInhibitOptimization": true,
+	"$_internalUnpackBucket":        true,
 }
 
 // checkPipelineCollation refuses, under a collation other than simple, a

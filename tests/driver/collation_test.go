@@ -1150,13 +1150,16 @@ func TestCountScanUnderCollation(t *testing.T) {
 	}
 }
 
-// TestTimeseriesCollation: a time series collection's deletes follow the
-// collection's default collation, or the command's: a delete matches its
-// measurements under it, as any delete does, instead of bytewise.
+// TestTimeseriesCollation: a time series collection's reads and deletes
+// follow the collection's default collation, or the command's: a find,
+// count or aggregation unpacks the buckets under it (the unpacking
+// compares nothing), and a delete matches its measurements under it, as
+// any delete does, instead of bytewise.
 func TestTimeseriesCollation(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database(testDB)
+	simple := &options.Collation{Locale: "simple"}
 	setup := func(name string, def *options.Collation) *mongo.Collection {
 		t.Helper()
 		opts := options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))
@@ -1176,6 +1179,15 @@ func TestTimeseriesCollation(t *testing.T) {
 		return coll
 	}
 	ci := setup("ts_ci", caseInsensitive)
+	if n, err := ci.CountDocuments(ctx, doc("m", "A")); err != nil || n != 3 {
+		t.Errorf("count under the default: %d %v, want 3", n, err)
+	}
+	if n := len(findAll(t, ci, doc("m", "A"), options.Find().SetCollation(simple))); n != 1 {
+		t.Errorf("find under simple: %d, want 1", n)
+	}
+	if n := len(aggregateAll(t, ci, bson.A{doc("$group", doc("_id", "$m"))})); n != 2 {
+		t.Errorf("$group under the default: %d groups, want 2", n)
+	}
 	res, err := ci.DeleteMany(ctx, doc("m", "A", "v", doc("$gte", 0)))
 	if err != nil || res.DeletedCount != 3 {
 		t.Fatalf("delete under the default: %+v %v, want 3", res, err)
