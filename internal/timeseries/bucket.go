@@ -2,6 +2,7 @@ package timeseries
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"time"
 
@@ -117,11 +118,14 @@ func (b *Bucket) Add(o Options, doc bson.Raw) error {
 			b.order = append(b.order, f)
 		}
 		b.cols[f] = bsoncore.AppendValueElement(col, key, bsoncore.Value{Type: bsoncore.Type(v.Type), Data: v.Value})
+		// The bounds are kept in their own bytes: doc may be a buffer
+		// its caller reuses (Unpack's measurements, as LoadBucket adds
+		// them).
 		if m, ok := b.min[f]; !ok || values.Compare(v, m) < 0 {
-			b.min[f] = v
+			b.min[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
 		}
 		if m, ok := b.max[f]; !ok || values.Compare(v, m) > 0 {
-			b.max[f] = v
+			b.max[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
 		}
 	}
 	b.n++

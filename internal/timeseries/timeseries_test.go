@@ -264,3 +264,35 @@ func TestIndexKeys(t *testing.T) {
 		t.Errorf("a key on a measurement field: %v", err)
 	}
 }
+
+// TestLoadBucketBounds: a bucket read back keeps its control bounds,
+// whatever the lengths of the values Unpack hands it one after the other
+// in one buffer (they were aliased, and a third measurement of another
+// length corrupted the bucket's document).
+func TestLoadBucketBounds(t *testing.T) {
+	o := Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	meta := doc(t, bson.D{{Key: "m", Value: 42}}).Lookup("m")
+	b := NewBucket(o, meta, t0)
+	for i, v := range []string{"1", "10", "5", "aa", "b"} {
+		if err := b.Add(o, doc(t, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: t0.Add(time.Duration(i) * time.Second)}, {Key: "m", Value: 42}, {Key: "v", Value: v}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := b.Document(o)
+	reloaded, err := LoadBucket(o, stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := reloaded.Document(o)
+	if err := again.Validate(); err != nil {
+		t.Fatalf("reloaded bucket: %v", err)
+	}
+	for _, bound := range []string{"min", "max"} {
+		for _, f := range []string{"_id", "t", "v"} {
+			if got, want := again.Lookup("control", bound, f), stored.Lookup("control", bound, f); !got.Equal(want) {
+				t.Errorf("reloaded control.%s.%s %v, want %v", bound, f, got, want)
+			}
+		}
+	}
+}

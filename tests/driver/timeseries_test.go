@@ -962,3 +962,29 @@ func TestTimeseriesBucketsClustered(t *testing.T) {
 		t.Errorf("a collection created with clusteredIndex: false has no idIndex: %s", listed("plain"))
 	}
 }
+
+// TestTimeseriesSeparateInserts: measurements inserted one command at a
+// time into one bucket, which each insert reads back and extends, keep
+// the bucket whole whatever the lengths of their values.
+func TestTimeseriesSeparateInserts(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.CreateCollection(ctx, "ts_sep", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t").SetMetaField("m"))); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("ts_sep")
+	base := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	vals := []string{"1", "10", "5", "aa", "b"}
+	for i, v := range vals {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "t", Value: base.Add(time.Duration(i) * time.Second)}, {Key: "m", Value: 42}, {Key: "v", Value: v}}); err != nil {
+			t.Fatalf("insert %d: %v", i, err)
+		}
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "t", Value: bson.D{{Key: "$gte", Value: base.Add(4 * time.Second)}}}}); err != nil || n != 1 {
+		t.Errorf("the last measurement by time: %d %v, want 1", n, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != int64(len(vals)) {
+		t.Errorf("%d measurements %v, want %d", n, err, len(vals))
+	}
+}
