@@ -54,7 +54,7 @@ func (env engineEnv) output(db, coll, tmp string, want *timeseries.Options) (*ou
 			return nil, tsTargetError(db, coll)
 		case isView && ts == nil:
 			return nil, viewError(db, coll)
-		case ts != nil && want != nil && *want != ts.o:
+		case ts != nil && want != nil && !ts.o.Same(*want):
 			return nil, mongoerr.New(mongoerr.OutTimeseriesOptionsMismatch, "Time-series options inputted must match the existing time-series collection. Received: %s Found: %s", values.ShellDoc(marshal(want.Document())), values.ShellDoc(marshal(ts.o.Document())))
 		}
 		out.ts = ts

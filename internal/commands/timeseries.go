@@ -57,6 +57,7 @@ func (s *Service) tsOfView(r *Request, db string, v *viewDef) (*tsColl, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.Collator = c.DefaultCollator()
 	return &tsColl{name: v.name, buckets: v.viewOn, o: o}, nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/mongoerr"
-	"github.com/folio-db/folio/internal/values"
 )
 
 // A bucket holds the measurements of one meta value within one span of
@@ -121,10 +120,10 @@ func (b *Bucket) Add(o Options, doc bson.Raw) error {
 		// The bounds are kept in their own bytes: doc may be a buffer
 		// its caller reuses (Unpack's measurements, as LoadBucket adds
 		// them).
-		if m, ok := b.min[f]; !ok || values.Compare(v, m) < 0 {
+		if m, ok := b.min[f]; !ok || o.Collator.Compare(v, m) < 0 {
 			b.min[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
 		}
-		if m, ok := b.max[f]; !ok || values.Compare(v, m) > 0 {
+		if m, ok := b.max[f]; !ok || o.Collator.Compare(v, m) > 0 {
 			b.max[f] = bson.RawValue{Type: v.Type, Value: slices.Clone(v.Value)}
 		}
 	}

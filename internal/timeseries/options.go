@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/values"
@@ -34,6 +35,19 @@ type Options struct {
 	Granularity           string
 	BucketMaxSpanSeconds  int64
 	BucketRoundingSeconds int64
+	// Collator is the collection's default collation (nil: simple),
+	// under which a bucket's control.min and control.max order strings,
+	// as MongoDB's bucket catalog computes them with the collection's
+	// collator; the bucket's meta and field names stay bytewise. It is
+	// not one of the options the collection stores.
+	Collator *collation.Collator
+}
+
+// Same reports whether o and p are the same stored options (their
+// collators aside).
+func (o Options) Same(p Options) bool {
+	p.Collator = o.Collator
+	return o == p
 }
 
 // granularities are MongoDB's: each one's bucket span and the rounding

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
 )
@@ -293,6 +294,40 @@ func TestLoadBucketBounds(t *testing.T) {
 			if got, want := again.Lookup("control", bound, f), stored.Lookup("control", bound, f); !got.Equal(want) {
 				t.Errorf("reloaded control.%s.%s %v, want %v", bound, f, got, want)
 			}
+		}
+	}
+}
+
+// TestBucketBoundsCollation: control.min and control.max order strings
+// under the collection's collation (timeseries_collation.js,
+// nondefault_collation.js): "10" is above "5" under numericOrdering, and
+// of strings equal under it the first one stays.
+func TestBucketBoundsCollation(t *testing.T) {
+	numeric, err := collation.Parse(doc(t, bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}, {Key: "numericOrdering", Value: true}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		coll     *collation.Collator
+		min, max string
+	}{
+		{nil, "10", "s"},
+		{numeric, "5", "s"},
+	} {
+		o := Options{TimeField: "t", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60, Collator: tc.coll}
+		b := NewBucket(o, bson.RawValue{}, t0)
+		for i, v := range []string{"10", "5", "s", "S"} {
+			if err := b.Add(o, doc(t, bson.D{{Key: "t", Value: t0.Add(time.Duration(i) * time.Second)}, {Key: "v", Value: v}})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d := b.Document(o)
+		if got := d.Lookup("control", "min", "v").StringValue(); got != tc.min {
+			t.Errorf("%v: control.min.v %q, want %q", tc.coll, got, tc.min)
+		}
+		if got := d.Lookup("control", "max", "v").StringValue(); got != tc.max {
+			t.Errorf("%v: control.max.v %q, want %q", tc.coll, got, tc.max)
 		}
 	}
 }

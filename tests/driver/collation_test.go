@@ -1151,7 +1151,8 @@ func TestCountScanUnderCollation(t *testing.T) {
 }
 
 // TestTimeseriesCollation: a time series collection's reads and deletes
-// follow the collection's default collation, or the command's: a find,
+// follow the collection's default collation, or the command's, and so do
+// its buckets' control bounds: a find,
 // count or aggregation unpacks the buckets under it (the unpacking
 // compares nothing), and a delete matches its measurements under it, as
 // any delete does, instead of bytewise.
@@ -1191,6 +1192,23 @@ func TestTimeseriesCollation(t *testing.T) {
 	res, err := ci.DeleteMany(ctx, doc("m", "A", "v", doc("$gte", 0)))
 	if err != nil || res.DeletedCount != 3 {
 		t.Fatalf("delete under the default: %+v %v, want 3", res, err)
+	}
+	// control.max orders strings under the collection's collation
+	// (timeseries_collation.js): "10" above "5" under numericOrdering.
+	numeric := &options.Collation{Locale: "en", NumericOrdering: true}
+	nc := setup("ts_num", numeric)
+	if _, err := nc.InsertOne(ctx, doc("t", time.Date(2024, 1, 1, 0, 10, 0, 0, time.UTC), "m", "a", "s", "10")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.InsertOne(ctx, doc("t", time.Date(2024, 1, 1, 0, 11, 0, 0, time.UTC), "m", "a", "s", "5")); err != nil {
+		t.Fatal(err)
+	}
+	var bucket bson.Raw
+	if err := db.Collection("system.buckets.ts_num").FindOne(ctx, doc("meta", "a", "control.max.s", doc("$exists", true))).Decode(&bucket); err != nil {
+		t.Fatal(err)
+	}
+	if got := bucket.Lookup("control", "max", "s").StringValue(); got != "10" {
+		t.Errorf("control.max.s %q under numericOrdering, want \"10\"", got)
 	}
 	plain := setup("ts_plain", nil)
 	if res, err := plain.DeleteMany(ctx, doc("m", "B"), options.DeleteMany().SetCollation(caseInsensitive)); err != nil || res.DeletedCount != 2 {
