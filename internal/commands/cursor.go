@@ -383,7 +383,11 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.Cursors.Checkout(a.id)
+	var interrupt func(error)
+	if op := r.op; op != nil {
+		interrupt = op.kill
+	}
+	c, err := s.Cursors.Checkout(a.id, interrupt)
 	if err != nil {
 		return nil, err
 	}

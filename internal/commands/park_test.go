@@ -54,7 +54,7 @@ func TestCursorsPark(t *testing.T) {
 		collect("firstBatch")
 		for id := reply.Lookup("cursor", "id").Int64(); id != 0; id = reply.Lookup("cursor", "id").Int64() {
 			if park {
-				c, err := s.Cursors.Checkout(id)
+				c, err := s.Cursors.Checkout(id, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

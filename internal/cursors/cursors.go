@@ -61,7 +61,16 @@ type Cursor struct {
 	// parked is set once Reap parked the cursor's source, until its next
 	// use.
 	parked bool
+	// interrupt ends the command that checked the cursor out (Checkout),
+	// nil while it is idle.
+	interrupt func(error)
 }
+
+// errKilled is what a command using a cursor fails with when the cursor is
+// killed under it: MongoDB's CursorManager::killCursor kills the operation
+// that has the cursor pinned with CursorKilled, and the operation ends with
+// it at its next interruption check.
+var errKilled = mongoerr.New(mongoerr.CursorKilled, "operation was interrupted")
 
 // Restorer is a Source that can tell, before a getMore resumes it, that
 // what it reads is gone (a dropped or renamed collection, a dropped index):
@@ -178,8 +187,9 @@ func (r *Registry) Add(c *Cursor) {
 }
 
 // Checkout takes cursor id for a getMore; the caller checks Permit and
-// gives it back (Return) or closes it (Close).
-func (r *Registry) Checkout(id int64) (*Cursor, error) {
+// gives it back (Return) or closes it (Close). interrupt (nil for none) ends
+// the getMore if the cursor is killed meanwhile (Kill).
+func (r *Registry) Checkout(id int64, interrupt func(error)) (*Cursor, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.cursors[id]
@@ -189,7 +199,7 @@ func (r *Registry) Checkout(id int64) (*Cursor, error) {
 	if c.inUse {
 		return nil, mongoerr.New(mongoerr.CursorInUse, "cursor id %d is already in use", id)
 	}
-	c.inUse = true
+	c.inUse, c.interrupt = true, interrupt
 	return c, nil
 }
 
@@ -210,7 +220,7 @@ func (r *Registry) OwnerOf(id int64) (user, session string, ok bool) {
 func (r *Registry) Return(c *Cursor) {
 	r.mu.Lock()
 	live := r.cursors[c.ID] == c
-	c.inUse, c.parked = false, false
+	c.inUse, c.parked, c.interrupt = false, false, nil
 	c.lastUsed = r.now()
 	r.mu.Unlock()
 	if !live {
@@ -222,12 +232,14 @@ func (r *Registry) Return(c *Cursor) {
 func (r *Registry) Close(c *Cursor) error {
 	r.mu.Lock()
 	delete(r.cursors, c.ID)
+	c.interrupt = nil
 	r.mu.Unlock()
 	return c.src.Close()
 }
 
-// Kill closes cursor id unless it is in use; it reports whether it was
-// found.
+// Kill closes cursor id; one in use is closed when it is given back, and
+// the command using it is interrupted with CursorKilled, as MongoDB kills
+// the operation that has a cursor pinned. It reports whether id was found.
 func (r *Registry) Kill(id int64) bool {
 	r.mu.Lock()
 	c := r.cursors[id]
@@ -236,10 +248,12 @@ func (r *Registry) Kill(id int64) bool {
 		return false
 	}
 	delete(r.cursors, id)
-	inUse := c.inUse
+	inUse, interrupt := c.inUse, c.interrupt
 	r.mu.Unlock()
 	if !inUse {
 		_ = c.src.Close()
+	} else if interrupt != nil {
+		interrupt(errKilled)
 	}
 	return true
 }

@@ -38,22 +38,26 @@ func TestRegistryLifecycle(t *testing.T) {
 	src := &source{n: 3}
 	c := New("db", "coll", src)
 	r.Add(c)
-	if _, err := r.Checkout(c.ID); err != nil {
+	if _, err := r.Checkout(c.ID, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Checkout(c.ID); !mongoerr.Is(err, mongoerr.CursorInUse) {
+	if _, err := r.Checkout(c.ID, nil); !mongoerr.Is(err, mongoerr.CursorInUse) {
 		t.Fatalf("a cursor in use was checked out twice: %v", err)
 	}
 	r.Return(c)
-	if _, err := r.Checkout(c.ID + 1); !mongoerr.Is(err, mongoerr.CursorNotFound) {
+	if _, err := r.Checkout(c.ID+1, nil); !mongoerr.Is(err, mongoerr.CursorNotFound) {
 		t.Fatalf("checkout of an unknown id: %v", err)
 	}
-	got, err := r.Checkout(c.ID)
+	var interrupted error
+	got, err := r.Checkout(c.ID, func(err error) { interrupted = err })
 	if err != nil || got != c {
 		t.Fatal(got, err)
 	}
 	if !r.Kill(c.ID) || src.closed {
 		t.Fatal("kill of a checked-out cursor must wait for its return")
+	}
+	if !mongoerr.Is(interrupted, mongoerr.CursorKilled) {
+		t.Fatalf("the getMore using a killed cursor was interrupted with %v, not CursorKilled", interrupted)
 	}
 	r.Return(c)
 	if !src.closed || r.Len() != 0 {
@@ -64,7 +68,7 @@ func TestRegistryLifecycle(t *testing.T) {
 	r.Add(New("db", "coll", idle))
 	busyCursor := New("db", "coll", busy)
 	r.Add(busyCursor)
-	if _, err := r.Checkout(busyCursor.ID); err != nil {
+	if _, err := r.Checkout(busyCursor.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(2 * time.Minute)
@@ -110,7 +114,7 @@ func TestConcurrentRegistry(t *testing.T) {
 			for range 200 {
 				c := New("db", "coll", &source{n: 2})
 				r.Add(c)
-				if got, err := r.Checkout(c.ID); err == nil {
+				if got, err := r.Checkout(c.ID, nil); err == nil {
 					r.Return(got)
 				}
 				r.Kill(c.ID)
@@ -190,7 +194,7 @@ func TestReapParks(t *testing.T) {
 	idle, idleSrc := open("")
 	_, sessionSrc := open("S")
 	busy, busySrc := open("")
-	if _, err := r.Checkout(busy.ID); err != nil {
+	if _, err := r.Checkout(busy.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(ParkAfter / 2)
@@ -205,7 +209,7 @@ func TestReapParks(t *testing.T) {
 		t.Fatalf("after ParkAfter, two reaps: idle parked %d times, in a session %d, in use %d; want 1, 1, 0", idleSrc.parks, sessionSrc.parks, busySrc.parks)
 	}
 	// used again, then idle again: parked again
-	if _, err := r.Checkout(idle.ID); err != nil {
+	if _, err := r.Checkout(idle.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	r.Return(idle)

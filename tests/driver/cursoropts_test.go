@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -470,6 +471,69 @@ func TestTailableCursorOptions(t *testing.T) {
 	}
 	_, _, err = getMore(id)
 	requireCode(t, err, 175, "QueryPlanKilled")
+}
+
+// TestKillCursorInUse: killCursors on a cursor a getMore is using (an
+// awaitData getMore waiting for documents) reports it killed and ends that
+// getMore with CursorKilled (237), as MongoDB's CursorManager::killCursor
+// kills the operation that has the cursor pinned; the cursor is gone
+// afterwards (43).
+func TestKillCursorInUse(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	if err := db.RunCommand(t.Context(), bson.D{{Key: "create", Value: "tailkill"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("tailkill").InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := runRaw(t, db, bson.D{{Key: "find", Value: "tailkill"}, {Key: "tailable", Value: true}, {Key: "awaitData", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, id := batchOf(t, reply)
+	getMore := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "tailkill"}, {Key: "maxTimeMS", Value: 10000}}
+	waited := make(chan error, 1)
+	go func() {
+		_, err := runRaw(t, db, getMore)
+		waited <- err
+	}()
+	// wait until the getMore has the cursor checked out (currentOp shows
+	// it using the cursor)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		cur, err := client.Database("admin").Aggregate(t.Context(), bson.A{
+			bson.D{{Key: "$currentOp", Value: bson.D{}}},
+			bson.D{{Key: "$match", Value: bson.D{{Key: "cursor.cursorId", Value: id}}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := cur.Next(t.Context())
+		cur.Close(t.Context())
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the waiting getMore never had the cursor")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// (outside the cursor's session, whose getMore holds it)
+	reply, err = db.RunCommand(t.Context(), bson.D{{Key: "killCursors", Value: "tailkill"}, {Key: "cursors", Value: bson.A{id}}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if killed, _ := reply.Lookup("cursorsKilled").Array().Values(); len(killed) != 1 {
+		t.Fatalf("killCursors of a cursor in use: %s", reply)
+	}
+	select {
+	case err := <-waited:
+		requireCode(t, err, 237, "CursorKilled")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the getMore of a killed cursor kept waiting")
+	}
+	_, err = runRaw(t, db, getMore[:2])
+	requireCode(t, err, 43, "CursorNotFound")
 }
 
 // TestCappedScanPositionLost: a plain find over a capped collection, in
