@@ -316,6 +316,10 @@ type geoNearSource struct {
 	docs   nearHeap[nearDoc]
 	seq    int
 	cur    nearDoc
+	// reads counts the documents read; held is reads when the cursor last
+	// resumed after a getMore (restored): a document read before is
+	// returned as read (recheckLatest).
+	reads, held int
 }
 
 type nearCand struct {
@@ -329,6 +333,7 @@ type nearDoc struct {
 	dist float64
 	seq  int
 	loc  bson.RawValue
+	read int // the document's number in the order of reads, from 1
 }
 
 func (c nearCand) key() (float64, int) { return c.bound, c.seq }
@@ -425,10 +430,24 @@ func (s *geoNearSource) fetch(c nearCand) error {
 		return err
 	}
 	s.stats.DocsExamined++
+	s.reads++
 	if d, loc, ok := s.distance(doc); ok {
-		s.docs.push(nearDoc{doc: bytes.Clone(doc), dist: d, seq: c.seq, loc: loc})
+		s.docs.push(nearDoc{doc: bytes.Clone(doc), dist: d, seq: c.seq, loc: loc, read: s.reads})
 	}
 	return nil
+}
+
+// restored marks the documents read so far as held across the getMore.
+func (s *geoNearSource) restored() { s.held = s.reads }
+
+// recheckLatest returns a document read before the cursor resumed as it
+// was read, as MongoDB's near stage returns the documents it buffered
+// (near.cpp), and rechecks the others.
+func (s *geoNearSource) recheckLatest(r *recheck, doc bson.Raw) (bson.Raw, error) {
+	if s.cur.read <= s.held {
+		return doc, nil
+	}
+	return r.latest(doc)
 }
 
 // nearRead marks in geoNearSource.bounds a candidate whose document was read:
@@ -477,7 +496,7 @@ func (s *geoNearSource) round() error {
 
 // candidate makes an index entry's document a candidate, unless it was
 // read or lies beyond $maxDistance.
-func (s *geoNearSource) candidate(value []byte) {
+func (s *geoNearSource) candidate(_, value []byte) {
 	id := string(entryID(value))
 	b := 0.0
 	if s.ns.bound != nil {

@@ -41,11 +41,11 @@ func (m *matchScan) next() (bson.Raw, int, error) {
 			return nil, 0, err
 		}
 		if m.recheck.on {
-			if doc, err = m.recheck.latest(doc); err != nil {
+			if doc, err = m.recheck.check(m.src, doc); err != nil {
 				return nil, 0, err
 			}
 			if doc == nil {
-				continue // deleted since the snapshot
+				continue // deleted since the snapshot, or no longer keyed
 			}
 		}
 		if m.filter == nil {

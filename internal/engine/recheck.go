@@ -16,7 +16,25 @@ import (
 // yields is read again at the latest state before it is matched. Reads in
 // a transaction or at a snapshot read concern keep their snapshot, as in
 // MongoDB; so do covered scans, whose documents are index keys, and sorted
-// results, which MongoDB serves from its sort's memory too.
+// results, which MongoDB serves from its sort's memory too. A source may
+// know better (recheckingSource): a $near search returns the documents it
+// had read before the getMore as it read them, as MongoDB's near stage
+// returns its buffered ones; a $text search drops a document that no
+// longer holds the index key it was found by, as MongoDB's fetch of a
+// key read before a yield does (WorkingSetCommon::fetch).
+
+// recheckingSource is a source whose documents a resumed cursor rechecks
+// its own way: recheckLatest is doc as the cursor returns it (nil: not at
+// all), r.latest where the plain recheck applies.
+type recheckingSource interface {
+	recheckLatest(r *recheck, doc bson.Raw) (bson.Raw, error)
+}
+
+// restoredSource is a source told that its cursor resumes after a getMore
+// (scanCursor.Restore) when rechecking is on.
+type restoredSource interface {
+	restored()
+}
 
 // recheck reads a scan's documents again at the latest state once on.
 type recheck struct {
@@ -41,6 +59,15 @@ func (r *recheck) restored() {
 	if r.able && !r.on {
 		r.on = r.e.opts.FrontendID != "" || r.c.changed.Load() != r.since
 	}
+}
+
+// check is doc as a cursor rechecking src returns it: nil if it is not to
+// be returned.
+func (r *recheck) check(src docSource, doc bson.Raw) (bson.Raw, error) {
+	if rs, ok := src.(recheckingSource); ok {
+		return rs.recheckLatest(r, doc)
+	}
+	return r.latest(doc)
 }
 
 // latest is doc as the latest state holds it: doc itself if unchanged, a

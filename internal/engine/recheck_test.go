@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -170,4 +171,85 @@ func idsOf(t *testing.T, e *Engine, o FindOptions) []int32 {
 		ids = append(ids, doc.Lookup("_id").Int32())
 	}
 	return ids
+}
+
+// TestRecheckTextAndNear: after a getMore, a $text search drops a document
+// changed so that it no longer holds the key it was found by (its term, at
+// its score), and keeps one whose key survives, as MongoDB's fetch of a
+// key read before a yield does; a $near search returns the documents it
+// read before the getMore as it read them, as MongoDB's near stage returns
+// its buffered ones (jstests getmore_invalidated_documents.js).
+func TestRecheckTextAndNear(t *testing.T) {
+	points := `[{"_id": 1, "g": [0, 0]}, {"_id": 2, "g": [-1, 0]}, {"_id": 3, "g": [0, -1]}, {"_id": 4, "g": [-1, -1]}]`
+	texts := `[{"_id": 1, "a": "bar"}, {"_id": 2, "a": "bar"}, {"_id": 3, "a": "bar"}]`
+	tests := []struct {
+		name, index, docs, filter string
+		// write runs between the first two documents and the rest:
+		// an update of filter w with u, or a delete of w (u empty)
+		w, u string
+		// want are the documents the cursor returns next; a $near
+		// search's later ones depend on how far it had read
+		want string
+	}{
+		{"text term gone", `{"a": "text"}`, texts, `{"$text": {"$search": "bar"}}`, `{"_id": 3}`, `{"$set": {"a": "nomatch"}}`, `[]`},
+		{"text score changed", `{"a": "text"}`, texts, `{"$text": {"$search": "bar"}}`, `{"_id": 3}`, `{"$set": {"a": "bar bar"}}`, `[]`},
+		{"text key kept", `{"a": "text"}`, texts, `{"$text": {"$search": "bar"}}`, `{"_id": 3}`, `{"$set": {"x": 1}}`, `[{"_id": 3, "a": "bar", "x": 1}]`},
+		{"text deleted", `{"a": "text"}`, texts, `{"$text": {"$search": "bar"}}`, `{"_id": 3}`, ``, `[]`},
+		{"2dsphere near moved", `{"g": "2dsphere"}`, points, `{"g": {"$nearSphere": [0, 0], "$maxDistance": 5}}`, `{}`, `{"$set": {"g": [15, 15]}}`,
+			`[{"_id": 3, "g": [0, -1]}]`},
+		{"2d near moved", `{"g": "2d"}`, points, `{"g": {"$near": [0, 0], "$maxDistance": 5}}`, `{}`, `{"$set": {"g": [15, 15]}}`,
+			`[{"_id": 3, "g": [0, -1]}, {"_id": 4, "g": [-1, -1]}]`},
+		{"2d near deleted", `{"g": "2d"}`, points, `{"g": {"$near": [0, 0], "$maxDistance": 5}}`, `{}`, ``,
+			`[{"_id": 3, "g": [0, -1]}, {"_id": 4, "g": [-1, -1]}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			mustCreateIndex(t, e, "tn", tc.index, false)
+			var docs []bson.Raw
+			vals, _ := ext(t, `{"d": `+tc.docs+`}`).Lookup("d").Array().Values()
+			for _, v := range vals {
+				docs = append(docs, v.Document())
+			}
+			if _, _, err := e.Insert("test", "tn", docs, true, WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			cur, err := e.Find("test", "tn", FindOptions{Filter: ext(t, tc.filter)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cur.Close()
+			for range 2 {
+				if doc, err := cur.Next(); doc == nil || err != nil {
+					t.Fatalf("first documents: %v %v", doc, err)
+				}
+			}
+			if tc.u == "" {
+				_, err = e.Delete("test", "tn", ext(t, tc.w), 0, bson.RawValue{}, WriteOptions{})
+			} else {
+				_, err = e.Update("test", "tn", UpdateSpec{Filter: ext(t, tc.w), Update: ext(t, tc.u), Multi: true})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cur.(*scanCursor).Restore(); err != nil {
+				t.Fatal(err)
+			}
+			got := []string{}
+			for _, doc := range cursorDocs(t, cur) {
+				got = append(got, doc.String())
+			}
+			wv, _ := ext(t, `{"d": `+tc.want+`}`).Lookup("d").Array().Values()
+			wantS := []string{}
+			for _, v := range wv {
+				wantS = append(wantS, v.Document().String())
+			}
+			if strings.HasPrefix(tc.name, "2dsphere") && len(got) > len(wantS) {
+				got = got[:len(wantS)]
+			}
+			if !slices.Equal(got, wantS) {
+				t.Errorf("after the getMore:\n got %v\nwant %v", got, wantS)
+			}
+		})
+	}
 }

@@ -63,6 +63,9 @@ func (s *scanCursor) Restore() error {
 			return err
 		}
 		s.scan.recheck.restored()
+		if rs, ok := s.scan.src.(restoredSource); ok && s.scan.recheck.on {
+			rs.restored()
+		}
 	}
 	return nil
 }

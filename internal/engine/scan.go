@@ -385,13 +385,13 @@ func (s *planSource) Close() error {
 	return err
 }
 
-// scanEntries calls fn with the value of every index entry in the
+// scanEntries calls fn with the key and value of every index entry in the
 // intervals (relative to prefix, an index's storage prefix) over r, in
 // key order, counting each as examined and looking at the operation's
 // context every 256 entries. It serves the reads that gather an index's
 // entries before yielding documents: a $text search's terms, a $near's
 // rounds. An interval whose Hi is nil runs to the index's last entry.
-func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []planner.Interval, stats *OpStats, fn func(value []byte)) error {
+func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []planner.Interval, stats *OpStats, fn func(key, value []byte)) error {
 	it, err := r.NewIter(prefix, keyenc.PrefixEnd(prefix))
 	if err != nil {
 		return err
@@ -410,7 +410,7 @@ func scanEntries(ctx context.Context, r storage.Reader, prefix []byte, ivs []pla
 				}
 			}
 			stats.KeysExamined++
-			fn(it.Value())
+			fn(it.Key(), it.Value())
 		}
 	}
 	return it.Error()

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -146,6 +147,9 @@ type textSource struct {
 	loaded bool
 	ids    []string
 	scores map[string]float64
+	// keys is the first index key each document was found by.
+	keys   map[string][]byte
+	ix     *Index
 	docBuf []byte // see docOf
 	next   int
 	score  float64
@@ -154,16 +158,17 @@ type textSource struct {
 func newTextSource(ctx context.Context, r storage.Reader, c *Collection, p *planner.Plan, stats *OpStats, closer func() error) *textSource {
 	ix := indexOf(p)
 	return &textSource{r: r, p: p, collID: c.ID, prefix: indexPrefix(c.ID, ix.ID), prefixLen: len(ix.text.spec.Prefix),
-		stats: stats, ctx: ctx, closer: closer}
+		stats: stats, ctx: ctx, closer: closer, ix: ix}
 }
 
 func (s *textSource) load() error {
 	s.loaded = true
-	s.scores = map[string]float64{}
-	return scanEntries(s.ctx, s.r, s.prefix, s.p.Intervals, s.stats, func(value []byte) {
+	s.scores, s.keys = map[string]float64{}, map[string][]byte{}
+	return scanEntries(s.ctx, s.r, s.prefix, s.p.Intervals, s.stats, func(key, value []byte) {
 		id := string(entryID(value))
 		if _, seen := s.scores[id]; !seen {
 			s.ids = append(s.ids, id)
+			s.keys[id] = bytes.Clone(key)
 		}
 		s.scores[id] += entryScore(value, s.prefixLen)
 	})
@@ -186,6 +191,29 @@ func (s *textSource) Next() (bson.Raw, error) {
 			s.stats.DocsExamined++
 			s.score = s.scores[id]
 			return doc, nil
+		}
+	}
+	return nil, nil
+}
+
+// recheckLatest drops a document changed since the snapshot that no
+// longer holds the key the search found it by: MongoDB fetches a document
+// whose key was read before a yield only if the key is still among the
+// document's (WorkingSetCommon::fetch), and its text match does not check
+// the search's terms again.
+func (s *textSource) recheckLatest(r *recheck, doc bson.Raw) (bson.Raw, error) {
+	now, err := r.latest(doc)
+	if now == nil || err != nil || bytes.Equal(now, doc) {
+		return now, err
+	}
+	id := s.ids[s.next-1]
+	keys, _, err := s.ix.keys(now)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if bytes.Equal(indexEntryKey(s.collID, s.ix, k.enc, []byte(id)), s.keys[id]) {
+			return now, nil
 		}
 	}
 	return nil, nil
