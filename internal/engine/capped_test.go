@@ -157,3 +157,91 @@ func TestTailableCursor(t *testing.T) {
 		}
 	}
 }
+
+// TestTailableCursorAfterWrites: a tailable cursor that returned part of
+// what it read resumes at a getMore (Restore) from the last document it
+// returned, at the latest state: a document deleted or updated since is
+// not returned as it was read, and one whose returned position (the last
+// document returned, or the last entry examined when none matched) was
+// deleted fails with CappedPositionLost, as MongoDB's tailable collection
+// scan restores its position exactly.
+func TestTailableCursorAfterWrites(t *testing.T) {
+	tests := []struct {
+		name   string
+		filter string
+		read   int
+		// write is an update {_id: id} with $set x: 1, or a delete
+		write string
+		id    int
+		want  string // the _ids and x of the rest, or "lost"
+	}{
+		{"delete ahead", `{}`, 2, "delete", 3, "[2 4 5]"},
+		{"update ahead", `{}`, 2, "update", 3, "[2 3x 4 5]"},
+		{"delete position", `{}`, 2, "delete", 1, "lost"},
+		{"delete before position", `{}`, 2, "delete", 0, "[2 3 4 5]"},
+		{"position past non-matching entries", `{"_id": {"$lt": 1}}`, 1, "delete", 0, "[]"},
+		{"examined position deleted", `{"_id": {"$lt": 1}}`, 1, "delete", 5, "lost"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine(t)
+			if err := e.CreateCollection("test", "tw", CollectionOptions{Capped: true, Size: 1 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			for id := range 6 {
+				if _, _, err := e.Insert("test", "tw", []bson.Raw{ext(t, fmt.Sprintf(`{"_id": %d}`, id))}, true, WriteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc0, err := e.Tail("test", "tw", FindOptions{Filter: ext(t, tc.filter)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range tc.read {
+				if d, err := tc0.Next(); d == nil || err != nil {
+					t.Fatalf("first documents: %v %v", d, err)
+				}
+			}
+			if tc.read == 1 {
+				// caught up: every entry examined
+				if d, err := tc0.Next(); d != nil || err != nil {
+					t.Fatalf("caught up, got %v %v", d, err)
+				}
+			}
+			f := ext(t, fmt.Sprintf(`{"_id": %d}`, tc.id))
+			if tc.write == "delete" {
+				_, err = e.Delete("test", "tw", f, 1, bson.RawValue{}, WriteOptions{})
+			} else {
+				_, err = e.Update("test", "tw", UpdateSpec{Filter: f, Update: ext(t, `{"$set": {"x": 1}}`)})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc0.Restore(); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for {
+				d, err := tc0.Next()
+				if mongoerr.Is(err, mongoerr.CappedPositionLost) {
+					got = append(got, "lost")
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d == nil {
+					break
+				}
+				s := fmt.Sprint(d.Lookup("_id").Int32())
+				if _, err := d.LookupErr("x"); err == nil {
+					s += "x"
+				}
+				got = append(got, s)
+			}
+			if s := fmt.Sprint(got); s != tc.want && !(tc.want == "lost" && s == "[lost]") && !(tc.want == "[]" && len(got) == 0) {
+				t.Errorf("after the getMore %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

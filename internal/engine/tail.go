@@ -23,7 +23,16 @@ type TailCursor struct {
 	filter *query.Filter
 	proj   *query.Projection
 	next   uint64 // the next insertion sequence to read
-	buf    []bson.Raw
+	// at is the insertion sequence of the entry the cursor stands on (the
+	// last document returned, or the last entry read when none of a
+	// refill's matched): it must still be there when the cursor reads
+	// on, as MongoDB's collection scan restores its position exactly.
+	// hasAt is false before the cursor read any entry.
+	at    uint64
+	hasAt bool
+	// buf are documents read but not returned yet, with their insertion
+	// sequences; a getMore reads them again (Restore).
+	buf []tailDoc
 	// skip is how many matching documents are still to be skipped, and
 	// left how many more may be returned (-1: no limit): as in MongoDB,
 	// skip applies to the start and limit to every batch together; a
@@ -64,6 +73,23 @@ func (e *Engine) Tail(db, coll string, o FindOptions) (*TailCursor, error) {
 	return &TailCursor{e: e, c: c, filter: q.filter, proj: q.proj, ctx: o.Ctx, skip: o.Skip, left: left}, nil
 }
 
+// tailDoc is a document a refill read, and its insertion sequence.
+type tailDoc struct {
+	doc bson.Raw
+	seq uint64
+}
+
+// Restore, at a getMore, forgets the documents read ahead of the last one
+// returned: they are read again at the latest state, as MongoDB's tailable
+// collection scan reads on from its position after a yield, returning
+// neither a document deleted since nor an old version of one updated.
+func (t *TailCursor) Restore() error {
+	if len(t.buf) > 0 {
+		t.next, t.buf = t.buf[0].seq, nil
+	}
+	return nil
+}
+
 // tailBatch bounds how many entries one refill reads.
 const tailBatch = 256
 
@@ -77,7 +103,8 @@ func (t *TailCursor) Next() (bson.Raw, error) {
 				return nil, err
 			}
 		}
-		doc := t.buf[0]
+		doc := t.buf[0].doc
+		t.at, t.hasAt = t.buf[0].seq, true
 		t.buf = t.buf[1:]
 		if t.skip > 0 {
 			t.skip--
@@ -107,15 +134,16 @@ func (t *TailCursor) refill() (bool, error) {
 		snap.Close()
 		return false, err
 	}
-	if t.next > 0 {
-		// The entry last read must still be there: a capped collection
-		// that evicted it has moved past the cursor, which fails, as in
-		// MongoDB, rather than skip what it never returned.
-		if _, found, err := snap.Get(naturalKey(t.c.ID, t.next-1)); err != nil || !found {
+	if t.hasAt {
+		// The entry the cursor stands on must still be there: a capped
+		// collection that evicted it (or a delete that removed it) has
+		// moved past the cursor, which fails, as in MongoDB, rather than
+		// skip what it never returned.
+		if _, found, err := snap.Get(naturalKey(t.c.ID, t.at)); err != nil || !found {
 			it.Close()
 			snap.Close()
 			if err == nil {
-				err = cappedPositionLost(t.next - 1)
+				err = cappedPositionLost(t.at)
 			}
 			return false, err
 		}
@@ -129,6 +157,11 @@ func (t *TailCursor) refill() (bool, error) {
 			return false, err
 		}
 		if doc == nil {
+			if len(t.buf) == 0 && t.next > 0 {
+				// nothing matched: the cursor stands on the last
+				// entry it examined
+				t.at, t.hasAt = t.next-1, true
+			}
 			return src.read > 0, nil
 		}
 		if t.proj != nil {
@@ -136,7 +169,7 @@ func (t *TailCursor) refill() (bool, error) {
 				return false, err
 			}
 		}
-		t.buf = append(t.buf, slices.Clip(doc))
+		t.buf = append(t.buf, tailDoc{doc: slices.Clip(doc), seq: src.seq})
 	}
 }
 
@@ -149,6 +182,7 @@ type tailSource struct {
 	pre     []byte
 	read    int
 	started bool
+	seq     uint64 // the insertion sequence of the entry read last
 	docBuf  []byte // see docOf
 }
 
@@ -164,7 +198,8 @@ func (s *tailSource) Next() (bson.Raw, error) {
 			return nil, s.it.Error()
 		}
 		s.read++
-		s.t.next = binary.BigEndian.Uint64(s.it.Key()[len(s.pre):]) + 1
+		s.seq = binary.BigEndian.Uint64(s.it.Key()[len(s.pre):])
+		s.t.next = s.seq + 1
 		doc, found, err := getDoc(s.snap, docKeyFromEncodedID(s.t.c.ID, s.it.Value()), &s.docBuf)
 		if err != nil || found {
 			return doc, err
