@@ -463,6 +463,7 @@ func getMoreCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	id := func() int64 {
 		detach()
+		c.Served()
 		if c.Tailable {
 			// A tailable cursor stays open; a change stream's until the
 			// batch read past its invalidate (one that ends with it

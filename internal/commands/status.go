@@ -125,15 +125,29 @@ func serverStatusCmd(s *Service, r *Request) (bson.Raw, error) {
 // metrics is serverStatus' metrics section.
 func (s *Service) metrics() bson.D {
 	total, noTimeout, pinned := s.Cursors.OpenCounts()
+	opened, moreThanOne, lifespans := s.Cursors.Counts()
+	// MongoDB's metric tree lists its fields by name (ClientCursor's
+	// counters).
 	return bson.D{
 		{Key: "commands", Value: s.cmdStats.section(s)},
 		{Key: "cursor", Value: bson.D{
-			{Key: "timedOut", Value: s.Cursors.TimedOut()},
+			{Key: "lifespan", Value: bson.D{
+				{Key: "greaterThanOrEqual10Minutes", Value: lifespans[6]},
+				{Key: "lessThan10Minutes", Value: lifespans[5]},
+				{Key: "lessThan15Seconds", Value: lifespans[2]},
+				{Key: "lessThan1Minute", Value: lifespans[4]},
+				{Key: "lessThan1Second", Value: lifespans[0]},
+				{Key: "lessThan30Seconds", Value: lifespans[3]},
+				{Key: "lessThan5Seconds", Value: lifespans[1]},
+			}},
+			{Key: "moreThanOneBatch", Value: moreThanOne},
 			{Key: "open", Value: bson.D{
 				{Key: "noTimeout", Value: noTimeout},
 				{Key: "pinned", Value: pinned},
 				{Key: "total", Value: total},
 			}},
+			{Key: "timedOut", Value: s.Cursors.TimedOut()},
+			{Key: "totalOpened", Value: opened},
 		}},
 		{Key: "document", Value: bson.D{
 			{Key: "deleted", Value: s.Docs.Deleted.Load()},

@@ -6,6 +6,7 @@ package cursors
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -64,7 +65,14 @@ type Cursor struct {
 	// interrupt ends the command that checked the cursor out (Checkout),
 	// nil while it is idle.
 	interrupt func(error)
+	// created is when the cursor was registered, batches how many batches
+	// it has served (its first, then one a getMore: Served).
+	created time.Time
+	batches int
 }
+
+// Served counts a batch a getMore returned from the cursor.
+func (c *Cursor) Served() { c.batches++ }
 
 // errKilled is what a command using a cursor fails with when the cursor is
 // killed under it: MongoDB's CursorManager::killCursor kills the operation
@@ -145,6 +153,32 @@ type Registry struct {
 	// timedOut counts the cursors Reap closed (serverStatus'
 	// metrics.cursor.timedOut).
 	timedOut int64
+	// opened counts the cursors registered, moreThanOne those closed after
+	// more than one batch, and lifespans those closed by how long they
+	// lived (Lifespans): serverStatus' metrics.cursor.totalOpened,
+	// moreThanOneBatch and lifespan.
+	opened, moreThanOne int64
+	lifespans           [len(lifespanBounds) + 1]int64
+}
+
+// lifespanBounds are the upper bounds of MongoDB's cursor lifespan
+// buckets (ClientCursor's incrementCursorLifespanMetric); a cursor living
+// longer than the last is counted in the bucket after them.
+var lifespanBounds = [...]time.Duration{time.Second, 5 * time.Second, 15 * time.Second,
+	30 * time.Second, time.Minute, 10 * time.Minute}
+
+// retire counts c, registered, as closed now (ClientCursor::dispose). The
+// caller holds r.mu.
+func (r *Registry) retire(c *Cursor) {
+	if c.batches > 1 {
+		r.moreThanOne++
+	}
+	life := r.now().Sub(c.created)
+	i := 0
+	for i < len(lifespanBounds) && life >= lifespanBounds[i] {
+		i++
+	}
+	r.lifespans[i]++
 }
 
 // NewRegistry returns an empty registry closing cursors idle for longer than
@@ -183,7 +217,9 @@ func (r *Registry) Add(c *Cursor) {
 		id = rand.Int64N(1<<62) + 1
 	}
 	c.ID, c.inUse, c.lastUsed = id, false, r.now()
+	c.created, c.batches = c.lastUsed, 1
 	r.cursors[id] = c
+	r.opened++
 }
 
 // Checkout takes cursor id for a getMore; the caller checks Permit and
@@ -231,6 +267,9 @@ func (r *Registry) Return(c *Cursor) {
 // Close forgets a checked-out cursor and releases its source.
 func (r *Registry) Close(c *Cursor) error {
 	r.mu.Lock()
+	if r.cursors[c.ID] == c {
+		r.retire(c)
+	}
 	delete(r.cursors, c.ID)
 	c.interrupt = nil
 	r.mu.Unlock()
@@ -248,6 +287,7 @@ func (r *Registry) Kill(id int64) bool {
 		return false
 	}
 	delete(r.cursors, id)
+	r.retire(c)
 	inUse, interrupt := c.inUse, c.interrupt
 	r.mu.Unlock()
 	if !inUse {
@@ -305,6 +345,7 @@ func (r *Registry) Reap() int {
 		case !c.NoTimeout && c.lastUsed.Before(cutoff):
 			stale = append(stale, c)
 			delete(r.cursors, id)
+			r.retire(c)
 			continue
 		}
 		if p, ok := c.src.(Parker); ok && !c.parked && c.lastUsed.Before(parkCutoff) {
@@ -324,6 +365,7 @@ func (r *Registry) Reap() int {
 			if live, known := sessions[c.Session]; known && !live && !c.inUse {
 				stale = append(stale, c)
 				delete(r.cursors, id)
+				r.retire(c)
 			}
 		}
 		r.mu.Unlock()
@@ -332,6 +374,16 @@ func (r *Registry) Reap() int {
 		_ = c.src.Close()
 	}
 	return len(stale)
+}
+
+// Counts are serverStatus' cursor counters: the cursors registered, those
+// closed after more than one batch, and those closed by lifespan, in the
+// order of lifespanBounds (under 1 s, 5 s, 15 s, 30 s, 1 min, 10 min, then
+// 10 min or more).
+func (r *Registry) Counts() (opened, moreThanOneBatch int64, lifespans []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.opened, r.moreThanOne, slices.Clone(r.lifespans[:])
 }
 
 // IdleTimeout is how long a cursor may stay idle before Reap closes it.

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +131,61 @@ func TestServerStatusDocumentMetrics(t *testing.T) {
 	}
 	if got := num(status(), "metrics", "cursor", "open", "pinned"); got != 0 {
 		t.Errorf("metrics.cursor.open.pinned %d after the getMore, want 0", got)
+	}
+}
+
+// TestServerStatusCursorCounters: metrics.cursor counts the cursors
+// opened (totalOpened), those closed after more than one batch
+// (moreThanOneBatch) and those closed by lifespan, its fields in name
+// order, as MongoDB's ClientCursor counters.
+func TestServerStatusCursorCounters(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	numbered(t, client, "curm", 5)
+	status := func() bson.Raw { return replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}) }
+	num := func(doc bson.Raw, path ...string) int64 {
+		return doc.Lookup(append([]string{"metrics", "cursor"}, path...)...).AsInt64()
+	}
+	before := status()
+	open := func() int64 {
+		reply, err := runRaw(t, db, bson.D{{Key: "find", Value: "curm"}, {Key: "batchSize", Value: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply.Lookup("cursor", "id").Int64()
+	}
+	kill := func(id int64) {
+		if _, err := runRaw(t, db, bson.D{{Key: "killCursors", Value: "curm"}, {Key: "cursors", Value: bson.A{id}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paged := open()
+	if _, err := runRaw(t, db, bson.D{{Key: "getMore", Value: paged}, {Key: "collection", Value: "curm"}, {Key: "batchSize", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	kill(paged)
+	kill(open())
+	after := status()
+	for _, tc := range []struct {
+		path []string
+		want int64
+	}{
+		{[]string{"totalOpened"}, 2},
+		{[]string{"moreThanOneBatch"}, 1},
+		{[]string{"lifespan", "lessThan1Second"}, 2},
+		{[]string{"open", "total"}, 0},
+	} {
+		if d := num(after, tc.path...) - num(before, tc.path...); d != tc.want {
+			t.Errorf("metrics.cursor.%s grew by %d, want %d", strings.Join(tc.path, "."), d, tc.want)
+		}
+	}
+	var keys []string
+	elems, _ := after.Lookup("metrics", "cursor").Document().Elements()
+	for _, e := range elems {
+		keys = append(keys, e.Key())
+	}
+	if got := strings.Join(keys, " "); got != "lifespan moreThanOneBatch open timedOut totalOpened" {
+		t.Errorf("metrics.cursor fields %s", got)
 	}
 }
 
