@@ -77,12 +77,15 @@ func (op *activeOp) setCursor(c cursors.IdleCursor) {
 }
 
 // cursorReport is the "cursor" document currentOp shows of an open cursor,
-// idle or read by a getMore (GenericCursor): with the command that opened
-// it (originatingCommand).
+// idle or read by a getMore (GenericCursor, in its IDL's field order): with
+// the command that opened it (originatingCommand).
 func cursorReport(c cursors.IdleCursor) bson.D {
 	d := bson.D{
 		{Key: "cursorId", Value: c.ID},
+		{Key: "createdDate", Value: bson.NewDateTimeFromTime(c.Created)},
 		{Key: "lastAccessDate", Value: bson.NewDateTimeFromTime(c.LastUsed)},
+		{Key: "nDocsReturned", Value: c.Returned},
+		{Key: "nBatchesReturned", Value: c.Batches},
 		{Key: "noCursorTimeout", Value: c.NoTimeout},
 		{Key: "tailable", Value: c.Tailable},
 		{Key: "awaitData", Value: c.AwaitData},
@@ -408,6 +411,13 @@ func (s *Service) currentOps(o currentOpOptions) []bson.D {
 			d := bson.D{{Key: "type", Value: "idleCursor"}, {Key: "host", Value: s.Host}, {Key: "ns", Value: c.DB + "." + c.Coll}}
 			if c.Session != "" {
 				d = append(d, bson.E{Key: "lsid", Value: sessions.LSID(c.Session)})
+			}
+			// the plan of the command that opened the cursor, at the top
+			// level as MongoDB's getCurrentOps moves it there
+			if bs, ok := c.Source.(*boundSource); ok && bs.opener != nil {
+				if ps := bs.opener.stats.PlanSummary(); ps != "" {
+					d = append(d, bson.E{Key: "planSummary", Value: ps})
+				}
 			}
 			out = append(out, append(d, bson.E{Key: "cursor", Value: cursorReport(c)}))
 		}

@@ -66,9 +66,11 @@ type Cursor struct {
 	// nil while it is idle.
 	interrupt func(error)
 	// created is when the cursor was registered, batches how many batches
-	// it has served (its first, then one a getMore: Served).
-	created time.Time
-	batches int
+	// it has served (its first, then one a getMore: Served), returned how
+	// many documents they held.
+	created  time.Time
+	batches  int
+	returned int64
 }
 
 // Served counts a batch a getMore returned from the cursor.
@@ -105,9 +107,14 @@ func (c *Cursor) Next() (bson.Raw, error) {
 	if c.held != nil {
 		d := c.held
 		c.held = nil
+		c.returned++
 		return d, nil
 	}
-	return c.src.Next()
+	d, err := c.src.Next()
+	if d != nil {
+		c.returned++
+	}
+	return d, err
 }
 
 // Lend is Next for a consumer that copies the document before its next
@@ -116,9 +123,14 @@ func (c *Cursor) Lend() (bson.Raw, error) {
 	if c.held != nil {
 		d := c.held
 		c.held = nil
+		c.returned++
 		return d, nil
 	}
-	return docsrc.Lend(c.src)
+	d, err := docsrc.Lend(c.src)
+	if d != nil {
+		c.returned++
+	}
+	return d, err
 }
 
 // Exhauster is a Source that can tell it has nothing left without reading
@@ -139,7 +151,7 @@ func (c *Cursor) Exhausted() bool {
 func (c *Cursor) Source() Source { return c.src }
 
 // Unread puts doc back to be returned by the next call to Next.
-func (c *Cursor) Unread(doc bson.Raw) { c.held = doc }
+func (c *Cursor) Unread(doc bson.Raw) { c.held, c.returned = doc, c.returned-1 }
 
 // Registry holds the open cursors of a server.
 type Registry struct {
@@ -430,7 +442,10 @@ type IdleCursor struct {
 	ID                             int64
 	DB, Coll, Session, User        string
 	NoTimeout, Tailable, AwaitData bool
-	LastUsed                       time.Time
+	Created, LastUsed              time.Time
+	// Returned and Batches are the documents and batches the cursor
+	// returned.
+	Returned, Batches int64
 	// Source is what the cursor reads, for what its opener tells of it
 	// (the command that opened it).
 	Source Source
@@ -440,7 +455,8 @@ type IdleCursor struct {
 // command using it (LastUsed is then the end of its previous use).
 func (c *Cursor) Info() IdleCursor {
 	return IdleCursor{ID: c.ID, DB: c.DB, Coll: c.Coll, Session: c.Session, User: c.User,
-		NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, LastUsed: c.lastUsed, Source: c.src}
+		NoTimeout: c.NoTimeout, Tailable: c.Tailable, AwaitData: c.Await != nil, Created: c.created, LastUsed: c.lastUsed,
+		Returned: c.returned, Batches: int64(c.batches), Source: c.src}
 }
 
 // Idle lists the open cursors not checked out, by id.

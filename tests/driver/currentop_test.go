@@ -84,10 +84,22 @@ func TestCurrentOpIdle(t *testing.T) {
 		return d.Lookup("type").StringValue() == "idleSession" && d.Lookup("transaction", "parameters", "txnNumber").AsInt64() >= 1
 	}
 	idleCursor := func(d bson.Raw) bool {
-		// with the command that opened it (currentop_cursors.js)
+		// with the command that opened it, its plan at the top level, what
+		// it returned and when it was created, in GenericCursor's field
+		// order (currentop_cursors.js, generic_cursor.idl)
 		comment, _ := d.Lookup("cursor", "originatingCommand", "comment").StringValueOK()
+		var fields []string
+		cur, _ := d.Lookup("cursor").DocumentOK()
+		elems, _ := cur.Elements()
+		for _, e := range elems {
+			fields = append(fields, e.Key())
+		}
+		plan, _ := d.Lookup("planSummary").StringValueOK()
+		docs, _ := d.Lookup("cursor", "nDocsReturned").AsInt64OK()
+		batches, _ := d.Lookup("cursor", "nBatchesReturned").AsInt64OK()
 		return d.Lookup("type").StringValue() == "idleCursor" && d.Lookup("cursor", "cursorId").Int64() == cursorID && d.Lookup("ns").StringValue() == testDB+".cop" &&
-			comment == "idle"
+			comment == "idle" && plan == "COLLSCAN" && docs == 1 && batches == 1 &&
+			strings.Join(fields, " ") == "cursorId createdDate lastAccessDate nDocsReturned nBatchesReturned noCursorTimeout tailable awaitData originatingCommand"
 	}
 	mustStage := func(opts bson.D) []bson.Raw {
 		docs, err := viaStage(opts)
