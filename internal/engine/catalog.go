@@ -656,7 +656,8 @@ func (e *Engine) CreateCollectionLike(db, name, like string) error {
 // creation use theirs. A write outside a transaction waits while the
 // collection is being sharded, until ctx (nil: never) ends; one starting
 // while this frontend's schema lease has lapsed waits for its renewal
-// first (awaitLease).
+// first (awaitLease). A transaction may not write to a capped collection
+// (cappedInTxn).
 func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create bool) (*Collection, error) {
 	if err := e.awaitLease(ctx); err != nil {
 		return nil, err
@@ -694,6 +695,10 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 			continue
 		}
 		if !c.dropped {
+			if txn != nil && c.capped != nil {
+				c.mu.RUnlock()
+				return nil, cappedInTxn(c)
+			}
 			return c, nil
 		}
 		c.mu.RUnlock()

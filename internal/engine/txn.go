@@ -192,6 +192,13 @@ func (t *Txn) takenFrom(c *Collection, encID, prev []byte) func(holder []byte) b
 	}
 }
 
+// cappedInTxn is MongoDB's refusal of a transaction's write to the capped
+// collection c, which its write paths raise once they have the collection,
+// whether or not a document matches (checkIfTransactionOnCappedColl).
+func cappedInTxn(c *Collection) error {
+	return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
+}
+
 // write buffers one document's change from old to next (nil for absent)
 // with its index entries, after claiming the document and checking unique
 // indexes against the transaction's view.
@@ -200,7 +207,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 		return mongoerr.New(mongoerr.NoSuchTransaction, "Transaction has been aborted.")
 	}
 	if c.capped != nil {
-		return mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Collection '%s.%s' is a capped collection. Writes in transactions are not allowed on capped collections.", c.DB, c.Name)
+		return cappedInTxn(c)
 	}
 	newKey, prev, ch, err := c.writeChanges(key, old, next)
 	if err != nil {

@@ -457,3 +457,71 @@ func TestTransactionCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestTransactionCappedWrites: every write statement of a transaction on a
+// capped collection fails with OperationNotSupportedInTransaction (263),
+// whether or not a document matches, and findAndModify's without the plan
+// executor's context, as MongoDB checks the collection once its write
+// path acquired it (write_ops_exec.cpp checkIfTransactionOnCappedColl);
+// reads are allowed.
+func TestTransactionCappedWrites(t *testing.T) {
+	client := startReplSet(t)
+	ctx := context.Background()
+	db := client.Database(testDB)
+	if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "captxn"}, {Key: "capped", Value: true}, {Key: "size", Value: 4096}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("captxn")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	const msg = "Collection '" + testDB + ".captxn' is a capped collection. Writes in transactions are not allowed on capped collections."
+	none := bson.D{{Key: "_id", Value: 9}}
+	set := bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: 1}}}}
+	for _, tc := range []struct {
+		name string
+		run  func(sc context.Context) error
+	}{
+		{"update matching nothing", func(sc context.Context) error { _, err := coll.UpdateOne(sc, none, set); return err }},
+		{"delete matching nothing", func(sc context.Context) error { _, err := coll.DeleteOne(sc, none); return err }},
+		{"findAndModify update matching nothing", func(sc context.Context) error { return coll.FindOneAndUpdate(sc, none, set).Err() }},
+		{"findAndModify remove matching nothing", func(sc context.Context) error { return coll.FindOneAndDelete(sc, none).Err() }},
+		{"findAndModify update", func(sc context.Context) error {
+			return coll.FindOneAndUpdate(sc, bson.D{{Key: "_id", Value: 1}}, set).Err()
+		}},
+		{"insert", func(sc context.Context) error {
+			_, err := coll.InsertOne(sc, bson.D{{Key: "_id", Value: 2}})
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sess, err := client.StartSession()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.EndSession(ctx)
+			if err := sess.StartTransaction(); err != nil {
+				t.Fatal(err)
+			}
+			sc := mongo.NewSessionContext(ctx, sess)
+			if err := coll.FindOne(sc, bson.D{}).Err(); err != nil {
+				t.Fatalf("a read in the transaction: %v", err)
+			}
+			err = tc.run(sc)
+			_ = sess.AbortTransaction(ctx)
+			requireCode(t, err, 263, "")
+			var ce mongo.CommandError
+			var we mongo.WriteException
+			switch {
+			case errors.As(err, &ce):
+				if ce.Message != msg {
+					t.Errorf("message %q", ce.Message)
+				}
+			case errors.As(err, &we) && len(we.WriteErrors) > 0:
+				if we.WriteErrors[0].Message != msg {
+					t.Errorf("message %q", we.WriteErrors[0].Message)
+				}
+			}
+		})
+	}
+}
