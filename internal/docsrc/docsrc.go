@@ -34,13 +34,14 @@ func Lend(src Source) (bson.Raw, error) {
 // Meta is what a document carries beside its fields, which {$meta: ...}
 // reads: the score a $text search gave it, the distance from a $near
 // search's center and the location it was measured to, the key of the
-// index entry a scan found it through, and its record id.
+// index entry a scan found it through, its record id, and the key of the
+// sort it came through.
 type Meta struct {
 	TextScore       float64
-	HasTextScore    bool
 	GeoNearDistance float64
 	GeoNearPoint    bson.RawValue
-	HasGeoNear      bool
+	// The flags sit together, in one word.
+	HasTextScore, HasGeoNear bool
 	// IndexKey is {$meta: "indexKey"}: the index's fields with the
 	// entry's values ({_id: ...} for the _id index); nil when the scan read
 	// no index (a collection scan) or was not asked for keys.
@@ -50,6 +51,11 @@ type Meta struct {
 	// a collection scan reads them; nil when the read was not asked for
 	// record ids or the document is computed (a group's).
 	RecordID []byte
+	// SortKey is {$meta: "sortKey"}: the BSON array of the document's
+	// key in the sort that set it (query.Sort.SortKeyArray), which only
+	// the sort a MongoDB query layer runs sets, and only when a later
+	// reader asks; nil otherwise.
+	SortKey bson.Raw
 }
 
 // MetaSource is a Source whose documents carry metadata: Meta is that of

@@ -115,7 +115,7 @@ func (s *Sorter) Add(e Entry) error {
 			s.popRoot()
 		}
 	}
-	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.IndexKey)+len(e.Meta.RecordID))
+	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.IndexKey)+len(e.Meta.RecordID)+len(e.Meta.SortKey))
 	if !s.acct.Grow(n) {
 		if !s.opts.AllowDisk {
 			return s.overMemory()

@@ -78,7 +78,7 @@ func run(t testing.TB, sk *SortKey, docs []bson.Raw, o Options, barrier ...func(
 		if !bytes.Equal(e.Doc, docs[e.Aux]) {
 			t.Fatalf("entry %d came back with another document", e.Aux)
 		}
-		if want := metaFor(int(e.Aux)); e.Meta.HasTextScore != want.HasTextScore || e.Meta.TextScore != want.TextScore || !bytes.Equal(e.Meta.IndexKey, want.IndexKey) || !bytes.Equal(e.Meta.RecordID, want.RecordID) {
+		if want := metaFor(int(e.Aux)); e.Meta.HasTextScore != want.HasTextScore || e.Meta.TextScore != want.TextScore || !bytes.Equal(e.Meta.IndexKey, want.IndexKey) || !bytes.Equal(e.Meta.RecordID, want.RecordID) || !bytes.Equal(e.Meta.SortKey, want.SortKey) {
 			t.Fatalf("entry %d came back with metadata %+v, want %+v", e.Aux, e.Meta, want)
 		}
 		out = append(out, int(e.Aux))
@@ -100,8 +100,8 @@ func add(sk *SortKey, s *Sorter, docs []bson.Raw) error {
 }
 
 // metaFor is the metadata add gives document i: a text score to every
-// other one, an index key to every third, a record id to every fifth, so
-// that spills carry each, some or none.
+// other one, an index key to every third, a record id to every fifth, a
+// sort key to every seventh, so that spills carry each, some or none.
 func metaFor(i int) docsrc.Meta {
 	var m docsrc.Meta
 	if i%2 == 0 {
@@ -112,6 +112,9 @@ func metaFor(i int) docsrc.Meta {
 	}
 	if i%5 == 0 {
 		m.RecordID = []byte(strings.Repeat("r", i%300))
+	}
+	if i%7 == 0 {
+		_, m.SortKey, _ = bson.MarshalValue(bson.A{int32(i), "k"})
 	}
 	return m
 }

@@ -17,8 +17,8 @@ import (
 // spillFile holds a sorter's spilled runs, one after the other in one
 // temporary file, so a sort that spills often needs one descriptor. A
 // record is the key's length (uvarint), the key, the entry's Aux (varint),
-// a byte telling whether a text score follows (then its 8 bytes) and the
-// document, which carries its own length.
+// a byte of flags telling which metadata follows (text score, index key,
+// record id, sort key) and the document, which carries its own length.
 type spillFile struct {
 	dir  string
 	f    *os.File
@@ -50,7 +50,8 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		m := binary.PutVarint(hdr[:], e.Aux)
 		s.w.Write(hdr[:m])
 		// The metadata: a byte of flags, then the text score, the index
-		// key and the record id (its length, then its bytes) each has.
+		// key, the record id (its length, then its bytes) and the sort key
+		// each has.
 		var flags byte
 		if e.Meta.HasTextScore {
 			flags |= spillTextScore
@@ -60,6 +61,9 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		}
 		if e.Meta.RecordID != nil {
 			flags |= spillRecordID
+		}
+		if e.Meta.SortKey != nil {
+			flags |= spillSortKey
 		}
 		s.w.WriteByte(flags)
 		m++
@@ -77,6 +81,10 @@ func (s *spillFile) writeRun(entries []Entry) error {
 			s.w.Write(hdr[:l])
 			s.w.Write(e.Meta.RecordID)
 			m += l + len(e.Meta.RecordID)
+		}
+		if e.Meta.SortKey != nil {
+			s.w.Write(e.Meta.SortKey)
+			m += len(e.Meta.SortKey)
 		}
 		s.w.Write(e.Doc)
 		s.end += int64(n + len(e.Key) + m + len(e.Doc))
@@ -165,6 +173,11 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 			return Entry{}, false, err
 		}
 	}
+	if flags&spillSortKey != 0 {
+		if e.Meta.SortKey, err = readDoc(r.r); err != nil {
+			return Entry{}, false, err
+		}
+	}
 	if e.Doc, err = readDoc(r.r); err != nil {
 		return Entry{}, false, err
 	}
@@ -176,6 +189,7 @@ const (
 	spillTextScore = 1 << iota
 	spillIndexKey
 	spillRecordID
+	spillSortKey
 )
 
 // readDoc reads a BSON document.
