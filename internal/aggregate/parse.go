@@ -200,6 +200,9 @@ func (p *parser) pipeline(docs []bson.Raw) ([]stage, error) {
 		}
 		out = append(out, s)
 	}
+	if err := p.markSortKeys(docs, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

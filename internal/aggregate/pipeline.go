@@ -359,6 +359,9 @@ type Pushdown struct {
 	// GeoNear is a leading $geoNear's search, whose stage stays to set
 	// its fields from the distances the scan measures.
 	GeoNear *GeoNear
+	// SortKeys: the documents carry their keys in Sort for a later
+	// stage's {$meta: "sortKey"} (markSortKeys).
+	SortKeys bool
 }
 
 // TakePushdown removes a leading $match (when it is a plain query filter)
@@ -382,7 +385,7 @@ func (p *Pipeline) TakePushdown() Pushdown {
 	}
 	if len(p.stages) > 0 {
 		if s, ok := p.stages[0].(*sortStage); ok {
-			pd.Sort, pd.Limit = s.spec, s.limit
+			pd.Sort, pd.Limit, pd.SortKeys = s.spec, s.limit, s.keys
 			p.stages, p.specs = p.stages[1:], p.specs[1:]
 		}
 	}

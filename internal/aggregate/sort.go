@@ -19,6 +19,9 @@ type sortStage struct {
 	spec  bson.Raw
 	sort  *query.Sort
 	limit int64 // 0: no limit
+	// keys gives each document its key in the sort as its
+	// docsrc.Meta.SortKey (markSortKeys).
+	keys bool
 }
 
 func parseSort(arg bson.RawValue) (stage, error) {
@@ -75,6 +78,11 @@ func (o *sortSource) compute() (err error) {
 		key, err := keys.OfMeta(doc, meta)
 		if err != nil {
 			return err
+		}
+		if o.stage.keys {
+			if meta.SortKey, err = o.stage.sort.SortKeyArray(doc, meta); err != nil {
+				return err
+			}
 		}
 		if err := o.s.Add(sorter.Entry{Key: key, Doc: doc, Meta: meta}); err != nil {
 			return err

@@ -429,7 +429,8 @@ func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*a
 // pushdown takes the leading $match and $sort (and the $limit after it)
 // out of p for the engine's scan of the collection, whose documents carry
 // their index keys and record ids when a stage reads {$meta: "indexKey"}
-// and {$meta: "recordId"}.
+// and {$meta: "recordId"}, and their sort keys when the pipeline marked
+// the sort (Pushdown.SortKeys).
 func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	pd := p.TakePushdown()
 	reads := func(name string) bool {
@@ -440,7 +441,7 @@ func (a *aggregateArgs) pushdown(p *aggregate.Pipeline) engine.FindOptions {
 	return engine.FindOptions{
 		Filter: pd.Filter, Sort: pd.Sort, Limit: pd.Limit, GeoNear: pd.GeoNear, Hint: a.hint, AllowDiskUse: a.opts.AllowDiskUse,
 		Txn: a.txn, Ctx: a.opts.Ctx, Collation: a.collation, ExecutorContext: aggregateExecutorContext,
-		IndexKeys: reads("indexKey"), RecordIDs: reads("recordId"),
+		IndexKeys: reads("indexKey"), RecordIDs: reads("recordId"), SortKeys: pd.SortKeys,
 	}
 }
 

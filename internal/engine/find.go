@@ -70,6 +70,11 @@ type FindOptions struct {
 	// (docsrc.Meta.RecordID), for a later stage's {$meta: "recordId"}; a
 	// projection reading it asks for them itself.
 	RecordIDs bool
+	// SortKeys gives the documents their keys in Sort
+	// (docsrc.Meta.SortKey), for a later stage's {$meta: "sortKey"}, as
+	// MongoDB's SORT stage adds them when the pipeline it runs for reads
+	// them; a projection reading them asks for them itself.
+	SortKeys bool
 	// ResumeToken is find's $_requestResumeToken, on a forward natural
 	// scan: its cursor reports the record its scan reached
 	// (resumeCursor). ResumeAfter, when set, is $_resumeAfter's $recordId:
@@ -118,6 +123,8 @@ type compiledFind struct {
 	// indexKeys and recordIDs that the documents carry their index keys
 	// and record ids.
 	textScore, indexKeys, recordIDs bool
+	// sortKeys is the sort whose keys the documents carry (nil: none).
+	sortKeys *query.Sort
 	// min and max are the find's key bounds (FindOptions.Min, Max).
 	min, max bson.Raw
 	// noIDHack: a skip or showRecordId (planner.Query.NoIDHack).
@@ -164,17 +171,15 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 			return q, err
 		}
 	}
-	if q.proj != nil && q.proj.NeedsMeta("sortKey") {
-		if len(o.Sort) == 0 {
+	if projSortKey := q.proj != nil && q.proj.NeedsMeta("sortKey"); projSortKey || o.SortKeys {
+		if projSortKey && len(o.Sort) == 0 {
 			return q, mongoerr.New(mongoerr.BadValue, "cannot use sortKey $meta projection without a sort")
 		}
 		if coll != nil {
-			// MongoDB shows ICU's sort key bytes, which Folio's collation
-			// keys are not.
-			return q, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} with a collation yet")
+			return q, errSortKeyCollation()
 		}
 		// The keys are read from the whole document: no covered plan.
-		q.proj, q.projDoc = q.proj.WithSortKey(q.sort), nil
+		q.sortKeys, q.projDoc = q.sort, nil
 	}
 	if o.ReturnKey {
 		// Nothing of the projection is answered: no covered plan.
@@ -190,6 +195,13 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 	q.indexKeys = o.IndexKeys || q.proj != nil && q.proj.NeedsMeta("indexKey")
 	q.recordIDs = o.RecordIDs || o.ResumeToken || q.proj != nil && q.proj.NeedsMeta("recordId")
 	return q, nil
+}
+
+// errSortKeyCollation refuses {$meta: "sortKey"} under a collation: MongoDB
+// shows ICU's sort key bytes in place of strings, which Folio's collation
+// keys are not.
+func errSortKeyCollation() error {
+	return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} with a collation yet")
 }
 
 // planFind chooses the plan of a find on c (reading txn's view, if any),
@@ -340,7 +352,7 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	if r, ok := scan.src.(recorded); ok && q.recordIDs {
 		r.giveRecordIDs()
 	}
-	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj}
+	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, sortKeys: q.sortKeys}
 	if scan.covered() {
 		// The source answers with projected documents the keys decided.
 		scan.filter, m.proj = nil, nil
@@ -481,6 +493,10 @@ type matchCursor struct {
 	lastPos int
 	// meta is the metadata of the document served last.
 	meta docsrc.Meta
+	// sortKeys, when set, is the sort whose key each document carries in
+	// its metadata, as MongoDB's SORT (or SORT_KEY_GENERATOR, when an
+	// index gives the order) stage sets it.
+	sortKeys *query.Sort
 }
 
 // Meta is the metadata (text score) of the document served last.
@@ -514,6 +530,11 @@ func (m *matchCursor) next() (doc bson.Raw, own bool, err error) {
 			return nil, false, err
 		}
 		m.meta = docsrc.MetaOf(m.scan.src)
+		if m.sortKeys != nil {
+			if m.meta.SortKey, err = m.sortKeys.SortKeyArray(doc, m.meta); err != nil {
+				return nil, false, err
+			}
+		}
 		if m.raw {
 			m.lastPos = pos
 			return doc, false, nil

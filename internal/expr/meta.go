@@ -25,12 +25,12 @@ func IsMetaName(name string) bool { return metaNames[name] }
 
 // CheckMeta is MongoDB's check of a {$meta: name} argument: a name it
 // knows (17308 otherwise), of metadata Folio keeps (textScore,
-// geoNearDistance, geoNearPoint, indexKey, recordId; the others fail with
-// NotImplemented).
+// geoNearDistance, geoNearPoint, indexKey, recordId, sortKey; the others
+// fail with NotImplemented).
 func CheckMeta(arg bson.RawValue) error {
 	name, _ := arg.StringValueOK()
 	switch {
-	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey", name == "recordId":
+	case name == "textScore", name == "geoNearDistance", name == "geoNearPoint", name == "indexKey", name == "recordId", name == "sortKey":
 		return nil
 	case metaNames[name]:
 		return mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: %q} yet", name)
@@ -67,7 +67,10 @@ func MetaNames(v bson.RawValue) []string {
 // {$meta: "geoNearDistance"} and {$meta: "geoNearPoint"} are the
 // distance and location a $near or $geoNear measured, {$meta: "indexKey"}
 // the key of the index entry the document was found through, {$meta:
-// "recordId"} its record id (both missing without).
+// "recordId"} its record id (both missing without), {$meta: "sortKey"}
+// its key in the sort that set it: missing where none did (after a $sort
+// MongoDB's query layer does not run, or a $group), which MongoDB does not
+// refuse (DepsTracker validates no sortKey dependency).
 func compileMeta(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
 	if err := CheckMeta(v); err != nil {
 		return nil, err
@@ -97,6 +100,11 @@ func MetaValue(m docsrc.Meta, name string) (bson.RawValue, error) {
 	case "indexKey":
 		if m.IndexKey != nil {
 			return bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: m.IndexKey}, nil
+		}
+		return bson.RawValue{}, nil
+	case "sortKey":
+		if m.SortKey != nil {
+			return bson.RawValue{Type: bson.TypeArray, Value: m.SortKey}, nil
 		}
 		return bson.RawValue{}, nil
 	case "geoNearDistance":

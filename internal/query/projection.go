@@ -2,7 +2,6 @@ package query
 
 import (
 	"slices"
-	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -27,9 +26,6 @@ type Projection struct {
 	// computed fields read.
 	metas     []metaField
 	exprMetas []string
-	// sortKey is the find's sort, whose keys {$meta: "sortKey"} fields
-	// show (WithSortKey).
-	sortKey *Sort
 }
 
 type metaField struct{ field, name string }
@@ -84,39 +80,6 @@ func ShowRecordID(p *Projection) *Projection {
 	return &r
 }
 
-// WithSortKey is p showing the keys of the find's sort s in its {$meta:
-// "sortKey"} fields: an array of each sort field's key, as the sort
-// compares the document (an array's smallest element ascending, its
-// largest descending, null for a missing field; the text score for a
-// {$meta: "textScore"} key).
-func (p *Projection) WithSortKey(s *Sort) *Projection {
-	r := *p
-	r.sortKey = s
-	return &r
-}
-
-// sortKeyValue is doc's sort key as a {$meta: "sortKey"} field shows it.
-func (p *Projection) sortKeyValue(doc bson.Raw, meta docsrc.Meta) (bson.RawValue, error) {
-	if p.sortKey == nil {
-		return bson.RawValue{}, mongoerr.New(mongoerr.NotImplemented, "Folio does not support {$meta: \"sortKey\"} here yet")
-	}
-	if p.sortKey.Empty() {
-		// A {$natural: ±1} sort is a hint in MongoDB: no sort key is
-		// generated, and the field is left out.
-		return bson.RawValue{}, nil
-	}
-	keys, err := p.sortKey.KeysMeta(doc, meta)
-	if err != nil {
-		return bson.RawValue{}, err
-	}
-	start, arr := bsoncore.AppendArrayStart(nil)
-	for i, k := range keys {
-		arr = rawdoc.AppendElement(arr, strconv.Itoa(i), sortValue(k))
-	}
-	arr, _ = bsoncore.AppendArrayEnd(arr, start)
-	return bson.RawValue{Type: bson.TypeArray, Value: arr}, nil
-}
-
 // UsesMeta reports whether the projection reads document metadata.
 func (p *Projection) UsesMeta() bool { return len(p.metas) > 0 || len(p.exprMetas) > 0 }
 
@@ -156,13 +119,7 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 		}
 	}
 	for _, m := range metas {
-		var v bson.RawValue
-		var err error
-		if m.name == "sortKey" {
-			v, err = p.sortKeyValue(doc, meta)
-		} else {
-			v, err = expr.MetaValue(meta, m.name)
-		}
+		v, err := expr.MetaValue(meta, m.name)
 		if err != nil {
 			return nil, err
 		}

@@ -113,9 +113,11 @@ func TestProjection(t *testing.T) {
 }
 
 // TestProjectionSortKey: a {$meta: "sortKey"} field shows the find's
-// sort key, an array of each sort field's key as the sort compares the
-// document (sortl.js: {b: [2]} for a sort by {a: 1} of {a: 2}); under
-// returnKey it is kept beside the index key.
+// sort key (Sort.SortKeyArray, which the find puts in the document's
+// metadata), an array of each sort field's key as the sort compares the
+// document (sortl.js: {b: [2]} for a sort by {a: 1} of {a: 2}), at any
+// depth and inside expressions; under returnKey it is kept beside the
+// index key.
 func TestProjectionSortKey(t *testing.T) {
 	tests := []struct {
 		spec, sort, doc string
@@ -128,6 +130,10 @@ func TestProjectionSortKey(t *testing.T) {
 		{`{"k": {"$meta": "sortKey"}, "_id": 0, "a": 1}`, `{"s": {"$meta": "textScore"}, "a": 1}`, `{"_id": 1, "a": "x"}`, false, `{"a": "x", "k": [1.5, "x"]}`},
 		{`{"k": {"$meta": "sortKey"}, "t": {"$meta": "textScore"}}`, `{"a": 1}`, `{"_id": 1, "a": 4}`, true, `{"a": 4, "k": [4]}`},
 		{`{"k": {"$meta": "sortKey"}}`, `{"$natural": -1}`, `{"_id": 1, "a": 4}`, false, `{"_id": 1, "a": 4}`},
+		{`{"x.y": {"$meta": "sortKey"}}`, `{"a": -1}`, `{"_id": 1, "a": [3, 1, 2], "x": {"z": 1}}`, false, `{"_id": 1, "a": [3, 1, 2], "x": {"z": 1, "y": [3]}}`},
+		{`{"x": {"y": {"$meta": "sortKey"}}, "_id": 0}`, `{"b": 1}`, `{"_id": 1, "a": 1}`, false, `{"a": 1, "x": {"y": [null]}}`},
+		{`{"a": 1, "k": {"$concatArrays": [{"$meta": "sortKey"}, [7]]}}`, `{"a": 1, "_id": -1}`, `{"_id": 1, "a": 2}`, false, `{"_id": 1, "a": 2, "k": [2, 1, 7]}`},
+		{`{"a": 1, "k": {"$meta": "sortKey"}}`, `{"$natural": 1}`, `{"_id": 1, "a": 2}`, false, `{"_id": 1, "a": 2}`},
 	}
 	for _, tt := range tests {
 		p, err := CompileProjection(ext(t, tt.spec))
@@ -138,10 +144,13 @@ func TestProjectionSortKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.sort, err)
 		}
-		if p = p.WithSortKey(s); tt.returnKey {
+		if tt.returnKey {
 			p = ReturnKey(p)
 		}
 		meta := docsrc.Meta{TextScore: 1.5, HasTextScore: true, IndexKey: ext(t, `{"a": 4}`)}
+		if meta.SortKey, err = s.SortKeyArray(ext(t, tt.doc), meta); err != nil {
+			t.Fatalf("%s on %s: %v", tt.sort, tt.doc, err)
+		}
 		got, err := p.ApplyMeta(ext(t, tt.doc), -1, meta)
 		if err != nil {
 			t.Errorf("%s sorted by %s on %s: %v", tt.spec, tt.sort, tt.doc, err)
@@ -206,9 +215,6 @@ func TestProjectionErrors(t *testing.T) {
 		{`{"a": 0, "b": {"$add": [1, "$$nope"]}}`, 31252, "Cannot use expression other than $meta in exclusion projection"},
 		{`{"$a": 1}`, 16410, ""},
 		{`{"a..b": 1}`, 15998, ""},
-		// sortKey is taken at the top level only
-		{`{"a.b": {"$meta": "sortKey"}}`, 238, ""},
-		{`{"a": {"$concatArrays": [{"$meta": "sortKey"}]}}`, 238, ""},
 	}
 	for _, tt := range tests {
 		_, err := CompileProjection(ext(t, tt.spec))

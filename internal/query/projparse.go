@@ -437,16 +437,8 @@ func internalNode(parent *projNode, key string) (*projNode, error) {
 // meta records {key: {$meta: name}}: at the top level, a field set to the
 // document's metadata, in an inclusion or exclusion projection alike;
 // below it, a computed field (an exclusion projection's only kind).
-//
-// {$meta: "sortKey"} is taken at the top level only, where a find sets it
-// from its sort (WithSortKey); elsewhere it is refused with the metadata
-// Folio does not keep.
 func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string, parent *projNode) error {
 	topLevel := parentPath == "" && !strings.Contains(key, ".")
-	if name, _ := arg.StringValueOK(); name == "sortKey" && topLevel {
-		ps.metas = append(ps.metas, metaField{field: key, name: name})
-		return nil
-	}
 	if err := expr.CheckMeta(arg); err != nil {
 		return err
 	}
