@@ -14,11 +14,11 @@ import (
 // Otherwise it is {explainVersion: "1", stages: [{$cursor: {queryPlanner,
 // executionStats?}}, {<stage>: <spec>}, ...]}, the stages after the
 // pushdown listed as written (MongoDB lists them as it rewrote them). A
-// collection-less pipeline has no $cursor stage. With execute
-// (executionStats and allPlansExecution verbosities) the pipeline runs to
+// collection-less pipeline has no $cursor stage. From verbosity
+// executionStats (allPlansExecution too) the pipeline runs to
 // the end, its output discarded, and each stage, $cursor included, also
 // reports nReturned and executionTimeMillisEstimate.
-func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bson.D, error) {
+func explainAggregate(s *Service, db string, a *aggregateArgs, v engine.Verbosity) (bson.D, error) {
 	var err error
 	if a.opts.Collator, err = engine.CommandCollator(s.Engine.Collection(db, a.opts.Coll), a.collation); err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bs
 		if err := checkPipelineCollation(a.opts.Collator, p.Stages()); err != nil {
 			return nil, err
 		}
-		plan, err := s.Engine.Explain(db, coll, find, execute)
+		plan, err := s.Engine.Explain(db, coll, find, v)
 		if err != nil || len(p.Stages()) == 0 {
 			return plan, err
 		}
@@ -51,7 +51,7 @@ func explainAggregate(s *Service, db string, a *aggregateArgs, execute bool) (bs
 		el := spec.Index(0)
 		stages = append(stages, bson.D{{Key: el.Key(), Value: el.Value()}})
 	}
-	if execute {
+	if v >= engine.ExecutionStats {
 		var src aggregate.Source
 		if coll != "" {
 			cur, err := s.Engine.Find(db, coll, find)

@@ -23,22 +23,24 @@ var explainSpec = &argSpec{path: "explain", fields: []argField{
 }}
 
 // explainCmd explains a find, a count, a distinct, an aggregate, an
-// update, a delete or a findAndModify, with verbosity queryPlanner or
-// executionStats (allPlansExecution reports as executionStats: Folio
-// considers one plan).
+// update, a delete or a findAndModify, with verbosity queryPlanner,
+// executionStats or allPlansExecution.
 func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 	innerv := r.args.first()
 	if innerv.Type != bson.TypeEmbeddedDocument {
 		return nil, wrongType("explain", "explain", innerv, "object")
 	}
 	inner := innerv.Document()
-	execute := false
 	// The command's default verbosity is allPlansExecution (mongosh's
 	// explain() sends queryPlanner).
+	var v engine.Verbosity
 	switch r.args.str("verbosity") {
 	case "queryPlanner":
-	case "", "executionStats", "allPlansExecution":
-		execute = true
+		v = engine.QueryPlanner
+	case "executionStats":
+		v = engine.ExecutionStats
+	case "", "allPlansExecution":
+		v = engine.AllPlansExecution
 	default:
 		return nil, mongoerr.New(mongoerr.FailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
 	}
@@ -80,19 +82,19 @@ func explainCmd(s *Service, r *Request) (bson.Raw, error) {
 				err = s.onView(r, a)
 			}
 			if err == nil {
-				out, err = explainAggregate(s, r.DB, a, execute)
+				out, err = explainAggregate(s, r.DB, a, v)
 			}
 		}
 	case "update", "delete":
-		out, err = explainWrite(s, r, &c, execute)
+		out, err = explainWrite(s, r, &c, v)
 	case "findAndModify":
 		var coll string
 		var spec engine.FindAndModifySpec
 		if coll, spec, _, err = parseFindAndModify(s, r, &c); err == nil {
-			out, err = s.Engine.ExplainFindAndModify(r.DB, coll, spec, execute)
+			out, err = s.Engine.ExplainFindAndModify(r.DB, coll, spec, v)
 		}
 	default:
-		out, err = explainFind(s, r, &c, execute)
+		out, err = explainFind(s, r, &c, v)
 	}
 	if err != nil {
 		return nil, err
@@ -121,7 +123,7 @@ func withDB(cmd bson.Raw, db string) bson.Raw {
 }
 
 // explainFind explains a find, a count or a distinct of r.
-func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
+func explainFind(s *Service, r *Request, c *cmdArgs, v engine.Verbosity) (bson.D, error) {
 	coll, err := collectionArg(c.raw, r.DB)
 	if err != nil {
 		return nil, err
@@ -143,26 +145,26 @@ func explainFind(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, erro
 	if err != nil {
 		return nil, err
 	}
-	if v, err := s.lookupView(r, r.DB, coll); err != nil || v != nil {
+	if view, err := s.lookupView(r, r.DB, coll); err != nil || view != nil {
 		if err != nil {
 			return nil, err
 		}
-		return s.explainOnView(r, coll, c, o, key, execute)
+		return s.explainOnView(r, coll, c, o, key, v)
 	}
 	o.Ctx = r.Ctx
 	o.Let = s.withScripts(o.Let, r, r.Ctx)
 	switch name {
 	case "count":
-		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, execute)
+		return s.Engine.ExplainCount(r.DB, coll, o.FindOptions, v)
 	case "distinct":
-		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, execute)
+		return s.Engine.ExplainDistinct(r.DB, coll, key, o.FindOptions, v)
 	}
-	return s.Engine.Explain(r.DB, coll, o.FindOptions, execute)
+	return s.Engine.Explain(r.DB, coll, o.FindOptions, v)
 }
 
 // explainWrite explains an update or a delete command of one statement,
 // as MongoDB explains a write batch of size one; nothing is written.
-func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, error) {
+func explainWrite(s *Service, r *Request, c *cmdArgs, v engine.Verbosity) (bson.D, error) {
 	name := c.spec.path
 	docsField := "updates"
 	if name == "delete" {
@@ -191,7 +193,7 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 			return nil, err
 		}
 		wo.Collation = st.collation
-		return s.Engine.ExplainDelete(r.DB, coll, st.filter, int(st.limit), st.hint, wo, execute)
+		return s.Engine.ExplainDelete(r.DB, coll, st.filter, int(st.limit), st.hint, wo, v)
 	}
 	u, err := parseUpdateStatement(a.docs[0])
 	if err == nil {
@@ -205,13 +207,13 @@ func explainWrite(s *Service, r *Request, c *cmdArgs, execute bool) (bson.D, err
 	}
 	wo.Collation, wo.Let = u.collation, u.Let
 	u.WriteOptions = wo
-	return s.Engine.ExplainUpdate(r.DB, coll, u.UpdateSpec, execute)
+	return s.Engine.ExplainUpdate(r.DB, coll, u.UpdateSpec, v)
 }
 
 // explainOnView explains a find, count or distinct on a view as MongoDB
 // does: as the aggregation it runs (see findView, countView,
 // distinctView).
-func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs, key string, execute bool) (bson.D, error) {
+func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs, key string, v engine.Verbosity) (bson.D, error) {
 	var stages bson.A
 	var more bson.D
 	var err error
@@ -238,7 +240,7 @@ func (s *Service) explainOnView(r *Request, view string, c *cmdArgs, o findArgs,
 	if err != nil {
 		return nil, err
 	}
-	return explainAggregate(s, r.DB, a, execute)
+	return explainAggregate(s, r.DB, a, v)
 }
 
 // explainReply is an explain's answer: out, then the command explained

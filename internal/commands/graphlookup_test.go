@@ -23,7 +23,7 @@ type examiningEnv struct {
 }
 
 func (e *examiningEnv) Find(db, coll string, filter bson.Raw, c *collation.Collator) (aggregate.Source, error) {
-	ex, err := e.e.Explain(db, coll, engine.FindOptions{Filter: filter}, true)
+	ex, err := e.e.Explain(db, coll, engine.FindOptions{Filter: filter}, engine.ExecutionStats)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestCountScan(t *testing.T) {
 			if err != nil || got != want {
 				t.Fatalf("count %d (%v), collection scan counts %d", got, err, want)
 			}
-			out, err := e.ExplainCount("test", "n", o, true)
+			out, err := e.ExplainCount("test", "n", o, ExecutionStats)
 			if err != nil {
 				t.Fatal(err)
 			}

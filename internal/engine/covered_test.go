@@ -32,7 +32,7 @@ func TestCoveredRead(t *testing.T) {
 	o := FindOptions{Filter: ext(t, `{"a": {"$gte": 1}, "b": {"$gt": "a"}}`), Projection: ext(t, `{"b": 1, "a": 1, "_id": 0}`)}
 	read := func(wantDocs int64, want ...string) {
 		t.Helper()
-		out, err := e.Explain("test", "cv", o, true)
+		out, err := e.Explain("test", "cv", o, ExecutionStats)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,7 @@ func TestDistinctScan(t *testing.T) {
 					t.Fatalf("distinct %v, collection scan %v", got, want)
 				}
 			}
-			out, err := e.ExplainDistinct("test", "ds", tc.key, o, true)
+			out, err := e.ExplainDistinct("test", "ds", tc.key, o, ExecutionStats)
 			if err != nil {
 				t.Fatal(err)
 			}

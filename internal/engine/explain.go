@@ -14,10 +14,11 @@ import (
 // Explain describes how a find runs, in the shape of MongoDB's explain
 // output: queryPlanner with the winning plan as a tree of stages (COLLSCAN,
 // IDHACK, IXSCAN, OR, FETCH, SORT, SKIP, LIMIT, PROJECTION_DEFAULT; see
-// planner.Plan.Explain) and, when execute is set, executionStats from
-// running the find to the end.
-func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, error) {
-	return e.explain(db, coll, o, execute, false)
+// planner.Plan.Explain) and, from verbosity ExecutionStats, executionStats
+// from running the find to the end (with AllPlansExecution, each
+// candidate's trial too).
+func (e *Engine) Explain(db, coll string, o FindOptions, v Verbosity) (bson.D, error) {
+	return e.explain(db, coll, o, v, false)
 }
 
 // ExplainCount describes how a count (filter, skip, limit, hint) runs, as
@@ -25,11 +26,11 @@ func (e *Engine) Explain(db, coll string, o FindOptions, execute bool) (bson.D, 
 // COUNT_SCAN or an IXSCAN alone when the keys decide the filter. Its
 // executionStats return no documents; the COUNT stage says how many it
 // counted (nCounted).
-func (e *Engine) ExplainCount(db, coll string, o FindOptions, execute bool) (bson.D, error) {
-	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}, execute, true)
+func (e *Engine) ExplainCount(db, coll string, o FindOptions, v Verbosity) (bson.D, error) {
+	return e.explain(db, coll, FindOptions{Filter: o.Filter, Hint: o.Hint, Skip: o.Skip, Limit: o.Limit, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}, v, true)
 }
 
-func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (bson.D, error) {
+func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool) (bson.D, error) {
 	q, err := compileFind(o, e.cat.get(db, coll))
 	if err != nil {
 		return nil, err
@@ -43,6 +44,8 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 	c := e.cat.get(db, coll)
 	id := identify(c, q)
 	var p *planner.Plan
+	var trial *trialResult
+	var shape planner.Shape
 	var winning bson.D
 	rejectedPlans := bson.A{}
 	if c == nil {
@@ -56,19 +59,20 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: winning}}
 		}
 	} else {
-		var rejected []*planner.Plan
-		if p, rejected, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
+		if p, trial, err = e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		shape := planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
+		shape = planner.Shape{Filter: filter, Sort: o.Sort, Projection: o.Projection, Skip: o.Skip, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Count: count,
 			Clustered: c.Clustered(), ReturnKey: o.ReturnKey}
 		winning = p.Explain(shape)
-		for _, r := range rejected {
-			rejectedPlans = append(rejectedPlans, r.Explain(shape))
+		if trial != nil {
+			for _, r := range trial.rejected {
+				rejectedPlans = append(rejectedPlans, r.Explain(shape))
+			}
 		}
 	}
 	out := queryPlanner(ns, filter, q.filter.Collator(), c, id, winning, rejectedPlans)
-	if !execute {
+	if v < ExecutionStats {
 		return out, nil
 	}
 	stats := &OpStats{}
@@ -101,14 +105,14 @@ func (e *Engine) explain(db, coll string, o FindOptions, execute, count bool) (b
 			n++
 		}
 	}
-	return append(out, executionStats(n, start, stats, stages)), nil
+	return append(out, executionStats(n, start, stats, stages, v, trial, shape)), nil
 }
 
 // ExplainDistinct describes how a distinct on key runs: as a DISTINCT_SCAN
 // (under PROJECTION_COVERED) when an index qualifies (see distinctScan),
-// else as the find it runs. With execute, nReturned counts the distinct
-// values.
-func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bool) (bson.D, error) {
+// else as the find it runs. From verbosity ExecutionStats, nReturned
+// counts the distinct values (a DISTINCT_SCAN is the one plan considered).
+func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, v Verbosity) (bson.D, error) {
 	o = FindOptions{Filter: o.Filter, Hint: o.Hint, Txn: o.Txn, Let: o.Let, Ctx: o.Ctx, Collation: o.Collation}
 	var p *planner.Plan
 	c := e.cat.get(db, coll)
@@ -119,7 +123,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 		}
 	}
 	if p == nil {
-		return e.Explain(db, coll, o, execute)
+		return e.Explain(db, coll, o, v)
 	}
 	filter := o.Filter
 	if filter == nil {
@@ -131,7 +135,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	}
 	winning := p.Explain(planner.Shape{Filter: filter, Clustered: c.Clustered()})
 	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, identify(c, q), winning, bson.A{})
-	if !execute {
+	if v < ExecutionStats {
 		return out, nil
 	}
 	stats := &OpStats{}
@@ -140,7 +144,7 @@ func (e *Engine) ExplainDistinct(db, coll, key string, o FindOptions, execute bo
 	if err != nil {
 		return nil, err
 	}
-	return append(out, executionStats(int64(len(vals)), start, stats, winning)), nil
+	return append(out, executionStats(int64(len(vals)), start, stats, winning, v, nil, planner.Shape{})), nil
 }
 
 // queryPlanner is the queryPlanner section of an explain; a query under a
@@ -166,16 +170,22 @@ func queryPlanner(ns string, filter bson.Raw, coll *collation.Collator, c *Colle
 	}
 }
 
-// executionStats is the executionStats section of an explain.
-func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D) bson.E {
-	return bson.E{Key: "executionStats", Value: bson.D{
+// executionStats is the executionStats section of an explain; at
+// verbosity AllPlansExecution it ends with the trial's allPlansExecution
+// (its plans explained by shape).
+func executionStats(n int64, start time.Time, stats *OpStats, stages bson.D, v Verbosity, trial *trialResult, shape planner.Shape) bson.E {
+	d := bson.D{
 		{Key: "executionSuccess", Value: true},
 		{Key: "nReturned", Value: explainCount(n)},
 		{Key: "executionTimeMillis", Value: explainCount(time.Since(start).Milliseconds())},
 		{Key: "totalKeysExamined", Value: explainCount(stats.KeysExamined)},
 		{Key: "totalDocsExamined", Value: explainCount(stats.DocsExamined)},
 		{Key: "executionStages", Value: stages},
-	}}
+	}
+	if v >= AllPlansExecution {
+		d = append(d, allPlansExecution(trial, shape))
+	}
+	return bson.E{Key: "executionStats", Value: d}
 }
 
 // explainCount is a count as MongoDB's explain appends it (appendNumber):

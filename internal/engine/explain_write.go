@@ -11,10 +11,10 @@ import (
 
 // ExplainUpdate describes how the update statement u of db.coll runs, as
 // MongoDB explains a write: an UPDATE stage over the plan that finds its
-// documents. With execute it runs that plan and applies the update to each
-// document it finds, in memory only, reporting nMatched, nWouldModify and
-// nWouldUpsert; nothing is written.
-func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bson.D, error) {
+// documents. From verbosity ExecutionStats it runs that plan and applies
+// the update to each document it finds, in memory only, reporting
+// nMatched, nWouldModify and nWouldUpsert; nothing is written.
+func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, v Verbosity) (bson.D, error) {
 	f, err := e.writeFilter(u.Txn, db, coll, u.Filter, u.WriteOptions, u.Upsert)
 	if err != nil {
 		return nil, err
@@ -24,7 +24,7 @@ func (e *Engine) ExplainUpdate(db, coll string, u UpdateSpec, execute bool) (bso
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, u.Multi, u.Upsert)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", execute, visit, counts, false)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, u.Filter, u.Hint, u.WriteOptions, "UPDATE", v, visit, counts, false)
 }
 
 // explainUpdateCounts applies upd to the documents an explained update
@@ -53,14 +53,14 @@ func explainUpdateCounts(upd updater, multi, upsert bool) (func(bson.Raw, int) (
 
 // ExplainDelete describes how a delete statement of db.coll (limit 1: its
 // first match only) runs, as ExplainUpdate does an update: a DELETE stage,
-// and with execute nWouldDelete.
-func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions, execute bool) (bson.D, error) {
+// and from verbosity ExecutionStats nWouldDelete.
+func (e *Engine) ExplainDelete(db, coll string, filter bson.Raw, limit int, hint bson.RawValue, wo WriteOptions, v Verbosity) (bson.D, error) {
 	f, err := e.writeFilter(wo.Txn, db, coll, filter, wo, false)
 	if err != nil {
 		return nil, err
 	}
 	visit, counts := explainDeleteCounts(limit != 1)
-	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", execute, visit, counts, false)
+	return e.explainWrite(db, coll, compiledFind{filter: f}, filter, hint, wo, "DELETE", v, visit, counts, false)
 }
 
 // explainDeleteCounts counts the documents an explained delete finds (all
@@ -76,9 +76,9 @@ func explainDeleteCounts(multi bool) (func(bson.Raw, int) (bool, error), func() 
 // ExplainFindAndModify describes how findAndModify s of db.coll runs: an
 // UPDATE or DELETE stage over the plan that finds its document, which
 // under a sort is a top-1 sort (MongoDB limits a single write's query to
-// one document when it sorts). With execute it applies the write to that
+// one document when it sorts). From verbosity ExecutionStats it applies the write to that
 // document in memory and reports the stage's counts; nothing is written.
-func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, execute bool) (bson.D, error) {
+func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, v Verbosity) (bson.D, error) {
 	f, err := e.writeFilter(s.Txn, db, coll, s.Filter, s.WriteOptions, s.Upsert)
 	if err != nil {
 		return nil, err
@@ -97,25 +97,27 @@ func (e *Engine) ExplainFindAndModify(db, coll string, s FindAndModifySpec, exec
 	}
 	if s.Remove {
 		visit, counts := explainDeleteCounts(false)
-		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", execute, visit, counts, true)
+		return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "DELETE", v, visit, counts, true)
 	}
 	upd, err := compileUpdate(s.Update, s.ArrayFilters, s.Pipeline, coll, s.Let, f.Collator(), s.Clock)
 	if err != nil {
 		return nil, err
 	}
 	visit, counts := explainUpdateCounts(upd, false, s.Upsert)
-	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", execute, visit, counts, true)
+	return e.explainWrite(db, coll, q, s.Filter, s.Hint, s.WriteOptions, "UPDATE", v, visit, counts, true)
 }
 
 // explainWrite is the explain of a write of kind stage (UPDATE, DELETE)
 // whose query q (filter as given) finds its documents: the queryPlanner
-// section, and with execute the executionStats of running the plan, each
+// section (the rejected candidates without the write stage, which is over
+// the multi-planner in MongoDB), and from verbosity ExecutionStats the
+// executionStats of running the plan, each
 // matching document (with its positional match) passed to visit until
 // visit returns false, the write stage then reporting counts and, with
 // returnsDoc (findAndModify's), returning each document it visited
 // (nReturned). A sorted write takes the first document in order. On a
 // missing collection the plan is an EOF stage alone.
-func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, execute bool,
+func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, hint bson.RawValue, wo WriteOptions, stage string, v Verbosity,
 	visit func(doc bson.Raw, pos int) (bool, error), counts func() []bson.E, returnsDoc bool) (bson.D, error) {
 	if filter == nil {
 		filter = bsonDoc(bson.D{})
@@ -129,12 +131,21 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	id := identify(c, q)
 	input := bson.D{{Key: "stage", Value: "EOF"}}
 	var p *planner.Plan
+	var trial *trialResult
+	var shape planner.Shape
+	rejected := bson.A{}
 	if c != nil {
 		var err error
-		if p, _, err = e.planFind(wo.Ctx, c, q, hint, wo.Txn, o.wanted()); err != nil {
+		if p, trial, err = e.planFind(wo.Ctx, c, q, hint, wo.Txn, o.wanted()); err != nil {
 			return nil, err
 		}
-		input = p.Explain(planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()})
+		shape = planner.Shape{Filter: filter, Sort: o.Sort, Limit: o.Limit, SortMemLimit: e.SortMemoryLimit(), Clustered: c.Clustered()}
+		input = p.Explain(shape)
+		if trial != nil {
+			for _, r := range trial.rejected {
+				rejected = append(rejected, r.Explain(shape))
+			}
+		}
 	}
 	// A missing collection is an empty one: the plan is an EOF stage
 	// alone, with no write stage (getExecutorDelete, getExecutorUpdate).
@@ -142,8 +153,8 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	if c != nil {
 		winning = bson.D{{Key: "stage", Value: stage}, {Key: "inputStage", Value: input}}
 	}
-	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, bson.A{})
-	if !execute {
+	out := queryPlanner(db+"."+coll, filter, q.filter.Collator(), c, id, winning, rejected)
+	if v < ExecutionStats {
 		return out, nil
 	}
 	stats := &OpStats{}
@@ -179,5 +190,5 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	if c != nil {
 		stages = append(append(bson.D{winning[0]}, counts()...), winning[1:]...)
 	}
-	return append(out, executionStats(returned, start, stats, stages)), nil
+	return append(out, executionStats(returned, start, stats, stages, v, trial, shape)), nil
 }

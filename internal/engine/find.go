@@ -206,8 +206,9 @@ func errSortKeyCollation() error {
 
 // planFind chooses the plan of a find on c (reading txn's view, if any),
 // by the plan cache or a trial run when several qualify (see choosePlan),
-// and returns it with the candidates it rejected.
-func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
+// and returns it with the trial that chose it over the other candidates
+// (nil when none competed).
+func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hint bson.RawValue, txn *Txn, limit int64) (*planner.Plan, *trialResult, error) {
 	ts, err := checkTextQuery(q, hint)
 	if err != nil {
 		return nil, nil, err
@@ -258,16 +259,17 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		cands = planner.Candidates(planCatalog{c}, pq)
 	}
-	p, rejected := cands[0], cands[1:]
+	p := cands[0]
+	var trial *trialResult
 	if len(cands) > 1 {
-		if p, rejected, err = e.choosePlan(ctx, c, q, cands, txn, limit); err != nil {
+		if p, trial, err = e.choosePlan(ctx, c, q, cands, txn, limit); err != nil {
 			return nil, nil, err
 		}
 	}
 	if !p.Sorted && !h.idOrder && c.capped != nil {
 		p.UseNatural()
 	}
-	return p, rejected, nil
+	return p, trial, nil
 }
 
 // checkTextQuery returns the $text of q's filter, if any, after MongoDB's

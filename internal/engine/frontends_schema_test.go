@@ -51,7 +51,7 @@ func openFrontendsLeased(t *testing.T, leases ...time.Duration) []*Engine {
 // index named name.
 func explainUses(t *testing.T, e *Engine, coll, filter, name string) bool {
 	t.Helper()
-	d, err := e.Explain("test", coll, FindOptions{Filter: ext(t, filter)}, false)
+	d, err := e.Explain("test", coll, FindOptions{Filter: ext(t, filter)}, QueryPlanner)
 	if err != nil {
 		t.Fatal(err)
 	}

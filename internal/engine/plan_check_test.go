@@ -66,7 +66,7 @@ func TestKeyChecks(t *testing.T) {
 			if tc.sort != "" {
 				o.Sort = ext(t, tc.sort)
 			}
-			out, err := e.Explain("test", "k", o, true)
+			out, err := e.Explain("test", "k", o, ExecutionStats)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -379,7 +379,7 @@ func explainWinning(e *Engine, coll string, q diffQuery) string {
 	if q.sort != nil {
 		o.Sort = bsonDoc(q.sort)
 	}
-	out, err := e.Explain("test", coll, o, false)
+	out, err := e.Explain("test", coll, o, QueryPlanner)
 	if err != nil {
 		return err.Error()
 	}

@@ -26,7 +26,7 @@ func TestIndexUnion(t *testing.T) {
 	}
 	// a = 1: 14 documents, b = 2: 20, both (i = 51, 121): 2.
 	o := FindOptions{Filter: ext(t, `{"$or": [{"a": 1}, {"b": 2}]}`)}
-	out, err := e.Explain("test", "u", o, true)
+	out, err := e.Explain("test", "u", o, ExecutionStats)
 	if err != nil {
 		t.Fatal(err)
 	}

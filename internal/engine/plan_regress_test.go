@@ -203,7 +203,7 @@ func TestLargeInScansItsPoints(t *testing.T) {
 		in = append(in, i*3)
 	}
 	filter, _ := bson.Marshal(bson.D{{Key: "a", Value: bson.D{{Key: "$in", Value: in}}}})
-	out, err := e.Explain("test", "bigin", FindOptions{Filter: filter}, true)
+	out, err := e.Explain("test", "bigin", FindOptions{Filter: filter}, ExecutionStats)
 	if err != nil {
 		t.Fatal(err)
 	}

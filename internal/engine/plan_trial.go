@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -32,6 +33,9 @@ type trialRun struct {
 	failed     bool // its in-memory sort failed
 	works      int64
 	keys, docs int64 // keys and documents examined
+	// elapsed is the trial's duration, measured for an explain only
+	// (allPlansExecution's executionTimeMillisEstimate).
+	elapsed time.Duration
 }
 
 // trialResult is a trial's outcome: the winner, the others, and each
@@ -41,6 +45,10 @@ type trialResult struct {
 	rejected []*planner.Plan
 	runs     []trialRun
 	scores   []float64
+	// budget is the works the trial ended after; sorted that the query
+	// sorts (a plan not yielding the sort sorts in memory).
+	budget int64
+	sorted bool
 }
 
 // trialPlans runs the trial of cands (best static score first) on c and
@@ -79,7 +87,7 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 			best, bestScore = i, scores[i]
 		}
 	}
-	res := &trialResult{winner: cands[best]}
+	res := &trialResult{winner: cands[best], budget: budget, sorted: q.sort != nil}
 	res.rejected = append(append(res.rejected, cands[:best]...), cands[best+1:]...)
 	res.runs = append(append([]trialRun{runs[best]}, runs[:best]...), runs[best+1:]...)
 	res.scores = append(append([]float64{scores[best]}, scores[:best]...), scores[best+1:]...)
@@ -94,6 +102,10 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 // sort would.
 func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget, limit int64) (trialRun, error) {
 	var r trialRun
+	var start time.Time
+	if q.explain {
+		start = time.Now()
+	}
 	var sort *sorter.Sorter
 	var keys *sorter.SortKey
 	if q.sort != nil && !p.Sorted && !q.allowDiskUse {
@@ -144,6 +156,9 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 			}
 		}
 	}
+	if q.explain {
+		r.elapsed = time.Since(start)
+	}
 	return r, nil
 }
 
@@ -151,15 +166,7 @@ func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p 
 // plus the bonus for a provided sort. A blocking (in-memory) sort yields
 // its results only if its input ended within the period.
 func trialScore(r trialRun, budget int64, blocking, sorted bool) float64 {
-	results := 0
-	for _, w := range r.resultAt {
-		if w <= budget {
-			results++
-		}
-	}
-	if blocking && !(r.ended && r.works <= budget) {
-		results = 0
-	}
+	results := trialReturned(r, budget, blocking)
 	works := max(budget, 1)
 	if r.ended && r.works < works {
 		works = max(r.works, 1)
@@ -169,4 +176,20 @@ func trialScore(r trialRun, budget int64, blocking, sorted bool) float64 {
 		s += min(1/(10*float64(works)), 1e-4)
 	}
 	return s
+}
+
+// trialReturned is how many results a run returned within the trial's
+// first budget works; a blocking sort returns none unless its input ended
+// within them.
+func trialReturned(r trialRun, budget int64, blocking bool) int64 {
+	var results int64
+	for _, w := range r.resultAt {
+		if w <= budget {
+			results++
+		}
+	}
+	if blocking && !(r.ended && r.works <= budget) {
+		results = 0
+	}
+	return results
 }

@@ -53,10 +53,11 @@ func TestTrialPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, rejected, err := e.planFind(context.Background(), e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted())
+			p, trial, err := e.planFind(context.Background(), e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted())
 			if err != nil {
 				t.Fatal(err)
 			}
+			rejected := trial.rejected
 			if p.Index == nil || p.Index.Name != tc.win || p.Sorted != tc.sorted {
 				t.Fatalf("winner %v sorted=%v, want %s sorted=%v", p.Index, p.Sorted, tc.win, tc.sorted)
 			}
@@ -70,7 +71,7 @@ func TestTrialPlans(t *testing.T) {
 			if _, _, err := e.planFind(killed, e.Collection("test", "t"), q, bson.RawValue{}, nil, o.wanted()); !mongoerr.Is(err, mongoerr.Interrupted) {
 				t.Fatalf("trial of a killed operation: %v, want Interrupted", err)
 			}
-			out, err := e.Explain("test", "t", o, false)
+			out, err := e.Explain("test", "t", o, QueryPlanner)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,15 +33,16 @@ func identify(c *Collection, q compiledFind) cacheIdentity {
 // first) through c's plan cache: an active entry's plan is used if it
 // produces its first results within cacheEvictionRatio times the entry's
 // works; otherwise (no entry, an inactive one, or an evicted one) a trial
-// of every candidate picks the winner, and its outcome is recorded. An
-// explain neither reads nor changes the cache, as in MongoDB.
-func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*planner.Plan, []*planner.Plan, error) {
+// of every candidate picks the winner, and its outcome is recorded (and
+// returned; nil when the cached plan ran alone). An explain neither reads
+// nor changes the cache, as in MongoDB.
+func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*planner.Plan, *trialResult, error) {
 	if q.explain {
 		res, err := e.trialPlans(ctx, c, q, cands, txn, limit)
 		if err != nil {
 			return nil, nil, err
 		}
-		return res.winner, res.rejected, nil
+		return res.winner, res, nil
 	}
 	id := identify(c, q)
 	if got := c.plans.get(c, id.key); got.found && got.active {
@@ -63,7 +64,7 @@ func (e *Engine) choosePlan(ctx context.Context, c *Collection, q compiledFind, 
 	if res.winner.Or == nil { // a union is planned again each time
 		c.plans.record(c, e.cacheEntry(c, id, q, res, limit))
 	}
-	return res.winner, res.rejected, nil
+	return res.winner, res, nil
 }
 
 // candidateOn returns the candidate scanning ix (nil: the document
@@ -124,16 +125,8 @@ func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res
 		createdFrom: from,
 		cachedPlan:  res.winner.Explain(shape),
 	}
-	plans := append([]*planner.Plan{res.winner}, res.rejected...)
-	for i, p := range plans {
-		r := res.runs[i]
-		ent.execStats = append(ent.execStats, bson.D{
-			{Key: "nReturned", Value: int64(len(r.resultAt))},
-			{Key: "executionTimeMillisEstimate", Value: int64(0)},
-			{Key: "totalKeysExamined", Value: r.keys},
-			{Key: "totalDocsExamined", Value: r.docs},
-			{Key: "executionStages", Value: p.Explain(shape)},
-		})
+	for i, p := range res.plans() {
+		ent.execStats = append(ent.execStats, res.planStats(i, p, p.Explain(shape), false))
 		ent.scores = append(ent.scores, res.scores[i])
 	}
 	return ent

@@ -232,7 +232,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	entries := func() int { return len(planCacheStats(t, e, "test", "pc")) }
 
 	fill()
-	out, err := e.Explain("test", "pc", FindOptions{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(7)}, {Key: "b", Value: int32(8)}})}, false)
+	out, err := e.Explain("test", "pc", FindOptions{Filter: bsonDoc(bson.D{{Key: "a", Value: int32(7)}, {Key: "b", Value: int32(8)}})}, QueryPlanner)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestPlanCacheInvalidation(t *testing.T) {
 	if ent == nil || lookupD(ent, "planCacheKey") != lookupD(qp, "planCacheKey") || len(lookupD(qp, "rejectedPlans").(bson.A)) != 1 {
 		t.Fatalf("explain %v does not match an entry of its shape", qp)
 	}
-	if _, err := e.Explain("test", "pc", FindOptions{Filter: bsonDoc(bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: bson.D{{Key: "$lt", Value: int32(3)}}}})}, true); err != nil {
+	if _, err := e.Explain("test", "pc", FindOptions{Filter: bsonDoc(bson.D{{Key: "b", Value: int32(1)}, {Key: "a", Value: bson.D{{Key: "$lt", Value: int32(3)}}}})}, ExecutionStats); err != nil {
 		t.Fatal(err)
 	}
 	if entries() != 2 {
@@ -422,7 +422,7 @@ func TestPlanCacheBounded(t *testing.T) {
 // and whether explain says an index filter applied.
 func winningIndex(t *testing.T, e *Engine, o FindOptions) (string, bool) {
 	t.Helper()
-	out, err := e.Explain("test", "pc", o, false)
+	out, err := e.Explain("test", "pc", o, QueryPlanner)
 	if err != nil {
 		t.Fatal(err)
 	}

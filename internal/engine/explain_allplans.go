@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/folio-db/folio/internal/planner"
+)
+
+// Verbosity is an explain's verbosity (ExplainOptions::Verbosity): the
+// queryPlanner section alone, with the executionStats of running the
+// winning plan, or with those of every candidate's trial as well.
+type Verbosity int8
+
+const (
+	QueryPlanner Verbosity = iota
+	ExecutionStats
+	AllPlansExecution
+)
+
+// plans is the order MongoDB lists a trial's plans in: the winner, then
+// the rejected plans as rejectedPlans lists them.
+func (res *trialResult) plans() []*planner.Plan {
+	return append([]*planner.Plan{res.winner}, res.rejected...)
+}
+
+// planStats is the statistics of p, the i-th plan (see plans), over its
+// trial, as MongoDB's generateSinglePlanExecutionInfo writes them:
+// nReturned, executionTimeMillisEstimate, totalKeysExamined,
+// totalDocsExamined, failed for a plan whose trial failed, with
+// trialPeriod (an allPlansExecution entry) the plan's score unless it
+// failed, then its stages. MongoDB works its candidates in turn, all
+// stopping when the trial ends; Folio runs each in full before the next,
+// so what a plan did past the trial's works is not counted: its results
+// are those within them (see trialReturned) and its keys and documents
+// examined at most that many.
+func (res *trialResult) planStats(i int, p *planner.Plan, stages bson.D, trialPeriod bool) bson.D {
+	r := res.runs[i]
+	d := bson.D{
+		{Key: "nReturned", Value: explainCount(trialReturned(r, res.budget, res.sorted && !p.Sorted))},
+		{Key: "executionTimeMillisEstimate", Value: explainCount(r.elapsed.Milliseconds())},
+		{Key: "totalKeysExamined", Value: explainCount(min(r.keys, res.budget))},
+		{Key: "totalDocsExamined", Value: explainCount(min(r.docs, res.budget))},
+	}
+	if r.failed {
+		d = append(d, bson.E{Key: "failed", Value: true})
+	} else if trialPeriod {
+		d = append(d, bson.E{Key: "score", Value: res.scores[i]})
+	}
+	return append(d, bson.E{Key: "executionStages", Value: stages})
+}
+
+// allPlansExecution is executionStats' allPlansExecution
+// (generateExecutionInfo): each candidate's trial statistics, the winner's
+// first, each plan's stages as shape explains them; empty when one plan
+// was considered (trial nil).
+func allPlansExecution(trial *trialResult, shape planner.Shape) bson.E {
+	all := bson.A{}
+	if trial != nil {
+		for i, p := range trial.plans() {
+			all = append(all, trial.planStats(i, p, p.Explain(shape), true))
+		}
+	}
+	return bson.E{Key: "allPlansExecution", Value: all}
+}
