@@ -200,53 +200,41 @@ func (rt *runtime) withVars(vars map[string]bson.RawValue) *runtime {
 	return &runtime{opts: rt.opts, ectx: &expr.Context{Clock: rt.ectx.Clock, Vars: merged, JS: rt.ectx.JS, Meta: &docsrc.Meta{}}}
 }
 
-// memoryLimit is the budget of one blocking stage.
-func (rt *runtime) memoryLimit() int64 {
-	if rt.opts.MemoryLimit > 0 {
-		return rt.opts.MemoryLimit
+// orDefault is a limit of the options, or def when it is not set (zero
+// or less).
+func orDefault(v, def int64) int64 {
+	if v > 0 {
+		return v
 	}
-	return DefaultMemoryLimit
+	return def
 }
+
+// memoryLimit is the budget of one blocking stage.
+func (rt *runtime) memoryLimit() int64 { return orDefault(rt.opts.MemoryLimit, DefaultMemoryLimit) }
 
 // maxDensifyDocs is the most documents one $densify may generate.
 func (rt *runtime) maxDensifyDocs() int64 {
-	if rt.opts.MaxDensifyDocs > 0 {
-		return rt.opts.MaxDensifyDocs
-	}
-	return DefaultMaxDensifyDocs
+	return orDefault(rt.opts.MaxDensifyDocs, DefaultMaxDensifyDocs)
 }
 
 // maxPushBytes is the memory one $push may hold.
 func (rt *runtime) maxPushBytes() int64 {
-	if rt.opts.MaxPushBytes > 0 {
-		return rt.opts.MaxPushBytes
-	}
-	return DefaultMaxAccumulatorBytes
+	return orDefault(rt.opts.MaxPushBytes, DefaultMaxAccumulatorBytes)
 }
 
 // maxAddToSetBytes is the memory one $addToSet may hold.
 func (rt *runtime) maxAddToSetBytes() int64 {
-	if rt.opts.MaxAddToSetBytes > 0 {
-		return rt.opts.MaxAddToSetBytes
-	}
-	return DefaultMaxAccumulatorBytes
+	return orDefault(rt.opts.MaxAddToSetBytes, DefaultMaxAccumulatorBytes)
 }
 
 // nAccMem is the memory budget of a new N accumulator op.
 func (rt *runtime) nAccMem(op string) nAccMem {
-	limit := rt.opts.MaxTopNBytes
-	if limit <= 0 {
-		limit = DefaultMaxAccumulatorBytes
-	}
-	return nAccMem{op: op, limit: limit}
+	return nAccMem{op: op, limit: orDefault(rt.opts.MaxTopNBytes, DefaultMaxAccumulatorBytes)}
 }
 
 // sortMemoryLimit is the budget of one $sort.
 func (rt *runtime) sortMemoryLimit() int64 {
-	if rt.opts.SortMemoryLimit > 0 {
-		return rt.opts.SortMemoryLimit
-	}
-	return rt.memoryLimit()
+	return orDefault(rt.opts.SortMemoryLimit, rt.memoryLimit())
 }
 
 // overMemory is the error of a blocking stage past its budget.
