@@ -327,11 +327,20 @@ func (e *Engine) logDoc(tx storage.Txn, c *Collection, old, next bson.Raw, what 
 	return e.stageEntry(tx, w)
 }
 
-// replicated reports whether c's changes are logged: all but those of a
-// database's system.profile, which MongoDB does not replicate, and of the
-// advisor's admin.system.advise, rewritten every minute.
+// replicated reports whether c's changes are logged: those of a
+// replicated namespace (isReplicated) but the advisor's
+// admin.system.advise, rewritten every minute.
 func (c *Collection) replicated() bool {
-	return c.Name != ProfileCollection && !(c.DB == "admin" && c.Name == AdviseCollection)
+	return isReplicated(c.DB, c.Name) && !(c.DB == "admin" && c.Name == AdviseCollection)
+}
+
+// isReplicated is MongoDB's NamespaceString::isReplicated: the oplog logs
+// the writes and commands of every namespace but those of the local
+// database and of a database's system.profile (coll "" for the database
+// itself), whose changes stay on the member
+// (ReplicationCoordinator::isOplogDisabledForNS).
+func isReplicated(db, coll string) bool {
+	return db != "local" && coll != ProfileCollection
 }
 
 // logTxn stages the applyOps entry of a transaction's commit, with the
@@ -353,7 +362,7 @@ type txnPreImage struct {
 // logs it ({create: coll, ...}, {drop: coll}, {dropDatabase: 1}, ...); c
 // is the collection it concerns (nil for the database).
 func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) error {
-	if e.oplog == nil || c != nil && !c.replicated() {
+	if e.oplog == nil || c != nil && !c.replicated() || !isReplicated(db, "") {
 		return nil
 	}
 	raw, err := bson.Marshal(o)

@@ -46,13 +46,12 @@ func (s stmtRec) stage(tx storage.Txn, old, next bson.Raw) error {
 
 // unloggedRetryable is MongoDB's refusal of a recorded (retryable) write's
 // change to a collection whose writes its oplog does not log, those of the
-// local database and of a database's system.profile
-// (NamespaceString::isReplicated): the op observer fails a write carrying
-// a statement id there (OpObserverImpl::onInserts, logOperation), so the
+// local database and of a database's system.profile (isReplicated): the op
+// observer fails a write carrying a statement id there (OpObserverImpl::onInserts, logOperation), so the
 // statement fails once its document and index checks passed, and nothing
 // is written.
 func unloggedRetryable(c *Collection) error {
-	if c.DB != "local" && c.Name != ProfileCollection {
+	if isReplicated(c.DB, c.Name) {
 		return nil
 	}
 	return mongoerr.New(mongoerr.IllegalOperation, "retryable writes is not supported for unreplicated ns: %s.%s", c.DB, c.Name)

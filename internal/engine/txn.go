@@ -250,7 +250,7 @@ func (t *Txn) write(c *Collection, key []byte, old, next bson.Raw, what change) 
 	if what.inserted != 0 {
 		t.inserted = append(t.inserted, insertedDoc{stamp: what.inserted, doc: slices.Clone(old)})
 	}
-	if t.e.oplog != nil {
+	if t.e.oplog != nil && c.replicated() {
 		if old != nil && c.preImages.Load() {
 			t.preImages = append(t.preImages, txnPreImage{index: len(t.ops), doc: old})
 		}

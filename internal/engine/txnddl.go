@@ -34,7 +34,7 @@ func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, erro
 	}
 	t.created[nsKey(db, name)] = c
 	t.createdOrder = append(t.createdOrder, c)
-	if t.e.oplog != nil {
+	if t.e.oplog != nil && c.replicated() {
 		o, err := bson.Marshal(createEntry(c))
 		if err != nil {
 			return nil, err
@@ -118,7 +118,7 @@ func (t *Txn) CreateIndexes(db, coll string, specs []IndexSpec) (CreateIndexesRe
 		// Each index's createIndexes entry joins the transaction's
 		// applyOps, as MongoDB's onCreateIndex logs it there (a
 		// change stream's createIndexes event).
-		if t.e.oplog != nil {
+		if t.e.oplog != nil && c.replicated() {
 			for _, ix := range build {
 				t.ops = append(t.ops, indexOp(c, "createIndexes", ix.Spec))
 			}
