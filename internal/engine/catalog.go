@@ -824,6 +824,12 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if src == nil {
 			return mongoerr.New(mongoerr.NamespaceNotFound, "Source collection %s.%s does not exist", fromDB, from)
 		}
+		// MongoDB's isReplicatedChanged (renameBetweenDBs, once the
+		// source is found): a collection moves neither into nor out of
+		// the local database, whose changes the oplog does not log.
+		if isReplicated(fromDB, from) != isReplicated(toDB, to) {
+			return mongoerr.New(mongoerr.IllegalOperation, "Cannot rename collections between a replicated and an unreplicated database")
+		}
 		target := e.cat.colls[nsKey(toDB, to)]
 		if target != nil && !dropTarget {
 			return mongoerr.New(mongoerr.NamespaceExists, "target namespace exists")

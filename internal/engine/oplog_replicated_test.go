@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/oplog"
 	"github.com/folio-db/folio/internal/storage/testkv"
 )
@@ -75,6 +77,12 @@ func TestOplogSkipsUnreplicated(t *testing.T) {
 		{"delete local.x", remove("local", "x"), false},
 		{"drop local.x", drop("local", "x"), false},
 		{"rename local.y", func() error { return e.RenameCollection("local", "y", "local", "z", false) }, false},
+		{"rename local.z to test.z refused", func() error {
+			return wantCode(e.RenameCollection("local", "z", "test", "z", false), mongoerr.IllegalOperation)
+		}, false},
+		{"rename local.none to test.z: no source", func() error {
+			return wantCode(e.RenameCollection("local", "none", "test", "z", false), mongoerr.NamespaceNotFound)
+		}, false},
 		{"transaction creating and writing local.t", func() error {
 			txn, err := e.Begin()
 			if err != nil {
@@ -90,6 +98,9 @@ func TestOplogSkipsUnreplicated(t *testing.T) {
 		{"profile in test.system.profile", func() error { return e.AppendProfile("test", ext(t, `{"op": "query"}`)) }, false},
 		{"drop test.system.profile", drop("test", ProfileCollection), false},
 		{"insert test.c", insert("test", "c"), true},
+		{"rename test.c to local.c refused", func() error {
+			return wantCode(e.RenameCollection("test", "c", "local", "c", false), mongoerr.IllegalOperation)
+		}, false},
 		{"update test.c", update("test", "c"), true},
 		{"createIndexes test.c", createIndex("test", "c"), true},
 		{"delete test.c", remove("test", "c"), true},
@@ -135,4 +146,13 @@ func TestOplogSkipsUnreplicated(t *testing.T) {
 	if n, err := e.Count("local", "x", FindOptions{}); err != nil || n != 1 {
 		t.Fatalf("local.x holds %d documents after a restart (%v), want 1", n, err)
 	}
+}
+
+// wantCode is nil when err has code, and an error saying what err is
+// otherwise.
+func wantCode(err error, code mongoerr.Code) error {
+	if err != nil && mongoerr.As(err).Code == code {
+		return nil
+	}
+	return fmt.Errorf("got %v, want code %d", err, code)
 }

@@ -12,7 +12,8 @@ import (
 // TestOplogSkipsUnreplicated: the writes and commands of the local
 // database and of a database's system.profile leave no entry in
 // local.oplog.rs, as MongoDB's NamespaceString::isReplicated has it, while
-// those of test.c do; local's writes are kept all the same.
+// those of test.c do; a collection is not renamed into or out of local;
+// local's writes are kept all the same.
 func TestOplogSkipsUnreplicated(t *testing.T) {
 	client := startReplSet(t)
 	ctx := context.Background()
@@ -45,7 +46,11 @@ func TestOplogSkipsUnreplicated(t *testing.T) {
 		}
 	}
 	test := client.Database("test")
+	_, err := runRaw(t, client.Database("admin"), bson.D{{Key: "renameCollection", Value: "local.x"}, {Key: "to", Value: "test.x"}})
+	requireCode(t, err, 20, "IllegalOperation")
 	must(test.CreateCollection(ctx, "d"))
+	_, err = runRaw(t, client.Database("admin"), bson.D{{Key: "renameCollection", Value: "test.d"}, {Key: "to", Value: "local.d"}})
+	requireCode(t, err, 20, "IllegalOperation")
 
 	// the profiler's writes and system.profile's creation and drop
 	must(test.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err())
@@ -58,7 +63,7 @@ func TestOplogSkipsUnreplicated(t *testing.T) {
 	}
 	must(test.Collection("system.profile").Drop(ctx))
 
-	_, err := test.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
+	_, err = test.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
 	must(err)
 
 	entries := findAll(t, oplogColl, bson.D{{Key: "ts", Value: bson.D{{Key: "$gt", Value: from}}}})
