@@ -26,7 +26,7 @@ type Entry struct {
 	Key []byte
 	Doc bson.Raw
 	Aux int64
-	// Meta is the document's metadata (its text score), kept with it.
+	// Meta is the document's metadata ({$meta: ...}), kept with it.
 	Meta docsrc.Meta
 }
 
@@ -115,7 +115,7 @@ func (s *Sorter) Add(e Entry) error {
 			s.popRoot()
 		}
 	}
-	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.IndexKey)+len(e.Meta.RecordID)+len(e.Meta.SortKey))
+	n := Size(len(e.Key), len(e.Doc)+len(e.Meta.GeoNearPoint.Value)+len(e.Meta.IndexKey)+len(e.Meta.RecordID)+len(e.Meta.SortKey))
 	if !s.acct.Grow(n) {
 		if !s.opts.AllowDisk {
 			return s.overMemory()

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
@@ -78,7 +80,7 @@ func run(t testing.TB, sk *SortKey, docs []bson.Raw, o Options, barrier ...func(
 		if !bytes.Equal(e.Doc, docs[e.Aux]) {
 			t.Fatalf("entry %d came back with another document", e.Aux)
 		}
-		if want := metaFor(int(e.Aux)); e.Meta.HasTextScore != want.HasTextScore || e.Meta.TextScore != want.TextScore || !bytes.Equal(e.Meta.IndexKey, want.IndexKey) || !bytes.Equal(e.Meta.RecordID, want.RecordID) || !bytes.Equal(e.Meta.SortKey, want.SortKey) {
+		if want := metaFor(int(e.Aux)); !reflect.DeepEqual(e.Meta, want) {
 			t.Fatalf("entry %d came back with metadata %+v, want %+v", e.Aux, e.Meta, want)
 		}
 		out = append(out, int(e.Aux))
@@ -101,11 +103,16 @@ func add(sk *SortKey, s *Sorter, docs []bson.Raw) error {
 
 // metaFor is the metadata add gives document i: a text score to every
 // other one, an index key to every third, a record id to every fifth, a
-// sort key to every seventh, so that spills carry each, some or none.
+// sort key to every seventh, a $geoNear distance and point to every
+// fourth, so that spills carry each, some or none.
 func metaFor(i int) docsrc.Meta {
 	var m docsrc.Meta
 	if i%2 == 0 {
 		m.TextScore, m.HasTextScore = float64(i)/3, true
+	}
+	if i%4 == 1 {
+		m.GeoNearDistance, m.HasGeoNear = float64(i)*1.5, true
+		m.GeoNearPoint = bson.RawValue{Type: bson.TypeArray, Value: bsoncore.NewArrayBuilder().AppendDouble(float64(i)).AppendDouble(-1).Build()}
 	}
 	if i%3 == 0 {
 		m.IndexKey, _ = bson.Marshal(bson.D{{Key: "i", Value: int32(i)}})
@@ -257,6 +264,52 @@ func TestBudgetBoundsConcurrentSorts(t *testing.T) {
 		}
 		if !disk && failed == 0 {
 			t.Fatal("no sort failed although eight could not fit in the budget")
+		}
+	}
+}
+
+// TestSpillKeepsMeta: every field of docsrc.Meta comes back from a spill
+// file as it went in ({$meta: ...} after a spilled sort reads them).
+func TestSpillKeepsMeta(t *testing.T) {
+	doc, _ := bson.Marshal(bson.D{{Key: "a", Value: int32(1)}})
+	key, _ := bson.Marshal(bson.D{{Key: "a", Value: int32(1)}})
+	_, arr, _ := bson.MarshalValue(bson.A{int32(1), "k"})
+	_, pt, _ := bson.MarshalValue(bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{1.5, -2.0}}})
+	legacy := bsoncore.NewArrayBuilder().AppendDouble(3).AppendDouble(4).Build()
+	rows := []struct {
+		name string
+		meta docsrc.Meta
+	}{
+		{"none", docsrc.Meta{}},
+		{"textScore", docsrc.Meta{TextScore: 2.25, HasTextScore: true}},
+		{"geoNear GeoJSON", docsrc.Meta{GeoNearDistance: 1234.5, GeoNearPoint: bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: pt}, HasGeoNear: true}},
+		{"geoNear legacy", docsrc.Meta{GeoNearDistance: 0.01, GeoNearPoint: bson.RawValue{Type: bson.TypeArray, Value: legacy}, HasGeoNear: true}},
+		{"indexKey", docsrc.Meta{IndexKey: key}},
+		{"recordId", docsrc.Meta{RecordID: []byte("rid")}},
+		{"sortKey", docsrc.Meta{SortKey: arr}},
+		{"all", docsrc.Meta{TextScore: 0.5, GeoNearDistance: 7, GeoNearPoint: bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: pt}, HasTextScore: true, HasGeoNear: true, IndexKey: key, RecordID: []byte("r"), SortKey: arr}},
+	}
+	s := New(Options{MaxMemory: 1, AllowDisk: true, TempDir: t.TempDir(), Budget: NewBudget(1 << 40)})
+	defer s.Close()
+	for i, r := range rows {
+		if err := s.Add(Entry{Key: []byte{byte(i)}, Doc: doc, Aux: int64(i), Meta: r.meta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Spilled() == 0 {
+		t.Fatal("nothing spilled")
+	}
+	it, err := s.Iterate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		e, ok, err := it.Next()
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, err %v", r.name, ok, err)
+		}
+		if !reflect.DeepEqual(e.Meta, r.meta) {
+			t.Errorf("%s: came back with %+v, want %+v", r.name, e.Meta, r.meta)
 		}
 	}
 }

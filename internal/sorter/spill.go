@@ -17,8 +17,9 @@ import (
 // spillFile holds a sorter's spilled runs, one after the other in one
 // temporary file, so a sort that spills often needs one descriptor. A
 // record is the key's length (uvarint), the key, the entry's Aux (varint),
-// a byte of flags telling which metadata follows (text score, index key,
-// record id, sort key) and the document, which carries its own length.
+// a byte of flags telling which metadata follows (text score, $geoNear's
+// distance and point, index key, record id, sort key) and the document,
+// which carries its own length: every field of docsrc.Meta survives a spill.
 type spillFile struct {
 	dir  string
 	f    *os.File
@@ -49,12 +50,16 @@ func (s *spillFile) writeRun(entries []Entry) error {
 		s.w.Write(e.Key)
 		m := binary.PutVarint(hdr[:], e.Aux)
 		s.w.Write(hdr[:m])
-		// The metadata: a byte of flags, then the text score, the index
-		// key, the record id (its length, then its bytes) and the sort key
-		// each has.
+		// The metadata: a byte of flags, then the text score, the
+		// $geoNear distance and point (its BSON type, its length, then its
+		// bytes), the index key, the record id (its length, then its
+		// bytes) and the sort key each has.
 		var flags byte
 		if e.Meta.HasTextScore {
 			flags |= spillTextScore
+		}
+		if e.Meta.HasGeoNear {
+			flags |= spillGeoNear
 		}
 		if e.Meta.IndexKey != nil {
 			flags |= spillIndexKey
@@ -71,6 +76,14 @@ func (s *spillFile) writeRun(entries []Entry) error {
 			binary.LittleEndian.PutUint64(hdr[m:], math.Float64bits(e.Meta.TextScore))
 			s.w.Write(hdr[m : m+8])
 			m += 8
+		}
+		if e.Meta.HasGeoNear {
+			binary.LittleEndian.PutUint64(hdr[:], math.Float64bits(e.Meta.GeoNearDistance))
+			hdr[8] = byte(e.Meta.GeoNearPoint.Type)
+			l := 9 + binary.PutUvarint(hdr[9:], uint64(len(e.Meta.GeoNearPoint.Value)))
+			s.w.Write(hdr[:l])
+			s.w.Write(e.Meta.GeoNearPoint.Value)
+			m += l + len(e.Meta.GeoNearPoint.Value)
 		}
 		if e.Meta.IndexKey != nil {
 			s.w.Write(e.Meta.IndexKey)
@@ -158,6 +171,24 @@ func (r *runReader) next() (e Entry, ok bool, err error) {
 		}
 		e.Meta = docsrc.Meta{TextScore: math.Float64frombits(binary.LittleEndian.Uint64(n[:])), HasTextScore: true}
 	}
+	if flags&spillGeoNear != 0 {
+		if _, err := io.ReadFull(r.r, n[:8]); err != nil {
+			return Entry{}, false, err
+		}
+		e.Meta.GeoNearDistance, e.Meta.HasGeoNear = math.Float64frombits(binary.LittleEndian.Uint64(n[:])), true
+		t, err := r.r.ReadByte()
+		if err != nil {
+			return Entry{}, false, err
+		}
+		l, err := binary.ReadUvarint(r.r)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		e.Meta.GeoNearPoint = bson.RawValue{Type: bson.Type(t), Value: make([]byte, l)}
+		if _, err := io.ReadFull(r.r, e.Meta.GeoNearPoint.Value); err != nil {
+			return Entry{}, false, err
+		}
+	}
 	if flags&spillIndexKey != 0 {
 		if e.Meta.IndexKey, err = readDoc(r.r); err != nil {
 			return Entry{}, false, err
@@ -190,6 +221,7 @@ const (
 	spillIndexKey
 	spillRecordID
 	spillSortKey
+	spillGeoNear
 )
 
 // readDoc reads a BSON document.

@@ -754,3 +754,44 @@ func TestGeoNearUnpinnedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestGeoNearMetaAfterSpilledSort: a $sort that spills to disk keeps each
+// document's metadata, so {$meta: "geoNearDistance"} and {$meta:
+// "geoNearPoint"} after it read what $geoNear measured, as its
+// distanceField and includeLocs did (MongoDB's sorter spills a Document
+// with its metadata: DocumentMetadataFields::serializeForSorter).
+func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geo").Collection("spill")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := geoPoints()
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("admin").RunCommand(ctx, doc("setParameter", 1, "internalQueryMaxBlockingSortMemoryUsageBytes", 1000)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(ctx, bson.A{
+		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist", "includeLocs", "at")),
+		doc("$sort", doc("_id", -1)),
+		doc("$project", doc("dist", 1, "at", 1, "d", doc("$meta", "geoNearDistance"), "p", doc("$meta", "geoNearPoint"))),
+	}, options.Aggregate().SetAllowDiskUse(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(docs) {
+		t.Fatalf("%d documents, want %d", len(out), len(docs))
+	}
+	for _, d := range out {
+		if !d.Lookup("d").Equal(d.Lookup("dist")) || !d.Lookup("p").Equal(d.Lookup("at")) {
+			t.Fatalf("metadata lost through the spilled sort: %s", d)
+		}
+	}
+}
