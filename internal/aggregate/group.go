@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
@@ -693,8 +694,11 @@ type autoBucket struct {
 // document} keyed by keyenc, which orders as MongoDB compares, stable so
 // equal values keep arrival order), spilling sorted runs past the memory
 // limit with allowDiskUse as $group does. A first pass over the sorted
-// documents cuts the buckets, a second accumulates them. The runs are
-// removed before the output is returned.
+// documents cuts the buckets, a second accumulates them, each document
+// with its metadata, which the sort keeps ({$meta: ...} in an output
+// accumulator reads the document's own, as MongoDB's sorter keeps a
+// Document's metadata). The runs are removed before the output is
+// returned.
 func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 	sort := sorter.New(sorter.Options{
 		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
@@ -720,7 +724,7 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 				return nil, err
 			}
 		}
-		if err := sort.Add(sorter.Entry{Key: rt.opts.Collator.ValueKey(k), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}})}); err != nil {
+		if err := sort.Add(sorter.Entry{Key: rt.opts.Collator.ValueKey(k), Doc: buildDoc([]field{{"v", k}, {"d", docValue(doc)}}), Meta: docsrc.MetaOf(in)}); err != nil {
 			return nil, err
 		}
 		total++
@@ -753,6 +757,7 @@ func (s *bucketAutoStage) compute(in Source, rt *runtime) ([]bson.Raw, error) {
 				return nil, err
 			}
 			doc := rec.Doc.Lookup("d").Document()
+			*rt.ectx.Meta = rec.Meta
 			for i, a := range s.accs {
 				var v bson.RawValue
 				if a.arg != nil {

@@ -795,3 +795,40 @@ func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
 		}
 	}
 }
+
+// TestGeoNearMetaInBucketAuto: $bucketAuto sorts its input before it
+// accumulates, and an output accumulator's {$meta: "geoNearDistance"}
+// reads each document's own distance (MongoDB's sorter holds Documents
+// with their metadata), not the last input document's.
+func TestGeoNearMetaInBucketAuto(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geo").Collection("bucket")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := geoPoints()
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(ctx, bson.A{
+		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
+		doc("$bucketAuto", doc("groupBy", "$_id", "buckets", 3, "output", doc(
+			"d", doc("$push", doc("$meta", "geoNearDistance")), "dist", doc("$push", "$dist")))),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d buckets, want 3", len(out))
+	}
+	for _, b := range out {
+		if !b.Lookup("d").Equal(b.Lookup("dist")) {
+			t.Fatalf("bucket %s: {$meta: \"geoNearDistance\"} %s, want the distances %s", b.Lookup("_id"), b.Lookup("d"), b.Lookup("dist"))
+		}
+	}
+}
