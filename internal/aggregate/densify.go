@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -242,7 +243,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDocs)
 			}
 		}
-		return out.add(d)
+		return out.add(d, docsrc.Meta{})
 	}
 	parts := map[string]*densifyPartition{}
 	var order []string // partitions in order of appearance

@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/sorter"
 )
@@ -18,13 +19,16 @@ import (
 // past it, with allowDiskUse, they move to a temporary file read back by
 // offset (MongoDB's spillable document cache), and only their offsets stay
 // in memory. Without allowDiskUse the limit is
-// QueryExceededMemoryLimitNoDiskUseAllowed.
+// QueryExceededMemoryLimitNoDiskUseAllowed. A document held in memory
+// keeps its metadata ({$meta: ...}); a spilled one loses it, as MongoDB's
+// SpillableCache writes a document's fields alone (Document::toBson).
 type docBuffer struct {
 	rt    *runtime
 	acct  *sorter.Account
 	stage string // for errors
 	mem   []bson.Raw
-	held  int64 // accounted bytes of mem
+	metas []docsrc.Meta // mem's metadata; nil until a document has some
+	held  int64         // accounted bytes of mem
 
 	f       *os.File
 	w       *bufio.Writer
@@ -53,11 +57,22 @@ func (d *docBuffer) len() int {
 	return len(d.mem)
 }
 
-// add appends doc, spilling the partition when it outgrows the limit.
-func (d *docBuffer) add(doc bson.Raw) error {
+// add appends doc with its metadata, spilling the partition when it
+// outgrows the limit.
+func (d *docBuffer) add(doc bson.Raw, meta docsrc.Meta) error {
 	if d.f == nil {
+		has := hasMeta(meta)
 		size := heldDocSize(doc)
+		if has || d.metas != nil {
+			size += heldMetaSize(meta)
+		}
 		if d.held+size <= d.rt.memoryLimit() && d.acct.Grow(size) {
+			if has && d.metas == nil {
+				d.metas = make([]docsrc.Meta, len(d.mem), cap(d.mem))
+			}
+			if d.metas != nil {
+				d.metas = append(d.metas, meta)
+			}
 			d.mem = append(d.mem, doc)
 			d.held += size
 			return nil
@@ -80,7 +95,7 @@ func (d *docBuffer) spill() error {
 	}
 	d.f, d.w = f, bufio.NewWriterSize(f, 256<<10)
 	mem := d.mem
-	d.mem = nil
+	d.mem, d.metas = nil, nil
 	d.acct.Shrink(d.held)
 	d.held = 0
 	for _, doc := range mem {
@@ -128,6 +143,25 @@ func (d *docBuffer) at(i int) (bson.Raw, error) {
 	}
 	slot.i, slot.doc = i, doc
 	return doc, nil
+}
+
+// meta is the metadata of the document at position i: none once spilled.
+func (d *docBuffer) meta(i int) docsrc.Meta {
+	if d.metas == nil || d.f != nil {
+		return docsrc.Meta{}
+	}
+	return d.metas[i]
+}
+
+// heldMetaSize is what holding m costs: the struct and the bytes it
+// points to.
+func heldMetaSize(m docsrc.Meta) int64 {
+	return 96 + int64(len(m.GeoNearPoint.Value)+len(m.IndexKey)+len(m.RecordID)+len(m.SortKey))
+}
+
+// hasMeta reports whether m carries any metadata.
+func hasMeta(m docsrc.Meta) bool {
+	return m.HasTextScore || m.HasGeoNear || m.IndexKey != nil || m.RecordID != nil || m.SortKey != nil
 }
 
 // close deletes the spill file; the memory goes with the account.

@@ -3,12 +3,14 @@ package aggregate
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -98,5 +100,48 @@ func checkSpillMatches(t *testing.T, docs []bson.Raw, src string, limit int64) {
 	}
 	if g, w := canonicalAll(got), canonicalAll(want); !slices.Equal(g, w) {
 		t.Fatalf("%s: spilled output differs from the in-memory one", src)
+	}
+}
+
+// TestDocBufferMeta: a document held in memory keeps its metadata, one
+// without any has none, and a spill drops them all (MongoDB's
+// SpillableCache spills Document::toBson, the fields alone).
+func TestDocBufferMeta(t *testing.T) {
+	p, err := Parse(nil, Options{DB: "test", Coll: "c", Env: newMemEnv(), AllowDiskUse: true, TempDir: t.TempDir(), MemoryLimit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := bson.Marshal(bson.D{{Key: "a", Value: 1}})
+	_, pt, _ := bson.MarshalValue(bson.A{1.0, 2.0})
+	rows := []docsrc.Meta{
+		{},
+		{TextScore: 1.5, HasTextScore: true},
+		{GeoNearDistance: 3, GeoNearPoint: bson.RawValue{Type: bson.TypeArray, Value: pt}, HasGeoNear: true},
+		{RecordID: []byte("r"), IndexKey: doc, SortKey: pt},
+	}
+	buf := newDocBuffer(p.rt, p.rt.holdAccount(), "$setWindowFields")
+	defer buf.close()
+	for _, m := range rows {
+		if err := buf.add(doc, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range rows {
+		if got := buf.meta(i); !reflect.DeepEqual(got, want) {
+			t.Errorf("in memory, document %d: %+v, want %+v", i, got, want)
+		}
+	}
+	for i := 0; i < 100 && !buf.spilled(); i++ {
+		if err := buf.add(doc, rows[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !buf.spilled() {
+		t.Fatal("did not spill")
+	}
+	for i := range buf.len() {
+		if got := buf.meta(i); hasMeta(got) {
+			t.Fatalf("spilled document %d kept %+v", i, got)
+		}
 	}
 }

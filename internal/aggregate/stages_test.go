@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/collation"
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 )
 
@@ -328,7 +329,7 @@ func TestWindowInterrupted(t *testing.T) {
 		}
 		part := newDocBuffer(p.rt, p.rt.holdAccount(), "$setWindowFields")
 		for _, d := range docs {
-			if err := part.add(d); err != nil {
+			if err := part.add(d, docsrc.Meta{}); err != nil {
 				t.Fatal(err)
 			}
 		}

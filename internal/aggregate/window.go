@@ -5,6 +5,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/query"
@@ -130,19 +131,23 @@ type windowSource struct {
 	sorter  *sorter.Sorter
 	sorted  Source // the input in partition and sortBy order
 	next    bson.Raw
+	nextMet docsrc.Meta // next's metadata
 	nextKey []byte
 	acct    *sorter.Account
 	part    *docBuffer        // the partition being output
 	results [][]bson.RawValue // its outputs, per output field then position
 	pos     int               // the next position to output
+	meta    docsrc.Meta       // the metadata of the document output last
 	started bool
 	done    bool
 }
 
 // sortedEntries serves a sorter's entries as a Source, through sortedPass:
-// they are read after the input's guard.
+// they are read after the input's guard. Each read makes the entry's
+// metadata the current one, as the guard does.
 type sortedEntries struct {
 	next func() (sorter.Entry, bool, error)
+	meta *docsrc.Meta
 }
 
 func (s sortedEntries) Next() (bson.Raw, error) {
@@ -150,8 +155,11 @@ func (s sortedEntries) Next() (bson.Raw, error) {
 	if !ok || err != nil {
 		return nil, err
 	}
+	*s.meta = e.Meta
 	return e.Doc, nil
 }
+
+func (s sortedEntries) Meta() docsrc.Meta { return *s.meta }
 
 func (s sortedEntries) Close() error { return nil }
 
@@ -205,7 +213,7 @@ func (w *windowSource) start() error {
 			}
 			key = append(key, sk...)
 		}
-		if err := w.sorter.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
+		if err := w.sorter.Add(sorter.Entry{Key: key, Doc: doc, Meta: docsrc.MetaOf(w.in)}); err != nil {
 			return err
 		}
 	}
@@ -213,7 +221,7 @@ func (w *windowSource) start() error {
 	if err != nil {
 		return err
 	}
-	w.sorted = sortedEntries{next}
+	w.sorted = sortedEntries{next, rt.ectx.Meta}
 	return nil
 }
 
@@ -221,7 +229,7 @@ func (w *windowSource) start() error {
 func (w *windowSource) readPartition() (*docBuffer, error) {
 	part := newDocBuffer(w.rt, w.acct, "$setWindowFields")
 	if w.next != nil {
-		if err := part.add(w.next); err != nil {
+		if err := part.add(w.next, w.nextMet); err != nil {
 			return part, err
 		}
 	}
@@ -238,12 +246,13 @@ func (w *windowSource) readPartition() (*docBuffer, error) {
 		if err != nil {
 			return part, err
 		}
+		meta := docsrc.MetaOf(w.sorted)
 		if part.len() > 0 && string(key) != string(w.nextKey) {
-			w.next, w.nextKey = doc, key
+			w.next, w.nextMet, w.nextKey = doc, meta, key
 			return part, nil
 		}
 		w.nextKey = key
-		if err := part.add(doc); err != nil {
+		if err := part.add(doc, meta); err != nil {
 			return part, err
 		}
 	}
@@ -282,9 +291,15 @@ func (w *windowSource) Next() (bson.Raw, error) {
 	for i, o := range w.stage.outputs {
 		d = setComputedPath(d, o.path, nullIfMissing(w.results[i][w.pos]))
 	}
+	w.meta = w.part.meta(w.pos)
 	w.pos++
 	return d, nil
 }
+
+// Meta is the metadata of the document output last: its input
+// document's, which MongoDB keeps on the document it adds the outputs to
+// (lost when the partition spilled).
+func (w *windowSource) Meta() docsrc.Meta { return w.meta }
 
 // release drops the partition output last.
 func (w *windowSource) release() {
@@ -368,11 +383,13 @@ func (p *partition) sortValues() ([]bson.RawValue, error) {
 	return p.sorted, nil
 }
 
-// doc is the document at position i, counted as a step.
+// doc is the document at position i, counted as a step; its metadata
+// becomes the one {$meta: ...} reads.
 func (p *partition) doc(i int) (bson.Raw, error) {
 	if err := p.step(); err != nil {
 		return nil, err
 	}
+	*p.rt.ectx.Meta = p.docs.meta(i)
 	return p.docs.at(i)
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/folio-db/folio/internal/docsrc"
+	"github.com/folio-db/folio/internal/expr"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -49,7 +51,7 @@ func TestRangeEndpointsMatchScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		part := &partition{docs: &docBuffer{mem: docs}, stage: p.(*windowStage), rt: &runtime{opts: &Options{}}}
+		part := &partition{docs: &docBuffer{mem: docs}, stage: p.(*windowStage), rt: &runtime{opts: &Options{}, ectx: &expr.Context{Meta: &docsrc.Meta{}}}}
 		for i := range vals {
 			lo, hi, ok, err := part.endpoints(w, i)
 			if err != nil {

@@ -832,3 +832,53 @@ func TestGeoNearMetaInBucketAuto(t *testing.T) {
 		}
 	}
 }
+
+// TestGeoNearMetaThroughSetWindowFields: $setWindowFields keeps each
+// document's metadata, in its window functions' inputs and on the document
+// it outputs (MongoDB adds the outputs to the cached input Document, its
+// metadata included, while the partition is in memory).
+func TestGeoNearMetaThroughSetWindowFields(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geo").Collection("window")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := geoPoints()
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	own := doc("$push", doc("$meta", "geoNearDistance"), "window", doc("documents", bson.A{0, 0}))
+	for i, spec := range []bson.D{
+		doc("output", doc("n", doc("$count", doc()))), // no sort: the input as it comes
+		doc("sortBy", doc("_id", 1), "output", doc("m", own)),
+		doc("partitionBy", doc("$mod", bson.A{"$_id", 3}), "sortBy", doc("_id", -1), "output", doc("m", own)),
+	} {
+		cur, err := coll.Aggregate(ctx, bson.A{
+			doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
+			doc("$setWindowFields", spec),
+			doc("$project", doc("dist", 1, "m", 1, "d", doc("$meta", "geoNearDistance"))),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []bson.Raw
+		if err := cur.All(ctx, &out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out) != len(docs) {
+			t.Fatalf("%v: %d documents, want %d", spec, len(out), len(docs))
+		}
+		for _, d := range out {
+			if !d.Lookup("d").Equal(d.Lookup("dist")) {
+				t.Fatalf("%v: metadata lost: %s", spec, d)
+			}
+			if i == 0 {
+				continue
+			}
+			if m, _ := d.Lookup("m").Array().Values(); len(m) != 1 || !m[0].Equal(d.Lookup("dist")) {
+				t.Fatalf("%v: metadata lost: %s", spec, d)
+			}
+		}
+	}
+}
