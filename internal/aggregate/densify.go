@@ -211,7 +211,8 @@ type densifyPartition struct {
 }
 
 // compute puts the stage's output in out: the input in the order of the
-// field, with the generated documents.
+// field, each document with its metadata (MongoDB's $densify passes its
+// input Documents through), with the generated documents, which have none.
 func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 	srt := sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
 	defer srt.Close()
@@ -228,7 +229,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 		if err != nil {
 			return err
 		}
-		if err := srt.Add(sorter.Entry{Key: key, Doc: doc}); err != nil {
+		if err := srt.Add(sorter.Entry{Key: key, Doc: doc, Meta: docsrc.MetaOf(in)}); err != nil {
 			return err
 		}
 	}
@@ -237,13 +238,13 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 		return err
 	}
 	generated, maxDocs := int64(0), rt.maxDensifyDocs()
-	emit := func(d bson.Raw, gen bool) error {
+	emit := func(d bson.Raw, meta docsrc.Meta, gen bool) error {
 		if gen {
 			if generated++; generated > maxDocs {
 				return mongoerr.New(mongoerr.DensifyTooManyDocs, "Generated %d documents in $densify, which is over the limit of %d. Increase the 'internalQueryMaxAllowedDensifyDocs' parameter to allow more generated documents", generated, maxDocs)
 			}
 		}
-		return out.add(d, docsrc.Meta{})
+		return out.add(d, meta)
 	}
 	parts := map[string]*densifyPartition{}
 	var order []string // partitions in order of appearance
@@ -255,7 +256,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 			if c > 0 || (c == 0 && !inclusive) {
 				return nil
 			}
-			if err := emit(s.generate(p, p.next), true); err != nil {
+			if err := emit(s.generate(p, p.next), docsrc.Meta{}, true); err != nil {
 				return err
 			}
 			p.next = s.increment(p.next)
@@ -273,7 +274,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 		doc := e.Doc
 		v := lookupPath(doc, s.field)
 		if v.Type == 0 || v.Type == bson.TypeNull {
-			if err := emit(doc, false); err != nil {
+			if err := emit(doc, e.Meta, false); err != nil {
 				return err
 			}
 			continue
@@ -320,7 +321,7 @@ func (s *densifyStage) compute(in Source, rt *runtime, out *docBuffer) error {
 			// Decimal128s with a double step).
 			p.next = s.increment(v)
 		}
-		if err := emit(doc, false); err != nil {
+		if err := emit(doc, e.Meta, false); err != nil {
 			return err
 		}
 	}

@@ -204,6 +204,14 @@ func (b *bufferSource) Next() (bson.Raw, error) {
 	return b.buf.at(b.pos - 1)
 }
 
+// Meta is the metadata of the document returned last.
+func (b *bufferSource) Meta() docsrc.Meta {
+	if b.buf == nil || b.pos == 0 {
+		return docsrc.Meta{}
+	}
+	return b.buf.meta(b.pos - 1)
+}
+
 func (b *bufferSource) Close() error {
 	if b.buf != nil {
 		b.buf.close()

@@ -882,3 +882,39 @@ func TestGeoNearMetaThroughSetWindowFields(t *testing.T) {
 		}
 	}
 }
+
+// TestGeoNearMetaThroughDensify: $densify passes its input documents
+// through with their metadata (its $sort keeps it); the documents it
+// generates have none.
+func TestGeoNearMetaThroughDensify(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	coll := client.Database("geo").Collection("densify")
+	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := geoPoints()
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Aggregate(ctx, bson.A{
+		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
+		doc("$densify", doc("field", "_id", "range", doc("step", 0.5, "bounds", "full"))),
+		doc("$project", doc("dist", 1, "d", doc("$meta", "geoNearDistance"))),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []bson.Raw
+	if err := cur.All(ctx, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2*len(docs)-1 {
+		t.Fatalf("%d documents, want %d", len(out), 2*len(docs)-1)
+	}
+	for _, d := range out {
+		if !d.Lookup("d").Equal(d.Lookup("dist")) {
+			t.Fatalf("metadata lost or invented: %s", d)
+		}
+	}
+}
