@@ -20,7 +20,7 @@ func init() {
 var createIndexesSpec = &argSpec{path: "createIndexes", fields: []argField{
 	required("indexes", tArray),
 	arg("ignoreUnknownIndexOptions", tBool),
-	ignore("commitQuorum", tAny, "a one-member replica set's only member is every quorum"),
+	arg("commitQuorum", tCommitQuorum),
 	ignore("v", tAny, "MongoDB ignores it"),
 	collectionUUIDField,
 }}
@@ -76,6 +76,10 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	if len(specs) == 0 {
 		return nil, mongoerr.New(mongoerr.BadValue, "Must specify at least one index to create")
 	}
+	quorum, err := s.commitQuorum(r, r.DB, name)
+	if err != nil {
+		return nil, err
+	}
 	if r.args.given("collectionUUID") {
 		// MongoDB validates the specs before it looks at the collection.
 		if err := engine.CheckNewSpecs(specs); err != nil {
@@ -118,7 +122,15 @@ func createIndexesCmd(s *Service, r *Request) (bson.Raw, error) {
 	d := bson.D{
 		{Key: "numIndexesBefore", Value: int32(res.Before)},
 		{Key: "numIndexesAfter", Value: int32(res.After)},
-		{Key: "createdCollectionAutomatically", Value: res.CreatedCollection},
+	}
+	// MongoDB answers an existing collection that has every index already
+	// (indexesAlreadyExist) with the counts and the note alone; a build
+	// says whether it created the collection and names its commit quorum.
+	if res.CreatedCollection || res.Before != res.After {
+		d = append(d, bson.E{Key: "createdCollectionAutomatically", Value: res.CreatedCollection})
+		if quorum != nil {
+			d = append(d, bson.E{Key: "commitQuorum", Value: quorum})
+		}
 	}
 	if res.Before == res.After {
 		d = append(d, bson.E{Key: "note", Value: "all indexes already exist"})

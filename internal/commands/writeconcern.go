@@ -147,9 +147,16 @@ func (wc WriteConcern) replSetError() *mongoerr.Error {
 	case wc.WMode == "" && wc.W > 1:
 		return mongoerr.New(mongoerr.UnsatisfiableWriteConcern, "Not enough data-bearing nodes")
 	case wc.WMode != "" && wc.WMode != "majority":
-		return mongoerr.New(mongoerr.UnknownReplWriteConcern, "No write concern mode named '%s' found in replica set configuration", wc.WMode)
+		return unknownWriteMode(wc.WMode)
 	}
 	return nil
+}
+
+// unknownWriteMode is the refusal of a write concern mode (or commit
+// quorum) naming a tag set the replica set configuration does not define
+// (ReplSetConfig::findCustomWriteMode); Folio's defines none.
+func unknownWriteMode(mode string) *mongoerr.Error {
+	return mongoerr.New(mongoerr.UnknownReplWriteConcern, "No write concern mode named '%s' found in replica set configuration", mode)
 }
 
 // withWriteConcernError appends writeConcernError {code, codeName, errmsg,
