@@ -28,6 +28,15 @@ func duplicateKeyError(c *Collection, ix *Index, k indexKey) *mongoerr.Error {
 	for i, f := range ix.Fields {
 		paths[i] = f.Path
 	}
+	if ix.text != nil {
+		// MongoDB names a key's values by the key pattern's fields: a
+		// text index's term is _fts's and its score _ftsx's.
+		elems, _ := ix.keyPattern().Elements()
+		paths = paths[:0]
+		for _, e := range elems {
+			paths = append(paths, e.Key())
+		}
+	}
 	if ix.coll == nil {
 		return dupKey(c, ix.Name, ix.keyPattern(), nil, paths, k.vals)
 	}

@@ -61,10 +61,11 @@ func newTextIndex(ix *Index, spec IndexSpec) error {
 		return err
 	}
 	// An expireAfterSeconds is kept, as MongoDB keeps it (only a wildcard
-	// index refuses it); the TTL monitor skips the index.
-	if spec.Unique {
-		return mongoerr.New(mongoerr.CannotCreateIndex, "Index type 'text' does not support the unique option")
-	}
+	// index refuses it); the TTL monitor skips the index. unique is kept
+	// too (IndexCatalogImpl::_isSpecOk refuses it for a wildcard index
+	// only): a key is a term and its score (prefix and suffix fields
+	// around them), so two documents holding a term with the same score
+	// (and the same other fields) are duplicates.
 	ix.text = &textIndex{spec: s, options: bsonDoc(opts)}
 	fields := make([]IndexField, 0, len(s.Prefix)+1+len(s.Suffix))
 	for _, p := range s.Prefix {

@@ -327,7 +327,6 @@ func TestTextIndexSpecs(t *testing.T) {
 		{doc("a", "text"), options.Index().SetDefaultLanguage("klingon"), 67},
 		{doc("a", "text"), options.Index().SetLanguageOverride("a.b"), 67},
 		{doc("a", "text"), options.Index().SetWeights(doc("a", 100000)), 67},
-		{doc("a", "text"), options.Index().SetUnique(true), 67},
 		{doc("a", "text"), options.Index().SetCollation(&options.Collation{Locale: "fr"}), 67},
 		{doc("a", 1), options.Index().SetWeights(doc("a", 2)), 67},
 	} {
