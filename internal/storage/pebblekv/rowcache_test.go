@@ -232,19 +232,23 @@ func TestRowCacheDropFreesRoom(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keys := func(prefix string) [][]byte {
+	keys := func(prefix string, n int) [][]byte {
 		var out [][]byte
-		for n := range 3000 {
-			out = append(out, fmt.Appendf(nil, "%s%d", prefix, n))
+		for i := range n {
+			out = append(out, fmt.Appendf(nil, "%s%d", prefix, i))
 		}
 		return out
 	}
-	insert(keys("a")) // more than the cache holds: every shard fills
+	// More than the cache holds, by enough that every shard fills: the
+	// shards are chosen by a hash with a random seed, and 3000 keys left
+	// one of the 256 shards with fewer than its two entries in about 3%
+	// of runs (20,000 keys: an expected 78 to a shard).
+	insert(keys("a", 20000))
 	// A range over a key space the cache holds nothing of (an oplog
 	// truncation) costs no sweep: the shards keep it, and writes of new
 	// keys still find no room.
 	must(t, db.DeleteRange([]byte("o"), []byte("p")))
-	insert(keys("b"))
+	insert(keys("b", 3000))
 	swept := 0
 	for i := range db.rows.shards {
 		if s := &db.rows.shards[i]; len(s.ranges) == 0 || s.reclaimable {
@@ -260,7 +264,8 @@ func TestRowCacheDropFreesRoom(t *testing.T) {
 		}
 	}
 	must(t, db.DeleteRange([]byte("a"), []byte("b")))
-	fresh := keys("c")
+	// As many again, so that each shard's covered entries give way.
+	fresh := keys("c", 20000)
 	insert(fresh)
 	h, m := db.rows.stats()
 	for _, k := range fresh {
@@ -269,7 +274,7 @@ func TestRowCacheDropFreesRoom(t *testing.T) {
 		}
 	}
 	hits, misses := db.rows.stats()
-	// The cache holds two entries to a shard: 512 of the 3000.
+	// The cache holds two entries to a shard: 512 of the 20,000.
 	if got := hits - h; got < 500 {
 		t.Fatalf("%d of %d reads of keys inserted after a drop hit the cache (%d missed)", got, len(fresh), misses-m)
 	}
