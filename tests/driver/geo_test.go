@@ -755,15 +755,13 @@ func TestGeoNearUnpinnedPrefix(t *testing.T) {
 	}
 }
 
-// TestGeoNearMetaAfterSpilledSort: a $sort that spills to disk keeps each
-// document's metadata, so {$meta: "geoNearDistance"} and {$meta:
-// "geoNearPoint"} after it read what $geoNear measured, as its
-// distanceField and includeLocs did (MongoDB's sorter spills a Document
-// with its metadata: DocumentMetadataFields::serializeForSorter).
-func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
+// geoMetaColl starts a server and fills collection geo.<name>, under a
+// 2dsphere index on loc, with geoPoints; it returns the client, the
+// collection and how many documents it holds.
+func geoMetaColl(t *testing.T, name string) (*mongo.Client, *mongo.Collection, int) {
 	client, _ := startServer(t)
 	ctx := context.Background()
-	coll := client.Database("geo").Collection("spill")
+	coll := client.Database("geo").Collection(name)
 	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
 		t.Fatal(err)
 	}
@@ -771,23 +769,27 @@ func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
 	if _, err := coll.InsertMany(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
+	return client, coll, len(docs)
+}
+
+// TestGeoNearMetaAfterSpilledSort: a $sort that spills to disk keeps each
+// document's metadata, so {$meta: "geoNearDistance"} and {$meta:
+// "geoNearPoint"} after it read what $geoNear measured, as its
+// distanceField and includeLocs did (MongoDB's sorter spills a Document
+// with its metadata: DocumentMetadataFields::serializeForSorter).
+func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
+	client, coll, n := geoMetaColl(t, "spill")
+	ctx := context.Background()
 	if err := client.Database("admin").RunCommand(ctx, doc("setParameter", 1, "internalQueryMaxBlockingSortMemoryUsageBytes", 1000)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	cur, err := coll.Aggregate(ctx, bson.A{
+	out := aggregateAll(t, coll, bson.A{
 		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist", "includeLocs", "at")),
 		doc("$sort", doc("_id", -1)),
 		doc("$project", doc("dist", 1, "at", 1, "d", doc("$meta", "geoNearDistance"), "p", doc("$meta", "geoNearPoint"))),
 	}, options.Aggregate().SetAllowDiskUse(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []bson.Raw
-	if err := cur.All(ctx, &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) != len(docs) {
-		t.Fatalf("%d documents, want %d", len(out), len(docs))
+	if len(out) != n {
+		t.Fatalf("%d documents, want %d", len(out), n)
 	}
 	for _, d := range out {
 		if !d.Lookup("d").Equal(d.Lookup("dist")) || !d.Lookup("p").Equal(d.Lookup("at")) {
@@ -801,28 +803,12 @@ func TestGeoNearMetaAfterSpilledSort(t *testing.T) {
 // reads each document's own distance (MongoDB's sorter holds Documents
 // with their metadata), not the last input document's.
 func TestGeoNearMetaInBucketAuto(t *testing.T) {
-	client, _ := startServer(t)
-	ctx := context.Background()
-	coll := client.Database("geo").Collection("bucket")
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
-		t.Fatal(err)
-	}
-	docs, _ := geoPoints()
-	if _, err := coll.InsertMany(ctx, docs); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := coll.Aggregate(ctx, bson.A{
+	_, coll, _ := geoMetaColl(t, "bucket")
+	out := aggregateAll(t, coll, bson.A{
 		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
 		doc("$bucketAuto", doc("groupBy", "$_id", "buckets", 3, "output", doc(
 			"d", doc("$push", doc("$meta", "geoNearDistance")), "dist", doc("$push", "$dist")))),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []bson.Raw
-	if err := cur.All(ctx, &out); err != nil {
-		t.Fatal(err)
-	}
 	if len(out) != 3 {
 		t.Fatalf("%d buckets, want 3", len(out))
 	}
@@ -838,36 +824,20 @@ func TestGeoNearMetaInBucketAuto(t *testing.T) {
 // it outputs (MongoDB adds the outputs to the cached input Document, its
 // metadata included, while the partition is in memory).
 func TestGeoNearMetaThroughSetWindowFields(t *testing.T) {
-	client, _ := startServer(t)
-	ctx := context.Background()
-	coll := client.Database("geo").Collection("window")
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
-		t.Fatal(err)
-	}
-	docs, _ := geoPoints()
-	if _, err := coll.InsertMany(ctx, docs); err != nil {
-		t.Fatal(err)
-	}
+	_, coll, n := geoMetaColl(t, "window")
 	own := doc("$push", doc("$meta", "geoNearDistance"), "window", doc("documents", bson.A{0, 0}))
 	for i, spec := range []bson.D{
 		doc("output", doc("n", doc("$count", doc()))), // no sort: the input as it comes
 		doc("sortBy", doc("_id", 1), "output", doc("m", own)),
 		doc("partitionBy", doc("$mod", bson.A{"$_id", 3}), "sortBy", doc("_id", -1), "output", doc("m", own)),
 	} {
-		cur, err := coll.Aggregate(ctx, bson.A{
+		out := aggregateAll(t, coll, bson.A{
 			doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
 			doc("$setWindowFields", spec),
 			doc("$project", doc("dist", 1, "m", 1, "d", doc("$meta", "geoNearDistance"))),
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []bson.Raw
-		if err := cur.All(ctx, &out); err != nil {
-			t.Fatal(err)
-		}
-		if len(out) != len(docs) {
-			t.Fatalf("%v: %d documents, want %d", spec, len(out), len(docs))
+		if len(out) != n {
+			t.Fatalf("%v: %d documents, want %d", spec, len(out), n)
 		}
 		for _, d := range out {
 			if !d.Lookup("d").Equal(d.Lookup("dist")) {
@@ -887,30 +857,14 @@ func TestGeoNearMetaThroughSetWindowFields(t *testing.T) {
 // through with their metadata (its $sort keeps it); the documents it
 // generates have none.
 func TestGeoNearMetaThroughDensify(t *testing.T) {
-	client, _ := startServer(t)
-	ctx := context.Background()
-	coll := client.Database("geo").Collection("densify")
-	if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: doc("loc", "2dsphere")}); err != nil {
-		t.Fatal(err)
-	}
-	docs, _ := geoPoints()
-	if _, err := coll.InsertMany(ctx, docs); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := coll.Aggregate(ctx, bson.A{
+	_, coll, n := geoMetaColl(t, "densify")
+	out := aggregateAll(t, coll, bson.A{
 		doc("$geoNear", doc("near", geoPoint(10, 20), "distanceField", "dist")),
 		doc("$densify", doc("field", "_id", "range", doc("step", 0.5, "bounds", "full"))),
 		doc("$project", doc("dist", 1, "d", doc("$meta", "geoNearDistance"))),
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []bson.Raw
-	if err := cur.All(ctx, &out); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) != 2*len(docs)-1 {
-		t.Fatalf("%d documents, want %d", len(out), 2*len(docs)-1)
+	if len(out) != 2*n-1 {
+		t.Fatalf("%d documents, want %d", len(out), 2*n-1)
 	}
 	for _, d := range out {
 		if !d.Lookup("d").Equal(d.Lookup("dist")) {

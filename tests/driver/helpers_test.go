@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -292,6 +293,16 @@ func aggregateAll(t testing.TB, coll *mongo.Collection, pipeline any, opts ...op
 	t.Helper()
 	cur, err := coll.Aggregate(context.Background(), pipeline, opts...)
 	return cursorDocs(t, cur, err, "aggregate", pipeline)
+}
+
+// docsString is docs in extended JSON, separated by spaces, for
+// comparing a result with the one expected as text.
+func docsString(docs []bson.Raw) string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, d.String())
+	}
+	return strings.Join(out, " ")
 }
 
 // cursorDocs returns the documents of cur, the cursor (or error err) that the

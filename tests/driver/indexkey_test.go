@@ -37,24 +37,9 @@ func TestIndexKeys(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	show := func(docs []bson.Raw) string {
-		var out []string
-		for _, d := range docs {
-			out = append(out, d.String())
-		}
-		return strings.Join(out, " ")
-	}
 	aggregate := func(pipeline mongo.Pipeline) string {
 		t.Helper()
-		cur, err := coll.Aggregate(ctx, pipeline)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var docs []bson.Raw
-		if err := cur.All(ctx, &docs); err != nil {
-			t.Fatal(err)
-		}
-		return show(docs)
+		return docsString(aggregateAll(t, coll, pipeline))
 	}
 	project := bson.D{{Key: "$project", Value: bson.D{{Key: "ik", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}
 	match := func(filter bson.D) bson.D { return bson.D{{Key: "$match", Value: filter}} }
@@ -70,18 +55,18 @@ func TestIndexKeys(t *testing.T) {
 		{"text", aggregate(mongo.Pipeline{match(bson.D{{Key: "$text", Value: bson.D{{Key: "$search", Value: "apple"}}}}), project}), `{"_id": {"$numberInt":"1"}}`},
 		{"after a blocking sort", aggregate(mongo.Pipeline{match(bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}), {{Key: "$sort", Value: bson.D{{Key: "b", Value: -1}}}}, {{Key: "$addFields", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}}}}, {{Key: "$project", Value: bson.D{{Key: "k", Value: 1}}}}}),
 			`{"_id": {"$numberInt":"2"},"k": {"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}}} {"_id": {"$numberInt":"1"},"k": {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}}`},
-		{"find projection", show(findAll(t, coll, bson.D{{Key: "tags", Value: "z"}}, options.Find().SetProjection(bson.D{{Key: "ik", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}, {Key: "a", Value: 1}}))),
+		{"find projection", docsString(findAll(t, coll, bson.D{{Key: "tags", Value: "z"}}, options.Find().SetProjection(bson.D{{Key: "ik", Value: bson.D{{Key: "$meta", Value: "indexKey"}}}, {Key: "a", Value: 1}}))),
 			`{"_id": {"$numberInt":"2"},"a": {"$numberInt":"30"},"ik": {"tags": "z"}}`},
-		{"returnKey", show(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetProjection(bson.D{{Key: "a", Value: 1}}))),
+		{"returnKey", docsString(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetProjection(bson.D{{Key: "a", Value: 1}}))),
 			`{"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}} {"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}}`},
-		{"returnKey, sorted by another field", show(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "h", Value: -1}}))),
+		{"returnKey, sorted by another field", docsString(findAll(t, coll, bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "h", Value: -1}}))),
 			`{"a": {"$numberInt":"30"},"b": {"$numberInt":"40"}} {"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}}`},
-		{"returnKey, collection scan", show(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true))), `{} {} {}`},
-		{"returnKey, one _id", show(findAll(t, coll, bson.D{{Key: "_id", Value: 2}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}}`},
-		{"returnKey, sorted by _id (the whole _id index)", show(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "_id", Value: -1}}))),
+		{"returnKey, collection scan", docsString(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true))), `{} {} {}`},
+		{"returnKey, one _id", docsString(findAll(t, coll, bson.D{{Key: "_id", Value: 2}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}}`},
+		{"returnKey, sorted by _id (the whole _id index)", docsString(findAll(t, coll, bson.D{}, options.Find().SetReturnKey(true).SetSort(bson.D{{Key: "_id", Value: -1}}))),
 			`{"_id": {"$numberInt":"3"}} {"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"1"}}`},
-		{"returnKey, _id range", show(findAll(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 2}}}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"3"}}`},
-		{"returnKey, $or", show(findAll(t, coll, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 10}}, bson.D{{Key: "tags", Value: "z"}}}}}, options.Find().SetReturnKey(true))),
+		{"returnKey, _id range", docsString(findAll(t, coll, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: 2}}}}, options.Find().SetReturnKey(true))), `{"_id": {"$numberInt":"2"}} {"_id": {"$numberInt":"3"}}`},
+		{"returnKey, $or", docsString(findAll(t, coll, bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a", Value: 10}}, bson.D{{Key: "tags", Value: "z"}}}}}, options.Find().SetReturnKey(true))),
 			`{"a": {"$numberInt":"10"},"b": {"$numberInt":"20"}} {"tags": "z"}`},
 	} {
 		if tc.got != tc.want {

@@ -3,7 +3,6 @@ package driver_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -32,22 +31,15 @@ func TestSortKeyProjection(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	show := func(docs []bson.Raw) string {
-		var out []string
-		for _, d := range docs {
-			out = append(out, d.String())
-		}
-		return strings.Join(out, " ")
-	}
 	sk := bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "sortKey"}}}}
 	for _, tc := range []struct {
 		name, got, want string
 	}{
-		{"in memory, descending", show(findAll(t, coll, bson.D{}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "a", Value: -1}}))),
+		{"in memory, descending", docsString(findAll(t, coll, bson.D{}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "a", Value: -1}}))),
 			`{"_id": {"$numberInt":"1"},"k": [{"$numberInt":"9"}]} {"_id": {"$numberInt":"2"},"k": [{"$numberInt":"2"}]} {"_id": {"$numberInt":"3"},"k": [null]}`},
-		{"by an index", show(findAll(t, coll, bson.D{{Key: "b", Value: 1}}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}).SetHint("b_1_a_1"))),
+		{"by an index", docsString(findAll(t, coll, bson.D{{Key: "b", Value: 1}}, options.Find().SetProjection(append(bson.D{{Key: "_id", Value: 1}}, sk...)).SetSort(bson.D{{Key: "b", Value: 1}, {Key: "a", Value: 1}}).SetHint("b_1_a_1"))),
 			`{"_id": {"$numberInt":"3"},"k": [{"$numberInt":"1"},null]} {"_id": {"$numberInt":"1"},"k": [{"$numberInt":"1"},{"$numberInt":"1"}]}`},
-		{"returnKey", show(findAll(t, coll, bson.D{{Key: "b", Value: 0}}, options.Find().SetProjection(sk).SetSort(bson.D{{Key: "_id", Value: 1}}).SetHint("b_1_a_1").SetReturnKey(true))),
+		{"returnKey", docsString(findAll(t, coll, bson.D{{Key: "b", Value: 0}}, options.Find().SetProjection(sk).SetSort(bson.D{{Key: "_id", Value: 1}}).SetHint("b_1_a_1").SetReturnKey(true))),
 			`{"b": {"$numberInt":"0"},"a": {"$numberInt":"2"},"k": [{"$numberInt":"2"}]}`},
 	} {
 		if tc.got != tc.want {
@@ -145,24 +137,9 @@ func TestSortKeyMeta(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	show := func(docs []bson.Raw) string {
-		var out []string
-		for _, d := range docs {
-			out = append(out, d.String())
-		}
-		return strings.Join(out, " ")
-	}
 	agg := func(pipeline mongo.Pipeline, o ...options.Lister[options.AggregateOptions]) string {
 		t.Helper()
-		cur, err := coll.Aggregate(ctx, pipeline, o...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var docs []bson.Raw
-		if err := cur.All(ctx, &docs); err != nil {
-			t.Fatal(err)
-		}
-		return show(docs)
+		return docsString(aggregateAll(t, coll, pipeline, o...))
 	}
 	sk := bson.D{{Key: "$meta", Value: "sortKey"}}
 	keyOnly := bson.D{{Key: "$project", Value: bson.D{{Key: "k", Value: sk}}}}
@@ -179,7 +156,7 @@ func TestSortKeyMeta(t *testing.T) {
 			`{"a": {"$numberInt":"2"},"x": {"k": [{"$numberInt":"0"}]}} {"a": {"$numberInt":"1"},"x": {"k": [{"$numberInt":"1"}]}} {"a": {"$numberInt":"9"},"x": {"k": [{"$numberInt":"1"}]}}`},
 		{"after a group", agg(mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$b"}}}}, {{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}}, keyOnly}),
 			`{"_id": {"$numberInt":"0"}} {"_id": {"$numberInt":"1"}} {"_id": {"$numberInt":"2"}}`},
-		{"find, nested and in an expression", show(findAll(t, coll, bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().
+		{"find, nested and in an expression", docsString(findAll(t, coll, bson.D{{Key: "b", Value: bson.D{{Key: "$gt", Value: 0}}}}, options.Find().
 			SetProjection(bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: bson.D{{Key: "$concatArrays", Value: bson.A{sk, bson.A{0}}}}}}).SetSort(bson.D{{Key: "b", Value: -1}}))),
 			`{"_id": {"$numberInt":"3"},"x": [{"$numberInt":"2"},{"$numberInt":"0"}]} {"_id": {"$numberInt":"1"},"x": [{"$numberInt":"1"},{"$numberInt":"0"}]}`},
 	} {
