@@ -67,7 +67,10 @@ func openTarget(label, uri string, clients int) (t *Target, close func(context.C
 		if err != nil {
 			return nil, nil, err
 		}
-		in, err := instance.Start(instance.Config{Addr: "127.0.0.1:0", DBPath: dir, Durability: durabilityOf(uri)})
+		// a one-member replica set, as the folio command starts by
+		// default: the driver's writes are then retryable writes, with
+		// the session record each one costs, as against such a server
+		in, err := instance.Start(instance.Config{Addr: "127.0.0.1:0", DBPath: dir, Durability: durabilityOf(uri), ReplSetName: "folio"})
 		if err != nil {
 			return nil, nil, errors.Join(err, os.RemoveAll(dir))
 		}

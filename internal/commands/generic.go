@@ -110,8 +110,9 @@ func isGenericArg(key string) bool {
 // parseGeneric reads cmd's generic arguments into a in one pass over its
 // fields, without allocating. The session fields' errors come before the
 // others' (the first of those in field order), as when they were read
-// first.
-func parseGeneric(cmd bson.Raw, a *GenericArgs) error {
+// first. replSet tells whether the server is a replica set member, which
+// alone takes a txnNumber.
+func parseGeneric(cmd bson.Raw, a *GenericArgs, replSet bool) error {
 	*a = GenericArgs{}
 	if len(cmd) < 5 || int(binary.LittleEndian.Uint32(cmd)) != len(cmd) || cmd[len(cmd)-1] != 0 {
 		return invalidCommand("length prefix does not match the document")
@@ -140,7 +141,7 @@ func parseGeneric(cmd bson.Raw, a *GenericArgs) error {
 		}
 	}
 	var err error
-	if a.Session, err = sess.parse(cmd); err != nil {
+	if a.Session, err = sess.parse(cmd, replSet); err != nil {
 		return err
 	}
 	if argErr != nil {

@@ -171,7 +171,7 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 	if err := nsname.CheckDatabaseName(r.DB); err != nil {
 		return nil, err
 	}
-	if err := parseGeneric(r.Cmd, &r.Args); err != nil {
+	if err := parseGeneric(r.Cmd, &r.Args, s.ReplSetName != ""); err != nil {
 		return nil, err
 	}
 	var err error

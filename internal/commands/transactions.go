@@ -108,9 +108,10 @@ func (f *sessionFields) take(k []byte, v bson.RawValue) bool {
 // parse validates the session fields of cmd as MongoDB's
 // OperationSessionInfoFromClient and initializeOperationSessionInfo do: a
 // null field is absent; autocommit and startTransaction are bools, the
-// former only false and the latter only true; a txnNumber is not negative,
-// and without autocommit only a retryable write takes one.
-func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
+// former only false and the latter only true; a txnNumber is taken only by
+// a replica set member (replSet), is not negative, and without autocommit
+// only a retryable write takes one.
+func (f *sessionFields) parse(cmd bson.Raw, replSet bool) (sessionArgs, error) {
 	var a sessionArgs
 	given := func(v bson.RawValue) bool {
 		return v.Type != 0 && v.Type != bson.TypeNull && v.Type != bson.TypeUndefined
@@ -153,6 +154,8 @@ func (f *sessionFields) parse(cmd bson.Raw) (sessionArgs, error) {
 	switch {
 	case a.hasTxnNumber && a.lsid == "":
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number requires a session ID to also be specified")
+	case a.hasTxnNumber && !replSet:
+		return a, mongoerr.New(mongoerr.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 	case a.hasTxnNumber && a.txnNumber < 0:
 		return a, mongoerr.New(mongoerr.InvalidOptions, "Transaction number cannot be negative")
 	case a.inTxn && !a.hasTxnNumber:

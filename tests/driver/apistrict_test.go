@@ -294,7 +294,7 @@ func TestRequireAPIVersion(t *testing.T) {
 // (jstests/core/txns/api_params_transaction.js; getmore_cmd.cpp). Giving
 // apiStrict: false is not giving none.
 func TestAPIMismatch(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	v1 := bson.E{Key: "apiVersion", Value: "1"}
 	docs := bson.A{bson.D{}, bson.D{}, bson.D{}}

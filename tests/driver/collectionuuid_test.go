@@ -383,7 +383,7 @@ func checkUUIDMismatch(t *testing.T, got bson.Raw, db string, tc uuidCase) {
 // rename since does not fail it; one that did not run fails with the
 // mismatch.
 func TestCollectionUUIDRetriedWrite(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	u := setUpUUIDs(t, client)
 	insert := func(ids ...int) bson.D {

@@ -56,7 +56,7 @@ func TestCommandErrors(t *testing.T) {
 		{"drop of a name starting with a dot", testDB, bson.D{{Key: "drop", Value: ".a"}}, 73, "InvalidNamespace"},
 		{"transaction that never started", testDB, bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}, {Key: "autocommit", Value: false}}, 251, "NoSuchTransaction"},
 	}
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := client.Database(tt.db).RunCommand(t.Context(), tt.cmd).Err()

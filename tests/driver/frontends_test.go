@@ -34,7 +34,7 @@ func startFrontendsWith(t *testing.T, n int, set func(*instance.Config)) []*mong
 	kvs := testkv.OpenShared(t, n) // closed after the servers: cleanups run last first
 	var clients []*mongo.Client
 	for i := range n {
-		cfg := defaultConfig()
+		cfg := replSetConfig()
 		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
 		set(&cfg)
 		clients = append(clients, connect(t, startInstance(t, cfg)))
@@ -292,7 +292,7 @@ func TestFrontendStoppedMidTransaction(t *testing.T) {
 	kvs := testkv.OpenShared(t, 2)
 	var ins []*instance.Instance
 	for i := range 2 {
-		cfg := defaultConfig()
+		cfg := replSetConfig()
 		cfg.Shared, cfg.FrontendID, cfg.SchemaLease = kvs[i], fmt.Sprintf("frontend-%d", i), time.Second
 		ins = append(ins, startInstance(t, cfg))
 	}

@@ -40,6 +40,15 @@ func defaultConfig() instance.Config {
 	return instance.Config{Addr: "127.0.0.1:0", InMemory: true}
 }
 
+// replSetConfig is defaultConfig as the primary of a one-member replica
+// set, the folio command's default: only a replica set member takes a
+// txnNumber (retryable writes and transactions).
+func replSetConfig() instance.Config {
+	cfg := defaultConfig()
+	cfg.ReplSetName = "folio"
+	return cfg
+}
+
 // testAuth reports FOLIO_TEST_AUTH=1: the suite then runs with access
 // control on, every server started with a root user and every client
 // (dial) logged in as it. It reads the variable while a test runs, so that

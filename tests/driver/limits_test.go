@@ -256,7 +256,7 @@ func TestMaxTimeMSRangeEveryCommand(t *testing.T) {
 // document over the limit is refused with BadValue, as MongoDB's
 // fixDocumentForInsert does (jstests/core/max_doc_size.js).
 func TestDocumentsNearTheSizeLimit(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	ctx := context.Background()
 	coll := client.Database(testDB).Collection("large")
 	payload := func(c byte, n int) bson.D {

@@ -45,7 +45,7 @@ func scrape(t *testing.T, addr string) map[string]float64 {
 // TestMetrics: after a workload, /metrics counts its commands by name and
 // outcome, their latencies, the documents and the store's work.
 func TestMetrics(t *testing.T) {
-	cfg := defaultConfig()
+	cfg := replSetConfig()
 	cfg.MetricsAddr = "127.0.0.1:0"
 	in := startInstance(t, cfg)
 	client := connect(t, in)

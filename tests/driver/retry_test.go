@@ -124,7 +124,7 @@ func retryCases(coll string) []retryCase {
 // it, and checks that the retry changed nothing and answered the first
 // result with the retried statement ids.
 func TestRetryableWritesApplyOnce(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	for i, tc := range retryCases("") {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestRetryableWritesApplyOnce(t *testing.T) {
 // TestRetryableBatchRunsOnlyMissingStatements retries a batch whose first
 // statements ran: only the others run, as MongoDB executes a retried batch.
 func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	lsid := lsidFor(t.Name())
 	inc := func(id int) bson.D {
@@ -205,7 +205,7 @@ func TestRetryableBatchRunsOnlyMissingStatements(t *testing.T) {
 // its statements from that id on, as mongos sends it: the retry names the
 // statements 5 and 6.
 func TestRetryableStmtIdNumbersStatements(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	lsid := lsidFor(t.Name())
 	cmd := bson.D{{Key: "insert", Value: "stmtid"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}}, {Key: "stmtId", Value: int32(5)}}
@@ -224,7 +224,7 @@ func TestRetryableStmtIdNumbersStatements(t *testing.T) {
 // is checked like a first attempt, a lower txnNumber is too old, a higher
 // one starts afresh, and multi statements cannot be retryable.
 func TestRetryableWriteRules(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	db := client.Database(testDB)
 	lsid := lsidFor(t.Name())
 	inc := bson.D{{Key: "update", Value: "rules"}, {Key: "updates", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.D{{Key: "$inc", Value: bson.D{{Key: "n", Value: 1}}}}}, {Key: "upsert", Value: true}}}}}
@@ -357,7 +357,7 @@ func TestRetryAfterRestart(t *testing.T) {
 // nothing, one that changes none succeeds, and findAndModify fails
 // (jstests/sharding/retryable_writes.js runInvalidTests).
 func TestRetryableWriteUnloggedNamespace(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	local := client.Database("local")
 	lsid := lsidFor(t.Name())
 	codes := func(reply bson.Raw) []int32 {

@@ -235,7 +235,7 @@ func head(docs []bson.Raw) []bson.Raw {
 // collection and its buckets; what MongoDB refuses is refused with its
 // codes; drop removes both.
 func TestTimeseriesCollection(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	ctx := context.Background()
 	db := client.Database("tsdb2")
 	run := func(cmd bson.D) error { return db.RunCommand(ctx, cmd).Err() }

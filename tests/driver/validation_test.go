@@ -34,7 +34,7 @@ func validationErr(t *testing.T, err error) bson.Raw {
 }
 
 func TestDocumentValidation(t *testing.T) {
-	client, _ := startServer(t)
+	client := connect(t, startInstance(t, replSetConfig()))
 	ctx := context.Background()
 	db := client.Database(testDB)
 	schema := bson.D{{Key: "$jsonSchema", Value: bson.D{
