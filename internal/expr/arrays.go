@@ -748,24 +748,38 @@ func compileZip(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, err
 }
 
 // sortSpec is a $sortArray sortBy: a direction for whole elements, or
-// field paths with directions.
+// dotted field paths with directions.
 type sortSpec struct {
 	dir    int
-	fields [][]string
+	fields []string
 	dirs   []int
 	coll   *collation.Collator
 }
 
+// compare orders two elements as MongoDB's PatternValueCmp: by whole value,
+// or by the key extractElementsBasedOnTemplate makes of each element, the
+// value at each path as extractElementAtPath finds it (arrays are not
+// traversed; a position part indexes one), null when there is none or the
+// element is not a document.
 func (p *sortSpec) compare(a, b bson.RawValue) int {
 	if p.fields == nil {
 		return p.dir * p.coll.Compare(a, b)
 	}
 	for i, f := range p.fields {
-		if c := p.coll.Compare(WalkPath(a, f), WalkPath(b, f)); c != 0 {
+		if c := p.coll.Compare(sortArrayKey(a, f), sortArrayKey(b, f)); c != 0 {
 			return p.dirs[i] * c
 		}
 	}
 	return 0
+}
+
+func sortArrayKey(v bson.RawValue, path string) bson.RawValue {
+	if v.Type == bson.TypeEmbeddedDocument {
+		if k := rawdoc.ElementAtPath(v.Value, path); k.Type != 0 {
+			return k
+		}
+	}
+	return nullValue
 }
 
 // sortDirection reads 1 or -1.
@@ -804,11 +818,11 @@ func compileSortArray(c *compiler, name string, v bson.RawValue, s *Scope) (*Exp
 				break
 			}
 			d, ok := sortDirection(dv)
-			path, err := SplitPath(string(k))
+			_, err := SplitPath(string(k))
 			if !ok || err != nil {
 				return nil, mongoerr.New(mongoerr.SortKeyOrderInvalid, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 			}
-			spec.fields = append(spec.fields, path)
+			spec.fields = append(spec.fields, string(k))
 			spec.dirs = append(spec.dirs, d)
 		}
 		if spec.fields == nil {

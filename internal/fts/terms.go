@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 )
 
 // visitText calls fn with every string the index reads in doc, its
@@ -156,7 +157,7 @@ func scoreString(scores map[string]float64, text string, lang *Language, w float
 // every string is read, below sub-documents and arrays too, except those
 // of fields named as the override field, each weighted by the weight of
 // its bare field name, else 1; otherwise each weighted path is looked up
-// as extractElementAtPath does (elementAtPath), and is read if a string,
+// as extractElementAtPath does (rawdoc.ElementAtPath), and is read if a string,
 // or, if an array, so are its strings, and in each of its sub-documents
 // (or arrays) the string at the same whole path.
 func (s *Spec) visitTextV1(doc bson.Raw, fn func(text string, lang *Language, w float64)) {
@@ -169,14 +170,14 @@ func (s *Spec) visitTextV1(doc bson.Raw, fn func(text string, lang *Language, w 
 		return
 	}
 	for _, w := range s.weights {
-		switch e := elementAtPath(doc, w.path); e.Type {
+		switch e := rawdoc.ElementAtPath(doc, w.path); e.Type {
 		case bson.TypeString:
 			fn(e.StringValue(), lang, w.w)
 		case bson.TypeArray:
 			vals, _ := bson.Raw(e.Value).Values()
 			for _, x := range vals {
 				if x.Type == bson.TypeEmbeddedDocument || x.Type == bson.TypeArray {
-					x = elementAtPath(x.Value, w.path)
+					x = rawdoc.ElementAtPath(x.Value, w.path)
 				}
 				if x.Type == bson.TypeString {
 					fn(x.StringValue(), lang, w.w)
@@ -202,23 +203,4 @@ func (s *Spec) walkV1(doc bson.Raw, lang *Language, fn func(text string, lang *L
 			s.walkV1(v.Value, lang, fn)
 		}
 	}
-}
-
-// elementAtPath is MongoDB's extractElementAtPath: the field of obj named
-// path itself if there is one, else, splitting path at its first dot, the
-// rest of the path within the non-empty document or array (whose fields
-// are its positions) named by the first part.
-func elementAtPath(obj bson.Raw, path string) bson.RawValue {
-	if v, err := obj.LookupErr(path); err == nil {
-		return v
-	}
-	first, rest, ok := strings.Cut(path, ".")
-	if !ok {
-		return bson.RawValue{}
-	}
-	sub, err := obj.LookupErr(first)
-	if err != nil || sub.Type != bson.TypeEmbeddedDocument && sub.Type != bson.TypeArray || len(sub.Value) <= 5 {
-		return bson.RawValue{}
-	}
-	return elementAtPath(sub.Value, rest)
 }

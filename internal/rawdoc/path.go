@@ -1,6 +1,8 @@
 package rawdoc
 
 import (
+	"strings"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -71,5 +73,28 @@ func AllAlongPath(v bson.RawValue, parts []string, add func(bson.RawValue)) {
 				AllAlongPath(el, parts, add)
 			}
 		}
+	}
+}
+
+// ElementAtPath is MongoDB's extractElementAtPath: the field of the
+// document (or array, whose fields are its positions) obj named path
+// itself if there is one, else, splitting path at its first dot, the rest
+// of the path within the non-empty document or array the first part
+// names. Arrays are not traversed: a part that is not a position finds
+// nothing in an array. A zero RawValue (missing) when nothing is found.
+func ElementAtPath(obj []byte, path string) bson.RawValue {
+	for {
+		if v := Lookup(obj, path); v.Type != 0 {
+			return v
+		}
+		first, rest, ok := strings.Cut(path, ".")
+		if !ok {
+			return bson.RawValue{}
+		}
+		sub := Lookup(obj, first)
+		if sub.Type != bson.TypeEmbeddedDocument && sub.Type != bson.TypeArray || len(sub.Value) <= 5 {
+			return bson.RawValue{}
+		}
+		obj, path = sub.Value, rest
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-db/folio/internal/collation"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/rawdoc"
 	"github.com/folio-db/folio/internal/values"
 )
 
@@ -32,7 +33,7 @@ type pushSort struct {
 }
 
 type sortField struct {
-	path []string
+	path string
 	dir  int
 }
 
@@ -120,14 +121,13 @@ func parsePushSort(v bson.RawValue) (*pushSort, error) {
 		if e.Key() == "" {
 			return nil, mongoerr.New(mongoerr.BadValue, "The $sort field cannot be empty")
 		}
-		parts := strings.Split(e.Key(), ".")
-		for _, p := range parts {
+		for _, p := range strings.Split(e.Key(), ".") {
 			if p == "" {
 				return nil, mongoerr.New(mongoerr.BadValue,
 					"The $sort field is a dotted field but has an empty part: %s", e.Key())
 			}
 		}
-		s.fields = append(s.fields, sortField{path: parts, dir: int(d)})
+		s.fields = append(s.fields, sortField{path: e.Key(), dir: int(d)})
 	}
 	return s, nil
 }
@@ -214,9 +214,10 @@ func (o pushOp) perform(arr *node) {
 }
 
 // compare orders two array elements by the $sort clause. A field sort reads
-// the dotted fields of each element (a non-document element has none), with
-// null for a missing field, and compares the whole values found, arrays
-// included, as MongoDB's PatternElementCmp does.
+// the dotted fields of each element as extractElementAtPath finds them (a
+// non-document element has none), with null for a missing field, and
+// compares the whole values found, arrays included, as MongoDB's
+// PatternElementCmp does.
 func (p *pushSort) compare(a, b bson.RawValue) int {
 	if p.fields == nil {
 		return p.coll.Compare(a, b) * p.dir
@@ -231,19 +232,12 @@ func (p *pushSort) compare(a, b bson.RawValue) int {
 
 var nullValue = bson.RawValue{Type: bson.TypeNull}
 
-func sortKey(v bson.RawValue, path []string) bson.RawValue {
+func sortKey(v bson.RawValue, path string) bson.RawValue {
 	if v.Type != bson.TypeEmbeddedDocument {
 		return nullValue
 	}
-	for _, p := range path {
-		if !isContainer(v.Type) {
-			return nullValue
-		}
-		next, err := bson.Raw(v.Value).LookupErr(p)
-		if err != nil {
-			return nullValue
-		}
-		v = next
+	if k := rawdoc.ElementAtPath(v.Value, path); k.Type != 0 {
+		return k
 	}
-	return v
+	return nullValue
 }
