@@ -554,10 +554,18 @@ func intOfType(n int64, t bson.Type) bson.RawValue {
 }
 
 // compileRand is {$rand: {}}: a double in [0, 1), different at each
-// evaluation.
-func compileRand(_ *compiler, _ string, v bson.RawValue, _ *Scope) (*Expr, error) {
-	if v.Type != bson.TypeEmbeddedDocument || len(v.Value) != 5 {
-		return nil, mongoerr.New(mongoerr.RandTakesNoArguments, "$rand not expecting arguments, but got %s", v)
+// evaluation. As ExpressionRandom::parse: refused in a collection
+// validator (3040500), then the argument must be an object (10065) and
+// empty (3040501).
+func compileRand(_ *compiler, _ string, v bson.RawValue, s *Scope) (*Expr, error) {
+	if s != nil && s.validator {
+		return nil, mongoerr.New(mongoerr.RandInValidator, "$rand not allowed inside collection validators")
+	}
+	if v.Type != bson.TypeEmbeddedDocument {
+		return nil, mongoerr.New(mongoerr.ExpectedObjectParameter, "invalid parameter: expected an object ($rand)")
+	}
+	if len(v.Value) != 5 {
+		return nil, mongoerr.New(mongoerr.RandTakesNoArguments, "$rand does not currently accept arguments")
 	}
 	return &Expr{eval: func(*state) (bson.RawValue, error) {
 		return values.DoubleValue(rand.Float64()), nil

@@ -480,6 +480,8 @@ const (
 	RoundPrecisionNotIntegral Code = 51082
 	// RoundPrecisionOutOfRange: a $round/$trunc precision outside [-20, 100].
 	RoundPrecisionOutOfRange Code = 51083
+	// RandInValidator: $rand in a collection validator.
+	RandInValidator Code = 3040500
 	// RandTakesNoArguments: a $rand given arguments.
 	RandTakesNoArguments Code = 3040501
 )
