@@ -38,13 +38,16 @@ import (
 //   - a lookbehind holding a backreference or a conditional is matched
 //     forwards from the start of each branch, as PCRE2 matches it;
 //   - (*UTF) and the start-of-pattern optimization and limit settings are
-//     dropped; (*FAIL) becomes (?!).
+//     dropped; (*FAIL) becomes (?!); the alphabetic assertions (*pla:,
+//     (*nla:, (*plb:, (*nlb:, (*atomic: and their long names become the
+//     groups they name.
 //
 // Each branch of a lookbehind must match a fixed number of characters,
 // as in PCRE2 10.40 (the translator measures what it emits; see width),
 // and a quantifier must follow a repeatable item (not an anchor).
 // What regexp2 cannot run is refused (Unsupported): recursion and
 // subroutine calls, branch reset (?|, \K, \X, \C, backtracking verbs,
+// non-atomic and script-run assertions,
 // the U and J flags, and newline conventions other than LF.
 func translate(p string, multiline, caseless bool) (string, bool, error) {
 	t := &translator{p: p, m: multiline, fold: caseless, atom: -1}
@@ -887,15 +890,7 @@ func (t *translator) openGroup() error {
 	}
 	s := t.p[t.i:]
 	if strings.HasPrefix(s, "(*") {
-		end := strings.IndexByte(s, ')')
-		if end < 0 {
-			return &Error{Kind: Invalid, Err: fmt.Errorf("(*VERB) not recognized or malformed")}
-		}
-		if name := s[2:end]; name == "FAIL" || name == "F" {
-			t.item("(?!)", end+1, 0)
-			return nil
-		}
-		return unsupported("the backtracking control verb %s", s[:end+1])
+		return t.verb(s)
 	}
 	if !strings.HasPrefix(s, "(?") {
 		t.captures++
@@ -940,6 +935,66 @@ func (t *translator) openGroup() error {
 		return t.options()
 	}
 	return nil
+}
+
+// alphaAssertions are PCRE2's (10.34+) alphabetic names of the assertions
+// and atomic groups regexp2 has, written (*name:...), as the groups they
+// stand for.
+var alphaAssertions = map[string]struct {
+	open string
+	kind groupKind
+}{
+	"pla": {"(?=", lookahead}, "positive_lookahead": {"(?=", lookahead},
+	"nla": {"(?!", lookahead}, "negative_lookahead": {"(?!", lookahead},
+	"plb": {"(?<=", lookbehind}, "positive_lookbehind": {"(?<=", lookbehind},
+	"nlb": {"(?<!", lookbehind}, "negative_lookbehind": {"(?<!", lookbehind},
+	"atomic": {"(?>", plainGroup},
+}
+
+// verb translates the (* item at the start of s, past the start of the
+// pattern, as PCRE2 parses it: a lowercase name is an alphabetic
+// assertion, which a colon must follow (those regexp2 cannot run are
+// refused, an unknown name is invalid); (*FAIL) and (*F) never match; the
+// other backtracking control verbs are refused; any other name, a
+// start-of-pattern item such as (*UCP) among them, is invalid.
+func (t *translator) verb(s string) error {
+	n := 2
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] == '_') {
+		n++
+	}
+	if n > 2 {
+		name := s[2:n]
+		if a, ok := alphaAssertions[name]; ok && n < len(s) && s[n] == ':' {
+			t.push(a.open, n+1, a.kind)
+			return nil
+		}
+		switch name {
+		case "napla", "naplb", "non_atomic_positive_lookahead", "non_atomic_positive_lookbehind",
+			"sr", "script_run", "asr", "atomic_script_run":
+			if n < len(s) && s[n] == ':' {
+				return unsupported("the assertion (*%s:", name)
+			}
+		}
+		return &Error{Kind: Invalid, Err: errors.New("(*alpha_assertion) not recognized")}
+	}
+	end := strings.IndexByte(s, ')')
+	if end < 0 {
+		return &Error{Kind: Invalid, Err: errors.New("(*VERB) not recognized or malformed")}
+	}
+	name, arg, _ := strings.Cut(s[2:end], ":")
+	switch name {
+	case "FAIL", "F": // with a name, (*MARK:name)(*FAIL); marks are not reported
+		t.item("(?!)", end+1, 0)
+		return nil
+	case "MARK", "":
+		if arg == "" {
+			return &Error{Kind: Invalid, Err: errors.New("(*MARK) must have an argument")}
+		}
+		return unsupported("the backtracking control verb %s", s[:end+1])
+	case "ACCEPT", "COMMIT", "PRUNE", "SKIP", "THEN":
+		return unsupported("the backtracking control verb %s", s[:end+1])
+	}
+	return &Error{Kind: Invalid, Err: errors.New("(*VERB) not recognized or malformed")}
 }
 
 // namedGroup opens the named capturing group s starts with: (?<name>,
