@@ -58,7 +58,7 @@ func init() {
 // is error 17124.
 func evalSize(v bson.RawValue) (bson.RawValue, error) {
 	if v.Type != bson.TypeArray {
-		return missing, mongoerr.New(mongoerr.SizeArgumentNotArray, "The argument to $size must be an array. Type of argument: %s", typeName(v))
+		return missing, mongoerr.New(mongoerr.SizeArgumentNotArray, "The argument to $size must be an array, but was of type: %s", typeName(v))
 	}
 	return intValue(int64(rawdoc.Len(v.Value))), nil
 }
@@ -628,7 +628,7 @@ func compileReduce(c *compiler, name string, v bson.RawValue, s *Scope) (*Expr, 
 			return nullValue, err
 		}
 		if in.Type != bson.TypeArray {
-			return missing, mongoerr.New(mongoerr.ReduceInputNotArray, "$reduce requires that 'input' be an array, found: %s", typeName(in))
+			return missing, mongoerr.New(mongoerr.ReduceInputNotArray, "$reduce requires that 'input' be an array, found: %s", values.ValueString(in))
 		}
 		acc, err := parts[1].eval(st)
 		if err != nil {

@@ -105,7 +105,7 @@ func tsPart(op string, code mongoerr.Code, seconds bool) unaryFn {
 		if isNullish(v) {
 			return nullValue, nil
 		}
-		return missing, mongoerr.New(code, "Argument to %s must be a timestamp, but is %s", op, typeName(v))
+		return missing, mongoerr.New(code, " Argument to %s must be a timestamp, but is %s", op, typeName(v))
 	}
 }
 
