@@ -290,8 +290,12 @@ func typeBounds(types []bson.Type, desc bool) fieldBounds {
 // itself, so they intersect even on a multikey index (MongoDB's
 // index_bounds_builder intersects the children of ELEM_MATCH_VALUE).
 // Operators with no bounds leave the element unbounded by them; the
-// filter still judges each fetched document.
+// filter still judges each fetched document. None when an operator is
+// itself an $elemMatch on values (elemMatchValueIndexable).
 func elemMatchValueBounds(n *query.Node, f Field, coll *collation.Collator) fieldBounds {
+	if !elemMatchValueIndexable(n) {
+		return fieldBounds{}
+	}
 	children := make([]*query.Node, 0, len(n.Children))
 	for _, ch := range n.Children {
 		cp := *ch
@@ -299,6 +303,21 @@ func elemMatchValueBounds(n *query.Node, f Field, coll *collation.Collator) fiel
 		children = append(children, &cp)
 	}
 	return keyBounds(children, f, false, coll)
+}
+
+// elemMatchValueIndexable reports whether an index may bound the element
+// an $elemMatch on values (n) tests: not when one of its operators is an
+// $elemMatch on values too, which tests the elements of an inner array,
+// for an index unwinds only the outer array and keys an inner one as a
+// single value. MongoDB's Indexability::arrayUsesIndexOnOwnField admits
+// no ELEM_MATCH_VALUE child (jstests elemmatch_value.js, arrayfind8.js).
+func elemMatchValueIndexable(n *query.Node) bool {
+	for _, ch := range n.Children {
+		if ch.Kind == query.KindElemMatchValue {
+			return false
+		}
+	}
+	return true
 }
 
 // pointBounds turns equality values into key points. An array value also
