@@ -14,7 +14,9 @@ import (
 // regexBounds bounds a $regex condition whose pattern is a simple prefix
 // (see regexPrefix) by the strings starting with that prefix, plus the
 // regex value itself: a stored regex with the same pattern and options
-// matches too. Other regexes give no bounds.
+// matches too. Other regexes give no bounds. Explain shows the strings as
+// MongoDB's translateRegex makes them: from the prefix up to the prefix
+// with its last byte incremented, excluded.
 func regexBounds(re bson.RawValue, desc bool) fieldBounds {
 	pattern, opts := re.Regex()
 	prefix, ok := regexPrefix(pattern, opts)
@@ -28,7 +30,7 @@ func regexBounds(re bson.RawValue, desc bool) fieldBounds {
 			enc[i] = ^enc[i]
 		}
 	}
-	lo, hi := strconv.Quote(prefix), strconv.Quote(prefix+"\uffff")
+	lo, hi := strconv.Quote(prefix), strconv.Quote(prefix[:len(prefix)-1]+string([]byte{prefix[len(prefix)-1] + 1}))
 	str := fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + lo, hiShown: hi + ")"}
 	if desc {
 		str.loShown, str.hiShown = "("+hi, lo+"]"
