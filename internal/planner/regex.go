@@ -11,29 +11,30 @@ import (
 	"github.com/folio-db/folio/internal/keyenc"
 )
 
-// regexBounds bounds a $regex condition whose pattern is a simple prefix
-// (see regexPrefix) by the strings starting with that prefix, plus the
-// regex value itself: a stored regex with the same pattern and options
-// matches too. Other regexes give no bounds. Explain shows the strings as
-// MongoDB's translateRegex makes them: from the prefix up to the prefix
-// with its last byte incremented, excluded.
+// regexBounds bounds a $regex condition as MongoDB's
+// IndexBoundsBuilder::translateRegex does: a pattern with a simple prefix
+// (see regexPrefix) by the strings starting with it, shown from the
+// prefix up to the prefix with its last byte incremented, excluded; any
+// other pattern by every string, ["", {}); and both by the regex value
+// itself, which a stored regex with the same pattern and options matches.
 func regexBounds(re bson.RawValue, desc bool) fieldBounds {
 	pattern, opts := re.Regex()
-	prefix, ok := regexPrefix(pattern, opts)
-	if !ok {
-		return fieldBounds{}
-	}
-	enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
-	enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
-	if desc {
-		for i := range enc {
-			enc[i] = ^enc[i]
+	var str fieldInterval
+	if prefix, ok := regexPrefix(pattern, opts); ok {
+		enc := keyenc.Encode(bson.RawValue{Type: bson.TypeString, Value: appendString(nil, prefix)})
+		enc = enc[:len(enc)-2] // drop the string terminator: the bytes every extension starts with
+		if desc {
+			for i := range enc {
+				enc[i] = ^enc[i]
+			}
 		}
-	}
-	lo, hi := strconv.Quote(prefix), strconv.Quote(prefix[:len(prefix)-1]+string([]byte{prefix[len(prefix)-1] + 1}))
-	str := fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + lo, hiShown: hi + ")"}
-	if desc {
-		str.loShown, str.hiShown = "("+hi, lo+"]"
+		lo, hi := strconv.Quote(prefix), strconv.Quote(prefix[:len(prefix)-1]+string([]byte{prefix[len(prefix)-1] + 1}))
+		str = fieldInterval{lo: enc, hi: keyenc.PrefixEnd(enc), loShown: "[" + lo, hiShown: hi + ")"}
+		if desc {
+			str.loShown, str.hiShown = "("+hi, lo+"]"
+		}
+	} else {
+		str = typeBounds([]bson.Type{bson.TypeString}, desc).ivs[0]
 	}
 	self := keyenc.AppendField(nil, re, desc)
 	shown := showValue(re)
