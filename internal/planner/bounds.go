@@ -211,6 +211,11 @@ func keyBounds(leaves []*query.Node, f Field, multikey bool, coll *collation.Col
 			if fb, ok := pointBounds(vals, f.Desc); ok {
 				return fb
 			}
+			if coll == nil {
+				// An index under a collation keys strings by their
+				// collation keys, which a regex's bounds do not describe.
+				fb = inRegexBounds(vals, f.Desc)
+			}
 		case query.KindGt, query.KindGte, query.KindLt, query.KindLte:
 			if t := n.Value.Type; t == bson.TypeMinKey || t == bson.TypeMaxKey {
 				fb = extremeBounds(n.Kind, t, f.Desc, multikey)
@@ -318,6 +323,45 @@ func elemMatchValueIndexable(n *query.Node) bool {
 		}
 	}
 	return true
+}
+
+// inRegexBounds are the bounds of an $in list holding regexes, as
+// MongoDB's IndexBoundsBuilder::translate makes them for MATCH_IN: the
+// points of its other values and the bounds of each regex (regexBounds),
+// overlapping intervals merged (unionize).
+func inRegexBounds(vals []bson.RawValue, desc bool) fieldBounds {
+	var ivs []fieldInterval
+	others := make([]bson.RawValue, 0, len(vals))
+	for _, v := range vals {
+		if v.Type == bson.TypeRegex {
+			ivs = append(ivs, regexBounds(v, desc).ivs...)
+		} else {
+			others = append(others, v)
+		}
+	}
+	if len(others) > 0 {
+		pb, ok := pointBounds(others, desc)
+		if !ok {
+			return fieldBounds{}
+		}
+		ivs = append(ivs, pb.ivs...)
+	}
+	slices.SortFunc(ivs, func(a, b fieldInterval) int { return bytes.Compare(a.lo, b.lo) })
+	out := ivs[:0]
+	for _, iv := range ivs {
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			// A nil end is past every key.
+			if last.hi == nil || bytes.Compare(iv.lo, last.hi) < 0 {
+				if last.hi != nil && (iv.hi == nil || bytes.Compare(iv.hi, last.hi) > 0) {
+					last.hi, last.hiShown, last.hiVal, last.hiIncl = iv.hi, iv.hiShown, iv.hiVal, iv.hiIncl
+				}
+				continue
+			}
+		}
+		out = append(out, iv)
+	}
+	return fieldBounds{ivs: out}
 }
 
 // pointBounds turns equality values into key points. An array value also
