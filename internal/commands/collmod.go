@@ -124,7 +124,11 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if index == nil {
 		return nil, collModValidation(s, r, coll, true)
 	}
-	change, name, keyPattern, err := parseIndexChange(index)
+	capped := false
+	if c := s.Engine.Collection(r.DB, coll); c != nil {
+		capped = c.Options.Capped
+	}
+	change, name, keyPattern, err := parseIndexChange(index, capped)
 	if err == nil && ts != nil {
 		keyPattern, err = ts.collModIndex(change, keyPattern)
 	}
@@ -181,8 +185,8 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // parseIndexChange reads collMod's index document, as MongoDB checks it
-// before it looks the index up.
-func parseIndexChange(index bson.Raw) (change engine.IndexChange, name string, keyPattern bson.Raw, err error) {
+// before it looks the index up; capped tells whether the collection is.
+func parseIndexChange(index bson.Raw, capped bool) (change engine.IndexChange, name string, keyPattern bson.Raw, err error) {
 	c, err := parseSub(index, collModIndexSpec)
 	if err != nil {
 		return change, "", nil, err
@@ -199,6 +203,11 @@ func parseIndexChange(index bson.Raw) (change engine.IndexChange, name string, k
 	if c.has("hidden") {
 		b := c.bool("hidden")
 		change.Hidden = &b
+	}
+	if c.has("expireAfterSeconds") && capped {
+		// MongoDB 7.0 (parseCollModRequest): before the range and the
+		// index are checked
+		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "TTL indexes are not supported for capped collections.")
 	}
 	if c.has("expireAfterSeconds") {
 		// safeInt64: a double truncated, a decimal rounded half to even,

@@ -204,6 +204,41 @@ func TestErrorMessages(t *testing.T) {
 	}
 }
 
+// TestCollModCappedTTL: collMod's index.expireAfterSeconds on a capped
+// collection is InvalidOptions before the range or the index is checked
+// (MongoDB 7.0 parseCollModRequest); hiding an index there still works.
+func TestCollModCappedTTL(t *testing.T) {
+	s := argsService(t)
+	for _, cmd := range []bson.D{
+		{{Key: "create", Value: "cap"}, {Key: "capped", Value: true}, {Key: "size", Value: int32(4096)}},
+		{{Key: "createIndexes", Value: "cap"}, {Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}}}}},
+	} {
+		if c := code(runCmd(t, s, cmd)); c != 0 {
+			t.Fatalf("seeding: code %d", c)
+		}
+	}
+	for _, tc := range []struct {
+		cmd  string
+		code int32
+		msg  string
+	}{
+		{`{"collMod": "cap", "index": {"name": "t_1", "expireAfterSeconds": 100}}`, 72, "TTL indexes are not supported for capped collections."},
+		{`{"collMod": "cap", "index": {"keyPattern": {"_id": 1}, "expireAfterSeconds": 100}}`, 72, "TTL indexes are not supported for capped collections."},
+		{`{"collMod": "cap", "index": {"name": "nope", "expireAfterSeconds": 100}}`, 72, "TTL indexes are not supported for capped collections."},
+		{`{"collMod": "cap", "index": {"name": "t_1", "expireAfterSeconds": -1}}`, 72, "TTL indexes are not supported for capped collections."},
+		{`{"collMod": "cap", "index": {"name": "t_1", "hidden": true}}`, 0, ""},
+	} {
+		var cmd bson.Raw
+		if err := bson.UnmarshalExtJSON([]byte(tc.cmd), true, &cmd); err != nil {
+			t.Fatal(err)
+		}
+		reply := runArgs(t, s, cmd)
+		if got, msg := code(reply), errmsg(reply); got != tc.code || msg != tc.msg {
+			t.Errorf("%s: %d %q, want %d %q", tc.cmd, got, msg, tc.code, tc.msg)
+		}
+	}
+}
+
 // runOn runs cmd (its $db added) on db, or where runArgs runs it when db
 // is empty.
 func runOn(t *testing.T, s *Service, db string, cmd bson.Raw) bson.Raw {

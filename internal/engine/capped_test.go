@@ -245,3 +245,24 @@ func TestTailableCursorAfterWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestCappedRefusesTTL checks MongoDB 7.0's refusal of a TTL index on a
+// capped collection: createIndexes fails with CannotCreateIndex (67), a
+// plain index is still built (collMod's refusal is the command's:
+// TestCollModCappedTTL).
+func TestCappedRefusesTTL(t *testing.T) {
+	e := newTestEngine(t)
+	if err := e.CreateCollection("test", "ttl", CollectionOptions{Capped: true, Size: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.CreateIndexes("test", "ttl", []IndexSpec{{Key: ext(t, `{"t": 1}`), ExpireAfter: 10}}, nil)
+	if !mongoerr.Is(err, mongoerr.CannotCreateIndex) || !strings.Contains(err.Error(), "Cannot create TTL index on a capped collection") {
+		t.Fatalf("TTL index on a capped collection: %v", err)
+	}
+	mustCreateIndex(t, e, "ttl", `{"t": 1}`, false)
+	for _, ix := range e.Collection("test", "ttl").Indexes() {
+		if ix.ExpireAfter >= 0 {
+			t.Fatalf("index %s has a TTL", ix.Name)
+		}
+	}
+}

@@ -341,6 +341,11 @@ func planIndexBuild(c *Collection, existing []*Index, specs []IndexSpec) ([]*Ind
 		if err := resolveSpec(c, &spec); err != nil {
 			return nil, err
 		}
+		if c.capped != nil && spec.ExpireAfter >= 0 {
+			// MongoDB 7.0's prepareSpecForCreate, before any conflict
+			// check: a capped collection keeps its own order of removal.
+			return nil, mongoerr.New(mongoerr.CannotCreateIndex, "Cannot create TTL index on a capped collection")
+		}
 		dup, err := checkIndexConflict(existing, spec)
 		if err != nil {
 			return nil, err
