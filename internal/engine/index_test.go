@@ -140,10 +140,19 @@ func TestUniqueIndex(t *testing.T) {
 	}
 }
 
-// TestIndexConflicts checks MongoDB's codes for conflicting definitions.
+// TestIndexConflicts checks MongoDB's codes for conflicting definitions;
+// wildcardProjections compare normalized (index_signature.js): nested or
+// dotted, in any order, with or without _id's default exclusion.
 func TestIndexConflicts(t *testing.T) {
 	e := newTestEngine(t)
 	mustCreateIndex(t, e, "c", `{"a": 1}`, false)
+	wc := IndexSpec{Key: ext(t, `{"$**": 1}`), Name: "wc", WildcardProjection: ext(t, `{"a.b": 1, "a.c": 1}`), ExpireAfter: -1}
+	if _, err := e.CreateIndexes("test", "c", []IndexSpec{wc}, nil); err != nil {
+		t.Fatal(err)
+	}
+	wildcard := func(name, proj string) IndexSpec {
+		return IndexSpec{Key: ext(t, `{"$**": 1}`), Name: name, WildcardProjection: ext(t, proj)}
+	}
 	tests := []struct {
 		name string
 		spec IndexSpec
@@ -155,6 +164,12 @@ func TestIndexConflicts(t *testing.T) {
 		{"same name other key", IndexSpec{Key: ext(t, `{"b": 1}`), Name: "a_1"}, mongoerr.IndexKeySpecsConflict},
 		{"same name other options", IndexSpec{Key: ext(t, `{"a": 1}`), Unique: true}, mongoerr.IndexKeySpecsConflict},
 		{"the _id index", IndexSpec{Key: ext(t, `{"_id": 1}`), Name: "_id_"}, 0},
+		{"projection nested", wildcard("wc", `{"a": {"b": 1, "c": 1}}`), 0},
+		{"projection reordered", wildcard("wc", `{"a": {"c": true, "b": 1}}`), 0},
+		{"projection with _id: 0", wildcard("wc", `{"_id": 0, "a.c": 1, "a.b": 1}`), 0},
+		{"equivalent projection other name", wildcard("wc2", `{"a": {"c": 1, "b": 1}}`), mongoerr.IndexOptionsConflict},
+		{"projection with _id: 1", wildcard("wc", `{"_id": 1, "a.b": 1, "a.c": 1}`), mongoerr.IndexKeySpecsConflict},
+		{"projection of fewer paths", wildcard("wc", `{"a.b": 1}`), mongoerr.IndexKeySpecsConflict},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,8 +180,8 @@ func TestIndexConflicts(t *testing.T) {
 			}
 		})
 	}
-	if n := len(e.Collection("test", "c").Indexes()); n != 1 {
-		t.Fatalf("%d indexes, want 1", n)
+	if n := len(e.Collection("test", "c").Indexes()); n != 2 {
+		t.Fatalf("%d indexes, want 2", n)
 	}
 }
 

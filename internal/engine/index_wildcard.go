@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"sync"
@@ -372,4 +373,43 @@ func joinPath(a, b string) string {
 		return b
 	}
 	return a + "." + b
+}
+
+// projectedPath is one path of a wildcardProjection, included or not.
+type projectedPath struct {
+	path string
+	on   bool
+}
+
+// sameWildcardProjection reports whether two wildcardProjections are one
+// for MongoDB's index signature, which compares them normalized
+// (IndexDescriptor::compareIndexOptions): {a: {b: 1}} is {"a.b": 1}, a
+// number is a boolean, the paths' order does not matter, and _id: 0 is
+// the default a wildcard index has anyway (jstests/core/index/
+// index_signature.js).
+func sameWildcardProjection(a, b bson.Raw) bool {
+	return bytes.Equal(a, b) || slices.Equal(normalizedProjection(a), normalizedProjection(b))
+}
+
+// normalizedProjection lists a wildcardProjection's paths, flattened and
+// sorted, without _id's default exclusion.
+func normalizedProjection(p bson.Raw) []projectedPath {
+	var out []projectedPath
+	var add func(prefix string, d bson.Raw)
+	add = func(prefix string, d bson.Raw) {
+		elems, _ := d.Elements()
+		for _, el := range elems {
+			path, v := prefix+el.Key(), el.Value()
+			if sub, ok := v.DocumentOK(); ok {
+				add(path+".", sub)
+				continue
+			}
+			if on := values.Truthy(v); on || path != "_id" {
+				out = append(out, projectedPath{path, on})
+			}
+		}
+	}
+	add("", p)
+	slices.SortFunc(out, func(x, y projectedPath) int { return strings.Compare(x.path, y.path) })
+	return out
 }

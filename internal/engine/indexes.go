@@ -69,7 +69,7 @@ func sameSignature(ix *Index, spec IndexSpec) bool {
 	wp, _ := ix.Spec.Lookup("wildcardProjection").DocumentOK()
 	return SameKeyPattern(ix.keyPattern(), spec.Key) && ix.Unique == spec.Unique && ix.Sparse == spec.Sparse &&
 		samePartial(ix, spec) && sameCollation(ix, spec) &&
-		bytes.Equal(wp, spec.WildcardProjection)
+		sameWildcardProjection(wp, spec.WildcardProjection)
 }
 
 // sameDefinition reports whether an existing index is the one spec asks
