@@ -18,14 +18,19 @@ import (
 // position. They stay in memory while they fit the stage's memory limit;
 // past it, with allowDiskUse, they move to a temporary file read back by
 // offset (MongoDB's spillable document cache), and only their offsets stay
-// in memory. Without allowDiskUse the limit is
-// QueryExceededMemoryLimitNoDiskUseAllowed. A document held in memory
+// in memory. Without allowDiskUse passing the limit fails with over's
+// error (QueryExceededMemoryLimitNoDiskUseAllowed unless the stage sets
+// its own). A document held in memory
 // keeps its metadata ({$meta: ...}); a spilled one loses it, as MongoDB's
 // SpillableCache writes a document's fields alone (Document::toBson).
 type docBuffer struct {
 	rt    *runtime
 	acct  *sorter.Account
 	stage string // for errors
+	limit int64  // what mem may hold
+	// over is the error of a stage past limit (without allowDiskUse) or
+	// refused by its account, need bytes more wanted.
+	over  func(need int64) error
 	mem   []bson.Raw
 	metas []docsrc.Meta // mem's metadata; nil until a document has some
 	held  int64         // accounted bytes of mem
@@ -43,7 +48,9 @@ type cachedDoc struct {
 }
 
 func newDocBuffer(rt *runtime, acct *sorter.Account, stage string) *docBuffer {
-	return &docBuffer{rt: rt, acct: acct, stage: stage}
+	d := &docBuffer{rt: rt, acct: acct, stage: stage, limit: rt.memoryLimit()}
+	d.over = func(int64) error { return rt.refused(stage) }
+	return d
 }
 
 // spilled reports whether the documents are on disk: values taken from
@@ -66,7 +73,7 @@ func (d *docBuffer) add(doc bson.Raw, meta docsrc.Meta) error {
 		if has || d.metas != nil {
 			size += heldMetaSize(meta)
 		}
-		if d.held+size <= d.rt.memoryLimit() && d.acct.Grow(size) {
+		if d.held+size <= d.limit && d.acct.Grow(size) {
 			if has && d.metas == nil {
 				d.metas = make([]docsrc.Meta, len(d.mem), cap(d.mem))
 			}
@@ -78,7 +85,7 @@ func (d *docBuffer) add(doc bson.Raw, meta docsrc.Meta) error {
 			return nil
 		}
 		if !d.rt.opts.AllowDiskUse {
-			return d.rt.refused(d.stage)
+			return d.over(size)
 		}
 		if err := d.spill(); err != nil {
 			return err
@@ -108,7 +115,7 @@ func (d *docBuffer) spill() error {
 
 func (d *docBuffer) write(doc bson.Raw) error {
 	if !d.acct.Grow(8) { // the offset
-		return d.rt.refused(d.stage)
+		return d.over(8)
 	}
 	d.offsets = append(d.offsets, d.end)
 	if _, err := d.w.Write(doc); err != nil {

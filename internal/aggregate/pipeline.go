@@ -140,6 +140,10 @@ type Options struct {
 	// SortMemoryLimit, when positive, is the budget of a $sort instead
 	// (MongoDB's internalQueryMaxBlockingSortMemoryUsageBytes).
 	SortMemoryLimit int64
+	// WindowMemoryLimit, when positive, is what a $setWindowFields may
+	// hold instead (MongoDB's
+	// internalDocumentSourceSetWindowFieldsMaxMemoryBytes).
+	WindowMemoryLimit int64
 	// MaxDensifyDocs, when positive, is the most documents a $densify may
 	// generate instead of DefaultMaxDensifyDocs (MongoDB's
 	// internalQueryMaxAllowedDensifyDocs).
@@ -235,6 +239,12 @@ func (rt *runtime) nAccMem(op string) nAccMem {
 // sortMemoryLimit is the budget of one $sort.
 func (rt *runtime) sortMemoryLimit() int64 {
 	return orDefault(rt.opts.SortMemoryLimit, rt.memoryLimit())
+}
+
+// windowMemoryLimit is what one $setWindowFields may hold: its partition
+// in memory and its outputs.
+func (rt *runtime) windowMemoryLimit() int64 {
+	return orDefault(rt.opts.WindowMemoryLimit, rt.memoryLimit())
 }
 
 // overMemory is the error of a blocking stage past its budget.

@@ -40,6 +40,7 @@ type stageCase struct {
 	MaxPushBytes     int64                 `bson:"maxPushBytes"`
 	MaxAddToSetBytes int64                 `bson:"maxAddToSetBytes"`
 	MaxTopNBytes     int64                 `bson:"maxTopNBytes"`
+	WindowMemory     int64                 `bson:"windowMemoryLimit"`
 	AllowDiskUse     bool                  `bson:"allowDiskUse"`
 	Collation        bson.Raw              `bson:"collation"`
 	Views            []viewCase            `bson:"views"`
@@ -121,7 +122,7 @@ func runCaseOn(c stageCase, coll string) ([]bson.Raw, *memEnv, error) {
 		env.views["test."+v.Name] = append(slices.Clone(under), v.Pipeline...)
 	}
 	opts := Options{DB: "test", Coll: coll, Env: env, Let: c.Let, MemoryLimit: c.MemoryLimit, MaxDensifyDocs: c.MaxDensifyDocs,
-		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
+		MaxPushBytes: c.MaxPushBytes, MaxAddToSetBytes: c.MaxAddToSetBytes, MaxTopNBytes: c.MaxTopNBytes, WindowMemoryLimit: c.WindowMemory, AllowDiskUse: c.AllowDiskUse, Now: time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)}
 	if c.Collation != nil {
 		coll, err := collation.Parse(c.Collation)
 		if err != nil {
@@ -333,7 +334,7 @@ func TestWindowInterrupted(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.compute(part, p.rt, p.rt.holdAccount()); !mongoerr.Is(err, mongoerr.Interrupted) {
+		if _, err := s.compute(part, p.rt, p.rt.holdAccount(), func(int64) error { return p.rt.refused("$setWindowFields") }); !mongoerr.Is(err, mongoerr.Interrupted) {
 			t.Errorf("%s, computing: %v; want Interrupted", out, err)
 		}
 	}

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"bytes"
+	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -15,9 +16,15 @@ import (
 // windowStage is $setWindowFields: the input is sorted by partition (the
 // value of partitionBy, missing as null) then sortBy, as MongoDB's
 // implicit $sort does (spilling with allowDiskUse); each partition is then
-// held whole (see docBuffer: past the memory limit, with allowDiskUse,
+// held whole (see docBuffer: past the stage's limit, with allowDiskUse,
 // on disk) and every output field computed over its window of it. The
-// outputs of a partition stay in memory, counted against the limit.
+// outputs of a partition stay in memory. Without allowDiskUse what the
+// stage holds is bounded by internalDocumentSourceSetWindowFieldsMaxMemoryBytes
+// (5414201 past it, MongoDB's check after each document it outputs); with
+// it the partition spills past that limit and the outputs are bounded by
+// the process budget alone (MongoDB bounds its window functions' state
+// instead, which Folio, computing a partition's outputs at once, does not
+// have).
 type windowStage struct {
 	partition *expr.Expr // nil: the whole input is one partition
 	sort      *query.Sort
@@ -179,9 +186,30 @@ func (s *windowStage) partitionKey(doc bson.Raw, rt *runtime) ([]byte, error) {
 	return rt.opts.Collator.ValueKey(nullIfMissing(v)), nil
 }
 
+// account is the memory of one partition and its outputs: the stage's
+// limit binds without allowDiskUse, the process-wide budget always.
+func (w *windowSource) account() *sorter.Account {
+	limit := w.rt.windowMemoryLimit()
+	if w.rt.opts.AllowDiskUse {
+		limit = math.MaxInt64
+	}
+	return sorter.NewAccount(limit, w.rt.opts.Budget)
+}
+
+// overMemory is the error of the stage wanting need bytes more than its
+// account grants: 5414201 past the stage's limit, the budget's refusal
+// otherwise.
+func (w *windowSource) overMemory(need int64) error {
+	if used := w.acct.Used() + need; used > w.acct.Limit() {
+		return mongoerr.New(mongoerr.WindowMemoryLimitExceeded,
+			"Exceeded memory limit in DocumentSourceSetWindowFields, used %d bytes but max allowed is %d", used, w.acct.Limit())
+	}
+	return w.rt.refused("$setWindowFields")
+}
+
 func (w *windowSource) start() error {
 	w.started = true
-	w.acct = w.rt.holdAccount()
+	w.acct = w.account()
 	s, rt := w.stage, w.rt
 	if s.partition == nil && s.sort == nil {
 		w.sorted = w.in
@@ -228,6 +256,7 @@ func (w *windowSource) start() error {
 // readPartition reads the documents of the next partition.
 func (w *windowSource) readPartition() (*docBuffer, error) {
 	part := newDocBuffer(w.rt, w.acct, "$setWindowFields")
+	part.limit, part.over = w.rt.windowMemoryLimit(), w.overMemory
 	if w.next != nil {
 		if err := part.add(w.next, w.nextMet); err != nil {
 			return part, err
@@ -269,7 +298,7 @@ func (w *windowSource) Next() (bson.Raw, error) {
 			return nil, nil
 		}
 		w.release()
-		w.acct = w.rt.holdAccount()
+		w.acct = w.account()
 		var err error
 		if w.part, err = w.readPartition(); err != nil {
 			return nil, err
@@ -277,7 +306,7 @@ func (w *windowSource) Next() (bson.Raw, error) {
 		if w.part.len() == 0 {
 			continue
 		}
-		if w.results, err = w.stage.compute(w.part, w.rt, w.acct); err != nil {
+		if w.results, err = w.stage.compute(w.part, w.rt, w.acct, w.overMemory); err != nil {
 			return nil, err
 		}
 		w.pos = 0
@@ -321,8 +350,8 @@ func (w *windowSource) Close() error {
 }
 
 // compute computes the output fields of one partition: per field, a value
-// per position.
-func (s *windowStage) compute(docs *docBuffer, rt *runtime, acct *sorter.Account) ([][]bson.RawValue, error) {
+// per position, held in acct (over's error past it).
+func (s *windowStage) compute(docs *docBuffer, rt *runtime, acct *sorter.Account, over func(need int64) error) ([][]bson.RawValue, error) {
 	part := &partition{docs: docs, stage: s, rt: rt}
 	results := make([][]bson.RawValue, len(s.outputs))
 	for i, o := range s.outputs {
@@ -331,8 +360,8 @@ func (s *windowStage) compute(docs *docBuffer, rt *runtime, acct *sorter.Account
 			return nil, err
 		}
 		for _, v := range results[i] {
-			if !acct.Grow(int64(len(v.Value)) + 24) {
-				return nil, rt.refused("$setWindowFields")
+			if n := int64(len(v.Value)) + 24; !acct.Grow(n) {
+				return nil, over(n)
 			}
 		}
 	}

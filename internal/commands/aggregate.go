@@ -148,7 +148,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return ts, true, err
 		},
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
-		maxTopNBytes: a.opts.MaxTopNBytes}
+		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -379,11 +379,12 @@ type aggregateArgs struct {
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
+	maxWindow := s.maxWindowBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
-			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN},
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
-		MaxTopNBytes: maxTopN}}
+		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -474,6 +475,8 @@ type engineEnv struct {
 	maxPushBytes, maxAddToSetBytes int64
 	// maxTopNBytes is internalQueryTopNAccumulatorBytes, likewise.
 	maxTopNBytes int64
+	// maxWindowBytes is internalDocumentSourceSetWindowFieldsMaxMemoryBytes, likewise.
+	maxWindowBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -506,7 +509,8 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 		stages = append(stages, marshal(bson.D{{Key: "$match", Value: filter}}))
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
-		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes})
+		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes,
+		WindowMemoryLimit: env.maxWindowBytes})
 	if err != nil {
 		return nil, err
 	}

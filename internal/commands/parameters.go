@@ -2,6 +2,7 @@ package commands
 
 import (
 	"log/slog"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -151,6 +152,11 @@ func (s *Service) maxTopNBytes() int64 {
 	return aggregate.DefaultMaxAccumulatorBytes + s.topNBytesOffset.Load()
 }
 
+// maxWindowBytes is internalDocumentSourceSetWindowFieldsMaxMemoryBytes.
+func (s *Service) maxWindowBytes() int64 {
+	return aggregate.DefaultMemoryLimit + s.windowBytesOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -194,6 +200,13 @@ var serverParameters = map[string]serverParameter{
 		get: func(s *Service) any { return int32(s.maxTopNBytes()) },
 		set: func(s *Service, n int64) { s.topNBytesOffset.Store(n - aggregate.DefaultMaxAccumulatorBytes) },
 		min: 1, max: 1<<31 - 1,
+	},
+	// What one $setWindowFields may hold (5414201 beyond); a long, as
+	// MongoDB's stage memory knobs are.
+	"internalDocumentSourceSetWindowFieldsMaxMemoryBytes": {
+		get: func(s *Service) any { return s.maxWindowBytes() },
+		set: func(s *Service, n int64) { s.windowBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
+		min: 1, max: math.MaxInt64,
 	},
 	"logLevel": {
 		get: func(s *Service) any { return s.LogLevel.verbosity.Load() },

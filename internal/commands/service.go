@@ -105,6 +105,9 @@ type Service struct {
 	// topNBytesOffset is internalQueryTopNAccumulatorBytes less
 	// aggregate.DefaultMaxAccumulatorBytes, likewise.
 	topNBytesOffset atomic.Int64
+	// windowBytesOffset is internalDocumentSourceSetWindowFieldsMaxMemoryBytes
+	// less aggregate.DefaultMemoryLimit, likewise.
+	windowBytesOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

@@ -1232,6 +1232,9 @@ const (
 	// ReduceValueTooLarge: a reduce whose batch of values could hold only
 	// one value under the 16 MiB limit.
 	ReduceValueTooLarge Code = 31392
+	// WindowMemoryLimitExceeded: a $setWindowFields holding more than
+	// internalDocumentSourceSetWindowFieldsMaxMemoryBytes, spilling or not.
+	WindowMemoryLimitExceeded Code = 5414201
 	// WindowOutputConflictingPaths: two $setWindowFields output paths of
 	// which one is, or is inside, the other.
 	WindowOutputConflictingPaths Code = 6307900

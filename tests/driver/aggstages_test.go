@@ -160,6 +160,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			MaxPushBytes   int64                 `bson:"maxPushBytes"`
 			MaxAddToSet    int64                 `bson:"maxAddToSetBytes"`
 			MaxTopN        int64                 `bson:"maxTopNBytes"`
+			WindowMemory   int64                 `bson:"windowMemoryLimit"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
 			Views          []struct {
@@ -171,7 +172,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 || tc.WindowMemory != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -424,6 +425,60 @@ func TestAccumulatorBytesParameters(t *testing.T) {
 	requireCode(t, group(bson.D{{Key: "$firstN", Value: bson.D{{Key: "n", Value: 20}, {Key: "input", Value: "$s"}}}}), 146, "ExceededMemoryLimit")
 	requireCode(t, group(bson.D{{Key: "$topN", Value: bson.D{{Key: "n", Value: 20}, {Key: "sortBy", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "output", Value: "$s"}}}}), 146, "ExceededMemoryLimit")
 	if err := group(bson.D{{Key: "$lastN", Value: bson.D{{Key: "n", Value: 2}, {Key: "input", Value: "$s"}}}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSetWindowFieldsMemoryParameter: internalDocumentSourceSetWindowFieldsMaxMemoryBytes
+// (a long, 100 MiB by default) bounds what a $setWindowFields holds; past
+// it without allowDiskUse the aggregate fails with 5414201, with
+// allowDiskUse the partition spills (memory_limit.js, spill_to_disk.js;
+// DocumentSourceInternalSetWindowFields::doGetNext).
+func TestSetWindowFieldsMemoryParameter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	const name = "internalDocumentSourceSetWindowFieldsMaxMemoryBytes"
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
+		t.Fatalf("%s default: %v", name, got)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1200}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	coll := client.Database("windowmem").Collection("c")
+	for i := range 10 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "partitionKey", Value: 1}, {Key: "largeStr", Value: strings.Repeat(",", 1024)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	window := func(allowDiskUse bool) ([]bson.Raw, error) {
+		stage := bson.D{{Key: "$setWindowFields", Value: bson.D{{Key: "sortBy", Value: bson.D{{Key: "partitionKey", Value: 1}}},
+			{Key: "output", Value: bson.D{{Key: "val", Value: bson.D{{Key: "$sum", Value: "$_id"}}}}}}}}
+		cur, err := coll.Aggregate(ctx, bson.A{stage, bson.D{{Key: "$project", Value: bson.D{{Key: "val", Value: 1}}}}}, options.Aggregate().SetAllowDiskUse(allowDiskUse))
+		var out []bson.Raw
+		if err == nil {
+			err = cur.All(ctx, &out)
+		}
+		return out, err
+	}
+	_, err := window(false)
+	requireCode(t, err, 5414201, "Location5414201")
+	out, err := window(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 10 || out[0].Lookup("val").Int32() != 45 {
+		t.Fatalf("spilled window: %v", out)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 3 * 1200 * 10}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := window(false); err != nil {
 		t.Fatal(err)
 	}
 }
