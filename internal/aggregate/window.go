@@ -215,8 +215,9 @@ func (w *windowSource) start() error {
 		w.sorted = w.in
 		return nil
 	}
+	// The sort is MongoDB's generated $sort stage, under a $sort's limit.
 	w.sorter = sorter.New(sorter.Options{
-		MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
+		MaxMemory: rt.sortMemoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget,
 	})
 	var keys *sorter.SortKey
 	if s.sort != nil {

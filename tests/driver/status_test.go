@@ -511,8 +511,9 @@ func TestSetParameterTakesEffect(t *testing.T) {
 		}
 	}
 	// The sort limit bounds every blocking sort, find's and aggregate's
-	// $sort (pushed down to the scan or not), and only sorts: $group has
-	// its own limit. (Without disk use: with it, sorts spill.)
+	// $sort (pushed down to the scan or not) and the one $setWindowFields
+	// desugars to, and only sorts: $group has its own limit. (Without disk
+	// use: with it, sorts spill.)
 	padOrder := bson.D{{Key: "pad", Value: 1}}
 	aggregate := func(stages ...bson.D) func() error {
 		return func() error {
@@ -535,6 +536,8 @@ func TestSetParameterTakesEffect(t *testing.T) {
 		{"aggregate leading $sort", aggregate(bson.D{{Key: "$sort", Value: padOrder}}), true},
 		{"aggregate $sort after $project", aggregate(bson.D{{Key: "$project", Value: bson.D{{Key: "pad", Value: 1}}}}, bson.D{{Key: "$sort", Value: padOrder}}), true},
 		{"aggregate $group", aggregate(bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$pad"}}}}), false},
+		{"aggregate $setWindowFields sortBy", aggregate(bson.D{{Key: "$setWindowFields", Value: bson.D{{Key: "sortBy", Value: padOrder},
+			{Key: "output", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$documentNumber", Value: bson.D{}}}}}}}}}), true},
 	} {
 		set("internalQueryMaxBlockingSortMemoryUsageBytes", 1000)
 		if err := tc.run(); tc.sorted {
