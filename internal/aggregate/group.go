@@ -200,7 +200,7 @@ func (s *groupSource) Close() error {
 
 func (s *groupSource) compute() error {
 	g, rt := s.g, s.rt
-	s.sort = sorter.New(sorter.Options{MaxMemory: rt.memoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
+	s.sort = sorter.New(sorter.Options{MaxMemory: rt.groupMemoryLimit(), AllowDisk: rt.opts.AllowDiskUse, TempDir: rt.opts.TempDir, Budget: rt.opts.Budget})
 	acct := s.sort.Account()
 	t := newGroupTable(g)
 	for {

@@ -144,6 +144,11 @@ type Options struct {
 	// hold instead (MongoDB's
 	// internalDocumentSourceSetWindowFieldsMaxMemoryBytes).
 	WindowMemoryLimit int64
+	// GroupMemoryLimit, when positive, is what a $group (and the stages
+	// MongoDB desugars to one: $bucket, $sortByCount, $count) may hold
+	// before spilling instead (MongoDB's
+	// internalDocumentSourceGroupMaxMemoryBytes).
+	GroupMemoryLimit int64
 	// MaxDensifyDocs, when positive, is the most documents a $densify may
 	// generate instead of DefaultMaxDensifyDocs (MongoDB's
 	// internalQueryMaxAllowedDensifyDocs).
@@ -239,6 +244,11 @@ func (rt *runtime) nAccMem(op string) nAccMem {
 // sortMemoryLimit is the budget of one $sort.
 func (rt *runtime) sortMemoryLimit() int64 {
 	return orDefault(rt.opts.SortMemoryLimit, rt.memoryLimit())
+}
+
+// groupMemoryLimit is what one $group may hold before it spills.
+func (rt *runtime) groupMemoryLimit() int64 {
+	return orDefault(rt.opts.GroupMemoryLimit, rt.memoryLimit())
 }
 
 // windowMemoryLimit is what one $setWindowFields may hold: its partition

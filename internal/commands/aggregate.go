@@ -148,7 +148,7 @@ func aggregateCmd(s *Service, r *Request) (bson.Raw, error) {
 			return ts, true, err
 		},
 		maxDensifyDocs: a.opts.MaxDensifyDocs, maxPushBytes: a.opts.MaxPushBytes, maxAddToSetBytes: a.opts.MaxAddToSetBytes,
-		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit}
+		maxTopNBytes: a.opts.MaxTopNBytes, maxWindowBytes: a.opts.WindowMemoryLimit, maxGroupBytes: a.opts.GroupMemoryLimit}
 	if a.explain {
 		if r.Txn != nil {
 			return nil, mongoerr.New(mongoerr.OperationNotSupportedInTransaction, "Cannot run 'aggregate' with explain in a multi-document transaction.")
@@ -379,12 +379,12 @@ type aggregateArgs struct {
 func parseAggregate(s *Service, r *Request, c *cmdArgs, ctx context.Context) (*aggregateArgs, error) {
 	db, txn := r.DB, r.Txn
 	maxDensify, maxPush, maxAddToSet, maxTopN := s.maxDensifyDocs(), s.maxPushBytes(), s.maxAddToSetBytes(), s.maxTopNBytes()
-	maxWindow := s.maxWindowBytes()
+	maxWindow, maxGroup := s.maxWindowBytes(), s.maxGroupBytes()
 	a := &aggregateArgs{batchSize: noBatchSize, txn: txn, opts: aggregate.Options{DB: db, Ctx: ctx,
 		Env: engineEnv{e: s.Engine, ops: &s.ops, tsOpen: &s.tsOpen, txn: txn, ctx: ctx, maxDensifyDocs: maxDensify,
-			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow},
+			maxPushBytes: maxPush, maxAddToSetBytes: maxAddToSet, maxTopNBytes: maxTopN, maxWindowBytes: maxWindow, maxGroupBytes: maxGroup},
 		SortMemoryLimit: s.Engine.SortMemoryLimit(), MaxDensifyDocs: maxDensify, MaxPushBytes: maxPush, MaxAddToSetBytes: maxAddToSet,
-		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow}}
+		MaxTopNBytes: maxTopN, WindowMemoryLimit: maxWindow, GroupMemoryLimit: maxGroup}}
 	switch collv := c.first(); {
 	case collv.Type == bson.TypeString:
 		var err error
@@ -477,6 +477,8 @@ type engineEnv struct {
 	maxTopNBytes int64
 	// maxWindowBytes is internalDocumentSourceSetWindowFieldsMaxMemoryBytes, likewise.
 	maxWindowBytes int64
+	// maxGroupBytes is internalDocumentSourceGroupMaxMemoryBytes, likewise.
+	maxGroupBytes int64
 }
 
 // Find reads the documents of db.coll matching filter; a view's are its
@@ -510,7 +512,7 @@ func (env engineEnv) findView(db, base string, stages []bson.Raw, filter bson.Ra
 	}
 	p, err := aggregate.Parse(stages, aggregate.Options{DB: db, Coll: base, Ctx: env.ctx, Env: env, Collator: c, SortMemoryLimit: env.e.SortMemoryLimit(),
 		MaxDensifyDocs: env.maxDensifyDocs, MaxPushBytes: env.maxPushBytes, MaxAddToSetBytes: env.maxAddToSetBytes, MaxTopNBytes: env.maxTopNBytes,
-		WindowMemoryLimit: env.maxWindowBytes})
+		WindowMemoryLimit: env.maxWindowBytes, GroupMemoryLimit: env.maxGroupBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -157,6 +157,11 @@ func (s *Service) maxWindowBytes() int64 {
 	return aggregate.DefaultMemoryLimit + s.windowBytesOffset.Load()
 }
 
+// maxGroupBytes is internalDocumentSourceGroupMaxMemoryBytes.
+func (s *Service) maxGroupBytes() int64 {
+	return aggregate.DefaultMemoryLimit + s.groupBytesOffset.Load()
+}
+
 // serverParameters are the parameters getParameter reports and
 // setParameter changes; each one is a setting Folio honours.
 var serverParameters = map[string]serverParameter{
@@ -206,6 +211,13 @@ var serverParameters = map[string]serverParameter{
 	"internalDocumentSourceSetWindowFieldsMaxMemoryBytes": {
 		get: func(s *Service) any { return s.maxWindowBytes() },
 		set: func(s *Service, n int64) { s.windowBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
+		min: 1, max: math.MaxInt64,
+	},
+	// What one $group may hold before it spills (292 beyond without
+	// allowDiskUse); a long.
+	"internalDocumentSourceGroupMaxMemoryBytes": {
+		get: func(s *Service) any { return s.maxGroupBytes() },
+		set: func(s *Service, n int64) { s.groupBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
 		min: 1, max: math.MaxInt64,
 	},
 	"logLevel": {

@@ -108,6 +108,9 @@ type Service struct {
 	// windowBytesOffset is internalDocumentSourceSetWindowFieldsMaxMemoryBytes
 	// less aggregate.DefaultMemoryLimit, likewise.
 	windowBytesOffset atomic.Int64
+	// groupBytesOffset is internalDocumentSourceGroupMaxMemoryBytes less
+	// aggregate.DefaultMemoryLimit, likewise.
+	groupBytesOffset atomic.Int64
 	// snapshotWindowOffset is minSnapshotHistoryWindowInSeconds less its
 	// default, so that the zero Service has MongoDB's default.
 	snapshotWindowOffset atomic.Int64

@@ -161,6 +161,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 			MaxAddToSet    int64                 `bson:"maxAddToSetBytes"`
 			MaxTopN        int64                 `bson:"maxTopNBytes"`
 			WindowMemory   int64                 `bson:"windowMemoryLimit"`
+			GroupMemory    int64                 `bson:"groupMemoryLimit"`
 			AllowDiskUse   bool                  `bson:"allowDiskUse"`
 			Collation      *collationDoc         `bson:"collation"`
 			Views          []struct {
@@ -172,7 +173,7 @@ func TestStageCorpusThroughDriver(t *testing.T) {
 		if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 || tc.WindowMemory != 0 {
+		if tc.MemoryLimit != 0 || tc.MaxDensifyDocs != 0 || tc.MaxPushBytes != 0 || tc.MaxAddToSet != 0 || tc.MaxTopN != 0 || tc.WindowMemory != 0 || tc.GroupMemory != 0 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
@@ -479,6 +480,53 @@ func TestSetWindowFieldsMemoryParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := window(false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGroupMemoryParameter: internalDocumentSourceGroupMaxMemoryBytes (a
+// long, 100 MiB by default) is what a $group holds before it spills; past
+// it without allowDiskUse the aggregate fails with 292
+// (DocumentSourceGroup's memory tracker).
+func TestGroupMemoryParameter(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	admin := client.Database("admin")
+	const name = "internalDocumentSourceGroupMaxMemoryBytes"
+	var got bson.Raw
+	if err := admin.RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := got.Lookup(name).Int64OK(); !ok || v != 100*1024*1024 {
+		t.Fatalf("%s default: %v", name, got)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1000}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: int64(100 * 1024 * 1024)}})
+	coll := client.Database("groupmem").Collection("c")
+	for i := range 10 {
+		if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: strings.Repeat(string(rune('a'+i)), 200)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	group := func(allowDiskUse bool) ([]bson.Raw, error) {
+		cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$s"}}}}}, options.Aggregate().SetAllowDiskUse(allowDiskUse))
+		var out []bson.Raw
+		if err == nil {
+			err = cur.All(ctx, &out)
+		}
+		return out, err
+	}
+	_, err := group(false)
+	requireCode(t, err, 292, "QueryExceededMemoryLimitNoDiskUseAllowed")
+	if out, err := group(true); err != nil || len(out) != 10 {
+		t.Fatalf("spilled $group: %d groups, %v", len(out), err)
+	}
+	if err := admin.RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: 1 << 20}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := group(false); err != nil {
 		t.Fatal(err)
 	}
 }
