@@ -200,6 +200,9 @@ func (e *Engine) reloadLocked(r storage.Reader) error {
 		if err := syncCollection(coll, ent); err != nil {
 			return err
 		}
+		if err := coll.ValidatorError(); err != nil {
+			e.log.Warn("Collection has malformed validator", "namespace", db+"."+name, "validatorStatus", err.Error())
+		}
 		if coll.Options.Capped {
 			if byID == nil {
 				byID = map[uint32]*Collection{}

@@ -29,6 +29,11 @@ type docValidator struct {
 	filter *query.Filter
 	level  string
 	action string
+	// err is why a stored validator does not parse any more (an older
+	// version accepted it): every write to the collection fails with it,
+	// as MongoDB's CollectionImpl::init keeps the parse status and
+	// checkValidation returns it before anything else.
+	err error
 }
 
 // validation is the collection options collMod may change after creation,
@@ -78,10 +83,16 @@ func orDefault(s, def string) string {
 // validationAction warn, logged and written.
 func (e *Engine) validate(c *Collection, old, next bson.Raw, bypass bool) error {
 	v := c.validation.Load()
-	if bypass || v == nil || v.validator == nil {
+	if v == nil || v.validator == nil {
 		return nil
 	}
 	dv := v.validator
+	if dv.err != nil {
+		return dv.err
+	}
+	if bypass {
+		return nil
+	}
 	if dv.level == ValidationOff || dv.filter.Match(next) {
 		return nil
 	}
@@ -289,8 +300,20 @@ func (c *Collection) syncValidation(o CollectionOptions) error {
 	}
 	v, err := newValidation(o.Validator, o.ValidationLevel, o.ValidationAction, o.collator())
 	if err != nil {
-		return err
+		// a stored validator this version refuses does not stop the
+		// catalog from loading; the collection's writes fail with why
+		v = &validation{spec: o.Validator, level: o.ValidationLevel, action: o.ValidationAction,
+			validator: &docValidator{err: mongoerr.AddContext(err, ValidatorParseContext)}}
 	}
 	c.validation.Store(v)
+	return nil
+}
+
+// ValidatorError is why c's stored validator does not parse, nil when it
+// does or there is none.
+func (c *Collection) ValidatorError() error {
+	if v := c.validation.Load(); v != nil && v.validator != nil {
+		return v.validator.err
+	}
 	return nil
 }
