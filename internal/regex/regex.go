@@ -32,6 +32,7 @@ import (
 	"unsafe"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/dlclark/regexp2/v2/syntax"
 )
 
 // Kind classifies a compilation failure.
@@ -143,7 +144,7 @@ func Compile(pattern, options string) (*Regexp, error) {
 	re, err := regexp2.Compile(translated, opts,
 		regexp2.OptionMaxBacktrackingStackSize(maxBacktrack), regexp2.OptionMaintainCaptureOrder())
 	if err != nil {
-		return nil, &Error{Kind: Invalid, Err: err}
+		return nil, &Error{Kind: Invalid, Err: pcre2Error(err)}
 	}
 	re.MatchTimeout = matchTimeout
 	return &Regexp{re: re}, nil
@@ -245,4 +246,38 @@ func stripExtended(p string) string {
 		}
 	}
 	return b.String()
+}
+
+// pcre2Texts are PCRE2's compile error texts (pcre2_error.c, which MongoDB
+// reports) for the regexp2 parse errors that stand for the same mistake.
+var pcre2Texts = map[syntax.ErrorCode]string{
+	syntax.ErrUnterminatedBracket: "missing terminating ] for character class",
+	syntax.ErrMissingParen:        "missing closing parenthesis",
+	syntax.ErrUnexpectedParen:     "unmatched closing parenthesis",
+	syntax.ErrInvalidRepeatSize:   "numbers out of order in {} quantifier",
+	syntax.ErrReversedCharRange:   "range out of order in character class",
+	syntax.ErrIllegalEndEscape:    `\ at end of pattern`,
+	syntax.ErrIncompleteSlashP:    `malformed \P or \p sequence`,
+	syntax.ErrMalformedSlashP:     `malformed \P or \p sequence`,
+	syntax.ErrUndefinedBackRef:    "reference to non-existent subpattern",
+	syntax.ErrUndefinedNameRef:    "reference to non-existent subpattern",
+	syntax.ErrUndefinedReference:  "reference to non-existent subpattern",
+	syntax.ErrTooManyAlternates:   "conditional subpattern contains more than two branches",
+	syntax.ErrUnrecognizedControl: `\c must be followed by a printable ASCII character`,
+	syntax.ErrMissingControl:      `\c at end of pattern`,
+	syntax.ErrInvalidHex:          `character code point value in \x{} or \o{} is too large`,
+	syntax.ErrUnterminatedComment: "missing ) after (?# comment",
+}
+
+// pcre2Error is err, a regexp2 compile error, with PCRE2's text when the
+// mistake has one (regexp2's names the translated pattern, not the one
+// given); other errors keep regexp2's text.
+func pcre2Error(err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		if text, ok := pcre2Texts[se.Code]; ok {
+			return errors.New(text)
+		}
+	}
+	return err
 }
