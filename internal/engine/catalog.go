@@ -664,6 +664,12 @@ func (e *Engine) writable(ctx context.Context, txn *Txn, db, name string, create
 	}
 	for {
 		c := e.lookup(txn, db, name)
+		if txn != nil {
+			var err error
+			if c, err = txn.resolve(c, db, name); err != nil {
+				return nil, err
+			}
+		}
 		if c == nil {
 			if !create {
 				return nil, nil

@@ -59,6 +59,9 @@ type Txn struct {
 	// createdOrder: seen only by the transaction until it commits.
 	created      map[string]*Collection
 	createdOrder []*Collection
+	// resolved are the catalog's collections the transaction's writes
+	// found in its snapshot (resolve).
+	resolved []*Collection
 	// images are the index lists of the collections written (txn_schema.go).
 	images []txnImage
 	// ops are the oplog operations of the writes, in order, and

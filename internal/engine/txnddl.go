@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,6 +19,46 @@ import (
 // meanwhile (or the storage transaction conflicts); an abort leaves nothing
 // behind. Other DDL is not allowed in
 // a transaction (the commands layer refuses it).
+
+// resolve is the collection a transaction's write to db.name uses, c
+// being the one its lookup found, as MongoDB acquires a collection for a
+// write in a multi-document transaction (shard_role.cpp): the collection
+// the transaction's snapshot holds must still be the catalog's, else the
+// write fails with WriteConflict "due to catalog changes" (dropped, or
+// dropped and created again, since the snapshot); a collection created
+// since the snapshot is not the transaction's to see, so resolve returns
+// nil and the write creates the transaction's own, whose commit conflicts
+// (stageCreated). Each collection is checked against the snapshot once
+// per transaction, which costs its first write to a collection one read.
+func (t *Txn) resolve(c *Collection, db, name string) (*Collection, error) {
+	if c != nil && (c.pending.Load() || slices.Contains(t.resolved, c)) {
+		return c, nil
+	}
+	v, inSnap, err := t.tx.Get(catalogKey(db, name))
+	if err != nil || !inSnap {
+		return nil, err
+	}
+	if id, ok := bson.Raw(v).Lookup("id").Int64OK(); c == nil || !ok || id != int64(c.ID) {
+		// The image may be older than the snapshot (another frontend's
+		// change not loaded yet, which a transaction does not wait for):
+		// then the commit finds the difference (stageCreated).
+		snap, err := readVersion(t.tx)
+		if err != nil || t.e.cat.version.Load() < snap {
+			return c, err
+		}
+		return nil, catalogChanged(db, name)
+	}
+	t.resolved = append(t.resolved, c)
+	return c, nil
+}
+
+// catalogChanged is the WriteConflict of a transaction's write to a
+// collection changed since its snapshot (resolve).
+func catalogChanged(db, name string) error {
+	err := mongoerr.New(mongoerr.WriteConflict, "Unable to write to collection '%s.%s' due to catalog changes; please retry the operation :: Please retry your operation or multi-document transaction.", db, name)
+	err.Labels = []string{TransientTransactionError}
+	return err
+}
 
 // create makes db.name one of the transaction's own collections.
 func (t *Txn) create(db, name string, opts CollectionOptions) (*Collection, error) {

@@ -126,3 +126,58 @@ func TestTxnCreateRaces(t *testing.T) {
 		}
 	}
 }
+
+// TestTxnWriteAfterCatalogChange proves a transaction writes only to the
+// collections its snapshot holds, as MongoDB acquires them for a write in
+// a transaction (jstests/core/txns/concurrent_drops_and_creates.js): one
+// dropped, or dropped and created again, since the snapshot fails the
+// write with WriteConflict labelled for a retry; one created since is not
+// the transaction's, so its write creates its own and the commit fails
+// with WriteConflict, leaving the other's collection as it was.
+func TestTxnWriteAfterCatalogChange(t *testing.T) {
+	e := newTestEngine(t)
+	doc := []bson.Raw{ext(t, `{"w": 1}`)}
+	conflict := func(what string, err error) {
+		t.Helper()
+		if !mongoerr.Is(err, mongoerr.WriteConflict) || len(mongoerr.As(err).Labels) != 1 {
+			t.Fatalf("%s: %v, want WriteConflict", what, err)
+		}
+	}
+	for _, recreate := range []bool{false, true} {
+		if _, _, err := e.Insert("test", "b", doc, true, WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		txn := mustBegin(t, e)
+		if _, _, err := e.Insert("test", "a", doc, true, WriteOptions{Txn: txn}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.DropCollection("test", "b"); err != nil {
+			t.Fatal(err)
+		}
+		if recreate {
+			if err := e.CreateCollection("test", "b", CollectionOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, err := e.Insert("test", "b", doc, true, WriteOptions{Txn: txn})
+		conflict("insert after the drop", err)
+		txn.Abort()
+		if _, err := e.DropCollection("test", "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txn := mustBegin(t, e)
+	if _, _, err := e.Insert("test", "a", doc, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.CreateCollection("test", "b", CollectionOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Insert("test", "b", doc, true, WriteOptions{Txn: txn}); err != nil {
+		t.Fatal(err)
+	}
+	conflict("commit", txn.Commit())
+	if n, err := e.Count("test", "b", FindOptions{}); err != nil || n != 0 {
+		t.Fatalf("test.b holds %d documents (%v), want 0", n, err)
+	}
+}
