@@ -130,14 +130,16 @@ func (s *Service) sessionKey(r *Request, id string, uid *[32]byte, spoof string)
 	return sessions.KeyOf(id, *uid), nil
 }
 
-// startSessionCmd creates a session with a new random id for the user.
+// startSessionCmd creates a session with a new random id for the user,
+// used now: MongoDB starts its record with lastUse the time of the
+// command, from which the session's timeout runs.
 func startSessionCmd(s *Service, r *Request) (bson.Raw, error) {
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	id[6] = id[6]&0x0f | 0x40 // a version 4 UUID
 	id[8] = id[8]&0x3f | 0x80
 	owner, _ := s.sessionOwner(r)
-	s.Sessions.Get(sessions.Key(string(id), owner))
+	s.Sessions.Acquire(sessions.Key(string(id), owner), time.Now()).Unlock()
 	return marshal(bson.D{
 		{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: id}}}},
 		{Key: "timeoutMinutes", Value: logicalSessionTimeoutMinutes},

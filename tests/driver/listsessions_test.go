@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -43,20 +44,7 @@ func TestListSessions(t *testing.T) {
 	uid := sha256.Sum256([]byte(owner))
 
 	list := func(db *mongo.Database, coll string, stage bson.D) ([]bson.Raw, error) {
-		cmd := bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: bson.A{stage}}, {Key: "cursor", Value: bson.D{}}}
-		if coll == "" {
-			cmd[0].Value = 1
-		}
-		var reply bson.Raw
-		if err := db.RunCommand(ctx, cmd).Decode(&reply); err != nil {
-			return nil, err
-		}
-		vals, _ := reply.Lookup("cursor", "firstBatch").Array().Values()
-		out := make([]bson.Raw, len(vals))
-		for i, v := range vals {
-			out[i] = v.Document()
-		}
-		return out, nil
+		return listSessionsStage(ctx, db, coll, stage)
 	}
 	for _, tc := range []struct {
 		name  string
@@ -130,4 +118,50 @@ func TestListSessions(t *testing.T) {
 			t.Errorf("%v on %s.%s: %v, want %d", tc.pipeline, tc.db, tc.coll, err, tc.code)
 		}
 	}
+}
+
+// listSessionsStage runs one $listLocalSessions or $listSessions stage on
+// db.coll ({aggregate: 1} when coll is "") and returns its first batch.
+func listSessionsStage(ctx context.Context, db *mongo.Database, coll string, stage bson.D) ([]bson.Raw, error) {
+	cmd := bson.D{{Key: "aggregate", Value: coll}, {Key: "pipeline", Value: bson.A{stage}}, {Key: "cursor", Value: bson.D{}}}
+	if coll == "" {
+		cmd[0].Value = 1
+	}
+	var reply bson.Raw
+	if err := db.RunCommand(ctx, cmd).Decode(&reply); err != nil {
+		return nil, err
+	}
+	vals, _ := reply.Lookup("cursor", "firstBatch").Array().Values()
+	out := make([]bson.Raw, len(vals))
+	for i, v := range vals {
+		out[i] = v.Document()
+	}
+	return out, nil
+}
+
+// TestStartSessionListed: a session the startSession command started is
+// listed at once with lastUse the time it started, as MongoDB records it
+// (jstests/core/list_local_sessions.js).
+func TestStartSessionListed(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	before := time.Now().Add(-time.Second)
+	var started bson.Raw
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "startSession", Value: 1}}).Decode(&started); err != nil {
+		t.Fatal(err)
+	}
+	id := started.Lookup("id", "id")
+	docs, err := listSessionsStage(ctx, client.Database("admin"), "", bson.D{{Key: "$listLocalSessions", Value: bson.D{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if bytes.Equal(d.Lookup("_id", "id").Value, id.Value) {
+			if used := d.Lookup("lastUse").Time(); used.Before(before) || used.After(time.Now().Add(time.Second)) {
+				t.Fatalf("started session: lastUse %v, want about %v", used, before)
+			}
+			return
+		}
+	}
+	t.Fatalf("started session %s not listed in %v", id, docs)
 }
