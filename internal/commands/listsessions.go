@@ -37,17 +37,13 @@ func (s *Service) sessionsStage(r *Request, coll string, stage bson.Raw) (_ bson
 	default:
 		return nil, false, nil
 	}
-	users, err := s.listSessionsUsers(r, name, stage.Lookup(name))
+	uids, err := s.listSessionsUsers(r, name, stage.Lookup(name))
 	if err != nil {
 		return nil, true, err
 	}
-	var uids [][32]byte
-	for _, u := range users {
-		uids = append(uids, sessions.UserUID(u))
-	}
 	docs := bson.A{}
 	for _, info := range s.Sessions.List() {
-		if _, uid := sessions.Split(info.ID); users != nil && !slices.Contains(uids, uid) {
+		if _, uid := sessions.Split(info.ID); uids != nil && !slices.Contains(uids, uid) {
 			continue
 		}
 		d := bson.D{
@@ -62,15 +58,16 @@ func (s *Service) sessionsStage(r *Request, coll string, stage bson.Raw) (_ bson
 	return marshal(bson.D{{Key: "$documents", Value: bson.D{{Key: "$literal", Value: docs}}}}), true, nil
 }
 
-// listSessionsUsers reads the stage's {allUsers, users} spec: the owners
-// ("user@db") whose sessions to list, or nil for every session. Without
-// either, the current user's ("" without access control).
-func (s *Service) listSessionsUsers(r *Request, stage string, spec bson.RawValue) ([]string, error) {
+// listSessionsUsers reads the stage's {allUsers, users} spec: the uids of
+// the users whose sessions to list (sessions.NamedUID, so {user: "", db:
+// ""} names the sessions opened without access control), or nil for every
+// session. Without either, the current user's.
+func (s *Service) listSessionsUsers(r *Request, stage string, spec bson.RawValue) ([][32]byte, error) {
 	if spec.Type != bson.TypeEmbeddedDocument {
 		return nil, mongoerr.New(mongoerr.TypeMismatch, "%s options must be specified in an object, but found: %s", stage, values.TypeName(spec.Type))
 	}
 	var all bool
-	var users []string
+	var users [][32]byte
 	elems, _ := spec.Document().Elements()
 	for _, e := range elems {
 		switch e.Key() {
@@ -86,13 +83,13 @@ func (s *Service) listSessionsUsers(r *Request, stage string, spec bson.RawValue
 				return nil, mongoerr.New(mongoerr.TypeMismatch, "BSON field '%s.users' is the wrong type '%s', expected type 'array'", stage, values.TypeName(e.Value().Type))
 			}
 			vals, _ := arr.Values()
-			users = []string{}
+			users = [][32]byte{}
 			for _, v := range vals {
 				u, err := listSessionsUser(stage, v)
 				if err != nil {
 					return nil, err
 				}
-				users = append(users, u.String())
+				users = append(users, sessions.NamedUID(u.User, u.DB))
 			}
 		default:
 			return nil, mongoerr.New(mongoerr.IDLUnknownField, "BSON field '%s.%s' is an unknown field.", stage, e.Key())
@@ -109,7 +106,7 @@ func (s *Service) listSessionsUsers(r *Request, stage string, spec bson.RawValue
 		if err != nil {
 			return nil, err
 		}
-		users = []string{me}
+		users = [][32]byte{sessions.UserUID(me)}
 	}
 	return users, nil
 }

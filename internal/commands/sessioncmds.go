@@ -261,16 +261,15 @@ func killSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 }
 
 // killAllSessionsCmd kills the sessions of the users listed, or every
-// session when the list is empty. Without access control sessions belong
-// to no user, so a list of users kills none.
+// session when the list is empty. Each user is a uid (sessions.NamedUID):
+// {user: "", db: ""} names the sessions opened without access control.
 func killAllSessionsCmd(s *Service, r *Request) (bson.Raw, error) {
 	patterns, err := listedPatterns(r, "KillAllSessionsCmd.killAllSessions", func(doc bson.Raw) (sessionPattern, error) {
 		a, err := parseSub(doc, killAllSessionsUserSpec)
 		if err != nil {
 			return sessionPattern{}, err
 		}
-		user := auth.UserName{User: a.str("user"), DB: a.str("db")}
-		return sessionPattern{uid: sessions.UserUID(user.String()), hasUID: true}, nil
+		return sessionPattern{uid: sessions.NamedUID(a.str("user"), a.str("db")), hasUID: true}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -26,6 +26,16 @@ var anonymousUID = sha256.Sum256(nil)
 // UserUID is the uid of user's sessions ("user@db"; "" for none).
 func UserUID(user string) [32]byte { return sha256.Sum256([]byte(user)) }
 
+// NamedUID is the uid of the sessions of the user a command names by
+// {user, db}, as MongoDB's getLogicalSessionUserDigestFor computes it: the
+// anonymous uid when both are empty, else the UserUID of "user@db".
+func NamedUID(user, db string) [32]byte {
+	if user == "" && db == "" {
+		return anonymousUID
+	}
+	return UserUID(user + "@" + db)
+}
+
 // Key is the key of the session of id used by user ("user@db"; "" for
 // none).
 func Key(id, user string) string {

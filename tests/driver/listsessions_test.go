@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // TestListSessions: a session the client used is listed by
@@ -164,4 +165,53 @@ func TestStartSessionListed(t *testing.T) {
 		}
 	}
 	t.Fatalf("started session %s not listed in %v", id, docs)
+}
+
+// TestNoAuthUserNamesAnonymousSessions: the user {user: "", db: ""} names
+// the sessions opened without access control, whose uid is the SHA-256 of
+// "" (MongoDB's getLogicalSessionUserDigestFor), in $listLocalSessions'
+// users and killAllSessions' list (jstests/core/list_local_sessions.js
+// asks for its session by that user in no-auth mode). Under access
+// control the session is its user's, and that user lists and kills none.
+func TestNoAuthUserNamesAnonymousSessions(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	sess, err := client.StartSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.EndSession(ctx)
+	coll := client.Database(testDB).Collection("anon")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	var cur *mongo.Cursor
+	if err := mongo.WithSession(ctx, sess, func(ctx context.Context) error {
+		var err error
+		cur, err = coll.Find(ctx, bson.D{}, options.Find().SetBatchSize(1))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer cur.Close(ctx)
+	noAuthUser := bson.A{bson.D{{Key: "user", Value: ""}, {Key: "db", Value: ""}}}
+	docs, err := listSessionsStage(ctx, client.Database("admin"), "", bson.D{{Key: "$listLocalSessions", Value: bson.D{{Key: "users", Value: noAuthUser}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, d := range docs {
+		listed = listed || bytes.Equal(d.Lookup("_id", "id").Value, sess.ID().Lookup("id").Value)
+	}
+	if listed == testAuth() {
+		t.Fatalf("session listed for {user: \"\", db: \"\"}: %v, want %v", listed, !testAuth())
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "killAllSessions", Value: noAuthUser}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur.Next(ctx) // the first batch's document
+	killed := !cur.Next(ctx) && serverCode(cur.Err()) == 43
+	if killed == testAuth() {
+		t.Fatalf("session's cursor killed by killAllSessions [{user: \"\", db: \"\"}]: %v (%v), want %v", killed, cur.Err(), !testAuth())
+	}
 }
