@@ -34,6 +34,11 @@ type command struct {
 	// first field (MongoDB's namespace: concatenate_with_db, or
 	// CommandHelpers::parseNsCollectionRequired).
 	collection bool
+	// parsesInRun: the command's own fields are parsed when its handler
+	// runs, after its session and transaction are checked, as MongoDB's
+	// commitTransaction and abortTransaction parse their body in run
+	// (parsedInRun).
+	parsesInRun bool
 }
 
 // handlers maps command names to their commands; filled by each command
@@ -47,6 +52,32 @@ func register(h handler, spec *argSpec, names ...string) {
 	for _, n := range names {
 		handlers[n] = command{h: h, spec: spec, name: n, names: names}
 	}
+}
+
+// parsedInRun makes the registered command name parse its fields when its
+// handler runs (command.parsesInRun).
+func parsedInRun(name string) {
+	c := handlers[name]
+	h, spec := c.h, c.spec
+	c.h = func(s *Service, r *Request) (bson.Raw, error) {
+		if err := parseOwnArgs(r, spec); err != nil {
+			return nil, err
+		}
+		return h(s, r)
+	}
+	c.parsesInRun = true
+	handlers[name] = c
+}
+
+// parseOwnArgs parses r's own fields against spec, strictly when r declares
+// apiStrict.
+func parseOwnArgs(r *Request, spec *argSpec) (err error) {
+	parse := parseCommand
+	if r.Args.API.Strict {
+		parse = parseStrictCommand
+	}
+	r.args, err = parse(r.Cmd, spec)
+	return err
 }
 
 // registerAdmin registers commands that MongoDB runs only against the
@@ -181,12 +212,10 @@ func (s *Service) run(r *Request, name string, c command, known bool) (bson.Raw,
 	if err := s.keySession(r); err != nil {
 		return nil, err
 	}
-	parse := parseCommand
-	if r.Args.API.Strict {
-		parse = parseStrictCommand
-	}
-	if r.args, err = parse(r.Cmd, c.spec); err != nil {
-		return nil, err
+	if !c.parsesInRun {
+		if err := parseOwnArgs(r, c.spec); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkNamespace(r, c); err != nil {
 		return nil, err

@@ -16,6 +16,12 @@ import (
 func init() {
 	registerAdmin(commitTransactionCmd, commitTransactionSpec, "commitTransaction")
 	registerAdmin(abortTransactionCmd, abortTransactionSpec, "abortTransaction")
+	// Their fields are checked after the transaction: an abort of a
+	// committed transaction is TransactionCommitted whatever its fields,
+	// a retried commit of one meets its unknown fields (CmdCommitTxn and
+	// CmdAbortTxn parse their body in run, after the session's checkout).
+	parsedInRun("commitTransaction")
+	parsedInRun("abortTransaction")
 }
 
 // commitTransactionSpec and abortTransactionSpec declare the fields of

@@ -329,6 +329,10 @@ func TestTransactionCommands(t *testing.T) {
 		{"commit", commit, 2, false, 0},
 		{"commit retried", commit, 2, false, 0},
 		{"abort after commit", bson.D{{Key: "abortTransaction", Value: 1}}, 2, false, 256},
+		// commit and abort read their own fields once the transaction is
+		// checked (errors_on_committed_transaction.js)
+		{"abort after commit, an unknown field", bson.D{{Key: "abortTransaction", Value: 1}, {Key: "invalidField", Value: 1}}, 2, false, 256},
+		{"commit retried, an unknown field", bson.D{{Key: "commitTransaction", Value: 1}, {Key: "invalidField", Value: 1}}, 2, false, 40415},
 		{"an older transaction", insert, 1, true, 225},
 		{"continuing an older transaction", insert, 1, false, 225},
 		{"killCursors first", bson.D{{Key: "killCursors", Value: "tc"}, {Key: "cursors", Value: bson.A{int64(1)}}, {Key: "$db", Value: testDB}}, 3, true, 263},
