@@ -129,6 +129,9 @@ func (s *Service) metrics() bson.D {
 	// MongoDB's metric tree lists its fields by name (ClientCursor's
 	// counters).
 	return bson.D{
+		{Key: "abortExpiredTransactions", Value: bson.D{
+			{Key: "passes", Value: s.Sessions.ReapPasses.Load()},
+		}},
 		{Key: "commands", Value: s.cmdStats.section(s)},
 		{Key: "cursor", Value: bson.D{
 			{Key: "lifespan", Value: bson.D{

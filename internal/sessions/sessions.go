@@ -183,6 +183,9 @@ type Registry struct {
 	txnLifetime atomic.Int64
 	// Txns count the sessions' transactions.
 	Txns TxnCounters
+	// ReapPasses counts the passes Reap made, which abort the expired
+	// transactions (serverStatus metrics.abortExpiredTransactions.passes).
+	ReapPasses atomic.Int64
 	// Shared says other frontends write the same records (a shared
 	// store): a session is then refreshed from its record before a write
 	// it records, and its record checked in the write's own transaction.
@@ -318,6 +321,7 @@ func (r *Registry) AbortIdle() {
 // records, as MongoDB expires config.transactions entries with their
 // sessions. Sessions busy with a command are left alone.
 func (r *Registry) Reap(now time.Time, timeout time.Duration) {
+	r.ReapPasses.Add(1)
 	lifetime := r.TxnLifetime()
 	for _, s := range r.all() {
 		if !s.mu.TryLock() {

@@ -49,4 +49,7 @@ func TestReap(t *testing.T) {
 	if r.Len() != 0 {
 		t.Fatalf("%d sessions left after the timeout", r.Len())
 	}
+	if n := r.ReapPasses.Load(); n != 3 {
+		t.Fatalf("%d passes counted, want 3", n)
+	}
 }

@@ -234,3 +234,28 @@ func TestServerStatusCommandMetrics(t *testing.T) {
 		t.Error("an alias has its own counters")
 	}
 }
+
+// TestServerStatusAbortExpiredTransactionsPasses: metrics lists first
+// abortExpiredTransactions.passes, a 64-bit count of the passes the
+// expired-transaction reaper made, which grows while the server runs
+// (jstests/core/txns/abort_expired_transaction.js waits on it).
+func TestServerStatusAbortExpiredTransactionsPasses(t *testing.T) {
+	client, _ := startServer(t)
+	passes := func() int64 {
+		metrics := replyOf(t, client, "admin", bson.D{{Key: "serverStatus", Value: 1}}).Lookup("metrics").Document()
+		if first, _ := metrics.IndexErr(0); first.Key() != "abortExpiredTransactions" {
+			t.Fatalf("metrics begins with %q", first.Key())
+		}
+		v := metrics.Lookup("abortExpiredTransactions", "passes")
+		if v.Type != bson.TypeInt64 {
+			t.Fatalf("abortExpiredTransactions.passes: %s", v)
+		}
+		return v.Int64()
+	}
+	before := passes()
+	for deadline := time.Now().Add(10 * time.Second); passes() == before; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no pass in 10s after %d", before)
+		}
+	}
+}
