@@ -251,6 +251,7 @@ var typeClassShown = map[bson.Type][2]string{
 	bson.TypeEmbeddedDocument: {"[{}", "[])"},
 	bson.TypeBoolean:          {"[false", "true]"},
 	bson.TypeNull:             {"[null", "null]"},
+	bson.TypeUndefined:        {"[undefined", "undefined]"},
 	bson.TypeDateTime:         {"[new Date(-9223372036854775808)", "new Date(9223372036854775807)]"},
 	bson.TypeObjectID:         {"[ObjectId('000000000000000000000000')", "ObjectId('ffffffffffffffffffffffff')]"},
 	bson.TypeTimestamp:        {"[Timestamp(0, 0)", "Timestamp(4294967295, 4294967295)]"},
