@@ -208,6 +208,15 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 			if len(ch.Validator) <= 5 {
 				cur.Validator = nil
 			}
+			// Setting a validator stores the level and action too, their
+			// defaults when unset (CollectionImpl::setValidator): the
+			// options then show them.
+			if cur.ValidationLevel == "" {
+				cur.ValidationLevel = "strict"
+			}
+			if cur.ValidationAction == "" {
+				cur.ValidationAction = "error"
+			}
 		}
 		if ch.Level != nil {
 			cur.ValidationLevel = *ch.Level

@@ -470,3 +470,43 @@ func TestValidatorEncryptKeywords(t *testing.T) {
 		t.Errorf("encrypted insert: %v", err)
 	}
 }
+
+// TestCollModValidatorStoresDefaults: collMod setting a validator stores
+// the validation level and action as well, their defaults when unset
+// (MongoDB's CollectionImpl::setValidator), so listCollections shows
+// them; create with a validator alone does not, and a level set before
+// is kept.
+func TestCollModValidatorStoresDefaults(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := t.Context()
+	db := client.Database(testDB)
+	options := func(name string) string {
+		t.Helper()
+		specs, err := db.ListCollectionSpecifications(ctx, bson.D{{Key: "name", Value: name}})
+		if err != nil || len(specs) != 1 {
+			t.Fatalf("listCollections %s: %v %v", name, specs, err)
+		}
+		return specs[0].Options.String()
+	}
+	run := func(cmd bson.D) {
+		t.Helper()
+		if err := db.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	v := bson.D{{Key: "a", Value: 1}}
+	run(bson.D{{Key: "create", Value: "created"}, {Key: "validator", Value: v}})
+	if got, want := options("created"), `{"validator": {"a": {"$numberInt":"1"}}}`; got != want {
+		t.Errorf("create: %s, want %s", got, want)
+	}
+	run(bson.D{{Key: "create", Value: "modded"}})
+	run(bson.D{{Key: "collMod", Value: "modded"}, {Key: "validator", Value: v}})
+	if got, want := options("modded"), `{"validator": {"a": {"$numberInt":"1"}},"validationLevel": "strict","validationAction": "error"}`; got != want {
+		t.Errorf("collMod validator: %s, want %s", got, want)
+	}
+	run(bson.D{{Key: "create", Value: "moderate"}, {Key: "validationLevel", Value: "moderate"}})
+	run(bson.D{{Key: "collMod", Value: "moderate"}, {Key: "validator", Value: v}})
+	if got, want := options("moderate"), `{"validator": {"a": {"$numberInt":"1"}},"validationLevel": "moderate","validationAction": "error"}`; got != want {
+		t.Errorf("collMod validator after level: %s, want %s", got, want)
+	}
+}
