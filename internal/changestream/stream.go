@@ -394,6 +394,9 @@ func (b eventBuilder) command(tok Token, kind, db, coll string, to bson.Raw) bso
 			// the entry's o but the command's name: the options the
 			// collection was created with, and its idIndex
 			d.b = bsoncore.AppendDocumentElement(d.b, "operationDescription", rest(b.e.O))
+			if kind == "modify" {
+				d.b = appendStateBeforeChange(d.b, b.e.O2)
+			}
 		case "createIndexes", "dropIndexes":
 			spec := rest(b.e.O)
 			if kind == "dropIndexes" && b.e.O2 != nil {
@@ -427,4 +430,26 @@ func rest(doc bson.Raw) bson.Raw {
 	out = append(out, it.Rest()...)
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return out
+}
+
+// appendStateBeforeChange appends a modify event's stateBeforeChange: the
+// collMod entry's o2 renamed, collectionOptions_old to collectionOptions
+// and indexOptions_old to indexOptions, each when present (MongoDB's
+// change_stream_event_transform.cpp). An entry without o2 (logged before
+// Folio wrote one) gives none.
+func appendStateBeforeChange(dst []byte, o2 bson.Raw) []byte {
+	coll, hasColl := o2.Lookup("collectionOptions_old").DocumentOK()
+	index, hasIndex := o2.Lookup("indexOptions_old").DocumentOK()
+	if !hasColl && !hasIndex {
+		return dst
+	}
+	start, dst := bsoncore.AppendDocumentElementStart(dst, "stateBeforeChange")
+	if hasColl {
+		dst = bsoncore.AppendDocumentElement(dst, "collectionOptions", coll)
+	}
+	if hasIndex {
+		dst = bsoncore.AppendDocumentElement(dst, "indexOptions", index)
+	}
+	dst, _ = bsoncore.AppendDocumentEnd(dst, start)
+	return dst
 }

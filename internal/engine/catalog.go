@@ -237,6 +237,13 @@ func (c *Collection) CurrentOptions() CollectionOptions {
 	return o
 }
 
+// optionsWithUUID is o as MongoDB's CollectionOptions::toBSON shows c's
+// options (a NamespaceExists message, a collMod entry's o2): its uuid
+// first.
+func (c *Collection) optionsWithUUID(o CollectionOptions) bson.D {
+	return append(bson.D{{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}}}, o.Doc()...)
+}
+
 // Clustered reports whether c's documents are a clustered index on _id, as
 // MongoDB calls them (CollectionOptions.Clustered). A scan of its _id is
 // then a CLUSTERED_IXSCAN.
@@ -516,7 +523,7 @@ func (e *Engine) createLocked(db, name string, opts CollectionOptions, uuid *[16
 		if err := e.checkAbsent(tx, db, name); err != nil {
 			return err
 		}
-		if err := e.logCommand(tx, db, coll, createEntry(coll)); err != nil {
+		if err := e.logCommand(tx, db, coll, createEntry(coll), nil); err != nil {
 			return err
 		}
 		return putCatalogEntry(tx, coll)
@@ -593,10 +600,7 @@ func (e *Engine) CreateCollection(db, name string, opts CollectionOptions) error
 	if current.Equal(opts) {
 		return nil
 	}
-	// The message shows the collection's options as MongoDB's
-	// CollectionOptions::toBSON does: its uuid first.
-	shown := append(bson.D{{Key: "uuid", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.UUID[:]}}}, current.Doc()...)
-	raw, err := bson.Marshal(shown)
+	raw, err := bson.Marshal(c.optionsWithUUID(current))
 	if err != nil {
 		return err
 	}
@@ -749,7 +753,7 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 			if err := markGarbage(tx, c.ID, nil); err != nil {
 				return err
 			}
-			if err := e.logCommand(tx, c.DB, c, bson.D{{Key: "drop", Value: c.Name}}); err != nil {
+			if err := e.logCommand(tx, c.DB, c, bson.D{{Key: "drop", Value: c.Name}}, nil); err != nil {
 				return err
 			}
 		}
@@ -757,7 +761,7 @@ func (e *Engine) dropLocked(colls []*Collection, dbDropped string) (uint64, erro
 			return errNoChange
 		}
 		if dbDropped != "" {
-			return e.logCommand(tx, dbDropped, nil, bson.D{{Key: "dropDatabase", Value: int32(1)}})
+			return e.logCommand(tx, dbDropped, nil, bson.D{{Key: "dropDatabase", Value: int32(1)}}, nil)
 		}
 		return nil
 	})
@@ -857,7 +861,7 @@ func (e *Engine) RenameCollection(fromDB, from, toDB, to string, dropTarget bool
 		if target != nil {
 			rename = append(rename, bson.E{Key: "dropTarget", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: target.UUID[:]}})
 		}
-		if err := e.logCommand(tx, fromDB, src, rename); err != nil {
+		if err := e.logCommand(tx, fromDB, src, rename, nil); err != nil {
 			return err
 		}
 		if err := tx.Delete(catalogKey(fromDB, from)); err != nil {

@@ -203,6 +203,7 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if err := checkValidationChange(cur, ch); err != nil {
 			return err
 		}
+		before := cur
 		if ch.Validator != nil {
 			cur.Validator = ch.Validator
 			if len(ch.Validator) <= 5 {
@@ -279,7 +280,7 @@ func (e *Engine) ModifyValidation(db, name string, ch ValidationChange) error {
 		if ch.CappedMax != nil {
 			mod = append(mod, bson.E{Key: "cappedMax", Value: *ch.CappedMax})
 		}
-		if err := e.logCommand(tx, db, c, mod); err != nil {
+		if err := e.logCommand(tx, db, c, mod, collModO2(c, before, nil)); err != nil {
 			return err
 		}
 		return putCatalogEntryOptions(tx, c, cur, append(slices.Clone(c.Indexes()), c.Building()...))

@@ -18,6 +18,7 @@ import (
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/query"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/timeseries"
 	"github.com/folio-db/folio/internal/values"
 )
@@ -732,14 +733,14 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 		return nil, nil, err
 	}
 	after.idKeyed = before.idKeyed
-	if bytes.Equal(after.Spec, before.Spec) {
-		return before, before, nil
-	}
+	mod, old := indexCollModEntry(before, change)
 	// hidden and the TTL concern readers and the TTL monitor only, and
 	// writers check prepareUnique and unique on the catalog version they
 	// write at: one catalog change, no states. A conversion to unique
 	// needs none either: with prepareUnique on every frontend, no write
-	// adds a duplicate after the check.
+	// adds a duplicate after the check. A change to what the index
+	// already is changes nothing but is logged, as MongoDB logs every
+	// collMod.
 	if _, err := e.changeIndexes(c, func(si *storedIndex) (bool, error) {
 		if uint32(si.ID) == before.ID {
 			if si.State != statePublic || !bytes.Equal(si.Spec, before.Spec) {
@@ -748,10 +749,44 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 			si.Spec, si.IDKeyed = after.Spec, after.Unique && after.idKeyed
 		}
 		return true, nil
-	}, nil, nil, nil); err != nil {
+	}, nil, nil, func(tx storage.Txn, cur *Collection) error {
+		o := bson.D{{Key: "collMod", Value: cur.Name}, {Key: "index", Value: mod}}
+		return e.logCommand(tx, cur.DB, cur, o, collModO2(cur, cur.CurrentOptions(), old))
+	}); err != nil {
 		return nil, nil, err
 	}
+	if bytes.Equal(after.Spec, before.Spec) {
+		return before, before, nil
+	}
 	return before, after, nil
+}
+
+// indexCollModEntry is the index document of the collMod entry of
+// change to ix, as MongoDB's makeCollModCmdObj writes it (the index by
+// its name, then the options changed: expireAfterSeconds as a long,
+// hidden, unique, prepareUnique), and the entry's indexOptions_old, what
+// ix was in the options change names (OpObserverImpl::onCollMod: a TTL
+// only when the index had one).
+func indexCollModEntry(ix *Index, change IndexChange) (mod, old bson.D) {
+	mod, old = bson.D{{Key: "name", Value: ix.Name}}, bson.D{}
+	if change.ExpireAfter != nil {
+		mod = append(mod, bson.E{Key: "expireAfterSeconds", Value: *change.ExpireAfter})
+		if ix.ExpireAfter >= 0 {
+			old = append(old, bson.E{Key: "expireAfterSeconds", Value: ix.ExpireAfter})
+		}
+	}
+	if change.Hidden != nil {
+		mod = append(mod, bson.E{Key: "hidden", Value: *change.Hidden})
+		old = append(old, bson.E{Key: "hidden", Value: ix.Hidden})
+	}
+	if change.Unique {
+		mod = append(mod, bson.E{Key: "unique", Value: true})
+	}
+	if change.PrepareUnique != nil {
+		mod = append(mod, bson.E{Key: "prepareUnique", Value: *change.PrepareUnique})
+		old = append(old, bson.E{Key: "prepareUnique", Value: ix.PrepareUnique})
+	}
+	return mod, old
 }
 
 // modifyIDIndex is collMod's change to the _id index of coll, which it

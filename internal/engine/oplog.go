@@ -359,9 +359,10 @@ type txnPreImage struct {
 }
 
 // logCommand stages a command entry on db: o is the command as MongoDB
-// logs it ({create: coll, ...}, {drop: coll}, {dropDatabase: 1}, ...); c
-// is the collection it concerns (nil for the database).
-func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) error {
+// logs it ({create: coll, ...}, {drop: coll}, {dropDatabase: 1}, ...), o2
+// its o2 when it has one (a collMod's, collModO2); c is the collection it
+// concerns (nil for the database).
+func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o, o2 bson.D) error {
 	if e.oplog == nil || c != nil && !c.replicated() || !isReplicated(db, "") {
 		return nil
 	}
@@ -370,6 +371,11 @@ func (e *Engine) logCommand(tx storage.Txn, db string, c *Collection, o bson.D) 
 		return err
 	}
 	op := oplog.Op{Kind: oplog.Command, NS: db + ".$cmd", O: raw}
+	if o2 != nil {
+		if op.O2, err = bson.Marshal(o2); err != nil {
+			return err
+		}
+	}
 	if c != nil {
 		op.UUID = c.UUID[:]
 	}
@@ -761,4 +767,17 @@ func (e *Engine) AppendOplogNote(ctx context.Context, data bson.Raw) error {
 		}
 		return e.commit(tx)
 	})
+}
+
+// collModO2 is the o2 of a collMod entry, as MongoDB's
+// OpObserverImpl::onCollMod writes it: c's options before the change
+// (optionsWithUUID) and, for an index's change, what the index was in
+// the options the change named (indexOld, possibly empty). Change
+// streams report them as a modify event's stateBeforeChange.
+func collModO2(c *Collection, before CollectionOptions, indexOld bson.D) bson.D {
+	o2 := bson.D{{Key: "collectionOptions_old", Value: c.optionsWithUUID(before)}}
+	if indexOld != nil {
+		o2 = append(o2, bson.E{Key: "indexOptions_old", Value: indexOld})
+	}
+	return o2
 }

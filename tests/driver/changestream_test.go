@@ -1950,3 +1950,83 @@ func TestChangeStreamApplyOpsDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamModifyStateBeforeChange: a modify event carries the
+// collMod as logged (an index by its name, a TTL as a long) and, as
+// stateBeforeChange, the collection's options before it (uuid first) and
+// what the index was in the options it changed, as MongoDB's
+// OpObserverImpl::onCollMod logs them in o2
+// (jstests/change_streams/ddl_coll_mod_event.js). An index's collMod is a
+// modify event, also when it changes nothing.
+func TestChangeStreamModifyStateBeforeChange(t *testing.T) {
+	client := startStreams(t)
+	ctx := t.Context()
+	db := client.Database("collmodev")
+	if err := db.CreateCollection(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	coll := db.Collection("c")
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "a", Value: 1}}},
+		{Keys: bson.D{{Key: "t", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(100)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	validator := bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}
+	for _, cmd := range []bson.D{
+		{{Key: "index", Value: bson.D{{Key: "keyPattern", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "hidden", Value: true}}}},
+		{{Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
+		{{Key: "index", Value: bson.D{{Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 200}}}},
+		{{Key: "validator", Value: validator}},
+		{{Key: "validationLevel", Value: "off"}},
+	} {
+		if err := db.RunCommand(ctx, append(bson.D{{Key: "collMod", Value: "c"}}, cmd...)).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	var uuid bson.Binary
+	withUUID := func(rest ...bson.E) bson.D {
+		return append(bson.D{{Key: "uuid", Value: uuid}}, rest...)
+	}
+	wants := []func() (desc, state bson.D){
+		func() (bson.D, bson.D) {
+			return bson.D{{Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
+				bson.D{{Key: "collectionOptions", Value: withUUID()}, {Key: "indexOptions", Value: bson.D{{Key: "hidden", Value: false}}}}
+		},
+		func() (bson.D, bson.D) {
+			return bson.D{{Key: "index", Value: bson.D{{Key: "name", Value: "a_1"}, {Key: "hidden", Value: true}}}},
+				bson.D{{Key: "collectionOptions", Value: withUUID()}, {Key: "indexOptions", Value: bson.D{{Key: "hidden", Value: true}}}}
+		},
+		func() (bson.D, bson.D) {
+			return bson.D{{Key: "index", Value: bson.D{{Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: int64(200)}}}},
+				bson.D{{Key: "collectionOptions", Value: withUUID()}, {Key: "indexOptions", Value: bson.D{{Key: "expireAfterSeconds", Value: int64(100)}}}}
+		},
+		func() (bson.D, bson.D) {
+			return bson.D{{Key: "validator", Value: validator}}, bson.D{{Key: "collectionOptions", Value: withUUID()}}
+		},
+		func() (bson.D, bson.D) {
+			return bson.D{{Key: "validationLevel", Value: "off"}},
+				bson.D{{Key: "collectionOptions", Value: withUUID(bson.E{Key: "validator", Value: validator}, bson.E{Key: "validationLevel", Value: "strict"}, bson.E{Key: "validationAction", Value: "error"})}}
+		},
+	}
+	for i, want := range wants {
+		ev := nextEvent(t, cs)
+		if got := ev.Lookup("operationType").StringValue(); got != "modify" {
+			t.Fatalf("event %d: %s", i, ev)
+		}
+		sub, data := ev.Lookup("collectionUUID").Binary()
+		uuid = bson.Binary{Subtype: sub, Data: data}
+		desc, state := want()
+		if got, want := ev.Lookup("operationDescription").String(), mustRaw(t, desc).String(); got != want {
+			t.Errorf("event %d operationDescription\n got %s\nwant %s", i, got, want)
+		}
+		if got, want := ev.Lookup("stateBeforeChange").String(), mustRaw(t, state).String(); got != want {
+			t.Errorf("event %d stateBeforeChange\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
