@@ -98,11 +98,17 @@ func ParseSpec(v bson.RawValue) (Spec, error) {
 			return s, err
 		}
 	}
+	// MongoDB's order (DocumentSourceChangeStream's spec validation):
+	// both tokens, then a token with startAtOperationTime, then
+	// resumeAfter an invalidate.
+	if s.ResumeAfter != nil && s.StartAfter != nil {
+		return s, mongoerr.New(mongoerr.ChangeStreamResumeAfterAndStartAfter, "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream stage")
+	}
 	if resumes > 1 {
-		return s, mongoerr.New(mongoerr.ChangeStreamMultipleResumeOptions, "Only one type of resume option is allowed, but multiple were found.")
+		return s, mongoerr.New(mongoerr.ChangeStreamMultipleResumeOptions, "Only one type of resume option is allowed, but multiple were found")
 	}
 	if s.ResumeAfter != nil && s.ResumeAfter.FromInvalidate {
-		return s, mongoerr.New(mongoerr.InvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+		return s, mongoerr.New(mongoerr.InvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
 	}
 	return s, nil
 }

@@ -116,7 +116,7 @@ func bit(b bool) byte {
 // postBatchResumeToken, named field in errors.
 func ParseToken(v bson.RawValue, field string) (Token, error) {
 	bad := func() (Token, error) {
-		return Token{}, mongoerr.New(mongoerr.FailedToParse, "Bad resume token: _data of missing or of wrong type. Expected string, got %s", bsonTypeName(v))
+		return Token{}, mongoerr.New(mongoerr.ResumeTokenBadData, "Bad resume token: _data of missing or of wrong type. Expected string, got %s", values.ValueString(v))
 	}
 	doc, ok := v.DocumentOK()
 	if !ok {

@@ -1431,6 +1431,10 @@ const (
 	ChangeStreamSpecNotObject Code = 50808
 	// ChangeStreamMultipleResumeOptions: more than one of resumeAfter, startAfter and startAtOperationTime.
 	ChangeStreamMultipleResumeOptions Code = 40674
+	// ChangeStreamResumeAfterAndStartAfter: both resumeAfter and startAfter.
+	ChangeStreamResumeAfterAndStartAfter Code = 50865
+	// ResumeTokenBadData: a resume token whose _data is missing or not a string.
+	ResumeTokenBadData Code = 40647
 	// ChangeStreamNeedsReplicaSet: a change stream on a standalone server.
 	ChangeStreamNeedsReplicaSet Code = 40573
 )

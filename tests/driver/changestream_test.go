@@ -427,6 +427,10 @@ func TestChangeStreamRefusals(t *testing.T) {
 	}{
 		{"unknown option", testDB, "c", cs(bson.D{{Key: "bogus", Value: 1}}), 40415},
 		{"two resume options", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: tok}, {Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}}), 40674},
+		{"resumeAfter and startAfter", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: tok}, {Key: "startAfter", Value: tok}}), 50865},
+		{"all three resume options", testDB, "c", cs(bson.D{{Key: "startAtOperationTime", Value: bson.Timestamp{T: 1}}, {Key: "resumeAfter", Value: tok}, {Key: "startAfter", Value: tok}}), 50865},
+		{"token without _data", testDB, "c", cs(bson.D{{Key: "resumeAfter", Value: bson.D{}}}), 40647},
+		{"token _data not a string", testDB, "c", cs(bson.D{{Key: "startAfter", Value: bson.D{{Key: "_data", Value: 1}}}}), 40647},
 		{"bad fullDocument", testDB, "c", cs(bson.D{{Key: "fullDocument", Value: "nope"}}), 2},
 		{"bad fullDocumentBeforeChange", testDB, "c", cs(bson.D{{Key: "fullDocumentBeforeChange", Value: "on"}}), 2},
 		{"not a document", testDB, "c", bson.A{bson.D{{Key: "$changeStream", Value: 1}}}, 50808},
