@@ -211,10 +211,11 @@ type CollectionOptions struct {
 }
 
 // createEntry is the o of c's create entry, as MongoDB logs it: its
-// options, then its _id index.
+// options, then its _id index unless that is of version 1
+// (makeCreateCollCmdObj logs only versions 2 and up).
 func createEntry(c *Collection) bson.D {
 	o := append(bson.D{{Key: "create", Value: c.Name}}, c.Options.Doc()...)
-	if id := c.Options.IDIndex(); id != nil {
+	if id := c.Options.IDIndex(); id != nil && !c.Options.IDIndexV1 {
 		o = append(o, bson.E{Key: "idIndex", Value: id})
 	}
 	return o

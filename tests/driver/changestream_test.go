@@ -2034,3 +2034,30 @@ func TestChangeStreamModifyStateBeforeChange(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeStreamCreateEventIDIndex: a create event's operationDescription
+// holds the _id index (named _id_ whatever create's idIndex named it),
+// but not one of version 1, which MongoDB's makeCreateCollCmdObj leaves
+// out of the create entry (jstests/change_streams/ddl_create_event.js).
+func TestChangeStreamCreateEventIDIndex(t *testing.T) {
+	client := startStreams(t)
+	ctx := t.Context()
+	db := client.Database("createidx")
+	cs, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	for _, v := range []int32{2, 1} {
+		idIndex := bson.D{{Key: "v", Value: v}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "ignored"}}
+		if err := db.RunCommand(ctx, bson.D{{Key: "create", Value: "v" + strconv.Itoa(int(v))}, {Key: "idIndex", Value: idIndex}}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{`{"idIndex": {"v": {"$numberInt":"2"},"key": {"_id": {"$numberInt":"1"}},"name": "_id_"}}`, `{}`} {
+		ev := nextEvent(t, cs)
+		if got := ev.Lookup("operationDescription").String(); ev.Lookup("operationType").StringValue() != "create" || got != want {
+			t.Errorf("create event %s, want operationDescription %s", ev, want)
+		}
+	}
+}
