@@ -187,13 +187,15 @@ func (o Options) Document() bson.D {
 const UnpackStage = "$_internalUnpackBucket"
 
 // UnpackSpec is the argument of the view's unpacking stage for o, as
-// MongoDB stores it in system.views.
+// MongoDB 7.0 stores it in system.views (timeseries::generateViewPipeline):
+// timeField, metaField, bucketMaxSpanSeconds. A view stored by an older
+// Folio with exclude: [] still parses (ParseUnpackSpec).
 func (o Options) UnpackSpec() bson.D {
 	d := bson.D{{Key: "timeField", Value: o.TimeField}}
 	if o.MetaField != "" {
 		d = append(d, bson.E{Key: "metaField", Value: o.MetaField})
 	}
-	return append(d, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)}, bson.E{Key: "exclude", Value: bson.A{}})
+	return append(d, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)})
 }
 
 // ParseUnpackSpec reads the argument of the unpacking stage.

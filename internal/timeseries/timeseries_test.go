@@ -331,3 +331,26 @@ func TestBucketBoundsCollation(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackSpecShape: the view's unpacking stage is MongoDB 7.0's
+// (timeseries::generateViewPipeline), without the exclude: [] of 5.0, as
+// change streams show it in a time series collection's create event
+// (jstests/change_streams/ddl_view_events.js); an exclude: [] stored
+// before still parses.
+func TestUnpackSpecShape(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{TimeField: "t", BucketMaxSpanSeconds: 3600}, `{"timeField": "t","bucketMaxSpanSeconds": {"$numberInt":"3600"}}`},
+		{Options{TimeField: "t", MetaField: "m", BucketMaxSpanSeconds: 86400}, `{"timeField": "t","metaField": "m","bucketMaxSpanSeconds": {"$numberInt":"86400"}}`},
+	} {
+		if got := doc(t, tc.o.UnpackSpec()).String(); got != tc.want {
+			t.Errorf("UnpackSpec %+v: %s, want %s", tc.o, got, tc.want)
+		}
+	}
+	old := doc(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}, {Key: "exclude", Value: bson.A{}}})
+	if o, err := ParseUnpackSpec(old); err != nil || o.TimeField != "t" || o.BucketMaxSpanSeconds != 3600 {
+		t.Errorf("ParseUnpackSpec(%s): %+v %v", old, o, err)
+	}
+}
