@@ -49,7 +49,7 @@ var collModIndexSpec = &argSpec{path: "collMod.index", fields: []argField{
 	arg("expireAfterSeconds", tSafe),
 	arg("prepareUnique", tBool),
 	arg("unique", tBool),
-	refuse("forceNonUnique", tBool, "converting a unique index to a non-unique one"),
+	arg("forceNonUnique", tBool),
 }}
 
 // collModCmd changes an index's hidden flag, TTL, prepareUnique, or makes
@@ -137,7 +137,7 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	// collMod's modifications: the index's, and the collection's others.
 	mods := 0
-	for _, set := range []bool{change.ExpireAfter != nil, change.Hidden != nil, change.PrepareUnique != nil, change.Unique} {
+	for _, set := range []bool{change.ExpireAfter != nil, change.Hidden != nil, change.PrepareUnique != nil, change.Unique, change.ForceNonUnique != nil} {
 		if set {
 			mods++
 		}
@@ -181,6 +181,9 @@ func collModCmd(s *Service, r *Request) (bson.Raw, error) {
 	if change.PrepareUnique != nil && before.PrepareUnique != after.PrepareUnique && !after.Unique {
 		out = append(out, bson.E{Key: "prepareUnique_old", Value: before.PrepareUnique}, bson.E{Key: "prepareUnique_new", Value: after.PrepareUnique})
 	}
+	if before.Unique && !after.Unique {
+		out = append(out, bson.E{Key: "forceNonUnique_new", Value: true})
+	}
 	return marshal(out), nil
 }
 
@@ -197,8 +200,10 @@ func parseIndexChange(index bson.Raw, capped bool) (change engine.IndexChange, n
 		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "Cannot specify both key pattern and name.")
 	case !c.has("name") && keyPattern == nil:
 		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "Must specify either index name or key pattern.")
-	case !c.has("expireAfterSeconds") && !c.has("hidden") && !c.has("unique") && !c.has("prepareUnique"):
+	case !c.has("expireAfterSeconds") && !c.has("hidden") && !c.has("unique") && !c.has("prepareUnique") && !c.has("forceNonUnique"):
 		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
+	case c.has("unique") && c.has("forceNonUnique"):
+		return change, "", nil, mongoerr.New(mongoerr.InvalidOptions, "collMod does not support 'unique' and 'forceNonUnique' options at the same time")
 	}
 	if c.has("hidden") {
 		b := c.bool("hidden")
@@ -230,6 +235,11 @@ func parseIndexChange(index bson.Raw, capped bool) (change engine.IndexChange, n
 	if c.has("prepareUnique") {
 		b := c.bool("prepareUnique")
 		change.PrepareUnique = &b
+	}
+	if c.has("forceNonUnique") {
+		// false is refused once the index is found (ModifyIndex)
+		b := c.bool("forceNonUnique")
+		change.ForceNonUnique = &b
 	}
 	return change, name, keyPattern, nil
 }

@@ -389,6 +389,75 @@ func TestConvertToUnique(t *testing.T) {
 	mustValidate(t, e, "c")
 }
 
+// TestForceNonUnique runs collMod's forceNonUnique: false is BadValue; an
+// index collMod made unique (keyed with the record id) becomes
+// non-unique, takes duplicates and stays so after the engine is reopened;
+// a non-unique index is left as it is; an index created unique, whose
+// entries are keyed by value, and the _id index are refused (238).
+func TestForceNonUnique(t *testing.T) {
+	kv := testkv.Open(t)
+	e := openEngine(t, kv)
+	mustCreateIndex(t, e, "c", `{"k": 1}`, false)
+	mustCreateIndex(t, e, "u", `{"k": 1}`, true)
+	insert := func(e *Engine, doc string) error {
+		_, werrs, err := e.Insert("test", "c", []bson.Raw{ext(t, doc)}, true, WriteOptions{})
+		if err == nil && len(werrs) > 0 {
+			err = werrs[0].Err
+		}
+		return err
+	}
+	on, off := true, false
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, IndexChange{ForceNonUnique: &on}); err != nil {
+		t.Fatalf("forceNonUnique of a non-unique index: %v", err)
+	}
+	if ix := e.Collection("test", "c").Indexes()[0]; ix.Unique || ix.Spec.Lookup("unique").Type != 0 {
+		t.Fatalf("non-unique index after forceNonUnique: %s", ix.Spec)
+	}
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, IndexChange{PrepareUnique: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, IndexChange{Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(e, `{"_id": 1, "k": "a"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := insert(e, `{"_id": 2, "k": "a"}`); !mongoerr.Is(err, mongoerr.DuplicateKey) {
+		t.Fatalf("duplicate on the unique index: %v", err)
+	}
+	if _, _, err := e.ModifyIndex("test", "c", "k_1", nil, IndexChange{ForceNonUnique: &off}); !mongoerr.Is(err, mongoerr.BadValue) {
+		t.Fatalf("forceNonUnique false: %v", err)
+	}
+	before, after, err := e.ModifyIndex("test", "c", "", ext(t, `{"k": 1}`), IndexChange{ForceNonUnique: &on})
+	if err != nil || !before.Unique || after.Unique || after.Spec.Lookup("unique").Type != 0 {
+		t.Fatalf("forceNonUnique: %v %v %v", before, after, err)
+	}
+	if err := insert(e, `{"_id": 2, "k": "a"}`); err != nil {
+		t.Fatalf("duplicate after forceNonUnique: %v", err)
+	}
+	mustValidate(t, e, "c")
+	e.Close()
+	e = openEngine(t, kv)
+	if ix := e.Collection("test", "c").Indexes()[0]; ix.Unique || !ix.idKeyed {
+		t.Fatalf("reopened: unique %v, keyed with the record id %v", ix.Unique, ix.idKeyed)
+	}
+	if err := insert(e, `{"_id": 3, "k": "a"}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := findIDsIn(t, e, "c", FindOptions{Filter: ext(t, `{"k": "a"}`)}, `"k_1"`); len(got) != 3 {
+		t.Fatalf("find k a on the index made non-unique: %v", got)
+	}
+	mustValidate(t, e, "c")
+	for _, name := range []string{"k_1", "_id_"} {
+		if _, _, err := e.ModifyIndex("test", "u", name, nil, IndexChange{ForceNonUnique: &on}); !mongoerr.Is(err, mongoerr.NotImplemented) {
+			t.Fatalf("forceNonUnique of %s created unique: %v", name, err)
+		}
+	}
+	if _, _, err := e.ModifyIndex("test", "u", "_id_", nil, IndexChange{ForceNonUnique: &off}); !mongoerr.Is(err, mongoerr.BadValue) {
+		t.Fatalf("forceNonUnique false on _id: %v", err)
+	}
+}
+
 // TestPrepareUniqueConcurrentWriters: writers on two engines over one store
 // insert documents with the same keys into an index refusing new
 // duplicates (keyed with the record id, so their entries differ): each key

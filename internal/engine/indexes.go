@@ -645,6 +645,9 @@ type IndexChange struct {
 	// Unique converts the index to unique: it must refuse new duplicates
 	// already and hold none. DryRun only checks that it holds none.
 	Unique, DryRun bool
+	// ForceNonUnique, true, makes a unique index non-unique (false is
+	// BadValue); a non-unique index is left as it is.
+	ForceNonUnique *bool
 	// Combined reports that the collMod makes other modifications: a
 	// change of prepareUnique must be made alone.
 	Combined bool
@@ -703,6 +706,15 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if p := change.PrepareUnique; p != nil && *p != before.PrepareUnique && !before.Unique && change.Combined {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "prepareUnique cannot be combined with any other modification.")
 	}
+	if f := change.ForceNonUnique; f != nil {
+		if !*f {
+			return nil, nil, mongoerr.New(mongoerr.BadValue, "'forceNonUnique: false' is not supported")
+		}
+		if before.Unique && !before.idKeyed {
+			// Its entries would each need the record id in their key.
+			return nil, nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option 'forceNonUnique' of collMod.index on an index created unique (its entries are keyed by their values alone); only on one collMod made unique")
+		}
+	}
 	if change.Unique && !before.Unique {
 		if err := e.checkNoDuplicates(change.Ctx, c, before); err != nil {
 			return nil, nil, err
@@ -724,6 +736,10 @@ func (e *Engine) ModifyIndex(db, coll, name string, key bson.Raw, change IndexCh
 	if change.Unique && !before.Unique {
 		// MongoDB clears prepareUnique once the index is unique.
 		spec.Unique, spec.PrepareUnique = true, false
+	}
+	if change.ForceNonUnique != nil {
+		// keyed with the record id already (checked above)
+		spec.Unique = false
 	}
 	if after, err = newIndex(before.ID, spec); err != nil {
 		if me := mongoerr.As(err); change.ExpireAfter != nil && me.Code == mongoerr.CannotCreateIndex {
@@ -792,7 +808,7 @@ func indexCollModEntry(ix *Index, change IndexChange) (mod, old bson.D) {
 // modifyIDIndex is collMod's change to the _id index of coll, which it
 // finds by name or key pattern as any other: it takes no TTL
 // (InvalidOptions) and may not be hidden (BadValue); as it is unique,
-// unique and prepareUnique change nothing.
+// unique and prepareUnique change nothing; forceNonUnique is refused.
 func modifyIDIndex(coll string, change IndexChange) (before, after *Index, err error) {
 	if change.ExpireAfter != nil {
 		return nil, nil, mongoerr.New(mongoerr.InvalidOptions, "the _id field does not support TTL indexes")
@@ -802,6 +818,12 @@ func modifyIDIndex(coll string, change IndexChange) (before, after *Index, err e
 			return nil, nil, err
 		}
 		return nil, nil, mongoerr.New(mongoerr.BadValue, "can't hide _id index")
+	}
+	if f := change.ForceNonUnique; f != nil {
+		if !*f {
+			return nil, nil, mongoerr.New(mongoerr.BadValue, "'forceNonUnique: false' is not supported")
+		}
+		return nil, nil, mongoerr.New(mongoerr.NotImplemented, "Folio does not support the option 'forceNonUnique' of collMod.index on the _id index")
 	}
 	ix, err := newIndex(0, IndexSpec{Key: idKeyPattern, Name: idIndexName, Unique: true, ExpireAfter: -1})
 	return ix, ix, err

@@ -141,7 +141,7 @@ func optionsTTL(seconds int32) *options.IndexOptionsBuilder {
 // unique (prepareUnique, a dry run listing the duplicates, the conversion)
 // through the driver: the reply fields of each collMod, the violations
 // beside error 359, the specs listIndexes reports, and DuplicateKey for a
-// new duplicate before and after.
+// new duplicate before and after; then back with forceNonUnique.
 func TestConvertIndexToUnique(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
@@ -230,6 +230,29 @@ func TestConvertIndexToUnique(t *testing.T) {
 	}
 	if _, err := collMod(bson.D{key, {Key: "unique", Value: false}}); serverCode(err) != 2 {
 		t.Fatalf("unique: false: %v, want 2", err)
+	}
+	// and back (collmod_convert_index_uniqueness.js): forceNonUnique
+	if _, err := collMod(bson.D{key, {Key: "forceNonUnique", Value: false}}); serverCode(err) != 2 {
+		t.Fatalf("forceNonUnique: false: %v, want 2", err)
+	}
+	if _, err := collMod(bson.D{key, {Key: "unique", Value: true}, {Key: "forceNonUnique", Value: true}}); serverCode(err) != 72 {
+		t.Fatalf("unique with forceNonUnique: %v, want 72", err)
+	}
+	r, err = collMod(bson.D{key, {Key: "forceNonUnique", Value: true}})
+	if err != nil || reply(r) != `{"forceNonUnique_new": true}` {
+		t.Fatalf("forceNonUnique: %s %v", r, err)
+	}
+	if got := specs(); got != `{"v": {"$numberInt":"2"},"key": {"type": {"$numberInt":"1"}},"name": "type_1"}` {
+		t.Fatalf("spec once non-unique: %s", got)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "type", Value: "Macintosh"}}); err != nil {
+		t.Fatalf("duplicate once non-unique: %v", err)
+	}
+	if r, err := collMod(bson.D{key, {Key: "forceNonUnique", Value: true}}); err != nil || reply(r) != `{}` {
+		t.Fatalf("forceNonUnique again (a no-op, unreported): %s %v", r, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "type", Value: "Macintosh"}}, options.Count().SetHint("type_1")); err != nil || n != 2 {
+		t.Fatalf("count through the index made non-unique: %d %v", n, err)
 	}
 }
 
