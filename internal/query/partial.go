@@ -78,8 +78,10 @@ func debugNode(b *strings.Builder, n *Node, indent int) {
 // normalizes them (parseAndNormalize, then MatchExpression::equivalent),
 // as index signatures compare partial filters: a $and or $or within one
 // of its kind is flattened into it, one of a single clause is that
-// clause, clauses match in any order, and operands compare as values (2
-// and 2.0 alike, a $in as a set, a $type as its types).
+// clause, a $and's clauses are sorted as MongoDB sorts them
+// (sortedClauses) and compared in that order, a $or's match in any order,
+// and operands compare as values (2 and 2.0 alike, a $in as a set, a
+// $type as its types).
 func (f *Filter) Equivalent(o *Filter) bool {
 	return equivalentNodes(normalizedNode(f.root), normalizedNode(o.root))
 }
@@ -109,7 +111,20 @@ func equivalentNodes(a, b *Node) bool {
 		return false
 	}
 	switch a.Kind {
-	case KindAnd, KindOr:
+	case KindAnd:
+		if len(a.Children) != len(b.Children) {
+			return false
+		}
+		as, bs := sortedClauses(a.Children), sortedClauses(b.Children)
+		for i := range as {
+			if !equivalentNodes(as[i], bs[i]) {
+				return false
+			}
+		}
+		return true
+	case KindOr:
+		// matched as a set: MongoDB's optimizer turns an $or of
+		// equalities on one path into a $in, whose values are a set
 		if len(a.Children) != len(b.Children) {
 			return false
 		}
@@ -137,6 +152,37 @@ func equivalentNodes(a, b *Node) bool {
 		return values.Truthy(a.Value) == values.Truthy(b.Value)
 	}
 	return a.Value.Equal(b.Value)
+}
+
+// sortedClauses orders a $and's clauses as MongoDB's sortTree does
+// before two filters are compared clause by clause: by kind, path,
+// number of clauses, then their clauses, and not by operand, so clauses of
+// one kind on one path keep their order ({$and: [{a: {$type: 1}}, {a:
+// {$type: 2}}]} and its reverse are two filters: index_signature.js,
+// SERVER-47661). The order between kinds is Folio's; it only has to be
+// one order.
+func sortedClauses(clauses []*Node) []*Node {
+	out := slices.Clone(clauses)
+	slices.SortStableFunc(out, compareClauses)
+	return out
+}
+
+func compareClauses(x, y *Node) int {
+	if x.Kind != y.Kind {
+		return int(x.Kind) - int(y.Kind)
+	}
+	if c := strings.Compare(x.Path, y.Path); c != 0 {
+		return c
+	}
+	if len(x.Children) != len(y.Children) {
+		return len(x.Children) - len(y.Children)
+	}
+	for i := range x.Children {
+		if c := compareClauses(x.Children[i], y.Children[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // sameValue reports whether two operands compare equal, as woCompare does.

@@ -77,6 +77,12 @@ func TestFilterEquivalent(t *testing.T) {
 		{`{"a": {"$type": ["string", "int"]}}`, `{"a": {"$type": [16, "string"]}}`, true},
 		{`{"a": {"$exists": true}}`, `{"a": {"$exists": 1}}`, true},
 		{`{"a": 1}`, `{"b": 1}`, false},
+		// index_signature.js: a $and's clauses are sorted by kind and
+		// path, not by operand; an $or of equalities on one path is a $in
+		{`{"a": {"$gt": 0, "$lt": 10}, "b": "blah"}`, `{"$and": [{"b": "blah"}, {"a": {"$lt": 10}}, {"a": {"$gt": 0}}]}`, true},
+		{`{"$and": [{"a": {"$type": 1}}, {"a": {"$type": 2}}]}`, `{"$and": [{"a": {"$type": 2}}, {"a": {"$type": 1}}]}`, false},
+		{`{"$or": [{"a": 1}, {"a": 2}]}`, `{"$or": [{"a": 2}, {"a": 1}]}`, true},
+		{`{"$or": [{"a": 1}, {"b": {"$gt": 2}}]}`, `{"$or": [{"b": {"$gt": 2}}, {"a": 1}]}`, true},
 	} {
 		var a, b bson.Raw
 		if err := bson.UnmarshalExtJSON([]byte(tc.a), false, &a); err != nil {
