@@ -214,12 +214,13 @@ func TestWindowCorpusThroughDriver(t *testing.T) {
 				Other     bson.Raw   `bson:"colls"`
 				Let       bson.Raw   `bson:"let"`
 				Memory    int64      `bson:"memoryLimit"`
+				Window    int64      `bson:"windowMemoryLimit"`
 				Collation bson.Raw   `bson:"collation"`
 			}
 			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 				t.Fatal(err)
 			}
-			if tc.Other != nil || tc.Let != nil || tc.Memory != 0 || tc.Collation != nil {
+			if tc.Other != nil || tc.Let != nil || tc.Memory != 0 || tc.Window != 0 || tc.Collation != nil {
 				t.Skip("needs the in-memory runner's options")
 			}
 			if err := coll.Drop(ctx); err != nil {
