@@ -22,8 +22,8 @@ func (e *Engine) Delete(db, coll string, filter bson.Raw, limit int, hint bson.R
 	}
 	defer c.mu.RUnlock()
 	var n int64
-	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte) (bool, error) {
-		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, func(bson.Raw, int) (bson.Raw, change, error) {
+	err = e.forEachMatch(wo.Ctx, c, f, hint, txn, func(key []byte, examined *OpStats) (bool, error) {
+		removed, _, err := e.rewrite(wo.Ctx, c, key, f, txn, wo.Record, examined, func(bson.Raw, int) (bson.Raw, change, error) {
 			return nil, removed, nil
 		})
 		if removed && err == nil {

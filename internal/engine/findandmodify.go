@@ -117,7 +117,7 @@ func (e *Engine) claimFirst(c *Collection, s FindAndModifySpec, f *query.Filter,
 		}
 		var out bson.Raw
 		var outPos int
-		claimed, _, err := e.rewrite(s.Ctx, c, key, f, s.Txn, s.Record, func(old bson.Raw, pos int) (bson.Raw, change, error) {
+		claimed, _, err := e.rewrite(s.Ctx, c, key, f, s.Txn, s.Record, nil, func(old bson.Raw, pos int) (bson.Raw, change, error) {
 			out, outPos = old, pos
 			if s.Remove {
 				return nil, removed, nil

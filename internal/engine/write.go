@@ -54,7 +54,12 @@ var (
 //
 // In a transaction the document is read from the transaction's view and its
 // change buffered there instead.
-func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder,
+//
+// examined is nil when a scan read the document; otherwise (the one _id a
+// filter names, read only here) rewrite counts the document there when it
+// finds it, as MongoDB's IDHACK counts a fetched document and none when the
+// _id is absent.
+func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *query.Filter, txn *Txn, rec Recorder, examined *OpStats,
 	decide func(cur bson.Raw, pos int) (bson.Raw, change, error)) (matched bool, what change, err error) {
 	var buf []byte
 	read := func(r storage.Reader) (old, next bson.Raw, err error) {
@@ -62,6 +67,10 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 		cur, mark, found, err := getMarkedDoc(r, key, &buf)
 		if err != nil || !found {
 			return nil, nil, err
+		}
+		if examined != nil {
+			examined.DocsExamined++
+			examined = nil // once, however often a write conflict has it read again
 		}
 		ok, pos, err := f.MatchErr(cur)
 		if !ok || err != nil {
@@ -226,8 +235,10 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 // re-matches it under its lock. The scan stops with the interruption's
 // error once ctx ends; a document fn is changing is always finished first.
 // A single _id outside a transaction is not read here at all: fn gets its
-// key, and rewrite's read under the lock is the only one.
-func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(key []byte) (bool, error)) error {
+// key and the operation's OpStats as examined, and rewrite's read under the
+// lock is the only one, counted there if it finds the document; examined
+// is nil for the documents of a scan, which counted them.
+func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filter, hint bson.RawValue, txn *Txn, fn func(key []byte, examined *OpStats) (bool, error)) error {
 	p, _, err := e.planFind(ctx, c, compiledFind{filter: f}, hint, txn, 0)
 	if err != nil {
 		return err
@@ -235,8 +246,7 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 	st := opStatsOf(ctx)
 	st.ran(c, p, false)
 	if txn == nil && p.IDPoint() {
-		st.DocsExamined++ // read by fn, under the document's lock
-		_, err := fn(docKeyFromEncodedID(c.ID, p.Intervals[0].Lo))
+		_, err := fn(docKeyFromEncodedID(c.ID, p.Intervals[0].Lo), st)
 		return err
 	}
 	scan, err := e.openScan(c, p, f, txn, ctx, st)
@@ -253,7 +263,7 @@ func (e *Engine) forEachMatch(ctx context.Context, c *Collection, f *query.Filte
 		if err != nil {
 			return err
 		}
-		more, err := fn(key)
+		more, err := fn(key, nil)
 		if !more || err != nil {
 			return err
 		}

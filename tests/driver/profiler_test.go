@@ -366,3 +366,50 @@ func TestProfilerFindAndModifyAndFailedInsert(t *testing.T) {
 		t.Errorf("entries %q, want %q", got, want)
 	}
 }
+
+// TestProfilerIDWritesExamined: an update or delete statement naming one
+// _id examines its document when it is there and none when it is not, as
+// MongoDB's IDHACK (and IXSCAN of the _id index) count it: docsExamined 1
+// and 0 (profile_update.js upserts by _id: docsExamined 0).
+func TestProfilerIDWritesExamined(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profid")
+	c := db.Collection("c")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "b", Value: 1}}}}
+	for _, stmt := range []struct {
+		filter bson.D
+		upsert bool
+	}{
+		{bson.D{{Key: "_id", Value: 1}}, false},
+		{bson.D{{Key: "_id", Value: 2}}, false},
+		{bson.D{{Key: "_id", Value: 3}}, true},
+		{bson.D{{Key: "_id", Value: 4}, {Key: "a", Value: 4}}, true},
+		{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 5}}, false},
+	} {
+		if _, err := c.UpdateOne(ctx, stmt.filter, inc, options.UpdateOne().SetUpsert(stmt.upsert)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []int{1, 2} {
+		if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []int64
+	for _, e := range profileEntries(t, db) {
+		if op := e.Lookup("op").StringValue(); op == "update" || op == "remove" {
+			got = append(got, e.Lookup("docsExamined").AsInt64())
+		}
+	}
+	// found, absent, upserted, upserted, found but not matching; deleted, absent
+	if want := []int64{1, 0, 0, 0, 1, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("docsExamined %v, want %v", got, want)
+	}
+}
