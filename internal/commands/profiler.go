@@ -283,9 +283,9 @@ func (s *Service) record(db string, rec *opRecord, mayLog, mayProfile bool) {
 
 // profileStatement starts one statement of an update or delete (kind
 // update or remove), which the profiler records on its own, as MongoDB
-// does: its scans' work, its counts, and stmt as its command. The
-// returned done records it; the statement's work stays counted in the
-// command's too.
+// does: its scans' work, its counts, and stmt as its command (an update
+// statement as updateOpEntry shows it). The returned done records it; the
+// statement's work stays counted in the command's too.
 func (s *Service) profileStatement(r *Request, kind string, stmt bson.Raw) (done func(w writeCounts, err error)) {
 	op := r.op
 	if op == nil || s.prof.active.Load() == 0 {
@@ -299,7 +299,47 @@ func (s *Service) profileStatement(r *Request, kind string, stmt bson.Raw) (done
 		op.stats = saved
 		op.stats.Add(st)
 		w.kind = kind
-		rec := opRecord{op: kind, ns: op.ns, cmd: stmt, stats: st, out: opOutcome{writes: &w}, err: err, reslen: -1, d: time.Since(start), conn: r.Conn}
+		cmd := stmt
+		if kind == "update" {
+			cmd = updateOpEntry(stmt)
+		}
+		rec := opRecord{op: kind, ns: op.ns, cmd: cmd, stats: st, out: opOutcome{writes: &w}, err: err, reslen: -1, d: time.Since(start), conn: r.Conn}
 		s.record(r.DB, &rec, false, true)
 	}
+}
+
+// updateOpEntry is an update statement (parsed, so well formed) as
+// MongoDB's profiler and currentOp show it: the statement re-serialized
+// from its parsed UpdateOpEntry (write_ops.idl), fields in the IDL's
+// order (q, u, c, arrayFilters, hint, multi, upsert, upsertSupplied,
+// collation, sampleId), multi and upsert always present, a hint only when
+// not empty and an index name as {$hint: name} (serializeHintToBSON).
+func updateOpEntry(stmt bson.Raw) bson.Raw {
+	d := bson.D{{Key: "q", Value: stmt.Lookup("q")}, {Key: "u", Value: stmt.Lookup("u")}}
+	for _, f := range []string{"c", "arrayFilters"} {
+		if v, err := stmt.LookupErr(f); err == nil {
+			d = append(d, bson.E{Key: f, Value: v})
+		}
+	}
+	if h, err := stmt.LookupErr("hint"); err == nil {
+		if name, ok := h.StringValueOK(); ok {
+			d = append(d, bson.E{Key: "hint", Value: bson.D{{Key: "$hint", Value: name}}})
+		} else if doc, ok := h.DocumentOK(); ok && len(doc) > 5 {
+			d = append(d, bson.E{Key: "hint", Value: h})
+		}
+	}
+	flag := func(f string) bool {
+		v, err := stmt.LookupErr(f)
+		return err == nil && v.Boolean()
+	}
+	d = append(d, bson.E{Key: "multi", Value: flag("multi")}, bson.E{Key: "upsert", Value: flag("upsert")})
+	if v, err := stmt.LookupErr("upsertSupplied"); err == nil {
+		d = append(d, bson.E{Key: "upsertSupplied", Value: v})
+	}
+	for _, f := range []string{"collation", "sampleId"} {
+		if v, err := stmt.LookupErr(f); err == nil {
+			d = append(d, bson.E{Key: f, Value: v})
+		}
+	}
+	return marshal(d)
 }

@@ -413,3 +413,49 @@ func TestProfilerIDWritesExamined(t *testing.T) {
 		t.Errorf("docsExamined %v, want %v", got, want)
 	}
 }
+
+// TestProfilerUpdateStatementCommand: an update statement's entry shows it
+// as MongoDB re-serializes its parsed statement: fields in write_ops.idl's
+// order, multi and upsert always there, an index name hint as {$hint:
+// name} and an empty hint left out (profile_update.js: {q, u, multi:
+// false, upsert: true}).
+func TestProfilerUpdateStatementCommand(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profupd")
+	c := db.Collection("c")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{0}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	inc := bson.D{{Key: "$inc", Value: bson.D{{Key: "b", Value: 1}}}}
+	stmts := bson.A{
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: "new"}, {Key: "a", Value: 4}}}, {Key: "u", Value: inc}, {Key: "upsert", Value: true}},
+		bson.D{{Key: "collation", Value: bson.D{{Key: "locale", Value: "fr"}}}, {Key: "hint", Value: "a_1"}, {Key: "multi", Value: true},
+			{Key: "arrayFilters", Value: bson.A{bson.D{{Key: "i", Value: 0}}}}, {Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "a.$[i]", Value: 1}}}}}, {Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}},
+		bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "u", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: "$$v"}}}}}},
+			{Key: "hint", Value: bson.D{}}, {Key: "c", Value: bson.D{{Key: "v", Value: 2}}}},
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: stmts}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range profileEntries(t, db) {
+		if e.Lookup("op").StringValue() == "update" {
+			got = append(got, e.Lookup("command").String())
+		}
+	}
+	want := []string{
+		`{"q": {"_id": "new","a": {"$numberInt":"4"}},"u": {"$inc": {"b": {"$numberInt":"1"}}},"multi": false,"upsert": true}`,
+		`{"q": {"_id": {"$numberInt":"1"}},"u": {"$set": {"a.$[i]": {"$numberInt":"1"}}},"arrayFilters": [{"i": {"$numberInt":"0"}}],"hint": {"$hint": "a_1"},"multi": true,"upsert": false,"collation": {"locale": "fr"}}`,
+		`{"q": {"_id": {"$numberInt":"1"}},"u": [{"$set": {"x": "$$v"}}],"c": {"v": {"$numberInt":"2"}},"multi": false,"upsert": false}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("update entries' commands\n%q\nwant\n%q", got, want)
+	}
+}
