@@ -146,18 +146,29 @@ func (rec *opRecord) entry(now time.Time) bson.Raw {
 	return marshal(d)
 }
 
-// writeFields are the counts of a write's entry.
+// writeFields are the counts of a write's entry, then the index keys its
+// writes added and removed when it wrote documents that could (MongoDB's
+// OpDebug keysInserted and keysDeleted).
 func (rec *opRecord) writeFields() []bson.E {
 	w := rec.out.writes
+	var f []bson.E
 	switch {
 	case w == nil:
 		return nil
 	case w.kind == "insert":
-		return []bson.E{{Key: "ninserted", Value: w.n}}
+		f = []bson.E{{Key: "ninserted", Value: w.n}}
 	case w.kind == "remove":
-		return []bson.E{{Key: "ndeleted", Value: w.n}}
+		f = []bson.E{{Key: "ndeleted", Value: w.n}}
+	default:
+		f = []bson.E{{Key: "nMatched", Value: w.n}, {Key: "nModified", Value: w.nModified}, {Key: "nUpserted", Value: w.nUpserted}}
 	}
-	return []bson.E{{Key: "nMatched", Value: w.n}, {Key: "nModified", Value: w.nModified}, {Key: "nUpserted", Value: w.nUpserted}}
+	if rec.stats.Inserted {
+		f = append(f, bson.E{Key: "keysInserted", Value: rec.stats.KeysInserted})
+	}
+	if rec.stats.Deleted {
+		f = append(f, bson.E{Key: "keysDeleted", Value: rec.stats.KeysDeleted})
+	}
+	return f
 }
 
 // errorFields are ok: 0 and the error of a failed operation.

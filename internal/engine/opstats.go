@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/folio-db/folio/internal/planner"
 )
 
@@ -15,9 +17,20 @@ import (
 type OpStats struct {
 	KeysExamined int64
 	DocsExamined int64
-	plan         *planner.Plan
-	clustered    bool
-	count        bool
+	// KeysInserted and KeysDeleted are the index keys added and removed by
+	// the operation's writes of one document each outside a transaction
+	// (update, delete, findAndModify, upsert; not yet a batch insert's or a
+	// transaction's), a new or removed document's _id index key included:
+	// MongoDB's _id index holds one, where Folio keeps the document itself
+	// by _id. Inserted and
+	// Deleted report that a write could add or remove keys (an insert or
+	// an update; an update or a delete), as MongoDB's OpDebug shows the
+	// counts only then.
+	KeysInserted, KeysDeleted int64
+	Inserted, Deleted         bool
+	plan                      *planner.Plan
+	clustered                 bool
+	count                     bool
 }
 
 type opStatsKey struct{}
@@ -33,12 +46,39 @@ func WithOpStats(ctx context.Context, st *OpStats) context.Context {
 // opStatsOf is the OpStats ctx carries, or a fresh one (also when ctx
 // carries nil: work not to be counted).
 func opStatsOf(ctx context.Context) *OpStats {
-	if ctx != nil {
-		if st, ok := ctx.Value(opStatsKey{}).(*OpStats); ok && st != nil {
-			return st
-		}
+	if st := opStatsIn(ctx); st != nil {
+		return st
 	}
 	return &OpStats{}
+}
+
+// opStatsIn is the OpStats ctx carries, nil when none.
+func opStatsIn(ctx context.Context) *OpStats {
+	if ctx == nil {
+		return nil
+	}
+	st, _ := ctx.Value(opStatsKey{}).(*OpStats)
+	return st
+}
+
+// wrote counts a committed change of one document from old to next (nil
+// for absent) that added and removed the index entries of ch.
+func (s *OpStats) wrote(old, next bson.Raw, ch indexChanges) {
+	if s == nil {
+		return
+	}
+	s.KeysInserted += int64(len(ch.puts))
+	s.KeysDeleted += int64(len(ch.dels))
+	switch {
+	case old == nil:
+		s.KeysInserted++
+		s.Inserted = true
+	case next == nil:
+		s.KeysDeleted++
+		s.Deleted = true
+	default:
+		s.Inserted, s.Deleted = true, true
+	}
 }
 
 // ran records that the operation runs p on c (a count when count is set):
@@ -83,6 +123,9 @@ func (s *OpStats) PlanSummary() string {
 func (s *OpStats) Add(o OpStats) {
 	s.KeysExamined += o.KeysExamined
 	s.DocsExamined += o.DocsExamined
+	s.KeysInserted += o.KeysInserted
+	s.KeysDeleted += o.KeysDeleted
+	s.Inserted, s.Deleted = s.Inserted || o.Inserted, s.Deleted || o.Deleted
 	if s.plan == nil {
 		s.plan, s.clustered, s.count = o.plan, o.clustered, o.count
 	}
@@ -93,5 +136,7 @@ func (s *OpStats) Since(before OpStats) OpStats {
 	d := *s
 	d.KeysExamined -= before.KeysExamined
 	d.DocsExamined -= before.DocsExamined
+	d.KeysInserted -= before.KeysInserted
+	d.KeysDeleted -= before.KeysDeleted
 	return d
 }

@@ -145,12 +145,13 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 		defer c.capped.mu.Unlock()
 	}
 	flagged := false
+	st := opStatsIn(ctx)
 	return e.retry(ctx, func(tx storage.Txn) error {
 		old, next, what, err := read(tx)
 		if err != nil || what.kind == keep {
 			return err
 		}
-		return e.commitDoc(tx, c, key, old, next, what, sr, &flagged)
+		return e.commitDoc(tx, c, key, old, next, what, sr, &flagged, st)
 	})
 }
 
@@ -163,8 +164,9 @@ func (e *Engine) writeOne(ctx context.Context, c *Collection, key []byte, sr stm
 // holds the document's lock (and a capped collection's writer lock);
 // unique-entry locks are taken after it, always in that order. flagged
 // carries, across the retries of one write, that it raised an index's
-// flag: the catalog must record it whichever try commits.
-func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool) error {
+// flag: the catalog must record it whichever try commits. Once committed,
+// the index keys it added and removed count in st (nil: nowhere).
+func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next bson.Raw, what change, sr stmtRec, flagged *bool, st *OpStats) error {
 	newKey, prev, ch, err := c.writeChanges(key, old, next)
 	if err == nil {
 		err = e.checkKeyLengths(newKey, ch)
@@ -221,6 +223,7 @@ func (e *Engine) commitDoc(tx storage.Txn, c *Collection, key []byte, old, next 
 	if err != nil {
 		return err
 	}
+	st.wrote(old, next, ch)
 	sr.committed()
 	applied()
 	if old != nil {

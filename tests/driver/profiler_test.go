@@ -459,3 +459,72 @@ func TestProfilerUpdateStatementCommand(t *testing.T) {
 		t.Errorf("update entries' commands\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestProfilerKeysInsertedDeleted: update and delete statements and
+// findAndModify show the index keys their writes added and removed, as
+// MongoDB's OpDebug does: a new or removed document's _id index key counts,
+// a remove shows keysDeleted only, and a statement that changed nothing
+// shows neither (profile_update.js, profile_findandmodify.js).
+func TestProfilerKeysInsertedDeleted(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("profkeys")
+	c := db.Collection("c")
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	set := func(f string, v any) bson.D { return bson.D{{Key: "$set", Value: bson.D{{Key: f, Value: v}}}} }
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, set("a", 10)); err != nil { // a's key moves
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, set("b", 1)); err != nil { // no key changes
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, set("b", 1)); err != nil { // no change
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 3}}, set("a", bson.A{1, 2}), options.UpdateOne().SetUpsert(true)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 2}}, set("a", 20)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.FindOneAndDelete(ctx, bson.D{{Key: "_id", Value: 2}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range profileEntries(t, db) {
+		op := e.Lookup("op").StringValue()
+		if _, err := e.LookupErr("command", "findAndModify"); op != "update" && op != "remove" && err != nil {
+			continue
+		}
+		s := op
+		for _, f := range []string{"keysInserted", "keysDeleted"} {
+			if v, err := e.LookupErr(f); err == nil {
+				s += " " + f + ":" + strconv.FormatInt(v.AsInt64(), 10)
+			}
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"update keysInserted:1 keysDeleted:1",
+		"update keysInserted:0 keysDeleted:0",
+		"update",
+		"update keysInserted:3",
+		"remove keysDeleted:3",
+		"command keysInserted:1 keysDeleted:1",
+		"command keysDeleted:2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries %q, want %q", got, want)
+	}
+}
