@@ -32,6 +32,10 @@ type serverParameter struct {
 	set      func(s *Service, n int64)
 	min, max int64
 	boolean  bool
+	// setReal sets a parameter MongoDB declares a double, whose value is
+	// any number within [rmin, rmax] (set is nil then).
+	setReal    func(s *Service, f float64)
+	rmin, rmax float64
 	// verbosity takes MongoDB's log verbosity document, of which Folio's
 	// log, without components, has only the top-level verbosity (-1 when
 	// the document leaves it out).
@@ -42,8 +46,21 @@ type serverParameter struct {
 	startup bool
 }
 
+// settableAtRuntime reports whether setParameter can change p.
+func (p serverParameter) settableAtRuntime() bool { return p.set != nil || p.setReal != nil }
+
 // settableAtStartup reports whether p can be set when the server starts.
-func (p serverParameter) settableAtStartup() bool { return p.startup || p.set != nil }
+func (p serverParameter) settableAtStartup() bool { return p.startup || p.settableAtRuntime() }
+
+// apply sets p from v, validated (see value and realValue).
+func (p serverParameter) apply(s *Service, name string, v bson.RawValue) (func(), error) {
+	if p.setReal != nil {
+		f, err := paramReal(name, v, p.rmin, p.rmax)
+		return func() { p.setReal(s, f) }, err
+	}
+	n, err := p.value(name, v)
+	return func() { p.set(s, n) }, err
+}
 
 // Quiet reports MongoDB's quiet logging (the quiet parameter): the
 // server then logs no connection accepted, ended or refused.
@@ -220,6 +237,24 @@ var serverParameters = map[string]serverParameter{
 		set: func(s *Service, n int64) { s.groupBytesOffset.Store(n - aggregate.DefaultMemoryLimit) },
 		min: 1, max: math.MaxInt64,
 	},
+	// The multi-planner's trial (plan_trial.go): each candidate works at
+	// most max(works, collFraction × documents) times; the trial ends once
+	// one returned maxResults results.
+	"internalQueryPlanEvaluationWorks": {
+		get: func(s *Service) any { return int32(s.Engine.TrialWorks()) },
+		set: func(s *Service, n int64) { s.Engine.SetTrialWorks(n) },
+		min: 1, max: 1<<31 - 1,
+	},
+	"internalQueryPlanEvaluationCollFraction": {
+		get:     func(s *Service) any { return s.Engine.TrialCollFraction() },
+		setReal: func(s *Service, f float64) { s.Engine.SetTrialCollFraction(f) },
+		rmin:    0, rmax: 1,
+	},
+	"internalQueryPlanEvaluationMaxResults": {
+		get: func(s *Service) any { return int32(s.Engine.TrialMaxResults()) },
+		set: func(s *Service, n int64) { s.Engine.SetTrialMaxResults(n) },
+		min: 0, max: 1<<31 - 1,
+	},
 	"logLevel": {
 		get: func(s *Service) any { return s.LogLevel.verbosity.Load() },
 		set: func(s *Service, n int64) { s.LogLevel.set(n) },
@@ -350,14 +385,14 @@ func (p serverParameter) value(name string, v bson.RawValue) (int64, error) {
 // would.
 func (s *Service) SetParameterAtStartup(name string, v bson.RawValue) error {
 	p, ok := serverParameters[name]
-	if !ok || p.set == nil {
+	if !ok || !p.settableAtRuntime() {
 		return mongoerr.New(mongoerr.InvalidOptions, "unknown or read-only server parameter: %s", name)
 	}
-	n, err := p.value(name, v)
+	set, err := p.apply(s, name, v)
 	if err != nil {
 		return err
 	}
-	p.set(s, n)
+	set()
 	return nil
 }
 
@@ -375,6 +410,29 @@ func paramInt(name string, v bson.RawValue, lo, hi int64) (int64, error) {
 		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %d is not less than or equal to %d", name, n, hi)
 	}
 	return n, nil
+}
+
+// paramReal reads a double parameter's value (any number) and checks it
+// against the parameter's bounds.
+func paramReal(name string, v bson.RawValue, lo, hi float64) (float64, error) {
+	var f float64
+	switch v.Type {
+	case bson.TypeDouble:
+		f = v.Double()
+	case bson.TypeInt32:
+		f = float64(v.Int32())
+	case bson.TypeInt64:
+		f = float64(v.Int64())
+	default:
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: expected a number, got %s", name, values.TypeName(v.Type))
+	}
+	if !(f >= lo) {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %v is not greater than or equal to %v", name, f, lo)
+	}
+	if f > hi {
+		return 0, mongoerr.New(mongoerr.BadValue, "Invalid value for parameter %s: %v is not less than or equal to %v", name, f, hi)
+	}
+	return f, nil
 }
 
 // parameterNames lists the parameters in name order, the order MongoDB
@@ -426,7 +484,7 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 		if details {
 			val = bson.D{
 				{Key: "value", Value: val},
-				{Key: "settableAtRuntime", Value: p.set != nil},
+				{Key: "settableAtRuntime", Value: p.settableAtRuntime()},
 				{Key: "settableAtStartup", Value: p.settableAtStartup()},
 			}
 		}
@@ -444,8 +502,8 @@ func getParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 // parameter's previous value.
 func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	type change struct {
-		p serverParameter
-		n int64
+		p   serverParameter
+		set func()
 	}
 	var changes []change
 	seen := map[string]bool{}
@@ -454,18 +512,18 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 		if !ok {
 			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
 		}
-		if p.set == nil {
+		if !p.settableAtRuntime() {
 			return mongoerr.New(mongoerr.IllegalOperation, "not allowed to change [%s] at runtime", name)
 		}
 		if seen[name] {
 			return mongoerr.New(mongoerr.InvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
 		}
 		seen[name] = true
-		n, err := p.value(name, v)
+		set, err := p.apply(s, name, v)
 		if err != nil {
 			return err
 		}
-		changes = append(changes, change{p, n})
+		changes = append(changes, change{p, set})
 		return nil
 	})
 	if err != nil {
@@ -476,7 +534,7 @@ func setParameterCmd(s *Service, r *Request) (bson.Raw, error) {
 	}
 	was := changes[0].p.get(s)
 	for _, c := range changes {
-		c.p.set(s, c.n)
+		c.set()
 	}
 	return marshal(bson.D{{Key: "was", Value: was}}), nil
 }

@@ -138,6 +138,8 @@ type Engine struct {
 	dirty atomic.Bool
 	// sortLimit bounds the memory of one in-memory sort.
 	sortLimit atomic.Int64
+	// trial holds the multi-planner's trial bounds (plan_trial.go).
+	trial trialBounds
 	// writesBlocked is the user write block (writeblock.go).
 	writesBlocked atomic.Bool
 	// frontendID and lease are this frontend's name and schema lease;
@@ -183,6 +185,7 @@ func Open(kv storage.KV, opts Options) (*Engine, error) {
 	}
 	e := &Engine{kv: kv, maxKey: storage.MaxKeySize(kv), opts: opts, log: log, intents: intents{owner: map[string]*Txn{}}, stop: make(chan struct{}), done: make(chan struct{})}
 	e.sortLimit.Store(DefaultSortMemoryLimit)
+	e.trial.init()
 	if opts.SortMemoryLimit > 0 {
 		e.sortLimit.Store(opts.SortMemoryLimit)
 	}

@@ -89,7 +89,7 @@ func (e *Engine) explain(db, coll string, o FindOptions, v Verbosity, count bool
 		}
 		stages = append(slices.Clone(winning), bson.E{Key: "nCounted", Value: explainCount(counted)})
 	case c != nil:
-		cur, err := e.execute(c, q, p, o, stats)
+		cur, err := e.execute(c, q, p, o, stats, nil)
 		if err != nil {
 			return nil, err
 		}

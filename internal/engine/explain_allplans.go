@@ -27,24 +27,21 @@ func (res *trialResult) plans() []*planner.Plan {
 // trial, as MongoDB's generateSinglePlanExecutionInfo writes them:
 // nReturned, executionTimeMillisEstimate, totalKeysExamined,
 // totalDocsExamined, failed for a plan whose trial failed, with
-// trialPeriod (an allPlansExecution entry) the plan's score unless it
-// failed, then its stages. MongoDB works its candidates in turn, all
-// stopping when the trial ends; Folio runs each in full before the next,
-// so what a plan did past the trial's works is not counted: its results
-// are those within them (see trialReturned) and its keys and documents
-// examined at most that many.
+// trialPeriod (an allPlansExecution entry) the plan's score (without the
+// EOF bonus) unless it failed, then its stages. Each is what the plan had
+// done when the trial's last round ended (trialCand.at).
 func (res *trialResult) planStats(i int, p *planner.Plan, stages bson.D, trialPeriod bool) bson.D {
 	r := res.runs[i]
 	d := bson.D{
-		{Key: "nReturned", Value: explainCount(trialReturned(r, res.budget, res.sorted && !p.Sorted))},
+		{Key: "nReturned", Value: explainCount(r.results)},
 		{Key: "executionTimeMillisEstimate", Value: explainCount(r.elapsed.Milliseconds())},
-		{Key: "totalKeysExamined", Value: explainCount(min(r.keys, res.budget))},
-		{Key: "totalDocsExamined", Value: explainCount(min(r.docs, res.budget))},
+		{Key: "totalKeysExamined", Value: explainCount(r.keys)},
+		{Key: "totalDocsExamined", Value: explainCount(r.docs)},
 	}
 	if r.failed {
 		d = append(d, bson.E{Key: "failed", Value: true})
 	} else if trialPeriod {
-		d = append(d, bson.E{Key: "score", Value: res.scores[i]})
+		d = append(d, bson.E{Key: "score", Value: r.score})
 	}
 	return append(d, bson.E{Key: "executionStages", Value: stages})
 }

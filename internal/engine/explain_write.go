@@ -161,7 +161,7 @@ func (e *Engine) explainWrite(db, coll string, q compiledFind, filter bson.Raw, 
 	start := time.Now()
 	var returned int64
 	if c != nil {
-		cur, err := e.execute(c, q, p, o, stats)
+		cur, err := e.execute(c, q, p, o, stats, nil)
 		if err != nil {
 			return nil, err
 		}

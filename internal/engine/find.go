@@ -132,12 +132,16 @@ type compiledFind struct {
 	// allowDiskUse: an in-memory sort may spill rather than fail past
 	// its memory limit (FindOptions.AllowDiskUse).
 	allowDiskUse bool
+	// skip and limit are the find's; keepTrial asks a trial to keep the
+	// winner's source for the find to continue (trialResult.cont).
+	skip, limit int64
+	keepTrial   bool
 }
 
 // compileFind compiles a find on c (nil when missing), under the
 // command's collation or c's default.
 func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
-	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max, noIDHack: o.Skip > 0 || o.ShowRecordID, allowDiskUse: o.AllowDiskUse}
+	q := compiledFind{sortDoc: o.Sort, projDoc: o.Projection, min: o.Min, max: o.Max, noIDHack: o.Skip > 0 || o.ShowRecordID, allowDiskUse: o.AllowDiskUse, skip: o.Skip, limit: o.Limit}
 	if o.GeoNear != nil {
 		f, err := geoNearFilter(c, o.GeoNear)
 		if err != nil {
@@ -267,6 +271,9 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 	}
 	if !p.Sorted && !h.idOrder && c.capped != nil {
+		if p.Index == nil && p.Intervals == nil && p.Or == nil {
+			trial.release() // its scan was in _id order, the find's is natural
+		}
 		p.UseNatural()
 	}
 	return p, trial, nil
@@ -315,18 +322,22 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 		// looking at its hint.
 		return emptyCursor{}, nil
 	}
-	p, _, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
+	// read before the trial or execute takes the scan's snapshot
+	// (recheck.go)
+	rc := newRecheck(e, c, false)
+	q.keepTrial = !o.ResumeToken
+	p, trial, err := e.planFind(o.Ctx, c, q, o.Hint, o.Txn, o.wanted())
 	if err != nil {
 		return nil, err
 	}
 	if err := e.startAfter(c, p, o); err != nil {
+		trial.release()
 		return nil, err
 	}
 	st := opStatsOf(o.Ctx)
 	st.ran(c, p, false)
-	// read before execute takes the scan's snapshot (recheck.go)
-	rc := newRecheck(e, c, o.Txn == nil && readViewOf(o.Ctx) == nil && p.Covered() == nil)
-	cur, err := e.execute(c, q, p, o, st)
+	rc.able = o.Txn == nil && readViewOf(o.Ctx) == nil && p.Covered() == nil
+	cur, err := e.execute(c, q, p, o, st, trial)
 	if err != nil {
 		return nil, err
 	}
@@ -342,11 +353,25 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 	return sc, nil
 }
 
-// execute opens the plan's scan and the stages above it.
-func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats) (Cursor, error) {
-	scan, err := e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats)
-	if err != nil {
-		return nil, err
+// execute opens the plan's scan and the stages above it, or, when trial
+// kept the winner's source (trialResult.cont), continues it: the results
+// of its trial first, as matches (the filter is not evaluated again), then
+// what it reads next; the skip its trial consumed is not skipped again.
+func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, trial *trialResult) (Cursor, error) {
+	var scan *matchScan
+	if trial != nil && trial.cont != nil {
+		cont := trial.cont
+		trial.cont = nil
+		scan = &matchScan{src: cont, filter: q.filter, ctx: o.Ctx, pre: make([]int, len(cont.replay))}
+		for i, k := range cont.replay {
+			scan.pre[i] = k.pos
+		}
+		o.Skip -= trial.skipped
+	} else {
+		var err error
+		if scan, err = e.openScan(c, p, q.filter, o.Txn, o.Ctx, stats); err != nil {
+			return nil, err
+		}
 	}
 	if k, ok := scan.src.(keyed); ok && q.indexKeys {
 		k.giveIndexKeys(!c.Clustered())

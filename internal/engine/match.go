@@ -29,6 +29,10 @@ type matchScan struct {
 	// getMore (recheck.go); a find's cursor sets it, other scans leave it
 	// off.
 	recheck recheck
+	// pre are the positional match indexes of the documents src returns
+	// first, which its trial matched already (trialResult.cont): they are
+	// matches, unless rechecked.
+	pre []int
 }
 
 func (m *matchScan) next() (bson.Raw, int, error) {
@@ -39,6 +43,12 @@ func (m *matchScan) next() (bson.Raw, int, error) {
 		doc, err := m.src.Next()
 		if doc == nil || err != nil {
 			return nil, 0, err
+		}
+		if len(m.pre) > 0 {
+			pos := m.pre[0]
+			if m.pre = m.pre[1:]; !m.recheck.on {
+				return doc, pos, nil
+			}
 		}
 		if m.recheck.on {
 			if doc, err = m.recheck.check(m.src, doc); err != nil {

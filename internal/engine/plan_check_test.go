@@ -174,7 +174,7 @@ func TestPlanRebuiltWhenMultikey(t *testing.T) {
 	if _, _, err := e.Insert("test", "m", []bson.Raw{ext(t, `{"_id": 2, "a": [0, 5]}`)}, true, WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cur, err := e.execute(c, q, p, o, &OpStats{})
+	cur, err := e.execute(c, q, p, o, &OpStats{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

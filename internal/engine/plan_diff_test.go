@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -401,4 +402,29 @@ func hashedOrWildcard(key bson.Raw) bool {
 		}
 	}
 	return false
+}
+
+// TestTrialDifferential runs the differential check of
+// TestPlannerDifferential with trial bounds so small (a few works, a few
+// results) that most trials end midway through the candidates' scans, and
+// the find continues with the winner from where its trial left it: its
+// results of the trial first, then the rest of its scan. Every plan must
+// still return what a collection scan returns.
+func TestTrialDifferential(t *testing.T) {
+	e := newTestEngine(t)
+	sets := 20
+	if testing.Short() {
+		sets = 4
+	}
+	for _, seed := range diffSeeds(sets) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		e.SetTrialWorks(1 + r.Int64N(20))
+		e.SetTrialMaxResults(r.Int64N(6))
+		e.SetTrialCollFraction(r.Float64() / 10)
+		checkDataset(t, e, seed, 60)
+		if t.Failed() {
+			t.Logf("trial works %d, max results %d, collection fraction %v", e.TrialWorks(), e.TrialMaxResults(), e.TrialCollFraction())
+			return
+		}
+	}
 }

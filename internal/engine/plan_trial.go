@@ -1,195 +1,507 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/folio-db/folio/internal/docsrc"
 	"github.com/folio-db/folio/internal/mongoerr"
 	"github.com/folio-db/folio/internal/planner"
 	"github.com/folio-db/folio/internal/sorter"
+	"github.com/folio-db/folio/internal/storage"
 )
 
-// Trial runs choose among the candidate plans of a query the way MongoDB's
-// multi-planner does: each plan works for a trial period, which ends when
-// one of them has produced trialResults results (or the query's limit) or
-// reached its end, or after trialWorks works; the plan most productive
-// over the period (results per work) wins. A plan whose sort runs in
-// memory produces nothing before its input ends; one that yields the sort
-// gets a small bonus, and ties go to the better static score. A plan that
-// fails during its trial (its in-memory sort past the memory limit, without
-// allowDiskUse) loses to any that does not, as MongoDB's multi-planner
-// drops a failed candidate while another remains.
-const (
-	trialResults = 101   // internalQueryPlanEvaluationMaxResults
-	trialWorks   = 10000 // internalQueryPlanEvaluationWorks
-)
+// Trial runs choose among the candidate plans of a query as MongoDB's
+// multi-planner does (MultiPlanStage::pickBestPlan, workAllPlans):
+//
+//   - the candidates work round-robin, one work each per round (a work is
+//     one index key or one document a scan examines; the work that finds
+//     the scan's end is one more; an in-memory sort returns one result per
+//     work once its input ended);
+//   - the round in which one of them reaches its end, or returns the trial's
+//     results (internalQueryPlanEvaluationMaxResults, or the query's limit
+//     when smaller), ends the trial once it is complete, as does the
+//     maxWorks-th round (internalQueryPlanEvaluationWorks, or
+//     internalQueryPlanEvaluationCollFraction of the collection's documents
+//     when more): every candidate still running has then done the same
+//     works;
+//   - a candidate whose in-memory sort fails (past the memory limit without
+//     allowDiskUse) is dropped; the trial goes on with the others;
+//   - each is scored as plan_ranker.h's PlanScorer::calculateScore: 1 +
+//     results/works + a tie-breaking epsilon (min(1/(10·results), 1e-4))
+//     for each of no FETCH, no blocking SORT and no index intersection
+//     (Folio has none), and ranked with a bonus of 1 for having reached its
+//     end (pickBestPlan), ties going to the earlier candidate; the scores
+//     kept (explain's score, the plan cache's) are without that bonus.
+//
+// Folio steps the candidates in the order of their works rather than in
+// lockstep: the candidate that has worked least reads on (one document,
+// which may take several works), and each result is recorded with the work
+// it came at. What each candidate had done after the trial's last round is
+// read off those records, which is what the rounds would have left.
+//
+// A find continues with the winner where its trial left it: the results it
+// returned during the trial are returned first, not read again (see
+// trialResult.cont).
 
-// trialRun is what one candidate did during its trial: the works after
-// which each result came, and whether (and after how many works) it ended.
+// trialDoc is a result a candidate returned during its trial, kept for the
+// find that continues with it: the document and what its metadata is made
+// of (see planSource.Meta), owned copies.
+type trialDoc struct {
+	doc, id, key, entry []byte
+	pos                 int // the filter's positional match index
+}
+
+// trialCand is one candidate while the trial runs.
+type trialCand struct {
+	p        *planner.Plan
+	src      docSource
+	stats    OpStats
+	blocking bool  // its sort runs in memory
+	skip     int64 // the query's skip
+	covered  bool  // its source yields only matches
+	// sort holds the matches of a blocking candidate without allowDiskUse,
+	// so that it fails once the sort would.
+	sort *sorter.Sorter
+	keys *sorter.SortKey
+	// works is what the scan has worked so far, prevDocs the documents it
+	// had examined before its last step.
+	works, prevDocs int64
+	matches         int64
+	skipped         int64   // the matches the query's skip consumed
+	resultAt        []int64 // the work of each result (a non-blocking candidate)
+	// inputEnd is the work at which the scan found its end (0: not yet);
+	// a blocking candidate then returns sorted results, sortedN of them
+	// (before the skip), one per work.
+	inputEnd, sortedN int64
+	eofAt, stopAt     int64 // the work it reached its end, the work it would end the trial (0: not yet)
+	failAt            int64 // the work its sort failed (0: never)
+	elapsed           time.Duration
+	kept              []trialDoc // a find's continuation (keep)
+	keep              bool
+}
+
+// trialRun is what one candidate had done when the trial ended: its
+// results, whether it reached its end or failed, the works every
+// candidate did, the keys and documents it examined, its score.
 type trialRun struct {
-	resultAt   []int64
-	ended      bool
-	failed     bool // its in-memory sort failed
+	results    int64
+	eof        bool
+	failed     bool
 	works      int64
-	keys, docs int64 // keys and documents examined
-	// elapsed is the trial's duration, measured for an explain only
-	// (allPlansExecution's executionTimeMillisEstimate).
+	keys, docs int64
+	score      float64
+	// elapsed is the trial's duration for this candidate, measured for an
+	// explain only (allPlansExecution's executionTimeMillisEstimate).
 	elapsed time.Duration
 }
 
-// trialResult is a trial's outcome: the winner, the others, and each
-// plan's run and score (the winner's first, then the others').
+// trialResult is a trial's outcome: the winner, the others (ranked, then
+// the failed ones), and each plan's run (the winner's first).
 type trialResult struct {
 	winner   *planner.Plan
 	rejected []*planner.Plan
 	runs     []trialRun
-	scores   []float64
-	// budget is the works the trial ended after; sorted that the query
-	// sorts (a plan not yielding the sort sorts in memory).
-	budget int64
-	sorted bool
+	// cont, for a find, is the winner's source left where the trial left
+	// it, its results of the trial queued before what it reads next, and
+	// skipped the matches of the query's skip it consumed; nil when the
+	// find reads the winner again (see trialResult.release).
+	cont    *planSource
+	skipped int64
+}
+
+// release closes the continuation a caller does not take.
+func (res *trialResult) release() {
+	if res != nil && res.cont != nil {
+		res.cont.Close()
+		res.cont = nil
+	}
+}
+
+// trialSpec is what bounds a trial of q: its skip and limit (the trial's
+// results are counted after the skip, up to the limit), and whether the
+// winner's source is kept for the find (keep).
+type trialSpec struct {
+	skip, limit int64
+	keep        bool
+}
+
+// specOf is the trial spec of q, planned with limit (skip plus limit, or
+// a count's limit).
+func specOf(q compiledFind, limit int64) trialSpec {
+	if q.skip > 0 || q.limit > 0 {
+		return trialSpec{skip: q.skip, limit: q.limit, keep: q.keepTrial}
+	}
+	return trialSpec{limit: limit, keep: q.keepTrial}
 }
 
 // trialPlans runs the trial of cands (best static score first) on c and
-// returns the winner and the others.
+// returns the winner and the others. Errors other than a candidate's
+// failing sort (a filter's, an interruption) end it.
 func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, limit int64) (*trialResult, error) {
-	want := int64(trialResults)
-	if limit > 0 && limit < want {
-		want = limit
+	spec := specOf(q, limit)
+	want := e.TrialMaxResults()
+	if spec.limit > 0 {
+		want = min(want, spec.limit)
 	}
-	budget := int64(trialWorks)
-	runs := make([]trialRun, len(cands))
-	for i, p := range cands {
-		// A plan whose sort runs in memory returns nothing before its
-		// input ends.
-		pw := want
-		if q.sort != nil && !p.Sorted {
-			pw = budget + 1
-		}
-		r, err := e.trialRun(ctx, c, q, p, txn, pw, budget, limit)
-		if err != nil {
-			return nil, err
-		}
-		runs[i] = r
-		if !r.failed && (r.ended || int64(len(r.resultAt)) >= pw) {
-			budget = min(budget, r.works)
-		}
-	}
-	best, bestScore := 0, -1.0
-	scores := make([]float64, len(cands))
-	for i, p := range cands {
-		scores[i] = trialScore(runs[i], budget, q.sort != nil && !p.Sorted, p.Sorted)
-		if runs[i].failed {
-			scores[i] = -0.5 // it wins only when every plan failed
-		}
-		if scores[i] > bestScore {
-			best, bestScore = i, scores[i]
-		}
-	}
-	res := &trialResult{winner: cands[best], budget: budget, sorted: q.sort != nil}
-	res.rejected = append(append(res.rejected, cands[:best]...), cands[best+1:]...)
-	res.runs = append(append([]trialRun{runs[best]}, runs[:best]...), runs[best+1:]...)
-	res.scores = append(append([]float64{scores[best]}, scores[:best]...), scores[best+1:]...)
-	return res, nil
-}
-
-// trialRun works p until it has want results, ends, or has done budget
-// works (keys or documents examined); it stops with the interruption's
-// error once ctx ends, as the scan-and-match loop does. A plan whose sort
-// runs in memory without allowDiskUse feeds its results to a sorter as
-// sortAll would (keeping the first limit, when not 0), and fails once that
-// sort would.
-func (e *Engine) trialRun(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, want, budget, limit int64) (trialRun, error) {
-	var r trialRun
-	var start time.Time
-	if q.explain {
-		start = time.Now()
-	}
-	var sort *sorter.Sorter
-	var keys *sorter.SortKey
-	if q.sort != nil && !p.Sorted && !q.allowDiskUse {
-		sort = sorter.New(sorter.Options{Limit: limit, MaxMemory: e.SortMemoryLimit()})
-		defer sort.Close()
-		keys = sorter.NewSortKey(q.sort)
-	}
-	stats := &OpStats{}
-	src, err := e.openSource(ctx, c, p, txn, stats)
+	tc, err := e.openTrial(ctx, c, q, cands, txn, spec)
+	defer closeTrial(ctx, tc)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	defer src.Close()
-	defer func() {
-		opStatsOf(ctx).Add(OpStats{KeysExamined: stats.KeysExamined, DocsExamined: stats.DocsExamined})
-	}()
-	// A covered source yields only matches, projected.
-	ps, isPlan := src.(*planSource)
-	covered := isPlan && ps.p.Covered() != nil
-	for int64(len(r.resultAt)) < want {
-		if err := mongoerr.Interruption(ctx); err != nil {
-			return r, err
-		}
-		doc, err := src.Next()
-		if err != nil {
-			return r, err
-		}
-		r.keys, r.docs = stats.KeysExamined, stats.DocsExamined
-		r.works = max(r.keys, r.docs)
-		if doc == nil {
-			r.ended = true
-			break
-		}
-		if r.works > budget {
-			break
-		}
-		if ok, _, _ := q.filter.MatchErr(doc); ok || covered {
-			r.resultAt = append(r.resultAt, r.works)
-			if sort != nil {
-				key, err := keys.OfMeta(doc, docsrc.MetaOf(src))
-				if err == nil {
-					err = sort.Add(sorter.Entry{Key: key, Doc: doc})
-				}
-				if err != nil {
-					r.failed = true
-					break
-				}
+	works, frac := e.TrialWorks(), e.TrialCollFraction()
+	r, err := e.runTrial(ctx, q, tc, spec, want, works)
+	if err != nil {
+		return nil, err
+	}
+	if r == works && frac > 0 {
+		// No candidate ended within the works: on a large collection the
+		// trial lasts for a fraction of its documents. They are counted
+		// only as far as the trial goes on (at most twice as far), so
+		// the count costs a few times the trial's own reads.
+		n := e.newDocCounter(c, txn)
+		defer n.close()
+		for r == works {
+			target := max(2*n.n, int64(float64(works+1)/frac)+1)
+			if err := n.countTo(ctx, target); err != nil {
+				return nil, err
+			}
+			more := int64(frac * float64(n.n))
+			if more <= works {
+				break
+			}
+			works = more
+			if r, err = e.runTrial(ctx, q, tc, spec, want, works); err != nil {
+				return nil, err
 			}
 		}
 	}
-	if q.explain {
-		r.elapsed = time.Since(start)
-	}
-	return r, nil
-}
-
-// trialScore is a run's productivity over the trial's first budget works,
-// plus the bonus for a provided sort. A blocking (in-memory) sort yields
-// its results only if its input ended within the period.
-func trialScore(r trialRun, budget int64, blocking, sorted bool) float64 {
-	results := trialReturned(r, budget, blocking)
-	works := max(budget, 1)
-	if r.ended && r.works < works {
-		works = max(r.works, 1)
-	}
-	s := float64(results) / float64(works)
-	if sorted {
-		s += min(1/(10*float64(works)), 1e-4)
-	}
-	return s
-}
-
-// trialReturned is how many results a run returned within the trial's
-// first budget works; a blocking sort returns none unless its input ended
-// within them.
-func trialReturned(r trialRun, budget int64, blocking bool) int64 {
-	var results int64
-	for _, w := range r.resultAt {
-		if w <= budget {
-			results++
+	res := rankTrial(tc, r, q.sort != nil, c.Clustered())
+	if w := tc[slices.Index(cands, res.winner)]; spec.keep && w.keep {
+		if ps, ok := w.src.(*planSource); ok {
+			ps.replay, ps.stats = w.kept, opStatsOf(ctx)
+			res.cont, res.skipped = ps, w.skipped
+			opStatsOf(ctx).Add(OpStats{KeysExamined: w.stats.KeysExamined, DocsExamined: w.stats.DocsExamined})
+			w.src, w.stats = nil, OpStats{}
 		}
 	}
-	if blocking && !(r.ended && r.works <= budget) {
-		results = 0
+	return res, nil
+}
+
+// openTrial opens the sources of the candidates.
+func (e *Engine) openTrial(ctx context.Context, c *Collection, q compiledFind, cands []*planner.Plan, txn *Txn, spec trialSpec) ([]*trialCand, error) {
+	tc := make([]*trialCand, 0, len(cands))
+	for _, p := range cands {
+		cd := &trialCand{p: p, blocking: q.sort != nil && !p.Sorted, skip: spec.skip}
+		tc = append(tc, cd)
+		if cd.blocking && !q.allowDiskUse {
+			limit := int64(0)
+			if spec.limit > 0 {
+				limit = spec.skip + spec.limit
+			}
+			cd.sort = sorter.New(sorter.Options{Limit: limit, MaxMemory: e.SortMemoryLimit()})
+			cd.keys = sorter.NewSortKey(q.sort)
+		}
+		src, err := e.openSource(ctx, c, p, txn, &cd.stats)
+		if err != nil {
+			return tc, err
+		}
+		cd.src = src
+		ps, isPlan := src.(*planSource)
+		cd.covered = isPlan && p.Covered() != nil
+		// A find continues with a winner that is one scan and does not
+		// sort in memory; its documents carry what the find asks for.
+		if cd.keep = spec.keep && isPlan && !cd.blocking; cd.keep {
+			if q.indexKeys {
+				ps.giveIndexKeys(!c.Clustered())
+			}
+			if q.recordIDs {
+				ps.giveRecordIDs()
+			}
+		}
 	}
-	return results
+	return tc, nil
+}
+
+// closeTrial closes the candidates' sources and sorts (but the source a
+// find continues with) and counts what they examined into the operation's
+// statistics.
+func closeTrial(ctx context.Context, tc []*trialCand) {
+	for _, cd := range tc {
+		if cd.sort != nil {
+			cd.sort.Close()
+		}
+		if cd.src != nil {
+			cd.src.Close()
+		}
+		opStatsOf(ctx).Add(OpStats{KeysExamined: cd.stats.KeysExamined, DocsExamined: cd.stats.DocsExamined})
+	}
+}
+
+// runTrial works the candidates until the trial's end, at most maxWorks
+// works each, and returns the round it ended at.
+func (e *Engine) runTrial(ctx context.Context, q compiledFind, tc []*trialCand, spec trialSpec, want, maxWorks int64) (int64, error) {
+	for {
+		end := trialEnd(tc, maxWorks)
+		var next *trialCand
+		for _, cd := range tc {
+			if cd.failAt != 0 || cd.inputEnd != 0 || cd.stopAt != 0 || cd.works >= end {
+				continue
+			}
+			if next == nil || cd.works < next.works {
+				next = cd
+			}
+		}
+		if next == nil {
+			return end, nil
+		}
+		if err := mongoerr.Interruption(ctx); err != nil {
+			return 0, err
+		}
+		if err := next.step(q, spec, want); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// trialEnd is the round the trial ends at as far as known: the first a
+// candidate would end it at, or maxWorks.
+func trialEnd(tc []*trialCand, maxWorks int64) int64 {
+	end := maxWorks
+	for _, cd := range tc {
+		if cd.stopAt != 0 && cd.failAt == 0 {
+			end = min(end, cd.stopAt)
+		}
+	}
+	return end
+}
+
+// step reads cd's next document.
+func (cd *trialCand) step(q compiledFind, spec trialSpec, want int64) error {
+	var start time.Time
+	if q.explain {
+		start = time.Now()
+		defer func() { cd.elapsed += time.Since(start) }()
+	}
+	cd.prevDocs = cd.stats.DocsExamined
+	doc, err := cd.src.Next()
+	if err != nil {
+		return err
+	}
+	w := max(cd.stats.KeysExamined, cd.stats.DocsExamined)
+	cd.works = w
+	want = max(want, 1) // a plan's first result ends a trial of 0 results
+	if doc == nil {
+		cd.inputEnd = w + 1
+		cd.works = w + 1
+		if !cd.blocking {
+			cd.end(cd.inputEnd)
+			return nil
+		}
+		// The sort returns its results (its limit is skip + limit), one
+		// per work, then its end.
+		cd.sortedN = cd.matches
+		if spec.limit > 0 {
+			cd.sortedN = min(cd.sortedN, spec.skip+spec.limit)
+		}
+		cd.eofAt = cd.inputEnd + cd.sortedN + 1
+		cd.stopAt = cd.eofAt
+		if cd.sortedN-spec.skip >= want {
+			cd.stopAt = cd.inputEnd + spec.skip + want
+		}
+		return nil
+	}
+	ok, pos := true, 0
+	if !cd.covered {
+		if ok, pos, err = q.filter.MatchErr(doc); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return nil
+	}
+	cd.matches++
+	if cd.blocking {
+		if cd.sort != nil {
+			key, err := cd.keys.OfMeta(doc, docsrc.MetaOf(cd.src))
+			if err == nil {
+				err = cd.sort.Add(sorter.Entry{Key: key, Doc: doc})
+			}
+			if err != nil {
+				cd.failAt = w
+			}
+		}
+		return nil
+	}
+	if cd.skipped < spec.skip {
+		cd.skipped++
+		return nil
+	}
+	cd.resultAt = append(cd.resultAt, w)
+	if cd.keep {
+		cd.kept = append(cd.kept, keptDoc(cd.src.(*planSource), doc, pos))
+	}
+	n := int64(len(cd.resultAt))
+	if n == want && cd.stopAt == 0 {
+		cd.stopAt = w
+	}
+	if spec.limit > 0 && n == spec.limit {
+		// A LIMIT stage is at its end once it returned its limit.
+		cd.end(w)
+	}
+	return nil
+}
+
+// end records that cd reached its end at work w.
+func (cd *trialCand) end(w int64) {
+	if cd.eofAt == 0 {
+		cd.eofAt = w
+	}
+	if cd.stopAt == 0 {
+		cd.stopAt = w
+	}
+}
+
+// keptDoc copies the document s returned last, with its metadata.
+func keptDoc(s *planSource, doc []byte, pos int) trialDoc {
+	k := trialDoc{doc: bytes.Clone(doc), pos: pos}
+	if s.ids {
+		k.id = bytes.Clone(s.lastID)
+	}
+	if s.keys {
+		k.key, k.entry = bytes.Clone(s.lastKey), bytes.Clone(s.lastEntry)
+	}
+	return k
+}
+
+// at is what cd had done after r works.
+func (cd *trialCand) at(r int64) trialRun {
+	run := trialRun{works: r, elapsed: cd.elapsed}
+	run.failed = cd.failAt != 0 && cd.failAt <= r
+	run.eof = cd.eofAt != 0 && cd.eofAt <= r
+	if cd.blocking {
+		if cd.inputEnd != 0 && r > cd.inputEnd {
+			run.results = max(min(r-cd.inputEnd, cd.sortedN)-cd.skip, 0)
+		}
+	} else {
+		run.results = int64(sort.Search(len(cd.resultAt), func(i int) bool { return cd.resultAt[i] > r }))
+	}
+	run.keys, run.docs = cd.stats.KeysExamined, cd.stats.DocsExamined
+	if cd.works > r && cd.inputEnd == 0 {
+		// Its last read went past the trial's end: it had not fetched
+		// that read's document yet.
+		run.docs = cd.prevDocs
+	}
+	run.keys, run.docs = min(run.keys, r), min(run.docs, r)
+	return run
+}
+
+// trialScore is plan_ranker.h's score of a run of p (without the EOF
+// bonus), summed in its order: base score and productivity, then the
+// tie-breakers' sum.
+func trialScore(run trialRun, p *planner.Plan, sorted, clustered bool) float64 {
+	eps := min(1/(10*float64(max(run.results, 1))), 1e-4)
+	var noFetch, noSort float64
+	if !p.ShowsFetch(clustered) {
+		noFetch = eps
+	}
+	if !sorted || p.Sorted {
+		noSort = eps // no blocking SORT
+	}
+	noIxisect := eps // Folio intersects no indexes
+	return 1 + float64(run.results)/float64(max(run.works, 1)) + (noFetch + noSort + noIxisect)
+}
+
+// rankTrial ranks the candidates after r works (see pickBestPlan): the
+// best score (with the EOF bonus) first, ties in candidate order, the
+// failed ones last; when all failed, the first candidate wins (its
+// execution then fails as its trial did).
+func rankTrial(tc []*trialCand, r int64, sorted, clustered bool) *trialResult {
+	runs := make([]trialRun, len(tc))
+	order := make([]int, 0, len(tc))
+	var failed []int
+	for i, cd := range tc {
+		runs[i] = cd.at(r)
+		if runs[i].failed {
+			failed = append(failed, i)
+			continue
+		}
+		runs[i].score = trialScore(runs[i], cd.p, sorted, clustered)
+		order = append(order, i)
+	}
+	rank := func(i int) float64 {
+		if runs[i].eof {
+			return runs[i].score + 1
+		}
+		return runs[i].score
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rank(order[a]) > rank(order[b]) })
+	order = append(order, failed...)
+	res := &trialResult{winner: tc[order[0]].p}
+	for _, i := range order {
+		if i != order[0] {
+			res.rejected = append(res.rejected, tc[i].p)
+		}
+		res.runs = append(res.runs, runs[i])
+	}
+	return res
+}
+
+// docCounter counts a collection's documents in a view of it (txn's, or
+// a snapshot), as far as asked.
+type docCounter struct {
+	snap storage.Snapshot
+	it   storage.Iter
+	err  error
+	n    int64
+	done bool
+}
+
+func (e *Engine) newDocCounter(c *Collection, txn *Txn) *docCounter {
+	d := &docCounter{}
+	lo, hi := docSpan(c.ID)
+	var r storage.Reader
+	if txn != nil {
+		r = txn.tx
+	} else {
+		d.snap = e.kv.NewSnapshot()
+		r = d.snap
+	}
+	if d.it, d.err = r.NewIter(lo, hi); d.err == nil {
+		d.done = !d.it.First()
+		if !d.done {
+			d.n = 1
+		}
+	}
+	return d
+}
+
+// countTo counts on until n documents are counted or none is left.
+func (d *docCounter) countTo(ctx context.Context, n int64) error {
+	if d.err != nil {
+		return d.err
+	}
+	for !d.done && d.n < n {
+		if d.n%256 == 0 {
+			if err := mongoerr.Interruption(ctx); err != nil {
+				return err
+			}
+		}
+		if d.done = !d.it.Next(); !d.done {
+			d.n++
+		}
+	}
+	return d.it.Error()
+}
+
+func (d *docCounter) close() {
+	if d.it != nil {
+		d.it.Close()
+	}
+	if d.snap != nil {
+		d.snap.Close()
+	}
 }

@@ -88,22 +88,27 @@ func wildcardPath(p *planner.Plan) string {
 }
 
 // cachedPlanHolds runs the cached plan p as MongoDB's cached plan stage
-// does: it holds if it produces the trial's results (or ends) within
-// cacheEvictionRatio times the entry's works, and does not fail.
+// does: it holds if it returns the trial's results (or reaches its end)
+// within cacheEvictionRatio times the entry's works, and does not fail.
 func (e *Engine) cachedPlanHolds(ctx context.Context, c *Collection, q compiledFind, p *planner.Plan, txn *Txn, limit, works int64) (bool, error) {
 	budget := max(cacheEvictionRatio*works, 1)
-	want := int64(trialResults)
-	if limit > 0 && limit < want {
-		want = limit
+	spec := specOf(q, limit)
+	spec.keep = false
+	want := e.TrialMaxResults()
+	if spec.limit > 0 {
+		want = min(want, spec.limit)
 	}
-	if q.sort != nil && !p.Sorted {
-		want = budget + 1 // an in-memory sort returns nothing before its input ends
-	}
-	r, err := e.trialRun(ctx, c, q, p, txn, want, budget, limit)
-	if err != nil || r.failed { // a failing cached plan is replanned
+	tc, err := e.openTrial(ctx, c, q, []*planner.Plan{p}, txn, spec)
+	defer closeTrial(ctx, tc)
+	if err != nil {
 		return false, err
 	}
-	return r.ended && r.works <= budget || int64(len(r.resultAt)) >= want, nil
+	if _, err := e.runTrial(ctx, q, tc, spec, want, budget); err != nil {
+		return false, err
+	}
+	cd := tc[0]
+	// a failing cached plan is replanned
+	return cd.failAt == 0 && cd.stopAt != 0 && cd.stopAt <= budget, nil
 }
 
 // cacheEntry builds the entry recording a trial's outcome for the query
@@ -127,7 +132,7 @@ func (e *Engine) cacheEntry(c *Collection, id cacheIdentity, q compiledFind, res
 	}
 	for i, p := range res.plans() {
 		ent.execStats = append(ent.execStats, res.planStats(i, p, p.Explain(shape), false))
-		ent.scores = append(ent.scores, res.scores[i])
+		ent.scores = append(ent.scores, res.runs[i].score)
 	}
 	return ent
 }

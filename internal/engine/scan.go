@@ -91,6 +91,9 @@ type planSource struct {
 	parkable, parked bool
 	parkKey          []byte
 	parkErr          error
+	// replay holds the documents a trial's winner returned during its
+	// trial, which Next returns first (see trialResult.cont).
+	replay []trialDoc
 }
 
 func newPlanSource(ctx context.Context, r storage.Reader, collID uint32, p *planner.Plan, stats *OpStats, closer func() error) (*planSource, error) {
@@ -209,6 +212,9 @@ func (s *planSource) advance() bool {
 }
 
 func (s *planSource) Next() (bson.Raw, error) {
+	if len(s.replay) > 0 {
+		return s.replayNext(), nil
+	}
 	if s.parked {
 		if err := s.unpark(); err != nil {
 			return nil, err
@@ -283,6 +289,18 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 	}
 	return nil, s.it.Error()
+}
+
+// replayNext returns the next document of the replay, with its metadata.
+func (s *planSource) replayNext() bson.Raw {
+	k := s.replay[0]
+	s.replay[0] = trialDoc{}
+	s.replay = s.replay[1:]
+	s.last, s.lastKey, s.lastEntry = k.doc, k.key, k.entry
+	if s.ids {
+		s.lastID = append(s.lastID[:0], k.id...)
+	}
+	return k.doc
 }
 
 // setLast notes doc, of record id id, as the document Next returns.

@@ -29,6 +29,27 @@ type Shape struct {
 	ReturnKey bool
 }
 
+// ShowsFetch reports whether p's explain tree (Explain, on a clustered
+// collection or not) has a FETCH stage: an index scan that is not covered,
+// an index union, or a scan of the document store by _id ranges (the _id
+// index) on a collection that is not clustered. The multi-planner's
+// noFetchBonus goes to the plans without one.
+func (p *Plan) ShowsFetch(clustered bool) bool {
+	switch {
+	case p.distinct != "", p.Text != nil, p.Geo != nil:
+		return p.Text != nil || p.Geo != nil
+	case p.Or != nil:
+		return true
+	case p.Index == nil && p.Intervals == nil:
+		return false
+	case p.Index == nil && clustered:
+		return false
+	case p.idHack, p.covered != nil:
+		return false
+	}
+	return true
+}
+
 // Explain builds the explain tree of p under s, in the shape of MongoDB's
 // winningPlan: COLLSCAN, IDHACK, or FETCH over IXSCAN or over an OR of
 // IXSCANs (a covered plan's IXSCAN alone), then SORT, SKIP,
