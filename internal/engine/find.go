@@ -360,12 +360,8 @@ func (e *Engine) Find(db, coll string, o FindOptions) (Cursor, error) {
 func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindOptions, stats *OpStats, trial *trialResult) (Cursor, error) {
 	var scan *matchScan
 	if trial != nil && trial.cont != nil {
-		cont := trial.cont
+		scan = &matchScan{src: trial.cont, filter: q.filter, ctx: o.Ctx, pre: trial.pre}
 		trial.cont = nil
-		scan = &matchScan{src: cont, filter: q.filter, ctx: o.Ctx, pre: make([]int, len(cont.replay))}
-		for i, k := range cont.replay {
-			scan.pre[i] = k.pos
-		}
 		o.Skip -= trial.skipped
 	} else {
 		var err error

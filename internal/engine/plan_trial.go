@@ -53,6 +53,7 @@ import (
 type trialDoc struct {
 	doc, id, key, entry []byte
 	pos                 int // the filter's positional match index
+	src                 int // in a union, the scan that found it
 }
 
 // trialCand is one candidate while the trial runs.
@@ -105,11 +106,13 @@ type trialResult struct {
 	winner   *planner.Plan
 	rejected []*planner.Plan
 	runs     []trialRun
-	// cont, for a find, is the winner's source left where the trial left
-	// it, its results of the trial queued before what it reads next, and
-	// skipped the matches of the query's skip it consumed; nil when the
-	// find reads the winner again (see trialResult.release).
-	cont    *planSource
+	// cont, for a find, is the winner's source (a scan or a union of
+	// scans) left where the trial left it, its results of the trial
+	// queued before what it reads next (pre: their positional match
+	// indexes), and skipped the matches of the query's skip it consumed;
+	// nil when the find reads the winner again (see trialResult.release).
+	cont    docSource
+	pre     []int
 	skipped int64
 }
 
@@ -181,12 +184,22 @@ func (e *Engine) trialPlans(ctx context.Context, c *Collection, q compiledFind, 
 	}
 	res := rankTrial(tc, r, q.sort != nil, c.Clustered())
 	if w := tc[slices.Index(cands, res.winner)]; spec.keep && w.keep {
-		if ps, ok := w.src.(*planSource); ok {
-			ps.replay, ps.stats = w.kept, opStatsOf(ctx)
-			res.cont, res.skipped = ps, w.skipped
-			opStatsOf(ctx).Add(OpStats{KeysExamined: w.stats.KeysExamined, DocsExamined: w.stats.DocsExamined})
-			w.src, w.stats = nil, OpStats{}
+		st := opStatsOf(ctx)
+		switch src := w.src.(type) {
+		case *planSource:
+			src.replay, src.stats = w.kept, st
+		case *unionSource:
+			src.replay, src.resume = w.kept, src.i
+			for _, s := range src.srcs {
+				s.stats = st
+			}
 		}
+		for _, k := range w.kept {
+			res.pre = append(res.pre, k.pos)
+		}
+		res.cont, res.skipped = w.src, w.skipped
+		st.Add(OpStats{KeysExamined: w.stats.KeysExamined, DocsExamined: w.stats.DocsExamined})
+		w.src, w.stats = nil, OpStats{}
 	}
 	return res, nil
 }
@@ -210,16 +223,17 @@ func (e *Engine) openTrial(ctx context.Context, c *Collection, q compiledFind, c
 			return tc, err
 		}
 		cd.src = src
-		ps, isPlan := src.(*planSource)
+		_, isPlan := src.(*planSource)
+		_, isUnion := src.(*unionSource)
 		cd.covered = isPlan && p.Covered() != nil
-		// A find continues with a winner that is one scan and does not
-		// sort in memory; its documents carry what the find asks for.
-		if cd.keep = spec.keep && isPlan && !cd.blocking; cd.keep {
-			if q.indexKeys {
-				ps.giveIndexKeys(!c.Clustered())
+		// A find continues with a winner that does not sort in memory;
+		// its documents carry what the find asks for.
+		if cd.keep = spec.keep && (isPlan || isUnion) && !cd.blocking; cd.keep {
+			if k, ok := src.(keyed); ok && q.indexKeys {
+				k.giveIndexKeys(!c.Clustered())
 			}
-			if q.recordIDs {
-				ps.giveRecordIDs()
+			if r, ok := src.(recorded); ok && q.recordIDs {
+				r.giveRecordIDs()
 			}
 		}
 	}
@@ -342,7 +356,7 @@ func (cd *trialCand) step(q compiledFind, spec trialSpec, want int64) error {
 	}
 	cd.resultAt = append(cd.resultAt, w)
 	if cd.keep {
-		cd.kept = append(cd.kept, keptDoc(cd.src.(*planSource), doc, pos))
+		cd.kept = append(cd.kept, keptDoc(cd.src, doc, pos))
 	}
 	n := int64(len(cd.resultAt))
 	if n == want && cd.stopAt == 0 {
@@ -365,9 +379,16 @@ func (cd *trialCand) end(w int64) {
 	}
 }
 
-// keptDoc copies the document s returned last, with its metadata.
-func keptDoc(s *planSource, doc []byte, pos int) trialDoc {
+// keptDoc copies the document src returned last, with its metadata.
+func keptDoc(src docSource, doc []byte, pos int) trialDoc {
 	k := trialDoc{doc: bytes.Clone(doc), pos: pos}
+	s, ok := src.(*planSource)
+	if u, isUnion := src.(*unionSource); isUnion {
+		k.src, s, ok = u.i, u.srcs[u.i], true
+	}
+	if !ok {
+		return k
+	}
 	if s.ids {
 		k.id = bytes.Clone(s.lastID)
 	}

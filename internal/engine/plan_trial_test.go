@@ -292,3 +292,55 @@ func TestTrialWinnerContinues(t *testing.T) {
 		})
 	}
 }
+
+// TestTrialUnionContinues: a winning index union ($or) continues the same
+// way, each replayed document's metadata from the scan that found it. In
+// the data a = 1 for 6 documents and b = 2 for 5, c = 0 for 270 of 300;
+// with 3 results the union ends the trial after 3 works (c_1 found 2), and
+// reads its 8 other keys: 14 keys in all, not 17.
+func TestTrialUnionContinues(t *testing.T) {
+	e := newTestEngine(t)
+	for _, ix := range []string{`{"a": 1}`, `{"b": 1}`, `{"c": 1}`} {
+		mustCreateIndex(t, e, "uc", ix, false)
+	}
+	var docs []bson.Raw
+	for i := range 300 {
+		c := int32(0)
+		if i%10 == 9 {
+			c = 1
+		}
+		docs = append(docs, bsonDoc(bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: int32(i % 50)}, {Key: "b", Value: int32(i % 60)}, {Key: "c", Value: c}}))
+	}
+	if _, _, err := e.Insert("test", "uc", docs, true, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.SetTrialMaxResults(3)
+	o := FindOptions{Filter: ext(t, `{"$or": [{"a": 1}, {"b": 2}], "c": 0}`), Projection: ext(t, `{"k": {"$meta": "indexKey"}, "r": {"$meta": "recordId"}}`)}
+	scan := o
+	scan.Hint = ext(t, `{"h": "c_1"}`).Lookup("h")
+	st := &OpStats{}
+	o.Ctx = WithOpStats(context.Background(), st)
+	got := findDocs(t, e, "uc", o)
+	if st.KeysExamined != 14 {
+		t.Errorf("keys examined %d, want 14", st.KeysExamined)
+	}
+	if len(got) != 11 {
+		t.Fatalf("%d documents, want 11: %v", len(got), got)
+	}
+	for _, d := range got {
+		id := d.Lookup("_id").Int32()
+		want := "a"
+		if id%50 != 1 {
+			want = "b"
+		}
+		if _, err := d.LookupErr("k", want); err != nil {
+			t.Errorf("document %d's index key %v, want one on %s", id, d.Lookup("k"), want)
+		}
+		if _, err := d.LookupErr("r"); err != nil {
+			t.Errorf("document %d has no record id", id)
+		}
+	}
+	if n := len(findDocs(t, e, "uc", scan)); n != 11 {
+		t.Errorf("hinted scan found %d", n)
+	}
+}

@@ -9,9 +9,25 @@ type unionSource struct {
 	srcs   []*planSource
 	i      int
 	closer func() error
+	// replay holds the documents a trial's winner returned during its
+	// trial (trialDoc.src names the scan of each), which Next returns
+	// first; resume is then the scan the union was reading.
+	replay []trialDoc
+	resume int
 }
 
 func (u *unionSource) Next() (bson.Raw, error) {
+	if u.replay != nil {
+		if len(u.replay) > 0 {
+			// The scan that found it serves its metadata (Meta).
+			u.i = u.replay[0].src
+			s := u.srcs[u.i]
+			s.replay = u.replay[:1]
+			u.replay = u.replay[1:]
+			return s.replayNext(), nil
+		}
+		u.i, u.replay = u.resume, nil
+	}
 	for u.i < len(u.srcs) {
 		doc, err := u.srcs[u.i].Next()
 		if doc != nil || err != nil {
