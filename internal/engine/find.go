@@ -465,6 +465,7 @@ func (e *Engine) openSource(ctx context.Context, c *Collection, p *planner.Plan,
 		if err != nil {
 			return fail(err)
 		}
+		src.clustered = c.Clustered()
 		if hs[i].hints != nil {
 			src.hints, src.hintEpoch, src.hintNow = hs[i].hints, hs[i].epoch, hs[i].now
 		}

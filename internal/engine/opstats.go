@@ -61,6 +61,16 @@ func opStatsIn(ctx context.Context) *OpStats {
 	return st
 }
 
+// idKeyRead counts the _id index key MongoDB examines to find a document
+// by its _id (IDHACK, or an IXSCAN of the _id index: one key when the
+// document is there), which Folio, keeping documents by _id, reads with
+// the document itself; a clustered collection has no such key.
+func (s *OpStats) idKeyRead(clustered bool) {
+	if !clustered {
+		s.KeysExamined++
+	}
+}
+
 // wrote counts a committed change of one document from old to next (nil
 // for absent) that added and removed the index entries of ch.
 func (s *OpStats) wrote(old, next bson.Raw, ch indexChanges) {

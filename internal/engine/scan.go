@@ -91,6 +91,9 @@ type planSource struct {
 	parkable, parked bool
 	parkKey          []byte
 	parkErr          error
+	// clustered: the collection is clustered, with no _id index whose key
+	// a point read of one _id examines (OpStats.idKeyRead).
+	clustered bool
 	// replay holds the documents a trial's winner returned during its
 	// trial, which Next returns first (see trialResult.cont).
 	replay []trialDoc
@@ -226,6 +229,9 @@ func (s *planSource) Next() (bson.Raw, error) {
 		}
 		s.pointDone = true
 		s.stats.DocsExamined++
+		if s.p.IDPoint() {
+			s.stats.idKeyRead(s.clustered)
+		}
 		if s.seen != nil && s.dup(s.pointID) {
 			return nil, nil
 		}

@@ -70,6 +70,7 @@ func (e *Engine) rewrite(ctx context.Context, c *Collection, key []byte, f *quer
 		}
 		if examined != nil {
 			examined.DocsExamined++
+			examined.idKeyRead(c.Clustered())
 			examined = nil // once, however often a write conflict has it read again
 		}
 		ok, pos, err := f.MatchErr(cur)

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -367,16 +368,25 @@ func TestProfilerFindAndModifyAndFailedInsert(t *testing.T) {
 	}
 }
 
-// TestProfilerIDWritesExamined: an update or delete statement naming one
-// _id examines its document when it is there and none when it is not, as
-// MongoDB's IDHACK (and IXSCAN of the _id index) count it: docsExamined 1
-// and 0 (profile_update.js upserts by _id: docsExamined 0).
+// TestProfilerIDWritesExamined: a find, an update or a delete naming one
+// _id examines its document, and the _id index key that finds it, when it
+// is there, and neither when it is not, as MongoDB's IDHACK (and IXSCAN of
+// the _id index) count them: keysExamined and docsExamined 1 and 0
+// (profile_update.js upserts by _id: docsExamined 0); a clustered
+// collection has no _id index key to examine.
 func TestProfilerIDWritesExamined(t *testing.T) {
 	client, _ := startServer(t)
 	ctx := context.Background()
 	db := client.Database("profid")
 	c := db.Collection("c")
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	clustered := db.Collection("cl")
+	if err := db.CreateCollection(ctx, "cl", options.CreateCollection().SetClusteredIndex(bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: 1}}}, {Key: "unique", Value: true}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clustered.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.RunCommand(ctx, bson.D{{Key: "profile", Value: 2}}).Err(); err != nil {
@@ -398,19 +408,34 @@ func TestProfilerIDWritesExamined(t *testing.T) {
 		}
 	}
 	for _, id := range []int{1, 2} {
+		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Err(); err != nil && err != mongo.ErrNoDocuments {
+			t.Fatal(err)
+		}
 		if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var got []int64
+	if _, err := clustered.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, inc); err != nil {
+		t.Fatal(err)
+	}
+	if err := clustered.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
 	for _, e := range profileEntries(t, db) {
-		if op := e.Lookup("op").StringValue(); op == "update" || op == "remove" {
-			got = append(got, e.Lookup("docsExamined").AsInt64())
+		if op := e.Lookup("op").StringValue(); op == "update" || op == "remove" || op == "query" {
+			got = append(got, fmt.Sprintf("%s %s keys %d docs %d", e.Lookup("ns").StringValue(), op, e.Lookup("keysExamined").AsInt64(), e.Lookup("docsExamined").AsInt64()))
 		}
 	}
-	// found, absent, upserted, upserted, found but not matching; deleted, absent
-	if want := []int64{1, 0, 0, 0, 1, 1, 0}; !slices.Equal(got, want) {
-		t.Errorf("docsExamined %v, want %v", got, want)
+	want := []string{
+		// found, absent, upserted, upserted, found but not matching
+		"profid.c update keys 1 docs 1", "profid.c update keys 0 docs 0", "profid.c update keys 0 docs 0", "profid.c update keys 0 docs 0", "profid.c update keys 1 docs 1",
+		// found and deleted, absent
+		"profid.c query keys 1 docs 1", "profid.c remove keys 1 docs 1", "profid.c query keys 0 docs 0", "profid.c remove keys 0 docs 0",
+		"profid.cl update keys 0 docs 1", "profid.cl query keys 0 docs 1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries\n%q\nwant\n%q", got, want)
 	}
 }
 
