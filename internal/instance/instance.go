@@ -699,7 +699,7 @@ func frontendID(cfg Config) string {
 func openStorage(cfg Config, log *slog.Logger) (storage.KV, error) {
 	switch {
 	case cfg.Storage == "" || cfg.Storage == "pebble":
-		return pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs})
+		return pebblekv.Open(cfg.DBPath, pebblekv.Options{InMemory: cfg.InMemory, Uncached: []byte{sessions.KeySpace}, Logger: log, DiskReserve: cfg.DiskReserve, FreeSpace: cfg.FreeSpace, FS: cfg.fs})
 	case isTiKV(cfg.Storage):
 		pds, err := tikvkv.ParseURL(cfg.Storage)
 		if err != nil {

@@ -46,14 +46,18 @@ import (
 // together or not at all. A new txnNumber's first write replaces the
 // record, with its run, and deletes the earlier txnNumber's keyed runs.
 // The record's txnNum is the session's latest txnNumber that wrote.
-const spaceSession = 's'
+//
+// KeySpace is the first byte of every key sessions write: a store's read
+// cache need not hold them (pebblekv.Options.Uncached), since the records
+// are read at startup and rewritten by every retryable write.
+const KeySpace = 's'
 
 // MaxIDLen bounds an lsid's id, whose length a record key holds in a byte.
 const MaxIDLen = 255
 
 func recordKey(id string) []byte {
 	k := make([]byte, 0, 2+len(id)+12)
-	k = append(k, spaceSession, byte(len(id)))
+	k = append(k, KeySpace, byte(len(id)))
 	return append(k, id...)
 }
 
@@ -243,7 +247,7 @@ func decodeRun(first int32, doc bson.Raw) (run, error) {
 // is its record's lastWriteDate, so it expires DefaultTimeout after it.
 func (r *Registry) Load(kv storage.KV) error {
 	r.kv = kv
-	it, err := kv.NewIter([]byte{spaceSession}, []byte{spaceSession + 1})
+	it, err := kv.NewIter([]byte{KeySpace}, []byte{KeySpace + 1})
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func record(t *testing.T, kv storage.KV, s *Session, stmts []int32, writes []eng
 
 func countKeys(t *testing.T, kv storage.KV) int {
 	t.Helper()
-	it, err := kv.NewIter([]byte{spaceSession}, []byte{spaceSession + 1})
+	it, err := kv.NewIter([]byte{KeySpace}, []byte{KeySpace + 1})
 	if err != nil {
 		t.Fatal(err)
 	}

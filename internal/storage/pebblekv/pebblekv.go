@@ -31,6 +31,11 @@ type Options struct {
 	// RowCacheSize is the size in bytes of the cache of recently read
 	// values (see rowCache); zero picks a default, a negative size none.
 	RowCacheSize int64
+	// Uncached are the key spaces (a key's first byte) the row cache
+	// never holds: keys rewritten by most commits and read almost never
+	// (sessions' records, read at startup), whose entries would cost each
+	// commit a lookup and a copy for no read.
+	Uncached []byte
 	// Logger receives Pebble's own log lines; nil discards them.
 	Logger *slog.Logger
 	// DiskReserve is the free space, in bytes, the data directory's
@@ -126,7 +131,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	if rows == 0 {
 		rows = defaultRowCache
 	}
-	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger), unflushed: pending, inMemory: opts.InMemory}, nil
+	return &DB{db: db, space: space, log: newCommitLog(), rows: newRowCache(rows, opts.Uncached), stamps: newStamps(opts.Clock), compact: newCompactor(db, opts.Logger), unflushed: pending, inMemory: opts.InMemory}, nil
 }
 
 // openPebble opens Pebble. Pebble treats some write failures while opening
@@ -210,7 +215,7 @@ func keySpaceEnd(start []byte) (pebble.SpanPolicy, []byte, error) {
 
 // Get implements storage.Reader.
 func (d *DB) Get(key []byte) ([]byte, bool, error) {
-	if d.rows == nil {
+	if !d.rows.holds(key) {
 		return get(d.db.Get(key))
 	}
 	v, hit, version := d.rows.lookup(key)

@@ -57,6 +57,10 @@ type rowCache struct {
 	// deleted numbers the range deletions; guarded by the commit log's
 	// lock.
 	deleted uint64
+	// uncached marks the key spaces the cache never holds (see
+	// Options.Uncached): their reads go to Pebble, their writes skip
+	// forget and rewrite.
+	uncached [256]bool
 }
 
 const (
@@ -136,18 +140,28 @@ func entryChecked(e []byte) uint64       { return binary.LittleEndian.Uint64(e[4
 func setEntryChecked(e []byte, n uint64) { binary.LittleEndian.PutUint64(e[4:entryHeader], n) }
 
 // newRowCache returns a cache holding about size bytes of keys and values,
-// or nil (no cache) for a size of zero or less.
-func newRowCache(size int64) *rowCache {
+// never those of the key spaces uncached, or nil (no cache) for a size of
+// zero or less.
+func newRowCache(size int64, uncached []byte) *rowCache {
 	if size <= 0 {
 		return nil
 	}
 	per := max(int(size/rowCacheShards), 1)
 	c := &rowCache{seed: maphash.MakeSeed()}
+	for _, space := range uncached {
+		c.uncached[space] = true
+	}
 	for i := range c.shards {
 		c.shards[i].rows = map[uint64][]byte{}
 		c.shards[i].limit = per
 	}
 	return c
+}
+
+// holds reports whether key's value may be cached: c is a cache and key
+// is outside the key spaces it never holds.
+func (c *rowCache) holds(key []byte) bool {
+	return c != nil && (len(key) == 0 || !c.uncached[key[0]])
 }
 
 // shard returns key's shard, its number and key's hash.

@@ -289,10 +289,11 @@ func TestRowCacheDropFreesRoom(t *testing.T) {
 // inserts of new keys and deletions, several writes of a key in one
 // batch), range deletions (enough for each shard to be swept several
 // times, and for entries to be checked at lookups against many) and
-// reads on a store with a tiny row cache, which evicts all the time, and
-// on one without, and compares every read.
+// reads on a store with a tiny row cache, which evicts all the time and
+// never holds the keys of one space, and on one without, and compares
+// every read.
 func TestRowCacheAgainstUncached(t *testing.T) {
-	cached, err := Open("", Options{InMemory: true, RowCacheSize: 64 << 10})
+	cached, err := Open("", Options{InMemory: true, RowCacheSize: 64 << 10, Uncached: []byte{'u'}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +307,8 @@ func TestRowCacheAgainstUncached(t *testing.T) {
 		t.Fatal("row cache options not honoured")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	key := func() []byte { return fmt.Appendf(nil, "k%03d", r.IntN(300)) }
+	// Keys of the space u are never cached (Options.Uncached).
+	key := func() []byte { return fmt.Appendf(nil, "%c%03d", "kkku"[r.IntN(4)], r.IntN(300)) }
 	for step := range 20000 {
 		switch n := r.IntN(100); {
 		case n < 57:
@@ -343,7 +345,11 @@ func TestRowCacheAgainstUncached(t *testing.T) {
 	if hits, _ := cached.rows.stats(); hits == 0 {
 		t.Fatal("the cache was never hit")
 	}
-	heldKeys(t, cached)
+	for k := range heldKeys(t, cached) {
+		if k[0] == 'u' {
+			t.Fatalf("the cache holds %q, of a space it never holds", k)
+		}
+	}
 }
 
 func must(t *testing.T, errs ...error) {

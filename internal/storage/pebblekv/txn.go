@@ -407,6 +407,11 @@ func (d *DB) apply(b *pebble.Batch, n uint32, fresh []uint32) error {
 		if isNew {
 			fresh = fresh[1:]
 		}
+		if !d.rows.holds(k) {
+			// No entry, and no read fills one.
+			entries = append(entries, noEntry)
+			continue
+		}
 		entries = append(entries, d.rows.forget(k, v, kind == pebble.InternalKeyKindSet, isNew, &touched))
 	}
 	err := b.Commit(pebble.NoSync)
