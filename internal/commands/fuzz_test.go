@@ -14,13 +14,21 @@ import (
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/logring"
 	"github.com/folio-db/folio/internal/sessions"
+	"github.com/folio-db/folio/internal/storage"
 	"github.com/folio-db/folio/internal/storage/pebblekv"
 )
 
 // newTestService returns a Service over an in-memory store.
 func newTestService(tb testing.TB) *Service {
 	tb.Helper()
-	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true})
+	s, _ := newServiceOnStore(tb)
+	return s
+}
+
+// newServiceOnStore is newTestService, also returning its store.
+func newServiceOnStore(tb testing.TB) (*Service, storage.KV) {
+	tb.Helper()
+	kv, err := pebblekv.Open("", pebblekv.Options{InMemory: true, Uncached: []byte{sessions.KeySpace}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,7 +44,7 @@ func newTestService(tb testing.TB) *Service {
 		Clock:   clock.New(nil),
 		Recent:  logring.New(16),
 		Started: time.Now(),
-	}
+	}, kv
 }
 
 // seedCommands reads testdata/commands.jsonl: one command per line in
