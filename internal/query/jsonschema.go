@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -39,6 +40,10 @@ type jsonSchema struct {
 
 	types    typeSet // bsonType or type
 	hasTypes bool
+	// singleType is the one type the schema states (a representative
+	// int for "number"), or 0: MongoDB's makeRestriction then keeps a
+	// restriction of that type's kind as it is and drops the others.
+	singleType bson.Type
 
 	minimum, maximum *schemaBound
 	multipleOf       bool
@@ -54,7 +59,7 @@ type jsonSchema struct {
 	tuple              []*jsonSchema // items as an array: one schema per position
 	additionalItems    *jsonSchema   // elements past the tuple; nil allows them
 
-	required           []string
+	required           []schemaName
 	properties         []schemaProperty
 	checkAllowed       bool // patternProperties or additionalProperties is present
 	patterns           []schemaPattern
@@ -85,8 +90,38 @@ type schemaBound struct {
 }
 
 type schemaProperty struct {
-	name   string
+	schemaName
 	schema *jsonSchema
+	// required: the name is also in required, so MongoDB's translation
+	// applies schema even where the property is missing.
+	required bool
+}
+
+// schemaName is a name in properties, required or dependencies. MongoDB
+// reads it as a field path (FieldRef): a name with a dot names a field of
+// an embedded document, reached through arrays as any query path is
+// (json_schema_parser.cpp: the nested schema parsed at that path, and
+// ExistsMatchExpression(name)). path is nil for a name without a dot,
+// which is looked up as one field.
+type schemaName struct {
+	name string
+	path fieldPath
+}
+
+func newSchemaName(name string) schemaName {
+	n := schemaName{name: name}
+	if strings.Contains(name, ".") {
+		n.path = parsePath(name)
+	}
+	return n
+}
+
+// exists reports whether doc has a value at the name.
+func (n schemaName) exists(doc []byte) bool {
+	if n.path == nil {
+		return rawdoc.Lookup(doc, n.name).Type != 0
+	}
+	return anyAt(doc, n.path, false, func(v bson.RawValue) bool { return v.Type != 0 })
 }
 
 type schemaPattern struct {
@@ -98,8 +133,8 @@ type schemaPattern struct {
 // field name, it must also have every field of props (the array form), or
 // match schema (the schema form).
 type schemaDependency struct {
-	name   string
-	props  []string
+	name   schemaName
+	props  []schemaName
 	schema *jsonSchema
 }
 
@@ -203,29 +238,30 @@ func (s *jsonSchema) parseType(kw map[string]bson.RawValue) error {
 	case hasEncrypt:
 		// encrypt implies the type BinData
 		s.types.add(bson.TypeBinary)
-		s.hasTypes = true
+		s.hasTypes, s.singleType = true, bson.TypeBinary
 		return nil
 	case hasBSONType:
 		typ, name = bsonType, "bsonType"
 	case !hasType:
 		return nil
 	}
-	types, err := parseSchemaTypes(typ, name)
+	types, single, err := parseSchemaTypes(typ, name)
 	if err != nil {
 		return err
 	}
 	if types.empty() {
 		return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword '%s' must name at least one type", name)
 	}
-	s.types, s.hasTypes = types, true
+	s.types, s.hasTypes, s.singleType = types, true, single
 	return nil
 }
 
 // parseSchemaTypes parses the types of type (JSON type names) or bsonType
 // ($type aliases), named name: a name or an array of distinct names
-// (JSONSchemaParser::parseTypeSet).
-func parseSchemaTypes(typ bson.RawValue, name string) (typeSet, error) {
-	var types typeSet
+// (JSONSchemaParser::parseTypeSet). single is the type when exactly one
+// alias is named (int for "number", which stands for all numbers), as
+// MatcherTypeSet::isSingleType counts them.
+func parseSchemaTypes(typ bson.RawValue, name string) (types typeSet, single bson.Type, err error) {
 	var aliases []string
 	seen := map[string]bool{}
 	add := func(a string) error {
@@ -242,7 +278,7 @@ func parseSchemaTypes(typ bson.RawValue, name string) (typeSet, error) {
 	switch typ.Type {
 	case bson.TypeString:
 		if err := add(typ.StringValue()); err != nil {
-			return types, err
+			return types, 0, err
 		}
 	case bson.TypeArray:
 		it := rawdoc.Iterate(typ.Value)
@@ -253,20 +289,21 @@ func parseSchemaTypes(typ bson.RawValue, name string) (typeSet, error) {
 			}
 			a, isString := e.StringValueOK()
 			if !isString {
-				return types, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' array elements must be strings", name)
+				return types, 0, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' array elements must be strings", name)
 			}
 			if err := add(a); err != nil {
-				return types, err
+				return types, 0, err
 			}
 		}
 	default:
-		return types, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be either a string or an array of strings", name)
+		return types, 0, mongoerr.New(mongoerr.TypeMismatch, "$jsonSchema keyword '%s' must be either a string or an array of strings", name)
 	}
 	for _, a := range aliases {
 		if a == "number" {
 			for _, t := range []bson.Type{bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128} {
 				types.add(t)
 			}
+			single = bson.TypeInt32
 			continue
 		}
 		t, ok := jsonTypes[a]
@@ -274,11 +311,15 @@ func parseSchemaTypes(typ bson.RawValue, name string) (typeSet, error) {
 			t, ok = values.TypeByName(a)
 		}
 		if !ok {
-			return types, mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", a)
+			return types, 0, mongoerr.New(mongoerr.BadValue, "Unknown type name alias: %s", a)
 		}
 		types.add(t)
+		single = t
 	}
-	return types, nil
+	if len(aliases) != 1 {
+		single = 0
+	}
+	return types, single, nil
 }
 
 // parseScalarKeywords parses pattern, maxLength, minLength, multipleOf,
@@ -501,7 +542,7 @@ func parseEncryptionInfo(doc []byte, name string) (types typeSet, hasTypes bool,
 		}
 		switch {
 		case f == "bsonType" && name == "encrypt":
-			if types, err = parseSchemaTypes(v, "bsonType"); err != nil {
+			if types, _, err = parseSchemaTypes(v, "bsonType"); err != nil {
 				return types, false, err
 			}
 			hasTypes = true
@@ -585,7 +626,9 @@ func (s *jsonSchema) parseObjectKeywords(kw map[string]bson.RawValue) error {
 		if _, dup := duplicate(names); dup {
 			return mongoerr.New(mongoerr.FailedToParse, "$jsonSchema keyword 'required' array cannot contain duplicate values")
 		}
-		s.required = names
+		for _, n := range names {
+			s.required = append(s.required, newSchemaName(n))
+		}
 	}
 	if v, ok := kw["properties"]; ok {
 		if v.Type != bson.TypeEmbeddedDocument {
@@ -604,7 +647,9 @@ func (s *jsonSchema) parseObjectKeywords(kw map[string]bson.RawValue) error {
 			if err != nil {
 				return err
 			}
-			s.properties = append(s.properties, schemaProperty{name: string(k), schema: sub})
+			name := string(k)
+			required := slices.ContainsFunc(s.required, func(r schemaName) bool { return r.name == name })
+			s.properties = append(s.properties, schemaProperty{schemaName: newSchemaName(name), schema: sub, required: required})
 		}
 	}
 	if v, ok := kw["patternProperties"]; ok {
@@ -666,7 +711,7 @@ func (s *jsonSchema) parseDependencies(v bson.RawValue) error {
 		if !ok {
 			return nil
 		}
-		d := schemaDependency{name: string(k)}
+		d := schemaDependency{name: newSchemaName(string(k))}
 		switch e.Type {
 		case bson.TypeEmbeddedDocument:
 			sub, err := parseJSONSchema(e.Value)
@@ -687,7 +732,9 @@ func (s *jsonSchema) parseDependencies(v bson.RawValue) error {
 			if name, dup := duplicate(names); dup {
 				return mongoerr.New(mongoerr.FailedToParse, "array '%s' in $jsonSchema keyword 'dependencies' contains duplicate element: %s", k, name)
 			}
-			d.props = names
+			for _, n := range names {
+				d.props = append(d.props, newSchemaName(n))
+			}
 		default:
 			return mongoerr.New(mongoerr.TypeMismatch, "property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array", k)
 		}
@@ -859,9 +906,11 @@ func (s *jsonSchema) numberMatches(v bson.RawValue) bool {
 			return false
 		}
 	}
-	if !s.multipleOf {
-		return true
-	}
+	return !s.multipleOf || s.isMultiple(v)
+}
+
+// isMultiple applies multipleOf to the number v.
+func (s *jsonSchema) isMultiple(v bson.RawValue) bool {
 	x, finite := decimalRat(v)
 	switch {
 	case !finite:
@@ -946,6 +995,36 @@ func (s *jsonSchema) arrayMatches(arr []byte) bool {
 	}
 }
 
+// itemsMatch reports whether every element of arr from index from on
+// matches sub ($_internalSchemaAllElemMatchFromIndex).
+func itemsMatch(arr []byte, from int, sub *jsonSchema) bool {
+	it := rawdoc.Iterate(arr)
+	for i := 0; ; i++ {
+		_, e, ok := it.Next()
+		if !ok {
+			return true
+		}
+		if i >= from && !sub.matches(e) {
+			return false
+		}
+	}
+}
+
+// itemMatches reports whether the element of arr at index i, if there is
+// one, matches sub ($_internalSchemaMatchArrayIndex).
+func itemMatches(arr []byte, i int, sub *jsonSchema) bool {
+	it := rawdoc.Iterate(arr)
+	for j := 0; ; j++ {
+		_, e, ok := it.Next()
+		if !ok {
+			return true
+		}
+		if j == i {
+			return sub.matches(e)
+		}
+	}
+}
+
 // distinctElements reports whether no two elements of arr are equal.
 func distinctElements(arr []byte) bool {
 	_, dup := FirstDuplicateItem(arr)
@@ -987,45 +1066,75 @@ func FirstDuplicateItem(arr []byte) (bson.RawValue, bool) {
 	return items[best].elem, true
 }
 
-// objectMatches applies the object keywords. A field named in properties
-// must match its schema when present; every field whose name a
-// patternProperties regex matches (anywhere in the name) must match that
-// pattern's schema; a field neither named in properties nor matched by a
-// pattern must match additionalProperties.
+// objectMatches applies the object keywords to the embedded document doc.
 func (s *jsonSchema) objectMatches(doc []byte) bool {
-	for _, name := range s.required {
-		if rawdoc.Lookup(doc, name).Type == 0 {
-			return false
-		}
-	}
+	return s.propertiesMatch(doc) && (!s.checkAllowed || s.allowedMatch(doc)) && s.requiredMatch(doc) &&
+		s.propertyCountMatches(doc) && s.dependenciesMatch(doc)
+}
+
+// propertiesMatch applies properties: a property present in doc (one
+// named in required, present or not) must match its schema.
+func (s *jsonSchema) propertiesMatch(doc []byte) bool {
 	for _, p := range s.properties {
-		if v := rawdoc.Lookup(doc, p.name); v.Type != 0 && !p.schema.matches(v) {
-			return false
-		}
-	}
-	if s.checkAllowed || s.minProps >= 0 || s.maxProps >= 0 {
-		n := int64(0)
-		it := rawdoc.Iterate(doc)
-		for {
-			k, v, ok := it.Next()
-			if !ok {
-				break
-			}
-			n++
-			if s.checkAllowed && !s.fieldAllowed(k, v) {
+		if p.path != nil {
+			if (p.required || p.exists(doc)) && !p.schema.matchesAt(doc, p.path) {
 				return false
 			}
+			continue
 		}
-		if n < s.minProps || (s.maxProps >= 0 && n > s.maxProps) {
+		if v := rawdoc.Lookup(doc, p.name); (v.Type != 0 || p.required) && !p.schema.matches(v) {
 			return false
 		}
 	}
+	return true
+}
+
+// allowedMatch applies patternProperties and additionalProperties, which
+// test each field of doc by its name, literally: every field whose name a
+// patternProperties regex matches (anywhere in the name) must match that
+// pattern's schema; a field neither named in properties nor matched by a
+// pattern must match additionalProperties
+// (InternalSchemaAllowedPropertiesMatchExpression).
+func (s *jsonSchema) allowedMatch(doc []byte) bool {
+	it := rawdoc.Iterate(doc)
+	for {
+		k, v, ok := it.Next()
+		if !ok {
+			return true
+		}
+		if !s.fieldAllowed(k, v) {
+			return false
+		}
+	}
+}
+
+func (s *jsonSchema) requiredMatch(doc []byte) bool {
+	for _, n := range s.required {
+		if !n.exists(doc) {
+			return false
+		}
+	}
+	return true
+}
+
+// propertyCountMatches applies minProperties and maxProperties.
+func (s *jsonSchema) propertyCountMatches(doc []byte) bool {
+	if s.minProps < 0 && s.maxProps < 0 {
+		return true
+	}
+	n := int64(rawdoc.Len(doc))
+	return n >= s.minProps && (s.maxProps < 0 || n <= s.maxProps)
+}
+
+// dependenciesMatch applies dependencies: when doc has a dependency's
+// name, it must have each of its properties, or match its schema.
+func (s *jsonSchema) dependenciesMatch(doc []byte) bool {
 	for _, d := range s.dependencies {
-		if rawdoc.Lookup(doc, d.name).Type == 0 {
+		if !d.name.exists(doc) {
 			continue
 		}
-		for _, name := range d.props {
-			if rawdoc.Lookup(doc, name).Type == 0 {
+		for _, n := range d.props {
+			if !n.exists(doc) {
 				return false
 			}
 		}
@@ -1095,9 +1204,12 @@ func (s *jsonSchema) logicalMatches(v bson.RawValue) bool {
 	if !s.hasEnum {
 		return true
 	}
-	if v.Type == 0 {
-		return false
-	}
+	return v.Type != 0 && s.enumHas(v)
+}
+
+// enumHas reports whether v equals a value of enum, the order of fields in
+// embedded documents ignored.
+func (s *jsonSchema) enumHas(v bson.RawValue) bool {
 	v = sortedFields(v)
 	for _, e := range s.enum {
 		if values.Compare(v, e) == 0 {
@@ -1137,4 +1249,194 @@ func sortedFields(v bson.RawValue) bson.RawValue {
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, start)
 	return bson.RawValue{Type: v.Type, Value: out}
+}
+
+// Kinds of values MongoDB's restriction keywords apply to.
+var (
+	schemaNumbers = typeSetOf(bson.TypeDouble, bson.TypeInt32, bson.TypeInt64, bson.TypeDecimal128)
+	schemaStrings = typeSetOf(bson.TypeString)
+	schemaArrays  = typeSetOf(bson.TypeArray)
+	schemaObjects = typeSetOf(bson.TypeEmbeddedDocument)
+)
+
+func typeSetOf(types ...bson.Type) typeSet {
+	var s typeSet
+	for _, t := range types {
+		s.add(t)
+	}
+	return s
+}
+
+// predicate adapts a test of one value to the walker's visitor.
+type predicate func(bson.RawValue) bool
+
+func (f predicate) visit(v bson.RawValue, _ int) (bool, int) { return f(v), -1 }
+
+// anyAt reports whether some value at path p in doc satisfies pred, the
+// values being those MongoDB's path iteration yields: arrays met before
+// the last component are traversed; an array at the end is expanded into
+// its elements (and itself) when expand is set (comparisons, regexes,
+// $_internalSchemaFmod and the string lengths), else taken whole
+// (LeafArrayBehavior::kNoTraversal: types, enum, the array and object
+// keywords). A path that leads nowhere yields the missing value.
+func anyAt(doc []byte, p fieldPath, expand bool, pred predicate) bool {
+	w := walker{path: p, mode: leafWhole, vis: pred}
+	if expand {
+		w.mode = leafExpand
+	}
+	found, _ := w.walkDoc(doc, 0, -1)
+	return found
+}
+
+// matchesAt applies the schema to the values at the dotted path p of doc
+// as MongoDB's translation of a schema nested at a path does
+// (json_schema_parser.cpp _parse): each keyword becomes its own match
+// expression on p, so across the arrays p passes through each keyword is
+// satisfied by some value of its own, not all by one value. A keyword
+// restricting one kind of value (numbers, strings, arrays, objects)
+// holds when no value at p is of that kind or the keyword's expression
+// holds (makeRestriction), except that a schema stating one type keeps
+// only the restrictions of that type's kind, unconditioned. For a path of
+// one field, which holds one value, this is what matches computes.
+func (s *jsonSchema) matchesAt(doc []byte, p fieldPath) bool {
+	at := func(expand bool, pred predicate) bool { return anyAt(doc, p, expand, pred) }
+	restrict := func(kind typeSet, expr func() bool) bool {
+		if s.singleType != 0 {
+			return !kind.has(s.singleType) || expr()
+		}
+		return !at(false, func(v bson.RawValue) bool { return kind.has(v.Type) }) || expr()
+	}
+	// leaf is a restriction whose expression is one test of the values.
+	leaf := func(kind typeSet, expand bool, pred predicate) bool {
+		return restrict(kind, func() bool { return at(expand, pred) })
+	}
+	if s.reject || (s.hasTypes && !at(false, func(v bson.RawValue) bool { return s.types.has(v.Type) })) {
+		return false
+	}
+	if s.pattern != nil && !leaf(schemaStrings, true, func(v bson.RawValue) bool {
+		return v.Type == bson.TypeString && s.pattern.Match(v.Value[4:len(v.Value)-1])
+	}) {
+		return false
+	}
+	if s.maxLength >= 0 && !leaf(schemaStrings, true, func(v bson.RawValue) bool {
+		return v.Type == bson.TypeString && int64(utf8.RuneCountInString(v.StringValue())) <= s.maxLength
+	}) {
+		return false
+	}
+	if s.minLength >= 0 && !leaf(schemaStrings, true, func(v bson.RawValue) bool {
+		return v.Type == bson.TypeString && int64(utf8.RuneCountInString(v.StringValue())) >= s.minLength
+	}) {
+		return false
+	}
+	if s.multipleOf && !leaf(schemaNumbers, true, func(v bson.RawValue) bool {
+		return values.IsNumber(v.Type) && s.isMultiple(v)
+	}) {
+		return false
+	}
+	for _, b := range []*schemaBound{s.maximum, s.minimum} {
+		if b != nil && !leaf(schemaNumbers, true, func(v bson.RawValue) bool { return compareMatches(b.op, v, b.value) }) {
+			return false
+		}
+	}
+
+	// Array keywords: $_internalSchemaMinItems, ..., one
+	// $_internalSchemaAllElemMatchFromIndex for items as one schema and for
+	// additionalItems, and for items as an array one restriction of a
+	// $_internalSchemaMatchArrayIndex for each position.
+	array := func(test func(arr []byte) bool) predicate {
+		return func(v bson.RawValue) bool { return v.Type == bson.TypeArray && test(v.Value) }
+	}
+	if s.minItems >= 0 && !leaf(schemaArrays, false, array(func(a []byte) bool { return int64(rawdoc.Len(a)) >= s.minItems })) {
+		return false
+	}
+	if s.maxItems >= 0 && !leaf(schemaArrays, false, array(func(a []byte) bool { return int64(rawdoc.Len(a)) <= s.maxItems })) {
+		return false
+	}
+	if s.uniqueItems && !leaf(schemaArrays, false, array(distinctElements)) {
+		return false
+	}
+	if s.items != nil && !leaf(schemaArrays, false, array(func(a []byte) bool { return itemsMatch(a, 0, s.items) })) {
+		return false
+	}
+	if len(s.tuple) > 0 && !restrict(schemaArrays, func() bool {
+		for i, sub := range s.tuple {
+			if !at(false, array(func(a []byte) bool { return itemMatches(a, i, sub) })) {
+				return false
+			}
+		}
+		return true
+	}) {
+		return false
+	}
+	if s.tuple != nil && s.additionalItems != nil && !leaf(schemaArrays, false, array(func(a []byte) bool { return itemsMatch(a, len(s.tuple), s.additionalItems) })) {
+		return false
+	}
+
+	// encrypt: $_internalSchemaBinDataSubType and, with its bsonType,
+	// $_internalSchemaBinDataEncryptedType, not restricted to BinData.
+	if s.encrypt && !(at(true, func(v bson.RawValue) bool { sub, _, ok := v.BinaryOK(); return ok && sub == bson.TypeBinaryEncrypted }) &&
+		(!s.hasEncryptedTypes || at(true, func(v bson.RawValue) bool { return v.Type == bson.TypeBinary && s.encryptedMatches(v) }))) {
+		return false
+	}
+
+	// Object keywords: each a $_internalSchemaObjectMatch of its own;
+	// dependencies are not restricted to objects, and a schema dependency
+	// applies at the same path.
+	object := func(test func(doc []byte) bool) predicate {
+		return func(v bson.RawValue) bool { return v.Type == bson.TypeEmbeddedDocument && test(v.Value) }
+	}
+	if len(s.properties) > 0 && !leaf(schemaObjects, false, object(s.propertiesMatch)) {
+		return false
+	}
+	if s.checkAllowed && !leaf(schemaObjects, false, object(s.allowedMatch)) {
+		return false
+	}
+	if len(s.required) > 0 && !leaf(schemaObjects, false, object(s.requiredMatch)) {
+		return false
+	}
+	if s.minProps >= 0 && !leaf(schemaObjects, false, object(func(d []byte) bool { return int64(rawdoc.Len(d)) >= s.minProps })) {
+		return false
+	}
+	if s.maxProps >= 0 && !leaf(schemaObjects, false, object(func(d []byte) bool { return int64(rawdoc.Len(d)) <= s.maxProps })) {
+		return false
+	}
+	for _, d := range s.dependencies {
+		if !at(false, object(d.name.exists)) {
+			continue
+		}
+		for _, n := range d.props {
+			if !at(false, object(n.exists)) {
+				return false
+			}
+		}
+		if d.schema != nil && !d.schema.matchesAt(doc, p) {
+			return false
+		}
+	}
+
+	// Logical keywords: the subschemas apply at the same path; enum is an
+	// $or of $_internalSchemaEq.
+	for _, sub := range s.allOf {
+		if !sub.matchesAt(doc, p) {
+			return false
+		}
+	}
+	if len(s.anyOf) > 0 && !slices.ContainsFunc(s.anyOf, func(sub *jsonSchema) bool { return sub.matchesAt(doc, p) }) {
+		return false
+	}
+	if len(s.oneOf) > 0 {
+		n := 0
+		for _, sub := range s.oneOf {
+			if sub.matchesAt(doc, p) {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	if s.not != nil && s.not.matchesAt(doc, p) {
+		return false
+	}
+	return !s.hasEnum || at(false, func(v bson.RawValue) bool { return v.Type != 0 && s.enumHas(v) })
 }
