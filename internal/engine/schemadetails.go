@@ -54,7 +54,8 @@ func schemaErrors(schema bson.Raw, v bson.RawValue) bson.A {
 		}
 		switch k {
 		case "required":
-			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}, {Key: "missingProperties", Value: missingProperties(spec, v)}})
+			// translateRequired checks the names in sorted order
+			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "specifiedAs", Value: specified}, {Key: "missingProperties", Value: missingProperties(spec, v, true)}})
 		case "properties":
 			out = append(out, bson.D{{Key: "operatorName", Value: k}, {Key: "propertiesNotSatisfied", Value: propertiesErrors(spec, v)}})
 		case "additionalProperties":
@@ -220,28 +221,41 @@ func schemaMatches(schema any, v bson.RawValue) bool {
 	return f.Match(doc)
 }
 
-func missingProperties(spec, v bson.RawValue) bson.A {
-	out := bson.A{}
+// missingProperties lists the names of the array spec (required, or a
+// property dependency) at which the document v has no value, in the
+// array's order or, sorted, in byte order; a dotted name is a path
+// (query.SchemaNameExists).
+func missingProperties(spec, v bson.RawValue, sorted bool) bson.A {
 	doc, _ := v.DocumentOK()
 	names, _ := spec.Array().Values()
+	var missing []string
 	for _, n := range names {
-		if _, err := doc.LookupErr(n.StringValue()); err != nil {
-			out = append(out, n.StringValue())
+		if !query.SchemaNameExists(doc, n.StringValue()) {
+			missing = append(missing, n.StringValue())
 		}
+	}
+	if sorted {
+		slices.Sort(missing)
+	}
+	out := bson.A{}
+	for _, n := range missing {
+		out = append(out, n)
 	}
 	return out
 }
 
 // propertiesErrors lists the properties of v failing their subschemas:
-// {propertyName, title and description when given, details}.
+// {propertyName, title and description when given, details}. A dotted
+// name is a path; one that meets an array on the way, where it may hold
+// several values, is not explained.
 func propertiesErrors(spec, v bson.RawValue) bson.A {
 	out := bson.A{}
 	doc, _ := v.DocumentOK()
 	props, _ := spec.Document().Elements()
 	for _, p := range props {
-		pv, err := doc.LookupErr(p.Key())
+		pv, single := query.SchemaNameValue(doc, p.Key())
 		sub, _ := p.Value().DocumentOK()
-		if err != nil || schemaMatches(sub, pv) {
+		if !single || pv.Type == 0 || schemaMatches(sub, pv) {
 			continue
 		}
 		out = append(out, propertyError(p.Key(), sub, pv))
@@ -414,7 +428,7 @@ func dependenciesErrors(spec, v bson.RawValue) bson.A {
 	doc, _ := v.DocumentOK()
 	deps, _ := spec.Document().Elements()
 	for _, dep := range deps {
-		if _, err := doc.LookupErr(dep.Key()); err != nil {
+		if !query.SchemaNameExists(doc, dep.Key()) {
 			continue
 		}
 		d := bson.D{{Key: "conditionalProperty", Value: dep.Key()}}
@@ -424,7 +438,7 @@ func dependenciesErrors(spec, v bson.RawValue) bson.A {
 			}
 			continue
 		}
-		if missing := missingProperties(dep.Value(), v); len(missing) > 0 {
+		if missing := missingProperties(dep.Value(), v, false); len(missing) > 0 {
 			out = append(out, append(d, bson.E{Key: "missingProperties", Value: missing}))
 		}
 	}

@@ -118,6 +118,15 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","specifiedAs": {"$jsonSchema": {"encrypt": {}}},"reason": "expression always evaluates to false"}`},
 		{"schema minimum beside bsonType int", `{"$jsonSchema": {"properties": {"a": {"bsonType": "int", "maximum": 3}}}}`, `{"a": "x"}`,
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a","details": [{"operatorName": "maximum","specifiedAs": {"maximum": {"$numberInt":"3"}},"reason": "comparison failed","consideredValue": "x"},{"operatorName": "bsonType","specifiedAs": {"bsonType": "int"},"reason": "type did not match","consideredValue": "x","consideredType": "string"}]}]}]}`},
+		// A name in required, properties or dependencies is a field path;
+		// required names are checked in sorted order (json_schema_parser.cpp
+		// translateRequired).
+		{"schema required dotted and sorted", `{"$jsonSchema": {"required": ["z", "a.b", "a.c"]}}`, `{"a": {"b": 1}}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "required","specifiedAs": {"required": ["z","a.b","a.c"]},"missingProperties": ["a.c","z"]}]}`},
+		{"schema dotted property", `{"$jsonSchema": {"properties": {"a.b": {"bsonType": "string"}}}}`, `{"a": {"b": 5}}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a.b","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": "string"},"reason": "type did not match","consideredValue": {"$numberInt":"5"},"consideredType": "int"}]}]}]}`},
+		{"schema dotted dependencies", `{"$jsonSchema": {"dependencies": {"a.b": ["a.c", "d"]}}}`, `{"a": {"b": 1, "c": 1}}`,
+			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "dependencies","failingDependencies": [{"conditionalProperty": "a.b","missingProperties": ["d"]}]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v, d bson.Raw

@@ -1440,3 +1440,32 @@ func (s *jsonSchema) matchesAt(doc []byte, p fieldPath) bool {
 	}
 	return !s.hasEnum || at(false, func(v bson.RawValue) bool { return v.Type != 0 && s.enumHas(v) })
 }
+
+// SchemaNameExists reports whether the embedded document doc has a value
+// at name, a name of properties, required or dependencies, which MongoDB
+// reads as a field path (a dotted name reaches into embedded documents
+// and through arrays).
+func SchemaNameExists(doc []byte, name string) bool {
+	return newSchemaName(name).exists(doc)
+}
+
+// SchemaNameValue is the value at name (as SchemaNameExists reads it) in
+// doc when the name holds at most one value: single is false when a dotted
+// name meets an array before its last component, where it may hold
+// several.
+func SchemaNameValue(doc []byte, name string) (v bson.RawValue, single bool) {
+	first, rest, dotted := strings.Cut(name, ".")
+	v = rawdoc.Lookup(doc, first)
+	for dotted {
+		switch v.Type {
+		case bson.TypeArray:
+			return bson.RawValue{}, false
+		case bson.TypeEmbeddedDocument:
+		default:
+			return bson.RawValue{}, true
+		}
+		first, rest, dotted = strings.Cut(rest, ".")
+		v = rawdoc.Lookup(v.Value, first)
+	}
+	return v, true
+}
