@@ -214,6 +214,12 @@ func (c clause) details(doc bson.Raw, inv bool) bson.D {
 			}
 		}
 		return append(out, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"})
+	case "$_internalSchemaMinProperties", "$_internalSchemaMaxProperties":
+		// doc_validation_error.cpp generateNumPropertiesError
+		n, _ := doc.Elements()
+		return bson.D{{Key: "operatorName", Value: c.op}, {Key: "specifiedAs", Value: c.spec},
+			{Key: "reason", Value: reason([2]string{"specified number of properties was not satisfied", "specified number of properties was satisfied"}, inv)},
+			{Key: "numberOfProperties", Value: int32(len(n))}}
 	case "$alwaysFalse", "$alwaysTrue":
 		return bson.D{{Key: "operatorName", Value: c.op}, {Key: "specifiedAs", Value: c.spec},
 			{Key: "reason", Value: reason([2]string{"expression always evaluates to false", "expression always evaluates to true"}, inv)}}

@@ -127,6 +127,10 @@ func TestValidationDetails(t *testing.T) {
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "properties","propertiesNotSatisfied": [{"propertyName": "a.b","details": [{"operatorName": "bsonType","specifiedAs": {"bsonType": "string"},"reason": "type did not match","consideredValue": {"$numberInt":"5"},"consideredType": "int"}]}]}]}`},
 		{"schema dotted dependencies", `{"$jsonSchema": {"dependencies": {"a.b": ["a.c", "d"]}}}`, `{"a": {"b": 1, "c": 1}}`,
 			`{"operatorName": "$jsonSchema","schemaRulesNotSatisfied": [{"operatorName": "dependencies","failingDependencies": [{"conditionalProperty": "a.b","missingProperties": ["d"]}]}]}`},
+		{"internal min properties", `{"$_internalSchemaMinProperties": 3}`, `{"a": 1}`,
+			`{"operatorName": "$_internalSchemaMinProperties","specifiedAs": {"$_internalSchemaMinProperties": {"$numberInt":"3"}},"reason": "specified number of properties was not satisfied","numberOfProperties": {"$numberInt":"1"}}`},
+		{"internal max properties negated", `{"$nor": [{"$_internalSchemaMaxProperties": 3}]}`, `{"a": 1}`,
+			`{"operatorName": "$nor","clausesSatisfied": [{"index": {"$numberInt":"0"},"details": {"operatorName": "$_internalSchemaMaxProperties","specifiedAs": {"$_internalSchemaMaxProperties": {"$numberInt":"3"}},"reason": "specified number of properties was satisfied","numberOfProperties": {"$numberInt":"1"}}}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v, d bson.Raw

@@ -159,7 +159,7 @@ var topLevelOperators = map[string]bool{
 	"$and": true, "$or": true, "$nor": true, "$comment": true, "$where": true,
 	"$expr": true, "$text": true, "$jsonSchema": true, "$alwaysTrue": true,
 	"$alwaysFalse": true, "$ref": true, "$id": true, "$db": true,
-	"$sampleRate": true,
+	"$sampleRate": true, "$_internalSchemaMinProperties": true, "$_internalSchemaMaxProperties": true,
 }
 
 // parseEnv is where a filter is parsed: inside $elemMatch, where
@@ -209,6 +209,17 @@ func parseTopLevel(key string, v bson.RawValue, env *parseEnv) (*Node, error) {
 		return parseJSONSchemaOperator(v)
 	case "$sampleRate":
 		return parseSampleRate(v, env)
+	case "$_internalSchemaMinProperties", "$_internalSchemaMaxProperties":
+		// parseTopLevelInternalSchemaSingleIntegerArgument: a
+		// non-negative integer (parseIntegerElementToNonNegativeLong)
+		n := &Node{Kind: KindSchemaMinProperties, Value: v}
+		if key == "$_internalSchemaMaxProperties" {
+			n.Kind = KindSchemaMaxProperties
+		}
+		if err := parseSchemaCount(map[string]bson.RawValue{key: v}, key, &n.count); err != nil {
+			return nil, err
+		}
+		return n, nil
 	}
 	// MatchExpressionParser::parse adds a hint to the message: $not is
 	// a path operator, so {$not: ...} is pointed at $nor; any other name is

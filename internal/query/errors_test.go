@@ -153,6 +153,8 @@ func TestCompileErrors(t *testing.T) {
 		{`{"$jsonSchema": {"maxLength": {"$numberDecimal": "2.5"}}}`, 9, "Cannot represent as a 64-bit integer: maxLength: 2.5"},
 		{`{"$jsonSchema": {"maxItems": {"$numberDouble": "1e19"}}}`, 9, "Cannot represent as a 64-bit integer: maxItems: 1e+19.0"},
 		{`{"$jsonSchema": {"minItems": -2}}`, 9, "Expected a positive number in: minItems: -2"},
+		{`{"$_internalSchemaMinProperties": -1}`, 9, "Expected a positive number in: $_internalSchemaMinProperties: -1"},
+		{`{"$_internalSchemaMaxProperties": {"$numberDecimal": "2.5"}}`, 9, "Cannot represent as a 64-bit integer: $_internalSchemaMaxProperties: 2.5"},
 		{`{"$jsonSchema": {"pattern": 1}}`, 14, "$jsonSchema keyword 'pattern' must be a string"},
 		{`{"$jsonSchema": {"pattern": "(?<=a"}}`, 51091, ""},
 		{`{"$jsonSchema": {"uniqueItems": 1}}`, 14, "$jsonSchema keyword 'uniqueItems' must be a boolean"},

@@ -71,6 +71,10 @@ func (n *Node) matchDoc(doc []byte) (bool, int) {
 		return n.text.matches(doc), -1
 	case KindJSONSchema:
 		return n.schema.matches(bson.RawValue{Type: bson.TypeEmbeddedDocument, Value: doc}), -1
+	case KindSchemaMinProperties:
+		return int64(rawdoc.Len(doc)) >= n.count, -1
+	case KindSchemaMaxProperties:
+		return int64(rawdoc.Len(doc)) <= n.count, -1
 	}
 	return n.walk.walkDoc(doc, 0, -1)
 }

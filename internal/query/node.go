@@ -58,6 +58,13 @@ const (
 	// KindGeo is $geoWithin, $geoIntersects, $near or $nearSphere (see
 	// Geo).
 	KindGeo
+	// KindSchemaMinProperties and KindSchemaMaxProperties are MongoDB's
+	// {$_internalSchemaMinProperties: n} and
+	// {$_internalSchemaMaxProperties: n}, the expressions $jsonSchema's
+	// minProperties and maxProperties translate to: the document has at
+	// least (at most) n fields. Value is n as written.
+	KindSchemaMinProperties
+	KindSchemaMaxProperties
 )
 
 var kindNames = [...]string{
@@ -70,6 +77,7 @@ var kindNames = [...]string{
 	KindBitsAnySet: "$bitsAnySet", KindBitsAllClear: "$bitsAllClear",
 	KindBitsAnyClear: "$bitsAnyClear", KindExpr: "$expr", KindJSONSchema: "$jsonSchema",
 	KindWhere: "$where", KindText: "$text", KindGeo: "$geo",
+	KindSchemaMinProperties: "$_internalSchemaMinProperties", KindSchemaMaxProperties: "$_internalSchemaMaxProperties",
 }
 
 func (k Kind) String() string {
@@ -101,6 +109,7 @@ type Node struct {
 	types  typeSet
 	mod    [2]int64
 	size   int
+	count  int64 // $_internalSchemaMin/MaxProperties' number of fields
 	bits   []uint32
 	expr   *exprMatch
 	schema *jsonSchema
