@@ -208,3 +208,191 @@ func TestJSONSchemaDottedDifferential(t *testing.T) {
 		t.Fatal("nothing checked")
 	}
 }
+
+// translation is a subschema at path and the filter of ordinary query
+// operators MongoDB's translation of it amounts to (json_schema_parser.cpp)
+// where no array ends the path: InternalSchemaType is then $type, and
+// InternalSchemaEq of a scalar other than null is $eq.
+type translation struct {
+	schema bson.D
+	filter bson.D
+}
+
+// kindAlias is the $type alias of the kind of values a type alias is of,
+// for makeRestriction's single-type rule ("" for the others).
+func kindAlias(t string) string {
+	switch t {
+	case "number", "int", "long", "double":
+		return "number"
+	case "string":
+		return "string"
+	}
+	return ""
+}
+
+func (g schemaGen) translated(path string, depth int) translation {
+	var s, f bson.D
+	clause := func(c bson.D) { f = append(f, bson.E{Key: "$and", Value: bson.A{c}}) }
+	single := ""
+	if g.r.Intn(3) == 0 {
+		aliases := []string{"number", "string", "object", "bool", "null", "int", "double", "long"}
+		ts := bson.A{aliases[g.r.Intn(len(aliases))]}
+		if g.r.Intn(2) == 0 && ts[0] != "number" {
+			if t := aliases[1+g.r.Intn(4)]; t != ts[0] {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) == 1 {
+			single = kindAlias(ts[0].(string))
+			if single == "" {
+				single = "other"
+			}
+		}
+		s = append(s, bson.E{Key: "bsonType", Value: ts})
+		clause(bson.D{{Key: path, Value: bson.D{{Key: "$type", Value: ts}}}})
+	}
+	restrict := func(kind string, expr bson.D) {
+		switch {
+		case single == kind:
+			clause(expr)
+		case single != "":
+		default:
+			clause(bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "$nor", Value: bson.A{bson.D{{Key: path, Value: bson.D{{Key: "$type", Value: kind}}}}}}}, expr}}})
+		}
+	}
+	used := map[string]bool{}
+	for n := g.r.Intn(3); n > 0; n-- {
+		k := g.r.Intn(7)
+		if k >= 4 && depth == 0 {
+			k = g.r.Intn(4)
+		}
+		name := []string{"minimum", "maximum", "pattern", "enum", "not", "anyOf", "oneOf"}[k]
+		if used[name] {
+			continue
+		}
+		used[name] = true
+		switch name {
+		case "minimum":
+			m := int32(g.r.Intn(20) - 5)
+			s = append(s, bson.E{Key: "minimum", Value: m})
+			restrict("number", bson.D{{Key: path, Value: bson.D{{Key: "$gte", Value: m}}}})
+		case "maximum":
+			m := float64(g.r.Intn(20)) / 2
+			ex := g.r.Intn(2) == 0
+			s = append(s, bson.E{Key: "maximum", Value: m}, bson.E{Key: "exclusiveMaximum", Value: ex})
+			op := "$lte"
+			if ex {
+				op = "$lt"
+			}
+			restrict("number", bson.D{{Key: path, Value: bson.D{{Key: op, Value: m}}}})
+		case "pattern":
+			p := []string{"^s", "b", "^$", "[0-9]"}[g.r.Intn(4)]
+			s = append(s, bson.E{Key: "pattern", Value: p})
+			restrict("string", bson.D{{Key: path, Value: bson.D{{Key: "$regex", Value: p}}}})
+		case "enum":
+			vals := bson.A{int32(g.r.Intn(5)), []string{"s", "abc"}[g.r.Intn(2)]}
+			if g.r.Intn(2) == 0 {
+				vals = vals[:1]
+			}
+			s = append(s, bson.E{Key: "enum", Value: vals})
+			or := bson.A{}
+			for _, v := range vals {
+				or = append(or, bson.D{{Key: path, Value: bson.D{{Key: "$eq", Value: v}}}})
+			}
+			clause(bson.D{{Key: "$or", Value: or}})
+		case "not":
+			sub := g.translated(path, depth-1)
+			s = append(s, bson.E{Key: "not", Value: sub.schema})
+			clause(bson.D{{Key: "$nor", Value: bson.A{sub.filter}}})
+		case "anyOf", "oneOf":
+			subs := []translation{g.translated(path, depth-1), g.translated(path, depth-1)}
+			s = append(s, bson.E{Key: name, Value: bson.A{subs[0].schema, subs[1].schema}})
+			if name == "anyOf" {
+				clause(bson.D{{Key: "$or", Value: bson.A{subs[0].filter, subs[1].filter}}})
+				break
+			}
+			clause(bson.D{{Key: "$or", Value: bson.A{
+				bson.D{{Key: "$and", Value: bson.A{subs[0].filter, bson.D{{Key: "$nor", Value: bson.A{subs[1].filter}}}}}},
+				bson.D{{Key: "$and", Value: bson.A{subs[1].filter, bson.D{{Key: "$nor", Value: bson.A{subs[0].filter}}}}}},
+			}}})
+		}
+	}
+	if s == nil {
+		s = bson.D{}
+	}
+	if f == nil {
+		f = bson.D{}
+	}
+	return translation{s, f}
+}
+
+// TestJSONSchemaDottedTranslationDifferential checks properties:
+// {"a.b": S} across arrays, where each keyword is satisfied by a value of
+// its own, against the ordinary query operators MongoDB's translation
+// amounts to when no array ends the path ($type for
+// $_internalSchemaType, $gte/$lte/$regex under (OR (NOT type) ...), $eq
+// for enum, $nor for not, $or for anyOf and oneOf's exclusive or),
+// evaluated by the filter matcher.
+func TestJSONSchemaDottedTranslationDifferential(t *testing.T) {
+	seed := rand.Int63()
+	g := schemaGen{rand.New(rand.NewSource(seed))}
+	compile := func(d bson.D) *Filter {
+		raw, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := Compile(raw)
+		if err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, bson.Raw(raw), err)
+		}
+		return f
+	}
+	scalar := func() any {
+		for {
+			// no arrays: an array at a.b is where $type and
+			// $_internalSchemaType part
+			if v := g.scalar(); v != nil || g.r.Intn(2) == 0 {
+				return v
+			}
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		tr := g.translated("a.b", 2)
+		schema := bson.D{{Key: "properties", Value: bson.D{{Key: "a.b", Value: tr.schema}}}}
+		want := bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "a.b", Value: bson.D{{Key: "$exists", Value: false}}}}, tr.filter}}}
+		if g.r.Intn(3) == 0 {
+			schema = append(schema, bson.E{Key: "required", Value: bson.A{"a.b"}})
+			want = bson.D{{Key: "a.b", Value: bson.D{{Key: "$exists", Value: true}}}, {Key: "$and", Value: bson.A{tr.filter}}}
+		}
+		fs, ff := compile(bson.D{{Key: "$jsonSchema", Value: schema}}), compile(want)
+		for j := 0; j < 10; j++ {
+			var a any
+			switch g.r.Intn(4) {
+			case 0:
+				a = bson.D{{Key: "b", Value: scalar()}}
+			case 1:
+				a = scalar()
+			default:
+				arr := bson.A{}
+				for k := 1 + g.r.Intn(3); k > 0; k-- {
+					switch g.r.Intn(4) {
+					case 0:
+						arr = append(arr, scalar())
+					case 1:
+						arr = append(arr, bson.D{{Key: "c", Value: int32(1)}})
+					default:
+						arr = append(arr, bson.D{{Key: "b", Value: scalar()}})
+					}
+				}
+				a = arr
+			}
+			raw, err := bson.Marshal(bson.D{{Key: "a", Value: a}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, w := fs.Match(raw), ff.Match(raw); got != w {
+				t.Fatalf("seed %d: %s on %s = %v, its translation %s gives %v", seed, fs.Doc(), bson.Raw(raw), got, ff.Doc(), w)
+			}
+		}
+	}
+}
