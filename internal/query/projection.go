@@ -26,6 +26,9 @@ type Projection struct {
 	// computed fields read.
 	metas     []metaField
 	exprMetas []string
+	// sortKeyPaths are the paths set to {$meta: "sortKey"}, nested ones
+	// too, in order: the fields returnKey keeps.
+	sortKeyPaths [][]string
 }
 
 type metaField struct{ field, name string }
@@ -58,7 +61,8 @@ func (p *Projection) NeedsTextScore() bool { return p.NeedsMeta("textScore") }
 // document becomes the key of the index entry it was found through, {}
 // without one (a collection scan), as MongoDB's RETURN_KEY stage makes
 // it. p's fields are not applied, but for its {$meta: "sortKey"} ones,
-// which MongoDB keeps.
+// top-level or nested, which MongoDB keeps, setting each path on the key
+// in the projection's order (extractSortKeyMetaFieldsFromProjection).
 func ReturnKey(p *Projection) *Projection {
 	if p == nil {
 		p = &Projection{root: &projNode{}}
@@ -91,10 +95,21 @@ func (p *Projection) ApplyMeta(doc bson.Raw, pos int, meta docsrc.Meta) (bson.Ra
 	switch {
 	case p.returnKey:
 		out = meta.IndexKey
-		metas = slices.DeleteFunc(slices.Clone(metas), func(m metaField) bool { return m.name != "sortKey" })
 		if out == nil {
-			out = bson.Raw{5, 0, 0, 0, 0}
+			out = emptyDoc
 		}
+		if len(p.sortKeyPaths) > 0 {
+			v, err := expr.MetaValue(meta, "sortKey")
+			if err != nil {
+				return nil, err
+			}
+			for _, path := range p.sortKeyPaths {
+				if v.Type != 0 {
+					out = setNested(nil, out, path, v)
+				}
+			}
+		}
+		metas = nil
 	default:
 		var err error
 		if out, err = p.apply(doc, pos, &meta); err != nil {

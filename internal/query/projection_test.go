@@ -134,6 +134,10 @@ func TestProjectionSortKey(t *testing.T) {
 		{`{"x": {"y": {"$meta": "sortKey"}}, "_id": 0}`, `{"b": 1}`, `{"_id": 1, "a": 1}`, false, `{"a": 1, "x": {"y": [null]}}`},
 		{`{"a": 1, "k": {"$concatArrays": [{"$meta": "sortKey"}, [7]]}}`, `{"a": 1, "_id": -1}`, `{"_id": 1, "a": 2}`, false, `{"_id": 1, "a": 2, "k": [2, 1, 7]}`},
 		{`{"a": 1, "k": {"$meta": "sortKey"}}`, `{"$natural": 1}`, `{"_id": 1, "a": 2}`, false, `{"_id": 1, "a": 2}`},
+		// return_key.js: returnKey keeps a nested sortKey field too, set on the key
+		{`{"c.d": {"$meta": "sortKey"}}`, `{"b": 1}`, `{"_id": 1, "a": 4, "b": 1}`, true, `{"a": 4, "c": {"d": [1]}}`},
+		{`{"c": {"d": {"$meta": "sortKey"}}, "k": {"$meta": "sortKey"}}`, `{"b": -1}`, `{"_id": 1, "b": 2}`, true, `{"a": 4, "c": {"d": [2]}, "k": [2]}`},
+		{`{"a": {"$meta": "sortKey"}, "b": 1}`, `{"b": 1}`, `{"_id": 1, "b": 3}`, true, `{"a": [3]}`},
 	}
 	for _, tt := range tests {
 		p, err := CompileProjection(ext(t, tt.spec))

@@ -40,6 +40,9 @@ type projParse struct {
 	metas []metaField
 	// exprMetas are the metadata the computed fields read.
 	exprMetas []string
+	// sortKeyPaths are the paths set to {$meta: "sortKey"}, at any depth,
+	// in the projection's order.
+	sortKeyPaths [][]string
 }
 
 // CompileProjection parses a find() projection. Booleans and numbers include
@@ -84,7 +87,7 @@ func CompileProjectionLet(spec bson.Raw, let *expr.Let, coll *collation.Collator
 		root.children = removeChild(root.children, "_id")
 	}
 	markSubtrees(root)
-	return &Projection{root: root, inclusion: ps.typ == ptInclusion, posPath: ps.posPath, metas: ps.metas, exprMetas: ps.exprMetas}, nil
+	return &Projection{root: root, inclusion: ps.typ == ptInclusion, posPath: ps.posPath, metas: ps.metas, exprMetas: ps.exprMetas, sortKeyPaths: ps.sortKeyPaths}, nil
 }
 
 // defaultType decides the kind of a projection that has only _id, $slice
@@ -441,6 +444,9 @@ func (ps *projParse) meta(key string, arg bson.RawValue, parentPath string, pare
 	topLevel := parentPath == "" && !strings.Contains(key, ".")
 	if err := expr.CheckMeta(arg); err != nil {
 		return err
+	}
+	if arg.StringValue() == "sortKey" {
+		ps.sortKeyPaths = append(ps.sortKeyPaths, strings.Split(joinPath(parentPath, key), "."))
 	}
 	if topLevel {
 		ps.metas = append(ps.metas, metaField{field: key, name: arg.StringValue()})
