@@ -84,8 +84,9 @@ func apiTestCmd(_ *Service, r *Request) (bson.Raw, error) {
 }
 
 // unstableFields are the fields of version 1 commands that their IDL marks
-// unstable (find_command.idl, aggregate_command.idl), by spec path:
-// apiStrict refuses them, given at all, as the IDL parser does.
+// unstable (find_command.idl, aggregate_command.idl, list_collections.idl,
+// list_indexes.idl, getmore_command.idl), by spec path: apiStrict refuses
+// them, given at all, as the IDL parser does.
 var unstableFields = map[string]map[string]bool{
 	"FindCommandRequest": {
 		"ntoreturn": true, "min": true, "max": true, "returnKey": true, "showRecordId": true,
@@ -100,6 +101,9 @@ var unstableFields = map[string]map[string]bool{
 		"collectionUUID": true, "$_passthroughToShard": true, "encryptionInformation": true,
 		"$_externalDataSources": true, "sampleId": true, "$_requestResumeToken": true, "$_resumeAfter": true,
 	},
+	"listCollections": {"includePendingDrops": true},
+	"listIndexes":     {"includeBuildUUIDs": true, "includeIndexBuildInfo": true},
+	"getMore":         {"term": true, "lastKnownCommittedOpTime": true},
 }
 
 // stagesNotInAPIVersion1 are the aggregation stages MongoDB registers as

@@ -16,7 +16,8 @@ import (
 // TestAPIStrict: with apiVersion "1" and apiStrict true, commands outside
 // Stable API version 1 fail with APIStrictError (323), and so do the
 // unstable fields of version 1 commands (find_command.idl,
-// aggregate_command.idl) and the aggregation stages outside version 1,
+// aggregate_command.idl, list_collections.idl, list_indexes.idl,
+// getmore_command.idl) and the aggregation stages outside version 1,
 // sub-pipelines included; without apiStrict they are not refused for it.
 // https://www.mongodb.com/docs/v7.0/reference/stable-api/
 func TestAPIStrict(t *testing.T) {
@@ -67,6 +68,13 @@ func TestAPIStrict(t *testing.T) {
 		{"$currentOp in $facet", agg(stage("$facet", bson.D{{Key: "f", Value: bson.A{stage("$currentOp", bson.D{})}}})), "$currentOp is not allowed with 'apiStrict: true' in API Version 1"},
 		{"distinct", bson.D{{Key: "distinct", Value: "api"}, {Key: "key", Value: "a"}}, "Provided apiStrict:true, but the command distinct is not in API Version 1."},
 		{"count", bson.D{{Key: "count", Value: "api"}}, ""},
+		// list_collections.idl, list_indexes.idl, getmore_command.idl
+		{"listCollections includePendingDrops", bson.D{{Key: "listCollections", Value: 1}, {Key: "includePendingDrops", Value: false}}, "BSON field 'listCollections.includePendingDrops' is not allowed with apiStrict:true."},
+		{"listIndexes includeBuildUUIDs", bson.D{{Key: "listIndexes", Value: "api"}, {Key: "includeBuildUUIDs", Value: false}}, "BSON field 'listIndexes.includeBuildUUIDs' is not allowed with apiStrict:true."},
+		{"listIndexes includeIndexBuildInfo", bson.D{{Key: "listIndexes", Value: "api"}, {Key: "includeIndexBuildInfo", Value: false}}, "BSON field 'listIndexes.includeIndexBuildInfo' is not allowed with apiStrict:true."},
+		{"getMore term", bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "api"}, {Key: "term", Value: int64(1)}}, "BSON field 'getMore.term' is not allowed with apiStrict:true."},
+		{"getMore lastKnownCommittedOpTime", bson.D{{Key: "getMore", Value: int64(1)}, {Key: "collection", Value: "api"}, {Key: "lastKnownCommittedOpTime", Value: bson.D{{Key: "ts", Value: bson.Timestamp{}}, {Key: "t", Value: int64(1)}}}}, "BSON field 'getMore.lastKnownCommittedOpTime' is not allowed with apiStrict:true."},
+		{"listCollections", bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
