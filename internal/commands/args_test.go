@@ -663,6 +663,17 @@ var argRows = []struct {
 	{"_mergeAuthzCollections.db", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none"}`, 40414},
 	{"_mergeAuthzCollections.drop", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none", "db": "", "drop": "yes"}`, 14},
 	{"_mergeAuthzCollections.drop", `{"_mergeAuthzCollections": 1, "tempRolesCollection": "admin.none", "db": "", "drop": true}`, 0},
+	// count's limit is countParseLimit's (count_request.cpp)
+	{"count.limit", `{"count": "c", "limit": "x"}`, 2},
+	{"count.limit", `{"count": "c", "limit": null}`, 2},
+	{"count.limit", `{"count": "c", "limit": 2.5}`, 9},
+	{"count.limit", `{"count": "c", "limit": {"$numberDouble": "NaN"}}`, 9},
+	{"count.limit", `{"count": "c", "limit": 1e19}`, 9},
+	{"count.limit", `{"count": "c", "limit": {"$numberDecimal": "2.5"}}`, 9},
+	{"count.limit", `{"count": "c", "limit": {"$numberLong": "-9223372036854775808"}}`, 2},
+	{"count.limit", `{"count": "c", "limit": {"$numberLong": "-9223372036854775807"}}`, 0},
+	{"count.limit", `{"count": "c", "limit": 2.0}`, 0},
+	{"count.limit", `{"count": "c", "limit": {"$numberDecimal": "3"}}`, 0},
 }
 
 // argsService is a fresh service with test.c seeded for argRows.

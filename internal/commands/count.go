@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"math"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/folio-db/folio/internal/engine"
 	"github.com/folio-db/folio/internal/mongoerr"
+	"github.com/folio-db/folio/internal/values"
 )
 
 func init() {
@@ -20,11 +22,32 @@ func init() {
 var countSpec = &argSpec{path: "count", fields: []argField{
 	arg("query", tDoc),
 	arg("skip", tLong),
-	arg("limit", tLong),
+	arg("limit", tCountLimit),
 	arg("hint", tHint),
 	arg("collation", tDoc),
 	ignore("fields", tDoc, "MongoDB accepts and ignores it (a legacy option)"),
 }}
+
+// tCountLimit is count's limit, of the IDL type countLimit, which
+// countParseLimit reads (count_request.cpp): a number holding a whole
+// value a long holds (parseIntegerElementToLong, FailedToParse
+// otherwise), but the smallest long, whose negation a long does not hold
+// (a negative limit counts as its absolute value); anything else, null
+// included, is BadValue.
+var tCountLimit = argType{mask: numberMask, want: []string{"long"}, null: nullWrongType,
+	mismatch: func(string, bson.RawValue) error {
+		return mongoerr.New(mongoerr.BadValue, "limit value is not a valid number")
+	},
+	check: func(_, _ string, v bson.RawValue) error {
+		n, reason := values.IntegerReason(v)
+		if reason != "" {
+			return mongoerr.New(mongoerr.FailedToParse, "%s: limit: %s", reason, values.Shell(v))
+		}
+		if n == math.MinInt64 {
+			return mongoerr.New(mongoerr.BadValue, "limit value for count cannot be min long")
+		}
+		return nil
+	}}
 
 // distinctSpec declares distinct's fields.
 // https://www.mongodb.com/docs/v7.0/reference/command/distinct/
@@ -43,9 +66,9 @@ func parseCount(c *cmdArgs) (engine.FindOptions, error) {
 	if o.Skip, err = c.long("skip"); err == nil {
 		err = nonNegative("skip", o.Skip)
 	}
-	if err == nil {
-		o.Limit, err = c.long("limit")
-		o.Limit = max(o.Limit, -o.Limit) // a negative limit counts like a positive one
+	if v := c.value("limit"); err == nil && v.Type != 0 {
+		o.Limit, _ = values.IntegerReason(v) // checked by tCountLimit
+		o.Limit = max(o.Limit, -o.Limit)     // a negative limit counts like a positive one
 	}
 	return o, err
 }

@@ -3,6 +3,7 @@ package driver_test
 import (
 	"bytes"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
@@ -422,6 +423,44 @@ func TestCount(t *testing.T) {
 	n, err = client.Database(testDB).Collection("missing").EstimatedDocumentCount(t.Context())
 	if err != nil || n != 0 {
 		t.Fatalf("estimatedDocumentCount of a missing collection = %d, %v; want 0", n, err)
+	}
+}
+
+// TestCountLimitErrors: count reads its limit as countParseLimit does
+// (count_request.cpp): not a number is BadValue, a number that is not a
+// whole long is FailedToParse with parseIntegerElementToLong's message,
+// and the smallest long, whose absolute value a long does not hold, is
+// BadValue; a negative limit counts as its absolute value.
+func TestCountLimitErrors(t *testing.T) {
+	client, _ := startServer(t)
+	db := client.Database(testDB)
+	inventory(t, client)
+	count := func(limit any) (int32, error) {
+		raw, err := db.RunCommand(t.Context(), bson.D{{Key: "count", Value: "inventory"}, {Key: "limit", Value: limit}}).Raw()
+		n, _ := raw.Lookup("n").Int32OK()
+		return n, err
+	}
+	for _, tc := range []struct {
+		limit         any
+		code          int
+		codeName, msg string
+	}{
+		{"x", 2, "BadValue", "limit value is not a valid number"},
+		{nil, 2, "BadValue", "limit value is not a valid number"},
+		{2.5, 9, "FailedToParse", "Expected an integer: limit: 2.5"},
+		{1e19, 9, "FailedToParse", "Cannot represent as a 64-bit integer: limit: 1e+19.0"},
+		{int64(math.MinInt64), 2, "BadValue", "limit value for count cannot be min long"},
+	} {
+		_, err := count(tc.limit)
+		requireError(t, err, tc.code, tc.codeName, tc.msg)
+	}
+	for _, tc := range []struct {
+		limit any
+		n     int32
+	}{{-3, 3}, {2.0, 2}, {int64(math.MinInt64 + 1), 8}} {
+		if n, err := count(tc.limit); err != nil || n != tc.n {
+			t.Errorf("count with limit %v = %d, %v; want %d", tc.limit, n, err, tc.n)
+		}
 	}
 }
 
