@@ -18,8 +18,9 @@ func (q compiledFind) keyRange() bool {
 
 // planKeyRange plans a find's min and max as MongoDB's planner does, before
 // anything else: an index filter of the query's shape drops the hint; the
-// key range needs a hinted index (51173; a $natural hint or sort has no
-// solution), whose key pattern each non-empty bound names field by field,
+// key range needs a hinted index (51173; a $natural hint fails with
+// NoQueryExecutionPlans "min and max are incompatible with $natural", a
+// $natural sort has no solution), whose key pattern each non-empty bound names field by field,
 // with no string to compare under another collation than the index's
 // (51174); min must come before max in the index's order (51175); the scan
 // reads the keys from min, inclusive, to max, exclusive. A $text query,
@@ -29,7 +30,10 @@ func planKeyRange(c *Collection, q compiledFind, h hintChoice) (*planner.Plan, e
 	if c.plans.nfilters.Load() > 0 && c.plans.filterFor(shapeOf(q.filter, q.sortDoc, q.projDoc)) != nil {
 		h = hintChoice{}
 	}
-	if h.natural != 0 || q.sort != nil && q.sort.Natural() != 0 {
+	if h.natural != 0 {
+		return nil, mongoerr.New(mongoerr.NoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: min and max are incompatible with $natural")
+	}
+	if q.sort != nil && q.sort.Natural() != 0 {
 		return nil, noQuerySolutions()
 	}
 	if h.ix == nil && !h.idOrder {

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,7 +34,8 @@ var keyRangeSets = map[string][]bson.D{
 }
 
 // TestFindKeyRange runs find's min and max cases (testdata/keyrange.jsonl):
-// the documents returned, in order, or the error code.
+// the documents returned, in order, or the error code (and, when the row
+// gives one, its message).
 func TestFindKeyRange(t *testing.T) {
 	client, _ := startServer(t)
 	db := client.Database(testDB)
@@ -47,6 +49,7 @@ func TestFindKeyRange(t *testing.T) {
 				Find           bson.Raw   `bson:"find"`
 				IDs            []int      `bson:"ids"`
 				Code           int        `bson:"code"`
+				ErrMsg         string     `bson:"errmsg"`
 			}
 			if err := bson.UnmarshalExtJSON([]byte(text), false, &tc); err != nil {
 				t.Fatal(err)
@@ -98,6 +101,10 @@ func TestFindKeyRange(t *testing.T) {
 			err := db.RunCommand(ctx, cmd).Decode(&reply)
 			if tc.Code != 0 {
 				requireCode(t, err, tc.Code, "")
+				var ce mongo.CommandError
+				if tc.ErrMsg != "" && (!errors.As(err, &ce) || ce.Message != tc.ErrMsg) {
+					t.Fatalf("message %q, want %q", ce.Message, tc.ErrMsg)
+				}
 				return
 			}
 			if err != nil {
