@@ -12,12 +12,13 @@ import (
 // named by their paths, in key order, as MongoDB's PROJECTION_COVERED
 // builds it. An entry written before entries kept the key's values has
 // its document fetched for them (and counted as examined); nil means that
-// document is gone. The result is valid until the next call.
+// document is gone. No field (a find reading only the keys) needs no
+// document. The result is valid until the next call.
 func (s *planSource) coveredDoc(cov []int, encID []byte) (bson.Raw, error) {
 	fields := s.p.Index.Fields
 	vals := entryValues(s.it.Value())
 	var doc bson.Raw
-	if vals == nil {
+	if vals == nil && len(cov) > 0 {
 		d, found, err := getDoc(s.r, docKeyFromEncodedID(s.collID, encID), &s.docBuf)
 		if err != nil || !found {
 			return nil, err

@@ -129,6 +129,9 @@ type compiledFind struct {
 	min, max bson.Raw
 	// noIDHack: a skip or showRecordId (planner.Query.NoIDHack).
 	noIDHack bool
+	// keysOnly: returnKey with no sortKey field, which reads nothing of
+	// the documents (planner.Query.KeysOnly).
+	keysOnly bool
 	// allowDiskUse: an in-memory sort may spill rather than fail past
 	// its memory limit (FindOptions.AllowDiskUse).
 	allowDiskUse bool
@@ -186,8 +189,11 @@ func compileFind(o FindOptions, c *Collection) (compiledFind, error) {
 		q.sortKeys, q.projDoc = q.sort, nil
 	}
 	if o.ReturnKey {
-		// Nothing of the projection is answered: no covered plan.
+		// Nothing of the projection is answered: no covered plan, but
+		// one reading only the keys when no sortKey field needs the
+		// documents.
 		q.proj, q.projDoc = query.ReturnKey(q.proj), nil
+		q.keysOnly = q.sortKeys == nil
 	}
 	q.textScore = q.sort != nil && q.sort.NeedsTextScore() || q.proj != nil && q.proj.NeedsTextScore()
 	if o.ShowRecordID && !o.ReturnKey {
@@ -250,7 +256,7 @@ func (e *Engine) planFind(ctx context.Context, c *Collection, q compiledFind, hi
 		}
 		return p, nil, nil
 	}
-	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(), Clustered: c.Clustered(), NoIDHack: q.noIDHack}
+	pq := planner.Query{Filter: q.filter, Sort: q.sort, Projection: q.proj, ProjectionSpec: q.projDoc, IDCollation: c.DefaultCollator(), Clustered: c.Clustered(), NoIDHack: q.noIDHack, KeysOnly: q.keysOnly}
 	cands, filtered := filteredCandidates(c, q, pq)
 	if !filtered {
 		pq.HintID = h.idOrder
@@ -377,8 +383,12 @@ func (e *Engine) execute(c *Collection, q compiledFind, p *planner.Plan, o FindO
 	}
 	m := &matchCursor{scan: scan, skip: o.Skip, limit: o.Limit, proj: q.proj, sortKeys: q.sortKeys}
 	if scan.covered() {
-		// The source answers with projected documents the keys decided.
-		scan.filter, m.proj = nil, nil
+		// The source answers with projected documents the keys decided
+		// (or empty ones, whose keys returnKey's projection gives).
+		scan.filter = nil
+		if !q.keysOnly {
+			m.proj = nil
+		}
 	}
 	if p.IDRangeDecides() && (q.proj == nil || !q.proj.Positional()) {
 		// Every document in the _id ranges matches; a positional

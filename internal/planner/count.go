@@ -125,7 +125,8 @@ func exactPoint(v bson.RawValue) bool {
 }
 
 // Covered lists, in key order, the positions of the index fields a
-// covered plan answers with (MongoDB's PROJECTION_COVERED): nil unless
+// covered plan answers with (MongoDB's PROJECTION_COVERED; none, not nil,
+// for a find that needs only the keys, Query.KeysOnly): nil unless
 // the keys decide the filter (CountScan) and the projection includes only
 // top-level index fields the filter bounds (so no matching document lacks
 // them), excluding _id unless the index holds it. The plan's reads then
@@ -183,6 +184,16 @@ func (p *Plan) setCovered(spec bson.Raw, sorted bool) {
 		return
 	}
 	p.covered = out
+}
+
+// setKeysOnly makes p covered with no field for a find that needs only
+// its index keys (Query.KeysOnly) when p scans a secondary index, not a
+// wildcard one, whose keys decide the filter (exact) and, sorted
+// reports, give the query's sort: its reads then fetch no document.
+func (p *Plan) setKeysOnly(sorted bool) {
+	if p.exact && sorted && p.Index != nil && p.Index.Wildcard == nil {
+		p.covered = []int{}
+	}
 }
 
 // allFit reports whether every condition of a filter may bound an index

@@ -41,6 +41,12 @@ type Query struct {
 	// its _id point through the _id index, not by IDHACK
 	// (isIdHackEligibleQuery), as it does under a hint.
 	NoIDHack bool
+	// KeysOnly reports a find that reads nothing of its documents but
+	// the index keys (returnKey without a sortKey field): a scan of an
+	// index whose keys decide the filter and give the sort fetches none,
+	// as MongoDB's RETURN_KEY over an IXSCAN does (Plan.Covered, with no
+	// field).
+	KeysOnly bool
 }
 
 // Plan is how a query reads its candidates: a scan of the document store
@@ -203,6 +209,9 @@ func Candidates(cat Catalog, q Query) []*Plan {
 	for _, p := range out {
 		p.setExact(q.Filter.Root())
 		p.setCovered(q.ProjectionSpec, q.Sort == nil || p.Sorted)
+		if q.KeysOnly {
+			p.setKeysOnly(q.Sort == nil || p.Sorted)
+		}
 	}
 	return out
 }

@@ -158,3 +158,73 @@ func TestAmbiguousNumericFieldIndexKey(t *testing.T) {
 		t.Fatalf("stored %s, want %s", got, want)
 	}
 }
+
+// TestReturnKeyCovered: a returnKey find reads only index keys when its
+// index decides the filter and gives the sort (return_key.js): MongoDB's
+// plan is RETURN_KEY over the IXSCAN, with no FETCH and no document
+// examined; a sort on another field, a filter the keys do not decide, or
+// a sortKey field needs the documents.
+func TestReturnKeyCovered(t *testing.T) {
+	client, _ := startServer(t)
+	ctx := context.Background()
+	db := client.Database("returnkeycovered")
+	coll := db.Collection("c")
+	if _, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 3}},
+		bson.D{{Key: "a", Value: 2}, {Key: "b", Value: 2}},
+		bson.D{{Key: "a", Value: 3}, {Key: "b", Value: 1}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: k, Value: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chain := func(plan bson.Raw) string {
+		var names []string
+		for plan != nil {
+			names = append(names, plan.Lookup("stage").StringValue())
+			plan, _ = plan.Lookup("inputStage").DocumentOK()
+		}
+		return strings.Join(names, " ")
+	}
+	for _, tc := range []struct {
+		name     string
+		find     bson.D
+		want     string // the winning plan's stages, top down
+		docs     string
+		docsExam int32
+	}{
+		{"index order", bson.D{{Key: "hint", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: -1}}}}, "RETURN_KEY IXSCAN", `{"a": {"$numberInt":"3"}} {"a": {"$numberInt":"2"}} {"a": {"$numberInt":"1"}}`, 0},
+		{"range", bson.D{{Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 2}}}}}}, "RETURN_KEY IXSCAN", `{"a": {"$numberInt":"2"}} {"a": {"$numberInt":"3"}}`, 0},
+		{"in-memory sort", bson.D{{Key: "hint", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "sort", Value: bson.D{{Key: "b", Value: 1}}}}, "RETURN_KEY SORT FETCH IXSCAN", `{"a": {"$numberInt":"3"}} {"a": {"$numberInt":"2"}} {"a": {"$numberInt":"1"}}`, 3},
+		{"filter beyond the keys", bson.D{{Key: "filter", Value: bson.D{{Key: "a", Value: bson.D{{Key: "$gte", Value: 2}}}, {Key: "b", Value: 1}}}, {Key: "hint", Value: bson.D{{Key: "a", Value: 1}}}}, "RETURN_KEY FETCH IXSCAN", `{"a": {"$numberInt":"3"}}`, 2},
+		{"sortKey field", bson.D{{Key: "filter", Value: bson.D{{Key: "a", Value: 2}}}, {Key: "sort", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "projection", Value: bson.D{{Key: "k", Value: bson.D{{Key: "$meta", Value: "sortKey"}}}}}}, "RETURN_KEY FETCH IXSCAN", `{"a": {"$numberInt":"2"},"k": [{"$numberInt":"2"}]}`, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			find := append(bson.D{{Key: "find", Value: "c"}, {Key: "returnKey", Value: true}}, tc.find...)
+			var reply struct {
+				Cursor struct {
+					FirstBatch []bson.Raw `bson:"firstBatch"`
+				} `bson:"cursor"`
+			}
+			if err := db.RunCommand(ctx, find).Decode(&reply); err != nil {
+				t.Fatal(err)
+			}
+			if got := docsString(reply.Cursor.FirstBatch); got != tc.docs {
+				t.Errorf("documents %s, want %s", got, tc.docs)
+			}
+			ex, err := db.RunCommand(ctx, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}}).Raw()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := chain(ex.Lookup("queryPlanner", "winningPlan").Document()); got != tc.want {
+				t.Errorf("plan %s, want %s", got, tc.want)
+			}
+			if got := ex.Lookup("executionStats", "totalDocsExamined").Int32(); got != tc.docsExam {
+				t.Errorf("totalDocsExamined %d, want %d", got, tc.docsExam)
+			}
+		})
+	}
+}
