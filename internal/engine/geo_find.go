@@ -276,13 +276,27 @@ func newNearScan(ix *Index, prefix []byte, q *geo.Query) *nearScan {
 			return hashRanges(f.Ranges(q.CenterX-r, q.CenterY-r, q.CenterX+r, q.CenterY+r)), r
 		}
 	default:
+		// $nearSphere over a 2d index: the pairs within r of the center
+		// lie in the cap's bounding rectangle, which is wider than r's
+		// degrees of longitude over cos(latitude) away from the equator
+		// and wraps at the antimeridian into two boxes of the plane.
 		ns.ranges = func(r float64) ([][2]int64, float64) {
-			deg := r * 180 / math.Pi
-			lng := deg / math.Cos(q.CenterY*math.Pi/180)
-			if math.Abs(q.CenterY)+deg >= 90 || lng >= 180 {
-				lng = 360
+			b := s2.CapFromCenterAngle(q.Center, s1.Angle(r)).RectBound()
+			const deg = 180 / math.Pi
+			y0, y1 := b.Lat.Lo*deg, b.Lat.Hi*deg
+			var hs []geo.HashRange
+			switch {
+			case b.Lng.IsFull():
+				hs = f.Ranges(-180, y0, 180, y1)
+			case b.Lng.IsInverted():
+				// The two boxes' runs, sorted and merged.
+				hs = append(f.Ranges(b.Lng.Lo*deg, y0, 180, y1), f.Ranges(-180, y0, b.Lng.Hi*deg, y1)...)
+				_, rs := subtractRanges(hashRanges(hs), nil)
+				return rs, r
+			default:
+				hs = f.Ranges(b.Lng.Lo*deg, y0, b.Lng.Hi*deg, y1)
 			}
-			return hashRanges(f.Ranges(q.CenterX-lng, q.CenterY-deg, q.CenterX+lng, q.CenterY+deg)), r
+			return hashRanges(hs), r
 		}
 	}
 	return ns

@@ -239,6 +239,74 @@ func TestNearAgainstBruteForce(t *testing.T) {
 
 func head(xs []float64) []float64 { return xs[:min(len(xs), 12)] }
 
+// $nearSphere over a 2d index against brute force, with legacy pairs
+// clustered at high latitude and across the antimeridian: the documents
+// come in order of spherical distance and are exactly those within
+// $maxDistance. Each round scans the bounding rectangle of its cap,
+// which is wider in longitude than the radius over cos(latitude) and
+// wraps at the antimeridian (geo_center_sphere2.js, geonear.js).
+func TestNearSphereFlatAgainstBruteForce(t *testing.T) {
+	e := newTestEngine(t)
+	docCount, queries := 2000, 40
+	if testkv.TiKV() {
+		docCount, queries = 400, 8
+	}
+	mustCreateIndex(t, e, "flat", `{"loc": "2d"}`, false)
+	r := rand.New(rand.NewPCG(7, 8))
+	wrap := func(lng float64) float64 { return math.Mod(lng+540, 360) - 180 }
+	clamp := func(lat float64) float64 { return math.Max(-90, math.Min(90, lat)) }
+	var docs []bson.Raw
+	for i := range docCount {
+		lng, lat := r.Float64()*360-180, r.Float64()*180-90
+		switch i % 3 {
+		case 0: // around (40, 72)
+			lng, lat = 40+r.NormFloat64()*20, 72+r.NormFloat64()*4
+		case 1: // across the antimeridian
+			lng, lat = 180+r.NormFloat64()*2, r.NormFloat64()*2
+		}
+		docs = append(docs, ext(t, fmt.Sprintf(`{"_id": %d, "loc": [%g, %g]}`, i, wrap(lng), clamp(lat))))
+	}
+	if _, werrs, err := e.Insert("test", "flat", docs, false, WriteOptions{}); err != nil || len(werrs) > 0 {
+		t.Fatal(err, werrs)
+	}
+	all := findDocs(t, e, "flat", FindOptions{})
+	for q := range queries {
+		lng, lat := 40.0, 70.0
+		if q%2 == 1 {
+			lng, lat = 179.5, 0
+		}
+		lng, lat = wrap(lng+r.NormFloat64()), clamp(lat+r.NormFloat64())
+		center := geo.SpherePoints(bson.RawValue{Type: bson.TypeArray, Value: ext(t, fmt.Sprintf(`{"a": [%g, %g]}`, lng, lat)).Lookup("a").Value})[0]
+		distance := func(doc bson.Raw) float64 {
+			return float64(center.Distance(geo.SpherePoints(doc.Lookup("loc"))[0]))
+		}
+		maxD, bounds := math.Inf(1), ""
+		if q%4 >= 2 {
+			maxD = r.Float64() * 0.3
+			bounds = fmt.Sprintf(`, "$maxDistance": %g`, maxD)
+		}
+		var want []float64
+		for _, d := range all {
+			if dist := distance(d); dist <= maxD {
+				want = append(want, dist)
+			}
+		}
+		slices.Sort(want)
+		limit := int64(100)
+		if int64(len(want)) > limit {
+			want = want[:limit]
+		}
+		filter := ext(t, fmt.Sprintf(`{"loc": {"$nearSphere": [%g, %g]%s}}`, lng, lat, bounds))
+		var got []float64
+		for _, doc := range findDocs(t, e, "flat", FindOptions{Filter: filter, Limit: limit}) {
+			got = append(got, distance(doc))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("$nearSphere (%g, %g)%s: %d distances %v, want %d %v", lng, lat, bounds, len(got), head(got), len(want), head(want))
+		}
+	}
+}
+
 // A $near on a path through an array position ("l.0") measures the
 // value the index keys there: the first element, not the others.
 func TestNearArrayPosition(t *testing.T) {
