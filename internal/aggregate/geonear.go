@@ -86,6 +86,11 @@ func (p *parser) parseGeoNear(arg bson.RawValue) (stage, error) {
 			if s == "" {
 				return nil, mongoerr.New(mongoerr.BadValue, "$geoNear parameter 'key' cannot be the empty string")
 			}
+			// key is a field path (DocumentSourceGeoNear::parseOptions
+			// makes a FieldPath of it): no '$' prefix, no NUL.
+			if err := expr.CheckFieldPath(s); err != nil {
+				return nil, err
+			}
 			g.search.Key = s
 		case "spherical":
 			g.search.Spherical = values.Truthy(v)
